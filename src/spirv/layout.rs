@@ -1,0 +1,1 @@
+//! Location slot and XFB offset math shared by the passes.

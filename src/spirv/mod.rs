@@ -1,0 +1,49 @@
+//! Pure SPIR-V work: no Vulkan types here.
+//!
+//! - [`module`]: a word-level view of a module (instruction boundaries, logical-layout
+//!   sections, type/decoration lookups) and an [`module::Editor`] that copies untouched
+//!   instructions through and patches or inserts only what changes.
+//! - [`scan`]: the fast path; decides from the header sections alone whether any pass can
+//!   apply to a module.
+//! - One file per pass, each a function from module + key to a new module or `Ok(None)`
+//!   ("no change"): [`fragcolor`], [`xfb_split`], [`passthrough_tcs`].
+//! - [`layout`]: Location slot and XFB offset math shared by the passes.
+
+pub mod fragcolor;
+pub mod layout;
+pub mod module;
+pub mod passthrough_tcs;
+pub mod scan;
+pub mod xfb_split;
+
+use std::fmt;
+
+/// Why a pass could not produce a module. The layer logs it and passes the application's
+/// module through untouched.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PassError {
+    /// The words are not a SPIR-V module this crate can read.
+    Parse(module::ParseError),
+    /// The module is valid but uses something the pass does not handle.
+    Unsupported(String),
+}
+
+impl fmt::Display for PassError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PassError::Parse(e) => write!(f, "cannot parse module: {e}"),
+            PassError::Unsupported(what) => write!(f, "unsupported: {what}"),
+        }
+    }
+}
+
+impl std::error::Error for PassError {}
+
+impl From<module::ParseError> for PassError {
+    fn from(e: module::ParseError) -> Self {
+        PassError::Parse(e)
+    }
+}
+
+/// What a pass returns: `Ok(None)` when the module needs no change.
+pub type PassResult = Result<Option<Vec<u32>>, PassError>;

@@ -1,0 +1,908 @@
+//! A word-level view of a SPIR-V module and an editor that patches it.
+//!
+//! Passes must not pay for a full parse of an application's module (DESIGN.md §5a), so
+//! [`Module`] records only instruction boundaries, the logical-layout sections and lookups
+//! over the global instructions; function bodies stay words that [`Editor`] copies through
+//! unless a pass replaces or prefixes a particular instruction.
+
+use once_cell::sync::Lazy;
+use spirv::{Decoration, Op, StorageClass};
+use std::collections::HashMap;
+use std::fmt;
+
+pub const MAGIC: u32 = 0x0723_0203;
+pub const HEADER_WORDS: usize = 5;
+
+/// Why a word stream is not a module this crate can read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ParseError {
+    TooShort,
+    BadMagic(u32),
+    BadBound(u32),
+    /// An instruction with word count 0, or one that runs past the end.
+    BadInstruction {
+        word: usize,
+    },
+    /// An instruction in a section where the logical layout does not allow it.
+    OutOfOrder {
+        word: usize,
+        opcode: u16,
+    },
+    /// An id at or above the header's bound.
+    IdOutOfBound {
+        word: usize,
+        id: u32,
+    },
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ParseError::TooShort => write!(f, "shorter than a SPIR-V header"),
+            ParseError::BadMagic(m) => write!(f, "bad magic number {m:#010x}"),
+            ParseError::BadBound(b) => write!(f, "bad id bound {b}"),
+            ParseError::BadInstruction { word } => {
+                write!(f, "malformed instruction at word {word}")
+            }
+            ParseError::OutOfOrder { word, opcode } => {
+                write!(f, "opcode {opcode} out of layout order at word {word}")
+            }
+            ParseError::IdOutOfBound { word, id } => {
+                write!(f, "id {id} at word {word} is not below the bound")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+/// The logical-layout sections of a module (SPIR-V spec 2.4), in order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Section {
+    Capability,
+    Extension,
+    ExtInstImport,
+    MemoryModel,
+    EntryPoint,
+    ExecutionMode,
+    /// OpString, OpSource*, OpName, OpMemberName, OpModuleProcessed.
+    Debug,
+    Annotation,
+    /// Types, constants, global variables, OpUndef, OpLine, module-scope OpExtInst.
+    Global,
+    Function,
+}
+
+/// Section an opcode belongs to outside function bodies.
+fn section_of(op: u16) -> Section {
+    match Op::from_u32(op as u32) {
+        Some(Op::Capability) => Section::Capability,
+        Some(Op::Extension) => Section::Extension,
+        Some(Op::ExtInstImport) => Section::ExtInstImport,
+        Some(Op::MemoryModel) => Section::MemoryModel,
+        Some(Op::EntryPoint) => Section::EntryPoint,
+        Some(Op::ExecutionMode) | Some(Op::ExecutionModeId) => Section::ExecutionMode,
+        Some(Op::String | Op::SourceExtension | Op::Source | Op::SourceContinued | Op::Name)
+        | Some(Op::MemberName | Op::ModuleProcessed) => Section::Debug,
+        Some(
+            Op::Decorate
+            | Op::MemberDecorate
+            | Op::DecorationGroup
+            | Op::GroupDecorate
+            | Op::GroupMemberDecorate
+            | Op::DecorateId
+            | Op::DecorateString
+            | Op::MemberDecorateString,
+        ) => Section::Annotation,
+        Some(Op::Function) => Section::Function,
+        _ => Section::Global,
+    }
+}
+
+/// `(has result type, has result id)` for every opcode rspirv's grammar knows.
+static RESULT_SHAPE: Lazy<Vec<u8>> = Lazy::new(|| {
+    use rspirv::grammar::{CoreInstructionTable, OperandKind};
+    let mut shape = vec![0u8; 1 << 16];
+    for inst in CoreInstructionTable::iter() {
+        let kinds: Vec<OperandKind> = inst.operands.iter().map(|o| o.kind).collect();
+        let has_type = kinds.first() == Some(&OperandKind::IdResultType);
+        let has_result = kinds.iter().take(2).any(|k| *k == OperandKind::IdResult);
+        shape[inst.opcode as usize] = (has_type as u8) | ((has_result as u8) << 1);
+    }
+    shape
+});
+
+/// One instruction: its position in the module's words and its words (opcode word first).
+#[derive(Clone, Copy, Debug)]
+pub struct Inst<'a> {
+    /// Word offset of the instruction in the module.
+    pub offset: usize,
+    pub words: &'a [u32],
+}
+
+impl<'a> Inst<'a> {
+    pub fn opcode(&self) -> u16 {
+        (self.words[0] & 0xffff) as u16
+    }
+
+    pub fn op(&self) -> Option<Op> {
+        Op::from_u32(self.opcode() as u32)
+    }
+
+    /// The operands after the opcode word (result type and id included).
+    pub fn operands(&self) -> &'a [u32] {
+        &self.words[1..]
+    }
+
+    /// Operand `i` (0 is the first word after the opcode word), 0 when absent.
+    pub fn operand(&self, i: usize) -> u32 {
+        self.words.get(i + 1).copied().unwrap_or(0)
+    }
+
+    pub fn result_type(&self) -> Option<u32> {
+        let shape = RESULT_SHAPE[self.opcode() as usize];
+        (shape & 1 != 0).then(|| self.operand(0))
+    }
+
+    pub fn result_id(&self) -> Option<u32> {
+        let shape = RESULT_SHAPE[self.opcode() as usize];
+        match shape {
+            3 => Some(self.operand(1)),
+            2 => Some(self.operand(0)),
+            _ => None,
+        }
+    }
+}
+
+/// Iterates over the instructions of `words` after the header, checking only that every
+/// instruction's word count is non-zero and stays inside the module.
+pub fn instructions(words: &[u32]) -> impl Iterator<Item = Result<Inst<'_>, ParseError>> {
+    let mut at = HEADER_WORDS.min(words.len());
+    std::iter::from_fn(move || {
+        if at >= words.len() {
+            return None;
+        }
+        let count = (words[at] >> 16) as usize;
+        if count == 0 || at + count > words.len() {
+            let word = at;
+            at = words.len();
+            return Some(Err(ParseError::BadInstruction { word }));
+        }
+        let inst = Inst {
+            offset: at,
+            words: &words[at..at + count],
+        };
+        at += count;
+        Some(Ok(inst))
+    })
+}
+
+/// Checks the header and returns the id bound.
+pub fn check_header(words: &[u32]) -> Result<u32, ParseError> {
+    if words.len() < HEADER_WORDS {
+        return Err(ParseError::TooShort);
+    }
+    if words[0] != MAGIC {
+        return Err(ParseError::BadMagic(words[0]));
+    }
+    let bound = words[3];
+    if bound == 0 || bound > 0x0040_0000 {
+        return Err(ParseError::BadBound(bound));
+    }
+    Ok(bound)
+}
+
+/// Decodes a SPIR-V literal string (nul-terminated UTF-8 packed little-endian in words).
+pub fn decode_string(words: &[u32]) -> (String, usize) {
+    let mut bytes = Vec::new();
+    for (i, w) in words.iter().enumerate() {
+        for b in w.to_le_bytes() {
+            if b == 0 {
+                return (String::from_utf8_lossy(&bytes).into_owned(), i + 1);
+            }
+            bytes.push(b);
+        }
+    }
+    (String::from_utf8_lossy(&bytes).into_owned(), words.len())
+}
+
+/// Encodes a literal string as SPIR-V words (nul-terminated, zero-padded).
+pub fn encode_string(s: &str) -> Vec<u32> {
+    let mut bytes = s.as_bytes().to_vec();
+    bytes.push(0);
+    while bytes.len() % 4 != 0 {
+        bytes.push(0);
+    }
+    bytes
+        .chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+/// Builds one instruction's words.
+pub fn inst(op: Op, operands: &[u32]) -> Vec<u32> {
+    let mut words = Vec::with_capacity(operands.len() + 1);
+    push_inst(&mut words, op, operands);
+    words
+}
+
+/// Appends one instruction to `out`.
+pub fn push_inst(out: &mut Vec<u32>, op: Op, operands: &[u32]) {
+    out.push(((operands.len() as u32 + 1) << 16) | op as u32);
+    out.extend_from_slice(operands);
+}
+
+/// A type declared in the module, as far as the passes need to know it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Type {
+    Void,
+    Bool,
+    Int {
+        width: u32,
+        signed: bool,
+    },
+    Float {
+        width: u32,
+    },
+    Vector {
+        component: u32,
+        count: u32,
+    },
+    Matrix {
+        column: u32,
+        columns: u32,
+    },
+    /// `length` is the id of the length constant.
+    Array {
+        element: u32,
+        length: u32,
+    },
+    RuntimeArray {
+        element: u32,
+    },
+    Struct {
+        members: Vec<u32>,
+    },
+    Pointer {
+        storage: StorageClass,
+        pointee: u32,
+    },
+    Function,
+    /// Images, samplers and everything the passes never look into.
+    Other,
+}
+
+/// An `OpEntryPoint`.
+#[derive(Debug, Clone)]
+pub struct EntryPoint {
+    /// Index into [`Module::insts`].
+    pub index: usize,
+    pub model: spirv::ExecutionModel,
+    pub function: u32,
+    pub name: String,
+    pub interface: Vec<u32>,
+}
+
+/// A module split into instructions, with lookups over its global sections.
+pub struct Module<'a> {
+    pub words: &'a [u32],
+    pub bound: u32,
+    pub insts: Vec<Inst<'a>>,
+    /// Index of the first instruction of every [`Section`] (or where it would start).
+    section_starts: [usize; 10],
+    pub entry_points: Vec<EntryPoint>,
+    /// Result id → index of its defining global instruction (types, constants, variables).
+    pub globals: HashMap<u32, usize>,
+    pub types: HashMap<u32, Type>,
+    pub names: HashMap<u32, String>,
+    /// Target id → decorations `(decoration, literal operands)`.
+    pub decorations: HashMap<u32, Vec<(Decoration, Vec<u32>)>>,
+    /// Struct id → `(member, decoration, literal operands)`.
+    pub member_decorations: HashMap<u32, Vec<(u32, Decoration, Vec<u32>)>>,
+    /// Function id → index of its OpFunction.
+    pub functions: HashMap<u32, usize>,
+}
+
+impl<'a> Module<'a> {
+    /// Splits `words` into instructions and reads the global sections.
+    pub fn parse(words: &'a [u32]) -> Result<Self, ParseError> {
+        let bound = check_header(words)?;
+        let mut insts = Vec::with_capacity(words.len() / 4);
+        let mut section_starts = [usize::MAX; 10];
+        let mut section = Section::Capability;
+        let mut in_function = false;
+        let mut m = Module {
+            words,
+            bound,
+            insts: Vec::new(),
+            section_starts,
+            entry_points: Vec::new(),
+            globals: HashMap::new(),
+            types: HashMap::new(),
+            names: HashMap::new(),
+            decorations: HashMap::new(),
+            member_decorations: HashMap::new(),
+            functions: HashMap::new(),
+        };
+        for inst in instructions(words) {
+            let inst = inst?;
+            let index = insts.len();
+            let op = inst.opcode();
+            if in_function {
+                if op == Op::FunctionEnd as u16 {
+                    in_function = false;
+                }
+            } else {
+                let s = section_of(op);
+                // OpLine/OpNoLine/OpExtInst (debug info) may appear among globals and
+                // before functions; OpUndef too. Everything else must not go backwards.
+                let free = matches!(
+                    Op::from_u32(op as u32),
+                    Some(Op::Line | Op::NoLine | Op::ExtInst | Op::Undef)
+                ) && section >= Section::Debug;
+                if !free {
+                    if s < section {
+                        return Err(ParseError::OutOfOrder {
+                            word: inst.offset,
+                            opcode: op,
+                        });
+                    }
+                    section = s;
+                }
+                if s == Section::Function {
+                    in_function = true;
+                    m.functions.insert(inst.operand(1), index);
+                }
+                m.read_global(&inst, index, s)?;
+            }
+            if let Some(id) = inst.result_id() {
+                if id == 0 || id >= bound {
+                    return Err(ParseError::IdOutOfBound {
+                        word: inst.offset,
+                        id,
+                    });
+                }
+            }
+            if !in_function || op == Op::Function as u16 {
+                let idx = section as usize;
+                if section_starts[idx] == usize::MAX {
+                    section_starts[idx] = index;
+                }
+            }
+            insts.push(inst);
+        }
+        // Empty sections start where the next non-empty one does.
+        let mut next = insts.len();
+        for start in section_starts.iter_mut().rev() {
+            if *start == usize::MAX {
+                *start = next;
+            } else {
+                next = *start;
+            }
+        }
+        m.insts = insts;
+        m.section_starts = section_starts;
+        Ok(m)
+    }
+
+    fn read_global(&mut self, inst: &Inst<'a>, index: usize, s: Section) -> Result<(), ParseError> {
+        let ops = inst.operands();
+        let Some(op) = inst.op() else { return Ok(()) };
+        match op {
+            Op::EntryPoint if ops.len() >= 3 => {
+                let (name, used) = decode_string(&ops[2..]);
+                self.entry_points.push(EntryPoint {
+                    index,
+                    model: spirv::ExecutionModel::from_u32(ops[0])
+                        .unwrap_or(spirv::ExecutionModel::Kernel),
+                    function: ops[1],
+                    name,
+                    interface: ops[2 + used..].to_vec(),
+                });
+            }
+            Op::Name if !ops.is_empty() => {
+                self.names.insert(ops[0], decode_string(&ops[1..]).0);
+            }
+            Op::Decorate if ops.len() >= 2 => {
+                if let Some(d) = Decoration::from_u32(ops[1]) {
+                    self.decorations
+                        .entry(ops[0])
+                        .or_default()
+                        .push((d, ops[2..].to_vec()));
+                }
+            }
+            Op::MemberDecorate if ops.len() >= 3 => {
+                if let Some(d) = Decoration::from_u32(ops[2]) {
+                    self.member_decorations.entry(ops[0]).or_default().push((
+                        ops[1],
+                        d,
+                        ops[3..].to_vec(),
+                    ));
+                }
+            }
+            _ if s == Section::Global => {
+                if let Some(id) = inst.result_id() {
+                    self.globals.insert(id, index);
+                    if let Some(ty) = read_type(op, ops) {
+                        self.types.insert(id, ty);
+                    }
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Index of the first instruction of `section` (the next section's start when empty).
+    pub fn section_start(&self, section: Section) -> usize {
+        self.section_starts[section as usize]
+    }
+
+    /// The SPIR-V version from the header, as `(major, minor)`.
+    pub fn version(&self) -> (u32, u32) {
+        ((self.words[1] >> 16) & 0xff, (self.words[1] >> 8) & 0xff)
+    }
+
+    pub fn entry_point(&self, name: &str, model: spirv::ExecutionModel) -> Option<&EntryPoint> {
+        self.entry_points
+            .iter()
+            .find(|e| e.name == name && e.model == model)
+    }
+
+    /// The literal operands of decoration `d` on `id`, if present.
+    pub fn decoration(&self, id: u32, d: Decoration) -> Option<&[u32]> {
+        self.decorations
+            .get(&id)?
+            .iter()
+            .find(|(dec, _)| *dec == d)
+            .map(|(_, lits)| lits.as_slice())
+    }
+
+    pub fn has_decoration(&self, id: u32, d: Decoration) -> bool {
+        self.decoration(id, d).is_some()
+    }
+
+    /// Decorations of member `member` of struct `id`.
+    pub fn member_decorations_of(
+        &self,
+        id: u32,
+        member: u32,
+    ) -> impl Iterator<Item = (Decoration, &[u32])> {
+        self.member_decorations
+            .get(&id)
+            .into_iter()
+            .flatten()
+            .filter(move |(m, _, _)| *m == member)
+            .map(|(_, d, lits)| (*d, lits.as_slice()))
+    }
+
+    pub fn type_of(&self, id: u32) -> Option<&Type> {
+        self.types.get(&id)
+    }
+
+    /// The value of an integer `OpConstant` (low word).
+    pub fn constant_u32(&self, id: u32) -> Option<u32> {
+        let inst = &self.insts[*self.globals.get(&id)?];
+        (inst.op() == Some(Op::Constant)).then(|| inst.operand(2))
+    }
+
+    /// `(storage class, type id of the pointee)` of a global `OpVariable`.
+    pub fn variable(&self, id: u32) -> Option<(StorageClass, u32)> {
+        let inst = &self.insts[*self.globals.get(&id)?];
+        if inst.op() != Some(Op::Variable) {
+            return None;
+        }
+        match self.types.get(&inst.operand(0))? {
+            Type::Pointer { pointee, .. } => {
+                Some((StorageClass::from_u32(inst.operand(2))?, *pointee))
+            }
+            _ => None,
+        }
+    }
+
+    /// Indices `[start, end)` of the instructions of function `id`, OpFunctionEnd included.
+    pub fn function_range(&self, id: u32) -> Option<(usize, usize)> {
+        let start = *self.functions.get(&id)?;
+        let end = self.insts[start..]
+            .iter()
+            .position(|i| i.opcode() == Op::FunctionEnd as u16)?;
+        Some((start, start + end + 1))
+    }
+
+    /// Indices of the instructions in `range` with opcode `op`.
+    pub fn find_in(&self, range: (usize, usize), op: Op) -> impl Iterator<Item = usize> + '_ {
+        (range.0..range.1).filter(move |&i| self.insts[i].opcode() == op as u16)
+    }
+
+    /// Index of the instruction after the OpLabel and the OpVariables that open the
+    /// function's first block: where code can be inserted at function entry.
+    pub fn function_body_start(&self, id: u32) -> Option<usize> {
+        let (start, end) = self.function_range(id)?;
+        let label = (start..end).find(|&i| self.insts[i].opcode() == Op::Label as u16)?;
+        let mut i = label + 1;
+        while i < end
+            && matches!(
+                self.insts[i].op(),
+                Some(Op::Variable | Op::Line | Op::NoLine)
+            )
+        {
+            i += 1;
+        }
+        Some(i)
+    }
+
+    /// Every function reachable through OpFunctionCall from `root`, `root` included.
+    pub fn call_tree(&self, root: u32) -> Vec<u32> {
+        let mut seen = vec![root];
+        let mut i = 0;
+        while i < seen.len() {
+            if let Some(range) = self.function_range(seen[i]) {
+                for c in self.find_in(range, Op::FunctionCall) {
+                    let callee = self.insts[c].operand(2);
+                    if !seen.contains(&callee) {
+                        seen.push(callee);
+                    }
+                }
+            }
+            i += 1;
+        }
+        seen
+    }
+}
+
+fn read_type(op: Op, ops: &[u32]) -> Option<Type> {
+    let at = |i: usize| ops.get(i).copied().unwrap_or(0);
+    Some(match op {
+        Op::TypeVoid => Type::Void,
+        Op::TypeBool => Type::Bool,
+        Op::TypeInt => Type::Int {
+            width: at(1),
+            signed: at(2) != 0,
+        },
+        Op::TypeFloat => Type::Float { width: at(1) },
+        Op::TypeVector => Type::Vector {
+            component: at(1),
+            count: at(2),
+        },
+        Op::TypeMatrix => Type::Matrix {
+            column: at(1),
+            columns: at(2),
+        },
+        Op::TypeArray => Type::Array {
+            element: at(1),
+            length: at(2),
+        },
+        Op::TypeRuntimeArray => Type::RuntimeArray { element: at(1) },
+        Op::TypeStruct => Type::Struct {
+            members: ops.get(1..).unwrap_or(&[]).to_vec(),
+        },
+        Op::TypePointer => Type::Pointer {
+            storage: StorageClass::from_u32(at(1))?,
+            pointee: at(2),
+        },
+        Op::TypeFunction => Type::Function,
+        Op::TypeImage
+        | Op::TypeSampler
+        | Op::TypeSampledImage
+        | Op::TypeOpaque
+        | Op::TypeEvent
+        | Op::TypeDeviceEvent
+        | Op::TypeReserveId
+        | Op::TypeQueue
+        | Op::TypePipe
+        | Op::TypeForwardPointer
+        | Op::TypeAccelerationStructureKHR
+        | Op::TypeRayQueryKHR => Type::Other,
+        _ => return None,
+    })
+}
+
+/// Builds a new module from a [`Module`]: untouched instructions are copied word for word;
+/// a pass replaces, removes or prefixes individual instructions and appends to sections.
+pub struct Editor<'m, 'a> {
+    pub module: &'m Module<'a>,
+    bound: u32,
+    /// Instruction index → words that replace it (empty: removed).
+    replaced: HashMap<usize, Vec<u32>>,
+    /// Instruction index → words inserted before it.
+    before: HashMap<usize, Vec<u32>>,
+    /// Words appended at the end of each section.
+    appended: [Vec<u32>; 10],
+    /// Types and constants this editor added, for find-or-add.
+    added_types: HashMap<Vec<u32>, u32>,
+}
+
+impl<'m, 'a> Editor<'m, 'a> {
+    pub fn new(module: &'m Module<'a>) -> Self {
+        Editor {
+            module,
+            bound: module.bound,
+            replaced: HashMap::new(),
+            before: HashMap::new(),
+            appended: Default::default(),
+            added_types: HashMap::new(),
+        }
+    }
+
+    pub fn new_id(&mut self) -> u32 {
+        let id = self.bound;
+        self.bound += 1;
+        id
+    }
+
+    /// Replaces instruction `index` with `words` (any number of instructions, or none).
+    pub fn replace(&mut self, index: usize, words: Vec<u32>) {
+        self.replaced.insert(index, words);
+    }
+
+    pub fn remove(&mut self, index: usize) {
+        self.replaced.insert(index, Vec::new());
+    }
+
+    /// Inserts `words` before instruction `index` (after earlier insertions there).
+    pub fn insert_before(&mut self, index: usize, words: &[u32]) {
+        self.before
+            .entry(index)
+            .or_default()
+            .extend_from_slice(words);
+    }
+
+    /// Appends an instruction at the end of `section` (for [`Section::Function`]: a new
+    /// function after the module's last one).
+    pub fn append(&mut self, section: Section, op: Op, operands: &[u32]) {
+        push_inst(&mut self.appended[section as usize], op, operands);
+    }
+
+    pub fn append_words(&mut self, section: Section, words: &[u32]) {
+        self.appended[section as usize].extend_from_slice(words);
+    }
+
+    pub fn add_capability(&mut self, cap: spirv::Capability) {
+        let present = self.module.insts[..self.module.section_start(Section::Extension)]
+            .iter()
+            .any(|i| i.operand(0) == cap as u32);
+        let key = vec![Op::Capability as u32, cap as u32];
+        if !present && !self.added_types.contains_key(&key) {
+            self.added_types.insert(key, 0);
+            self.append(Section::Capability, Op::Capability, &[cap as u32]);
+        }
+    }
+
+    pub fn decorate(&mut self, id: u32, d: Decoration, literals: &[u32]) {
+        let mut ops = vec![id, d as u32];
+        ops.extend_from_slice(literals);
+        self.append(Section::Annotation, Op::Decorate, &ops);
+    }
+
+    pub fn name(&mut self, id: u32, name: &str) {
+        let mut ops = vec![id];
+        ops.extend(encode_string(name));
+        self.append(Section::Debug, Op::Name, &ops);
+    }
+
+    /// Finds a global type or constant with exactly these operands (result id excluded),
+    /// or adds one at the end of the global section.
+    fn find_or_add(
+        &mut self,
+        op: Op,
+        operands_before_id: &[u32],
+        operands_after_id: &[u32],
+    ) -> u32 {
+        let mut key = vec![op as u32];
+        key.extend_from_slice(operands_before_id);
+        key.push(u32::MAX);
+        key.extend_from_slice(operands_after_id);
+        if let Some(&id) = self.added_types.get(&key) {
+            return id;
+        }
+        let m = self.module;
+        let start = m.section_start(Section::Global);
+        let end = m.section_start(Section::Function);
+        let n = operands_before_id.len();
+        let found = m.insts[start..end].iter().find(|i| {
+            let ops = i.operands();
+            i.opcode() == op as u16
+                && ops.len() == n + 1 + operands_after_id.len()
+                && ops[..n] == *operands_before_id
+                && ops[n + 1..] == *operands_after_id
+        });
+        let id = match found {
+            Some(i) => i.operands()[n],
+            None => {
+                let id = self.new_id();
+                let mut ops = operands_before_id.to_vec();
+                ops.push(id);
+                ops.extend_from_slice(operands_after_id);
+                self.append(Section::Global, op, &ops);
+                id
+            }
+        };
+        self.added_types.insert(key, id);
+        id
+    }
+
+    pub fn type_void(&mut self) -> u32 {
+        self.find_or_add(Op::TypeVoid, &[], &[])
+    }
+
+    pub fn type_bool(&mut self) -> u32 {
+        self.find_or_add(Op::TypeBool, &[], &[])
+    }
+
+    pub fn type_int(&mut self, width: u32, signed: bool) -> u32 {
+        self.find_or_add(Op::TypeInt, &[], &[width, signed as u32])
+    }
+
+    pub fn type_float(&mut self, width: u32) -> u32 {
+        self.find_or_add(Op::TypeFloat, &[], &[width])
+    }
+
+    pub fn type_vector(&mut self, component: u32, count: u32) -> u32 {
+        self.find_or_add(Op::TypeVector, &[], &[component, count])
+    }
+
+    pub fn type_array(&mut self, element: u32, length: u32) -> u32 {
+        let length_id = self.constant_u32(length);
+        self.find_or_add(Op::TypeArray, &[], &[element, length_id])
+    }
+
+    pub fn type_pointer(&mut self, storage: StorageClass, pointee: u32) -> u32 {
+        self.find_or_add(Op::TypePointer, &[], &[storage as u32, pointee])
+    }
+
+    pub fn type_function(&mut self, ret: u32, params: &[u32]) -> u32 {
+        let mut ops = vec![ret];
+        ops.extend_from_slice(params);
+        self.find_or_add(Op::TypeFunction, &[], &ops)
+    }
+
+    /// A 32-bit unsigned integer constant.
+    pub fn constant_u32(&mut self, value: u32) -> u32 {
+        let ty = self.type_int(32, false);
+        self.find_or_add(Op::Constant, &[ty], &[value])
+    }
+
+    /// A 32-bit signed integer constant.
+    pub fn constant_i32(&mut self, value: i32) -> u32 {
+        let ty = self.type_int(32, true);
+        self.find_or_add(Op::Constant, &[ty], &[value as u32])
+    }
+
+    /// Adds a global `OpVariable` and returns its id.
+    pub fn add_variable(&mut self, storage: StorageClass, pointee: u32) -> u32 {
+        let ptr = self.type_pointer(storage, pointee);
+        let id = self.new_id();
+        self.append(Section::Global, Op::Variable, &[ptr, id, storage as u32]);
+        id
+    }
+
+    /// Writes the new module. The header's bound is the editor's.
+    pub fn finish(self) -> Vec<u32> {
+        let m = self.module;
+        let extra: usize = self.appended.iter().map(Vec::len).sum::<usize>()
+            + self.before.values().map(Vec::len).sum::<usize>();
+        let mut out = Vec::with_capacity(m.words.len() + extra);
+        out.extend_from_slice(&m.words[..HEADER_WORDS]);
+        out[3] = self.bound;
+        let mut section = 0usize;
+        for (index, inst) in m.insts.iter().enumerate() {
+            // Flush appends of every section that ends before this instruction.
+            while section < 9 && m.section_starts[section + 1] <= index {
+                out.extend_from_slice(&self.appended[section]);
+                section += 1;
+            }
+            if let Some(words) = self.before.get(&index) {
+                out.extend_from_slice(words);
+            }
+            match self.replaced.get(&index) {
+                Some(words) => out.extend_from_slice(words),
+                None => out.extend_from_slice(inst.words),
+            }
+        }
+        for appended in &self.appended[section..] {
+            out.extend_from_slice(appended);
+        }
+        out
+    }
+}
+
+/// Replaces the interface list of an `OpEntryPoint` instruction.
+pub fn entry_point_with_interface(inst: &Inst<'_>, interface: &[u32]) -> Vec<u32> {
+    let ops = inst.operands();
+    let (_, used) = decode_string(&ops[2..]);
+    let mut new_ops = ops[..2 + used].to_vec();
+    new_ops.extend_from_slice(interface);
+    inst_from_opcode(inst.opcode(), &new_ops)
+}
+
+fn inst_from_opcode(opcode: u16, operands: &[u32]) -> Vec<u32> {
+    let mut words = Vec::with_capacity(operands.len() + 1);
+    words.push(((operands.len() as u32 + 1) << 16) | opcode as u32);
+    words.extend_from_slice(operands);
+    words
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tiny_module() -> Vec<u32> {
+        let mut w = vec![MAGIC, 0x0001_0000, 0, 10, 0];
+        push_inst(&mut w, Op::Capability, &[spirv::Capability::Shader as u32]);
+        push_inst(&mut w, Op::MemoryModel, &[0, 1]);
+        let mut ep = vec![spirv::ExecutionModel::Fragment as u32, 3];
+        ep.extend(encode_string("main"));
+        push_inst(&mut w, Op::EntryPoint, &ep);
+        push_inst(
+            &mut w,
+            Op::ExecutionMode,
+            &[3, spirv::ExecutionMode::OriginUpperLeft as u32],
+        );
+        push_inst(&mut w, Op::TypeVoid, &[1]);
+        push_inst(&mut w, Op::TypeFunction, &[2, 1]);
+        push_inst(&mut w, Op::Function, &[1, 3, 0, 2]);
+        push_inst(&mut w, Op::Label, &[4]);
+        push_inst(&mut w, Op::Return, &[]);
+        push_inst(&mut w, Op::FunctionEnd, &[]);
+        w
+    }
+
+    #[test]
+    fn parses_sections_and_entry_points() {
+        let w = tiny_module();
+        let m = Module::parse(&w).unwrap();
+        assert_eq!(m.entry_points.len(), 1);
+        assert_eq!(m.entry_points[0].name, "main");
+        assert_eq!(m.section_start(Section::Global), 4);
+        assert_eq!(m.section_start(Section::Debug), 4);
+        assert_eq!(m.section_start(Section::Function), 6);
+        assert_eq!(m.type_of(1), Some(&Type::Void));
+        assert_eq!(m.function_range(3), Some((6, 10)));
+        assert_eq!(m.function_body_start(3), Some(8));
+    }
+
+    #[test]
+    fn unedited_module_is_copied_word_for_word() {
+        let w = tiny_module();
+        let m = Module::parse(&w).unwrap();
+        assert_eq!(Editor::new(&m).finish(), w);
+    }
+
+    #[test]
+    fn find_or_add_reuses_existing_types_and_appends_new_ones() {
+        let w = tiny_module();
+        let m = Module::parse(&w).unwrap();
+        let mut e = Editor::new(&m);
+        assert_eq!(e.type_void(), 1);
+        let f = e.type_float(32);
+        assert_eq!(f, 10);
+        assert_eq!(e.type_float(32), 10);
+        let out = e.finish();
+        assert_eq!(out[3], 11);
+        let m2 = Module::parse(&out).unwrap();
+        assert_eq!(m2.type_of(10), Some(&Type::Float { width: 32 }));
+        // The new type lands before the first function.
+        assert!(m2.globals[&10] < m2.section_start(Section::Function));
+    }
+
+    #[test]
+    fn rejects_malformed_words() {
+        assert_eq!(Module::parse(&[1, 2]).err(), Some(ParseError::TooShort));
+        assert!(matches!(
+            Module::parse(&[0xdead, 0, 0, 5, 0]).err(),
+            Some(ParseError::BadMagic(_))
+        ));
+        let mut w = tiny_module();
+        w.push(0x0005_0001); // claims five words, has one
+        assert!(matches!(
+            Module::parse(&w).err(),
+            Some(ParseError::BadInstruction { .. })
+        ));
+        let mut w = tiny_module();
+        w[3] = 2; // ids up to 9 are used
+        assert!(matches!(
+            Module::parse(&w).err(),
+            Some(ParseError::IdOutOfBound { .. })
+        ));
+    }
+}

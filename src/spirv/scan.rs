@@ -1,0 +1,112 @@
+//! The fast path: a word-level scan of a module's header sections (up to the first
+//! `OpFunction`) that tells whether any pass can apply. It never reads function bodies and
+//! allocates only for entry-point names.
+
+use spirv::{Decoration, ExecutionMode, ExecutionModel, Op};
+
+use super::module::{check_header, decode_string, instructions};
+
+/// What the scan learned about a module. Built once per `vkCreateShaderModule`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// The header and the instructions up to the first function are well formed.
+    pub readable: bool,
+    /// `(execution model, entry point name)` of every entry point.
+    pub entry_points: Vec<(ExecutionModel, String)>,
+    /// An id named `gl_FragColor` is decorated Location 0 (a fragment output candidate).
+    pub frag_color: bool,
+    /// Some id is decorated `Index 1` (dual-source blending).
+    pub dual_source: bool,
+    /// The module declares the `Xfb` execution mode and decorates something `XfbBuffer`.
+    pub xfb_candidate: bool,
+    /// Some non-built-in id is decorated with a Location (an interface a TCS may copy).
+    pub has_locations: bool,
+}
+
+impl Summary {
+    pub fn has_stage(&self, model: ExecutionModel) -> bool {
+        self.entry_points.iter().any(|(m, _)| *m == model)
+    }
+
+    /// Whether any pass may want to rewrite this module.
+    pub fn may_need_rewrite(&self) -> bool {
+        self.frag_color || self.xfb_candidate
+    }
+}
+
+/// Scans `words` up to the first `OpFunction`.
+pub fn scan(words: &[u32]) -> Summary {
+    let mut summary = Summary::default();
+    if check_header(words).is_err() {
+        return summary;
+    }
+    let mut frag_color_id = None;
+    let mut location0 = Vec::new();
+    let mut xfb_mode = false;
+    let mut xfb_buffer = false;
+    for inst in instructions(words) {
+        let Ok(inst) = inst else { return summary };
+        let ops = inst.operands();
+        match inst.op() {
+            Some(Op::Function) => break,
+            Some(Op::EntryPoint) if ops.len() >= 3 => {
+                if let Some(model) = ExecutionModel::from_u32(ops[0]) {
+                    summary
+                        .entry_points
+                        .push((model, decode_string(&ops[2..]).0));
+                }
+            }
+            Some(Op::ExecutionMode) if ops.len() >= 2 => {
+                xfb_mode |= ops[1] == ExecutionMode::Xfb as u32;
+            }
+            Some(Op::Name) if ops.len() >= 2 => {
+                // "gl_FragColor\0" is four words; compare without decoding.
+                if ops[1..] == GL_FRAG_COLOR[..] {
+                    frag_color_id = Some(ops[0]);
+                }
+            }
+            Some(Op::Decorate) if ops.len() >= 2 => match Decoration::from_u32(ops[1]) {
+                Some(Decoration::Location) => {
+                    summary.has_locations = true;
+                    if ops.get(2) == Some(&0) {
+                        location0.push(ops[0]);
+                    }
+                }
+                Some(Decoration::Index) if ops.get(2) == Some(&1) => summary.dual_source = true,
+                Some(Decoration::XfbBuffer) => xfb_buffer = true,
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+    summary.readable = true;
+    summary.frag_color = frag_color_id.is_some_and(|id| location0.contains(&id))
+        && summary.has_stage(ExecutionModel::Fragment);
+    summary.xfb_candidate = xfb_mode && xfb_buffer;
+    summary
+}
+
+/// "gl_FragColor" as a nul-terminated literal string.
+const GL_FRAG_COLOR: [u32; 4] = [
+    u32::from_le_bytes(*b"gl_F"),
+    u32::from_le_bytes(*b"ragC"),
+    u32::from_le_bytes(*b"olor"),
+    0,
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spirv::module::encode_string;
+
+    #[test]
+    fn frag_color_literal_matches_encoder() {
+        assert_eq!(encode_string("gl_FragColor"), GL_FRAG_COLOR.to_vec());
+    }
+
+    #[test]
+    fn garbage_is_unreadable() {
+        assert!(!scan(&[]).readable);
+        assert!(!scan(&[0x0723_0203, 0x10000, 0, 4, 0, 0]).readable);
+    }
+}
