@@ -251,10 +251,8 @@ fn retype_derived_pointers(
                 p
             }
         };
-        let mut words = inst.words.to_vec();
-        words[1] = private;
-        derived[words[2] as usize] = true;
-        e.replace(index, words);
+        e.patch_word(index, 1, private);
+        derived[inst.operand(1) as usize] = true;
     }
     Ok(())
 }
