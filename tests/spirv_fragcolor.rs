@@ -81,10 +81,15 @@ fn read_words(path: &Path) -> Vec<u32> {
 /// Compiles `tests/spirv/fragcolor/<file>` as GL-style GLSL (`-R`: loose uniforms go into a
 /// default uniform block, as the scene runner does).
 fn compile(file: &str, target: Target) -> Vec<u32> {
+    compile_with(file, target, &[])
+}
+
+fn compile_with(file: &str, target: Target, extra: &[&str]) -> Vec<u32> {
     let out = scratch(&format!("{file}-{}.spv", target.val));
     let src = format!("{SOURCES}/{file}");
     let mut args = vec!["-V", "-R", "--amb"];
     args.extend_from_slice(target.glslang);
+    args.extend_from_slice(extra);
     args.extend_from_slice(&[src.as_str(), "-o", out.to_str().unwrap()]);
     let result = run_tool("glslangValidator", &args);
     assert!(
@@ -511,6 +516,18 @@ fn spirv_1_5_and_1_6() {
         &[(0, Float), (1, Uint), (2, Float)],
         1,
     );
+}
+
+#[test]
+fn debug_info_modules_stay_valid() {
+    // -gVS adds NonSemantic.Shader.DebugInfo.100, whose DebugGlobalVariable refers to the
+    // gl_FragColor variable from the global section; -g adds OpLine everywhere.
+    for flag in ["-g", "-gVS"] {
+        let words = compile_with("callee.frag", SPV_1_0, &[flag]);
+        let out = rewrite(&words, THREE_RGBA8);
+        spirv_val(&out, SPV_1_0, &format!("callee.frag {flag}"));
+        check_broadcast(&out, "main", THREE_RGBA8, 1);
+    }
 }
 
 #[test]
