@@ -434,6 +434,31 @@ fn read_only_gl_frag_color_is_still_valid() {
 }
 
 #[test]
+fn private_pointer_type_declared_later_is_not_used_before_it() {
+    let out = broadcast("private_after.frag", SPV_1_0, THREE_RGBA8, 1);
+    // The shadow's pointer type precedes it (spirv-val checks that); `g` keeps its own.
+    let m = Module::parse(&out).unwrap();
+    let shadow = id_named(&m, "gl_FragColor");
+    let g = id_named(&m, "g");
+    assert!(m.globals[&m.insts[m.globals[&shadow]].operand(0)] < m.globals[&shadow]);
+    assert_eq!(m.variable(g).unwrap().0, StorageClass::Private);
+}
+
+#[test]
+fn private_pointer_type_declared_earlier_is_reused() {
+    let words = compile("private_before.frag", SPV_1_0);
+    let out = broadcast("private_before.frag", SPV_1_0, THREE_RGBA8, 1);
+    let m = Module::parse(&out).unwrap();
+    let shadow = m.insts[m.globals[&id_named(&m, "gl_FragColor")]].operand(0);
+    let g = m.insts[m.globals[&id_named(&m, "g")]].operand(0);
+    assert_eq!(shadow, g);
+    assert_eq!(
+        count_ops(&out, Op::TypePointer),
+        count_ops(&words, Op::TypePointer) + 0
+    );
+}
+
+#[test]
 fn single_attachment_is_left_alone() {
     let words = compile("basic.frag", SPV_1_0);
     assert!(unchanged(&words, &[(0, Float)]));
