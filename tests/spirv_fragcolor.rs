@@ -454,7 +454,7 @@ fn private_pointer_type_declared_earlier_is_reused() {
     assert_eq!(shadow, g);
     assert_eq!(
         count_ops(&out, Op::TypePointer),
-        count_ops(&words, Op::TypePointer) + 0
+        count_ops(&words, Op::TypePointer)
     );
 }
 
