@@ -1,1 +1,4 @@
+mod glsl;
+mod scene;
+
 fn main() {}
