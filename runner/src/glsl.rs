@@ -144,25 +144,26 @@ impl Compiler {
     /// Compiles and links every stage of `scene`.
     pub fn build(&self, scene: &Scene) -> Result<Program, SceneError> {
         let version = scene.require.glsl_version;
-        let mut sources: Vec<(Stage, String)> = Vec::new();
+        // (stage, GLSL, first line of its section in the scene file)
+        let mut sources: Vec<(Stage, String, Option<usize>)> = Vec::new();
         if scene.passthrough_vs {
             let body = "in vec4 piglit_vertex;\nvoid main() { gl_Position = piglit_vertex; }\n";
             let version = Some(version.unwrap_or(MIN_VULKAN_GLSL));
-            sources.push((Stage::Vertex, with_version(body, version)?));
+            sources.push((Stage::Vertex, with_version(body, version)?, None));
         }
         for shader in &scene.shaders {
-            sources.push((shader.stage, with_version(&shader.source, version)?));
+            sources.push((shader.stage, with_version(&shader.source, version)?, Some(shader.first_line)));
         }
-        if !sources.iter().any(|(s, _)| *s == Stage::Vertex) {
+        if !sources.iter().any(|(s, ..)| *s == Stage::Vertex) {
             return Err(SceneError::Skip(
                 "no vertex shader (fixed-function vertex processing is not supported)".into(),
             ));
         }
-        sources.sort_by_key(|(s, _)| *s);
+        sources.sort_by_key(|(s, ..)| *s);
 
         let mut modules = Vec::new();
-        for (stage, source) in &sources {
-            let words = self.compile(*stage, source)?;
+        for (stage, source, first_line) in &sources {
+            let words = self.compile(*stage, source, *first_line)?;
             let module = dr::load_words(&words).map_err(|e| {
                 SceneError::Fail(format!("cannot parse glslang's SPIR-V for the {stage:?} shader: {e}"))
             })?;
@@ -204,7 +205,7 @@ impl Compiler {
         Ok(Program { stages })
     }
 
-    fn compile(&self, stage: Stage, source: &str) -> Result<Vec<u32>, SceneError> {
+    fn compile(&self, stage: Stage, source: &str, first_line: Option<usize>) -> Result<Vec<u32>, SceneError> {
         let name = stage.glslang_name();
         let src = self.dir.join(format!("shader.{name}"));
         let spv = self.dir.join(format!("shader.{name}.spv"));
@@ -229,8 +230,9 @@ impl Compiler {
                 .filter(|l| !l.is_empty() && *l != src_name && *l != self.limits.display().to_string())
                 .map(|l| l.replace(&src_name, name))
                 .collect();
+            let section = first_line.map(|l| format!(" (its section starts at line {l})")).unwrap_or_default();
             return Err(SceneError::Fail(format!(
-                "GLSL error in the {} shader: {}",
+                "GLSL error in the {} shader{section}: {}",
                 stage_word(stage),
                 message.join(" | ")
             )));
@@ -404,12 +406,17 @@ impl Types {
             .map(|(_, v)| v.as_slice())
     }
 
-    fn member_decoration(&self, ty: u32, member: u32, d: Decoration) -> Option<u32> {
+    /// The literal operands of a member decoration (empty for `BuiltIn`, `RowMajor`, ...).
+    fn member_decoration(&self, ty: u32, member: u32, d: Decoration) -> Option<&[u32]> {
         self.member_decorations
             .get(&(ty, member))?
             .iter()
             .find(|(x, _)| *x == d)
-            .and_then(|(_, v)| v.first().copied())
+            .map(|(_, v)| v.as_slice())
+    }
+
+    fn member_literal(&self, ty: u32, member: u32, d: Decoration) -> Option<u32> {
+        self.member_decoration(ty, member, d).and_then(|v| v.first().copied())
     }
 
     fn def(&self, ty: u32) -> Option<&Instruction> {
@@ -696,7 +703,7 @@ fn bind_default_uniform_block(module: &mut dr::Module, binding: u32) -> Result<O
     for (m, &mty) in member_types.iter().enumerate() {
         let m = m as u32;
         let name = types.member_names.get(&(ty, m)).cloned().unwrap_or_default();
-        let offset = types.member_decoration(ty, m, Decoration::Offset).unwrap_or(0);
+        let offset = types.member_literal(ty, m, Decoration::Offset).unwrap_or(0);
         let (array, elem) = match types.array(mty) {
             Some((len, elem)) => {
                 let stride = types.decoration(mty, Decoration::ArrayStride).and_then(|v| v.first().copied()).unwrap_or(16);
@@ -707,7 +714,7 @@ fn bind_default_uniform_block(module: &mut dr::Module, binding: u32) -> Result<O
         let Some((scalar, columns, rows)) = types.shape(elem) else {
             return Err(SceneError::Skip(format!("uniform `{name}`: struct and nested array uniforms are not supported")));
         };
-        let matrix_stride = types.member_decoration(ty, m, Decoration::MatrixStride).unwrap_or(0);
+        let matrix_stride = types.member_literal(ty, m, Decoration::MatrixStride).unwrap_or(0);
         if columns > 1 && types.member_decoration(ty, m, Decoration::RowMajor).is_some() {
             return Err(SceneError::Skip(format!("uniform `{name}`: row-major matrices are not supported")));
         }
