@@ -446,10 +446,12 @@ impl Player {
         let mut bindings = Vec::new();
         let mut attributes = Vec::new();
         let mut uses_constant = false;
+        // `piglit_vertex`, else the first declared input (glslang numbers them in order).
         let rect_target = self
             .vertex_inputs
             .iter()
             .position(|i| i.name == "piglit_vertex")
+            .or_else(|| (0..self.vertex_inputs.len()).min_by_key(|&i| self.vertex_inputs[i].location))
             .unwrap_or(0);
         if rect {
             bindings.push(vk::VertexInputBindingDescription { binding: 0, stride: 16, input_rate: vk::VertexInputRate::VERTEX });
