@@ -443,3 +443,14 @@ fn uncaptured_struct_and_non_xfb_modules_are_unchanged() {
     let m = Module::parse(&fs).unwrap();
     assert_eq!(m.entry_points[0].model, ExecutionModel::Fragment);
 }
+
+#[test]
+fn interpolate_at_on_a_split_input_is_refused() {
+    let fs = compile("interpolate_at.frag", "vulkan1.0");
+    let split = SplitInterface { locations: vec![0] };
+    let result = split_matching_inputs(&fs, "main", &split);
+    assert!(
+        matches!(result, Err(VkLayer_glsem::spirv::PassError::Unsupported(_))),
+        "{result:?}"
+    );
+}

@@ -381,10 +381,12 @@ fn shadow(m: &Module, e: &mut Editor, ep: &EntryPoint, splits: &[Split]) -> Resu
     let mut retyped: HashMap<u32, u32> = HashMap::new();
     for i in m.section_start(Section::Function)..m.insts.len() {
         let ins = &m.insts[i];
-        let uses = |range: std::ops::Range<usize>| {
-            ins.operands()
-                .get(range)
-                .is_some_and(|ops| ops.iter().any(|id| tracked.contains(id)))
+        // Whether operands `from..to` (clamped to the instruction) name a tracked pointer.
+        let uses = |from: usize, to: usize| {
+            let ops = ins.operands();
+            ops[from.min(ops.len())..to.min(ops.len())]
+                .iter()
+                .any(|id| tracked.contains(id))
         };
         let escapes = match ins.op() {
             Some(
@@ -412,12 +414,12 @@ fn shadow(m: &Module, e: &mut Editor, ep: &EntryPoint, splits: &[Split]) -> Resu
                 tracked.insert(ins.operand(1));
                 false
             }
-            Some(Op::FunctionCall) => uses(3..usize::MAX),
-            Some(Op::ExtInst) => uses(4..usize::MAX),
-            Some(Op::Phi) => uses(2..usize::MAX),
-            Some(Op::Select) => uses(3..5),
-            Some(Op::PtrEqual | Op::PtrNotEqual | Op::PtrDiff) => uses(2..4),
-            Some(Op::ReturnValue) => uses(0..1),
+            Some(Op::FunctionCall) => uses(3, usize::MAX),
+            Some(Op::ExtInst) => uses(4, usize::MAX),
+            Some(Op::Phi) => uses(2, usize::MAX),
+            Some(Op::Select) => uses(3, 5),
+            Some(Op::PtrEqual | Op::PtrNotEqual | Op::PtrDiff) => uses(2, 4),
+            Some(Op::ReturnValue) => uses(0, 1),
             _ => false,
         };
         if escapes {
