@@ -454,3 +454,19 @@ fn interpolate_at_on_a_split_input_is_refused() {
         "{result:?}"
     );
 }
+
+#[test]
+fn matrix_output_splits_into_columns() {
+    let (out, interface) = split("matrix.vert", "vulkan1.0");
+    // head@0 is no aggregate and stays as it is; m's columns at 8 and 32, Locations 1, 3.
+    let xfb = |offset| Some((0, 56, offset));
+    assert_eq!(
+        table(&out, StorageClass::Output),
+        vec![
+            var(0, "float", xfb(0), false),
+            var(1, "dvec3", xfb(8), false),
+            var(3, "dvec3", xfb(32), false),
+        ]
+    );
+    assert_eq!(interface.locations, vec![1]);
+}

@@ -1,9 +1,12 @@
 //! XFB struct splitting (DESIGN.md §4.2).
 //!
 //! GL captures a struct output with `xfb_offset` member by member; the pass splits every
-//! struct-typed `XfbBuffer` output into one output per leaf member with its own Location
-//! and Offset, shadowing the struct in a Private variable flushed before every return and
-//! every vertex emission.
+//! captured (`XfbBuffer` + `Offset`) output whose type is a struct, a matrix or an array of
+//! those into one output per leaf (scalar, vector, array of those, matrix column) with its
+//! own Location and Offset (see [`super::layout`]), shadowing the aggregate in a Private
+//! variable flushed before every return (vertex, tessellation evaluation) or vertex
+//! emission (geometry). The fragment shader's matching input is split the same way, its
+//! shadow filled at entry.
 //!
 //! The shadow keeps the original variable's id and type, only in the Private storage
 //! class, so every use of the struct (access chains of any depth and with dynamic indices,
@@ -21,14 +24,15 @@ use super::module::{
 };
 use super::{PassError, PassResult};
 
-/// The Locations of the struct outputs a stage split, so that the next stage can split its
-/// matching inputs the same way and the interfaces still match.
+/// The Locations of the aggregate outputs a stage split, so that the next stage can split
+/// its matching inputs the same way and the interfaces still match.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub struct SplitInterface {
     pub locations: Vec<u32>,
 }
 
-/// Splits the struct-typed XFB outputs of `entry`. `Ok(None)` when it has none.
+/// Splits the captured struct (and matrix) outputs of `entry`, the entry point of that
+/// name with the `Xfb` execution mode. `Ok(None)` when it has none.
 pub fn split_xfb_outputs(
     words: &[u32],
     entry: &str,
@@ -113,14 +117,19 @@ pub fn split_xfb_outputs(
     Ok(Some((e.finish(), interface)))
 }
 
-/// Splits the struct-typed inputs of `entry` at the Locations in `split`, as
-/// [`split_xfb_outputs`] split the previous stage's outputs.
+/// Splits the struct (and matrix) inputs of `entry` at the Locations in `split`, as
+/// [`split_xfb_outputs`] split the previous stage's outputs. `entry` is the fragment entry
+/// point of that name when the module has several.
 pub fn split_matching_inputs(words: &[u32], entry: &str, split: &SplitInterface) -> PassResult {
     if split.locations.is_empty() {
         return Ok(None);
     }
     let m = Module::parse(words)?;
-    let Some(ep) = m.entry_points.iter().find(|e| e.name == entry) else {
+    let named = |e: &&EntryPoint| e.name == entry;
+    let Some(ep) = (m.entry_points.iter().filter(named))
+        .find(|e| e.model == ExecutionModel::Fragment)
+        .or_else(|| m.entry_points.iter().find(named))
+    else {
         return Ok(None);
     };
     let vars: Vec<u32> = ep
