@@ -39,6 +39,23 @@ fn compile(name: &str, env: &str) -> Vec<u32> {
     words(&std::fs::read(&out).unwrap())
 }
 
+/// Assembles `tests/spirv/xfb/<name>` (SPIR-V 1.0) with `spirv-as`.
+fn assemble(name: &str) -> Vec<u32> {
+    let out = scratch(&format!("{name}.spv"));
+    let status = Command::new("spirv-as")
+        .args(["--target-env", "vulkan1.0", "-o"])
+        .arg(&out)
+        .arg(source_dir().join(name))
+        .output()
+        .expect("spirv-as must be installed");
+    assert!(
+        status.status.success(),
+        "spirv-as failed on {name}: {}",
+        String::from_utf8_lossy(&status.stderr)
+    );
+    words(&std::fs::read(&out).unwrap())
+}
+
 fn words(bytes: &[u8]) -> Vec<u32> {
     bytes
         .chunks(4)
@@ -469,4 +486,48 @@ fn matrix_output_splits_into_columns() {
         ]
     );
     assert_eq!(interface.locations, vec![1]);
+}
+
+#[test]
+fn copy_memory_in_both_directions_goes_through_the_shadow() {
+    let input = assemble("copy_memory.spvasm");
+    let (out, _) = split_xfb_outputs(&input, "main").unwrap().unwrap();
+    validate("copy_memory.spvasm", &out, "vulkan1.0");
+    // S {float a; vec2 b;}: a@0, b@4, stride 12.
+    let xfb = |offset| Some((0, 12, offset));
+    assert_eq!(
+        table(&out, StorageClass::Output),
+        vec![
+            var(0, "float", xfb(0), false),
+            var(1, "vec2", xfb(4), false)
+        ]
+    );
+    // The copies now read and write the Private shadow, which the return flushes.
+    let m = Module::parse(&out).unwrap();
+    let shadow = *m.names.iter().find(|(_, n)| n.as_str() == "s").unwrap().0;
+    let copies: Vec<usize> = (0..m.insts.len())
+        .filter(|&i| m.insts[i].op() == Some(Op::CopyMemory))
+        .collect();
+    assert_eq!(copies.len(), 3);
+    assert_eq!(m.insts[copies[0]].operand(0), shadow);
+    assert_eq!(m.insts[copies[1]].operand(1), shadow);
+    let member = m.insts[copies[2]].operand(0);
+    let chain = m
+        .insts
+        .iter()
+        .find(|i| i.result_id() == Some(member))
+        .unwrap();
+    assert_eq!(chain.operand(2), shadow);
+    let Some(Type::Pointer { storage, .. }) = m.type_of(chain.operand(0)) else {
+        panic!("access chain without a pointer type");
+    };
+    assert_eq!(*storage, StorageClass::Private);
+    let ret = m.find_in(
+        m.function_range(m.entry_points[0].function).unwrap(),
+        Op::Return,
+    );
+    let leaves = ids(&interface_of(&m), |_| true);
+    for r in ret {
+        assert_eq!(stores_before(&m, r), leaves);
+    }
 }
