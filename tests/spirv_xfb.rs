@@ -188,10 +188,12 @@ fn split(name: &str, env: &str) -> (Vec<u32>, SplitInterface) {
     (out, interface)
 }
 
-/// Targets of the flush right before instruction `at`: the run of copies out of a Private
-/// shadow (`OpAccessChain` into it, `OpLoad` through that pointer, `OpStore` of the value).
-fn stores_before(m: &Module, at: usize) -> Vec<u32> {
-    let mut targets = Vec::new();
+/// The flush right before instruction `at`: the run of copies out of a Private shadow
+/// (`OpAccessChain` into it, `OpLoad` through that pointer, `OpStore` of the value to an
+/// output), as `(Location of the output, constant indices of the access chain)`, ordered
+/// by Location.
+fn flush_before(m: &Module, at: usize) -> Vec<(u32, Vec<u32>)> {
+    let mut copies = Vec::new();
     let mut i = at;
     while i >= 3 {
         let (chain, load, store) = (&m.insts[i - 3], &m.insts[i - 2], &m.insts[i - 1]);
@@ -204,21 +206,56 @@ fn stores_before(m: &Module, at: usize) -> Vec<u32> {
         if !is_copy {
             break;
         }
-        targets.push(store.operand(0));
+        copies.push((location(m, store.operand(0)), path(m, chain)));
         i -= 3;
     }
-    targets.sort();
-    targets
+    copies.sort();
+    copies
 }
 
-fn ids(vars: &[(u32, Var)], pick: impl Fn(&Var) -> bool) -> Vec<u32> {
-    let mut ids: Vec<u32> = vars
+/// The fill at instruction `at` and after: copies from an input into a Private shadow
+/// (`OpAccessChain` into it, `OpLoad` of the input, `OpStore` through the pointer), as
+/// `(Location of the input, constant indices of the access chain)`, ordered by Location.
+fn fill_at(m: &Module, at: usize) -> Vec<(u32, Vec<u32>)> {
+    let mut copies = Vec::new();
+    let mut i = at;
+    while i + 3 <= m.insts.len() {
+        let (chain, load, store) = (&m.insts[i], &m.insts[i + 1], &m.insts[i + 2]);
+        let is_copy = chain.op() == Some(Op::AccessChain)
+            && m.variable(chain.operand(2)).map(|v| v.0) == Some(StorageClass::Private)
+            && load.op() == Some(Op::Load)
+            && store.op() == Some(Op::Store)
+            && store.operand(0) == chain.operand(1)
+            && store.operand(1) == load.operand(1);
+        if !is_copy {
+            break;
+        }
+        copies.push((location(m, load.operand(2)), path(m, chain)));
+        i += 3;
+    }
+    copies.sort();
+    copies
+}
+
+fn location(m: &Module, var: u32) -> u32 {
+    lit(m, var, Decoration::Location).expect("a copy to or from an interface variable")
+}
+
+/// The constant indices of an access chain.
+fn path(m: &Module, chain: &VkLayer_glsem::spirv::module::Inst) -> Vec<u32> {
+    chain.operands()[3..]
         .iter()
-        .filter(|(_, v)| pick(v))
-        .map(|(id, _)| *id)
-        .collect();
-    ids.sort();
-    ids
+        .map(|&c| m.constant_u32(c).expect("constant index"))
+        .collect()
+}
+
+/// `(Location, path)` of a flush or fill of every leaf at `locations`, in order.
+fn leaf_paths(locations: &[u32], paths: &[&[u32]]) -> Vec<(u32, Vec<u32>)> {
+    locations
+        .iter()
+        .zip(paths)
+        .map(|(l, p)| (*l, p.to_vec()))
+        .collect()
 }
 
 /// The struct variable is no Output any more: it is the Private shadow.
@@ -245,17 +282,16 @@ fn float_struct_from_vertex_shader() {
     );
     assert_eq!(interface.locations, vec![0]);
     assert_shadowed(&out, "s");
+    // Each output gets the member at its Location: f is member 0, v member 1, f2 member 2.
     let m = Module::parse(&out).unwrap();
-    let leaves = ids(&interface_of(&m), |_| true);
     let main = m.entry_points[0].function;
     let range = m.function_range(main).unwrap();
     let returns: Vec<usize> = m.find_in(range, Op::Return).collect();
     assert_eq!(returns.len(), 1);
-    assert_eq!(stores_before(&m, returns[0]), leaves);
-}
-
-fn interface_of(m: &Module) -> Vec<(u32, Var)> {
-    located_vars(m, StorageClass::Output)
+    assert_eq!(
+        flush_before(&m, returns[0]),
+        leaf_paths(&[0, 1, 2], &[&[0], &[1], &[2]])
+    );
 }
 
 #[test]
@@ -293,12 +329,25 @@ fn nested_structs_and_array_of_structs() {
     assert_shadowed(&out, "pairs");
     // main returns early and at its end: both flush every leaf.
     let m = Module::parse(&out).unwrap();
-    let leaves = ids(&interface_of(&m), |_| true);
     let range = m.function_range(m.entry_points[0].function).unwrap();
     let returns: Vec<usize> = m.find_in(range, Op::Return).collect();
     assert_eq!(returns.len(), 2);
+    // Locations 0..3 from o (p, i.x, i.y, z), 4..7 from pairs ([0].a, [0].b, [1].a, [1].b).
+    let expected = leaf_paths(
+        &[0, 1, 2, 3, 4, 5, 6, 7],
+        &[
+            &[0],
+            &[1, 0],
+            &[1, 1],
+            &[2],
+            &[0, 0],
+            &[0, 1],
+            &[1, 0],
+            &[1, 1],
+        ],
+    );
     for r in returns {
-        assert_eq!(stores_before(&m, r), leaves);
+        assert_eq!(flush_before(&m, r), expected);
     }
     // The helper's return is not the end of the shader: no flush there.
     let helper = m
@@ -309,7 +358,7 @@ fn nested_structs_and_array_of_structs() {
         .unwrap();
     let range = m.function_range(helper).unwrap();
     for r in m.find_in(range, Op::Return) {
-        assert!(stores_before(&m, r).is_empty());
+        assert!(flush_before(&m, r).is_empty());
     }
 }
 
@@ -330,6 +379,17 @@ fn design_double_struct_from_tes() {
             var(8, "dvec2", xfb(112), false),
         ]
     );
+    // The columns are copied as `s.a[c]`, then b, c, d.
+    let m = Module::parse(&out).unwrap();
+    let range = m.function_range(m.entry_points[0].function).unwrap();
+    let ret = m.find_in(range, Op::Return).next().unwrap();
+    assert_eq!(
+        flush_before(&m, ret),
+        leaf_paths(
+            &[0, 2, 4, 6, 7, 8],
+            &[&[0, 0], &[0, 1], &[0, 2], &[1], &[2], &[3]]
+        )
+    );
 }
 
 #[test]
@@ -345,19 +405,18 @@ fn geometry_shader_flushes_at_every_emit() {
         ]
     );
     let m = Module::parse(&out).unwrap();
-    let leaves = ids(&interface_of(&m), |_| true);
     let emits: Vec<usize> = (0..m.insts.len())
         .filter(|&i| m.insts[i].op() == Some(Op::EmitVertex))
         .collect();
     // One in the helper (called twice), one in main.
     assert_eq!(emits.len(), 2);
     for e in emits {
-        assert_eq!(stores_before(&m, e), leaves);
+        assert_eq!(flush_before(&m, e), leaf_paths(&[0, 1], &[&[0], &[1]]));
     }
     // Outputs after the last emission are discarded: no flush at the return.
     let range = m.function_range(m.entry_points[0].function).unwrap();
     for r in m.find_in(range, Op::Return) {
-        assert!(stores_before(&m, r).is_empty());
+        assert!(flush_before(&m, r).is_empty());
     }
 }
 
@@ -365,7 +424,7 @@ fn geometry_shader_flushes_at_every_emit() {
 fn geometry_streams_flush_only_their_outputs() {
     let (out, _) = split("streams.geom", "vulkan1.0");
     let m = Module::parse(&out).unwrap();
-    let vars = interface_of(&m);
+    let vars = located_vars(&m, StorageClass::Output);
     // A {float a; vec3 b;}: a@0, b@4, stride 16, on buffer 0/stream 0 and buffer 1/stream 1.
     let expected = |location, ty: &str, buffer, offset, stream| Var {
         location,
@@ -387,11 +446,13 @@ fn geometry_streams_flush_only_their_outputs() {
         .filter(|&i| m.insts[i].op() == Some(Op::EmitStreamVertex))
         .map(|i| (i, m.constant_u32(m.insts[i].operand(0)).unwrap()))
         .collect();
+    // Stream 0's emission copies s0 to Locations 0, 1; stream 1's copies s1 to 2, 3.
     assert_eq!(emits.len(), 2);
     for (at, stream) in emits {
+        let first = 2 * stream;
         assert_eq!(
-            stores_before(&m, at),
-            ids(&vars, |v| v.stream == Some(stream)),
+            flush_before(&m, at),
+            leaf_paths(&[first, first + 1], &[&[0], &[1]]),
             "stream {stream}"
         );
     }
@@ -430,14 +491,10 @@ fn fragment_shader_reading_the_struct_is_split_alike() {
     let m = Module::parse(&fs).unwrap();
     let main = m.entry_points[0].function;
     let start = m.function_body_start(main).unwrap();
-    let inputs = ids(&located_vars(&m, StorageClass::Input), |_| true);
-    let loads: Vec<u32> = (start..start + 9)
-        .filter(|&i| m.insts[i].op() == Some(Op::Load))
-        .map(|i| m.insts[i].operand(2))
-        .collect();
-    let mut loads_sorted = loads.clone();
-    loads_sorted.sort();
-    assert_eq!(loads_sorted, inputs);
+    assert_eq!(
+        fill_at(&m, start),
+        leaf_paths(&[0, 1, 2], &[&[0], &[1], &[2]])
+    );
 }
 
 #[test]
@@ -526,8 +583,7 @@ fn copy_memory_in_both_directions_goes_through_the_shadow() {
         m.function_range(m.entry_points[0].function).unwrap(),
         Op::Return,
     );
-    let leaves = ids(&interface_of(&m), |_| true);
     for r in ret {
-        assert_eq!(stores_before(&m, r), leaves);
+        assert_eq!(flush_before(&m, r), leaf_paths(&[0, 1], &[&[0], &[1]]));
     }
 }
