@@ -519,14 +519,35 @@ fn uncaptured_struct_and_non_xfb_modules_are_unchanged() {
 }
 
 #[test]
-fn interpolate_at_on_a_split_input_is_refused() {
+fn interpolate_at_reads_the_split_input() {
     let fs = compile("interpolate_at.frag", "vulkan1.0");
     let split = SplitInterface { locations: vec![0] };
-    let result = split_matching_inputs(&fs, "main", &split);
-    assert!(
-        matches!(result, Err(VkLayer_glsem::spirv::PassError::Unsupported(_))),
-        "{result:?}"
-    );
+    let out = split_matching_inputs(&fs, "main", &split).unwrap().unwrap();
+    validate("interpolate_at.frag", &out, "vulkan1.0");
+    // Varying {vec4 color; vec2 offset;}: color at Location 0, offset at 1.
+    let m = Module::parse(&out).unwrap();
+    let interpolants: Vec<(u32, Vec<u32>)> = m
+        .insts
+        .iter()
+        .filter(|i| i.op() == Some(Op::ExtInst))
+        .map(|i| {
+            let pointer = i.operand(4);
+            match m.variable(pointer) {
+                Some(_) => (location(&m, pointer), vec![]),
+                None => {
+                    let chain = m
+                        .insts
+                        .iter()
+                        .find(|d| d.result_id() == Some(pointer))
+                        .unwrap();
+                    (location(&m, chain.operand(2)), path(&m, chain))
+                }
+            }
+        })
+        .collect();
+    // interpolateAtOffset(var_out.color): the Location 0 input itself;
+    // interpolateAtCentroid(var_out.offset.y): component 1 of the Location 1 input.
+    assert_eq!(interpolants, vec![(0, vec![]), (1, vec![1])]);
 }
 
 #[test]
@@ -586,4 +607,15 @@ fn copy_memory_in_both_directions_goes_through_the_shadow() {
     for r in ret {
         assert_eq!(flush_before(&m, r), leaf_paths(&[0, 1], &[&[0], &[1]]));
     }
+}
+
+#[test]
+fn interpolate_at_through_a_dynamic_index_is_refused() {
+    let fs = compile("interpolate_dynamic.frag", "vulkan1.0");
+    let split = SplitInterface { locations: vec![0] };
+    let result = split_matching_inputs(&fs, "main", &split);
+    assert!(
+        matches!(result, Err(VkLayer_glsem::spirv::PassError::Unsupported(_))),
+        "{result:?}"
+    );
 }

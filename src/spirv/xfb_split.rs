@@ -20,7 +20,8 @@ use spirv::{Decoration, ExecutionMode, ExecutionModel, Op, StorageClass};
 
 use super::layout::{split_leaves, Shape};
 use super::module::{
-    decode_string, entry_point_with_interface, push_inst, Editor, EntryPoint, Module, Section, Type,
+    decode_string, entry_point_with_interface, inst, push_inst, Editor, EntryPoint, Module,
+    Section, Type,
 };
 use super::{PassError, PassResult};
 
@@ -197,6 +198,8 @@ struct Split {
     var: u32,
     /// Its pointee type.
     ty: u32,
+    /// Input or Output.
+    storage: StorageClass,
     /// Its Location, the first of the leaves'.
     location: u32,
     /// Its `Stream` (0 when undecorated).
@@ -209,6 +212,8 @@ struct LeafVar {
     id: u32,
     /// Value type of the leaf.
     ty: u32,
+    /// Indices from the aggregate to the leaf.
+    path: Vec<u32>,
     /// Private pointer to the leaf inside the shadow.
     shadow_ptr: u32,
     /// Constant ids indexing from the shadow to the leaf.
@@ -308,6 +313,7 @@ impl Split {
             leaves.push(LeafVar {
                 id,
                 ty: leaf_ty,
+                path: leaf.path,
                 shadow_ptr: e.type_pointer(StorageClass::Private, leaf_ty),
                 indices,
             });
@@ -315,6 +321,7 @@ impl Split {
         Ok(Split {
             var,
             ty,
+            storage,
             location,
             stream,
             leaves,
@@ -386,8 +393,19 @@ fn shadow(m: &Module, e: &mut Editor, ep: &EntryPoint, splits: &[Split]) -> Resu
 
     // Retype the pointers derived from the shadows. Definitions dominate uses and blocks
     // are ordered by dominance, so one forward walk sees every base before its uses.
-    let mut tracked = vars.clone();
+    let mut tracked: HashMap<u32, Derived> = splits
+        .iter()
+        .map(|s| {
+            let derived = Derived {
+                split: s,
+                indices: Some(Vec::new()),
+                pointee: s.ty,
+            };
+            (s.var, derived)
+        })
+        .collect();
     let mut retyped: HashMap<u32, u32> = HashMap::new();
+    let glsl_std = glsl_std_450(m);
     for i in m.section_start(Section::Function)..m.insts.len() {
         let ins = &m.insts[i];
         // Whether operands `from..to` (clamped to the instruction) name a tracked pointer.
@@ -395,7 +413,7 @@ fn shadow(m: &Module, e: &mut Editor, ep: &EntryPoint, splits: &[Split]) -> Resu
             let ops = ins.operands();
             ops[from.min(ops.len())..to.min(ops.len())]
                 .iter()
-                .any(|id| tracked.contains(id))
+                .any(|id| tracked.contains_key(id))
         };
         let escapes = match ins.op() {
             Some(
@@ -404,7 +422,7 @@ fn shadow(m: &Module, e: &mut Editor, ep: &EntryPoint, splits: &[Split]) -> Resu
                 | Op::PtrAccessChain
                 | Op::InBoundsPtrAccessChain
                 | Op::CopyObject,
-            ) if tracked.contains(&ins.operand(2)) => {
+            ) if tracked.contains_key(&ins.operand(2)) => {
                 let old_ty = ins.operand(0);
                 let new_ty = match retyped.get(&old_ty) {
                     Some(&t) => t,
@@ -420,7 +438,42 @@ fn shadow(m: &Module, e: &mut Editor, ep: &EntryPoint, splits: &[Split]) -> Resu
                 let mut words = ins.words.to_vec();
                 words[1] = new_ty;
                 e.replace(i, words);
-                tracked.insert(ins.operand(1));
+                let base = &tracked[&ins.operand(2)];
+                let indices = match ins.op() {
+                    Some(Op::AccessChain | Op::InBoundsAccessChain) => base
+                        .indices
+                        .as_ref()
+                        .map(|b| [b.as_slice(), &ins.operands()[3..]].concat()),
+                    Some(Op::CopyObject) => base.indices.clone(),
+                    _ => None,
+                };
+                let Some(Type::Pointer { pointee, .. }) = m.type_of(ins.operand(0)) else {
+                    return Err(PassError::Unsupported("untyped access chain".into()));
+                };
+                let derived = Derived {
+                    split: base.split,
+                    indices,
+                    pointee: *pointee,
+                };
+                tracked.insert(ins.operand(1), derived);
+                false
+            }
+            // interpolateAt*(s.member): interpolate the split input holding the member.
+            Some(Op::ExtInst)
+                if Some(ins.operand(2)) == glsl_std
+                    && (INTERPOLATE_AT_CENTROID..=INTERPOLATE_AT_OFFSET)
+                        .contains(&ins.operand(3))
+                    && tracked.contains_key(&ins.operand(4)) =>
+            {
+                let Some((pointer, code)) = tracked[&ins.operand(4)].redirect(m, e) else {
+                    return Err(PassError::Unsupported(
+                        "interpolateAt* on a split input through a dynamic index".into(),
+                    ));
+                };
+                e.insert_before(i, &code);
+                let mut words = ins.words.to_vec();
+                words[5] = pointer;
+                e.replace(i, words);
                 false
             }
             Some(Op::FunctionCall) => uses(3, usize::MAX),
@@ -432,8 +485,8 @@ fn shadow(m: &Module, e: &mut Editor, ep: &EntryPoint, splits: &[Split]) -> Resu
             _ => false,
         };
         if escapes {
-            // Pointer parameters, interpolateAt* and variable pointers would need their
-            // own storage class changed.
+            // Pointer parameters, other extended instructions and variable pointers would
+            // need their own storage class changed.
             return Err(PassError::Unsupported(format!(
                 "a pointer into a split variable used by {:?}",
                 ins.op()
@@ -453,6 +506,55 @@ fn shadow(m: &Module, e: &mut Editor, ep: &EntryPoint, splits: &[Split]) -> Resu
         entry_point_with_interface(&m.insts[ep.index], &interface),
     );
     Ok(())
+}
+
+/// A pointer into a shadow.
+struct Derived<'s> {
+    split: &'s Split,
+    /// Index ids from the aggregate; `None` after pointer arithmetic.
+    indices: Option<Vec<u32>>,
+    /// The type it points to.
+    pointee: u32,
+}
+
+impl Derived<'_> {
+    /// The same place in the split interface variables instead of the shadow, as
+    /// `(pointer id, code that computes it)`; `None` when an index into the aggregate is
+    /// not a constant.
+    fn redirect(&self, m: &Module, e: &mut Editor) -> Option<(u32, Vec<u32>)> {
+        let indices = self.indices.as_ref()?;
+        let values: Vec<u32> = indices
+            .iter()
+            .map(|&i| m.constant_u32(i))
+            .collect::<Option<_>>()?;
+        let leaf = self
+            .split
+            .leaves
+            .iter()
+            .find(|l| values.starts_with(&l.path))?;
+        let rest = &indices[leaf.path.len()..];
+        if rest.is_empty() {
+            return Some((leaf.id, Vec::new()));
+        }
+        let ty = e.type_pointer(self.split.storage, self.pointee);
+        let id = e.new_id();
+        let mut ops = vec![ty, id, leaf.id];
+        ops.extend_from_slice(rest);
+        Some((id, inst(Op::AccessChain, &ops)))
+    }
+}
+
+/// GLSL.std.450 `InterpolateAtCentroid`, `InterpolateAtSample`, `InterpolateAtOffset`.
+const INTERPOLATE_AT_CENTROID: u32 = 76;
+const INTERPOLATE_AT_OFFSET: u32 = 78;
+
+/// The id of the module's `GLSL.std.450` extended instruction set.
+fn glsl_std_450(m: &Module) -> Option<u32> {
+    let imports = m.section_start(Section::ExtInstImport)..m.section_start(Section::MemoryModel);
+    m.insts[imports]
+        .iter()
+        .find(|i| decode_string(&i.operands()[1..]).0 == "GLSL.std.450")
+        .map(|i| i.operand(0))
 }
 
 /// Whether `id` is a `storage` variable the pass splits: a struct or matrix, or an array

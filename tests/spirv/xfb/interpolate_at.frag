@@ -1,14 +1,15 @@
 #version 440
-// interpolateAtOffset needs a pointer to the Input variable itself; a Private shadow
-// cannot be interpolated, so the pass must refuse this shader rather than emit an
-// invalid one.
+// interpolateAt* needs a pointer to the Input variable itself, not to the Private shadow:
+// the pass points it at the split input that holds the member (and, for `.y`, at the
+// component inside it).
 struct Varying {
     vec4 color;
-    float scale;
+    vec2 offset;
 };
 layout(location = 0) in Varying var_out;
 layout(location = 0) out vec4 frag;
 void main()
 {
-    frag = interpolateAtOffset(var_out.color, vec2(0.25));
+    frag = interpolateAtOffset(var_out.color, vec2(0.25))
+         + interpolateAtCentroid(var_out.offset.y);
 }
