@@ -192,9 +192,11 @@ pub fn ffi_guard<T>(what: &str, on_panic: T, f: impl FnOnce() -> T) -> T {
     }
 }
 
-/// The test-only `debug_inject_panic` setting: panics inside the named entry point.
+/// The test-only `debug_inject_panic` setting (comma-separated entry point names): panics
+/// inside the named entry points.
 pub fn maybe_inject_panic(settings: &Settings, entry_point: &str) {
-    if settings.debug_inject_panic.as_deref() == Some(entry_point) {
+    let Some(names) = &settings.debug_inject_panic else { return };
+    if names.split(',').any(|n| n.trim() == entry_point) {
         panic!("injected panic in {entry_point} (debug_inject_panic)");
     }
 }
