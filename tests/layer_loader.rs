@@ -31,24 +31,54 @@ fn instance_and_device_are_created_without_validation_messages() {
 fn levels_extension_is_listed_and_its_command_returned_when_enabled() {
     let instance = Instance::new(WITH_VALIDATION);
     let mut count = 0;
-    let get = instance.instance.fp_v1_0().enumerate_device_extension_properties;
-    let r = unsafe { get(instance.physical, GLSEM.as_ptr(), &mut count, std::ptr::null_mut()) };
+    let get = instance
+        .instance
+        .fp_v1_0()
+        .enumerate_device_extension_properties;
+    let r = unsafe {
+        get(
+            instance.physical,
+            GLSEM.as_ptr(),
+            &mut count,
+            std::ptr::null_mut(),
+        )
+    };
     assert_eq!((r, count), (vk::Result::SUCCESS, 1));
     let mut props = vec![vk::ExtensionProperties::default(); count as usize];
-    let r = unsafe { get(instance.physical, GLSEM.as_ptr(), &mut count, props.as_mut_ptr()) };
+    let r = unsafe {
+        get(
+            instance.physical,
+            GLSEM.as_ptr(),
+            &mut count,
+            props.as_mut_ptr(),
+        )
+    };
     assert_eq!(r, vk::Result::SUCCESS);
-    let ours = props.iter().find(|p| p.extension_name_as_c_str() == Ok(LEVELS_EXTENSION));
+    let ours = props
+        .iter()
+        .find(|p| p.extension_name_as_c_str() == Ok(LEVELS_EXTENSION));
     assert_eq!(ours.map(|p| p.spec_version), Some(1));
 
     let device = instance.device(&[LEVELS_EXTENSION]);
     let name = c"vkCmdSetTessellationDefaultLevelsGLSEM";
-    let f = unsafe { instance.instance.get_device_proc_addr(device.device.handle(), name.as_ptr()) };
-    assert!(f.is_some(), "vkGetDeviceProcAddr returned NULL for the enabled extension");
+    let f = unsafe {
+        instance
+            .instance
+            .get_device_proc_addr(device.device.handle(), name.as_ptr())
+    };
+    assert!(
+        f.is_some(),
+        "vkGetDeviceProcAddr returned NULL for the enabled extension"
+    );
     device.destroy();
 
     // Vulkan returns NULL for commands of extensions the device did not enable.
     let device = instance.device(&[]);
-    let f = unsafe { instance.instance.get_device_proc_addr(device.device.handle(), name.as_ptr()) };
+    let f = unsafe {
+        instance
+            .instance
+            .get_device_proc_addr(device.device.handle(), name.as_ptr())
+    };
     assert!(f.is_none());
     device.destroy();
     instance.assert_clean();
@@ -59,9 +89,15 @@ fn driver_does_not_list_the_layer_extension() {
     // Asked without a layer name, the device's own extensions must not include it: the
     // layer implements it and strips it before vkCreateDevice reaches the driver.
     let instance = Instance::new(WITH_VALIDATION);
-    let props = unsafe { instance.instance.enumerate_device_extension_properties(instance.physical) }
-        .unwrap();
-    assert!(!props.iter().any(|p| p.extension_name_as_c_str() == Ok(LEVELS_EXTENSION)));
+    let props = unsafe {
+        instance
+            .instance
+            .enumerate_device_extension_properties(instance.physical)
+    }
+    .unwrap();
+    assert!(!props
+        .iter()
+        .any(|p| p.extension_name_as_c_str() == Ok(LEVELS_EXTENSION)));
 }
 
 #[test]
@@ -79,8 +115,14 @@ fn plain_pipeline_takes_the_fast_path() {
         .expect("plain pipeline");
     let after = counters();
     assert_eq!(after.fast_path_pipelines, before.fast_path_pipelines + 1);
-    assert_eq!(after.rewrites, before.rewrites, "a plain pipeline must not be rewritten");
-    assert_eq!(after.pipelines, before.pipelines, "pass-through pipelines are not recorded");
+    assert_eq!(
+        after.rewrites, before.rewrites,
+        "a plain pipeline must not be rewritten"
+    );
+    assert_eq!(
+        after.pipelines, before.pipelines,
+        "pass-through pipelines are not recorded"
+    );
     unsafe {
         device.device.destroy_pipeline(pipeline, None);
         device.device.destroy_pipeline_layout(layout, None);
@@ -98,12 +140,20 @@ fn plain_pipeline_takes_the_fast_path() {
 fn push_into_reserved_range(layers: Layers) -> Vec<String> {
     let instance = Instance::new(layers);
     let device = instance.device(&[]);
-    let app = [vk::PushConstantRange { stage_flags: S::VERTEX, offset: 0, size: 64 }];
+    let app = [vk::PushConstantRange {
+        stage_flags: S::VERTEX,
+        offset: 0,
+        size: 64,
+    }];
     let layout = device.layout(&app);
     let (pool, cb) = device.begin_commands();
     unsafe {
-        device.device.cmd_push_constants(cb, layout, S::VERTEX, 0, &[0u8; 64]);
-        device.device.cmd_push_constants(cb, layout, S::TESSELLATION_CONTROL, 104, &[0u8; 24]);
+        device
+            .device
+            .cmd_push_constants(cb, layout, S::VERTEX, 0, &[0u8; 64]);
+        device
+            .device
+            .cmd_push_constants(cb, layout, S::TESSELLATION_CONTROL, 104, &[0u8; 24]);
         device.device.end_command_buffer(cb).unwrap();
         device.device.destroy_command_pool(pool, None);
         device.device.destroy_pipeline_layout(layout, None);
@@ -116,24 +166,46 @@ fn push_into_reserved_range(layers: Layers) -> Vec<String> {
 fn layout_reserves_levels_next_to_the_app_range() {
     let limits = {
         let instance = Instance::new(NO_LAYERS);
-        unsafe { instance.instance.get_physical_device_properties(instance.physical) }.limits
+        unsafe {
+            instance
+                .instance
+                .get_physical_device_properties(instance.physical)
+        }
+        .limits
     };
-    assert_eq!(limits.max_push_constants_size, 128, "this test assumes lavapipe's limit");
+    assert_eq!(
+        limits.max_push_constants_size, 128,
+        "this test assumes lavapipe's limit"
+    );
     let with_layer = push_into_reserved_range(WITH_VALIDATION);
-    assert!(with_layer.is_empty(), "validation messages:\n{}", with_layer.join("\n"));
+    assert!(
+        with_layer.is_empty(),
+        "validation messages:\n{}",
+        with_layer.join("\n")
+    );
     // Without glsem the same TCS push is outside every range: validation must object, or
     // this test proves nothing.
     let without = push_into_reserved_range(VALIDATION_ONLY);
-    assert!(!without.is_empty(), "validation accepted a push outside the layout's ranges");
+    assert!(
+        !without.is_empty(),
+        "validation accepted a push outside the layout's ranges"
+    );
 }
 
-fn tes_only_pipeline(device: &Device, layout: vk::PipelineLayout) -> Result<vk::Pipeline, vk::Result> {
+fn tes_only_pipeline(
+    device: &Device,
+    layout: vk::PipelineLayout,
+) -> Result<vk::Pipeline, vk::Result> {
     let vs = device.module(&glsl("layer/patch.vert"));
     let tes = device.module(&glsl("layer/patch.tese"));
     let fs = device.module(&glsl("layer/patch.frag"));
     let pass = device.render_pass(1);
     let result = device.pipeline(
-        &[(S::VERTEX, vs), (S::TESSELLATION_EVALUATION, tes), (S::FRAGMENT, fs)],
+        &[
+            (S::VERTEX, vs),
+            (S::TESSELLATION_EVALUATION, tes),
+            (S::FRAGMENT, fs),
+        ],
         layout,
         pass,
         1,
@@ -152,7 +224,11 @@ fn tes_without_tcs_fails_clearly_when_the_layout_has_no_room() {
     let instance = Instance::new(WITH_VALIDATION);
     let device = instance.device(&[]);
     // The application takes every byte: no room for the levels.
-    let app = [vk::PushConstantRange { stage_flags: S::VERTEX | S::FRAGMENT, offset: 0, size: 128 }];
+    let app = [vk::PushConstantRange {
+        stage_flags: S::VERTEX | S::FRAGMENT,
+        offset: 0,
+        size: 128,
+    }];
     let layout = device.layout(&app);
     // Passing it down would crash lavapipe; the layer fails it instead.
     let result = tes_only_pipeline(&device, layout);
@@ -169,27 +245,42 @@ fn tes_without_tcs_gets_a_generated_tcs_and_levels() {
     let device = instance.device(&[LEVELS_EXTENSION]);
     let layout = device.layout(&[]);
     let before = counters();
-    let pipeline = tes_only_pipeline(&device, layout).expect("TES-only pipeline with a generated TCS");
+    let pipeline =
+        tes_only_pipeline(&device, layout).expect("TES-only pipeline with a generated TCS");
     let after = counters();
-    assert_eq!(after.pipelines, before.pipelines + 1, "the pipeline is recorded as having a TCS");
+    assert_eq!(
+        after.pipelines,
+        before.pipelines + 1,
+        "the pipeline is recorded as having a TCS"
+    );
 
     // Bind (pushes the levels), set new ones while bound (pushes again): validation checks
     // every push against the layout.
     let name = c"vkCmdSetTessellationDefaultLevelsGLSEM";
-    let f = unsafe { instance.instance.get_device_proc_addr(device.device.handle(), name.as_ptr()) }
-        .unwrap();
+    let f = unsafe {
+        instance
+            .instance
+            .get_device_proc_addr(device.device.handle(), name.as_ptr())
+    }
+    .unwrap();
     type SetLevels = unsafe extern "system" fn(vk::CommandBuffer, *const f32, *const f32);
     let set_levels: SetLevels = unsafe { std::mem::transmute(f) };
     let (pool, cb) = device.begin_commands();
     unsafe {
-        device.device.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipeline);
+        device
+            .device
+            .cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipeline);
         set_levels(cb, [2.0, 3.0, 4.0, 1.0].as_ptr(), [3.0, 1.0].as_ptr());
         device.device.end_command_buffer(cb).unwrap();
         device.device.destroy_command_pool(pool, None);
         device.device.destroy_pipeline(pipeline, None);
         device.device.destroy_pipeline_layout(layout, None);
     }
-    assert_eq!(counters().pipelines, before.pipelines, "vkDestroyPipeline drops the record");
+    assert_eq!(
+        counters().pipelines,
+        before.pipelines,
+        "vkDestroyPipeline drops the record"
+    );
     device.destroy();
     instance.assert_clean();
 }
@@ -200,13 +291,26 @@ fn command_names_are_the_layer_hooks() {
     // layer's pointer otherwise: both must be non-null on a device.
     let instance = Instance::new(WITH_VALIDATION);
     let device = instance.device(&[]);
-    for name in [c"vkCreateGraphicsPipelines", c"vkCmdBindPipeline", c"vkCmdDraw", c"vkQueueSubmit"] {
-        let f = unsafe { instance.instance.get_device_proc_addr(device.device.handle(), name.as_ptr()) };
+    for name in [
+        c"vkCreateGraphicsPipelines",
+        c"vkCmdBindPipeline",
+        c"vkCmdDraw",
+        c"vkQueueSubmit",
+    ] {
+        let f = unsafe {
+            instance
+                .instance
+                .get_device_proc_addr(device.device.handle(), name.as_ptr())
+        };
         assert!(f.is_some(), "{name:?} is NULL");
     }
     let missing: &CStr = c"vkNotACommand";
-    assert!(unsafe { instance.instance.get_device_proc_addr(device.device.handle(), missing.as_ptr()) }
-        .is_none());
+    assert!(unsafe {
+        instance
+            .instance
+            .get_device_proc_addr(device.device.handle(), missing.as_ptr())
+    }
+    .is_none());
     device.destroy();
     instance.assert_clean();
 }

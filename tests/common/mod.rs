@@ -22,41 +22,48 @@ pub fn target_dir() -> PathBuf {
 /// `cargo build` refreshes `target/<profile>/`; take the newer.
 pub fn layer_library() -> PathBuf {
     let dir = target_dir();
-    [dir.join("deps/libVkLayer_glsem.so"), dir.join("libVkLayer_glsem.so")]
-        .into_iter()
-        .filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p)))
-        .max()
-        .map(|(_, p)| p)
-        .expect("libVkLayer_glsem.so not built")
+    [
+        dir.join("deps/libVkLayer_glsem.so"),
+        dir.join("libVkLayer_glsem.so"),
+    ]
+    .into_iter()
+    .filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p)))
+    .max()
+    .map(|(_, p)| p)
+    .expect("libVkLayer_glsem.so not built")
 }
 
 pub fn repo_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-struct Setup {
-    /// Keeps the layer library loaded for the whole process, so that its counters survive
-    /// the loader unloading it at vkDestroyInstance.
-    library: libloading::Library,
-}
-
 /// Writes a manifest for the built layer and points `VK_ADD_LAYER_PATH` at it, once per
 /// process, before the loader is loaded.
-fn setup() -> &'static Setup {
-    static SETUP: OnceLock<Setup> = OnceLock::new();
+fn setup() {
+    static SETUP: OnceLock<()> = OnceLock::new();
     SETUP.get_or_init(|| {
         let lib = layer_library();
         let dir = std::env::temp_dir().join(format!("glsem-test-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let manifest = std::fs::read_to_string(repo_dir().join("layer-manifest/VkLayer_glsem.json"))
-            .unwrap()
-            .replace("../target/release/libVkLayer_glsem.so", lib.to_str().unwrap());
+        let manifest =
+            std::fs::read_to_string(repo_dir().join("layer-manifest/VkLayer_glsem.json"))
+                .unwrap()
+                .replace(
+                    "../target/release/libVkLayer_glsem.so",
+                    lib.to_str().unwrap(),
+                );
         std::fs::write(dir.join("VkLayer_glsem.json"), manifest).unwrap();
         std::env::set_var("VK_ADD_LAYER_PATH", &dir);
-        // SAFETY: loading our own cdylib, which has no initialisers with preconditions.
-        let library = unsafe { libloading::Library::new(&lib) }.unwrap();
-        Setup { library }
-    })
+    });
+}
+
+/// The layer library, kept loaded for the whole process so that its counters survive the
+/// loader unloading it at vkDestroyInstance (the loader's dlopen of the same file gets this
+/// same copy).
+fn library() -> &'static libloading::Library {
+    static LIBRARY: OnceLock<libloading::Library> = OnceLock::new();
+    // SAFETY: our own cdylib, without initialisers that have preconditions.
+    LIBRARY.get_or_init(|| unsafe { libloading::Library::new(layer_library()) }.unwrap())
 }
 
 /// The layer's counters (`glsemGetDebugCounters`), same layout as
@@ -76,12 +83,11 @@ pub struct Counters {
 }
 
 pub fn counters() -> Counters {
-    let setup = setup();
     let mut out = Counters::default();
     // SAFETY: the symbol has this signature (src/lib.rs).
     unsafe {
         let get: libloading::Symbol<unsafe extern "C" fn(*mut Counters)> =
-            setup.library.get(b"glsemGetDebugCounters").unwrap();
+            library().get(b"glsemGetDebugCounters").unwrap();
         get(&mut out);
     }
     out
@@ -95,6 +101,7 @@ pub fn serial() -> std::sync::MutexGuard<'static, ()> {
 
 pub fn entry() -> ash::Entry {
     setup();
+    library();
     // SAFETY: loads the system Vulkan loader.
     unsafe { ash::Entry::load() }.expect("no Vulkan loader")
 }
@@ -108,8 +115,13 @@ unsafe extern "system" fn on_message(
     user: *mut c_void,
 ) -> vk::Bool32 {
     let messages = &*(user as *const Messages);
-    let text = CStr::from_ptr((*data).p_message).to_string_lossy().into_owned();
-    messages.lock().unwrap().push(format!("{severity:?}: {text}"));
+    let text = CStr::from_ptr((*data).p_message)
+        .to_string_lossy()
+        .into_owned();
+    messages
+        .lock()
+        .unwrap()
+        .push(format!("{severity:?}: {text}"));
     vk::FALSE
 }
 
@@ -130,14 +142,29 @@ pub struct Layers {
     pub validation: bool,
 }
 
-pub const WITH_VALIDATION: Layers = Layers { glsem: true, validation: true };
-pub const GLSEM_ONLY: Layers = Layers { glsem: true, validation: false };
-pub const VALIDATION_ONLY: Layers = Layers { glsem: false, validation: true };
-pub const NO_LAYERS: Layers = Layers { glsem: false, validation: false };
+pub const WITH_VALIDATION: Layers = Layers {
+    glsem: true,
+    validation: true,
+};
+pub const GLSEM_ONLY: Layers = Layers {
+    glsem: true,
+    validation: false,
+};
+pub const VALIDATION_ONLY: Layers = Layers {
+    glsem: false,
+    validation: true,
+};
+pub const NO_LAYERS: Layers = Layers {
+    glsem: false,
+    validation: false,
+};
 
 impl Instance {
     pub fn new(layers: Layers) -> Instance {
-        let entry = entry();
+        Instance::with_entry(entry(), layers)
+    }
+
+    pub fn with_entry(entry: ash::Entry, layers: Layers) -> Instance {
         let mut names = Vec::new();
         // glsem first: the validation layer below it checks what glsem sends down.
         if layers.glsem {
@@ -168,9 +195,17 @@ impl Instance {
         // SAFETY: valid create info.
         let instance = unsafe { entry.create_instance(&info, None) }.expect("vkCreateInstance");
         let debug = ash::ext::debug_utils::Instance::new(&entry, &instance);
-        let messenger = unsafe { debug.create_debug_utils_messenger(&messenger_info, None) }.unwrap();
+        let messenger =
+            unsafe { debug.create_debug_utils_messenger(&messenger_info, None) }.unwrap();
         let physical = unsafe { instance.enumerate_physical_devices() }.unwrap()[0];
-        Instance { entry, instance, physical, debug, messenger, messages }
+        Instance {
+            entry,
+            instance,
+            physical,
+            debug,
+            messenger,
+            messages,
+        }
     }
 
     pub fn messages(&self) -> Vec<String> {
@@ -179,7 +214,11 @@ impl Instance {
 
     pub fn assert_clean(&self) {
         let messages = self.messages();
-        assert!(messages.is_empty(), "validation messages:\n{}", messages.join("\n"));
+        assert!(
+            messages.is_empty(),
+            "validation messages:\n{}",
+            messages.join("\n")
+        );
     }
 
     /// A device with tessellation and geometry shaders, one graphics queue, and `extensions`.
@@ -206,7 +245,8 @@ impl Instance {
 impl Drop for Instance {
     fn drop(&mut self) {
         unsafe {
-            self.debug.destroy_debug_utils_messenger(self.messenger, None);
+            self.debug
+                .destroy_debug_utils_messenger(self.messenger, None);
             self.instance.destroy_instance(None);
         }
     }
@@ -249,7 +289,9 @@ impl Device {
         let subpasses = [vk::SubpassDescription::default()
             .pipeline_bind_point(vk::PipelineBindPoint::GRAPHICS)
             .color_attachments(&refs)];
-        let info = vk::RenderPassCreateInfo::default().attachments(&descs).subpasses(&subpasses);
+        let info = vk::RenderPassCreateInfo::default()
+            .attachments(&descs)
+            .subpasses(&subpasses);
         unsafe { self.device.create_render_pass(&info, None) }.expect("vkCreateRenderPass")
     }
 
@@ -270,29 +312,53 @@ impl Device {
         let stage_infos: Vec<_> = stages
             .iter()
             .map(|&(stage, module)| {
-                vk::PipelineShaderStageCreateInfo::default().stage(stage).module(module).name(c"main")
+                vk::PipelineShaderStageCreateInfo::default()
+                    .stage(stage)
+                    .module(module)
+                    .name(c"main")
             })
             .collect();
-        let tessellated = stages.iter().any(|(s, _)| *s == vk::ShaderStageFlags::TESSELLATION_EVALUATION);
+        let tessellated = stages
+            .iter()
+            .any(|(s, _)| *s == vk::ShaderStageFlags::TESSELLATION_EVALUATION);
         let vertex_input = vk::PipelineVertexInputStateCreateInfo::default();
-        let assembly = vk::PipelineInputAssemblyStateCreateInfo::default().topology(if tessellated {
-            vk::PrimitiveTopology::PATCH_LIST
-        } else {
-            vk::PrimitiveTopology::TRIANGLE_LIST
-        });
-        let tessellation = vk::PipelineTessellationStateCreateInfo::default().patch_control_points(3);
-        let viewports = [vk::Viewport { width: 1.0, height: 1.0, max_depth: 1.0, ..Default::default() }];
-        let scissors = [vk::Rect2D { extent: vk::Extent2D { width: 1, height: 1 }, ..Default::default() }];
-        let viewport = vk::PipelineViewportStateCreateInfo::default().viewports(&viewports).scissors(&scissors);
+        let assembly =
+            vk::PipelineInputAssemblyStateCreateInfo::default().topology(if tessellated {
+                vk::PrimitiveTopology::PATCH_LIST
+            } else {
+                vk::PrimitiveTopology::TRIANGLE_LIST
+            });
+        let tessellation =
+            vk::PipelineTessellationStateCreateInfo::default().patch_control_points(3);
+        let viewports = [vk::Viewport {
+            width: 1.0,
+            height: 1.0,
+            max_depth: 1.0,
+            ..Default::default()
+        }];
+        let scissors = [vk::Rect2D {
+            extent: vk::Extent2D {
+                width: 1,
+                height: 1,
+            },
+            ..Default::default()
+        }];
+        let viewport = vk::PipelineViewportStateCreateInfo::default()
+            .viewports(&viewports)
+            .scissors(&scissors);
         let raster = vk::PipelineRasterizationStateCreateInfo::default()
             .polygon_mode(vk::PolygonMode::FILL)
             .line_width(1.0);
         let multisample = vk::PipelineMultisampleStateCreateInfo::default()
             .rasterization_samples(vk::SampleCountFlags::TYPE_1);
         let blend_attachments: Vec<_> = (0..attachments)
-            .map(|_| vk::PipelineColorBlendAttachmentState::default().color_write_mask(vk::ColorComponentFlags::RGBA))
+            .map(|_| {
+                vk::PipelineColorBlendAttachmentState::default()
+                    .color_write_mask(vk::ColorComponentFlags::RGBA)
+            })
             .collect();
-        let blend = vk::PipelineColorBlendStateCreateInfo::default().attachments(&blend_attachments);
+        let blend =
+            vk::PipelineColorBlendStateCreateInfo::default().attachments(&blend_attachments);
         let mut info = vk::GraphicsPipelineCreateInfo::default()
             .stages(&stage_infos)
             .vertex_input_state(&vertex_input)
@@ -320,7 +386,11 @@ impl Device {
         match result {
             vk::Result::SUCCESS => Ok(pipeline[0]),
             e => {
-                assert_eq!(pipeline[0], vk::Pipeline::null(), "a failed pipeline must be VK_NULL_HANDLE");
+                assert_eq!(
+                    pipeline[0],
+                    vk::Pipeline::null(),
+                    "a failed pipeline must be VK_NULL_HANDLE"
+                );
                 Err(e)
             }
         }
@@ -335,7 +405,11 @@ impl Device {
             .level(vk::CommandBufferLevel::PRIMARY)
             .command_buffer_count(1);
         let cb = unsafe { self.device.allocate_command_buffers(&alloc) }.unwrap()[0];
-        unsafe { self.device.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default()) }.unwrap();
+        unsafe {
+            self.device
+                .begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
+        }
+        .unwrap();
         (pool, cb)
     }
 }
@@ -356,10 +430,17 @@ pub fn glsl(name: &str) -> Vec<u32> {
         .stdout(std::process::Stdio::null())
         .status()
         .expect("glslangValidator not found (scripts/setup.sh installs glslang-tools)");
-    assert!(status.success(), "glslangValidator failed on {}", source.display());
+    assert!(
+        status.success(),
+        "glslangValidator failed on {}",
+        source.display()
+    );
     words(&std::fs::read(&out).unwrap())
 }
 
 pub fn words(bytes: &[u8]) -> Vec<u32> {
-    bytes.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()
+    bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
 }
