@@ -314,3 +314,38 @@ fn command_names_are_the_layer_hooks() {
     device.destroy();
     instance.assert_clean();
 }
+
+/// Renders the plain full-screen triangle on an instance with the given layers.
+fn render_plain(layers: Layers) -> Vec<u8> {
+    let instance = Instance::new(layers);
+    let device = instance.device(&[]);
+    let vs = device.module(&glsl("layer/plain.vert"));
+    let fs = device.module(&glsl("layer/plain.frag"));
+    let pass = device.render_pass(1);
+    let layout = device.layout(&[]);
+    let pipeline = device
+        .pipeline(&[(S::VERTEX, vs), (S::FRAGMENT, fs)], layout, pass, 1)
+        .unwrap();
+    let pixels = device.render(&instance, pipeline, pass, 1, 3).remove(0);
+    unsafe {
+        device.device.destroy_pipeline(pipeline, None);
+        device.device.destroy_pipeline_layout(layout, None);
+        device.device.destroy_render_pass(pass, None);
+        device.device.destroy_shader_module(vs, None);
+        device.device.destroy_shader_module(fs, None);
+    }
+    device.destroy();
+    instance.assert_clean();
+    pixels
+}
+
+#[test]
+fn plain_triangle_renders_the_same_pixels_with_and_without_the_layer() {
+    let with = render_plain(WITH_VALIDATION);
+    let without = render_plain(VALIDATION_ONLY);
+    assert_eq!(with, without);
+    // The triangle covers the whole target with plain.frag's colour (0.25, 0.5, 0.75, 1)
+    // in UNORM8: round(x * 255).
+    let expected: Vec<u8> = [64u8, 128, 191, 255].repeat((RENDER_SIZE * RENDER_SIZE) as usize);
+    assert_eq!(with, expected);
+}

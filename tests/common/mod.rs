@@ -300,7 +300,8 @@ impl Device {
         unsafe { self.device.create_pipeline_layout(&info, None) }.expect("vkCreatePipelineLayout")
     }
 
-    /// A graphics pipeline from `(stage, module)` pairs (entry "main"), 1×1 viewport;
+    /// A graphics pipeline from `(stage, module)` pairs (entry "main"), viewport covering
+    /// `RENDER_SIZE`²;
     /// triangle patches when a tessellation stage is present. Returns the driver's result.
     pub fn pipeline(
         &self,
@@ -330,16 +331,17 @@ impl Device {
             });
         let tessellation =
             vk::PipelineTessellationStateCreateInfo::default().patch_control_points(3);
+        let size = RENDER_SIZE as f32;
         let viewports = [vk::Viewport {
-            width: 1.0,
-            height: 1.0,
+            width: size,
+            height: size,
             max_depth: 1.0,
             ..Default::default()
         }];
         let scissors = [vk::Rect2D {
             extent: vk::Extent2D {
-                width: 1,
-                height: 1,
+                width: RENDER_SIZE,
+                height: RENDER_SIZE,
             },
             ..Default::default()
         }];
@@ -443,4 +445,177 @@ pub fn words(bytes: &[u8]) -> Vec<u32> {
         .chunks_exact(4)
         .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
         .collect()
+}
+
+/// Side of the square images `Device::render` draws into.
+pub const RENDER_SIZE: u32 = 4;
+
+impl Device {
+    /// Draws `vertices` vertices with `pipeline` into `attachments` RGBA8 images of
+    /// `RENDER_SIZE`² cleared to zero (`pass` from [`Device::render_pass`]; the pipeline's
+    /// viewport must cover them) and returns each image's bytes.
+    pub fn render(
+        &self,
+        instance: &Instance,
+        pipeline: vk::Pipeline,
+        pass: vk::RenderPass,
+        attachments: usize,
+        vertices: u32,
+    ) -> Vec<Vec<u8>> {
+        let d = &self.device;
+        let memory_props = unsafe {
+            instance
+                .instance
+                .get_physical_device_memory_properties(instance.physical)
+        };
+        let allocate = |req: vk::MemoryRequirements, flags: vk::MemoryPropertyFlags| {
+            let index = (0..memory_props.memory_type_count)
+                .find(|&i| {
+                    req.memory_type_bits & (1 << i) != 0
+                        && memory_props.memory_types[i as usize]
+                            .property_flags
+                            .contains(flags)
+                })
+                .expect("memory type");
+            let info = vk::MemoryAllocateInfo::default()
+                .allocation_size(req.size)
+                .memory_type_index(index);
+            unsafe { d.allocate_memory(&info, None) }.unwrap()
+        };
+        let extent = vk::Extent3D {
+            width: RENDER_SIZE,
+            height: RENDER_SIZE,
+            depth: 1,
+        };
+        let bytes = (RENDER_SIZE * RENDER_SIZE * 4) as u64;
+        let mut images = Vec::new();
+        let mut views = Vec::new();
+        let mut memories = Vec::new();
+        for _ in 0..attachments {
+            let info = vk::ImageCreateInfo::default()
+                .image_type(vk::ImageType::TYPE_2D)
+                .format(vk::Format::R8G8B8A8_UNORM)
+                .extent(extent)
+                .mip_levels(1)
+                .array_layers(1)
+                .samples(vk::SampleCountFlags::TYPE_1)
+                .usage(vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_SRC);
+            let image = unsafe { d.create_image(&info, None) }.unwrap();
+            let memory = allocate(
+                unsafe { d.get_image_memory_requirements(image) },
+                vk::MemoryPropertyFlags::DEVICE_LOCAL,
+            );
+            unsafe { d.bind_image_memory(image, memory, 0) }.unwrap();
+            let view_info = vk::ImageViewCreateInfo::default()
+                .image(image)
+                .view_type(vk::ImageViewType::TYPE_2D)
+                .format(vk::Format::R8G8B8A8_UNORM)
+                .subresource_range(vk::ImageSubresourceRange {
+                    aspect_mask: vk::ImageAspectFlags::COLOR,
+                    level_count: 1,
+                    layer_count: 1,
+                    ..Default::default()
+                });
+            views.push(unsafe { d.create_image_view(&view_info, None) }.unwrap());
+            images.push(image);
+            memories.push(memory);
+        }
+        let buffer_info = vk::BufferCreateInfo::default()
+            .size(bytes * attachments as u64)
+            .usage(vk::BufferUsageFlags::TRANSFER_DST);
+        let buffer = unsafe { d.create_buffer(&buffer_info, None) }.unwrap();
+        let buffer_memory = allocate(
+            unsafe { d.get_buffer_memory_requirements(buffer) },
+            vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT,
+        );
+        unsafe { d.bind_buffer_memory(buffer, buffer_memory, 0) }.unwrap();
+        let fb_info = vk::FramebufferCreateInfo::default()
+            .render_pass(pass)
+            .attachments(&views)
+            .width(RENDER_SIZE)
+            .height(RENDER_SIZE)
+            .layers(1);
+        let framebuffer = unsafe { d.create_framebuffer(&fb_info, None) }.unwrap();
+
+        let (pool, cb) = self.begin_commands();
+        let clears = vec![vk::ClearValue::default(); attachments];
+        let begin = vk::RenderPassBeginInfo::default()
+            .render_pass(pass)
+            .framebuffer(framebuffer)
+            .render_area(vk::Rect2D {
+                extent: vk::Extent2D {
+                    width: RENDER_SIZE,
+                    height: RENDER_SIZE,
+                },
+                ..Default::default()
+            })
+            .clear_values(&clears);
+        unsafe {
+            d.cmd_begin_render_pass(cb, &begin, vk::SubpassContents::INLINE);
+            d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipeline);
+            d.cmd_draw(cb, vertices, 1, 0, 0);
+            d.cmd_end_render_pass(cb);
+            for (i, &image) in images.iter().enumerate() {
+                let region = vk::BufferImageCopy::default()
+                    .buffer_offset(bytes * i as u64)
+                    .image_subresource(vk::ImageSubresourceLayers {
+                        aspect_mask: vk::ImageAspectFlags::COLOR,
+                        layer_count: 1,
+                        ..Default::default()
+                    })
+                    .image_extent(extent);
+                d.cmd_copy_image_to_buffer(
+                    cb,
+                    image,
+                    vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                    buffer,
+                    &[region],
+                );
+            }
+            let barrier = vk::MemoryBarrier::default()
+                .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+                .dst_access_mask(vk::AccessFlags::HOST_READ);
+            d.cmd_pipeline_barrier(
+                cb,
+                vk::PipelineStageFlags::TRANSFER,
+                vk::PipelineStageFlags::HOST,
+                vk::DependencyFlags::empty(),
+                &[barrier],
+                &[],
+                &[],
+            );
+            d.end_command_buffer(cb).unwrap();
+            let queue = d.get_device_queue(0, 0);
+            let cbs = [cb];
+            let submit = vk::SubmitInfo::default().command_buffers(&cbs);
+            d.queue_submit(queue, &[submit], vk::Fence::null()).unwrap();
+            d.queue_wait_idle(queue).unwrap();
+        }
+        let pixels = unsafe {
+            let p = d
+                .map_memory(
+                    buffer_memory,
+                    0,
+                    vk::WHOLE_SIZE,
+                    vk::MemoryMapFlags::empty(),
+                )
+                .unwrap() as *const u8;
+            let all = std::slice::from_raw_parts(p, (bytes as usize) * attachments);
+            let out = all.chunks(bytes as usize).map(<[u8]>::to_vec).collect();
+            d.unmap_memory(buffer_memory);
+            out
+        };
+        unsafe {
+            d.destroy_command_pool(pool, None);
+            d.destroy_framebuffer(framebuffer, None);
+            d.destroy_buffer(buffer, None);
+            d.free_memory(buffer_memory, None);
+            for ((image, view), memory) in images.into_iter().zip(views).zip(memories) {
+                d.destroy_image_view(view, None);
+                d.destroy_image(image, None);
+                d.free_memory(memory, None);
+            }
+        }
+        pixels
+    }
 }
