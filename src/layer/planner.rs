@@ -335,7 +335,7 @@ fn cached(
                 dump_module(&dev.settings, source_hash, label, words)
             }
             Outcome::Failed(why) => {
-                log::warning!("{label} pass failed: {why}; module left as it was")
+                log::warning!("{label} pass failed: {why}")
             }
             Outcome::Unchanged => {}
         }
