@@ -349,3 +349,42 @@ fn plain_triangle_renders_the_same_pixels_with_and_without_the_layer() {
     let expected: Vec<u8> = [64u8, 128, 191, 255].repeat((RENDER_SIZE * RENDER_SIZE) as usize);
     assert_eq!(with, expected);
 }
+
+#[test]
+fn gl_frag_color_reaches_every_attachment_and_is_rewritten_once() {
+    let _serial = serial();
+    let instance = Instance::new(WITH_VALIDATION);
+    let device = instance.device(&[]);
+    let vs = device.module(&glsl("layer/plain.vert"));
+    let fs = device.module(&glsl_for_gl("layer/fragcolor.frag"));
+    let pass = device.render_pass(3);
+    let layout = device.layout(&[]);
+    let stages = [(S::VERTEX, vs), (S::FRAGMENT, fs)];
+    let before = counters();
+    let first = device.pipeline(&stages, layout, pass, 3).unwrap();
+    let second = device.pipeline(&stages, layout, pass, 3).unwrap();
+    let after = counters();
+    assert_eq!(
+        after.rewrites,
+        before.rewrites + 1,
+        "the identical pipeline hits the cache"
+    );
+    assert_eq!(after.pipelines, before.pipelines + 2);
+
+    // GL writes gl_FragColor to every draw buffer: (0.25, 0.5, 0.75, 1) in UNORM8.
+    let expected: Vec<u8> = [64u8, 128, 191, 255].repeat((RENDER_SIZE * RENDER_SIZE) as usize);
+    let images = device.render(&instance, second, pass, 3, 3);
+    for (i, image) in images.iter().enumerate() {
+        assert_eq!(image, &expected, "attachment {i}");
+    }
+    unsafe {
+        device.device.destroy_pipeline(first, None);
+        device.device.destroy_pipeline(second, None);
+        device.device.destroy_pipeline_layout(layout, None);
+        device.device.destroy_render_pass(pass, None);
+        device.device.destroy_shader_module(vs, None);
+        device.device.destroy_shader_module(fs, None);
+    }
+    device.destroy();
+    instance.assert_clean();
+}

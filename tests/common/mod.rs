@@ -418,6 +418,15 @@ impl Device {
 
 /// Compiles `tests/glsl/<name>` with glslangValidator (stage from the file extension).
 pub fn glsl(name: &str) -> Vec<u32> {
+    glsl_with(name, &[])
+}
+
+/// GLSL written for GL (`#version 1x0`): `-R` lets glslang accept it for Vulkan.
+pub fn glsl_for_gl(name: &str) -> Vec<u32> {
+    glsl_with(name, &["-R"])
+}
+
+fn glsl_with(name: &str, flags: &[&str]) -> Vec<u32> {
     let source = repo_dir().join("tests/glsl").join(name);
     let out = std::env::temp_dir().join(format!(
         "glsem-test-{}-{}.spv",
@@ -426,6 +435,7 @@ pub fn glsl(name: &str) -> Vec<u32> {
     ));
     let status = std::process::Command::new("glslangValidator")
         .arg("-V")
+        .args(flags)
         .arg(&source)
         .arg("-o")
         .arg(&out)
