@@ -1309,4 +1309,99 @@ mod tests {
             Err(PassError::Parse(_))
         ));
     }
+
+    /// The `[name]` sections of a scene file.
+    fn scene_sections(text: &str) -> HashMap<String, String> {
+        let mut sections = HashMap::new();
+        let mut current: Option<String> = None;
+        for line in text.lines() {
+            if let Some(name) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+                current = Some(name.to_string());
+                sections.insert(name.to_string(), String::new());
+            } else if let Some(name) = &current {
+                let body = sections.get_mut(name).unwrap();
+                body.push_str(line);
+                body.push('\n');
+            }
+        }
+        sections
+    }
+
+    /// Compiles GLSL as the runner does for GL sources (relaxed rules, automatic
+    /// Locations; both stages declare their varyings in the same order).
+    fn compile_glsl(source: &str, stage: &str) -> Vec<u32> {
+        let input = scratch(&format!("scene.{stage}"));
+        let output = scratch(&format!("scene-{stage}.spv"));
+        std::fs::write(&input, source).unwrap();
+        let result = Command::new("glslangValidator")
+            .args(["-V", "-R", "--aml", "-o"])
+            .arg(&output)
+            .arg(&input)
+            .output()
+            .expect("glslangValidator runs");
+        assert!(
+            result.status.success(),
+            "{}",
+            String::from_utf8_lossy(&result.stdout)
+        );
+        let w = words(&std::fs::read(&output).unwrap());
+        std::fs::remove_file(input).ok();
+        std::fs::remove_file(output).ok();
+        w
+    }
+
+    /// Every TES-without-TCS scene gets a TCS that validates and links between its VS and
+    /// TES, for the patch sizes the scene draws with.
+    #[test]
+    fn every_tess_scene_gets_a_linking_tcs() {
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/scenes");
+        let mut seen = 0;
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if !(name.starts_with("tess_") && name.ends_with(".shader_test")) {
+                continue;
+            }
+            let sections = scene_sections(&std::fs::read_to_string(&path).unwrap());
+            assert!(
+                !sections.contains_key("tessellation control shader"),
+                "{name}"
+            );
+            let vs = compile_glsl(&sections["vertex shader"], "vert");
+            let tes = compile_glsl(&sections["tessellation evaluation shader"], "tese");
+            let sizes: Vec<u32> = std::iter::once(3)
+                .chain(sections["test"].lines().filter_map(|l| {
+                    l.strip_prefix("patch parameter vertices ")?
+                        .trim()
+                        .parse()
+                        .ok()
+                }))
+                .collect();
+            for n in sizes {
+                let key = TcsKey {
+                    output_vertices: n,
+                    ..KEY
+                };
+                let tcs = build_passthrough_tcs(&tes, "main", Some((&vs, "main")), &key)
+                    .unwrap_or_else(|e| panic!("{name}: {e}"));
+                validate(&tcs, "vulkan1.0");
+                let m = Module::parse(&tcs).unwrap();
+                let (vs_m, tes_m) = (Module::parse(&vs).unwrap(), Module::parse(&tes).unwrap());
+                assert_interface(
+                    &vs_m,
+                    ExecutionModel::Vertex,
+                    &m,
+                    ExecutionModel::TessellationControl,
+                );
+                assert_interface(
+                    &m,
+                    ExecutionModel::TessellationControl,
+                    &tes_m,
+                    ExecutionModel::TessellationEvaluation,
+                );
+            }
+            seen += 1;
+        }
+        assert!(seen >= 10, "only {seen} tess scenes found");
+    }
 }
