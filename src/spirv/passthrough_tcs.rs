@@ -199,6 +199,11 @@ enum Source {
     Vertex,
 }
 
+/// A non-aggregate type or constant: opcode and operand count, result type (0 when none)
+/// and up to [`MAX_UNIQUE_OPERANDS`] operands after the result id.
+type UniqueKey = [u32; 2 + MAX_UNIQUE_OPERANDS];
+const MAX_UNIQUE_OPERANDS: usize = 3;
+
 /// The TCS being written, one word vector per logical-layout section.
 struct Gen {
     bound: u32,
@@ -213,7 +218,7 @@ struct Gen {
     interface: Vec<u32>,
     push_constant: Option<u32>,
     /// Non-aggregate types and constants by their operands (SPIR-V forbids duplicates).
-    unique: HashMap<Vec<u32>, u32>,
+    unique: HashMap<UniqueKey, u32>,
     /// Types already copied from a source module.
     copied: HashMap<(Source, u32), u32>,
 }
@@ -226,14 +231,14 @@ impl Gen {
             capabilities: Vec::new(),
             extensions: Vec::new(),
             memory_model: Vec::new(),
-            names: Vec::new(),
-            annotations: Vec::new(),
-            globals: Vec::new(),
-            body: Vec::new(),
+            names: Vec::with_capacity(256),
+            annotations: Vec::with_capacity(256),
+            globals: Vec::with_capacity(512),
+            body: Vec::with_capacity(256),
             interface: Vec::new(),
             push_constant: None,
-            unique: HashMap::new(),
-            copied: HashMap::new(),
+            unique: HashMap::with_capacity(64),
+            copied: HashMap::with_capacity(32),
         };
         g.capability(Capability::Shader as u32);
         g.capability(Capability::Tessellation as u32);
@@ -287,18 +292,22 @@ impl Gen {
         self.unique_with_type(op, None, operands)
     }
 
+    /// Callers guarantee `operands.len() <= MAX_UNIQUE_OPERANDS` (copied instructions are
+    /// checked in [`Gen::copy_type`]).
     fn unique_with_type(&mut self, op: Op, ty: Option<u32>, operands: &[u32]) -> u32 {
-        let mut key = vec![op as u32];
-        key.extend(ty);
-        key.extend_from_slice(operands);
+        let mut key: UniqueKey = [0; 2 + MAX_UNIQUE_OPERANDS];
+        key[0] = op as u32 | (operands.len() as u32) << 16;
+        key[1] = ty.unwrap_or(0);
+        key[2..2 + operands.len()].copy_from_slice(operands);
         if let Some(&id) = self.unique.get(&key) {
             return id;
         }
         let id = self.id();
-        let mut ops: Vec<u32> = ty.into_iter().collect();
-        ops.push(id);
-        ops.extend_from_slice(operands);
-        push_inst(&mut self.globals, op, &ops);
+        let count = 1 + ty.is_some() as u32 + operands.len() as u32;
+        self.globals.push((count + 1) << 16 | op as u32);
+        self.globals.extend(ty);
+        self.globals.push(id);
+        self.globals.extend_from_slice(operands);
         self.unique.insert(key, id);
         id
     }
@@ -336,38 +345,64 @@ impl Gen {
 
     /// Copies type `ty` of module `m` (and the types it is built from) into the TCS.
     fn copy_type(&mut self, m: &Module<'_>, src: Source, ty: u32) -> Result<u32, PassError> {
+        self.copy_type_nested(m, src, ty, 0)
+    }
+
+    /// [`Gen::copy_type`] at nesting `depth`: a malformed module may declare a type
+    /// that contains itself, which must end in an error, not a stack overflow.
+    fn copy_type_nested(
+        &mut self,
+        m: &Module<'_>,
+        src: Source,
+        ty: u32,
+        depth: u32,
+    ) -> Result<u32, PassError> {
+        const MAX_DEPTH: u32 = 64;
         if let Some(&id) = self.copied.get(&(src, ty)) {
             return Ok(id);
         }
         let bad = || unsupported(format!("cannot copy type %{ty} into the TCS"));
+        if depth > MAX_DEPTH {
+            return Err(bad());
+        }
         let inst = m.insts[*m.globals.get(&ty).ok_or_else(bad)?];
         let ops = &inst.operands()[1..];
-        let id = match inst.op().ok_or_else(bad)? {
+        let op = inst.op().ok_or_else(bad)?;
+        let operand_count = match op {
+            Op::TypeBool => 0,
+            Op::TypeInt | Op::TypeVector | Op::TypeMatrix | Op::TypeArray => 2,
+            Op::TypeFloat => ops.len().clamp(1, 2), // an optional FP encoding
+            _ => ops.len(),
+        };
+        if op != Op::TypeStruct && ops.len() != operand_count {
+            return Err(bad());
+        }
+        let id = match op {
             op @ (Op::TypeBool | Op::TypeInt | Op::TypeFloat) => self.scalar(op, ops),
             op @ (Op::TypeVector | Op::TypeMatrix) => {
-                let component = self.copy_type(m, src, ops[0])?;
+                let component = self.copy_type_nested(m, src, ops[0], depth + 1)?;
                 self.scalar(op, &[component, ops[1]])
             }
             Op::TypeArray => {
-                let element = self.copy_type(m, src, ops[0])?;
+                let element = self.copy_type_nested(m, src, ops[0], depth + 1)?;
                 let length_inst = m.insts[*m.globals.get(&ops[1]).ok_or_else(bad)?];
                 if length_inst.op() != Some(Op::Constant) {
                     return Err(unsupported(format!(
                         "array %{ty} has a specialization-constant length"
                     )));
                 }
-                let length_ty = self.copy_type(m, src, length_inst.operand(0))?;
-                let length = self.unique_with_type(
-                    Op::Constant,
-                    Some(length_ty),
-                    &length_inst.operands()[2..],
-                );
+                let value = &length_inst.operands()[2..];
+                if value.is_empty() || value.len() > MAX_UNIQUE_OPERANDS {
+                    return Err(bad());
+                }
+                let length_ty = self.copy_type_nested(m, src, length_inst.operand(0), depth + 1)?;
+                let length = self.unique_with_type(Op::Constant, Some(length_ty), value);
                 self.scalar(Op::TypeArray, &[element, length])
             }
             Op::TypeStruct => {
                 let members = ops
                     .iter()
-                    .map(|&member| self.copy_type(m, src, member))
+                    .map(|&member| self.copy_type_nested(m, src, member, depth + 1))
                     .collect::<Result<Vec<_>, _>>()?;
                 // Structs are not unique in SPIR-V: one copy per source struct.
                 let id = self.id();
@@ -1403,5 +1438,31 @@ mod tests {
             seen += 1;
         }
         assert!(seen >= 10, "only {seen} tess scenes found");
+    }
+
+    /// The layer feeds application modules to the generator: a malformed TES (here every
+    /// word of valid ones overwritten in turn) must give an error or a module, never a
+    /// panic or a stack overflow (a type made to contain itself).
+    #[test]
+    fn corrupted_modules_never_panic() {
+        let vs = compile("clip.vert", "vulkan1.0");
+        for name in [
+            "varyings.tese",
+            "clip.tese",
+            "patch_block.tese",
+            "half.tese",
+        ] {
+            let tes = compile(name, "vulkan1.0");
+            for i in 5..tes.len() {
+                for value in [0, 1, 0x10000, tes[i] & 0xffff, tes[i] ^ 1, u32::MAX] {
+                    let mut corrupted = tes.clone();
+                    corrupted[i] = value;
+                    let result = std::panic::catch_unwind(|| {
+                        build_passthrough_tcs(&corrupted, "main", Some((&vs, "main")), &KEY)
+                    });
+                    assert!(result.is_ok(), "{name}: word {i} = {value:#x} panics");
+                }
+            }
+        }
     }
 }
