@@ -454,9 +454,14 @@ impl Gen {
             return Err(unsupported(format!("TES input %{var} has no Location")));
         }
         let element = self.copy_type(tes, Source::Tes, element)?;
-        let name = tes.names.get(&var).cloned().unwrap_or_default();
-        let (input, output) =
-            self.arrayed_pair(element, element, key, (&format!("{name}_in"), &name));
+        // The output keeps the TES's name; the input gets a suffix (unnamed stays unnamed).
+        let name = tes.names.get(&var).map(String::as_str).unwrap_or_default();
+        let in_name = if name.is_empty() {
+            String::new()
+        } else {
+            format!("{name}_in")
+        };
+        let (input, output) = self.arrayed_pair(element, element, key, (&in_name, name));
         self.copy_decorations(tes, var, input);
         self.copy_decorations(tes, var, output);
         let src = self.chain(StorageClass::Input, element, input, &[invocation_id]);
