@@ -539,6 +539,20 @@ impl Device {
         attachments: usize,
         vertices: u32,
     ) -> Vec<Vec<u8>> {
+        self.render_with(instance, pipeline, pass, attachments, vertices, |_| {})
+    }
+
+    /// [`Device::render`], calling `record` between the bind and the draw. Safe to call
+    /// from several threads (the queue is locked while it works).
+    pub fn render_with(
+        &self,
+        instance: &Instance,
+        pipeline: vk::Pipeline,
+        pass: vk::RenderPass,
+        attachments: usize,
+        vertices: u32,
+        record: impl FnOnce(vk::CommandBuffer),
+    ) -> Vec<Vec<u8>> {
         let d = &self.device;
         let memory_props = unsafe {
             instance
@@ -630,6 +644,7 @@ impl Device {
         unsafe {
             d.cmd_begin_render_pass(cb, &begin, vk::SubpassContents::INLINE);
             d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipeline);
+            record(cb);
             d.cmd_draw(cb, vertices, 1, 0, 0);
             d.cmd_end_render_pass(cb);
             for (i, &image) in images.iter().enumerate() {
@@ -662,6 +677,9 @@ impl Device {
                 &[],
             );
             d.end_command_buffer(cb).unwrap();
+            // Queues are externally synchronized.
+            static QUEUE: Mutex<()> = Mutex::new(());
+            let _queue = QUEUE.lock().unwrap_or_else(|e| e.into_inner());
             let queue = d.get_device_queue(0, 0);
             let cbs = [cb];
             let submit = vk::SubmitInfo::default().command_buffers(&cbs);
