@@ -398,6 +398,7 @@ impl Device {
                 if tessellated {
                     info = info.tessellation_state(&tessellation);
                 }
+                info.p_next = d.p_next;
                 info
             })
             .collect();
@@ -448,6 +449,8 @@ pub struct Desc<'a> {
     pub render_pass: vk::RenderPass,
     pub attachments: usize,
     pub flags: vk::PipelineCreateFlags,
+    /// `VkGraphicsPipelineCreateInfo::pNext`.
+    pub p_next: *const c_void,
 }
 
 impl Desc<'_> {
@@ -463,6 +466,7 @@ impl Desc<'_> {
             render_pass,
             attachments,
             flags: vk::PipelineCreateFlags::empty(),
+            p_next: std::ptr::null(),
         }
     }
 
