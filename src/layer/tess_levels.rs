@@ -4,6 +4,10 @@
 //! The levels live per command buffer (1.0 until set), are pushed when a pipeline with a
 //! generated TCS is bound and again when they change while one is bound; begin/reset puts
 //! them back to 1.0, free/pool destruction drops them.
+//!
+//! Secondary command buffers have levels of their own (1.0 until set in them): levels set in
+//! a primary do not reach the secondaries it executes, just as Vulkan's push constants and
+//! other state are not inherited. GL has no secondaries; record the levels where the draw is.
 
 use ash::vk;
 use std::sync::atomic::Ordering;
