@@ -365,7 +365,18 @@ impl Player {
         })
     }
 
+    /// Runs the commands, then writes the PNGs; a failed scene still gets its PNGs (of the
+    /// state where it stopped), which is what shows what went wrong.
     fn play(&mut self, scene: &Scene, path: &Path, options: &Options) -> Result<(), SceneError> {
+        let result = self.play_commands(scene);
+        let Some(dir) = &options.png_dir else {
+            return result;
+        };
+        let written = self.write_pngs(dir, path).map_err(fail);
+        result.and(written)
+    }
+
+    fn play_commands(&mut self, scene: &Scene) -> Result<(), SceneError> {
         for line in &scene.commands {
             let result = self.execute(&line.command);
             let messages = take_messages();
@@ -381,9 +392,6 @@ impl Player {
                 }
                 Ok(()) => {}
             }
-        }
-        if let Some(dir) = &options.png_dir {
-            self.write_pngs(dir, path).map_err(fail)?;
         }
         Ok(())
     }
