@@ -292,9 +292,11 @@ impl Player {
                         .descriptor_count(1)
                         .stage_flags(pipeline::stage_flag(stage.stage)),
                 );
-                let buffer = self
+                let mut buffer = self
                     .gpu
                     .buffer(block.size as u64, vk::BufferUsageFlags::UNIFORM_BUFFER)?;
+                // GL initializes every uniform to zero at link time; fresh memory is undefined.
+                buffer.bytes_mut().fill(0);
                 self.uniforms.push((block.clone(), buffer));
             }
         }
