@@ -9,6 +9,7 @@ mod report;
 mod scene;
 mod vk;
 
+use std::io::Write;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -122,13 +123,18 @@ fn run(args: &Args, work_dir: &std::path::Path) -> Result<Summary, String> {
                 report::json(file, &outcome, args.layer, device.as_deref())
             );
         } else {
-            println!("{}", report::line(file, &outcome));
+            say(&report::line(file, &outcome));
         }
     }
     if args.json {
-        eprintln!("{}", summary.line());
+        esay(&summary.line());
     } else {
-        println!("{}", summary.line());
+        say(&summary.line());
     }
     Ok(summary)
+}
+
+/// Prints one result line; a closed stdout (`glsem-run … | head`) is not an error.
+fn say(line: &str) {
+    let _ = writeln!(std::io::stdout(), "{line}");
 }
