@@ -118,16 +118,14 @@ fn run(args: &Args, work_dir: &std::path::Path) -> Result<Summary, String> {
         });
         summary.add(&outcome);
         if args.json {
-            println!(
-                "{}",
-                report::json(file, &outcome, args.layer, device.as_deref())
-            );
+            say(&report::json(file, &outcome, args.layer, device.as_deref()));
         } else {
             say(&report::line(file, &outcome));
         }
     }
     if args.json {
-        esay(&summary.line());
+        // stdout stays one JSON object per line; the summary goes to stderr.
+        eprintln!("{}", summary.line());
     } else {
         say(&summary.line());
     }
