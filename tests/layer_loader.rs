@@ -152,9 +152,13 @@ fn push_into_reserved_range(layers: Layers, levels_offset: u32) -> Vec<String> {
         device
             .device
             .cmd_push_constants(cb, layout, S::VERTEX, 0, &[0u8; 64]);
-        device
-            .device
-            .cmd_push_constants(cb, layout, S::TESSELLATION_CONTROL, levels_offset, &[0u8; 24]);
+        device.device.cmd_push_constants(
+            cb,
+            layout,
+            S::TESSELLATION_CONTROL,
+            levels_offset,
+            &[0u8; 24],
+        );
         device.device.end_command_buffer(cb).unwrap();
         device.device.destroy_command_pool(pool, None);
         device.device.destroy_pipeline_layout(layout, None);
