@@ -3,7 +3,7 @@
 //! Every command is recorded into its own command buffer, submitted and waited for: scenes
 //! are small, and it keeps uniform updates, probes and readbacks trivially ordered.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use ash::vk;
@@ -14,6 +14,7 @@ use crate::report::Outcome;
 use crate::scene::{
     self, Command, Feature, Mode, Query, Scene, SceneError, Stage, Uniform, UniformData, XfbKind,
 };
+use crate::vk::features::CoreFeature;
 use crate::vk::format::{Format, Kind};
 use crate::vk::pipeline::{self, PipelineDesc};
 use crate::vk::target::Targets;
@@ -92,22 +93,29 @@ fn needs(scene: &Scene, program: &Program) -> Needs {
     use spirv::Capability as C;
     let req = |f: Feature| scene.require.features.contains(&f);
     let cap = |c: C| program.has_capability(c);
+    let mut features: BTreeSet<CoreFeature> = program
+        .stages
+        .iter()
+        .flat_map(|s| &s.capabilities)
+        .filter_map(|&c| CoreFeature::for_capability(c))
+        .collect();
+    let required = [
+        (
+            req(Feature::Tessellation) || program.stage(Stage::TessEval).is_some(),
+            CoreFeature::TessellationShader,
+        ),
+        (req(Feature::Geometry), CoreFeature::GeometryShader),
+        (req(Feature::Float64), CoreFeature::ShaderFloat64),
+        (req(Feature::DualSrcBlend), CoreFeature::DualSrcBlend),
+    ];
+    features.extend(required.iter().filter(|(on, _)| *on).map(|(_, f)| *f));
     Needs {
-        tessellation: req(Feature::Tessellation)
-            || program.stage(Stage::TessEval).is_some()
-            || cap(C::Tessellation),
-        geometry: req(Feature::Geometry) || cap(C::Geometry),
+        features,
         transform_feedback: req(Feature::TransformFeedback)
             || cap(C::TransformFeedback)
             || scene
                 .uses(|c| matches!(c, Command::XfbBuffer { .. } | Command::XfbDrawArrays { .. })),
         geometry_streams: cap(C::GeometryStreams),
-        float64: req(Feature::Float64) || cap(C::Float64),
-        int64: cap(C::Int64),
-        clip_distance: cap(C::ClipDistance),
-        cull_distance: cap(C::CullDistance),
-        tess_geom_point_size: cap(C::TessellationPointSize) || cap(C::GeometryPointSize),
-        dual_src_blend: req(Feature::DualSrcBlend),
         dynamic_rendering: scene.uses(|c| matches!(c, Command::FbDynamicRendering)),
         color_attachments: scene
             .commands

@@ -1,14 +1,17 @@
 //! The runner's Vulkan side: an ordinary application using the system loader.
 
+pub mod features;
 pub mod format;
 pub mod pipeline;
 pub mod target;
 
+use std::collections::BTreeSet;
 use std::ffi::{c_void, CStr, CString};
 use std::sync::Mutex;
 
 use ash::vk;
 
+use self::features::CoreFeature;
 use crate::layer::{GLSEM_LAYER, LEVELS_COMMAND, LEVELS_EXTENSION, VALIDATION_LAYER};
 
 /// A Vulkan failure, with the call that failed.
@@ -160,16 +163,10 @@ impl Drop for Vulkan {
 /// What a scene needs from the device.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Needs {
-    pub tessellation: bool,
-    pub geometry: bool,
+    /// `VkPhysicalDeviceFeatures` members, from `[require]` and the SPIR-V capabilities.
+    pub features: BTreeSet<CoreFeature>,
     pub transform_feedback: bool,
     pub geometry_streams: bool,
-    pub float64: bool,
-    pub int64: bool,
-    pub clip_distance: bool,
-    pub cull_distance: bool,
-    pub tess_geom_point_size: bool,
-    pub dual_src_blend: bool,
     pub dynamic_rendering: bool,
     pub color_attachments: u32,
 }
@@ -266,7 +263,10 @@ impl Gpu {
         }
         unsafe { instance.get_physical_device_features2(pd, &mut f2) };
         let f = f2.features;
-        let mut missing = Vec::new();
+        let mut missing: Vec<String> = features::lacking(&needs.features, f)
+            .into_iter()
+            .map(String::from)
+            .collect();
         let mut want = |need: bool, have: bool, what: &str| {
             if need && !have {
                 missing.push(what.to_string());
@@ -276,38 +276,6 @@ impl Gpu {
             true,
             props.api_version >= vk::API_VERSION_1_1,
             "Vulkan 1.1 (negative viewport height)",
-        );
-        want(
-            needs.tessellation,
-            f.tessellation_shader == vk::TRUE,
-            "tessellationShader",
-        );
-        want(
-            needs.geometry,
-            f.geometry_shader == vk::TRUE,
-            "geometryShader",
-        );
-        want(needs.float64, f.shader_float64 == vk::TRUE, "shaderFloat64");
-        want(needs.int64, f.shader_int64 == vk::TRUE, "shaderInt64");
-        want(
-            needs.clip_distance,
-            f.shader_clip_distance == vk::TRUE,
-            "shaderClipDistance",
-        );
-        want(
-            needs.cull_distance,
-            f.shader_cull_distance == vk::TRUE,
-            "shaderCullDistance",
-        );
-        want(
-            needs.tess_geom_point_size,
-            f.shader_tessellation_and_geometry_point_size == vk::TRUE,
-            "shaderTessellationAndGeometryPointSize",
-        );
-        want(
-            needs.dual_src_blend,
-            f.dual_src_blend == vk::TRUE,
-            "dualSrcBlend",
         );
         want(
             needs.transform_feedback,
@@ -372,17 +340,7 @@ impl Gpu {
         }
         let ext_ptrs: Vec<*const i8> = extensions.iter().map(|e| e.as_ptr()).collect();
 
-        let features = vk::PhysicalDeviceFeatures {
-            tessellation_shader: needs.tessellation.into(),
-            geometry_shader: needs.geometry.into(),
-            shader_float64: needs.float64.into(),
-            shader_int64: needs.int64.into(),
-            shader_clip_distance: needs.clip_distance.into(),
-            shader_cull_distance: needs.cull_distance.into(),
-            shader_tessellation_and_geometry_point_size: needs.tess_geom_point_size.into(),
-            dual_src_blend: needs.dual_src_blend.into(),
-            ..Default::default()
-        };
+        let features = features::enabled(&needs.features);
         let mut xfb = vk::PhysicalDeviceTransformFeedbackFeaturesEXT::default()
             .transform_feedback(true)
             .geometry_streams(needs.geometry_streams);
