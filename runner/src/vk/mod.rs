@@ -6,7 +6,7 @@ pub mod pipeline;
 pub mod target;
 
 use std::collections::BTreeSet;
-use std::ffi::{c_void, CStr, CString};
+use std::ffi::{c_char, c_void, CStr, CString};
 use std::sync::Mutex;
 
 use ash::vk;
@@ -54,16 +54,17 @@ pub type PfnSetTessellationDefaultLevels =
     unsafe extern "system" fn(vk::CommandBuffer, *const f32, *const f32);
 
 pub struct Vulkan {
-    /// Keeps libvulkan loaded for as long as the instance lives.
-    _entry: ash::Entry,
+    /// Also keeps libvulkan loaded for as long as the instance lives.
+    pub entry: ash::Entry,
     pub instance: ash::Instance,
     debug: Option<(ash::ext::debug_utils::Instance, vk::DebugUtilsMessengerEXT)>,
     pub layer: bool,
 }
 
 impl Vulkan {
-    /// Loads `libvulkan.so.1` and creates the instance with glsem above validation.
-    pub fn new(layer: bool, validation: bool) -> VkResult<Self> {
+    /// Loads `libvulkan.so.1` and creates the instance with glsem above validation, and
+    /// `extensions` (the window system's surface extensions for `--window`).
+    pub fn new(layer: bool, validation: bool, extensions: &[*const c_char]) -> VkResult<Self> {
         let entry = unsafe { ash::Entry::load() }
             .map_err(|e| format!("cannot load the Vulkan loader (libvulkan.so.1): {e}"))?;
         let available = unsafe { entry.enumerate_instance_layer_properties() }
@@ -93,7 +94,10 @@ impl Vulkan {
             layers.push(CString::new(VALIDATION_LAYER).unwrap_or_default());
         }
         let layer_ptrs: Vec<*const i8> = layers.iter().map(|l| l.as_ptr()).collect();
-        let extensions = [ash::ext::debug_utils::NAME.as_ptr()];
+        let mut extensions = extensions.to_vec();
+        if validation {
+            extensions.push(ash::ext::debug_utils::NAME.as_ptr());
+        }
         let app = vk::ApplicationInfo::default()
             .application_name(c"glsem-run")
             .api_version(vk::API_VERSION_1_3);
@@ -110,11 +114,10 @@ impl Vulkan {
             .pfn_user_callback(Some(on_message));
         let mut info = vk::InstanceCreateInfo::default()
             .application_info(&app)
-            .enabled_layer_names(&layer_ptrs);
+            .enabled_layer_names(&layer_ptrs)
+            .enabled_extension_names(&extensions);
         if validation {
-            info = info
-                .enabled_extension_names(&extensions)
-                .push_next(&mut messenger_info);
+            info = info.push_next(&mut messenger_info);
         }
         let instance = unsafe { entry.create_instance(&info, None) }.map_err(|e| {
             let hint = if layer && e == vk::Result::ERROR_LAYER_NOT_PRESENT {
@@ -141,7 +144,7 @@ impl Vulkan {
             None
         };
         Ok(Vulkan {
-            _entry: entry,
+            entry,
             instance,
             debug,
             layer,
@@ -169,6 +172,8 @@ pub struct Needs {
     pub geometry_streams: bool,
     pub dynamic_rendering: bool,
     pub color_attachments: u32,
+    /// `VK_KHR_swapchain`, to present (`--window`).
+    pub swapchain: bool,
 }
 
 /// A logical device made for one scene.
@@ -288,6 +293,11 @@ impl Gpu {
             "geometryStreams",
         );
         want(
+            needs.swapchain,
+            has_extension(&exts, ash::khr::swapchain::NAME),
+            "VK_KHR_swapchain",
+        );
+        want(
             needs.dynamic_rendering,
             v13.dynamic_rendering == vk::TRUE,
             "dynamicRendering (Vulkan 1.3)",
@@ -323,6 +333,9 @@ impl Gpu {
         let mut extensions: Vec<&CStr> = Vec::new();
         if needs.transform_feedback {
             extensions.push(ash::ext::transform_feedback::NAME);
+        }
+        if needs.swapchain {
+            extensions.push(ash::khr::swapchain::NAME);
         }
         let depth_clip_control = has_extension(&exts, ash::ext::depth_clip_control::NAME);
         if depth_clip_control {
