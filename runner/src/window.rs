@@ -53,8 +53,9 @@ pub fn show(
                 .into(),
         );
     }
+    // winit's error says no more than this (plus its own source location).
     let event_loop = EventLoop::new()
-        .map_err(|e| format!("--window cannot open the X11 display {display}: {e}"))?;
+        .map_err(|_| format!("--window cannot connect to the X server at DISPLAY={display}"))?;
     let raw_display = event_loop
         .display_handle()
         .map_err(|e| format!("--window: no display handle: {e}"))?
