@@ -48,8 +48,9 @@ pub fn show(
     let display = std::env::var("DISPLAY").unwrap_or_default();
     if display.is_empty() {
         return Err(
-            "--window needs an X11 display, and DISPLAY is not set (run headless without \
-             --window, or under Xvfb)"
+            "--window needs an X11 display, and DISPLAY is not set (this build draws through \
+             X11, which XWayland provides on Wayland; run headless without --window, or under \
+             Xvfb)"
                 .into(),
         );
     }
@@ -207,13 +208,13 @@ impl App<'_> {
             return Ok(());
         };
         let size = window.inner_size();
-        let Some(screen) = &mut self.screen else {
-            return Ok(());
+        // Without a screen (the scene stopped before it had a device) the title says why.
+        let presented = match &mut self.screen {
+            // Minimized: nothing to present to.
+            Some(_) if size.width == 0 || size.height == 0 => false,
+            Some(screen) => screen.present(&self.surface_fns, self.surface, size)?,
+            None => true,
         };
-        if size.width == 0 || size.height == 0 {
-            return Ok(()); // minimized: nothing to present to
-        }
-        let presented = screen.present(&self.surface_fns, self.surface, size)?;
         report_messages("presenting");
         if presented && !self.announced {
             self.announced = true;
@@ -368,6 +369,8 @@ struct Swapchain {
     handle: vk::SwapchainKHR,
     images: Vec<vk::Image>,
     extent: vk::Extent2D,
+    /// The window size it was made for (the extent may differ where the surface clamps).
+    window_size: PhysicalSize<u32>,
     /// Signalled when the blits into image i are done; the present waits for it.
     rendered: Vec<vk::Semaphore>,
 }
@@ -615,10 +618,7 @@ impl Screen {
         surface: vk::SurfaceKHR,
         size: PhysicalSize<u32>,
     ) -> Result<bool, String> {
-        let stale = self
-            .swapchain
-            .as_ref()
-            .is_some_and(|s| (s.extent.width, s.extent.height) != (size.width, size.height));
+        let stale = self.swapchain.as_ref().is_some_and(|s| s.window_size != size);
         if stale {
             self.drop_swapchain();
         }
@@ -876,6 +876,7 @@ impl Swapchain {
                 handle,
                 images: Vec::new(),
                 extent,
+                window_size: size,
                 rendered: Vec::new(),
             };
             let images = swapchain.fns.get_swapchain_images(handle);
