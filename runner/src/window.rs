@@ -618,7 +618,10 @@ impl Screen {
         surface: vk::SurfaceKHR,
         size: PhysicalSize<u32>,
     ) -> Result<bool, String> {
-        let stale = self.swapchain.as_ref().is_some_and(|s| s.window_size != size);
+        let stale = self
+            .swapchain
+            .as_ref()
+            .is_some_and(|s| s.window_size != size);
         if stale {
             self.drop_swapchain();
         }
