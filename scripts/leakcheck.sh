@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# Runs glsem-run with the layer on a few scenes (every rewrite: gl_FragColor broadcast with a
-# render pass and with dynamic rendering, XFB struct splits, generated TCSs with changing
-# levels) under valgrind memcheck, and fails on any *definite* leak whose stack has a frame
-# in the layer (a `VkLayer_glsem::` function or libVkLayer_glsem.so). Definite leaks of
-# lavapipe/LLVM alone are counted and shown, not judged: they are not ours.
+# Runs, under valgrind memcheck with the layer enabled:
+#  1. glsem-run on a few scenes (every rewrite: gl_FragColor broadcast with a render pass and
+#     with dynamic rendering, XFB struct splits, generated TCSs with changing levels);
+#  2. the threads test (tests/reliability_threads.rs, 8 threads, 8 pipelines each, with
+#     the validation layer), for the layer's locks and records under concurrency.
+# Fails on any *definite* leak whose stack has a frame in the layer (a `VkLayer_glsem::`
+# function or libVkLayer_glsem.so). Definite leaks of lavapipe/LLVM alone are counted and
+# shown, not judged: they are not ours.
 #
 # Usage: scripts/leakcheck.sh [SCENE...]      (default: the scenes below)
-# Output: target/leakcheck/valgrind.log (full report), target/leakcheck/summary.txt.
+# Output: target/leakcheck/{scenes,threads}.log (full reports), target/leakcheck/summary.txt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,6 +27,8 @@ fi
 
 command -v valgrind >/dev/null || { echo "leakcheck: valgrind is not installed" >&2; exit 2; }
 cargo build --release -p glsem -p glsem-run
+threads_test=$(cargo test -p glsem --test reliability_threads --no-run --message-format=json 2>/dev/null \
+    | sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -1)
 
 for icd in /usr/share/vulkan/icd.d/lvp_icd.*.json; do
     if [[ -f $icd ]]; then
@@ -34,18 +39,25 @@ done
 
 out=target/leakcheck
 mkdir -p "$out"
-log=$out/valgrind.log
+rm -f "$out"/*.log
+
 # --keep-debuginfo: the loader unloads the layer at vkDestroyInstance, before the leak
 # check runs; without it the layer's frames would print as "???".
-# No validation layer: it is slow under valgrind and not what is being checked.
-status=0
-valgrind --leak-check=full --show-leak-kinds=definite --keep-debuginfo=yes \
-    --num-callers=60 --log-file="$log" \
-    target/release/glsem-run --no-validation "${scenes[@]}" || status=$?
-if [[ $status -ne 0 ]]; then
-    echo "leakcheck: glsem-run failed under valgrind (exit $status); see $log" >&2
-    exit 1
-fi
+memcheck() {
+    local name=$1
+    shift
+    local status=0
+    valgrind --leak-check=full --show-leak-kinds=definite --keep-debuginfo=yes \
+        --num-callers=60 --log-file="$out/$name.log" "$@" || status=$?
+    if [[ $status -ne 0 ]]; then
+        echo "leakcheck: $name failed under valgrind (exit $status); see $out/$name.log" >&2
+        exit 1
+    fi
+}
+
+# No validation layer for the scenes: it is slow under valgrind and not what is checked.
+memcheck scenes target/release/glsem-run --no-validation "${scenes[@]}"
+GLSEM_STRESS_PIPELINES=8 memcheck threads "$threads_test" --test-threads=1
 
 # One loss record: from "... definitely lost in loss record ..." to the next empty line.
 awk -v summary="$out/summary.txt" '
@@ -71,6 +83,9 @@ awk -v summary="$out/summary.txt" '
         print s
         exit glsem > 0
     }
-' "$log" || { echo "leakcheck: definite leaks in the layer (see above and $log)" >&2; exit 1; }
-grep -A5 "LEAK SUMMARY" "$log" | sed 's/^==[0-9]*== //' | tee -a "$out/summary.txt"
-echo "leakcheck: no definite leak in the layer (${#scenes[@]} scenes)"
+' "$out"/*.log || { echo "leakcheck: definite leaks in the layer (see above and $out/)" >&2; exit 1; }
+for log in "$out"/*.log; do
+    echo "$(basename "$log" .log):"
+    grep -A5 "LEAK SUMMARY" "$log" | sed 's/^==[0-9]*== /  /'
+done | tee -a "$out/summary.txt"
+echo "leakcheck: no definite leak in the layer (${#scenes[@]} scenes, the threads test)"
