@@ -939,6 +939,68 @@ mod tests {
     use super::*;
 
     #[test]
+    fn inline_code_is_unlinked_from_a_copy_of_the_chain() {
+        let robustness = vk::PipelineRobustnessCreateInfoEXT::default();
+        let code = vk::ShaderModuleCreateInfo {
+            p_next: (&robustness as *const vk::PipelineRobustnessCreateInfoEXT<'_>).cast(),
+            ..Default::default()
+        };
+        let name = vk::DebugUtilsObjectNameInfoEXT {
+            p_next: (&code as *const vk::ShaderModuleCreateInfo<'_>).cast(),
+            object_handle: 42,
+            ..Default::default()
+        };
+        let subgroup = vk::PipelineShaderStageRequiredSubgroupSizeCreateInfo {
+            p_next: (&name as *const vk::DebugUtilsObjectNameInfoEXT<'_>)
+                .cast::<c_void>()
+                .cast_mut(),
+            required_subgroup_size: 8,
+            ..Default::default()
+        };
+        let head = (&subgroup as *const vk::PipelineShaderStageRequiredSubgroupSizeCreateInfo<'_>)
+            .cast::<c_void>();
+        let mut copies = Vec::new();
+        let chain = unsafe { chain_without_code(head, &mut copies) }.unwrap();
+        let mut types = Vec::new();
+        let mut p = chain as *const vk::BaseInStructure<'_>;
+        while let Some(s) = unsafe { p.as_ref() } {
+            types.push(s.s_type);
+            p = s.p_next;
+        }
+        use vk::StructureType as T;
+        assert_eq!(
+            types,
+            [
+                T::PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO,
+                T::DEBUG_UTILS_OBJECT_NAME_INFO_EXT,
+                T::PIPELINE_ROBUSTNESS_CREATE_INFO_EXT,
+            ]
+        );
+        // The copies keep their contents; the application's structs are untouched.
+        let copied =
+            unsafe { &*chain.cast::<vk::PipelineShaderStageRequiredSubgroupSizeCreateInfo<'_>>() };
+        assert_eq!(copied.required_subgroup_size, 8);
+        assert_ne!(chain, head);
+        assert_eq!(
+            subgroup.p_next.cast_const(),
+            (&name as *const vk::DebugUtilsObjectNameInfoEXT<'_>).cast()
+        );
+        assert_eq!(
+            name.p_next,
+            (&code as *const vk::ShaderModuleCreateInfo<'_>).cast()
+        );
+
+        // Behind a struct the layer does not know, the code cannot be unlinked.
+        let unknown = vk::BaseInStructure {
+            s_type: T::APPLICATION_INFO,
+            p_next: (&code as *const vk::ShaderModuleCreateInfo<'_>).cast(),
+            ..Default::default()
+        };
+        let head = (&unknown as *const vk::BaseInStructure<'_>).cast::<c_void>();
+        assert!(unsafe { chain_without_code(head, &mut copies) }.is_none());
+    }
+
+    #[test]
     fn integer_formats_get_integer_outputs() {
         assert_eq!(
             attachment_kind(vk::Format::R32G32B32A32_SINT),
