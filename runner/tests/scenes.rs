@@ -2,13 +2,14 @@
 //! Khronos validation layer, and bad input must be reported the way SCENES.md says.
 //!
 //! `runner_*` scenes use only what plain Vulkan offers and always run with `--no-layer`.
-//! The other scenes (`fragcolor_*`, `xfb_*`, `tess_*`) need the glsem layer: they run, and
-//! every scene runs a second time through the layer, only when a loadable
-//! `libVkLayer_glsem.so` sits next to the binary (a plain `cargo test -p glsem-run` does not
-//! build it; `cargo build` of the workspace does).
+//! Every scene then runs through the glsem layer of this build; every module the layer
+//! emits must pass `spirv-val`, and the scenes that need the layer must fail without it.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+
+mod support;
+use support::layer_library;
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -17,12 +18,14 @@ fn repo() -> PathBuf {
         .to_path_buf()
 }
 
+fn runner() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_glsem-run"));
+    command.current_dir(repo());
+    command
+}
+
 fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_glsem-run"))
-        .args(args)
-        .current_dir(repo())
-        .output()
-        .expect("glsem-run runs")
+    runner().args(args).output().expect("glsem-run runs")
 }
 
 fn stdout(out: &Output) -> String {
@@ -39,21 +42,6 @@ fn scenes() -> Vec<String> {
         .collect();
     list.sort();
     list
-}
-
-/// The layer next to the binary, when it is a real layer (exports the loader's entry).
-fn usable_layer() -> Option<PathBuf> {
-    let exe = PathBuf::from(env!("CARGO_BIN_EXE_glsem-run"));
-    let lib = exe.parent()?.join("libVkLayer_glsem.so");
-    // SAFETY: loading the layer runs no Vulkan code; it only resolves a symbol.
-    let exports = unsafe {
-        let library = libloading::Library::new(&lib).ok()?;
-        let negotiate = library
-            .get::<unsafe extern "C" fn()>(b"vkNegotiateLoaderLayerInterfaceVersion\0")
-            .is_ok();
-        negotiate
-    };
-    exports.then_some(lib)
 }
 
 /// Asserts the output has one line per scene, no FAIL, SKIPs with reasons, and a summary
@@ -101,18 +89,18 @@ fn runner_scenes_pass_on_plain_vulkan_under_validation() {
 }
 
 #[test]
-fn every_scene_passes_through_the_layer() {
-    let Some(lib) = usable_layer() else {
-        eprintln!(
-            "NOTE: no loadable libVkLayer_glsem.so next to glsem-run; the layer-dependent scenes \
-             (fragcolor_*, xfb_*, tess_*) were not run. Build the workspace (`cargo build`) to run them."
-        );
-        return;
-    };
+fn every_scene_passes_through_the_layer_and_every_emitted_module_validates() {
+    let lib = layer_library();
+    let dump = std::env::temp_dir().join(format!("glsem-scenes-dump-{}", std::process::id()));
+    std::fs::create_dir_all(&dump).unwrap();
     let all = scenes();
-    let mut args = vec!["--validation"];
-    args.extend(all.iter().map(String::as_str));
-    let out = run(&args);
+    let out = runner()
+        .arg("--validation")
+        .args(&all)
+        .env("GLSEM_LAYER_LIB", &lib)
+        .env("VK_GLSEM_DUMP_DIR", &dump)
+        .output()
+        .expect("glsem-run runs");
     eprintln!(
         "with the layer {}:\n{}{}",
         lib.display(),
@@ -120,6 +108,74 @@ fn every_scene_passes_through_the_layer() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert_all_pass(&out, &all);
+
+    // The layer writes `<hash>.orig.spv` for what it sees and `<hash>.<pass>.spv` for what
+    // it emits; every emitted module must be valid SPIR-V for Vulkan.
+    let mut emitted: Vec<PathBuf> = std::fs::read_dir(&dump)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| !p.to_string_lossy().ends_with(".orig.spv"))
+        .collect();
+    emitted.sort();
+    for pass in ["fragcolor", "xfb_split", "xfb_split_inputs", "tcs"] {
+        assert!(
+            emitted
+                .iter()
+                .any(|p| p.to_string_lossy().ends_with(&format!(".{pass}.spv"))),
+            "the scenes exercise the {pass} pass"
+        );
+    }
+    for module in &emitted {
+        let val = Command::new("spirv-val")
+            .args(["--target-env", "vulkan1.3"])
+            .arg(module)
+            .output()
+            .expect("spirv-val (spirv-tools) is installed");
+        assert!(
+            val.status.success(),
+            "spirv-val rejects {}: {}",
+            module.display(),
+            String::from_utf8_lossy(&val.stderr)
+        );
+    }
+    std::fs::remove_dir_all(&dump).unwrap();
+}
+
+/// What the layer fixes is broken on plain Vulkan: without glsem, every gl_FragColor
+/// broadcast scene leaves attachments above 0 without the colour, and every TES-without-TCS
+/// scene is an invalid pipeline. (The gl_FragData control defines attachment 0 only and
+/// passes either way; lavapipe already captures XFB structs as GL does.)
+#[test]
+fn scenes_that_need_the_layer_fail_without_it() {
+    let needs_layer: Vec<String> = scenes()
+        .into_iter()
+        .filter(|s| {
+            (s.contains("/fragcolor_") && !s.contains("fragdata_control")) || s.contains("/tess_")
+        })
+        .collect();
+    assert!(needs_layer.len() >= 20, "{needs_layer:?}");
+    let mut args = vec!["--no-layer", "--validation"];
+    args.extend(needs_layer.iter().map(String::as_str));
+    let out = run(&args);
+    let text = stdout(&out);
+    for (line, scene) in text.lines().zip(&needs_layer) {
+        assert!(
+            line.starts_with(&format!("FAIL {scene}: ")),
+            "passes without the layer: {line}"
+        );
+        if scene.contains("/tess_") {
+            assert!(
+                line.contains("VUID-VkGraphicsPipelineCreateInfo-pStages-00730"),
+                "{line}"
+            );
+        } else {
+            assert!(line.contains("probe at"), "a probe catches it: {line}");
+        }
+    }
+    assert_eq!(
+        text.lines().last(),
+        Some(format!("0 passed, {} failed, 0 skipped", needs_layer.len()).as_str())
+    );
 }
 
 fn bad(name: &str) -> String {

@@ -10,6 +10,9 @@ use std::process::{Child, ChildStdout, Command, Stdio};
 use std::sync::mpsc::{channel, Receiver};
 use std::time::{Duration, Instant};
 
+mod support;
+use support::layer_library;
+
 /// Pixels between panes and around them (`window::GAP`).
 const GAP: u32 = 4;
 /// The pane background, 0.15 in 8 bits.
@@ -28,19 +31,6 @@ fn installed(tool: &str) -> bool {
         .stdout(Stdio::null())
         .status()
         .is_ok_and(|s| s.success())
-}
-
-/// The layer next to the binary, when it is a real layer (see tests/scenes.rs).
-fn layer_built() -> bool {
-    let exe = PathBuf::from(env!("CARGO_BIN_EXE_glsem-run"));
-    let lib = exe.parent().unwrap().join("libVkLayer_glsem.so");
-    // SAFETY: loading the layer runs no Vulkan code; it only resolves a symbol.
-    unsafe {
-        libloading::Library::new(&lib).is_ok_and(|l| {
-            l.get::<unsafe extern "C" fn()>(b"vkNegotiateLoaderLayerInterfaceVersion\0")
-                .is_ok()
-        })
-    }
 }
 
 /// An Xvfb server on a display number it picked itself (`-displayfd`), killed on drop.
@@ -106,6 +96,7 @@ impl Viewer {
             .args(["--window", "--validation"])
             .arg(scene)
             .current_dir(repo())
+            .env("GLSEM_LAYER_LIB", layer_library())
             .env("DISPLAY", &xvfb.display)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -277,13 +268,6 @@ fn unorm8(v: f32) -> u8 {
 #[test]
 fn window_shows_every_gl_fragcolor_attachment_and_closes_on_escape() {
     let Some(xvfb) = Xvfb::start() else { return };
-    if !layer_built() {
-        eprintln!(
-            "NOTE: no loadable libVkLayer_glsem.so next to glsem-run (`cargo build` the \
-             workspace); the --window test, which needs the gl_FragColor broadcast, was skipped"
-        );
-        return;
-    }
     let scene = Path::new("tests/scenes/fragcolor_3_attachments.shader_test");
     let mut viewer = Viewer::start(&xvfb, scene);
     assert_eq!(
@@ -330,10 +314,6 @@ fn colour_scene(color: [f32; 3]) -> String {
 #[test]
 fn window_follows_the_scene_file() {
     let Some(xvfb) = Xvfb::start() else { return };
-    if !layer_built() {
-        eprintln!("NOTE: no loadable libVkLayer_glsem.so; the --window reload test was skipped");
-        return;
-    }
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("window-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let scene = dir.join("follow.shader_test");
