@@ -155,7 +155,7 @@ pub fn broadcast_frag_color(words: &[u32], entry: &str, key: &FragColorKey) -> P
         e.replace(other.index, words);
     }
 
-    Ok(Some(e.finish()))
+    Ok(Some(e.finish()?))
 }
 
 /// The entry point's `gl_FragColor`: an Output variable at Location 0 (Index 0 or none) that

@@ -17,6 +17,13 @@
 
 use super::module::{Module, Type};
 
+/// More Location slots than any device's interface has (Vulkan guarantees 16 vec4s per
+/// stage; drivers offer 32 or so): larger types are not interface types.
+const MAX_INTERFACE_SLOTS: u32 = 256;
+/// More bytes than any transform-feedback stride a device allows (Vulkan requires 2048 of
+/// `maxTransformFeedbackBufferDataStride`).
+const MAX_XFB_BYTES: u32 = 1 << 16;
+
 /// The shape of an interface type: everything Location and XFB layout depend on.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Shape {
@@ -40,8 +47,48 @@ pub enum Shape {
 
 impl Shape {
     /// Resolves type `ty` of `m`. `None` for types that cannot be interface types (bools,
-    /// images, runtime arrays, pointers) or arrays whose length is not a plain constant.
+    /// images, runtime arrays, pointers), arrays whose length is not a plain constant, and
+    /// types larger than any interface can be (so the layout math cannot overflow).
     pub fn of(m: &Module, ty: u32) -> Option<Shape> {
+        let shape = Shape::resolve(m, ty)?;
+        let (slots, bytes) = shape.checked_extent()?;
+        (slots <= MAX_INTERFACE_SLOTS && bytes <= MAX_XFB_BYTES).then_some(shape)
+    }
+
+    /// `(location slots, XFB bytes)` with overflow checks, for untrusted modules.
+    fn checked_extent(&self) -> Option<(u32, u32)> {
+        match self {
+            Shape::Vector { width, count } => {
+                (1..=4).contains(count).then_some(())?;
+                Some((vector_slots(*width, *count), count.checked_mul(*width)? / 8))
+            }
+            Shape::Matrix {
+                width,
+                rows,
+                columns,
+            } => {
+                let (column_slots, column_bytes) = Shape::Vector {
+                    width: *width,
+                    count: *rows,
+                }
+                .checked_extent()?;
+                Some((
+                    columns.checked_mul(column_slots)?,
+                    columns.checked_mul(column_bytes)?,
+                ))
+            }
+            Shape::Array { element, length } => {
+                let (slots, bytes) = element.checked_extent()?;
+                Some((length.checked_mul(slots)?, length.checked_mul(bytes)?))
+            }
+            Shape::Struct(members) => members.iter().try_fold((0u32, 0u32), |(s, b), m| {
+                let (slots, bytes) = m.checked_extent()?;
+                Some((s.checked_add(slots)?, b.checked_add(bytes)?.checked_add(8)?))
+            }),
+        }
+    }
+
+    fn resolve(m: &Module, ty: u32) -> Option<Shape> {
         Some(match m.type_of(ty)? {
             Type::Int { width, .. } | Type::Float { width } => Shape::Vector {
                 width: *width,
@@ -51,7 +98,7 @@ impl Shape {
                 width: scalar_width(m, *component)?,
                 count: *count,
             },
-            Type::Matrix { column, columns } => match Shape::of(m, *column)? {
+            Type::Matrix { column, columns } => match Shape::resolve(m, *column)? {
                 Shape::Vector { width, count } => Shape::Matrix {
                     width,
                     rows: count,
@@ -62,13 +109,13 @@ impl Shape {
             // Only OpConstant lengths: a spec-constant length makes the layout depend on
             // specialization.
             Type::Array { element, length } => Shape::Array {
-                element: Box::new(Shape::of(m, *element)?),
+                element: Box::new(Shape::resolve(m, *element)?),
                 length: m.constant_u32(*length)?,
             },
             Type::Struct { members } => Shape::Struct(
                 members
                     .iter()
-                    .map(|&t| Shape::of(m, t))
+                    .map(|&t| Shape::resolve(m, t))
                     .collect::<Option<_>>()?,
             ),
             _ => return None,

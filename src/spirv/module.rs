@@ -7,12 +7,16 @@
 
 use spirv::{Decoration, Op, StorageClass};
 use std::collections::HashMap;
+
+use super::PassError;
 use std::fmt;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Once;
 
 pub const MAGIC: u32 = 0x0723_0203;
 pub const HEADER_WORDS: usize = 5;
+/// The largest id bound this crate reads or writes (SPIR-V's universal limit on ids).
+pub const MAX_BOUND: u32 = 0x0040_0000;
 
 /// Why a word stream is not a module this crate can read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -195,7 +199,7 @@ pub fn check_header(words: &[u32]) -> Result<u32, ParseError> {
         return Err(ParseError::BadMagic(words[0]));
     }
     let bound = words[3];
-    if bound == 0 || bound > 0x0040_0000 {
+    if bound == 0 || bound > MAX_BOUND {
         return Err(ParseError::BadBound(bound));
     }
     Ok(bound)
@@ -277,6 +281,21 @@ pub enum Type {
     Function,
     /// Images, samplers and everything the passes never look into.
     Other,
+}
+
+impl Type {
+    /// The types this one is made of (a pointer's pointee is not a part: pointers may be
+    /// forward-declared).
+    fn parts(&self) -> impl Iterator<Item = u32> + '_ {
+        let (single, members): (Option<u32>, &[u32]) = match self {
+            Type::Vector { component, .. } => (Some(*component), &[]),
+            Type::Matrix { column, .. } => (Some(*column), &[]),
+            Type::Array { element, .. } | Type::RuntimeArray { element } => (Some(*element), &[]),
+            Type::Struct { members } => (None, members),
+            _ => (None, &[]),
+        };
+        single.into_iter().chain(members.iter().copied())
+    }
 }
 
 /// An `OpEntryPoint`.
@@ -430,8 +449,13 @@ impl<'a> Module<'a> {
             _ if s == Section::Global => {
                 if let Some(id) = inst.result_id() {
                     self.globals.insert(id, index);
+                    // SPIR-V declares a type after the types it is made of (only pointers
+                    // may be forward-declared), so a type that names an undeclared one is
+                    // not registered: no walk over the type graph can then loop.
                     if let Some(ty) = read_type(op, ops) {
-                        self.types.insert(id, ty);
+                        if ty.parts().all(|part| self.types.contains_key(&part)) {
+                            self.types.insert(id, ty);
+                        }
                     }
                 }
             }
@@ -800,7 +824,14 @@ impl<'m, 'a> Editor<'m, 'a> {
     ///
     /// Untouched runs of instructions between edit points are copied as whole slices, so the
     /// cost is a memcpy of the module plus the edits, not a lookup per instruction.
-    pub fn finish(self) -> Vec<u32> {
+    /// Fails only when the edits need more ids than SPIR-V allows.
+    pub fn finish(self) -> Result<Vec<u32>, PassError> {
+        if self.bound > MAX_BOUND {
+            return Err(PassError::Unsupported(format!(
+                "the rewrite needs {} ids, more than SPIR-V's limit of {MAX_BOUND}",
+                self.bound
+            )));
+        }
         let m = self.module;
         let extra: usize = self.appended.iter().map(Vec::len).sum::<usize>()
             + self.before.values().map(Vec::len).sum::<usize>();
@@ -864,7 +895,7 @@ impl<'m, 'a> Editor<'m, 'a> {
         for appended in &self.appended[section..] {
             out.extend_from_slice(appended);
         }
-        out
+        Ok(out)
     }
 }
 
@@ -927,7 +958,7 @@ mod tests {
     fn unedited_module_is_copied_word_for_word() {
         let w = tiny_module();
         let m = Module::parse(&w).unwrap();
-        assert_eq!(Editor::new(&m).finish(), w);
+        assert_eq!(Editor::new(&m).finish().unwrap(), w);
     }
 
     #[test]
@@ -939,7 +970,7 @@ mod tests {
         let f = e.type_float(32);
         assert_eq!(f, 10);
         assert_eq!(e.type_float(32), 10);
-        let out = e.finish();
+        let out = e.finish().unwrap();
         assert_eq!(out[3], 11);
         let m2 = Module::parse(&out).unwrap();
         assert_eq!(m2.type_of(10), Some(&Type::Float { width: 32 }));
@@ -959,7 +990,7 @@ mod tests {
         e.replace(5, inst(Op::TypeFunction, &[2, 1, f]));
         e.insert_before(8, &inst(Op::Nop, &[]));
         e.append(Section::Function, Op::Nop, &[]);
-        let out = e.finish();
+        let out = e.finish().unwrap();
 
         let mut expected = vec![MAGIC, 0x0001_0000, 0, 11, 0];
         let at = |i: usize| m.insts[i].words;
@@ -998,7 +1029,7 @@ mod tests {
         e.patch_word(5, 2, 9); // OpTypeFunction, but replaced below: ignored
         e.replace(5, inst(Op::TypeFunction, &[2, 1]));
         e.insert_before(6, &inst(Op::Nop, &[]));
-        let out = e.finish();
+        let out = e.finish().unwrap();
         let mut expected = w.clone();
         let f = m.insts[6].offset;
         expected[f + 1] = 8;

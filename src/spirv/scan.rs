@@ -59,8 +59,10 @@ pub fn scan(words: &[u32]) -> Summary {
             Some(Op::ExecutionMode) if ops.len() >= 2 => {
                 xfb_mode |= ops[1] == ExecutionMode::Xfb as u32;
             }
-            // "gl_FragColor\0" is four words; compare without decoding.
-            Some(Op::Name) if ops.len() >= 2 && ops[1..] == GL_FRAG_COLOR[..] => {
+            // "gl_FragColor\0" is four words; compare without decoding. Bytes after the
+            // nul are padding that readers ignore, so only the first byte of the last word
+            // must be the nul.
+            Some(Op::Name) if ops.len() >= 5 && ops[1..4] == GL_FRAG_COLOR[..3] && ops[4] & 0xff == 0 => {
                 frag_color_id = Some(ops[0]);
             }
             Some(Op::Decorate) if ops.len() >= 2 => match Decoration::from_u32(ops[1]) {

@@ -115,7 +115,7 @@ pub fn split_xfb_outputs(
     let interface = SplitInterface {
         locations: splits.iter().map(|s| s.location).collect(),
     };
-    Ok(Some((e.finish(), interface)))
+    Ok(Some((e.finish()?, interface)))
 }
 
 /// Splits the struct (and matrix) inputs of `entry` at the Locations in `split`, as
@@ -171,7 +171,7 @@ pub fn split_matching_inputs(words: &[u32], entry: &str, split: &SplitInterface)
         split.fill(&mut e, &mut code);
     }
     e.insert_before(start, &code);
-    Ok(Some(e.finish()))
+    Ok(Some(e.finish()?))
 }
 
 /// Decorations a leaf inherits from the aggregate variable and from the struct members on
