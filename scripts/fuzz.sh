@@ -259,7 +259,7 @@ run)
             ${FORK:+-fork="$FORK" -ignore_crashes=1} >"$log" 2>&1 || true
         local execs findings
         # The last "#N" status line counts executions (in -fork mode too).
-        execs="$(grep -ao '^#[0-9]*' "$log" | tail -1 | tr -d '#')"
+        execs="$(sed -n 's/^#\([0-9][0-9]*\).*/\1/p' "$log" | tail -1)"
         findings="$(find "fuzz/artifacts/$t" -type f | wc -l)"
         echo "$t: ${execs} executions in ${secs} s, ${findings} findings (fuzz/artifacts/$t/, log $log)"
     }
