@@ -1,4 +1,59 @@
 //! glsem: a Vulkan layer that gives Vulkan pipelines OpenGL semantics.
+//!
+//! [`spirv`] holds the SPIR-V passes (no Vulkan types); [`layer`] the Vulkan side. This
+//! file holds the symbols the Vulkan loader looks up in `libVkLayer_glsem.so`.
 #![allow(non_snake_case)]
 
+pub mod layer;
 pub mod spirv;
+
+use ash::vk;
+use std::ffi::c_char;
+
+/// Loader-layer interface negotiation (version 2).
+///
+/// # Safety
+/// Called by the Vulkan loader with its negotiation struct.
+#[no_mangle]
+pub unsafe extern "system" fn vkNegotiateLoaderLayerInterfaceVersion(
+    p_version_struct: *mut layer::loader_abi::NegotiateLayerInterface,
+) -> vk::Result {
+    layer::ffi_guard(
+        "vkNegotiateLoaderLayerInterfaceVersion",
+        vk::Result::ERROR_INITIALIZATION_FAILED,
+        || layer::negotiate_loader_layer_interface_version(p_version_struct),
+    )
+}
+
+/// # Safety
+/// Vulkan's valid usage for `vkGetInstanceProcAddr`.
+#[no_mangle]
+pub unsafe extern "system" fn vkGetInstanceProcAddr(
+    instance: vk::Instance,
+    p_name: *const c_char,
+) -> vk::PFN_vkVoidFunction {
+    layer::get_instance_proc_addr(instance, p_name)
+}
+
+/// # Safety
+/// Vulkan's valid usage for `vkGetDeviceProcAddr`.
+#[no_mangle]
+pub unsafe extern "system" fn vkGetDeviceProcAddr(
+    device: vk::Device,
+    p_name: *const c_char,
+) -> vk::PFN_vkVoidFunction {
+    layer::get_device_proc_addr(device, p_name)
+}
+
+/// Test hook: the layer's live-record and rewrite counters (see
+/// [`layer::records::DebugCounters`]). Not part of the layer's API.
+///
+/// # Safety
+/// `out` must point to a writable `DebugCounters`.
+#[doc(hidden)]
+#[no_mangle]
+pub unsafe extern "C" fn glsemGetDebugCounters(out: *mut layer::records::DebugCounters) {
+    if let Some(out) = out.as_mut() {
+        *out = layer::records::debug_counters();
+    }
+}

@@ -606,6 +606,8 @@ pub struct Editor<'m, 'a> {
     replaced: HashMap<usize, Vec<u32>>,
     /// Instruction index → words inserted before it.
     before: HashMap<usize, Vec<u32>>,
+    /// `(instruction index, word within it, new value)`: in-place patches.
+    patched: Vec<(usize, usize, u32)>,
     /// Words appended at the end of each section.
     appended: [Vec<u32>; 10],
     /// Types and constants this editor added, for find-or-add.
@@ -619,6 +621,7 @@ impl<'m, 'a> Editor<'m, 'a> {
             bound: module.bound,
             replaced: HashMap::new(),
             before: HashMap::new(),
+            patched: Vec::new(),
             appended: Default::default(),
             added_types: HashMap::new(),
         }
@@ -637,6 +640,16 @@ impl<'m, 'a> Editor<'m, 'a> {
 
     pub fn remove(&mut self, index: usize) {
         self.replaced.insert(index, Vec::new());
+    }
+
+    /// Overwrites word `word` (0 is the opcode word) of instruction `index`, for edits that
+    /// keep the instruction's length, such as a new result type. Cheaper than [`replace`]
+    /// when a pass retypes many instructions. Ignored if the instruction is replaced.
+    ///
+    /// [`replace`]: Editor::replace
+    pub fn patch_word(&mut self, index: usize, word: usize, value: u32) {
+        assert!(word < self.module.insts[index].words.len());
+        self.patched.push((index, word, value));
     }
 
     /// Inserts `words` before instruction `index` (after earlier insertions there).
@@ -777,6 +790,9 @@ impl<'m, 'a> Editor<'m, 'a> {
     }
 
     /// Writes the new module. The header's bound is the editor's.
+    ///
+    /// Untouched runs of instructions between edit points are copied as whole slices, so the
+    /// cost is a memcpy of the module plus the edits, not a lookup per instruction.
     pub fn finish(self) -> Vec<u32> {
         let m = self.module;
         let extra: usize = self.appended.iter().map(Vec::len).sum::<usize>()
@@ -784,21 +800,60 @@ impl<'m, 'a> Editor<'m, 'a> {
         let mut out = Vec::with_capacity(m.words.len() + extra);
         out.extend_from_slice(&m.words[..HEADER_WORDS]);
         out[3] = self.bound;
+        let mut patched = self.patched;
+        patched.sort_by_key(|p| p.0);
+        // Edit points: edited instructions and the ends of sections that have appends.
+        let mut points: Vec<usize> = self
+            .replaced
+            .keys()
+            .chain(self.before.keys())
+            .copied()
+            .chain(patched.iter().map(|p| p.0))
+            .collect();
+        points.extend(
+            (0..9)
+                .filter(|&s| !self.appended[s].is_empty())
+                .map(|s| m.section_starts[s + 1]),
+        );
+        points.sort_unstable();
+        points.dedup();
+        let word_at = |index: usize| m.insts.get(index).map_or(m.words.len(), |i| i.offset);
+        let mut next = 0usize; // first instruction not yet written
         let mut section = 0usize;
-        for (index, inst) in m.insts.iter().enumerate() {
+        let mut patches = patched.iter().peekable();
+        for index in points {
+            out.extend_from_slice(&m.words[word_at(next)..word_at(index)]);
             // Flush appends of every section that ends before this instruction.
             while section < 9 && m.section_starts[section + 1] <= index {
                 out.extend_from_slice(&self.appended[section]);
                 section += 1;
             }
+            if index >= m.insts.len() {
+                next = index;
+                break;
+            }
             if let Some(words) = self.before.get(&index) {
                 out.extend_from_slice(words);
             }
-            match self.replaced.get(&index) {
-                Some(words) => out.extend_from_slice(words),
-                None => out.extend_from_slice(inst.words),
+            let at = out.len();
+            let replaced = match self.replaced.get(&index) {
+                Some(words) => {
+                    out.extend_from_slice(words);
+                    true
+                }
+                None => {
+                    out.extend_from_slice(m.insts[index].words);
+                    false
+                }
+            };
+            while let Some(&(_, word, value)) = patches.next_if(|p| p.0 == index) {
+                if !replaced {
+                    out[at + word] = value;
+                }
             }
+            next = index + 1;
         }
+        out.extend_from_slice(&m.words[word_at(next)..]);
         for appended in &self.appended[section..] {
             out.extend_from_slice(appended);
         }
@@ -883,6 +938,65 @@ mod tests {
         assert_eq!(m2.type_of(10), Some(&Type::Float { width: 32 }));
         // The new type lands before the first function.
         assert!(m2.globals[&10] < m2.section_start(Section::Function));
+    }
+
+    #[test]
+    fn edits_land_in_place_and_appends_at_section_ends() {
+        let w = tiny_module();
+        let m = Module::parse(&w).unwrap();
+        let mut e = Editor::new(&m);
+        e.remove(3); // OpExecutionMode
+        e.name(3, "main");
+        e.decorate(1, Decoration::RelaxedPrecision, &[]);
+        let f = e.type_float(32);
+        e.replace(5, inst(Op::TypeFunction, &[2, 1, f]));
+        e.insert_before(8, &inst(Op::Nop, &[]));
+        e.append(Section::Function, Op::Nop, &[]);
+        let out = e.finish();
+
+        let mut expected = vec![MAGIC, 0x0001_0000, 0, 11, 0];
+        let at = |i: usize| m.insts[i].words;
+        for i in 0..3 {
+            expected.extend_from_slice(at(i));
+        }
+        let mut name = vec![3];
+        name.extend(encode_string("main"));
+        push_inst(&mut expected, Op::Name, &name);
+        push_inst(
+            &mut expected,
+            Op::Decorate,
+            &[1, Decoration::RelaxedPrecision as u32],
+        );
+        expected.extend_from_slice(at(4));
+        push_inst(&mut expected, Op::TypeFunction, &[2, 1, f]);
+        push_inst(&mut expected, Op::TypeFloat, &[f, 32]);
+        for i in 6..8 {
+            expected.extend_from_slice(at(i));
+        }
+        push_inst(&mut expected, Op::Nop, &[]);
+        for i in 8..10 {
+            expected.extend_from_slice(at(i));
+        }
+        push_inst(&mut expected, Op::Nop, &[]);
+        assert_eq!(out, expected);
+    }
+
+    #[test]
+    fn patched_words_change_in_place_unless_replaced() {
+        let w = tiny_module();
+        let m = Module::parse(&w).unwrap();
+        let mut e = Editor::new(&m);
+        e.patch_word(6, 1, 7); // OpFunction's result type
+        e.patch_word(6, 1, 8); // the later patch of a word wins
+        e.patch_word(5, 2, 9); // OpTypeFunction, but replaced below: ignored
+        e.replace(5, inst(Op::TypeFunction, &[2, 1]));
+        e.insert_before(6, &inst(Op::Nop, &[]));
+        let out = e.finish();
+        let mut expected = w.clone();
+        let f = m.insts[6].offset;
+        expected[f + 1] = 8;
+        expected.insert(f, inst(Op::Nop, &[])[0]);
+        assert_eq!(out, expected);
     }
 
     #[test]

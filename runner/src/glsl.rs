@@ -1,0 +1,859 @@
+//! GLSL → SPIR-V through `glslangValidator -V -R`, then the work a GL linker does that
+//! glslang's per-stage compiles cannot: matching stage interfaces by name, placing
+//! `gl_FragData`, and giving each stage's default uniform block its own binding.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use rspirv::binary::Assemble;
+use rspirv::dr::{self, Instruction, Operand};
+use spirv::{Decoration, Op, StorageClass};
+
+use crate::scene::{Scene, SceneError, Stage};
+
+/// The lowest desktop GLSL version glslang compiles for Vulkan.
+const MIN_VULKAN_GLSL: u32 = 140;
+/// `gl_FragData` gets this many elements (glslang's default is 32, beyond any device).
+const MAX_DRAW_BUFFERS: u32 = 8;
+
+/// Scalar component type of an interface variable or uniform.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scalar {
+    Float,
+    Double,
+    Int,
+    Uint,
+    Bool,
+}
+
+impl Scalar {
+    pub fn size(self) -> u32 {
+        if self == Scalar::Double {
+            8
+        } else {
+            4
+        }
+    }
+}
+
+/// A vertex shader input (an attribute the runner must feed).
+#[derive(Debug, Clone)]
+pub struct VertexInput {
+    pub name: String,
+    pub location: u32,
+    pub scalar: Scalar,
+    pub components: u32,
+}
+
+/// One member of a default uniform block, with its layout from the SPIR-V decorations.
+#[derive(Debug, Clone)]
+pub struct UniformMember {
+    pub name: String,
+    pub offset: u32,
+    pub scalar: Scalar,
+    pub columns: u32,
+    pub rows: u32,
+    pub matrix_stride: u32,
+    /// (length, ArrayStride) for arrays.
+    pub array: Option<(u32, u32)>,
+}
+
+#[derive(Debug, Clone)]
+pub struct UniformBlock {
+    pub binding: u32,
+    pub size: u32,
+    pub members: Vec<UniformMember>,
+}
+
+/// One compiled and linked stage.
+#[derive(Debug, Clone)]
+pub struct StageModule {
+    pub stage: Stage,
+    pub words: Vec<u32>,
+    pub capabilities: Vec<spirv::Capability>,
+    pub uniform_block: Option<UniformBlock>,
+    pub vertex_inputs: Vec<VertexInput>,
+    /// The module has the `Xfb` execution mode.
+    pub xfb: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct Program {
+    pub stages: Vec<StageModule>,
+}
+
+impl Program {
+    pub fn stage(&self, stage: Stage) -> Option<&StageModule> {
+        self.stages.iter().find(|s| s.stage == stage)
+    }
+
+    pub fn has_capability(&self, cap: spirv::Capability) -> bool {
+        self.stages.iter().any(|s| s.capabilities.contains(&cap))
+    }
+
+    pub fn vertex_inputs(&self) -> &[VertexInput] {
+        self.stage(Stage::Vertex)
+            .map(|s| s.vertex_inputs.as_slice())
+            .unwrap_or(&[])
+    }
+}
+
+/// Finds `glslangValidator` on PATH.
+pub fn find_glslang() -> Result<PathBuf, String> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|dir| dir.join("glslangValidator"))
+        .find(|p| p.is_file())
+        .ok_or_else(|| {
+            "glslangValidator not found on PATH; install the package glslang-tools".to_string()
+        })
+}
+
+/// Writes glslang's default resource limits with `MaxDrawBuffers` lowered, so that
+/// `gl_FragData` is an array a device can actually hold.
+pub fn write_limits_file(glslang: &Path, dir: &Path) -> Result<PathBuf, String> {
+    let out = Command::new(glslang)
+        .arg("-c")
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", glslang.display()))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let limits: String = text
+        .lines()
+        .map(|l| {
+            if l.starts_with("MaxDrawBuffers ") {
+                format!("MaxDrawBuffers {MAX_DRAW_BUFFERS}\n")
+            } else {
+                format!("{l}\n")
+            }
+        })
+        .collect();
+    let path = dir.join("limits.conf");
+    std::fs::write(&path, limits).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    Ok(path)
+}
+
+/// Paths the compiler needs; created once per run.
+pub struct Compiler {
+    pub glslang: PathBuf,
+    pub limits: PathBuf,
+    pub dir: PathBuf,
+}
+
+impl Compiler {
+    /// Compiles and links every stage of `scene`.
+    pub fn build(&self, scene: &Scene) -> Result<Program, SceneError> {
+        let version = scene.require.glsl_version;
+        // (stage, GLSL, first line of its section in the scene file)
+        let mut sources: Vec<(Stage, String, Option<usize>)> = Vec::new();
+        if scene.passthrough_vs {
+            let body = "in vec4 piglit_vertex;\nvoid main() { gl_Position = piglit_vertex; }\n";
+            let version = Some(version.unwrap_or(MIN_VULKAN_GLSL));
+            sources.push((Stage::Vertex, with_version(body, version)?, None));
+        }
+        for shader in &scene.shaders {
+            sources.push((shader.stage, with_version(&shader.source, version)?, Some(shader.first_line)));
+        }
+        if !sources.iter().any(|(s, ..)| *s == Stage::Vertex) {
+            return Err(SceneError::Skip(
+                "no vertex shader (fixed-function vertex processing is not supported)".into(),
+            ));
+        }
+        sources.sort_by_key(|(s, ..)| *s);
+
+        let mut modules = Vec::new();
+        for (stage, source, first_line) in &sources {
+            let words = self.compile(*stage, source, *first_line)?;
+            let module = dr::load_words(&words).map_err(|e| {
+                SceneError::Fail(format!("cannot parse glslang's SPIR-V for the {stage:?} shader: {e}"))
+            })?;
+            modules.push((*stage, module, explicit_location_names(source)));
+        }
+        link_locations(&mut modules);
+        let mut stages = Vec::new();
+        for (index, (stage, mut module, _)) in modules.into_iter().enumerate() {
+            let uniform_block = bind_default_uniform_block(&mut module, index as u32)?;
+            if stage == Stage::Fragment {
+                place_frag_data(&mut module);
+            }
+            let info = Types::new(&module);
+            let vertex_inputs = if stage == Stage::Vertex {
+                info.vertex_inputs(&module)
+            } else {
+                Vec::new()
+            };
+            let capabilities = module
+                .capabilities
+                .iter()
+                .filter_map(|i| match i.operands.first() {
+                    Some(Operand::Capability(c)) => Some(*c),
+                    _ => None,
+                })
+                .collect();
+            let xfb = module.execution_modes.iter().any(|i| {
+                matches!(i.operands.get(1), Some(Operand::ExecutionMode(spirv::ExecutionMode::Xfb)))
+            });
+            stages.push(StageModule {
+                stage,
+                words: module.assemble(),
+                capabilities,
+                uniform_block,
+                vertex_inputs,
+                xfb,
+            });
+        }
+        Ok(Program { stages })
+    }
+
+    fn compile(&self, stage: Stage, source: &str, first_line: Option<usize>) -> Result<Vec<u32>, SceneError> {
+        let name = stage.glslang_name();
+        let src = self.dir.join(format!("shader.{name}"));
+        let spv = self.dir.join(format!("shader.{name}.spv"));
+        let io = |e: std::io::Error| SceneError::Fail(format!("cannot write {}: {e}", src.display()));
+        std::fs::write(&src, source).map_err(io)?;
+        let _ = std::fs::remove_file(&spv);
+        let out = Command::new(&self.glslang)
+            .args(["-V", "-R", "--aml", "--amb", "-S", name])
+            .arg(&self.limits)
+            .arg(&src)
+            .arg("-o")
+            .arg(&spv)
+            .output()
+            .map_err(|e| SceneError::Fail(format!("cannot run glslangValidator: {e}")))?;
+        if !out.status.success() {
+            let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
+            text.push_str(&String::from_utf8_lossy(&out.stderr));
+            let src_name = src.display().to_string();
+            let message: Vec<String> = text
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty() && *l != src_name && *l != self.limits.display().to_string())
+                .map(|l| l.replace(&src_name, name))
+                .collect();
+            let section = first_line.map(|l| format!(" (its section starts at line {l})")).unwrap_or_default();
+            return Err(SceneError::Fail(format!(
+                "GLSL error in the {} shader{section}: {}",
+                stage_word(stage),
+                message.join(" | ")
+            )));
+        }
+        let bytes = std::fs::read(&spv).map_err(|e| SceneError::Fail(format!("cannot read {}: {e}", spv.display())))?;
+        Ok(bytes
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect())
+    }
+}
+
+fn stage_word(stage: Stage) -> &'static str {
+    match stage {
+        Stage::Vertex => "vertex",
+        Stage::TessControl => "tessellation control",
+        Stage::TessEval => "tessellation evaluation",
+        Stage::Geometry => "geometry",
+        Stage::Fragment => "fragment",
+    }
+}
+
+/// Adds `#version` from `[require]` when the source has none; glslang cannot target Vulkan
+/// from desktop GLSL below 1.40, which makes such scenes a SKIP rather than a FAIL.
+fn with_version(source: &str, version: Option<u32>) -> Result<String, SceneError> {
+    let declared = source.lines().find_map(|l| {
+        let l = l.trim();
+        l.strip_prefix("#version").map(|v| v.trim().to_string())
+    });
+    let (number, es) = match &declared {
+        Some(v) => {
+            let mut words = v.split_whitespace();
+            let n = words.next().and_then(|n| n.parse::<u32>().ok()).unwrap_or(0);
+            (n, words.next() == Some("es"))
+        }
+        None => (version.unwrap_or(110), false),
+    };
+    if !es && number < MIN_VULKAN_GLSL {
+        return Err(SceneError::Skip(format!(
+            "GLSL {number} is below 1.40, the lowest desktop version glslang compiles for Vulkan"
+        )));
+    }
+    Ok(match declared {
+        Some(_) => source.to_string(),
+        None => format!("#version {number}\n#line 1\n{source}"),
+    })
+}
+
+/// Names declared with an explicit `layout(... location ...)` in GLSL: the linker keeps those.
+/// For interface blocks this is the block name, as GL matches blocks by block name.
+fn explicit_location_names(source: &str) -> HashSet<String> {
+    let mut names = HashSet::new();
+    let mut rest = source;
+    while let Some(pos) = rest.find("layout") {
+        rest = &rest[pos + "layout".len()..];
+        let Some(open) = rest.trim_start().strip_prefix('(') else { continue };
+        let Some(close) = open.find(')') else { break };
+        let qualifiers = &open[..close];
+        let decl_end = open[close..].find(';').map(|e| close + e).unwrap_or(open.len());
+        let decl = &open[close + 1..decl_end];
+        if !qualifiers.split(|c: char| !c.is_alphanumeric() && c != '_').any(|w| w == "location") {
+            continue;
+        }
+        let head = decl.split('{').next().unwrap_or("");
+        let name_source = if decl.contains('{') { head } else { decl };
+        let without_arrays: String = strip_brackets(name_source);
+        if let Some(name) = without_arrays
+            .split(|c: char| !c.is_alphanumeric() && c != '_')
+            .filter(|w| !w.is_empty())
+            .last()
+        {
+            names.insert(name.to_string());
+        }
+    }
+    names
+}
+
+fn strip_brackets(s: &str) -> String {
+    let mut depth = 0;
+    s.chars()
+        .filter(|c| {
+            match c {
+                '[' => depth += 1,
+                ']' => {
+                    depth -= 1;
+                    return false;
+                }
+                _ => {}
+            }
+            depth == 0
+        })
+        .collect()
+}
+
+/// Lookup tables over one module's types, names and decorations.
+struct Types {
+    defs: HashMap<u32, Instruction>,
+    names: HashMap<u32, String>,
+    member_names: HashMap<(u32, u32), String>,
+    decorations: HashMap<u32, Vec<(Decoration, Vec<u32>)>>,
+    member_decorations: HashMap<(u32, u32), Vec<(Decoration, Vec<u32>)>>,
+}
+
+fn literal(op: &Operand) -> Option<u32> {
+    match op {
+        Operand::LiteralBit32(v) => Some(*v),
+        _ => None,
+    }
+}
+
+fn id(op: &Operand) -> Option<u32> {
+    match op {
+        Operand::IdRef(v) => Some(*v),
+        _ => None,
+    }
+}
+
+impl Types {
+    fn new(module: &dr::Module) -> Self {
+        let mut t = Types {
+            defs: HashMap::new(),
+            names: HashMap::new(),
+            member_names: HashMap::new(),
+            decorations: HashMap::new(),
+            member_decorations: HashMap::new(),
+        };
+        for inst in &module.types_global_values {
+            if let Some(rid) = inst.result_id {
+                t.defs.insert(rid, inst.clone());
+            }
+        }
+        for inst in &module.debug_names {
+            match (inst.class.opcode, inst.operands.as_slice()) {
+                (Op::Name, [Operand::IdRef(target), Operand::LiteralString(s)]) => {
+                    t.names.insert(*target, s.clone());
+                }
+                (Op::MemberName, [Operand::IdRef(target), Operand::LiteralBit32(m), Operand::LiteralString(s)]) => {
+                    t.member_names.insert((*target, *m), s.clone());
+                }
+                _ => {}
+            }
+        }
+        for inst in &module.annotations {
+            match (inst.class.opcode, inst.operands.as_slice()) {
+                (Op::Decorate, [Operand::IdRef(target), Operand::Decoration(d), rest @ ..]) => {
+                    t.decorations
+                        .entry(*target)
+                        .or_default()
+                        .push((*d, rest.iter().filter_map(literal).collect()));
+                }
+                (
+                    Op::MemberDecorate,
+                    [Operand::IdRef(target), Operand::LiteralBit32(m), Operand::Decoration(d), rest @ ..],
+                ) => {
+                    t.member_decorations
+                        .entry((*target, *m))
+                        .or_default()
+                        .push((*d, rest.iter().filter_map(literal).collect()));
+                }
+                _ => {}
+            }
+        }
+        t
+    }
+
+    fn decoration(&self, target: u32, d: Decoration) -> Option<&[u32]> {
+        self.decorations
+            .get(&target)?
+            .iter()
+            .find(|(x, _)| *x == d)
+            .map(|(_, v)| v.as_slice())
+    }
+
+    /// The literal operands of a member decoration (empty for `BuiltIn`, `RowMajor`, ...).
+    fn member_decoration(&self, ty: u32, member: u32, d: Decoration) -> Option<&[u32]> {
+        self.member_decorations
+            .get(&(ty, member))?
+            .iter()
+            .find(|(x, _)| *x == d)
+            .map(|(_, v)| v.as_slice())
+    }
+
+    fn member_literal(&self, ty: u32, member: u32, d: Decoration) -> Option<u32> {
+        self.member_decoration(ty, member, d).and_then(|v| v.first().copied())
+    }
+
+    fn def(&self, ty: u32) -> Option<&Instruction> {
+        self.defs.get(&ty)
+    }
+
+    fn pointee(&self, ptr: u32) -> Option<u32> {
+        let inst = self.def(ptr)?;
+        (inst.class.opcode == Op::TypePointer).then(|| inst.operands.get(1).and_then(id))?
+    }
+
+    fn constant(&self, cid: u32) -> Option<u32> {
+        let inst = self.def(cid)?;
+        (inst.class.opcode == Op::Constant).then(|| inst.operands.first().and_then(literal))?
+    }
+
+    /// (length, element type) of an array type.
+    fn array(&self, ty: u32) -> Option<(u32, u32)> {
+        let inst = self.def(ty)?;
+        if inst.class.opcode != Op::TypeArray {
+            return None;
+        }
+        let elem = inst.operands.first().and_then(id)?;
+        let len = self.constant(inst.operands.get(1).and_then(id)?)?;
+        Some((len, elem))
+    }
+
+    /// Interface Locations a value of `ty` occupies (Vulkan "Location Assignment").
+    fn slots(&self, ty: u32) -> u32 {
+        let Some(inst) = self.def(ty) else { return 1 };
+        match inst.class.opcode {
+            Op::TypeVector => {
+                let count = inst.operands.get(1).and_then(literal).unwrap_or(1);
+                let comp = inst.operands.first().and_then(id).unwrap_or(0);
+                if self.scalar_width(comp) == 64 && count > 2 {
+                    2
+                } else {
+                    1
+                }
+            }
+            Op::TypeMatrix => {
+                let column = inst.operands.first().and_then(id).unwrap_or(0);
+                inst.operands.get(1).and_then(literal).unwrap_or(1) * self.slots(column)
+            }
+            Op::TypeArray => self.array(ty).map(|(len, elem)| len * self.slots(elem)).unwrap_or(1),
+            Op::TypeStruct => inst.operands.iter().filter_map(id).map(|m| self.slots(m)).sum(),
+            _ => 1,
+        }
+    }
+
+    fn scalar_width(&self, ty: u32) -> u32 {
+        self.def(ty)
+            .and_then(|i| i.operands.first().and_then(literal))
+            .unwrap_or(32)
+    }
+
+    fn scalar(&self, ty: u32) -> Option<Scalar> {
+        let inst = self.def(ty)?;
+        Some(match inst.class.opcode {
+            Op::TypeFloat if self.scalar_width(ty) == 64 => Scalar::Double,
+            Op::TypeFloat => Scalar::Float,
+            Op::TypeInt if inst.operands.get(1).and_then(literal) == Some(1) => Scalar::Int,
+            Op::TypeInt => Scalar::Uint,
+            Op::TypeBool => Scalar::Bool,
+            _ => return None,
+        })
+    }
+
+    /// (scalar, columns, rows) of a scalar, vector or matrix type.
+    fn shape(&self, ty: u32) -> Option<(Scalar, u32, u32)> {
+        let inst = self.def(ty)?;
+        match inst.class.opcode {
+            Op::TypeVector => {
+                let (s, _, _) = self.shape(inst.operands.first().and_then(id)?)?;
+                Some((s, 1, inst.operands.get(1).and_then(literal)?))
+            }
+            Op::TypeMatrix => {
+                let (s, _, rows) = self.shape(inst.operands.first().and_then(id)?)?;
+                Some((s, inst.operands.get(1).and_then(literal)?, rows))
+            }
+            _ => Some((self.scalar(ty)?, 1, 1)),
+        }
+    }
+
+    fn is_builtin(&self, var: u32, ty: u32) -> bool {
+        if self.decoration(var, Decoration::BuiltIn).is_some() {
+            return true;
+        }
+        // gl_PerVertex blocks (possibly arrayed) carry BuiltIn on their members.
+        let ty = self.array(ty).map(|(_, e)| e).unwrap_or(ty);
+        self.member_decorations
+            .keys()
+            .any(|(t, m)| *t == ty && self.member_decoration(ty, *m, Decoration::BuiltIn).is_some())
+    }
+
+    /// Input/Output variables that are not built-ins: (var id, storage, pointee type).
+    fn interface_variables(&self, module: &dr::Module) -> Vec<(u32, StorageClass, u32)> {
+        module
+            .types_global_values
+            .iter()
+            .filter(|i| i.class.opcode == Op::Variable)
+            .filter_map(|i| {
+                let storage = match i.operands.first() {
+                    Some(Operand::StorageClass(s @ (StorageClass::Input | StorageClass::Output))) => *s,
+                    _ => return None,
+                };
+                let var = i.result_id?;
+                let ty = self.pointee(i.result_type?)?;
+                (!self.is_builtin(var, ty)).then_some((var, storage, ty))
+            })
+            .collect()
+    }
+
+    fn vertex_inputs(&self, module: &dr::Module) -> Vec<VertexInput> {
+        self.interface_variables(module)
+            .into_iter()
+            .filter(|(_, s, _)| *s == StorageClass::Input)
+            .filter_map(|(var, _, ty)| {
+                let (scalar, columns, rows) = self.shape(ty)?;
+                Some(VertexInput {
+                    name: self.names.get(&var).cloned().unwrap_or_default(),
+                    location: self.decoration(var, Decoration::Location)?.first().copied()?,
+                    scalar,
+                    components: if columns == 1 { rows } else { 0 },
+                })
+            })
+            .collect()
+    }
+}
+
+/// Whether a stage's variables of this storage class are per-vertex arrays whose outer
+/// dimension does not count towards Locations.
+fn arrayed(stage: Stage, storage: StorageClass) -> bool {
+    matches!(
+        (stage, storage),
+        (Stage::TessControl, _) | (Stage::TessEval, StorageClass::Input) | (Stage::Geometry, StorageClass::Input)
+    )
+}
+
+/// Gives every stage-to-stage interface variable the same Location in every stage, by name,
+/// as a GL linker matches them. Vertex inputs and fragment outputs face the API and keep
+/// glslang's Locations; explicit `layout(location=)` variables keep theirs.
+fn link_locations(modules: &mut [(Stage, dr::Module, HashSet<String>)]) {
+    struct Var {
+        module: usize,
+        id: u32,
+        name: String,
+        slots: u32,
+        location: Option<u32>,
+        explicit: bool,
+    }
+    let mut vars = Vec::new();
+    for (index, (stage, module, explicit)) in modules.iter().enumerate() {
+        let types = Types::new(module);
+        for (var, storage, ty) in types.interface_variables(module) {
+            let api_facing = (*stage == Stage::Vertex && storage == StorageClass::Input)
+                || (*stage == Stage::Fragment && storage == StorageClass::Output);
+            if api_facing {
+                continue;
+            }
+            let per_vertex = arrayed(*stage, storage) && types.decoration(var, Decoration::Patch).is_none();
+            let ty = if per_vertex { types.array(ty).map(|(_, e)| e).unwrap_or(ty) } else { ty };
+            // Interface blocks match by block name, other variables by variable name.
+            let name = if types.decoration(ty, Decoration::Block).is_some() {
+                types.names.get(&ty)
+            } else {
+                types.names.get(&var)
+            };
+            let Some(name) = name.cloned().filter(|n| !n.is_empty()) else { continue };
+            let location = types.decoration(var, Decoration::Location).and_then(|v| v.first().copied());
+            vars.push(Var {
+                module: index,
+                id: var,
+                explicit: explicit.contains(&name),
+                name,
+                slots: types.slots(ty),
+                location,
+            });
+        }
+    }
+
+    let mut used: Vec<(u32, u32)> = Vec::new(); // [start, end) ranges taken
+    let mut table: BTreeMap<String, u32> = BTreeMap::new();
+    for v in vars.iter().filter(|v| v.explicit) {
+        if let Some(loc) = v.location {
+            table.entry(v.name.clone()).or_insert(loc);
+            used.push((loc, loc + v.slots));
+        }
+    }
+    let mut order: Vec<&str> = Vec::new();
+    for v in &vars {
+        if !table.contains_key(&v.name) && !order.contains(&v.name.as_str()) {
+            order.push(&v.name);
+        }
+    }
+    for name in order {
+        let slots = vars.iter().filter(|v| v.name == name).map(|v| v.slots).max().unwrap_or(1);
+        let mut loc = 0;
+        while let Some(&(_, end)) = used.iter().find(|(s, e)| loc < *e && *s < loc + slots) {
+            loc = end;
+        }
+        used.push((loc, loc + slots));
+        table.insert(name.to_string(), loc);
+    }
+    for v in &vars {
+        let loc = table[&v.name];
+        if v.location != Some(loc) {
+            set_decoration(&mut modules[v.module].1, v.id, Decoration::Location, loc);
+        }
+    }
+}
+
+/// Replaces (or adds) `OpDecorate target decoration value`.
+fn set_decoration(module: &mut dr::Module, target: u32, decoration: Decoration, value: u32) {
+    for inst in &mut module.annotations {
+        if inst.class.opcode == Op::Decorate
+            && inst.operands.first() == Some(&Operand::IdRef(target))
+            && inst.operands.get(1) == Some(&Operand::Decoration(decoration))
+        {
+            inst.operands.truncate(2);
+            inst.operands.push(Operand::LiteralBit32(value));
+            return;
+        }
+    }
+    module.annotations.push(Instruction::new(
+        Op::Decorate,
+        None,
+        None,
+        vec![
+            Operand::IdRef(target),
+            Operand::Decoration(decoration),
+            Operand::LiteralBit32(value),
+        ],
+    ));
+}
+
+/// glslang leaves `gl_FragData` without a Location; GL's draw buffer `i` is element `i`.
+fn place_frag_data(module: &mut dr::Module) {
+    let types = Types::new(module);
+    let frag_data = module.types_global_values.iter().find_map(|i| {
+        let var = i.result_id?;
+        (i.class.opcode == Op::Variable
+            && types.names.get(&var).map(String::as_str) == Some("gl_FragData")
+            && types.decoration(var, Decoration::Location).is_none())
+        .then_some(var)
+    });
+    if let Some(var) = frag_data {
+        set_decoration(module, var, Decoration::Location, 0);
+    }
+}
+
+/// Moves the stage's `gl_DefaultUniformBlock` to set 0, binding `binding` (one binding per
+/// stage: each stage's block has its own member layout) and reflects its layout. Any other
+/// descriptor makes the scene a SKIP: the runner only feeds loose uniforms.
+fn bind_default_uniform_block(module: &mut dr::Module, binding: u32) -> Result<Option<UniformBlock>, SceneError> {
+    let types = Types::new(module);
+    let mut block = None;
+    for inst in module.types_global_values.iter().filter(|i| i.class.opcode == Op::Variable) {
+        let storage = match inst.operands.first() {
+            Some(Operand::StorageClass(s)) => *s,
+            _ => continue,
+        };
+        if !matches!(
+            storage,
+            StorageClass::Uniform | StorageClass::UniformConstant | StorageClass::StorageBuffer | StorageClass::PushConstant
+        ) {
+            continue;
+        }
+        let (Some(var), Some(ptr)) = (inst.result_id, inst.result_type) else { continue };
+        let ty = types.pointee(ptr).unwrap_or(0);
+        if storage == StorageClass::Uniform && types.names.get(&ty).map(String::as_str) == Some("gl_DefaultUniformBlock") {
+            block = Some((var, ty));
+        } else {
+            let name = types.names.get(&var).or_else(|| types.names.get(&ty)).cloned().unwrap_or_default();
+            return Err(SceneError::Skip(format!(
+                "resource `{name}` ({storage:?}): only loose uniforms (the default uniform block) are supported"
+            )));
+        }
+    }
+    let Some((var, ty)) = block else { return Ok(None) };
+    let mut members = Vec::new();
+    let member_types: Vec<u32> = types.def(ty).map(|i| i.operands.iter().filter_map(id).collect()).unwrap_or_default();
+    let mut size = 0;
+    for (m, &mty) in member_types.iter().enumerate() {
+        let m = m as u32;
+        let name = types.member_names.get(&(ty, m)).cloned().unwrap_or_default();
+        let offset = types.member_literal(ty, m, Decoration::Offset).unwrap_or(0);
+        let (array, elem) = match types.array(mty) {
+            Some((len, elem)) => {
+                let stride = types.decoration(mty, Decoration::ArrayStride).and_then(|v| v.first().copied()).unwrap_or(16);
+                (Some((len, stride)), elem)
+            }
+            None => (None, mty),
+        };
+        let Some((scalar, columns, rows)) = types.shape(elem) else {
+            return Err(SceneError::Skip(format!("uniform `{name}`: struct and nested array uniforms are not supported")));
+        };
+        let matrix_stride = types.member_literal(ty, m, Decoration::MatrixStride).unwrap_or(0);
+        if columns > 1 && types.member_decoration(ty, m, Decoration::RowMajor).is_some() {
+            return Err(SceneError::Skip(format!("uniform `{name}`: row-major matrices are not supported")));
+        }
+        let elem_size = if columns > 1 { columns * matrix_stride } else { rows * scalar.size() };
+        let extent = match array {
+            Some((len, stride)) => stride * len,
+            None => elem_size,
+        };
+        size = size.max(offset + extent);
+        members.push(UniformMember { name, offset, scalar, columns, rows, matrix_stride, array });
+    }
+    set_decoration(module, var, Decoration::DescriptorSet, 0);
+    set_decoration(module, var, Decoration::Binding, binding);
+    Ok(Some(UniformBlock { binding, size: size.next_multiple_of(16), members }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scene;
+
+    fn compiler() -> Compiler {
+        let dir = std::env::temp_dir().join(format!("glsem-run-glsl-test-{}-{:?}", std::process::id(), std::thread::current().id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let glslang = find_glslang().unwrap();
+        let limits = write_limits_file(&glslang, &dir).unwrap();
+        Compiler { glslang, limits, dir }
+    }
+
+    fn location_of(words: &[u32], name: &str) -> Option<u32> {
+        let module = dr::load_words(words).unwrap();
+        let types = Types::new(&module);
+        let var = types.names.iter().find(|(_, n)| n.as_str() == name)?.0;
+        types.decoration(*var, Decoration::Location).and_then(|v| v.first().copied())
+    }
+
+    #[test]
+    fn explicit_locations_are_found_by_name() {
+        let names = explicit_location_names(
+            "layout(location = 2) out vec4 a;\nlayout(std140) uniform U { vec4 x; };\n\
+             layout(location=1) out B { vec4 m; } inst;\nlayout(location=4) in float arr[3];\nout vec4 c;",
+        );
+        let mut v: Vec<_> = names.into_iter().collect();
+        v.sort();
+        assert_eq!(v, vec!["B", "a", "arr"]);
+    }
+
+    /// GL matches varyings by name: declaring them in different orders in the VS and FS
+    /// must still connect `a` to `a` and `b` to `b`; a dvec4 takes two Locations.
+    #[test]
+    fn varyings_match_by_name_across_stages() {
+        let scene = scene::parse(
+            "[require]\nGLSL >= 4.00\n[vertex shader]\nin vec4 piglit_vertex;\nout dvec4 a;\nout float b;\n\
+             void main() { gl_Position = piglit_vertex; a = dvec4(1); b = 2.0; }\n\
+             [fragment shader]\nflat in float b;\nflat in dvec4 a;\nout vec4 c;\nvoid main() { c = vec4(a.x) + b; }\n",
+        )
+        .unwrap();
+        let program = compiler().build(&scene).unwrap();
+        let vs = &program.stage(Stage::Vertex).unwrap().words;
+        let fs = &program.stage(Stage::Fragment).unwrap().words;
+        let (va, vb) = (location_of(vs, "a").unwrap(), location_of(vs, "b").unwrap());
+        assert_eq!(location_of(fs, "a"), Some(va));
+        assert_eq!(location_of(fs, "b"), Some(vb));
+        // a (dvec4) occupies two Locations, so b may not sit in either.
+        assert!(vb < va || vb >= va + 2, "a at {va}, b at {vb}");
+    }
+
+    /// Per-vertex arrayed inputs of a TES: the array dimension is not Locations, so
+    /// VS `out vec4 v` and TES `in vec4 v[]` get the same single Location.
+    #[test]
+    fn arrayed_inputs_and_explicit_locations() {
+        let scene = scene::parse(
+            "[require]\nGLSL >= 4.10\n[vertex shader]\nin vec4 piglit_vertex;\nout vec4 w;\nlayout(location = 0) out vec4 e;\nout vec4 v;\n\
+             void main() { gl_Position = piglit_vertex; v = w = e = vec4(1); }\n\
+             [tessellation control shader]\nlayout(vertices = 3) out;\nin vec4 v[];\nin vec4 w[];\nlayout(location = 0) in vec4 e[];\nout vec4 tv[];\n\
+             void main() { tv[gl_InvocationID] = v[gl_InvocationID] + w[gl_InvocationID] + e[gl_InvocationID]; gl_TessLevelOuter[0] = 1.0; }\n\
+             [tessellation evaluation shader]\nlayout(triangles) in;\nin vec4 tv[];\nvoid main() { gl_Position = tv[0]; }\n",
+        )
+        .unwrap();
+        let program = compiler().build(&scene).unwrap();
+        let vs = &program.stage(Stage::Vertex).unwrap().words;
+        let tcs = &program.stage(Stage::TessControl).unwrap().words;
+        let tes = &program.stage(Stage::TessEval).unwrap().words;
+        assert_eq!(location_of(vs, "e"), Some(0));
+        assert_eq!(location_of(tcs, "e"), Some(0));
+        for name in ["v", "w"] {
+            let loc = location_of(vs, name).unwrap();
+            assert_ne!(loc, 0, "{name} collides with the explicit location 0");
+            assert_eq!(location_of(tcs, name), Some(loc));
+        }
+        assert_ne!(location_of(vs, "v"), location_of(vs, "w"));
+        assert_eq!(location_of(tcs, "tv"), location_of(tes, "tv"));
+    }
+
+    #[test]
+    fn frag_data_gets_location_zero_and_eight_elements() {
+        let scene = scene::parse(
+            "[require]\nGLSL >= 1.40\n[vertex shader passthrough]\n[fragment shader]\nvoid main() { gl_FragData[1] = vec4(1); }\n",
+        )
+        .unwrap();
+        let program = compiler().build(&scene).unwrap();
+        let fs = &program.stage(Stage::Fragment).unwrap().words;
+        assert_eq!(location_of(fs, "gl_FragData"), Some(0));
+        let module = dr::load_words(fs).unwrap();
+        let types = Types::new(&module);
+        let var = module.types_global_values.iter().find(|i| types.names.get(&i.result_id.unwrap_or(0)).map(String::as_str) == Some("gl_FragData")).unwrap();
+        let (len, _) = types.array(types.pointee(var.result_type.unwrap()).unwrap()).unwrap();
+        assert_eq!(len, MAX_DRAW_BUFFERS);
+    }
+
+    #[test]
+    fn default_uniform_blocks_get_one_binding_per_stage() {
+        let scene = scene::parse(
+            "[require]\nGLSL >= 1.50\n[vertex shader]\nin vec4 piglit_vertex;\nuniform float scale;\nuniform mat3 m;\n\
+             void main() { gl_Position = piglit_vertex * scale + vec4(m[1], 0); }\n\
+             [fragment shader]\nuniform vec4 color;\nuniform float arr[3];\nout vec4 c;\nvoid main() { c = color + arr[2]; }\n",
+        )
+        .unwrap();
+        let program = compiler().build(&scene).unwrap();
+        let vs = program.stage(Stage::Vertex).unwrap().uniform_block.clone().unwrap();
+        let fs = program.stage(Stage::Fragment).unwrap().uniform_block.clone().unwrap();
+        assert_ne!(vs.binding, fs.binding);
+        let m = vs.members.iter().find(|m| m.name == "m").unwrap();
+        assert_eq!((m.columns, m.rows, m.matrix_stride), (3, 3, 16));
+        let arr = fs.members.iter().find(|m| m.name == "arr").unwrap();
+        assert_eq!(arr.array, Some((3, 16)), "std140 rounds array strides up to 16");
+        assert_eq!(program.vertex_inputs()[0].name, "piglit_vertex");
+    }
+
+    #[test]
+    fn glsl_errors_carry_glslangs_message() {
+        let scene = scene::parse("[require]\nGLSL >= 1.50\n[vertex shader passthrough]\n[fragment shader]\nvoid main() { undeclared = 1.0; }\n").unwrap();
+        let err = compiler().build(&scene).unwrap_err();
+        assert!(matches!(&err, SceneError::Fail(m) if m.contains("fragment") && m.contains("undeclared")), "{err:?}");
+    }
+
+    #[test]
+    fn old_glsl_skips() {
+        let scene = scene::parse("[require]\nGLSL >= 1.10\n[vertex shader passthrough]\n").unwrap();
+        assert!(matches!(compiler().build(&scene), Err(SceneError::Skip(_))));
+    }
+}

@@ -1,0 +1,90 @@
+//! Enabling the glsem layer "from this build": a temporary manifest that points the loader
+//! at the `libVkLayer_glsem.so` next to this executable (or `GLSEM_LAYER_LIB`).
+
+use std::path::{Path, PathBuf};
+
+pub const GLSEM_LAYER: &str = "VK_LAYER_GLSEM_gl_semantics";
+pub const VALIDATION_LAYER: &str = "VK_LAYER_KHRONOS_validation";
+pub const LEVELS_EXTENSION: &str = "VK_GLSEM_tessellation_default_levels";
+pub const LEVELS_COMMAND: &str = "vkCmdSetTessellationDefaultLevelsGLSEM";
+const LIBRARY: &str = "libVkLayer_glsem.so";
+
+/// The layer library this run uses: `GLSEM_LAYER_LIB`, else the one built next to us.
+pub fn find_library() -> Result<PathBuf, String> {
+    if let Some(path) = std::env::var_os("GLSEM_LAYER_LIB") {
+        let path = PathBuf::from(path);
+        return if path.is_file() {
+            Ok(path)
+        } else {
+            Err(format!("GLSEM_LAYER_LIB={} does not exist", path.display()))
+        };
+    }
+    let exe = std::env::current_exe().map_err(|e| format!("cannot locate glsem-run: {e}"))?;
+    let dir = exe.parent().unwrap_or(Path::new("."));
+    let path = dir.join(LIBRARY);
+    if path.is_file() {
+        Ok(path)
+    } else {
+        Err(format!(
+            "the glsem layer {} was not found (build it with `cargo build`, set GLSEM_LAYER_LIB, or pass --no-layer)",
+            path.display()
+        ))
+    }
+}
+
+/// The manifest JSON, with the same fields as `layer-manifest/VkLayer_glsem.json`.
+pub fn manifest(library: &Path) -> String {
+    let json = serde_json::json!({
+        "file_format_version": "1.2.0",
+        "layer": {
+            "name": GLSEM_LAYER,
+            "type": "INSTANCE",
+            "library_path": library.to_string_lossy(),
+            "api_version": "1.3.0",
+            "implementation_version": "1",
+            "description": "GL semantics for Vulkan pipelines (loaded by glsem-run)",
+            "device_extensions": [{
+                "name": LEVELS_EXTENSION,
+                "spec_version": "1",
+                "entrypoints": [LEVELS_COMMAND]
+            }]
+        }
+    });
+    serde_json::to_string_pretty(&json).unwrap_or_default()
+}
+
+/// Writes the manifest into `dir` and prepends `dir` to `VK_ADD_LAYER_PATH`. Must run
+/// before libvulkan is loaded, while the process is still single-threaded.
+pub fn install_manifest(library: &Path, dir: &Path) -> Result<(), String> {
+    let library = library
+        .canonicalize()
+        .map_err(|e| format!("cannot resolve {}: {e}", library.display()))?;
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let file = dir.join("VkLayer_glsem.json");
+    std::fs::write(&file, manifest(&library))
+        .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+    let mut paths = vec![dir.to_path_buf()];
+    if let Some(old) = std::env::var_os("VK_ADD_LAYER_PATH") {
+        paths.extend(std::env::split_paths(&old));
+    }
+    let joined = std::env::join_paths(paths).map_err(|e| e.to_string())?;
+    std::env::set_var("VK_ADD_LAYER_PATH", joined);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn manifest_points_at_the_library_and_lists_the_extension() {
+        let json: serde_json::Value = serde_json::from_str(&manifest(Path::new("/x/libVkLayer_glsem.so"))).unwrap();
+        let layer = &json["layer"];
+        assert_eq!(layer["name"], GLSEM_LAYER);
+        assert_eq!(layer["type"], "INSTANCE");
+        assert_eq!(layer["library_path"], "/x/libVkLayer_glsem.so");
+        assert_eq!(layer["api_version"], "1.3.0");
+        assert_eq!(layer["device_extensions"][0]["name"], LEVELS_EXTENSION);
+        assert_eq!(layer["device_extensions"][0]["entrypoints"][0], LEVELS_COMMAND);
+    }
+}

@@ -1,0 +1,880 @@
+//! Plays a scene's `[test]` commands on a device, as the GL application would.
+//!
+//! Every command is recorded into its own command buffer, submitted and waited for: scenes
+//! are small, and it keeps uniform updates, probes and readbacks trivially ordered.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+use ash::vk;
+
+use crate::glsl::{Compiler, Program, Scalar, UniformBlock, UniformMember};
+use crate::probe::{self, Image, DEFAULT_TOLERANCE};
+use crate::report::Outcome;
+use crate::scene::{self, Command, Feature, Mode, Query, Scene, SceneError, Stage, Uniform, UniformData, XfbKind};
+use crate::vk::format::{Format, Kind};
+use crate::vk::pipeline::{self, PipelineDesc};
+use crate::vk::target::Targets;
+use crate::vk::{check, take_messages, Buffer, Gpu, Needs, Vulkan};
+
+pub const TES_WITHOUT_TCS: &str = "invalid on plain Vulkan: tessellation evaluation shader without control shader (VUID-VkGraphicsPipelineCreateInfo-pStages-00730)";
+
+pub struct Options {
+    pub png_dir: Option<PathBuf>,
+}
+
+/// Runs one scene file; also returns the device name when one was created.
+pub fn run(vulkan: &Vulkan, compiler: &Compiler, path: &Path, options: &Options) -> (Outcome, Option<String>) {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) => return (Outcome::Fail(format!("cannot read the scene: {e}")), None),
+    };
+    let scene = match scene::parse(&text) {
+        Ok(s) => s,
+        Err(e) => return (e.into(), None),
+    };
+    // Never hand such a pipeline to a driver: lavapipe and NVIDIA crash on it.
+    if scene.has_stage(Stage::TessEval) && !scene.has_stage(Stage::TessControl) && !vulkan.layer {
+        return (Outcome::Fail(TES_WITHOUT_TCS.into()), None);
+    }
+    let program = match compiler.build(&scene) {
+        Ok(p) => p,
+        Err(e) => return (e.into(), None),
+    };
+    let gpu = match Gpu::new(vulkan, &needs(&scene, &program)) {
+        Ok(g) => g,
+        Err(e) => return (e.into(), None),
+    };
+    let device = Some(gpu.name.clone());
+    let uses_levels = scene.uses(|c| matches!(c, Command::DefaultOuterLevels(_) | Command::DefaultInnerLevels(_)));
+    if uses_levels && gpu.set_levels.is_none() {
+        let why = format!("`patch parameter default level` needs vkCmdSetTessellationDefaultLevelsGLSEM: {}", gpu.levels_missing);
+        return (Outcome::Skip(why), device);
+    }
+    take_messages();
+    let outcome = match Player::new(gpu, &scene, &program) {
+        Ok(mut player) => {
+            let result = player.play(&scene, path, options);
+            drop(player);
+            result
+        }
+        Err(e) => Err(e),
+    };
+    // Messages raised while tearing down (leaks, ...) belong to this scene too.
+    let messages = take_messages();
+    let outcome = match outcome {
+        Err(e) => e.into(),
+        Ok(()) if !messages.is_empty() => Outcome::Fail(format!("validation error: {}", messages[0])),
+        Ok(()) => Outcome::Pass,
+    };
+    (outcome, device)
+}
+
+/// Device features from `[require]`, the SPIR-V capabilities and the commands used.
+fn needs(scene: &Scene, program: &Program) -> Needs {
+    use spirv::Capability as C;
+    let req = |f: Feature| scene.require.features.contains(&f);
+    let cap = |c: C| program.has_capability(c);
+    Needs {
+        tessellation: req(Feature::Tessellation) || program.stage(Stage::TessEval).is_some() || cap(C::Tessellation),
+        geometry: req(Feature::Geometry) || cap(C::Geometry),
+        transform_feedback: req(Feature::TransformFeedback)
+            || cap(C::TransformFeedback)
+            || scene.uses(|c| matches!(c, Command::XfbBuffer { .. } | Command::XfbDrawArrays { .. })),
+        geometry_streams: cap(C::GeometryStreams),
+        float64: req(Feature::Float64) || cap(C::Float64),
+        int64: cap(C::Int64),
+        clip_distance: cap(C::ClipDistance),
+        cull_distance: cap(C::CullDistance),
+        tess_geom_point_size: cap(C::TessellationPointSize) || cap(C::GeometryPointSize),
+        dual_src_blend: req(Feature::DualSrcBlend),
+        dynamic_rendering: scene.uses(|c| matches!(c, Command::FbDynamicRendering)),
+        color_attachments: scene
+            .commands
+            .iter()
+            .filter_map(|l| match &l.command {
+                Command::FbAttachments(f) => Some(f.len() as u32),
+                _ => None,
+            })
+            .max()
+            .unwrap_or(1),
+    }
+}
+
+/// What a pipeline depends on besides the program and the targets.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+struct PipelineKey {
+    topology: vk::PrimitiveTopology,
+    patch_control_points: u32,
+    xfb: bool,
+    rect: bool,
+}
+
+/// (0, 0, 0, 1) as floats then as integers: GL's current value of an attribute the scene
+/// does not feed, read through a stride-0 binding.
+const CONSTANT_ATTRIBUTE: [u32; 8] = [0, 0, 0, 0x3f80_0000, 0, 0, 0, 1];
+const CONSTANT_BINDING: u32 = 1;
+
+struct Player {
+    cmd_pool: vk::CommandPool,
+    cmd: vk::CommandBuffer,
+    fence: vk::Fence,
+    modules: Vec<(Stage, vk::ShaderModule)>,
+    set_layout: vk::DescriptorSetLayout,
+    descriptor_pool: vk::DescriptorPool,
+    descriptor_set: vk::DescriptorSet,
+    layout: vk::PipelineLayout,
+    uniforms: Vec<(UniformBlock, Buffer)>,
+    vertex_buffer: Option<Buffer>,
+    rect_buffer: Buffer,
+    constant_buffer: Buffer,
+    targets: Targets,
+    pipelines: HashMap<PipelineKey, vk::Pipeline>,
+    xfb_buffers: BTreeMap<u32, Buffer>,
+    query_pool: vk::QueryPool,
+    /// (primitives written, primitives needed) of the last `xfb draw arrays`.
+    query: Option<[u64; 2]>,
+    has_xfb_output: bool,
+    has_tess: bool,
+    vertex_inputs: Vec<crate::glsl::VertexInput>,
+    vertex_attributes: Vec<scene::Attribute>,
+    vertex_stride: u32,
+    vertex_count: u32,
+    passthrough_vs: bool,
+    clear_color: [f32; 4],
+    tolerance: [f64; 4],
+    patch_vertices: u32,
+    outer: [f32; 4],
+    inner: [f32; 2],
+    readback_fresh: bool,
+    // Last: dropped after `Drop::drop` destroyed everything made from it.
+    gpu: Gpu,
+}
+
+fn fail(e: String) -> SceneError {
+    SceneError::Fail(e)
+}
+
+impl Player {
+    fn new(gpu: Gpu, scene: &Scene, program: &Program) -> Result<Player, SceneError> {
+        let d = &gpu.device;
+        let w = scene.require.width;
+        let h = scene.require.height;
+        let (cmd_pool, cmd, fence) = unsafe {
+            let pool = d
+                .create_command_pool(
+                    &vk::CommandPoolCreateInfo::default()
+                        .queue_family_index(gpu.queue_family)
+                        .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER),
+                    None,
+                )
+                .map_err(check("vkCreateCommandPool"))
+                .map_err(fail)?;
+            let cmd = d
+                .allocate_command_buffers(
+                    &vk::CommandBufferAllocateInfo::default().command_pool(pool).command_buffer_count(1),
+                )
+                .map_err(check("vkAllocateCommandBuffers"))
+                .map_err(fail)?[0];
+            let fence = d.create_fence(&vk::FenceCreateInfo::default(), None).map_err(check("vkCreateFence")).map_err(fail)?;
+            (pool, cmd, fence)
+        };
+        let rect_buffer = gpu.buffer(6 * 16, vk::BufferUsageFlags::VERTEX_BUFFER).map_err(fail)?;
+        let mut constant_buffer = gpu.buffer(32, vk::BufferUsageFlags::VERTEX_BUFFER).map_err(fail)?;
+        constant_buffer.bytes_mut().copy_from_slice(&words_to_bytes(&CONSTANT_ATTRIBUTE));
+        let targets = Targets::new(&gpu, w, h, &[Some(Format::DEFAULT)], false).map_err(fail)?;
+        let query_pool = if gpu.xfb.is_some() {
+            let info = vk::QueryPoolCreateInfo::default().query_type(vk::QueryType::TRANSFORM_FEEDBACK_STREAM_EXT).query_count(1);
+            unsafe { d.create_query_pool(&info, None) }.map_err(check("vkCreateQueryPool")).map_err(fail)?
+        } else {
+            vk::QueryPool::null()
+        };
+        let data = scene.vertex_data.clone().unwrap_or_default();
+        let mut player = Player {
+            cmd_pool,
+            cmd,
+            fence,
+            modules: Vec::new(),
+            set_layout: vk::DescriptorSetLayout::null(),
+            descriptor_pool: vk::DescriptorPool::null(),
+            descriptor_set: vk::DescriptorSet::null(),
+            layout: vk::PipelineLayout::null(),
+            uniforms: Vec::new(),
+            vertex_buffer: None,
+            rect_buffer,
+            constant_buffer,
+            targets,
+            pipelines: HashMap::new(),
+            xfb_buffers: BTreeMap::new(),
+            query_pool,
+            query: None,
+            has_xfb_output: program.stages.iter().any(|s| s.xfb),
+            has_tess: program.stage(Stage::TessEval).is_some(),
+            vertex_inputs: program.vertex_inputs().to_vec(),
+            vertex_attributes: data.attributes,
+            vertex_stride: data.stride,
+            vertex_count: data.vertex_count,
+            passthrough_vs: scene.passthrough_vs,
+            clear_color: [0.0; 4],
+            tolerance: DEFAULT_TOLERANCE,
+            patch_vertices: 3,
+            outer: [1.0; 4],
+            inner: [1.0; 2],
+            readback_fresh: false,
+            gpu,
+        };
+        player.create_program_objects(program).map_err(fail)?;
+        if !data.words.is_empty() {
+            let mut vb = player.gpu.buffer(data.words.len() as u64 * 4, vk::BufferUsageFlags::VERTEX_BUFFER).map_err(fail)?;
+            vb.bytes_mut().copy_from_slice(&words_to_bytes(&data.words));
+            player.vertex_buffer = Some(vb);
+        }
+        player.init_targets().map_err(fail)?;
+        Ok(player)
+    }
+
+    fn create_program_objects(&mut self, program: &Program) -> Result<(), String> {
+        let d = &self.gpu.device;
+        for stage in &program.stages {
+            let info = vk::ShaderModuleCreateInfo::default().code(&stage.words);
+            let module = unsafe { d.create_shader_module(&info, None) }.map_err(check("vkCreateShaderModule"))?;
+            self.modules.push((stage.stage, module));
+        }
+        let mut bindings = Vec::new();
+        for stage in &program.stages {
+            if let Some(block) = &stage.uniform_block {
+                bindings.push(
+                    vk::DescriptorSetLayoutBinding::default()
+                        .binding(block.binding)
+                        .descriptor_type(vk::DescriptorType::UNIFORM_BUFFER)
+                        .descriptor_count(1)
+                        .stage_flags(pipeline::stage_flag(stage.stage)),
+                );
+                let buffer = self.gpu.buffer(block.size as u64, vk::BufferUsageFlags::UNIFORM_BUFFER)?;
+                self.uniforms.push((block.clone(), buffer));
+            }
+        }
+        let mut set_layouts = Vec::new();
+        if !bindings.is_empty() {
+            unsafe {
+                let info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings);
+                self.set_layout = d.create_descriptor_set_layout(&info, None).map_err(check("vkCreateDescriptorSetLayout"))?;
+                let sizes = [vk::DescriptorPoolSize { ty: vk::DescriptorType::UNIFORM_BUFFER, descriptor_count: bindings.len() as u32 }];
+                let info = vk::DescriptorPoolCreateInfo::default().max_sets(1).pool_sizes(&sizes);
+                self.descriptor_pool = d.create_descriptor_pool(&info, None).map_err(check("vkCreateDescriptorPool"))?;
+                let layouts = [self.set_layout];
+                let info = vk::DescriptorSetAllocateInfo::default().descriptor_pool(self.descriptor_pool).set_layouts(&layouts);
+                self.descriptor_set = d.allocate_descriptor_sets(&info).map_err(check("vkAllocateDescriptorSets"))?[0];
+                let infos: Vec<[vk::DescriptorBufferInfo; 1]> = self
+                    .uniforms
+                    .iter()
+                    .map(|(_, b)| [vk::DescriptorBufferInfo { buffer: b.buffer, offset: 0, range: vk::WHOLE_SIZE }])
+                    .collect();
+                let writes: Vec<_> = self
+                    .uniforms
+                    .iter()
+                    .zip(&infos)
+                    .map(|((block, _), info)| {
+                        vk::WriteDescriptorSet::default()
+                            .dst_set(self.descriptor_set)
+                            .dst_binding(block.binding)
+                            .descriptor_type(vk::DescriptorType::UNIFORM_BUFFER)
+                            .buffer_info(info)
+                    })
+                    .collect();
+                d.update_descriptor_sets(&writes, &[]);
+            }
+            set_layouts.push(self.set_layout);
+        }
+        // The glsem layer adds its own push-constant range for a generated TCS.
+        let info = vk::PipelineLayoutCreateInfo::default().set_layouts(&set_layouts);
+        self.layout = unsafe { d.create_pipeline_layout(&info, None) }.map_err(check("vkCreatePipelineLayout"))?;
+        Ok(())
+    }
+
+    fn init_targets(&mut self) -> Result<(), String> {
+        // Fresh images are undefined; GL's new framebuffers read as zero.
+        self.submit(|p, cmd| {
+            p.targets.record_init(&p.gpu, cmd);
+            p.barrier(cmd);
+            p.targets.record_clear(&p.gpu, cmd, [0.0; 4]);
+        })
+    }
+
+    fn play(&mut self, scene: &Scene, path: &Path, options: &Options) -> Result<(), SceneError> {
+        for line in &scene.commands {
+            let result = self.execute(&line.command);
+            let messages = take_messages();
+            let prefix = |m: String| format!("line {}: {m}", line.number);
+            match result {
+                Err(SceneError::Fail(m)) => return Err(SceneError::Fail(prefix(m))),
+                Err(SceneError::Skip(m)) => return Err(SceneError::Skip(prefix(m))),
+                Ok(()) if !messages.is_empty() => {
+                    return Err(SceneError::Fail(prefix(format!("validation error: {}", messages[0]))))
+                }
+                Ok(()) => {}
+            }
+        }
+        if let Some(dir) = &options.png_dir {
+            self.write_pngs(dir, path).map_err(fail)?;
+        }
+        Ok(())
+    }
+
+    fn execute(&mut self, command: &Command) -> Result<(), SceneError> {
+        match command {
+            Command::ClearColor(c) => self.clear_color = *c,
+            Command::Clear => {
+                let color = self.clear_color;
+                self.submit(|p, cmd| p.targets.record_clear(&p.gpu, cmd, color)).map_err(fail)?;
+                self.readback_fresh = false;
+            }
+            Command::DrawRect { ortho, x, y, w, h } => {
+                let (x, y, w, h) = if *ortho {
+                    let (fw, fh) = (self.targets.width as f32, self.targets.height as f32);
+                    (2.0 * x / fw - 1.0, 2.0 * y / fh - 1.0, 2.0 * w / fw, 2.0 * h / fh)
+                } else {
+                    (*x, *y, *w, *h)
+                };
+                let corners = [[x, y], [x + w, y], [x, y + h], [x, y + h], [x + w, y], [x + w, y + h]];
+                let words: Vec<u32> =
+                    corners.iter().flat_map(|[cx, cy]| [cx.to_bits(), cy.to_bits(), 0f32.to_bits(), 1f32.to_bits()]).collect();
+                self.rect_buffer.bytes_mut().copy_from_slice(&words_to_bytes(&words));
+                if self.has_tess {
+                    return Err(SceneError::Skip("`draw rect` with tessellation shaders is not supported".into()));
+                }
+                self.draw(Mode::Triangles, 0, 6, 1, true, false)?;
+            }
+            Command::DrawArrays { mode, first, count, instances } => {
+                self.draw(*mode, *first, *count, *instances, false, false)?
+            }
+            Command::XfbDrawArrays { mode, first, count } => self.draw(*mode, *first, *count, 1, false, true)?,
+            Command::PatchVertices(n) => {
+                if *n == 0 || *n > self.gpu.limits.max_tessellation_patch_size {
+                    return Err(fail(format!(
+                        "patch vertices {n} is outside 1..={} (GL_INVALID_VALUE)",
+                        self.gpu.limits.max_tessellation_patch_size
+                    )));
+                }
+                self.patch_vertices = *n;
+            }
+            Command::DefaultOuterLevels(l) => self.outer = *l,
+            Command::DefaultInnerLevels(l) => self.inner = *l,
+            Command::Uniform(u) => self.set_uniform(u)?,
+            Command::Tolerance(t) => self.tolerance = *t,
+            Command::Probe(p) => {
+                self.refresh_readback().map_err(fail)?;
+                let a = self
+                    .targets
+                    .attachments
+                    .get(p.attachment)
+                    .ok_or_else(|| fail(format!("there is no attachment {}", p.attachment)))?;
+                let pixels = self.targets.pixels(p.attachment);
+                let image = Image {
+                    width: self.targets.width,
+                    height: self.targets.height,
+                    pixels: &pixels,
+                    integer: a.format.is_integer(),
+                };
+                probe::check(p, &image, self.tolerance).map_err(fail)?;
+            }
+            Command::XfbBuffer { index, size } => {
+                if *index >= self.gpu.max_xfb_buffers {
+                    return Err(fail(format!("xfb buffer index {index} is beyond the device's transform feedback buffers")));
+                }
+                let usage = vk::BufferUsageFlags::TRANSFORM_FEEDBACK_BUFFER_EXT;
+                let mut buffer = self.gpu.buffer(*size, usage).map_err(fail)?;
+                buffer.bytes_mut().fill(0xCD);
+                if let Some(old) = self.xfb_buffers.insert(*index, buffer) {
+                    self.gpu.destroy_buffer(&old);
+                }
+            }
+            Command::ProbeXfb { kind, index, element, value } => self.probe_xfb(*kind, *index, *element, *value)?,
+            Command::VerifyQuery { query, expected } => {
+                let [written, needed] =
+                    self.query.ok_or_else(|| fail("no `xfb draw arrays` ran before the query was read".into()))?;
+                let (name, got) = match query {
+                    Query::PrimitivesGenerated => ("GL_PRIMITIVES_GENERATED", needed),
+                    Query::PrimitivesWritten => ("GL_TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN", written),
+                };
+                if got != *expected {
+                    return Err(fail(format!("{name}: expected {expected}, observed {got}")));
+                }
+            }
+            Command::FbAttachments(names) => {
+                let formats = names
+                    .iter()
+                    .map(|n| match n {
+                        None => Ok(None),
+                        Some(n) => Format::by_name(n).map(Some).ok_or_else(|| {
+                            SceneError::Skip(format!(
+                                "unsupported attachment format {n} (supported: {})",
+                                Format::names().collect::<Vec<_>>().join(", ")
+                            ))
+                        }),
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                self.replace_targets(&formats, self.targets.dynamic).map_err(fail)?;
+            }
+            Command::FbDynamicRendering => {
+                let formats: Vec<Option<Format>> =
+                    self.targets.attachments.iter().map(|a| a.used.then_some(a.format)).collect();
+                self.replace_targets(&formats, true).map_err(fail)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn replace_targets(&mut self, formats: &[Option<Format>], dynamic: bool) -> Result<(), String> {
+        let targets = Targets::new(&self.gpu, self.targets.width, self.targets.height, formats, dynamic)?;
+        let mut old = std::mem::replace(&mut self.targets, targets);
+        old.destroy(&self.gpu);
+        // Pipelines are tied to the render pass / attachment formats.
+        for (_, p) in self.pipelines.drain() {
+            unsafe { self.gpu.device.destroy_pipeline(p, None) };
+        }
+        self.readback_fresh = false;
+        self.init_targets()
+    }
+
+    /// Vertex bindings and attributes for a draw: `draw rect` corners or `[vertex data]`
+    /// columns by name; inputs nobody feeds read GL's default (0, 0, 0, 1).
+    fn vertex_layout(
+        &self,
+        rect: bool,
+    ) -> Result<(Vec<vk::VertexInputBindingDescription>, Vec<vk::VertexInputAttributeDescription>), SceneError> {
+        let mut bindings = Vec::new();
+        let mut attributes = Vec::new();
+        let mut uses_constant = false;
+        // `piglit_vertex`, else the first declared input (glslang numbers them in order).
+        let rect_target = self
+            .vertex_inputs
+            .iter()
+            .position(|i| i.name == "piglit_vertex")
+            .or_else(|| (0..self.vertex_inputs.len()).min_by_key(|&i| self.vertex_inputs[i].location))
+            .unwrap_or(0);
+        if rect {
+            bindings.push(vk::VertexInputBindingDescription { binding: 0, stride: 16, input_rate: vk::VertexInputRate::VERTEX });
+        } else if self.vertex_buffer.is_some() {
+            bindings.push(vk::VertexInputBindingDescription {
+                binding: 0,
+                stride: self.vertex_stride,
+                input_rate: vk::VertexInputRate::VERTEX,
+            });
+        }
+        for (index, input) in self.vertex_inputs.iter().enumerate() {
+            if input.components == 0 || input.scalar == Scalar::Double || input.scalar == Scalar::Bool {
+                return Err(SceneError::Skip(format!(
+                    "vertex input `{}`: matrix and double attributes are not supported",
+                    input.name
+                )));
+            }
+            let column = if rect {
+                None
+            } else {
+                self.vertex_attributes.iter().find(|a| a.name == input.name).or_else(|| {
+                    // The generated passthrough VS reads the first column, as piglit binds it.
+                    (self.passthrough_vs && input.name == "piglit_vertex").then(|| self.vertex_attributes.first()).flatten()
+                })
+            };
+            let attribute = if rect && index == rect_target {
+                if input.scalar != Scalar::Float {
+                    return Err(fail(format!("`draw rect` feeds floats, but `{}` is not a float input", input.name)));
+                }
+                vk::VertexInputAttributeDescription { location: input.location, binding: 0, format: vk::Format::R32G32B32A32_SFLOAT, offset: 0 }
+            } else if let Some(col) = column {
+                let kind_scalar = match col.kind {
+                    scene::ScalarKind::Float => Scalar::Float,
+                    scene::ScalarKind::Int => Scalar::Int,
+                    scene::ScalarKind::Uint => Scalar::Uint,
+                };
+                if kind_scalar != input.scalar {
+                    return Err(fail(format!(
+                        "vertex data column `{}` is {:?} but the shader declares {:?}",
+                        col.name, kind_scalar, input.scalar
+                    )));
+                }
+                vk::VertexInputAttributeDescription {
+                    location: input.location,
+                    binding: 0,
+                    format: vertex_format(input.scalar, col.components),
+                    offset: col.offset,
+                }
+            } else {
+                uses_constant = true;
+                vk::VertexInputAttributeDescription {
+                    location: input.location,
+                    binding: CONSTANT_BINDING,
+                    format: vertex_format(input.scalar, 4),
+                    offset: if input.scalar == Scalar::Float { 0 } else { 16 },
+                }
+            };
+            attributes.push(attribute);
+        }
+        if uses_constant {
+            bindings.push(vk::VertexInputBindingDescription {
+                binding: CONSTANT_BINDING,
+                stride: 0,
+                input_rate: vk::VertexInputRate::VERTEX,
+            });
+        }
+        Ok((bindings, attributes))
+    }
+
+    fn pipeline(&mut self, key: PipelineKey) -> Result<vk::Pipeline, SceneError> {
+        if let Some(p) = self.pipelines.get(&key) {
+            return Ok(*p);
+        }
+        let (bindings, attributes) = self.vertex_layout(key.rect)?;
+        let desc = PipelineDesc {
+            stages: &self.modules,
+            layout: self.layout,
+            bindings: &bindings,
+            attributes: &attributes,
+            topology: key.topology,
+            patch_control_points: key.patch_control_points,
+            rasterizer_discard: key.xfb,
+        };
+        let p = pipeline::create(&self.gpu, &self.targets, &desc).map_err(fail)?;
+        self.pipelines.insert(key, p);
+        Ok(p)
+    }
+
+    fn draw(&mut self, mode: Mode, first: u32, count: u32, instances: u32, rect: bool, xfb: bool) -> Result<(), SceneError> {
+        if (mode == Mode::Patches) != self.has_tess {
+            return Err(fail(if self.has_tess {
+                "with tessellation shaders the mode must be GL_PATCHES (GL_INVALID_OPERATION)".into()
+            } else {
+                "GL_PATCHES needs a tessellation evaluation shader (GL_INVALID_OPERATION)".into()
+            }));
+        }
+        if !rect && self.vertex_buffer.is_some() && first.saturating_add(count) > self.vertex_count {
+            return Err(fail(format!(
+                "draw reads vertices {first}..{} but [vertex data] has {}",
+                first as u64 + count as u64,
+                self.vertex_count
+            )));
+        }
+        if xfb && !self.has_xfb_output {
+            return Err(fail("no shader output is captured (no xfb_offset); GL_INVALID_OPERATION".into()));
+        }
+        let key = PipelineKey {
+            topology: pipeline::topology(mode),
+            patch_control_points: if mode == Mode::Patches { self.patch_vertices } else { 0 },
+            xfb,
+            rect,
+        };
+        let pipeline = self.pipeline(key)?;
+        let vertex_buffer = if rect {
+            Some(self.rect_buffer.buffer)
+        } else {
+            self.vertex_buffer.as_ref().map(|b| b.buffer)
+        };
+        self.submit(|p, cmd| {
+            let d = &p.gpu.device;
+            unsafe {
+                if let Some(set_levels) = p.gpu.set_levels {
+                    set_levels(cmd, p.outer.as_ptr(), p.inner.as_ptr());
+                }
+                if xfb {
+                    d.cmd_reset_query_pool(cmd, p.query_pool, 0, 1);
+                }
+                p.targets.record_begin(&p.gpu, cmd);
+                d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, pipeline);
+                if p.descriptor_set != vk::DescriptorSet::null() {
+                    d.cmd_bind_descriptor_sets(cmd, vk::PipelineBindPoint::GRAPHICS, p.layout, 0, &[p.descriptor_set], &[]);
+                }
+                if let Some(vb) = vertex_buffer {
+                    d.cmd_bind_vertex_buffers(cmd, 0, &[vb], &[0]);
+                }
+                d.cmd_bind_vertex_buffers(cmd, CONSTANT_BINDING, &[p.constant_buffer.buffer], &[0]);
+                let xfb_fns = p.gpu.xfb.as_ref().filter(|_| xfb);
+                if let Some(x) = xfb_fns {
+                    for (index, b) in &p.xfb_buffers {
+                        (x.fp().cmd_bind_transform_feedback_buffers_ext)(cmd, *index, 1, &b.buffer, &0, std::ptr::null());
+                    }
+                    d.cmd_begin_query(cmd, p.query_pool, 0, vk::QueryControlFlags::empty());
+                    (x.fp().cmd_begin_transform_feedback_ext)(cmd, 0, 0, std::ptr::null(), std::ptr::null());
+                }
+                d.cmd_draw(cmd, count, instances, first, 0);
+                if let Some(x) = xfb_fns {
+                    (x.fp().cmd_end_transform_feedback_ext)(cmd, 0, 0, std::ptr::null(), std::ptr::null());
+                    d.cmd_end_query(cmd, p.query_pool, 0);
+                }
+                p.targets.record_end(&p.gpu, cmd);
+            }
+        })
+        .map_err(fail)?;
+        self.readback_fresh = false;
+        if xfb {
+            let mut result = [[0u64; 2]];
+            unsafe {
+                self.gpu.device.get_query_pool_results(
+                    self.query_pool,
+                    0,
+                    &mut result,
+                    vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
+                )
+            }
+            .map_err(check("vkGetQueryPoolResults"))
+            .map_err(fail)?;
+            self.query = Some(result[0]);
+        }
+        Ok(())
+    }
+
+    fn probe_xfb(&self, kind: XfbKind, index: u32, element: u64, value: f64) -> Result<(), SceneError> {
+        let buffer = self.xfb_buffers.get(&index).ok_or_else(|| fail(format!("no xfb buffer object {index}")))?;
+        let size = if kind == XfbKind::Float { 4 } else { 8 };
+        let start = (element * size) as usize;
+        let bytes = buffer
+            .bytes()
+            .get(start..start + size as usize)
+            .ok_or_else(|| fail(format!("element {element} is beyond xfb buffer {index} ({} bytes)", buffer.size)))?;
+        let (got, ok) = match kind {
+            XfbKind::Float => {
+                let got = f32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as f64;
+                (got, (got - value).abs() <= 1e-6 * value.abs())
+            }
+            XfbKind::Double => {
+                let got = f64::from_le_bytes(bytes.try_into().unwrap_or([0; 8]));
+                (got, got == value)
+            }
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(fail(format!("xfb buffer {index} element {element}: expected {value:?}, observed {got:?}")))
+        }
+    }
+
+    fn set_uniform(&mut self, u: &Uniform) -> Result<(), SceneError> {
+        let mut found = false;
+        for (block, buffer) in &mut self.uniforms {
+            if let Some(member) = block.members.iter().find(|m| m.name == u.name) {
+                write_uniform(member, u, buffer.bytes_mut()).map_err(fail)?;
+                found = true;
+            }
+        }
+        if found {
+            Ok(())
+        } else {
+            Err(fail(format!("no active uniform named `{}`", u.name)))
+        }
+    }
+
+    fn refresh_readback(&mut self) -> Result<(), String> {
+        if !self.readback_fresh {
+            self.submit(|p, cmd| p.targets.record_readback(&p.gpu, cmd))?;
+            self.readback_fresh = true;
+        }
+        Ok(())
+    }
+
+    fn write_pngs(&mut self, dir: &Path, scene: &Path) -> Result<(), String> {
+        self.refresh_readback()?;
+        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        let stem = scene.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        for (k, a) in self.targets.attachments.iter().enumerate() {
+            let to_byte = |v: f64| match a.format.kind {
+                Kind::Uint | Kind::Sint => v.clamp(0.0, 255.0) as u8,
+                _ => (v.clamp(0.0, 1.0) * 255.0).round() as u8,
+            };
+            let bytes: Vec<u8> = self.targets.pixels(k).iter().flat_map(|p| p.map(to_byte)).collect();
+            let path = dir.join(format!("{stem}-att{k}.png"));
+            let file = std::fs::File::create(&path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
+            let mut encoder = png::Encoder::new(std::io::BufWriter::new(file), self.targets.width, self.targets.height);
+            encoder.set_color(png::ColorType::Rgba);
+            encoder.set_depth(png::BitDepth::Eight);
+            encoder
+                .write_header()
+                .and_then(|mut w| w.write_image_data(&bytes))
+                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        }
+        Ok(())
+    }
+
+    /// Records `f` after a full memory barrier (orders it after everything before), then a
+    /// barrier that makes its writes visible to the host; submits and waits.
+    fn submit(&mut self, f: impl FnOnce(&Player, vk::CommandBuffer)) -> Result<(), String> {
+        let d = &self.gpu.device;
+        let cmd = self.cmd;
+        unsafe {
+            d.reset_command_buffer(cmd, vk::CommandBufferResetFlags::empty()).map_err(check("vkResetCommandBuffer"))?;
+            d.begin_command_buffer(cmd, &vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT))
+                .map_err(check("vkBeginCommandBuffer"))?;
+        }
+        self.barrier(cmd);
+        f(self, cmd);
+        unsafe {
+            let to_host = [vk::MemoryBarrier::default()
+                .src_access_mask(vk::AccessFlags::MEMORY_WRITE)
+                .dst_access_mask(vk::AccessFlags::HOST_READ)];
+            d.cmd_pipeline_barrier(
+                cmd,
+                vk::PipelineStageFlags::ALL_COMMANDS,
+                vk::PipelineStageFlags::HOST,
+                vk::DependencyFlags::empty(),
+                &to_host,
+                &[],
+                &[],
+            );
+            d.end_command_buffer(cmd).map_err(check("vkEndCommandBuffer"))?;
+            let cmds = [cmd];
+            let submit = [vk::SubmitInfo::default().command_buffers(&cmds)];
+            d.queue_submit(self.gpu.queue, &submit, self.fence).map_err(check("vkQueueSubmit"))?;
+            d.wait_for_fences(&[self.fence], true, u64::MAX).map_err(check("vkWaitForFences"))?;
+            d.reset_fences(&[self.fence]).map_err(check("vkResetFences"))?;
+        }
+        Ok(())
+    }
+
+    fn barrier(&self, cmd: vk::CommandBuffer) {
+        let all = [vk::MemoryBarrier::default()
+            .src_access_mask(vk::AccessFlags::MEMORY_WRITE)
+            .dst_access_mask(vk::AccessFlags::MEMORY_READ | vk::AccessFlags::MEMORY_WRITE)];
+        unsafe {
+            self.gpu.device.cmd_pipeline_barrier(
+                cmd,
+                vk::PipelineStageFlags::ALL_COMMANDS,
+                vk::PipelineStageFlags::ALL_COMMANDS,
+                vk::DependencyFlags::empty(),
+                &all,
+                &[],
+                &[],
+            );
+        }
+    }
+}
+
+impl Drop for Player {
+    fn drop(&mut self) {
+        let g = &self.gpu;
+        let d = &g.device;
+        unsafe {
+            let _ = d.device_wait_idle();
+            for (_, p) in self.pipelines.drain() {
+                d.destroy_pipeline(p, None);
+            }
+            self.targets.destroy(g);
+            for (_, b) in std::mem::take(&mut self.xfb_buffers) {
+                g.destroy_buffer(&b);
+            }
+            if self.query_pool != vk::QueryPool::null() {
+                d.destroy_query_pool(self.query_pool, None);
+            }
+            for (_, b) in &self.uniforms {
+                g.destroy_buffer(b);
+            }
+            if let Some(b) = &self.vertex_buffer {
+                g.destroy_buffer(b);
+            }
+            g.destroy_buffer(&self.rect_buffer);
+            g.destroy_buffer(&self.constant_buffer);
+            d.destroy_pipeline_layout(self.layout, None);
+            d.destroy_descriptor_pool(self.descriptor_pool, None);
+            d.destroy_descriptor_set_layout(self.set_layout, None);
+            for (_, m) in &self.modules {
+                d.destroy_shader_module(*m, None);
+            }
+            d.destroy_fence(self.fence, None);
+            d.destroy_command_pool(self.cmd_pool, None);
+        }
+    }
+}
+
+fn words_to_bytes(words: &[u32]) -> Vec<u8> {
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+fn vertex_format(scalar: Scalar, components: u32) -> vk::Format {
+    use vk::Format as F;
+    let table = match scalar {
+        Scalar::Int => [F::R32_SINT, F::R32G32_SINT, F::R32G32B32_SINT, F::R32G32B32A32_SINT],
+        Scalar::Uint => [F::R32_UINT, F::R32G32_UINT, F::R32G32B32_UINT, F::R32G32B32A32_UINT],
+        _ => [F::R32_SFLOAT, F::R32G32_SFLOAT, F::R32G32B32_SFLOAT, F::R32G32B32A32_SFLOAT],
+    };
+    table[(components.clamp(1, 4) - 1) as usize]
+}
+
+/// Writes a `uniform` command's values into a default-block member at its std140 offsets.
+fn write_uniform(member: &UniformMember, u: &Uniform, bytes: &mut [u8]) -> Result<(), String> {
+    let type_ok = matches!(
+        (&u.data, member.scalar),
+        (UniformData::F32(_), Scalar::Float)
+            | (UniformData::F64(_), Scalar::Double)
+            | (UniformData::I32(_), Scalar::Int | Scalar::Bool)
+            | (UniformData::U32(_), Scalar::Uint | Scalar::Bool)
+    );
+    if !type_ok || member.columns != u.columns || member.rows != u.rows {
+        return Err(format!("uniform `{}` is not a {} in the shader", u.name, u.type_name));
+    }
+    let mut base = member.offset as usize;
+    match (member.array, u.index) {
+        (Some((len, stride)), Some(i)) if i < len => base += (i * stride) as usize,
+        (_, Some(i)) => return Err(format!("uniform `{}[{i}]` is out of range", u.name)),
+        _ => {}
+    }
+    let scalar_bytes: Vec<Vec<u8>> = match &u.data {
+        UniformData::F32(v) => v.iter().map(|x| x.to_le_bytes().to_vec()).collect(),
+        UniformData::F64(v) => v.iter().map(|x| x.to_le_bytes().to_vec()).collect(),
+        UniformData::I32(v) => v.iter().map(|x| x.to_le_bytes().to_vec()).collect(),
+        UniformData::U32(v) => v.iter().map(|x| x.to_le_bytes().to_vec()).collect(),
+    };
+    let size = member.scalar.size() as usize;
+    for col in 0..u.columns as usize {
+        for row in 0..u.rows as usize {
+            let at = base + col * member.matrix_stride as usize + row * size;
+            let src = &scalar_bytes[col * u.rows as usize + row];
+            bytes
+                .get_mut(at..at + size)
+                .ok_or_else(|| format!("uniform `{}` lies beyond its block", u.name))?
+                .copy_from_slice(src);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn member(scalar: Scalar, columns: u32, rows: u32, matrix_stride: u32, array: Option<(u32, u32)>) -> UniformMember {
+        UniformMember { name: "u".into(), offset: 16, scalar, columns, rows, matrix_stride, array }
+    }
+
+    fn uniform(line: &str) -> Uniform {
+        match scene::parse(&format!("[test]\n{line}")).unwrap().commands[0].command.clone() {
+            Command::Uniform(u) => u,
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn matrices_are_written_column_by_column_at_the_matrix_stride() {
+        let mut bytes = vec![0u8; 96];
+        write_uniform(&member(Scalar::Float, 2, 3, 16, None), &uniform("uniform mat2x3 u 1 2 3 4 5 6"), &mut bytes).unwrap();
+        let f = |at: usize| f32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
+        // std140: column 0 at 16, column 1 at 32; each column a vec3.
+        assert_eq!([f(16), f(20), f(24), f(32), f(36), f(40)], [1., 2., 3., 4., 5., 6.]);
+        assert_eq!(f(28), 0.0, "std140 padding stays untouched");
+    }
+
+    #[test]
+    fn array_elements_use_the_array_stride() {
+        let mut bytes = vec![0u8; 96];
+        write_uniform(&member(Scalar::Int, 1, 1, 0, Some((3, 16))), &uniform("uniform int u[2] -5"), &mut bytes).unwrap();
+        assert_eq!(i32::from_le_bytes(bytes[48..52].try_into().unwrap()), -5);
+        assert!(write_uniform(&member(Scalar::Int, 1, 1, 0, Some((3, 16))), &uniform("uniform int u[3] 1"), &mut bytes).is_err());
+    }
+
+    #[test]
+    fn type_mismatch_is_an_error() {
+        let mut bytes = vec![0u8; 64];
+        let err = write_uniform(&member(Scalar::Float, 1, 4, 0, None), &uniform("uniform ivec4 u 1 2 3 4"), &mut bytes).unwrap_err();
+        assert!(err.contains("not a ivec4"));
+        let d = write_uniform(&member(Scalar::Double, 1, 2, 0, None), &uniform("uniform dvec2 u 0.1 0.2"), &mut bytes);
+        assert!(d.is_ok());
+        assert_eq!(f64::from_le_bytes(bytes[24..32].try_into().unwrap()), 0.2);
+    }
+}

@@ -1,0 +1,965 @@
+//! Parses a piglit `shader_test` file into a typed [`Scene`] (format: `shared/SCENES.md`).
+//!
+//! Parsing never panics and never guesses: an unknown section, command or requirement turns
+//! the scene into a SKIP naming the line, a malformed number into a FAIL naming the line.
+
+use std::fmt;
+
+/// Why a scene could not be turned into something runnable.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SceneError {
+    /// Something the runner does not implement: the scene is skipped, never silently passed.
+    Skip(String),
+    /// The scene itself is wrong (malformed number, missing operand, ...).
+    Fail(String),
+}
+
+impl fmt::Display for SceneError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SceneError::Skip(m) | SceneError::Fail(m) => f.write_str(m),
+        }
+    }
+}
+
+/// A programmable pipeline stage, in pipeline order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Stage {
+    Vertex,
+    TessControl,
+    TessEval,
+    Geometry,
+    Fragment,
+}
+
+impl Stage {
+    /// The stage name glslang understands with `-S`.
+    pub fn glslang_name(self) -> &'static str {
+        match self {
+            Stage::Vertex => "vert",
+            Stage::TessControl => "tesc",
+            Stage::TessEval => "tese",
+            Stage::Geometry => "geom",
+            Stage::Fragment => "frag",
+        }
+    }
+}
+
+/// GLSL source of one stage and where it starts in the scene file (for error messages).
+#[derive(Debug, Clone)]
+pub struct Shader {
+    pub stage: Stage,
+    pub source: String,
+    pub first_line: usize,
+}
+
+/// A Vulkan feature a `[require]` line maps to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Feature {
+    Tessellation,
+    Geometry,
+    TransformFeedback,
+    Float64,
+    DualSrcBlend,
+}
+
+#[derive(Debug, Clone)]
+pub struct Require {
+    /// `GLSL >= 1.50` as 150.
+    pub glsl_version: Option<u32>,
+    pub features: Vec<Feature>,
+    pub width: u32,
+    pub height: u32,
+}
+
+/// The scalar type of a `[vertex data]` column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScalarKind {
+    Float,
+    Int,
+    Uint,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Attribute {
+    pub name: String,
+    pub kind: ScalarKind,
+    pub components: u32,
+    /// Byte offset inside one interleaved vertex.
+    pub offset: u32,
+}
+
+/// `[vertex data]`: interleaved 32-bit components, one row per vertex.
+#[derive(Debug, Clone, Default)]
+pub struct VertexData {
+    pub attributes: Vec<Attribute>,
+    pub stride: u32,
+    pub words: Vec<u32>,
+    pub vertex_count: u32,
+}
+
+/// GL primitive modes `draw arrays` accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Mode {
+    Points,
+    Lines,
+    LineStrip,
+    Triangles,
+    TriangleStrip,
+    TriangleFan,
+    Patches,
+}
+
+/// Values of a `uniform` command, already in the component type GLSL declares.
+#[derive(Debug, Clone, PartialEq)]
+pub enum UniformData {
+    F32(Vec<f32>),
+    F64(Vec<f64>),
+    I32(Vec<i32>),
+    U32(Vec<u32>),
+}
+
+/// `uniform TYPE name values…`; `columns` > 1 for matrices, `rows` components per column.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Uniform {
+    pub type_name: String,
+    pub name: String,
+    /// Element index for `name[i]`.
+    pub index: Option<u32>,
+    pub columns: u32,
+    pub rows: u32,
+    pub data: UniformData,
+}
+
+/// Which pixels a probe looks at, in GL window coordinates (origin bottom left).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Region {
+    All,
+    Rect { x: i64, y: i64, w: i64, h: i64 },
+    /// Fractions of the window, resolved once the window size is known.
+    Relative { x: f64, y: f64, w: f64, h: f64 },
+    RelativePoint { x: f64, y: f64 },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Probe {
+    pub attachment: usize,
+    pub region: Region,
+    /// 3 (rgb) or 4 (rgba) channels are compared.
+    pub expected: Vec<f64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum XfbKind {
+    Float,
+    Double,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Query {
+    PrimitivesGenerated,
+    PrimitivesWritten,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Command {
+    Clear,
+    ClearColor([f32; 4]),
+    /// Corners in GL clip coordinates (`ortho`: converted from window pixels at run time).
+    DrawRect {
+        ortho: bool,
+        x: f32,
+        y: f32,
+        w: f32,
+        h: f32,
+    },
+    DrawArrays {
+        mode: Mode,
+        first: u32,
+        count: u32,
+        instances: u32,
+    },
+    PatchVertices(u32),
+    DefaultOuterLevels([f32; 4]),
+    DefaultInnerLevels([f32; 2]),
+    Uniform(Uniform),
+    Probe(Probe),
+    Tolerance([f64; 4]),
+    XfbBuffer {
+        index: u32,
+        size: u64,
+    },
+    XfbDrawArrays {
+        mode: Mode,
+        first: u32,
+        count: u32,
+    },
+    ProbeXfb {
+        kind: XfbKind,
+        index: u32,
+        element: u64,
+        value: f64,
+    },
+    VerifyQuery {
+        query: Query,
+        expected: u64,
+    },
+    /// `fb color attachments N [FORMAT…]`: `None` is an `UNUSED` hole.
+    FbAttachments(Vec<Option<String>>),
+    FbDynamicRendering,
+}
+
+/// A command and the 1-based line it came from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Line {
+    pub number: usize,
+    pub command: Command,
+}
+
+#[derive(Debug, Clone)]
+pub struct Scene {
+    pub require: Require,
+    pub shaders: Vec<Shader>,
+    /// `[vertex shader passthrough]` was used (the VS is generated).
+    pub passthrough_vs: bool,
+    pub vertex_data: Option<VertexData>,
+    pub commands: Vec<Line>,
+}
+
+impl Scene {
+    pub fn has_stage(&self, stage: Stage) -> bool {
+        self.shaders.iter().any(|s| s.stage == stage)
+    }
+
+    pub fn uses(&self, pred: impl Fn(&Command) -> bool) -> bool {
+        self.commands.iter().any(|l| pred(&l.command))
+    }
+}
+
+enum Section {
+    None,
+    Require,
+    Shader(usize),
+    VertexData,
+    Test,
+}
+
+/// Parses a whole scene file.
+pub fn parse(text: &str) -> Result<Scene, SceneError> {
+    let mut scene = Scene {
+        require: Require {
+            glsl_version: None,
+            features: Vec::new(),
+            width: 250,
+            height: 250,
+        },
+        shaders: Vec::new(),
+        passthrough_vs: false,
+        vertex_data: None,
+        commands: Vec::new(),
+    };
+    let mut section = Section::None;
+    let mut vertex_lines: Vec<(usize, &str)> = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let number = i + 1;
+        let trimmed = raw.trim();
+        if trimmed.starts_with('[') && trimmed.ends_with(']') {
+            let name = &trimmed[1..trimmed.len() - 1];
+            section = open_section(name, number, &mut scene)?;
+            continue;
+        }
+        match section {
+            Section::None => {
+                if !(trimmed.is_empty() || trimmed.starts_with('#')) {
+                    return Err(skip(number, raw, "text before the first section"));
+                }
+            }
+            Section::Shader(index) => {
+                let shader = &mut scene.shaders[index];
+                shader.source.push_str(raw);
+                shader.source.push('\n');
+            }
+            Section::Require => {
+                if let Some(line) = content(raw) {
+                    parse_require(line, number, &mut scene.require)?;
+                }
+            }
+            Section::VertexData => {
+                if let Some(line) = content(raw) {
+                    vertex_lines.push((number, line));
+                }
+            }
+            Section::Test => {
+                if let Some(line) = content(raw) {
+                    let command = parse_command(line, number)?;
+                    scene.commands.push(Line { number, command });
+                }
+            }
+        }
+    }
+    if !vertex_lines.is_empty() {
+        scene.vertex_data = Some(parse_vertex_data(&vertex_lines)?);
+    }
+    Ok(scene)
+}
+
+/// The line without its `#` comment, or `None` when nothing is left.
+fn content(raw: &str) -> Option<&str> {
+    let line = raw.split('#').next().unwrap_or("").trim();
+    (!line.is_empty()).then_some(line)
+}
+
+fn skip(number: usize, line: &str, why: &str) -> SceneError {
+    SceneError::Skip(format!("line {number}: {why}: `{}`", line.trim()))
+}
+
+fn fail(number: usize, line: &str, why: &str) -> SceneError {
+    SceneError::Fail(format!("line {number}: {why}: `{}`", line.trim()))
+}
+
+fn open_section(name: &str, number: usize, scene: &mut Scene) -> Result<Section, SceneError> {
+    let stage = match name {
+        "require" => return Ok(Section::Require),
+        "vertex data" => return Ok(Section::VertexData),
+        "test" => return Ok(Section::Test),
+        "vertex shader passthrough" => {
+            scene.passthrough_vs = true;
+            return Ok(Section::None);
+        }
+        "vertex shader" => Stage::Vertex,
+        "tessellation control shader" => Stage::TessControl,
+        "tessellation evaluation shader" => Stage::TessEval,
+        "geometry shader" => Stage::Geometry,
+        "fragment shader" => Stage::Fragment,
+        _ if name.ends_with("spirv") => {
+            return Err(skip(number, name, "SPIR-V sections are not supported"))
+        }
+        _ => return Err(skip(number, name, "unknown section")),
+    };
+    if scene.has_stage(stage) {
+        return Err(skip(
+            number,
+            name,
+            "several shaders of one stage are not supported",
+        ));
+    }
+    scene.shaders.push(Shader {
+        stage,
+        source: String::new(),
+        first_line: number + 1,
+    });
+    Ok(Section::Shader(scene.shaders.len() - 1))
+}
+
+fn parse_require(line: &str, number: usize, req: &mut Require) -> Result<(), SceneError> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    match words.as_slice() {
+        ["GLSL", ">=", v] => req.glsl_version = Some(parse_version(v, number, line)?),
+        ["GL", ">=", v] => {
+            // Core GL up to 4.6 maps onto Vulkan; the features a scene really needs come from
+            // the capabilities of its SPIR-V.
+            if parse_version(v, number, line)? > 460 {
+                return Err(skip(number, line, "GL version above 4.6"));
+            }
+        }
+        ["SIZE", w, h] => {
+            req.width = parse_num::<u32>(w, number, line)?;
+            req.height = parse_num::<u32>(h, number, line)?;
+            if req.width == 0 || req.height == 0 {
+                return Err(fail(number, line, "window size must not be zero"));
+            }
+        }
+        [ext] if ext.starts_with("GL_ARB_") || ext.starts_with("GL_EXT_") => {
+            match extension_feature(ext) {
+                Some(Some(feature)) => req.features.push(feature),
+                Some(None) => {}
+                None => return Err(skip(number, line, "requirement not mapped to Vulkan")),
+            }
+        }
+        _ => return Err(skip(number, line, "unsupported requirement")),
+    }
+    Ok(())
+}
+
+/// GL extensions the runner knows: `Some(None)` needs nothing beyond what every Vulkan
+/// device with glslang offers, `Some(Some(f))` needs device feature `f`.
+fn extension_feature(name: &str) -> Option<Option<Feature>> {
+    Some(match name {
+        "GL_ARB_tessellation_shader" => Some(Feature::Tessellation),
+        "GL_ARB_geometry_shader4" => Some(Feature::Geometry),
+        "GL_EXT_transform_feedback"
+        | "GL_ARB_transform_feedback2"
+        | "GL_ARB_transform_feedback3"
+        | "GL_ARB_enhanced_layouts" => Some(Feature::TransformFeedback),
+        "GL_ARB_gpu_shader_fp64" => Some(Feature::Float64),
+        "GL_ARB_blend_func_extended" => Some(Feature::DualSrcBlend),
+        "GL_ARB_separate_shader_objects"
+        | "GL_ARB_explicit_attrib_location"
+        | "GL_ARB_shading_language_420pack"
+        | "GL_ARB_arrays_of_arrays"
+        | "GL_ARB_shader_bit_encoding"
+        | "GL_ARB_gpu_shader5"
+        | "GL_ARB_draw_instanced"
+        | "GL_ARB_uniform_buffer_object"
+        | "GL_EXT_gpu_shader4"
+        | "GL_ARB_fragment_coord_conventions" => None,
+        _ => return None,
+    })
+}
+
+/// `1.50` → 150, `4.0` → 400.
+fn parse_version(v: &str, number: usize, line: &str) -> Result<u32, SceneError> {
+    let bad = || fail(number, line, "malformed version");
+    let (major, minor) = v.split_once('.').ok_or_else(bad)?;
+    let major: u32 = major.parse().map_err(|_| bad())?;
+    let minor_digits = format!("{minor:0<2}");
+    let minor: u32 = minor_digits.get(..2).ok_or_else(bad)?.parse().map_err(|_| bad())?;
+    Ok(major * 100 + minor)
+}
+
+trait Number: Sized {
+    fn parse_token(s: &str) -> Option<Self>;
+}
+
+impl Number for f64 {
+    fn parse_token(s: &str) -> Option<Self> {
+        s.parse().ok().filter(|v: &f64| !v.is_nan() || s.eq_ignore_ascii_case("nan"))
+    }
+}
+
+impl Number for f32 {
+    fn parse_token(s: &str) -> Option<Self> {
+        f64::parse_token(s).map(|v| v as f32)
+    }
+}
+
+/// Integers accept decimal, `-` and `0x` hex, as piglit does.
+fn parse_int(s: &str) -> Option<i64> {
+    let (neg, digits) = match s.strip_prefix('-') {
+        Some(d) => (true, d),
+        None => (false, s),
+    };
+    let value = match digits.strip_prefix("0x").or_else(|| digits.strip_prefix("0X")) {
+        Some(hex) => i64::from_str_radix(hex, 16).ok()?,
+        None => digits.parse().ok()?,
+    };
+    Some(if neg { -value } else { value })
+}
+
+impl Number for u32 {
+    fn parse_token(s: &str) -> Option<Self> {
+        parse_int(s).and_then(|v| u32::try_from(v).ok())
+    }
+}
+
+impl Number for i32 {
+    fn parse_token(s: &str) -> Option<Self> {
+        // Hex values like 0xffffffff are bit patterns.
+        parse_int(s).and_then(|v| i32::try_from(v).ok().or_else(|| u32::try_from(v).ok().map(|u| u as i32)))
+    }
+}
+
+impl Number for u64 {
+    fn parse_token(s: &str) -> Option<Self> {
+        parse_int(s).and_then(|v| u64::try_from(v).ok())
+    }
+}
+
+impl Number for i64 {
+    fn parse_token(s: &str) -> Option<Self> {
+        parse_int(s)
+    }
+}
+
+fn parse_num<T: Number>(token: &str, number: usize, line: &str) -> Result<T, SceneError> {
+    T::parse_token(token).ok_or_else(|| fail(number, line, &format!("malformed number `{token}`")))
+}
+
+/// Parses exactly `n` numbers from `tokens`.
+fn parse_nums<T: Number>(
+    tokens: &[&str],
+    n: usize,
+    number: usize,
+    line: &str,
+) -> Result<Vec<T>, SceneError> {
+    if tokens.len() != n {
+        return Err(fail(
+            number,
+            line,
+            &format!("expected {n} numbers, found {}", tokens.len()),
+        ));
+    }
+    tokens.iter().map(|t| parse_num(t, number, line)).collect()
+}
+
+fn parse_mode(token: &str, number: usize, line: &str) -> Result<Mode, SceneError> {
+    Ok(match token {
+        "GL_POINTS" => Mode::Points,
+        "GL_LINES" => Mode::Lines,
+        "GL_LINE_STRIP" => Mode::LineStrip,
+        "GL_TRIANGLES" => Mode::Triangles,
+        "GL_TRIANGLE_STRIP" => Mode::TriangleStrip,
+        "GL_TRIANGLE_FAN" => Mode::TriangleFan,
+        "GL_PATCHES" => Mode::Patches,
+        _ => return Err(skip(number, line, &format!("unsupported primitive mode {token}"))),
+    })
+}
+
+fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
+    // Parentheses and commas only group numbers (`probe rect rgba (x, y, w, h) (r, g, b, a)`).
+    let spaced: String = line
+        .chars()
+        .map(|c| if matches!(c, '(' | ')' | ',') { ' ' } else { c })
+        .collect();
+    let t: Vec<&str> = spaced.split_whitespace().collect();
+    let unknown = || skip(number, line, "unknown command");
+    let nums_f32 = |from: usize, n: usize| parse_nums::<f32>(&t[from.min(t.len())..], n, number, line);
+    let nums_f64 = |from: usize, n: usize| parse_nums::<f64>(&t[from.min(t.len())..], n, number, line);
+    Ok(match t.as_slice() {
+        ["clear"] => Command::Clear,
+        ["clear", "color", ..] => {
+            let v = nums_f32(2, 4)?;
+            Command::ClearColor([v[0], v[1], v[2], v[3]])
+        }
+        ["draw", "rect", "ortho", ..] | ["draw", "rect", ..] => {
+            let ortho = t.get(2) == Some(&"ortho");
+            let v = nums_f32(if ortho { 3 } else { 2 }, 4)?;
+            Command::DrawRect {
+                ortho,
+                x: v[0],
+                y: v[1],
+                w: v[2],
+                h: v[3],
+            }
+        }
+        ["draw", "arrays", "instanced", mode, rest @ ..] => {
+            let mode = parse_mode(mode, number, line)?;
+            let v = parse_nums::<u32>(rest, 3, number, line)?;
+            Command::DrawArrays {
+                mode,
+                first: v[0],
+                count: v[1],
+                instances: v[2],
+            }
+        }
+        ["draw", "arrays", mode, rest @ ..] => {
+            let mode = parse_mode(mode, number, line)?;
+            let v = parse_nums::<u32>(rest, 2, number, line)?;
+            Command::DrawArrays {
+                mode,
+                first: v[0],
+                count: v[1],
+                instances: 1,
+            }
+        }
+        ["patch", "parameter", "vertices", n] => {
+            Command::PatchVertices(parse_num(n, number, line)?)
+        }
+        ["patch", "parameter", "default", "level", "outer", ..] => {
+            let v = nums_f32(5, 4)?;
+            Command::DefaultOuterLevels([v[0], v[1], v[2], v[3]])
+        }
+        ["patch", "parameter", "default", "level", "inner", ..] => {
+            let v = nums_f32(5, 2)?;
+            Command::DefaultInnerLevels([v[0], v[1]])
+        }
+        ["uniform", ty, name, values @ ..] => {
+            Command::Uniform(parse_uniform(ty, name, values, number, line)?)
+        }
+        ["tolerance", rest @ ..] => match rest.len() {
+            1 => {
+                let v = nums_f64(1, 1)?[0];
+                Command::Tolerance([v; 4])
+            }
+            _ => {
+                let v = nums_f64(1, 4)?;
+                Command::Tolerance([v[0], v[1], v[2], v[3]])
+            }
+        },
+        ["xfb", "buffer", "object", idx, size] => Command::XfbBuffer {
+            index: parse_num(idx, number, line)?,
+            size: parse_num(size, number, line)?,
+        },
+        ["xfb", "draw", "arrays", mode, rest @ ..] => {
+            let mode = parse_mode(mode, number, line)?;
+            let v = parse_nums::<u32>(rest, 2, number, line)?;
+            Command::XfbDrawArrays {
+                mode,
+                first: v[0],
+                count: v[1],
+            }
+        }
+        ["probe", "xfb", "buffer", kind, idx, n, value] => Command::ProbeXfb {
+            kind: match *kind {
+                "float" => XfbKind::Float,
+                "double" => XfbKind::Double,
+                _ => return Err(unknown()),
+            },
+            index: parse_num(idx, number, line)?,
+            element: parse_num(n, number, line)?,
+            value: parse_num(value, number, line)?,
+        },
+        ["verify", "query_object", query, n] => Command::VerifyQuery {
+            query: match *query {
+                "GL_PRIMITIVES_GENERATED" => Query::PrimitivesGenerated,
+                "GL_TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN" => Query::PrimitivesWritten,
+                _ => return Err(skip(number, line, "unsupported query")),
+            },
+            expected: parse_num(n, number, line)?,
+        },
+        ["fb", "color", "attachments", n, formats @ ..] => {
+            let n: usize = parse_num::<u32>(n, number, line)? as usize;
+            if n == 0 || formats.len() > n {
+                return Err(fail(number, line, "attachment count does not match the formats"));
+            }
+            let mut list: Vec<Option<String>> = formats
+                .iter()
+                .map(|f| {
+                    let f = f.strip_prefix("VK_FORMAT_").unwrap_or(f);
+                    (f != "UNUSED").then(|| f.to_string())
+                })
+                .collect();
+            list.resize(n, Some("R8G8B8A8_UNORM".to_string()));
+            Command::FbAttachments(list)
+        }
+        ["fb", "dynamic", "rendering"] => Command::FbDynamicRendering,
+        ["probe", "attachment", k, rest @ ..] => {
+            let attachment = parse_num::<u32>(k, number, line)? as usize;
+            parse_probe(rest, false, attachment, number, line)?
+        }
+        ["relative", "probe", rest @ ..] => parse_probe(rest, true, 0, number, line)?,
+        ["probe", rest @ ..] => parse_probe(rest, false, 0, number, line)?,
+        _ => return Err(unknown()),
+    })
+}
+
+/// The part of a probe after `probe` / `relative probe` / `probe attachment K`.
+fn parse_probe(
+    t: &[&str],
+    relative: bool,
+    attachment: usize,
+    number: usize,
+    line: &str,
+) -> Result<Command, SceneError> {
+    let (all, rect, rest) = match t {
+        ["all", rest @ ..] => (true, false, rest),
+        ["rect", rest @ ..] => (false, true, rest),
+        rest => (false, false, rest),
+    };
+    let (channels, rest) = match rest {
+        ["rgba", rest @ ..] => (4, rest),
+        ["rgb", rest @ ..] => (3, rest),
+        _ => return Err(skip(number, line, "unknown command")),
+    };
+    let coords = if all {
+        0
+    } else if rect {
+        4
+    } else {
+        2
+    };
+    if relative && all {
+        return Err(skip(number, line, "unknown command"));
+    }
+    let v = parse_nums::<f64>(rest, coords + channels, number, line)?;
+    let region = match (all, rect, relative) {
+        (true, _, _) => Region::All,
+        (_, true, true) => Region::Relative {
+            x: v[0],
+            y: v[1],
+            w: v[2],
+            h: v[3],
+        },
+        (_, false, true) => Region::RelativePoint { x: v[0], y: v[1] },
+        _ => {
+            let ints: Vec<i64> = v[..coords]
+                .iter()
+                .map(|c| {
+                    if c.fract() == 0.0 {
+                        Ok(*c as i64)
+                    } else {
+                        Err(fail(number, line, "pixel coordinates must be integers"))
+                    }
+                })
+                .collect::<Result<_, _>>()?;
+            if rect {
+                Region::Rect {
+                    x: ints[0],
+                    y: ints[1],
+                    w: ints[2],
+                    h: ints[3],
+                }
+            } else {
+                Region::Rect {
+                    x: ints[0],
+                    y: ints[1],
+                    w: 1,
+                    h: 1,
+                }
+            }
+        }
+    };
+    Ok(Command::Probe(Probe {
+        attachment,
+        region,
+        expected: v[coords..].to_vec(),
+    }))
+}
+
+/// Splits `name[3]` into `("name", Some(3))`.
+fn split_index(name: &str) -> Option<(&str, Option<u32>)> {
+    match name.split_once('[') {
+        None => Some((name, None)),
+        Some((base, rest)) => {
+            let index = rest.strip_suffix(']')?.parse().ok()?;
+            Some((base, Some(index)))
+        }
+    }
+}
+
+fn parse_uniform(
+    ty: &str,
+    name: &str,
+    values: &[&str],
+    number: usize,
+    line: &str,
+) -> Result<Uniform, SceneError> {
+    let (base, columns, rows) = uniform_shape(ty).ok_or_else(|| skip(number, line, "unsupported uniform type"))?;
+    let n = (columns * rows) as usize;
+    let data = match base {
+        'f' => UniformData::F32(parse_nums(values, n, number, line)?),
+        'd' => UniformData::F64(parse_nums(values, n, number, line)?),
+        'i' => UniformData::I32(parse_nums(values, n, number, line)?),
+        _ => UniformData::U32(parse_nums(values, n, number, line)?),
+    };
+    let (name, index) =
+        split_index(name).ok_or_else(|| fail(number, line, "malformed uniform name"))?;
+    Ok(Uniform {
+        type_name: ty.to_string(),
+        name: name.to_string(),
+        index,
+        columns,
+        rows,
+        data,
+    })
+}
+
+/// `vec3` → ('f', 1, 3), `mat2x3` → ('f', 2, 3), `dvec2` → ('d', 1, 2), `uint` → ('u', 1, 1).
+fn uniform_shape(ty: &str) -> Option<(char, u32, u32)> {
+    let dim = |s: &str| s.parse::<u32>().ok().filter(|d| (2..=4).contains(d));
+    Some(match ty {
+        "float" => ('f', 1, 1),
+        "double" => ('d', 1, 1),
+        "int" => ('i', 1, 1),
+        "uint" => ('u', 1, 1),
+        _ => {
+            let (base, rest) = match ty.as_bytes().first()? {
+                b'v' | b'm' => ('f', ty),
+                b'd' => ('d', &ty[1..]),
+                b'i' => ('i', &ty[1..]),
+                b'u' => ('u', &ty[1..]),
+                _ => return None,
+            };
+            if let Some(n) = rest.strip_prefix("vec") {
+                (base, 1, dim(n)?)
+            } else if let Some(m) = rest.strip_prefix("mat") {
+                if base == 'i' || base == 'u' {
+                    return None;
+                }
+                match m.split_once('x') {
+                    Some((c, r)) => (base, dim(c)?, dim(r)?),
+                    None => (base, dim(m)?, dim(m)?),
+                }
+            } else {
+                return None;
+            }
+        }
+    })
+}
+
+fn parse_vertex_data(lines: &[(usize, &str)]) -> Result<VertexData, SceneError> {
+    let (header_number, header) = lines[0];
+    let mut data = VertexData::default();
+    for column in header.split_whitespace() {
+        let parts: Vec<&str> = column.split('/').collect();
+        let [name, ty, count] = parts.as_slice() else {
+            return Err(skip(header_number, header, "unsupported vertex data column"));
+        };
+        let kind = match *ty {
+            "float" => ScalarKind::Float,
+            "int" => ScalarKind::Int,
+            "uint" => ScalarKind::Uint,
+            _ => return Err(skip(header_number, header, "unsupported vertex data type")),
+        };
+        let components = count
+            .strip_prefix("vec")
+            .unwrap_or(count)
+            .parse::<u32>()
+            .ok()
+            .filter(|c| (1..=4).contains(c))
+            .ok_or_else(|| skip(header_number, header, "unsupported vertex data column"))?;
+        data.attributes.push(Attribute {
+            name: name.to_string(),
+            kind,
+            components,
+            offset: data.stride,
+        });
+        data.stride += 4 * components;
+    }
+    for &(number, row) in &lines[1..] {
+        let tokens: Vec<&str> = row.split_whitespace().collect();
+        let expected: u32 = data.attributes.iter().map(|a| a.components).sum();
+        if tokens.len() != expected as usize {
+            return Err(fail(
+                number,
+                row,
+                &format!("expected {expected} values, found {}", tokens.len()),
+            ));
+        }
+        let mut tokens = tokens.iter();
+        for attr in &data.attributes {
+            for _ in 0..attr.components {
+                let token = tokens.next().copied().unwrap_or_default();
+                data.words.push(match attr.kind {
+                    ScalarKind::Float => parse_num::<f32>(token, number, row)?.to_bits(),
+                    ScalarKind::Int => parse_num::<i32>(token, number, row)? as u32,
+                    ScalarKind::Uint => parse_num::<u32>(token, number, row)?,
+                });
+            }
+        }
+        data.vertex_count += 1;
+    }
+    Ok(data)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn commands(test: &str) -> Result<Vec<Command>, SceneError> {
+        parse(&format!("[test]\n{test}")).map(|s| s.commands.into_iter().map(|l| l.command).collect())
+    }
+
+    #[test]
+    fn sections_and_requirements() {
+        let scene = parse(
+            "[require]\nGLSL >= 1.50\nGL_ARB_tessellation_shader\nSIZE 64 32\n\
+             [vertex shader]\nvoid main() {}\n[fragment shader]\nout vec4 c;\n[test]\nclear\n",
+        )
+        .unwrap();
+        assert_eq!(scene.require.glsl_version, Some(150));
+        assert_eq!(scene.require.features, vec![Feature::Tessellation]);
+        assert_eq!((scene.require.width, scene.require.height), (64, 32));
+        assert_eq!(scene.shaders.len(), 2);
+        assert_eq!(scene.shaders[0].source, "void main() {}\n");
+        assert_eq!(scene.shaders[1].first_line, 8);
+        assert_eq!(scene.commands[0].number, 10);
+    }
+
+    #[test]
+    fn unknown_things_skip_with_the_line() {
+        let e = parse("[compute shader]\n").unwrap_err();
+        assert!(matches!(&e, SceneError::Skip(m) if m.contains("line 1") && m.contains("compute shader")));
+        let e = commands("\n\nblend func GL_ONE GL_ONE").unwrap_err();
+        assert!(matches!(&e, SceneError::Skip(m) if m.starts_with("line 4") && m.contains("blend func")));
+        let e = parse("[require]\nGLSL ES >= 3.00\n").unwrap_err();
+        assert!(matches!(e, SceneError::Skip(_)));
+        let e = parse("[require]\nSPIRV YES\n").unwrap_err();
+        assert!(matches!(e, SceneError::Skip(_)));
+        let e = parse("[vertex shader spirv]\n").unwrap_err();
+        assert!(matches!(e, SceneError::Skip(_)));
+    }
+
+    #[test]
+    fn malformed_numbers_fail_with_the_line() {
+        let e = commands("clear color 1.0 0.x 0 1").unwrap_err();
+        assert!(matches!(&e, SceneError::Fail(m) if m.starts_with("line 2") && m.contains("0.x")));
+        let e = commands("draw rect -1 -1 2").unwrap_err();
+        assert!(matches!(&e, SceneError::Fail(m) if m.contains("expected 4 numbers")));
+        let e = parse("[vertex data]\nv/float/2\n1 2 3\n").unwrap_err();
+        assert!(matches!(&e, SceneError::Fail(m) if m.starts_with("line 3")));
+    }
+
+    #[test]
+    fn probes_of_every_kind() {
+        let c = commands(
+            "probe all rgba 1 0 0 1\nprobe rgb 3 4 0 1 0\nprobe rect rgba (1, 2, 3, 4) (0, 0, 1, 1)\n\
+             relative probe rect rgb (0.25, 0.5, 0.5, 0.25) (1, 1, 1)\nrelative probe rgba (0.5, 0.5) (0, 0, 0, 0)\n\
+             probe attachment 2 all rgba 0 1 0 1\nprobe attachment 1 rgba 5 6 1 1 1 1",
+        )
+        .unwrap();
+        assert_eq!(
+            c[0],
+            Command::Probe(Probe { attachment: 0, region: Region::All, expected: vec![1.0, 0.0, 0.0, 1.0] })
+        );
+        assert_eq!(
+            c[1],
+            Command::Probe(Probe {
+                attachment: 0,
+                region: Region::Rect { x: 3, y: 4, w: 1, h: 1 },
+                expected: vec![0.0, 1.0, 0.0]
+            })
+        );
+        assert!(matches!(&c[2], Command::Probe(p) if p.region == Region::Rect { x: 1, y: 2, w: 3, h: 4 }));
+        assert!(
+            matches!(&c[3], Command::Probe(p) if p.region == Region::Relative { x: 0.25, y: 0.5, w: 0.5, h: 0.25 } && p.expected.len() == 3)
+        );
+        assert!(matches!(&c[4], Command::Probe(p) if p.region == Region::RelativePoint { x: 0.5, y: 0.5 }));
+        assert!(matches!(&c[5], Command::Probe(p) if p.attachment == 2 && p.region == Region::All));
+        assert!(matches!(&c[6], Command::Probe(p) if p.attachment == 1 && p.region == Region::Rect { x: 5, y: 6, w: 1, h: 1 }));
+    }
+
+    #[test]
+    fn uniforms_keep_their_glsl_types() {
+        let c = commands(
+            "uniform mat2x3 m 1 2 3 4 5 6\nuniform uint u 0xffffffff\nuniform ivec2 i -1 2\n\
+             uniform dvec2 d 0.1 0.2\nuniform float a[2] 0.5",
+        )
+        .unwrap();
+        assert!(matches!(&c[0], Command::Uniform(u) if u.columns == 2 && u.rows == 3 && u.data == UniformData::F32(vec![1., 2., 3., 4., 5., 6.])));
+        assert!(matches!(&c[1], Command::Uniform(u) if u.data == UniformData::U32(vec![u32::MAX])));
+        assert!(matches!(&c[2], Command::Uniform(u) if u.data == UniformData::I32(vec![-1, 2])));
+        assert!(matches!(&c[3], Command::Uniform(u) if u.data == UniformData::F64(vec![0.1, 0.2])));
+        assert!(matches!(&c[4], Command::Uniform(u) if u.name == "a" && u.index == Some(2)));
+        assert!(matches!(commands("uniform sampler2D s 0"), Err(SceneError::Skip(_))));
+    }
+
+    #[test]
+    fn draws_xfb_and_framebuffer_commands() {
+        let c = commands(
+            "draw arrays instanced GL_TRIANGLE_FAN 0 4 3\ndraw arrays GL_PATCHES 1 6\n\
+             xfb buffer object 1 64\nxfb draw arrays GL_POINTS 0 2\nprobe xfb buffer double 1 3 0.5\n\
+             verify query_object GL_TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN 2\n\
+             fb color attachments 3 VK_FORMAT_R32G32B32A32_UINT UNUSED\nfb dynamic rendering\n\
+             patch parameter default level outer 1 2 3 4\npatch parameter default level inner 5 6",
+        )
+        .unwrap();
+        assert_eq!(c[0], Command::DrawArrays { mode: Mode::TriangleFan, first: 0, count: 4, instances: 3 });
+        assert_eq!(c[1], Command::DrawArrays { mode: Mode::Patches, first: 1, count: 6, instances: 1 });
+        assert_eq!(c[2], Command::XfbBuffer { index: 1, size: 64 });
+        assert_eq!(c[3], Command::XfbDrawArrays { mode: Mode::Points, first: 0, count: 2 });
+        assert_eq!(c[4], Command::ProbeXfb { kind: XfbKind::Double, index: 1, element: 3, value: 0.5 });
+        assert_eq!(c[5], Command::VerifyQuery { query: Query::PrimitivesWritten, expected: 2 });
+        assert_eq!(
+            c[6],
+            Command::FbAttachments(vec![
+                Some("R32G32B32A32_UINT".into()),
+                None,
+                Some("R8G8B8A8_UNORM".into())
+            ])
+        );
+        assert_eq!(c[7], Command::FbDynamicRendering);
+        assert_eq!(c[8], Command::DefaultOuterLevels([1., 2., 3., 4.]));
+        assert_eq!(c[9], Command::DefaultInnerLevels([5., 6.]));
+    }
+
+    #[test]
+    fn vertex_data_is_interleaved() {
+        let scene = parse("[vertex data]\npiglit_vertex/float/2 c/uint/1\n# comment\n0.5 -1 7\n1 2 0x10\n").unwrap();
+        let data = scene.vertex_data.unwrap();
+        assert_eq!(data.stride, 12);
+        assert_eq!(data.vertex_count, 2);
+        assert_eq!(data.attributes[1].offset, 8);
+        assert_eq!(data.words, vec![0.5f32.to_bits(), (-1f32).to_bits(), 7, 1f32.to_bits(), 2f32.to_bits(), 16]);
+    }
+}

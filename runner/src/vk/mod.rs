@@ -1,0 +1,438 @@
+//! The runner's Vulkan side: an ordinary application using the system loader.
+
+pub mod format;
+pub mod pipeline;
+pub mod target;
+
+use std::ffi::{c_void, CStr, CString};
+use std::sync::Mutex;
+
+use ash::vk;
+
+use crate::layer::{GLSEM_LAYER, LEVELS_COMMAND, LEVELS_EXTENSION, VALIDATION_LAYER};
+
+/// A Vulkan failure, with the call that failed.
+pub type VkResult<T> = Result<T, String>;
+
+pub fn check(what: &str) -> impl FnOnce(vk::Result) -> String + '_ {
+    move |e| format!("{what} failed: {e:?}")
+}
+
+/// Validation errors reported by the debug messenger since the last `take_messages`.
+static MESSAGES: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+pub fn take_messages() -> Vec<String> {
+    std::mem::take(&mut *MESSAGES.lock().unwrap_or_else(|e| e.into_inner()))
+}
+
+unsafe extern "system" fn on_message(
+    severity: vk::DebugUtilsMessageSeverityFlagsEXT,
+    _types: vk::DebugUtilsMessageTypeFlagsEXT,
+    data: *const vk::DebugUtilsMessengerCallbackDataEXT<'_>,
+    _user: *mut c_void,
+) -> vk::Bool32 {
+    if severity.contains(vk::DebugUtilsMessageSeverityFlagsEXT::ERROR) && !data.is_null() {
+        let message = (*data).p_message;
+        let text = if message.is_null() {
+            "(no message)".to_string()
+        } else {
+            CStr::from_ptr(message).to_string_lossy().into_owned()
+        };
+        MESSAGES.lock().unwrap_or_else(|e| e.into_inner()).push(text);
+    }
+    vk::FALSE
+}
+
+/// The function `VK_GLSEM_tessellation_default_levels` adds (GL's `glPatchParameterfv`).
+pub type PfnSetTessellationDefaultLevels =
+    unsafe extern "system" fn(vk::CommandBuffer, *const f32, *const f32);
+
+pub struct Vulkan {
+    /// Keeps libvulkan loaded for as long as the instance lives.
+    _entry: ash::Entry,
+    pub instance: ash::Instance,
+    debug: Option<(ash::ext::debug_utils::Instance, vk::DebugUtilsMessengerEXT)>,
+    pub layer: bool,
+}
+
+impl Vulkan {
+    /// Loads `libvulkan.so.1` and creates the instance with glsem above validation.
+    pub fn new(layer: bool, validation: bool) -> VkResult<Self> {
+        let entry = unsafe { ash::Entry::load() }
+            .map_err(|e| format!("cannot load the Vulkan loader (libvulkan.so.1): {e}"))?;
+        let available = unsafe { entry.enumerate_instance_layer_properties() }
+            .map_err(check("vkEnumerateInstanceLayerProperties"))?;
+        let has = |name: &str| {
+            available
+                .iter()
+                .any(|l| l.layer_name_as_c_str().is_ok_and(|n| n.to_bytes() == name.as_bytes()))
+        };
+        let mut layers: Vec<CString> = Vec::new();
+        if layer {
+            if !has(GLSEM_LAYER) {
+                return Err(format!(
+                    "the Vulkan loader does not list {GLSEM_LAYER} (VK_ADD_LAYER_PATH={})",
+                    std::env::var("VK_ADD_LAYER_PATH").unwrap_or_default()
+                ));
+            }
+            layers.push(CString::new(GLSEM_LAYER).unwrap_or_default());
+        }
+        if validation {
+            if !has(VALIDATION_LAYER) {
+                return Err(format!(
+                    "{VALIDATION_LAYER} is not installed (package vulkan-validationlayers); pass --no-validation to run without it"
+                ));
+            }
+            layers.push(CString::new(VALIDATION_LAYER).unwrap_or_default());
+        }
+        let layer_ptrs: Vec<*const i8> = layers.iter().map(|l| l.as_ptr()).collect();
+        let extensions = [ash::ext::debug_utils::NAME.as_ptr()];
+        let app = vk::ApplicationInfo::default()
+            .application_name(c"glsem-run")
+            .api_version(vk::API_VERSION_1_3);
+        let mut messenger_info = vk::DebugUtilsMessengerCreateInfoEXT::default()
+            .message_severity(
+                vk::DebugUtilsMessageSeverityFlagsEXT::ERROR | vk::DebugUtilsMessageSeverityFlagsEXT::WARNING,
+            )
+            .message_type(
+                vk::DebugUtilsMessageTypeFlagsEXT::GENERAL
+                    | vk::DebugUtilsMessageTypeFlagsEXT::VALIDATION
+                    | vk::DebugUtilsMessageTypeFlagsEXT::PERFORMANCE,
+            )
+            .pfn_user_callback(Some(on_message));
+        let mut info = vk::InstanceCreateInfo::default()
+            .application_info(&app)
+            .enabled_layer_names(&layer_ptrs);
+        if validation {
+            info = info.enabled_extension_names(&extensions).push_next(&mut messenger_info);
+        }
+        let instance = unsafe { entry.create_instance(&info, None) }.map_err(|e| {
+            format!(
+                "vkCreateInstance with layers [{}] failed: {e:?}",
+                layers.iter().map(|l| l.to_string_lossy()).collect::<Vec<_>>().join(", ")
+            )
+        })?;
+        let debug = if validation {
+            let utils = ash::ext::debug_utils::Instance::new(&entry, &instance);
+            let messenger = unsafe { utils.create_debug_utils_messenger(&messenger_info, None) }
+                .map_err(check("vkCreateDebugUtilsMessengerEXT"))?;
+            Some((utils, messenger))
+        } else {
+            None
+        };
+        Ok(Vulkan { _entry: entry, instance, debug, layer })
+    }
+}
+
+impl Drop for Vulkan {
+    fn drop(&mut self) {
+        unsafe {
+            if let Some((utils, messenger)) = self.debug.take() {
+                utils.destroy_debug_utils_messenger(messenger, None);
+            }
+            self.instance.destroy_instance(None);
+        }
+    }
+}
+
+/// What a scene needs from the device.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Needs {
+    pub tessellation: bool,
+    pub geometry: bool,
+    pub transform_feedback: bool,
+    pub geometry_streams: bool,
+    pub float64: bool,
+    pub int64: bool,
+    pub clip_distance: bool,
+    pub cull_distance: bool,
+    pub tess_geom_point_size: bool,
+    pub dual_src_blend: bool,
+    pub dynamic_rendering: bool,
+    pub color_attachments: u32,
+}
+
+/// A logical device made for one scene.
+pub struct Gpu {
+    pub instance: ash::Instance,
+    pub physical: vk::PhysicalDevice,
+    pub device: ash::Device,
+    pub queue: vk::Queue,
+    pub queue_family: u32,
+    pub name: String,
+    pub limits: vk::PhysicalDeviceLimits,
+    memory: vk::PhysicalDeviceMemoryProperties,
+    pub xfb: Option<ash::ext::transform_feedback::Device>,
+    pub max_xfb_buffers: u32,
+    /// GL's clip-space depth range through `VK_EXT_depth_clip_control`, when available.
+    pub depth_clip_control: bool,
+    pub set_levels: Option<PfnSetTessellationDefaultLevels>,
+    /// Why `set_levels` is missing, for the SKIP message.
+    pub levels_missing: String,
+}
+
+fn has_extension(list: &[vk::ExtensionProperties], name: &CStr) -> bool {
+    list.iter().any(|e| e.extension_name_as_c_str() == Ok(name))
+}
+
+/// Extensions a layer itself offers for a device (`pLayerName` set).
+fn layer_device_extensions(vulkan: &Vulkan, pd: vk::PhysicalDevice, layer: &CStr) -> Vec<vk::ExtensionProperties> {
+    let f = vulkan.instance.fp_v1_0().enumerate_device_extension_properties;
+    let mut count = 0;
+    unsafe {
+        if f(pd, layer.as_ptr(), &mut count, std::ptr::null_mut()) != vk::Result::SUCCESS {
+            return Vec::new();
+        }
+        let mut list = vec![vk::ExtensionProperties::default(); count as usize];
+        if f(pd, layer.as_ptr(), &mut count, list.as_mut_ptr()) != vk::Result::SUCCESS {
+            return Vec::new();
+        }
+        list.truncate(count as usize);
+        list
+    }
+}
+
+impl Gpu {
+    /// The first device that has everything `needs` asks for, or the list of what is missing.
+    pub fn new(vulkan: &Vulkan, needs: &Needs) -> Result<Gpu, crate::scene::SceneError> {
+        use crate::scene::SceneError;
+        let instance = &vulkan.instance;
+        let devices = unsafe { instance.enumerate_physical_devices() }
+            .map_err(|e| SceneError::Fail(check("vkEnumeratePhysicalDevices")(e)))?;
+        let mut reasons = Vec::new();
+        for pd in devices {
+            match Self::missing(vulkan, pd, needs) {
+                Ok(()) => return Self::create(vulkan, pd, needs).map_err(SceneError::Fail),
+                Err(why) => reasons.push(why),
+            }
+        }
+        Err(SceneError::Skip(if reasons.is_empty() {
+            "no Vulkan device".to_string()
+        } else {
+            format!("no Vulkan device has what the scene needs: {}", reasons.join("; "))
+        }))
+    }
+
+    fn missing(vulkan: &Vulkan, pd: vk::PhysicalDevice, needs: &Needs) -> Result<(), String> {
+        let instance = &vulkan.instance;
+        let props = unsafe { instance.get_physical_device_properties(pd) };
+        let name = props.device_name_as_c_str().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let exts = unsafe { instance.enumerate_device_extension_properties(pd) }.unwrap_or_default();
+        let mut xfb = vk::PhysicalDeviceTransformFeedbackFeaturesEXT::default();
+        let mut v13 = vk::PhysicalDeviceVulkan13Features::default();
+        let mut f2 = vk::PhysicalDeviceFeatures2::default();
+        let has_xfb = has_extension(&exts, ash::ext::transform_feedback::NAME);
+        if has_xfb {
+            f2 = f2.push_next(&mut xfb);
+        }
+        if props.api_version >= vk::API_VERSION_1_3 {
+            f2 = f2.push_next(&mut v13);
+        }
+        unsafe { instance.get_physical_device_features2(pd, &mut f2) };
+        let f = f2.features;
+        let mut missing = Vec::new();
+        let mut want = |need: bool, have: bool, what: &str| {
+            if need && !have {
+                missing.push(what.to_string());
+            }
+        };
+        want(true, props.api_version >= vk::API_VERSION_1_1, "Vulkan 1.1 (negative viewport height)");
+        want(needs.tessellation, f.tessellation_shader == vk::TRUE, "tessellationShader");
+        want(needs.geometry, f.geometry_shader == vk::TRUE, "geometryShader");
+        want(needs.float64, f.shader_float64 == vk::TRUE, "shaderFloat64");
+        want(needs.int64, f.shader_int64 == vk::TRUE, "shaderInt64");
+        want(needs.clip_distance, f.shader_clip_distance == vk::TRUE, "shaderClipDistance");
+        want(needs.cull_distance, f.shader_cull_distance == vk::TRUE, "shaderCullDistance");
+        want(
+            needs.tess_geom_point_size,
+            f.shader_tessellation_and_geometry_point_size == vk::TRUE,
+            "shaderTessellationAndGeometryPointSize",
+        );
+        want(needs.dual_src_blend, f.dual_src_blend == vk::TRUE, "dualSrcBlend");
+        want(needs.transform_feedback, has_xfb && xfb.transform_feedback == vk::TRUE, "VK_EXT_transform_feedback");
+        want(needs.geometry_streams, has_xfb && xfb.geometry_streams == vk::TRUE, "geometryStreams");
+        want(needs.dynamic_rendering, v13.dynamic_rendering == vk::TRUE, "dynamicRendering (Vulkan 1.3)");
+        want(
+            needs.color_attachments > props.limits.max_color_attachments,
+            false,
+            &format!("{} color attachments", needs.color_attachments),
+        );
+        if missing.is_empty() {
+            Ok(())
+        } else {
+            Err(format!("{name} lacks {}", missing.join(", ")))
+        }
+    }
+
+    fn create(vulkan: &Vulkan, pd: vk::PhysicalDevice, needs: &Needs) -> VkResult<Gpu> {
+        let instance = &vulkan.instance;
+        let props = unsafe { instance.get_physical_device_properties(pd) };
+        let name = props.device_name_as_c_str().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let families = unsafe { instance.get_physical_device_queue_family_properties(pd) };
+        let queue_family = families
+            .iter()
+            .position(|f| f.queue_flags.contains(vk::QueueFlags::GRAPHICS))
+            .ok_or_else(|| format!("{name} has no graphics queue"))? as u32;
+        let exts = unsafe { instance.enumerate_device_extension_properties(pd) }.map_err(check("vkEnumerateDeviceExtensionProperties"))?;
+
+        let mut extensions: Vec<&CStr> = Vec::new();
+        if needs.transform_feedback {
+            extensions.push(ash::ext::transform_feedback::NAME);
+        }
+        let depth_clip_control = has_extension(&exts, ash::ext::depth_clip_control::NAME);
+        if depth_clip_control {
+            extensions.push(ash::ext::depth_clip_control::NAME);
+        }
+        let layer_name = CString::new(GLSEM_LAYER).unwrap_or_default();
+        let levels_ext = CString::new(LEVELS_EXTENSION).unwrap_or_default();
+        let layer_offers_levels =
+            vulkan.layer && has_extension(&layer_device_extensions(vulkan, pd, &layer_name), &levels_ext);
+        if layer_offers_levels {
+            extensions.push(&levels_ext);
+        }
+        let ext_ptrs: Vec<*const i8> = extensions.iter().map(|e| e.as_ptr()).collect();
+
+        let features = vk::PhysicalDeviceFeatures {
+            tessellation_shader: needs.tessellation.into(),
+            geometry_shader: needs.geometry.into(),
+            shader_float64: needs.float64.into(),
+            shader_int64: needs.int64.into(),
+            shader_clip_distance: needs.clip_distance.into(),
+            shader_cull_distance: needs.cull_distance.into(),
+            shader_tessellation_and_geometry_point_size: needs.tess_geom_point_size.into(),
+            dual_src_blend: needs.dual_src_blend.into(),
+            ..Default::default()
+        };
+        let mut xfb = vk::PhysicalDeviceTransformFeedbackFeaturesEXT::default()
+            .transform_feedback(true)
+            .geometry_streams(needs.geometry_streams);
+        let mut v13 = vk::PhysicalDeviceVulkan13Features::default().dynamic_rendering(true);
+        let mut clip_control = vk::PhysicalDeviceDepthClipControlFeaturesEXT::default().depth_clip_control(true);
+        let priorities = [1.0];
+        let queues = [vk::DeviceQueueCreateInfo::default()
+            .queue_family_index(queue_family)
+            .queue_priorities(&priorities)];
+        let mut info = vk::DeviceCreateInfo::default()
+            .queue_create_infos(&queues)
+            .enabled_extension_names(&ext_ptrs)
+            .enabled_features(&features);
+        if needs.transform_feedback {
+            info = info.push_next(&mut xfb);
+        }
+        if needs.dynamic_rendering {
+            info = info.push_next(&mut v13);
+        }
+        if depth_clip_control {
+            info = info.push_next(&mut clip_control);
+        }
+        let device = unsafe { instance.create_device(pd, &info, None) }.map_err(check("vkCreateDevice"))?;
+        let queue = unsafe { device.get_device_queue(queue_family, 0) };
+        let memory = unsafe { instance.get_physical_device_memory_properties(pd) };
+        let xfb = needs
+            .transform_feedback
+            .then(|| ash::ext::transform_feedback::Device::new(instance, &device));
+
+        let mut xfb_props = vk::PhysicalDeviceTransformFeedbackPropertiesEXT::default();
+        if needs.transform_feedback {
+            let mut props2 = vk::PhysicalDeviceProperties2::default().push_next(&mut xfb_props);
+            unsafe { instance.get_physical_device_properties2(pd, &mut props2) };
+        }
+        let (set_levels, levels_missing) = if !vulkan.layer {
+            (None, "the glsem layer is not loaded (--no-layer or not found)".to_string())
+        } else if !layer_offers_levels {
+            (None, format!("the glsem layer does not offer {LEVELS_EXTENSION}"))
+        } else {
+            let command = CString::new(LEVELS_COMMAND).unwrap_or_default();
+            match unsafe { instance.get_device_proc_addr(device.handle(), command.as_ptr()) } {
+                // SAFETY: the extension defines this signature for the command.
+                Some(f) => (
+                    Some(unsafe { std::mem::transmute::<unsafe extern "system" fn(), PfnSetTessellationDefaultLevels>(f) }),
+                    String::new(),
+                ),
+                None => (None, format!("vkGetDeviceProcAddr returns no {LEVELS_COMMAND}")),
+            }
+        };
+        Ok(Gpu {
+            instance: instance.clone(),
+            physical: pd,
+            device,
+            queue,
+            queue_family,
+            name,
+            limits: props.limits,
+            memory,
+            xfb,
+            max_xfb_buffers: xfb_props.max_transform_feedback_buffers,
+            depth_clip_control,
+            set_levels,
+            levels_missing,
+        })
+    }
+
+    fn memory_type(&self, bits: u32, flags: vk::MemoryPropertyFlags) -> VkResult<u32> {
+        (0..self.memory.memory_type_count)
+            .find(|&i| bits & (1 << i) != 0 && self.memory.memory_types[i as usize].property_flags.contains(flags))
+            .ok_or_else(|| format!("no memory type with {flags:?}"))
+    }
+
+    pub fn allocate(&self, req: vk::MemoryRequirements, flags: vk::MemoryPropertyFlags) -> VkResult<vk::DeviceMemory> {
+        let info = vk::MemoryAllocateInfo::default()
+            .allocation_size(req.size)
+            .memory_type_index(self.memory_type(req.memory_type_bits, flags)?);
+        unsafe { self.device.allocate_memory(&info, None) }.map_err(check("vkAllocateMemory"))
+    }
+
+    /// A host-visible, coherent, persistently mapped buffer.
+    pub fn buffer(&self, size: u64, usage: vk::BufferUsageFlags) -> VkResult<Buffer> {
+        let info = vk::BufferCreateInfo::default().size(size.max(4)).usage(usage);
+        let buffer = unsafe { self.device.create_buffer(&info, None) }.map_err(check("vkCreateBuffer"))?;
+        let req = unsafe { self.device.get_buffer_memory_requirements(buffer) };
+        let memory = self
+            .allocate(req, vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT)
+            .inspect_err(|_| unsafe { self.device.destroy_buffer(buffer, None) })?;
+        let mapped = unsafe {
+            self.device.bind_buffer_memory(buffer, memory, 0).map_err(check("vkBindBufferMemory"))?;
+            self.device
+                .map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty())
+                .map_err(check("vkMapMemory"))?
+        };
+        Ok(Buffer { buffer, memory, mapped: mapped.cast(), size: size.max(4) })
+    }
+
+    pub fn destroy_buffer(&self, b: &Buffer) {
+        unsafe {
+            self.device.destroy_buffer(b.buffer, None);
+            self.device.free_memory(b.memory, None);
+        }
+    }
+}
+
+impl Drop for Gpu {
+    fn drop(&mut self) {
+        unsafe {
+            let _ = self.device.device_wait_idle();
+            self.device.destroy_device(None);
+        }
+    }
+}
+
+/// A mapped host-visible buffer; destroyed explicitly through [`Gpu::destroy_buffer`].
+pub struct Buffer {
+    pub buffer: vk::Buffer,
+    pub memory: vk::DeviceMemory,
+    mapped: *mut u8,
+    pub size: u64,
+}
+
+impl Buffer {
+    pub fn bytes(&self) -> &[u8] {
+        // SAFETY: the whole allocation stays mapped while the buffer lives; the GPU is idle
+        // whenever the runner reads (every submission is waited for).
+        unsafe { std::slice::from_raw_parts(self.mapped, self.size as usize) }
+    }
+
+    pub fn bytes_mut(&mut self) -> &mut [u8] {
+        // SAFETY: as in `bytes`.
+        unsafe { std::slice::from_raw_parts_mut(self.mapped, self.size as usize) }
+    }
+}

@@ -1,0 +1,285 @@
+//! The "window": colour attachments, the render pass or dynamic-rendering setup, readback.
+//!
+//! Images stay in `GENERAL` layout for their whole life, so clears, draws and copies need
+//! only memory barriers between them.
+
+use ash::vk;
+
+use super::format::Format;
+use super::{check, Buffer, Gpu, VkResult};
+
+pub struct Attachment {
+    pub format: Format,
+    /// `false` for an `UNUSED` hole: the image exists (clears, probes) but draws skip it.
+    pub used: bool,
+    pub image: vk::Image,
+    memory: vk::DeviceMemory,
+    pub view: vk::ImageView,
+    pub readback: Buffer,
+}
+
+pub struct Targets {
+    pub width: u32,
+    pub height: u32,
+    pub attachments: Vec<Attachment>,
+    pub dynamic: bool,
+    pub render_pass: vk::RenderPass,
+    pub framebuffer: vk::Framebuffer,
+}
+
+impl Targets {
+    /// `formats[i] == None` is a hole (an RGBA8 image that draws never write).
+    pub fn new(gpu: &Gpu, width: u32, height: u32, formats: &[Option<Format>], dynamic: bool) -> VkResult<Targets> {
+        let mut targets = Targets {
+            width,
+            height,
+            attachments: Vec::new(),
+            dynamic,
+            render_pass: vk::RenderPass::null(),
+            framebuffer: vk::Framebuffer::null(),
+        };
+        for f in formats {
+            let att = Self::attachment(gpu, width, height, f.unwrap_or(Format::DEFAULT), f.is_some());
+            match att {
+                Ok(a) => targets.attachments.push(a),
+                Err(e) => {
+                    targets.destroy(gpu);
+                    return Err(e);
+                }
+            }
+        }
+        if !dynamic {
+            if let Err(e) = targets.create_render_pass(gpu) {
+                targets.destroy(gpu);
+                return Err(e);
+            }
+        }
+        Ok(targets)
+    }
+
+    fn attachment(gpu: &Gpu, width: u32, height: u32, format: Format, used: bool) -> VkResult<Attachment> {
+        let d = &gpu.device;
+        let props = unsafe { gpu.instance.get_physical_device_format_properties(gpu.physical, format.vk) };
+        if !props.optimal_tiling_features.contains(vk::FormatFeatureFlags::COLOR_ATTACHMENT) {
+            return Err(format!("{:?} cannot be a colour attachment on {}", format.vk, gpu.name));
+        }
+        let info = vk::ImageCreateInfo::default()
+            .image_type(vk::ImageType::TYPE_2D)
+            .format(format.vk)
+            .extent(vk::Extent3D { width, height, depth: 1 })
+            .mip_levels(1)
+            .array_layers(1)
+            .samples(vk::SampleCountFlags::TYPE_1)
+            .tiling(vk::ImageTiling::OPTIMAL)
+            .usage(
+                vk::ImageUsageFlags::COLOR_ATTACHMENT
+                    | vk::ImageUsageFlags::TRANSFER_SRC
+                    | vk::ImageUsageFlags::TRANSFER_DST,
+            );
+        let image = unsafe { d.create_image(&info, None) }.map_err(check("vkCreateImage"))?;
+        let req = unsafe { d.get_image_memory_requirements(image) };
+        let memory = gpu
+            .allocate(req, vk::MemoryPropertyFlags::DEVICE_LOCAL)
+            .or_else(|_| gpu.allocate(req, vk::MemoryPropertyFlags::empty()))
+            .inspect_err(|_| unsafe { d.destroy_image(image, None) })?;
+        unsafe { d.bind_image_memory(image, memory, 0) }.map_err(check("vkBindImageMemory"))?;
+        let view_info = vk::ImageViewCreateInfo::default()
+            .image(image)
+            .view_type(vk::ImageViewType::TYPE_2D)
+            .format(format.vk)
+            .subresource_range(color_range());
+        let view = unsafe { d.create_image_view(&view_info, None) }.map_err(check("vkCreateImageView"))?;
+        let readback = gpu.buffer(
+            width as u64 * height as u64 * format.texel_bytes() as u64,
+            vk::BufferUsageFlags::TRANSFER_DST,
+        )?;
+        Ok(Attachment { format, used, image, memory, view, readback })
+    }
+
+    fn create_render_pass(&mut self, gpu: &Gpu) -> VkResult<()> {
+        let mut descriptions = Vec::new();
+        let mut refs = Vec::new();
+        let mut views = Vec::new();
+        for a in &self.attachments {
+            if a.used {
+                refs.push(vk::AttachmentReference { attachment: descriptions.len() as u32, layout: vk::ImageLayout::GENERAL });
+                descriptions.push(
+                    vk::AttachmentDescription::default()
+                        .format(a.format.vk)
+                        .samples(vk::SampleCountFlags::TYPE_1)
+                        .load_op(vk::AttachmentLoadOp::LOAD)
+                        .store_op(vk::AttachmentStoreOp::STORE)
+                        .stencil_load_op(vk::AttachmentLoadOp::DONT_CARE)
+                        .stencil_store_op(vk::AttachmentStoreOp::DONT_CARE)
+                        .initial_layout(vk::ImageLayout::GENERAL)
+                        .final_layout(vk::ImageLayout::GENERAL),
+                );
+                views.push(a.view);
+            } else {
+                refs.push(vk::AttachmentReference { attachment: vk::ATTACHMENT_UNUSED, layout: vk::ImageLayout::UNDEFINED });
+            }
+        }
+        let subpass = [vk::SubpassDescription::default()
+            .pipeline_bind_point(vk::PipelineBindPoint::GRAPHICS)
+            .color_attachments(&refs)];
+        let info = vk::RenderPassCreateInfo::default().attachments(&descriptions).subpasses(&subpass);
+        self.render_pass = unsafe { gpu.device.create_render_pass(&info, None) }.map_err(check("vkCreateRenderPass"))?;
+        let fb_info = vk::FramebufferCreateInfo::default()
+            .render_pass(self.render_pass)
+            .attachments(&views)
+            .width(self.width)
+            .height(self.height)
+            .layers(1);
+        self.framebuffer = unsafe { gpu.device.create_framebuffer(&fb_info, None) }.map_err(check("vkCreateFramebuffer"))?;
+        Ok(())
+    }
+
+    /// Formats per slot for `VkPipelineRenderingCreateInfo` (holes are `UNDEFINED`).
+    pub fn rendering_formats(&self) -> Vec<vk::Format> {
+        self.attachments
+            .iter()
+            .map(|a| if a.used { a.format.vk } else { vk::Format::UNDEFINED })
+            .collect()
+    }
+
+    /// Moves fresh images to `GENERAL`, where they stay.
+    pub fn record_init(&self, gpu: &Gpu, cmd: vk::CommandBuffer) {
+        let barriers: Vec<_> = self
+            .attachments
+            .iter()
+            .map(|a| {
+                vk::ImageMemoryBarrier::default()
+                    .old_layout(vk::ImageLayout::UNDEFINED)
+                    .new_layout(vk::ImageLayout::GENERAL)
+                    .dst_access_mask(vk::AccessFlags::MEMORY_READ | vk::AccessFlags::MEMORY_WRITE)
+                    .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+                    .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+                    .image(a.image)
+                    .subresource_range(color_range())
+            })
+            .collect();
+        unsafe {
+            gpu.device.cmd_pipeline_barrier(
+                cmd,
+                vk::PipelineStageFlags::TOP_OF_PIPE,
+                vk::PipelineStageFlags::ALL_COMMANDS,
+                vk::DependencyFlags::empty(),
+                &[],
+                &[],
+                &barriers,
+            );
+        }
+    }
+
+    /// `clear`: every image, holes included.
+    pub fn record_clear(&self, gpu: &Gpu, cmd: vk::CommandBuffer, color: [f32; 4]) {
+        for a in &self.attachments {
+            unsafe {
+                gpu.device.cmd_clear_color_image(
+                    cmd,
+                    a.image,
+                    vk::ImageLayout::GENERAL,
+                    &a.format.clear_value(color),
+                    &[color_range()],
+                );
+            }
+        }
+    }
+
+    pub fn record_begin(&self, gpu: &Gpu, cmd: vk::CommandBuffer) {
+        let area = vk::Rect2D { offset: vk::Offset2D::default(), extent: vk::Extent2D { width: self.width, height: self.height } };
+        unsafe {
+            if self.dynamic {
+                let infos: Vec<_> = self
+                    .attachments
+                    .iter()
+                    .map(|a| {
+                        let info = vk::RenderingAttachmentInfo::default()
+                            .image_layout(vk::ImageLayout::GENERAL)
+                            .load_op(vk::AttachmentLoadOp::LOAD)
+                            .store_op(vk::AttachmentStoreOp::STORE);
+                        if a.used {
+                            info.image_view(a.view)
+                        } else {
+                            info
+                        }
+                    })
+                    .collect();
+                let rendering = vk::RenderingInfo::default().render_area(area).layer_count(1).color_attachments(&infos);
+                gpu.device.cmd_begin_rendering(cmd, &rendering);
+            } else {
+                let begin = vk::RenderPassBeginInfo::default()
+                    .render_pass(self.render_pass)
+                    .framebuffer(self.framebuffer)
+                    .render_area(area);
+                gpu.device.cmd_begin_render_pass(cmd, &begin, vk::SubpassContents::INLINE);
+            }
+        }
+    }
+
+    pub fn record_end(&self, gpu: &Gpu, cmd: vk::CommandBuffer) {
+        unsafe {
+            if self.dynamic {
+                gpu.device.cmd_end_rendering(cmd);
+            } else {
+                gpu.device.cmd_end_render_pass(cmd);
+            }
+        }
+    }
+
+    /// Copies every image into its readback buffer.
+    pub fn record_readback(&self, gpu: &Gpu, cmd: vk::CommandBuffer) {
+        for a in &self.attachments {
+            let region = vk::BufferImageCopy::default()
+                .image_subresource(vk::ImageSubresourceLayers {
+                    aspect_mask: vk::ImageAspectFlags::COLOR,
+                    mip_level: 0,
+                    base_array_layer: 0,
+                    layer_count: 1,
+                })
+                .image_extent(vk::Extent3D { width: self.width, height: self.height, depth: 1 });
+            unsafe {
+                gpu.device.cmd_copy_image_to_buffer(cmd, a.image, vk::ImageLayout::GENERAL, a.readback.buffer, &[region]);
+            }
+        }
+    }
+
+    /// RGBA of every pixel of attachment `k` as last read back, rows from the top of the
+    /// Vulkan framebuffer (the flipped viewport puts GL's top row there).
+    pub fn pixels(&self, k: usize) -> Vec<[f64; 4]> {
+        let a = &self.attachments[k];
+        a.readback
+            .bytes()
+            .chunks_exact(a.format.texel_bytes() as usize)
+            .map(|t| a.format.decode(t))
+            .collect()
+    }
+
+    pub fn destroy(&mut self, gpu: &Gpu) {
+        let d = &gpu.device;
+        unsafe {
+            if self.framebuffer != vk::Framebuffer::null() {
+                d.destroy_framebuffer(self.framebuffer, None);
+            }
+            if self.render_pass != vk::RenderPass::null() {
+                d.destroy_render_pass(self.render_pass, None);
+            }
+            for a in self.attachments.drain(..) {
+                d.destroy_image_view(a.view, None);
+                d.destroy_image(a.image, None);
+                d.free_memory(a.memory, None);
+                gpu.destroy_buffer(&a.readback);
+            }
+        }
+    }
+}
+
+fn color_range() -> vk::ImageSubresourceRange {
+    vk::ImageSubresourceRange {
+        aspect_mask: vk::ImageAspectFlags::COLOR,
+        base_mip_level: 0,
+        level_count: 1,
+        base_array_layer: 0,
+        layer_count: 1,
+    }
+}

@@ -1,0 +1,121 @@
+//! The interception table: one list of entry points drives the next-layer dispatch tables
+//! (an `Option` per entry, loaded from the next layer's `vkGet*ProcAddr`; a missing entry
+//! is `None`) and the `vkGet*ProcAddr` lookup of the functions this layer hooks.
+
+use ash::vk;
+use std::ffi::CStr;
+
+use super::{hooks, planner, tess_levels};
+
+/// A hooked entry point as `vkGet*ProcAddr` returns it.
+pub type VoidFn = unsafe extern "system" fn();
+
+macro_rules! as_void_fn {
+    ($pfn:ty,) => {
+        None
+    };
+    ($pfn:ty, $hook:path) => {
+        // SAFETY: only the pointer's type changes; the caller casts it back to `$pfn`, which
+        // `$hook as $pfn` checked the hook's signature against.
+        Some(unsafe { std::mem::transmute::<$pfn, VoidFn>($hook as $pfn) })
+    };
+}
+
+macro_rules! dispatch_table {
+    ($(#[$meta:meta])* $table:ident, $handle:ty, $lookup:ident {
+        $($field:ident: $pfn:ident = $name:literal $(=> $hook:path)?;)*
+    }) => {
+        $(#[$meta])*
+        pub struct $table {
+            $(pub $field: Option<vk::$pfn>,)*
+        }
+
+        impl $table {
+            /// Loads every entry from the next layer's `vkGet*ProcAddr`.
+            ///
+            /// # Safety
+            /// `get` must return pointers of the named commands' types.
+            pub unsafe fn load(
+                get: impl Fn($handle, &CStr) -> vk::PFN_vkVoidFunction,
+                handle: $handle,
+            ) -> Self {
+                $table {
+                    $($field: get(handle, const_cstr(concat!($name, "\0")))
+                        .map(|f| std::mem::transmute::<VoidFn, vk::$pfn>(f)),)*
+                }
+            }
+        }
+
+        /// The layer's hook for `name`, with a test of whether the next layer provides that
+        /// command (a hook is only handed out when it can call down).
+        pub fn $lookup(name: &[u8]) -> Option<(VoidFn, fn(&$table) -> bool)> {
+            $(
+                if name == $name.as_bytes() {
+                    let hook: Option<VoidFn> = as_void_fn!(vk::$pfn, $($hook)?);
+                    return hook.map(|h| (h, (|t: &$table| t.$field.is_some()) as fn(&$table) -> bool));
+                }
+            )*
+            None
+        }
+    };
+}
+
+const fn const_cstr(s: &'static str) -> &'static CStr {
+    match CStr::from_bytes_with_nul(s.as_bytes()) {
+        Ok(c) => c,
+        Err(_) => panic!("entry point names are nul-terminated by concat!"),
+    }
+}
+
+dispatch_table!(
+    /// The next layer's instance-level commands this layer hooks or calls.
+    InstanceDispatch, vk::Instance, instance_hook {
+        destroy_instance: PFN_vkDestroyInstance = "vkDestroyInstance" => hooks::destroy_instance;
+        create_device: PFN_vkCreateDevice = "vkCreateDevice" => hooks::create_device;
+        enumerate_device_extension_properties: PFN_vkEnumerateDeviceExtensionProperties =
+            "vkEnumerateDeviceExtensionProperties" => hooks::enumerate_device_extension_properties;
+        get_physical_device_properties: PFN_vkGetPhysicalDeviceProperties =
+            "vkGetPhysicalDeviceProperties";
+    }
+);
+
+dispatch_table!(
+    /// The next layer's device-level commands this layer hooks or calls.
+    DeviceDispatch, vk::Device, device_hook {
+        destroy_device: PFN_vkDestroyDevice = "vkDestroyDevice" => hooks::destroy_device;
+        create_shader_module: PFN_vkCreateShaderModule =
+            "vkCreateShaderModule" => hooks::create_shader_module;
+        destroy_shader_module: PFN_vkDestroyShaderModule =
+            "vkDestroyShaderModule" => hooks::destroy_shader_module;
+        create_render_pass: PFN_vkCreateRenderPass =
+            "vkCreateRenderPass" => hooks::create_render_pass;
+        create_render_pass2: PFN_vkCreateRenderPass2 =
+            "vkCreateRenderPass2" => hooks::create_render_pass2;
+        create_render_pass2_khr: PFN_vkCreateRenderPass2 =
+            "vkCreateRenderPass2KHR" => hooks::create_render_pass2_khr;
+        destroy_render_pass: PFN_vkDestroyRenderPass =
+            "vkDestroyRenderPass" => hooks::destroy_render_pass;
+        create_pipeline_layout: PFN_vkCreatePipelineLayout =
+            "vkCreatePipelineLayout" => hooks::create_pipeline_layout;
+        destroy_pipeline_layout: PFN_vkDestroyPipelineLayout =
+            "vkDestroyPipelineLayout" => hooks::destroy_pipeline_layout;
+        create_graphics_pipelines: PFN_vkCreateGraphicsPipelines =
+            "vkCreateGraphicsPipelines" => planner::create_graphics_pipelines;
+        destroy_pipeline: PFN_vkDestroyPipeline = "vkDestroyPipeline" => hooks::destroy_pipeline;
+        allocate_command_buffers: PFN_vkAllocateCommandBuffers =
+            "vkAllocateCommandBuffers" => tess_levels::allocate_command_buffers;
+        free_command_buffers: PFN_vkFreeCommandBuffers =
+            "vkFreeCommandBuffers" => tess_levels::free_command_buffers;
+        begin_command_buffer: PFN_vkBeginCommandBuffer =
+            "vkBeginCommandBuffer" => tess_levels::begin_command_buffer;
+        reset_command_buffer: PFN_vkResetCommandBuffer =
+            "vkResetCommandBuffer" => tess_levels::reset_command_buffer;
+        reset_command_pool: PFN_vkResetCommandPool =
+            "vkResetCommandPool" => tess_levels::reset_command_pool;
+        destroy_command_pool: PFN_vkDestroyCommandPool =
+            "vkDestroyCommandPool" => tess_levels::destroy_command_pool;
+        cmd_bind_pipeline: PFN_vkCmdBindPipeline =
+            "vkCmdBindPipeline" => tess_levels::cmd_bind_pipeline;
+        cmd_push_constants: PFN_vkCmdPushConstants = "vkCmdPushConstants";
+    }
+);

@@ -1,0 +1,307 @@
+//! The Vulkan side of glsem: loader interface, dispatch, records, the pipeline planner,
+//! settings and logging. DESIGN.md §3 and §5.
+//!
+//! - [`loader_abi`]: `vk_layer.h` structs; [`dispatch`]: the interception table.
+//! - [`hooks`]: instance/device lifetime and the object records; [`planner`]:
+//!   `vkCreateGraphicsPipelines`; [`tess_levels`]: command-buffer state of the
+//!   `VK_GLSEM_tessellation_default_levels` extension; [`push_range`]: where a layout holds
+//!   the levels.
+//! - [`settings`], [`log`]; [`cache`]: the rewrite cache; [`records`]: what is remembered.
+
+mod cache;
+mod dispatch;
+mod hooks;
+pub mod loader_abi;
+pub mod log;
+mod planner;
+pub mod push_range;
+pub mod records;
+pub mod settings;
+mod tess_levels;
+
+use ash::vk::{self, Handle};
+use parking_lot::RwLock;
+use std::any::Any;
+use std::ffi::{c_char, c_void, CStr};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
+
+use dispatch::{device_hook, instance_hook, DeviceDispatch, InstanceDispatch, VoidFn};
+use records::{Kind, Live, Records};
+use settings::Settings;
+
+/// The device extension this layer implements (the GL `glPatchParameterfv` default levels).
+pub const EXTENSION_NAME: &CStr = c"VK_GLSEM_tessellation_default_levels";
+pub const EXTENSION_SPEC_VERSION: u32 = 1;
+const SET_LEVELS_NAME: &[u8] = b"vkCmdSetTessellationDefaultLevelsGLSEM";
+
+pub struct InstanceData {
+    pub handle: vk::Instance,
+    pub next_gipa: vk::PFN_vkGetInstanceProcAddr,
+    pub table: InstanceDispatch,
+    pub settings: Arc<Settings>,
+}
+
+/// The features a device was created with that the rewrites depend on.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct EnabledFeatures {
+    pub tessellation_shader: bool,
+    pub geometry_shader: bool,
+    pub transform_feedback: bool,
+    pub dynamic_rendering: bool,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    pub max_fragment_output_attachments: u32,
+    pub max_fragment_dual_src_attachments: u32,
+    pub max_push_constants_size: u32,
+    pub max_tessellation_patch_size: u32,
+}
+
+impl Limits {
+    /// The limits a Vulkan 1.0 device must at least support, for when the query fails.
+    pub const REQUIRED_MINIMUM: Limits = Limits {
+        max_fragment_output_attachments: 4,
+        max_fragment_dual_src_attachments: 0,
+        max_push_constants_size: 128,
+        max_tessellation_patch_size: 32,
+    };
+}
+
+pub struct DeviceData {
+    pub handle: vk::Device,
+    pub next_gdpa: vk::PFN_vkGetDeviceProcAddr,
+    pub table: DeviceDispatch,
+    pub settings: Arc<Settings>,
+    pub features: EnabledFeatures,
+    pub limits: Limits,
+    /// The application enabled `VK_GLSEM_tessellation_default_levels`.
+    pub levels_extension: bool,
+    pub records: Records,
+    _live: Live,
+}
+
+impl DeviceData {
+    pub fn new(
+        handle: vk::Device,
+        next_gdpa: vk::PFN_vkGetDeviceProcAddr,
+        table: DeviceDispatch,
+        settings: Arc<Settings>,
+        features: EnabledFeatures,
+        limits: Limits,
+        levels_extension: bool,
+    ) -> DeviceData {
+        DeviceData {
+            handle,
+            next_gdpa,
+            table,
+            settings,
+            features,
+            limits,
+            levels_extension,
+            records: Records::default(),
+            _live: Live::new(Kind::Device),
+        }
+    }
+}
+
+/// Layer state per instance and per device, keyed by dispatch key. A handful of entries at
+/// most, so a vector beats hashing on the per-call lookup.
+type Registry<T> = RwLock<Vec<(usize, Arc<T>)>>;
+static INSTANCES: Registry<InstanceData> = RwLock::new(Vec::new());
+static DEVICES: Registry<DeviceData> = RwLock::new(Vec::new());
+
+fn key_of<H: Handle>(handle: H) -> Option<usize> {
+    let raw = handle.as_raw() as usize as *const c_void;
+    // SAFETY: the application passes live dispatchable handles (Vulkan's valid usage).
+    (!raw.is_null()).then(|| unsafe { loader_abi::dispatch_key(raw) })
+}
+
+fn lookup<T>(registry: &Registry<T>, key: usize) -> Option<Arc<T>> {
+    registry
+        .read()
+        .iter()
+        .find(|(k, _)| *k == key)
+        .map(|(_, v)| v.clone())
+}
+
+fn insert<T>(registry: &Registry<T>, key: usize, value: Arc<T>) {
+    let mut list = registry.write();
+    list.retain(|(k, _)| *k != key);
+    list.push((key, value));
+}
+
+fn remove<T>(registry: &Registry<T>, key: usize) -> Option<Arc<T>> {
+    let mut list = registry.write();
+    let index = list.iter().position(|(k, _)| *k == key)?;
+    Some(list.swap_remove(index).1)
+}
+
+/// The instance of an instance or physical-device handle (they share the dispatch key).
+pub fn instance_data<H: Handle>(handle: H) -> Option<Arc<InstanceData>> {
+    lookup(&INSTANCES, key_of(handle)?)
+}
+
+/// The device of a device, queue or command-buffer handle (they share the dispatch key).
+pub fn device_data<H: Handle>(handle: H) -> Option<Arc<DeviceData>> {
+    lookup(&DEVICES, key_of(handle)?)
+}
+
+/// Runs `f` on the device under the registry's read lock, without touching the `Arc`'s
+/// count: for hot paths that only copy a function pointer or read an atomic out.
+#[inline]
+pub fn with_device<H: Handle, R>(handle: H, f: impl FnOnce(&DeviceData) -> R) -> Option<R> {
+    let key = key_of(handle)?;
+    let list = DEVICES.read();
+    list.iter().find(|(k, _)| *k == key).map(|(_, d)| f(d))
+}
+
+fn panic_message(payload: &(dyn Any + Send)) -> &str {
+    payload
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("(no message)")
+}
+
+/// Runs the layer's own work for `what`; a panic is logged and turns into `None`, so that
+/// the caller goes on with the application's call untouched.
+pub fn shield<T>(what: &str, f: impl FnOnce() -> T) -> Option<T> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(value) => Some(value),
+        Err(payload) => {
+            log::error!(
+                "internal error in {what}: {}; passing the call through untouched",
+                panic_message(&*payload)
+            );
+            None
+        }
+    }
+}
+
+/// The outermost guard of every exported function: no panic crosses the FFI boundary.
+/// `on_panic` is what the application gets when even calling down failed.
+pub fn ffi_guard<T>(what: &str, on_panic: T, f: impl FnOnce() -> T) -> T {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(value) => value,
+        Err(payload) => {
+            log::error!("internal error in {what}: {}", panic_message(&*payload));
+            on_panic
+        }
+    }
+}
+
+/// The test-only `debug_inject_panic` setting: panics inside the named entry point.
+pub fn maybe_inject_panic(settings: &Settings, entry_point: &str) {
+    if settings.debug_inject_panic.as_deref() == Some(entry_point) {
+        panic!("injected panic in {entry_point} (debug_inject_panic)");
+    }
+}
+
+fn void_fn<F: Copy>(f: F) -> vk::PFN_vkVoidFunction {
+    assert_eq!(std::mem::size_of::<F>(), std::mem::size_of::<VoidFn>());
+    // SAFETY: F is a function pointer type (callers pass only those); the caller casts back.
+    Some(unsafe { std::mem::transmute_copy::<F, VoidFn>(&f) })
+}
+
+/// `vkGetInstanceProcAddr` of this layer.
+///
+/// # Safety
+/// Vulkan's valid usage for `vkGetInstanceProcAddr`.
+pub unsafe extern "system" fn get_instance_proc_addr(
+    instance: vk::Instance,
+    p_name: *const c_char,
+) -> vk::PFN_vkVoidFunction {
+    if p_name.is_null() {
+        return None;
+    }
+    ffi_guard("vkGetInstanceProcAddr", None, || {
+        let name = CStr::from_ptr(p_name).to_bytes();
+        match name {
+            b"vkGetInstanceProcAddr" => {
+                return void_fn::<vk::PFN_vkGetInstanceProcAddr>(get_instance_proc_addr)
+            }
+            b"vkGetDeviceProcAddr" => {
+                return void_fn::<vk::PFN_vkGetDeviceProcAddr>(get_device_proc_addr)
+            }
+            b"vkCreateInstance" => {
+                return void_fn::<vk::PFN_vkCreateInstance>(hooks::create_instance)
+            }
+            SET_LEVELS_NAME => {
+                return void_fn::<tess_levels::PfnCmdSetTessellationDefaultLevels>(
+                    tess_levels::cmd_set_tessellation_default_levels,
+                )
+            }
+            _ => {}
+        }
+        let inst = instance_data(instance)?;
+        if let Some((hook, available)) = instance_hook(name) {
+            return available(&inst.table).then_some(hook);
+        }
+        let next = (inst.next_gipa)(instance, p_name);
+        match device_hook(name) {
+            Some((hook, _)) => next.map(|_| hook),
+            None => next,
+        }
+    })
+}
+
+/// `vkGetDeviceProcAddr` of this layer.
+///
+/// # Safety
+/// Vulkan's valid usage for `vkGetDeviceProcAddr`.
+pub unsafe extern "system" fn get_device_proc_addr(
+    device: vk::Device,
+    p_name: *const c_char,
+) -> vk::PFN_vkVoidFunction {
+    if p_name.is_null() {
+        return None;
+    }
+    ffi_guard("vkGetDeviceProcAddr", None, || {
+        let name = CStr::from_ptr(p_name).to_bytes();
+        if name == b"vkGetDeviceProcAddr" {
+            return void_fn::<vk::PFN_vkGetDeviceProcAddr>(get_device_proc_addr);
+        }
+        let dev = device_data(device)?;
+        if name == SET_LEVELS_NAME {
+            if !dev.levels_extension {
+                log::warning!(
+                    "vkGetDeviceProcAddr(vkCmdSetTessellationDefaultLevelsGLSEM): the device \
+                     did not enable {}; returning NULL",
+                    EXTENSION_NAME.to_string_lossy()
+                );
+                return None;
+            }
+            return void_fn::<tess_levels::PfnCmdSetTessellationDefaultLevels>(
+                tess_levels::cmd_set_tessellation_default_levels,
+            );
+        }
+        if let Some((hook, available)) = device_hook(name) {
+            return available(&dev.table).then_some(hook);
+        }
+        (dev.next_gdpa)(device, p_name)
+    })
+}
+
+/// `vkNegotiateLoaderLayerInterfaceVersion`: interface version 2.
+///
+/// # Safety
+/// `p_version_struct` is the loader's negotiation struct.
+pub unsafe fn negotiate_loader_layer_interface_version(
+    p_version_struct: *mut loader_abi::NegotiateLayerInterface,
+) -> vk::Result {
+    let Some(v) = p_version_struct.as_mut() else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    if v.s_type != loader_abi::LAYER_NEGOTIATE_INTERFACE_STRUCT
+        || v.loader_layer_interface_version < loader_abi::LAYER_INTERFACE_VERSION
+    {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    }
+    v.loader_layer_interface_version = loader_abi::LAYER_INTERFACE_VERSION;
+    v.pfn_get_instance_proc_addr = Some(get_instance_proc_addr);
+    v.pfn_get_device_proc_addr = Some(get_device_proc_addr);
+    v.pfn_get_physical_device_proc_addr = None;
+    vk::Result::SUCCESS
+}

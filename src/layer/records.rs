@@ -1,0 +1,252 @@
+//! What the layer remembers about a device's objects, and the live-record counters a test
+//! reads to check that `vkDestroyDevice` drops them all.
+
+use ash::vk;
+use once_cell::sync::OnceCell;
+use parking_lot::{Mutex, RwLock};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use super::cache::RewriteCache;
+use crate::spirv::scan::Summary;
+
+/// Kinds of live records, for [`LiveCounts`].
+#[derive(Debug, Clone, Copy)]
+pub enum Kind {
+    Device,
+    ShaderModule,
+    RenderPass,
+    PipelineLayout,
+    Pipeline,
+    CommandBuffer,
+    CacheEntry,
+}
+
+static LIVE: [AtomicUsize; 7] = [const { AtomicUsize::new(0) }; 7];
+
+/// A token held by every record: counts it while it lives. Counting on drop (rather than
+/// reading map sizes) also catches records kept alive by a stray `Arc`.
+#[derive(Debug)]
+pub struct Live(Kind);
+
+impl Live {
+    pub fn new(kind: Kind) -> Live {
+        LIVE[kind as usize].fetch_add(1, Ordering::Relaxed);
+        Live(kind)
+    }
+}
+
+impl Drop for Live {
+    fn drop(&mut self) {
+        LIVE[self.0 as usize].fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// Process-wide counters, read by tests through the exported `glsemGetDebugCounters`.
+#[repr(C)]
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct DebugCounters {
+    pub devices: u64,
+    pub shader_modules: u64,
+    pub render_passes: u64,
+    pub pipeline_layouts: u64,
+    pub pipelines: u64,
+    pub command_buffers: u64,
+    pub cache_entries: u64,
+    /// Pass executions (rewrite-cache misses) since the process started.
+    pub rewrites: u64,
+    /// Pipelines passed down untouched by the planner's fast path.
+    pub fast_path_pipelines: u64,
+}
+
+pub static REWRITES: AtomicUsize = AtomicUsize::new(0);
+pub static FAST_PATH_PIPELINES: AtomicUsize = AtomicUsize::new(0);
+
+pub fn debug_counters() -> DebugCounters {
+    let live = |k: Kind| LIVE[k as usize].load(Ordering::Relaxed) as u64;
+    DebugCounters {
+        devices: live(Kind::Device),
+        shader_modules: live(Kind::ShaderModule),
+        render_passes: live(Kind::RenderPass),
+        pipeline_layouts: live(Kind::PipelineLayout),
+        pipelines: live(Kind::Pipeline),
+        command_buffers: live(Kind::CommandBuffer),
+        cache_entries: live(Kind::CacheEntry),
+        rewrites: REWRITES.load(Ordering::Relaxed) as u64,
+        fast_path_pipelines: FAST_PATH_PIPELINES.load(Ordering::Relaxed) as u64,
+    }
+}
+
+/// A shader module's code and its fast-path summary.
+pub struct ModuleRecord {
+    pub words: Arc<[u32]>,
+    pub summary: Summary,
+    hash: OnceCell<u64>,
+    _live: Option<Live>,
+}
+
+impl ModuleRecord {
+    /// A record of a `VkShaderModule`.
+    pub fn new(words: &[u32]) -> ModuleRecord {
+        ModuleRecord {
+            _live: Some(Live::new(Kind::ShaderModule)),
+            ..Self::inline(words)
+        }
+    }
+
+    /// A transient record of code given inline in a stage's `pNext`.
+    pub fn inline(words: &[u32]) -> ModuleRecord {
+        ModuleRecord {
+            summary: crate::spirv::scan::scan(words),
+            words: words.into(),
+            hash: OnceCell::new(),
+            _live: None,
+        }
+    }
+
+    /// Content hash, computed on first use (only pipelines that need a rewrite ask).
+    pub fn hash(&self) -> u64 {
+        *self.hash.get_or_init(|| content_hash(&self.words))
+    }
+}
+
+/// A fast 64-bit hash of a module's words (FxHash-style). Cache keys compare the words too,
+/// so a collision costs a comparison, never a wrong module.
+pub fn content_hash(words: &[u32]) -> u64 {
+    const K: u64 = 0x517c_c1b7_2722_0a95;
+    let mut h = (words.len() as u64).wrapping_mul(K);
+    let mut pairs = words.chunks_exact(2);
+    for pair in &mut pairs {
+        let v = u64::from(pair[0]) | (u64::from(pair[1]) << 32);
+        h = (h.rotate_left(5) ^ v).wrapping_mul(K);
+    }
+    for &w in pairs.remainder() {
+        h = (h.rotate_left(5) ^ u64::from(w)).wrapping_mul(K);
+    }
+    h
+}
+
+/// Colour attachments per subpass: index = attachment location, `None` =
+/// `VK_ATTACHMENT_UNUSED`.
+pub struct RenderPassRecord {
+    pub subpass_colors: Vec<Vec<Option<vk::Format>>>,
+    _live: Live,
+}
+
+impl RenderPassRecord {
+    pub fn new(subpass_colors: Vec<Vec<Option<vk::Format>>>) -> RenderPassRecord {
+        RenderPassRecord {
+            subpass_colors,
+            _live: Live::new(Kind::RenderPass),
+        }
+    }
+}
+
+/// Where a pipeline layout holds the generated TCS's tessellation levels.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LevelsSlot {
+    /// At `offset`; pushes must name `stages` (all stages of the range holding it).
+    Reserved {
+        offset: u32,
+        stages: vk::ShaderStageFlags,
+    },
+    /// The layout cannot host the levels, and why.
+    Unavailable(String),
+}
+
+pub struct LayoutRecord {
+    pub app_ranges: Vec<vk::PushConstantRange>,
+    pub levels: LevelsSlot,
+    _live: Live,
+}
+
+impl LayoutRecord {
+    pub fn new(app_ranges: Vec<vk::PushConstantRange>, levels: LevelsSlot) -> LayoutRecord {
+        LayoutRecord {
+            app_ranges,
+            levels,
+            _live: Live::new(Kind::PipelineLayout),
+        }
+    }
+}
+
+/// Where to push the levels for a pipeline with a generated TCS.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LevelsBinding {
+    pub layout: vk::PipelineLayout,
+    pub offset: u32,
+    pub stages: vk::ShaderStageFlags,
+}
+
+/// A pipeline the layer rewrote (pass-through pipelines are not recorded).
+pub struct PipelineRecord {
+    pub generated_tcs: Option<LevelsBinding>,
+    _live: Live,
+}
+
+impl PipelineRecord {
+    pub fn new(generated_tcs: Option<LevelsBinding>) -> PipelineRecord {
+        PipelineRecord {
+            generated_tcs,
+            _live: Live::new(Kind::Pipeline),
+        }
+    }
+}
+
+/// GL's initial default levels: every outer and inner level 1.0. Push order: inner[2], then
+/// outer[4].
+pub const DEFAULT_LEVELS: [f32; 6] = [1.0; 6];
+
+/// Per command buffer: the default levels and the bound generated-TCS pipeline, if any.
+pub struct CommandBufferState {
+    pub pool: vk::CommandPool,
+    pub levels: [f32; 6],
+    pub bound: Option<LevelsBinding>,
+    _live: Live,
+}
+
+impl CommandBufferState {
+    pub fn new(pool: vk::CommandPool) -> CommandBufferState {
+        CommandBufferState {
+            pool,
+            levels: DEFAULT_LEVELS,
+            bound: None,
+            _live: Live::new(Kind::CommandBuffer),
+        }
+    }
+
+    /// State after `vkBeginCommandBuffer` / a reset.
+    pub fn reset(&mut self) {
+        self.levels = DEFAULT_LEVELS;
+        self.bound = None;
+    }
+}
+
+/// Every record of one device. Maps are locked only to insert, remove or clone an `Arc`
+/// out; no lock is held while a pass runs or the driver works.
+#[derive(Default)]
+pub struct Records {
+    pub modules: RwLock<HashMap<vk::ShaderModule, Arc<ModuleRecord>>>,
+    pub render_passes: RwLock<HashMap<vk::RenderPass, Arc<RenderPassRecord>>>,
+    pub layouts: RwLock<HashMap<vk::PipelineLayout, Arc<LayoutRecord>>>,
+    pub pipelines: RwLock<HashMap<vk::Pipeline, PipelineRecord>>,
+    /// Live pipelines with a generated TCS: when 0, `vkCmdBindPipeline` does nothing more.
+    pub generated_tcs_pipelines: AtomicUsize,
+    pub command_buffers: Mutex<HashMap<vk::CommandBuffer, CommandBufferState>>,
+    pub cache: RewriteCache,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hash_depends_on_every_word_and_length() {
+        let a = [1u32, 2, 3, 4, 5];
+        assert_ne!(content_hash(&a), content_hash(&[1, 2, 3, 4, 6]));
+        assert_ne!(content_hash(&a), content_hash(&[1, 2, 3, 4]));
+        assert_ne!(content_hash(&[0]), content_hash(&[0, 0]));
+        assert_eq!(content_hash(&a), content_hash(&[1, 2, 3, 4, 5]));
+    }
+}

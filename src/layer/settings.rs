@@ -1,0 +1,306 @@
+//! Layer settings, resolved as Vulkan-Utility-Libraries does: `VkLayerSettingsCreateInfoEXT`
+//! (lowest), then `vk_layer_settings.txt` (`glsem_gl_semantics.<setting> = value`), then
+//! environment variables `VK_GLSEM_<SETTING>` (highest).
+
+use super::log::Level;
+use ash::vk;
+use std::ffi::{c_char, c_void, CStr};
+use std::path::{Path, PathBuf};
+
+pub const LAYER_NAME: &str = "VK_LAYER_GLSEM_gl_semantics";
+/// Key prefix in `vk_layer_settings.txt`: the layer name without `VK_LAYER_`, lower case.
+const FILE_PREFIX: &str = "glsem_gl_semantics.";
+const ENV_PREFIX: &str = "VK_GLSEM_";
+
+/// Every setting the layer reads (the manifest declares the same list).
+pub const KEYS: [&str; 6] = [
+    "fragcolor_broadcast",
+    "xfb_split",
+    "passthrough_tcs",
+    "log_level",
+    "dump_dir",
+    // Test-only: panic inside the named entry point ("vkCreateShaderModule", ...) to prove
+    // that the guard keeps the process alive.
+    "debug_inject_panic",
+];
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Settings {
+    /// `fragcolor_broadcast`: `auto` (broadcast when the pipeline has several attachments)
+    /// or `off`.
+    pub fragcolor_broadcast: bool,
+    pub xfb_split: bool,
+    pub passthrough_tcs: bool,
+    pub log_level: Level,
+    pub dump_dir: Option<PathBuf>,
+    pub debug_inject_panic: Option<String>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            fragcolor_broadcast: true,
+            xfb_split: true,
+            passthrough_tcs: true,
+            log_level: Level::Warn,
+            dump_dir: None,
+            debug_inject_panic: None,
+        }
+    }
+}
+
+/// One raw value and where it came from, for messages.
+struct Raw<'a> {
+    value: String,
+    source: &'a str,
+}
+
+impl Settings {
+    /// Resolves the settings from the three sources; returns the warnings about bad values
+    /// (the caller logs them once the log level is known).
+    pub fn resolve(
+        api: &[(String, String)],
+        file: Option<&str>,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> (Settings, Vec<String>) {
+        let file_values = file.map(parse_file).unwrap_or_default();
+        let mut settings = Settings::default();
+        let mut warnings = Vec::new();
+        for key in KEYS {
+            let env_name = format!("{ENV_PREFIX}{}", key.to_ascii_uppercase());
+            let raw = env(&env_name)
+                .map(|value| Raw {
+                    value,
+                    source: "environment",
+                })
+                .or_else(|| {
+                    file_values
+                        .iter()
+                        .rev()
+                        .find(|(k, _)| k == key)
+                        .map(|(_, v)| Raw {
+                            value: v.clone(),
+                            source: "vk_layer_settings.txt",
+                        })
+                })
+                .or_else(|| {
+                    api.iter().rev().find(|(k, _)| k == key).map(|(_, v)| Raw {
+                        value: v.clone(),
+                        source: "VkLayerSettingsCreateInfoEXT",
+                    })
+                });
+            let Some(raw) = raw else { continue };
+            if let Err(expected) = settings.apply(key, raw.value.trim()) {
+                warnings.push(format!(
+                    "setting {key} = \"{}\" from {} is not {expected}; using the default",
+                    raw.value, raw.source
+                ));
+            }
+        }
+        (settings, warnings)
+    }
+
+    /// Sets `key` from `value`, or says what the value should have been.
+    fn apply(&mut self, key: &str, value: &str) -> Result<(), &'static str> {
+        match key {
+            "fragcolor_broadcast" => {
+                self.fragcolor_broadcast = match value {
+                    "auto" => true,
+                    "off" => false,
+                    _ => return Err("auto or off"),
+                }
+            }
+            "xfb_split" => self.xfb_split = parse_bool(value)?,
+            "passthrough_tcs" => self.passthrough_tcs = parse_bool(value)?,
+            "log_level" => {
+                self.log_level = Level::parse(value).ok_or("error, warn, info or debug")?
+            }
+            "dump_dir" => self.dump_dir = (!value.is_empty()).then(|| PathBuf::from(value)),
+            "debug_inject_panic" => {
+                self.debug_inject_panic = (!value.is_empty()).then(|| value.to_owned())
+            }
+            _ => unreachable!("KEYS lists every setting"),
+        }
+        Ok(())
+    }
+
+    /// Resolves the settings of an instance being created: `pNext` of its create info, the
+    /// settings file and the process environment.
+    ///
+    /// # Safety
+    /// `p_next` must be a valid `VkInstanceCreateInfo` `pNext` chain.
+    pub unsafe fn for_instance(p_next: *const c_void) -> (Settings, Vec<String>) {
+        let api = api_settings(p_next);
+        let file = settings_file().and_then(|path| std::fs::read_to_string(path).ok());
+        Settings::resolve(&api, file.as_deref(), &|name| std::env::var(name).ok())
+    }
+}
+
+fn parse_bool(value: &str) -> Result<bool, &'static str> {
+    match value {
+        "on" | "true" | "1" => Ok(true),
+        "off" | "false" | "0" => Ok(false),
+        _ => Err("on or off"),
+    }
+}
+
+/// `key = value` lines of the glsem keys; `#` starts a comment.
+fn parse_file(text: &str) -> Vec<(String, String)> {
+    text.lines()
+        .filter_map(|line| {
+            let line = line.split('#').next()?.trim();
+            let (key, value) = line.split_once('=')?;
+            let key = key.trim().strip_prefix(FILE_PREFIX)?;
+            Some((key.to_owned(), value.trim().to_owned()))
+        })
+        .collect()
+}
+
+/// `VK_LAYER_SETTINGS_PATH` (a file, or a directory holding `vk_layer_settings.txt`), else
+/// `vk_layer_settings.txt` in the current directory.
+fn settings_file() -> Option<PathBuf> {
+    const NAME: &str = "vk_layer_settings.txt";
+    match std::env::var_os("VK_LAYER_SETTINGS_PATH") {
+        Some(path) => {
+            let path = PathBuf::from(path);
+            Some(if path.is_dir() { path.join(NAME) } else { path })
+        }
+        None => Some(Path::new(NAME).to_path_buf()).filter(|p| p.is_file()),
+    }
+}
+
+/// The values `VkLayerSettingsCreateInfoEXT` structs in the chain give this layer, as
+/// strings. Booleans become `on`/`off`; other types are ignored with a warning.
+unsafe fn api_settings(mut p_next: *const c_void) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    while !p_next.is_null() {
+        let base = &*(p_next as *const vk::BaseInStructure);
+        if base.s_type == vk::StructureType::LAYER_SETTINGS_CREATE_INFO_EXT {
+            let info = &*(p_next as *const vk::LayerSettingsCreateInfoEXT);
+            let settings = slice(info.p_settings, info.setting_count);
+            for setting in settings {
+                if setting.p_layer_name.is_null()
+                    || CStr::from_ptr(setting.p_layer_name).to_bytes() != LAYER_NAME.as_bytes()
+                    || setting.p_setting_name.is_null()
+                    || setting.value_count == 0
+                    || setting.p_values.is_null()
+                {
+                    continue;
+                }
+                let name = CStr::from_ptr(setting.p_setting_name)
+                    .to_string_lossy()
+                    .into_owned();
+                let value = match setting.ty {
+                    vk::LayerSettingTypeEXT::STRING => {
+                        let s = *(setting.p_values as *const *const c_char);
+                        if s.is_null() {
+                            continue;
+                        }
+                        CStr::from_ptr(s).to_string_lossy().into_owned()
+                    }
+                    vk::LayerSettingTypeEXT::BOOL32 => {
+                        let b = *(setting.p_values as *const vk::Bool32);
+                        if b != 0 { "on" } else { "off" }.to_owned()
+                    }
+                    other => {
+                        super::log::warning!(
+                            "setting {name}: VkLayerSettingTypeEXT {other:?} is not supported; \
+                             use STRING or BOOL32"
+                        );
+                        continue;
+                    }
+                };
+                out.push((name, value));
+            }
+        }
+        p_next = base.p_next as *const c_void;
+    }
+    out
+}
+
+/// A slice from a Vulkan (pointer, count) pair; empty when the pointer is null.
+///
+/// # Safety
+/// A non-null `ptr` must point to `count` valid elements that outlive `'a`.
+pub unsafe fn slice<'a, T>(ptr: *const T, count: u32) -> &'a [T] {
+    if ptr.is_null() || count == 0 {
+        &[]
+    } else {
+        std::slice::from_raw_parts(ptr, count as usize)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn api(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    fn no_env(_: &str) -> Option<String> {
+        None
+    }
+
+    #[test]
+    fn defaults_without_any_source() {
+        let (s, w) = Settings::resolve(&[], None, &no_env);
+        assert_eq!(s, Settings::default());
+        assert!(s.fragcolor_broadcast && s.xfb_split && s.passthrough_tcs);
+        assert_eq!(s.log_level, Level::Warn);
+        assert!(w.is_empty());
+    }
+
+    #[test]
+    fn api_alone_applies() {
+        let (s, _) = Settings::resolve(&api(&[("xfb_split", "off")]), None, &no_env);
+        assert!(!s.xfb_split);
+    }
+
+    #[test]
+    fn file_beats_api() {
+        let file = "# comment\nglsem_gl_semantics.xfb_split = on\n";
+        let (s, _) = Settings::resolve(&api(&[("xfb_split", "off")]), Some(file), &no_env);
+        assert!(s.xfb_split);
+    }
+
+    #[test]
+    fn env_beats_file_and_api() {
+        let file = "glsem_gl_semantics.log_level = debug\n";
+        let env = |name: &str| (name == "VK_GLSEM_LOG_LEVEL").then(|| "error".to_owned());
+        let (s, _) = Settings::resolve(&api(&[("log_level", "info")]), Some(file), &env);
+        assert_eq!(s.log_level, Level::Error);
+    }
+
+    #[test]
+    fn other_layers_keys_in_the_file_are_ignored() {
+        let file = "khronos_validation.log_level = info\nglsem_gl_semantics.passthrough_tcs=off";
+        let (s, _) = Settings::resolve(&[], Some(file), &no_env);
+        assert_eq!(s.log_level, Level::Warn);
+        assert!(!s.passthrough_tcs);
+    }
+
+    #[test]
+    fn bad_value_warns_and_uses_the_default() {
+        let env = |name: &str| (name == "VK_GLSEM_FRAGCOLOR_BROADCAST").then(|| "maybe".to_owned());
+        let (s, w) = Settings::resolve(&api(&[("fragcolor_broadcast", "off")]), None, &env);
+        assert!(s.fragcolor_broadcast, "the default is auto");
+        assert_eq!(w.len(), 1);
+        assert!(w[0].contains("fragcolor_broadcast") && w[0].contains("environment"));
+    }
+
+    #[test]
+    fn dump_dir_and_empty_value() {
+        let (s, _) = Settings::resolve(&api(&[("dump_dir", "/tmp/x")]), None, &no_env);
+        assert_eq!(s.dump_dir, Some(PathBuf::from("/tmp/x")));
+        let env = |name: &str| (name == "VK_GLSEM_DUMP_DIR").then(String::new);
+        let (s, _) = Settings::resolve(&api(&[("dump_dir", "/tmp/x")]), None, &env);
+        assert_eq!(
+            s.dump_dir, None,
+            "an empty environment value switches dumping off"
+        );
+    }
+}
