@@ -36,10 +36,14 @@ out_dir, roots = sys.argv[1], sys.argv[2:]
 STAGES = {"vert": 0, "tesc": 1, "tese": 2, "geom": 3, "frag": 4, "comp": 5}
 MODEL_TO_STAGE = {0: "vert", 1: "tesc", 2: "tese", 3: "geom", 4: "frag", 5: "comp"}
 
-def compile_glsl(path, spv):
-    r = subprocess.run(["glslangValidator", "-V", "--auto-map-locations", path, "-o", spv],
-                       capture_output=True, text=True)
-    return r.returncode == 0
+def compile_glsl(path, spv, env):
+    # -R (relaxed Vulkan rules) for GL-style sources with default-block uniforms.
+    for relaxed in [[], ["-R"]]:
+        r = subprocess.run(["glslangValidator", "-V", "--auto-map-locations", "--target-env",
+                            env] + relaxed + [path, "-o", spv], capture_output=True)
+        if r.returncode == 0:
+            return True
+    return False
 
 def assemble(path, spv):
     text = open(path).read()
@@ -85,23 +89,26 @@ for root in roots:
             path = os.path.join(dirpath, f)
             ext = f.rsplit(".", 1)[-1]
             spv = os.path.join(tmp, hashlib.sha1(path.encode()).hexdigest() + ".spv")
+            # GLSL twice: SPIR-V 1.0, and 1.6 where interfaces list every global.
             if ext in STAGES:
-                ok = compile_glsl(path, spv)
+                built = [(path, compile_glsl(path, spv, "vulkan1.0"), spv),
+                         (path + "16", compile_glsl(path, spv + "16", "vulkan1.3"), spv + "16")]
             elif ext == "spvasm":
-                ok = assemble(path, spv)
+                built = [(path, assemble(path, spv), spv)]
             elif ext == "spv":
-                spv, ok = path, True
+                built = [(path, True, path)]
             else:
                 continue
-            if not ok:
-                print(f"seeds: skipped {path} (does not compile)", file=sys.stderr)
-                continue
-            data = open(spv, "rb").read()
-            singles.append((path, data))
-            for model in sorted(set(models(words(data)))):
-                stage = MODEL_TO_STAGE.get(model)
-                if stage:
-                    by_dir.setdefault(dirpath, {}).setdefault(stage, []).append((path, data))
+            for name, ok, spv in built:
+                if not ok:
+                    print(f"seeds: skipped {name} (does not compile)", file=sys.stderr)
+                    continue
+                data = open(spv, "rb").read()
+                singles.append((name, data))
+                for model in sorted(set(models(words(data)))):
+                    stage = MODEL_TO_STAGE.get(model)
+                    if stage:
+                        by_dir.setdefault(dirpath, {}).setdefault(stage, []).append((name, data))
 
 seeds = {t: {} for t in ["scan", "module_parse", "fragcolor", "xfb_split",
                          "passthrough_tcs", "planner_chain"]}

@@ -170,8 +170,8 @@ pub fn check_module_parse(data: &[u8]) -> Vec<Produced> {
 }
 
 /// gl_FragColor broadcast: see [`check_pass_output`]; besides, the pass never rewrites a
-/// module the scan's fast path would pass through, a dual-source shader, or a pipeline
-/// whose only attachment is 0 (DESIGN.md §4.1: nothing to do then).
+/// module the scan's fast path would pass through, an entry point with a dual-source
+/// output, or for a pipeline whose only attachment is 0 (DESIGN.md §4.1: nothing to do).
 ///
 /// Key bytes: see [`frag_key`]; bit 7 of byte 0 asks for an entry point that does not exist.
 pub fn check_fragcolor(data: &[u8]) -> Vec<Produced> {
@@ -201,7 +201,7 @@ fn check_fragcolor_call(
         "fragcolor rewrote a module the scan says has no gl_FragColor (the fast path would skip it)"
     );
     assert!(
-        !summary.dual_source,
+        !dual_source(fs, entry),
         "fragcolor broadcast a dual-source shader"
     );
     assert!(
@@ -214,6 +214,22 @@ fn check_fragcolor_call(
         output: out.clone(),
     });
     Some(out)
+}
+
+/// Whether fragment entry point `entry` has an output decorated `Index 1` (dual-source
+/// blending). The scan's `dual_source` is module-wide; another entry point's outputs do
+/// not make this one dual-source.
+fn dual_source(fs: &[u32], entry: &str) -> bool {
+    let Ok(m) = Module::parse(fs) else {
+        return false;
+    };
+    m.entry_point(entry, ExecutionModel::Fragment)
+        .is_some_and(|ep| {
+            ep.interface.iter().any(|&id| {
+                matches!(m.variable(id), Some((StorageClass::Output, _)))
+                    && m.decoration(id, Decoration::Index) == Some(&[1])
+            })
+        })
 }
 
 /// XFB struct splitting: module 0 is the capturing stage, module 1 (optional) the next
@@ -414,11 +430,12 @@ fn push_constant_start(m: &Module<'_>) -> Option<u32> {
         .min()
 }
 
-/// What the layer's planner does for one graphics pipeline, as pure SPIR-V calls: scan
-/// every stage; split the XFB structs of the last pre-rasterization stage and the matching
-/// fragment inputs; generate a TCS when there is a TES and no TCS; broadcast gl_FragColor.
-/// Every pass runs on the output of the previous ones, and every output must satisfy the
-/// per-pass invariants.
+/// What the layer's planner (`plan` in src/layer/planner.rs) does for one graphics
+/// pipeline, as pure SPIR-V calls, in its order: scan every stage (at
+/// vkCreateShaderModule); generate a TCS from the application's TES when there is no TCS;
+/// split the XFB structs of the last pre-rasterization stage; broadcast gl_FragColor, then
+/// split the fragment inputs that match the split outputs in the broadcast module. Every
+/// output must satisfy the per-pass invariants.
 ///
 /// Key bytes: byte 0: bit 0 the app has a TCS, bit 1 a TES, bit 2 a GS, bit 3 an FS (the
 /// modules follow in the order VS, TCS, TES, GS, FS, missing ones empty), bits 4-7
@@ -452,22 +469,6 @@ pub fn check_planner_chain(data: &[u8]) -> Vec<Produced> {
     let app_tcs = pos(ExecutionModel::TessellationControl);
     let mut produced = Vec::new();
 
-    // XFB: only the last pre-rasterization stage is captured.
-    let capture = pos(ExecutionModel::Geometry).or(tes).unwrap_or(0);
-    if stages[capture].summary.xfb_candidate {
-        let s = &stages[capture];
-        if let Some((out, iface)) = check_xfb_outputs_call(&s.words, &s.entry, &mut produced) {
-            stages[capture].words = out;
-            if let Some(f) = fragment {
-                let s = &stages[f];
-                if let Some(out) = check_xfb_inputs_call(&s.words, &s.entry, &iface, &mut produced)
-                {
-                    stages[f].words = out;
-                }
-            }
-        }
-    }
-
     if let (Some(t), None) = (tes, app_tcs) {
         let key = TcsKey {
             output_vertices: 1 + (flags >> 4) as u32,
@@ -485,12 +486,30 @@ pub fn check_planner_chain(data: &[u8]) -> Vec<Produced> {
         );
     }
 
-    if let Some(f) = fragment.filter(|&f| stages[f].summary.frag_color) {
-        let s = &stages[f];
-        if let Some(out) =
-            check_fragcolor_call(&s.words, &s.entry, &frag_key(&c.key[1..]), &mut produced)
-        {
-            stages[f].words = out;
+    // XFB: only the last pre-rasterization stage is captured.
+    let capture = pos(ExecutionModel::Geometry).or(tes).unwrap_or(0);
+    let mut split = None;
+    if stages[capture].summary.xfb_candidate {
+        let s = &stages[capture];
+        if let Some((out, iface)) = check_xfb_outputs_call(&s.words, &s.entry, &mut produced) {
+            stages[capture].words = out;
+            split = Some(iface);
+        }
+    }
+
+    if let Some(f) = fragment {
+        if stages[f].summary.frag_color {
+            let s = &stages[f];
+            let key = frag_key(&c.key[1..]);
+            if let Some(out) = check_fragcolor_call(&s.words, &s.entry, &key, &mut produced) {
+                stages[f].words = out;
+            }
+        }
+        if let Some(iface) = split {
+            let s = &stages[f];
+            if let Some(out) = check_xfb_inputs_call(&s.words, &s.entry, &iface, &mut produced) {
+                stages[f].words = out;
+            }
         }
     }
     produced
