@@ -44,7 +44,10 @@ fn files(dir: &Path, ext: Option<&str>) -> Vec<PathBuf> {
 const TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Runs `target`'s invariants on `data` in a thread; `Err` says what broke.
-fn run_guarded(target: &'static str, data: Vec<u8>) -> Result<Vec<Produced>, String> {
+///
+/// A stack overflow aborts the whole test binary; `--nocapture` shows the input it was on.
+fn run_guarded(target: &'static str, name: &str, data: Vec<u8>) -> Result<Vec<Produced>, String> {
+    eprintln!("fuzz_regressions: {target} {name}");
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
         let result = std::panic::catch_unwind(|| check(target, &data));
@@ -65,7 +68,7 @@ fn run_guarded(target: &'static str, data: Vec<u8>) -> Result<Vec<Produced>, Str
 fn failures(target: &'static str, inputs: &[(String, Vec<u8>)]) -> Vec<String> {
     let mut out = Vec::new();
     for (name, data) in inputs {
-        match run_guarded(target, data.clone()) {
+        match run_guarded(target, name, data.clone()) {
             Ok(produced) => out.extend(
                 validation_failures(&produced)
                     .into_iter()
@@ -296,7 +299,7 @@ fn spirv_val_sample() {
         let mut checked = 0;
         let mut target_broken = Vec::new();
         for (name, data) in read_all(&sample) {
-            match run_guarded(target, data) {
+            match run_guarded(target, &name, data) {
                 Ok(outputs) => {
                     produced += outputs.len();
                     checked += outputs
