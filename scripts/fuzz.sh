@@ -10,6 +10,7 @@
 #                                  points at binaries built elsewhere
 #   scripts/fuzz.sh pack           fuzz/target/glsem-fuzz.tar.gz: binaries, corpora and this
 #                                  script, to run on another x86-64 machine without cargo
+#   scripts/fuzz.sh triage         group the findings in fuzz/artifacts/ by cause
 #   scripts/fuzz.sh sample         spirv-val the pass outputs of a sample of each corpus
 #   scripts/fuzz.sh committed      regenerate the committed seeds (tests/fuzz/seeds/) and
 #                                  the malformed modules (tests/fuzz/malformed/*.spv)
@@ -281,6 +282,19 @@ pack)
         $(for t in $ALL_TARGETS; do echo "fuzz/target/x86_64-unknown-linux-gnu/release/$t"; done)
     ls -l fuzz/target/glsem-fuzz.tar.gz
     ;;
+triage)
+    # One line per distinct failure: count, first src/spirv frame or panic message, example.
+    for t in $TARGETS; do
+        for f in fuzz/artifacts/"$t"/*; do
+            [ -f "$f" ] || continue
+            out="$(timeout 120 "$FUZZ_BIN_DIR/$t" -timeout=10 -rss_limit_mb=2048 "$f" 2>&1 || true)"
+            why="$(printf '%s\n' "$out" | grep -a -A1 'panicked at' | tail -1 || true)"
+            [ -n "$why" ] || why="$(printf '%s\n' "$out" | grep -a -m1 -o 'ERROR: [A-Za-z]*: [a-z -]*' || true)"
+            frame="$(printf '%s\n' "$out" | grep -a -m1 -o 'src/spirv/[a-z_]*\.rs:[0-9]*' || true)"
+            echo "$t|$why${frame:+ at $frame}|$f"
+        done
+    done | sort | awk -F'|' '{k=$1": "$2; n[k]++; if (!(k in ex)) ex[k]=$3} END {for (k in n) print n[k]" x "k"  e.g. "ex[k]}'
+    ;;
 sample)
     # Pass outputs of up to SAMPLE files per corpus must pass spirv-val when their inputs do.
     GLSEM_FUZZ_SAMPLE_DIR="$ROOT/fuzz/corpus" GLSEM_FUZZ_SAMPLE="${2:-200}" \
@@ -292,7 +306,7 @@ sample)
     "$0" run "${1:-60}"
     ;;
 *)
-    sed -n '2,17p' "$0"
+    sed -n '2,19p' "$0"
     exit 2
     ;;
 esac
