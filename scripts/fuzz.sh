@@ -11,7 +11,7 @@
 #   scripts/fuzz.sh pack           fuzz/target/glsem-fuzz.tar.gz: binaries, corpora and this
 #                                  script, to run on another x86-64 machine without cargo
 #   scripts/fuzz.sh triage         group the findings in fuzz/artifacts/ by cause
-#   scripts/fuzz.sh sample         spirv-val the pass outputs of a sample of each corpus
+#   scripts/fuzz.sh sample [N]     spirv-val the pass outputs of N inputs of each corpus
 #   scripts/fuzz.sh committed      regenerate the committed seeds (tests/fuzz/seeds/) and
 #                                  the malformed modules (tests/fuzz/malformed/*.spv)
 #
@@ -298,6 +298,7 @@ triage)
 sample)
     # Pass outputs of up to SAMPLE files per corpus must pass spirv-val when their inputs do.
     GLSEM_FUZZ_SAMPLE_DIR="$ROOT/fuzz/corpus" GLSEM_FUZZ_SAMPLE="${2:-200}" \
+        GLSEM_FUZZ_TARGETS="$TARGETS" \
         cargo test --test fuzz_regressions -- --ignored --nocapture spirv_val_sample
     ;;
 "" | [0-9]*)
