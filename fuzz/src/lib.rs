@@ -49,11 +49,19 @@ pub fn check(target: &str, data: &[u8]) -> Vec<Produced> {
     }
 }
 
-/// A module a pass produced, with the module it was produced from.
+/// A module a pass produced, with the modules it was produced from (the TCS generator
+/// reads the TES and the vertex shader).
 pub struct Produced {
     pub pass: &'static str,
-    pub input: Vec<u32>,
+    pub inputs: Vec<Vec<u32>>,
     pub output: Vec<u32>,
+}
+
+impl Produced {
+    /// Whether spirv-val accepts every module the output was produced from.
+    pub fn inputs_valid(&self) -> bool {
+        self.inputs.iter().all(|m| spirv_val(m).is_ok())
+    }
 }
 
 /// Little-endian words of `bytes`; a trailing partial word is dropped.
@@ -210,7 +218,7 @@ fn check_fragcolor_call(
     );
     produced.push(Produced {
         pass: "fragcolor",
-        input: fs.to_vec(),
+        inputs: vec![fs.to_vec()],
         output: out.clone(),
     });
     Some(out)
@@ -288,7 +296,7 @@ fn check_xfb_outputs_call(
     );
     produced.push(Produced {
         pass: "xfb_split outputs",
-        input: stage.to_vec(),
+        inputs: vec![stage.to_vec()],
         output: out.clone(),
     });
     Some((out, iface))
@@ -311,7 +319,7 @@ fn check_xfb_inputs_call(
     );
     produced.push(Produced {
         pass: "xfb_split inputs",
-        input: next.to_vec(),
+        inputs: vec![next.to_vec()],
         output: out.clone(),
     });
     Some(out)
@@ -404,7 +412,10 @@ fn check_tcs_call(
     );
     produced.push(Produced {
         pass: "passthrough_tcs",
-        input: tes.to_vec(),
+        inputs: std::iter::once(tes)
+            .chain(vertex.map(|(vs, _)| vs))
+            .map(<[u32]>::to_vec)
+            .collect(),
         output: tcs,
     });
 }
@@ -640,13 +651,13 @@ pub fn spirv_val(words: &[u32]) -> Result<(), String> {
     }
 }
 
-/// The outputs in `produced` that fail `spirv-val` although their input passes it
+/// The outputs in `produced` that fail `spirv-val` although their inputs pass it
 /// (DESIGN.md §6: every module the layer emits passes spirv-val). An invalid input may
 /// legitimately give an invalid output, so those are not counted.
 pub fn validation_failures(produced: &[Produced]) -> Vec<String> {
     produced
         .iter()
-        .filter(|p| p.output != p.input && spirv_val(&p.input).is_ok())
+        .filter(|p| p.inputs.first() != Some(&p.output) && p.inputs_valid())
         .filter_map(|p| {
             spirv_val(&p.output)
                 .err()
