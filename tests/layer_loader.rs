@@ -136,8 +136,9 @@ fn plain_pipeline_takes_the_fast_path() {
 
 /// Records pushes into a layout with an application range [0, 64) for the vertex stage and
 /// returns the validation messages: the layer's reserved TESSELLATION_CONTROL range must
-/// sit at 104 (the highest free 24 bytes below maxPushConstantsSize = 128).
-fn push_into_reserved_range(layers: Layers) -> Vec<String> {
+/// sit at `levels_offset`, the highest free 24 bytes below maxPushConstantsSize (104 on
+/// lavapipe's 128, 232 on NVIDIA's 256).
+fn push_into_reserved_range(layers: Layers, levels_offset: u32) -> Vec<String> {
     let instance = Instance::new(layers);
     let device = instance.device(&[]);
     let app = [vk::PushConstantRange {
@@ -151,9 +152,13 @@ fn push_into_reserved_range(layers: Layers) -> Vec<String> {
         device
             .device
             .cmd_push_constants(cb, layout, S::VERTEX, 0, &[0u8; 64]);
-        device
-            .device
-            .cmd_push_constants(cb, layout, S::TESSELLATION_CONTROL, 104, &[0u8; 24]);
+        device.device.cmd_push_constants(
+            cb,
+            layout,
+            S::TESSELLATION_CONTROL,
+            levels_offset,
+            &[0u8; 24],
+        );
         device.device.end_command_buffer(cb).unwrap();
         device.device.destroy_command_pool(pool, None);
         device.device.destroy_pipeline_layout(layout, None);
@@ -164,20 +169,8 @@ fn push_into_reserved_range(layers: Layers) -> Vec<String> {
 
 #[test]
 fn layout_reserves_levels_next_to_the_app_range() {
-    let limits = {
-        let instance = Instance::new(NO_LAYERS);
-        unsafe {
-            instance
-                .instance
-                .get_physical_device_properties(instance.physical)
-        }
-        .limits
-    };
-    assert_eq!(
-        limits.max_push_constants_size, 128,
-        "this test assumes lavapipe's limit"
-    );
-    let with_layer = push_into_reserved_range(WITH_VALIDATION);
+    let levels_offset = (max_push_constants_size() - 24) & !3;
+    let with_layer = push_into_reserved_range(WITH_VALIDATION, levels_offset);
     assert!(
         with_layer.is_empty(),
         "validation messages:\n{}",
@@ -185,11 +178,21 @@ fn layout_reserves_levels_next_to_the_app_range() {
     );
     // Without glsem the same TCS push is outside every range: validation must object, or
     // this test proves nothing.
-    let without = push_into_reserved_range(VALIDATION_ONLY);
+    let without = push_into_reserved_range(VALIDATION_ONLY, levels_offset);
     assert!(
         !without.is_empty(),
         "validation accepted a push outside the layout's ranges"
     );
+}
+
+fn max_push_constants_size() -> u32 {
+    let instance = Instance::new(NO_LAYERS);
+    let properties = unsafe {
+        instance
+            .instance
+            .get_physical_device_properties(instance.physical)
+    };
+    properties.limits.max_push_constants_size
 }
 
 fn tes_only_pipeline(
@@ -227,7 +230,7 @@ fn tes_without_tcs_fails_clearly_when_the_layout_has_no_room() {
     let app = [vk::PushConstantRange {
         stage_flags: S::VERTEX | S::FRAGMENT,
         offset: 0,
-        size: 128,
+        size: max_push_constants_size(),
     }];
     let layout = device.layout(&app);
     // Passing it down would crash lavapipe; the layer fails it instead.

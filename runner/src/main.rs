@@ -8,7 +8,10 @@ mod probe;
 mod report;
 mod scene;
 mod vk;
+mod window;
 
+use std::ffi::c_char;
+use std::io::Write;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -16,18 +19,26 @@ use std::process::ExitCode;
 use report::{Outcome, Summary};
 
 const USAGE: &str =
-    "usage: glsem-run [--no-layer] [--png DIR] [--json] [--validation|--no-validation] FILE...";
+    "usage: glsem-run [--no-layer] [--png DIR] [--json] [--validation|--no-validation] FILE...\n       glsem-run --window [--no-layer] [--validation|--no-validation] FILE";
 
 struct Args {
     layer: bool,
     validation: bool,
     json: bool,
     png_dir: Option<PathBuf>,
+    window: bool,
     files: Vec<PathBuf>,
 }
 
 fn parse_args() -> Result<Args, String> {
-    let mut args = Args { layer: true, validation: true, json: false, png_dir: None, files: Vec::new() };
+    let mut args = Args {
+        layer: true,
+        validation: true,
+        json: false,
+        png_dir: None,
+        window: false,
+        files: Vec::new(),
+    };
     let mut it = std::env::args_os().skip(1);
     while let Some(arg) = it.next() {
         match arg.to_str() {
@@ -35,13 +46,19 @@ fn parse_args() -> Result<Args, String> {
             Some("--validation") => args.validation = true,
             Some("--no-validation") => args.validation = false,
             Some("--json") => args.json = true,
-            Some("--png") => args.png_dir = Some(it.next().ok_or("--png needs a directory")?.into()),
+            Some("--window") => args.window = true,
+            Some("--png") => {
+                args.png_dir = Some(it.next().ok_or("--png needs a directory")?.into())
+            }
             Some(flag) if flag.starts_with("--") => return Err(format!("unknown option {flag}")),
             _ => args.files.push(arg.into()),
         }
     }
     if args.files.is_empty() {
         return Err("no scene files given".into());
+    }
+    if args.window && args.files.len() != 1 {
+        return Err("--window shows one scene file".into());
     }
     if let Some(missing) = args.files.iter().find(|f| !f.is_file()) {
         return Err(format!("{}: no such file", missing.display()));
@@ -58,7 +75,12 @@ fn main() -> ExitCode {
         }
     };
     let work_dir = std::env::temp_dir().join(format!("glsem-run-{}", std::process::id()));
-    let code = match run(&args, &work_dir) {
+    let result = if args.window {
+        show(&args, &work_dir)
+    } else {
+        run(&args, &work_dir)
+    };
+    let code = match result {
         Ok(summary) if summary.failed == 0 => ExitCode::SUCCESS,
         Ok(_) => ExitCode::from(1),
         Err(e) => {
@@ -70,9 +92,14 @@ fn main() -> ExitCode {
     code
 }
 
-/// Sets up the loader, glslang and the instance once, then runs every scene.
-fn run(args: &Args, work_dir: &std::path::Path) -> Result<Summary, String> {
-    std::fs::create_dir_all(work_dir).map_err(|e| format!("cannot create {}: {e}", work_dir.display()))?;
+/// Sets up the loader, glslang and the instance (with `extensions`) once.
+fn setup(
+    args: &Args,
+    work_dir: &std::path::Path,
+    extensions: &[*const c_char],
+) -> Result<(vk::Vulkan, glsl::Compiler), String> {
+    std::fs::create_dir_all(work_dir)
+        .map_err(|e| format!("cannot create {}: {e}", work_dir.display()))?;
     if args.layer {
         let library = layer::find_library()?;
         // Before libvulkan is loaded: the loader reads VK_ADD_LAYER_PATH once.
@@ -80,32 +107,79 @@ fn run(args: &Args, work_dir: &std::path::Path) -> Result<Summary, String> {
     }
     let glslang = glsl::find_glslang()?;
     let limits = glsl::write_limits_file(&glslang, work_dir)?;
-    let compiler = glsl::Compiler { glslang, limits, dir: work_dir.to_path_buf() };
-    let vulkan = vk::Vulkan::new(args.layer, args.validation)?;
-    let options = player::Options { png_dir: args.png_dir.clone() };
+    let compiler = glsl::Compiler {
+        glslang,
+        limits,
+        dir: work_dir.to_path_buf(),
+    };
+    let vulkan = vk::Vulkan::new(args.layer, args.validation, extensions)?;
+    Ok((vulkan, compiler))
+}
+
+fn options(args: &Args) -> player::Options {
+    player::Options {
+        png_dir: args.png_dir.clone(),
+        present: args.window,
+    }
+}
+
+/// Prints one scene's result the way the command line asked for.
+fn report(args: &Args, file: &std::path::Path, outcome: &Outcome, device: Option<&str>) {
+    if args.json {
+        say(&report::json(file, outcome, args.layer, device));
+    } else {
+        say(&report::line(file, outcome));
+    }
+}
+
+/// `--window`: shows the one scene until the window closes; the summary is its last run.
+fn show(args: &Args, work_dir: &std::path::Path) -> Result<Summary, String> {
+    let file = &args.files[0];
+    let outcome = window::show(
+        file,
+        &options(args),
+        &|outcome, device| report(args, file, outcome, device),
+        |extensions| setup(args, work_dir, extensions),
+    )?;
+    let mut summary = Summary::default();
+    summary.add(&outcome);
+    Ok(summary)
+}
+
+/// Runs every scene, headless.
+fn run(args: &Args, work_dir: &std::path::Path) -> Result<Summary, String> {
+    let (vulkan, compiler) = setup(args, work_dir, &[])?;
+    let options = options(args);
 
     let mut summary = Summary::default();
     for file in &args.files {
-        let (outcome, device) = catch_unwind(AssertUnwindSafe(|| player::run(&vulkan, &compiler, file, &options)))
-            .unwrap_or_else(|panic| {
-                let what = panic
-                    .downcast_ref::<String>()
-                    .cloned()
-                    .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                    .unwrap_or_default();
-                (Outcome::Fail(format!("internal error in glsem-run: {what}")), None)
-            });
+        let (outcome, device) = catch_unwind(AssertUnwindSafe(|| {
+            player::run(&vulkan, &compiler, file, &options)
+        }))
+        .unwrap_or_else(|panic| {
+            let what = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
+            (
+                Outcome::Fail(format!("internal error in glsem-run: {what}")),
+                None,
+            )
+        });
         summary.add(&outcome);
-        if args.json {
-            println!("{}", report::json(file, &outcome, args.layer, device.as_deref()));
-        } else {
-            println!("{}", report::line(file, &outcome));
-        }
+        report(args, file, &outcome, device.as_deref());
     }
     if args.json {
+        // stdout stays one JSON object per line; the summary goes to stderr.
         eprintln!("{}", summary.line());
     } else {
-        println!("{}", summary.line());
+        say(&summary.line());
     }
     Ok(summary)
+}
+
+/// Prints one result line; a closed stdout (`glsem-run … | head`) is not an error.
+fn say(line: &str) {
+    let _ = writeln!(std::io::stdout(), "{line}");
 }
