@@ -145,7 +145,7 @@ pub fn check_module_parse(data: &[u8]) -> Vec<Produced> {
         return Vec::new();
     };
     assert!(
-        Editor::new(&m).finish() == words,
+        Editor::new(&m).finish().as_ref() == Ok(&words),
         "an unedited Editor does not reproduce the module"
     );
     for ep in &m.entry_points {
@@ -170,7 +170,10 @@ pub fn check_module_parse(data: &[u8]) -> Vec<Produced> {
     let float = e.type_float(32);
     let vec4 = e.type_vector(float, 4);
     e.add_variable(StorageClass::Private, vec4);
-    let edited = e.finish();
+    // An edit that would need more ids than SPIR-V allows is refused, not emitted.
+    let Ok(edited) = e.finish() else {
+        return Vec::new();
+    };
     let m2 = Module::parse(&edited)
         .unwrap_or_else(|err| panic!("an Editor edit made the module unparsable: {err}"));
     assert_eq!(entry_point_list(&m), entry_point_list(&m2));
