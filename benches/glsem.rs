@@ -1,0 +1,616 @@
+//! glsem's performance figures (issue 7), one line `name: value` each, followed by a
+//! `#` line saying how it was measured, over how many runs, and whether it meets its
+//! target. Every value is a median. Run it through `scripts/bench.sh` (release build, the
+//! layer library it measures passed in `GLSEM_LAYER_LIB`).
+//!
+//! - Layer on / off figures use two instances and devices in this one process, one created
+//!   with `VK_LAYER_GLSEM_gl_semantics` and one without, and interleave the measured work
+//!   A/B/B/A so that drift cancels. Validation is off.
+//! - Pure SPIR-V figures call `VkLayer_glsem::spirv` directly; "cold" means a module the
+//!   pass (or the layer's rewrite cache) has never seen: every run gets a fresh copy.
+
+mod support;
+
+use std::hint::black_box;
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::Instant;
+
+use support::gpu::{Gpu, PipelineDesc, Vulkan};
+use support::shaders::{self, fresh, Output};
+use support::timing::{ab_pairs, median, median_seconds, seconds};
+use VkLayer_glsem::spirv::fragcolor::{broadcast_frag_color, AttachmentKind, FragColorKey};
+use VkLayer_glsem::spirv::module::instructions;
+use VkLayer_glsem::spirv::passthrough_tcs::{build_passthrough_tcs, TcsKey};
+use VkLayer_glsem::spirv::scan::scan;
+use VkLayer_glsem::spirv::xfb_split::split_xfb_outputs;
+
+/// Functions in the generated large shader: about 1.1 MB of SPIR-V.
+const LARGE_FUNCTIONS: usize = 850;
+
+enum Target {
+    AtMost(f64),
+    AtLeast(f64),
+    Exactly(f64),
+}
+
+impl Target {
+    fn describe(&self, value: f64) -> String {
+        let (met, text) = match *self {
+            Target::AtMost(t) => (value <= t, format!("<= {t}")),
+            Target::AtLeast(t) => (value >= t, format!(">= {t}")),
+            Target::Exactly(t) => (value == t, format!("= {t}")),
+        };
+        format!("target {text}: {}", if met { "met" } else { "MISSED" })
+    }
+}
+
+/// Prints one figure and how it was measured.
+fn figure(name: &str, value: f64, decimals: usize, target: Target, how: &str) {
+    println!("{name}: {value:.decimals$}");
+    println!("#   {how}; {}", target.describe(value));
+}
+
+/// A figure that could not be measured, and why (still one line under its name).
+fn unavailable(name: &str, why: &str) {
+    println!("{name}: n/a");
+    println!("#   not measured: {why}");
+}
+
+/// The run counts, scaled down by `--quick` for a smoke run.
+struct Runs {
+    scale: f64,
+}
+
+impl Runs {
+    fn n(&self, full: usize) -> usize {
+        ((full as f64 * self.scale) as usize).max(5)
+    }
+}
+
+/// The SPIR-V every figure uses.
+struct Modules {
+    vertex: Vec<u32>,
+    passthrough_fragment: Vec<u32>,
+    fragcolor: Vec<u32>,
+    xfb_struct_tes: Vec<u32>,
+    tcs_pair_vertex: Vec<u32>,
+    tcs_pair_tes: Vec<u32>,
+    large_fragcolor: Vec<u32>,
+    large_located: Vec<u32>,
+}
+
+impl Modules {
+    fn compile() -> Modules {
+        Modules {
+            vertex: shaders::compile("passthrough.vert"),
+            passthrough_fragment: shaders::compile("passthrough.frag"),
+            fragcolor: shaders::compile("fragcolor.frag"),
+            xfb_struct_tes: shaders::compile("xfb_struct.tese"),
+            tcs_pair_vertex: shaders::compile("tcs_pair.vert"),
+            tcs_pair_tes: shaders::compile("tcs_pair.tese"),
+            large_fragcolor: shaders::large_fragment_shader(LARGE_FUNCTIONS, Output::FragColor),
+            large_located: shaders::large_fragment_shader(LARGE_FUNCTIONS, Output::Located),
+        }
+    }
+}
+
+/// gl_FragColor into 8 RGBA8 attachments (lavapipe's maxColorAttachments).
+fn eight_attachments() -> FragColorKey {
+    FragColorKey {
+        attachments: (0..8).map(|l| (l, AttachmentKind::Float)).collect(),
+    }
+}
+
+fn rewrite_fragcolor8(words: &[u32]) -> Vec<u32> {
+    broadcast_frag_color(words, "main", &eight_attachments())
+        .expect("fragcolor pass")
+        .expect("the fragcolor pass rewrites a gl_FragColor shader for 8 attachments")
+}
+
+fn ms(seconds: f64) -> f64 {
+    seconds * 1e3
+}
+
+fn us(seconds: f64) -> f64 {
+    seconds * 1e6
+}
+
+/// Per-device objects for the pipelines the figures create.
+struct Setup<'a> {
+    gpu: &'a Gpu,
+    vertex: ash::vk::ShaderModule,
+    one_attachment: ash::vk::RenderPass,
+    eight_attachments: ash::vk::RenderPass,
+}
+
+impl<'a> Setup<'a> {
+    fn new(gpu: &'a Gpu, modules: &Modules) -> Setup<'a> {
+        Setup {
+            gpu,
+            vertex: gpu.module(&modules.vertex),
+            one_attachment: gpu.render_pass(1),
+            eight_attachments: gpu.render_pass(8),
+        }
+    }
+
+    fn eight(&self, fragment: ash::vk::ShaderModule) -> PipelineDesc {
+        PipelineDesc {
+            vertex: self.vertex,
+            fragment,
+            render_pass: self.eight_attachments,
+            attachments: 8,
+        }
+    }
+}
+
+impl Drop for Setup<'_> {
+    fn drop(&mut self) {
+        self.gpu.destroy_module(self.vertex);
+        self.gpu.destroy_render_pass(self.one_attachment);
+        self.gpu.destroy_render_pass(self.eight_attachments);
+    }
+}
+
+/// Module + pipeline creation of a pipeline that needs no rewrite, layer on / off.
+fn passthrough_pipeline_ratio(on: &Setup, off: &Setup, modules: &Modules, runs: &Runs) {
+    let pairs = runs.n(300);
+    let create = |s: &Setup| {
+        let g = s.gpu;
+        let start = Instant::now();
+        let vertex = g.module(&modules.vertex);
+        let fragment = g.module(&modules.passthrough_fragment);
+        let pipeline = g.pipeline(&PipelineDesc {
+            vertex,
+            fragment,
+            render_pass: s.one_attachment,
+            attachments: 1,
+        });
+        let elapsed = start.elapsed().as_secs_f64();
+        g.destroy_pipeline(pipeline);
+        g.destroy_module(vertex);
+        g.destroy_module(fragment);
+        elapsed
+    };
+    let samples = ab_pairs(pairs, |_| create(on), |_| create(off));
+    let ratio = median(samples.iter().map(|(a, b)| a / b).collect());
+    let on_ms = ms(median(samples.iter().map(|s| s.0).collect()));
+    let off_ms = ms(median(samples.iter().map(|s| s.1).collect()));
+    figure(
+        "passthrough_pipeline_ratio",
+        ratio,
+        4,
+        Target::AtMost(1.01),
+        &format!(
+            "median of {pairs} per-pair ratios (A/B/B/A pairs, 2 modules + 1 pipeline each); \
+             medians: on {on_ms:.3} ms, off {off_ms:.3} ms"
+        ),
+    );
+}
+
+/// The layer's share of module + pipeline creation for a pipeline it rewrites (cold:
+/// every pipeline has a module the cache never saw). The "off" side creates the same
+/// pipeline from the module the layer would have produced, so the driver's work is
+/// identical and the difference is the layer's own time.
+fn layer_share_rewritten(on: &Setup, off: &Setup, vulkan: &Vulkan, modules: &Modules, runs: &Runs) {
+    let pairs = runs.n(150);
+    let create = |s: &Setup, words: &[u32]| {
+        let start = Instant::now();
+        let fragment = s.gpu.module(words);
+        let pipeline = s.gpu.pipeline(&s.eight(fragment));
+        let elapsed = start.elapsed().as_secs_f64();
+        s.gpu.destroy_pipeline(pipeline);
+        s.gpu.destroy_module(fragment);
+        elapsed
+    };
+    let before = vulkan.layer_counters().rewrites;
+    let samples = ab_pairs(
+        pairs,
+        |_| create(on, &fresh(&modules.fragcolor)),
+        |_| create(off, &rewrite_fragcolor8(&fresh(&modules.fragcolor))),
+    );
+    let rewrites = vulkan.layer_counters().rewrites - before;
+    let on_median = median(samples.iter().map(|s| s.0).collect());
+    let layer = median(samples.iter().map(|(a, b)| a - b).collect());
+    figure(
+        "layer_share_rewritten",
+        layer / on_median,
+        4,
+        Target::AtMost(0.05),
+        &format!(
+            "median per-pair (on - off) {:.1} us / median on {:.3} ms over {pairs} A/B pairs \
+             (fragment module + pipeline, gl_FragColor to 8 attachments; the layer ran {rewrites} \
+             rewrites for {} pipelines)",
+            us(layer),
+            ms(on_median),
+            samples.len() + (pairs / 10).max(2)
+        ),
+    );
+}
+
+fn rewrite_us_fragcolor8(modules: &Modules, runs: &Runs) {
+    let n = runs.n(3000);
+    let inputs: Vec<Vec<u32>> = (0..n + n / 10).map(|_| fresh(&modules.fragcolor)).collect();
+    let valid = shaders::validate(&rewrite_fragcolor8(&modules.fragcolor), "vulkan1.0");
+    let t = median_seconds(n, |i| {
+        black_box(rewrite_fragcolor8(black_box(&inputs[i])));
+    });
+    figure(
+        "rewrite_us_fragcolor8",
+        us(t),
+        2,
+        Target::AtMost(50.0),
+        &format!(
+            "median of {n} cold rewrites of a {}-byte #version 140 shader; output spirv-val: {}",
+            modules.fragcolor.len() * 4,
+            verdict(&valid)
+        ),
+    );
+}
+
+fn verdict(result: &Result<(), String>) -> String {
+    match result {
+        Ok(()) => "ok".into(),
+        Err(e) => format!("FAILED ({})", e.lines().next().unwrap_or_default()),
+    }
+}
+
+fn rewrite_us_xfb_struct(modules: &Modules, runs: &Runs) {
+    const NAME: &str = "rewrite_us_xfb_struct";
+    let tes = &modules.xfb_struct_tes;
+    let output = match split_xfb_outputs(tes, "main") {
+        Ok(Some((words, _))) => words,
+        Ok(None) => return unavailable(NAME, "split_xfb_outputs left the struct TES unchanged"),
+        Err(e) => return unavailable(NAME, &format!("split_xfb_outputs failed: {e}")),
+    };
+    let valid = shaders::validate(&output, "vulkan1.0");
+    let n = runs.n(3000);
+    let inputs: Vec<Vec<u32>> = (0..n + n / 10).map(|_| fresh(tes)).collect();
+    let t = median_seconds(n, |i| {
+        black_box(split_xfb_outputs(black_box(&inputs[i]), "main").unwrap());
+    });
+    figure(
+        NAME,
+        us(t),
+        2,
+        Target::AtMost(50.0),
+        &format!(
+            "median of {n} cold splits of DESIGN.md's dmat3x4 struct TES ({} bytes); output \
+             spirv-val: {}",
+            tes.len() * 4,
+            verdict(&valid)
+        ),
+    );
+}
+
+fn rewrite_us_tcs(modules: &Modules, runs: &Runs) {
+    const NAME: &str = "rewrite_us_tcs";
+    let key = TcsKey {
+        output_vertices: 3,
+        max_patch_size: 32,
+        push_constant_offset: 104,
+    };
+    let vertex = Some((&modules.tcs_pair_vertex[..], "main"));
+    let tes = &modules.tcs_pair_tes;
+    let output = match build_passthrough_tcs(tes, "main", vertex, &key) {
+        Ok(words) => words,
+        Err(e) => return unavailable(NAME, &format!("build_passthrough_tcs failed: {e}")),
+    };
+    let valid = shaders::validate(&output, "vulkan1.0");
+    let n = runs.n(3000);
+    let inputs: Vec<Vec<u32>> = (0..n + n / 10).map(|_| fresh(tes)).collect();
+    let t = median_seconds(n, |i| {
+        black_box(build_passthrough_tcs(black_box(&inputs[i]), "main", vertex, &key).unwrap());
+    });
+    figure(
+        NAME,
+        us(t),
+        2,
+        Target::AtMost(50.0),
+        &format!(
+            "median of {n} cold generations for a VS/TES pair with 4 varyings; output \
+             spirv-val: {}",
+            verdict(&valid)
+        ),
+    );
+}
+
+fn scan_gbps(modules: &Modules, runs: &Runs) {
+    let words = &modules.large_located;
+    let summary = scan(words);
+    assert!(summary.readable && !summary.may_need_rewrite());
+    let header_words = instructions(words)
+        .flatten()
+        .find(|i| i.op() == Some(spirv::Op::Function))
+        .map_or(words.len(), |i| i.offset);
+    let n = runs.n(2000);
+    let t = median_seconds(n, |_| {
+        black_box(scan(black_box(words)));
+    });
+    let bytes = words.len() as f64 * 4.0;
+    figure(
+        "scan_gbps",
+        bytes / t / 1e9,
+        1,
+        Target::AtLeast(1.0),
+        &format!(
+            "module bytes / median scan time over {n} scans of a {:.2} MB pass-through module \
+             ({:.1} us; the scan reads the {} KB before the first OpFunction: {:.2} GB/s of \
+             words read)",
+            bytes / 1e6,
+            us(t),
+            header_words * 4 / 1000,
+            header_words as f64 * 4.0 / t / 1e9
+        ),
+    );
+}
+
+/// `large_module_rewrite_mbps` and `spirv_opt_ratio` (same module, same rewrite).
+fn large_module(modules: &Modules, runs: &Runs) {
+    let words = &modules.large_fragcolor;
+    let bytes = words.len() as f64 * 4.0;
+    let valid = shaders::validate(&rewrite_fragcolor8(words), "vulkan1.0");
+    let n = runs.n(40);
+    let inputs: Vec<Vec<u32>> = (0..n + n / 10).map(|_| fresh(words)).collect();
+    let ours = median_seconds(n, |i| {
+        black_box(rewrite_fragcolor8(black_box(&inputs[i])));
+    });
+    figure(
+        "large_module_rewrite_mbps",
+        bytes / ours / 1e6,
+        0,
+        Target::AtLeast(500.0),
+        &format!(
+            "module bytes / median of {n} cold gl_FragColor rewrites (8 attachments) of a \
+             {:.2} MB module ({:.3} ms each); output spirv-val: {}",
+            bytes / 1e6,
+            ms(ours),
+            verdict(&valid)
+        ),
+    );
+
+    let dir = shaders::scratch_dir();
+    let input = dir.join("large_fragcolor.spv");
+    let output = dir.join("large_fragcolor.opt.spv");
+    shaders::write_words(&input, words);
+    let opt_runs = runs.n(5);
+    let opt = median(
+        (0..opt_runs)
+            .map(|_| {
+                seconds(|| {
+                    let status = Command::new("spirv-opt")
+                        .arg(&input)
+                        .arg("-o")
+                        .arg(&output)
+                        .status()
+                        .expect("run spirv-opt (package spirv-tools)");
+                    assert!(status.success(), "spirv-opt failed on the large module");
+                })
+            })
+            .collect(),
+    );
+    figure(
+        "spirv_opt_ratio",
+        ours / opt,
+        4,
+        Target::AtMost(0.1),
+        &format!(
+            "median rewrite {:.3} ms / median of {opt_runs} `spirv-opt in.spv -o out.spv` \
+             processes {:.1} ms on the same {:.2} MB module",
+            ms(ours),
+            ms(opt),
+            bytes / 1e6
+        ),
+    );
+}
+
+/// Added time per `vkCmdBindPipeline` of a pipeline without generated TCS.
+fn bind_overhead_ns(on: &Setup, off: &Setup, modules: &Modules, runs: &Runs) {
+    const BINDS: usize = 2000;
+    let pairs = runs.n(300);
+    let prepare = |s: &Setup| {
+        let fragment = s.gpu.module(&modules.passthrough_fragment);
+        let pipeline = s.gpu.pipeline(&PipelineDesc {
+            vertex: s.vertex,
+            fragment,
+            render_pass: s.one_attachment,
+            attachments: 1,
+        });
+        s.gpu.destroy_module(fragment);
+        let (pool, buffer) = s.gpu.command_pool();
+        (pipeline, pool, buffer)
+    };
+    let (on_objects, off_objects) = (prepare(on), prepare(off));
+    let record = |s: &Setup, (pipeline, pool, buffer): (_, _, _)| {
+        let d = &s.gpu.device;
+        // SAFETY: the pool's only command buffer is never submitted.
+        unsafe {
+            d.reset_command_pool(pool, ash::vk::CommandPoolResetFlags::empty())
+                .unwrap();
+            d.begin_command_buffer(buffer, &ash::vk::CommandBufferBeginInfo::default())
+                .unwrap();
+            let t = seconds(|| {
+                for _ in 0..BINDS {
+                    d.cmd_bind_pipeline(buffer, ash::vk::PipelineBindPoint::GRAPHICS, pipeline);
+                }
+            });
+            d.end_command_buffer(buffer).unwrap();
+            t / BINDS as f64
+        }
+    };
+    let samples = ab_pairs(
+        pairs,
+        |_| record(on, on_objects),
+        |_| record(off, off_objects),
+    );
+    for (s, (pipeline, pool, _)) in [(on, on_objects), (off, off_objects)] {
+        s.gpu.destroy_pipeline(pipeline);
+        // SAFETY: the command buffer is not pending.
+        unsafe { s.gpu.device.destroy_command_pool(pool, None) };
+    }
+    let added = median(samples.iter().map(|(a, b)| a - b).collect());
+    figure(
+        "bind_overhead_ns",
+        added * 1e9,
+        1,
+        Target::AtMost(20.0),
+        &format!(
+            "median per-pair (on - off) over {pairs} A/B pairs of {BINDS} binds recorded into \
+             one command buffer; medians per bind: on {:.1} ns, off {:.1} ns",
+            median(samples.iter().map(|s| s.0).collect()) * 1e9,
+            median(samples.iter().map(|s| s.1).collect()) * 1e9
+        ),
+    );
+}
+
+/// Rewrites the layer runs for 1000 identical pipelines (the first one misses the cache).
+fn cache_rewrites_per_1000(on: &Setup, vulkan: &Vulkan, modules: &Modules) {
+    const PIPELINES: usize = 1000;
+    let fragment = on.gpu.module(&fresh(&modules.fragcolor));
+    let before = vulkan.layer_counters().rewrites;
+    let t = seconds(|| {
+        for _ in 0..PIPELINES {
+            let pipeline = on.gpu.pipeline(&on.eight(fragment));
+            on.gpu.destroy_pipeline(pipeline);
+        }
+    });
+    let rewrites = vulkan.layer_counters().rewrites - before;
+    on.gpu.destroy_module(fragment);
+    figure(
+        "cache_rewrites_per_1000",
+        rewrites as f64,
+        0,
+        Target::Exactly(1.0),
+        &format!(
+            "rewrite passes the layer ran (its glsemGetDebugCounters) while creating {PIPELINES} \
+             identical gl_FragColor pipelines (8 attachments), one run; {:.2} ms per pipeline",
+            ms(t / PIPELINES as f64)
+        ),
+    );
+}
+
+/// Seconds to create one pipeline per module from `threads` threads at once.
+fn create_concurrently(s: &Setup, fragments: &[ash::vk::ShaderModule], threads: usize) -> f64 {
+    let per_thread = fragments.len().div_ceil(threads);
+    let mut created = Vec::new();
+    let t = seconds(|| {
+        created = std::thread::scope(|scope| {
+            let workers: Vec<_> = fragments
+                .chunks(per_thread)
+                .map(|chunk| {
+                    scope.spawn(move || {
+                        chunk
+                            .iter()
+                            .map(|&f| s.gpu.pipeline(&s.eight(f)))
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .flat_map(|w| w.join().unwrap())
+                .collect()
+        });
+    });
+    for pipeline in created {
+        s.gpu.destroy_pipeline(pipeline);
+    }
+    t
+}
+
+/// Speedup of creating rewritten pipelines from 4 threads instead of 1, each measurement
+/// on modules the cache never saw; the same without the layer for comparison.
+fn threads4_speedup(on: &Setup, off: &Setup, modules: &Modules, runs: &Runs) {
+    let pipelines = 32;
+    let reps = runs.n(5);
+    let speedup = |s: &Setup, prepare: &dyn Fn() -> Vec<u32>| {
+        let mut times = [Vec::new(), Vec::new()];
+        for _ in 0..reps {
+            for (slot, threads) in [(0, 1), (1, 4)] {
+                let fragments: Vec<_> = (0..pipelines).map(|_| s.gpu.module(&prepare())).collect();
+                times[slot].push(create_concurrently(s, &fragments, threads));
+                for f in fragments {
+                    s.gpu.destroy_module(f);
+                }
+            }
+        }
+        let [one, four] = times.map(median);
+        (one / four, one, four)
+    };
+    let (layer, one, four) = speedup(on, &|| fresh(&modules.fragcolor));
+    let (driver, _, _) = speedup(off, &|| rewrite_fragcolor8(&fresh(&modules.fragcolor)));
+    figure(
+        "threads4_speedup",
+        layer,
+        2,
+        Target::AtLeast(1.8),
+        &format!(
+            "median over {reps} runs of (1 thread / 4 threads) creating {pipelines} cold \
+             gl_FragColor pipelines with the layer ({:.1} ms / {:.1} ms); the same pipelines \
+             without the layer (pre-rewritten modules): {driver:.2}; {} CPUs",
+            ms(one),
+            ms(four),
+            std::thread::available_parallelism().map_or(0, |n| n.get())
+        ),
+    );
+}
+
+fn layer_library() -> PathBuf {
+    if let Some(path) = std::env::var_os("GLSEM_LAYER_LIB") {
+        return path.into();
+    }
+    // target/release/deps/glsem-<hash> → target/release/libVkLayer_glsem.so
+    let exe = std::env::current_exe().unwrap();
+    exe.parent()
+        .and_then(|deps| deps.parent())
+        .unwrap()
+        .join("libVkLayer_glsem.so")
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    // `cargo test --all-targets` runs bench binaries without `--bench`: nothing to test.
+    if !args.iter().any(|a| a == "--bench") {
+        println!("glsem benchmarks: run scripts/bench.sh (or cargo bench --bench glsem)");
+        return;
+    }
+    let runs = Runs {
+        scale: if args.iter().any(|a| a == "--quick") {
+            0.1
+        } else {
+            1.0
+        },
+    };
+    let started = Instant::now();
+    let vulkan = Vulkan::load(&layer_library());
+    let modules = Modules::compile();
+    let on_gpu = Gpu::new(&vulkan, true);
+    let off_gpu = Gpu::new(&vulkan, false);
+    println!(
+        "# glsem benchmarks: {} ({} CPUs), layer {}, medians{}",
+        on_gpu.name,
+        std::thread::available_parallelism().map_or(0, |n| n.get()),
+        layer_library().display(),
+        if runs.scale < 1.0 {
+            ", --quick (10% of the runs)"
+        } else {
+            ""
+        }
+    );
+    {
+        let on = Setup::new(&on_gpu, &modules);
+        let off = Setup::new(&off_gpu, &modules);
+        passthrough_pipeline_ratio(&on, &off, &modules, &runs);
+        layer_share_rewritten(&on, &off, &vulkan, &modules, &runs);
+        rewrite_us_fragcolor8(&modules, &runs);
+        rewrite_us_xfb_struct(&modules, &runs);
+        rewrite_us_tcs(&modules, &runs);
+        scan_gbps(&modules, &runs);
+        large_module(&modules, &runs);
+        bind_overhead_ns(&on, &off, &modules, &runs);
+        cache_rewrites_per_1000(&on, &vulkan, &modules);
+        threads4_speedup(&on, &off, &modules, &runs);
+    }
+    println!("# total {:.1} s", started.elapsed().as_secs_f64());
+    std::fs::remove_dir_all(shaders::scratch_dir()).ok();
+}
