@@ -106,6 +106,11 @@ pub struct Gpu {
     queue_family: u32,
     /// The layout every pipeline here uses (no descriptors, no push constants).
     pub layout: vk::PipelineLayout,
+    /// `pipelineCreationCacheControl` is enabled: a pipeline created with
+    /// `VK_PIPELINE_CREATE_FAIL_ON_PIPELINE_COMPILE_REQUIRED_BIT` and no pipeline cache
+    /// returns `VK_PIPELINE_COMPILE_REQUIRED` at once on lavapipe, without compiling. The
+    /// layer rewrites before it calls down, so such a call is the layer's own work alone.
+    pub fail_fast: bool,
 }
 
 /// The two shader stages and render pass of one pipeline.
@@ -138,7 +143,7 @@ impl Gpu {
             };
             let app = vk::ApplicationInfo::default()
                 .application_name(c"glsem-bench")
-                .api_version(vk::API_VERSION_1_2);
+                .api_version(vk::API_VERSION_1_3);
             let instance = entry
                 .create_instance(
                     &vk::InstanceCreateInfo::default()
@@ -159,10 +164,17 @@ impl Gpu {
                 .iter()
                 .position(|q| q.queue_flags.contains(vk::QueueFlags::GRAPHICS))
                 .expect("a graphics queue") as u32;
-            let supported = instance.get_physical_device_features(physical);
+            let mut supported13 = vk::PhysicalDeviceVulkan13Features::default();
+            let mut supported = vk::PhysicalDeviceFeatures2::default().push_next(&mut supported13);
+            instance.get_physical_device_features2(physical, &mut supported);
             // The layer reserves its TCS push-constant range only with tessellationShader.
             let features = vk::PhysicalDeviceFeatures::default()
-                .tessellation_shader(supported.tessellation_shader == vk::TRUE);
+                .tessellation_shader(supported.features.tessellation_shader == vk::TRUE);
+            // For VK_PIPELINE_CREATE_FAIL_ON_PIPELINE_COMPILE_REQUIRED_BIT: see `fail_fast`.
+            let fail_fast = properties.api_version >= vk::API_VERSION_1_3
+                && supported13.pipeline_creation_cache_control == vk::TRUE;
+            let mut features13 = vk::PhysicalDeviceVulkan13Features::default()
+                .pipeline_creation_cache_control(fail_fast);
             let priorities = [1.0];
             let queues = [vk::DeviceQueueCreateInfo::default()
                 .queue_family_index(queue_family)
@@ -172,7 +184,8 @@ impl Gpu {
                     physical,
                     &vk::DeviceCreateInfo::default()
                         .queue_create_infos(&queues)
-                        .enabled_features(&features),
+                        .enabled_features(&features)
+                        .push_next(&mut features13),
                     None,
                 )
                 .expect("vkCreateDevice");
@@ -186,6 +199,7 @@ impl Gpu {
 
                 queue_family,
                 layout,
+                fail_fast,
             }
         }
     }
@@ -242,6 +256,16 @@ impl Gpu {
     /// One graphics pipeline per call of `vkCreateGraphicsPipelines`, as most applications
     /// create them.
     pub fn pipeline(&self, desc: &PipelineDesc) -> vk::Pipeline {
+        self.try_pipeline(desc, vk::PipelineCreateFlags::empty())
+            .expect("vkCreateGraphicsPipelines")
+    }
+
+    /// The same with `flags`, returning the error instead of panicking.
+    pub fn try_pipeline(
+        &self,
+        desc: &PipelineDesc,
+        flags: vk::PipelineCreateFlags,
+    ) -> Result<vk::Pipeline, vk::Result> {
         let stages = [
             vk::PipelineShaderStageCreateInfo::default()
                 .stage(vk::ShaderStageFlags::VERTEX)
@@ -275,6 +299,7 @@ impl Gpu {
         let dynamic_states = [vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR];
         let dynamic = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dynamic_states);
         let info = vk::GraphicsPipelineCreateInfo::default()
+            .flags(flags)
             .stages(&stages)
             .vertex_input_state(&vertex_input)
             .input_assembly_state(&input_assembly)
@@ -290,8 +315,8 @@ impl Gpu {
         unsafe {
             self.device
                 .create_graphics_pipelines(vk::PipelineCache::null(), &[info], None)
+                .map(|p| p[0])
                 .map_err(|(_, e)| e)
-                .expect("vkCreateGraphicsPipelines")[0]
         }
     }
 
