@@ -18,9 +18,9 @@ use std::time::Instant;
 
 use support::gpu::{Gpu, PipelineDesc, Vulkan};
 use support::shaders::{self, fresh, Output};
-use support::timing::{ab_pairs, median, median_seconds, seconds};
+use support::timing::{ab_pairs, median, median_seconds, seconds, warm_up_runs};
 use VkLayer_glsem::spirv::fragcolor::{broadcast_frag_color, AttachmentKind, FragColorKey};
-use VkLayer_glsem::spirv::module::instructions;
+use VkLayer_glsem::spirv::module::{instructions, Module};
 use VkLayer_glsem::spirv::passthrough_tcs::{build_passthrough_tcs, TcsKey};
 use VkLayer_glsem::spirv::scan::scan;
 use VkLayer_glsem::spirv::xfb_split::split_xfb_outputs;
@@ -271,7 +271,9 @@ fn layer_share_rewritten(on: &Setup, off: &Setup, vulkan: &Vulkan, modules: &Mod
 
 fn rewrite_us_fragcolor8(modules: &Modules, runs: &Runs) {
     let n = runs.n(3000);
-    let inputs: Vec<Vec<u32>> = (0..n + n / 10).map(|_| fresh(&modules.fragcolor)).collect();
+    let inputs: Vec<Vec<u32>> = (0..n + warm_up_runs(n))
+        .map(|_| fresh(&modules.fragcolor))
+        .collect();
     let valid = shaders::validate(&rewrite_fragcolor8(&modules.fragcolor), "vulkan1.0");
     let t = median_seconds(n, |i| {
         black_box(rewrite_fragcolor8(black_box(&inputs[i])));
@@ -306,7 +308,7 @@ fn rewrite_us_xfb_struct(modules: &Modules, runs: &Runs) {
     };
     let valid = shaders::validate(&output, "vulkan1.0");
     let n = runs.n(3000);
-    let inputs: Vec<Vec<u32>> = (0..n + n / 10).map(|_| fresh(tes)).collect();
+    let inputs: Vec<Vec<u32>> = (0..n + warm_up_runs(n)).map(|_| fresh(tes)).collect();
     let t = median_seconds(n, |i| {
         black_box(split_xfb_outputs(black_box(&inputs[i]), "main").unwrap());
     });
@@ -339,7 +341,7 @@ fn rewrite_us_tcs(modules: &Modules, runs: &Runs) {
     };
     let valid = shaders::validate(&output, "vulkan1.0");
     let n = runs.n(3000);
-    let inputs: Vec<Vec<u32>> = (0..n + n / 10).map(|_| fresh(tes)).collect();
+    let inputs: Vec<Vec<u32>> = (0..n + warm_up_runs(n)).map(|_| fresh(tes)).collect();
     let t = median_seconds(n, |i| {
         black_box(build_passthrough_tcs(black_box(&inputs[i]), "main", vertex, &key).unwrap());
     });
@@ -392,9 +394,17 @@ fn large_module(modules: &Modules, runs: &Runs) {
     let bytes = words.len() as f64 * 4.0;
     let valid = shaders::validate(&rewrite_fragcolor8(words), "vulkan1.0");
     let n = runs.n(40);
-    let inputs: Vec<Vec<u32>> = (0..n + n / 10).map(|_| fresh(words)).collect();
+    let inputs: Vec<Vec<u32>> = (0..n + warm_up_runs(n)).map(|_| fresh(words)).collect();
     let ours = median_seconds(n, |i| {
         black_box(rewrite_fragcolor8(black_box(&inputs[i])));
+    });
+    // Where the time goes: the module index every pass builds, and a bare copy of the words
+    // (the floor for any pass that returns a new module).
+    let parse = median_seconds(n, |i| {
+        black_box(Module::parse(black_box(&inputs[i])).unwrap());
+    });
+    let copy = median_seconds(n, |i| {
+        black_box(black_box(&inputs[i]).to_vec());
     });
     figure(
         "large_module_rewrite_mbps",
@@ -403,9 +413,12 @@ fn large_module(modules: &Modules, runs: &Runs) {
         Target::AtLeast(500.0),
         &format!(
             "module bytes / median of {n} cold gl_FragColor rewrites (8 attachments) of a \
-             {:.2} MB module ({:.3} ms each); output spirv-val: {}",
+             {:.2} MB module ({:.3} ms each, of which Module::parse {:.3} ms; a bare copy of the \
+             words takes {:.3} ms); output spirv-val: {}",
             bytes / 1e6,
             ms(ours),
+            ms(parse),
+            ms(copy),
             verdict(&valid)
         ),
     );
@@ -582,7 +595,7 @@ fn threads4_speedup(on: &Setup, off: &Setup, vulkan: &Vulkan, modules: &Modules,
         return unavailable(NAME, "the device lacks pipelineCreationCacheControl");
     }
     let reps = runs.n(7);
-    let count = 400;
+    let count = 2000;
     let before = vulkan.layer_counters().rewrites;
     let (one, four) = one_vs_four(
         reps,
@@ -592,6 +605,17 @@ fn threads4_speedup(on: &Setup, off: &Setup, vulkan: &Vulkan, modules: &Modules,
         },
     );
     let rewrites = vulkan.layer_counters().rewrites - before;
+    let (plain_one, plain_four) = one_vs_four(
+        reps,
+        || {
+            (0..count)
+                .map(|_| rewrite_fragcolor8(&fresh(&modules.fragcolor)))
+                .collect()
+        },
+        |inputs: &[Vec<u32>], threads| {
+            concurrently(inputs, threads, |words| create_fail_fast(off, words)).0
+        },
+    );
 
     // With the driver compiling: modules created beforehand, pipelines timed.
     let compiled = |s: &Setup, prepare: &dyn Fn() -> Vec<u32>| {
@@ -619,11 +643,12 @@ fn threads4_speedup(on: &Setup, off: &Setup, vulkan: &Vulkan, modules: &Modules,
         Target::AtLeast(1.8),
         &format!(
             "median over {reps} runs of 1 thread {:.1} ms / 4 threads {:.1} ms for {count} cold \
-             gl_FragColor pipelines the driver does not compile ({rewrites} rewrites ran); with \
-             the driver compiling 32 pipelines: {with_layer:.2} with the layer, \
-             {without_layer:.2} without; {} CPUs, load average {}",
+             gl_FragColor pipelines the driver does not compile ({rewrites} rewrites ran); the \
+             same calls without the layer: {:.2}; with the driver compiling 32 pipelines: \
+             {with_layer:.2} with the layer, {without_layer:.2} without; {} CPUs, load average {}",
             ms(one),
             ms(four),
+            plain_one / plain_four,
             std::thread::available_parallelism().map_or(0, |n| n.get()),
             load_average()
         ),
@@ -664,6 +689,12 @@ fn main() {
             1.0
         },
     };
+    // `--only TEXT`: just the figures whose name contains TEXT.
+    let only = args
+        .iter()
+        .position(|a| a == "--only")
+        .and_then(|i| args.get(i + 1))
+        .cloned();
     let started = Instant::now();
     let vulkan = Vulkan::load(&layer_library());
     let modules = Modules::compile();
@@ -683,16 +714,40 @@ fn main() {
     {
         let on = Setup::new(&on_gpu, &modules);
         let off = Setup::new(&off_gpu, &modules);
-        passthrough_pipeline_ratio(&on, &off, &modules, &runs);
-        layer_share_rewritten(&on, &off, &vulkan, &modules, &runs);
-        rewrite_us_fragcolor8(&modules, &runs);
-        rewrite_us_xfb_struct(&modules, &runs);
-        rewrite_us_tcs(&modules, &runs);
-        scan_gbps(&modules, &runs);
-        large_module(&modules, &runs);
-        bind_overhead_ns(&on, &off, &modules, &runs);
-        cache_rewrites_per_1000(&on, &vulkan, &modules);
-        threads4_speedup(&on, &off, &vulkan, &modules, &runs);
+        let wanted = |names: &[&str]| {
+            only.as_ref()
+                .map_or(true, |only| names.iter().any(|n| n.contains(only.as_str())))
+        };
+        if wanted(&["passthrough_pipeline_ratio"]) {
+            passthrough_pipeline_ratio(&on, &off, &modules, &runs);
+        }
+        if wanted(&["layer_share_rewritten"]) {
+            layer_share_rewritten(&on, &off, &vulkan, &modules, &runs);
+        }
+        if wanted(&["rewrite_us_fragcolor8"]) {
+            rewrite_us_fragcolor8(&modules, &runs);
+        }
+        if wanted(&["rewrite_us_xfb_struct"]) {
+            rewrite_us_xfb_struct(&modules, &runs);
+        }
+        if wanted(&["rewrite_us_tcs"]) {
+            rewrite_us_tcs(&modules, &runs);
+        }
+        if wanted(&["scan_gbps"]) {
+            scan_gbps(&modules, &runs);
+        }
+        if wanted(&["large_module_rewrite_mbps", "spirv_opt_ratio"]) {
+            large_module(&modules, &runs);
+        }
+        if wanted(&["bind_overhead_ns"]) {
+            bind_overhead_ns(&on, &off, &modules, &runs);
+        }
+        if wanted(&["cache_rewrites_per_1000"]) {
+            cache_rewrites_per_1000(&on, &vulkan, &modules);
+        }
+        if wanted(&["threads4_speedup"]) {
+            threads4_speedup(&on, &off, &vulkan, &modules, &runs);
+        }
     }
     println!("# total {:.1} s", started.elapsed().as_secs_f64());
     std::fs::remove_dir_all(shaders::scratch_dir()).ok();

@@ -21,10 +21,16 @@ pub fn median(mut values: Vec<f64>) -> f64 {
     }
 }
 
-/// Median seconds of the calls `f(0..runs)`, after `runs / 10` untimed warm-up calls
+/// Untimed calls before the timed ones: the first calls of a process pay for page faults
+/// on memory the allocator has not touched yet, which no later call sees again.
+pub fn warm_up_runs(runs: usize) -> usize {
+    (runs / 10).max(3)
+}
+
+/// Median seconds of the calls `f(0..runs)`, after [`warm_up_runs`] untimed calls
 /// `f(runs..)` (so a caller indexing fresh inputs by `i` never repeats one).
 pub fn median_seconds(runs: usize, mut f: impl FnMut(usize)) -> f64 {
-    for i in runs..runs + runs / 10 {
+    for i in runs..runs + warm_up_runs(runs) {
         f(i);
     }
     median((0..runs).map(|i| seconds(|| f(i))).collect())
@@ -38,7 +44,7 @@ pub fn ab_pairs(
     mut a: impl FnMut(usize) -> f64,
     mut b: impl FnMut(usize) -> f64,
 ) -> Vec<(f64, f64)> {
-    for i in pairs..pairs + (pairs / 10).max(2) {
+    for i in pairs..pairs + warm_up_runs(pairs) {
         a(i);
         b(i);
     }
