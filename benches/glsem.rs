@@ -716,7 +716,7 @@ fn main() {
         let off = Setup::new(&off_gpu, &modules);
         let wanted = |names: &[&str]| {
             only.as_ref()
-                .map_or(true, |only| names.iter().any(|n| n.contains(only.as_str())))
+                .is_none_or(|only| names.iter().any(|n| n.contains(only.as_str())))
         };
         if wanted(&["passthrough_pipeline_ratio"]) {
             passthrough_pipeline_ratio(&on, &off, &modules, &runs);
