@@ -543,52 +543,128 @@ fn cache_rewrites_per_1000(on: &Setup, vulkan: &Vulkan, modules: &Modules) {
     );
 }
 
-/// Seconds for `threads` threads at once to run `work` on every input.
+/// Where a worker thread's time went, from Linux's `/proc/thread-self/schedstat`: on a
+/// CPU, waiting for one (runnable: the machine is busy), or neither (blocked: a lock, I/O).
+#[derive(Clone, Copy, Default)]
+struct ThreadTime {
+    wall: f64,
+    cpu: f64,
+    runnable: f64,
+}
+
+impl ThreadTime {
+    fn blocked(&self) -> f64 {
+        (self.wall - self.cpu - self.runnable).max(0.0)
+    }
+}
+
+/// `(seconds on a CPU, seconds runnable)` of the calling thread so far.
+fn schedstat() -> Option<(f64, f64)> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let mut fields = text.split_whitespace().map(|f| f.parse::<f64>().ok());
+    Some((fields.next()?? / 1e9, fields.next()?? / 1e9))
+}
+
+/// `threads` threads at once run `work` on every input: wall seconds, each thread's times
+/// (empty where schedstat is unavailable) and the results.
 fn concurrently<T: Sync, R: Send>(
     inputs: &[T],
     threads: usize,
     work: impl Fn(&T) -> R + Sync,
-) -> (f64, Vec<R>) {
+) -> (f64, Vec<ThreadTime>, Vec<R>) {
     let per_thread = inputs.len().div_ceil(threads);
     let work = &work;
+    let mut times = Vec::new();
     let mut results = Vec::new();
-    let t = seconds(|| {
-        results = std::thread::scope(|scope| {
+    let wall = seconds(|| {
+        std::thread::scope(|scope| {
             let workers: Vec<_> = inputs
                 .chunks(per_thread)
-                .map(|chunk| scope.spawn(move || chunk.iter().map(work).collect::<Vec<_>>()))
+                .map(|chunk| {
+                    scope.spawn(move || {
+                        let start = (Instant::now(), schedstat());
+                        let results = chunk.iter().map(work).collect::<Vec<_>>();
+                        let time = match (start.1, schedstat()) {
+                            (Some(a), Some(b)) => Some(ThreadTime {
+                                wall: start.0.elapsed().as_secs_f64(),
+                                cpu: b.0 - a.0,
+                                runnable: b.1 - a.1,
+                            }),
+                            _ => None,
+                        };
+                        (time, results)
+                    })
+                })
                 .collect();
-            workers
-                .into_iter()
-                .flat_map(|w| w.join().unwrap())
-                .collect()
+            for worker in workers {
+                let (time, r) = worker.join().unwrap();
+                times.extend(time);
+                results.extend(r);
+            }
         });
     });
-    (t, results)
+    (wall, times, results)
 }
 
-/// Median seconds of `reps` runs each of 1 and 4 threads (alternating), every run on
-/// fresh inputs from `prepare`.
+/// One run of 1 or 4 threads.
+#[derive(Clone, Copy, Default)]
+struct Run {
+    wall: f64,
+    cpu: f64,
+    runnable: f64,
+    blocked: f64,
+    /// The longest thread's time on a CPU or blocked: its wall time on idle CPUs.
+    longest_busy: f64,
+}
+
+impl Run {
+    fn of(wall: f64, threads: &[ThreadTime]) -> Run {
+        Run {
+            wall,
+            cpu: threads.iter().map(|t| t.cpu).sum(),
+            runnable: threads.iter().map(|t| t.runnable).sum(),
+            blocked: threads.iter().map(ThreadTime::blocked).sum(),
+            longest_busy: threads
+                .iter()
+                .map(|t| t.cpu + t.blocked())
+                .fold(0.0, f64::max),
+        }
+    }
+}
+
+/// Medians of `reps` runs each of 1 and 4 threads (alternating), every run on fresh
+/// inputs from `prepare`.
 fn one_vs_four<T: Sync>(
     reps: usize,
     prepare: impl Fn() -> Vec<T>,
-    run: impl Fn(&[T], usize) -> f64,
-) -> (f64, f64) {
-    let mut times = [Vec::new(), Vec::new()];
+    run: impl Fn(&[T], usize) -> Run,
+) -> [Run; 2] {
+    let mut runs = [Vec::new(), Vec::new()];
     for _ in 0..reps {
         for (slot, threads) in [(0, 1), (1, 4)] {
             let inputs = prepare();
-            times[slot].push(run(&inputs, threads));
+            runs[slot].push(run(&inputs, threads));
         }
     }
-    let [one, four] = times.map(median);
-    (one, four)
+    runs.map(|r| {
+        let field = |f: fn(&Run) -> f64| median(r.iter().map(f).collect());
+        Run {
+            wall: field(|r| r.wall),
+            cpu: field(|r| r.cpu),
+            runnable: field(|r| r.runnable),
+            blocked: field(|r| r.blocked),
+            longest_busy: field(|r| r.longest_busy),
+        }
+    })
 }
 
 /// Speedup of the layer's work for rewritten pipelines from 4 threads instead of 1: module
 /// and pipeline creation of cold gl_FragColor pipelines that the driver does not compile
-/// (see [`create_fail_fast`]), so the layer's work is all there is. For comparison, the
-/// same with the driver compiling, with and without the layer.
+/// (see [`create_fail_fast`]), so the layer's work is all there is. The wall-clock ratio
+/// depends on how many CPUs are free; the threads' CPU, runnable and blocked times say
+/// whether the layer itself serializes them (blocked time) or costs more CPU per pipeline
+/// when concurrent. For comparison, the same with the driver compiling, with and without
+/// the layer.
 fn threads4_speedup(on: &Setup, off: &Setup, vulkan: &Vulkan, modules: &Modules, runs: &Runs) {
     const NAME: &str = "threads4_speedup";
     if !on.gpu.fail_fast {
@@ -596,16 +672,19 @@ fn threads4_speedup(on: &Setup, off: &Setup, vulkan: &Vulkan, modules: &Modules,
     }
     let reps = runs.n(7);
     let count = 2000;
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     let before = vulkan.layer_counters().rewrites;
-    let (one, four) = one_vs_four(
+    let [one, four] = one_vs_four(
         reps,
         || (0..count).map(|_| fresh(&modules.fragcolor)).collect(),
         |inputs: &[Vec<u32>], threads| {
-            concurrently(inputs, threads, |words| create_fail_fast(on, words)).0
+            let (wall, times, _) =
+                concurrently(inputs, threads, |words| create_fail_fast(on, words));
+            Run::of(wall, &times)
         },
     );
     let rewrites = vulkan.layer_counters().rewrites - before;
-    let (plain_one, plain_four) = one_vs_four(
+    let [plain_one, plain_four] = one_vs_four(
         reps,
         || {
             (0..count)
@@ -613,44 +692,58 @@ fn threads4_speedup(on: &Setup, off: &Setup, vulkan: &Vulkan, modules: &Modules,
                 .collect()
         },
         |inputs: &[Vec<u32>], threads| {
-            concurrently(inputs, threads, |words| create_fail_fast(off, words)).0
+            let (wall, times, _) =
+                concurrently(inputs, threads, |words| create_fail_fast(off, words));
+            Run::of(wall, &times)
         },
     );
 
     // With the driver compiling: modules created beforehand, pipelines timed.
     let compiled = |s: &Setup, prepare: &dyn Fn() -> Vec<u32>| {
-        let (one, four) = one_vs_four(
+        let [one, four] = one_vs_four(
             reps.min(5),
             || (0..32).map(|_| s.gpu.module(&prepare())).collect(),
             |fragments: &[ash::vk::ShaderModule], threads| {
-                let (t, pipelines) =
+                let (wall, times, pipelines) =
                     concurrently(fragments, threads, |&f| s.gpu.pipeline(&s.eight(f)));
                 pipelines
                     .into_iter()
                     .for_each(|p| s.gpu.destroy_pipeline(p));
                 fragments.iter().for_each(|&f| s.gpu.destroy_module(f));
-                t
+                Run::of(wall, &times)
             },
         );
-        one / four
+        one.wall / four.wall
     };
     let with_layer = compiled(on, &|| fresh(&modules.fragcolor));
     let without_layer = compiled(off, &|| rewrite_fragcolor8(&fresh(&modules.fragcolor)));
+    // On idle CPUs a run takes as long as its longest thread is busy (on a CPU or blocked),
+    // or its CPU time spread over the CPUs, whichever is longer.
+    let idle_estimate = (one.cpu + one.blocked) / (four.cpu / cpus as f64).max(four.longest_busy);
+    let share = |part: f64, run: &Run| 100.0 * part / (run.cpu + run.runnable + run.blocked);
     figure(
         NAME,
-        one / four,
+        one.wall / four.wall,
         2,
         Target::AtLeast(1.8),
         &format!(
-            "median over {reps} runs of 1 thread {:.1} ms / 4 threads {:.1} ms for {count} cold \
-             gl_FragColor pipelines the driver does not compile ({rewrites} rewrites ran); the \
-             same calls without the layer: {:.2}; with the driver compiling 32 pipelines: \
-             {with_layer:.2} with the layer, {without_layer:.2} without; {} CPUs, load average {}",
-            ms(one),
-            ms(four),
-            plain_one / plain_four,
-            std::thread::available_parallelism().map_or(0, |n| n.get()),
-            load_average()
+            "median over {reps} runs of 1 thread {:.1} ms / 4 threads {:.1} ms (wall) for {count} \
+             cold gl_FragColor pipelines the driver does not compile ({rewrites} rewrites ran); \
+             thread time: CPU {:.1} ms with 1 thread, {:.1} ms summed over 4; blocked {:.1}% / \
+             {:.1}%; waiting for a CPU {:.0}% / {:.0}% ({cpus} CPUs, load average {}); from \
+             these, on idle CPUs: {idle_estimate:.2}; the same calls without the layer: {:.2}; \
+             with the driver compiling 32 pipelines: {with_layer:.2} with the layer, \
+             {without_layer:.2} without",
+            ms(one.wall),
+            ms(four.wall),
+            ms(one.cpu),
+            ms(four.cpu),
+            share(one.blocked, &one),
+            share(four.blocked, &four),
+            share(one.runnable, &one),
+            share(four.runnable, &four),
+            load_average(),
+            plain_one.wall / plain_four.wall,
         ),
     );
 }
