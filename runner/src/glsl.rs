@@ -152,7 +152,11 @@ impl Compiler {
             sources.push((Stage::Vertex, with_version(body, version)?, None));
         }
         for shader in &scene.shaders {
-            sources.push((shader.stage, with_version(&shader.source, version)?, Some(shader.first_line)));
+            sources.push((
+                shader.stage,
+                with_version(&shader.source, version)?,
+                Some(shader.first_line),
+            ));
         }
         if !sources.iter().any(|(s, ..)| *s == Stage::Vertex) {
             return Err(SceneError::Skip(
@@ -165,7 +169,9 @@ impl Compiler {
         for (stage, source, first_line) in &sources {
             let words = self.compile(*stage, source, *first_line)?;
             let module = dr::load_words(&words).map_err(|e| {
-                SceneError::Fail(format!("cannot parse glslang's SPIR-V for the {stage:?} shader: {e}"))
+                SceneError::Fail(format!(
+                    "cannot parse glslang's SPIR-V for the {stage:?} shader: {e}"
+                ))
             })?;
             modules.push((*stage, module, explicit_location_names(source)));
         }
@@ -191,7 +197,10 @@ impl Compiler {
                 })
                 .collect();
             let xfb = module.execution_modes.iter().any(|i| {
-                matches!(i.operands.get(1), Some(Operand::ExecutionMode(spirv::ExecutionMode::Xfb)))
+                matches!(
+                    i.operands.get(1),
+                    Some(Operand::ExecutionMode(spirv::ExecutionMode::Xfb))
+                )
             });
             stages.push(StageModule {
                 stage,
@@ -205,11 +214,17 @@ impl Compiler {
         Ok(Program { stages })
     }
 
-    fn compile(&self, stage: Stage, source: &str, first_line: Option<usize>) -> Result<Vec<u32>, SceneError> {
+    fn compile(
+        &self,
+        stage: Stage,
+        source: &str,
+        first_line: Option<usize>,
+    ) -> Result<Vec<u32>, SceneError> {
         let name = stage.glslang_name();
         let src = self.dir.join(format!("shader.{name}"));
         let spv = self.dir.join(format!("shader.{name}.spv"));
-        let io = |e: std::io::Error| SceneError::Fail(format!("cannot write {}: {e}", src.display()));
+        let io =
+            |e: std::io::Error| SceneError::Fail(format!("cannot write {}: {e}", src.display()));
         std::fs::write(&src, source).map_err(io)?;
         let _ = std::fs::remove_file(&spv);
         let out = Command::new(&self.glslang)
@@ -227,17 +242,22 @@ impl Compiler {
             let message: Vec<String> = text
                 .lines()
                 .map(str::trim)
-                .filter(|l| !l.is_empty() && *l != src_name && *l != self.limits.display().to_string())
+                .filter(|l| {
+                    !l.is_empty() && *l != src_name && *l != self.limits.display().to_string()
+                })
                 .map(|l| l.replace(&src_name, name))
                 .collect();
-            let section = first_line.map(|l| format!(" (its section starts at line {l})")).unwrap_or_default();
+            let section = first_line
+                .map(|l| format!(" (its section starts at line {l})"))
+                .unwrap_or_default();
             return Err(SceneError::Fail(format!(
                 "GLSL error in the {} shader{section}: {}",
                 stage_word(stage),
                 message.join(" | ")
             )));
         }
-        let bytes = std::fs::read(&spv).map_err(|e| SceneError::Fail(format!("cannot read {}: {e}", spv.display())))?;
+        let bytes = std::fs::read(&spv)
+            .map_err(|e| SceneError::Fail(format!("cannot read {}: {e}", spv.display())))?;
         Ok(bytes
             .chunks_exact(4)
             .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
@@ -265,7 +285,10 @@ fn with_version(source: &str, version: Option<u32>) -> Result<String, SceneError
     let (number, es) = match &declared {
         Some(v) => {
             let mut words = v.split_whitespace();
-            let n = words.next().and_then(|n| n.parse::<u32>().ok()).unwrap_or(0);
+            let n = words
+                .next()
+                .and_then(|n| n.parse::<u32>().ok())
+                .unwrap_or(0);
             (n, words.next() == Some("es"))
         }
         None => (version.unwrap_or(110), false),
@@ -288,12 +311,20 @@ fn explicit_location_names(source: &str) -> HashSet<String> {
     let mut rest = source;
     while let Some(pos) = rest.find("layout") {
         rest = &rest[pos + "layout".len()..];
-        let Some(open) = rest.trim_start().strip_prefix('(') else { continue };
+        let Some(open) = rest.trim_start().strip_prefix('(') else {
+            continue;
+        };
         let Some(close) = open.find(')') else { break };
         let qualifiers = &open[..close];
-        let decl_end = open[close..].find(';').map(|e| close + e).unwrap_or(open.len());
+        let decl_end = open[close..]
+            .find(';')
+            .map(|e| close + e)
+            .unwrap_or(open.len());
         let decl = &open[close + 1..decl_end];
-        if !qualifiers.split(|c: char| !c.is_alphanumeric() && c != '_').any(|w| w == "location") {
+        if !qualifiers
+            .split(|c: char| !c.is_alphanumeric() && c != '_')
+            .any(|w| w == "location")
+        {
             continue;
         }
         let head = decl.split('{').next().unwrap_or("");
@@ -301,8 +332,7 @@ fn explicit_location_names(source: &str) -> HashSet<String> {
         let without_arrays: String = strip_brackets(name_source);
         if let Some(name) = without_arrays
             .split(|c: char| !c.is_alphanumeric() && c != '_')
-            .filter(|w| !w.is_empty())
-            .last()
+            .rfind(|w| !w.is_empty())
         {
             names.insert(name.to_string());
         }
@@ -327,13 +357,16 @@ fn strip_brackets(s: &str) -> String {
         .collect()
 }
 
+/// A decoration and its literal operands.
+type Decorations = Vec<(Decoration, Vec<u32>)>;
+
 /// Lookup tables over one module's types, names and decorations.
 struct Types {
     defs: HashMap<u32, Instruction>,
     names: HashMap<u32, String>,
     member_names: HashMap<(u32, u32), String>,
-    decorations: HashMap<u32, Vec<(Decoration, Vec<u32>)>>,
-    member_decorations: HashMap<(u32, u32), Vec<(Decoration, Vec<u32>)>>,
+    decorations: HashMap<u32, Decorations>,
+    member_decorations: HashMap<(u32, u32), Decorations>,
 }
 
 fn literal(op: &Operand) -> Option<u32> {
@@ -369,7 +402,10 @@ impl Types {
                 (Op::Name, [Operand::IdRef(target), Operand::LiteralString(s)]) => {
                     t.names.insert(*target, s.clone());
                 }
-                (Op::MemberName, [Operand::IdRef(target), Operand::LiteralBit32(m), Operand::LiteralString(s)]) => {
+                (
+                    Op::MemberName,
+                    [Operand::IdRef(target), Operand::LiteralBit32(m), Operand::LiteralString(s)],
+                ) => {
                     t.member_names.insert((*target, *m), s.clone());
                 }
                 _ => {}
@@ -416,7 +452,8 @@ impl Types {
     }
 
     fn member_literal(&self, ty: u32, member: u32, d: Decoration) -> Option<u32> {
-        self.member_decoration(ty, member, d).and_then(|v| v.first().copied())
+        self.member_decoration(ty, member, d)
+            .and_then(|v| v.first().copied())
     }
 
     fn def(&self, ty: u32) -> Option<&Instruction> {
@@ -461,8 +498,16 @@ impl Types {
                 let column = inst.operands.first().and_then(id).unwrap_or(0);
                 inst.operands.get(1).and_then(literal).unwrap_or(1) * self.slots(column)
             }
-            Op::TypeArray => self.array(ty).map(|(len, elem)| len * self.slots(elem)).unwrap_or(1),
-            Op::TypeStruct => inst.operands.iter().filter_map(id).map(|m| self.slots(m)).sum(),
+            Op::TypeArray => self
+                .array(ty)
+                .map(|(len, elem)| len * self.slots(elem))
+                .unwrap_or(1),
+            Op::TypeStruct => inst
+                .operands
+                .iter()
+                .filter_map(id)
+                .map(|m| self.slots(m))
+                .sum(),
             _ => 1,
         }
     }
@@ -507,9 +552,12 @@ impl Types {
         }
         // gl_PerVertex blocks (possibly arrayed) carry BuiltIn on their members.
         let ty = self.array(ty).map(|(_, e)| e).unwrap_or(ty);
-        self.member_decorations
-            .keys()
-            .any(|(t, m)| *t == ty && self.member_decoration(ty, *m, Decoration::BuiltIn).is_some())
+        self.member_decorations.keys().any(|(t, m)| {
+            *t == ty
+                && self
+                    .member_decoration(ty, *m, Decoration::BuiltIn)
+                    .is_some()
+        })
     }
 
     /// Input/Output variables that are not built-ins: (var id, storage, pointee type).
@@ -520,7 +568,9 @@ impl Types {
             .filter(|i| i.class.opcode == Op::Variable)
             .filter_map(|i| {
                 let storage = match i.operands.first() {
-                    Some(Operand::StorageClass(s @ (StorageClass::Input | StorageClass::Output))) => *s,
+                    Some(Operand::StorageClass(
+                        s @ (StorageClass::Input | StorageClass::Output),
+                    )) => *s,
                     _ => return None,
                 };
                 let var = i.result_id?;
@@ -538,7 +588,10 @@ impl Types {
                 let (scalar, columns, rows) = self.shape(ty)?;
                 Some(VertexInput {
                     name: self.names.get(&var).cloned().unwrap_or_default(),
-                    location: self.decoration(var, Decoration::Location)?.first().copied()?,
+                    location: self
+                        .decoration(var, Decoration::Location)?
+                        .first()
+                        .copied()?,
                     scalar,
                     components: if columns == 1 { rows } else { 0 },
                 })
@@ -552,7 +605,9 @@ impl Types {
 fn arrayed(stage: Stage, storage: StorageClass) -> bool {
     matches!(
         (stage, storage),
-        (Stage::TessControl, _) | (Stage::TessEval, StorageClass::Input) | (Stage::Geometry, StorageClass::Input)
+        (Stage::TessControl, _)
+            | (Stage::TessEval, StorageClass::Input)
+            | (Stage::Geometry, StorageClass::Input)
     )
 }
 
@@ -577,16 +632,25 @@ fn link_locations(modules: &mut [(Stage, dr::Module, HashSet<String>)]) {
             if api_facing {
                 continue;
             }
-            let per_vertex = arrayed(*stage, storage) && types.decoration(var, Decoration::Patch).is_none();
-            let ty = if per_vertex { types.array(ty).map(|(_, e)| e).unwrap_or(ty) } else { ty };
+            let per_vertex =
+                arrayed(*stage, storage) && types.decoration(var, Decoration::Patch).is_none();
+            let ty = if per_vertex {
+                types.array(ty).map(|(_, e)| e).unwrap_or(ty)
+            } else {
+                ty
+            };
             // Interface blocks match by block name, other variables by variable name.
             let name = if types.decoration(ty, Decoration::Block).is_some() {
                 types.names.get(&ty)
             } else {
                 types.names.get(&var)
             };
-            let Some(name) = name.cloned().filter(|n| !n.is_empty()) else { continue };
-            let location = types.decoration(var, Decoration::Location).and_then(|v| v.first().copied());
+            let Some(name) = name.cloned().filter(|n| !n.is_empty()) else {
+                continue;
+            };
+            let location = types
+                .decoration(var, Decoration::Location)
+                .and_then(|v| v.first().copied());
             vars.push(Var {
                 module: index,
                 id: var,
@@ -613,7 +677,12 @@ fn link_locations(modules: &mut [(Stage, dr::Module, HashSet<String>)]) {
         }
     }
     for name in order {
-        let slots = vars.iter().filter(|v| v.name == name).map(|v| v.slots).max().unwrap_or(1);
+        let slots = vars
+            .iter()
+            .filter(|v| v.name == name)
+            .map(|v| v.slots)
+            .max()
+            .unwrap_or(1);
         let mut loc = 0;
         while let Some(&(_, end)) = used.iter().find(|(s, e)| loc < *e && *s < loc + slots) {
             loc = end;
@@ -671,64 +740,121 @@ fn place_frag_data(module: &mut dr::Module) {
 /// Moves the stage's `gl_DefaultUniformBlock` to set 0, binding `binding` (one binding per
 /// stage: each stage's block has its own member layout) and reflects its layout. Any other
 /// descriptor makes the scene a SKIP: the runner only feeds loose uniforms.
-fn bind_default_uniform_block(module: &mut dr::Module, binding: u32) -> Result<Option<UniformBlock>, SceneError> {
+fn bind_default_uniform_block(
+    module: &mut dr::Module,
+    binding: u32,
+) -> Result<Option<UniformBlock>, SceneError> {
     let types = Types::new(module);
     let mut block = None;
-    for inst in module.types_global_values.iter().filter(|i| i.class.opcode == Op::Variable) {
+    for inst in module
+        .types_global_values
+        .iter()
+        .filter(|i| i.class.opcode == Op::Variable)
+    {
         let storage = match inst.operands.first() {
             Some(Operand::StorageClass(s)) => *s,
             _ => continue,
         };
         if !matches!(
             storage,
-            StorageClass::Uniform | StorageClass::UniformConstant | StorageClass::StorageBuffer | StorageClass::PushConstant
+            StorageClass::Uniform
+                | StorageClass::UniformConstant
+                | StorageClass::StorageBuffer
+                | StorageClass::PushConstant
         ) {
             continue;
         }
-        let (Some(var), Some(ptr)) = (inst.result_id, inst.result_type) else { continue };
+        let (Some(var), Some(ptr)) = (inst.result_id, inst.result_type) else {
+            continue;
+        };
         let ty = types.pointee(ptr).unwrap_or(0);
-        if storage == StorageClass::Uniform && types.names.get(&ty).map(String::as_str) == Some("gl_DefaultUniformBlock") {
+        if storage == StorageClass::Uniform
+            && types.names.get(&ty).map(String::as_str) == Some("gl_DefaultUniformBlock")
+        {
             block = Some((var, ty));
         } else {
-            let name = types.names.get(&var).or_else(|| types.names.get(&ty)).cloned().unwrap_or_default();
+            let name = types
+                .names
+                .get(&var)
+                .or_else(|| types.names.get(&ty))
+                .cloned()
+                .unwrap_or_default();
             return Err(SceneError::Skip(format!(
                 "resource `{name}` ({storage:?}): only loose uniforms (the default uniform block) are supported"
             )));
         }
     }
-    let Some((var, ty)) = block else { return Ok(None) };
+    let Some((var, ty)) = block else {
+        return Ok(None);
+    };
     let mut members = Vec::new();
-    let member_types: Vec<u32> = types.def(ty).map(|i| i.operands.iter().filter_map(id).collect()).unwrap_or_default();
+    let member_types: Vec<u32> = types
+        .def(ty)
+        .map(|i| i.operands.iter().filter_map(id).collect())
+        .unwrap_or_default();
     let mut size = 0;
     for (m, &mty) in member_types.iter().enumerate() {
         let m = m as u32;
-        let name = types.member_names.get(&(ty, m)).cloned().unwrap_or_default();
+        let name = types
+            .member_names
+            .get(&(ty, m))
+            .cloned()
+            .unwrap_or_default();
         let offset = types.member_literal(ty, m, Decoration::Offset).unwrap_or(0);
         let (array, elem) = match types.array(mty) {
             Some((len, elem)) => {
-                let stride = types.decoration(mty, Decoration::ArrayStride).and_then(|v| v.first().copied()).unwrap_or(16);
+                let stride = types
+                    .decoration(mty, Decoration::ArrayStride)
+                    .and_then(|v| v.first().copied())
+                    .unwrap_or(16);
                 (Some((len, stride)), elem)
             }
             None => (None, mty),
         };
         let Some((scalar, columns, rows)) = types.shape(elem) else {
-            return Err(SceneError::Skip(format!("uniform `{name}`: struct and nested array uniforms are not supported")));
+            return Err(SceneError::Skip(format!(
+                "uniform `{name}`: struct and nested array uniforms are not supported"
+            )));
         };
-        let matrix_stride = types.member_literal(ty, m, Decoration::MatrixStride).unwrap_or(0);
-        if columns > 1 && types.member_decoration(ty, m, Decoration::RowMajor).is_some() {
-            return Err(SceneError::Skip(format!("uniform `{name}`: row-major matrices are not supported")));
+        let matrix_stride = types
+            .member_literal(ty, m, Decoration::MatrixStride)
+            .unwrap_or(0);
+        if columns > 1
+            && types
+                .member_decoration(ty, m, Decoration::RowMajor)
+                .is_some()
+        {
+            return Err(SceneError::Skip(format!(
+                "uniform `{name}`: row-major matrices are not supported"
+            )));
         }
-        let elem_size = if columns > 1 { columns * matrix_stride } else { rows * scalar.size() };
+        let elem_size = if columns > 1 {
+            columns * matrix_stride
+        } else {
+            rows * scalar.size()
+        };
         let extent = match array {
             Some((len, stride)) => stride * len,
             None => elem_size,
         };
         size = size.max(offset + extent);
-        members.push(UniformMember { name, offset, scalar, columns, rows, matrix_stride, array });
+        members.push(UniformMember {
+            name,
+            offset,
+            scalar,
+            columns,
+            rows,
+            matrix_stride,
+            array,
+        });
     }
     set_decoration(module, var, Decoration::DescriptorSet, 0);
     set_decoration(module, var, Decoration::Binding, binding);
-    Ok(Some(UniformBlock { binding, size: size.next_multiple_of(16), members }))
+    Ok(Some(UniformBlock {
+        binding,
+        size: size.next_multiple_of(16),
+        members,
+    }))
 }
 
 #[cfg(test)]
@@ -737,18 +863,28 @@ mod tests {
     use crate::scene;
 
     fn compiler() -> Compiler {
-        let dir = std::env::temp_dir().join(format!("glsem-run-glsl-test-{}-{:?}", std::process::id(), std::thread::current().id()));
+        let dir = std::env::temp_dir().join(format!(
+            "glsem-run-glsl-test-{}-{:?}",
+            std::process::id(),
+            std::thread::current().id()
+        ));
         std::fs::create_dir_all(&dir).unwrap();
         let glslang = find_glslang().unwrap();
         let limits = write_limits_file(&glslang, &dir).unwrap();
-        Compiler { glslang, limits, dir }
+        Compiler {
+            glslang,
+            limits,
+            dir,
+        }
     }
 
     fn location_of(words: &[u32], name: &str) -> Option<u32> {
         let module = dr::load_words(words).unwrap();
         let types = Types::new(&module);
         let var = types.names.iter().find(|(_, n)| n.as_str() == name)?.0;
-        types.decoration(*var, Decoration::Location).and_then(|v| v.first().copied())
+        types
+            .decoration(*var, Decoration::Location)
+            .and_then(|v| v.first().copied())
     }
 
     #[test]
@@ -820,8 +956,20 @@ mod tests {
         assert_eq!(location_of(fs, "gl_FragData"), Some(0));
         let module = dr::load_words(fs).unwrap();
         let types = Types::new(&module);
-        let var = module.types_global_values.iter().find(|i| types.names.get(&i.result_id.unwrap_or(0)).map(String::as_str) == Some("gl_FragData")).unwrap();
-        let (len, _) = types.array(types.pointee(var.result_type.unwrap()).unwrap()).unwrap();
+        let var = module
+            .types_global_values
+            .iter()
+            .find(|i| {
+                types
+                    .names
+                    .get(&i.result_id.unwrap_or(0))
+                    .map(String::as_str)
+                    == Some("gl_FragData")
+            })
+            .unwrap();
+        let (len, _) = types
+            .array(types.pointee(var.result_type.unwrap()).unwrap())
+            .unwrap();
         assert_eq!(len, MAX_DRAW_BUFFERS);
     }
 
@@ -834,13 +982,27 @@ mod tests {
         )
         .unwrap();
         let program = compiler().build(&scene).unwrap();
-        let vs = program.stage(Stage::Vertex).unwrap().uniform_block.clone().unwrap();
-        let fs = program.stage(Stage::Fragment).unwrap().uniform_block.clone().unwrap();
+        let vs = program
+            .stage(Stage::Vertex)
+            .unwrap()
+            .uniform_block
+            .clone()
+            .unwrap();
+        let fs = program
+            .stage(Stage::Fragment)
+            .unwrap()
+            .uniform_block
+            .clone()
+            .unwrap();
         assert_ne!(vs.binding, fs.binding);
         let m = vs.members.iter().find(|m| m.name == "m").unwrap();
         assert_eq!((m.columns, m.rows, m.matrix_stride), (3, 3, 16));
         let arr = fs.members.iter().find(|m| m.name == "arr").unwrap();
-        assert_eq!(arr.array, Some((3, 16)), "std140 rounds array strides up to 16");
+        assert_eq!(
+            arr.array,
+            Some((3, 16)),
+            "std140 rounds array strides up to 16"
+        );
         assert_eq!(program.vertex_inputs()[0].name, "piglit_vertex");
     }
 
@@ -848,7 +1010,10 @@ mod tests {
     fn glsl_errors_carry_glslangs_message() {
         let scene = scene::parse("[require]\nGLSL >= 1.50\n[vertex shader passthrough]\n[fragment shader]\nvoid main() { undeclared = 1.0; }\n").unwrap();
         let err = compiler().build(&scene).unwrap_err();
-        assert!(matches!(&err, SceneError::Fail(m) if m.contains("fragment") && m.contains("undeclared")), "{err:?}");
+        assert!(
+            matches!(&err, SceneError::Fail(m) if m.contains("fragment") && m.contains("undeclared")),
+            "{err:?}"
+        );
     }
 
     #[test]

@@ -78,13 +78,17 @@ mod tests {
 
     #[test]
     fn manifest_points_at_the_library_and_lists_the_extension() {
-        let json: serde_json::Value = serde_json::from_str(&manifest(Path::new("/x/libVkLayer_glsem.so"))).unwrap();
+        let json: serde_json::Value =
+            serde_json::from_str(&manifest(Path::new("/x/libVkLayer_glsem.so"))).unwrap();
         let layer = &json["layer"];
         assert_eq!(layer["name"], GLSEM_LAYER);
         assert_eq!(layer["type"], "INSTANCE");
         assert_eq!(layer["library_path"], "/x/libVkLayer_glsem.so");
         assert_eq!(layer["api_version"], "1.3.0");
         assert_eq!(layer["device_extensions"][0]["name"], LEVELS_EXTENSION);
-        assert_eq!(layer["device_extensions"][0]["entrypoints"][0], LEVELS_COMMAND);
+        assert_eq!(
+            layer["device_extensions"][0]["entrypoints"][0],
+            LEVELS_COMMAND
+        );
     }
 }

@@ -11,7 +11,9 @@ use ash::vk;
 use crate::glsl::{Compiler, Program, Scalar, UniformBlock, UniformMember};
 use crate::probe::{self, Image, DEFAULT_TOLERANCE};
 use crate::report::Outcome;
-use crate::scene::{self, Command, Feature, Mode, Query, Scene, SceneError, Stage, Uniform, UniformData, XfbKind};
+use crate::scene::{
+    self, Command, Feature, Mode, Query, Scene, SceneError, Stage, Uniform, UniformData, XfbKind,
+};
 use crate::vk::format::{Format, Kind};
 use crate::vk::pipeline::{self, PipelineDesc};
 use crate::vk::target::Targets;
@@ -24,7 +26,12 @@ pub struct Options {
 }
 
 /// Runs one scene file; also returns the device name when one was created.
-pub fn run(vulkan: &Vulkan, compiler: &Compiler, path: &Path, options: &Options) -> (Outcome, Option<String>) {
+pub fn run(
+    vulkan: &Vulkan,
+    compiler: &Compiler,
+    path: &Path,
+    options: &Options,
+) -> (Outcome, Option<String>) {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) => return (Outcome::Fail(format!("cannot read the scene: {e}")), None),
@@ -46,9 +53,17 @@ pub fn run(vulkan: &Vulkan, compiler: &Compiler, path: &Path, options: &Options)
         Err(e) => return (e.into(), None),
     };
     let device = Some(gpu.name.clone());
-    let uses_levels = scene.uses(|c| matches!(c, Command::DefaultOuterLevels(_) | Command::DefaultInnerLevels(_)));
+    let uses_levels = scene.uses(|c| {
+        matches!(
+            c,
+            Command::DefaultOuterLevels(_) | Command::DefaultInnerLevels(_)
+        )
+    });
     if uses_levels && gpu.set_levels.is_none() {
-        let why = format!("`patch parameter default level` needs vkCmdSetTessellationDefaultLevelsGLSEM: {}", gpu.levels_missing);
+        let why = format!(
+            "`patch parameter default level` needs vkCmdSetTessellationDefaultLevelsGLSEM: {}",
+            gpu.levels_missing
+        );
         return (Outcome::Skip(why), device);
     }
     take_messages();
@@ -64,7 +79,9 @@ pub fn run(vulkan: &Vulkan, compiler: &Compiler, path: &Path, options: &Options)
     let messages = take_messages();
     let outcome = match outcome {
         Err(e) => e.into(),
-        Ok(()) if !messages.is_empty() => Outcome::Fail(format!("validation error: {}", messages[0])),
+        Ok(()) if !messages.is_empty() => {
+            Outcome::Fail(format!("validation error: {}", messages[0]))
+        }
         Ok(()) => Outcome::Pass,
     };
     (outcome, device)
@@ -76,11 +93,14 @@ fn needs(scene: &Scene, program: &Program) -> Needs {
     let req = |f: Feature| scene.require.features.contains(&f);
     let cap = |c: C| program.has_capability(c);
     Needs {
-        tessellation: req(Feature::Tessellation) || program.stage(Stage::TessEval).is_some() || cap(C::Tessellation),
+        tessellation: req(Feature::Tessellation)
+            || program.stage(Stage::TessEval).is_some()
+            || cap(C::Tessellation),
         geometry: req(Feature::Geometry) || cap(C::Geometry),
         transform_feedback: req(Feature::TransformFeedback)
             || cap(C::TransformFeedback)
-            || scene.uses(|c| matches!(c, Command::XfbBuffer { .. } | Command::XfbDrawArrays { .. })),
+            || scene
+                .uses(|c| matches!(c, Command::XfbBuffer { .. } | Command::XfbDrawArrays { .. })),
         geometry_streams: cap(C::GeometryStreams),
         float64: req(Feature::Float64) || cap(C::Float64),
         int64: cap(C::Int64),
@@ -172,20 +192,35 @@ impl Player {
                 .map_err(fail)?;
             let cmd = d
                 .allocate_command_buffers(
-                    &vk::CommandBufferAllocateInfo::default().command_pool(pool).command_buffer_count(1),
+                    &vk::CommandBufferAllocateInfo::default()
+                        .command_pool(pool)
+                        .command_buffer_count(1),
                 )
                 .map_err(check("vkAllocateCommandBuffers"))
                 .map_err(fail)?[0];
-            let fence = d.create_fence(&vk::FenceCreateInfo::default(), None).map_err(check("vkCreateFence")).map_err(fail)?;
+            let fence = d
+                .create_fence(&vk::FenceCreateInfo::default(), None)
+                .map_err(check("vkCreateFence"))
+                .map_err(fail)?;
             (pool, cmd, fence)
         };
-        let rect_buffer = gpu.buffer(6 * 16, vk::BufferUsageFlags::VERTEX_BUFFER).map_err(fail)?;
-        let mut constant_buffer = gpu.buffer(32, vk::BufferUsageFlags::VERTEX_BUFFER).map_err(fail)?;
-        constant_buffer.bytes_mut().copy_from_slice(&words_to_bytes(&CONSTANT_ATTRIBUTE));
+        let rect_buffer = gpu
+            .buffer(6 * 16, vk::BufferUsageFlags::VERTEX_BUFFER)
+            .map_err(fail)?;
+        let mut constant_buffer = gpu
+            .buffer(32, vk::BufferUsageFlags::VERTEX_BUFFER)
+            .map_err(fail)?;
+        constant_buffer
+            .bytes_mut()
+            .copy_from_slice(&words_to_bytes(&CONSTANT_ATTRIBUTE));
         let targets = Targets::new(&gpu, w, h, &[Some(Format::DEFAULT)], false).map_err(fail)?;
         let query_pool = if gpu.xfb.is_some() {
-            let info = vk::QueryPoolCreateInfo::default().query_type(vk::QueryType::TRANSFORM_FEEDBACK_STREAM_EXT).query_count(1);
-            unsafe { d.create_query_pool(&info, None) }.map_err(check("vkCreateQueryPool")).map_err(fail)?
+            let info = vk::QueryPoolCreateInfo::default()
+                .query_type(vk::QueryType::TRANSFORM_FEEDBACK_STREAM_EXT)
+                .query_count(1);
+            unsafe { d.create_query_pool(&info, None) }
+                .map_err(check("vkCreateQueryPool"))
+                .map_err(fail)?
         } else {
             vk::QueryPool::null()
         };
@@ -225,7 +260,13 @@ impl Player {
         };
         player.create_program_objects(program).map_err(fail)?;
         if !data.words.is_empty() {
-            let mut vb = player.gpu.buffer(data.words.len() as u64 * 4, vk::BufferUsageFlags::VERTEX_BUFFER).map_err(fail)?;
+            let mut vb = player
+                .gpu
+                .buffer(
+                    data.words.len() as u64 * 4,
+                    vk::BufferUsageFlags::VERTEX_BUFFER,
+                )
+                .map_err(fail)?;
             vb.bytes_mut().copy_from_slice(&words_to_bytes(&data.words));
             player.vertex_buffer = Some(vb);
         }
@@ -237,7 +278,8 @@ impl Player {
         let d = &self.gpu.device;
         for stage in &program.stages {
             let info = vk::ShaderModuleCreateInfo::default().code(&stage.words);
-            let module = unsafe { d.create_shader_module(&info, None) }.map_err(check("vkCreateShaderModule"))?;
+            let module = unsafe { d.create_shader_module(&info, None) }
+                .map_err(check("vkCreateShaderModule"))?;
             self.modules.push((stage.stage, module));
         }
         let mut bindings = Vec::new();
@@ -250,7 +292,11 @@ impl Player {
                         .descriptor_count(1)
                         .stage_flags(pipeline::stage_flag(stage.stage)),
                 );
-                let buffer = self.gpu.buffer(block.size as u64, vk::BufferUsageFlags::UNIFORM_BUFFER)?;
+                let mut buffer = self
+                    .gpu
+                    .buffer(block.size as u64, vk::BufferUsageFlags::UNIFORM_BUFFER)?;
+                // GL initializes every uniform to zero at link time; fresh memory is undefined.
+                buffer.bytes_mut().fill(0);
                 self.uniforms.push((block.clone(), buffer));
             }
         }
@@ -258,17 +304,36 @@ impl Player {
         if !bindings.is_empty() {
             unsafe {
                 let info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings);
-                self.set_layout = d.create_descriptor_set_layout(&info, None).map_err(check("vkCreateDescriptorSetLayout"))?;
-                let sizes = [vk::DescriptorPoolSize { ty: vk::DescriptorType::UNIFORM_BUFFER, descriptor_count: bindings.len() as u32 }];
-                let info = vk::DescriptorPoolCreateInfo::default().max_sets(1).pool_sizes(&sizes);
-                self.descriptor_pool = d.create_descriptor_pool(&info, None).map_err(check("vkCreateDescriptorPool"))?;
+                self.set_layout = d
+                    .create_descriptor_set_layout(&info, None)
+                    .map_err(check("vkCreateDescriptorSetLayout"))?;
+                let sizes = [vk::DescriptorPoolSize {
+                    ty: vk::DescriptorType::UNIFORM_BUFFER,
+                    descriptor_count: bindings.len() as u32,
+                }];
+                let info = vk::DescriptorPoolCreateInfo::default()
+                    .max_sets(1)
+                    .pool_sizes(&sizes);
+                self.descriptor_pool = d
+                    .create_descriptor_pool(&info, None)
+                    .map_err(check("vkCreateDescriptorPool"))?;
                 let layouts = [self.set_layout];
-                let info = vk::DescriptorSetAllocateInfo::default().descriptor_pool(self.descriptor_pool).set_layouts(&layouts);
-                self.descriptor_set = d.allocate_descriptor_sets(&info).map_err(check("vkAllocateDescriptorSets"))?[0];
+                let info = vk::DescriptorSetAllocateInfo::default()
+                    .descriptor_pool(self.descriptor_pool)
+                    .set_layouts(&layouts);
+                self.descriptor_set = d
+                    .allocate_descriptor_sets(&info)
+                    .map_err(check("vkAllocateDescriptorSets"))?[0];
                 let infos: Vec<[vk::DescriptorBufferInfo; 1]> = self
                     .uniforms
                     .iter()
-                    .map(|(_, b)| [vk::DescriptorBufferInfo { buffer: b.buffer, offset: 0, range: vk::WHOLE_SIZE }])
+                    .map(|(_, b)| {
+                        [vk::DescriptorBufferInfo {
+                            buffer: b.buffer,
+                            offset: 0,
+                            range: vk::WHOLE_SIZE,
+                        }]
+                    })
                     .collect();
                 let writes: Vec<_> = self
                     .uniforms
@@ -288,7 +353,8 @@ impl Player {
         }
         // The glsem layer adds its own push-constant range for a generated TCS.
         let info = vk::PipelineLayoutCreateInfo::default().set_layouts(&set_layouts);
-        self.layout = unsafe { d.create_pipeline_layout(&info, None) }.map_err(check("vkCreatePipelineLayout"))?;
+        self.layout = unsafe { d.create_pipeline_layout(&info, None) }
+            .map_err(check("vkCreatePipelineLayout"))?;
         Ok(())
     }
 
@@ -301,7 +367,18 @@ impl Player {
         })
     }
 
+    /// Runs the commands, then writes the PNGs; a failed scene still gets its PNGs (of the
+    /// state where it stopped), which is what shows what went wrong.
     fn play(&mut self, scene: &Scene, path: &Path, options: &Options) -> Result<(), SceneError> {
+        let result = self.play_commands(scene);
+        let Some(dir) = &options.png_dir else {
+            return result;
+        };
+        let written = self.write_pngs(dir, path).map_err(fail);
+        result.and(written)
+    }
+
+    fn play_commands(&mut self, scene: &Scene) -> Result<(), SceneError> {
         for line in &scene.commands {
             let result = self.execute(&line.command);
             let messages = take_messages();
@@ -310,13 +387,13 @@ impl Player {
                 Err(SceneError::Fail(m)) => return Err(SceneError::Fail(prefix(m))),
                 Err(SceneError::Skip(m)) => return Err(SceneError::Skip(prefix(m))),
                 Ok(()) if !messages.is_empty() => {
-                    return Err(SceneError::Fail(prefix(format!("validation error: {}", messages[0]))))
+                    return Err(SceneError::Fail(prefix(format!(
+                        "validation error: {}",
+                        messages[0]
+                    ))))
                 }
                 Ok(()) => {}
             }
-        }
-        if let Some(dir) = &options.png_dir {
-            self.write_pngs(dir, path).map_err(fail)?;
         }
         Ok(())
     }
@@ -326,29 +403,55 @@ impl Player {
             Command::ClearColor(c) => self.clear_color = *c,
             Command::Clear => {
                 let color = self.clear_color;
-                self.submit(|p, cmd| p.targets.record_clear(&p.gpu, cmd, color)).map_err(fail)?;
+                self.submit(|p, cmd| p.targets.record_clear(&p.gpu, cmd, color))
+                    .map_err(fail)?;
                 self.readback_fresh = false;
             }
             Command::DrawRect { ortho, x, y, w, h } => {
                 let (x, y, w, h) = if *ortho {
                     let (fw, fh) = (self.targets.width as f32, self.targets.height as f32);
-                    (2.0 * x / fw - 1.0, 2.0 * y / fh - 1.0, 2.0 * w / fw, 2.0 * h / fh)
+                    (
+                        2.0 * x / fw - 1.0,
+                        2.0 * y / fh - 1.0,
+                        2.0 * w / fw,
+                        2.0 * h / fh,
+                    )
                 } else {
                     (*x, *y, *w, *h)
                 };
-                let corners = [[x, y], [x + w, y], [x, y + h], [x, y + h], [x + w, y], [x + w, y + h]];
-                let words: Vec<u32> =
-                    corners.iter().flat_map(|[cx, cy]| [cx.to_bits(), cy.to_bits(), 0f32.to_bits(), 1f32.to_bits()]).collect();
-                self.rect_buffer.bytes_mut().copy_from_slice(&words_to_bytes(&words));
+                let corners = [
+                    [x, y],
+                    [x + w, y],
+                    [x, y + h],
+                    [x, y + h],
+                    [x + w, y],
+                    [x + w, y + h],
+                ];
+                let words: Vec<u32> = corners
+                    .iter()
+                    .flat_map(|[cx, cy]| {
+                        [cx.to_bits(), cy.to_bits(), 0f32.to_bits(), 1f32.to_bits()]
+                    })
+                    .collect();
+                self.rect_buffer
+                    .bytes_mut()
+                    .copy_from_slice(&words_to_bytes(&words));
                 if self.has_tess {
-                    return Err(SceneError::Skip("`draw rect` with tessellation shaders is not supported".into()));
+                    return Err(SceneError::Skip(
+                        "`draw rect` with tessellation shaders is not supported".into(),
+                    ));
                 }
                 self.draw(Mode::Triangles, 0, 6, 1, true, false)?;
             }
-            Command::DrawArrays { mode, first, count, instances } => {
-                self.draw(*mode, *first, *count, *instances, false, false)?
+            Command::DrawArrays {
+                mode,
+                first,
+                count,
+                instances,
+            } => self.draw(*mode, *first, *count, *instances, false, false)?,
+            Command::XfbDrawArrays { mode, first, count } => {
+                self.draw(*mode, *first, *count, 1, false, true)?
             }
-            Command::XfbDrawArrays { mode, first, count } => self.draw(*mode, *first, *count, 1, false, true)?,
             Command::PatchVertices(n) => {
                 if *n == 0 || *n > self.gpu.limits.max_tessellation_patch_size {
                     return Err(fail(format!(
@@ -389,13 +492,21 @@ impl Player {
                     self.gpu.destroy_buffer(&old);
                 }
             }
-            Command::ProbeXfb { kind, index, element, value } => self.probe_xfb(*kind, *index, *element, *value)?,
+            Command::ProbeXfb {
+                kind,
+                index,
+                element,
+                value,
+            } => self.probe_xfb(*kind, *index, *element, *value)?,
             Command::VerifyQuery { query, expected } => {
-                let [written, needed] =
-                    self.query.ok_or_else(|| fail("no `xfb draw arrays` ran before the query was read".into()))?;
+                let [written, needed] = self.query.ok_or_else(|| {
+                    fail("no `xfb draw arrays` ran before the query was read".into())
+                })?;
                 let (name, got) = match query {
                     Query::PrimitivesGenerated => ("GL_PRIMITIVES_GENERATED", needed),
-                    Query::PrimitivesWritten => ("GL_TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN", written),
+                    Query::PrimitivesWritten => {
+                        ("GL_TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN", written)
+                    }
                 };
                 if got != *expected {
                     return Err(fail(format!("{name}: expected {expected}, observed {got}")));
@@ -414,11 +525,16 @@ impl Player {
                         }),
                     })
                     .collect::<Result<Vec<_>, _>>()?;
-                self.replace_targets(&formats, self.targets.dynamic).map_err(fail)?;
+                self.replace_targets(&formats, self.targets.dynamic)
+                    .map_err(fail)?;
             }
             Command::FbDynamicRendering => {
-                let formats: Vec<Option<Format>> =
-                    self.targets.attachments.iter().map(|a| a.used.then_some(a.format)).collect();
+                let formats: Vec<Option<Format>> = self
+                    .targets
+                    .attachments
+                    .iter()
+                    .map(|a| a.used.then_some(a.format))
+                    .collect();
                 self.replace_targets(&formats, true).map_err(fail)?;
             }
         }
@@ -426,7 +542,13 @@ impl Player {
     }
 
     fn replace_targets(&mut self, formats: &[Option<Format>], dynamic: bool) -> Result<(), String> {
-        let targets = Targets::new(&self.gpu, self.targets.width, self.targets.height, formats, dynamic)?;
+        let targets = Targets::new(
+            &self.gpu,
+            self.targets.width,
+            self.targets.height,
+            formats,
+            dynamic,
+        )?;
         let mut old = std::mem::replace(&mut self.targets, targets);
         old.destroy(&self.gpu);
         // Pipelines are tied to the render pass / attachment formats.
@@ -442,7 +564,13 @@ impl Player {
     fn vertex_layout(
         &self,
         rect: bool,
-    ) -> Result<(Vec<vk::VertexInputBindingDescription>, Vec<vk::VertexInputAttributeDescription>), SceneError> {
+    ) -> Result<
+        (
+            Vec<vk::VertexInputBindingDescription>,
+            Vec<vk::VertexInputAttributeDescription>,
+        ),
+        SceneError,
+    > {
         let mut bindings = Vec::new();
         let mut attributes = Vec::new();
         let mut uses_constant = false;
@@ -451,10 +579,16 @@ impl Player {
             .vertex_inputs
             .iter()
             .position(|i| i.name == "piglit_vertex")
-            .or_else(|| (0..self.vertex_inputs.len()).min_by_key(|&i| self.vertex_inputs[i].location))
+            .or_else(|| {
+                (0..self.vertex_inputs.len()).min_by_key(|&i| self.vertex_inputs[i].location)
+            })
             .unwrap_or(0);
         if rect {
-            bindings.push(vk::VertexInputBindingDescription { binding: 0, stride: 16, input_rate: vk::VertexInputRate::VERTEX });
+            bindings.push(vk::VertexInputBindingDescription {
+                binding: 0,
+                stride: 16,
+                input_rate: vk::VertexInputRate::VERTEX,
+            });
         } else if self.vertex_buffer.is_some() {
             bindings.push(vk::VertexInputBindingDescription {
                 binding: 0,
@@ -463,7 +597,10 @@ impl Player {
             });
         }
         for (index, input) in self.vertex_inputs.iter().enumerate() {
-            if input.components == 0 || input.scalar == Scalar::Double || input.scalar == Scalar::Bool {
+            if input.components == 0
+                || input.scalar == Scalar::Double
+                || input.scalar == Scalar::Bool
+            {
                 return Err(SceneError::Skip(format!(
                     "vertex input `{}`: matrix and double attributes are not supported",
                     input.name
@@ -472,16 +609,29 @@ impl Player {
             let column = if rect {
                 None
             } else {
-                self.vertex_attributes.iter().find(|a| a.name == input.name).or_else(|| {
-                    // The generated passthrough VS reads the first column, as piglit binds it.
-                    (self.passthrough_vs && input.name == "piglit_vertex").then(|| self.vertex_attributes.first()).flatten()
-                })
+                self.vertex_attributes
+                    .iter()
+                    .find(|a| a.name == input.name)
+                    .or_else(|| {
+                        // The generated passthrough VS reads the first column, as piglit binds it.
+                        (self.passthrough_vs && input.name == "piglit_vertex")
+                            .then(|| self.vertex_attributes.first())
+                            .flatten()
+                    })
             };
             let attribute = if rect && index == rect_target {
                 if input.scalar != Scalar::Float {
-                    return Err(fail(format!("`draw rect` feeds floats, but `{}` is not a float input", input.name)));
+                    return Err(fail(format!(
+                        "`draw rect` feeds floats, but `{}` is not a float input",
+                        input.name
+                    )));
                 }
-                vk::VertexInputAttributeDescription { location: input.location, binding: 0, format: vk::Format::R32G32B32A32_SFLOAT, offset: 0 }
+                vk::VertexInputAttributeDescription {
+                    location: input.location,
+                    binding: 0,
+                    format: vk::Format::R32G32B32A32_SFLOAT,
+                    offset: 0,
+                }
             } else if let Some(col) = column {
                 let kind_scalar = match col.kind {
                     scene::ScalarKind::Float => Scalar::Float,
@@ -540,15 +690,25 @@ impl Player {
         Ok(p)
     }
 
-    fn draw(&mut self, mode: Mode, first: u32, count: u32, instances: u32, rect: bool, xfb: bool) -> Result<(), SceneError> {
+    fn draw(
+        &mut self,
+        mode: Mode,
+        first: u32,
+        count: u32,
+        instances: u32,
+        rect: bool,
+        xfb: bool,
+    ) -> Result<(), SceneError> {
         if (mode == Mode::Patches) != self.has_tess {
             return Err(fail(if self.has_tess {
-                "with tessellation shaders the mode must be GL_PATCHES (GL_INVALID_OPERATION)".into()
+                "with tessellation shaders the mode must be GL_PATCHES (GL_INVALID_OPERATION)"
+                    .into()
             } else {
                 "GL_PATCHES needs a tessellation evaluation shader (GL_INVALID_OPERATION)".into()
             }));
         }
-        if !rect && self.vertex_buffer.is_some() && first.saturating_add(count) > self.vertex_count {
+        if !rect && self.vertex_buffer.is_some() && first.saturating_add(count) > self.vertex_count
+        {
             return Err(fail(format!(
                 "draw reads vertices {first}..{} but [vertex data] has {}",
                 first as u64 + count as u64,
@@ -556,11 +716,17 @@ impl Player {
             )));
         }
         if xfb && !self.has_xfb_output {
-            return Err(fail("no shader output is captured (no xfb_offset); GL_INVALID_OPERATION".into()));
+            return Err(fail(
+                "no shader output is captured (no xfb_offset); GL_INVALID_OPERATION".into(),
+            ));
         }
         let key = PipelineKey {
             topology: pipeline::topology(mode),
-            patch_control_points: if mode == Mode::Patches { self.patch_vertices } else { 0 },
+            patch_control_points: if mode == Mode::Patches {
+                self.patch_vertices
+            } else {
+                0
+            },
             xfb,
             rect,
         };
@@ -582,7 +748,14 @@ impl Player {
                 p.targets.record_begin(&p.gpu, cmd);
                 d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, pipeline);
                 if p.descriptor_set != vk::DescriptorSet::null() {
-                    d.cmd_bind_descriptor_sets(cmd, vk::PipelineBindPoint::GRAPHICS, p.layout, 0, &[p.descriptor_set], &[]);
+                    d.cmd_bind_descriptor_sets(
+                        cmd,
+                        vk::PipelineBindPoint::GRAPHICS,
+                        p.layout,
+                        0,
+                        &[p.descriptor_set],
+                        &[],
+                    );
                 }
                 if let Some(vb) = vertex_buffer {
                     d.cmd_bind_vertex_buffers(cmd, 0, &[vb], &[0]);
@@ -591,14 +764,33 @@ impl Player {
                 let xfb_fns = p.gpu.xfb.as_ref().filter(|_| xfb);
                 if let Some(x) = xfb_fns {
                     for (index, b) in &p.xfb_buffers {
-                        (x.fp().cmd_bind_transform_feedback_buffers_ext)(cmd, *index, 1, &b.buffer, &0, std::ptr::null());
+                        (x.fp().cmd_bind_transform_feedback_buffers_ext)(
+                            cmd,
+                            *index,
+                            1,
+                            &b.buffer,
+                            &0,
+                            std::ptr::null(),
+                        );
                     }
                     d.cmd_begin_query(cmd, p.query_pool, 0, vk::QueryControlFlags::empty());
-                    (x.fp().cmd_begin_transform_feedback_ext)(cmd, 0, 0, std::ptr::null(), std::ptr::null());
+                    (x.fp().cmd_begin_transform_feedback_ext)(
+                        cmd,
+                        0,
+                        0,
+                        std::ptr::null(),
+                        std::ptr::null(),
+                    );
                 }
                 d.cmd_draw(cmd, count, instances, first, 0);
                 if let Some(x) = xfb_fns {
-                    (x.fp().cmd_end_transform_feedback_ext)(cmd, 0, 0, std::ptr::null(), std::ptr::null());
+                    (x.fp().cmd_end_transform_feedback_ext)(
+                        cmd,
+                        0,
+                        0,
+                        std::ptr::null(),
+                        std::ptr::null(),
+                    );
                     d.cmd_end_query(cmd, p.query_pool, 0);
                 }
                 p.targets.record_end(&p.gpu, cmd);
@@ -623,14 +815,28 @@ impl Player {
         Ok(())
     }
 
-    fn probe_xfb(&self, kind: XfbKind, index: u32, element: u64, value: f64) -> Result<(), SceneError> {
-        let buffer = self.xfb_buffers.get(&index).ok_or_else(|| fail(format!("no xfb buffer object {index}")))?;
+    fn probe_xfb(
+        &self,
+        kind: XfbKind,
+        index: u32,
+        element: u64,
+        value: f64,
+    ) -> Result<(), SceneError> {
+        let buffer = self
+            .xfb_buffers
+            .get(&index)
+            .ok_or_else(|| fail(format!("no xfb buffer object {index}")))?;
         let size = if kind == XfbKind::Float { 4 } else { 8 };
         let start = (element * size) as usize;
         let bytes = buffer
             .bytes()
             .get(start..start + size as usize)
-            .ok_or_else(|| fail(format!("element {element} is beyond xfb buffer {index} ({} bytes)", buffer.size)))?;
+            .ok_or_else(|| {
+                fail(format!(
+                    "element {element} is beyond xfb buffer {index} ({} bytes)",
+                    buffer.size
+                ))
+            })?;
         let (got, ok) = match kind {
             XfbKind::Float => {
                 let got = f32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as f64;
@@ -644,7 +850,9 @@ impl Player {
         if ok {
             Ok(())
         } else {
-            Err(fail(format!("xfb buffer {index} element {element}: expected {value:?}, observed {got:?}")))
+            Err(fail(format!(
+                "xfb buffer {index} element {element}: expected {value:?}, observed {got:?}"
+            )))
         }
     }
 
@@ -673,17 +881,31 @@ impl Player {
 
     fn write_pngs(&mut self, dir: &Path, scene: &Path) -> Result<(), String> {
         self.refresh_readback()?;
-        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-        let stem = scene.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        let stem = scene
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
         for (k, a) in self.targets.attachments.iter().enumerate() {
             let to_byte = |v: f64| match a.format.kind {
                 Kind::Uint | Kind::Sint => v.clamp(0.0, 255.0) as u8,
                 _ => (v.clamp(0.0, 1.0) * 255.0).round() as u8,
             };
-            let bytes: Vec<u8> = self.targets.pixels(k).iter().flat_map(|p| p.map(to_byte)).collect();
+            let bytes: Vec<u8> = self
+                .targets
+                .pixels(k)
+                .iter()
+                .flat_map(|p| p.map(to_byte))
+                .collect();
             let path = dir.join(format!("{stem}-att{k}.png"));
-            let file = std::fs::File::create(&path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
-            let mut encoder = png::Encoder::new(std::io::BufWriter::new(file), self.targets.width, self.targets.height);
+            let file = std::fs::File::create(&path)
+                .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
+            let mut encoder = png::Encoder::new(
+                std::io::BufWriter::new(file),
+                self.targets.width,
+                self.targets.height,
+            );
             encoder.set_color(png::ColorType::Rgba);
             encoder.set_depth(png::BitDepth::Eight);
             encoder
@@ -700,9 +922,14 @@ impl Player {
         let d = &self.gpu.device;
         let cmd = self.cmd;
         unsafe {
-            d.reset_command_buffer(cmd, vk::CommandBufferResetFlags::empty()).map_err(check("vkResetCommandBuffer"))?;
-            d.begin_command_buffer(cmd, &vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT))
-                .map_err(check("vkBeginCommandBuffer"))?;
+            d.reset_command_buffer(cmd, vk::CommandBufferResetFlags::empty())
+                .map_err(check("vkResetCommandBuffer"))?;
+            d.begin_command_buffer(
+                cmd,
+                &vk::CommandBufferBeginInfo::default()
+                    .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT),
+            )
+            .map_err(check("vkBeginCommandBuffer"))?;
         }
         self.barrier(cmd);
         f(self, cmd);
@@ -719,12 +946,16 @@ impl Player {
                 &[],
                 &[],
             );
-            d.end_command_buffer(cmd).map_err(check("vkEndCommandBuffer"))?;
+            d.end_command_buffer(cmd)
+                .map_err(check("vkEndCommandBuffer"))?;
             let cmds = [cmd];
             let submit = [vk::SubmitInfo::default().command_buffers(&cmds)];
-            d.queue_submit(self.gpu.queue, &submit, self.fence).map_err(check("vkQueueSubmit"))?;
-            d.wait_for_fences(&[self.fence], true, u64::MAX).map_err(check("vkWaitForFences"))?;
-            d.reset_fences(&[self.fence]).map_err(check("vkResetFences"))?;
+            d.queue_submit(self.gpu.queue, &submit, self.fence)
+                .map_err(check("vkQueueSubmit"))?;
+            d.wait_for_fences(&[self.fence], true, u64::MAX)
+                .map_err(check("vkWaitForFences"))?;
+            d.reset_fences(&[self.fence])
+                .map_err(check("vkResetFences"))?;
         }
         Ok(())
     }
@@ -790,9 +1021,24 @@ fn words_to_bytes(words: &[u32]) -> Vec<u8> {
 fn vertex_format(scalar: Scalar, components: u32) -> vk::Format {
     use vk::Format as F;
     let table = match scalar {
-        Scalar::Int => [F::R32_SINT, F::R32G32_SINT, F::R32G32B32_SINT, F::R32G32B32A32_SINT],
-        Scalar::Uint => [F::R32_UINT, F::R32G32_UINT, F::R32G32B32_UINT, F::R32G32B32A32_UINT],
-        _ => [F::R32_SFLOAT, F::R32G32_SFLOAT, F::R32G32B32_SFLOAT, F::R32G32B32A32_SFLOAT],
+        Scalar::Int => [
+            F::R32_SINT,
+            F::R32G32_SINT,
+            F::R32G32B32_SINT,
+            F::R32G32B32A32_SINT,
+        ],
+        Scalar::Uint => [
+            F::R32_UINT,
+            F::R32G32_UINT,
+            F::R32G32B32_UINT,
+            F::R32G32B32A32_UINT,
+        ],
+        _ => [
+            F::R32_SFLOAT,
+            F::R32G32_SFLOAT,
+            F::R32G32B32_SFLOAT,
+            F::R32G32B32A32_SFLOAT,
+        ],
     };
     table[(components.clamp(1, 4) - 1) as usize]
 }
@@ -807,7 +1053,10 @@ fn write_uniform(member: &UniformMember, u: &Uniform, bytes: &mut [u8]) -> Resul
             | (UniformData::U32(_), Scalar::Uint | Scalar::Bool)
     );
     if !type_ok || member.columns != u.columns || member.rows != u.rows {
-        return Err(format!("uniform `{}` is not a {} in the shader", u.name, u.type_name));
+        return Err(format!(
+            "uniform `{}` is not a {} in the shader",
+            u.name, u.type_name
+        ));
     }
     let mut base = member.offset as usize;
     match (member.array, u.index) {
@@ -839,12 +1088,29 @@ fn write_uniform(member: &UniformMember, u: &Uniform, bytes: &mut [u8]) -> Resul
 mod tests {
     use super::*;
 
-    fn member(scalar: Scalar, columns: u32, rows: u32, matrix_stride: u32, array: Option<(u32, u32)>) -> UniformMember {
-        UniformMember { name: "u".into(), offset: 16, scalar, columns, rows, matrix_stride, array }
+    fn member(
+        scalar: Scalar,
+        columns: u32,
+        rows: u32,
+        matrix_stride: u32,
+        array: Option<(u32, u32)>,
+    ) -> UniformMember {
+        UniformMember {
+            name: "u".into(),
+            offset: 16,
+            scalar,
+            columns,
+            rows,
+            matrix_stride,
+            array,
+        }
     }
 
     fn uniform(line: &str) -> Uniform {
-        match scene::parse(&format!("[test]\n{line}")).unwrap().commands[0].command.clone() {
+        match scene::parse(&format!("[test]\n{line}")).unwrap().commands[0]
+            .command
+            .clone()
+        {
             Command::Uniform(u) => u,
             _ => unreachable!(),
         }
@@ -853,27 +1119,54 @@ mod tests {
     #[test]
     fn matrices_are_written_column_by_column_at_the_matrix_stride() {
         let mut bytes = vec![0u8; 96];
-        write_uniform(&member(Scalar::Float, 2, 3, 16, None), &uniform("uniform mat2x3 u 1 2 3 4 5 6"), &mut bytes).unwrap();
+        write_uniform(
+            &member(Scalar::Float, 2, 3, 16, None),
+            &uniform("uniform mat2x3 u 1 2 3 4 5 6"),
+            &mut bytes,
+        )
+        .unwrap();
         let f = |at: usize| f32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
         // std140: column 0 at 16, column 1 at 32; each column a vec3.
-        assert_eq!([f(16), f(20), f(24), f(32), f(36), f(40)], [1., 2., 3., 4., 5., 6.]);
+        assert_eq!(
+            [f(16), f(20), f(24), f(32), f(36), f(40)],
+            [1., 2., 3., 4., 5., 6.]
+        );
         assert_eq!(f(28), 0.0, "std140 padding stays untouched");
     }
 
     #[test]
     fn array_elements_use_the_array_stride() {
         let mut bytes = vec![0u8; 96];
-        write_uniform(&member(Scalar::Int, 1, 1, 0, Some((3, 16))), &uniform("uniform int u[2] -5"), &mut bytes).unwrap();
+        write_uniform(
+            &member(Scalar::Int, 1, 1, 0, Some((3, 16))),
+            &uniform("uniform int u[2] -5"),
+            &mut bytes,
+        )
+        .unwrap();
         assert_eq!(i32::from_le_bytes(bytes[48..52].try_into().unwrap()), -5);
-        assert!(write_uniform(&member(Scalar::Int, 1, 1, 0, Some((3, 16))), &uniform("uniform int u[3] 1"), &mut bytes).is_err());
+        assert!(write_uniform(
+            &member(Scalar::Int, 1, 1, 0, Some((3, 16))),
+            &uniform("uniform int u[3] 1"),
+            &mut bytes
+        )
+        .is_err());
     }
 
     #[test]
     fn type_mismatch_is_an_error() {
         let mut bytes = vec![0u8; 64];
-        let err = write_uniform(&member(Scalar::Float, 1, 4, 0, None), &uniform("uniform ivec4 u 1 2 3 4"), &mut bytes).unwrap_err();
+        let err = write_uniform(
+            &member(Scalar::Float, 1, 4, 0, None),
+            &uniform("uniform ivec4 u 1 2 3 4"),
+            &mut bytes,
+        )
+        .unwrap_err();
         assert!(err.contains("not a ivec4"));
-        let d = write_uniform(&member(Scalar::Double, 1, 2, 0, None), &uniform("uniform dvec2 u 0.1 0.2"), &mut bytes);
+        let d = write_uniform(
+            &member(Scalar::Double, 1, 2, 0, None),
+            &uniform("uniform dvec2 u 0.1 0.2"),
+            &mut bytes,
+        );
         assert!(d.is_ok());
         assert_eq!(f64::from_le_bytes(bytes[24..32].try_into().unwrap()), 0.2);
     }

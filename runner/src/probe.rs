@@ -26,21 +26,35 @@ pub fn resolve(region: Region, width: u32, height: u32) -> (i64, i64, i64, i64) 
         Region::Relative { x, y, w: rw, h: rh } => {
             let x0 = (x * w).round();
             let y0 = (y * h).round();
-            (x0 as i64, y0 as i64, ((x + rw) * w).round() as i64 - x0 as i64, ((y + rh) * h).round() as i64 - y0 as i64)
+            (
+                x0 as i64,
+                y0 as i64,
+                ((x + rw) * w).round() as i64 - x0 as i64,
+                ((y + rh) * h).round() as i64 - y0 as i64,
+            )
         }
         Region::RelativePoint { x, y } => ((x * w).round() as i64, (y * h).round() as i64, 1, 1),
     }
 }
 
 fn show(values: &[f64]) -> String {
-    let parts: Vec<String> = values.iter().map(|v| format!("{}", (v * 1e4).round() / 1e4)).collect();
+    let parts: Vec<String> = values
+        .iter()
+        .map(|v| format!("{}", (v * 1e4).round() / 1e4))
+        .collect();
     format!("({})", parts.join(", "))
 }
 
 /// Checks every pixel of the probe's region; the error names the first bad pixel.
 pub fn check(probe: &Probe, image: &Image, tolerance: [f64; 4]) -> Result<(), String> {
     let (x0, y0, w, h) = resolve(probe.region, image.width, image.height);
-    if w <= 0 || h <= 0 || x0 < 0 || y0 < 0 || x0 + w > image.width as i64 || y0 + h > image.height as i64 {
+    if w <= 0
+        || h <= 0
+        || x0 < 0
+        || y0 < 0
+        || x0 + w > image.width as i64
+        || y0 + h > image.height as i64
+    {
         return Err(format!(
             "probe region ({x0}, {y0}, {w}, {h}) is empty or outside the {}x{} window",
             image.width, image.height
@@ -51,13 +65,17 @@ pub fn check(probe: &Probe, image: &Image, tolerance: [f64; 4]) -> Result<(), St
         let row = (image.height as i64 - 1 - y) as usize;
         for x in x0..x0 + w {
             let got = &image.pixels[row * image.width as usize + x as usize][..channels];
-            let bad = got.iter().zip(&probe.expected).enumerate().any(|(c, (g, e))| {
-                if image.integer {
-                    g != e
-                } else {
-                    (g - e).abs() > tolerance[c] + EPSILON || g.is_nan()
-                }
-            });
+            let bad = got
+                .iter()
+                .zip(&probe.expected)
+                .enumerate()
+                .any(|(c, (g, e))| {
+                    if image.integer {
+                        g != e
+                    } else {
+                        (g - e).abs() > tolerance[c] + EPSILON || g.is_nan()
+                    }
+                });
             if bad {
                 return Err(format!(
                     "probe at ({x}, {y}) of attachment {}: expected {}, observed {}",
@@ -83,54 +101,137 @@ mod tests {
     }
 
     fn probe(region: Region, expected: &[f64]) -> Probe {
-        Probe { attachment: 0, region, expected: expected.to_vec() }
+        Probe {
+            attachment: 0,
+            region,
+            expected: expected.to_vec(),
+        }
     }
 
     #[test]
     fn gl_window_origin_is_bottom_left() {
         let px = image();
-        let img = Image { width: 4, height: 2, pixels: &px, integer: false };
-        let bottom = probe(Region::Rect { x: 0, y: 0, w: 4, h: 1 }, &[0.0, 1.0, 0.0, 1.0]);
+        let img = Image {
+            width: 4,
+            height: 2,
+            pixels: &px,
+            integer: false,
+        };
+        let bottom = probe(
+            Region::Rect {
+                x: 0,
+                y: 0,
+                w: 4,
+                h: 1,
+            },
+            &[0.0, 1.0, 0.0, 1.0],
+        );
         assert!(check(&bottom, &img, DEFAULT_TOLERANCE).is_ok());
-        let top = probe(Region::Rect { x: 2, y: 1, w: 1, h: 1 }, &[0.0, 1.0, 0.0]);
+        let top = probe(
+            Region::Rect {
+                x: 2,
+                y: 1,
+                w: 1,
+                h: 1,
+            },
+            &[0.0, 1.0, 0.0],
+        );
         let err = check(&top, &img, DEFAULT_TOLERANCE).unwrap_err();
-        assert_eq!(err, "probe at (2, 1) of attachment 0: expected (0, 1, 0), observed (1, 0, 0)");
+        assert_eq!(
+            err,
+            "probe at (2, 1) of attachment 0: expected (0, 1, 0), observed (1, 0, 0)"
+        );
     }
 
     #[test]
     fn tolerance_is_per_channel_and_inclusive() {
         let px = vec![[0.5, 0.5, 0.5, 0.5]];
-        let img = Image { width: 1, height: 1, pixels: &px, integer: false };
+        let img = Image {
+            width: 1,
+            height: 1,
+            pixels: &px,
+            integer: false,
+        };
         let p = probe(Region::All, &[0.6, 0.5, 0.5, 0.5]);
         assert!(check(&p, &img, DEFAULT_TOLERANCE).is_err());
         assert!(check(&p, &img, [0.1, 0.0, 0.0, 0.0]).is_ok());
         assert!(check(&p, &img, [0.09, 1.0, 1.0, 1.0]).is_err());
         // One 8-bit step (128/255 read back for 0.5) passes with the default tolerance.
         let px = vec![[128.0 / 255.0, 0.0, 0.0, 1.0]];
-        let img = Image { width: 1, height: 1, pixels: &px, integer: false };
-        assert!(check(&probe(Region::All, &[0.5, 0.0, 0.0, 1.0]), &img, DEFAULT_TOLERANCE).is_ok());
+        let img = Image {
+            width: 1,
+            height: 1,
+            pixels: &px,
+            integer: false,
+        };
+        assert!(check(
+            &probe(Region::All, &[0.5, 0.0, 0.0, 1.0]),
+            &img,
+            DEFAULT_TOLERANCE
+        )
+        .is_ok());
     }
 
     #[test]
     fn integer_attachments_compare_exactly() {
         let px = vec![[3.0, 0.0, 0.0, 1.0]];
-        let img = Image { width: 1, height: 1, pixels: &px, integer: true };
+        let img = Image {
+            width: 1,
+            height: 1,
+            pixels: &px,
+            integer: true,
+        };
         assert!(check(&probe(Region::All, &[3.0, 0.0, 0.0, 1.0]), &img, [10.0; 4]).is_ok());
-        assert!(check(&probe(Region::All, &[3.001, 0.0, 0.0, 1.0]), &img, [10.0; 4]).is_err());
+        assert!(check(
+            &probe(Region::All, &[3.001, 0.0, 0.0, 1.0]),
+            &img,
+            [10.0; 4]
+        )
+        .is_err());
     }
 
     #[test]
     fn relative_regions_round_as_specified() {
         // x: round(0.25*250)=63 (62.5 rounds away from zero), w: round(0.75*250)-63 = 188-63.
-        assert_eq!(resolve(Region::Relative { x: 0.25, y: 0.5, w: 0.5, h: 0.5 }, 250, 250), (63, 125, 125, 125));
-        assert_eq!(resolve(Region::RelativePoint { x: 0.5, y: 0.1 }, 100, 50), (50, 5, 1, 1));
+        assert_eq!(
+            resolve(
+                Region::Relative {
+                    x: 0.25,
+                    y: 0.5,
+                    w: 0.5,
+                    h: 0.5
+                },
+                250,
+                250
+            ),
+            (63, 125, 125, 125)
+        );
+        assert_eq!(
+            resolve(Region::RelativePoint { x: 0.5, y: 0.1 }, 100, 50),
+            (50, 5, 1, 1)
+        );
     }
 
     #[test]
     fn regions_outside_the_window_fail() {
         let px = image();
-        let img = Image { width: 4, height: 2, pixels: &px, integer: false };
-        let p = probe(Region::Rect { x: 3, y: 0, w: 2, h: 1 }, &[0.0, 0.0, 0.0]);
-        assert!(check(&p, &img, DEFAULT_TOLERANCE).unwrap_err().contains("outside"));
+        let img = Image {
+            width: 4,
+            height: 2,
+            pixels: &px,
+            integer: false,
+        };
+        let p = probe(
+            Region::Rect {
+                x: 3,
+                y: 0,
+                w: 2,
+                h: 1,
+            },
+            &[0.0, 0.0, 0.0],
+        );
+        assert!(check(&p, &img, DEFAULT_TOLERANCE)
+            .unwrap_err()
+            .contains("outside"));
     }
 }

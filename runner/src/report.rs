@@ -36,7 +36,10 @@ impl Summary {
     }
 
     pub fn line(&self) -> String {
-        format!("{} passed, {} failed, {} skipped", self.passed, self.failed, self.skipped)
+        format!(
+            "{} passed, {} failed, {} skipped",
+            self.passed, self.failed, self.skipped
+        )
     }
 }
 
@@ -74,10 +77,18 @@ mod tests {
     fn lines_and_summary_have_the_exact_format() {
         let f = Path::new("a.shader_test");
         assert_eq!(line(f, &Outcome::Pass), "PASS a.shader_test");
-        assert_eq!(line(f, &Outcome::Fail("x\n  y".into())), "FAIL a.shader_test: x y");
+        assert_eq!(
+            line(f, &Outcome::Fail("x\n  y".into())),
+            "FAIL a.shader_test: x y"
+        );
         assert_eq!(line(f, &Outcome::Skip("z".into())), "SKIP a.shader_test: z");
         let mut s = Summary::default();
-        for o in [Outcome::Pass, Outcome::Pass, Outcome::Fail(String::new()), Outcome::Skip(String::new())] {
+        for o in [
+            Outcome::Pass,
+            Outcome::Pass,
+            Outcome::Fail(String::new()),
+            Outcome::Skip(String::new()),
+        ] {
             s.add(&o);
         }
         assert_eq!(s.line(), "2 passed, 1 failed, 1 skipped");
@@ -85,8 +96,13 @@ mod tests {
 
     #[test]
     fn json_is_one_object() {
-        let v: serde_json::Value =
-            serde_json::from_str(&json(Path::new("s"), &Outcome::Skip("why".into()), true, Some("llvmpipe"))).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&json(
+            Path::new("s"),
+            &Outcome::Skip("why".into()),
+            true,
+            Some("llvmpipe"),
+        ))
+        .unwrap();
         assert_eq!(v["result"], "skip");
         assert_eq!(v["reason"], "why");
         assert_eq!(v["layer"], true);

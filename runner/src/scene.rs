@@ -135,10 +135,23 @@ pub struct Uniform {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Region {
     All,
-    Rect { x: i64, y: i64, w: i64, h: i64 },
+    Rect {
+        x: i64,
+        y: i64,
+        w: i64,
+        h: i64,
+    },
     /// Fractions of the window, resolved once the window size is known.
-    Relative { x: f64, y: f64, w: f64, h: f64 },
-    RelativePoint { x: f64, y: f64 },
+    Relative {
+        x: f64,
+        y: f64,
+        w: f64,
+        h: f64,
+    },
+    RelativePoint {
+        x: f64,
+        y: f64,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -413,7 +426,11 @@ fn parse_version(v: &str, number: usize, line: &str) -> Result<u32, SceneError> 
     let (major, minor) = v.split_once('.').ok_or_else(bad)?;
     let major: u32 = major.parse().map_err(|_| bad())?;
     let minor_digits = format!("{minor:0<2}");
-    let minor: u32 = minor_digits.get(..2).ok_or_else(bad)?.parse().map_err(|_| bad())?;
+    let minor: u32 = minor_digits
+        .get(..2)
+        .ok_or_else(bad)?
+        .parse()
+        .map_err(|_| bad())?;
     Ok(major * 100 + minor)
 }
 
@@ -423,7 +440,9 @@ trait Number: Sized {
 
 impl Number for f64 {
     fn parse_token(s: &str) -> Option<Self> {
-        s.parse().ok().filter(|v: &f64| !v.is_nan() || s.eq_ignore_ascii_case("nan"))
+        s.parse()
+            .ok()
+            .filter(|v: &f64| !v.is_nan() || s.eq_ignore_ascii_case("nan"))
     }
 }
 
@@ -439,7 +458,10 @@ fn parse_int(s: &str) -> Option<i64> {
         Some(d) => (true, d),
         None => (false, s),
     };
-    let value = match digits.strip_prefix("0x").or_else(|| digits.strip_prefix("0X")) {
+    let value = match digits
+        .strip_prefix("0x")
+        .or_else(|| digits.strip_prefix("0X"))
+    {
         Some(hex) => i64::from_str_radix(hex, 16).ok()?,
         None => digits.parse().ok()?,
     };
@@ -455,7 +477,11 @@ impl Number for u32 {
 impl Number for i32 {
     fn parse_token(s: &str) -> Option<Self> {
         // Hex values like 0xffffffff are bit patterns.
-        parse_int(s).and_then(|v| i32::try_from(v).ok().or_else(|| u32::try_from(v).ok().map(|u| u as i32)))
+        parse_int(s).and_then(|v| {
+            i32::try_from(v)
+                .ok()
+                .or_else(|| u32::try_from(v).ok().map(|u| u as i32))
+        })
     }
 }
 
@@ -501,7 +527,13 @@ fn parse_mode(token: &str, number: usize, line: &str) -> Result<Mode, SceneError
         "GL_TRIANGLE_STRIP" => Mode::TriangleStrip,
         "GL_TRIANGLE_FAN" => Mode::TriangleFan,
         "GL_PATCHES" => Mode::Patches,
-        _ => return Err(skip(number, line, &format!("unsupported primitive mode {token}"))),
+        _ => {
+            return Err(skip(
+                number,
+                line,
+                &format!("unsupported primitive mode {token}"),
+            ))
+        }
     })
 }
 
@@ -513,8 +545,10 @@ fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
         .collect();
     let t: Vec<&str> = spaced.split_whitespace().collect();
     let unknown = || skip(number, line, "unknown command");
-    let nums_f32 = |from: usize, n: usize| parse_nums::<f32>(&t[from.min(t.len())..], n, number, line);
-    let nums_f64 = |from: usize, n: usize| parse_nums::<f64>(&t[from.min(t.len())..], n, number, line);
+    let nums_f32 =
+        |from: usize, n: usize| parse_nums::<f32>(&t[from.min(t.len())..], n, number, line);
+    let nums_f64 =
+        |from: usize, n: usize| parse_nums::<f64>(&t[from.min(t.len())..], n, number, line);
     Ok(match t.as_slice() {
         ["clear"] => Command::Clear,
         ["clear", "color", ..] => {
@@ -610,7 +644,11 @@ fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
         ["fb", "color", "attachments", n, formats @ ..] => {
             let n: usize = parse_num::<u32>(n, number, line)? as usize;
             if n == 0 || formats.len() > n {
-                return Err(fail(number, line, "attachment count does not match the formats"));
+                return Err(fail(
+                    number,
+                    line,
+                    "attachment count does not match the formats",
+                ));
             }
             let mut list: Vec<Option<String>> = formats
                 .iter()
@@ -724,7 +762,8 @@ fn parse_uniform(
     number: usize,
     line: &str,
 ) -> Result<Uniform, SceneError> {
-    let (base, columns, rows) = uniform_shape(ty).ok_or_else(|| skip(number, line, "unsupported uniform type"))?;
+    let (base, columns, rows) =
+        uniform_shape(ty).ok_or_else(|| skip(number, line, "unsupported uniform type"))?;
     let n = (columns * rows) as usize;
     let data = match base {
         'f' => UniformData::F32(parse_nums(values, n, number, line)?),
@@ -783,7 +822,11 @@ fn parse_vertex_data(lines: &[(usize, &str)]) -> Result<VertexData, SceneError> 
     for column in header.split_whitespace() {
         let parts: Vec<&str> = column.split('/').collect();
         let [name, ty, count] = parts.as_slice() else {
-            return Err(skip(header_number, header, "unsupported vertex data column"));
+            return Err(skip(
+                header_number,
+                header,
+                "unsupported vertex data column",
+            ));
         };
         let kind = match *ty {
             "float" => ScalarKind::Float,
@@ -837,7 +880,8 @@ mod tests {
     use super::*;
 
     fn commands(test: &str) -> Result<Vec<Command>, SceneError> {
-        parse(&format!("[test]\n{test}")).map(|s| s.commands.into_iter().map(|l| l.command).collect())
+        parse(&format!("[test]\n{test}"))
+            .map(|s| s.commands.into_iter().map(|l| l.command).collect())
     }
 
     #[test]
@@ -859,9 +903,13 @@ mod tests {
     #[test]
     fn unknown_things_skip_with_the_line() {
         let e = parse("[compute shader]\n").unwrap_err();
-        assert!(matches!(&e, SceneError::Skip(m) if m.contains("line 1") && m.contains("compute shader")));
+        assert!(
+            matches!(&e, SceneError::Skip(m) if m.contains("line 1") && m.contains("compute shader"))
+        );
         let e = commands("\n\nblend func GL_ONE GL_ONE").unwrap_err();
-        assert!(matches!(&e, SceneError::Skip(m) if m.starts_with("line 4") && m.contains("blend func")));
+        assert!(
+            matches!(&e, SceneError::Skip(m) if m.starts_with("line 4") && m.contains("blend func"))
+        );
         let e = parse("[require]\nGLSL ES >= 3.00\n").unwrap_err();
         assert!(matches!(e, SceneError::Skip(_)));
         let e = parse("[require]\nSPIRV YES\n").unwrap_err();
@@ -890,23 +938,38 @@ mod tests {
         .unwrap();
         assert_eq!(
             c[0],
-            Command::Probe(Probe { attachment: 0, region: Region::All, expected: vec![1.0, 0.0, 0.0, 1.0] })
+            Command::Probe(Probe {
+                attachment: 0,
+                region: Region::All,
+                expected: vec![1.0, 0.0, 0.0, 1.0]
+            })
         );
         assert_eq!(
             c[1],
             Command::Probe(Probe {
                 attachment: 0,
-                region: Region::Rect { x: 3, y: 4, w: 1, h: 1 },
+                region: Region::Rect {
+                    x: 3,
+                    y: 4,
+                    w: 1,
+                    h: 1
+                },
                 expected: vec![0.0, 1.0, 0.0]
             })
         );
-        assert!(matches!(&c[2], Command::Probe(p) if p.region == Region::Rect { x: 1, y: 2, w: 3, h: 4 }));
+        assert!(
+            matches!(&c[2], Command::Probe(p) if p.region == Region::Rect { x: 1, y: 2, w: 3, h: 4 })
+        );
         assert!(
             matches!(&c[3], Command::Probe(p) if p.region == Region::Relative { x: 0.25, y: 0.5, w: 0.5, h: 0.25 } && p.expected.len() == 3)
         );
-        assert!(matches!(&c[4], Command::Probe(p) if p.region == Region::RelativePoint { x: 0.5, y: 0.5 }));
+        assert!(
+            matches!(&c[4], Command::Probe(p) if p.region == Region::RelativePoint { x: 0.5, y: 0.5 })
+        );
         assert!(matches!(&c[5], Command::Probe(p) if p.attachment == 2 && p.region == Region::All));
-        assert!(matches!(&c[6], Command::Probe(p) if p.attachment == 1 && p.region == Region::Rect { x: 5, y: 6, w: 1, h: 1 }));
+        assert!(
+            matches!(&c[6], Command::Probe(p) if p.attachment == 1 && p.region == Region::Rect { x: 5, y: 6, w: 1, h: 1 })
+        );
     }
 
     #[test]
@@ -916,12 +979,17 @@ mod tests {
              uniform dvec2 d 0.1 0.2\nuniform float a[2] 0.5",
         )
         .unwrap();
-        assert!(matches!(&c[0], Command::Uniform(u) if u.columns == 2 && u.rows == 3 && u.data == UniformData::F32(vec![1., 2., 3., 4., 5., 6.])));
+        assert!(
+            matches!(&c[0], Command::Uniform(u) if u.columns == 2 && u.rows == 3 && u.data == UniformData::F32(vec![1., 2., 3., 4., 5., 6.]))
+        );
         assert!(matches!(&c[1], Command::Uniform(u) if u.data == UniformData::U32(vec![u32::MAX])));
         assert!(matches!(&c[2], Command::Uniform(u) if u.data == UniformData::I32(vec![-1, 2])));
         assert!(matches!(&c[3], Command::Uniform(u) if u.data == UniformData::F64(vec![0.1, 0.2])));
         assert!(matches!(&c[4], Command::Uniform(u) if u.name == "a" && u.index == Some(2)));
-        assert!(matches!(commands("uniform sampler2D s 0"), Err(SceneError::Skip(_))));
+        assert!(matches!(
+            commands("uniform sampler2D s 0"),
+            Err(SceneError::Skip(_))
+        ));
     }
 
     #[test]
@@ -934,12 +1002,49 @@ mod tests {
              patch parameter default level outer 1 2 3 4\npatch parameter default level inner 5 6",
         )
         .unwrap();
-        assert_eq!(c[0], Command::DrawArrays { mode: Mode::TriangleFan, first: 0, count: 4, instances: 3 });
-        assert_eq!(c[1], Command::DrawArrays { mode: Mode::Patches, first: 1, count: 6, instances: 1 });
+        assert_eq!(
+            c[0],
+            Command::DrawArrays {
+                mode: Mode::TriangleFan,
+                first: 0,
+                count: 4,
+                instances: 3
+            }
+        );
+        assert_eq!(
+            c[1],
+            Command::DrawArrays {
+                mode: Mode::Patches,
+                first: 1,
+                count: 6,
+                instances: 1
+            }
+        );
         assert_eq!(c[2], Command::XfbBuffer { index: 1, size: 64 });
-        assert_eq!(c[3], Command::XfbDrawArrays { mode: Mode::Points, first: 0, count: 2 });
-        assert_eq!(c[4], Command::ProbeXfb { kind: XfbKind::Double, index: 1, element: 3, value: 0.5 });
-        assert_eq!(c[5], Command::VerifyQuery { query: Query::PrimitivesWritten, expected: 2 });
+        assert_eq!(
+            c[3],
+            Command::XfbDrawArrays {
+                mode: Mode::Points,
+                first: 0,
+                count: 2
+            }
+        );
+        assert_eq!(
+            c[4],
+            Command::ProbeXfb {
+                kind: XfbKind::Double,
+                index: 1,
+                element: 3,
+                value: 0.5
+            }
+        );
+        assert_eq!(
+            c[5],
+            Command::VerifyQuery {
+                query: Query::PrimitivesWritten,
+                expected: 2
+            }
+        );
         assert_eq!(
             c[6],
             Command::FbAttachments(vec![
@@ -955,11 +1060,23 @@ mod tests {
 
     #[test]
     fn vertex_data_is_interleaved() {
-        let scene = parse("[vertex data]\npiglit_vertex/float/2 c/uint/1\n# comment\n0.5 -1 7\n1 2 0x10\n").unwrap();
+        let scene =
+            parse("[vertex data]\npiglit_vertex/float/2 c/uint/1\n# comment\n0.5 -1 7\n1 2 0x10\n")
+                .unwrap();
         let data = scene.vertex_data.unwrap();
         assert_eq!(data.stride, 12);
         assert_eq!(data.vertex_count, 2);
         assert_eq!(data.attributes[1].offset, 8);
-        assert_eq!(data.words, vec![0.5f32.to_bits(), (-1f32).to_bits(), 7, 1f32.to_bits(), 2f32.to_bits(), 16]);
+        assert_eq!(
+            data.words,
+            vec![
+                0.5f32.to_bits(),
+                (-1f32).to_bits(),
+                7,
+                1f32.to_bits(),
+                2f32.to_bits(),
+                16
+            ]
+        );
     }
 }

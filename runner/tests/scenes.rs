@@ -11,7 +11,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 fn run(args: &[&str]) -> Output {
@@ -45,7 +48,9 @@ fn usable_layer() -> Option<PathBuf> {
     // SAFETY: loading the layer runs no Vulkan code; it only resolves a symbol.
     let exports = unsafe {
         let library = libloading::Library::new(&lib).ok()?;
-        let negotiate = library.get::<unsafe extern "C" fn()>(b"vkNegotiateLoaderLayerInterfaceVersion\0").is_ok();
+        let negotiate = library
+            .get::<unsafe extern "C" fn()>(b"vkNegotiateLoaderLayerInterfaceVersion\0")
+            .is_ok();
         negotiate
     };
     exports.then_some(lib)
@@ -56,7 +61,11 @@ fn usable_layer() -> Option<PathBuf> {
 fn assert_all_pass(out: &Output, scenes: &[String]) {
     let text = stdout(out);
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines.len(), scenes.len() + 1, "one line per scene plus the summary:\n{text}");
+    assert_eq!(
+        lines.len(),
+        scenes.len() + 1,
+        "one line per scene plus the summary:\n{text}"
+    );
     let mut passed = 0;
     let mut skipped = 0;
     for (line, scene) in lines.iter().zip(scenes) {
@@ -69,13 +78,19 @@ fn assert_all_pass(out: &Output, scenes: &[String]) {
             panic!("not a PASS or SKIP: {line}\n{text}");
         }
     }
-    assert_eq!(lines[scenes.len()], format!("{passed} passed, 0 failed, {skipped} skipped"));
+    assert_eq!(
+        lines[scenes.len()],
+        format!("{passed} passed, 0 failed, {skipped} skipped")
+    );
     assert!(out.status.success(), "exit status {:?}", out.status);
 }
 
 #[test]
 fn runner_scenes_pass_on_plain_vulkan_under_validation() {
-    let runner: Vec<String> = scenes().into_iter().filter(|s| s.contains("/runner_")).collect();
+    let runner: Vec<String> = scenes()
+        .into_iter()
+        .filter(|s| s.contains("/runner_"))
+        .collect();
     assert!(runner.len() >= 10, "the runner's own scenes are present");
     let mut args = vec!["--no-layer", "--validation"];
     args.extend(runner.iter().map(String::as_str));
@@ -98,7 +113,12 @@ fn every_scene_passes_through_the_layer() {
     let mut args = vec!["--validation"];
     args.extend(all.iter().map(String::as_str));
     let out = run(&args);
-    eprintln!("with the layer {}:\n{}{}", lib.display(), stdout(&out), String::from_utf8_lossy(&out.stderr));
+    eprintln!(
+        "with the layer {}:\n{}{}",
+        lib.display(),
+        stdout(&out),
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_all_pass(&out, &all);
 }
 
@@ -110,9 +130,14 @@ fn bad(name: &str) -> String {
 fn missing_file_and_bad_usage_exit_2() {
     let out = run(&["--no-layer", "tests/scenes/does_not_exist.shader_test"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("does_not_exist.shader_test: no such file"));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("does_not_exist.shader_test: no such file")
+    );
     assert_eq!(run(&["--no-layer"]).status.code(), Some(2));
-    assert_eq!(run(&["--frobnicate", &bad("wrong_probe")]).status.code(), Some(2));
+    assert_eq!(
+        run(&["--frobnicate", &bad("wrong_probe")]).status.code(),
+        Some(2)
+    );
 }
 
 #[test]
@@ -132,10 +157,31 @@ fn bad_input_is_reported_per_scene() {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(out.status.code(), Some(1), "{text}");
     // `clear color 0.0 0.5 1.O 1.0` is line 11.
-    assert!(lines[0].starts_with(&format!("FAIL {}: line 11: malformed number `1.O`", files[0])), "{text}");
-    assert!(lines[1].starts_with(&format!("SKIP {}: line 12: unknown command: `enable GL_BLEND`", files[1])), "{text}");
-    assert!(lines[2].starts_with(&format!("FAIL {}: GLSL error in the fragment shader", files[2])), "{text}");
-    assert!(lines[2].contains("'undeclared_variable' : undeclared identifier"), "glslang's own message: {text}");
+    assert!(
+        lines[0].starts_with(&format!(
+            "FAIL {}: line 11: malformed number `1.O`",
+            files[0]
+        )),
+        "{text}"
+    );
+    assert!(
+        lines[1].starts_with(&format!(
+            "SKIP {}: line 12: unknown command: `enable GL_BLEND`",
+            files[1]
+        )),
+        "{text}"
+    );
+    assert!(
+        lines[2].starts_with(&format!(
+            "FAIL {}: GLSL error in the fragment shader",
+            files[2]
+        )),
+        "{text}"
+    );
+    assert!(
+        lines[2].contains("'undeclared_variable' : undeclared identifier"),
+        "glslang's own message: {text}"
+    );
     // The green half starts at pixel 125; pixel 124 keeps the red clear colour.
     assert_eq!(
         lines[3],
@@ -149,7 +195,13 @@ fn bad_input_is_reported_per_scene() {
             files[4]
         )
     );
-    assert!(lines[5].starts_with(&format!("SKIP {}: `patch parameter default level` needs vkCmdSetTessellationDefaultLevelsGLSEM", files[5])), "{text}");
+    assert!(
+        lines[5].starts_with(&format!(
+            "SKIP {}: `patch parameter default level` needs vkCmdSetTessellationDefaultLevelsGLSEM",
+            files[5]
+        )),
+        "{text}"
+    );
     assert_eq!(lines[6], "0 passed, 4 failed, 2 skipped");
 }
 
@@ -158,8 +210,18 @@ fn json_and_png_outputs() {
     let dir = std::env::temp_dir().join(format!("glsem-run-png-test-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let scene = "tests/scenes/runner_fb_attachments.shader_test";
-    let out = run(&["--no-layer", "--json", "--png", dir.to_str().unwrap(), scene]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = run(&[
+        "--no-layer",
+        "--json",
+        "--png",
+        dir.to_str().unwrap(),
+        scene,
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let line = stdout(&out);
     let v: serde_json::Value = serde_json::from_str(line.trim()).expect("one JSON object");
     assert_eq!(v["file"], scene);
@@ -167,9 +229,14 @@ fn json_and_png_outputs() {
     assert_eq!(v["layer"], false);
     // Five attachments, the hole included; attachment 0 is red-purple on the left half.
     for k in 0..5 {
-        assert!(dir.join(format!("runner_fb_attachments-att{k}.png")).is_file(), "attachment {k}");
+        assert!(
+            dir.join(format!("runner_fb_attachments-att{k}.png"))
+                .is_file(),
+            "attachment {k}"
+        );
     }
-    let decoder = png::Decoder::new(std::fs::File::open(dir.join("runner_fb_attachments-att0.png")).unwrap());
+    let decoder =
+        png::Decoder::new(std::fs::File::open(dir.join("runner_fb_attachments-att0.png")).unwrap());
     let mut reader = decoder.read_info().unwrap();
     let mut buf = vec![0; reader.output_buffer_size()];
     let info = reader.next_frame(&mut buf).unwrap();

@@ -192,9 +192,13 @@ pub fn ffi_guard<T>(what: &str, on_panic: T, f: impl FnOnce() -> T) -> T {
     }
 }
 
-/// The test-only `debug_inject_panic` setting: panics inside the named entry point.
+/// The test-only `debug_inject_panic` setting (comma-separated entry point names): panics
+/// inside the named entry points.
 pub fn maybe_inject_panic(settings: &Settings, entry_point: &str) {
-    if settings.debug_inject_panic.as_deref() == Some(entry_point) {
+    let Some(names) = &settings.debug_inject_panic else {
+        return;
+    };
+    if names.split(',').any(|n| n.trim() == entry_point) {
         panic!("injected panic in {entry_point} (debug_inject_panic)");
     }
 }
@@ -228,14 +232,14 @@ pub unsafe extern "system" fn get_instance_proc_addr(
             b"vkCreateInstance" => {
                 return void_fn::<vk::PFN_vkCreateInstance>(hooks::create_instance)
             }
-            SET_LEVELS_NAME => {
-                return void_fn::<tess_levels::PfnCmdSetTessellationDefaultLevels>(
-                    tess_levels::cmd_set_tessellation_default_levels,
-                )
-            }
             _ => {}
         }
         let inst = instance_data(instance)?;
+        if name == SET_LEVELS_NAME {
+            return void_fn::<tess_levels::PfnCmdSetTessellationDefaultLevels>(
+                tess_levels::cmd_set_tessellation_default_levels,
+            );
+        }
         if let Some((hook, available)) = instance_hook(name) {
             return available(&inst.table).then_some(hook);
         }

@@ -165,11 +165,13 @@ fn needs_work(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) -> bool
         return true;
     }
     let s = &dev.settings;
+    // Without transformFeedback nothing is captured; the split would change nothing.
+    let xfb = s.xfb_split && dev.features.transform_feedback;
     let modules = dev.records.modules.read();
     stages(ci).iter().any(|stage| {
         let wanted = |summary: &crate::spirv::scan::Summary| {
             (s.fragcolor_broadcast && summary.frag_color && stage.stage == S::FRAGMENT)
-                || (s.xfb_split && summary.xfb_candidate && stage.stage != S::FRAGMENT)
+                || (xfb && summary.xfb_candidate && stage.stage != S::FRAGMENT)
         };
         if stage.module != vk::ShaderModule::null() {
             modules
@@ -335,7 +337,7 @@ fn cached(
                 dump_module(&dev.settings, source_hash, label, words)
             }
             Outcome::Failed(why) => {
-                log::warning!("{label} pass failed: {why}; module left as it was")
+                log::warning!("{label} pass failed: {why}")
             }
             Outcome::Unchanged => {}
         }
@@ -395,7 +397,8 @@ fn plan(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) -> Plan {
     let last_pre_raster = find(S::GEOMETRY)
         .or(find(S::TESSELLATION_EVALUATION))
         .or(find(S::VERTEX));
-    if let Some(i) = last_pre_raster.filter(|_| settings.xfb_split) {
+    let xfb = settings.xfb_split && dev.features.transform_feedback;
+    if let Some(i) = last_pre_raster.filter(|_| xfb) {
         let fs_patchable = fragment.is_none_or(|f| list[f].patchable);
         if let Some((module, entry)) = list[i].code().filter(|_| list[i].patchable && fs_patchable)
         {

@@ -19,7 +19,7 @@ pub const KEYS: [&str; 6] = [
     "passthrough_tcs",
     "log_level",
     "dump_dir",
-    // Test-only: panic inside the named entry point ("vkCreateShaderModule", ...) to prove
+    // Test-only: panic inside the named entry points ("vkCreateShaderModule,...") to prove
     // that the guard keeps the process alive.
     "debug_inject_panic",
 ];

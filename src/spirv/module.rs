@@ -210,9 +210,7 @@ pub fn decode_string(words: &[u32]) -> (String, usize) {
 pub fn encode_string(s: &str) -> Vec<u32> {
     let mut bytes = s.as_bytes().to_vec();
     bytes.push(0);
-    while bytes.len() % 4 != 0 {
-        bytes.push(0);
-    }
+    bytes.resize(bytes.len().next_multiple_of(4), 0);
     bytes
         .chunks(4)
         .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))

@@ -59,11 +59,9 @@ pub fn scan(words: &[u32]) -> Summary {
             Some(Op::ExecutionMode) if ops.len() >= 2 => {
                 xfb_mode |= ops[1] == ExecutionMode::Xfb as u32;
             }
-            Some(Op::Name) if ops.len() >= 2 => {
-                // "gl_FragColor\0" is four words; compare without decoding.
-                if ops[1..] == GL_FRAG_COLOR[..] {
-                    frag_color_id = Some(ops[0]);
-                }
+            // "gl_FragColor\0" is four words; compare without decoding.
+            Some(Op::Name) if ops.len() >= 2 && ops[1..] == GL_FRAG_COLOR[..] => {
+                frag_color_id = Some(ops[0]);
             }
             Some(Op::Decorate) if ops.len() >= 2 => match Decoration::from_u32(ops[1]) {
                 Some(Decoration::Location) => {

@@ -1,31 +1,617 @@
 //! XFB struct splitting (DESIGN.md §4.2).
 //!
 //! GL captures a struct output with `xfb_offset` member by member; the pass splits every
-//! struct-typed `XfbBuffer` output into one output per leaf member with its own Location
-//! and Offset, shadowing the struct in a Private variable flushed before every return and
-//! every vertex emission.
+//! captured (`XfbBuffer` + `Offset`) output whose type is a struct, a matrix or an array of
+//! those into one output per leaf (scalar, vector, array of those, matrix column) with its
+//! own Location and Offset (see [`super::layout`]), shadowing the aggregate in a Private
+//! variable flushed before every return (vertex, tessellation evaluation) or vertex
+//! emission (geometry). The fragment shader's matching input is split the same way, its
+//! shadow filled at entry.
+//!
+//! The shadow keeps the original variable's id and type, only in the Private storage
+//! class, so every use of the struct (access chains of any depth and with dynamic indices,
+//! whole-struct loads and stores, `OpCopyMemory`) keeps working unchanged; only the result
+//! types of the pointers derived from it change storage class. Matrices split into column
+//! vectors too: that is how GL captures them, and NVIDIA garbles a captured `dmat3x4`.
 
+use std::collections::{HashMap, HashSet};
+
+use spirv::{Decoration, ExecutionMode, ExecutionModel, Op, StorageClass};
+
+use super::layout::{split_leaves, Shape};
+use super::module::{
+    decode_string, entry_point_with_interface, inst, push_inst, Editor, EntryPoint, Module,
+    Section, Type,
+};
 use super::{PassError, PassResult};
 
-/// The Locations of the struct outputs a stage split, so that the next stage can split its
-/// matching inputs the same way and the interfaces still match.
+/// The Locations of the aggregate outputs a stage split, so that the next stage can split
+/// its matching inputs the same way and the interfaces still match.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub struct SplitInterface {
     pub locations: Vec<u32>,
 }
 
-/// Splits the struct-typed XFB outputs of `entry`. `Ok(None)` when it has none.
+/// Splits the captured struct (and matrix) outputs of `entry`, the entry point of that
+/// name with the `Xfb` execution mode. `Ok(None)` when it has none.
 pub fn split_xfb_outputs(
     words: &[u32],
     entry: &str,
 ) -> Result<Option<(Vec<u32>, SplitInterface)>, PassError> {
-    let _ = (words, entry);
-    Ok(None)
+    let m = Module::parse(words)?;
+    let Some(ep) = m
+        .entry_points
+        .iter()
+        .find(|e| e.name == entry && has_execution_mode(&m, e.function, ExecutionMode::Xfb))
+    else {
+        return Ok(None);
+    };
+    let vars: Vec<u32> = ep
+        .interface
+        .iter()
+        .copied()
+        .filter(|&id| {
+            splittable(&m, id, StorageClass::Output)
+                && m.has_decoration(id, Decoration::XfbBuffer)
+                // Without an Offset the variable is not captured: nothing to fix.
+                && m.has_decoration(id, Decoration::Offset)
+        })
+        .collect();
+    if vars.is_empty() {
+        return Ok(None);
+    }
+    if !matches!(
+        ep.model,
+        ExecutionModel::Vertex | ExecutionModel::TessellationEvaluation | ExecutionModel::Geometry
+    ) {
+        return Err(PassError::Unsupported(format!(
+            "Xfb execution mode on a {:?} entry point",
+            ep.model
+        )));
+    }
+
+    let mut e = Editor::new(&m);
+    let names = member_names(&m);
+    let splits = vars
+        .iter()
+        .map(|&var| Split::plan(&m, &mut e, ep, var, StorageClass::Output, &names))
+        .collect::<Result<Vec<_>, _>>()?;
+    shadow(&m, &mut e, ep, &splits)?;
+
+    if ep.model == ExecutionModel::Geometry {
+        // A vertex takes the outputs' values when it is emitted; an emission for one
+        // stream captures only the outputs of that stream.
+        for function in m.call_tree(ep.function) {
+            let range = m.function_range(function).ok_or_else(missing_function)?;
+            for i in range.0..range.1 {
+                let stream = match m.insts[i].op() {
+                    Some(Op::EmitVertex) => Some(0),
+                    Some(Op::EmitStreamVertex) => m.constant_u32(m.insts[i].operand(0)),
+                    _ => continue,
+                };
+                let mut code = Vec::new();
+                for split in splits
+                    .iter()
+                    .filter(|s| stream.is_none_or(|n| n == s.stream))
+                {
+                    split.flush(&mut e, &mut code);
+                }
+                e.insert_before(i, &code);
+            }
+        }
+    } else {
+        let range = m.function_range(ep.function).ok_or_else(missing_function)?;
+        for i in range.0..range.1 {
+            if matches!(m.insts[i].op(), Some(Op::Return | Op::ReturnValue)) {
+                let mut code = Vec::new();
+                for split in &splits {
+                    split.flush(&mut e, &mut code);
+                }
+                e.insert_before(i, &code);
+            }
+        }
+    }
+
+    let interface = SplitInterface {
+        locations: splits.iter().map(|s| s.location).collect(),
+    };
+    Ok(Some((e.finish(), interface)))
 }
 
-/// Splits the struct-typed inputs of `entry` at the Locations in `split`, as
-/// [`split_xfb_outputs`] split the previous stage's outputs.
+/// Splits the struct (and matrix) inputs of `entry` at the Locations in `split`, as
+/// [`split_xfb_outputs`] split the previous stage's outputs. `entry` is the fragment entry
+/// point of that name when the module has several.
 pub fn split_matching_inputs(words: &[u32], entry: &str, split: &SplitInterface) -> PassResult {
-    let _ = (words, entry, split);
-    Ok(None)
+    if split.locations.is_empty() {
+        return Ok(None);
+    }
+    let m = Module::parse(words)?;
+    let named = |e: &&EntryPoint| e.name == entry;
+    let Some(ep) = (m.entry_points.iter().filter(named))
+        .find(|e| e.model == ExecutionModel::Fragment)
+        .or_else(|| m.entry_points.iter().find(named))
+    else {
+        return Ok(None);
+    };
+    let vars: Vec<u32> = ep
+        .interface
+        .iter()
+        .copied()
+        .filter(|&id| {
+            splittable(&m, id, StorageClass::Input)
+                && m.decoration(id, Decoration::Location)
+                    .is_some_and(|l| split.locations.contains(&l[0]))
+        })
+        .collect();
+    if vars.is_empty() {
+        return Ok(None);
+    }
+    if ep.model != ExecutionModel::Fragment {
+        // Inputs of the other stages are per-vertex arrays; splitting those would need
+        // arrayed leaves. XFB only captures from the last pre-rasterization stage, whose
+        // next stage is the fragment shader.
+        return Err(PassError::Unsupported(format!(
+            "splitting struct inputs of a {:?} entry point",
+            ep.model
+        )));
+    }
+
+    let mut e = Editor::new(&m);
+    let names = member_names(&m);
+    let splits = vars
+        .iter()
+        .map(|&var| Split::plan(&m, &mut e, ep, var, StorageClass::Input, &names))
+        .collect::<Result<Vec<_>, _>>()?;
+    shadow(&m, &mut e, ep, &splits)?;
+    let start = m
+        .function_body_start(ep.function)
+        .ok_or_else(missing_function)?;
+    let mut code = Vec::new();
+    for split in &splits {
+        split.fill(&mut e, &mut code);
+    }
+    e.insert_before(start, &code);
+    Ok(Some(e.finish()))
+}
+
+/// Decorations a leaf inherits from the aggregate variable and from the struct members on
+/// its path.
+const INHERITED: [Decoration; 6] = [
+    Decoration::Flat,
+    Decoration::NoPerspective,
+    Decoration::Centroid,
+    Decoration::Sample,
+    Decoration::Invariant,
+    Decoration::RelaxedPrecision,
+];
+
+/// Decorations of the aggregate variable that apply unchanged to every leaf.
+const COPIED: [Decoration; 3] = [
+    Decoration::XfbBuffer,
+    Decoration::XfbStride,
+    Decoration::Stream,
+];
+
+/// One aggregate interface variable and the variables it splits into.
+struct Split {
+    /// The aggregate variable; it becomes the Private shadow.
+    var: u32,
+    /// Its pointee type.
+    ty: u32,
+    /// Input or Output.
+    storage: StorageClass,
+    /// Its Location, the first of the leaves'.
+    location: u32,
+    /// Its `Stream` (0 when undecorated).
+    stream: u32,
+    leaves: Vec<LeafVar>,
+}
+
+/// A new interface variable holding one leaf of the aggregate.
+struct LeafVar {
+    id: u32,
+    /// Value type of the leaf.
+    ty: u32,
+    /// Indices from the aggregate to the leaf.
+    path: Vec<u32>,
+    /// Private pointer to the leaf inside the shadow.
+    shadow_ptr: u32,
+    /// Constant ids indexing from the shadow to the leaf.
+    indices: Vec<u32>,
+}
+
+impl Split {
+    /// Declares the leaf variables of `var` (storage class `storage`) with their
+    /// Locations, Offsets and inherited decorations.
+    fn plan(
+        m: &Module,
+        e: &mut Editor,
+        ep: &EntryPoint,
+        var: u32,
+        storage: StorageClass,
+        member_names: &HashMap<(u32, u32), String>,
+    ) -> Result<Split, PassError> {
+        let unsupported =
+            |what: &str| PassError::Unsupported(format!("{what} (variable %{var}, {storage:?})"));
+        let (_, ty) = m
+            .variable(var)
+            .ok_or_else(|| unsupported("not a variable"))?;
+        let location = m
+            .decoration(var, Decoration::Location)
+            .and_then(|l| l.first().copied())
+            .ok_or_else(|| unsupported("no Location"))?;
+        if m.entry_points
+            .iter()
+            .any(|other| other.index != ep.index && other.interface.contains(&var))
+        {
+            return Err(unsupported("shared by several entry points"));
+        }
+        let shape = Shape::of(m, ty).ok_or_else(|| unsupported("type without a layout"))?;
+        if shape.widths().iter().any(|w| *w != 32 && *w != 64) {
+            return Err(unsupported("components other than 32 or 64 bits"));
+        }
+        let offset = m.decoration(var, Decoration::Offset).map(|o| o[0]);
+        let var_decorations: Vec<(Decoration, Vec<u32>)> = m
+            .decorations
+            .get(&var)
+            .into_iter()
+            .flatten()
+            .filter(|(d, _)| INHERITED.contains(d) || COPIED.contains(d))
+            .cloned()
+            .collect();
+        let stream = m.decoration(var, Decoration::Stream).map_or(0, |s| s[0]);
+        let base_name = m
+            .names
+            .get(&var)
+            .cloned()
+            .unwrap_or_else(|| format!("_{var}"));
+
+        let mut leaves = Vec::new();
+        for leaf in split_leaves(&shape, location, offset.unwrap_or(0)) {
+            let mut decorations = var_decorations.clone();
+            let mut name = base_name.clone();
+            let mut leaf_ty = ty;
+            for &index in &leaf.path {
+                match m.type_of(leaf_ty) {
+                    Some(Type::Struct { members }) => {
+                        for (d, lits) in m.member_decorations_of(leaf_ty, index) {
+                            if INHERITED.contains(&d) && !decorations.iter().any(|(x, _)| *x == d) {
+                                decorations.push((d, lits.to_vec()));
+                            }
+                        }
+                        match member_names.get(&(leaf_ty, index)) {
+                            Some(member) => name = format!("{name}.{member}"),
+                            None => name = format!("{name}.{index}"),
+                        }
+                        leaf_ty = members[index as usize];
+                    }
+                    Some(Type::Array { element, .. }) => {
+                        name = format!("{name}[{index}]");
+                        leaf_ty = *element;
+                    }
+                    Some(Type::Matrix { column, .. }) => {
+                        name = format!("{name}[{index}]");
+                        leaf_ty = *column;
+                    }
+                    _ => return Err(unsupported("path through a non-aggregate")),
+                }
+            }
+            let id = e.add_variable(storage, leaf_ty);
+            e.decorate(id, Decoration::Location, &[leaf.location]);
+            if offset.is_some() {
+                e.decorate(id, Decoration::Offset, &[leaf.offset]);
+            }
+            for (d, lits) in &decorations {
+                e.decorate(id, *d, lits);
+            }
+            e.name(id, &name);
+            let indices = leaf
+                .path
+                .iter()
+                .map(|&i| e.constant_i32(i as i32))
+                .collect();
+            leaves.push(LeafVar {
+                id,
+                ty: leaf_ty,
+                path: leaf.path,
+                shadow_ptr: e.type_pointer(StorageClass::Private, leaf_ty),
+                indices,
+            });
+        }
+        Ok(Split {
+            var,
+            ty,
+            storage,
+            location,
+            stream,
+            leaves,
+        })
+    }
+
+    /// Appends to `code` the copy of every leaf from the shadow to its output.
+    fn flush(&self, e: &mut Editor, code: &mut Vec<u32>) {
+        for leaf in &self.leaves {
+            let ptr = self.leaf_pointer(e, leaf, code);
+            let value = e.new_id();
+            push_inst(code, Op::Load, &[leaf.ty, value, ptr]);
+            push_inst(code, Op::Store, &[leaf.id, value]);
+        }
+    }
+
+    /// Appends to `code` the copy of every leaf from its input into the shadow.
+    fn fill(&self, e: &mut Editor, code: &mut Vec<u32>) {
+        for leaf in &self.leaves {
+            let ptr = self.leaf_pointer(e, leaf, code);
+            let value = e.new_id();
+            push_inst(code, Op::Load, &[leaf.ty, value, leaf.id]);
+            push_inst(code, Op::Store, &[ptr, value]);
+        }
+    }
+
+    fn leaf_pointer(&self, e: &mut Editor, leaf: &LeafVar, code: &mut Vec<u32>) -> u32 {
+        let ptr = e.new_id();
+        let mut ops = vec![leaf.shadow_ptr, ptr, self.var];
+        ops.extend_from_slice(&leaf.indices);
+        push_inst(code, Op::AccessChain, &ops);
+        ptr
+    }
+}
+
+/// Turns every split variable into its Private shadow: the same id with a Private pointer
+/// type and no interface decorations, every pointer derived from it retyped, and the
+/// entry point's interface listing the leaves.
+fn shadow(m: &Module, e: &mut Editor, ep: &EntryPoint, splits: &[Split]) -> Result<(), PassError> {
+    let vars: HashSet<u32> = splits.iter().map(|s| s.var).collect();
+    for split in splits {
+        let index = m.globals[&split.var];
+        let old = &m.insts[index];
+        let ty = split.ty;
+        // Re-declared at the end of the globals, after the Private pointer type it needs.
+        let mut ops = vec![
+            e.type_pointer(StorageClass::Private, ty),
+            split.var,
+            StorageClass::Private as u32,
+        ];
+        ops.extend_from_slice(&old.operands()[3..]);
+        e.remove(index);
+        e.append(Section::Global, Op::Variable, &ops);
+    }
+    let annotations = m.section_start(Section::Annotation)..m.section_start(Section::Global);
+    for i in annotations {
+        let a = &m.insts[i];
+        match a.op() {
+            // Location, XfbBuffer, Offset, interpolation: none belongs on a Private variable.
+            Some(Op::Decorate) if vars.contains(&a.operand(0)) => e.remove(i),
+            Some(Op::GroupDecorate) if a.operands()[1..].iter().any(|t| vars.contains(t)) => {
+                return Err(PassError::Unsupported(
+                    "decoration group on a split variable".into(),
+                ));
+            }
+            _ => {}
+        }
+    }
+
+    // Retype the pointers derived from the shadows. Definitions dominate uses and blocks
+    // are ordered by dominance, so one forward walk sees every base before its uses.
+    let mut tracked: HashMap<u32, Derived> = splits
+        .iter()
+        .map(|s| {
+            let derived = Derived {
+                split: s,
+                indices: Some(Vec::new()),
+                pointee: s.ty,
+            };
+            (s.var, derived)
+        })
+        .collect();
+    let mut retyped: HashMap<u32, u32> = HashMap::new();
+    let glsl_std = glsl_std_450(m);
+    for i in m.section_start(Section::Function)..m.insts.len() {
+        let ins = &m.insts[i];
+        // Whether operands `from..to` (clamped to the instruction) name a tracked pointer.
+        let uses = |from: usize, to: usize| {
+            let ops = ins.operands();
+            ops[from.min(ops.len())..to.min(ops.len())]
+                .iter()
+                .any(|id| tracked.contains_key(id))
+        };
+        let escapes = match ins.op() {
+            Some(
+                Op::AccessChain
+                | Op::InBoundsAccessChain
+                | Op::PtrAccessChain
+                | Op::InBoundsPtrAccessChain
+                | Op::CopyObject,
+            ) if tracked.contains_key(&ins.operand(2)) => {
+                let old_ty = ins.operand(0);
+                let new_ty = match retyped.get(&old_ty) {
+                    Some(&t) => t,
+                    None => {
+                        let Some(Type::Pointer { pointee, .. }) = m.type_of(old_ty) else {
+                            return Err(PassError::Unsupported("untyped access chain".into()));
+                        };
+                        let t = e.type_pointer(StorageClass::Private, *pointee);
+                        retyped.insert(old_ty, t);
+                        t
+                    }
+                };
+                let mut words = ins.words.to_vec();
+                words[1] = new_ty;
+                e.replace(i, words);
+                let base = &tracked[&ins.operand(2)];
+                let indices = match ins.op() {
+                    Some(Op::AccessChain | Op::InBoundsAccessChain) => base
+                        .indices
+                        .as_ref()
+                        .map(|b| [b.as_slice(), &ins.operands()[3..]].concat()),
+                    Some(Op::CopyObject) => base.indices.clone(),
+                    _ => None,
+                };
+                let Some(Type::Pointer { pointee, .. }) = m.type_of(ins.operand(0)) else {
+                    return Err(PassError::Unsupported("untyped access chain".into()));
+                };
+                let derived = Derived {
+                    split: base.split,
+                    indices,
+                    pointee: *pointee,
+                };
+                tracked.insert(ins.operand(1), derived);
+                false
+            }
+            // interpolateAt*(s.member): interpolate the split input holding the member.
+            Some(Op::ExtInst)
+                if Some(ins.operand(2)) == glsl_std
+                    && (INTERPOLATE_AT_CENTROID..=INTERPOLATE_AT_OFFSET)
+                        .contains(&ins.operand(3))
+                    && tracked.contains_key(&ins.operand(4)) =>
+            {
+                let Some((pointer, code)) = tracked[&ins.operand(4)].redirect(m, e) else {
+                    return Err(PassError::Unsupported(
+                        "interpolateAt* on a split input through a dynamic index".into(),
+                    ));
+                };
+                e.insert_before(i, &code);
+                let mut words = ins.words.to_vec();
+                words[5] = pointer;
+                e.replace(i, words);
+                false
+            }
+            Some(Op::FunctionCall) => uses(3, usize::MAX),
+            Some(Op::ExtInst) => uses(4, usize::MAX),
+            Some(Op::Phi) => uses(2, usize::MAX),
+            Some(Op::Select) => uses(3, 5),
+            Some(Op::PtrEqual | Op::PtrNotEqual | Op::PtrDiff) => uses(2, 4),
+            Some(Op::ReturnValue) => uses(0, 1),
+            _ => false,
+        };
+        if escapes {
+            // Pointer parameters, other extended instructions and variable pointers would
+            // need their own storage class changed.
+            return Err(PassError::Unsupported(format!(
+                "a pointer into a split variable used by {:?}",
+                ins.op()
+            )));
+        }
+    }
+
+    // SPIR-V 1.4 lists every global the entry point uses, earlier versions only its
+    // Input and Output variables.
+    let mut interface = ep.interface.clone();
+    if m.version() < (1, 4) {
+        interface.retain(|id| !vars.contains(id));
+    }
+    interface.extend(splits.iter().flat_map(|s| s.leaves.iter().map(|l| l.id)));
+    e.replace(
+        ep.index,
+        entry_point_with_interface(&m.insts[ep.index], &interface),
+    );
+    Ok(())
+}
+
+/// A pointer into a shadow.
+struct Derived<'s> {
+    split: &'s Split,
+    /// Index ids from the aggregate; `None` after pointer arithmetic.
+    indices: Option<Vec<u32>>,
+    /// The type it points to.
+    pointee: u32,
+}
+
+impl Derived<'_> {
+    /// The same place in the split interface variables instead of the shadow, as
+    /// `(pointer id, code that computes it)`; `None` when an index into the aggregate is
+    /// not a constant.
+    fn redirect(&self, m: &Module, e: &mut Editor) -> Option<(u32, Vec<u32>)> {
+        let indices = self.indices.as_ref()?;
+        let values: Vec<u32> = indices
+            .iter()
+            .map(|&i| m.constant_u32(i))
+            .collect::<Option<_>>()?;
+        let leaf = self
+            .split
+            .leaves
+            .iter()
+            .find(|l| values.starts_with(&l.path))?;
+        let rest = &indices[leaf.path.len()..];
+        if rest.is_empty() {
+            return Some((leaf.id, Vec::new()));
+        }
+        let ty = e.type_pointer(self.split.storage, self.pointee);
+        let id = e.new_id();
+        let mut ops = vec![ty, id, leaf.id];
+        ops.extend_from_slice(rest);
+        Some((id, inst(Op::AccessChain, &ops)))
+    }
+}
+
+/// GLSL.std.450 `InterpolateAtCentroid`, `InterpolateAtSample`, `InterpolateAtOffset`.
+const INTERPOLATE_AT_CENTROID: u32 = 76;
+const INTERPOLATE_AT_OFFSET: u32 = 78;
+
+/// The id of the module's `GLSL.std.450` extended instruction set.
+fn glsl_std_450(m: &Module) -> Option<u32> {
+    let imports = m.section_start(Section::ExtInstImport)..m.section_start(Section::MemoryModel);
+    m.insts[imports]
+        .iter()
+        .find(|i| decode_string(&i.operands()[1..]).0 == "GLSL.std.450")
+        .map(|i| i.operand(0))
+}
+
+/// Whether `id` is a `storage` variable the pass splits: a struct or matrix, or an array
+/// of those, that is neither a built-in nor a `Block` interface.
+fn splittable(m: &Module, id: u32, storage: StorageClass) -> bool {
+    let Some((sc, ty)) = m.variable(id) else {
+        return false;
+    };
+    if sc != storage || m.has_decoration(id, Decoration::BuiltIn) {
+        return false;
+    }
+    let mut base = ty;
+    while let Some(Type::Array { element, .. }) = m.type_of(base) {
+        base = *element;
+    }
+    match m.type_of(base) {
+        Some(Type::Struct { .. }) => !is_block_or_builtin(m, base),
+        Some(Type::Matrix { .. }) => true,
+        _ => false,
+    }
+}
+
+/// Whether a struct (or one nested in it) is a `Block` or has built-in members.
+fn is_block_or_builtin(m: &Module, ty: u32) -> bool {
+    match m.type_of(ty) {
+        Some(Type::Struct { members }) => {
+            m.has_decoration(ty, Decoration::Block)
+                || m.member_decorations
+                    .get(&ty)
+                    .is_some_and(|d| d.iter().any(|(_, d, _)| *d == Decoration::BuiltIn))
+                || members.iter().any(|&t| is_block_or_builtin(m, t))
+        }
+        Some(Type::Array { element, .. }) => is_block_or_builtin(m, *element),
+        _ => false,
+    }
+}
+
+fn has_execution_mode(m: &Module, function: u32, mode: ExecutionMode) -> bool {
+    let modes = m.section_start(Section::ExecutionMode)..m.section_start(Section::Debug);
+    m.insts[modes].iter().any(|i| {
+        i.op() == Some(Op::ExecutionMode) && i.operand(0) == function && i.operand(1) == mode as u32
+    })
+}
+
+/// `OpMemberName`s by `(struct, member)`, to name the leaves for debugging.
+fn member_names(m: &Module) -> HashMap<(u32, u32), String> {
+    let debug = m.section_start(Section::Debug)..m.section_start(Section::Annotation);
+    m.insts[debug]
+        .iter()
+        .filter(|i| i.op() == Some(Op::MemberName))
+        .map(|i| {
+            let ops = i.operands();
+            ((ops[0], ops[1]), decode_string(&ops[2..]).0)
+        })
+        .collect()
+}
+
+fn missing_function() -> PassError {
+    PassError::Unsupported("entry point without a function body".into())
 }

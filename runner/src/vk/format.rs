@@ -24,17 +24,83 @@ pub struct Format {
 }
 
 const TABLE: &[(&str, vk::Format, Kind, u32, bool)] = &[
-    ("R8G8B8A8_UNORM", vk::Format::R8G8B8A8_UNORM, Kind::Unorm8, 1, false),
-    ("B8G8R8A8_UNORM", vk::Format::B8G8R8A8_UNORM, Kind::Unorm8, 1, true),
-    ("R8G8B8A8_SNORM", vk::Format::R8G8B8A8_SNORM, Kind::Snorm8, 1, false),
-    ("R8G8B8A8_UINT", vk::Format::R8G8B8A8_UINT, Kind::Uint, 1, false),
-    ("R8G8B8A8_SINT", vk::Format::R8G8B8A8_SINT, Kind::Sint, 1, false),
-    ("R16G16B16A16_SFLOAT", vk::Format::R16G16B16A16_SFLOAT, Kind::Float16, 2, false),
-    ("R16G16B16A16_UINT", vk::Format::R16G16B16A16_UINT, Kind::Uint, 2, false),
-    ("R16G16B16A16_SINT", vk::Format::R16G16B16A16_SINT, Kind::Sint, 2, false),
-    ("R32G32B32A32_SFLOAT", vk::Format::R32G32B32A32_SFLOAT, Kind::Float32, 4, false),
-    ("R32G32B32A32_UINT", vk::Format::R32G32B32A32_UINT, Kind::Uint, 4, false),
-    ("R32G32B32A32_SINT", vk::Format::R32G32B32A32_SINT, Kind::Sint, 4, false),
+    (
+        "R8G8B8A8_UNORM",
+        vk::Format::R8G8B8A8_UNORM,
+        Kind::Unorm8,
+        1,
+        false,
+    ),
+    (
+        "B8G8R8A8_UNORM",
+        vk::Format::B8G8R8A8_UNORM,
+        Kind::Unorm8,
+        1,
+        true,
+    ),
+    (
+        "R8G8B8A8_SNORM",
+        vk::Format::R8G8B8A8_SNORM,
+        Kind::Snorm8,
+        1,
+        false,
+    ),
+    (
+        "R8G8B8A8_UINT",
+        vk::Format::R8G8B8A8_UINT,
+        Kind::Uint,
+        1,
+        false,
+    ),
+    (
+        "R8G8B8A8_SINT",
+        vk::Format::R8G8B8A8_SINT,
+        Kind::Sint,
+        1,
+        false,
+    ),
+    (
+        "R16G16B16A16_SFLOAT",
+        vk::Format::R16G16B16A16_SFLOAT,
+        Kind::Float16,
+        2,
+        false,
+    ),
+    (
+        "R16G16B16A16_UINT",
+        vk::Format::R16G16B16A16_UINT,
+        Kind::Uint,
+        2,
+        false,
+    ),
+    (
+        "R16G16B16A16_SINT",
+        vk::Format::R16G16B16A16_SINT,
+        Kind::Sint,
+        2,
+        false,
+    ),
+    (
+        "R32G32B32A32_SFLOAT",
+        vk::Format::R32G32B32A32_SFLOAT,
+        Kind::Float32,
+        4,
+        false,
+    ),
+    (
+        "R32G32B32A32_UINT",
+        vk::Format::R32G32B32A32_UINT,
+        Kind::Uint,
+        4,
+        false,
+    ),
+    (
+        "R32G32B32A32_SINT",
+        vk::Format::R32G32B32A32_SINT,
+        Kind::Sint,
+        4,
+        false,
+    ),
 ];
 
 impl Format {
@@ -47,12 +113,15 @@ impl Format {
 
     /// Looks up a VkFormat name without its `VK_FORMAT_` prefix.
     pub fn by_name(name: &str) -> Option<Format> {
-        TABLE.iter().find(|(n, ..)| *n == name).map(|&(_, vk, kind, channel_bytes, bgra)| Format {
-            vk,
-            kind,
-            channel_bytes,
-            bgra,
-        })
+        TABLE
+            .iter()
+            .find(|(n, ..)| *n == name)
+            .map(|&(_, vk, kind, channel_bytes, bgra)| Format {
+                vk,
+                kind,
+                channel_bytes,
+                bgra,
+            })
     }
 
     pub fn names() -> impl Iterator<Item = &'static str> {
@@ -70,8 +139,12 @@ impl Format {
     /// The clear value for `color`: integer formats get the colour converted to integers.
     pub fn clear_value(self, color: [f32; 4]) -> vk::ClearColorValue {
         match self.kind {
-            Kind::Uint => vk::ClearColorValue { uint32: color.map(|c| c as u32) },
-            Kind::Sint => vk::ClearColorValue { int32: color.map(|c| c as i32) },
+            Kind::Uint => vk::ClearColorValue {
+                uint32: color.map(|c| c as u32),
+            },
+            Kind::Sint => vk::ClearColorValue {
+                int32: color.map(|c| c as i32),
+            },
             _ => vk::ClearColorValue { float32: color },
         }
     }
@@ -127,11 +200,17 @@ mod tests {
         let bgra = Format::by_name("B8G8R8A8_UNORM").unwrap();
         assert_eq!(bgra.decode(&[255, 0, 0, 255]), [0.0, 0.0, 1.0, 1.0]);
         let sint = Format::by_name("R32G32B32A32_SINT").unwrap();
-        let bytes: Vec<u8> = [-3i32, 7, 0, i32::MIN].iter().flat_map(|v| v.to_le_bytes()).collect();
+        let bytes: Vec<u8> = [-3i32, 7, 0, i32::MIN]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
         assert_eq!(sint.decode(&bytes), [-3.0, 7.0, 0.0, i32::MIN as f64]);
         let half = Format::by_name("R16G16B16A16_SFLOAT").unwrap();
         // 1.0 = 0x3c00, -2.0 = 0xc000, 0.5 = 0x3800, 65504 = 0x7bff
-        let bytes: Vec<u8> = [0x3c00u16, 0xc000, 0x3800, 0x7bff].iter().flat_map(|v| v.to_le_bytes()).collect();
+        let bytes: Vec<u8> = [0x3c00u16, 0xc000, 0x3800, 0x7bff]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
         assert_eq!(half.decode(&bytes), [1.0, -2.0, 0.5, 65504.0]);
     }
 

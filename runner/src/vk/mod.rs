@@ -38,7 +38,10 @@ unsafe extern "system" fn on_message(
         } else {
             CStr::from_ptr(message).to_string_lossy().into_owned()
         };
-        MESSAGES.lock().unwrap_or_else(|e| e.into_inner()).push(text);
+        MESSAGES
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(text);
     }
     vk::FALSE
 }
@@ -63,9 +66,10 @@ impl Vulkan {
         let available = unsafe { entry.enumerate_instance_layer_properties() }
             .map_err(check("vkEnumerateInstanceLayerProperties"))?;
         let has = |name: &str| {
-            available
-                .iter()
-                .any(|l| l.layer_name_as_c_str().is_ok_and(|n| n.to_bytes() == name.as_bytes()))
+            available.iter().any(|l| {
+                l.layer_name_as_c_str()
+                    .is_ok_and(|n| n.to_bytes() == name.as_bytes())
+            })
         };
         let mut layers: Vec<CString> = Vec::new();
         if layer {
@@ -92,7 +96,8 @@ impl Vulkan {
             .api_version(vk::API_VERSION_1_3);
         let mut messenger_info = vk::DebugUtilsMessengerCreateInfoEXT::default()
             .message_severity(
-                vk::DebugUtilsMessageSeverityFlagsEXT::ERROR | vk::DebugUtilsMessageSeverityFlagsEXT::WARNING,
+                vk::DebugUtilsMessageSeverityFlagsEXT::ERROR
+                    | vk::DebugUtilsMessageSeverityFlagsEXT::WARNING,
             )
             .message_type(
                 vk::DebugUtilsMessageTypeFlagsEXT::GENERAL
@@ -104,12 +109,24 @@ impl Vulkan {
             .application_info(&app)
             .enabled_layer_names(&layer_ptrs);
         if validation {
-            info = info.enabled_extension_names(&extensions).push_next(&mut messenger_info);
+            info = info
+                .enabled_extension_names(&extensions)
+                .push_next(&mut messenger_info);
         }
         let instance = unsafe { entry.create_instance(&info, None) }.map_err(|e| {
+            let hint = if layer && e == vk::Result::ERROR_LAYER_NOT_PRESENT {
+                " (the loader lists the glsem layer but could not load its library: is it a \
+                 complete build of the layer? VK_LOADER_DEBUG=error,warn says why)"
+            } else {
+                ""
+            };
             format!(
-                "vkCreateInstance with layers [{}] failed: {e:?}",
-                layers.iter().map(|l| l.to_string_lossy()).collect::<Vec<_>>().join(", ")
+                "vkCreateInstance with layers [{}] failed: {e:?}{hint}",
+                layers
+                    .iter()
+                    .map(|l| l.to_string_lossy())
+                    .collect::<Vec<_>>()
+                    .join(", ")
             )
         })?;
         let debug = if validation {
@@ -120,7 +137,12 @@ impl Vulkan {
         } else {
             None
         };
-        Ok(Vulkan { _entry: entry, instance, debug, layer })
+        Ok(Vulkan {
+            _entry: entry,
+            instance,
+            debug,
+            layer,
+        })
     }
 }
 
@@ -176,8 +198,15 @@ fn has_extension(list: &[vk::ExtensionProperties], name: &CStr) -> bool {
 }
 
 /// Extensions a layer itself offers for a device (`pLayerName` set).
-fn layer_device_extensions(vulkan: &Vulkan, pd: vk::PhysicalDevice, layer: &CStr) -> Vec<vk::ExtensionProperties> {
-    let f = vulkan.instance.fp_v1_0().enumerate_device_extension_properties;
+fn layer_device_extensions(
+    vulkan: &Vulkan,
+    pd: vk::PhysicalDevice,
+    layer: &CStr,
+) -> Vec<vk::ExtensionProperties> {
+    let f = vulkan
+        .instance
+        .fp_v1_0()
+        .enumerate_device_extension_properties;
     let mut count = 0;
     unsafe {
         if f(pd, layer.as_ptr(), &mut count, std::ptr::null_mut()) != vk::Result::SUCCESS {
@@ -209,15 +238,22 @@ impl Gpu {
         Err(SceneError::Skip(if reasons.is_empty() {
             "no Vulkan device".to_string()
         } else {
-            format!("no Vulkan device has what the scene needs: {}", reasons.join("; "))
+            format!(
+                "no Vulkan device has what the scene needs: {}",
+                reasons.join("; ")
+            )
         }))
     }
 
     fn missing(vulkan: &Vulkan, pd: vk::PhysicalDevice, needs: &Needs) -> Result<(), String> {
         let instance = &vulkan.instance;
         let props = unsafe { instance.get_physical_device_properties(pd) };
-        let name = props.device_name_as_c_str().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let exts = unsafe { instance.enumerate_device_extension_properties(pd) }.unwrap_or_default();
+        let name = props
+            .device_name_as_c_str()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let exts =
+            unsafe { instance.enumerate_device_extension_properties(pd) }.unwrap_or_default();
         let mut xfb = vk::PhysicalDeviceTransformFeedbackFeaturesEXT::default();
         let mut v13 = vk::PhysicalDeviceVulkan13Features::default();
         let mut f2 = vk::PhysicalDeviceFeatures2::default();
@@ -236,22 +272,58 @@ impl Gpu {
                 missing.push(what.to_string());
             }
         };
-        want(true, props.api_version >= vk::API_VERSION_1_1, "Vulkan 1.1 (negative viewport height)");
-        want(needs.tessellation, f.tessellation_shader == vk::TRUE, "tessellationShader");
-        want(needs.geometry, f.geometry_shader == vk::TRUE, "geometryShader");
+        want(
+            true,
+            props.api_version >= vk::API_VERSION_1_1,
+            "Vulkan 1.1 (negative viewport height)",
+        );
+        want(
+            needs.tessellation,
+            f.tessellation_shader == vk::TRUE,
+            "tessellationShader",
+        );
+        want(
+            needs.geometry,
+            f.geometry_shader == vk::TRUE,
+            "geometryShader",
+        );
         want(needs.float64, f.shader_float64 == vk::TRUE, "shaderFloat64");
         want(needs.int64, f.shader_int64 == vk::TRUE, "shaderInt64");
-        want(needs.clip_distance, f.shader_clip_distance == vk::TRUE, "shaderClipDistance");
-        want(needs.cull_distance, f.shader_cull_distance == vk::TRUE, "shaderCullDistance");
+        want(
+            needs.clip_distance,
+            f.shader_clip_distance == vk::TRUE,
+            "shaderClipDistance",
+        );
+        want(
+            needs.cull_distance,
+            f.shader_cull_distance == vk::TRUE,
+            "shaderCullDistance",
+        );
         want(
             needs.tess_geom_point_size,
             f.shader_tessellation_and_geometry_point_size == vk::TRUE,
             "shaderTessellationAndGeometryPointSize",
         );
-        want(needs.dual_src_blend, f.dual_src_blend == vk::TRUE, "dualSrcBlend");
-        want(needs.transform_feedback, has_xfb && xfb.transform_feedback == vk::TRUE, "VK_EXT_transform_feedback");
-        want(needs.geometry_streams, has_xfb && xfb.geometry_streams == vk::TRUE, "geometryStreams");
-        want(needs.dynamic_rendering, v13.dynamic_rendering == vk::TRUE, "dynamicRendering (Vulkan 1.3)");
+        want(
+            needs.dual_src_blend,
+            f.dual_src_blend == vk::TRUE,
+            "dualSrcBlend",
+        );
+        want(
+            needs.transform_feedback,
+            has_xfb && xfb.transform_feedback == vk::TRUE,
+            "VK_EXT_transform_feedback",
+        );
+        want(
+            needs.geometry_streams,
+            has_xfb && xfb.geometry_streams == vk::TRUE,
+            "geometryStreams",
+        );
+        want(
+            needs.dynamic_rendering,
+            v13.dynamic_rendering == vk::TRUE,
+            "dynamicRendering (Vulkan 1.3)",
+        );
         want(
             needs.color_attachments > props.limits.max_color_attachments,
             false,
@@ -267,13 +339,18 @@ impl Gpu {
     fn create(vulkan: &Vulkan, pd: vk::PhysicalDevice, needs: &Needs) -> VkResult<Gpu> {
         let instance = &vulkan.instance;
         let props = unsafe { instance.get_physical_device_properties(pd) };
-        let name = props.device_name_as_c_str().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let name = props
+            .device_name_as_c_str()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         let families = unsafe { instance.get_physical_device_queue_family_properties(pd) };
         let queue_family = families
             .iter()
             .position(|f| f.queue_flags.contains(vk::QueueFlags::GRAPHICS))
-            .ok_or_else(|| format!("{name} has no graphics queue"))? as u32;
-        let exts = unsafe { instance.enumerate_device_extension_properties(pd) }.map_err(check("vkEnumerateDeviceExtensionProperties"))?;
+            .ok_or_else(|| format!("{name} has no graphics queue"))?
+            as u32;
+        let exts = unsafe { instance.enumerate_device_extension_properties(pd) }
+            .map_err(check("vkEnumerateDeviceExtensionProperties"))?;
 
         let mut extensions: Vec<&CStr> = Vec::new();
         if needs.transform_feedback {
@@ -285,8 +362,11 @@ impl Gpu {
         }
         let layer_name = CString::new(GLSEM_LAYER).unwrap_or_default();
         let levels_ext = CString::new(LEVELS_EXTENSION).unwrap_or_default();
-        let layer_offers_levels =
-            vulkan.layer && has_extension(&layer_device_extensions(vulkan, pd, &layer_name), &levels_ext);
+        let layer_offers_levels = vulkan.layer
+            && has_extension(
+                &layer_device_extensions(vulkan, pd, &layer_name),
+                &levels_ext,
+            );
         if layer_offers_levels {
             extensions.push(&levels_ext);
         }
@@ -307,7 +387,8 @@ impl Gpu {
             .transform_feedback(true)
             .geometry_streams(needs.geometry_streams);
         let mut v13 = vk::PhysicalDeviceVulkan13Features::default().dynamic_rendering(true);
-        let mut clip_control = vk::PhysicalDeviceDepthClipControlFeaturesEXT::default().depth_clip_control(true);
+        let mut clip_control =
+            vk::PhysicalDeviceDepthClipControlFeaturesEXT::default().depth_clip_control(true);
         let priorities = [1.0];
         let queues = [vk::DeviceQueueCreateInfo::default()
             .queue_family_index(queue_family)
@@ -325,7 +406,8 @@ impl Gpu {
         if depth_clip_control {
             info = info.push_next(&mut clip_control);
         }
-        let device = unsafe { instance.create_device(pd, &info, None) }.map_err(check("vkCreateDevice"))?;
+        let device =
+            unsafe { instance.create_device(pd, &info, None) }.map_err(check("vkCreateDevice"))?;
         let queue = unsafe { device.get_device_queue(queue_family, 0) };
         let memory = unsafe { instance.get_physical_device_memory_properties(pd) };
         let xfb = needs
@@ -338,18 +420,32 @@ impl Gpu {
             unsafe { instance.get_physical_device_properties2(pd, &mut props2) };
         }
         let (set_levels, levels_missing) = if !vulkan.layer {
-            (None, "the glsem layer is not loaded (--no-layer or not found)".to_string())
+            (
+                None,
+                "the glsem layer is not loaded (--no-layer or not found)".to_string(),
+            )
         } else if !layer_offers_levels {
-            (None, format!("the glsem layer does not offer {LEVELS_EXTENSION}"))
+            (
+                None,
+                format!("the glsem layer does not offer {LEVELS_EXTENSION}"),
+            )
         } else {
             let command = CString::new(LEVELS_COMMAND).unwrap_or_default();
             match unsafe { instance.get_device_proc_addr(device.handle(), command.as_ptr()) } {
                 // SAFETY: the extension defines this signature for the command.
                 Some(f) => (
-                    Some(unsafe { std::mem::transmute::<unsafe extern "system" fn(), PfnSetTessellationDefaultLevels>(f) }),
+                    Some(unsafe {
+                        std::mem::transmute::<
+                            unsafe extern "system" fn(),
+                            PfnSetTessellationDefaultLevels,
+                        >(f)
+                    }),
                     String::new(),
                 ),
-                None => (None, format!("vkGetDeviceProcAddr returns no {LEVELS_COMMAND}")),
+                None => (
+                    None,
+                    format!("vkGetDeviceProcAddr returns no {LEVELS_COMMAND}"),
+                ),
             }
         };
         Ok(Gpu {
@@ -371,11 +467,20 @@ impl Gpu {
 
     fn memory_type(&self, bits: u32, flags: vk::MemoryPropertyFlags) -> VkResult<u32> {
         (0..self.memory.memory_type_count)
-            .find(|&i| bits & (1 << i) != 0 && self.memory.memory_types[i as usize].property_flags.contains(flags))
+            .find(|&i| {
+                bits & (1 << i) != 0
+                    && self.memory.memory_types[i as usize]
+                        .property_flags
+                        .contains(flags)
+            })
             .ok_or_else(|| format!("no memory type with {flags:?}"))
     }
 
-    pub fn allocate(&self, req: vk::MemoryRequirements, flags: vk::MemoryPropertyFlags) -> VkResult<vk::DeviceMemory> {
+    pub fn allocate(
+        &self,
+        req: vk::MemoryRequirements,
+        flags: vk::MemoryPropertyFlags,
+    ) -> VkResult<vk::DeviceMemory> {
         let info = vk::MemoryAllocateInfo::default()
             .allocation_size(req.size)
             .memory_type_index(self.memory_type(req.memory_type_bits, flags)?);
@@ -384,19 +489,32 @@ impl Gpu {
 
     /// A host-visible, coherent, persistently mapped buffer.
     pub fn buffer(&self, size: u64, usage: vk::BufferUsageFlags) -> VkResult<Buffer> {
-        let info = vk::BufferCreateInfo::default().size(size.max(4)).usage(usage);
-        let buffer = unsafe { self.device.create_buffer(&info, None) }.map_err(check("vkCreateBuffer"))?;
+        let info = vk::BufferCreateInfo::default()
+            .size(size.max(4))
+            .usage(usage);
+        let buffer =
+            unsafe { self.device.create_buffer(&info, None) }.map_err(check("vkCreateBuffer"))?;
         let req = unsafe { self.device.get_buffer_memory_requirements(buffer) };
         let memory = self
-            .allocate(req, vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT)
+            .allocate(
+                req,
+                vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT,
+            )
             .inspect_err(|_| unsafe { self.device.destroy_buffer(buffer, None) })?;
         let mapped = unsafe {
-            self.device.bind_buffer_memory(buffer, memory, 0).map_err(check("vkBindBufferMemory"))?;
+            self.device
+                .bind_buffer_memory(buffer, memory, 0)
+                .map_err(check("vkBindBufferMemory"))?;
             self.device
                 .map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty())
                 .map_err(check("vkMapMemory"))?
         };
-        Ok(Buffer { buffer, memory, mapped: mapped.cast(), size: size.max(4) })
+        Ok(Buffer {
+            buffer,
+            memory,
+            mapped: mapped.cast(),
+            size: size.max(4),
+        })
     }
 
     pub fn destroy_buffer(&self, b: &Buffer) {

@@ -53,7 +53,8 @@ pub fn create(gpu: &Gpu, targets: &Targets, desc: &PipelineDesc) -> VkResult<vk:
     let vertex_input = vk::PipelineVertexInputStateCreateInfo::default()
         .vertex_binding_descriptions(desc.bindings)
         .vertex_attribute_descriptions(desc.attributes);
-    let input_assembly = vk::PipelineInputAssemblyStateCreateInfo::default().topology(desc.topology);
+    let input_assembly =
+        vk::PipelineInputAssemblyStateCreateInfo::default().topology(desc.topology);
     let mut domain_origin = vk::PipelineTessellationDomainOriginStateCreateInfo::default()
         .domain_origin(vk::TessellationDomainOrigin::LOWER_LEFT);
     let tessellation = vk::PipelineTessellationStateCreateInfo::default()
@@ -70,10 +71,16 @@ pub fn create(gpu: &Gpu, targets: &Targets, desc: &PipelineDesc) -> VkResult<vk:
     }];
     let scissors = [vk::Rect2D {
         offset: vk::Offset2D::default(),
-        extent: vk::Extent2D { width: targets.width, height: targets.height },
+        extent: vk::Extent2D {
+            width: targets.width,
+            height: targets.height,
+        },
     }];
-    let mut clip_control = vk::PipelineViewportDepthClipControlCreateInfoEXT::default().negative_one_to_one(true);
-    let mut viewport = vk::PipelineViewportStateCreateInfo::default().viewports(&viewports).scissors(&scissors);
+    let mut clip_control =
+        vk::PipelineViewportDepthClipControlCreateInfoEXT::default().negative_one_to_one(true);
+    let mut viewport = vk::PipelineViewportStateCreateInfo::default()
+        .viewports(&viewports)
+        .scissors(&scissors);
     if gpu.depth_clip_control {
         viewport = viewport.push_next(&mut clip_control);
     }
@@ -83,15 +90,20 @@ pub fn create(gpu: &Gpu, targets: &Targets, desc: &PipelineDesc) -> VkResult<vk:
         .cull_mode(vk::CullModeFlags::NONE)
         .front_face(vk::FrontFace::COUNTER_CLOCKWISE)
         .line_width(1.0);
-    let multisample = vk::PipelineMultisampleStateCreateInfo::default().rasterization_samples(vk::SampleCountFlags::TYPE_1);
+    let multisample = vk::PipelineMultisampleStateCreateInfo::default()
+        .rasterization_samples(vk::SampleCountFlags::TYPE_1);
     let blend_attachments: Vec<_> = targets
         .attachments
         .iter()
-        .map(|_| vk::PipelineColorBlendAttachmentState::default().color_write_mask(vk::ColorComponentFlags::RGBA))
+        .map(|_| {
+            vk::PipelineColorBlendAttachmentState::default()
+                .color_write_mask(vk::ColorComponentFlags::RGBA)
+        })
         .collect();
     let blend = vk::PipelineColorBlendStateCreateInfo::default().attachments(&blend_attachments);
     let formats = targets.rendering_formats();
-    let mut rendering = vk::PipelineRenderingCreateInfo::default().color_attachment_formats(&formats);
+    let mut rendering =
+        vk::PipelineRenderingCreateInfo::default().color_attachment_formats(&formats);
 
     let has_tess = desc.stages.iter().any(|(s, _)| *s == Stage::TessEval);
     let mut info = vk::GraphicsPipelineCreateInfo::default()
@@ -111,7 +123,10 @@ pub fn create(gpu: &Gpu, targets: &Targets, desc: &PipelineDesc) -> VkResult<vk:
     } else {
         info = info.render_pass(targets.render_pass).subpass(0);
     }
-    let pipelines = unsafe { gpu.device.create_graphics_pipelines(vk::PipelineCache::null(), &[info], None) }
-        .map_err(|(_, e)| check("vkCreateGraphicsPipelines")(e))?;
+    let pipelines = unsafe {
+        gpu.device
+            .create_graphics_pipelines(vk::PipelineCache::null(), &[info], None)
+    }
+    .map_err(|(_, e)| check("vkCreateGraphicsPipelines")(e))?;
     Ok(pipelines[0])
 }

@@ -29,7 +29,13 @@ pub struct Targets {
 
 impl Targets {
     /// `formats[i] == None` is a hole (an RGBA8 image that draws never write).
-    pub fn new(gpu: &Gpu, width: u32, height: u32, formats: &[Option<Format>], dynamic: bool) -> VkResult<Targets> {
+    pub fn new(
+        gpu: &Gpu,
+        width: u32,
+        height: u32,
+        formats: &[Option<Format>],
+        dynamic: bool,
+    ) -> VkResult<Targets> {
         let mut targets = Targets {
             width,
             height,
@@ -39,7 +45,13 @@ impl Targets {
             framebuffer: vk::Framebuffer::null(),
         };
         for f in formats {
-            let att = Self::attachment(gpu, width, height, f.unwrap_or(Format::DEFAULT), f.is_some());
+            let att = Self::attachment(
+                gpu,
+                width,
+                height,
+                f.unwrap_or(Format::DEFAULT),
+                f.is_some(),
+            );
             match att {
                 Ok(a) => targets.attachments.push(a),
                 Err(e) => {
@@ -57,16 +69,35 @@ impl Targets {
         Ok(targets)
     }
 
-    fn attachment(gpu: &Gpu, width: u32, height: u32, format: Format, used: bool) -> VkResult<Attachment> {
+    fn attachment(
+        gpu: &Gpu,
+        width: u32,
+        height: u32,
+        format: Format,
+        used: bool,
+    ) -> VkResult<Attachment> {
         let d = &gpu.device;
-        let props = unsafe { gpu.instance.get_physical_device_format_properties(gpu.physical, format.vk) };
-        if !props.optimal_tiling_features.contains(vk::FormatFeatureFlags::COLOR_ATTACHMENT) {
-            return Err(format!("{:?} cannot be a colour attachment on {}", format.vk, gpu.name));
+        let props = unsafe {
+            gpu.instance
+                .get_physical_device_format_properties(gpu.physical, format.vk)
+        };
+        if !props
+            .optimal_tiling_features
+            .contains(vk::FormatFeatureFlags::COLOR_ATTACHMENT)
+        {
+            return Err(format!(
+                "{:?} cannot be a colour attachment on {}",
+                format.vk, gpu.name
+            ));
         }
         let info = vk::ImageCreateInfo::default()
             .image_type(vk::ImageType::TYPE_2D)
             .format(format.vk)
-            .extent(vk::Extent3D { width, height, depth: 1 })
+            .extent(vk::Extent3D {
+                width,
+                height,
+                depth: 1,
+            })
             .mip_levels(1)
             .array_layers(1)
             .samples(vk::SampleCountFlags::TYPE_1)
@@ -88,12 +119,20 @@ impl Targets {
             .view_type(vk::ImageViewType::TYPE_2D)
             .format(format.vk)
             .subresource_range(color_range());
-        let view = unsafe { d.create_image_view(&view_info, None) }.map_err(check("vkCreateImageView"))?;
+        let view =
+            unsafe { d.create_image_view(&view_info, None) }.map_err(check("vkCreateImageView"))?;
         let readback = gpu.buffer(
             width as u64 * height as u64 * format.texel_bytes() as u64,
             vk::BufferUsageFlags::TRANSFER_DST,
         )?;
-        Ok(Attachment { format, used, image, memory, view, readback })
+        Ok(Attachment {
+            format,
+            used,
+            image,
+            memory,
+            view,
+            readback,
+        })
     }
 
     fn create_render_pass(&mut self, gpu: &Gpu) -> VkResult<()> {
@@ -102,7 +141,10 @@ impl Targets {
         let mut views = Vec::new();
         for a in &self.attachments {
             if a.used {
-                refs.push(vk::AttachmentReference { attachment: descriptions.len() as u32, layout: vk::ImageLayout::GENERAL });
+                refs.push(vk::AttachmentReference {
+                    attachment: descriptions.len() as u32,
+                    layout: vk::ImageLayout::GENERAL,
+                });
                 descriptions.push(
                     vk::AttachmentDescription::default()
                         .format(a.format.vk)
@@ -116,21 +158,28 @@ impl Targets {
                 );
                 views.push(a.view);
             } else {
-                refs.push(vk::AttachmentReference { attachment: vk::ATTACHMENT_UNUSED, layout: vk::ImageLayout::UNDEFINED });
+                refs.push(vk::AttachmentReference {
+                    attachment: vk::ATTACHMENT_UNUSED,
+                    layout: vk::ImageLayout::UNDEFINED,
+                });
             }
         }
         let subpass = [vk::SubpassDescription::default()
             .pipeline_bind_point(vk::PipelineBindPoint::GRAPHICS)
             .color_attachments(&refs)];
-        let info = vk::RenderPassCreateInfo::default().attachments(&descriptions).subpasses(&subpass);
-        self.render_pass = unsafe { gpu.device.create_render_pass(&info, None) }.map_err(check("vkCreateRenderPass"))?;
+        let info = vk::RenderPassCreateInfo::default()
+            .attachments(&descriptions)
+            .subpasses(&subpass);
+        self.render_pass = unsafe { gpu.device.create_render_pass(&info, None) }
+            .map_err(check("vkCreateRenderPass"))?;
         let fb_info = vk::FramebufferCreateInfo::default()
             .render_pass(self.render_pass)
             .attachments(&views)
             .width(self.width)
             .height(self.height)
             .layers(1);
-        self.framebuffer = unsafe { gpu.device.create_framebuffer(&fb_info, None) }.map_err(check("vkCreateFramebuffer"))?;
+        self.framebuffer = unsafe { gpu.device.create_framebuffer(&fb_info, None) }
+            .map_err(check("vkCreateFramebuffer"))?;
         Ok(())
     }
 
@@ -138,7 +187,13 @@ impl Targets {
     pub fn rendering_formats(&self) -> Vec<vk::Format> {
         self.attachments
             .iter()
-            .map(|a| if a.used { a.format.vk } else { vk::Format::UNDEFINED })
+            .map(|a| {
+                if a.used {
+                    a.format.vk
+                } else {
+                    vk::Format::UNDEFINED
+                }
+            })
             .collect()
     }
 
@@ -187,7 +242,13 @@ impl Targets {
     }
 
     pub fn record_begin(&self, gpu: &Gpu, cmd: vk::CommandBuffer) {
-        let area = vk::Rect2D { offset: vk::Offset2D::default(), extent: vk::Extent2D { width: self.width, height: self.height } };
+        let area = vk::Rect2D {
+            offset: vk::Offset2D::default(),
+            extent: vk::Extent2D {
+                width: self.width,
+                height: self.height,
+            },
+        };
         unsafe {
             if self.dynamic {
                 let infos: Vec<_> = self
@@ -205,14 +266,18 @@ impl Targets {
                         }
                     })
                     .collect();
-                let rendering = vk::RenderingInfo::default().render_area(area).layer_count(1).color_attachments(&infos);
+                let rendering = vk::RenderingInfo::default()
+                    .render_area(area)
+                    .layer_count(1)
+                    .color_attachments(&infos);
                 gpu.device.cmd_begin_rendering(cmd, &rendering);
             } else {
                 let begin = vk::RenderPassBeginInfo::default()
                     .render_pass(self.render_pass)
                     .framebuffer(self.framebuffer)
                     .render_area(area);
-                gpu.device.cmd_begin_render_pass(cmd, &begin, vk::SubpassContents::INLINE);
+                gpu.device
+                    .cmd_begin_render_pass(cmd, &begin, vk::SubpassContents::INLINE);
             }
         }
     }
@@ -237,9 +302,19 @@ impl Targets {
                     base_array_layer: 0,
                     layer_count: 1,
                 })
-                .image_extent(vk::Extent3D { width: self.width, height: self.height, depth: 1 });
+                .image_extent(vk::Extent3D {
+                    width: self.width,
+                    height: self.height,
+                    depth: 1,
+                });
             unsafe {
-                gpu.device.cmd_copy_image_to_buffer(cmd, a.image, vk::ImageLayout::GENERAL, a.readback.buffer, &[region]);
+                gpu.device.cmd_copy_image_to_buffer(
+                    cmd,
+                    a.image,
+                    vk::ImageLayout::GENERAL,
+                    a.readback.buffer,
+                    &[region],
+                );
             }
         }
     }

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Builds everything and runs every test on lavapipe. Exits non-zero on any failure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/setup.sh
+
+# CI always runs on lavapipe (Mesa's CPU Vulkan driver), whatever else is installed.
+for icd in /usr/share/vulkan/icd.d/lvp_icd.*.json; do
+    if [[ -f $icd ]]; then
+        export VK_DRIVER_FILES=$icd
+        break
+    fi
+done
+
+cargo build --workspace --release
+cargo build --workspace
+cargo test --workspace

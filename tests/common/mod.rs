@@ -1,0 +1,631 @@
+//! Shared by the `tests/layer_*.rs` integration tests: load the layer built next to the
+//! test binary through the system Vulkan loader, with `VK_LAYER_KHRONOS_validation` enabled
+//! below it, and fail on validation messages.
+#![allow(dead_code)]
+
+use ash::vk;
+use std::ffi::{c_void, CStr};
+use std::path::PathBuf;
+use std::sync::{Mutex, OnceLock};
+
+pub const GLSEM: &CStr = c"VK_LAYER_GLSEM_gl_semantics";
+pub const VALIDATION: &CStr = c"VK_LAYER_KHRONOS_validation";
+pub const LEVELS_EXTENSION: &CStr = c"VK_GLSEM_tessellation_default_levels";
+
+/// `target/<profile>/`: the test binary lives in its `deps/`.
+pub fn target_dir() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    exe.parent().unwrap().parent().unwrap().to_path_buf()
+}
+
+/// The layer library of this build: `cargo test` refreshes `target/<profile>/deps/`, while
+/// `cargo build` refreshes `target/<profile>/`; take the newer.
+pub fn layer_library() -> PathBuf {
+    let dir = target_dir();
+    [
+        dir.join("deps/libVkLayer_glsem.so"),
+        dir.join("libVkLayer_glsem.so"),
+    ]
+    .into_iter()
+    .filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p)))
+    .max()
+    .map(|(_, p)| p)
+    .expect("libVkLayer_glsem.so not built")
+}
+
+pub fn repo_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Writes a manifest for the built layer and points `VK_ADD_LAYER_PATH` at it, once per
+/// process, before the loader is loaded.
+fn setup() {
+    static SETUP: OnceLock<()> = OnceLock::new();
+    SETUP.get_or_init(|| {
+        let lib = layer_library();
+        let dir = std::env::temp_dir().join(format!("glsem-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let manifest =
+            std::fs::read_to_string(repo_dir().join("layer-manifest/VkLayer_glsem.json"))
+                .unwrap()
+                .replace(
+                    "../target/release/libVkLayer_glsem.so",
+                    lib.to_str().unwrap(),
+                );
+        std::fs::write(dir.join("VkLayer_glsem.json"), manifest).unwrap();
+        std::env::set_var("VK_ADD_LAYER_PATH", &dir);
+    });
+}
+
+/// The layer library, kept loaded for the whole process so that its counters survive the
+/// loader unloading it at vkDestroyInstance (the loader's dlopen of the same file gets this
+/// same copy).
+fn library() -> &'static libloading::Library {
+    static LIBRARY: OnceLock<libloading::Library> = OnceLock::new();
+    // SAFETY: our own cdylib, without initialisers that have preconditions.
+    LIBRARY.get_or_init(|| unsafe { libloading::Library::new(layer_library()) }.unwrap())
+}
+
+/// The layer's counters (`glsemGetDebugCounters`), same layout as
+/// `layer::records::DebugCounters`.
+#[repr(C)]
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Counters {
+    pub devices: u64,
+    pub shader_modules: u64,
+    pub render_passes: u64,
+    pub pipeline_layouts: u64,
+    pub pipelines: u64,
+    pub command_buffers: u64,
+    pub cache_entries: u64,
+    pub rewrites: u64,
+    pub fast_path_pipelines: u64,
+}
+
+pub fn counters() -> Counters {
+    let mut out = Counters::default();
+    // SAFETY: the symbol has this signature (src/lib.rs).
+    unsafe {
+        let get: libloading::Symbol<unsafe extern "C" fn(*mut Counters)> =
+            library().get(b"glsemGetDebugCounters").unwrap();
+        get(&mut out);
+    }
+    out
+}
+
+/// Serialises tests that read process-wide counters.
+pub fn serial() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+pub fn entry() -> ash::Entry {
+    setup();
+    library();
+    // SAFETY: loads the system Vulkan loader.
+    unsafe { ash::Entry::load() }.expect("no Vulkan loader")
+}
+
+type Messages = Mutex<Vec<String>>;
+
+unsafe extern "system" fn on_message(
+    severity: vk::DebugUtilsMessageSeverityFlagsEXT,
+    _types: vk::DebugUtilsMessageTypeFlagsEXT,
+    data: *const vk::DebugUtilsMessengerCallbackDataEXT<'_>,
+    user: *mut c_void,
+) -> vk::Bool32 {
+    let messages = &*(user as *const Messages);
+    let text = CStr::from_ptr((*data).p_message)
+        .to_string_lossy()
+        .into_owned();
+    messages
+        .lock()
+        .unwrap()
+        .push(format!("{severity:?}: {text}"));
+    vk::FALSE
+}
+
+/// An instance with the chosen layers and a messenger collecting validation warnings and
+/// errors.
+pub struct Instance {
+    pub entry: ash::Entry,
+    pub instance: ash::Instance,
+    pub physical: vk::PhysicalDevice,
+    debug: ash::ext::debug_utils::Instance,
+    messenger: vk::DebugUtilsMessengerEXT,
+    messages: Box<Messages>,
+}
+
+#[derive(Clone, Copy)]
+pub struct Layers {
+    pub glsem: bool,
+    pub validation: bool,
+}
+
+pub const WITH_VALIDATION: Layers = Layers {
+    glsem: true,
+    validation: true,
+};
+pub const GLSEM_ONLY: Layers = Layers {
+    glsem: true,
+    validation: false,
+};
+pub const VALIDATION_ONLY: Layers = Layers {
+    glsem: false,
+    validation: true,
+};
+pub const NO_LAYERS: Layers = Layers {
+    glsem: false,
+    validation: false,
+};
+
+impl Instance {
+    pub fn new(layers: Layers) -> Instance {
+        Instance::with_entry(entry(), layers)
+    }
+
+    pub fn with_entry(entry: ash::Entry, layers: Layers) -> Instance {
+        let mut names = Vec::new();
+        // glsem first: the validation layer below it checks what glsem sends down.
+        if layers.glsem {
+            names.push(GLSEM.as_ptr());
+        }
+        if layers.validation {
+            names.push(VALIDATION.as_ptr());
+        }
+        let extensions = [ash::ext::debug_utils::NAME.as_ptr()];
+        let app = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_3);
+        let messages: Box<Messages> = Box::default();
+        let mut messenger_info = vk::DebugUtilsMessengerCreateInfoEXT::default()
+            .message_severity(
+                vk::DebugUtilsMessageSeverityFlagsEXT::WARNING
+                    | vk::DebugUtilsMessageSeverityFlagsEXT::ERROR,
+            )
+            .message_type(
+                vk::DebugUtilsMessageTypeFlagsEXT::VALIDATION
+                    | vk::DebugUtilsMessageTypeFlagsEXT::GENERAL,
+            )
+            .pfn_user_callback(Some(on_message))
+            .user_data(&*messages as *const Messages as *mut c_void);
+        let info = vk::InstanceCreateInfo::default()
+            .application_info(&app)
+            .enabled_layer_names(&names)
+            .enabled_extension_names(&extensions)
+            .push_next(&mut messenger_info);
+        // SAFETY: valid create info.
+        let instance = unsafe { entry.create_instance(&info, None) }.expect("vkCreateInstance");
+        let debug = ash::ext::debug_utils::Instance::new(&entry, &instance);
+        let messenger =
+            unsafe { debug.create_debug_utils_messenger(&messenger_info, None) }.unwrap();
+        let physical = unsafe { instance.enumerate_physical_devices() }.unwrap()[0];
+        Instance {
+            entry,
+            instance,
+            physical,
+            debug,
+            messenger,
+            messages,
+        }
+    }
+
+    pub fn messages(&self) -> Vec<String> {
+        self.messages.lock().unwrap().clone()
+    }
+
+    pub fn assert_clean(&self) {
+        let messages = self.messages();
+        assert!(
+            messages.is_empty(),
+            "validation messages:\n{}",
+            messages.join("\n")
+        );
+    }
+
+    /// A device with tessellation and geometry shaders, one graphics queue, and `extensions`.
+    pub fn device(&self, extensions: &[&CStr]) -> Device {
+        let features = vk::PhysicalDeviceFeatures::default()
+            .tessellation_shader(true)
+            .geometry_shader(true);
+        let priorities = [1.0];
+        let queues = [vk::DeviceQueueCreateInfo::default()
+            .queue_family_index(0)
+            .queue_priorities(&priorities)];
+        let names: Vec<_> = extensions.iter().map(|e| e.as_ptr()).collect();
+        let info = vk::DeviceCreateInfo::default()
+            .queue_create_infos(&queues)
+            .enabled_features(&features)
+            .enabled_extension_names(&names);
+        // SAFETY: valid create info.
+        let device = unsafe { self.instance.create_device(self.physical, &info, None) }
+            .expect("vkCreateDevice");
+        Device { device }
+    }
+}
+
+impl Drop for Instance {
+    fn drop(&mut self) {
+        unsafe {
+            self.debug
+                .destroy_debug_utils_messenger(self.messenger, None);
+            self.instance.destroy_instance(None);
+        }
+    }
+}
+
+pub struct Device {
+    pub device: ash::Device,
+}
+
+impl Device {
+    pub fn destroy(self) {
+        unsafe { self.device.destroy_device(None) }
+    }
+
+    pub fn module(&self, words: &[u32]) -> vk::ShaderModule {
+        let info = vk::ShaderModuleCreateInfo::default().code(words);
+        unsafe { self.device.create_shader_module(&info, None) }.expect("vkCreateShaderModule")
+    }
+
+    /// A render pass with one subpass writing `attachments` RGBA8 colour attachments.
+    pub fn render_pass(&self, attachments: usize) -> vk::RenderPass {
+        let descs: Vec<_> = (0..attachments)
+            .map(|_| {
+                vk::AttachmentDescription::default()
+                    .format(vk::Format::R8G8B8A8_UNORM)
+                    .samples(vk::SampleCountFlags::TYPE_1)
+                    .load_op(vk::AttachmentLoadOp::CLEAR)
+                    .store_op(vk::AttachmentStoreOp::STORE)
+                    .initial_layout(vk::ImageLayout::UNDEFINED)
+                    .final_layout(vk::ImageLayout::TRANSFER_SRC_OPTIMAL)
+            })
+            .collect();
+        let refs: Vec<_> = (0..attachments as u32)
+            .map(|a| {
+                vk::AttachmentReference::default()
+                    .attachment(a)
+                    .layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
+            })
+            .collect();
+        let subpasses = [vk::SubpassDescription::default()
+            .pipeline_bind_point(vk::PipelineBindPoint::GRAPHICS)
+            .color_attachments(&refs)];
+        let info = vk::RenderPassCreateInfo::default()
+            .attachments(&descs)
+            .subpasses(&subpasses);
+        unsafe { self.device.create_render_pass(&info, None) }.expect("vkCreateRenderPass")
+    }
+
+    pub fn layout(&self, ranges: &[vk::PushConstantRange]) -> vk::PipelineLayout {
+        let info = vk::PipelineLayoutCreateInfo::default().push_constant_ranges(ranges);
+        unsafe { self.device.create_pipeline_layout(&info, None) }.expect("vkCreatePipelineLayout")
+    }
+
+    /// A graphics pipeline from `(stage, module)` pairs (entry "main"), viewport covering
+    /// `RENDER_SIZE`²;
+    /// triangle patches when a tessellation stage is present. Returns the driver's result.
+    pub fn pipeline(
+        &self,
+        stages: &[(vk::ShaderStageFlags, vk::ShaderModule)],
+        layout: vk::PipelineLayout,
+        render_pass: vk::RenderPass,
+        attachments: usize,
+    ) -> Result<vk::Pipeline, vk::Result> {
+        let stage_infos: Vec<_> = stages
+            .iter()
+            .map(|&(stage, module)| {
+                vk::PipelineShaderStageCreateInfo::default()
+                    .stage(stage)
+                    .module(module)
+                    .name(c"main")
+            })
+            .collect();
+        let tessellated = stages
+            .iter()
+            .any(|(s, _)| *s == vk::ShaderStageFlags::TESSELLATION_EVALUATION);
+        let vertex_input = vk::PipelineVertexInputStateCreateInfo::default();
+        let assembly =
+            vk::PipelineInputAssemblyStateCreateInfo::default().topology(if tessellated {
+                vk::PrimitiveTopology::PATCH_LIST
+            } else {
+                vk::PrimitiveTopology::TRIANGLE_LIST
+            });
+        let tessellation =
+            vk::PipelineTessellationStateCreateInfo::default().patch_control_points(3);
+        let size = RENDER_SIZE as f32;
+        let viewports = [vk::Viewport {
+            width: size,
+            height: size,
+            max_depth: 1.0,
+            ..Default::default()
+        }];
+        let scissors = [vk::Rect2D {
+            extent: vk::Extent2D {
+                width: RENDER_SIZE,
+                height: RENDER_SIZE,
+            },
+            ..Default::default()
+        }];
+        let viewport = vk::PipelineViewportStateCreateInfo::default()
+            .viewports(&viewports)
+            .scissors(&scissors);
+        let raster = vk::PipelineRasterizationStateCreateInfo::default()
+            .polygon_mode(vk::PolygonMode::FILL)
+            .line_width(1.0);
+        let multisample = vk::PipelineMultisampleStateCreateInfo::default()
+            .rasterization_samples(vk::SampleCountFlags::TYPE_1);
+        let blend_attachments: Vec<_> = (0..attachments)
+            .map(|_| {
+                vk::PipelineColorBlendAttachmentState::default()
+                    .color_write_mask(vk::ColorComponentFlags::RGBA)
+            })
+            .collect();
+        let blend =
+            vk::PipelineColorBlendStateCreateInfo::default().attachments(&blend_attachments);
+        let mut info = vk::GraphicsPipelineCreateInfo::default()
+            .stages(&stage_infos)
+            .vertex_input_state(&vertex_input)
+            .input_assembly_state(&assembly)
+            .viewport_state(&viewport)
+            .rasterization_state(&raster)
+            .multisample_state(&multisample)
+            .color_blend_state(&blend)
+            .layout(layout)
+            .render_pass(render_pass);
+        if tessellated {
+            info = info.tessellation_state(&tessellation);
+        }
+        let mut pipeline = [vk::Pipeline::null()];
+        let result = unsafe {
+            (self.device.fp_v1_0().create_graphics_pipelines)(
+                self.device.handle(),
+                vk::PipelineCache::null(),
+                1,
+                &info,
+                std::ptr::null(),
+                pipeline.as_mut_ptr(),
+            )
+        };
+        match result {
+            vk::Result::SUCCESS => Ok(pipeline[0]),
+            e => {
+                assert_eq!(
+                    pipeline[0],
+                    vk::Pipeline::null(),
+                    "a failed pipeline must be VK_NULL_HANDLE"
+                );
+                Err(e)
+            }
+        }
+    }
+
+    /// A primary command buffer from a new pool, in the recording state.
+    pub fn begin_commands(&self) -> (vk::CommandPool, vk::CommandBuffer) {
+        let pool_info = vk::CommandPoolCreateInfo::default().queue_family_index(0);
+        let pool = unsafe { self.device.create_command_pool(&pool_info, None) }.unwrap();
+        let alloc = vk::CommandBufferAllocateInfo::default()
+            .command_pool(pool)
+            .level(vk::CommandBufferLevel::PRIMARY)
+            .command_buffer_count(1);
+        let cb = unsafe { self.device.allocate_command_buffers(&alloc) }.unwrap()[0];
+        unsafe {
+            self.device
+                .begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
+        }
+        .unwrap();
+        (pool, cb)
+    }
+}
+
+/// Compiles `tests/glsl/<name>` with glslangValidator (stage from the file extension).
+pub fn glsl(name: &str) -> Vec<u32> {
+    glsl_with(name, &[])
+}
+
+/// GLSL written for GL (`#version 1x0`): `-R` lets glslang accept it for Vulkan.
+pub fn glsl_for_gl(name: &str) -> Vec<u32> {
+    glsl_with(name, &["-R"])
+}
+
+fn glsl_with(name: &str, flags: &[&str]) -> Vec<u32> {
+    let source = repo_dir().join("tests/glsl").join(name);
+    let out = std::env::temp_dir().join(format!(
+        "glsem-test-{}-{}.spv",
+        std::process::id(),
+        name.replace('/', "_")
+    ));
+    let status = std::process::Command::new("glslangValidator")
+        .arg("-V")
+        .args(flags)
+        .arg(&source)
+        .arg("-o")
+        .arg(&out)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .expect("glslangValidator not found (scripts/setup.sh installs glslang-tools)");
+    assert!(
+        status.success(),
+        "glslangValidator failed on {}",
+        source.display()
+    );
+    words(&std::fs::read(&out).unwrap())
+}
+
+pub fn words(bytes: &[u8]) -> Vec<u32> {
+    bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+/// Side of the square images `Device::render` draws into.
+pub const RENDER_SIZE: u32 = 4;
+
+impl Device {
+    /// Draws `vertices` vertices with `pipeline` into `attachments` RGBA8 images of
+    /// `RENDER_SIZE`² cleared to zero (`pass` from [`Device::render_pass`]; the pipeline's
+    /// viewport must cover them) and returns each image's bytes.
+    pub fn render(
+        &self,
+        instance: &Instance,
+        pipeline: vk::Pipeline,
+        pass: vk::RenderPass,
+        attachments: usize,
+        vertices: u32,
+    ) -> Vec<Vec<u8>> {
+        let d = &self.device;
+        let memory_props = unsafe {
+            instance
+                .instance
+                .get_physical_device_memory_properties(instance.physical)
+        };
+        let allocate = |req: vk::MemoryRequirements, flags: vk::MemoryPropertyFlags| {
+            let index = (0..memory_props.memory_type_count)
+                .find(|&i| {
+                    req.memory_type_bits & (1 << i) != 0
+                        && memory_props.memory_types[i as usize]
+                            .property_flags
+                            .contains(flags)
+                })
+                .expect("memory type");
+            let info = vk::MemoryAllocateInfo::default()
+                .allocation_size(req.size)
+                .memory_type_index(index);
+            unsafe { d.allocate_memory(&info, None) }.unwrap()
+        };
+        let extent = vk::Extent3D {
+            width: RENDER_SIZE,
+            height: RENDER_SIZE,
+            depth: 1,
+        };
+        let bytes = (RENDER_SIZE * RENDER_SIZE * 4) as u64;
+        let mut images = Vec::new();
+        let mut views = Vec::new();
+        let mut memories = Vec::new();
+        for _ in 0..attachments {
+            let info = vk::ImageCreateInfo::default()
+                .image_type(vk::ImageType::TYPE_2D)
+                .format(vk::Format::R8G8B8A8_UNORM)
+                .extent(extent)
+                .mip_levels(1)
+                .array_layers(1)
+                .samples(vk::SampleCountFlags::TYPE_1)
+                .usage(vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_SRC);
+            let image = unsafe { d.create_image(&info, None) }.unwrap();
+            let memory = allocate(
+                unsafe { d.get_image_memory_requirements(image) },
+                vk::MemoryPropertyFlags::DEVICE_LOCAL,
+            );
+            unsafe { d.bind_image_memory(image, memory, 0) }.unwrap();
+            let view_info = vk::ImageViewCreateInfo::default()
+                .image(image)
+                .view_type(vk::ImageViewType::TYPE_2D)
+                .format(vk::Format::R8G8B8A8_UNORM)
+                .subresource_range(vk::ImageSubresourceRange {
+                    aspect_mask: vk::ImageAspectFlags::COLOR,
+                    level_count: 1,
+                    layer_count: 1,
+                    ..Default::default()
+                });
+            views.push(unsafe { d.create_image_view(&view_info, None) }.unwrap());
+            images.push(image);
+            memories.push(memory);
+        }
+        let buffer_info = vk::BufferCreateInfo::default()
+            .size(bytes * attachments as u64)
+            .usage(vk::BufferUsageFlags::TRANSFER_DST);
+        let buffer = unsafe { d.create_buffer(&buffer_info, None) }.unwrap();
+        let buffer_memory = allocate(
+            unsafe { d.get_buffer_memory_requirements(buffer) },
+            vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT,
+        );
+        unsafe { d.bind_buffer_memory(buffer, buffer_memory, 0) }.unwrap();
+        let fb_info = vk::FramebufferCreateInfo::default()
+            .render_pass(pass)
+            .attachments(&views)
+            .width(RENDER_SIZE)
+            .height(RENDER_SIZE)
+            .layers(1);
+        let framebuffer = unsafe { d.create_framebuffer(&fb_info, None) }.unwrap();
+
+        let (pool, cb) = self.begin_commands();
+        let clears = vec![vk::ClearValue::default(); attachments];
+        let begin = vk::RenderPassBeginInfo::default()
+            .render_pass(pass)
+            .framebuffer(framebuffer)
+            .render_area(vk::Rect2D {
+                extent: vk::Extent2D {
+                    width: RENDER_SIZE,
+                    height: RENDER_SIZE,
+                },
+                ..Default::default()
+            })
+            .clear_values(&clears);
+        unsafe {
+            d.cmd_begin_render_pass(cb, &begin, vk::SubpassContents::INLINE);
+            d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipeline);
+            d.cmd_draw(cb, vertices, 1, 0, 0);
+            d.cmd_end_render_pass(cb);
+            for (i, &image) in images.iter().enumerate() {
+                let region = vk::BufferImageCopy::default()
+                    .buffer_offset(bytes * i as u64)
+                    .image_subresource(vk::ImageSubresourceLayers {
+                        aspect_mask: vk::ImageAspectFlags::COLOR,
+                        layer_count: 1,
+                        ..Default::default()
+                    })
+                    .image_extent(extent);
+                d.cmd_copy_image_to_buffer(
+                    cb,
+                    image,
+                    vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                    buffer,
+                    &[region],
+                );
+            }
+            let barrier = vk::MemoryBarrier::default()
+                .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+                .dst_access_mask(vk::AccessFlags::HOST_READ);
+            d.cmd_pipeline_barrier(
+                cb,
+                vk::PipelineStageFlags::TRANSFER,
+                vk::PipelineStageFlags::HOST,
+                vk::DependencyFlags::empty(),
+                &[barrier],
+                &[],
+                &[],
+            );
+            d.end_command_buffer(cb).unwrap();
+            let queue = d.get_device_queue(0, 0);
+            let cbs = [cb];
+            let submit = vk::SubmitInfo::default().command_buffers(&cbs);
+            d.queue_submit(queue, &[submit], vk::Fence::null()).unwrap();
+            d.queue_wait_idle(queue).unwrap();
+        }
+        let pixels = unsafe {
+            let p = d
+                .map_memory(
+                    buffer_memory,
+                    0,
+                    vk::WHOLE_SIZE,
+                    vk::MemoryMapFlags::empty(),
+                )
+                .unwrap() as *const u8;
+            let all = std::slice::from_raw_parts(p, (bytes as usize) * attachments);
+            let out = all.chunks(bytes as usize).map(<[u8]>::to_vec).collect();
+            d.unmap_memory(buffer_memory);
+            out
+        };
+        unsafe {
+            d.destroy_command_pool(pool, None);
+            d.destroy_framebuffer(framebuffer, None);
+            d.destroy_buffer(buffer, None);
+            d.free_memory(buffer_memory, None);
+            for ((image, view), memory) in images.into_iter().zip(views).zip(memories) {
+                d.destroy_image_view(view, None);
+                d.destroy_image(image, None);
+                d.free_memory(memory, None);
+            }
+        }
+        pixels
+    }
+}
