@@ -11,6 +11,9 @@
 
 mod support;
 
+#[global_allocator]
+static ALLOCATOR: support::alloc::Counting = support::alloc::Counting;
+
 use std::hint::black_box;
 use std::path::PathBuf;
 use std::process::Command;
@@ -406,6 +409,9 @@ fn large_module(modules: &Modules, runs: &Runs) {
     let copy = median_seconds(n, |i| {
         black_box(black_box(&inputs[i]).to_vec());
     });
+    let allocated = support::alloc::measure(|| {
+        black_box(rewrite_fragcolor8(&inputs[0]));
+    });
     figure(
         "large_module_rewrite_mbps",
         bytes / ours / 1e6,
@@ -414,11 +420,15 @@ fn large_module(modules: &Modules, runs: &Runs) {
         &format!(
             "module bytes / median of {n} cold gl_FragColor rewrites (8 attachments) of a \
              {:.2} MB module ({:.3} ms each, of which Module::parse {:.3} ms; a bare copy of the \
-             words takes {:.3} ms); output spirv-val: {}",
+             words takes {:.3} ms; one rewrite allocates {:.1} MB in {} allocations, {:.1} MB \
+             live at most); output spirv-val: {}",
             bytes / 1e6,
             ms(ours),
             ms(parse),
             ms(copy),
+            allocated.bytes as f64 / 1e6,
+            allocated.calls,
+            allocated.peak as f64 / 1e6,
             verdict(&valid)
         ),
     );
