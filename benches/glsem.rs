@@ -228,13 +228,19 @@ fn create_fail_fast(s: &Setup, words: &[u32]) -> f64 {
     );
     let elapsed = start.elapsed().as_secs_f64();
     s.gpu.destroy_module(fragment);
-    assert_eq!(
-        result,
-        Err(ash::vk::Result::PIPELINE_COMPILE_REQUIRED),
-        "the driver compiled a pipeline created with FAIL_ON_PIPELINE_COMPILE_REQUIRED"
-    );
+    match result {
+        Err(e) => assert_eq!(e, ash::vk::Result::PIPELINE_COMPILE_REQUIRED),
+        // A driver with its own cache of compiled shaders may still create it.
+        Ok(pipeline) => {
+            COMPILED_ANYWAY.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            s.gpu.destroy_pipeline(pipeline);
+        }
+    }
     elapsed
 }
+
+/// Pipelines created with FAIL_ON_PIPELINE_COMPILE_REQUIRED that the driver created anyway.
+static COMPILED_ANYWAY: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 /// The layer's share of module + pipeline creation for a pipeline it rewrites (cold:
 /// every pipeline has a module the cache never saw).
@@ -876,6 +882,13 @@ fn main() {
         if wanted(&["threads4_speedup"]) {
             threads4_speedup(&on, &off, &vulkan, &modules, &runs);
         }
+    }
+    let compiled = COMPILED_ANYWAY.load(std::sync::atomic::Ordering::Relaxed);
+    if compiled > 0 {
+        println!(
+            "# note: the driver created {compiled} pipelines despite \
+             FAIL_ON_PIPELINE_COMPILE_REQUIRED: the layer-only figures include its time for them"
+        );
     }
     println!("# total {:.1} s", started.elapsed().as_secs_f64());
     std::fs::remove_dir_all(shaders::scratch_dir()).ok();
