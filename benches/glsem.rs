@@ -318,11 +318,25 @@ fn rewrite_us_fragcolor8(modules: &Modules, runs: &Runs) {
         2,
         Target::AtMost(50.0),
         &format!(
-            "median of {n} cold rewrites of a {}-byte #version 140 shader; output spirv-val: {}",
+            "median of {n} cold rewrites of a {}-byte #version 140 shader; {}; output \
+             spirv-val: {}",
             modules.fragcolor.len() * 4,
+            allocations(|| {
+                black_box(rewrite_fragcolor8(&inputs[0]));
+            }),
             verdict(&valid)
         ),
     );
+}
+
+/// What one call of `f` allocates, for the figure's detail line.
+fn allocations(f: impl FnOnce()) -> String {
+    let a = support::alloc::measure(f);
+    format!(
+        "one call allocates {:.1} KB in {} allocations",
+        a.bytes as f64 / 1e3,
+        a.calls
+    )
 }
 
 fn verdict(result: &Result<(), String>) -> String {
@@ -352,9 +366,12 @@ fn rewrite_us_xfb_struct(modules: &Modules, runs: &Runs) {
         2,
         Target::AtMost(50.0),
         &format!(
-            "median of {n} cold splits of DESIGN.md's dmat3x4 struct TES ({} bytes); output \
-             spirv-val: {}",
+            "median of {n} cold splits of DESIGN.md's dmat3x4 struct TES ({} bytes); {}; \
+             output spirv-val: {}",
             tes.len() * 4,
+            allocations(|| {
+                black_box(split_xfb_outputs(&inputs[0], "main").unwrap());
+            }),
             verdict(&valid)
         ),
     );
@@ -385,8 +402,11 @@ fn rewrite_us_tcs(modules: &Modules, runs: &Runs) {
         2,
         Target::AtMost(50.0),
         &format!(
-            "median of {n} cold generations for a VS/TES pair with 4 varyings; output \
+            "median of {n} cold generations for a VS/TES pair with 4 varyings; {}; output \
              spirv-val: {}",
+            allocations(|| {
+                black_box(build_passthrough_tcs(&inputs[0], "main", vertex, &key).unwrap());
+            }),
             verdict(&valid)
         ),
     );
