@@ -21,7 +21,10 @@ use std::time::Instant;
 
 use support::gpu::{Gpu, PipelineDesc, Vulkan};
 use support::shaders::{self, fresh, Output};
-use support::timing::{ab_pairs, median, median_seconds, seconds, warm_up_runs};
+use support::timing::{
+    ab_pairs, median, median_seconds, seconds, thread_cpu_seconds, thread_wait_seconds,
+    warm_up_runs,
+};
 use VkLayer_glsem::spirv::fragcolor::{broadcast_frag_color, AttachmentKind, FragColorKey};
 use VkLayer_glsem::spirv::module::{instructions, Module};
 use VkLayer_glsem::spirv::passthrough_tcs::{build_passthrough_tcs, TcsKey};
@@ -318,8 +321,8 @@ fn rewrite_us_fragcolor8(modules: &Modules, runs: &Runs) {
         2,
         Target::AtMost(50.0),
         &format!(
-            "median of {n} cold rewrites of a {}-byte #version 140 shader; {}; output \
-             spirv-val: {}",
+            "median of {n} cold rewrites of a {}-byte #version 140 shader; {}; output spirv-val: \
+             {}",
             modules.fragcolor.len() * 4,
             allocations(|| {
                 black_box(rewrite_fragcolor8(&inputs[0]));
@@ -604,8 +607,8 @@ fn cache_rewrites_per_1000(on: &Setup, vulkan: &Vulkan, modules: &Modules) {
     );
 }
 
-/// Where a worker thread's time went, from Linux's `/proc/thread-self/schedstat`: on a
-/// CPU, waiting for one (runnable: the machine is busy), or neither (blocked: a lock, I/O).
+/// Where a worker thread's time went: on a CPU, waiting for one (runnable: the machine is
+/// busy), or neither (blocked: a lock, I/O).
 #[derive(Clone, Copy, Default)]
 struct ThreadTime {
     wall: f64,
@@ -619,15 +622,8 @@ impl ThreadTime {
     }
 }
 
-/// `(seconds on a CPU, seconds runnable)` of the calling thread so far.
-fn schedstat() -> Option<(f64, f64)> {
-    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    let mut fields = text.split_whitespace().map(|f| f.parse::<f64>().ok());
-    Some((fields.next()?? / 1e9, fields.next()?? / 1e9))
-}
-
 /// `threads` threads at once run `work` on every input: wall seconds, each thread's times
-/// (empty where schedstat is unavailable) and the results.
+/// (empty where /proc/thread-self/schedstat is unavailable) and the results.
 fn concurrently<T: Sync, R: Send>(
     inputs: &[T],
     threads: usize,
@@ -643,13 +639,14 @@ fn concurrently<T: Sync, R: Send>(
                 .chunks(per_thread)
                 .map(|chunk| {
                     scope.spawn(move || {
-                        let start = (Instant::now(), schedstat());
+                        let start = (Instant::now(), thread_cpu_seconds(), thread_wait_seconds());
                         let results = chunk.iter().map(work).collect::<Vec<_>>();
-                        let time = match (start.1, schedstat()) {
+                        let (wall, cpu) = (start.0.elapsed().as_secs_f64(), thread_cpu_seconds());
+                        let time = match (start.2, thread_wait_seconds()) {
                             (Some(a), Some(b)) => Some(ThreadTime {
-                                wall: start.0.elapsed().as_secs_f64(),
-                                cpu: b.0 - a.0,
-                                runnable: b.1 - a.1,
+                                wall,
+                                cpu: cpu - start.1,
+                                runnable: b - a,
                             }),
                             _ => None,
                         };

@@ -36,6 +36,25 @@ pub fn median_seconds(runs: usize, mut f: impl FnMut(usize)) -> f64 {
     median((0..runs).map(|i| seconds(|| f(i))).collect())
 }
 
+/// Seconds the calling thread has spent on a CPU so far (`CLOCK_THREAD_CPUTIME_ID`).
+pub fn thread_cpu_seconds() -> f64 {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: a valid clock id and a valid out pointer.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID)");
+    t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
+}
+
+/// Seconds the calling thread has been runnable but waiting for a CPU (Linux's
+/// `/proc/thread-self/schedstat`, second field): time other processes held the CPUs.
+pub fn thread_wait_seconds() -> Option<f64> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    Some(text.split_whitespace().nth(1)?.parse::<f64>().ok()? / 1e9)
+}
+
 /// A/B pairs measured in one process, alternating which side goes first (ABBA) so that
 /// drift and order effects cancel, after a few untimed warm-up pairs (indices `pairs..`).
 /// Returns the per-pair samples `(a, b)` in seconds.
