@@ -5,7 +5,7 @@
 #
 #   scripts/bench.sh                 every figure (about 1 minute of measuring)
 #   scripts/bench.sh --quick         10% of the runs: a smoke run, not for the figures
-#   scripts/bench.sh --only NAME     only the figures whose name contains NAME
+#   scripts/bench.sh --only A,B      only the figures whose name contains A or B
 #
 # Needs lavapipe (or another Vulkan driver), glslangValidator, spirv-val and spirv-opt.
 set -euo pipefail
