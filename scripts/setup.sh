@@ -4,7 +4,8 @@ set -euo pipefail
 
 packages=(
     mesa-vulkan-drivers libvulkan1 libvulkan-dev vulkan-tools vulkan-validationlayers
-    glslang-tools spirv-tools gcc xvfb x11-apps imagemagick
+    glslang-tools spirv-tools gcc xvfb x11-apps x11-utils imagemagick xdotool
+    libx11-6 libx11-xcb1 libxcursor1 libxi6 libxrandr2 libxkbcommon-x11-0
 )
 missing=()
 for p in "${packages[@]}"; do

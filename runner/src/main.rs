@@ -8,7 +8,9 @@ mod probe;
 mod report;
 mod scene;
 mod vk;
+mod window;
 
+use std::ffi::c_char;
 use std::io::Write;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
@@ -17,13 +19,14 @@ use std::process::ExitCode;
 use report::{Outcome, Summary};
 
 const USAGE: &str =
-    "usage: glsem-run [--no-layer] [--png DIR] [--json] [--validation|--no-validation] FILE...";
+    "usage: glsem-run [--no-layer] [--png DIR] [--json] [--validation|--no-validation] FILE...\n       glsem-run --window [--no-layer] [--validation|--no-validation] FILE";
 
 struct Args {
     layer: bool,
     validation: bool,
     json: bool,
     png_dir: Option<PathBuf>,
+    window: bool,
     files: Vec<PathBuf>,
 }
 
@@ -33,6 +36,7 @@ fn parse_args() -> Result<Args, String> {
         validation: true,
         json: false,
         png_dir: None,
+        window: false,
         files: Vec::new(),
     };
     let mut it = std::env::args_os().skip(1);
@@ -42,6 +46,7 @@ fn parse_args() -> Result<Args, String> {
             Some("--validation") => args.validation = true,
             Some("--no-validation") => args.validation = false,
             Some("--json") => args.json = true,
+            Some("--window") => args.window = true,
             Some("--png") => {
                 args.png_dir = Some(it.next().ok_or("--png needs a directory")?.into())
             }
@@ -51,6 +56,9 @@ fn parse_args() -> Result<Args, String> {
     }
     if args.files.is_empty() {
         return Err("no scene files given".into());
+    }
+    if args.window && args.files.len() != 1 {
+        return Err("--window shows one scene file".into());
     }
     if let Some(missing) = args.files.iter().find(|f| !f.is_file()) {
         return Err(format!("{}: no such file", missing.display()));
@@ -67,7 +75,12 @@ fn main() -> ExitCode {
         }
     };
     let work_dir = std::env::temp_dir().join(format!("glsem-run-{}", std::process::id()));
-    let code = match run(&args, &work_dir) {
+    let result = if args.window {
+        show(&args, &work_dir)
+    } else {
+        run(&args, &work_dir)
+    };
+    let code = match result {
         Ok(summary) if summary.failed == 0 => ExitCode::SUCCESS,
         Ok(_) => ExitCode::from(1),
         Err(e) => {
@@ -79,8 +92,12 @@ fn main() -> ExitCode {
     code
 }
 
-/// Sets up the loader, glslang and the instance once, then runs every scene.
-fn run(args: &Args, work_dir: &std::path::Path) -> Result<Summary, String> {
+/// Sets up the loader, glslang and the instance (with `extensions`) once.
+fn setup(
+    args: &Args,
+    work_dir: &std::path::Path,
+    extensions: &[*const c_char],
+) -> Result<(vk::Vulkan, glsl::Compiler), String> {
     std::fs::create_dir_all(work_dir)
         .map_err(|e| format!("cannot create {}: {e}", work_dir.display()))?;
     if args.layer {
@@ -95,10 +112,44 @@ fn run(args: &Args, work_dir: &std::path::Path) -> Result<Summary, String> {
         limits,
         dir: work_dir.to_path_buf(),
     };
-    let vulkan = vk::Vulkan::new(args.layer, args.validation)?;
-    let options = player::Options {
+    let vulkan = vk::Vulkan::new(args.layer, args.validation, extensions)?;
+    Ok((vulkan, compiler))
+}
+
+fn options(args: &Args) -> player::Options {
+    player::Options {
         png_dir: args.png_dir.clone(),
-    };
+        present: args.window,
+    }
+}
+
+/// Prints one scene's result the way the command line asked for.
+fn report(args: &Args, file: &std::path::Path, outcome: &Outcome, device: Option<&str>) {
+    if args.json {
+        say(&report::json(file, outcome, args.layer, device));
+    } else {
+        say(&report::line(file, outcome));
+    }
+}
+
+/// `--window`: shows the one scene until the window closes; the summary is its last run.
+fn show(args: &Args, work_dir: &std::path::Path) -> Result<Summary, String> {
+    let file = &args.files[0];
+    let outcome = window::show(
+        file,
+        &options(args),
+        &|outcome, device| report(args, file, outcome, device),
+        |extensions| setup(args, work_dir, extensions),
+    )?;
+    let mut summary = Summary::default();
+    summary.add(&outcome);
+    Ok(summary)
+}
+
+/// Runs every scene, headless.
+fn run(args: &Args, work_dir: &std::path::Path) -> Result<Summary, String> {
+    let (vulkan, compiler) = setup(args, work_dir, &[])?;
+    let options = options(args);
 
     let mut summary = Summary::default();
     for file in &args.files {
@@ -117,11 +168,7 @@ fn run(args: &Args, work_dir: &std::path::Path) -> Result<Summary, String> {
             )
         });
         summary.add(&outcome);
-        if args.json {
-            say(&report::json(file, &outcome, args.layer, device.as_deref()));
-        } else {
-            say(&report::line(file, &outcome));
-        }
+        report(args, file, &outcome, device.as_deref());
     }
     if args.json {
         // stdout stays one JSON object per line; the summary goes to stderr.

@@ -3,7 +3,7 @@
 //! Every command is recorded into its own command buffer, submitted and waited for: scenes
 //! are small, and it keeps uniform updates, probes and readbacks trivially ordered.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use ash::vk;
@@ -14,7 +14,8 @@ use crate::report::Outcome;
 use crate::scene::{
     self, Command, Feature, Mode, Query, Scene, SceneError, Stage, Uniform, UniformData, XfbKind,
 };
-use crate::vk::format::{Format, Kind};
+use crate::vk::features::CoreFeature;
+use crate::vk::format::Format;
 use crate::vk::pipeline::{self, PipelineDesc};
 use crate::vk::target::Targets;
 use crate::vk::{check, take_messages, Buffer, Gpu, Needs, Vulkan};
@@ -23,6 +24,8 @@ pub const TES_WITHOUT_TCS: &str = "invalid on plain Vulkan: tessellation evaluat
 
 pub struct Options {
     pub png_dir: Option<PathBuf>,
+    /// The device must be able to present (`--window`): `VK_KHR_swapchain`.
+    pub present: bool,
 }
 
 /// Runs one scene file; also returns the device name when one was created.
@@ -32,25 +35,58 @@ pub fn run(
     path: &Path,
     options: &Options,
 ) -> (Outcome, Option<String>) {
+    let played = play(vulkan, compiler, path, options);
+    drop(played.player);
+    // Messages raised while tearing down (leaks, ...) belong to this scene too.
+    let messages = take_messages();
+    let outcome = match played.outcome {
+        Outcome::Pass if !messages.is_empty() => {
+            Outcome::Fail(format!("validation error: {}", messages[0]))
+        }
+        outcome => outcome,
+    };
+    (outcome, played.device)
+}
+
+/// A scene that ran as far as it could.
+pub struct Played {
+    pub outcome: Outcome,
+    /// The device name, when one was created.
+    pub device: Option<String>,
+    /// The device and render targets in the state where the scene stopped, when it got
+    /// as far as creating them.
+    pub player: Option<Player>,
+}
+
+/// Runs one scene file and keeps its player alive (for `--window`, which shows the
+/// targets); validation messages of its teardown are not in `outcome`.
+pub fn play(vulkan: &Vulkan, compiler: &Compiler, path: &Path, options: &Options) -> Played {
+    let stop = |outcome: Outcome, device: Option<String>| Played {
+        outcome,
+        device,
+        player: None,
+    };
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
-        Err(e) => return (Outcome::Fail(format!("cannot read the scene: {e}")), None),
+        Err(e) => return stop(Outcome::Fail(format!("cannot read the scene: {e}")), None),
     };
     let scene = match scene::parse(&text) {
         Ok(s) => s,
-        Err(e) => return (e.into(), None),
+        Err(e) => return stop(e.into(), None),
     };
     // Never hand such a pipeline to a driver: lavapipe and NVIDIA crash on it.
     if scene.has_stage(Stage::TessEval) && !scene.has_stage(Stage::TessControl) && !vulkan.layer {
-        return (Outcome::Fail(TES_WITHOUT_TCS.into()), None);
+        return stop(Outcome::Fail(TES_WITHOUT_TCS.into()), None);
     }
     let program = match compiler.build(&scene) {
         Ok(p) => p,
-        Err(e) => return (e.into(), None),
+        Err(e) => return stop(e.into(), None),
     };
-    let gpu = match Gpu::new(vulkan, &needs(&scene, &program)) {
+    let mut needs = needs(&scene, &program);
+    needs.swapchain = options.present;
+    let gpu = match Gpu::new(vulkan, &needs) {
         Ok(g) => g,
-        Err(e) => return (e.into(), None),
+        Err(e) => return stop(e.into(), None),
     };
     let device = Some(gpu.name.clone());
     let uses_levels = scene.uses(|c| {
@@ -64,27 +100,25 @@ pub fn run(
             "`patch parameter default level` needs vkCmdSetTessellationDefaultLevelsGLSEM: {}",
             gpu.levels_missing
         );
-        return (Outcome::Skip(why), device);
+        return stop(Outcome::Skip(why), device);
     }
     take_messages();
-    let outcome = match Player::new(gpu, &scene, &program) {
-        Ok(mut player) => {
-            let result = player.play(&scene, path, options);
-            drop(player);
-            result
-        }
-        Err(e) => Err(e),
+    let mut player = match Player::new(gpu, &scene, &program) {
+        Ok(p) => p,
+        Err(e) => return stop(e.into(), device),
     };
-    // Messages raised while tearing down (leaks, ...) belong to this scene too.
-    let messages = take_messages();
-    let outcome = match outcome {
+    let outcome = match player.play(&scene, path, options) {
         Err(e) => e.into(),
-        Ok(()) if !messages.is_empty() => {
-            Outcome::Fail(format!("validation error: {}", messages[0]))
-        }
-        Ok(()) => Outcome::Pass,
+        Ok(()) => match take_messages().first() {
+            Some(m) => Outcome::Fail(format!("validation error: {m}")),
+            None => Outcome::Pass,
+        },
     };
-    (outcome, device)
+    Played {
+        outcome,
+        device,
+        player: Some(player),
+    }
 }
 
 /// Device features from `[require]`, the SPIR-V capabilities and the commands used.
@@ -92,23 +126,32 @@ fn needs(scene: &Scene, program: &Program) -> Needs {
     use spirv::Capability as C;
     let req = |f: Feature| scene.require.features.contains(&f);
     let cap = |c: C| program.has_capability(c);
+    let mut features: BTreeSet<CoreFeature> = program
+        .stages
+        .iter()
+        .flat_map(|s| &s.capabilities)
+        .filter_map(|&c| CoreFeature::for_capability(c))
+        .collect();
+    let required = [
+        (
+            req(Feature::Tessellation) || program.stage(Stage::TessEval).is_some(),
+            CoreFeature::TessellationShader,
+        ),
+        (req(Feature::Geometry), CoreFeature::GeometryShader),
+        (req(Feature::Float64), CoreFeature::ShaderFloat64),
+        (req(Feature::DualSrcBlend), CoreFeature::DualSrcBlend),
+    ];
+    features.extend(required.iter().filter(|(on, _)| *on).map(|(_, f)| *f));
     Needs {
-        tessellation: req(Feature::Tessellation)
-            || program.stage(Stage::TessEval).is_some()
-            || cap(C::Tessellation),
-        geometry: req(Feature::Geometry) || cap(C::Geometry),
+        features,
         transform_feedback: req(Feature::TransformFeedback)
             || cap(C::TransformFeedback)
             || scene
                 .uses(|c| matches!(c, Command::XfbBuffer { .. } | Command::XfbDrawArrays { .. })),
         geometry_streams: cap(C::GeometryStreams),
-        float64: req(Feature::Float64) || cap(C::Float64),
-        int64: cap(C::Int64),
-        clip_distance: cap(C::ClipDistance),
-        cull_distance: cap(C::CullDistance),
-        tess_geom_point_size: cap(C::TessellationPointSize) || cap(C::GeometryPointSize),
-        dual_src_blend: req(Feature::DualSrcBlend),
         dynamic_rendering: scene.uses(|c| matches!(c, Command::FbDynamicRendering)),
+        // Set by `play` for `--window`; scenes themselves never present.
+        swapchain: false,
         color_attachments: scene
             .commands
             .iter()
@@ -135,7 +178,8 @@ struct PipelineKey {
 const CONSTANT_ATTRIBUTE: [u32; 8] = [0, 0, 0, 0x3f80_0000, 0, 0, 0, 1];
 const CONSTANT_BINDING: u32 = 1;
 
-struct Player {
+/// A scene's device, program objects and render targets, and the GL state the commands set.
+pub struct Player {
     cmd_pool: vk::CommandPool,
     cmd: vk::CommandBuffer,
     fence: vk::Fence,
@@ -879,6 +923,16 @@ impl Player {
         Ok(())
     }
 
+    pub fn gpu(&self) -> &Gpu {
+        &self.gpu
+    }
+
+    /// The render targets with their readback buffers holding the images' current content.
+    pub fn read_targets(&mut self) -> Result<&Targets, String> {
+        self.refresh_readback()?;
+        Ok(&self.targets)
+    }
+
     fn write_pngs(&mut self, dir: &Path, scene: &Path) -> Result<(), String> {
         self.refresh_readback()?;
         std::fs::create_dir_all(dir)
@@ -887,17 +941,8 @@ impl Player {
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
-        for (k, a) in self.targets.attachments.iter().enumerate() {
-            let to_byte = |v: f64| match a.format.kind {
-                Kind::Uint | Kind::Sint => v.clamp(0.0, 255.0) as u8,
-                _ => (v.clamp(0.0, 1.0) * 255.0).round() as u8,
-            };
-            let bytes: Vec<u8> = self
-                .targets
-                .pixels(k)
-                .iter()
-                .flat_map(|p| p.map(to_byte))
-                .collect();
+        for k in 0..self.targets.attachments.len() {
+            let bytes = self.targets.rgba8(k);
             let path = dir.join(format!("{stem}-att{k}.png"));
             let file = std::fs::File::create(&path)
                 .map_err(|e| format!("cannot create {}: {e}", path.display()))?;

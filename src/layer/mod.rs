@@ -135,7 +135,13 @@ fn insert<T>(registry: &Registry<T>, key: usize, value: Arc<T>) {
 fn remove<T>(registry: &Registry<T>, key: usize) -> Option<Arc<T>> {
     let mut list = registry.write();
     let index = list.iter().position(|(k, _)| *k == key)?;
-    Some(list.swap_remove(index).1)
+    let value = list.swap_remove(index).1;
+    if list.is_empty() {
+        // The loader unloads the layer after the last vkDestroyInstance: a buffer still
+        // owned by the static then would leak with every load.
+        *list = Vec::new();
+    }
+    Some(value)
 }
 
 /// The instance of an instance or physical-device handle (they share the dispatch key).

@@ -74,7 +74,7 @@ pub unsafe extern "system" fn create_graphics_pipelines(
                     let plans: Vec<Plan> = infos
                         .iter()
                         .map(|ci| match tes_without_tcs(ci) {
-                            true => Plan::Fail("internal error in the layer while planning".into()),
+                            true => Plan::fail("internal error in the layer while planning"),
                             false => Plan::Keep,
                         })
                         .collect();
@@ -97,21 +97,74 @@ fn stage_module(
     unsafe { inline_code(stage).map(|(ci, _)| Arc::new(ModuleRecord::inline(code_words(ci)))) }
 }
 
-/// A `VkShaderModuleCreateInfo` in the stage's `pNext`, and whether it is the first link
-/// (the only place the layer can unlink it from without copying foreign structs).
+/// A `VkShaderModuleCreateInfo` in the stage's `pNext`, and whether the layer can unlink it
+/// (every struct in front of it is one [`copy_size`] knows).
 unsafe fn inline_code<'a>(
     stage: &vk::PipelineShaderStageCreateInfo<'_>,
 ) -> Option<(&'a vk::ShaderModuleCreateInfo<'a>, bool)> {
     let mut p = stage.p_next as *const vk::BaseInStructure<'_>;
-    let mut first = true;
+    let mut copyable = true;
     while let Some(s) = p.as_ref() {
         if s.s_type == vk::StructureType::SHADER_MODULE_CREATE_INFO {
-            return Some((&*(p as *const vk::ShaderModuleCreateInfo<'_>), first));
+            return Some((&*(p as *const vk::ShaderModuleCreateInfo<'_>), copyable));
         }
-        first = false;
+        copyable &= copy_size(s.s_type).is_some();
         p = s.p_next;
     }
     None
+}
+
+/// Sizes of the structs that may precede inline code in a stage's `pNext`
+/// (VUID-VkPipelineShaderStageCreateInfo-pNext-pNext), so that they can be copied.
+fn copy_size(s_type: vk::StructureType) -> Option<usize> {
+    use std::mem::size_of;
+    use vk::StructureType as T;
+    Some(match s_type {
+        T::DEBUG_UTILS_OBJECT_NAME_INFO_EXT => size_of::<vk::DebugUtilsObjectNameInfoEXT<'_>>(),
+        T::PIPELINE_ROBUSTNESS_CREATE_INFO_EXT => {
+            size_of::<vk::PipelineRobustnessCreateInfoEXT<'_>>()
+        }
+        T::PIPELINE_SHADER_STAGE_MODULE_IDENTIFIER_CREATE_INFO_EXT => {
+            size_of::<vk::PipelineShaderStageModuleIdentifierCreateInfoEXT<'_>>()
+        }
+        T::PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO => {
+            size_of::<vk::PipelineShaderStageRequiredSubgroupSizeCreateInfo<'_>>()
+        }
+        T::SHADER_MODULE_VALIDATION_CACHE_CREATE_INFO_EXT => {
+            size_of::<vk::ShaderModuleValidationCacheCreateInfoEXT<'_>>()
+        }
+        _ => return None,
+    })
+}
+
+/// `p_next` without its `VkShaderModuleCreateInfo`. The application's structs are const, so
+/// the ones in front of it are copied into `copies` (which must outlive the returned chain)
+/// and relinked; the ones behind it stay the application's. `None` when a struct in front
+/// is one the layer cannot copy.
+unsafe fn chain_without_code(
+    p_next: *const c_void,
+    copies: &mut Vec<Box<[u64]>>,
+) -> Option<*const c_void> {
+    let mut front = Vec::new();
+    let mut p = p_next as *const vk::BaseInStructure<'_>;
+    let rest = loop {
+        let s = p.as_ref()?;
+        if s.s_type == vk::StructureType::SHADER_MODULE_CREATE_INFO {
+            break s.p_next;
+        }
+        front.push((p, copy_size(s.s_type)?));
+        p = s.p_next;
+    };
+    let mut next = rest as *const c_void;
+    for &(src, size) in front.iter().rev() {
+        // u64 storage keeps the copy aligned for any Vulkan struct.
+        let mut copy = vec![0u64; size.div_ceil(8)].into_boxed_slice();
+        std::ptr::copy_nonoverlapping(src.cast::<u8>(), copy.as_mut_ptr().cast::<u8>(), size);
+        (*copy.as_mut_ptr().cast::<vk::BaseOutStructure<'_>>()).p_next = next as *mut _;
+        next = copy.as_ptr().cast();
+        copies.push(copy);
+    }
+    Some(next)
 }
 
 unsafe fn find_in_chain<'a, T>(p_next: *const c_void, s_type: vk::StructureType) -> Option<&'a T> {
@@ -158,11 +211,11 @@ fn is_library(ci: &vk::GraphicsPipelineCreateInfo<'_>) -> bool {
 /// The fast-path decision: only module summaries and the stage set, no allocation for
 /// stages given as `VkShaderModule`s.
 fn needs_work(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) -> bool {
-    if is_library(ci) {
-        return false;
-    }
     if tes_without_tcs(ci) {
         return true;
+    }
+    if is_library(ci) {
+        return false;
     }
     let s = &dev.settings;
     // Without transformFeedback nothing is captured; the split would change nothing.
@@ -190,8 +243,8 @@ struct Stage {
     flag: S,
     module: Option<Arc<ModuleRecord>>,
     entry: Option<String>,
-    /// The layer can substitute this stage's module (false for code inline behind other
-    /// `pNext` structs).
+    /// The layer can substitute this stage's module (false for code inline behind a
+    /// `pNext` struct the layer cannot copy).
     patchable: bool,
 }
 
@@ -205,7 +258,15 @@ impl Stage {
 enum Plan {
     Keep,
     Rewrite(Rewrite),
-    Fail(String),
+    /// Not passed down: why, and the result the application gets for it.
+    Fail(String, vk::Result),
+}
+
+impl Plan {
+    /// A failure of the layer's own making.
+    fn fail(why: impl Into<String>) -> Plan {
+        Plan::Fail(why.into(), vk::Result::ERROR_UNKNOWN)
+    }
 }
 
 #[derive(Default)]
@@ -346,8 +407,16 @@ fn cached(
 }
 
 fn plan(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) -> Plan {
+    maybe_inject_panic(&dev.settings, "vkCreateGraphicsPipelines/plan");
     if is_library(ci) {
-        return Plan::Keep;
+        // Libraries are not rewritten, but one with a TES and no TCS would crash the driver.
+        return match tes_without_tcs(ci) {
+            true => Plan::fail(
+                "a graphics pipeline library with a tessellation evaluation shader and no \
+                 control shader (the layer does not generate TCSs for libraries)",
+            ),
+            false => Plan::Keep,
+        };
     }
     let settings = &dev.settings;
     let list: Vec<Stage> = stages(ci)
@@ -361,7 +430,7 @@ fn plan(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) -> Plan {
                 .map(str::to_owned),
             // SAFETY: valid pNext chain.
             patchable: s.module != vk::ShaderModule::null()
-                || unsafe { inline_code(s) }.is_some_and(|(_, first)| first),
+                || unsafe { inline_code(s) }.is_some_and(|(_, copyable)| copyable),
         })
         .collect();
     let find = |flag: S| list.iter().position(|s| s.flag == flag);
@@ -387,7 +456,7 @@ fn plan(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) -> Plan {
                      default levels at push-constant offset {offset})"
                 ));
             }
-            Err(why) => return Plan::Fail(why),
+            Err(why) => return Plan::fail(why),
         }
     }
 
@@ -601,6 +670,8 @@ fn generate_tcs(
 struct Patched {
     stages: Vec<vk::PipelineShaderStageCreateInfo<'static>>,
     temporaries: Vec<vk::ShaderModule>,
+    /// Copied `pNext` structs of stages whose inline code was unlinked.
+    chain_copies: Vec<Box<[u64]>>,
 }
 
 struct Call<'a> {
@@ -623,7 +694,7 @@ impl Call<'_> {
                 shield("vkCreateGraphicsPipelines planner", || plan(self.dev, ci)).unwrap_or_else(
                     || {
                         if tes_without_tcs(ci) {
-                            Plan::Fail("internal error in the layer while planning".into())
+                            Plan::fail("internal error in the layer while planning")
                         } else {
                             Plan::Keep
                         }
@@ -661,33 +732,44 @@ impl Call<'_> {
         }
     }
 
-    /// Turns a rewrite plan into patched stage arrays with temporary modules.
+    /// Turns a rewrite plan into patched stage arrays with temporary modules. On failure, the
+    /// temporaries made so far are destroyed and the error says why, with the driver's
+    /// result.
     unsafe fn patch(
         &self,
         ci: &vk::GraphicsPipelineCreateInfo<'_>,
         rewrite: &Rewrite,
-    ) -> Result<Patched, String> {
+    ) -> Result<Patched, (String, vk::Result)> {
         let mut patched = Patched {
-            stages: Vec::new(),
+            stages: stages(ci).iter().map(|s| std::mem::transmute(*s)).collect(),
             temporaries: Vec::new(),
+            chain_copies: Vec::new(),
         };
         let fail = |patched: &Patched, e: vk::Result| {
             self.destroy_temporaries(&patched.temporaries);
-            Err(format!(
-                "the driver failed to create a rewritten shader module: {e}"
+            Err((
+                format!("the driver failed to create a rewritten shader module: {e}"),
+                e,
             ))
         };
-        patched.stages = stages(ci).iter().map(|s| std::mem::transmute(*s)).collect();
         for (i, words) in &rewrite.stages {
             match self.temporary_module(words) {
                 Ok(m) => {
                     patched.temporaries.push(m);
                     let stage = &mut patched.stages[*i];
                     if stage.module == vk::ShaderModule::null() {
-                        // Inline code is the first pNext link (the planner checked): unlink it.
-                        stage.p_next = (*(stage.p_next as *const vk::BaseInStructure<'_>))
-                            .p_next
-                            .cast();
+                        // The stage's code was inline: the module replaces it (a stage has
+                        // one or the other). The planner checked that it can be unlinked.
+                        let Some(chain) =
+                            chain_without_code(stage.p_next, &mut patched.chain_copies)
+                        else {
+                            self.destroy_temporaries(&patched.temporaries);
+                            return Err((
+                                "inline code behind an unknown pNext struct".into(),
+                                vk::Result::ERROR_UNKNOWN,
+                            ));
+                        };
+                        stage.p_next = chain;
                     }
                     stage.module = m;
                 }
@@ -725,8 +807,9 @@ impl Call<'_> {
             if let Plan::Rewrite(rewrite) = plan {
                 match self.patch(ci, rewrite) {
                     Ok(p) => this = Some(p),
-                    Err(why) if rewrite.tcs.is_some() => *plan = Plan::Fail(why),
-                    Err(why) => {
+                    // Without its generated TCS the pipeline would crash the driver.
+                    Err((why, result)) if rewrite.tcs.is_some() => *plan = Plan::Fail(why, result),
+                    Err((why, _)) => {
                         log::warning!("{why}; the pipeline keeps its original shaders");
                         *plan = Plan::Keep;
                     }
@@ -736,41 +819,46 @@ impl Call<'_> {
         }
 
         // Compact: failed create infos are not passed down; derivatives follow their base.
-        let mut position: Vec<Option<usize>> = Vec::with_capacity(infos.len());
+        // A failed one with VK_PIPELINE_CREATE_EARLY_RETURN_ON_FAILURE_BIT ends the array
+        // there, as the driver would.
+        let mut position: Vec<Option<usize>> = vec![None; infos.len()];
         let mut down: Vec<vk::GraphicsPipelineCreateInfo<'_>> = Vec::with_capacity(infos.len());
-        let mut any_failed = false;
+        let mut failure: Option<vk::Result> = None;
         for (i, ci) in infos.iter().enumerate() {
             let mut info = *ci;
-            if let Plan::Fail(why) = &plans[i] {
-                log::error!("vkCreateGraphicsPipelines: pCreateInfos[{i}] fails: {why}");
-                any_failed = true;
-                position.push(None);
-                continue;
-            }
-            if info.flags.contains(vk::PipelineCreateFlags::DERIVATIVE)
+            let mut why = match &plans[i] {
+                Plan::Fail(why, result) => Some((why.clone(), *result)),
+                _ => None,
+            };
+            if why.is_none()
+                && info.flags.contains(vk::PipelineCreateFlags::DERIVATIVE)
                 && info.base_pipeline_index >= 0
             {
-                match position
-                    .get(info.base_pipeline_index as usize)
-                    .copied()
-                    .flatten()
-                {
+                let base = info.base_pipeline_index as usize;
+                match position.get(base).copied().flatten() {
                     Some(p) => info.base_pipeline_index = p as i32,
-                    None if any_failed => {
-                        log::error!(
-                            "vkCreateGraphicsPipelines: pCreateInfos[{i}] fails: its base pipeline failed"
-                        );
-                        position.push(None);
-                        continue;
+                    None if base < i => {
+                        why = Some(("its base pipeline failed".into(), vk::Result::ERROR_UNKNOWN))
                     }
                     None => {}
                 }
+            }
+            if let Some((why, result)) = why {
+                log::error!("vkCreateGraphicsPipelines: pCreateInfos[{i}] fails: {why}");
+                failure.get_or_insert(result);
+                if info
+                    .flags
+                    .contains(vk::PipelineCreateFlags::EARLY_RETURN_ON_FAILURE)
+                {
+                    break;
+                }
+                continue;
             }
             if let Some(p) = &patched[i] {
                 info.stage_count = p.stages.len() as u32;
                 info.p_stages = p.stages.as_ptr();
             }
-            position.push(Some(down.len()));
+            position[i] = Some(down.len());
             down.push(info);
         }
 
@@ -798,11 +886,10 @@ impl Call<'_> {
             self.record(infos, &plans, p_pipelines)
         });
 
-        let dropped = position.iter().any(Option::is_none);
-        if dropped && result.as_raw() >= 0 {
-            vk::Result::ERROR_UNKNOWN
-        } else {
-            result
+        // An error of the driver's wins; otherwise the layer's own failure is the result.
+        match failure {
+            Some(layer_result) if result.as_raw() >= 0 => layer_result,
+            _ => result,
         }
     }
 
@@ -812,6 +899,7 @@ impl Call<'_> {
         plans: &[Plan],
         p_pipelines: *mut vk::Pipeline,
     ) {
+        maybe_inject_panic(&self.dev.settings, "vkCreateGraphicsPipelines/record");
         for (i, (ci, plan)) in infos.iter().zip(plans).enumerate() {
             let pipeline = *p_pipelines.add(i);
             let Plan::Rewrite(rewrite) = plan else {
@@ -849,6 +937,68 @@ impl Call<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn inline_code_is_unlinked_from_a_copy_of_the_chain() {
+        let robustness = vk::PipelineRobustnessCreateInfoEXT::default();
+        let code = vk::ShaderModuleCreateInfo {
+            p_next: (&robustness as *const vk::PipelineRobustnessCreateInfoEXT<'_>).cast(),
+            ..Default::default()
+        };
+        let name = vk::DebugUtilsObjectNameInfoEXT {
+            p_next: (&code as *const vk::ShaderModuleCreateInfo<'_>).cast(),
+            object_handle: 42,
+            ..Default::default()
+        };
+        let subgroup = vk::PipelineShaderStageRequiredSubgroupSizeCreateInfo {
+            p_next: (&name as *const vk::DebugUtilsObjectNameInfoEXT<'_>)
+                .cast::<c_void>()
+                .cast_mut(),
+            required_subgroup_size: 8,
+            ..Default::default()
+        };
+        let head = (&subgroup as *const vk::PipelineShaderStageRequiredSubgroupSizeCreateInfo<'_>)
+            .cast::<c_void>();
+        let mut copies = Vec::new();
+        let chain = unsafe { chain_without_code(head, &mut copies) }.unwrap();
+        let mut types = Vec::new();
+        let mut p = chain as *const vk::BaseInStructure<'_>;
+        while let Some(s) = unsafe { p.as_ref() } {
+            types.push(s.s_type);
+            p = s.p_next;
+        }
+        use vk::StructureType as T;
+        assert_eq!(
+            types,
+            [
+                T::PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO,
+                T::DEBUG_UTILS_OBJECT_NAME_INFO_EXT,
+                T::PIPELINE_ROBUSTNESS_CREATE_INFO_EXT,
+            ]
+        );
+        // The copies keep their contents; the application's structs are untouched.
+        let copied =
+            unsafe { &*chain.cast::<vk::PipelineShaderStageRequiredSubgroupSizeCreateInfo<'_>>() };
+        assert_eq!(copied.required_subgroup_size, 8);
+        assert_ne!(chain, head);
+        assert_eq!(
+            subgroup.p_next.cast_const(),
+            (&name as *const vk::DebugUtilsObjectNameInfoEXT<'_>).cast()
+        );
+        assert_eq!(
+            name.p_next,
+            (&code as *const vk::ShaderModuleCreateInfo<'_>).cast()
+        );
+
+        // Behind a struct the layer does not know, the code cannot be unlinked.
+        let unknown = vk::BaseInStructure {
+            s_type: T::APPLICATION_INFO,
+            p_next: (&code as *const vk::ShaderModuleCreateInfo<'_>).cast(),
+            ..Default::default()
+        };
+        let head = (&unknown as *const vk::BaseInStructure<'_>).cast::<c_void>();
+        assert!(unsafe { chain_without_code(head, &mut copies) }.is_none());
+    }
 
     #[test]
     fn integer_formats_get_integer_outputs() {

@@ -20,7 +20,8 @@ pub const KEYS: [&str; 6] = [
     "log_level",
     "dump_dir",
     // Test-only: panic inside the named entry points ("vkCreateShaderModule,...") to prove
-    // that the guard keeps the process alive.
+    // that the guard keeps the process alive. "vkCreateGraphicsPipelines/plan" and
+    // "vkCreateGraphicsPipelines/record" name the planner's rewrite path and its records.
     "debug_inject_panic",
 ];
 

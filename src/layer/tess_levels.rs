@@ -4,13 +4,17 @@
 //! The levels live per command buffer (1.0 until set), are pushed when a pipeline with a
 //! generated TCS is bound and again when they change while one is bound; begin/reset puts
 //! them back to 1.0, free/pool destruction drops them.
+//!
+//! Secondary command buffers have levels of their own (1.0 until set in them): levels set in
+//! a primary do not reach the secondaries it executes, just as Vulkan's push constants and
+//! other state are not inherited. GL has no secondaries; record the levels where the draw is.
 
 use ash::vk;
 use std::sync::atomic::Ordering;
 
 use super::records::{CommandBufferState, LevelsBinding};
 use super::settings::slice;
-use super::{device_data, ffi_guard, log, shield, with_device, DeviceData};
+use super::{device_data, ffi_guard, log, maybe_inject_panic, shield, with_device, DeviceData};
 use crate::spirv::passthrough_tcs::LEVELS_PUSH_CONSTANT_SIZE;
 
 /// `PFN_vkCmdSetTessellationDefaultLevelsGLSEM` (see `include/vk_glsem.h`).
@@ -50,6 +54,7 @@ pub unsafe extern "system" fn cmd_set_tessellation_default_levels(
         let Some(dev) = device_data(command_buffer) else {
             return;
         };
+        maybe_inject_panic(&dev.settings, "vkCmdSetTessellationDefaultLevelsGLSEM");
         let (outer, inner) = (slice(outer, 4), slice(inner, 2));
         // Push-constant block order: inner[2], then outer[4].
         let levels = [inner[0], inner[1], outer[0], outer[1], outer[2], outer[3]];
@@ -90,6 +95,7 @@ pub unsafe extern "system" fn cmd_bind_pipeline(
             let Some(dev) = device_data(command_buffer) else {
                 return;
             };
+            maybe_inject_panic(&dev.settings, "vkCmdBindPipeline");
             let binding = dev
                 .records
                 .pipelines

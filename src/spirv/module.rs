@@ -5,10 +5,11 @@
 //! over the global instructions; function bodies stay words that [`Editor`] copies through
 //! unless a pass replaces or prefixes a particular instruction.
 
-use once_cell::sync::Lazy;
 use spirv::{Decoration, Op, StorageClass};
 use std::collections::HashMap;
 use std::fmt;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::Once;
 
 pub const MAGIC: u32 = 0x0723_0203;
 pub const HEADER_WORDS: usize = 5;
@@ -99,18 +100,26 @@ fn section_of(op: u16) -> Section {
     }
 }
 
-/// `(has result type, has result id)` for every opcode rspirv's grammar knows.
-static RESULT_SHAPE: Lazy<Vec<u8>> = Lazy::new(|| {
-    use rspirv::grammar::{CoreInstructionTable, OperandKind};
-    let mut shape = vec![0u8; 1 << 16];
-    for inst in CoreInstructionTable::iter() {
-        let kinds: Vec<OperandKind> = inst.operands.iter().map(|o| o.kind).collect();
-        let has_type = kinds.first() == Some(&OperandKind::IdResultType);
-        let has_result = kinds.iter().take(2).any(|k| *k == OperandKind::IdResult);
-        shape[inst.opcode as usize] = (has_type as u8) | ((has_result as u8) << 1);
-    }
-    shape
-});
+/// `(has result type, has result id)` for every opcode rspirv's grammar knows, filled once.
+/// A static array rather than a heap table owned by a static: the loader unloads the layer
+/// at vkDestroyInstance, and heap memory owned by a static would leak with every load.
+static RESULT_SHAPE: [AtomicU8; 1 << 16] = [const { AtomicU8::new(0) }; 1 << 16];
+static RESULT_SHAPE_INIT: Once = Once::new();
+
+fn result_shape(opcode: u16) -> u8 {
+    RESULT_SHAPE_INIT.call_once(|| {
+        use rspirv::grammar::{CoreInstructionTable, OperandKind};
+        for inst in CoreInstructionTable::iter() {
+            let kinds = || inst.operands.iter().map(|o| o.kind);
+            let has_type = kinds().next() == Some(OperandKind::IdResultType);
+            let has_result = kinds().take(2).any(|k| k == OperandKind::IdResult);
+            let shape = (has_type as u8) | ((has_result as u8) << 1);
+            RESULT_SHAPE[inst.opcode as usize].store(shape, Ordering::Relaxed);
+        }
+    });
+    // call_once makes the stores above visible to every caller that returns from it.
+    RESULT_SHAPE[opcode as usize].load(Ordering::Relaxed)
+}
 
 /// One instruction: its position in the module's words and its words (opcode word first).
 #[derive(Clone, Copy, Debug)]
@@ -140,12 +149,12 @@ impl<'a> Inst<'a> {
     }
 
     pub fn result_type(&self) -> Option<u32> {
-        let shape = RESULT_SHAPE[self.opcode() as usize];
+        let shape = result_shape(self.opcode());
         (shape & 1 != 0).then(|| self.operand(0))
     }
 
     pub fn result_id(&self) -> Option<u32> {
-        let shape = RESULT_SHAPE[self.opcode() as usize];
+        let shape = result_shape(self.opcode());
         match shape {
             3 => Some(self.operand(1)),
             2 => Some(self.operand(0)),

@@ -3,7 +3,7 @@
 //! below it, and fail on validation messages.
 #![allow(dead_code)]
 
-use ash::vk;
+use ash::vk::{self, Handle};
 use std::ffi::{c_void, CStr};
 use std::path::PathBuf;
 use std::sync::{Mutex, OnceLock};
@@ -223,7 +223,16 @@ impl Instance {
 
     /// A device with tessellation and geometry shaders, one graphics queue, and `extensions`.
     pub fn device(&self, extensions: &[&CStr]) -> Device {
-        let features = vk::PhysicalDeviceFeatures::default()
+        self.device_with(extensions, &mut [])
+    }
+
+    /// [`Instance::device`] with more feature structs chained to `VkDeviceCreateInfo`.
+    pub fn device_with(
+        &self,
+        extensions: &[&CStr],
+        features: &mut [&mut dyn vk::ExtendsDeviceCreateInfo],
+    ) -> Device {
+        let core = vk::PhysicalDeviceFeatures::default()
             .tessellation_shader(true)
             .geometry_shader(true);
         let priorities = [1.0];
@@ -231,10 +240,13 @@ impl Instance {
             .queue_family_index(0)
             .queue_priorities(&priorities)];
         let names: Vec<_> = extensions.iter().map(|e| e.as_ptr()).collect();
-        let info = vk::DeviceCreateInfo::default()
+        let mut info = vk::DeviceCreateInfo::default()
             .queue_create_infos(&queues)
-            .enabled_features(&features)
+            .enabled_features(&core)
             .enabled_extension_names(&names);
+        for f in features.iter_mut() {
+            info = info.push_next(&mut **f);
+        }
         // SAFETY: valid create info.
         let device = unsafe { self.instance.create_device(self.physical, &info, None) }
             .expect("vkCreateDevice");
@@ -300,9 +312,8 @@ impl Device {
         unsafe { self.device.create_pipeline_layout(&info, None) }.expect("vkCreatePipelineLayout")
     }
 
-    /// A graphics pipeline from `(stage, module)` pairs (entry "main"), viewport covering
-    /// `RENDER_SIZE`²;
-    /// triangle patches when a tessellation stage is present. Returns the driver's result.
+    /// A graphics pipeline from `(stage, module)` pairs (entry "main"); see [`Desc`].
+    /// Returns the driver's result.
     pub fn pipeline(
         &self,
         stages: &[(vk::ShaderStageFlags, vk::ShaderModule)],
@@ -310,25 +321,27 @@ impl Device {
         render_pass: vk::RenderPass,
         attachments: usize,
     ) -> Result<vk::Pipeline, vk::Result> {
-        let stage_infos: Vec<_> = stages
-            .iter()
-            .map(|&(stage, module)| {
-                vk::PipelineShaderStageCreateInfo::default()
-                    .stage(stage)
-                    .module(module)
-                    .name(c"main")
-            })
-            .collect();
-        let tessellated = stages
-            .iter()
-            .any(|(s, _)| *s == vk::ShaderStageFlags::TESSELLATION_EVALUATION);
+        let desc = Desc::new(stages, layout, render_pass, attachments);
+        match self.create_pipelines(vk::PipelineCache::null(), &[desc], None) {
+            (vk::Result::SUCCESS, p) => Ok(p[0]),
+            (e, _) => Err(e),
+        }
+    }
+
+    /// One `vkCreateGraphicsPipelines` call for every desc; the result and the handles.
+    /// Checks the array rule: every failed entry is `VK_NULL_HANDLE`, and a successful call
+    /// leaves none.
+    pub fn create_pipelines(
+        &self,
+        cache: vk::PipelineCache,
+        descs: &[Desc<'_>],
+        allocator: Option<&vk::AllocationCallbacks<'_>>,
+    ) -> (vk::Result, Vec<vk::Pipeline>) {
         let vertex_input = vk::PipelineVertexInputStateCreateInfo::default();
-        let assembly =
-            vk::PipelineInputAssemblyStateCreateInfo::default().topology(if tessellated {
-                vk::PrimitiveTopology::PATCH_LIST
-            } else {
-                vk::PrimitiveTopology::TRIANGLE_LIST
-            });
+        let triangles = vk::PipelineInputAssemblyStateCreateInfo::default()
+            .topology(vk::PrimitiveTopology::TRIANGLE_LIST);
+        let patches = vk::PipelineInputAssemblyStateCreateInfo::default()
+            .topology(vk::PrimitiveTopology::PATCH_LIST);
         let tessellation =
             vk::PipelineTessellationStateCreateInfo::default().patch_control_points(3);
         let size = RENDER_SIZE as f32;
@@ -353,49 +366,60 @@ impl Device {
             .line_width(1.0);
         let multisample = vk::PipelineMultisampleStateCreateInfo::default()
             .rasterization_samples(vk::SampleCountFlags::TYPE_1);
-        let blend_attachments: Vec<_> = (0..attachments)
-            .map(|_| {
-                vk::PipelineColorBlendAttachmentState::default()
-                    .color_write_mask(vk::ColorComponentFlags::RGBA)
+        let blend_attachments = [vk::PipelineColorBlendAttachmentState::default()
+            .color_write_mask(vk::ColorComponentFlags::RGBA); 8];
+        let blends: Vec<_> = descs
+            .iter()
+            .map(|d| {
+                vk::PipelineColorBlendStateCreateInfo::default()
+                    .attachments(&blend_attachments[..d.attachments])
             })
             .collect();
-        let blend =
-            vk::PipelineColorBlendStateCreateInfo::default().attachments(&blend_attachments);
-        let mut info = vk::GraphicsPipelineCreateInfo::default()
-            .stages(&stage_infos)
-            .vertex_input_state(&vertex_input)
-            .input_assembly_state(&assembly)
-            .viewport_state(&viewport)
-            .rasterization_state(&raster)
-            .multisample_state(&multisample)
-            .color_blend_state(&blend)
-            .layout(layout)
-            .render_pass(render_pass);
-        if tessellated {
-            info = info.tessellation_state(&tessellation);
-        }
-        let mut pipeline = [vk::Pipeline::null()];
+        let infos: Vec<_> = descs
+            .iter()
+            .zip(&blends)
+            .map(|(d, blend)| {
+                let tessellated = d
+                    .stages
+                    .iter()
+                    .any(|s| s.stage == vk::ShaderStageFlags::TESSELLATION_EVALUATION);
+                let mut info = vk::GraphicsPipelineCreateInfo::default()
+                    .flags(d.flags)
+                    .stages(&d.stages)
+                    .vertex_input_state(&vertex_input)
+                    .input_assembly_state(if tessellated { &patches } else { &triangles })
+                    .viewport_state(&viewport)
+                    .rasterization_state(&raster)
+                    .multisample_state(&multisample)
+                    .color_blend_state(blend)
+                    .layout(d.layout)
+                    .render_pass(d.render_pass)
+                    .base_pipeline_index(-1);
+                if tessellated {
+                    info = info.tessellation_state(&tessellation);
+                }
+                info.p_next = d.p_next;
+                info
+            })
+            .collect();
+        let mut pipelines = vec![vk::Pipeline::from_raw(0xdead); infos.len()];
         let result = unsafe {
             (self.device.fp_v1_0().create_graphics_pipelines)(
                 self.device.handle(),
-                vk::PipelineCache::null(),
-                1,
-                &info,
-                std::ptr::null(),
-                pipeline.as_mut_ptr(),
+                cache,
+                infos.len() as u32,
+                infos.as_ptr(),
+                allocator.map_or(std::ptr::null(), |a| a as *const _),
+                pipelines.as_mut_ptr(),
             )
         };
-        match result {
-            vk::Result::SUCCESS => Ok(pipeline[0]),
-            e => {
-                assert_eq!(
-                    pipeline[0],
-                    vk::Pipeline::null(),
-                    "a failed pipeline must be VK_NULL_HANDLE"
-                );
-                Err(e)
+        for (i, p) in pipelines.iter().enumerate() {
+            assert_ne!(p.as_raw(), 0xdead, "pPipelines[{i}] not written ({result})");
+            if result == vk::Result::SUCCESS {
+                assert_ne!(*p, vk::Pipeline::null(), "pPipelines[{i}] NULL on success");
             }
         }
+        (result, pipelines)
     }
 
     /// A primary command buffer from a new pool, in the recording state.
@@ -414,6 +438,53 @@ impl Device {
         .unwrap();
         (pool, cb)
     }
+}
+
+/// One graphics pipeline for [`Device::create_pipelines`]: no vertex input, a viewport
+/// covering `RENDER_SIZE`², `attachments` colour attachments written without blending,
+/// triangle patches of 3 control points when a tessellation stage is present.
+pub struct Desc<'a> {
+    pub stages: Vec<vk::PipelineShaderStageCreateInfo<'a>>,
+    pub layout: vk::PipelineLayout,
+    pub render_pass: vk::RenderPass,
+    pub attachments: usize,
+    pub flags: vk::PipelineCreateFlags,
+    /// `VkGraphicsPipelineCreateInfo::pNext`.
+    pub p_next: *const c_void,
+}
+
+impl Desc<'_> {
+    pub fn new(
+        stages: &[(vk::ShaderStageFlags, vk::ShaderModule)],
+        layout: vk::PipelineLayout,
+        render_pass: vk::RenderPass,
+        attachments: usize,
+    ) -> Desc<'static> {
+        Desc {
+            stages: stages.iter().map(|&(s, m)| stage(s, m)).collect(),
+            layout,
+            render_pass,
+            attachments,
+            flags: vk::PipelineCreateFlags::empty(),
+            p_next: std::ptr::null(),
+        }
+    }
+
+    pub fn flags(mut self, flags: vk::PipelineCreateFlags) -> Self {
+        self.flags = flags;
+        self
+    }
+}
+
+/// A stage running `main` of `module`.
+pub fn stage(
+    stage: vk::ShaderStageFlags,
+    module: vk::ShaderModule,
+) -> vk::PipelineShaderStageCreateInfo<'static> {
+    vk::PipelineShaderStageCreateInfo::default()
+        .stage(stage)
+        .module(module)
+        .name(c"main")
 }
 
 /// Compiles `tests/glsl/<name>` with glslangValidator (stage from the file extension).
@@ -471,6 +542,20 @@ impl Device {
         pass: vk::RenderPass,
         attachments: usize,
         vertices: u32,
+    ) -> Vec<Vec<u8>> {
+        self.render_with(instance, pipeline, pass, attachments, vertices, |_| {})
+    }
+
+    /// [`Device::render`], calling `record` between the bind and the draw. Safe to call
+    /// from several threads (the queue is locked while it works).
+    pub fn render_with(
+        &self,
+        instance: &Instance,
+        pipeline: vk::Pipeline,
+        pass: vk::RenderPass,
+        attachments: usize,
+        vertices: u32,
+        record: impl FnOnce(vk::CommandBuffer),
     ) -> Vec<Vec<u8>> {
         let d = &self.device;
         let memory_props = unsafe {
@@ -563,6 +648,7 @@ impl Device {
         unsafe {
             d.cmd_begin_render_pass(cb, &begin, vk::SubpassContents::INLINE);
             d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipeline);
+            record(cb);
             d.cmd_draw(cb, vertices, 1, 0, 0);
             d.cmd_end_render_pass(cb);
             for (i, &image) in images.iter().enumerate() {
@@ -595,6 +681,9 @@ impl Device {
                 &[],
             );
             d.end_command_buffer(cb).unwrap();
+            // Queues are externally synchronized.
+            static QUEUE: Mutex<()> = Mutex::new(());
+            let _queue = QUEUE.lock().unwrap_or_else(|e| e.into_inner());
             let queue = d.get_device_queue(0, 0);
             let cbs = [cb];
             let submit = vk::SubmitInfo::default().command_buffers(&cbs);
@@ -627,5 +716,114 @@ impl Device {
             }
         }
         pixels
+    }
+}
+
+/// `vkCmdSetTessellationDefaultLevelsGLSEM` of a device that enabled the extension.
+pub type SetLevels = unsafe extern "system" fn(vk::CommandBuffer, *const f32, *const f32);
+
+pub fn set_levels_fn(instance: &Instance, device: &Device) -> SetLevels {
+    let name = c"vkCmdSetTessellationDefaultLevelsGLSEM";
+    let f = unsafe {
+        instance
+            .instance
+            .get_device_proc_addr(device.device.handle(), name.as_ptr())
+    }
+    .expect("vkCmdSetTessellationDefaultLevelsGLSEM");
+    // SAFETY: the layer returns a function of this type (include/vk_glsem.h).
+    unsafe { std::mem::transmute::<unsafe extern "system" fn(), SetLevels>(f) }
+}
+
+/// `VkAllocationCallbacks` that count calls and live blocks, and can be told to fail.
+#[derive(Default)]
+pub struct CountingAllocator {
+    pub allocations: std::sync::atomic::AtomicUsize,
+    pub frees: std::sync::atomic::AtomicUsize,
+    pub live: std::sync::atomic::AtomicIsize,
+    /// Every allocation returns NULL while set (VK_ERROR_OUT_OF_HOST_MEMORY).
+    pub fail: std::sync::atomic::AtomicBool,
+}
+
+/// Bytes in front of each block: its layout, so `free` and `realloc` can find it.
+const HEADER: usize = 64;
+
+impl CountingAllocator {
+    pub fn callbacks(&self) -> vk::AllocationCallbacks<'_> {
+        vk::AllocationCallbacks::default()
+            .user_data(self as *const Self as *mut c_void)
+            .pfn_allocation(Some(Self::allocate))
+            .pfn_reallocation(Some(Self::reallocate))
+            .pfn_free(Some(Self::free))
+    }
+
+    pub fn allocations(&self) -> usize {
+        self.allocations.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    pub fn live(&self) -> isize {
+        self.live.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    unsafe fn block(ptr: *mut c_void) -> (*mut u8, std::alloc::Layout) {
+        let base = ptr.cast::<u8>().sub(HEADER);
+        (base, *base.cast::<std::alloc::Layout>())
+    }
+
+    unsafe extern "system" fn allocate(
+        user: *mut c_void,
+        size: usize,
+        align: usize,
+        _scope: vk::SystemAllocationScope,
+    ) -> *mut c_void {
+        use std::sync::atomic::Ordering::SeqCst;
+        let this = &*(user as *const Self);
+        if this.fail.load(SeqCst) || size == 0 || align > HEADER {
+            return std::ptr::null_mut();
+        }
+        let layout = std::alloc::Layout::from_size_align(size + HEADER, HEADER).unwrap();
+        let base = std::alloc::alloc(layout);
+        if base.is_null() {
+            return std::ptr::null_mut();
+        }
+        base.cast::<std::alloc::Layout>().write(layout);
+        this.allocations.fetch_add(1, SeqCst);
+        this.live.fetch_add(1, SeqCst);
+        base.add(HEADER).cast()
+    }
+
+    unsafe extern "system" fn reallocate(
+        user: *mut c_void,
+        original: *mut c_void,
+        size: usize,
+        align: usize,
+        scope: vk::SystemAllocationScope,
+    ) -> *mut c_void {
+        if original.is_null() {
+            return Self::allocate(user, size, align, scope);
+        }
+        if size == 0 {
+            Self::free(user, original);
+            return std::ptr::null_mut();
+        }
+        let new = Self::allocate(user, size, align, scope);
+        if !new.is_null() {
+            let (_, layout) = Self::block(original);
+            let old_size = layout.size() - HEADER;
+            std::ptr::copy_nonoverlapping(original.cast::<u8>(), new.cast(), old_size.min(size));
+            Self::free(user, original);
+        }
+        new
+    }
+
+    unsafe extern "system" fn free(user: *mut c_void, ptr: *mut c_void) {
+        use std::sync::atomic::Ordering::SeqCst;
+        if ptr.is_null() {
+            return;
+        }
+        let this = &*(user as *const Self);
+        let (base, layout) = Self::block(ptr);
+        std::alloc::dealloc(base, layout);
+        this.frees.fetch_add(1, SeqCst);
+        this.live.fetch_sub(1, SeqCst);
     }
 }

@@ -124,6 +124,14 @@ impl Format {
             })
     }
 
+    /// The VkFormat name without its `VK_FORMAT_` prefix.
+    pub fn name(self) -> &'static str {
+        TABLE
+            .iter()
+            .find(|(_, vk, ..)| *vk == self.vk)
+            .map_or("?", |(n, ..)| n)
+    }
+
     pub fn names() -> impl Iterator<Item = &'static str> {
         TABLE.iter().map(|(n, ..)| *n)
     }

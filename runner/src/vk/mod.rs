@@ -1,14 +1,17 @@
 //! The runner's Vulkan side: an ordinary application using the system loader.
 
+pub mod features;
 pub mod format;
 pub mod pipeline;
 pub mod target;
 
-use std::ffi::{c_void, CStr, CString};
+use std::collections::BTreeSet;
+use std::ffi::{c_char, c_void, CStr, CString};
 use std::sync::Mutex;
 
 use ash::vk;
 
+use self::features::CoreFeature;
 use crate::layer::{GLSEM_LAYER, LEVELS_COMMAND, LEVELS_EXTENSION, VALIDATION_LAYER};
 
 /// A Vulkan failure, with the call that failed.
@@ -51,16 +54,17 @@ pub type PfnSetTessellationDefaultLevels =
     unsafe extern "system" fn(vk::CommandBuffer, *const f32, *const f32);
 
 pub struct Vulkan {
-    /// Keeps libvulkan loaded for as long as the instance lives.
-    _entry: ash::Entry,
+    /// Also keeps libvulkan loaded for as long as the instance lives.
+    pub entry: ash::Entry,
     pub instance: ash::Instance,
     debug: Option<(ash::ext::debug_utils::Instance, vk::DebugUtilsMessengerEXT)>,
     pub layer: bool,
 }
 
 impl Vulkan {
-    /// Loads `libvulkan.so.1` and creates the instance with glsem above validation.
-    pub fn new(layer: bool, validation: bool) -> VkResult<Self> {
+    /// Loads `libvulkan.so.1` and creates the instance with glsem above validation, and
+    /// `extensions` (the window system's surface extensions for `--window`).
+    pub fn new(layer: bool, validation: bool, extensions: &[*const c_char]) -> VkResult<Self> {
         let entry = unsafe { ash::Entry::load() }
             .map_err(|e| format!("cannot load the Vulkan loader (libvulkan.so.1): {e}"))?;
         let available = unsafe { entry.enumerate_instance_layer_properties() }
@@ -90,7 +94,10 @@ impl Vulkan {
             layers.push(CString::new(VALIDATION_LAYER).unwrap_or_default());
         }
         let layer_ptrs: Vec<*const i8> = layers.iter().map(|l| l.as_ptr()).collect();
-        let extensions = [ash::ext::debug_utils::NAME.as_ptr()];
+        let mut extensions = extensions.to_vec();
+        if validation {
+            extensions.push(ash::ext::debug_utils::NAME.as_ptr());
+        }
         let app = vk::ApplicationInfo::default()
             .application_name(c"glsem-run")
             .api_version(vk::API_VERSION_1_3);
@@ -107,11 +114,10 @@ impl Vulkan {
             .pfn_user_callback(Some(on_message));
         let mut info = vk::InstanceCreateInfo::default()
             .application_info(&app)
-            .enabled_layer_names(&layer_ptrs);
+            .enabled_layer_names(&layer_ptrs)
+            .enabled_extension_names(&extensions);
         if validation {
-            info = info
-                .enabled_extension_names(&extensions)
-                .push_next(&mut messenger_info);
+            info = info.push_next(&mut messenger_info);
         }
         let instance = unsafe { entry.create_instance(&info, None) }.map_err(|e| {
             let hint = if layer && e == vk::Result::ERROR_LAYER_NOT_PRESENT {
@@ -138,7 +144,7 @@ impl Vulkan {
             None
         };
         Ok(Vulkan {
-            _entry: entry,
+            entry,
             instance,
             debug,
             layer,
@@ -160,18 +166,14 @@ impl Drop for Vulkan {
 /// What a scene needs from the device.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Needs {
-    pub tessellation: bool,
-    pub geometry: bool,
+    /// `VkPhysicalDeviceFeatures` members, from `[require]` and the SPIR-V capabilities.
+    pub features: BTreeSet<CoreFeature>,
     pub transform_feedback: bool,
     pub geometry_streams: bool,
-    pub float64: bool,
-    pub int64: bool,
-    pub clip_distance: bool,
-    pub cull_distance: bool,
-    pub tess_geom_point_size: bool,
-    pub dual_src_blend: bool,
     pub dynamic_rendering: bool,
     pub color_attachments: u32,
+    /// `VK_KHR_swapchain`, to present (`--window`).
+    pub swapchain: bool,
 }
 
 /// A logical device made for one scene.
@@ -266,7 +268,10 @@ impl Gpu {
         }
         unsafe { instance.get_physical_device_features2(pd, &mut f2) };
         let f = f2.features;
-        let mut missing = Vec::new();
+        let mut missing: Vec<String> = features::lacking(&needs.features, f)
+            .into_iter()
+            .map(String::from)
+            .collect();
         let mut want = |need: bool, have: bool, what: &str| {
             if need && !have {
                 missing.push(what.to_string());
@@ -278,38 +283,6 @@ impl Gpu {
             "Vulkan 1.1 (negative viewport height)",
         );
         want(
-            needs.tessellation,
-            f.tessellation_shader == vk::TRUE,
-            "tessellationShader",
-        );
-        want(
-            needs.geometry,
-            f.geometry_shader == vk::TRUE,
-            "geometryShader",
-        );
-        want(needs.float64, f.shader_float64 == vk::TRUE, "shaderFloat64");
-        want(needs.int64, f.shader_int64 == vk::TRUE, "shaderInt64");
-        want(
-            needs.clip_distance,
-            f.shader_clip_distance == vk::TRUE,
-            "shaderClipDistance",
-        );
-        want(
-            needs.cull_distance,
-            f.shader_cull_distance == vk::TRUE,
-            "shaderCullDistance",
-        );
-        want(
-            needs.tess_geom_point_size,
-            f.shader_tessellation_and_geometry_point_size == vk::TRUE,
-            "shaderTessellationAndGeometryPointSize",
-        );
-        want(
-            needs.dual_src_blend,
-            f.dual_src_blend == vk::TRUE,
-            "dualSrcBlend",
-        );
-        want(
             needs.transform_feedback,
             has_xfb && xfb.transform_feedback == vk::TRUE,
             "VK_EXT_transform_feedback",
@@ -318,6 +291,11 @@ impl Gpu {
             needs.geometry_streams,
             has_xfb && xfb.geometry_streams == vk::TRUE,
             "geometryStreams",
+        );
+        want(
+            needs.swapchain,
+            has_extension(&exts, ash::khr::swapchain::NAME),
+            "VK_KHR_swapchain",
         );
         want(
             needs.dynamic_rendering,
@@ -356,6 +334,9 @@ impl Gpu {
         if needs.transform_feedback {
             extensions.push(ash::ext::transform_feedback::NAME);
         }
+        if needs.swapchain {
+            extensions.push(ash::khr::swapchain::NAME);
+        }
         let depth_clip_control = has_extension(&exts, ash::ext::depth_clip_control::NAME);
         if depth_clip_control {
             extensions.push(ash::ext::depth_clip_control::NAME);
@@ -372,17 +353,7 @@ impl Gpu {
         }
         let ext_ptrs: Vec<*const i8> = extensions.iter().map(|e| e.as_ptr()).collect();
 
-        let features = vk::PhysicalDeviceFeatures {
-            tessellation_shader: needs.tessellation.into(),
-            geometry_shader: needs.geometry.into(),
-            shader_float64: needs.float64.into(),
-            shader_int64: needs.int64.into(),
-            shader_clip_distance: needs.clip_distance.into(),
-            shader_cull_distance: needs.cull_distance.into(),
-            shader_tessellation_and_geometry_point_size: needs.tess_geom_point_size.into(),
-            dual_src_blend: needs.dual_src_blend.into(),
-            ..Default::default()
-        };
+        let features = features::enabled(&needs.features);
         let mut xfb = vk::PhysicalDeviceTransformFeedbackFeaturesEXT::default()
             .transform_feedback(true)
             .geometry_streams(needs.geometry_streams);

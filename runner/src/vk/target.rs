@@ -330,6 +330,21 @@ impl Targets {
             .collect()
     }
 
+    /// Attachment `k` as last read back, as 8-bit RGBA rows from the top: normalized
+    /// channels scaled to 0..=255, integer channels clamped to it (what `--png` writes and
+    /// `--window` shows).
+    pub fn rgba8(&self, k: usize) -> Vec<u8> {
+        let integer = self.attachments[k].format.is_integer();
+        let to_byte = |v: f64| {
+            if integer {
+                v.clamp(0.0, 255.0) as u8
+            } else {
+                (v.clamp(0.0, 1.0) * 255.0).round() as u8
+            }
+        };
+        self.pixels(k).iter().flat_map(|p| p.map(to_byte)).collect()
+    }
+
     pub fn destroy(&mut self, gpu: &Gpu) {
         let d = &gpu.device;
         unsafe {

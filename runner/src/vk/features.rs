@@ -1,0 +1,210 @@
+//! `VkPhysicalDeviceFeatures` members a scene may need, and which SPIR-V capabilities need
+//! them: a module that declares such a capability is invalid on a device that did not
+//! enable the feature (VUID-VkShaderModuleCreateInfo-pCode-01091).
+
+use ash::vk;
+use spirv::Capability;
+
+/// A Vulkan 1.0 device feature, named as in the spec.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum CoreFeature {
+    TessellationShader,
+    GeometryShader,
+    ShaderFloat64,
+    ShaderInt64,
+    ShaderInt16,
+    ShaderClipDistance,
+    ShaderCullDistance,
+    ShaderTessellationAndGeometryPointSize,
+    DualSrcBlend,
+    SampleRateShading,
+    ImageCubeArray,
+    MultiViewport,
+    ShaderImageGatherExtended,
+    ShaderStorageImageExtendedFormats,
+    ShaderStorageImageMultisample,
+    ShaderStorageImageReadWithoutFormat,
+    ShaderStorageImageWriteWithoutFormat,
+    ShaderUniformBufferArrayDynamicIndexing,
+    ShaderSampledImageArrayDynamicIndexing,
+    ShaderStorageBufferArrayDynamicIndexing,
+    ShaderStorageImageArrayDynamicIndexing,
+    ShaderResourceMinLod,
+    ShaderResourceResidency,
+}
+
+impl CoreFeature {
+    /// The feature a capability needs, from the spec's "SPIR-V Environment" capability
+    /// table; `None` for capabilities that core Vulkan always allows or that need an
+    /// extension's feature struct instead (the runner does not enable those).
+    pub fn for_capability(capability: Capability) -> Option<CoreFeature> {
+        use Capability as C;
+        use CoreFeature as F;
+        Some(match capability {
+            C::Geometry => F::GeometryShader,
+            C::Tessellation => F::TessellationShader,
+            C::Float64 => F::ShaderFloat64,
+            C::Int64 => F::ShaderInt64,
+            C::Int16 => F::ShaderInt16,
+            C::ClipDistance => F::ShaderClipDistance,
+            C::CullDistance => F::ShaderCullDistance,
+            C::TessellationPointSize | C::GeometryPointSize => {
+                F::ShaderTessellationAndGeometryPointSize
+            }
+            // interpolateAt*() and gl_SampleID/gl_SamplePosition both ride on per-sample
+            // shading in Vulkan.
+            C::SampleRateShading | C::InterpolationFunction => F::SampleRateShading,
+            C::ImageCubeArray | C::SampledCubeArray => F::ImageCubeArray,
+            C::MultiViewport => F::MultiViewport,
+            C::ImageGatherExtended => F::ShaderImageGatherExtended,
+            C::StorageImageExtendedFormats => F::ShaderStorageImageExtendedFormats,
+            C::StorageImageMultisample => F::ShaderStorageImageMultisample,
+            C::StorageImageReadWithoutFormat => F::ShaderStorageImageReadWithoutFormat,
+            C::StorageImageWriteWithoutFormat => F::ShaderStorageImageWriteWithoutFormat,
+            C::UniformBufferArrayDynamicIndexing => F::ShaderUniformBufferArrayDynamicIndexing,
+            C::SampledImageArrayDynamicIndexing => F::ShaderSampledImageArrayDynamicIndexing,
+            C::StorageBufferArrayDynamicIndexing => F::ShaderStorageBufferArrayDynamicIndexing,
+            C::StorageImageArrayDynamicIndexing => F::ShaderStorageImageArrayDynamicIndexing,
+            C::MinLod => F::ShaderResourceMinLod,
+            C::SparseResidency => F::ShaderResourceResidency,
+            _ => return None,
+        })
+    }
+
+    /// The member's name in `VkPhysicalDeviceFeatures`, for SKIP messages.
+    pub fn name(self) -> &'static str {
+        use CoreFeature as F;
+        match self {
+            F::TessellationShader => "tessellationShader",
+            F::GeometryShader => "geometryShader",
+            F::ShaderFloat64 => "shaderFloat64",
+            F::ShaderInt64 => "shaderInt64",
+            F::ShaderInt16 => "shaderInt16",
+            F::ShaderClipDistance => "shaderClipDistance",
+            F::ShaderCullDistance => "shaderCullDistance",
+            F::ShaderTessellationAndGeometryPointSize => "shaderTessellationAndGeometryPointSize",
+            F::DualSrcBlend => "dualSrcBlend",
+            F::SampleRateShading => "sampleRateShading",
+            F::ImageCubeArray => "imageCubeArray",
+            F::MultiViewport => "multiViewport",
+            F::ShaderImageGatherExtended => "shaderImageGatherExtended",
+            F::ShaderStorageImageExtendedFormats => "shaderStorageImageExtendedFormats",
+            F::ShaderStorageImageMultisample => "shaderStorageImageMultisample",
+            F::ShaderStorageImageReadWithoutFormat => "shaderStorageImageReadWithoutFormat",
+            F::ShaderStorageImageWriteWithoutFormat => "shaderStorageImageWriteWithoutFormat",
+            F::ShaderUniformBufferArrayDynamicIndexing => "shaderUniformBufferArrayDynamicIndexing",
+            F::ShaderSampledImageArrayDynamicIndexing => "shaderSampledImageArrayDynamicIndexing",
+            F::ShaderStorageBufferArrayDynamicIndexing => "shaderStorageBufferArrayDynamicIndexing",
+            F::ShaderStorageImageArrayDynamicIndexing => "shaderStorageImageArrayDynamicIndexing",
+            F::ShaderResourceMinLod => "shaderResourceMinLod",
+            F::ShaderResourceResidency => "shaderResourceResidency",
+        }
+    }
+
+    /// The member itself.
+    pub fn field(self, f: &mut vk::PhysicalDeviceFeatures) -> &mut vk::Bool32 {
+        use CoreFeature as F;
+        match self {
+            F::TessellationShader => &mut f.tessellation_shader,
+            F::GeometryShader => &mut f.geometry_shader,
+            F::ShaderFloat64 => &mut f.shader_float64,
+            F::ShaderInt64 => &mut f.shader_int64,
+            F::ShaderInt16 => &mut f.shader_int16,
+            F::ShaderClipDistance => &mut f.shader_clip_distance,
+            F::ShaderCullDistance => &mut f.shader_cull_distance,
+            F::ShaderTessellationAndGeometryPointSize => {
+                &mut f.shader_tessellation_and_geometry_point_size
+            }
+            F::DualSrcBlend => &mut f.dual_src_blend,
+            F::SampleRateShading => &mut f.sample_rate_shading,
+            F::ImageCubeArray => &mut f.image_cube_array,
+            F::MultiViewport => &mut f.multi_viewport,
+            F::ShaderImageGatherExtended => &mut f.shader_image_gather_extended,
+            F::ShaderStorageImageExtendedFormats => &mut f.shader_storage_image_extended_formats,
+            F::ShaderStorageImageMultisample => &mut f.shader_storage_image_multisample,
+            F::ShaderStorageImageReadWithoutFormat => {
+                &mut f.shader_storage_image_read_without_format
+            }
+            F::ShaderStorageImageWriteWithoutFormat => {
+                &mut f.shader_storage_image_write_without_format
+            }
+            F::ShaderUniformBufferArrayDynamicIndexing => {
+                &mut f.shader_uniform_buffer_array_dynamic_indexing
+            }
+            F::ShaderSampledImageArrayDynamicIndexing => {
+                &mut f.shader_sampled_image_array_dynamic_indexing
+            }
+            F::ShaderStorageBufferArrayDynamicIndexing => {
+                &mut f.shader_storage_buffer_array_dynamic_indexing
+            }
+            F::ShaderStorageImageArrayDynamicIndexing => {
+                &mut f.shader_storage_image_array_dynamic_indexing
+            }
+            F::ShaderResourceMinLod => &mut f.shader_resource_min_lod,
+            F::ShaderResourceResidency => &mut f.shader_resource_residency,
+        }
+    }
+}
+
+/// The features to enable for `needed`: every one set, the rest left off.
+pub fn enabled<'a>(
+    needed: impl IntoIterator<Item = &'a CoreFeature>,
+) -> vk::PhysicalDeviceFeatures {
+    let mut features = vk::PhysicalDeviceFeatures::default();
+    for f in needed {
+        *f.field(&mut features) = vk::TRUE;
+    }
+    features
+}
+
+/// The needed features `available` lacks, by name.
+pub fn lacking<'a>(
+    needed: impl IntoIterator<Item = &'a CoreFeature>,
+    mut available: vk::PhysicalDeviceFeatures,
+) -> Vec<&'static str> {
+    needed
+        .into_iter()
+        .filter(|f| *f.field(&mut available) != vk::TRUE)
+        .map(|f| f.name())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interpolation_functions_need_sample_rate_shading() {
+        // The Vulkan spec's capability table: InterpolationFunction → sampleRateShading.
+        assert_eq!(
+            CoreFeature::for_capability(Capability::InterpolationFunction),
+            Some(CoreFeature::SampleRateShading)
+        );
+        assert_eq!(
+            CoreFeature::for_capability(Capability::SampleRateShading),
+            Some(CoreFeature::SampleRateShading)
+        );
+        // Shader and Matrix are always allowed.
+        assert_eq!(CoreFeature::for_capability(Capability::Shader), None);
+        assert_eq!(CoreFeature::for_capability(Capability::Matrix), None);
+    }
+
+    #[test]
+    fn enabled_sets_exactly_the_needed_members() {
+        let f = enabled(&[CoreFeature::SampleRateShading, CoreFeature::ShaderFloat64]);
+        assert_eq!(f.sample_rate_shading, vk::TRUE);
+        assert_eq!(f.shader_float64, vk::TRUE);
+        assert_eq!(f.geometry_shader, vk::FALSE);
+        assert_eq!(f.tessellation_shader, vk::FALSE);
+    }
+
+    #[test]
+    fn lacking_names_what_the_device_does_not_offer() {
+        let available = vk::PhysicalDeviceFeatures {
+            geometry_shader: vk::TRUE,
+            ..Default::default()
+        };
+        let needed = [CoreFeature::GeometryShader, CoreFeature::ShaderCullDistance];
+        assert_eq!(lacking(&needed, available), vec!["shaderCullDistance"]);
+    }
+}

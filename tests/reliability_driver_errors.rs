@@ -1,0 +1,444 @@
+//! Driver errors reach the application as they would without the layer: the same
+//! `VkResult`, the same `VK_NULL_HANDLE` entries of a pipeline array, whether its entries are
+//! rewritten or passed through; the layer's temporary modules and records go away with the
+//! failed pipelines; `VK_PIPELINE_CREATE_FAIL_ON_PIPELINE_COMPILE_REQUIRED_BIT` and pipeline
+//! caches behave as without the layer. The application's allocation callbacks are used for
+//! the layer's temporary modules, and balance.
+//!
+//! The driver error is a valid-usage one: lavapipe keeps no pipeline binaries, so it answers
+//! every create info flagged FAIL_ON_PIPELINE_COMPILE_REQUIRED with
+//! `VK_PIPELINE_COMPILE_REQUIRED` (checked on plain lavapipe first), and an allocator that
+//! returns NULL gets `VK_ERROR_OUT_OF_HOST_MEMORY`.
+
+mod common;
+
+use ash::vk::{self, Handle};
+use common::*;
+
+type S = vk::ShaderStageFlags;
+type F = vk::PipelineCreateFlags;
+
+const FAIL_ON_COMPILE: F = F::FAIL_ON_PIPELINE_COMPILE_REQUIRED;
+const EARLY_RETURN: F = F::EARLY_RETURN_ON_FAILURE;
+/// Attachments of every render pass here: gl_FragColor pipelines are rewritten.
+const ATTACHMENTS: usize = 3;
+
+/// A device with `pipelineCreationCacheControl`, the shaders, render passes and two layouts:
+/// one with room for the generated TCS's levels, one without.
+///
+/// Runs without the layer use no validation either: unrewritten, the gl_FragColor shader
+/// leaves attachments 1 and 2 unwritten, which validation rightly warns about.
+struct Fixture {
+    instance: Instance,
+    device: Device,
+    plain_vs: vk::ShaderModule,
+    plain_fs: vk::ShaderModule,
+    frag_color: vk::ShaderModule,
+    patch_vs: vk::ShaderModule,
+    patch_tes: vk::ShaderModule,
+    patch_fs: vk::ShaderModule,
+    /// `ATTACHMENTS` colour attachments, for the gl_FragColor pipelines.
+    pass: vk::RenderPass,
+    /// One colour attachment, for the shaders that write only Location 0.
+    pass1: vk::RenderPass,
+    layout: vk::PipelineLayout,
+    full_layout: vk::PipelineLayout,
+}
+
+impl Fixture {
+    fn new(layers: Layers) -> Fixture {
+        let instance = Instance::new(layers);
+        let mut v13 =
+            vk::PhysicalDeviceVulkan13Features::default().pipeline_creation_cache_control(true);
+        let device = instance.device_with(&[], &mut [&mut v13]);
+        let full = [vk::PushConstantRange {
+            stage_flags: S::VERTEX | S::FRAGMENT,
+            offset: 0,
+            size: 128,
+        }];
+        Fixture {
+            plain_vs: device.module(&glsl("layer/plain.vert")),
+            plain_fs: device.module(&glsl("layer/plain.frag")),
+            frag_color: device.module(&glsl_for_gl("layer/fragcolor.frag")),
+            patch_vs: device.module(&glsl("layer/patch.vert")),
+            patch_tes: device.module(&glsl("layer/patch.tese")),
+            patch_fs: device.module(&glsl("layer/patch.frag")),
+            pass: device.render_pass(ATTACHMENTS),
+            pass1: device.render_pass(1),
+            layout: device.layout(&[]),
+            full_layout: device.layout(&full),
+            instance,
+            device,
+        }
+    }
+
+    /// gl_FragColor into every attachment: rewritten by the layer.
+    fn frag_color(&self) -> Desc<'static> {
+        let stages = [(S::VERTEX, self.plain_vs), (S::FRAGMENT, self.frag_color)];
+        Desc::new(&stages, self.layout, self.pass, ATTACHMENTS)
+    }
+
+    /// Nothing to rewrite: passed through.
+    fn plain(&self) -> Desc<'static> {
+        let stages = [(S::VERTEX, self.plain_vs), (S::FRAGMENT, self.plain_fs)];
+        Desc::new(&stages, self.layout, self.pass1, 1)
+    }
+
+    /// A TES without TCS on `layout`: the layer generates a TCS, or fails it when the layout
+    /// has no room for the levels. Never passed to plain lavapipe (it crashes on it).
+    fn tes_only(&self, layout: vk::PipelineLayout) -> Desc<'static> {
+        let stages = [
+            (S::VERTEX, self.patch_vs),
+            (S::TESSELLATION_EVALUATION, self.patch_tes),
+            (S::FRAGMENT, self.patch_fs),
+        ];
+        Desc::new(&stages, layout, self.pass1, 1)
+    }
+
+    /// Creates the array, destroys what was created; the result and which entries were
+    /// created.
+    fn outcome(
+        &self,
+        descs: &[Desc<'_>],
+        cache: vk::PipelineCache,
+        allocator: Option<&vk::AllocationCallbacks<'_>>,
+    ) -> (vk::Result, Vec<bool>) {
+        let (result, pipelines) = self.device.create_pipelines(cache, descs, allocator);
+        for &p in &pipelines {
+            unsafe { self.device.device.destroy_pipeline(p, allocator) };
+        }
+        (result, pipelines.iter().map(|p| !p.is_null()).collect())
+    }
+
+    fn destroy(self) {
+        let d = &self.device.device;
+        unsafe {
+            for m in [
+                self.plain_vs,
+                self.plain_fs,
+                self.frag_color,
+                self.patch_vs,
+                self.patch_tes,
+                self.patch_fs,
+            ] {
+                d.destroy_shader_module(m, None);
+            }
+            d.destroy_render_pass(self.pass, None);
+            d.destroy_render_pass(self.pass1, None);
+            d.destroy_pipeline_layout(self.layout, None);
+            d.destroy_pipeline_layout(self.full_layout, None);
+        }
+        self.device.destroy();
+        self.instance.assert_clean();
+    }
+}
+
+/// Arrays mixing rewritten and pass-through pipelines, some flagged FAIL_ON_COMPILE.
+fn compile_required_arrays(layers: Layers) -> Vec<(vk::Result, Vec<bool>)> {
+    let f = Fixture::new(layers);
+    let null = vk::PipelineCache::null();
+    let outcomes = vec![
+        f.outcome(
+            &[
+                f.frag_color(),
+                f.plain(),
+                f.frag_color().flags(FAIL_ON_COMPILE),
+                f.plain().flags(FAIL_ON_COMPILE),
+                f.frag_color(),
+            ],
+            null,
+            None,
+        ),
+        // The failed entry returns early: nothing after it is created.
+        f.outcome(
+            &[
+                f.plain(),
+                f.frag_color().flags(FAIL_ON_COMPILE | EARLY_RETURN),
+                f.plain(),
+                f.frag_color(),
+            ],
+            null,
+            None,
+        ),
+        f.outcome(
+            &[
+                f.frag_color(),
+                f.plain().flags(FAIL_ON_COMPILE | EARLY_RETURN),
+                f.frag_color(),
+            ],
+            null,
+            None,
+        ),
+    ];
+    f.destroy();
+    outcomes
+}
+
+#[test]
+fn compile_required_arrays_match_plain_vulkan() {
+    let _serial = serial();
+    let without = compile_required_arrays(NO_LAYERS);
+    // What the spec asks, on plain lavapipe: the flagged entries fail with
+    // VK_PIPELINE_COMPILE_REQUIRED, the others are created, unless an early return stops
+    // the array. If lavapipe ever compiled them, this test would prove nothing.
+    let required = vk::Result::PIPELINE_COMPILE_REQUIRED;
+    assert_eq!(
+        without,
+        vec![
+            (required, vec![true, true, false, false, true]),
+            (required, vec![true, false, false, false]),
+            (required, vec![true, false, false]),
+        ]
+    );
+    let before = counters();
+    let with = compile_required_arrays(WITH_VALIDATION);
+    assert_eq!(with, without);
+    let after = counters();
+    // One broadcast for the whole device (the rewrite cache), flagged entries included.
+    assert_eq!(after.rewrites, before.rewrites + 1);
+    assert_eq!(after.pipelines, before.pipelines, "records left behind");
+}
+
+#[test]
+fn layer_failures_keep_array_semantics() {
+    let _serial = serial();
+    let f = Fixture::new(WITH_VALIDATION);
+    let null = vk::PipelineCache::null();
+    let before = counters();
+    // A TES-only pipeline on a layout without room for the levels cannot be fixed: that
+    // entry alone fails with VK_ERROR_UNKNOWN (DESIGN.md §4.3), the others are created.
+    let unknown = vk::Result::ERROR_UNKNOWN;
+    assert_eq!(
+        f.outcome(
+            &[
+                f.plain(),
+                f.tes_only(f.full_layout),
+                f.frag_color(),
+                f.tes_only(f.layout),
+            ],
+            null,
+            None
+        ),
+        (unknown, vec![true, false, true, true])
+    );
+    // With EARLY_RETURN_ON_FAILURE the array ends at the failed entry, as in the driver.
+    assert_eq!(
+        f.outcome(
+            &[
+                f.frag_color(),
+                f.tes_only(f.full_layout).flags(EARLY_RETURN),
+                f.plain(),
+                f.tes_only(f.layout),
+            ],
+            null,
+            None
+        ),
+        (unknown, vec![true, false, false, false])
+    );
+    // A driver error beats the layer's own: the flagged entry gets the driver's result.
+    assert_eq!(
+        f.outcome(
+            &[
+                f.tes_only(f.layout).flags(FAIL_ON_COMPILE),
+                f.tes_only(f.full_layout),
+                f.frag_color(),
+            ],
+            null,
+            None
+        ),
+        (unknown, vec![false, false, true])
+    );
+    assert_eq!(
+        f.outcome(
+            &[f.tes_only(f.layout).flags(FAIL_ON_COMPILE), f.plain()],
+            null,
+            None
+        ),
+        (vk::Result::PIPELINE_COMPILE_REQUIRED, vec![false, true])
+    );
+    assert_eq!(
+        counters().pipelines,
+        before.pipelines,
+        "records left behind"
+    );
+    f.destroy();
+}
+
+/// The temporary modules of failed rewritten pipelines are destroyed: with the
+/// application's allocator on the call, every block the driver took through it is back.
+#[test]
+fn failed_rewritten_pipelines_free_their_temporary_modules() {
+    let _serial = serial();
+    let f = Fixture::new(WITH_VALIDATION);
+    let allocator = CountingAllocator::default();
+    let callbacks = allocator.callbacks();
+    let outcome = f.outcome(
+        &[
+            f.frag_color().flags(FAIL_ON_COMPILE),
+            f.tes_only(f.layout).flags(FAIL_ON_COMPILE),
+        ],
+        vk::PipelineCache::null(),
+        Some(&callbacks),
+    );
+    assert_eq!(
+        outcome,
+        (vk::Result::PIPELINE_COMPILE_REQUIRED, vec![false, false])
+    );
+    assert!(
+        allocator.allocations() >= 2,
+        "the layer's temporary modules (gl_FragColor broadcast, generated TCS) use the \
+         application's allocator: {} allocations",
+        allocator.allocations()
+    );
+    assert_eq!(allocator.live(), 0, "blocks left by failed pipelines");
+    f.destroy();
+}
+
+/// Live blocks of the application's allocator after creating, then after destroying, a
+/// rewritten pipeline (TES-only only where the layer is on); and the allocations made.
+fn allocator_balance(layers: Layers) -> (Vec<(isize, isize)>, usize) {
+    let f = Fixture::new(layers);
+    let allocator = CountingAllocator::default();
+    let callbacks = allocator.callbacks();
+    let mut descs = vec![f.frag_color()];
+    if layers.glsem {
+        descs.push(f.tes_only(f.layout));
+    }
+    let mut live = Vec::new();
+    for desc in descs {
+        let (result, pipelines) =
+            f.device
+                .create_pipelines(vk::PipelineCache::null(), &[desc], Some(&callbacks));
+        assert_eq!(result, vk::Result::SUCCESS);
+        let created = allocator.live();
+        unsafe {
+            f.device
+                .device
+                .destroy_pipeline(pipelines[0], Some(&callbacks))
+        };
+        live.push((created, allocator.live()));
+    }
+    f.destroy();
+    (live, allocator.allocations())
+}
+
+/// The layer creates its temporary modules with the application's allocation callbacks, and
+/// frees them before vkCreateGraphicsPipelines returns.
+#[test]
+fn allocation_callbacks_are_used_and_balanced() {
+    let _serial = serial();
+    let (without, plain_allocations) = allocator_balance(NO_LAYERS);
+    let (with, allocations) = allocator_balance(WITH_VALIDATION);
+    assert!(
+        allocations > plain_allocations,
+        "the temporary modules went through the callbacks ({allocations} allocations with the \
+         layer, {plain_allocations} without)"
+    );
+    // What the driver itself keeps for a pipeline is the same; nothing of the layer's.
+    assert_eq!(with[0], without[0], "gl_FragColor pipeline");
+    assert_eq!(with[1], without[0], "TES-only pipeline");
+    assert_eq!(with[0].1, 0, "blocks left after vkDestroyPipeline");
+}
+
+/// An application allocator that returns NULL. lavapipe allocates pipelines from the
+/// device's allocator (plain lavapipe creates them all), but shader modules from the one
+/// passed in: the layer's temporary modules fail. A gl_FragColor pipeline then keeps its
+/// original shaders, as without the layer; a TES-only pipeline cannot go down without its
+/// TCS and gets the driver's VK_ERROR_OUT_OF_HOST_MEMORY.
+fn out_of_memory(layers: Layers) -> Vec<(vk::Result, Vec<bool>)> {
+    let f = Fixture::new(layers);
+    let allocator = CountingAllocator::default();
+    allocator
+        .fail
+        .store(true, std::sync::atomic::Ordering::SeqCst);
+    let callbacks = allocator.callbacks();
+    let null = vk::PipelineCache::null();
+    let mut outcomes = vec![
+        f.outcome(&[f.frag_color()], null, Some(&callbacks)),
+        f.outcome(&[f.plain(), f.frag_color()], null, Some(&callbacks)),
+    ];
+    if layers.glsem {
+        outcomes.push(f.outcome(
+            &[f.plain(), f.tes_only(f.layout), f.frag_color()],
+            null,
+            Some(&callbacks),
+        ));
+    }
+    f.destroy();
+    outcomes
+}
+
+#[test]
+fn temporary_module_allocation_failure() {
+    let _serial = serial();
+    let without = out_of_memory(NO_LAYERS);
+    let before = counters();
+    // No validation: the gl_FragColor pipeline that keeps its original shader leaves
+    // attachments 1 and 2 unwritten, as it would without the layer.
+    let mut with = out_of_memory(GLSEM_ONLY);
+    assert_eq!(
+        with.pop(),
+        Some((
+            vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+            vec![true, false, true]
+        )),
+        "TES-only pipeline without its TCS"
+    );
+    assert_eq!(with, without);
+    assert_eq!(counters().pipelines, before.pipelines);
+}
+
+/// Creates the gl_FragColor pipeline twice through one pipeline cache, reads the cache's
+/// data, and renders with the second pipeline. Returns the results and the pixels.
+fn through_a_cache(layers: Layers, tes_only: bool) -> (Vec<vk::Result>, Vec<Vec<u8>>) {
+    let f = Fixture::new(layers);
+    let d = &f.device.device;
+    let cache = unsafe { d.create_pipeline_cache(&vk::PipelineCacheCreateInfo::default(), None) }
+        .expect("vkCreatePipelineCache");
+    let mut results = Vec::new();
+    let mut descs = vec![f.frag_color()];
+    if tes_only {
+        descs.push(f.tes_only(f.layout));
+    }
+    let (first, first_pipelines) = f.device.create_pipelines(cache, &descs, None);
+    results.push(first);
+    let data = unsafe { d.get_pipeline_cache_data(cache) };
+    results.push(data.map_or_else(|e| e, |_| vk::Result::SUCCESS));
+    let (second, second_pipelines) = f.device.create_pipelines(cache, &descs, None);
+    results.push(second);
+    // Only a cache hit may satisfy FAIL_ON_COMPILE; the driver decides, the layer must not.
+    let flagged: Vec<_> = descs
+        .into_iter()
+        .map(|d| d.flags(FAIL_ON_COMPILE))
+        .collect();
+    results.push(f.outcome(&flagged, cache, None).0);
+    let pixels = f
+        .device
+        .render(&f.instance, second_pipelines[0], f.pass, ATTACHMENTS, 3);
+    unsafe {
+        for p in first_pipelines.into_iter().chain(second_pipelines) {
+            d.destroy_pipeline(p, None);
+        }
+        d.destroy_pipeline_cache(cache, None);
+    }
+    f.destroy();
+    (results, pixels)
+}
+
+#[test]
+fn pipeline_caches_work_for_rewritten_pipelines() {
+    let _serial = serial();
+    let (without, _) = through_a_cache(NO_LAYERS, false);
+    let (with, pixels) = through_a_cache(WITH_VALIDATION, false);
+    assert_eq!(with, without);
+    assert_eq!(&with[..3], &[vk::Result::SUCCESS; 3]);
+    // GL: gl_FragColor (0.25, 0.5, 0.75, 1) in every draw buffer, UNORM8.
+    let expected: Vec<u8> = [64u8, 128, 191, 255].repeat((RENDER_SIZE * RENDER_SIZE) as usize);
+    for (i, image) in pixels.iter().enumerate() {
+        assert_eq!(image, &expected, "attachment {i}");
+    }
+    // With a generated TCS in the array, the cache still works and FAIL_ON_COMPILE still
+    // gets the driver's answer.
+    let (with_tes, _) = through_a_cache(WITH_VALIDATION, true);
+    assert_eq!(with_tes, without);
+}

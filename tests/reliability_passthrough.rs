@@ -1,0 +1,393 @@
+//! What the layer does not rewrite reaches the driver as the application made it: compute
+//! pipelines, graphics pipeline libraries (VK_EXT_graphics_pipeline_library), shader objects
+//! (VK_EXT_shader_object) and shader-module identifiers (VK_EXT_shader_module_identifier);
+//! each is tested where the driver has it and SKIPs with the reason otherwise. And stage
+//! code given inline (`VkShaderModuleCreateInfo` in a stage's `pNext`) is rewritten
+//! wherever it sits in the chain.
+
+mod common;
+
+use ash::vk;
+use common::*;
+use std::ffi::{c_void, CStr};
+
+type S = vk::ShaderStageFlags;
+
+/// GL: gl_FragColor (0.25, 0.5, 0.75, 1) in UNORM8, every pixel.
+fn frag_color_pixels() -> Vec<u8> {
+    [64u8, 128, 191, 255].repeat((RENDER_SIZE * RENDER_SIZE) as usize)
+}
+
+fn has_extension(instance: &Instance, name: &CStr) -> bool {
+    unsafe {
+        instance
+            .instance
+            .enumerate_device_extension_properties(instance.physical)
+    }
+    .unwrap()
+    .iter()
+    .any(|e| e.extension_name_as_c_str() == Ok(name))
+}
+
+/// Runs fill.comp over 16 invocations and returns the buffer.
+fn dispatch_fill(instance: &Instance, device: &Device) -> Vec<u32> {
+    let d = &device.device;
+    const COUNT: u64 = 16;
+    let module = device.module(&glsl("reliability/fill.comp"));
+    let binding = [vk::DescriptorSetLayoutBinding::default()
+        .binding(0)
+        .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+        .descriptor_count(1)
+        .stage_flags(S::COMPUTE)];
+    let set_layout = unsafe {
+        d.create_descriptor_set_layout(
+            &vk::DescriptorSetLayoutCreateInfo::default().bindings(&binding),
+            None,
+        )
+    }
+    .unwrap();
+    let set_layouts = [set_layout];
+    let layout = unsafe {
+        d.create_pipeline_layout(
+            &vk::PipelineLayoutCreateInfo::default().set_layouts(&set_layouts),
+            None,
+        )
+    }
+    .unwrap();
+    let info = vk::ComputePipelineCreateInfo::default()
+        .stage(stage(S::COMPUTE, module))
+        .layout(layout);
+    let pipeline =
+        unsafe { d.create_compute_pipelines(vk::PipelineCache::null(), &[info], None) }.unwrap()[0];
+
+    let buffer = unsafe {
+        d.create_buffer(
+            &vk::BufferCreateInfo::default()
+                .size(COUNT * 4)
+                .usage(vk::BufferUsageFlags::STORAGE_BUFFER),
+            None,
+        )
+    }
+    .unwrap();
+    let req = unsafe { d.get_buffer_memory_requirements(buffer) };
+    let props = unsafe {
+        instance
+            .instance
+            .get_physical_device_memory_properties(instance.physical)
+    };
+    let host = vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT;
+    let type_index = (0..props.memory_type_count)
+        .find(|&i| {
+            req.memory_type_bits & (1 << i) != 0
+                && props.memory_types[i as usize].property_flags.contains(host)
+        })
+        .unwrap();
+    let memory = unsafe {
+        d.allocate_memory(
+            &vk::MemoryAllocateInfo::default()
+                .allocation_size(req.size)
+                .memory_type_index(type_index),
+            None,
+        )
+    }
+    .unwrap();
+    unsafe { d.bind_buffer_memory(buffer, memory, 0) }.unwrap();
+    let sizes = [vk::DescriptorPoolSize::default()
+        .ty(vk::DescriptorType::STORAGE_BUFFER)
+        .descriptor_count(1)];
+    let pool = unsafe {
+        d.create_descriptor_pool(
+            &vk::DescriptorPoolCreateInfo::default()
+                .max_sets(1)
+                .pool_sizes(&sizes),
+            None,
+        )
+    }
+    .unwrap();
+    let set = unsafe {
+        d.allocate_descriptor_sets(
+            &vk::DescriptorSetAllocateInfo::default()
+                .descriptor_pool(pool)
+                .set_layouts(&set_layouts),
+        )
+    }
+    .unwrap()[0];
+    let buffer_info = [vk::DescriptorBufferInfo::default()
+        .buffer(buffer)
+        .range(vk::WHOLE_SIZE)];
+    let write = vk::WriteDescriptorSet::default()
+        .dst_set(set)
+        .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+        .buffer_info(&buffer_info);
+    unsafe { d.update_descriptor_sets(&[write], &[]) };
+
+    let (command_pool, cb) = device.begin_commands();
+    let values = unsafe {
+        d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, pipeline);
+        d.cmd_bind_descriptor_sets(cb, vk::PipelineBindPoint::COMPUTE, layout, 0, &[set], &[]);
+        d.cmd_dispatch(cb, (COUNT / 4) as u32, 1, 1);
+        let barrier = vk::MemoryBarrier::default()
+            .src_access_mask(vk::AccessFlags::SHADER_WRITE)
+            .dst_access_mask(vk::AccessFlags::HOST_READ);
+        d.cmd_pipeline_barrier(
+            cb,
+            vk::PipelineStageFlags::COMPUTE_SHADER,
+            vk::PipelineStageFlags::HOST,
+            vk::DependencyFlags::empty(),
+            &[barrier],
+            &[],
+            &[],
+        );
+        d.end_command_buffer(cb).unwrap();
+        let queue = d.get_device_queue(0, 0);
+        let cbs = [cb];
+        d.queue_submit(
+            queue,
+            &[vk::SubmitInfo::default().command_buffers(&cbs)],
+            vk::Fence::null(),
+        )
+        .unwrap();
+        d.queue_wait_idle(queue).unwrap();
+        let p = d
+            .map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty())
+            .unwrap() as *const u32;
+        let values = std::slice::from_raw_parts(p, COUNT as usize).to_vec();
+        d.unmap_memory(memory);
+        values
+    };
+    unsafe {
+        d.destroy_command_pool(command_pool, None);
+        d.destroy_descriptor_pool(pool, None);
+        d.destroy_buffer(buffer, None);
+        d.free_memory(memory, None);
+        d.destroy_pipeline(pipeline, None);
+        d.destroy_pipeline_layout(layout, None);
+        d.destroy_descriptor_set_layout(set_layout, None);
+        d.destroy_shader_module(module, None);
+    }
+    values
+}
+
+#[test]
+fn compute_pipelines_pass_through() {
+    let _serial = serial();
+    let instance = Instance::new(WITH_VALIDATION);
+    let device = instance.device(&[]);
+    let before = counters();
+    let values = dispatch_fill(&instance, &device);
+    let expected: Vec<u32> = (0..16).map(|i| 3 * i + 1).collect();
+    assert_eq!(values, expected);
+    let after = counters();
+    assert_eq!(after.rewrites, before.rewrites);
+    assert_eq!(after.pipelines, before.pipelines);
+    device.destroy();
+    instance.assert_clean();
+}
+
+/// A device with VK_EXT_graphics_pipeline_library (and its feature), and `v13`'s features.
+fn library_device(
+    instance: &Instance,
+    v13: Option<&mut vk::PhysicalDeviceVulkan13Features<'_>>,
+) -> Device {
+    let mut gpl = vk::PhysicalDeviceGraphicsPipelineLibraryFeaturesEXT::default()
+        .graphics_pipeline_library(true);
+    let extensions = [
+        ash::khr::pipeline_library::NAME,
+        ash::ext::graphics_pipeline_library::NAME,
+    ];
+    match v13 {
+        Some(v13) => instance.device_with(&extensions, &mut [&mut gpl, v13]),
+        None => instance.device_with(&extensions, &mut [&mut gpl]),
+    }
+}
+
+/// Every library part at once, then linked: the images the linked gl_FragColor pipeline
+/// draws, and the rewrites the layer ran meanwhile.
+fn library_frag_color(layers: Layers) -> Option<(Vec<Vec<u8>>, u64)> {
+    let instance = Instance::new(layers);
+    if !has_extension(&instance, ash::ext::graphics_pipeline_library::NAME) {
+        println!("SKIP: the driver has no VK_EXT_graphics_pipeline_library");
+        return None;
+    }
+    let device = library_device(&instance, None);
+    let vs = device.module(&glsl("layer/plain.vert"));
+    let fs = device.module(&glsl_for_gl("layer/fragcolor.frag"));
+    let pass = device.render_pass(3);
+    let layout = device.layout(&[]);
+    let before = counters().rewrites;
+    let parts = vk::GraphicsPipelineLibraryCreateInfoEXT::default().flags(
+        vk::GraphicsPipelineLibraryFlagsEXT::VERTEX_INPUT_INTERFACE
+            | vk::GraphicsPipelineLibraryFlagsEXT::PRE_RASTERIZATION_SHADERS
+            | vk::GraphicsPipelineLibraryFlagsEXT::FRAGMENT_SHADER
+            | vk::GraphicsPipelineLibraryFlagsEXT::FRAGMENT_OUTPUT_INTERFACE,
+    );
+    let mut library = Desc::new(&[(S::VERTEX, vs), (S::FRAGMENT, fs)], layout, pass, 3)
+        .flags(vk::PipelineCreateFlags::LIBRARY_KHR);
+    library.p_next = &parts as *const _ as *const c_void;
+    let (result, libs) = device.create_pipelines(vk::PipelineCache::null(), &[library], None);
+    assert_eq!(result, vk::Result::SUCCESS);
+    let link = vk::PipelineLibraryCreateInfoKHR::default().libraries(&libs);
+    let mut linked = Desc::new(&[], layout, pass, 3);
+    linked.p_next = &link as *const _ as *const c_void;
+    let (result, pipelines) = device.create_pipelines(vk::PipelineCache::null(), &[linked], None);
+    assert_eq!(result, vk::Result::SUCCESS);
+    let rewrites = counters().rewrites - before;
+    let images = device.render(&instance, pipelines[0], pass, 3, 3);
+    unsafe {
+        device.device.destroy_pipeline(pipelines[0], None);
+        device.device.destroy_pipeline(libs[0], None);
+        device.device.destroy_pipeline_layout(layout, None);
+        device.device.destroy_render_pass(pass, None);
+        device.device.destroy_shader_module(vs, None);
+        device.device.destroy_shader_module(fs, None);
+    }
+    device.destroy();
+    instance.assert_clean();
+    Some((images, rewrites))
+}
+
+#[test]
+fn graphics_pipeline_libraries_pass_through() {
+    let _serial = serial();
+    // No validation: unrewritten, gl_FragColor leaves attachments 1 and 2 unwritten, which
+    // validation rightly warns about.
+    let Some((with, rewrites)) = library_frag_color(GLSEM_ONLY) else {
+        return;
+    };
+    let (without, _) = library_frag_color(NO_LAYERS).unwrap();
+    assert_eq!(rewrites, 0, "libraries are not rewritten");
+    // Attachment 0 gets gl_FragColor, as without the layer; attachments 1 and 2 get
+    // undefined values (what the driver leaves there), not the broadcast.
+    assert_eq!(with[0], frag_color_pixels());
+    assert_eq!(without[0], frag_color_pixels());
+    assert_ne!(with[1], frag_color_pixels());
+    assert_ne!(with[2], frag_color_pixels());
+}
+
+#[test]
+fn library_with_a_tes_and_no_tcs_fails_instead_of_reaching_the_driver() {
+    let instance = Instance::new(WITH_VALIDATION);
+    if !has_extension(&instance, ash::ext::graphics_pipeline_library::NAME) {
+        println!("SKIP: the driver has no VK_EXT_graphics_pipeline_library");
+        return;
+    }
+    let device = library_device(&instance, None);
+    let vs = device.module(&glsl("layer/patch.vert"));
+    let tes = device.module(&glsl("layer/patch.tese"));
+    let layout = device.layout(&[]);
+    let parts = vk::GraphicsPipelineLibraryCreateInfoEXT::default()
+        .flags(vk::GraphicsPipelineLibraryFlagsEXT::PRE_RASTERIZATION_SHADERS);
+    let mut library = Desc::new(
+        &[(S::VERTEX, vs), (S::TESSELLATION_EVALUATION, tes)],
+        layout,
+        vk::RenderPass::null(),
+        0,
+    )
+    .flags(vk::PipelineCreateFlags::LIBRARY_KHR);
+    library.p_next = &parts as *const _ as *const c_void;
+    // Invalid usage (VUID-VkGraphicsPipelineCreateInfo-pStages-00729) that crashes
+    // lavapipe: the layer fails it, and the validation layer below never sees it.
+    let (result, libs) = device.create_pipelines(vk::PipelineCache::null(), &[library], None);
+    assert_eq!(
+        (result, libs),
+        (vk::Result::ERROR_UNKNOWN, vec![vk::Pipeline::null()])
+    );
+    unsafe {
+        device.device.destroy_pipeline_layout(layout, None);
+        device.device.destroy_shader_module(vs, None);
+        device.device.destroy_shader_module(tes, None);
+    }
+    device.destroy();
+    instance.assert_clean();
+}
+
+#[test]
+fn shader_objects_and_module_identifiers_pass_through() {
+    // The layer intercepts neither vkCreateShadersEXT nor
+    // vkGetShaderModuleIdentifierEXT, and plans no pipeline whose stage has no code it knows:
+    // both reach the driver untouched. They can only be exercised where the driver has them.
+    let instance = Instance::new(WITH_VALIDATION);
+    for name in [
+        ash::ext::shader_object::NAME,
+        ash::ext::shader_module_identifier::NAME,
+    ] {
+        if !has_extension(&instance, name) {
+            println!("SKIP: the driver has no {}", name.to_string_lossy());
+            continue;
+        }
+        // Exposed through the layer: the device-level command resolves (to the driver's).
+        let device = instance.device(&[name]);
+        let command = if name == ash::ext::shader_object::NAME {
+            c"vkCreateShadersEXT"
+        } else {
+            c"vkGetShaderModuleIdentifierEXT"
+        };
+        let f = unsafe {
+            instance
+                .instance
+                .get_device_proc_addr(device.device.handle(), command.as_ptr())
+        };
+        assert!(f.is_some(), "{command:?} is NULL through the layer");
+        device.destroy();
+    }
+    instance.assert_clean();
+}
+
+/// gl_FragColor given inline in the fragment stage's `pNext`, behind another struct when
+/// `behind` is set: the layer unlinks the code from a copy of the chain and substitutes its
+/// rewritten module.
+fn inline_frag_color(behind: bool) -> Vec<Vec<u8>> {
+    let instance = Instance::new(WITH_VALIDATION);
+    let mut v13 = vk::PhysicalDeviceVulkan13Features::default().subgroup_size_control(true);
+    let device = library_device(&instance, Some(&mut v13));
+    let vs = device.module(&glsl("layer/plain.vert"));
+    let code = glsl_for_gl("layer/fragcolor.frag");
+    let pass = device.render_pass(3);
+    let layout = device.layout(&[]);
+    let inline = vk::ShaderModuleCreateInfo::default().code(&code);
+    // lavapipe's fragment subgroup size is 8, which it allows to be required.
+    let subgroup = vk::PipelineShaderStageRequiredSubgroupSizeCreateInfo {
+        p_next: (&inline as *const vk::ShaderModuleCreateInfo<'_>)
+            .cast::<c_void>()
+            .cast_mut(),
+        ..vk::PipelineShaderStageRequiredSubgroupSizeCreateInfo::default().required_subgroup_size(8)
+    };
+    let mut fragment = vk::PipelineShaderStageCreateInfo::default()
+        .stage(S::FRAGMENT)
+        .name(c"main");
+    fragment.p_next = if behind {
+        (&subgroup as *const vk::PipelineShaderStageRequiredSubgroupSizeCreateInfo<'_>).cast()
+    } else {
+        (&inline as *const vk::ShaderModuleCreateInfo<'_>).cast()
+    };
+    let mut desc = Desc::new(&[(S::VERTEX, vs)], layout, pass, 3);
+    desc.stages.push(fragment);
+    let before = counters();
+    let (result, pipelines) = device.create_pipelines(vk::PipelineCache::null(), &[desc], None);
+    assert_eq!(result, vk::Result::SUCCESS);
+    assert_eq!(counters().pipelines, before.pipelines + 1, "rewritten");
+    let images = device.render(&instance, pipelines[0], pass, 3, 3);
+    unsafe {
+        device.device.destroy_pipeline(pipelines[0], None);
+        device.device.destroy_pipeline_layout(layout, None);
+        device.device.destroy_render_pass(pass, None);
+        device.device.destroy_shader_module(vs, None);
+    }
+    device.destroy();
+    instance.assert_clean();
+    images
+}
+
+#[test]
+fn inline_code_is_rewritten_wherever_it_sits_in_the_chain() {
+    let _serial = serial();
+    for behind in [false, true] {
+        for (i, image) in inline_frag_color(behind).iter().enumerate() {
+            assert_eq!(
+                image,
+                &frag_color_pixels(),
+                "behind: {behind}, attachment {i}"
+            );
+        }
+    }
+}
