@@ -835,8 +835,8 @@ fn threads4_speedup(on: &Setup, off: &Setup, vulkan: &Vulkan, modules: &Modules,
              cold gl_FragColor pipelines the driver does not compile ({rewrites} rewrites ran); \
              thread time: CPU {:.1} ms with 1 thread, {:.1} ms summed over 4; blocked {:.1}% / \
              {:.1}%; waiting for a CPU {:.0}% / {:.0}% ({cpus} CPUs, load average {}); from \
-             these, on idle CPUs: {idle_estimate:.2}; the same calls without the layer: {:.2}; \
-             with the driver compiling 32 pipelines: {with_layer:.2} with the layer, \
+             these, on idle CPUs: {idle_estimate:.2}; the same calls without the layer: {:.2} \
+             (CPU {:.1} ms / {:.1} ms summed over 4); with the driver compiling 32 pipelines: {with_layer:.2} with the layer, \
              {without_layer:.2} without",
             ms(one.wall),
             ms(four.wall),
@@ -848,6 +848,8 @@ fn threads4_speedup(on: &Setup, off: &Setup, vulkan: &Vulkan, modules: &Modules,
             share(four.runnable, &four),
             load_average(),
             plain_one.wall / plain_four.wall,
+            ms(plain_one.cpu),
+            ms(plain_four.cpu),
         ),
     );
 }
