@@ -1,0 +1,367 @@
+//! Two Vulkan devices in one process, one created through the glsem layer and one without,
+//! so that every "layer on / off" figure compares the same work under the same conditions.
+//!
+//! The layer is found through `VK_ADD_LAYER_PATH` pointing at a manifest written for this
+//! run (absolute `library_path` to the built `libVkLayer_glsem.so`), and enabled only in
+//! the instance that asks for it. Validation stays off: it would dominate every figure.
+
+use ash::vk;
+use std::ffi::{c_char, CStr};
+use std::path::{Path, PathBuf};
+
+use VkLayer_glsem::layer::records::DebugCounters;
+
+pub const LAYER_NAME: &CStr = c"VK_LAYER_GLSEM_gl_semantics";
+
+/// The Vulkan loader, and the layer library as the loader loaded it.
+pub struct Vulkan {
+    _loader: libloading::Library,
+    pub entry: ash::Entry,
+    layer_library: PathBuf,
+}
+
+impl Vulkan {
+    /// Points the loader at `layer_library` and loads it. Must run before anything else
+    /// touches Vulkan (the loader reads `VK_ADD_LAYER_PATH` when it first scans layers).
+    pub fn load(layer_library: &Path) -> Vulkan {
+        let layer_library = layer_library
+            .canonicalize()
+            .unwrap_or_else(|e| panic!("layer library {}: {e}", layer_library.display()));
+        let manifest_dir = super::shaders::scratch_dir().join("layer");
+        std::fs::create_dir_all(&manifest_dir).unwrap();
+        let manifest = format!(
+            r#"{{
+    "file_format_version": "1.2.0",
+    "layer": {{
+        "name": "{}",
+        "type": "GLOBAL",
+        "library_path": "{}",
+        "api_version": "1.3.0",
+        "implementation_version": "1",
+        "description": "glsem, for the benchmarks"
+    }}
+}}
+"#,
+            LAYER_NAME.to_str().unwrap(),
+            layer_library.display()
+        );
+        std::fs::write(manifest_dir.join("VkLayer_glsem.json"), manifest).unwrap();
+        // Only the instance that names the layer gets it: no implicit glsem, no layers
+        // forced by the environment, no settings that would change what the layer does.
+        std::env::set_var("VK_ADD_LAYER_PATH", &manifest_dir);
+        for var in [
+            "VK_INSTANCE_LAYERS",
+            "VK_LOADER_LAYERS_ENABLE",
+            "VK_GLSEM_ENABLE",
+            "VK_GLSEM_FRAGCOLOR_BROADCAST",
+            "VK_GLSEM_XFB_SPLIT",
+            "VK_GLSEM_PASSTHROUGH_TCS",
+            "VK_GLSEM_LOG_LEVEL",
+            "VK_GLSEM_DUMP_DIR",
+        ] {
+            std::env::remove_var(var);
+        }
+        // Same driver work on both sides: no Mesa disk cache hits on either.
+        std::env::set_var("MESA_SHADER_CACHE_DISABLE", "true");
+
+        // SAFETY: loading the system Vulkan loader; its vkGetInstanceProcAddr is valid for
+        // as long as the library stays loaded (it lives in `self`).
+        unsafe {
+            let loader = libloading::Library::new("libvulkan.so.1")
+                .expect("load libvulkan.so.1 (package libvulkan1)");
+            let gipa: vk::PFN_vkGetInstanceProcAddr = *loader
+                .get(b"vkGetInstanceProcAddr\0")
+                .expect("vkGetInstanceProcAddr in libvulkan.so.1");
+            let entry = ash::Entry::from_static_fn(ash::StaticFn {
+                get_instance_proc_addr: gipa,
+            });
+            Vulkan {
+                _loader: loader,
+                entry,
+                layer_library,
+            }
+        }
+    }
+
+    /// The layer's process-wide counters (`glsemGetDebugCounters`), read from the library
+    /// the loader loaded (this binary's own copy of the crate has separate statics).
+    pub fn layer_counters(&self) -> DebugCounters {
+        // SAFETY: dlopen of the library the loader already opened returns that same
+        // instance; the symbol has the signature declared in src/lib.rs.
+        unsafe {
+            let library = libloading::Library::new(&self.layer_library).unwrap();
+            let get: libloading::Symbol<unsafe extern "C" fn(*mut DebugCounters)> =
+                library.get(b"glsemGetDebugCounters\0").unwrap();
+            let mut counters = DebugCounters::default();
+            get(&mut counters);
+            counters
+        }
+    }
+}
+
+pub struct Gpu {
+    pub instance: ash::Instance,
+    pub device: ash::Device,
+    pub name: String,
+    queue_family: u32,
+    /// The layout every pipeline here uses (no descriptors, no push constants).
+    pub layout: vk::PipelineLayout,
+    /// `pipelineCreationCacheControl` is enabled: a pipeline created with
+    /// `VK_PIPELINE_CREATE_FAIL_ON_PIPELINE_COMPILE_REQUIRED_BIT` and no pipeline cache
+    /// returns `VK_PIPELINE_COMPILE_REQUIRED` at once on lavapipe, without compiling. The
+    /// layer rewrites before it calls down, so such a call is the layer's own work alone.
+    pub fail_fast: bool,
+}
+
+/// The two shader stages and render pass of one pipeline.
+#[derive(Clone, Copy)]
+pub struct PipelineDesc {
+    pub vertex: vk::ShaderModule,
+    pub fragment: vk::ShaderModule,
+    pub render_pass: vk::RenderPass,
+    pub attachments: u32,
+}
+
+impl Gpu {
+    /// An instance and device of the first Vulkan device, with or without the layer.
+    pub fn new(vulkan: &Vulkan, layered: bool) -> Gpu {
+        let entry = &vulkan.entry;
+        // SAFETY: plain Vulkan calls with valid create infos.
+        unsafe {
+            let layers: Vec<*const c_char> = match layered {
+                true => {
+                    let available = entry.enumerate_instance_layer_properties().unwrap();
+                    assert!(
+                        available
+                            .iter()
+                            .any(|l| l.layer_name_as_c_str() == Ok(LAYER_NAME)),
+                        "the loader does not see {LAYER_NAME:?} (VK_ADD_LAYER_PATH)"
+                    );
+                    vec![LAYER_NAME.as_ptr()]
+                }
+                false => Vec::new(),
+            };
+            let app = vk::ApplicationInfo::default()
+                .application_name(c"glsem-bench")
+                .api_version(vk::API_VERSION_1_3);
+            let instance = entry
+                .create_instance(
+                    &vk::InstanceCreateInfo::default()
+                        .application_info(&app)
+                        .enabled_layer_names(&layers),
+                    None,
+                )
+                .expect("vkCreateInstance");
+            let physical = instance.enumerate_physical_devices().unwrap()[0];
+            let properties = instance.get_physical_device_properties(physical);
+            let name = properties
+                .device_name_as_c_str()
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            let queue_family = instance
+                .get_physical_device_queue_family_properties(physical)
+                .iter()
+                .position(|q| q.queue_flags.contains(vk::QueueFlags::GRAPHICS))
+                .expect("a graphics queue") as u32;
+            let mut supported13 = vk::PhysicalDeviceVulkan13Features::default();
+            let mut supported = vk::PhysicalDeviceFeatures2::default().push_next(&mut supported13);
+            instance.get_physical_device_features2(physical, &mut supported);
+            // The layer reserves its TCS push-constant range only with tessellationShader.
+            let features = vk::PhysicalDeviceFeatures::default()
+                .tessellation_shader(supported.features.tessellation_shader == vk::TRUE);
+            // For VK_PIPELINE_CREATE_FAIL_ON_PIPELINE_COMPILE_REQUIRED_BIT: see `fail_fast`.
+            let fail_fast = properties.api_version >= vk::API_VERSION_1_3
+                && supported13.pipeline_creation_cache_control == vk::TRUE;
+            let mut features13 = vk::PhysicalDeviceVulkan13Features::default()
+                .pipeline_creation_cache_control(fail_fast);
+            let priorities = [1.0];
+            let queues = [vk::DeviceQueueCreateInfo::default()
+                .queue_family_index(queue_family)
+                .queue_priorities(&priorities)];
+            let device = instance
+                .create_device(
+                    physical,
+                    &vk::DeviceCreateInfo::default()
+                        .queue_create_infos(&queues)
+                        .enabled_features(&features)
+                        .push_next(&mut features13),
+                    None,
+                )
+                .expect("vkCreateDevice");
+            let layout = device
+                .create_pipeline_layout(&vk::PipelineLayoutCreateInfo::default(), None)
+                .unwrap();
+            Gpu {
+                instance,
+                device,
+                name,
+
+                queue_family,
+                layout,
+                fail_fast,
+            }
+        }
+    }
+
+    pub fn module(&self, words: &[u32]) -> vk::ShaderModule {
+        // SAFETY: valid SPIR-V words.
+        unsafe {
+            self.device
+                .create_shader_module(&vk::ShaderModuleCreateInfo::default().code(words), None)
+                .expect("vkCreateShaderModule")
+        }
+    }
+
+    pub fn destroy_module(&self, module: vk::ShaderModule) {
+        // SAFETY: no pipeline creation uses it any more.
+        unsafe { self.device.destroy_shader_module(module, None) }
+    }
+
+    /// A render pass with `count` RGBA8 colour attachments, all in its one subpass.
+    pub fn render_pass(&self, count: u32) -> vk::RenderPass {
+        let attachments: Vec<_> = (0..count)
+            .map(|_| {
+                vk::AttachmentDescription::default()
+                    .format(vk::Format::R8G8B8A8_UNORM)
+                    .samples(vk::SampleCountFlags::TYPE_1)
+                    .load_op(vk::AttachmentLoadOp::CLEAR)
+                    .store_op(vk::AttachmentStoreOp::STORE)
+                    .initial_layout(vk::ImageLayout::UNDEFINED)
+                    .final_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
+            })
+            .collect();
+        let references: Vec<_> = (0..count)
+            .map(|i| vk::AttachmentReference {
+                attachment: i,
+                layout: vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
+            })
+            .collect();
+        let subpasses = [vk::SubpassDescription::default()
+            .pipeline_bind_point(vk::PipelineBindPoint::GRAPHICS)
+            .color_attachments(&references)];
+        // SAFETY: valid create info.
+        unsafe {
+            self.device
+                .create_render_pass(
+                    &vk::RenderPassCreateInfo::default()
+                        .attachments(&attachments)
+                        .subpasses(&subpasses),
+                    None,
+                )
+                .expect("vkCreateRenderPass")
+        }
+    }
+
+    /// One graphics pipeline per call of `vkCreateGraphicsPipelines`, as most applications
+    /// create them.
+    pub fn pipeline(&self, desc: &PipelineDesc) -> vk::Pipeline {
+        self.try_pipeline(desc, vk::PipelineCreateFlags::empty())
+            .expect("vkCreateGraphicsPipelines")
+    }
+
+    /// The same with `flags`, returning the error instead of panicking.
+    pub fn try_pipeline(
+        &self,
+        desc: &PipelineDesc,
+        flags: vk::PipelineCreateFlags,
+    ) -> Result<vk::Pipeline, vk::Result> {
+        let stages = [
+            vk::PipelineShaderStageCreateInfo::default()
+                .stage(vk::ShaderStageFlags::VERTEX)
+                .module(desc.vertex)
+                .name(c"main"),
+            vk::PipelineShaderStageCreateInfo::default()
+                .stage(vk::ShaderStageFlags::FRAGMENT)
+                .module(desc.fragment)
+                .name(c"main"),
+        ];
+        let vertex_input = vk::PipelineVertexInputStateCreateInfo::default();
+        let input_assembly = vk::PipelineInputAssemblyStateCreateInfo::default()
+            .topology(vk::PrimitiveTopology::TRIANGLE_LIST);
+        let viewport = vk::PipelineViewportStateCreateInfo::default()
+            .viewport_count(1)
+            .scissor_count(1);
+        let raster = vk::PipelineRasterizationStateCreateInfo::default()
+            .polygon_mode(vk::PolygonMode::FILL)
+            .cull_mode(vk::CullModeFlags::NONE)
+            .line_width(1.0);
+        let multisample = vk::PipelineMultisampleStateCreateInfo::default()
+            .rasterization_samples(vk::SampleCountFlags::TYPE_1);
+        let blend_attachments: Vec<_> = (0..desc.attachments)
+            .map(|_| {
+                vk::PipelineColorBlendAttachmentState::default()
+                    .color_write_mask(vk::ColorComponentFlags::RGBA)
+            })
+            .collect();
+        let blend =
+            vk::PipelineColorBlendStateCreateInfo::default().attachments(&blend_attachments);
+        let dynamic_states = [vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR];
+        let dynamic = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dynamic_states);
+        let info = vk::GraphicsPipelineCreateInfo::default()
+            .flags(flags)
+            .stages(&stages)
+            .vertex_input_state(&vertex_input)
+            .input_assembly_state(&input_assembly)
+            .viewport_state(&viewport)
+            .rasterization_state(&raster)
+            .multisample_state(&multisample)
+            .color_blend_state(&blend)
+            .dynamic_state(&dynamic)
+            .layout(self.layout)
+            .render_pass(desc.render_pass)
+            .subpass(0);
+        // SAFETY: valid create info; the modules and render pass are alive.
+        unsafe {
+            self.device
+                .create_graphics_pipelines(vk::PipelineCache::null(), &[info], None)
+                .map(|p| p[0])
+                .map_err(|(_, e)| e)
+        }
+    }
+
+    pub fn destroy_pipeline(&self, pipeline: vk::Pipeline) {
+        // SAFETY: never bound in a submitted command buffer.
+        unsafe { self.device.destroy_pipeline(pipeline, None) }
+    }
+
+    pub fn destroy_render_pass(&self, render_pass: vk::RenderPass) {
+        // SAFETY: no pipeline creation uses it any more.
+        unsafe { self.device.destroy_render_pass(render_pass, None) }
+    }
+
+    /// A command pool (the caller destroys it) and one primary command buffer from it.
+    pub fn command_pool(&self) -> (vk::CommandPool, vk::CommandBuffer) {
+        // SAFETY: valid create infos.
+        unsafe {
+            let pool = self
+                .device
+                .create_command_pool(
+                    &vk::CommandPoolCreateInfo::default().queue_family_index(self.queue_family),
+                    None,
+                )
+                .unwrap();
+            let buffer = self
+                .device
+                .allocate_command_buffers(
+                    &vk::CommandBufferAllocateInfo::default()
+                        .command_pool(pool)
+                        .command_buffer_count(1),
+                )
+                .unwrap()[0];
+            (pool, buffer)
+        }
+    }
+}
+
+impl Drop for Gpu {
+    fn drop(&mut self) {
+        // SAFETY: the benchmarks destroyed every object they created on this device.
+        unsafe {
+            self.device.device_wait_idle().ok();
+            self.device.destroy_pipeline_layout(self.layout, None);
+            self.device.destroy_device(None);
+            self.instance.destroy_instance(None);
+        }
+    }
+}

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# glsem's performance figures (issue 7, docs/performance.md): builds the layer and the
+# benchmark binary in release mode, then prints one line `name: value` per figure, each
+# followed by a `#` line saying how it was measured (medians, how many runs, target).
+#
+#   scripts/bench.sh                 every figure (about 1 minute of measuring)
+#   scripts/bench.sh --quick         10% of the runs: a smoke run, not for the figures
+#   scripts/bench.sh --only A,B      only the figures whose name contains A or B
+#
+# Needs lavapipe (or another Vulkan driver), glslangValidator, spirv-val and spirv-opt.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# The layer and the bench binary come from one build, so the library the loader loads is
+# the one the bench's SPIR-V figures link.
+cargo build --release -p glsem --lib --quiet
+GLSEM_LAYER_LIB="$PWD/target/release/libVkLayer_glsem.so" \
+    exec cargo bench -p glsem --bench glsem --quiet -- "$@"
