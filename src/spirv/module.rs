@@ -6,7 +6,7 @@
 //! unless a pass replaces or prefixes a particular instruction.
 
 use spirv::{Decoration, Op, StorageClass};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use super::PassError;
 use std::fmt;
@@ -343,12 +343,12 @@ impl<'a> Module<'a> {
             insts: Vec::new(),
             section_starts,
             entry_points: Vec::new(),
-            globals: HashMap::new(),
-            types: HashMap::new(),
-            names: HashMap::new(),
-            decorations: HashMap::new(),
-            member_decorations: HashMap::new(),
-            functions: HashMap::new(),
+            globals: HashMap::default(),
+            types: HashMap::default(),
+            names: HashMap::default(),
+            decorations: HashMap::default(),
+            member_decorations: HashMap::default(),
+            functions: HashMap::default(),
         };
         for inst in instructions(words) {
             let inst = inst?;
@@ -650,11 +650,11 @@ impl<'m, 'a> Editor<'m, 'a> {
         Editor {
             module,
             bound: module.bound,
-            replaced: HashMap::new(),
-            before: HashMap::new(),
+            replaced: HashMap::default(),
+            before: HashMap::default(),
             patched: Vec::new(),
             appended: Default::default(),
-            added_types: HashMap::new(),
+            added_types: HashMap::default(),
         }
     }
 
