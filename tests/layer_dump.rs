@@ -43,13 +43,7 @@ fn dump_dir_holds_the_modules_as_the_application_gave_them() {
         .collect();
     assert!(dumped.contains(&vs_words) && dumped.contains(&fs_words));
 
-    unsafe {
-        device.device.destroy_pipeline(pipeline, None);
-        device.device.destroy_pipeline_layout(layout, None);
-        device.device.destroy_render_pass(pass, None);
-        device.device.destroy_shader_module(vs, None);
-        device.device.destroy_shader_module(fs, None);
-    }
+    device.destroy_objects(&[pipeline], &[layout], &[pass], &[vs, fs]);
     device.destroy();
     instance.assert_clean();
     std::fs::remove_dir_all(&dir).unwrap();

@@ -36,13 +36,7 @@ fn injected_panics_pass_the_calls_through() {
         (0, 0, 0)
     );
 
-    unsafe {
-        device.device.destroy_pipeline(pipeline, None);
-        device.device.destroy_pipeline_layout(layout, None);
-        device.device.destroy_render_pass(pass, None);
-        device.device.destroy_shader_module(vs, None);
-        device.device.destroy_shader_module(fs, None);
-    }
+    device.destroy_objects(&[pipeline], &[layout], &[pass], &[vs, fs]);
     device.destroy();
     instance.assert_clean();
 }

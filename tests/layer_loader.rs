@@ -123,13 +123,7 @@ fn plain_pipeline_takes_the_fast_path() {
         after.pipelines, before.pipelines,
         "pass-through pipelines are not recorded"
     );
-    unsafe {
-        device.device.destroy_pipeline(pipeline, None);
-        device.device.destroy_pipeline_layout(layout, None);
-        device.device.destroy_render_pass(pass, None);
-        device.device.destroy_shader_module(vs, None);
-        device.device.destroy_shader_module(fs, None);
-    }
+    device.destroy_objects(&[pipeline], &[layout], &[pass], &[vs, fs]);
     device.destroy();
     instance.assert_clean();
 }
@@ -330,13 +324,7 @@ fn render_plain(layers: Layers) -> Vec<u8> {
         .pipeline(&[(S::VERTEX, vs), (S::FRAGMENT, fs)], layout, pass, 1)
         .unwrap();
     let pixels = device.render(&instance, pipeline, pass, 1, 3).remove(0);
-    unsafe {
-        device.device.destroy_pipeline(pipeline, None);
-        device.device.destroy_pipeline_layout(layout, None);
-        device.device.destroy_render_pass(pass, None);
-        device.device.destroy_shader_module(vs, None);
-        device.device.destroy_shader_module(fs, None);
-    }
+    device.destroy_objects(&[pipeline], &[layout], &[pass], &[vs, fs]);
     device.destroy();
     instance.assert_clean();
     pixels
@@ -380,14 +368,7 @@ fn gl_frag_color_reaches_every_attachment_and_is_rewritten_once() {
     for (i, image) in images.iter().enumerate() {
         assert_eq!(image, &expected, "attachment {i}");
     }
-    unsafe {
-        device.device.destroy_pipeline(first, None);
-        device.device.destroy_pipeline(second, None);
-        device.device.destroy_pipeline_layout(layout, None);
-        device.device.destroy_render_pass(pass, None);
-        device.device.destroy_shader_module(vs, None);
-        device.device.destroy_shader_module(fs, None);
-    }
+    device.destroy_objects(&[first, second], &[layout], &[pass], &[vs, fs]);
     device.destroy();
     instance.assert_clean();
 }

@@ -93,12 +93,7 @@ fn panic_in_the_planner() {
     assert_eq!(after.pipelines, before.pipelines);
     let images = device.render(&instance, pipeline, pass, 3, 3);
     assert_eq!(images[0], frag_color_pixels(), "Location 0 still drawn");
-    unsafe {
-        device.device.destroy_pipeline(pipeline, None);
-        device.device.destroy_render_pass(pass, None);
-        device.device.destroy_render_pass(pass1, None);
-        device.device.destroy_pipeline_layout(layout, None);
-    }
+    device.destroy_objects(&[pipeline], &[layout], &[pass, pass1], &[]);
     shaders.destroy(&device);
     device.destroy();
 }
@@ -126,11 +121,7 @@ fn panic_while_recording() {
     {
         assert_eq!(image, &frag_color_pixels(), "attachment {i}");
     }
-    unsafe {
-        device.device.destroy_pipeline(pipeline, None);
-        device.device.destroy_render_pass(pass, None);
-        device.device.destroy_pipeline_layout(layout, None);
-    }
+    device.destroy_objects(&[pipeline], &[layout], &[pass], &[]);
     shaders.destroy(&device);
     device.destroy();
     instance.assert_clean();
@@ -175,13 +166,7 @@ fn panic_in_command_recording() {
     {
         assert_eq!(image, &frag_color_pixels(), "attachment {i}");
     }
-    unsafe {
-        device.device.destroy_pipeline(tes_only, None);
-        device.device.destroy_pipeline(frag_color, None);
-        device.device.destroy_render_pass(pass, None);
-        device.device.destroy_render_pass(pass1, None);
-        device.device.destroy_pipeline_layout(layout, None);
-    }
+    device.destroy_objects(&[tes_only, frag_color], &[layout], &[pass, pass1], &[]);
     shaders.destroy(&device);
     device.destroy();
     instance.assert_clean();

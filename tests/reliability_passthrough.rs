@@ -122,7 +122,7 @@ fn dispatch_fill(instance: &Instance, device: &Device) -> Vec<u32> {
     unsafe { d.update_descriptor_sets(&[write], &[]) };
 
     let (command_pool, cb) = device.begin_commands();
-    let values = unsafe {
+    unsafe {
         d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, pipeline);
         d.cmd_bind_descriptor_sets(cb, vk::PipelineBindPoint::COMPUTE, layout, 0, &[set], &[]);
         d.cmd_dispatch(cb, (COUNT / 4) as u32, 1, 1);
@@ -138,16 +138,9 @@ fn dispatch_fill(instance: &Instance, device: &Device) -> Vec<u32> {
             &[],
             &[],
         );
-        d.end_command_buffer(cb).unwrap();
-        let queue = d.get_device_queue(0, 0);
-        let cbs = [cb];
-        d.queue_submit(
-            queue,
-            &[vk::SubmitInfo::default().command_buffers(&cbs)],
-            vk::Fence::null(),
-        )
-        .unwrap();
-        d.queue_wait_idle(queue).unwrap();
+    }
+    device.submit_and_wait(cb);
+    let values = unsafe {
         let p = d
             .map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty())
             .unwrap() as *const u32;
@@ -233,14 +226,7 @@ fn library_frag_color(layers: Layers) -> Option<(Vec<Vec<u8>>, u64)> {
     assert_eq!(result, vk::Result::SUCCESS);
     let rewrites = counters().rewrites - before;
     let images = device.render(&instance, pipelines[0], pass, 3, 3);
-    unsafe {
-        device.device.destroy_pipeline(pipelines[0], None);
-        device.device.destroy_pipeline(libs[0], None);
-        device.device.destroy_pipeline_layout(layout, None);
-        device.device.destroy_render_pass(pass, None);
-        device.device.destroy_shader_module(vs, None);
-        device.device.destroy_shader_module(fs, None);
-    }
+    device.destroy_objects(&[pipelines[0], libs[0]], &[layout], &[pass], &[vs, fs]);
     device.destroy();
     instance.assert_clean();
     Some((images, rewrites))
@@ -292,11 +278,7 @@ fn library_with_a_tes_and_no_tcs_fails_instead_of_reaching_the_driver() {
         (result, libs),
         (vk::Result::ERROR_UNKNOWN, vec![vk::Pipeline::null()])
     );
-    unsafe {
-        device.device.destroy_pipeline_layout(layout, None);
-        device.device.destroy_shader_module(vs, None);
-        device.device.destroy_shader_module(tes, None);
-    }
+    device.destroy_objects(&[], &[layout], &[], &[vs, tes]);
     device.destroy();
     instance.assert_clean();
 }
@@ -367,12 +349,7 @@ fn inline_frag_color(behind: bool) -> Vec<Vec<u8>> {
     assert_eq!(result, vk::Result::SUCCESS);
     assert_eq!(counters().pipelines, before.pipelines + 1, "rewritten");
     let images = device.render(&instance, pipelines[0], pass, 3, 3);
-    unsafe {
-        device.device.destroy_pipeline(pipelines[0], None);
-        device.device.destroy_pipeline_layout(layout, None);
-        device.device.destroy_render_pass(pass, None);
-        device.device.destroy_shader_module(vs, None);
-    }
+    device.destroy_objects(&[pipelines[0]], &[layout], &[pass], &[vs]);
     device.destroy();
     instance.assert_clean();
     images

@@ -979,17 +979,13 @@ impl Player {
         self.barrier(cmd);
         f(self, cmd);
         unsafe {
-            let to_host = [vk::MemoryBarrier::default()
-                .src_access_mask(vk::AccessFlags::MEMORY_WRITE)
-                .dst_access_mask(vk::AccessFlags::HOST_READ)];
-            d.cmd_pipeline_barrier(
+            self.gpu.memory_barrier(
                 cmd,
-                vk::PipelineStageFlags::ALL_COMMANDS,
-                vk::PipelineStageFlags::HOST,
-                vk::DependencyFlags::empty(),
-                &to_host,
-                &[],
-                &[],
+                (
+                    vk::PipelineStageFlags::ALL_COMMANDS,
+                    vk::AccessFlags::MEMORY_WRITE,
+                ),
+                (vk::PipelineStageFlags::HOST, vk::AccessFlags::HOST_READ),
             );
             d.end_command_buffer(cmd)
                 .map_err(check("vkEndCommandBuffer"))?;
@@ -1006,20 +1002,17 @@ impl Player {
     }
 
     fn barrier(&self, cmd: vk::CommandBuffer) {
-        let all = [vk::MemoryBarrier::default()
-            .src_access_mask(vk::AccessFlags::MEMORY_WRITE)
-            .dst_access_mask(vk::AccessFlags::MEMORY_READ | vk::AccessFlags::MEMORY_WRITE)];
-        unsafe {
-            self.gpu.device.cmd_pipeline_barrier(
-                cmd,
+        self.gpu.memory_barrier(
+            cmd,
+            (
                 vk::PipelineStageFlags::ALL_COMMANDS,
+                vk::AccessFlags::MEMORY_WRITE,
+            ),
+            (
                 vk::PipelineStageFlags::ALL_COMMANDS,
-                vk::DependencyFlags::empty(),
-                &all,
-                &[],
-                &[],
-            );
-        }
+                vk::AccessFlags::MEMORY_READ | vk::AccessFlags::MEMORY_WRITE,
+            ),
+        );
     }
 }
 

@@ -24,7 +24,7 @@ use crate::glsl::Compiler;
 use crate::player::{self, Options, Player};
 use crate::report::Outcome;
 use crate::vk::format::Format;
-use crate::vk::{check, take_messages, Buffer, Gpu, VkResult, Vulkan};
+use crate::vk::{check, color_range, image_barrier, take_messages, Buffer, Gpu, VkResult, Vulkan};
 
 /// Pixels between panes and around them.
 pub const GAP: u32 = 4;
@@ -489,13 +489,10 @@ impl Screen {
                     .dst_access_mask(vk::AccessFlags::TRANSFER_WRITE)
                 })
                 .collect();
-            d.cmd_pipeline_barrier(
+            gpu.image_barriers(
                 cmd,
                 vk::PipelineStageFlags::TOP_OF_PIPE,
                 vk::PipelineStageFlags::TRANSFER,
-                vk::DependencyFlags::empty(),
-                &[],
-                &[],
                 &to_dst,
             );
             for (p, b) in panes.iter().zip(staging.iter()) {
@@ -527,13 +524,10 @@ impl Screen {
                     .dst_access_mask(vk::AccessFlags::TRANSFER_READ)
                 })
                 .collect();
-            d.cmd_pipeline_barrier(
+            gpu.image_barriers(
                 cmd,
                 vk::PipelineStageFlags::TRANSFER,
                 vk::PipelineStageFlags::TRANSFER,
-                vk::DependencyFlags::empty(),
-                &[],
-                &[],
                 &to_src,
             );
         })
@@ -660,13 +654,10 @@ impl Screen {
                 vk::ImageLayout::TRANSFER_DST_OPTIMAL,
             )
             .dst_access_mask(vk::AccessFlags::TRANSFER_WRITE);
-            d.cmd_pipeline_barrier(
+            gpu.image_barriers(
                 cmd,
                 vk::PipelineStageFlags::TRANSFER,
                 vk::PipelineStageFlags::TRANSFER,
-                vk::DependencyFlags::empty(),
-                &[],
-                &[],
                 &[to_dst],
             );
             d.cmd_clear_color_image(
@@ -679,18 +670,11 @@ impl Screen {
                 &[color_range()],
             );
             // The blits overwrite parts of what the clear wrote.
-            let clear_then_blit = [vk::MemoryBarrier::default()
-                .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
-                .dst_access_mask(vk::AccessFlags::TRANSFER_WRITE)];
-            d.cmd_pipeline_barrier(
-                cmd,
+            let transfer_write = (
                 vk::PipelineStageFlags::TRANSFER,
-                vk::PipelineStageFlags::TRANSFER,
-                vk::DependencyFlags::empty(),
-                &clear_then_blit,
-                &[],
-                &[],
+                vk::AccessFlags::TRANSFER_WRITE,
             );
+            gpu.memory_barrier(cmd, transfer_write, transfer_write);
             for (pane, r) in panes.iter().zip(&rects) {
                 let blit = vk::ImageBlit::default()
                     .src_subresource(color_layers())
@@ -728,13 +712,10 @@ impl Screen {
                 vk::ImageLayout::PRESENT_SRC_KHR,
             )
             .src_access_mask(vk::AccessFlags::TRANSFER_WRITE);
-            d.cmd_pipeline_barrier(
+            gpu.image_barriers(
                 cmd,
                 vk::PipelineStageFlags::TRANSFER,
                 vk::PipelineStageFlags::BOTTOM_OF_PIPE,
-                vk::DependencyFlags::empty(),
-                &[],
-                &[],
                 &[to_present],
             );
         })?;
@@ -921,30 +902,6 @@ fn pick_format(formats: &[vk::SurfaceFormatKHR]) -> Option<vk::SurfaceFormatKHR>
         })
         .or(formats.first())
         .copied()
-}
-
-fn image_barrier(
-    image: vk::Image,
-    old: vk::ImageLayout,
-    new: vk::ImageLayout,
-) -> vk::ImageMemoryBarrier<'static> {
-    vk::ImageMemoryBarrier::default()
-        .old_layout(old)
-        .new_layout(new)
-        .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
-        .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
-        .image(image)
-        .subresource_range(color_range())
-}
-
-fn color_range() -> vk::ImageSubresourceRange {
-    vk::ImageSubresourceRange {
-        aspect_mask: vk::ImageAspectFlags::COLOR,
-        base_mip_level: 0,
-        level_count: 1,
-        base_array_layer: 0,
-        layer_count: 1,
-    }
 }
 
 fn color_layers() -> vk::ImageSubresourceLayers {

@@ -13,16 +13,10 @@ use super::push_range::{place_levels, Placement};
 use super::records::{LayoutRecord, LevelsSlot, ModuleRecord, RenderPassRecord};
 use super::settings::{slice, Settings, LAYER_NAME};
 use super::{
-    device_data, ffi_guard, instance_data, key_of, log, maybe_inject_panic, shield, DeviceData,
-    EnabledFeatures, InstanceData, Limits, DEVICES, EXTENSION_NAME, EXTENSION_SPEC_VERSION,
-    INSTANCES,
+    call_with_next, ffi_guard, forget_then_call_down, instance_data, key_of, log,
+    maybe_inject_panic, shield, unknown_handle, DeviceData, EnabledFeatures, InstanceData, Limits,
+    DEVICES, EXTENSION_NAME, EXTENSION_SPEC_VERSION, INSTANCES,
 };
-
-/// What a hook returns when it cannot even call down (unknown handle, missing command).
-fn unknown_handle(what: &str) -> vk::Result {
-    log::error!("{what}: handle unknown to the layer or command missing below it");
-    vk::Result::ERROR_UNKNOWN
-}
 
 pub unsafe extern "system" fn create_instance(
     p_create_info: *const vk::InstanceCreateInfo<'_>,
@@ -331,37 +325,57 @@ pub fn dump_module(settings: &Settings, hash: u64, label: &str, words: &[u32]) {
     }
 }
 
+/// The frame of a hook that creates an object the layer records: `prepare` reads the create
+/// info (shielded: a failure there only costs the record), `call_down` creates the object
+/// (through a create info patched with what `prepare` found, where the layer patches one),
+/// and `record` keeps what `prepare` found once the driver succeeded.
+fn create_recorded<P, F>(
+    what: &str,
+    device: vk::Device,
+    next: impl FnOnce(&DeviceDispatch) -> Option<F>,
+    prepare: impl FnOnce(&DeviceData) -> P,
+    call_down: impl FnOnce(F, Option<&P>) -> vk::Result,
+    record: impl FnOnce(&DeviceData, P),
+) -> vk::Result {
+    call_with_next(what, device, next, |dev, next| {
+        let prepared = shield(what, || {
+            maybe_inject_panic(&dev.settings, what);
+            prepare(dev)
+        });
+        let result = call_down(next, prepared.as_ref());
+        if result == vk::Result::SUCCESS {
+            if let Some(prepared) = prepared {
+                record(dev, prepared);
+            }
+        }
+        result
+    })
+}
+
 pub unsafe extern "system" fn create_shader_module(
     device: vk::Device,
     p_create_info: *const vk::ShaderModuleCreateInfo<'_>,
     p_allocator: *const vk::AllocationCallbacks<'_>,
     p_shader_module: *mut vk::ShaderModule,
 ) -> vk::Result {
-    ffi_guard("vkCreateShaderModule", vk::Result::ERROR_UNKNOWN, || {
-        let Some(dev) = device_data(device) else {
-            return unknown_handle("vkCreateShaderModule");
-        };
-        let Some(next) = dev.table.create_shader_module else {
-            return unknown_handle("vkCreateShaderModule");
-        };
-        let record = shield("vkCreateShaderModule", || {
-            maybe_inject_panic(&dev.settings, "vkCreateShaderModule");
+    create_recorded(
+        "vkCreateShaderModule",
+        device,
+        |t| t.create_shader_module,
+        |dev| {
             let record = ModuleRecord::new(code_words(&*p_create_info));
             if dev.settings.dump_dir.is_some() {
                 dump_module(&dev.settings, record.hash(), "orig", &record.words);
             }
             record
-        });
-        let result = next(device, p_create_info, p_allocator, p_shader_module);
-        if result == vk::Result::SUCCESS {
-            if let Some(record) = record {
-                let module = *p_shader_module;
-                log::debug!("shader module {:#x}: {:?}", module.as_raw(), record.summary);
-                dev.records.modules.write().insert(module, Arc::new(record));
-            }
-        }
-        result
-    })
+        },
+        |next, _| next(device, p_create_info, p_allocator, p_shader_module),
+        |dev, record| {
+            let module = *p_shader_module;
+            log::debug!("shader module {:#x}: {:?}", module.as_raw(), record.summary);
+            dev.records.modules.write().insert(module, Arc::new(record));
+        },
+    )
 }
 
 pub unsafe extern "system" fn destroy_shader_module(
@@ -369,69 +383,67 @@ pub unsafe extern "system" fn destroy_shader_module(
     module: vk::ShaderModule,
     p_allocator: *const vk::AllocationCallbacks<'_>,
 ) {
-    ffi_guard("vkDestroyShaderModule", (), || {
-        let Some(dev) = device_data(device) else {
-            return;
-        };
-        // Forget it before the driver may hand the handle out again.
-        dev.records.modules.write().remove(&module);
-        if let Some(destroy) = dev.table.destroy_shader_module {
-            destroy(device, module, p_allocator);
-        }
-    })
+    forget_then_call_down(
+        "vkDestroyShaderModule",
+        device,
+        |dev| {
+            dev.records.modules.write().remove(&module);
+        },
+        |t| {
+            if let Some(destroy) = t.destroy_shader_module {
+                destroy(device, module, p_allocator);
+            }
+        },
+    )
 }
 
-/// Colour attachments per subpass, from (attachment formats, per-subpass attachment
-/// indices).
-fn subpass_colors(
-    formats: &[vk::Format],
-    subpasses: Vec<Vec<u32>>,
-) -> Vec<Vec<Option<vk::Format>>> {
-    subpasses
-        .into_iter()
-        .map(|refs| {
-            refs.into_iter()
-                .map(|a| {
-                    if a == vk::ATTACHMENT_UNUSED {
-                        None
-                    } else {
-                        formats.get(a as usize).copied()
-                    }
-                })
-                .collect()
-        })
-        .collect()
+/// Colour attachment formats per subpass (`None` for `VK_ATTACHMENT_UNUSED`) of a
+/// `VkRenderPassCreateInfo` or `VkRenderPassCreateInfo2`: the same fields, in structs of
+/// different types.
+macro_rules! subpass_colors {
+    ($ci:expr) => {{
+        let ci = $ci;
+        let formats: Vec<vk::Format> = slice(ci.p_attachments, ci.attachment_count)
+            .iter()
+            .map(|a| a.format)
+            .collect();
+        slice(ci.p_subpasses, ci.subpass_count)
+            .iter()
+            .map(|s| {
+                slice(s.p_color_attachments, s.color_attachment_count)
+                    .iter()
+                    .map(|r| match r.attachment {
+                        vk::ATTACHMENT_UNUSED => None,
+                        a => formats.get(a as usize).copied(),
+                    })
+                    .collect()
+            })
+            .collect::<Vec<Vec<Option<vk::Format>>>>()
+    }};
 }
 
 /// Calls down to a render-pass create command and records the result.
-unsafe fn create_render_pass_with(
+unsafe fn create_render_pass_with<F>(
     what: &str,
     device: vk::Device,
     p_render_pass: *mut vk::RenderPass,
+    next: impl FnOnce(&DeviceDispatch) -> Option<F>,
     describe: impl FnOnce() -> Vec<Vec<Option<vk::Format>>>,
-    call_down: impl FnOnce(&DeviceDispatch) -> Option<vk::Result>,
+    call_down: impl FnOnce(F) -> vk::Result,
 ) -> vk::Result {
-    ffi_guard(what, vk::Result::ERROR_UNKNOWN, || {
-        let Some(dev) = device_data(device) else {
-            return unknown_handle(what);
-        };
-        let record = shield(what, || {
-            maybe_inject_panic(&dev.settings, what);
-            RenderPassRecord::new(describe())
-        });
-        let Some(result) = call_down(&dev.table) else {
-            return unknown_handle(what);
-        };
-        if result == vk::Result::SUCCESS {
-            if let Some(record) = record {
-                dev.records
-                    .render_passes
-                    .write()
-                    .insert(*p_render_pass, Arc::new(record));
-            }
-        }
-        result
-    })
+    create_recorded(
+        what,
+        device,
+        next,
+        |_| RenderPassRecord::new(describe()),
+        |next, _| call_down(next),
+        |dev, record| {
+            dev.records
+                .render_passes
+                .write()
+                .insert(*p_render_pass, Arc::new(record));
+        },
+    )
 }
 
 pub unsafe extern "system" fn create_render_pass(
@@ -444,47 +456,10 @@ pub unsafe extern "system" fn create_render_pass(
         "vkCreateRenderPass",
         device,
         p_render_pass,
-        || {
-            let ci = &*p_create_info;
-            let formats: Vec<_> = slice(ci.p_attachments, ci.attachment_count)
-                .iter()
-                .map(|a| a.format)
-                .collect();
-            let subpasses = slice(ci.p_subpasses, ci.subpass_count)
-                .iter()
-                .map(|s| {
-                    slice(s.p_color_attachments, s.color_attachment_count)
-                        .iter()
-                        .map(|r| r.attachment)
-                        .collect()
-                })
-                .collect();
-            subpass_colors(&formats, subpasses)
-        },
-        |t| {
-            t.create_render_pass
-                .map(|f| f(device, p_create_info, p_allocator, p_render_pass))
-        },
+        |t| t.create_render_pass,
+        || subpass_colors!(&*p_create_info),
+        |next| next(device, p_create_info, p_allocator, p_render_pass),
     )
-}
-
-unsafe fn describe_render_pass2(
-    ci: &vk::RenderPassCreateInfo2<'_>,
-) -> Vec<Vec<Option<vk::Format>>> {
-    let formats: Vec<_> = slice(ci.p_attachments, ci.attachment_count)
-        .iter()
-        .map(|a| a.format)
-        .collect();
-    let subpasses = slice(ci.p_subpasses, ci.subpass_count)
-        .iter()
-        .map(|s| {
-            slice(s.p_color_attachments, s.color_attachment_count)
-                .iter()
-                .map(|r| r.attachment)
-                .collect()
-        })
-        .collect();
-    subpass_colors(&formats, subpasses)
 }
 
 pub unsafe extern "system" fn create_render_pass2(
@@ -497,11 +472,9 @@ pub unsafe extern "system" fn create_render_pass2(
         "vkCreateRenderPass2",
         device,
         p_render_pass,
-        || describe_render_pass2(&*p_create_info),
-        |t| {
-            t.create_render_pass2
-                .map(|f| f(device, p_create_info, p_allocator, p_render_pass))
-        },
+        |t| t.create_render_pass2,
+        || subpass_colors!(&*p_create_info),
+        |next| next(device, p_create_info, p_allocator, p_render_pass),
     )
 }
 
@@ -515,11 +488,9 @@ pub unsafe extern "system" fn create_render_pass2_khr(
         "vkCreateRenderPass2KHR",
         device,
         p_render_pass,
-        || describe_render_pass2(&*p_create_info),
-        |t| {
-            t.create_render_pass2_khr
-                .map(|f| f(device, p_create_info, p_allocator, p_render_pass))
-        },
+        |t| t.create_render_pass2_khr,
+        || subpass_colors!(&*p_create_info),
+        |next| next(device, p_create_info, p_allocator, p_render_pass),
     )
 }
 
@@ -528,15 +499,18 @@ pub unsafe extern "system" fn destroy_render_pass(
     render_pass: vk::RenderPass,
     p_allocator: *const vk::AllocationCallbacks<'_>,
 ) {
-    ffi_guard("vkDestroyRenderPass", (), || {
-        let Some(dev) = device_data(device) else {
-            return;
-        };
-        dev.records.render_passes.write().remove(&render_pass);
-        if let Some(destroy) = dev.table.destroy_render_pass {
-            destroy(device, render_pass, p_allocator);
-        }
-    })
+    forget_then_call_down(
+        "vkDestroyRenderPass",
+        device,
+        |dev| {
+            dev.records.render_passes.write().remove(&render_pass);
+        },
+        |t| {
+            if let Some(destroy) = t.destroy_render_pass {
+                destroy(device, render_pass, p_allocator);
+            }
+        },
+    )
 }
 
 /// The push-constant ranges to create a layout with (`None`: the application's own) and
@@ -611,37 +585,32 @@ pub unsafe extern "system" fn create_pipeline_layout(
     p_allocator: *const vk::AllocationCallbacks<'_>,
     p_pipeline_layout: *mut vk::PipelineLayout,
 ) -> vk::Result {
-    ffi_guard("vkCreatePipelineLayout", vk::Result::ERROR_UNKNOWN, || {
-        let Some(dev) = device_data(device) else {
-            return unknown_handle("vkCreatePipelineLayout");
-        };
-        let Some(next) = dev.table.create_pipeline_layout else {
-            return unknown_handle("vkCreatePipelineLayout");
-        };
-        let plan = shield("vkCreatePipelineLayout", || {
-            maybe_inject_panic(&dev.settings, "vkCreatePipelineLayout");
+    create_recorded(
+        "vkCreatePipelineLayout",
+        device,
+        |t| t.create_pipeline_layout,
+        |dev| {
             let ci = &*p_create_info;
             let app = slice(ci.p_push_constant_ranges, ci.push_constant_range_count).to_vec();
-            let (ranges, slot) = plan_layout(&dev, &app);
+            let (ranges, slot) = plan_layout(dev, &app);
             (app, ranges, slot)
-        });
-        let mut ci = *p_create_info;
-        if let Some((_, Some(ranges), _)) = &plan {
-            ci.push_constant_range_count = ranges.len() as u32;
-            ci.p_push_constant_ranges = ranges.as_ptr();
-        }
-        let result = next(device, &ci, p_allocator, p_pipeline_layout);
-        if result == vk::Result::SUCCESS {
-            if let Some((app, _, slot)) = plan {
-                let record = Arc::new(LayoutRecord::new(app, slot));
-                dev.records
-                    .layouts
-                    .write()
-                    .insert(*p_pipeline_layout, record);
+        },
+        |next, plan| {
+            let mut ci = *p_create_info;
+            if let Some((_, Some(ranges), _)) = plan {
+                ci.push_constant_range_count = ranges.len() as u32;
+                ci.p_push_constant_ranges = ranges.as_ptr();
             }
-        }
-        result
-    })
+            next(device, &ci, p_allocator, p_pipeline_layout)
+        },
+        |dev, (app, _, slot)| {
+            let record = Arc::new(LayoutRecord::new(app, slot));
+            dev.records
+                .layouts
+                .write()
+                .insert(*p_pipeline_layout, record);
+        },
+    )
 }
 
 pub unsafe extern "system" fn destroy_pipeline_layout(
@@ -649,15 +618,18 @@ pub unsafe extern "system" fn destroy_pipeline_layout(
     layout: vk::PipelineLayout,
     p_allocator: *const vk::AllocationCallbacks<'_>,
 ) {
-    ffi_guard("vkDestroyPipelineLayout", (), || {
-        let Some(dev) = device_data(device) else {
-            return;
-        };
-        dev.records.layouts.write().remove(&layout);
-        if let Some(destroy) = dev.table.destroy_pipeline_layout {
-            destroy(device, layout, p_allocator);
-        }
-    })
+    forget_then_call_down(
+        "vkDestroyPipelineLayout",
+        device,
+        |dev| {
+            dev.records.layouts.write().remove(&layout);
+        },
+        |t| {
+            if let Some(destroy) = t.destroy_pipeline_layout {
+                destroy(device, layout, p_allocator);
+            }
+        },
+    )
 }
 
 pub unsafe extern "system" fn destroy_pipeline(
@@ -665,18 +637,21 @@ pub unsafe extern "system" fn destroy_pipeline(
     pipeline: vk::Pipeline,
     p_allocator: *const vk::AllocationCallbacks<'_>,
 ) {
-    ffi_guard("vkDestroyPipeline", (), || {
-        let Some(dev) = device_data(device) else {
-            return;
-        };
-        let removed = dev.records.pipelines.write().remove(&pipeline);
-        if removed.is_some_and(|r| r.generated_tcs.is_some()) {
-            dev.records
-                .generated_tcs_pipelines
-                .fetch_sub(1, Ordering::Relaxed);
-        }
-        if let Some(destroy) = dev.table.destroy_pipeline {
-            destroy(device, pipeline, p_allocator);
-        }
-    })
+    forget_then_call_down(
+        "vkDestroyPipeline",
+        device,
+        |dev| {
+            let removed = dev.records.pipelines.write().remove(&pipeline);
+            if removed.is_some_and(|r| r.generated_tcs.is_some()) {
+                dev.records
+                    .generated_tcs_pipelines
+                    .fetch_sub(1, Ordering::Relaxed);
+            }
+        },
+        |t| {
+            if let Some(destroy) = t.destroy_pipeline {
+                destroy(device, pipeline, p_allocator);
+            }
+        },
+    )
 }

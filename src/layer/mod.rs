@@ -198,6 +198,50 @@ pub fn ffi_guard<T>(what: &str, on_panic: T, f: impl FnOnce() -> T) -> T {
     }
 }
 
+/// What a hook returns when it cannot even call down (unknown handle, missing command).
+fn unknown_handle(what: &str) -> vk::Result {
+    log::error!("{what}: handle unknown to the layer or command missing below it");
+    vk::Result::ERROR_UNKNOWN
+}
+
+/// The frame of a device-level hook that returns a `VkResult`: the FFI guard, the device of
+/// `handle` and the next layer's command that `next` picks from its table (a logged
+/// `VK_ERROR_UNKNOWN` when either is missing: there is nothing to call down to), then `body`.
+fn call_with_next<H: Handle, F>(
+    what: &str,
+    handle: H,
+    next: impl FnOnce(&DeviceDispatch) -> Option<F>,
+    body: impl FnOnce(&Arc<DeviceData>, F) -> vk::Result,
+) -> vk::Result {
+    ffi_guard(what, vk::Result::ERROR_UNKNOWN, || {
+        let Some(dev) = device_data(handle) else {
+            return unknown_handle(what);
+        };
+        let Some(next) = next(&dev.table) else {
+            return unknown_handle(what);
+        };
+        body(&dev, next)
+    })
+}
+
+/// The frame of a hook that ends the life of objects the layer records: `forget` drops the
+/// records first (the driver may hand a handle out again as soon as it has it back), then
+/// `call_down` passes the call on. An unknown device has no table to call down through.
+fn forget_then_call_down<H: Handle>(
+    what: &str,
+    handle: H,
+    forget: impl FnOnce(&DeviceData),
+    call_down: impl FnOnce(&DeviceDispatch),
+) {
+    ffi_guard(what, (), || {
+        let Some(dev) = device_data(handle) else {
+            return;
+        };
+        shield(what, || forget(&dev));
+        call_down(&dev.table);
+    })
+}
+
 /// The test-only `debug_inject_panic` setting (comma-separated entry point names): panics
 /// inside the named entry points.
 pub fn maybe_inject_panic(settings: &Settings, entry_point: &str) {

@@ -17,7 +17,7 @@ use super::hooks::{code_words, dump_module};
 use super::records::FAST_PATH_PIPELINES;
 use super::records::{content_hash, LevelsBinding, LevelsSlot, ModuleRecord, PipelineRecord};
 use super::settings::slice;
-use super::{device_data, ffi_guard, log, maybe_inject_panic, shield, DeviceData};
+use super::{call_with_next, log, maybe_inject_panic, shield, DeviceData};
 use crate::spirv::fragcolor::{broadcast_frag_color, AttachmentKind, FragColorKey};
 use crate::spirv::passthrough_tcs::{build_passthrough_tcs, TcsKey};
 use crate::spirv::scan::scan;
@@ -33,23 +33,18 @@ pub unsafe extern "system" fn create_graphics_pipelines(
     p_allocator: *const vk::AllocationCallbacks<'_>,
     p_pipelines: *mut vk::Pipeline,
 ) -> vk::Result {
-    ffi_guard(
+    call_with_next(
         "vkCreateGraphicsPipelines",
-        vk::Result::ERROR_UNKNOWN,
-        || {
-            let Some(dev) = device_data(device) else {
-                return vk::Result::ERROR_UNKNOWN;
-            };
-            let Some(next) = dev.table.create_graphics_pipelines else {
-                return vk::Result::ERROR_UNKNOWN;
-            };
+        device,
+        |t| t.create_graphics_pipelines,
+        |dev, next| {
             let infos = slice(p_create_infos, create_info_count);
             let needs_work = shield("vkCreateGraphicsPipelines", || {
                 maybe_inject_panic(&dev.settings, "vkCreateGraphicsPipelines");
-                infos.iter().any(|ci| needs_work(&dev, ci))
+                infos.iter().any(|ci| needs_work(dev, ci))
             });
             let call = Call {
-                dev: &dev,
+                dev,
                 next,
                 device,
                 pipeline_cache,

@@ -14,7 +14,10 @@ use std::sync::atomic::Ordering;
 
 use super::records::{CommandBufferState, LevelsBinding};
 use super::settings::slice;
-use super::{device_data, ffi_guard, log, maybe_inject_panic, shield, with_device, DeviceData};
+use super::{
+    call_with_next, device_data, ffi_guard, forget_then_call_down, log, maybe_inject_panic, shield,
+    with_device, DeviceData,
+};
 use crate::spirv::passthrough_tcs::LEVELS_PUSH_CONSTANT_SIZE;
 
 /// `PFN_vkCmdSetTessellationDefaultLevelsGLSEM` (see `include/vk_glsem.h`).
@@ -122,16 +125,11 @@ pub unsafe extern "system" fn allocate_command_buffers(
     p_allocate_info: *const vk::CommandBufferAllocateInfo<'_>,
     p_command_buffers: *mut vk::CommandBuffer,
 ) -> vk::Result {
-    ffi_guard(
+    call_with_next(
         "vkAllocateCommandBuffers",
-        vk::Result::ERROR_UNKNOWN,
-        || {
-            let Some(dev) = device_data(device) else {
-                return vk::Result::ERROR_UNKNOWN;
-            };
-            let Some(next) = dev.table.allocate_command_buffers else {
-                return vk::Result::ERROR_UNKNOWN;
-            };
+        device,
+        |t| t.allocate_command_buffers,
+        |dev, next| {
             let result = next(device, p_allocate_info, p_command_buffers);
             if result == vk::Result::SUCCESS {
                 shield("vkAllocateCommandBuffers", || {
@@ -153,20 +151,21 @@ pub unsafe extern "system" fn free_command_buffers(
     count: u32,
     p_command_buffers: *const vk::CommandBuffer,
 ) {
-    ffi_guard("vkFreeCommandBuffers", (), || {
-        let Some(dev) = device_data(device) else {
-            return;
-        };
-        shield("vkFreeCommandBuffers", || {
+    forget_then_call_down(
+        "vkFreeCommandBuffers",
+        device,
+        |dev| {
             let mut cbs = dev.records.command_buffers.lock();
             for cb in slice(p_command_buffers, count) {
                 cbs.remove(cb);
             }
-        });
-        if let Some(free) = dev.table.free_command_buffers {
-            free(device, pool, count, p_command_buffers);
-        }
-    })
+        },
+        |t| {
+            if let Some(free) = t.free_command_buffers {
+                free(device, pool, count, p_command_buffers);
+            }
+        },
+    )
 }
 
 /// Back to GL's initial levels and no bound pipeline.
@@ -180,32 +179,30 @@ pub unsafe extern "system" fn begin_command_buffer(
     command_buffer: vk::CommandBuffer,
     p_begin_info: *const vk::CommandBufferBeginInfo<'_>,
 ) -> vk::Result {
-    ffi_guard("vkBeginCommandBuffer", vk::Result::ERROR_UNKNOWN, || {
-        let Some(dev) = device_data(command_buffer) else {
-            return vk::Result::ERROR_UNKNOWN;
-        };
-        let Some(next) = dev.table.begin_command_buffer else {
-            return vk::Result::ERROR_UNKNOWN;
-        };
-        shield("vkBeginCommandBuffer", || reset_state(&dev, command_buffer));
-        next(command_buffer, p_begin_info)
-    })
+    call_with_next(
+        "vkBeginCommandBuffer",
+        command_buffer,
+        |t| t.begin_command_buffer,
+        |dev, next| {
+            shield("vkBeginCommandBuffer", || reset_state(dev, command_buffer));
+            next(command_buffer, p_begin_info)
+        },
+    )
 }
 
 pub unsafe extern "system" fn reset_command_buffer(
     command_buffer: vk::CommandBuffer,
     flags: vk::CommandBufferResetFlags,
 ) -> vk::Result {
-    ffi_guard("vkResetCommandBuffer", vk::Result::ERROR_UNKNOWN, || {
-        let Some(dev) = device_data(command_buffer) else {
-            return vk::Result::ERROR_UNKNOWN;
-        };
-        let Some(next) = dev.table.reset_command_buffer else {
-            return vk::Result::ERROR_UNKNOWN;
-        };
-        shield("vkResetCommandBuffer", || reset_state(&dev, command_buffer));
-        next(command_buffer, flags)
-    })
+    call_with_next(
+        "vkResetCommandBuffer",
+        command_buffer,
+        |t| t.reset_command_buffer,
+        |dev, next| {
+            shield("vkResetCommandBuffer", || reset_state(dev, command_buffer));
+            next(command_buffer, flags)
+        },
+    )
 }
 
 pub unsafe extern "system" fn reset_command_pool(
@@ -213,22 +210,21 @@ pub unsafe extern "system" fn reset_command_pool(
     pool: vk::CommandPool,
     flags: vk::CommandPoolResetFlags,
 ) -> vk::Result {
-    ffi_guard("vkResetCommandPool", vk::Result::ERROR_UNKNOWN, || {
-        let Some(dev) = device_data(device) else {
-            return vk::Result::ERROR_UNKNOWN;
-        };
-        let Some(next) = dev.table.reset_command_pool else {
-            return vk::Result::ERROR_UNKNOWN;
-        };
-        shield("vkResetCommandPool", || {
-            for state in dev.records.command_buffers.lock().values_mut() {
-                if state.pool == pool {
-                    state.reset();
+    call_with_next(
+        "vkResetCommandPool",
+        device,
+        |t| t.reset_command_pool,
+        |dev, next| {
+            shield("vkResetCommandPool", || {
+                for state in dev.records.command_buffers.lock().values_mut() {
+                    if state.pool == pool {
+                        state.reset();
+                    }
                 }
-            }
-        });
-        next(device, pool, flags)
-    })
+            });
+            next(device, pool, flags)
+        },
+    )
 }
 
 pub unsafe extern "system" fn destroy_command_pool(
@@ -236,18 +232,19 @@ pub unsafe extern "system" fn destroy_command_pool(
     pool: vk::CommandPool,
     p_allocator: *const vk::AllocationCallbacks<'_>,
 ) {
-    ffi_guard("vkDestroyCommandPool", (), || {
-        let Some(dev) = device_data(device) else {
-            return;
-        };
-        shield("vkDestroyCommandPool", || {
+    forget_then_call_down(
+        "vkDestroyCommandPool",
+        device,
+        |dev| {
             dev.records
                 .command_buffers
                 .lock()
                 .retain(|_, state| state.pool != pool);
-        });
-        if let Some(destroy) = dev.table.destroy_command_pool {
-            destroy(device, pool, p_allocator);
-        }
-    })
+        },
+        |t| {
+            if let Some(destroy) = t.destroy_command_pool {
+                destroy(device, pool, p_allocator);
+            }
+        },
+    )
 }

@@ -438,6 +438,47 @@ impl Device {
         .unwrap();
         (pool, cb)
     }
+
+    /// Ends `cb`, submits it to queue 0 and waits for it. Safe to call from several threads:
+    /// queues are externally synchronized, so the submission holds a lock.
+    pub fn submit_and_wait(&self, cb: vk::CommandBuffer) {
+        static QUEUE: Mutex<()> = Mutex::new(());
+        let d = &self.device;
+        unsafe {
+            d.end_command_buffer(cb).unwrap();
+            let _queue = QUEUE.lock().unwrap_or_else(|e| e.into_inner());
+            let queue = d.get_device_queue(0, 0);
+            let cbs = [cb];
+            let submit = vk::SubmitInfo::default().command_buffers(&cbs);
+            d.queue_submit(queue, &[submit], vk::Fence::null()).unwrap();
+            d.queue_wait_idle(queue).unwrap();
+        }
+    }
+
+    /// Destroys objects a test created, pipelines first.
+    pub fn destroy_objects(
+        &self,
+        pipelines: &[vk::Pipeline],
+        layouts: &[vk::PipelineLayout],
+        render_passes: &[vk::RenderPass],
+        modules: &[vk::ShaderModule],
+    ) {
+        let d = &self.device;
+        unsafe {
+            for &pipeline in pipelines {
+                d.destroy_pipeline(pipeline, None);
+            }
+            for &layout in layouts {
+                d.destroy_pipeline_layout(layout, None);
+            }
+            for &pass in render_passes {
+                d.destroy_render_pass(pass, None);
+            }
+            for &module in modules {
+                d.destroy_shader_module(module, None);
+            }
+        }
+    }
 }
 
 /// One graphics pipeline for [`Device::create_pipelines`]: no vertex input, a viewport
@@ -680,16 +721,8 @@ impl Device {
                 &[],
                 &[],
             );
-            d.end_command_buffer(cb).unwrap();
-            // Queues are externally synchronized.
-            static QUEUE: Mutex<()> = Mutex::new(());
-            let _queue = QUEUE.lock().unwrap_or_else(|e| e.into_inner());
-            let queue = d.get_device_queue(0, 0);
-            let cbs = [cb];
-            let submit = vk::SubmitInfo::default().command_buffers(&cbs);
-            d.queue_submit(queue, &[submit], vk::Fence::null()).unwrap();
-            d.queue_wait_idle(queue).unwrap();
         }
+        self.submit_and_wait(cb);
         let pixels = unsafe {
             let p = d
                 .map_memory(

@@ -224,6 +224,53 @@ fn layer_device_extensions(
 }
 
 impl Gpu {
+    /// Records one global memory dependency: `src` (stage, access) before `dst`.
+    pub fn memory_barrier(
+        &self,
+        cmd: vk::CommandBuffer,
+        src: (vk::PipelineStageFlags, vk::AccessFlags),
+        dst: (vk::PipelineStageFlags, vk::AccessFlags),
+    ) {
+        let barrier = [vk::MemoryBarrier::default()
+            .src_access_mask(src.1)
+            .dst_access_mask(dst.1)];
+        // SAFETY: `cmd` is recording (the caller's); the barrier is self-contained.
+        unsafe {
+            self.device.cmd_pipeline_barrier(
+                cmd,
+                src.0,
+                dst.0,
+                vk::DependencyFlags::empty(),
+                &barrier,
+                &[],
+                &[],
+            );
+        }
+    }
+
+    /// Records image barriers (layout transitions, see [`image_barrier`]) from `src_stage`
+    /// to `dst_stage`.
+    pub fn image_barriers(
+        &self,
+        cmd: vk::CommandBuffer,
+        src_stage: vk::PipelineStageFlags,
+        dst_stage: vk::PipelineStageFlags,
+        barriers: &[vk::ImageMemoryBarrier<'_>],
+    ) {
+        // SAFETY: `cmd` is recording (the caller's); the barriers name live images.
+        unsafe {
+            self.device.cmd_pipeline_barrier(
+                cmd,
+                src_stage,
+                dst_stage,
+                vk::DependencyFlags::empty(),
+                &[],
+                &[],
+                barriers,
+            );
+        }
+    }
+
     /// The first device that has everything `needs` asks for, or the list of what is missing.
     pub fn new(vulkan: &Vulkan, needs: &Needs) -> Result<Gpu, crate::scene::SceneError> {
         use crate::scene::SceneError;
@@ -523,5 +570,32 @@ impl Buffer {
     pub fn bytes_mut(&mut self) -> &mut [u8] {
         // SAFETY: as in `bytes`.
         unsafe { std::slice::from_raw_parts_mut(self.mapped, self.size as usize) }
+    }
+}
+
+/// A layout transition of a colour image (one level, one layer), queue ownership unchanged;
+/// the access masks are the caller's to add.
+pub fn image_barrier(
+    image: vk::Image,
+    old: vk::ImageLayout,
+    new: vk::ImageLayout,
+) -> vk::ImageMemoryBarrier<'static> {
+    vk::ImageMemoryBarrier::default()
+        .old_layout(old)
+        .new_layout(new)
+        .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+        .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+        .image(image)
+        .subresource_range(color_range())
+}
+
+/// The whole of a single-level, single-layer colour image.
+pub fn color_range() -> vk::ImageSubresourceRange {
+    vk::ImageSubresourceRange {
+        aspect_mask: vk::ImageAspectFlags::COLOR,
+        base_mip_level: 0,
+        level_count: 1,
+        base_array_layer: 0,
+        layer_count: 1,
     }
 }

@@ -6,7 +6,7 @@
 use ash::vk;
 
 use super::format::Format;
-use super::{check, Buffer, Gpu, VkResult};
+use super::{check, color_range, image_barrier, Buffer, Gpu, VkResult};
 
 pub struct Attachment {
     pub format: Format,
@@ -203,27 +203,20 @@ impl Targets {
             .attachments
             .iter()
             .map(|a| {
-                vk::ImageMemoryBarrier::default()
-                    .old_layout(vk::ImageLayout::UNDEFINED)
-                    .new_layout(vk::ImageLayout::GENERAL)
-                    .dst_access_mask(vk::AccessFlags::MEMORY_READ | vk::AccessFlags::MEMORY_WRITE)
-                    .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
-                    .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
-                    .image(a.image)
-                    .subresource_range(color_range())
+                image_barrier(
+                    a.image,
+                    vk::ImageLayout::UNDEFINED,
+                    vk::ImageLayout::GENERAL,
+                )
+                .dst_access_mask(vk::AccessFlags::MEMORY_READ | vk::AccessFlags::MEMORY_WRITE)
             })
             .collect();
-        unsafe {
-            gpu.device.cmd_pipeline_barrier(
-                cmd,
-                vk::PipelineStageFlags::TOP_OF_PIPE,
-                vk::PipelineStageFlags::ALL_COMMANDS,
-                vk::DependencyFlags::empty(),
-                &[],
-                &[],
-                &barriers,
-            );
-        }
+        gpu.image_barriers(
+            cmd,
+            vk::PipelineStageFlags::TOP_OF_PIPE,
+            vk::PipelineStageFlags::ALL_COMMANDS,
+            &barriers,
+        );
     }
 
     /// `clear`: every image, holes included.
@@ -361,15 +354,5 @@ impl Targets {
                 gpu.destroy_buffer(&a.readback);
             }
         }
-    }
-}
-
-fn color_range() -> vk::ImageSubresourceRange {
-    vk::ImageSubresourceRange {
-        aspect_mask: vk::ImageAspectFlags::COLOR,
-        base_mip_level: 0,
-        level_count: 1,
-        base_array_layer: 0,
-        layer_count: 1,
     }
 }
