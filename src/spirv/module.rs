@@ -5,8 +5,8 @@
 //! over the global instructions; function bodies stay words that [`Editor`] copies through
 //! unless a pass replaces or prefixes a particular instruction.
 
-use spirv::{Decoration, Op, StorageClass};
 use rustc_hash::FxHashMap as HashMap;
+use spirv::{Decoration, Op, StorageClass};
 
 use super::PassError;
 use std::fmt;

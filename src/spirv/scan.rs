@@ -62,7 +62,9 @@ pub fn scan(words: &[u32]) -> Summary {
             // "gl_FragColor\0" is four words; compare without decoding. Bytes after the
             // nul are padding that readers ignore, so only the first byte of the last word
             // must be the nul.
-            Some(Op::Name) if ops.len() >= 5 && ops[1..4] == GL_FRAG_COLOR[..3] && ops[4] & 0xff == 0 => {
+            Some(Op::Name)
+                if ops.len() >= 5 && ops[1..4] == GL_FRAG_COLOR[..3] && ops[4] & 0xff == 0 =>
+            {
                 frag_color_id = Some(ops[0]);
             }
             Some(Op::Decorate) if ops.len() >= 2 => match Decoration::from_u32(ops[1]) {
