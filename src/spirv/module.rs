@@ -38,6 +38,11 @@ pub enum ParseError {
         word: usize,
         id: u32,
     },
+    /// A second instruction defines an id that is already defined.
+    DuplicateId {
+        word: usize,
+        id: u32,
+    },
 }
 
 impl fmt::Display for ParseError {
@@ -54,6 +59,9 @@ impl fmt::Display for ParseError {
             }
             ParseError::IdOutOfBound { word, id } => {
                 write!(f, "id {id} at word {word} is not below the bound")
+            }
+            ParseError::DuplicateId { word, id } => {
+                write!(f, "id {id} at word {word} is already defined")
             }
         }
     }
@@ -350,15 +358,34 @@ impl<'a> Module<'a> {
             member_decorations: HashMap::default(),
             functions: HashMap::default(),
         };
+        let mut defined = vec![0u64; bound as usize / 64 + 1];
         for inst in instructions(words) {
             let inst = inst?;
             let index = insts.len();
             let op = inst.opcode();
-            if in_function {
-                if op == Op::FunctionEnd as u16 {
-                    in_function = false;
+            let in_body = in_function;
+            if in_function && op == Op::FunctionEnd as u16 {
+                in_function = false;
+            }
+            // Ids are checked first: the lookups below (and every pass) rely on each id
+            // having one definition, or a type could be redefined to contain itself.
+            if let Some(id) = inst.result_id() {
+                if id == 0 || id >= bound {
+                    return Err(ParseError::IdOutOfBound {
+                        word: inst.offset,
+                        id,
+                    });
                 }
-            } else {
+                let (word, bit) = (id as usize / 64, 1u64 << (id % 64));
+                if defined[word] & bit != 0 {
+                    return Err(ParseError::DuplicateId {
+                        word: inst.offset,
+                        id,
+                    });
+                }
+                defined[word] |= bit;
+            }
+            if !in_body {
                 let s = section_of(op);
                 // OpLine/OpNoLine/OpExtInst (debug info) may appear among globals and
                 // before functions; OpUndef too. Everything else must not go backwards.
@@ -380,14 +407,6 @@ impl<'a> Module<'a> {
                     m.functions.insert(inst.operand(1), index);
                 }
                 m.read_global(&inst, index, s)?;
-            }
-            if let Some(id) = inst.result_id() {
-                if id == 0 || id >= bound {
-                    return Err(ParseError::IdOutOfBound {
-                        word: inst.offset,
-                        id,
-                    });
-                }
             }
             if !in_function || op == Op::Function as u16 {
                 let idx = section as usize;
@@ -1035,6 +1054,34 @@ mod tests {
         expected[f + 1] = 8;
         expected.insert(f, inst(Op::Nop, &[])[0]);
         assert_eq!(out, expected);
+    }
+
+    #[test]
+    fn a_type_cannot_be_redefined_into_a_cycle() {
+        // %1 = struct { %2 }, then %2 = struct { %1 } would make %2 contain itself if a
+        // second definition of an id were accepted.
+        let mut w = vec![MAGIC, 0x0001_0000, 0, 3, 0];
+        push_inst(&mut w, Op::Capability, &[spirv::Capability::Shader as u32]);
+        push_inst(&mut w, Op::MemoryModel, &[0, 1]);
+        push_inst(&mut w, Op::TypeFloat, &[2, 32]);
+        push_inst(&mut w, Op::TypeStruct, &[1, 2]);
+        push_inst(&mut w, Op::TypeStruct, &[2, 1]);
+        assert_eq!(
+            Module::parse(&w).err(),
+            Some(ParseError::DuplicateId { word: 16, id: 2 })
+        );
+    }
+
+    #[test]
+    fn a_type_naming_an_undeclared_type_is_not_registered() {
+        let mut w = vec![MAGIC, 0x0001_0000, 0, 4, 0];
+        push_inst(&mut w, Op::Capability, &[spirv::Capability::Shader as u32]);
+        push_inst(&mut w, Op::MemoryModel, &[0, 1]);
+        push_inst(&mut w, Op::TypeStruct, &[1, 3]);
+        push_inst(&mut w, Op::TypeFloat, &[3, 32]);
+        let m = Module::parse(&w).unwrap();
+        assert_eq!(m.type_of(1), None);
+        assert_eq!(m.type_of(3), Some(&Type::Float { width: 32 }));
     }
 
     #[test]
