@@ -442,7 +442,7 @@ impl<'a> Module<'a> {
                         .unwrap_or(spirv::ExecutionModel::Kernel),
                     function: ops[1],
                     name,
-                    interface: ops[2 + used..].to_vec(),
+                    interface: unique_ids(&ops[2 + used..]),
                 });
             }
             Op::Name if !ops.is_empty() => {
@@ -598,6 +598,13 @@ impl<'a> Module<'a> {
         }
         seen
     }
+}
+
+/// `ids` without repeats, in order. An interface lists each variable once; passes treat it
+/// as a set, so a malformed list with repeats must not make them split a variable twice.
+fn unique_ids(ids: &[u32]) -> Vec<u32> {
+    let mut seen = rustc_hash::FxHashSet::default();
+    ids.iter().copied().filter(|&id| seen.insert(id)).collect()
 }
 
 fn read_type(op: Op, ops: &[u32]) -> Option<Type> {
