@@ -335,9 +335,9 @@ fn plain_triangle_renders_the_same_pixels_with_and_without_the_layer() {
     let with = render_plain(WITH_VALIDATION);
     let without = render_plain(VALIDATION_ONLY);
     assert_eq!(with, without);
-    // The triangle covers the whole target with plain.frag's colour (0.25, 0.5, 0.75, 1)
+    // The triangle covers the whole target with plain.frag's colour (0.25, 0.4, 0.75, 1)
     // in UNORM8: round(x * 255).
-    let expected: Vec<u8> = [64u8, 128, 191, 255].repeat((RENDER_SIZE * RENDER_SIZE) as usize);
+    let expected: Vec<u8> = [64u8, 102, 191, 255].repeat((RENDER_SIZE * RENDER_SIZE) as usize);
     assert_eq!(with, expected);
 }
 
@@ -362,8 +362,8 @@ fn gl_frag_color_reaches_every_attachment_and_is_rewritten_once() {
     );
     assert_eq!(after.pipelines, before.pipelines + 2);
 
-    // GL writes gl_FragColor to every draw buffer: (0.25, 0.5, 0.75, 1) in UNORM8.
-    let expected: Vec<u8> = [64u8, 128, 191, 255].repeat((RENDER_SIZE * RENDER_SIZE) as usize);
+    // GL writes gl_FragColor to every draw buffer: (0.25, 0.4, 0.75, 1) in UNORM8.
+    let expected: Vec<u8> = [64u8, 102, 191, 255].repeat((RENDER_SIZE * RENDER_SIZE) as usize);
     let images = device.render(&instance, second, pass, 3, 3);
     for (i, image) in images.iter().enumerate() {
         assert_eq!(image, &expected, "attachment {i}");

@@ -178,18 +178,26 @@ fn compile_required_arrays(layers: Layers) -> Vec<(vk::Result, Vec<bool>)> {
 fn compile_required_arrays_match_plain_vulkan() {
     let _serial = serial();
     let without = compile_required_arrays(NO_LAYERS);
-    // What the spec asks, on plain lavapipe: the flagged entries fail with
-    // VK_PIPELINE_COMPILE_REQUIRED, the others are created, unless an early return stops
-    // the array. If lavapipe ever compiled them, this test would prove nothing.
     let required = vk::Result::PIPELINE_COMPILE_REQUIRED;
-    assert_eq!(
-        without,
-        vec![
-            (required, vec![true, true, false, false, true]),
-            (required, vec![true, false, false, false]),
-            (required, vec![true, false, false]),
-        ]
-    );
+    if without.iter().all(|(result, _)| *result != required) {
+        // A driver may compile every flagged pipeline at once (its own caches): then this
+        // test would compare nothing interesting.
+        println!("SKIP: this driver compiled every flagged pipeline without the layer");
+        return;
+    }
+    if Instance::new(NO_LAYERS).is_lavapipe() {
+        // What the spec asks, on plain lavapipe (which never has a pipeline ready without
+        // compiling): the flagged entries fail with VK_PIPELINE_COMPILE_REQUIRED, the others
+        // are created, unless an early return stops the array.
+        assert_eq!(
+            without,
+            vec![
+                (required, vec![true, true, false, false, true]),
+                (required, vec![true, false, false, false]),
+                (required, vec![true, false, false]),
+            ]
+        );
+    }
     let before = counters();
     let with = compile_required_arrays(WITH_VALIDATION);
     assert_eq!(with, without);
@@ -432,8 +440,8 @@ fn pipeline_caches_work_for_rewritten_pipelines() {
     let (with, pixels) = through_a_cache(WITH_VALIDATION, false);
     assert_eq!(with, without);
     assert_eq!(&with[..3], &[vk::Result::SUCCESS; 3]);
-    // GL: gl_FragColor (0.25, 0.5, 0.75, 1) in every draw buffer, UNORM8.
-    let expected: Vec<u8> = [64u8, 128, 191, 255].repeat((RENDER_SIZE * RENDER_SIZE) as usize);
+    // GL: gl_FragColor (0.25, 0.4, 0.75, 1) in every draw buffer, UNORM8.
+    let expected: Vec<u8> = [64u8, 102, 191, 255].repeat((RENDER_SIZE * RENDER_SIZE) as usize);
     for (i, image) in pixels.iter().enumerate() {
         assert_eq!(image, &expected, "attachment {i}");
     }

@@ -12,9 +12,9 @@ use common::*;
 
 type S = vk::ShaderStageFlags;
 
-/// GL: gl_FragColor (0.25, 0.5, 0.75, 1) in UNORM8, every pixel.
+/// GL: gl_FragColor (0.25, 0.4, 0.75, 1) in UNORM8, every pixel.
 fn frag_color_pixels() -> Vec<u8> {
-    [64u8, 128, 191, 255].repeat((RENDER_SIZE * RENDER_SIZE) as usize)
+    [64u8, 102, 191, 255].repeat((RENDER_SIZE * RENDER_SIZE) as usize)
 }
 
 struct Shaders {

@@ -164,8 +164,8 @@ fn work(shared: &Shared, t: usize, per_thread: usize) {
     let images = shared
         .device
         .render(&shared.instance, last[0], shared.pass3, 3, 3);
-    // GL: gl_FragColor (0.25, 0.5, 0.75, 1) in every draw buffer.
-    let frag_color = [64u8, 128, 191, 255].repeat((RENDER_SIZE * RENDER_SIZE) as usize);
+    // GL: gl_FragColor (0.25, 0.4, 0.75, 1) in every draw buffer.
+    let frag_color = [64u8, 102, 191, 255].repeat((RENDER_SIZE * RENDER_SIZE) as usize);
     for (i, image) in images.iter().enumerate() {
         assert_eq!(image, &frag_color, "thread {t}, attachment {i}");
     }

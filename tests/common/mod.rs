@@ -212,6 +212,14 @@ impl Instance {
         self.messages.lock().unwrap().clone()
     }
 
+    /// Whether the device these tests use is Mesa's lavapipe (some figures are its own).
+    pub fn is_lavapipe(&self) -> bool {
+        let properties = unsafe { self.instance.get_physical_device_properties(self.physical) };
+        properties
+            .device_name_as_c_str()
+            .is_ok_and(|name| name.to_bytes().starts_with(b"llvmpipe"))
+    }
+
     pub fn assert_clean(&self) {
         let messages = self.messages();
         assert!(

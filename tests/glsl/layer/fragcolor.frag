@@ -1,5 +1,5 @@
 #version 140
 // GL: gl_FragColor goes to every draw buffer.
 void main() {
-    gl_FragColor = vec4(0.25, 0.5, 0.75, 1.0);
+    gl_FragColor = vec4(0.25, 0.4, 0.75, 1.0);
 }

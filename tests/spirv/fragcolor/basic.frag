@@ -2,5 +2,5 @@
 // The whole colour written once: every draw buffer gets it.
 void main()
 {
-    gl_FragColor = vec4(0.25, 0.5, 0.75, 1.0);
+    gl_FragColor = vec4(0.25, 0.4, 0.75, 1.0);
 }
