@@ -785,8 +785,16 @@ pub struct CountingAllocator {
     pub fail: std::sync::atomic::AtomicBool,
 }
 
-/// Bytes in front of each block: its layout, so `free` and `realloc` can find it.
-const HEADER: usize = 64;
+/// The block's layout and the offset of the pointer handed out, stored just in front of
+/// that pointer so that `free` and `realloc` can find the block.
+#[derive(Clone, Copy)]
+struct BlockHeader {
+    layout: std::alloc::Layout,
+    offset: usize,
+}
+
+/// The least offset of a handed-out pointer: room for the header, 16-byte aligned.
+const MIN_OFFSET: usize = 64;
 
 impl CountingAllocator {
     pub fn callbacks(&self) -> vk::AllocationCallbacks<'_> {
@@ -805,9 +813,8 @@ impl CountingAllocator {
         self.live.load(std::sync::atomic::Ordering::SeqCst)
     }
 
-    unsafe fn block(ptr: *mut c_void) -> (*mut u8, std::alloc::Layout) {
-        let base = ptr.cast::<u8>().sub(HEADER);
-        (base, *base.cast::<std::alloc::Layout>())
+    unsafe fn header(ptr: *mut c_void) -> BlockHeader {
+        ptr.cast::<BlockHeader>().sub(1).read_unaligned()
     }
 
     unsafe extern "system" fn allocate(
@@ -818,18 +825,23 @@ impl CountingAllocator {
     ) -> *mut c_void {
         use std::sync::atomic::Ordering::SeqCst;
         let this = &*(user as *const Self);
-        if this.fail.load(SeqCst) || size == 0 || align > HEADER {
+        if this.fail.load(SeqCst) || size == 0 || !align.is_power_of_two() {
             return std::ptr::null_mut();
         }
-        let layout = std::alloc::Layout::from_size_align(size + HEADER, HEADER).unwrap();
+        // Drivers ask for any power-of-two alignment (NVIDIA: more than 64 bytes).
+        let offset = MIN_OFFSET.max(align);
+        let layout = std::alloc::Layout::from_size_align(size + offset, offset).unwrap();
         let base = std::alloc::alloc(layout);
         if base.is_null() {
             return std::ptr::null_mut();
         }
-        base.cast::<std::alloc::Layout>().write(layout);
+        let ptr = base.add(offset);
+        ptr.cast::<BlockHeader>()
+            .sub(1)
+            .write_unaligned(BlockHeader { layout, offset });
         this.allocations.fetch_add(1, SeqCst);
         this.live.fetch_add(1, SeqCst);
-        base.add(HEADER).cast()
+        ptr.cast()
     }
 
     unsafe extern "system" fn reallocate(
@@ -848,8 +860,8 @@ impl CountingAllocator {
         }
         let new = Self::allocate(user, size, align, scope);
         if !new.is_null() {
-            let (_, layout) = Self::block(original);
-            let old_size = layout.size() - HEADER;
+            let header = Self::header(original);
+            let old_size = header.layout.size() - header.offset;
             std::ptr::copy_nonoverlapping(original.cast::<u8>(), new.cast(), old_size.min(size));
             Self::free(user, original);
         }
@@ -862,8 +874,8 @@ impl CountingAllocator {
             return;
         }
         let this = &*(user as *const Self);
-        let (base, layout) = Self::block(ptr);
-        std::alloc::dealloc(base, layout);
+        let header = Self::header(ptr);
+        std::alloc::dealloc(ptr.cast::<u8>().sub(header.offset), header.layout);
         this.frees.fetch_add(1, SeqCst);
         this.live.fetch_sub(1, SeqCst);
     }
