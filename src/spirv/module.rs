@@ -306,6 +306,9 @@ impl Type {
     }
 }
 
+/// `(member, decoration, literal operands)` of an `OpMemberDecorate`.
+pub type MemberDecoration<'a> = (u32, Decoration, &'a [u32]);
+
 /// An `OpEntryPoint`.
 #[derive(Debug, Clone)]
 pub struct EntryPoint {
@@ -330,9 +333,9 @@ pub struct Module<'a> {
     pub types: HashMap<u32, Type>,
     pub names: HashMap<u32, String>,
     /// Target id → decorations `(decoration, literal operands)`.
-    pub decorations: HashMap<u32, Vec<(Decoration, Vec<u32>)>>,
+    pub decorations: HashMap<u32, Vec<(Decoration, &'a [u32])>>,
     /// Struct id → `(member, decoration, literal operands)`.
-    pub member_decorations: HashMap<u32, Vec<(u32, Decoration, Vec<u32>)>>,
+    pub member_decorations: HashMap<u32, Vec<MemberDecoration<'a>>>,
     /// Function id → index of its OpFunction.
     pub functions: HashMap<u32, usize>,
 }
@@ -453,16 +456,15 @@ impl<'a> Module<'a> {
                     self.decorations
                         .entry(ops[0])
                         .or_default()
-                        .push((d, ops[2..].to_vec()));
+                        .push((d, &ops[2..]));
                 }
             }
             Op::MemberDecorate if ops.len() >= 3 => {
                 if let Some(d) = Decoration::from_u32(ops[2]) {
-                    self.member_decorations.entry(ops[0]).or_default().push((
-                        ops[1],
-                        d,
-                        ops[3..].to_vec(),
-                    ));
+                    self.member_decorations
+                        .entry(ops[0])
+                        .or_default()
+                        .push((ops[1], d, &ops[3..]));
                 }
             }
             _ if s == Section::Global => {
@@ -505,7 +507,7 @@ impl<'a> Module<'a> {
             .get(&id)?
             .iter()
             .find(|(dec, _)| *dec == d)
-            .map(|(_, lits)| lits.as_slice())
+            .map(|(_, lits)| *lits)
     }
 
     pub fn has_decoration(&self, id: u32, d: Decoration) -> bool {
@@ -523,7 +525,7 @@ impl<'a> Module<'a> {
             .into_iter()
             .flatten()
             .filter(move |(m, _, _)| *m == member)
-            .map(|(_, d, lits)| (*d, lits.as_slice()))
+            .map(|(_, d, lits)| (*d, *lits))
     }
 
     pub fn type_of(&self, id: u32) -> Option<&Type> {

@@ -251,7 +251,7 @@ impl Split {
             return Err(unsupported("components other than 32 or 64 bits"));
         }
         let offset = m.decoration(var, Decoration::Offset).map(|o| o[0]);
-        let var_decorations: Vec<(Decoration, Vec<u32>)> = m
+        let var_decorations: Vec<(Decoration, &[u32])> = m
             .decorations
             .get(&var)
             .into_iter()
@@ -276,7 +276,7 @@ impl Split {
                     Some(Type::Struct { members }) => {
                         for (d, lits) in m.member_decorations_of(leaf_ty, index) {
                             if INHERITED.contains(&d) && !decorations.iter().any(|(x, _)| *x == d) {
-                                decorations.push((d, lits.to_vec()));
+                                decorations.push((d, lits));
                             }
                         }
                         match member_names.get(&(leaf_ty, index)) {
