@@ -919,6 +919,22 @@ mod tests {
         }
     }
 
+    /// VS → TCS and TCS → TES both match, as a pipeline with all three needs.
+    fn assert_links(vs: &Module, tcs: &Module, tes: &Module) {
+        assert_interface(
+            vs,
+            ExecutionModel::Vertex,
+            tcs,
+            ExecutionModel::TessellationControl,
+        );
+        assert_interface(
+            tcs,
+            ExecutionModel::TessellationControl,
+            tes,
+            ExecutionModel::TessellationEvaluation,
+        );
+    }
+
     fn load_of_invocation_id(tcs: &Module<'_>) -> u32 {
         let invocation = tcs
             .globals
@@ -988,18 +1004,7 @@ mod tests {
         let tcs_m = Module::parse(&tcs).unwrap();
         let vs_m = Module::parse(&vs).unwrap();
         let tes_m = Module::parse(&tes).unwrap();
-        assert_interface(
-            &vs_m,
-            ExecutionModel::Vertex,
-            &tcs_m,
-            ExecutionModel::TessellationControl,
-        );
-        assert_interface(
-            &tcs_m,
-            ExecutionModel::TessellationControl,
-            &tes_m,
-            ExecutionModel::TessellationEvaluation,
-        );
+        assert_links(&vs_m, &tcs_m, &tes_m);
         // Every user varying the TES reads is copied through (float, vec3, flat ivec2,
         // double, struct, array of vec4).
         for name in [
@@ -1176,18 +1181,7 @@ mod tests {
         validate(&tcs, "vulkan1.0");
         let m = Module::parse(&tcs).unwrap();
         let (vs_m, tes_m) = (Module::parse(&vs).unwrap(), Module::parse(&tes).unwrap());
-        assert_interface(
-            &vs_m,
-            ExecutionModel::Vertex,
-            &m,
-            ExecutionModel::TessellationControl,
-        );
-        assert_interface(
-            &m,
-            ExecutionModel::TessellationControl,
-            &tes_m,
-            ExecutionModel::TessellationEvaluation,
-        );
+        assert_links(&vs_m, &m, &tes_m);
         assert_eq!(clip_len(&m, var_named(&m, "gl_in")), 3);
         assert_eq!(clip_len(&m, var_named(&m, "gl_out")), 2);
         assert!(has_capability(&m, Capability::ClipDistance));
@@ -1296,18 +1290,7 @@ mod tests {
         let pc = var_named(&m, "glsem_tess_levels");
         assert!(m.entry_points[0].interface.contains(&pc));
         let (vs_m, tes_m) = (Module::parse(&vs).unwrap(), Module::parse(&tes).unwrap());
-        assert_interface(
-            &vs_m,
-            ExecutionModel::Vertex,
-            &m,
-            ExecutionModel::TessellationControl,
-        );
-        assert_interface(
-            &m,
-            ExecutionModel::TessellationControl,
-            &tes_m,
-            ExecutionModel::TessellationEvaluation,
-        );
+        assert_links(&vs_m, &m, &tes_m);
         // Before 1.4 the push constant must not be listed.
         let tcs = build_passthrough_tcs(&compile("varyings.tese", "vulkan1.0"), "main", None, &KEY)
             .unwrap();
@@ -1427,18 +1410,7 @@ mod tests {
                 validate(&tcs, "vulkan1.0");
                 let m = Module::parse(&tcs).unwrap();
                 let (vs_m, tes_m) = (Module::parse(&vs).unwrap(), Module::parse(&tes).unwrap());
-                assert_interface(
-                    &vs_m,
-                    ExecutionModel::Vertex,
-                    &m,
-                    ExecutionModel::TessellationControl,
-                );
-                assert_interface(
-                    &m,
-                    ExecutionModel::TessellationControl,
-                    &tes_m,
-                    ExecutionModel::TessellationEvaluation,
-                );
+                assert_links(&vs_m, &m, &tes_m);
             }
             seen += 1;
         }
