@@ -5,15 +5,19 @@
 //! caches behave as without the layer. The application's allocation callbacks are used for
 //! the layer's temporary modules, and balance.
 //!
-//! The driver error is a valid-usage one: lavapipe keeps no pipeline binaries, so it answers
-//! every create info flagged FAIL_ON_PIPELINE_COMPILE_REQUIRED with
-//! `VK_PIPELINE_COMPILE_REQUIRED` (checked on plain lavapipe first), and an allocator that
-//! returns NULL gets `VK_ERROR_OUT_OF_HOST_MEMORY`.
+//! The driver error is a valid-usage one: a create info flagged
+//! FAIL_ON_PIPELINE_COMPILE_REQUIRED whose shaders the driver has never compiled gets
+//! `VK_PIPELINE_COMPILE_REQUIRED` (checked without the layer first). Drivers keep pipeline
+//! binaries in memory and on disk (NVIDIA does), so the flagged entries use "unseen" shaders:
+//! a constant changed to a value drawn for this run. An allocator that returns NULL gets
+//! `VK_ERROR_OUT_OF_HOST_MEMORY`.
 
 mod common;
 
 use ash::vk::{self, Handle};
 use common::*;
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 type S = vk::ShaderStageFlags;
 type F = vk::PipelineCreateFlags;
@@ -23,14 +27,43 @@ const EARLY_RETURN: F = F::EARLY_RETURN_ON_FAILURE;
 /// Attachments of every render pass here: gl_FragColor pipelines are rewritten.
 const ATTACHMENTS: usize = 3;
 
+/// `words` with the 32-bit float constant `value` given another mantissa, drawn from the
+/// clock, the process and a counter: no driver cache, in memory or on disk, holds a pipeline
+/// built from it, so the driver must compile one.
+fn unseen(words: &[u32], value: f32) -> Vec<u32> {
+    static DRAWN: AtomicU32 = AtomicU32::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos();
+    let draw = DRAWN.fetch_add(1, Ordering::Relaxed);
+    let mantissa =
+        (nanos ^ std::process::id().rotate_left(11) ^ draw.wrapping_mul(0x9e37_79b9)) & 0x7f_ffff;
+    let mut out = words.to_vec();
+    let mut at = 5;
+    let mut replaced = 0;
+    while at < out.len() {
+        let (count, opcode) = ((out[at] >> 16) as usize, out[at] & 0xffff);
+        const OP_CONSTANT: u32 = 43;
+        if opcode == OP_CONSTANT && count == 4 && out[at + 3] == value.to_bits() {
+            out[at + 3] = (value.to_bits() & !0x7f_ffff) | mantissa;
+            replaced += 1;
+        }
+        at += count.max(1);
+    }
+    assert_eq!(replaced, 1, "one float constant {value} in the module");
+    out
+}
+
 /// A device with `pipelineCreationCacheControl`, the shaders, render passes and two layouts:
 /// one with room for the generated TCS's levels, one without.
 ///
 /// Runs without the layer use no validation either: unrewritten, the gl_FragColor shader
 /// leaves attachments 1 and 2 unwritten, which validation rightly warns about.
 struct Fixture {
-    instance: Instance,
+    // Fields drop in order: the device before its instance, also when a test fails.
     device: Device,
+    instance: Instance,
     plain_vs: vk::ShaderModule,
     plain_fs: vk::ShaderModule,
     frag_color: vk::ShaderModule,
@@ -43,6 +76,12 @@ struct Fixture {
     pass1: vk::RenderPass,
     layout: vk::PipelineLayout,
     full_layout: vk::PipelineLayout,
+    /// SPIR-V of the fragment shaders, for the unseen variants.
+    frag_color_words: Vec<u32>,
+    plain_fs_words: Vec<u32>,
+    patch_fs_words: Vec<u32>,
+    /// Unseen modules made so far, destroyed with the fixture.
+    unseen_modules: RefCell<Vec<vk::ShaderModule>>,
 }
 
 impl Fixture {
@@ -56,41 +95,82 @@ impl Fixture {
             offset: 0,
             size: 128,
         }];
+        let frag_color_words = glsl_for_gl("layer/fragcolor.frag");
+        let plain_fs_words = glsl("layer/plain.frag");
+        let patch_fs_words = glsl("layer/patch.frag");
         Fixture {
             plain_vs: device.module(&glsl("layer/plain.vert")),
-            plain_fs: device.module(&glsl("layer/plain.frag")),
-            frag_color: device.module(&glsl_for_gl("layer/fragcolor.frag")),
+            plain_fs: device.module(&plain_fs_words),
+            frag_color: device.module(&frag_color_words),
             patch_vs: device.module(&glsl("layer/patch.vert")),
             patch_tes: device.module(&glsl("layer/patch.tese")),
-            patch_fs: device.module(&glsl("layer/patch.frag")),
+            patch_fs: device.module(&patch_fs_words),
             pass: device.render_pass(ATTACHMENTS),
             pass1: device.render_pass(1),
             layout: device.layout(&[]),
             full_layout: device.layout(&full),
+            frag_color_words,
+            plain_fs_words,
+            patch_fs_words,
+            unseen_modules: RefCell::default(),
             instance,
             device,
         }
     }
 
+    /// A module no driver has compiled: `words` made [`unseen`] by changing `value`.
+    fn unseen_module(&self, words: &[u32], value: f32) -> vk::ShaderModule {
+        let module = self.device.module(&unseen(words, value));
+        self.unseen_modules.borrow_mut().push(module);
+        module
+    }
+
     /// gl_FragColor into every attachment: rewritten by the layer.
     fn frag_color(&self) -> Desc<'static> {
-        let stages = [(S::VERTEX, self.plain_vs), (S::FRAGMENT, self.frag_color)];
+        self.frag_color_with(self.frag_color)
+    }
+
+    /// [`Fixture::frag_color`] with a colour no driver has compiled.
+    fn unseen_frag_color(&self) -> Desc<'static> {
+        self.frag_color_with(self.unseen_module(&self.frag_color_words, 0.25))
+    }
+
+    fn frag_color_with(&self, fs: vk::ShaderModule) -> Desc<'static> {
+        let stages = [(S::VERTEX, self.plain_vs), (S::FRAGMENT, fs)];
         Desc::new(&stages, self.layout, self.pass, ATTACHMENTS)
     }
 
     /// Nothing to rewrite: passed through.
     fn plain(&self) -> Desc<'static> {
-        let stages = [(S::VERTEX, self.plain_vs), (S::FRAGMENT, self.plain_fs)];
+        self.plain_with(self.plain_fs)
+    }
+
+    /// [`Fixture::plain`] with a colour no driver has compiled.
+    fn unseen_plain(&self) -> Desc<'static> {
+        self.plain_with(self.unseen_module(&self.plain_fs_words, 0.25))
+    }
+
+    fn plain_with(&self, fs: vk::ShaderModule) -> Desc<'static> {
+        let stages = [(S::VERTEX, self.plain_vs), (S::FRAGMENT, fs)];
         Desc::new(&stages, self.layout, self.pass1, 1)
     }
 
     /// A TES without TCS on `layout`: the layer generates a TCS, or fails it when the layout
     /// has no room for the levels. Never passed to plain lavapipe (it crashes on it).
     fn tes_only(&self, layout: vk::PipelineLayout) -> Desc<'static> {
+        self.tes_only_with(layout, self.patch_fs)
+    }
+
+    /// [`Fixture::tes_only`] with a fragment shader (alpha) no driver has compiled.
+    fn unseen_tes_only(&self, layout: vk::PipelineLayout) -> Desc<'static> {
+        self.tes_only_with(layout, self.unseen_module(&self.patch_fs_words, 1.0))
+    }
+
+    fn tes_only_with(&self, layout: vk::PipelineLayout, fs: vk::ShaderModule) -> Desc<'static> {
         let stages = [
             (S::VERTEX, self.patch_vs),
             (S::TESSELLATION_EVALUATION, self.patch_tes),
-            (S::FRAGMENT, self.patch_fs),
+            (S::FRAGMENT, fs),
         ];
         Desc::new(&stages, layout, self.pass1, 1)
     }
@@ -120,7 +200,10 @@ impl Fixture {
                 self.patch_vs,
                 self.patch_tes,
                 self.patch_fs,
-            ] {
+            ]
+            .into_iter()
+            .chain(self.unseen_modules.take())
+            {
                 d.destroy_shader_module(m, None);
             }
             d.destroy_render_pass(self.pass, None);
@@ -142,8 +225,8 @@ fn compile_required_arrays(layers: Layers) -> Vec<(vk::Result, Vec<bool>)> {
             &[
                 f.frag_color(),
                 f.plain(),
-                f.frag_color().flags(FAIL_ON_COMPILE),
-                f.plain().flags(FAIL_ON_COMPILE),
+                f.unseen_frag_color().flags(FAIL_ON_COMPILE),
+                f.unseen_plain().flags(FAIL_ON_COMPILE),
                 f.frag_color(),
             ],
             null,
@@ -153,7 +236,7 @@ fn compile_required_arrays(layers: Layers) -> Vec<(vk::Result, Vec<bool>)> {
         f.outcome(
             &[
                 f.plain(),
-                f.frag_color().flags(FAIL_ON_COMPILE | EARLY_RETURN),
+                f.unseen_frag_color().flags(FAIL_ON_COMPILE | EARLY_RETURN),
                 f.plain(),
                 f.frag_color(),
             ],
@@ -163,7 +246,7 @@ fn compile_required_arrays(layers: Layers) -> Vec<(vk::Result, Vec<bool>)> {
         f.outcome(
             &[
                 f.frag_color(),
-                f.plain().flags(FAIL_ON_COMPILE | EARLY_RETURN),
+                f.unseen_plain().flags(FAIL_ON_COMPILE | EARLY_RETURN),
                 f.frag_color(),
             ],
             null,
@@ -179,31 +262,24 @@ fn compile_required_arrays_match_plain_vulkan() {
     let _serial = serial();
     let without = compile_required_arrays(NO_LAYERS);
     let required = vk::Result::PIPELINE_COMPILE_REQUIRED;
-    if without.iter().all(|(result, _)| *result != required) {
-        // A driver may compile every flagged pipeline at once (its own caches): then this
-        // test would compare nothing interesting.
-        println!("SKIP: this driver compiled every flagged pipeline without the layer");
-        return;
-    }
-    if Instance::new(NO_LAYERS).is_lavapipe() {
-        // What the spec asks, on plain lavapipe (which never has a pipeline ready without
-        // compiling): the flagged entries fail with VK_PIPELINE_COMPILE_REQUIRED, the others
-        // are created, unless an early return stops the array.
-        assert_eq!(
-            without,
-            vec![
-                (required, vec![true, true, false, false, true]),
-                (required, vec![true, false, false, false]),
-                (required, vec![true, false, false]),
-            ]
-        );
-    }
+    // What the spec asks, checked without the layer: the flagged entries (unseen shaders)
+    // fail with VK_PIPELINE_COMPILE_REQUIRED, the others are created, unless an early
+    // return stops the array.
+    assert_eq!(
+        without,
+        vec![
+            (required, vec![true, true, false, false, true]),
+            (required, vec![true, false, false, false]),
+            (required, vec![true, false, false]),
+        ]
+    );
     let before = counters();
     let with = compile_required_arrays(WITH_VALIDATION);
     assert_eq!(with, without);
     let after = counters();
-    // One broadcast for the whole device (the rewrite cache), flagged entries included.
-    assert_eq!(after.rewrites, before.rewrites + 1);
+    // One broadcast of the shared gl_FragColor module for the whole device (the rewrite
+    // cache) and one of each unseen one: flagged entries are rewritten too.
+    assert_eq!(after.rewrites, before.rewrites + 3);
     assert_eq!(after.pipelines, before.pipelines, "records left behind");
 }
 
@@ -247,7 +323,7 @@ fn layer_failures_keep_array_semantics() {
     assert_eq!(
         f.outcome(
             &[
-                f.tes_only(f.layout).flags(FAIL_ON_COMPILE),
+                f.unseen_tes_only(f.layout).flags(FAIL_ON_COMPILE),
                 f.tes_only(f.full_layout),
                 f.frag_color(),
             ],
@@ -258,7 +334,10 @@ fn layer_failures_keep_array_semantics() {
     );
     assert_eq!(
         f.outcome(
-            &[f.tes_only(f.layout).flags(FAIL_ON_COMPILE), f.plain()],
+            &[
+                f.unseen_tes_only(f.layout).flags(FAIL_ON_COMPILE),
+                f.plain()
+            ],
             null,
             None
         ),
@@ -282,8 +361,8 @@ fn failed_rewritten_pipelines_free_their_temporary_modules() {
     let callbacks = allocator.callbacks();
     let outcome = f.outcome(
         &[
-            f.frag_color().flags(FAIL_ON_COMPILE),
-            f.tes_only(f.layout).flags(FAIL_ON_COMPILE),
+            f.unseen_frag_color().flags(FAIL_ON_COMPILE),
+            f.unseen_tes_only(f.layout).flags(FAIL_ON_COMPILE),
         ],
         vk::PipelineCache::null(),
         Some(&callbacks),

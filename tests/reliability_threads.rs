@@ -30,8 +30,9 @@ fn env_or(name: &str, default: u64) -> u64 {
 }
 
 struct Shared {
-    instance: Instance,
+    // Fields drop in order: the device before its instance, also when a test fails.
     device: Device,
+    instance: Instance,
     set_levels: SetLevels,
     plain_vs: vk::ShaderModule,
     plain_fs: vk::ShaderModule,
@@ -115,10 +116,10 @@ fn levels(t: usize) -> ([f32; 4], [f32; 2]) {
     ([t as f32 + 1.0, 8.0 - t as f32, 3.0, 1.0], [2.0, 1.0])
 }
 
-/// GL: the TES draws (outer[0], outer[1], inner[0]) / 8 into UNORM8.
+/// GL: the TES draws (outer[0], outer[1], inner[0]) / 9 into UNORM8.
 fn levels_pixels(t: usize) -> Vec<u8> {
     let (outer, inner) = levels(t);
-    let unorm = |x: f32| (x / 8.0 * 255.0).round() as u8;
+    let unorm = |x: f32| (x / 9.0 * 255.0).round() as u8;
     [unorm(outer[0]), unorm(outer[1]), unorm(inner[0]), 255]
         .repeat((RENDER_SIZE * RENDER_SIZE) as usize)
 }

@@ -276,9 +276,18 @@ pub struct Device {
     pub device: ash::Device,
 }
 
+/// Destroyed when dropped, so that a failing test unwinds through a valid teardown: an
+/// instance destroyed while its device lives makes NVIDIA's driver fault when the loader
+/// unloads it, and that segfault would hide the assertion's message.
+impl Drop for Device {
+    fn drop(&mut self) {
+        unsafe { self.device.destroy_device(None) }
+    }
+}
+
 impl Device {
     pub fn destroy(self) {
-        unsafe { self.device.destroy_device(None) }
+        drop(self)
     }
 
     pub fn module(&self, words: &[u32]) -> vk::ShaderModule {
