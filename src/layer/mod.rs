@@ -26,6 +26,7 @@ use std::ffi::{c_char, c_void, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
+use cache::RewriteCache;
 use dispatch::{device_hook, instance_hook, DeviceDispatch, InstanceDispatch, VoidFn};
 use records::{Kind, Live, Records};
 use settings::Settings;
@@ -92,6 +93,7 @@ impl DeviceData {
         limits: Limits,
         levels_extension: bool,
     ) -> DeviceData {
+        let cache = RewriteCache::new(settings.rewrite_cache_bytes());
         DeviceData {
             handle,
             next_gdpa,
@@ -100,7 +102,10 @@ impl DeviceData {
             features,
             limits,
             levels_extension,
-            records: Records::default(),
+            records: Records {
+                cache,
+                ..Records::default()
+            },
             _live: Live::new(Kind::Device),
         }
     }

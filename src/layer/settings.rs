@@ -13,12 +13,13 @@ const FILE_PREFIX: &str = "glsem_gl_semantics.";
 const ENV_PREFIX: &str = "VK_GLSEM_";
 
 /// Every setting the layer reads (the manifest declares the same list).
-pub const KEYS: [&str; 6] = [
+pub const KEYS: [&str; 7] = [
     "fragcolor_broadcast",
     "xfb_split",
     "passthrough_tcs",
     "log_level",
     "dump_dir",
+    "rewrite_cache_mb",
     // Test-only: panic inside the named entry points ("vkCreateShaderModule,...") to prove
     // that the guard keeps the process alive. "vkCreateGraphicsPipelines/plan" and
     // "vkCreateGraphicsPipelines/record" name the planner's rewrite path and its records.
@@ -34,6 +35,8 @@ pub struct Settings {
     pub passthrough_tcs: bool,
     pub log_level: Level,
     pub dump_dir: Option<PathBuf>,
+    /// `rewrite_cache_mb`: what the rewrite cache may hold per device, in MiB (0: nothing).
+    pub rewrite_cache_mb: u32,
     pub debug_inject_panic: Option<String>,
 }
 
@@ -45,6 +48,7 @@ impl Default for Settings {
             passthrough_tcs: true,
             log_level: Level::Warn,
             dump_dir: None,
+            rewrite_cache_mb: 64,
             debug_inject_panic: None,
         }
     }
@@ -57,6 +61,10 @@ struct Raw<'a> {
 }
 
 impl Settings {
+    pub fn rewrite_cache_bytes(&self) -> usize {
+        (self.rewrite_cache_mb as usize).saturating_mul(1 << 20)
+    }
+
     /// Resolves the settings from the three sources; returns the warnings about bad values
     /// (the caller logs them once the log level is known).
     pub fn resolve(
@@ -117,6 +125,9 @@ impl Settings {
                 self.log_level = Level::parse(value).ok_or("error, warn, info or debug")?
             }
             "dump_dir" => self.dump_dir = (!value.is_empty()).then(|| PathBuf::from(value)),
+            "rewrite_cache_mb" => {
+                self.rewrite_cache_mb = value.parse().map_err(|_| "a whole number of MiB")?
+            }
             "debug_inject_panic" => {
                 self.debug_inject_panic = (!value.is_empty()).then(|| value.to_owned())
             }
@@ -203,10 +214,22 @@ unsafe fn api_settings(mut p_next: *const c_void) -> Vec<(String, String)> {
                         let b = *(setting.p_values as *const vk::Bool32);
                         if b != 0 { "on" } else { "off" }.to_owned()
                     }
+                    vk::LayerSettingTypeEXT::INT32 => {
+                        (*(setting.p_values as *const i32)).to_string()
+                    }
+                    vk::LayerSettingTypeEXT::UINT32 => {
+                        (*(setting.p_values as *const u32)).to_string()
+                    }
+                    vk::LayerSettingTypeEXT::INT64 => {
+                        (*(setting.p_values as *const i64)).to_string()
+                    }
+                    vk::LayerSettingTypeEXT::UINT64 => {
+                        (*(setting.p_values as *const u64)).to_string()
+                    }
                     other => {
                         super::log::warning!(
                             "setting {name}: VkLayerSettingTypeEXT {other:?} is not supported; \
-                             use STRING or BOOL32"
+                             use STRING, BOOL32 or an integer type"
                         );
                         continue;
                     }
@@ -303,5 +326,18 @@ mod tests {
             s.dump_dir, None,
             "an empty environment value switches dumping off"
         );
+    }
+
+    #[test]
+    fn rewrite_cache_size_in_mib() {
+        let (s, _) = Settings::resolve(&[], None, &no_env);
+        assert_eq!(s.rewrite_cache_bytes(), 64 << 20);
+        let file = "glsem_gl_semantics.rewrite_cache_mb = 0";
+        let (s, w) = Settings::resolve(&api(&[("rewrite_cache_mb", "8")]), Some(file), &no_env);
+        assert_eq!((s.rewrite_cache_bytes(), w.len()), (0, 0));
+        let env = |name: &str| (name == "VK_GLSEM_REWRITE_CACHE_MB").then(|| "-1".to_owned());
+        let (s, w) = Settings::resolve(&[], None, &env);
+        assert_eq!(s.rewrite_cache_mb, 64, "a bad value keeps the default");
+        assert!(w[0].contains("a whole number of MiB"));
     }
 }

@@ -165,6 +165,15 @@ impl Instance {
     }
 
     pub fn with_entry(entry: ash::Entry, layers: Layers) -> Instance {
+        Instance::with_settings(entry, layers, &[])
+    }
+
+    /// [`Instance::with_entry`] with `VkLayerSettingsCreateInfoEXT` settings chained.
+    pub fn with_settings(
+        entry: ash::Entry,
+        layers: Layers,
+        settings: &[vk::LayerSettingEXT<'_>],
+    ) -> Instance {
         let mut names = Vec::new();
         // glsem first: the validation layer below it checks what glsem sends down.
         if layers.glsem {
@@ -187,11 +196,15 @@ impl Instance {
             )
             .pfn_user_callback(Some(on_message))
             .user_data(&*messages as *const Messages as *mut c_void);
-        let info = vk::InstanceCreateInfo::default()
+        let mut settings_info = vk::LayerSettingsCreateInfoEXT::default().settings(settings);
+        let mut info = vk::InstanceCreateInfo::default()
             .application_info(&app)
             .enabled_layer_names(&names)
             .enabled_extension_names(&extensions)
             .push_next(&mut messenger_info);
+        if !settings.is_empty() {
+            info = info.push_next(&mut settings_info);
+        }
         // SAFETY: valid create info.
         let instance = unsafe { entry.create_instance(&info, None) }.expect("vkCreateInstance");
         let debug = ash::ext::debug_utils::Instance::new(&entry, &instance);
