@@ -19,8 +19,6 @@ pub struct Summary {
     pub dual_source: bool,
     /// The module declares the `Xfb` execution mode and decorates something `XfbBuffer`.
     pub xfb_candidate: bool,
-    /// Some non-built-in id is decorated with a Location (an interface a TCS may copy).
-    pub has_locations: bool,
 }
 
 impl Summary {
@@ -68,12 +66,7 @@ pub fn scan(words: &[u32]) -> Summary {
                 frag_color_id = Some(ops[0]);
             }
             Some(Op::Decorate) if ops.len() >= 2 => match Decoration::from_u32(ops[1]) {
-                Some(Decoration::Location) => {
-                    summary.has_locations = true;
-                    if ops.get(2) == Some(&0) {
-                        location0.push(ops[0]);
-                    }
-                }
+                Some(Decoration::Location) if ops.get(2) == Some(&0) => location0.push(ops[0]),
                 Some(Decoration::Index) if ops.get(2) == Some(&1) => summary.dual_source = true,
                 Some(Decoration::XfbBuffer) => xfb_buffer = true,
                 _ => {}
