@@ -1,10 +1,17 @@
 //! Malformed SPIR-V reaches the driver untouched: vkCreateShaderModule returns what the
 //! driver returns without the layer, and the layer records the module without crashing.
+//! Each module that is not a header followed by whole instructions gets one warning.
 //! Only inputs plain lavapipe itself survives (module creation, no pipeline).
 
 mod common;
 
 use common::*;
+use std::process::Command;
+
+/// Set in the child process of [`each_unreadable_module_gets_one_warning`]: the creation
+/// test then marks on stderr where each case starts.
+const MARK_CASES: &str = "GLSEM_TEST_MARK_CASES";
+const CASE_MARK: &str = "glsem-test: case ";
 
 fn valid_module() -> Vec<u32> {
     glsl("layer/plain.frag")
@@ -17,8 +24,19 @@ fn cases() -> Vec<(&'static str, Vec<u32>)> {
     let mut bound_zero = valid.clone();
     bound_zero[3] = 0;
     let mut unknown_opcode = valid.clone();
-    // Instruction right after the header: word count 1, opcode 0xfffe.
-    unknown_opcode[5] = (1 << 16) | 0xfffe;
+    // The first instruction's opcode becomes 0xfffe; its word count stays.
+    unknown_opcode[5] = (unknown_opcode[5] & 0xffff_0000) | 0xfffe;
+    // Up to the first operand of the last instruction with operands.
+    let mut at = 5;
+    let mut last_with_operands = 5;
+    while at < valid.len() {
+        let count = (valid[at] >> 16) as usize;
+        if count >= 2 {
+            last_with_operands = at;
+        }
+        at += count;
+    }
+    let cut_mid_instruction = valid[..last_with_operands + 1].to_vec();
     let mut zero_word_count = valid.clone();
     zero_word_count[5] = 0;
     let mut valid_then_garbage = valid.clone();
@@ -34,10 +52,15 @@ fn cases() -> Vec<(&'static str, Vec<u32>)> {
     let mut random_after_header = valid[..5].to_vec();
     random_after_header.extend(&random);
     vec![
+        ("valid module", valid.clone()),
         ("bad magic", bad_magic),
         ("header only", valid[..5].to_vec()),
         ("truncated header", valid[..3].to_vec()),
-        ("cut mid-instruction", valid[..valid.len() - 1].to_vec()),
+        ("cut mid-instruction", cut_mid_instruction),
+        (
+            "last instruction missing",
+            valid[..valid.len() - 1].to_vec(),
+        ),
         ("bound 0", bound_zero),
         ("unknown opcode", unknown_opcode),
         ("word count 0", zero_word_count),
@@ -54,10 +77,14 @@ fn malformed_modules_get_the_drivers_result() {
     let plain_device = plain.device(&[]);
     let layered = Instance::new(GLSEM_ONLY);
     let layered_device = layered.device(&[]);
+    let mark = std::env::var_os(MARK_CASES).is_some();
     for (name, words) in cases() {
         let info = ash::vk::ShaderModuleCreateInfo::default().code(&words);
         let expected = unsafe { plain_device.device.create_shader_module(&info, None) };
         let before = counters().shader_modules;
+        if mark {
+            eprintln!("{CASE_MARK}{name}");
+        }
         let got = unsafe { layered_device.device.create_shader_module(&info, None) };
         assert_eq!(
             got.is_ok(),
@@ -81,4 +108,44 @@ fn malformed_modules_get_the_drivers_result() {
     }
     plain_device.destroy();
     layered_device.destroy();
+}
+
+/// Runs the test above in a child process and counts the layer's warnings per case. A
+/// header followed by whole instructions (even an empty module, one whose last function
+/// has no end, or one with an opcode the layer does not know) is readable: whether it is
+/// valid is the driver's business, and a pass that cannot handle it warns when a pipeline
+/// needs it.
+#[test]
+fn each_unreadable_module_gets_one_warning() {
+    let output = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "malformed_modules_get_the_drivers_result",
+            "--nocapture",
+        ])
+        .env(MARK_CASES, "1")
+        .env("VK_GLSEM_LOG_LEVEL", "warn")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "the child failed:\n{stderr}");
+    let mut warnings: Vec<(String, usize)> = Vec::new();
+    for line in stderr.lines() {
+        if let Some(name) = line.strip_prefix(CASE_MARK) {
+            warnings.push((name.to_owned(), 0));
+        } else if line.starts_with("glsem: warning: vkCreateShaderModule") {
+            warnings.last_mut().expect("a warning before any case").1 += 1;
+        }
+    }
+    let readable = [
+        "valid module",
+        "header only",
+        "last instruction missing",
+        "unknown opcode",
+    ];
+    let expected: Vec<(String, usize)> = cases()
+        .into_iter()
+        .map(|(name, _)| (name.to_owned(), usize::from(!readable.contains(&name))))
+        .collect();
+    assert_eq!(warnings, expected, "stderr:\n{stderr}");
 }

@@ -17,6 +17,7 @@ use super::{
     maybe_inject_panic, shield, unknown_handle, DeviceData, EnabledFeatures, InstanceData, Limits,
     DEVICES, EXTENSION_NAME, EXTENSION_SPEC_VERSION, INSTANCES,
 };
+use crate::spirv::module::structure_error;
 
 pub unsafe extern "system" fn create_instance(
     p_create_info: *const vk::InstanceCreateInfo<'_>,
@@ -363,7 +364,14 @@ pub unsafe extern "system" fn create_shader_module(
         device,
         |t| t.create_shader_module,
         |dev| {
-            let record = ModuleRecord::new(code_words(&*p_create_info));
+            let words = code_words(&*p_create_info);
+            if let Some(problem) = structure_error(words) {
+                log::warning!(
+                    "vkCreateShaderModule: the code is not SPIR-V the layer can read \
+                     ({problem}); it goes to the driver untouched and is never rewritten"
+                );
+            }
+            let record = ModuleRecord::new(words);
             if dev.settings.dump_dir.is_some() {
                 dump_module(&dev.settings, record.hash(), "orig", &record.words);
             }

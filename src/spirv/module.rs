@@ -198,6 +198,14 @@ pub fn instructions(words: &[u32]) -> impl Iterator<Item = Result<Inst<'_>, Pars
     })
 }
 
+/// Why `words` is not a valid header followed by whole instructions, if it is not. Reads
+/// every instruction's word count, nothing more.
+pub fn structure_error(words: &[u32]) -> Option<ParseError> {
+    check_header(words)
+        .err()
+        .or_else(|| instructions(words).find_map(Result::err))
+}
+
 /// Checks the header and returns the id bound.
 pub fn check_header(words: &[u32]) -> Result<u32, ParseError> {
     if words.len() < HEADER_WORDS {
