@@ -1,6 +1,6 @@
 //! Malformed SPIR-V reaches the driver untouched: vkCreateShaderModule returns what the
 //! driver returns without the layer, and the layer records the module without crashing.
-//! Each module that is not a header followed by whole instructions gets one warning.
+//! Each module whose header sections the layer cannot read gets one warning.
 //! Only inputs plain lavapipe itself survives (module creation, no pipeline).
 
 mod common;
@@ -110,11 +110,11 @@ fn malformed_modules_get_the_drivers_result() {
     layered_device.destroy();
 }
 
-/// Runs the test above in a child process and counts the layer's warnings per case. A
-/// header followed by whole instructions (even an empty module, one whose last function
-/// has no end, or one with an opcode the layer does not know) is readable: whether it is
-/// valid is the driver's business, and a pass that cannot handle it warns when a pipeline
-/// needs it.
+/// Runs the test above in a child process and counts the layer's warnings per case. At
+/// creation the layer reads the header sections only (the fast path reads no function
+/// body), so a module broken after its first function gets its warning from the pass that
+/// needs it, when a pipeline does. Whole instructions, even an empty module or an opcode
+/// the layer does not know, are readable: whether they are valid is the driver's business.
 #[test]
 fn each_unreadable_module_gets_one_warning() {
     let output = Command::new(std::env::current_exe().unwrap())
@@ -140,8 +140,10 @@ fn each_unreadable_module_gets_one_warning() {
     let readable = [
         "valid module",
         "header only",
+        "cut mid-instruction",
         "last instruction missing",
         "unknown opcode",
+        "valid module then garbage",
     ];
     let expected: Vec<(String, usize)> = cases()
         .into_iter()

@@ -365,13 +365,15 @@ pub unsafe extern "system" fn create_shader_module(
         |t| t.create_shader_module,
         |dev| {
             let words = code_words(&*p_create_info);
-            if let Some(problem) = structure_error(words) {
+            let record = ModuleRecord::new(words);
+            if !record.summary.readable {
+                // Rare: the walk again, for the reason.
+                let problem = structure_error(words).map_or_else(String::new, |e| e.to_string());
                 log::warning!(
                     "vkCreateShaderModule: the code is not SPIR-V the layer can read \
                      ({problem}); it goes to the driver untouched and is never rewritten"
                 );
             }
-            let record = ModuleRecord::new(words);
             if dev.settings.dump_dir.is_some() {
                 dump_module(&dev.settings, record.hash(), "orig", &record.words);
             }
