@@ -17,11 +17,14 @@ fn three_identical_pipelines(cache_mb: Option<u32>) -> (u64, u64, Vec<Vec<u8>>) 
     let value = cache_mb.unwrap_or_default();
     let settings: Vec<_> = cache_mb
         .map(|_| {
-            vk::LayerSettingEXT::default()
+            let mut setting = vk::LayerSettingEXT::default()
                 .layer_name(GLSEM)
                 .setting_name(c"rewrite_cache_mb")
                 .ty(vk::LayerSettingTypeEXT::UINT32)
-                .values(u32_bytes(&value))
+                .values(u32_bytes(&value));
+            // `values` counts bytes; the count is of UINT32 values.
+            setting.value_count = 1;
+            setting
         })
         .into_iter()
         .collect();
@@ -62,6 +65,9 @@ fn u32_bytes(value: &u32) -> &[u8] {
 #[test]
 fn the_cache_budget_setting_bounds_what_is_kept() {
     let _serial = serial();
+    // The environment and a settings file beat VkLayerSettingsCreateInfoEXT.
+    std::env::remove_var("VK_GLSEM_REWRITE_CACHE_MB");
+    std::env::remove_var("VK_LAYER_SETTINGS_PATH");
     let (rewrites, held, cached_images) = three_identical_pipelines(None);
     assert_eq!((rewrites, held), (1, 1), "default: one rewrite, one entry");
     let (rewrites, held, images) = three_identical_pipelines(Some(0));

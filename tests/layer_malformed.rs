@@ -26,7 +26,7 @@ fn cases() -> Vec<(&'static str, Vec<u32>)> {
     let mut unknown_opcode = valid.clone();
     // The first instruction's opcode becomes 0xfffe; its word count stays.
     unknown_opcode[5] = (unknown_opcode[5] & 0xffff_0000) | 0xfffe;
-    // Up to the first operand of the last instruction with operands.
+    // Cut after the opcode word of the last instruction with operands.
     let mut at = 5;
     let mut last_with_operands = 5;
     while at < valid.len() {

@@ -18,6 +18,7 @@ use ash::vk::{self, Handle};
 use common::*;
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::OnceLock;
 
 type S = vk::ShaderStageFlags;
 type F = vk::PipelineCreateFlags;
@@ -27,18 +28,23 @@ const EARLY_RETURN: F = F::EARLY_RETURN_ON_FAILURE;
 /// Attachments of every render pass here: gl_FragColor pipelines are rewritten.
 const ATTACHMENTS: usize = 3;
 
-/// `words` with the 32-bit float constant `value` given another mantissa, drawn from the
-/// clock, the process and a counter: no driver cache, in memory or on disk, holds a pipeline
-/// built from it, so the driver must compile one.
+/// `words` with the 32-bit float constant `value` given another mantissa: a seed from the
+/// clock and the process, plus a counter, never 0 (the mantissa of 0.25 and 1.0). Distinct
+/// within a run, and a repeat of an earlier run's value is a 2^-23 chance: no driver cache,
+/// in memory or on disk, is expected to hold a pipeline built from it, so the driver must
+/// compile one.
 fn unseen(words: &[u32], value: f32) -> Vec<u32> {
+    static SEED: OnceLock<u32> = OnceLock::new();
     static DRAWN: AtomicU32 = AtomicU32::new(0);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .subsec_nanos();
+    let seed = *SEED.get_or_init(|| {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .subsec_nanos();
+        nanos ^ std::process::id().rotate_left(11)
+    });
     let draw = DRAWN.fetch_add(1, Ordering::Relaxed);
-    let mantissa =
-        (nanos ^ std::process::id().rotate_left(11) ^ draw.wrapping_mul(0x9e37_79b9)) & 0x7f_ffff;
+    let mantissa = seed.wrapping_add(draw) % 0x7f_ffff + 1;
     let mut out = words.to_vec();
     let mut at = 5;
     let mut replaced = 0;
@@ -269,6 +275,12 @@ fn compile_required_arrays_match_plain_vulkan() {
     let _serial = serial();
     let without = compile_required_arrays(NO_LAYERS);
     let required = vk::Result::PIPELINE_COMPILE_REQUIRED;
+    if without.iter().all(|(result, _)| *result != required) {
+        // A driver may create a pipeline without compiling it yet (at draw time): then it
+        // never needs to fail one, and this test would compare nothing interesting.
+        println!("SKIP: this driver created every flagged pipeline without the layer");
+        return;
+    }
     // What the spec asks, checked without the layer: the flagged entries (unseen shaders)
     // fail with VK_PIPELINE_COMPILE_REQUIRED, the others are created, unless an early
     // return stops the array.
@@ -285,7 +297,8 @@ fn compile_required_arrays_match_plain_vulkan() {
     assert_eq!(with, without);
     let after = counters();
     // One broadcast of the shared gl_FragColor module for the whole device (the rewrite
-    // cache) and one of each unseen one: flagged entries are rewritten too.
+    // cache) and one of each of the two unseen gl_FragColor modules: flagged entries are
+    // rewritten too (the unseen plain shaders need nothing).
     assert_eq!(after.rewrites, before.rewrites + 3);
     assert_eq!(after.pipelines, before.pipelines, "records left behind");
 }

@@ -4,7 +4,9 @@
 //! The cache holds at most a budget of bytes (the `rewrite_cache_mb` setting): keys keep
 //! their modules' words alive after the application destroyed them, so an application
 //! that makes new modules all its life would otherwise grow without end. Past the budget,
-//! the least recently used entries go, down to three quarters of it.
+//! the least recently used entries go, down to three quarters of it. Each entry counts the
+//! words its key and outcome hold, even words it shares with other entries or a live
+//! module: the budget bounds memory from above.
 
 use parking_lot::RwLock;
 use std::collections::HashMap;
@@ -217,12 +219,14 @@ impl RewriteCache {
             entries.evict_down_to((self.budget / 4 * 3).saturating_sub(bytes));
         }
         entries.bytes += bytes;
+        // A tick of now, not of the lookup: the pass may have taken a while.
+        let inserted = self.clock.fetch_add(1, Ordering::Relaxed);
         entries.map.insert(
             key,
             Entry {
                 outcome: outcome.clone(),
                 bytes,
-                last_used: AtomicU64::new(now),
+                last_used: AtomicU64::new(inserted),
                 _live: Live::new(Kind::CacheEntry),
             },
         );

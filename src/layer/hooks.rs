@@ -371,7 +371,8 @@ pub unsafe extern "system" fn create_shader_module(
                 let problem = structure_error(words).map_or_else(String::new, |e| e.to_string());
                 log::warning!(
                     "vkCreateShaderModule: the code is not SPIR-V the layer can read \
-                     ({problem}); it goes to the driver untouched and is never rewritten"
+                     ({problem}); it goes to the driver untouched, and no pass will rewrite \
+                     it (a pipeline that needs one, such as a TES without a TCS, fails)"
                 );
             }
             if dev.settings.dump_dir.is_some() {

@@ -182,7 +182,8 @@ fn settings_file() -> Option<PathBuf> {
 }
 
 /// The values `VkLayerSettingsCreateInfoEXT` structs in the chain give this layer, as
-/// strings. Booleans become `on`/`off`; other types are ignored with a warning.
+/// strings. Booleans become `on`/`off`, integers their decimal form; other types are ignored
+/// with a warning.
 unsafe fn api_settings(mut p_next: *const c_void) -> Vec<(String, String)> {
     let mut out = Vec::new();
     while !p_next.is_null() {
