@@ -6,7 +6,6 @@
 mod common;
 
 use common::*;
-use std::process::Command;
 
 /// Set in the child process of [`each_unreadable_module_gets_one_warning`]: the creation
 /// test then marks on stderr where each case starts.
@@ -117,18 +116,10 @@ fn malformed_modules_get_the_drivers_result() {
 /// the layer does not know, are readable: whether they are valid is the driver's business.
 #[test]
 fn each_unreadable_module_gets_one_warning() {
-    let output = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "malformed_modules_get_the_drivers_result",
-            "--nocapture",
-        ])
-        .env(MARK_CASES, "1")
-        .env("VK_GLSEM_LOG_LEVEL", "warn")
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "the child failed:\n{stderr}");
+    let stderr = stderr_of_test(
+        "malformed_modules_get_the_drivers_result",
+        &[(MARK_CASES, "1")],
+    );
     let mut warnings: Vec<(String, usize)> = Vec::new();
     for line in stderr.lines() {
         if let Some(name) = line.strip_prefix(CASE_MARK) {

@@ -250,6 +250,25 @@ fn graphics_pipeline_libraries_pass_through() {
     assert_ne!(with[2], frag_color_pixels());
 }
 
+/// The layer says what a library loses: one warning for the library with the gl_FragColor
+/// shader (none for the pipeline linked from it, which has no stages of its own).
+#[test]
+fn library_frag_color_gets_one_warning() {
+    if !has_extension(
+        &Instance::new(NO_LAYERS),
+        ash::ext::graphics_pipeline_library::NAME,
+    ) {
+        println!("SKIP: the driver has no VK_EXT_graphics_pipeline_library");
+        return;
+    }
+    let stderr = stderr_of_test("graphics_pipeline_libraries_pass_through", &[]);
+    let warnings = stderr
+        .lines()
+        .filter(|l| l.starts_with("glsem: warning: a graphics pipeline library"))
+        .count();
+    assert_eq!(warnings, 1, "stderr:\n{stderr}");
+}
+
 #[test]
 fn library_with_a_tes_and_no_tcs_fails_instead_of_reaching_the_driver() {
     let instance = Instance::new(WITH_VALIDATION);

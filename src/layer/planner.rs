@@ -41,7 +41,10 @@ pub unsafe extern "system" fn create_graphics_pipelines(
             let infos = slice(p_create_infos, create_info_count);
             let needs_work = shield("vkCreateGraphicsPipelines", || {
                 maybe_inject_panic(&dev.settings, "vkCreateGraphicsPipelines");
-                infos.iter().any(|ci| needs_work(dev, ci))
+                // Every create info is looked at (no short cut): libraries warn from there.
+                infos
+                    .iter()
+                    .fold(false, |any, ci| needs_work(dev, ci) | any)
             });
             let call = Call {
                 dev,
@@ -210,6 +213,7 @@ fn needs_work(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) -> bool
         return true;
     }
     if is_library(ci) {
+        warn_library_frag_color(dev, ci);
         return false;
     }
     let s = &dev.settings;
@@ -231,6 +235,26 @@ fn needs_work(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) -> bool
                 .is_some_and(|(code, _)| wanted(&scan(unsafe { code_words(code) })))
         }
     })
+}
+
+/// Libraries are passed through, which loses GL's gl_FragColor broadcast: says so, once per
+/// module.
+fn warn_library_frag_color(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) {
+    if !dev.settings.fragcolor_broadcast {
+        return;
+    }
+    for stage in stages(ci).iter().filter(|s| s.stage == S::FRAGMENT) {
+        let Some(module) = stage_module(dev, stage) else {
+            continue;
+        };
+        if module.summary.frag_color && module.first_library_use() {
+            log::warning!(
+                "a graphics pipeline library's fragment shader writes gl_FragColor; libraries \
+                 are not rewritten, so only colour attachment 0 gets it (GL writes every draw \
+                 buffer)"
+            );
+        }
+    }
 }
 
 /// One stage of a pipeline being planned.

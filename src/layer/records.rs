@@ -5,7 +5,7 @@ use ash::vk;
 use once_cell::sync::OnceCell;
 use parking_lot::{Mutex, RwLock};
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use super::cache::RewriteCache;
@@ -83,6 +83,8 @@ pub struct ModuleRecord {
     pub words: Arc<[u32]>,
     pub summary: Summary,
     hash: OnceCell<u64>,
+    /// Set once a graphics pipeline library used the module (the layer warns once).
+    used_in_library: AtomicBool,
     _live: Option<Live>,
 }
 
@@ -101,8 +103,14 @@ impl ModuleRecord {
             summary: crate::spirv::scan::scan(words),
             words: words.into(),
             hash: OnceCell::new(),
+            used_in_library: AtomicBool::new(false),
             _live: None,
         }
+    }
+
+    /// Whether this is the first time a graphics pipeline library uses the module.
+    pub fn first_library_use(&self) -> bool {
+        !self.used_in_library.swap(true, Ordering::Relaxed)
     }
 
     /// Content hash, computed on first use (only pipelines that need a rewrite ask).

@@ -93,6 +93,24 @@ pub fn counters() -> Counters {
     out
 }
 
+/// Runs the test `name` of this test binary in a child process, with `env` set and the log
+/// level at `warn`, and returns its stderr: where the layer's `glsem:` lines go. Fails when
+/// the child's test fails.
+pub fn stderr_of_test(name: &str, env: &[(&str, &str)]) -> String {
+    let output = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", name, "--nocapture"])
+        .env("VK_GLSEM_LOG_LEVEL", "warn")
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(
+        output.status.success(),
+        "{name} failed in the child:\n{stderr}"
+    );
+    stderr
+}
+
 /// Serialises tests that read process-wide counters.
 pub fn serial() -> std::sync::MutexGuard<'static, ()> {
     static LOCK: Mutex<()> = Mutex::new(());
