@@ -1,12 +1,12 @@
 //! The Vulkan side of glsem: loader interface, dispatch, records, the pipeline planner,
 //! settings and logging. DESIGN.md §3 and §5.
 //!
-//! - [`loader_abi`]: `vk_layer.h` structs; [`dispatch`]: the interception table.
-//! - [`hooks`]: instance/device lifetime and the object records; [`planner`]:
-//!   `vkCreateGraphicsPipelines`; [`tess_levels`]: command-buffer state of the
-//!   `VK_GLSEM_tessellation_default_levels` extension; [`push_range`]: where a layout holds
+//! - `loader_abi`: `vk_layer.h` structs; `dispatch`: the interception table.
+//! - `hooks`: instance/device lifetime and the object records; `planner`:
+//!   `vkCreateGraphicsPipelines`; `tess_levels`: command-buffer state of the
+//!   `VK_GLSEM_tessellation_default_levels` extension; `push_range`: where a layout holds
 //!   the levels.
-//! - [`settings`], [`log`]; [`cache`]: the rewrite cache; [`records`]: what is remembered.
+//! - `settings`, `log`; `cache`: the rewrite cache; `records`: what is remembered.
 
 mod cache;
 mod dispatch;

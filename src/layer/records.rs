@@ -11,7 +11,7 @@ use std::sync::Arc;
 use super::cache::RewriteCache;
 use crate::spirv::scan::Summary;
 
-/// Kinds of live records, for [`LiveCounts`].
+/// Kinds of live records, for [`DebugCounters`].
 #[derive(Debug, Clone, Copy)]
 pub enum Kind {
     Device,
@@ -202,8 +202,8 @@ impl PipelineRecord {
     }
 }
 
-/// GL's initial default levels: every outer and inner level 1.0. Push order: inner[2], then
-/// outer[4].
+/// GL's initial default levels: every outer and inner level 1.0. Push order: `inner[2]`,
+/// then `outer[4]`.
 pub const DEFAULT_LEVELS: [f32; 6] = [1.0; 6];
 
 /// Per command buffer: the default levels and the bound generated-TCS pipeline, if any.

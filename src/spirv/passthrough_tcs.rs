@@ -24,7 +24,7 @@ use super::PassError;
 use spirv::{BuiltIn, Capability, Decoration, ExecutionMode, ExecutionModel, Op, StorageClass};
 use std::collections::HashMap;
 
-/// Size of the push-constant block the generated TCS reads: inner[2] then outer[4] floats.
+/// Size of the push-constant block the generated TCS reads: `inner[2]` then `outer[4]` floats.
 pub const LEVELS_PUSH_CONSTANT_SIZE: u32 = 24;
 
 /// What the generated TCS depends on besides the TES.
