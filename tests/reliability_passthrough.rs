@@ -1,9 +1,10 @@
 //! What the layer does not rewrite reaches the driver as the application made it: compute
-//! pipelines, graphics pipeline libraries (VK_EXT_graphics_pipeline_library), shader objects
-//! (VK_EXT_shader_object) and shader-module identifiers (VK_EXT_shader_module_identifier);
-//! each is tested where the driver has it and SKIPs with the reason otherwise. And stage
-//! code given inline (`VkShaderModuleCreateInfo` in a stage's `pNext`) is rewritten
-//! wherever it sits in the chain.
+//! pipelines, shader objects (VK_EXT_shader_object) and shader-module identifiers
+//! (VK_EXT_shader_module_identifier); graphics pipeline libraries
+//! (VK_EXT_graphics_pipeline_library) get the gl_FragColor broadcast where the attachments
+//! are known, and nothing else. Each is tested where the driver has it and SKIPs with the
+//! reason otherwise. And stage code given inline (`VkShaderModuleCreateInfo` in a stage's
+//! `pNext`) is rewritten wherever it sits in the chain.
 
 mod common;
 
@@ -194,9 +195,21 @@ fn library_device(
     }
 }
 
-/// Every library part at once, then linked: the images the linked gl_FragColor pipeline
-/// draws, and the rewrites the layer ran meanwhile.
-fn library_frag_color(layers: Layers) -> Option<(Vec<Vec<u8>>, u64)> {
+type Part = vk::GraphicsPipelineLibraryFlagsEXT;
+
+/// How the gl_FragColor pipeline is put together from libraries (one holding every part
+/// is invalid usage, VUID-VkGraphicsPipelineCreateInfo-flags-06608).
+#[derive(Clone, Copy, Debug)]
+enum Libraries {
+    /// Vertex input and pre-rasterization; fragment shader and fragment output.
+    Two,
+    /// Vertex input and pre-rasterization; fragment shader; fragment output.
+    Three,
+}
+
+/// The gl_FragColor pipeline (a render pass with 3 attachments) made of libraries, linked,
+/// drawn: the images, and the rewrites the layer ran meanwhile.
+fn library_frag_color(layers: Layers, split: Libraries) -> Option<(Vec<Vec<u8>>, u64)> {
     let instance = Instance::new(layers);
     if !has_extension(&instance, ash::ext::graphics_pipeline_library::NAME) {
         println!("SKIP: the driver has no VK_EXT_graphics_pipeline_library");
@@ -208,16 +221,41 @@ fn library_frag_color(layers: Layers) -> Option<(Vec<Vec<u8>>, u64)> {
     let pass = device.render_pass(3);
     let layout = device.layout(&[]);
     let before = counters().rewrites;
-    let parts = vk::GraphicsPipelineLibraryCreateInfoEXT::default().flags(
-        vk::GraphicsPipelineLibraryFlagsEXT::VERTEX_INPUT_INTERFACE
-            | vk::GraphicsPipelineLibraryFlagsEXT::PRE_RASTERIZATION_SHADERS
-            | vk::GraphicsPipelineLibraryFlagsEXT::FRAGMENT_SHADER
-            | vk::GraphicsPipelineLibraryFlagsEXT::FRAGMENT_OUTPUT_INTERFACE,
-    );
-    let mut library = Desc::new(&[(S::VERTEX, vs), (S::FRAGMENT, fs)], layout, pass, 3)
-        .flags(vk::PipelineCreateFlags::LIBRARY_KHR);
-    library.p_next = &parts as *const _ as *const c_void;
-    let (result, libs) = device.create_pipelines(vk::PipelineCache::null(), &[library], None);
+    let libraries: Vec<(Part, Vec<(S, vk::ShaderModule)>)> = match split {
+        Libraries::Two => vec![
+            (
+                Part::VERTEX_INPUT_INTERFACE | Part::PRE_RASTERIZATION_SHADERS,
+                vec![(S::VERTEX, vs)],
+            ),
+            (
+                Part::FRAGMENT_SHADER | Part::FRAGMENT_OUTPUT_INTERFACE,
+                vec![(S::FRAGMENT, fs)],
+            ),
+        ],
+        Libraries::Three => vec![
+            (
+                Part::VERTEX_INPUT_INTERFACE | Part::PRE_RASTERIZATION_SHADERS,
+                vec![(S::VERTEX, vs)],
+            ),
+            (Part::FRAGMENT_SHADER, vec![(S::FRAGMENT, fs)]),
+            (Part::FRAGMENT_OUTPUT_INTERFACE, vec![]),
+        ],
+    };
+    let parts: Vec<_> = libraries
+        .iter()
+        .map(|(part, _)| vk::GraphicsPipelineLibraryCreateInfoEXT::default().flags(*part))
+        .collect();
+    let descs: Vec<_> = libraries
+        .iter()
+        .zip(&parts)
+        .map(|((_, stages), part)| {
+            let mut desc =
+                Desc::new(stages, layout, pass, 3).flags(vk::PipelineCreateFlags::LIBRARY_KHR);
+            desc.p_next = part as *const _ as *const c_void;
+            desc
+        })
+        .collect();
+    let (result, libs) = device.create_pipelines(vk::PipelineCache::null(), &descs, None);
     assert_eq!(result, vk::Result::SUCCESS);
     let link = vk::PipelineLibraryCreateInfoKHR::default().libraries(&libs);
     let mut linked = Desc::new(&[], layout, pass, 3);
@@ -226,34 +264,69 @@ fn library_frag_color(layers: Layers) -> Option<(Vec<Vec<u8>>, u64)> {
     assert_eq!(result, vk::Result::SUCCESS);
     let rewrites = counters().rewrites - before;
     let images = device.render(&instance, pipelines[0], pass, 3, 3);
-    device.destroy_objects(&[pipelines[0], libs[0]], &[layout], &[pass], &[vs, fs]);
+    let all: Vec<_> = pipelines.iter().chain(&libs).copied().collect();
+    device.destroy_objects(&all, &[layout], &[pass], &[vs, fs]);
     device.destroy();
     instance.assert_clean();
     Some((images, rewrites))
 }
 
 #[test]
-fn graphics_pipeline_libraries_pass_through() {
+fn graphics_pipeline_libraries_get_the_broadcast() {
     let _serial = serial();
-    // No validation: unrewritten, gl_FragColor leaves attachments 1 and 2 unwritten, which
-    // validation rightly warns about.
-    let Some((with, rewrites)) = library_frag_color(GLSEM_ONLY) else {
-        return;
-    };
-    let (without, _) = library_frag_color(NO_LAYERS).unwrap();
-    assert_eq!(rewrites, 0, "libraries are not rewritten");
-    // Attachment 0 gets gl_FragColor, as without the layer; attachments 1 and 2 get
-    // undefined values (what the driver leaves there), not the broadcast.
-    assert_eq!(with[0], frag_color_pixels());
+    for split in [Libraries::Two, Libraries::Three] {
+        let Some((images, rewrites)) = library_frag_color(WITH_VALIDATION, split) else {
+            return;
+        };
+        assert_eq!(
+            rewrites, 1,
+            "{split:?}: the fragment shader's library is rewritten"
+        );
+        // GL: gl_FragColor (0.25, 0.4, 0.75, 1) in every draw buffer.
+        for (i, image) in images.iter().enumerate() {
+            assert_eq!(image, &frag_color_pixels(), "{split:?}, attachment {i}");
+        }
+    }
+    // Without the layer only attachment 0 gets it. No validation: it rightly warns about
+    // the unwritten attachments.
+    let (without, _) = library_frag_color(NO_LAYERS, Libraries::Three).unwrap();
     assert_eq!(without[0], frag_color_pixels());
-    assert_ne!(with[1], frag_color_pixels());
-    assert_ne!(with[2], frag_color_pixels());
+    assert_ne!(without[1], frag_color_pixels());
 }
 
-/// The layer says what a library loses: one warning for the library with the gl_FragColor
-/// shader (none for the pipeline linked from it, which has no stages of its own).
+/// A fragment-shader library for dynamic rendering, created twice: it holds no attachment
+/// formats (the fragment output interface does), so the layer leaves it alone.
 #[test]
-fn library_frag_color_gets_one_warning() {
+fn fragment_library_without_formats() {
+    let instance = Instance::new(WITH_VALIDATION);
+    if !has_extension(&instance, ash::ext::graphics_pipeline_library::NAME) {
+        println!("SKIP: the driver has no VK_EXT_graphics_pipeline_library");
+        return;
+    }
+    let mut v13 = vk::PhysicalDeviceVulkan13Features::default().dynamic_rendering(true);
+    let device = library_device(&instance, Some(&mut v13));
+    let fs = device.module(&glsl_for_gl("layer/fragcolor.frag"));
+    let layout = device.layout(&[]);
+    let part = vk::GraphicsPipelineLibraryCreateInfoEXT::default().flags(Part::FRAGMENT_SHADER);
+    let before = counters().rewrites;
+    let mut libraries = Vec::new();
+    for _ in 0..2 {
+        let mut desc = Desc::new(&[(S::FRAGMENT, fs)], layout, vk::RenderPass::null(), 3)
+            .flags(vk::PipelineCreateFlags::LIBRARY_KHR);
+        desc.p_next = &part as *const _ as *const c_void;
+        let (result, libs) = device.create_pipelines(vk::PipelineCache::null(), &[desc], None);
+        assert_eq!(result, vk::Result::SUCCESS);
+        libraries.extend(libs);
+    }
+    assert_eq!(counters().rewrites, before, "nothing to broadcast to");
+    device.destroy_objects(&libraries, &[layout], &[], &[fs]);
+    device.destroy();
+    instance.assert_clean();
+}
+
+/// ... and says so, once for the module.
+#[test]
+fn fragment_library_without_formats_warns_once() {
     if !has_extension(
         &Instance::new(NO_LAYERS),
         ash::ext::graphics_pipeline_library::NAME,
@@ -261,10 +334,10 @@ fn library_frag_color_gets_one_warning() {
         println!("SKIP: the driver has no VK_EXT_graphics_pipeline_library");
         return;
     }
-    let stderr = stderr_of_test("graphics_pipeline_libraries_pass_through", &[]);
+    let stderr = stderr_of_test("fragment_library_without_formats", &[]);
     let warnings = stderr
         .lines()
-        .filter(|l| l.starts_with("glsem: warning: a graphics pipeline library"))
+        .filter(|l| l.starts_with("glsem: warning: a graphics pipeline library's fragment shader"))
         .count();
     assert_eq!(warnings, 1, "stderr:\n{stderr}");
 }

@@ -41,10 +41,7 @@ pub unsafe extern "system" fn create_graphics_pipelines(
             let infos = slice(p_create_infos, create_info_count);
             let needs_work = shield("vkCreateGraphicsPipelines", || {
                 maybe_inject_panic(&dev.settings, "vkCreateGraphicsPipelines");
-                // Every create info is looked at (no short cut): libraries warn from there.
-                infos
-                    .iter()
-                    .fold(false, |any, ci| needs_work(dev, ci) | any)
+                infos.iter().any(|ci| needs_work(dev, ci))
             });
             let call = Call {
                 dev,
@@ -188,7 +185,8 @@ fn tes_without_tcs(ci: &vk::GraphicsPipelineCreateInfo<'_>) -> bool {
     all.contains(S::TESSELLATION_EVALUATION) && !all.contains(S::TESSELLATION_CONTROL)
 }
 
-/// Graphics pipeline libraries are passed through (README: not rewritten).
+/// A graphics pipeline library, or a pipeline linked from libraries: only the gl_FragColor
+/// broadcast applies there (README).
 fn is_library(ci: &vk::GraphicsPipelineCreateInfo<'_>) -> bool {
     ci.flags.contains(vk::PipelineCreateFlags::LIBRARY_KHR)
         // SAFETY: valid pNext chain.
@@ -212,13 +210,10 @@ fn needs_work(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) -> bool
     if tes_without_tcs(ci) {
         return true;
     }
-    if is_library(ci) {
-        warn_library_frag_color(dev, ci);
-        return false;
-    }
     let s = &dev.settings;
-    // Without transformFeedback nothing is captured; the split would change nothing.
-    let xfb = s.xfb_split && dev.features.transform_feedback;
+    // Without transformFeedback nothing is captured; the split would change nothing. Libraries
+    // are not split: the stages whose interfaces must match may sit in other libraries.
+    let xfb = s.xfb_split && dev.features.transform_feedback && !is_library(ci);
     let modules = dev.records.modules.read();
     stages(ci).iter().any(|stage| {
         let wanted = |summary: &crate::spirv::scan::Summary| {
@@ -237,24 +232,23 @@ fn needs_work(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) -> bool
     })
 }
 
-/// Libraries are passed through, which loses GL's gl_FragColor broadcast: says so, once per
-/// module.
-fn warn_library_frag_color(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) {
-    if !dev.settings.fragcolor_broadcast {
-        return;
+/// Whether the colour attachments of `ci` are known where its fragment shader is made: a
+/// render pass gives them to every part of a library; with dynamic rendering only a part
+/// that holds the fragment output interface has them.
+fn library_attachments_known(ci: &vk::GraphicsPipelineCreateInfo<'_>) -> bool {
+    use vk::GraphicsPipelineLibraryFlagsEXT as Part;
+    if ci.render_pass != vk::RenderPass::null() {
+        return true;
     }
-    for stage in stages(ci).iter().filter(|s| s.stage == S::FRAGMENT) {
-        let Some(module) = stage_module(dev, stage) else {
-            continue;
-        };
-        if module.summary.frag_color && module.first_library_use() {
-            log::warning!(
-                "a graphics pipeline library's fragment shader writes gl_FragColor; libraries \
-                 are not rewritten, so only colour attachment 0 gets it (GL writes every draw \
-                 buffer)"
-            );
-        }
-    }
+    // SAFETY: valid pNext chain.
+    let parts = unsafe {
+        find_in_chain::<vk::GraphicsPipelineLibraryCreateInfoEXT<'_>>(
+            ci.p_next,
+            vk::StructureType::GRAPHICS_PIPELINE_LIBRARY_CREATE_INFO_EXT,
+        )
+    };
+    // Without that struct a library holds every part of the state.
+    parts.is_none_or(|p| p.flags.contains(Part::FRAGMENT_OUTPUT_INTERFACE))
 }
 
 /// One stage of a pipeline being planned.
@@ -427,15 +421,13 @@ fn cached(
 
 fn plan(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) -> Plan {
     maybe_inject_panic(&dev.settings, "vkCreateGraphicsPipelines/plan");
-    if is_library(ci) {
-        // Libraries are not rewritten, but one with a TES and no TCS would crash the driver.
-        return match tes_without_tcs(ci) {
-            true => Plan::fail(
-                "a graphics pipeline library with a tessellation evaluation shader and no \
-                 control shader (the layer does not generate TCSs for libraries)",
-            ),
-            false => Plan::Keep,
-        };
+    let library = is_library(ci);
+    if library && tes_without_tcs(ci) {
+        // It would crash the driver.
+        return Plan::fail(
+            "a graphics pipeline library with a tessellation evaluation shader and no \
+             control shader (the layer does not generate TCSs for libraries)",
+        );
     }
     let settings = &dev.settings;
     let list: Vec<Stage> = stages(ci)
@@ -485,7 +477,7 @@ fn plan(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) -> Plan {
     let last_pre_raster = find(S::GEOMETRY)
         .or(find(S::TESSELLATION_EVALUATION))
         .or(find(S::VERTEX));
-    let xfb = settings.xfb_split && dev.features.transform_feedback;
+    let xfb = settings.xfb_split && dev.features.transform_feedback && !library;
     if let Some(i) = last_pre_raster.filter(|_| xfb) {
         let fs_patchable = fragment.is_none_or(|f| list[f].patchable);
         if let Some((module, entry)) = list[i].code().filter(|_| list[i].patchable && fs_patchable)
@@ -525,7 +517,17 @@ fn plan(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) -> Plan {
             let mut words: Arc<[u32]> = module.words.clone();
             let mut key = ModuleKey::of(module);
             let source_hash = module.hash();
-            let frag_key = (settings.fragcolor_broadcast && module.summary.frag_color)
+            let broadcast = settings.fragcolor_broadcast && module.summary.frag_color;
+            let attachments_known = !library || library_attachments_known(ci);
+            if broadcast && !attachments_known && module.first_library_use() {
+                log::warning!(
+                    "a graphics pipeline library's fragment shader writes gl_FragColor, but the \
+                     library has neither a render pass nor the fragment output interface: the \
+                     layer cannot tell the attachments, so only colour attachment 0 gets it \
+                     (GL writes every draw buffer)"
+                );
+            }
+            let frag_key = (broadcast && attachments_known)
                 .then(|| frag_color_key(dev, ci))
                 .flatten();
             if let Some(frag_key) = frag_key {

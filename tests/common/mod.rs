@@ -412,6 +412,9 @@ impl Device {
         let raster = vk::PipelineRasterizationStateCreateInfo::default()
             .polygon_mode(vk::PolygonMode::FILL)
             .line_width(1.0);
+        // Ignored without a depth attachment; a fragment-shader library for dynamic rendering
+        // needs one all the same (VUID-VkGraphicsPipelineCreateInfo-renderPass-06590).
+        let depth_stencil = vk::PipelineDepthStencilStateCreateInfo::default();
         let multisample = vk::PipelineMultisampleStateCreateInfo::default()
             .rasterization_samples(vk::SampleCountFlags::TYPE_1);
         let blend_attachments = [vk::PipelineColorBlendAttachmentState::default()
@@ -439,6 +442,7 @@ impl Device {
                     .viewport_state(&viewport)
                     .rasterization_state(&raster)
                     .multisample_state(&multisample)
+                    .depth_stencil_state(&depth_stencil)
                     .color_blend_state(blend)
                     .layout(d.layout)
                     .render_pass(d.render_pass)
