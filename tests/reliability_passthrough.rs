@@ -298,6 +298,7 @@ fn graphics_pipeline_libraries_get_the_broadcast() {
 /// formats (the fragment output interface does), so the layer leaves it alone.
 #[test]
 fn fragment_library_without_formats() {
+    let _serial = serial();
     let instance = Instance::new(WITH_VALIDATION);
     if !has_extension(&instance, ash::ext::graphics_pipeline_library::NAME) {
         println!("SKIP: the driver has no VK_EXT_graphics_pipeline_library");
