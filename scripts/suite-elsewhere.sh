@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Runs the whole suite on another x86-64 machine's Vulkan driver, without cargo there
+# (docs/nvidia.md: how the NVIDIA figures were taken).
+#
+#   scripts/suite-elsewhere.sh pack      here: release build of every test binary, the
+#                                        layer and glsem-run into target/suite.tar.xz
+#   scripts/suite-elsewhere.sh run OUT   there, from a copy of this tree holding
+#                                        target/suite.tar.xz: every test binary one thread
+#                                        at a time, the threads test three more times, and
+#                                        every scene with and without the layer; logs and
+#                                        a summary under OUT
+#
+# The machine needs what scripts/setup.sh installs (the Vulkan loader, the validation
+# layer, glslang, spirv-tools), unpacked or installed; point VK_DRIVER_FILES at its
+# driver. The test binaries look for the tree at the path they were built in: link that
+# path to the copy (`ln -sfn "$PWD" /that/path`).
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$ROOT"
+ARCHIVE=target/suite.tar.xz
+
+pack() {
+	cargo build --release --workspace
+	local stage=target/suite-stage
+	rm -rf "$stage"
+	mkdir -p "$stage/deps"
+	cargo test --release --workspace --no-run --message-format=json 2>/dev/null |
+		python3 -c '
+import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["profile"]["test"]:
+        print(m["executable"])' |
+		xargs -I{} cp {} "$stage/deps/"
+	cp target/release/libVkLayer_glsem.so target/release/glsem-run "$stage/"
+	tar -C "$stage" -cJf "$ARCHIVE" .
+	rm -rf "$stage"
+	echo "packed $(tar -tJf "$ARCHIVE" | grep -c '^./deps/.') test binaries into $ARCHIVE; they expect the tree at $ROOT"
+}
+
+run() {
+	local out=${1:?usage: scripts/suite-elsewhere.sh run OUT}
+	mkdir -p "$out" target/release
+	tar -C target/release -xJf "$ARCHIVE"
+	local summary="$out/summary.txt"
+	: >"$summary"
+	for test in target/release/deps/*; do
+		local name
+		name=$(basename "$test")
+		name=${name%-*}
+		local rc=0
+		timeout 300 "$test" --test-threads=1 >"$out/$name.txt" 2>&1 || rc=$?
+		echo "$name rc=$rc $(grep -h '^test result' "$out/$name.txt" | tr '\n' ' ')" | tee -a "$summary"
+	done
+	for i in 1 2 3; do
+		local rc=0
+		timeout 300 target/release/deps/reliability_threads-* >"$out/threads-again-$i.txt" 2>&1 || rc=$?
+		echo "threads again $i rc=$rc $(grep -h '^test result' "$out/threads-again-$i.txt")" | tee -a "$summary"
+	done
+	local scenes=(tests/scenes/*.shader_test examples/*.shader_test)
+	for mode in glsem plain; do
+		local flags=(--validation)
+		[[ $mode == plain ]] && flags+=(--no-layer)
+		local rc=0
+		timeout 300 target/release/glsem-run "${flags[@]}" "${scenes[@]}" >"$out/scenes-$mode.txt" 2>&1 || rc=$?
+		echo "scenes $mode rc=$rc pass=$(grep -c '^PASS' "$out/scenes-$mode.txt") fail=$(grep -c '^FAIL' "$out/scenes-$mode.txt") skip=$(grep -c '^SKIP' "$out/scenes-$mode.txt")" | tee -a "$summary"
+	done
+}
+
+case "${1:-}" in
+pack) pack ;;
+run) run "${2:-}" ;;
+*)
+	sed -n '2,16p' "$0"
+	exit 2
+	;;
+esac
