@@ -199,7 +199,7 @@ fn is_vec4_of(m: &Module<'_>, ty: u32, kind: AttachmentKind) -> bool {
 fn id_named(m: &Module<'_>, name: &str) -> u32 {
     *m.names
         .iter()
-        .find(|(_, n)| n.as_str() == name)
+        .find(|(_, n)| **n == name)
         .unwrap_or_else(|| panic!("nothing named {name}"))
         .0
 }

@@ -261,7 +261,7 @@ fn leaf_paths(locations: &[u32], paths: &[&[u32]]) -> Vec<(u32, Vec<u32>)> {
 /// The struct variable is no Output any more: it is the Private shadow.
 fn assert_shadowed(words: &[u32], name: &str) {
     let m = Module::parse(words).unwrap();
-    let id = *m.names.iter().find(|(_, n)| n.as_str() == name).unwrap().0;
+    let id = *m.names.iter().find(|(_, n)| **n == name).unwrap().0;
     assert_eq!(m.variable(id).unwrap().0, StorageClass::Private, "{name}");
     assert!(m.decorations.get(&id).is_none_or(|d| d.is_empty()));
 }
@@ -298,7 +298,7 @@ fn float_struct_from_vertex_shader() {
 fn spirv_1_5_lists_the_shadow_in_the_interface() {
     let (out, _) = split("basic.vert", "vulkan1.2");
     let m = Module::parse(&out).unwrap();
-    let shadow = *m.names.iter().find(|(_, n)| n.as_str() == "s").unwrap().0;
+    let shadow = *m.names.iter().find(|(_, n)| **n == "s").unwrap().0;
     assert!(m.entry_points[0].interface.contains(&shadow));
     assert_eq!(table(&out, StorageClass::Output).len(), 3);
 }
@@ -582,7 +582,7 @@ fn copy_memory_in_both_directions_goes_through_the_shadow() {
     );
     // The copies now read and write the Private shadow, which the return flushes.
     let m = Module::parse(&out).unwrap();
-    let shadow = *m.names.iter().find(|(_, n)| n.as_str() == "s").unwrap().0;
+    let shadow = *m.names.iter().find(|(_, n)| **n == "s").unwrap().0;
     let copies: Vec<usize> = (0..m.insts.len())
         .filter(|&i| m.insts[i].op() == Some(Op::CopyMemory))
         .collect();

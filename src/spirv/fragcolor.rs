@@ -162,7 +162,7 @@ pub fn broadcast_frag_color(words: &[u32], entry: &str, key: &FragColorKey) -> P
 /// OpName calls `gl_FragColor`. Modules with stripped names are left alone.
 fn find_frag_color(m: &Module<'_>, interface: &[u32]) -> Option<u32> {
     interface.iter().copied().find(|&id| {
-        m.names.get(&id).is_some_and(|n| n == "gl_FragColor")
+        m.names.get(&id).is_some_and(|n| *n == "gl_FragColor")
             && is_output(m, id)
             && m.decoration(id, Decoration::Location) == Some(&[0])
             && m.decoration(id, Decoration::Index).is_none_or(|i| i == [0])

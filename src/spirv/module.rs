@@ -314,6 +314,31 @@ impl Type {
     }
 }
 
+/// The literal of an `OpName`, decoded only when asked: a module names thousands of ids, and
+/// the passes look at a few.
+#[derive(Debug, Clone, Copy)]
+pub struct Name<'a>(&'a [u32]);
+
+impl Name<'_> {
+    pub fn decode(&self) -> String {
+        decode_string(self.0).0
+    }
+
+    /// The bytes before the nul (or the end).
+    fn bytes(&self) -> impl Iterator<Item = u8> + '_ {
+        self.0
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .take_while(|&b| b != 0)
+    }
+}
+
+impl PartialEq<&str> for Name<'_> {
+    fn eq(&self, other: &&str) -> bool {
+        self.bytes().eq(other.bytes())
+    }
+}
+
 /// `(member, decoration, literal operands)` of an `OpMemberDecorate`.
 pub type MemberDecoration<'a> = (u32, Decoration, &'a [u32]);
 
@@ -339,7 +364,7 @@ pub struct Module<'a> {
     /// Result id → index of its defining global instruction (types, constants, variables).
     pub globals: HashMap<u32, usize>,
     pub types: HashMap<u32, Type>,
-    pub names: HashMap<u32, String>,
+    pub names: HashMap<u32, Name<'a>>,
     /// Target id → decorations `(decoration, literal operands)`.
     pub decorations: HashMap<u32, Vec<(Decoration, &'a [u32])>>,
     /// Struct id → `(member, decoration, literal operands)`.
@@ -457,7 +482,7 @@ impl<'a> Module<'a> {
                 });
             }
             Op::Name if !ops.is_empty() => {
-                self.names.insert(ops[0], decode_string(&ops[1..]).0);
+                self.names.insert(ops[0], Name(&ops[1..]));
             }
             Op::Decorate if ops.len() >= 2 => {
                 if let Some(d) = Decoration::from_u32(ops[1]) {

@@ -19,7 +19,7 @@
 //!   features), plus `ClipDistance`/`CullDistance` when the VS declares them, since the
 //!   TCS's `gl_in` mirrors the VS's `gl_PerVertex`.
 
-use super::module::{push_inst, Module, Type, HEADER_WORDS, MAGIC};
+use super::module::{push_inst, Module, Name, Type, HEADER_WORDS, MAGIC};
 use super::PassError;
 use spirv::{BuiltIn, Capability, Decoration, ExecutionMode, ExecutionModel, Op, StorageClass};
 use std::collections::HashMap;
@@ -418,7 +418,7 @@ impl Gen {
                     }
                 }
                 if let Some(name) = m.names.get(&ty) {
-                    self.name(id, name);
+                    self.name(id, &name.decode());
                 }
                 id
             }
@@ -455,13 +455,13 @@ impl Gen {
         }
         let element = self.copy_type(tes, Source::Tes, element)?;
         // The output keeps the TES's name; the input gets a suffix (unnamed stays unnamed).
-        let name = tes.names.get(&var).map(String::as_str).unwrap_or_default();
+        let name = tes.names.get(&var).map(Name::decode).unwrap_or_default();
         let in_name = if name.is_empty() {
             String::new()
         } else {
             format!("{name}_in")
         };
-        let (input, output) = self.arrayed_pair(element, element, key, (&in_name, name));
+        let (input, output) = self.arrayed_pair(element, element, key, (&in_name, &name));
         self.copy_decorations(tes, var, input);
         self.copy_decorations(tes, var, output);
         let src = self.chain(StorageClass::Input, element, input, &[invocation_id]);
@@ -572,7 +572,7 @@ impl Gen {
     ) -> Result<(), PassError> {
         let ty = self.copy_type(tes, Source::Tes, pointee)?;
         let ptr = self.pointer(StorageClass::Output, ty);
-        let name = tes.names.get(&var).cloned().unwrap_or_default();
+        let name = tes.names.get(&var).map(Name::decode).unwrap_or_default();
         let output = self.variable(ptr, StorageClass::Output, &name);
         self.copy_decorations(tes, var, output);
         let zero = self.unique_with_type(Op::ConstantNull, Some(ty), &[]);
@@ -986,7 +986,7 @@ mod tests {
     fn var_named(m: &Module<'_>, name: &str) -> u32 {
         m.names
             .iter()
-            .find(|(id, n)| n.as_str() == name && m.variable(**id).is_some())
+            .find(|(id, n)| **n == name && m.variable(**id).is_some())
             .map(|(id, _)| *id)
             .unwrap_or_else(|| panic!("no variable {name}"))
     }

@@ -20,7 +20,7 @@ use spirv::{Decoration, ExecutionMode, ExecutionModel, Op, StorageClass};
 
 use super::layout::{split_leaves, Shape};
 use super::module::{
-    decode_string, entry_point_with_interface, inst, push_inst, Editor, EntryPoint, Module,
+    decode_string, entry_point_with_interface, inst, push_inst, Editor, EntryPoint, Module, Name,
     Section, Type,
 };
 use super::{PassError, PassResult};
@@ -263,7 +263,7 @@ impl Split {
         let base_name = m
             .names
             .get(&var)
-            .cloned()
+            .map(Name::decode)
             .unwrap_or_else(|| format!("_{var}"));
 
         let mut leaves = Vec::new();
