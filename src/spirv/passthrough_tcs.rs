@@ -159,6 +159,11 @@ fn output_per_vertex_block(vs: &Module<'_>, entry: &str) -> Option<u32> {
 }
 
 /// The length of array type `ty`, when it is a constant.
+/// More clip or cull distances than any device has (`maxClipDistances` and
+/// `maxCullDistances` are 8 on common hardware): a module declaring more is not one a driver
+/// accepts, and copying them element by element would not end.
+const MAX_DISTANCES: u32 = 64;
+
 fn array_length(m: &Module<'_>, ty: u32) -> Option<u32> {
     match m.type_of(ty)? {
         Type::Array { length, .. } => m.constant_u32(*length),
@@ -541,6 +546,12 @@ impl Gen {
                     "gl_PerVertex member BuiltIn {builtin} differs between the VS and the TES"
                 )));
             };
+            if in_len.min(out_len) > MAX_DISTANCES {
+                return Err(unsupported(format!(
+                    "gl_PerVertex member BuiltIn {builtin} has {} elements, more than {MAX_DISTANCES}",
+                    in_len.min(out_len)
+                )));
+            }
             let float = self.scalar(Op::TypeFloat, &[32]);
             for k in 0..in_len.min(out_len) {
                 let k = self.int_constant(k);
