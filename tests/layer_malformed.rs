@@ -6,6 +6,7 @@
 mod common;
 
 use common::*;
+use VkLayer_glsem::spirv::module::instructions;
 
 /// Set in the child process of [`each_unreadable_module_gets_one_warning`]: the creation
 /// test then marks on stderr where each case starts.
@@ -26,15 +27,12 @@ fn cases() -> Vec<(&'static str, Vec<u32>)> {
     // The first instruction's opcode becomes 0xfffe; its word count stays.
     unknown_opcode[5] = (unknown_opcode[5] & 0xffff_0000) | 0xfffe;
     // Cut after the opcode word of the last instruction with operands.
-    let mut at = 5;
-    let mut last_with_operands = 5;
-    while at < valid.len() {
-        let count = (valid[at] >> 16) as usize;
-        if count >= 2 {
-            last_with_operands = at;
-        }
-        at += count;
-    }
+    let last_with_operands = instructions(&valid)
+        .map(|inst| inst.expect("a valid module"))
+        .filter(|inst| inst.words.len() >= 2)
+        .last()
+        .expect("an instruction with operands")
+        .offset;
     let cut_mid_instruction = valid[..last_with_operands + 1].to_vec();
     let mut zero_word_count = valid.clone();
     zero_word_count[5] = 0;

@@ -16,9 +16,11 @@ mod common;
 
 use ash::vk::{self, Handle};
 use common::*;
+use spirv::Op;
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::OnceLock;
+use VkLayer_glsem::spirv::module::instructions;
 
 type S = vk::ShaderStageFlags;
 type F = vk::PipelineCreateFlags;
@@ -45,19 +47,20 @@ fn unseen(words: &[u32], value: f32) -> Vec<u32> {
     });
     let draw = DRAWN.fetch_add(1, Ordering::Relaxed);
     let mantissa = seed.wrapping_add(draw) % 0x7f_ffff + 1;
+    let literals: Vec<usize> = instructions(words)
+        .map(|inst| inst.expect("a valid module"))
+        .filter(|inst| {
+            inst.op() == Some(Op::Constant) && inst.words.get(3) == Some(&value.to_bits())
+        })
+        .map(|inst| inst.offset + 3)
+        .collect();
+    assert_eq!(
+        literals.len(),
+        1,
+        "one float constant {value} in the module"
+    );
     let mut out = words.to_vec();
-    let mut at = 5;
-    let mut replaced = 0;
-    while at < out.len() {
-        let (count, opcode) = ((out[at] >> 16) as usize, out[at] & 0xffff);
-        const OP_CONSTANT: u32 = 43;
-        if opcode == OP_CONSTANT && count == 4 && out[at + 3] == value.to_bits() {
-            out[at + 3] = (value.to_bits() & !0x7f_ffff) | mantissa;
-            replaced += 1;
-        }
-        at += count.max(1);
-    }
-    assert_eq!(replaced, 1, "one float constant {value} in the module");
+    out[literals[0]] = (value.to_bits() & !0x7f_ffff) | mantissa;
     out
 }
 
