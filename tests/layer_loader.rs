@@ -21,6 +21,7 @@ fn layer_is_listed_by_the_loader() {
 
 #[test]
 fn instance_and_device_are_created_without_validation_messages() {
+    let _serial = serial();
     let instance = Instance::new(WITH_VALIDATION);
     let device = instance.device(&[]);
     device.destroy();
@@ -29,6 +30,7 @@ fn instance_and_device_are_created_without_validation_messages() {
 
 #[test]
 fn levels_extension_is_listed_and_its_command_returned_when_enabled() {
+    let _serial = serial();
     let instance = Instance::new(WITH_VALIDATION);
     let mut count = 0;
     let get = instance
@@ -86,6 +88,7 @@ fn levels_extension_is_listed_and_its_command_returned_when_enabled() {
 
 #[test]
 fn driver_does_not_list_the_layer_extension() {
+    let _serial = serial();
     // Asked without a layer name, the device's own extensions must not include it: the
     // layer implements it and strips it before vkCreateDevice reaches the driver.
     let instance = Instance::new(WITH_VALIDATION);
@@ -163,6 +166,7 @@ fn push_into_reserved_range(layers: Layers, levels_offset: u32) -> Vec<String> {
 
 #[test]
 fn layout_reserves_levels_next_to_the_app_range() {
+    let _serial = serial();
     let levels_offset = (max_push_constants_size() - 24) & !3;
     let with_layer = push_into_reserved_range(WITH_VALIDATION, levels_offset);
     assert!(
@@ -218,6 +222,7 @@ fn tes_only_pipeline(
 
 #[test]
 fn tes_without_tcs_fails_clearly_when_the_layout_has_no_room() {
+    let _serial = serial();
     let instance = Instance::new(WITH_VALIDATION);
     let device = instance.device(&[]);
     // The application takes every byte: no room for the levels.
@@ -284,6 +289,7 @@ fn tes_without_tcs_gets_a_generated_tcs_and_levels() {
 
 #[test]
 fn command_names_are_the_layer_hooks() {
+    let _serial = serial();
     // vkGetDeviceProcAddr returns the layer's hooks for what it intercepts and the next
     // layer's pointer otherwise: both must be non-null on a device.
     let instance = Instance::new(WITH_VALIDATION);
@@ -332,6 +338,7 @@ fn render_plain(layers: Layers) -> Vec<u8> {
 
 #[test]
 fn plain_triangle_renders_the_same_pixels_with_and_without_the_layer() {
+    let _serial = serial();
     let with = render_plain(WITH_VALIDATION);
     let without = render_plain(VALIDATION_ONLY);
     assert_eq!(with, without);

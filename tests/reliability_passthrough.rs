@@ -345,6 +345,7 @@ fn fragment_library_without_formats_warns_once() {
 
 #[test]
 fn library_with_a_tes_and_no_tcs_fails_instead_of_reaching_the_driver() {
+    let _serial = serial();
     let instance = Instance::new(WITH_VALIDATION);
     if !has_extension(&instance, ash::ext::graphics_pipeline_library::NAME) {
         println!("SKIP: the driver has no VK_EXT_graphics_pipeline_library");
@@ -378,6 +379,7 @@ fn library_with_a_tes_and_no_tcs_fails_instead_of_reaching_the_driver() {
 
 #[test]
 fn shader_objects_and_module_identifiers_pass_through() {
+    let _serial = serial();
     // The layer intercepts neither vkCreateShadersEXT nor
     // vkGetShaderModuleIdentifierEXT, and plans no pipeline whose stage has no code it knows:
     // both reach the driver untouched. They can only be exercised where the driver has them.

@@ -111,7 +111,9 @@ pub fn stderr_of_test(name: &str, env: &[(&str, &str)]) -> String {
     stderr
 }
 
-/// Serialises tests that read process-wide counters.
+/// Serialises tests that read the layer's process-wide counters. In a test binary where one
+/// test compares counters before and after, every test that creates layer objects holds
+/// this, or a concurrent test's pipeline shows up in the other's difference.
 pub fn serial() -> std::sync::MutexGuard<'static, ()> {
     static LOCK: Mutex<()> = Mutex::new(());
     LOCK.lock().unwrap_or_else(|e| e.into_inner())
