@@ -7,6 +7,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use spirv::{Decoration, ExecutionModel, Op, StorageClass};
 use VkLayer_glsem::spirv::module::{Module, Type};
@@ -16,10 +17,14 @@ fn source_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/spirv/xfb")
 }
 
+/// A file path of its own for every call: tests run in parallel threads, and two runs of
+/// the suite may share the target directory.
 fn scratch(name: &str) -> PathBuf {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("spirv_xfb");
     std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+    dir.join(format!("{}-{n}-{name}", std::process::id()))
 }
 
 /// Compiles `tests/spirv/xfb/<name>` for `env` (`vulkan1.0` gives SPIR-V 1.0).

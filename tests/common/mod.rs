@@ -6,6 +6,7 @@
 use ash::vk::{self, Handle};
 use std::ffi::{c_void, CStr};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 pub const GLSEM: &CStr = c"VK_LAYER_GLSEM_gl_semantics";
@@ -594,9 +595,12 @@ pub fn glsl_for_gl(name: &str) -> Vec<u32> {
 
 fn glsl_with(name: &str, flags: &[&str]) -> Vec<u32> {
     let source = repo_dir().join("tests/glsl").join(name);
+    // A path per call: parallel tests compile the same source at the same time.
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
     let out = std::env::temp_dir().join(format!(
-        "glsem-test-{}-{}.spv",
+        "glsem-test-{}-{}-{}.spv",
         std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed),
         name.replace('/', "_")
     ));
     let status = std::process::Command::new("glslangValidator")
@@ -613,7 +617,9 @@ fn glsl_with(name: &str, flags: &[&str]) -> Vec<u32> {
         "glslangValidator failed on {}",
         source.display()
     );
-    words(&std::fs::read(&out).unwrap())
+    let bytes = std::fs::read(&out).unwrap();
+    std::fs::remove_file(&out).ok();
+    words(&bytes)
 }
 
 pub fn words(bytes: &[u8]) -> Vec<u32> {
