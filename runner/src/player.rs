@@ -964,41 +964,24 @@ impl Player {
     /// Records `f` after a full memory barrier (orders it after everything before), then a
     /// barrier that makes its writes visible to the host; submits and waits.
     fn submit(&mut self, f: impl FnOnce(&Player, vk::CommandBuffer)) -> Result<(), String> {
-        let d = &self.gpu.device;
         let cmd = self.cmd;
-        unsafe {
-            d.reset_command_buffer(cmd, vk::CommandBufferResetFlags::empty())
-                .map_err(check("vkResetCommandBuffer"))?;
-            d.begin_command_buffer(
-                cmd,
-                &vk::CommandBufferBeginInfo::default()
-                    .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT),
-            )
-            .map_err(check("vkBeginCommandBuffer"))?;
-        }
+        // SAFETY: `cmd` is the player's, and the last submission was waited for.
+        unsafe { self.gpu.begin_one_time(cmd)? };
         self.barrier(cmd);
         f(self, cmd);
+        self.gpu.memory_barrier(
+            cmd,
+            (
+                vk::PipelineStageFlags::ALL_COMMANDS,
+                vk::AccessFlags::MEMORY_WRITE,
+            ),
+            (vk::PipelineStageFlags::HOST, vk::AccessFlags::HOST_READ),
+        );
+        // SAFETY: `cmd` is recording.
         unsafe {
-            self.gpu.memory_barrier(
-                cmd,
-                (
-                    vk::PipelineStageFlags::ALL_COMMANDS,
-                    vk::AccessFlags::MEMORY_WRITE,
-                ),
-                (vk::PipelineStageFlags::HOST, vk::AccessFlags::HOST_READ),
-            );
-            d.end_command_buffer(cmd)
-                .map_err(check("vkEndCommandBuffer"))?;
-            let cmds = [cmd];
-            let submit = [vk::SubmitInfo::default().command_buffers(&cmds)];
-            d.queue_submit(self.gpu.queue, &submit, self.fence)
-                .map_err(check("vkQueueSubmit"))?;
-            d.wait_for_fences(&[self.fence], true, u64::MAX)
-                .map_err(check("vkWaitForFences"))?;
-            d.reset_fences(&[self.fence])
-                .map_err(check("vkResetFences"))?;
+            self.gpu
+                .end_submit_and_wait(cmd, vk::SubmitInfo::default(), self.fence)
         }
-        Ok(())
     }
 
     fn barrier(&self, cmd: vk::CommandBuffer) {

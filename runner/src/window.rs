@@ -574,34 +574,17 @@ impl Screen {
         f: impl FnOnce(&Gpu, vk::CommandBuffer, &[Pane]),
     ) -> Result<(), String> {
         let gpu = self.gpu();
-        let d = &gpu.device;
+        // SAFETY: `self.cmd` is this window's, and the last submission was waited for.
         unsafe {
-            d.reset_command_buffer(self.cmd, vk::CommandBufferResetFlags::empty())
-                .map_err(check("vkResetCommandBuffer"))?;
-            d.begin_command_buffer(
-                self.cmd,
-                &vk::CommandBufferBeginInfo::default()
-                    .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT),
-            )
-            .map_err(check("vkBeginCommandBuffer"))?;
+            gpu.begin_one_time(self.cmd)?;
             f(gpu, self.cmd, &self.panes);
-            d.end_command_buffer(self.cmd)
-                .map_err(check("vkEndCommandBuffer"))?;
-            let cmds = [self.cmd];
             let stages = vec![vk::PipelineStageFlags::TRANSFER; wait.len()];
-            let submit = [vk::SubmitInfo::default()
-                .command_buffers(&cmds)
+            let submit = vk::SubmitInfo::default()
                 .wait_semaphores(wait)
                 .wait_dst_stage_mask(&stages)
-                .signal_semaphores(signal)];
-            d.queue_submit(gpu.queue, &submit, self.fence)
-                .map_err(check("vkQueueSubmit"))?;
-            d.wait_for_fences(&[self.fence], true, u64::MAX)
-                .map_err(check("vkWaitForFences"))?;
-            d.reset_fences(&[self.fence])
-                .map_err(check("vkResetFences"))?;
+                .signal_semaphores(signal);
+            gpu.end_submit_and_wait(self.cmd, submit, self.fence)
         }
-        Ok(())
     }
 
     /// Draws the panes into the next swapchain image and presents it; `false` when the

@@ -224,6 +224,44 @@ fn layer_device_extensions(
 }
 
 impl Gpu {
+    /// Resets `cmd` and begins it for one submission.
+    ///
+    /// # Safety
+    /// `cmd` belongs to this device, from a pool that allows resets, and is not pending.
+    pub unsafe fn begin_one_time(&self, cmd: vk::CommandBuffer) -> Result<(), String> {
+        let d = &self.device;
+        d.reset_command_buffer(cmd, vk::CommandBufferResetFlags::empty())
+            .map_err(check("vkResetCommandBuffer"))?;
+        d.begin_command_buffer(
+            cmd,
+            &vk::CommandBufferBeginInfo::default()
+                .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT),
+        )
+        .map_err(check("vkBeginCommandBuffer"))
+    }
+
+    /// Ends `cmd`, submits `submit` with it to the queue and waits on `fence` (unsignalled;
+    /// left unsignalled again for the next submission).
+    ///
+    /// # Safety
+    /// `cmd` is recording, and `submit`'s semaphores, if any, belong to this device.
+    pub unsafe fn end_submit_and_wait(
+        &self,
+        cmd: vk::CommandBuffer,
+        submit: vk::SubmitInfo<'_>,
+        fence: vk::Fence,
+    ) -> Result<(), String> {
+        let d = &self.device;
+        d.end_command_buffer(cmd)
+            .map_err(check("vkEndCommandBuffer"))?;
+        let cmds = [cmd];
+        d.queue_submit(self.queue, &[submit.command_buffers(&cmds)], fence)
+            .map_err(check("vkQueueSubmit"))?;
+        d.wait_for_fences(&[fence], true, u64::MAX)
+            .map_err(check("vkWaitForFences"))?;
+        d.reset_fences(&[fence]).map_err(check("vkResetFences"))
+    }
+
     /// Records one global memory dependency: `src` (stage, access) before `dst`.
     pub fn memory_barrier(
         &self,
