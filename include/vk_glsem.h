@@ -6,11 +6,16 @@
  * shader and no control shader GL's default tessellation levels
  * (glPatchParameterfv(GL_PATCH_DEFAULT_OUTER_LEVEL / GL_PATCH_DEFAULT_INNER_LEVEL, ...)).
  *
- * Enable it in VkDeviceCreateInfo::ppEnabledExtensionNames (it is listed by
+ * VK_GLSEM_gl_state says "this device wants GL's rules": GL's point size state
+ * (glPointSize, GL_PROGRAM_POINT_SIZE), the clip-distance enables (GL_CLIP_DISTANCEi),
+ * GL's last-vertex provoking convention and GL's clip-space depth (-w..w).
+ *
+ * Enable them in VkDeviceCreateInfo::ppEnabledExtensionNames (they are listed by
  * vkEnumerateDeviceExtensionProperties with pLayerName = "VK_LAYER_GLSEM_gl_semantics"),
- * then get the command with vkGetDeviceProcAddr. The levels are per command buffer, 1.0
- * until set, reset to 1.0 by vkBeginCommandBuffer and command buffer/pool resets, and apply
- * to the draws recorded after the call.
+ * then get the commands with vkGetDeviceProcAddr. The state is per command buffer, GL's
+ * initial value until set, reset by vkBeginCommandBuffer and command buffer/pool resets,
+ * and applies to the draws recorded after the call. Secondary command buffers do not
+ * inherit it.
  */
 #ifndef VK_GLSEM_H_
 #define VK_GLSEM_H_ 1
@@ -29,10 +34,29 @@ extern "C" {
 typedef void (VKAPI_PTR *PFN_vkCmdSetTessellationDefaultLevelsGLSEM)(
     VkCommandBuffer commandBuffer, const float outer[4], const float inner[2]);
 
+#define VK_GLSEM_gl_state 1
+#define VK_GLSEM_GL_STATE_SPEC_VERSION 1
+#define VK_GLSEM_GL_STATE_EXTENSION_NAME "VK_GLSEM_gl_state"
+
+/* glPointSize(size); initially 1.0. */
+typedef void (VKAPI_PTR *PFN_vkCmdSetPointSizeGLSEM)(
+    VkCommandBuffer commandBuffer, float size);
+/* glEnable / glDisable(GL_PROGRAM_POINT_SIZE); initially VK_FALSE. */
+typedef void (VKAPI_PTR *PFN_vkCmdSetProgramPointSizeEnableGLSEM)(
+    VkCommandBuffer commandBuffer, VkBool32 enable);
+/* glEnable / glDisable(GL_CLIP_DISTANCEi): bit i enables plane i (0..7); initially 0. */
+typedef void (VKAPI_PTR *PFN_vkCmdSetClipDistanceEnableGLSEM)(
+    VkCommandBuffer commandBuffer, uint32_t mask);
+
 #ifndef VK_NO_PROTOTYPES
-/* Not exported by any library: call it through the pointer vkGetDeviceProcAddr returns. */
+/* Not exported by any library: call them through the pointers vkGetDeviceProcAddr returns. */
 VKAPI_ATTR void VKAPI_CALL vkCmdSetTessellationDefaultLevelsGLSEM(
     VkCommandBuffer commandBuffer, const float outer[4], const float inner[2]);
+VKAPI_ATTR void VKAPI_CALL vkCmdSetPointSizeGLSEM(VkCommandBuffer commandBuffer, float size);
+VKAPI_ATTR void VKAPI_CALL vkCmdSetProgramPointSizeEnableGLSEM(
+    VkCommandBuffer commandBuffer, VkBool32 enable);
+VKAPI_ATTR void VKAPI_CALL vkCmdSetClipDistanceEnableGLSEM(
+    VkCommandBuffer commandBuffer, uint32_t mask);
 #endif
 
 #ifdef __cplusplus
