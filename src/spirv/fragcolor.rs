@@ -11,7 +11,10 @@
 
 use spirv::{Decoration, ExecutionModel, Op, StorageClass};
 
-use super::module::{entry_point_with_interface, inst, push_inst, Editor, Module, Section, Type};
+use super::module::{
+    entry_point_with_interface, inst, push_inst, Editor, Module, Section, Type,
+    INTERFACE_LISTS_ALL_GLOBALS,
+};
 use super::{PassError, PassResult};
 
 /// Numeric type of a colour attachment, from its format.
@@ -31,10 +34,6 @@ pub enum AttachmentKind {
 pub struct FragColorKey {
     pub attachments: Vec<(u32, AttachmentKind)>,
 }
-
-/// SPIR-V 1.4 made entry-point interfaces list every global the entry point uses, Private
-/// ones included; before it they list only Input and Output variables.
-const INTERFACE_LISTS_ALL_GLOBALS: (u32, u32) = (1, 4);
 
 /// Rewrites a fragment module that writes `gl_FragColor` so that every attachment of `key`
 /// receives the colour. `Ok(None)` when there is nothing to do (no `gl_FragColor`, dual

@@ -6,13 +6,23 @@
 //! - [`scan`]: the fast path; decides from the header sections alone whether any pass can
 //!   apply to a module.
 //! - One file per pass, each a function from module + key to a new module or `Ok(None)`
-//!   ("no change"): [`fragcolor`], [`xfb_split`], [`passthrough_tcs`].
-//! - [`layout`]: Location slot and XFB offset math shared by the passes.
+//!   ("no change"): [`fragcolor`], [`xfb_split`], [`passthrough_tcs`], [`point_size`],
+//!   [`clip_enables`], [`clip_depth`].
+//! - Shared by the passes: [`layout`] (Location slot and XFB offset math), [`exits`] (where
+//!   outputs take effect), [`builtin_output`] (`gl_Position`, `gl_PointSize`,
+//!   `gl_ClipDistance` of the last pre-rasterization stage), [`gl_state`] (the GL-state
+//!   push-constant block).
 
+pub mod builtin_output;
+pub mod clip_depth;
+pub mod clip_enables;
+pub mod exits;
 pub mod fragcolor;
+pub mod gl_state;
 pub mod layout;
 pub mod module;
 pub mod passthrough_tcs;
+pub mod point_size;
 pub mod scan;
 pub mod xfb_split;
 

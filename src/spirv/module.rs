@@ -779,6 +779,27 @@ impl<'m, 'a> Editor<'m, 'a> {
         self.append(Section::Annotation, Op::Decorate, &ops);
     }
 
+    pub fn member_decorate(&mut self, id: u32, member: u32, d: Decoration, literals: &[u32]) {
+        let mut ops = vec![id, member, d as u32];
+        ops.extend_from_slice(literals);
+        self.append(Section::Annotation, Op::MemberDecorate, &ops);
+    }
+
+    /// Adds `ids` to the interface of entry point `ep` (call once per entry point: the
+    /// instruction is replaced). Before SPIR-V 1.4 an interface lists only Input and
+    /// Output variables, so `non_io` ids are added only from 1.4 on.
+    pub fn extend_interface(&mut self, ep: &EntryPoint, io: &[u32], non_io: &[u32]) {
+        let mut interface = ep.interface.clone();
+        interface.extend_from_slice(io);
+        if self.module.version() >= INTERFACE_LISTS_ALL_GLOBALS {
+            interface.extend_from_slice(non_io);
+        }
+        if interface.len() != ep.interface.len() {
+            let words = entry_point_with_interface(&self.module.insts[ep.index], &interface);
+            self.replace(ep.index, words);
+        }
+    }
+
     pub fn name(&mut self, id: u32, name: &str) {
         let mut ops = vec![id];
         ops.extend(encode_string(name));
@@ -865,6 +886,12 @@ impl<'m, 'a> Editor<'m, 'a> {
     pub fn constant_u32(&mut self, value: u32) -> u32 {
         let ty = self.type_int(32, false);
         self.find_or_add(Op::Constant, &[ty], &[value])
+    }
+
+    /// A 32-bit float constant.
+    pub fn constant_f32(&mut self, value: f32) -> u32 {
+        let ty = self.type_float(32);
+        self.find_or_add(Op::Constant, &[ty], &[value.to_bits()])
     }
 
     /// A 32-bit signed integer constant.
@@ -959,6 +986,10 @@ impl<'m, 'a> Editor<'m, 'a> {
         Ok(out)
     }
 }
+
+/// SPIR-V 1.4 made entry-point interfaces list every global the entry point uses, Private
+/// and PushConstant ones included; before it they list only Input and Output variables.
+pub const INTERFACE_LISTS_ALL_GLOBALS: (u32, u32) = (1, 4);
 
 /// Replaces the interface list of an `OpEntryPoint` instruction.
 pub fn entry_point_with_interface(inst: &Inst<'_>, interface: &[u32]) -> Vec<u32> {

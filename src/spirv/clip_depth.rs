@@ -1,0 +1,82 @@
+//! GL's clip-space depth in the last pre-rasterization stage, for drivers without
+//! `VK_EXT_depth_clip_control`.
+//!
+//! GL's clip volume is −w ≤ z ≤ w, Vulkan's 0 ≤ z ≤ w. Before every exit the pass maps
+//! `gl_Position.z` to `(z + w) / 2`, so that Vulkan clips and computes depth as GL does.
+//! A `gl_Position` captured by transform feedback would capture the remapped value, so
+//! such a shader is refused (the layer keeps Vulkan's depth convention for it and says so).
+
+use spirv::{BuiltIn, Decoration, ExecutionModel, Op};
+
+use super::builtin_output::{self, BuiltinOutput};
+use super::exits::exits;
+use super::module::{push_inst, Editor, Module, Type};
+use super::{PassError, PassResult};
+
+/// Remaps `gl_Position.z` of `entry`. `Ok(None)` when the stage writes no `gl_Position`.
+pub fn remap_clip_depth(words: &[u32], entry: &str) -> PassResult {
+    let m = Module::parse(words)?;
+    let Some(ep) = m.entry_points.iter().find(|ep| {
+        ep.name == entry
+            && matches!(
+                ep.model,
+                ExecutionModel::Vertex
+                    | ExecutionModel::TessellationEvaluation
+                    | ExecutionModel::Geometry
+            )
+    }) else {
+        return Ok(None);
+    };
+    let Some(out) = builtin_output::find(&m, ep, BuiltIn::Position) else {
+        return Ok(None);
+    };
+    let captured = match out {
+        BuiltinOutput::Member { var, member, .. } => {
+            m.has_decoration(var, Decoration::XfbBuffer)
+                && m.variable(var).is_some_and(|(_, block)| {
+                    m.member_decorations_of(block, member)
+                        .any(|(d, _)| d == Decoration::Offset)
+                })
+        }
+        BuiltinOutput::Variable { var, .. } => m.has_decoration(var, Decoration::Offset),
+    };
+    if captured {
+        return Err(PassError::Unsupported(
+            "gl_Position is captured by transform feedback; remapping its depth would change \
+             what is captured"
+                .into(),
+        ));
+    }
+    let vec4 = out.ty();
+    let float = match m.type_of(vec4) {
+        Some(Type::Vector {
+            component,
+            count: 4,
+        }) if m.type_of(*component) == Some(&Type::Float { width: 32 }) => *component,
+        _ => return Err(PassError::Unsupported("gl_Position is not a vec4".into())),
+    };
+
+    let mut e = Editor::new(&m);
+    let half = e.constant_f32(0.5);
+    for exit in exits(&m, ep)? {
+        if exit.stream.is_some_and(|s| s != 0) {
+            continue;
+        }
+        let mut code = Vec::new();
+        let ptr = out.pointer(&mut e, &mut code, vec4, None);
+        let [position, z, w, sum, mapped, remapped] = [(); 6].map(|()| e.new_id());
+        push_inst(&mut code, Op::Load, &[vec4, position, ptr]);
+        push_inst(&mut code, Op::CompositeExtract, &[float, z, position, 2]);
+        push_inst(&mut code, Op::CompositeExtract, &[float, w, position, 3]);
+        push_inst(&mut code, Op::FAdd, &[float, sum, z, w]);
+        push_inst(&mut code, Op::FMul, &[float, mapped, sum, half]);
+        push_inst(
+            &mut code,
+            Op::CompositeInsert,
+            &[vec4, remapped, mapped, position, 2],
+        );
+        push_inst(&mut code, Op::Store, &[ptr, remapped]);
+        e.insert_before(exit.index, &code);
+    }
+    Ok(Some(e.finish()?))
+}

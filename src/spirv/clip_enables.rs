@@ -1,0 +1,74 @@
+//! GL's clip-distance enables in the last pre-rasterization stage.
+//!
+//! GL clips against `gl_ClipDistance[i]` only while `GL_CLIP_DISTANCEi` is enabled ("values
+//! written into gl_ClipDistance for planes that are not enabled have no effect"); Vulkan
+//! clips against every element of the declared array. Before every exit, the pass replaces
+//! each element whose plane is disabled in the GL-state block's flags by 1.0, which clips
+//! nothing. Elements past the eight planes the flags can enable are always disabled.
+
+use spirv::{BuiltIn, ExecutionModel, Op};
+
+use super::builtin_output::{self, array_length};
+use super::exits::exits;
+use super::gl_state::{flag_clip_distance, StateReader, CLIP_DISTANCE_FLAGS};
+use super::module::{push_inst, Editor, Module, Type};
+use super::{PassError, PassResult};
+
+/// Gates the clip distances `entry` writes by the plane enables of the GL-state block at
+/// `block_offset`. `Ok(None)` when the shader writes no clip distance.
+pub fn gate_clip_distances(words: &[u32], entry: &str, block_offset: u32) -> PassResult {
+    let m = Module::parse(words)?;
+    let Some(ep) = m.entry_points.iter().find(|ep| {
+        ep.name == entry
+            && matches!(
+                ep.model,
+                ExecutionModel::Vertex
+                    | ExecutionModel::TessellationEvaluation
+                    | ExecutionModel::Geometry
+            )
+    }) else {
+        return Ok(None);
+    };
+    let Some(out) = builtin_output::find(&m, ep, BuiltIn::ClipDistance) else {
+        return Ok(None);
+    };
+    if !builtin_output::is_written(&m, ep, &out) {
+        return Ok(None);
+    }
+    let (element, length) = array_length(&m, out.ty())
+        .filter(|&(element, _)| m.type_of(element) == Some(&Type::Float { width: 32 }))
+        .ok_or_else(|| {
+            PassError::Unsupported("gl_ClipDistance is not an array of 32-bit floats".into())
+        })?;
+
+    let mut e = Editor::new(&m);
+    let state = StateReader::find_or_declare(&m, &mut e, ep, block_offset)?;
+    let one = e.constant_f32(1.0);
+    for exit in exits(&m, ep)? {
+        if exit.stream.is_some_and(|s| s != 0) {
+            continue;
+        }
+        let mut code = Vec::new();
+        for i in 0..length {
+            let ptr = out.pointer(&mut e, &mut code, element, Some(i));
+            let value = if i < CLIP_DISTANCE_FLAGS {
+                let enabled = state.flag_set(&mut e, &mut code, flag_clip_distance(i));
+                let (written, gated) = (e.new_id(), e.new_id());
+                push_inst(&mut code, Op::Load, &[element, written, ptr]);
+                push_inst(
+                    &mut code,
+                    Op::Select,
+                    &[element, gated, enabled, written, one],
+                );
+                gated
+            } else {
+                one
+            };
+            push_inst(&mut code, Op::Store, &[ptr, value]);
+        }
+        e.insert_before(exit.index, &code);
+    }
+    let declared: Vec<u32> = state.declared.into_iter().collect();
+    e.extend_interface(ep, &[], &declared);
+    Ok(Some(e.finish()?))
+}

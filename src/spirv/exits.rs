@@ -1,0 +1,51 @@
+//! Where a stage's outputs take effect: the places a pass inserts code before.
+//!
+//! A vertex, tessellation evaluation or fragment shader hands its outputs on when its entry
+//! point returns (returns of called functions are not exits). A geometry shader hands them
+//! on at every `EmitVertex`/`EmitStreamVertex`, wherever in its call tree that is, and its
+//! outputs are undefined after each emit, so code that sets an output goes before every one.
+
+use spirv::{ExecutionModel, Op};
+
+use super::module::{EntryPoint, Module};
+use super::PassError;
+
+/// One place where outputs take effect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Exit {
+    /// Index into [`Module::insts`] of the `OpReturn`/`OpReturnValue` or emit.
+    pub index: usize,
+    /// For emits: the vertex stream (`None` when the stream is not a constant).
+    pub stream: Option<u32>,
+}
+
+/// Every exit of `ep`, in module order.
+pub fn exits(m: &Module<'_>, ep: &EntryPoint) -> Result<Vec<Exit>, PassError> {
+    let missing = || PassError::Unsupported("entry point function not found".into());
+    let mut found = Vec::new();
+    if ep.model == ExecutionModel::Geometry {
+        for function in m.call_tree(ep.function) {
+            let (start, end) = m.function_range(function).ok_or_else(missing)?;
+            for index in start..end {
+                let stream = match m.insts[index].op() {
+                    Some(Op::EmitVertex) => Some(0),
+                    Some(Op::EmitStreamVertex) => m.constant_u32(m.insts[index].operand(0)),
+                    _ => continue,
+                };
+                found.push(Exit { index, stream });
+            }
+        }
+        found.sort_by_key(|e| e.index);
+    } else {
+        let (start, end) = m.function_range(ep.function).ok_or_else(missing)?;
+        found.extend(
+            (start..end)
+                .filter(|&i| matches!(m.insts[i].op(), Some(Op::Return | Op::ReturnValue)))
+                .map(|index| Exit {
+                    index,
+                    stream: None,
+                }),
+        );
+    }
+    Ok(found)
+}

@@ -1,0 +1,137 @@
+//! The GL-state push-constant block: GL state that Vulkan dropped, pushed by the layer per
+//! command buffer and read by the shaders it rewrites or generates.
+//!
+//! ```text
+//! struct GlState {          // at the block's offset in the pipeline layout
+//!     float inner[2];       // +0   glPatchParameterfv(GL_PATCH_DEFAULT_INNER_LEVEL)
+//!     float outer[4];       // +8   glPatchParameterfv(GL_PATCH_DEFAULT_OUTER_LEVEL)
+//!     float point_size;     // +24  glPointSize
+//!     uint  flags;          // +28  bit 0: GL_PROGRAM_POINT_SIZE; bits 8-15: GL_CLIP_DISTANCEi
+//! };
+//! ```
+//!
+//! The generated TCS reads the levels; rewritten vertex, tessellation evaluation and
+//! geometry shaders read `point_size` and `flags` through [`StateReader`].
+
+use spirv::{Decoration, Op, StorageClass};
+
+use super::module::{push_inst, Editor, EntryPoint, Module, Type};
+use super::PassError;
+
+/// Size of the whole block in bytes.
+pub const BLOCK_SIZE: u32 = 32;
+/// Byte offsets of the fields within the block.
+pub const INNER_LEVELS: u32 = 0;
+pub const OUTER_LEVELS: u32 = 8;
+pub const POINT_SIZE: u32 = 24;
+pub const FLAGS: u32 = 28;
+/// `flags` bit: `GL_PROGRAM_POINT_SIZE` is enabled.
+pub const FLAG_PROGRAM_POINT_SIZE: u32 = 1;
+/// `flags` bit of clip plane `i` (0..8): `GL_CLIP_DISTANCEi` is enabled.
+pub const fn flag_clip_distance(i: u32) -> u32 {
+    1 << (8 + i)
+}
+/// How many clip planes the flags can enable (GL's `GL_MAX_CLIP_DISTANCES` on Mesa).
+pub const CLIP_DISTANCE_FLAGS: u32 = 8;
+
+/// The block's `point_size` and `flags` fields as one module reads them: a push-constant
+/// block of two members at the block's offsets, declared by the first pass that needs it
+/// and found again by the next.
+pub struct StateReader {
+    var: u32,
+    point_size_member: u32,
+    flags_member: u32,
+    /// The variable is new: it must join the entry point's interface (SPIR-V ≥ 1.4).
+    pub declared: Option<u32>,
+}
+
+impl StateReader {
+    /// Finds the block in `m`, or declares it in `e`. A module with a push-constant block of
+    /// its own cannot get a second one (an entry point uses at most one): unsupported.
+    pub fn find_or_declare(
+        m: &Module<'_>,
+        e: &mut Editor<'_, '_>,
+        ep: &EntryPoint,
+        block_offset: u32,
+    ) -> Result<StateReader, PassError> {
+        let at = |field: u32| block_offset + field;
+        let push_vars: Vec<(u32, u32)> = m
+            .globals
+            .keys()
+            .filter_map(|&id| match m.variable(id)? {
+                (StorageClass::PushConstant, pointee) => Some((id, pointee)),
+                _ => None,
+            })
+            .collect();
+        if let Some(&(var, block)) = push_vars.first() {
+            let offset_of = |member: u32| {
+                m.member_decorations_of(block, member)
+                    .find(|(d, _)| *d == Decoration::Offset)
+                    .and_then(|(_, lits)| lits.first().copied())
+            };
+            let members = match m.type_of(block) {
+                Some(Type::Struct { members }) => members.len() as u32,
+                _ => 0,
+            };
+            let find = |offset: u32| (0..members).find(|&i| offset_of(i) == Some(offset));
+            return match (push_vars.len(), find(at(POINT_SIZE)), find(at(FLAGS))) {
+                (1, Some(point_size_member), Some(flags_member)) => Ok(StateReader {
+                    var,
+                    point_size_member,
+                    flags_member,
+                    declared: None,
+                }),
+                _ => Err(PassError::Unsupported(format!(
+                    "the {:?} shader has a push-constant block of its own",
+                    ep.model
+                ))),
+            };
+        }
+        let float = e.type_float(32);
+        let uint = e.type_int(32, false);
+        let block = e.new_id();
+        e.append(
+            super::module::Section::Global,
+            Op::TypeStruct,
+            &[block, float, uint],
+        );
+        e.decorate(block, Decoration::Block, &[]);
+        e.member_decorate(block, 0, Decoration::Offset, &[at(POINT_SIZE)]);
+        e.member_decorate(block, 1, Decoration::Offset, &[at(FLAGS)]);
+        e.name(block, "GlsemGlState");
+        let var = e.add_variable(StorageClass::PushConstant, block);
+        e.name(var, "glsem_gl_state");
+        Ok(StateReader {
+            var,
+            point_size_member: 0,
+            flags_member: 1,
+            declared: Some(var),
+        })
+    }
+
+    fn load(&self, e: &mut Editor<'_, '_>, code: &mut Vec<u32>, member: u32, ty: u32) -> u32 {
+        let ptr_type = e.type_pointer(StorageClass::PushConstant, ty);
+        let index = e.constant_i32(member as i32);
+        let (ptr, value) = (e.new_id(), e.new_id());
+        push_inst(code, Op::AccessChain, &[ptr_type, ptr, self.var, index]);
+        push_inst(code, Op::Load, &[ty, value, ptr]);
+        value
+    }
+
+    /// Emits a load of `point_size` (a 32-bit float).
+    pub fn point_size(&self, e: &mut Editor<'_, '_>, code: &mut Vec<u32>) -> u32 {
+        let float = e.type_float(32);
+        self.load(e, code, self.point_size_member, float)
+    }
+
+    /// Emits a test of `flags & bit`; returns the bool's id.
+    pub fn flag_set(&self, e: &mut Editor<'_, '_>, code: &mut Vec<u32>, bit: u32) -> u32 {
+        let uint = e.type_int(32, false);
+        let flags = self.load(e, code, self.flags_member, uint);
+        let (mask, zero, bool_type) = (e.constant_u32(bit), e.constant_u32(0), e.type_bool());
+        let (masked, set) = (e.new_id(), e.new_id());
+        push_inst(code, Op::BitwiseAnd, &[uint, masked, flags, mask]);
+        push_inst(code, Op::INotEqual, &[bool_type, set, masked, zero]);
+        set
+    }
+}

@@ -1,0 +1,122 @@
+//! GL's point size in the last pre-rasterization stage.
+//!
+//! GL draws points `glPointSize` pixels wide (1.0 initially) unless `GL_PROGRAM_POINT_SIZE`
+//! is enabled and the shader writes `gl_PointSize`. Vulkan takes the size from `PointSize`
+//! alone, which must be written whenever points are rasterized (the shaders of GL programs
+//! rarely write it). The pass writes it before every exit:
+//! - [`PointSizeSource::Default`]: GL's initial 1.0, only when the shader writes none;
+//! - [`PointSizeSource::GlState`]: GL's whole rule, from the GL-state push block:
+//!   `program_point_size && shader wrote it ? gl_PointSize : point_size`.
+
+use spirv::{BuiltIn, Capability, Decoration, ExecutionModel, Op, StorageClass};
+
+use super::builtin_output::{self, BuiltinOutput};
+use super::exits::exits;
+use super::gl_state::{StateReader, FLAG_PROGRAM_POINT_SIZE};
+use super::module::{push_inst, Editor, Module};
+use super::{PassError, PassResult};
+
+/// Where the size comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PointSizeSource {
+    /// GL's initial state (size 1.0, program point size off), for shaders that write none.
+    Default,
+    /// The GL-state block at this push-constant offset.
+    GlState { block_offset: u32 },
+}
+
+/// Writes GL's point size into `entry` (a vertex, tessellation evaluation or geometry
+/// shader). `Ok(None)` when GL's rule already holds: the shader writes `gl_PointSize` and
+/// the size is GL's default.
+pub fn write_point_size(words: &[u32], entry: &str, source: PointSizeSource) -> PassResult {
+    let m = Module::parse(words)?;
+    let Some(ep) = m.entry_points.iter().find(|ep| {
+        ep.name == entry
+            && matches!(
+                ep.model,
+                ExecutionModel::Vertex
+                    | ExecutionModel::TessellationEvaluation
+                    | ExecutionModel::Geometry
+            )
+    }) else {
+        return Ok(None);
+    };
+    let existing = builtin_output::find(&m, ep, BuiltIn::PointSize);
+    let written = existing.is_some_and(|out| builtin_output::is_written(&m, ep, &out));
+    if written && source == PointSizeSource::Default {
+        return Ok(None);
+    }
+
+    let mut e = Editor::new(&m);
+    let float = e.type_float(32);
+    let mut new_outputs = Vec::new();
+    let out = match existing {
+        Some(out) => {
+            if !is_f32(&m, out.ty()) {
+                return Err(PassError::Unsupported(
+                    "gl_PointSize is not a 32-bit float".into(),
+                ));
+            }
+            out
+        }
+        None => {
+            let var = e.add_variable(StorageClass::Output, float);
+            e.decorate(var, Decoration::BuiltIn, &[BuiltIn::PointSize as u32]);
+            e.name(var, "gl_PointSize");
+            new_outputs.push(var);
+            BuiltinOutput::Variable { var, ty: float }
+        }
+    };
+    match ep.model {
+        ExecutionModel::TessellationEvaluation => {
+            e.add_capability(Capability::TessellationPointSize)
+        }
+        ExecutionModel::Geometry => e.add_capability(Capability::GeometryPointSize),
+        _ => {}
+    }
+    let state = match source {
+        PointSizeSource::Default => None,
+        PointSizeSource::GlState { block_offset } => {
+            Some(StateReader::find_or_declare(&m, &mut e, ep, block_offset)?)
+        }
+    };
+
+    let one = state.is_none().then(|| e.constant_f32(1.0));
+    for exit in exits(&m, ep)? {
+        // Only stream 0 is rasterized.
+        if exit.stream.is_some_and(|s| s != 0) {
+            continue;
+        }
+        let mut code = Vec::new();
+        let ptr = out.pointer(&mut e, &mut code, float, None);
+        let size = match (&state, one) {
+            (None, Some(one)) => one,
+            (None, None) => unreachable!("the constant exists without state"),
+            (Some(state), _) => {
+                let state_size = state.point_size(&mut e, &mut code);
+                if written {
+                    let program = state.flag_set(&mut e, &mut code, FLAG_PROGRAM_POINT_SIZE);
+                    let (shader_size, chosen) = (e.new_id(), e.new_id());
+                    push_inst(&mut code, Op::Load, &[float, shader_size, ptr]);
+                    push_inst(
+                        &mut code,
+                        Op::Select,
+                        &[float, chosen, program, shader_size, state_size],
+                    );
+                    chosen
+                } else {
+                    state_size
+                }
+            }
+        };
+        push_inst(&mut code, Op::Store, &[ptr, size]);
+        e.insert_before(exit.index, &code);
+    }
+    let declared: Vec<u32> = state.iter().filter_map(|s| s.declared).collect();
+    e.extend_interface(ep, &new_outputs, &declared);
+    Ok(Some(e.finish()?))
+}
+
+fn is_f32(m: &Module<'_>, ty: u32) -> bool {
+    m.type_of(ty) == Some(&super::module::Type::Float { width: 32 })
+}

@@ -1,0 +1,313 @@
+//! The passes that write GL state into the last pre-rasterization stage (`point_size`,
+//! `clip_enables`, `clip_depth`), on glslang-compiled GLSL (`tests/spirv/gl_state/`).
+//!
+//! Each rewritten module must pass `spirv-val`; the assertions check the GL rule each pass
+//! implements: what is stored into the built-in before every exit, and from where.
+
+#[path = "support/spirv_tools.rs"]
+mod spirv_tools;
+
+use spirv::{BuiltIn, Capability, Decoration, ExecutionModel, Op, StorageClass};
+use std::path::Path;
+use VkLayer_glsem::spirv::builtin_output;
+use VkLayer_glsem::spirv::clip_depth::remap_clip_depth;
+use VkLayer_glsem::spirv::clip_enables::gate_clip_distances;
+use VkLayer_glsem::spirv::gl_state::{self, BLOCK_SIZE};
+use VkLayer_glsem::spirv::module::Module;
+use VkLayer_glsem::spirv::point_size::{write_point_size, PointSizeSource};
+use VkLayer_glsem::spirv::PassError;
+
+const ENVS: [(&str, &str); 2] = [("vulkan1.0", "vulkan1.0"), ("vulkan1.2", "vulkan1.2")];
+/// Where a layout with no ranges of its own puts the block on a 128-byte device.
+const BLOCK_OFFSET: u32 = 128 - BLOCK_SIZE;
+
+fn compile(name: &str, env: &str) -> Vec<u32> {
+    let source = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/spirv/gl_state")
+        .join(name);
+    spirv_tools::compile(&source, &["--target-env", env])
+}
+
+/// The rewritten module, once spirv-val accepted it.
+fn valid(words: Vec<u32>, env: &str) -> Vec<u32> {
+    if let Err(e) = spirv_tools::validate(&words, env) {
+        panic!("spirv-val rejects the rewritten module: {e}");
+    }
+    words
+}
+
+fn model_of(m: &Module<'_>) -> ExecutionModel {
+    m.entry_points[0].model
+}
+
+/// Values stored into `builtin` (or into element `element` of it), in module order.
+fn stores_into(m: &Module<'_>, builtin: BuiltIn, element: Option<u32>) -> Vec<u32> {
+    let ep = &m.entry_points[0];
+    let out = builtin_output::find(m, ep, builtin).expect("the built-in is declared");
+    let mut pointers = Vec::new();
+    if element.is_none() && matches!(out, builtin_output::BuiltinOutput::Variable { .. }) {
+        pointers.push(out.var());
+    }
+    let mut values = Vec::new();
+    for inst in &m.insts {
+        match inst.op() {
+            Some(Op::AccessChain) if inst.operand(2) == out.var() => {
+                let indices: Vec<Option<u32>> = inst.operands()[3..]
+                    .iter()
+                    .map(|&i| m.constant_u32(i))
+                    .collect();
+                let mut expected = Vec::new();
+                if let builtin_output::BuiltinOutput::Member { member, .. } = out {
+                    expected.push(Some(member));
+                }
+                if let Some(e) = element {
+                    expected.push(Some(e));
+                }
+                if indices == expected {
+                    pointers.push(inst.operand(1));
+                }
+            }
+            Some(Op::Store) if pointers.contains(&inst.operand(0)) => values.push(inst.operand(1)),
+            _ => {}
+        }
+    }
+    values
+}
+
+fn float_constant(m: &Module<'_>, id: u32) -> Option<f32> {
+    let inst = &m.insts[*m.globals.get(&id)?];
+    (inst.op() == Some(Op::Constant)).then(|| f32::from_bits(inst.operand(2)))
+}
+
+fn opcode_of(m: &Module<'_>, id: u32) -> Option<Op> {
+    m.insts
+        .iter()
+        .find(|i| i.result_id() == Some(id))
+        .and_then(|i| i.op())
+}
+
+fn count(m: &Module<'_>, op: Op) -> usize {
+    m.insts.iter().filter(|i| i.op() == Some(op)).count()
+}
+
+/// The push-constant variables and the Offsets of their block's members.
+fn push_blocks(m: &Module<'_>) -> Vec<Vec<u32>> {
+    let mut blocks: Vec<Vec<u32>> = m
+        .globals
+        .keys()
+        .filter_map(|&id| match m.variable(id)? {
+            (StorageClass::PushConstant, block) => Some(
+                m.member_decorations
+                    .get(&block)
+                    .into_iter()
+                    .flatten()
+                    .filter(|(_, d, _)| *d == Decoration::Offset)
+                    .map(|(_, _, lits)| lits[0])
+                    .collect(),
+            ),
+            _ => None,
+        })
+        .collect();
+    blocks.sort();
+    blocks
+}
+
+fn has_capability(m: &Module<'_>, cap: Capability) -> bool {
+    m.insts
+        .iter()
+        .any(|i| i.op() == Some(Op::Capability) && i.operand(0) == cap as u32)
+}
+
+#[test]
+fn a_vertex_shader_without_point_size_writes_gl_default_before_every_return() {
+    for (glslang, val) in ENVS {
+        let words = compile("early_return.vert", glslang);
+        let out = write_point_size(&words, "main", PointSizeSource::Default)
+            .unwrap()
+            .expect("a shader that never writes gl_PointSize gets GL's 1.0");
+        let out = valid(out, val);
+        let m = Module::parse(&out).unwrap();
+        let values = stores_into(&m, BuiltIn::PointSize, None);
+        assert_eq!(values.len(), count(&m, Op::Return), "one write per return");
+        assert!(values.len() >= 2, "the early return gets its write too");
+        assert!(values.iter().all(|&v| float_constant(&m, v) == Some(1.0)));
+        assert!(
+            push_blocks(&m).is_empty(),
+            "no GL state without the extension"
+        );
+    }
+}
+
+#[test]
+fn a_shader_that_writes_point_size_keeps_it_without_gl_state() {
+    let words = compile("point_size.vert", "vulkan1.0");
+    assert_eq!(
+        write_point_size(&words, "main", PointSizeSource::Default),
+        Ok(None)
+    );
+}
+
+#[test]
+fn gl_state_selects_the_shader_size_only_with_program_point_size() {
+    for (glslang, val) in ENVS {
+        let words = compile("point_size.vert", glslang);
+        let source = PointSizeSource::GlState {
+            block_offset: BLOCK_OFFSET,
+        };
+        let out = valid(
+            write_point_size(&words, "main", source).unwrap().unwrap(),
+            val,
+        );
+        let m = Module::parse(&out).unwrap();
+        let values = stores_into(&m, BuiltIn::PointSize, None);
+        // The shader's own store of 5.0, then the layer's choice before the return.
+        assert_eq!(values.len(), 2);
+        assert_eq!(float_constant(&m, values[0]), Some(5.0));
+        assert_eq!(opcode_of(&m, values[1]), Some(Op::Select));
+        assert_eq!(
+            push_blocks(&m),
+            [vec![
+                BLOCK_OFFSET + gl_state::POINT_SIZE,
+                BLOCK_OFFSET + gl_state::FLAGS
+            ]]
+        );
+    }
+}
+
+#[test]
+fn gl_state_gives_shaders_without_point_size_the_state_size() {
+    let words = compile("no_point_size.vert", "vulkan1.0");
+    let source = PointSizeSource::GlState {
+        block_offset: BLOCK_OFFSET,
+    };
+    let out = valid(
+        write_point_size(&words, "main", source).unwrap().unwrap(),
+        "vulkan1.0",
+    );
+    let m = Module::parse(&out).unwrap();
+    let values = stores_into(&m, BuiltIn::PointSize, None);
+    assert_eq!(values.len(), 1);
+    assert_eq!(
+        opcode_of(&m, values[0]),
+        Some(Op::Load),
+        "the block's point_size"
+    );
+}
+
+#[test]
+fn a_geometry_shader_writes_the_size_before_every_emit() {
+    for (glslang, val) in ENVS {
+        let words = compile("points.geom", glslang);
+        let out = write_point_size(&words, "main", PointSizeSource::Default)
+            .unwrap()
+            .unwrap();
+        let out = valid(out, val);
+        let m = Module::parse(&out).unwrap();
+        assert_eq!(model_of(&m), ExecutionModel::Geometry);
+        assert_eq!(stores_into(&m, BuiltIn::PointSize, None).len(), 2);
+        assert!(has_capability(&m, Capability::GeometryPointSize));
+    }
+}
+
+#[test]
+fn a_point_mode_tessellation_shader_declares_the_point_size_capability() {
+    let words = compile("point_mode.tese", "vulkan1.0");
+    let out = write_point_size(&words, "main", PointSizeSource::Default)
+        .unwrap()
+        .unwrap();
+    let out = valid(out, "vulkan1.0");
+    let m = Module::parse(&out).unwrap();
+    assert_eq!(stores_into(&m, BuiltIn::PointSize, None).len(), 1);
+    assert!(has_capability(&m, Capability::TessellationPointSize));
+}
+
+#[test]
+fn disabled_clip_planes_get_a_distance_that_clips_nothing() {
+    for (glslang, val) in ENVS {
+        let words = compile("clip_distances.vert", glslang);
+        let out = gate_clip_distances(&words, "main", BLOCK_OFFSET)
+            .unwrap()
+            .unwrap();
+        let out = valid(out, val);
+        let m = Module::parse(&out).unwrap();
+        for plane in 0..2 {
+            let values = stores_into(&m, BuiltIn::ClipDistance, Some(plane));
+            // The shader's store, then the gated one: the written value or 1.0.
+            assert_eq!(values.len(), 2, "plane {plane}");
+            let gated = m
+                .insts
+                .iter()
+                .find(|i| i.result_id() == Some(values[1]))
+                .unwrap();
+            assert_eq!(gated.op(), Some(Op::Select));
+            assert_eq!(float_constant(&m, gated.operand(4)), Some(1.0));
+        }
+    }
+}
+
+#[test]
+fn a_shader_without_clip_distances_is_left_alone() {
+    let words = compile("no_point_size.vert", "vulkan1.0");
+    assert_eq!(gate_clip_distances(&words, "main", BLOCK_OFFSET), Ok(None));
+}
+
+#[test]
+fn point_size_and_clip_enables_share_one_block() {
+    let words = compile("clip_distances.vert", "vulkan1.2");
+    let source = PointSizeSource::GlState {
+        block_offset: BLOCK_OFFSET,
+    };
+    let sized = write_point_size(&words, "main", source).unwrap().unwrap();
+    let both = gate_clip_distances(&sized, "main", BLOCK_OFFSET)
+        .unwrap()
+        .unwrap();
+    let both = valid(both, "vulkan1.2");
+    let m = Module::parse(&both).unwrap();
+    assert_eq!(push_blocks(&m).len(), 1);
+}
+
+#[test]
+fn a_stage_with_push_constants_of_its_own_is_refused_for_gl_state() {
+    let words = compile("own_push_constants.vert", "vulkan1.0");
+    let source = PointSizeSource::GlState {
+        block_offset: BLOCK_OFFSET,
+    };
+    assert!(matches!(
+        write_point_size(&words, "main", source),
+        Err(PassError::Unsupported(_))
+    ));
+    // GL's default needs no block.
+    assert!(write_point_size(&words, "main", PointSizeSource::Default)
+        .unwrap()
+        .is_some());
+}
+
+#[test]
+fn clip_depth_maps_z_to_half_of_z_plus_w() {
+    for (glslang, val) in ENVS {
+        let words = compile("early_return.vert", glslang);
+        let out = remap_clip_depth(&words, "main").unwrap().unwrap();
+        let out = valid(out, val);
+        let m = Module::parse(&out).unwrap();
+        let values = stores_into(&m, BuiltIn::Position, None);
+        let remapped: Vec<&u32> = values
+            .iter()
+            .filter(|&&v| opcode_of(&m, v) == Some(Op::CompositeInsert))
+            .collect();
+        assert_eq!(remapped.len(), count(&m, Op::Return));
+        assert_eq!(
+            count(&m, Op::FAdd),
+            remapped.len() + 1,
+            "z + w, and the shader's y += 1"
+        );
+    }
+}
+
+#[test]
+fn clip_depth_refuses_a_captured_position() {
+    let words = compile("captured_position.vert", "vulkan1.0");
+    assert!(matches!(
+        remap_clip_depth(&words, "main"),
+        Err(PassError::Unsupported(_))
+    ));
+}
