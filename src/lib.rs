@@ -1,10 +1,12 @@
 //! glsem: a Vulkan layer that gives Vulkan pipelines OpenGL semantics.
 //!
-//! [`spirv`] holds the SPIR-V passes (no Vulkan types); [`layer`] the Vulkan side. This
+//! [`spirv`] holds the SPIR-V passes (no Vulkan types); [`semantics`] the registry of GL
+//! semantics and the pure choice of rewrites per pipeline; [`layer`] the Vulkan side. This
 //! file holds the symbols the Vulkan loader looks up in `libVkLayer_glsem.so`.
 #![allow(non_snake_case)]
 
 pub mod layer;
+pub mod semantics;
 pub mod spirv;
 
 use ash::vk;

@@ -45,7 +45,8 @@ fn levels_extension_is_listed_and_its_command_returned_when_enabled() {
             std::ptr::null_mut(),
         )
     };
-    assert_eq!((r, count), (vk::Result::SUCCESS, 1));
+    // VK_GLSEM_tessellation_default_levels and VK_GLSEM_gl_state.
+    assert_eq!((r, count), (vk::Result::SUCCESS, 2));
     let mut props = vec![vk::ExtensionProperties::default(); count as usize];
     let r = unsafe {
         get(
@@ -56,10 +57,12 @@ fn levels_extension_is_listed_and_its_command_returned_when_enabled() {
         )
     };
     assert_eq!(r, vk::Result::SUCCESS);
-    let ours = props
-        .iter()
-        .find(|p| p.extension_name_as_c_str() == Ok(LEVELS_EXTENSION));
-    assert_eq!(ours.map(|p| p.spec_version), Some(1));
+    for name in [LEVELS_EXTENSION, c"VK_GLSEM_gl_state"] {
+        let ours = props
+            .iter()
+            .find(|p| p.extension_name_as_c_str() == Ok(name));
+        assert_eq!(ours.map(|p| p.spec_version), Some(1), "{name:?}");
+    }
 
     let device = instance.device(&[LEVELS_EXTENSION]);
     let name = c"vkCmdSetTessellationDefaultLevelsGLSEM";

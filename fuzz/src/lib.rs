@@ -16,9 +16,14 @@
 use std::io::Write;
 use std::process::Command;
 
+use VkLayer_glsem::semantics;
+use VkLayer_glsem::spirv::clip_depth::remap_clip_depth;
+use VkLayer_glsem::spirv::clip_enables::gate_clip_distances;
 use VkLayer_glsem::spirv::fragcolor::{broadcast_frag_color, AttachmentKind, FragColorKey};
+use VkLayer_glsem::spirv::gl_state;
 use VkLayer_glsem::spirv::module::{Editor, Module};
 use VkLayer_glsem::spirv::passthrough_tcs::{build_passthrough_tcs, TcsKey};
+use VkLayer_glsem::spirv::point_size::write_point_size;
 use VkLayer_glsem::spirv::scan::{scan, Summary};
 use VkLayer_glsem::spirv::xfb_split::{split_matching_inputs, split_xfb_outputs, SplitInterface};
 use VkLayer_glsem::spirv::PassResult;
@@ -444,86 +449,172 @@ fn push_constant_start(m: &Module<'_>) -> Option<u32> {
         .min()
 }
 
-/// What the layer's planner (`plan` in src/layer/planner.rs) does for one graphics
-/// pipeline, as pure SPIR-V calls, in its order: scan every stage (at
-/// vkCreateShaderModule); generate a TCS from the application's TES when there is no TCS;
-/// split the XFB structs of the last pre-rasterization stage; broadcast gl_FragColor, then
-/// split the fragment inputs that match the split outputs in the broadcast module. Every
-/// output must satisfy the per-pass invariants.
+/// What the layer's planner does for one graphics pipeline, as pure SPIR-V calls: scan
+/// every stage (at vkCreateShaderModule), let [`choose`] pick the steps the layer would
+/// run, and run each with its pass. Every output must satisfy the per-pass invariants.
 ///
 /// Key bytes: byte 0: bit 0 the app has a TCS, bit 1 a TES, bit 2 a GS, bit 3 an FS (the
 /// modules follow in the order VS, TCS, TES, GS, FS, missing ones empty), bits 4-7
-/// `OutputVertices` - 1; bytes 1..8: the fragment key ([`frag_key`]).
+/// `OutputVertices` - 1; bytes 1..8: the fragment key ([`frag_key`]), whose byte 1 also
+/// carries the pipeline: bit 3 a point list, bit 4 `VK_GLSEM_gl_state`, bit 5
+/// `shaderTessellationAndGeometryPointSize`, bit 6 no `VK_EXT_depth_clip_control`.
 pub fn check_planner_chain(data: &[u8]) -> Vec<Produced> {
     let c = Container::unpack(data);
     let flags = c.key[0];
     let has = |bit: u8| flags & (1 << bit) != 0;
+    let pipeline = |bit: u8| c.key[1] & (1 << bit) != 0;
     let wanted = [
-        (ExecutionModel::Vertex, true),
-        (ExecutionModel::TessellationControl, has(0) && has(1)),
-        (ExecutionModel::TessellationEvaluation, has(1)),
-        (ExecutionModel::Geometry, has(2)),
-        (ExecutionModel::Fragment, has(3)),
+        (ExecutionModel::Vertex, semantics::Stage::Vertex, true),
+        (
+            ExecutionModel::TessellationControl,
+            semantics::Stage::TessControl,
+            has(0) && has(1),
+        ),
+        (
+            ExecutionModel::TessellationEvaluation,
+            semantics::Stage::TessEval,
+            has(1),
+        ),
+        (ExecutionModel::Geometry, semantics::Stage::Geometry, has(2)),
+        (ExecutionModel::Fragment, semantics::Stage::Fragment, has(3)),
     ];
     let mut stages: Vec<Stage> = Vec::new();
-    for (model, present) in wanted {
+    for (model, stage, present) in wanted {
         if present {
             let words = c.module(stages.len()).unwrap_or(&[]).to_vec();
             stages.push(Stage {
                 model,
+                stage,
                 summary: scan(&words),
                 entry: entry_name(&words, &[model]),
                 words,
             });
         }
     }
-    let pos = |model| stages.iter().position(|s: &Stage| s.model == model);
-    let fragment = pos(ExecutionModel::Fragment);
-    let tes = pos(ExecutionModel::TessellationEvaluation);
-    let app_tcs = pos(ExecutionModel::TessellationControl);
-    let mut produced = Vec::new();
-
-    if let (Some(t), None) = (tes, app_tcs) {
-        let key = TcsKey {
-            output_vertices: 1 + (flags >> 4) as u32,
-            max_patch_size: 32,
-            // No app range: the highest 4-aligned offset that fits 128 bytes.
-            push_constant_offset: 104,
+    let mut view = semantics::Stages::default();
+    for s in &stages {
+        let info = semantics::StageInfo {
+            summary: Some(&s.summary),
+            patchable: true,
         };
-        let (tes, vs) = (&stages[t], &stages[0]);
-        check_tcs_call(
-            &tes.words,
-            &tes.entry,
-            Some((&vs.words, &vs.entry)),
-            &key,
-            &mut produced,
-        );
+        view.set(s.stage, info);
     }
-
-    // XFB: only the last pre-rasterization stage is captured.
-    let capture = pos(ExecutionModel::Geometry).or(tes).unwrap_or(0);
+    // No app range: the highest 4-aligned offset that fits 128 bytes.
+    let block_offset = 128 - gl_state::BLOCK_SIZE;
+    let key = semantics::PipelineKey {
+        enabled: semantics::SemanticSet::ALL,
+        library: false,
+        attachments: semantics::Attachments::Known(frag_key(&c.key[1..])),
+        topology: if pipeline(3) {
+            semantics::Topology::Points
+        } else {
+            semantics::Topology::Triangles
+        },
+        dynamic_points: false,
+        polygon_points: false,
+        transform_feedback: true,
+        tess_geom_point_size: pipeline(5),
+        maintenance5: false,
+        gl_state: pipeline(4),
+        gl_state_block: pipeline(4).then_some(block_offset),
+        depth_clip_control: !pipeline(6),
+        provoking_vertex_last: true,
+        app_provoking_vertex: false,
+        app_depth_clip_control: false,
+    };
+    let steps = semantics::choose(&view, &key);
+    let order: Vec<semantics::Stage> = stages.iter().map(|s| s.stage).collect();
+    let pos = |stage| order.iter().position(|&s| s == stage);
+    let mut produced = Vec::new();
     let mut split = None;
-    if stages[capture].summary.xfb_candidate {
-        let s = &stages[capture];
-        if let Some((out, iface)) = check_xfb_outputs_call(&s.words, &s.entry, &mut produced) {
-            stages[capture].words = out;
-            split = Some(iface);
-        }
-    }
-
-    if let Some(f) = fragment {
-        if stages[f].summary.frag_color {
-            let s = &stages[f];
-            let key = frag_key(&c.key[1..]);
-            if let Some(out) = check_fragcolor_call(&s.words, &s.entry, &key, &mut produced) {
-                stages[f].words = out;
+    for step in steps {
+        match step {
+            semantics::Step::GenerateTcs => {
+                let key = TcsKey {
+                    output_vertices: 1 + (flags >> 4) as u32,
+                    max_patch_size: 32,
+                    push_constant_offset: block_offset,
+                };
+                let Some(t) = pos(semantics::Stage::TessEval) else {
+                    continue;
+                };
+                let (tes, vs) = (&stages[t], &stages[0]);
+                check_tcs_call(
+                    &tes.words,
+                    &tes.entry,
+                    Some((&vs.words, &vs.entry)),
+                    &key,
+                    &mut produced,
+                );
             }
-        }
-        if let Some(iface) = split {
-            let s = &stages[f];
-            if let Some(out) = check_xfb_inputs_call(&s.words, &s.entry, &iface, &mut produced) {
-                stages[f].words = out;
+            semantics::Step::SplitXfbOutputs(stage) => {
+                let Some(i) = pos(stage) else { continue };
+                let s = &stages[i];
+                if let Some((out, iface)) =
+                    check_xfb_outputs_call(&s.words, &s.entry, &mut produced)
+                {
+                    stages[i].words = out;
+                    split = Some(iface);
+                }
             }
+            semantics::Step::BroadcastFragColor(key) => {
+                let Some(f) = pos(semantics::Stage::Fragment) else {
+                    continue;
+                };
+                let s = &stages[f];
+                if let Some(out) = check_fragcolor_call(&s.words, &s.entry, &key, &mut produced) {
+                    stages[f].words = out;
+                }
+            }
+            semantics::Step::SplitFragInputs => {
+                let (Some(f), Some(iface)) = (pos(semantics::Stage::Fragment), &split) else {
+                    continue;
+                };
+                let s = &stages[f];
+                if let Some(out) = check_xfb_inputs_call(&s.words, &s.entry, iface, &mut produced) {
+                    stages[f].words = out;
+                }
+            }
+            semantics::Step::WritePointSize(stage, source) => {
+                let Some(i) = pos(stage) else { continue };
+                let s = &stages[i];
+                let result = write_point_size(&s.words, &s.entry, source);
+                if let Some(out) = check_pass_output("point_size", &s.words, result) {
+                    produced.push(Produced {
+                        pass: "point_size",
+                        inputs: vec![s.words.clone()],
+                        output: out.clone(),
+                    });
+                    stages[i].words = out;
+                }
+            }
+            semantics::Step::GateClipDistances(stage, offset) => {
+                let Some(i) = pos(stage) else { continue };
+                let s = &stages[i];
+                let result = gate_clip_distances(&s.words, &s.entry, offset);
+                if let Some(out) = check_pass_output("clip_enables", &s.words, result) {
+                    produced.push(Produced {
+                        pass: "clip_enables",
+                        inputs: vec![s.words.clone()],
+                        output: out.clone(),
+                    });
+                    stages[i].words = out;
+                }
+            }
+            semantics::Step::RemapClipDepth(stage) => {
+                let Some(i) = pos(stage) else { continue };
+                let s = &stages[i];
+                let result = remap_clip_depth(&s.words, &s.entry);
+                if let Some(out) = check_pass_output("clip_depth", &s.words, result) {
+                    produced.push(Produced {
+                        pass: "clip_depth",
+                        inputs: vec![s.words.clone()],
+                        output: out.clone(),
+                    });
+                    stages[i].words = out;
+                }
+            }
+            semantics::Step::ProvokingVertexLast | semantics::Step::NegativeOneToOneDepth => {}
         }
     }
     produced
@@ -532,6 +623,7 @@ pub fn check_planner_chain(data: &[u8]) -> Vec<Produced> {
 /// One shader stage of the pipeline [`check_planner_chain`] plans, as the layer sees it.
 struct Stage {
     model: ExecutionModel,
+    stage: semantics::Stage,
     /// The stage's module as rewritten so far.
     words: Vec<u32>,
     /// The scan of the application's module (taken at vkCreateShaderModule).

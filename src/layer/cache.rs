@@ -18,6 +18,7 @@ use super::records::{Kind, Live, ModuleRecord, REWRITES};
 use super::settings::Settings;
 use crate::spirv::fragcolor::FragColorKey;
 use crate::spirv::passthrough_tcs::TcsKey;
+use crate::spirv::point_size::PointSizeSource;
 use crate::spirv::xfb_split::SplitInterface;
 
 /// A module by content: hashed by its precomputed hash, compared word for word.
@@ -59,23 +60,43 @@ impl ModuleKey {
     }
 }
 
+/// A pass over one stage's module, with what its result depends on besides the module.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub enum PassKey {
+    /// gl_FragColor broadcast to these attachments.
+    FragColor(FragColorKey),
+    /// Split the struct XFB outputs of the last pre-rasterization stage.
+    XfbOutputs,
+    /// Split the fragment inputs matching the previous stage's split outputs.
+    SplitInputs(SplitInterface),
+    PointSize(PointSizeSource),
+    /// Clip-distance enables read from the GL-state block at this offset.
+    ClipEnables(u32),
+    ClipDepth,
+}
+
+impl PassKey {
+    /// The pass's name in dump files (`<hash>.<label>.spv`).
+    pub fn label(&self) -> &'static str {
+        match self {
+            PassKey::FragColor(_) => "fragcolor",
+            PassKey::XfbOutputs => "xfb_split",
+            PassKey::SplitInputs(_) => "xfb_split_inputs",
+            PassKey::PointSize(_) => "point_size",
+            PassKey::ClipEnables(_) => "clip_enables",
+            PassKey::ClipDepth => "clip_depth",
+        }
+    }
+}
+
 /// One pass over one module (or module pair), with the pass's key.
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub enum CacheKey {
-    /// gl_FragColor broadcast of a fragment shader.
-    FragColor {
+    Stage {
         module: ModuleKey,
         entry: String,
-        key: FragColorKey,
+        pass: PassKey,
     },
-    /// Split of fragment inputs matching the previous stage's split XFB outputs.
-    SplitInputs {
-        module: ModuleKey,
-        entry: String,
-        split: SplitInterface,
-    },
-    /// Last pre-rasterization stage: split its struct XFB outputs.
-    XfbOutputs { module: ModuleKey, entry: String },
     /// A passthrough TCS generated for a TES (and the VS feeding it).
     Tcs {
         tes: ModuleKey,
@@ -89,9 +110,7 @@ impl CacheKey {
     /// The bytes this key keeps alive (module words, entry point names).
     fn bytes(&self) -> usize {
         match self {
-            CacheKey::FragColor { module, entry, .. }
-            | CacheKey::SplitInputs { module, entry, .. }
-            | CacheKey::XfbOutputs { module, entry } => module.bytes() + entry.len(),
+            CacheKey::Stage { module, entry, .. } => module.bytes() + entry.len(),
             CacheKey::Tcs {
                 tes,
                 tes_entry,
@@ -242,9 +261,10 @@ mod tests {
     /// A key of `n` words, all `fill`.
     fn key(fill: u32, n: usize) -> CacheKey {
         let words: Arc<[u32]> = vec![fill; n].into();
-        CacheKey::XfbOutputs {
+        CacheKey::Stage {
             module: ModuleKey::new(super::super::records::content_hash(&words), words),
             entry: "main".into(),
+            pass: PassKey::XfbOutputs,
         }
     }
 

@@ -5,7 +5,7 @@
 use ash::vk;
 use std::ffi::CStr;
 
-use super::{hooks, planner, tess_levels};
+use super::{command_state, hooks, planner};
 
 /// A hooked entry point as `vkGet*ProcAddr` returns it.
 pub type VoidFn = unsafe extern "system" fn();
@@ -76,6 +76,10 @@ dispatch_table!(
             "vkEnumerateDeviceExtensionProperties" => hooks::enumerate_device_extension_properties;
         get_physical_device_properties: PFN_vkGetPhysicalDeviceProperties =
             "vkGetPhysicalDeviceProperties";
+        get_physical_device_features: PFN_vkGetPhysicalDeviceFeatures =
+            "vkGetPhysicalDeviceFeatures";
+        get_physical_device_features2: PFN_vkGetPhysicalDeviceFeatures2 =
+            "vkGetPhysicalDeviceFeatures2";
     }
 );
 
@@ -103,19 +107,19 @@ dispatch_table!(
             "vkCreateGraphicsPipelines" => planner::create_graphics_pipelines;
         destroy_pipeline: PFN_vkDestroyPipeline = "vkDestroyPipeline" => hooks::destroy_pipeline;
         allocate_command_buffers: PFN_vkAllocateCommandBuffers =
-            "vkAllocateCommandBuffers" => tess_levels::allocate_command_buffers;
+            "vkAllocateCommandBuffers" => command_state::allocate_command_buffers;
         free_command_buffers: PFN_vkFreeCommandBuffers =
-            "vkFreeCommandBuffers" => tess_levels::free_command_buffers;
+            "vkFreeCommandBuffers" => command_state::free_command_buffers;
         begin_command_buffer: PFN_vkBeginCommandBuffer =
-            "vkBeginCommandBuffer" => tess_levels::begin_command_buffer;
+            "vkBeginCommandBuffer" => command_state::begin_command_buffer;
         reset_command_buffer: PFN_vkResetCommandBuffer =
-            "vkResetCommandBuffer" => tess_levels::reset_command_buffer;
+            "vkResetCommandBuffer" => command_state::reset_command_buffer;
         reset_command_pool: PFN_vkResetCommandPool =
-            "vkResetCommandPool" => tess_levels::reset_command_pool;
+            "vkResetCommandPool" => command_state::reset_command_pool;
         destroy_command_pool: PFN_vkDestroyCommandPool =
-            "vkDestroyCommandPool" => tess_levels::destroy_command_pool;
+            "vkDestroyCommandPool" => command_state::destroy_command_pool;
         cmd_bind_pipeline: PFN_vkCmdBindPipeline =
-            "vkCmdBindPipeline" => tess_levels::cmd_bind_pipeline;
+            "vkCmdBindPipeline" => command_state::cmd_bind_pipeline;
         cmd_push_constants: PFN_vkCmdPushConstants = "vkCmdPushConstants";
     }
 );

@@ -3,20 +3,21 @@
 //! down outside it, so a failure in the layer never changes what the application gets.
 
 use ash::vk::{self, Handle};
-use std::ffi::{c_char, CStr};
+use std::ffi::{c_char, c_void, CStr};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use super::dispatch::{DeviceDispatch, InstanceDispatch};
 use super::loader_abi::{find_link_info, LayerDeviceCreateInfo, LayerInstanceCreateInfo};
-use super::push_range::{place_levels, Placement};
-use super::records::{LayoutRecord, LevelsSlot, ModuleRecord, RenderPassRecord};
+use super::push_range::{place_block, Placement};
+use super::records::{BlockSlot, LayoutRecord, ModuleRecord, RenderPassRecord};
 use super::settings::{slice, Settings, LAYER_NAME};
 use super::{
     call_with_next, ffi_guard, forget_then_call_down, instance_data, key_of, log,
-    maybe_inject_panic, shield, unknown_handle, DeviceData, EnabledFeatures, InstanceData, Limits,
-    DEVICES, EXTENSION_NAME, EXTENSION_SPEC_VERSION, INSTANCES,
+    maybe_inject_panic, shield, unknown_handle, Conventions, DeviceData, DeviceFacts,
+    EnabledExtensions, EnabledFeatures, InstanceData, LayerExtension, Limits, DEVICES, INSTANCES,
 };
+use crate::semantics::Semantic;
 use crate::spirv::module::structure_error;
 
 pub unsafe extern "system" fn create_instance(
@@ -61,11 +62,17 @@ pub unsafe extern "system" fn create_instance(
             let instance = *p_instance;
             shield("vkCreateInstance", || {
                 let table = InstanceDispatch::load(|h, name| next_gipa(h, name.as_ptr()), instance);
+                let api_version = (*p_create_info)
+                    .p_application_info
+                    .as_ref()
+                    .map_or(0, |app| app.api_version)
+                    .max(vk::API_VERSION_1_0);
                 let data = InstanceData {
                     handle: instance,
                     next_gipa,
                     table,
                     settings: Arc::new(settings),
+                    api_version,
                 };
                 if let Some(key) = key_of(instance) {
                     super::insert(&INSTANCES, key, Arc::new(data));
@@ -105,27 +112,32 @@ pub unsafe extern "system" fn enumerate_device_extension_properties(
                 && CStr::from_ptr(p_layer_name).to_bytes() == LAYER_NAME.as_bytes()
             {
                 // The layer's own extensions: the usual two-call idiom.
+                let all = LayerExtension::ALL;
                 if p_properties.is_null() {
-                    *p_property_count = 1;
+                    *p_property_count = all.len() as u32;
                     return vk::Result::SUCCESS;
                 }
-                if *p_property_count == 0 {
-                    return vk::Result::INCOMPLETE;
+                let n = (*p_property_count as usize).min(all.len());
+                for (i, ext) in all[..n].iter().enumerate() {
+                    let mut props = vk::ExtensionProperties {
+                        spec_version: LayerExtension::SPEC_VERSION,
+                        ..Default::default()
+                    };
+                    for (dst, src) in props
+                        .extension_name
+                        .iter_mut()
+                        .zip(ext.name().to_bytes_with_nul())
+                    {
+                        *dst = *src as c_char;
+                    }
+                    *p_properties.add(i) = props;
                 }
-                let mut props = vk::ExtensionProperties {
-                    spec_version: EXTENSION_SPEC_VERSION,
-                    ..Default::default()
+                *p_property_count = n as u32;
+                return if n < all.len() {
+                    vk::Result::INCOMPLETE
+                } else {
+                    vk::Result::SUCCESS
                 };
-                for (dst, src) in props
-                    .extension_name
-                    .iter_mut()
-                    .zip(EXTENSION_NAME.to_bytes_with_nul())
-                {
-                    *dst = *src as c_char;
-                }
-                *p_properties = props;
-                *p_property_count = 1;
-                return vk::Result::SUCCESS;
             }
             match instance_data(physical_device)
                 .and_then(|i| i.table.enumerate_device_extension_properties)
@@ -142,12 +154,94 @@ pub unsafe extern "system" fn enumerate_device_extension_properties(
     )
 }
 
-/// What `vkCreateDevice` learns from the create info before calling down.
+/// What `vkCreateDevice` learns from the create info before calling down, and what it
+/// changes in it: the layer's own extensions are removed; for `VK_GLSEM_gl_state`, the
+/// driver extensions and features of GL's conventions are added where the driver has them.
 struct DevicePrep {
-    /// The enabled extensions without this layer's own, when the application enabled it.
-    stripped_extensions: Option<Vec<*const c_char>>,
-    features: EnabledFeatures,
-    limits: Limits,
+    /// The enabled extensions to pass down, when they differ from the application's.
+    extensions: Option<Vec<*const c_char>>,
+    /// Feature structs put in front of the application's `pNext` chain (boxed: the chain
+    /// points into them).
+    added_features: Box<AddedFeatures>,
+    /// A copy of `pEnabledFeatures` with `shaderTessellationAndGeometryPointSize` set.
+    core_features: Option<Box<vk::PhysicalDeviceFeatures>>,
+    facts: DeviceFacts,
+}
+
+#[derive(Default)]
+struct AddedFeatures {
+    provoking_vertex: Option<vk::PhysicalDeviceProvokingVertexFeaturesEXT<'static>>,
+    depth_clip_control: Option<vk::PhysicalDeviceDepthClipControlFeaturesEXT<'static>>,
+}
+
+impl DevicePrep {
+    /// `ci` as the driver gets it.
+    unsafe fn patch<'a>(&'a mut self, ci: &vk::DeviceCreateInfo<'a>) -> vk::DeviceCreateInfo<'a> {
+        let mut out = *ci;
+        if let Some(exts) = &self.extensions {
+            out.enabled_extension_count = exts.len() as u32;
+            out.pp_enabled_extension_names = exts.as_ptr();
+        }
+        if let Some(core) = &self.core_features {
+            out.p_enabled_features = &**core;
+        }
+        let added = &mut *self.added_features;
+        if let Some(f) = &mut added.provoking_vertex {
+            f.p_next = out.p_next as *mut c_void;
+            out.p_next = (f as *const vk::PhysicalDeviceProvokingVertexFeaturesEXT<'_>).cast();
+        }
+        if let Some(f) = &mut added.depth_clip_control {
+            f.p_next = out.p_next as *mut c_void;
+            out.p_next = (f as *const vk::PhysicalDeviceDepthClipControlFeaturesEXT<'_>).cast();
+        }
+        out
+    }
+}
+
+const PROVOKING_VERTEX: &CStr = c"VK_EXT_provoking_vertex";
+const DEPTH_CLIP_CONTROL: &CStr = c"VK_EXT_depth_clip_control";
+
+/// Whether the driver below lists `name` for `physical_device`.
+unsafe fn driver_has_extension(
+    inst: &InstanceData,
+    physical_device: vk::PhysicalDevice,
+    name: &CStr,
+) -> bool {
+    let Some(enumerate) = inst.table.enumerate_device_extension_properties else {
+        return false;
+    };
+    let mut count = 0;
+    if enumerate(
+        physical_device,
+        std::ptr::null(),
+        &mut count,
+        std::ptr::null_mut(),
+    ) != vk::Result::SUCCESS
+    {
+        return false;
+    }
+    let mut props = vec![vk::ExtensionProperties::default(); count as usize];
+    let result = enumerate(
+        physical_device,
+        std::ptr::null(),
+        &mut count,
+        props.as_mut_ptr(),
+    );
+    result.as_raw() >= 0
+        && props[..count as usize]
+            .iter()
+            .any(|p| p.extension_name_as_c_str() == Ok(name))
+}
+
+unsafe fn find_in_chain<'a, T>(p_next: *const c_void, s_type: vk::StructureType) -> Option<&'a T> {
+    let mut p = p_next as *const vk::BaseInStructure<'_>;
+    while let Some(s) = p.as_ref() {
+        if s.s_type == s_type {
+            return Some(&*(p as *const T));
+        }
+        p = s.p_next;
+    }
+    None
 }
 
 unsafe fn prepare_device(
@@ -156,12 +250,27 @@ unsafe fn prepare_device(
     ci: &vk::DeviceCreateInfo<'_>,
 ) -> DevicePrep {
     maybe_inject_panic(&inst.settings, "vkCreateDevice");
-    let extensions = slice(ci.pp_enabled_extension_names, ci.enabled_extension_count);
-    let ours = |&name: &*const c_char| !name.is_null() && CStr::from_ptr(name) == EXTENSION_NAME;
-    let stripped_extensions = extensions
+    let app_extensions = slice(ci.pp_enabled_extension_names, ci.enabled_extension_count);
+    let enabled = |ext: &CStr| {
+        app_extensions
+            .iter()
+            .any(|&n| !n.is_null() && CStr::from_ptr(n) == ext)
+    };
+    let layer_extensions = EnabledExtensions {
+        levels: enabled(LayerExtension::TessellationDefaultLevels.name()),
+        gl_state: enabled(LayerExtension::GlState.name()),
+    };
+    let ours = |&name: &*const c_char| {
+        !name.is_null()
+            && LayerExtension::ALL
+                .iter()
+                .any(|e| CStr::from_ptr(name) == e.name())
+    };
+    let mut extensions: Vec<*const c_char> = app_extensions
         .iter()
-        .any(ours)
-        .then(|| extensions.iter().copied().filter(|n| !ours(n)).collect());
+        .copied()
+        .filter(|n| !ours(n))
+        .collect();
     let limits = match inst.table.get_physical_device_properties {
         Some(get) => {
             let mut props = vk::PhysicalDeviceProperties::default();
@@ -176,10 +285,118 @@ unsafe fn prepare_device(
         }
         None => Limits::REQUIRED_MINIMUM,
     };
+    let mut features = enabled_features(ci);
+    let mut added_features = Box::<AddedFeatures>::default();
+    let mut core_features = None;
+    let mut conventions = Conventions::default();
+
+    if layer_extensions.gl_state {
+        // What the driver supports, through vkGetPhysicalDeviceFeatures2 (Vulkan 1.1).
+        let mut provoking = vk::PhysicalDeviceProvokingVertexFeaturesEXT::default();
+        let mut depth = vk::PhysicalDeviceDepthClipControlFeaturesEXT::default();
+        let has_provoking = driver_has_extension(inst, physical_device, PROVOKING_VERTEX);
+        let has_depth = driver_has_extension(inst, physical_device, DEPTH_CLIP_CONTROL);
+        let mut query = vk::PhysicalDeviceFeatures2::default();
+        if has_provoking {
+            provoking.p_next = query.p_next;
+            query.p_next =
+                (&mut provoking as *mut vk::PhysicalDeviceProvokingVertexFeaturesEXT<'_>).cast();
+        }
+        if has_depth {
+            depth.p_next = query.p_next;
+            query.p_next =
+                (&mut depth as *mut vk::PhysicalDeviceDepthClipControlFeaturesEXT<'_>).cast();
+        }
+        let queried = match inst.table.get_physical_device_features2 {
+            Some(get) if inst.api_version >= vk::API_VERSION_1_1 => {
+                get(physical_device, &mut query);
+                true
+            }
+            _ => false,
+        };
+        if !queried {
+            log::warning!(
+                "VK_GLSEM_gl_state: the instance is older than Vulkan 1.1, so GL's provoking \
+                 vertex and depth range cannot be given to the driver; pipelines keep Vulkan's \
+                 conventions there"
+            );
+        }
+        // The application's own structs win: the layer does not chain a second one.
+        const PV: vk::StructureType =
+            vk::StructureType::PHYSICAL_DEVICE_PROVOKING_VERTEX_FEATURES_EXT;
+        const DC: vk::StructureType =
+            vk::StructureType::PHYSICAL_DEVICE_DEPTH_CLIP_CONTROL_FEATURES_EXT;
+        conventions.provoking_vertex_last = match find_in_chain::<
+            vk::PhysicalDeviceProvokingVertexFeaturesEXT<'_>,
+        >(ci.p_next, PV)
+        {
+            Some(app) => app.provoking_vertex_last != 0 && enabled(PROVOKING_VERTEX),
+            None if queried && provoking.provoking_vertex_last != 0 => {
+                added_features.provoking_vertex =
+                    Some(vk::PhysicalDeviceProvokingVertexFeaturesEXT {
+                        provoking_vertex_last: vk::TRUE,
+                        ..Default::default()
+                    });
+                if !enabled(PROVOKING_VERTEX) {
+                    extensions.push(PROVOKING_VERTEX.as_ptr());
+                }
+                true
+            }
+            None => false,
+        };
+        conventions.depth_clip_control =
+            match find_in_chain::<vk::PhysicalDeviceDepthClipControlFeaturesEXT<'_>>(ci.p_next, DC)
+            {
+                Some(app) => app.depth_clip_control != 0 && enabled(DEPTH_CLIP_CONTROL),
+                None if queried && depth.depth_clip_control != 0 => {
+                    added_features.depth_clip_control =
+                        Some(vk::PhysicalDeviceDepthClipControlFeaturesEXT {
+                            depth_clip_control: vk::TRUE,
+                            ..Default::default()
+                        });
+                    if !enabled(DEPTH_CLIP_CONTROL) {
+                        extensions.push(DEPTH_CLIP_CONTROL.as_ptr());
+                    }
+                    true
+                }
+                None => false,
+            };
+        if !conventions.provoking_vertex_last {
+            log::warning!(
+                "VK_GLSEM_gl_state: the driver lacks VK_EXT_provoking_vertex with \
+                 provokingVertexLast; flat-shaded varyings take the first vertex's value \
+                 (Vulkan's convention), not the last (GL's)"
+            );
+        }
+        // GL sizes points in every stage; Vulkan lets tessellation and geometry shaders
+        // write the size only with this feature. It can be added where the application
+        // passes pEnabledFeatures (a copy is patched); with VkPhysicalDeviceFeatures2 the
+        // application's struct stays as it is.
+        if !features.tess_geom_point_size && !ci.p_enabled_features.is_null() {
+            let mut supported = vk::PhysicalDeviceFeatures::default();
+            if let Some(get) = inst.table.get_physical_device_features {
+                get(physical_device, &mut supported);
+            }
+            if supported.shader_tessellation_and_geometry_point_size != 0 {
+                let mut copy = Box::new(*ci.p_enabled_features);
+                copy.shader_tessellation_and_geometry_point_size = vk::TRUE;
+                core_features = Some(copy);
+                features.tess_geom_point_size = true;
+            }
+        }
+    }
+    let changed = extensions.len() != app_extensions.len()
+        || layer_extensions != EnabledExtensions::default();
     DevicePrep {
-        stripped_extensions,
-        features: enabled_features(ci),
-        limits,
+        extensions: changed.then_some(extensions),
+        added_features,
+        core_features,
+        facts: DeviceFacts {
+            features,
+            limits,
+            extensions: layer_extensions,
+            conventions,
+        },
     }
 }
 
@@ -189,6 +406,7 @@ unsafe fn enabled_features(ci: &vk::DeviceCreateInfo<'_>) -> EnabledFeatures {
     let mut core = |c: &vk::PhysicalDeviceFeatures| {
         f.tessellation_shader |= c.tessellation_shader != 0;
         f.geometry_shader |= c.geometry_shader != 0;
+        f.tess_geom_point_size |= c.shader_tessellation_and_geometry_point_size != 0;
     };
     if let Some(c) = ci.p_enabled_features.as_ref() {
         core(c);
@@ -208,6 +426,10 @@ unsafe fn enabled_features(ci: &vk::DeviceCreateInfo<'_>) -> EnabledFeatures {
                     (*(p as *const vk::PhysicalDeviceDynamicRenderingFeatures<'_>))
                         .dynamic_rendering
                         != 0
+            }
+            vk::StructureType::PHYSICAL_DEVICE_MAINTENANCE_5_FEATURES_KHR => {
+                f.maintenance5 |=
+                    (*(p as *const vk::PhysicalDeviceMaintenance5FeaturesKHR<'_>)).maintenance5 != 0
             }
             vk::StructureType::PHYSICAL_DEVICE_TRANSFORM_FEEDBACK_FEATURES_EXT => {
                 f.transform_feedback |= (*(p
@@ -251,16 +473,14 @@ pub unsafe extern "system" fn create_device(
             };
             let create: vk::PFN_vkCreateDevice = std::mem::transmute(create);
 
-            let prep = shield("vkCreateDevice", || {
+            let mut prep = shield("vkCreateDevice", || {
                 prepare_device(&inst, physical_device, &*p_create_info)
             });
-            let mut ci = *p_create_info;
-            // The layer implements VK_GLSEM_tessellation_default_levels; the driver must not
-            // see it.
-            if let Some(exts) = prep.as_ref().and_then(|p| p.stripped_extensions.as_ref()) {
-                ci.enabled_extension_count = exts.len() as u32;
-                ci.pp_enabled_extension_names = exts.as_ptr();
-            }
+            // The layer implements its own extensions; the driver must not see them.
+            let ci = match &mut prep {
+                Some(p) => p.patch(&*p_create_info),
+                None => *p_create_info,
+            };
             let result = create(physical_device, &ci, p_allocator, p_device);
             if result != vk::Result::SUCCESS {
                 return result;
@@ -268,23 +488,9 @@ pub unsafe extern "system" fn create_device(
             let device = *p_device;
             shield("vkCreateDevice", || {
                 let table = DeviceDispatch::load(|h, name| next_gdpa(h, name.as_ptr()), device);
-                let (features, limits, levels_extension) = match &prep {
-                    Some(p) => (p.features, p.limits, p.stripped_extensions.is_some()),
-                    None => (EnabledFeatures::default(), Limits::REQUIRED_MINIMUM, false),
-                };
-                log::debug!(
-                    "device {:#x} created: {features:?}, {limits:?}",
-                    device.as_raw()
-                );
-                let data = DeviceData::new(
-                    device,
-                    next_gdpa,
-                    table,
-                    inst.settings.clone(),
-                    features,
-                    limits,
-                    levels_extension,
-                );
+                let facts = prep.as_ref().map(|p| p.facts).unwrap_or_default();
+                log::debug!("device {:#x} created: {facts:?}", device.as_raw());
+                let data = DeviceData::new(device, next_gdpa, table, inst.settings.clone(), facts);
                 if let Some(key) = key_of(device) {
                     super::insert(&DEVICES, key, Arc::new(data));
                 }
@@ -524,70 +730,79 @@ pub unsafe extern "system" fn destroy_render_pass(
     )
 }
 
+/// The stages that read the GL-state block on `dev`: the generated TCS (the levels) where
+/// tessellation is on, and the vertex-processing stages (point and clip state) on devices
+/// that enabled `VK_GLSEM_gl_state`.
+fn block_readers(dev: &DeviceData) -> vk::ShaderStageFlags {
+    use vk::ShaderStageFlags as S;
+    let tessellation = dev.features.tessellation_shader;
+    let mut readers = S::empty();
+    if tessellation && dev.settings.semantics.contains(Semantic::PassthroughTcs) {
+        readers |= S::TESSELLATION_CONTROL;
+    }
+    if dev.extensions.gl_state {
+        readers |= S::VERTEX;
+        if tessellation {
+            readers |= S::TESSELLATION_EVALUATION;
+        }
+        if dev.features.geometry_shader {
+            readers |= S::GEOMETRY;
+        }
+    }
+    readers
+}
+
 /// The push-constant ranges to create a layout with (`None`: the application's own) and
-/// where the layout holds the generated TCS's levels.
+/// where the layout holds the GL-state block.
 fn plan_layout(
     dev: &DeviceData,
     app: &[vk::PushConstantRange],
-) -> (Option<Vec<vk::PushConstantRange>>, LevelsSlot) {
-    if !dev.settings.passthrough_tcs {
-        return (
-            None,
-            LevelsSlot::Unavailable("the passthrough_tcs setting is off".into()),
-        );
+) -> (Option<Vec<vk::PushConstantRange>>, BlockSlot) {
+    let readers = block_readers(dev);
+    if readers.is_empty() {
+        let why = "no stage reads it (tessellationShader is off or passthrough_tcs is off, \
+                   and VK_GLSEM_gl_state is not enabled)";
+        return (None, BlockSlot::Unavailable(why.into()));
     }
-    if !dev.features.tessellation_shader {
-        return (
-            None,
-            LevelsSlot::Unavailable("the device did not enable tessellationShader".into()),
+    let placement = place_block(app, readers, dev.limits.max_push_constants_size);
+    if let Some((offset, push_stages)) = placement.block(app) {
+        log::debug!(
+            "pipeline layout: the GL-state block at push-constant offset {offset} for \
+             {readers:?}"
         );
-    }
-    match place_levels(app, dev.limits.max_push_constants_size) {
-        Placement::Add { offset } => {
-            let mut ranges = app.to_vec();
-            ranges.push(vk::PushConstantRange {
-                stage_flags: vk::ShaderStageFlags::TESSELLATION_CONTROL,
-                offset,
-                size: crate::spirv::passthrough_tcs::LEVELS_PUSH_CONSTANT_SIZE,
-            });
-            let stages = vk::ShaderStageFlags::TESSELLATION_CONTROL;
-            (Some(ranges), LevelsSlot::Reserved { offset, stages })
-        }
-        Placement::Extend {
-            index,
-            start,
-            size,
+        let slot = BlockSlot::Reserved {
             offset,
-        } => {
-            let range = vk::PushConstantRange {
-                offset: start,
-                size,
-                ..app[index]
-            };
-            log::debug!(
-                "pipeline layout: the application's TESSELLATION_CONTROL push-constant range \
-                 grows to [{}, {}) to hold the default tessellation levels at {offset}",
-                range.offset,
-                range.offset + range.size
-            );
-            let mut ranges = app.to_vec();
-            ranges[index] = range;
-            (
-                Some(ranges),
-                LevelsSlot::Reserved {
-                    offset,
-                    stages: range.stage_flags,
-                },
-            )
-        }
-        Placement::NoRoom(why) => {
+            push_stages,
+            reads: readers,
+        };
+        return (placement.ranges(app), slot);
+    }
+    let Placement::NoRoom(why) = placement else {
+        unreachable!("every other placement has a block");
+    };
+    // The levels alone may still fit where the GL state does not.
+    let tcs = vk::ShaderStageFlags::TESSELLATION_CONTROL;
+    if readers != tcs && readers.contains(tcs) {
+        let levels = place_block(app, tcs, dev.limits.max_push_constants_size);
+        if let Some((offset, push_stages)) = levels.block(app) {
             log::warning!(
-                "pipeline layout: {why}; pipelines on it with a tessellation evaluation shader \
-                 and no control shader will fail to create"
+                "pipeline layout: {why}; GL's point and clip state cannot reach its shaders \
+                 (GL's defaults are used), the tessellation levels sit at offset {offset}"
             );
-            (None, LevelsSlot::Unavailable(why))
+            let slot = BlockSlot::Reserved {
+                offset,
+                push_stages,
+                reads: tcs,
+            };
+            return (levels.ranges(app), slot);
         }
     }
+    log::warning!(
+        "pipeline layout: {why}; pipelines on it with a tessellation evaluation shader and \
+         no control shader will fail to create, and GL's point and clip state cannot reach \
+         their shaders"
+    );
+    (None, BlockSlot::Unavailable(why))
 }
 
 pub unsafe extern "system" fn create_pipeline_layout(
@@ -653,10 +868,8 @@ pub unsafe extern "system" fn destroy_pipeline(
         device,
         |dev| {
             let removed = dev.records.pipelines.write().remove(&pipeline);
-            if removed.is_some_and(|r| r.generated_tcs.is_some()) {
-                dev.records
-                    .generated_tcs_pipelines
-                    .fetch_sub(1, Ordering::Relaxed);
+            if removed.is_some_and(|r| r.reads_block.is_some()) {
+                dev.records.block_pipelines.fetch_sub(1, Ordering::Relaxed);
             }
         },
         |t| {

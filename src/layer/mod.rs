@@ -3,21 +3,24 @@
 //!
 //! - `loader_abi`: `vk_layer.h` structs; `dispatch`: the interception table.
 //! - `hooks`: instance/device lifetime and the object records; `planner`:
-//!   `vkCreateGraphicsPipelines`; `tess_levels`: command-buffer state of the
-//!   `VK_GLSEM_tessellation_default_levels` extension; `push_range`: where a layout holds
-//!   the levels.
+//!   `vkCreateGraphicsPipelines` (it builds the key of `crate::semantics::choose` and runs
+//!   the steps); `command_state`: the GL state per command buffer behind the layer's
+//!   extensions (`VK_GLSEM_tessellation_default_levels`, `VK_GLSEM_gl_state`);
+//!   `push_range`: where a layout holds the GL-state block.
 //! - `settings`, `log`; `cache`: the rewrite cache; `records`: what is remembered.
 
 mod cache;
+mod command_state;
 mod dispatch;
 mod hooks;
 pub mod loader_abi;
 pub mod log;
+mod pipeline_info;
 mod planner;
 pub mod push_range;
 pub mod records;
+mod rewrite;
 pub mod settings;
-mod tess_levels;
 
 use ash::vk::{self, Handle};
 use parking_lot::RwLock;
@@ -31,16 +34,63 @@ use dispatch::{device_hook, instance_hook, DeviceDispatch, InstanceDispatch, Voi
 use records::{Kind, Live, Records};
 use settings::Settings;
 
-/// The device extension this layer implements (the GL `glPatchParameterfv` default levels).
-pub const EXTENSION_NAME: &CStr = c"VK_GLSEM_tessellation_default_levels";
-pub const EXTENSION_SPEC_VERSION: u32 = 1;
-const SET_LEVELS_NAME: &[u8] = b"vkCmdSetTessellationDefaultLevelsGLSEM";
+/// A device extension this layer implements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LayerExtension {
+    /// GL's `glPatchParameterfv` default levels.
+    TessellationDefaultLevels,
+    /// GL's point, clip and rasterization state and conventions.
+    GlState,
+}
+
+impl LayerExtension {
+    pub const ALL: [LayerExtension; 2] = [
+        LayerExtension::TessellationDefaultLevels,
+        LayerExtension::GlState,
+    ];
+    pub const SPEC_VERSION: u32 = 1;
+
+    pub fn name(self) -> &'static CStr {
+        match self {
+            LayerExtension::TessellationDefaultLevels => c"VK_GLSEM_tessellation_default_levels",
+            LayerExtension::GlState => c"VK_GLSEM_gl_state",
+        }
+    }
+}
+
+/// The layer's extensions a device enabled.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct EnabledExtensions {
+    pub levels: bool,
+    pub gl_state: bool,
+}
+
+impl EnabledExtensions {
+    pub fn has(self, ext: LayerExtension) -> bool {
+        match ext {
+            LayerExtension::TessellationDefaultLevels => self.levels,
+            LayerExtension::GlState => self.gl_state,
+        }
+    }
+}
+
+/// What a `VK_GLSEM_gl_state` device can take in its pipelines (the layer enabled these
+/// on the driver for it).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Conventions {
+    /// `VK_EXT_provoking_vertex` with `provokingVertexLast`.
+    pub provoking_vertex_last: bool,
+    /// `VK_EXT_depth_clip_control` with `depthClipControl`.
+    pub depth_clip_control: bool,
+}
 
 pub struct InstanceData {
     pub handle: vk::Instance,
     pub next_gipa: vk::PFN_vkGetInstanceProcAddr,
     pub table: InstanceDispatch,
     pub settings: Arc<Settings>,
+    /// `VkApplicationInfo::apiVersion` (1.0 when absent).
+    pub api_version: u32,
 }
 
 /// The features a device was created with that the rewrites depend on.
@@ -50,6 +100,8 @@ pub struct EnabledFeatures {
     pub geometry_shader: bool,
     pub transform_feedback: bool,
     pub dynamic_rendering: bool,
+    pub tess_geom_point_size: bool,
+    pub maintenance5: bool,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -58,6 +110,12 @@ pub struct Limits {
     pub max_fragment_dual_src_attachments: u32,
     pub max_push_constants_size: u32,
     pub max_tessellation_patch_size: u32,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits::REQUIRED_MINIMUM
+    }
 }
 
 impl Limits {
@@ -70,6 +128,15 @@ impl Limits {
     };
 }
 
+/// What `vkCreateDevice` learned about a device.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DeviceFacts {
+    pub features: EnabledFeatures,
+    pub limits: Limits,
+    pub extensions: EnabledExtensions,
+    pub conventions: Conventions,
+}
+
 pub struct DeviceData {
     pub handle: vk::Device,
     pub next_gdpa: vk::PFN_vkGetDeviceProcAddr,
@@ -77,8 +144,8 @@ pub struct DeviceData {
     pub settings: Arc<Settings>,
     pub features: EnabledFeatures,
     pub limits: Limits,
-    /// The application enabled `VK_GLSEM_tessellation_default_levels`.
-    pub levels_extension: bool,
+    pub extensions: EnabledExtensions,
+    pub conventions: Conventions,
     pub records: Records,
     _live: Live,
 }
@@ -89,10 +156,14 @@ impl DeviceData {
         next_gdpa: vk::PFN_vkGetDeviceProcAddr,
         table: DeviceDispatch,
         settings: Arc<Settings>,
-        features: EnabledFeatures,
-        limits: Limits,
-        levels_extension: bool,
+        facts: DeviceFacts,
     ) -> DeviceData {
+        let DeviceFacts {
+            features,
+            limits,
+            extensions,
+            conventions,
+        } = facts;
         let cache = RewriteCache::new(settings.rewrite_cache_bytes());
         DeviceData {
             handle,
@@ -101,7 +172,8 @@ impl DeviceData {
             settings,
             features,
             limits,
-            levels_extension,
+            extensions,
+            conventions,
             records: Records {
                 cache,
                 ..Records::default()
@@ -290,10 +362,8 @@ pub unsafe extern "system" fn get_instance_proc_addr(
             _ => {}
         }
         let inst = instance_data(instance)?;
-        if name == SET_LEVELS_NAME {
-            return void_fn::<tess_levels::PfnCmdSetTessellationDefaultLevels>(
-                tess_levels::cmd_set_tessellation_default_levels,
-            );
+        if let Some((command, _)) = command_state::layer_command(name) {
+            return Some(command);
         }
         if let Some((hook, available)) = instance_hook(name) {
             return available(&inst.table).then_some(hook);
@@ -323,18 +393,16 @@ pub unsafe extern "system" fn get_device_proc_addr(
             return void_fn::<vk::PFN_vkGetDeviceProcAddr>(get_device_proc_addr);
         }
         let dev = device_data(device)?;
-        if name == SET_LEVELS_NAME {
-            if !dev.levels_extension {
+        if let Some((command, extension)) = command_state::layer_command(name) {
+            if !dev.extensions.has(extension) {
                 log::warning!(
-                    "vkGetDeviceProcAddr(vkCmdSetTessellationDefaultLevelsGLSEM): the device \
-                     did not enable {}; returning NULL",
-                    EXTENSION_NAME.to_string_lossy()
+                    "vkGetDeviceProcAddr({}): the device did not enable {}; returning NULL",
+                    String::from_utf8_lossy(name),
+                    extension.name().to_string_lossy()
                 );
                 return None;
             }
-            return void_fn::<tess_levels::PfnCmdSetTessellationDefaultLevels>(
-                tess_levels::cmd_set_tessellation_default_levels,
-            );
+            return Some(command);
         }
         if let Some((hook, available)) = device_hook(name) {
             return available(&dev.table).then_some(hook);

@@ -1,6 +1,7 @@
-//! `vkCreateGraphicsPipelines`: decides per create info which rewrites apply, runs them
-//! (through the rewrite cache), creates temporary modules and calls down once with the
-//! patched array (DESIGN.md §3, §4, §5).
+//! `vkCreateGraphicsPipelines`: per create info, builds the key of
+//! [`crate::semantics::choose`] (`pipeline_info`), runs the steps it returns (`rewrite`),
+//! creates temporary modules and calls down once with the patched array
+//! (docs/architecture.md).
 //!
 //! Pipelines that need nothing go down with the application's own pointers. A pipeline
 //! with a tessellation evaluation shader and no control shader is never passed down
@@ -8,20 +9,19 @@
 //! `VK_ERROR_UNKNOWN` and an error message saying why.
 
 use ash::vk::{self, Handle};
-use std::ffi::{c_void, CStr};
 use std::sync::atomic::Ordering;
-use std::sync::Arc;
 
-use super::cache::{CacheKey, ModuleKey, Outcome};
-use super::hooks::{code_words, dump_module};
-use super::records::FAST_PATH_PIPELINES;
-use super::records::{content_hash, LevelsBinding, LevelsSlot, ModuleRecord, PipelineRecord};
+use super::hooks::code_words;
+use super::pipeline_info::{
+    chain_without_code, inline_code, is_library, library_attachments_known, pipeline_key,
+    stage_codes, stage_of, stage_view, stages, tes_without_tcs,
+};
+use super::records::{PipelineRecord, FAST_PATH_PIPELINES};
+use super::rewrite::{Rewrite, Run};
 use super::settings::slice;
 use super::{call_with_next, log, maybe_inject_panic, shield, DeviceData};
-use crate::spirv::fragcolor::{broadcast_frag_color, AttachmentKind, FragColorKey};
-use crate::spirv::passthrough_tcs::{build_passthrough_tcs, TcsKey};
-use crate::spirv::scan::scan;
-use crate::spirv::xfb_split::{split_matching_inputs, split_xfb_outputs, SplitInterface};
+use crate::semantics::{choose, Attachments, Semantic, Stage, StageInfo, Stages};
+use crate::spirv::scan::{scan, Summary};
 
 type S = vk::ShaderStageFlags;
 
@@ -80,191 +80,52 @@ pub unsafe extern "system" fn create_graphics_pipelines(
     )
 }
 
-/// A stage's code: a recorded `VkShaderModule` or code inline in the stage's `pNext`.
-fn stage_module(
-    dev: &DeviceData,
-    stage: &vk::PipelineShaderStageCreateInfo<'_>,
-) -> Option<Arc<ModuleRecord>> {
-    if stage.module != vk::ShaderModule::null() {
-        return dev.records.modules.read().get(&stage.module).cloned();
-    }
-    // SAFETY: the stage's pNext chain is valid (Vulkan's valid usage).
-    unsafe { inline_code(stage).map(|(ci, _)| Arc::new(ModuleRecord::inline(code_words(ci)))) }
-}
-
-/// A `VkShaderModuleCreateInfo` in the stage's `pNext`, and whether the layer can unlink it
-/// (every struct in front of it is one [`copy_size`] knows).
-unsafe fn inline_code<'a>(
-    stage: &vk::PipelineShaderStageCreateInfo<'_>,
-) -> Option<(&'a vk::ShaderModuleCreateInfo<'a>, bool)> {
-    let mut p = stage.p_next as *const vk::BaseInStructure<'_>;
-    let mut copyable = true;
-    while let Some(s) = p.as_ref() {
-        if s.s_type == vk::StructureType::SHADER_MODULE_CREATE_INFO {
-            return Some((&*(p as *const vk::ShaderModuleCreateInfo<'_>), copyable));
-        }
-        copyable &= copy_size(s.s_type).is_some();
-        p = s.p_next;
-    }
-    None
-}
-
-/// Sizes of the structs that may precede inline code in a stage's `pNext`
-/// (VUID-VkPipelineShaderStageCreateInfo-pNext-pNext), so that they can be copied.
-fn copy_size(s_type: vk::StructureType) -> Option<usize> {
-    use std::mem::size_of;
-    use vk::StructureType as T;
-    Some(match s_type {
-        T::DEBUG_UTILS_OBJECT_NAME_INFO_EXT => size_of::<vk::DebugUtilsObjectNameInfoEXT<'_>>(),
-        T::PIPELINE_ROBUSTNESS_CREATE_INFO_EXT => {
-            size_of::<vk::PipelineRobustnessCreateInfoEXT<'_>>()
-        }
-        T::PIPELINE_SHADER_STAGE_MODULE_IDENTIFIER_CREATE_INFO_EXT => {
-            size_of::<vk::PipelineShaderStageModuleIdentifierCreateInfoEXT<'_>>()
-        }
-        T::PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO => {
-            size_of::<vk::PipelineShaderStageRequiredSubgroupSizeCreateInfo<'_>>()
-        }
-        T::SHADER_MODULE_VALIDATION_CACHE_CREATE_INFO_EXT => {
-            size_of::<vk::ShaderModuleValidationCacheCreateInfoEXT<'_>>()
-        }
-        _ => return None,
-    })
-}
-
-/// `p_next` without its `VkShaderModuleCreateInfo`. The application's structs are const, so
-/// the ones in front of it are copied into `copies` (which must outlive the returned chain)
-/// and relinked; the ones behind it stay the application's. `None` when a struct in front
-/// is one the layer cannot copy.
-unsafe fn chain_without_code(
-    p_next: *const c_void,
-    copies: &mut Vec<Box<[u64]>>,
-) -> Option<*const c_void> {
-    let mut front = Vec::new();
-    let mut p = p_next as *const vk::BaseInStructure<'_>;
-    let rest = loop {
-        let s = p.as_ref()?;
-        if s.s_type == vk::StructureType::SHADER_MODULE_CREATE_INFO {
-            break s.p_next;
-        }
-        front.push((p, copy_size(s.s_type)?));
-        p = s.p_next;
-    };
-    let mut next = rest as *const c_void;
-    for &(src, size) in front.iter().rev() {
-        // u64 storage keeps the copy aligned for any Vulkan struct.
-        let mut copy = vec![0u64; size.div_ceil(8)].into_boxed_slice();
-        std::ptr::copy_nonoverlapping(src.cast::<u8>(), copy.as_mut_ptr().cast::<u8>(), size);
-        (*copy.as_mut_ptr().cast::<vk::BaseOutStructure<'_>>()).p_next = next as *mut _;
-        next = copy.as_ptr().cast();
-        copies.push(copy);
-    }
-    Some(next)
-}
-
-unsafe fn find_in_chain<'a, T>(p_next: *const c_void, s_type: vk::StructureType) -> Option<&'a T> {
-    let mut p = p_next as *const vk::BaseInStructure<'_>;
-    while let Some(s) = p.as_ref() {
-        if s.s_type == s_type {
-            return Some(&*(p as *const T));
-        }
-        p = s.p_next;
-    }
-    None
-}
-
-fn stages<'a>(
-    ci: &'a vk::GraphicsPipelineCreateInfo<'_>,
-) -> &'a [vk::PipelineShaderStageCreateInfo<'a>] {
-    // SAFETY: Vulkan's valid usage for pStages/stageCount.
-    unsafe { slice(ci.p_stages, ci.stage_count) }
-}
-
-fn tes_without_tcs(ci: &vk::GraphicsPipelineCreateInfo<'_>) -> bool {
-    let all = stages(ci).iter().fold(S::empty(), |acc, s| acc | s.stage);
-    all.contains(S::TESSELLATION_EVALUATION) && !all.contains(S::TESSELLATION_CONTROL)
-}
-
-/// A graphics pipeline library, or a pipeline linked from libraries: only the gl_FragColor
-/// broadcast applies there (README).
-fn is_library(ci: &vk::GraphicsPipelineCreateInfo<'_>) -> bool {
-    ci.flags.contains(vk::PipelineCreateFlags::LIBRARY_KHR)
-        // SAFETY: valid pNext chain.
-        || unsafe {
-            find_in_chain::<vk::BaseInStructure<'_>>(
-                ci.p_next,
-                vk::StructureType::GRAPHICS_PIPELINE_LIBRARY_CREATE_INFO_EXT,
-            )
-            .is_some()
-                || find_in_chain::<vk::BaseInStructure<'_>>(
-                    ci.p_next,
-                    vk::StructureType::PIPELINE_LIBRARY_CREATE_INFO_KHR,
-                )
-                .is_some()
-        }
-}
-
-/// The fast-path decision: only module summaries and the stage set, no allocation for
+/// The fast-path decision: module summaries and the create info only; no allocation for
 /// stages given as `VkShaderModule`s.
 fn needs_work(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) -> bool {
     if tes_without_tcs(ci) {
         return true;
     }
-    let s = &dev.settings;
-    // Without transformFeedback nothing is captured; the split would change nothing. Libraries
-    // are not split: the stages whose interfaces must match may sit in other libraries.
-    let xfb = s.xfb_split && dev.features.transform_feedback && !is_library(ci);
     let modules = dev.records.modules.read();
-    stages(ci).iter().any(|stage| {
-        let wanted = |summary: &crate::spirv::scan::Summary| {
-            (s.fragcolor_broadcast && summary.frag_color && stage.stage == S::FRAGMENT)
-                || (xfb && summary.xfb_candidate && stage.stage != S::FRAGMENT)
-        };
-        if stage.module != vk::ShaderModule::null() {
-            modules
-                .get(&stage.module)
-                .is_some_and(|m| wanted(&m.summary))
-        } else {
+    // Summaries of code given inline, scanned here (rare).
+    let inline: Vec<(Stage, Summary)> = stages(ci)
+        .iter()
+        .filter(|s| s.module == vk::ShaderModule::null())
+        .filter_map(|s| {
             // SAFETY: valid pNext chain.
-            unsafe { inline_code(stage) }
-                .is_some_and(|(code, _)| wanted(&scan(unsafe { code_words(code) })))
-        }
-    })
-}
-
-/// Whether the colour attachments of `ci` are known where its fragment shader is made: a
-/// render pass gives them to every part of a library; with dynamic rendering only a part
-/// that holds the fragment output interface has them.
-fn library_attachments_known(ci: &vk::GraphicsPipelineCreateInfo<'_>) -> bool {
-    use vk::GraphicsPipelineLibraryFlagsEXT as Part;
-    if ci.render_pass != vk::RenderPass::null() {
-        return true;
+            let (code, _) = unsafe { inline_code(s) }?;
+            Some((stage_of(s.stage)?, scan(unsafe { code_words(code) })))
+        })
+        .collect();
+    let mut view = Stages::default();
+    for s in stages(ci) {
+        let Some(stage) = stage_of(s.stage) else {
+            continue;
+        };
+        let summary = if s.module != vk::ShaderModule::null() {
+            modules.get(&s.module).map(|m| &m.summary)
+        } else {
+            inline
+                .iter()
+                .find(|(st, _)| *st == stage)
+                .map(|(_, sum)| sum)
+        };
+        view.set(
+            stage,
+            StageInfo {
+                summary,
+                patchable: true,
+            },
+        );
     }
-    // SAFETY: valid pNext chain.
-    let parts = unsafe {
-        find_in_chain::<vk::GraphicsPipelineLibraryCreateInfoEXT<'_>>(
-            ci.p_next,
-            vk::StructureType::GRAPHICS_PIPELINE_LIBRARY_CREATE_INFO_EXT,
-        )
-    };
-    // Without that struct a library holds every part of the state.
-    parts.is_none_or(|p| p.flags.contains(Part::FRAGMENT_OUTPUT_INTERFACE))
-}
-
-/// One stage of a pipeline being planned.
-struct Stage {
-    flag: S,
-    module: Option<Arc<ModuleRecord>>,
-    entry: Option<String>,
-    /// The layer can substitute this stage's module (false for code inline behind a
-    /// `pNext` struct the layer cannot copy).
-    patchable: bool,
-}
-
-impl Stage {
-    fn code(&self) -> Option<(&Arc<ModuleRecord>, &str)> {
-        Some((self.module.as_ref()?, self.entry.as_deref()?))
-    }
+    let wants_attachments = view
+        .get(Stage::Fragment)
+        .and_then(|f| f.summary)
+        .is_some_and(|f| f.frag_color);
+    let key = pipeline_key(dev, ci, view.last_pre_rasterization(), wants_attachments);
+    // A library that cannot know its attachments is planned for its warning.
+    let unknown_attachments = wants_attachments && key.attachments == Attachments::Unknown;
+    unknown_attachments || !choose(&view, &key).is_empty()
 }
 
 /// What happens to one create info.
@@ -282,143 +143,6 @@ impl Plan {
     }
 }
 
-#[derive(Default)]
-struct Rewrite {
-    /// New code per index into `pStages`.
-    stages: Vec<(usize, Arc<[u32]>)>,
-    /// A generated TCS and where its levels live in the layout.
-    tcs: Option<(Arc<[u32]>, u32, S)>,
-    /// What the layer fixed, for the info log.
-    notes: Vec<String>,
-}
-
-fn attachment_kind(format: vk::Format) -> AttachmentKind {
-    use vk::Format as F;
-    match format {
-        F::R8_SINT
-        | F::R8G8_SINT
-        | F::R8G8B8_SINT
-        | F::B8G8R8_SINT
-        | F::R8G8B8A8_SINT
-        | F::B8G8R8A8_SINT
-        | F::A8B8G8R8_SINT_PACK32
-        | F::A2R10G10B10_SINT_PACK32
-        | F::A2B10G10R10_SINT_PACK32
-        | F::R16_SINT
-        | F::R16G16_SINT
-        | F::R16G16B16_SINT
-        | F::R16G16B16A16_SINT
-        | F::R32_SINT
-        | F::R32G32_SINT
-        | F::R32G32B32_SINT
-        | F::R32G32B32A32_SINT
-        | F::R64_SINT
-        | F::R64G64_SINT
-        | F::R64G64B64_SINT
-        | F::R64G64B64A64_SINT => AttachmentKind::Sint,
-        F::R8_UINT
-        | F::R8G8_UINT
-        | F::R8G8B8_UINT
-        | F::B8G8R8_UINT
-        | F::R8G8B8A8_UINT
-        | F::B8G8R8A8_UINT
-        | F::A8B8G8R8_UINT_PACK32
-        | F::A2R10G10B10_UINT_PACK32
-        | F::A2B10G10R10_UINT_PACK32
-        | F::R16_UINT
-        | F::R16G16_UINT
-        | F::R16G16B16_UINT
-        | F::R16G16B16A16_UINT
-        | F::R32_UINT
-        | F::R32G32_UINT
-        | F::R32G32B32_UINT
-        | F::R32G32B32A32_UINT
-        | F::R64_UINT
-        | F::R64G64_UINT
-        | F::R64G64B64_UINT
-        | F::R64G64B64A64_UINT => AttachmentKind::Uint,
-        _ => AttachmentKind::Float,
-    }
-}
-
-/// The colour attachments the fragment shader draws into; `None` when gl_FragColor needs no
-/// broadcast (no attachment but 0).
-fn frag_color_key(
-    dev: &DeviceData,
-    ci: &vk::GraphicsPipelineCreateInfo<'_>,
-) -> Option<FragColorKey> {
-    let formats: Vec<Option<vk::Format>> = if ci.render_pass != vk::RenderPass::null() {
-        let pass = dev
-            .records
-            .render_passes
-            .read()
-            .get(&ci.render_pass)
-            .cloned()?;
-        pass.subpass_colors.get(ci.subpass as usize)?.clone()
-    } else {
-        // SAFETY: valid pNext chain.
-        let rendering = unsafe {
-            find_in_chain::<vk::PipelineRenderingCreateInfo<'_>>(
-                ci.p_next,
-                vk::StructureType::PIPELINE_RENDERING_CREATE_INFO,
-            )
-        }?;
-        // SAFETY: Vulkan's valid usage for the format array.
-        unsafe {
-            slice(
-                rendering.p_color_attachment_formats,
-                rendering.color_attachment_count,
-            )
-        }
-        .iter()
-        .map(|&f| (f != vk::Format::UNDEFINED).then_some(f))
-        .collect()
-    };
-    let max = dev.limits.max_fragment_output_attachments;
-    let attachments: Vec<(u32, AttachmentKind)> = formats
-        .iter()
-        .enumerate()
-        .filter_map(|(i, f)| Some((i as u32, attachment_kind((*f)?))))
-        .filter(|(location, _)| *location < max)
-        .collect();
-    attachments
-        .iter()
-        .any(|(location, _)| *location != 0)
-        .then_some(FragColorKey { attachments })
-}
-
-fn stage_name(flag: S) -> &'static str {
-    match flag {
-        S::VERTEX => "vertex shader",
-        S::TESSELLATION_EVALUATION => "tessellation evaluation shader",
-        S::GEOMETRY => "geometry shader",
-        _ => "shader",
-    }
-}
-
-/// Runs one pass through the cache, dumping what it emits.
-fn cached(
-    dev: &DeviceData,
-    key: CacheKey,
-    source_hash: u64,
-    label: &str,
-    pass: impl FnOnce() -> Outcome,
-) -> Outcome {
-    let (outcome, ran) = dev.records.cache.get_or_run(key, pass);
-    if ran {
-        match &outcome {
-            Outcome::Module(words) | Outcome::Split(words, _) => {
-                dump_module(&dev.settings, source_hash, label, words)
-            }
-            Outcome::Failed(why) => {
-                log::warning!("{label} pass failed: {why}")
-            }
-            Outcome::Unchanged => {}
-        }
-    }
-    outcome
-}
-
 fn plan(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) -> Plan {
     maybe_inject_panic(&dev.settings, "vkCreateGraphicsPipelines/plan");
     let library = is_library(ci);
@@ -429,260 +153,42 @@ fn plan(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) -> Plan {
              control shader (the layer does not generate TCSs for libraries)",
         );
     }
-    let settings = &dev.settings;
-    let list: Vec<Stage> = stages(ci)
-        .iter()
-        .map(|s| Stage {
-            flag: s.stage,
-            module: stage_module(dev, s),
-            // SAFETY: pName is a nul-terminated string (valid usage).
-            entry: unsafe { s.p_name.as_ref() }
-                .and_then(|_| unsafe { CStr::from_ptr(s.p_name) }.to_str().ok())
-                .map(str::to_owned),
-            // SAFETY: valid pNext chain.
-            patchable: s.module != vk::ShaderModule::null()
-                || unsafe { inline_code(s) }.is_some_and(|(_, copyable)| copyable),
-        })
-        .collect();
-    let find = |flag: S| list.iter().position(|s| s.flag == flag);
-    let mut rewrite = Rewrite::default();
-
-    if tes_without_tcs(ci) {
-        match generate_tcs(
-            dev,
-            ci,
-            &list,
-            find(S::TESSELLATION_EVALUATION),
-            find(S::VERTEX),
-        ) {
-            Ok(GeneratedTcs {
-                words,
-                offset,
-                stages,
-                patch_size: patch,
-            }) => {
-                rewrite.tcs = Some((words, offset, stages));
-                rewrite.notes.push(format!(
-                    "generated passthrough tessellation control shader ({patch} control points, \
-                     default levels at push-constant offset {offset})"
-                ));
-            }
-            Err(why) => return Plan::fail(why),
-        }
-    }
-
-    // XFB: the last pre-rasterization stage, and the fragment inputs that must match it.
-    let fragment = find(S::FRAGMENT);
-    let mut split_inputs: Option<SplitInterface> = None;
-    let last_pre_raster = find(S::GEOMETRY)
-        .or(find(S::TESSELLATION_EVALUATION))
-        .or(find(S::VERTEX));
-    let xfb = settings.xfb_split && dev.features.transform_feedback && !library;
-    if let Some(i) = last_pre_raster.filter(|_| xfb) {
-        let fs_patchable = fragment.is_none_or(|f| list[f].patchable);
-        if let Some((module, entry)) = list[i].code().filter(|_| list[i].patchable && fs_patchable)
-        {
-            if module.summary.xfb_candidate {
-                let key = CacheKey::XfbOutputs {
-                    module: ModuleKey::of(module),
-                    entry: entry.into(),
-                };
-                let outcome =
-                    cached(
-                        dev,
-                        key,
-                        module.hash(),
-                        "xfb_split",
-                        || match split_xfb_outputs(&module.words, entry) {
-                            Ok(Some((words, split))) => Outcome::Split(words.into(), split),
-                            Ok(None) => Outcome::Unchanged,
-                            Err(e) => Outcome::Failed(e.to_string().into()),
-                        },
-                    );
-                if let Outcome::Split(words, split) = outcome {
-                    rewrite.notes.push(format!(
-                        "XFB struct outputs of the {} split member by member (Locations {:?})",
-                        stage_name(list[i].flag),
-                        split.locations
-                    ));
-                    rewrite.stages.push((i, words));
-                    split_inputs = fragment.map(|_| split);
-                }
-            }
-        }
-    }
-
-    if let Some(f) = fragment {
-        if let Some((module, entry)) = list[f].code().filter(|_| list[f].patchable) {
-            let mut words: Arc<[u32]> = module.words.clone();
-            let mut key = ModuleKey::of(module);
-            let source_hash = module.hash();
-            let broadcast = settings.fragcolor_broadcast && module.summary.frag_color;
-            let attachments_known = !library || library_attachments_known(ci);
-            if broadcast && !attachments_known && module.first_library_use() {
+    let codes = stage_codes(dev, ci);
+    let view = stage_view(&codes);
+    let fragment = codes.iter().find(|c| c.stage == Stage::Fragment);
+    let frag_color = dev
+        .settings
+        .semantics
+        .contains(Semantic::FragColorBroadcast)
+        && fragment.is_some_and(|f| f.module.as_ref().is_some_and(|m| m.summary.frag_color));
+    if frag_color && library && !library_attachments_known(ci) {
+        if let Some(module) = fragment.and_then(|f| f.module.as_ref()) {
+            if module.first_library_use() {
                 log::warning!(
-                    "a graphics pipeline library's fragment shader writes gl_FragColor, but the \
-                     library has neither a render pass nor the fragment output interface: the \
-                     layer cannot tell the attachments, so only colour attachment 0 gets it \
-                     (GL writes every draw buffer)"
+                    "a graphics pipeline library's fragment shader writes gl_FragColor, but \
+                     the library has neither a render pass nor the fragment output \
+                     interface: the layer cannot tell the attachments, so only colour \
+                     attachment 0 gets it (GL writes every draw buffer)"
                 );
             }
-            let frag_key = (broadcast && attachments_known)
-                .then(|| frag_color_key(dev, ci))
-                .flatten();
-            if let Some(frag_key) = frag_key {
-                let n = frag_key.attachments.len();
-                let cache_key = CacheKey::FragColor {
-                    module: key.clone(),
-                    entry: entry.into(),
-                    key: frag_key.clone(),
-                };
-                let outcome =
-                    cached(
-                        dev,
-                        cache_key,
-                        source_hash,
-                        "fragcolor",
-                        || match broadcast_frag_color(&words, entry, &frag_key) {
-                            Ok(Some(w)) => Outcome::Module(w.into()),
-                            Ok(None) => Outcome::Unchanged,
-                            Err(e) => Outcome::Failed(e.to_string().into()),
-                        },
-                    );
-                if let Outcome::Module(w) = outcome {
-                    rewrite
-                        .notes
-                        .push(format!("gl_FragColor broadcast to {n} attachments"));
-                    key = ModuleKey::new(content_hash(&w), w.clone());
-                    words = w;
-                }
-            }
-            if let Some(split) = split_inputs {
-                let cache_key = CacheKey::SplitInputs {
-                    module: key,
-                    entry: entry.into(),
-                    split: split.clone(),
-                };
-                let outcome = cached(dev, cache_key, source_hash, "xfb_split_inputs", || {
-                    match split_matching_inputs(&words, entry, &split) {
-                        Ok(Some(w)) => Outcome::Module(w.into()),
-                        Ok(None) => Outcome::Unchanged,
-                        Err(e) => Outcome::Failed(e.to_string().into()),
-                    }
-                });
-                match outcome {
-                    Outcome::Module(w) => {
-                        rewrite
-                            .notes
-                            .push("fragment shader inputs split to match".into());
-                        words = w;
-                    }
-                    Outcome::Unchanged => {}
-                    // The split outputs would not match the fragment inputs: undo the split.
-                    _ => {
-                        rewrite.stages.clear();
-                        rewrite.notes.retain(|n| !n.starts_with("XFB"));
-                    }
-                }
-            }
-            if !Arc::ptr_eq(&words, &module.words) {
-                rewrite.stages.push((f, words));
-            }
         }
     }
-
-    if rewrite.stages.is_empty() && rewrite.tcs.is_none() {
+    let key = pipeline_key(dev, ci, view.last_pre_rasterization(), frag_color);
+    let steps = choose(&view, &key);
+    if steps.is_empty() {
+        return Plan::Keep;
+    }
+    let mut run = Run::new(dev, ci, &codes);
+    for step in steps {
+        if let Err(why) = run.step(step) {
+            return Plan::fail(why);
+        }
+    }
+    let rewrite = run.finish();
+    if rewrite.is_empty() {
         Plan::Keep
     } else {
         Plan::Rewrite(rewrite)
-    }
-}
-
-/// A generated TCS and where its levels go.
-struct GeneratedTcs {
-    words: Arc<[u32]>,
-    offset: u32,
-    stages: S,
-    patch_size: u32,
-}
-
-/// Builds the passthrough TCS for a TES-without-TCS pipeline, or says why it cannot.
-fn generate_tcs(
-    dev: &DeviceData,
-    ci: &vk::GraphicsPipelineCreateInfo<'_>,
-    list: &[Stage],
-    tes: Option<usize>,
-    vertex: Option<usize>,
-) -> Result<GeneratedTcs, String> {
-    let no = |why: &str| {
-        Err(format!("a tessellation evaluation shader without a control shader needs a generated TCS, but {why}"))
-    };
-    if !dev.settings.passthrough_tcs {
-        return no("the passthrough_tcs setting is off");
-    }
-    if !dev.features.tessellation_shader {
-        return no("the device did not enable tessellationShader");
-    }
-    // SAFETY: valid pointers per Vulkan's valid usage.
-    let dynamic = unsafe { ci.p_dynamic_state.as_ref() }
-        .map(|d| unsafe { slice(d.p_dynamic_states, d.dynamic_state_count) })
-        .unwrap_or(&[]);
-    if dynamic.contains(&vk::DynamicState::PATCH_CONTROL_POINTS_EXT) {
-        return no("VK_DYNAMIC_STATE_PATCH_CONTROL_POINTS_EXT is not supported with it (the TCS's output patch size is fixed at creation)");
-    }
-    // SAFETY: as above.
-    let Some(tess) = (unsafe { ci.p_tessellation_state.as_ref() }) else {
-        return no("pTessellationState is NULL");
-    };
-    let layout = dev.records.layouts.read().get(&ci.layout).cloned();
-    let (offset, stages) = match layout.as_ref().map(|l| &l.levels) {
-        Some(LevelsSlot::Reserved { offset, stages }) => (*offset, *stages),
-        Some(LevelsSlot::Unavailable(why)) => {
-            return no(&format!(
-                "its pipeline layout has no push-constant room for the levels: {why}"
-            ))
-        }
-        None => return no("its pipeline layout is unknown to the layer"),
-    };
-    let Some((tes_module, tes_entry)) = tes.and_then(|t| list[t].code()) else {
-        return no("the layer has no code for the tessellation evaluation shader");
-    };
-    let vs = vertex.and_then(|v| list[v].code());
-    let key = TcsKey {
-        output_vertices: tess.patch_control_points,
-        max_patch_size: dev.limits.max_tessellation_patch_size,
-        push_constant_offset: offset,
-    };
-    let cache_key = CacheKey::Tcs {
-        tes: ModuleKey::of(tes_module),
-        tes_entry: tes_entry.into(),
-        vertex: vs.map(|(m, e)| (ModuleKey::of(m), e.to_owned())),
-        key: key.clone(),
-    };
-    let outcome = cached(
-        dev,
-        cache_key,
-        tes_module.hash(),
-        "tcs",
-        || match build_passthrough_tcs(
-            &tes_module.words,
-            tes_entry,
-            vs.map(|(m, e)| (&m.words[..], e)),
-            &key,
-        ) {
-            Ok(words) => Outcome::Module(words.into()),
-            Err(e) => Outcome::Failed(e.to_string().into()),
-        },
-    );
-    match outcome {
-        Outcome::Module(words) => Ok(GeneratedTcs {
-            words,
-            offset,
-            stages,
-            patch_size: tess.patch_control_points,
-        }),
-        Outcome::Failed(why) => no(&format!("generating it failed: {why}")),
-        _ => no("generating it produced nothing"),
     }
 }
 
@@ -693,6 +199,20 @@ struct Patched {
     temporaries: Vec<vk::ShaderModule>,
     /// Copied `pNext` structs of stages whose inline code was unlinked.
     chain_copies: Vec<Box<[u64]>>,
+    /// The rasterization / viewport state with GL's conventions chained in front of the
+    /// application's `pNext` (boxed: the copies point into them).
+    rasterization: Option<Box<RasterizationCopy>>,
+    viewport: Option<Box<ViewportCopy>>,
+}
+
+struct RasterizationCopy {
+    state: vk::PipelineRasterizationStateCreateInfo<'static>,
+    provoking: vk::PipelineRasterizationProvokingVertexStateCreateInfoEXT<'static>,
+}
+
+struct ViewportCopy {
+    state: vk::PipelineViewportStateCreateInfo<'static>,
+    depth: vk::PipelineViewportDepthClipControlCreateInfoEXT<'static>,
 }
 
 struct Call<'a> {
@@ -765,7 +285,53 @@ impl Call<'_> {
             stages: stages(ci).iter().map(|s| std::mem::transmute(*s)).collect(),
             temporaries: Vec::new(),
             chain_copies: Vec::new(),
+            rasterization: None,
+            viewport: None,
         };
+        // SAFETY (both): the pointers are valid per Vulkan's valid usage; the planner only
+        // asks for these where the state exists.
+        if let Some(state) = ci
+            .p_rasterization_state
+            .as_ref()
+            .filter(|_| rewrite.provoking_vertex_last)
+        {
+            let mut copy = Box::new(RasterizationCopy {
+                state: std::mem::transmute::<
+                    vk::PipelineRasterizationStateCreateInfo<'_>,
+                    vk::PipelineRasterizationStateCreateInfo<'static>,
+                >(*state),
+                provoking: vk::PipelineRasterizationProvokingVertexStateCreateInfoEXT {
+                    p_next: state.p_next,
+                    provoking_vertex_mode: vk::ProvokingVertexModeEXT::LAST_VERTEX,
+                    ..Default::default()
+                },
+            });
+            copy.state.p_next = (&copy.provoking
+                as *const vk::PipelineRasterizationProvokingVertexStateCreateInfoEXT<'_>)
+                .cast();
+            patched.rasterization = Some(copy);
+        }
+        if let Some(state) = ci
+            .p_viewport_state
+            .as_ref()
+            .filter(|_| rewrite.negative_one_to_one)
+        {
+            let mut copy = Box::new(ViewportCopy {
+                state: std::mem::transmute::<
+                    vk::PipelineViewportStateCreateInfo<'_>,
+                    vk::PipelineViewportStateCreateInfo<'static>,
+                >(*state),
+                depth: vk::PipelineViewportDepthClipControlCreateInfoEXT {
+                    p_next: state.p_next,
+                    negative_one_to_one: vk::TRUE,
+                    ..Default::default()
+                },
+            });
+            copy.state.p_next = (&copy.depth
+                as *const vk::PipelineViewportDepthClipControlCreateInfoEXT<'_>)
+                .cast();
+            patched.viewport = Some(copy);
+        }
         let fail = |patched: &Patched, e: vk::Result| {
             self.destroy_temporaries(&patched.temporaries);
             Err((
@@ -797,7 +363,7 @@ impl Call<'_> {
                 Err(e) => return fail(&patched, e),
             }
         }
-        if let Some((words, _, _)) = &rewrite.tcs {
+        if let Some(words) = &rewrite.tcs {
             match self.temporary_module(words) {
                 Ok(m) => {
                     patched.temporaries.push(m);
@@ -878,6 +444,12 @@ impl Call<'_> {
             if let Some(p) = &patched[i] {
                 info.stage_count = p.stages.len() as u32;
                 info.p_stages = p.stages.as_ptr();
+                if let Some(copy) = &p.rasterization {
+                    info.p_rasterization_state = &copy.state;
+                }
+                if let Some(copy) = &p.viewport {
+                    info.p_viewport_state = &copy.state;
+                }
             }
             position[i] = Some(down.len());
             down.push(info);
@@ -932,121 +504,18 @@ impl Call<'_> {
             for note in &rewrite.notes {
                 log::info!("pipeline {:#x}: {note}", pipeline.as_raw());
             }
-            let generated_tcs = rewrite
-                .tcs
-                .as_ref()
-                .map(|&(_, offset, stages)| LevelsBinding {
-                    layout: ci.layout,
-                    offset,
-                    stages,
-                });
+            let _ = ci;
             self.dev
                 .records
                 .pipelines
                 .write()
-                .insert(pipeline, PipelineRecord::new(generated_tcs));
-            if generated_tcs.is_some() {
+                .insert(pipeline, PipelineRecord::new(rewrite.reads_block));
+            if rewrite.reads_block.is_some() {
                 self.dev
                     .records
-                    .generated_tcs_pipelines
+                    .block_pipelines
                     .fetch_add(1, Ordering::Relaxed);
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn inline_code_is_unlinked_from_a_copy_of_the_chain() {
-        let robustness = vk::PipelineRobustnessCreateInfoEXT::default();
-        let code = vk::ShaderModuleCreateInfo {
-            p_next: (&robustness as *const vk::PipelineRobustnessCreateInfoEXT<'_>).cast(),
-            ..Default::default()
-        };
-        let name = vk::DebugUtilsObjectNameInfoEXT {
-            p_next: (&code as *const vk::ShaderModuleCreateInfo<'_>).cast(),
-            object_handle: 42,
-            ..Default::default()
-        };
-        let subgroup = vk::PipelineShaderStageRequiredSubgroupSizeCreateInfo {
-            p_next: (&name as *const vk::DebugUtilsObjectNameInfoEXT<'_>)
-                .cast::<c_void>()
-                .cast_mut(),
-            required_subgroup_size: 8,
-            ..Default::default()
-        };
-        let head = (&subgroup as *const vk::PipelineShaderStageRequiredSubgroupSizeCreateInfo<'_>)
-            .cast::<c_void>();
-        let mut copies = Vec::new();
-        let chain = unsafe { chain_without_code(head, &mut copies) }.unwrap();
-        let mut types = Vec::new();
-        let mut p = chain as *const vk::BaseInStructure<'_>;
-        while let Some(s) = unsafe { p.as_ref() } {
-            types.push(s.s_type);
-            p = s.p_next;
-        }
-        use vk::StructureType as T;
-        assert_eq!(
-            types,
-            [
-                T::PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO,
-                T::DEBUG_UTILS_OBJECT_NAME_INFO_EXT,
-                T::PIPELINE_ROBUSTNESS_CREATE_INFO_EXT,
-            ]
-        );
-        // The copies keep their contents; the application's structs are untouched.
-        let copied =
-            unsafe { &*chain.cast::<vk::PipelineShaderStageRequiredSubgroupSizeCreateInfo<'_>>() };
-        assert_eq!(copied.required_subgroup_size, 8);
-        assert_ne!(chain, head);
-        assert_eq!(
-            subgroup.p_next.cast_const(),
-            (&name as *const vk::DebugUtilsObjectNameInfoEXT<'_>).cast()
-        );
-        assert_eq!(
-            name.p_next,
-            (&code as *const vk::ShaderModuleCreateInfo<'_>).cast()
-        );
-
-        // Behind a struct the layer does not know, the code cannot be unlinked.
-        let unknown = vk::BaseInStructure {
-            s_type: T::APPLICATION_INFO,
-            p_next: (&code as *const vk::ShaderModuleCreateInfo<'_>).cast(),
-            ..Default::default()
-        };
-        let head = (&unknown as *const vk::BaseInStructure<'_>).cast::<c_void>();
-        assert!(unsafe { chain_without_code(head, &mut copies) }.is_none());
-    }
-
-    #[test]
-    fn integer_formats_get_integer_outputs() {
-        assert_eq!(
-            attachment_kind(vk::Format::R32G32B32A32_SINT),
-            AttachmentKind::Sint
-        );
-        assert_eq!(attachment_kind(vk::Format::R8_UINT), AttachmentKind::Uint);
-        assert_eq!(
-            attachment_kind(vk::Format::A2B10G10R10_UINT_PACK32),
-            AttachmentKind::Uint
-        );
-        assert_eq!(
-            attachment_kind(vk::Format::R8G8B8A8_UNORM),
-            AttachmentKind::Float
-        );
-        assert_eq!(
-            attachment_kind(vk::Format::R8G8B8A8_SRGB),
-            AttachmentKind::Float
-        );
-        assert_eq!(
-            attachment_kind(vk::Format::R16G16B16A16_SFLOAT),
-            AttachmentKind::Float
-        );
-        assert_eq!(
-            attachment_kind(vk::Format::R8G8B8A8_SNORM),
-            AttachmentKind::Float
-        );
     }
 }

@@ -1,30 +1,83 @@
-//! Where a pipeline layout holds the generated TCS's tessellation levels (DESIGN.md §4.3).
+//! Where a pipeline layout holds the GL-state push-constant block (`crate::spirv::gl_state`).
 //!
-//! A pure function of the application's push-constant ranges and `maxPushConstantsSize`,
-//! so layouts that were compatible stay compatible. The levels never share a byte with an
-//! application range of other stages: `vkCmdPushConstants` must name every stage of every
-//! range a pushed byte falls in, so an overlap would invalidate the application's own
-//! pushes.
+//! A pure function of the application's push-constant ranges, the stages that read the
+//! block and `maxPushConstantsSize`, so layouts that were compatible stay compatible. The
+//! block never shares a byte with an application range of other stages: `vkCmdPushConstants`
+//! must name every stage of every range a pushed byte falls in, so an overlap would
+//! invalidate the application's own pushes.
 
 use ash::vk;
 
-use crate::spirv::passthrough_tcs::LEVELS_PUSH_CONSTANT_SIZE as SIZE;
+use crate::spirv::gl_state::BLOCK_SIZE as SIZE;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Placement {
-    /// Add a `TESSELLATION_CONTROL` range of 24 bytes at `offset`.
-    Add { offset: u32 },
-    /// The application already has a range with the TCS stage (Vulkan allows one per
-    /// stage): `pPushConstantRanges[index]` becomes `[start, start + size)` (same stages),
-    /// which also covers the levels at `offset`.
+    /// Add a range of [`SIZE`] bytes at `offset` for `stages`.
+    Add {
+        offset: u32,
+        stages: vk::ShaderStageFlags,
+    },
+    /// The application already has the one range of some reader stage (Vulkan allows one
+    /// range per stage): `pPushConstantRanges[index]` becomes `[start, start + size)` (same
+    /// stages), which covers the block at `offset`. The other readers, `extra_stages`, get a
+    /// range of their own over the block's bytes (overlapping ranges of different stages
+    /// are allowed).
     Extend {
         index: usize,
         start: u32,
         size: u32,
         offset: u32,
+        extra_stages: vk::ShaderStageFlags,
     },
-    /// The levels do not fit; why.
+    /// The block does not fit; why.
     NoRoom(String),
+}
+
+impl Placement {
+    /// The block's offset and the stages a push of it must name.
+    pub fn block(&self, app: &[vk::PushConstantRange]) -> Option<(u32, vk::ShaderStageFlags)> {
+        match *self {
+            Placement::Add { offset, stages } => Some((offset, stages)),
+            Placement::Extend {
+                index,
+                offset,
+                extra_stages,
+                ..
+            } => Some((offset, app[index].stage_flags | extra_stages)),
+            Placement::NoRoom(_) => None,
+        }
+    }
+
+    /// The ranges to create the layout with.
+    pub fn ranges(&self, app: &[vk::PushConstantRange]) -> Option<Vec<vk::PushConstantRange>> {
+        let mut ranges = app.to_vec();
+        match *self {
+            Placement::Add { offset, stages } => ranges.push(vk::PushConstantRange {
+                stage_flags: stages,
+                offset,
+                size: SIZE,
+            }),
+            Placement::Extend {
+                index,
+                start,
+                size,
+                offset,
+                extra_stages,
+            } => {
+                ranges[index].offset = start;
+                ranges[index].size = size;
+                if !extra_stages.is_empty() {
+                    ranges.push(vk::PushConstantRange {
+                        stage_flags: extra_stages,
+                        offset,
+                        size: SIZE,
+                    });
+                }
+            }
+            Placement::NoRoom(_) => return None,
+        }
+        Some(ranges)
+    }
 }
 
 fn end(r: &vk::PushConstantRange) -> u64 {
@@ -39,44 +92,57 @@ fn is_free(app: &[vk::PushConstantRange], offset: u64, skip: Option<usize>) -> b
         .all(|(_, r)| end(r) <= offset || u64::from(r.offset) >= offset + u64::from(SIZE))
 }
 
-/// Places the levels: the highest 4-aligned free gap, or an extension of the application's
-/// own TCS range.
-pub fn place_levels(app: &[vk::PushConstantRange], max_size: u32) -> Placement {
+/// Places the block read by `readers`: the highest 4-aligned free gap, or an extension of
+/// the application's own range of a reader stage.
+pub fn place_block(
+    app: &[vk::PushConstantRange],
+    readers: vk::ShaderStageFlags,
+    max_size: u32,
+) -> Placement {
     let max = u64::from(max_size);
     let size = u64::from(SIZE);
-    if let Some(index) = app.iter().position(|r| {
-        r.stage_flags
-            .contains(vk::ShaderStageFlags::TESSELLATION_CONTROL)
-    }) {
-        let tcs = app[index];
+    let mut owners = app
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.stage_flags.intersects(readers));
+    if let Some((index, owner)) = owners.next() {
+        if let Some((_, second)) = owners.next() {
+            return Placement::NoRoom(format!(
+                "the application has push-constant ranges for {:?} and for {:?}, which \
+                 would both have to hold the {SIZE}-byte GL-state block",
+                owner.stage_flags, second.stage_flags
+            ));
+        }
+        let extra_stages = readers & !owner.stage_flags;
         // Only the bytes the extension adds must be free: the range keeps its stages, so the
         // application's pushes into its old bytes stay valid.
-        let after = end(&tcs);
+        let after = end(owner);
         if after + size <= max && is_free(app, after, Some(index)) {
-            let (start, size) = (tcs.offset, tcs.size + SIZE);
             return Placement::Extend {
                 index,
-                start,
-                size,
+                start: owner.offset,
+                size: owner.size + SIZE,
                 offset: after as u32,
+                extra_stages,
             };
         }
-        let before = u64::from(tcs.offset);
+        let before = u64::from(owner.offset);
         if before >= size && is_free(app, before - size, Some(index)) {
-            let (start, size) = (tcs.offset - SIZE, tcs.size + SIZE);
+            let start = owner.offset - SIZE;
             return Placement::Extend {
                 index,
                 start,
-                size,
+                size: owner.size + SIZE,
                 offset: start,
+                extra_stages,
             };
         }
         return Placement::NoRoom(format!(
-            "the application's TESSELLATION_CONTROL push-constant range [{}, {}) cannot grow \
-             by {SIZE} bytes without overlapping another range or passing \
-             maxPushConstantsSize ({max_size})",
-            tcs.offset,
-            end(&tcs)
+            "the application's {:?} push-constant range [{}, {}) cannot grow by {SIZE} bytes \
+             without overlapping another range or passing maxPushConstantsSize ({max_size})",
+            owner.stage_flags,
+            owner.offset,
+            end(owner)
         ));
     }
     if max >= size {
@@ -85,6 +151,7 @@ pub fn place_levels(app: &[vk::PushConstantRange], max_size: u32) -> Placement {
             if is_free(app, offset, None) {
                 return Placement::Add {
                     offset: offset as u32,
+                    stages: readers,
                 };
             }
             if offset < 4 {
@@ -104,6 +171,8 @@ mod tests {
     use super::*;
     use vk::ShaderStageFlags as S;
 
+    const TCS: S = S::TESSELLATION_CONTROL;
+
     fn range(stages: S, offset: u32, size: u32) -> vk::PushConstantRange {
         vk::PushConstantRange {
             stage_flags: stages,
@@ -112,81 +181,119 @@ mod tests {
         }
     }
 
+    fn add(offset: u32, stages: S) -> Placement {
+        Placement::Add { offset, stages }
+    }
+
     #[test]
-    fn no_ranges_puts_the_levels_at_the_top() {
-        // 128 - 24 = 104, already 4-aligned.
-        assert_eq!(place_levels(&[], 128), Placement::Add { offset: 104 });
+    fn no_ranges_puts_the_block_at_the_top() {
+        // 128 - 32 = 96, already 4-aligned.
+        assert_eq!(place_block(&[], TCS, 128), add(96, TCS));
+        let readers = TCS | S::VERTEX | S::TESSELLATION_EVALUATION | S::GEOMETRY;
+        assert_eq!(place_block(&[], readers, 128), add(96, readers));
     }
 
     #[test]
     fn top_is_aligned_down_to_4() {
-        // 130 - 24 = 106 → 104.
-        assert_eq!(place_levels(&[], 130), Placement::Add { offset: 104 });
+        // 130 - 32 = 98 → 96.
+        assert_eq!(place_block(&[], TCS, 130), add(96, TCS));
     }
 
     #[test]
-    fn app_range_below_leaves_the_top_free() {
-        let app = [range(S::VERTEX | S::FRAGMENT, 0, 64)];
-        assert_eq!(place_levels(&app, 128), Placement::Add { offset: 104 });
+    fn app_range_of_other_stages_below_leaves_the_top_free() {
+        let app = [range(S::FRAGMENT, 0, 64)];
+        assert_eq!(
+            place_block(&app, TCS | S::VERTEX, 128),
+            add(96, TCS | S::VERTEX)
+        );
     }
 
     #[test]
-    fn app_range_at_the_top_pushes_the_levels_below_it() {
-        // [96, 128) taken: highest free 24 bytes end at 96 → 72.
-        let app = [range(S::VERTEX, 96, 32)];
-        assert_eq!(place_levels(&app, 128), Placement::Add { offset: 72 });
+    fn app_range_at_the_top_pushes_the_block_below_it() {
+        // [96, 128) taken: highest free 32 bytes end at 96 → 64.
+        let app = [range(S::FRAGMENT, 96, 32)];
+        assert_eq!(place_block(&app, TCS, 128), add(64, TCS));
     }
 
     #[test]
     fn a_gap_between_ranges_is_used() {
-        // [0,16) and [48,128) leave [16,48): 24 bytes fit at 24 (highest) .. 16.
-        let app = [range(S::VERTEX, 0, 16), range(S::FRAGMENT, 48, 80)];
-        assert_eq!(place_levels(&app, 128), Placement::Add { offset: 24 });
+        // [0,16) and [56,128) leave [16,56): 32 bytes fit at 24 (highest) .. 16.
+        let app = [range(S::FRAGMENT, 0, 16), range(S::COMPUTE, 56, 72)];
+        assert_eq!(place_block(&app, TCS, 128), add(24, TCS));
     }
 
     #[test]
     fn ranges_filling_everything_leave_no_room() {
-        let app = [range(S::VERTEX, 0, 64), range(S::FRAGMENT, 64, 64)];
-        assert!(matches!(place_levels(&app, 128), Placement::NoRoom(_)));
-        // A 20-byte gap is not enough either.
-        let app = [range(S::VERTEX, 0, 64), range(S::FRAGMENT, 84, 44)];
-        assert!(matches!(place_levels(&app, 128), Placement::NoRoom(_)));
+        let app = [range(S::FRAGMENT, 0, 64), range(S::COMPUTE, 64, 64)];
+        assert!(matches!(place_block(&app, TCS, 128), Placement::NoRoom(_)));
+        // A 28-byte gap is not enough either.
+        let app = [range(S::FRAGMENT, 0, 64), range(S::COMPUTE, 92, 36)];
+        assert!(matches!(place_block(&app, TCS, 128), Placement::NoRoom(_)));
     }
 
     #[test]
     fn limit_smaller_than_the_block() {
-        assert!(matches!(place_levels(&[], 16), Placement::NoRoom(_)));
+        assert!(matches!(place_block(&[], TCS, 16), Placement::NoRoom(_)));
     }
 
     #[test]
-    fn app_tcs_range_is_extended_upwards() {
-        let app = [range(S::TESSELLATION_CONTROL | S::VERTEX, 0, 32)];
+    fn a_reader_range_is_extended_upwards_and_the_other_readers_get_their_own() {
+        let app = [range(S::VERTEX, 0, 16)];
+        let placement = place_block(&app, TCS | S::VERTEX, 128);
         assert_eq!(
-            place_levels(&app, 128),
+            placement,
             Placement::Extend {
                 index: 0,
                 start: 0,
-                size: 56,
-                offset: 32
+                size: 48,
+                offset: 16,
+                extra_stages: TCS,
             }
         );
+        let ranges: Vec<_> = placement
+            .ranges(&app)
+            .unwrap()
+            .iter()
+            .map(|r| (r.stage_flags, r.offset, r.size))
+            .collect();
+        assert_eq!(ranges, [(S::VERTEX, 0, 48), (TCS, 16, 32)]);
+        assert_eq!(placement.block(&app), Some((16, S::VERTEX | TCS)));
     }
 
     #[test]
     fn app_tcs_range_is_extended_downwards_when_above_is_taken() {
-        let app = [
-            range(S::FRAGMENT, 0, 16),
-            range(S::TESSELLATION_CONTROL, 64, 64),
-        ];
+        let app = [range(S::FRAGMENT, 0, 16), range(TCS, 64, 64)];
         assert_eq!(
-            place_levels(&app, 128),
+            place_block(&app, TCS, 128),
             Placement::Extend {
                 index: 1,
-                start: 40,
-                size: 88,
-                offset: 40
+                start: 32,
+                size: 96,
+                offset: 32,
+                extra_stages: S::empty(),
             }
         );
+    }
+
+    #[test]
+    fn a_vertex_fragment_range_up_to_the_limit_has_no_room() {
+        let app = [range(S::VERTEX | S::FRAGMENT, 0, 128)];
+        assert!(matches!(
+            place_block(&app, S::VERTEX | TCS, 128),
+            Placement::NoRoom(_)
+        ));
+        // The levels alone still fit beside it only if TCS has no range: here they do not
+        // share a stage, but no byte is free either.
+        assert!(matches!(place_block(&app, TCS, 128), Placement::NoRoom(_)));
+    }
+
+    #[test]
+    fn two_reader_ranges_cannot_both_hold_it() {
+        let app = [range(S::VERTEX, 0, 16), range(S::GEOMETRY, 16, 16)];
+        assert!(matches!(
+            place_block(&app, S::VERTEX | S::GEOMETRY, 128),
+            Placement::NoRoom(_)
+        ));
     }
 
     #[test]
@@ -195,9 +302,9 @@ mod tests {
         // second TCS range is not allowed.
         let app = [
             range(S::VERTEX, 0, 16),
-            range(S::TESSELLATION_CONTROL, 16, 16),
+            range(TCS, 16, 16),
             range(S::FRAGMENT, 32, 96),
         ];
-        assert!(matches!(place_levels(&app, 128), Placement::NoRoom(_)));
+        assert!(matches!(place_block(&app, TCS, 128), Placement::NoRoom(_)));
     }
 }

@@ -151,37 +151,53 @@ impl RenderPassRecord {
     }
 }
 
-/// Where a pipeline layout holds the generated TCS's tessellation levels.
+/// Where a pipeline layout holds the GL-state push-constant block
+/// (`crate::spirv::gl_state`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LevelsSlot {
-    /// At `offset`; pushes must name `stages` (all stages of the range holding it).
+pub enum BlockSlot {
+    /// At `offset`; pushes must name `push_stages` (every stage of every range holding
+    /// it); the shaders of `reads` may read it.
     Reserved {
         offset: u32,
-        stages: vk::ShaderStageFlags,
+        push_stages: vk::ShaderStageFlags,
+        reads: vk::ShaderStageFlags,
     },
-    /// The layout cannot host the levels, and why.
+    /// The layout holds no block, and why.
     Unavailable(String),
+}
+
+impl BlockSlot {
+    /// Where a shader of `stage` reads the block, if it can.
+    pub fn offset_for(&self, stage: vk::ShaderStageFlags) -> Option<u32> {
+        match self {
+            BlockSlot::Reserved { offset, reads, .. } if reads.contains(stage) => Some(*offset),
+            _ => None,
+        }
+    }
 }
 
 pub struct LayoutRecord {
     pub app_ranges: Vec<vk::PushConstantRange>,
-    pub levels: LevelsSlot,
+    pub block: BlockSlot,
+    /// Set once a pipeline on this layout had to do without the block (the layer warns once).
+    pub warned_no_block: AtomicBool,
     _live: Live,
 }
 
 impl LayoutRecord {
-    pub fn new(app_ranges: Vec<vk::PushConstantRange>, levels: LevelsSlot) -> LayoutRecord {
+    pub fn new(app_ranges: Vec<vk::PushConstantRange>, block: BlockSlot) -> LayoutRecord {
         LayoutRecord {
             app_ranges,
-            levels,
+            block,
+            warned_no_block: AtomicBool::new(false),
             _live: Live::new(Kind::PipelineLayout),
         }
     }
 }
 
-/// Where to push the levels for a pipeline with a generated TCS.
+/// Where to push the GL-state block for a pipeline whose shaders read it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LevelsBinding {
+pub struct BlockBinding {
     pub layout: vk::PipelineLayout,
     pub offset: u32,
     pub stages: vk::ShaderStageFlags,
@@ -189,28 +205,47 @@ pub struct LevelsBinding {
 
 /// A pipeline the layer rewrote (pass-through pipelines are not recorded).
 pub struct PipelineRecord {
-    pub generated_tcs: Option<LevelsBinding>,
+    /// Its shaders (a generated TCS, or GL state in the last pre-rasterization stage) read
+    /// the GL-state block.
+    pub reads_block: Option<BlockBinding>,
     _live: Live,
 }
 
 impl PipelineRecord {
-    pub fn new(generated_tcs: Option<LevelsBinding>) -> PipelineRecord {
+    pub fn new(reads_block: Option<BlockBinding>) -> PipelineRecord {
         PipelineRecord {
-            generated_tcs,
+            reads_block,
             _live: Live::new(Kind::Pipeline),
         }
     }
 }
 
-/// GL's initial default levels: every outer and inner level 1.0. Push order: `inner[2]`,
-/// then `outer[4]`.
-pub const DEFAULT_LEVELS: [f32; 6] = [1.0; 6];
+/// The GL-state block's contents, in its layout (`crate::spirv::gl_state`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GlStateValues {
+    pub inner: [f32; 2],
+    pub outer: [f32; 4],
+    pub point_size: f32,
+    pub flags: u32,
+}
 
-/// Per command buffer: the default levels and the bound generated-TCS pipeline, if any.
+impl GlStateValues {
+    /// GL's initial state: levels 1.0, point size 1.0, program point size off, no clip
+    /// plane enabled.
+    pub const INITIAL: GlStateValues = GlStateValues {
+        inner: [1.0; 2],
+        outer: [1.0; 4],
+        point_size: 1.0,
+        flags: 0,
+    };
+}
+
+/// Per command buffer: the GL state and the bound pipeline that reads it, if any.
 pub struct CommandBufferState {
     pub pool: vk::CommandPool,
-    pub levels: [f32; 6],
-    pub bound: Option<LevelsBinding>,
+    pub values: GlStateValues,
+    pub bound: Option<BlockBinding>,
     _live: Live,
 }
 
@@ -218,7 +253,7 @@ impl CommandBufferState {
     pub fn new(pool: vk::CommandPool) -> CommandBufferState {
         CommandBufferState {
             pool,
-            levels: DEFAULT_LEVELS,
+            values: GlStateValues::INITIAL,
             bound: None,
             _live: Live::new(Kind::CommandBuffer),
         }
@@ -226,7 +261,7 @@ impl CommandBufferState {
 
     /// State after `vkBeginCommandBuffer` / a reset.
     pub fn reset(&mut self) {
-        self.levels = DEFAULT_LEVELS;
+        self.values = GlStateValues::INITIAL;
         self.bound = None;
     }
 }
@@ -239,8 +274,9 @@ pub struct Records {
     pub render_passes: RwLock<HashMap<vk::RenderPass, Arc<RenderPassRecord>>>,
     pub layouts: RwLock<HashMap<vk::PipelineLayout, Arc<LayoutRecord>>>,
     pub pipelines: RwLock<HashMap<vk::Pipeline, PipelineRecord>>,
-    /// Live pipelines with a generated TCS: when 0, `vkCmdBindPipeline` does nothing more.
-    pub generated_tcs_pipelines: AtomicUsize,
+    /// Live pipelines that read the GL-state block: when 0, `vkCmdBindPipeline` does nothing
+    /// more.
+    pub block_pipelines: AtomicUsize,
     pub command_buffers: Mutex<HashMap<vk::CommandBuffer, CommandBufferState>>,
     pub cache: RewriteCache,
 }

@@ -3,6 +3,7 @@
 //! environment variables `VK_GLSEM_<SETTING>` (highest).
 
 use super::log::Level;
+use crate::semantics::{SemanticSet, SEMANTICS};
 use ash::vk;
 use std::ffi::{c_char, c_void, CStr};
 use std::path::{Path, PathBuf};
@@ -12,11 +13,9 @@ pub const LAYER_NAME: &str = "VK_LAYER_GLSEM_gl_semantics";
 const FILE_PREFIX: &str = "glsem_gl_semantics.";
 const ENV_PREFIX: &str = "VK_GLSEM_";
 
-/// Every setting the layer reads (the manifest declares the same list).
-pub const KEYS: [&str; 7] = [
-    "fragcolor_broadcast",
-    "xfb_split",
-    "passthrough_tcs",
+/// The settings that are not a semantic's (those come from [`SEMANTICS`]); the manifest
+/// declares both lists.
+pub const KEYS: [&str; 4] = [
     "log_level",
     "dump_dir",
     "rewrite_cache_mb",
@@ -28,11 +27,8 @@ pub const KEYS: [&str; 7] = [
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Settings {
-    /// `fragcolor_broadcast`: `auto` (broadcast when the pipeline has several attachments)
-    /// or `off`.
-    pub fragcolor_broadcast: bool,
-    pub xfb_split: bool,
-    pub passthrough_tcs: bool,
+    /// The semantics their settings leave on (all by default).
+    pub semantics: SemanticSet,
     pub log_level: Level,
     pub dump_dir: Option<PathBuf>,
     /// `rewrite_cache_mb`: what the rewrite cache may hold per device, in MiB (0: nothing).
@@ -43,9 +39,7 @@ pub struct Settings {
 impl Default for Settings {
     fn default() -> Self {
         Settings {
-            fragcolor_broadcast: true,
-            xfb_split: true,
-            passthrough_tcs: true,
+            semantics: SemanticSet::ALL,
             log_level: Level::Warn,
             dump_dir: None,
             rewrite_cache_mb: 64,
@@ -75,7 +69,10 @@ impl Settings {
         let file_values = file.map(parse_file).unwrap_or_default();
         let mut settings = Settings::default();
         let mut warnings = Vec::new();
-        for key in KEYS {
+        let semantic_keys = SEMANTICS
+            .iter()
+            .filter_map(|s| Some(s.setting.as_ref()?.key));
+        for key in KEYS.into_iter().chain(semantic_keys) {
             let env_name = format!("{ENV_PREFIX}{}", key.to_ascii_uppercase());
             let raw = env(&env_name)
                 .map(|value| Raw {
@@ -110,28 +107,35 @@ impl Settings {
     }
 
     /// Sets `key` from `value`, or says what the value should have been.
-    fn apply(&mut self, key: &str, value: &str) -> Result<(), &'static str> {
+    fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let semantic = SEMANTICS
+            .iter()
+            .find_map(|s| Some((s.semantic, s.setting.as_ref().filter(|s| s.key == key)?)));
+        if let Some((semantic, setting)) = semantic {
+            let on = match value {
+                v if v == setting.on => true,
+                v if v == setting.off => false,
+                // on/off settings also take the boolean spellings.
+                v if setting.on == "on" => parse_bool(v).map_err(str::to_owned)?,
+                _ => return Err(format!("{} or {}", setting.on, setting.off)),
+            };
+            self.semantics.set(semantic, on);
+            return Ok(());
+        }
         match key {
-            "fragcolor_broadcast" => {
-                self.fragcolor_broadcast = match value {
-                    "auto" => true,
-                    "off" => false,
-                    _ => return Err("auto or off"),
-                }
-            }
-            "xfb_split" => self.xfb_split = parse_bool(value)?,
-            "passthrough_tcs" => self.passthrough_tcs = parse_bool(value)?,
             "log_level" => {
                 self.log_level = Level::parse(value).ok_or("error, warn, info or debug")?
             }
             "dump_dir" => self.dump_dir = (!value.is_empty()).then(|| PathBuf::from(value)),
             "rewrite_cache_mb" => {
-                self.rewrite_cache_mb = value.parse().map_err(|_| "a whole number of MiB")?
+                self.rewrite_cache_mb = value
+                    .parse()
+                    .map_err(|_| "a whole number of MiB".to_owned())?
             }
             "debug_inject_panic" => {
                 self.debug_inject_panic = (!value.is_empty()).then(|| value.to_owned())
             }
-            _ => unreachable!("KEYS lists every setting"),
+            _ => unreachable!("KEYS and SEMANTICS list every setting"),
         }
         Ok(())
     }
@@ -258,6 +262,7 @@ pub unsafe fn slice<'a, T>(ptr: *const T, count: u32) -> &'a [T] {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::semantics::Semantic;
 
     fn api(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
         pairs
@@ -274,7 +279,7 @@ mod tests {
     fn defaults_without_any_source() {
         let (s, w) = Settings::resolve(&[], None, &no_env);
         assert_eq!(s, Settings::default());
-        assert!(s.fragcolor_broadcast && s.xfb_split && s.passthrough_tcs);
+        assert_eq!(s.semantics, SemanticSet::ALL);
         assert_eq!(s.log_level, Level::Warn);
         assert!(w.is_empty());
     }
@@ -282,14 +287,14 @@ mod tests {
     #[test]
     fn api_alone_applies() {
         let (s, _) = Settings::resolve(&api(&[("xfb_split", "off")]), None, &no_env);
-        assert!(!s.xfb_split);
+        assert!(!s.semantics.contains(Semantic::XfbSplit));
     }
 
     #[test]
     fn file_beats_api() {
         let file = "# comment\nglsem_gl_semantics.xfb_split = on\n";
         let (s, _) = Settings::resolve(&api(&[("xfb_split", "off")]), Some(file), &no_env);
-        assert!(s.xfb_split);
+        assert!(s.semantics.contains(Semantic::XfbSplit));
     }
 
     #[test]
@@ -305,14 +310,17 @@ mod tests {
         let file = "khronos_validation.log_level = info\nglsem_gl_semantics.passthrough_tcs=off";
         let (s, _) = Settings::resolve(&[], Some(file), &no_env);
         assert_eq!(s.log_level, Level::Warn);
-        assert!(!s.passthrough_tcs);
+        assert!(!s.semantics.contains(Semantic::PassthroughTcs));
     }
 
     #[test]
     fn bad_value_warns_and_uses_the_default() {
         let env = |name: &str| (name == "VK_GLSEM_FRAGCOLOR_BROADCAST").then(|| "maybe".to_owned());
         let (s, w) = Settings::resolve(&api(&[("fragcolor_broadcast", "off")]), None, &env);
-        assert!(s.fragcolor_broadcast, "the default is auto");
+        assert!(
+            s.semantics.contains(Semantic::FragColorBroadcast),
+            "the default is auto"
+        );
         assert_eq!(w.len(), 1);
         assert!(w[0].contains("fragcolor_broadcast") && w[0].contains("environment"));
     }
@@ -327,6 +335,35 @@ mod tests {
             s.dump_dir, None,
             "an empty environment value switches dumping off"
         );
+    }
+
+    #[test]
+    fn semantic_settings_take_their_own_words() {
+        let (s, w) = Settings::resolve(
+            &api(&[("clip_space_depth", "vulkan"), ("point_size", "off")]),
+            None,
+            &no_env,
+        );
+        assert!(w.is_empty());
+        assert!(!s.semantics.contains(Semantic::ClipSpaceDepth));
+        assert!(!s.semantics.contains(Semantic::PointSize));
+        let (s, w) = Settings::resolve(&api(&[("clip_space_depth", "off")]), None, &no_env);
+        assert!(s.semantics.contains(Semantic::ClipSpaceDepth));
+        assert!(w[0].contains("gl or vulkan"), "{w:?}");
+    }
+
+    /// The manifest declares every setting the layer reads, for vkconfig.
+    #[test]
+    fn the_manifest_declares_every_setting() {
+        let manifest = include_str!("../../layer-manifest/VkLayer_glsem.json");
+        let semantic_keys = SEMANTICS
+            .iter()
+            .filter_map(|s| Some(s.setting.as_ref()?.key));
+        for key in KEYS.into_iter().chain(semantic_keys) {
+            let env = format!("\"env\": \"VK_GLSEM_{}\"", key.to_ascii_uppercase());
+            assert!(manifest.contains(&format!("\"key\": \"{key}\"")), "{key}");
+            assert!(manifest.contains(&env), "{env}");
+        }
     }
 
     #[test]

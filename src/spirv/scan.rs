@@ -2,7 +2,7 @@
 //! `OpFunction`) that tells whether any pass can apply. It never reads function bodies and
 //! allocates only for entry-point names.
 
-use spirv::{Decoration, ExecutionMode, ExecutionModel, Op};
+use spirv::{Capability, Decoration, ExecutionMode, ExecutionModel, Op};
 
 use super::module::{check_header, decode_string, instructions};
 
@@ -19,6 +19,20 @@ pub struct Summary {
     pub dual_source: bool,
     /// The module declares the `Xfb` execution mode and decorates something `XfbBuffer`.
     pub xfb_candidate: bool,
+    /// The primitives a geometry or tessellation evaluation entry point hands on, from its
+    /// execution modes.
+    pub output_primitive: Option<Primitive>,
+    /// The module declares the `ClipDistance` capability (glslang does when a shader uses
+    /// `gl_ClipDistance`).
+    pub clip_distance: bool,
+}
+
+/// The class of primitive a stage emits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Primitive {
+    Points,
+    Lines,
+    Triangles,
 }
 
 impl Summary {
@@ -42,6 +56,7 @@ pub fn scan(words: &[u32]) -> Summary {
     let mut location0 = Vec::new();
     let mut xfb_mode = false;
     let mut xfb_buffer = false;
+    let (mut emits, mut domain, mut point_mode) = (None, None, false);
     for inst in instructions(words) {
         let Ok(inst) = inst else { return summary };
         let ops = inst.operands();
@@ -56,6 +71,21 @@ pub fn scan(words: &[u32]) -> Summary {
             }
             Some(Op::ExecutionMode) if ops.len() >= 2 => {
                 xfb_mode |= ops[1] == ExecutionMode::Xfb as u32;
+                match ExecutionMode::from_u32(ops[1]) {
+                    Some(ExecutionMode::OutputPoints) => emits = Some(Primitive::Points),
+                    Some(ExecutionMode::OutputLineStrip) => emits = Some(Primitive::Lines),
+                    Some(ExecutionMode::OutputTriangleStrip) => emits = Some(Primitive::Triangles),
+                    Some(ExecutionMode::PointMode) => point_mode = true,
+                    Some(ExecutionMode::Isolines) => domain = Some(Primitive::Lines),
+                    // Also a geometry shader's input primitive: only `emits` counts there.
+                    Some(ExecutionMode::Triangles | ExecutionMode::Quads) => {
+                        domain = Some(Primitive::Triangles)
+                    }
+                    _ => {}
+                }
+            }
+            Some(Op::Capability) if ops.first() == Some(&(Capability::ClipDistance as u32)) => {
+                summary.clip_distance = true;
             }
             // "gl_FragColor\0" is four words; compare without decoding. Bytes after the
             // nul are padding that readers ignore, so only the first byte of the last word
@@ -78,6 +108,13 @@ pub fn scan(words: &[u32]) -> Summary {
     summary.frag_color = frag_color_id.is_some_and(|id| location0.contains(&id))
         && summary.has_stage(ExecutionModel::Fragment);
     summary.xfb_candidate = xfb_mode && xfb_buffer;
+    summary.output_primitive = if summary.has_stage(ExecutionModel::Geometry) {
+        emits
+    } else if point_mode {
+        Some(Primitive::Points)
+    } else {
+        domain
+    };
     summary
 }
 

@@ -1,0 +1,346 @@
+//! GL state per command buffer, behind the layer's device extensions:
+//! `VK_GLSEM_tessellation_default_levels` (`glPatchParameterfv` default levels) and
+//! `VK_GLSEM_gl_state` (`glPointSize`, `GL_PROGRAM_POINT_SIZE`, `GL_CLIP_DISTANCEi`).
+//!
+//! The state lives per command buffer (GL's initial values until set), is pushed as the
+//! GL-state block when a pipeline whose shaders read it is bound, and again when it changes
+//! while one is bound; begin/reset puts it back to GL's initial values, free/pool
+//! destruction drops it.
+//!
+//! Secondary command buffers have state of their own (GL's initial values until set in
+//! them): state set in a primary does not reach the secondaries it executes, just as
+//! Vulkan's push constants and other state are not inherited. GL has no secondaries; record
+//! the state where the draw is.
+
+use ash::vk;
+use std::sync::atomic::Ordering;
+
+use super::dispatch::VoidFn;
+use super::records::{BlockBinding, CommandBufferState, GlStateValues};
+use super::settings::slice;
+use super::{
+    call_with_next, device_data, ffi_guard, forget_then_call_down, log, maybe_inject_panic, shield,
+    with_device, DeviceData, LayerExtension,
+};
+use crate::spirv::gl_state::{
+    flag_clip_distance, BLOCK_SIZE, CLIP_DISTANCE_FLAGS, FLAG_PROGRAM_POINT_SIZE,
+};
+
+/// `PFN_vkCmdSetTessellationDefaultLevelsGLSEM` (see `include/vk_glsem.h`).
+pub type PfnCmdSetTessellationDefaultLevels = unsafe extern "system" fn(
+    command_buffer: vk::CommandBuffer,
+    outer: *const f32,
+    inner: *const f32,
+);
+/// `PFN_vkCmdSetPointSizeGLSEM`.
+pub type PfnCmdSetPointSize = unsafe extern "system" fn(vk::CommandBuffer, f32);
+/// `PFN_vkCmdSetProgramPointSizeEnableGLSEM`.
+pub type PfnCmdSetProgramPointSizeEnable = unsafe extern "system" fn(vk::CommandBuffer, vk::Bool32);
+/// `PFN_vkCmdSetClipDistanceEnableGLSEM`.
+pub type PfnCmdSetClipDistanceEnable = unsafe extern "system" fn(vk::CommandBuffer, u32);
+
+/// The layer's own command `name`, with the extension that provides it.
+pub fn layer_command(name: &[u8]) -> Option<(VoidFn, LayerExtension)> {
+    // SAFETY (each transmute): only the pointer's type changes; the application casts it
+    // back to the PFN type `include/vk_glsem.h` declares for `name`.
+    let command: VoidFn = unsafe {
+        match name {
+            b"vkCmdSetTessellationDefaultLevelsGLSEM" => {
+                return Some((
+                    std::mem::transmute::<PfnCmdSetTessellationDefaultLevels, VoidFn>(
+                        cmd_set_tessellation_default_levels,
+                    ),
+                    LayerExtension::TessellationDefaultLevels,
+                ))
+            }
+            b"vkCmdSetPointSizeGLSEM" => {
+                std::mem::transmute::<PfnCmdSetPointSize, VoidFn>(cmd_set_point_size)
+            }
+            b"vkCmdSetProgramPointSizeEnableGLSEM" => {
+                std::mem::transmute::<PfnCmdSetProgramPointSizeEnable, VoidFn>(
+                    cmd_set_program_point_size_enable,
+                )
+            }
+            b"vkCmdSetClipDistanceEnableGLSEM" => std::mem::transmute::<
+                PfnCmdSetClipDistanceEnable,
+                VoidFn,
+            >(cmd_set_clip_distance_enable),
+            _ => return None,
+        }
+    };
+    Some((command, LayerExtension::GlState))
+}
+
+fn push(dev: &DeviceData, cb: vk::CommandBuffer, at: BlockBinding, values: &GlStateValues) {
+    const _: () = assert!(std::mem::size_of::<GlStateValues>() == BLOCK_SIZE as usize);
+    if let Some(push) = dev.table.cmd_push_constants {
+        // SAFETY: `values` is the block's BLOCK_SIZE bytes; the layout reserved them at
+        // `at.offset` for `at.stages`.
+        unsafe {
+            push(
+                cb,
+                at.layout,
+                at.stages,
+                at.offset,
+                BLOCK_SIZE,
+                (values as *const GlStateValues).cast(),
+            )
+        }
+    }
+}
+
+/// Changes the GL state of `command_buffer` and pushes it if a pipeline that reads it is
+/// bound.
+fn update(what: &str, command_buffer: vk::CommandBuffer, change: impl FnOnce(&mut GlStateValues)) {
+    ffi_guard(what, (), || {
+        let Some(dev) = device_data(command_buffer) else {
+            return;
+        };
+        maybe_inject_panic(&dev.settings, what);
+        let (bound, values) = {
+            let mut cbs = dev.records.command_buffers.lock();
+            let state = cbs
+                .entry(command_buffer)
+                .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
+            change(&mut state.values);
+            (state.bound, state.values)
+        };
+        if let Some(at) = bound {
+            push(&dev, command_buffer, at, &values);
+        }
+    })
+}
+
+pub unsafe extern "system" fn cmd_set_tessellation_default_levels(
+    command_buffer: vk::CommandBuffer,
+    outer: *const f32,
+    inner: *const f32,
+) {
+    const WHAT: &str = "vkCmdSetTessellationDefaultLevelsGLSEM";
+    if outer.is_null() || inner.is_null() {
+        log::error!("{WHAT}: outer and inner must not be NULL");
+        return;
+    }
+    // SAFETY: the application passes 4 outer and 2 inner levels (the command's contract).
+    let (outer, inner) = unsafe { (slice(outer, 4), slice(inner, 2)) };
+    update(WHAT, command_buffer, |v| {
+        v.outer.copy_from_slice(outer);
+        v.inner.copy_from_slice(inner);
+    })
+}
+
+pub unsafe extern "system" fn cmd_set_point_size(command_buffer: vk::CommandBuffer, size: f32) {
+    // GL: glPointSize with a size <= 0 is GL_INVALID_VALUE and changes nothing.
+    if size.is_nan() || size <= 0.0 {
+        log::error!(
+            "vkCmdSetPointSizeGLSEM: size {size} is not positive; ignored (GL_INVALID_VALUE)"
+        );
+        return;
+    }
+    update("vkCmdSetPointSizeGLSEM", command_buffer, |v| {
+        v.point_size = size
+    })
+}
+
+pub unsafe extern "system" fn cmd_set_program_point_size_enable(
+    command_buffer: vk::CommandBuffer,
+    enable: vk::Bool32,
+) {
+    update("vkCmdSetProgramPointSizeEnableGLSEM", command_buffer, |v| {
+        v.flags &= !FLAG_PROGRAM_POINT_SIZE;
+        if enable != vk::FALSE {
+            v.flags |= FLAG_PROGRAM_POINT_SIZE;
+        }
+    })
+}
+
+pub unsafe extern "system" fn cmd_set_clip_distance_enable(
+    command_buffer: vk::CommandBuffer,
+    mask: u32,
+) {
+    let planes = (1u32 << CLIP_DISTANCE_FLAGS) - 1;
+    if mask & !planes != 0 {
+        log::warning!(
+            "vkCmdSetClipDistanceEnableGLSEM: mask {mask:#x} enables planes past the \
+             {CLIP_DISTANCE_FLAGS} the layer supports; they stay disabled"
+        );
+    }
+    let all = (0..CLIP_DISTANCE_FLAGS).fold(0, |acc, i| acc | flag_clip_distance(i));
+    update("vkCmdSetClipDistanceEnableGLSEM", command_buffer, |v| {
+        v.flags = (v.flags & !all) | ((mask & planes) << 8);
+    })
+}
+
+pub unsafe extern "system" fn cmd_bind_pipeline(
+    command_buffer: vk::CommandBuffer,
+    bind_point: vk::PipelineBindPoint,
+    pipeline: vk::Pipeline,
+) {
+    ffi_guard("vkCmdBindPipeline", (), || {
+        // The hot path: one registry read and one atomic load, no Arc traffic.
+        let Some((Some(next), block_pipelines_live)) = with_device(command_buffer, |d| {
+            (
+                d.table.cmd_bind_pipeline,
+                d.records.block_pipelines.load(Ordering::Relaxed),
+            )
+        }) else {
+            return;
+        };
+        next(command_buffer, bind_point, pipeline);
+        if block_pipelines_live == 0 || bind_point != vk::PipelineBindPoint::GRAPHICS {
+            return;
+        }
+        shield("vkCmdBindPipeline", || {
+            let Some(dev) = device_data(command_buffer) else {
+                return;
+            };
+            maybe_inject_panic(&dev.settings, "vkCmdBindPipeline");
+            let binding = dev
+                .records
+                .pipelines
+                .read()
+                .get(&pipeline)
+                .and_then(|r| r.reads_block);
+            let values = {
+                let mut cbs = dev.records.command_buffers.lock();
+                let state = cbs
+                    .entry(command_buffer)
+                    .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
+                state.bound = binding;
+                state.values
+            };
+            if let Some(at) = binding {
+                push(&dev, command_buffer, at, &values);
+            }
+        });
+    })
+}
+
+pub unsafe extern "system" fn allocate_command_buffers(
+    device: vk::Device,
+    p_allocate_info: *const vk::CommandBufferAllocateInfo<'_>,
+    p_command_buffers: *mut vk::CommandBuffer,
+) -> vk::Result {
+    call_with_next(
+        "vkAllocateCommandBuffers",
+        device,
+        |t| t.allocate_command_buffers,
+        |dev, next| {
+            let result = next(device, p_allocate_info, p_command_buffers);
+            if result == vk::Result::SUCCESS {
+                shield("vkAllocateCommandBuffers", || {
+                    let info = &*p_allocate_info;
+                    let mut cbs = dev.records.command_buffers.lock();
+                    for &cb in slice(p_command_buffers, info.command_buffer_count) {
+                        cbs.insert(cb, CommandBufferState::new(info.command_pool));
+                    }
+                });
+            }
+            result
+        },
+    )
+}
+
+pub unsafe extern "system" fn free_command_buffers(
+    device: vk::Device,
+    pool: vk::CommandPool,
+    count: u32,
+    p_command_buffers: *const vk::CommandBuffer,
+) {
+    forget_then_call_down(
+        "vkFreeCommandBuffers",
+        device,
+        |dev| {
+            let mut cbs = dev.records.command_buffers.lock();
+            for cb in slice(p_command_buffers, count) {
+                cbs.remove(cb);
+            }
+        },
+        |t| {
+            if let Some(free) = t.free_command_buffers {
+                free(device, pool, count, p_command_buffers);
+            }
+        },
+    )
+}
+
+/// Back to GL's initial state and no bound pipeline.
+fn reset_state(dev: &DeviceData, command_buffer: vk::CommandBuffer) {
+    if let Some(state) = dev.records.command_buffers.lock().get_mut(&command_buffer) {
+        state.reset();
+    }
+}
+
+pub unsafe extern "system" fn begin_command_buffer(
+    command_buffer: vk::CommandBuffer,
+    p_begin_info: *const vk::CommandBufferBeginInfo<'_>,
+) -> vk::Result {
+    call_with_next(
+        "vkBeginCommandBuffer",
+        command_buffer,
+        |t| t.begin_command_buffer,
+        |dev, next| {
+            shield("vkBeginCommandBuffer", || reset_state(dev, command_buffer));
+            next(command_buffer, p_begin_info)
+        },
+    )
+}
+
+pub unsafe extern "system" fn reset_command_buffer(
+    command_buffer: vk::CommandBuffer,
+    flags: vk::CommandBufferResetFlags,
+) -> vk::Result {
+    call_with_next(
+        "vkResetCommandBuffer",
+        command_buffer,
+        |t| t.reset_command_buffer,
+        |dev, next| {
+            shield("vkResetCommandBuffer", || reset_state(dev, command_buffer));
+            next(command_buffer, flags)
+        },
+    )
+}
+
+pub unsafe extern "system" fn reset_command_pool(
+    device: vk::Device,
+    pool: vk::CommandPool,
+    flags: vk::CommandPoolResetFlags,
+) -> vk::Result {
+    call_with_next(
+        "vkResetCommandPool",
+        device,
+        |t| t.reset_command_pool,
+        |dev, next| {
+            shield("vkResetCommandPool", || {
+                for state in dev.records.command_buffers.lock().values_mut() {
+                    if state.pool == pool {
+                        state.reset();
+                    }
+                }
+            });
+            next(device, pool, flags)
+        },
+    )
+}
+
+pub unsafe extern "system" fn destroy_command_pool(
+    device: vk::Device,
+    pool: vk::CommandPool,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
+) {
+    forget_then_call_down(
+        "vkDestroyCommandPool",
+        device,
+        |dev| {
+            dev.records
+                .command_buffers
+                .lock()
+                .retain(|_, state| state.pool != pool);
+        },
+        |t| {
+            if let Some(destroy) = t.destroy_command_pool {
+                destroy(device, pool, p_allocator);
+            }
+        },
+    )
+}

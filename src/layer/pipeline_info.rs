@@ -1,0 +1,553 @@
+//! Reading a `VkGraphicsPipelineCreateInfo`: its stages and their code (recorded modules or
+//! code inline in a stage's `pNext`), and the [`PipelineKey`] that
+//! [`crate::semantics::choose`] decides on.
+
+use ash::vk;
+use std::ffi::{c_void, CStr};
+use std::sync::Arc;
+
+use super::hooks::code_words;
+use super::records::{BlockSlot, LayoutRecord, ModuleRecord};
+use super::settings::slice;
+use super::{log, DeviceData};
+use crate::semantics::{Attachments, PipelineKey, Stage, StageInfo, Stages, Topology};
+use crate::spirv::fragcolor::{AttachmentKind, FragColorKey};
+
+type S = vk::ShaderStageFlags;
+
+/// A stage's code: a recorded `VkShaderModule` or code inline in the stage's `pNext`.
+pub(super) fn stage_module(
+    dev: &DeviceData,
+    stage: &vk::PipelineShaderStageCreateInfo<'_>,
+) -> Option<Arc<ModuleRecord>> {
+    if stage.module != vk::ShaderModule::null() {
+        return dev.records.modules.read().get(&stage.module).cloned();
+    }
+    // SAFETY: the stage's pNext chain is valid (Vulkan's valid usage).
+    unsafe { inline_code(stage).map(|(ci, _)| Arc::new(ModuleRecord::inline(code_words(ci)))) }
+}
+
+/// A `VkShaderModuleCreateInfo` in the stage's `pNext`, and whether the layer can unlink it
+/// (every struct in front of it is one [`copy_size`] knows).
+pub(super) unsafe fn inline_code<'a>(
+    stage: &vk::PipelineShaderStageCreateInfo<'_>,
+) -> Option<(&'a vk::ShaderModuleCreateInfo<'a>, bool)> {
+    let mut p = stage.p_next as *const vk::BaseInStructure<'_>;
+    let mut copyable = true;
+    while let Some(s) = p.as_ref() {
+        if s.s_type == vk::StructureType::SHADER_MODULE_CREATE_INFO {
+            return Some((&*(p as *const vk::ShaderModuleCreateInfo<'_>), copyable));
+        }
+        copyable &= copy_size(s.s_type).is_some();
+        p = s.p_next;
+    }
+    None
+}
+
+/// Sizes of the structs that may precede inline code in a stage's `pNext`
+/// (VUID-VkPipelineShaderStageCreateInfo-pNext-pNext), so that they can be copied.
+pub(super) fn copy_size(s_type: vk::StructureType) -> Option<usize> {
+    use std::mem::size_of;
+    use vk::StructureType as T;
+    Some(match s_type {
+        T::DEBUG_UTILS_OBJECT_NAME_INFO_EXT => size_of::<vk::DebugUtilsObjectNameInfoEXT<'_>>(),
+        T::PIPELINE_ROBUSTNESS_CREATE_INFO_EXT => {
+            size_of::<vk::PipelineRobustnessCreateInfoEXT<'_>>()
+        }
+        T::PIPELINE_SHADER_STAGE_MODULE_IDENTIFIER_CREATE_INFO_EXT => {
+            size_of::<vk::PipelineShaderStageModuleIdentifierCreateInfoEXT<'_>>()
+        }
+        T::PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO => {
+            size_of::<vk::PipelineShaderStageRequiredSubgroupSizeCreateInfo<'_>>()
+        }
+        T::SHADER_MODULE_VALIDATION_CACHE_CREATE_INFO_EXT => {
+            size_of::<vk::ShaderModuleValidationCacheCreateInfoEXT<'_>>()
+        }
+        _ => return None,
+    })
+}
+
+/// `p_next` without its `VkShaderModuleCreateInfo`. The application's structs are const, so
+/// the ones in front of it are copied into `copies` (which must outlive the returned chain)
+/// and relinked; the ones behind it stay the application's. `None` when a struct in front
+/// is one the layer cannot copy.
+pub(super) unsafe fn chain_without_code(
+    p_next: *const c_void,
+    copies: &mut Vec<Box<[u64]>>,
+) -> Option<*const c_void> {
+    let mut front = Vec::new();
+    let mut p = p_next as *const vk::BaseInStructure<'_>;
+    let rest = loop {
+        let s = p.as_ref()?;
+        if s.s_type == vk::StructureType::SHADER_MODULE_CREATE_INFO {
+            break s.p_next;
+        }
+        front.push((p, copy_size(s.s_type)?));
+        p = s.p_next;
+    };
+    let mut next = rest as *const c_void;
+    for &(src, size) in front.iter().rev() {
+        // u64 storage keeps the copy aligned for any Vulkan struct.
+        let mut copy = vec![0u64; size.div_ceil(8)].into_boxed_slice();
+        std::ptr::copy_nonoverlapping(src.cast::<u8>(), copy.as_mut_ptr().cast::<u8>(), size);
+        (*copy.as_mut_ptr().cast::<vk::BaseOutStructure<'_>>()).p_next = next as *mut _;
+        next = copy.as_ptr().cast();
+        copies.push(copy);
+    }
+    Some(next)
+}
+
+pub(super) unsafe fn find_in_chain<'a, T>(
+    p_next: *const c_void,
+    s_type: vk::StructureType,
+) -> Option<&'a T> {
+    let mut p = p_next as *const vk::BaseInStructure<'_>;
+    while let Some(s) = p.as_ref() {
+        if s.s_type == s_type {
+            return Some(&*(p as *const T));
+        }
+        p = s.p_next;
+    }
+    None
+}
+
+pub(super) fn stages<'a>(
+    ci: &'a vk::GraphicsPipelineCreateInfo<'_>,
+) -> &'a [vk::PipelineShaderStageCreateInfo<'a>] {
+    // SAFETY: Vulkan's valid usage for pStages/stageCount.
+    unsafe { slice(ci.p_stages, ci.stage_count) }
+}
+
+pub(super) fn tes_without_tcs(ci: &vk::GraphicsPipelineCreateInfo<'_>) -> bool {
+    let all = stages(ci).iter().fold(S::empty(), |acc, s| acc | s.stage);
+    all.contains(S::TESSELLATION_EVALUATION) && !all.contains(S::TESSELLATION_CONTROL)
+}
+
+/// A graphics pipeline library, or a pipeline linked from libraries: only the gl_FragColor
+/// broadcast applies there (README).
+pub(super) fn is_library(ci: &vk::GraphicsPipelineCreateInfo<'_>) -> bool {
+    ci.flags.contains(vk::PipelineCreateFlags::LIBRARY_KHR)
+        // SAFETY: valid pNext chain.
+        || unsafe {
+            find_in_chain::<vk::BaseInStructure<'_>>(
+                ci.p_next,
+                vk::StructureType::GRAPHICS_PIPELINE_LIBRARY_CREATE_INFO_EXT,
+            )
+            .is_some()
+                || find_in_chain::<vk::BaseInStructure<'_>>(
+                    ci.p_next,
+                    vk::StructureType::PIPELINE_LIBRARY_CREATE_INFO_KHR,
+                )
+                .is_some()
+        }
+}
+
+/// Whether the colour attachments of `ci` are known where its fragment shader is made: a
+/// render pass gives them to every part of a library; with dynamic rendering only a part
+/// that holds the fragment output interface has them.
+pub(super) fn library_attachments_known(ci: &vk::GraphicsPipelineCreateInfo<'_>) -> bool {
+    use vk::GraphicsPipelineLibraryFlagsEXT as Part;
+    if ci.render_pass != vk::RenderPass::null() {
+        return true;
+    }
+    // SAFETY: valid pNext chain.
+    let parts = unsafe {
+        find_in_chain::<vk::GraphicsPipelineLibraryCreateInfoEXT<'_>>(
+            ci.p_next,
+            vk::StructureType::GRAPHICS_PIPELINE_LIBRARY_CREATE_INFO_EXT,
+        )
+    };
+    // Without that struct a library holds every part of the state.
+    parts.is_none_or(|p| p.flags.contains(Part::FRAGMENT_OUTPUT_INTERFACE))
+}
+
+pub(super) fn attachment_kind(format: vk::Format) -> AttachmentKind {
+    use vk::Format as F;
+    match format {
+        F::R8_SINT
+        | F::R8G8_SINT
+        | F::R8G8B8_SINT
+        | F::B8G8R8_SINT
+        | F::R8G8B8A8_SINT
+        | F::B8G8R8A8_SINT
+        | F::A8B8G8R8_SINT_PACK32
+        | F::A2R10G10B10_SINT_PACK32
+        | F::A2B10G10R10_SINT_PACK32
+        | F::R16_SINT
+        | F::R16G16_SINT
+        | F::R16G16B16_SINT
+        | F::R16G16B16A16_SINT
+        | F::R32_SINT
+        | F::R32G32_SINT
+        | F::R32G32B32_SINT
+        | F::R32G32B32A32_SINT
+        | F::R64_SINT
+        | F::R64G64_SINT
+        | F::R64G64B64_SINT
+        | F::R64G64B64A64_SINT => AttachmentKind::Sint,
+        F::R8_UINT
+        | F::R8G8_UINT
+        | F::R8G8B8_UINT
+        | F::B8G8R8_UINT
+        | F::R8G8B8A8_UINT
+        | F::B8G8R8A8_UINT
+        | F::A8B8G8R8_UINT_PACK32
+        | F::A2R10G10B10_UINT_PACK32
+        | F::A2B10G10R10_UINT_PACK32
+        | F::R16_UINT
+        | F::R16G16_UINT
+        | F::R16G16B16_UINT
+        | F::R16G16B16A16_UINT
+        | F::R32_UINT
+        | F::R32G32_UINT
+        | F::R32G32B32_UINT
+        | F::R32G32B32A32_UINT
+        | F::R64_UINT
+        | F::R64G64_UINT
+        | F::R64G64B64_UINT
+        | F::R64G64B64A64_UINT => AttachmentKind::Uint,
+        _ => AttachmentKind::Float,
+    }
+}
+
+/// The colour attachments the fragment shader draws into; `None` when gl_FragColor needs no
+/// broadcast (no attachment but 0).
+pub(super) fn frag_color_key(
+    dev: &DeviceData,
+    ci: &vk::GraphicsPipelineCreateInfo<'_>,
+) -> Option<FragColorKey> {
+    let formats: Vec<Option<vk::Format>> = if ci.render_pass != vk::RenderPass::null() {
+        let pass = dev
+            .records
+            .render_passes
+            .read()
+            .get(&ci.render_pass)
+            .cloned()?;
+        pass.subpass_colors.get(ci.subpass as usize)?.clone()
+    } else {
+        // SAFETY: valid pNext chain.
+        let rendering = unsafe {
+            find_in_chain::<vk::PipelineRenderingCreateInfo<'_>>(
+                ci.p_next,
+                vk::StructureType::PIPELINE_RENDERING_CREATE_INFO,
+            )
+        }?;
+        // SAFETY: Vulkan's valid usage for the format array.
+        unsafe {
+            slice(
+                rendering.p_color_attachment_formats,
+                rendering.color_attachment_count,
+            )
+        }
+        .iter()
+        .map(|&f| (f != vk::Format::UNDEFINED).then_some(f))
+        .collect()
+    };
+    let max = dev.limits.max_fragment_output_attachments;
+    let attachments: Vec<(u32, AttachmentKind)> = formats
+        .iter()
+        .enumerate()
+        .filter_map(|(i, f)| Some((i as u32, attachment_kind((*f)?))))
+        .filter(|(location, _)| *location < max)
+        .collect();
+    attachments
+        .iter()
+        .any(|(location, _)| *location != 0)
+        .then_some(FragColorKey { attachments })
+}
+
+/// The [`Stage`] of a Vulkan stage flag (`None`: a stage no semantic concerns).
+pub(super) fn stage_of(flag: S) -> Option<Stage> {
+    Some(match flag {
+        S::VERTEX => Stage::Vertex,
+        S::TESSELLATION_CONTROL => Stage::TessControl,
+        S::TESSELLATION_EVALUATION => Stage::TessEval,
+        S::GEOMETRY => Stage::Geometry,
+        S::FRAGMENT => Stage::Fragment,
+        _ => return None,
+    })
+}
+
+pub(super) fn flag_of(stage: Stage) -> S {
+    match stage {
+        Stage::Vertex => S::VERTEX,
+        Stage::TessControl => S::TESSELLATION_CONTROL,
+        Stage::TessEval => S::TESSELLATION_EVALUATION,
+        Stage::Geometry => S::GEOMETRY,
+        Stage::Fragment => S::FRAGMENT,
+    }
+}
+
+/// One stage of a pipeline being planned, with its code.
+pub(super) struct StageCode {
+    /// Index into `pStages`.
+    pub index: usize,
+    pub stage: Stage,
+    pub module: Option<Arc<ModuleRecord>>,
+    pub entry: Option<String>,
+    /// The layer can substitute this stage's module (false for code inline behind a
+    /// `pNext` struct the layer cannot copy).
+    pub patchable: bool,
+}
+
+impl StageCode {
+    pub fn code(&self) -> Option<(&Arc<ModuleRecord>, &str)> {
+        Some((self.module.as_ref()?, self.entry.as_deref()?))
+    }
+}
+
+/// The stages of `ci` the semantics concern, with their code.
+pub(super) fn stage_codes(
+    dev: &DeviceData,
+    ci: &vk::GraphicsPipelineCreateInfo<'_>,
+) -> Vec<StageCode> {
+    stages(ci)
+        .iter()
+        .enumerate()
+        .filter_map(|(index, s)| {
+            Some(StageCode {
+                index,
+                stage: stage_of(s.stage)?,
+                module: stage_module(dev, s),
+                // SAFETY: pName is a nul-terminated string (valid usage).
+                entry: unsafe { s.p_name.as_ref() }
+                    .and_then(|_| unsafe { CStr::from_ptr(s.p_name) }.to_str().ok())
+                    .map(str::to_owned),
+                // SAFETY: valid pNext chain.
+                patchable: s.module != vk::ShaderModule::null()
+                    || unsafe { inline_code(s) }.is_some_and(|(_, copyable)| copyable),
+            })
+        })
+        .collect()
+}
+
+/// The planner's view of `codes`.
+pub(super) fn stage_view(codes: &[StageCode]) -> Stages<'_> {
+    let mut view = Stages::default();
+    for c in codes {
+        view.set(
+            c.stage,
+            StageInfo {
+                summary: c
+                    .module
+                    .as_ref()
+                    .filter(|_| c.entry.is_some())
+                    .map(|m| &m.summary),
+                patchable: c.patchable,
+            },
+        );
+    }
+    view
+}
+
+fn dynamic_states<'a>(ci: &vk::GraphicsPipelineCreateInfo<'a>) -> &'a [vk::DynamicState] {
+    // SAFETY: valid pointers per Vulkan's valid usage.
+    unsafe { ci.p_dynamic_state.as_ref() }
+        .map(|d| unsafe { slice(d.p_dynamic_states, d.dynamic_state_count) })
+        .unwrap_or(&[])
+}
+
+/// The layout record of `ci`, if the layer knows it.
+pub(super) fn layout_of(
+    dev: &DeviceData,
+    ci: &vk::GraphicsPipelineCreateInfo<'_>,
+) -> Option<Arc<LayoutRecord>> {
+    dev.records.layouts.read().get(&ci.layout).cloned()
+}
+
+/// Builds the key [`crate::semantics::choose`] decides on. `last` is the pipeline's last
+/// pre-rasterization stage, `wants_attachments` whether the fragment shader may need them
+/// (the attachment list is only read then).
+pub(super) fn pipeline_key(
+    dev: &DeviceData,
+    ci: &vk::GraphicsPipelineCreateInfo<'_>,
+    last: Option<Stage>,
+    wants_attachments: bool,
+) -> PipelineKey {
+    use vk::PrimitiveTopology as T;
+    let dynamic = dynamic_states(ci);
+    let library = is_library(ci);
+    // SAFETY: valid pointers per Vulkan's valid usage.
+    let input = unsafe { ci.p_input_assembly_state.as_ref() };
+    let raster = unsafe { ci.p_rasterization_state.as_ref() };
+    let viewport = unsafe { ci.p_viewport_state.as_ref() };
+    let topology = match input.map(|i| i.topology) {
+        Some(T::POINT_LIST) => Topology::Points,
+        Some(
+            T::LINE_LIST
+            | T::LINE_STRIP
+            | T::LINE_LIST_WITH_ADJACENCY
+            | T::LINE_STRIP_WITH_ADJACENCY,
+        ) => Topology::Lines,
+        Some(T::PATCH_LIST) => Topology::Patches,
+        Some(_) => Topology::Triangles,
+        None => Topology::Unknown,
+    };
+    let attachments = if !wants_attachments {
+        Attachments::Known(FragColorKey::default())
+    } else if !library || library_attachments_known(ci) {
+        Attachments::Known(frag_color_key(dev, ci).unwrap_or_default())
+    } else {
+        Attachments::Unknown
+    };
+    let gl_state = dev.extensions.gl_state;
+    let gl_state_block = match (gl_state, last) {
+        (true, Some(last)) => {
+            let layout = layout_of(dev, ci);
+            let offset = layout
+                .as_ref()
+                .and_then(|l| l.block.offset_for(flag_of(last)));
+            if offset.is_none() {
+                if let Some(l) = &layout {
+                    if !l
+                        .warned_no_block
+                        .swap(true, std::sync::atomic::Ordering::Relaxed)
+                    {
+                        let why = match &l.block {
+                            BlockSlot::Unavailable(why) => why.as_str(),
+                            BlockSlot::Reserved { .. } => "the block is not readable by that stage",
+                        };
+                        log::warning!(
+                            "pipeline layout {:#x} cannot hold GL's point and clip state \
+                             ({why}): its pipelines get GL's initial point size and every \
+                             clip distance they write",
+                            ash::vk::Handle::as_raw(ci.layout)
+                        );
+                    }
+                }
+            }
+            offset
+        }
+        _ => None,
+    };
+    // SAFETY: valid pNext chains.
+    let has = |p_next: *const c_void, s_type| unsafe {
+        find_in_chain::<vk::BaseInStructure<'_>>(p_next, s_type).is_some()
+    };
+    PipelineKey {
+        enabled: dev.settings.semantics,
+        library,
+        attachments,
+        topology,
+        dynamic_points: dynamic.contains(&vk::DynamicState::PRIMITIVE_TOPOLOGY),
+        polygon_points: raster.is_some_and(|r| r.polygon_mode == vk::PolygonMode::POINT)
+            || dynamic.contains(&vk::DynamicState::POLYGON_MODE_EXT),
+        transform_feedback: dev.features.transform_feedback,
+        tess_geom_point_size: dev.features.tess_geom_point_size,
+        maintenance5: dev.features.maintenance5,
+        gl_state,
+        gl_state_block,
+        depth_clip_control: dev.conventions.depth_clip_control,
+        provoking_vertex_last: dev.conventions.provoking_vertex_last,
+        // Nothing to chain into, or the application said what it wants.
+        app_provoking_vertex: raster.is_none_or(|r| {
+            has(
+                r.p_next,
+                vk::StructureType::PIPELINE_RASTERIZATION_PROVOKING_VERTEX_STATE_CREATE_INFO_EXT,
+            )
+        }) || dynamic.contains(&vk::DynamicState::PROVOKING_VERTEX_MODE_EXT),
+        app_depth_clip_control: viewport.is_none_or(|v| {
+            has(
+                v.p_next,
+                vk::StructureType::PIPELINE_VIEWPORT_DEPTH_CLIP_CONTROL_CREATE_INFO_EXT,
+            )
+        }) || dynamic
+            .contains(&vk::DynamicState::DEPTH_CLIP_NEGATIVE_ONE_TO_ONE_EXT),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inline_code_is_unlinked_from_a_copy_of_the_chain() {
+        let robustness = vk::PipelineRobustnessCreateInfoEXT::default();
+        let code = vk::ShaderModuleCreateInfo {
+            p_next: (&robustness as *const vk::PipelineRobustnessCreateInfoEXT<'_>).cast(),
+            ..Default::default()
+        };
+        let name = vk::DebugUtilsObjectNameInfoEXT {
+            p_next: (&code as *const vk::ShaderModuleCreateInfo<'_>).cast(),
+            object_handle: 42,
+            ..Default::default()
+        };
+        let subgroup = vk::PipelineShaderStageRequiredSubgroupSizeCreateInfo {
+            p_next: (&name as *const vk::DebugUtilsObjectNameInfoEXT<'_>)
+                .cast::<c_void>()
+                .cast_mut(),
+            required_subgroup_size: 8,
+            ..Default::default()
+        };
+        let head = (&subgroup as *const vk::PipelineShaderStageRequiredSubgroupSizeCreateInfo<'_>)
+            .cast::<c_void>();
+        let mut copies = Vec::new();
+        let chain = unsafe { chain_without_code(head, &mut copies) }.unwrap();
+        let mut types = Vec::new();
+        let mut p = chain as *const vk::BaseInStructure<'_>;
+        while let Some(s) = unsafe { p.as_ref() } {
+            types.push(s.s_type);
+            p = s.p_next;
+        }
+        use vk::StructureType as T;
+        assert_eq!(
+            types,
+            [
+                T::PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO,
+                T::DEBUG_UTILS_OBJECT_NAME_INFO_EXT,
+                T::PIPELINE_ROBUSTNESS_CREATE_INFO_EXT,
+            ]
+        );
+        // The copies keep their contents; the application's structs are untouched.
+        let copied =
+            unsafe { &*chain.cast::<vk::PipelineShaderStageRequiredSubgroupSizeCreateInfo<'_>>() };
+        assert_eq!(copied.required_subgroup_size, 8);
+        assert_ne!(chain, head);
+        assert_eq!(
+            subgroup.p_next.cast_const(),
+            (&name as *const vk::DebugUtilsObjectNameInfoEXT<'_>).cast()
+        );
+        assert_eq!(
+            name.p_next,
+            (&code as *const vk::ShaderModuleCreateInfo<'_>).cast()
+        );
+
+        // Behind a struct the layer does not know, the code cannot be unlinked.
+        let unknown = vk::BaseInStructure {
+            s_type: T::APPLICATION_INFO,
+            p_next: (&code as *const vk::ShaderModuleCreateInfo<'_>).cast(),
+            ..Default::default()
+        };
+        let head = (&unknown as *const vk::BaseInStructure<'_>).cast::<c_void>();
+        assert!(unsafe { chain_without_code(head, &mut copies) }.is_none());
+    }
+
+    #[test]
+    fn integer_formats_get_integer_outputs() {
+        assert_eq!(
+            attachment_kind(vk::Format::R32G32B32A32_SINT),
+            AttachmentKind::Sint
+        );
+        assert_eq!(attachment_kind(vk::Format::R8_UINT), AttachmentKind::Uint);
+        assert_eq!(
+            attachment_kind(vk::Format::A2B10G10R10_UINT_PACK32),
+            AttachmentKind::Uint
+        );
+        assert_eq!(
+            attachment_kind(vk::Format::R8G8B8A8_UNORM),
+            AttachmentKind::Float
+        );
+        assert_eq!(
+            attachment_kind(vk::Format::R8G8B8A8_SRGB),
+            AttachmentKind::Float
+        );
+        assert_eq!(
+            attachment_kind(vk::Format::R16G16B16A16_SFLOAT),
+            AttachmentKind::Float
+        );
+        assert_eq!(
+            attachment_kind(vk::Format::R8G8B8A8_SNORM),
+            AttachmentKind::Float
+        );
+    }
+}

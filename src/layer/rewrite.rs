@@ -1,0 +1,451 @@
+//! Runs the [`Step`]s [`crate::semantics::choose`] picked for one pipeline: each pass
+//! through the rewrite cache, on the stage's current code, keeping the code each pass
+//! started from so that a pass can be undone by its semantic.
+
+use ash::vk;
+use std::sync::Arc;
+
+use super::cache::{CacheKey, ModuleKey, Outcome, PassKey};
+use super::hooks::dump_module;
+use super::pipeline_info::{flag_of, layout_of, StageCode};
+use super::records::{content_hash, BlockBinding, BlockSlot};
+use super::{log, DeviceData};
+use crate::semantics::{Semantic, Stage, Step};
+use crate::spirv::clip_depth::remap_clip_depth;
+use crate::spirv::clip_enables::gate_clip_distances;
+use crate::spirv::fragcolor::broadcast_frag_color;
+use crate::spirv::passthrough_tcs::{build_passthrough_tcs, TcsKey};
+use crate::spirv::point_size::{write_point_size, PointSizeSource};
+use crate::spirv::xfb_split::{split_matching_inputs, split_xfb_outputs, SplitInterface};
+use crate::spirv::PassResult;
+
+/// What the rewrite of one create info produced.
+#[derive(Default)]
+pub struct Rewrite {
+    /// New code per index into `pStages`.
+    pub stages: Vec<(usize, Arc<[u32]>)>,
+    /// A generated TCS.
+    pub tcs: Option<Arc<[u32]>>,
+    /// The pipeline's shaders read the GL-state block: where to push it.
+    pub reads_block: Option<BlockBinding>,
+    /// Pipeline state to chain in.
+    pub provoking_vertex_last: bool,
+    pub negative_one_to_one: bool,
+    /// What the layer fixed, for the info log.
+    pub notes: Vec<String>,
+}
+
+impl Rewrite {
+    pub fn is_empty(&self) -> bool {
+        self.stages.is_empty()
+            && self.tcs.is_none()
+            && !self.provoking_vertex_last
+            && !self.negative_one_to_one
+    }
+}
+
+/// One stage's code as the steps change it.
+struct Current {
+    words: Arc<[u32]>,
+    key: ModuleKey,
+    source_hash: u64,
+    /// `(semantic, code before it ran)` for every pass that changed this stage.
+    history: Vec<(Semantic, Arc<[u32]>, ModuleKey)>,
+}
+
+/// The steps' state while they run.
+pub struct Run<'a> {
+    dev: &'a DeviceData,
+    ci: &'a vk::GraphicsPipelineCreateInfo<'a>,
+    codes: &'a [StageCode],
+    current: Vec<Option<Current>>,
+    split: Option<SplitInterface>,
+    out: Rewrite,
+    notes: Vec<(Semantic, String)>,
+}
+
+fn stage_name(stage: Stage) -> &'static str {
+    match stage {
+        Stage::Vertex => "vertex shader",
+        Stage::TessControl => "tessellation control shader",
+        Stage::TessEval => "tessellation evaluation shader",
+        Stage::Geometry => "geometry shader",
+        Stage::Fragment => "fragment shader",
+    }
+}
+
+impl<'a> Run<'a> {
+    pub fn new(
+        dev: &'a DeviceData,
+        ci: &'a vk::GraphicsPipelineCreateInfo<'a>,
+        codes: &'a [StageCode],
+    ) -> Run<'a> {
+        let current = codes
+            .iter()
+            .map(|c| {
+                c.module.as_ref().map(|m| Current {
+                    words: m.words.clone(),
+                    key: ModuleKey::of(m),
+                    source_hash: m.hash(),
+                    history: Vec::new(),
+                })
+            })
+            .collect();
+        Run {
+            dev,
+            ci,
+            codes,
+            current,
+            split: None,
+            out: Rewrite::default(),
+            notes: Vec::new(),
+        }
+    }
+
+    fn position(&self, stage: Stage) -> Option<usize> {
+        self.codes.iter().position(|c| c.stage == stage)
+    }
+
+    /// Runs `pass` on `stage`'s current code through the cache; on a change, the stage
+    /// takes the new code and `note` is logged for the pipeline. Returns the outcome.
+    fn apply(
+        &mut self,
+        stage: Stage,
+        semantic: Semantic,
+        pass_key: PassKey,
+        note: impl FnOnce(&Outcome) -> String,
+        pass: impl FnOnce(&[u32], &str) -> Outcome,
+    ) -> Outcome {
+        let Some(i) = self.position(stage) else {
+            return Outcome::Unchanged;
+        };
+        let (Some(entry), Some(current)) = (self.codes[i].entry.clone(), self.current[i].as_mut())
+        else {
+            return Outcome::Unchanged;
+        };
+        let label = pass_key.label();
+        let cache_key = CacheKey::Stage {
+            module: current.key.clone(),
+            entry: entry.clone(),
+            pass: pass_key,
+        };
+        let words = current.words.clone();
+        let outcome = cached(self.dev, cache_key, current.source_hash, label, || {
+            pass(&words, &entry)
+        });
+        if let Outcome::Module(new) | Outcome::Split(new, _) = &outcome {
+            let before = std::mem::replace(&mut current.words, new.clone());
+            let before_key = std::mem::replace(
+                &mut current.key,
+                ModuleKey::new(content_hash(new), new.clone()),
+            );
+            current.history.push((semantic, before, before_key));
+            self.notes.push((semantic, note(&outcome)));
+        }
+        outcome
+    }
+
+    /// Undoes every change `semantic` made (and any made after it on the same stage).
+    fn undo(&mut self, semantic: Semantic) {
+        for current in self.current.iter_mut().flatten() {
+            if let Some(at) = current.history.iter().position(|(s, _, _)| *s == semantic) {
+                let (_, words, key) = current.history[at].clone();
+                current.history.truncate(at);
+                current.words = words;
+                current.key = key;
+            }
+        }
+        self.notes.retain(|(s, _)| *s != semantic);
+    }
+
+    /// Where the pipeline's layout holds the GL-state block, for a reader `stage`.
+    fn block_binding(&self, stage: Stage) -> Option<BlockBinding> {
+        match &layout_of(self.dev, self.ci)?.block {
+            BlockSlot::Reserved {
+                offset,
+                push_stages,
+                reads,
+            } if reads.contains(flag_of(stage)) => Some(BlockBinding {
+                layout: self.ci.layout,
+                offset: *offset,
+                stages: *push_stages,
+            }),
+            _ => None,
+        }
+    }
+
+    /// Runs one step. `Err` says why the pipeline cannot be created.
+    pub fn step(&mut self, step: Step) -> Result<(), String> {
+        let semantic = step.semantic();
+        match step {
+            Step::GenerateTcs => {
+                let (words, binding, patch_size) = self.generate_tcs()?;
+                self.out.tcs = Some(words);
+                self.out.reads_block = Some(binding);
+                self.notes.push((
+                    semantic,
+                    format!(
+                        "generated passthrough tessellation control shader ({patch_size} \
+                         control points, default levels at push-constant offset {})",
+                        binding.offset
+                    ),
+                ));
+            }
+            Step::SplitXfbOutputs(stage) => {
+                let outcome = self.apply(
+                    stage,
+                    semantic,
+                    PassKey::XfbOutputs,
+                    |o| match o {
+                        Outcome::Split(_, split) => format!(
+                            "XFB struct outputs of the {} split member by member (Locations {:?})",
+                            stage_name(stage),
+                            split.locations
+                        ),
+                        _ => String::new(),
+                    },
+                    |words, entry| match split_xfb_outputs(words, entry) {
+                        Ok(Some((words, split))) => Outcome::Split(words.into(), split),
+                        Ok(None) => Outcome::Unchanged,
+                        Err(e) => Outcome::Failed(e.to_string().into()),
+                    },
+                );
+                if let Outcome::Split(_, split) = outcome {
+                    self.split = Some(split);
+                }
+            }
+            Step::BroadcastFragColor(key) => {
+                let n = key.attachments.len();
+                self.apply(
+                    Stage::Fragment,
+                    semantic,
+                    PassKey::FragColor(key.clone()),
+                    |_| format!("gl_FragColor broadcast to {n} attachments"),
+                    |words, entry| outcome(broadcast_frag_color(words, entry, &key)),
+                );
+            }
+            Step::SplitFragInputs => {
+                let Some(split) = self.split.clone() else {
+                    return Ok(());
+                };
+                let outcome = self.apply(
+                    Stage::Fragment,
+                    semantic,
+                    PassKey::SplitInputs(split.clone()),
+                    |_| "fragment shader inputs split to match".into(),
+                    |words, entry| outcome(split_matching_inputs(words, entry, &split)),
+                );
+                // Split outputs that the fragment inputs do not match: undo the split.
+                if let Outcome::Failed(_) = outcome {
+                    self.undo(Semantic::XfbSplit);
+                    self.split = None;
+                }
+            }
+            Step::WritePointSize(stage, source) => {
+                let outcome = self.write_point_size(stage, source);
+                if let (Outcome::Failed(_), PointSizeSource::GlState { .. }) = (&outcome, source) {
+                    // The stage cannot read the block: GL's initial size, still a valid
+                    // pipeline.
+                    if !self.dev.features.maintenance5 {
+                        self.write_point_size(stage, PointSizeSource::Default);
+                    }
+                }
+            }
+            Step::GateClipDistances(stage, block_offset) => {
+                let outcome = self.apply(
+                    stage,
+                    semantic,
+                    PassKey::ClipEnables(block_offset),
+                    |_| {
+                        format!(
+                            "clip distances of the {} follow GL's plane enables",
+                            stage_name(stage)
+                        )
+                    },
+                    |words, entry| outcome(gate_clip_distances(words, entry, block_offset)),
+                );
+                if let Outcome::Module(_) = outcome {
+                    self.out.reads_block = self.out.reads_block.or(self.block_binding(stage));
+                }
+            }
+            Step::RemapClipDepth(stage) => {
+                self.apply(
+                    stage,
+                    semantic,
+                    PassKey::ClipDepth,
+                    |_| {
+                        format!(
+                            "GL's clip-space depth (z' = (z + w) / 2) in the {}",
+                            stage_name(stage)
+                        )
+                    },
+                    |words, entry| outcome(remap_clip_depth(words, entry)),
+                );
+            }
+            Step::ProvokingVertexLast => {
+                self.out.provoking_vertex_last = true;
+                self.notes
+                    .push((semantic, "GL's last-vertex provoking convention".into()));
+            }
+            Step::NegativeOneToOneDepth => {
+                self.out.negative_one_to_one = true;
+                self.notes
+                    .push((semantic, "GL's clip-space depth (negativeOneToOne)".into()));
+            }
+        }
+        Ok(())
+    }
+
+    fn write_point_size(&mut self, stage: Stage, source: PointSizeSource) -> Outcome {
+        let what = match source {
+            PointSizeSource::Default => "GL's default point size 1.0".to_owned(),
+            PointSizeSource::GlState { block_offset } => {
+                format!("GL's point size state (push-constant offset {block_offset})")
+            }
+        };
+        let outcome = self.apply(
+            stage,
+            Semantic::PointSize,
+            PassKey::PointSize(source),
+            |_| format!("{what} written by the {}", stage_name(stage)),
+            |words, entry| outcome(write_point_size(words, entry, source)),
+        );
+        if let (Outcome::Module(_), PointSizeSource::GlState { .. }) = (&outcome, source) {
+            self.out.reads_block = self.out.reads_block.or(self.block_binding(stage));
+        }
+        outcome
+    }
+
+    /// Builds the passthrough TCS for a TES-without-TCS pipeline, or says why it cannot.
+    fn generate_tcs(&self) -> Result<(Arc<[u32]>, BlockBinding, u32), String> {
+        let no = |why: &str| {
+            Err(format!(
+                "a tessellation evaluation shader without a control shader needs a generated \
+                 TCS, but {why}"
+            ))
+        };
+        let dev = self.dev;
+        if self.out.reads_block.is_some() || is_library_tes(self.ci) {
+            return no("the layer does not generate TCSs for graphics pipeline libraries");
+        }
+        if !dev.settings.semantics.contains(Semantic::PassthroughTcs) {
+            return no("the passthrough_tcs setting is off");
+        }
+        if !dev.features.tessellation_shader {
+            return no("the device did not enable tessellationShader");
+        }
+        // SAFETY: valid pointers per Vulkan's valid usage.
+        let dynamic = unsafe { self.ci.p_dynamic_state.as_ref() }
+            .map(|d| unsafe { super::settings::slice(d.p_dynamic_states, d.dynamic_state_count) })
+            .unwrap_or(&[]);
+        if dynamic.contains(&vk::DynamicState::PATCH_CONTROL_POINTS_EXT) {
+            return no("VK_DYNAMIC_STATE_PATCH_CONTROL_POINTS_EXT is not supported with it (the TCS's output patch size is fixed at creation)");
+        }
+        // SAFETY: as above.
+        let Some(tess) = (unsafe { self.ci.p_tessellation_state.as_ref() }) else {
+            return no("pTessellationState is NULL");
+        };
+        let binding = match layout_of(dev, self.ci).map(|l| l.block.clone()) {
+            Some(BlockSlot::Unavailable(why)) => {
+                return no(&format!(
+                    "its pipeline layout has no push-constant room for the levels: {why}"
+                ))
+            }
+            None => return no("its pipeline layout is unknown to the layer"),
+            Some(BlockSlot::Reserved { .. }) => match self.block_binding(Stage::TessControl) {
+                Some(b) => b,
+                None => return no("its pipeline layout's GL-state block is not readable by a TCS"),
+            },
+        };
+        let code = |stage: Stage| {
+            self.codes
+                .iter()
+                .find(|c| c.stage == stage)
+                .and_then(|c| c.code())
+        };
+        let Some((tes_module, tes_entry)) = code(Stage::TessEval) else {
+            return no("the layer has no code for the tessellation evaluation shader");
+        };
+        let vs = code(Stage::Vertex);
+        let key = TcsKey {
+            output_vertices: tess.patch_control_points,
+            max_patch_size: dev.limits.max_tessellation_patch_size,
+            push_constant_offset: binding.offset,
+        };
+        let cache_key = CacheKey::Tcs {
+            tes: ModuleKey::of(tes_module),
+            tes_entry: tes_entry.into(),
+            vertex: vs.map(|(m, e)| (ModuleKey::of(m), e.to_owned())),
+            key: key.clone(),
+        };
+        let outcome =
+            cached(
+                dev,
+                cache_key,
+                tes_module.hash(),
+                "tcs",
+                || match build_passthrough_tcs(
+                    &tes_module.words,
+                    tes_entry,
+                    vs.map(|(m, e)| (&m.words[..], e)),
+                    &key,
+                ) {
+                    Ok(words) => Outcome::Module(words.into()),
+                    Err(e) => Outcome::Failed(e.to_string().into()),
+                },
+            );
+        match outcome {
+            Outcome::Module(words) => Ok((words, binding, tess.patch_control_points)),
+            Outcome::Failed(why) => no(&format!("generating it failed: {why}")),
+            _ => no("generating it produced nothing"),
+        }
+    }
+
+    /// The rewrite: every stage whose code changed, and the notes.
+    pub fn finish(mut self) -> Rewrite {
+        for (code, current) in self.codes.iter().zip(&self.current) {
+            if let (Some(current), Some(module)) = (current, &code.module) {
+                if !Arc::ptr_eq(&current.words, &module.words) {
+                    self.out.stages.push((code.index, current.words.clone()));
+                }
+            }
+        }
+        self.out.notes = self.notes.into_iter().map(|(_, note)| note).collect();
+        self.out
+    }
+}
+
+fn is_library_tes(ci: &vk::GraphicsPipelineCreateInfo<'_>) -> bool {
+    super::pipeline_info::is_library(ci)
+}
+
+fn outcome(result: PassResult) -> Outcome {
+    match result {
+        Ok(Some(words)) => Outcome::Module(words.into()),
+        Ok(None) => Outcome::Unchanged,
+        Err(e) => Outcome::Failed(e.to_string().into()),
+    }
+}
+
+/// Runs one pass through the cache, dumping what it emits.
+fn cached(
+    dev: &DeviceData,
+    key: CacheKey,
+    source_hash: u64,
+    label: &str,
+    pass: impl FnOnce() -> Outcome,
+) -> Outcome {
+    let (outcome, ran) = dev.records.cache.get_or_run(key, pass);
+    if ran {
+        match &outcome {
+            Outcome::Module(words) | Outcome::Split(words, _) => {
+                dump_module(&dev.settings, source_hash, label, words)
+            }
+            Outcome::Failed(why) => {
+                log::warning!("{label} pass failed: {why}")
+            }
+            Outcome::Unchanged => {}
+        }
+    }
+    outcome
+}

@@ -1,0 +1,588 @@
+//! The GL semantics glsem implements, in one registry, and the one pure function that
+//! chooses what a pipeline needs: [`choose`] takes the pipeline's stages (their scan
+//! summaries) and a [`PipelineKey`] (what the Vulkan side read off the create info and the
+//! device) and returns the ordered [`Step`]s. No Vulkan types here: the layer builds the
+//! key, runs the steps and patches the create info; tests and fuzzers call [`choose`]
+//! directly.
+//!
+//! Adding a semantic: a pass in `src/spirv/`, an entry in [`SEMANTICS`] (its setting, if it
+//! has one, then also appears in the manifest), a [`Step`] and the rule in [`choose`] that
+//! emits it, and the cache key and pass call in `src/layer/planner.rs::run_step`.
+
+use crate::spirv::fragcolor::FragColorKey;
+use crate::spirv::point_size::PointSizeSource;
+use crate::spirv::scan::{Primitive, Summary};
+
+/// One GL semantic.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Semantic {
+    FragColorBroadcast,
+    XfbSplit,
+    PassthroughTcs,
+    PointSize,
+    ClipDistanceEnables,
+    ClipSpaceDepth,
+    ProvokingVertex,
+}
+
+/// A setting that turns a semantic off: `VK_GLSEM_<KEY>` / `glsem_gl_semantics.<key>`.
+#[derive(Debug)]
+pub struct Setting {
+    pub key: &'static str,
+    /// The value that turns it on (the default) and the one that turns it off.
+    pub on: &'static str,
+    pub off: &'static str,
+}
+
+#[derive(Debug)]
+pub struct SemanticInfo {
+    pub semantic: Semantic,
+    /// Its name in logs and dump files.
+    pub name: &'static str,
+    pub setting: Option<Setting>,
+    /// Whether it applies only on devices that enabled `VK_GLSEM_gl_state`.
+    pub needs_gl_state: bool,
+}
+
+/// Every semantic, in the order their steps run on a stage.
+pub const SEMANTICS: [SemanticInfo; 7] = [
+    SemanticInfo {
+        semantic: Semantic::PassthroughTcs,
+        name: "tcs",
+        setting: Some(Setting {
+            key: "passthrough_tcs",
+            on: "on",
+            off: "off",
+        }),
+        needs_gl_state: false,
+    },
+    SemanticInfo {
+        semantic: Semantic::XfbSplit,
+        name: "xfb_split",
+        setting: Some(Setting {
+            key: "xfb_split",
+            on: "on",
+            off: "off",
+        }),
+        needs_gl_state: false,
+    },
+    SemanticInfo {
+        semantic: Semantic::FragColorBroadcast,
+        name: "fragcolor",
+        setting: Some(Setting {
+            key: "fragcolor_broadcast",
+            on: "auto",
+            off: "off",
+        }),
+        needs_gl_state: false,
+    },
+    SemanticInfo {
+        semantic: Semantic::PointSize,
+        name: "point_size",
+        setting: Some(Setting {
+            key: "point_size",
+            on: "auto",
+            off: "off",
+        }),
+        needs_gl_state: false,
+    },
+    SemanticInfo {
+        semantic: Semantic::ClipDistanceEnables,
+        name: "clip_enables",
+        setting: None,
+        needs_gl_state: true,
+    },
+    SemanticInfo {
+        semantic: Semantic::ClipSpaceDepth,
+        name: "clip_depth",
+        setting: Some(Setting {
+            key: "clip_space_depth",
+            on: "gl",
+            off: "vulkan",
+        }),
+        needs_gl_state: true,
+    },
+    SemanticInfo {
+        semantic: Semantic::ProvokingVertex,
+        name: "provoking_vertex",
+        setting: None,
+        needs_gl_state: true,
+    },
+];
+
+impl Semantic {
+    pub fn info(self) -> &'static SemanticInfo {
+        SEMANTICS
+            .iter()
+            .find(|s| s.semantic == self)
+            .expect("SEMANTICS lists every semantic")
+    }
+
+    pub fn name(self) -> &'static str {
+        self.info().name
+    }
+
+    fn bit(self) -> u32 {
+        1 << self as u32
+    }
+}
+
+/// A set of semantics (the ones the settings leave on).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct SemanticSet(u32);
+
+impl SemanticSet {
+    pub const ALL: SemanticSet = SemanticSet(u32::MAX);
+
+    pub fn contains(self, s: Semantic) -> bool {
+        self.0 & s.bit() != 0
+    }
+
+    pub fn set(&mut self, s: Semantic, on: bool) {
+        if on {
+            self.0 |= s.bit();
+        } else {
+            self.0 &= !s.bit();
+        }
+    }
+}
+
+impl Default for SemanticSet {
+    fn default() -> Self {
+        SemanticSet::ALL
+    }
+}
+
+/// The graphics stages, in pipeline order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Stage {
+    Vertex,
+    TessControl,
+    TessEval,
+    Geometry,
+    Fragment,
+}
+
+/// What the planner knows of one stage of a pipeline.
+#[derive(Debug, Clone, Copy)]
+pub struct StageInfo<'a> {
+    /// The layer has the stage's code (`None`: a module it never saw or could not read).
+    pub summary: Option<&'a Summary>,
+    /// The layer can substitute the stage's code.
+    pub patchable: bool,
+}
+
+/// The stages of one pipeline (or library), by [`Stage`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Stages<'a>([Option<StageInfo<'a>>; 5]);
+
+impl<'a> Stages<'a> {
+    pub fn set(&mut self, stage: Stage, info: StageInfo<'a>) {
+        self.0[stage as usize] = Some(info);
+    }
+
+    pub fn get(&self, stage: Stage) -> Option<&StageInfo<'a>> {
+        self.0[stage as usize].as_ref()
+    }
+
+    pub fn has(&self, stage: Stage) -> bool {
+        self.get(stage).is_some()
+    }
+
+    /// The stage whose outputs are rasterized (or captured).
+    pub fn last_pre_rasterization(&self) -> Option<Stage> {
+        [Stage::Geometry, Stage::TessEval, Stage::Vertex]
+            .into_iter()
+            .find(|&s| self.has(s))
+    }
+
+    /// A readable summary of `stage`, when the layer may rewrite it.
+    fn rewritable(&self, stage: Stage) -> Option<&'a Summary> {
+        let info = self.get(stage)?;
+        info.summary
+            .filter(|summary| info.patchable && summary.readable)
+    }
+}
+
+/// The colour attachments the fragment shader writes, as far as the pipeline tells.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Attachments {
+    Known(FragColorKey),
+    /// A library part without render pass or fragment output interface.
+    Unknown,
+}
+
+/// The primitive topology class of the pipeline's input assembly.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Topology {
+    Points,
+    Lines,
+    Triangles,
+    Patches,
+    /// No input assembly state (a library part without it).
+    Unknown,
+}
+
+/// What the Vulkan side read off the create info, the layout and the device.
+#[derive(Debug, Clone)]
+pub struct PipelineKey {
+    /// The semantics the settings leave on.
+    pub enabled: SemanticSet,
+    /// A graphics pipeline library, or a pipeline linked from libraries.
+    pub library: bool,
+    pub attachments: Attachments,
+    pub topology: Topology,
+    /// The topology is dynamic state that may be set to a point list.
+    pub dynamic_points: bool,
+    /// Polygons may be rasterized as points (`VK_POLYGON_MODE_POINT`, or dynamic).
+    pub polygon_points: bool,
+    /// Features the device was created with.
+    pub transform_feedback: bool,
+    pub tess_geom_point_size: bool,
+    pub maintenance5: bool,
+    /// The device enabled `VK_GLSEM_gl_state`.
+    pub gl_state: bool,
+    /// Where the layout holds the GL-state block for the vertex-processing stages, when it
+    /// can (`None` with `gl_state`: the layout has no room; GL's defaults are used).
+    pub gl_state_block: Option<u32>,
+    /// The device can take GL's depth range in the pipeline (`VK_EXT_depth_clip_control`);
+    /// without it, the last stage remaps depth.
+    pub depth_clip_control: bool,
+    /// The device can take GL's provoking vertex in the pipeline (`VK_EXT_provoking_vertex`).
+    pub provoking_vertex_last: bool,
+    /// The application chose a provoking vertex mode / depth clip control itself.
+    pub app_provoking_vertex: bool,
+    pub app_depth_clip_control: bool,
+}
+
+/// One rewrite, in the order [`choose`] returns them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    /// A TES without TCS: generate the passthrough TCS.
+    GenerateTcs,
+    /// Split the struct XFB outputs of the last pre-rasterization stage.
+    SplitXfbOutputs(Stage),
+    BroadcastFragColor(FragColorKey),
+    /// Split the fragment inputs that match the split outputs (undone with the split
+    /// when it cannot be done).
+    SplitFragInputs,
+    WritePointSize(Stage, PointSizeSource),
+    GateClipDistances(Stage, u32),
+    RemapClipDepth(Stage),
+    /// Pipeline state: `VK_PROVOKING_VERTEX_MODE_LAST_VERTEX_EXT`.
+    ProvokingVertexLast,
+    /// Pipeline state: `negativeOneToOne` depth clip control.
+    NegativeOneToOneDepth,
+}
+
+impl Step {
+    pub fn semantic(&self) -> Semantic {
+        match self {
+            Step::GenerateTcs => Semantic::PassthroughTcs,
+            Step::SplitXfbOutputs(_) | Step::SplitFragInputs => Semantic::XfbSplit,
+            Step::BroadcastFragColor(_) => Semantic::FragColorBroadcast,
+            Step::WritePointSize(..) => Semantic::PointSize,
+            Step::GateClipDistances(..) => Semantic::ClipDistanceEnables,
+            Step::RemapClipDepth(_) | Step::NegativeOneToOneDepth => Semantic::ClipSpaceDepth,
+            Step::ProvokingVertexLast => Semantic::ProvokingVertex,
+        }
+    }
+}
+
+/// Whether the pipeline may rasterize points, from what its last pre-rasterization stage
+/// emits (or the topology, for a vertex shader) and the polygon mode.
+fn may_rasterize_points(stages: &Stages<'_>, last: Stage, key: &PipelineKey) -> bool {
+    let emitted = match last {
+        Stage::Vertex => match key.topology {
+            Topology::Points => Some(Primitive::Points),
+            Topology::Lines => Some(Primitive::Lines),
+            Topology::Triangles => Some(Primitive::Triangles),
+            Topology::Patches | Topology::Unknown => None,
+        },
+        _ => stages
+            .get(last)
+            .and_then(|s| s.summary)
+            .and_then(|s| s.output_primitive),
+    };
+    let dynamic_points = last == Stage::Vertex && key.dynamic_points;
+    match emitted {
+        Some(Primitive::Points) => true,
+        Some(Primitive::Triangles) => key.polygon_points || dynamic_points,
+        Some(Primitive::Lines) => dynamic_points,
+        // Unknown: only a library without input assembly; the part that has it decides.
+        None => false,
+    }
+}
+
+/// The rewrites `stages` need under `key`, in the order they must run: the TCS (from the
+/// application's TES and VS), the XFB split before the passes that write into the split
+/// stage, the fragment inputs after the broadcast, then the GL state of the last
+/// pre-rasterization stage, then pipeline state.
+pub fn choose(stages: &Stages<'_>, key: &PipelineKey) -> Vec<Step> {
+    let on = |s: Semantic| key.enabled.contains(s) && (key.gl_state || !s.info().needs_gl_state);
+    let mut steps = Vec::new();
+    if stages.has(Stage::TessEval) && !stages.has(Stage::TessControl) {
+        // Not optional: the driver would crash on the pipeline. The layer fails it when
+        // the TCS cannot be generated.
+        steps.push(Step::GenerateTcs);
+    }
+    let last = stages.last_pre_rasterization();
+    let last_summary = last.and_then(|l| stages.rewritable(l).map(|s| (l, s)));
+    let fragment = stages.get(Stage::Fragment);
+    let fragment_patchable = fragment.is_none_or(|f| f.patchable);
+
+    let split = on(Semantic::XfbSplit) && key.transform_feedback && !key.library;
+    if let Some((stage, summary)) = last_summary {
+        if split && summary.xfb_candidate && fragment_patchable {
+            steps.push(Step::SplitXfbOutputs(stage));
+        }
+    }
+    if let Some(summary) = stages.rewritable(Stage::Fragment) {
+        if on(Semantic::FragColorBroadcast) && summary.frag_color {
+            if let Attachments::Known(attachments) = &key.attachments {
+                if attachments
+                    .attachments
+                    .iter()
+                    .any(|&(location, _)| location != 0)
+                {
+                    steps.push(Step::BroadcastFragColor(attachments.clone()));
+                }
+            }
+        }
+        if steps.iter().any(|s| matches!(s, Step::SplitXfbOutputs(_))) {
+            steps.push(Step::SplitFragInputs);
+        }
+    }
+
+    if let Some((stage, summary)) = last_summary {
+        let writable = stage == Stage::Vertex || key.tess_geom_point_size;
+        if on(Semantic::PointSize) && writable && may_rasterize_points(stages, stage, key) {
+            let source = match key.gl_state_block.filter(|_| key.gl_state) {
+                Some(block_offset) => Some(PointSizeSource::GlState { block_offset }),
+                None => (!key.maintenance5).then_some(PointSizeSource::Default),
+            };
+            if let Some(source) = source {
+                steps.push(Step::WritePointSize(stage, source));
+            }
+        }
+        if let Some(block_offset) = key.gl_state_block {
+            if on(Semantic::ClipDistanceEnables) && summary.clip_distance {
+                steps.push(Step::GateClipDistances(stage, block_offset));
+            }
+        }
+        if on(Semantic::ClipSpaceDepth) && !key.depth_clip_control && !key.library {
+            steps.push(Step::RemapClipDepth(stage));
+        }
+    }
+
+    // Pipeline state goes where the rasterization / viewport state is: a library part
+    // without it has `Topology::Unknown` only when it lacks pre-rasterization state too.
+    if on(Semantic::ProvokingVertex) && key.provoking_vertex_last && !key.app_provoking_vertex {
+        steps.push(Step::ProvokingVertexLast);
+    }
+    if on(Semantic::ClipSpaceDepth) && key.depth_clip_control && !key.app_depth_clip_control {
+        steps.push(Step::NegativeOneToOneDepth);
+    }
+    steps
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spirv::fragcolor::AttachmentKind;
+
+    fn key() -> PipelineKey {
+        PipelineKey {
+            enabled: SemanticSet::ALL,
+            library: false,
+            attachments: Attachments::Known(FragColorKey::default()),
+            topology: Topology::Triangles,
+            dynamic_points: false,
+            polygon_points: false,
+            transform_feedback: true,
+            tess_geom_point_size: false,
+            maintenance5: false,
+            gl_state: false,
+            gl_state_block: None,
+            depth_clip_control: true,
+            provoking_vertex_last: true,
+            app_provoking_vertex: false,
+            app_depth_clip_control: false,
+        }
+    }
+
+    fn summary(f: impl FnOnce(&mut Summary)) -> Summary {
+        let mut s = Summary {
+            readable: true,
+            ..Summary::default()
+        };
+        f(&mut s);
+        s
+    }
+
+    fn stages<'a>(list: &[(Stage, &'a Summary)]) -> Stages<'a> {
+        let mut stages = Stages::default();
+        for &(stage, summary) in list {
+            stages.set(
+                stage,
+                StageInfo {
+                    summary: Some(summary),
+                    patchable: true,
+                },
+            );
+        }
+        stages
+    }
+
+    #[test]
+    fn a_triangle_pipeline_without_gl_state_needs_nothing() {
+        let plain = summary(|_| {});
+        let s = stages(&[(Stage::Vertex, &plain), (Stage::Fragment, &plain)]);
+        assert_eq!(choose(&s, &key()), []);
+    }
+
+    #[test]
+    fn a_point_list_gets_gl_default_size_in_the_vertex_shader() {
+        let plain = summary(|_| {});
+        let s = stages(&[(Stage::Vertex, &plain), (Stage::Fragment, &plain)]);
+        let points = PipelineKey {
+            topology: Topology::Points,
+            ..key()
+        };
+        assert_eq!(
+            choose(&s, &points),
+            [Step::WritePointSize(
+                Stage::Vertex,
+                PointSizeSource::Default
+            )]
+        );
+        // maintenance5 makes a missing write mean 1.0.
+        let m5 = PipelineKey {
+            maintenance5: true,
+            ..points.clone()
+        };
+        assert_eq!(choose(&s, &m5), []);
+        // With VK_GLSEM_gl_state the size comes from the block, maintenance5 or not.
+        let gl = PipelineKey {
+            gl_state: true,
+            gl_state_block: Some(96),
+            ..m5
+        };
+        assert_eq!(
+            choose(&s, &gl)[0],
+            Step::WritePointSize(Stage::Vertex, PointSizeSource::GlState { block_offset: 96 })
+        );
+    }
+
+    #[test]
+    fn tessellation_and_geometry_write_the_size_only_with_their_feature() {
+        let vs = summary(|_| {});
+        let gs = summary(|s| s.output_primitive = Some(Primitive::Points));
+        let s = stages(&[(Stage::Vertex, &vs), (Stage::Geometry, &gs)]);
+        assert_eq!(choose(&s, &key()), []);
+        let with_feature = PipelineKey {
+            tess_geom_point_size: true,
+            ..key()
+        };
+        assert_eq!(
+            choose(&s, &with_feature),
+            [Step::WritePointSize(
+                Stage::Geometry,
+                PointSizeSource::Default
+            )]
+        );
+    }
+
+    #[test]
+    fn polygon_mode_point_rasterizes_triangles_as_points() {
+        let plain = summary(|_| {});
+        let s = stages(&[(Stage::Vertex, &plain)]);
+        let key = PipelineKey {
+            polygon_points: true,
+            ..key()
+        };
+        assert_eq!(
+            choose(&s, &key),
+            [Step::WritePointSize(
+                Stage::Vertex,
+                PointSizeSource::Default
+            )]
+        );
+    }
+
+    #[test]
+    fn the_xfb_split_runs_before_the_point_size_of_the_same_stage() {
+        let vs = summary(|s| s.xfb_candidate = true);
+        let fs = summary(|s| s.frag_color = true);
+        let s = stages(&[(Stage::Vertex, &vs), (Stage::Fragment, &fs)]);
+        let attachments = FragColorKey {
+            attachments: vec![(0, AttachmentKind::Float), (1, AttachmentKind::Float)],
+        };
+        let key = PipelineKey {
+            topology: Topology::Points,
+            attachments: Attachments::Known(attachments.clone()),
+            ..key()
+        };
+        assert_eq!(
+            choose(&s, &key),
+            [
+                Step::SplitXfbOutputs(Stage::Vertex),
+                Step::BroadcastFragColor(attachments),
+                Step::SplitFragInputs,
+                Step::WritePointSize(Stage::Vertex, PointSizeSource::Default),
+            ]
+        );
+    }
+
+    #[test]
+    fn conventions_apply_only_with_gl_state_and_only_where_the_app_is_silent() {
+        let vs = summary(|s| s.clip_distance = true);
+        let s = stages(&[(Stage::Vertex, &vs)]);
+        let gl = PipelineKey {
+            gl_state: true,
+            gl_state_block: Some(96),
+            ..key()
+        };
+        assert_eq!(
+            choose(&s, &gl),
+            [
+                Step::GateClipDistances(Stage::Vertex, 96),
+                Step::ProvokingVertexLast,
+                Step::NegativeOneToOneDepth
+            ]
+        );
+        let app_chose = PipelineKey {
+            app_provoking_vertex: true,
+            app_depth_clip_control: true,
+            ..gl.clone()
+        };
+        assert_eq!(
+            choose(&s, &app_chose),
+            [Step::GateClipDistances(Stage::Vertex, 96)]
+        );
+        let no_extension = PipelineKey {
+            depth_clip_control: false,
+            ..gl
+        };
+        assert!(choose(&s, &no_extension).contains(&Step::RemapClipDepth(Stage::Vertex)));
+    }
+
+    #[test]
+    fn a_tes_without_tcs_always_asks_for_a_tcs() {
+        let plain = summary(|_| {});
+        let s = stages(&[(Stage::Vertex, &plain), (Stage::TessEval, &plain)]);
+        let off = PipelineKey {
+            enabled: SemanticSet(0),
+            ..key()
+        };
+        assert_eq!(choose(&s, &off), [Step::GenerateTcs]);
+    }
+
+    #[test]
+    fn every_semantic_is_registered_once() {
+        for (i, a) in SEMANTICS.iter().enumerate() {
+            assert_eq!(a.semantic.info().name, a.name);
+            assert!(SEMANTICS[i + 1..].iter().all(|b| b.semantic != a.semantic));
+        }
+    }
+}
