@@ -91,6 +91,8 @@ cargo metadata --format-version 1 --locked --filter-platform "$(rustc -vV | sed 
 
 mkdir -p "$stage/DEBIAN"
 (cd "$stage" && find usr -type f -print0 | sort -z | xargs -0 md5sum) >"$stage/DEBIAN/md5sums"
+# A shared library in the library directory: refresh the ld.so cache, as dh_makeshlibs does.
+echo "activate-noawait ldconfig" >"$stage/DEBIAN/triggers"
 installed_size=$(du -sk --exclude=DEBIAN "$stage" | cut -f1)
 cat >"$stage/DEBIAN/control" <<EOF
 Package: $name
