@@ -5,7 +5,8 @@
 #   /usr/share/vulkan/explicit_layer.d/VkLayer_glsem.json   enabled by name
 #   /usr/share/vulkan/implicit_layer.d/VkLayer_glsem.json   on with VK_GLSEM_ENABLE=1
 #   /usr/include/vulkan/vk_glsem.h                          the layer's device extensions
-#   /usr/bin/glsem-run                                      the scene runner
+#   /usr/bin/glsem-run -> /usr/lib/glsem/glsem-run          the scene runner, next to
+#   /usr/lib/glsem/libVkLayer_glsem.so -> the layer above   (a link to) the layer it loads
 #   /usr/share/doc/glsem/{README.md.gz,copyright,changelog.Debian.gz}
 #
 # Both manifests come from layer-manifest/VkLayer_glsem.json through
@@ -64,12 +65,16 @@ umask 022
 # The layer (a shared library: 0644, symbols not needed for linking dropped, as dh_strip
 # does) and the runner (an executable: every symbol dropped).
 lib="$stage/usr/lib/$multiarch"
-mkdir -p "$lib" "$stage/usr/bin" "$stage/usr/include/vulkan" "$stage/usr/share/doc/$name"
+mkdir -p "$lib" "$stage/usr/bin" "$stage/usr/lib/$name" "$stage/usr/include/vulkan" "$stage/usr/share/doc/$name"
 strip --strip-unneeded --remove-section=.comment -o "$lib/libVkLayer_glsem.so" \
 	target/release/libVkLayer_glsem.so
 chmod 0644 "$lib/libVkLayer_glsem.so"
-strip --remove-section=.comment -o "$stage/usr/bin/glsem-run" target/release/glsem-run
-chmod 0755 "$stage/usr/bin/glsem-run"
+# glsem-run enables the layer "next to its executable" (runner/src/layer.rs): it lives in
+# /usr/lib/glsem beside a link to the installed layer, so /usr/bin/glsem-run works as is.
+strip --remove-section=.comment -o "$stage/usr/lib/$name/glsem-run" target/release/glsem-run
+chmod 0755 "$stage/usr/lib/$name/glsem-run"
+ln -s "../$multiarch/libVkLayer_glsem.so" "$stage/usr/lib/$name/libVkLayer_glsem.so"
+ln -s "../lib/$name/glsem-run" "$stage/usr/bin/glsem-run"
 install -m 0644 include/vk_glsem.h "$stage/usr/include/vulkan/vk_glsem.h"
 
 python3 packaging/manifests.py layer-manifest/VkLayer_glsem.json libVkLayer_glsem.so \

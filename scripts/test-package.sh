@@ -52,17 +52,16 @@ if installed; then "${sudo_cmd[@]}" dpkg -r glsem; fi
 mkdir -p "$tmp/home"
 clean_env=(env -u VK_ADD_LAYER_PATH -u VK_LAYER_PATH -u VK_INSTANCE_LAYERS
 	-u VK_LOADER_LAYERS_ENABLE -u VK_LOADER_LAYERS_DISABLE -u VK_GLSEM_DISABLE
-	-u GLSEM_LAYER_LIB -u LD_LIBRARY_PATH
+	-u GLSEM_LAYER_LIB -u LD_LIBRARY_PATH -u XDG_DATA_DIRS -u XDG_CONFIG_DIRS
 	HOME="$tmp/home" XDG_DATA_HOME="$tmp/home" XDG_CONFIG_HOME="$tmp/home")
 
-# Runs glsem-run ($1) on a scene ($3, then runner flags) through the implicit layer, in
-# clean_env plus extra_env; output in $tmp/$2.log, exit status in $status.
-extra_env=()
+# Runs glsem-run ($1) on a scene ($3, then runner flags) in clean_env with the implicit
+# layer enabled; output in $tmp/$2.log, exit status in $status.
 scene() {
 	local runner=$1 name=$2 file=$3
 	shift 3
 	status=0
-	"${clean_env[@]}" "${extra_env[@]}" VK_GLSEM_ENABLE=1 VK_GLSEM_LOG_LEVEL=info \
+	"${clean_env[@]}" VK_GLSEM_ENABLE=1 VK_GLSEM_LOG_LEVEL=info \
 		"$runner" "$@" "$file" >"$tmp/$name.log" 2>&1 || status=$?
 	sed 's/^/    /' "$tmp/$name.log"
 }
@@ -72,6 +71,7 @@ echo "== dpkg -i $deb"
 installed || fail "dpkg -i did not install glsem"
 mapfile -t files < <(dpkg -L glsem | while read -r f; do [[ -f $f ]] && echo "$f"; done)
 for f in "$lib" "$explicit" "$implicit" /usr/include/vulkan/vk_glsem.h "$run" \
+	/usr/lib/glsem/glsem-run /usr/lib/glsem/libVkLayer_glsem.so \
 	/usr/share/doc/glsem/copyright /usr/share/doc/glsem/README.md.gz; do
 	[[ -f $f ]] || fail "$f is not installed"
 done
@@ -109,31 +109,36 @@ grep -q '^glsem: .*gl_FragColor broadcast to 3 attachments' "$tmp/fragcolor.log"
 	fail "the layer's log does not show the gl_FragColor broadcast"
 
 # glsem-run --no-layer refuses a TES without a TCS before any driver sees it ("invalid on
-# plain Vulkan"), and without --no-layer it enables its own build's layer through a
-# manifest of its own. Until it has a flag for "the layer is in the system", it is given
-# the installed library (GLSEM_LAYER_LIB) and the loader shown to take the installed
-# implicit manifest: an implicit layer comes first, and the loader skips the runner's
-# manifest of the same name.
-tes_flags=() extra_env=()
-if "$run" --help 2>&1 | grep -q -- '--system-layer'; then
-	tes_flags=(--system-layer)
-else
-	extra_env=(GLSEM_LAYER_LIB="$lib")
-fi
+# plain Vulkan"); without it, glsem-run enables "the layer next to its executable" by a
+# manifest of its own: /usr/bin/glsem-run is a link to /usr/lib/glsem/glsem-run, beside a
+# link to the installed library. With VK_GLSEM_ENABLE=1 the loader takes the installed
+# implicit manifest all the same (an implicit layer comes first, and the loader skips the
+# runner's manifest of the same name): checked in the loader's log. A glsem-run with a
+# flag for "the layer is in the system" (--system-layer) gets it instead.
+tes_flags=()
+if "$run" --help 2>&1 | grep -q -- '--system-layer'; then tes_flags=(--system-layer); fi
 echo "== $run ${tes_flags[*]} $tes (VK_GLSEM_ENABLE=1)"
 scene "$run" tes "$tes" "${tes_flags[@]}"
 [[ $status -eq 0 ]] || fail "$tes fails through the installed layer"
 grep -q '^glsem: .*generated passthrough tessellation control shader' "$tmp/tes.log" ||
 	fail "the layer's log does not show the generated TCS"
-"${clean_env[@]}" "${extra_env[@]}" VK_GLSEM_ENABLE=1 VK_LOADER_DEBUG=layer \
-	"$run" "${tes_flags[@]}" \
+"${clean_env[@]}" VK_GLSEM_ENABLE=1 VK_LOADER_DEBUG=layer "$run" "${tes_flags[@]}" \
 	--no-validation "$tes" >"$tmp/loader-tes.log" 2>&1 || true
 grep -q "Manifest: *$implicit" "$tmp/loader-tes.log" ||
 	fail "the TES scene did not run on the layer of $implicit"
-if grep -q "Manifest: *$tmp\|Manifest: */tmp/glsem-run" "$tmp/loader-tes.log"; then
+if grep -q "Manifest: */tmp/glsem-run" "$tmp/loader-tes.log"; then
 	fail "the TES scene ran on glsem-run's own manifest, not the installed one"
 fi
-extra_env=()
+
+# The implicit layer is off unless enabled, and VK_GLSEM_DISABLE=1 wins over the enable.
+for off in "" VK_GLSEM_DISABLE=1; do
+	status=0
+	"${clean_env[@]}" ${off:+"$off"} ${off:+VK_GLSEM_ENABLE=1} "$run" --no-layer "$fragcolor" \
+		>"$tmp/off.log" 2>&1 || status=$?
+	[[ $status -eq 1 ]] || fail "the implicit layer is on with ${off:-no VK_GLSEM_ENABLE} (exit $status)"
+	if grep -q '^glsem:' "$tmp/off.log"; then fail "the layer logs with ${off:-no VK_GLSEM_ENABLE}"; fi
+done
+echo "test-package: the implicit layer is off without VK_GLSEM_ENABLE=1 and with VK_GLSEM_DISABLE=1"
 
 echo "== dpkg -r glsem"
 "${sudo_cmd[@]}" dpkg -r glsem
