@@ -8,6 +8,7 @@
 #   /usr/bin/glsem-run -> /usr/lib/glsem/glsem-run          the scene runner, next to
 #   /usr/lib/glsem/libVkLayer_glsem.so -> the layer above   (a link to) the layer it loads
 #   /usr/share/doc/glsem/{README.md.gz,copyright,changelog.Debian.gz}
+#   /usr/share/man/man1/glsem-run.1.gz, /usr/share/lintian/overrides/glsem
 #
 # Both manifests come from layer-manifest/VkLayer_glsem.json through
 # packaging/manifests.py (the logic scripts/install-layer.sh uses too), with `library_path`
@@ -52,7 +53,7 @@ upstream=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -1)
 version="$upstream-1"
 arch=$(dpkg --print-architecture)
 multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)
-maintainer="${DEBFULLNAME:-glsem developers} <${DEBEMAIL:-glsem@localhost}>"
+maintainer="${DEBFULLNAME:-glsem developers} <${DEBEMAIL:-glsem@example.org}>"
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 export SOURCE_DATE_EPOCH="${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}"
 
@@ -93,11 +94,16 @@ cargo metadata --format-version 1 --locked --filter-platform "$(rustc -vV | sed 
 	echo
 	echo " -- $maintainer  $(date -u -R -d "@$SOURCE_DATE_EPOCH")"
 } | gzip -9n >"$doc/changelog.Debian.gz"
+mkdir -p "$stage/usr/share/man/man1" "$stage/usr/share/lintian/overrides"
+gzip -9nc packaging/glsem-run.1 >"$stage/usr/share/man/man1/glsem-run.1.gz"
+# A Vulkan layer is a plugin: the loader dlopen()s it by the name in its manifest and
+# nothing links against it, so it has no SONAME (nor needs the ldconfig trigger), like
+# libVkLayer_khronos_validation.so.
+echo "$name: sharedobject-in-library-directory-missing-soname [usr/lib/$multiarch/libVkLayer_glsem.so]" \
+	>"$stage/usr/share/lintian/overrides/$name"
 
 mkdir -p "$stage/DEBIAN"
 (cd "$stage" && find usr -type f -print0 | sort -z | xargs -0 md5sum) >"$stage/DEBIAN/md5sums"
-# A shared library in the library directory: refresh the ld.so cache, as dh_makeshlibs does.
-echo "activate-noawait ldconfig" >"$stage/DEBIAN/triggers"
 installed_size=$(du -sk --exclude=DEBIAN "$stage" | cut -f1)
 cat >"$stage/DEBIAN/control" <<EOF
 Package: $name
@@ -111,16 +117,17 @@ Suggests: vulkan-validationlayers, libvulkan-dev, libx11-xcb1, libxcursor1, libx
 Section: libs
 Priority: optional
 Description: Vulkan layer giving Vulkan pipelines OpenGL semantics
- glsem (VK_LAYER_GLSEM_gl_semantics) fixes, at the Vulkan API boundary and for
- any driver, the places where Vulkan silently differs from OpenGL: gl_FragColor
- written to every colour attachment, transform-feedback structs captured member
- by member as GL packs them, and tessellation evaluation shaders without a
- control shader (with GL's default levels, VK_GLSEM_tessellation_default_levels).
+ glsem (VK_LAYER_GLSEM_gl_semantics) fixes, at the Vulkan API boundary and
+ for any driver, the places where Vulkan silently differs from OpenGL:
+ gl_FragColor written to every colour attachment, transform-feedback structs
+ captured member by member as GL packs them, and tessellation evaluation
+ shaders without a control shader (with GL's default levels, through the
+ device extension VK_GLSEM_tessellation_default_levels).
  .
- The layer is installed both as an explicit layer (enable it by name) and as an
- implicit one that stays off until VK_GLSEM_ENABLE=1 (VK_GLSEM_DISABLE=1 turns it
- off again). glsem-run runs GL shader tests (piglit shader_test files) on
- Vulkan; it needs glslangValidator.
+ The layer is installed both as an explicit layer (enable it by name) and as
+ an implicit one that stays off until VK_GLSEM_ENABLE=1 (VK_GLSEM_DISABLE=1
+ turns it off again). glsem-run runs GL shader tests (piglit shader_test
+ files) on Vulkan; it needs glslangValidator.
 EOF
 find "$stage" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
 

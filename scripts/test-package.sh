@@ -31,6 +31,12 @@ start=$SECONDS
 scripts/package.sh
 echo "test-package: package built in $((SECONDS - start)) s"
 deb=$(ls target/debian/glsem_*.deb)
+# Debian's package checker, where installed (scripts/setup.sh does not install it).
+if command -v lintian >/dev/null; then
+	lintian --fail-on error --suppress-tags initial-upload-closes-no-bugs "$deb" ||
+		fail "lintian finds errors in $deb"
+	echo "test-package: lintian: no errors"
+fi
 multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)
 lib=/usr/lib/$multiarch/libVkLayer_glsem.so
 explicit=/usr/share/vulkan/explicit_layer.d/VkLayer_glsem.json
