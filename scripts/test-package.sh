@@ -57,7 +57,7 @@ if installed; then "${sudo_cmd[@]}" dpkg -r glsem; fi
 # What the scenes run in: the loader finds layers only in the system directories.
 mkdir -p "$tmp/home"
 clean_env=(env -u VK_ADD_LAYER_PATH -u VK_LAYER_PATH -u VK_INSTANCE_LAYERS
-	-u VK_LOADER_LAYERS_ENABLE -u VK_LOADER_LAYERS_DISABLE -u VK_GLSEM_DISABLE
+	-u VK_LOADER_LAYERS_ENABLE -u VK_LOADER_LAYERS_DISABLE -u VK_GLSEM_ENABLE -u VK_GLSEM_DISABLE
 	-u GLSEM_LAYER_LIB -u LD_LIBRARY_PATH -u XDG_DATA_DIRS -u XDG_CONFIG_DIRS
 	HOME="$tmp/home" XDG_DATA_HOME="$tmp/home" XDG_CONFIG_HOME="$tmp/home")
 
