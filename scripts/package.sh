@@ -32,7 +32,7 @@ case "${1:-}" in
 "") ;;
 --no-build) build=0 ;;
 *)
-	sed -n '2,22p' "$0" >&2
+	sed -n '2,/^set -euo pipefail/{/^set/d;p}' "$0" >&2
 	exit 2
 	;;
 esac
