@@ -101,6 +101,9 @@ if readelf -S "$lib" | grep -q '\.debug_'; then fail "$lib still has debug info"
 nm -D --defined-only "$lib" | grep -q ' vkNegotiateLoaderLayerInterfaceVersion$' ||
 	fail "$lib does not export vkNegotiateLoaderLayerInterfaceVersion"
 echo "test-package: $lib: $(stat -c %s "$lib") bytes, no debug info"
+# The header compiles from its installed place (with libvulkan-dev's vulkan.h).
+printf '#include <vulkan/vk_glsem.h>\nPFN_vkCmdSetTessellationDefaultLevelsGLSEM f;\n' |
+	gcc -fsyntax-only -x c - || fail "#include <vulkan/vk_glsem.h> does not compile"
 
 # The loader lists the installed layer, off until VK_GLSEM_ENABLE=1 turns it on.
 "${clean_env[@]}" VK_GLSEM_ENABLE=1 VK_LOADER_DEBUG=layer "$run" --no-layer --no-validation \
