@@ -45,3 +45,90 @@ grep '^FAIL' out/plain.txt | sed 's/^/  /' || echo "  (it does not)"
 echo
 echo "PNGs (one per colour attachment): out/plain/ and out/glsem/"
 ls out/plain out/glsem | sed 's/^/  /'
+
+# out/index.html: per scene, every attachment without and with glsem side by side, the
+# probe that failed on plain Vulkan, the layer's log and one line on what is fixed.
+# Self-contained (relative image paths); open it in a browser.
+declare -A explain=(
+	[fragcolor_4_attachments]="GL writes gl_FragColor to every draw buffer; plain Vulkan writes it to attachment 0 only and leaves attachments 1-3 undefined; glsem copies it to all four."
+	[tess_no_tcs_levels]="GL runs a TES without a TCS at the default levels of glPatchParameterfv; Vulkan forbids that pipeline (drivers crash on it), so glsem-run cannot even draw it; glsem generates a passthrough TCS fed by vkCmdSetTessellationDefaultLevelsGLSEM (4 isolines)."
+	[xfb_struct_capture]="GL captures a transform-feedback struct member by member, tightly packed; glsem splits it into one output per member (lavapipe happens to capture it right already; NVIDIA garbles it without glsem)."
+)
+esc() { printf '%s' "$1" | sed -e 's/&/\&amp;/g' -e 's/</\&lt;/g' -e 's/>/\&gt;/g'; }
+# The layer's lines for one scene: those printed after the previous scene's result line.
+log_of() {
+	awk -v f="$2" '
+		/^glsem:/ { buf = buf $0 "\n"; next }
+		/^(PASS|FAIL|SKIP) / {
+			name = $2; sub(/:$/, "", name)
+			if (name == f) { printf "%s", buf; exit }
+			buf = ""
+		}' "$1"
+}
+# The images of one scene in one mode, or why there are none.
+images() {
+	local mode=$1 name=$2 why=$3 png any=0
+	for png in out/"$mode"/"$name"-att*.png; do
+		[[ -f $png ]] || continue
+		any=1
+		local att=${png##*-att}
+		printf '<figure><img src="%s/%s" alt="%s attachment %s"><figcaption>attachment %s</figcaption></figure>\n' \
+			"$mode" "$(basename "$png")" "$mode" "${att%.png}" "${att%.png}"
+	done
+	if ((!any)); then
+		printf '<figure><div class="none">no image: %s</div><figcaption>&nbsp;</figcaption></figure>\n' "$(esc "$why")"
+	fi
+}
+{
+	cat <<'HTML'
+<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>glsem gallery</title>
+<style>
+body { font: 15px/1.4 sans-serif; margin: 16px; background: #fafafa; color: #222; }
+h1 { font-size: 22px; margin: 0 0 4px; }
+section { background: #fff; border: 1px solid #ddd; border-radius: 6px; padding: 10px 14px; margin: 12px 0; }
+h2 { font-size: 18px; margin: 0 0 2px; font-family: monospace; }
+.why { margin: 0 0 8px; }
+.pair { display: flex; gap: 24px; align-items: flex-start; }
+.side { flex: none; }
+.side h3 { font-size: 15px; margin: 0 0 4px; }
+.imgs { display: grid; grid-template-columns: repeat(2, max-content); gap: 8px; }
+figure { margin: 0; }
+img, .none { width: 256px; height: 256px; image-rendering: pixelated; border: 1px solid #888; display: block; }
+/* A checkerboard behind the images: what a scene leaves transparent (undefined) shows. */
+img { background: repeating-conic-gradient(#ccc 0% 25%, #fff 0% 50%) 50% / 16px 16px; }
+.none { display: flex; align-items: center; justify-content: center; text-align: center; padding: 16px; box-sizing: border-box; background: #eee; color: #a00; font-size: 13px; }
+figcaption { font-size: 12px; color: #666; }
+.result { font-weight: bold; }
+.PASS { color: #070; } .FAIL, .ERROR { color: #a00; } .SKIP { color: #a60; }
+pre { background: #f3f3f3; padding: 4px 8px; margin: 2px 0 6px; white-space: pre-wrap; font-size: 13px; }
+.k { margin: 8px 0 0; font-size: 13px; color: #555; }
+</style></head><body>
+<h1>glsem gallery: plain Vulkan and Vulkan through glsem</h1>
+<p>Each scene of <code>examples/</code> run by <code>glsem-run</code> on the same driver, without the layer (<code>--no-layer</code>) and with it (<code>VK_GLSEM_LOG_LEVEL=info</code>); every colour attachment, scaled up without smoothing; a checkerboard shows where an attachment was left transparent.</p>
+HTML
+	for scene in "${scenes[@]}"; do
+		name=$(basename "$scene" .shader_test)
+		plain=$(result out/plain.txt "$scene")
+		with=$(result out/glsem.txt "$scene")
+		probe=$(grep -m1 -E "^FAIL $scene: " out/plain.txt | sed "s|^FAIL $scene: ||") || true
+		why=${explain[$name]:-$(sed -n 's/^# *//p' "$scene" | head -1)}
+		log=$(log_of out/glsem.txt "$scene")
+		echo "<section id=\"$name\">"
+		echo "<h2>$(esc "$name")</h2>"
+		echo "<p class=\"why\">$(esc "$why")</p>"
+		echo '<div class="pair">'
+		echo "<div class=\"side\"><h3>plain Vulkan: <span class=\"result $plain\">$plain</span></h3><div class=\"imgs\">"
+		images plain "$name" "${probe:-no image written}"
+		echo "</div></div>"
+		echo "<div class=\"side\"><h3>with glsem: <span class=\"result $with\">$with</span></h3><div class=\"imgs\">"
+		images glsem "$name" "no image written"
+		echo "</div></div></div>"
+		echo "<p class=\"k\">The probe that failed on plain Vulkan:</p><pre>$(esc "${probe:-nothing: plain Vulkan passes this scene on this driver}")</pre>"
+		echo "<p class=\"k\">The layer's log (VK_GLSEM_LOG_LEVEL=info):</p><pre>$(esc "${log:-(nothing logged)}")</pre>"
+		echo "</section>"
+	done
+	echo "</body></html>"
+} >out/index.html
+echo
+echo "Gallery page: out/index.html"

@@ -14,14 +14,7 @@ explicit="$data/vulkan/explicit_layer.d"
 implicit="$data/vulkan/implicit_layer.d"
 mkdir -p "$explicit" "$implicit"
 
-python3 - "$root/layer-manifest/VkLayer_glsem.json" "$lib" "$explicit" "$implicit" <<'PY'
-import json, sys
-source, lib, explicit, implicit = sys.argv[1:]
-manifest = json.load(open(source))
-manifest["layer"]["library_path"] = lib
-json.dump(manifest, open(f"{explicit}/VkLayer_glsem.json", "w"), indent=4)
-manifest["layer"]["enable_environment"] = {"VK_GLSEM_ENABLE": "1"}
-manifest["layer"]["disable_environment"] = {"VK_GLSEM_DISABLE": "1"}
-json.dump(manifest, open(f"{implicit}/VkLayer_glsem.json", "w"), indent=4)
-PY
+# The same generator as the Debian package (scripts/package.sh), with an absolute path.
+python3 "$root/packaging/manifests.py" "$root/layer-manifest/VkLayer_glsem.json" "$lib" \
+    "$explicit/VkLayer_glsem.json" "$implicit/VkLayer_glsem.json"
 echo "installed $explicit/VkLayer_glsem.json and $implicit/VkLayer_glsem.json"

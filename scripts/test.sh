@@ -16,3 +16,7 @@ done
 cargo build --workspace --release
 cargo build --workspace
 cargo test --workspace
+
+# The Debian package: built, installed with dpkg -i, two scenes through the installed
+# implicit layer (VK_GLSEM_ENABLE=1), removed with dpkg -r (scripts/test-package.sh).
+scripts/test-package.sh
