@@ -12,11 +12,12 @@ use crate::glsl::{Compiler, Program, Scalar, UniformBlock, UniformMember};
 use crate::probe::{self, Image, DEFAULT_TOLERANCE};
 use crate::report::Outcome;
 use crate::scene::{
-    self, Command, Feature, Mode, Query, Scene, SceneError, Stage, Uniform, UniformData, XfbKind,
+    self, Capability, Command, Feature, Mode, PolygonMode, Query, Scene, SceneError, Stage,
+    Uniform, UniformData, XfbKind,
 };
 use crate::vk::features::CoreFeature;
 use crate::vk::format::Format;
-use crate::vk::pipeline::{self, PipelineDesc};
+use crate::vk::pipeline::{self, PipelineDesc, RasterState};
 use crate::vk::target::Targets;
 use crate::vk::{check, take_messages, Buffer, Gpu, Needs, Vulkan};
 
@@ -102,12 +103,32 @@ pub fn play(vulkan: &Vulkan, compiler: &Compiler, path: &Path, options: &Options
         );
         return stop(Outcome::Skip(why), device);
     }
+    // Without VK_GLSEM_gl_state the GL state commands are not applied (plain Vulkan has
+    // no such state); the scene runs anyway and its probes decide, and a failure says so.
+    let uses_gl_state = scene.uses(|c| {
+        matches!(
+            c,
+            Command::PointSize(_)
+                | Command::Enable(
+                    Capability::ProgramPointSize | Capability::ClipDistance(_),
+                    _
+                )
+        )
+    });
+    let note = match (&gpu.gl_state, uses_gl_state) {
+        (None, true) => format!(
+            " (GL point size / clip-distance state not applied: {})",
+            gpu.gl_state_missing
+        ),
+        _ => String::new(),
+    };
     take_messages();
     let mut player = match Player::new(gpu, &scene, &program) {
         Ok(p) => p,
         Err(e) => return stop(e.into(), device),
     };
     let outcome = match player.play(&scene, path, options) {
+        Err(SceneError::Fail(m)) => Outcome::Fail(m + &note),
         Err(e) => e.into(),
         Ok(()) => match take_messages().first() {
             Some(m) => Outcome::Fail(format!("validation error: {m}")),
@@ -140,6 +161,15 @@ fn needs(scene: &Scene, program: &Program) -> Needs {
         (req(Feature::Geometry), CoreFeature::GeometryShader),
         (req(Feature::Float64), CoreFeature::ShaderFloat64),
         (req(Feature::DualSrcBlend), CoreFeature::DualSrcBlend),
+        (
+            scene.uses(|c| {
+                matches!(
+                    c,
+                    Command::PolygonMode(PolygonMode::Line | PolygonMode::Point)
+                )
+            }),
+            CoreFeature::FillModeNonSolid,
+        ),
     ];
     features.extend(required.iter().filter(|(on, _)| *on).map(|(_, f)| *f));
     Needs {
@@ -152,6 +182,7 @@ fn needs(scene: &Scene, program: &Program) -> Needs {
         dynamic_rendering: scene.uses(|c| matches!(c, Command::FbDynamicRendering)),
         // Set by `play` for `--window`; scenes themselves never present.
         swapchain: false,
+        provoking_vertex: scene.uses(|c| matches!(c, Command::ProvokingFirst(true))),
         color_attachments: scene
             .commands
             .iter()
@@ -171,6 +202,32 @@ struct PipelineKey {
     patch_control_points: u32,
     xfb: bool,
     rect: bool,
+    raster: RasterState,
+}
+
+/// GL state that `VK_GLSEM_gl_state` sets per command buffer, at GL's initial values.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct GlState {
+    point_size: f32,
+    program_point_size: bool,
+    /// Bit i: `GL_CLIP_DISTANCEi` enabled.
+    clip_distances: u32,
+}
+
+impl Default for GlState {
+    fn default() -> Self {
+        GlState {
+            point_size: 1.0,
+            program_point_size: false,
+            clip_distances: 0,
+        }
+    }
+}
+
+/// Whether the window has a depth buffer: as in piglit, only when `[require]` says
+/// `depthbuffer` (without one GL's depth test always passes and writes nothing).
+fn uses_depth(scene: &Scene) -> bool {
+    scene.require.depth_buffer
 }
 
 /// (0, 0, 0, 1) as floats then as integers: GL's current value of an attribute the scene
@@ -211,6 +268,10 @@ pub struct Player {
     outer: [f32; 4],
     inner: [f32; 2],
     readback_fresh: bool,
+    gl_state: GlState,
+    raster: RasterState,
+    clear_depth: f32,
+    depth: bool,
     // Last: dropped after `Drop::drop` destroyed everything made from it.
     gpu: Gpu,
 }
@@ -257,7 +318,9 @@ impl Player {
         constant_buffer
             .bytes_mut()
             .copy_from_slice(&words_to_bytes(&CONSTANT_ATTRIBUTE));
-        let targets = Targets::new(&gpu, w, h, &[Some(Format::DEFAULT)], false).map_err(fail)?;
+        let depth = uses_depth(scene);
+        let targets =
+            Targets::new(&gpu, w, h, &[Some(Format::DEFAULT)], false, depth).map_err(fail)?;
         let query_pool = if gpu.xfb.is_some() {
             let info = vk::QueryPoolCreateInfo::default()
                 .query_type(vk::QueryType::TRANSFORM_FEEDBACK_STREAM_EXT)
@@ -300,6 +363,10 @@ impl Player {
             outer: [1.0; 4],
             inner: [1.0; 2],
             readback_fresh: false,
+            gl_state: GlState::default(),
+            raster: RasterState::default(),
+            clear_depth: 1.0,
+            depth,
             gpu,
         };
         player.create_program_objects(program).map_err(fail)?;
@@ -408,6 +475,7 @@ impl Player {
             p.targets.record_init(&p.gpu, cmd);
             p.barrier(cmd);
             p.targets.record_clear(&p.gpu, cmd, [0.0; 4]);
+            p.targets.record_clear_depth(&p.gpu, cmd, 1.0);
         })
     }
 
@@ -446,9 +514,14 @@ impl Player {
         match command {
             Command::ClearColor(c) => self.clear_color = *c,
             Command::Clear => {
+                // glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT), as piglit does.
                 let color = self.clear_color;
-                self.submit(|p, cmd| p.targets.record_clear(&p.gpu, cmd, color))
-                    .map_err(fail)?;
+                let depth = self.clear_depth;
+                self.submit(|p, cmd| {
+                    p.targets.record_clear(&p.gpu, cmd, color);
+                    p.targets.record_clear_depth(&p.gpu, cmd, depth);
+                })
+                .map_err(fail)?;
                 self.readback_fresh = false;
             }
             Command::DrawRect { ortho, x, y, w, h } => {
@@ -572,6 +645,42 @@ impl Player {
                 self.replace_targets(&formats, self.targets.dynamic)
                     .map_err(fail)?;
             }
+            Command::PointSize(size) => self.gl_state.point_size = *size,
+            Command::Enable(cap, on) => match cap {
+                Capability::ProgramPointSize => self.gl_state.program_point_size = *on,
+                Capability::ClipDistance(i) => {
+                    if *on {
+                        self.gl_state.clip_distances |= 1 << i;
+                    } else {
+                        self.gl_state.clip_distances &= !(1 << i);
+                    }
+                }
+                Capability::DepthTest => self.raster.depth_test = *on,
+            },
+            Command::DepthFunc(f) => self.raster.depth_func = *f,
+            Command::ClearDepth(d) => self.clear_depth = *d,
+            Command::ProvokingFirst(first) => self.raster.provoking_first = *first,
+            Command::PolygonMode(m) => self.raster.polygon_mode = *m,
+            Command::ProbeDepth { x, y, depth } => {
+                self.refresh_readback().map_err(fail)?;
+                let (w, h) = (self.targets.width as i64, self.targets.height as i64);
+                if !(0..w).contains(x) || !(0..h).contains(y) {
+                    return Err(fail(format!(
+                        "probe depth ({x}, {y}) is outside the window"
+                    )));
+                }
+                let depths = self
+                    .targets
+                    .depths()
+                    .ok_or_else(|| fail("there is no depth buffer".into()))?;
+                // Rows from the top of the framebuffer; GL's y counts from the bottom.
+                let got = depths[((h - 1 - y) * w + x) as usize] as f64;
+                if (got - depth).abs() > self.tolerance[0] {
+                    return Err(fail(format!(
+                        "probe depth at ({x}, {y}): expected {depth}, observed {got}"
+                    )));
+                }
+            }
             Command::FbDynamicRendering => {
                 let formats: Vec<Option<Format>> = self
                     .targets
@@ -592,6 +701,7 @@ impl Player {
             self.targets.height,
             formats,
             dynamic,
+            self.depth,
         )?;
         let mut old = std::mem::replace(&mut self.targets, targets);
         old.destroy(&self.gpu);
@@ -728,6 +838,7 @@ impl Player {
             topology: key.topology,
             patch_control_points: key.patch_control_points,
             rasterizer_discard: key.xfb,
+            raster: key.raster,
         };
         let p = pipeline::create(&self.gpu, &self.targets, &desc).map_err(fail)?;
         self.pipelines.insert(key, p);
@@ -773,6 +884,7 @@ impl Player {
             },
             xfb,
             rect,
+            raster: self.raster,
         };
         let pipeline = self.pipeline(key)?;
         let vertex_buffer = if rect {
@@ -785,6 +897,14 @@ impl Player {
             unsafe {
                 if let Some(set_levels) = p.gpu.set_levels {
                     set_levels(cmd, p.outer.as_ptr(), p.inner.as_ptr());
+                }
+                // The layer's GL state starts at GL's initial values in every command
+                // buffer: set all of it before each draw. Without VK_GLSEM_gl_state (plain
+                // Vulkan), these GL states have no Vulkan equivalent and are not applied.
+                if let Some(gl) = p.gpu.gl_state {
+                    (gl.set_point_size)(cmd, p.gl_state.point_size);
+                    (gl.set_program_point_size)(cmd, p.gl_state.program_point_size.into());
+                    (gl.set_clip_distance_enable)(cmd, p.gl_state.clip_distances);
                 }
                 if xfb {
                     d.cmd_reset_query_pool(cmd, p.query_pool, 0, 1);

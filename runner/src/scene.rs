@@ -70,6 +70,8 @@ pub struct Require {
     pub features: Vec<Feature>,
     pub width: u32,
     pub height: u32,
+    /// `depthbuffer`: the window has a depth buffer (piglit gives it one only then).
+    pub depth_buffer: bool,
 }
 
 /// The scalar type of a `[vertex data]` column.
@@ -174,6 +176,36 @@ pub enum Query {
     PrimitivesWritten,
 }
 
+/// A GL capability of `enable` / `disable`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Capability {
+    ProgramPointSize,
+    /// `GL_CLIP_PLANEi` / `GL_CLIP_DISTANCEi` (the same enable in GL 3.0+).
+    ClipDistance(u32),
+    DepthTest,
+}
+
+/// GL's depth functions (`depthfunc`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DepthFunc {
+    Never,
+    Less,
+    Equal,
+    Lequal,
+    Greater,
+    Notequal,
+    Gequal,
+    Always,
+}
+
+/// `glPolygonMode(GL_FRONT_AND_BACK, …)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PolygonMode {
+    Point,
+    Line,
+    Fill,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum Command {
     Clear,
@@ -220,6 +252,22 @@ pub enum Command {
     /// `fb color attachments N [FORMAT…]`: `None` is an `UNUSED` hole.
     FbAttachments(Vec<Option<String>>),
     FbDynamicRendering,
+    /// `point size F` (ours): `glPointSize(F)`.
+    PointSize(f32),
+    /// `enable CAP` / `disable CAP`.
+    Enable(Capability, bool),
+    DepthFunc(DepthFunc),
+    /// `clear depth F`: `glClearDepth(F)`.
+    ClearDepth(f32),
+    /// `probe depth x y d`: the depth buffer at a pixel (GL window coordinates).
+    ProbeDepth {
+        x: i64,
+        y: i64,
+        depth: f64,
+    },
+    /// `provoking vertex first|last`: `true` for GL_FIRST_VERTEX_CONVENTION.
+    ProvokingFirst(bool),
+    PolygonMode(PolygonMode),
 }
 
 /// A command and the 1-based line it came from.
@@ -265,6 +313,7 @@ pub fn parse(text: &str) -> Result<Scene, SceneError> {
             features: Vec::new(),
             width: 250,
             height: 250,
+            depth_buffer: false,
         },
         shaders: Vec::new(),
         passthrough_vs: false,
@@ -375,6 +424,7 @@ fn parse_require(line: &str, number: usize, req: &mut Require) -> Result<(), Sce
                 return Err(skip(number, line, "GL version above 4.6"));
             }
         }
+        ["depthbuffer"] => req.depth_buffer = true,
         ["SIZE", w, h] => {
             req.width = parse_num::<u32>(w, number, line)?;
             req.height = parse_num::<u32>(h, number, line)?;
@@ -661,6 +711,63 @@ fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
             Command::FbAttachments(list)
         }
         ["fb", "dynamic", "rendering"] => Command::FbDynamicRendering,
+        ["point", "size", v] => {
+            let size: f32 = parse_num(v, number, line)?;
+            if size <= 0.0 {
+                return Err(fail(
+                    number,
+                    line,
+                    "point size must be positive (GL_INVALID_VALUE)",
+                ));
+            }
+            Command::PointSize(size)
+        }
+        [verb @ ("enable" | "disable"), cap] => {
+            let on = *verb == "enable";
+            let clip = cap
+                .strip_prefix("GL_CLIP_PLANE")
+                .or_else(|| cap.strip_prefix("GL_CLIP_DISTANCE"));
+            let cap = match (*cap, clip) {
+                ("GL_PROGRAM_POINT_SIZE" | "GL_VERTEX_PROGRAM_POINT_SIZE", _) => {
+                    Capability::ProgramPointSize
+                }
+                ("GL_DEPTH_TEST", _) => Capability::DepthTest,
+                (_, Some(i)) => match i.parse::<u32>() {
+                    Ok(i) if i < 8 => Capability::ClipDistance(i),
+                    _ => return Err(skip(number, line, "clip plane beyond 7")),
+                },
+                _ => return Err(skip(number, line, "unknown command")),
+            };
+            Command::Enable(cap, on)
+        }
+        ["depthfunc", func] => Command::DepthFunc(match *func {
+            "GL_NEVER" => DepthFunc::Never,
+            "GL_LESS" => DepthFunc::Less,
+            "GL_EQUAL" => DepthFunc::Equal,
+            "GL_LEQUAL" => DepthFunc::Lequal,
+            "GL_GREATER" => DepthFunc::Greater,
+            "GL_NOTEQUAL" => DepthFunc::Notequal,
+            "GL_GEQUAL" => DepthFunc::Gequal,
+            "GL_ALWAYS" => DepthFunc::Always,
+            _ => return Err(fail(number, line, "unknown depth function")),
+        }),
+        ["clear", "depth", v] => Command::ClearDepth(parse_num(v, number, line)?),
+        ["probe", "depth", x, y, d] => Command::ProbeDepth {
+            x: parse_num(x, number, line)?,
+            y: parse_num(y, number, line)?,
+            depth: parse_num(d, number, line)?,
+        },
+        ["provoking", "vertex", which] => Command::ProvokingFirst(match *which {
+            "first" => true,
+            "last" => false,
+            _ => return Err(fail(number, line, "expected `first` or `last`")),
+        }),
+        ["polygon", "mode", "GL_FRONT_AND_BACK", mode] => Command::PolygonMode(match *mode {
+            "GL_POINT" => PolygonMode::Point,
+            "GL_LINE" => PolygonMode::Line,
+            "GL_FILL" => PolygonMode::Fill,
+            _ => return Err(fail(number, line, "unknown polygon mode")),
+        }),
         ["probe", "attachment", k, rest @ ..] => {
             let attachment = parse_num::<u32>(k, number, line)? as usize;
             parse_probe(rest, false, attachment, number, line)?
@@ -887,17 +994,18 @@ mod tests {
     #[test]
     fn sections_and_requirements() {
         let scene = parse(
-            "[require]\nGLSL >= 1.50\nGL_ARB_tessellation_shader\nSIZE 64 32\n\
+            "[require]\nGLSL >= 1.50\nGL_ARB_tessellation_shader\nSIZE 64 32\ndepthbuffer\n\
              [vertex shader]\nvoid main() {}\n[fragment shader]\nout vec4 c;\n[test]\nclear\n",
         )
         .unwrap();
         assert_eq!(scene.require.glsl_version, Some(150));
         assert_eq!(scene.require.features, vec![Feature::Tessellation]);
         assert_eq!((scene.require.width, scene.require.height), (64, 32));
+        assert!(scene.require.depth_buffer);
         assert_eq!(scene.shaders.len(), 2);
         assert_eq!(scene.shaders[0].source, "void main() {}\n");
-        assert_eq!(scene.shaders[1].first_line, 8);
-        assert_eq!(scene.commands[0].number, 10);
+        assert_eq!(scene.shaders[1].first_line, 9);
+        assert_eq!(scene.commands[0].number, 11);
     }
 
     #[test]
@@ -1056,6 +1164,51 @@ mod tests {
         assert_eq!(c[7], Command::FbDynamicRendering);
         assert_eq!(c[8], Command::DefaultOuterLevels([1., 2., 3., 4.]));
         assert_eq!(c[9], Command::DefaultInnerLevels([5., 6.]));
+    }
+
+    #[test]
+    fn gl_state_commands() {
+        let c = commands(
+            "point size 5\nenable GL_PROGRAM_POINT_SIZE\ndisable GL_PROGRAM_POINT_SIZE\n\
+             enable GL_CLIP_PLANE0\ndisable GL_CLIP_DISTANCE7\nprovoking vertex first\n\
+             provoking vertex last\nenable GL_DEPTH_TEST\ndepthfunc GL_GEQUAL\n\
+             clear depth 0.25\nprobe depth 3 4 0.5\npolygon mode GL_FRONT_AND_BACK GL_LINE",
+        )
+        .unwrap();
+        assert_eq!(
+            c,
+            vec![
+                Command::PointSize(5.0),
+                Command::Enable(Capability::ProgramPointSize, true),
+                Command::Enable(Capability::ProgramPointSize, false),
+                Command::Enable(Capability::ClipDistance(0), true),
+                Command::Enable(Capability::ClipDistance(7), false),
+                Command::ProvokingFirst(true),
+                Command::ProvokingFirst(false),
+                Command::Enable(Capability::DepthTest, true),
+                Command::DepthFunc(DepthFunc::Gequal),
+                Command::ClearDepth(0.25),
+                Command::ProbeDepth {
+                    x: 3,
+                    y: 4,
+                    depth: 0.5
+                },
+                Command::PolygonMode(PolygonMode::Line),
+            ]
+        );
+        assert!(matches!(
+            commands("enable GL_CLIP_PLANE8"),
+            Err(SceneError::Skip(_))
+        ));
+        assert!(matches!(
+            commands("enable GL_BLEND"),
+            Err(SceneError::Skip(_))
+        ));
+        assert!(matches!(commands("point size 0"), Err(SceneError::Fail(_))));
+        assert!(matches!(
+            commands("provoking vertex middle"),
+            Err(SceneError::Fail(_))
+        ));
     }
 
     #[test]
