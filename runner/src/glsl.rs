@@ -144,19 +144,27 @@ impl Compiler {
     /// Compiles and links every stage of `scene`.
     pub fn build(&self, scene: &Scene) -> Result<Program, SceneError> {
         let version = scene.require.glsl_version;
-        // (stage, GLSL, first line of its section in the scene file)
-        let mut sources: Vec<(Stage, String, Option<usize>)> = Vec::new();
+        // (stage, its compilation units: GLSL and the first line of its section)
+        let mut sources: Vec<(Stage, Vec<(String, Option<usize>)>)> = Vec::new();
+        let mut add = |stage: Stage, unit: (String, Option<usize>)| {
+            match sources.iter_mut().find(|(s, _)| *s == stage) {
+                Some((_, units)) => units.push(unit),
+                None => sources.push((stage, vec![unit])),
+            }
+        };
         if scene.passthrough_vs {
             let body = "in vec4 piglit_vertex;\nvoid main() { gl_Position = piglit_vertex; }\n";
             let version = Some(version.unwrap_or(MIN_VULKAN_GLSL));
-            sources.push((Stage::Vertex, with_version(body, version)?, None));
+            add(Stage::Vertex, (with_version(body, version)?, None));
         }
         for shader in &scene.shaders {
-            sources.push((
+            add(
                 shader.stage,
-                with_version(&shader.source, version)?,
-                Some(shader.first_line),
-            ));
+                (
+                    with_version(&shader.source, version)?,
+                    Some(shader.first_line),
+                ),
+            );
         }
         if !sources.iter().any(|(s, ..)| *s == Stage::Vertex) {
             return Err(SceneError::Skip(
@@ -166,14 +174,18 @@ impl Compiler {
         sources.sort_by_key(|(s, ..)| *s);
 
         let mut modules = Vec::new();
-        for (stage, source, first_line) in &sources {
-            let words = self.compile(*stage, source, *first_line)?;
+        for (stage, units) in &sources {
+            let words = self.compile(*stage, units)?;
             let module = dr::load_words(&words).map_err(|e| {
                 SceneError::Fail(format!(
                     "cannot parse glslang's SPIR-V for the {stage:?} shader: {e}"
                 ))
             })?;
-            modules.push((*stage, module, explicit_location_names(source)));
+            let explicit = units
+                .iter()
+                .flat_map(|(source, _)| explicit_location_names(source))
+                .collect();
+            modules.push((*stage, module, explicit));
         }
         link_locations(&mut modules);
         let mut stages = Vec::new();
@@ -214,23 +226,39 @@ impl Compiler {
         Ok(Program { stages })
     }
 
+    /// Compiles one stage; several compilation units are linked by glslang (`-l`), as a
+    /// GL linker links several shader objects of one stage.
     fn compile(
         &self,
         stage: Stage,
-        source: &str,
-        first_line: Option<usize>,
+        units: &[(String, Option<usize>)],
     ) -> Result<Vec<u32>, SceneError> {
         let name = stage.glslang_name();
-        let src = self.dir.join(format!("shader.{name}"));
         let spv = self.dir.join(format!("shader.{name}.spv"));
-        let io =
-            |e: std::io::Error| SceneError::Fail(format!("cannot write {}: {e}", src.display()));
-        std::fs::write(&src, source).map_err(io)?;
+        let mut srcs = Vec::new();
+        for (i, (source, _)) in units.iter().enumerate() {
+            let src = if i == 0 {
+                self.dir.join(format!("shader.{name}"))
+            } else {
+                self.dir.join(format!("shader{i}.{name}"))
+            };
+            std::fs::write(&src, source).map_err(|e| {
+                SceneError::Fail(format!("cannot write {}: {e}", src.display()))
+            })?;
+            srcs.push(src);
+        }
+        let src = srcs[0].clone();
+        let first_line = units[0].1;
         let _ = std::fs::remove_file(&spv);
-        let out = Command::new(&self.glslang)
+        let mut command = Command::new(&self.glslang);
+        command
             .args(["-V", "-R", "--aml", "--amb", "-S", name])
-            .arg(&self.limits)
-            .arg(&src)
+            .arg(&self.limits);
+        if srcs.len() > 1 {
+            command.arg("-l");
+        }
+        let out = command
+            .args(&srcs)
             .arg("-o")
             .arg(&spv)
             .output()

@@ -90,6 +90,9 @@ pub fn play(vulkan: &Vulkan, compiler: &Compiler, path: &Path, options: &Options
         Err(e) => return stop(e.into(), None),
     };
     let device = Some(gpu.name.clone());
+    if let Some(why) = lacking_limit(&scene, &gpu) {
+        return stop(Outcome::Skip(why), device);
+    }
     let uses_levels = scene.uses(|c| {
         matches!(
             c,
@@ -140,6 +143,35 @@ pub fn play(vulkan: &Vulkan, compiler: &Compiler, path: &Path, options: &Options
         device,
         player: Some(player),
     }
+}
+
+/// The first `[require]` limit the device does not reach, as a SKIP reason.
+fn lacking_limit(scene: &Scene, gpu: &Gpu) -> Option<String> {
+    use scene::Limit as L;
+    let l = &gpu.limits;
+    scene.require.limits.iter().find_map(|(limit, want)| {
+        let have = match limit {
+            L::VertexOutputComponents => l.max_vertex_output_components,
+            L::FragmentInputComponents => l.max_fragment_input_components,
+            L::GeometryOutputComponents => l.max_geometry_output_components,
+            L::GeometryInputComponents => l.max_geometry_input_components,
+            L::GeometryOutputVertices => l.max_geometry_output_vertices,
+            L::GeometryTotalOutputComponents => l.max_geometry_total_output_components,
+            L::TessControlInputComponents => l.max_tessellation_control_per_vertex_input_components,
+            L::TessControlOutputComponents => {
+                l.max_tessellation_control_per_vertex_output_components
+            }
+            L::TessEvaluationInputComponents => l.max_tessellation_evaluation_input_components,
+            L::TessEvaluationOutputComponents => l.max_tessellation_evaluation_output_components,
+            L::TessPatchComponents => l.max_tessellation_control_per_patch_output_components,
+            L::TessGenLevel => l.max_tessellation_generation_level,
+            L::PatchVertices => l.max_tessellation_patch_size,
+            L::VertexAttribs => l.max_vertex_input_attributes,
+            L::DrawBuffers => l.max_color_attachments,
+            L::ClipDistances => l.max_clip_distances,
+        };
+        (have < *want).then(|| format!("{} has {limit:?} {have}, the scene needs {want}", gpu.name))
+    })
 }
 
 /// Device features from `[require]`, the SPIR-V capabilities and the commands used.
@@ -201,8 +233,26 @@ struct PipelineKey {
     topology: vk::PrimitiveTopology,
     patch_control_points: u32,
     xfb: bool,
-    rect: bool,
+    source: Source,
     raster: RasterState,
+}
+
+/// Where a draw's vertices come from.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum Source {
+    VertexData,
+    /// piglit's rectangle; `tex`: `piglit_texcoord` is fed too (`draw rect tex`).
+    Rect { tex: bool },
+}
+
+/// One draw, as the GL application would issue it.
+struct DrawCall {
+    mode: Mode,
+    first: u32,
+    count: u32,
+    instances: u32,
+    source: Source,
+    xfb: bool,
 }
 
 /// GL state that `VK_GLSEM_gl_state` sets per command buffer, at GL's initial values.
@@ -234,6 +284,8 @@ fn uses_depth(scene: &Scene) -> bool {
 /// does not feed, read through a stride-0 binding.
 const CONSTANT_ATTRIBUTE: [u32; 8] = [0, 0, 0, 0x3f80_0000, 0, 0, 0, 1];
 const CONSTANT_BINDING: u32 = 1;
+/// A rectangle corner: vec4 position, vec2 texture coordinate.
+const RECT_STRIDE: u32 = 24;
 
 /// A scene's device, program objects and render targets, and the GL state the commands set.
 pub struct Player {
@@ -310,7 +362,7 @@ impl Player {
             (pool, cmd, fence)
         };
         let rect_buffer = gpu
-            .buffer(6 * 16, vk::BufferUsageFlags::VERTEX_BUFFER)
+            .buffer(4 * RECT_STRIDE as u64, vk::BufferUsageFlags::VERTEX_BUFFER)
             .map_err(fail)?;
         let mut constant_buffer = gpu
             .buffer(32, vk::BufferUsageFlags::VERTEX_BUFFER)
@@ -524,51 +576,28 @@ impl Player {
                 .map_err(fail)?;
                 self.readback_fresh = false;
             }
-            Command::DrawRect { ortho, x, y, w, h } => {
-                let (x, y, w, h) = if *ortho {
-                    let (fw, fh) = (self.targets.width as f32, self.targets.height as f32);
-                    (
-                        2.0 * x / fw - 1.0,
-                        2.0 * y / fh - 1.0,
-                        2.0 * w / fw,
-                        2.0 * h / fh,
-                    )
-                } else {
-                    (*x, *y, *w, *h)
-                };
-                let corners = [
-                    [x, y],
-                    [x + w, y],
-                    [x, y + h],
-                    [x, y + h],
-                    [x + w, y],
-                    [x + w, y + h],
-                ];
-                let words: Vec<u32> = corners
-                    .iter()
-                    .flat_map(|[cx, cy]| {
-                        [cx.to_bits(), cy.to_bits(), 0f32.to_bits(), 1f32.to_bits()]
-                    })
-                    .collect();
-                self.rect_buffer
-                    .bytes_mut()
-                    .copy_from_slice(&words_to_bytes(&words));
-                if self.has_tess {
-                    return Err(SceneError::Skip(
-                        "`draw rect` with tessellation shaders is not supported".into(),
-                    ));
-                }
-                self.draw(Mode::Triangles, 0, 6, 1, true, false)?;
-            }
+            Command::DrawRect(rect) => self.draw_rect(rect)?,
             Command::DrawArrays {
                 mode,
                 first,
                 count,
                 instances,
-            } => self.draw(*mode, *first, *count, *instances, false, false)?,
-            Command::XfbDrawArrays { mode, first, count } => {
-                self.draw(*mode, *first, *count, 1, false, true)?
-            }
+            } => self.draw(DrawCall {
+                mode: *mode,
+                first: *first,
+                count: *count,
+                instances: *instances,
+                source: Source::VertexData,
+                xfb: false,
+            })?,
+            Command::XfbDrawArrays { mode, first, count } => self.draw(DrawCall {
+                mode: *mode,
+                first: *first,
+                count: *count,
+                instances: 1,
+                source: Source::VertexData,
+                xfb: true,
+            })?,
             Command::PatchVertices(n) => {
                 if *n == 0 || *n > self.gpu.limits.max_tessellation_patch_size {
                     return Err(fail(format!(
@@ -717,7 +746,7 @@ impl Player {
     /// columns by name; inputs nobody feeds read GL's default (0, 0, 0, 1).
     fn vertex_layout(
         &self,
-        rect: bool,
+        source: Source,
     ) -> Result<
         (
             Vec<vk::VertexInputBindingDescription>,
@@ -728,6 +757,8 @@ impl Player {
         let mut bindings = Vec::new();
         let mut attributes = Vec::new();
         let mut uses_constant = false;
+        let rect = source != Source::VertexData;
+        let rect_tex = source == (Source::Rect { tex: true });
         // `piglit_vertex`, else the first declared input (glslang numbers them in order).
         let rect_target = self
             .vertex_inputs
@@ -740,7 +771,7 @@ impl Player {
         if rect {
             bindings.push(vk::VertexInputBindingDescription {
                 binding: 0,
-                stride: 16,
+                stride: RECT_STRIDE,
                 input_rate: vk::VertexInputRate::VERTEX,
             });
         } else if self.vertex_buffer.is_some() {
@@ -786,6 +817,13 @@ impl Player {
                     format: vk::Format::R32G32B32A32_SFLOAT,
                     offset: 0,
                 }
+            } else if rect_tex && input.name == "piglit_texcoord" {
+                vk::VertexInputAttributeDescription {
+                    location: input.location,
+                    binding: 0,
+                    format: vk::Format::R32G32_SFLOAT,
+                    offset: 16,
+                }
             } else if let Some(col) = column {
                 let kind_scalar = match col.kind {
                     scene::ScalarKind::Float => Scalar::Float,
@@ -829,7 +867,7 @@ impl Player {
         if let Some(p) = self.pipelines.get(&key) {
             return Ok(*p);
         }
-        let (bindings, attributes) = self.vertex_layout(key.rect)?;
+        let (bindings, attributes) = self.vertex_layout(key.source)?;
         let desc = PipelineDesc {
             stages: &self.modules,
             layout: self.layout,
@@ -845,15 +883,64 @@ impl Player {
         Ok(p)
     }
 
-    fn draw(
-        &mut self,
-        mode: Mode,
-        first: u32,
-        count: u32,
-        instances: u32,
-        rect: bool,
-        xfb: bool,
-    ) -> Result<(), SceneError> {
+    /// piglit's `piglit_draw_rect_custom`: corners (x, y), (x + w, y), (x, y + h),
+    /// (x + w, y + h) as one triangle strip, or as one patch of 4 vertices.
+    fn draw_rect(&mut self, rect: &scene::Rect) -> Result<(), SceneError> {
+        let (x, y, w, h) = if rect.ortho {
+            let (fw, fh) = (self.targets.width as f32, self.targets.height as f32);
+            (
+                2.0 * rect.x / fw - 1.0,
+                2.0 * rect.y / fh - 1.0,
+                2.0 * rect.w / fw,
+                2.0 * rect.h / fh,
+            )
+        } else {
+            (rect.x, rect.y, rect.w, rect.h)
+        };
+        let [tx, ty, tw, th] = rect.tex.unwrap_or([0.0, 0.0, 1.0, 1.0]);
+        let corners = [
+            [x, y, tx, ty],
+            [x + w, y, tx + tw, ty],
+            [x, y + h, tx, ty + th],
+            [x + w, y + h, tx + tw, ty + th],
+        ];
+        let words: Vec<u32> = corners
+            .iter()
+            .flat_map(|[cx, cy, s, t]| [*cx, *cy, 0.0, 1.0, *s, *t].map(f32::to_bits))
+            .collect();
+        self.rect_buffer
+            .bytes_mut()
+            .copy_from_slice(&words_to_bytes(&words));
+        let saved = self.patch_vertices;
+        self.patch_vertices = 4;
+        let result = self.draw(DrawCall {
+            mode: if rect.patch {
+                Mode::Patches
+            } else {
+                Mode::TriangleStrip
+            },
+            first: 0,
+            count: 4,
+            instances: rect.instances,
+            source: Source::Rect {
+                tex: rect.tex.is_some(),
+            },
+            xfb: false,
+        });
+        self.patch_vertices = saved;
+        result
+    }
+
+    fn draw(&mut self, call: DrawCall) -> Result<(), SceneError> {
+        let DrawCall {
+            mode,
+            first,
+            count,
+            instances,
+            source,
+            xfb,
+        } = call;
+        let rect = source != Source::VertexData;
         if (mode == Mode::Patches) != self.has_tess {
             return Err(fail(if self.has_tess {
                 "with tessellation shaders the mode must be GL_PATCHES (GL_INVALID_OPERATION)"
@@ -883,7 +970,7 @@ impl Player {
                 0
             },
             xfb,
-            rect,
+            source,
             raster: self.raster,
         };
         let pipeline = self.pipeline(key)?;

@@ -72,6 +72,56 @@ pub struct Require {
     pub height: u32,
     /// `depthbuffer`: the window has a depth buffer (piglit gives it one only then).
     pub depth_buffer: bool,
+    /// `GL_MAX_… >= N` / `INT GL_MAX_… >= N`: device limits, checked once there is a device.
+    pub limits: Vec<(Limit, u32)>,
+}
+
+/// GL implementation limits a `[require]` line may ask for, that map to Vulkan limits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Limit {
+    VertexOutputComponents,
+    FragmentInputComponents,
+    GeometryOutputComponents,
+    GeometryInputComponents,
+    GeometryOutputVertices,
+    GeometryTotalOutputComponents,
+    TessControlInputComponents,
+    TessControlOutputComponents,
+    TessEvaluationInputComponents,
+    TessEvaluationOutputComponents,
+    TessPatchComponents,
+    TessGenLevel,
+    PatchVertices,
+    VertexAttribs,
+    DrawBuffers,
+    ClipDistances,
+}
+
+impl Limit {
+    fn by_name(name: &str) -> Option<Limit> {
+        use Limit as L;
+        Some(match name {
+            "GL_MAX_VERTEX_OUTPUT_COMPONENTS" | "GL_MAX_VARYING_COMPONENTS" => {
+                L::VertexOutputComponents
+            }
+            "GL_MAX_FRAGMENT_INPUT_COMPONENTS" => L::FragmentInputComponents,
+            "GL_MAX_GEOMETRY_OUTPUT_COMPONENTS" => L::GeometryOutputComponents,
+            "GL_MAX_GEOMETRY_INPUT_COMPONENTS" => L::GeometryInputComponents,
+            "GL_MAX_GEOMETRY_OUTPUT_VERTICES" => L::GeometryOutputVertices,
+            "GL_MAX_GEOMETRY_TOTAL_OUTPUT_COMPONENTS" => L::GeometryTotalOutputComponents,
+            "GL_MAX_TESS_CONTROL_INPUT_COMPONENTS" => L::TessControlInputComponents,
+            "GL_MAX_TESS_CONTROL_OUTPUT_COMPONENTS" => L::TessControlOutputComponents,
+            "GL_MAX_TESS_EVALUATION_INPUT_COMPONENTS" => L::TessEvaluationInputComponents,
+            "GL_MAX_TESS_EVALUATION_OUTPUT_COMPONENTS" => L::TessEvaluationOutputComponents,
+            "GL_MAX_TESS_PATCH_COMPONENTS" => L::TessPatchComponents,
+            "GL_MAX_TESS_GEN_LEVEL" => L::TessGenLevel,
+            "GL_MAX_PATCH_VERTICES" => L::PatchVertices,
+            "GL_MAX_VERTEX_ATTRIBS" => L::VertexAttribs,
+            "GL_MAX_DRAW_BUFFERS" | "GL_MAX_COLOR_ATTACHMENTS" => L::DrawBuffers,
+            "GL_MAX_CLIP_DISTANCES" | "GL_MAX_CLIP_PLANES" => L::ClipDistances,
+            _ => return None,
+        })
+    }
 }
 
 /// The scalar type of a `[vertex data]` column.
@@ -110,6 +160,10 @@ pub enum Mode {
     TriangleStrip,
     TriangleFan,
     Patches,
+    LinesAdjacency,
+    LineStripAdjacency,
+    TrianglesAdjacency,
+    TriangleStripAdjacency,
 }
 
 /// Values of a `uniform` command, already in the component type GLSL declares.
@@ -210,14 +264,8 @@ pub enum PolygonMode {
 pub enum Command {
     Clear,
     ClearColor([f32; 4]),
-    /// Corners in GL clip coordinates (`ortho`: converted from window pixels at run time).
-    DrawRect {
-        ortho: bool,
-        x: f32,
-        y: f32,
-        w: f32,
-        h: f32,
-    },
+    /// piglit's rectangle: a 4-vertex triangle strip, or one 4-vertex patch.
+    DrawRect(Rect),
     DrawArrays {
         mode: Mode,
         first: u32,
@@ -270,6 +318,22 @@ pub enum Command {
     PolygonMode(PolygonMode),
 }
 
+/// `draw rect [tex] [ortho] [patch]` / `draw instanced rect …`: corners in GL clip
+/// coordinates (`ortho`: in window pixels, converted at run time).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rect {
+    pub ortho: bool,
+    /// One patch of 4 vertices instead of a triangle strip.
+    pub patch: bool,
+    pub instances: u32,
+    pub x: f32,
+    pub y: f32,
+    pub w: f32,
+    pub h: f32,
+    /// `draw rect tex`: texture coordinates (x, y, w, h) for `piglit_texcoord`.
+    pub tex: Option<[f32; 4]>,
+}
+
 /// A command and the 1-based line it came from.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Line {
@@ -314,6 +378,7 @@ pub fn parse(text: &str) -> Result<Scene, SceneError> {
             width: 250,
             height: 250,
             depth_buffer: false,
+            limits: Vec::new(),
         },
         shaders: Vec::new(),
         passthrough_vs: false,
@@ -331,11 +396,8 @@ pub fn parse(text: &str) -> Result<Scene, SceneError> {
             continue;
         }
         match section {
-            Section::None => {
-                if !(trimmed.is_empty() || trimmed.starts_with('#')) {
-                    return Err(skip(number, raw, "text before the first section"));
-                }
-            }
+            // piglit reads nothing before the first section: free-form comments.
+            Section::None => {}
             Section::Shader(index) => {
                 let shader = &mut scene.shaders[index];
                 shader.source.push_str(raw);
@@ -398,13 +460,6 @@ fn open_section(name: &str, number: usize, scene: &mut Scene) -> Result<Section,
         }
         _ => return Err(skip(number, name, "unknown section")),
     };
-    if scene.has_stage(stage) {
-        return Err(skip(
-            number,
-            name,
-            "several shaders of one stage are not supported",
-        ));
-    }
     scene.shaders.push(Shader {
         stage,
         source: String::new(),
@@ -425,6 +480,11 @@ fn parse_require(line: &str, number: usize, req: &mut Require) -> Result<(), Sce
             }
         }
         ["depthbuffer"] => req.depth_buffer = true,
+        [name, ">=", n] | ["INT", name, ">=", n] if name.starts_with("GL_MAX_") => {
+            let limit =
+                Limit::by_name(name).ok_or_else(|| skip(number, line, "limit not mapped to Vulkan"))?;
+            req.limits.push((limit, parse_num(n, number, line)?));
+        }
         ["SIZE", w, h] => {
             req.width = parse_num::<u32>(w, number, line)?;
             req.height = parse_num::<u32>(h, number, line)?;
@@ -465,7 +525,10 @@ fn extension_feature(name: &str) -> Option<Option<Feature>> {
         | "GL_ARB_draw_instanced"
         | "GL_ARB_uniform_buffer_object"
         | "GL_EXT_gpu_shader4"
-        | "GL_ARB_fragment_coord_conventions" => None,
+        | "GL_ARB_fragment_coord_conventions"
+        | "GL_EXT_provoking_vertex"
+        | "GL_ARB_provoking_vertex"
+        | "GL_ARB_sample_shading" => None,
         _ => return None,
     })
 }
@@ -577,6 +640,10 @@ fn parse_mode(token: &str, number: usize, line: &str) -> Result<Mode, SceneError
         "GL_TRIANGLE_STRIP" => Mode::TriangleStrip,
         "GL_TRIANGLE_FAN" => Mode::TriangleFan,
         "GL_PATCHES" => Mode::Patches,
+        "GL_LINES_ADJACENCY" => Mode::LinesAdjacency,
+        "GL_LINE_STRIP_ADJACENCY" => Mode::LineStripAdjacency,
+        "GL_TRIANGLES_ADJACENCY" => Mode::TrianglesAdjacency,
+        "GL_TRIANGLE_STRIP_ADJACENCY" => Mode::TriangleStripAdjacency,
         _ => {
             return Err(skip(
                 number,
@@ -605,16 +672,8 @@ fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
             let v = nums_f32(2, 4)?;
             Command::ClearColor([v[0], v[1], v[2], v[3]])
         }
-        ["draw", "rect", "ortho", ..] | ["draw", "rect", ..] => {
-            let ortho = t.get(2) == Some(&"ortho");
-            let v = nums_f32(if ortho { 3 } else { 2 }, 4)?;
-            Command::DrawRect {
-                ortho,
-                x: v[0],
-                y: v[1],
-                w: v[2],
-                h: v[3],
-            }
+        ["draw", "rect", ..] | ["draw", "instanced", "rect", ..] => {
+            parse_rect(&t, number, line)?
         }
         ["draw", "arrays", "instanced", mode, rest @ ..] => {
             let mode = parse_mode(mode, number, line)?;
@@ -776,6 +835,43 @@ fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
         ["probe", rest @ ..] => parse_probe(rest, false, 0, number, line)?,
         _ => return Err(unknown()),
     })
+}
+
+/// `draw rect [tex|ortho] [patch] x y w h [tx ty tw th]`, `draw instanced rect [ortho]
+/// [patch] N x y w h`.
+fn parse_rect(t: &[&str], number: usize, line: &str) -> Result<Command, SceneError> {
+    let instanced = t[1] == "instanced";
+    let mut rest = &t[if instanced { 3 } else { 2 }..];
+    let flag = |name: &str, rest: &mut &[&str]| {
+        let found = rest.first() == Some(&name);
+        if found {
+            *rest = &rest[1..];
+        }
+        found
+    };
+    let tex = !instanced && flag("tex", &mut rest);
+    let ortho = flag("ortho", &mut rest);
+    let patch = flag("patch", &mut rest);
+    let instances = if instanced {
+        let n = rest
+            .first()
+            .ok_or_else(|| fail(number, line, "missing instance count"))?;
+        rest = &rest[1..];
+        parse_num::<u32>(n, number, line)?
+    } else {
+        1
+    };
+    let v = parse_nums::<f32>(rest, if tex { 8 } else { 4 }, number, line)?;
+    Ok(Command::DrawRect(Rect {
+        ortho,
+        patch,
+        instances,
+        x: v[0],
+        y: v[1],
+        w: v[2],
+        h: v[3],
+        tex: tex.then(|| [v[4], v[5], v[6], v[7]]),
+    }))
 }
 
 /// The part of a probe after `probe` / `relative probe` / `probe attachment K`.

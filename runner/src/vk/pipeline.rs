@@ -65,6 +65,10 @@ pub fn topology(mode: Mode) -> vk::PrimitiveTopology {
         Mode::TriangleStrip => vk::PrimitiveTopology::TRIANGLE_STRIP,
         Mode::TriangleFan => vk::PrimitiveTopology::TRIANGLE_FAN,
         Mode::Patches => vk::PrimitiveTopology::PATCH_LIST,
+        Mode::LinesAdjacency => vk::PrimitiveTopology::LINE_LIST_WITH_ADJACENCY,
+        Mode::LineStripAdjacency => vk::PrimitiveTopology::LINE_STRIP_WITH_ADJACENCY,
+        Mode::TrianglesAdjacency => vk::PrimitiveTopology::TRIANGLE_LIST_WITH_ADJACENCY,
+        Mode::TriangleStripAdjacency => vk::PrimitiveTopology::TRIANGLE_STRIP_WITH_ADJACENCY,
     }
 }
 
