@@ -146,11 +146,12 @@ impl Compiler {
         let version = scene.require.glsl_version;
         // (stage, its compilation units: GLSL and the first line of its section)
         let mut sources: Vec<(Stage, Vec<(String, Option<usize>)>)> = Vec::new();
-        let mut add = |stage: Stage, unit: (String, Option<usize>)| {
-            match sources.iter_mut().find(|(s, _)| *s == stage) {
-                Some((_, units)) => units.push(unit),
-                None => sources.push((stage, vec![unit])),
-            }
+        let mut add = |stage: Stage, unit: (String, Option<usize>)| match sources
+            .iter_mut()
+            .find(|(s, _)| *s == stage)
+        {
+            Some((_, units)) => units.push(unit),
+            None => sources.push((stage, vec![unit])),
         };
         if scene.passthrough_vs {
             let body = "in vec4 piglit_vertex;\nvoid main() { gl_Position = piglit_vertex; }\n";
@@ -242,9 +243,8 @@ impl Compiler {
             } else {
                 self.dir.join(format!("shader{i}.{name}"))
             };
-            std::fs::write(&src, source).map_err(|e| {
-                SceneError::Fail(format!("cannot write {}: {e}", src.display()))
-            })?;
+            std::fs::write(&src, source)
+                .map_err(|e| SceneError::Fail(format!("cannot write {}: {e}", src.display())))?;
             srcs.push(src);
         }
         let src = srcs[0].clone();
@@ -326,10 +326,11 @@ fn with_version(source: &str, version: Option<u32>) -> Result<String, SceneError
             "GLSL {number} is below 1.40, the lowest desktop version glslang compiles for Vulkan"
         )));
     }
-    Ok(match declared {
+    let versioned = match declared {
         Some(_) => source.to_string(),
         None => format!("#version {number}\n#line 1\n{source}"),
-    })
+    };
+    Ok(crate::fixes::apply(&versioned).0)
 }
 
 /// Names declared with an explicit `layout(... location ...)` in GLSL: the linker keeps those.

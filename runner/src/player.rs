@@ -242,7 +242,9 @@ struct PipelineKey {
 enum Source {
     VertexData,
     /// piglit's rectangle; `tex`: `piglit_texcoord` is fed too (`draw rect tex`).
-    Rect { tex: bool },
+    Rect {
+        tex: bool,
+    },
 }
 
 /// One draw, as the GL application would issue it.
@@ -674,6 +676,7 @@ impl Player {
                 self.replace_targets(&formats, self.targets.dynamic)
                     .map_err(fail)?;
             }
+            Command::LinkSuccess => {}
             Command::PointSize(size) => self.gl_state.point_size = *size,
             Command::Enable(cap, on) => match cap {
                 Capability::ProgramPointSize => self.gl_state.program_point_size = *on,

@@ -316,6 +316,8 @@ pub enum Command {
     /// `provoking vertex first|last`: `true` for GL_FIRST_VERTEX_CONVENTION.
     ProvokingFirst(bool),
     PolygonMode(PolygonMode),
+    /// `link success`: the program linked (checked before `[test]` runs).
+    LinkSuccess,
 }
 
 /// `draw rect [tex] [ortho] [patch]` / `draw instanced rect …`: corners in GL clip
@@ -481,8 +483,8 @@ fn parse_require(line: &str, number: usize, req: &mut Require) -> Result<(), Sce
         }
         ["depthbuffer"] => req.depth_buffer = true,
         [name, ">=", n] | ["INT", name, ">=", n] if name.starts_with("GL_MAX_") => {
-            let limit =
-                Limit::by_name(name).ok_or_else(|| skip(number, line, "limit not mapped to Vulkan"))?;
+            let limit = Limit::by_name(name)
+                .ok_or_else(|| skip(number, line, "limit not mapped to Vulkan"))?;
             req.limits.push((limit, parse_num(n, number, line)?));
         }
         ["SIZE", w, h] => {
@@ -672,9 +674,7 @@ fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
             let v = nums_f32(2, 4)?;
             Command::ClearColor([v[0], v[1], v[2], v[3]])
         }
-        ["draw", "rect", ..] | ["draw", "instanced", "rect", ..] => {
-            parse_rect(&t, number, line)?
-        }
+        ["draw", "rect", ..] | ["draw", "instanced", "rect", ..] => parse_rect(&t, number, line)?,
         ["draw", "arrays", "instanced", mode, rest @ ..] => {
             let mode = parse_mode(mode, number, line)?;
             let v = parse_nums::<u32>(rest, 3, number, line)?;
@@ -770,6 +770,15 @@ fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
             Command::FbAttachments(list)
         }
         ["fb", "dynamic", "rendering"] => Command::FbDynamicRendering,
+        // The program compiled and linked, or the scene would not have got here.
+        ["link", "success"] => Command::LinkSuccess,
+        ["link", "error"] => {
+            return Err(skip(
+                number,
+                line,
+                "GL's link-time errors are not reproduced (glslang compiles each stage alone)",
+            ))
+        }
         ["point", "size", v] => {
             let size: f32 = parse_num(v, number, line)?;
             if size <= 0.0 {
