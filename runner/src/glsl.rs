@@ -12,6 +12,9 @@ use spirv::{Decoration, Op, StorageClass};
 
 use crate::scene::{Scene, SceneError, Stage};
 
+/// One compilation unit: GLSL and the first line of its section in the scene file.
+type Unit = (String, Option<usize>);
+
 /// The lowest desktop GLSL version glslang compiles for Vulkan.
 const MIN_VULKAN_GLSL: u32 = 140;
 /// `gl_FragData` gets this many elements (glslang's default is 32, beyond any device).
@@ -145,7 +148,7 @@ impl Compiler {
     pub fn build(&self, scene: &Scene) -> Result<Program, SceneError> {
         let version = scene.require.glsl_version;
         // (stage, its compilation units: GLSL and the first line of its section)
-        let mut sources: Vec<(Stage, Vec<(String, Option<usize>)>)> = Vec::new();
+        let mut sources: Vec<(Stage, Vec<Unit>)> = Vec::new();
         let mut add = |stage: Stage, unit: (String, Option<usize>)| match sources
             .iter_mut()
             .find(|(s, _)| *s == stage)
@@ -229,11 +232,7 @@ impl Compiler {
 
     /// Compiles one stage; several compilation units are linked by glslang (`-l`), as a
     /// GL linker links several shader objects of one stage.
-    fn compile(
-        &self,
-        stage: Stage,
-        units: &[(String, Option<usize>)],
-    ) -> Result<Vec<u32>, SceneError> {
+    fn compile(&self, stage: Stage, units: &[Unit]) -> Result<Vec<u32>, SceneError> {
         let name = stage.glslang_name();
         let spv = self.dir.join(format!("shader.{name}.spv"));
         let mut srcs = Vec::new();
@@ -646,6 +645,10 @@ fn arrayed(stage: Stage, storage: StorageClass) -> bool {
 fn link_locations(modules: &mut [(Stage, dr::Module, HashSet<String>)]) {
     struct Var {
         module: usize,
+        /// The interface between module `iface - 1` and module `iface`: inputs of module
+        /// i are on interface i, its outputs on i + 1. Each has its own locations, as a
+        /// GL linker assigns them per pair of adjacent stages.
+        iface: usize,
         id: u32,
         name: String,
         slots: u32,
@@ -682,6 +685,11 @@ fn link_locations(modules: &mut [(Stage, dr::Module, HashSet<String>)]) {
                 .and_then(|v| v.first().copied());
             vars.push(Var {
                 module: index,
+                iface: if storage == StorageClass::Input {
+                    index
+                } else {
+                    index + 1
+                },
                 id: var,
                 explicit: explicit.contains(&name),
                 name,
@@ -691,36 +699,39 @@ fn link_locations(modules: &mut [(Stage, dr::Module, HashSet<String>)]) {
         }
     }
 
-    let mut used: Vec<(u32, u32)> = Vec::new(); // [start, end) ranges taken
-    let mut table: BTreeMap<String, u32> = BTreeMap::new();
+    // [start, end) ranges taken, per interface
+    let mut used: BTreeMap<usize, Vec<(u32, u32)>> = BTreeMap::new();
+    let mut table: BTreeMap<(usize, String), u32> = BTreeMap::new();
     for v in vars.iter().filter(|v| v.explicit) {
         if let Some(loc) = v.location {
-            table.entry(v.name.clone()).or_insert(loc);
-            used.push((loc, loc + v.slots));
+            table.entry((v.iface, v.name.clone())).or_insert(loc);
+            used.entry(v.iface).or_default().push((loc, loc + v.slots));
         }
     }
-    let mut order: Vec<&str> = Vec::new();
+    let mut order: Vec<(usize, &str)> = Vec::new();
     for v in &vars {
-        if !table.contains_key(&v.name) && !order.contains(&v.name.as_str()) {
-            order.push(&v.name);
+        let key = (v.iface, v.name.as_str());
+        if !table.contains_key(&(v.iface, v.name.clone())) && !order.contains(&key) {
+            order.push(key);
         }
     }
-    for name in order {
+    for (iface, name) in order {
         let slots = vars
             .iter()
-            .filter(|v| v.name == name)
+            .filter(|v| v.iface == iface && v.name == name)
             .map(|v| v.slots)
             .max()
             .unwrap_or(1);
+        let used = used.entry(iface).or_default();
         let mut loc = 0;
         while let Some(&(_, end)) = used.iter().find(|(s, e)| loc < *e && *s < loc + slots) {
             loc = end;
         }
         used.push((loc, loc + slots));
-        table.insert(name.to_string(), loc);
+        table.insert((iface, name.to_string()), loc);
     }
     for v in &vars {
-        let loc = table[&v.name];
+        let loc = table[&(v.iface, v.name.clone())];
         if v.location != Some(loc) {
             set_decoration(&mut modules[v.module].1, v.id, Decoration::Location, loc);
         }
