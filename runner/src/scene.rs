@@ -365,6 +365,8 @@ impl Scene {
 
 enum Section {
     None,
+    /// A section whose text the runner does not use (SPIR-V assembly).
+    Ignored,
     Require,
     Shader(usize),
     VertexData,
@@ -399,7 +401,7 @@ pub fn parse(text: &str) -> Result<Scene, SceneError> {
         }
         match section {
             // piglit reads nothing before the first section: free-form comments.
-            Section::None => {}
+            Section::None | Section::Ignored => {}
             Section::Shader(index) => {
                 let shader = &mut scene.shaders[index];
                 shader.source.push_str(raw);
@@ -457,9 +459,9 @@ fn open_section(name: &str, number: usize, scene: &mut Scene) -> Result<Section,
         "tessellation evaluation shader" => Stage::TessEval,
         "geometry shader" => Stage::Geometry,
         "fragment shader" => Stage::Fragment,
-        _ if name.ends_with("spirv") => {
-            return Err(skip(number, name, "SPIR-V sections are not supported"))
-        }
+        // The runner compiles the GLSL sections, also of `SPIRV YES` tests: their SPIR-V
+        // sections are generated from that GLSL (piglit's shader_test_spirv.py).
+        _ if name.ends_with("spirv") => return Ok(Section::Ignored),
         _ => return Err(skip(number, name, "unknown section")),
     };
     scene.shaders.push(Shader {
@@ -474,6 +476,15 @@ fn parse_require(line: &str, number: usize, req: &mut Require) -> Result<(), Sce
     let words: Vec<&str> = line.split_whitespace().collect();
     match words.as_slice() {
         ["GLSL", ">=", v] => req.glsl_version = Some(parse_version(v, number, line)?),
+        // Run from the GLSL sections (see `open_section`).
+        ["SPIRV", "YES"] => {}
+        ["SPIRV", "ONLY"] => {
+            return Err(skip(
+                number,
+                line,
+                "the test has no GLSL for its SPIR-V (SPIRV ONLY)",
+            ))
+        }
         ["GL", ">=", v] => {
             // Core GL up to 4.6 maps onto Vulkan; the features a scene really needs come from
             // the capabilities of its SPIR-V.
@@ -517,6 +528,7 @@ fn extension_feature(name: &str) -> Option<Option<Feature>> {
         | "GL_ARB_transform_feedback3"
         | "GL_ARB_enhanced_layouts" => Some(Feature::TransformFeedback),
         "GL_ARB_gpu_shader_fp64" => Some(Feature::Float64),
+        "GL_ARB_gl_spirv" => None,
         "GL_ARB_blend_func_extended" => Some(Feature::DualSrcBlend),
         "GL_ARB_separate_shader_objects"
         | "GL_ARB_explicit_attrib_location"
@@ -1125,10 +1137,12 @@ mod tests {
         );
         let e = parse("[require]\nGLSL ES >= 3.00\n").unwrap_err();
         assert!(matches!(e, SceneError::Skip(_)));
-        let e = parse("[require]\nSPIRV YES\n").unwrap_err();
+        let e = parse("[require]\nSPIRV ONLY\n").unwrap_err();
         assert!(matches!(e, SceneError::Skip(_)));
-        let e = parse("[vertex shader spirv]\n").unwrap_err();
-        assert!(matches!(e, SceneError::Skip(_)));
+        // SPIR-V sections are read past: the GLSL sections run.
+        let scene =
+            parse("[require]\nSPIRV YES\n[vertex shader spirv]\nOpCapability Shader\n").unwrap();
+        assert!(scene.shaders.is_empty());
     }
 
     #[test]
