@@ -12,6 +12,9 @@ use spirv::{Decoration, Op, StorageClass};
 
 use crate::scene::{Scene, SceneError, Stage};
 
+/// One compilation unit: GLSL and the first line of its section in the scene file.
+type Unit = (String, Option<usize>);
+
 /// The lowest desktop GLSL version glslang compiles for Vulkan.
 const MIN_VULKAN_GLSL: u32 = 140;
 /// `gl_FragData` gets this many elements (glslang's default is 32, beyond any device).
@@ -144,19 +147,28 @@ impl Compiler {
     /// Compiles and links every stage of `scene`.
     pub fn build(&self, scene: &Scene) -> Result<Program, SceneError> {
         let version = scene.require.glsl_version;
-        // (stage, GLSL, first line of its section in the scene file)
-        let mut sources: Vec<(Stage, String, Option<usize>)> = Vec::new();
+        // (stage, its compilation units: GLSL and the first line of its section)
+        let mut sources: Vec<(Stage, Vec<Unit>)> = Vec::new();
+        let mut add = |stage: Stage, unit: (String, Option<usize>)| match sources
+            .iter_mut()
+            .find(|(s, _)| *s == stage)
+        {
+            Some((_, units)) => units.push(unit),
+            None => sources.push((stage, vec![unit])),
+        };
         if scene.passthrough_vs {
             let body = "in vec4 piglit_vertex;\nvoid main() { gl_Position = piglit_vertex; }\n";
             let version = Some(version.unwrap_or(MIN_VULKAN_GLSL));
-            sources.push((Stage::Vertex, with_version(body, version)?, None));
+            add(Stage::Vertex, (with_version(body, version)?, None));
         }
         for shader in &scene.shaders {
-            sources.push((
+            add(
                 shader.stage,
-                with_version(&shader.source, version)?,
-                Some(shader.first_line),
-            ));
+                (
+                    with_version(&shader.source, version)?,
+                    Some(shader.first_line),
+                ),
+            );
         }
         if !sources.iter().any(|(s, ..)| *s == Stage::Vertex) {
             return Err(SceneError::Skip(
@@ -166,14 +178,18 @@ impl Compiler {
         sources.sort_by_key(|(s, ..)| *s);
 
         let mut modules = Vec::new();
-        for (stage, source, first_line) in &sources {
-            let words = self.compile(*stage, source, *first_line)?;
+        for (stage, units) in &sources {
+            let words = self.compile(*stage, units)?;
             let module = dr::load_words(&words).map_err(|e| {
                 SceneError::Fail(format!(
                     "cannot parse glslang's SPIR-V for the {stage:?} shader: {e}"
                 ))
             })?;
-            modules.push((*stage, module, explicit_location_names(source)));
+            let explicit = units
+                .iter()
+                .flat_map(|(source, _)| explicit_location_names(source))
+                .collect();
+            modules.push((*stage, module, explicit));
         }
         link_locations(&mut modules);
         let mut stages = Vec::new();
@@ -214,23 +230,34 @@ impl Compiler {
         Ok(Program { stages })
     }
 
-    fn compile(
-        &self,
-        stage: Stage,
-        source: &str,
-        first_line: Option<usize>,
-    ) -> Result<Vec<u32>, SceneError> {
+    /// Compiles one stage; several compilation units are linked by glslang (`-l`), as a
+    /// GL linker links several shader objects of one stage.
+    fn compile(&self, stage: Stage, units: &[Unit]) -> Result<Vec<u32>, SceneError> {
         let name = stage.glslang_name();
-        let src = self.dir.join(format!("shader.{name}"));
         let spv = self.dir.join(format!("shader.{name}.spv"));
-        let io =
-            |e: std::io::Error| SceneError::Fail(format!("cannot write {}: {e}", src.display()));
-        std::fs::write(&src, source).map_err(io)?;
+        let mut srcs = Vec::new();
+        for (i, (source, _)) in units.iter().enumerate() {
+            let src = if i == 0 {
+                self.dir.join(format!("shader.{name}"))
+            } else {
+                self.dir.join(format!("shader{i}.{name}"))
+            };
+            std::fs::write(&src, source)
+                .map_err(|e| SceneError::Fail(format!("cannot write {}: {e}", src.display())))?;
+            srcs.push(src);
+        }
+        let src = srcs[0].clone();
+        let first_line = units[0].1;
         let _ = std::fs::remove_file(&spv);
-        let out = Command::new(&self.glslang)
+        let mut command = Command::new(&self.glslang);
+        command
             .args(["-V", "-R", "--aml", "--amb", "-S", name])
-            .arg(&self.limits)
-            .arg(&src)
+            .arg(&self.limits);
+        if srcs.len() > 1 {
+            command.arg("-l");
+        }
+        let out = command
+            .args(&srcs)
             .arg("-o")
             .arg(&spv)
             .output()
@@ -298,10 +325,11 @@ fn with_version(source: &str, version: Option<u32>) -> Result<String, SceneError
             "GLSL {number} is below 1.40, the lowest desktop version glslang compiles for Vulkan"
         )));
     }
-    Ok(match declared {
+    let versioned = match declared {
         Some(_) => source.to_string(),
         None => format!("#version {number}\n#line 1\n{source}"),
-    })
+    };
+    Ok(crate::fixes::apply(&versioned).0)
 }
 
 /// Names declared with an explicit `layout(... location ...)` in GLSL: the linker keeps those.
@@ -617,6 +645,10 @@ fn arrayed(stage: Stage, storage: StorageClass) -> bool {
 fn link_locations(modules: &mut [(Stage, dr::Module, HashSet<String>)]) {
     struct Var {
         module: usize,
+        /// The interface between module `iface - 1` and module `iface`: inputs of module
+        /// i are on interface i, its outputs on i + 1. Each has its own locations, as a
+        /// GL linker assigns them per pair of adjacent stages.
+        iface: usize,
         id: u32,
         name: String,
         slots: u32,
@@ -653,6 +685,11 @@ fn link_locations(modules: &mut [(Stage, dr::Module, HashSet<String>)]) {
                 .and_then(|v| v.first().copied());
             vars.push(Var {
                 module: index,
+                iface: if storage == StorageClass::Input {
+                    index
+                } else {
+                    index + 1
+                },
                 id: var,
                 explicit: explicit.contains(&name),
                 name,
@@ -662,36 +699,39 @@ fn link_locations(modules: &mut [(Stage, dr::Module, HashSet<String>)]) {
         }
     }
 
-    let mut used: Vec<(u32, u32)> = Vec::new(); // [start, end) ranges taken
-    let mut table: BTreeMap<String, u32> = BTreeMap::new();
+    // [start, end) ranges taken, per interface
+    let mut used: BTreeMap<usize, Vec<(u32, u32)>> = BTreeMap::new();
+    let mut table: BTreeMap<(usize, String), u32> = BTreeMap::new();
     for v in vars.iter().filter(|v| v.explicit) {
         if let Some(loc) = v.location {
-            table.entry(v.name.clone()).or_insert(loc);
-            used.push((loc, loc + v.slots));
+            table.entry((v.iface, v.name.clone())).or_insert(loc);
+            used.entry(v.iface).or_default().push((loc, loc + v.slots));
         }
     }
-    let mut order: Vec<&str> = Vec::new();
+    let mut order: Vec<(usize, &str)> = Vec::new();
     for v in &vars {
-        if !table.contains_key(&v.name) && !order.contains(&v.name.as_str()) {
-            order.push(&v.name);
+        let key = (v.iface, v.name.as_str());
+        if !table.contains_key(&(v.iface, v.name.clone())) && !order.contains(&key) {
+            order.push(key);
         }
     }
-    for name in order {
+    for (iface, name) in order {
         let slots = vars
             .iter()
-            .filter(|v| v.name == name)
+            .filter(|v| v.iface == iface && v.name == name)
             .map(|v| v.slots)
             .max()
             .unwrap_or(1);
+        let used = used.entry(iface).or_default();
         let mut loc = 0;
         while let Some(&(_, end)) = used.iter().find(|(s, e)| loc < *e && *s < loc + slots) {
             loc = end;
         }
         used.push((loc, loc + slots));
-        table.insert(name.to_string(), loc);
+        table.insert((iface, name.to_string()), loc);
     }
     for v in &vars {
-        let loc = table[&v.name];
+        let loc = table[&(v.iface, v.name.clone())];
         if v.location != Some(loc) {
             set_decoration(&mut modules[v.module].1, v.id, Decoration::Location, loc);
         }

@@ -7,6 +7,12 @@ pub const GLSEM_LAYER: &str = "VK_LAYER_GLSEM_gl_semantics";
 pub const VALIDATION_LAYER: &str = "VK_LAYER_KHRONOS_validation";
 pub const LEVELS_EXTENSION: &str = "VK_GLSEM_tessellation_default_levels";
 pub const LEVELS_COMMAND: &str = "vkCmdSetTessellationDefaultLevelsGLSEM";
+/// GL's point size, program point size and clip-distance enables, GL's provoking vertex
+/// and clip-space depth.
+pub const GL_STATE_EXTENSION: &str = "VK_GLSEM_gl_state";
+pub const POINT_SIZE_COMMAND: &str = "vkCmdSetPointSizeGLSEM";
+pub const PROGRAM_POINT_SIZE_COMMAND: &str = "vkCmdSetProgramPointSizeEnableGLSEM";
+pub const CLIP_DISTANCE_COMMAND: &str = "vkCmdSetClipDistanceEnableGLSEM";
 const LIBRARY: &str = "libVkLayer_glsem.so";
 
 /// The layer library this run uses: `GLSEM_LAYER_LIB`, else the one built next to us.
@@ -47,6 +53,14 @@ pub fn manifest(library: &Path) -> String {
                 "name": LEVELS_EXTENSION,
                 "spec_version": "1",
                 "entrypoints": [LEVELS_COMMAND]
+            }, {
+                "name": GL_STATE_EXTENSION,
+                "spec_version": "1",
+                "entrypoints": [
+                    POINT_SIZE_COMMAND,
+                    PROGRAM_POINT_SIZE_COMMAND,
+                    CLIP_DISTANCE_COMMAND
+                ]
             }]
         }
     });
@@ -90,5 +104,10 @@ mod tests {
             layer["device_extensions"][0]["entrypoints"][0],
             LEVELS_COMMAND
         );
+        let gl_state = &layer["device_extensions"][1];
+        assert_eq!(gl_state["name"], GL_STATE_EXTENSION);
+        assert_eq!(gl_state["entrypoints"][0], POINT_SIZE_COMMAND);
+        assert_eq!(gl_state["entrypoints"][1], PROGRAM_POINT_SIZE_COMMAND);
+        assert_eq!(gl_state["entrypoints"][2], CLIP_DISTANCE_COMMAND);
     }
 }

@@ -12,11 +12,12 @@ use crate::glsl::{Compiler, Program, Scalar, UniformBlock, UniformMember};
 use crate::probe::{self, Image, DEFAULT_TOLERANCE};
 use crate::report::Outcome;
 use crate::scene::{
-    self, Command, Feature, Mode, Query, Scene, SceneError, Stage, Uniform, UniformData, XfbKind,
+    self, Capability, Command, Feature, Mode, PolygonMode, Query, Scene, SceneError, Stage,
+    Uniform, UniformData, XfbKind,
 };
 use crate::vk::features::CoreFeature;
 use crate::vk::format::Format;
-use crate::vk::pipeline::{self, PipelineDesc};
+use crate::vk::pipeline::{self, PipelineDesc, RasterState};
 use crate::vk::target::Targets;
 use crate::vk::{check, take_messages, Buffer, Gpu, Needs, Vulkan};
 
@@ -89,6 +90,9 @@ pub fn play(vulkan: &Vulkan, compiler: &Compiler, path: &Path, options: &Options
         Err(e) => return stop(e.into(), None),
     };
     let device = Some(gpu.name.clone());
+    if let Some(why) = lacking_limit(&scene, &gpu) {
+        return stop(Outcome::Skip(why), device);
+    }
     let uses_levels = scene.uses(|c| {
         matches!(
             c,
@@ -102,12 +106,32 @@ pub fn play(vulkan: &Vulkan, compiler: &Compiler, path: &Path, options: &Options
         );
         return stop(Outcome::Skip(why), device);
     }
+    // Without VK_GLSEM_gl_state the GL state commands are not applied (plain Vulkan has
+    // no such state); the scene runs anyway and its probes decide, and a failure says so.
+    let uses_gl_state = scene.uses(|c| {
+        matches!(
+            c,
+            Command::PointSize(_)
+                | Command::Enable(
+                    Capability::ProgramPointSize | Capability::ClipDistance(_),
+                    _
+                )
+        )
+    });
+    let note = match (&gpu.gl_state, uses_gl_state) {
+        (None, true) => format!(
+            " (GL point size / clip-distance state not applied: {})",
+            gpu.gl_state_missing
+        ),
+        _ => String::new(),
+    };
     take_messages();
     let mut player = match Player::new(gpu, &scene, &program) {
         Ok(p) => p,
         Err(e) => return stop(e.into(), device),
     };
     let outcome = match player.play(&scene, path, options) {
+        Err(SceneError::Fail(m)) => Outcome::Fail(m + &note),
         Err(e) => e.into(),
         Ok(()) => match take_messages().first() {
             Some(m) => Outcome::Fail(format!("validation error: {m}")),
@@ -119,6 +143,35 @@ pub fn play(vulkan: &Vulkan, compiler: &Compiler, path: &Path, options: &Options
         device,
         player: Some(player),
     }
+}
+
+/// The first `[require]` limit the device does not reach, as a SKIP reason.
+fn lacking_limit(scene: &Scene, gpu: &Gpu) -> Option<String> {
+    use scene::Limit as L;
+    let l = &gpu.limits;
+    scene.require.limits.iter().find_map(|(limit, want)| {
+        let have = match limit {
+            L::VertexOutputComponents => l.max_vertex_output_components,
+            L::FragmentInputComponents => l.max_fragment_input_components,
+            L::GeometryOutputComponents => l.max_geometry_output_components,
+            L::GeometryInputComponents => l.max_geometry_input_components,
+            L::GeometryOutputVertices => l.max_geometry_output_vertices,
+            L::GeometryTotalOutputComponents => l.max_geometry_total_output_components,
+            L::TessControlInputComponents => l.max_tessellation_control_per_vertex_input_components,
+            L::TessControlOutputComponents => {
+                l.max_tessellation_control_per_vertex_output_components
+            }
+            L::TessEvaluationInputComponents => l.max_tessellation_evaluation_input_components,
+            L::TessEvaluationOutputComponents => l.max_tessellation_evaluation_output_components,
+            L::TessPatchComponents => l.max_tessellation_control_per_patch_output_components,
+            L::TessGenLevel => l.max_tessellation_generation_level,
+            L::PatchVertices => l.max_tessellation_patch_size,
+            L::VertexAttribs => l.max_vertex_input_attributes,
+            L::DrawBuffers => l.max_color_attachments,
+            L::ClipDistances => l.max_clip_distances,
+        };
+        (have < *want).then(|| format!("{} has {limit:?} {have}, the scene needs {want}", gpu.name))
+    })
 }
 
 /// Device features from `[require]`, the SPIR-V capabilities and the commands used.
@@ -140,6 +193,15 @@ fn needs(scene: &Scene, program: &Program) -> Needs {
         (req(Feature::Geometry), CoreFeature::GeometryShader),
         (req(Feature::Float64), CoreFeature::ShaderFloat64),
         (req(Feature::DualSrcBlend), CoreFeature::DualSrcBlend),
+        (
+            scene.uses(|c| {
+                matches!(
+                    c,
+                    Command::PolygonMode(PolygonMode::Line | PolygonMode::Point)
+                )
+            }),
+            CoreFeature::FillModeNonSolid,
+        ),
     ];
     features.extend(required.iter().filter(|(on, _)| *on).map(|(_, f)| *f));
     Needs {
@@ -152,6 +214,7 @@ fn needs(scene: &Scene, program: &Program) -> Needs {
         dynamic_rendering: scene.uses(|c| matches!(c, Command::FbDynamicRendering)),
         // Set by `play` for `--window`; scenes themselves never present.
         swapchain: false,
+        provoking_vertex: scene.uses(|c| matches!(c, Command::ProvokingFirst(true))),
         color_attachments: scene
             .commands
             .iter()
@@ -170,13 +233,61 @@ struct PipelineKey {
     topology: vk::PrimitiveTopology,
     patch_control_points: u32,
     xfb: bool,
-    rect: bool,
+    source: Source,
+    raster: RasterState,
+}
+
+/// Where a draw's vertices come from.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum Source {
+    VertexData,
+    /// piglit's rectangle; `tex`: `piglit_texcoord` is fed too (`draw rect tex`).
+    Rect {
+        tex: bool,
+    },
+}
+
+/// One draw, as the GL application would issue it.
+struct DrawCall {
+    mode: Mode,
+    first: u32,
+    count: u32,
+    instances: u32,
+    source: Source,
+    xfb: bool,
+}
+
+/// GL state that `VK_GLSEM_gl_state` sets per command buffer, at GL's initial values.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct GlState {
+    point_size: f32,
+    program_point_size: bool,
+    /// Bit i: `GL_CLIP_DISTANCEi` enabled.
+    clip_distances: u32,
+}
+
+impl Default for GlState {
+    fn default() -> Self {
+        GlState {
+            point_size: 1.0,
+            program_point_size: false,
+            clip_distances: 0,
+        }
+    }
+}
+
+/// Whether the window has a depth buffer: as in piglit, only when `[require]` says
+/// `depthbuffer` (without one GL's depth test always passes and writes nothing).
+fn uses_depth(scene: &Scene) -> bool {
+    scene.require.depth_buffer
 }
 
 /// (0, 0, 0, 1) as floats then as integers: GL's current value of an attribute the scene
 /// does not feed, read through a stride-0 binding.
 const CONSTANT_ATTRIBUTE: [u32; 8] = [0, 0, 0, 0x3f80_0000, 0, 0, 0, 1];
 const CONSTANT_BINDING: u32 = 1;
+/// A rectangle corner: vec4 position, vec2 texture coordinate.
+const RECT_STRIDE: u32 = 24;
 
 /// A scene's device, program objects and render targets, and the GL state the commands set.
 pub struct Player {
@@ -211,6 +322,10 @@ pub struct Player {
     outer: [f32; 4],
     inner: [f32; 2],
     readback_fresh: bool,
+    gl_state: GlState,
+    raster: RasterState,
+    clear_depth: f32,
+    depth: bool,
     // Last: dropped after `Drop::drop` destroyed everything made from it.
     gpu: Gpu,
 }
@@ -249,7 +364,7 @@ impl Player {
             (pool, cmd, fence)
         };
         let rect_buffer = gpu
-            .buffer(6 * 16, vk::BufferUsageFlags::VERTEX_BUFFER)
+            .buffer(4 * RECT_STRIDE as u64, vk::BufferUsageFlags::VERTEX_BUFFER)
             .map_err(fail)?;
         let mut constant_buffer = gpu
             .buffer(32, vk::BufferUsageFlags::VERTEX_BUFFER)
@@ -257,7 +372,9 @@ impl Player {
         constant_buffer
             .bytes_mut()
             .copy_from_slice(&words_to_bytes(&CONSTANT_ATTRIBUTE));
-        let targets = Targets::new(&gpu, w, h, &[Some(Format::DEFAULT)], false).map_err(fail)?;
+        let depth = uses_depth(scene);
+        let targets =
+            Targets::new(&gpu, w, h, &[Some(Format::DEFAULT)], false, depth).map_err(fail)?;
         let query_pool = if gpu.xfb.is_some() {
             let info = vk::QueryPoolCreateInfo::default()
                 .query_type(vk::QueryType::TRANSFORM_FEEDBACK_STREAM_EXT)
@@ -300,6 +417,10 @@ impl Player {
             outer: [1.0; 4],
             inner: [1.0; 2],
             readback_fresh: false,
+            gl_state: GlState::default(),
+            raster: RasterState::default(),
+            clear_depth: 1.0,
+            depth,
             gpu,
         };
         player.create_program_objects(program).map_err(fail)?;
@@ -408,6 +529,7 @@ impl Player {
             p.targets.record_init(&p.gpu, cmd);
             p.barrier(cmd);
             p.targets.record_clear(&p.gpu, cmd, [0.0; 4]);
+            p.targets.record_clear_depth(&p.gpu, cmd, 1.0);
         })
     }
 
@@ -446,56 +568,38 @@ impl Player {
         match command {
             Command::ClearColor(c) => self.clear_color = *c,
             Command::Clear => {
+                // glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT), as piglit does.
                 let color = self.clear_color;
-                self.submit(|p, cmd| p.targets.record_clear(&p.gpu, cmd, color))
-                    .map_err(fail)?;
+                let depth = self.clear_depth;
+                self.submit(|p, cmd| {
+                    p.targets.record_clear(&p.gpu, cmd, color);
+                    p.targets.record_clear_depth(&p.gpu, cmd, depth);
+                })
+                .map_err(fail)?;
                 self.readback_fresh = false;
             }
-            Command::DrawRect { ortho, x, y, w, h } => {
-                let (x, y, w, h) = if *ortho {
-                    let (fw, fh) = (self.targets.width as f32, self.targets.height as f32);
-                    (
-                        2.0 * x / fw - 1.0,
-                        2.0 * y / fh - 1.0,
-                        2.0 * w / fw,
-                        2.0 * h / fh,
-                    )
-                } else {
-                    (*x, *y, *w, *h)
-                };
-                let corners = [
-                    [x, y],
-                    [x + w, y],
-                    [x, y + h],
-                    [x, y + h],
-                    [x + w, y],
-                    [x + w, y + h],
-                ];
-                let words: Vec<u32> = corners
-                    .iter()
-                    .flat_map(|[cx, cy]| {
-                        [cx.to_bits(), cy.to_bits(), 0f32.to_bits(), 1f32.to_bits()]
-                    })
-                    .collect();
-                self.rect_buffer
-                    .bytes_mut()
-                    .copy_from_slice(&words_to_bytes(&words));
-                if self.has_tess {
-                    return Err(SceneError::Skip(
-                        "`draw rect` with tessellation shaders is not supported".into(),
-                    ));
-                }
-                self.draw(Mode::Triangles, 0, 6, 1, true, false)?;
-            }
+            Command::DrawRect(rect) => self.draw_rect(rect)?,
             Command::DrawArrays {
                 mode,
                 first,
                 count,
                 instances,
-            } => self.draw(*mode, *first, *count, *instances, false, false)?,
-            Command::XfbDrawArrays { mode, first, count } => {
-                self.draw(*mode, *first, *count, 1, false, true)?
-            }
+            } => self.draw(DrawCall {
+                mode: *mode,
+                first: *first,
+                count: *count,
+                instances: *instances,
+                source: Source::VertexData,
+                xfb: false,
+            })?,
+            Command::XfbDrawArrays { mode, first, count } => self.draw(DrawCall {
+                mode: *mode,
+                first: *first,
+                count: *count,
+                instances: 1,
+                source: Source::VertexData,
+                xfb: true,
+            })?,
             Command::PatchVertices(n) => {
                 if *n == 0 || *n > self.gpu.limits.max_tessellation_patch_size {
                     return Err(fail(format!(
@@ -572,6 +676,43 @@ impl Player {
                 self.replace_targets(&formats, self.targets.dynamic)
                     .map_err(fail)?;
             }
+            Command::LinkSuccess => {}
+            Command::PointSize(size) => self.gl_state.point_size = *size,
+            Command::Enable(cap, on) => match cap {
+                Capability::ProgramPointSize => self.gl_state.program_point_size = *on,
+                Capability::ClipDistance(i) => {
+                    if *on {
+                        self.gl_state.clip_distances |= 1 << i;
+                    } else {
+                        self.gl_state.clip_distances &= !(1 << i);
+                    }
+                }
+                Capability::DepthTest => self.raster.depth_test = *on,
+            },
+            Command::DepthFunc(f) => self.raster.depth_func = *f,
+            Command::ClearDepth(d) => self.clear_depth = *d,
+            Command::ProvokingFirst(first) => self.raster.provoking_first = *first,
+            Command::PolygonMode(m) => self.raster.polygon_mode = *m,
+            Command::ProbeDepth { x, y, depth } => {
+                self.refresh_readback().map_err(fail)?;
+                let (w, h) = (self.targets.width as i64, self.targets.height as i64);
+                if !(0..w).contains(x) || !(0..h).contains(y) {
+                    return Err(fail(format!(
+                        "probe depth ({x}, {y}) is outside the window"
+                    )));
+                }
+                let depths = self
+                    .targets
+                    .depths()
+                    .ok_or_else(|| fail("there is no depth buffer".into()))?;
+                // Rows from the top of the framebuffer; GL's y counts from the bottom.
+                let got = depths[((h - 1 - y) * w + x) as usize] as f64;
+                if (got - depth).abs() > self.tolerance[0] {
+                    return Err(fail(format!(
+                        "probe depth at ({x}, {y}): expected {depth}, observed {got}"
+                    )));
+                }
+            }
             Command::FbDynamicRendering => {
                 let formats: Vec<Option<Format>> = self
                     .targets
@@ -592,6 +733,7 @@ impl Player {
             self.targets.height,
             formats,
             dynamic,
+            self.depth,
         )?;
         let mut old = std::mem::replace(&mut self.targets, targets);
         old.destroy(&self.gpu);
@@ -607,7 +749,7 @@ impl Player {
     /// columns by name; inputs nobody feeds read GL's default (0, 0, 0, 1).
     fn vertex_layout(
         &self,
-        rect: bool,
+        source: Source,
     ) -> Result<
         (
             Vec<vk::VertexInputBindingDescription>,
@@ -618,6 +760,8 @@ impl Player {
         let mut bindings = Vec::new();
         let mut attributes = Vec::new();
         let mut uses_constant = false;
+        let rect = source != Source::VertexData;
+        let rect_tex = source == (Source::Rect { tex: true });
         // `piglit_vertex`, else the first declared input (glslang numbers them in order).
         let rect_target = self
             .vertex_inputs
@@ -630,7 +774,7 @@ impl Player {
         if rect {
             bindings.push(vk::VertexInputBindingDescription {
                 binding: 0,
-                stride: 16,
+                stride: RECT_STRIDE,
                 input_rate: vk::VertexInputRate::VERTEX,
             });
         } else if self.vertex_buffer.is_some() {
@@ -676,6 +820,13 @@ impl Player {
                     format: vk::Format::R32G32B32A32_SFLOAT,
                     offset: 0,
                 }
+            } else if rect_tex && input.name == "piglit_texcoord" {
+                vk::VertexInputAttributeDescription {
+                    location: input.location,
+                    binding: 0,
+                    format: vk::Format::R32G32_SFLOAT,
+                    offset: 16,
+                }
             } else if let Some(col) = column {
                 let kind_scalar = match col.kind {
                     scene::ScalarKind::Float => Scalar::Float,
@@ -719,7 +870,7 @@ impl Player {
         if let Some(p) = self.pipelines.get(&key) {
             return Ok(*p);
         }
-        let (bindings, attributes) = self.vertex_layout(key.rect)?;
+        let (bindings, attributes) = self.vertex_layout(key.source)?;
         let desc = PipelineDesc {
             stages: &self.modules,
             layout: self.layout,
@@ -728,21 +879,71 @@ impl Player {
             topology: key.topology,
             patch_control_points: key.patch_control_points,
             rasterizer_discard: key.xfb,
+            raster: key.raster,
         };
         let p = pipeline::create(&self.gpu, &self.targets, &desc).map_err(fail)?;
         self.pipelines.insert(key, p);
         Ok(p)
     }
 
-    fn draw(
-        &mut self,
-        mode: Mode,
-        first: u32,
-        count: u32,
-        instances: u32,
-        rect: bool,
-        xfb: bool,
-    ) -> Result<(), SceneError> {
+    /// piglit's `piglit_draw_rect_custom`: corners (x, y), (x + w, y), (x, y + h),
+    /// (x + w, y + h) as one triangle strip, or as one patch of 4 vertices.
+    fn draw_rect(&mut self, rect: &scene::Rect) -> Result<(), SceneError> {
+        let (x, y, w, h) = if rect.ortho {
+            let (fw, fh) = (self.targets.width as f32, self.targets.height as f32);
+            (
+                2.0 * rect.x / fw - 1.0,
+                2.0 * rect.y / fh - 1.0,
+                2.0 * rect.w / fw,
+                2.0 * rect.h / fh,
+            )
+        } else {
+            (rect.x, rect.y, rect.w, rect.h)
+        };
+        let [tx, ty, tw, th] = rect.tex.unwrap_or([0.0, 0.0, 1.0, 1.0]);
+        let corners = [
+            [x, y, tx, ty],
+            [x + w, y, tx + tw, ty],
+            [x, y + h, tx, ty + th],
+            [x + w, y + h, tx + tw, ty + th],
+        ];
+        let words: Vec<u32> = corners
+            .iter()
+            .flat_map(|[cx, cy, s, t]| [*cx, *cy, 0.0, 1.0, *s, *t].map(f32::to_bits))
+            .collect();
+        self.rect_buffer
+            .bytes_mut()
+            .copy_from_slice(&words_to_bytes(&words));
+        let saved = self.patch_vertices;
+        self.patch_vertices = 4;
+        let result = self.draw(DrawCall {
+            mode: if rect.patch {
+                Mode::Patches
+            } else {
+                Mode::TriangleStrip
+            },
+            first: 0,
+            count: 4,
+            instances: rect.instances,
+            source: Source::Rect {
+                tex: rect.tex.is_some(),
+            },
+            xfb: false,
+        });
+        self.patch_vertices = saved;
+        result
+    }
+
+    fn draw(&mut self, call: DrawCall) -> Result<(), SceneError> {
+        let DrawCall {
+            mode,
+            first,
+            count,
+            instances,
+            source,
+            xfb,
+        } = call;
+        let rect = source != Source::VertexData;
         if (mode == Mode::Patches) != self.has_tess {
             return Err(fail(if self.has_tess {
                 "with tessellation shaders the mode must be GL_PATCHES (GL_INVALID_OPERATION)"
@@ -772,7 +973,8 @@ impl Player {
                 0
             },
             xfb,
-            rect,
+            source,
+            raster: self.raster,
         };
         let pipeline = self.pipeline(key)?;
         let vertex_buffer = if rect {
@@ -785,6 +987,14 @@ impl Player {
             unsafe {
                 if let Some(set_levels) = p.gpu.set_levels {
                     set_levels(cmd, p.outer.as_ptr(), p.inner.as_ptr());
+                }
+                // The layer's GL state starts at GL's initial values in every command
+                // buffer: set all of it before each draw. Without VK_GLSEM_gl_state (plain
+                // Vulkan), these GL states have no Vulkan equivalent and are not applied.
+                if let Some(gl) = p.gpu.gl_state {
+                    (gl.set_point_size)(cmd, p.gl_state.point_size);
+                    (gl.set_program_point_size)(cmd, p.gl_state.program_point_size.into());
+                    (gl.set_clip_distance_enable)(cmd, p.gl_state.clip_distances);
                 }
                 if xfb {
                     d.cmd_reset_query_pool(cmd, p.query_pool, 0, 1);

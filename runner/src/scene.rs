@@ -70,6 +70,58 @@ pub struct Require {
     pub features: Vec<Feature>,
     pub width: u32,
     pub height: u32,
+    /// `depthbuffer`: the window has a depth buffer (piglit gives it one only then).
+    pub depth_buffer: bool,
+    /// `GL_MAX_… >= N` / `INT GL_MAX_… >= N`: device limits, checked once there is a device.
+    pub limits: Vec<(Limit, u32)>,
+}
+
+/// GL implementation limits a `[require]` line may ask for, that map to Vulkan limits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Limit {
+    VertexOutputComponents,
+    FragmentInputComponents,
+    GeometryOutputComponents,
+    GeometryInputComponents,
+    GeometryOutputVertices,
+    GeometryTotalOutputComponents,
+    TessControlInputComponents,
+    TessControlOutputComponents,
+    TessEvaluationInputComponents,
+    TessEvaluationOutputComponents,
+    TessPatchComponents,
+    TessGenLevel,
+    PatchVertices,
+    VertexAttribs,
+    DrawBuffers,
+    ClipDistances,
+}
+
+impl Limit {
+    fn by_name(name: &str) -> Option<Limit> {
+        use Limit as L;
+        Some(match name {
+            "GL_MAX_VERTEX_OUTPUT_COMPONENTS" | "GL_MAX_VARYING_COMPONENTS" => {
+                L::VertexOutputComponents
+            }
+            "GL_MAX_FRAGMENT_INPUT_COMPONENTS" => L::FragmentInputComponents,
+            "GL_MAX_GEOMETRY_OUTPUT_COMPONENTS" => L::GeometryOutputComponents,
+            "GL_MAX_GEOMETRY_INPUT_COMPONENTS" => L::GeometryInputComponents,
+            "GL_MAX_GEOMETRY_OUTPUT_VERTICES" => L::GeometryOutputVertices,
+            "GL_MAX_GEOMETRY_TOTAL_OUTPUT_COMPONENTS" => L::GeometryTotalOutputComponents,
+            "GL_MAX_TESS_CONTROL_INPUT_COMPONENTS" => L::TessControlInputComponents,
+            "GL_MAX_TESS_CONTROL_OUTPUT_COMPONENTS" => L::TessControlOutputComponents,
+            "GL_MAX_TESS_EVALUATION_INPUT_COMPONENTS" => L::TessEvaluationInputComponents,
+            "GL_MAX_TESS_EVALUATION_OUTPUT_COMPONENTS" => L::TessEvaluationOutputComponents,
+            "GL_MAX_TESS_PATCH_COMPONENTS" => L::TessPatchComponents,
+            "GL_MAX_TESS_GEN_LEVEL" => L::TessGenLevel,
+            "GL_MAX_PATCH_VERTICES" => L::PatchVertices,
+            "GL_MAX_VERTEX_ATTRIBS" => L::VertexAttribs,
+            "GL_MAX_DRAW_BUFFERS" | "GL_MAX_COLOR_ATTACHMENTS" => L::DrawBuffers,
+            "GL_MAX_CLIP_DISTANCES" | "GL_MAX_CLIP_PLANES" => L::ClipDistances,
+            _ => return None,
+        })
+    }
 }
 
 /// The scalar type of a `[vertex data]` column.
@@ -108,6 +160,10 @@ pub enum Mode {
     TriangleStrip,
     TriangleFan,
     Patches,
+    LinesAdjacency,
+    LineStripAdjacency,
+    TrianglesAdjacency,
+    TriangleStripAdjacency,
 }
 
 /// Values of a `uniform` command, already in the component type GLSL declares.
@@ -174,18 +230,42 @@ pub enum Query {
     PrimitivesWritten,
 }
 
+/// A GL capability of `enable` / `disable`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Capability {
+    ProgramPointSize,
+    /// `GL_CLIP_PLANEi` / `GL_CLIP_DISTANCEi` (the same enable in GL 3.0+).
+    ClipDistance(u32),
+    DepthTest,
+}
+
+/// GL's depth functions (`depthfunc`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DepthFunc {
+    Never,
+    Less,
+    Equal,
+    Lequal,
+    Greater,
+    Notequal,
+    Gequal,
+    Always,
+}
+
+/// `glPolygonMode(GL_FRONT_AND_BACK, …)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PolygonMode {
+    Point,
+    Line,
+    Fill,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum Command {
     Clear,
     ClearColor([f32; 4]),
-    /// Corners in GL clip coordinates (`ortho`: converted from window pixels at run time).
-    DrawRect {
-        ortho: bool,
-        x: f32,
-        y: f32,
-        w: f32,
-        h: f32,
-    },
+    /// piglit's rectangle: a 4-vertex triangle strip, or one 4-vertex patch.
+    DrawRect(Rect),
     DrawArrays {
         mode: Mode,
         first: u32,
@@ -220,6 +300,40 @@ pub enum Command {
     /// `fb color attachments N [FORMAT…]`: `None` is an `UNUSED` hole.
     FbAttachments(Vec<Option<String>>),
     FbDynamicRendering,
+    /// `point size F` (ours): `glPointSize(F)`.
+    PointSize(f32),
+    /// `enable CAP` / `disable CAP`.
+    Enable(Capability, bool),
+    DepthFunc(DepthFunc),
+    /// `clear depth F`: `glClearDepth(F)`.
+    ClearDepth(f32),
+    /// `probe depth x y d`: the depth buffer at a pixel (GL window coordinates).
+    ProbeDepth {
+        x: i64,
+        y: i64,
+        depth: f64,
+    },
+    /// `provoking vertex first|last`: `true` for GL_FIRST_VERTEX_CONVENTION.
+    ProvokingFirst(bool),
+    PolygonMode(PolygonMode),
+    /// `link success`: the program linked (checked before `[test]` runs).
+    LinkSuccess,
+}
+
+/// `draw rect [tex] [ortho] [patch]` / `draw instanced rect …`: corners in GL clip
+/// coordinates (`ortho`: in window pixels, converted at run time).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rect {
+    pub ortho: bool,
+    /// One patch of 4 vertices instead of a triangle strip.
+    pub patch: bool,
+    pub instances: u32,
+    pub x: f32,
+    pub y: f32,
+    pub w: f32,
+    pub h: f32,
+    /// `draw rect tex`: texture coordinates (x, y, w, h) for `piglit_texcoord`.
+    pub tex: Option<[f32; 4]>,
 }
 
 /// A command and the 1-based line it came from.
@@ -251,6 +365,8 @@ impl Scene {
 
 enum Section {
     None,
+    /// A section whose text the runner does not use (SPIR-V assembly).
+    Ignored,
     Require,
     Shader(usize),
     VertexData,
@@ -265,6 +381,8 @@ pub fn parse(text: &str) -> Result<Scene, SceneError> {
             features: Vec::new(),
             width: 250,
             height: 250,
+            depth_buffer: false,
+            limits: Vec::new(),
         },
         shaders: Vec::new(),
         passthrough_vs: false,
@@ -282,11 +400,8 @@ pub fn parse(text: &str) -> Result<Scene, SceneError> {
             continue;
         }
         match section {
-            Section::None => {
-                if !(trimmed.is_empty() || trimmed.starts_with('#')) {
-                    return Err(skip(number, raw, "text before the first section"));
-                }
-            }
+            // piglit reads nothing before the first section: free-form comments.
+            Section::None | Section::Ignored => {}
             Section::Shader(index) => {
                 let shader = &mut scene.shaders[index];
                 shader.source.push_str(raw);
@@ -344,18 +459,11 @@ fn open_section(name: &str, number: usize, scene: &mut Scene) -> Result<Section,
         "tessellation evaluation shader" => Stage::TessEval,
         "geometry shader" => Stage::Geometry,
         "fragment shader" => Stage::Fragment,
-        _ if name.ends_with("spirv") => {
-            return Err(skip(number, name, "SPIR-V sections are not supported"))
-        }
+        // The runner compiles the GLSL sections, also of `SPIRV YES` tests: their SPIR-V
+        // sections are generated from that GLSL (piglit's shader_test_spirv.py).
+        _ if name.ends_with("spirv") => return Ok(Section::Ignored),
         _ => return Err(skip(number, name, "unknown section")),
     };
-    if scene.has_stage(stage) {
-        return Err(skip(
-            number,
-            name,
-            "several shaders of one stage are not supported",
-        ));
-    }
     scene.shaders.push(Shader {
         stage,
         source: String::new(),
@@ -368,12 +476,27 @@ fn parse_require(line: &str, number: usize, req: &mut Require) -> Result<(), Sce
     let words: Vec<&str> = line.split_whitespace().collect();
     match words.as_slice() {
         ["GLSL", ">=", v] => req.glsl_version = Some(parse_version(v, number, line)?),
+        // Run from the GLSL sections (see `open_section`).
+        ["SPIRV", "YES"] => {}
+        ["SPIRV", "ONLY"] => {
+            return Err(skip(
+                number,
+                line,
+                "the test has no GLSL for its SPIR-V (SPIRV ONLY)",
+            ))
+        }
         ["GL", ">=", v] => {
             // Core GL up to 4.6 maps onto Vulkan; the features a scene really needs come from
             // the capabilities of its SPIR-V.
             if parse_version(v, number, line)? > 460 {
                 return Err(skip(number, line, "GL version above 4.6"));
             }
+        }
+        ["depthbuffer"] => req.depth_buffer = true,
+        [name, ">=", n] | ["INT", name, ">=", n] if name.starts_with("GL_MAX_") => {
+            let limit = Limit::by_name(name)
+                .ok_or_else(|| skip(number, line, "limit not mapped to Vulkan"))?;
+            req.limits.push((limit, parse_num(n, number, line)?));
         }
         ["SIZE", w, h] => {
             req.width = parse_num::<u32>(w, number, line)?;
@@ -405,6 +528,7 @@ fn extension_feature(name: &str) -> Option<Option<Feature>> {
         | "GL_ARB_transform_feedback3"
         | "GL_ARB_enhanced_layouts" => Some(Feature::TransformFeedback),
         "GL_ARB_gpu_shader_fp64" => Some(Feature::Float64),
+        "GL_ARB_gl_spirv" => None,
         "GL_ARB_blend_func_extended" => Some(Feature::DualSrcBlend),
         "GL_ARB_separate_shader_objects"
         | "GL_ARB_explicit_attrib_location"
@@ -415,7 +539,10 @@ fn extension_feature(name: &str) -> Option<Option<Feature>> {
         | "GL_ARB_draw_instanced"
         | "GL_ARB_uniform_buffer_object"
         | "GL_EXT_gpu_shader4"
-        | "GL_ARB_fragment_coord_conventions" => None,
+        | "GL_ARB_fragment_coord_conventions"
+        | "GL_EXT_provoking_vertex"
+        | "GL_ARB_provoking_vertex"
+        | "GL_ARB_sample_shading" => None,
         _ => return None,
     })
 }
@@ -527,6 +654,10 @@ fn parse_mode(token: &str, number: usize, line: &str) -> Result<Mode, SceneError
         "GL_TRIANGLE_STRIP" => Mode::TriangleStrip,
         "GL_TRIANGLE_FAN" => Mode::TriangleFan,
         "GL_PATCHES" => Mode::Patches,
+        "GL_LINES_ADJACENCY" => Mode::LinesAdjacency,
+        "GL_LINE_STRIP_ADJACENCY" => Mode::LineStripAdjacency,
+        "GL_TRIANGLES_ADJACENCY" => Mode::TrianglesAdjacency,
+        "GL_TRIANGLE_STRIP_ADJACENCY" => Mode::TriangleStripAdjacency,
         _ => {
             return Err(skip(
                 number,
@@ -555,17 +686,7 @@ fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
             let v = nums_f32(2, 4)?;
             Command::ClearColor([v[0], v[1], v[2], v[3]])
         }
-        ["draw", "rect", "ortho", ..] | ["draw", "rect", ..] => {
-            let ortho = t.get(2) == Some(&"ortho");
-            let v = nums_f32(if ortho { 3 } else { 2 }, 4)?;
-            Command::DrawRect {
-                ortho,
-                x: v[0],
-                y: v[1],
-                w: v[2],
-                h: v[3],
-            }
-        }
+        ["draw", "rect", ..] | ["draw", "instanced", "rect", ..] => parse_rect(&t, number, line)?,
         ["draw", "arrays", "instanced", mode, rest @ ..] => {
             let mode = parse_mode(mode, number, line)?;
             let v = parse_nums::<u32>(rest, 3, number, line)?;
@@ -661,6 +782,72 @@ fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
             Command::FbAttachments(list)
         }
         ["fb", "dynamic", "rendering"] => Command::FbDynamicRendering,
+        // The program compiled and linked, or the scene would not have got here.
+        ["link", "success"] => Command::LinkSuccess,
+        ["link", "error"] => {
+            return Err(skip(
+                number,
+                line,
+                "GL's link-time errors are not reproduced (glslang compiles each stage alone)",
+            ))
+        }
+        ["point", "size", v] => {
+            let size: f32 = parse_num(v, number, line)?;
+            if size <= 0.0 {
+                return Err(fail(
+                    number,
+                    line,
+                    "point size must be positive (GL_INVALID_VALUE)",
+                ));
+            }
+            Command::PointSize(size)
+        }
+        [verb @ ("enable" | "disable"), cap] => {
+            let on = *verb == "enable";
+            let clip = cap
+                .strip_prefix("GL_CLIP_PLANE")
+                .or_else(|| cap.strip_prefix("GL_CLIP_DISTANCE"));
+            let cap = match (*cap, clip) {
+                ("GL_PROGRAM_POINT_SIZE" | "GL_VERTEX_PROGRAM_POINT_SIZE", _) => {
+                    Capability::ProgramPointSize
+                }
+                ("GL_DEPTH_TEST", _) => Capability::DepthTest,
+                (_, Some(i)) => match i.parse::<u32>() {
+                    Ok(i) if i < 8 => Capability::ClipDistance(i),
+                    _ => return Err(skip(number, line, "clip plane beyond 7")),
+                },
+                _ => return Err(skip(number, line, "unknown command")),
+            };
+            Command::Enable(cap, on)
+        }
+        ["depthfunc", func] => Command::DepthFunc(match *func {
+            "GL_NEVER" => DepthFunc::Never,
+            "GL_LESS" => DepthFunc::Less,
+            "GL_EQUAL" => DepthFunc::Equal,
+            "GL_LEQUAL" => DepthFunc::Lequal,
+            "GL_GREATER" => DepthFunc::Greater,
+            "GL_NOTEQUAL" => DepthFunc::Notequal,
+            "GL_GEQUAL" => DepthFunc::Gequal,
+            "GL_ALWAYS" => DepthFunc::Always,
+            _ => return Err(fail(number, line, "unknown depth function")),
+        }),
+        ["clear", "depth", v] => Command::ClearDepth(parse_num(v, number, line)?),
+        ["probe", "depth", x, y, d] => Command::ProbeDepth {
+            x: parse_num(x, number, line)?,
+            y: parse_num(y, number, line)?,
+            depth: parse_num(d, number, line)?,
+        },
+        ["provoking", "vertex", which] => Command::ProvokingFirst(match *which {
+            "first" => true,
+            "last" => false,
+            _ => return Err(fail(number, line, "expected `first` or `last`")),
+        }),
+        ["polygon", "mode", "GL_FRONT_AND_BACK", mode] => Command::PolygonMode(match *mode {
+            "GL_POINT" => PolygonMode::Point,
+            "GL_LINE" => PolygonMode::Line,
+            "GL_FILL" => PolygonMode::Fill,
+            _ => return Err(fail(number, line, "unknown polygon mode")),
+        }),
         ["probe", "attachment", k, rest @ ..] => {
             let attachment = parse_num::<u32>(k, number, line)? as usize;
             parse_probe(rest, false, attachment, number, line)?
@@ -669,6 +856,43 @@ fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
         ["probe", rest @ ..] => parse_probe(rest, false, 0, number, line)?,
         _ => return Err(unknown()),
     })
+}
+
+/// `draw rect [tex|ortho] [patch] x y w h [tx ty tw th]`, `draw instanced rect [ortho]
+/// [patch] N x y w h`.
+fn parse_rect(t: &[&str], number: usize, line: &str) -> Result<Command, SceneError> {
+    let instanced = t[1] == "instanced";
+    let mut rest = &t[if instanced { 3 } else { 2 }..];
+    let flag = |name: &str, rest: &mut &[&str]| {
+        let found = rest.first() == Some(&name);
+        if found {
+            *rest = &rest[1..];
+        }
+        found
+    };
+    let tex = !instanced && flag("tex", &mut rest);
+    let ortho = flag("ortho", &mut rest);
+    let patch = flag("patch", &mut rest);
+    let instances = if instanced {
+        let n = rest
+            .first()
+            .ok_or_else(|| fail(number, line, "missing instance count"))?;
+        rest = &rest[1..];
+        parse_num::<u32>(n, number, line)?
+    } else {
+        1
+    };
+    let v = parse_nums::<f32>(rest, if tex { 8 } else { 4 }, number, line)?;
+    Ok(Command::DrawRect(Rect {
+        ortho,
+        patch,
+        instances,
+        x: v[0],
+        y: v[1],
+        w: v[2],
+        h: v[3],
+        tex: tex.then(|| [v[4], v[5], v[6], v[7]]),
+    }))
 }
 
 /// The part of a probe after `probe` / `relative probe` / `probe attachment K`.
@@ -887,17 +1111,18 @@ mod tests {
     #[test]
     fn sections_and_requirements() {
         let scene = parse(
-            "[require]\nGLSL >= 1.50\nGL_ARB_tessellation_shader\nSIZE 64 32\n\
+            "[require]\nGLSL >= 1.50\nGL_ARB_tessellation_shader\nSIZE 64 32\ndepthbuffer\n\
              [vertex shader]\nvoid main() {}\n[fragment shader]\nout vec4 c;\n[test]\nclear\n",
         )
         .unwrap();
         assert_eq!(scene.require.glsl_version, Some(150));
         assert_eq!(scene.require.features, vec![Feature::Tessellation]);
         assert_eq!((scene.require.width, scene.require.height), (64, 32));
+        assert!(scene.require.depth_buffer);
         assert_eq!(scene.shaders.len(), 2);
         assert_eq!(scene.shaders[0].source, "void main() {}\n");
-        assert_eq!(scene.shaders[1].first_line, 8);
-        assert_eq!(scene.commands[0].number, 10);
+        assert_eq!(scene.shaders[1].first_line, 9);
+        assert_eq!(scene.commands[0].number, 11);
     }
 
     #[test]
@@ -912,10 +1137,12 @@ mod tests {
         );
         let e = parse("[require]\nGLSL ES >= 3.00\n").unwrap_err();
         assert!(matches!(e, SceneError::Skip(_)));
-        let e = parse("[require]\nSPIRV YES\n").unwrap_err();
+        let e = parse("[require]\nSPIRV ONLY\n").unwrap_err();
         assert!(matches!(e, SceneError::Skip(_)));
-        let e = parse("[vertex shader spirv]\n").unwrap_err();
-        assert!(matches!(e, SceneError::Skip(_)));
+        // SPIR-V sections are read past: the GLSL sections run.
+        let scene =
+            parse("[require]\nSPIRV YES\n[vertex shader spirv]\nOpCapability Shader\n").unwrap();
+        assert!(scene.shaders.is_empty());
     }
 
     #[test]
@@ -1056,6 +1283,51 @@ mod tests {
         assert_eq!(c[7], Command::FbDynamicRendering);
         assert_eq!(c[8], Command::DefaultOuterLevels([1., 2., 3., 4.]));
         assert_eq!(c[9], Command::DefaultInnerLevels([5., 6.]));
+    }
+
+    #[test]
+    fn gl_state_commands() {
+        let c = commands(
+            "point size 5\nenable GL_PROGRAM_POINT_SIZE\ndisable GL_PROGRAM_POINT_SIZE\n\
+             enable GL_CLIP_PLANE0\ndisable GL_CLIP_DISTANCE7\nprovoking vertex first\n\
+             provoking vertex last\nenable GL_DEPTH_TEST\ndepthfunc GL_GEQUAL\n\
+             clear depth 0.25\nprobe depth 3 4 0.5\npolygon mode GL_FRONT_AND_BACK GL_LINE",
+        )
+        .unwrap();
+        assert_eq!(
+            c,
+            vec![
+                Command::PointSize(5.0),
+                Command::Enable(Capability::ProgramPointSize, true),
+                Command::Enable(Capability::ProgramPointSize, false),
+                Command::Enable(Capability::ClipDistance(0), true),
+                Command::Enable(Capability::ClipDistance(7), false),
+                Command::ProvokingFirst(true),
+                Command::ProvokingFirst(false),
+                Command::Enable(Capability::DepthTest, true),
+                Command::DepthFunc(DepthFunc::Gequal),
+                Command::ClearDepth(0.25),
+                Command::ProbeDepth {
+                    x: 3,
+                    y: 4,
+                    depth: 0.5
+                },
+                Command::PolygonMode(PolygonMode::Line),
+            ]
+        );
+        assert!(matches!(
+            commands("enable GL_CLIP_PLANE8"),
+            Err(SceneError::Skip(_))
+        ));
+        assert!(matches!(
+            commands("enable GL_BLEND"),
+            Err(SceneError::Skip(_))
+        ));
+        assert!(matches!(commands("point size 0"), Err(SceneError::Fail(_))));
+        assert!(matches!(
+            commands("provoking vertex middle"),
+            Err(SceneError::Fail(_))
+        ));
     }
 
     #[test]

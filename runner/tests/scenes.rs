@@ -144,13 +144,18 @@ fn every_scene_passes_through_the_layer_and_every_emitted_module_validates() {
 /// What the layer fixes is broken on plain Vulkan: without glsem, every gl_FragColor
 /// broadcast scene leaves attachments above 0 without the colour, and every TES-without-TCS
 /// scene is an invalid pipeline. (The gl_FragData control defines attachment 0 only and
-/// passes either way; lavapipe already captures XFB structs as GL does.)
+/// passes either way; lavapipe already captures XFB structs as GL does.) The GL-state
+/// scenes (`points_*`, `gl_state_*`: point size, clip-distance enables, provoking vertex,
+/// clip-space depth) get plain Vulkan's rules there instead of GL's.
 #[test]
 fn scenes_that_need_the_layer_fail_without_it() {
     let needs_layer: Vec<String> = scenes()
         .into_iter()
         .filter(|s| {
-            (s.contains("/fragcolor_") && !s.contains("fragdata_control")) || s.contains("/tess_")
+            (s.contains("/fragcolor_") && !s.contains("fragdata_control"))
+                || s.contains("/tess_")
+                || s.contains("/points_")
+                || s.contains("/gl_state_")
         })
         .collect();
     assert!(needs_layer.len() >= 20, "{needs_layer:?}");
@@ -166,6 +171,13 @@ fn scenes_that_need_the_layer_fail_without_it() {
         if scene.contains("/tess_") {
             assert!(
                 line.contains("VUID-VkGraphicsPipelineCreateInfo-pStages-00730"),
+                "{line}"
+            );
+        } else if scene.contains("/points_") {
+            // A VS without gl_PointSize is invalid for points on plain Vulkan.
+            assert!(
+                line.contains("probe at")
+                    || line.contains("VUID-VkGraphicsPipelineCreateInfo-Vertex-07722"),
                 "{line}"
             );
         } else {

@@ -31,6 +31,7 @@ pub enum CoreFeature {
     ShaderStorageImageArrayDynamicIndexing,
     ShaderResourceMinLod,
     ShaderResourceResidency,
+    FillModeNonSolid,
 }
 
 impl CoreFeature {
@@ -98,6 +99,7 @@ impl CoreFeature {
             F::ShaderStorageImageArrayDynamicIndexing => "shaderStorageImageArrayDynamicIndexing",
             F::ShaderResourceMinLod => "shaderResourceMinLod",
             F::ShaderResourceResidency => "shaderResourceResidency",
+            F::FillModeNonSolid => "fillModeNonSolid",
         }
     }
 
@@ -142,6 +144,7 @@ impl CoreFeature {
             }
             F::ShaderResourceMinLod => &mut f.shader_resource_min_lod,
             F::ShaderResourceResidency => &mut f.shader_resource_residency,
+            F::FillModeNonSolid => &mut f.fill_mode_non_solid,
         }
     }
 }

@@ -12,7 +12,10 @@ use std::sync::Mutex;
 use ash::vk;
 
 use self::features::CoreFeature;
-use crate::layer::{GLSEM_LAYER, LEVELS_COMMAND, LEVELS_EXTENSION, VALIDATION_LAYER};
+use crate::layer::{
+    CLIP_DISTANCE_COMMAND, GLSEM_LAYER, GL_STATE_EXTENSION, LEVELS_COMMAND, LEVELS_EXTENSION,
+    POINT_SIZE_COMMAND, PROGRAM_POINT_SIZE_COMMAND, VALIDATION_LAYER,
+};
 
 /// A Vulkan failure, with the call that failed.
 pub type VkResult<T> = Result<T, String>;
@@ -52,6 +55,15 @@ unsafe extern "system" fn on_message(
 /// The function `VK_GLSEM_tessellation_default_levels` adds (GL's `glPatchParameterfv`).
 pub type PfnSetTessellationDefaultLevels =
     unsafe extern "system" fn(vk::CommandBuffer, *const f32, *const f32);
+
+/// The commands `VK_GLSEM_gl_state` adds (GL's point size, `GL_PROGRAM_POINT_SIZE` and
+/// `GL_CLIP_DISTANCEi` enables), per command buffer.
+#[derive(Clone, Copy)]
+pub struct GlStateFns {
+    pub set_point_size: unsafe extern "system" fn(vk::CommandBuffer, f32),
+    pub set_program_point_size: unsafe extern "system" fn(vk::CommandBuffer, vk::Bool32),
+    pub set_clip_distance_enable: unsafe extern "system" fn(vk::CommandBuffer, u32),
+}
 
 pub struct Vulkan {
     /// Also keeps libvulkan loaded for as long as the instance lives.
@@ -174,6 +186,8 @@ pub struct Needs {
     pub color_attachments: u32,
     /// `VK_KHR_swapchain`, to present (`--window`).
     pub swapchain: bool,
+    /// `provoking vertex first`: `VK_EXT_provoking_vertex`, enabled by the runner.
+    pub provoking_vertex: bool,
 }
 
 /// A logical device made for one scene.
@@ -188,8 +202,12 @@ pub struct Gpu {
     memory: vk::PhysicalDeviceMemoryProperties,
     pub xfb: Option<ash::ext::transform_feedback::Device>,
     pub max_xfb_buffers: u32,
-    /// GL's clip-space depth range through `VK_EXT_depth_clip_control`, when available.
-    pub depth_clip_control: bool,
+    /// `VK_GLSEM_gl_state`'s commands, when the layer offers the extension.
+    pub gl_state: Option<GlStateFns>,
+    /// Why `gl_state` is missing, for messages.
+    pub gl_state_missing: String,
+    /// `VK_EXT_provoking_vertex` is enabled (by the runner, for `provoking vertex first`).
+    pub provoking_vertex: bool,
     pub set_levels: Option<PfnSetTessellationDefaultLevels>,
     /// Why `set_levels` is missing, for the SKIP message.
     pub levels_missing: String,
@@ -383,6 +401,11 @@ impl Gpu {
             "VK_KHR_swapchain",
         );
         want(
+            needs.provoking_vertex,
+            has_extension(&exts, ash::ext::provoking_vertex::NAME),
+            "VK_EXT_provoking_vertex (provoking vertex first)",
+        );
+        want(
             needs.dynamic_rendering,
             v13.dynamic_rendering == vk::TRUE,
             "dynamicRendering (Vulkan 1.3)",
@@ -412,8 +435,6 @@ impl Gpu {
             .position(|f| f.queue_flags.contains(vk::QueueFlags::GRAPHICS))
             .ok_or_else(|| format!("{name} has no graphics queue"))?
             as u32;
-        let exts = unsafe { instance.enumerate_device_extension_properties(pd) }
-            .map_err(check("vkEnumerateDeviceExtensionProperties"))?;
 
         let mut extensions: Vec<&CStr> = Vec::new();
         if needs.transform_feedback {
@@ -422,29 +443,47 @@ impl Gpu {
         if needs.swapchain {
             extensions.push(ash::khr::swapchain::NAME);
         }
-        let depth_clip_control = has_extension(&exts, ash::ext::depth_clip_control::NAME);
-        if depth_clip_control {
-            extensions.push(ash::ext::depth_clip_control::NAME);
+        // GL's provoking vertex and clip-space depth are the layer's (VK_GLSEM_gl_state);
+        // the runner asks for the first-vertex convention explicitly when a scene does.
+        let provoking_vertex = needs.provoking_vertex;
+        if provoking_vertex {
+            extensions.push(ash::ext::provoking_vertex::NAME);
         }
         let layer_name = CString::new(GLSEM_LAYER).unwrap_or_default();
         let levels_ext = CString::new(LEVELS_EXTENSION).unwrap_or_default();
-        let layer_offers_levels = vulkan.layer
-            && has_extension(
-                &layer_device_extensions(vulkan, pd, &layer_name),
-                &levels_ext,
-            );
+        let gl_state_ext = CString::new(GL_STATE_EXTENSION).unwrap_or_default();
+        let layer_exts = if vulkan.layer {
+            layer_device_extensions(vulkan, pd, &layer_name)
+        } else {
+            Vec::new()
+        };
+        let layer_offers_levels = has_extension(&layer_exts, &levels_ext);
         if layer_offers_levels {
             extensions.push(&levels_ext);
         }
+        let layer_offers_gl_state = has_extension(&layer_exts, &gl_state_ext);
+        if layer_offers_gl_state {
+            extensions.push(&gl_state_ext);
+        }
         let ext_ptrs: Vec<*const i8> = extensions.iter().map(|e| e.as_ptr()).collect();
 
-        let features = features::enabled(&needs.features);
+        let mut features = features::enabled(&needs.features);
+        // What GL's point and line state needs, whenever the device has it.
+        let available = unsafe { instance.get_physical_device_features(pd) };
+        features.large_points |= available.large_points;
+        features.wide_lines |= available.wide_lines;
+        features.fill_mode_non_solid |= available.fill_mode_non_solid;
+        // With shaderTessellationAndGeometryPointSize on, Vulkan requires tessellation and
+        // geometry shaders emitting points to write PointSize (VUID-…-Geometry-07725),
+        // which GL does not: only ask for it when the layer takes GL's point size over.
+        if layer_offers_gl_state {
+            features.shader_tessellation_and_geometry_point_size |=
+                available.shader_tessellation_and_geometry_point_size;
+        }
         let mut xfb = vk::PhysicalDeviceTransformFeedbackFeaturesEXT::default()
             .transform_feedback(true)
             .geometry_streams(needs.geometry_streams);
         let mut v13 = vk::PhysicalDeviceVulkan13Features::default().dynamic_rendering(true);
-        let mut clip_control =
-            vk::PhysicalDeviceDepthClipControlFeaturesEXT::default().depth_clip_control(true);
         let priorities = [1.0];
         let queues = [vk::DeviceQueueCreateInfo::default()
             .queue_family_index(queue_family)
@@ -458,9 +497,6 @@ impl Gpu {
         }
         if needs.dynamic_rendering {
             info = info.push_next(&mut v13);
-        }
-        if depth_clip_control {
-            info = info.push_next(&mut clip_control);
         }
         let device =
             unsafe { instance.create_device(pd, &info, None) }.map_err(check("vkCreateDevice"))?;
@@ -504,6 +540,52 @@ impl Gpu {
                 ),
             }
         };
+        let (gl_state, gl_state_missing) = if !vulkan.layer {
+            (
+                None,
+                "the glsem layer is not loaded (--no-layer or not found)".to_string(),
+            )
+        } else if !layer_offers_gl_state {
+            (
+                None,
+                format!("the glsem layer does not offer {GL_STATE_EXTENSION}"),
+            )
+        } else {
+            let get = |name: &str| {
+                let name = CString::new(name).unwrap_or_default();
+                unsafe { instance.get_device_proc_addr(device.handle(), name.as_ptr()) }
+            };
+            match (
+                get(POINT_SIZE_COMMAND),
+                get(PROGRAM_POINT_SIZE_COMMAND),
+                get(CLIP_DISTANCE_COMMAND),
+            ) {
+                // SAFETY: VK_GLSEM_gl_state defines these signatures for the commands.
+                (Some(a), Some(b), Some(c)) => unsafe {
+                    (
+                        Some(GlStateFns {
+                            set_point_size: std::mem::transmute::<
+                                unsafe extern "system" fn(),
+                                unsafe extern "system" fn(vk::CommandBuffer, f32),
+                            >(a),
+                            set_program_point_size: std::mem::transmute::<
+                                unsafe extern "system" fn(),
+                                unsafe extern "system" fn(vk::CommandBuffer, vk::Bool32),
+                            >(b),
+                            set_clip_distance_enable: std::mem::transmute::<
+                                unsafe extern "system" fn(),
+                                unsafe extern "system" fn(vk::CommandBuffer, u32),
+                            >(c),
+                        }),
+                        String::new(),
+                    )
+                },
+                _ => (
+                    None,
+                    format!("vkGetDeviceProcAddr lacks a command of {GL_STATE_EXTENSION}"),
+                ),
+            }
+        };
         Ok(Gpu {
             instance: instance.clone(),
             physical: pd,
@@ -515,7 +597,9 @@ impl Gpu {
             memory,
             xfb,
             max_xfb_buffers: xfb_props.max_transform_feedback_buffers,
-            depth_clip_control,
+            gl_state,
+            gl_state_missing,
+            provoking_vertex,
             set_levels,
             levels_missing,
         })

@@ -1,11 +1,49 @@
 //! Graphics pipelines with GL's conventions: flipped viewport, lower-left tessellation
-//! domain origin, GL's [-1, 1] clip depth where the device can, no blending or culling.
+//! domain origin, glDepthRange(0, 1) as the viewport's depth range, no blending or culling.
+//! GL's clip-space depth (−w..w) and last-vertex provoking convention are the glsem
+//! layer's (`VK_GLSEM_gl_state`): the runner does not remap depth itself.
 
 use ash::vk;
 
 use super::target::Targets;
 use super::{check, Gpu, VkResult};
-use crate::scene::{Mode, Stage};
+use crate::scene::{DepthFunc, Mode, PolygonMode, Stage};
+
+/// The fixed-function GL state a pipeline bakes in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct RasterState {
+    /// `enable GL_DEPTH_TEST` (GL writes depth only while the test is on).
+    pub depth_test: bool,
+    pub depth_func: DepthFunc,
+    pub polygon_mode: PolygonMode,
+    /// `provoking vertex first`: chain FIRST_VERTEX explicitly; otherwise the pipeline is
+    /// left alone (GL's last-vertex convention is the layer's).
+    pub provoking_first: bool,
+}
+
+impl Default for RasterState {
+    fn default() -> Self {
+        RasterState {
+            depth_test: false,
+            depth_func: DepthFunc::Less,
+            polygon_mode: PolygonMode::Fill,
+            provoking_first: false,
+        }
+    }
+}
+
+fn compare_op(f: DepthFunc) -> vk::CompareOp {
+    match f {
+        DepthFunc::Never => vk::CompareOp::NEVER,
+        DepthFunc::Less => vk::CompareOp::LESS,
+        DepthFunc::Equal => vk::CompareOp::EQUAL,
+        DepthFunc::Lequal => vk::CompareOp::LESS_OR_EQUAL,
+        DepthFunc::Greater => vk::CompareOp::GREATER,
+        DepthFunc::Notequal => vk::CompareOp::NOT_EQUAL,
+        DepthFunc::Gequal => vk::CompareOp::GREATER_OR_EQUAL,
+        DepthFunc::Always => vk::CompareOp::ALWAYS,
+    }
+}
 
 pub struct PipelineDesc<'a> {
     pub stages: &'a [(Stage, vk::ShaderModule)],
@@ -15,6 +53,7 @@ pub struct PipelineDesc<'a> {
     pub topology: vk::PrimitiveTopology,
     pub patch_control_points: u32,
     pub rasterizer_discard: bool,
+    pub raster: RasterState,
 }
 
 pub fn topology(mode: Mode) -> vk::PrimitiveTopology {
@@ -26,6 +65,10 @@ pub fn topology(mode: Mode) -> vk::PrimitiveTopology {
         Mode::TriangleStrip => vk::PrimitiveTopology::TRIANGLE_STRIP,
         Mode::TriangleFan => vk::PrimitiveTopology::TRIANGLE_FAN,
         Mode::Patches => vk::PrimitiveTopology::PATCH_LIST,
+        Mode::LinesAdjacency => vk::PrimitiveTopology::LINE_LIST_WITH_ADJACENCY,
+        Mode::LineStripAdjacency => vk::PrimitiveTopology::LINE_STRIP_WITH_ADJACENCY,
+        Mode::TrianglesAdjacency => vk::PrimitiveTopology::TRIANGLE_LIST_WITH_ADJACENCY,
+        Mode::TriangleStripAdjacency => vk::PrimitiveTopology::TRIANGLE_STRIP_WITH_ADJACENCY,
     }
 }
 
@@ -76,20 +119,31 @@ pub fn create(gpu: &Gpu, targets: &Targets, desc: &PipelineDesc) -> VkResult<vk:
             height: targets.height,
         },
     }];
-    let mut clip_control =
-        vk::PipelineViewportDepthClipControlCreateInfoEXT::default().negative_one_to_one(true);
-    let mut viewport = vk::PipelineViewportStateCreateInfo::default()
+    let viewport = vk::PipelineViewportStateCreateInfo::default()
         .viewports(&viewports)
         .scissors(&scissors);
-    if gpu.depth_clip_control {
-        viewport = viewport.push_next(&mut clip_control);
-    }
-    let rasterization = vk::PipelineRasterizationStateCreateInfo::default()
+    let mut provoking = vk::PipelineRasterizationProvokingVertexStateCreateInfoEXT::default()
+        .provoking_vertex_mode(vk::ProvokingVertexModeEXT::FIRST_VERTEX);
+    let mut rasterization = vk::PipelineRasterizationStateCreateInfo::default()
         .rasterizer_discard_enable(desc.rasterizer_discard)
-        .polygon_mode(vk::PolygonMode::FILL)
+        .polygon_mode(match desc.raster.polygon_mode {
+            PolygonMode::Fill => vk::PolygonMode::FILL,
+            PolygonMode::Line => vk::PolygonMode::LINE,
+            PolygonMode::Point => vk::PolygonMode::POINT,
+        })
         .cull_mode(vk::CullModeFlags::NONE)
         .front_face(vk::FrontFace::COUNTER_CLOCKWISE)
         .line_width(1.0);
+    if desc.raster.provoking_first {
+        if !gpu.provoking_vertex {
+            return Err("`provoking vertex first` needs VK_EXT_provoking_vertex".into());
+        }
+        rasterization = rasterization.push_next(&mut provoking);
+    }
+    let depth_stencil = vk::PipelineDepthStencilStateCreateInfo::default()
+        .depth_test_enable(desc.raster.depth_test)
+        .depth_write_enable(desc.raster.depth_test)
+        .depth_compare_op(compare_op(desc.raster.depth_func));
     let multisample = vk::PipelineMultisampleStateCreateInfo::default()
         .rasterization_samples(vk::SampleCountFlags::TYPE_1);
     let blend_attachments: Vec<_> = targets
@@ -104,6 +158,9 @@ pub fn create(gpu: &Gpu, targets: &Targets, desc: &PipelineDesc) -> VkResult<vk:
     let formats = targets.rendering_formats();
     let mut rendering =
         vk::PipelineRenderingCreateInfo::default().color_attachment_formats(&formats);
+    if targets.depth.is_some() {
+        rendering = rendering.depth_attachment_format(super::target::DEPTH_FORMAT);
+    }
 
     let has_tess = desc.stages.iter().any(|(s, _)| *s == Stage::TessEval);
     let mut info = vk::GraphicsPipelineCreateInfo::default()
@@ -117,6 +174,9 @@ pub fn create(gpu: &Gpu, targets: &Targets, desc: &PipelineDesc) -> VkResult<vk:
         .layout(desc.layout);
     if has_tess {
         info = info.tessellation_state(&tessellation);
+    }
+    if targets.depth.is_some() {
+        info = info.depth_stencil_state(&depth_stencil);
     }
     if targets.dynamic {
         info = info.push_next(&mut rendering);

@@ -18,28 +18,49 @@ pub struct Attachment {
     pub readback: Buffer,
 }
 
+/// GL's depth buffer: `D32_SFLOAT`, made when the scene uses depth.
+pub struct DepthAttachment {
+    pub image: vk::Image,
+    memory: vk::DeviceMemory,
+    pub view: vk::ImageView,
+    pub readback: Buffer,
+}
+
+pub const DEPTH_FORMAT: vk::Format = vk::Format::D32_SFLOAT;
+
+fn depth_range() -> vk::ImageSubresourceRange {
+    vk::ImageSubresourceRange {
+        aspect_mask: vk::ImageAspectFlags::DEPTH,
+        ..color_range()
+    }
+}
+
 pub struct Targets {
     pub width: u32,
     pub height: u32,
     pub attachments: Vec<Attachment>,
+    pub depth: Option<DepthAttachment>,
     pub dynamic: bool,
     pub render_pass: vk::RenderPass,
     pub framebuffer: vk::Framebuffer,
 }
 
 impl Targets {
-    /// `formats[i] == None` is a hole (an RGBA8 image that draws never write).
+    /// `formats[i] == None` is a hole (an RGBA8 image that draws never write); `depth`
+    /// adds a depth buffer.
     pub fn new(
         gpu: &Gpu,
         width: u32,
         height: u32,
         formats: &[Option<Format>],
         dynamic: bool,
+        depth: bool,
     ) -> VkResult<Targets> {
         let mut targets = Targets {
             width,
             height,
             attachments: Vec::new(),
+            depth: None,
             dynamic,
             render_pass: vk::RenderPass::null(),
             framebuffer: vk::Framebuffer::null(),
@@ -54,6 +75,15 @@ impl Targets {
             );
             match att {
                 Ok(a) => targets.attachments.push(a),
+                Err(e) => {
+                    targets.destroy(gpu);
+                    return Err(e);
+                }
+            }
+        }
+        if depth {
+            match Self::depth_attachment(gpu, width, height) {
+                Ok(d) => targets.depth = Some(d),
                 Err(e) => {
                     targets.destroy(gpu);
                     return Err(e);
@@ -135,6 +165,64 @@ impl Targets {
         })
     }
 
+    fn depth_attachment(gpu: &Gpu, width: u32, height: u32) -> VkResult<DepthAttachment> {
+        let d = &gpu.device;
+        let props = unsafe {
+            gpu.instance
+                .get_physical_device_format_properties(gpu.physical, DEPTH_FORMAT)
+        };
+        if !props
+            .optimal_tiling_features
+            .contains(vk::FormatFeatureFlags::DEPTH_STENCIL_ATTACHMENT)
+        {
+            return Err(format!(
+                "{DEPTH_FORMAT:?} cannot be a depth attachment on {}",
+                gpu.name
+            ));
+        }
+        let info = vk::ImageCreateInfo::default()
+            .image_type(vk::ImageType::TYPE_2D)
+            .format(DEPTH_FORMAT)
+            .extent(vk::Extent3D {
+                width,
+                height,
+                depth: 1,
+            })
+            .mip_levels(1)
+            .array_layers(1)
+            .samples(vk::SampleCountFlags::TYPE_1)
+            .tiling(vk::ImageTiling::OPTIMAL)
+            .usage(
+                vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT
+                    | vk::ImageUsageFlags::TRANSFER_SRC
+                    | vk::ImageUsageFlags::TRANSFER_DST,
+            );
+        let image = unsafe { d.create_image(&info, None) }.map_err(check("vkCreateImage"))?;
+        let req = unsafe { d.get_image_memory_requirements(image) };
+        let memory = gpu
+            .allocate(req, vk::MemoryPropertyFlags::DEVICE_LOCAL)
+            .or_else(|_| gpu.allocate(req, vk::MemoryPropertyFlags::empty()))
+            .inspect_err(|_| unsafe { d.destroy_image(image, None) })?;
+        unsafe { d.bind_image_memory(image, memory, 0) }.map_err(check("vkBindImageMemory"))?;
+        let view_info = vk::ImageViewCreateInfo::default()
+            .image(image)
+            .view_type(vk::ImageViewType::TYPE_2D)
+            .format(DEPTH_FORMAT)
+            .subresource_range(depth_range());
+        let view =
+            unsafe { d.create_image_view(&view_info, None) }.map_err(check("vkCreateImageView"))?;
+        let readback = gpu.buffer(
+            width as u64 * height as u64 * 4,
+            vk::BufferUsageFlags::TRANSFER_DST,
+        )?;
+        Ok(DepthAttachment {
+            image,
+            memory,
+            view,
+            readback,
+        })
+    }
+
     fn create_render_pass(&mut self, gpu: &Gpu) -> VkResult<()> {
         let mut descriptions = Vec::new();
         let mut refs = Vec::new();
@@ -164,9 +252,32 @@ impl Targets {
                 });
             }
         }
-        let subpass = [vk::SubpassDescription::default()
+        let depth_ref = self.depth.as_ref().map(|d| {
+            let r = vk::AttachmentReference {
+                attachment: descriptions.len() as u32,
+                layout: vk::ImageLayout::GENERAL,
+            };
+            descriptions.push(
+                vk::AttachmentDescription::default()
+                    .format(DEPTH_FORMAT)
+                    .samples(vk::SampleCountFlags::TYPE_1)
+                    .load_op(vk::AttachmentLoadOp::LOAD)
+                    .store_op(vk::AttachmentStoreOp::STORE)
+                    .stencil_load_op(vk::AttachmentLoadOp::DONT_CARE)
+                    .stencil_store_op(vk::AttachmentStoreOp::DONT_CARE)
+                    .initial_layout(vk::ImageLayout::GENERAL)
+                    .final_layout(vk::ImageLayout::GENERAL),
+            );
+            views.push(d.view);
+            r
+        });
+        let mut subpass_desc = vk::SubpassDescription::default()
             .pipeline_bind_point(vk::PipelineBindPoint::GRAPHICS)
-            .color_attachments(&refs)];
+            .color_attachments(&refs);
+        if let Some(r) = &depth_ref {
+            subpass_desc = subpass_desc.depth_stencil_attachment(r);
+        }
+        let subpass = [subpass_desc];
         let info = vk::RenderPassCreateInfo::default()
             .attachments(&descriptions)
             .subpasses(&subpass);
@@ -199,7 +310,7 @@ impl Targets {
 
     /// Moves fresh images to `GENERAL`, where they stay.
     pub fn record_init(&self, gpu: &Gpu, cmd: vk::CommandBuffer) {
-        let barriers: Vec<_> = self
+        let mut barriers: Vec<_> = self
             .attachments
             .iter()
             .map(|a| {
@@ -211,6 +322,17 @@ impl Targets {
                 .dst_access_mask(vk::AccessFlags::MEMORY_READ | vk::AccessFlags::MEMORY_WRITE)
             })
             .collect();
+        if let Some(d) = &self.depth {
+            barriers.push(
+                image_barrier(
+                    d.image,
+                    vk::ImageLayout::UNDEFINED,
+                    vk::ImageLayout::GENERAL,
+                )
+                .subresource_range(depth_range())
+                .dst_access_mask(vk::AccessFlags::MEMORY_READ | vk::AccessFlags::MEMORY_WRITE),
+            );
+        }
         gpu.image_barriers(
             cmd,
             vk::PipelineStageFlags::TOP_OF_PIPE,
@@ -229,6 +351,24 @@ impl Targets {
                     vk::ImageLayout::GENERAL,
                     &a.format.clear_value(color),
                     &[color_range()],
+                );
+            }
+        }
+    }
+
+    /// The depth part of `clear` (`glClearDepth`'s value).
+    pub fn record_clear_depth(&self, gpu: &Gpu, cmd: vk::CommandBuffer, depth: f32) {
+        if let Some(d) = &self.depth {
+            unsafe {
+                gpu.device.cmd_clear_depth_stencil_image(
+                    cmd,
+                    d.image,
+                    vk::ImageLayout::GENERAL,
+                    &vk::ClearDepthStencilValue {
+                        depth: depth.clamp(0.0, 1.0),
+                        stencil: 0,
+                    },
+                    &[depth_range()],
                 );
             }
         }
@@ -259,10 +399,20 @@ impl Targets {
                         }
                     })
                     .collect();
-                let rendering = vk::RenderingInfo::default()
+                let depth_info = self.depth.as_ref().map(|d| {
+                    vk::RenderingAttachmentInfo::default()
+                        .image_view(d.view)
+                        .image_layout(vk::ImageLayout::GENERAL)
+                        .load_op(vk::AttachmentLoadOp::LOAD)
+                        .store_op(vk::AttachmentStoreOp::STORE)
+                });
+                let mut rendering = vk::RenderingInfo::default()
                     .render_area(area)
                     .layer_count(1)
                     .color_attachments(&infos);
+                if let Some(info) = &depth_info {
+                    rendering = rendering.depth_attachment(info);
+                }
                 gpu.device.cmd_begin_rendering(cmd, &rendering);
             } else {
                 let begin = vk::RenderPassBeginInfo::default()
@@ -310,6 +460,40 @@ impl Targets {
                 );
             }
         }
+        if let Some(d) = &self.depth {
+            let region = vk::BufferImageCopy::default()
+                .image_subresource(vk::ImageSubresourceLayers {
+                    aspect_mask: vk::ImageAspectFlags::DEPTH,
+                    mip_level: 0,
+                    base_array_layer: 0,
+                    layer_count: 1,
+                })
+                .image_extent(vk::Extent3D {
+                    width: self.width,
+                    height: self.height,
+                    depth: 1,
+                });
+            unsafe {
+                gpu.device.cmd_copy_image_to_buffer(
+                    cmd,
+                    d.image,
+                    vk::ImageLayout::GENERAL,
+                    d.readback.buffer,
+                    &[region],
+                );
+            }
+        }
+    }
+
+    /// The depth buffer as last read back, rows from the top, when there is one.
+    pub fn depths(&self) -> Option<Vec<f32>> {
+        self.depth.as_ref().map(|d| {
+            d.readback
+                .bytes()
+                .chunks_exact(4)
+                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .collect()
+        })
     }
 
     /// RGBA of every pixel of attachment `k` as last read back, rows from the top of the
@@ -346,6 +530,12 @@ impl Targets {
             }
             if self.render_pass != vk::RenderPass::null() {
                 d.destroy_render_pass(self.render_pass, None);
+            }
+            if let Some(a) = self.depth.take() {
+                d.destroy_image_view(a.view, None);
+                d.destroy_image(a.image, None);
+                d.free_memory(a.memory, None);
+                gpu.destroy_buffer(&a.readback);
             }
             for a in self.attachments.drain(..) {
                 d.destroy_image_view(a.view, None);
