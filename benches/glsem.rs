@@ -415,7 +415,7 @@ fn rewrite_us_xfb_struct(modules: &Modules, runs: &Runs) {
         2,
         Target::AtMost(50.0),
         &format!(
-            "median of {n} cold splits of DESIGN.md's dmat3x4 struct TES ({} bytes); {}; \
+            "median of {n} cold splits of the dmat3x4 struct TES ({} bytes); {}; \
              output spirv-val: {}",
             tes.len() * 4,
             allocations(|| {

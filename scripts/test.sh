@@ -13,6 +13,10 @@ for icd in /usr/share/vulkan/icd.d/lvp_icd.*.json; do
     fi
 done
 
+# Style first: it is cheap and fails fast.
+cargo fmt --all -- --check
+cargo clippy --workspace --tests --benches -- -D warnings
+
 cargo build --workspace --release
 cargo build --workspace
 cargo test --workspace

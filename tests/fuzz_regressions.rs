@@ -233,7 +233,7 @@ fn malformed_modules_are_refused_for_their_reason() {
     }
 }
 
-/// Valid modules that rspirv's `dr` loader rejects (DESIGN.md §5): the word-level code must
+/// Valid modules that rspirv's `dr` loader rejects (docs/reliability.md): the word-level code must
 /// still read them, copy them word for word, and either rewrite them into modules that
 /// pass spirv-val or leave them alone.
 #[test]

@@ -1,4 +1,4 @@
-//! The gl_FragColor broadcast pass on glslang-compiled GLSL (DESIGN.md §4.1).
+//! The gl_FragColor broadcast pass on glslang-compiled GLSL (README, "gl_FragColor broadcast").
 //!
 //! GL rule under test: a shader that writes `gl_FragColor` writes that colour to every
 //! enabled draw buffer, and whatever path the fragment takes to the end of `main` (partial

@@ -370,7 +370,7 @@ fn nested_structs_and_array_of_structs() {
 #[test]
 fn design_double_struct_from_tes() {
     let (out, _) = split("double.tese", "vulkan1.0");
-    // DESIGN.md: a@0 as three dvec4 columns of 32 bytes and two Locations each, b@96,
+    // GL (Mesa llvmpipe): a@0 as three dvec4 columns of 32 bytes and two Locations each, b@96,
     // c@104, d@112 (aligned to 8 after the float), 128 bytes per vertex.
     let xfb = |offset| Some((0, 128, offset));
     assert_eq!(

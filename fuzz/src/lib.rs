@@ -187,7 +187,7 @@ pub fn check_module_parse(data: &[u8]) -> Vec<Produced> {
 
 /// gl_FragColor broadcast: see [`check_pass_output`]; besides, the pass never rewrites a
 /// module the scan's fast path would pass through, an entry point with a dual-source
-/// output, or for a pipeline whose only attachment is 0 (DESIGN.md §4.1: nothing to do).
+/// output, or for a pipeline whose only attachment is 0 (nothing to do).
 ///
 /// Key bytes: see [`frag_key`]; bit 7 of byte 0 asks for an entry point that does not exist.
 pub fn check_fragcolor(data: &[u8]) -> Vec<Produced> {
@@ -336,7 +336,7 @@ fn check_xfb_inputs_call(
 /// Passthrough TCS: module 0 is the TES, module 1 (optional) the vertex shader. A TCS can
 /// only come from a parsable module with that TES entry point; it has exactly one entry
 /// point, a TessellationControl one, `OutputVertices` = the key's count, and its levels
-/// block starts at the reserved push-constant offset (DESIGN.md §4.3).
+/// block starts at the reserved push-constant offset.
 ///
 /// Key bytes: byte 0 bit 7: a missing TES entry point, bit 6: no vertex shader, bit 5: a
 /// missing vertex entry point; byte 1: `OutputVertices` - 1 (mod 32); byte 2: the
@@ -747,7 +747,7 @@ pub fn spirv_val(words: &[u32]) -> Result<(), String> {
 }
 
 /// The outputs in `produced` that fail `spirv-val` although their inputs pass it
-/// (DESIGN.md §6: every module the layer emits passes spirv-val). An invalid input may
+/// (every module the layer emits passes spirv-val). An invalid input may
 /// legitimately give an invalid output, so those are not counted.
 pub fn validation_failures(produced: &[Produced]) -> Vec<String> {
     produced

@@ -1,5 +1,5 @@
 //! The Vulkan side of glsem: loader interface, dispatch, records, the pipeline planner,
-//! settings and logging. DESIGN.md §3 and §5.
+//! settings and logging (docs/architecture.md).
 //!
 //! - `loader_abi`: `vk_layer.h` structs; `dispatch`: the interception table.
 //! - `hooks`: instance/device lifetime and the object records; `planner`:

@@ -1,4 +1,4 @@
-//! gl_FragColor broadcast (DESIGN.md §4.1).
+//! gl_FragColor broadcast (README, "gl_FragColor broadcast").
 //!
 //! GL writes `gl_FragColor` to every enabled draw buffer; SPIR-V only has an output at
 //! Location 0. The pass turns that output into a Private variable and copies it to one new

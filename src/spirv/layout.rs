@@ -388,7 +388,7 @@ mod tests {
         assert_eq!(f2.shape.xfb_size(), 8); // f2[1] at 20 + 4 = 24
     }
 
-    /// DESIGN.md: `{dmat3x4 a; double b; float c; dvec2 d;}` from a TES at xfb_offset 0
+    /// GL (Mesa llvmpipe): `{dmat3x4 a; double b; float c; dvec2 d;}` from a TES at xfb_offset 0
     /// puts a at 0 (3 columns × 32 bytes), b at 96, c at 104, d at 112 (aligned up from
     /// 108), 128 bytes. The matrix splits into dvec4 columns of two Locations each.
     #[test]
@@ -418,7 +418,7 @@ mod tests {
         );
     }
 
-    /// DESIGN.md: `{float a; dvec3 b; float c; double d;}` gives a@0, b@8 (24 bytes, two
+    /// GL (Mesa llvmpipe): `{float a; dvec3 b; float c; double d;}` gives a@0, b@8 (24 bytes, two
     /// Locations), c@32, d@40, stride 48.
     #[test]
     fn design_dvec3_struct() {

@@ -1,3 +1,4 @@
+#![forbid(unsafe_code)]
 //! Pure SPIR-V work: no Vulkan types here.
 //!
 //! - [`module`]: a word-level view of a module (instruction boundaries, logical-layout

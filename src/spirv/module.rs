@@ -1,6 +1,6 @@
 //! A word-level view of a SPIR-V module and an editor that patches it.
 //!
-//! Passes must not pay for a full parse of an application's module (DESIGN.md §5a), so
+//! Passes must not pay for a full parse of an application's module (docs/performance.md), so
 //! [`Module`] records only instruction boundaries, the logical-layout sections and lookups
 //! over the global instructions; function bodies stay words that [`Editor`] copies through
 //! unless a pass replaces or prefixes a particular instruction.

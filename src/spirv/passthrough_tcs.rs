@@ -1,4 +1,5 @@
-//! Generated passthrough tessellation control shader (DESIGN.md §4.3).
+//! Generated passthrough tessellation control shader (README, "Tessellation without a
+//! control shader").
 //!
 //! GL allows a TES without a TCS; Vulkan does not. The generated TCS copies every per-vertex
 //! input the TES reads and writes all six tessellation levels from a push-constant block

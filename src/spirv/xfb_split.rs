@@ -1,4 +1,4 @@
-//! XFB struct splitting (DESIGN.md §4.2).
+//! XFB struct splitting (README, "XFB struct splitting").
 //!
 //! GL captures a struct output with `xfb_offset` member by member; the pass splits every
 //! captured (`XfbBuffer` + `Offset`) output whose type is a struct, a matrix or an array of
