@@ -15,9 +15,8 @@
 use ash::vk;
 use std::sync::atomic::Ordering;
 
-use super::dispatch::VoidFn;
+use super::ffi::{slice, VoidFn};
 use super::records::{BlockBinding, CommandBufferState, GlStateValues};
-use super::settings::slice;
 use super::{
     call_with_next, device_data, ffi_guard, forget_then_call_down, log, maybe_inject_panic, shield,
     with_device, DeviceData, LayerExtension,

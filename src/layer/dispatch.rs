@@ -7,8 +7,7 @@ use std::ffi::CStr;
 
 use super::{command_state, hooks, planner};
 
-/// A hooked entry point as `vkGet*ProcAddr` returns it.
-pub type VoidFn = unsafe extern "system" fn();
+pub use super::ffi::VoidFn;
 
 macro_rules! as_void_fn {
     ($pfn:ty,) => {

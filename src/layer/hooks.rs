@@ -7,15 +7,17 @@ use std::ffi::{c_char, c_void, CStr};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use super::dispatch::{DeviceDispatch, InstanceDispatch};
+use super::ffi::{find_in_chain, slice};
 use super::loader_abi::{find_link_info, LayerDeviceCreateInfo, LayerInstanceCreateInfo};
 use super::push_range::{place_block, Placement};
 use super::records::{BlockSlot, LayoutRecord, ModuleRecord, RenderPassRecord};
-use super::settings::{slice, Settings, LAYER_NAME};
+use super::settings::{Settings, LAYER_NAME};
+use super::shader_code::{code_words, dump_module};
 use super::{
     call_with_next, ffi_guard, forget_then_call_down, instance_data, key_of, log,
-    maybe_inject_panic, shield, unknown_handle, Conventions, DeviceData, DeviceFacts,
-    EnabledExtensions, EnabledFeatures, InstanceData, LayerExtension, Limits, DEVICES, INSTANCES,
+    maybe_inject_panic, shield, unknown_handle, Conventions, DeviceData, DeviceDispatch,
+    DeviceFacts, EnabledExtensions, EnabledFeatures, InstanceData, InstanceDispatch,
+    LayerExtension, Limits, DEVICES, INSTANCES,
 };
 use crate::semantics::Semantic;
 use crate::spirv::module::structure_error;
@@ -231,17 +233,6 @@ unsafe fn driver_has_extension(
         && props[..count as usize]
             .iter()
             .any(|p| p.extension_name_as_c_str() == Ok(name))
-}
-
-unsafe fn find_in_chain<'a, T>(p_next: *const c_void, s_type: vk::StructureType) -> Option<&'a T> {
-    let mut p = p_next as *const vk::BaseInStructure<'_>;
-    while let Some(s) = p.as_ref() {
-        if s.s_type == s_type {
-            return Some(&*(p as *const T));
-        }
-        p = s.p_next;
-    }
-    None
 }
 
 unsafe fn prepare_device(
@@ -513,23 +504,6 @@ pub unsafe extern "system" fn destroy_device(
             destroy(device, p_allocator);
         }
     })
-}
-
-/// The words of a `VkShaderModuleCreateInfo` (empty when there is no whole word).
-pub unsafe fn code_words<'a>(ci: &vk::ShaderModuleCreateInfo<'_>) -> &'a [u32] {
-    slice(ci.p_code, (ci.code_size / 4).min(u32::MAX as usize) as u32)
-}
-
-/// Writes `words` as `<hash>.<label>.spv` into the `dump_dir` setting's directory.
-pub fn dump_module(settings: &Settings, hash: u64, label: &str, words: &[u32]) {
-    let Some(dir) = &settings.dump_dir else {
-        return;
-    };
-    let path = dir.join(format!("{hash:016x}.{label}.spv"));
-    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    if let Err(e) = std::fs::create_dir_all(dir).and_then(|()| std::fs::write(&path, bytes)) {
-        log::warning!("dump_dir: cannot write {}: {e}", path.display());
-    }
 }
 
 /// The frame of a hook that creates an object the layer records: `prepare` reads the create

@@ -7,11 +7,13 @@
 //!   the steps); `command_state`: the GL state per command buffer behind the layer's
 //!   extensions (`VK_GLSEM_tessellation_default_levels`, `VK_GLSEM_gl_state`);
 //!   `push_range`: where a layout holds the GL-state block.
-//! - `settings`, `log`; `cache`: the rewrite cache; `records`: what is remembered.
+//! - `settings`, `log`; `cache`: the rewrite cache; `records`: what is remembered; `ffi`:
+//!   reading the application's structs; `shader_code`: module words and dumps.
 
 mod cache;
 mod command_state;
 mod dispatch;
+mod ffi;
 mod hooks;
 pub mod loader_abi;
 pub mod log;
@@ -21,6 +23,7 @@ pub mod push_range;
 pub mod records;
 mod rewrite;
 pub mod settings;
+mod shader_code;
 
 use ash::vk::{self, Handle};
 use parking_lot::RwLock;
@@ -30,7 +33,9 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 use cache::RewriteCache;
-use dispatch::{device_hook, instance_hook, DeviceDispatch, InstanceDispatch, VoidFn};
+use dispatch::{device_hook, instance_hook};
+use dispatch::{DeviceDispatch, InstanceDispatch};
+use ffi::VoidFn;
 use records::{Kind, Live, Records};
 use settings::Settings;
 
@@ -147,6 +152,8 @@ pub struct DeviceData {
     pub extensions: EnabledExtensions,
     pub conventions: Conventions,
     pub records: Records,
+    /// Rewritten modules by content and pass (`cache` imports `records`, not the reverse).
+    pub cache: RewriteCache,
     _live: Live,
 }
 
@@ -174,10 +181,8 @@ impl DeviceData {
             limits,
             extensions,
             conventions,
-            records: Records {
-                cache,
-                ..Records::default()
-            },
+            records: Records::default(),
+            cache,
             _live: Live::new(Kind::Device),
         }
     }

@@ -6,9 +6,9 @@ use ash::vk;
 use std::ffi::{c_void, CStr};
 use std::sync::Arc;
 
-use super::hooks::code_words;
+use super::ffi::{find_in_chain, slice};
 use super::records::{BlockSlot, LayoutRecord, ModuleRecord};
-use super::settings::slice;
+use super::shader_code::code_words;
 use super::{log, DeviceData};
 use crate::semantics::{Attachments, PipelineKey, Stage, StageInfo, Stages, Topology};
 use crate::spirv::fragcolor::{AttachmentKind, FragColorKey};
@@ -95,20 +95,6 @@ pub(super) unsafe fn chain_without_code(
         copies.push(copy);
     }
     Some(next)
-}
-
-pub(super) unsafe fn find_in_chain<'a, T>(
-    p_next: *const c_void,
-    s_type: vk::StructureType,
-) -> Option<&'a T> {
-    let mut p = p_next as *const vk::BaseInStructure<'_>;
-    while let Some(s) = p.as_ref() {
-        if s.s_type == s_type {
-            return Some(&*(p as *const T));
-        }
-        p = s.p_next;
-    }
-    None
 }
 
 pub(super) fn stages<'a>(

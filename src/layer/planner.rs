@@ -11,14 +11,14 @@
 use ash::vk::{self, Handle};
 use std::sync::atomic::Ordering;
 
-use super::hooks::code_words;
+use super::ffi::slice;
 use super::pipeline_info::{
     chain_without_code, inline_code, is_library, library_attachments_known, pipeline_key,
     stage_codes, stage_of, stage_view, stages, tes_without_tcs,
 };
 use super::records::{PipelineRecord, FAST_PATH_PIPELINES};
 use super::rewrite::{Rewrite, Run};
-use super::settings::slice;
+use super::shader_code::code_words;
 use super::{call_with_next, log, maybe_inject_panic, shield, DeviceData};
 use crate::semantics::{choose, Attachments, Semantic, Stage, StageInfo, Stages};
 use crate::spirv::scan::{scan, Summary};
@@ -476,7 +476,7 @@ impl Call<'_> {
         }
 
         shield("vkCreateGraphicsPipelines records", || {
-            self.record(infos, &plans, p_pipelines)
+            self.record(&plans, p_pipelines)
         });
 
         // An error of the driver's wins; otherwise the layer's own failure is the result.
@@ -486,14 +486,9 @@ impl Call<'_> {
         }
     }
 
-    unsafe fn record(
-        &self,
-        infos: &[vk::GraphicsPipelineCreateInfo<'_>],
-        plans: &[Plan],
-        p_pipelines: *mut vk::Pipeline,
-    ) {
+    unsafe fn record(&self, plans: &[Plan], p_pipelines: *mut vk::Pipeline) {
         maybe_inject_panic(&self.dev.settings, "vkCreateGraphicsPipelines/record");
-        for (i, (ci, plan)) in infos.iter().zip(plans).enumerate() {
+        for (i, plan) in plans.iter().enumerate() {
             let pipeline = *p_pipelines.add(i);
             let Plan::Rewrite(rewrite) = plan else {
                 continue;
@@ -504,7 +499,6 @@ impl Call<'_> {
             for note in &rewrite.notes {
                 log::info!("pipeline {:#x}: {note}", pipeline.as_raw());
             }
-            let _ = ci;
             self.dev
                 .records
                 .pipelines

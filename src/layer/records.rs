@@ -8,7 +8,6 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use super::cache::RewriteCache;
 use crate::spirv::scan::Summary;
 
 /// Kinds of live records, for [`DebugCounters`].
@@ -278,7 +277,6 @@ pub struct Records {
     /// more.
     pub block_pipelines: AtomicUsize,
     pub command_buffers: Mutex<HashMap<vk::CommandBuffer, CommandBufferState>>,
-    pub cache: RewriteCache,
 }
 
 #[cfg(test)]

@@ -6,9 +6,9 @@ use ash::vk;
 use std::sync::Arc;
 
 use super::cache::{CacheKey, ModuleKey, Outcome, PassKey};
-use super::hooks::dump_module;
 use super::pipeline_info::{flag_of, layout_of, StageCode};
 use super::records::{content_hash, BlockBinding, BlockSlot};
+use super::shader_code::dump_module;
 use super::{log, DeviceData};
 use crate::semantics::{Semantic, Stage, Step};
 use crate::spirv::clip_depth::remap_clip_depth;
@@ -336,7 +336,7 @@ impl<'a> Run<'a> {
         }
         // SAFETY: valid pointers per Vulkan's valid usage.
         let dynamic = unsafe { self.ci.p_dynamic_state.as_ref() }
-            .map(|d| unsafe { super::settings::slice(d.p_dynamic_states, d.dynamic_state_count) })
+            .map(|d| unsafe { super::ffi::slice(d.p_dynamic_states, d.dynamic_state_count) })
             .unwrap_or(&[]);
         if dynamic.contains(&vk::DynamicState::PATCH_CONTROL_POINTS_EXT) {
             return no("VK_DYNAMIC_STATE_PATCH_CONTROL_POINTS_EXT is not supported with it (the TCS's output patch size is fixed at creation)");
@@ -435,7 +435,7 @@ fn cached(
     label: &str,
     pass: impl FnOnce() -> Outcome,
 ) -> Outcome {
-    let (outcome, ran) = dev.records.cache.get_or_run(key, pass);
+    let (outcome, ran) = dev.cache.get_or_run(key, pass);
     if ran {
         match &outcome {
             Outcome::Module(words) | Outcome::Split(words, _) => {

@@ -2,6 +2,7 @@
 //! (lowest), then `vk_layer_settings.txt` (`glsem_gl_semantics.<setting> = value`), then
 //! environment variables `VK_GLSEM_<SETTING>` (highest).
 
+use super::ffi::slice;
 use super::log::Level;
 use crate::semantics::{SemanticSet, SEMANTICS};
 use ash::vk;
@@ -245,18 +246,6 @@ unsafe fn api_settings(mut p_next: *const c_void) -> Vec<(String, String)> {
         p_next = base.p_next as *const c_void;
     }
     out
-}
-
-/// A slice from a Vulkan (pointer, count) pair; empty when the pointer is null.
-///
-/// # Safety
-/// A non-null `ptr` must point to `count` valid elements that outlive `'a`.
-pub unsafe fn slice<'a, T>(ptr: *const T, count: u32) -> &'a [T] {
-    if ptr.is_null() || count == 0 {
-        &[]
-    } else {
-        std::slice::from_raw_parts(ptr, count as usize)
-    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,38 @@
+//! Helpers for reading the application's Vulkan structs: (pointer, count) pairs and
+//! `pNext` chains.
+
+use ash::vk;
+use std::ffi::c_void;
+
+/// An entry point as `vkGet*ProcAddr` returns it.
+pub type VoidFn = unsafe extern "system" fn();
+
+/// A slice from a Vulkan (pointer, count) pair; empty when the pointer is null.
+///
+/// # Safety
+/// A non-null `ptr` must point to `count` valid elements that outlive `'a`.
+pub unsafe fn slice<'a, T>(ptr: *const T, count: u32) -> &'a [T] {
+    if ptr.is_null() || count == 0 {
+        &[]
+    } else {
+        std::slice::from_raw_parts(ptr, count as usize)
+    }
+}
+
+/// The first struct of type `s_type` in a `pNext` chain.
+///
+/// # Safety
+/// `p_next` must be a valid `pNext` chain, and a struct of `s_type` must be a `T`.
+pub unsafe fn find_in_chain<'a, T>(
+    p_next: *const c_void,
+    s_type: vk::StructureType,
+) -> Option<&'a T> {
+    let mut p = p_next as *const vk::BaseInStructure<'_>;
+    while let Some(s) = p.as_ref() {
+        if s.s_type == s_type {
+            return Some(&*(p as *const T));
+        }
+        p = s.p_next;
+    }
+    None
+}
