@@ -1,0 +1,410 @@
+//! Draws as the GL application issues them: `draw arrays`, piglit's rectangles, transform
+//! feedback; the pipelines they need and the GL state set per command buffer.
+
+use ash::vk;
+
+use super::{fail, words_to_bytes, Player, CONSTANT_BINDING, RECT_STRIDE};
+use crate::glsl::Scalar;
+use crate::scene::{self, Mode, SceneError};
+use crate::vk::check;
+use crate::vk::pipeline::{self, PipelineDesc, RasterState};
+
+/// What a pipeline depends on besides the program and the targets.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub(super) struct PipelineKey {
+    topology: vk::PrimitiveTopology,
+    patch_control_points: u32,
+    xfb: bool,
+    source: Source,
+    raster: RasterState,
+}
+
+/// Where a draw's vertices come from.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub(super) enum Source {
+    VertexData,
+    /// piglit's rectangle; `tex`: `piglit_texcoord` is fed too (`draw rect tex`).
+    Rect {
+        tex: bool,
+    },
+}
+
+/// One draw, as the GL application would issue it.
+pub(super) struct DrawCall {
+    pub(super) mode: Mode,
+    pub(super) first: u32,
+    pub(super) count: u32,
+    pub(super) instances: u32,
+    pub(super) source: Source,
+    pub(super) xfb: bool,
+}
+
+/// GL state that `VK_GLSEM_gl_state` sets per command buffer, at GL's initial values.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct GlState {
+    pub(super) point_size: f32,
+    pub(super) program_point_size: bool,
+    /// Bit i: `GL_CLIP_DISTANCEi` enabled.
+    pub(super) clip_distances: u32,
+}
+
+impl Default for GlState {
+    fn default() -> Self {
+        GlState {
+            point_size: 1.0,
+            program_point_size: false,
+            clip_distances: 0,
+        }
+    }
+}
+
+fn vertex_format(scalar: Scalar, components: u32) -> vk::Format {
+    use vk::Format as F;
+    let table = match scalar {
+        Scalar::Int => [
+            F::R32_SINT,
+            F::R32G32_SINT,
+            F::R32G32B32_SINT,
+            F::R32G32B32A32_SINT,
+        ],
+        Scalar::Uint => [
+            F::R32_UINT,
+            F::R32G32_UINT,
+            F::R32G32B32_UINT,
+            F::R32G32B32A32_UINT,
+        ],
+        _ => [
+            F::R32_SFLOAT,
+            F::R32G32_SFLOAT,
+            F::R32G32B32_SFLOAT,
+            F::R32G32B32A32_SFLOAT,
+        ],
+    };
+    table[(components.clamp(1, 4) - 1) as usize]
+}
+
+impl Player {
+    /// Vertex bindings and attributes for a draw: `draw rect` corners or `[vertex data]`
+    /// columns by name; inputs nobody feeds read GL's default (0, 0, 0, 1).
+    fn vertex_layout(
+        &self,
+        source: Source,
+    ) -> Result<
+        (
+            Vec<vk::VertexInputBindingDescription>,
+            Vec<vk::VertexInputAttributeDescription>,
+        ),
+        SceneError,
+    > {
+        let mut bindings = Vec::new();
+        let mut attributes = Vec::new();
+        let mut uses_constant = false;
+        let rect = source != Source::VertexData;
+        let rect_tex = source == (Source::Rect { tex: true });
+        // `piglit_vertex`, else the first declared input (glslang numbers them in order).
+        let rect_target = self
+            .vertex_inputs
+            .iter()
+            .position(|i| i.name == "piglit_vertex")
+            .or_else(|| {
+                (0..self.vertex_inputs.len()).min_by_key(|&i| self.vertex_inputs[i].location)
+            })
+            .unwrap_or(0);
+        if rect {
+            bindings.push(vk::VertexInputBindingDescription {
+                binding: 0,
+                stride: RECT_STRIDE,
+                input_rate: vk::VertexInputRate::VERTEX,
+            });
+        } else if self.vertex_buffer.is_some() {
+            bindings.push(vk::VertexInputBindingDescription {
+                binding: 0,
+                stride: self.vertex_stride,
+                input_rate: vk::VertexInputRate::VERTEX,
+            });
+        }
+        for (index, input) in self.vertex_inputs.iter().enumerate() {
+            if input.components == 0
+                || input.scalar == Scalar::Double
+                || input.scalar == Scalar::Bool
+            {
+                return Err(SceneError::Skip(format!(
+                    "vertex input `{}`: matrix and double attributes are not supported",
+                    input.name
+                )));
+            }
+            let column = if rect {
+                None
+            } else {
+                self.vertex_attributes
+                    .iter()
+                    .find(|a| a.name == input.name)
+                    .or_else(|| {
+                        // The generated passthrough VS reads the first column, as piglit binds it.
+                        (self.passthrough_vs && input.name == "piglit_vertex")
+                            .then(|| self.vertex_attributes.first())
+                            .flatten()
+                    })
+            };
+            let attribute = if rect && index == rect_target {
+                if input.scalar != Scalar::Float {
+                    return Err(fail(format!(
+                        "`draw rect` feeds floats, but `{}` is not a float input",
+                        input.name
+                    )));
+                }
+                vk::VertexInputAttributeDescription {
+                    location: input.location,
+                    binding: 0,
+                    format: vk::Format::R32G32B32A32_SFLOAT,
+                    offset: 0,
+                }
+            } else if rect_tex && input.name == "piglit_texcoord" {
+                vk::VertexInputAttributeDescription {
+                    location: input.location,
+                    binding: 0,
+                    format: vk::Format::R32G32_SFLOAT,
+                    offset: 16,
+                }
+            } else if let Some(col) = column {
+                let kind_scalar = match col.kind {
+                    scene::ScalarKind::Float => Scalar::Float,
+                    scene::ScalarKind::Int => Scalar::Int,
+                    scene::ScalarKind::Uint => Scalar::Uint,
+                };
+                if kind_scalar != input.scalar {
+                    return Err(fail(format!(
+                        "vertex data column `{}` is {:?} but the shader declares {:?}",
+                        col.name, kind_scalar, input.scalar
+                    )));
+                }
+                vk::VertexInputAttributeDescription {
+                    location: input.location,
+                    binding: 0,
+                    format: vertex_format(input.scalar, col.components),
+                    offset: col.offset,
+                }
+            } else {
+                uses_constant = true;
+                vk::VertexInputAttributeDescription {
+                    location: input.location,
+                    binding: CONSTANT_BINDING,
+                    format: vertex_format(input.scalar, 4),
+                    offset: if input.scalar == Scalar::Float { 0 } else { 16 },
+                }
+            };
+            attributes.push(attribute);
+        }
+        if uses_constant {
+            bindings.push(vk::VertexInputBindingDescription {
+                binding: CONSTANT_BINDING,
+                stride: 0,
+                input_rate: vk::VertexInputRate::VERTEX,
+            });
+        }
+        Ok((bindings, attributes))
+    }
+
+    fn pipeline(&mut self, key: PipelineKey) -> Result<vk::Pipeline, SceneError> {
+        if let Some(p) = self.pipelines.get(&key) {
+            return Ok(*p);
+        }
+        let (bindings, attributes) = self.vertex_layout(key.source)?;
+        let desc = PipelineDesc {
+            stages: &self.modules,
+            layout: self.layout,
+            bindings: &bindings,
+            attributes: &attributes,
+            topology: key.topology,
+            patch_control_points: key.patch_control_points,
+            rasterizer_discard: key.xfb,
+            raster: key.raster,
+        };
+        let p = pipeline::create(&self.gpu, &self.targets, &desc).map_err(fail)?;
+        self.pipelines.insert(key, p);
+        Ok(p)
+    }
+
+    /// piglit's `piglit_draw_rect_custom`: corners (x, y), (x + w, y), (x, y + h),
+    /// (x + w, y + h) as one triangle strip, or as one patch of 4 vertices.
+    pub(super) fn draw_rect(&mut self, rect: &scene::Rect) -> Result<(), SceneError> {
+        let (x, y, w, h) = if rect.ortho {
+            let (fw, fh) = (self.targets.width as f32, self.targets.height as f32);
+            (
+                2.0 * rect.x / fw - 1.0,
+                2.0 * rect.y / fh - 1.0,
+                2.0 * rect.w / fw,
+                2.0 * rect.h / fh,
+            )
+        } else {
+            (rect.x, rect.y, rect.w, rect.h)
+        };
+        let [tx, ty, tw, th] = rect.tex.unwrap_or([0.0, 0.0, 1.0, 1.0]);
+        let corners = [
+            [x, y, tx, ty],
+            [x + w, y, tx + tw, ty],
+            [x, y + h, tx, ty + th],
+            [x + w, y + h, tx + tw, ty + th],
+        ];
+        let words: Vec<u32> = corners
+            .iter()
+            .flat_map(|[cx, cy, s, t]| [*cx, *cy, 0.0, 1.0, *s, *t].map(f32::to_bits))
+            .collect();
+        self.rect_buffer
+            .bytes_mut()
+            .copy_from_slice(&words_to_bytes(&words));
+        let saved = self.patch_vertices;
+        self.patch_vertices = 4;
+        let result = self.draw(DrawCall {
+            mode: if rect.patch {
+                Mode::Patches
+            } else {
+                Mode::TriangleStrip
+            },
+            first: 0,
+            count: 4,
+            instances: rect.instances,
+            source: Source::Rect {
+                tex: rect.tex.is_some(),
+            },
+            xfb: false,
+        });
+        self.patch_vertices = saved;
+        result
+    }
+
+    pub(super) fn draw(&mut self, call: DrawCall) -> Result<(), SceneError> {
+        let DrawCall {
+            mode,
+            first,
+            count,
+            instances,
+            source,
+            xfb,
+        } = call;
+        let rect = source != Source::VertexData;
+        if (mode == Mode::Patches) != self.has_tess {
+            return Err(fail(if self.has_tess {
+                "with tessellation shaders the mode must be GL_PATCHES (GL_INVALID_OPERATION)"
+                    .into()
+            } else {
+                "GL_PATCHES needs a tessellation evaluation shader (GL_INVALID_OPERATION)".into()
+            }));
+        }
+        if !rect && self.vertex_buffer.is_some() && first.saturating_add(count) > self.vertex_count
+        {
+            return Err(fail(format!(
+                "draw reads vertices {first}..{} but [vertex data] has {}",
+                first as u64 + count as u64,
+                self.vertex_count
+            )));
+        }
+        if xfb && !self.has_xfb_output {
+            return Err(fail(
+                "no shader output is captured (no xfb_offset); GL_INVALID_OPERATION".into(),
+            ));
+        }
+        let key = PipelineKey {
+            topology: pipeline::topology(mode),
+            patch_control_points: if mode == Mode::Patches {
+                self.patch_vertices
+            } else {
+                0
+            },
+            xfb,
+            source,
+            raster: self.raster,
+        };
+        let pipeline = self.pipeline(key)?;
+        let vertex_buffer = if rect {
+            Some(self.rect_buffer.buffer)
+        } else {
+            self.vertex_buffer.as_ref().map(|b| b.buffer)
+        };
+        self.submit(|p, cmd| {
+            let d = &p.gpu.device;
+            unsafe {
+                if let Some(set_levels) = p.gpu.set_levels {
+                    set_levels(cmd, p.outer.as_ptr(), p.inner.as_ptr());
+                }
+                // The layer's GL state starts at GL's initial values in every command
+                // buffer: set all of it before each draw. Without VK_GLSEM_gl_state (plain
+                // Vulkan), these GL states have no Vulkan equivalent and are not applied.
+                if let Some(gl) = p.gpu.gl_state {
+                    (gl.set_point_size)(cmd, p.gl_state.point_size);
+                    (gl.set_program_point_size)(cmd, p.gl_state.program_point_size.into());
+                    (gl.set_clip_distance_enable)(cmd, p.gl_state.clip_distances);
+                }
+                if xfb {
+                    d.cmd_reset_query_pool(cmd, p.query_pool, 0, 1);
+                }
+                p.targets.record_begin(&p.gpu, cmd);
+                d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, pipeline);
+                if p.descriptor_set != vk::DescriptorSet::null() {
+                    d.cmd_bind_descriptor_sets(
+                        cmd,
+                        vk::PipelineBindPoint::GRAPHICS,
+                        p.layout,
+                        0,
+                        &[p.descriptor_set],
+                        &[],
+                    );
+                }
+                if let Some(vb) = vertex_buffer {
+                    d.cmd_bind_vertex_buffers(cmd, 0, &[vb], &[0]);
+                }
+                d.cmd_bind_vertex_buffers(cmd, CONSTANT_BINDING, &[p.constant_buffer.buffer], &[0]);
+                let xfb_fns = p.gpu.xfb.as_ref().filter(|_| xfb);
+                if let Some(x) = xfb_fns {
+                    for (index, b) in &p.xfb_buffers {
+                        (x.fp().cmd_bind_transform_feedback_buffers_ext)(
+                            cmd,
+                            *index,
+                            1,
+                            &b.buffer,
+                            &0,
+                            std::ptr::null(),
+                        );
+                    }
+                    d.cmd_begin_query(cmd, p.query_pool, 0, vk::QueryControlFlags::empty());
+                    (x.fp().cmd_begin_transform_feedback_ext)(
+                        cmd,
+                        0,
+                        0,
+                        std::ptr::null(),
+                        std::ptr::null(),
+                    );
+                }
+                d.cmd_draw(cmd, count, instances, first, 0);
+                if let Some(x) = xfb_fns {
+                    (x.fp().cmd_end_transform_feedback_ext)(
+                        cmd,
+                        0,
+                        0,
+                        std::ptr::null(),
+                        std::ptr::null(),
+                    );
+                    d.cmd_end_query(cmd, p.query_pool, 0);
+                }
+                p.targets.record_end(&p.gpu, cmd);
+            }
+        })
+        .map_err(fail)?;
+        self.readback_fresh = false;
+        if xfb {
+            let mut result = [[0u64; 2]];
+            unsafe {
+                self.gpu.device.get_query_pool_results(
+                    self.query_pool,
+                    0,
+                    &mut result,
+                    vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
+                )
+            }
+            .map_err(check("vkGetQueryPoolResults"))
+            .map_err(fail)?;
+            self.query = Some(result[0]);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,153 @@
+//! `uniform` commands: values written into the default uniform blocks at their std140
+//! offsets.
+
+use super::{fail, Player};
+use crate::glsl::{Scalar, UniformMember};
+use crate::scene::{SceneError, Uniform, UniformData};
+
+/// Writes a `uniform` command's values into a default-block member at its std140 offsets.
+fn write_uniform(member: &UniformMember, u: &Uniform, bytes: &mut [u8]) -> Result<(), String> {
+    let type_ok = matches!(
+        (&u.data, member.scalar),
+        (UniformData::F32(_), Scalar::Float)
+            | (UniformData::F64(_), Scalar::Double)
+            | (UniformData::I32(_), Scalar::Int | Scalar::Bool)
+            | (UniformData::U32(_), Scalar::Uint | Scalar::Bool)
+    );
+    if !type_ok || member.columns != u.columns || member.rows != u.rows {
+        return Err(format!(
+            "uniform `{}` is not a {} in the shader",
+            u.name, u.type_name
+        ));
+    }
+    let mut base = member.offset as usize;
+    match (member.array, u.index) {
+        (Some((len, stride)), Some(i)) if i < len => base += (i * stride) as usize,
+        (_, Some(i)) => return Err(format!("uniform `{}[{i}]` is out of range", u.name)),
+        _ => {}
+    }
+    let scalar_bytes: Vec<Vec<u8>> = match &u.data {
+        UniformData::F32(v) => v.iter().map(|x| x.to_le_bytes().to_vec()).collect(),
+        UniformData::F64(v) => v.iter().map(|x| x.to_le_bytes().to_vec()).collect(),
+        UniformData::I32(v) => v.iter().map(|x| x.to_le_bytes().to_vec()).collect(),
+        UniformData::U32(v) => v.iter().map(|x| x.to_le_bytes().to_vec()).collect(),
+    };
+    let size = member.scalar.size() as usize;
+    for col in 0..u.columns as usize {
+        for row in 0..u.rows as usize {
+            let at = base + col * member.matrix_stride as usize + row * size;
+            let src = &scalar_bytes[col * u.rows as usize + row];
+            bytes
+                .get_mut(at..at + size)
+                .ok_or_else(|| format!("uniform `{}` lies beyond its block", u.name))?
+                .copy_from_slice(src);
+        }
+    }
+    Ok(())
+}
+
+impl Player {
+    pub(super) fn set_uniform(&mut self, u: &Uniform) -> Result<(), SceneError> {
+        let mut found = false;
+        for (block, buffer) in &mut self.uniforms {
+            if let Some(member) = block.members.iter().find(|m| m.name == u.name) {
+                write_uniform(member, u, buffer.bytes_mut()).map_err(fail)?;
+                found = true;
+            }
+        }
+        if found {
+            Ok(())
+        } else {
+            Err(fail(format!("no active uniform named `{}`", u.name)))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scene::{self, Command};
+
+    fn member(
+        scalar: Scalar,
+        columns: u32,
+        rows: u32,
+        matrix_stride: u32,
+        array: Option<(u32, u32)>,
+    ) -> UniformMember {
+        UniformMember {
+            name: "u".into(),
+            offset: 16,
+            scalar,
+            columns,
+            rows,
+            matrix_stride,
+            array,
+        }
+    }
+
+    fn uniform(line: &str) -> Uniform {
+        match scene::parse(&format!("[test]\n{line}")).unwrap().commands[0]
+            .command
+            .clone()
+        {
+            Command::Uniform(u) => u,
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn matrices_are_written_column_by_column_at_the_matrix_stride() {
+        let mut bytes = vec![0u8; 96];
+        write_uniform(
+            &member(Scalar::Float, 2, 3, 16, None),
+            &uniform("uniform mat2x3 u 1 2 3 4 5 6"),
+            &mut bytes,
+        )
+        .unwrap();
+        let f = |at: usize| f32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
+        // std140: column 0 at 16, column 1 at 32; each column a vec3.
+        assert_eq!(
+            [f(16), f(20), f(24), f(32), f(36), f(40)],
+            [1., 2., 3., 4., 5., 6.]
+        );
+        assert_eq!(f(28), 0.0, "std140 padding stays untouched");
+    }
+
+    #[test]
+    fn array_elements_use_the_array_stride() {
+        let mut bytes = vec![0u8; 96];
+        write_uniform(
+            &member(Scalar::Int, 1, 1, 0, Some((3, 16))),
+            &uniform("uniform int u[2] -5"),
+            &mut bytes,
+        )
+        .unwrap();
+        assert_eq!(i32::from_le_bytes(bytes[48..52].try_into().unwrap()), -5);
+        assert!(write_uniform(
+            &member(Scalar::Int, 1, 1, 0, Some((3, 16))),
+            &uniform("uniform int u[3] 1"),
+            &mut bytes
+        )
+        .is_err());
+    }
+
+    #[test]
+    fn type_mismatch_is_an_error() {
+        let mut bytes = vec![0u8; 64];
+        let err = write_uniform(
+            &member(Scalar::Float, 1, 4, 0, None),
+            &uniform("uniform ivec4 u 1 2 3 4"),
+            &mut bytes,
+        )
+        .unwrap_err();
+        assert!(err.contains("not a ivec4"));
+        let d = write_uniform(
+            &member(Scalar::Double, 1, 2, 0, None),
+            &uniform("uniform dvec2 u 0.1 0.2"),
+            &mut bytes,
+        );
+        assert!(d.is_ok());
+        assert_eq!(f64::from_le_bytes(bytes[24..32].try_into().unwrap()), 0.2);
+    }
+}

@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""Writes docs/piglit.md from scripts/piglit.sh's results (COLUMN.tsv: STATUS, test, reason).
+
+Usage: piglit-report.py OUT_DIR docs/piglit.md scripts/piglit-causes.txt
+"""
+import fnmatch
+import re
+import sys
+from collections import OrderedDict, defaultdict
+
+COLUMNS = [("gl", "GL (llvmpipe)"), ("zink", "zink (lavapipe)"),
+           ("vk", "plain Vulkan (glsem-run --no-layer)"), ("glsem", "Vulkan + glsem (glsem-run)")]
+GROUPS = OrderedDict([
+    ("layer", "Layer bugs (pass on plain Vulkan, fail with glsem)"),
+    ("semantic", "GL semantics glsem does not cover yet"),
+    ("runner", "Runner gaps (glsem-run does not implement what the test uses)"),
+    ("glslang", "glslang (rejects or miscompiles GLSL that GL accepts)"),
+    ("driver", "Driver limits and bugs (lavapipe, validation accounting)"),
+    ("scope", "Out of scope"),
+    ("unknown", "Not yet classified"),
+])
+
+RULES = [  # (regex on the reason, group, cause)
+    (r"GL COMPAT", "scope", "compatibility profile (fixed-function GL, gl_ModelViewProjectionMatrix, ...)"),
+    (r"GLSL 1[0-3]\d is below", "scope", "GLSL 1.10-1.30 (glslang cannot target Vulkan from it)"),
+    (r"SPIRV ONLY", "runner", "SPIRV ONLY: no GLSL to compile; SPIR-V assembly sections are not assembled"),
+    (r"link-time errors", "runner", "`link error`: GL's link-time checks are not reproduced"),
+    (r"VUID-RuntimeSpirv-Location-06272", "driver",
+     "interface exceeds the device's component limits (GL packs varyings; Vulkan counts locations and the validation layer counts built-ins)"),
+    (r"crashed", "driver", "the process crashed"),
+    (r"GLSL error", "glslang", None),
+    (r"unknown command|unsupported requirement|not mapped|unknown section|unsupported|only loose uniforms|not supported", "runner", None),
+    (r"validation error", "unknown", None),
+    (r"probe|expected", "unknown", None),
+]
+
+
+def read(path):
+    rows = {}
+    try:
+        with open(path) as f:
+            for line in f:
+                parts = line.rstrip("\n").split("\t")
+                if len(parts) >= 2:
+                    rows[parts[1]] = (parts[0], parts[2] if len(parts) > 2 else "")
+    except FileNotFoundError:
+        pass
+    return rows
+
+
+def short(reason):
+    r = re.sub(r"^line \d+: ", "", reason)
+    r = re.sub(r"\(its section starts at line \d+\)", "", r)
+    r = re.sub(r"handle = 0x[0-9a-f]+", "handle", r)
+    m = re.search(r"(unknown command|unsupported requirement|requirement not mapped to Vulkan|unknown section|limit not mapped to Vulkan): `([^`]*)`", r)
+    if m:
+        words = re.sub(r"[-0-9.]+", "N", m.group(2)).split()
+        return f"{m.group(1)}: `{' '.join(words[:3])}`"
+    m = re.search(r"ERROR: \w+:\d+: (.*?)(\||$)", r)
+    if "GLSL error" in r and m:
+        return "glslang: " + re.sub(r"\d+", "N", m.group(1)).strip()
+    return r[:140]
+
+
+def main():
+    out, md, causes_path = sys.argv[1:4]
+    results = {c: read(f"{out}/{c}.tsv") for c, _ in COLUMNS}
+    tests = sorted(set().union(*[set(r) for r in results.values()]))
+    causes = []
+    with open(causes_path) as f:
+        for line in f:
+            if line.strip() and not line.startswith("#"):
+                pattern, group, cause = line.rstrip("\n").split("\t")
+                causes.append((pattern, group, cause))
+
+    lines = ["# piglit's GLSL >= 1.40 execution corpus", "",
+             "Written by `scripts/piglit.sh` (do not edit by hand): every `execution` `shader_test` under "
+             "`spec/glsl-1.40`, `glsl-1.50`, `glsl-3.30`, `arb_tessellation_shader`, `arb_gpu_shader_fp64`, "
+             "`arb_enhanced_layouts` and `arb_gl_spirv` of the Debian piglit package, run four ways: piglit's "
+             "`shader_runner` on Mesa llvmpipe (GL, the oracle) and on zink over lavapipe, and `glsem-run` on "
+             "lavapipe without (`--no-layer`) and with the glsem layer, under the Khronos validation layer. "
+             "GLSL 1.10-1.30 and the compatibility profile are out of scope.", "",
+             "Each cell: passed / failed / skipped.", ""]
+    cats = sorted(set(t.split("/")[0] for t in tests))
+    header = "| category | tests | " + " | ".join(name for _, name in COLUMNS) + " |"
+    lines += [header, "|" + " --- |" * (2 + len(COLUMNS))]
+
+    def cell(c, subset):
+        st = [results[c].get(t, ("-", ""))[0] for t in subset]
+        return f"{st.count('PASS')} / {st.count('FAIL')} / {st.count('SKIP')}"
+    for cat in cats + ["all"]:
+        subset = [t for t in tests if cat == "all" or t.split("/")[0] == cat]
+        name = "**all**" if cat == "all" else f"`{cat}`"
+        lines.append(f"| {name} | {len(subset)} | " + " | ".join(cell(c, subset) for c, _ in COLUMNS) + " |")
+    lines.append("")
+
+    grouped = defaultdict(lambda: defaultdict(list))
+    for t in tests:
+        status, reason = results["glsem"].get(t, ("FAIL", "no result"))
+        if status == "PASS":
+            continue
+        vk = results["vk"].get(t, ("?", ""))[0]
+        group, cause = None, None
+        if vk == "PASS":
+            group, cause = "layer", "passes on plain Vulkan, fails with the layer"
+        else:
+            for pattern, g, c in causes:
+                if fnmatch.fnmatch(t, pattern):
+                    group, cause = g, c
+                    break
+        if group is None:
+            for rx, g, c in RULES:
+                if re.search(rx, reason):
+                    group, cause = g, c or short(reason)
+                    break
+        if group is None:
+            group, cause = "unknown", short(reason)
+        grouped[group][cause].append((t, status, reason))
+
+    lines += ["## Tests glsem-run does not pass, by cause", "",
+              "GL's verdict (llvmpipe / zink) is given with each test; the reason is glsem-run's with the layer.", ""]
+    for group, title in GROUPS.items():
+        if group not in grouped:
+            continue
+        n = sum(len(v) for v in grouped[group].values())
+        lines += [f"### {title} ({n})", ""]
+        for cause, items in sorted(grouped[group].items(), key=lambda kv: -len(kv[1])):
+            lines.append(f"- **{cause}** ({len(items)})")
+            for t, status, reason in items:
+                gl = results["gl"].get(t, ("?", ""))[0]
+                zk = results["zink"].get(t, ("?", ""))[0]
+                vk = results["vk"].get(t, ("?", ""))[0]
+                r = reason.replace("|", "\\|")[:220]
+                lines.append(f"  - `{t}` — {status} (GL {gl}, zink {zk}, plain Vulkan {vk}): {r}")
+        lines.append("")
+    with open(md, "w") as f:
+        f.write("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# Runs piglit's GLSL >= 1.40 execution corpus four ways and writes docs/piglit.md:
+#   gl     piglit's shader_runner on GL, Mesa llvmpipe (the oracle)
+#   zink   piglit's shader_runner on GL, Mesa zink over lavapipe
+#   vk     glsem-run --no-layer: the scene on plain Vulkan (lavapipe)
+#   glsem  glsem-run: the scene on Vulkan with the glsem layer (lavapipe)
+#
+#   scripts/piglit.sh            the whole corpus (about 10 minutes on 2 cores)
+#   scripts/piglit.sh --smoke    ~80 corpus tests through glsem-run and ~40 through zink with
+#                                and without glsem beneath it (the two must agree), against
+#                                scripts/piglit-smoke.txt; exits 1 on a regression
+#   scripts/piglit.sh --smoke --update   rewrites scripts/piglit-smoke.txt
+#
+# Environment: JOBS (parallel runs, default: the number of cores), PIGLIT_DIR (piglit's
+# install, default /usr/lib/x86_64-linux-gnu/piglit), OUT (results, default
+# target/piglit), GLSEM_RUN (default target/release/glsem-run). Installs piglit and Mesa's EGL/GL drivers when missing.
+set -euo pipefail
+
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$REPO"
+PIGLIT_DIR="${PIGLIT_DIR:-/usr/lib/x86_64-linux-gnu/piglit}"
+OUT="${OUT:-$REPO/target/piglit}"
+JOBS="${JOBS:-$(nproc)}"
+LVP_ICD=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json
+# glsem-run (it loads the layer library next to itself).
+GLSEM_RUN="${GLSEM_RUN:-$REPO/target/release/glsem-run}"
+SMOKE=0
+UPDATE=0
+for arg in "$@"; do
+    case "$arg" in
+        --smoke) SMOKE=1 ;;
+        --update) UPDATE=1 ;;
+        -h|--help) sed -n "2,19p" "$0"; exit 0 ;;
+        *) echo "unknown argument $arg" >&2; exit 2 ;;
+    esac
+done
+
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+if [ ! -x "$PIGLIT_DIR/bin/shader_runner" ]; then
+    echo "installing piglit..."
+    as_root apt-get update -q
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q piglit libegl-mesa0 libgl1-mesa-dri
+fi
+for pkg in libegl-mesa0 libgl1-mesa-dri; do
+    dpkg -s "$pkg" >/dev/null 2>&1 || as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$pkg"
+done
+
+if [ ! -x "$GLSEM_RUN" ] || [ ! -f target/release/libVkLayer_glsem.so ]; then
+    echo "building the layer and glsem-run..."
+    cargo build --release
+    cargo build --release -p glsem-run
+fi
+
+SPEC="$PIGLIT_DIR/tests/spec"
+CATEGORIES="glsl-1.40 glsl-1.50 glsl-3.30 arb_tessellation_shader arb_gpu_shader_fp64 arb_enhanced_layouts arb_gl_spirv"
+mkdir -p "$OUT"
+CORPUS="$OUT/corpus.txt"
+( cd "$SPEC" && for c in $CATEGORIES; do find "$c" -path '*execution*' -name '*.shader_test'; done ) | sort > "$CORPUS"
+
+export REPO SPEC LVP_ICD PIGLIT_DIR GLSEM_RUN
+export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$OUT/xdg}"
+mkdir -p -m 700 "$XDG_RUNTIME_DIR"
+
+# One test, one process (a crash or hang loses one result). Prints
+# "STATUS<TAB>test<TAB>reason" with STATUS PASS, FAIL or SKIP.
+run_one() {
+    local column="$1" test="$2" file="$SPEC/$2" out rc line
+    case "$column" in
+        gl|zink|zink-glsem)
+            local env=(PIGLIT_PLATFORM=surfaceless_egl LIBGL_ALWAYS_SOFTWARE=1)
+            [ "$column" != gl ] && env+=(GALLIUM_DRIVER=zink VK_DRIVER_FILES="$LVP_ICD")
+            [ "$column" = zink-glsem ] && env+=(VK_ADD_LAYER_PATH="$REPO/layer-manifest" VK_INSTANCE_LAYERS=VK_LAYER_GLSEM_gl_semantics)
+            set +e
+            out=$(cd "$(dirname "$file")" && env "${env[@]}" timeout 60 "$PIGLIT_DIR/bin/shader_runner" "$file" -auto -fbo 2>&1)
+            rc=$?
+            set -e
+            local result
+            result=$(printf '%s\n' "$out" | sed -n 's/^PIGLIT: {"result": "\([a-z]*\)".*/\1/p' | tail -1)
+            local why
+            why=$(printf '%s\n' "$out" | grep -v '^PIGLIT:' | grep -v -i 'XDG_RUNTIME_DIR\|^libEGL warning' | head -3 | tr '\n\t' '  ' | cut -c1-300)
+            case "$result" in
+                pass) printf 'PASS\t%s\t\n' "$test" ;;
+                skip) printf 'SKIP\t%s\t%s\n' "$test" "$why" ;;
+                fail|warn) printf 'FAIL\t%s\t%s\n' "$test" "$why" ;;
+                *) printf 'FAIL\t%s\t%s\n' "$test" "$( [ $rc = 124 ] && echo timeout || echo "exit $rc: $why")" ;;
+            esac
+            ;;
+        glsem|vk)
+            local args=(--validation)
+            [ "$column" = vk ] && args+=(--no-layer)
+            set +e
+            out=$(VK_DRIVER_FILES="$LVP_ICD" timeout 60 "$GLSEM_RUN" "${args[@]}" "$file" 2>/dev/null)
+            rc=$?
+            set -e
+            line=$(printf '%s\n' "$out" | head -1)
+            case "$line" in
+                PASS\ *) printf 'PASS\t%s\t\n' "$test" ;;
+                FAIL\ *|SKIP\ *)
+                    local why="${line#* "$file"}"; why="${why#: }"
+                    printf '%s\t%s\t%s\n' "${line%% *}" "$test" "$(printf '%s' "$why" | tr '\t' ' ' | cut -c1-400)" ;;
+                *) printf 'FAIL\t%s\t%s\n' "$test" "$( [ $rc = 124 ] && echo timeout || echo "crashed (exit status $rc)")" ;;
+            esac
+            ;;
+    esac
+}
+export -f run_one
+
+# run_column COLUMN LIST: results into $OUT/COLUMN.tsv, one progress line per test.
+run_column() {
+    local column="$1" list="$2" total done=0
+    total=$(wc -l < "$list")
+    : > "$OUT/$column.tsv"
+    while IFS= read -r result; do
+        done=$((done + 1))
+        printf '%s\n' "$result" >> "$OUT/$column.tsv"
+        printf '\r[%-10s] %3d/%d %-4s %-90.90s' "$column" "$done" "$total" "${result%%	*}" "$(printf '%s' "$result" | cut -f2)" >&2
+    done < <(xargs -a "$list" -d '\n' -P "$JOBS" -I{} bash -c 'run_one "$0" "$1"' "$column" {})
+    printf '\n' >&2
+    sort -t "$(printf '\t')" -k2,2 -o "$OUT/$column.tsv" "$OUT/$column.tsv"
+    printf '%-10s %s passed, %s failed, %s skipped\n' "$column" \
+        "$(grep -c '^PASS' "$OUT/$column.tsv" || true)" "$(grep -c '^FAIL' "$OUT/$column.tsv" || true)" \
+        "$(grep -c '^SKIP' "$OUT/$column.tsv" || true)" >&2
+}
+
+if [ "$SMOKE" = 1 ]; then
+    EXPECT="$REPO/scripts/piglit-smoke.txt"
+    awk 'NR % 5 == 1' "$CORPUS" > "$OUT/smoke-glsem.txt"
+    awk 'NR % 10 == 3' "$CORPUS" > "$OUT/smoke-zink.txt"
+    run_column glsem "$OUT/smoke-glsem.txt"
+    run_column zink "$OUT/smoke-zink.txt"
+    run_column zink-glsem "$OUT/smoke-zink.txt"
+    status=0
+    # glsem beneath zink must change nothing: zink only uses Vulkan's own semantics.
+    if ! diff <(cut -f1,2 "$OUT/zink.tsv") <(cut -f1,2 "$OUT/zink-glsem.tsv") > "$OUT/zink-diff.txt"; then
+        echo "zink with glsem beneath it differs from zink alone:" >&2
+        cat "$OUT/zink-diff.txt" >&2
+        status=1
+    fi
+    current=$( (sed 's/^/glsem\t/' "$OUT/glsem.tsv"; sed 's/^/zink\t/' "$OUT/zink.tsv") | cut -f1-3 | sort)
+    if [ "$UPDATE" = 1 ]; then
+        { echo "# scripts/piglit.sh --smoke expectations: COLUMN STATUS TEST (tab-separated)."
+          echo "# Regenerate with scripts/piglit.sh --smoke --update after a real improvement."
+          printf '%s\n' "$current"; } > "$EXPECT"
+        echo "wrote $EXPECT" >&2
+        exit $status
+    fi
+    regressions=$(join -t "$(printf '\t')" <(grep -v '^#' "$EXPECT" | awk -F'\t' '$2=="PASS"{print $1"|"$3"\t"$2}' | sort) \
+        <(printf '%s\n' "$current" | awk -F'\t' '{print $1"|"$3"\t"$2}' | sort) | awk -F'\t' '$3!="PASS"{print $1" now "$3}')
+    improvements=$(join -t "$(printf '\t')" <(grep -v '^#' "$EXPECT" | awk -F'\t' '$2!="PASS"{print $1"|"$3"\t"$2}' | sort) \
+        <(printf '%s\n' "$current" | awk -F'\t' '{print $1"|"$3"\t"$2}' | sort) | awk -F'\t' '$3=="PASS"{print $1" now passes"}')
+    [ -n "$improvements" ] && printf 'improved (update the expectations):\n%s\n' "$improvements" >&2
+    if [ -n "$regressions" ]; then
+        printf 'REGRESSIONS:\n%s\n' "$regressions" >&2
+        status=1
+    fi
+    [ $status = 0 ] && echo "smoke: no regressions" >&2
+    exit $status
+fi
+
+for column in glsem vk gl zink; do
+    run_column "$column" "$CORPUS"
+done
+python3 "$REPO/scripts/piglit-report.py" "$OUT" "$REPO/docs/piglit.md" "$REPO/scripts/piglit-causes.txt"
+echo "wrote docs/piglit.md" >&2
