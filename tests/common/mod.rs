@@ -389,8 +389,10 @@ impl Device {
         allocator: Option<&vk::AllocationCallbacks<'_>>,
     ) -> (vk::Result, Vec<vk::Pipeline>) {
         let vertex_input = vk::PipelineVertexInputStateCreateInfo::default();
-        let triangles = vk::PipelineInputAssemblyStateCreateInfo::default()
-            .topology(vk::PrimitiveTopology::TRIANGLE_LIST);
+        let assemblies: Vec<_> = descs
+            .iter()
+            .map(|d| vk::PipelineInputAssemblyStateCreateInfo::default().topology(d.topology))
+            .collect();
         let patches = vk::PipelineInputAssemblyStateCreateInfo::default()
             .topology(vk::PrimitiveTopology::PATCH_LIST);
         let tessellation =
@@ -432,7 +434,8 @@ impl Device {
         let infos: Vec<_> = descs
             .iter()
             .zip(&blends)
-            .map(|(d, blend)| {
+            .zip(&assemblies)
+            .map(|((d, blend), assembly)| {
                 let tessellated = d
                     .stages
                     .iter()
@@ -441,7 +444,7 @@ impl Device {
                     .flags(d.flags)
                     .stages(&d.stages)
                     .vertex_input_state(&vertex_input)
-                    .input_assembly_state(if tessellated { &patches } else { &triangles })
+                    .input_assembly_state(if tessellated { &patches } else { assembly })
                     .viewport_state(&viewport)
                     .rasterization_state(&raster)
                     .multisample_state(&multisample)
@@ -547,6 +550,8 @@ pub struct Desc<'a> {
     pub flags: vk::PipelineCreateFlags,
     /// `VkGraphicsPipelineCreateInfo::pNext`.
     pub p_next: *const c_void,
+    /// The input topology when no tessellation stage makes it a patch list.
+    pub topology: vk::PrimitiveTopology,
 }
 
 impl Desc<'_> {
@@ -563,7 +568,13 @@ impl Desc<'_> {
             attachments,
             flags: vk::PipelineCreateFlags::empty(),
             p_next: std::ptr::null(),
+            topology: vk::PrimitiveTopology::TRIANGLE_LIST,
         }
+    }
+
+    pub fn topology(mut self, topology: vk::PrimitiveTopology) -> Self {
+        self.topology = topology;
+        self
     }
 
     pub fn flags(mut self, flags: vk::PipelineCreateFlags) -> Self {
