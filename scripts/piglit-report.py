@@ -52,6 +52,7 @@ def short(reason):
     r = re.sub(r"^line \d+: ", "", reason)
     r = re.sub(r"\(its section starts at line \d+\)", "", r)
     r = re.sub(r"handle = 0x[0-9a-f]+", "handle", r)
+    r = re.sub(r"/tmp/\S+ \| ", "", r)
     m = re.search(r"(unknown command|unsupported requirement|requirement not mapped to Vulkan|unknown section|limit not mapped to Vulkan): `([^`]*)`", r)
     if m:
         words = re.sub(r"[-0-9.]+", "N", m.group(2)).split()

@@ -13,7 +13,7 @@
 #
 # Environment: JOBS (parallel runs, default: the number of cores), PIGLIT_DIR (piglit's
 # install, default /usr/lib/x86_64-linux-gnu/piglit), OUT (results, default
-# target/piglit), GLSEM_RUN (default target/release/glsem-run). Installs piglit and Mesa's EGL/GL drivers when missing.
+# target/piglit), COLUMNS (which of glsem vk gl zink to rerun; default all), GLSEM_RUN (default target/release/glsem-run). Installs piglit and Mesa's EGL/GL drivers when missing.
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -158,7 +158,8 @@ if [ "$SMOKE" = 1 ]; then
     exit $status
 fi
 
-for column in glsem vk gl zink; do
+# COLUMNS: a subset to rerun (the others keep their last results in $OUT).
+for column in ${COLUMNS:-glsem vk gl zink}; do
     run_column "$column" "$CORPUS"
 done
 python3 "$REPO/scripts/piglit-report.py" "$OUT" "$REPO/docs/piglit.md" "$REPO/scripts/piglit-causes.txt"

@@ -60,14 +60,25 @@ pub struct UniformMember {
     pub matrix_stride: u32,
     /// (length, ArrayStride) for arrays.
     pub array: Option<(u32, u32)>,
+    /// A row-major matrix: each row lies at `matrix_stride` from the previous one.
+    pub row_major: bool,
 }
 
+/// A uniform block: a stage's default uniform block (loose uniforms) or a named block,
+/// shared by every stage that declares it, as in GL.
 #[derive(Debug, Clone)]
 pub struct UniformBlock {
     pub binding: u32,
+    /// GL's block name; `None` for the default uniform block.
+    pub name: Option<String>,
     pub size: u32,
+    /// Leaf members with GL's names: `s.x`, `a[1].y`, `Block.m` (a block with an instance
+    /// name), `m` (an anonymous block).
     pub members: Vec<UniformMember>,
 }
+
+/// Bindings of named uniform blocks start here; the default blocks use 0..=4 (one per stage).
+const FIRST_NAMED_BLOCK_BINDING: u32 = 8;
 
 /// One compiled and linked stage.
 #[derive(Debug, Clone)]
@@ -75,7 +86,8 @@ pub struct StageModule {
     pub stage: Stage,
     pub words: Vec<u32>,
     pub capabilities: Vec<spirv::Capability>,
-    pub uniform_block: Option<UniformBlock>,
+    /// The default uniform block (if any) and the named uniform blocks the stage declares.
+    pub uniform_blocks: Vec<UniformBlock>,
     pub vertex_inputs: Vec<VertexInput>,
     /// The module has the `Xfb` execution mode.
     pub xfb: bool,
@@ -193,8 +205,10 @@ impl Compiler {
         }
         link_locations(&mut modules);
         let mut stages = Vec::new();
+        // Named uniform blocks by GL name: one binding for every stage that declares one.
+        let mut named_blocks: BTreeMap<String, u32> = BTreeMap::new();
         for (index, (stage, mut module, _)) in modules.into_iter().enumerate() {
-            let uniform_block = bind_default_uniform_block(&mut module, index as u32)?;
+            let uniform_blocks = bind_uniform_blocks(&mut module, index as u32, &mut named_blocks)?;
             if stage == Stage::Fragment {
                 place_frag_data(&mut module);
             }
@@ -222,7 +236,7 @@ impl Compiler {
                 stage,
                 words: module.assemble(),
                 capabilities,
-                uniform_block,
+                uniform_blocks,
                 vertex_inputs,
                 xfb,
             });
@@ -270,7 +284,9 @@ impl Compiler {
                 .lines()
                 .map(str::trim)
                 .filter(|l| {
-                    !l.is_empty() && *l != src_name && *l != self.limits.display().to_string()
+                    !l.is_empty()
+                        && !srcs.iter().any(|s| s.display().to_string() == *l)
+                        && *l != self.limits.display().to_string()
                 })
                 .map(|l| l.replace(&src_name, name))
                 .collect();
@@ -778,14 +794,15 @@ fn place_frag_data(module: &mut dr::Module) {
 }
 
 /// Moves the stage's `gl_DefaultUniformBlock` to set 0, binding `binding` (one binding per
-/// stage: each stage's block has its own member layout) and reflects its layout. Any other
-/// descriptor makes the scene a SKIP: the runner only feeds loose uniforms.
-fn bind_default_uniform_block(
+/// stage), and its named uniform blocks to set 0 at one binding per GL block name; returns
+/// their layouts with every leaf member under its GL name.
+fn bind_uniform_blocks(
     module: &mut dr::Module,
     binding: u32,
-) -> Result<Option<UniformBlock>, SceneError> {
+    named: &mut BTreeMap<String, u32>,
+) -> Result<Vec<UniformBlock>, SceneError> {
     let types = Types::new(module);
-    let mut block = None;
+    let mut found: Vec<(u32, UniformBlock)> = Vec::new();
     for inst in module
         .types_global_values
         .iter()
@@ -808,31 +825,87 @@ fn bind_default_uniform_block(
             continue;
         };
         let ty = types.pointee(ptr).unwrap_or(0);
-        if storage == StorageClass::Uniform
-            && types.names.get(&ty).map(String::as_str) == Some("gl_DefaultUniformBlock")
-        {
-            block = Some((var, ty));
-        } else {
-            let name = types
-                .names
-                .get(&var)
-                .or_else(|| types.names.get(&ty))
-                .cloned()
-                .unwrap_or_default();
+        let type_name = types.names.get(&ty).cloned().unwrap_or_default();
+        let var_name = types.names.get(&var).cloned().unwrap_or_default();
+        let is_ubo =
+            storage == StorageClass::Uniform && types.decoration(ty, Decoration::Block).is_some();
+        if !is_ubo {
+            let what = match storage {
+                StorageClass::UniformConstant => "samplers and images are",
+                StorageClass::Uniform | StorageClass::StorageBuffer => {
+                    "shader storage blocks and arrays of uniform blocks are"
+                }
+                _ => "push constants are",
+            };
+            let name = if var_name.is_empty() {
+                type_name
+            } else {
+                var_name
+            };
             return Err(SceneError::Skip(format!(
-                "resource `{name}` ({storage:?}): only loose uniforms (the default uniform block) are supported"
+                "resource `{name}` ({storage:?}): {what} not supported"
             )));
         }
+        let (block_name, prefix, block_binding) = if type_name == "gl_DefaultUniformBlock" {
+            (None, String::new(), binding)
+        } else {
+            let next = FIRST_NAMED_BLOCK_BINDING + named.len() as u32;
+            let b = *named.entry(type_name.clone()).or_insert(next);
+            // GL names members of a block with an instance name `Block.member`.
+            let prefix = if var_name.is_empty() {
+                String::new()
+            } else {
+                format!("{type_name}.")
+            };
+            (Some(type_name), prefix, b)
+        };
+        let mut members = Vec::new();
+        flatten_struct(&types, ty, &prefix, 0, &mut members)?;
+        let size = members
+            .iter()
+            .map(|m| {
+                let elem = if m.columns > 1 {
+                    m.matrix_stride * if m.row_major { m.rows } else { m.columns }
+                } else {
+                    m.rows * m.scalar.size()
+                };
+                m.offset
+                    + match m.array {
+                        Some((len, stride)) => stride * len.saturating_sub(1) + elem,
+                        None => elem,
+                    }
+            })
+            .max()
+            .unwrap_or(0);
+        found.push((
+            var,
+            UniformBlock {
+                binding: block_binding,
+                name: block_name,
+                size: size.max(4).next_multiple_of(16),
+                members,
+            },
+        ));
     }
-    let Some((var, ty)) = block else {
-        return Ok(None);
-    };
-    let mut members = Vec::new();
+    for (var, block) in &found {
+        set_decoration(module, *var, Decoration::DescriptorSet, 0);
+        set_decoration(module, *var, Decoration::Binding, block.binding);
+    }
+    Ok(found.into_iter().map(|(_, b)| b).collect())
+}
+
+/// The leaf members of struct `ty` at `base`, named `prefix` + member name.
+fn flatten_struct(
+    types: &Types,
+    ty: u32,
+    prefix: &str,
+    base: u32,
+    out: &mut Vec<UniformMember>,
+) -> Result<(), SceneError> {
     let member_types: Vec<u32> = types
         .def(ty)
         .map(|i| i.operands.iter().filter_map(id).collect())
         .unwrap_or_default();
-    let mut size = 0;
     for (m, &mty) in member_types.iter().enumerate() {
         let m = m as u32;
         let name = types
@@ -840,61 +913,88 @@ fn bind_default_uniform_block(
             .get(&(ty, m))
             .cloned()
             .unwrap_or_default();
-        let offset = types.member_literal(ty, m, Decoration::Offset).unwrap_or(0);
-        let (array, elem) = match types.array(mty) {
-            Some((len, elem)) => {
-                let stride = types
-                    .decoration(mty, Decoration::ArrayStride)
-                    .and_then(|v| v.first().copied())
-                    .unwrap_or(16);
-                (Some((len, stride)), elem)
-            }
-            None => (None, mty),
-        };
-        let Some((scalar, columns, rows)) = types.shape(elem) else {
-            return Err(SceneError::Skip(format!(
-                "uniform `{name}`: struct and nested array uniforms are not supported"
-            )));
-        };
-        let matrix_stride = types
-            .member_literal(ty, m, Decoration::MatrixStride)
-            .unwrap_or(0);
-        if columns > 1
-            && types
+        let offset = base + types.member_literal(ty, m, Decoration::Offset).unwrap_or(0);
+        let layout = MatrixLayout {
+            stride: types
+                .member_literal(ty, m, Decoration::MatrixStride)
+                .unwrap_or(0),
+            row_major: types
                 .member_decoration(ty, m, Decoration::RowMajor)
-                .is_some()
-        {
-            return Err(SceneError::Skip(format!(
-                "uniform `{name}`: row-major matrices are not supported"
-            )));
-        }
-        let elem_size = if columns > 1 {
-            columns * matrix_stride
+                .is_some(),
+        };
+        flatten_value(types, mty, &format!("{prefix}{name}"), offset, layout, out)?;
+    }
+    Ok(())
+}
+
+#[derive(Clone, Copy)]
+struct MatrixLayout {
+    stride: u32,
+    row_major: bool,
+}
+
+/// The leaves of a value of type `ty` named `name` at `offset`: itself when it is a scalar,
+/// vector or matrix (or an array of those), else its elements or members.
+fn flatten_value(
+    types: &Types,
+    ty: u32,
+    name: &str,
+    offset: u32,
+    layout: MatrixLayout,
+    out: &mut Vec<UniformMember>,
+) -> Result<(), SceneError> {
+    let stride_of = |t: u32| {
+        types
+            .decoration(t, Decoration::ArrayStride)
+            .and_then(|v| v.first().copied())
+            .unwrap_or(16)
+    };
+    if let Some((len, elem)) = types.array(ty) {
+        let stride = stride_of(ty);
+        if let Some((scalar, columns, rows)) = types.shape(elem) {
+            out.push(UniformMember {
+                name: name.to_string(),
+                offset,
+                scalar,
+                columns,
+                rows,
+                matrix_stride: layout.stride,
+                array: Some((len, stride)),
+                row_major: layout.row_major && columns > 1,
+            });
         } else {
-            rows * scalar.size()
-        };
-        let extent = match array {
-            Some((len, stride)) => stride * len,
-            None => elem_size,
-        };
-        size = size.max(offset + extent);
-        members.push(UniformMember {
-            name,
+            for i in 0..len {
+                flatten_value(
+                    types,
+                    elem,
+                    &format!("{name}[{i}]"),
+                    offset + i * stride,
+                    layout,
+                    out,
+                )?;
+            }
+        }
+        return Ok(());
+    }
+    if let Some((scalar, columns, rows)) = types.shape(ty) {
+        out.push(UniformMember {
+            name: name.to_string(),
             offset,
             scalar,
             columns,
             rows,
-            matrix_stride,
-            array,
+            matrix_stride: layout.stride,
+            array: None,
+            row_major: layout.row_major && columns > 1,
         });
+        return Ok(());
     }
-    set_decoration(module, var, Decoration::DescriptorSet, 0);
-    set_decoration(module, var, Decoration::Binding, binding);
-    Ok(Some(UniformBlock {
-        binding,
-        size: size.next_multiple_of(16),
-        members,
-    }))
+    match types.def(ty).map(|i| i.class.opcode) {
+        Some(Op::TypeStruct) => flatten_struct(types, ty, &format!("{name}."), offset, out),
+        _ => Err(SceneError::Skip(format!(
+            "uniform `{name}`: its type is not supported"
+        ))),
+    }
 }
 
 #[cfg(test)]
@@ -1022,18 +1122,8 @@ mod tests {
         )
         .unwrap();
         let program = compiler().build(&scene).unwrap();
-        let vs = program
-            .stage(Stage::Vertex)
-            .unwrap()
-            .uniform_block
-            .clone()
-            .unwrap();
-        let fs = program
-            .stage(Stage::Fragment)
-            .unwrap()
-            .uniform_block
-            .clone()
-            .unwrap();
+        let vs = program.stage(Stage::Vertex).unwrap().uniform_blocks[0].clone();
+        let fs = program.stage(Stage::Fragment).unwrap().uniform_blocks[0].clone();
         assert_ne!(vs.binding, fs.binding);
         let m = vs.members.iter().find(|m| m.name == "m").unwrap();
         assert_eq!((m.columns, m.rows, m.matrix_stride), (3, 3, 16));

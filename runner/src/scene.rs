@@ -970,12 +970,10 @@ fn parse_probe(
 
 /// Splits `name[3]` into `("name", Some(3))`.
 fn split_index(name: &str) -> Option<(&str, Option<u32>)> {
-    match name.split_once('[') {
+    // The last subscript: `s[1].a[2]` is element 2 of `s[1].a`.
+    match name.strip_suffix(']').and_then(|n| n.rsplit_once('[')) {
         None => Some((name, None)),
-        Some((base, rest)) => {
-            let index = rest.strip_suffix(']')?.parse().ok()?;
-            Some((base, Some(index)))
-        }
+        Some((base, index)) => Some((base, Some(index.parse().ok()?))),
     }
 }
 
@@ -1213,6 +1211,8 @@ mod tests {
         assert!(matches!(&c[2], Command::Uniform(u) if u.data == UniformData::I32(vec![-1, 2])));
         assert!(matches!(&c[3], Command::Uniform(u) if u.data == UniformData::F64(vec![0.1, 0.2])));
         assert!(matches!(&c[4], Command::Uniform(u) if u.name == "a" && u.index == Some(2)));
+        let c = commands("uniform vec2 s[1].a[3] 1 2").unwrap();
+        assert!(matches!(&c[0], Command::Uniform(u) if u.name == "s[1].a" && u.index == Some(3)));
         assert!(matches!(
             commands("uniform sampler2D s 0"),
             Err(SceneError::Skip(_))

@@ -403,23 +403,32 @@ impl Player {
                 .map_err(check("vkCreateShaderModule"))?;
             self.modules.push((stage.stage, module));
         }
-        let mut bindings = Vec::new();
+        // One buffer per block: a stage's default block, or a named block shared by every
+        // stage that declares it.
+        let mut blocks: BTreeMap<u32, (UniformBlock, vk::ShaderStageFlags)> = BTreeMap::new();
         for stage in &program.stages {
-            if let Some(block) = &stage.uniform_block {
-                bindings.push(
-                    vk::DescriptorSetLayoutBinding::default()
-                        .binding(block.binding)
-                        .descriptor_type(vk::DescriptorType::UNIFORM_BUFFER)
-                        .descriptor_count(1)
-                        .stage_flags(pipeline::stage_flag(stage.stage)),
-                );
-                let mut buffer = self
-                    .gpu
-                    .buffer(block.size as u64, vk::BufferUsageFlags::UNIFORM_BUFFER)?;
-                // GL initializes every uniform to zero at link time; fresh memory is undefined.
-                buffer.bytes_mut().fill(0);
-                self.uniforms.push((block.clone(), buffer));
+            for block in &stage.uniform_blocks {
+                blocks
+                    .entry(block.binding)
+                    .or_insert_with(|| (block.clone(), vk::ShaderStageFlags::empty()))
+                    .1 |= pipeline::stage_flag(stage.stage);
             }
+        }
+        let mut bindings = Vec::new();
+        for (binding, (block, stages)) in blocks {
+            bindings.push(
+                vk::DescriptorSetLayoutBinding::default()
+                    .binding(binding)
+                    .descriptor_type(vk::DescriptorType::UNIFORM_BUFFER)
+                    .descriptor_count(1)
+                    .stage_flags(stages),
+            );
+            let mut buffer = self
+                .gpu
+                .buffer(block.size as u64, vk::BufferUsageFlags::UNIFORM_BUFFER)?;
+            // GL initializes every uniform to zero at link time; fresh memory is undefined.
+            buffer.bytes_mut().fill(0);
+            self.uniforms.push((block, buffer));
         }
         let mut set_layouts = Vec::new();
         if !bindings.is_empty() {

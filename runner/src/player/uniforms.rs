@@ -1,5 +1,5 @@
-//! `uniform` commands: values written into the default uniform blocks at their std140
-//! offsets.
+//! `uniform` commands: values written into the uniform blocks (the default blocks and
+//! named blocks) at their std140 offsets, members found by their GL names.
 
 use super::{fail, Player};
 use crate::glsl::{Scalar, UniformMember};
@@ -35,7 +35,12 @@ fn write_uniform(member: &UniformMember, u: &Uniform, bytes: &mut [u8]) -> Resul
     let size = member.scalar.size() as usize;
     for col in 0..u.columns as usize {
         for row in 0..u.rows as usize {
-            let at = base + col * member.matrix_stride as usize + row * size;
+            let stride = member.matrix_stride as usize;
+            let at = if member.row_major {
+                base + row * stride + col * size
+            } else {
+                base + col * stride + row * size
+            };
             let src = &scalar_bytes[col * u.rows as usize + row];
             bytes
                 .get_mut(at..at + size)
@@ -48,10 +53,33 @@ fn write_uniform(member: &UniformMember, u: &Uniform, bytes: &mut [u8]) -> Resul
 
 impl Player {
     pub(super) fn set_uniform(&mut self, u: &Uniform) -> Result<(), SceneError> {
+        // `a[2]` is element 2 of the array member `a`, or the leaf named `a[2]` (an element
+        // of an array of arrays or of structs, flattened).
+        let whole = u.index.map(|i| format!("{}[{i}]", u.name));
         let mut found = false;
         for (block, buffer) in &mut self.uniforms {
-            if let Some(member) = block.members.iter().find(|m| m.name == u.name) {
-                write_uniform(member, u, buffer.bytes_mut()).map_err(fail)?;
+            let member = block
+                .members
+                .iter()
+                .find(|m| m.name == u.name)
+                .map(|m| (m, u.clone()));
+            let member = member.or_else(|| {
+                let whole = whole.as_ref()?;
+                let m = block.members.iter().find(|m| &m.name == whole)?;
+                Some((
+                    m,
+                    Uniform {
+                        name: whole.clone(),
+                        index: None,
+                        ..u.clone()
+                    },
+                ))
+            });
+            if let Some((member, u)) = member {
+                write_uniform(member, &u, buffer.bytes_mut()).map_err(|e| {
+                    let block = block.name.as_deref().unwrap_or("the default uniform block");
+                    fail(format!("{e} (in {block})"))
+                })?;
                 found = true;
             }
         }
@@ -83,6 +111,7 @@ mod tests {
             rows,
             matrix_stride,
             array,
+            row_major: false,
         }
     }
 
