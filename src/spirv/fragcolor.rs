@@ -11,8 +11,9 @@
 
 use spirv::{Decoration, ExecutionModel, Op, StorageClass};
 
+use super::exits::exits;
 use super::module::{
-    entry_point_with_interface, inst, push_inst, Editor, Module, Section, Type,
+    entry_point_with_interface, inst, push_inst, Editor, EntryPoint, Module, Section, Type,
     INTERFACE_LISTS_ALL_GLOBALS,
 };
 use super::{PassError, PassResult};
@@ -131,7 +132,7 @@ pub fn broadcast_frag_color(words: &[u32], entry: &str, key: &FragColorKey) -> P
         outputs.push((out, kind, ty));
     }
 
-    copy_at_returns(&m, &mut e, ep.function, var, color_type, &outputs)?;
+    copy_at_returns(&m, &mut e, ep, var, color_type, &outputs)?;
 
     // Interfaces: the shadow leaves every list that may only hold Input/Output variables;
     // the entry point gains the new outputs.
@@ -293,18 +294,13 @@ fn drop_interface_decorations(
 fn copy_at_returns(
     m: &Module<'_>,
     e: &mut Editor<'_, '_>,
-    function: u32,
+    ep: &EntryPoint,
     shadow: u32,
     color_type: u32,
     outputs: &[(u32, AttachmentKind, u32)],
 ) -> Result<(), PassError> {
-    let range = m
-        .function_range(function)
-        .ok_or_else(|| PassError::Unsupported("entry point function not found".into()))?;
-    for index in range.0..range.1 {
-        if !matches!(m.insts[index].op(), Some(Op::Return | Op::ReturnValue)) {
-            continue;
-        }
+    for exit in exits(m, ep)? {
+        let index = exit.index;
         let mut words = Vec::with_capacity(4 + outputs.len() * 7);
         let color = e.new_id();
         push_inst(&mut words, Op::Load, &[color_type, color, shadow]);

@@ -18,6 +18,7 @@ use std::collections::{HashMap, HashSet};
 
 use spirv::{Decoration, ExecutionMode, ExecutionModel, Op, StorageClass};
 
+use super::exits::exits;
 use super::layout::{split_leaves, Shape};
 use super::module::{
     decode_string, entry_point_with_interface, inst, push_inst, Editor, EntryPoint, Module, Name,
@@ -78,38 +79,17 @@ pub fn split_xfb_outputs(
         .collect::<Result<Vec<_>, _>>()?;
     shadow(&m, &mut e, ep, &splits)?;
 
-    if ep.model == ExecutionModel::Geometry {
-        // A vertex takes the outputs' values when it is emitted; an emission for one
-        // stream captures only the outputs of that stream.
-        for function in m.call_tree(ep.function) {
-            let range = m.function_range(function).ok_or_else(missing_function)?;
-            for i in range.0..range.1 {
-                let stream = match m.insts[i].op() {
-                    Some(Op::EmitVertex) => Some(0),
-                    Some(Op::EmitStreamVertex) => m.constant_u32(m.insts[i].operand(0)),
-                    _ => continue,
-                };
-                let mut code = Vec::new();
-                for split in splits
-                    .iter()
-                    .filter(|s| stream.is_none_or(|n| n == s.stream))
-                {
-                    split.flush(&mut e, &mut code);
-                }
-                e.insert_before(i, &code);
-            }
+    // A geometry shader's vertex takes the outputs' values when it is emitted; an emission
+    // for one stream captures only the outputs of that stream. Other stages hand their
+    // outputs on at returns.
+    for exit in exits(&m, ep)? {
+        let mut code = Vec::new();
+        for split in splits.iter().filter(|s| {
+            exit.stream.is_none_or(|n| n == s.stream) || ep.model != ExecutionModel::Geometry
+        }) {
+            split.flush(&mut e, &mut code);
         }
-    } else {
-        let range = m.function_range(ep.function).ok_or_else(missing_function)?;
-        for i in range.0..range.1 {
-            if matches!(m.insts[i].op(), Some(Op::Return | Op::ReturnValue)) {
-                let mut code = Vec::new();
-                for split in &splits {
-                    split.flush(&mut e, &mut code);
-                }
-                e.insert_before(i, &code);
-            }
-        }
+        e.insert_before(exit.index, &code);
     }
 
     let interface = SplitInterface {
