@@ -52,6 +52,8 @@ ls out/plain out/glsem | sed 's/^/  /'
 declare -A explain=(
 	[fragcolor_4_attachments]="GL writes gl_FragColor to every draw buffer; plain Vulkan writes it to attachment 0 only and leaves attachments 1-3 undefined; glsem copies it to all four."
 	[tess_no_tcs_levels]="GL runs a TES without a TCS at the default levels of glPatchParameterfv; Vulkan forbids that pipeline (drivers crash on it), so glsem-run cannot even draw it; glsem generates a passthrough TCS fed by vkCmdSetTessellationDefaultLevelsGLSEM (4 isolines)."
+	[points_gl_point_size]="GL draws points glPointSize pixels wide and GL shaders rarely write gl_PointSize; plain Vulkan rejects the pipeline (PointSize must be written for points); glsem writes GL's size from vkCmdSetPointSizeGLSEM (9x9 squares)."
+	[flat_shading_last_vertex]="GL's flat varyings take the last vertex of each triangle; Vulkan's the first (red and green here); glsem gives every pipeline of a VK_GLSEM_gl_state device the last-vertex convention (blue and yellow)."
 	[xfb_struct_capture]="GL captures a transform-feedback struct member by member, tightly packed; glsem splits it into one output per member (lavapipe happens to capture it right already; NVIDIA garbles it without glsem)."
 )
 esc() { printf '%s' "$1" | sed -e 's/&/\&amp;/g' -e 's/</\&lt;/g' -e 's/>/\&gt;/g'; }
