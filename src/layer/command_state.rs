@@ -40,7 +40,7 @@ pub type PfnCmdSetClipDistanceEnable = unsafe extern "system" fn(vk::CommandBuff
 
 /// The layer's own command `name`, with the extension that provides it.
 pub fn layer_command(name: &[u8]) -> Option<(VoidFn, LayerExtension)> {
-    // SAFETY (each transmute): only the pointer's type changes; the application casts it
+    // SAFETY: (each transmute) only the pointer's type changes; the application casts it
     // back to the PFN type `include/vk_glsem.h` declares for `name`.
     let command: VoidFn = unsafe {
         match name {
@@ -110,6 +110,10 @@ fn update(what: &str, command_buffer: vk::CommandBuffer, change: impl FnOnce(&mu
     })
 }
 
+/// `vkCmdSetTessellationDefaultLevelsGLSEM` (`include/vk_glsem.h`).
+///
+/// # Safety
+/// A command buffer of a device with the extension enabled, in the recording state.
 pub unsafe extern "system" fn cmd_set_tessellation_default_levels(
     command_buffer: vk::CommandBuffer,
     outer: *const f32,
@@ -128,6 +132,10 @@ pub unsafe extern "system" fn cmd_set_tessellation_default_levels(
     })
 }
 
+/// `vkCmdSetPointSizeGLSEM` (`include/vk_glsem.h`).
+///
+/// # Safety
+/// A command buffer of a device with the extension enabled, in the recording state.
 pub unsafe extern "system" fn cmd_set_point_size(command_buffer: vk::CommandBuffer, size: f32) {
     // GL: glPointSize with a size <= 0 is GL_INVALID_VALUE and changes nothing.
     if size.is_nan() || size <= 0.0 {
@@ -141,6 +149,10 @@ pub unsafe extern "system" fn cmd_set_point_size(command_buffer: vk::CommandBuff
     })
 }
 
+/// `vkCmdSetProgramPointSizeEnableGLSEM` (`include/vk_glsem.h`).
+///
+/// # Safety
+/// A command buffer of a device with the extension enabled, in the recording state.
 pub unsafe extern "system" fn cmd_set_program_point_size_enable(
     command_buffer: vk::CommandBuffer,
     enable: vk::Bool32,
@@ -153,6 +165,10 @@ pub unsafe extern "system" fn cmd_set_program_point_size_enable(
     })
 }
 
+/// `vkCmdSetClipDistanceEnableGLSEM` (`include/vk_glsem.h`).
+///
+/// # Safety
+/// A command buffer of a device with the extension enabled, in the recording state.
 pub unsafe extern "system" fn cmd_set_clip_distance_enable(
     command_buffer: vk::CommandBuffer,
     mask: u32,
@@ -170,6 +186,10 @@ pub unsafe extern "system" fn cmd_set_clip_distance_enable(
     })
 }
 
+/// `vkCmdBindPipeline`: binds, then pushes the GL-state block for a pipeline that reads it.
+///
+/// # Safety
+/// Vulkan's valid usage for `vkCmdBindPipeline`.
 pub unsafe extern "system" fn cmd_bind_pipeline(
     command_buffer: vk::CommandBuffer,
     bind_point: vk::PipelineBindPoint,
@@ -185,7 +205,8 @@ pub unsafe extern "system" fn cmd_bind_pipeline(
         }) else {
             return;
         };
-        next(command_buffer, bind_point, pipeline);
+        // SAFETY: the application's arguments, passed on unchanged.
+        unsafe { next(command_buffer, bind_point, pipeline) };
         if block_pipelines_live == 0 || bind_point != vk::PipelineBindPoint::GRAPHICS {
             return;
         }
@@ -215,6 +236,10 @@ pub unsafe extern "system" fn cmd_bind_pipeline(
     })
 }
 
+/// `vkAllocateCommandBuffers`: GL's initial state for every new command buffer.
+///
+/// # Safety
+/// Vulkan's valid usage for `vkAllocateCommandBuffers`.
 pub unsafe extern "system" fn allocate_command_buffers(
     device: vk::Device,
     p_allocate_info: *const vk::CommandBufferAllocateInfo<'_>,
@@ -225,12 +250,18 @@ pub unsafe extern "system" fn allocate_command_buffers(
         device,
         |t| t.allocate_command_buffers,
         |dev, next| {
-            let result = next(device, p_allocate_info, p_command_buffers);
+            // SAFETY: the application's arguments, passed on unchanged.
+            let result = unsafe { next(device, p_allocate_info, p_command_buffers) };
             if result == vk::Result::SUCCESS {
                 shield("vkAllocateCommandBuffers", || {
-                    let info = &*p_allocate_info;
+                    // SAFETY: valid per Vulkan's valid usage; the driver filled
+                    // commandBufferCount handles.
+                    let (info, handles) = unsafe {
+                        let info = &*p_allocate_info;
+                        (info, slice(p_command_buffers, info.command_buffer_count))
+                    };
                     let mut cbs = dev.records.command_buffers.lock();
-                    for &cb in slice(p_command_buffers, info.command_buffer_count) {
+                    for &cb in handles {
                         cbs.insert(cb, CommandBufferState::new(info.command_pool));
                     }
                 });
@@ -240,6 +271,10 @@ pub unsafe extern "system" fn allocate_command_buffers(
     )
 }
 
+/// `vkFreeCommandBuffers`: their state goes first.
+///
+/// # Safety
+/// Vulkan's valid usage for `vkFreeCommandBuffers`.
 pub unsafe extern "system" fn free_command_buffers(
     device: vk::Device,
     pool: vk::CommandPool,
@@ -251,13 +286,15 @@ pub unsafe extern "system" fn free_command_buffers(
         device,
         |dev| {
             let mut cbs = dev.records.command_buffers.lock();
-            for cb in slice(p_command_buffers, count) {
+            // SAFETY: `count` handles (Vulkan's valid usage).
+            for cb in unsafe { slice(p_command_buffers, count) } {
                 cbs.remove(cb);
             }
         },
         |t| {
             if let Some(free) = t.free_command_buffers {
-                free(device, pool, count, p_command_buffers);
+                // SAFETY: the application's arguments, passed on unchanged.
+                unsafe { free(device, pool, count, p_command_buffers) };
             }
         },
     )
@@ -270,6 +307,10 @@ fn reset_state(dev: &DeviceData, command_buffer: vk::CommandBuffer) {
     }
 }
 
+/// `vkBeginCommandBuffer`: back to GL's initial state.
+///
+/// # Safety
+/// Vulkan's valid usage for `vkBeginCommandBuffer`.
 pub unsafe extern "system" fn begin_command_buffer(
     command_buffer: vk::CommandBuffer,
     p_begin_info: *const vk::CommandBufferBeginInfo<'_>,
@@ -280,11 +321,16 @@ pub unsafe extern "system" fn begin_command_buffer(
         |t| t.begin_command_buffer,
         |dev, next| {
             shield("vkBeginCommandBuffer", || reset_state(dev, command_buffer));
-            next(command_buffer, p_begin_info)
+            // SAFETY: the application's arguments, passed on unchanged.
+            unsafe { next(command_buffer, p_begin_info) }
         },
     )
 }
 
+/// `vkResetCommandBuffer`: back to GL's initial state.
+///
+/// # Safety
+/// Vulkan's valid usage for `vkResetCommandBuffer`.
 pub unsafe extern "system" fn reset_command_buffer(
     command_buffer: vk::CommandBuffer,
     flags: vk::CommandBufferResetFlags,
@@ -295,11 +341,16 @@ pub unsafe extern "system" fn reset_command_buffer(
         |t| t.reset_command_buffer,
         |dev, next| {
             shield("vkResetCommandBuffer", || reset_state(dev, command_buffer));
-            next(command_buffer, flags)
+            // SAFETY: the application's arguments, passed on unchanged.
+            unsafe { next(command_buffer, flags) }
         },
     )
 }
 
+/// `vkResetCommandPool`: its command buffers go back to GL's initial state.
+///
+/// # Safety
+/// Vulkan's valid usage for `vkResetCommandPool`.
 pub unsafe extern "system" fn reset_command_pool(
     device: vk::Device,
     pool: vk::CommandPool,
@@ -317,11 +368,16 @@ pub unsafe extern "system" fn reset_command_pool(
                     }
                 }
             });
-            next(device, pool, flags)
+            // SAFETY: the application's arguments, passed on unchanged.
+            unsafe { next(device, pool, flags) }
         },
     )
 }
 
+/// `vkDestroyCommandPool`: the state of its command buffers goes first.
+///
+/// # Safety
+/// Vulkan's valid usage for `vkDestroyCommandPool`.
 pub unsafe extern "system" fn destroy_command_pool(
     device: vk::Device,
     pool: vk::CommandPool,
@@ -338,7 +394,8 @@ pub unsafe extern "system" fn destroy_command_pool(
         },
         |t| {
             if let Some(destroy) = t.destroy_command_pool {
-                destroy(device, pool, p_allocator);
+                // SAFETY: the application's arguments, passed on unchanged.
+                unsafe { destroy(device, pool, p_allocator) };
             }
         },
     )

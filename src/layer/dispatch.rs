@@ -39,8 +39,11 @@ macro_rules! dispatch_table {
                 handle: $handle,
             ) -> Self {
                 $table {
-                    $($field: get(handle, const_cstr(concat!($name, "\0")))
-                        .map(|f| std::mem::transmute::<VoidFn, vk::$pfn>(f)),)*
+                    $($field: get(handle, const_cstr(concat!($name, "\0"))).map(|f| {
+                        // SAFETY: `get` returns the named command (the caller's
+                        // contract); only the pointer's type changes.
+                        unsafe { std::mem::transmute::<VoidFn, vk::$pfn>(f) }
+                    }),)*
                 }
             }
         }

@@ -15,7 +15,8 @@ pub unsafe fn slice<'a, T>(ptr: *const T, count: u32) -> &'a [T] {
     if ptr.is_null() || count == 0 {
         &[]
     } else {
-        std::slice::from_raw_parts(ptr, count as usize)
+        // SAFETY: the caller's contract.
+        unsafe { std::slice::from_raw_parts(ptr, count as usize) }
     }
 }
 
@@ -28,9 +29,11 @@ pub unsafe fn find_in_chain<'a, T>(
     s_type: vk::StructureType,
 ) -> Option<&'a T> {
     let mut p = p_next as *const vk::BaseInStructure<'_>;
-    while let Some(s) = p.as_ref() {
+    // SAFETY: every struct of a valid chain starts with sType and pNext.
+    while let Some(s) = unsafe { p.as_ref() } {
         if s.s_type == s_type {
-            return Some(&*(p as *const T));
+            // SAFETY: the caller's contract: a struct of `s_type` is a `T`.
+            return Some(unsafe { &*(p as *const T) });
         }
         p = s.p_next;
     }

@@ -22,6 +22,11 @@ use super::{
 use crate::semantics::Semantic;
 use crate::spirv::module::structure_error;
 
+/// `vkCreateInstance`: resolves the settings, calls down through the loader's link and
+/// records the instance.
+///
+/// # Safety
+/// Called by the loader: a valid create info whose chain holds the layer link info.
 pub unsafe extern "system" fn create_instance(
     p_create_info: *const vk::InstanceCreateInfo<'_>,
     p_allocator: *const vk::AllocationCallbacks<'_>,
@@ -31,24 +36,33 @@ pub unsafe extern "system" fn create_instance(
         "vkCreateInstance",
         vk::Result::ERROR_INITIALIZATION_FAILED,
         || {
-            let link: *mut LayerInstanceCreateInfo = find_link_info(
-                (*p_create_info).p_next,
-                vk::StructureType::LOADER_INSTANCE_CREATE_INFO,
-            );
-            if link.is_null() || (*link).u.p_layer_info.is_null() {
-                return vk::Result::ERROR_INITIALIZATION_FAILED;
-            }
-            let layer_info = (*link).u.p_layer_info;
-            let next_gipa = (*layer_info).pfn_next_get_instance_proc_addr;
-            // The next layer reads its own link: advance the chain before calling down.
-            (*link).u.p_layer_info = (*layer_info).p_next;
-            let Some(create) = next_gipa(vk::Instance::null(), c"vkCreateInstance".as_ptr()) else {
+            // SAFETY: the loader's create info, link info and layer list are valid (the
+            // caller's contract); the next layer reads its own link, so the chain advances
+            // before calling down.
+            let (ci, next_gipa) = unsafe {
+                let ci = &*p_create_info;
+                let link: *mut LayerInstanceCreateInfo =
+                    find_link_info(ci.p_next, vk::StructureType::LOADER_INSTANCE_CREATE_INFO);
+                let Some(link) = link.as_mut() else {
+                    return vk::Result::ERROR_INITIALIZATION_FAILED;
+                };
+                let Some(layer_info) = link.u.p_layer_info.as_ref() else {
+                    return vk::Result::ERROR_INITIALIZATION_FAILED;
+                };
+                link.u.p_layer_info = layer_info.p_next;
+                (ci, layer_info.pfn_next_get_instance_proc_addr)
+            };
+            // SAFETY: the next layer's vkGetInstanceProcAddr, with a nul-terminated name.
+            let create = unsafe { next_gipa(vk::Instance::null(), c"vkCreateInstance".as_ptr()) };
+            let Some(create) = create else {
                 return vk::Result::ERROR_INITIALIZATION_FAILED;
             };
-            let create: vk::PFN_vkCreateInstance = std::mem::transmute(create);
+            // SAFETY: that is the type of the command vkGetInstanceProcAddr named.
+            let create: vk::PFN_vkCreateInstance = unsafe { std::mem::transmute(create) };
 
             let settings = shield("vkCreateInstance settings", || {
-                let (settings, warnings) = Settings::for_instance((*p_create_info).p_next);
+                // SAFETY: a valid chain (the caller's contract).
+                let (settings, warnings) = unsafe { Settings::for_instance(ci.p_next) };
                 log::set_level(settings.log_level);
                 for w in warnings {
                     log::warning!("{w}");
@@ -57,16 +71,22 @@ pub unsafe extern "system" fn create_instance(
             })
             .unwrap_or_default();
 
-            let result = create(p_create_info, p_allocator, p_instance);
+            // SAFETY: the application's arguments, passed on unchanged.
+            let result = unsafe { create(p_create_info, p_allocator, p_instance) };
             if result != vk::Result::SUCCESS {
                 return result;
             }
-            let instance = *p_instance;
+            // SAFETY: the driver wrote the handle on success.
+            let instance = unsafe { *p_instance };
             shield("vkCreateInstance", || {
-                let table = InstanceDispatch::load(|h, name| next_gipa(h, name.as_ptr()), instance);
-                let api_version = (*p_create_info)
-                    .p_application_info
-                    .as_ref()
+                // SAFETY: the next layer's vkGetInstanceProcAddr returns commands of the
+                // types it names.
+                let table = unsafe {
+                    InstanceDispatch::load(|h, name| next_gipa(h, name.as_ptr()), instance)
+                };
+                // SAFETY: pApplicationInfo is NULL or valid (Vulkan's valid usage).
+                let app = unsafe { ci.p_application_info.as_ref() };
+                let api_version = app
                     .map_or(0, |app| app.api_version)
                     .max(vk::API_VERSION_1_0);
                 let data = InstanceData {
@@ -86,6 +106,10 @@ pub unsafe extern "system" fn create_instance(
     )
 }
 
+/// `vkDestroyInstance`.
+///
+/// # Safety
+/// Vulkan's valid usage for `vkDestroyInstance`.
 pub unsafe extern "system" fn destroy_instance(
     instance: vk::Instance,
     p_allocator: *const vk::AllocationCallbacks<'_>,
@@ -95,11 +119,17 @@ pub unsafe extern "system" fn destroy_instance(
             return;
         };
         if let Some(destroy) = inst.table.destroy_instance {
-            destroy(instance, p_allocator);
+            // SAFETY: the application's arguments, passed on unchanged.
+            unsafe { destroy(instance, p_allocator) };
         }
     })
 }
 
+/// `vkEnumerateDeviceExtensionProperties`: the layer's own extensions for its name, the
+/// driver's otherwise.
+///
+/// # Safety
+/// Vulkan's valid usage for `vkEnumerateDeviceExtensionProperties`.
 pub unsafe extern "system" fn enumerate_device_extension_properties(
     physical_device: vk::PhysicalDevice,
     p_layer_name: *const c_char,
@@ -110,16 +140,25 @@ pub unsafe extern "system" fn enumerate_device_extension_properties(
         "vkEnumerateDeviceExtensionProperties",
         vk::Result::ERROR_UNKNOWN,
         || {
-            if !p_layer_name.is_null()
-                && CStr::from_ptr(p_layer_name).to_bytes() == LAYER_NAME.as_bytes()
-            {
+            // SAFETY: pLayerName is NULL or nul-terminated (Vulkan's valid usage).
+            let ours = !p_layer_name.is_null()
+                && unsafe { CStr::from_ptr(p_layer_name) }.to_bytes() == LAYER_NAME.as_bytes();
+            if ours {
+                // SAFETY: pPropertyCount is valid; pProperties is NULL or holds
+                // *pPropertyCount elements (Vulkan's valid usage).
+                let (count, properties) = unsafe {
+                    (
+                        &mut *p_property_count,
+                        p_properties.as_mut().map(|_| p_properties),
+                    )
+                };
                 // The layer's own extensions: the usual two-call idiom.
                 let all = LayerExtension::ALL;
-                if p_properties.is_null() {
-                    *p_property_count = all.len() as u32;
+                let Some(properties) = properties else {
+                    *count = all.len() as u32;
                     return vk::Result::SUCCESS;
-                }
-                let n = (*p_property_count as usize).min(all.len());
+                };
+                let n = (*count as usize).min(all.len());
                 for (i, ext) in all[..n].iter().enumerate() {
                     let mut props = vk::ExtensionProperties {
                         spec_version: LayerExtension::SPEC_VERSION,
@@ -132,9 +171,10 @@ pub unsafe extern "system" fn enumerate_device_extension_properties(
                     {
                         *dst = *src as c_char;
                     }
-                    *p_properties.add(i) = props;
+                    // SAFETY: i < n <= *pPropertyCount.
+                    unsafe { *properties.add(i) = props };
                 }
-                *p_property_count = n as u32;
+                *count = n as u32;
                 return if n < all.len() {
                     vk::Result::INCOMPLETE
                 } else {
@@ -144,12 +184,15 @@ pub unsafe extern "system" fn enumerate_device_extension_properties(
             match instance_data(physical_device)
                 .and_then(|i| i.table.enumerate_device_extension_properties)
             {
-                Some(next) => next(
-                    physical_device,
-                    p_layer_name,
-                    p_property_count,
-                    p_properties,
-                ),
+                // SAFETY: the application's arguments, passed on unchanged.
+                Some(next) => unsafe {
+                    next(
+                        physical_device,
+                        p_layer_name,
+                        p_property_count,
+                        p_properties,
+                    )
+                },
                 None => unknown_handle("vkEnumerateDeviceExtensionProperties"),
             }
         },
@@ -178,7 +221,7 @@ struct AddedFeatures {
 
 impl DevicePrep {
     /// `ci` as the driver gets it.
-    unsafe fn patch<'a>(&'a mut self, ci: &vk::DeviceCreateInfo<'a>) -> vk::DeviceCreateInfo<'a> {
+    fn patch<'a>(&'a mut self, ci: &vk::DeviceCreateInfo<'a>) -> vk::DeviceCreateInfo<'a> {
         let mut out = *ci;
         if let Some(exts) = &self.extensions {
             out.enabled_extension_count = exts.len() as u32;
@@ -204,35 +247,41 @@ const PROVOKING_VERTEX: &CStr = c"VK_EXT_provoking_vertex";
 const DEPTH_CLIP_CONTROL: &CStr = c"VK_EXT_depth_clip_control";
 
 /// Whether the driver below lists `name` for `physical_device`.
+/// # Safety
+/// `physical_device` belongs to `inst`.
 unsafe fn driver_has_extension(
     inst: &InstanceData,
     physical_device: vk::PhysicalDevice,
     name: &CStr,
 ) -> bool {
-    let Some(enumerate) = inst.table.enumerate_device_extension_properties else {
-        return false;
-    };
-    let mut count = 0;
-    if enumerate(
-        physical_device,
-        std::ptr::null(),
-        &mut count,
-        std::ptr::null_mut(),
-    ) != vk::Result::SUCCESS
-    {
-        return false;
+    // SAFETY: the next layer's command with its two-call idiom; `props` holds `count`
+    // elements.
+    unsafe {
+        let Some(enumerate) = inst.table.enumerate_device_extension_properties else {
+            return false;
+        };
+        let mut count = 0;
+        if enumerate(
+            physical_device,
+            std::ptr::null(),
+            &mut count,
+            std::ptr::null_mut(),
+        ) != vk::Result::SUCCESS
+        {
+            return false;
+        }
+        let mut props = vec![vk::ExtensionProperties::default(); count as usize];
+        let result = enumerate(
+            physical_device,
+            std::ptr::null(),
+            &mut count,
+            props.as_mut_ptr(),
+        );
+        result.as_raw() >= 0
+            && props[..count as usize]
+                .iter()
+                .any(|p| p.extension_name_as_c_str() == Ok(name))
     }
-    let mut props = vec![vk::ExtensionProperties::default(); count as usize];
-    let result = enumerate(
-        physical_device,
-        std::ptr::null(),
-        &mut count,
-        props.as_mut_ptr(),
-    );
-    result.as_raw() >= 0
-        && props[..count as usize]
-            .iter()
-            .any(|p| p.extension_name_as_c_str() == Ok(name))
 }
 
 unsafe fn prepare_device(
@@ -240,103 +289,108 @@ unsafe fn prepare_device(
     physical_device: vk::PhysicalDevice,
     ci: &vk::DeviceCreateInfo<'_>,
 ) -> DevicePrep {
-    maybe_inject_panic(&inst.settings, "vkCreateDevice");
-    let app_extensions = slice(ci.pp_enabled_extension_names, ci.enabled_extension_count);
-    let enabled = |ext: &CStr| {
-        app_extensions
-            .iter()
-            .any(|&n| !n.is_null() && CStr::from_ptr(n) == ext)
-    };
-    let layer_extensions = EnabledExtensions {
-        levels: enabled(LayerExtension::TessellationDefaultLevels.name()),
-        gl_state: enabled(LayerExtension::GlState.name()),
-    };
-    let ours = |&name: &*const c_char| {
-        !name.is_null()
-            && LayerExtension::ALL
+    // SAFETY: `ci` and its chain are valid (the caller's contract); the instance
+    // table's commands are the next layer's.
+    unsafe {
+        maybe_inject_panic(&inst.settings, "vkCreateDevice");
+        let app_extensions = slice(ci.pp_enabled_extension_names, ci.enabled_extension_count);
+        let enabled = |ext: &CStr| {
+            app_extensions
                 .iter()
-                .any(|e| CStr::from_ptr(name) == e.name())
-    };
-    let mut extensions: Vec<*const c_char> = app_extensions
-        .iter()
-        .copied()
-        .filter(|n| !ours(n))
-        .collect();
-    let limits = match inst.table.get_physical_device_properties {
-        Some(get) => {
-            let mut props = vk::PhysicalDeviceProperties::default();
-            get(physical_device, &mut props);
-            let l = &props.limits;
-            Limits {
-                max_fragment_output_attachments: l.max_fragment_output_attachments,
-                max_fragment_dual_src_attachments: l.max_fragment_dual_src_attachments,
-                max_push_constants_size: l.max_push_constants_size,
-                max_tessellation_patch_size: l.max_tessellation_patch_size,
-            }
-        }
-        None => Limits::REQUIRED_MINIMUM,
-    };
-    let mut features = enabled_features(ci);
-    let mut added_features = Box::<AddedFeatures>::default();
-    let mut core_features = None;
-    let mut conventions = Conventions::default();
-
-    if layer_extensions.gl_state {
-        // What the driver supports, through vkGetPhysicalDeviceFeatures2 (Vulkan 1.1).
-        let mut provoking = vk::PhysicalDeviceProvokingVertexFeaturesEXT::default();
-        let mut depth = vk::PhysicalDeviceDepthClipControlFeaturesEXT::default();
-        let has_provoking = driver_has_extension(inst, physical_device, PROVOKING_VERTEX);
-        let has_depth = driver_has_extension(inst, physical_device, DEPTH_CLIP_CONTROL);
-        let mut query = vk::PhysicalDeviceFeatures2::default();
-        if has_provoking {
-            provoking.p_next = query.p_next;
-            query.p_next =
-                (&mut provoking as *mut vk::PhysicalDeviceProvokingVertexFeaturesEXT<'_>).cast();
-        }
-        if has_depth {
-            depth.p_next = query.p_next;
-            query.p_next =
-                (&mut depth as *mut vk::PhysicalDeviceDepthClipControlFeaturesEXT<'_>).cast();
-        }
-        let queried = match inst.table.get_physical_device_features2 {
-            Some(get) if inst.api_version >= vk::API_VERSION_1_1 => {
-                get(physical_device, &mut query);
-                true
-            }
-            _ => false,
+                .any(|&n| !n.is_null() && CStr::from_ptr(n) == ext)
         };
-        if !queried {
-            log::warning!(
-                "VK_GLSEM_gl_state: the instance is older than Vulkan 1.1, so GL's provoking \
-                 vertex and depth range cannot be given to the driver; pipelines keep Vulkan's \
-                 conventions there"
-            );
-        }
-        // The application's own structs win: the layer does not chain a second one.
-        const PV: vk::StructureType =
-            vk::StructureType::PHYSICAL_DEVICE_PROVOKING_VERTEX_FEATURES_EXT;
-        const DC: vk::StructureType =
-            vk::StructureType::PHYSICAL_DEVICE_DEPTH_CLIP_CONTROL_FEATURES_EXT;
-        conventions.provoking_vertex_last = match find_in_chain::<
-            vk::PhysicalDeviceProvokingVertexFeaturesEXT<'_>,
-        >(ci.p_next, PV)
-        {
-            Some(app) => app.provoking_vertex_last != 0 && enabled(PROVOKING_VERTEX),
-            None if queried && provoking.provoking_vertex_last != 0 => {
-                added_features.provoking_vertex =
-                    Some(vk::PhysicalDeviceProvokingVertexFeaturesEXT {
-                        provoking_vertex_last: vk::TRUE,
-                        ..Default::default()
-                    });
-                if !enabled(PROVOKING_VERTEX) {
-                    extensions.push(PROVOKING_VERTEX.as_ptr());
+        let layer_extensions = EnabledExtensions {
+            levels: enabled(LayerExtension::TessellationDefaultLevels.name()),
+            gl_state: enabled(LayerExtension::GlState.name()),
+        };
+        let ours = |&name: &*const c_char| {
+            !name.is_null()
+                && LayerExtension::ALL
+                    .iter()
+                    .any(|e| CStr::from_ptr(name) == e.name())
+        };
+        let mut extensions: Vec<*const c_char> = app_extensions
+            .iter()
+            .copied()
+            .filter(|n| !ours(n))
+            .collect();
+        let limits = match inst.table.get_physical_device_properties {
+            Some(get) => {
+                let mut props = vk::PhysicalDeviceProperties::default();
+                get(physical_device, &mut props);
+                let l = &props.limits;
+                Limits {
+                    max_fragment_output_attachments: l.max_fragment_output_attachments,
+                    max_fragment_dual_src_attachments: l.max_fragment_dual_src_attachments,
+                    max_push_constants_size: l.max_push_constants_size,
+                    max_tessellation_patch_size: l.max_tessellation_patch_size,
                 }
-                true
             }
-            None => false,
+            None => Limits::REQUIRED_MINIMUM,
         };
-        conventions.depth_clip_control =
-            match find_in_chain::<vk::PhysicalDeviceDepthClipControlFeaturesEXT<'_>>(ci.p_next, DC)
+        let mut features = enabled_features(ci);
+        let mut added_features = Box::<AddedFeatures>::default();
+        let mut core_features = None;
+        let mut conventions = Conventions::default();
+
+        if layer_extensions.gl_state {
+            // What the driver supports, through vkGetPhysicalDeviceFeatures2 (Vulkan 1.1).
+            let mut provoking = vk::PhysicalDeviceProvokingVertexFeaturesEXT::default();
+            let mut depth = vk::PhysicalDeviceDepthClipControlFeaturesEXT::default();
+            let has_provoking = driver_has_extension(inst, physical_device, PROVOKING_VERTEX);
+            let has_depth = driver_has_extension(inst, physical_device, DEPTH_CLIP_CONTROL);
+            let mut query = vk::PhysicalDeviceFeatures2::default();
+            if has_provoking {
+                provoking.p_next = query.p_next;
+                query.p_next = (&mut provoking
+                    as *mut vk::PhysicalDeviceProvokingVertexFeaturesEXT<'_>)
+                    .cast();
+            }
+            if has_depth {
+                depth.p_next = query.p_next;
+                query.p_next =
+                    (&mut depth as *mut vk::PhysicalDeviceDepthClipControlFeaturesEXT<'_>).cast();
+            }
+            let queried = match inst.table.get_physical_device_features2 {
+                Some(get) if inst.api_version >= vk::API_VERSION_1_1 => {
+                    get(physical_device, &mut query);
+                    true
+                }
+                _ => false,
+            };
+            if !queried {
+                log::warning!(
+                    "VK_GLSEM_gl_state: the instance is older than Vulkan 1.1, so GL's provoking \
+                     vertex and depth range cannot be given to the driver; pipelines keep Vulkan's \
+                     conventions there"
+                );
+            }
+            // The application's own structs win: the layer does not chain a second one.
+            const PV: vk::StructureType =
+                vk::StructureType::PHYSICAL_DEVICE_PROVOKING_VERTEX_FEATURES_EXT;
+            const DC: vk::StructureType =
+                vk::StructureType::PHYSICAL_DEVICE_DEPTH_CLIP_CONTROL_FEATURES_EXT;
+            conventions.provoking_vertex_last = match find_in_chain::<
+                vk::PhysicalDeviceProvokingVertexFeaturesEXT<'_>,
+            >(ci.p_next, PV)
+            {
+                Some(app) => app.provoking_vertex_last != 0 && enabled(PROVOKING_VERTEX),
+                None if queried && provoking.provoking_vertex_last != 0 => {
+                    added_features.provoking_vertex =
+                        Some(vk::PhysicalDeviceProvokingVertexFeaturesEXT {
+                            provoking_vertex_last: vk::TRUE,
+                            ..Default::default()
+                        });
+                    if !enabled(PROVOKING_VERTEX) {
+                        extensions.push(PROVOKING_VERTEX.as_ptr());
+                    }
+                    true
+                }
+                None => false,
+            };
+            conventions.depth_clip_control = match find_in_chain::<
+                vk::PhysicalDeviceDepthClipControlFeaturesEXT<'_>,
+            >(ci.p_next, DC)
             {
                 Some(app) => app.depth_clip_control != 0 && enabled(DEPTH_CLIP_CONTROL),
                 None if queried && depth.depth_clip_control != 0 => {
@@ -352,89 +406,100 @@ unsafe fn prepare_device(
                 }
                 None => false,
             };
-        if !conventions.provoking_vertex_last {
-            log::warning!(
-                "VK_GLSEM_gl_state: the driver lacks VK_EXT_provoking_vertex with \
-                 provokingVertexLast; flat-shaded varyings take the first vertex's value \
-                 (Vulkan's convention), not the last (GL's)"
-            );
-        }
-        // GL sizes points in every stage; Vulkan lets tessellation and geometry shaders
-        // write the size only with this feature. It can be added where the application
-        // passes pEnabledFeatures (a copy is patched); with VkPhysicalDeviceFeatures2 the
-        // application's struct stays as it is.
-        if !features.tess_geom_point_size && !ci.p_enabled_features.is_null() {
-            let mut supported = vk::PhysicalDeviceFeatures::default();
-            if let Some(get) = inst.table.get_physical_device_features {
-                get(physical_device, &mut supported);
+            if !conventions.provoking_vertex_last {
+                log::warning!(
+                    "VK_GLSEM_gl_state: the driver lacks VK_EXT_provoking_vertex with \
+                     provokingVertexLast; flat-shaded varyings take the first vertex's value \
+                     (Vulkan's convention), not the last (GL's)"
+                );
             }
-            if supported.shader_tessellation_and_geometry_point_size != 0 {
-                let mut copy = Box::new(*ci.p_enabled_features);
-                copy.shader_tessellation_and_geometry_point_size = vk::TRUE;
-                core_features = Some(copy);
-                features.tess_geom_point_size = true;
+            // GL sizes points in every stage; Vulkan lets tessellation and geometry shaders
+            // write the size only with this feature. It can be added where the application
+            // passes pEnabledFeatures (a copy is patched); with VkPhysicalDeviceFeatures2 the
+            // application's struct stays as it is.
+            if !features.tess_geom_point_size && !ci.p_enabled_features.is_null() {
+                let mut supported = vk::PhysicalDeviceFeatures::default();
+                if let Some(get) = inst.table.get_physical_device_features {
+                    get(physical_device, &mut supported);
+                }
+                if supported.shader_tessellation_and_geometry_point_size != 0 {
+                    let mut copy = Box::new(*ci.p_enabled_features);
+                    copy.shader_tessellation_and_geometry_point_size = vk::TRUE;
+                    core_features = Some(copy);
+                    features.tess_geom_point_size = true;
+                }
             }
         }
-    }
-    let changed = extensions.len() != app_extensions.len()
-        || layer_extensions != EnabledExtensions::default();
-    DevicePrep {
-        extensions: changed.then_some(extensions),
-        added_features,
-        core_features,
-        facts: DeviceFacts {
-            features,
-            limits,
-            extensions: layer_extensions,
-            conventions,
-        },
+        let changed = extensions.len() != app_extensions.len()
+            || layer_extensions != EnabledExtensions::default();
+        DevicePrep {
+            extensions: changed.then_some(extensions),
+            added_features,
+            core_features,
+            facts: DeviceFacts {
+                features,
+                limits,
+                extensions: layer_extensions,
+                conventions,
+            },
+        }
     }
 }
 
 /// The features the rewrites depend on, from `pEnabledFeatures` or the `pNext` chain.
 unsafe fn enabled_features(ci: &vk::DeviceCreateInfo<'_>) -> EnabledFeatures {
-    let mut f = EnabledFeatures::default();
-    let mut core = |c: &vk::PhysicalDeviceFeatures| {
-        f.tessellation_shader |= c.tessellation_shader != 0;
-        f.geometry_shader |= c.geometry_shader != 0;
-        f.tess_geom_point_size |= c.shader_tessellation_and_geometry_point_size != 0;
-    };
-    if let Some(c) = ci.p_enabled_features.as_ref() {
-        core(c);
-    }
-    let mut p = ci.p_next as *const vk::BaseInStructure<'_>;
-    while let Some(s) = p.as_ref() {
-        match s.s_type {
-            vk::StructureType::PHYSICAL_DEVICE_FEATURES_2 => {
-                core(&(*(p as *const vk::PhysicalDeviceFeatures2<'_>)).features)
-            }
-            vk::StructureType::PHYSICAL_DEVICE_VULKAN_1_3_FEATURES => {
-                f.dynamic_rendering |=
-                    (*(p as *const vk::PhysicalDeviceVulkan13Features<'_>)).dynamic_rendering != 0
-            }
-            vk::StructureType::PHYSICAL_DEVICE_DYNAMIC_RENDERING_FEATURES => {
-                f.dynamic_rendering |=
-                    (*(p as *const vk::PhysicalDeviceDynamicRenderingFeatures<'_>))
+    // SAFETY: `ci` and its chain are valid (the caller's contract).
+    unsafe {
+        let mut f = EnabledFeatures::default();
+        let mut core = |c: &vk::PhysicalDeviceFeatures| {
+            f.tessellation_shader |= c.tessellation_shader != 0;
+            f.geometry_shader |= c.geometry_shader != 0;
+            f.tess_geom_point_size |= c.shader_tessellation_and_geometry_point_size != 0;
+        };
+        if let Some(c) = ci.p_enabled_features.as_ref() {
+            core(c);
+        }
+        let mut p = ci.p_next as *const vk::BaseInStructure<'_>;
+        while let Some(s) = p.as_ref() {
+            match s.s_type {
+                vk::StructureType::PHYSICAL_DEVICE_FEATURES_2 => {
+                    core(&(*(p as *const vk::PhysicalDeviceFeatures2<'_>)).features)
+                }
+                vk::StructureType::PHYSICAL_DEVICE_VULKAN_1_3_FEATURES => {
+                    f.dynamic_rendering |= (*(p as *const vk::PhysicalDeviceVulkan13Features<'_>))
                         .dynamic_rendering
                         != 0
+                }
+                vk::StructureType::PHYSICAL_DEVICE_DYNAMIC_RENDERING_FEATURES => {
+                    f.dynamic_rendering |= (*(p
+                        as *const vk::PhysicalDeviceDynamicRenderingFeatures<'_>))
+                        .dynamic_rendering
+                        != 0
+                }
+                vk::StructureType::PHYSICAL_DEVICE_MAINTENANCE_5_FEATURES_KHR => {
+                    f.maintenance5 |= (*(p as *const vk::PhysicalDeviceMaintenance5FeaturesKHR<'_>))
+                        .maintenance5
+                        != 0
+                }
+                vk::StructureType::PHYSICAL_DEVICE_TRANSFORM_FEEDBACK_FEATURES_EXT => {
+                    f.transform_feedback |= (*(p
+                        as *const vk::PhysicalDeviceTransformFeedbackFeaturesEXT<'_>))
+                        .transform_feedback
+                        != 0
+                }
+                _ => {}
             }
-            vk::StructureType::PHYSICAL_DEVICE_MAINTENANCE_5_FEATURES_KHR => {
-                f.maintenance5 |=
-                    (*(p as *const vk::PhysicalDeviceMaintenance5FeaturesKHR<'_>)).maintenance5 != 0
-            }
-            vk::StructureType::PHYSICAL_DEVICE_TRANSFORM_FEEDBACK_FEATURES_EXT => {
-                f.transform_feedback |= (*(p
-                    as *const vk::PhysicalDeviceTransformFeedbackFeaturesEXT<'_>))
-                    .transform_feedback
-                    != 0
-            }
-            _ => {}
+            p = s.p_next;
         }
-        p = s.p_next;
+        f
     }
-    f
 }
 
+/// `vkCreateDevice`: removes the layer's extensions, adds what `VK_GLSEM_gl_state` needs,
+/// calls down through the loader's link and records the device.
+///
+/// # Safety
+/// Vulkan's valid usage for the command.
 pub unsafe extern "system" fn create_device(
     physical_device: vk::PhysicalDevice,
     p_create_info: *const vk::DeviceCreateInfo<'_>,
@@ -448,37 +513,56 @@ pub unsafe extern "system" fn create_device(
             let Some(inst) = instance_data(physical_device) else {
                 return vk::Result::ERROR_INITIALIZATION_FAILED;
             };
-            let link: *mut LayerDeviceCreateInfo = find_link_info(
-                (*p_create_info).p_next,
-                vk::StructureType::LOADER_DEVICE_CREATE_INFO,
-            );
-            if link.is_null() || (*link).p_layer_info.is_null() {
-                return vk::Result::ERROR_INITIALIZATION_FAILED;
-            }
-            let layer_info = (*link).p_layer_info;
-            let next_gipa = (*layer_info).pfn_next_get_instance_proc_addr;
-            let next_gdpa = (*layer_info).pfn_next_get_device_proc_addr;
-            (*link).p_layer_info = (*layer_info).p_next;
-            let Some(create) = next_gipa(inst.handle, c"vkCreateDevice".as_ptr()) else {
+            // SAFETY: the loader's create info, link info and layer list are valid (the
+            // caller's contract); the next layer reads its own link, so the chain advances
+            // before calling down.
+            let (app_ci, next_gipa, next_gdpa) = unsafe {
+                let ci = &*p_create_info;
+                let link: *mut LayerDeviceCreateInfo =
+                    find_link_info(ci.p_next, vk::StructureType::LOADER_DEVICE_CREATE_INFO);
+                let Some(link) = link.as_mut() else {
+                    return vk::Result::ERROR_INITIALIZATION_FAILED;
+                };
+                let Some(layer_info) = link.p_layer_info.as_ref() else {
+                    return vk::Result::ERROR_INITIALIZATION_FAILED;
+                };
+                link.p_layer_info = layer_info.p_next;
+                (
+                    ci,
+                    layer_info.pfn_next_get_instance_proc_addr,
+                    layer_info.pfn_next_get_device_proc_addr,
+                )
+            };
+            // SAFETY: the next layer's vkGetInstanceProcAddr, with a nul-terminated name.
+            let create = unsafe { next_gipa(inst.handle, c"vkCreateDevice".as_ptr()) };
+            let Some(create) = create else {
                 return vk::Result::ERROR_INITIALIZATION_FAILED;
             };
-            let create: vk::PFN_vkCreateDevice = std::mem::transmute(create);
+            // SAFETY: that is the type of the command vkGetInstanceProcAddr named.
+            let create: vk::PFN_vkCreateDevice = unsafe { std::mem::transmute(create) };
 
             let mut prep = shield("vkCreateDevice", || {
-                prepare_device(&inst, physical_device, &*p_create_info)
+                // SAFETY: a valid create info (the caller's contract).
+                unsafe { prepare_device(&inst, physical_device, app_ci) }
             });
             // The layer implements its own extensions; the driver must not see them.
             let ci = match &mut prep {
-                Some(p) => p.patch(&*p_create_info),
-                None => *p_create_info,
+                Some(p) => p.patch(app_ci),
+                None => *app_ci,
             };
-            let result = create(physical_device, &ci, p_allocator, p_device);
+            // SAFETY: the application's create info, patched with structs that live until
+            // the call returns.
+            let result = unsafe { create(physical_device, &ci, p_allocator, p_device) };
             if result != vk::Result::SUCCESS {
                 return result;
             }
-            let device = *p_device;
+            // SAFETY: the driver wrote the handle on success.
+            let device = unsafe { *p_device };
             shield("vkCreateDevice", || {
-                let table = DeviceDispatch::load(|h, name| next_gdpa(h, name.as_ptr()), device);
+                // SAFETY: the next layer's vkGetDeviceProcAddr returns commands of the
+                // types it names.
+                let table =
+                    unsafe { DeviceDispatch::load(|h, name| next_gdpa(h, name.as_ptr()), device) };
                 let facts = prep.as_ref().map(|p| p.facts).unwrap_or_default();
                 log::debug!("device {:#x} created: {facts:?}", device.as_raw());
                 let data = DeviceData::new(device, next_gdpa, table, inst.settings.clone(), facts);
@@ -491,6 +575,10 @@ pub unsafe extern "system" fn create_device(
     )
 }
 
+/// `vkDestroyDevice`: every record of the device goes with it.
+///
+/// # Safety
+/// Vulkan's valid usage for the command.
 pub unsafe extern "system" fn destroy_device(
     device: vk::Device,
     p_allocator: *const vk::AllocationCallbacks<'_>,
@@ -501,7 +589,8 @@ pub unsafe extern "system" fn destroy_device(
             return;
         };
         if let Some(destroy) = dev.table.destroy_device {
-            destroy(device, p_allocator);
+            // SAFETY: the application's arguments, passed on unchanged.
+            unsafe { destroy(device, p_allocator) };
         }
     })
 }
@@ -533,6 +622,10 @@ fn create_recorded<P, F>(
     })
 }
 
+/// `vkCreateShaderModule`: keeps the words and their scan.
+///
+/// # Safety
+/// Vulkan's valid usage for the command.
 pub unsafe extern "system" fn create_shader_module(
     device: vk::Device,
     p_create_info: *const vk::ShaderModuleCreateInfo<'_>,
@@ -544,7 +637,8 @@ pub unsafe extern "system" fn create_shader_module(
         device,
         |t| t.create_shader_module,
         |dev| {
-            let words = code_words(&*p_create_info);
+            // SAFETY: a valid create info (Vulkan's valid usage).
+            let words = unsafe { code_words(&*p_create_info) };
             let record = ModuleRecord::new(words);
             if !record.summary.readable {
                 // Rare: the walk again, for the reason.
@@ -560,15 +654,21 @@ pub unsafe extern "system" fn create_shader_module(
             }
             record
         },
-        |next, _| next(device, p_create_info, p_allocator, p_shader_module),
+        // SAFETY: the application's arguments, passed on unchanged.
+        |next, _| unsafe { next(device, p_create_info, p_allocator, p_shader_module) },
         |dev, record| {
-            let module = *p_shader_module;
+            // SAFETY: the driver wrote the handle on success.
+            let module = unsafe { *p_shader_module };
             log::debug!("shader module {:#x}: {:?}", module.as_raw(), record.summary);
             dev.records.modules.write().insert(module, Arc::new(record));
         },
     )
 }
 
+/// `vkDestroyShaderModule`.
+///
+/// # Safety
+/// Vulkan's valid usage for the command.
 pub unsafe extern "system" fn destroy_shader_module(
     device: vk::Device,
     module: vk::ShaderModule,
@@ -582,7 +682,8 @@ pub unsafe extern "system" fn destroy_shader_module(
         },
         |t| {
             if let Some(destroy) = t.destroy_shader_module {
-                destroy(device, module, p_allocator);
+                // SAFETY: the application's arguments, passed on unchanged.
+                unsafe { destroy(device, module, p_allocator) };
             }
         },
     )
@@ -594,27 +695,32 @@ pub unsafe extern "system" fn destroy_shader_module(
 macro_rules! subpass_colors {
     ($ci:expr) => {{
         let ci = $ci;
-        let formats: Vec<vk::Format> = slice(ci.p_attachments, ci.attachment_count)
-            .iter()
-            .map(|a| a.format)
-            .collect();
-        slice(ci.p_subpasses, ci.subpass_count)
-            .iter()
-            .map(|s| {
-                slice(s.p_color_attachments, s.color_attachment_count)
-                    .iter()
-                    .map(|r| match r.attachment {
-                        vk::ATTACHMENT_UNUSED => None,
-                        a => formats.get(a as usize).copied(),
-                    })
-                    .collect()
-            })
-            .collect::<Vec<Vec<Option<vk::Format>>>>()
+        // SAFETY: the arrays of a valid create info hold their counts of elements
+        // (Vulkan's valid usage).
+        unsafe {
+            let formats: Vec<vk::Format> = slice(ci.p_attachments, ci.attachment_count)
+                .iter()
+                .map(|a| a.format)
+                .collect();
+            slice(ci.p_subpasses, ci.subpass_count)
+                .iter()
+                .map(|s| {
+                    slice(s.p_color_attachments, s.color_attachment_count)
+                        .iter()
+                        .map(|r| match r.attachment {
+                            vk::ATTACHMENT_UNUSED => None,
+                            a => formats.get(a as usize).copied(),
+                        })
+                        .collect()
+                })
+                .collect::<Vec<Vec<Option<vk::Format>>>>()
+        }
     }};
 }
 
-/// Calls down to a render-pass create command and records the result.
-unsafe fn create_render_pass_with<F>(
+/// Calls down to a render-pass create command and records the result; `call_down` writes
+/// `p_render_pass` when it succeeds (the driver does).
+fn create_render_pass_with<F>(
     what: &str,
     device: vk::Device,
     p_render_pass: *mut vk::RenderPass,
@@ -632,11 +738,16 @@ unsafe fn create_render_pass_with<F>(
             dev.records
                 .render_passes
                 .write()
-                .insert(*p_render_pass, Arc::new(record));
+                // SAFETY: the driver wrote the handle on success.
+                .insert(unsafe { *p_render_pass }, Arc::new(record));
         },
     )
 }
 
+/// `vkCreateRenderPass`: remembers the colour attachments per subpass.
+///
+/// # Safety
+/// Vulkan's valid usage for the command.
 pub unsafe extern "system" fn create_render_pass(
     device: vk::Device,
     p_create_info: *const vk::RenderPassCreateInfo<'_>,
@@ -648,11 +759,17 @@ pub unsafe extern "system" fn create_render_pass(
         device,
         p_render_pass,
         |t| t.create_render_pass,
-        || subpass_colors!(&*p_create_info),
-        |next| next(device, p_create_info, p_allocator, p_render_pass),
+        // SAFETY: a valid create info (Vulkan's valid usage).
+        || subpass_colors!(unsafe { &*p_create_info }),
+        // SAFETY: the application's arguments, passed on unchanged.
+        |next| unsafe { next(device, p_create_info, p_allocator, p_render_pass) },
     )
 }
 
+/// `vkCreateRenderPass2`: remembers the colour attachments per subpass.
+///
+/// # Safety
+/// Vulkan's valid usage for the command.
 pub unsafe extern "system" fn create_render_pass2(
     device: vk::Device,
     p_create_info: *const vk::RenderPassCreateInfo2<'_>,
@@ -664,11 +781,17 @@ pub unsafe extern "system" fn create_render_pass2(
         device,
         p_render_pass,
         |t| t.create_render_pass2,
-        || subpass_colors!(&*p_create_info),
-        |next| next(device, p_create_info, p_allocator, p_render_pass),
+        // SAFETY: a valid create info (Vulkan's valid usage).
+        || subpass_colors!(unsafe { &*p_create_info }),
+        // SAFETY: the application's arguments, passed on unchanged.
+        |next| unsafe { next(device, p_create_info, p_allocator, p_render_pass) },
     )
 }
 
+/// `vkCreateRenderPass2KHR`: remembers the colour attachments per subpass.
+///
+/// # Safety
+/// Vulkan's valid usage for the command.
 pub unsafe extern "system" fn create_render_pass2_khr(
     device: vk::Device,
     p_create_info: *const vk::RenderPassCreateInfo2<'_>,
@@ -680,11 +803,17 @@ pub unsafe extern "system" fn create_render_pass2_khr(
         device,
         p_render_pass,
         |t| t.create_render_pass2_khr,
-        || subpass_colors!(&*p_create_info),
-        |next| next(device, p_create_info, p_allocator, p_render_pass),
+        // SAFETY: a valid create info (Vulkan's valid usage).
+        || subpass_colors!(unsafe { &*p_create_info }),
+        // SAFETY: the application's arguments, passed on unchanged.
+        |next| unsafe { next(device, p_create_info, p_allocator, p_render_pass) },
     )
 }
 
+/// `vkDestroyRenderPass`.
+///
+/// # Safety
+/// Vulkan's valid usage for the command.
 pub unsafe extern "system" fn destroy_render_pass(
     device: vk::Device,
     render_pass: vk::RenderPass,
@@ -698,7 +827,8 @@ pub unsafe extern "system" fn destroy_render_pass(
         },
         |t| {
             if let Some(destroy) = t.destroy_render_pass {
-                destroy(device, render_pass, p_allocator);
+                // SAFETY: the application's arguments, passed on unchanged.
+                unsafe { destroy(device, render_pass, p_allocator) };
             }
         },
     )
@@ -779,6 +909,10 @@ fn plan_layout(
     (None, BlockSlot::Unavailable(why))
 }
 
+/// `vkCreatePipelineLayout`: places the GL-state block.
+///
+/// # Safety
+/// Vulkan's valid usage for the command.
 pub unsafe extern "system" fn create_pipeline_layout(
     device: vk::Device,
     p_create_info: *const vk::PipelineLayoutCreateInfo<'_>,
@@ -790,29 +924,40 @@ pub unsafe extern "system" fn create_pipeline_layout(
         device,
         |t| t.create_pipeline_layout,
         |dev| {
-            let ci = &*p_create_info;
-            let app = slice(ci.p_push_constant_ranges, ci.push_constant_range_count).to_vec();
+            // SAFETY: a valid create info with its ranges (Vulkan's valid usage).
+            let app = unsafe {
+                let ci = &*p_create_info;
+                slice(ci.p_push_constant_ranges, ci.push_constant_range_count).to_vec()
+            };
             let (ranges, slot) = plan_layout(dev, &app);
             (app, ranges, slot)
         },
         |next, plan| {
-            let mut ci = *p_create_info;
+            // SAFETY: a valid create info (Vulkan's valid usage).
+            let mut ci = unsafe { *p_create_info };
             if let Some((_, Some(ranges), _)) = plan {
                 ci.push_constant_range_count = ranges.len() as u32;
                 ci.p_push_constant_ranges = ranges.as_ptr();
             }
-            next(device, &ci, p_allocator, p_pipeline_layout)
+            // SAFETY: the application's create info with ranges that live until the call
+            // returns.
+            unsafe { next(device, &ci, p_allocator, p_pipeline_layout) }
         },
         |dev, (app, _, slot)| {
             let record = Arc::new(LayoutRecord::new(app, slot));
             dev.records
                 .layouts
                 .write()
-                .insert(*p_pipeline_layout, record);
+                // SAFETY: the driver wrote the handle on success.
+                .insert(unsafe { *p_pipeline_layout }, record);
         },
     )
 }
 
+/// `vkDestroyPipelineLayout`.
+///
+/// # Safety
+/// Vulkan's valid usage for the command.
 pub unsafe extern "system" fn destroy_pipeline_layout(
     device: vk::Device,
     layout: vk::PipelineLayout,
@@ -826,12 +971,17 @@ pub unsafe extern "system" fn destroy_pipeline_layout(
         },
         |t| {
             if let Some(destroy) = t.destroy_pipeline_layout {
-                destroy(device, layout, p_allocator);
+                // SAFETY: the application's arguments, passed on unchanged.
+                unsafe { destroy(device, layout, p_allocator) };
             }
         },
     )
 }
 
+/// `vkDestroyPipeline`.
+///
+/// # Safety
+/// Vulkan's valid usage for the command.
 pub unsafe extern "system" fn destroy_pipeline(
     device: vk::Device,
     pipeline: vk::Pipeline,
@@ -848,7 +998,8 @@ pub unsafe extern "system" fn destroy_pipeline(
         },
         |t| {
             if let Some(destroy) = t.destroy_pipeline {
-                destroy(device, pipeline, p_allocator);
+                // SAFETY: the application's arguments, passed on unchanged.
+                unsafe { destroy(device, pipeline, p_allocator) };
             }
         },
     )

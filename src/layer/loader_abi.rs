@@ -81,12 +81,15 @@ pub struct LayerDeviceCreateInfo {
 /// `p_next` must be a valid Vulkan `pNext` chain.
 pub unsafe fn find_link_info<T>(mut p_next: *const c_void, s_type: vk::StructureType) -> *mut T {
     while !p_next.is_null() {
-        let base = &*(p_next as *const vk::BaseInStructure);
+        // SAFETY: every struct of a valid chain starts with sType and pNext.
+        let base = unsafe { &*(p_next as *const vk::BaseInStructure) };
         if base.s_type == s_type {
-            // Both loader structs start with sType, pNext, function.
-            let function = *(p_next as *const u8)
-                .add(std::mem::size_of::<vk::BaseInStructure>())
-                .cast::<u32>();
+            // SAFETY: both loader structs start with sType, pNext, function.
+            let function = unsafe {
+                *(p_next as *const u8)
+                    .add(std::mem::size_of::<vk::BaseInStructure>())
+                    .cast::<u32>()
+            };
             if function == VK_LAYER_LINK_INFO {
                 return p_next as *mut T;
             }
@@ -104,7 +107,8 @@ pub unsafe fn find_link_info<T>(mut p_next: *const c_void, s_type: vk::Structure
 /// `handle` must be a live dispatchable handle (not null).
 #[inline]
 pub unsafe fn dispatch_key(handle: *const c_void) -> usize {
-    *(handle as *const usize)
+    // SAFETY: the caller's contract; the loader stores the table pointer first.
+    unsafe { *(handle as *const usize) }
 }
 
 #[cfg(test)]

@@ -353,7 +353,8 @@ pub unsafe extern "system" fn get_instance_proc_addr(
         return None;
     }
     ffi_guard("vkGetInstanceProcAddr", None, || {
-        let name = CStr::from_ptr(p_name).to_bytes();
+        // SAFETY: pName is a nul-terminated string (Vulkan's valid usage).
+        let name = unsafe { CStr::from_ptr(p_name) }.to_bytes();
         match name {
             b"vkGetInstanceProcAddr" => {
                 return void_fn::<vk::PFN_vkGetInstanceProcAddr>(get_instance_proc_addr)
@@ -373,7 +374,8 @@ pub unsafe extern "system" fn get_instance_proc_addr(
         if let Some((hook, available)) = instance_hook(name) {
             return available(&inst.table).then_some(hook);
         }
-        let next = (inst.next_gipa)(instance, p_name);
+        // SAFETY: the application's arguments, passed on unchanged.
+        let next = unsafe { (inst.next_gipa)(instance, p_name) };
         match device_hook(name) {
             Some((hook, _)) => next.map(|_| hook),
             None => next,
@@ -393,7 +395,8 @@ pub unsafe extern "system" fn get_device_proc_addr(
         return None;
     }
     ffi_guard("vkGetDeviceProcAddr", None, || {
-        let name = CStr::from_ptr(p_name).to_bytes();
+        // SAFETY: pName is a nul-terminated string (Vulkan's valid usage).
+        let name = unsafe { CStr::from_ptr(p_name) }.to_bytes();
         if name == b"vkGetDeviceProcAddr" {
             return void_fn::<vk::PFN_vkGetDeviceProcAddr>(get_device_proc_addr);
         }
@@ -412,7 +415,8 @@ pub unsafe extern "system" fn get_device_proc_addr(
         if let Some((hook, available)) = device_hook(name) {
             return available(&dev.table).then_some(hook);
         }
-        (dev.next_gdpa)(device, p_name)
+        // SAFETY: the application's arguments, passed on unchanged.
+        unsafe { (dev.next_gdpa)(device, p_name) }
     })
 }
 
@@ -423,7 +427,8 @@ pub unsafe extern "system" fn get_device_proc_addr(
 pub unsafe fn negotiate_loader_layer_interface_version(
     p_version_struct: *mut loader_abi::NegotiateLayerInterface,
 ) -> vk::Result {
-    let Some(v) = p_version_struct.as_mut() else {
+    // SAFETY: the loader passes its negotiation struct (the caller's contract).
+    let Some(v) = (unsafe { p_version_struct.as_mut() }) else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
     if v.s_type != loader_abi::LAYER_NEGOTIATE_INTERFACE_STRUCT

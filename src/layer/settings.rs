@@ -147,7 +147,8 @@ impl Settings {
     /// # Safety
     /// `p_next` must be a valid `VkInstanceCreateInfo` `pNext` chain.
     pub unsafe fn for_instance(p_next: *const c_void) -> (Settings, Vec<String>) {
-        let api = api_settings(p_next);
+        // SAFETY: the caller's contract.
+        let api = unsafe { api_settings(p_next) };
         let file = settings_file().and_then(|path| std::fs::read_to_string(path).ok());
         Settings::resolve(&api, file.as_deref(), &|name| std::env::var(name).ok())
     }
@@ -189,61 +190,69 @@ fn settings_file() -> Option<PathBuf> {
 /// The values `VkLayerSettingsCreateInfoEXT` structs in the chain give this layer, as
 /// strings. Booleans become `on`/`off`, integers their decimal form; other types are ignored
 /// with a warning.
+///
+/// # Safety
+/// `p_next` must be a valid `pNext` chain.
 unsafe fn api_settings(mut p_next: *const c_void) -> Vec<(String, String)> {
     let mut out = Vec::new();
-    while !p_next.is_null() {
-        let base = &*(p_next as *const vk::BaseInStructure);
-        if base.s_type == vk::StructureType::LAYER_SETTINGS_CREATE_INFO_EXT {
-            let info = &*(p_next as *const vk::LayerSettingsCreateInfoEXT);
-            let settings = slice(info.p_settings, info.setting_count);
-            for setting in settings {
-                if setting.p_layer_name.is_null()
-                    || CStr::from_ptr(setting.p_layer_name).to_bytes() != LAYER_NAME.as_bytes()
-                    || setting.p_setting_name.is_null()
-                    || setting.value_count == 0
-                    || setting.p_values.is_null()
-                {
-                    continue;
-                }
-                let name = CStr::from_ptr(setting.p_setting_name)
-                    .to_string_lossy()
-                    .into_owned();
-                let value = match setting.ty {
-                    vk::LayerSettingTypeEXT::STRING => {
-                        let s = *(setting.p_values as *const *const c_char);
-                        if s.is_null() {
-                            continue;
+    // SAFETY: a valid chain (the caller's contract); in a VkLayerSettingsCreateInfoEXT,
+    // pSettings holds settingCount settings, each with nul-terminated names and pValues
+    // pointing at valueCount values of its declared type (Vulkan's valid usage).
+    unsafe {
+        while !p_next.is_null() {
+            let base = &*(p_next as *const vk::BaseInStructure);
+            if base.s_type == vk::StructureType::LAYER_SETTINGS_CREATE_INFO_EXT {
+                let info = &*(p_next as *const vk::LayerSettingsCreateInfoEXT);
+                let settings = slice(info.p_settings, info.setting_count);
+                for setting in settings {
+                    if setting.p_layer_name.is_null()
+                        || CStr::from_ptr(setting.p_layer_name).to_bytes() != LAYER_NAME.as_bytes()
+                        || setting.p_setting_name.is_null()
+                        || setting.value_count == 0
+                        || setting.p_values.is_null()
+                    {
+                        continue;
+                    }
+                    let name = CStr::from_ptr(setting.p_setting_name)
+                        .to_string_lossy()
+                        .into_owned();
+                    let value = match setting.ty {
+                        vk::LayerSettingTypeEXT::STRING => {
+                            let s = *(setting.p_values as *const *const c_char);
+                            if s.is_null() {
+                                continue;
+                            }
+                            CStr::from_ptr(s).to_string_lossy().into_owned()
                         }
-                        CStr::from_ptr(s).to_string_lossy().into_owned()
-                    }
-                    vk::LayerSettingTypeEXT::BOOL32 => {
-                        let b = *(setting.p_values as *const vk::Bool32);
-                        if b != 0 { "on" } else { "off" }.to_owned()
-                    }
-                    vk::LayerSettingTypeEXT::INT32 => {
-                        (*(setting.p_values as *const i32)).to_string()
-                    }
-                    vk::LayerSettingTypeEXT::UINT32 => {
-                        (*(setting.p_values as *const u32)).to_string()
-                    }
-                    vk::LayerSettingTypeEXT::INT64 => {
-                        (*(setting.p_values as *const i64)).to_string()
-                    }
-                    vk::LayerSettingTypeEXT::UINT64 => {
-                        (*(setting.p_values as *const u64)).to_string()
-                    }
-                    other => {
-                        super::log::warning!(
+                        vk::LayerSettingTypeEXT::BOOL32 => {
+                            let b = *(setting.p_values as *const vk::Bool32);
+                            if b != 0 { "on" } else { "off" }.to_owned()
+                        }
+                        vk::LayerSettingTypeEXT::INT32 => {
+                            (*(setting.p_values as *const i32)).to_string()
+                        }
+                        vk::LayerSettingTypeEXT::UINT32 => {
+                            (*(setting.p_values as *const u32)).to_string()
+                        }
+                        vk::LayerSettingTypeEXT::INT64 => {
+                            (*(setting.p_values as *const i64)).to_string()
+                        }
+                        vk::LayerSettingTypeEXT::UINT64 => {
+                            (*(setting.p_values as *const u64)).to_string()
+                        }
+                        other => {
+                            super::log::warning!(
                             "setting {name}: VkLayerSettingTypeEXT {other:?} is not supported; \
                              use STRING, BOOL32 or an integer type"
                         );
-                        continue;
-                    }
-                };
-                out.push((name, value));
+                            continue;
+                        }
+                    };
+                    out.push((name, value));
+                }
             }
+            p_next = base.p_next as *const c_void;
         }
-        p_next = base.p_next as *const c_void;
     }
     out
 }

@@ -8,8 +8,12 @@ use super::log;
 use super::settings::Settings;
 
 /// The words of a `VkShaderModuleCreateInfo` (empty when there is no whole word).
+///
+/// # Safety
+/// `pCode` must hold `codeSize` bytes that outlive `'a` (Vulkan's valid usage).
 pub unsafe fn code_words<'a>(ci: &vk::ShaderModuleCreateInfo<'_>) -> &'a [u32] {
-    slice(ci.p_code, (ci.code_size / 4).min(u32::MAX as usize) as u32)
+    // SAFETY: the caller's contract; whole words only.
+    unsafe { slice(ci.p_code, (ci.code_size / 4).min(u32::MAX as usize) as u32) }
 }
 
 /// Writes `words` as `<hash>.<label>.spv` into the `dump_dir` setting's directory.
