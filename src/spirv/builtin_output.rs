@@ -2,7 +2,7 @@
 //! `gl_ClipDistance`): where they live (a member of the `gl_PerVertex` output block, or a
 //! variable of their own), how to point at them, and whether the shader writes them.
 
-use spirv::{BuiltIn, Decoration, Op, StorageClass};
+use spirv::{BuiltIn, Decoration, ExecutionModel, Op, StorageClass};
 
 use super::module::{push_inst, Editor, EntryPoint, Module, Type};
 
@@ -55,6 +55,20 @@ impl BuiltinOutput {
         push_inst(code, Op::AccessChain, &ops);
         id
     }
+}
+
+/// The vertex, tessellation evaluation or geometry entry point `entry`: the stages whose
+/// built-in outputs reach the rasterizer.
+pub fn pre_rasterization_entry<'m>(m: &'m Module<'_>, entry: &str) -> Option<&'m EntryPoint> {
+    m.entry_points.iter().find(|ep| {
+        ep.name == entry
+            && matches!(
+                ep.model,
+                ExecutionModel::Vertex
+                    | ExecutionModel::TessellationEvaluation
+                    | ExecutionModel::Geometry
+            )
+    })
 }
 
 /// The entry point's `builtin` output, if it declares one (outputs that are arrays per

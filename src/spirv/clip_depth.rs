@@ -6,25 +6,17 @@
 //! A `gl_Position` captured by transform feedback would capture the remapped value, so
 //! such a shader is refused (the layer keeps Vulkan's depth convention for it and says so).
 
-use spirv::{BuiltIn, Decoration, ExecutionModel, Op};
+use spirv::{BuiltIn, Decoration, Op};
 
 use super::builtin_output::{self, BuiltinOutput};
-use super::exits::exits;
+use super::exits::rasterized_exits;
 use super::module::{push_inst, Editor, Module, Type};
 use super::{PassError, PassResult};
 
 /// Remaps `gl_Position.z` of `entry`. `Ok(None)` when the stage writes no `gl_Position`.
 pub fn remap_clip_depth(words: &[u32], entry: &str) -> PassResult {
     let m = Module::parse(words)?;
-    let Some(ep) = m.entry_points.iter().find(|ep| {
-        ep.name == entry
-            && matches!(
-                ep.model,
-                ExecutionModel::Vertex
-                    | ExecutionModel::TessellationEvaluation
-                    | ExecutionModel::Geometry
-            )
-    }) else {
+    let Some(ep) = builtin_output::pre_rasterization_entry(&m, entry) else {
         return Ok(None);
     };
     let Some(out) = builtin_output::find(&m, ep, BuiltIn::Position) else {
@@ -58,10 +50,7 @@ pub fn remap_clip_depth(words: &[u32], entry: &str) -> PassResult {
 
     let mut e = Editor::new(&m);
     let half = e.constant_f32(0.5);
-    for exit in exits(&m, ep)? {
-        if exit.stream.is_some_and(|s| s != 0) {
-            continue;
-        }
+    for exit in rasterized_exits(&m, ep)? {
         let mut code = Vec::new();
         let ptr = out.pointer(&mut e, &mut code, vec4, None);
         let [position, z, w, sum, mapped, remapped] = [(); 6].map(|()| e.new_id());

@@ -6,10 +6,10 @@
 //! each element whose plane is disabled in the GL-state block's flags by 1.0, which clips
 //! nothing. Elements past the eight planes the flags can enable are always disabled.
 
-use spirv::{BuiltIn, ExecutionModel, Op};
+use spirv::{BuiltIn, Op};
 
 use super::builtin_output::{self, array_length};
-use super::exits::exits;
+use super::exits::rasterized_exits;
 use super::gl_state::{flag_clip_distance, StateReader, CLIP_DISTANCE_FLAGS};
 use super::module::{push_inst, Editor, Module, Type};
 use super::{PassError, PassResult};
@@ -18,15 +18,7 @@ use super::{PassError, PassResult};
 /// `block_offset`. `Ok(None)` when the shader writes no clip distance.
 pub fn gate_clip_distances(words: &[u32], entry: &str, block_offset: u32) -> PassResult {
     let m = Module::parse(words)?;
-    let Some(ep) = m.entry_points.iter().find(|ep| {
-        ep.name == entry
-            && matches!(
-                ep.model,
-                ExecutionModel::Vertex
-                    | ExecutionModel::TessellationEvaluation
-                    | ExecutionModel::Geometry
-            )
-    }) else {
+    let Some(ep) = builtin_output::pre_rasterization_entry(&m, entry) else {
         return Ok(None);
     };
     let Some(out) = builtin_output::find(&m, ep, BuiltIn::ClipDistance) else {
@@ -44,10 +36,7 @@ pub fn gate_clip_distances(words: &[u32], entry: &str, block_offset: u32) -> Pas
     let mut e = Editor::new(&m);
     let state = StateReader::find_or_declare(&m, &mut e, ep, block_offset)?;
     let one = e.constant_f32(1.0);
-    for exit in exits(&m, ep)? {
-        if exit.stream.is_some_and(|s| s != 0) {
-            continue;
-        }
+    for exit in rasterized_exits(&m, ep)? {
         let mut code = Vec::new();
         for i in 0..length {
             let ptr = out.pointer(&mut e, &mut code, element, Some(i));

@@ -49,3 +49,11 @@ pub fn exits(m: &Module<'_>, ep: &EntryPoint) -> Result<Vec<Exit>, PassError> {
     }
     Ok(found)
 }
+
+/// The exits whose outputs reach the rasterizer: all of them but emits to a vertex stream
+/// other than 0 (a stream that is not a constant may be 0).
+pub fn rasterized_exits(m: &Module<'_>, ep: &EntryPoint) -> Result<Vec<Exit>, PassError> {
+    let mut all = exits(m, ep)?;
+    all.retain(|exit| exit.stream.is_none_or(|s| s == 0));
+    Ok(all)
+}

@@ -11,7 +11,7 @@
 use spirv::{BuiltIn, Capability, Decoration, ExecutionModel, Op, StorageClass};
 
 use super::builtin_output::{self, BuiltinOutput};
-use super::exits::exits;
+use super::exits::rasterized_exits;
 use super::gl_state::{StateReader, FLAG_PROGRAM_POINT_SIZE};
 use super::module::{push_inst, Editor, Module};
 use super::{PassError, PassResult};
@@ -30,15 +30,7 @@ pub enum PointSizeSource {
 /// the size is GL's default.
 pub fn write_point_size(words: &[u32], entry: &str, source: PointSizeSource) -> PassResult {
     let m = Module::parse(words)?;
-    let Some(ep) = m.entry_points.iter().find(|ep| {
-        ep.name == entry
-            && matches!(
-                ep.model,
-                ExecutionModel::Vertex
-                    | ExecutionModel::TessellationEvaluation
-                    | ExecutionModel::Geometry
-            )
-    }) else {
+    let Some(ep) = builtin_output::pre_rasterization_entry(&m, entry) else {
         return Ok(None);
     };
     let existing = builtin_output::find(&m, ep, BuiltIn::PointSize);
@@ -82,11 +74,7 @@ pub fn write_point_size(words: &[u32], entry: &str, source: PointSizeSource) -> 
     };
 
     let one = state.is_none().then(|| e.constant_f32(1.0));
-    for exit in exits(&m, ep)? {
-        // Only stream 0 is rasterized.
-        if exit.stream.is_some_and(|s| s != 0) {
-            continue;
-        }
+    for exit in rasterized_exits(&m, ep)? {
         let mut code = Vec::new();
         let ptr = out.pointer(&mut e, &mut code, float, None);
         let size = match (&state, one) {
