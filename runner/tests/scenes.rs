@@ -117,7 +117,13 @@ fn every_scene_passes_through_the_layer_and_every_emitted_module_validates() {
         .filter(|p| !p.to_string_lossy().ends_with(".orig.spv"))
         .collect();
     emitted.sort();
-    for pass in ["fragcolor", "xfb_split", "xfb_split_inputs", "tcs", "point_size"] {
+    for pass in [
+        "fragcolor",
+        "xfb_split",
+        "xfb_split_inputs",
+        "tcs",
+        "point_size",
+    ] {
         assert!(
             emitted
                 .iter()

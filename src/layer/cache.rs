@@ -69,6 +69,8 @@ pub enum PassKey {
     XfbOutputs,
     /// Split the fragment inputs matching the previous stage's split outputs.
     SplitInputs(SplitInterface),
+    /// Split every struct input of a fragment shader whose previous stage is elsewhere.
+    SplitStructInputs,
     PointSize(PointSizeSource),
     /// Clip-distance enables read from the GL-state block at this offset.
     ClipEnables(u32),
@@ -81,7 +83,7 @@ impl PassKey {
         match self {
             PassKey::FragColor(_) => "fragcolor",
             PassKey::XfbOutputs => "xfb_split",
-            PassKey::SplitInputs(_) => "xfb_split_inputs",
+            PassKey::SplitInputs(_) | PassKey::SplitStructInputs => "xfb_split_inputs",
             PassKey::PointSize(_) => "point_size",
             PassKey::ClipEnables(_) => "clip_enables",
             PassKey::ClipDepth => "clip_depth",

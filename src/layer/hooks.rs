@@ -277,6 +277,7 @@ unsafe fn prepare_device(
             get(physical_device, &mut props);
             let l = &props.limits;
             Limits {
+                max_color_attachments: l.max_color_attachments,
                 max_fragment_output_attachments: l.max_fragment_output_attachments,
                 max_fragment_dual_src_attachments: l.max_fragment_dual_src_attachments,
                 max_push_constants_size: l.max_push_constants_size,

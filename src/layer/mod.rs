@@ -106,6 +106,7 @@ pub struct EnabledFeatures {
 
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
+    pub max_color_attachments: u32,
     pub max_fragment_output_attachments: u32,
     pub max_fragment_dual_src_attachments: u32,
     pub max_push_constants_size: u32,
@@ -121,11 +122,19 @@ impl Default for Limits {
 impl Limits {
     /// The limits a Vulkan 1.0 device must at least support, for when the query fails.
     pub const REQUIRED_MINIMUM: Limits = Limits {
+        max_color_attachments: 4,
         max_fragment_output_attachments: 4,
         max_fragment_dual_src_attachments: 0,
         max_push_constants_size: 128,
         max_tessellation_patch_size: 32,
     };
+
+    /// The Locations gl_FragColor goes to when the attachments are unknown: every one a
+    /// colour attachment may sit at and a fragment shader may write.
+    pub fn unknown_attachment_locations(&self) -> u32 {
+        self.max_color_attachments
+            .min(self.max_fragment_output_attachments)
+    }
 }
 
 /// What `vkCreateDevice` learned about a device.

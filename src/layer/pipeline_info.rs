@@ -123,8 +123,8 @@ pub(super) fn tes_without_tcs(ci: &vk::GraphicsPipelineCreateInfo<'_>) -> bool {
     all.contains(S::TESSELLATION_EVALUATION) && !all.contains(S::TESSELLATION_CONTROL)
 }
 
-/// A graphics pipeline library, or a pipeline linked from libraries: only the gl_FragColor
-/// broadcast applies there (README).
+/// A graphics pipeline library, or a pipeline linked from libraries: its stages may meet
+/// stages in other libraries.
 pub(super) fn is_library(ci: &vk::GraphicsPipelineCreateInfo<'_>) -> bool {
     ci.flags.contains(vk::PipelineCreateFlags::LIBRARY_KHR)
         // SAFETY: valid pNext chain.
@@ -427,7 +427,9 @@ pub(super) fn pipeline_key(
     PipelineKey {
         enabled: dev.settings.semantics,
         library,
+        shader_object: false,
         attachments,
+        max_color_attachments: dev.limits.unknown_attachment_locations(),
         topology,
         dynamic_points: dynamic.contains(&vk::DynamicState::PRIMITIVE_TOPOLOGY),
         polygon_points: raster.is_some_and(|r| r.polygon_mode == vk::PolygonMode::POINT)

@@ -83,8 +83,6 @@ pub struct ModuleRecord {
     pub words: Arc<[u32]>,
     pub summary: Summary,
     hash: OnceCell<u64>,
-    /// Set once a graphics pipeline library used the module (the layer warns once).
-    used_in_library: AtomicBool,
     _live: Option<Live>,
 }
 
@@ -103,14 +101,8 @@ impl ModuleRecord {
             summary: crate::spirv::scan::scan(words),
             words: words.into(),
             hash: OnceCell::new(),
-            used_in_library: AtomicBool::new(false),
             _live: None,
         }
-    }
-
-    /// Whether this is the first time a graphics pipeline library uses the module.
-    pub fn first_library_use(&self) -> bool {
-        !self.used_in_library.swap(true, Ordering::Relaxed)
     }
 
     /// Content hash, computed on first use (only pipelines that need a rewrite ask).

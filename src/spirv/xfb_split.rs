@@ -125,6 +125,20 @@ pub fn split_matching_inputs(words: &[u32], entry: &str, split: &SplitInterface)
     if split.locations.is_empty() {
         return Ok(None);
     }
+    split_inputs(words, entry, |location| split.locations.contains(&location))
+}
+
+/// Splits every struct and matrix input of the fragment entry point `entry` that is not a
+/// block or a built-in, without seeing the previous stage: for a fragment shader in a
+/// graphics pipeline library or a shader object. The leaves' Locations and types are a
+/// pure function of the aggregate's type and Location, so they are the ones
+/// [`split_xfb_outputs`] gives the matching output of the previous stage, wherever it was
+/// split; an output left whole still matches the leaves Location by Location.
+pub fn split_struct_inputs(words: &[u32], entry: &str) -> PassResult {
+    split_inputs(words, entry, |_| true)
+}
+
+fn split_inputs(words: &[u32], entry: &str, select: impl Fn(u32) -> bool) -> PassResult {
     let m = Module::parse(words)?;
     let named = |e: &&EntryPoint| e.name == entry;
     let Some(ep) = (m.entry_points.iter().filter(named))
@@ -140,7 +154,7 @@ pub fn split_matching_inputs(words: &[u32], entry: &str, split: &SplitInterface)
         .filter(|&id| {
             splittable(&m, id, StorageClass::Input)
                 && m.decoration(id, Decoration::Location)
-                    .is_some_and(|l| split.locations.contains(&l[0]))
+                    .is_some_and(|l| select(l[0]))
         })
         .collect();
     if vars.is_empty() {
