@@ -1,5 +1,5 @@
 //! What the layer does not rewrite reaches the driver as the application made it: compute
-//! pipelines, shader objects (VK_EXT_shader_object) and shader-module identifiers
+//! pipelines and shader-module identifiers
 //! (VK_EXT_shader_module_identifier); graphics pipeline libraries
 //! (VK_EXT_graphics_pipeline_library) get every semantic (tests/layer_libraries.rs), here the
 //! gl_FragColor broadcast with a render pass. Each is tested where the driver has it and SKIPs with the
@@ -395,9 +395,9 @@ fn library_with_a_tes_and_no_tcs_fails_instead_of_reaching_the_driver() {
 #[test]
 fn shader_objects_and_module_identifiers_pass_through() {
     let _serial = serial();
-    // The layer intercepts neither vkCreateShadersEXT nor
-    // vkGetShaderModuleIdentifierEXT, and plans no pipeline whose stage has no code it knows:
-    // both reach the driver untouched. They can only be exercised where the driver has them.
+    // vkCreateShadersEXT goes through the layer's hook (tests/layer_shader_objects.rs);
+    // vkGetShaderModuleIdentifierEXT is not intercepted, and the layer plans no pipeline
+    // whose stage has no code it knows. They can only be exercised where the driver has them.
     // No validation layer: Debian 12's (1.3.239) predates VK_EXT_shader_object and warns
     // that it cannot validate it (seen on NVIDIA, which has the extension).
     let instance = Instance::new(GLSEM_ONLY);

@@ -5,7 +5,7 @@
 use ash::vk;
 use std::ffi::CStr;
 
-use super::{command_state, hooks, planner};
+use super::{command_state, hooks, planner, shader_object};
 
 /// A hooked entry point as `vkGet*ProcAddr` returns it.
 pub type VoidFn = unsafe extern "system" fn();
@@ -121,5 +121,9 @@ dispatch_table!(
         cmd_bind_pipeline: PFN_vkCmdBindPipeline =
             "vkCmdBindPipeline" => command_state::cmd_bind_pipeline;
         cmd_push_constants: PFN_vkCmdPushConstants = "vkCmdPushConstants";
+        create_shaders_ext: PFN_vkCreateShadersEXT =
+            "vkCreateShadersEXT" => shader_object::create_shaders;
+        cmd_bind_shaders_ext: PFN_vkCmdBindShadersEXT =
+            "vkCmdBindShadersEXT" => shader_object::cmd_bind_shaders;
     }
 );

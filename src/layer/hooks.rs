@@ -755,7 +755,7 @@ fn block_readers(dev: &DeviceData) -> vk::ShaderStageFlags {
 
 /// The push-constant ranges to create a layout with (`None`: the application's own) and
 /// where the layout holds the GL-state block.
-fn plan_layout(
+pub(super) fn plan_layout(
     dev: &DeviceData,
     app: &[vk::PushConstantRange],
 ) -> (Option<Vec<vk::PushConstantRange>>, BlockSlot) {

@@ -6,7 +6,8 @@
 //!   `vkCreateGraphicsPipelines` (it builds the key of `crate::semantics::choose` and runs
 //!   the steps); `command_state`: the GL state per command buffer behind the layer's
 //!   extensions (`VK_GLSEM_tessellation_default_levels`, `VK_GLSEM_gl_state`);
-//!   `push_range`: where a layout holds the GL-state block.
+//!   `push_range`: where a layout holds the GL-state block; `shader_object`:
+//!   `vkCreateShadersEXT` (the same `choose` as pipelines) and `vkCmdBindShadersEXT`.
 //! - `settings`, `log`; `cache`: the rewrite cache; `records`: what is remembered.
 
 mod cache;
@@ -21,6 +22,7 @@ pub mod push_range;
 pub mod records;
 mod rewrite;
 pub mod settings;
+mod shader_object;
 
 use ash::vk::{self, Handle};
 use parking_lot::RwLock;

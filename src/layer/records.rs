@@ -238,6 +238,9 @@ pub struct CommandBufferState {
     pub pool: vk::CommandPool,
     pub values: GlStateValues,
     pub bound: Option<BlockBinding>,
+    /// Shader objects bound to the tessellation stages (`vkCmdBindShadersEXT`).
+    pub tcs_object_bound: bool,
+    pub tes_object_bound: bool,
     _live: Live,
 }
 
@@ -247,6 +250,8 @@ impl CommandBufferState {
             pool,
             values: GlStateValues::INITIAL,
             bound: None,
+            tcs_object_bound: false,
+            tes_object_bound: false,
             _live: Live::new(Kind::CommandBuffer),
         }
     }
@@ -255,6 +260,8 @@ impl CommandBufferState {
     pub fn reset(&mut self) {
         self.values = GlStateValues::INITIAL;
         self.bound = None;
+        self.tcs_object_bound = false;
+        self.tes_object_bound = false;
     }
 }
 
