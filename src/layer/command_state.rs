@@ -71,7 +71,12 @@ pub fn layer_command(name: &[u8]) -> Option<(VoidFn, LayerExtension)> {
     Some((command, LayerExtension::GlState))
 }
 
-fn push(dev: &DeviceData, cb: vk::CommandBuffer, at: BlockBinding, values: &GlStateValues) {
+pub(super) fn push(
+    dev: &DeviceData,
+    cb: vk::CommandBuffer,
+    at: BlockBinding,
+    values: &GlStateValues,
+) {
     const _: () = assert!(std::mem::size_of::<GlStateValues>() == BLOCK_SIZE as usize);
     if let Some(push) = dev.table.cmd_push_constants {
         // SAFETY: `values` is the block's BLOCK_SIZE bytes; the layout reserved them at

@@ -125,5 +125,9 @@ dispatch_table!(
             "vkCreateShadersEXT" => shader_object::create_shaders;
         cmd_bind_shaders_ext: PFN_vkCmdBindShadersEXT =
             "vkCmdBindShadersEXT" => shader_object::cmd_bind_shaders;
+        destroy_shader_ext: PFN_vkDestroyShaderEXT =
+            "vkDestroyShaderEXT" => shader_object::destroy_shader;
+        cmd_set_patch_control_points_ext: PFN_vkCmdSetPatchControlPointsEXT =
+            "vkCmdSetPatchControlPointsEXT" => shader_object::cmd_set_patch_control_points;
     }
 );

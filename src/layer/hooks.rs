@@ -510,6 +510,12 @@ pub unsafe extern "system" fn destroy_device(
         let Some(dev) = key_of(device).and_then(|key| super::remove(&DEVICES, key)) else {
             return;
         };
+        // The TCS shader objects the layer generated, and their layouts.
+        shield("vkDestroyDevice", || {
+            for record in dev.records.tes_objects.write().drain().map(|(_, r)| r) {
+                super::shader_object::destroy_generated(&dev, &record);
+            }
+        });
         if let Some(destroy) = dev.table.destroy_device {
             destroy(device, p_allocator);
         }
