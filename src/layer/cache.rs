@@ -105,6 +105,8 @@ pub enum CacheKey {
         tes_entry: String,
         vertex: Option<(ModuleKey, String)>,
         key: TcsKey,
+        /// One TCS for every patch size (dynamic patch control points).
+        any_patch_size: bool,
     },
 }
 

@@ -14,7 +14,9 @@ use crate::semantics::{Semantic, Stage, Step};
 use crate::spirv::clip_depth::remap_clip_depth;
 use crate::spirv::clip_enables::gate_clip_distances;
 use crate::spirv::fragcolor::broadcast_frag_color;
-use crate::spirv::passthrough_tcs::{build_passthrough_tcs, TcsKey};
+use crate::spirv::passthrough_tcs::{
+    build_passthrough_tcs, build_passthrough_tcs_for_any_patch_size, TcsKey,
+};
 use crate::spirv::point_size::{write_point_size, PointSizeSource};
 use crate::spirv::xfb_split::{
     split_matching_inputs, split_struct_inputs, split_xfb_outputs, SplitInterface,
@@ -354,11 +356,13 @@ impl<'a> Run<'a> {
         if !dev.features.tessellation_shader {
             return no("the device did not enable tessellationShader");
         }
-        if self.target.dynamic_patch_control_points {
-            return no("VK_DYNAMIC_STATE_PATCH_CONTROL_POINTS_EXT is not supported with it (the TCS's output patch size is fixed at creation)");
-        }
-        let Some(patch_control_points) = self.target.patch_control_points else {
-            return no("pTessellationState is NULL");
+        // A dynamic patch size: one TCS for every count, its output patch as large as a
+        // draw may set (docs: the decision and its cost).
+        let any_patch_size = self.target.dynamic_patch_control_points;
+        let patch_control_points = match (any_patch_size, self.target.patch_control_points) {
+            (true, _) => dev.limits.max_tessellation_patch_size,
+            (false, Some(n)) => n,
+            (false, None) => return no("pTessellationState is NULL"),
         };
         let binding = match self.target.layout_record.as_ref().map(|l| l.block.clone()) {
             Some(BlockSlot::Unavailable(why)) => {
@@ -392,23 +396,23 @@ impl<'a> Run<'a> {
             tes_entry: tes_entry.into(),
             vertex: vs.map(|(m, e)| (ModuleKey::of(m), e.to_owned())),
             key: key.clone(),
+            any_patch_size,
         };
-        let outcome =
-            cached(
-                dev,
-                cache_key,
-                tes_module.hash(),
-                "tcs",
-                || match build_passthrough_tcs(
-                    &tes_module.words,
-                    tes_entry,
-                    vs.map(|(m, e)| (&m.words[..], e)),
-                    &key,
-                ) {
-                    Ok(words) => Outcome::Module(words.into()),
-                    Err(e) => Outcome::Failed(e.to_string().into()),
-                },
-            );
+        let outcome = cached(dev, cache_key, tes_module.hash(), "tcs", || {
+            match if any_patch_size {
+                build_passthrough_tcs_for_any_patch_size
+            } else {
+                build_passthrough_tcs
+            }(
+                &tes_module.words,
+                tes_entry,
+                vs.map(|(m, e)| (&m.words[..], e)),
+                &key,
+            ) {
+                Ok(words) => Outcome::Module(words.into()),
+                Err(e) => Outcome::Failed(e.to_string().into()),
+            }
+        });
         match outcome {
             Outcome::Module(words) => Ok((words, binding, patch_control_points)),
             Outcome::Failed(why) => no(&format!("generating it failed: {why}")),

@@ -439,10 +439,15 @@ impl Device {
                     .attachments(&blend_attachments[..d.attachments])
             })
             .collect();
+        let dynamic: Vec<_> = descs
+            .iter()
+            .map(|d| vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&d.dynamic))
+            .collect();
         let infos: Vec<_> = descs
             .iter()
             .zip(&blends)
-            .map(|(d, blend)| {
+            .zip(&dynamic)
+            .map(|((d, blend), dynamic)| {
                 let tessellated = d
                     .stages
                     .iter()
@@ -462,6 +467,9 @@ impl Device {
                     .base_pipeline_index(-1);
                 if tessellated {
                     info = info.tessellation_state(&tessellation);
+                }
+                if !d.dynamic.is_empty() {
+                    info = info.dynamic_state(dynamic);
                 }
                 info.p_next = d.p_next;
                 info
@@ -557,6 +565,8 @@ pub struct Desc<'a> {
     pub flags: vk::PipelineCreateFlags,
     /// `VkGraphicsPipelineCreateInfo::pNext`.
     pub p_next: *const c_void,
+    /// Dynamic state (`pDynamicState` is NULL when empty).
+    pub dynamic: Vec<vk::DynamicState>,
 }
 
 impl Desc<'_> {
@@ -573,6 +583,7 @@ impl Desc<'_> {
             attachments,
             flags: vk::PipelineCreateFlags::empty(),
             p_next: std::ptr::null(),
+            dynamic: Vec::new(),
         }
     }
 
