@@ -92,3 +92,63 @@ fn tes_only_pipeline_with_dynamic_patch_size_draws_gl_primitives() {
     device.destroy();
     instance.assert_clean();
 }
+
+/// The cost of serving every patch size: draws of many 3-vertex patches through the TCS
+/// for 3 control points and through the one for any count (32 output vertices), timed on
+/// the host around the submission. `cargo test --test layer_dynamic_patch -- --ignored
+/// --nocapture`.
+#[test]
+#[ignore]
+fn measure_the_tcs_for_any_patch_size() {
+    let _serial = serial();
+    let instance = Instance::new(GLSEM_ONLY);
+    let eds2 = ash::ext::extended_dynamic_state2::NAME;
+    if !has_device_extension(&instance, eds2) {
+        println!("SKIP: the driver has no VK_EXT_extended_dynamic_state2");
+        return;
+    }
+    let mut features = vk::PhysicalDeviceExtendedDynamicState2FeaturesEXT::default()
+        .extended_dynamic_state2_patch_control_points(true);
+    let device = instance.device_with(&[eds2], &mut [&mut features]);
+    let vs = device.module(&glsl("layer/patch.vert"));
+    let tes = device.module(&glsl("layer/patch.tese"));
+    let fs = device.module(&glsl("layer/patch.frag"));
+    let pass = device.render_pass(1);
+    let layout = device.layout(&[]);
+    let stages = [
+        (S::VERTEX, vs),
+        (S::TESSELLATION_EVALUATION, tes),
+        (S::FRAGMENT, fs),
+    ];
+    let fixed = Desc::new(&stages, layout, pass, 1);
+    let mut any = Desc::new(&stages, layout, pass, 1);
+    any.dynamic = vec![vk::DynamicState::PATCH_CONTROL_POINTS_EXT];
+    let (result, pipelines) =
+        device.create_pipelines(vk::PipelineCache::null(), &[fixed, any], None);
+    assert_eq!(result, vk::Result::SUCCESS);
+    let set_patch: vk::PFN_vkCmdSetPatchControlPointsEXT =
+        device_fn(&instance, &device, c"vkCmdSetPatchControlPointsEXT");
+    const PATCHES: u32 = 200_000;
+    for (name, pipeline, dynamic) in [
+        ("3 output vertices", pipelines[0], false),
+        ("any size (32)", pipelines[1], true),
+    ] {
+        let mut times = Vec::new();
+        for _ in 0..7 {
+            let start = std::time::Instant::now();
+            device.render_with(&instance, pipeline, pass, 1, 3 * PATCHES, |cb| unsafe {
+                if dynamic {
+                    set_patch(cb, 3);
+                }
+            });
+            times.push(start.elapsed().as_secs_f64() * 1e3);
+        }
+        times.sort_by(f64::total_cmp);
+        println!(
+            "{name}: {PATCHES} patches, median {:.1} ms (min {:.1}, max {:.1})",
+            times[3], times[0], times[6]
+        );
+    }
+    device.destroy_objects(&pipelines, &[layout], &[pass], &[vs, tes, fs]);
+    device.destroy();
+}
