@@ -240,6 +240,11 @@ pub struct PipelineKey {
     /// supplied when the shaders are bound, not here.
     pub shader_object: bool,
     pub attachments: Attachments,
+    /// The last pre-rasterization stage's outputs go to a fragment shader the layer does
+    /// not see with it (a pre-rasterization library; a shader object whose `nextStage` is
+    /// the fragment stage): with the XFB split on, every struct output is split, captured
+    /// or not, by the rule the fragment side follows alone ([`Step::SplitStructInputs`]).
+    pub fragment_elsewhere: bool,
     /// The device's `maxColorAttachments` (capped by `maxFragmentOutputAttachments`): the
     /// Locations gl_FragColor goes to when the attachments are unknown.
     pub max_color_attachments: u32,
@@ -274,6 +279,9 @@ pub enum Step {
     GenerateTcs,
     /// Split the struct XFB outputs of the last pre-rasterization stage.
     SplitXfbOutputs(Stage),
+    /// Split every struct output of the last pre-rasterization stage, captured or not (its
+    /// fragment shader is elsewhere and splits every struct input).
+    SplitStructOutputs(Stage),
     BroadcastFragColor(FragColorKey),
     /// Split the fragment inputs that match the split outputs (undone with the split
     /// when it cannot be done).
@@ -297,9 +305,10 @@ impl Step {
     pub fn semantic(&self) -> Semantic {
         match self {
             Step::GenerateTcs => Semantic::PassthroughTcs,
-            Step::SplitXfbOutputs(_) | Step::SplitFragInputs | Step::SplitStructInputs => {
-                Semantic::XfbSplit
-            }
+            Step::SplitXfbOutputs(_)
+            | Step::SplitStructOutputs(_)
+            | Step::SplitFragInputs
+            | Step::SplitStructInputs => Semantic::XfbSplit,
             Step::BroadcastFragColor(_) => Semantic::FragColorBroadcast,
             Step::WritePointSize(..) => Semantic::PointSize,
             Step::GateClipDistances(..) => Semantic::ClipDistanceEnables,
@@ -354,7 +363,11 @@ pub fn choose(stages: &Stages<'_>, key: &PipelineKey) -> Vec<Step> {
 
     let split = on(Semantic::XfbSplit) && key.transform_feedback;
     if let Some((stage, summary)) = last_summary {
-        if split && summary.xfb_candidate && fragment_patchable {
+        if split && key.fragment_elsewhere && !stages.has(Stage::Fragment) {
+            if summary.struct_outputs {
+                steps.push(Step::SplitStructOutputs(stage));
+            }
+        } else if split && summary.xfb_candidate && fragment_patchable {
             steps.push(Step::SplitXfbOutputs(stage));
         }
     }
@@ -424,6 +437,7 @@ mod tests {
             enabled: SemanticSet::ALL,
             library: false,
             shader_object: false,
+            fragment_elsewhere: false,
             attachments: Attachments::Known(FragColorKey::default()),
             max_color_attachments: 8,
             topology: Topology::Triangles,
@@ -646,6 +660,18 @@ mod tests {
         assert_eq!(
             choose(&pre_raster, &library),
             [Step::SplitXfbOutputs(Stage::Vertex)]
+        );
+        // The fragment shader is in another library: every struct output is split, as the
+        // fragment library splits every struct input.
+        let vs = summary(|s| s.struct_outputs = true);
+        let pre_raster = stages(&[(Stage::Vertex, &vs)]);
+        let elsewhere = PipelineKey {
+            fragment_elsewhere: true,
+            ..library.clone()
+        };
+        assert_eq!(
+            choose(&pre_raster, &elsewhere),
+            [Step::SplitStructOutputs(Stage::Vertex)]
         );
         let fragment = stages(&[(Stage::Fragment, &fs)]);
         assert_eq!(choose(&fragment, &library), [Step::SplitStructInputs]);

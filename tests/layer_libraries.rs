@@ -292,6 +292,42 @@ fn xfb_struct_is_captured_member_by_member_across_libraries() {
     }
 }
 
+/// A struct varying nobody captures, on a device with transform feedback: neither library
+/// can tell whether the other side is captured, so both split it by the same rule (the
+/// validation layer checks that the linked interfaces match), and the linked pipeline
+/// reads the same values as a whole pipeline.
+#[test]
+fn uncaptured_struct_varyings_still_match_across_libraries() {
+    let _serial = serial();
+    let instance = Instance::new(WITH_VALIDATION);
+    let Some(device) = library_device(
+        &instance,
+        Needs {
+            transform_feedback: true,
+            ..Needs::default()
+        },
+    ) else {
+        return;
+    };
+    let vs = device.module(&glsl("layer/struct_nested.vert"));
+    let fs = device.module(&glsl("layer/xfb_nested.frag"));
+    let layout = device.layout(&[]);
+    let before = counters().rewrites;
+    let (libs, pipeline) = linked(&device, Split::Three, &[(S::VERTEX, vs)], fs, layout, 1);
+    assert_eq!(counters().rewrites - before, 2, "both libraries");
+    let images = device.render_dynamic(&instance, 1, |cb| unsafe {
+        device
+            .device
+            .cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipeline);
+        device.device.cmd_draw(cb, 3, 1, 0, 0);
+    });
+    let all: Vec<_> = libs.iter().chain([&pipeline]).copied().collect();
+    device.destroy_objects(&all, &[layout], &[], &[vs, fs]);
+    device.destroy();
+    instance.assert_clean();
+    assert_eq!(images[0], xfb_whole_pipeline_image());
+}
+
 /// The same shaders in one pipeline (no library) with the layer: the image to compare with.
 fn xfb_whole_pipeline_image() -> Vec<u8> {
     let instance = Instance::new(WITH_VALIDATION);

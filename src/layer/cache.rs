@@ -67,6 +67,8 @@ pub enum PassKey {
     FragColor(FragColorKey),
     /// Split the struct XFB outputs of the last pre-rasterization stage.
     XfbOutputs,
+    /// Split every struct output of the last pre-rasterization stage.
+    StructOutputs,
     /// Split the fragment inputs matching the previous stage's split outputs.
     SplitInputs(SplitInterface),
     /// Split every struct input of a fragment shader whose previous stage is elsewhere.
@@ -82,7 +84,7 @@ impl PassKey {
     pub fn label(&self) -> &'static str {
         match self {
             PassKey::FragColor(_) => "fragcolor",
-            PassKey::XfbOutputs => "xfb_split",
+            PassKey::XfbOutputs | PassKey::StructOutputs => "xfb_split",
             PassKey::SplitInputs(_) | PassKey::SplitStructInputs => "xfb_split_inputs",
             PassKey::PointSize(_) => "point_size",
             PassKey::ClipEnables(_) => "clip_enables",

@@ -428,6 +428,10 @@ pub(super) fn pipeline_key(
         enabled: dev.settings.semantics,
         library,
         shader_object: false,
+        // A pre-rasterization library: its fragment shader is in another library.
+        fragment_elsewhere: library
+            && last.is_some()
+            && !stages(ci).iter().any(|s| s.stage == S::FRAGMENT),
         attachments,
         max_color_attachments: dev.limits.unknown_attachment_locations(),
         topology,

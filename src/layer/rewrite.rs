@@ -19,7 +19,8 @@ use crate::spirv::passthrough_tcs::{
 };
 use crate::spirv::point_size::{write_point_size, PointSizeSource};
 use crate::spirv::xfb_split::{
-    split_matching_inputs, split_struct_inputs, split_xfb_outputs, SplitInterface,
+    split_matching_inputs, split_struct_inputs, split_struct_outputs, split_xfb_outputs,
+    SplitInterface,
 };
 use crate::spirv::PassResult;
 
@@ -227,6 +228,29 @@ impl<'a> Run<'a> {
                 if let Outcome::Split(_, split) = outcome {
                     self.split = Some(split);
                 }
+            }
+            Step::SplitStructOutputs(stage) => {
+                // A failure leaves the outputs whole; the fragment side may then not match,
+                // as it would not without the layer.
+                self.apply(
+                    stage,
+                    semantic,
+                    PassKey::StructOutputs,
+                    |o| match o {
+                        Outcome::Split(_, split) => format!(
+                            "struct outputs of the {} split member by member for a fragment \
+                             shader elsewhere (Locations {:?})",
+                            stage_name(stage),
+                            split.locations
+                        ),
+                        _ => String::new(),
+                    },
+                    |words, entry| match split_struct_outputs(words, entry) {
+                        Ok(Some((words, split))) => Outcome::Split(words.into(), split),
+                        Ok(None) => Outcome::Unchanged,
+                        Err(e) => Outcome::Failed(e.to_string().into()),
+                    },
+                );
             }
             Step::BroadcastFragColor(key) => {
                 let n = key.attachments.len();

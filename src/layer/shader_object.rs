@@ -46,6 +46,8 @@ fn shader_object_key(dev: &DeviceData) -> PipelineKey {
         enabled: dev.settings.semantics,
         library: true,
         shader_object: true,
+        // Set per group.
+        fragment_elsewhere: false,
         attachments: Attachments::Unknown,
         max_color_attachments: dev.limits.unknown_attachment_locations(),
         topology: Topology::Dynamic,
@@ -127,6 +129,18 @@ fn plan(dev: &DeviceData, infos: &[vk::ShaderCreateInfoEXT<'_>]) -> Patch {
             continue;
         }
         let view = stage_view(&codes);
+        // The last pre-rasterization stage feeds a fragment shader of another group when
+        // its nextStage is the fragment stage (or nothing: it feeds no other stage).
+        let last = view.last_pre_rasterization();
+        let feeds_fragment = codes
+            .iter()
+            .find(|c| Some(c.stage) == last)
+            .map(|c| infos[c.index].next_stage)
+            .is_some_and(|next| (next & !S::FRAGMENT).is_empty());
+        let key = PipelineKey {
+            fragment_elsewhere: feeds_fragment && !view.has(crate::semantics::Stage::Fragment),
+            ..key.clone()
+        };
         let steps = choose(&view, &key);
         if steps.is_empty() {
             continue;

@@ -29,6 +29,10 @@ pub struct Summary {
     /// `OpTypeMatrix` is pointed to from the `Input` storage class (the XFB split of a
     /// fragment shader whose previous stage is elsewhere).
     pub struct_inputs: bool,
+    /// A vertex, tessellation evaluation or geometry entry point may have struct or matrix
+    /// outputs (the split of a last pre-rasterization stage whose fragment shader is
+    /// elsewhere).
+    pub struct_outputs: bool,
 }
 
 /// The class of primitive a stage emits.
@@ -64,6 +68,7 @@ pub fn scan(words: &[u32]) -> Summary {
     // Struct and matrix type ids, and arrays of them; Input pointers to any of them.
     let mut aggregates: Vec<u32> = Vec::new();
     let mut input_aggregate = false;
+    let mut output_aggregate = false;
     for inst in instructions(words) {
         let Ok(inst) = inst else { return summary };
         let ops = inst.operands();
@@ -97,12 +102,9 @@ pub fn scan(words: &[u32]) -> Summary {
             {
                 aggregates.push(ops[0])
             }
-            Some(Op::TypePointer)
-                if ops.len() >= 3
-                    && ops[1] == spirv::StorageClass::Input as u32
-                    && aggregates.contains(&ops[2]) =>
-            {
-                input_aggregate = true
+            Some(Op::TypePointer) if ops.len() >= 3 && aggregates.contains(&ops[2]) => {
+                input_aggregate |= ops[1] == spirv::StorageClass::Input as u32;
+                output_aggregate |= ops[1] == spirv::StorageClass::Output as u32;
             }
             Some(Op::Capability) if ops.first() == Some(&(Capability::ClipDistance as u32)) => {
                 summary.clip_distance = true;
@@ -129,6 +131,14 @@ pub fn scan(words: &[u32]) -> Summary {
         && summary.has_stage(ExecutionModel::Fragment);
     summary.xfb_candidate = xfb_mode && xfb_buffer;
     summary.struct_inputs = input_aggregate && summary.has_stage(ExecutionModel::Fragment);
+    summary.struct_outputs = output_aggregate
+        && [
+            ExecutionModel::Vertex,
+            ExecutionModel::TessellationEvaluation,
+            ExecutionModel::Geometry,
+        ]
+        .into_iter()
+        .any(|m| summary.has_stage(m));
     summary.output_primitive = if summary.has_stage(ExecutionModel::Geometry) {
         emits
     } else if point_mode {
