@@ -7,6 +7,14 @@
 //! with a tessellation evaluation shader and no control shader is never passed down
 //! unfixed: drivers crash on it, so when no TCS can be generated it fails with
 //! `VK_ERROR_UNKNOWN` and an error message saying why.
+//!
+//! Graphics pipeline libraries are planned like pipelines, from the stages and state they
+//! hold (a pre-rasterization library gets its generated TCS; a fragment-shader library
+//! that cannot know its attachments broadcasts gl_FragColor to every Location below
+//! `maxColorAttachments`; each side of the XFB split works alone). A pipeline linked from
+//! libraries (`VkPipelineLibraryCreateInfoKHR`) rewrites only the stages it holds itself,
+//! and gets a record when a library's shaders read the GL-state block, so that binding it
+//! pushes the block.
 
 use ash::vk::{self, Handle};
 use std::sync::atomic::Ordering;
