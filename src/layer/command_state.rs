@@ -183,16 +183,21 @@ pub unsafe extern "system" fn cmd_bind_pipeline(
 ) {
     ffi_guard("vkCmdBindPipeline", (), || {
         // The hot path: one registry read and one atomic load, no Arc traffic.
-        let Some((Some(next), block_pipelines_live)) = with_device(command_buffer, |d| {
-            (
-                d.table.cmd_bind_pipeline,
-                d.records.block_pipelines.load(Ordering::Relaxed),
-            )
-        }) else {
+        let Some((Some(next), block_pipelines_live, tes_objects)) =
+            with_device(command_buffer, |d| {
+                (
+                    d.table.cmd_bind_pipeline,
+                    d.records.block_pipelines.load(Ordering::Relaxed),
+                    d.records.tes_objects_made.load(Ordering::Relaxed),
+                )
+            })
+        else {
             return;
         };
         next(command_buffer, bind_point, pipeline);
-        if block_pipelines_live == 0 || bind_point != vk::PipelineBindPoint::GRAPHICS {
+        if bind_point != vk::PipelineBindPoint::GRAPHICS
+            || block_pipelines_live == 0 && !tes_objects
+        {
             return;
         }
         shield("vkCmdBindPipeline", || {
@@ -212,6 +217,10 @@ pub unsafe extern "system" fn cmd_bind_pipeline(
                     .entry(command_buffer)
                     .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
                 state.bound = binding;
+                // The pipeline replaces every bound graphics shader object.
+                state.tes_object = vk::ShaderEXT::null();
+                state.app_tcs_object = false;
+                state.layer_tcs_object = false;
                 state.values
             };
             if let Some(at) = binding {

@@ -306,6 +306,9 @@ pub struct Records {
     pub command_buffers: Mutex<HashMap<vk::CommandBuffer, CommandBufferState>>,
     /// Tessellation evaluation shader objects.
     pub tes_objects: RwLock<HashMap<vk::ShaderEXT, Arc<TesObjectRecord>>>,
+    /// Set once a TES shader object was recorded: `vkCmdBindPipeline` then forgets the
+    /// command buffer's bound tessellation shader objects (a pipeline unbinds them).
+    pub tes_objects_made: AtomicBool,
     pub cache: RewriteCache,
 }
 

@@ -263,6 +263,9 @@ pub unsafe extern "system" fn create_shaders(
                                 .tes_objects
                                 .write()
                                 .insert(*p_shaders.add(i), Arc::new(record));
+                            dev.records
+                                .tes_objects_made
+                                .store(true, std::sync::atomic::Ordering::Relaxed);
                         }
                     }
                 });
