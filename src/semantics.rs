@@ -9,7 +9,7 @@
 //! has one, then also appears in the manifest), a [`Step`] and the rule in [`choose`] that
 //! emits it, and the cache key and pass call in `src/layer/planner.rs::run_step`.
 
-use crate::spirv::fragcolor::FragColorKey;
+use crate::spirv::fragcolor::{AttachmentKind, FragColorKey};
 use crate::spirv::point_size::PointSizeSource;
 use crate::spirv::scan::{Primitive, Summary};
 
@@ -208,7 +208,10 @@ impl<'a> Stages<'a> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Attachments {
     Known(FragColorKey),
-    /// A library part without render pass or fragment output interface.
+    /// A library part without render pass or fragment output interface, or a shader
+    /// object: gl_FragColor goes to every Location below [`PipelineKey::max_color_attachments`]
+    /// as a float `vec4` (zink's choice); writes to Locations without an attachment are
+    /// discarded.
     Unknown,
 }
 
@@ -221,6 +224,8 @@ pub enum Topology {
     Patches,
     /// No input assembly state (a library part without it).
     Unknown,
+    /// Set at draw time, any class (shader objects).
+    Dynamic,
 }
 
 /// What the Vulkan side read off the create info, the layout and the device.
@@ -228,9 +233,21 @@ pub enum Topology {
 pub struct PipelineKey {
     /// The semantics the settings leave on.
     pub enabled: SemanticSet,
-    /// A graphics pipeline library, or a pipeline linked from libraries.
+    /// A graphics pipeline library, a pipeline linked from libraries, or shader objects:
+    /// the stages here may meet stages the layer does not see with them.
     pub library: bool,
+    /// Shader objects (`VK_EXT_shader_object`): no pipeline state; a missing TCS is
+    /// supplied when the shaders are bound, not here.
+    pub shader_object: bool,
     pub attachments: Attachments,
+    /// The last pre-rasterization stage's outputs go to a fragment shader the layer does
+    /// not see with it (a pre-rasterization library; a shader object whose `nextStage` is
+    /// the fragment stage): with the XFB split on, every struct output is split, captured
+    /// or not, by the rule the fragment side follows alone ([`Step::SplitStructInputs`]).
+    pub fragment_elsewhere: bool,
+    /// The device's `maxColorAttachments` (capped by `maxFragmentOutputAttachments`): the
+    /// Locations gl_FragColor goes to when the attachments are unknown.
+    pub max_color_attachments: u32,
     pub topology: Topology,
     /// The topology is dynamic state that may be set to a point list.
     pub dynamic_points: bool,
@@ -262,10 +279,19 @@ pub enum Step {
     GenerateTcs,
     /// Split the struct XFB outputs of the last pre-rasterization stage.
     SplitXfbOutputs(Stage),
+    /// Split every struct output of the last pre-rasterization stage, captured or not (its
+    /// fragment shader is elsewhere and splits every struct input).
+    SplitStructOutputs(Stage),
     BroadcastFragColor(FragColorKey),
     /// Split the fragment inputs that match the split outputs (undone with the split
     /// when it cannot be done).
     SplitFragInputs,
+    /// A fragment shader whose previous stage is elsewhere (a library, a shader object):
+    /// split every struct and matrix input that is not a block or built-in. A split is a
+    /// pure function of the type and Location, so it matches the split the previous stage
+    /// made on its own; inputs the previous stage did not split still match Location by
+    /// Location and component by component.
+    SplitStructInputs,
     WritePointSize(Stage, PointSizeSource),
     GateClipDistances(Stage, u32),
     RemapClipDepth(Stage),
@@ -279,7 +305,10 @@ impl Step {
     pub fn semantic(&self) -> Semantic {
         match self {
             Step::GenerateTcs => Semantic::PassthroughTcs,
-            Step::SplitXfbOutputs(_) | Step::SplitFragInputs => Semantic::XfbSplit,
+            Step::SplitXfbOutputs(_)
+            | Step::SplitStructOutputs(_)
+            | Step::SplitFragInputs
+            | Step::SplitStructInputs => Semantic::XfbSplit,
             Step::BroadcastFragColor(_) => Semantic::FragColorBroadcast,
             Step::WritePointSize(..) => Semantic::PointSize,
             Step::GateClipDistances(..) => Semantic::ClipDistanceEnables,
@@ -297,6 +326,7 @@ fn may_rasterize_points(stages: &Stages<'_>, last: Stage, key: &PipelineKey) -> 
             Topology::Points => Some(Primitive::Points),
             Topology::Lines => Some(Primitive::Lines),
             Topology::Triangles => Some(Primitive::Triangles),
+            Topology::Dynamic => Some(Primitive::Points),
             Topology::Patches | Topology::Unknown => None,
         },
         _ => stages
@@ -321,7 +351,7 @@ fn may_rasterize_points(stages: &Stages<'_>, last: Stage, key: &PipelineKey) -> 
 pub fn choose(stages: &Stages<'_>, key: &PipelineKey) -> Vec<Step> {
     let on = |s: Semantic| key.enabled.contains(s) && (key.gl_state || !s.info().needs_gl_state);
     let mut steps = Vec::new();
-    if stages.has(Stage::TessEval) && !stages.has(Stage::TessControl) {
+    if stages.has(Stage::TessEval) && !stages.has(Stage::TessControl) && !key.shader_object {
         // Not optional: the driver would crash on the pipeline. The layer fails it when
         // the TCS cannot be generated.
         steps.push(Step::GenerateTcs);
@@ -331,26 +361,38 @@ pub fn choose(stages: &Stages<'_>, key: &PipelineKey) -> Vec<Step> {
     let fragment = stages.get(Stage::Fragment);
     let fragment_patchable = fragment.is_none_or(|f| f.patchable);
 
-    let split = on(Semantic::XfbSplit) && key.transform_feedback && !key.library;
+    let split = on(Semantic::XfbSplit) && key.transform_feedback;
     if let Some((stage, summary)) = last_summary {
-        if split && summary.xfb_candidate && fragment_patchable {
+        if split && key.fragment_elsewhere && !stages.has(Stage::Fragment) {
+            if summary.struct_outputs {
+                steps.push(Step::SplitStructOutputs(stage));
+            }
+        } else if split && summary.xfb_candidate && fragment_patchable {
             steps.push(Step::SplitXfbOutputs(stage));
         }
     }
     if let Some(summary) = stages.rewritable(Stage::Fragment) {
         if on(Semantic::FragColorBroadcast) && summary.frag_color {
-            if let Attachments::Known(attachments) = &key.attachments {
-                if attachments
-                    .attachments
-                    .iter()
-                    .any(|&(location, _)| location != 0)
-                {
-                    steps.push(Step::BroadcastFragColor(attachments.clone()));
-                }
+            let attachments = match &key.attachments {
+                Attachments::Known(attachments) => attachments.clone(),
+                Attachments::Unknown => FragColorKey {
+                    attachments: (0..key.max_color_attachments)
+                        .map(|location| (location, AttachmentKind::Float))
+                        .collect(),
+                },
+            };
+            if attachments
+                .attachments
+                .iter()
+                .any(|&(location, _)| location != 0)
+            {
+                steps.push(Step::BroadcastFragColor(attachments));
             }
         }
         if steps.iter().any(|s| matches!(s, Step::SplitXfbOutputs(_))) {
             steps.push(Step::SplitFragInputs);
+        } else if split && key.library && last.is_none() && summary.struct_inputs {
+            steps.push(Step::SplitStructInputs);
         }
     }
 
@@ -389,13 +431,15 @@ pub fn choose(stages: &Stages<'_>, key: &PipelineKey) -> Vec<Step> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spirv::fragcolor::AttachmentKind;
 
     fn key() -> PipelineKey {
         PipelineKey {
             enabled: SemanticSet::ALL,
             library: false,
+            shader_object: false,
+            fragment_elsewhere: false,
             attachments: Attachments::Known(FragColorKey::default()),
+            max_color_attachments: 8,
             topology: Topology::Triangles,
             dynamic_points: false,
             polygon_points: false,
@@ -576,6 +620,92 @@ mod tests {
             ..key()
         };
         assert_eq!(choose(&s, &off), [Step::GenerateTcs]);
+    }
+
+    #[test]
+    fn a_fragment_library_without_attachments_broadcasts_to_every_color_location() {
+        let fs = summary(|s| s.frag_color = true);
+        let s = stages(&[(Stage::Fragment, &fs)]);
+        let key = PipelineKey {
+            library: true,
+            attachments: Attachments::Unknown,
+            max_color_attachments: 3,
+            ..key()
+        };
+        let float = AttachmentKind::Float;
+        assert_eq!(
+            choose(&s, &key),
+            [Step::BroadcastFragColor(FragColorKey {
+                attachments: vec![(0, float), (1, float), (2, float)],
+            })]
+        );
+        // One Location: nothing to broadcast.
+        let one = PipelineKey {
+            max_color_attachments: 1,
+            ..key
+        };
+        assert_eq!(choose(&s, &one), []);
+    }
+
+    #[test]
+    fn libraries_split_xfb_structs_on_each_side_alone() {
+        let vs = summary(|s| s.xfb_candidate = true);
+        let fs = summary(|s| s.struct_inputs = true);
+        let library = PipelineKey {
+            library: true,
+            topology: Topology::Unknown,
+            ..key()
+        };
+        let pre_raster = stages(&[(Stage::Vertex, &vs)]);
+        assert_eq!(
+            choose(&pre_raster, &library),
+            [Step::SplitXfbOutputs(Stage::Vertex)]
+        );
+        // The fragment shader is in another library: every struct output is split, as the
+        // fragment library splits every struct input.
+        let vs = summary(|s| s.struct_outputs = true);
+        let pre_raster = stages(&[(Stage::Vertex, &vs)]);
+        let elsewhere = PipelineKey {
+            fragment_elsewhere: true,
+            ..library.clone()
+        };
+        assert_eq!(
+            choose(&pre_raster, &elsewhere),
+            [Step::SplitStructOutputs(Stage::Vertex)]
+        );
+        let fragment = stages(&[(Stage::Fragment, &fs)]);
+        assert_eq!(choose(&fragment, &library), [Step::SplitStructInputs]);
+        // A whole pipeline splits the inputs that match its outputs.
+        assert_eq!(choose(&fragment, &key()), []);
+        // Without transform feedback there is nothing to capture.
+        let no_xfb = PipelineKey {
+            transform_feedback: false,
+            ..library
+        };
+        assert_eq!(choose(&fragment, &no_xfb), []);
+    }
+
+    #[test]
+    fn shader_objects_get_the_point_size_and_no_tcs() {
+        let plain = summary(|_| {});
+        let object = PipelineKey {
+            library: true,
+            shader_object: true,
+            topology: Topology::Dynamic,
+            app_provoking_vertex: true,
+            app_depth_clip_control: true,
+            ..key()
+        };
+        let vs = stages(&[(Stage::Vertex, &plain)]);
+        assert_eq!(
+            choose(&vs, &object),
+            [Step::WritePointSize(
+                Stage::Vertex,
+                PointSizeSource::Default
+            )]
+        );
+        let tes = stages(&[(Stage::TessEval, &plain)]);
+        assert_eq!(choose(&tes, &object), []);
     }
 
     #[test]

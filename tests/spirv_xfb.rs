@@ -11,7 +11,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use spirv::{Decoration, ExecutionModel, Op, StorageClass};
 use VkLayer_glsem::spirv::module::{Module, Type};
-use VkLayer_glsem::spirv::xfb_split::{split_matching_inputs, split_xfb_outputs, SplitInterface};
+use VkLayer_glsem::spirv::xfb_split::{
+    split_matching_inputs, split_struct_inputs, split_struct_outputs, split_xfb_outputs,
+    SplitInterface,
+};
 
 fn source_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/spirv/xfb")
@@ -622,5 +625,49 @@ fn interpolate_at_through_a_dynamic_index_is_refused() {
     assert!(
         matches!(result, Err(VkLayer_glsem::spirv::PassError::Unsupported(_))),
         "{result:?}"
+    );
+}
+
+#[test]
+fn each_side_alone_splits_every_struct_varying_to_the_same_interface() {
+    // A vertex library without its fragment shader splits captured and uncaptured structs
+    // alike; a fragment library without its vertex shader splits every struct input; the
+    // two meet Location by Location, type by type.
+    let vs = compile("uncaptured.vert", "vulkan1.0");
+    let (vs, interface) = split_struct_outputs(&vs, "main")
+        .unwrap()
+        .expect("the uncaptured struct is split");
+    validate("uncaptured.vert", &vs, "vulkan1.0");
+    assert!(!interface.locations.is_empty());
+    let captured = compile("varying.vert", "vulkan1.0");
+    let (captured, _) = split_struct_outputs(&captured, "main").unwrap().unwrap();
+    let fs = compile("varying.frag", "vulkan1.0");
+    let fs = split_struct_inputs(&fs, "main")
+        .unwrap()
+        .expect("the struct input is split");
+    validate("varying.frag", &fs, "vulkan1.0");
+    let strip = |vars: Vec<Var>| -> Vec<(u32, String, bool)> {
+        vars.into_iter()
+            .map(|v| (v.location, v.ty, v.flat))
+            .collect()
+    };
+    assert_eq!(
+        strip(table(&captured, StorageClass::Output)),
+        strip(table(&fs, StorageClass::Input))
+    );
+    // The same as the split that matches the vertex shader's.
+    let (_, interface) = split("varying.vert", "vulkan1.0");
+    let matching = split_matching_inputs(&compile("varying.frag", "vulkan1.0"), "main", &interface)
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        table(&matching, StorageClass::Input),
+        table(&fs, StorageClass::Input)
+    );
+    // A fragment module has no outputs to split this way.
+    assert!(
+        split_struct_outputs(&compile("varying.frag", "vulkan1.0"), "main")
+            .unwrap()
+            .is_none()
     );
 }

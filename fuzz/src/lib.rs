@@ -504,7 +504,10 @@ pub fn check_planner_chain(data: &[u8]) -> Vec<Produced> {
     let key = semantics::PipelineKey {
         enabled: semantics::SemanticSet::ALL,
         library: false,
+        shader_object: false,
+        fragment_elsewhere: false,
         attachments: semantics::Attachments::Known(frag_key(&c.key[1..])),
+        max_color_attachments: 8,
         topology: if pipeline(3) {
             semantics::Topology::Points
         } else {
@@ -566,6 +569,9 @@ pub fn check_planner_chain(data: &[u8]) -> Vec<Produced> {
                     stages[f].words = out;
                 }
             }
+            // Only for a fragment shader without its previous stage (libraries, shader
+            // objects); this key is a whole pipeline.
+            semantics::Step::SplitStructInputs | semantics::Step::SplitStructOutputs(_) => {}
             semantics::Step::SplitFragInputs => {
                 let (Some(f), Some(iface)) = (pos(semantics::Stage::Fragment), &split) else {
                     continue;

@@ -67,8 +67,12 @@ pub enum PassKey {
     FragColor(FragColorKey),
     /// Split the struct XFB outputs of the last pre-rasterization stage.
     XfbOutputs,
+    /// Split every struct output of the last pre-rasterization stage.
+    StructOutputs,
     /// Split the fragment inputs matching the previous stage's split outputs.
     SplitInputs(SplitInterface),
+    /// Split every struct input of a fragment shader whose previous stage is elsewhere.
+    SplitStructInputs,
     PointSize(PointSizeSource),
     /// Clip-distance enables read from the GL-state block at this offset.
     ClipEnables(u32),
@@ -80,8 +84,8 @@ impl PassKey {
     pub fn label(&self) -> &'static str {
         match self {
             PassKey::FragColor(_) => "fragcolor",
-            PassKey::XfbOutputs => "xfb_split",
-            PassKey::SplitInputs(_) => "xfb_split_inputs",
+            PassKey::XfbOutputs | PassKey::StructOutputs => "xfb_split",
+            PassKey::SplitInputs(_) | PassKey::SplitStructInputs => "xfb_split_inputs",
             PassKey::PointSize(_) => "point_size",
             PassKey::ClipEnables(_) => "clip_enables",
             PassKey::ClipDepth => "clip_depth",
@@ -103,6 +107,8 @@ pub enum CacheKey {
         tes_entry: String,
         vertex: Option<(ModuleKey, String)>,
         key: TcsKey,
+        /// One TCS for every patch size (dynamic patch control points).
+        any_patch_size: bool,
     },
 }
 

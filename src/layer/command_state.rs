@@ -70,7 +70,12 @@ pub fn layer_command(name: &[u8]) -> Option<(VoidFn, LayerExtension)> {
     Some((command, LayerExtension::GlState))
 }
 
-fn push(dev: &DeviceData, cb: vk::CommandBuffer, at: BlockBinding, values: &GlStateValues) {
+pub(super) fn push(
+    dev: &DeviceData,
+    cb: vk::CommandBuffer,
+    at: BlockBinding,
+    values: &GlStateValues,
+) {
     const _: () = assert!(std::mem::size_of::<GlStateValues>() == BLOCK_SIZE as usize);
     if let Some(push) = dev.table.cmd_push_constants {
         // SAFETY: `values` is the block's BLOCK_SIZE bytes; the layout reserved them at
@@ -197,17 +202,22 @@ pub unsafe extern "system" fn cmd_bind_pipeline(
 ) {
     ffi_guard("vkCmdBindPipeline", (), || {
         // The hot path: one registry read and one atomic load, no Arc traffic.
-        let Some((Some(next), block_pipelines_live)) = with_device(command_buffer, |d| {
-            (
-                d.table.cmd_bind_pipeline,
-                d.records.block_pipelines.load(Ordering::Relaxed),
-            )
-        }) else {
+        let Some((Some(next), block_pipelines_live, tes_objects)) =
+            with_device(command_buffer, |d| {
+                (
+                    d.table.cmd_bind_pipeline,
+                    d.records.block_pipelines.load(Ordering::Relaxed),
+                    d.records.tes_objects_made.load(Ordering::Relaxed),
+                )
+            })
+        else {
             return;
         };
         // SAFETY: the application's arguments, passed on unchanged.
         unsafe { next(command_buffer, bind_point, pipeline) };
-        if block_pipelines_live == 0 || bind_point != vk::PipelineBindPoint::GRAPHICS {
+        if bind_point != vk::PipelineBindPoint::GRAPHICS
+            || block_pipelines_live == 0 && !tes_objects
+        {
             return;
         }
         shield("vkCmdBindPipeline", || {
@@ -227,6 +237,10 @@ pub unsafe extern "system" fn cmd_bind_pipeline(
                     .entry(command_buffer)
                     .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
                 state.bound = binding;
+                // The pipeline replaces every bound graphics shader object.
+                state.tes_object = vk::ShaderEXT::null();
+                state.app_tcs_object = false;
+                state.layer_tcs_object = false;
                 state.values
             };
             if let Some(at) = binding {

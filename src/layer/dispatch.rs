@@ -5,7 +5,7 @@
 use ash::vk;
 use std::ffi::CStr;
 
-use super::{command_state, hooks, planner};
+use super::{command_state, hooks, planner, shader_object};
 
 pub use super::ffi::VoidFn;
 
@@ -123,5 +123,13 @@ dispatch_table!(
         cmd_bind_pipeline: PFN_vkCmdBindPipeline =
             "vkCmdBindPipeline" => command_state::cmd_bind_pipeline;
         cmd_push_constants: PFN_vkCmdPushConstants = "vkCmdPushConstants";
+        create_shaders_ext: PFN_vkCreateShadersEXT =
+            "vkCreateShadersEXT" => shader_object::create_shaders;
+        cmd_bind_shaders_ext: PFN_vkCmdBindShadersEXT =
+            "vkCmdBindShadersEXT" => shader_object::cmd_bind_shaders;
+        destroy_shader_ext: PFN_vkDestroyShaderEXT =
+            "vkDestroyShaderEXT" => shader_object::destroy_shader;
+        cmd_set_patch_control_points_ext: PFN_vkCmdSetPatchControlPointsEXT =
+            "vkCmdSetPatchControlPointsEXT" => shader_object::cmd_set_patch_control_points;
     }
 );

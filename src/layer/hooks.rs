@@ -320,6 +320,7 @@ unsafe fn prepare_device(
                 get(physical_device, &mut props);
                 let l = &props.limits;
                 Limits {
+                    max_color_attachments: l.max_color_attachments,
                     max_fragment_output_attachments: l.max_fragment_output_attachments,
                     max_fragment_dual_src_attachments: l.max_fragment_dual_src_attachments,
                     max_push_constants_size: l.max_push_constants_size,
@@ -588,6 +589,12 @@ pub unsafe extern "system" fn destroy_device(
         let Some(dev) = key_of(device).and_then(|key| super::remove(&DEVICES, key)) else {
             return;
         };
+        // The TCS shader objects the layer generated, and their layouts.
+        shield("vkDestroyDevice", || {
+            for record in dev.records.tes_objects.write().drain().map(|(_, r)| r) {
+                super::shader_object::destroy_generated(&dev, &record);
+            }
+        });
         if let Some(destroy) = dev.table.destroy_device {
             // SAFETY: the application's arguments, passed on unchanged.
             unsafe { destroy(device, p_allocator) };
@@ -858,7 +865,7 @@ fn block_readers(dev: &DeviceData) -> vk::ShaderStageFlags {
 
 /// The push-constant ranges to create a layout with (`None`: the application's own) and
 /// where the layout holds the GL-state block.
-fn plan_layout(
+pub(super) fn plan_layout(
     dev: &DeviceData,
     app: &[vk::PushConstantRange],
 ) -> (Option<Vec<vk::PushConstantRange>>, BlockSlot) {

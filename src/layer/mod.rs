@@ -6,7 +6,8 @@
 //!   `vkCreateGraphicsPipelines` (it builds the key of `crate::semantics::choose` and runs
 //!   the steps); `command_state`: the GL state per command buffer behind the layer's
 //!   extensions (`VK_GLSEM_tessellation_default_levels`, `VK_GLSEM_gl_state`);
-//!   `push_range`: where a layout holds the GL-state block.
+//!   `push_range`: where a layout holds the GL-state block; `shader_object`:
+//!   `vkCreateShadersEXT` (the same `choose` as pipelines) and `vkCmdBindShadersEXT`.
 //! - `settings`, `log`; `cache`: the rewrite cache; `records`: what is remembered; `ffi`:
 //!   reading the application's structs; `shader_code`: module words and dumps.
 
@@ -24,6 +25,7 @@ pub mod records;
 mod rewrite;
 pub mod settings;
 mod shader_code;
+mod shader_object;
 
 use ash::vk::{self, Handle};
 use parking_lot::RwLock;
@@ -111,6 +113,7 @@ pub struct EnabledFeatures {
 
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
+    pub max_color_attachments: u32,
     pub max_fragment_output_attachments: u32,
     pub max_fragment_dual_src_attachments: u32,
     pub max_push_constants_size: u32,
@@ -126,11 +129,19 @@ impl Default for Limits {
 impl Limits {
     /// The limits a Vulkan 1.0 device must at least support, for when the query fails.
     pub const REQUIRED_MINIMUM: Limits = Limits {
+        max_color_attachments: 4,
         max_fragment_output_attachments: 4,
         max_fragment_dual_src_attachments: 0,
         max_push_constants_size: 128,
         max_tessellation_patch_size: 32,
     };
+
+    /// The Locations gl_FragColor goes to when the attachments are unknown: every one a
+    /// colour attachment may sit at and a fragment shader may write.
+    pub fn unknown_attachment_locations(&self) -> u32 {
+        self.max_color_attachments
+            .min(self.max_fragment_output_attachments)
+    }
 }
 
 /// What `vkCreateDevice` learned about a device.

@@ -109,8 +109,8 @@ pub(super) fn tes_without_tcs(ci: &vk::GraphicsPipelineCreateInfo<'_>) -> bool {
     all.contains(S::TESSELLATION_EVALUATION) && !all.contains(S::TESSELLATION_CONTROL)
 }
 
-/// A graphics pipeline library, or a pipeline linked from libraries: only the gl_FragColor
-/// broadcast applies there (README).
+/// A graphics pipeline library, or a pipeline linked from libraries: its stages may meet
+/// stages in other libraries.
 pub(super) fn is_library(ci: &vk::GraphicsPipelineCreateInfo<'_>) -> bool {
     ci.flags.contains(vk::PipelineCreateFlags::LIBRARY_KHR)
         // SAFETY: valid pNext chain.
@@ -413,7 +413,13 @@ pub(super) fn pipeline_key(
     PipelineKey {
         enabled: dev.settings.semantics,
         library,
+        shader_object: false,
+        // A pre-rasterization library: its fragment shader is in another library.
+        fragment_elsewhere: library
+            && last.is_some()
+            && !stages(ci).iter().any(|s| s.stage == S::FRAGMENT),
         attachments,
+        max_color_attachments: dev.limits.unknown_attachment_locations(),
         topology,
         dynamic_points: dynamic.contains(&vk::DynamicState::PRIMITIVE_TOPOLOGY),
         polygon_points: raster.is_some_and(|r| r.polygon_mode == vk::PolygonMode::POINT)

@@ -7,20 +7,28 @@
 //! with a tessellation evaluation shader and no control shader is never passed down
 //! unfixed: drivers crash on it, so when no TCS can be generated it fails with
 //! `VK_ERROR_UNKNOWN` and an error message saying why.
+//!
+//! Graphics pipeline libraries are planned like pipelines, from the stages and state they
+//! hold (a pre-rasterization library gets its generated TCS; a fragment-shader library
+//! that cannot know its attachments broadcasts gl_FragColor to every Location below
+//! `maxColorAttachments`; each side of the XFB split works alone). A pipeline linked from
+//! libraries (`VkPipelineLibraryCreateInfoKHR`) rewrites only the stages it holds itself,
+//! and gets a record when a library's shaders read the GL-state block, so that binding it
+//! pushes the block.
 
 use ash::vk::{self, Handle};
 use std::sync::atomic::Ordering;
 
-use super::ffi::slice;
+use super::ffi::{find_in_chain, slice};
 use super::pipeline_info::{
-    chain_without_code, inline_code, is_library, library_attachments_known, pipeline_key,
-    stage_codes, stage_of, stage_view, stages, tes_without_tcs,
+    chain_without_code, inline_code, layout_of, pipeline_key, stage_codes, stage_of, stage_view,
+    stages, tes_without_tcs,
 };
-use super::records::{PipelineRecord, FAST_PATH_PIPELINES};
-use super::rewrite::{Rewrite, Run};
+use super::records::{BlockBinding, BlockSlot, PipelineRecord, FAST_PATH_PIPELINES};
+use super::rewrite::{Rewrite, Run, Target};
 use super::shader_code::code_words;
 use super::{call_with_next, log, maybe_inject_panic, shield, DeviceData};
-use crate::semantics::{choose, Attachments, Semantic, Stage, StageInfo, Stages};
+use crate::semantics::{choose, Semantic, Stage, StageInfo, Stages};
 use crate::spirv::scan::{scan, Summary};
 
 type S = vk::ShaderStageFlags;
@@ -123,9 +131,51 @@ fn needs_work(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) -> bool
         .and_then(|f| f.summary)
         .is_some_and(|f| f.frag_color);
     let key = pipeline_key(dev, ci, view.last_pre_rasterization(), wants_attachments);
-    // A library that cannot know its attachments is planned for its warning.
-    let unknown_attachments = wants_attachments && key.attachments == Attachments::Unknown;
-    unknown_attachments || !choose(&view, &key).is_empty()
+    // A pipeline linked from libraries whose shaders read the GL-state block needs a record
+    // of its own, so that binding it pushes the block.
+    !choose(&view, &key).is_empty()
+        || !linked_libraries(ci).is_empty() && libraries_block(dev, ci).is_some()
+}
+
+/// The libraries `ci` links (`VkPipelineLibraryCreateInfoKHR`).
+fn linked_libraries<'a>(ci: &'a vk::GraphicsPipelineCreateInfo<'_>) -> &'a [vk::Pipeline] {
+    // SAFETY: valid pNext chain and library array (Vulkan's valid usage).
+    unsafe {
+        find_in_chain::<vk::PipelineLibraryCreateInfoKHR<'_>>(
+            ci.p_next,
+            vk::StructureType::PIPELINE_LIBRARY_CREATE_INFO_KHR,
+        )
+        .map(|l| slice(l.p_libraries, l.library_count))
+        .unwrap_or(&[])
+    }
+}
+
+/// Where to push the GL-state block for a pipeline linked from libraries whose shaders read
+/// it: at the offset the libraries' layouts reserved it (a pure function of the push
+/// constant ranges, which libraries linked together share, with
+/// `VK_PIPELINE_LAYOUT_CREATE_INDEPENDENT_SETS_BIT_EXT` or not), with the linked pipeline's
+/// own layout when the layer knows it, else with the library's.
+fn libraries_block(
+    dev: &DeviceData,
+    ci: &vk::GraphicsPipelineCreateInfo<'_>,
+) -> Option<BlockBinding> {
+    let pipelines = dev.records.pipelines.read();
+    let from_library = linked_libraries(ci)
+        .iter()
+        .find_map(|l| pipelines.get(l).and_then(|r| r.reads_block))?;
+    let own = layout_of(dev, ci).and_then(|l| match l.block {
+        BlockSlot::Reserved {
+            offset,
+            push_stages,
+            ..
+        } if offset == from_library.offset => Some(BlockBinding {
+            layout: ci.layout,
+            offset,
+            stages: push_stages,
+        }),
+        _ => None,
+    });
+    Some(own.unwrap_or(from_library))
 }
 
 /// What happens to one create info.
@@ -145,14 +195,6 @@ impl Plan {
 
 fn plan(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) -> Plan {
     maybe_inject_panic(&dev.settings, "vkCreateGraphicsPipelines/plan");
-    let library = is_library(ci);
-    if library && tes_without_tcs(ci) {
-        // It would crash the driver.
-        return Plan::fail(
-            "a graphics pipeline library with a tessellation evaluation shader and no \
-             control shader (the layer does not generate TCSs for libraries)",
-        );
-    }
     let codes = stage_codes(dev, ci);
     let view = stage_view(&codes);
     let fragment = codes.iter().find(|c| c.stage == Stage::Fragment);
@@ -161,24 +203,12 @@ fn plan(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) -> Plan {
         .semantics
         .contains(Semantic::FragColorBroadcast)
         && fragment.is_some_and(|f| f.module.as_ref().is_some_and(|m| m.summary.frag_color));
-    if frag_color && library && !library_attachments_known(ci) {
-        if let Some(module) = fragment.and_then(|f| f.module.as_ref()) {
-            if module.first_library_use() {
-                log::warning!(
-                    "a graphics pipeline library's fragment shader writes gl_FragColor, but \
-                     the library has neither a render pass nor the fragment output \
-                     interface: the layer cannot tell the attachments, so only colour \
-                     attachment 0 gets it (GL writes every draw buffer)"
-                );
-            }
-        }
-    }
     let key = pipeline_key(dev, ci, view.last_pre_rasterization(), frag_color);
     let steps = choose(&view, &key);
     if steps.is_empty() {
         return Plan::Keep;
     }
-    let mut run = Run::new(dev, ci, &codes);
+    let mut run = Run::new(dev, target(dev, ci), &codes);
     for step in steps {
         if let Err(why) = run.step(step) {
             return Plan::fail(why);
@@ -189,6 +219,21 @@ fn plan(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) -> Plan {
         Plan::Keep
     } else {
         Plan::Rewrite(rewrite)
+    }
+}
+
+/// What the steps read off `ci` besides its stages.
+fn target(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) -> Target {
+    // SAFETY: valid pointers per Vulkan's valid usage.
+    let dynamic = unsafe { ci.p_dynamic_state.as_ref() }
+        .map(|d| unsafe { slice(d.p_dynamic_states, d.dynamic_state_count) })
+        .unwrap_or(&[]);
+    Target {
+        layout: ci.layout,
+        layout_record: layout_of(dev, ci),
+        patch_control_points: unsafe { ci.p_tessellation_state.as_ref() }
+            .map(|t| t.patch_control_points),
+        dynamic_patch_control_points: dynamic.contains(&vk::DynamicState::PATCH_CONTROL_POINTS_EXT),
     }
 }
 
@@ -476,7 +521,7 @@ impl Call<'_> {
         }
 
         shield("vkCreateGraphicsPipelines records", || {
-            self.record(&plans, p_pipelines)
+            self.record(infos, &plans, p_pipelines)
         });
 
         // An error of the driver's wins; otherwise the layer's own failure is the result.
@@ -486,25 +531,46 @@ impl Call<'_> {
         }
     }
 
-    unsafe fn record(&self, plans: &[Plan], p_pipelines: *mut vk::Pipeline) {
+    unsafe fn record(
+        &self,
+        infos: &[vk::GraphicsPipelineCreateInfo<'_>],
+        plans: &[Plan],
+        p_pipelines: *mut vk::Pipeline,
+    ) {
         maybe_inject_panic(&self.dev.settings, "vkCreateGraphicsPipelines/record");
-        for (i, plan) in plans.iter().enumerate() {
+        for (i, (ci, plan)) in infos.iter().zip(plans).enumerate() {
             let pipeline = *p_pipelines.add(i);
-            let Plan::Rewrite(rewrite) = plan else {
-                continue;
-            };
             if pipeline == vk::Pipeline::null() {
                 continue;
             }
-            for note in &rewrite.notes {
-                log::info!("pipeline {:#x}: {note}", pipeline.as_raw());
+            let own = match plan {
+                Plan::Rewrite(rewrite) => {
+                    for note in &rewrite.notes {
+                        log::info!("pipeline {:#x}: {note}", pipeline.as_raw());
+                    }
+                    Some(rewrite.reads_block)
+                }
+                _ => None,
+            };
+            // A linked pipeline runs its libraries' shaders: it reads the block where they do.
+            let inherited = libraries_block(self.dev, ci);
+            if own.is_none() && inherited.is_none() {
+                continue;
             }
-            self.dev
+            let reads_block = own.flatten().or(inherited);
+            let previous = self
+                .dev
                 .records
                 .pipelines
                 .write()
-                .insert(pipeline, PipelineRecord::new(rewrite.reads_block));
-            if rewrite.reads_block.is_some() {
+                .insert(pipeline, PipelineRecord::new(reads_block));
+            if previous.is_some_and(|r| r.reads_block.is_some()) {
+                self.dev
+                    .records
+                    .block_pipelines
+                    .fetch_sub(1, Ordering::Relaxed);
+            }
+            if reads_block.is_some() {
                 self.dev
                     .records
                     .block_pipelines

@@ -82,8 +82,6 @@ pub struct ModuleRecord {
     pub words: Arc<[u32]>,
     pub summary: Summary,
     hash: OnceCell<u64>,
-    /// Set once a graphics pipeline library used the module (the layer warns once).
-    used_in_library: AtomicBool,
     _live: Option<Live>,
 }
 
@@ -102,14 +100,8 @@ impl ModuleRecord {
             summary: crate::spirv::scan::scan(words),
             words: words.into(),
             hash: OnceCell::new(),
-            used_in_library: AtomicBool::new(false),
             _live: None,
         }
-    }
-
-    /// Whether this is the first time a graphics pipeline library uses the module.
-    pub fn first_library_use(&self) -> bool {
-        !self.used_in_library.swap(true, Ordering::Relaxed)
     }
 
     /// Content hash, computed on first use (only pipelines that need a rewrite ask).
@@ -245,6 +237,14 @@ pub struct CommandBufferState {
     pub pool: vk::CommandPool,
     pub values: GlStateValues,
     pub bound: Option<BlockBinding>,
+    /// Shader objects bound to the tessellation stages (`vkCmdBindShadersEXT`): the
+    /// application's TES and whether it bound a TCS of its own.
+    pub tes_object: vk::ShaderEXT,
+    pub app_tcs_object: bool,
+    /// The layer bound a generated TCS shader object.
+    pub layer_tcs_object: bool,
+    /// `vkCmdSetPatchControlPointsEXT`.
+    pub patch_control_points: Option<u32>,
     _live: Live,
 }
 
@@ -254,6 +254,10 @@ impl CommandBufferState {
             pool,
             values: GlStateValues::INITIAL,
             bound: None,
+            tes_object: vk::ShaderEXT::null(),
+            app_tcs_object: false,
+            layer_tcs_object: false,
+            patch_control_points: None,
             _live: Live::new(Kind::CommandBuffer),
         }
     }
@@ -262,7 +266,29 @@ impl CommandBufferState {
     pub fn reset(&mut self) {
         self.values = GlStateValues::INITIAL;
         self.bound = None;
+        self.tes_object = vk::ShaderEXT::null();
+        self.app_tcs_object = false;
+        self.layer_tcs_object = false;
+        self.patch_control_points = None;
     }
+}
+
+/// A tessellation evaluation shader object: what the layer needs to generate TCS shader
+/// objects for it when it is bound without one.
+pub struct TesObjectRecord {
+    /// Its code as the driver got it, and its entry point.
+    pub words: Arc<[u32]>,
+    pub entry: String,
+    /// The set layouts and push-constant ranges it was created with (the generated TCS
+    /// must have the same).
+    pub set_layouts: Vec<vk::DescriptorSetLayout>,
+    pub ranges: Vec<vk::PushConstantRange>,
+    /// Where the ranges hold the GL-state block, readable by a TCS: offset and the stages
+    /// a push must name.
+    pub block: Option<(u32, vk::ShaderStageFlags)>,
+    /// Generated TCS shader objects by patch size, and the layout the levels are pushed
+    /// with (the layer's, made of `ranges`). Destroyed with the TES or the device.
+    pub generated: Mutex<(HashMap<u32, vk::ShaderEXT>, vk::PipelineLayout)>,
 }
 
 /// Every record of one device. Maps are locked only to insert, remove or clone an `Arc`
@@ -277,6 +303,11 @@ pub struct Records {
     /// more.
     pub block_pipelines: AtomicUsize,
     pub command_buffers: Mutex<HashMap<vk::CommandBuffer, CommandBufferState>>,
+    /// Tessellation evaluation shader objects.
+    pub tes_objects: RwLock<HashMap<vk::ShaderEXT, Arc<TesObjectRecord>>>,
+    /// Set once a TES shader object was recorded: `vkCmdBindPipeline` then forgets the
+    /// command buffer's bound tessellation shader objects (a pipeline unbinds them).
+    pub tes_objects_made: AtomicBool,
 }
 
 #[cfg(test)]

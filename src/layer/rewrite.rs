@@ -6,17 +6,22 @@ use ash::vk;
 use std::sync::Arc;
 
 use super::cache::{CacheKey, ModuleKey, Outcome, PassKey};
-use super::pipeline_info::{flag_of, layout_of, StageCode};
-use super::records::{content_hash, BlockBinding, BlockSlot};
+use super::pipeline_info::{flag_of, StageCode};
+use super::records::{content_hash, BlockBinding, BlockSlot, LayoutRecord};
 use super::shader_code::dump_module;
 use super::{log, DeviceData};
 use crate::semantics::{Semantic, Stage, Step};
 use crate::spirv::clip_depth::remap_clip_depth;
 use crate::spirv::clip_enables::gate_clip_distances;
 use crate::spirv::fragcolor::broadcast_frag_color;
-use crate::spirv::passthrough_tcs::{build_passthrough_tcs, TcsKey};
+use crate::spirv::passthrough_tcs::{
+    build_passthrough_tcs, build_passthrough_tcs_for_any_patch_size, TcsKey,
+};
 use crate::spirv::point_size::{write_point_size, PointSizeSource};
-use crate::spirv::xfb_split::{split_matching_inputs, split_xfb_outputs, SplitInterface};
+use crate::spirv::xfb_split::{
+    split_matching_inputs, split_struct_inputs, split_struct_outputs, split_xfb_outputs,
+    SplitInterface,
+};
 use crate::spirv::PassResult;
 
 /// What the rewrite of one create info produced.
@@ -44,6 +49,20 @@ impl Rewrite {
     }
 }
 
+/// What the steps read besides the stages' code: the pipeline's (or library's, or shader
+/// objects') layout and tessellation state.
+#[derive(Clone, Default)]
+pub struct Target {
+    /// The layout the GL-state block is pushed with.
+    pub layout: vk::PipelineLayout,
+    /// Where that layout holds the block (`None`: a layout the layer does not know).
+    pub layout_record: Option<Arc<LayoutRecord>>,
+    /// `pTessellationState->patchControlPoints`, when the state is there.
+    pub patch_control_points: Option<u32>,
+    /// `VK_DYNAMIC_STATE_PATCH_CONTROL_POINTS_EXT` is set.
+    pub dynamic_patch_control_points: bool,
+}
+
 /// One stage's code as the steps change it.
 struct Current {
     words: Arc<[u32]>,
@@ -56,7 +75,7 @@ struct Current {
 /// The steps' state while they run.
 pub struct Run<'a> {
     dev: &'a DeviceData,
-    ci: &'a vk::GraphicsPipelineCreateInfo<'a>,
+    target: Target,
     codes: &'a [StageCode],
     current: Vec<Option<Current>>,
     split: Option<SplitInterface>,
@@ -75,11 +94,7 @@ fn stage_name(stage: Stage) -> &'static str {
 }
 
 impl<'a> Run<'a> {
-    pub fn new(
-        dev: &'a DeviceData,
-        ci: &'a vk::GraphicsPipelineCreateInfo<'a>,
-        codes: &'a [StageCode],
-    ) -> Run<'a> {
+    pub fn new(dev: &'a DeviceData, target: Target, codes: &'a [StageCode]) -> Run<'a> {
         let current = codes
             .iter()
             .map(|c| {
@@ -93,7 +108,7 @@ impl<'a> Run<'a> {
             .collect();
         Run {
             dev,
-            ci,
+            target,
             codes,
             current,
             split: None,
@@ -160,13 +175,13 @@ impl<'a> Run<'a> {
 
     /// Where the pipeline's layout holds the GL-state block, for a reader `stage`.
     fn block_binding(&self, stage: Stage) -> Option<BlockBinding> {
-        match &layout_of(self.dev, self.ci)?.block {
+        match &self.target.layout_record.as_ref()?.block {
             BlockSlot::Reserved {
                 offset,
                 push_stages,
                 reads,
             } if reads.contains(flag_of(stage)) => Some(BlockBinding {
-                layout: self.ci.layout,
+                layout: self.target.layout,
                 offset: *offset,
                 stages: *push_stages,
             }),
@@ -214,6 +229,29 @@ impl<'a> Run<'a> {
                     self.split = Some(split);
                 }
             }
+            Step::SplitStructOutputs(stage) => {
+                // A failure leaves the outputs whole; the fragment side may then not match,
+                // as it would not without the layer.
+                self.apply(
+                    stage,
+                    semantic,
+                    PassKey::StructOutputs,
+                    |o| match o {
+                        Outcome::Split(_, split) => format!(
+                            "struct outputs of the {} split member by member for a fragment \
+                             shader elsewhere (Locations {:?})",
+                            stage_name(stage),
+                            split.locations
+                        ),
+                        _ => String::new(),
+                    },
+                    |words, entry| match split_struct_outputs(words, entry) {
+                        Ok(Some((words, split))) => Outcome::Split(words.into(), split),
+                        Ok(None) => Outcome::Unchanged,
+                        Err(e) => Outcome::Failed(e.to_string().into()),
+                    },
+                );
+            }
             Step::BroadcastFragColor(key) => {
                 let n = key.attachments.len();
                 self.apply(
@@ -240,6 +278,17 @@ impl<'a> Run<'a> {
                     self.undo(Semantic::XfbSplit);
                     self.split = None;
                 }
+            }
+            Step::SplitStructInputs => {
+                // A failure leaves the inputs whole: the previous stage may have left its
+                // outputs whole too.
+                self.apply(
+                    Stage::Fragment,
+                    semantic,
+                    PassKey::SplitStructInputs,
+                    |_| "fragment shader struct inputs split member by member".into(),
+                    |words, entry| outcome(split_struct_inputs(words, entry)),
+                );
             }
             Step::WritePointSize(stage, source) => {
                 let outcome = self.write_point_size(stage, source);
@@ -325,27 +374,21 @@ impl<'a> Run<'a> {
             ))
         };
         let dev = self.dev;
-        if self.out.reads_block.is_some() || is_library_tes(self.ci) {
-            return no("the layer does not generate TCSs for graphics pipeline libraries");
-        }
         if !dev.settings.semantics.contains(Semantic::PassthroughTcs) {
             return no("the passthrough_tcs setting is off");
         }
         if !dev.features.tessellation_shader {
             return no("the device did not enable tessellationShader");
         }
-        // SAFETY: valid pointers per Vulkan's valid usage.
-        let dynamic = unsafe { self.ci.p_dynamic_state.as_ref() }
-            .map(|d| unsafe { super::ffi::slice(d.p_dynamic_states, d.dynamic_state_count) })
-            .unwrap_or(&[]);
-        if dynamic.contains(&vk::DynamicState::PATCH_CONTROL_POINTS_EXT) {
-            return no("VK_DYNAMIC_STATE_PATCH_CONTROL_POINTS_EXT is not supported with it (the TCS's output patch size is fixed at creation)");
-        }
-        // SAFETY: as above.
-        let Some(tess) = (unsafe { self.ci.p_tessellation_state.as_ref() }) else {
-            return no("pTessellationState is NULL");
+        // A dynamic patch size: one TCS for every count, its output patch as large as a
+        // draw may set (docs: the decision and its cost).
+        let any_patch_size = self.target.dynamic_patch_control_points;
+        let patch_control_points = match (any_patch_size, self.target.patch_control_points) {
+            (true, _) => dev.limits.max_tessellation_patch_size,
+            (false, Some(n)) => n,
+            (false, None) => return no("pTessellationState is NULL"),
         };
-        let binding = match layout_of(dev, self.ci).map(|l| l.block.clone()) {
+        let binding = match self.target.layout_record.as_ref().map(|l| l.block.clone()) {
             Some(BlockSlot::Unavailable(why)) => {
                 return no(&format!(
                     "its pipeline layout has no push-constant room for the levels: {why}"
@@ -368,7 +411,7 @@ impl<'a> Run<'a> {
         };
         let vs = code(Stage::Vertex);
         let key = TcsKey {
-            output_vertices: tess.patch_control_points,
+            output_vertices: patch_control_points,
             max_patch_size: dev.limits.max_tessellation_patch_size,
             push_constant_offset: binding.offset,
         };
@@ -377,25 +420,25 @@ impl<'a> Run<'a> {
             tes_entry: tes_entry.into(),
             vertex: vs.map(|(m, e)| (ModuleKey::of(m), e.to_owned())),
             key: key.clone(),
+            any_patch_size,
         };
-        let outcome =
-            cached(
-                dev,
-                cache_key,
-                tes_module.hash(),
-                "tcs",
-                || match build_passthrough_tcs(
-                    &tes_module.words,
-                    tes_entry,
-                    vs.map(|(m, e)| (&m.words[..], e)),
-                    &key,
-                ) {
-                    Ok(words) => Outcome::Module(words.into()),
-                    Err(e) => Outcome::Failed(e.to_string().into()),
-                },
-            );
+        let outcome = cached(dev, cache_key, tes_module.hash(), "tcs", || {
+            match if any_patch_size {
+                build_passthrough_tcs_for_any_patch_size
+            } else {
+                build_passthrough_tcs
+            }(
+                &tes_module.words,
+                tes_entry,
+                vs.map(|(m, e)| (&m.words[..], e)),
+                &key,
+            ) {
+                Ok(words) => Outcome::Module(words.into()),
+                Err(e) => Outcome::Failed(e.to_string().into()),
+            }
+        });
         match outcome {
-            Outcome::Module(words) => Ok((words, binding, tess.patch_control_points)),
+            Outcome::Module(words) => Ok((words, binding, patch_control_points)),
             Outcome::Failed(why) => no(&format!("generating it failed: {why}")),
             _ => no("generating it produced nothing"),
         }
@@ -413,10 +456,6 @@ impl<'a> Run<'a> {
         self.out.notes = self.notes.into_iter().map(|(_, note)| note).collect();
         self.out
     }
-}
-
-fn is_library_tes(ci: &vk::GraphicsPipelineCreateInfo<'_>) -> bool {
-    super::pipeline_info::is_library(ci)
 }
 
 fn outcome(result: PassResult) -> Outcome {

@@ -31,7 +31,8 @@ pub const LEVELS_PUSH_CONSTANT_SIZE: u32 = 24;
 /// What the generated TCS depends on besides the TES.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct TcsKey {
-    /// `OutputVertices`: the pipeline's `patchControlPoints`.
+    /// `OutputVertices`: the pipeline's `patchControlPoints` (for
+    /// [`build_passthrough_tcs_for_any_patch_size`], the most a draw may set).
     pub output_vertices: u32,
     /// Size of the per-vertex input arrays (`maxTessellationPatchSize`).
     pub max_patch_size: u32,
@@ -46,6 +47,31 @@ pub fn build_passthrough_tcs(
     tes_entry: &str,
     vertex: Option<(&[u32], &str)>,
     key: &TcsKey,
+) -> Result<Vec<u32>, PassError> {
+    build(tes, tes_entry, vertex, key, false)
+}
+
+/// [`build_passthrough_tcs`] for a patch size that is dynamic state
+/// (`VK_DYNAMIC_STATE_PATCH_CONTROL_POINTS_EXT`): one TCS for every count, with
+/// `OutputVertices` = `key.output_vertices` (the most a draw may set). Invocation `i`
+/// copies input vertex `min(i, gl_PatchVerticesIn - 1)`, so the output patch holds the
+/// input's vertices, then copies of its last one. The TES sees `key.output_vertices` as its
+/// patch size, so a TES that reads `gl_PatchVerticesIn` is refused.
+pub fn build_passthrough_tcs_for_any_patch_size(
+    tes: &[u32],
+    tes_entry: &str,
+    vertex: Option<(&[u32], &str)>,
+    key: &TcsKey,
+) -> Result<Vec<u32>, PassError> {
+    build(tes, tes_entry, vertex, key, true)
+}
+
+fn build(
+    tes: &[u32],
+    tes_entry: &str,
+    vertex: Option<(&[u32], &str)>,
+    key: &TcsKey,
+    dynamic_patch_size: bool,
 ) -> Result<Vec<u32>, PassError> {
     if key.output_vertices == 0 || key.output_vertices > key.max_patch_size {
         return Err(unsupported(format!(
@@ -102,6 +128,45 @@ pub fn build_passthrough_tcs(
     // Function body: the invocation index first, then one copy per input.
     let invocation_id = g.id();
     push_inst(&mut g.body, Op::Load, &[int, invocation_id, invocation]);
+    // The input vertex each invocation copies.
+    let source_id = if dynamic_patch_size {
+        let reads_patch_size = tes_ep.interface.iter().any(|&v| {
+            tes_module.decoration(v, Decoration::BuiltIn)
+                == Some(&[BuiltIn::PatchVertices as u32][..])
+        });
+        if reads_patch_size {
+            return Err(unsupported(
+                "a TES that reads gl_PatchVerticesIn with a dynamic patch size".into(),
+            ));
+        }
+        let patch_vertices = g.variable(invocation_ptr, StorageClass::Input, "gl_PatchVerticesIn");
+        g.decorate(
+            patch_vertices,
+            Decoration::BuiltIn,
+            &[BuiltIn::PatchVertices as u32],
+        );
+        let count = g.load(int, patch_vertices);
+        let one = g.int_constant(1);
+        let last = g.id();
+        push_inst(&mut g.body, Op::ISub, &[int, last, count, one]);
+        let boolean = g.scalar(Op::TypeBool, &[]);
+        let before_last = g.id();
+        push_inst(
+            &mut g.body,
+            Op::SLessThan,
+            &[boolean, before_last, invocation_id, last],
+        );
+        let source = g.id();
+        push_inst(
+            &mut g.body,
+            Op::Select,
+            &[int, source, before_last, invocation_id, last],
+        );
+        source
+    } else {
+        invocation_id
+    };
+    let indices = (source_id, invocation_id);
 
     for &var in &tes_ep.interface {
         let Some((StorageClass::Input, pointee)) = tes_module.variable(var) else {
@@ -122,9 +187,9 @@ pub fn build_passthrough_tcs(
             )));
         };
         if is_builtin_block(&tes_module, *element) {
-            g.per_vertex_block(&tes_module, *element, vs_per_vertex, key, invocation_id)?;
+            g.per_vertex_block(&tes_module, *element, vs_per_vertex, key, indices)?;
         } else {
-            g.per_vertex_copy(&tes_module, var, *element, key, invocation_id)?;
+            g.per_vertex_copy(&tes_module, var, *element, key, indices)?;
         }
     }
     g.levels(key.push_constant_offset);
@@ -442,14 +507,15 @@ impl Gen {
         }
     }
 
-    /// `out[gl_InvocationID] = in[gl_InvocationID]` for a user-defined per-vertex input.
+    /// `out[gl_InvocationID] = in[source]` for a user-defined per-vertex input;
+    /// `(source, invocation_id)` are the ids of the two indices.
     fn per_vertex_copy(
         &mut self,
         tes: &Module<'_>,
         var: u32,
         element: u32,
         key: &TcsKey,
-        invocation_id: u32,
+        (source_id, invocation_id): (u32, u32),
     ) -> Result<(), PassError> {
         let located = tes.has_decoration(var, Decoration::Location)
             || tes
@@ -470,7 +536,7 @@ impl Gen {
         let (input, output) = self.arrayed_pair(element, element, key, (&in_name, &name));
         self.copy_decorations(tes, var, input);
         self.copy_decorations(tes, var, output);
-        let src = self.chain(StorageClass::Input, element, input, &[invocation_id]);
+        let src = self.chain(StorageClass::Input, element, input, &[source_id]);
         let value = self.load(element, src);
         let dst = self.chain(StorageClass::Output, element, output, &[invocation_id]);
         push_inst(&mut self.body, Op::Store, &[dst, value]);
@@ -486,7 +552,7 @@ impl Gen {
         tes_block: u32,
         vs: Option<(&Module<'_>, u32)>,
         key: &TcsKey,
-        invocation_id: u32,
+        (source_id, invocation_id): (u32, u32),
     ) -> Result<(), PassError> {
         let (in_module, in_source, in_block) = match vs {
             Some((vs, block)) => (vs, Source::Vertex, block),
@@ -525,7 +591,7 @@ impl Gen {
                     StorageClass::Input,
                     in_member_ty,
                     input,
-                    &[invocation_id, in_index],
+                    &[source_id, in_index],
                 );
                 let value = self.load(in_member_ty, src);
                 let dst = self.chain(
@@ -556,12 +622,7 @@ impl Gen {
             let float = self.scalar(Op::TypeFloat, &[32]);
             for k in 0..in_len.min(out_len) {
                 let k = self.int_constant(k);
-                let src = self.chain(
-                    StorageClass::Input,
-                    float,
-                    input,
-                    &[invocation_id, in_index, k],
-                );
+                let src = self.chain(StorageClass::Input, float, input, &[source_id, in_index, k]);
                 let value = self.load(float, src);
                 let dst = self.chain(
                     StorageClass::Output,
@@ -1050,6 +1111,38 @@ mod tests {
         assert_eq!(tcs_m.constant_u32(*length), Some(32));
         assert!(has_capability(&tcs_m, Capability::Float64));
         assert!(has_capability(&tcs_m, Capability::Tessellation));
+    }
+
+    #[test]
+    fn one_tcs_serves_every_patch_size() {
+        // varyings.tese reads gl_PatchVerticesIn, which would see the output patch size.
+        let tes = compile("varyings.tese", "vulkan1.0");
+        let key = TcsKey {
+            output_vertices: 32,
+            ..KEY
+        };
+        assert!(build_passthrough_tcs_for_any_patch_size(&tes, "main", None, &key).is_err());
+        let tes = compile("clip.tese", "vulkan1.0");
+        let tcs = build_passthrough_tcs_for_any_patch_size(&tes, "main", None, &key).unwrap();
+        validate(&tcs, "vulkan1.0");
+        let m = Module::parse(&tcs).unwrap();
+        // The input vertex copied is min(gl_InvocationID, gl_PatchVerticesIn - 1).
+        let patch_vertices = m
+            .entry_points
+            .iter()
+            .flat_map(|e| e.interface.iter().copied())
+            .find(|&v| {
+                m.decoration(v, Decoration::BuiltIn) == Some(&[BuiltIn::PatchVertices as u32][..])
+            });
+        assert!(patch_vertices.is_some(), "reads gl_PatchVerticesIn");
+        assert!(m.insts.iter().any(|i| i.op() == Some(Op::Select)));
+        let modes: Vec<_> = m
+            .insts
+            .iter()
+            .filter(|i| i.op() == Some(Op::ExecutionMode))
+            .map(|i| (i.operand(1), i.operand(2)))
+            .collect();
+        assert_eq!(modes, vec![(ExecutionMode::OutputVertices as u32, 32)]);
     }
 
     #[test]

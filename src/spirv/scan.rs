@@ -25,6 +25,14 @@ pub struct Summary {
     /// The module declares the `ClipDistance` capability (glslang does when a shader uses
     /// `gl_ClipDistance`).
     pub clip_distance: bool,
+    /// A fragment entry point may have struct or matrix inputs: some `OpTypeStruct` or
+    /// `OpTypeMatrix` is pointed to from the `Input` storage class (the XFB split of a
+    /// fragment shader whose previous stage is elsewhere).
+    pub struct_inputs: bool,
+    /// A vertex, tessellation evaluation or geometry entry point may have struct or matrix
+    /// outputs (the split of a last pre-rasterization stage whose fragment shader is
+    /// elsewhere).
+    pub struct_outputs: bool,
 }
 
 /// The class of primitive a stage emits.
@@ -57,6 +65,10 @@ pub fn scan(words: &[u32]) -> Summary {
     let mut xfb_mode = false;
     let mut xfb_buffer = false;
     let (mut emits, mut domain, mut point_mode) = (None, None, false);
+    // Struct and matrix type ids, and arrays of them; Input pointers to any of them.
+    let mut aggregates: Vec<u32> = Vec::new();
+    let mut input_aggregate = false;
+    let mut output_aggregate = false;
     for inst in instructions(words) {
         let Ok(inst) = inst else { return summary };
         let ops = inst.operands();
@@ -84,6 +96,16 @@ pub fn scan(words: &[u32]) -> Summary {
                     _ => {}
                 }
             }
+            Some(Op::TypeStruct | Op::TypeMatrix) if !ops.is_empty() => aggregates.push(ops[0]),
+            Some(Op::TypeArray | Op::TypeRuntimeArray)
+                if ops.len() >= 2 && aggregates.contains(&ops[1]) =>
+            {
+                aggregates.push(ops[0])
+            }
+            Some(Op::TypePointer) if ops.len() >= 3 && aggregates.contains(&ops[2]) => {
+                input_aggregate |= ops[1] == spirv::StorageClass::Input as u32;
+                output_aggregate |= ops[1] == spirv::StorageClass::Output as u32;
+            }
             Some(Op::Capability) if ops.first() == Some(&(Capability::ClipDistance as u32)) => {
                 summary.clip_distance = true;
             }
@@ -108,6 +130,15 @@ pub fn scan(words: &[u32]) -> Summary {
     summary.frag_color = frag_color_id.is_some_and(|id| location0.contains(&id))
         && summary.has_stage(ExecutionModel::Fragment);
     summary.xfb_candidate = xfb_mode && xfb_buffer;
+    summary.struct_inputs = input_aggregate && summary.has_stage(ExecutionModel::Fragment);
+    summary.struct_outputs = output_aggregate
+        && [
+            ExecutionModel::Vertex,
+            ExecutionModel::TessellationEvaluation,
+            ExecutionModel::Geometry,
+        ]
+        .into_iter()
+        .any(|m| summary.has_stage(m));
     summary.output_primitive = if summary.has_stage(ExecutionModel::Geometry) {
         emits
     } else if point_mode {

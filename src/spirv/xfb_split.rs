@@ -39,12 +39,46 @@ pub fn split_xfb_outputs(
     words: &[u32],
     entry: &str,
 ) -> Result<Option<(Vec<u32>, SplitInterface)>, PassError> {
+    split_outputs(words, entry, true)
+}
+
+/// Splits every struct and matrix output of the vertex, tessellation evaluation or
+/// geometry entry point `entry` that is not a block or a built-in, captured or not, as
+/// [`split_xfb_outputs`] splits the captured ones: for a last pre-rasterization stage whose
+/// fragment shader is elsewhere (a graphics pipeline library, a shader object), which
+/// splits every such input by the same rule ([`split_struct_inputs`]).
+pub fn split_struct_outputs(
+    words: &[u32],
+    entry: &str,
+) -> Result<Option<(Vec<u32>, SplitInterface)>, PassError> {
+    split_outputs(words, entry, false)
+}
+
+fn split_outputs(
+    words: &[u32],
+    entry: &str,
+    captured_only: bool,
+) -> Result<Option<(Vec<u32>, SplitInterface)>, PassError> {
     let m = Module::parse(words)?;
-    let Some(ep) = m
-        .entry_points
-        .iter()
-        .find(|e| e.name == entry && has_execution_mode(&m, e.function, ExecutionMode::Xfb))
-    else {
+    let pre_rasterization = |e: &&EntryPoint| {
+        matches!(
+            e.model,
+            ExecutionModel::Vertex
+                | ExecutionModel::TessellationEvaluation
+                | ExecutionModel::Geometry
+        )
+    };
+    let ep = if captured_only {
+        m.entry_points
+            .iter()
+            .find(|e| e.name == entry && has_execution_mode(&m, e.function, ExecutionMode::Xfb))
+    } else {
+        m.entry_points
+            .iter()
+            .filter(pre_rasterization)
+            .find(|e| e.name == entry)
+    };
+    let Some(ep) = ep else {
         return Ok(None);
     };
     let vars: Vec<u32> = ep
@@ -53,18 +87,16 @@ pub fn split_xfb_outputs(
         .copied()
         .filter(|&id| {
             splittable(&m, id, StorageClass::Output)
-                && m.has_decoration(id, Decoration::XfbBuffer)
-                // Without an Offset the variable is not captured: nothing to fix.
-                && m.has_decoration(id, Decoration::Offset)
+                && (!captured_only
+                    || m.has_decoration(id, Decoration::XfbBuffer)
+                        // Without an Offset the variable is not captured: nothing to fix.
+                        && m.has_decoration(id, Decoration::Offset))
         })
         .collect();
     if vars.is_empty() {
         return Ok(None);
     }
-    if !matches!(
-        ep.model,
-        ExecutionModel::Vertex | ExecutionModel::TessellationEvaluation | ExecutionModel::Geometry
-    ) {
+    if !pre_rasterization(&ep) {
         return Err(PassError::Unsupported(format!(
             "Xfb execution mode on a {:?} entry point",
             ep.model
@@ -105,6 +137,20 @@ pub fn split_matching_inputs(words: &[u32], entry: &str, split: &SplitInterface)
     if split.locations.is_empty() {
         return Ok(None);
     }
+    split_inputs(words, entry, |location| split.locations.contains(&location))
+}
+
+/// Splits every struct and matrix input of the fragment entry point `entry` that is not a
+/// block or a built-in, without seeing the previous stage: for a fragment shader in a
+/// graphics pipeline library or a shader object. The leaves' Locations and types are a
+/// pure function of the aggregate's type and Location, so they are the ones
+/// [`split_xfb_outputs`] gives the matching output of the previous stage, wherever it was
+/// split; an output left whole still matches the leaves Location by Location.
+pub fn split_struct_inputs(words: &[u32], entry: &str) -> PassResult {
+    split_inputs(words, entry, |_| true)
+}
+
+fn split_inputs(words: &[u32], entry: &str, select: impl Fn(u32) -> bool) -> PassResult {
     let m = Module::parse(words)?;
     let named = |e: &&EntryPoint| e.name == entry;
     let Some(ep) = (m.entry_points.iter().filter(named))
@@ -120,7 +166,7 @@ pub fn split_matching_inputs(words: &[u32], entry: &str, split: &SplitInterface)
         .filter(|&id| {
             splittable(&m, id, StorageClass::Input)
                 && m.decoration(id, Decoration::Location)
-                    .is_some_and(|l| split.locations.contains(&l[0]))
+                    .is_some_and(|l| select(l[0]))
         })
         .collect();
     if vars.is_empty() {

@@ -277,6 +277,16 @@ impl Instance {
         let core = vk::PhysicalDeviceFeatures::default()
             .tessellation_shader(true)
             .geometry_shader(true);
+        self.device_with_core(extensions, core, features)
+    }
+
+    /// [`Instance::device_with`] with the core features `core`.
+    pub fn device_with_core(
+        &self,
+        extensions: &[&CStr],
+        core: vk::PhysicalDeviceFeatures,
+        features: &mut [&mut dyn vk::ExtendsDeviceCreateInfo],
+    ) -> Device {
         let priorities = [1.0];
         let queues = [vk::DeviceQueueCreateInfo::default()
             .queue_family_index(0)
@@ -431,11 +441,16 @@ impl Device {
                     .attachments(&blend_attachments[..d.attachments])
             })
             .collect();
+        let dynamic: Vec<_> = descs
+            .iter()
+            .map(|d| vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&d.dynamic))
+            .collect();
         let infos: Vec<_> = descs
             .iter()
             .zip(&blends)
             .zip(&assemblies)
-            .map(|((d, blend), assembly)| {
+            .zip(&dynamic)
+            .map(|(((d, blend), assembly), dynamic)| {
                 let tessellated = d
                     .stages
                     .iter()
@@ -455,6 +470,9 @@ impl Device {
                     .base_pipeline_index(-1);
                 if tessellated {
                     info = info.tessellation_state(&tessellation);
+                }
+                if !d.dynamic.is_empty() {
+                    info = info.dynamic_state(dynamic);
                 }
                 info.p_next = d.p_next;
                 info
@@ -552,6 +570,8 @@ pub struct Desc<'a> {
     pub p_next: *const c_void,
     /// The input topology when no tessellation stage makes it a patch list.
     pub topology: vk::PrimitiveTopology,
+    /// Dynamic state (`pDynamicState` is NULL when empty).
+    pub dynamic: Vec<vk::DynamicState>,
 }
 
 impl Desc<'_> {
@@ -569,6 +589,7 @@ impl Desc<'_> {
             flags: vk::PipelineCreateFlags::empty(),
             p_next: std::ptr::null(),
             topology: vk::PrimitiveTopology::TRIANGLE_LIST,
+            dynamic: Vec::new(),
         }
     }
 
@@ -942,4 +963,280 @@ impl CountingAllocator {
         this.frees.fetch_add(1, SeqCst);
         this.live.fetch_sub(1, SeqCst);
     }
+}
+
+/// A device-level command through `vkGetDeviceProcAddr`, cast to its PFN type `F`.
+pub fn device_fn<F: Copy>(instance: &Instance, device: &Device, name: &CStr) -> F {
+    let f = unsafe {
+        instance
+            .instance
+            .get_device_proc_addr(device.device.handle(), name.as_ptr())
+    }
+    .unwrap_or_else(|| panic!("{name:?} is NULL"));
+    assert_eq!(std::mem::size_of::<F>(), std::mem::size_of_val(&f));
+    // SAFETY: F is the PFN type of `name` (the caller's word).
+    unsafe { std::mem::transmute_copy::<unsafe extern "system" fn(), F>(&f) }
+}
+
+/// A host-visible, coherent buffer of `size` bytes, zeroed.
+pub struct HostBuffer {
+    pub buffer: vk::Buffer,
+    pub memory: vk::DeviceMemory,
+    pub size: u64,
+}
+
+impl Device {
+    fn memory_type(&self, instance: &Instance, bits: u32, flags: vk::MemoryPropertyFlags) -> u32 {
+        let props = unsafe {
+            instance
+                .instance
+                .get_physical_device_memory_properties(instance.physical)
+        };
+        (0..props.memory_type_count)
+            .find(|&i| {
+                bits & (1 << i) != 0
+                    && props.memory_types[i as usize]
+                        .property_flags
+                        .contains(flags)
+            })
+            .expect("memory type")
+    }
+
+    pub fn host_buffer(
+        &self,
+        instance: &Instance,
+        size: u64,
+        usage: vk::BufferUsageFlags,
+    ) -> HostBuffer {
+        let d = &self.device;
+        let info = vk::BufferCreateInfo::default().size(size).usage(usage);
+        let buffer = unsafe { d.create_buffer(&info, None) }.unwrap();
+        let req = unsafe { d.get_buffer_memory_requirements(buffer) };
+        let index = self.memory_type(
+            instance,
+            req.memory_type_bits,
+            vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT,
+        );
+        let alloc = vk::MemoryAllocateInfo::default()
+            .allocation_size(req.size)
+            .memory_type_index(index);
+        let memory = unsafe { d.allocate_memory(&alloc, None) }.unwrap();
+        unsafe {
+            d.bind_buffer_memory(buffer, memory, 0).unwrap();
+            let p = d
+                .map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty())
+                .unwrap();
+            std::ptr::write_bytes(p.cast::<u8>(), 0, size as usize);
+            d.unmap_memory(memory);
+        }
+        HostBuffer {
+            buffer,
+            memory,
+            size,
+        }
+    }
+
+    pub fn read(&self, buffer: &HostBuffer) -> Vec<u8> {
+        let d = &self.device;
+        unsafe {
+            let p = d
+                .map_memory(
+                    buffer.memory,
+                    0,
+                    vk::WHOLE_SIZE,
+                    vk::MemoryMapFlags::empty(),
+                )
+                .unwrap();
+            let out = std::slice::from_raw_parts(p.cast::<u8>(), buffer.size as usize).to_vec();
+            d.unmap_memory(buffer.memory);
+            out
+        }
+    }
+
+    pub fn destroy_buffer(&self, buffer: HostBuffer) {
+        unsafe {
+            self.device.destroy_buffer(buffer.buffer, None);
+            self.device.free_memory(buffer.memory, None);
+        }
+    }
+
+    /// Dynamic rendering into `attachments` RGBA8 images of `RENDER_SIZE`² cleared to zero:
+    /// `record` binds and draws (between vkCmdBeginRendering and vkCmdEndRendering); returns
+    /// each image's bytes.
+    pub fn render_dynamic(
+        &self,
+        instance: &Instance,
+        attachments: usize,
+        record: impl FnOnce(vk::CommandBuffer),
+    ) -> Vec<Vec<u8>> {
+        let d = &self.device;
+        let extent = vk::Extent3D {
+            width: RENDER_SIZE,
+            height: RENDER_SIZE,
+            depth: 1,
+        };
+        let bytes = (RENDER_SIZE * RENDER_SIZE * 4) as u64;
+        let range = vk::ImageSubresourceRange {
+            aspect_mask: vk::ImageAspectFlags::COLOR,
+            level_count: 1,
+            layer_count: 1,
+            ..Default::default()
+        };
+        let mut images = Vec::new();
+        let mut views = Vec::new();
+        let mut memories = Vec::new();
+        for _ in 0..attachments {
+            let info = vk::ImageCreateInfo::default()
+                .image_type(vk::ImageType::TYPE_2D)
+                .format(vk::Format::R8G8B8A8_UNORM)
+                .extent(extent)
+                .mip_levels(1)
+                .array_layers(1)
+                .samples(vk::SampleCountFlags::TYPE_1)
+                .usage(vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_SRC);
+            let image = unsafe { d.create_image(&info, None) }.unwrap();
+            let req = unsafe { d.get_image_memory_requirements(image) };
+            let alloc = vk::MemoryAllocateInfo::default()
+                .allocation_size(req.size)
+                .memory_type_index(self.memory_type(
+                    instance,
+                    req.memory_type_bits,
+                    vk::MemoryPropertyFlags::DEVICE_LOCAL,
+                ));
+            let memory = unsafe { d.allocate_memory(&alloc, None) }.unwrap();
+            unsafe { d.bind_image_memory(image, memory, 0) }.unwrap();
+            let view_info = vk::ImageViewCreateInfo::default()
+                .image(image)
+                .view_type(vk::ImageViewType::TYPE_2D)
+                .format(vk::Format::R8G8B8A8_UNORM)
+                .subresource_range(range);
+            views.push(unsafe { d.create_image_view(&view_info, None) }.unwrap());
+            images.push(image);
+            memories.push(memory);
+        }
+        let readback = self.host_buffer(
+            instance,
+            bytes * attachments as u64,
+            vk::BufferUsageFlags::TRANSFER_DST,
+        );
+        let (pool, cb) = self.begin_commands();
+        let to_attachment: Vec<_> = images
+            .iter()
+            .map(|&image| {
+                vk::ImageMemoryBarrier::default()
+                    .dst_access_mask(vk::AccessFlags::COLOR_ATTACHMENT_WRITE)
+                    .old_layout(vk::ImageLayout::UNDEFINED)
+                    .new_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
+                    .image(image)
+                    .subresource_range(range)
+            })
+            .collect();
+        let to_transfer: Vec<_> = images
+            .iter()
+            .map(|&image| {
+                vk::ImageMemoryBarrier::default()
+                    .src_access_mask(vk::AccessFlags::COLOR_ATTACHMENT_WRITE)
+                    .dst_access_mask(vk::AccessFlags::TRANSFER_READ)
+                    .old_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
+                    .new_layout(vk::ImageLayout::TRANSFER_SRC_OPTIMAL)
+                    .image(image)
+                    .subresource_range(range)
+            })
+            .collect();
+        let color: Vec<_> = views
+            .iter()
+            .map(|&view| {
+                vk::RenderingAttachmentInfo::default()
+                    .image_view(view)
+                    .image_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
+                    .load_op(vk::AttachmentLoadOp::CLEAR)
+                    .store_op(vk::AttachmentStoreOp::STORE)
+            })
+            .collect();
+        let rendering = vk::RenderingInfo::default()
+            .render_area(vk::Rect2D {
+                extent: vk::Extent2D {
+                    width: RENDER_SIZE,
+                    height: RENDER_SIZE,
+                },
+                ..Default::default()
+            })
+            .layer_count(1)
+            .color_attachments(&color);
+        unsafe {
+            d.cmd_pipeline_barrier(
+                cb,
+                vk::PipelineStageFlags::TOP_OF_PIPE,
+                vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
+                vk::DependencyFlags::empty(),
+                &[],
+                &[],
+                &to_attachment,
+            );
+            d.cmd_begin_rendering(cb, &rendering);
+            record(cb);
+            d.cmd_end_rendering(cb);
+            d.cmd_pipeline_barrier(
+                cb,
+                vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
+                vk::PipelineStageFlags::TRANSFER,
+                vk::DependencyFlags::empty(),
+                &[],
+                &[],
+                &to_transfer,
+            );
+            for (i, &image) in images.iter().enumerate() {
+                let region = vk::BufferImageCopy::default()
+                    .buffer_offset(bytes * i as u64)
+                    .image_subresource(vk::ImageSubresourceLayers {
+                        aspect_mask: vk::ImageAspectFlags::COLOR,
+                        layer_count: 1,
+                        ..Default::default()
+                    })
+                    .image_extent(extent);
+                d.cmd_copy_image_to_buffer(
+                    cb,
+                    image,
+                    vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                    readback.buffer,
+                    &[region],
+                );
+            }
+            let barrier = vk::MemoryBarrier::default()
+                .src_access_mask(vk::AccessFlags::MEMORY_WRITE)
+                .dst_access_mask(vk::AccessFlags::HOST_READ);
+            d.cmd_pipeline_barrier(
+                cb,
+                vk::PipelineStageFlags::ALL_COMMANDS,
+                vk::PipelineStageFlags::HOST,
+                vk::DependencyFlags::empty(),
+                &[barrier],
+                &[],
+                &[],
+            );
+        }
+        self.submit_and_wait(cb);
+        let all = self.read(&readback);
+        unsafe {
+            d.destroy_command_pool(pool, None);
+            for ((image, view), memory) in images.into_iter().zip(views).zip(memories) {
+                d.destroy_image_view(view, None);
+                d.destroy_image(image, None);
+                d.free_memory(memory, None);
+            }
+        }
+        self.destroy_buffer(readback);
+        all.chunks(bytes as usize).map(<[u8]>::to_vec).collect()
+    }
+}
+
+pub fn has_device_extension(instance: &Instance, name: &CStr) -> bool {
+    unsafe {
+        instance
+            .instance
+            .enumerate_device_extension_properties(instance.physical)
+    }
+    .unwrap()
+    .iter()
+    .any(|e| e.extension_name_as_c_str() == Ok(name))
 }

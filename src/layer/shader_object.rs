@@ -1,0 +1,546 @@
+//! Shader objects (`VK_EXT_shader_object`): `vkCreateShadersEXT` runs the same
+//! [`crate::semantics::choose`] as pipelines, with a key built from the
+//! `VkShaderCreateInfoEXT`s; `vkCmdBindShadersEXT` watches for a tessellation evaluation
+//! shader bound without a control shader.
+//!
+//! Shaders created with `VK_SHADER_CREATE_LINK_STAGE_BIT_EXT` are rewritten as one group
+//! (the XFB split of a vertex shader and the matching fragment inputs, as in a pipeline);
+//! every other shader alone, as a library part is: a fragment shader splits every struct
+//! input, and writes gl_FragColor to every Location below `maxColorAttachments` (a shader
+//! object never knows its attachments). A shader object's topology and polygon mode are
+//! dynamic, so vertex shaders get GL's default point size (without `maintenance5`).
+//!
+//! The push-constant ranges of every shader get the GL-state block's range where
+//! `vkCreatePipelineLayout` adds it (a pure function of the application's ranges), so that
+//! the shaders stay compatible with the layouts the application pushes and binds with.
+//!
+//! A tessellation evaluation shader object bound without a control shader gets a generated
+//! passthrough TCS shader object, bound by the layer: one per patch size
+//! (`vkCmdSetPatchControlPointsEXT`, dynamic state every shader-object draw sets), made on
+//! first use and kept with the TES until it is destroyed. The default levels reach it
+//! through the GL-state block, pushed with a layout the layer makes of the TES's
+//! push-constant ranges. Vertex shaders whose `nextStage` names the TES also name the TCS
+//! stage, so that the generated TCS may follow them.
+
+use ash::vk;
+use std::ffi::CStr;
+use std::sync::Arc;
+
+use super::command_state::push;
+use super::ffi::slice;
+use super::hooks::plan_layout;
+use super::pipeline_info::{stage_of, stage_view, StageCode};
+use super::records::{BlockBinding, BlockSlot, CommandBufferState, ModuleRecord, TesObjectRecord};
+use super::rewrite::{Run, Target};
+use super::{
+    call_with_next, device_data, ffi_guard, forget_then_call_down, log, shield, DeviceData,
+};
+use crate::semantics::{choose, Attachments, PipelineKey, Semantic, Topology};
+use crate::spirv::passthrough_tcs::{build_passthrough_tcs, TcsKey};
+
+type S = vk::ShaderStageFlags;
+
+/// The key of one shader object or linked group: no pipeline state, everything dynamic.
+fn shader_object_key(dev: &DeviceData) -> PipelineKey {
+    PipelineKey {
+        enabled: dev.settings.semantics,
+        library: true,
+        shader_object: true,
+        // Set per group.
+        fragment_elsewhere: false,
+        attachments: Attachments::Unknown,
+        max_color_attachments: dev.limits.unknown_attachment_locations(),
+        topology: Topology::Dynamic,
+        dynamic_points: true,
+        polygon_points: true,
+        transform_feedback: dev.features.transform_feedback,
+        tess_geom_point_size: dev.features.tess_geom_point_size,
+        maintenance5: dev.features.maintenance5,
+        gl_state: dev.extensions.gl_state,
+        // The GL-state block is not pushed for shader objects: GL's defaults.
+        gl_state_block: None,
+        depth_clip_control: dev.conventions.depth_clip_control,
+        provoking_vertex_last: dev.conventions.provoking_vertex_last,
+        // No pipeline state to chain into: the application sets these dynamically.
+        app_provoking_vertex: true,
+        app_depth_clip_control: true,
+    }
+}
+
+/// The SPIR-V of a create info, when it has some.
+unsafe fn spirv<'a>(ci: &vk::ShaderCreateInfoEXT<'a>) -> Option<&'a [u32]> {
+    if ci.code_type != vk::ShaderCodeTypeEXT::SPIRV || ci.p_code.is_null() {
+        return None;
+    }
+    Some(slice(ci.p_code.cast::<u32>(), (ci.code_size / 4) as u32))
+}
+
+/// The rewritten code and push-constant ranges of each create info (`None`: its own).
+#[derive(Default)]
+struct Patch {
+    code: Vec<Option<Arc<[u32]>>>,
+    ranges: Vec<Option<Vec<vk::PushConstantRange>>>,
+    slots: Vec<BlockSlot>,
+}
+
+fn plan(dev: &DeviceData, infos: &[vk::ShaderCreateInfoEXT<'_>]) -> Patch {
+    let mut patch = Patch {
+        code: vec![None; infos.len()],
+        ranges: vec![None; infos.len()],
+        slots: Vec::with_capacity(infos.len()),
+    };
+    // Linked shaders form one group; every other shader is a group of its own.
+    let linked: Vec<usize> = (0..infos.len())
+        .filter(|&i| {
+            infos[i]
+                .flags
+                .contains(vk::ShaderCreateFlagsEXT::LINK_STAGE)
+        })
+        .collect();
+    let mut groups: Vec<Vec<usize>> = (0..infos.len())
+        .filter(|i| !linked.contains(i))
+        .map(|i| vec![i])
+        .collect();
+    if !linked.is_empty() {
+        groups.push(linked);
+    }
+    let key = shader_object_key(dev);
+    for group in groups {
+        let codes: Vec<StageCode> = group
+            .iter()
+            .filter_map(|&index| {
+                let ci = &infos[index];
+                let stage = stage_of(ci.stage)?;
+                // SAFETY: valid code and name pointers (Vulkan's valid usage).
+                let words = unsafe { spirv(ci) }?;
+                let entry = unsafe { ci.p_name.as_ref() }
+                    .and_then(|_| unsafe { CStr::from_ptr(ci.p_name) }.to_str().ok())
+                    .map(str::to_owned);
+                Some(StageCode {
+                    index,
+                    stage,
+                    module: Some(Arc::new(ModuleRecord::inline(words))),
+                    entry,
+                    patchable: true,
+                })
+            })
+            .collect();
+        if codes.is_empty() {
+            continue;
+        }
+        let view = stage_view(&codes);
+        // The last pre-rasterization stage feeds a fragment shader of another group when
+        // its nextStage is the fragment stage (or nothing: it feeds no other stage).
+        let last = view.last_pre_rasterization();
+        let feeds_fragment = codes
+            .iter()
+            .find(|c| Some(c.stage) == last)
+            .map(|c| infos[c.index].next_stage)
+            .is_some_and(|next| (next & !S::FRAGMENT).is_empty());
+        let key = PipelineKey {
+            fragment_elsewhere: feeds_fragment && !view.has(crate::semantics::Stage::Fragment),
+            ..key.clone()
+        };
+        let steps = choose(&view, &key);
+        if steps.is_empty() {
+            continue;
+        }
+        let mut run = Run::new(dev, Target::default(), &codes);
+        for step in steps {
+            if let Err(why) = run.step(step) {
+                log::warning!("vkCreateShadersEXT: {why}; the shader keeps its code");
+            }
+        }
+        let rewrite = run.finish();
+        for note in &rewrite.notes {
+            log::info!("shader object: {note}");
+        }
+        for (index, words) in rewrite.stages {
+            patch.code[index] = Some(words);
+        }
+    }
+    for (i, ci) in infos.iter().enumerate() {
+        // SAFETY: valid range array (Vulkan's valid usage).
+        let app = unsafe { slice(ci.p_push_constant_ranges, ci.push_constant_range_count) };
+        let (ranges, slot) = plan_layout(dev, app);
+        patch.ranges[i] = ranges;
+        patch.slots.push(slot);
+    }
+    patch
+}
+
+/// The record of a TES shader object created from `ci` (with `code` and `ranges` as the
+/// driver got them).
+unsafe fn tes_record(
+    ci: &vk::ShaderCreateInfoEXT<'_>,
+    code: &[u32],
+    ranges: &[vk::PushConstantRange],
+    slot: &BlockSlot,
+) -> Option<TesObjectRecord> {
+    if ci.stage != S::TESSELLATION_EVALUATION || ci.p_name.is_null() {
+        return None;
+    }
+    Some(TesObjectRecord {
+        words: code.into(),
+        entry: CStr::from_ptr(ci.p_name).to_str().ok()?.to_owned(),
+        set_layouts: slice(ci.p_set_layouts, ci.set_layout_count).to_vec(),
+        ranges: ranges.to_vec(),
+        block: match *slot {
+            BlockSlot::Reserved {
+                offset,
+                push_stages,
+                reads,
+            } if reads.contains(S::TESSELLATION_CONTROL) => Some((offset, push_stages)),
+            _ => None,
+        },
+        generated: Default::default(),
+    })
+}
+
+pub unsafe extern "system" fn create_shaders(
+    device: vk::Device,
+    create_info_count: u32,
+    p_create_infos: *const vk::ShaderCreateInfoEXT<'_>,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
+    p_shaders: *mut vk::ShaderEXT,
+) -> vk::Result {
+    call_with_next(
+        "vkCreateShadersEXT",
+        device,
+        |t| t.create_shaders_ext,
+        |dev, next| {
+            let infos = slice(p_create_infos, create_info_count);
+            let Some(patch) = shield("vkCreateShadersEXT", || plan(dev, infos)) else {
+                return next(
+                    device,
+                    create_info_count,
+                    p_create_infos,
+                    p_allocator,
+                    p_shaders,
+                );
+            };
+            let tessellation = dev.features.tessellation_shader
+                && dev.settings.semantics.contains(Semantic::PassthroughTcs);
+            let down: Vec<vk::ShaderCreateInfoEXT<'_>> = infos
+                .iter()
+                .zip(patch.code.iter().zip(&patch.ranges))
+                .map(|(ci, (code, ranges))| {
+                    let mut ci = *ci;
+                    if let Some(words) = code {
+                        ci.code_size = words.len() * 4;
+                        ci.p_code = words.as_ptr().cast();
+                    }
+                    if let Some(ranges) = ranges {
+                        ci.push_constant_range_count = ranges.len() as u32;
+                        ci.p_push_constant_ranges = ranges.as_ptr();
+                    }
+                    // A generated TCS may come between the vertex shader and the TES.
+                    if tessellation
+                        && ci.stage == S::VERTEX
+                        && ci.next_stage.contains(S::TESSELLATION_EVALUATION)
+                    {
+                        ci.next_stage |= S::TESSELLATION_CONTROL;
+                    }
+                    ci
+                })
+                .collect();
+            let result = next(
+                device,
+                down.len() as u32,
+                down.as_ptr(),
+                p_allocator,
+                p_shaders,
+            );
+            if result == vk::Result::SUCCESS && tessellation {
+                shield("vkCreateShadersEXT records", || {
+                    for (i, ci) in down.iter().enumerate() {
+                        let code = spirv(ci);
+                        let ranges = slice(ci.p_push_constant_ranges, ci.push_constant_range_count);
+                        let record =
+                            code.and_then(|code| tes_record(ci, code, ranges, &patch.slots[i]));
+                        if let Some(record) = record {
+                            dev.records
+                                .tes_objects
+                                .write()
+                                .insert(*p_shaders.add(i), Arc::new(record));
+                            dev.records
+                                .tes_objects_made
+                                .store(true, std::sync::atomic::Ordering::Relaxed);
+                        }
+                    }
+                });
+            }
+            result
+        },
+    )
+}
+
+/// Destroys what the layer made for a TES shader object.
+pub(super) fn destroy_generated(dev: &DeviceData, record: &TesObjectRecord) {
+    let mut generated = record.generated.lock();
+    let (tcs, layout) = &mut *generated;
+    // SAFETY: the layer made these on this device and hands them out to nobody.
+    unsafe {
+        if let Some(destroy) = dev.table.destroy_shader_ext {
+            for (_, shader) in tcs.drain() {
+                destroy(dev.handle, shader, std::ptr::null());
+            }
+        }
+        if *layout != vk::PipelineLayout::null() {
+            if let Some(destroy) = dev.table.destroy_pipeline_layout {
+                destroy(dev.handle, *layout, std::ptr::null());
+            }
+            *layout = vk::PipelineLayout::null();
+        }
+    }
+}
+
+pub unsafe extern "system" fn destroy_shader(
+    device: vk::Device,
+    shader: vk::ShaderEXT,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
+) {
+    forget_then_call_down(
+        "vkDestroyShaderEXT",
+        device,
+        |dev| {
+            if let Some(record) = dev.records.tes_objects.write().remove(&shader) {
+                destroy_generated(dev, &record);
+            }
+        },
+        |t| {
+            if let Some(destroy) = t.destroy_shader_ext {
+                destroy(device, shader, p_allocator);
+            }
+        },
+    )
+}
+
+/// The generated TCS for `record` and `patch_size`, made on first use, and where to push
+/// the levels for it.
+fn generated_tcs(
+    dev: &DeviceData,
+    record: &TesObjectRecord,
+    patch_size: u32,
+) -> Result<(vk::ShaderEXT, BlockBinding), String> {
+    let Some((offset, stages)) = record.block else {
+        return Err("its push-constant ranges have no room for the levels".into());
+    };
+    let mut generated = record.generated.lock();
+    let (tcs, layout) = &mut *generated;
+    if *layout == vk::PipelineLayout::null() {
+        let create = dev
+            .table
+            .create_pipeline_layout
+            .ok_or("no vkCreatePipelineLayout")?;
+        let ci = vk::PipelineLayoutCreateInfo {
+            push_constant_range_count: record.ranges.len() as u32,
+            p_push_constant_ranges: record.ranges.as_ptr(),
+            ..Default::default()
+        };
+        // SAFETY: a valid create info.
+        match unsafe { create(dev.handle, &ci, std::ptr::null(), layout) } {
+            vk::Result::SUCCESS => {}
+            e => return Err(format!("creating the layout for the levels failed: {e}")),
+        }
+    }
+    let binding = BlockBinding {
+        layout: *layout,
+        offset,
+        stages,
+    };
+    if let Some(&shader) = tcs.get(&patch_size) {
+        return Ok((shader, binding));
+    }
+    let key = TcsKey {
+        output_vertices: patch_size,
+        max_patch_size: dev.limits.max_tessellation_patch_size,
+        push_constant_offset: offset,
+    };
+    let words = build_passthrough_tcs(&record.words, &record.entry, None, &key)
+        .map_err(|e| format!("generating it failed: {e}"))?;
+    let create = dev
+        .table
+        .create_shaders_ext
+        .ok_or("no vkCreateShadersEXT")?;
+    let ci = vk::ShaderCreateInfoEXT {
+        stage: S::TESSELLATION_CONTROL,
+        next_stage: S::TESSELLATION_EVALUATION,
+        code_type: vk::ShaderCodeTypeEXT::SPIRV,
+        code_size: words.len() * 4,
+        p_code: words.as_ptr().cast(),
+        p_name: c"main".as_ptr(),
+        set_layout_count: record.set_layouts.len() as u32,
+        p_set_layouts: record.set_layouts.as_ptr(),
+        push_constant_range_count: record.ranges.len() as u32,
+        p_push_constant_ranges: record.ranges.as_ptr(),
+        ..Default::default()
+    };
+    let mut shader = vk::ShaderEXT::null();
+    // SAFETY: a valid create info.
+    match unsafe { create(dev.handle, 1, &ci, std::ptr::null(), &mut shader) } {
+        vk::Result::SUCCESS => {}
+        e => return Err(format!("the driver failed to create it: {e}")),
+    }
+    log::info!(
+        "generated passthrough tessellation control shader object ({patch_size} control \
+         points, default levels at push-constant offset {offset})"
+    );
+    tcs.insert(patch_size, shader);
+    Ok((shader, binding))
+}
+
+/// After the tessellation shaders or the patch size of `cb` changed: binds the generated
+/// TCS where the application's TES has no TCS (or unbinds it where it no longer needs
+/// one), and pushes the levels for it.
+fn update_tcs(dev: &DeviceData, cb: vk::CommandBuffer) {
+    let Some(bind) = dev.table.cmd_bind_shaders_ext else {
+        return;
+    };
+    let (tes, app_tcs, layer_tcs, patch_size) = {
+        let cbs = dev.records.command_buffers.lock();
+        let Some(state) = cbs.get(&cb) else {
+            return;
+        };
+        (
+            state.tes_object,
+            state.app_tcs_object,
+            state.layer_tcs_object,
+            state.patch_control_points,
+        )
+    };
+    let record = (tes != vk::ShaderEXT::null() && !app_tcs)
+        .then(|| dev.records.tes_objects.read().get(&tes).cloned())
+        .flatten();
+    let unbind = |dev: &DeviceData| {
+        let null = vk::ShaderEXT::null();
+        // SAFETY: a valid command buffer in the recording state (the application's call).
+        unsafe { bind(cb, 1, &S::TESSELLATION_CONTROL, &null) };
+        if let Some(state) = dev.records.command_buffers.lock().get_mut(&cb) {
+            state.layer_tcs_object = false;
+            state.bound = None;
+        }
+    };
+    let Some(record) = record else {
+        if layer_tcs && !app_tcs {
+            unbind(dev);
+        }
+        if tes != vk::ShaderEXT::null() && !app_tcs {
+            log::error!(
+                "vkCmdBindShadersEXT: a tessellation evaluation shader object the layer \
+                 did not see created is bound without a tessellation control shader; draws \
+                 with it are invalid"
+            );
+        }
+        return;
+    };
+    // The patch size is dynamic state every draw with a TES sets: until it is set there
+    // is nothing to bind.
+    let Some(patch_size) = patch_size else {
+        return;
+    };
+    match generated_tcs(dev, &record, patch_size) {
+        Ok((shader, binding)) => {
+            // SAFETY: as above.
+            unsafe { bind(cb, 1, &S::TESSELLATION_CONTROL, &shader) };
+            let values = {
+                let mut cbs = dev.records.command_buffers.lock();
+                let Some(state) = cbs.get_mut(&cb) else {
+                    return;
+                };
+                state.layer_tcs_object = true;
+                state.bound = Some(binding);
+                state.values
+            };
+            push(dev, cb, binding, &values);
+        }
+        Err(why) => {
+            if layer_tcs {
+                unbind(dev);
+            }
+            log::error!(
+                "a tessellation evaluation shader object is bound without a tessellation \
+                 control shader and the layer cannot generate one: {why}; draws with it are \
+                 invalid"
+            );
+        }
+    }
+}
+
+pub unsafe extern "system" fn cmd_set_patch_control_points(
+    command_buffer: vk::CommandBuffer,
+    patch_control_points: u32,
+) {
+    ffi_guard("vkCmdSetPatchControlPointsEXT", (), || {
+        let Some(dev) = device_data(command_buffer) else {
+            return;
+        };
+        let Some(next) = dev.table.cmd_set_patch_control_points_ext else {
+            return;
+        };
+        next(command_buffer, patch_control_points);
+        shield("vkCmdSetPatchControlPointsEXT", || {
+            let changed = {
+                let mut cbs = dev.records.command_buffers.lock();
+                let state = cbs
+                    .entry(command_buffer)
+                    .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
+                let changed = state.patch_control_points != Some(patch_control_points);
+                state.patch_control_points = Some(patch_control_points);
+                changed && state.tes_object != vk::ShaderEXT::null()
+            };
+            if changed {
+                update_tcs(&dev, command_buffer);
+            }
+        });
+    })
+}
+
+pub unsafe extern "system" fn cmd_bind_shaders(
+    command_buffer: vk::CommandBuffer,
+    stage_count: u32,
+    p_stages: *const vk::ShaderStageFlags,
+    p_shaders: *const vk::ShaderEXT,
+) {
+    ffi_guard("vkCmdBindShadersEXT", (), || {
+        let Some(dev) = device_data(command_buffer) else {
+            return;
+        };
+        let Some(next) = dev.table.cmd_bind_shaders_ext else {
+            return;
+        };
+        next(command_buffer, stage_count, p_stages, p_shaders);
+        shield("vkCmdBindShadersEXT", || {
+            let stages = slice(p_stages, stage_count);
+            // NULL pShaders unbinds every stage named.
+            let shaders: Vec<vk::ShaderEXT> = if p_shaders.is_null() {
+                vec![vk::ShaderEXT::null(); stages.len()]
+            } else {
+                slice(p_shaders, stage_count).to_vec()
+            };
+            let touched = {
+                let mut cbs = dev.records.command_buffers.lock();
+                let state = cbs
+                    .entry(command_buffer)
+                    .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
+                let mut touched = false;
+                for (&stage, &shader) in stages.iter().zip(&shaders) {
+                    if stage == S::TESSELLATION_CONTROL {
+                        state.app_tcs_object = shader != vk::ShaderEXT::null();
+                        if state.app_tcs_object {
+                            state.layer_tcs_object = false;
+                        }
+                        touched = true;
+                    } else if stage == S::TESSELLATION_EVALUATION {
+                        state.tes_object = shader;
+                        touched = true;
+                    }
+                }
+                touched
+            };
+            if touched {
+                update_tcs(&dev, command_buffer);
+            }
+        });
+    })
+}

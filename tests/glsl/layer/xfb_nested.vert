@@ -1,0 +1,20 @@
+#version 450
+// A nested struct captured by transform feedback. GL packs it member by member through
+// the nested struct: p at 0, i.x at 12, i.y at 16, z at 24 (28 bytes a vertex).
+struct Inner {
+    float x;
+    vec2 y;
+};
+struct Outer {
+    vec3 p;
+    Inner i;
+    float z;
+};
+layout(location = 0, xfb_buffer = 0, xfb_offset = 0) out Outer o;
+void main() {
+    vec2 p = vec2((gl_VertexIndex << 1) & 2, gl_VertexIndex & 2);
+    gl_Position = vec4(p * 2.0 - 1.0, 0.0, 1.0);
+    o.p = vec3(p, 1.0);
+    o.i = Inner(float(gl_VertexIndex), vec2(0.25, 0.5));
+    o.z = 0.75;
+}
