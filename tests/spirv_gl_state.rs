@@ -30,9 +30,7 @@ fn compile(name: &str, env: &str) -> Vec<u32> {
 
 /// The rewritten module, once spirv-val accepted it.
 fn valid(words: Vec<u32>, env: &str) -> Vec<u32> {
-    if let Err(e) = spirv_tools::validate(&words, env) {
-        panic!("spirv-val rejects the rewritten module: {e}");
-    }
+    spirv_tools::assert_valid(&words, env, "the rewritten module");
     words
 }
 
