@@ -4,8 +4,7 @@
 //! Each rewritten module must pass `spirv-val`; the assertions check the GL rule each pass
 //! implements: what is stored into the built-in before every exit, and from where.
 
-#[path = "support/spirv_tools.rs"]
-mod spirv_tools;
+use crate::spirv_tools;
 
 use spirv::{BuiltIn, Capability, Decoration, ExecutionModel, Op, StorageClass};
 use std::path::Path;

@@ -7,8 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-#[path = "support/spirv_tools.rs"]
-mod spirv_tools;
+use crate::spirv_tools;
 
 use spirv::{Decoration, ExecutionModel, Op, StorageClass};
 use VkLayer_glsem::spirv::module::{Module, Type};

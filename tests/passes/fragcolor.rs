@@ -13,8 +13,7 @@
 
 use std::path::Path;
 
-#[path = "support/spirv_tools.rs"]
-mod spirv_tools;
+use crate::spirv_tools;
 
 use spirv::{Decoration, Op, StorageClass};
 use AttachmentKind::{Float, Sint, Uint};
