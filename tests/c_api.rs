@@ -7,6 +7,10 @@
 //! Needs a C compiler (`$CC`, else `cc`), the Vulkan headers and loader (`-lvulkan`),
 //! glslangValidator and a Vulkan device with tessellation shaders (lavapipe is enough).
 
+#[path = "support/spirv_tools.rs"]
+mod spirv_tools;
+
+use spirv_tools::run;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -29,23 +33,9 @@ fn layer_library() -> PathBuf {
 
 /// A fresh scratch directory for this run.
 fn scratch_dir() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("glsem-c-api-{}", std::process::id()));
+    let dir = spirv_tools::scratch("c-api");
     std::fs::create_dir_all(&dir).unwrap();
     dir
-}
-
-fn run(cmd: &mut Command) -> std::process::Output {
-    let output = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
-    assert!(
-        output.status.success(),
-        "{cmd:?} failed ({}):\n{}{}",
-        output.status,
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    output
 }
 
 /// A layer manifest for the library built with this test, so that `VK_ADD_LAYER_PATH`
@@ -93,11 +83,7 @@ fn c_program_draws_tes_only_pipeline_with_default_levels() {
     let mut spirv = Vec::new();
     for stage in ["vert", "tese", "frag"] {
         let out = dir.join(format!("tes_only.{stage}.spv"));
-        run(Command::new("glslangValidator")
-            .arg("-V")
-            .arg(c_dir.join(format!("tes_only.{stage}")))
-            .arg("-o")
-            .arg(&out));
+        spirv_tools::compile_to(&c_dir.join(format!("tes_only.{stage}")), &[], &out);
         spirv.push(out);
     }
 

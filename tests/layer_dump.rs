@@ -39,7 +39,7 @@ fn dump_dir_holds_the_modules_as_the_application_gave_them() {
         .all(|f| f.to_str().unwrap().ends_with(".orig.spv")));
     let dumped: Vec<Vec<u32>> = files
         .iter()
-        .map(|f| words(&std::fs::read(f).unwrap()))
+        .map(|f| spirv_tools::words(&std::fs::read(f).unwrap()))
         .collect();
     assert!(dumped.contains(&vs_words) && dumped.contains(&fs_words));
 

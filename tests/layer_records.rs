@@ -49,10 +49,10 @@ fn every_record_is_dropped_at_destroy_device() {
 
     device.destroy();
     let after = counters();
-    let zero = Counters {
+    let zero = DebugCounters {
         rewrites: after.rewrites,
         fast_path_pipelines: after.fast_path_pipelines,
-        ..Counters::default()
+        ..DebugCounters::default()
     };
     assert_eq!(after, zero, "records left after vkDestroyDevice");
 }

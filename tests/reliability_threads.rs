@@ -246,10 +246,10 @@ fn eight_threads_create_destroy_and_record_on_one_device() {
     let after = counters();
     assert_eq!(
         after,
-        Counters {
+        DebugCounters {
             rewrites: after.rewrites,
             fast_path_pipelines: after.fast_path_pipelines,
-            ..Counters::default()
+            ..DebugCounters::default()
         },
         "records left after vkDestroyDevice"
     );

@@ -13,8 +13,12 @@
 //! - the pass targets: a [`Container`]: 8 key bytes that choose the pass's key, then
 //!   modules, each as a little-endian word count followed by that many words.
 
-use std::io::Write;
-use std::process::Command;
+// The tests' SPIR-V tool helpers; this file is also a module of tests/fuzz_regressions.rs,
+// and a `#[path]` is relative to this file's folder either way.
+#[path = "../../tests/support/spirv_tools.rs"]
+pub mod spirv_tools;
+
+pub use spirv_tools::target_env;
 
 use VkLayer_glsem::semantics;
 use VkLayer_glsem::spirv::clip_depth::remap_clip_depth;
@@ -70,12 +74,7 @@ impl Produced {
 }
 
 /// Little-endian words of `bytes`; a trailing partial word is dropped.
-pub fn words_of(bytes: &[u8]) -> Vec<u32> {
-    bytes
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
-}
+pub use spirv_tools::words as words_of;
 
 /// Number of key bytes at the start of a pass target's input.
 pub const KEY_BYTES: usize = 8;
@@ -711,45 +710,10 @@ fn check_pass_output(pass: &str, input: &[u32], result: PassResult) -> Option<Ve
     Some(out)
 }
 
-/// The `spirv-val --target-env` for a module's SPIR-V version (a Vulkan that accepts it).
-pub fn target_env(words: &[u32]) -> &'static str {
-    match words.get(1).map(|v| (v >> 8) & 0xffff) {
-        Some(0x0100) => "vulkan1.0",
-        Some(0x0101..=0x0103) => "vulkan1.1",
-        Some(0x0104) => "vulkan1.1spv1.4",
-        Some(0x0105) => "vulkan1.2",
-        _ => "vulkan1.3",
-    }
-}
-
-/// Runs `spirv-val` on `words`; `Err` carries its message.
+/// Runs `spirv-val` for the module's SPIR-V version ([`target_env`]) on `words`; `Err`
+/// carries its message.
 pub fn spirv_val(words: &[u32]) -> Result<(), String> {
-    let mut child = Command::new("spirv-val")
-        .args(["--target-env", target_env(words), "-"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("cannot run spirv-val: {e}"))?;
-    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    child
-        .stdin
-        .take()
-        .expect("piped stdin")
-        .write_all(&bytes)
-        .map_err(|e| format!("cannot feed spirv-val: {e}"))?;
-    let out = child
-        .wait_with_output()
-        .map_err(|e| format!("spirv-val did not finish: {e}"))?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        ))
-    }
+    spirv_tools::validate(words, target_env(words))
 }
 
 /// The outputs in `produced` that fail `spirv-val` although their inputs pass it

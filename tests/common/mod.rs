@@ -3,10 +3,14 @@
 //! below it, and fail on validation messages.
 #![allow(dead_code)]
 
+#[path = "../support/spirv_tools.rs"]
+pub mod spirv_tools;
+
+pub use VkLayer_glsem::layer::records::DebugCounters;
+
 use ash::vk::{self, Handle};
 use std::ffi::{c_void, CStr};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 pub const GLSEM: &CStr = c"VK_LAYER_GLSEM_gl_semantics";
@@ -67,27 +71,12 @@ fn library() -> &'static libloading::Library {
     LIBRARY.get_or_init(|| unsafe { libloading::Library::new(layer_library()) }.unwrap())
 }
 
-/// The layer's counters (`glsemGetDebugCounters`), same layout as
-/// `layer::records::DebugCounters`.
-#[repr(C)]
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub struct Counters {
-    pub devices: u64,
-    pub shader_modules: u64,
-    pub render_passes: u64,
-    pub pipeline_layouts: u64,
-    pub pipelines: u64,
-    pub command_buffers: u64,
-    pub cache_entries: u64,
-    pub rewrites: u64,
-    pub fast_path_pipelines: u64,
-}
-
-pub fn counters() -> Counters {
-    let mut out = Counters::default();
+/// The layer's counters (`glsemGetDebugCounters`).
+pub fn counters() -> DebugCounters {
+    let mut out = DebugCounters::default();
     // SAFETY: the symbol has this signature (src/lib.rs).
     unsafe {
-        let get: libloading::Symbol<unsafe extern "C" fn(*mut Counters)> =
+        let get: libloading::Symbol<unsafe extern "C" fn(*mut DebugCounters)> =
             library().get(b"glsemGetDebugCounters").unwrap();
         get(&mut out);
     }
@@ -626,39 +615,7 @@ pub fn glsl_for_gl(name: &str) -> Vec<u32> {
 }
 
 fn glsl_with(name: &str, flags: &[&str]) -> Vec<u32> {
-    let source = repo_dir().join("tests/glsl").join(name);
-    // A path per call: parallel tests compile the same source at the same time.
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let out = std::env::temp_dir().join(format!(
-        "glsem-test-{}-{}-{}.spv",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed),
-        name.replace('/', "_")
-    ));
-    let status = std::process::Command::new("glslangValidator")
-        .arg("-V")
-        .args(flags)
-        .arg(&source)
-        .arg("-o")
-        .arg(&out)
-        .stdout(std::process::Stdio::null())
-        .status()
-        .expect("glslangValidator not found (scripts/setup.sh installs glslang-tools)");
-    assert!(
-        status.success(),
-        "glslangValidator failed on {}",
-        source.display()
-    );
-    let bytes = std::fs::read(&out).unwrap();
-    std::fs::remove_file(&out).ok();
-    words(&bytes)
-}
-
-pub fn words(bytes: &[u8]) -> Vec<u32> {
-    bytes
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
-        .collect()
+    spirv_tools::compile(&repo_dir().join("tests/glsl").join(name), flags)
 }
 
 /// Side of the square images `Device::render` draws into.

@@ -11,10 +11,9 @@
 //! index with the attachment's numeric type, the old variable Private, and a copy of it to
 //! every output right before every return of the entry-point function and nowhere else.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::path::Path;
 
+use crate::spirv_tools::{self, Target, SPV_1_0, SPV_1_3, SPV_1_4, SPV_1_5, SPV_1_6};
 use spirv::{Decoration, Op, StorageClass};
 use AttachmentKind::{Float, Sint, Uint};
 use VkLayer_glsem::spirv::fragcolor::{broadcast_frag_color, AttachmentKind, FragColorKey};
@@ -23,61 +22,6 @@ use VkLayer_glsem::spirv::PassError;
 
 const SOURCES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/spirv/fragcolor");
 
-/// A SPIR-V version to compile for: glslang's target flags and spirv-val's environment.
-#[derive(Clone, Copy)]
-struct Target {
-    glslang: &'static [&'static str],
-    val: &'static str,
-}
-
-const SPV_1_0: Target = Target {
-    glslang: &["--target-env", "vulkan1.0"],
-    val: "vulkan1.0",
-};
-const SPV_1_3: Target = Target {
-    glslang: &["--target-env", "vulkan1.1"],
-    val: "vulkan1.1",
-};
-const SPV_1_4: Target = Target {
-    glslang: &["--target-env", "vulkan1.1", "--target-env", "spirv1.4"],
-    val: "vulkan1.1spv1.4",
-};
-const SPV_1_5: Target = Target {
-    glslang: &["--target-env", "vulkan1.2"],
-    val: "vulkan1.2",
-};
-const SPV_1_6: Target = Target {
-    glslang: &["--target-env", "vulkan1.3"],
-    val: "vulkan1.3",
-};
-
-/// A temporary file name unique to this process and call (tests run in parallel).
-fn scratch(name: &str) -> PathBuf {
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    std::env::temp_dir().join(format!("glsem-fragcolor-{}-{n}-{name}", std::process::id()))
-}
-
-/// Runs a SPIRV-Tools / glslang tool; they are part of the test environment, so a missing
-/// one is a setup error, reported as such.
-fn run_tool(program: &str, args: &[&str]) -> std::process::Output {
-    Command::new(program)
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| {
-            panic!("cannot run {program} (install it: glslang-tools / spirv-tools): {e}")
-        })
-}
-
-fn read_words(path: &Path) -> Vec<u32> {
-    let bytes = std::fs::read(path).unwrap();
-    std::fs::remove_file(path).ok();
-    bytes
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
-}
-
 /// Compiles `tests/spirv/fragcolor/<file>` as GL-style GLSL (`-R`: loose uniforms go into a
 /// default uniform block, as the scene runner does).
 fn compile(file: &str, target: Target) -> Vec<u32> {
@@ -85,60 +29,16 @@ fn compile(file: &str, target: Target) -> Vec<u32> {
 }
 
 fn compile_with(file: &str, target: Target, extra: &[&str]) -> Vec<u32> {
-    let out = scratch(&format!("{file}-{}.spv", target.val));
-    let src = format!("{SOURCES}/{file}");
-    let mut args = vec!["-V", "-R", "--amb"];
-    args.extend_from_slice(target.glslang);
-    args.extend_from_slice(extra);
-    args.extend_from_slice(&[src.as_str(), "-o", out.to_str().unwrap()]);
-    let result = run_tool("glslangValidator", &args);
-    assert!(
-        result.status.success(),
-        "glslangValidator failed on {file}:\n{}",
-        String::from_utf8_lossy(&result.stdout)
-    );
-    read_words(&out)
+    let source = Path::new(SOURCES).join(file);
+    spirv_tools::compile(&source, &[&["-R", "--amb"], target.glslang, extra].concat())
 }
 
 fn assemble(file: &str) -> Vec<u32> {
-    let out = scratch(&format!("{file}.spv"));
-    let src = format!("{SOURCES}/{file}");
-    let result = run_tool(
-        "spirv-as",
-        &[
-            "--target-env",
-            "vulkan1.0",
-            &src,
-            "-o",
-            out.to_str().unwrap(),
-        ],
-    );
-    assert!(
-        result.status.success(),
-        "spirv-as failed on {file}:\n{}",
-        String::from_utf8_lossy(&result.stderr)
-    );
-    read_words(&out)
+    spirv_tools::assemble(&Path::new(SOURCES).join(file), "vulkan1.0")
 }
 
 fn spirv_val(words: &[u32], target: Target, what: &str) {
-    let path = scratch(&format!("{what}-val.spv"));
-    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    std::fs::write(&path, bytes).unwrap();
-    let result = run_tool(
-        "spirv-val",
-        &["--target-env", target.val, path.to_str().unwrap()],
-    );
-    let dis = run_tool("spirv-dis", &[path.to_str().unwrap()]);
-    std::fs::remove_file(&path).ok();
-    assert!(
-        result.status.success(),
-        "spirv-val ({}) rejects the rewrite of {what}:\n{}{}\n{}",
-        target.val,
-        String::from_utf8_lossy(&result.stdout),
-        String::from_utf8_lossy(&result.stderr),
-        String::from_utf8_lossy(&dis.stdout)
-    );
+    spirv_tools::assert_valid(words, target.val, &format!("the rewrite of {what}"));
 }
 
 fn key(attachments: &[(u32, AttachmentKind)]) -> FragColorKey {

@@ -4,8 +4,7 @@
 //! Each rewritten module must pass `spirv-val`; the assertions check the GL rule each pass
 //! implements: what is stored into the built-in before every exit, and from where.
 
-#[path = "support/spirv_tools.rs"]
-mod spirv_tools;
+use crate::spirv_tools;
 
 use spirv::{BuiltIn, Capability, Decoration, ExecutionModel, Op, StorageClass};
 use std::path::Path;
@@ -30,9 +29,7 @@ fn compile(name: &str, env: &str) -> Vec<u32> {
 
 /// The rewritten module, once spirv-val accepted it.
 fn valid(words: Vec<u32>, env: &str) -> Vec<u32> {
-    if let Err(e) = spirv_tools::validate(&words, env) {
-        panic!("spirv-val rejects the rewritten module: {e}");
-    }
+    spirv_tools::assert_valid(&words, env, "the rewritten module");
     words
 }
 

@@ -6,8 +6,8 @@
 //! in each test.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
+
+use crate::spirv_tools;
 
 use spirv::{Decoration, ExecutionModel, Op, StorageClass};
 use VkLayer_glsem::spirv::module::{Module, Type};
@@ -20,81 +20,19 @@ fn source_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/spirv/xfb")
 }
 
-/// A file path of its own for every call: tests run in parallel threads, and two runs of
-/// the suite may share the target directory.
-fn scratch(name: &str) -> PathBuf {
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("spirv_xfb");
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(format!("{}-{n}-{name}", std::process::id()))
-}
-
 /// Compiles `tests/spirv/xfb/<name>` for `env` (`vulkan1.0` gives SPIR-V 1.0).
 fn compile(name: &str, env: &str) -> Vec<u32> {
-    let out = scratch(&format!("{name}.{env}.spv"));
-    let status = Command::new("glslangValidator")
-        .args(["-V", "--target-env", env, "-o"])
-        .arg(&out)
-        .arg(source_dir().join(name))
-        .output()
-        .expect("glslangValidator must be installed");
-    assert!(
-        status.status.success(),
-        "glslang failed on {name}: {}",
-        String::from_utf8_lossy(&status.stdout)
-    );
-    words(&std::fs::read(&out).unwrap())
+    spirv_tools::compile(&source_dir().join(name), &["--target-env", env])
 }
 
 /// Assembles `tests/spirv/xfb/<name>` (SPIR-V 1.0) with `spirv-as`.
 fn assemble(name: &str) -> Vec<u32> {
-    let out = scratch(&format!("{name}.spv"));
-    let status = Command::new("spirv-as")
-        .args(["--target-env", "vulkan1.0", "-o"])
-        .arg(&out)
-        .arg(source_dir().join(name))
-        .output()
-        .expect("spirv-as must be installed");
-    assert!(
-        status.status.success(),
-        "spirv-as failed on {name}: {}",
-        String::from_utf8_lossy(&status.stderr)
-    );
-    words(&std::fs::read(&out).unwrap())
-}
-
-fn words(bytes: &[u8]) -> Vec<u32> {
-    bytes
-        .chunks(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
-}
-
-fn write(name: &str, words: &[u32]) -> PathBuf {
-    let path = scratch(name);
-    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    std::fs::write(&path, bytes).unwrap();
-    path
+    spirv_tools::assemble(&source_dir().join(name), "vulkan1.0")
 }
 
 /// Runs `spirv-val`; on failure, panics with its message and the disassembly.
 fn validate(name: &str, words: &[u32], env: &str) {
-    let path = write(&format!("{name}.out.spv"), words);
-    let val = Command::new("spirv-val")
-        .args(["--target-env", env])
-        .arg(&path)
-        .output()
-        .expect("spirv-val must be installed");
-    if !val.status.success() {
-        let dis = Command::new("spirv-dis").arg(&path).output().unwrap();
-        panic!(
-            "spirv-val rejects the split {name}:\n{}{}\n{}",
-            String::from_utf8_lossy(&val.stdout),
-            String::from_utf8_lossy(&val.stderr),
-            String::from_utf8_lossy(&dis.stdout)
-        );
-    }
+    spirv_tools::assert_valid(words, env, &format!("the split {name}"));
 }
 
 /// GLSL-like name of a type, for the expected tables.

@@ -1,0 +1,12 @@
+//! The SPIR-V passes on their own, without Vulkan: modules compiled by glslang or assembled
+//! by spirv-as from `tests/spirv/<topic>/`, rewritten, checked with spirv-val and against
+//! the GL rule each pass implements. One test binary, a module per topic, so that the
+//! library and the helpers are linked once (`cargo test --test passes`; `cargo test --test
+//! passes fragcolor::` runs one topic).
+
+#[path = "../support/spirv_tools.rs"]
+mod spirv_tools;
+
+mod fragcolor;
+mod gl_state;
+mod xfb;
