@@ -1,3 +1,8 @@
+#![deny(
+    unsafe_op_in_unsafe_fn,
+    clippy::undocumented_unsafe_blocks,
+    clippy::missing_safety_doc
+)]
 //! The Vulkan side of glsem: loader interface, dispatch, records, the pipeline planner,
 //! settings and logging (docs/architecture.md).
 //!

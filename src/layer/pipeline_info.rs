@@ -34,9 +34,14 @@ pub(super) unsafe fn inline_code<'a>(
 ) -> Option<(&'a vk::ShaderModuleCreateInfo<'a>, bool)> {
     let mut p = stage.p_next as *const vk::BaseInStructure<'_>;
     let mut copyable = true;
-    while let Some(s) = p.as_ref() {
+    // SAFETY: every struct of a valid chain starts with sType and pNext.
+    while let Some(s) = unsafe { p.as_ref() } {
         if s.s_type == vk::StructureType::SHADER_MODULE_CREATE_INFO {
-            return Some((&*(p as *const vk::ShaderModuleCreateInfo<'_>), copyable));
+            // SAFETY: its sType says what it is.
+            return Some((
+                unsafe { &*(p as *const vk::ShaderModuleCreateInfo<'_>) },
+                copyable,
+            ));
         }
         copyable &= copy_size(s.s_type).is_some();
         p = s.p_next;
@@ -78,7 +83,8 @@ pub(super) unsafe fn chain_without_code(
     let mut front = Vec::new();
     let mut p = p_next as *const vk::BaseInStructure<'_>;
     let rest = loop {
-        let s = p.as_ref()?;
+        // SAFETY: every struct of a valid chain starts with sType and pNext.
+        let s = unsafe { p.as_ref() }?;
         if s.s_type == vk::StructureType::SHADER_MODULE_CREATE_INFO {
             break s.p_next;
         }
@@ -89,8 +95,12 @@ pub(super) unsafe fn chain_without_code(
     for &(src, size) in front.iter().rev() {
         // u64 storage keeps the copy aligned for any Vulkan struct.
         let mut copy = vec![0u64; size.div_ceil(8)].into_boxed_slice();
-        std::ptr::copy_nonoverlapping(src.cast::<u8>(), copy.as_mut_ptr().cast::<u8>(), size);
-        (*copy.as_mut_ptr().cast::<vk::BaseOutStructure<'_>>()).p_next = next as *mut _;
+        // SAFETY: `src` is a struct of `size` bytes (its sType says which); `copy` holds at
+        // least that many and starts with sType and pNext too.
+        unsafe {
+            std::ptr::copy_nonoverlapping(src.cast::<u8>(), copy.as_mut_ptr().cast::<u8>(), size);
+            (*copy.as_mut_ptr().cast::<vk::BaseOutStructure<'_>>()).p_next = next as *mut _;
+        }
         next = copy.as_ptr().cast();
         copies.push(copy);
     }
@@ -355,7 +365,9 @@ pub(super) fn pipeline_key(
     let library = is_library(ci);
     // SAFETY: valid pointers per Vulkan's valid usage.
     let input = unsafe { ci.p_input_assembly_state.as_ref() };
+    // SAFETY: NULL or valid (Vulkan's valid usage).
     let raster = unsafe { ci.p_rasterization_state.as_ref() };
+    // SAFETY: as above.
     let viewport = unsafe { ci.p_viewport_state.as_ref() };
     let topology = match input.map(|i| i.topology) {
         Some(T::POINT_LIST) => Topology::Points,
@@ -449,6 +461,8 @@ pub(super) fn pipeline_key(
 }
 
 #[cfg(test)]
+// The tests build the chains they walk.
+#[allow(clippy::undocumented_unsafe_blocks)]
 mod tests {
     use super::*;
 

@@ -33,6 +33,10 @@ use crate::spirv::scan::{scan, Summary};
 
 type S = vk::ShaderStageFlags;
 
+/// `vkCreateGraphicsPipelines`: GL's semantics for every create info that needs them.
+///
+/// # Safety
+/// Vulkan's valid usage for `vkCreateGraphicsPipelines`.
 pub unsafe extern "system" fn create_graphics_pipelines(
     device: vk::Device,
     pipeline_cache: vk::PipelineCache,
@@ -46,7 +50,8 @@ pub unsafe extern "system" fn create_graphics_pipelines(
         device,
         |t| t.create_graphics_pipelines,
         |dev, next| {
-            let infos = slice(p_create_infos, create_info_count);
+            // SAFETY: createInfoCount create infos (Vulkan's valid usage).
+            let infos = unsafe { slice(p_create_infos, create_info_count) };
             let needs_work = shield("vkCreateGraphicsPipelines", || {
                 maybe_inject_panic(&dev.settings, "vkCreateGraphicsPipelines");
                 infos.iter().any(|ci| needs_work(dev, ci))
@@ -61,16 +66,20 @@ pub unsafe extern "system" fn create_graphics_pipelines(
             match needs_work {
                 Some(false) => {
                     FAST_PATH_PIPELINES.fetch_add(infos.len(), Ordering::Relaxed);
-                    next(
-                        device,
-                        pipeline_cache,
-                        create_info_count,
-                        p_create_infos,
-                        p_allocator,
-                        p_pipelines,
-                    )
+                    // SAFETY: the application's arguments, passed on unchanged.
+                    unsafe {
+                        next(
+                            device,
+                            pipeline_cache,
+                            create_info_count,
+                            p_create_infos,
+                            p_allocator,
+                            p_pipelines,
+                        )
+                    }
                 }
-                Some(true) => call.create(infos, p_pipelines),
+                // SAFETY: pPipelines holds one handle per create info (Vulkan's valid usage).
+                Some(true) => unsafe { call.create(infos, p_pipelines) },
                 // The layer failed before deciding: the application's structs go down as they
                 // are, except pipelines that would crash the driver.
                 None => {
@@ -81,7 +90,8 @@ pub unsafe extern "system" fn create_graphics_pipelines(
                             false => Plan::Keep,
                         })
                         .collect();
-                    call.finish(infos, plans, p_pipelines)
+                    // SAFETY: as above.
+                    unsafe { call.finish(infos, plans, p_pipelines) }
                 }
             }
         },
@@ -100,9 +110,9 @@ fn needs_work(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) -> bool
         .iter()
         .filter(|s| s.module == vk::ShaderModule::null())
         .filter_map(|s| {
-            // SAFETY: valid pNext chain.
-            let (code, _) = unsafe { inline_code(s) }?;
-            Some((stage_of(s.stage)?, scan(unsafe { code_words(code) })))
+            // SAFETY: a valid pNext chain holding valid code (Vulkan's valid usage).
+            let words = unsafe { code_words(inline_code(s)?.0) };
+            Some((stage_of(s.stage)?, scan(words)))
         })
         .collect();
     let mut view = Stages::default();
@@ -231,6 +241,7 @@ fn target(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) -> Target {
     Target {
         layout: ci.layout,
         layout_record: layout_of(dev, ci),
+        // SAFETY: NULL or valid (Vulkan's valid usage).
         patch_control_points: unsafe { ci.p_tessellation_state.as_ref() }
             .map(|t| t.patch_control_points),
         dynamic_patch_control_points: dynamic.contains(&vk::DynamicState::PATCH_CONTROL_POINTS_EXT),
@@ -274,46 +285,54 @@ impl Call<'_> {
         infos: &[vk::GraphicsPipelineCreateInfo<'_>],
         p_pipelines: *mut vk::Pipeline,
     ) -> vk::Result {
-        let plans = infos
-            .iter()
-            .map(|ci| {
-                shield("vkCreateGraphicsPipelines planner", || plan(self.dev, ci)).unwrap_or_else(
-                    || {
-                        if tes_without_tcs(ci) {
-                            Plan::fail("internal error in the layer while planning")
-                        } else {
-                            Plan::Keep
-                        }
-                    },
-                )
-            })
-            .collect();
-        self.finish(infos, plans, p_pipelines)
+        // SAFETY: the create infos are valid (Vulkan's valid usage) and pPipelines holds one\n        // handle per create info (the caller's contract).
+        unsafe {
+            let plans = infos
+                .iter()
+                .map(|ci| {
+                    shield("vkCreateGraphicsPipelines planner", || plan(self.dev, ci))
+                        .unwrap_or_else(|| {
+                            if tes_without_tcs(ci) {
+                                Plan::fail("internal error in the layer while planning")
+                            } else {
+                                Plan::Keep
+                            }
+                        })
+                })
+                .collect();
+            self.finish(infos, plans, p_pipelines)
+        }
     }
 
     /// A temporary module for `words`, created with the application's allocator.
     unsafe fn temporary_module(&self, words: &[u32]) -> Result<vk::ShaderModule, vk::Result> {
-        let create = self
-            .dev
-            .table
-            .create_shader_module
-            .ok_or(vk::Result::ERROR_UNKNOWN)?;
-        let ci = vk::ShaderModuleCreateInfo {
-            code_size: words.len() * 4,
-            p_code: words.as_ptr(),
-            ..Default::default()
-        };
-        let mut module = vk::ShaderModule::null();
-        match create(self.device, &ci, self.p_allocator, &mut module) {
-            vk::Result::SUCCESS => Ok(module),
-            e => Err(e),
+        // SAFETY: a create info for `words`, which outlive the call; the application's\n        // allocator.
+        unsafe {
+            let create = self
+                .dev
+                .table
+                .create_shader_module
+                .ok_or(vk::Result::ERROR_UNKNOWN)?;
+            let ci = vk::ShaderModuleCreateInfo {
+                code_size: words.len() * 4,
+                p_code: words.as_ptr(),
+                ..Default::default()
+            };
+            let mut module = vk::ShaderModule::null();
+            match create(self.device, &ci, self.p_allocator, &mut module) {
+                vk::Result::SUCCESS => Ok(module),
+                e => Err(e),
+            }
         }
     }
 
     unsafe fn destroy_temporaries(&self, modules: &[vk::ShaderModule]) {
-        if let Some(destroy) = self.dev.table.destroy_shader_module {
-            for &m in modules {
-                destroy(self.device, m, self.p_allocator);
+        // SAFETY: modules this call created and no pipeline uses any more.
+        unsafe {
+            if let Some(destroy) = self.dev.table.destroy_shader_module {
+                for &m in modules {
+                    destroy(self.device, m, self.p_allocator);
+                }
             }
         }
     }
@@ -326,103 +345,106 @@ impl Call<'_> {
         ci: &vk::GraphicsPipelineCreateInfo<'_>,
         rewrite: &Rewrite,
     ) -> Result<Patched, (String, vk::Result)> {
-        let mut patched = Patched {
-            stages: stages(ci).iter().map(|s| std::mem::transmute(*s)).collect(),
-            temporaries: Vec::new(),
-            chain_copies: Vec::new(),
-            rasterization: None,
-            viewport: None,
-        };
-        // SAFETY (both): the pointers are valid per Vulkan's valid usage; the planner only
-        // asks for these where the state exists.
-        if let Some(state) = ci
-            .p_rasterization_state
-            .as_ref()
-            .filter(|_| rewrite.provoking_vertex_last)
-        {
-            let mut copy = Box::new(RasterizationCopy {
-                state: std::mem::transmute::<
-                    vk::PipelineRasterizationStateCreateInfo<'_>,
-                    vk::PipelineRasterizationStateCreateInfo<'static>,
-                >(*state),
-                provoking: vk::PipelineRasterizationProvokingVertexStateCreateInfoEXT {
-                    p_next: state.p_next,
-                    provoking_vertex_mode: vk::ProvokingVertexModeEXT::LAST_VERTEX,
-                    ..Default::default()
-                },
-            });
-            copy.state.p_next = (&copy.provoking
-                as *const vk::PipelineRasterizationProvokingVertexStateCreateInfoEXT<'_>)
-                .cast();
-            patched.rasterization = Some(copy);
-        }
-        if let Some(state) = ci
-            .p_viewport_state
-            .as_ref()
-            .filter(|_| rewrite.negative_one_to_one)
-        {
-            let mut copy = Box::new(ViewportCopy {
-                state: std::mem::transmute::<
-                    vk::PipelineViewportStateCreateInfo<'_>,
-                    vk::PipelineViewportStateCreateInfo<'static>,
-                >(*state),
-                depth: vk::PipelineViewportDepthClipControlCreateInfoEXT {
-                    p_next: state.p_next,
-                    negative_one_to_one: vk::TRUE,
-                    ..Default::default()
-                },
-            });
-            copy.state.p_next = (&copy.depth
-                as *const vk::PipelineViewportDepthClipControlCreateInfoEXT<'_>)
-                .cast();
-            patched.viewport = Some(copy);
-        }
-        let fail = |patched: &Patched, e: vk::Result| {
-            self.destroy_temporaries(&patched.temporaries);
-            Err((
-                format!("the driver failed to create a rewritten shader module: {e}"),
-                e,
-            ))
-        };
-        for (i, words) in &rewrite.stages {
-            match self.temporary_module(words) {
-                Ok(m) => {
-                    patched.temporaries.push(m);
-                    let stage = &mut patched.stages[*i];
-                    if stage.module == vk::ShaderModule::null() {
-                        // The stage's code was inline: the module replaces it (a stage has
-                        // one or the other). The planner checked that it can be unlinked.
-                        let Some(chain) =
-                            chain_without_code(stage.p_next, &mut patched.chain_copies)
-                        else {
-                            self.destroy_temporaries(&patched.temporaries);
-                            return Err((
-                                "inline code behind an unknown pNext struct".into(),
-                                vk::Result::ERROR_UNKNOWN,
-                            ));
-                        };
-                        stage.p_next = chain;
-                    }
-                    stage.module = m;
-                }
-                Err(e) => return fail(&patched, e),
-            }
-        }
-        if let Some(words) = &rewrite.tcs {
-            match self.temporary_module(words) {
-                Ok(m) => {
-                    patched.temporaries.push(m);
-                    patched.stages.push(vk::PipelineShaderStageCreateInfo {
-                        stage: S::TESSELLATION_CONTROL,
-                        module: m,
-                        p_name: c"main".as_ptr(),
+        // SAFETY: `ci` and its state are valid (Vulkan's valid usage); the copies live in\n        // `Patched` until the call down returns.
+        unsafe {
+            let mut patched = Patched {
+                stages: stages(ci).iter().map(|s| std::mem::transmute(*s)).collect(),
+                temporaries: Vec::new(),
+                chain_copies: Vec::new(),
+                rasterization: None,
+                viewport: None,
+            };
+            // SAFETY (both): the pointers are valid per Vulkan's valid usage; the planner only
+            // asks for these where the state exists.
+            if let Some(state) = ci
+                .p_rasterization_state
+                .as_ref()
+                .filter(|_| rewrite.provoking_vertex_last)
+            {
+                let mut copy = Box::new(RasterizationCopy {
+                    state: std::mem::transmute::<
+                        vk::PipelineRasterizationStateCreateInfo<'_>,
+                        vk::PipelineRasterizationStateCreateInfo<'static>,
+                    >(*state),
+                    provoking: vk::PipelineRasterizationProvokingVertexStateCreateInfoEXT {
+                        p_next: state.p_next,
+                        provoking_vertex_mode: vk::ProvokingVertexModeEXT::LAST_VERTEX,
                         ..Default::default()
-                    });
-                }
-                Err(e) => return fail(&patched, e),
+                    },
+                });
+                copy.state.p_next = (&copy.provoking
+                    as *const vk::PipelineRasterizationProvokingVertexStateCreateInfoEXT<'_>)
+                    .cast();
+                patched.rasterization = Some(copy);
             }
+            if let Some(state) = ci
+                .p_viewport_state
+                .as_ref()
+                .filter(|_| rewrite.negative_one_to_one)
+            {
+                let mut copy = Box::new(ViewportCopy {
+                    state: std::mem::transmute::<
+                        vk::PipelineViewportStateCreateInfo<'_>,
+                        vk::PipelineViewportStateCreateInfo<'static>,
+                    >(*state),
+                    depth: vk::PipelineViewportDepthClipControlCreateInfoEXT {
+                        p_next: state.p_next,
+                        negative_one_to_one: vk::TRUE,
+                        ..Default::default()
+                    },
+                });
+                copy.state.p_next = (&copy.depth
+                    as *const vk::PipelineViewportDepthClipControlCreateInfoEXT<'_>)
+                    .cast();
+                patched.viewport = Some(copy);
+            }
+            let fail = |patched: &Patched, e: vk::Result| {
+                self.destroy_temporaries(&patched.temporaries);
+                Err((
+                    format!("the driver failed to create a rewritten shader module: {e}"),
+                    e,
+                ))
+            };
+            for (i, words) in &rewrite.stages {
+                match self.temporary_module(words) {
+                    Ok(m) => {
+                        patched.temporaries.push(m);
+                        let stage = &mut patched.stages[*i];
+                        if stage.module == vk::ShaderModule::null() {
+                            // The stage's code was inline: the module replaces it (a stage has
+                            // one or the other). The planner checked that it can be unlinked.
+                            let Some(chain) =
+                                chain_without_code(stage.p_next, &mut patched.chain_copies)
+                            else {
+                                self.destroy_temporaries(&patched.temporaries);
+                                return Err((
+                                    "inline code behind an unknown pNext struct".into(),
+                                    vk::Result::ERROR_UNKNOWN,
+                                ));
+                            };
+                            stage.p_next = chain;
+                        }
+                        stage.module = m;
+                    }
+                    Err(e) => return fail(&patched, e),
+                }
+            }
+            if let Some(words) = &rewrite.tcs {
+                match self.temporary_module(words) {
+                    Ok(m) => {
+                        patched.temporaries.push(m);
+                        patched.stages.push(vk::PipelineShaderStageCreateInfo {
+                            stage: S::TESSELLATION_CONTROL,
+                            module: m,
+                            p_name: c"main".as_ptr(),
+                            ..Default::default()
+                        });
+                    }
+                    Err(e) => return fail(&patched, e),
+                }
+            }
+            Ok(patched)
         }
-        Ok(patched)
     }
 
     /// Calls down once with every create info that is not failed, scatters the results
@@ -433,101 +455,107 @@ impl Call<'_> {
         mut plans: Vec<Plan>,
         p_pipelines: *mut vk::Pipeline,
     ) -> vk::Result {
-        let mut patched: Vec<Option<Patched>> = Vec::with_capacity(infos.len());
-        for (ci, plan) in infos.iter().zip(plans.iter_mut()) {
-            let mut this = None;
-            if let Plan::Rewrite(rewrite) = plan {
-                match self.patch(ci, rewrite) {
-                    Ok(p) => this = Some(p),
-                    // Without its generated TCS the pipeline would crash the driver.
-                    Err((why, result)) if rewrite.tcs.is_some() => *plan = Plan::Fail(why, result),
-                    Err((why, _)) => {
-                        log::warning!("{why}; the pipeline keeps its original shaders");
-                        *plan = Plan::Keep;
+        // SAFETY: the create infos are valid (Vulkan's valid usage) and pPipelines holds one\n        // handle per create info (the caller's contract).
+        unsafe {
+            let mut patched: Vec<Option<Patched>> = Vec::with_capacity(infos.len());
+            for (ci, plan) in infos.iter().zip(plans.iter_mut()) {
+                let mut this = None;
+                if let Plan::Rewrite(rewrite) = plan {
+                    match self.patch(ci, rewrite) {
+                        Ok(p) => this = Some(p),
+                        // Without its generated TCS the pipeline would crash the driver.
+                        Err((why, result)) if rewrite.tcs.is_some() => {
+                            *plan = Plan::Fail(why, result)
+                        }
+                        Err((why, _)) => {
+                            log::warning!("{why}; the pipeline keeps its original shaders");
+                            *plan = Plan::Keep;
+                        }
                     }
                 }
+                patched.push(this);
             }
-            patched.push(this);
-        }
 
-        // Compact: failed create infos are not passed down; derivatives follow their base.
-        // A failed one with VK_PIPELINE_CREATE_EARLY_RETURN_ON_FAILURE_BIT ends the array
-        // there, as the driver would.
-        let mut position: Vec<Option<usize>> = vec![None; infos.len()];
-        let mut down: Vec<vk::GraphicsPipelineCreateInfo<'_>> = Vec::with_capacity(infos.len());
-        let mut failure: Option<vk::Result> = None;
-        for (i, ci) in infos.iter().enumerate() {
-            let mut info = *ci;
-            let mut why = match &plans[i] {
-                Plan::Fail(why, result) => Some((why.clone(), *result)),
-                _ => None,
-            };
-            if why.is_none()
-                && info.flags.contains(vk::PipelineCreateFlags::DERIVATIVE)
-                && info.base_pipeline_index >= 0
-            {
-                let base = info.base_pipeline_index as usize;
-                match position.get(base).copied().flatten() {
-                    Some(p) => info.base_pipeline_index = p as i32,
-                    None if base < i => {
-                        why = Some(("its base pipeline failed".into(), vk::Result::ERROR_UNKNOWN))
-                    }
-                    None => {}
-                }
-            }
-            if let Some((why, result)) = why {
-                log::error!("vkCreateGraphicsPipelines: pCreateInfos[{i}] fails: {why}");
-                failure.get_or_insert(result);
-                if info
-                    .flags
-                    .contains(vk::PipelineCreateFlags::EARLY_RETURN_ON_FAILURE)
+            // Compact: failed create infos are not passed down; derivatives follow their base.
+            // A failed one with VK_PIPELINE_CREATE_EARLY_RETURN_ON_FAILURE_BIT ends the array
+            // there, as the driver would.
+            let mut position: Vec<Option<usize>> = vec![None; infos.len()];
+            let mut down: Vec<vk::GraphicsPipelineCreateInfo<'_>> = Vec::with_capacity(infos.len());
+            let mut failure: Option<vk::Result> = None;
+            for (i, ci) in infos.iter().enumerate() {
+                let mut info = *ci;
+                let mut why = match &plans[i] {
+                    Plan::Fail(why, result) => Some((why.clone(), *result)),
+                    _ => None,
+                };
+                if why.is_none()
+                    && info.flags.contains(vk::PipelineCreateFlags::DERIVATIVE)
+                    && info.base_pipeline_index >= 0
                 {
-                    break;
+                    let base = info.base_pipeline_index as usize;
+                    match position.get(base).copied().flatten() {
+                        Some(p) => info.base_pipeline_index = p as i32,
+                        None if base < i => {
+                            why =
+                                Some(("its base pipeline failed".into(), vk::Result::ERROR_UNKNOWN))
+                        }
+                        None => {}
+                    }
                 }
-                continue;
+                if let Some((why, result)) = why {
+                    log::error!("vkCreateGraphicsPipelines: pCreateInfos[{i}] fails: {why}");
+                    failure.get_or_insert(result);
+                    if info
+                        .flags
+                        .contains(vk::PipelineCreateFlags::EARLY_RETURN_ON_FAILURE)
+                    {
+                        break;
+                    }
+                    continue;
+                }
+                if let Some(p) = &patched[i] {
+                    info.stage_count = p.stages.len() as u32;
+                    info.p_stages = p.stages.as_ptr();
+                    if let Some(copy) = &p.rasterization {
+                        info.p_rasterization_state = &copy.state;
+                    }
+                    if let Some(copy) = &p.viewport {
+                        info.p_viewport_state = &copy.state;
+                    }
+                }
+                position[i] = Some(down.len());
+                down.push(info);
             }
-            if let Some(p) = &patched[i] {
-                info.stage_count = p.stages.len() as u32;
-                info.p_stages = p.stages.as_ptr();
-                if let Some(copy) = &p.rasterization {
-                    info.p_rasterization_state = &copy.state;
-                }
-                if let Some(copy) = &p.viewport {
-                    info.p_viewport_state = &copy.state;
-                }
+
+            let mut created = vec![vk::Pipeline::null(); down.len()];
+            let result = if down.is_empty() {
+                vk::Result::SUCCESS
+            } else {
+                (self.next)(
+                    self.device,
+                    self.pipeline_cache,
+                    down.len() as u32,
+                    down.as_ptr(),
+                    self.p_allocator,
+                    created.as_mut_ptr(),
+                )
+            };
+            for p in patched.iter().flatten() {
+                self.destroy_temporaries(&p.temporaries);
             }
-            position[i] = Some(down.len());
-            down.push(info);
-        }
+            for (i, pos) in position.iter().enumerate() {
+                *p_pipelines.add(i) = pos.map_or(vk::Pipeline::null(), |p| created[p]);
+            }
 
-        let mut created = vec![vk::Pipeline::null(); down.len()];
-        let result = if down.is_empty() {
-            vk::Result::SUCCESS
-        } else {
-            (self.next)(
-                self.device,
-                self.pipeline_cache,
-                down.len() as u32,
-                down.as_ptr(),
-                self.p_allocator,
-                created.as_mut_ptr(),
-            )
-        };
-        for p in patched.iter().flatten() {
-            self.destroy_temporaries(&p.temporaries);
-        }
-        for (i, pos) in position.iter().enumerate() {
-            *p_pipelines.add(i) = pos.map_or(vk::Pipeline::null(), |p| created[p]);
-        }
+            shield("vkCreateGraphicsPipelines records", || {
+                self.record(infos, &plans, p_pipelines)
+            });
 
-        shield("vkCreateGraphicsPipelines records", || {
-            self.record(infos, &plans, p_pipelines)
-        });
-
-        // An error of the driver's wins; otherwise the layer's own failure is the result.
-        match failure {
-            Some(layer_result) if result.as_raw() >= 0 => layer_result,
-            _ => result,
+            // An error of the driver's wins; otherwise the layer's own failure is the result.
+            match failure {
+                Some(layer_result) if result.as_raw() >= 0 => layer_result,
+                _ => result,
+            }
         }
     }
 
@@ -537,44 +565,47 @@ impl Call<'_> {
         plans: &[Plan],
         p_pipelines: *mut vk::Pipeline,
     ) {
-        maybe_inject_panic(&self.dev.settings, "vkCreateGraphicsPipelines/record");
-        for (i, (ci, plan)) in infos.iter().zip(plans).enumerate() {
-            let pipeline = *p_pipelines.add(i);
-            if pipeline == vk::Pipeline::null() {
-                continue;
-            }
-            let own = match plan {
-                Plan::Rewrite(rewrite) => {
-                    for note in &rewrite.notes {
-                        log::info!("pipeline {:#x}: {note}", pipeline.as_raw());
-                    }
-                    Some(rewrite.reads_block)
+        // SAFETY: pPipelines holds one handle per create info (the caller's contract).
+        unsafe {
+            maybe_inject_panic(&self.dev.settings, "vkCreateGraphicsPipelines/record");
+            for (i, (ci, plan)) in infos.iter().zip(plans).enumerate() {
+                let pipeline = *p_pipelines.add(i);
+                if pipeline == vk::Pipeline::null() {
+                    continue;
                 }
-                _ => None,
-            };
-            // A linked pipeline runs its libraries' shaders: it reads the block where they do.
-            let inherited = libraries_block(self.dev, ci);
-            if own.is_none() && inherited.is_none() {
-                continue;
-            }
-            let reads_block = own.flatten().or(inherited);
-            let previous = self
-                .dev
-                .records
-                .pipelines
-                .write()
-                .insert(pipeline, PipelineRecord::new(reads_block));
-            if previous.is_some_and(|r| r.reads_block.is_some()) {
-                self.dev
+                let own = match plan {
+                    Plan::Rewrite(rewrite) => {
+                        for note in &rewrite.notes {
+                            log::info!("pipeline {:#x}: {note}", pipeline.as_raw());
+                        }
+                        Some(rewrite.reads_block)
+                    }
+                    _ => None,
+                };
+                // A linked pipeline runs its libraries' shaders: it reads the block where they do.
+                let inherited = libraries_block(self.dev, ci);
+                if own.is_none() && inherited.is_none() {
+                    continue;
+                }
+                let reads_block = own.flatten().or(inherited);
+                let previous = self
+                    .dev
                     .records
-                    .block_pipelines
-                    .fetch_sub(1, Ordering::Relaxed);
-            }
-            if reads_block.is_some() {
-                self.dev
-                    .records
-                    .block_pipelines
-                    .fetch_add(1, Ordering::Relaxed);
+                    .pipelines
+                    .write()
+                    .insert(pipeline, PipelineRecord::new(reads_block));
+                if previous.is_some_and(|r| r.reads_block.is_some()) {
+                    self.dev
+                        .records
+                        .block_pipelines
+                        .fetch_sub(1, Ordering::Relaxed);
+                }
+                if reads_block.is_some() {
+                    self.dev
+                        .records
+                        .block_pipelines
+                        .fetch_add(1, Ordering::Relaxed);
+                }
             }
         }
     }

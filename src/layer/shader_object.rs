@@ -69,10 +69,13 @@ fn shader_object_key(dev: &DeviceData) -> PipelineKey {
 
 /// The SPIR-V of a create info, when it has some.
 unsafe fn spirv<'a>(ci: &vk::ShaderCreateInfoEXT<'a>) -> Option<&'a [u32]> {
-    if ci.code_type != vk::ShaderCodeTypeEXT::SPIRV || ci.p_code.is_null() {
-        return None;
+    // SAFETY: pCode holds codeSize bytes (Vulkan's valid usage).
+    unsafe {
+        if ci.code_type != vk::ShaderCodeTypeEXT::SPIRV || ci.p_code.is_null() {
+            return None;
+        }
+        Some(slice(ci.p_code.cast::<u32>(), (ci.code_size / 4) as u32))
     }
-    Some(slice(ci.p_code.cast::<u32>(), (ci.code_size / 4) as u32))
 }
 
 /// The rewritten code and push-constant ranges of each create info (`None`: its own).
@@ -113,9 +116,9 @@ fn plan(dev: &DeviceData, infos: &[vk::ShaderCreateInfoEXT<'_>]) -> Patch {
                 let stage = stage_of(ci.stage)?;
                 // SAFETY: valid code and name pointers (Vulkan's valid usage).
                 let words = unsafe { spirv(ci) }?;
-                let entry = unsafe { ci.p_name.as_ref() }
-                    .and_then(|_| unsafe { CStr::from_ptr(ci.p_name) }.to_str().ok())
-                    .map(str::to_owned);
+                // SAFETY: pName is NULL or nul-terminated (Vulkan's valid usage).
+                let name = (!ci.p_name.is_null()).then(|| unsafe { CStr::from_ptr(ci.p_name) });
+                let entry = name.and_then(|n| n.to_str().ok()).map(str::to_owned);
                 Some(StageCode {
                     index,
                     stage,
@@ -177,26 +180,31 @@ unsafe fn tes_record(
     ranges: &[vk::PushConstantRange],
     slot: &BlockSlot,
 ) -> Option<TesObjectRecord> {
-    if ci.stage != S::TESSELLATION_EVALUATION || ci.p_name.is_null() {
-        return None;
+    // SAFETY: pName is nul-terminated; pSetLayouts holds setLayoutCount layouts (Vulkan's\n    // valid usage).
+    unsafe {
+        if ci.stage != S::TESSELLATION_EVALUATION || ci.p_name.is_null() {
+            return None;
+        }
+        Some(TesObjectRecord {
+            words: code.into(),
+            entry: CStr::from_ptr(ci.p_name).to_str().ok()?.to_owned(),
+            set_layouts: slice(ci.p_set_layouts, ci.set_layout_count).to_vec(),
+            ranges: ranges.to_vec(),
+            block: match *slot {
+                BlockSlot::Reserved {
+                    offset,
+                    push_stages,
+                    reads,
+                } if reads.contains(S::TESSELLATION_CONTROL) => Some((offset, push_stages)),
+                _ => None,
+            },
+            generated: Default::default(),
+        })
     }
-    Some(TesObjectRecord {
-        words: code.into(),
-        entry: CStr::from_ptr(ci.p_name).to_str().ok()?.to_owned(),
-        set_layouts: slice(ci.p_set_layouts, ci.set_layout_count).to_vec(),
-        ranges: ranges.to_vec(),
-        block: match *slot {
-            BlockSlot::Reserved {
-                offset,
-                push_stages,
-                reads,
-            } if reads.contains(S::TESSELLATION_CONTROL) => Some((offset, push_stages)),
-            _ => None,
-        },
-        generated: Default::default(),
-    })
 }
 
+/// # Safety
+/// Vulkan's valid usage for `vkCreateShadersEXT`.
 pub unsafe extern "system" fn create_shaders(
     device: vk::Device,
     create_info_count: u32,
@@ -204,75 +212,79 @@ pub unsafe extern "system" fn create_shaders(
     p_allocator: *const vk::AllocationCallbacks<'_>,
     p_shaders: *mut vk::ShaderEXT,
 ) -> vk::Result {
-    call_with_next(
-        "vkCreateShadersEXT",
-        device,
-        |t| t.create_shaders_ext,
-        |dev, next| {
-            let infos = slice(p_create_infos, create_info_count);
-            let Some(patch) = shield("vkCreateShadersEXT", || plan(dev, infos)) else {
-                return next(
+    // SAFETY: the application's arguments are valid (Vulkan's valid usage): arrays hold\n    // their counts, pointers their structs; they are passed on unchanged.
+    unsafe {
+        call_with_next(
+            "vkCreateShadersEXT",
+            device,
+            |t| t.create_shaders_ext,
+            |dev, next| {
+                let infos = slice(p_create_infos, create_info_count);
+                let Some(patch) = shield("vkCreateShadersEXT", || plan(dev, infos)) else {
+                    return next(
+                        device,
+                        create_info_count,
+                        p_create_infos,
+                        p_allocator,
+                        p_shaders,
+                    );
+                };
+                let tessellation = dev.features.tessellation_shader
+                    && dev.settings.semantics.contains(Semantic::PassthroughTcs);
+                let down: Vec<vk::ShaderCreateInfoEXT<'_>> = infos
+                    .iter()
+                    .zip(patch.code.iter().zip(&patch.ranges))
+                    .map(|(ci, (code, ranges))| {
+                        let mut ci = *ci;
+                        if let Some(words) = code {
+                            ci.code_size = words.len() * 4;
+                            ci.p_code = words.as_ptr().cast();
+                        }
+                        if let Some(ranges) = ranges {
+                            ci.push_constant_range_count = ranges.len() as u32;
+                            ci.p_push_constant_ranges = ranges.as_ptr();
+                        }
+                        // A generated TCS may come between the vertex shader and the TES.
+                        if tessellation
+                            && ci.stage == S::VERTEX
+                            && ci.next_stage.contains(S::TESSELLATION_EVALUATION)
+                        {
+                            ci.next_stage |= S::TESSELLATION_CONTROL;
+                        }
+                        ci
+                    })
+                    .collect();
+                let result = next(
                     device,
-                    create_info_count,
-                    p_create_infos,
+                    down.len() as u32,
+                    down.as_ptr(),
                     p_allocator,
                     p_shaders,
                 );
-            };
-            let tessellation = dev.features.tessellation_shader
-                && dev.settings.semantics.contains(Semantic::PassthroughTcs);
-            let down: Vec<vk::ShaderCreateInfoEXT<'_>> = infos
-                .iter()
-                .zip(patch.code.iter().zip(&patch.ranges))
-                .map(|(ci, (code, ranges))| {
-                    let mut ci = *ci;
-                    if let Some(words) = code {
-                        ci.code_size = words.len() * 4;
-                        ci.p_code = words.as_ptr().cast();
-                    }
-                    if let Some(ranges) = ranges {
-                        ci.push_constant_range_count = ranges.len() as u32;
-                        ci.p_push_constant_ranges = ranges.as_ptr();
-                    }
-                    // A generated TCS may come between the vertex shader and the TES.
-                    if tessellation
-                        && ci.stage == S::VERTEX
-                        && ci.next_stage.contains(S::TESSELLATION_EVALUATION)
-                    {
-                        ci.next_stage |= S::TESSELLATION_CONTROL;
-                    }
-                    ci
-                })
-                .collect();
-            let result = next(
-                device,
-                down.len() as u32,
-                down.as_ptr(),
-                p_allocator,
-                p_shaders,
-            );
-            if result == vk::Result::SUCCESS && tessellation {
-                shield("vkCreateShadersEXT records", || {
-                    for (i, ci) in down.iter().enumerate() {
-                        let code = spirv(ci);
-                        let ranges = slice(ci.p_push_constant_ranges, ci.push_constant_range_count);
-                        let record =
-                            code.and_then(|code| tes_record(ci, code, ranges, &patch.slots[i]));
-                        if let Some(record) = record {
-                            dev.records
-                                .tes_objects
-                                .write()
-                                .insert(*p_shaders.add(i), Arc::new(record));
-                            dev.records
-                                .tes_objects_made
-                                .store(true, std::sync::atomic::Ordering::Relaxed);
+                if result == vk::Result::SUCCESS && tessellation {
+                    shield("vkCreateShadersEXT records", || {
+                        for (i, ci) in down.iter().enumerate() {
+                            let code = spirv(ci);
+                            let ranges =
+                                slice(ci.p_push_constant_ranges, ci.push_constant_range_count);
+                            let record =
+                                code.and_then(|code| tes_record(ci, code, ranges, &patch.slots[i]));
+                            if let Some(record) = record {
+                                dev.records
+                                    .tes_objects
+                                    .write()
+                                    .insert(*p_shaders.add(i), Arc::new(record));
+                                dev.records
+                                    .tes_objects_made
+                                    .store(true, std::sync::atomic::Ordering::Relaxed);
+                            }
                         }
-                    }
-                });
-            }
-            result
-        },
-    )
+                    });
+                }
+                result
+            },
+        )
+    }
 }
 
 /// Destroys what the layer made for a TES shader object.
@@ -295,25 +307,30 @@ pub(super) fn destroy_generated(dev: &DeviceData, record: &TesObjectRecord) {
     }
 }
 
+/// # Safety
+/// Vulkan's valid usage for `vkDestroyShaderEXT`.
 pub unsafe extern "system" fn destroy_shader(
     device: vk::Device,
     shader: vk::ShaderEXT,
     p_allocator: *const vk::AllocationCallbacks<'_>,
 ) {
-    forget_then_call_down(
-        "vkDestroyShaderEXT",
-        device,
-        |dev| {
-            if let Some(record) = dev.records.tes_objects.write().remove(&shader) {
-                destroy_generated(dev, &record);
-            }
-        },
-        |t| {
-            if let Some(destroy) = t.destroy_shader_ext {
-                destroy(device, shader, p_allocator);
-            }
-        },
-    )
+    // SAFETY: the application's arguments are valid (Vulkan's valid usage): arrays hold\n    // their counts, pointers their structs; they are passed on unchanged.
+    unsafe {
+        forget_then_call_down(
+            "vkDestroyShaderEXT",
+            device,
+            |dev| {
+                if let Some(record) = dev.records.tes_objects.write().remove(&shader) {
+                    destroy_generated(dev, &record);
+                }
+            },
+            |t| {
+                if let Some(destroy) = t.destroy_shader_ext {
+                    destroy(device, shader, p_allocator);
+                }
+            },
+        )
+    }
 }
 
 /// The generated TCS for `record` and `patch_size`, made on first use, and where to push
@@ -467,80 +484,90 @@ fn update_tcs(dev: &DeviceData, cb: vk::CommandBuffer) {
     }
 }
 
+/// # Safety
+/// Vulkan's valid usage for `vkCmdSetPatchControlPointsEXT`.
 pub unsafe extern "system" fn cmd_set_patch_control_points(
     command_buffer: vk::CommandBuffer,
     patch_control_points: u32,
 ) {
-    ffi_guard("vkCmdSetPatchControlPointsEXT", (), || {
-        let Some(dev) = device_data(command_buffer) else {
-            return;
-        };
-        let Some(next) = dev.table.cmd_set_patch_control_points_ext else {
-            return;
-        };
-        next(command_buffer, patch_control_points);
-        shield("vkCmdSetPatchControlPointsEXT", || {
-            let changed = {
-                let mut cbs = dev.records.command_buffers.lock();
-                let state = cbs
-                    .entry(command_buffer)
-                    .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
-                let changed = state.patch_control_points != Some(patch_control_points);
-                state.patch_control_points = Some(patch_control_points);
-                changed && state.tes_object != vk::ShaderEXT::null()
+    // SAFETY: the application's arguments are valid (Vulkan's valid usage): arrays hold\n    // their counts, pointers their structs; they are passed on unchanged.
+    unsafe {
+        ffi_guard("vkCmdSetPatchControlPointsEXT", (), || {
+            let Some(dev) = device_data(command_buffer) else {
+                return;
             };
-            if changed {
-                update_tcs(&dev, command_buffer);
-            }
-        });
-    })
+            let Some(next) = dev.table.cmd_set_patch_control_points_ext else {
+                return;
+            };
+            next(command_buffer, patch_control_points);
+            shield("vkCmdSetPatchControlPointsEXT", || {
+                let changed = {
+                    let mut cbs = dev.records.command_buffers.lock();
+                    let state = cbs
+                        .entry(command_buffer)
+                        .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
+                    let changed = state.patch_control_points != Some(patch_control_points);
+                    state.patch_control_points = Some(patch_control_points);
+                    changed && state.tes_object != vk::ShaderEXT::null()
+                };
+                if changed {
+                    update_tcs(&dev, command_buffer);
+                }
+            });
+        })
+    }
 }
 
+/// # Safety
+/// Vulkan's valid usage for `vkCmdBindShadersEXT`.
 pub unsafe extern "system" fn cmd_bind_shaders(
     command_buffer: vk::CommandBuffer,
     stage_count: u32,
     p_stages: *const vk::ShaderStageFlags,
     p_shaders: *const vk::ShaderEXT,
 ) {
-    ffi_guard("vkCmdBindShadersEXT", (), || {
-        let Some(dev) = device_data(command_buffer) else {
-            return;
-        };
-        let Some(next) = dev.table.cmd_bind_shaders_ext else {
-            return;
-        };
-        next(command_buffer, stage_count, p_stages, p_shaders);
-        shield("vkCmdBindShadersEXT", || {
-            let stages = slice(p_stages, stage_count);
-            // NULL pShaders unbinds every stage named.
-            let shaders: Vec<vk::ShaderEXT> = if p_shaders.is_null() {
-                vec![vk::ShaderEXT::null(); stages.len()]
-            } else {
-                slice(p_shaders, stage_count).to_vec()
+    // SAFETY: the application's arguments are valid (Vulkan's valid usage): arrays hold\n    // their counts, pointers their structs; they are passed on unchanged.
+    unsafe {
+        ffi_guard("vkCmdBindShadersEXT", (), || {
+            let Some(dev) = device_data(command_buffer) else {
+                return;
             };
-            let touched = {
-                let mut cbs = dev.records.command_buffers.lock();
-                let state = cbs
-                    .entry(command_buffer)
-                    .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
-                let mut touched = false;
-                for (&stage, &shader) in stages.iter().zip(&shaders) {
-                    if stage == S::TESSELLATION_CONTROL {
-                        state.app_tcs_object = shader != vk::ShaderEXT::null();
-                        if state.app_tcs_object {
-                            state.layer_tcs_object = false;
+            let Some(next) = dev.table.cmd_bind_shaders_ext else {
+                return;
+            };
+            next(command_buffer, stage_count, p_stages, p_shaders);
+            shield("vkCmdBindShadersEXT", || {
+                let stages = slice(p_stages, stage_count);
+                // NULL pShaders unbinds every stage named.
+                let shaders: Vec<vk::ShaderEXT> = if p_shaders.is_null() {
+                    vec![vk::ShaderEXT::null(); stages.len()]
+                } else {
+                    slice(p_shaders, stage_count).to_vec()
+                };
+                let touched = {
+                    let mut cbs = dev.records.command_buffers.lock();
+                    let state = cbs
+                        .entry(command_buffer)
+                        .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
+                    let mut touched = false;
+                    for (&stage, &shader) in stages.iter().zip(&shaders) {
+                        if stage == S::TESSELLATION_CONTROL {
+                            state.app_tcs_object = shader != vk::ShaderEXT::null();
+                            if state.app_tcs_object {
+                                state.layer_tcs_object = false;
+                            }
+                            touched = true;
+                        } else if stage == S::TESSELLATION_EVALUATION {
+                            state.tes_object = shader;
+                            touched = true;
                         }
-                        touched = true;
-                    } else if stage == S::TESSELLATION_EVALUATION {
-                        state.tes_object = shader;
-                        touched = true;
                     }
+                    touched
+                };
+                if touched {
+                    update_tcs(&dev, command_buffer);
                 }
-                touched
-            };
-            if touched {
-                update_tcs(&dev, command_buffer);
-            }
-        });
-    })
+            });
+        })
+    }
 }
