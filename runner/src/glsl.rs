@@ -96,6 +96,8 @@ pub struct StageModule {
 #[derive(Debug, Clone)]
 pub struct Program {
     pub stages: Vec<StageModule>,
+    /// Uniform initializers, which GL applies at link time (glslang drops them).
+    pub initializers: Vec<crate::initializers::Initializer>,
 }
 
 impl Program {
@@ -188,6 +190,19 @@ impl Compiler {
             ));
         }
         sources.sort_by_key(|(s, ..)| *s);
+        let mut initializers = Vec::new();
+        for (_, units) in &mut sources {
+            for (source, _) in units.iter_mut() {
+                let (stripped, found) =
+                    crate::initializers::extract(source).map_err(SceneError::Skip)?;
+                *source = stripped;
+                for init in found {
+                    if !initializers.contains(&init) {
+                        initializers.push(init);
+                    }
+                }
+            }
+        }
 
         let mut modules = Vec::new();
         for (stage, units) in &sources {
@@ -241,7 +256,10 @@ impl Compiler {
                 xfb,
             });
         }
-        Ok(Program { stages })
+        Ok(Program {
+            stages,
+            initializers,
+        })
     }
 
     /// Compiles one stage; several compilation units are linked by glslang (`-l`), as a

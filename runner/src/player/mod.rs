@@ -380,6 +380,9 @@ impl Player {
             gpu,
         };
         player.create_program_objects(program).map_err(fail)?;
+        player
+            .apply_initializers(&program.initializers)
+            .map_err(fail)?;
         if !data.words.is_empty() {
             let mut vb = player
                 .gpu
