@@ -79,6 +79,16 @@ pub struct UniformBlock {
 
 /// Bindings of named uniform blocks start here; the default blocks use 0..=4 (one per stage).
 const FIRST_NAMED_BLOCK_BINDING: u32 = 8;
+/// Bindings of samplers start here (one per GL sampler uniform name, shared by the stages).
+const FIRST_SAMPLER_BINDING: u32 = 32;
+
+/// A `sampler2D` uniform: a combined image sampler; its GL value (the texture unit,
+/// initially 0) is the runner's to apply.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SamplerUniform {
+    pub name: String,
+    pub binding: u32,
+}
 
 /// One compiled and linked stage.
 #[derive(Debug, Clone)]
@@ -88,6 +98,7 @@ pub struct StageModule {
     pub capabilities: Vec<spirv::Capability>,
     /// The default uniform block (if any) and the named uniform blocks the stage declares.
     pub uniform_blocks: Vec<UniformBlock>,
+    pub samplers: Vec<SamplerUniform>,
     pub vertex_inputs: Vec<VertexInput>,
     /// The module has the `Xfb` execution mode.
     pub xfb: bool,
@@ -223,7 +234,8 @@ impl Compiler {
         // Named uniform blocks by GL name: one binding for every stage that declares one.
         let mut named_blocks: BTreeMap<String, u32> = BTreeMap::new();
         for (index, (stage, mut module, _)) in modules.into_iter().enumerate() {
-            let uniform_blocks = bind_uniform_blocks(&mut module, index as u32, &mut named_blocks)?;
+            let (uniform_blocks, samplers) =
+                bind_uniform_blocks(&mut module, index as u32, &mut named_blocks)?;
             if stage == Stage::Fragment {
                 place_frag_data(&mut module);
             }
@@ -252,6 +264,7 @@ impl Compiler {
                 words: module.assemble(),
                 capabilities,
                 uniform_blocks,
+                samplers,
                 vertex_inputs,
                 xfb,
             });
@@ -818,9 +831,10 @@ fn bind_uniform_blocks(
     module: &mut dr::Module,
     binding: u32,
     named: &mut BTreeMap<String, u32>,
-) -> Result<Vec<UniformBlock>, SceneError> {
+) -> Result<(Vec<UniformBlock>, Vec<SamplerUniform>), SceneError> {
     let types = Types::new(module);
     let mut found: Vec<(u32, UniformBlock)> = Vec::new();
+    let mut samplers: Vec<(u32, SamplerUniform)> = Vec::new();
     for inst in module
         .types_global_values
         .iter()
@@ -847,9 +861,23 @@ fn bind_uniform_blocks(
         let var_name = types.names.get(&var).cloned().unwrap_or_default();
         let is_ubo =
             storage == StorageClass::Uniform && types.decoration(ty, Decoration::Block).is_some();
+        if storage == StorageClass::UniformConstant && is_sampler_2d(&types, ty) {
+            let key = format!("sampler {var_name}");
+            let next = FIRST_SAMPLER_BINDING
+                + named.keys().filter(|k| k.starts_with("sampler ")).count() as u32;
+            let b = *named.entry(key).or_insert(next);
+            samplers.push((
+                var,
+                SamplerUniform {
+                    name: var_name,
+                    binding: b,
+                },
+            ));
+            continue;
+        }
         if !is_ubo {
             let what = match storage {
-                StorageClass::UniformConstant => "samplers and images are",
+                StorageClass::UniformConstant => "samplers other than sampler2D, and images, are",
                 StorageClass::Uniform | StorageClass::StorageBuffer => {
                     "shader storage blocks and arrays of uniform blocks are"
                 }
@@ -867,7 +895,8 @@ fn bind_uniform_blocks(
         let (block_name, prefix, block_binding) = if type_name == "gl_DefaultUniformBlock" {
             (None, String::new(), binding)
         } else {
-            let next = FIRST_NAMED_BLOCK_BINDING + named.len() as u32;
+            let next = FIRST_NAMED_BLOCK_BINDING
+                + named.keys().filter(|k| !k.starts_with("sampler ")).count() as u32;
             let b = *named.entry(type_name.clone()).or_insert(next);
             // GL names members of a block with an instance name `Block.member`.
             let prefix = if var_name.is_empty() {
@@ -909,7 +938,44 @@ fn bind_uniform_blocks(
         set_decoration(module, *var, Decoration::DescriptorSet, 0);
         set_decoration(module, *var, Decoration::Binding, block.binding);
     }
-    Ok(found.into_iter().map(|(_, b)| b).collect())
+    for (var, sampler) in &samplers {
+        set_decoration(module, *var, Decoration::DescriptorSet, 0);
+        set_decoration(module, *var, Decoration::Binding, sampler.binding);
+    }
+    Ok((
+        found.into_iter().map(|(_, b)| b).collect(),
+        samplers.into_iter().map(|(_, s)| s).collect(),
+    ))
+}
+
+/// A plain `sampler2D` (float, 2D, not arrayed, multisampled or shadow), not an array.
+fn is_sampler_2d(types: &Types, ty: u32) -> bool {
+    let Some(sampled) = types.def(ty) else {
+        return false;
+    };
+    if sampled.class.opcode != Op::TypeSampledImage {
+        return false;
+    }
+    let Some(image) = sampled
+        .operands
+        .first()
+        .and_then(id)
+        .and_then(|i| types.def(i))
+    else {
+        return false;
+    };
+    // OpTypeImage: sampled type, Dim, Depth, Arrayed, MS, Sampled, Format
+    let float = image
+        .operands
+        .first()
+        .and_then(id)
+        .and_then(|t| types.def(t))
+        .is_some_and(|t| t.class.opcode == Op::TypeFloat);
+    matches!(image.operands.get(1), Some(Operand::Dim(spirv::Dim::Dim2D)))
+        && image.operands.get(2).and_then(literal) == Some(0)
+        && image.operands.get(3).and_then(literal) == Some(0)
+        && image.operands.get(4).and_then(literal) == Some(0)
+        && float
 }
 
 /// The leaf members of struct `ty` at `base`, named `prefix` + member name.
@@ -1141,6 +1207,7 @@ mod tests {
         .unwrap();
         let program = compiler().build(&scene).unwrap();
         let vs = program.stage(Stage::Vertex).unwrap().uniform_blocks[0].clone();
+        assert!(program.stage(Stage::Vertex).unwrap().samplers.is_empty());
         let fs = program.stage(Stage::Fragment).unwrap().uniform_blocks[0].clone();
         assert_ne!(vs.binding, fs.binding);
         let m = vs.members.iter().find(|m| m.name == "m").unwrap();

@@ -117,6 +117,12 @@ impl Player {
     }
 
     pub(super) fn set_uniform(&mut self, u: &Uniform) -> Result<(), SceneError> {
+        // A sampler's value is its texture unit.
+        if let (UniformData::I32(v), None) = (&u.data, u.index) {
+            if v.len() == 1 && self.textures.set_unit(&u.name, v[0])? {
+                return Ok(());
+            }
+        }
         // `a[2]` is element 2 of the array member `a`, or the leaf named `a[2]` (an element
         // of an array of arrays or of structs, flattened).
         let whole = u.index.map(|i| format!("{}[{i}]", u.name));
