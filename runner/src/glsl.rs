@@ -102,6 +102,9 @@ pub struct StageModule {
     pub vertex_inputs: Vec<VertexInput>,
     /// The module has the `Xfb` execution mode.
     pub xfb: bool,
+    /// How many transform-feedback varyings GL reports for the module's captured outputs
+    /// (`GL_TRANSFORM_FEEDBACK_VARYINGS` of a SPIR-V program, ARB_gl_spirv).
+    pub xfb_varyings: u32,
 }
 
 #[derive(Debug, Clone)]
@@ -259,8 +262,10 @@ impl Compiler {
                     Some(Operand::ExecutionMode(spirv::ExecutionMode::Xfb))
                 )
             });
+            let xfb_varyings = info.xfb_varyings(&module);
             stages.push(StageModule {
                 stage,
+                xfb_varyings,
                 words: module.assemble(),
                 capabilities,
                 uniform_blocks,
@@ -653,6 +658,80 @@ impl Types {
                 (!self.is_builtin(var, ty)).then_some((var, storage, ty))
             })
             .collect()
+    }
+
+    /// GL's count of transform-feedback varyings: every captured output (with `Offset`),
+    /// structs and blocks expanded to their members and arrays of them to their elements;
+    /// a scalar, vector or matrix, or an array of them, is one varying.
+    fn xfb_varyings(&self, module: &dr::Module) -> u32 {
+        fn leaves(t: &Types, ty: u32) -> u32 {
+            match t.def(ty).map(|i| i.class.opcode) {
+                Some(Op::TypeStruct) => {
+                    let members: Vec<u32> = t
+                        .def(ty)
+                        .map(|i| i.operands.iter().filter_map(id).collect())
+                        .unwrap_or_default();
+                    members.iter().map(|&m| leaves(t, m)).sum()
+                }
+                Some(Op::TypeArray) => match t.array(ty) {
+                    Some((len, elem))
+                        if matches!(
+                            t.def(elem).map(|i| i.class.opcode),
+                            Some(Op::TypeStruct | Op::TypeArray)
+                        ) =>
+                    {
+                        len * leaves(t, elem)
+                    }
+                    _ => 1,
+                },
+                _ => 1,
+            }
+        }
+        let mut count = 0;
+        for inst in module
+            .types_global_values
+            .iter()
+            .filter(|i| i.class.opcode == Op::Variable)
+        {
+            if inst.operands.first() != Some(&Operand::StorageClass(StorageClass::Output)) {
+                continue;
+            }
+            let (Some(var), Some(ptr)) = (inst.result_id, inst.result_type) else {
+                continue;
+            };
+            let ty = self.pointee(ptr).unwrap_or(0);
+            if self.decoration(var, Decoration::Offset).is_some() {
+                count += leaves(self, ty);
+                continue;
+            }
+            // A block whose members carry the offsets, possibly an array of blocks.
+            let mut copies = 1;
+            let mut block = ty;
+            while let Some((len, elem)) = self.array(block) {
+                copies *= len;
+                block = elem;
+            }
+            let members: Vec<u32> = match self.def(block) {
+                Some(i) if i.class.opcode == Op::TypeStruct => {
+                    i.operands.iter().filter_map(id).collect()
+                }
+                _ => continue,
+            };
+            let captured: u32 = members
+                .iter()
+                .enumerate()
+                .filter(|(m, _)| {
+                    self.member_decoration(block, *m as u32, Decoration::Offset)
+                        .is_some()
+                        && self
+                            .member_decoration(block, *m as u32, Decoration::BuiltIn)
+                            .is_none()
+                })
+                .map(|(_, &mty)| leaves(self, mty))
+                .sum();
+            count += copies * captured;
+        }
+        count
     }
 
     fn vertex_inputs(&self, module: &dr::Module) -> Vec<VertexInput> {

@@ -348,6 +348,8 @@ pub enum Command {
     },
     /// Applies to the texture of the last `texture` command's unit (GL's active unit).
     TexParameter(TexFilter),
+    /// `verify program_query GL_TRANSFORM_FEEDBACK_VARYINGS n`.
+    VerifyXfbVaryings(u32),
 }
 
 /// `draw rect [tex] [ortho] [patch]` / `draw instanced rect …`: corners in GL clip
@@ -508,6 +510,10 @@ fn parse_require(line: &str, number: usize, req: &mut Require) -> Result<(), Sce
         ["GLSL", ">=", v] => req.glsl_version = Some(parse_version(v, number, line)?),
         // Run from the GLSL sections (see `open_section`).
         ["SPIRV", "YES"] => {}
+        // Separate programs per stage: their interfaces match by explicit location, else
+        // by name, as the runner links anyway. (`active shader program`, which aims
+        // `uniform` at one stage's program, is not supported: it SKIPs.)
+        ["SSO", "ENABLED"] => {}
         ["SPIRV", "ONLY"] => {
             return Err(skip(
                 number,
@@ -572,7 +578,9 @@ fn extension_feature(name: &str) -> Option<Option<Feature>> {
         | "GL_ARB_fragment_coord_conventions"
         | "GL_EXT_provoking_vertex"
         | "GL_ARB_provoking_vertex"
-        | "GL_ARB_sample_shading" => None,
+        | "GL_ARB_sample_shading"
+        | "GL_ARB_explicit_uniform_location"
+        | "GL_EXT_shader_integer_mix" => None,
         _ => return None,
     })
 }
@@ -784,6 +792,14 @@ fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
             element: parse_num(n, number, line)?,
             value: parse_num(value, number, line)?,
         },
+        ["verify", "program_query", "GL_TRANSFORM_FEEDBACK_VARYINGS", n] => {
+            Command::VerifyXfbVaryings(parse_num(n, number, line)?)
+        }
+        ["verify", "program_query" | "program_interface_query", ..] => return Err(skip(
+            number,
+            line,
+            "GL program introspection is not reproduced (except GL_TRANSFORM_FEEDBACK_VARYINGS)",
+        )),
         ["verify", "query_object", query, n] => Command::VerifyQuery {
             query: match *query {
                 "GL_PRIMITIVES_GENERATED" => Query::PrimitivesGenerated,

@@ -279,6 +279,8 @@ pub struct Player {
     outer: [f32; 4],
     inner: [f32; 2],
     readback_fresh: bool,
+    /// GL_TRANSFORM_FEEDBACK_VARYINGS of the last pre-rasterization stage.
+    xfb_varyings: u32,
     textures: textures::Textures,
     gl_state: GlState,
     raster: RasterState,
@@ -375,6 +377,11 @@ impl Player {
             outer: [1.0; 4],
             inner: [1.0; 2],
             readback_fresh: false,
+            xfb_varyings: program
+                .stages
+                .iter()
+                .rfind(|s| s.stage != Stage::Fragment)
+                .map_or(0, |s| s.xfb_varyings),
             textures: textures::Textures::default(),
             gl_state: GlState::default(),
             raster: RasterState::default(),
@@ -657,6 +664,14 @@ impl Player {
                     .map_err(fail)?;
             }
             Command::LinkSuccess => {}
+            Command::VerifyXfbVaryings(expected) => {
+                if self.xfb_varyings != *expected {
+                    return Err(fail(format!(
+                        "GL_TRANSFORM_FEEDBACK_VARYINGS: expected {expected}, observed {}",
+                        self.xfb_varyings
+                    )));
+                }
+            }
             Command::Texture { unit, image } => self.create_texture(*unit, image)?,
             Command::TexParameter(f) => self.tex_parameter(*f)?,
             Command::PointSize(size) => self.gl_state.point_size = *size,
