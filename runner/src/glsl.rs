@@ -1277,6 +1277,26 @@ mod tests {
     }
 
     #[test]
+    fn xfb_varyings_are_counted_as_gl_counts_them() {
+        let scene = scene::parse(
+            "[require]\nGLSL >= 4.50\n[vertex shader]\n#version 450\nin vec4 piglit_vertex;\n\
+             struct S { float f; vec4 v; float f2[2]; };\n\
+             layout(xfb_buffer = 0, xfb_offset = 0) out block { float a; vec4 b; } x[2];\n\
+             layout(location = 9, xfb_buffer = 1, xfb_offset = 0) out float aoa[2][3];\n\
+             layout(location = 20, xfb_buffer = 2, xfb_offset = 0) out S s;\n\
+             layout(location = 30) out vec4 not_captured;\n\
+             void main() { gl_Position = piglit_vertex; }\n",
+        )
+        .unwrap();
+        let program = compiler().build(&scene).unwrap();
+        // x: 2 blocks × 2 members; aoa: 2 arrays of float; s: 3 members.
+        assert_eq!(
+            program.stage(Stage::Vertex).unwrap().xfb_varyings,
+            4 + 2 + 3
+        );
+    }
+
+    #[test]
     fn default_uniform_blocks_get_one_binding_per_stage() {
         let scene = scene::parse(
             "[require]\nGLSL >= 1.50\n[vertex shader]\nin vec4 piglit_vertex;\nuniform float scale;\nuniform mat3 m;\n\
