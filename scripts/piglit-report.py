@@ -5,6 +5,7 @@ Usage: piglit-report.py OUT_DIR docs/piglit.md scripts/piglit-causes.txt
 """
 import fnmatch
 import re
+import subprocess
 import sys
 from collections import OrderedDict, defaultdict
 
@@ -25,6 +26,10 @@ RULES = [  # (regex on the reason, group, cause)
     (r"GLSL 1[0-3]\d is below", "scope", "GLSL 1.10-1.30 (glslang cannot target Vulkan from it)"),
     (r"SPIRV ONLY", "runner", "SPIRV ONLY: no GLSL to compile; SPIR-V assembly sections are not assembled"),
     (r"link-time errors", "runner", "`link error`: GL's link-time checks are not reproduced"),
+    (r"GL program introspection", "runner",
+     "`verify program_query` / `program_interface_query`: GL's program introspection is not reproduced"),
+    (r"block binding|ssbo|atomic counter|GL_ARB_shader_atomic_counters|GL_ARB_shader_storage_buffer_object", "runner",
+     "shader storage blocks, atomic counters and `block …` uniform placement (piglit's SPIR-V uniform commands) are not implemented"),
     (r"VUID-RuntimeSpirv-Location-06272", "driver",
      "interface exceeds the device's component limits (GL packs varyings; Vulkan counts locations and the validation layer counts built-ins)"),
     (r"crashed", "driver", "the process crashed"),
@@ -63,6 +68,18 @@ def short(reason):
     return r[:140]
 
 
+def versions():
+    out = []
+    for pkg in ["piglit", "mesa-vulkan-drivers", "libgl1-mesa-dri", "vulkan-validationlayers", "glslang-tools"]:
+        try:
+            v = subprocess.run(["dpkg-query", "-W", "-f=${Version}", pkg], capture_output=True,
+                               text=True, check=False).stdout.strip()
+        except OSError:
+            v = ""
+        out.append(f"{pkg} {v or '?'}")
+    return ", ".join(out)
+
+
 def main():
     out, md, causes_path = sys.argv[1:4]
     results = {c: read(f"{out}/{c}.tsv") for c, _ in COLUMNS}
@@ -81,6 +98,9 @@ def main():
              "`shader_runner` on Mesa llvmpipe (GL, the oracle) and on zink over lavapipe, and `glsem-run` on "
              "lavapipe without (`--no-layer`) and with the glsem layer, under the Khronos validation layer. "
              "GLSL 1.10-1.30 and the compatibility profile are out of scope.", "",
+             "Command: `scripts/piglit.sh` (every test in its own process, `JOBS` in parallel; "
+             "`COLUMNS=\"glsem vk\"` reruns only the glsem-run columns).", "",
+             "Versions: " + versions() + ".", "",
              "Each cell: passed / failed / skipped.", ""]
     cats = sorted(set(t.split("/")[0] for t in tests))
     header = "| category | tests | " + " | ".join(name for _, name in COLUMNS) + " |"
@@ -120,6 +140,9 @@ def main():
 
     lines += ["## Tests glsem-run does not pass, by cause", "",
               "GL's verdict (llvmpipe / zink) is given with each test; the reason is glsem-run's with the layer.", ""]
+    if "layer" not in grouped:
+        lines += [f"### {GROUPS['layer']} (0)", "",
+                  "None: no test passes on plain Vulkan and fails with the layer.", ""]
     for group, title in GROUPS.items():
         if group not in grouped:
             continue

@@ -8,8 +8,9 @@
 //! 3. A redeclared built-in block (`out gl_PerVertex { … };`) below GLSL 4.10 gets
 //!    `#extension GL_ARB_separate_shader_objects : enable`, which is what allows the
 //!    redeclaration in glslang (GL compilers accept it with GLSL 1.50).
-//! 4. `#version 140` with `GL_ARB_enhanced_layouts` becomes `#version 150`: glslang
-//!    rejects `layout(component = …)` in a shader without a profile.
+//! 4. `#version 140` with `GL_ARB_enhanced_layouts` or `GL_ARB_gpu_shader_fp64` becomes
+//!    `#version 150`: glslang rejects `layout(component = …)` and `double` in a shader
+//!    without a profile (1.40 has none; 1.50 is the first with one).
 
 /// The fixed source and the names of the fixes applied.
 pub fn apply(source: &str) -> (String, Vec<&'static str>) {
@@ -69,9 +70,12 @@ pub fn apply(source: &str) -> (String, Vec<&'static str>) {
         text = after_version(&text, "#extension GL_ARB_separate_shader_objects : enable");
         applied.push("GL_ARB_separate_shader_objects for a redeclared gl_PerVertex");
     }
-    if version == Some(140) && has_extension(&text, "GL_ARB_enhanced_layouts") {
+    if version == Some(140)
+        && (has_extension(&text, "GL_ARB_enhanced_layouts")
+            || has_extension(&text, "GL_ARB_gpu_shader_fp64"))
+    {
         text = set_version(&text, 150);
-        applied.push("#version 150 for layout(component)");
+        applied.push("#version 150 for a profile");
     }
     (text, applied)
 }

@@ -79,6 +79,16 @@ pub struct UniformBlock {
 
 /// Bindings of named uniform blocks start here; the default blocks use 0..=4 (one per stage).
 const FIRST_NAMED_BLOCK_BINDING: u32 = 8;
+/// Bindings of samplers start here (one per GL sampler uniform name, shared by the stages).
+const FIRST_SAMPLER_BINDING: u32 = 32;
+
+/// A `sampler2D` uniform: a combined image sampler; its GL value (the texture unit,
+/// initially 0) is the runner's to apply.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SamplerUniform {
+    pub name: String,
+    pub binding: u32,
+}
 
 /// One compiled and linked stage.
 #[derive(Debug, Clone)]
@@ -88,14 +98,20 @@ pub struct StageModule {
     pub capabilities: Vec<spirv::Capability>,
     /// The default uniform block (if any) and the named uniform blocks the stage declares.
     pub uniform_blocks: Vec<UniformBlock>,
+    pub samplers: Vec<SamplerUniform>,
     pub vertex_inputs: Vec<VertexInput>,
     /// The module has the `Xfb` execution mode.
     pub xfb: bool,
+    /// How many transform-feedback varyings GL reports for the module's captured outputs
+    /// (`GL_TRANSFORM_FEEDBACK_VARYINGS` of a SPIR-V program, ARB_gl_spirv).
+    pub xfb_varyings: u32,
 }
 
 #[derive(Debug, Clone)]
 pub struct Program {
     pub stages: Vec<StageModule>,
+    /// Uniform initializers, which GL applies at link time (glslang drops them).
+    pub initializers: Vec<crate::initializers::Initializer>,
 }
 
 impl Program {
@@ -188,6 +204,19 @@ impl Compiler {
             ));
         }
         sources.sort_by_key(|(s, ..)| *s);
+        let mut initializers = Vec::new();
+        for (_, units) in &mut sources {
+            for (source, _) in units.iter_mut() {
+                let (stripped, found) =
+                    crate::initializers::extract(source).map_err(SceneError::Skip)?;
+                *source = stripped;
+                for init in found {
+                    if !initializers.contains(&init) {
+                        initializers.push(init);
+                    }
+                }
+            }
+        }
 
         let mut modules = Vec::new();
         for (stage, units) in &sources {
@@ -208,7 +237,8 @@ impl Compiler {
         // Named uniform blocks by GL name: one binding for every stage that declares one.
         let mut named_blocks: BTreeMap<String, u32> = BTreeMap::new();
         for (index, (stage, mut module, _)) in modules.into_iter().enumerate() {
-            let uniform_blocks = bind_uniform_blocks(&mut module, index as u32, &mut named_blocks)?;
+            let (uniform_blocks, samplers) =
+                bind_uniform_blocks(&mut module, index as u32, &mut named_blocks)?;
             if stage == Stage::Fragment {
                 place_frag_data(&mut module);
             }
@@ -232,16 +262,22 @@ impl Compiler {
                     Some(Operand::ExecutionMode(spirv::ExecutionMode::Xfb))
                 )
             });
+            let xfb_varyings = info.xfb_varyings(&module);
             stages.push(StageModule {
                 stage,
+                xfb_varyings,
                 words: module.assemble(),
                 capabilities,
                 uniform_blocks,
+                samplers,
                 vertex_inputs,
                 xfb,
             });
         }
-        Ok(Program { stages })
+        Ok(Program {
+            stages,
+            initializers,
+        })
     }
 
     /// Compiles one stage; several compilation units are linked by glslang (`-l`), as a
@@ -624,6 +660,80 @@ impl Types {
             .collect()
     }
 
+    /// GL's count of transform-feedback varyings: every captured output (with `Offset`),
+    /// structs and blocks expanded to their members and arrays of them to their elements;
+    /// a scalar, vector or matrix, or an array of them, is one varying.
+    fn xfb_varyings(&self, module: &dr::Module) -> u32 {
+        fn leaves(t: &Types, ty: u32) -> u32 {
+            match t.def(ty).map(|i| i.class.opcode) {
+                Some(Op::TypeStruct) => {
+                    let members: Vec<u32> = t
+                        .def(ty)
+                        .map(|i| i.operands.iter().filter_map(id).collect())
+                        .unwrap_or_default();
+                    members.iter().map(|&m| leaves(t, m)).sum()
+                }
+                Some(Op::TypeArray) => match t.array(ty) {
+                    Some((len, elem))
+                        if matches!(
+                            t.def(elem).map(|i| i.class.opcode),
+                            Some(Op::TypeStruct | Op::TypeArray)
+                        ) =>
+                    {
+                        len * leaves(t, elem)
+                    }
+                    _ => 1,
+                },
+                _ => 1,
+            }
+        }
+        let mut count = 0;
+        for inst in module
+            .types_global_values
+            .iter()
+            .filter(|i| i.class.opcode == Op::Variable)
+        {
+            if inst.operands.first() != Some(&Operand::StorageClass(StorageClass::Output)) {
+                continue;
+            }
+            let (Some(var), Some(ptr)) = (inst.result_id, inst.result_type) else {
+                continue;
+            };
+            let ty = self.pointee(ptr).unwrap_or(0);
+            if self.decoration(var, Decoration::Offset).is_some() {
+                count += leaves(self, ty);
+                continue;
+            }
+            // A block whose members carry the offsets, possibly an array of blocks.
+            let mut copies = 1;
+            let mut block = ty;
+            while let Some((len, elem)) = self.array(block) {
+                copies *= len;
+                block = elem;
+            }
+            let members: Vec<u32> = match self.def(block) {
+                Some(i) if i.class.opcode == Op::TypeStruct => {
+                    i.operands.iter().filter_map(id).collect()
+                }
+                _ => continue,
+            };
+            let captured: u32 = members
+                .iter()
+                .enumerate()
+                .filter(|(m, _)| {
+                    self.member_decoration(block, *m as u32, Decoration::Offset)
+                        .is_some()
+                        && self
+                            .member_decoration(block, *m as u32, Decoration::BuiltIn)
+                            .is_none()
+                })
+                .map(|(_, &mty)| leaves(self, mty))
+                .sum();
+            count += copies * captured;
+        }
+        count
+    }
+
     fn vertex_inputs(&self, module: &dr::Module) -> Vec<VertexInput> {
         self.interface_variables(module)
             .into_iter()
@@ -800,9 +910,10 @@ fn bind_uniform_blocks(
     module: &mut dr::Module,
     binding: u32,
     named: &mut BTreeMap<String, u32>,
-) -> Result<Vec<UniformBlock>, SceneError> {
+) -> Result<(Vec<UniformBlock>, Vec<SamplerUniform>), SceneError> {
     let types = Types::new(module);
     let mut found: Vec<(u32, UniformBlock)> = Vec::new();
+    let mut samplers: Vec<(u32, SamplerUniform)> = Vec::new();
     for inst in module
         .types_global_values
         .iter()
@@ -829,9 +940,23 @@ fn bind_uniform_blocks(
         let var_name = types.names.get(&var).cloned().unwrap_or_default();
         let is_ubo =
             storage == StorageClass::Uniform && types.decoration(ty, Decoration::Block).is_some();
+        if storage == StorageClass::UniformConstant && is_sampler_2d(&types, ty) {
+            let key = format!("sampler {var_name}");
+            let next = FIRST_SAMPLER_BINDING
+                + named.keys().filter(|k| k.starts_with("sampler ")).count() as u32;
+            let b = *named.entry(key).or_insert(next);
+            samplers.push((
+                var,
+                SamplerUniform {
+                    name: var_name,
+                    binding: b,
+                },
+            ));
+            continue;
+        }
         if !is_ubo {
             let what = match storage {
-                StorageClass::UniformConstant => "samplers and images are",
+                StorageClass::UniformConstant => "samplers other than sampler2D, and images, are",
                 StorageClass::Uniform | StorageClass::StorageBuffer => {
                     "shader storage blocks and arrays of uniform blocks are"
                 }
@@ -849,7 +974,8 @@ fn bind_uniform_blocks(
         let (block_name, prefix, block_binding) = if type_name == "gl_DefaultUniformBlock" {
             (None, String::new(), binding)
         } else {
-            let next = FIRST_NAMED_BLOCK_BINDING + named.len() as u32;
+            let next = FIRST_NAMED_BLOCK_BINDING
+                + named.keys().filter(|k| !k.starts_with("sampler ")).count() as u32;
             let b = *named.entry(type_name.clone()).or_insert(next);
             // GL names members of a block with an instance name `Block.member`.
             let prefix = if var_name.is_empty() {
@@ -891,7 +1017,44 @@ fn bind_uniform_blocks(
         set_decoration(module, *var, Decoration::DescriptorSet, 0);
         set_decoration(module, *var, Decoration::Binding, block.binding);
     }
-    Ok(found.into_iter().map(|(_, b)| b).collect())
+    for (var, sampler) in &samplers {
+        set_decoration(module, *var, Decoration::DescriptorSet, 0);
+        set_decoration(module, *var, Decoration::Binding, sampler.binding);
+    }
+    Ok((
+        found.into_iter().map(|(_, b)| b).collect(),
+        samplers.into_iter().map(|(_, s)| s).collect(),
+    ))
+}
+
+/// A plain `sampler2D` (float, 2D, not arrayed, multisampled or shadow), not an array.
+fn is_sampler_2d(types: &Types, ty: u32) -> bool {
+    let Some(sampled) = types.def(ty) else {
+        return false;
+    };
+    if sampled.class.opcode != Op::TypeSampledImage {
+        return false;
+    }
+    let Some(image) = sampled
+        .operands
+        .first()
+        .and_then(id)
+        .and_then(|i| types.def(i))
+    else {
+        return false;
+    };
+    // OpTypeImage: sampled type, Dim, Depth, Arrayed, MS, Sampled, Format
+    let float = image
+        .operands
+        .first()
+        .and_then(id)
+        .and_then(|t| types.def(t))
+        .is_some_and(|t| t.class.opcode == Op::TypeFloat);
+    matches!(image.operands.get(1), Some(Operand::Dim(spirv::Dim::Dim2D)))
+        && image.operands.get(2).and_then(literal) == Some(0)
+        && image.operands.get(3).and_then(literal) == Some(0)
+        && image.operands.get(4).and_then(literal) == Some(0)
+        && float
 }
 
 /// The leaf members of struct `ty` at `base`, named `prefix` + member name.
@@ -1114,6 +1277,26 @@ mod tests {
     }
 
     #[test]
+    fn xfb_varyings_are_counted_as_gl_counts_them() {
+        let scene = scene::parse(
+            "[require]\nGLSL >= 4.50\n[vertex shader]\n#version 450\nin vec4 piglit_vertex;\n\
+             struct S { float f; vec4 v; float f2[2]; };\n\
+             layout(xfb_buffer = 0, xfb_offset = 0) out block { float a; vec4 b; } x[2];\n\
+             layout(location = 9, xfb_buffer = 1, xfb_offset = 0) out float aoa[2][3];\n\
+             layout(location = 20, xfb_buffer = 2, xfb_offset = 0) out S s;\n\
+             layout(location = 30) out vec4 not_captured;\n\
+             void main() { gl_Position = piglit_vertex; }\n",
+        )
+        .unwrap();
+        let program = compiler().build(&scene).unwrap();
+        // x: 2 blocks × 2 members; aoa: 2 arrays of float; s: 3 members.
+        assert_eq!(
+            program.stage(Stage::Vertex).unwrap().xfb_varyings,
+            4 + 2 + 3
+        );
+    }
+
+    #[test]
     fn default_uniform_blocks_get_one_binding_per_stage() {
         let scene = scene::parse(
             "[require]\nGLSL >= 1.50\n[vertex shader]\nin vec4 piglit_vertex;\nuniform float scale;\nuniform mat3 m;\n\
@@ -1123,6 +1306,7 @@ mod tests {
         .unwrap();
         let program = compiler().build(&scene).unwrap();
         let vs = program.stage(Stage::Vertex).unwrap().uniform_blocks[0].clone();
+        assert!(program.stage(Stage::Vertex).unwrap().samplers.is_empty());
         let fs = program.stage(Stage::Fragment).unwrap().uniform_blocks[0].clone();
         assert_ne!(vs.binding, fs.binding);
         let m = vs.members.iter().find(|m| m.name == "m").unwrap();

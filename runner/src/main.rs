@@ -3,6 +3,7 @@
 
 mod fixes;
 mod glsl;
+mod initializers;
 mod layer;
 mod player;
 mod probe;

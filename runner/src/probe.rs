@@ -33,7 +33,13 @@ pub fn resolve(region: Region, width: u32, height: u32) -> (i64, i64, i64, i64) 
                 ((y + rh) * h).round() as i64 - y0 as i64,
             )
         }
-        Region::RelativePoint { x, y } => ((x * w).round() as i64, (y * h).round() as i64, 1, 1),
+        // As piglit: the fraction times the size, truncated, and (1, 1) is the last pixel.
+        Region::RelativePoint { x, y } => (
+            ((x * w) as i64).min(w as i64 - 1),
+            ((y * h) as i64).min(h as i64 - 1),
+            1,
+            1,
+        ),
     }
 }
 
@@ -209,6 +215,10 @@ mod tests {
         assert_eq!(
             resolve(Region::RelativePoint { x: 0.5, y: 0.1 }, 100, 50),
             (50, 5, 1, 1)
+        );
+        assert_eq!(
+            resolve(Region::RelativePoint { x: 1.0, y: 0.999 }, 100, 50),
+            (99, 49, 1, 1)
         );
     }
 

@@ -252,6 +252,29 @@ pub enum DepthFunc {
     Always,
 }
 
+/// A texture piglit's `texture …` commands make (GL_RGBA, 8 bits per channel, one level).
+#[derive(Debug, Clone, PartialEq)]
+pub enum TextureImage {
+    /// `piglit_rgbw_texture`: red, green, blue, white quadrants (bottom left, bottom right,
+    /// top left, top right); nearest filtering, clamp to edge.
+    Rgbw { width: u32, height: u32 },
+    /// `piglit_checkerboard_texture` with w/2 × h/2 squares: `black` where
+    /// (row ^ column) is even; nearest filtering, clamp to border (1, 0, 0, 1).
+    Checkerboard {
+        width: u32,
+        height: u32,
+        black: [f32; 4],
+        white: [f32; 4],
+    },
+}
+
+/// `texparameter 2D min|mag nearest|linear`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TexFilter {
+    pub min: bool,
+    pub linear: bool,
+}
+
 /// `glPolygonMode(GL_FRONT_AND_BACK, …)`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum PolygonMode {
@@ -318,6 +341,15 @@ pub enum Command {
     PolygonMode(PolygonMode),
     /// `link success`: the program linked (checked before `[test]` runs).
     LinkSuccess,
+    /// `texture rgbw UNIT (w, h)`, `texture checkerboard UNIT 0 (w, h) (c1) (c2)`.
+    Texture {
+        unit: u32,
+        image: TextureImage,
+    },
+    /// Applies to the texture of the last `texture` command's unit (GL's active unit).
+    TexParameter(TexFilter),
+    /// `verify program_query GL_TRANSFORM_FEEDBACK_VARYINGS n`.
+    VerifyXfbVaryings(u32),
 }
 
 /// `draw rect [tex] [ortho] [patch]` / `draw instanced rect …`: corners in GL clip
@@ -478,6 +510,10 @@ fn parse_require(line: &str, number: usize, req: &mut Require) -> Result<(), Sce
         ["GLSL", ">=", v] => req.glsl_version = Some(parse_version(v, number, line)?),
         // Run from the GLSL sections (see `open_section`).
         ["SPIRV", "YES"] => {}
+        // Separate programs per stage: their interfaces match by explicit location, else
+        // by name, as the runner links anyway. (`active shader program`, which aims
+        // `uniform` at one stage's program, is not supported: it SKIPs.)
+        ["SSO", "ENABLED"] => {}
         ["SPIRV", "ONLY"] => {
             return Err(skip(
                 number,
@@ -542,7 +578,9 @@ fn extension_feature(name: &str) -> Option<Option<Feature>> {
         | "GL_ARB_fragment_coord_conventions"
         | "GL_EXT_provoking_vertex"
         | "GL_ARB_provoking_vertex"
-        | "GL_ARB_sample_shading" => None,
+        | "GL_ARB_sample_shading"
+        | "GL_ARB_explicit_uniform_location"
+        | "GL_EXT_shader_integer_mix" => None,
         _ => return None,
     })
 }
@@ -754,6 +792,14 @@ fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
             element: parse_num(n, number, line)?,
             value: parse_num(value, number, line)?,
         },
+        ["verify", "program_query", "GL_TRANSFORM_FEEDBACK_VARYINGS", n] => {
+            Command::VerifyXfbVaryings(parse_num(n, number, line)?)
+        }
+        ["verify", "program_query" | "program_interface_query", ..] => return Err(skip(
+            number,
+            line,
+            "GL program introspection is not reproduced (except GL_TRANSFORM_FEEDBACK_VARYINGS)",
+        )),
         ["verify", "query_object", query, n] => Command::VerifyQuery {
             query: match *query {
                 "GL_PRIMITIVES_GENERATED" => Query::PrimitivesGenerated,
@@ -782,6 +828,34 @@ fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
             Command::FbAttachments(list)
         }
         ["fb", "dynamic", "rendering"] => Command::FbDynamicRendering,
+        ["texture", "rgbw", unit, w, h] => Command::Texture {
+            unit: parse_num(unit, number, line)?,
+            image: TextureImage::Rgbw {
+                width: parse_num(w, number, line)?,
+                height: parse_num(h, number, line)?,
+            },
+        },
+        ["texture", "checkerboard", unit, level, rest @ ..] => {
+            if parse_num::<u32>(level, number, line)? != 0 {
+                return Err(skip(number, line, "texture levels other than 0"));
+            }
+            let v = parse_nums::<f32>(rest, 10, number, line)?;
+            Command::Texture {
+                unit: parse_num(unit, number, line)?,
+                image: TextureImage::Checkerboard {
+                    width: v[0] as u32,
+                    height: v[1] as u32,
+                    black: [v[2], v[3], v[4], v[5]],
+                    white: [v[6], v[7], v[8], v[9]],
+                },
+            }
+        }
+        ["texparameter", "2D", which @ ("min" | "mag"), filter @ ("nearest" | "linear")] => {
+            Command::TexParameter(TexFilter {
+                min: *which == "min",
+                linear: *filter == "linear",
+            })
+        }
         // The program compiled and linked, or the scene would not have got here.
         ["link", "success"] => Command::LinkSuccess,
         ["link", "error"] => {
@@ -1327,6 +1401,48 @@ mod tests {
         assert!(matches!(
             commands("provoking vertex middle"),
             Err(SceneError::Fail(_))
+        ));
+    }
+
+    #[test]
+    fn textures() {
+        let c = commands(
+            "texture rgbw 1 (8, 4)\ntexture checkerboard 0 0 (32, 32) (0.0, 0.0, 1.0, 0.0) (0, 1, 0, 0)\n\
+             texparameter 2D min nearest",
+        )
+        .unwrap();
+        assert_eq!(
+            c[0],
+            Command::Texture {
+                unit: 1,
+                image: TextureImage::Rgbw {
+                    width: 8,
+                    height: 4
+                }
+            }
+        );
+        assert_eq!(
+            c[1],
+            Command::Texture {
+                unit: 0,
+                image: TextureImage::Checkerboard {
+                    width: 32,
+                    height: 32,
+                    black: [0., 0., 1., 0.],
+                    white: [0., 1., 0., 0.]
+                }
+            }
+        );
+        assert_eq!(
+            c[2],
+            Command::TexParameter(TexFilter {
+                min: true,
+                linear: false
+            })
+        );
+        assert!(matches!(
+            commands("texture checkerboard 0 1 (32, 32) (0, 0, 1, 0) (0, 1, 0, 0)"),
+            Err(SceneError::Skip(_))
         ));
     }
 

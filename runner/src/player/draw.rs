@@ -316,6 +316,7 @@ impl Player {
             raster: self.raster,
         };
         let pipeline = self.pipeline(key)?;
+        self.bind_textures()?;
         let vertex_buffer = if rect {
             Some(self.rect_buffer.buffer)
         } else {

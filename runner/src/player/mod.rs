@@ -22,6 +22,7 @@ use crate::vk::{check, take_messages, Buffer, Gpu, Needs, Vulkan};
 
 mod draw;
 mod probes;
+mod textures;
 mod uniforms;
 
 use draw::{DrawCall, GlState, PipelineKey, Source};
@@ -278,6 +279,9 @@ pub struct Player {
     outer: [f32; 4],
     inner: [f32; 2],
     readback_fresh: bool,
+    /// GL_TRANSFORM_FEEDBACK_VARYINGS of the last pre-rasterization stage.
+    xfb_varyings: u32,
+    textures: textures::Textures,
     gl_state: GlState,
     raster: RasterState,
     clear_depth: f32,
@@ -373,6 +377,12 @@ impl Player {
             outer: [1.0; 4],
             inner: [1.0; 2],
             readback_fresh: false,
+            xfb_varyings: program
+                .stages
+                .iter()
+                .rfind(|s| s.stage != Stage::Fragment)
+                .map_or(0, |s| s.xfb_varyings),
+            textures: textures::Textures::default(),
             gl_state: GlState::default(),
             raster: RasterState::default(),
             clear_depth: 1.0,
@@ -380,6 +390,9 @@ impl Player {
             gpu,
         };
         player.create_program_objects(program).map_err(fail)?;
+        player
+            .apply_initializers(&program.initializers)
+            .map_err(fail)?;
         if !data.words.is_empty() {
             let mut vb = player
                 .gpu
@@ -430,6 +443,24 @@ impl Player {
             buffer.bytes_mut().fill(0);
             self.uniforms.push((block, buffer));
         }
+        for stage in &program.stages {
+            for sampler in &stage.samplers {
+                self.textures
+                    .samplers
+                    .entry(sampler.binding)
+                    .or_insert_with(|| (sampler.clone(), vk::ShaderStageFlags::empty(), 0))
+                    .1 |= pipeline::stage_flag(stage.stage);
+            }
+        }
+        for (binding, (_, stages, _)) in &self.textures.samplers {
+            bindings.push(
+                vk::DescriptorSetLayoutBinding::default()
+                    .binding(*binding)
+                    .descriptor_type(vk::DescriptorType::COMBINED_IMAGE_SAMPLER)
+                    .descriptor_count(1)
+                    .stage_flags(*stages),
+            );
+        }
         let mut set_layouts = Vec::new();
         if !bindings.is_empty() {
             unsafe {
@@ -437,10 +468,16 @@ impl Player {
                 self.set_layout = d
                     .create_descriptor_set_layout(&info, None)
                     .map_err(check("vkCreateDescriptorSetLayout"))?;
-                let sizes = [vk::DescriptorPoolSize {
-                    ty: vk::DescriptorType::UNIFORM_BUFFER,
-                    descriptor_count: bindings.len() as u32,
-                }];
+                let sizes = [
+                    vk::DescriptorPoolSize {
+                        ty: vk::DescriptorType::UNIFORM_BUFFER,
+                        descriptor_count: (self.uniforms.len() as u32).max(1),
+                    },
+                    vk::DescriptorPoolSize {
+                        ty: vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
+                        descriptor_count: (self.textures.samplers.len() as u32).max(1),
+                    },
+                ];
                 let info = vk::DescriptorPoolCreateInfo::default()
                     .max_sets(1)
                     .pool_sizes(&sizes);
@@ -627,6 +664,16 @@ impl Player {
                     .map_err(fail)?;
             }
             Command::LinkSuccess => {}
+            Command::VerifyXfbVaryings(expected) => {
+                if self.xfb_varyings != *expected {
+                    return Err(fail(format!(
+                        "GL_TRANSFORM_FEEDBACK_VARYINGS: expected {expected}, observed {}",
+                        self.xfb_varyings
+                    )));
+                }
+            }
+            Command::Texture { unit, image } => self.create_texture(*unit, image)?,
+            Command::TexParameter(f) => self.tex_parameter(*f)?,
             Command::PointSize(size) => self.gl_state.point_size = *size,
             Command::Enable(cap, on) => match cap {
                 Capability::ProgramPointSize => self.gl_state.program_point_size = *on,
@@ -770,6 +817,7 @@ impl Drop for Player {
                 d.destroy_pipeline(p, None);
             }
             self.targets.destroy(g);
+            self.textures.destroy(g);
             for (_, b) in std::mem::take(&mut self.xfb_buffers) {
                 g.destroy_buffer(&b);
             }

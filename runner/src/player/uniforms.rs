@@ -3,6 +3,7 @@
 
 use super::{fail, Player};
 use crate::glsl::{Scalar, UniformMember};
+use crate::initializers::Initializer;
 use crate::scene::{SceneError, Uniform, UniformData};
 
 /// Writes a `uniform` command's values into a default-block member at its std140 offsets.
@@ -52,7 +53,76 @@ fn write_uniform(member: &UniformMember, u: &Uniform, bytes: &mut [u8]) -> Resul
 }
 
 impl Player {
+    /// Writes GL's link-time values of initialized uniforms into the default blocks: the
+    /// leaves under the uniform's name take its values in order.
+    pub(super) fn apply_initializers(&mut self, inits: &[Initializer]) -> Result<(), String> {
+        for init in inits {
+            let mut written = false;
+            for (block, buffer) in &mut self.uniforms {
+                if block.name.is_some() {
+                    continue;
+                }
+                let leaves: Vec<&UniformMember> = block
+                    .members
+                    .iter()
+                    .filter(|m| {
+                        m.name == init.name
+                            || m.name.starts_with(&format!("{}.", init.name))
+                            || m.name.starts_with(&format!("{}[", init.name))
+                    })
+                    .collect();
+                if leaves.is_empty() {
+                    continue;
+                }
+                let mut values = init.values.iter();
+                for leaf in leaves {
+                    let n = (leaf.columns * leaf.rows) as usize;
+                    for element in 0..leaf.array.map_or(1, |(len, _)| len) {
+                        let v: Vec<f64> = values.by_ref().take(n).copied().collect();
+                        if v.len() < n {
+                            return Err(format!(
+                                "the initializer of `{}` has too few values",
+                                init.name
+                            ));
+                        }
+                        let data = match leaf.scalar {
+                            Scalar::Float => {
+                                UniformData::F32(v.iter().map(|x| *x as f32).collect())
+                            }
+                            Scalar::Double => UniformData::F64(v),
+                            Scalar::Int => UniformData::I32(v.iter().map(|x| *x as i32).collect()),
+                            Scalar::Uint | Scalar::Bool => {
+                                UniformData::U32(v.iter().map(|x| *x as u32).collect())
+                            }
+                        };
+                        let u = Uniform {
+                            type_name: "initializer".into(),
+                            name: leaf.name.clone(),
+                            index: leaf.array.map(|_| element),
+                            columns: leaf.columns,
+                            rows: leaf.rows,
+                            data,
+                        };
+                        write_uniform(leaf, &u, buffer.bytes_mut())?;
+                    }
+                }
+                written = true;
+            }
+            if !written {
+                // An initialized uniform the program does not use: GL has nothing to set.
+                continue;
+            }
+        }
+        Ok(())
+    }
+
     pub(super) fn set_uniform(&mut self, u: &Uniform) -> Result<(), SceneError> {
+        // A sampler's value is its texture unit.
+        if let (UniformData::I32(v), None) = (&u.data, u.index) {
+            if v.len() == 1 && self.textures.set_unit(&u.name, v[0])? {
+                return Ok(());
+            }
+        }
         // `a[2]` is element 2 of the array member `a`, or the leaf named `a[2]` (an element
         // of an array of arrays or of structs, flattened).
         let whole = u.index.map(|i| format!("{}[{i}]", u.name));

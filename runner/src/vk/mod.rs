@@ -208,6 +208,8 @@ pub struct Gpu {
     pub gl_state_missing: String,
     /// `VK_EXT_provoking_vertex` is enabled (by the runner, for `provoking vertex first`).
     pub provoking_vertex: bool,
+    /// `VK_EXT_custom_border_color` is enabled (GL's texture border colours).
+    pub custom_border_color: bool,
     pub set_levels: Option<PfnSetTessellationDefaultLevels>,
     /// Why `set_levels` is missing, for the SKIP message.
     pub levels_missing: String,
@@ -436,6 +438,8 @@ impl Gpu {
             .ok_or_else(|| format!("{name} has no graphics queue"))?
             as u32;
 
+        let exts = unsafe { instance.enumerate_device_extension_properties(pd) }
+            .map_err(check("vkEnumerateDeviceExtensionProperties"))?;
         let mut extensions: Vec<&CStr> = Vec::new();
         if needs.transform_feedback {
             extensions.push(ash::ext::transform_feedback::NAME);
@@ -448,6 +452,10 @@ impl Gpu {
         let provoking_vertex = needs.provoking_vertex;
         if provoking_vertex {
             extensions.push(ash::ext::provoking_vertex::NAME);
+        }
+        let custom_border_color = has_extension(&exts, ash::ext::custom_border_color::NAME);
+        if custom_border_color {
+            extensions.push(ash::ext::custom_border_color::NAME);
         }
         let layer_name = CString::new(GLSEM_LAYER).unwrap_or_default();
         let levels_ext = CString::new(LEVELS_EXTENSION).unwrap_or_default();
@@ -497,6 +505,12 @@ impl Gpu {
         }
         if needs.dynamic_rendering {
             info = info.push_next(&mut v13);
+        }
+        let mut border = vk::PhysicalDeviceCustomBorderColorFeaturesEXT::default()
+            .custom_border_colors(true)
+            .custom_border_color_without_format(false);
+        if custom_border_color {
+            info = info.push_next(&mut border);
         }
         let device =
             unsafe { instance.create_device(pd, &info, None) }.map_err(check("vkCreateDevice"))?;
@@ -600,6 +614,7 @@ impl Gpu {
             gl_state,
             gl_state_missing,
             provoking_vertex,
+            custom_border_color,
             set_levels,
             levels_missing,
         })
