@@ -9,6 +9,7 @@
 //! - Pure SPIR-V figures call `VkLayer_glsem::spirv` directly; "cold" means a module the
 //!   pass (or the layer's rewrite cache) has never seen: every run gets a fresh copy.
 
+mod application;
 mod support;
 
 #[global_allocator]
@@ -69,7 +70,7 @@ fn unavailable(name: &str, why: &str) {
 
 /// The figures in the order of issue 7's table, which is the order they are printed in
 /// (they are measured in another order: see `main`).
-const FIGURES: [&str; 11] = [
+const FIGURES: [&str; 16] = [
     "passthrough_pipeline_ratio",
     "layer_share_rewritten",
     "rewrite_us_fragcolor8",
@@ -81,6 +82,12 @@ const FIGURES: [&str; 11] = [
     "bind_overhead_ns",
     "cache_rewrites_per_1000",
     "threads4_speedup",
+    // Issue "Performance II: what a real application pays".
+    "instance_device_ratio",
+    "process_startup_ms",
+    "held_bytes_per_module_byte",
+    "rewrite_us_points",
+    "zink_piglit_ratio",
 ];
 
 static REPORT: std::sync::Mutex<Vec<(usize, String)>> = std::sync::Mutex::new(Vec::new());
@@ -115,6 +122,7 @@ struct Modules {
     tcs_pair_tes: Vec<u32>,
     large_fragcolor: Vec<u32>,
     large_located: Vec<u32>,
+    points_vertex: Vec<u32>,
 }
 
 impl Modules {
@@ -128,6 +136,7 @@ impl Modules {
             tcs_pair_tes: shaders::compile("tcs_pair.tese"),
             large_fragcolor: shaders::large_fragment_shader(LARGE_FUNCTIONS, Output::FragColor),
             large_located: shaders::large_fragment_shader(LARGE_FUNCTIONS, Output::Located),
+            points_vertex: shaders::compile("points.vert"),
         }
     }
 }
@@ -888,6 +897,9 @@ fn layer_library() -> PathBuf {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some(application::STARTUP_CHILD) {
+        return application::startup_child(args.get(2).map(String::as_str) == Some("on"));
+    }
     // `cargo test --all-targets` runs bench binaries without `--bench`: nothing to test.
     if !args.iter().any(|a| a == "--bench") {
         println!("glsem benchmarks: run scripts/bench.sh (or cargo bench --bench glsem)");
@@ -932,8 +944,23 @@ fn main() {
     if wanted(&["large_module_rewrite_mbps", "spirv_opt_ratio"]) {
         large_module(&modules, &runs);
     }
+    if wanted(&["rewrite_us_points"]) {
+        application::rewrite_us_points(&modules, &runs);
+    }
 
     let vulkan = Vulkan::load(&layer_library());
+    support::gpu::check_layer(&vulkan.entry);
+    // Before any instance with the layer exists: the loader loads the library every time.
+    if wanted(&["instance_device_ratio"]) {
+        application::instance_device_ratio(&vulkan, &runs);
+    }
+    if wanted(&["process_startup_ms"]) {
+        application::process_startup_ms(&runs);
+    }
+    // Whole processes; before this process's heap grows with lavapipe's retained memory.
+    if wanted(&["zink_piglit_ratio"]) {
+        application::zink_piglit_ratio(&runs);
+    }
     let on_gpu = Gpu::new(&vulkan, true);
     let off_gpu = Gpu::new(&vulkan, false);
     let control_gpu = Gpu::new(&vulkan, false);
@@ -952,6 +979,9 @@ fn main() {
         }
         if wanted(&["cache_rewrites_per_1000"]) {
             cache_rewrites_per_1000(&on, &vulkan, &modules);
+        }
+        if wanted(&["held_bytes_per_module_byte"]) {
+            application::held_bytes_per_module_byte(&on, &off, &vulkan, &modules);
         }
         if wanted(&["threads4_speedup"]) {
             threads4_speedup(&on, &off, &vulkan, &modules, &runs);

@@ -1,0 +1,367 @@
+//! "What a real application pays" (issue "Performance II"): instance and device creation
+//! with the layer, a whole process's startup, the memory the layer keeps per module, the
+//! point-size rewrite of a typical vertex shader, and piglit tests through zink as whole
+//! processes.
+
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use super::support::gpu::{Gpu, PipelineDesc, Vulkan};
+use super::support::shaders::{self, fresh};
+use super::support::timing::{ab_pairs, median, median_seconds, seconds, warm_up_runs};
+use super::{allocations, figure, ms, unavailable, us, verdict, Modules, Runs, Setup, Target};
+use VkLayer_glsem::spirv::point_size::{write_point_size, PointSizeSource};
+
+/// Create + destroy an instance and a device (what `Gpu::create` does: instance, physical
+/// device queries, device, one pipeline layout), with the layer / without, in this process.
+/// Run before any other instance with the layer exists, so the loader loads the layer
+/// library (and unloads it) every time, as an application that creates one instance does.
+pub fn instance_device_ratio(vulkan: &Vulkan, runs: &Runs) {
+    let create = |layered: bool| seconds(|| drop(Gpu::create(&vulkan.entry, layered)));
+    let pairs = runs.n(60);
+    let samples = ab_pairs(pairs, |_| create(true), |_| create(false));
+    let ratio = median(samples.iter().map(|(a, b)| a / b).collect());
+    let on = median(samples.iter().map(|s| s.0).collect());
+    let off = median(samples.iter().map(|s| s.1).collect());
+    let added = median(samples.iter().map(|(a, b)| a - b).collect());
+    figure(
+        "instance_device_ratio",
+        ratio,
+        4,
+        Target::AtMost(1.03),
+        &format!(
+            "median of {pairs} per-pair ratios (A/B/B/A pairs, each vkCreateInstance + \
+             vkCreateDevice + vkDestroyDevice + vkDestroyInstance, the loader loading and \
+             unloading the layer library each time); medians: on {:.3} ms, off {:.3} ms, \
+             per-pair (on - off) {:.1} us",
+            ms(on),
+            ms(off),
+            us(added)
+        ),
+    );
+}
+
+/// The argument that makes this binary a child of `process_startup_ms`.
+pub const STARTUP_CHILD: &str = "--startup-child";
+
+/// The child of `process_startup_ms`: load the loader, create an instance (with the layer
+/// when `layered`) and a device, destroy them, exit.
+pub fn startup_child(layered: bool) {
+    let vulkan = Vulkan::loader_only();
+    drop(Gpu::create(&vulkan.entry, layered));
+}
+
+/// A whole process that creates an instance and a device, with the layer minus without:
+/// median of per-pair differences of paired (A/B/B/A) runs of this binary as a child.
+pub fn process_startup_ms(runs: &Runs) {
+    let exe = std::env::current_exe().expect("the bench binary's path");
+    let run = |side: &str| {
+        seconds(|| {
+            let status = Command::new(&exe)
+                .args([STARTUP_CHILD, side])
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .status()
+                .expect("run the startup child");
+            assert!(status.success(), "startup child ({side}) failed");
+        })
+    };
+    let pairs = runs.n(40);
+    let samples = ab_pairs(pairs, |_| run("on"), |_| run("off"));
+    let added = median(samples.iter().map(|(a, b)| a - b).collect());
+    let mut sorted: Vec<f64> = samples.iter().map(|(a, b)| a - b).collect();
+    sorted.sort_by(f64::total_cmp);
+    let quartile = |q: usize| sorted[(sorted.len() - 1) * q / 4];
+    figure(
+        "process_startup_ms",
+        ms(added),
+        2,
+        Target::AtMost(1.0),
+        &format!(
+            "median per-pair (on - off) of {pairs} A/B/B/A pairs of whole processes (this \
+             binary as a child: load libvulkan, vkCreateInstance, vkCreateDevice, destroy, \
+             exit); quartiles of the differences {:.2} / {:.2} ms; medians: on {:.2} ms, off \
+             {:.2} ms",
+            ms(quartile(1)),
+            ms(quartile(3)),
+            ms(median(samples.iter().map(|s| s.0).collect())),
+            ms(median(samples.iter().map(|s| s.1).collect()))
+        ),
+    );
+}
+
+/// Heap bytes in use in this process (glibc's `mallinfo2`: chunks in use plus mmapped).
+fn heap_in_use() -> isize {
+    // SAFETY: no arguments; glibc fills the struct.
+    let info = unsafe { libc::mallinfo2() };
+    (info.uordblks + info.hblkhd) as isize
+}
+
+/// What the layer keeps per byte of SPIR-V the application created and has not destroyed,
+/// and what it keeps once the application destroyed its modules and pipelines.
+///
+/// The layer is the library the loader loaded, with its own allocations (the system
+/// allocator, not this binary's counting one), so this compares the process heap
+/// (`mallinfo2`) around the same calls on the device with the layer and on the device
+/// without it: the driver's and loader's allocations are the same on both sides and cancel.
+pub fn held_bytes_per_module_byte(on: &Setup, off: &Setup, vulkan: &Vulkan, modules: &Modules) {
+    const NAME: &str = "held_bytes_per_module_byte";
+    // The bench's ordinary modules: a typical mix of small ones (1-3 KB each).
+    let kinds: [&[u32]; 7] = [
+        &modules.vertex,
+        &modules.passthrough_fragment,
+        &modules.fragcolor,
+        &modules.xfb_struct_tes,
+        &modules.tcs_pair_vertex,
+        &modules.tcs_pair_tes,
+        &modules.points_vertex,
+    ];
+    const COPIES: usize = 200;
+    const REPS: usize = 3;
+    let module_bytes: usize = kinds.iter().map(|k| k.len() * 4).sum::<usize>() * COPIES;
+    // One side: heap growth while the modules live, then after destroying them and the
+    // pipelines created from them (one pass-through, one rewritten per copy).
+    let side = |s: &Setup, inputs: &[Vec<u32>]| -> (isize, isize) {
+        let before = heap_in_use();
+        let handles: Vec<_> = inputs.iter().map(|w| s.gpu.module(w)).collect();
+        let alive = heap_in_use() - before;
+        let pipelines: Vec<_> = handles
+            .chunks(kinds.len())
+            .take(8)
+            .flat_map(|set| {
+                let passthrough = s.gpu.pipeline(&PipelineDesc {
+                    vertex: set[0],
+                    fragment: set[1],
+                    render_pass: s.one_attachment,
+                    attachments: 1,
+                });
+                let rewritten = s.gpu.pipeline(&s.eight(set[2]));
+                [passthrough, rewritten]
+            })
+            .collect();
+        pipelines
+            .into_iter()
+            .for_each(|p| s.gpu.destroy_pipeline(p));
+        handles.into_iter().for_each(|m| s.gpu.destroy_module(m));
+        (alive, heap_in_use() - before)
+    };
+    let make_inputs = || -> Vec<Vec<u32>> {
+        (0..COPIES)
+            .flat_map(|_| kinds.iter().map(|k| fresh(k)))
+            .collect()
+    };
+    // Untimed warm-up: the layer's maps and the driver's pools reach their size.
+    let counters_before = vulkan.layer_counters();
+    for s in [on, off] {
+        side(s, &make_inputs());
+    }
+    let mut held = Vec::new();
+    let mut after = Vec::new();
+    for rep in 0..REPS {
+        let order = if rep % 2 == 0 { [on, off] } else { [off, on] };
+        let mut results = [(0, 0); 2];
+        for s in order {
+            let inputs = make_inputs();
+            let r = side(s, &inputs);
+            results[usize::from(std::ptr::eq(s, off))] = r;
+        }
+        held.push((results[0].0 - results[1].0) as f64);
+        after.push((results[0].1 - results[1].1) as f64);
+    }
+    let counters = vulkan.layer_counters();
+    if counters.shader_modules != counters_before.shader_modules {
+        return unavailable(NAME, "the layer's live module count did not return");
+    }
+    let held_median = median(held.clone());
+    let after_median = median(after.clone());
+    let (lo, hi) = (
+        held.iter().copied().fold(f64::MAX, f64::min),
+        held.iter().copied().fold(f64::MIN, f64::max),
+    );
+    figure(
+        NAME,
+        held_median / module_bytes as f64,
+        3,
+        Target::AtMost(1.1),
+        &format!(
+            "process heap (mallinfo2) growth with the layer minus without while {} modules \
+             ({:.1} KB of SPIR-V: {} copies each of the bench's {} small modules) are alive, \
+             over their bytes; median of {REPS} A/B runs, {:.0} bytes ({:.0}..{:.0}) held, \
+             {:.0} per module; after the application destroyed them and 16 pipelines made \
+             from them: {:.0} bytes held (runs: {}); the layer's live records then: {} modules, \
+             {} pipelines, {} rewrite-cache entries (the cache is bounded by rewrite_cache_mb)",
+            COPIES * kinds.len(),
+            module_bytes as f64 / 1e3,
+            COPIES,
+            kinds.len(),
+            held_median,
+            lo,
+            hi,
+            held_median / (COPIES * kinds.len()) as f64,
+            after_median,
+            after
+                .iter()
+                .map(|a| format!("{a:.0}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            counters.shader_modules - counters_before.shader_modules,
+            counters.pipelines - counters_before.pipelines,
+            counters.cache_entries,
+        ),
+    );
+}
+
+/// GL's point size written into a typical vertex shader (no `gl_PointSize` write).
+pub fn rewrite_us_points(modules: &Modules, runs: &Runs) {
+    const NAME: &str = "rewrite_us_points";
+    let words = &modules.points_vertex;
+    let rewrite = |w: &[u32]| write_point_size(w, "main", PointSizeSource::Default);
+    let output = match rewrite(words) {
+        Ok(Some(w)) => w,
+        Ok(None) => return unavailable(NAME, "write_point_size left the VS unchanged"),
+        Err(e) => return unavailable(NAME, &format!("write_point_size failed: {e}")),
+    };
+    let valid = shaders::validate(&output, "vulkan1.0");
+    let n = runs.n(3000);
+    let inputs: Vec<Vec<u32>> = (0..n + warm_up_runs(n)).map(|_| fresh(words)).collect();
+    let t = median_seconds(n, |i| {
+        black_box(rewrite(black_box(&inputs[i])).unwrap());
+    });
+    figure(
+        NAME,
+        us(t),
+        2,
+        Target::AtMost(10.0),
+        &format!(
+            "median of {n} cold write_point_size(Default) calls on a typical {}-byte vertex \
+             shader (transform block, 3 attributes, lighting, 3 varyings); {}; output \
+             spirv-val: {}",
+            words.len() * 4,
+            allocations(|| {
+                black_box(rewrite(&inputs[0]).unwrap());
+            }),
+            verdict(&valid)
+        ),
+    );
+}
+
+/// piglit's `shader_runner`, where the piglit package put it.
+fn shader_runner() -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os("GLSEM_SHADER_RUNNER") {
+        return Some(path.into());
+    }
+    let listed = Command::new("dpkg").args(["-L", "piglit"]).output().ok()?;
+    String::from_utf8_lossy(&listed.stdout)
+        .lines()
+        .find(|l| l.ends_with("/bin/shader_runner"))
+        .map(PathBuf::from)
+}
+
+/// The piglit tests of the figure: GLSL 1.10-1.50 execution tests (vertex, fragment,
+/// geometry; the kind of shaders glsem rewrites: gl_FragColor, gl_FragData, points).
+const PIGLIT_TESTS: [&str; 8] = [
+    "spec/glsl-1.10/execution/chained-assignment.shader_test",
+    "spec/glsl-1.10/execution/fs-loop-return.shader_test",
+    "spec/glsl-1.10/execution/glsl-fs-fragdata-1.shader_test",
+    "spec/glsl-1.10/execution/fs-frontfacing-ternary-1-neg-1.shader_test",
+    "spec/glsl-1.20/execution/fs-mix-1.0.shader_test",
+    "spec/glsl-1.10/execution/glsl-vs-ff-frag.shader_test",
+    "spec/glsl-1.50/execution/geometry/point-size-out.shader_test",
+    "spec/glsl-1.10/execution/fs-texture-select.shader_test",
+];
+
+/// piglit tests through zink as whole processes, glsem beneath zink against nothing.
+pub fn zink_piglit_ratio(runs: &Runs) {
+    const NAME: &str = "zink_piglit_ratio";
+    let Some(runner) = shader_runner() else {
+        return unavailable(
+            NAME,
+            "piglit's shader_runner is not installed (dpkg -L piglit)",
+        );
+    };
+    // .../piglit/bin/shader_runner -> .../piglit/tests
+    let tests_dir = runner
+        .parent()
+        .and_then(Path::parent)
+        .unwrap()
+        .join("tests");
+    let tests: Vec<PathBuf> = PIGLIT_TESTS
+        .iter()
+        .map(|t| tests_dir.join(t))
+        .filter(|t| t.exists())
+        .collect();
+    if tests.is_empty() {
+        return unavailable(NAME, "none of the piglit tests is installed");
+    }
+    let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("layer-manifest");
+    let run = |test: &Path, layered: bool| -> (f64, bool) {
+        let mut command = Command::new(&runner);
+        command
+            .arg(test)
+            .args(["-auto", "-fbo"])
+            .env("GALLIUM_DRIVER", "zink")
+            .env("LIBGL_ALWAYS_SOFTWARE", "1")
+            .env("PIGLIT_PLATFORM", "surfaceless_egl")
+            .env("MESA_SHADER_CACHE_DISABLE", "true")
+            .env_remove("VK_LOADER_LAYERS_ENABLE")
+            .stdin(Stdio::null())
+            .stderr(Stdio::null());
+        if layered {
+            command
+                .env("VK_ADD_LAYER_PATH", &manifest_dir)
+                .env("VK_INSTANCE_LAYERS", "VK_LAYER_GLSEM_gl_semantics");
+        } else {
+            command
+                .env_remove("VK_ADD_LAYER_PATH")
+                .env_remove("VK_INSTANCE_LAYERS");
+        }
+        let start = std::time::Instant::now();
+        let output = command.output().expect("run shader_runner");
+        let t = start.elapsed().as_secs_f64();
+        let text = String::from_utf8_lossy(&output.stdout);
+        (t, text.contains("\"result\": \"pass\""))
+    };
+    let reps = runs.n(4).min(4);
+    let mut ratios = Vec::new();
+    let mut on_times = Vec::new();
+    let mut off_times = Vec::new();
+    let (mut passed_on, mut passed_off) = (0, 0);
+    // Warm-up: the page cache holds the libraries and the tests.
+    for test in &tests {
+        run(test, true);
+        run(test, false);
+    }
+    for rep in 0..reps {
+        for test in &tests {
+            let ((a, pa), (b, pb)) = if rep % 2 == 0 {
+                let a = run(test, true);
+                (a, run(test, false))
+            } else {
+                let b = run(test, false);
+                (run(test, true), b)
+            };
+            ratios.push(a / b);
+            on_times.push(a);
+            off_times.push(b);
+            passed_on += usize::from(pa);
+            passed_off += usize::from(pb);
+        }
+    }
+    let processes = reps * tests.len();
+    figure(
+        NAME,
+        median(ratios),
+        4,
+        Target::AtMost(1.02),
+        &format!(
+            "median of {processes} per-pair ratios ({} piglit shader_runner tests x {reps} \
+             A/B/B/A pairs, whole processes through zink on lavapipe, glsem beneath / nothing \
+             beneath); medians per process: on {:.1} ms, off {:.1} ms; passed: {passed_on} / \
+             {passed_off} of {processes}",
+            tests.len(),
+            ms(median(on_times)),
+            ms(median(off_times)),
+        ),
+    );
+}
