@@ -25,6 +25,14 @@ pub fn instance_device_ratio(vulkan: &Vulkan, runs: &Runs) {
     let on = median(samples.iter().map(|s| s.0).collect());
     let off = median(samples.iter().map(|s| s.1).collect());
     let added = median(samples.iter().map(|(a, b)| a - b).collect());
+    // The same with the library held open here: what is left without loading, relocating
+    // and unloading it (the loader's dlopen / dlclose only count references).
+    let held = {
+        let _library = vulkan.hold_layer_library();
+        ab_pairs(pairs, |_| create(true), |_| create(false))
+    };
+    let held_ratio = median(held.iter().map(|(a, b)| a / b).collect());
+    let held_added = median(held.iter().map(|(a, b)| a - b).collect());
     figure(
         "instance_device_ratio",
         ratio,
@@ -32,12 +40,14 @@ pub fn instance_device_ratio(vulkan: &Vulkan, runs: &Runs) {
         Target::AtMost(1.03),
         &format!(
             "median of {pairs} per-pair ratios (A/B/B/A pairs, each vkCreateInstance + \
-             vkCreateDevice + vkDestroyDevice + vkDestroyInstance, the loader loading and \
-             unloading the layer library each time); medians: on {:.3} ms, off {:.3} ms, \
-             per-pair (on - off) {:.1} us",
+             vkCreateDevice + vkDestroyDevice + vkDestroyInstance); medians: on {:.3} ms, off \
+             {:.3} ms, per-pair (on - off) {:.1} us; the same pairs with the layer library held \
+             open by the bench (no load, relocation or unload in them): {held_ratio:.4}, \
+             (on - off) {:.1} us",
             ms(on),
             ms(off),
-            us(added)
+            us(added),
+            us(held_added)
         ),
     );
 }
@@ -46,18 +56,25 @@ pub fn instance_device_ratio(vulkan: &Vulkan, runs: &Runs) {
 pub const STARTUP_CHILD: &str = "--startup-child";
 
 /// The child of `process_startup_ms`: load the loader, create an instance (with the layer
-/// when `layered`) and a device, destroy them, exit.
-pub fn startup_child(layered: bool) {
+/// when `layered`) and a device, destroy them, exit. `repeat` more than 1 repeats the
+/// creation in the one process (for profiles of `instance_device_ratio`'s work:
+/// `valgrind --tool=callgrind <bench binary> --startup-child on 20`).
+pub fn startup_child(layered: bool, repeat: usize) {
     let vulkan = Vulkan::loader_only();
-    drop(Gpu::create(&vulkan.entry, layered));
+    for _ in 0..repeat.max(1) {
+        drop(Gpu::create(&vulkan.entry, layered));
+    }
 }
 
 /// A whole process that creates an instance and a device, with the layer minus without:
 /// median of per-pair differences of paired (A/B/B/A) runs of this binary as a child.
 pub fn process_startup_ms(runs: &Runs) {
     let exe = std::env::current_exe().expect("the bench binary's path");
+    // Each child's wall time, and its CPU time (user + system) aside.
+    let cpu = std::cell::RefCell::new(Vec::new());
     let run = |side: &str| {
-        seconds(|| {
+        let before = children_cpu_seconds();
+        let wall = seconds(|| {
             let status = Command::new(&exe)
                 .args([STARTUP_CHILD, side])
                 .stdin(Stdio::null())
@@ -65,10 +82,19 @@ pub fn process_startup_ms(runs: &Runs) {
                 .status()
                 .expect("run the startup child");
             assert!(status.success(), "startup child ({side}) failed");
-        })
+        });
+        cpu.borrow_mut()
+            .push((side == "on", children_cpu_seconds() - before));
+        wall
     };
-    let pairs = runs.n(40);
+    let pairs = runs.n(60);
     let samples = ab_pairs(pairs, |_| run("on"), |_| run("off"));
+    // The children's CPU times, paired as the wall times were (warm-up pairs dropped).
+    let cpu = cpu.into_inner();
+    let cpu = &cpu[2 * warm_up_runs(pairs)..];
+    let cpu_on: Vec<f64> = cpu.iter().filter(|c| c.0).map(|c| c.1).collect();
+    let cpu_off: Vec<f64> = cpu.iter().filter(|c| !c.0).map(|c| c.1).collect();
+    let cpu_added = median(cpu_on.iter().zip(&cpu_off).map(|(a, b)| a - b).collect());
     let added = median(samples.iter().map(|(a, b)| a - b).collect());
     let mut sorted: Vec<f64> = samples.iter().map(|(a, b)| a - b).collect();
     sorted.sort_by(f64::total_cmp);
@@ -82,13 +108,28 @@ pub fn process_startup_ms(runs: &Runs) {
             "median per-pair (on - off) of {pairs} A/B/B/A pairs of whole processes (this \
              binary as a child: load libvulkan, vkCreateInstance, vkCreateDevice, destroy, \
              exit); quartiles of the differences {:.2} / {:.2} ms; medians: on {:.2} ms, off \
-             {:.2} ms",
+             {:.2} ms; the children's CPU time (user + system), median per-pair (on - off): \
+             {:.2} ms of {:.2} ms",
             ms(quartile(1)),
             ms(quartile(3)),
             ms(median(samples.iter().map(|s| s.0).collect())),
-            ms(median(samples.iter().map(|s| s.1).collect()))
+            ms(median(samples.iter().map(|s| s.1).collect())),
+            ms(cpu_added),
+            ms(median(cpu_off)),
         ),
     );
+}
+
+/// CPU seconds (user + system) of this process's waited-for children so far.
+fn children_cpu_seconds() -> f64 {
+    // SAFETY: a valid `who` and out pointer.
+    let usage = unsafe {
+        let mut usage = std::mem::zeroed::<libc::rusage>();
+        assert_eq!(libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage), 0);
+        usage
+    };
+    let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+    seconds(usage.ru_utime) + seconds(usage.ru_stime)
 }
 
 /// Heap bytes in use in this process (glibc's `mallinfo2`: chunks in use plus mmapped).

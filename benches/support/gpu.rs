@@ -82,6 +82,13 @@ impl Vulkan {
         }
     }
 
+    /// The layer library opened by this process too, so that the loader's dlopen and
+    /// dlclose of it only count references while the returned handle lives.
+    pub fn hold_layer_library(&self) -> libloading::Library {
+        // SAFETY: our own cdylib, without initialisers that have preconditions.
+        unsafe { libloading::Library::new(&self.layer_library) }.unwrap()
+    }
+
     /// The layer's process-wide counters (`glsemGetDebugCounters`), read from the library
     /// the loader loaded (this binary's own copy of the crate has separate statics).
     pub fn layer_counters(&self) -> DebugCounters {
