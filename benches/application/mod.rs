@@ -146,6 +146,8 @@ fn heap_in_use() -> isize {
 /// allocator, not this binary's counting one), so this compares the process heap
 /// (`mallinfo2`) around the same calls on the device with the layer and on the device
 /// without it: the driver's and loader's allocations are the same on both sides and cancel.
+/// The breakdown per module comes from this binary's copy of the layer's record code under
+/// the counting allocator.
 pub fn held_bytes_per_module_byte(on: &Setup, off: &Setup, vulkan: &Vulkan, modules: &Modules) {
     const NAME: &str = "held_bytes_per_module_byte";
     // The bench's ordinary modules: a typical mix of small ones (1-3 KB each).
@@ -159,95 +161,131 @@ pub fn held_bytes_per_module_byte(on: &Setup, off: &Setup, vulkan: &Vulkan, modu
         &modules.points_vertex,
     ];
     const COPIES: usize = 200;
-    const REPS: usize = 3;
+    const REPS: usize = 5;
+    const PIPELINES: usize = 16;
     let module_bytes: usize = kinds.iter().map(|k| k.len() * 4).sum::<usize>() * COPIES;
-    // One side: heap growth while the modules live, then after destroying them and the
-    // pipelines created from them (one pass-through, one rewritten per copy).
-    let side = |s: &Setup, inputs: &[Vec<u32>]| -> (isize, isize) {
+    // One side: heap growth while the modules live; then after destroying them and the
+    // pass-through pipelines made from them; then what a rewritten pipeline leaves (the
+    // rewrite cache's entry) after it and its module are destroyed.
+    let side = |s: &Setup, inputs: &[Vec<u32>], rewritten: &[Vec<u32>]| -> [isize; 3] {
         let before = heap_in_use();
         let handles: Vec<_> = inputs.iter().map(|w| s.gpu.module(w)).collect();
         let alive = heap_in_use() - before;
         let pipelines: Vec<_> = handles
             .chunks(kinds.len())
-            .take(8)
-            .flat_map(|set| {
-                let passthrough = s.gpu.pipeline(&PipelineDesc {
+            .take(PIPELINES)
+            .map(|set| {
+                s.gpu.pipeline(&PipelineDesc {
                     vertex: set[0],
                     fragment: set[1],
                     render_pass: s.one_attachment,
                     attachments: 1,
-                });
-                let rewritten = s.gpu.pipeline(&s.eight(set[2]));
-                [passthrough, rewritten]
+                })
             })
             .collect();
         pipelines
             .into_iter()
             .for_each(|p| s.gpu.destroy_pipeline(p));
         handles.into_iter().for_each(|m| s.gpu.destroy_module(m));
-        (alive, heap_in_use() - before)
+        let after = heap_in_use() - before;
+        let before = heap_in_use();
+        for words in rewritten {
+            let fragment = s.gpu.module(words);
+            let pipeline = s.gpu.pipeline(&s.eight(fragment));
+            s.gpu.destroy_pipeline(pipeline);
+            s.gpu.destroy_module(fragment);
+        }
+        [alive, after, heap_in_use() - before]
     };
-    let make_inputs = || -> Vec<Vec<u32>> {
-        (0..COPIES)
-            .flat_map(|_| kinds.iter().map(|k| fresh(k)))
-            .collect()
+    // The device without the layer gets the modules the layer would have produced for the
+    // rewritten pipelines, so that the driver compiles the same shaders on both sides.
+    let make_inputs = |s: &Setup| -> (Vec<Vec<u32>>, Vec<Vec<u32>>) {
+        let rewritten = (0..PIPELINES).map(|_| fresh(&modules.fragcolor));
+        (
+            (0..COPIES)
+                .flat_map(|_| kinds.iter().map(|k| fresh(k)))
+                .collect(),
+            match std::ptr::eq(s, off) {
+                true => rewritten.map(|w| super::rewrite_fragcolor8(&w)).collect(),
+                false => rewritten.collect(),
+            },
+        )
     };
     // Untimed warm-up: the layer's maps and the driver's pools reach their size.
     let counters_before = vulkan.layer_counters();
     for s in [on, off] {
-        side(s, &make_inputs());
+        let (inputs, rewritten) = make_inputs(s);
+        side(s, &inputs, &rewritten);
     }
-    let mut held = Vec::new();
-    let mut after = Vec::new();
+    let mut held = [Vec::new(), Vec::new(), Vec::new()];
     for rep in 0..REPS {
         let order = if rep % 2 == 0 { [on, off] } else { [off, on] };
-        let mut results = [(0, 0); 2];
+        let mut results = [[0; 3]; 2];
         for s in order {
-            let inputs = make_inputs();
-            let r = side(s, &inputs);
-            results[usize::from(std::ptr::eq(s, off))] = r;
+            let (inputs, rewritten) = make_inputs(s);
+            results[usize::from(std::ptr::eq(s, off))] = side(s, &inputs, &rewritten);
         }
-        held.push((results[0].0 - results[1].0) as f64);
-        after.push((results[0].1 - results[1].1) as f64);
+        for (k, h) in held.iter_mut().enumerate() {
+            h.push((results[0][k] - results[1][k]) as f64);
+        }
     }
     let counters = vulkan.layer_counters();
-    if counters.shader_modules != counters_before.shader_modules {
-        return unavailable(NAME, "the layer's live module count did not return");
-    }
-    let held_median = median(held.clone());
-    let after_median = median(after.clone());
-    let (lo, hi) = (
-        held.iter().copied().fold(f64::MAX, f64::min),
-        held.iter().copied().fold(f64::MIN, f64::max),
-    );
+    // This binary's copy of what the layer's vkCreateShaderModule keeps: the record (words,
+    // scan summary) behind an Arc, as the layer's map holds it.
+    let record = kinds.map(|k| {
+        let words = fresh(k);
+        let mut kept = None;
+        let a = super::support::alloc::measure(|| {
+            kept = Some(std::sync::Arc::new(
+                VkLayer_glsem::layer::records::ModuleRecord::new(&words),
+            ));
+        });
+        (a.bytes, a.calls)
+    });
+    let record_bytes: usize = record.iter().map(|r| r.0).sum();
+    let record_calls: usize = record.iter().map(|r| r.1).sum();
+    let range = |v: &[f64]| {
+        (
+            v.iter().copied().fold(f64::MAX, f64::min),
+            v.iter().copied().fold(f64::MIN, f64::max),
+        )
+    };
+    let [alive, after, cache] = held.clone().map(median);
+    let (lo, hi) = range(&held[0]);
+    let (after_lo, after_hi) = range(&held[1]);
+    let count = (COPIES * kinds.len()) as f64;
     figure(
         NAME,
-        held_median / module_bytes as f64,
+        alive / module_bytes as f64,
         3,
         Target::AtMost(1.1),
         &format!(
             "process heap (mallinfo2) growth with the layer minus without while {} modules \
-             ({:.1} KB of SPIR-V: {} copies each of the bench's {} small modules) are alive, \
-             over their bytes; median of {REPS} A/B runs, {:.0} bytes ({:.0}..{:.0}) held, \
-             {:.0} per module; after the application destroyed them and 16 pipelines made \
-             from them: {:.0} bytes held (runs: {}); the layer's live records then: {} modules, \
-             {} pipelines, {} rewrite-cache entries (the cache is bounded by rewrite_cache_mb)",
+             ({:.1} KB of SPIR-V: {COPIES} copies each of the bench's {} modules of {}..{} \
+             bytes) are alive, over their bytes; median of {REPS} A/B runs: {alive:.0} bytes \
+             ({lo:.0}..{hi:.0}), {:.0} per module of {:.0} bytes on average; of that, the \
+             record (words, scan summary) allocates {:.0} bytes in {:.1} allocations per \
+             module (this binary's copy, counted), the rest is malloc's chunk headers and the \
+             module map; after the application destroyed them and {PIPELINES} pass-through \
+             pipelines made from them: {after:.0} bytes held ({after_lo:.0}..{after_hi:.0}); \
+             the layer's live records then: {} modules, {} pipelines (before the runs: {} / \
+             {}); {PIPELINES} rewritten pipelines, created and destroyed with their modules, \
+             leave {:.0} bytes each in the rewrite cache (bounded by rewrite_cache_mb; {} \
+             entries now)",
             COPIES * kinds.len(),
             module_bytes as f64 / 1e3,
-            COPIES,
             kinds.len(),
-            held_median,
-            lo,
-            hi,
-            held_median / (COPIES * kinds.len()) as f64,
-            after_median,
-            after
-                .iter()
-                .map(|a| format!("{a:.0}"))
-                .collect::<Vec<_>>()
-                .join(", "),
-            counters.shader_modules - counters_before.shader_modules,
-            counters.pipelines - counters_before.pipelines,
+            kinds.iter().map(|k| k.len() * 4).min().unwrap(),
+            kinds.iter().map(|k| k.len() * 4).max().unwrap(),
+            alive / count,
+            module_bytes as f64 / count,
+            record_bytes as f64 / kinds.len() as f64,
+            record_calls as f64 / kinds.len() as f64,
+            counters.shader_modules,
+            counters.pipelines,
+            counters_before.shader_modules,
+            counters_before.pipelines,
+            cache / PIPELINES as f64,
             counters.cache_entries,
         ),
     );
@@ -336,7 +374,8 @@ pub fn zink_piglit_ratio(runs: &Runs) {
         return unavailable(NAME, "none of the piglit tests is installed");
     }
     let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("layer-manifest");
-    let run = |test: &Path, layered: bool| -> (f64, bool) {
+    // Wall seconds, CPU seconds (user + system) and whether the test passed.
+    let run = |test: &Path, layered: bool| -> (f64, f64, bool) {
         let mut command = Command::new(&runner);
         command
             .arg(test)
@@ -357,14 +396,20 @@ pub fn zink_piglit_ratio(runs: &Runs) {
                 .env_remove("VK_ADD_LAYER_PATH")
                 .env_remove("VK_INSTANCE_LAYERS");
         }
+        let cpu = children_cpu_seconds();
         let start = std::time::Instant::now();
         let output = command.output().expect("run shader_runner");
         let t = start.elapsed().as_secs_f64();
         let text = String::from_utf8_lossy(&output.stdout);
-        (t, text.contains("\"result\": \"pass\""))
+        (
+            t,
+            children_cpu_seconds() - cpu,
+            text.contains("\"result\": \"pass\""),
+        )
     };
-    let reps = runs.n(4).min(4);
+    let reps = runs.n(6).min(6);
     let mut ratios = Vec::new();
+    let mut cpu_ratios = Vec::new();
     let mut on_times = Vec::new();
     let mut off_times = Vec::new();
     let (mut passed_on, mut passed_off) = (0, 0);
@@ -375,7 +420,7 @@ pub fn zink_piglit_ratio(runs: &Runs) {
     }
     for rep in 0..reps {
         for test in &tests {
-            let ((a, pa), (b, pb)) = if rep % 2 == 0 {
+            let ((a, ca, pa), (b, cb, pb)) = if rep % 2 == 0 {
                 let a = run(test, true);
                 (a, run(test, false))
             } else {
@@ -383,6 +428,7 @@ pub fn zink_piglit_ratio(runs: &Runs) {
                 (run(test, true), b)
             };
             ratios.push(a / b);
+            cpu_ratios.push(ca / cb);
             on_times.push(a);
             off_times.push(b);
             passed_on += usize::from(pa);
@@ -398,11 +444,13 @@ pub fn zink_piglit_ratio(runs: &Runs) {
         &format!(
             "median of {processes} per-pair ratios ({} piglit shader_runner tests x {reps} \
              A/B/B/A pairs, whole processes through zink on lavapipe, glsem beneath / nothing \
-             beneath); medians per process: on {:.1} ms, off {:.1} ms; passed: {passed_on} / \
+             beneath); medians per process: on {:.1} ms, off {:.1} ms; the processes' CPU \
+             time (user + system), median per-pair ratio: {:.4}; passed: {passed_on} / \
              {passed_off} of {processes}",
             tests.len(),
             ms(median(on_times)),
             ms(median(off_times)),
+            median(cpu_ratios),
         ),
     );
 }
