@@ -949,14 +949,14 @@ fn main() {
     if wanted(&["rewrite_us_tcs"]) {
         rewrite_us_tcs(&modules, &runs);
     }
+    if wanted(&["rewrite_us_points"]) {
+        application::rewrite_us_points(&modules, &runs);
+    }
     if wanted(&["scan_gbps"]) {
         scan_gbps(&modules, &runs);
     }
     if wanted(&["large_module_rewrite_mbps", "spirv_opt_ratio"]) {
         large_module(&modules, &runs);
-    }
-    if wanted(&["rewrite_us_points"]) {
-        application::rewrite_us_points(&modules, &runs);
     }
 
     let vulkan = Vulkan::load(&layer_library());
