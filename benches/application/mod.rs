@@ -18,9 +18,31 @@ use VkLayer_glsem::spirv::point_size::{write_point_size, PointSizeSource};
 /// Run before any other instance with the layer exists, so the loader loads the layer
 /// library (and unloads it) every time, as an application that creates one instance does.
 pub fn instance_device_ratio(vulkan: &Vulkan, runs: &Runs) {
-    let create = |layered: bool| seconds(|| drop(Gpu::create(&vulkan.entry, layered)));
-    let pairs = runs.n(60);
+    // Wall seconds; the process's CPU seconds (all threads: lavapipe starts some) aside.
+    let cpu = std::cell::RefCell::new(Vec::new());
+    let create = |layered: bool| {
+        let before = process_cpu_seconds();
+        let wall = seconds(|| drop(Gpu::create(&vulkan.entry, layered)));
+        cpu.borrow_mut().push(process_cpu_seconds() - before);
+        wall
+    };
+    let pairs = runs.n(200);
     let samples = ab_pairs(pairs, |_| create(true), |_| create(false));
+    // ab_pairs calls a then b in the warm-up pairs, then alternates (ABBA).
+    let cpu_ratio = {
+        let cpu = cpu.take();
+        let timed = &cpu[2 * warm_up_runs(pairs)..];
+        median(
+            timed
+                .chunks(2)
+                .enumerate()
+                .map(|(i, c)| match i % 2 {
+                    0 => c[0] / c[1],
+                    _ => c[1] / c[0],
+                })
+                .collect(),
+        )
+    };
     let ratio = median(samples.iter().map(|(a, b)| a / b).collect());
     let on = median(samples.iter().map(|s| s.0).collect());
     let off = median(samples.iter().map(|s| s.1).collect());
@@ -43,7 +65,8 @@ pub fn instance_device_ratio(vulkan: &Vulkan, runs: &Runs) {
              vkCreateDevice + vkDestroyDevice + vkDestroyInstance); medians: on {:.3} ms, off \
              {:.3} ms, per-pair (on - off) {:.1} us; the same pairs with the layer library held \
              open by the bench (no load, relocation or unload in them): {held_ratio:.4}, \
-             (on - off) {:.1} us",
+             (on - off) {:.1} us; the process's CPU time (all threads), median per-pair \
+             ratio: {cpu_ratio:.4}",
             ms(on),
             ms(off),
             us(added),
@@ -118,6 +141,20 @@ pub fn process_startup_ms(runs: &Runs) {
             ms(median(cpu_off)),
         ),
     );
+}
+
+/// CPU seconds of this process, all threads (`CLOCK_PROCESS_CPUTIME_ID`).
+fn process_cpu_seconds() -> f64 {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: a valid clock id and out pointer.
+    assert_eq!(
+        unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut t) },
+        0
+    );
+    t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
 }
 
 /// CPU seconds (user + system) of this process's waited-for children so far.
