@@ -525,7 +525,8 @@ fn large_module(modules: &Modules, runs: &Runs) {
         "large_module_rewrite_mbps",
         bytes / ours / 1e6,
         0,
-        Target::AtLeast(500.0),
+        // Issue "Performance II" raised it from 500 (a stretch goal; docs/performance.md).
+        Target::AtLeast(1000.0),
         &format!(
             "module bytes / median of {n} cold gl_FragColor rewrites (8 attachments) of a \
              {:.2} MB module ({:.3} ms each, of which Module::parse {:.3} ms; a bare copy of the \
