@@ -9,6 +9,7 @@
 //! - Pure SPIR-V figures call `VkLayer_glsem::spirv` directly; "cold" means a module the
 //!   pass (or the layer's rewrite cache) has never seen: every run gets a fresh copy.
 
+mod application;
 mod support;
 
 #[global_allocator]
@@ -69,7 +70,7 @@ fn unavailable(name: &str, why: &str) {
 
 /// The figures in the order of issue 7's table, which is the order they are printed in
 /// (they are measured in another order: see `main`).
-const FIGURES: [&str; 11] = [
+const FIGURES: [&str; 16] = [
     "passthrough_pipeline_ratio",
     "layer_share_rewritten",
     "rewrite_us_fragcolor8",
@@ -81,6 +82,12 @@ const FIGURES: [&str; 11] = [
     "bind_overhead_ns",
     "cache_rewrites_per_1000",
     "threads4_speedup",
+    // Issue "Performance II: what a real application pays".
+    "instance_device_ratio",
+    "process_startup_ms",
+    "held_bytes_per_module_byte",
+    "rewrite_us_points",
+    "zink_piglit_ratio",
 ];
 
 static REPORT: std::sync::Mutex<Vec<(usize, String)>> = std::sync::Mutex::new(Vec::new());
@@ -115,6 +122,7 @@ struct Modules {
     tcs_pair_tes: Vec<u32>,
     large_fragcolor: Vec<u32>,
     large_located: Vec<u32>,
+    points_vertex: Vec<u32>,
 }
 
 impl Modules {
@@ -128,6 +136,7 @@ impl Modules {
             tcs_pair_tes: shaders::compile("tcs_pair.tese"),
             large_fragcolor: shaders::large_fragment_shader(LARGE_FUNCTIONS, Output::FragColor),
             large_located: shaders::large_fragment_shader(LARGE_FUNCTIONS, Output::Located),
+            points_vertex: shaders::compile("points.vert"),
         }
     }
 }
@@ -516,7 +525,8 @@ fn large_module(modules: &Modules, runs: &Runs) {
         "large_module_rewrite_mbps",
         bytes / ours / 1e6,
         0,
-        Target::AtLeast(500.0),
+        // Issue "Performance II" raised it from 500 (a stretch goal; docs/performance.md).
+        Target::AtLeast(1000.0),
         &format!(
             "module bytes / median of {n} cold gl_FragColor rewrites (8 attachments) of a \
              {:.2} MB module ({:.3} ms each, of which Module::parse {:.3} ms; a bare copy of the \
@@ -823,23 +833,31 @@ fn threads4_speedup(on: &Setup, off: &Setup, vulkan: &Vulkan, modules: &Modules,
     let without_layer = compiled(off, &|| rewrite_fragcolor8(&fresh(&modules.fragcolor)));
     // On idle CPUs a run takes as long as its longest thread is busy (on a CPU or blocked),
     // or its CPU time spread over the CPUs, whichever is longer.
-    let idle_estimate = (one.cpu + one.blocked) / (four.cpu / cpus as f64).max(four.longest_busy);
+    // That is the figure: CPU-time-normalised, so that other processes holding the CPUs
+    // (runnable time) do not decide it; the layer's own serialization (blocked time) and
+    // any extra CPU per pipeline when the threads run together still count.
+    let idle_estimate =
+        (one.cpu + one.blocked) / (four.cpu / cpus.min(4) as f64).max(four.longest_busy);
     let share = |part: f64, run: &Run| 100.0 * part / (run.cpu + run.runnable + run.blocked);
     figure(
         NAME,
-        one.wall / four.wall,
+        idle_estimate,
         2,
         Target::AtLeast(1.8),
         &format!(
-            "median over {reps} runs of 1 thread {:.1} ms / 4 threads {:.1} ms (wall) for {count} \
-             cold gl_FragColor pipelines the driver does not compile ({rewrites} rewrites ran); \
+            "CPU-time-normalised: 1 thread's busy time (CPU + blocked) / the longer of 4 \
+             threads' summed CPU time over min(CPUs, 4) and the busiest thread's busy time, \
+             medians over {reps} runs for {count} cold gl_FragColor pipelines the driver does \
+             not compile ({rewrites} rewrites ran); wall clock: 1 thread {:.1} ms / 4 threads \
+             {:.1} ms = {:.2}; \
              thread time: CPU {:.1} ms with 1 thread, {:.1} ms summed over 4; blocked {:.1}% / \
-             {:.1}%; waiting for a CPU {:.0}% / {:.0}% ({cpus} CPUs, load average {}); from \
-             these, on idle CPUs: {idle_estimate:.2}; the same calls without the layer: {:.2} \
+             {:.1}%; waiting for a CPU {:.0}% / {:.0}% ({cpus} CPUs, load average {}); the \
+             same calls without the layer, wall clock: {:.2} \
              (CPU {:.1} ms / {:.1} ms summed over 4); with the driver compiling 32 pipelines: {with_layer:.2} with the layer, \
              {without_layer:.2} without",
             ms(one.wall),
             ms(four.wall),
+            one.wall / four.wall,
             ms(one.cpu),
             ms(four.cpu),
             share(one.blocked, &one),
@@ -888,6 +906,12 @@ fn layer_library() -> PathBuf {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some(application::STARTUP_CHILD) {
+        return application::startup_child(
+            args.get(2).map(String::as_str) == Some("on"),
+            args.get(3).and_then(|n| n.parse().ok()).unwrap_or(1),
+        );
+    }
     // `cargo test --all-targets` runs bench binaries without `--bench`: nothing to test.
     if !args.iter().any(|a| a == "--bench") {
         println!("glsem benchmarks: run scripts/bench.sh (or cargo bench --bench glsem)");
@@ -926,6 +950,9 @@ fn main() {
     if wanted(&["rewrite_us_tcs"]) {
         rewrite_us_tcs(&modules, &runs);
     }
+    if wanted(&["rewrite_us_points"]) {
+        application::rewrite_us_points(&modules, &runs);
+    }
     if wanted(&["scan_gbps"]) {
         scan_gbps(&modules, &runs);
     }
@@ -934,6 +961,18 @@ fn main() {
     }
 
     let vulkan = Vulkan::load(&layer_library());
+    support::gpu::check_layer(&vulkan.entry);
+    // Before any instance with the layer exists: the loader loads the library every time.
+    if wanted(&["instance_device_ratio"]) {
+        application::instance_device_ratio(&vulkan, &runs);
+    }
+    if wanted(&["process_startup_ms"]) {
+        application::process_startup_ms(&runs);
+    }
+    // Whole processes; before this process's heap grows with lavapipe's retained memory.
+    if wanted(&["zink_piglit_ratio"]) {
+        application::zink_piglit_ratio(&runs);
+    }
     let on_gpu = Gpu::new(&vulkan, true);
     let off_gpu = Gpu::new(&vulkan, false);
     let control_gpu = Gpu::new(&vulkan, false);
@@ -952,6 +991,9 @@ fn main() {
         }
         if wanted(&["cache_rewrites_per_1000"]) {
             cache_rewrites_per_1000(&on, &vulkan, &modules);
+        }
+        if wanted(&["held_bytes_per_module_byte"]) {
+            application::held_bytes_per_module_byte(&on, &off, &vulkan, &modules);
         }
         if wanted(&["threads4_speedup"]) {
             threads4_speedup(&on, &off, &vulkan, &modules, &runs);

@@ -64,23 +64,29 @@ impl Vulkan {
         // Same driver work on both sides: no Mesa disk cache hits on either.
         std::env::set_var("MESA_SHADER_CACHE_DISABLE", "true");
 
-        // SAFETY: loading the system Vulkan loader; its vkGetInstanceProcAddr is valid for
-        // as long as the library stays loaded (it lives in `self`).
-        unsafe {
-            let loader = libloading::Library::new("libvulkan.so.1")
-                .expect("load libvulkan.so.1 (package libvulkan1)");
-            let gipa: vk::PFN_vkGetInstanceProcAddr = *loader
-                .get(b"vkGetInstanceProcAddr\0")
-                .expect("vkGetInstanceProcAddr in libvulkan.so.1");
-            let entry = ash::Entry::from_static_fn(ash::StaticFn {
-                get_instance_proc_addr: gipa,
-            });
-            Vulkan {
-                _loader: loader,
-                entry,
-                layer_library,
-            }
+        let (loader, entry) = load_loader();
+        Vulkan {
+            _loader: loader,
+            entry,
+            layer_library,
         }
+    }
+
+    /// The loader alone, for a process that inherits its settings (`process_startup_ms`).
+    pub fn loader_only() -> Vulkan {
+        let (loader, entry) = load_loader();
+        Vulkan {
+            _loader: loader,
+            entry,
+            layer_library: PathBuf::new(),
+        }
+    }
+
+    /// The layer library opened by this process too, so that the loader's dlopen and
+    /// dlclose of it only count references while the returned handle lives.
+    pub fn hold_layer_library(&self) -> libloading::Library {
+        // SAFETY: our own cdylib, without initialisers that have preconditions.
+        unsafe { libloading::Library::new(&self.layer_library) }.unwrap()
     }
 
     /// The layer's process-wide counters (`glsemGetDebugCounters`), read from the library
@@ -97,6 +103,35 @@ impl Vulkan {
             counters
         }
     }
+}
+
+/// The system Vulkan loader and its entry points.
+fn load_loader() -> (libloading::Library, ash::Entry) {
+    // SAFETY: loading the system Vulkan loader; its vkGetInstanceProcAddr is valid for as
+    // long as the library stays loaded (the caller keeps it next to the entry).
+    unsafe {
+        let loader = libloading::Library::new("libvulkan.so.1")
+            .expect("load libvulkan.so.1 (package libvulkan1)");
+        let gipa: vk::PFN_vkGetInstanceProcAddr = *loader
+            .get(b"vkGetInstanceProcAddr\0")
+            .expect("vkGetInstanceProcAddr in libvulkan.so.1");
+        let entry = ash::Entry::from_static_fn(ash::StaticFn {
+            get_instance_proc_addr: gipa,
+        });
+        (loader, entry)
+    }
+}
+
+/// Panics unless the loader sees the layer (`VK_ADD_LAYER_PATH`).
+pub fn check_layer(entry: &ash::Entry) {
+    // SAFETY: a plain Vulkan call.
+    let available = unsafe { entry.enumerate_instance_layer_properties() }.unwrap();
+    assert!(
+        available
+            .iter()
+            .any(|l| l.layer_name_as_c_str() == Ok(LAYER_NAME)),
+        "the loader does not see {LAYER_NAME:?} (VK_ADD_LAYER_PATH)"
+    );
 }
 
 pub struct Gpu {
@@ -125,20 +160,19 @@ pub struct PipelineDesc {
 impl Gpu {
     /// An instance and device of the first Vulkan device, with or without the layer.
     pub fn new(vulkan: &Vulkan, layered: bool) -> Gpu {
-        let entry = &vulkan.entry;
+        if layered {
+            check_layer(&vulkan.entry);
+        }
+        Gpu::create(&vulkan.entry, layered)
+    }
+
+    /// The same without asking the loader first whether it sees the layer (what an
+    /// application that enables the layer does: `instance_device_ratio` times this).
+    pub fn create(entry: &ash::Entry, layered: bool) -> Gpu {
         // SAFETY: plain Vulkan calls with valid create infos.
         unsafe {
             let layers: Vec<*const c_char> = match layered {
-                true => {
-                    let available = entry.enumerate_instance_layer_properties().unwrap();
-                    assert!(
-                        available
-                            .iter()
-                            .any(|l| l.layer_name_as_c_str() == Ok(LAYER_NAME)),
-                        "the loader does not see {LAYER_NAME:?} (VK_ADD_LAYER_PATH)"
-                    );
-                    vec![LAYER_NAME.as_ptr()]
-                }
+                true => vec![LAYER_NAME.as_ptr()],
                 false => Vec::new(),
             };
             let app = vk::ApplicationInfo::default()
