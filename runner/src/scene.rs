@@ -1405,6 +1405,72 @@ mod tests {
     }
 
     #[test]
+    fn piglit_rectangles() {
+        let c = commands(
+            "draw rect -1 -1 2 2\ndraw rect ortho patch 0 0 10 20\ndraw rect tex 0 0 1 1 0 0 0.5 0.5\n\
+             draw instanced rect ortho patch 3 1 2 3 4\ndraw instanced rect 2 -1 -1 1 1",
+        )
+        .unwrap();
+        let rect = |ortho, patch, instances, v: [f32; 4], tex| {
+            Command::DrawRect(Rect {
+                ortho,
+                patch,
+                instances,
+                x: v[0],
+                y: v[1],
+                w: v[2],
+                h: v[3],
+                tex,
+            })
+        };
+        assert_eq!(c[0], rect(false, false, 1, [-1., -1., 2., 2.], None));
+        assert_eq!(c[1], rect(true, true, 1, [0., 0., 10., 20.], None));
+        assert_eq!(
+            c[2],
+            rect(false, false, 1, [0., 0., 1., 1.], Some([0., 0., 0.5, 0.5]))
+        );
+        assert_eq!(c[3], rect(true, true, 3, [1., 2., 3., 4.], None));
+        assert_eq!(c[4], rect(false, false, 2, [-1., -1., 1., 1.], None));
+        assert!(matches!(
+            commands("draw rect patch 1 2 3"),
+            Err(SceneError::Fail(_))
+        ));
+    }
+
+    #[test]
+    fn limits_spirv_and_sso_requirements() {
+        let scene = parse(
+            "comment before any section\n[require]\nSPIRV YES\nSSO ENABLED\nGL_MAX_VERTEX_OUTPUT_COMPONENTS >= 128\n\
+             INT GL_MAX_PATCH_VERTICES >= 32\n[vertex shader spirv]\n; SPIR-V\n[vertex shader]\nvoid main() {}\n\
+             [vertex shader]\nvoid f() {}\n",
+        )
+        .unwrap();
+        assert_eq!(
+            scene.require.limits,
+            vec![
+                (Limit::VertexOutputComponents, 128),
+                (Limit::PatchVertices, 32)
+            ]
+        );
+        // Two compilation units of one stage; the SPIR-V section is read past.
+        assert_eq!(scene.shaders.len(), 2);
+        assert!(matches!(
+            parse("[require]\nGL_MAX_UNKNOWN_THING >= 1\n"),
+            Err(SceneError::Skip(_))
+        ));
+        assert!(matches!(
+            commands("verify program_query GL_ACTIVE_UNIFORMS 2"),
+            Err(SceneError::Skip(_))
+        ));
+        assert_eq!(
+            commands("verify program_query GL_TRANSFORM_FEEDBACK_VARYINGS 3\nlink success")
+                .unwrap(),
+            vec![Command::VerifyXfbVaryings(3), Command::LinkSuccess]
+        );
+        assert!(matches!(commands("link error"), Err(SceneError::Skip(_))));
+    }
+
+    #[test]
     fn textures() {
         let c = commands(
             "texture rgbw 1 (8, 4)\ntexture checkerboard 0 0 (32, 32) (0.0, 0.0, 1.0, 0.0) (0, 1, 0, 0)\n\
