@@ -1,5 +1,5 @@
 //! `glsem-run`: runs GL shader tests (piglit `shader_test` scenes) on Vulkan through the
-//! glsem layer. The command line and the scene format are specified in `shared/SCENES.md`.
+//! glsem layer. The command line and the scene format are specified in `docs/scene-format.md`.
 
 mod fixes;
 mod glsl;

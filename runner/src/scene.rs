@@ -1,4 +1,4 @@
-//! Parses a piglit `shader_test` file into a typed [`Scene`] (format: `shared/SCENES.md`).
+//! Parses a piglit `shader_test` file into a typed [`Scene`] (format: `docs/scene-format.md`).
 //!
 //! Parsing never panics and never guesses: an unknown section, command or requirement turns
 //! the scene into a SKIP naming the line, a malformed number into a FAIL naming the line.

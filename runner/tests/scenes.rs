@@ -1,5 +1,5 @@
 //! Runs the `glsem-run` binary: every scene under `tests/scenes/` must pass under the
-//! Khronos validation layer, and bad input must be reported the way SCENES.md says.
+//! Khronos validation layer, and bad input must be reported the way docs/scene-format.md says.
 //!
 //! `runner_*` scenes use only what plain Vulkan offers and always run with `--no-layer`.
 //! Every scene then runs through the glsem layer of this build; every module the layer
