@@ -4,6 +4,7 @@
 #   zink   piglit's shader_runner on GL, Mesa zink over lavapipe
 #   vk     glsem-run --no-layer: the scene on plain Vulkan (lavapipe)
 #   glsem  glsem-run: the scene on Vulkan with the glsem layer (lavapipe)
+# (and zink-glsem: zink with glsem beneath it, compared with zink: must be identical)
 #
 #   scripts/piglit.sh            the whole corpus (about 10 minutes on 2 cores)
 #   scripts/piglit.sh --smoke    ~90 corpus tests through glsem-run and ~40 through zink with
@@ -13,7 +14,8 @@
 #
 # Environment: JOBS (parallel runs, default: the number of cores), PIGLIT_DIR (piglit's
 # install, default /usr/lib/x86_64-linux-gnu/piglit), OUT (results, default
-# target/piglit), COLUMNS (which of glsem vk gl zink to rerun; default all), GLSEM_RUN (default target/release/glsem-run). Installs piglit and Mesa's EGL/GL drivers when missing.
+# target/piglit), COLUMNS (which of glsem vk gl zink zink-glsem to rerun; default all;
+# zink-glsem is zink with the glsem layer beneath it, which must change nothing), GLSEM_RUN (default target/release/glsem-run). Installs piglit and Mesa's EGL/GL drivers when missing.
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -161,7 +163,7 @@ if [ "$SMOKE" = 1 ]; then
 fi
 
 # COLUMNS: a subset to rerun (the others keep their last results in $OUT).
-for column in ${COLUMNS:-glsem vk gl zink}; do
+for column in ${COLUMNS:-glsem vk gl zink zink-glsem}; do
     run_column "$column" "$CORPUS"
 done
 python3 "$REPO/scripts/piglit-report.py" "$OUT" "$REPO/docs/piglit.md" "$REPO/scripts/piglit-causes.txt"
