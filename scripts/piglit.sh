@@ -6,7 +6,7 @@
 #   glsem  glsem-run: the scene on Vulkan with the glsem layer (lavapipe)
 # (and zink-glsem: zink with glsem beneath it, compared with zink: must be identical)
 #
-#   scripts/piglit.sh            the whole corpus (about 10 minutes on 2 cores)
+#   scripts/piglit.sh            the whole corpus (about 7 minutes on 2 cores)
 #   scripts/piglit.sh --smoke    ~90 corpus tests through glsem-run and ~40 through zink with
 #                                and without glsem beneath it (the two must agree), against
 #                                scripts/piglit-smoke.txt; exits 1 on a regression
@@ -15,7 +15,9 @@
 # Environment: JOBS (parallel runs, default: the number of cores), PIGLIT_DIR (piglit's
 # install, default /usr/lib/x86_64-linux-gnu/piglit), OUT (results, default
 # target/piglit), COLUMNS (which of glsem vk gl zink zink-glsem to rerun; default all;
-# zink-glsem is zink with the glsem layer beneath it, which must change nothing), GLSEM_RUN (default target/release/glsem-run). Installs piglit and Mesa's EGL/GL drivers when missing.
+# zink-glsem is zink with the glsem layer beneath it, which must change nothing),
+# GLSEM_RUN (default target/release/glsem-run). Installs piglit and Mesa's EGL/GL drivers
+# when missing.
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -32,7 +34,7 @@ for arg in "$@"; do
     case "$arg" in
         --smoke) SMOKE=1 ;;
         --update) UPDATE=1 ;;
-        -h|--help) sed -n "2,19p" "$0"; exit 0 ;;
+        -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
         *) echo "unknown argument $arg" >&2; exit 2 ;;
     esac
 done
