@@ -114,6 +114,18 @@ def main():
         name = "**all**" if cat == "all" else f"`{cat}`"
         lines.append(f"| {name} | {len(subset)} | " + " | ".join(cell(c, subset) for c, _ in COLUMNS) + " |")
     lines.append("")
+    zg = read(f"{out}/zink-glsem.tsv")
+    if zg:
+        diffs = [t for t in tests if zg.get(t, ("?",))[0] != results["zink"].get(t, ("?",))[0]]
+        if diffs:
+            lines += [f"zink with the glsem layer beneath it (`VK_INSTANCE_LAYERS=VK_LAYER_GLSEM_gl_semantics`) "
+                      f"differs from zink alone on {len(diffs)} tests (layer bugs):", ""]
+            lines += [f"- `{t}`: zink {results['zink'].get(t, ('?',))[0]}, zink + glsem {zg.get(t, ('?',))[0]}"
+                      for t in diffs]
+        else:
+            lines.append(f"zink with the glsem layer beneath it (`VK_INSTANCE_LAYERS=VK_LAYER_GLSEM_gl_semantics`) "
+                         f"gives the same result as zink alone on all {len(zg)} tests.")
+        lines.append("")
 
     grouped = defaultdict(lambda: defaultdict(list))
     for t in tests:

@@ -82,6 +82,17 @@ const FIRST_NAMED_BLOCK_BINDING: u32 = 8;
 /// Bindings of samplers start here (one per GL sampler uniform name, shared by the stages).
 const FIRST_SAMPLER_BINDING: u32 = 32;
 
+/// Descriptor bindings of shader storage blocks: this plus the GL binding point.
+pub const FIRST_STORAGE_BINDING: u32 = 64;
+
+/// A shader storage block: GL's binding point (`layout(binding = N)`, else 0), served by
+/// the buffer of the `ssbo N …` commands.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StorageBlock {
+    pub name: String,
+    pub gl_binding: u32,
+}
+
 /// A `sampler2D` uniform: a combined image sampler; its GL value (the texture unit,
 /// initially 0) is the runner's to apply.
 #[derive(Debug, Clone, PartialEq)]
@@ -99,6 +110,8 @@ pub struct StageModule {
     /// The default uniform block (if any) and the named uniform blocks the stage declares.
     pub uniform_blocks: Vec<UniformBlock>,
     pub samplers: Vec<SamplerUniform>,
+    /// Shader storage blocks by GL binding point.
+    pub storage_blocks: Vec<StorageBlock>,
     pub vertex_inputs: Vec<VertexInput>,
     /// The module has the `Xfb` execution mode.
     pub xfb: bool,
@@ -233,12 +246,26 @@ impl Compiler {
             modules.push((*stage, module, explicit));
         }
         link_locations(&mut modules);
+        let stage_sources: Vec<String> = sources
+            .iter()
+            .map(|(_, units)| {
+                units
+                    .iter()
+                    .map(|(s, _)| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            })
+            .collect();
         let mut stages = Vec::new();
         // Named uniform blocks by GL name: one binding for every stage that declares one.
         let mut named_blocks: BTreeMap<String, u32> = BTreeMap::new();
         for (index, (stage, mut module, _)) in modules.into_iter().enumerate() {
-            let (uniform_blocks, samplers) =
-                bind_uniform_blocks(&mut module, index as u32, &mut named_blocks)?;
+            let (uniform_blocks, samplers, storage_blocks) = bind_uniform_blocks(
+                &mut module,
+                index as u32,
+                &mut named_blocks,
+                &stage_sources[index],
+            )?;
             if stage == Stage::Fragment {
                 place_frag_data(&mut module);
             }
@@ -270,6 +297,7 @@ impl Compiler {
                 capabilities,
                 uniform_blocks,
                 samplers,
+                storage_blocks,
                 vertex_inputs,
                 xfb,
             });
@@ -906,14 +934,17 @@ fn place_frag_data(module: &mut dr::Module) {
 /// Moves the stage's `gl_DefaultUniformBlock` to set 0, binding `binding` (one binding per
 /// stage), and its named uniform blocks to set 0 at one binding per GL block name; returns
 /// their layouts with every leaf member under its GL name.
+#[allow(clippy::type_complexity)]
 fn bind_uniform_blocks(
     module: &mut dr::Module,
     binding: u32,
     named: &mut BTreeMap<String, u32>,
-) -> Result<(Vec<UniformBlock>, Vec<SamplerUniform>), SceneError> {
+    source: &str,
+) -> Result<(Vec<UniformBlock>, Vec<SamplerUniform>, Vec<StorageBlock>), SceneError> {
     let types = Types::new(module);
     let mut found: Vec<(u32, UniformBlock)> = Vec::new();
     let mut samplers: Vec<(u32, SamplerUniform)> = Vec::new();
+    let mut storage_blocks: Vec<(u32, StorageBlock)> = Vec::new();
     for inst in module
         .types_global_values
         .iter()
@@ -940,6 +971,20 @@ fn bind_uniform_blocks(
         let var_name = types.names.get(&var).cloned().unwrap_or_default();
         let is_ubo =
             storage == StorageClass::Uniform && types.decoration(ty, Decoration::Block).is_some();
+        let is_ssbo = (storage == StorageClass::Uniform
+            && types.decoration(ty, Decoration::BufferBlock).is_some())
+            || (storage == StorageClass::StorageBuffer
+                && types.decoration(ty, Decoration::Block).is_some());
+        if is_ssbo {
+            storage_blocks.push((
+                var,
+                StorageBlock {
+                    gl_binding: gl_buffer_binding(source, &type_name),
+                    name: type_name,
+                },
+            ));
+            continue;
+        }
         if storage == StorageClass::UniformConstant && is_sampler_2d(&types, ty) {
             let key = format!("sampler {var_name}");
             let next = FIRST_SAMPLER_BINDING
@@ -1021,10 +1066,56 @@ fn bind_uniform_blocks(
         set_decoration(module, *var, Decoration::DescriptorSet, 0);
         set_decoration(module, *var, Decoration::Binding, sampler.binding);
     }
+    for (var, block) in &storage_blocks {
+        set_decoration(module, *var, Decoration::DescriptorSet, 0);
+        set_decoration(
+            module,
+            *var,
+            Decoration::Binding,
+            FIRST_STORAGE_BINDING + block.gl_binding,
+        );
+    }
     Ok((
         found.into_iter().map(|(_, b)| b).collect(),
         samplers.into_iter().map(|(_, s)| s).collect(),
+        storage_blocks.into_iter().map(|(_, s)| s).collect(),
     ))
+}
+
+/// GL's binding point of the buffer block `name`: the `binding = N` among the qualifiers
+/// before `buffer name` (back to the previous `;` or `}`), else 0.
+fn gl_buffer_binding(source: &str, name: &str) -> u32 {
+    let is_word = |c: char| c.is_alphanumeric() || c == '_';
+    let mut search = 0;
+    while let Some(found) = source[search..].find("buffer") {
+        let at = search + found;
+        search = at + "buffer".len();
+        let before_ok = source[..at].chars().next_back().is_none_or(|c| !is_word(c));
+        let rest = source[search..].trim_start();
+        let after_ok = rest.starts_with(name)
+            && rest[name.len()..]
+                .chars()
+                .next()
+                .is_none_or(|c| !is_word(c));
+        if !(before_ok && after_ok) {
+            continue;
+        }
+        let start = source[..at].rfind([';', '}']).map_or(0, |p| p + 1);
+        let qualifiers: String = source[start..at]
+            .chars()
+            .map(|c| if is_word(c) || c == '=' { c } else { ' ' })
+            .collect();
+        let words: Vec<&str> = qualifiers
+            .split(|c: char| c.is_whitespace() || c == '=')
+            .filter(|w| !w.is_empty())
+            .collect();
+        return words
+            .windows(2)
+            .find(|w| w[0] == "binding")
+            .and_then(|w| w[1].parse().ok())
+            .unwrap_or(0);
+    }
+    0
 }
 
 /// A plain `sampler2D` (float, 2D, not arrayed, multisampled or shadow), not an array.
@@ -1274,6 +1365,16 @@ mod tests {
             .array(types.pointee(var.result_type.unwrap()).unwrap())
             .unwrap();
         assert_eq!(len, MAX_DRAW_BUFFERS);
+    }
+
+    #[test]
+    fn buffer_bindings_come_from_the_source() {
+        let src = "layout(std430, binding = 3) buffer Out { float x; } o;\nbuffer Def { int y; };\n\
+                   layout(binding=1) uniform U { float u; };\nlayout(std430 , binding= 5 ) readonly buffer In2 { float z; };";
+        assert_eq!(gl_buffer_binding(src, "Out"), 3);
+        assert_eq!(gl_buffer_binding(src, "Def"), 0);
+        assert_eq!(gl_buffer_binding(src, "In2"), 5);
+        assert_eq!(gl_buffer_binding(src, "Missing"), 0);
     }
 
     #[test]

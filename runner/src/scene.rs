@@ -268,6 +268,57 @@ pub enum TextureImage {
     },
 }
 
+/// A value in a shader storage buffer (`ssbo … subdata`, `probe ssbo`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum BufferValue {
+    Float(f32),
+    Double(f64),
+    Int(i32),
+    Uint(u32),
+    Int64(i64),
+    Uint64(u64),
+}
+
+impl BufferValue {
+    pub fn bytes(self) -> Vec<u8> {
+        match self {
+            BufferValue::Float(v) => v.to_le_bytes().to_vec(),
+            BufferValue::Double(v) => v.to_le_bytes().to_vec(),
+            BufferValue::Int(v) => v.to_le_bytes().to_vec(),
+            BufferValue::Uint(v) => v.to_le_bytes().to_vec(),
+            BufferValue::Int64(v) => v.to_le_bytes().to_vec(),
+            BufferValue::Uint64(v) => v.to_le_bytes().to_vec(),
+        }
+    }
+
+    /// The same type read from `bytes` (at least as long as the type).
+    pub fn read(self, b: &[u8]) -> Option<BufferValue> {
+        let n = self.bytes().len();
+        let b = b.get(..n)?;
+        let w4 = || <[u8; 4]>::try_from(b).ok();
+        let w8 = || <[u8; 8]>::try_from(b).ok();
+        Some(match self {
+            BufferValue::Float(_) => BufferValue::Float(f32::from_le_bytes(w4()?)),
+            BufferValue::Double(_) => BufferValue::Double(f64::from_le_bytes(w8()?)),
+            BufferValue::Int(_) => BufferValue::Int(i32::from_le_bytes(w4()?)),
+            BufferValue::Uint(_) => BufferValue::Uint(u32::from_le_bytes(w4()?)),
+            BufferValue::Int64(_) => BufferValue::Int64(i64::from_le_bytes(w8()?)),
+            BufferValue::Uint64(_) => BufferValue::Uint64(u64::from_le_bytes(w8()?)),
+        })
+    }
+}
+
+/// The comparison of a `probe ssbo` line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compare {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
 /// `texparameter 2D min|mag nearest|linear`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TexFilter {
@@ -350,6 +401,24 @@ pub enum Command {
     TexParameter(TexFilter),
     /// `verify program_query GL_TRANSFORM_FEEDBACK_VARYINGS n`.
     VerifyXfbVaryings(u32),
+    /// `ssbo N SIZE`: a zero-filled shader storage buffer at GL binding point N.
+    Ssbo {
+        index: u32,
+        size: u64,
+    },
+    /// `ssbo N subdata TYPE OFFSET values…`.
+    SsboSubdata {
+        index: u32,
+        offset: u64,
+        values: Vec<BufferValue>,
+    },
+    /// `probe ssbo TYPE N OFFSET OP value`.
+    ProbeSsbo {
+        index: u32,
+        offset: u64,
+        compare: Compare,
+        value: BufferValue,
+    },
 }
 
 /// `draw rect [tex] [ortho] [patch]` / `draw instanced rect …`: corners in GL clip
@@ -580,6 +649,7 @@ fn extension_feature(name: &str) -> Option<Option<Feature>> {
         | "GL_ARB_provoking_vertex"
         | "GL_ARB_sample_shading"
         | "GL_ARB_explicit_uniform_location"
+        | "GL_ARB_shader_storage_buffer_object"
         | "GL_EXT_shader_integer_mix" => None,
         _ => return None,
     })
@@ -792,6 +862,32 @@ fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
             element: parse_num(n, number, line)?,
             value: parse_num(value, number, line)?,
         },
+        ["ssbo", index, size] => Command::Ssbo {
+            index: parse_num(index, number, line)?,
+            size: parse_num(size, number, line)?,
+        },
+        // piglit writes one value per line (and knows no `uint` subdata).
+        ["ssbo", index, "subdata", ty @ ("float" | "double" | "int" | "int64" | "uint64"), offset, value] => {
+            Command::SsboSubdata {
+                index: parse_num(index, number, line)?,
+                offset: parse_num(offset, number, line)?,
+                values: vec![parse_buffer_value(ty, value, number, line)?],
+            }
+        }
+        ["probe", "ssbo", ty, index, offset, op, value] => Command::ProbeSsbo {
+            index: parse_num(index, number, line)?,
+            offset: parse_num(offset, number, line)?,
+            compare: match *op {
+                "==" => Compare::Eq,
+                "!=" => Compare::Ne,
+                "<" => Compare::Lt,
+                "<=" => Compare::Le,
+                ">" => Compare::Gt,
+                ">=" => Compare::Ge,
+                _ => return Err(fail(number, line, "unknown comparison")),
+            },
+            value: parse_buffer_value(ty, value, number, line)?,
+        },
         ["verify", "program_query", "GL_TRANSFORM_FEEDBACK_VARYINGS", n] => {
             Command::VerifyXfbVaryings(parse_num(n, number, line)?)
         }
@@ -929,6 +1025,23 @@ fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
         ["relative", "probe", rest @ ..] => parse_probe(rest, true, 0, number, line)?,
         ["probe", rest @ ..] => parse_probe(rest, false, 0, number, line)?,
         _ => return Err(unknown()),
+    })
+}
+
+fn parse_buffer_value(
+    ty: &str,
+    v: &str,
+    number: usize,
+    line: &str,
+) -> Result<BufferValue, SceneError> {
+    Ok(match ty {
+        "float" => BufferValue::Float(parse_num(v, number, line)?),
+        "double" => BufferValue::Double(parse_num(v, number, line)?),
+        "int" => BufferValue::Int(parse_num(v, number, line)?),
+        "uint" => BufferValue::Uint(parse_num(v, number, line)?),
+        "int64" => BufferValue::Int64(parse_num(v, number, line)?),
+        "uint64" => BufferValue::Uint64(parse_num(v, number, line)?),
+        _ => return Err(skip(number, line, "unsupported buffer value type")),
     })
 }
 
@@ -1402,6 +1515,118 @@ mod tests {
             commands("provoking vertex middle"),
             Err(SceneError::Fail(_))
         ));
+    }
+
+    #[test]
+    fn piglit_rectangles() {
+        let c = commands(
+            "draw rect -1 -1 2 2\ndraw rect ortho patch 0 0 10 20\ndraw rect tex 0 0 1 1 0 0 0.5 0.5\n\
+             draw instanced rect ortho patch 3 1 2 3 4\ndraw instanced rect 2 -1 -1 1 1",
+        )
+        .unwrap();
+        let rect = |ortho, patch, instances, v: [f32; 4], tex| {
+            Command::DrawRect(Rect {
+                ortho,
+                patch,
+                instances,
+                x: v[0],
+                y: v[1],
+                w: v[2],
+                h: v[3],
+                tex,
+            })
+        };
+        assert_eq!(c[0], rect(false, false, 1, [-1., -1., 2., 2.], None));
+        assert_eq!(c[1], rect(true, true, 1, [0., 0., 10., 20.], None));
+        assert_eq!(
+            c[2],
+            rect(false, false, 1, [0., 0., 1., 1.], Some([0., 0., 0.5, 0.5]))
+        );
+        assert_eq!(c[3], rect(true, true, 3, [1., 2., 3., 4.], None));
+        assert_eq!(c[4], rect(false, false, 2, [-1., -1., 1., 1.], None));
+        assert!(matches!(
+            commands("draw rect patch 1 2 3"),
+            Err(SceneError::Fail(_))
+        ));
+    }
+
+    #[test]
+    fn limits_spirv_and_sso_requirements() {
+        let scene = parse(
+            "comment before any section\n[require]\nSPIRV YES\nSSO ENABLED\nGL_MAX_VERTEX_OUTPUT_COMPONENTS >= 128\n\
+             INT GL_MAX_PATCH_VERTICES >= 32\n[vertex shader spirv]\n; SPIR-V\n[vertex shader]\nvoid main() {}\n\
+             [vertex shader]\nvoid f() {}\n",
+        )
+        .unwrap();
+        assert_eq!(
+            scene.require.limits,
+            vec![
+                (Limit::VertexOutputComponents, 128),
+                (Limit::PatchVertices, 32)
+            ]
+        );
+        // Two compilation units of one stage; the SPIR-V section is read past.
+        assert_eq!(scene.shaders.len(), 2);
+        assert!(matches!(
+            parse("[require]\nGL_MAX_UNKNOWN_THING >= 1\n"),
+            Err(SceneError::Skip(_))
+        ));
+        assert!(matches!(
+            commands("verify program_query GL_ACTIVE_UNIFORMS 2"),
+            Err(SceneError::Skip(_))
+        ));
+        assert_eq!(
+            commands("verify program_query GL_TRANSFORM_FEEDBACK_VARYINGS 3\nlink success")
+                .unwrap(),
+            vec![Command::VerifyXfbVaryings(3), Command::LinkSuccess]
+        );
+        assert!(matches!(commands("link error"), Err(SceneError::Skip(_))));
+    }
+
+    #[test]
+    fn storage_buffers() {
+        let c = commands(
+            "ssbo 2 64\nssbo 2 subdata float 8 1.5\nssbo 0 subdata int 0 0xffffffff\n\
+             probe ssbo int 2 4 >= -3\nprobe ssbo double 1 8 == 0.25",
+        )
+        .unwrap();
+        assert_eq!(c[0], Command::Ssbo { index: 2, size: 64 });
+        assert_eq!(
+            c[1],
+            Command::SsboSubdata {
+                index: 2,
+                offset: 8,
+                values: vec![BufferValue::Float(1.5)]
+            }
+        );
+        assert_eq!(
+            c[2],
+            Command::SsboSubdata {
+                index: 0,
+                offset: 0,
+                values: vec![BufferValue::Int(-1)]
+            }
+        );
+        assert_eq!(
+            c[3],
+            Command::ProbeSsbo {
+                index: 2,
+                offset: 4,
+                compare: Compare::Ge,
+                value: BufferValue::Int(-3)
+            }
+        );
+        assert!(
+            matches!(&c[4], Command::ProbeSsbo { value: BufferValue::Double(v), .. } if *v == 0.25)
+        );
+        assert!(matches!(
+            commands("ssbo 0 subdata float 0 1 2"),
+            Err(SceneError::Skip(_))
+        ));
+        assert_eq!(
+            BufferValue::Float(0.0).read(&2.5f32.to_le_bytes()),
+            Some(BufferValue::Float(2.5))
+        );
     }
 
     #[test]

@@ -317,6 +317,7 @@ impl Player {
         };
         let pipeline = self.pipeline(key)?;
         self.bind_textures()?;
+        self.bind_storage()?;
         let vertex_buffer = if rect {
             Some(self.rect_buffer.buffer)
         } else {

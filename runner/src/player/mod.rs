@@ -20,6 +20,7 @@ use crate::vk::pipeline::{self, RasterState};
 use crate::vk::target::Targets;
 use crate::vk::{check, take_messages, Buffer, Gpu, Needs, Vulkan};
 
+mod buffers;
 mod draw;
 mod probes;
 mod textures;
@@ -282,6 +283,7 @@ pub struct Player {
     /// GL_TRANSFORM_FEEDBACK_VARYINGS of the last pre-rasterization stage.
     xfb_varyings: u32,
     textures: textures::Textures,
+    storage: buffers::StorageBuffers,
     gl_state: GlState,
     raster: RasterState,
     clear_depth: f32,
@@ -383,6 +385,7 @@ impl Player {
                 .rfind(|s| s.stage != Stage::Fragment)
                 .map_or(0, |s| s.xfb_varyings),
             textures: textures::Textures::default(),
+            storage: buffers::StorageBuffers::default(),
             gl_state: GlState::default(),
             raster: RasterState::default(),
             clear_depth: 1.0,
@@ -452,6 +455,24 @@ impl Player {
                     .1 |= pipeline::stage_flag(stage.stage);
             }
         }
+        for stage in &program.stages {
+            for block in &stage.storage_blocks {
+                self.storage
+                    .blocks
+                    .entry(block.gl_binding)
+                    .or_insert_with(|| (block.clone(), vk::ShaderStageFlags::empty()))
+                    .1 |= pipeline::stage_flag(stage.stage);
+            }
+        }
+        for (gl_binding, (_, stages)) in &self.storage.blocks {
+            bindings.push(
+                vk::DescriptorSetLayoutBinding::default()
+                    .binding(crate::glsl::FIRST_STORAGE_BINDING + gl_binding)
+                    .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                    .descriptor_count(1)
+                    .stage_flags(*stages),
+            );
+        }
         for (binding, (_, stages, _)) in &self.textures.samplers {
             bindings.push(
                 vk::DescriptorSetLayoutBinding::default()
@@ -476,6 +497,10 @@ impl Player {
                     vk::DescriptorPoolSize {
                         ty: vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
                         descriptor_count: (self.textures.samplers.len() as u32).max(1),
+                    },
+                    vk::DescriptorPoolSize {
+                        ty: vk::DescriptorType::STORAGE_BUFFER,
+                        descriptor_count: (self.storage.blocks.len() as u32).max(1),
                     },
                 ];
                 let info = vk::DescriptorPoolCreateInfo::default()
@@ -664,6 +689,18 @@ impl Player {
                     .map_err(fail)?;
             }
             Command::LinkSuccess => {}
+            Command::Ssbo { index, size } => self.create_ssbo(*index, *size)?,
+            Command::SsboSubdata {
+                index,
+                offset,
+                values,
+            } => self.ssbo_subdata(*index, *offset, values)?,
+            Command::ProbeSsbo {
+                index,
+                offset,
+                compare,
+                value,
+            } => self.probe_ssbo(*index, *offset, *compare, *value)?,
             Command::VerifyXfbVaryings(expected) => {
                 if self.xfb_varyings != *expected {
                     return Err(fail(format!(
@@ -818,6 +855,7 @@ impl Drop for Player {
             }
             self.targets.destroy(g);
             self.textures.destroy(g);
+            self.storage.destroy(g);
             for (_, b) in std::mem::take(&mut self.xfb_buffers) {
                 g.destroy_buffer(&b);
             }

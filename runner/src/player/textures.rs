@@ -18,6 +18,12 @@ pub(super) struct Texture {
     memory: vk::DeviceMemory,
     view: vk::ImageView,
     sampler: vk::Sampler,
+    sampling: Sampling,
+}
+
+/// GL's sampler state of a texture, as far as piglit's textures use it.
+#[derive(Clone, Copy, Default)]
+struct Sampling {
     min_linear: bool,
     mag_linear: bool,
     /// piglit's checkerboard clamps to a red border; the others clamp to the edge.
@@ -134,7 +140,15 @@ impl Player {
             return Err(fail("a texture of size 0 (GL_INVALID_VALUE)".into()));
         }
         let texture = self
-            .upload_texture(w, h, &data, false, false, red_border)
+            .upload_texture(
+                w,
+                h,
+                &data,
+                Sampling {
+                    red_border,
+                    ..Sampling::default()
+                },
+            )
             .map_err(fail)?;
         if let Some(old) = self.textures.units.insert(unit, texture) {
             destroy(&self.gpu, &old);
@@ -150,12 +164,11 @@ impl Player {
             return Err(fail(format!("no texture on unit {active}")));
         };
         if f.min {
-            t.min_linear = f.linear;
+            t.sampling.min_linear = f.linear;
         } else {
-            t.mag_linear = f.linear;
+            t.sampling.mag_linear = f.linear;
         }
-        let sampler =
-            make_sampler(&self.gpu, t.min_linear, t.mag_linear, t.red_border).map_err(fail)?;
+        let sampler = make_sampler(&self.gpu, t.sampling).map_err(fail)?;
         unsafe { self.gpu.device.destroy_sampler(t.sampler, None) };
         t.sampler = sampler;
         Ok(())
@@ -173,7 +186,7 @@ impl Player {
             .any(|(_, _, unit)| !self.textures.units.contains_key(unit));
         if needs_incomplete && self.textures.incomplete.is_none() {
             let t = self
-                .upload_texture(1, 1, &[0, 0, 0, 255], false, false, false)
+                .upload_texture(1, 1, &[0, 0, 0, 255], Sampling::default())
                 .map_err(fail)?;
             self.textures.incomplete = Some(t);
         }
@@ -217,9 +230,7 @@ impl Player {
         w: u32,
         h: u32,
         data: &[u8],
-        min_linear: bool,
-        mag_linear: bool,
-        red_border: bool,
+        sampling: Sampling,
     ) -> Result<Texture, String> {
         let gpu = &self.gpu;
         let d = &gpu.device;
@@ -255,15 +266,13 @@ impl Player {
             )
         }
         .map_err(check("vkCreateImageView"))?;
-        let sampler = make_sampler(gpu, min_linear, mag_linear, red_border)?;
+        let sampler = make_sampler(gpu, sampling)?;
         let texture = Texture {
             image,
             memory,
             view,
             sampler,
-            min_linear,
-            mag_linear,
-            red_border,
+            sampling,
         };
         let mut staging = gpu.buffer(data.len() as u64, vk::BufferUsageFlags::TRANSFER_SRC)?;
         staging.bytes_mut()[..data.len()].copy_from_slice(data);
@@ -326,12 +335,12 @@ impl Player {
     }
 }
 
-fn make_sampler(
-    gpu: &Gpu,
-    min_linear: bool,
-    mag_linear: bool,
-    red_border: bool,
-) -> Result<vk::Sampler, String> {
+fn make_sampler(gpu: &Gpu, sampling: Sampling) -> Result<vk::Sampler, String> {
+    let Sampling {
+        min_linear,
+        mag_linear,
+        red_border,
+    } = sampling;
     let filter = |linear| {
         if linear {
             vk::Filter::LINEAR

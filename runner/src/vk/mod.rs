@@ -481,6 +481,9 @@ impl Gpu {
         features.large_points |= available.large_points;
         features.wide_lines |= available.wide_lines;
         features.fill_mode_non_solid |= available.fill_mode_non_solid;
+        // GL lets every stage write shader storage buffers.
+        features.fragment_stores_and_atomics |= available.fragment_stores_and_atomics;
+        features.vertex_pipeline_stores_and_atomics |= available.vertex_pipeline_stores_and_atomics;
         // With shaderTessellationAndGeometryPointSize on, Vulkan requires tessellation and
         // geometry shaders emitting points to write PointSize (VUID-…-Geometry-07725),
         // which GL does not: only ask for it when the layer takes GL's point size over.
