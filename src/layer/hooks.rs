@@ -9,8 +9,8 @@ use std::sync::Arc;
 
 use super::ffi::{find_in_chain, slice};
 use super::loader_abi::{find_link_info, LayerDeviceCreateInfo, LayerInstanceCreateInfo};
-use super::push_range::{place_block, Placement};
-use super::records::{BlockSlot, LayoutRecord, ModuleRecord, RenderPassRecord};
+use super::push_range::plan_layout;
+use super::records::{LayoutRecord, ModuleRecord, RenderPassRecord};
 use super::settings::{Settings, LAYER_NAME};
 use super::shader_code::{code_words, dump_module};
 use super::{
@@ -19,7 +19,6 @@ use super::{
     DeviceFacts, EnabledExtensions, EnabledFeatures, InstanceData, InstanceDispatch,
     LayerExtension, Limits, DEVICES, INSTANCES,
 };
-use crate::semantics::Semantic;
 use crate::spirv::module::structure_error;
 
 /// `vkCreateInstance`: resolves the settings, calls down through the loader's link and
@@ -884,81 +883,6 @@ pub unsafe extern "system" fn destroy_render_pass(
             }
         },
     )
-}
-
-/// The stages that read the GL-state block on `dev`: the generated TCS (the levels) where
-/// tessellation is on, and the vertex-processing stages (point and clip state) on devices
-/// that enabled `VK_GLSEM_gl_state`.
-fn block_readers(dev: &DeviceData) -> vk::ShaderStageFlags {
-    use vk::ShaderStageFlags as S;
-    let tessellation = dev.features.tessellation_shader;
-    let mut readers = S::empty();
-    if tessellation && dev.settings.semantics.contains(Semantic::PassthroughTcs) {
-        readers |= S::TESSELLATION_CONTROL;
-    }
-    if dev.extensions.gl_state {
-        readers |= S::VERTEX;
-        if tessellation {
-            readers |= S::TESSELLATION_EVALUATION;
-        }
-        if dev.features.geometry_shader {
-            readers |= S::GEOMETRY;
-        }
-    }
-    readers
-}
-
-/// The push-constant ranges to create a layout with (`None`: the application's own) and
-/// where the layout holds the GL-state block.
-pub(super) fn plan_layout(
-    dev: &DeviceData,
-    app: &[vk::PushConstantRange],
-) -> (Option<Vec<vk::PushConstantRange>>, BlockSlot) {
-    let readers = block_readers(dev);
-    if readers.is_empty() {
-        let why = "no stage reads it (tessellationShader is off or passthrough_tcs is off, \
-                   and VK_GLSEM_gl_state is not enabled)";
-        return (None, BlockSlot::Unavailable(why.into()));
-    }
-    let placement = place_block(app, readers, dev.limits.max_push_constants_size);
-    if let Some((offset, push_stages)) = placement.block(app) {
-        log::debug!(
-            "pipeline layout: the GL-state block at push-constant offset {offset} for \
-             {readers:?}"
-        );
-        let slot = BlockSlot::Reserved {
-            offset,
-            push_stages,
-            reads: readers,
-        };
-        return (placement.ranges(app), slot);
-    }
-    let Placement::NoRoom(why) = placement else {
-        unreachable!("every other placement has a block");
-    };
-    // The levels alone may still fit where the GL state does not.
-    let tcs = vk::ShaderStageFlags::TESSELLATION_CONTROL;
-    if readers != tcs && readers.contains(tcs) {
-        let levels = place_block(app, tcs, dev.limits.max_push_constants_size);
-        if let Some((offset, push_stages)) = levels.block(app) {
-            log::warning!(
-                "pipeline layout: {why}; GL's point and clip state cannot reach its shaders \
-                 (GL's defaults are used), the tessellation levels sit at offset {offset}"
-            );
-            let slot = BlockSlot::Reserved {
-                offset,
-                push_stages,
-                reads: tcs,
-            };
-            return (levels.ranges(app), slot);
-        }
-    }
-    log::warning!(
-        "pipeline layout: {why}; pipelines on it with a tessellation evaluation shader and \
-         no control shader will fail to create, and GL's point and clip state cannot reach \
-         their shaders"
-    );
-    (None, BlockSlot::Unavailable(why))
 }
 
 /// `vkCreatePipelineLayout`: places the GL-state block.

@@ -28,8 +28,8 @@ use std::sync::Arc;
 
 use super::command_state::push;
 use super::ffi::slice;
-use super::hooks::plan_layout;
 use super::pipeline_info::{stage_of, stage_view, StageCode};
+use super::push_range::plan_layout;
 use super::records::{BlockBinding, BlockSlot, CommandBufferState, ModuleRecord, TesObjectRecord};
 use super::rewrite::{Run, Target};
 use super::{
