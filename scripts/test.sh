@@ -24,3 +24,8 @@ cargo test --workspace
 # The Debian package: built, installed with dpkg -i, two scenes through the installed
 # implicit layer (VK_GLSEM_ENABLE=1), removed with dpkg -r (scripts/test-package.sh).
 scripts/test-package.sh
+
+# piglit's GLSL corpus, a smoke set (scripts/piglit.sh installs piglit when missing): about
+# 90 tests through glsem-run against scripts/piglit-smoke.txt, and 40 through zink with and
+# without glsem beneath it, which must agree.
+scripts/piglit.sh --smoke
