@@ -69,6 +69,8 @@ pub struct UniformMember {
 #[derive(Debug, Clone)]
 pub struct UniformBlock {
     pub binding: u32,
+    /// GL's binding point of a named block (`layout(binding = N)`, else 0).
+    pub gl_binding: u32,
     /// GL's block name; `None` for the default uniform block.
     pub name: Option<String>,
     pub size: u32,
@@ -91,6 +93,10 @@ pub const FIRST_STORAGE_BINDING: u32 = 64;
 pub struct StorageBlock {
     pub name: String,
     pub gl_binding: u32,
+    /// GL_NUM_ACTIVE_VARIABLES: its buffer variables as GL enumerates them.
+    pub active_variables: u32,
+    /// GL_BUFFER_DATA_SIZE (an unsized last array counted with one element).
+    pub data_size: u32,
 }
 
 /// A `sampler2D` uniform: a combined image sampler; its GL value (the texture unit,
@@ -127,7 +133,62 @@ pub struct Program {
     pub initializers: Vec<crate::initializers::Initializer>,
 }
 
+/// A named uniform or shader storage block as `verify program_interface_query` finds it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BlockResource {
+    /// GL_NUM_ACTIVE_VARIABLES.
+    pub active_variables: u32,
+    /// GL_BUFFER_DATA_SIZE.
+    pub data_size: u32,
+}
+
 impl Program {
+    /// GL_ACTIVE_UNIFORMS: the active uniforms of every stage under their GL names (the
+    /// default blocks' and named uniform blocks' members, and the samplers), each named
+    /// once however many stages use it.
+    pub fn active_uniforms(&self) -> u32 {
+        let mut names: HashSet<&str> = HashSet::new();
+        for stage in &self.stages {
+            for block in &stage.uniform_blocks {
+                names.extend(block.members.iter().map(|m| m.name.as_str()));
+            }
+            names.extend(stage.samplers.iter().map(|s| s.name.as_str()));
+        }
+        names.len() as u32
+    }
+
+    /// The uniform (`storage` false) or shader storage block named `name`, or, with
+    /// `binding`, the one at that GL binding point (how piglit finds a SPIR-V program's
+    /// blocks, which have no names).
+    pub fn block(&self, storage: bool, name: &str, binding: Option<u32>) -> Option<BlockResource> {
+        for stage in &self.stages {
+            if storage {
+                let found = stage.storage_blocks.iter().find(|b| match binding {
+                    Some(n) => b.gl_binding == n,
+                    None => b.name == name,
+                });
+                if let Some(b) = found {
+                    return Some(BlockResource {
+                        active_variables: b.active_variables,
+                        data_size: b.data_size,
+                    });
+                }
+            } else {
+                let found = stage.uniform_blocks.iter().find(|b| match binding {
+                    Some(n) => b.name.is_some() && b.gl_binding == n,
+                    None => b.name.as_deref() == Some(name),
+                });
+                if let Some(b) = found {
+                    return Some(BlockResource {
+                        active_variables: b.members.len() as u32,
+                        data_size: b.size,
+                    });
+                }
+            }
+        }
+        None
+    }
+
     pub fn stage(&self, stage: Stage) -> Option<&StageModule> {
         self.stages.iter().find(|s| s.stage == stage)
     }
@@ -979,7 +1040,9 @@ fn bind_uniform_blocks(
             storage_blocks.push((
                 var,
                 StorageBlock {
-                    gl_binding: gl_buffer_binding(source, &type_name),
+                    gl_binding: gl_block_binding(source, "buffer", &type_name),
+                    active_variables: buffer_variables(&types, ty),
+                    data_size: explicit_size(&types, ty).next_multiple_of(16),
                     name: type_name,
                 },
             ));
@@ -1016,6 +1079,7 @@ fn bind_uniform_blocks(
                 "resource `{name}` ({storage:?}): {what} not supported"
             )));
         }
+        let gl_binding = gl_block_binding(source, "uniform", &type_name);
         let (block_name, prefix, block_binding) = if type_name == "gl_DefaultUniformBlock" {
             (None, String::new(), binding)
         } else {
@@ -1052,6 +1116,7 @@ fn bind_uniform_blocks(
             var,
             UniformBlock {
                 binding: block_binding,
+                gl_binding,
                 name: block_name,
                 size: size.max(4).next_multiple_of(16),
                 members,
@@ -1082,14 +1147,15 @@ fn bind_uniform_blocks(
     ))
 }
 
-/// GL's binding point of the buffer block `name`: the `binding = N` among the qualifiers
-/// before `buffer name` (back to the previous `;` or `}`), else 0.
-fn gl_buffer_binding(source: &str, name: &str) -> u32 {
+/// GL's binding point of the block `name` declared with `keyword` (`buffer`, `uniform`):
+/// the `binding = N` among the qualifiers before `keyword name` (back to the previous `;`
+/// or `}`), else 0.
+fn gl_block_binding(source: &str, keyword: &str, name: &str) -> u32 {
     let is_word = |c: char| c.is_alphanumeric() || c == '_';
     let mut search = 0;
-    while let Some(found) = source[search..].find("buffer") {
+    while let Some(found) = source[search..].find(keyword) {
         let at = search + found;
-        search = at + "buffer".len();
+        search = at + keyword.len();
         let before_ok = source[..at].chars().next_back().is_none_or(|c| !is_word(c));
         let rest = source[search..].trim_start();
         let after_ok = rest.starts_with(name)
@@ -1116,6 +1182,118 @@ fn gl_buffer_binding(source: &str, name: &str) -> u32 {
             .unwrap_or(0);
     }
     0
+}
+
+/// The element type of an unsized array type.
+fn runtime_array(types: &Types, ty: u32) -> Option<u32> {
+    let inst = types.def(ty)?;
+    (inst.class.opcode == Op::TypeRuntimeArray).then(|| inst.operands.first().and_then(id))?
+}
+
+/// How many active resources GL enumerates for a value of type `ty`: one per scalar,
+/// vector or matrix, or array of those (the innermost array is one resource); arrays of
+/// arrays and of structures, and structures, enumerate their elements and members.
+fn gl_leaves(types: &Types, ty: u32) -> u32 {
+    if let Some((len, elem)) = types.array(ty) {
+        return if types.shape(elem).is_some() {
+            1
+        } else {
+            len * gl_leaves(types, elem)
+        };
+    }
+    if let Some(elem) = runtime_array(types, ty) {
+        return if types.shape(elem).is_some() {
+            1
+        } else {
+            gl_leaves(types, elem)
+        };
+    }
+    if types.shape(ty).is_some() {
+        return 1;
+    }
+    types
+        .def(ty)
+        .filter(|i| i.class.opcode == Op::TypeStruct)
+        .map_or(1, |i| {
+            i.operands
+                .iter()
+                .filter_map(id)
+                .map(|m| gl_leaves(types, m))
+                .sum()
+        })
+}
+
+/// GL_NUM_ACTIVE_VARIABLES of a shader storage block: its buffer variables, where a
+/// top-level array of structures or arrays enumerates only its first element (GL 4.6
+/// section 7.3.1.1).
+fn buffer_variables(types: &Types, block: u32) -> u32 {
+    let Some(inst) = types.def(block) else {
+        return 0;
+    };
+    inst.operands
+        .iter()
+        .filter_map(id)
+        .map(|m| {
+            let elem = types
+                .array(m)
+                .map(|(_, e)| e)
+                .or_else(|| runtime_array(types, m));
+            match elem {
+                Some(e) if types.shape(e).is_none() => gl_leaves(types, e),
+                _ => gl_leaves(types, m),
+            }
+        })
+        .sum()
+}
+
+/// The bytes a value of type `ty` spans from its offset, by its explicit layout
+/// decorations (an unsized array counted with one element).
+fn explicit_size(types: &Types, ty: u32) -> u32 {
+    let stride = |t: u32| {
+        types
+            .decoration(t, Decoration::ArrayStride)
+            .and_then(|v| v.first().copied())
+            .unwrap_or(0)
+    };
+    if let Some((len, _)) = types.array(ty) {
+        return stride(ty) * len;
+    }
+    if runtime_array(types, ty).is_some() {
+        return stride(ty);
+    }
+    let Some(inst) = types.def(ty) else { return 0 };
+    if inst.class.opcode == Op::TypeStruct {
+        let members: Vec<u32> = inst.operands.iter().filter_map(id).collect();
+        return members
+            .iter()
+            .enumerate()
+            .map(|(m, &mty)| {
+                let m = m as u32;
+                let offset = types.member_literal(ty, m, Decoration::Offset).unwrap_or(0);
+                let size = match types.shape(mty) {
+                    Some((scalar, columns, rows)) if columns > 1 => {
+                        let stride = types
+                            .member_literal(ty, m, Decoration::MatrixStride)
+                            .unwrap_or(16);
+                        let row_major = types
+                            .member_decoration(ty, m, Decoration::RowMajor)
+                            .is_some();
+                        let (vectors, length) = if row_major {
+                            (rows, columns)
+                        } else {
+                            (columns, rows)
+                        };
+                        stride * (vectors - 1) + length * scalar.size()
+                    }
+                    Some((scalar, _, rows)) => rows * scalar.size(),
+                    None => explicit_size(types, mty),
+                };
+                offset + size
+            })
+            .max()
+            .unwrap_or(0);
+    }
+    types.shape(ty).map_or(0, |(s, c, r)| s.size() * c * r)
 }
 
 /// A plain `sampler2D` (float, 2D, not arrayed, multisampled or shadow), not an array.
@@ -1371,10 +1549,37 @@ mod tests {
     fn buffer_bindings_come_from_the_source() {
         let src = "layout(std430, binding = 3) buffer Out { float x; } o;\nbuffer Def { int y; };\n\
                    layout(binding=1) uniform U { float u; };\nlayout(std430 , binding= 5 ) readonly buffer In2 { float z; };";
-        assert_eq!(gl_buffer_binding(src, "Out"), 3);
-        assert_eq!(gl_buffer_binding(src, "Def"), 0);
-        assert_eq!(gl_buffer_binding(src, "In2"), 5);
-        assert_eq!(gl_buffer_binding(src, "Missing"), 0);
+        assert_eq!(gl_block_binding(src, "buffer", "Out"), 3);
+        assert_eq!(gl_block_binding(src, "buffer", "Def"), 0);
+        assert_eq!(gl_block_binding(src, "buffer", "In2"), 5);
+        assert_eq!(gl_block_binding(src, "buffer", "Missing"), 0);
+        assert_eq!(gl_block_binding(src, "uniform", "U"), 1);
+    }
+
+    #[test]
+    fn introspection_counts_as_gl_does() {
+        let scene = scene::parse(
+            "[require]\nGLSL >= 4.50\n[vertex shader]\n#version 450\nin vec4 piglit_vertex;\n\
+             struct S { float f; vec4 v[2]; };\n\
+             layout(std140, binding = 2) uniform U { S s[2]; mat2 m; } u;\n\
+             layout(std430, binding = 3) buffer B { vec2 a; S t[3]; float rest[]; } b;\n\
+             void main() { gl_Position = piglit_vertex + u.s[1].v[1] + u.m[0].xyxy + b.t[2].v[0] + b.rest[1]; }\n",
+        )
+        .unwrap();
+        let program = compiler().build(&scene).unwrap();
+        // u.s[0].f, u.s[0].v, u.s[1].f, u.s[1].v, u.m
+        assert_eq!(program.active_uniforms(), 5);
+        let u = program.block(false, "U", None).unwrap();
+        assert_eq!(u, program.block(false, "", Some(2)).unwrap());
+        assert_eq!(u.active_variables, 5);
+        // s: 2 × 48 bytes; m: two vec2 columns at a stride of 16.
+        assert_eq!(u.data_size, 96 + 32);
+        let b = program.block(true, "B", None).unwrap();
+        // a, t[0].f, t[0].v (a top-level array enumerates its first element), rest
+        assert_eq!(b.active_variables, 4);
+        // std430: a at 0, t (3 × 48) at 16, rest at 160 counted with one element.
+        assert_eq!(b.data_size, 176);
+        assert!(program.block(true, "B", Some(4)).is_none());
     }
 
     #[test]

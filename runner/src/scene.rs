@@ -401,6 +401,19 @@ pub enum Command {
     TexParameter(TexFilter),
     /// `verify program_query GL_TRANSFORM_FEEDBACK_VARYINGS n`.
     VerifyXfbVaryings(u32),
+    /// `verify program_query GL_ACTIVE_UNIFORMS n`.
+    VerifyActiveUniforms(u32),
+    /// `verify program_interface_query GL_UNIFORM_BLOCK|GL_SHADER_STORAGE_BLOCK NAME
+    /// GL_NUM_ACTIVE_VARIABLES|GL_BUFFER_DATA_SIZE n`.
+    VerifyBlock {
+        storage: bool,
+        name: String,
+        property: BlockProperty,
+        expected: u32,
+    },
+    /// `block binding|offset|array index|matrix stride|row major N`: where the next
+    /// `uniform` commands write in a uniform block of a SPIR-V program (which has no names).
+    Block(BlockField),
     /// `ssbo N SIZE`: a zero-filled shader storage buffer at GL binding point N.
     Ssbo {
         index: u32,
@@ -419,6 +432,21 @@ pub enum Command {
         compare: Compare,
         value: BufferValue,
     },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BlockProperty {
+    NumActiveVariables,
+    BufferDataSize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BlockField {
+    Binding(u32),
+    Offset(u32),
+    ArrayIndex(u32),
+    MatrixStride(u32),
+    RowMajor(bool),
 }
 
 /// `draw rect [tex] [ortho] [patch]` / `draw instanced rect …`: corners in GL clip
@@ -891,10 +919,37 @@ fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
         ["verify", "program_query", "GL_TRANSFORM_FEEDBACK_VARYINGS", n] => {
             Command::VerifyXfbVaryings(parse_num(n, number, line)?)
         }
+        ["verify", "program_query", "GL_ACTIVE_UNIFORMS", n] => {
+            Command::VerifyActiveUniforms(parse_num(n, number, line)?)
+        }
+        ["verify", "program_interface_query", interface @ ("GL_UNIFORM_BLOCK" | "GL_SHADER_STORAGE_BLOCK"), name, property @ ("GL_NUM_ACTIVE_VARIABLES" | "GL_BUFFER_DATA_SIZE"), n] => {
+            Command::VerifyBlock {
+                storage: *interface == "GL_SHADER_STORAGE_BLOCK",
+                name: name.to_string(),
+                property: if *property == "GL_BUFFER_DATA_SIZE" {
+                    BlockProperty::BufferDataSize
+                } else {
+                    BlockProperty::NumActiveVariables
+                },
+                expected: parse_num(n, number, line)?,
+            }
+        }
         ["verify", "program_query" | "program_interface_query", ..] => return Err(skip(
             number,
             line,
-            "GL program introspection is not reproduced (except GL_TRANSFORM_FEEDBACK_VARYINGS)",
+            "GL program introspection is not reproduced (except GL_TRANSFORM_FEEDBACK_VARYINGS, \
+             GL_ACTIVE_UNIFORMS and blocks' GL_NUM_ACTIVE_VARIABLES and GL_BUFFER_DATA_SIZE)",
+        )),
+        ["block", "binding", n] => Command::Block(BlockField::Binding(parse_num(n, number, line)?)),
+        ["block", "offset", n] => Command::Block(BlockField::Offset(parse_num(n, number, line)?)),
+        ["block", "array", "index", n] => {
+            Command::Block(BlockField::ArrayIndex(parse_num(n, number, line)?))
+        }
+        ["block", "matrix", "stride", n] => {
+            Command::Block(BlockField::MatrixStride(parse_num(n, number, line)?))
+        }
+        ["block", "row", "major", n] => Command::Block(BlockField::RowMajor(
+            parse_num::<u32>(n, number, line)? != 0,
         )),
         ["verify", "query_object", query, n] => Command::VerifyQuery {
             query: match *query {
@@ -1572,9 +1627,27 @@ mod tests {
             Err(SceneError::Skip(_))
         ));
         assert!(matches!(
-            commands("verify program_query GL_ACTIVE_UNIFORMS 2"),
+            commands("verify program_query GL_ACTIVE_ATTRIBUTES 2"),
             Err(SceneError::Skip(_))
         ));
+        assert_eq!(
+            commands(
+                "verify program_query GL_ACTIVE_UNIFORMS 2\nblock binding 5\nblock row major 1\n\
+                 verify program_interface_query GL_SHADER_STORAGE_BLOCK ssbo GL_BUFFER_DATA_SIZE 32"
+            )
+            .unwrap(),
+            vec![
+                Command::VerifyActiveUniforms(2),
+                Command::Block(BlockField::Binding(5)),
+                Command::Block(BlockField::RowMajor(true)),
+                Command::VerifyBlock {
+                    storage: true,
+                    name: "ssbo".into(),
+                    property: BlockProperty::BufferDataSize,
+                    expected: 32
+                }
+            ]
+        );
         assert_eq!(
             commands("verify program_query GL_TRANSFORM_FEEDBACK_VARYINGS 3\nlink success")
                 .unwrap(),

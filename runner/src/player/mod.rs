@@ -282,6 +282,10 @@ pub struct Player {
     readback_fresh: bool,
     /// GL_TRANSFORM_FEEDBACK_VARYINGS of the last pre-rasterization stage.
     xfb_varyings: u32,
+    /// What GL's program introspection reports (`verify program_query …`).
+    program: Program,
+    /// The `block …` commands' state: where SPIR-V programs' `uniform` commands write.
+    block_data: uniforms::BlockData,
     textures: textures::Textures,
     storage: buffers::StorageBuffers,
     gl_state: GlState,
@@ -384,6 +388,8 @@ impl Player {
                 .iter()
                 .rfind(|s| s.stage != Stage::Fragment)
                 .map_or(0, |s| s.xfb_varyings),
+            program: program.clone(),
+            block_data: uniforms::BlockData::default(),
             textures: textures::Textures::default(),
             storage: buffers::StorageBuffers::default(),
             gl_state: GlState::default(),
@@ -709,6 +715,51 @@ impl Player {
                     )));
                 }
             }
+            Command::VerifyActiveUniforms(expected) => {
+                let got = self.program.active_uniforms();
+                if got != *expected {
+                    return Err(fail(format!(
+                        "GL_ACTIVE_UNIFORMS: expected {expected}, observed {got}"
+                    )));
+                }
+            }
+            Command::VerifyBlock {
+                storage,
+                name,
+                property,
+                expected,
+            } => {
+                // piglit finds a SPIR-V program's block by its binding (`block binding`).
+                let binding = self
+                    .block_data
+                    .binding
+                    .map(|b| b + self.block_data.array_index);
+                let block = self.program.block(*storage, name, binding).ok_or_else(|| {
+                    fail(format!(
+                        "no active {} `{name}`{}",
+                        if *storage {
+                            "shader storage block"
+                        } else {
+                            "uniform block"
+                        },
+                        binding.map_or(String::new(), |b| format!(" at binding {b}"))
+                    ))
+                })?;
+                let (what, got) = match property {
+                    scene::BlockProperty::NumActiveVariables => {
+                        ("GL_NUM_ACTIVE_VARIABLES", block.active_variables)
+                    }
+                    scene::BlockProperty::BufferDataSize => {
+                        ("GL_BUFFER_DATA_SIZE", block.data_size)
+                    }
+                };
+                if got != *expected {
+                    return Err(fail(format!(
+                        "{what} of `{name}`: expected {expected}, observed {got}"
+                    )));
+                }
+            }
+            Command::Block(field) => self.block_data.set(*field),
             Command::Texture { unit, image } => self.create_texture(*unit, image)?,
             Command::TexParameter(f) => self.tex_parameter(*f)?,
             Command::PointSize(size) => self.gl_state.point_size = *size,

@@ -4,7 +4,7 @@
 use super::{fail, Player};
 use crate::glsl::{Scalar, UniformMember};
 use crate::initializers::Initializer;
-use crate::scene::{SceneError, Uniform, UniformData};
+use crate::scene::{BlockField, SceneError, Uniform, UniformData};
 
 /// Writes a `uniform` command's values into a default-block member at its std140 offsets.
 fn write_uniform(member: &UniformMember, u: &Uniform, bytes: &mut [u8]) -> Result<(), String> {
@@ -52,7 +52,63 @@ fn write_uniform(member: &UniformMember, u: &Uniform, bytes: &mut [u8]) -> Resul
     Ok(())
 }
 
+/// piglit's `block …` state for SPIR-V programs: `uniform` commands write at `offset` in
+/// the uniform block at GL binding point `binding` + `array_index`, their names unused.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct BlockData {
+    pub binding: Option<u32>,
+    pub offset: u32,
+    pub array_index: u32,
+    pub matrix_stride: u32,
+    pub row_major: bool,
+}
+
+impl BlockData {
+    pub fn set(&mut self, field: BlockField) {
+        match field {
+            BlockField::Binding(b) => self.binding = Some(b),
+            BlockField::Offset(o) => self.offset = o,
+            BlockField::ArrayIndex(i) => self.array_index = i,
+            BlockField::MatrixStride(s) => self.matrix_stride = s,
+            BlockField::RowMajor(r) => self.row_major = r,
+        }
+    }
+}
+
 impl Player {
+    /// A SPIR-V program's `uniform` command after `block binding N`: the value goes at the
+    /// `block offset` of the uniform block at that binding point, as piglit writes it.
+    fn set_block_uniform(&mut self, u: &Uniform, binding: u32) -> Result<(), SceneError> {
+        let d = self.block_data;
+        let target = binding + d.array_index;
+        let (_, buffer) = self
+            .uniforms
+            .iter_mut()
+            .find(|(b, _)| b.name.is_some() && b.gl_binding == target)
+            .ok_or_else(|| fail(format!("no uniform block at binding {target}")))?;
+        let scalar = match u.data {
+            UniformData::F32(_) => Scalar::Float,
+            UniformData::F64(_) => Scalar::Double,
+            UniformData::I32(_) => Scalar::Int,
+            UniformData::U32(_) => Scalar::Uint,
+        };
+        let member = UniformMember {
+            name: u.name.clone(),
+            offset: d.offset,
+            scalar,
+            columns: u.columns,
+            rows: u.rows,
+            matrix_stride: d.matrix_stride,
+            array: None,
+            row_major: d.row_major && u.columns > 1,
+        };
+        let u = Uniform {
+            index: None,
+            ..u.clone()
+        };
+        write_uniform(&member, &u, buffer.bytes_mut()).map_err(fail)
+    }
+
     /// Writes GL's link-time values of initialized uniforms into the default blocks: the
     /// leaves under the uniform's name take its values in order.
     pub(super) fn apply_initializers(&mut self, inits: &[Initializer]) -> Result<(), String> {
@@ -121,6 +177,11 @@ impl Player {
         if let (UniformData::I32(v), None) = (&u.data, u.index) {
             if v.len() == 1 && self.textures.set_unit(&u.name, v[0])? {
                 return Ok(());
+            }
+        }
+        if let Some(binding) = self.block_data.binding {
+            if !u.name.starts_with(|c: char| c.is_ascii_digit()) {
+                return self.set_block_uniform(u, binding);
             }
         }
         // `a[2]` is element 2 of the array member `a`, or the leaf named `a[2]` (an element
