@@ -105,6 +105,8 @@ pub struct StorageBlock {
 pub struct SamplerUniform {
     pub name: String,
     pub binding: u32,
+    /// Its initial texture unit: `layout(binding = N)`, else 0.
+    pub unit: u32,
 }
 
 /// One compiled and linked stage.
@@ -119,6 +121,9 @@ pub struct StageModule {
     /// Shader storage blocks by GL binding point.
     pub storage_blocks: Vec<StorageBlock>,
     pub vertex_inputs: Vec<VertexInput>,
+    /// Uniforms of the default block (and samplers) with an explicit location, from the
+    /// source: (location, GL name). glslang drops these locations.
+    pub uniform_locations: Vec<(u32, String)>,
     /// The module has the `Xfb` execution mode.
     pub xfb: bool,
     /// How many transform-feedback varyings GL reports for the module's captured outputs
@@ -183,6 +188,44 @@ impl Program {
                         active_variables: b.members.len() as u32,
                         data_size: b.size,
                     });
+                }
+            }
+        }
+        None
+    }
+
+    /// The uniform at `location` (`layout(location = N)`), as GL assigns locations: one
+    /// per scalar, vector or matrix and per array element, structure members in order.
+    /// (GL name of the leaf, element index when it is an array).
+    pub fn uniform_at(&self, location: u32) -> Option<(String, Option<u32>)> {
+        for stage in &self.stages {
+            for (base, name) in &stage.uniform_locations {
+                if location < *base {
+                    continue;
+                }
+                let mut next = *base;
+                if stage.samplers.iter().any(|s| &s.name == name) {
+                    if location == next {
+                        return Some((name.clone(), None));
+                    }
+                    continue;
+                }
+                let leaves = stage
+                    .uniform_blocks
+                    .iter()
+                    .filter(|b| b.name.is_none())
+                    .flat_map(|b| &b.members)
+                    .filter(|m| {
+                        m.name == *name
+                            || m.name.starts_with(&format!("{name}."))
+                            || m.name.starts_with(&format!("{name}["))
+                    });
+                for leaf in leaves {
+                    let count = leaf.array.map_or(1, |(len, _)| len);
+                    if location < next + count {
+                        return Some((leaf.name.clone(), leaf.array.map(|_| location - next)));
+                    }
+                    next += count;
                 }
             }
         }
@@ -353,6 +396,7 @@ impl Compiler {
             let xfb_varyings = info.xfb_varyings(&module);
             stages.push(StageModule {
                 stage,
+                uniform_locations: uniform_locations(&stage_sources[index]),
                 xfb_varyings,
                 words: module.assemble(),
                 capabilities,
@@ -507,6 +551,113 @@ fn explicit_location_names(source: &str) -> HashSet<String> {
         }
     }
     names
+}
+
+/// The uniforms declared with `layout(… location = N …) uniform TYPE NAME` (TYPE may be
+/// an inline `struct { … }`): (N, NAME).
+fn uniform_locations(source: &str) -> Vec<(u32, String)> {
+    explicit_uniforms(source)
+        .into_iter()
+        .filter_map(|(location, _, name)| Some((location?, name)))
+        .collect()
+}
+
+/// The uniforms declared with `layout(…) uniform TYPE NAME` (TYPE may be an inline
+/// `struct { … }`): (`location = N`, `binding = N`, NAME).
+fn explicit_uniforms(source: &str) -> Vec<(Option<u32>, Option<u32>, String)> {
+    // Tokens: identifiers and numbers, and single punctuation characters; no comments.
+    let mut text = String::new();
+    for line in source.lines() {
+        text.push_str(line.split("//").next().unwrap_or(""));
+        text.push('\n');
+    }
+    while let Some(start) = text.find("/*") {
+        let end = text[start..]
+            .find("*/")
+            .map_or(text.len(), |e| start + e + 2);
+        text.replace_range(start..end, " ");
+    }
+    let mut tokens: Vec<&str> = Vec::new();
+    let mut at = 0;
+    let bytes = text.as_bytes();
+    while at < bytes.len() {
+        let c = bytes[at] as char;
+        if c.is_whitespace() {
+            at += 1;
+        } else if c.is_alphanumeric() || c == '_' {
+            let end = text[at..]
+                .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .map_or(text.len(), |e| at + e);
+            tokens.push(&text[at..end]);
+            at = end;
+        } else {
+            let len = c.len_utf8();
+            tokens.push(&text[at..at + len]);
+            at += len;
+        }
+    }
+    let mut found = Vec::new();
+    let mut i = 0;
+    while i < tokens.len() {
+        if tokens[i] != "layout" || tokens.get(i + 1) != Some(&"(") {
+            i += 1;
+            continue;
+        }
+        let Some(close) = tokens[i..].iter().position(|t| *t == ")").map(|p| i + p) else {
+            break;
+        };
+        let qualifier = |q: &str| {
+            tokens[i + 2..close]
+                .windows(3)
+                .find(|w| w[0] == q && w[1] == "=")
+                .and_then(|w| w[2].parse::<u32>().ok())
+        };
+        let (location, binding) = (qualifier("location"), qualifier("binding"));
+        i = close + 1;
+        // Further qualifiers up to `uniform`.
+        let mut j = i;
+        while j < tokens.len()
+            && !matches!(tokens[j], "uniform" | "in" | "out" | "buffer" | ";" | "{")
+        {
+            j += 1;
+        }
+        if tokens.get(j) != Some(&"uniform") {
+            continue;
+        }
+        j += 1;
+        // Precision qualifiers, then the type.
+        while matches!(tokens.get(j), Some(&("highp" | "mediump" | "lowp"))) {
+            j += 1;
+        }
+        if tokens.get(j) == Some(&"struct") {
+            let Some(open) = tokens[j..].iter().position(|t| *t == "{").map(|p| j + p) else {
+                continue;
+            };
+            let mut depth = 0;
+            j = open;
+            while j < tokens.len() {
+                match tokens[j] {
+                    "{" => depth += 1,
+                    "}" => {
+                        depth -= 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+                j += 1;
+            }
+        }
+        j += 1;
+        if let Some(name) = tokens.get(j) {
+            if name.starts_with(|c: char| c.is_alphabetic() || c == '_') {
+                found.push((location, binding, name.to_string()));
+            }
+        }
+        i = j;
+    }
+    found
 }
 
 fn strip_brackets(s: &str) -> String {
@@ -1053,11 +1204,17 @@ fn bind_uniform_blocks(
             let next = FIRST_SAMPLER_BINDING
                 + named.keys().filter(|k| k.starts_with("sampler ")).count() as u32;
             let b = *named.entry(key).or_insert(next);
+            let unit = explicit_uniforms(source)
+                .into_iter()
+                .find(|(_, _, n)| *n == var_name)
+                .and_then(|(_, binding, _)| binding)
+                .unwrap_or(0);
             samplers.push((
                 var,
                 SamplerUniform {
                     name: var_name,
                     binding: b,
+                    unit,
                 },
             ));
             continue;
@@ -1128,6 +1285,14 @@ fn bind_uniform_blocks(
         set_decoration(module, *var, Decoration::Binding, block.binding);
     }
     for (var, sampler) in &samplers {
+        // glslang keeps a GL uniform location on the sampler; Vulkan forbids Location on
+        // UniformConstant (VUID-StandaloneSpirv-Location-06672). The runner keeps the
+        // location (`uniform_locations`).
+        module.annotations.retain(|i| {
+            !(i.class.opcode == Op::Decorate
+                && i.operands.first() == Some(&Operand::IdRef(*var))
+                && i.operands.get(1) == Some(&Operand::Decoration(Decoration::Location)))
+        });
         set_decoration(module, *var, Decoration::DescriptorSet, 0);
         set_decoration(module, *var, Decoration::Binding, sampler.binding);
     }
@@ -1554,6 +1719,32 @@ mod tests {
         assert_eq!(gl_block_binding(src, "buffer", "In2"), 5);
         assert_eq!(gl_block_binding(src, "buffer", "Missing"), 0);
         assert_eq!(gl_block_binding(src, "uniform", "U"), 1);
+    }
+
+    #[test]
+    fn uniform_locations_are_assigned_as_gl_does() {
+        let scene = scene::parse(
+            "[require]\nGLSL >= 4.50\n[vertex shader passthrough]\n[fragment shader]\n#version 450\n\
+             layout(location = 0) out vec4 color;\n\
+             struct S { float a; vec2 b[2]; };\n\
+             layout(location = 10) uniform vec4 u[2][2]; // not layout(location = 99)\n\
+             layout(location = 3) uniform S s[2];\n\
+             layout(location = 1, binding = 4) uniform sampler2D t;\n\
+             layout(location = 20) uniform struct { int i; mat2 m; } inl;\n\
+             void main() { color = u[1][1] + s[1].b[1].xyxy + texture(t, vec2(0)) + inl.m[0].xyxy * inl.i; }\n",
+        )
+        .unwrap();
+        let program = compiler().build(&scene).unwrap();
+        let at = |l| program.uniform_at(l);
+        assert_eq!(at(1), Some(("t".into(), None)));
+        assert_eq!(at(3), Some(("s[0].a".into(), None)));
+        assert_eq!(at(5), Some(("s[0].b".into(), Some(1))));
+        assert_eq!(at(6), Some(("s[1].a".into(), None)));
+        assert_eq!(at(12), Some(("u[1]".into(), Some(0))));
+        assert_eq!(at(21), Some(("inl.m".into(), None)));
+        assert_eq!(at(2), None);
+        let fs = program.stage(Stage::Fragment).unwrap();
+        assert_eq!(fs.samplers[0].unit, 4, "binding = N is the initial unit");
     }
 
     #[test]

@@ -457,7 +457,9 @@ impl Player {
                 self.textures
                     .samplers
                     .entry(sampler.binding)
-                    .or_insert_with(|| (sampler.clone(), vk::ShaderStageFlags::empty(), 0))
+                    .or_insert_with(|| {
+                        (sampler.clone(), vk::ShaderStageFlags::empty(), sampler.unit)
+                    })
                     .1 |= pipeline::stage_flag(stage.stage);
             }
         }

@@ -173,15 +173,31 @@ impl Player {
     }
 
     pub(super) fn set_uniform(&mut self, u: &Uniform) -> Result<(), SceneError> {
+        if let Ok(location) = u.name.parse::<u32>() {
+            // A SPIR-V program's uniform, named by its location (piglit's glUniform*(loc)).
+            let Some((name, index)) = self.program.uniform_at(location + u.index.unwrap_or(0))
+            else {
+                // piglit's tests name only active uniforms' locations.
+                return Err(fail(format!("no active uniform at location {location}")));
+            };
+            return self.set_named_uniform(&Uniform {
+                name,
+                index,
+                ..u.clone()
+            });
+        }
+        if let Some(binding) = self.block_data.binding {
+            return self.set_block_uniform(u, binding);
+        }
+        self.set_named_uniform(u)
+    }
+
+    /// A uniform by its GL name.
+    fn set_named_uniform(&mut self, u: &Uniform) -> Result<(), SceneError> {
         // A sampler's value is its texture unit.
         if let (UniformData::I32(v), None) = (&u.data, u.index) {
             if v.len() == 1 && self.textures.set_unit(&u.name, v[0])? {
                 return Ok(());
-            }
-        }
-        if let Some(binding) = self.block_data.binding {
-            if !u.name.starts_with(|c: char| c.is_ascii_digit()) {
-                return self.set_block_uniform(u, binding);
             }
         }
         // `a[2]` is element 2 of the array member `a`, or the leaf named `a[2]` (an element
