@@ -11,6 +11,10 @@
 //! 4. `#version 140` with `GL_ARB_enhanced_layouts` or `GL_ARB_gpu_shader_fp64` becomes
 //!    `#version 150`: glslang rejects `layout(component = …)` and `double` in a shader
 //!    without a profile (1.40 has none; 1.50 is the first with one).
+//! 5. A shader below GLSL 4.30 with `#extension GL_ARB_shader_atomic_counters` becomes
+//!    `#version 430`: glslang (`-R`) turns atomic counters into a storage block and their
+//!    functions into `atomicAdd` & co, which it only declares from 4.30 on (and it only
+//!    takes the counters' `layout(binding = N)` from 4.20 on).
 
 /// The fixed source and the names of the fixes applied.
 pub fn apply(source: &str) -> (String, Vec<&'static str>) {
@@ -69,6 +73,10 @@ pub fn apply(source: &str) -> (String, Vec<&'static str>) {
     {
         text = after_version(&text, "#extension GL_ARB_separate_shader_objects : enable");
         applied.push("GL_ARB_separate_shader_objects for a redeclared gl_PerVertex");
+    }
+    if version.is_some_and(|v| v < 430) && has_extension(&text, "GL_ARB_shader_atomic_counters") {
+        text = set_version(&text, 430);
+        applied.push("GL_ARB_shader_atomic_counters as GLSL 4.30");
     }
     if version == Some(140)
         && (has_extension(&text, "GL_ARB_enhanced_layouts")
@@ -156,6 +164,16 @@ mod tests {
         let (t, f) = apply("#version 450\nout gl_PerVertex { vec4 gl_Position; };\n");
         assert!(f.is_empty());
         assert!(!t.contains("#extension"));
+    }
+
+    #[test]
+    fn atomic_counters_become_glsl_430() {
+        let (t, f) = apply(
+            "#version 150\n#extension GL_ARB_shader_atomic_counters: require\n\
+             layout(binding=0) uniform atomic_uint a;\n",
+        );
+        assert!(t.starts_with("#version 430\n#extension GL_ARB_shader_atomic_counters"));
+        assert_eq!(f.len(), 1);
     }
 
     #[test]

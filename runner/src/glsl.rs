@@ -87,6 +87,12 @@ const FIRST_SAMPLER_BINDING: u32 = 32;
 /// Descriptor bindings of shader storage blocks: this plus the GL binding point.
 pub const FIRST_STORAGE_BINDING: u32 = 64;
 
+/// GL's atomic counter buffer binding point N is served as the storage buffer at "binding
+/// point" `ATOMIC_COUNTER_BINDINGS + N`: glslang (`-R`) turns a stage's atomic counters of
+/// binding N into a storage block `gl_AtomicCounterBlock_N` with GL's offsets, and GL's
+/// atomic counter and shader storage binding points are apart.
+pub const ATOMIC_COUNTER_BINDINGS: u32 = 32;
+
 /// A shader storage block: GL's binding point (`layout(binding = N)`, else 0), served by
 /// the buffer of the `ssbo N …` commands.
 #[derive(Debug, Clone, PartialEq)]
@@ -97,6 +103,9 @@ pub struct StorageBlock {
     pub active_variables: u32,
     /// GL_BUFFER_DATA_SIZE (an unsized last array counted with one element).
     pub data_size: u32,
+    /// For glslang's block of atomic counters: the counters as GL's uniforms (an array of
+    /// counters one, an array of arrays one per innermost array).
+    pub atomic_counters: Option<Vec<String>>,
 }
 
 /// A `sampler2D` uniform: a combined image sampler; its GL value (the texture unit,
@@ -158,6 +167,9 @@ impl Program {
                 names.extend(block.members.iter().map(|m| m.name.as_str()));
             }
             names.extend(stage.samplers.iter().map(|s| s.name.as_str()));
+            for block in &stage.storage_blocks {
+                names.extend(block.atomic_counters.iter().flatten().map(String::as_str));
+            }
         }
         names.len() as u32
     }
@@ -168,9 +180,12 @@ impl Program {
     pub fn block(&self, storage: bool, name: &str, binding: Option<u32>) -> Option<BlockResource> {
         for stage in &self.stages {
             if storage {
-                let found = stage.storage_blocks.iter().find(|b| match binding {
-                    Some(n) => b.gl_binding == n,
-                    None => b.name == name,
+                let found = stage.storage_blocks.iter().find(|b| {
+                    b.atomic_counters.is_none()
+                        && match binding {
+                            Some(n) => b.gl_binding == n,
+                            None => b.name == name,
+                        }
                 });
                 if let Some(b) = found {
                     return Some(BlockResource {
@@ -1188,12 +1203,35 @@ fn bind_uniform_blocks(
             || (storage == StorageClass::StorageBuffer
                 && types.decoration(ty, Decoration::Block).is_some());
         if is_ssbo {
+            let atomic = type_name
+                .strip_prefix("gl_AtomicCounterBlock_")
+                .and_then(|b| b.parse::<u32>().ok());
+            let atomic_counters = atomic.map(|_| {
+                let member_types: Vec<u32> = types
+                    .def(ty)
+                    .map(|i| i.operands.iter().filter_map(id).collect())
+                    .unwrap_or_default();
+                let mut names = Vec::new();
+                for (m, &mty) in member_types.iter().enumerate() {
+                    let name = types
+                        .member_names
+                        .get(&(ty, m as u32))
+                        .cloned()
+                        .unwrap_or_default();
+                    names.extend((0..gl_leaves(&types, mty)).map(|k| format!("{name}#{k}")));
+                }
+                names
+            });
             storage_blocks.push((
                 var,
                 StorageBlock {
-                    gl_binding: gl_block_binding(source, "buffer", &type_name),
+                    gl_binding: match atomic {
+                        Some(b) => ATOMIC_COUNTER_BINDINGS + b,
+                        None => gl_block_binding(source, "buffer", &type_name),
+                    },
                     active_variables: buffer_variables(&types, ty),
                     data_size: explicit_size(&types, ty).next_multiple_of(16),
+                    atomic_counters,
                     name: type_name,
                 },
             ));

@@ -3,6 +3,7 @@
 //! Parsing never panics and never guesses: an unknown section, command or requirement turns
 //! the scene into a SKIP naming the line, a malformed number into a FAIL naming the line.
 
+use crate::glsl::ATOMIC_COUNTER_BINDINGS;
 use std::fmt;
 
 /// Why a scene could not be turned into something runnable.
@@ -95,6 +96,8 @@ pub enum Limit {
     VertexAttribs,
     DrawBuffers,
     ClipDistances,
+    /// GL_MAX_*_ATOMIC_COUNTER_BUFFERS: atomic counter buffers are storage buffers.
+    AtomicCounterBuffers,
 }
 
 impl Limit {
@@ -119,6 +122,12 @@ impl Limit {
             "GL_MAX_VERTEX_ATTRIBS" => L::VertexAttribs,
             "GL_MAX_DRAW_BUFFERS" | "GL_MAX_COLOR_ATTACHMENTS" => L::DrawBuffers,
             "GL_MAX_CLIP_DISTANCES" | "GL_MAX_CLIP_PLANES" => L::ClipDistances,
+            "GL_MAX_VERTEX_ATOMIC_COUNTER_BUFFERS"
+            | "GL_MAX_TESS_CONTROL_ATOMIC_COUNTER_BUFFERS"
+            | "GL_MAX_TESS_EVALUATION_ATOMIC_COUNTER_BUFFERS"
+            | "GL_MAX_GEOMETRY_ATOMIC_COUNTER_BUFFERS"
+            | "GL_MAX_FRAGMENT_ATOMIC_COUNTER_BUFFERS"
+            | "GL_MAX_COMBINED_ATOMIC_COUNTER_BUFFERS" => L::AtomicCounterBuffers,
             _ => return None,
         })
     }
@@ -678,6 +687,7 @@ fn extension_feature(name: &str) -> Option<Option<Feature>> {
         | "GL_ARB_sample_shading"
         | "GL_ARB_explicit_uniform_location"
         | "GL_ARB_shader_storage_buffer_object"
+        | "GL_ARB_shader_atomic_counters"
         | "GL_EXT_shader_integer_mix" => None,
         _ => return None,
     })
@@ -891,29 +901,49 @@ fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
             value: parse_num(value, number, line)?,
         },
         ["ssbo", index, size] => Command::Ssbo {
-            index: parse_num(index, number, line)?,
+            index: parse_ssbo_binding(index, number, line)?,
             size: parse_num(size, number, line)?,
+        },
+        // Atomic counter buffers: storage buffers past the shader storage binding points.
+        ["atomic", "counters", n] => Command::Ssbo {
+            index: ATOMIC_COUNTER_BINDINGS,
+            size: 4 * parse_num::<u64>(n, number, line)?,
+        },
+        ["atomic", "counter", "buffer", binding, n] => Command::Ssbo {
+            index: ATOMIC_COUNTER_BINDINGS + parse_num::<u32>(binding, number, line)?,
+            size: 4 * parse_num::<u64>(n, number, line)?,
+        },
+        ["atomic", "counter", binding, counter, value] => Command::SsboSubdata {
+            index: ATOMIC_COUNTER_BINDINGS + parse_num::<u32>(binding, number, line)?,
+            offset: 4 * parse_num::<u64>(counter, number, line)?,
+            values: vec![BufferValue::Uint(parse_num(value, number, line)?)],
+        },
+        ["probe", "atomic", "counter", "buffer", binding, offset, op, value] => {
+            Command::ProbeSsbo {
+                index: ATOMIC_COUNTER_BINDINGS + parse_num::<u32>(binding, number, line)?,
+                offset: parse_num(offset, number, line)?,
+                compare: parse_compare(op, number, line)?,
+                value: BufferValue::Uint(parse_num(value, number, line)?),
+            }
+        }
+        ["probe", "atomic", "counter", counter, op, value] => Command::ProbeSsbo {
+            index: ATOMIC_COUNTER_BINDINGS,
+            offset: 4 * parse_num::<u64>(counter, number, line)?,
+            compare: parse_compare(op, number, line)?,
+            value: BufferValue::Uint(parse_num(value, number, line)?),
         },
         // piglit writes one value per line (and knows no `uint` subdata).
         ["ssbo", index, "subdata", ty @ ("float" | "double" | "int" | "int64" | "uint64"), offset, value] => {
             Command::SsboSubdata {
-                index: parse_num(index, number, line)?,
+                index: parse_ssbo_binding(index, number, line)?,
                 offset: parse_num(offset, number, line)?,
                 values: vec![parse_buffer_value(ty, value, number, line)?],
             }
         }
         ["probe", "ssbo", ty, index, offset, op, value] => Command::ProbeSsbo {
-            index: parse_num(index, number, line)?,
+            index: parse_ssbo_binding(index, number, line)?,
             offset: parse_num(offset, number, line)?,
-            compare: match *op {
-                "==" => Compare::Eq,
-                "!=" => Compare::Ne,
-                "<" => Compare::Lt,
-                "<=" => Compare::Le,
-                ">" => Compare::Gt,
-                ">=" => Compare::Ge,
-                _ => return Err(fail(number, line, "unknown comparison")),
-            },
+            compare: parse_compare(op, number, line)?,
             value: parse_buffer_value(ty, value, number, line)?,
         },
         ["verify", "program_query", "GL_TRANSFORM_FEEDBACK_VARYINGS", n] => {
@@ -1081,6 +1111,31 @@ fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
         ["probe", rest @ ..] => parse_probe(rest, false, 0, number, line)?,
         _ => return Err(unknown()),
     })
+}
+
+fn parse_compare(op: &str, number: usize, line: &str) -> Result<Compare, SceneError> {
+    Ok(match op {
+        "==" => Compare::Eq,
+        "!=" => Compare::Ne,
+        "<" => Compare::Lt,
+        "<=" => Compare::Le,
+        ">" => Compare::Gt,
+        ">=" => Compare::Ge,
+        _ => return Err(fail(number, line, "unknown comparison")),
+    })
+}
+
+/// A shader storage binding point, below the atomic counter buffers' (`ATOMIC_COUNTER_BINDINGS`).
+fn parse_ssbo_binding(v: &str, number: usize, line: &str) -> Result<u32, SceneError> {
+    let n: u32 = parse_num(v, number, line)?;
+    if n >= ATOMIC_COUNTER_BINDINGS {
+        return Err(skip(
+            number,
+            line,
+            "shader storage binding points from 32 on are not supported",
+        ));
+    }
+    Ok(n)
 }
 
 fn parse_buffer_value(
@@ -1654,6 +1709,44 @@ mod tests {
             vec![Command::VerifyXfbVaryings(3), Command::LinkSuccess]
         );
         assert!(matches!(commands("link error"), Err(SceneError::Skip(_))));
+    }
+
+    #[test]
+    fn atomic_counters_are_storage_buffers_past_the_ssbo_bindings() {
+        let c = commands(
+            "atomic counters 2\natomic counter buffer 1 4\natomic counter 1 3 7\n\
+             probe atomic counter 1 == 16\nprobe atomic counter buffer 1 12 == 7",
+        )
+        .unwrap();
+        let a = ATOMIC_COUNTER_BINDINGS;
+        assert_eq!(
+            c,
+            vec![
+                Command::Ssbo { index: a, size: 8 },
+                Command::Ssbo {
+                    index: a + 1,
+                    size: 16
+                },
+                Command::SsboSubdata {
+                    index: a + 1,
+                    offset: 12,
+                    values: vec![BufferValue::Uint(7)]
+                },
+                Command::ProbeSsbo {
+                    index: a,
+                    offset: 4,
+                    compare: Compare::Eq,
+                    value: BufferValue::Uint(16)
+                },
+                Command::ProbeSsbo {
+                    index: a + 1,
+                    offset: 12,
+                    compare: Compare::Eq,
+                    value: BufferValue::Uint(7)
+                },
+            ]
+        );
+        assert!(matches!(commands("ssbo 32 16"), Err(SceneError::Skip(_))));
     }
 
     #[test]

@@ -8,9 +8,17 @@ use std::collections::BTreeMap;
 use ash::vk;
 
 use super::{fail, Player};
-use crate::glsl::{StorageBlock, FIRST_STORAGE_BINDING};
+use crate::glsl::{StorageBlock, ATOMIC_COUNTER_BINDINGS, FIRST_STORAGE_BINDING};
 use crate::scene::{BufferValue, Compare, SceneError};
 use crate::vk::{Buffer, Gpu};
+
+/// How the scene names the buffer at storage "binding point" `index`.
+fn buffer_name(index: u32) -> String {
+    match index.checked_sub(ATOMIC_COUNTER_BINDINGS) {
+        Some(b) => format!("atomic counter buffer {b}"),
+        None => format!("ssbo {index}"),
+    }
+}
 
 #[derive(Default)]
 pub(super) struct StorageBuffers {
@@ -51,7 +59,7 @@ impl Player {
             .storage
             .buffers
             .get_mut(&index)
-            .ok_or_else(|| fail(format!("no `ssbo {index} SIZE` before its subdata")))?;
+            .ok_or_else(|| fail(format!("no {} before its subdata", buffer_name(index))))?;
         let bytes: Vec<u8> = values.iter().flat_map(|v| v.bytes()).collect();
         let at = offset as usize;
         let size = buffer.size;
@@ -60,7 +68,8 @@ impl Player {
             .get_mut(at..at + bytes.len())
             .ok_or_else(|| {
                 fail(format!(
-                    "subdata at {offset} is beyond ssbo {index} ({size} bytes)"
+                    "subdata at {offset} is beyond {} ({size} bytes)",
+                    buffer_name(index)
                 ))
             })?
             .copy_from_slice(&bytes);
@@ -78,12 +87,12 @@ impl Player {
             .storage
             .buffers
             .get(&index)
-            .ok_or_else(|| fail(format!("no ssbo {index}")))?;
+            .ok_or_else(|| fail(format!("no {}", buffer_name(index))))?;
         let got = buffer
             .bytes()
             .get(offset as usize..)
             .and_then(|b| value.read(b))
-            .ok_or_else(|| fail(format!("offset {offset} is beyond ssbo {index}")))?;
+            .ok_or_else(|| fail(format!("offset {offset} is beyond {}", buffer_name(index))))?;
         let ordering = match (got, value) {
             (BufferValue::Float(a), BufferValue::Float(b)) => (a as f64).partial_cmp(&(b as f64)),
             (BufferValue::Double(a), BufferValue::Double(b)) => a.partial_cmp(&b),
@@ -107,7 +116,8 @@ impl Player {
             Ok(())
         } else {
             Err(fail(format!(
-                "ssbo {index} at {offset}: expected {compare:?} {value:?}, observed {got:?}"
+                "{} at {offset}: expected {compare:?} {value:?}, observed {got:?}",
+                buffer_name(index)
             )))
         }
     }
@@ -121,8 +131,9 @@ impl Player {
         for (gl_binding, (block, _)) in &self.storage.blocks {
             let buffer = self.storage.buffers.get(gl_binding).ok_or_else(|| {
                 fail(format!(
-                    "buffer block `{}` reads binding point {gl_binding}, which has no buffer (`ssbo {gl_binding} SIZE`)",
-                    block.name
+                    "buffer block `{}` reads a binding point with no buffer ({})",
+                    block.name,
+                    buffer_name(*gl_binding)
                 ))
             })?;
             infos.push((

@@ -176,6 +176,7 @@ fn lacking_limit(scene: &Scene, gpu: &Gpu) -> Option<String> {
             L::VertexAttribs => l.max_vertex_input_attributes,
             L::DrawBuffers => l.max_color_attachments,
             L::ClipDistances => l.max_clip_distances,
+            L::AtomicCounterBuffers => l.max_per_stage_descriptor_storage_buffers,
         };
         (have < *want).then(|| format!("{} has {limit:?} {have}, the scene needs {want}", gpu.name))
     })
