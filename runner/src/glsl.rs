@@ -568,6 +568,16 @@ fn explicit_location_names(source: &str) -> HashSet<String> {
     names
 }
 
+/// A glslang failure of linking only: every `ERROR:` is a `Linking … stage` one (no
+/// compile error, which fails a GL test before it links).
+pub fn is_link_error(message: &str) -> bool {
+    let errors: Vec<&str> = message
+        .split(" | ")
+        .flat_map(|part| part.split("ERROR: ").skip(1))
+        .collect();
+    !errors.is_empty() && errors.iter().all(|e| e.starts_with("Linking "))
+}
+
 /// The uniforms declared with `layout(… location = N …) uniform TYPE NAME` (TYPE may be
 /// an inline `struct { … }`): (N, NAME).
 fn uniform_locations(source: &str) -> Vec<(u32, String)> {

@@ -401,6 +401,8 @@ pub enum Command {
     PolygonMode(PolygonMode),
     /// `link success`: the program linked (checked before `[test]` runs).
     LinkSuccess,
+    /// `link error`: the program does not link (checked before `[test]` runs).
+    LinkError,
     /// `texture rgbw UNIT (w, h)`, `texture checkerboard UNIT 0 (w, h) (c1) (c2)`.
     Texture {
         unit: u32,
@@ -1039,13 +1041,8 @@ fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
         }
         // The program compiled and linked, or the scene would not have got here.
         ["link", "success"] => Command::LinkSuccess,
-        ["link", "error"] => {
-            return Err(skip(
-                number,
-                line,
-                "GL's link-time errors are not reproduced (glslang compiles each stage alone)",
-            ))
-        }
+        // Checked before `[test]` runs: glslang's link of a stage's compilation units failed.
+        ["link", "error"] => Command::LinkError,
         ["point", "size", v] => {
             let size: f32 = parse_num(v, number, line)?;
             if size <= 0.0 {
@@ -1708,7 +1705,7 @@ mod tests {
                 .unwrap(),
             vec![Command::VerifyXfbVaryings(3), Command::LinkSuccess]
         );
-        assert!(matches!(commands("link error"), Err(SceneError::Skip(_))));
+        assert_eq!(commands("link error").unwrap(), vec![Command::LinkError]);
     }
 
     #[test]

@@ -86,8 +86,25 @@ pub fn play(vulkan: &Vulkan, compiler: &Compiler, path: &Path, options: &Options
     if scene.has_stage(Stage::TessEval) && !scene.has_stage(Stage::TessControl) && !vulkan.layer {
         return stop(Outcome::Fail(TES_WITHOUT_TCS.into()), None);
     }
+    // `link error`: GL links the stages' shaders; glslang links a stage's compilation
+    // units (`-l`) and reports what it finds as `Linking … stage` errors. Other link-time
+    // checks (between stages) are not reproduced.
+    let link_error = scene.uses(|c| matches!(c, Command::LinkError));
     let program = match compiler.build(&scene) {
+        Ok(_) if link_error => {
+            return stop(
+                Outcome::Skip(
+                    "`link error`: the program links with glslang; GL's link-time checks \
+                     between stages are not reproduced"
+                        .into(),
+                ),
+                None,
+            )
+        }
         Ok(p) => p,
+        Err(SceneError::Fail(m)) if link_error && crate::glsl::is_link_error(&m) => {
+            return stop(Outcome::Pass, None)
+        }
         Err(e) => return stop(e.into(), None),
     };
     let mut needs = needs(&scene, &program);
@@ -697,7 +714,7 @@ impl Player {
                 self.replace_targets(&formats, self.targets.dynamic)
                     .map_err(fail)?;
             }
-            Command::LinkSuccess => {}
+            Command::LinkSuccess | Command::LinkError => {}
             Command::Ssbo { index, size } => self.create_ssbo(*index, *size)?,
             Command::SsboSubdata {
                 index,
