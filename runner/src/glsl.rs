@@ -69,8 +69,11 @@ pub struct UniformMember {
 #[derive(Debug, Clone)]
 pub struct UniformBlock {
     pub binding: u32,
-    /// GL's binding point of a named block (`layout(binding = N)`, else 0).
+    /// GL's binding point of a named block (`layout(binding = N)`, else 0; element i of
+    /// an array of blocks is at N + i).
     pub gl_binding: u32,
+    /// The element of an array of blocks (the descriptor's array element), else 0.
+    pub element: u32,
     /// GL's block name; `None` for the default uniform block.
     pub name: Option<String>,
     pub size: u32,
@@ -99,6 +102,9 @@ pub const ATOMIC_COUNTER_BINDINGS: u32 = 32;
 pub struct StorageBlock {
     pub name: String,
     pub gl_binding: u32,
+    /// An array of blocks: its length (its elements at binding points `gl_binding + i`),
+    /// else 1.
+    pub count: u32,
     /// GL_NUM_ACTIVE_VARIABLES: its buffer variables as GL enumerates them.
     pub active_variables: u32,
     /// GL_BUFFER_DATA_SIZE (an unsized last array counted with one element).
@@ -180,12 +186,14 @@ impl Program {
     pub fn block(&self, storage: bool, name: &str, binding: Option<u32>) -> Option<BlockResource> {
         for stage in &self.stages {
             if storage {
+                // Element i of an array of blocks: `Block[i]`, at binding point N + i.
                 let found = stage.storage_blocks.iter().find(|b| {
                     b.atomic_counters.is_none()
-                        && match binding {
-                            Some(n) => b.gl_binding == n,
-                            None => b.name == name,
-                        }
+                        && (0..b.count).any(|i| match binding {
+                            Some(n) => b.gl_binding + i == n,
+                            None if b.count == 1 => b.name == name,
+                            None => format!("{}[{i}]", b.name) == name,
+                        })
                 });
                 if let Some(b) = found {
                     return Some(BlockResource {
@@ -1204,6 +1212,15 @@ fn bind_uniform_blocks(
             continue;
         };
         let ty = types.pointee(ptr).unwrap_or(0);
+        // A (one-dimensional) array of blocks: one descriptor array.
+        let is_block = |t: u32| {
+            types.decoration(t, Decoration::Block).is_some()
+                || types.decoration(t, Decoration::BufferBlock).is_some()
+        };
+        let (ty, array_len) = match types.array(ty) {
+            Some((len, elem)) if is_block(elem) => (elem, Some(len)),
+            _ => (ty, None),
+        };
         let type_name = types.names.get(&ty).cloned().unwrap_or_default();
         let var_name = types.names.get(&var).cloned().unwrap_or_default();
         let is_ubo =
@@ -1239,6 +1256,7 @@ fn bind_uniform_blocks(
                         Some(b) => ATOMIC_COUNTER_BINDINGS + b,
                         None => gl_block_binding(source, "buffer", &type_name),
                     },
+                    count: array_len.unwrap_or(1),
                     active_variables: buffer_variables(&types, ty),
                     data_size: explicit_size(&types, ty).next_multiple_of(16),
                     atomic_counters,
@@ -1271,7 +1289,7 @@ fn bind_uniform_blocks(
             let what = match storage {
                 StorageClass::UniformConstant => "samplers other than sampler2D, and images, are",
                 StorageClass::Uniform | StorageClass::StorageBuffer => {
-                    "shader storage blocks and arrays of uniform blocks are"
+                    "arrays of arrays of blocks are"
                 }
                 _ => "push constants are",
             };
@@ -1317,16 +1335,34 @@ fn bind_uniform_blocks(
             })
             .max()
             .unwrap_or(0);
-        found.push((
-            var,
-            UniformBlock {
-                binding: block_binding,
-                gl_binding,
-                name: block_name,
-                size: size.max(4).next_multiple_of(16),
-                members,
-            },
-        ));
+        let size = size.max(4).next_multiple_of(16);
+        match array_len {
+            None => found.push((
+                var,
+                UniformBlock {
+                    binding: block_binding,
+                    gl_binding,
+                    element: 0,
+                    name: block_name,
+                    size,
+                    members,
+                },
+            )),
+            // GL's blocks `Block[i]`, their members named `Block.member` all the same.
+            Some(len) => found.extend((0..len).map(|i| {
+                (
+                    var,
+                    UniformBlock {
+                        binding: block_binding,
+                        gl_binding: gl_binding + i,
+                        element: i,
+                        name: block_name.as_ref().map(|n| format!("{n}[{i}]")),
+                        size,
+                        members: members.clone(),
+                    },
+                )
+            })),
+        }
     }
     for (var, block) in &found {
         set_decoration(module, *var, Decoration::DescriptorSet, 0);

@@ -129,28 +129,34 @@ impl Player {
         }
         let mut infos = Vec::new();
         for (gl_binding, (block, _)) in &self.storage.blocks {
-            let buffer = self.storage.buffers.get(gl_binding).ok_or_else(|| {
-                fail(format!(
-                    "buffer block `{}` reads a binding point with no buffer ({})",
-                    block.name,
-                    buffer_name(*gl_binding)
-                ))
-            })?;
-            infos.push((
-                FIRST_STORAGE_BINDING + gl_binding,
-                [vk::DescriptorBufferInfo {
-                    buffer: buffer.buffer,
-                    offset: 0,
-                    range: vk::WHOLE_SIZE,
-                }],
-            ));
+            // Element i of an array of blocks reads binding point N + i.
+            for i in 0..block.count {
+                let at = gl_binding + i;
+                let buffer = self.storage.buffers.get(&at).ok_or_else(|| {
+                    fail(format!(
+                        "buffer block `{}` reads a binding point with no buffer ({})",
+                        block.name,
+                        buffer_name(at)
+                    ))
+                })?;
+                infos.push((
+                    FIRST_STORAGE_BINDING + gl_binding,
+                    i,
+                    [vk::DescriptorBufferInfo {
+                        buffer: buffer.buffer,
+                        offset: 0,
+                        range: vk::WHOLE_SIZE,
+                    }],
+                ));
+            }
         }
         let writes: Vec<_> = infos
             .iter()
-            .map(|(binding, info)| {
+            .map(|(binding, element, info)| {
                 vk::WriteDescriptorSet::default()
                     .dst_set(self.descriptor_set)
                     .dst_binding(*binding)
+                    .dst_array_element(*element)
                     .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
                     .buffer_info(info)
             })

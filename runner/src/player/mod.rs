@@ -445,24 +445,30 @@ impl Player {
         }
         // One buffer per block: a stage's default block, or a named block shared by every
         // stage that declares it.
-        let mut blocks: BTreeMap<u32, (UniformBlock, vk::ShaderStageFlags)> = BTreeMap::new();
+        let mut blocks: BTreeMap<(u32, u32), (UniformBlock, vk::ShaderStageFlags)> =
+            BTreeMap::new();
         for stage in &program.stages {
             for block in &stage.uniform_blocks {
                 blocks
-                    .entry(block.binding)
+                    .entry((block.binding, block.element))
                     .or_insert_with(|| (block.clone(), vk::ShaderStageFlags::empty()))
                     .1 |= pipeline::stage_flag(stage.stage);
             }
         }
         let mut bindings = Vec::new();
-        for (binding, (block, stages)) in blocks {
-            bindings.push(
-                vk::DescriptorSetLayoutBinding::default()
-                    .binding(binding)
-                    .descriptor_type(vk::DescriptorType::UNIFORM_BUFFER)
-                    .descriptor_count(1)
-                    .stage_flags(stages),
-            );
+        for ((binding, element), (block, stages)) in blocks {
+            // An array of blocks: one binding, a descriptor per element.
+            if element == 0 {
+                bindings.push(
+                    vk::DescriptorSetLayoutBinding::default()
+                        .binding(binding)
+                        .descriptor_type(vk::DescriptorType::UNIFORM_BUFFER)
+                        .descriptor_count(1)
+                        .stage_flags(stages),
+                );
+            } else if let Some(b) = bindings.iter_mut().find(|b| b.binding == binding) {
+                b.descriptor_count = b.descriptor_count.max(element + 1);
+            }
             let mut buffer = self
                 .gpu
                 .buffer(block.size as u64, vk::BufferUsageFlags::UNIFORM_BUFFER)?;
@@ -490,12 +496,12 @@ impl Player {
                     .1 |= pipeline::stage_flag(stage.stage);
             }
         }
-        for (gl_binding, (_, stages)) in &self.storage.blocks {
+        for (gl_binding, (block, stages)) in &self.storage.blocks {
             bindings.push(
                 vk::DescriptorSetLayoutBinding::default()
                     .binding(crate::glsl::FIRST_STORAGE_BINDING + gl_binding)
                     .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-                    .descriptor_count(1)
+                    .descriptor_count(block.count)
                     .stage_flags(*stages),
             );
         }
@@ -526,7 +532,13 @@ impl Player {
                     },
                     vk::DescriptorPoolSize {
                         ty: vk::DescriptorType::STORAGE_BUFFER,
-                        descriptor_count: (self.storage.blocks.len() as u32).max(1),
+                        descriptor_count: self
+                            .storage
+                            .blocks
+                            .values()
+                            .map(|(b, _)| b.count)
+                            .sum::<u32>()
+                            .max(1),
                     },
                 ];
                 let info = vk::DescriptorPoolCreateInfo::default()
@@ -561,6 +573,7 @@ impl Player {
                         vk::WriteDescriptorSet::default()
                             .dst_set(self.descriptor_set)
                             .dst_binding(block.binding)
+                            .dst_array_element(block.element)
                             .descriptor_type(vk::DescriptorType::UNIFORM_BUFFER)
                             .buffer_info(info)
                     })
@@ -749,11 +762,9 @@ impl Player {
                 property,
                 expected,
             } => {
-                // piglit finds a SPIR-V program's block by its binding (`block binding`).
-                let binding = self
-                    .block_data
-                    .binding
-                    .map(|b| b + self.block_data.array_index);
+                // piglit finds a SPIR-V program's block by its binding (`block binding`;
+                // element i of an array of blocks is at its own binding point N + i).
+                let binding = self.block_data.binding;
                 let block = self.program.block(*storage, name, binding).ok_or_else(|| {
                     fail(format!(
                         "no active {} `{name}`{}",
