@@ -15,6 +15,9 @@
 //!    `#version 430`: glslang (`-R`) turns atomic counters into a storage block and their
 //!    functions into `atomicAdd` & co, which it only declares from 4.30 on (and it only
 //!    takes the counters' `layout(binding = N)` from 4.20 on).
+//! 6. A shader below GLSL 4.30 with `#extension GL_ARB_compute_shader` becomes
+//!    `#version 430`: glslang takes compute shaders from 4.20 on only, whatever the
+//!    extensions.
 
 /// The fixed source and the names of the fixes applied.
 pub fn apply(source: &str) -> (String, Vec<&'static str>) {
@@ -77,6 +80,11 @@ pub fn apply(source: &str) -> (String, Vec<&'static str>) {
     if version.is_some_and(|v| v < 430) && has_extension(&text, "GL_ARB_shader_atomic_counters") {
         text = set_version(&text, 430);
         applied.push("GL_ARB_shader_atomic_counters as GLSL 4.30");
+    }
+    let version = declared_version(&text);
+    if version.is_some_and(|v| v < 430) && has_extension(&text, "GL_ARB_compute_shader") {
+        text = set_version(&text, 430);
+        applied.push("GL_ARB_compute_shader as GLSL 4.30");
     }
     if version == Some(140)
         && (has_extension(&text, "GL_ARB_enhanced_layouts")
@@ -174,6 +182,13 @@ mod tests {
         );
         assert!(t.starts_with("#version 430\n#extension GL_ARB_shader_atomic_counters"));
         assert_eq!(f.len(), 1);
+    }
+
+    #[test]
+    fn compute_shaders_become_glsl_430() {
+        let (t, f) = apply("#version 150\n#extension GL_ARB_compute_shader: require\n");
+        assert!(t.starts_with("#version 430\n"));
+        assert_eq!(f, vec!["GL_ARB_compute_shader as GLSL 4.30"]);
     }
 
     #[test]

@@ -338,7 +338,10 @@ impl Compiler {
                 ),
             );
         }
-        if !sources.iter().any(|(s, ..)| *s == Stage::Vertex) {
+        if !sources
+            .iter()
+            .any(|(s, ..)| matches!(s, Stage::Vertex | Stage::Compute))
+        {
             return Err(SceneError::Skip(
                 "no vertex shader (fixed-function vertex processing is not supported)".into(),
             ));
@@ -507,6 +510,7 @@ fn stage_word(stage: Stage) -> &'static str {
         Stage::TessEval => "tessellation evaluation",
         Stage::Geometry => "geometry",
         Stage::Fragment => "fragment",
+        Stage::Compute => "compute",
     }
 }
 

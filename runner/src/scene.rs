@@ -31,6 +31,7 @@ pub enum Stage {
     TessEval,
     Geometry,
     Fragment,
+    Compute,
 }
 
 impl Stage {
@@ -42,6 +43,7 @@ impl Stage {
             Stage::TessEval => "tese",
             Stage::Geometry => "geom",
             Stage::Fragment => "frag",
+            Stage::Compute => "comp",
         }
     }
 }
@@ -401,6 +403,8 @@ pub enum Command {
     PolygonMode(PolygonMode),
     /// `link success`: the program linked (checked before `[test]` runs).
     LinkSuccess,
+    /// `compute X Y Z`: `glDispatchCompute(X, Y, Z)`.
+    Compute([u32; 3]),
     /// `link error`: the program does not link (checked before `[test]` runs).
     LinkError,
     /// `texture rgbw UNIT (w, h)`, `texture checkerboard UNIT 0 (w, h) (c1) (c2)`.
@@ -596,6 +600,7 @@ fn open_section(name: &str, number: usize, scene: &mut Scene) -> Result<Section,
         }
         "vertex shader" => Stage::Vertex,
         "tessellation control shader" => Stage::TessControl,
+        "compute shader" => Stage::Compute,
         "tessellation evaluation shader" => Stage::TessEval,
         "geometry shader" => Stage::Geometry,
         "fragment shader" => Stage::Fragment,
@@ -690,6 +695,7 @@ fn extension_feature(name: &str) -> Option<Option<Feature>> {
         | "GL_ARB_explicit_uniform_location"
         | "GL_ARB_shader_storage_buffer_object"
         | "GL_ARB_shader_atomic_counters"
+        | "GL_ARB_compute_shader"
         | "GL_EXT_shader_integer_mix" => None,
         _ => return None,
     })
@@ -1041,6 +1047,11 @@ fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
         }
         // The program compiled and linked, or the scene would not have got here.
         ["link", "success"] => Command::LinkSuccess,
+        ["compute", x, y, z] => Command::Compute([
+            parse_num(x, number, line)?,
+            parse_num(y, number, line)?,
+            parse_num(z, number, line)?,
+        ]),
         // Checked before `[test]` runs: glslang's link of a stage's compilation units failed.
         ["link", "error"] => Command::LinkError,
         ["point", "size", v] => {
@@ -1706,6 +1717,10 @@ mod tests {
             vec![Command::VerifyXfbVaryings(3), Command::LinkSuccess]
         );
         assert_eq!(commands("link error").unwrap(), vec![Command::LinkError]);
+        assert_eq!(
+            commands("compute 2 1 3").unwrap(),
+            vec![Command::Compute([2, 1, 3])]
+        );
     }
 
     #[test]

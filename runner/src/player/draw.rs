@@ -225,6 +225,63 @@ impl Player {
         Ok(p)
     }
 
+    /// `compute X Y Z`: `glDispatchCompute` of the program's compute shader; its writes are
+    /// visible to the next commands (the submission is waited for).
+    pub(super) fn dispatch(&mut self, groups: [u32; 3]) -> Result<(), SceneError> {
+        let pipeline = match self.compute_pipeline {
+            Some(p) => p,
+            None => {
+                let module = self
+                    .modules
+                    .iter()
+                    .find(|(s, _)| *s == scene::Stage::Compute)
+                    .map(|(_, m)| *m)
+                    .ok_or_else(|| {
+                        fail("`compute` without a compute shader (GL_INVALID_OPERATION)".into())
+                    })?;
+                let stage = vk::PipelineShaderStageCreateInfo::default()
+                    .stage(vk::ShaderStageFlags::COMPUTE)
+                    .module(module)
+                    .name(c"main");
+                let info = vk::ComputePipelineCreateInfo::default()
+                    .stage(stage)
+                    .layout(self.layout);
+                // SAFETY: the module and layout are the player's and alive.
+                let p = unsafe {
+                    self.gpu.device.create_compute_pipelines(
+                        vk::PipelineCache::null(),
+                        &[info],
+                        None,
+                    )
+                }
+                .map_err(|(_, e)| fail(check("vkCreateComputePipelines")(e)))?[0];
+                self.compute_pipeline = Some(p);
+                p
+            }
+        };
+        self.bind_textures()?;
+        self.bind_storage()?;
+        self.submit(|p, cmd| {
+            let d = &p.gpu.device;
+            // SAFETY: `cmd` is recording; the set and pipeline are the player's.
+            unsafe {
+                d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, pipeline);
+                if p.descriptor_set != vk::DescriptorSet::null() {
+                    d.cmd_bind_descriptor_sets(
+                        cmd,
+                        vk::PipelineBindPoint::COMPUTE,
+                        p.layout,
+                        0,
+                        &[p.descriptor_set],
+                        &[],
+                    );
+                }
+                d.cmd_dispatch(cmd, groups[0], groups[1], groups[2]);
+            }
+        })
+        .map_err(fail)
+    }
+
     /// piglit's `piglit_draw_rect_custom`: corners (x, y), (x + w, y), (x, y + h),
     /// (x + w, y + h) as one triangle strip, or as one patch of 4 vertices.
     pub(super) fn draw_rect(&mut self, rect: &scene::Rect) -> Result<(), SceneError> {

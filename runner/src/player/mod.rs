@@ -281,6 +281,8 @@ pub struct Player {
     constant_buffer: Buffer,
     targets: Targets,
     pipelines: HashMap<PipelineKey, vk::Pipeline>,
+    /// The compute program's pipeline, made at its first `compute`.
+    compute_pipeline: Option<vk::Pipeline>,
     xfb_buffers: BTreeMap<u32, Buffer>,
     query_pool: vk::QueryPool,
     /// (primitives written, primitives needed) of the last `xfb draw arrays`.
@@ -385,6 +387,7 @@ impl Player {
             constant_buffer,
             targets,
             pipelines: HashMap::new(),
+            compute_pipeline: None,
             xfb_buffers: BTreeMap::new(),
             query_pool,
             query: None,
@@ -728,6 +731,7 @@ impl Player {
                     .map_err(fail)?;
             }
             Command::LinkSuccess | Command::LinkError => {}
+            Command::Compute(groups) => self.dispatch(*groups)?,
             Command::Ssbo { index, size } => self.create_ssbo(*index, *size)?,
             Command::SsboSubdata {
                 index,
@@ -933,6 +937,9 @@ impl Drop for Player {
         unsafe {
             let _ = d.device_wait_idle();
             for (_, p) in self.pipelines.drain() {
+                d.destroy_pipeline(p, None);
+            }
+            if let Some(p) = self.compute_pipeline.take() {
                 d.destroy_pipeline(p, None);
             }
             self.targets.destroy(g);

@@ -79,6 +79,7 @@ pub fn stage_flag(stage: Stage) -> vk::ShaderStageFlags {
         Stage::TessEval => vk::ShaderStageFlags::TESSELLATION_EVALUATION,
         Stage::Geometry => vk::ShaderStageFlags::GEOMETRY,
         Stage::Fragment => vk::ShaderStageFlags::FRAGMENT,
+        Stage::Compute => vk::ShaderStageFlags::COMPUTE,
     }
 }
 
