@@ -1430,9 +1430,9 @@ mod tests {
 
     #[test]
     fn unknown_things_skip_with_the_line() {
-        let e = parse("[compute shader]\n").unwrap_err();
+        let e = parse("[mesh shader]\n").unwrap_err();
         assert!(
-            matches!(&e, SceneError::Skip(m) if m.contains("line 1") && m.contains("compute shader"))
+            matches!(&e, SceneError::Skip(m) if m.contains("line 1") && m.contains("mesh shader"))
         );
         let e = commands("\n\nblend func GL_ONE GL_ONE").unwrap_err();
         assert!(
