@@ -220,8 +220,13 @@ impl Program {
     /// The uniform at `location` (`layout(location = N)`), as GL assigns locations: one
     /// per scalar, vector or matrix and per array element, structure members in order.
     /// (GL name of the leaf, element index when it is an array).
-    pub fn uniform_at(&self, location: u32) -> Option<(String, Option<u32>)> {
-        for stage in &self.stages {
+    /// `only`: the stage of `active shader program` (a separable program's own uniforms).
+    pub fn uniform_at(&self, location: u32, only: Option<Stage>) -> Option<(String, Option<u32>)> {
+        for stage in self
+            .stages
+            .iter()
+            .filter(|s| only.is_none_or(|o| o == s.stage))
+        {
             for (base, name) in &stage.uniform_locations {
                 if location < *base {
                     continue;
@@ -376,6 +381,9 @@ impl Compiler {
             modules.push((*stage, module, explicit));
         }
         link_locations(&mut modules);
+        for (_, module, _) in &mut modules {
+            drop_redundant_block_locations(module);
+        }
         let stage_sources: Vec<String> = sources
             .iter()
             .map(|(_, units)| {
@@ -1142,6 +1150,46 @@ fn link_locations(modules: &mut [(Stage, dr::Module, HashSet<String>)]) {
 }
 
 /// Replaces (or adds) `OpDecorate target decoration value`.
+/// An interface block whose every member has its own Location keeps no Location of its
+/// own: it assigns nothing then (every member's is explicit), and SPIR-V for Vulkan
+/// rejects both together (VUID-StandaloneSpirv-Location-04918); glslang emits both for
+/// `layout(location = N) out B { layout(location = M) … }` with every member placed.
+fn drop_redundant_block_locations(module: &mut dr::Module) {
+    let types = Types::new(module);
+    let mut drop = Vec::new();
+    for inst in module
+        .types_global_values
+        .iter()
+        .filter(|i| i.class.opcode == Op::Variable)
+    {
+        let (Some(var), Some(ptr)) = (inst.result_id, inst.result_type) else {
+            continue;
+        };
+        if types.decoration(var, Decoration::Location).is_none() {
+            continue;
+        }
+        let mut ty = types.pointee(ptr).unwrap_or(0);
+        while let Some((_, elem)) = types.array(ty) {
+            ty = elem;
+        }
+        let Some(def) = types.def(ty) else { continue };
+        if def.class.opcode != Op::TypeStruct || types.decoration(ty, Decoration::Block).is_none() {
+            continue;
+        }
+        let members = def.operands.iter().filter_map(id).count() as u32;
+        if members > 0
+            && (0..members).all(|m| types.member_literal(ty, m, Decoration::Location).is_some())
+        {
+            drop.push(var);
+        }
+    }
+    module.annotations.retain(|i| {
+        !(i.class.opcode == Op::Decorate
+            && i.operands.get(1) == Some(&Operand::Decoration(Decoration::Location))
+            && matches!(i.operands.first(), Some(Operand::IdRef(v)) if drop.contains(v)))
+    });
+}
+
 fn set_decoration(module: &mut dr::Module, target: u32, decoration: Decoration, value: u32) {
     for inst in &mut module.annotations {
         if inst.class.opcode == Op::Decorate
@@ -1823,7 +1871,7 @@ mod tests {
         )
         .unwrap();
         let program = compiler().build(&scene).unwrap();
-        let at = |l| program.uniform_at(l);
+        let at = |l| program.uniform_at(l, None);
         assert_eq!(at(1), Some(("t".into(), None)));
         assert_eq!(at(3), Some(("s[0].a".into(), None)));
         assert_eq!(at(5), Some(("s[0].b".into(), Some(1))));

@@ -403,6 +403,9 @@ pub enum Command {
     PolygonMode(PolygonMode),
     /// `link success`: the program linked (checked before `[test]` runs).
     LinkSuccess,
+    /// `active shader program GL_…_SHADER`: later `uniform` commands set the uniforms of
+    /// that stage's (separable) program.
+    ActiveShaderProgram(Stage),
     /// `compute X Y Z`: `glDispatchCompute(X, Y, Z)`.
     Compute([u32; 3]),
     /// `link error`: the program does not link (checked before `[test]` runs).
@@ -624,8 +627,8 @@ fn parse_require(line: &str, number: usize, req: &mut Require) -> Result<(), Sce
         // Run from the GLSL sections (see `open_section`).
         ["SPIRV", "YES"] => {}
         // Separate programs per stage: their interfaces match by explicit location, else
-        // by name, as the runner links anyway. (`active shader program`, which aims
-        // `uniform` at one stage's program, is not supported: it SKIPs.)
+        // by name, as the runner links anyway; `active shader program` aims `uniform` at
+        // one stage's uniforms.
         ["SSO", "ENABLED"] => {}
         ["SPIRV", "ONLY"] => {
             return Err(skip(
@@ -1047,6 +1050,15 @@ fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
         }
         // The program compiled and linked, or the scene would not have got here.
         ["link", "success"] => Command::LinkSuccess,
+        ["active", "shader", "program", stage] => Command::ActiveShaderProgram(match *stage {
+            "GL_VERTEX_SHADER" => Stage::Vertex,
+            "GL_TESS_CONTROL_SHADER" => Stage::TessControl,
+            "GL_TESS_EVALUATION_SHADER" => Stage::TessEval,
+            "GL_GEOMETRY_SHADER" => Stage::Geometry,
+            "GL_FRAGMENT_SHADER" => Stage::Fragment,
+            "GL_COMPUTE_SHADER" => Stage::Compute,
+            _ => return Err(fail(number, line, "unknown shader stage")),
+        }),
         ["compute", x, y, z] => Command::Compute([
             parse_num(x, number, line)?,
             parse_num(y, number, line)?,
@@ -1718,8 +1730,11 @@ mod tests {
         );
         assert_eq!(commands("link error").unwrap(), vec![Command::LinkError]);
         assert_eq!(
-            commands("compute 2 1 3").unwrap(),
-            vec![Command::Compute([2, 1, 3])]
+            commands("compute 2 1 3\nactive shader program GL_FRAGMENT_SHADER").unwrap(),
+            vec![
+                Command::Compute([2, 1, 3]),
+                Command::ActiveShaderProgram(Stage::Fragment)
+            ]
         );
     }
 

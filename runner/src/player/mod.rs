@@ -306,6 +306,8 @@ pub struct Player {
     program: Program,
     /// The `block …` commands' state: where SPIR-V programs' `uniform` commands write.
     block_data: uniforms::BlockData,
+    /// `active shader program STAGE`: `uniform` commands set that stage's uniforms only.
+    active_stage: Option<Stage>,
     textures: textures::Textures,
     storage: buffers::StorageBuffers,
     gl_state: GlState,
@@ -411,6 +413,7 @@ impl Player {
                 .map_or(0, |s| s.xfb_varyings),
             program: program.clone(),
             block_data: uniforms::BlockData::default(),
+            active_stage: None,
             textures: textures::Textures::default(),
             storage: buffers::StorageBuffers::default(),
             gl_state: GlState::default(),
@@ -795,6 +798,7 @@ impl Player {
                 }
             }
             Command::Block(field) => self.block_data.set(*field),
+            Command::ActiveShaderProgram(stage) => self.active_stage = Some(*stage),
             Command::Texture { unit, image } => self.create_texture(*unit, image)?,
             Command::TexParameter(f) => self.tex_parameter(*f)?,
             Command::PointSize(size) => self.gl_state.point_size = *size,

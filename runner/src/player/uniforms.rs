@@ -175,7 +175,9 @@ impl Player {
     pub(super) fn set_uniform(&mut self, u: &Uniform) -> Result<(), SceneError> {
         if let Ok(location) = u.name.parse::<u32>() {
             // A SPIR-V program's uniform, named by its location (piglit's glUniform*(loc)).
-            let Some((name, index)) = self.program.uniform_at(location + u.index.unwrap_or(0))
+            let Some((name, index)) = self
+                .program
+                .uniform_at(location + u.index.unwrap_or(0), self.active_stage)
             else {
                 // piglit's tests name only active uniforms' locations.
                 return Err(fail(format!("no active uniform at location {location}")));
@@ -204,7 +206,16 @@ impl Player {
         // of an array of arrays or of structs, flattened).
         let whole = u.index.map(|i| format!("{}[{i}]", u.name));
         let mut found = false;
+        // `active shader program STAGE`: only that stage's default block (its binding is
+        // the stage's index in the program).
+        let default_binding = self
+            .active_stage
+            .and_then(|st| self.program.stages.iter().position(|s| s.stage == st))
+            .map(|i| i as u32);
         for (block, buffer) in &mut self.uniforms {
+            if block.name.is_none() && default_binding.is_some_and(|b| b != block.binding) {
+                continue;
+            }
             let member = block
                 .members
                 .iter()
