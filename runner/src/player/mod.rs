@@ -94,8 +94,8 @@ pub fn play(vulkan: &Vulkan, compiler: &Compiler, path: &Path, options: &Options
         Ok(_) if link_error => {
             return stop(
                 Outcome::Skip(
-                    "`link error`: the program links with glslang; GL's link-time checks \
-                     between stages are not reproduced"
+                    "`link error`: glslang links the program; GL's link-time errors between \
+                     stages are not reproduced"
                         .into(),
                 ),
                 None,
