@@ -380,7 +380,7 @@ impl Compiler {
                 .collect();
             modules.push((*stage, module, explicit));
         }
-        link_locations(&mut modules);
+        link_locations(&mut modules).map_err(SceneError::Fail)?;
         for (_, module, _) in &mut modules {
             drop_redundant_block_locations(module);
         }
@@ -588,9 +588,13 @@ fn explicit_location_names(source: &str) -> HashSet<String> {
     names
 }
 
-/// A glslang failure of linking only: every `ERROR:` is a `Linking … stage` one (no
-/// compile error, which fails a GL test before it links).
+/// A failure of linking only: the runner's (`link error: …`), or glslang's where every
+/// `ERROR:` is a `Linking … stage` one (no compile error, which fails a GL test before it
+/// links).
 pub fn is_link_error(message: &str) -> bool {
+    if message.starts_with("link error: ") {
+        return true;
+    }
     let errors: Vec<&str> = message
         .split(" | ")
         .flat_map(|part| part.split("ERROR: ").skip(1))
@@ -1053,7 +1057,7 @@ fn arrayed(stage: Stage, storage: StorageClass) -> bool {
 /// Gives every stage-to-stage interface variable the same Location in every stage, by name,
 /// as a GL linker matches them. Vertex inputs and fragment outputs face the API and keep
 /// glslang's Locations; explicit `layout(location=)` variables keep theirs.
-fn link_locations(modules: &mut [(Stage, dr::Module, HashSet<String>)]) {
+fn link_locations(modules: &mut [(Stage, dr::Module, HashSet<String>)]) -> Result<(), String> {
     struct Var {
         module: usize,
         /// The interface between module `iface - 1` and module `iface`: inputs of module
@@ -1065,6 +1069,10 @@ fn link_locations(modules: &mut [(Stage, dr::Module, HashSet<String>)]) {
         slots: u32,
         location: Option<u32>,
         explicit: bool,
+        /// The type (less a per-vertex array), as GL compares an output and the input
+        /// of the same name.
+        signature: String,
+        output: bool,
     }
     let mut vars = Vec::new();
     for (index, (stage, module, explicit)) in modules.iter().enumerate() {
@@ -1106,7 +1114,27 @@ fn link_locations(modules: &mut [(Stage, dr::Module, HashSet<String>)]) {
                 name,
                 slots: types.slots(ty),
                 location,
+                signature: type_signature(&types, ty),
+                output: storage == StorageClass::Output,
             });
+        }
+    }
+    // GL's link error: an output and the next stage's input of one name with other types.
+    for out in vars.iter().filter(|v| v.output) {
+        if let Some(input) = vars
+            .iter()
+            .find(|v| !v.output && v.iface == out.iface && v.name == out.name)
+        {
+            if input.signature != out.signature {
+                return Err(format!(
+                    "link error: the {} shader's output `{}` is a {}, the {} shader's input a {}",
+                    stage_word(modules[out.module].0),
+                    out.name,
+                    out.signature,
+                    stage_word(modules[input.module].0),
+                    input.signature
+                ));
+            }
         }
     }
 
@@ -1146,6 +1174,43 @@ fn link_locations(modules: &mut [(Stage, dr::Module, HashSet<String>)]) {
         if v.location != Some(loc) {
             set_decoration(&mut modules[v.module].1, v.id, Decoration::Location, loc);
         }
+    }
+    Ok(())
+}
+
+/// A type's GLSL-like shape: `float`, `vec3`, `dmat2x3`, `float[3]`, `{vec4,int}`.
+fn type_signature(types: &Types, ty: u32) -> String {
+    if let Some((len, elem)) = types.array(ty) {
+        return format!("{}[{len}]", type_signature(types, elem));
+    }
+    if let Some(elem) = runtime_array(types, ty) {
+        return format!("{}[]", type_signature(types, elem));
+    }
+    if let Some((scalar, columns, rows)) = types.shape(ty) {
+        let (s, prefix) = match scalar {
+            Scalar::Float => ("float", ""),
+            Scalar::Double => ("double", "d"),
+            Scalar::Int => ("int", "i"),
+            Scalar::Uint => ("uint", "u"),
+            Scalar::Bool => ("bool", "b"),
+        };
+        return match (columns, rows) {
+            (1, 1) => s.to_string(),
+            (1, r) => format!("{prefix}vec{r}"),
+            (c, r) => format!("{prefix}mat{c}x{r}"),
+        };
+    }
+    match types.def(ty) {
+        Some(i) if i.class.opcode == Op::TypeStruct => format!(
+            "{{{}}}",
+            i.operands
+                .iter()
+                .filter_map(id)
+                .map(|m| type_signature(types, m))
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
+        _ => format!("%{ty}"),
     }
 }
 
@@ -1881,6 +1946,21 @@ mod tests {
         assert_eq!(at(2), None);
         let fs = program.stage(Stage::Fragment).unwrap();
         assert_eq!(fs.samplers[0].unit, 4, "binding = N is the initial unit");
+    }
+
+    #[test]
+    fn varyings_of_one_name_and_other_types_do_not_link() {
+        let scene = scene::parse(
+            "[require]\nGLSL >= 1.50\n[vertex shader]\nin vec4 v;\nout vec4 p;\nout float a[3];\n\
+             void main() { gl_Position = v; p = v; a[0] = 1.0; }\n\
+             [geometry shader]\nlayout(triangles) in;\nlayout(points, max_vertices = 1) out;\n\
+             in vec4 p[];\nin float a[3];\nvoid main() {}\n",
+        )
+        .unwrap();
+        let e = compiler().build(&scene).unwrap_err();
+        let SceneError::Fail(m) = e else { panic!() };
+        assert!(is_link_error(&m), "{m}");
+        assert!(m.contains("`a` is a float[3]"), "{m}");
     }
 
     #[test]
