@@ -410,47 +410,45 @@ unsafe fn prepare_device(
                      conventions there"
                 );
             }
-            // The application's own structs win: the layer does not chain a second one.
-            const PV: vk::StructureType =
-                vk::StructureType::PHYSICAL_DEVICE_PROVOKING_VERTEX_FEATURES_EXT;
-            const DC: vk::StructureType =
-                vk::StructureType::PHYSICAL_DEVICE_DEPTH_CLIP_CONTROL_FEATURES_EXT;
-            conventions.provoking_vertex_last = match find_in_chain::<
-                vk::PhysicalDeviceProvokingVertexFeaturesEXT<'_>,
-            >(ci.p_next, PV)
-            {
-                Some(app) => app.provoking_vertex_last != 0 && enabled(PROVOKING_VERTEX),
-                None if queried && provoking.provoking_vertex_last != 0 => {
-                    added_features.provoking_vertex =
-                        Some(vk::PhysicalDeviceProvokingVertexFeaturesEXT {
-                            provoking_vertex_last: vk::TRUE,
-                            ..Default::default()
-                        });
-                    if !enabled(PROVOKING_VERTEX) {
-                        extensions.push(PROVOKING_VERTEX.as_ptr());
+            // The application's own struct wins (the layer does not chain a second one);
+            // otherwise the layer enables the extension and chains the feature where the
+            // driver has it. Returns (the feature is on, the layer must chain it).
+            let mut adopt = |app: Option<bool>, supported: bool, ext: &'static CStr| match app {
+                Some(on) => (on && enabled(ext), false),
+                None if queried && supported => {
+                    if !enabled(ext) {
+                        extensions.push(ext.as_ptr());
                     }
-                    true
+                    (true, true)
                 }
-                None => false,
+                None => (false, false),
             };
-            conventions.depth_clip_control = match find_in_chain::<
-                vk::PhysicalDeviceDepthClipControlFeaturesEXT<'_>,
-            >(ci.p_next, DC)
-            {
-                Some(app) => app.depth_clip_control != 0 && enabled(DEPTH_CLIP_CONTROL),
-                None if queried && depth.depth_clip_control != 0 => {
-                    added_features.depth_clip_control =
-                        Some(vk::PhysicalDeviceDepthClipControlFeaturesEXT {
-                            depth_clip_control: vk::TRUE,
-                            ..Default::default()
-                        });
-                    if !enabled(DEPTH_CLIP_CONTROL) {
-                        extensions.push(DEPTH_CLIP_CONTROL.as_ptr());
-                    }
-                    true
-                }
-                None => false,
-            };
+            let (on, add) = adopt(
+                find_in_chain::<vk::PhysicalDeviceProvokingVertexFeaturesEXT<'_>>(
+                    ci.p_next,
+                    vk::StructureType::PHYSICAL_DEVICE_PROVOKING_VERTEX_FEATURES_EXT,
+                )
+                .map(|app| app.provoking_vertex_last != 0),
+                provoking.provoking_vertex_last != 0,
+                PROVOKING_VERTEX,
+            );
+            conventions.provoking_vertex_last = on;
+            added_features.provoking_vertex = add.then(|| {
+                vk::PhysicalDeviceProvokingVertexFeaturesEXT::default().provoking_vertex_last(true)
+            });
+            let (on, add) = adopt(
+                find_in_chain::<vk::PhysicalDeviceDepthClipControlFeaturesEXT<'_>>(
+                    ci.p_next,
+                    vk::StructureType::PHYSICAL_DEVICE_DEPTH_CLIP_CONTROL_FEATURES_EXT,
+                )
+                .map(|app| app.depth_clip_control != 0),
+                depth.depth_clip_control != 0,
+                DEPTH_CLIP_CONTROL,
+            );
+            conventions.depth_clip_control = on;
+            added_features.depth_clip_control = add.then(|| {
+                vk::PhysicalDeviceDepthClipControlFeaturesEXT::default().depth_clip_control(true)
+            });
             if !conventions.provoking_vertex_last {
                 log::warning!(
                     "VK_GLSEM_gl_state: the driver lacks VK_EXT_provoking_vertex with \
