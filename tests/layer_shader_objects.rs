@@ -1,7 +1,8 @@
 //! Shader objects (VK_EXT_shader_object) get the GL semantics pipelines get: gl_FragColor
 //! in every attachment (every Location below maxColorAttachments), the XFB struct split in
 //! the vertex shader and in the fragment shader alone or linked
-//! (`VK_SHADER_CREATE_LINK_STAGE_BIT_EXT`), GL's default point size in vertex shaders, and
+//! (`VK_SHADER_CREATE_LINK_STAGE_BIT_EXT`), GL's default point size in vertex shaders (the
+//! `glPointSize` state with `VK_GLSEM_gl_state`), and
 //! a generated TCS when a tessellation evaluation shader is bound without a control shader.
 //!
 //! lavapipe 22.3 has no VK_EXT_shader_object: every test SKIPs there with the reason. No
@@ -322,6 +323,72 @@ fn vertex_shader_objects_draw_points_of_gl_default_size() {
     let drawn: Vec<bool> = image.chunks(4).map(|p| p[3] != 0).collect();
     let mut expected = vec![false; (RENDER_SIZE * RENDER_SIZE) as usize];
     expected[..3].fill(true);
+    assert_eq!(drawn, expected);
+}
+
+/// `glPointSize(3)` through `vkCmdSetPointSizeGLSEM` reaches a vertex shader object that
+/// never writes gl_PointSize: GL draws the point at the centre of pixel (1, 1) three pixels
+/// wide (GL 4.6 core, 14.4), pixels 0..=2 in both directions.
+#[test]
+fn vertex_shader_objects_draw_points_of_gl_state_size() {
+    let _serial = serial();
+    let instance = Instance::new(GLSEM_ONLY);
+    if !has_device_extension(&instance, ash::ext::shader_object::NAME) {
+        println!("SKIP: the driver has no VK_EXT_shader_object (lavapipe 22.3 has none)");
+        return;
+    }
+    let mut objects = vk::PhysicalDeviceShaderObjectFeaturesEXT::default().shader_object(true);
+    let mut v13 = vk::PhysicalDeviceVulkan13Features::default().dynamic_rendering(true);
+    let device = instance.device_with(
+        &[ash::ext::shader_object::NAME, c"VK_GLSEM_gl_state"],
+        &mut [&mut objects, &mut v13],
+    );
+    let so = ash::ext::shader_object::Device::new(&instance.instance, &device.device);
+    let set_point_size = unsafe {
+        instance
+            .instance
+            .get_device_proc_addr(device.device.handle(), c"vkCmdSetPointSizeGLSEM".as_ptr())
+    }
+    .expect("vkCmdSetPointSizeGLSEM");
+    // SAFETY: the layer returns a function of this type (include/vk_glsem.h).
+    let set_point_size = unsafe {
+        std::mem::transmute::<
+            unsafe extern "system" fn(),
+            unsafe extern "system" fn(vk::CommandBuffer, f32),
+        >(set_point_size)
+    };
+    let vs = glsl("layer/point.vert");
+    let fs = glsl("layer/plain.frag");
+    let shaders = shaders(
+        &so,
+        &[
+            (S::VERTEX, S::FRAGMENT, &vs),
+            (S::FRAGMENT, S::empty(), &fs),
+        ],
+        false,
+    );
+    let bound = [(S::VERTEX, shaders[0]), (S::FRAGMENT, shaders[1])];
+    let images = draw(
+        &instance,
+        &device,
+        &so,
+        &bound,
+        vk::PrimitiveTopology::POINT_LIST,
+        1,
+        |cb| unsafe {
+            set_point_size(cb, 3.0);
+            device.device.cmd_draw(cb, 1, 1, 0, 0);
+        },
+    );
+    for shader in shaders {
+        unsafe { so.destroy_shader(shader, None) };
+    }
+    device.destroy();
+    let drawn: Vec<(u32, u32)> = (0..RENDER_SIZE * RENDER_SIZE)
+        .filter(|i| images[0][(*i * 4) as usize + 3] != 0)
+        .map(|i| (i % RENDER_SIZE, i / RENDER_SIZE))
+        .collect();
+    let expected: Vec<(u32, u32)> = (0..3).flat_map(|y| (0..3).map(move |x| (x, y))).collect();
     assert_eq!(drawn, expected);
 }
 

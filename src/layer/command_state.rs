@@ -3,8 +3,8 @@
 //! `VK_GLSEM_gl_state` (`glPointSize`, `GL_PROGRAM_POINT_SIZE`, `GL_CLIP_DISTANCEi`).
 //!
 //! The state lives per command buffer (GL's initial values until set), is pushed as the
-//! GL-state block when a pipeline whose shaders read it is bound, and again when it changes
-//! while one is bound; begin/reset puts it back to GL's initial values, free/pool
+//! GL-state block when a pipeline or shader object that reads it is bound, and again when
+//! it changes while one is bound; begin/reset puts it back to GL's initial values, free/pool
 //! destruction drops it.
 //!
 //! Secondary command buffers have state of their own (GL's initial values until set in
@@ -207,7 +207,7 @@ pub unsafe extern "system" fn cmd_bind_pipeline(
                 (
                     d.table.cmd_bind_pipeline,
                     d.records.block_pipelines.load(Ordering::Relaxed),
-                    d.records.tes_objects_made.load(Ordering::Relaxed),
+                    d.records.shader_objects_made.load(Ordering::Relaxed),
                 )
             })
         else {

@@ -631,10 +631,13 @@ pub unsafe extern "system" fn destroy_device(
         let Some(dev) = key_of(device).and_then(|key| super::remove(&DEVICES, key)) else {
             return;
         };
-        // The TCS shader objects the layer generated, and their layouts.
+        // The TCS shader objects the layer generated, and the layouts it made.
         shield("vkDestroyDevice", || {
             for record in dev.records.tes_objects.write().drain().map(|(_, r)| r) {
                 super::shader_object::destroy_generated(&dev, &record);
+            }
+            for binding in dev.records.block_objects.write().drain().map(|(_, b)| b) {
+                super::shader_object::destroy_block_layout(&dev, &binding);
             }
         });
         if let Some(destroy) = dev.table.destroy_device {

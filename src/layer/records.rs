@@ -305,9 +305,12 @@ pub struct Records {
     pub command_buffers: Mutex<HashMap<vk::CommandBuffer, CommandBufferState>>,
     /// Tessellation evaluation shader objects.
     pub tes_objects: RwLock<HashMap<vk::ShaderEXT, Arc<TesObjectRecord>>>,
-    /// Set once a TES shader object was recorded: `vkCmdBindPipeline` then forgets the
-    /// command buffer's bound tessellation shader objects (a pipeline unbinds them).
-    pub tes_objects_made: AtomicBool,
+    /// Vertex, tessellation evaluation and geometry shader objects whose code reads the
+    /// GL-state block: where to push it, with a layout the layer made of their ranges.
+    pub block_objects: RwLock<HashMap<vk::ShaderEXT, BlockBinding>>,
+    /// Set once a TES or block-reading shader object was recorded: `vkCmdBindPipeline` then
+    /// forgets the command buffer's bound shader objects (a pipeline unbinds them).
+    pub shader_objects_made: AtomicBool,
 }
 
 #[cfg(test)]

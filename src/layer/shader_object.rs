@@ -8,7 +8,10 @@
 //! every other shader alone, as a library part is: a fragment shader splits every struct
 //! input, and writes gl_FragColor to every Location below `maxColorAttachments` (a shader
 //! object never knows its attachments). A shader object's topology and polygon mode are
-//! dynamic, so vertex shaders get GL's default point size (without `maintenance5`).
+//! dynamic, so the last pre-rasterization shader gets GL's point size: with
+//! `VK_GLSEM_gl_state`, the size (and clip-distance enables) of the GL-state block, pushed
+//! when the shader is bound and whenever the state changes, as for pipelines; without it,
+//! GL's default size (unless the driver has `maintenance5`).
 //!
 //! The push-constant ranges of every shader get the GL-state block's range where
 //! `vkCreatePipelineLayout` adds it (a pure function of the application's ranges), so that
@@ -30,7 +33,9 @@ use super::command_state::push;
 use super::ffi::slice;
 use super::pipeline_info::{stage_of, stage_view, StageCode};
 use super::push_range::plan_layout;
-use super::records::{BlockBinding, BlockSlot, CommandBufferState, ModuleRecord, TesObjectRecord};
+use super::records::{
+    BlockBinding, BlockSlot, CommandBufferState, LayoutRecord, ModuleRecord, TesObjectRecord,
+};
 use super::rewrite::{Run, Target};
 use super::{
     call_with_next, device_data, ffi_guard, forget_then_call_down, log, shield, DeviceData,
@@ -57,7 +62,7 @@ fn shader_object_key(dev: &DeviceData) -> PipelineKey {
         tess_geom_point_size: dev.features.tess_geom_point_size,
         maintenance5: dev.features.maintenance5,
         gl_state: dev.extensions.gl_state,
-        // The GL-state block is not pushed for shader objects: GL's defaults.
+        // Set per group: where its last pre-rasterization shader's ranges hold the block.
         gl_state_block: None,
         depth_clip_control: dev.conventions.depth_clip_control,
         provoking_vertex_last: dev.conventions.provoking_vertex_last,
@@ -84,14 +89,28 @@ struct Patch {
     code: Vec<Option<Arc<[u32]>>>,
     ranges: Vec<Option<Vec<vk::PushConstantRange>>>,
     slots: Vec<BlockSlot>,
+    /// The rewritten code reads the GL-state block.
+    reads_block: Vec<bool>,
 }
 
 fn plan(dev: &DeviceData, infos: &[vk::ShaderCreateInfoEXT<'_>]) -> Patch {
     let mut patch = Patch {
         code: vec![None; infos.len()],
-        ranges: vec![None; infos.len()],
+        ranges: Vec::with_capacity(infos.len()),
         slots: Vec::with_capacity(infos.len()),
+        reads_block: vec![false; infos.len()],
     };
+    // The block's place is a pure function of a shader's ranges, as in
+    // `vkCreatePipelineLayout`: the layouts the application pushes with hold it there too.
+    let mut app_ranges = Vec::with_capacity(infos.len());
+    for ci in infos {
+        // SAFETY: valid range array (Vulkan's valid usage).
+        let app = unsafe { slice(ci.p_push_constant_ranges, ci.push_constant_range_count) };
+        let (ranges, slot) = plan_layout(dev, app);
+        patch.ranges.push(ranges);
+        patch.slots.push(slot);
+        app_ranges.push(app);
+    }
     // Linked shaders form one group; every other shader is a group of its own.
     let linked: Vec<usize> = (0..infos.len())
         .filter(|&i| {
@@ -135,20 +154,36 @@ fn plan(dev: &DeviceData, infos: &[vk::ShaderCreateInfoEXT<'_>]) -> Patch {
         // The last pre-rasterization stage feeds a fragment shader of another group when
         // its nextStage is the fragment stage (or nothing: it feeds no other stage).
         let last = view.last_pre_rasterization();
-        let feeds_fragment = codes
+        let last_index = codes
             .iter()
             .find(|c| Some(c.stage) == last)
-            .map(|c| infos[c.index].next_stage)
+            .map(|c| c.index);
+        let feeds_fragment = last_index
+            .map(|i| infos[i].next_stage)
             .is_some_and(|next| (next & !S::FRAGMENT).is_empty());
         let key = PipelineKey {
             fragment_elsewhere: feeds_fragment && !view.has(crate::semantics::Stage::Fragment),
+            gl_state_block: last_index
+                .filter(|_| dev.extensions.gl_state)
+                .and_then(|i| patch.slots[i].offset_for(infos[i].stage)),
             ..key.clone()
         };
         let steps = choose(&view, &key);
         if steps.is_empty() {
             continue;
         }
-        let mut run = Run::new(dev, Target::default(), &codes);
+        // The block's place as the last pre-rasterization shader's ranges hold it; pushes
+        // use a layout the layer makes of those ranges (`record_block_readers`).
+        let target = Target {
+            layout_record: last_index.map(|i| {
+                Arc::new(LayoutRecord::new(
+                    app_ranges[i].to_vec(),
+                    patch.slots[i].clone(),
+                ))
+            }),
+            ..Target::default()
+        };
+        let mut run = Run::new(dev, target, &codes);
         for step in steps {
             if let Err(why) = run.step(step) {
                 log::warning!("vkCreateShadersEXT: {why}; the shader keeps its code");
@@ -158,18 +193,78 @@ fn plan(dev: &DeviceData, infos: &[vk::ShaderCreateInfoEXT<'_>]) -> Patch {
         for note in &rewrite.notes {
             log::info!("shader object: {note}");
         }
+        if let (Some(_), Some(i)) = (rewrite.reads_block, last_index) {
+            patch.reads_block[i] = true;
+        }
         for (index, words) in rewrite.stages {
             patch.code[index] = Some(words);
         }
     }
-    for (i, ci) in infos.iter().enumerate() {
-        // SAFETY: valid range array (Vulkan's valid usage).
-        let app = unsafe { slice(ci.p_push_constant_ranges, ci.push_constant_range_count) };
-        let (ranges, slot) = plan_layout(dev, app);
-        patch.ranges[i] = ranges;
-        patch.slots.push(slot);
-    }
     patch
+}
+
+/// Records the shaders of `down` (as the driver made them, in `shaders`) whose code reads
+/// the GL-state block, each with a layout of its ranges to push the block with.
+fn record_block_readers(
+    dev: &DeviceData,
+    down: &[vk::ShaderCreateInfoEXT<'_>],
+    patch: &Patch,
+    shaders: &[vk::ShaderEXT],
+) {
+    let Some(create) = dev.table.create_pipeline_layout else {
+        return;
+    };
+    for (i, ci) in down.iter().enumerate() {
+        let BlockSlot::Reserved {
+            offset,
+            push_stages,
+            ..
+        } = patch.slots[i]
+        else {
+            continue;
+        };
+        if !patch.reads_block[i] {
+            continue;
+        }
+        // Push-constant compatibility only compares ranges: the set layouts do not matter.
+        let layout_info = vk::PipelineLayoutCreateInfo {
+            push_constant_range_count: ci.push_constant_range_count,
+            p_push_constant_ranges: ci.p_push_constant_ranges,
+            ..Default::default()
+        };
+        let mut layout = vk::PipelineLayout::null();
+        // SAFETY: a valid create info (the ranges the driver just took).
+        match unsafe { create(dev.handle, &layout_info, std::ptr::null(), &mut layout) } {
+            vk::Result::SUCCESS => {}
+            e => {
+                log::warning!(
+                    "vkCreateShadersEXT: creating a layout to push GL's point and clip state \
+                     failed ({e}): the shader gets GL's initial state"
+                );
+                continue;
+            }
+        }
+        let binding = BlockBinding {
+            layout,
+            offset,
+            stages: push_stages,
+        };
+        dev.records
+            .block_objects
+            .write()
+            .insert(shaders[i], binding);
+        dev.records
+            .shader_objects_made
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// Destroys the layout the layer made to push the GL-state block for a shader object.
+pub(super) fn destroy_block_layout(dev: &DeviceData, binding: &BlockBinding) {
+    if let Some(destroy) = dev.table.destroy_pipeline_layout {
+        // SAFETY: the layer made this layout on this device and hands it out to nobody.
+        unsafe { destroy(dev.handle, binding.layout, std::ptr::null()) };
+    }
 }
 
 /// The record of a TES shader object created from `ci` (with `code` and `ranges` as the
@@ -261,6 +356,16 @@ pub unsafe extern "system" fn create_shaders(
                     p_allocator,
                     p_shaders,
                 );
+                if result == vk::Result::SUCCESS && patch.reads_block.contains(&true) {
+                    shield("vkCreateShadersEXT block readers", || {
+                        record_block_readers(
+                            dev,
+                            &down,
+                            &patch,
+                            slice(p_shaders, create_info_count),
+                        )
+                    });
+                }
                 if result == vk::Result::SUCCESS && tessellation {
                     shield("vkCreateShadersEXT records", || {
                         for (i, ci) in down.iter().enumerate() {
@@ -275,7 +380,7 @@ pub unsafe extern "system" fn create_shaders(
                                     .write()
                                     .insert(*p_shaders.add(i), Arc::new(record));
                                 dev.records
-                                    .tes_objects_made
+                                    .shader_objects_made
                                     .store(true, std::sync::atomic::Ordering::Relaxed);
                             }
                         }
@@ -322,6 +427,9 @@ pub unsafe extern "system" fn destroy_shader(
             |dev| {
                 if let Some(record) = dev.records.tes_objects.write().remove(&shader) {
                     destroy_generated(dev, &record);
+                }
+                if let Some(binding) = dev.records.block_objects.write().remove(&shader) {
+                    destroy_block_layout(dev, &binding);
                 }
             },
             |t| {
@@ -544,11 +652,19 @@ pub unsafe extern "system" fn cmd_bind_shaders(
                 } else {
                     slice(p_shaders, stage_count).to_vec()
                 };
-                let touched = {
+                // A shader that reads the GL-state block gets it pushed now and on change.
+                let reader = {
+                    let readers = dev.records.block_objects.read();
+                    shaders.iter().rev().find_map(|s| readers.get(s).copied())
+                };
+                let (touched, values) = {
                     let mut cbs = dev.records.command_buffers.lock();
                     let state = cbs
                         .entry(command_buffer)
                         .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
+                    if reader.is_some() {
+                        state.bound = reader;
+                    }
                     let mut touched = false;
                     for (&stage, &shader) in stages.iter().zip(&shaders) {
                         if stage == S::TESSELLATION_CONTROL {
@@ -562,8 +678,11 @@ pub unsafe extern "system" fn cmd_bind_shaders(
                             touched = true;
                         }
                     }
-                    touched
+                    (touched, state.values)
                 };
+                if let Some(binding) = reader {
+                    push(&dev, command_buffer, binding, &values);
+                }
                 if touched {
                     update_tcs(&dev, command_buffer);
                 }
