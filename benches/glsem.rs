@@ -477,7 +477,7 @@ fn scan_gbps(modules: &Modules, runs: &Runs) {
     let header_words = instructions(words)
         .flatten()
         .find(|i| i.op() == Some(spirv::Op::Function))
-        .map_or(words.len(), |i| i.offset);
+        .map_or(words.len(), |i| i.offset_in(words));
     let n = runs.n(2000);
     let t = median_seconds(n, |_| {
         black_box(scan(black_box(words)));

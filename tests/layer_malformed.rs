@@ -32,7 +32,7 @@ fn cases() -> Vec<(&'static str, Vec<u32>)> {
         .filter(|inst| inst.words.len() >= 2)
         .last()
         .expect("an instruction with operands")
-        .offset;
+        .offset_in(&valid);
     let cut_mid_instruction = valid[..last_with_operands + 1].to_vec();
     let mut zero_word_count = valid.clone();
     zero_word_count[5] = 0;

@@ -52,7 +52,7 @@ fn unseen(words: &[u32], value: f32) -> Vec<u32> {
         .filter(|inst| {
             inst.op() == Some(Op::Constant) && inst.words.get(3) == Some(&value.to_bits())
         })
-        .map(|inst| inst.offset + 3)
+        .map(|inst| inst.offset_in(words) + 3)
         .collect();
     assert_eq!(
         literals.len(),

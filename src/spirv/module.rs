@@ -133,15 +133,19 @@ fn result_shape(opcode: u16) -> u8 {
     RESULT_SHAPE[opcode as usize].load(Ordering::Relaxed)
 }
 
-/// One instruction: its position in the module's words and its words (opcode word first).
+/// One instruction: its words (opcode word first), a slice of the module's words. Its
+/// position is not stored: a module's instruction index is its largest allocation.
 #[derive(Clone, Copy, Debug)]
 pub struct Inst<'a> {
-    /// Word offset of the instruction in the module.
-    pub offset: usize,
     pub words: &'a [u32],
 }
 
 impl<'a> Inst<'a> {
+    /// Word offset of the instruction in `module`, the words it was read from.
+    pub fn offset_in(&self, module: &[u32]) -> usize {
+        (self.words.as_ptr() as usize - module.as_ptr() as usize) / std::mem::size_of::<u32>()
+    }
+
     pub fn opcode(&self) -> u16 {
         (self.words[0] & 0xffff) as u16
     }
@@ -190,12 +194,26 @@ pub fn instructions(words: &[u32]) -> impl Iterator<Item = Result<Inst<'_>, Pars
             return Some(Err(ParseError::BadInstruction { word }));
         }
         let inst = Inst {
-            offset: at,
             words: &words[at..at + count],
         };
         at += count;
         Some(Ok(inst))
     })
+}
+
+/// How many instructions follow the header (up to the first malformed word count).
+fn instruction_count(words: &[u32]) -> usize {
+    let mut at = HEADER_WORDS;
+    let mut count = 0;
+    while let Some(&word) = words.get(at) {
+        let len = (word >> 16) as usize;
+        if len == 0 {
+            break;
+        }
+        at += len;
+        count += 1;
+    }
+    count
 }
 
 /// Why `words` is not a valid header followed by whole instructions, if it is not. Reads
@@ -377,7 +395,9 @@ impl<'a> Module<'a> {
     /// Splits `words` into instructions and reads the global sections.
     pub fn parse(words: &'a [u32]) -> Result<Self, ParseError> {
         let bound = check_header(words)?;
-        let mut insts = Vec::with_capacity(words.len() / 4);
+        // Counted first: a guess that falls short doubles the largest allocation a rewrite
+        // makes (and on a large module, its page faults dominate the rewrite).
+        let mut insts = Vec::with_capacity(instruction_count(words));
         let mut section_starts = [usize::MAX; 10];
         let mut section = Section::Capability;
         let mut in_function = false;
@@ -408,14 +428,14 @@ impl<'a> Module<'a> {
             if let Some(id) = inst.result_id() {
                 if id == 0 || id >= bound {
                     return Err(ParseError::IdOutOfBound {
-                        word: inst.offset,
+                        word: inst.offset_in(words),
                         id,
                     });
                 }
                 let (word, bit) = (id as usize / 64, 1u64 << (id % 64));
                 if defined[word] & bit != 0 {
                     return Err(ParseError::DuplicateId {
-                        word: inst.offset,
+                        word: inst.offset_in(words),
                         id,
                     });
                 }
@@ -432,7 +452,7 @@ impl<'a> Module<'a> {
                 if !free {
                     if s < section {
                         return Err(ParseError::OutOfOrder {
-                            word: inst.offset,
+                            word: inst.offset_in(words),
                             opcode: op,
                         });
                     }
@@ -921,8 +941,11 @@ impl<'m, 'a> Editor<'m, 'a> {
             )));
         }
         let m = self.module;
+        // Room for every added word (replacements counted whole): growing the output
+        // would copy the module once more and double its allocation.
         let extra: usize = self.appended.iter().map(Vec::len).sum::<usize>()
-            + self.before.values().map(Vec::len).sum::<usize>();
+            + self.before.values().map(Vec::len).sum::<usize>()
+            + self.replaced.values().map(Vec::len).sum::<usize>();
         let mut out = Vec::with_capacity(m.words.len() + extra);
         out.extend_from_slice(&m.words[..HEADER_WORDS]);
         out[3] = self.bound;
@@ -943,7 +966,11 @@ impl<'m, 'a> Editor<'m, 'a> {
         );
         points.sort_unstable();
         points.dedup();
-        let word_at = |index: usize| m.insts.get(index).map_or(m.words.len(), |i| i.offset);
+        let word_at = |index: usize| {
+            m.insts
+                .get(index)
+                .map_or(m.words.len(), |i| i.offset_in(m.words))
+        };
         let mut next = 0usize; // first instruction not yet written
         let mut section = 0usize;
         let mut patches = patched.iter().peekable();
@@ -1123,7 +1150,7 @@ mod tests {
         e.insert_before(6, &inst(Op::Nop, &[]));
         let out = e.finish().unwrap();
         let mut expected = w.clone();
-        let f = m.insts[6].offset;
+        let f = m.insts[6].offset_in(&w);
         expected[f + 1] = 8;
         expected.insert(f, inst(Op::Nop, &[])[0]);
         assert_eq!(out, expected);
