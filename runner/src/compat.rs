@@ -457,6 +457,8 @@ struct Translated {
     clip_distance: bool,
     /// The `{` of a redeclared `out gl_PerVertex` block.
     out_block: Option<usize>,
+    /// The name of `main`, renamed `glsem_main` for the epilogue to run after it.
+    main_at: Option<usize>,
     primitive_id: bool,
 }
 
@@ -622,6 +624,7 @@ fn translate_shader(shader: &Shader, last: bool, quads: bool) -> Result<Translat
             "EmitVertex" if stage == Stage::Geometry => Some("glsem_EmitVertex".into()),
             "EmitStreamVertex" => return Err(skip("EmitStreamVertex".into())),
             "main" if last && k > 0 && text(&t, k - 1) == "void" && stage != Stage::Geometry => {
+                t.main_at = Some(i);
                 Some("glsem_main".into())
             }
             "gl_PrimitiveID" if stage == Stage::Fragment && quads => {
@@ -786,6 +789,10 @@ fn translate(scene: &mut Scene, clip_planes: bool, quads: bool) -> Result<Progra
         if stage == Stage::Geometry {
             prelude += "void glsem_EmitVertex();\n";
         }
+        let wrap_main = stage == last && stage != Stage::Geometry && !epilogue.is_empty();
+        if let Some(i) = t.main_at.filter(|_| !wrap_main) {
+            t.tokens[i].text = "main".into();
+        }
         let mut source = String::new();
         let mut line = 1;
         if t.prelude_after.is_none() {
@@ -800,7 +807,7 @@ fn translate(scene: &mut Scene, clip_planes: bool, quads: bool) -> Result<Progra
         }
         if stage == Stage::Geometry {
             source += &format!("\nvoid glsem_EmitVertex()\n{{\n{epilogue}    EmitVertex();\n}}\n");
-        } else if stage == last {
+        } else if wrap_main {
             source += &format!("\nvoid main()\n{{\n    glsem_main();\n{epilogue}}}\n");
         }
         sources.push((*index, source));
@@ -829,7 +836,7 @@ fn lower_commands(
 ) -> Result<Vec<Line>, SceneError> {
     let mut out = Vec::new();
     let first_line = commands.first().map_or(0, |l| l.number);
-    let identity = ortho([-1.0, 1.0, -1.0, 1.0]);
+    let identity: [f32; 16] = std::array::from_fn(|i| if i % 5 == 0 { 1.0 } else { 0.0 });
     let push_matrices = |out: &mut Vec<Line>, number: usize, projection: [f32; 16]| {
         for m in &program.matrices {
             let value = match m {
@@ -1004,4 +1011,21 @@ fn append_quads(
         }
     }
     Ok((start, data.vertex_count - start))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dump() {
+        let text = std::fs::read_to_string(std::env::var("DUMP").unwrap()).unwrap();
+        let scene = crate::scene::parse(&text).unwrap();
+        for s in &scene.shaders {
+            println!("=== {:?}\n{}", s.stage, s.source);
+        }
+        for l in &scene.commands {
+            println!("{:?}", l.command);
+        }
+    }
 }
