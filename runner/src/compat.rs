@@ -1016,16 +1016,339 @@ fn append_quads(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scene::parse;
+
+    const REQUIRE: &str = "[require]\nGL COMPAT >= 3.2\nGLSL >= 1.50\n";
+
+    fn lowered(rest: &str) -> Scene {
+        parse(&format!("{REQUIRE}{rest}")).unwrap()
+    }
+
+    fn source(scene: &Scene, stage: Stage) -> &str {
+        &scene
+            .shaders
+            .iter()
+            .find(|s| s.stage == stage)
+            .unwrap()
+            .source
+    }
+
+    fn uniforms(scene: &Scene) -> Vec<&Uniform> {
+        scene
+            .commands
+            .iter()
+            .filter_map(|l| match &l.command {
+                Command::Uniform(u) => Some(u),
+                _ => None,
+            })
+            .collect()
+    }
+
+    const VS_CLIP_VERTEX: &str = "[vertex shader]\n#version 150 compatibility\n\
+        void main() { gl_Position = gl_Vertex; gl_ClipVertex = gl_Vertex * 2.0; }\n";
 
     #[test]
-    fn dump() {
-        let text = std::fs::read_to_string(std::env::var("DUMP").unwrap()).unwrap();
-        let scene = crate::scene::parse(&text).unwrap();
-        for s in &scene.shaders {
-            println!("=== {:?}\n{}", s.stage, s.source);
+    fn clip_vertex_gives_clip_distances_from_the_planes() {
+        let scene = lowered(&format!(
+            "{VS_CLIP_VERTEX}[test]\nclip plane 1 0 1 0 -2.5\nenable GL_CLIP_PLANE1\ndraw rect -1 -1 2 2\n"
+        ));
+        let vs = source(&scene, Stage::Vertex);
+        assert!(vs.starts_with("#version 150\n"), "{vs}");
+        assert!(vs.contains("in vec4 piglit_vertex;"), "{vs}");
+        assert!(
+            vs.contains("glsem_out.ClipVertex = piglit_vertex * 2.0;"),
+            "{vs}"
+        );
+        assert!(
+            vs.contains("gl_ClipDistance[1] = dot(glsem_out.ClipVertex, glsem_ClipPlane[1]);"),
+            "{vs}"
+        );
+        let plane = uniforms(&scene)
+            .into_iter()
+            .find(|u| u.name == "glsem_ClipPlane")
+            .unwrap();
+        assert_eq!(plane.index, Some(1));
+        assert_eq!(plane.data, UniformData::F32(vec![0.0, 1.0, 0.0, -2.5]));
+        assert!(scene.require.limits.contains(&(Limit::ClipDistances, 8)));
+        assert!(
+            scene
+                .commands
+                .iter()
+                .any(|l| l.command
+                    == Command::Enable(crate::scene::Capability::ClipDistance(1), true))
+        );
+    }
+
+    #[test]
+    fn without_clip_vertex_the_position_is_clipped() {
+        let scene = lowered(
+            "[vertex shader]\nvoid main() { gl_Position = gl_Vertex; }\n\
+             [test]\nclip plane 0 1 0 0 0\ndraw rect -1 -1 2 2\n",
+        );
+        let vs = source(&scene, Stage::Vertex);
+        assert!(vs.contains("gl_ClipDistance[0] = dot(gl_Position, glsem_ClipPlane[0]);"));
+    }
+
+    #[test]
+    fn written_clip_distances_replace_the_planes() {
+        let scene = lowered(
+            "[vertex shader]\nout float gl_ClipDistance[1];\n\
+             void main() { gl_Position = gl_Vertex; gl_ClipDistance[0] = 1.0; }\n\
+             [test]\nclip plane 0 1 0 0 0\ndraw rect -1 -1 2 2\n",
+        );
+        assert!(!source(&scene, Stage::Vertex).contains("glsem_ClipPlane"));
+        assert!(uniforms(&scene).iter().all(|u| u.name != "glsem_ClipPlane"));
+    }
+
+    #[test]
+    fn clip_vertex_of_a_redeclared_block_travels_to_the_last_stage() {
+        let scene = lowered(
+            "[vertex shader]\nout gl_PerVertex { vec4 gl_Position; vec4 gl_ClipVertex; };\n\
+             void main() { gl_Position = gl_Vertex; gl_ClipVertex = gl_Position; }\n\
+             [geometry shader]\nlayout(triangles) in;\nlayout(triangle_strip, max_vertices = 3) out;\n\
+             in gl_PerVertex { vec4 gl_Position; vec4 gl_ClipVertex; } gl_in[];\n\
+             out gl_PerVertex { vec4 gl_Position; };\n\
+             void main() { for (int i = 0; i < 3; i++) { gl_Position = gl_in[i].gl_Position; \
+             gl_ClipVertex = gl_in[i].gl_ClipVertex; EmitVertex(); } }\n\
+             [test]\nclip plane 0 1 0 0 0\ndraw rect -1 -1 2 2\n",
+        );
+        let vs = source(&scene, Stage::Vertex);
+        assert!(!vs.contains("gl_ClipVertex"), "{vs}");
+        assert!(!vs.contains("gl_ClipDistance"), "{vs}");
+        let gs = source(&scene, Stage::Geometry);
+        assert!(
+            gs.contains("glsem_out.ClipVertex = glsem_in[i].ClipVertex;"),
+            "{gs}"
+        );
+        assert!(gs.contains("glsem_EmitVertex();"), "{gs}");
+        // The last stage's redeclared block gets the clip distances.
+        assert!(
+            gs.contains("out gl_PerVertex { float gl_ClipDistance[8];"),
+            "{gs}"
+        );
+        assert!(gs.contains("dot(glsem_out.ClipVertex, glsem_ClipPlane[7]);\n    EmitVertex();"));
+    }
+
+    #[test]
+    fn colours_clamp_in_the_last_stage_only() {
+        let scene = lowered(
+            "[vertex shader]\nvoid main() { gl_Position = gl_Vertex; gl_FrontColor = vec4(2.0); }\n\
+             [geometry shader]\nlayout(triangles) in;\nlayout(triangle_strip, max_vertices = 3) out;\n\
+             void main() { for (int i = 0; i < 3; i++) { gl_Position = gl_in[i].gl_Position; \
+             gl_FrontColor = gl_in[i].gl_FrontColor - 1.0; EmitVertex(); } }\n\
+             [fragment shader]\nvoid main() { gl_FragColor = gl_Color; }\n\
+             [test]\ndraw rect -1 -1 2 2\n",
+        );
+        assert!(!source(&scene, Stage::Vertex).contains("clamp"));
+        let gs = source(&scene, Stage::Geometry);
+        assert!(
+            gs.contains("glsem_out.FrontColor = glsem_in[i].FrontColor - 1.0;"),
+            "{gs}"
+        );
+        assert!(gs.contains("glsem_out.FrontColor = clamp(glsem_out.FrontColor, 0.0, 1.0);"));
+        let fs = source(&scene, Stage::Fragment);
+        assert!(fs.contains("gl_FragColor = glsem_in.FrontColor;"), "{fs}");
+    }
+
+    #[test]
+    fn fixed_function_fragment_outputs_the_primary_colour() {
+        let scene = lowered(
+            "[vertex shader]\nvoid main() { gl_Position = gl_Vertex; gl_FrontColor = vec4(1.0); }\n\
+             [test]\ndraw rect -1 -1 2 2\n",
+        );
+        let fs = source(&scene, Stage::Fragment);
+        assert!(
+            fs.contains("in glsem_Compat { vec4 FrontColor; } glsem_in;"),
+            "{fs}"
+        );
+        assert!(fs.contains("gl_FragColor = glsem_in.FrontColor;"), "{fs}");
+        // The vertex shader is last: its colour is clamped after its main.
+        let vs = source(&scene, Stage::Vertex);
+        assert!(vs.contains("void glsem_main()"), "{vs}");
+        assert!(
+            vs.contains("glsem_main();\n    glsem_out.FrontColor = clamp("),
+            "{vs}"
+        );
+    }
+
+    #[test]
+    fn tex_coord_redeclarations_size_the_block() {
+        let scene = lowered(
+            "[vertex shader]\nout vec4 gl_TexCoord[5];\n\
+             void main() { gl_Position = gl_Vertex; gl_TexCoord[4] = vec4(1.0); }\n\
+             [fragment shader]\n#version 110\nvarying vec4 gl_TexCoord[5];\n\
+             void main() { gl_FragColor = gl_TexCoord[4]; }\n[test]\ndraw rect -1 -1 2 2\n",
+        );
+        let vs = source(&scene, Stage::Vertex);
+        assert!(
+            vs.contains("out glsem_Compat { vec4 TexCoord[5]; } glsem_out;"),
+            "{vs}"
+        );
+        assert!(!vs.contains("gl_TexCoord"), "{vs}");
+        let fs = source(&scene, Stage::Fragment);
+        assert!(fs.starts_with("#version 150\n"), "{fs}");
+        assert!(fs.contains("gl_FragColor = glsem_in.TexCoord[4];"), "{fs}");
+        assert!(!fs.contains("varying"), "{fs}");
+    }
+
+    #[test]
+    fn attribute_and_varying_become_in_and_out() {
+        let scene = lowered(
+            "[vertex shader]\n#version 120\nattribute vec2 pos;\nvarying float v;\n\
+             void main() { gl_Position = vec4(pos, 0, 1); v = 1.0; }\n\
+             [fragment shader]\n#version 120\nvarying float v;\nvoid main() { gl_FragColor = vec4(v); }\n\
+             [test]\ndraw rect -1 -1 2 2\n",
+        );
+        assert!(source(&scene, Stage::Vertex).contains("in vec2 pos;\nout float v;"));
+        assert!(source(&scene, Stage::Fragment).contains("in float v;"));
+    }
+
+    #[test]
+    fn matrices_start_as_identity_and_ortho_sets_the_projection() {
+        let scene = lowered(
+            "[vertex shader]\nvoid main() { gl_Position = gl_ModelViewProjectionMatrix * gl_Vertex; }\n\
+             [test]\northo 0 1 0 2\ndraw rect 0 0 1 1\n",
+        );
+        assert!(source(&scene, Stage::Vertex)
+            .contains("gl_Position = glsem_ModelViewProjectionMatrix * piglit_vertex;"));
+        let set = uniforms(&scene);
+        assert_eq!(set.len(), 2);
+        let identity = [
+            1., 0., 0., 0., 0., 1., 0., 0., 0., 0., 1., 0., 0., 0., 0., 1.,
+        ];
+        assert_eq!(set[0].data, UniformData::F32(identity.to_vec()));
+        // glOrtho(0, 1, 0, 2, -1, 1), column-major.
+        let ortho = [
+            2., 0., 0., 0., 0., 1., 0., 0., 0., 0., -1., 0., -1., -1., 0., 1.,
+        ];
+        assert_eq!(set[1].data, UniformData::F32(ortho.to_vec()));
+    }
+
+    #[test]
+    fn display_lists_replay_where_called() {
+        let scene = lowered(
+            "[vertex shader]\nin vec4 piglit_vertex;\nvoid main() { gl_Position = piglit_vertex; }\n\
+             [test]\nnewlist GL_COMPILE\npatch parameter vertices 3\nclear\nendlist\n\
+             probe all rgba 0 0 0 0\npatch parameter vertices 4\ncalllist\ndeletelist\ncalllist\n\
+             newlist GL_COMPILE_AND_EXECUTE\nclear color 1 0 0 1\nendlist\n",
+        );
+        let got: Vec<&Command> = scene.commands.iter().map(|l| &l.command).collect();
+        assert!(matches!(
+            got.as_slice(),
+            [
+                Command::Probe(_),
+                Command::PatchVertices(4),
+                Command::PatchVertices(3),
+                Command::Clear,
+                Command::ClearColor(_),
+            ]
+        ));
+    }
+
+    #[test]
+    fn commands_a_list_cannot_hold_skip() {
+        let e = parse(&format!(
+            "{REQUIRE}[vertex shader]\nvoid main() {{ gl_Position = gl_Vertex; }}\n\
+             [test]\nnewlist GL_COMPILE\nssbo 0 16\nendlist\n"
+        ))
+        .unwrap_err();
+        assert!(matches!(e, SceneError::Skip(_)), "{e}");
+    }
+
+    const PRIMITIVE_ID: &str = "[vertex shader]\nin vec4 piglit_vertex;\n\
+        void main() { gl_Position = piglit_vertex; }\n\
+        [fragment shader]\nout vec4 c;\nvoid main() { c = vec4(gl_PrimitiveID); }\n\
+        [vertex data]\npiglit_vertex/float/1\n0\n1\n2\n3\n4\n5\n";
+
+    fn vertex_column(scene: &Scene) -> Vec<f32> {
+        let data = scene.vertex_data.as_ref().unwrap();
+        data.words.iter().map(|w| f32::from_bits(*w)).collect()
+    }
+
+    #[test]
+    fn quads_are_two_triangles_ending_with_the_last_vertex() {
+        let scene = lowered(&format!(
+            "{PRIMITIVE_ID}[test]\ndraw arrays GL_QUADS 0 4\ndraw arrays GL_TRIANGLES 0 3\n"
+        ));
+        assert_eq!(
+            vertex_column(&scene)[6..],
+            [0., 1., 3., 1., 2., 3.],
+            "the provoking (last) vertex of each triangle is the quad's last"
+        );
+        let got: Vec<&Command> = scene.commands.iter().map(|l| &l.command).collect();
+        let divisor = |n| UniformData::I32(vec![n]);
+        match got.as_slice() {
+            [Command::Uniform(a), Command::DrawArrays {
+                mode: Mode::Triangles,
+                first: 6,
+                count: 6,
+                ..
+            }, Command::Uniform(b), Command::DrawArrays {
+                first: 0, count: 3, ..
+            }] => {
+                assert_eq!((&a.data, &b.data), (&divisor(2), &divisor(1)));
+            }
+            other => panic!("{other:?}"),
         }
-        for l in &scene.commands {
-            println!("{:?}", l.command);
+        // gl_PrimitiveID counts quads.
+        assert!(source(&scene, Stage::Fragment)
+            .contains("(gl_PrimitiveID / glsem_TrianglesPerPrimitive)"));
+    }
+
+    #[test]
+    fn quad_strip_quads_end_with_their_provoking_vertex() {
+        let scene = lowered(&format!(
+            "{PRIMITIVE_ID}[test]\ndraw arrays GL_QUAD_STRIP 0 6\n"
+        ));
+        // Quad q is 2q, 2q+1, 2q+3, 2q+2 around; GL's provoking vertex is 2q+3.
+        assert_eq!(
+            vertex_column(&scene)[6..],
+            [2., 0., 3., 0., 1., 3., 4., 2., 5., 2., 3., 5.]
+        );
+    }
+
+    #[test]
+    fn quads_with_the_first_vertex_convention_skip() {
+        let e = parse(&format!(
+            "{REQUIRE}{PRIMITIVE_ID}[test]\nprovoking vertex first\ndraw arrays GL_QUADS 0 4\n"
+        ))
+        .unwrap_err();
+        assert!(matches!(e, SceneError::Skip(_)), "{e}");
+    }
+
+    #[test]
+    fn built_ins_not_emulated_skip() {
+        for built_in in [
+            "gl_Normal",
+            "gl_MultiTexCoord0",
+            "gl_NormalMatrix[0]",
+            "gl_Color",
+        ] {
+            let e = parse(&format!(
+                "{REQUIRE}[vertex shader]\nvoid main() {{ gl_Position = vec4({built_in}.x); }}\n"
+            ))
+            .unwrap_err();
+            let SceneError::Skip(why) = e else {
+                panic!("{built_in}: {e}")
+            };
+            assert!(why.contains(built_in.split('[').next().unwrap()), "{why}");
         }
+    }
+
+    #[test]
+    fn core_scenes_know_no_compatibility_commands() {
+        let e = parse("[require]\nGLSL >= 1.50\n[test]\northo\n").unwrap_err();
+        assert!(matches!(e, SceneError::Skip(_)), "{e}");
+    }
+
+    #[test]
+    fn comments_naming_built_ins_change_nothing() {
+        let scene = lowered(
+            "[vertex shader]\n// gl_ClipVertex, gl_Normal\nvoid main() { gl_Position = gl_Vertex; /* gl_FrontColor */ }\n\
+             [fragment shader]\nvoid main() { gl_FragColor = vec4(1.0); }\n[test]\nclip plane 0 1 0 0 0\ndraw rect -1 -1 2 2\n",
+        );
+        let vs = source(&scene, Stage::Vertex);
+        assert!(vs.contains("dot(gl_Position, glsem_ClipPlane[0])"), "{vs}");
+        assert!(!vs.contains("glsem_Compat"), "{vs}");
     }
 }
