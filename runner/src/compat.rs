@@ -507,9 +507,27 @@ fn translate_shader(shader: &Shader, last: bool, quads: bool) -> Result<Translat
             t.tokens[i].text = format!("#version {}", t.version.max(150));
         }
     }
-    let declares_vertex = sig
-        .windows(3)
-        .any(|w| t.tokens[w[0]].text == "vec4" && t.tokens[w[1]].text == "piglit_vertex");
+    // Macros are not expanded here: a directive naming a built-in would escape the rewrite.
+    if let Some(name) = sig
+        .iter()
+        .filter(|&&i| t.tokens[i].kind == Kind::Directive)
+        .flat_map(|&i| tokenize(t.tokens[i].text.trim_start_matches('#')))
+        .map(|token| token.text)
+        .find(|w| {
+            unsupported(w)
+                || Member::output(w).is_some()
+                || Member::fragment_input(w).is_some()
+                || Matrix::by_name(w).is_some()
+                || w == "gl_Vertex"
+        })
+    {
+        return Err(skip(format!("a preprocessor directive names `{name}`")));
+    }
+    // The type `piglit_vertex` is declared with, if it is.
+    let declared_vertex = sig
+        .windows(2)
+        .find(|w| t.tokens[w[1]].text == "piglit_vertex")
+        .map(|w| t.tokens[w[0]].text.clone());
 
     // Redeclarations of compatibility varyings (top level or in a gl_PerVertex block) go:
     // the block declares them.
@@ -557,24 +575,37 @@ fn translate_shader(shader: &Shader, last: bool, quads: bool) -> Result<Translat
             continue;
         }
         let word = t.tokens[i].text.clone();
-        let after_dot = k > 0 && text(&t, k - 1) == ".";
-        let new: Option<String> = match word.as_str() {
-            "attribute" if stage == Stage::Vertex => Some("in".into()),
-            "varying" => match stage {
+        // `gl_in[i].gl_X` is rewritten from `gl_in`; a plain `gl_X` is this stage's own.
+        let member = match stage {
+            _ if k > 0 && text(&t, k - 1) == "." => None,
+            Stage::Fragment => Member::fragment_input(&word),
+            _ => Member::output(&word),
+        };
+        let new: Option<String> = match (word.as_str(), member, Matrix::by_name(&word)) {
+            ("attribute", ..) if stage == Stage::Vertex => Some("in".into()),
+            ("varying", ..) => match stage {
                 Stage::Vertex | Stage::TessEval | Stage::Geometry => Some("out".into()),
                 Stage::Fragment => Some("in".into()),
-                _ => return Err(skip("`varying`".into())),
+                _ => return Err(skip("`varying` in a tessellation control shader".into())),
             },
-            "gl_Vertex" if stage == Stage::Vertex => {
-                t.declare_vertex = !declares_vertex;
+            ("gl_Vertex", ..) if stage == Stage::Vertex => {
+                match declared_vertex.as_deref() {
+                    None => t.declare_vertex = true,
+                    Some("vec4") => {}
+                    Some(ty) => {
+                        return Err(skip(format!(
+                            "gl_Vertex (generic attribute 0) with `{ty} piglit_vertex`"
+                        )))
+                    }
+                }
                 Some("piglit_vertex".into())
             }
-            "gl_Color" | "gl_SecondaryColor" if stage == Stage::Vertex => {
+            ("gl_Color" | "gl_SecondaryColor", ..) if stage == Stage::Vertex => {
                 return Err(skip(format!(
                     "the conventional attribute `{word}` is not emulated"
                 )))
             }
-            "gl_in" | "gl_out" if text(&t, k + 1) == "[" => {
+            ("gl_in" | "gl_out", ..) if text(&t, k + 1) == "[" => {
                 // gl_in[i].gl_FrontColor → glsem_in[i].FrontColor
                 let mut depth = 0;
                 let mut close = None;
@@ -604,34 +635,36 @@ fn translate_shader(shader: &Shader, last: bool, quads: bool) -> Result<Translat
                     }
                 })
             }
-            _ if after_dot => None,
-            _ if stage == Stage::Fragment && Member::fragment_input(&word).is_some() => {
-                let member = Member::fragment_input(&word).unwrap_or(Member::FrontColor);
+            (_, Some(member), _) if stage == Stage::Fragment => {
                 t.members.insert(member);
                 Some(format!("glsem_in.{}", member.name()))
             }
-            _ if stage != Stage::Fragment && Member::output(&word).is_some() => {
-                let member = Member::output(&word).unwrap_or(Member::FrontColor);
+            (_, Some(member), _) => {
                 t.members.insert(member);
                 t.writes_clip_vertex |= member == Member::ClipVertex;
                 Some(format!("glsem_out.{}", member.name()))
             }
-            _ if Matrix::by_name(&word).is_some() => {
-                let m = Matrix::by_name(&word).unwrap_or(Matrix::ModelView);
-                t.matrices.insert(m);
-                Some(m.uniform().into())
+            (_, _, Some(matrix)) => {
+                t.matrices.insert(matrix);
+                Some(matrix.uniform().into())
             }
-            "EmitVertex" if stage == Stage::Geometry => Some("glsem_EmitVertex".into()),
-            "EmitStreamVertex" => return Err(skip("EmitStreamVertex".into())),
-            "main" if last && k > 0 && text(&t, k - 1) == "void" && stage != Stage::Geometry => {
+            ("EmitVertex", ..) if stage == Stage::Geometry => Some("glsem_EmitVertex".into()),
+            ("EmitStreamVertex", ..) => {
+                return Err(skip(
+                    "EmitStreamVertex (vertex streams) is not emulated".into(),
+                ))
+            }
+            ("main", ..)
+                if last && k > 0 && text(&t, k - 1) == "void" && stage != Stage::Geometry =>
+            {
                 t.main_at = Some(i);
                 Some("glsem_main".into())
             }
-            "gl_PrimitiveID" if stage == Stage::Fragment && quads => {
+            ("gl_PrimitiveID", ..) if stage == Stage::Fragment && quads => {
                 t.primitive_id = true;
                 Some(format!("(gl_PrimitiveID / {TRIANGLES_PER_PRIMITIVE})"))
             }
-            "gl_ClipDistance" => {
+            ("gl_ClipDistance", ..) => {
                 t.clip_distance = true;
                 None
             }
@@ -1333,6 +1366,32 @@ mod tests {
             };
             assert!(why.contains(built_in.split('[').next().unwrap()), "{why}");
         }
+    }
+
+    #[test]
+    fn what_the_rewrite_cannot_see_skips() {
+        for vs in [
+            "#define COLOR gl_FrontColor\nvoid main() { gl_Position = gl_Vertex; COLOR = vec4(1.0); }",
+            // gl_Vertex is generic attribute 0: all four components of piglit_vertex.
+            "in vec2 piglit_vertex;\nvoid main() { gl_Position = gl_Vertex; }",
+        ] {
+            let e = parse(&format!("{REQUIRE}[vertex shader]\n{vs}\n")).unwrap_err();
+            assert!(matches!(e, SceneError::Skip(_)), "{e}");
+        }
+    }
+
+    #[test]
+    fn gl_vertex_is_a_declared_piglit_vertex() {
+        let scene = lowered(
+            "[vertex shader]\nin vec4 piglit_vertex;\n\
+             void main() { gl_Position = gl_Vertex + piglit_vertex; }\n",
+        );
+        let vs = source(&scene, Stage::Vertex);
+        assert_eq!(vs.matches("in vec4 piglit_vertex").count(), 1, "{vs}");
+        assert!(
+            vs.contains("gl_Position = piglit_vertex + piglit_vertex;"),
+            "{vs}"
+        );
     }
 
     #[test]
