@@ -191,7 +191,6 @@ fn play_lists(commands: Vec<Line>) -> Result<Vec<Line>, SceneError> {
                 | Command::DepthFunc(_)
                 | Command::PointSize(_)
                 | Command::PolygonMode(_)
-                | Command::ProvokingFirst(_)
                 | Command::Compat(
                     CompatCommand::Ortho(_)
                     | CompatCommand::ClipPlane(..)
@@ -544,17 +543,26 @@ fn translate_shader(shader: &Shader, last: bool, quads: bool) -> Result<Translat
         if word != ";" {
             continue;
         }
-        let words: Vec<String> = (statement..k)
-            .map(|j| text(&t, j))
-            .skip_while(|w| QUALIFIERS.contains(&w.as_str()))
-            .collect();
-        let named = match words.as_slice() {
+        let all: Vec<String> = (statement..k).map(|j| text(&t, j)).collect();
+        let qualifiers = all
+            .iter()
+            .take_while(|w| QUALIFIERS.contains(&w.as_str()))
+            .count();
+        let words = &all[qualifiers..];
+        let named = match words {
             [ty, name] | [ty, name, _, _] | [ty, name, _, _, _] if ty == "vec4" => {
                 Member::output(name).or_else(|| Member::fragment_input(name))
             }
             _ => None,
         };
         if let Some(member) = named {
+            // The block's members all interpolate smoothly, GL's default.
+            if let Some(q) = all[..qualifiers]
+                .iter()
+                .find(|q| !matches!(q.as_str(), "in" | "out" | "varying" | "smooth"))
+            {
+                return Err(skip(format!("`{q}` on the redeclared `{}`", words[1])));
+            }
             if member == Member::TexCoord && words.len() == 5 {
                 let size = words[3]
                     .parse()
@@ -954,7 +962,9 @@ fn lower_commands(
                     "line {number}: display list command out of place"
                 )))
             }
-            command @ (Command::DrawArrays { .. } | Command::DrawRect(_)) => {
+            command @ (Command::DrawArrays { .. }
+            | Command::DrawRect(_)
+            | Command::XfbDrawArrays { .. }) => {
                 if program.primitive_divisor {
                     out.push(divisor(number, 1));
                 }
@@ -1378,6 +1388,16 @@ mod tests {
             let e = parse(&format!("{REQUIRE}[vertex shader]\n{vs}\n")).unwrap_err();
             assert!(matches!(e, SceneError::Skip(_)), "{e}");
         }
+    }
+
+    #[test]
+    fn interpolation_qualifiers_on_colours_skip() {
+        let e = parse(&format!(
+            "{REQUIRE}[vertex shader]\nvoid main() {{ gl_Position = gl_Vertex; }}\n\
+             [fragment shader]\nflat in vec4 gl_Color;\nvoid main() {{ gl_FragColor = gl_Color; }}\n"
+        ))
+        .unwrap_err();
+        assert!(matches!(e, SceneError::Skip(_)), "{e}");
     }
 
     #[test]
