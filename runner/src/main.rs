@@ -1,6 +1,7 @@
 //! `glsem-run`: runs GL shader tests (piglit `shader_test` scenes) on Vulkan through the
 //! glsem layer. The command line and the scene format are specified in `docs/scene-format.md`.
 
+mod compat;
 mod fixes;
 mod glsl;
 mod initializers;

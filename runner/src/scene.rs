@@ -3,6 +3,7 @@
 //! Parsing never panics and never guesses: an unknown section, command or requirement turns
 //! the scene into a SKIP naming the line, a malformed number into a FAIL naming the line.
 
+use crate::compat;
 use crate::glsl::ATOMIC_COUNTER_BINDINGS;
 use std::fmt;
 
@@ -77,6 +78,8 @@ pub struct Require {
     pub depth_buffer: bool,
     /// `GL_MAX_… >= N` / `INT GL_MAX_… >= N`: device limits, checked once there is a device.
     pub limits: Vec<(Limit, u32)>,
+    /// `GL COMPAT >= x.y`: a compatibility-profile scene, lowered by `compat::lower`.
+    pub compat: bool,
 }
 
 /// GL implementation limits a `[require]` line may ask for, that map to Vulkan limits.
@@ -450,6 +453,8 @@ pub enum Command {
         compare: Compare,
         value: BufferValue,
     },
+    /// A command of a compatibility context; `compat::lower` replaces them all.
+    Compat(compat::CompatCommand),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -530,6 +535,7 @@ pub fn parse(text: &str) -> Result<Scene, SceneError> {
             height: 250,
             depth_buffer: false,
             limits: Vec::new(),
+            compat: false,
         },
         shaders: Vec::new(),
         passthrough_vs: false,
@@ -566,7 +572,10 @@ pub fn parse(text: &str) -> Result<Scene, SceneError> {
             }
             Section::Test => {
                 if let Some(line) = content(raw) {
-                    let command = parse_command(line, number)?;
+                    let command = match compat::parse_command(line, number, scene.require.compat)? {
+                        Some(command) => command,
+                        None => parse_command(line, number)?,
+                    };
                     scene.commands.push(Line { number, command });
                 }
             }
@@ -574,6 +583,9 @@ pub fn parse(text: &str) -> Result<Scene, SceneError> {
     }
     if !vertex_lines.is_empty() {
         scene.vertex_data = Some(parse_vertex_data(&vertex_lines)?);
+    }
+    if scene.require.compat {
+        compat::lower(&mut scene)?;
     }
     Ok(scene)
 }
@@ -636,6 +648,13 @@ fn parse_require(line: &str, number: usize, req: &mut Require) -> Result<(), Sce
                 line,
                 "the test has no GLSL for its SPIR-V (SPIRV ONLY)",
             ))
+        }
+        ["GL", "COMPAT", ">=", v] => {
+            if parse_version(v, number, line)? > 460 {
+                return Err(skip(number, line, "GL version above 4.6"));
+            }
+            // Emulated on the core profile (`compat::lower`).
+            req.compat = true;
         }
         ["GL", ">=", v] => {
             // Core GL up to 4.6 maps onto Vulkan; the features a scene really needs come from

@@ -827,6 +827,8 @@ impl Player {
                     .collect();
                 self.replace_targets(&formats, true).map_err(fail)?;
             }
+            // `scene::parse` lowers a compatibility scene's commands (`compat::lower`).
+            Command::Compat(c) => return Err(fail(format!("{c:?} was not lowered"))),
         }
         Ok(())
     }

@@ -1,0 +1,1433 @@
+//! GL's compatibility profile (`GL COMPAT >= x.y`), emulated on the core-profile runner.
+//!
+//! glslang compiles no compatibility-profile GLSL for Vulkan, and Vulkan has no fixed-function
+//! state. [`lower`] rewrites a compatibility scene into a core one that does what GL's
+//! compatibility profile does (GL 3.2 compatibility, GLSL 1.50 compatibility), so that the
+//! rest of the runner plays it unchanged:
+//!
+//! - The conventional vertex position `gl_Vertex` is generic attribute 0, which piglit binds
+//!   to `piglit_vertex` (and `draw rect` feeds it when the program has no `piglit_vertex`):
+//!   it becomes the input `piglit_vertex`.
+//! - The built-in matrices become uniforms: `ortho` is piglit's `glOrtho` into the
+//!   projection matrix with an identity modelview; both start as identity.
+//! - The compatibility varyings (`gl_FrontColor`, `gl_BackColor`, their secondary colours,
+//!   `gl_TexCoord[]`, `gl_ClipVertex`) travel in one interface block that every stage of the
+//!   program declares alike; the fragment shader's `gl_Color` / `gl_SecondaryColor` are the
+//!   front colours (two-sided colouring is off, GL's default).
+//! - The last stage before rasterization clamps the colours to [0, 1] as it emits a vertex
+//!   (`GL_CLAMP_VERTEX_COLOR` is `GL_TRUE` by default).
+//! - User clip planes: `clip plane i a b c d` is `glClipPlane` with the identity modelview,
+//!   so the eye-space plane is the given one. When the last stage writes no
+//!   `gl_ClipDistance`, it writes clip distance i = dot(clip vertex, plane i) for the eight
+//!   planes, the clip vertex being `gl_ClipVertex` where that stage writes it, else
+//!   `gl_Position`; `enable GL_CLIP_PLANEi` selects them through the layer's GL state.
+//! - Without a fragment shader, fixed-function fragment processing (no texturing, fog or
+//!   colour sum enabled) outputs the interpolated primary colour.
+//! - `attribute` / `varying` become `in` / `out`; sources below GLSL 1.50 compile as 1.50.
+//! - Display lists (`newlist`, `endlist`, `calllist`, `deletelist`) are played out: the
+//!   commands GL compiles into a list are replayed where it is called.
+//! - `GL_QUADS` / `GL_QUAD_STRIP` draw two triangles per quad, both ending with the quad's
+//!   provoking vertex (GL's last-vertex convention: the quad's last vertex), and a fragment
+//!   shader's `gl_PrimitiveID` counts quads, not triangles.
+//!
+//! Anything else of the compatibility profile (other built-ins, lighting, texture
+//! coordinates as attributes, ...) makes the scene SKIP naming it.
+
+use std::collections::BTreeSet;
+
+use crate::scene::{
+    Command, Limit, Line, Mode, Scene, SceneError, Shader, Stage, Uniform, UniformData,
+};
+
+/// Commands of a compatibility context, replaced by [`lower`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum CompatCommand {
+    /// `ortho` (the window) or `ortho l r b t`: piglit's `glOrtho(l, r, b, t, -1, 1)`.
+    Ortho(Option<[f64; 4]>),
+    /// `clip plane i a b c d`: `glClipPlane`.
+    ClipPlane(u32, [f64; 4]),
+    /// `newlist GL_COMPILE` (`execute` false) / `newlist GL_COMPILE_AND_EXECUTE`.
+    NewList {
+        execute: bool,
+    },
+    EndList,
+    CallList,
+    DeleteList,
+    /// `draw arrays GL_QUADS|GL_QUAD_STRIP first count`.
+    DrawQuads {
+        strip: bool,
+        first: u32,
+        count: u32,
+    },
+}
+
+/// GL's clip planes (GL_MAX_CLIP_PLANES of the runner: the enables it maps).
+const CLIP_PLANES: u32 = 8;
+/// GL_MAX_TEXTURE_COORDS where a program never sizes `gl_TexCoord` (Mesa's value).
+const TEX_COORDS: u32 = 8;
+
+/// Parses a `[test]` line that only a compatibility scene has; `None` for other lines.
+pub fn parse_command(
+    line: &str,
+    number: usize,
+    compat: bool,
+) -> Result<Option<Command>, SceneError> {
+    if !compat {
+        return Ok(None);
+    }
+    let t: Vec<&str> = line.split_whitespace().collect();
+    let bad = |why: &str| SceneError::Fail(format!("line {number}: {why}: `{line}`"));
+    let float = |s: &str| s.parse::<f64>().map_err(|_| bad("malformed number"));
+    let uint = |s: &str| s.parse::<u32>().map_err(|_| bad("malformed number"));
+    let command = match t.as_slice() {
+        ["ortho"] => CompatCommand::Ortho(None),
+        ["ortho", l, r, b, top] => {
+            CompatCommand::Ortho(Some([float(l)?, float(r)?, float(b)?, float(top)?]))
+        }
+        ["clip", "plane", i, a, b, c, d] => {
+            let i = uint(i)?;
+            if i >= CLIP_PLANES {
+                return Err(SceneError::Skip(format!(
+                    "line {number}: clip plane beyond 7: `{line}`"
+                )));
+            }
+            CompatCommand::ClipPlane(i, [float(a)?, float(b)?, float(c)?, float(d)?])
+        }
+        ["newlist", "GL_COMPILE"] => CompatCommand::NewList { execute: false },
+        ["newlist", "GL_COMPILE_AND_EXECUTE"] => CompatCommand::NewList { execute: true },
+        ["endlist"] => CompatCommand::EndList,
+        ["calllist"] => CompatCommand::CallList,
+        ["deletelist"] => CompatCommand::DeleteList,
+        ["draw", "arrays", mode @ ("GL_QUADS" | "GL_QUAD_STRIP"), first, count] => {
+            CompatCommand::DrawQuads {
+                strip: *mode == "GL_QUAD_STRIP",
+                first: uint(first)?,
+                count: uint(count)?,
+            }
+        }
+        _ => return Ok(None),
+    };
+    Ok(Some(Command::Compat(command)))
+}
+
+/// Rewrites a compatibility scene into a core one (see the module documentation).
+pub fn lower(scene: &mut Scene) -> Result<(), SceneError> {
+    let commands = play_lists(std::mem::take(&mut scene.commands))?;
+    let quads = commands
+        .iter()
+        .any(|l| matches!(l.command, Command::Compat(CompatCommand::DrawQuads { .. })));
+    if quads {
+        if scene.has_stage(Stage::Geometry) || scene.has_stage(Stage::TessEval) {
+            return Err(SceneError::Skip(
+                "GL_QUADS / GL_QUAD_STRIP with a geometry or tessellation shader".into(),
+            ));
+        }
+        if commands
+            .iter()
+            .any(|l| l.command == Command::ProvokingFirst(true))
+        {
+            return Err(SceneError::Skip(
+                "GL_QUADS / GL_QUAD_STRIP with the first-vertex convention \
+                 (GL_QUADS_FOLLOW_PROVOKING_VERTEX_CONVENTION is implementation-dependent)"
+                    .into(),
+            ));
+        }
+    }
+    let clip_planes = commands
+        .iter()
+        .any(|l| matches!(l.command, Command::Compat(CompatCommand::ClipPlane(..))));
+    let program = translate(scene, clip_planes, quads)?;
+    if program.clip {
+        scene
+            .require
+            .limits
+            .push((Limit::ClipDistances, CLIP_PLANES));
+    }
+    scene.commands = lower_commands(scene, &program, commands)?;
+    Ok(())
+}
+
+/// Display lists played out: a list's commands where it is called (and where it is made,
+/// with `GL_COMPILE_AND_EXECUTE`). Commands GL does not compile into a list run at once.
+fn play_lists(commands: Vec<Line>) -> Result<Vec<Line>, SceneError> {
+    let mut out = Vec::new();
+    let mut list: Vec<Line> = Vec::new();
+    // While a list is being made: whether its commands also run.
+    let mut making: Option<bool> = None;
+    for line in commands {
+        let skip = |why: &str| SceneError::Skip(format!("line {}: {why}", line.number));
+        match (&line.command, making) {
+            (Command::Compat(CompatCommand::NewList { execute }), None) => {
+                list.clear();
+                making = Some(*execute);
+            }
+            (Command::Compat(CompatCommand::EndList), Some(_)) => making = None,
+            (Command::Compat(CompatCommand::CallList), None) => out.extend(list.iter().cloned()),
+            (Command::Compat(CompatCommand::DeleteList), None) => list.clear(),
+            (
+                Command::Compat(
+                    CompatCommand::NewList { .. }
+                    | CompatCommand::EndList
+                    | CompatCommand::CallList
+                    | CompatCommand::DeleteList,
+                ),
+                _,
+            ) => return Err(skip("nested or unbalanced display list commands")),
+            (Command::Probe(_) | Command::ProbeDepth { .. } | Command::Tolerance(_), _) => {
+                // glReadPixels is not compiled into a list; tolerances are piglit's.
+                out.push(line);
+            }
+            (
+                Command::Clear
+                | Command::ClearColor(_)
+                | Command::ClearDepth(_)
+                | Command::DrawRect(_)
+                | Command::DrawArrays { .. }
+                | Command::PatchVertices(_)
+                | Command::DefaultOuterLevels(_)
+                | Command::DefaultInnerLevels(_)
+                | Command::Uniform(_)
+                | Command::Enable(..)
+                | Command::DepthFunc(_)
+                | Command::PointSize(_)
+                | Command::PolygonMode(_)
+                | Command::Compat(
+                    CompatCommand::Ortho(_)
+                    | CompatCommand::ClipPlane(..)
+                    | CompatCommand::DrawQuads { .. },
+                ),
+                Some(execute),
+            ) => {
+                if execute {
+                    out.push(line.clone());
+                }
+                list.push(line);
+            }
+            (_, Some(_)) => {
+                return Err(skip(
+                    "a command in a display list that the runner does not compile into one",
+                ))
+            }
+            (_, None) => out.push(line),
+        }
+    }
+    Ok(out)
+}
+
+/// What the translation of the program's shaders declared, for the commands.
+struct Program {
+    /// The built-in matrices the shaders use, by uniform name.
+    matrices: BTreeSet<Matrix>,
+    /// The last stage computes clip distances from the clip planes.
+    clip: bool,
+    /// The fragment shader divides `gl_PrimitiveID` by `TRIANGLES_PER_PRIMITIVE`.
+    primitive_divisor: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Matrix {
+    ModelView,
+    Projection,
+    ModelViewProjection,
+}
+
+impl Matrix {
+    fn by_name(name: &str) -> Option<Matrix> {
+        Some(match name {
+            "gl_ModelViewMatrix" => Matrix::ModelView,
+            "gl_ProjectionMatrix" => Matrix::Projection,
+            "gl_ModelViewProjectionMatrix" => Matrix::ModelViewProjection,
+            _ => return None,
+        })
+    }
+
+    fn uniform(self) -> &'static str {
+        match self {
+            Matrix::ModelView => "glsem_ModelViewMatrix",
+            Matrix::Projection => "glsem_ProjectionMatrix",
+            Matrix::ModelViewProjection => "glsem_ModelViewProjectionMatrix",
+        }
+    }
+}
+
+const CLIP_PLANE_UNIFORM: &str = "glsem_ClipPlane";
+const TRIANGLES_PER_PRIMITIVE: &str = "glsem_TrianglesPerPrimitive";
+
+/// A compatibility varying: a member of the `glsem_Compat` block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Member {
+    FrontColor,
+    BackColor,
+    FrontSecondaryColor,
+    BackSecondaryColor,
+    TexCoord,
+    ClipVertex,
+}
+
+impl Member {
+    /// The member a pre-rasterization stage writes (or reads from `gl_in[i]`) by this name.
+    fn output(name: &str) -> Option<Member> {
+        Some(match name {
+            "gl_FrontColor" => Member::FrontColor,
+            "gl_BackColor" => Member::BackColor,
+            "gl_FrontSecondaryColor" => Member::FrontSecondaryColor,
+            "gl_BackSecondaryColor" => Member::BackSecondaryColor,
+            "gl_TexCoord" => Member::TexCoord,
+            "gl_ClipVertex" => Member::ClipVertex,
+            _ => return None,
+        })
+    }
+
+    /// The member a fragment shader reads by this name: the front colours, as two-sided
+    /// colouring (GL_VERTEX_PROGRAM_TWO_SIDE) is off.
+    fn fragment_input(name: &str) -> Option<Member> {
+        Some(match name {
+            "gl_Color" => Member::FrontColor,
+            "gl_SecondaryColor" => Member::FrontSecondaryColor,
+            "gl_TexCoord" => Member::TexCoord,
+            _ => return None,
+        })
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Member::FrontColor => "FrontColor",
+            Member::BackColor => "BackColor",
+            Member::FrontSecondaryColor => "FrontSecondaryColor",
+            Member::BackSecondaryColor => "BackSecondaryColor",
+            Member::TexCoord => "TexCoord",
+            Member::ClipVertex => "ClipVertex",
+        }
+    }
+
+    fn is_color(self) -> bool {
+        !matches!(self, Member::TexCoord | Member::ClipVertex)
+    }
+}
+
+/// Compatibility-profile built-ins the emulation does not cover (GLSL 1.50 compatibility,
+/// section 7); a shader naming one SKIPs.
+const UNSUPPORTED: &[&str] = &[
+    "gl_Normal",
+    "gl_FogCoord",
+    "gl_FogFragCoord",
+    "gl_TextureMatrix",
+    "gl_NormalMatrix",
+    "gl_NormalScale",
+    "gl_ClipPlane",
+    "gl_Point",
+    "gl_FrontMaterial",
+    "gl_BackMaterial",
+    "gl_LightSource",
+    "gl_LightModel",
+    "gl_FrontLightModelProduct",
+    "gl_BackLightModelProduct",
+    "gl_FrontLightProduct",
+    "gl_BackLightProduct",
+    "gl_TextureEnvColor",
+    "gl_Fog",
+    "ftransform",
+];
+
+fn unsupported(name: &str) -> bool {
+    UNSUPPORTED.contains(&name)
+        || name.starts_with("gl_MultiTexCoord")
+        || name.starts_with("gl_EyePlane")
+        || name.starts_with("gl_ObjectPlane")
+        || (name.starts_with("gl_") && name.ends_with("Matrix") && Matrix::by_name(name).is_none())
+        || (name.starts_with("gl_") && name.contains("MatrixInverse"))
+        || (name.starts_with("gl_") && name.contains("MatrixTranspose"))
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Kind {
+    Ident,
+    Space,
+    Directive,
+    Other,
+}
+
+#[derive(Debug, Clone)]
+struct Token {
+    kind: Kind,
+    text: String,
+}
+
+/// The source with its comments turned into spaces (newlines kept, so lines keep their
+/// numbers).
+fn strip_comments(source: &str) -> String {
+    let mut out = String::with_capacity(source.len());
+    let mut chars = source.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, chars.peek()) {
+            ('/', Some('/')) => {
+                while chars.peek().is_some_and(|&c| c != '\n') {
+                    chars.next();
+                }
+                out.push(' ');
+            }
+            ('/', Some('*')) => {
+                chars.next();
+                let mut last = ' ';
+                for c in chars.by_ref() {
+                    if c == '\n' {
+                        out.push('\n');
+                    }
+                    if last == '*' && c == '/' {
+                        break;
+                    }
+                    last = c;
+                }
+                out.push(' ');
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+fn tokenize(source: &str) -> Vec<Token> {
+    let mut tokens = Vec::new();
+    let chars: Vec<char> = source.chars().collect();
+    let mut i = 0;
+    let mut line_start = true;
+    while i < chars.len() {
+        let c = chars[i];
+        let start = i;
+        let kind = if c.is_whitespace() {
+            while i < chars.len() && chars[i].is_whitespace() {
+                if chars[i] == '\n' {
+                    line_start = true;
+                }
+                i += 1;
+            }
+            tokens.push(Token {
+                kind: Kind::Space,
+                text: chars[start..i].iter().collect(),
+            });
+            continue;
+        } else if c == '#' && line_start {
+            while i < chars.len() && chars[i] != '\n' {
+                i += 1;
+            }
+            Kind::Directive
+        } else if c.is_ascii_alphabetic() || c == '_' {
+            while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '_') {
+                i += 1;
+            }
+            Kind::Ident
+        } else if c.is_ascii_digit()
+            || (c == '.' && chars.get(i + 1).is_some_and(char::is_ascii_digit))
+        {
+            while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '.') {
+                i += 1;
+            }
+            Kind::Other
+        } else {
+            i += 1;
+            Kind::Other
+        };
+        line_start = false;
+        tokens.push(Token {
+            kind,
+            text: chars[start..i].iter().collect(),
+        });
+    }
+    tokens
+}
+
+/// What translating one shader found.
+#[derive(Default)]
+struct Translated {
+    tokens: Vec<Token>,
+    /// Declared `#version` (0: none).
+    version: u32,
+    /// Token index after which the prelude goes (`None`: before everything).
+    prelude_after: Option<usize>,
+    members: BTreeSet<Member>,
+    /// Sizes `gl_TexCoord` was redeclared with.
+    tex_coord_sizes: Vec<u32>,
+    matrices: BTreeSet<Matrix>,
+    /// `gl_Vertex` was read and `piglit_vertex` needs declaring.
+    declare_vertex: bool,
+    /// The stage writes `gl_ClipVertex` itself.
+    writes_clip_vertex: bool,
+    /// The stage names `gl_ClipDistance`.
+    clip_distance: bool,
+    /// The `{` of a redeclared `out gl_PerVertex` block.
+    out_block: Option<usize>,
+    /// The name of `main`, renamed `glsem_main` for the epilogue to run after it.
+    main_at: Option<usize>,
+    primitive_id: bool,
+}
+
+const QUALIFIERS: &[&str] = &[
+    "in",
+    "out",
+    "varying",
+    "flat",
+    "smooth",
+    "noperspective",
+    "centroid",
+    "invariant",
+];
+
+fn translate_shader(shader: &Shader, last: bool, quads: bool) -> Result<Translated, SceneError> {
+    let stage = shader.stage;
+    let skip = |why: String| SceneError::Skip(format!("{stage:?} shader: {why}"));
+    let mut t = Translated {
+        tokens: tokenize(&strip_comments(&shader.source)),
+        ..Translated::default()
+    };
+    let sig: Vec<usize> = (0..t.tokens.len())
+        .filter(|&i| t.tokens[i].kind != Kind::Space)
+        .collect();
+    let text = |t: &Translated, k: usize| -> String {
+        sig.get(k)
+            .map(|&i| t.tokens[i].text.clone())
+            .unwrap_or_default()
+    };
+
+    // `#version` and where the prelude goes: after the leading directives.
+    for &i in &sig {
+        if t.tokens[i].kind != Kind::Directive {
+            break;
+        }
+        t.prelude_after = Some(i);
+        if let Some(v) = t.tokens[i].text.trim().strip_prefix("#version") {
+            t.version = v
+                .split_whitespace()
+                .next()
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(0);
+            if v.split_whitespace().nth(1) == Some("es") {
+                return Err(skip("GLSL ES in a compatibility scene".into()));
+            }
+            t.tokens[i].text = format!("#version {}", t.version.max(150));
+        }
+    }
+    // Macros are not expanded here: a directive naming a built-in would escape the rewrite.
+    if let Some(name) = sig
+        .iter()
+        .filter(|&&i| t.tokens[i].kind == Kind::Directive)
+        .flat_map(|&i| tokenize(t.tokens[i].text.trim_start_matches('#')))
+        .map(|token| token.text)
+        .find(|w| {
+            unsupported(w)
+                || Member::output(w).is_some()
+                || Member::fragment_input(w).is_some()
+                || Matrix::by_name(w).is_some()
+                || w == "gl_Vertex"
+        })
+    {
+        return Err(skip(format!("a preprocessor directive names `{name}`")));
+    }
+    // The type `piglit_vertex` is declared with, if it is.
+    let declared_vertex = sig
+        .windows(2)
+        .find(|w| t.tokens[w[1]].text == "piglit_vertex")
+        .map(|w| t.tokens[w[0]].text.clone());
+
+    // Redeclarations of compatibility varyings (top level or in a gl_PerVertex block) go:
+    // the block declares them.
+    let mut statement = 0;
+    for k in 0..sig.len() {
+        let word = text(&t, k);
+        if word == "{" && k >= 2 && text(&t, k - 1) == "gl_PerVertex" && text(&t, k - 2) == "out" {
+            t.out_block = Some(sig[k]);
+        }
+        if matches!(word.as_str(), "{" | "}") || t.tokens[sig[k]].kind == Kind::Directive {
+            statement = k + 1;
+            continue;
+        }
+        if word != ";" {
+            continue;
+        }
+        let all: Vec<String> = (statement..k).map(|j| text(&t, j)).collect();
+        let qualifiers = all
+            .iter()
+            .take_while(|w| QUALIFIERS.contains(&w.as_str()))
+            .count();
+        let words = &all[qualifiers..];
+        let named = match words {
+            [ty, name] | [ty, name, _, _] | [ty, name, _, _, _] if ty == "vec4" => {
+                Member::output(name).or_else(|| Member::fragment_input(name))
+            }
+            _ => None,
+        };
+        if let Some(member) = named {
+            // The block's members all interpolate smoothly, GL's default.
+            if let Some(q) = all[..qualifiers]
+                .iter()
+                .find(|q| !matches!(q.as_str(), "in" | "out" | "varying" | "smooth"))
+            {
+                return Err(skip(format!("`{q}` on the redeclared `{}`", words[1])));
+            }
+            if member == Member::TexCoord && words.len() == 5 {
+                let size = words[3]
+                    .parse()
+                    .map_err(|_| skip(format!("gl_TexCoord sized `{}`", words[3])))?;
+                t.tex_coord_sizes.push(size);
+            }
+            for &i in &sig[statement..=k] {
+                t.tokens[i].text.clear();
+            }
+        }
+        statement = k + 1;
+    }
+
+    let mut replace: Vec<Option<String>> = vec![None; t.tokens.len()];
+    for k in 0..sig.len() {
+        let i = sig[k];
+        if t.tokens[i].kind != Kind::Ident || t.tokens[i].text.is_empty() || replace[i].is_some() {
+            continue;
+        }
+        let word = t.tokens[i].text.clone();
+        // `gl_in[i].gl_X` is rewritten from `gl_in`; a plain `gl_X` is this stage's own.
+        let member = match stage {
+            _ if k > 0 && text(&t, k - 1) == "." => None,
+            Stage::Fragment => Member::fragment_input(&word),
+            _ => Member::output(&word),
+        };
+        let new: Option<String> = match (word.as_str(), member, Matrix::by_name(&word)) {
+            ("attribute", ..) if stage == Stage::Vertex => Some("in".into()),
+            ("varying", ..) => match stage {
+                Stage::Vertex | Stage::TessEval | Stage::Geometry => Some("out".into()),
+                Stage::Fragment => Some("in".into()),
+                _ => return Err(skip("`varying` in a tessellation control shader".into())),
+            },
+            ("gl_Vertex", ..) if stage == Stage::Vertex => {
+                match declared_vertex.as_deref() {
+                    None => t.declare_vertex = true,
+                    Some("vec4") => {}
+                    Some(ty) => {
+                        return Err(skip(format!(
+                            "gl_Vertex (generic attribute 0) with `{ty} piglit_vertex`"
+                        )))
+                    }
+                }
+                Some("piglit_vertex".into())
+            }
+            ("gl_Color" | "gl_SecondaryColor", ..) if stage == Stage::Vertex => {
+                return Err(skip(format!(
+                    "the conventional attribute `{word}` is not emulated"
+                )))
+            }
+            ("gl_in" | "gl_out", ..) if text(&t, k + 1) == "[" => {
+                // gl_in[i].gl_FrontColor → glsem_in[i].FrontColor
+                let mut depth = 0;
+                let mut close = None;
+                for j in k + 1..sig.len() {
+                    match text(&t, j).as_str() {
+                        "[" => depth += 1,
+                        "]" => {
+                            depth -= 1;
+                            if depth == 0 {
+                                close = Some(j);
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                let member = close
+                    .filter(|&j| text(&t, j + 1) == ".")
+                    .and_then(|j| Some((j, Member::output(&text(&t, j + 2))?)));
+                member.map(|(j, member)| {
+                    t.members.insert(member);
+                    replace[sig[j + 2]] = Some(member.name().into());
+                    if word == "gl_in" {
+                        "glsem_in".into()
+                    } else {
+                        "glsem_out".into()
+                    }
+                })
+            }
+            (_, Some(member), _) if stage == Stage::Fragment => {
+                t.members.insert(member);
+                Some(format!("glsem_in.{}", member.name()))
+            }
+            (_, Some(member), _) => {
+                t.members.insert(member);
+                t.writes_clip_vertex |= member == Member::ClipVertex;
+                Some(format!("glsem_out.{}", member.name()))
+            }
+            (_, _, Some(matrix)) => {
+                t.matrices.insert(matrix);
+                Some(matrix.uniform().into())
+            }
+            ("EmitVertex", ..) if stage == Stage::Geometry => Some("glsem_EmitVertex".into()),
+            ("EmitStreamVertex", ..) => {
+                return Err(skip(
+                    "EmitStreamVertex (vertex streams) is not emulated".into(),
+                ))
+            }
+            ("main", ..)
+                if last && k > 0 && text(&t, k - 1) == "void" && stage != Stage::Geometry =>
+            {
+                t.main_at = Some(i);
+                Some("glsem_main".into())
+            }
+            ("gl_PrimitiveID", ..) if stage == Stage::Fragment && quads => {
+                t.primitive_id = true;
+                Some(format!("(gl_PrimitiveID / {TRIANGLES_PER_PRIMITIVE})"))
+            }
+            ("gl_ClipDistance", ..) => {
+                t.clip_distance = true;
+                None
+            }
+            _ if unsupported(&word) => {
+                return Err(skip(format!(
+                    "the compatibility-profile built-in `{word}` is not emulated"
+                )))
+            }
+            _ => None,
+        };
+        replace[i] = new;
+    }
+    for (token, new) in t.tokens.iter_mut().zip(replace) {
+        if let Some(new) = new {
+            token.text = new;
+        }
+    }
+    Ok(t)
+}
+
+/// Translates every shader of the scene (and adds the fixed-function fragment shader).
+fn translate(scene: &mut Scene, clip_planes: bool, quads: bool) -> Result<Program, SceneError> {
+    let graphics = [
+        Stage::Vertex,
+        Stage::TessControl,
+        Stage::TessEval,
+        Stage::Geometry,
+        Stage::Fragment,
+    ];
+    let mut stages: Vec<Stage> = graphics
+        .into_iter()
+        .filter(|&s| scene.has_stage(s) || (s == Stage::Vertex && scene.passthrough_vs))
+        .collect();
+    if stages.is_empty() || scene.has_stage(Stage::Compute) {
+        return Err(SceneError::Skip(
+            "a compatibility scene without a vertex shader".into(),
+        ));
+    }
+    for stage in &stages {
+        if scene.shaders.iter().filter(|s| s.stage == *stage).count() > 1 {
+            return Err(SceneError::Skip(format!(
+                "compatibility {stage:?} shader in several compilation units"
+            )));
+        }
+    }
+    let fixed_function_fragment = !stages.contains(&Stage::Fragment);
+    if fixed_function_fragment {
+        stages.push(Stage::Fragment);
+    }
+    let last = *stages
+        .iter()
+        .rev()
+        .find(|&&s| s != Stage::Fragment)
+        .unwrap_or(&Stage::Vertex);
+
+    let mut translated: Vec<(usize, Translated)> = Vec::new();
+    for (index, shader) in scene.shaders.iter().enumerate() {
+        translated.push((
+            index,
+            translate_shader(shader, shader.stage == last, quads)?,
+        ));
+    }
+    let mut members: BTreeSet<Member> = translated
+        .iter()
+        .flat_map(|(_, t)| t.members.iter().copied())
+        .collect();
+    if fixed_function_fragment {
+        members.insert(Member::FrontColor);
+    }
+    if !members.is_empty() && scene.passthrough_vs {
+        return Err(SceneError::Skip(
+            "`vertex shader passthrough` with compatibility varyings".into(),
+        ));
+    }
+    let tex_coords = translated
+        .iter()
+        .flat_map(|(_, t)| t.tex_coord_sizes.iter().copied())
+        .max()
+        .unwrap_or(TEX_COORDS);
+    let last_translated = translated
+        .iter()
+        .find(|(i, _)| scene.shaders[*i].stage == last)
+        .map(|(_, t)| t);
+    let clip = clip_planes && !last_translated.is_some_and(|t| t.clip_distance);
+    let clip_vertex = last_translated.is_some_and(|t| t.writes_clip_vertex);
+
+    let block_body: String = members
+        .iter()
+        .map(|m| match m {
+            Member::TexCoord => format!(" vec4 TexCoord[{tex_coords}];"),
+            m => format!(" vec4 {};", m.name()),
+        })
+        .collect();
+    let block = |qualifier: &str, instance: &str| {
+        format!("{qualifier} glsem_Compat {{{block_body} }} {instance};\n")
+    };
+    let epilogue = {
+        let mut e = String::new();
+        for m in members.iter().filter(|m| m.is_color()) {
+            let m = m.name();
+            e += &format!("    glsem_out.{m} = clamp(glsem_out.{m}, 0.0, 1.0);\n");
+        }
+        if clip {
+            let source = if clip_vertex {
+                "glsem_out.ClipVertex"
+            } else {
+                "gl_Position"
+            };
+            for i in 0..CLIP_PLANES {
+                e += &format!(
+                    "    gl_ClipDistance[{i}] = dot({source}, {CLIP_PLANE_UNIFORM}[{i}]);\n"
+                );
+            }
+        }
+        e
+    };
+
+    let mut program = Program {
+        matrices: BTreeSet::new(),
+        clip,
+        primitive_divisor: false,
+    };
+    let version = scene.require.glsl_version.unwrap_or(150).max(150);
+    let mut sources = Vec::new();
+    for (index, t) in &mut translated {
+        let stage = scene.shaders[*index].stage;
+        program.matrices.extend(t.matrices.iter().copied());
+        program.primitive_divisor |= t.primitive_id;
+        let mut prelude = String::new();
+        if !members.is_empty() {
+            prelude += &match stage {
+                Stage::Vertex => block("out", "glsem_out"),
+                Stage::TessControl => block("in", "glsem_in[]") + &block("out", "glsem_out[]"),
+                Stage::TessEval | Stage::Geometry => {
+                    block("in", "glsem_in[]") + &block("out", "glsem_out")
+                }
+                _ => block("in", "glsem_in"),
+            };
+        }
+        for m in &t.matrices {
+            prelude += &format!("uniform mat4 {};\n", m.uniform());
+        }
+        if t.declare_vertex {
+            prelude += "in vec4 piglit_vertex;\n";
+        }
+        if stage == last && clip {
+            prelude += &format!("uniform vec4 {CLIP_PLANE_UNIFORM}[{CLIP_PLANES}];\n");
+            if let Some(i) = t.out_block {
+                t.tokens[i].text += &format!(" float gl_ClipDistance[{CLIP_PLANES}];");
+            }
+        }
+        if t.primitive_id {
+            prelude += &format!("uniform int {TRIANGLES_PER_PRIMITIVE};\n");
+        }
+        if stage == Stage::Geometry {
+            prelude += "void glsem_EmitVertex();\n";
+        }
+        let wrap_main = stage == last && stage != Stage::Geometry && !epilogue.is_empty();
+        if let Some(i) = t.main_at.filter(|_| !wrap_main) {
+            t.tokens[i].text = "main".into();
+        }
+        let mut source = String::new();
+        let mut line = 1;
+        if t.prelude_after.is_none() {
+            source += &format!("#version {version}\n{prelude}#line 1\n");
+        }
+        for (i, token) in t.tokens.iter().enumerate() {
+            source += &token.text;
+            line += token.text.matches('\n').count();
+            if t.prelude_after == Some(i) {
+                source += &format!("\n{prelude}#line {}", line + 1);
+            }
+        }
+        if stage == Stage::Geometry {
+            source += &format!("\nvoid glsem_EmitVertex()\n{{\n{epilogue}    EmitVertex();\n}}\n");
+        } else if wrap_main {
+            source += &format!("\nvoid main()\n{{\n    glsem_main();\n{epilogue}}}\n");
+        }
+        sources.push((*index, source));
+    }
+    for (index, source) in sources {
+        scene.shaders[index].source = source;
+    }
+    if fixed_function_fragment {
+        scene.shaders.push(Shader {
+            stage: Stage::Fragment,
+            source: format!(
+                "#version {version}\n{}void main()\n{{\n    gl_FragColor = glsem_in.FrontColor;\n}}\n",
+                block("in", "glsem_in")
+            ),
+            first_line: 0,
+        });
+    }
+    Ok(program)
+}
+
+/// The commands with the compatibility ones replaced by core ones.
+fn lower_commands(
+    scene: &mut Scene,
+    program: &Program,
+    commands: Vec<Line>,
+) -> Result<Vec<Line>, SceneError> {
+    let mut out = Vec::new();
+    let first_line = commands.first().map_or(0, |l| l.number);
+    let identity: [f32; 16] = std::array::from_fn(|i| if i % 5 == 0 { 1.0 } else { 0.0 });
+    let push_matrices = |out: &mut Vec<Line>, number: usize, projection: [f32; 16]| {
+        for m in &program.matrices {
+            let value = match m {
+                Matrix::ModelView => identity,
+                Matrix::Projection | Matrix::ModelViewProjection => projection,
+            };
+            out.push(Line {
+                number,
+                command: Command::Uniform(Uniform {
+                    type_name: "mat4".into(),
+                    name: m.uniform().into(),
+                    index: None,
+                    columns: 4,
+                    rows: 4,
+                    data: UniformData::F32(value.to_vec()),
+                }),
+            });
+        }
+    };
+    // GL's initial matrices.
+    push_matrices(&mut out, first_line, identity);
+    let divisor = |number: usize, n: i32| Line {
+        number,
+        command: Command::Uniform(Uniform {
+            type_name: "int".into(),
+            name: TRIANGLES_PER_PRIMITIVE.into(),
+            index: None,
+            columns: 1,
+            rows: 1,
+            data: UniformData::I32(vec![n]),
+        }),
+    };
+    for line in commands {
+        let number = line.number;
+        match line.command {
+            Command::Compat(CompatCommand::Ortho(bounds)) => {
+                let [l, r, b, t] = bounds.unwrap_or([
+                    0.0,
+                    scene.require.width as f64,
+                    0.0,
+                    scene.require.height as f64,
+                ]);
+                push_matrices(&mut out, number, ortho([l, r, b, t]));
+            }
+            Command::Compat(CompatCommand::ClipPlane(i, plane)) => {
+                if program.clip {
+                    out.push(Line {
+                        number,
+                        command: Command::Uniform(Uniform {
+                            type_name: "vec4".into(),
+                            name: CLIP_PLANE_UNIFORM.into(),
+                            index: Some(i),
+                            columns: 1,
+                            rows: 4,
+                            data: UniformData::F32(plane.iter().map(|&v| v as f32).collect()),
+                        }),
+                    });
+                }
+            }
+            Command::Compat(CompatCommand::DrawQuads {
+                strip,
+                first,
+                count,
+            }) => {
+                let start = append_quads(scene, strip, first, count)
+                    .map_err(|why| SceneError::Fail(format!("line {number}: {why}")))?;
+                if program.primitive_divisor {
+                    out.push(divisor(number, 2));
+                }
+                out.push(Line {
+                    number,
+                    command: Command::DrawArrays {
+                        mode: Mode::Triangles,
+                        first: start.0,
+                        count: start.1,
+                        instances: 1,
+                    },
+                });
+            }
+            Command::Compat(_) => {
+                return Err(SceneError::Fail(format!(
+                    "line {number}: display list command out of place"
+                )))
+            }
+            command @ (Command::DrawArrays { .. }
+            | Command::DrawRect(_)
+            | Command::XfbDrawArrays { .. }) => {
+                if program.primitive_divisor {
+                    out.push(divisor(number, 1));
+                }
+                out.push(Line { number, command });
+            }
+            command => out.push(Line { number, command }),
+        }
+    }
+    Ok(out)
+}
+
+/// `glOrtho(l, r, b, t, -1, 1)` on an identity matrix, column-major.
+fn ortho([l, r, b, t]: [f64; 4]) -> [f32; 16] {
+    let m = [
+        2.0 / (r - l),
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        2.0 / (t - b),
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        -1.0,
+        0.0,
+        -(r + l) / (r - l),
+        -(t + b) / (t - b),
+        0.0,
+        1.0,
+    ];
+    m.map(|v| v as f32)
+}
+
+/// Appends the triangles of `GL_QUADS` / `GL_QUAD_STRIP` to the vertex data: two per quad,
+/// each ending with the quad's provoking vertex (its last vertex, in GL's last-vertex
+/// convention), in the quad's winding. Returns the first appended vertex and the count.
+fn append_quads(
+    scene: &mut Scene,
+    strip: bool,
+    first: u32,
+    count: u32,
+) -> Result<(u32, u32), String> {
+    let data = scene
+        .vertex_data
+        .as_mut()
+        .ok_or("GL_QUADS without [vertex data]")?;
+    if first.saturating_add(count) > data.vertex_count {
+        return Err(format!(
+            "draw reads vertices {first}..{} but [vertex data] has {}",
+            first as u64 + count as u64,
+            data.vertex_count
+        ));
+    }
+    // Each quad's vertices around its boundary, the provoking vertex at index 2 or 3.
+    let quads: Vec<([u32; 4], usize)> = if strip {
+        (0..count.saturating_sub(2) / 2)
+            .map(|q| {
+                let a = first + 2 * q;
+                ([a, a + 1, a + 3, a + 2], 2)
+            })
+            .collect()
+    } else {
+        (0..count / 4)
+            .map(|q| {
+                let a = first + 4 * q;
+                ([a, a + 1, a + 2, a + 3], 3)
+            })
+            .collect()
+    };
+    let words_per_vertex = (data.stride / 4) as usize;
+    let start = data.vertex_count;
+    for (v, p) in &quads {
+        let order = [
+            v[(p + 1) % 4],
+            v[(p + 2) % 4],
+            v[*p],
+            v[(p + 2) % 4],
+            v[(p + 3) % 4],
+            v[*p],
+        ];
+        for index in order {
+            let at = index as usize * words_per_vertex;
+            let row = data.words[at..at + words_per_vertex].to_vec();
+            data.words.extend(row);
+            data.vertex_count += 1;
+        }
+    }
+    Ok((start, data.vertex_count - start))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scene::parse;
+
+    const REQUIRE: &str = "[require]\nGL COMPAT >= 3.2\nGLSL >= 1.50\n";
+
+    fn lowered(rest: &str) -> Scene {
+        parse(&format!("{REQUIRE}{rest}")).unwrap()
+    }
+
+    fn source(scene: &Scene, stage: Stage) -> &str {
+        &scene
+            .shaders
+            .iter()
+            .find(|s| s.stage == stage)
+            .unwrap()
+            .source
+    }
+
+    fn uniforms(scene: &Scene) -> Vec<&Uniform> {
+        scene
+            .commands
+            .iter()
+            .filter_map(|l| match &l.command {
+                Command::Uniform(u) => Some(u),
+                _ => None,
+            })
+            .collect()
+    }
+
+    const VS_CLIP_VERTEX: &str = "[vertex shader]\n#version 150 compatibility\n\
+        void main() { gl_Position = gl_Vertex; gl_ClipVertex = gl_Vertex * 2.0; }\n";
+
+    #[test]
+    fn clip_vertex_gives_clip_distances_from_the_planes() {
+        let scene = lowered(&format!(
+            "{VS_CLIP_VERTEX}[test]\nclip plane 1 0 1 0 -2.5\nenable GL_CLIP_PLANE1\ndraw rect -1 -1 2 2\n"
+        ));
+        let vs = source(&scene, Stage::Vertex);
+        assert!(vs.starts_with("#version 150\n"), "{vs}");
+        assert!(vs.contains("in vec4 piglit_vertex;"), "{vs}");
+        assert!(
+            vs.contains("glsem_out.ClipVertex = piglit_vertex * 2.0;"),
+            "{vs}"
+        );
+        assert!(
+            vs.contains("gl_ClipDistance[1] = dot(glsem_out.ClipVertex, glsem_ClipPlane[1]);"),
+            "{vs}"
+        );
+        let plane = uniforms(&scene)
+            .into_iter()
+            .find(|u| u.name == "glsem_ClipPlane")
+            .unwrap();
+        assert_eq!(plane.index, Some(1));
+        assert_eq!(plane.data, UniformData::F32(vec![0.0, 1.0, 0.0, -2.5]));
+        assert!(scene.require.limits.contains(&(Limit::ClipDistances, 8)));
+        assert!(
+            scene
+                .commands
+                .iter()
+                .any(|l| l.command
+                    == Command::Enable(crate::scene::Capability::ClipDistance(1), true))
+        );
+    }
+
+    #[test]
+    fn without_clip_vertex_the_position_is_clipped() {
+        let scene = lowered(
+            "[vertex shader]\nvoid main() { gl_Position = gl_Vertex; }\n\
+             [test]\nclip plane 0 1 0 0 0\ndraw rect -1 -1 2 2\n",
+        );
+        let vs = source(&scene, Stage::Vertex);
+        assert!(vs.contains("gl_ClipDistance[0] = dot(gl_Position, glsem_ClipPlane[0]);"));
+    }
+
+    #[test]
+    fn written_clip_distances_replace_the_planes() {
+        let scene = lowered(
+            "[vertex shader]\nout float gl_ClipDistance[1];\n\
+             void main() { gl_Position = gl_Vertex; gl_ClipDistance[0] = 1.0; }\n\
+             [test]\nclip plane 0 1 0 0 0\ndraw rect -1 -1 2 2\n",
+        );
+        assert!(!source(&scene, Stage::Vertex).contains("glsem_ClipPlane"));
+        assert!(uniforms(&scene).iter().all(|u| u.name != "glsem_ClipPlane"));
+    }
+
+    #[test]
+    fn clip_vertex_of_a_redeclared_block_travels_to_the_last_stage() {
+        let scene = lowered(
+            "[vertex shader]\nout gl_PerVertex { vec4 gl_Position; vec4 gl_ClipVertex; };\n\
+             void main() { gl_Position = gl_Vertex; gl_ClipVertex = gl_Position; }\n\
+             [geometry shader]\nlayout(triangles) in;\nlayout(triangle_strip, max_vertices = 3) out;\n\
+             in gl_PerVertex { vec4 gl_Position; vec4 gl_ClipVertex; } gl_in[];\n\
+             out gl_PerVertex { vec4 gl_Position; };\n\
+             void main() { for (int i = 0; i < 3; i++) { gl_Position = gl_in[i].gl_Position; \
+             gl_ClipVertex = gl_in[i].gl_ClipVertex; EmitVertex(); } }\n\
+             [test]\nclip plane 0 1 0 0 0\ndraw rect -1 -1 2 2\n",
+        );
+        let vs = source(&scene, Stage::Vertex);
+        assert!(!vs.contains("gl_ClipVertex"), "{vs}");
+        assert!(!vs.contains("gl_ClipDistance"), "{vs}");
+        let gs = source(&scene, Stage::Geometry);
+        assert!(
+            gs.contains("glsem_out.ClipVertex = glsem_in[i].ClipVertex;"),
+            "{gs}"
+        );
+        assert!(gs.contains("glsem_EmitVertex();"), "{gs}");
+        // The last stage's redeclared block gets the clip distances.
+        assert!(
+            gs.contains("out gl_PerVertex { float gl_ClipDistance[8];"),
+            "{gs}"
+        );
+        assert!(gs.contains("dot(glsem_out.ClipVertex, glsem_ClipPlane[7]);\n    EmitVertex();"));
+    }
+
+    #[test]
+    fn colours_clamp_in_the_last_stage_only() {
+        let scene = lowered(
+            "[vertex shader]\nvoid main() { gl_Position = gl_Vertex; gl_FrontColor = vec4(2.0); }\n\
+             [geometry shader]\nlayout(triangles) in;\nlayout(triangle_strip, max_vertices = 3) out;\n\
+             void main() { for (int i = 0; i < 3; i++) { gl_Position = gl_in[i].gl_Position; \
+             gl_FrontColor = gl_in[i].gl_FrontColor - 1.0; EmitVertex(); } }\n\
+             [fragment shader]\nvoid main() { gl_FragColor = gl_Color; }\n\
+             [test]\ndraw rect -1 -1 2 2\n",
+        );
+        assert!(!source(&scene, Stage::Vertex).contains("clamp"));
+        let gs = source(&scene, Stage::Geometry);
+        assert!(
+            gs.contains("glsem_out.FrontColor = glsem_in[i].FrontColor - 1.0;"),
+            "{gs}"
+        );
+        assert!(gs.contains("glsem_out.FrontColor = clamp(glsem_out.FrontColor, 0.0, 1.0);"));
+        let fs = source(&scene, Stage::Fragment);
+        assert!(fs.contains("gl_FragColor = glsem_in.FrontColor;"), "{fs}");
+    }
+
+    #[test]
+    fn fixed_function_fragment_outputs_the_primary_colour() {
+        let scene = lowered(
+            "[vertex shader]\nvoid main() { gl_Position = gl_Vertex; gl_FrontColor = vec4(1.0); }\n\
+             [test]\ndraw rect -1 -1 2 2\n",
+        );
+        let fs = source(&scene, Stage::Fragment);
+        assert!(
+            fs.contains("in glsem_Compat { vec4 FrontColor; } glsem_in;"),
+            "{fs}"
+        );
+        assert!(fs.contains("gl_FragColor = glsem_in.FrontColor;"), "{fs}");
+        // The vertex shader is last: its colour is clamped after its main.
+        let vs = source(&scene, Stage::Vertex);
+        assert!(vs.contains("void glsem_main()"), "{vs}");
+        assert!(
+            vs.contains("glsem_main();\n    glsem_out.FrontColor = clamp("),
+            "{vs}"
+        );
+    }
+
+    #[test]
+    fn tex_coord_redeclarations_size_the_block() {
+        let scene = lowered(
+            "[vertex shader]\nout vec4 gl_TexCoord[5];\n\
+             void main() { gl_Position = gl_Vertex; gl_TexCoord[4] = vec4(1.0); }\n\
+             [fragment shader]\n#version 110\nvarying vec4 gl_TexCoord[5];\n\
+             void main() { gl_FragColor = gl_TexCoord[4]; }\n[test]\ndraw rect -1 -1 2 2\n",
+        );
+        let vs = source(&scene, Stage::Vertex);
+        assert!(
+            vs.contains("out glsem_Compat { vec4 TexCoord[5]; } glsem_out;"),
+            "{vs}"
+        );
+        assert!(!vs.contains("gl_TexCoord"), "{vs}");
+        let fs = source(&scene, Stage::Fragment);
+        assert!(fs.starts_with("#version 150\n"), "{fs}");
+        assert!(fs.contains("gl_FragColor = glsem_in.TexCoord[4];"), "{fs}");
+        assert!(!fs.contains("varying"), "{fs}");
+    }
+
+    #[test]
+    fn attribute_and_varying_become_in_and_out() {
+        let scene = lowered(
+            "[vertex shader]\n#version 120\nattribute vec2 pos;\nvarying float v;\n\
+             void main() { gl_Position = vec4(pos, 0, 1); v = 1.0; }\n\
+             [fragment shader]\n#version 120\nvarying float v;\nvoid main() { gl_FragColor = vec4(v); }\n\
+             [test]\ndraw rect -1 -1 2 2\n",
+        );
+        assert!(source(&scene, Stage::Vertex).contains("in vec2 pos;\nout float v;"));
+        assert!(source(&scene, Stage::Fragment).contains("in float v;"));
+    }
+
+    #[test]
+    fn matrices_start_as_identity_and_ortho_sets_the_projection() {
+        let scene = lowered(
+            "[vertex shader]\nvoid main() { gl_Position = gl_ModelViewProjectionMatrix * gl_Vertex; }\n\
+             [test]\northo 0 1 0 2\ndraw rect 0 0 1 1\n",
+        );
+        assert!(source(&scene, Stage::Vertex)
+            .contains("gl_Position = glsem_ModelViewProjectionMatrix * piglit_vertex;"));
+        let set = uniforms(&scene);
+        assert_eq!(set.len(), 2);
+        let identity = [
+            1., 0., 0., 0., 0., 1., 0., 0., 0., 0., 1., 0., 0., 0., 0., 1.,
+        ];
+        assert_eq!(set[0].data, UniformData::F32(identity.to_vec()));
+        // glOrtho(0, 1, 0, 2, -1, 1), column-major.
+        let ortho = [
+            2., 0., 0., 0., 0., 1., 0., 0., 0., 0., -1., 0., -1., -1., 0., 1.,
+        ];
+        assert_eq!(set[1].data, UniformData::F32(ortho.to_vec()));
+    }
+
+    #[test]
+    fn display_lists_replay_where_called() {
+        let scene = lowered(
+            "[vertex shader]\nin vec4 piglit_vertex;\nvoid main() { gl_Position = piglit_vertex; }\n\
+             [test]\nnewlist GL_COMPILE\npatch parameter vertices 3\nclear\nendlist\n\
+             probe all rgba 0 0 0 0\npatch parameter vertices 4\ncalllist\ndeletelist\ncalllist\n\
+             newlist GL_COMPILE_AND_EXECUTE\nclear color 1 0 0 1\nendlist\n",
+        );
+        let got: Vec<&Command> = scene.commands.iter().map(|l| &l.command).collect();
+        assert!(matches!(
+            got.as_slice(),
+            [
+                Command::Probe(_),
+                Command::PatchVertices(4),
+                Command::PatchVertices(3),
+                Command::Clear,
+                Command::ClearColor(_),
+            ]
+        ));
+    }
+
+    #[test]
+    fn commands_a_list_cannot_hold_skip() {
+        let e = parse(&format!(
+            "{REQUIRE}[vertex shader]\nvoid main() {{ gl_Position = gl_Vertex; }}\n\
+             [test]\nnewlist GL_COMPILE\nssbo 0 16\nendlist\n"
+        ))
+        .unwrap_err();
+        assert!(matches!(e, SceneError::Skip(_)), "{e}");
+    }
+
+    const PRIMITIVE_ID: &str = "[vertex shader]\nin vec4 piglit_vertex;\n\
+        void main() { gl_Position = piglit_vertex; }\n\
+        [fragment shader]\nout vec4 c;\nvoid main() { c = vec4(gl_PrimitiveID); }\n\
+        [vertex data]\npiglit_vertex/float/1\n0\n1\n2\n3\n4\n5\n";
+
+    fn vertex_column(scene: &Scene) -> Vec<f32> {
+        let data = scene.vertex_data.as_ref().unwrap();
+        data.words.iter().map(|w| f32::from_bits(*w)).collect()
+    }
+
+    #[test]
+    fn quads_are_two_triangles_ending_with_the_last_vertex() {
+        let scene = lowered(&format!(
+            "{PRIMITIVE_ID}[test]\ndraw arrays GL_QUADS 0 4\ndraw arrays GL_TRIANGLES 0 3\n"
+        ));
+        assert_eq!(
+            vertex_column(&scene)[6..],
+            [0., 1., 3., 1., 2., 3.],
+            "the provoking (last) vertex of each triangle is the quad's last"
+        );
+        let got: Vec<&Command> = scene.commands.iter().map(|l| &l.command).collect();
+        let divisor = |n| UniformData::I32(vec![n]);
+        match got.as_slice() {
+            [Command::Uniform(a), Command::DrawArrays {
+                mode: Mode::Triangles,
+                first: 6,
+                count: 6,
+                ..
+            }, Command::Uniform(b), Command::DrawArrays {
+                first: 0, count: 3, ..
+            }] => {
+                assert_eq!((&a.data, &b.data), (&divisor(2), &divisor(1)));
+            }
+            other => panic!("{other:?}"),
+        }
+        // gl_PrimitiveID counts quads.
+        assert!(source(&scene, Stage::Fragment)
+            .contains("(gl_PrimitiveID / glsem_TrianglesPerPrimitive)"));
+    }
+
+    #[test]
+    fn quad_strip_quads_end_with_their_provoking_vertex() {
+        let scene = lowered(&format!(
+            "{PRIMITIVE_ID}[test]\ndraw arrays GL_QUAD_STRIP 0 6\n"
+        ));
+        // Quad q is 2q, 2q+1, 2q+3, 2q+2 around; GL's provoking vertex is 2q+3.
+        assert_eq!(
+            vertex_column(&scene)[6..],
+            [2., 0., 3., 0., 1., 3., 4., 2., 5., 2., 3., 5.]
+        );
+    }
+
+    #[test]
+    fn quads_with_the_first_vertex_convention_skip() {
+        let e = parse(&format!(
+            "{REQUIRE}{PRIMITIVE_ID}[test]\nprovoking vertex first\ndraw arrays GL_QUADS 0 4\n"
+        ))
+        .unwrap_err();
+        assert!(matches!(e, SceneError::Skip(_)), "{e}");
+    }
+
+    #[test]
+    fn built_ins_not_emulated_skip() {
+        for built_in in [
+            "gl_Normal",
+            "gl_MultiTexCoord0",
+            "gl_NormalMatrix[0]",
+            "gl_Color",
+        ] {
+            let e = parse(&format!(
+                "{REQUIRE}[vertex shader]\nvoid main() {{ gl_Position = vec4({built_in}.x); }}\n"
+            ))
+            .unwrap_err();
+            let SceneError::Skip(why) = e else {
+                panic!("{built_in}: {e}")
+            };
+            assert!(why.contains(built_in.split('[').next().unwrap()), "{why}");
+        }
+    }
+
+    #[test]
+    fn what_the_rewrite_cannot_see_skips() {
+        for vs in [
+            "#define COLOR gl_FrontColor\nvoid main() { gl_Position = gl_Vertex; COLOR = vec4(1.0); }",
+            // gl_Vertex is generic attribute 0: all four components of piglit_vertex.
+            "in vec2 piglit_vertex;\nvoid main() { gl_Position = gl_Vertex; }",
+        ] {
+            let e = parse(&format!("{REQUIRE}[vertex shader]\n{vs}\n")).unwrap_err();
+            assert!(matches!(e, SceneError::Skip(_)), "{e}");
+        }
+    }
+
+    #[test]
+    fn interpolation_qualifiers_on_colours_skip() {
+        let e = parse(&format!(
+            "{REQUIRE}[vertex shader]\nvoid main() {{ gl_Position = gl_Vertex; }}\n\
+             [fragment shader]\nflat in vec4 gl_Color;\nvoid main() {{ gl_FragColor = gl_Color; }}\n"
+        ))
+        .unwrap_err();
+        assert!(matches!(e, SceneError::Skip(_)), "{e}");
+    }
+
+    #[test]
+    fn gl_vertex_is_a_declared_piglit_vertex() {
+        let scene = lowered(
+            "[vertex shader]\nin vec4 piglit_vertex;\n\
+             void main() { gl_Position = gl_Vertex + piglit_vertex; }\n",
+        );
+        let vs = source(&scene, Stage::Vertex);
+        assert_eq!(vs.matches("in vec4 piglit_vertex").count(), 1, "{vs}");
+        assert!(
+            vs.contains("gl_Position = piglit_vertex + piglit_vertex;"),
+            "{vs}"
+        );
+    }
+
+    #[test]
+    fn core_scenes_know_no_compatibility_commands() {
+        let e = parse("[require]\nGLSL >= 1.50\n[test]\northo\n").unwrap_err();
+        assert!(matches!(e, SceneError::Skip(_)), "{e}");
+    }
+
+    #[test]
+    fn comments_naming_built_ins_change_nothing() {
+        let scene = lowered(
+            "[vertex shader]\n// gl_ClipVertex, gl_Normal\nvoid main() { gl_Position = gl_Vertex; /* gl_FrontColor */ }\n\
+             [fragment shader]\nvoid main() { gl_FragColor = vec4(1.0); }\n[test]\nclip plane 0 1 0 0 0\ndraw rect -1 -1 2 2\n",
+        );
+        let vs = source(&scene, Stage::Vertex);
+        assert!(vs.contains("dot(gl_Position, glsem_ClipPlane[0])"), "{vs}");
+        assert!(!vs.contains("glsem_Compat"), "{vs}");
+    }
+}
