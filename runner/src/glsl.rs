@@ -353,6 +353,13 @@ impl Compiler {
             ));
         }
         sources.sort_by_key(|(s, ..)| *s);
+        if let Some((_, units)) = sources.iter_mut().find(|(s, _)| *s == Stage::Fragment) {
+            let mut texts: Vec<String> = units.iter().map(|(t, _)| t.clone()).collect();
+            crate::fixes::frag_coord(&mut texts).map_err(SceneError::Fail)?;
+            for ((text, _), fixed) in units.iter_mut().zip(texts) {
+                *text = fixed;
+            }
+        }
         let mut initializers = Vec::new();
         for (_, units) in &mut sources {
             for (source, _) in units.iter_mut() {
@@ -370,11 +377,12 @@ impl Compiler {
         let mut modules = Vec::new();
         for (stage, units) in &sources {
             let words = self.compile(*stage, units)?;
-            let module = dr::load_words(&words).map_err(|e| {
+            let mut module = dr::load_words(&words).map_err(|e| {
                 SceneError::Fail(format!(
                     "cannot parse glslang's SPIR-V for the {stage:?} shader: {e}"
                 ))
             })?;
+            merge_builtin_copies(&mut module);
             let explicit = units
                 .iter()
                 .flat_map(|(source, _)| explicit_location_names(source))
@@ -1178,6 +1186,68 @@ fn link_locations(modules: &mut [(Stage, dr::Module, HashSet<String>)]) -> Resul
         }
     }
     Ok(())
+}
+
+/// glslang's link of several compilation units gives each unit's `gl_FragColor` a variable
+/// of its own (all at Location 0, which SPIR-V rejects); GL has one. Input and output
+/// variables of one `gl_` name and type become the first of them.
+fn merge_builtin_copies(module: &mut dr::Module) {
+    let types = Types::new(module);
+    let mut first: HashMap<(String, u32), u32> = HashMap::new();
+    let mut copies: HashMap<u32, u32> = HashMap::new();
+    for inst in &module.types_global_values {
+        let (Some(var), Some(ty)) = (inst.result_id, inst.result_type) else {
+            continue;
+        };
+        if inst.class.opcode != Op::Variable
+            || !matches!(
+                inst.operands.first(),
+                Some(Operand::StorageClass(
+                    StorageClass::Input | StorageClass::Output
+                ))
+            )
+        {
+            continue;
+        }
+        let Some(name) = types.names.get(&var).filter(|n| n.starts_with("gl_")) else {
+            continue;
+        };
+        match first.get(&(name.clone(), ty)) {
+            Some(&kept) => {
+                copies.insert(var, kept);
+            }
+            None => {
+                first.insert((name.clone(), ty), var);
+            }
+        }
+    }
+    if copies.is_empty() {
+        return;
+    }
+    let is_copy =
+        |op: Option<&Operand>| matches!(op, Some(Operand::IdRef(v)) if copies.contains_key(v));
+    module
+        .types_global_values
+        .retain(|i| !i.result_id.is_some_and(|v| copies.contains_key(&v)));
+    module.annotations.retain(|i| !is_copy(i.operands.first()));
+    module.debug_names.retain(|i| !is_copy(i.operands.first()));
+    for entry in &mut module.entry_points {
+        entry.operands.retain(|o| !is_copy(Some(o)));
+    }
+    for inst in module
+        .functions
+        .iter_mut()
+        .flat_map(|f| &mut f.blocks)
+        .flat_map(|b| &mut b.instructions)
+    {
+        for op in &mut inst.operands {
+            if let Operand::IdRef(v) = op {
+                if let Some(&kept) = copies.get(v) {
+                    *v = kept;
+                }
+            }
+        }
+    }
 }
 
 /// A `gl_PerVertex` block variable (arrayed or not) and the members the stage uses.
@@ -2292,5 +2362,28 @@ mod tests {
         let block = per_vertex_block(&module, StorageClass::Input).unwrap();
         assert_eq!(block.used, Some(HashSet::from([1])));
         assert!(!per_vertex_builtins(vs, StorageClass::Output).contains(&(ClipDistance as u32)));
+    }
+
+    /// Two compilation units writing `gl_FragColor` write one output, as in GL.
+    #[test]
+    fn units_share_one_frag_color() {
+        let scene = scene::parse(
+            "[require]\nGLSL >= 1.50\n[vertex shader passthrough]\n[fragment shader]\n\
+             void f();\nvoid main() { gl_FragColor = vec4(0.0); f(); }\n\
+             [fragment shader]\nvoid f() { gl_FragColor.b = 1.0; }\n",
+        )
+        .unwrap();
+        let program = compiler().build(&scene).unwrap();
+        let module = dr::load_words(&program.stage(Stage::Fragment).unwrap().words).unwrap();
+        let outputs = module
+            .types_global_values
+            .iter()
+            .filter(|i| {
+                i.class.opcode == Op::Variable
+                    && i.operands.first() == Some(&Operand::StorageClass(StorageClass::Output))
+            })
+            .count();
+        assert_eq!(outputs, 1);
+        assert_eq!(module.entry_points[0].operands.len(), 4);
     }
 }

@@ -84,14 +84,29 @@ pub fn stage_flag(stage: Stage) -> vk::ShaderStageFlags {
 }
 
 pub fn create(gpu: &Gpu, targets: &Targets, desc: &PipelineDesc) -> VkResult<vk::Pipeline> {
+    // The framebuffer height, from which the fragment stage computes GL's gl_FragCoord.y.
+    let height = (targets.height as f32).to_ne_bytes();
+    let height_entry = [vk::SpecializationMapEntry {
+        constant_id: crate::fixes::FRAMEBUFFER_HEIGHT_SPEC_ID,
+        offset: 0,
+        size: height.len(),
+    }];
+    let height_info = vk::SpecializationInfo::default()
+        .map_entries(&height_entry)
+        .data(&height);
     let stages: Vec<_> = desc
         .stages
         .iter()
         .map(|(stage, module)| {
-            vk::PipelineShaderStageCreateInfo::default()
+            let info = vk::PipelineShaderStageCreateInfo::default()
                 .stage(stage_flag(*stage))
                 .module(*module)
-                .name(c"main")
+                .name(c"main");
+            if *stage == Stage::Fragment {
+                info.specialization_info(&height_info)
+            } else {
+                info
+            }
         })
         .collect();
     let vertex_input = vk::PipelineVertexInputStateCreateInfo::default()
