@@ -24,6 +24,12 @@
 //!    redeclared `origin_upper_left`, integer pixel centers for `pixel_center_integer`
 //!    (which SPIR-V for Vulkan forbids); the redeclarations are blanked out, after GL's
 //!    link rule for them is checked (glslang's own rule rejects programs GL links).
+//! 8. In a geometry or tessellation control stage of several compilation units, the input
+//!    primitive (`layout(triangles) in;`) or output patch size (`layout(vertices = N)
+//!    out;`) that one unit declares is declared in the others too ([`per_vertex_sizes`]):
+//!    GL sizes the program's unsized per-vertex arrays with it, glslang each unit's alone.
+
+use crate::scene::Stage;
 
 /// The fixed source and the names of the fixes applied.
 pub fn apply(source: &str) -> (String, Vec<&'static str>) {
@@ -245,6 +251,56 @@ pub fn frag_coord(units: &mut [String]) -> Result<Option<&'static str>, String> 
     Ok(Some("GL's gl_FragCoord from Vulkan's"))
 }
 
+/// Fix 8, over the compilation units of a geometry or tessellation control stage: the unit
+/// that declares the input primitive (`layout(triangles) in;`) or the output patch size
+/// (`layout(vertices = 3) out;`) lends the declaration to the units without one. GL sizes
+/// the program's unsized per-vertex arrays with it; glslang sizes them unit by unit, from
+/// the unit's static use (then rejects the mismatch) or not at all.
+pub fn per_vertex_sizes(stage: Stage, units: &mut [String]) -> Option<&'static str> {
+    let (storage, wanted): (&str, &[&str]) = match stage {
+        Stage::Geometry => (
+            "in",
+            &[
+                "points",
+                "lines",
+                "lines_adjacency",
+                "triangles",
+                "triangles_adjacency",
+            ],
+        ),
+        Stage::TessControl => ("out", &["vertices"]),
+        _ => return None,
+    };
+    let found: Vec<Option<String>> = units
+        .iter()
+        .map(|u| layout_statement(&without_comments(u), storage, wanted))
+        .collect();
+    let declaration = found.iter().flatten().next()?.clone();
+    let mut applied = None;
+    for (unit, own) in units.iter_mut().zip(&found) {
+        if own.is_none() {
+            *unit = after_extensions(unit, std::slice::from_ref(&declaration));
+            applied = Some("the per-vertex array size in every unit");
+        }
+    }
+    applied
+}
+
+/// The statement `layout(…) <storage>;` whose qualifiers name one of `wanted`.
+fn layout_statement(code: &str, storage: &str, wanted: &[&str]) -> Option<String> {
+    word_positions(code, "layout").find_map(|at| {
+        let rest = code[at + "layout".len()..].trim_start().strip_prefix('(')?;
+        let close = rest.find(')')?;
+        let qualifiers = &rest[..close];
+        let tail = rest[close + 1..].trim_start().strip_prefix(storage)?;
+        tail.trim_start().starts_with(';').then_some(())?;
+        wanted
+            .iter()
+            .any(|w| word_positions(qualifiers, w).next().is_some())
+            .then(|| format!("layout({}) {storage};", qualifiers.trim()))
+    })
+}
+
 /// `text` with its comments replaced by spaces (newlines kept), byte for byte.
 fn without_comments(text: &str) -> String {
     let bytes = text.as_bytes();
@@ -450,6 +506,32 @@ mod tests {
         let other = "layout(origin_upper_left) in vec4 gl_FragCoord;\n";
         assert!(frag_coord_of(&[redeclared, other]).is_err());
         assert!(frag_coord_of(&["in vec4 gl_FragCoord;\n", uses]).is_err());
+    }
+
+    #[test]
+    fn per_vertex_sizes_reach_every_unit() {
+        let mut units = vec![
+            "#version 150\nlayout(triangles_adjacency) in;\n\
+             layout(triangle_strip, max_vertices = 4) out;\nvoid main() {}\n"
+                .to_string(),
+            "#version 150\n/* layout(points) in; */\nflat in int v[];\n".to_string(),
+        ];
+        assert!(per_vertex_sizes(Stage::Geometry, &mut units).is_some());
+        assert_eq!(
+            units[1],
+            "#version 150\nlayout(triangles_adjacency) in;\n#line 2\n\
+             /* layout(points) in; */\nflat in int v[];\n"
+        );
+        let mut units = vec![
+            "#version 150\n#extension GL_ARB_tessellation_shader: require\n\
+             layout(vertices = 3) out;\n"
+                .to_string(),
+            "#version 150\n#extension GL_ARB_tessellation_shader: require\nout vec4 c[];\n"
+                .to_string(),
+        ];
+        assert!(per_vertex_sizes(Stage::TessControl, &mut units).is_some());
+        assert!(units[1].contains("require\nlayout(vertices = 3) out;\n#line 3\nout vec4"));
+        assert!(per_vertex_sizes(Stage::Geometry, &mut units[..1]).is_none());
     }
 
     #[test]

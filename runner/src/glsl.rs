@@ -353,9 +353,13 @@ impl Compiler {
             ));
         }
         sources.sort_by_key(|(s, ..)| *s);
-        if let Some((_, units)) = sources.iter_mut().find(|(s, _)| *s == Stage::Fragment) {
+        // Source fixes over all the compilation units of a stage.
+        for (stage, units) in &mut sources {
             let mut texts: Vec<String> = units.iter().map(|(t, _)| t.clone()).collect();
-            crate::fixes::frag_coord(&mut texts).map_err(SceneError::Fail)?;
+            crate::fixes::per_vertex_sizes(*stage, &mut texts);
+            if *stage == Stage::Fragment {
+                crate::fixes::frag_coord(&mut texts).map_err(SceneError::Fail)?;
+            }
             for ((text, _), fixed) in units.iter_mut().zip(texts) {
                 *text = fixed;
             }
