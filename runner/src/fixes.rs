@@ -28,6 +28,9 @@
 //!    primitive (`layout(triangles) in;`) or output patch size (`layout(vertices = N)
 //!    out;`) that one unit declares is declared in the others too ([`per_vertex_sizes`]):
 //!    GL sizes the program's unsized per-vertex arrays with it, glslang each unit's alone.
+//! 9. `gl_DepthRange`, a built-in uniform GL has and glslang for Vulkan does not declare,
+//!    becomes a macro building GL's `gl_DepthRangeParameters` from specialization
+//!    constants the runner sets to its viewport's depth range.
 
 use crate::scene::Stage;
 
@@ -105,6 +108,23 @@ pub fn apply(source: &str) -> (String, Vec<&'static str>) {
         text = set_version(&text, 150);
         applied.push("#version 150 for a profile");
     }
+    if word_positions(&without_comments(&text), "gl_DepthRange")
+        .next()
+        .is_some()
+    {
+        let [near, far, diff] = DEPTH_RANGE_SPEC_IDS;
+        let lines = [
+            "struct glsem_DepthRangeParameters { float near; float far; float diff; };".into(),
+            format!("layout(constant_id = {near}) const float glsem_DepthNear = 0.0;"),
+            format!("layout(constant_id = {far}) const float glsem_DepthFar = 1.0;"),
+            format!("layout(constant_id = {diff}) const float glsem_DepthDiff = 1.0;"),
+            "#define gl_DepthRange \
+             glsem_DepthRangeParameters(glsem_DepthNear, glsem_DepthFar, glsem_DepthDiff)"
+                .into(),
+        ];
+        text = after_extensions(&text, &lines);
+        applied.push("gl_DepthRange from specialization constants");
+    }
     (text, applied)
 }
 
@@ -159,6 +179,9 @@ fn redeclares_builtin_block(text: &str) -> bool {
 /// The SpecId of the framebuffer height that fix 7 declares (glslang takes ids below 2047);
 /// the runner specializes the fragment stage with the height of its render targets.
 pub const FRAMEBUFFER_HEIGHT_SPEC_ID: u32 = 2046;
+/// The SpecIds of GL's depth range (`near`, `far`, `diff`) that fix 9 declares; the runner
+/// specializes every stage with its viewport's depth range.
+pub const DEPTH_RANGE_SPEC_IDS: [u32; 3] = [2043, 2044, 2045];
 
 /// A unit's `gl_FragCoord` redeclaration: its byte range and its qualifiers.
 struct Redeclaration {
@@ -532,6 +555,16 @@ mod tests {
         assert!(per_vertex_sizes(Stage::TessControl, &mut units).is_some());
         assert!(units[1].contains("require\nlayout(vertices = 3) out;\n#line 3\nout vec4"));
         assert!(per_vertex_sizes(Stage::Geometry, &mut units[..1]).is_none());
+    }
+
+    #[test]
+    fn depth_range_comes_from_specialization_constants() {
+        let (t, f) =
+            apply("#version 140\nvoid main() { gl_FragColor = vec4(gl_DepthRange.far); }\n");
+        assert_eq!(f, vec!["gl_DepthRange from specialization constants"]);
+        assert!(t.contains("layout(constant_id = 2044) const float glsem_DepthFar = 1.0;\n"));
+        assert!(t.contains("#define gl_DepthRange glsem_DepthRangeParameters("));
+        assert!(t.ends_with("#line 2\nvoid main() { gl_FragColor = vec4(gl_DepthRange.far); }\n"));
     }
 
     #[test]
