@@ -1797,7 +1797,10 @@ fn per_vertex_block(module: &dr::Module, storage: StorageClass) -> Option<PerVer
     let builtins = (0..members).map(builtin).collect::<Option<Vec<u32>>>()?;
     // Another variable of the same block type: leave both as they are.
     let shared = blocks.any(|(_, b, _)| b == block);
-    let mut used = (!shared).then(HashSet::new);
+    // Members captured by transform feedback (`Offset`) count as used.
+    let captured =
+        (0..members).filter(|&m| types.member_literal(block, m, Decoration::Offset).is_some());
+    let mut used = (!shared).then(|| captured.collect::<HashSet<u32>>());
     let member_at = usize::from(arrayed) + 1;
     for inst in module
         .functions
