@@ -369,6 +369,10 @@ fn redeclaration(code: &str) -> Option<Redeclaration> {
         }
         let end = code.len() - rest.len() + 1;
         let before = code[..at].trim_end().strip_suffix("vec4")?.trim_end();
+        let before = ["highp", "mediump", "lowp"]
+            .iter()
+            .find_map(|p| before.strip_suffix(p))
+            .map_or(before, str::trim_end);
         let before = before.strip_suffix("in")?;
         if before.ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_') {
             return None;
@@ -529,6 +533,8 @@ mod tests {
         let other = "layout(origin_upper_left) in vec4 gl_FragCoord;\n";
         assert!(frag_coord_of(&[redeclared, other]).is_err());
         assert!(frag_coord_of(&["in vec4 gl_FragCoord;\n", uses]).is_err());
+        let t = frag_coord_of(&["layout(origin_upper_left) in highp vec4 gl_FragCoord;\n"]);
+        assert!(!t.unwrap()[0].contains("vec4"));
     }
 
     #[test]
