@@ -401,8 +401,6 @@ impl Compiler {
         for (stage, module, _) in &mut modules {
             split_component_arrays(*stage, module);
             split_dynamic_patch_component_stores(*stage, module);
-        }
-        for (_, module, _) in &mut modules {
             drop_redundant_block_locations(module);
         }
         let stage_sources: Vec<String> = sources
