@@ -18,6 +18,21 @@
 //! 6. A shader below GLSL 4.30 with `#extension GL_ARB_compute_shader` becomes
 //!    `#version 430`: glslang takes compute shaders from 4.20 on only, whatever the
 //!    extensions.
+//! 7. `gl_FragCoord` in a fragment stage ([`frag_coord`], over all its compilation units)
+//!    becomes a macro that computes GL's value from Vulkan's: GL's lower-left origin from
+//!    the framebuffer height (a specialization constant the runner sets) unless
+//!    redeclared `origin_upper_left`, integer pixel centers for `pixel_center_integer`
+//!    (which SPIR-V for Vulkan forbids); the redeclarations are blanked out, after GL's
+//!    link rule for them is checked (glslang's own rule rejects programs GL links).
+//! 8. In a geometry or tessellation control stage of several compilation units, the input
+//!    primitive (`layout(triangles) in;`) or output patch size (`layout(vertices = N)
+//!    out;`) that one unit declares is declared in the others too ([`per_vertex_sizes`]):
+//!    GL sizes the program's unsized per-vertex arrays with it, glslang each unit's alone.
+//! 9. `gl_DepthRange`, a built-in uniform GL has and glslang for Vulkan does not declare,
+//!    becomes a macro building GL's `gl_DepthRangeParameters` from specialization
+//!    constants the runner sets to its viewport's depth range.
+
+use crate::scene::Stage;
 
 /// The fixed source and the names of the fixes applied.
 pub fn apply(source: &str) -> (String, Vec<&'static str>) {
@@ -93,6 +108,23 @@ pub fn apply(source: &str) -> (String, Vec<&'static str>) {
         text = set_version(&text, 150);
         applied.push("#version 150 for a profile");
     }
+    if word_positions(&without_comments(&text), "gl_DepthRange")
+        .next()
+        .is_some()
+    {
+        let [near, far, diff] = DEPTH_RANGE_SPEC_IDS;
+        let lines = [
+            "struct glsem_DepthRangeParameters { float near; float far; float diff; };".into(),
+            format!("layout(constant_id = {near}) const float glsem_DepthNear = 0.0;"),
+            format!("layout(constant_id = {far}) const float glsem_DepthFar = 1.0;"),
+            format!("layout(constant_id = {diff}) const float glsem_DepthDiff = 1.0;"),
+            "#define gl_DepthRange \
+             glsem_DepthRangeParameters(glsem_DepthNear, glsem_DepthFar, glsem_DepthDiff)"
+                .into(),
+        ];
+        text = after_extensions(&text, &lines);
+        applied.push("gl_DepthRange from specialization constants");
+    }
     (text, applied)
 }
 
@@ -144,6 +176,249 @@ fn redeclares_builtin_block(text: &str) -> bool {
         .any(|p| flat.contains(p))
 }
 
+/// The SpecId of the framebuffer height that fix 7 declares (glslang takes ids below 2047);
+/// the runner specializes the fragment stage with the height of its render targets.
+pub const FRAMEBUFFER_HEIGHT_SPEC_ID: u32 = 2046;
+/// The SpecIds of GL's depth range (`near`, `far`, `diff`) that fix 9 declares; the runner
+/// specializes every stage with its viewport's depth range.
+pub const DEPTH_RANGE_SPEC_IDS: [u32; 3] = [2043, 2044, 2045];
+
+/// A unit's `gl_FragCoord` redeclaration: its byte range and its qualifiers.
+struct Redeclaration {
+    range: std::ops::Range<usize>,
+    origin_upper_left: bool,
+    pixel_center_integer: bool,
+}
+
+/// Fix 7, over the compilation units of a fragment stage: GL's `gl_FragCoord`. GL counts
+/// it from the lower left (the runner's flipped viewport makes that Vulkan's bottom row)
+/// unless redeclared `layout(origin_upper_left)`, at pixel centers `.5` unless
+/// `layout(pixel_center_integer)`; Vulkan's `FragCoord` counts from the upper left at
+/// `.5` and SPIR-V for Vulkan has no integer centers. Each unit that reads
+/// `gl_FragCoord` gets a macro computing GL's value from Vulkan's (`y` from the
+/// framebuffer height, a specialization constant) and the redeclarations are blanked out:
+/// glslang would emit the integer centers Vulkan forbids, and its linker requires the
+/// same redeclaration in every unit, even one that does not use `gl_FragCoord`.
+/// GL's own link rule (GLSL 1.50 §4.3.8.1) is checked first: with a redeclaration in any
+/// unit, every unit that uses `gl_FragCoord` redeclares it, and all alike; `Err` then
+/// carries the link error.
+pub fn frag_coord(units: &mut [String]) -> Result<Option<&'static str>, String> {
+    let found: Vec<(Option<Redeclaration>, bool)> = units
+        .iter()
+        .map(|unit| {
+            let code = without_comments(unit);
+            let redeclaration = redeclaration(&code);
+            let uses = word_positions(&code, "gl_FragCoord").any(|at| {
+                !redeclaration
+                    .as_ref()
+                    .is_some_and(|r| r.range.contains(&at))
+            });
+            (redeclaration, uses)
+        })
+        .collect();
+    if found.iter().all(|(r, uses)| r.is_none() && !uses) {
+        return Ok(None);
+    }
+    let layouts: Vec<(bool, bool)> = found
+        .iter()
+        .filter_map(|(r, _)| r.as_ref())
+        .map(|r| (r.origin_upper_left, r.pixel_center_integer))
+        .collect();
+    if !layouts.is_empty() {
+        if found.iter().any(|(r, uses)| *uses && r.is_none()) {
+            return Err(
+                "link error: gl_FragCoord is redeclared in one fragment shader and \
+                        used without a redeclaration in another"
+                    .into(),
+            );
+        }
+        if layouts.iter().any(|l| *l != layouts[0]) {
+            return Err(
+                "link error: the fragment shaders redeclare gl_FragCoord with other qualifiers"
+                    .into(),
+            );
+        }
+    }
+    let (upper_left, integer) = layouts.first().copied().unwrap_or_default();
+    let center = if integer { " - 0.5" } else { "" };
+    let y = if upper_left {
+        format!("gl_FragCoord.y{center}")
+    } else {
+        format!("glsem_FramebufferHeight - gl_FragCoord.y{center}")
+    };
+    for (unit, (redeclaration, uses)) in units.iter_mut().zip(found) {
+        if let Some(r) = redeclaration {
+            // Keep the newlines, and so the line numbers.
+            let blank: String = unit[r.range.clone()]
+                .chars()
+                .map(|c| if c == '\n' { c } else { ' ' })
+                .collect();
+            unit.replace_range(r.range, &blank);
+        }
+        if uses {
+            let mut lines = vec![format!(
+                "#define gl_FragCoord vec4(gl_FragCoord.x{center}, {y}, gl_FragCoord.zw)"
+            )];
+            if !upper_left {
+                lines.insert(
+                    0,
+                    format!(
+                        "layout(constant_id = {FRAMEBUFFER_HEIGHT_SPEC_ID}) \
+                         const float glsem_FramebufferHeight = 0.0;"
+                    ),
+                );
+            }
+            *unit = after_extensions(unit, &lines);
+        }
+    }
+    Ok(Some("GL's gl_FragCoord from Vulkan's"))
+}
+
+/// Fix 8, over the compilation units of a geometry or tessellation control stage: the unit
+/// that declares the input primitive (`layout(triangles) in;`) or the output patch size
+/// (`layout(vertices = 3) out;`) lends the declaration to the units without one. GL sizes
+/// the program's unsized per-vertex arrays with it; glslang sizes them unit by unit, from
+/// the unit's static use (then rejects the mismatch) or not at all.
+pub fn per_vertex_sizes(stage: Stage, units: &mut [String]) -> Option<&'static str> {
+    let (storage, wanted): (&str, &[&str]) = match stage {
+        Stage::Geometry => (
+            "in",
+            &[
+                "points",
+                "lines",
+                "lines_adjacency",
+                "triangles",
+                "triangles_adjacency",
+            ],
+        ),
+        Stage::TessControl => ("out", &["vertices"]),
+        _ => return None,
+    };
+    let found: Vec<Option<String>> = units
+        .iter()
+        .map(|u| layout_statement(&without_comments(u), storage, wanted))
+        .collect();
+    let declaration = found.iter().flatten().next()?.clone();
+    let mut applied = None;
+    for (unit, own) in units.iter_mut().zip(&found) {
+        if own.is_none() {
+            *unit = after_extensions(unit, std::slice::from_ref(&declaration));
+            applied = Some("the per-vertex array size in every unit");
+        }
+    }
+    applied
+}
+
+/// The statement `layout(…) <storage>;` whose qualifiers name one of `wanted`.
+fn layout_statement(code: &str, storage: &str, wanted: &[&str]) -> Option<String> {
+    word_positions(code, "layout").find_map(|at| {
+        let rest = code[at + "layout".len()..].trim_start().strip_prefix('(')?;
+        let close = rest.find(')')?;
+        let qualifiers = &rest[..close];
+        let tail = rest[close + 1..].trim_start().strip_prefix(storage)?;
+        tail.trim_start().starts_with(';').then_some(())?;
+        wanted
+            .iter()
+            .any(|w| word_positions(qualifiers, w).next().is_some())
+            .then(|| format!("layout({}) {storage};", qualifiers.trim()))
+    })
+}
+
+/// `text` with its comments replaced by spaces (newlines kept), byte for byte.
+fn without_comments(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = bytes.to_vec();
+    let mut i = 0;
+    while i < bytes.len() {
+        let end = match &bytes[i..] {
+            [b'/', b'/', ..] => text[i..].find('\n').map_or(bytes.len(), |n| i + n),
+            [b'/', b'*', ..] => text[i + 2..].find("*/").map_or(bytes.len(), |n| i + n + 4),
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        for b in &mut out[i..end] {
+            if *b != b'\n' {
+                *b = b' ';
+            }
+        }
+        i = end;
+    }
+    String::from_utf8(out).expect("only ASCII bytes were replaced")
+}
+
+/// Byte offsets where `word` occurs as a whole identifier.
+fn word_positions<'a>(text: &'a str, word: &'a str) -> impl Iterator<Item = usize> + 'a {
+    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    text.match_indices(word)
+        .map(|(at, _)| at)
+        .filter(move |&at| {
+            let before = text[..at].bytes().next_back();
+            let after = text[at + word.len()..].bytes().next();
+            !before.is_some_and(ident) && !after.is_some_and(ident)
+        })
+}
+
+/// The statement `[layout(…)] in vec4 gl_FragCoord;`, if the (comment-free) unit has one.
+fn redeclaration(code: &str) -> Option<Redeclaration> {
+    word_positions(code, "gl_FragCoord").find_map(|at| {
+        let rest = code[at + "gl_FragCoord".len()..].trim_start();
+        if !rest.starts_with(';') {
+            return None;
+        }
+        let end = code.len() - rest.len() + 1;
+        let before = code[..at].trim_end().strip_suffix("vec4")?.trim_end();
+        let before = ["highp", "mediump", "lowp"]
+            .iter()
+            .find_map(|p| before.strip_suffix(p))
+            .map_or(before, str::trim_end);
+        let before = before.strip_suffix("in")?;
+        if before.ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_') {
+            return None;
+        }
+        let mut start = before.len();
+        let mut qualifiers = "";
+        if let Some(layout) = before.trim_end().strip_suffix(')') {
+            let open = layout.rfind('(')?;
+            let keyword = layout[..open].trim_end().strip_suffix("layout")?;
+            qualifiers = &layout[open..];
+            start = keyword.len();
+        }
+        Some(Redeclaration {
+            range: start..end,
+            origin_upper_left: qualifiers.contains("origin_upper_left"),
+            pixel_center_integer: qualifiers.contains("pixel_center_integer"),
+        })
+    })
+}
+
+/// Inserts `lines` after the `#version` and `#extension` directives (declarations may
+/// not precede an `#extension`), resetting the line count with `#line`.
+fn after_extensions(text: &str, lines: &[String]) -> String {
+    let all: Vec<&str> = text.lines().collect();
+    let at = all
+        .iter()
+        .rposition(|l| {
+            let l = l.trim_start();
+            l.starts_with("#version") || l.starts_with("#extension")
+        })
+        .map_or(0, |i| i + 1);
+    // The number of line `at`, after any `#line` before it.
+    let number = all[..at].iter().fold(1, |n, l| {
+        match l.trim_start().strip_prefix("#line") {
+            Some(rest) => rest.split_whitespace().next().and_then(|v| v.parse().ok()),
+            None => None,
+        }
+        .unwrap_or(n + 1)
+    });
+    let mut out: Vec<String> = all[..at].iter().map(|l| l.to_string()).collect();
+    out.extend(lines.iter().cloned());
+    out.push(format!("#line {number}"));
+    out.extend(all[at..].iter().map(|l| l.to_string()));
+    out.join("\n") + "\n"
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -189,6 +464,113 @@ mod tests {
         let (t, f) = apply("#version 150\n#extension GL_ARB_compute_shader: require\n");
         assert!(t.starts_with("#version 430\n"));
         assert_eq!(f, vec!["GL_ARB_compute_shader as GLSL 4.30"]);
+    }
+
+    fn frag_coord_of(units: &[&str]) -> Result<Vec<String>, String> {
+        let mut units: Vec<String> = units.iter().map(|u| u.to_string()).collect();
+        frag_coord(&mut units)?;
+        Ok(units)
+    }
+
+    #[test]
+    fn frag_coord_is_gl_lower_left_one() {
+        let t = frag_coord_of(
+            &["#version 150\n#extension GL_ARB_x : enable\nout vec4 c;\n\
+                                 void main() { c = gl_FragCoord; }\n"],
+        )
+        .unwrap();
+        assert_eq!(
+            t[0],
+            "#version 150\n#extension GL_ARB_x : enable\n\
+             layout(constant_id = 2046) const float glsem_FramebufferHeight = 0.0;\n\
+             #define gl_FragCoord vec4(gl_FragCoord.x, glsem_FramebufferHeight - gl_FragCoord.y, \
+             gl_FragCoord.zw)\n#line 3\nout vec4 c;\nvoid main() { c = gl_FragCoord; }\n"
+        );
+        // Counted from a `#line` reset; untouched without gl_FragCoord.
+        let t = frag_coord_of(&[
+            "#version 140\n#line 1\nvoid main() { gl_FragColor = gl_FragCoord; }\n",
+        ]);
+        assert!(t.unwrap()[0].contains(")\n#line 2\n#line 1\nvoid main"));
+        let src = "#version 150\nvoid main() {}\n";
+        assert_eq!(frag_coord_of(&[src]).unwrap(), vec![src.to_string()]);
+    }
+
+    #[test]
+    fn frag_coord_redeclarations_become_the_macro() {
+        let t = frag_coord_of(&[
+            "#version 150\nlayout(origin_upper_left,\n pixel_center_integer) in vec4 gl_FragCoord;\n\
+             void f();\nvoid main() { gl_FragColor = gl_FragCoord; f(); }\n",
+            "#version 150\nvoid f() { gl_FragColor.b = 1.0; }\n",
+            "#version 150\nlayout(origin_upper_left, pixel_center_integer) in vec4 gl_FragCoord;\n",
+        ])
+        .unwrap();
+        let lines: Vec<&str> = t[0].lines().map(str::trim).collect();
+        assert_eq!(
+            lines[..6],
+            [
+                "#version 150",
+                "#define gl_FragCoord vec4(gl_FragCoord.x - 0.5, gl_FragCoord.y - 0.5, \
+                 gl_FragCoord.zw)",
+                "#line 2",
+                "",
+                "",
+                "void f();"
+            ]
+        );
+        assert_eq!(t[1], "#version 150\nvoid f() { gl_FragColor.b = 1.0; }\n");
+        assert_eq!(t[2].trim_end(), "#version 150");
+    }
+
+    #[test]
+    fn frag_coord_link_rule_is_gl_one() {
+        let redeclared = "layout(pixel_center_integer) in vec4 gl_FragCoord;\nvoid f() {}\n";
+        let uses = "void main() { gl_FragColor = gl_FragCoord; }\n";
+        // A comment does not use it.
+        let mentions = "// gl_FragCoord\nvoid main() {}\n";
+        assert!(frag_coord_of(&[redeclared, mentions]).is_ok());
+        let e = frag_coord_of(&[redeclared, uses]).unwrap_err();
+        assert!(e.starts_with("link error: "), "{e}");
+        let other = "layout(origin_upper_left) in vec4 gl_FragCoord;\n";
+        assert!(frag_coord_of(&[redeclared, other]).is_err());
+        assert!(frag_coord_of(&["in vec4 gl_FragCoord;\n", uses]).is_err());
+        let t = frag_coord_of(&["layout(origin_upper_left) in highp vec4 gl_FragCoord;\n"]);
+        assert!(!t.unwrap()[0].contains("vec4"));
+    }
+
+    #[test]
+    fn per_vertex_sizes_reach_every_unit() {
+        let mut units = vec![
+            "#version 150\nlayout(triangles_adjacency) in;\n\
+             layout(triangle_strip, max_vertices = 4) out;\nvoid main() {}\n"
+                .to_string(),
+            "#version 150\n/* layout(points) in; */\nflat in int v[];\n".to_string(),
+        ];
+        assert!(per_vertex_sizes(Stage::Geometry, &mut units).is_some());
+        assert_eq!(
+            units[1],
+            "#version 150\nlayout(triangles_adjacency) in;\n#line 2\n\
+             /* layout(points) in; */\nflat in int v[];\n"
+        );
+        let mut units = vec![
+            "#version 150\n#extension GL_ARB_tessellation_shader: require\n\
+             layout(vertices = 3) out;\n"
+                .to_string(),
+            "#version 150\n#extension GL_ARB_tessellation_shader: require\nout vec4 c[];\n"
+                .to_string(),
+        ];
+        assert!(per_vertex_sizes(Stage::TessControl, &mut units).is_some());
+        assert!(units[1].contains("require\nlayout(vertices = 3) out;\n#line 3\nout vec4"));
+        assert!(per_vertex_sizes(Stage::Geometry, &mut units[..1]).is_none());
+    }
+
+    #[test]
+    fn depth_range_comes_from_specialization_constants() {
+        let (t, f) =
+            apply("#version 140\nvoid main() { gl_FragColor = vec4(gl_DepthRange.far); }\n");
+        assert_eq!(f, vec!["gl_DepthRange from specialization constants"]);
+        assert!(t.contains("layout(constant_id = 2044) const float glsem_DepthFar = 1.0;\n"));
+        assert!(t.contains("#define gl_DepthRange glsem_DepthRangeParameters("));
+        assert!(t.ends_with("#line 2\nvoid main() { gl_FragColor = vec4(gl_DepthRange.far); }\n"));
     }
 
     #[test]

@@ -1,6 +1,10 @@
 //! GLSL → SPIR-V through `glslangValidator -V -R`, then the work a GL linker does that
-//! glslang's per-stage compiles cannot: matching stage interfaces by name, placing
-//! `gl_FragData`, and giving each stage's default uniform block its own binding.
+//! glslang's per-stage compiles cannot: matching stage interfaces by name, trimming the
+//! built-in `gl_PerVertex` blocks to the members in use, splitting the per-vertex arrays
+//! of arrays that carry a `Component`, merging glslang's per-unit copies of a built-in,
+//! placing `gl_FragData`, and giving each stage's default uniform block its own binding;
+//! and one workaround for lavapipe (stores to a dynamically indexed component of a TCS
+//! patch output).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -352,6 +356,17 @@ impl Compiler {
             ));
         }
         sources.sort_by_key(|(s, ..)| *s);
+        // Source fixes over all the compilation units of a stage.
+        for (stage, units) in &mut sources {
+            let mut texts: Vec<String> = units.iter().map(|(t, _)| t.clone()).collect();
+            crate::fixes::per_vertex_sizes(*stage, &mut texts);
+            if *stage == Stage::Fragment {
+                crate::fixes::frag_coord(&mut texts).map_err(SceneError::Fail)?;
+            }
+            for ((text, _), fixed) in units.iter_mut().zip(texts) {
+                *text = fixed;
+            }
+        }
         let mut initializers = Vec::new();
         for (_, units) in &mut sources {
             for (source, _) in units.iter_mut() {
@@ -369,11 +384,12 @@ impl Compiler {
         let mut modules = Vec::new();
         for (stage, units) in &sources {
             let words = self.compile(*stage, units)?;
-            let module = dr::load_words(&words).map_err(|e| {
+            let mut module = dr::load_words(&words).map_err(|e| {
                 SceneError::Fail(format!(
                     "cannot parse glslang's SPIR-V for the {stage:?} shader: {e}"
                 ))
             })?;
+            merge_builtin_copies(&mut module);
             let explicit = units
                 .iter()
                 .flat_map(|(source, _)| explicit_location_names(source))
@@ -381,7 +397,10 @@ impl Compiler {
             modules.push((*stage, module, explicit));
         }
         link_locations(&mut modules).map_err(SceneError::Fail)?;
-        for (_, module, _) in &mut modules {
+        trim_per_vertex_blocks(&mut modules);
+        for (stage, module, _) in &mut modules {
+            split_component_arrays(*stage, module);
+            split_dynamic_patch_component_stores(*stage, module);
             drop_redundant_block_locations(module);
         }
         let stage_sources: Vec<String> = sources
@@ -1176,6 +1195,772 @@ fn link_locations(modules: &mut [(Stage, dr::Module, HashSet<String>)]) -> Resul
         }
     }
     Ok(())
+}
+
+/// glslang's link of several compilation units gives each unit's `gl_FragColor` a variable
+/// of its own (all at Location 0, which SPIR-V rejects); GL has one. Input and output
+/// variables of one `gl_` name and type become the first of them.
+fn merge_builtin_copies(module: &mut dr::Module) {
+    let types = Types::new(module);
+    let mut first: HashMap<(String, u32), u32> = HashMap::new();
+    let mut copies: HashMap<u32, u32> = HashMap::new();
+    for inst in &module.types_global_values {
+        let (Some(var), Some(ty)) = (inst.result_id, inst.result_type) else {
+            continue;
+        };
+        if inst.class.opcode != Op::Variable
+            || !matches!(
+                inst.operands.first(),
+                Some(Operand::StorageClass(
+                    StorageClass::Input | StorageClass::Output
+                ))
+            )
+        {
+            continue;
+        }
+        let Some(name) = types.names.get(&var).filter(|n| n.starts_with("gl_")) else {
+            continue;
+        };
+        match first.get(&(name.clone(), ty)) {
+            Some(&kept) => {
+                copies.insert(var, kept);
+            }
+            None => {
+                first.insert((name.clone(), ty), var);
+            }
+        }
+    }
+    if copies.is_empty() {
+        return;
+    }
+    let is_copy =
+        |op: Option<&Operand>| matches!(op, Some(Operand::IdRef(v)) if copies.contains_key(v));
+    module
+        .types_global_values
+        .retain(|i| !i.result_id.is_some_and(|v| copies.contains_key(&v)));
+    module.annotations.retain(|i| !is_copy(i.operands.first()));
+    module.debug_names.retain(|i| !is_copy(i.operands.first()));
+    for entry in &mut module.entry_points {
+        entry.operands.retain(|o| !is_copy(Some(o)));
+    }
+    for inst in module
+        .functions
+        .iter_mut()
+        .flat_map(|f| &mut f.blocks)
+        .flat_map(|b| &mut b.instructions)
+    {
+        for op in &mut inst.operands {
+            if let Operand::IdRef(v) = op {
+                if let Some(&kept) = copies.get(v) {
+                    *v = kept;
+                }
+            }
+        }
+    }
+}
+
+/// Vulkan takes `Component` only on a scalar or vector or an array of them
+/// (VUID-StandaloneSpirv-Component-04924; spirv-val counts a per-vertex array as one
+/// too), and glslang puts it on per-vertex arrays of arrays (`layout(component = 3) in
+/// float b[][6]` in a geometry or tessellation shader). Such a variable becomes one
+/// per-vertex variable per element of its inner array, at the Location and Component that
+/// element had. Its accesses must index the inner array with a constant or not at all
+/// (`b[i]` is loaded or stored element by element); otherwise it is left as it is.
+fn split_component_arrays(stage: Stage, module: &mut dr::Module) {
+    let types = Types::new(module);
+    let candidates: Vec<(u32, StorageClass, u32, u32)> = module
+        .types_global_values
+        .iter()
+        .filter(|i| i.class.opcode == Op::Variable)
+        .filter_map(|i| {
+            let storage = match i.operands.first() {
+                Some(Operand::StorageClass(s @ (StorageClass::Input | StorageClass::Output))) => *s,
+                _ => return None,
+            };
+            let var = i.result_id?;
+            let per_vertex =
+                arrayed(stage, storage) && types.decoration(var, Decoration::Patch).is_none();
+            types.decoration(var, Decoration::Component)?;
+            let (_, inner) = types.array(types.pointee(i.result_type?)?)?;
+            let (_, element) = types.array(inner)?;
+            (per_vertex && types.shape(element).is_some()).then_some((var, storage, inner, element))
+        })
+        .collect();
+    for (var, storage, inner, element) in candidates {
+        split_component_array(module, var, storage, inner, element);
+    }
+}
+
+fn split_component_array(
+    module: &mut dr::Module,
+    var: u32,
+    storage: StorageClass,
+    inner: u32,
+    element: u32,
+) {
+    let types = Types::new(module);
+    let Some((length, _)) = types.array(inner) else {
+        return;
+    };
+    let (Some(location), Some(outer)) = (
+        types
+            .decoration(var, Decoration::Location)
+            .and_then(|v| v.first().copied()),
+        module
+            .types_global_values
+            .iter()
+            .find(|i| i.result_id == Some(var))
+            .and_then(|i| types.pointee(i.result_type?))
+            .and_then(|ptr| types.def(ptr))
+            .and_then(|a| a.operands.get(1).and_then(id)),
+    ) else {
+        return;
+    };
+    let code = || {
+        module
+            .functions
+            .iter()
+            .flat_map(|f| &f.blocks)
+            .flat_map(|b| &b.instructions)
+    };
+    let is_chain =
+        |i: &Instruction| matches!(i.class.opcode, Op::AccessChain | Op::InBoundsAccessChain);
+    // Chains to a vertex's inner array (`b[i]`): (pointer, vertex index).
+    let mut rows: HashMap<u32, u32> = HashMap::new();
+    for inst in code() {
+        if !inst.operands.iter().any(|o| id(o) == Some(var)) {
+            continue;
+        }
+        if !is_chain(inst) || inst.operands.first().and_then(id) != Some(var) {
+            return;
+        }
+        match inst.operands.get(2) {
+            None => {
+                let (Some(p), Some(vertex)) = (inst.result_id, inst.operands.get(1).and_then(id))
+                else {
+                    return;
+                };
+                rows.insert(p, vertex);
+            }
+            Some(o) if id(o).and_then(|c| types.constant(c)).is_some() => {}
+            Some(_) => return,
+        }
+    }
+    // A row may be loaded, stored, or indexed further with a constant.
+    for inst in code() {
+        for (n, o) in inst.operands.iter().enumerate() {
+            if !id(o).is_some_and(|p| rows.contains_key(&p)) {
+                continue;
+            }
+            let fine = match inst.class.opcode {
+                Op::Load => true,
+                Op::Store => n == 0,
+                Op::AccessChain | Op::InBoundsAccessChain => {
+                    n == 0
+                        && inst
+                            .operands
+                            .get(1)
+                            .and_then(id)
+                            .and_then(|c| types.constant(c))
+                            .is_some()
+                }
+                _ => false,
+            };
+            if !fine {
+                return;
+            }
+        }
+    }
+
+    let header = module
+        .header
+        .as_mut()
+        .expect("a loaded module has a header");
+    let mut fresh = || {
+        header.bound += 1;
+        header.bound - 1
+    };
+    let mut new_globals = Vec::new();
+    let mut type_of = |op: Op, operands: Vec<Operand>, new_globals: &mut Vec<Instruction>| {
+        let found = module
+            .types_global_values
+            .iter()
+            .chain(new_globals.iter())
+            .find(|i| i.class.opcode == op && i.operands == operands);
+        match found.and_then(|i| i.result_id) {
+            Some(t) => t,
+            None => {
+                let t = fresh();
+                new_globals.push(Instruction::new(op, None, Some(t), operands));
+                t
+            }
+        }
+    };
+    let per_vertex = type_of(
+        Op::TypeArray,
+        vec![Operand::IdRef(element), Operand::IdRef(outer)],
+        &mut new_globals,
+    );
+    let var_ptr = type_of(
+        Op::TypePointer,
+        vec![Operand::StorageClass(storage), Operand::IdRef(per_vertex)],
+        &mut new_globals,
+    );
+    let element_ptr = type_of(
+        Op::TypePointer,
+        vec![Operand::StorageClass(storage), Operand::IdRef(element)],
+        &mut new_globals,
+    );
+    let slots = types.slots(element);
+    let parts: Vec<u32> = (0..length)
+        .map(|_| {
+            let v = fresh();
+            new_globals.push(Instruction::new(
+                Op::Variable,
+                Some(var_ptr),
+                Some(v),
+                vec![Operand::StorageClass(storage)],
+            ));
+            v
+        })
+        .collect();
+    // The parts take the variable's decorations, each at its element's Location.
+    let mut decorations = Vec::new();
+    module.annotations.retain(|i| {
+        if i.class.opcode != Op::Decorate || i.operands.first() != Some(&Operand::IdRef(var)) {
+            return true;
+        }
+        for (j, &part) in parts.iter().enumerate() {
+            let mut d = i.clone();
+            d.operands[0] = Operand::IdRef(part);
+            if d.operands.get(1) == Some(&Operand::Decoration(Decoration::Location)) {
+                d.operands[2] = Operand::LiteralBit32(location + j as u32 * slots);
+            }
+            decorations.push(d);
+        }
+        false
+    });
+    module.annotations.extend(decorations);
+    let name = types.names.get(&var).cloned().unwrap_or_default();
+    module
+        .debug_names
+        .retain(|i| i.operands.first() != Some(&Operand::IdRef(var)));
+    for (j, &part) in parts.iter().enumerate() {
+        module.debug_names.push(Instruction::new(
+            Op::Name,
+            None,
+            None,
+            vec![
+                Operand::IdRef(part),
+                Operand::LiteralString(format!("{name}[{j}]")),
+            ],
+        ));
+    }
+    for entry in &mut module.entry_points {
+        if let Some(at) = entry
+            .operands
+            .iter()
+            .position(|o| *o == Operand::IdRef(var))
+        {
+            entry
+                .operands
+                .splice(at..=at, parts.iter().map(|&p| Operand::IdRef(p)));
+        }
+    }
+    module
+        .types_global_values
+        .retain(|i| i.result_id != Some(var));
+    module.types_global_values.extend(new_globals);
+
+    let constant = |c: &Operand| id(c).and_then(|c| types.constant(c)).unwrap_or(0) as usize;
+    let chain = |p: u32, part: u32, vertex: u32, rest: &[Operand]| {
+        let mut operands = vec![Operand::IdRef(part), Operand::IdRef(vertex)];
+        operands.extend_from_slice(rest);
+        Instruction::new(Op::AccessChain, Some(element_ptr), Some(p), operands)
+    };
+    for block in module.functions.iter_mut().flat_map(|f| &mut f.blocks) {
+        let mut out = Vec::with_capacity(block.instructions.len());
+        for inst in block.instructions.drain(..) {
+            let base = inst.operands.first().and_then(id);
+            match inst.class.opcode {
+                // `b[i][j]…` → `b_j[i]…`
+                Op::AccessChain | Op::InBoundsAccessChain if base == Some(var) => {
+                    if inst.operands.len() == 2 {
+                        continue;
+                    }
+                    let mut i = inst;
+                    let j = constant(&i.operands[2]);
+                    i.operands.remove(2);
+                    i.operands[0] = Operand::IdRef(parts[j]);
+                    out.push(i);
+                }
+                Op::AccessChain | Op::InBoundsAccessChain
+                    if base.is_some_and(|p| rows.contains_key(&p)) =>
+                {
+                    let mut i = inst;
+                    let vertex = rows[&base.unwrap_or_default()];
+                    let j = constant(&i.operands[1]);
+                    i.operands[0] = Operand::IdRef(parts[j]);
+                    i.operands[1] = Operand::IdRef(vertex);
+                    out.push(i);
+                }
+                Op::Load if base.is_some_and(|p| rows.contains_key(&p)) => {
+                    let vertex = rows[&base.unwrap_or_default()];
+                    let mut loaded = Vec::new();
+                    for &part in &parts {
+                        let (p, v) = (fresh(), fresh());
+                        out.push(chain(p, part, vertex, &[]));
+                        out.push(Instruction::new(
+                            Op::Load,
+                            Some(element),
+                            Some(v),
+                            vec![Operand::IdRef(p)],
+                        ));
+                        loaded.push(Operand::IdRef(v));
+                    }
+                    out.push(Instruction::new(
+                        Op::CompositeConstruct,
+                        inst.result_type,
+                        inst.result_id,
+                        loaded,
+                    ));
+                }
+                Op::Store if base.is_some_and(|p| rows.contains_key(&p)) => {
+                    let vertex = rows[&base.unwrap_or_default()];
+                    let value = inst.operands[1].clone();
+                    for (j, &part) in parts.iter().enumerate() {
+                        let (e, p) = (fresh(), fresh());
+                        out.push(Instruction::new(
+                            Op::CompositeExtract,
+                            Some(element),
+                            Some(e),
+                            vec![value.clone(), Operand::LiteralBit32(j as u32)],
+                        ));
+                        out.push(chain(p, part, vertex, &[]));
+                        out.push(Instruction::new(
+                            Op::Store,
+                            None,
+                            None,
+                            vec![Operand::IdRef(p), Operand::IdRef(e)],
+                        ));
+                    }
+                }
+                _ => out.push(inst),
+            }
+        }
+        block.instructions = out;
+    }
+}
+
+/// A tessellation control shader's store to a component of a patch output chosen at run
+/// time (`v[i] = x`, `v.wxy[i] = x`) becomes a switch over the component with a store to a
+/// constant component in each case: lavapipe turns the dynamic store into a load and store
+/// of the whole vector, which loses the other invocations' writes to the other components
+/// (in GL each invocation writes only its component).
+fn split_dynamic_patch_component_stores(stage: Stage, module: &mut dr::Module) {
+    if stage != Stage::TessControl {
+        return;
+    }
+    let types = Types::new(module);
+    let patch_outputs: HashSet<u32> = module
+        .types_global_values
+        .iter()
+        .filter(|i| {
+            i.class.opcode == Op::Variable
+                && i.operands.first() == Some(&Operand::StorageClass(StorageClass::Output))
+                && i.result_id
+                    .is_some_and(|v| types.decoration(v, Decoration::Patch).is_some())
+        })
+        .filter_map(|i| i.result_id)
+        .collect();
+    let mut next_id = module.header.as_ref().map_or(0, |h| h.bound);
+    let mut new_constants = Vec::new();
+    for function in &mut module.functions {
+        // Result types of the function's values (the selectors' integer types).
+        let result_types: HashMap<u32, u32> = function
+            .blocks
+            .iter()
+            .flat_map(|b| &b.instructions)
+            .filter_map(|i| Some((i.result_id?, i.result_type?)))
+            .collect();
+        let mut chains: HashMap<u32, Instruction> = HashMap::new();
+        let mut at = 0;
+        while at < function.blocks.len() {
+            let block = &function.blocks[at];
+            if block
+                .instructions
+                .iter()
+                .any(|i| i.class.opcode == Op::LoopMerge)
+            {
+                at += 1;
+                continue;
+            }
+            let mut split = None;
+            for (n, inst) in block.instructions.iter().enumerate() {
+                if matches!(inst.class.opcode, Op::AccessChain | Op::InBoundsAccessChain) {
+                    if let Some(r) = inst.result_id {
+                        chains.insert(r, inst.clone());
+                    }
+                }
+                if inst.class.opcode != Op::Store {
+                    continue;
+                }
+                let Some(chain) = inst
+                    .operands
+                    .first()
+                    .and_then(id)
+                    .and_then(|p| chains.get(&p))
+                else {
+                    continue;
+                };
+                let Some(&Operand::IdRef(selector)) = chain.operands.last() else {
+                    continue;
+                };
+                let base = chain.operands.first().and_then(id);
+                if !base.is_some_and(|b| patch_outputs.contains(&b))
+                    || types.constant(selector).is_some()
+                {
+                    continue;
+                }
+                if let Some(count) = indexed_vector_size(&types, chain) {
+                    split = Some((n, chain.clone(), inst.operands[1].clone(), selector, count));
+                    break;
+                }
+            }
+            let Some((n, chain, value, selector, count)) = split else {
+                at += 1;
+                continue;
+            };
+            let Some(&selector_type) = result_types.get(&selector) else {
+                at += 1;
+                continue;
+            };
+            let mut fresh = || {
+                next_id += 1;
+                next_id - 1
+            };
+            let label = |l: u32| Instruction::new(Op::Label, None, Some(l), vec![]);
+            let merge = fresh();
+            let block = &mut function.blocks[at];
+            let rest: Vec<Instruction> = block.instructions.drain(n..).skip(1).collect();
+            let old_label = block.label.as_ref().and_then(|l| l.result_id);
+            let mut cases = Vec::new();
+            let mut switch = vec![Operand::IdRef(selector), Operand::IdRef(merge)];
+            for component in 0..count {
+                let case = fresh();
+                switch.push(Operand::LiteralBit32(component));
+                switch.push(Operand::IdRef(case));
+                let constant = match types.defs.values().chain(new_constants.iter()).find(|c| {
+                    c.class.opcode == Op::Constant
+                        && c.result_type == Some(selector_type)
+                        && c.operands == [Operand::LiteralBit32(component)]
+                }) {
+                    Some(c) => c.result_id.unwrap_or_default(),
+                    None => {
+                        let c = fresh();
+                        new_constants.push(Instruction::new(
+                            Op::Constant,
+                            Some(selector_type),
+                            Some(c),
+                            vec![Operand::LiteralBit32(component)],
+                        ));
+                        c
+                    }
+                };
+                let pointer = fresh();
+                let mut access = chain.clone();
+                access.result_id = Some(pointer);
+                *access.operands.last_mut().expect("a chain has indices") =
+                    Operand::IdRef(constant);
+                cases.push(dr::Block {
+                    label: Some(label(case)),
+                    instructions: vec![
+                        access,
+                        Instruction::new(
+                            Op::Store,
+                            None,
+                            None,
+                            vec![Operand::IdRef(pointer), value.clone()],
+                        ),
+                        Instruction::new(Op::Branch, None, None, vec![Operand::IdRef(merge)]),
+                    ],
+                });
+            }
+            block.instructions.push(Instruction::new(
+                Op::SelectionMerge,
+                None,
+                None,
+                vec![
+                    Operand::IdRef(merge),
+                    Operand::SelectionControl(spirv::SelectionControl::NONE),
+                ],
+            ));
+            block
+                .instructions
+                .push(Instruction::new(Op::Switch, None, None, switch));
+            // The rest of the block (and its terminator) follows the switch; phis of its
+            // successors now come from there.
+            for inst in function.blocks.iter_mut().flat_map(|b| &mut b.instructions) {
+                if inst.class.opcode == Op::Phi {
+                    for o in &mut inst.operands {
+                        if old_label.is_some_and(|l| *o == Operand::IdRef(l)) {
+                            *o = Operand::IdRef(merge);
+                        }
+                    }
+                }
+            }
+            cases.push(dr::Block {
+                label: Some(label(merge)),
+                instructions: rest,
+            });
+            let count = cases.len();
+            function.blocks.splice(at + 1..at + 1, cases);
+            // Go on in the block after the switch.
+            at += count;
+        }
+    }
+    module.types_global_values.extend(new_constants);
+    if let Some(h) = module.header.as_mut() {
+        h.bound = next_id;
+    }
+}
+
+/// The size of the vector a chain's last index picks a component of, if it does.
+fn indexed_vector_size(types: &Types, chain: &Instruction) -> Option<u32> {
+    let base = chain.operands.first().and_then(id)?;
+    let var = types.def(base);
+    let mut ty = types.pointee(var.and_then(|v| v.result_type).unwrap_or_default())?;
+    let indices = &chain.operands[1..];
+    for index in &indices[..indices.len() - 1] {
+        let def = types.def(ty)?;
+        ty = match def.class.opcode {
+            Op::TypeArray | Op::TypeRuntimeArray | Op::TypeVector | Op::TypeMatrix => {
+                def.operands.first().and_then(id)?
+            }
+            Op::TypeStruct => def
+                .operands
+                .get(types.constant(id(index)?)? as usize)
+                .and_then(id)?,
+            _ => return None,
+        };
+    }
+    let def = types.def(ty)?;
+    (def.class.opcode == Op::TypeVector).then(|| def.operands.get(1).and_then(literal))?
+}
+
+/// A `gl_PerVertex` block variable (arrayed or not) and the members the stage uses.
+struct PerVertex {
+    var: u32,
+    block: u32,
+    /// Whether the variable is an array of blocks (`gl_in[]`, a TCS's `gl_out[]`).
+    arrayed: bool,
+    /// The `BuiltIn` of each member, in order.
+    builtins: Vec<u32>,
+    /// Members used, by index; `None` when the block is used other than member by member.
+    used: Option<HashSet<u32>>,
+}
+
+/// The stage's `gl_PerVertex` variable of `storage`, if it has one of its own type.
+fn per_vertex_block(module: &dr::Module, storage: StorageClass) -> Option<PerVertex> {
+    let types = Types::new(module);
+    let block_of = |inst: &Instruction| -> Option<(u32, u32, bool)> {
+        if inst.class.opcode != Op::Variable
+            || inst.operands.first() != Some(&Operand::StorageClass(storage))
+        {
+            return None;
+        }
+        let ty = types.pointee(inst.result_type?)?;
+        let (block, arrayed) = match types.array(ty) {
+            Some((_, elem)) => (elem, true),
+            None => (ty, false),
+        };
+        types
+            .member_decoration(block, 0, Decoration::BuiltIn)
+            .is_some()
+            .then_some((inst.result_id?, block, arrayed))
+    };
+    let mut blocks = module.types_global_values.iter().filter_map(block_of);
+    let (var, block, arrayed) = blocks.next()?;
+    let members = types.def(block)?.operands.len() as u32;
+    let builtin = |m: u32| {
+        module.annotations.iter().find_map(|i| match i.operands.as_slice() {
+            [Operand::IdRef(t), Operand::LiteralBit32(n), Operand::Decoration(Decoration::BuiltIn), Operand::BuiltIn(b)]
+                if (*t, *n) == (block, m) =>
+            {
+                Some(*b as u32)
+            }
+            _ => None,
+        })
+    };
+    let builtins = (0..members).map(builtin).collect::<Option<Vec<u32>>>()?;
+    // Another variable of the same block type: leave both as they are.
+    let shared = blocks.any(|(_, b, _)| b == block);
+    // Members captured by transform feedback (`Offset`) count as used.
+    let captured =
+        (0..members).filter(|&m| types.member_literal(block, m, Decoration::Offset).is_some());
+    let mut used = (!shared).then(|| captured.collect::<HashSet<u32>>());
+    let member_at = usize::from(arrayed) + 1;
+    for inst in module
+        .functions
+        .iter()
+        .flat_map(|f| &f.blocks)
+        .flat_map(|b| &b.instructions)
+    {
+        if !inst.operands.iter().any(|o| id(o) == Some(var)) {
+            continue;
+        }
+        let member = matches!(inst.class.opcode, Op::AccessChain | Op::InBoundsAccessChain)
+            .then(|| inst.operands.get(member_at).and_then(id))
+            .flatten()
+            .filter(|_| inst.operands.first().and_then(id) == Some(var))
+            .and_then(|c| types.constant(c));
+        match (member, used.as_mut()) {
+            (Some(m), Some(set)) => {
+                set.insert(m);
+            }
+            _ => used = None,
+        }
+    }
+    Some(PerVertex {
+        var,
+        block,
+        arrayed,
+        builtins,
+        used,
+    })
+}
+
+/// Trims the `gl_PerVertex` blocks glslang declares whole (`gl_Position`, `gl_PointSize`,
+/// `gl_ClipDistance`, …) to the members in use: Vulkan counts every member of a built-in
+/// block against the stage's input and output component limits, GL counts none. A stage's
+/// output block and the next stage's input block keep the same members (those either
+/// uses); an output keeps `gl_Position` too, as GL counts it against the limits.
+fn trim_per_vertex_blocks(modules: &mut [(Stage, dr::Module, HashSet<String>)]) {
+    let pre_rasterization = |s: Stage| !matches!(s, Stage::Fragment | Stage::Compute);
+    for i in 0..modules.len() {
+        if !pre_rasterization(modules[i].0) {
+            continue;
+        }
+        let Some(output) = per_vertex_block(&modules[i].1, StorageClass::Output) else {
+            continue;
+        };
+        let next = modules
+            .get(i + 1)
+            .filter(|(s, ..)| pre_rasterization(*s))
+            .and_then(|(_, m, _)| per_vertex_block(m, StorageClass::Input));
+        let mut keep = HashSet::from([spirv::BuiltIn::Position as u32]);
+        for block in std::iter::once(&output).chain(next.as_ref()) {
+            let Some(used) = &block.used else {
+                // Used whole: its members stay, and so do the other side's.
+                keep.extend(
+                    output
+                        .builtins
+                        .iter()
+                        .chain(next.iter().flat_map(|b| &b.builtins)),
+                );
+                break;
+            };
+            keep.extend(used.iter().map(|&m| block.builtins[m as usize]));
+        }
+        if output.used.is_some() {
+            trim_block(&mut modules[i].1, &output, &keep);
+        }
+        if let Some(input) = next.filter(|b| b.used.is_some()) {
+            trim_block(&mut modules[i + 1].1, &input, &keep);
+        }
+    }
+}
+
+/// Drops the members of `block` whose `BuiltIn` is not in `keep`, renumbering the rest in
+/// its decorations, names and access chains.
+fn trim_block(module: &mut dr::Module, block: &PerVertex, keep: &HashSet<u32>) {
+    let kept: Vec<u32> = (0..block.builtins.len() as u32)
+        .filter(|&m| keep.contains(&block.builtins[m as usize]))
+        .collect();
+    if kept.len() == block.builtins.len() {
+        return;
+    }
+    let new_index = |m: u32| kept.iter().position(|&k| k == m).map(|p| p as u32);
+    for inst in &mut module.types_global_values {
+        if inst.result_id == Some(block.block) {
+            let members = std::mem::take(&mut inst.operands);
+            inst.operands = kept.iter().map(|&m| members[m as usize].clone()).collect();
+        }
+    }
+    let renumber = |insts: &mut Vec<Instruction>, op: Op| {
+        insts.retain_mut(|inst| {
+            if inst.class.opcode != op
+                || inst.operands.first() != Some(&Operand::IdRef(block.block))
+            {
+                return true;
+            }
+            let Some(Operand::LiteralBit32(m)) = inst.operands.get_mut(1) else {
+                return true;
+            };
+            match new_index(*m) {
+                Some(n) => {
+                    *m = n;
+                    true
+                }
+                None => false,
+            }
+        })
+    };
+    renumber(&mut module.annotations, Op::MemberDecorate);
+    renumber(&mut module.debug_names, Op::MemberName);
+    // Access chains index the block with integer constants; the new index needs one of
+    // the same type.
+    let member_at = usize::from(block.arrayed) + 1;
+    let types = Types::new(module);
+    let mut constants: HashMap<(u32, u32), u32> = module
+        .types_global_values
+        .iter()
+        .filter(|i| i.class.opcode == Op::Constant)
+        .filter_map(|i| {
+            Some((
+                (i.result_type?, types.constant(i.result_id?)?),
+                i.result_id?,
+            ))
+        })
+        .collect();
+    let mut new_constants = Vec::new();
+    let bound = &mut module
+        .header
+        .as_mut()
+        .expect("a loaded module has a header")
+        .bound;
+    for inst in module
+        .functions
+        .iter_mut()
+        .flat_map(|f| &mut f.blocks)
+        .flat_map(|b| &mut b.instructions)
+    {
+        if inst.operands.first() != Some(&Operand::IdRef(block.var)) {
+            continue;
+        }
+        let Some(Operand::IdRef(index)) = inst.operands.get_mut(member_at) else {
+            continue;
+        };
+        let (Some(old), Some(ty)) = (
+            types.constant(*index),
+            types.def(*index).and_then(|c| c.result_type),
+        ) else {
+            continue;
+        };
+        let value = new_index(old).expect("a member in use is kept");
+        *index = *constants.entry((ty, value)).or_insert_with(|| {
+            let cid = *bound;
+            *bound += 1;
+            new_constants.push(Instruction::new(
+                Op::Constant,
+                Some(ty),
+                Some(cid),
+                vec![Operand::LiteralBit32(value)],
+            ));
+            cid
+        });
+    }
+    module.types_global_values.extend(new_constants);
 }
 
 /// A type's GLSL-like shape: `float`, `vec3`, `dmat2x3`, `float[3]`, `{vec4,int}`.
@@ -2047,5 +2832,130 @@ mod tests {
     fn old_glsl_skips() {
         let scene = scene::parse("[require]\nGLSL >= 1.10\n[vertex shader passthrough]\n").unwrap();
         assert!(matches!(compiler().build(&scene), Err(SceneError::Skip(_))));
+    }
+
+    /// The members of a stage's `gl_PerVertex` output or input block, by `BuiltIn`.
+    fn per_vertex_builtins(words: &[u32], storage: StorageClass) -> Vec<u32> {
+        let module = dr::load_words(words).unwrap();
+        per_vertex_block(&module, storage).unwrap().builtins
+    }
+
+    /// Unused `gl_PerVertex` members are dropped, the rest kept alike on both sides of a
+    /// stage boundary, and the SPIR-V still indexes the right members.
+    #[test]
+    fn per_vertex_blocks_keep_the_members_in_use() {
+        use spirv::BuiltIn::{ClipDistance, PointSize, Position};
+        let scene = scene::parse(
+            "[require]\nGLSL >= 1.50\n[vertex shader]\nin vec4 piglit_vertex;\n\
+             void main() { gl_Position = piglit_vertex; }\n\
+             [geometry shader]\nlayout(triangles) in;\nlayout(points, max_vertices = 1) out;\n\
+             void main() { gl_PointSize = gl_in[2].gl_PointSize; gl_Position = vec4(1); EmitVertex(); }\n",
+        )
+        .unwrap();
+        let program = compiler().build(&scene).unwrap();
+        let vs = &program.stage(Stage::Vertex).unwrap().words;
+        let gs = &program.stage(Stage::Geometry).unwrap().words;
+        let both = vec![Position as u32, PointSize as u32];
+        assert_eq!(per_vertex_builtins(vs, StorageClass::Output), both);
+        assert_eq!(per_vertex_builtins(gs, StorageClass::Input), both);
+        assert_eq!(per_vertex_builtins(gs, StorageClass::Output), both);
+        let module = dr::load_words(gs).unwrap();
+        let block = per_vertex_block(&module, StorageClass::Input).unwrap();
+        assert_eq!(block.used, Some(HashSet::from([1])));
+        assert!(!per_vertex_builtins(vs, StorageClass::Output).contains(&(ClipDistance as u32)));
+    }
+
+    /// Two compilation units writing `gl_FragColor` write one output, as in GL.
+    #[test]
+    fn units_share_one_frag_color() {
+        let scene = scene::parse(
+            "[require]\nGLSL >= 1.50\n[vertex shader passthrough]\n[fragment shader]\n\
+             void f();\nvoid main() { gl_FragColor = vec4(0.0); f(); }\n\
+             [fragment shader]\nvoid f() { gl_FragColor.b = 1.0; }\n",
+        )
+        .unwrap();
+        let program = compiler().build(&scene).unwrap();
+        let module = dr::load_words(&program.stage(Stage::Fragment).unwrap().words).unwrap();
+        let outputs = module
+            .types_global_values
+            .iter()
+            .filter(|i| {
+                i.class.opcode == Op::Variable
+                    && i.operands.first() == Some(&Operand::StorageClass(StorageClass::Output))
+            })
+            .count();
+        assert_eq!(outputs, 1);
+        assert_eq!(module.entry_points[0].operands.len(), 4);
+    }
+
+    /// A per-vertex array of arrays with a Component becomes one per-vertex array per
+    /// inner element, each at its element's Location.
+    #[test]
+    fn component_arrays_of_arrays_are_split() {
+        let scene = scene::parse(
+            "[require]\nGLSL >= 1.50\n[vertex shader]\n#version 150\n\
+             #extension GL_ARB_enhanced_layouts: require\n#extension GL_ARB_separate_shader_objects: require\nin vec4 piglit_vertex;\n\
+             layout(location = 0) out vec3 a[2];\nlayout(location = 0, component = 3) out float b[2];\n\
+             void main() { gl_Position = piglit_vertex; a[0] = a[1] = vec3(1.0); b[0] = 2.0; b[1] = 3.0; }\n\
+             [geometry shader]\n#version 150\n#extension GL_ARB_enhanced_layouts: require\n#extension GL_ARB_separate_shader_objects: require\n\
+             #extension GL_ARB_arrays_of_arrays: require\nlayout(triangles) in;\n\
+             layout(points, max_vertices = 1) out;\nlayout(location = 0) in vec3 a[3][2];\n\
+             layout(location = 0, component = 3) in float b[3][2];\nout float c;\n\
+             void main() { float r[2] = b[1]; c = r[0] + b[2][1] + a[0][1].x; EmitVertex(); }\n",
+        )
+        .unwrap();
+        let program = compiler().build(&scene).unwrap();
+        let gs = &program.stage(Stage::Geometry).unwrap().words;
+        let module = dr::load_words(gs).unwrap();
+        let types = Types::new(&module);
+        for (j, name) in ["b[0]", "b[1]"].iter().enumerate() {
+            let var = *types.names.iter().find(|(_, n)| n == name).unwrap().0;
+            assert_eq!(
+                types.decoration(var, Decoration::Location),
+                Some(&[j as u32][..])
+            );
+            assert_eq!(types.decoration(var, Decoration::Component), Some(&[3][..]));
+        }
+        assert!(!types.names.values().any(|n| n == "b"));
+    }
+
+    /// A TCS store to a patch output's component chosen at run time becomes a switch of
+    /// stores to constant components.
+    #[test]
+    fn dynamic_patch_component_stores_become_a_switch() {
+        let scene = scene::parse(
+            "[require]\nGLSL >= 1.50\n[vertex shader passthrough]\n\
+             [tessellation control shader]\n#version 150\n\
+             #extension GL_ARB_tessellation_shader : require\nlayout(vertices = 4) out;\n\
+             patch out ivec4 v;\nvoid main() { v[gl_InvocationID] = 1; \
+             gl_TessLevelOuter[0] = 1.0; }\n",
+        )
+        .unwrap();
+        let program = compiler().build(&scene).unwrap();
+        let module = dr::load_words(&program.stage(Stage::TessControl).unwrap().words).unwrap();
+        let types = Types::new(&module);
+        let code: Vec<&Instruction> = module.functions[0]
+            .blocks
+            .iter()
+            .flat_map(|b| &b.instructions)
+            .collect();
+        let switch = code.iter().find(|i| i.class.opcode == Op::Switch).unwrap();
+        // Selector, default and four (literal, label) pairs.
+        assert_eq!(switch.operands.len(), 10);
+        let stored: Vec<u32> = code
+            .iter()
+            .filter(|i| i.class.opcode == Op::Store)
+            .filter_map(|s| {
+                let p = s.operands.first().and_then(id)?;
+                let chain = code.iter().find(|c| c.result_id == Some(p))?;
+                chain
+                    .operands
+                    .last()
+                    .and_then(id)
+                    .and_then(|c| types.constant(c))
+            })
+            .collect();
+        // (then gl_TessLevelOuter[0])
+        assert_eq!(stored, vec![0, 1, 2, 3, 0]);
     }
 }

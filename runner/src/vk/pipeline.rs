@@ -45,6 +45,9 @@ fn compare_op(f: DepthFunc) -> vk::CompareOp {
     }
 }
 
+/// GL's depth range: glDepthRange(0, 1), its initial state.
+const DEPTH_RANGE: (f32, f32) = (0.0, 1.0);
+
 pub struct PipelineDesc<'a> {
     pub stages: &'a [(Stage, vk::ShaderModule)],
     pub layout: vk::PipelineLayout,
@@ -84,6 +87,25 @@ pub fn stage_flag(stage: Stage) -> vk::ShaderStageFlags {
 }
 
 pub fn create(gpu: &Gpu, targets: &Targets, desc: &PipelineDesc) -> VkResult<vk::Pipeline> {
+    // GL state the shaders read from specialization constants (runner/src/fixes.rs): the
+    // framebuffer height, from which GL's gl_FragCoord.y is computed, and gl_DepthRange.
+    let (near, far) = DEPTH_RANGE;
+    let values = [targets.height as f32, near, far, far - near];
+    let ids = [crate::fixes::FRAMEBUFFER_HEIGHT_SPEC_ID]
+        .into_iter()
+        .chain(crate::fixes::DEPTH_RANGE_SPEC_IDS);
+    let entries: Vec<_> = ids
+        .enumerate()
+        .map(|(i, constant_id)| vk::SpecializationMapEntry {
+            constant_id,
+            offset: (i * 4) as u32,
+            size: 4,
+        })
+        .collect();
+    let data: Vec<u8> = values.iter().flat_map(|v| v.to_ne_bytes()).collect();
+    let specialization = vk::SpecializationInfo::default()
+        .map_entries(&entries)
+        .data(&data);
     let stages: Vec<_> = desc
         .stages
         .iter()
@@ -92,6 +114,7 @@ pub fn create(gpu: &Gpu, targets: &Targets, desc: &PipelineDesc) -> VkResult<vk:
                 .stage(stage_flag(*stage))
                 .module(*module)
                 .name(c"main")
+                .specialization_info(&specialization)
         })
         .collect();
     let vertex_input = vk::PipelineVertexInputStateCreateInfo::default()
@@ -110,8 +133,8 @@ pub fn create(gpu: &Gpu, targets: &Targets, desc: &PipelineDesc) -> VkResult<vk:
         y: targets.height as f32,
         width: targets.width as f32,
         height: -(targets.height as f32),
-        min_depth: 0.0,
-        max_depth: 1.0,
+        min_depth: near,
+        max_depth: far,
     }];
     let scissors = [vk::Rect2D {
         offset: vk::Offset2D::default(),
