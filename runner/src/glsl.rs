@@ -543,6 +543,11 @@ fn stage_word(stage: Stage) -> &'static str {
 
 /// Adds `#version` from `[require]` when the source has none; glslang cannot target Vulkan
 /// from desktop GLSL below 1.40, which makes such scenes a SKIP rather than a FAIL.
+///
+/// One exception: a unit declaring GLSL 1.10-1.30 in a program that `[require]`s GLSL 1.50
+/// or later is compiled as 1.40. GL links units of different versions from GLSL 1.50 on
+/// (GLSL 1.50, 3.3), and 1.40 only removed the fixed-function built-ins, which glslang
+/// then reports by name instead of compiling something else.
 fn with_version(source: &str, version: Option<u32>) -> Result<String, SceneError> {
     let declared = source.lines().find_map(|l| {
         let l = l.trim();
@@ -559,12 +564,21 @@ fn with_version(source: &str, version: Option<u32>) -> Result<String, SceneError
         }
         None => (version.unwrap_or(110), false),
     };
-    if !es && number < MIN_VULKAN_GLSL {
+    let linked_with_newer = version.is_some_and(|v| v >= 150) && declared.is_some();
+    if !es && number < MIN_VULKAN_GLSL && !linked_with_newer {
         return Err(SceneError::Skip(format!(
             "GLSL {number} is below 1.40, the lowest desktop version glslang compiles for Vulkan"
         )));
     }
     let versioned = match declared {
+        Some(_) if !es && number < MIN_VULKAN_GLSL => source
+            .lines()
+            .map(|l| match l.trim_start().starts_with("#version") {
+                true => format!("#version {MIN_VULKAN_GLSL}"),
+                false => l.to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
         Some(_) => source.to_string(),
         None => format!("#version {number}\n#line 1\n{source}"),
     };
@@ -2599,6 +2613,24 @@ mod tests {
             limits,
             dir,
         }
+    }
+
+    #[test]
+    fn glsl_below_1_40_compiles_only_beside_glsl_1_50() {
+        let unit = "#version 130\nin vec4 v;\nvoid main() { gl_Position = v; }\n";
+        // Alone (or with a 1.40 program) GLSL 1.30 is out of reach of glslang for Vulkan.
+        assert!(matches!(
+            with_version(unit, Some(130)),
+            Err(SceneError::Skip(_))
+        ));
+        assert!(matches!(
+            with_version(unit, Some(140)),
+            Err(SceneError::Skip(_))
+        ));
+        // In a program that needs GLSL 1.50, GL links it with the other units: as 1.40.
+        let fixed = with_version(unit, Some(150)).unwrap();
+        assert!(fixed.starts_with("#version 140\n"), "{fixed}");
+        assert_eq!(fixed.lines().count(), unit.lines().count());
     }
 
     fn location_of(words: &[u32], name: &str) -> Option<u32> {
