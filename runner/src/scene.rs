@@ -1305,10 +1305,10 @@ fn parse_uniform(
         uniform_shape(ty).ok_or_else(|| skip(number, line, "unsupported uniform type"))?;
     let n = (columns * rows) as usize;
     let data = match base {
-        'f' => UniformData::F32(parse_nums(values, n, number, line)?),
-        'd' => UniformData::F64(parse_nums(values, n, number, line)?),
-        'i' => UniformData::I32(parse_nums(values, n, number, line)?),
-        _ => UniformData::U32(parse_nums(values, n, number, line)?),
+        'f' => UniformData::F32(parse_uniform_values(values, n, number, line)?),
+        'd' => UniformData::F64(parse_uniform_values(values, n, number, line)?),
+        'i' => UniformData::I32(parse_uniform_values(values, n, number, line)?),
+        _ => UniformData::U32(parse_uniform_values(values, n, number, line)?),
     };
     let (name, index) =
         split_index(name).ok_or_else(|| fail(number, line, "malformed uniform name"))?;
@@ -1320,6 +1320,28 @@ fn parse_uniform(
         rows,
         data,
     })
+}
+
+/// The `n` components of a `uniform` command. shader_runner reads up to `n` numbers and
+/// hands GL its whole array, whatever it read: components the line leaves out are not
+/// specified (stack contents there), and the tests that leave some out never look at them;
+/// they are zero here, so that a run is reproducible.
+fn parse_uniform_values<T: Number + Default + Clone>(
+    tokens: &[&str],
+    n: usize,
+    number: usize,
+    line: &str,
+) -> Result<Vec<T>, SceneError> {
+    if tokens.is_empty() || tokens.len() > n {
+        return Err(fail(
+            number,
+            line,
+            &format!("expected 1 to {n} numbers, found {}", tokens.len()),
+        ));
+    }
+    let mut values = parse_nums::<T>(tokens, tokens.len(), number, line)?;
+    values.resize(n, T::default());
+    Ok(values)
 }
 
 /// `vec3` → ('f', 1, 3), `mat2x3` → ('f', 2, 3), `dvec2` → ('d', 1, 2), `uint` → ('u', 1, 1).
@@ -1534,6 +1556,19 @@ mod tests {
             commands("uniform sampler2D s 0"),
             Err(SceneError::Skip(_))
         ));
+    }
+
+    #[test]
+    fn uniform_components_left_out_are_zero() {
+        let c = commands("uniform dvec4 v 0.0 0.5 0.25\nuniform mat2 m 1 2").unwrap();
+        assert!(
+            matches!(&c[0], Command::Uniform(u) if u.data == UniformData::F64(vec![0.0, 0.5, 0.25, 0.0]))
+        );
+        assert!(
+            matches!(&c[1], Command::Uniform(u) if u.data == UniformData::F32(vec![1., 2., 0., 0.]))
+        );
+        assert!(matches!(commands("uniform vec2 v"), Err(SceneError::Fail(_))));
+        assert!(matches!(commands("uniform vec2 v 1 2 3"), Err(SceneError::Fail(_))));
     }
 
     #[test]
