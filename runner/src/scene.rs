@@ -363,9 +363,12 @@ pub enum Command {
     Uniform(Uniform),
     Probe(Probe),
     Tolerance([f64; 4]),
+    /// `xfb buffer object IDX SIZE [fill BYTE]`: zeroed as shader_runner's (it uploads
+    /// calloc'd memory); `fill` (ours) makes bytes no capture wrote stand out.
     XfbBuffer {
         index: u32,
         size: u64,
+        fill: u8,
     },
     XfbDrawArrays {
         mode: Mode,
@@ -888,9 +891,16 @@ fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
                 Command::Tolerance([v[0], v[1], v[2], v[3]])
             }
         },
-        ["xfb", "buffer", "object", idx, size] => Command::XfbBuffer {
+        ["xfb", "buffer", "object", idx, size, fill @ ..] => Command::XfbBuffer {
             index: parse_num(idx, number, line)?,
             size: parse_num(size, number, line)?,
+            fill: match fill {
+                [] => 0,
+                ["fill", byte] => parse_num::<u32>(byte, number, line)?
+                    .try_into()
+                    .map_err(|_| fail(number, line, "the fill is one byte"))?,
+                _ => return Err(unknown()),
+            },
         },
         ["xfb", "draw", "arrays", mode, rest @ ..] => {
             let mode = parse_mode(mode, number, line)?;
@@ -1567,8 +1577,14 @@ mod tests {
         assert!(
             matches!(&c[1], Command::Uniform(u) if u.data == UniformData::F32(vec![1., 2., 0., 0.]))
         );
-        assert!(matches!(commands("uniform vec2 v"), Err(SceneError::Fail(_))));
-        assert!(matches!(commands("uniform vec2 v 1 2 3"), Err(SceneError::Fail(_))));
+        assert!(matches!(
+            commands("uniform vec2 v"),
+            Err(SceneError::Fail(_))
+        ));
+        assert!(matches!(
+            commands("uniform vec2 v 1 2 3"),
+            Err(SceneError::Fail(_))
+        ));
     }
 
     #[test]
@@ -1599,7 +1615,23 @@ mod tests {
                 instances: 1
             }
         );
-        assert_eq!(c[2], Command::XfbBuffer { index: 1, size: 64 });
+        assert_eq!(
+            c[2],
+            Command::XfbBuffer {
+                index: 1,
+                size: 64,
+                fill: 0
+            }
+        );
+        assert_eq!(
+            commands("xfb buffer object 2 8 fill 0xCD").unwrap()[0],
+            Command::XfbBuffer {
+                index: 2,
+                size: 8,
+                fill: 0xCD
+            }
+        );
+        assert!(commands("xfb buffer object 2 8 fill 256").is_err());
         assert_eq!(
             c[3],
             Command::XfbDrawArrays {

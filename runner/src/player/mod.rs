@@ -686,13 +686,13 @@ impl Player {
             Command::Uniform(u) => self.set_uniform(u)?,
             Command::Tolerance(t) => self.tolerance = *t,
             Command::Probe(p) => self.probe(p)?,
-            Command::XfbBuffer { index, size } => {
+            Command::XfbBuffer { index, size, fill } => {
                 if *index >= self.gpu.max_xfb_buffers {
                     return Err(fail(format!("xfb buffer index {index} is beyond the device's transform feedback buffers")));
                 }
                 let usage = vk::BufferUsageFlags::TRANSFORM_FEEDBACK_BUFFER_EXT;
                 let mut buffer = self.gpu.buffer(*size, usage).map_err(fail)?;
-                buffer.bytes_mut().fill(0xCD);
+                buffer.bytes_mut().fill(*fill);
                 if let Some(old) = self.xfb_buffers.insert(*index, buffer) {
                     self.gpu.destroy_buffer(&old);
                 }
