@@ -352,6 +352,10 @@ impl Compiler {
             ));
         }
         sources.sort_by_key(|(s, ..)| *s);
+        if let Some((_, units)) = sources.iter().find(|(s, _)| *s == Stage::Fragment) {
+            let texts: Vec<&str> = units.iter().map(|(text, _)| text.as_str()).collect();
+            frag_coord_redeclarations_match(&texts).map_err(SceneError::Fail)?;
+        }
         let mut initializers = Vec::new();
         for (_, units) in &mut sources {
             for (source, _) in units.iter_mut() {
@@ -586,6 +590,108 @@ fn explicit_location_names(source: &str) -> HashSet<String> {
         }
     }
     names
+}
+
+/// GL's link-time rule for the fragment shaders of one program (GLSL 1.50 §4.3.8.1): once
+/// one redeclares `gl_FragCoord`, every one that uses it must redeclare it, and all
+/// redeclarations have the same layout qualifiers. glslang's linker does not check a unit
+/// that uses `gl_FragCoord` without redeclaring it.
+fn frag_coord_redeclarations_match(units: &[&str]) -> Result<(), String> {
+    // Per unit: its redeclaration's qualifiers (sorted), and whether it uses gl_FragCoord.
+    let found: Vec<(Option<Vec<String>>, bool)> = units
+        .iter()
+        .map(|unit| frag_coord_in(&without_comments(unit)))
+        .collect();
+    let mut redeclared = found.iter().filter_map(|(r, _)| r.as_ref());
+    let Some(first) = redeclared.next() else {
+        return Ok(());
+    };
+    if redeclared.any(|r| r != first) {
+        return Err(
+            "link error: the fragment shaders redeclare gl_FragCoord with other layout qualifiers"
+                .into(),
+        );
+    }
+    if found.iter().any(|(r, used)| r.is_none() && *used) {
+        return Err(
+            "link error: a fragment shader uses gl_FragCoord without the redeclaration \
+                    another one has"
+                .into(),
+        );
+    }
+    Ok(())
+}
+
+/// The layout qualifiers of a `[layout(…)] in vec4 gl_FragCoord;` redeclaration in `source`
+/// (sorted), and whether `source` uses gl_FragCoord elsewhere.
+fn frag_coord_in(source: &str) -> (Option<Vec<String>>, bool) {
+    const NAME: &str = "gl_FragCoord";
+    let mut redeclared = None;
+    let mut used = false;
+    let is_ident = |c: char| c.is_alphanumeric() || c == '_';
+    for (at, _) in source.match_indices(NAME) {
+        let before = &source[..at];
+        let after = &source[at + NAME.len()..];
+        if before.ends_with(is_ident) || after.starts_with(is_ident) {
+            continue;
+        }
+        // The statement up to the name: from the last `;`, `{` or `}`.
+        let statement = before
+            .rsplit([';', '{', '}'])
+            .next()
+            .unwrap_or_default()
+            .trim();
+        let declaration = after.trim_start().starts_with(';')
+            && statement
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .ends_with(&["in", "vec4"]);
+        if !declaration {
+            used = true;
+            continue;
+        }
+        let mut qualifiers: Vec<String> = statement
+            .split_once("layout")
+            .and_then(|(_, l)| l.split_once('(')?.1.split_once(')'))
+            .map(|(list, _)| {
+                list.split(',')
+                    .map(|q| q.trim().to_string())
+                    .filter(|q| !q.is_empty())
+                    .collect()
+            })
+            .unwrap_or_default();
+        qualifiers.sort();
+        redeclared = Some(qualifiers);
+    }
+    (redeclared, used)
+}
+
+/// `source` with its `//` and `/* */` comments blanked.
+fn without_comments(source: &str) -> String {
+    let mut out = String::with_capacity(source.len());
+    let mut rest = source;
+    loop {
+        let line = rest.find("//");
+        let block = rest.find("/*");
+        let (start, end_marker) = match (line, block) {
+            (Some(l), Some(b)) if b < l => (b, "*/"),
+            (Some(l), _) => (l, "\n"),
+            (None, Some(b)) => (b, "*/"),
+            (None, None) => break,
+        };
+        out.push_str(&rest[..start]);
+        out.push(' ');
+        rest = &rest[start + 2..];
+        match rest.find(end_marker) {
+            Some(end) => rest = &rest[end + end_marker.len()..],
+            None => rest = "",
+        }
+        if end_marker == "\n" {
+            out.push('\n');
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// A failure of linking only: the runner's (`link error: …`), or glslang's where every
@@ -1797,6 +1903,22 @@ fn flatten_value(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn frag_coord_redeclarations_must_match_across_fragment_shaders() {
+        use super::frag_coord_redeclarations_match as check;
+        let plain = "in vec4 gl_FragCoord;\nvoid main() { c = gl_FragCoord; }";
+        let upper = "layout(origin_upper_left) in vec4 gl_FragCoord;\nvoid f() {}";
+        let upper2 = "layout( origin_upper_left ) in vec4 gl_FragCoord; void g() {}";
+        let uses = "void f() { c.a = gl_FragCoord.z; } // gl_FragCoord";
+        let silent = "/* gl_FragCoord */ void h() {}";
+        assert!(check(&[plain, uses]).is_err());
+        assert!(check(&[upper, uses]).is_err());
+        assert!(check(&[plain, upper]).is_err());
+        assert!(check(&[upper, upper2, silent]).is_ok());
+        assert!(check(&[uses, uses]).is_ok());
+        assert!(check(&[plain]).is_ok());
+    }
+
     use super::*;
     use crate::scene;
 
