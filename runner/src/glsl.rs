@@ -44,9 +44,18 @@ impl Scalar {
 #[derive(Debug, Clone)]
 pub struct VertexInput {
     pub name: String,
+    /// GL's location, which `[vertex data]` columns name.
     pub location: u32,
+    /// The Vulkan location of its first element: GL gives a `dvec3` or `dvec4` one
+    /// location, Vulkan two, so the inputs after one move up.
+    pub vk_location: u32,
     pub scalar: Scalar,
+    /// Components of one element; 0 for a matrix.
     pub components: u32,
+    /// An array's length, else 1.
+    pub elements: u32,
+    /// Locations one element takes (2 for a `dvec3` or `dvec4`).
+    pub slots: u32,
 }
 
 /// One member of a default uniform block, with its layout from the SPIR-V decorations.
@@ -411,12 +420,13 @@ impl Compiler {
             if stage == Stage::Fragment {
                 place_frag_data(&mut module);
             }
-            let info = Types::new(&module);
             let vertex_inputs = if stage == Stage::Vertex {
-                info.vertex_inputs(&module)
+                let gl_locations = spread_wide_inputs(&mut module);
+                Types::new(&module).vertex_inputs(&module, &gl_locations)
             } else {
                 Vec::new()
             };
+            let info = Types::new(&module);
             let capabilities = module
                 .capabilities
                 .iter()
@@ -1129,18 +1139,25 @@ impl Types {
         count
     }
 
-    fn vertex_inputs(&self, module: &dr::Module) -> Vec<VertexInput> {
+    /// `gl_locations`: GL's location of the inputs that `spread_wide_inputs` moved.
+    fn vertex_inputs(
+        &self,
+        module: &dr::Module,
+        gl_locations: &HashMap<u32, u32>,
+    ) -> Vec<VertexInput> {
         self.interface_variables(module)
             .into_iter()
             .filter(|(_, s, _)| *s == StorageClass::Input)
             .filter_map(|(var, _, ty)| {
+                let (elements, ty) = self.array(ty).unwrap_or((1, ty));
                 let (scalar, columns, rows) = self.shape(ty)?;
+                let vk_location = *self.decoration(var, Decoration::Location)?.first()?;
                 Some(VertexInput {
+                    elements,
+                    slots: self.slots(ty),
                     name: self.names.get(&var).cloned().unwrap_or_default(),
-                    location: self
-                        .decoration(var, Decoration::Location)?
-                        .first()
-                        .copied()?,
+                    location: gl_locations.get(&var).copied().unwrap_or(vk_location),
+                    vk_location,
                     scalar,
                     components: if columns == 1 { rows } else { 0 },
                 })
@@ -1285,6 +1302,42 @@ fn link_locations(modules: &mut [(Stage, dr::Module, HashSet<String>)]) -> Resul
 }
 
 /// A type's GLSL-like shape: `float`, `vec3`, `dmat2x3`, `float[3]`, `{vec4,int}`.
+/// Gives the vertex shader's inputs Vulkan locations: a `dvec3` or `dvec4` (each element,
+/// each matrix column) takes one GL location but two Vulkan ones, so every input after one
+/// moves up by one. Returns GL's location of each input it moved.
+fn spread_wide_inputs(module: &mut dr::Module) -> HashMap<u32, u32> {
+    let types = Types::new(module);
+    // (variable, GL location, GL locations it takes, whether each is wide)
+    let inputs: Vec<(u32, u32, u32, bool)> = types
+        .interface_variables(module)
+        .into_iter()
+        .filter(|(_, s, _)| *s == StorageClass::Input)
+        .filter_map(|(var, _, ty)| {
+            let location = *types.decoration(var, Decoration::Location)?.first()?;
+            let (elements, element) = types.array(ty).unwrap_or((1, ty));
+            let (_, columns, _) = types.shape(element)?;
+            let wide = types.slots(element) == 2 * columns;
+            Some((var, location, elements * columns, wide))
+        })
+        .collect();
+    let wide_below = |location: u32| {
+        inputs
+            .iter()
+            .filter(|(_, _, _, wide)| *wide)
+            .map(|(_, start, count, _)| (*start..start + count).filter(|l| *l < location).count())
+            .sum::<usize>() as u32
+    };
+    let mut moved = HashMap::new();
+    for &(var, location, _, _) in &inputs {
+        let shift = wide_below(location);
+        if shift > 0 {
+            set_decoration(module, var, Decoration::Location, location + shift);
+            moved.insert(var, location);
+        }
+    }
+    moved
+}
+
 fn type_signature(types: &Types, ty: u32) -> String {
     if let Some((len, elem)) = types.array(ty) {
         return format!("{}[{len}]", type_signature(types, elem));

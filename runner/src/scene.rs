@@ -141,18 +141,35 @@ pub enum ScalarKind {
     Float,
     Int,
     Uint,
+    /// 64 bits per component (two words, low first).
+    Double,
+}
+
+impl ScalarKind {
+    /// Bytes per component.
+    pub fn size(self) -> u32 {
+        if self == ScalarKind::Double {
+            8
+        } else {
+            4
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Attribute {
+    /// The VS input's name, or its location as a number (`0/float/4`).
     pub name: String,
+    /// `name/type/count/N`: N locations past the input's (an array element or a matrix
+    /// column), else 0.
+    pub index: u32,
     pub kind: ScalarKind,
     pub components: u32,
     /// Byte offset inside one interleaved vertex.
     pub offset: u32,
 }
 
-/// `[vertex data]`: interleaved 32-bit components, one row per vertex.
+/// `[vertex data]`: interleaved components (32 bits, doubles 64), one row per vertex.
 #[derive(Debug, Clone, Default)]
 pub struct VertexData {
     pub attributes: Vec<Attribute>,
@@ -1392,21 +1409,32 @@ fn parse_vertex_data(lines: &[(usize, &str)]) -> Result<VertexData, SceneError> 
     let mut data = VertexData::default();
     for column in header.split_whitespace() {
         let parts: Vec<&str> = column.split('/').collect();
-        let [name, ty, count] = parts.as_slice() else {
-            return Err(skip(
-                header_number,
-                header,
-                "unsupported vertex data column",
-            ));
+        let (name, ty, count, index) = match parts.as_slice() {
+            [name, ty, count] => (name, ty, count, 0),
+            [name, ty, count, index] => (
+                name,
+                ty,
+                count,
+                parse_num::<u32>(index, header_number, header)?,
+            ),
+            _ => {
+                return Err(skip(
+                    header_number,
+                    header,
+                    "unsupported vertex data column",
+                ))
+            }
         };
         let kind = match *ty {
             "float" => ScalarKind::Float,
             "int" => ScalarKind::Int,
             "uint" => ScalarKind::Uint,
+            "double" => ScalarKind::Double,
             _ => return Err(skip(header_number, header, "unsupported vertex data type")),
         };
         let components = count
-            .strip_prefix("vec")
+            .strip_prefix("dvec")
+            .or_else(|| count.strip_prefix("vec"))
             .unwrap_or(count)
             .parse::<u32>()
             .ok()
@@ -1414,11 +1442,12 @@ fn parse_vertex_data(lines: &[(usize, &str)]) -> Result<VertexData, SceneError> 
             .ok_or_else(|| skip(header_number, header, "unsupported vertex data column"))?;
         data.attributes.push(Attribute {
             name: name.to_string(),
+            index,
             kind,
             components,
             offset: data.stride,
         });
-        data.stride += 4 * components;
+        data.stride += kind.size() * components;
     }
     for &(number, row) in &lines[1..] {
         let tokens: Vec<&str> = row.split_whitespace().collect();
@@ -1434,11 +1463,19 @@ fn parse_vertex_data(lines: &[(usize, &str)]) -> Result<VertexData, SceneError> 
         for attr in &data.attributes {
             for _ in 0..attr.components {
                 let token = tokens.next().copied().unwrap_or_default();
-                data.words.push(match attr.kind {
-                    ScalarKind::Float => parse_num::<f32>(token, number, row)?.to_bits(),
-                    ScalarKind::Int => parse_num::<i32>(token, number, row)? as u32,
-                    ScalarKind::Uint => parse_num::<u32>(token, number, row)?,
-                });
+                match attr.kind {
+                    ScalarKind::Float => data
+                        .words
+                        .push(parse_num::<f32>(token, number, row)?.to_bits()),
+                    ScalarKind::Int => data
+                        .words
+                        .push(parse_num::<i32>(token, number, row)? as u32),
+                    ScalarKind::Uint => data.words.push(parse_num::<u32>(token, number, row)?),
+                    ScalarKind::Double => {
+                        let bits = parse_num::<f64>(token, number, row)?.to_bits();
+                        data.words.extend([bits as u32, (bits >> 32) as u32]);
+                    }
+                }
             }
         }
         data.vertex_count += 1;
@@ -1929,6 +1966,25 @@ mod tests {
             commands("texture checkerboard 0 1 (32, 32) (0, 0, 1, 0) (0, 1, 0, 0)"),
             Err(SceneError::Skip(_))
         ));
+    }
+
+    #[test]
+    fn vertex_data_takes_doubles_locations_and_element_indices() {
+        let scene = parse("[vertex data]\n0/double/dvec2 gba/float/4/2\n0.5 -2 1 2 3 4\n").unwrap();
+        let data = scene.vertex_data.unwrap();
+        assert_eq!(data.stride, 32);
+        let a = &data.attributes;
+        assert_eq!(
+            (a[0].name.as_str(), a[0].kind, a[0].components),
+            ("0", ScalarKind::Double, 2)
+        );
+        assert_eq!(
+            (a[1].name.as_str(), a[1].index, a[1].offset),
+            ("gba", 2, 16)
+        );
+        let half = 0.5f64.to_bits();
+        assert_eq!(&data.words[..2], &[half as u32, (half >> 32) as u32]);
+        assert_eq!(data.words.len(), 8);
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! Draws as the GL application issues them: `draw arrays`, piglit's rectangles, transform
 //! feedback; the pipelines they need and the GL state set per command buffer.
 
+use std::collections::BTreeMap;
+
 use ash::vk;
 
 use super::{fail, words_to_bytes, Player, CONSTANT_BINDING, RECT_STRIDE};
@@ -73,6 +75,12 @@ fn vertex_format(scalar: Scalar, components: u32) -> vk::Format {
             F::R32G32B32_UINT,
             F::R32G32B32A32_UINT,
         ],
+        Scalar::Double => [
+            F::R64_SFLOAT,
+            F::R64G64_SFLOAT,
+            F::R64G64B64_SFLOAT,
+            F::R64G64B64A64_SFLOAT,
+        ],
         _ => [
             F::R32_SFLOAT,
             F::R32G32_SFLOAT,
@@ -123,22 +131,43 @@ impl Player {
                 input_rate: vk::VertexInputRate::VERTEX,
             });
         }
+        // GL's locations the VS reads (an array's elements each at their own), each with
+        // the input that reads it; inputs sharing a location by components share its data.
+        let mut slots: BTreeMap<u32, usize> = BTreeMap::new();
         for (index, input) in self.vertex_inputs.iter().enumerate() {
-            if input.components == 0
-                || input.scalar == Scalar::Double
-                || input.scalar == Scalar::Bool
-            {
+            if input.components == 0 || input.scalar == Scalar::Bool {
                 return Err(SceneError::Skip(format!(
-                    "vertex input `{}`: matrix and double attributes are not supported",
+                    "vertex input `{}`: matrix attributes are not supported",
                     input.name
                 )));
             }
+            for element in 0..input.elements {
+                slots.entry(input.location + element).or_insert(index);
+            }
+        }
+        // A column feeds GL's location: its number, or its input's plus the column's index.
+        let column_location = |col: &scene::Attribute| {
+            col.name
+                .parse::<u32>()
+                .ok()
+                .or_else(|| {
+                    self.vertex_inputs
+                        .iter()
+                        .find(|i| i.name == col.name)
+                        .map(|i| i.location)
+                })
+                .map(|l| l + col.index)
+        };
+        for (&location, &index) in &slots {
+            let input = &self.vertex_inputs[index];
+            // GL's location → Vulkan's (see `glsl::spread_wide_inputs`).
+            let vk_location = input.vk_location + (location - input.location) * input.slots;
             let column = if rect {
                 None
             } else {
                 self.vertex_attributes
                     .iter()
-                    .find(|a| a.name == input.name)
+                    .find(|a| column_location(a) == Some(location))
                     .or_else(|| {
                         // The generated passthrough VS reads the first column, as piglit binds it.
                         (self.passthrough_vs && input.name == "piglit_vertex")
@@ -146,7 +175,7 @@ impl Player {
                             .flatten()
                     })
             };
-            let attribute = if rect && index == rect_target {
+            let attribute = if rect && index == rect_target && location == input.location {
                 if input.scalar != Scalar::Float {
                     return Err(fail(format!(
                         "`draw rect` feeds floats, but `{}` is not a float input",
@@ -154,14 +183,14 @@ impl Player {
                     )));
                 }
                 vk::VertexInputAttributeDescription {
-                    location: input.location,
+                    location: vk_location,
                     binding: 0,
                     format: vk::Format::R32G32B32A32_SFLOAT,
                     offset: 0,
                 }
             } else if rect_tex && input.name == "piglit_texcoord" {
                 vk::VertexInputAttributeDescription {
-                    location: input.location,
+                    location: vk_location,
                     binding: 0,
                     format: vk::Format::R32G32_SFLOAT,
                     offset: 16,
@@ -171,6 +200,7 @@ impl Player {
                     scene::ScalarKind::Float => Scalar::Float,
                     scene::ScalarKind::Int => Scalar::Int,
                     scene::ScalarKind::Uint => Scalar::Uint,
+                    scene::ScalarKind::Double => Scalar::Double,
                 };
                 if kind_scalar != input.scalar {
                     return Err(fail(format!(
@@ -179,7 +209,7 @@ impl Player {
                     )));
                 }
                 vk::VertexInputAttributeDescription {
-                    location: input.location,
+                    location: vk_location,
                     binding: 0,
                     format: vertex_format(input.scalar, col.components),
                     offset: col.offset,
@@ -187,12 +217,30 @@ impl Player {
             } else {
                 uses_constant = true;
                 vk::VertexInputAttributeDescription {
-                    location: input.location,
+                    location: vk_location,
                     binding: CONSTANT_BINDING,
                     format: vertex_format(input.scalar, 4),
-                    offset: if input.scalar == Scalar::Float { 0 } else { 16 },
+                    offset: match input.scalar {
+                        Scalar::Float => 0,
+                        Scalar::Double => 32,
+                        _ => 16,
+                    },
                 }
             };
+            let props = unsafe {
+                self.gpu
+                    .instance
+                    .get_physical_device_format_properties(self.gpu.physical, attribute.format)
+            };
+            if !props
+                .buffer_features
+                .contains(vk::FormatFeatureFlags::VERTEX_BUFFER)
+            {
+                return Err(SceneError::Skip(format!(
+                    "vertex input `{}`: {:?} is not a vertex buffer format on {}",
+                    input.name, attribute.format, self.gpu.name
+                )));
+            }
             attributes.push(attribute);
         }
         if uses_constant {

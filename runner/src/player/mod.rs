@@ -258,9 +258,26 @@ fn uses_depth(scene: &Scene) -> bool {
     scene.require.depth_buffer
 }
 
-/// (0, 0, 0, 1) as floats then as integers: GL's current value of an attribute the scene
-/// does not feed, read through a stride-0 binding.
-const CONSTANT_ATTRIBUTE: [u32; 8] = [0, 0, 0, 0x3f80_0000, 0, 0, 0, 1];
+/// (0, 0, 0, 1) as floats, as integers, then as doubles: GL's current value of an
+/// attribute the scene does not feed, read through a stride-0 binding.
+const CONSTANT_ATTRIBUTE: [u32; 16] = [
+    0,
+    0,
+    0,
+    0x3f80_0000,
+    0,
+    0,
+    0,
+    1,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0x3ff0_0000,
+];
 const CONSTANT_BINDING: u32 = 1;
 /// A rectangle corner: vec4 position, vec2 texture coordinate.
 const RECT_STRIDE: u32 = 24;
@@ -355,7 +372,10 @@ impl Player {
             .buffer(4 * RECT_STRIDE as u64, vk::BufferUsageFlags::VERTEX_BUFFER)
             .map_err(fail)?;
         let mut constant_buffer = gpu
-            .buffer(32, vk::BufferUsageFlags::VERTEX_BUFFER)
+            .buffer(
+                4 * CONSTANT_ATTRIBUTE.len() as u64,
+                vk::BufferUsageFlags::VERTEX_BUFFER,
+            )
             .map_err(fail)?;
         constant_buffer
             .bytes_mut()
