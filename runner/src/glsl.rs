@@ -2185,6 +2185,31 @@ mod tests {
     }
 
     #[test]
+    fn inputs_after_a_dvec4_move_up_one_vulkan_location() {
+        let scene = scene::parse(
+            "[require]\nGLSL >= 4.50\n[vertex shader]\nlayout(location = 0) in dvec4 d;\n\
+             layout(location = 1) in vec4 piglit_vertex;\nlayout(location = 2) in float f[2];\n\
+             out vec4 c;\nvoid main() { gl_Position = piglit_vertex; c = vec4(d) + f[1]; }\n\
+             [fragment shader]\nin vec4 c;\nout vec4 o;\nvoid main() { o = c; }\n",
+        )
+        .unwrap();
+        let program = compiler().build(&scene).unwrap();
+        let words = &program.stage(Stage::Vertex).unwrap().words;
+        let input = |n: &str| {
+            let i = program
+                .vertex_inputs()
+                .iter()
+                .find(|i| i.name == n)
+                .unwrap();
+            (i.location, i.vk_location, i.elements, i.slots)
+        };
+        assert_eq!(input("d"), (0, 0, 1, 2));
+        assert_eq!(input("piglit_vertex"), (1, 2, 1, 1));
+        assert_eq!(input("f"), (2, 3, 2, 1));
+        assert_eq!(location_of(words, "piglit_vertex"), Some(2));
+    }
+
+    #[test]
     fn default_uniform_blocks_get_one_binding_per_stage() {
         let scene = scene::parse(
             "[require]\nGLSL >= 1.50\n[vertex shader]\nin vec4 piglit_vertex;\nuniform float scale;\nuniform mat3 m;\n\
