@@ -114,6 +114,8 @@ pub struct StorageBlock {
     /// An array of blocks: its length (its elements at binding points `gl_binding + i`),
     /// else 1.
     pub count: u32,
+    /// An array's dimensions (`[2][2]` for an array of arrays), else none.
+    pub dims: Vec<u32>,
     /// GL_NUM_ACTIVE_VARIABLES: its buffer variables as GL enumerates them.
     pub active_variables: u32,
     /// GL_BUFFER_DATA_SIZE (an unsized last array counted with one element).
@@ -201,7 +203,7 @@ impl Program {
                         && (0..b.count).any(|i| match binding {
                             Some(n) => b.gl_binding + i == n,
                             None if b.count == 1 => b.name == name,
-                            None => format!("{}[{i}]", b.name) == name,
+                            None => format!("{}{}", b.name, subscripts(i, &b.dims)) == name,
                         })
                 });
                 if let Some(b) = found {
@@ -417,6 +419,7 @@ impl Compiler {
                 &mut named_blocks,
                 &stage_sources[index],
             )?;
+            flatten_block_arrays(&mut module)?;
             if stage == Stage::Fragment {
                 place_frag_data(&mut module);
             }
@@ -702,6 +705,187 @@ fn without_comments(source: &str) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// Vulkan takes one-dimensional arrays of blocks only (VUID-StandaloneSpirv-Uniform-06807):
+/// an array of arrays of blocks becomes one array of all its elements, row-major (GL's
+/// order of their binding points), and each access chain into it indexes that array with
+/// the flattened index.
+fn flatten_block_arrays(module: &mut dr::Module) -> Result<(), SceneError> {
+    let types = Types::new(module);
+    // (variable, its new pointer type's storage class, block type, dimensions)
+    let mut found = Vec::new();
+    for inst in &module.types_global_values {
+        let (Some(var), Some(ptr)) = (inst.result_id, inst.result_type) else {
+            continue;
+        };
+        let Some(Operand::StorageClass(storage)) = inst.operands.first() else {
+            continue;
+        };
+        if inst.class.opcode != Op::Variable {
+            continue;
+        }
+        let mut dims = Vec::new();
+        let mut elem = types.pointee(ptr).unwrap_or(0);
+        while let Some((len, inner)) = types.array(elem) {
+            dims.push(len);
+            elem = inner;
+        }
+        let block = types.decoration(elem, Decoration::Block).is_some()
+            || types.decoration(elem, Decoration::BufferBlock).is_some();
+        if dims.len() > 1 && block {
+            found.push((var, *storage, elem, dims));
+        }
+    }
+    if found.is_empty() {
+        return Ok(());
+    }
+    let next_id = std::cell::Cell::new(module.header.as_ref().map_or(1, |h| h.bound));
+    let fresh = || {
+        let id = next_id.get();
+        next_id.set(id + 1);
+        id
+    };
+    // The module's 32-bit uint type (SPIR-V allows one), else a new one.
+    let existing = module.types_global_values.iter().find_map(|i| {
+        (i.class.opcode == Op::TypeInt
+            && i.operands == [Operand::LiteralBit32(32), Operand::LiteralBit32(0)])
+        .then_some(i.result_id)
+        .flatten()
+    });
+    let uint = existing.unwrap_or_else(fresh);
+    let mut new_types = Vec::new();
+    if existing.is_none() {
+        new_types.push(Instruction::new(
+            Op::TypeInt,
+            None,
+            Some(uint),
+            vec![Operand::LiteralBit32(32), Operand::LiteralBit32(0)],
+        ));
+    }
+    let mut constants: HashMap<u32, u32> = HashMap::new();
+    let mut constant = |value: u32, new_types: &mut Vec<Instruction>| {
+        *constants.entry(value).or_insert_with(|| {
+            let id = fresh();
+            new_types.push(Instruction::new(
+                Op::Constant,
+                Some(uint),
+                Some(id),
+                vec![Operand::LiteralBit32(value)],
+            ));
+            id
+        })
+    };
+    // (variable, dimensions, multiplier constants per dimension)
+    let mut rewrites = Vec::new();
+    for (var, storage, block, dims) in &found {
+        let total = constant(dims.iter().product(), &mut new_types);
+        let array = fresh();
+        let pointer = fresh();
+        new_types.push(Instruction::new(
+            Op::TypeArray,
+            None,
+            Some(array),
+            vec![Operand::IdRef(*block), Operand::IdRef(total)],
+        ));
+        new_types.push(Instruction::new(
+            Op::TypePointer,
+            None,
+            Some(pointer),
+            vec![Operand::StorageClass(*storage), Operand::IdRef(array)],
+        ));
+        // Element [i0][i1]…[ik] is at i0·(d1·…·dk) + … + ik.
+        let strides: Vec<u32> = (0..dims.len())
+            .map(|k| constant(dims[k + 1..].iter().product(), &mut new_types))
+            .collect();
+        rewrites.push((*var, pointer, dims.len(), strides));
+    }
+    // The new types and constants go before the first variable that uses them.
+    let first = module
+        .types_global_values
+        .iter()
+        .position(|i| found.iter().any(|f| Some(f.0) == i.result_id))
+        .unwrap_or(module.types_global_values.len());
+    for (var, pointer, ..) in &rewrites {
+        if let Some(inst) = module
+            .types_global_values
+            .iter_mut()
+            .find(|i| i.result_id == Some(*var))
+        {
+            inst.result_type = Some(*pointer);
+        }
+    }
+    module.types_global_values.splice(first..first, new_types);
+    for function in &mut module.functions {
+        for block in &mut function.blocks {
+            let mut out = Vec::with_capacity(block.instructions.len());
+            for mut inst in std::mem::take(&mut block.instructions) {
+                let chain = matches!(inst.class.opcode, Op::AccessChain | Op::InBoundsAccessChain);
+                let rewrite = rewrites
+                    .iter()
+                    .find(|r| chain && inst.operands.first() == Some(&Operand::IdRef(r.0)));
+                if let Some((_, _, depth, strides)) = rewrite {
+                    let indices: Vec<u32> = inst.operands[1..].iter().filter_map(id).collect();
+                    if indices.len() < *depth {
+                        return Err(SceneError::Skip(
+                            "an access to part of an array of arrays of blocks is not supported"
+                                .into(),
+                        ));
+                    }
+                    let mut flat = None;
+                    for (index, stride) in indices[..*depth].iter().zip(strides) {
+                        let term = fresh();
+                        out.push(Instruction::new(
+                            Op::IMul,
+                            Some(uint),
+                            Some(term),
+                            vec![Operand::IdRef(*index), Operand::IdRef(*stride)],
+                        ));
+                        flat = Some(match flat {
+                            None => term,
+                            Some(sum) => {
+                                let next = fresh();
+                                out.push(Instruction::new(
+                                    Op::IAdd,
+                                    Some(uint),
+                                    Some(next),
+                                    vec![Operand::IdRef(sum), Operand::IdRef(term)],
+                                ));
+                                next
+                            }
+                        });
+                    }
+                    let rest = inst.operands.split_off(1 + depth);
+                    inst.operands.truncate(1);
+                    inst.operands.extend(flat.map(Operand::IdRef));
+                    inst.operands.extend(rest);
+                }
+                out.push(inst);
+            }
+            block.instructions = out;
+        }
+    }
+    if let Some(header) = module.header.as_mut() {
+        header.bound = next_id.get();
+    }
+    Ok(())
+}
+
+/// GL's subscripts of element `flat` (row-major) of an array of dimensions `dims`:
+/// `[1][0]` for 2 of [2][2].
+fn subscripts(flat: u32, dims: &[u32]) -> String {
+    let mut rest = flat;
+    let mut out: Vec<String> = dims
+        .iter()
+        .rev()
+        .map(|&len| {
+            let i = rest % len;
+            rest /= len;
+            format!("[{i}]")
+        })
+        .collect();
+    out.reverse();
+    out.concat()
 }
 
 /// A failure of linking only: the runner's (`link error: …`), or glslang's where every
@@ -1488,14 +1672,23 @@ fn bind_uniform_blocks(
             continue;
         };
         let ty = types.pointee(ptr).unwrap_or(0);
-        // A (one-dimensional) array of blocks: one descriptor array.
+        // An array of blocks (of arrays of arrays too): one descriptor array, its elements
+        // in row-major order, as GL gives them consecutive binding points.
         let is_block = |t: u32| {
             types.decoration(t, Decoration::Block).is_some()
                 || types.decoration(t, Decoration::BufferBlock).is_some()
         };
-        let (ty, array_len) = match types.array(ty) {
-            Some((len, elem)) if is_block(elem) => (elem, Some(len)),
-            _ => (ty, None),
+        let mut dims = Vec::new();
+        let mut elem = ty;
+        while let Some((len, inner)) = types.array(elem) {
+            dims.push(len);
+            elem = inner;
+        }
+        let (ty, array_len) = if !dims.is_empty() && is_block(elem) {
+            (elem, Some(dims.iter().product::<u32>()))
+        } else {
+            dims.clear();
+            (ty, None)
         };
         let type_name = types.names.get(&ty).cloned().unwrap_or_default();
         let var_name = types.names.get(&var).cloned().unwrap_or_default();
@@ -1533,6 +1726,7 @@ fn bind_uniform_blocks(
                         None => gl_block_binding(source, "buffer", &type_name),
                     },
                     count: array_len.unwrap_or(1),
+                    dims: dims.clone(),
                     active_variables: buffer_variables(&types, ty),
                     data_size: explicit_size(&types, ty).next_multiple_of(16),
                     atomic_counters,
@@ -1632,7 +1826,9 @@ fn bind_uniform_blocks(
                         binding: block_binding,
                         gl_binding: gl_binding + i,
                         element: i,
-                        name: block_name.as_ref().map(|n| format!("{n}[{i}]")),
+                        name: block_name
+                            .as_ref()
+                            .map(|n| format!("{n}{}", subscripts(i, &dims))),
                         size,
                         members: members.clone(),
                     },
@@ -1956,6 +2152,48 @@ fn flatten_value(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn arrays_of_arrays_of_blocks_become_one_array() {
+        let scene = scene::parse(
+            "[require]\nGLSL >= 4.50\n[vertex shader passthrough]\n[fragment shader]\n\
+             layout(binding = 1) uniform B { vec4 c; } arr[2][3];\nuniform int i;\nout vec4 o;\n\
+             void main() { o = arr[1][2].c + arr[i][1].c; }\n",
+        )
+        .unwrap();
+        let program = compiler().build(&scene).unwrap();
+        let fs = program.stage(Stage::Fragment).unwrap();
+        let b = fs
+            .uniform_blocks
+            .iter()
+            .find(|b| b.name.as_deref() == Some("B[1][2]"))
+            .unwrap();
+        assert_eq!((b.gl_binding, b.element), (6, 5));
+        let module = dr::load_words(&fs.words).unwrap();
+        let types = Types::new(&module);
+        let var = types
+            .names
+            .iter()
+            .find(|(_, n)| n.as_str() == "arr")
+            .unwrap()
+            .0;
+        let ptr = module
+            .types_global_values
+            .iter()
+            .find(|i| i.result_id == Some(*var))
+            .and_then(|i| i.result_type)
+            .unwrap();
+        let (len, elem) = types.array(types.pointee(ptr).unwrap()).unwrap();
+        assert_eq!(len, 6);
+        assert!(types.array(elem).is_none());
+    }
+
+    #[test]
+    fn elements_of_arrays_of_arrays_are_row_major() {
+        assert_eq!(super::subscripts(2, &[2, 2]), "[1][0]");
+        assert_eq!(super::subscripts(5, &[2, 3]), "[1][2]");
+        assert_eq!(super::subscripts(3, &[4]), "[3]");
+    }
+
     #[test]
     fn frag_coord_redeclarations_must_match_across_fragment_shaders() {
         use super::frag_coord_redeclarations_match as check;
