@@ -191,6 +191,18 @@ impl Program {
         names.len() as u32
     }
 
+    /// GL_ACTIVE_UNIFORM_BLOCKS: the named uniform blocks of every stage, each element of
+    /// an array of blocks apart, each named once however many stages use it.
+    pub fn active_uniform_blocks(&self) -> u32 {
+        let names: HashSet<&str> = self
+            .stages
+            .iter()
+            .flat_map(|s| &s.uniform_blocks)
+            .filter_map(|b| b.name.as_deref())
+            .collect();
+        names.len() as u32
+    }
+
     /// The uniform (`storage` false) or shader storage block named `name`, or, with
     /// `binding`, the one at that GL binding point (how piglit finds a SPIR-V program's
     /// blocks, which have no names).
@@ -2168,6 +2180,11 @@ mod tests {
             .find(|b| b.name.as_deref() == Some("B[1][2]"))
             .unwrap();
         assert_eq!((b.gl_binding, b.element), (6, 5));
+        assert_eq!(
+            program.active_uniform_blocks(),
+            6,
+            "each element is a GL block"
+        );
         let module = dr::load_words(&fs.words).unwrap();
         let types = Types::new(&module);
         let var = types

@@ -441,6 +441,8 @@ pub enum Command {
     VerifyXfbVaryings(u32),
     /// `verify program_query GL_ACTIVE_UNIFORMS n`.
     VerifyActiveUniforms(u32),
+    /// `verify program_query GL_ACTIVE_UNIFORM_BLOCKS n`.
+    VerifyActiveUniformBlocks(u32),
     /// `verify program_interface_query GL_UNIFORM_BLOCK|GL_SHADER_STORAGE_BLOCK NAME
     /// GL_NUM_ACTIVE_VARIABLES|GL_BUFFER_DATA_SIZE n`.
     VerifyBlock {
@@ -990,6 +992,9 @@ fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
         ["verify", "program_query", "GL_ACTIVE_UNIFORMS", n] => {
             Command::VerifyActiveUniforms(parse_num(n, number, line)?)
         }
+        ["verify", "program_query", "GL_ACTIVE_UNIFORM_BLOCKS", n] => {
+            Command::VerifyActiveUniformBlocks(parse_num(n, number, line)?)
+        }
         ["verify", "program_interface_query", interface @ ("GL_UNIFORM_BLOCK" | "GL_SHADER_STORAGE_BLOCK"), name, property @ ("GL_NUM_ACTIVE_VARIABLES" | "GL_BUFFER_DATA_SIZE"), n] => {
             Command::VerifyBlock {
                 storage: *interface == "GL_SHADER_STORAGE_BLOCK",
@@ -1006,7 +1011,8 @@ fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
             number,
             line,
             "GL program introspection is not reproduced (except GL_TRANSFORM_FEEDBACK_VARYINGS, \
-             GL_ACTIVE_UNIFORMS and blocks' GL_NUM_ACTIVE_VARIABLES and GL_BUFFER_DATA_SIZE)",
+             GL_ACTIVE_UNIFORMS, GL_ACTIVE_UNIFORM_BLOCKS and blocks' GL_NUM_ACTIVE_VARIABLES \
+             and GL_BUFFER_DATA_SIZE)",
         )),
         ["block", "binding", n] => Command::Block(BlockField::Binding(parse_num(n, number, line)?)),
         ["block", "offset", n] => Command::Block(BlockField::Offset(parse_num(n, number, line)?)),
@@ -1812,6 +1818,7 @@ mod tests {
         assert_eq!(
             commands(
                 "verify program_query GL_ACTIVE_UNIFORMS 2\nblock binding 5\nblock row major 1\n\
+                 verify program_query GL_ACTIVE_UNIFORM_BLOCKS 3\n\
                  verify program_interface_query GL_SHADER_STORAGE_BLOCK ssbo GL_BUFFER_DATA_SIZE 32"
             )
             .unwrap(),
@@ -1819,6 +1826,7 @@ mod tests {
                 Command::VerifyActiveUniforms(2),
                 Command::Block(BlockField::Binding(5)),
                 Command::Block(BlockField::RowMajor(true)),
+                Command::VerifyActiveUniformBlocks(3),
                 Command::VerifyBlock {
                     storage: true,
                     name: "ssbo".into(),

@@ -783,6 +783,14 @@ impl Player {
                     )));
                 }
             }
+            Command::VerifyActiveUniformBlocks(expected) => {
+                let got = self.program.active_uniform_blocks();
+                if got != *expected {
+                    return Err(fail(format!(
+                        "GL_ACTIVE_UNIFORM_BLOCKS: expected {expected}, observed {got}"
+                    )));
+                }
+            }
             Command::VerifyBlock {
                 storage,
                 name,
