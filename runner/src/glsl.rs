@@ -131,8 +131,11 @@ pub struct StorageBlock {
 pub struct SamplerUniform {
     pub name: String,
     pub binding: u32,
-    /// Its initial texture unit: `layout(binding = N)`, else 0.
+    /// Its initial texture unit: `layout(binding = N)`, else 0 (element i of an array:
+    /// N + i).
     pub unit: u32,
+    /// An array of samplers: its length (one descriptor array), else 1.
+    pub count: u32,
 }
 
 /// One compiled and linked stage.
@@ -255,9 +258,11 @@ impl Program {
                     continue;
                 }
                 let mut next = *base;
-                if stage.samplers.iter().any(|s| &s.name == name) {
-                    if location == next {
-                        return Some((name.clone(), None));
+                if let Some(sampler) = stage.samplers.iter().find(|s| &s.name == name) {
+                    // An array of samplers: one location per element.
+                    if location < next + sampler.count {
+                        let element = location - next;
+                        return Some((name.clone(), (sampler.count > 1).then_some(element)));
                     }
                     continue;
                 }
@@ -1747,7 +1752,12 @@ fn bind_uniform_blocks(
             ));
             continue;
         }
-        if storage == StorageClass::UniformConstant && is_sampler_2d(&types, ty) {
+        // A sampler2D, or an array of them (one descriptor array).
+        let (sampler_type, sampler_count) = match types.array(ty) {
+            Some((len, elem)) => (elem, len),
+            None => (ty, 1),
+        };
+        if storage == StorageClass::UniformConstant && is_sampler_2d(&types, sampler_type) {
             let key = format!("sampler {var_name}");
             let next = FIRST_SAMPLER_BINDING
                 + named.keys().filter(|k| k.starts_with("sampler ")).count() as u32;
@@ -1763,6 +1773,7 @@ fn bind_uniform_blocks(
                     name: var_name,
                     binding: b,
                     unit,
+                    count: sampler_count,
                 },
             ));
             continue;

@@ -508,7 +508,9 @@ impl Player {
                     .samplers
                     .entry(sampler.binding)
                     .or_insert_with(|| {
-                        (sampler.clone(), vk::ShaderStageFlags::empty(), sampler.unit)
+                        // GL gives element i of `layout(binding = N)` unit N + i.
+                        let units = (0..sampler.count).map(|i| sampler.unit + i).collect();
+                        (sampler.clone(), vk::ShaderStageFlags::empty(), units)
                     })
                     .1 |= pipeline::stage_flag(stage.stage);
             }
@@ -531,12 +533,12 @@ impl Player {
                     .stage_flags(*stages),
             );
         }
-        for (binding, (_, stages, _)) in &self.textures.samplers {
+        for (binding, (sampler, stages, _)) in &self.textures.samplers {
             bindings.push(
                 vk::DescriptorSetLayoutBinding::default()
                     .binding(*binding)
                     .descriptor_type(vk::DescriptorType::COMBINED_IMAGE_SAMPLER)
-                    .descriptor_count(1)
+                    .descriptor_count(sampler.count)
                     .stage_flags(*stages),
             );
         }
@@ -554,7 +556,13 @@ impl Player {
                     },
                     vk::DescriptorPoolSize {
                         ty: vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
-                        descriptor_count: (self.textures.samplers.len() as u32).max(1),
+                        descriptor_count: self
+                            .textures
+                            .samplers
+                            .values()
+                            .map(|(s, ..)| s.count)
+                            .sum::<u32>()
+                            .max(1),
                     },
                     vk::DescriptorPoolSize {
                         ty: vk::DescriptorType::STORAGE_BUFFER,
