@@ -182,16 +182,25 @@ impl Program {
     /// once however many stages use it.
     pub fn active_uniforms(&self) -> u32 {
         let mut names: HashSet<&str> = HashSet::new();
+        // A GL SPIR-V module's members may have no names: each one is its own uniform.
+        let mut nameless: HashSet<(u32, u32)> = HashSet::new();
+        let anonymous = |n: &str| n.split(['.', '[']).any(str::is_empty);
         for stage in &self.stages {
             for block in &stage.uniform_blocks {
-                names.extend(block.members.iter().map(|m| m.name.as_str()));
+                for m in &block.members {
+                    if anonymous(&m.name) {
+                        nameless.insert((block.gl_binding, m.offset));
+                    } else {
+                        names.insert(&m.name);
+                    }
+                }
             }
             names.extend(stage.samplers.iter().map(|s| s.name.as_str()));
             for block in &stage.storage_blocks {
                 names.extend(block.atomic_counters.iter().flatten().map(String::as_str));
             }
         }
-        names.len() as u32
+        (names.len() + nameless.len()) as u32
     }
 
     /// GL_ACTIVE_UNIFORM_BLOCKS: the named uniform blocks of every stage, each element of
@@ -371,6 +380,21 @@ impl Compiler {
                 ),
             );
         }
+        // `SPIRV ONLY`: stages with SPIR-V assembly run from it; their GLSL, if any, only
+        // tells what GL's linker knows from names (explicit locations and bindings).
+        let spirv_of = |stage: Stage| {
+            scene
+                .spirv
+                .iter()
+                .find(|s| scene.require.spirv_only && s.stage == stage)
+        };
+        if scene.require.spirv_only {
+            for shader in &scene.spirv {
+                if !sources.iter().any(|(s, _)| *s == shader.stage) {
+                    sources.push((shader.stage, vec![(String::new(), Some(shader.first_line))]));
+                }
+            }
+        }
         if !sources
             .iter()
             .any(|(s, ..)| matches!(s, Stage::Vertex | Stage::Compute))
@@ -400,12 +424,25 @@ impl Compiler {
 
         let mut modules = Vec::new();
         for (stage, units) in &sources {
-            let words = self.compile(*stage, units)?;
-            let module = dr::load_words(&words).map_err(|e| {
+            let words = match spirv_of(*stage) {
+                Some(shader) => self.assemble(shader)?,
+                None => self.compile(*stage, units)?,
+            };
+            let mut module = dr::load_words(&words).map_err(|e| {
                 SceneError::Fail(format!(
-                    "cannot parse glslang's SPIR-V for the {stage:?} shader: {e}"
+                    "cannot parse the SPIR-V of the {stage:?} shader: {e}"
                 ))
             })?;
+            if spirv_of(*stage).is_some() {
+                vulkan_from_gl_spirv(&mut module)?;
+                let values: Vec<(u32, u32)> = scene
+                    .specializations
+                    .iter()
+                    .filter(|(s, ..)| s == stage)
+                    .map(|&(_, id, value)| (id, value))
+                    .collect();
+                specialize(&mut module, &values).map_err(SceneError::Fail)?;
+            }
             let explicit = units
                 .iter()
                 .flat_map(|(source, _)| explicit_location_names(source))
@@ -426,6 +463,10 @@ impl Compiler {
                     .join("\n")
             })
             .collect();
+        let from_spirv: Vec<bool> = modules
+            .iter()
+            .map(|(stage, ..)| spirv_of(*stage).is_some())
+            .collect();
         let mut stages = Vec::new();
         // Named uniform blocks by GL name: one binding for every stage that declares one.
         let mut named_blocks: BTreeMap<String, u32> = BTreeMap::new();
@@ -435,6 +476,7 @@ impl Compiler {
                 index as u32,
                 &mut named_blocks,
                 &stage_sources[index],
+                from_spirv[index],
             )?;
             flatten_block_arrays(&mut module)?;
             if stage == Stage::Fragment {
@@ -479,6 +521,42 @@ impl Compiler {
             stages,
             initializers,
         })
+    }
+
+    /// Assembles a `[… shader spirv]` section with `spirv-as`, for OpenGL as piglit's
+    /// SPIR-V is.
+    fn assemble(&self, shader: &crate::scene::Shader) -> Result<Vec<u32>, SceneError> {
+        let name = shader.stage.glslang_name();
+        let src = self.dir.join(format!("shader.{name}.spvasm"));
+        let spv = self.dir.join(format!("shader.{name}.spv"));
+        std::fs::write(&src, &shader.source)
+            .map_err(|e| SceneError::Fail(format!("cannot write {}: {e}", src.display())))?;
+        let _ = std::fs::remove_file(&spv);
+        let out = Command::new("spirv-as")
+            .args(["--target-env", "opengl4.5"])
+            .arg(&src)
+            .arg("-o")
+            .arg(&spv)
+            .output()
+            .map_err(|e| {
+                SceneError::Fail(format!(
+                    "cannot run spirv-as (install the package spirv-tools): {e}"
+                ))
+            })?;
+        if !out.status.success() {
+            return Err(SceneError::Fail(format!(
+                "SPIR-V assembly error in the {} shader (its section starts at line {}): {}",
+                stage_word(shader.stage),
+                shader.first_line,
+                String::from_utf8_lossy(&out.stderr).trim()
+            )));
+        }
+        let bytes = std::fs::read(&spv)
+            .map_err(|e| SceneError::Fail(format!("cannot read {}: {e}", spv.display())))?;
+        Ok(bytes
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect())
     }
 
     /// Compiles one stage; several compilation units are linked by glslang (`-l`), as a
@@ -722,6 +800,103 @@ fn without_comments(source: &str) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// What a GL SPIR-V module (ARB_gl_spirv) needs to be a Vulkan one, as glslang makes it
+/// from the same GLSL: a fragment shader's `OriginUpperLeft` (GL's lower-left origin is
+/// the layer's to give, as for GLSL), `VertexIndex` and `InstanceIndex` for GL's
+/// `VertexId` and `InstanceId` (the runner draws from base instance 0). Default-block
+/// uniforms (non-opaque `UniformConstant` variables) have no Vulkan equivalent here: SKIP.
+fn vulkan_from_gl_spirv(module: &mut dr::Module) -> Result<(), SceneError> {
+    for inst in &mut module.annotations {
+        for op in &mut inst.operands {
+            match op {
+                Operand::BuiltIn(b @ spirv::BuiltIn::VertexId) => *b = spirv::BuiltIn::VertexIndex,
+                Operand::BuiltIn(b @ spirv::BuiltIn::InstanceId) => {
+                    *b = spirv::BuiltIn::InstanceIndex
+                }
+                _ => {}
+            }
+        }
+    }
+    for inst in &mut module.execution_modes {
+        if inst.operands.get(1)
+            == Some(&Operand::ExecutionMode(
+                spirv::ExecutionMode::OriginLowerLeft,
+            ))
+        {
+            inst.operands[1] = Operand::ExecutionMode(spirv::ExecutionMode::OriginUpperLeft);
+        }
+    }
+    let types = Types::new(module);
+    let loose = module.types_global_values.iter().any(|i| {
+        i.class.opcode == Op::Variable
+            && i.operands.first() == Some(&Operand::StorageClass(StorageClass::UniformConstant))
+            && i.result_type
+                .and_then(|p| types.pointee(p))
+                .and_then(|t| types.def(t))
+                .is_some_and(|t| {
+                    !matches!(
+                        t.class.opcode,
+                        Op::TypeSampledImage | Op::TypeImage | Op::TypeSampler
+                    )
+                })
+    });
+    if loose {
+        return Err(SceneError::Skip(
+            "GL SPIR-V uniforms outside blocks (UniformConstant with a Location) are not \
+             mapped to Vulkan"
+                .into(),
+        ));
+    }
+    Ok(())
+}
+
+/// `[… shader specializations]`: each `SpecId` constant gets its value, as
+/// glSpecializeShader gives it (booleans: nonzero is true).
+fn specialize(module: &mut dr::Module, values: &[(u32, u32)]) -> Result<(), String> {
+    let types = Types::new(module);
+    for &(spec_id, value) in values {
+        let target = module.annotations.iter().find_map(|i| {
+            (i.class.opcode == Op::Decorate
+                && i.operands.get(1) == Some(&Operand::Decoration(Decoration::SpecId))
+                && i.operands.get(2) == Some(&Operand::LiteralBit32(spec_id)))
+            .then(|| i.operands.first().and_then(id))
+            .flatten()
+        });
+        let constant = module
+            .types_global_values
+            .iter_mut()
+            .find(|i| target.is_some() && i.result_id == target)
+            .ok_or_else(|| format!("no specialization constant with SpecId {spec_id}"))?;
+        match constant.class.opcode {
+            Op::SpecConstant
+                if types
+                    .def(constant.result_type.unwrap_or(0))
+                    .is_some_and(|t| t.operands.first() == Some(&Operand::LiteralBit32(32))) =>
+            {
+                constant.operands = vec![Operand::LiteralBit32(value)];
+            }
+            Op::SpecConstantTrue | Op::SpecConstantFalse => {
+                *constant = Instruction::new(
+                    if value != 0 {
+                        Op::SpecConstantTrue
+                    } else {
+                        Op::SpecConstantFalse
+                    },
+                    constant.result_type,
+                    constant.result_id,
+                    Vec::new(),
+                );
+            }
+            _ => {
+                return Err(format!(
+                "SpecId {spec_id}: only 32-bit and boolean specialization constants are supported"
+            ))
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Vulkan takes one-dimensional arrays of blocks only (VUID-StandaloneSpirv-Uniform-06807):
@@ -1662,8 +1837,20 @@ fn bind_uniform_blocks(
     binding: u32,
     named: &mut BTreeMap<String, u32>,
     source: &str,
+    spirv: bool,
 ) -> Result<(Vec<UniformBlock>, Vec<SamplerUniform>, Vec<StorageBlock>), SceneError> {
     let types = Types::new(module);
+    // GL's binding point: a GL SPIR-V module's `Binding`, else `layout(binding = N)` in GLSL.
+    let gl_binding_of = |var: u32, keyword: &str, type_name: &str| {
+        if spirv {
+            types
+                .decoration(var, Decoration::Binding)
+                .and_then(|v| v.first().copied())
+                .unwrap_or(0)
+        } else {
+            gl_block_binding(source, keyword, type_name)
+        }
+    };
     let mut found: Vec<(u32, UniformBlock)> = Vec::new();
     let mut samplers: Vec<(u32, SamplerUniform)> = Vec::new();
     let mut storage_blocks: Vec<(u32, StorageBlock)> = Vec::new();
@@ -1740,7 +1927,7 @@ fn bind_uniform_blocks(
                 StorageBlock {
                     gl_binding: match atomic {
                         Some(b) => ATOMIC_COUNTER_BINDINGS + b,
-                        None => gl_block_binding(source, "buffer", &type_name),
+                        None => gl_binding_of(var, "buffer", &type_name),
                     },
                     count: array_len.unwrap_or(1),
                     dims: dims.clone(),
@@ -1795,13 +1982,19 @@ fn bind_uniform_blocks(
                 "resource `{name}` ({storage:?}): {what} not supported"
             )));
         }
-        let gl_binding = gl_block_binding(source, "uniform", &type_name);
+        let gl_binding = gl_binding_of(var, "uniform", &type_name);
         let (block_name, prefix, block_binding) = if type_name == "gl_DefaultUniformBlock" {
             (None, String::new(), binding)
         } else {
             let next = FIRST_NAMED_BLOCK_BINDING
                 + named.keys().filter(|k| !k.starts_with("sampler ")).count() as u32;
-            let b = *named.entry(type_name.clone()).or_insert(next);
+            // A GL SPIR-V module's blocks may have no names: its binding points tell them apart.
+            let key = if spirv {
+                format!("binding {gl_binding}")
+            } else {
+                type_name.clone()
+            };
+            let b = *named.entry(key).or_insert(next);
             // GL names members of a block with an instance name `Block.member`.
             let prefix = if var_name.is_empty() {
                 String::new()
@@ -1815,8 +2008,14 @@ fn bind_uniform_blocks(
         let size = members
             .iter()
             .map(|m| {
+                // A matrix ends with its last column (row), not its stride.
                 let elem = if m.columns > 1 {
-                    m.matrix_stride * if m.row_major { m.rows } else { m.columns }
+                    let (vectors, length) = if m.row_major {
+                        (m.rows, m.columns)
+                    } else {
+                        (m.columns, m.rows)
+                    };
+                    m.matrix_stride * (vectors - 1) + length * m.scalar.size()
                 } else {
                     m.rows * m.scalar.size()
                 };
@@ -2175,6 +2374,36 @@ fn flatten_value(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn spirv_only_stages_run_from_their_assembly_specialized() {
+        let scene = scene::parse(
+            "[require]\nGLSL >= 4.50\nSPIRV ONLY\n[vertex shader passthrough]\n\
+             [fragment shader specializations]\nfloat 6 0.75\n[fragment shader spirv]\n\
+             OpCapability Shader\nOpMemoryModel Logical GLSL450\n\
+             OpEntryPoint Fragment %main \"main\" %color\nOpExecutionMode %main OriginLowerLeft\n\
+             OpDecorate %color Location 0\nOpDecorate %green SpecId 6\n\
+             %void = OpTypeVoid\n%fn = OpTypeFunction %void\n%float = OpTypeFloat 32\n\
+             %v4 = OpTypeVector %float 4\n%ptr = OpTypePointer Output %v4\n\
+             %color = OpVariable %ptr Output\n%green = OpSpecConstant %float 0.25\n\
+             %one = OpConstant %float 1\n%main = OpFunction %void None %fn\n%l = OpLabel\n\
+             %c = OpCompositeConstruct %v4 %one %green %one %one\nOpStore %color %c\n\
+             OpReturn\nOpFunctionEnd\n",
+        )
+        .unwrap();
+        let program = compiler().build(&scene).unwrap();
+        let module = dr::load_words(&program.stage(Stage::Fragment).unwrap().words).unwrap();
+        assert!(module.execution_modes.iter().all(|i| i.operands.get(1)
+            == Some(&Operand::ExecutionMode(
+                spirv::ExecutionMode::OriginUpperLeft
+            ))));
+        let green = module
+            .types_global_values
+            .iter()
+            .find(|i| i.class.opcode == Op::SpecConstant)
+            .unwrap();
+        assert_eq!(green.operands, [Operand::LiteralBit32(0.75f32.to_bits())]);
+    }
+
     #[test]
     fn arrays_of_arrays_of_blocks_become_one_array() {
         let scene = scene::parse(

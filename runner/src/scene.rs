@@ -75,6 +75,9 @@ pub struct Require {
     pub height: u32,
     /// `depthbuffer`: the window has a depth buffer (piglit gives it one only then).
     pub depth_buffer: bool,
+    /// `SPIRV ONLY`: the stages run from their SPIR-V assembly sections (GL's SPIR-V can
+    /// say what GLSL cannot: explicit strides, specialization constants).
+    pub spirv_only: bool,
     /// `GL_MAX_… >= N` / `INT GL_MAX_… >= N`: device limits, checked once there is a device.
     pub limits: Vec<(Limit, u32)>,
 }
@@ -516,6 +519,11 @@ pub struct Line {
 pub struct Scene {
     pub require: Require,
     pub shaders: Vec<Shader>,
+    /// `[… shader spirv]` sections: SPIR-V assembly of a stage (`source`), used with
+    /// `SPIRV ONLY`.
+    pub spirv: Vec<Shader>,
+    /// `[… shader specializations]`: (stage, SpecId, the value's 32 bits).
+    pub specializations: Vec<(Stage, u32, u32)>,
     /// `[vertex shader passthrough]` was used (the VS is generated).
     pub passthrough_vs: bool,
     pub vertex_data: Option<VertexData>,
@@ -534,10 +542,10 @@ impl Scene {
 
 enum Section {
     None,
-    /// A section whose text the runner does not use (SPIR-V assembly).
-    Ignored,
     Require,
     Shader(usize),
+    Spirv(usize),
+    Specializations(Stage),
     VertexData,
     Test,
 }
@@ -551,9 +559,12 @@ pub fn parse(text: &str) -> Result<Scene, SceneError> {
             width: 250,
             height: 250,
             depth_buffer: false,
+            spirv_only: false,
             limits: Vec::new(),
         },
         shaders: Vec::new(),
+        spirv: Vec::new(),
+        specializations: Vec::new(),
         passthrough_vs: false,
         vertex_data: None,
         commands: Vec::new(),
@@ -570,11 +581,22 @@ pub fn parse(text: &str) -> Result<Scene, SceneError> {
         }
         match section {
             // piglit reads nothing before the first section: free-form comments.
-            Section::None | Section::Ignored => {}
+            Section::None => {}
             Section::Shader(index) => {
                 let shader = &mut scene.shaders[index];
                 shader.source.push_str(raw);
                 shader.source.push('\n');
+            }
+            Section::Spirv(index) => {
+                let shader = &mut scene.spirv[index];
+                shader.source.push_str(raw);
+                shader.source.push('\n');
+            }
+            Section::Specializations(stage) => {
+                if let Some(line) = content(raw) {
+                    let (id, value) = parse_specialization(line, number)?;
+                    scene.specializations.push((stage, id, value));
+                }
             }
             Section::Require => {
                 if let Some(line) = content(raw) {
@@ -615,6 +637,28 @@ fn fail(number: usize, line: &str, why: &str) -> SceneError {
 }
 
 fn open_section(name: &str, number: usize, scene: &mut Scene) -> Result<Section, SceneError> {
+    let stage_named = |words: &str| {
+        Some(match words {
+            "vertex shader" => Stage::Vertex,
+            "tessellation control shader" => Stage::TessControl,
+            "tessellation evaluation shader" => Stage::TessEval,
+            "geometry shader" => Stage::Geometry,
+            "fragment shader" => Stage::Fragment,
+            "compute shader" => Stage::Compute,
+            _ => return None,
+        })
+    };
+    if let Some(stage) = name.strip_suffix(" spirv").and_then(stage_named) {
+        scene.spirv.push(Shader {
+            stage,
+            source: String::new(),
+            first_line: number + 1,
+        });
+        return Ok(Section::Spirv(scene.spirv.len() - 1));
+    }
+    if let Some(stage) = name.strip_suffix(" specializations").and_then(stage_named) {
+        return Ok(Section::Specializations(stage));
+    }
     let stage = match name {
         "require" => return Ok(Section::Require),
         "vertex data" => return Ok(Section::VertexData),
@@ -623,16 +667,9 @@ fn open_section(name: &str, number: usize, scene: &mut Scene) -> Result<Section,
             scene.passthrough_vs = true;
             return Ok(Section::None);
         }
-        "vertex shader" => Stage::Vertex,
-        "tessellation control shader" => Stage::TessControl,
-        "compute shader" => Stage::Compute,
-        "tessellation evaluation shader" => Stage::TessEval,
-        "geometry shader" => Stage::Geometry,
-        "fragment shader" => Stage::Fragment,
         // The runner compiles the GLSL sections, also of `SPIRV YES` tests: their SPIR-V
         // sections are generated from that GLSL (piglit's shader_test_spirv.py).
-        _ if name.ends_with("spirv") => return Ok(Section::Ignored),
-        _ => return Err(skip(number, name, "unknown section")),
+        _ => stage_named(name).ok_or_else(|| skip(number, name, "unknown section"))?,
     };
     scene.shaders.push(Shader {
         stage,
@@ -652,13 +689,7 @@ fn parse_require(line: &str, number: usize, req: &mut Require) -> Result<(), Sce
         // by name, as the runner links anyway; `active shader program` aims `uniform` at
         // one stage's uniforms.
         ["SSO", "ENABLED"] => {}
-        ["SPIRV", "ONLY"] => {
-            return Err(skip(
-                number,
-                line,
-                "the test has no GLSL for its SPIR-V (SPIRV ONLY)",
-            ))
-        }
+        ["SPIRV", "ONLY"] => req.spirv_only = true,
         ["GL", ">=", v] => {
             // Core GL up to 4.6 maps onto Vulkan; the features a scene really needs come from
             // the capabilities of its SPIR-V.
@@ -724,6 +755,23 @@ fn extension_feature(name: &str) -> Option<Option<Feature>> {
         | "GL_EXT_shader_integer_mix" => None,
         _ => return None,
     })
+}
+
+/// A `[… shader specializations]` line, `TYPE SPECID VALUE` (TYPE `uint`, `int` or
+/// `float`): the SpecId and the value's bits.
+fn parse_specialization(line: &str, number: usize) -> Result<(u32, u32), SceneError> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let [ty, id, value] = words.as_slice() else {
+        return Err(fail(number, line, "expected TYPE SPECID VALUE"));
+    };
+    let id = parse_num::<u32>(id, number, line)?;
+    let bits = match *ty {
+        "uint" => parse_num::<u32>(value, number, line)?,
+        "int" => parse_num::<i32>(value, number, line)? as u32,
+        "float" => parse_num::<f32>(value, number, line)?.to_bits(),
+        _ => return Err(skip(number, line, "unsupported specialization type")),
+    };
+    Ok((id, bits))
 }
 
 /// `1.50` → 150, `4.0` → 400.
@@ -1527,12 +1575,12 @@ mod tests {
         );
         let e = parse("[require]\nGLSL ES >= 3.00\n").unwrap_err();
         assert!(matches!(e, SceneError::Skip(_)));
-        let e = parse("[require]\nSPIRV ONLY\n").unwrap_err();
+        let e = parse("[require]\nGL_ARB_no_such_thing\n").unwrap_err();
         assert!(matches!(e, SceneError::Skip(_)));
-        // SPIR-V sections are read past: the GLSL sections run.
+        // SPIR-V sections are kept apart: without `SPIRV ONLY` the GLSL sections run.
         let scene =
             parse("[require]\nSPIRV YES\n[vertex shader spirv]\nOpCapability Shader\n").unwrap();
-        assert!(scene.shaders.is_empty());
+        assert!(scene.shaders.is_empty() && !scene.require.spirv_only);
     }
 
     #[test]
@@ -1609,6 +1657,28 @@ mod tests {
             commands("uniform sampler2D s 0"),
             Err(SceneError::Skip(_))
         ));
+    }
+
+    #[test]
+    fn spirv_sections_and_specializations() {
+        let scene = parse(
+            "[require]\nSPIRV ONLY\n[vertex shader specializations]\nuint 0 42\nfloat 1 0.5\n\
+             int 2 -1\n[fragment shader spirv]\n; comment\nOpCapability Shader\n[test]\n",
+        )
+        .unwrap();
+        assert!(scene.require.spirv_only);
+        assert_eq!(
+            scene.specializations,
+            vec![
+                (Stage::Vertex, 0, 42),
+                (Stage::Vertex, 1, 0.5f32.to_bits()),
+                (Stage::Vertex, 2, u32::MAX)
+            ]
+        );
+        assert_eq!(scene.spirv[0].stage, Stage::Fragment);
+        assert_eq!(scene.spirv[0].first_line, 8);
+        assert!(scene.spirv[0].source.contains("OpCapability Shader"));
+        assert!(scene.shaders.is_empty());
     }
 
     #[test]
