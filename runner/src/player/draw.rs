@@ -75,12 +75,6 @@ fn vertex_format(scalar: Scalar, components: u32) -> vk::Format {
             F::R32G32B32_UINT,
             F::R32G32B32A32_UINT,
         ],
-        Scalar::Double => [
-            F::R64_SFLOAT,
-            F::R64G64_SFLOAT,
-            F::R64G64B64_SFLOAT,
-            F::R64G64B64A64_SFLOAT,
-        ],
         _ => [
             F::R32_SFLOAT,
             F::R32G32_SFLOAT,
@@ -195,6 +189,30 @@ impl Player {
                     format: vk::Format::R32G32_SFLOAT,
                     offset: 16,
                 }
+            } else if let (Some(col), Scalar::Double) = (column, input.scalar) {
+                // The shader reads a double input as 32-bit words (see
+                // `glsl::split_double_inputs`): a `dvecN` column as 2N uints, the words past
+                // the first 4 at the next location.
+                if col.kind != scene::ScalarKind::Double || col.components != input.components {
+                    return Err(fail(format!(
+                        "vertex data column `{}` does not match the shader's {}-component double input",
+                        col.name, input.components
+                    )));
+                }
+                if input.components > 2 {
+                    attributes.push(vk::VertexInputAttributeDescription {
+                        location: vk_location + 1,
+                        binding: 0,
+                        format: vertex_format(Scalar::Uint, 2 * input.components - 4),
+                        offset: col.offset + 16,
+                    });
+                }
+                vk::VertexInputAttributeDescription {
+                    location: vk_location,
+                    binding: 0,
+                    format: vertex_format(Scalar::Uint, 2 * input.components.min(2)),
+                    offset: col.offset,
+                }
             } else if let Some(col) = column {
                 let kind_scalar = match col.kind {
                     scene::ScalarKind::Float => Scalar::Float,
@@ -214,17 +232,31 @@ impl Player {
                     format: vertex_format(input.scalar, col.components),
                     offset: col.offset,
                 }
+            } else if input.scalar == Scalar::Double {
+                // (0, 0, 0, 1) as doubles: x and y at the first location, z and w at the
+                // next (a `dvec3` or `dvec4`'s).
+                uses_constant = true;
+                if input.components > 2 {
+                    attributes.push(vk::VertexInputAttributeDescription {
+                        location: vk_location + 1,
+                        binding: CONSTANT_BINDING,
+                        format: vertex_format(Scalar::Uint, 4),
+                        offset: 48,
+                    });
+                }
+                vk::VertexInputAttributeDescription {
+                    location: vk_location,
+                    binding: CONSTANT_BINDING,
+                    format: vertex_format(Scalar::Uint, 2 * input.components.min(2)),
+                    offset: 32,
+                }
             } else {
                 uses_constant = true;
                 vk::VertexInputAttributeDescription {
                     location: vk_location,
                     binding: CONSTANT_BINDING,
                     format: vertex_format(input.scalar, 4),
-                    offset: match input.scalar {
-                        Scalar::Float => 0,
-                        Scalar::Double => 32,
-                        _ => 16,
-                    },
+                    offset: if input.scalar == Scalar::Float { 0 } else { 16 },
                 }
             };
             let props = unsafe {
