@@ -2615,6 +2615,42 @@ mod tests {
     }
 
     #[test]
+    fn gl_spirv_blocks_are_told_apart_by_binding() {
+        // Two nameless blocks, each a column-major mat3x2 of stride 32 (GLSL cannot say it).
+        let scene = scene::parse(
+            "[require]\nGLSL >= 4.50\nSPIRV ONLY\n[vertex shader passthrough]\n\
+             [fragment shader spirv]\n\
+             OpCapability Shader\nOpMemoryModel Logical GLSL450\n\
+             OpEntryPoint Fragment %main \"main\" %color\nOpExecutionMode %main OriginLowerLeft\n\
+             OpDecorate %color Location 0\nOpMemberDecorate %B 0 Offset 0\n\
+             OpMemberDecorate %B 0 ColMajor\nOpMemberDecorate %B 0 MatrixStride 32\n\
+             OpDecorate %B Block\nOpDecorate %b5 DescriptorSet 0\nOpDecorate %b5 Binding 5\n\
+             OpDecorate %b6 DescriptorSet 0\nOpDecorate %b6 Binding 6\n\
+             %void = OpTypeVoid\n%fn = OpTypeFunction %void\n%float = OpTypeFloat 32\n\
+             %v2 = OpTypeVector %float 2\n%v4 = OpTypeVector %float 4\n%m32 = OpTypeMatrix %v2 3\n\
+             %B = OpTypeStruct %m32\n%pB = OpTypePointer Uniform %B\n\
+             %b5 = OpVariable %pB Uniform\n%b6 = OpVariable %pB Uniform\n\
+             %po = OpTypePointer Output %v4\n%color = OpVariable %po Output\n\
+             %one = OpConstant %float 1\n%c = OpConstantComposite %v4 %one %one %one %one\n\
+             %main = OpFunction %void None %fn\n%l = OpLabel\nOpStore %color %c\nOpReturn\n\
+             OpFunctionEnd\n",
+        )
+        .unwrap();
+        let program = compiler().build(&scene).unwrap();
+        let fs = program.stage(Stage::Fragment).unwrap();
+        let bindings: Vec<(u32, u32)> = fs
+            .uniform_blocks
+            .iter()
+            .map(|b| (b.gl_binding, b.binding))
+            .collect();
+        assert_eq!(bindings.len(), 2);
+        assert_ne!(bindings[0].1, bindings[1].1, "one descriptor each");
+        let b6 = program.block(false, "", Some(6)).unwrap();
+        assert_eq!(b6.data_size, 80, "32 · 2 + 8, rounded up to 16");
+        assert_eq!(program.active_uniforms(), 2, "nameless members count apart");
+    }
+
+    #[test]
     fn arrays_of_arrays_of_blocks_become_one_array() {
         let scene = scene::parse(
             "[require]\nGLSL >= 4.50\n[vertex shader passthrough]\n[fragment shader]\n\
@@ -2800,6 +2836,67 @@ mod tests {
         assert_eq!(gl_block_binding(src, "buffer", "In2"), 5);
         assert_eq!(gl_block_binding(src, "buffer", "Missing"), 0);
         assert_eq!(gl_block_binding(src, "uniform", "U"), 1);
+    }
+
+    #[test]
+    fn arrays_of_samplers_are_one_descriptor_array_with_a_location_per_element() {
+        let scene = scene::parse(
+            "[require]\nGLSL >= 4.50\n[vertex shader passthrough]\n[fragment shader]\n#version 450\n\
+             layout(location = 0) out vec4 color;\n\
+             layout(location = 2, binding = 3) uniform sampler2D tex[2];\n\
+             void main() { color = texture(tex[0], vec2(0)) + texture(tex[1], vec2(0)); }\n",
+        )
+        .unwrap();
+        let program = compiler().build(&scene).unwrap();
+        let fs = program.stage(Stage::Fragment).unwrap();
+        assert_eq!((fs.samplers[0].unit, fs.samplers[0].count), (3, 2));
+        assert_eq!(program.uniform_at(3, None), Some(("tex".into(), Some(1))));
+        assert_eq!(program.active_uniforms(), 1);
+    }
+
+    #[test]
+    fn gl_spirv_becomes_vulkan_spirv() {
+        let assembled = |text: &str| {
+            let dir = compiler().dir;
+            let src = dir.join("t.spvasm");
+            let spv = dir.join("t.spv");
+            std::fs::write(&src, text).unwrap();
+            let ok = Command::new("spirv-as")
+                .args(["--target-env", "opengl4.5"])
+                .arg(&src)
+                .arg("-o")
+                .arg(&spv)
+                .status()
+                .unwrap()
+                .success();
+            assert!(ok);
+            dr::load_bytes(std::fs::read(&spv).unwrap()).unwrap()
+        };
+        let head = "OpCapability Shader\nOpMemoryModel Logical GLSL450\n\
+                    OpEntryPoint Vertex %main \"main\" %vid\nOpDecorate %vid BuiltIn VertexId\n\
+                    OpDecorate %flag SpecId 3\n%void = OpTypeVoid\n%fn = OpTypeFunction %void\n\
+                    %int = OpTypeInt 32 1\n%bool = OpTypeBool\n%flag = OpSpecConstantFalse %bool\n\
+                    %pi = OpTypePointer Input %int\n%vid = OpVariable %pi Input\n";
+        let tail = "%main = OpFunction %void None %fn\n%l = OpLabel\nOpReturn\nOpFunctionEnd\n";
+        let mut module = assembled(&format!("{head}{tail}"));
+        vulkan_from_gl_spirv(&mut module).unwrap();
+        specialize(&mut module, &[(3, 1)]).unwrap();
+        assert!(module
+            .annotations
+            .iter()
+            .any(|i| i.operands.get(2) == Some(&Operand::BuiltIn(spirv::BuiltIn::VertexIndex))));
+        assert!(module
+            .types_global_values
+            .iter()
+            .any(|i| i.class.opcode == Op::SpecConstantTrue));
+        assert!(specialize(&mut module, &[(9, 1)]).is_err());
+        let loose = "%float = OpTypeFloat 32\n%pu = OpTypePointer UniformConstant %float\n\
+                     %u = OpVariable %pu UniformConstant\n";
+        let mut module = assembled(&format!("{head}{loose}{tail}"));
+        assert!(matches!(
+            vulkan_from_gl_spirv(&mut module),
+            Err(SceneError::Skip(_))
+        ));
     }
 
     #[test]

@@ -386,3 +386,28 @@ fn make_sampler(gpu: &Gpu, sampling: Sampling) -> Result<vk::Sampler, String> {
     }
     unsafe { gpu.device.create_sampler(&info, None) }.map_err(check("vkCreateSampler"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_element_of_an_array_of_samplers_has_its_unit() {
+        let mut textures = Textures::default();
+        let sampler = SamplerUniform {
+            name: "tex".into(),
+            binding: 32,
+            unit: 3,
+            count: 2,
+        };
+        textures
+            .samplers
+            .insert(32, (sampler, vk::ShaderStageFlags::FRAGMENT, vec![3, 4]));
+        assert!(textures.set_unit("tex", Some(1), 7).unwrap());
+        assert!(textures.set_unit("tex", None, 5).unwrap());
+        assert_eq!(textures.samplers[&32].2, vec![5, 7]);
+        assert!(textures.set_unit("tex", Some(2), 1).is_err());
+        assert!(textures.set_unit("tex", Some(0), -1).is_err());
+        assert!(!textures.set_unit("other", None, 1).unwrap());
+    }
+}
