@@ -2176,10 +2176,20 @@ fn bind_uniform_blocks(
             continue;
         }
         if !is_ubo {
+            let mut inner = ty;
+            while let Some((_, elem)) = types.array(inner) {
+                inner = elem;
+            }
+            let in_struct = types
+                .def(inner)
+                .is_some_and(|d| d.class.opcode == Op::TypeStruct);
             let what = match storage {
+                // glslang (-R) leaves a structure holding a sampler, or the default block
+                // holding one, a UniformConstant variable, which Vulkan does not take.
+                StorageClass::UniformConstant if in_struct => "samplers inside structures are",
                 StorageClass::UniformConstant => "samplers other than sampler2D, and images, are",
                 StorageClass::Uniform | StorageClass::StorageBuffer => {
-                    "arrays of arrays of blocks are"
+                    "uniform and storage resources other than blocks are"
                 }
                 _ => "push constants are",
             };
