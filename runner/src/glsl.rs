@@ -48,9 +48,18 @@ impl Scalar {
 #[derive(Debug, Clone)]
 pub struct VertexInput {
     pub name: String,
+    /// GL's location, which `[vertex data]` columns name.
     pub location: u32,
+    /// The Vulkan location of its first element: GL gives a `dvec3` or `dvec4` one
+    /// location, Vulkan two, so the inputs after one move up.
+    pub vk_location: u32,
     pub scalar: Scalar,
+    /// Components of one element; 0 for a matrix.
     pub components: u32,
+    /// An array's length, else 1.
+    pub elements: u32,
+    /// Locations one element takes (2 for a `dvec3` or `dvec4`).
+    pub slots: u32,
 }
 
 /// One member of a default uniform block, with its layout from the SPIR-V decorations.
@@ -109,6 +118,8 @@ pub struct StorageBlock {
     /// An array of blocks: its length (its elements at binding points `gl_binding + i`),
     /// else 1.
     pub count: u32,
+    /// An array's dimensions (`[2][2]` for an array of arrays), else none.
+    pub dims: Vec<u32>,
     /// GL_NUM_ACTIVE_VARIABLES: its buffer variables as GL enumerates them.
     pub active_variables: u32,
     /// GL_BUFFER_DATA_SIZE (an unsized last array counted with one element).
@@ -124,8 +135,11 @@ pub struct StorageBlock {
 pub struct SamplerUniform {
     pub name: String,
     pub binding: u32,
-    /// Its initial texture unit: `layout(binding = N)`, else 0.
+    /// Its initial texture unit: `layout(binding = N)`, else 0 (element i of an array:
+    /// N + i).
     pub unit: u32,
+    /// An array of samplers: its length (one descriptor array), else 1.
+    pub count: u32,
 }
 
 /// One compiled and linked stage.
@@ -172,15 +186,36 @@ impl Program {
     /// once however many stages use it.
     pub fn active_uniforms(&self) -> u32 {
         let mut names: HashSet<&str> = HashSet::new();
+        // A GL SPIR-V module's members may have no names: each one is its own uniform.
+        let mut nameless: HashSet<(u32, u32)> = HashSet::new();
+        let anonymous = |n: &str| n.split(['.', '[']).any(str::is_empty);
         for stage in &self.stages {
             for block in &stage.uniform_blocks {
-                names.extend(block.members.iter().map(|m| m.name.as_str()));
+                for m in &block.members {
+                    if anonymous(&m.name) {
+                        nameless.insert((block.gl_binding, m.offset));
+                    } else {
+                        names.insert(&m.name);
+                    }
+                }
             }
             names.extend(stage.samplers.iter().map(|s| s.name.as_str()));
             for block in &stage.storage_blocks {
                 names.extend(block.atomic_counters.iter().flatten().map(String::as_str));
             }
         }
+        (names.len() + nameless.len()) as u32
+    }
+
+    /// GL_ACTIVE_UNIFORM_BLOCKS: the named uniform blocks of every stage, each element of
+    /// an array of blocks apart, each named once however many stages use it.
+    pub fn active_uniform_blocks(&self) -> u32 {
+        let names: HashSet<&str> = self
+            .stages
+            .iter()
+            .flat_map(|s| &s.uniform_blocks)
+            .filter_map(|b| b.name.as_deref())
+            .collect();
         names.len() as u32
     }
 
@@ -196,7 +231,7 @@ impl Program {
                         && (0..b.count).any(|i| match binding {
                             Some(n) => b.gl_binding + i == n,
                             None if b.count == 1 => b.name == name,
-                            None => format!("{}[{i}]", b.name) == name,
+                            None => format!("{}{}", b.name, subscripts(i, &b.dims)) == name,
                         })
                 });
                 if let Some(b) = found {
@@ -236,9 +271,11 @@ impl Program {
                     continue;
                 }
                 let mut next = *base;
-                if stage.samplers.iter().any(|s| &s.name == name) {
-                    if location == next {
-                        return Some((name.clone(), None));
+                if let Some(sampler) = stage.samplers.iter().find(|s| &s.name == name) {
+                    // An array of samplers: one location per element.
+                    if location < next + sampler.count {
+                        let element = location - next;
+                        return Some((name.clone(), (sampler.count > 1).then_some(element)));
                     }
                     continue;
                 }
@@ -347,6 +384,21 @@ impl Compiler {
                 ),
             );
         }
+        // `SPIRV ONLY`: stages with SPIR-V assembly run from it; their GLSL, if any, only
+        // tells what GL's linker knows from names (explicit locations and bindings).
+        let spirv_of = |stage: Stage| {
+            scene
+                .spirv
+                .iter()
+                .find(|s| scene.require.spirv_only && s.stage == stage)
+        };
+        if scene.require.spirv_only {
+            for shader in &scene.spirv {
+                if !sources.iter().any(|(s, _)| *s == shader.stage) {
+                    sources.push((shader.stage, vec![(String::new(), Some(shader.first_line))]));
+                }
+            }
+        }
         if !sources
             .iter()
             .any(|(s, ..)| matches!(s, Stage::Vertex | Stage::Compute))
@@ -383,13 +435,26 @@ impl Compiler {
 
         let mut modules = Vec::new();
         for (stage, units) in &sources {
-            let words = self.compile(*stage, units)?;
+            let words = match spirv_of(*stage) {
+                Some(shader) => self.assemble(shader)?,
+                None => self.compile(*stage, units)?,
+            };
             let mut module = dr::load_words(&words).map_err(|e| {
                 SceneError::Fail(format!(
-                    "cannot parse glslang's SPIR-V for the {stage:?} shader: {e}"
+                    "cannot parse the SPIR-V of the {stage:?} shader: {e}"
                 ))
             })?;
             merge_builtin_copies(&mut module);
+            if spirv_of(*stage).is_some() {
+                vulkan_from_gl_spirv(&mut module)?;
+                let values: Vec<(u32, u32)> = scene
+                    .specializations
+                    .iter()
+                    .filter(|(s, ..)| s == stage)
+                    .map(|&(_, id, value)| (id, value))
+                    .collect();
+                specialize(&mut module, &values).map_err(SceneError::Fail)?;
+            }
             let explicit = units
                 .iter()
                 .flat_map(|(source, _)| explicit_location_names(source))
@@ -413,6 +478,10 @@ impl Compiler {
                     .join("\n")
             })
             .collect();
+        let from_spirv: Vec<bool> = modules
+            .iter()
+            .map(|(stage, ..)| spirv_of(*stage).is_some())
+            .collect();
         let mut stages = Vec::new();
         // Named uniform blocks by GL name: one binding for every stage that declares one.
         let mut named_blocks: BTreeMap<String, u32> = BTreeMap::new();
@@ -422,16 +491,21 @@ impl Compiler {
                 index as u32,
                 &mut named_blocks,
                 &stage_sources[index],
+                from_spirv[index],
             )?;
+            flatten_block_arrays(&mut module)?;
             if stage == Stage::Fragment {
                 place_frag_data(&mut module);
             }
-            let info = Types::new(&module);
             let vertex_inputs = if stage == Stage::Vertex {
-                info.vertex_inputs(&module)
+                let gl_locations = spread_wide_inputs(&mut module);
+                let inputs = Types::new(&module).vertex_inputs(&module, &gl_locations);
+                split_double_inputs(&mut module)?;
+                inputs
             } else {
                 Vec::new()
             };
+            let info = Types::new(&module);
             let capabilities = module
                 .capabilities
                 .iter()
@@ -464,6 +538,42 @@ impl Compiler {
             stages,
             initializers,
         })
+    }
+
+    /// Assembles a `[… shader spirv]` section with `spirv-as`, for OpenGL as piglit's
+    /// SPIR-V is.
+    fn assemble(&self, shader: &crate::scene::Shader) -> Result<Vec<u32>, SceneError> {
+        let name = shader.stage.glslang_name();
+        let src = self.dir.join(format!("shader.{name}.spvasm"));
+        let spv = self.dir.join(format!("shader.{name}.spv"));
+        std::fs::write(&src, &shader.source)
+            .map_err(|e| SceneError::Fail(format!("cannot write {}: {e}", src.display())))?;
+        let _ = std::fs::remove_file(&spv);
+        let out = Command::new("spirv-as")
+            .args(["--target-env", "opengl4.5"])
+            .arg(&src)
+            .arg("-o")
+            .arg(&spv)
+            .output()
+            .map_err(|e| {
+                SceneError::Fail(format!(
+                    "cannot run spirv-as (install the package spirv-tools): {e}"
+                ))
+            })?;
+        if !out.status.success() {
+            return Err(SceneError::Fail(format!(
+                "SPIR-V assembly error in the {} shader (its section starts at line {}): {}",
+                stage_word(shader.stage),
+                shader.first_line,
+                String::from_utf8_lossy(&out.stderr).trim()
+            )));
+        }
+        let bytes = std::fs::read(&spv)
+            .map_err(|e| SceneError::Fail(format!("cannot read {}: {e}", spv.display())))?;
+        Ok(bytes
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect())
     }
 
     /// Compiles one stage; several compilation units are linked by glslang (`-l`), as a
@@ -619,6 +729,284 @@ fn explicit_location_names(source: &str) -> HashSet<String> {
         }
     }
     names
+}
+
+/// What a GL SPIR-V module (ARB_gl_spirv) needs to be a Vulkan one, as glslang makes it
+/// from the same GLSL: a fragment shader's `OriginUpperLeft` (GL's lower-left origin is
+/// the layer's to give, as for GLSL), `VertexIndex` and `InstanceIndex` for GL's
+/// `VertexId` and `InstanceId` (the runner draws from base instance 0). Default-block
+/// uniforms (non-opaque `UniformConstant` variables) have no Vulkan equivalent here: SKIP.
+fn vulkan_from_gl_spirv(module: &mut dr::Module) -> Result<(), SceneError> {
+    for inst in &mut module.annotations {
+        for op in &mut inst.operands {
+            match op {
+                Operand::BuiltIn(b @ spirv::BuiltIn::VertexId) => *b = spirv::BuiltIn::VertexIndex,
+                Operand::BuiltIn(b @ spirv::BuiltIn::InstanceId) => {
+                    *b = spirv::BuiltIn::InstanceIndex
+                }
+                _ => {}
+            }
+        }
+    }
+    for inst in &mut module.execution_modes {
+        if inst.operands.get(1)
+            == Some(&Operand::ExecutionMode(
+                spirv::ExecutionMode::OriginLowerLeft,
+            ))
+        {
+            inst.operands[1] = Operand::ExecutionMode(spirv::ExecutionMode::OriginUpperLeft);
+        }
+    }
+    let types = Types::new(module);
+    let loose = module.types_global_values.iter().any(|i| {
+        i.class.opcode == Op::Variable
+            && i.operands.first() == Some(&Operand::StorageClass(StorageClass::UniformConstant))
+            && i.result_type
+                .and_then(|p| types.pointee(p))
+                .and_then(|t| types.def(t))
+                .is_some_and(|t| {
+                    !matches!(
+                        t.class.opcode,
+                        Op::TypeSampledImage | Op::TypeImage | Op::TypeSampler
+                    )
+                })
+    });
+    if loose {
+        return Err(SceneError::Skip(
+            "GL SPIR-V uniforms outside blocks (UniformConstant with a Location) are not \
+             mapped to Vulkan"
+                .into(),
+        ));
+    }
+    Ok(())
+}
+
+/// `[… shader specializations]`: each `SpecId` constant gets its value, as
+/// glSpecializeShader gives it (booleans: nonzero is true).
+fn specialize(module: &mut dr::Module, values: &[(u32, u32)]) -> Result<(), String> {
+    let types = Types::new(module);
+    for &(spec_id, value) in values {
+        let target = module.annotations.iter().find_map(|i| {
+            (i.class.opcode == Op::Decorate
+                && i.operands.get(1) == Some(&Operand::Decoration(Decoration::SpecId))
+                && i.operands.get(2) == Some(&Operand::LiteralBit32(spec_id)))
+            .then(|| i.operands.first().and_then(id))
+            .flatten()
+        });
+        let constant = module
+            .types_global_values
+            .iter_mut()
+            .find(|i| target.is_some() && i.result_id == target)
+            .ok_or_else(|| format!("no specialization constant with SpecId {spec_id}"))?;
+        match constant.class.opcode {
+            Op::SpecConstant
+                if types
+                    .def(constant.result_type.unwrap_or(0))
+                    .is_some_and(|t| t.operands.first() == Some(&Operand::LiteralBit32(32))) =>
+            {
+                constant.operands = vec![Operand::LiteralBit32(value)];
+            }
+            Op::SpecConstantTrue | Op::SpecConstantFalse => {
+                *constant = Instruction::new(
+                    if value != 0 {
+                        Op::SpecConstantTrue
+                    } else {
+                        Op::SpecConstantFalse
+                    },
+                    constant.result_type,
+                    constant.result_id,
+                    Vec::new(),
+                );
+            }
+            _ => {
+                return Err(format!(
+                "SpecId {spec_id}: only 32-bit and boolean specialization constants are supported"
+            ))
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Vulkan takes one-dimensional arrays of blocks only (VUID-StandaloneSpirv-Uniform-06807):
+/// an array of arrays of blocks becomes one array of all its elements, row-major (GL's
+/// order of their binding points), and each access chain into it indexes that array with
+/// the flattened index.
+fn flatten_block_arrays(module: &mut dr::Module) -> Result<(), SceneError> {
+    let types = Types::new(module);
+    // (variable, its new pointer type's storage class, block type, dimensions)
+    let mut found = Vec::new();
+    for inst in &module.types_global_values {
+        let (Some(var), Some(ptr)) = (inst.result_id, inst.result_type) else {
+            continue;
+        };
+        let Some(Operand::StorageClass(storage)) = inst.operands.first() else {
+            continue;
+        };
+        if inst.class.opcode != Op::Variable {
+            continue;
+        }
+        let mut dims = Vec::new();
+        let mut elem = types.pointee(ptr).unwrap_or(0);
+        while let Some((len, inner)) = types.array(elem) {
+            dims.push(len);
+            elem = inner;
+        }
+        let block = types.decoration(elem, Decoration::Block).is_some()
+            || types.decoration(elem, Decoration::BufferBlock).is_some();
+        if dims.len() > 1 && block {
+            found.push((var, *storage, elem, dims));
+        }
+    }
+    if found.is_empty() {
+        return Ok(());
+    }
+    let next_id = std::cell::Cell::new(module.header.as_ref().map_or(1, |h| h.bound));
+    let fresh = || {
+        let id = next_id.get();
+        next_id.set(id + 1);
+        id
+    };
+    // The module's 32-bit uint type (SPIR-V allows one), else a new one.
+    let existing = module.types_global_values.iter().find_map(|i| {
+        (i.class.opcode == Op::TypeInt
+            && i.operands == [Operand::LiteralBit32(32), Operand::LiteralBit32(0)])
+        .then_some(i.result_id)
+        .flatten()
+    });
+    let uint = existing.unwrap_or_else(fresh);
+    let mut new_types = Vec::new();
+    if existing.is_none() {
+        new_types.push(Instruction::new(
+            Op::TypeInt,
+            None,
+            Some(uint),
+            vec![Operand::LiteralBit32(32), Operand::LiteralBit32(0)],
+        ));
+    }
+    let mut constants: HashMap<u32, u32> = HashMap::new();
+    let mut constant = |value: u32, new_types: &mut Vec<Instruction>| {
+        *constants.entry(value).or_insert_with(|| {
+            let id = fresh();
+            new_types.push(Instruction::new(
+                Op::Constant,
+                Some(uint),
+                Some(id),
+                vec![Operand::LiteralBit32(value)],
+            ));
+            id
+        })
+    };
+    // (variable, dimensions, multiplier constants per dimension)
+    let mut rewrites = Vec::new();
+    for (var, storage, block, dims) in &found {
+        let total = constant(dims.iter().product(), &mut new_types);
+        let array = fresh();
+        let pointer = fresh();
+        new_types.push(Instruction::new(
+            Op::TypeArray,
+            None,
+            Some(array),
+            vec![Operand::IdRef(*block), Operand::IdRef(total)],
+        ));
+        new_types.push(Instruction::new(
+            Op::TypePointer,
+            None,
+            Some(pointer),
+            vec![Operand::StorageClass(*storage), Operand::IdRef(array)],
+        ));
+        // Element [i0][i1]…[ik] is at i0·(d1·…·dk) + … + ik.
+        let strides: Vec<u32> = (0..dims.len())
+            .map(|k| constant(dims[k + 1..].iter().product(), &mut new_types))
+            .collect();
+        rewrites.push((*var, pointer, dims.len(), strides));
+    }
+    // The new types and constants go before the first variable that uses them.
+    let first = module
+        .types_global_values
+        .iter()
+        .position(|i| found.iter().any(|f| Some(f.0) == i.result_id))
+        .unwrap_or(module.types_global_values.len());
+    for (var, pointer, ..) in &rewrites {
+        if let Some(inst) = module
+            .types_global_values
+            .iter_mut()
+            .find(|i| i.result_id == Some(*var))
+        {
+            inst.result_type = Some(*pointer);
+        }
+    }
+    module.types_global_values.splice(first..first, new_types);
+    for function in &mut module.functions {
+        for block in &mut function.blocks {
+            let mut out = Vec::with_capacity(block.instructions.len());
+            for mut inst in std::mem::take(&mut block.instructions) {
+                let chain = matches!(inst.class.opcode, Op::AccessChain | Op::InBoundsAccessChain);
+                let rewrite = rewrites
+                    .iter()
+                    .find(|r| chain && inst.operands.first() == Some(&Operand::IdRef(r.0)));
+                if let Some((_, _, depth, strides)) = rewrite {
+                    let indices: Vec<u32> = inst.operands[1..].iter().filter_map(id).collect();
+                    if indices.len() < *depth {
+                        return Err(SceneError::Skip(
+                            "an access to part of an array of arrays of blocks is not supported"
+                                .into(),
+                        ));
+                    }
+                    let mut flat = None;
+                    for (index, stride) in indices[..*depth].iter().zip(strides) {
+                        let term = fresh();
+                        out.push(Instruction::new(
+                            Op::IMul,
+                            Some(uint),
+                            Some(term),
+                            vec![Operand::IdRef(*index), Operand::IdRef(*stride)],
+                        ));
+                        flat = Some(match flat {
+                            None => term,
+                            Some(sum) => {
+                                let next = fresh();
+                                out.push(Instruction::new(
+                                    Op::IAdd,
+                                    Some(uint),
+                                    Some(next),
+                                    vec![Operand::IdRef(sum), Operand::IdRef(term)],
+                                ));
+                                next
+                            }
+                        });
+                    }
+                    let rest = inst.operands.split_off(1 + depth);
+                    inst.operands.truncate(1);
+                    inst.operands.extend(flat.map(Operand::IdRef));
+                    inst.operands.extend(rest);
+                }
+                out.push(inst);
+            }
+            block.instructions = out;
+        }
+    }
+    if let Some(header) = module.header.as_mut() {
+        header.bound = next_id.get();
+    }
+    Ok(())
+}
+
+/// GL's subscripts of element `flat` (row-major) of an array of dimensions `dims`:
+/// `[1][0]` for 2 of [2][2].
+fn subscripts(flat: u32, dims: &[u32]) -> String {
+    let mut rest = flat;
+    let mut out: Vec<String> = dims
+        .iter()
+        .rev()
+        .map(|&len| {
+            let i = rest % len;
+            rest /= len;
+            format!("[{i}]")
+        })
+        .collect();
+    out.reverse();
+    out.concat()
 }
 
 /// A failure of linking only: the runner's (`link error: …`), or glslang's where every
@@ -1056,18 +1444,25 @@ impl Types {
         count
     }
 
-    fn vertex_inputs(&self, module: &dr::Module) -> Vec<VertexInput> {
+    /// `gl_locations`: GL's location of the inputs that `spread_wide_inputs` moved.
+    fn vertex_inputs(
+        &self,
+        module: &dr::Module,
+        gl_locations: &HashMap<u32, u32>,
+    ) -> Vec<VertexInput> {
         self.interface_variables(module)
             .into_iter()
             .filter(|(_, s, _)| *s == StorageClass::Input)
             .filter_map(|(var, _, ty)| {
+                let (elements, ty) = self.array(ty).unwrap_or((1, ty));
                 let (scalar, columns, rows) = self.shape(ty)?;
+                let vk_location = *self.decoration(var, Decoration::Location)?.first()?;
                 Some(VertexInput {
+                    elements,
+                    slots: self.slots(ty),
                     name: self.names.get(&var).cloned().unwrap_or_default(),
-                    location: self
-                        .decoration(var, Decoration::Location)?
-                        .first()
-                        .copied()?,
+                    location: gl_locations.get(&var).copied().unwrap_or(vk_location),
+                    vk_location,
                     scalar,
                     components: if columns == 1 { rows } else { 0 },
                 })
@@ -1978,6 +2373,250 @@ fn trim_block(module: &mut dr::Module, block: &PerVertex, keep: &HashSet<u32>) {
 }
 
 /// A type's GLSL-like shape: `float`, `vec3`, `dmat2x3`, `float[3]`, `{vec4,int}`.
+/// Gives the vertex shader's inputs Vulkan locations: a `dvec3` or `dvec4` (each element,
+/// each matrix column) takes one GL location but two Vulkan ones, so every input after one
+/// moves up by one. Returns GL's location of each input it moved.
+fn spread_wide_inputs(module: &mut dr::Module) -> HashMap<u32, u32> {
+    let types = Types::new(module);
+    // (variable, GL location, GL locations it takes, whether each is wide)
+    let inputs: Vec<(u32, u32, u32, bool)> = types
+        .interface_variables(module)
+        .into_iter()
+        .filter(|(_, s, _)| *s == StorageClass::Input)
+        .filter_map(|(var, _, ty)| {
+            let location = *types.decoration(var, Decoration::Location)?.first()?;
+            let (elements, element) = types.array(ty).unwrap_or((1, ty));
+            let (_, columns, _) = types.shape(element)?;
+            let wide = types.slots(element) == 2 * columns;
+            Some((var, location, elements * columns, wide))
+        })
+        .collect();
+    let wide_below = |location: u32| {
+        inputs
+            .iter()
+            .filter(|(_, _, _, wide)| *wide)
+            .map(|(_, start, count, _)| (*start..start + count).filter(|l| *l < location).count())
+            .sum::<usize>() as u32
+    };
+    let mut moved = HashMap::new();
+    for &(var, location, _, _) in &inputs {
+        let shift = wide_below(location);
+        if shift > 0 {
+            set_decoration(module, var, Decoration::Location, location + shift);
+            moved.insert(var, location);
+        }
+    }
+    moved
+}
+
+/// Devices need not read 64-bit vertex formats (lavapipe does not): each `double` or
+/// `dvecN` vertex input becomes 32-bit words, `uvec2`/`uvec4` (a `dvec3`/`dvec4`:
+/// `uvec4[2]`, its two locations), read from the same bytes with 32-bit uint formats and
+/// put back together with `OpBitcast` at each load (the runner feeds them so).
+fn split_double_inputs(module: &mut dr::Module) -> Result<(), SceneError> {
+    let types = Types::new(module);
+    // (variable, components, double type)
+    let inputs: Vec<(u32, u32, u32)> = types
+        .interface_variables(module)
+        .into_iter()
+        .filter(|(_, s, _)| *s == StorageClass::Input)
+        .filter_map(|(var, _, ty)| {
+            let (scalar, columns, rows) = types.shape(ty)?;
+            let double = match types.def(ty)?.class.opcode {
+                Op::TypeVector => types.def(ty)?.operands.first().and_then(id)?,
+                _ => ty,
+            };
+            (scalar == Scalar::Double && columns == 1).then_some((var, rows, double))
+        })
+        .collect();
+    if inputs.is_empty() {
+        return Ok(());
+    }
+    let next_id = std::cell::Cell::new(module.header.as_ref().map_or(1, |h| h.bound));
+    let fresh = || {
+        let id = next_id.get();
+        next_id.set(id + 1);
+        id
+    };
+    // Types and constants: the module's own when it has them (SPIR-V forbids duplicate
+    // scalar, vector and pointer types), else new ones before the first variable.
+    let mut new_globals: Vec<Instruction> = Vec::new();
+    let mut global = |op: Op, result_type: Option<u32>, operands: Vec<Operand>| {
+        let same = |i: &Instruction| {
+            i.class.opcode == op && i.result_type == result_type && i.operands == operands
+        };
+        if let Some(id) = module
+            .types_global_values
+            .iter()
+            .chain(new_globals.iter())
+            .find(|i| same(i))
+            .and_then(|i| i.result_id)
+        {
+            return id;
+        }
+        let id = fresh();
+        new_globals.push(Instruction::new(op, result_type, Some(id), operands));
+        id
+    };
+    let bits = |n: u32| Operand::LiteralBit32(n);
+    let uint = global(Op::TypeInt, None, vec![bits(32), bits(0)]);
+    let uvec2 = global(Op::TypeVector, None, vec![Operand::IdRef(uint), bits(2)]);
+    let uvec4 = global(Op::TypeVector, None, vec![Operand::IdRef(uint), bits(4)]);
+    let input_uvec4 = global(
+        Op::TypePointer,
+        None,
+        vec![
+            Operand::StorageClass(StorageClass::Input),
+            Operand::IdRef(uvec4),
+        ],
+    );
+    let zero = global(Op::Constant, Some(uint), vec![bits(0)]);
+    let one = global(Op::Constant, Some(uint), vec![bits(1)]);
+    let two = global(Op::Constant, Some(uint), vec![bits(2)]);
+    let pair = global(
+        Op::TypeArray,
+        None,
+        vec![Operand::IdRef(uvec4), Operand::IdRef(two)],
+    );
+    let input_pair = global(
+        Op::TypePointer,
+        None,
+        vec![
+            Operand::StorageClass(StorageClass::Input),
+            Operand::IdRef(pair),
+        ],
+    );
+    let input_uvec2 = global(
+        Op::TypePointer,
+        None,
+        vec![
+            Operand::StorageClass(StorageClass::Input),
+            Operand::IdRef(uvec2),
+        ],
+    );
+    // The new type of each input: uvec2 for a double, uvec4 for a dvec2, uvec4[2] beyond.
+    let new_pointer = |n: u32| match n {
+        1 => input_uvec2,
+        2 => input_uvec4,
+        _ => input_pair,
+    };
+    let first_var = module
+        .types_global_values
+        .iter()
+        .position(|i| i.class.opcode == Op::Variable)
+        .unwrap_or(module.types_global_values.len());
+    for &(var, n, _) in &inputs {
+        if let Some(inst) = module
+            .types_global_values
+            .iter_mut()
+            .find(|i| i.result_id == Some(var))
+        {
+            inst.result_type = Some(new_pointer(n));
+        }
+    }
+    module
+        .types_global_values
+        .splice(first_var..first_var, new_globals);
+    for function in &mut module.functions {
+        for block in &mut function.blocks {
+            let mut out = Vec::with_capacity(block.instructions.len());
+            for inst in std::mem::take(&mut block.instructions) {
+                let pointer = inst.operands.first().and_then(id);
+                let Some(&(_, n, double)) = inputs.iter().find(|(v, ..)| Some(*v) == pointer)
+                else {
+                    out.push(inst);
+                    continue;
+                };
+                if inst.class.opcode != Op::Load {
+                    return Err(SceneError::Skip(
+                        "a double vertex input used other than loaded whole is not supported"
+                            .into(),
+                    ));
+                }
+                let var = pointer.unwrap_or(0);
+                // The 32-bit words: one uvec2/uvec4, or the two uvec4 of the array.
+                let mut words = Vec::new();
+                if n <= 2 {
+                    let loaded = fresh();
+                    let ty = if n == 1 { uvec2 } else { uvec4 };
+                    out.push(Instruction::new(
+                        Op::Load,
+                        Some(ty),
+                        Some(loaded),
+                        vec![Operand::IdRef(var)],
+                    ));
+                    words.push(loaded);
+                } else {
+                    for index in [zero, one] {
+                        let element = fresh();
+                        let loaded = fresh();
+                        out.push(Instruction::new(
+                            Op::AccessChain,
+                            Some(input_uvec4),
+                            Some(element),
+                            vec![Operand::IdRef(var), Operand::IdRef(index)],
+                        ));
+                        out.push(Instruction::new(
+                            Op::Load,
+                            Some(uvec4),
+                            Some(loaded),
+                            vec![Operand::IdRef(element)],
+                        ));
+                        words.push(loaded);
+                    }
+                }
+                let mut components = Vec::new();
+                for k in 0..n {
+                    let source = words[(k / 2) as usize];
+                    let low = 2 * (k % 2);
+                    let halves = if n == 1 {
+                        source
+                    } else {
+                        let shuffled = fresh();
+                        out.push(Instruction::new(
+                            Op::VectorShuffle,
+                            Some(uvec2),
+                            Some(shuffled),
+                            vec![
+                                Operand::IdRef(source),
+                                Operand::IdRef(source),
+                                bits(low),
+                                bits(low + 1),
+                            ],
+                        ));
+                        shuffled
+                    };
+                    let value = if n == 1 {
+                        inst.result_id
+                    } else {
+                        Some(fresh())
+                    };
+                    out.push(Instruction::new(
+                        Op::Bitcast,
+                        Some(double),
+                        value,
+                        vec![Operand::IdRef(halves)],
+                    ));
+                    components.extend(value);
+                }
+                if n > 1 {
+                    out.push(Instruction::new(
+                        Op::CompositeConstruct,
+                        inst.result_type,
+                        inst.result_id,
+                        components.into_iter().map(Operand::IdRef).collect(),
+                    ));
+                }
+            }
+            block.instructions = out;
+        }
+    }
+    if let Some(header) = module.header.as_mut() {
+        header.bound = next_id.get();
+    }
+    Ok(())
+}
+
 fn type_signature(types: &Types, ty: u32) -> String {
     if let Some((len, elem)) = types.array(ty) {
         return format!("{}[{len}]", type_signature(types, elem));
@@ -2101,8 +2740,20 @@ fn bind_uniform_blocks(
     binding: u32,
     named: &mut BTreeMap<String, u32>,
     source: &str,
+    spirv: bool,
 ) -> Result<(Vec<UniformBlock>, Vec<SamplerUniform>, Vec<StorageBlock>), SceneError> {
     let types = Types::new(module);
+    // GL's binding point: a GL SPIR-V module's `Binding`, else `layout(binding = N)` in GLSL.
+    let gl_binding_of = |var: u32, keyword: &str, type_name: &str| {
+        if spirv {
+            types
+                .decoration(var, Decoration::Binding)
+                .and_then(|v| v.first().copied())
+                .unwrap_or(0)
+        } else {
+            gl_block_binding(source, keyword, type_name)
+        }
+    };
     let mut found: Vec<(u32, UniformBlock)> = Vec::new();
     let mut samplers: Vec<(u32, SamplerUniform)> = Vec::new();
     let mut storage_blocks: Vec<(u32, StorageBlock)> = Vec::new();
@@ -2128,14 +2779,23 @@ fn bind_uniform_blocks(
             continue;
         };
         let ty = types.pointee(ptr).unwrap_or(0);
-        // A (one-dimensional) array of blocks: one descriptor array.
+        // An array of blocks (of arrays of arrays too): one descriptor array, its elements
+        // in row-major order, as GL gives them consecutive binding points.
         let is_block = |t: u32| {
             types.decoration(t, Decoration::Block).is_some()
                 || types.decoration(t, Decoration::BufferBlock).is_some()
         };
-        let (ty, array_len) = match types.array(ty) {
-            Some((len, elem)) if is_block(elem) => (elem, Some(len)),
-            _ => (ty, None),
+        let mut dims = Vec::new();
+        let mut elem = ty;
+        while let Some((len, inner)) = types.array(elem) {
+            dims.push(len);
+            elem = inner;
+        }
+        let (ty, array_len) = if !dims.is_empty() && is_block(elem) {
+            (elem, Some(dims.iter().product::<u32>()))
+        } else {
+            dims.clear();
+            (ty, None)
         };
         let type_name = types.names.get(&ty).cloned().unwrap_or_default();
         let var_name = types.names.get(&var).cloned().unwrap_or_default();
@@ -2170,9 +2830,10 @@ fn bind_uniform_blocks(
                 StorageBlock {
                     gl_binding: match atomic {
                         Some(b) => ATOMIC_COUNTER_BINDINGS + b,
-                        None => gl_block_binding(source, "buffer", &type_name),
+                        None => gl_binding_of(var, "buffer", &type_name),
                     },
                     count: array_len.unwrap_or(1),
+                    dims: dims.clone(),
                     active_variables: buffer_variables(&types, ty),
                     data_size: explicit_size(&types, ty).next_multiple_of(16),
                     atomic_counters,
@@ -2181,7 +2842,12 @@ fn bind_uniform_blocks(
             ));
             continue;
         }
-        if storage == StorageClass::UniformConstant && is_sampler_2d(&types, ty) {
+        // A sampler2D, or an array of them (one descriptor array).
+        let (sampler_type, sampler_count) = match types.array(ty) {
+            Some((len, elem)) => (elem, len),
+            None => (ty, 1),
+        };
+        if storage == StorageClass::UniformConstant && is_sampler_2d(&types, sampler_type) {
             let key = format!("sampler {var_name}");
             let next = FIRST_SAMPLER_BINDING
                 + named.keys().filter(|k| k.starts_with("sampler ")).count() as u32;
@@ -2197,15 +2863,26 @@ fn bind_uniform_blocks(
                     name: var_name,
                     binding: b,
                     unit,
+                    count: sampler_count,
                 },
             ));
             continue;
         }
         if !is_ubo {
+            let mut inner = ty;
+            while let Some((_, elem)) = types.array(inner) {
+                inner = elem;
+            }
+            let in_struct = types
+                .def(inner)
+                .is_some_and(|d| d.class.opcode == Op::TypeStruct);
             let what = match storage {
+                // glslang (-R) leaves a structure holding a sampler, or the default block
+                // holding one, a UniformConstant variable, which Vulkan does not take.
+                StorageClass::UniformConstant if in_struct => "samplers inside structures are",
                 StorageClass::UniformConstant => "samplers other than sampler2D, and images, are",
                 StorageClass::Uniform | StorageClass::StorageBuffer => {
-                    "arrays of arrays of blocks are"
+                    "uniform and storage resources other than blocks are"
                 }
                 _ => "push constants are",
             };
@@ -2218,13 +2895,19 @@ fn bind_uniform_blocks(
                 "resource `{name}` ({storage:?}): {what} not supported"
             )));
         }
-        let gl_binding = gl_block_binding(source, "uniform", &type_name);
+        let gl_binding = gl_binding_of(var, "uniform", &type_name);
         let (block_name, prefix, block_binding) = if type_name == "gl_DefaultUniformBlock" {
             (None, String::new(), binding)
         } else {
             let next = FIRST_NAMED_BLOCK_BINDING
                 + named.keys().filter(|k| !k.starts_with("sampler ")).count() as u32;
-            let b = *named.entry(type_name.clone()).or_insert(next);
+            // A GL SPIR-V module's blocks may have no names: its binding points tell them apart.
+            let key = if spirv {
+                format!("binding {gl_binding}")
+            } else {
+                type_name.clone()
+            };
+            let b = *named.entry(key).or_insert(next);
             // GL names members of a block with an instance name `Block.member`.
             let prefix = if var_name.is_empty() {
                 String::new()
@@ -2238,8 +2921,14 @@ fn bind_uniform_blocks(
         let size = members
             .iter()
             .map(|m| {
+                // A matrix ends with its last column (row), not its stride.
                 let elem = if m.columns > 1 {
-                    m.matrix_stride * if m.row_major { m.rows } else { m.columns }
+                    let (vectors, length) = if m.row_major {
+                        (m.rows, m.columns)
+                    } else {
+                        (m.columns, m.rows)
+                    };
+                    m.matrix_stride * (vectors - 1) + length * m.scalar.size()
                 } else {
                     m.rows * m.scalar.size()
                 };
@@ -2272,7 +2961,9 @@ fn bind_uniform_blocks(
                         binding: block_binding,
                         gl_binding: gl_binding + i,
                         element: i,
-                        name: block_name.as_ref().map(|n| format!("{n}[{i}]")),
+                        name: block_name
+                            .as_ref()
+                            .map(|n| format!("{n}{}", subscripts(i, &dims))),
                         size,
                         members: members.clone(),
                     },
@@ -2599,6 +3290,119 @@ mod tests {
     use super::*;
     use crate::scene;
 
+    #[test]
+    fn spirv_only_stages_run_from_their_assembly_specialized() {
+        let scene = scene::parse(
+            "[require]\nGLSL >= 4.50\nSPIRV ONLY\n[vertex shader passthrough]\n\
+             [fragment shader specializations]\nfloat 6 0.75\n[fragment shader spirv]\n\
+             OpCapability Shader\nOpMemoryModel Logical GLSL450\n\
+             OpEntryPoint Fragment %main \"main\" %color\nOpExecutionMode %main OriginLowerLeft\n\
+             OpDecorate %color Location 0\nOpDecorate %green SpecId 6\n\
+             %void = OpTypeVoid\n%fn = OpTypeFunction %void\n%float = OpTypeFloat 32\n\
+             %v4 = OpTypeVector %float 4\n%ptr = OpTypePointer Output %v4\n\
+             %color = OpVariable %ptr Output\n%green = OpSpecConstant %float 0.25\n\
+             %one = OpConstant %float 1\n%main = OpFunction %void None %fn\n%l = OpLabel\n\
+             %c = OpCompositeConstruct %v4 %one %green %one %one\nOpStore %color %c\n\
+             OpReturn\nOpFunctionEnd\n",
+        )
+        .unwrap();
+        let program = compiler().build(&scene).unwrap();
+        let module = dr::load_words(&program.stage(Stage::Fragment).unwrap().words).unwrap();
+        assert!(module.execution_modes.iter().all(|i| i.operands.get(1)
+            == Some(&Operand::ExecutionMode(
+                spirv::ExecutionMode::OriginUpperLeft
+            ))));
+        let green = module
+            .types_global_values
+            .iter()
+            .find(|i| i.class.opcode == Op::SpecConstant)
+            .unwrap();
+        assert_eq!(green.operands, [Operand::LiteralBit32(0.75f32.to_bits())]);
+    }
+
+    #[test]
+    fn gl_spirv_blocks_are_told_apart_by_binding() {
+        // Two nameless blocks, each a column-major mat3x2 of stride 32 (GLSL cannot say it).
+        let scene = scene::parse(
+            "[require]\nGLSL >= 4.50\nSPIRV ONLY\n[vertex shader passthrough]\n\
+             [fragment shader spirv]\n\
+             OpCapability Shader\nOpMemoryModel Logical GLSL450\n\
+             OpEntryPoint Fragment %main \"main\" %color\nOpExecutionMode %main OriginLowerLeft\n\
+             OpDecorate %color Location 0\nOpMemberDecorate %B 0 Offset 0\n\
+             OpMemberDecorate %B 0 ColMajor\nOpMemberDecorate %B 0 MatrixStride 32\n\
+             OpDecorate %B Block\nOpDecorate %b5 DescriptorSet 0\nOpDecorate %b5 Binding 5\n\
+             OpDecorate %b6 DescriptorSet 0\nOpDecorate %b6 Binding 6\n\
+             %void = OpTypeVoid\n%fn = OpTypeFunction %void\n%float = OpTypeFloat 32\n\
+             %v2 = OpTypeVector %float 2\n%v4 = OpTypeVector %float 4\n%m32 = OpTypeMatrix %v2 3\n\
+             %B = OpTypeStruct %m32\n%pB = OpTypePointer Uniform %B\n\
+             %b5 = OpVariable %pB Uniform\n%b6 = OpVariable %pB Uniform\n\
+             %po = OpTypePointer Output %v4\n%color = OpVariable %po Output\n\
+             %one = OpConstant %float 1\n%c = OpConstantComposite %v4 %one %one %one %one\n\
+             %main = OpFunction %void None %fn\n%l = OpLabel\nOpStore %color %c\nOpReturn\n\
+             OpFunctionEnd\n",
+        )
+        .unwrap();
+        let program = compiler().build(&scene).unwrap();
+        let fs = program.stage(Stage::Fragment).unwrap();
+        let bindings: Vec<(u32, u32)> = fs
+            .uniform_blocks
+            .iter()
+            .map(|b| (b.gl_binding, b.binding))
+            .collect();
+        assert_eq!(bindings.len(), 2);
+        assert_ne!(bindings[0].1, bindings[1].1, "one descriptor each");
+        let b6 = program.block(false, "", Some(6)).unwrap();
+        assert_eq!(b6.data_size, 80, "32 · 2 + 8, rounded up to 16");
+        assert_eq!(program.active_uniforms(), 2, "nameless members count apart");
+    }
+
+    #[test]
+    fn arrays_of_arrays_of_blocks_become_one_array() {
+        let scene = scene::parse(
+            "[require]\nGLSL >= 4.50\n[vertex shader passthrough]\n[fragment shader]\n\
+             layout(binding = 1) uniform B { vec4 c; } arr[2][3];\nuniform int i;\nout vec4 o;\n\
+             void main() { o = arr[1][2].c + arr[i][1].c; }\n",
+        )
+        .unwrap();
+        let program = compiler().build(&scene).unwrap();
+        let fs = program.stage(Stage::Fragment).unwrap();
+        let b = fs
+            .uniform_blocks
+            .iter()
+            .find(|b| b.name.as_deref() == Some("B[1][2]"))
+            .unwrap();
+        assert_eq!((b.gl_binding, b.element), (6, 5));
+        assert_eq!(
+            program.active_uniform_blocks(),
+            6,
+            "each element is a GL block"
+        );
+        let module = dr::load_words(&fs.words).unwrap();
+        let types = Types::new(&module);
+        let var = types
+            .names
+            .iter()
+            .find(|(_, n)| n.as_str() == "arr")
+            .unwrap()
+            .0;
+        let ptr = module
+            .types_global_values
+            .iter()
+            .find(|i| i.result_id == Some(*var))
+            .and_then(|i| i.result_type)
+            .unwrap();
+        let (len, elem) = types.array(types.pointee(ptr).unwrap()).unwrap();
+        assert_eq!(len, 6);
+        assert!(types.array(elem).is_none());
+    }
+
+    #[test]
+    fn elements_of_arrays_of_arrays_are_row_major() {
+        assert_eq!(super::subscripts(2, &[2, 2]), "[1][0]");
+        assert_eq!(super::subscripts(5, &[2, 3]), "[1][2]");
+        assert_eq!(super::subscripts(3, &[4]), "[3]");
+    }
+
     fn compiler() -> Compiler {
         let dir = std::env::temp_dir().join(format!(
             "glsem-run-glsl-test-{}-{:?}",
@@ -2740,6 +3544,67 @@ mod tests {
     }
 
     #[test]
+    fn arrays_of_samplers_are_one_descriptor_array_with_a_location_per_element() {
+        let scene = scene::parse(
+            "[require]\nGLSL >= 4.50\n[vertex shader passthrough]\n[fragment shader]\n#version 450\n\
+             layout(location = 0) out vec4 color;\n\
+             layout(location = 2, binding = 3) uniform sampler2D tex[2];\n\
+             void main() { color = texture(tex[0], vec2(0)) + texture(tex[1], vec2(0)); }\n",
+        )
+        .unwrap();
+        let program = compiler().build(&scene).unwrap();
+        let fs = program.stage(Stage::Fragment).unwrap();
+        assert_eq!((fs.samplers[0].unit, fs.samplers[0].count), (3, 2));
+        assert_eq!(program.uniform_at(3, None), Some(("tex".into(), Some(1))));
+        assert_eq!(program.active_uniforms(), 1);
+    }
+
+    #[test]
+    fn gl_spirv_becomes_vulkan_spirv() {
+        let assembled = |text: &str| {
+            let dir = compiler().dir;
+            let src = dir.join("t.spvasm");
+            let spv = dir.join("t.spv");
+            std::fs::write(&src, text).unwrap();
+            let ok = Command::new("spirv-as")
+                .args(["--target-env", "opengl4.5"])
+                .arg(&src)
+                .arg("-o")
+                .arg(&spv)
+                .status()
+                .unwrap()
+                .success();
+            assert!(ok);
+            dr::load_bytes(std::fs::read(&spv).unwrap()).unwrap()
+        };
+        let head = "OpCapability Shader\nOpMemoryModel Logical GLSL450\n\
+                    OpEntryPoint Vertex %main \"main\" %vid\nOpDecorate %vid BuiltIn VertexId\n\
+                    OpDecorate %flag SpecId 3\n%void = OpTypeVoid\n%fn = OpTypeFunction %void\n\
+                    %int = OpTypeInt 32 1\n%bool = OpTypeBool\n%flag = OpSpecConstantFalse %bool\n\
+                    %pi = OpTypePointer Input %int\n%vid = OpVariable %pi Input\n";
+        let tail = "%main = OpFunction %void None %fn\n%l = OpLabel\nOpReturn\nOpFunctionEnd\n";
+        let mut module = assembled(&format!("{head}{tail}"));
+        vulkan_from_gl_spirv(&mut module).unwrap();
+        specialize(&mut module, &[(3, 1)]).unwrap();
+        assert!(module
+            .annotations
+            .iter()
+            .any(|i| i.operands.get(2) == Some(&Operand::BuiltIn(spirv::BuiltIn::VertexIndex))));
+        assert!(module
+            .types_global_values
+            .iter()
+            .any(|i| i.class.opcode == Op::SpecConstantTrue));
+        assert!(specialize(&mut module, &[(9, 1)]).is_err());
+        let loose = "%float = OpTypeFloat 32\n%pu = OpTypePointer UniformConstant %float\n\
+                     %u = OpVariable %pu UniformConstant\n";
+        let mut module = assembled(&format!("{head}{loose}{tail}"));
+        assert!(matches!(
+            vulkan_from_gl_spirv(&mut module),
+            Err(SceneError::Skip(_))
+        ));
+    }
+
+    #[test]
     fn uniform_locations_are_assigned_as_gl_does() {
         let scene = scene::parse(
             "[require]\nGLSL >= 4.50\n[vertex shader passthrough]\n[fragment shader]\n#version 450\n\
@@ -2824,6 +3689,54 @@ mod tests {
             program.stage(Stage::Vertex).unwrap().xfb_varyings,
             4 + 2 + 3
         );
+    }
+
+    #[test]
+    fn inputs_after_a_dvec4_move_up_one_vulkan_location() {
+        let scene = scene::parse(
+            "[require]\nGLSL >= 4.50\n[vertex shader]\nlayout(location = 0) in dvec4 d;\n\
+             layout(location = 1) in vec4 piglit_vertex;\nlayout(location = 2) in float f[2];\n\
+             out vec4 c;\nvoid main() { gl_Position = piglit_vertex; c = vec4(d) + f[1]; }\n\
+             [fragment shader]\nin vec4 c;\nout vec4 o;\nvoid main() { o = c; }\n",
+        )
+        .unwrap();
+        let program = compiler().build(&scene).unwrap();
+        let words = &program.stage(Stage::Vertex).unwrap().words;
+        let input = |n: &str| {
+            let i = program
+                .vertex_inputs()
+                .iter()
+                .find(|i| i.name == n)
+                .unwrap();
+            (i.location, i.vk_location, i.elements, i.slots)
+        };
+        assert_eq!(input("d"), (0, 0, 1, 2));
+        assert_eq!(input("piglit_vertex"), (1, 2, 1, 1));
+        assert_eq!(input("f"), (2, 3, 2, 1));
+        assert_eq!(location_of(words, "piglit_vertex"), Some(2));
+        // `d` is read as 32-bit words: uvec4[2], its two Vulkan locations.
+        let module = dr::load_words(words).unwrap();
+        let types = Types::new(&module);
+        let var = types
+            .names
+            .iter()
+            .find(|(_, n)| n.as_str() == "d")
+            .unwrap()
+            .0;
+        let ptr = module
+            .types_global_values
+            .iter()
+            .find(|i| i.result_id == Some(*var))
+            .and_then(|i| i.result_type)
+            .unwrap();
+        let (len, elem) = types.array(types.pointee(ptr).unwrap()).unwrap();
+        assert_eq!((len, types.shape(elem)), (2, Some((Scalar::Uint, 1, 4))));
+        assert!(module
+            .functions
+            .iter()
+            .flat_map(|f| &f.blocks)
+            .flat_map(|b| &b.instructions)
+            .any(|i| i.class.opcode == Op::Bitcast));
     }
 
     #[test]

@@ -76,6 +76,9 @@ pub struct Require {
     pub height: u32,
     /// `depthbuffer`: the window has a depth buffer (piglit gives it one only then).
     pub depth_buffer: bool,
+    /// `SPIRV ONLY`: the stages run from their SPIR-V assembly sections (GL's SPIR-V can
+    /// say what GLSL cannot: explicit strides, specialization constants).
+    pub spirv_only: bool,
     /// `GL_MAX_… >= N` / `INT GL_MAX_… >= N`: device limits, checked once there is a device.
     pub limits: Vec<(Limit, u32)>,
     /// `GL COMPAT >= x.y`: a compatibility-profile scene, lowered by `compat::lower`.
@@ -144,18 +147,35 @@ pub enum ScalarKind {
     Float,
     Int,
     Uint,
+    /// 64 bits per component (two words, low first).
+    Double,
+}
+
+impl ScalarKind {
+    /// Bytes per component.
+    pub fn size(self) -> u32 {
+        if self == ScalarKind::Double {
+            8
+        } else {
+            4
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Attribute {
+    /// The VS input's name, or its location as a number (`0/float/4`).
     pub name: String,
+    /// `name/type/count/N`: N locations past the input's (an array element or a matrix
+    /// column), else 0.
+    pub index: u32,
     pub kind: ScalarKind,
     pub components: u32,
     /// Byte offset inside one interleaved vertex.
     pub offset: u32,
 }
 
-/// `[vertex data]`: interleaved 32-bit components, one row per vertex.
+/// `[vertex data]`: interleaved components (32 bits, doubles 64), one row per vertex.
 #[derive(Debug, Clone, Default)]
 pub struct VertexData {
     pub attributes: Vec<Attribute>,
@@ -366,9 +386,12 @@ pub enum Command {
     Uniform(Uniform),
     Probe(Probe),
     Tolerance([f64; 4]),
+    /// `xfb buffer object IDX SIZE [fill BYTE]`: zeroed as shader_runner's (it uploads
+    /// calloc'd memory); `fill` (ours) makes bytes no capture wrote stand out.
     XfbBuffer {
         index: u32,
         size: u64,
+        fill: u8,
     },
     XfbDrawArrays {
         mode: Mode,
@@ -424,6 +447,8 @@ pub enum Command {
     VerifyXfbVaryings(u32),
     /// `verify program_query GL_ACTIVE_UNIFORMS n`.
     VerifyActiveUniforms(u32),
+    /// `verify program_query GL_ACTIVE_UNIFORM_BLOCKS n`.
+    VerifyActiveUniformBlocks(u32),
     /// `verify program_interface_query GL_UNIFORM_BLOCK|GL_SHADER_STORAGE_BLOCK NAME
     /// GL_NUM_ACTIVE_VARIABLES|GL_BUFFER_DATA_SIZE n`.
     VerifyBlock {
@@ -499,6 +524,11 @@ pub struct Line {
 pub struct Scene {
     pub require: Require,
     pub shaders: Vec<Shader>,
+    /// `[… shader spirv]` sections: SPIR-V assembly of a stage (`source`), used with
+    /// `SPIRV ONLY`.
+    pub spirv: Vec<Shader>,
+    /// `[… shader specializations]`: (stage, SpecId, the value's 32 bits).
+    pub specializations: Vec<(Stage, u32, u32)>,
     /// `[vertex shader passthrough]` was used (the VS is generated).
     pub passthrough_vs: bool,
     pub vertex_data: Option<VertexData>,
@@ -517,10 +547,10 @@ impl Scene {
 
 enum Section {
     None,
-    /// A section whose text the runner does not use (SPIR-V assembly).
-    Ignored,
     Require,
     Shader(usize),
+    Spirv(usize),
+    Specializations(Stage),
     VertexData,
     Test,
 }
@@ -534,10 +564,13 @@ pub fn parse(text: &str) -> Result<Scene, SceneError> {
             width: 250,
             height: 250,
             depth_buffer: false,
+            spirv_only: false,
             limits: Vec::new(),
             compat: false,
         },
         shaders: Vec::new(),
+        spirv: Vec::new(),
+        specializations: Vec::new(),
         passthrough_vs: false,
         vertex_data: None,
         commands: Vec::new(),
@@ -554,11 +587,22 @@ pub fn parse(text: &str) -> Result<Scene, SceneError> {
         }
         match section {
             // piglit reads nothing before the first section: free-form comments.
-            Section::None | Section::Ignored => {}
+            Section::None => {}
             Section::Shader(index) => {
                 let shader = &mut scene.shaders[index];
                 shader.source.push_str(raw);
                 shader.source.push('\n');
+            }
+            Section::Spirv(index) => {
+                let shader = &mut scene.spirv[index];
+                shader.source.push_str(raw);
+                shader.source.push('\n');
+            }
+            Section::Specializations(stage) => {
+                if let Some(line) = content(raw) {
+                    let (id, value) = parse_specialization(line, number)?;
+                    scene.specializations.push((stage, id, value));
+                }
             }
             Section::Require => {
                 if let Some(line) = content(raw) {
@@ -605,6 +649,28 @@ fn fail(number: usize, line: &str, why: &str) -> SceneError {
 }
 
 fn open_section(name: &str, number: usize, scene: &mut Scene) -> Result<Section, SceneError> {
+    let stage_named = |words: &str| {
+        Some(match words {
+            "vertex shader" => Stage::Vertex,
+            "tessellation control shader" => Stage::TessControl,
+            "tessellation evaluation shader" => Stage::TessEval,
+            "geometry shader" => Stage::Geometry,
+            "fragment shader" => Stage::Fragment,
+            "compute shader" => Stage::Compute,
+            _ => return None,
+        })
+    };
+    if let Some(stage) = name.strip_suffix(" spirv").and_then(stage_named) {
+        scene.spirv.push(Shader {
+            stage,
+            source: String::new(),
+            first_line: number + 1,
+        });
+        return Ok(Section::Spirv(scene.spirv.len() - 1));
+    }
+    if let Some(stage) = name.strip_suffix(" specializations").and_then(stage_named) {
+        return Ok(Section::Specializations(stage));
+    }
     let stage = match name {
         "require" => return Ok(Section::Require),
         "vertex data" => return Ok(Section::VertexData),
@@ -613,16 +679,9 @@ fn open_section(name: &str, number: usize, scene: &mut Scene) -> Result<Section,
             scene.passthrough_vs = true;
             return Ok(Section::None);
         }
-        "vertex shader" => Stage::Vertex,
-        "tessellation control shader" => Stage::TessControl,
-        "compute shader" => Stage::Compute,
-        "tessellation evaluation shader" => Stage::TessEval,
-        "geometry shader" => Stage::Geometry,
-        "fragment shader" => Stage::Fragment,
         // The runner compiles the GLSL sections, also of `SPIRV YES` tests: their SPIR-V
         // sections are generated from that GLSL (piglit's shader_test_spirv.py).
-        _ if name.ends_with("spirv") => return Ok(Section::Ignored),
-        _ => return Err(skip(number, name, "unknown section")),
+        _ => stage_named(name).ok_or_else(|| skip(number, name, "unknown section"))?,
     };
     scene.shaders.push(Shader {
         stage,
@@ -642,13 +701,7 @@ fn parse_require(line: &str, number: usize, req: &mut Require) -> Result<(), Sce
         // by name, as the runner links anyway; `active shader program` aims `uniform` at
         // one stage's uniforms.
         ["SSO", "ENABLED"] => {}
-        ["SPIRV", "ONLY"] => {
-            return Err(skip(
-                number,
-                line,
-                "the test has no GLSL for its SPIR-V (SPIRV ONLY)",
-            ))
-        }
+        ["SPIRV", "ONLY"] => req.spirv_only = true,
         ["GL", "COMPAT", ">=", v] => {
             if parse_version(v, number, line)? > 460 {
                 return Err(skip(number, line, "GL version above 4.6"));
@@ -721,6 +774,23 @@ fn extension_feature(name: &str) -> Option<Option<Feature>> {
         | "GL_EXT_shader_integer_mix" => None,
         _ => return None,
     })
+}
+
+/// A `[… shader specializations]` line, `TYPE SPECID VALUE` (TYPE `uint`, `int` or
+/// `float`): the SpecId and the value's bits.
+fn parse_specialization(line: &str, number: usize) -> Result<(u32, u32), SceneError> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let [ty, id, value] = words.as_slice() else {
+        return Err(fail(number, line, "expected TYPE SPECID VALUE"));
+    };
+    let id = parse_num::<u32>(id, number, line)?;
+    let bits = match *ty {
+        "uint" => parse_num::<u32>(value, number, line)?,
+        "int" => parse_num::<i32>(value, number, line)? as u32,
+        "float" => parse_num::<f32>(value, number, line)?.to_bits(),
+        _ => return Err(skip(number, line, "unsupported specialization type")),
+    };
+    Ok((id, bits))
 }
 
 /// `1.50` → 150, `4.0` → 400.
@@ -907,9 +977,16 @@ fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
                 Command::Tolerance([v[0], v[1], v[2], v[3]])
             }
         },
-        ["xfb", "buffer", "object", idx, size] => Command::XfbBuffer {
+        ["xfb", "buffer", "object", idx, size, fill @ ..] => Command::XfbBuffer {
             index: parse_num(idx, number, line)?,
             size: parse_num(size, number, line)?,
+            fill: match fill {
+                [] => 0,
+                ["fill", byte] => parse_num::<u32>(byte, number, line)?
+                    .try_into()
+                    .map_err(|_| fail(number, line, "the fill is one byte"))?,
+                _ => return Err(unknown()),
+            },
         },
         ["xfb", "draw", "arrays", mode, rest @ ..] => {
             let mode = parse_mode(mode, number, line)?;
@@ -982,6 +1059,9 @@ fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
         ["verify", "program_query", "GL_ACTIVE_UNIFORMS", n] => {
             Command::VerifyActiveUniforms(parse_num(n, number, line)?)
         }
+        ["verify", "program_query", "GL_ACTIVE_UNIFORM_BLOCKS", n] => {
+            Command::VerifyActiveUniformBlocks(parse_num(n, number, line)?)
+        }
         ["verify", "program_interface_query", interface @ ("GL_UNIFORM_BLOCK" | "GL_SHADER_STORAGE_BLOCK"), name, property @ ("GL_NUM_ACTIVE_VARIABLES" | "GL_BUFFER_DATA_SIZE"), n] => {
             Command::VerifyBlock {
                 storage: *interface == "GL_SHADER_STORAGE_BLOCK",
@@ -998,7 +1078,8 @@ fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
             number,
             line,
             "GL program introspection is not reproduced (except GL_TRANSFORM_FEEDBACK_VARYINGS, \
-             GL_ACTIVE_UNIFORMS and blocks' GL_NUM_ACTIVE_VARIABLES and GL_BUFFER_DATA_SIZE)",
+             GL_ACTIVE_UNIFORMS, GL_ACTIVE_UNIFORM_BLOCKS and blocks' GL_NUM_ACTIVE_VARIABLES \
+             and GL_BUFFER_DATA_SIZE)",
         )),
         ["block", "binding", n] => Command::Block(BlockField::Binding(parse_num(n, number, line)?)),
         ["block", "offset", n] => Command::Block(BlockField::Offset(parse_num(n, number, line)?)),
@@ -1324,10 +1405,10 @@ fn parse_uniform(
         uniform_shape(ty).ok_or_else(|| skip(number, line, "unsupported uniform type"))?;
     let n = (columns * rows) as usize;
     let data = match base {
-        'f' => UniformData::F32(parse_nums(values, n, number, line)?),
-        'd' => UniformData::F64(parse_nums(values, n, number, line)?),
-        'i' => UniformData::I32(parse_nums(values, n, number, line)?),
-        _ => UniformData::U32(parse_nums(values, n, number, line)?),
+        'f' => UniformData::F32(parse_uniform_values(values, n, number, line)?),
+        'd' => UniformData::F64(parse_uniform_values(values, n, number, line)?),
+        'i' => UniformData::I32(parse_uniform_values(values, n, number, line)?),
+        _ => UniformData::U32(parse_uniform_values(values, n, number, line)?),
     };
     let (name, index) =
         split_index(name).ok_or_else(|| fail(number, line, "malformed uniform name"))?;
@@ -1339,6 +1420,28 @@ fn parse_uniform(
         rows,
         data,
     })
+}
+
+/// The `n` components of a `uniform` command. shader_runner reads up to `n` numbers and
+/// hands GL its whole array, whatever it read: components the line leaves out are not
+/// specified (stack contents there), and the tests that leave some out never look at them;
+/// they are zero here, so that a run is reproducible.
+fn parse_uniform_values<T: Number + Default + Clone>(
+    tokens: &[&str],
+    n: usize,
+    number: usize,
+    line: &str,
+) -> Result<Vec<T>, SceneError> {
+    if tokens.is_empty() || tokens.len() > n {
+        return Err(fail(
+            number,
+            line,
+            &format!("expected 1 to {n} numbers, found {}", tokens.len()),
+        ));
+    }
+    let mut values = parse_nums::<T>(tokens, tokens.len(), number, line)?;
+    values.resize(n, T::default());
+    Ok(values)
 }
 
 /// `vec3` → ('f', 1, 3), `mat2x3` → ('f', 2, 3), `dvec2` → ('d', 1, 2), `uint` → ('u', 1, 1).
@@ -1379,21 +1482,32 @@ fn parse_vertex_data(lines: &[(usize, &str)]) -> Result<VertexData, SceneError> 
     let mut data = VertexData::default();
     for column in header.split_whitespace() {
         let parts: Vec<&str> = column.split('/').collect();
-        let [name, ty, count] = parts.as_slice() else {
-            return Err(skip(
-                header_number,
-                header,
-                "unsupported vertex data column",
-            ));
+        let (name, ty, count, index) = match parts.as_slice() {
+            [name, ty, count] => (name, ty, count, 0),
+            [name, ty, count, index] => (
+                name,
+                ty,
+                count,
+                parse_num::<u32>(index, header_number, header)?,
+            ),
+            _ => {
+                return Err(skip(
+                    header_number,
+                    header,
+                    "unsupported vertex data column",
+                ))
+            }
         };
         let kind = match *ty {
             "float" => ScalarKind::Float,
             "int" => ScalarKind::Int,
             "uint" => ScalarKind::Uint,
+            "double" => ScalarKind::Double,
             _ => return Err(skip(header_number, header, "unsupported vertex data type")),
         };
         let components = count
-            .strip_prefix("vec")
+            .strip_prefix("dvec")
+            .or_else(|| count.strip_prefix("vec"))
             .unwrap_or(count)
             .parse::<u32>()
             .ok()
@@ -1401,11 +1515,12 @@ fn parse_vertex_data(lines: &[(usize, &str)]) -> Result<VertexData, SceneError> 
             .ok_or_else(|| skip(header_number, header, "unsupported vertex data column"))?;
         data.attributes.push(Attribute {
             name: name.to_string(),
+            index,
             kind,
             components,
             offset: data.stride,
         });
-        data.stride += 4 * components;
+        data.stride += kind.size() * components;
     }
     for &(number, row) in &lines[1..] {
         let tokens: Vec<&str> = row.split_whitespace().collect();
@@ -1421,11 +1536,19 @@ fn parse_vertex_data(lines: &[(usize, &str)]) -> Result<VertexData, SceneError> 
         for attr in &data.attributes {
             for _ in 0..attr.components {
                 let token = tokens.next().copied().unwrap_or_default();
-                data.words.push(match attr.kind {
-                    ScalarKind::Float => parse_num::<f32>(token, number, row)?.to_bits(),
-                    ScalarKind::Int => parse_num::<i32>(token, number, row)? as u32,
-                    ScalarKind::Uint => parse_num::<u32>(token, number, row)?,
-                });
+                match attr.kind {
+                    ScalarKind::Float => data
+                        .words
+                        .push(parse_num::<f32>(token, number, row)?.to_bits()),
+                    ScalarKind::Int => data
+                        .words
+                        .push(parse_num::<i32>(token, number, row)? as u32),
+                    ScalarKind::Uint => data.words.push(parse_num::<u32>(token, number, row)?),
+                    ScalarKind::Double => {
+                        let bits = parse_num::<f64>(token, number, row)?.to_bits();
+                        data.words.extend([bits as u32, (bits >> 32) as u32]);
+                    }
+                }
             }
         }
         data.vertex_count += 1;
@@ -1471,12 +1594,12 @@ mod tests {
         );
         let e = parse("[require]\nGLSL ES >= 3.00\n").unwrap_err();
         assert!(matches!(e, SceneError::Skip(_)));
-        let e = parse("[require]\nSPIRV ONLY\n").unwrap_err();
+        let e = parse("[require]\nGL_ARB_no_such_thing\n").unwrap_err();
         assert!(matches!(e, SceneError::Skip(_)));
-        // SPIR-V sections are read past: the GLSL sections run.
+        // SPIR-V sections are kept apart: without `SPIRV ONLY` the GLSL sections run.
         let scene =
             parse("[require]\nSPIRV YES\n[vertex shader spirv]\nOpCapability Shader\n").unwrap();
-        assert!(scene.shaders.is_empty());
+        assert!(scene.shaders.is_empty() && !scene.require.spirv_only);
     }
 
     #[test]
@@ -1556,6 +1679,47 @@ mod tests {
     }
 
     #[test]
+    fn spirv_sections_and_specializations() {
+        let scene = parse(
+            "[require]\nSPIRV ONLY\n[vertex shader specializations]\nuint 0 42\nfloat 1 0.5\n\
+             int 2 -1\n[fragment shader spirv]\n; comment\nOpCapability Shader\n[test]\n",
+        )
+        .unwrap();
+        assert!(scene.require.spirv_only);
+        assert_eq!(
+            scene.specializations,
+            vec![
+                (Stage::Vertex, 0, 42),
+                (Stage::Vertex, 1, 0.5f32.to_bits()),
+                (Stage::Vertex, 2, u32::MAX)
+            ]
+        );
+        assert_eq!(scene.spirv[0].stage, Stage::Fragment);
+        assert_eq!(scene.spirv[0].first_line, 8);
+        assert!(scene.spirv[0].source.contains("OpCapability Shader"));
+        assert!(scene.shaders.is_empty());
+    }
+
+    #[test]
+    fn uniform_components_left_out_are_zero() {
+        let c = commands("uniform dvec4 v 0.0 0.5 0.25\nuniform mat2 m 1 2").unwrap();
+        assert!(
+            matches!(&c[0], Command::Uniform(u) if u.data == UniformData::F64(vec![0.0, 0.5, 0.25, 0.0]))
+        );
+        assert!(
+            matches!(&c[1], Command::Uniform(u) if u.data == UniformData::F32(vec![1., 2., 0., 0.]))
+        );
+        assert!(matches!(
+            commands("uniform vec2 v"),
+            Err(SceneError::Fail(_))
+        ));
+        assert!(matches!(
+            commands("uniform vec2 v 1 2 3"),
+            Err(SceneError::Fail(_))
+        ));
+    }
+
+    #[test]
     fn draws_xfb_and_framebuffer_commands() {
         let c = commands(
             "draw arrays instanced GL_TRIANGLE_FAN 0 4 3\ndraw arrays GL_PATCHES 1 6\n\
@@ -1583,7 +1747,23 @@ mod tests {
                 instances: 1
             }
         );
-        assert_eq!(c[2], Command::XfbBuffer { index: 1, size: 64 });
+        assert_eq!(
+            c[2],
+            Command::XfbBuffer {
+                index: 1,
+                size: 64,
+                fill: 0
+            }
+        );
+        assert_eq!(
+            commands("xfb buffer object 2 8 fill 0xCD").unwrap()[0],
+            Command::XfbBuffer {
+                index: 2,
+                size: 8,
+                fill: 0xCD
+            }
+        );
+        assert!(commands("xfb buffer object 2 8 fill 256").is_err());
         assert_eq!(
             c[3],
             Command::XfbDrawArrays {
@@ -1727,6 +1907,7 @@ mod tests {
         assert_eq!(
             commands(
                 "verify program_query GL_ACTIVE_UNIFORMS 2\nblock binding 5\nblock row major 1\n\
+                 verify program_query GL_ACTIVE_UNIFORM_BLOCKS 3\n\
                  verify program_interface_query GL_SHADER_STORAGE_BLOCK ssbo GL_BUFFER_DATA_SIZE 32"
             )
             .unwrap(),
@@ -1734,6 +1915,7 @@ mod tests {
                 Command::VerifyActiveUniforms(2),
                 Command::Block(BlockField::Binding(5)),
                 Command::Block(BlockField::RowMajor(true)),
+                Command::VerifyActiveUniformBlocks(3),
                 Command::VerifyBlock {
                     storage: true,
                     name: "ssbo".into(),
@@ -1881,6 +2063,25 @@ mod tests {
             commands("texture checkerboard 0 1 (32, 32) (0, 0, 1, 0) (0, 1, 0, 0)"),
             Err(SceneError::Skip(_))
         ));
+    }
+
+    #[test]
+    fn vertex_data_takes_doubles_locations_and_element_indices() {
+        let scene = parse("[vertex data]\n0/double/dvec2 gba/float/4/2\n0.5 -2 1 2 3 4\n").unwrap();
+        let data = scene.vertex_data.unwrap();
+        assert_eq!(data.stride, 32);
+        let a = &data.attributes;
+        assert_eq!(
+            (a[0].name.as_str(), a[0].kind, a[0].components),
+            ("0", ScalarKind::Double, 2)
+        );
+        assert_eq!(
+            (a[1].name.as_str(), a[1].index, a[1].offset),
+            ("gba", 2, 16)
+        );
+        let half = 0.5f64.to_bits();
+        assert_eq!(&data.words[..2], &[half as u32, (half >> 32) as u32]);
+        assert_eq!(data.words.len(), 8);
     }
 
     #[test]

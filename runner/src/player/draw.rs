@@ -1,6 +1,8 @@
 //! Draws as the GL application issues them: `draw arrays`, piglit's rectangles, transform
 //! feedback; the pipelines they need and the GL state set per command buffer.
 
+use std::collections::BTreeMap;
+
 use ash::vk;
 
 use super::{fail, words_to_bytes, Player, CONSTANT_BINDING, RECT_STRIDE};
@@ -123,22 +125,43 @@ impl Player {
                 input_rate: vk::VertexInputRate::VERTEX,
             });
         }
+        // GL's locations the VS reads (an array's elements each at their own), each with
+        // the input that reads it; inputs sharing a location by components share its data.
+        let mut slots: BTreeMap<u32, usize> = BTreeMap::new();
         for (index, input) in self.vertex_inputs.iter().enumerate() {
-            if input.components == 0
-                || input.scalar == Scalar::Double
-                || input.scalar == Scalar::Bool
-            {
+            if input.components == 0 || input.scalar == Scalar::Bool {
                 return Err(SceneError::Skip(format!(
-                    "vertex input `{}`: matrix and double attributes are not supported",
+                    "vertex input `{}`: matrix attributes are not supported",
                     input.name
                 )));
             }
+            for element in 0..input.elements {
+                slots.entry(input.location + element).or_insert(index);
+            }
+        }
+        // A column feeds GL's location: its number, or its input's plus the column's index.
+        let column_location = |col: &scene::Attribute| {
+            col.name
+                .parse::<u32>()
+                .ok()
+                .or_else(|| {
+                    self.vertex_inputs
+                        .iter()
+                        .find(|i| i.name == col.name)
+                        .map(|i| i.location)
+                })
+                .map(|l| l + col.index)
+        };
+        for (&location, &index) in &slots {
+            let input = &self.vertex_inputs[index];
+            // GL's location → Vulkan's (see `glsl::spread_wide_inputs`).
+            let vk_location = input.vk_location + (location - input.location) * input.slots;
             let column = if rect {
                 None
             } else {
                 self.vertex_attributes
                     .iter()
-                    .find(|a| a.name == input.name)
+                    .find(|a| column_location(a) == Some(location))
                     .or_else(|| {
                         // The generated passthrough VS reads the first column, as piglit binds it.
                         (self.passthrough_vs && input.name == "piglit_vertex")
@@ -146,7 +169,7 @@ impl Player {
                             .flatten()
                     })
             };
-            let attribute = if rect && index == rect_target {
+            let attribute = if rect && index == rect_target && location == input.location {
                 if input.scalar != Scalar::Float {
                     return Err(fail(format!(
                         "`draw rect` feeds floats, but `{}` is not a float input",
@@ -154,23 +177,48 @@ impl Player {
                     )));
                 }
                 vk::VertexInputAttributeDescription {
-                    location: input.location,
+                    location: vk_location,
                     binding: 0,
                     format: vk::Format::R32G32B32A32_SFLOAT,
                     offset: 0,
                 }
             } else if rect_tex && input.name == "piglit_texcoord" {
                 vk::VertexInputAttributeDescription {
-                    location: input.location,
+                    location: vk_location,
                     binding: 0,
                     format: vk::Format::R32G32_SFLOAT,
                     offset: 16,
+                }
+            } else if let (Some(col), Scalar::Double) = (column, input.scalar) {
+                // The shader reads a double input as 32-bit words (see
+                // `glsl::split_double_inputs`): a `dvecN` column as 2N uints, the words past
+                // the first 4 at the next location.
+                if col.kind != scene::ScalarKind::Double || col.components != input.components {
+                    return Err(fail(format!(
+                        "vertex data column `{}` does not match the shader's {}-component double input",
+                        col.name, input.components
+                    )));
+                }
+                if input.components > 2 {
+                    attributes.push(vk::VertexInputAttributeDescription {
+                        location: vk_location + 1,
+                        binding: 0,
+                        format: vertex_format(Scalar::Uint, 2 * input.components - 4),
+                        offset: col.offset + 16,
+                    });
+                }
+                vk::VertexInputAttributeDescription {
+                    location: vk_location,
+                    binding: 0,
+                    format: vertex_format(Scalar::Uint, 2 * input.components.min(2)),
+                    offset: col.offset,
                 }
             } else if let Some(col) = column {
                 let kind_scalar = match col.kind {
                     scene::ScalarKind::Float => Scalar::Float,
                     scene::ScalarKind::Int => Scalar::Int,
                     scene::ScalarKind::Uint => Scalar::Uint,
+                    scene::ScalarKind::Double => Scalar::Double,
                 };
                 if kind_scalar != input.scalar {
                     return Err(fail(format!(
@@ -179,20 +227,52 @@ impl Player {
                     )));
                 }
                 vk::VertexInputAttributeDescription {
-                    location: input.location,
+                    location: vk_location,
                     binding: 0,
                     format: vertex_format(input.scalar, col.components),
                     offset: col.offset,
                 }
+            } else if input.scalar == Scalar::Double {
+                // (0, 0, 0, 1) as doubles: x and y at the first location, z and w at the
+                // next (a `dvec3` or `dvec4`'s).
+                uses_constant = true;
+                if input.components > 2 {
+                    attributes.push(vk::VertexInputAttributeDescription {
+                        location: vk_location + 1,
+                        binding: CONSTANT_BINDING,
+                        format: vertex_format(Scalar::Uint, 4),
+                        offset: 48,
+                    });
+                }
+                vk::VertexInputAttributeDescription {
+                    location: vk_location,
+                    binding: CONSTANT_BINDING,
+                    format: vertex_format(Scalar::Uint, 2 * input.components.min(2)),
+                    offset: 32,
+                }
             } else {
                 uses_constant = true;
                 vk::VertexInputAttributeDescription {
-                    location: input.location,
+                    location: vk_location,
                     binding: CONSTANT_BINDING,
                     format: vertex_format(input.scalar, 4),
                     offset: if input.scalar == Scalar::Float { 0 } else { 16 },
                 }
             };
+            let props = unsafe {
+                self.gpu
+                    .instance
+                    .get_physical_device_format_properties(self.gpu.physical, attribute.format)
+            };
+            if !props
+                .buffer_features
+                .contains(vk::FormatFeatureFlags::VERTEX_BUFFER)
+            {
+                return Err(SceneError::Skip(format!(
+                    "vertex input `{}`: {:?} is not a vertex buffer format on {}",
+                    input.name, attribute.format, self.gpu.name
+                )));
+            }
             attributes.push(attribute);
         }
         if uses_constant {

@@ -258,9 +258,26 @@ fn uses_depth(scene: &Scene) -> bool {
     scene.require.depth_buffer
 }
 
-/// (0, 0, 0, 1) as floats then as integers: GL's current value of an attribute the scene
-/// does not feed, read through a stride-0 binding.
-const CONSTANT_ATTRIBUTE: [u32; 8] = [0, 0, 0, 0x3f80_0000, 0, 0, 0, 1];
+/// (0, 0, 0, 1) as floats, as integers, then as doubles: GL's current value of an
+/// attribute the scene does not feed, read through a stride-0 binding.
+const CONSTANT_ATTRIBUTE: [u32; 16] = [
+    0,
+    0,
+    0,
+    0x3f80_0000,
+    0,
+    0,
+    0,
+    1,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0x3ff0_0000,
+];
 const CONSTANT_BINDING: u32 = 1;
 /// A rectangle corner: vec4 position, vec2 texture coordinate.
 const RECT_STRIDE: u32 = 24;
@@ -355,7 +372,10 @@ impl Player {
             .buffer(4 * RECT_STRIDE as u64, vk::BufferUsageFlags::VERTEX_BUFFER)
             .map_err(fail)?;
         let mut constant_buffer = gpu
-            .buffer(32, vk::BufferUsageFlags::VERTEX_BUFFER)
+            .buffer(
+                4 * CONSTANT_ATTRIBUTE.len() as u64,
+                vk::BufferUsageFlags::VERTEX_BUFFER,
+            )
             .map_err(fail)?;
         constant_buffer
             .bytes_mut()
@@ -488,7 +508,9 @@ impl Player {
                     .samplers
                     .entry(sampler.binding)
                     .or_insert_with(|| {
-                        (sampler.clone(), vk::ShaderStageFlags::empty(), sampler.unit)
+                        // GL gives element i of `layout(binding = N)` unit N + i.
+                        let units = (0..sampler.count).map(|i| sampler.unit + i).collect();
+                        (sampler.clone(), vk::ShaderStageFlags::empty(), units)
                     })
                     .1 |= pipeline::stage_flag(stage.stage);
             }
@@ -511,12 +533,12 @@ impl Player {
                     .stage_flags(*stages),
             );
         }
-        for (binding, (_, stages, _)) in &self.textures.samplers {
+        for (binding, (sampler, stages, _)) in &self.textures.samplers {
             bindings.push(
                 vk::DescriptorSetLayoutBinding::default()
                     .binding(*binding)
                     .descriptor_type(vk::DescriptorType::COMBINED_IMAGE_SAMPLER)
-                    .descriptor_count(1)
+                    .descriptor_count(sampler.count)
                     .stage_flags(*stages),
             );
         }
@@ -534,7 +556,13 @@ impl Player {
                     },
                     vk::DescriptorPoolSize {
                         ty: vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
-                        descriptor_count: (self.textures.samplers.len() as u32).max(1),
+                        descriptor_count: self
+                            .textures
+                            .samplers
+                            .values()
+                            .map(|(s, ..)| s.count)
+                            .sum::<u32>()
+                            .max(1),
                     },
                     vk::DescriptorPoolSize {
                         ty: vk::DescriptorType::STORAGE_BUFFER,
@@ -686,13 +714,13 @@ impl Player {
             Command::Uniform(u) => self.set_uniform(u)?,
             Command::Tolerance(t) => self.tolerance = *t,
             Command::Probe(p) => self.probe(p)?,
-            Command::XfbBuffer { index, size } => {
+            Command::XfbBuffer { index, size, fill } => {
                 if *index >= self.gpu.max_xfb_buffers {
                     return Err(fail(format!("xfb buffer index {index} is beyond the device's transform feedback buffers")));
                 }
                 let usage = vk::BufferUsageFlags::TRANSFORM_FEEDBACK_BUFFER_EXT;
                 let mut buffer = self.gpu.buffer(*size, usage).map_err(fail)?;
-                buffer.bytes_mut().fill(0xCD);
+                buffer.bytes_mut().fill(*fill);
                 if let Some(old) = self.xfb_buffers.insert(*index, buffer) {
                     self.gpu.destroy_buffer(&old);
                 }
@@ -760,6 +788,14 @@ impl Player {
                 if got != *expected {
                     return Err(fail(format!(
                         "GL_ACTIVE_UNIFORMS: expected {expected}, observed {got}"
+                    )));
+                }
+            }
+            Command::VerifyActiveUniformBlocks(expected) => {
+                let got = self.program.active_uniform_blocks();
+                if got != *expected {
+                    return Err(fail(format!(
+                        "GL_ACTIVE_UNIFORM_BLOCKS: expected {expected}, observed {got}"
                     )));
                 }
             }

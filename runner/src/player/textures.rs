@@ -37,8 +37,9 @@ pub(super) struct Textures {
     active: u32,
     /// What a unit without a texture samples: 1×1 (0, 0, 0, 1).
     incomplete: Option<Texture>,
-    /// Each sampler uniform: its binding, the stages using it and its unit.
-    pub(super) samplers: BTreeMap<u32, (SamplerUniform, vk::ShaderStageFlags, u32)>,
+    /// Each sampler uniform: its binding, the stages using it and its unit (one per
+    /// element of an array of samplers).
+    pub(super) samplers: BTreeMap<u32, (SamplerUniform, vk::ShaderStageFlags, Vec<u32>)>,
 }
 
 impl Textures {
@@ -51,12 +52,20 @@ impl Textures {
         }
     }
 
-    /// `uniform int NAME unit` on a sampler: true when `name` is one.
-    pub(super) fn set_unit(&mut self, name: &str, unit: i32) -> Result<bool, SceneError> {
+    /// `uniform int NAME unit` (`NAME[i]`: `index`) on a sampler: true when `name` is one.
+    pub(super) fn set_unit(
+        &mut self,
+        name: &str,
+        index: Option<u32>,
+        unit: i32,
+    ) -> Result<bool, SceneError> {
         let mut found = false;
-        for (sampler, _, u) in self.samplers.values_mut() {
+        for (sampler, _, units) in self.samplers.values_mut() {
             if sampler.name == name {
-                *u = u32::try_from(unit)
+                let element = units
+                    .get_mut(index.unwrap_or(0) as usize)
+                    .ok_or_else(|| fail(format!("`{name}` has {} elements", sampler.count)))?;
+                *element = u32::try_from(unit)
                     .map_err(|_| fail(format!("texture unit {unit} (GL_INVALID_VALUE)")))?;
                 found = true;
             }
@@ -183,31 +192,35 @@ impl Player {
             .textures
             .samplers
             .values()
-            .any(|(_, _, unit)| !self.textures.units.contains_key(unit));
+            .flat_map(|(_, _, units)| units)
+            .any(|unit| !self.textures.units.contains_key(unit));
         if needs_incomplete && self.textures.incomplete.is_none() {
             let t = self
                 .upload_texture(1, 1, &[0, 0, 0, 255], Sampling::default())
                 .map_err(fail)?;
             self.textures.incomplete = Some(t);
         }
-        let infos: Vec<(u32, [vk::DescriptorImageInfo; 1])> = self
+        let infos: Vec<(u32, Vec<vk::DescriptorImageInfo>)> = self
             .textures
             .samplers
             .iter()
-            .filter_map(|(binding, (_, _, unit))| {
-                let t = self
-                    .textures
-                    .units
-                    .get(unit)
-                    .or(self.textures.incomplete.as_ref())?;
-                Some((
-                    *binding,
-                    [vk::DescriptorImageInfo {
-                        sampler: t.sampler,
-                        image_view: t.view,
-                        image_layout: vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
-                    }],
-                ))
+            .filter_map(|(binding, (_, _, units))| {
+                let elements = units
+                    .iter()
+                    .map(|unit| {
+                        let t = self
+                            .textures
+                            .units
+                            .get(unit)
+                            .or(self.textures.incomplete.as_ref())?;
+                        Some(vk::DescriptorImageInfo {
+                            sampler: t.sampler,
+                            image_view: t.view,
+                            image_layout: vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
+                        })
+                    })
+                    .collect::<Option<Vec<_>>>()?;
+                Some((*binding, elements))
             })
             .collect();
         let writes: Vec<_> = infos
@@ -372,4 +385,29 @@ fn make_sampler(gpu: &Gpu, sampling: Sampling) -> Result<vk::Sampler, String> {
             .push_next(&mut border);
     }
     unsafe { gpu.device.create_sampler(&info, None) }.map_err(check("vkCreateSampler"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_element_of_an_array_of_samplers_has_its_unit() {
+        let mut textures = Textures::default();
+        let sampler = SamplerUniform {
+            name: "tex".into(),
+            binding: 32,
+            unit: 3,
+            count: 2,
+        };
+        textures
+            .samplers
+            .insert(32, (sampler, vk::ShaderStageFlags::FRAGMENT, vec![3, 4]));
+        assert!(textures.set_unit("tex", Some(1), 7).unwrap());
+        assert!(textures.set_unit("tex", None, 5).unwrap());
+        assert_eq!(textures.samplers[&32].2, vec![5, 7]);
+        assert!(textures.set_unit("tex", Some(2), 1).is_err());
+        assert!(textures.set_unit("tex", Some(0), -1).is_err());
+        assert!(!textures.set_unit("other", None, 1).unwrap());
+    }
 }

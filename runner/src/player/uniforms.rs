@@ -197,8 +197,8 @@ impl Player {
     /// A uniform by its GL name.
     fn set_named_uniform(&mut self, u: &Uniform) -> Result<(), SceneError> {
         // A sampler's value is its texture unit.
-        if let (UniformData::I32(v), None) = (&u.data, u.index) {
-            if v.len() == 1 && self.textures.set_unit(&u.name, v[0])? {
+        if let UniformData::I32(v) = &u.data {
+            if v.len() == 1 && self.textures.set_unit(&u.name, u.index, v[0])? {
                 return Ok(());
             }
         }
