@@ -21,6 +21,18 @@ GROUPS = OrderedDict([
     ("unknown", "Not yet classified"),
 ])
 
+# What the layer fixed in a test that passes only with it, from the reason it fails on plain
+# Vulkan (the causes file's `fixed` lines name the rest): (regex on that reason, semantic).
+FIXED_RULES = [
+    (r"tessellation evaluation shader without control shader",
+     "a tessellation evaluation shader without a control shader: the generated passthrough TCS with "
+     "GL's default levels"),
+    (r"VUID-VkGraphicsPipelineCreateInfo-Vertex-07722",
+     "points from a vertex shader that never writes gl_PointSize: GL's point size"),
+    (r"GL point size / clip-distance state not applied",
+     "GL's clip-distance enables (`glEnable(GL_CLIP_DISTANCEi)`, VK_GLSEM_gl_state)"),
+]
+
 RULES = [  # (regex on the reason, group, cause)
     (r"GL COMPAT", "scope", "compatibility profile (fixed-function GL, gl_ModelViewProjectionMatrix, ...)"),
     (r"GLSL 1[0-3]\d is below", "scope", "GLSL 1.10-1.30 (glslang cannot target Vulkan from it)"),
@@ -97,7 +109,8 @@ def main():
              "`arb_enhanced_layouts` and `arb_gl_spirv` of the Debian piglit package, run four ways: piglit's "
              "`shader_runner` on Mesa llvmpipe (GL, the oracle) and on zink over lavapipe, and `glsem-run` on "
              "lavapipe without (`--no-layer`) and with the glsem layer, under the Khronos validation layer. "
-             "GLSL 1.10-1.30 and the compatibility profile are out of scope.", "",
+             "Programs in GLSL 1.10-1.30 alone are out of scope; compatibility-profile tests run through "
+             "glsem-run's emulation of GL's compatibility profile (docs/scene-format.md).", "",
              "Command: `scripts/piglit.sh` (every test in its own process, `JOBS` in parallel; "
              "`COLUMNS=\"glsem vk\"` reruns only the glsem-run columns).", "",
              "Versions: " + versions() + ".", "",
@@ -127,6 +140,27 @@ def main():
                          f"gives the same result as zink alone on all {len(zg)} tests.")
         lines.append("")
 
+    # The layer's own evidence: tests that pass with it and not without, by GL semantic.
+    fixed = defaultdict(list)
+    for t in tests:
+        if results["glsem"].get(t, ("?",))[0] != "PASS":
+            continue
+        vk_status, vk_reason = results["vk"].get(t, ("?", ""))
+        if vk_status == "PASS":
+            continue
+        semantic = next((c for p, g, c in causes if g == "fixed" and fnmatch.fnmatch(t, p)), None)
+        semantic = semantic or next((c for rx, c in FIXED_RULES if re.search(rx, vk_reason)), None)
+        fixed[semantic or "not attributed (see the plain Vulkan reason)"].append((t, vk_status, vk_reason))
+    n_fixed = sum(len(v) for v in fixed.values())
+    lines += [f"## Tests that pass only with the layer, by GL semantic ({n_fixed})", "",
+              "Each fails on plain Vulkan (`glsem-run --no-layer`, reason given) and passes with glsem.", ""]
+    for semantic, items in sorted(fixed.items(), key=lambda kv: -len(kv[1])):
+        lines.append(f"- **{semantic}** ({len(items)})")
+        for t, status, reason in items:
+            r = short(reason).replace("|", "\\|")[:160]
+            lines.append(f"  - `{t}` — plain Vulkan {status}: {r}")
+    lines.append("")
+
     grouped = defaultdict(lambda: defaultdict(list))
     for t in tests:
         status, reason = results["glsem"].get(t, ("FAIL", "no result"))
@@ -138,7 +172,7 @@ def main():
             group, cause = "layer", "passes on plain Vulkan, fails with the layer"
         else:
             for pattern, g, c in causes:
-                if fnmatch.fnmatch(t, pattern):
+                if g != "fixed" and fnmatch.fnmatch(t, pattern):
                     group, cause = g, c
                     break
         if group is None:
