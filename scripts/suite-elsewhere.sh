@@ -33,6 +33,8 @@ for line in sys.stdin:
         print(m["executable"])' |
 		xargs -I{} cp {} "$stage/deps/"
 	cp target/release/libVkLayer_glsem.so target/release/glsem-run "$stage/"
+	# Without debug info the archive fits the device tool's 64 MiB carry limit.
+	strip --strip-debug "$stage"/deps/* "$stage"/libVkLayer_glsem.so "$stage"/glsem-run
 	tar -C "$stage" -cJf "$ARCHIVE" .
 	rm -rf "$stage"
 	echo "packed $(tar -tJf "$ARCHIVE" | grep -c '^./deps/.') test binaries into $ARCHIVE; they expect the tree at $ROOT"

@@ -116,7 +116,7 @@ fn point_size_state_reaches_a_layout_shared_with_the_application() {
     assert_eq!(draw_point(&fragment, 1.0), [(1, 1)]);
 }
 
-/// A VERTEX|FRAGMENT range over all of lavapipe's 128 bytes leaves no room for the block:
+/// A VERTEX|FRAGMENT range over all of `maxPushConstantsSize` leaves no room for the block:
 /// the layer says so and the point gets GL's initial size, 1.0, whatever the state says —
 /// a valid pipeline, never an undefined size.
 #[test]
@@ -125,7 +125,7 @@ fn without_room_for_the_block_points_get_gl_initial_size() {
     let everything = [vk::PushConstantRange {
         stage_flags: vk::ShaderStageFlags::VERTEX | vk::ShaderStageFlags::FRAGMENT,
         offset: 0,
-        size: 128,
+        size: Instance::new(NO_LAYERS).max_push_constants_size(),
     }];
     assert_eq!(draw_point(&everything, 3.0), [(1, 1)]);
 }

@@ -187,13 +187,7 @@ fn layout_reserves_levels_next_to_the_app_range() {
 }
 
 fn max_push_constants_size() -> u32 {
-    let instance = Instance::new(NO_LAYERS);
-    let properties = unsafe {
-        instance
-            .instance
-            .get_physical_device_properties(instance.physical)
-    };
-    properties.limits.max_push_constants_size
+    Instance::new(NO_LAYERS).max_push_constants_size()
 }
 
 fn tes_only_pipeline(

@@ -235,6 +235,12 @@ impl Instance {
         self.messages.lock().unwrap().clone()
     }
 
+    /// `maxPushConstantsSize` of the device these tests use.
+    pub fn max_push_constants_size(&self) -> u32 {
+        let properties = unsafe { self.instance.get_physical_device_properties(self.physical) };
+        properties.limits.max_push_constants_size
+    }
+
     /// Whether the device these tests use is Mesa's lavapipe (some figures are its own).
     pub fn is_lavapipe(&self) -> bool {
         let properties = unsafe { self.instance.get_physical_device_properties(self.physical) };
