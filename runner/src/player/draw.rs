@@ -154,7 +154,7 @@ impl Player {
         };
         for (&location, &index) in &slots {
             let input = &self.vertex_inputs[index];
-            // GL's location → Vulkan's (see `glsl::spread_wide_inputs`).
+            // GL's location → Vulkan's (see `glsl::vertex_inputs::spread_wide_inputs`).
             let vk_location = input.vk_location + (location - input.location) * input.slots;
             let column = if rect {
                 None
@@ -191,8 +191,8 @@ impl Player {
                 }
             } else if let (Some(col), Scalar::Double) = (column, input.scalar) {
                 // The shader reads a double input as 32-bit words (see
-                // `glsl::split_double_inputs`): a `dvecN` column as 2N uints, the words past
-                // the first 4 at the next location.
+                // `glsl::vertex_inputs::split_double_inputs`): a `dvecN` column as 2N uints,
+                // the words past the first 4 at the next location.
                 if col.kind != scene::ScalarKind::Double || col.components != input.components {
                     return Err(fail(format!(
                         "vertex data column `{}` does not match the shader's {}-component double input",

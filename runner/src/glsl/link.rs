@@ -1,0 +1,415 @@
+//! Link passes a GL linker does over the stages of a program and glslang's per-stage
+//! compiles cannot: interface Locations matched by name across stages (with GL's link
+//! error for mismatched types), one variable per built-in where several units each
+//! declare it, `gl_FragData` at location 0, and no Location on blocks whose members all
+//! have one.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use rspirv::dr::{self, Operand};
+use spirv::{Decoration, Op, StorageClass};
+
+use super::spv::{arrayed, id, runtime_array, set_decoration, Types};
+use super::{stage_word, Scalar};
+use crate::scene::Stage;
+
+/// Gives every stage-to-stage interface variable the same Location in every stage, by name,
+/// as a GL linker matches them. Vertex inputs and fragment outputs face the API and keep
+/// glslang's Locations; explicit `layout(location=)` variables keep theirs.
+pub(super) fn link_locations(
+    modules: &mut [(Stage, dr::Module, HashSet<String>)],
+) -> Result<(), String> {
+    struct Var {
+        module: usize,
+        /// The interface between module `iface - 1` and module `iface`: inputs of module
+        /// i are on interface i, its outputs on i + 1. Each has its own locations, as a
+        /// GL linker assigns them per pair of adjacent stages.
+        iface: usize,
+        id: u32,
+        name: String,
+        slots: u32,
+        location: Option<u32>,
+        explicit: bool,
+        /// The type (less a per-vertex array), as GL compares an output and the input
+        /// of the same name.
+        signature: String,
+        output: bool,
+    }
+    let mut vars = Vec::new();
+    for (index, (stage, module, explicit)) in modules.iter().enumerate() {
+        let types = Types::new(module);
+        for (var, storage, ty) in types.interface_variables(module) {
+            let api_facing = (*stage == Stage::Vertex && storage == StorageClass::Input)
+                || (*stage == Stage::Fragment && storage == StorageClass::Output);
+            if api_facing {
+                continue;
+            }
+            let per_vertex =
+                arrayed(*stage, storage) && types.decoration(var, Decoration::Patch).is_none();
+            let ty = if per_vertex {
+                types.array(ty).map(|(_, e)| e).unwrap_or(ty)
+            } else {
+                ty
+            };
+            // Interface blocks match by block name, other variables by variable name.
+            let name = if types.decoration(ty, Decoration::Block).is_some() {
+                types.names.get(&ty)
+            } else {
+                types.names.get(&var)
+            };
+            let Some(name) = name.cloned().filter(|n| !n.is_empty()) else {
+                continue;
+            };
+            let location = types
+                .decoration(var, Decoration::Location)
+                .and_then(|v| v.first().copied());
+            vars.push(Var {
+                module: index,
+                iface: if storage == StorageClass::Input {
+                    index
+                } else {
+                    index + 1
+                },
+                id: var,
+                explicit: explicit.contains(&name),
+                name,
+                slots: types.slots(ty),
+                location,
+                signature: type_signature(&types, ty),
+                output: storage == StorageClass::Output,
+            });
+        }
+    }
+    // GL's link error: an output and the next stage's input of one name with other types.
+    for out in vars.iter().filter(|v| v.output) {
+        if let Some(input) = vars
+            .iter()
+            .find(|v| !v.output && v.iface == out.iface && v.name == out.name)
+        {
+            if input.signature != out.signature {
+                return Err(format!(
+                    "link error: the {} shader's output `{}` is a {}, the {} shader's input a {}",
+                    stage_word(modules[out.module].0),
+                    out.name,
+                    out.signature,
+                    stage_word(modules[input.module].0),
+                    input.signature
+                ));
+            }
+        }
+    }
+
+    // [start, end) ranges taken, per interface
+    let mut used: BTreeMap<usize, Vec<(u32, u32)>> = BTreeMap::new();
+    let mut table: BTreeMap<(usize, String), u32> = BTreeMap::new();
+    for v in vars.iter().filter(|v| v.explicit) {
+        if let Some(loc) = v.location {
+            table.entry((v.iface, v.name.clone())).or_insert(loc);
+            used.entry(v.iface).or_default().push((loc, loc + v.slots));
+        }
+    }
+    let mut order: Vec<(usize, &str)> = Vec::new();
+    for v in &vars {
+        let key = (v.iface, v.name.as_str());
+        if !table.contains_key(&(v.iface, v.name.clone())) && !order.contains(&key) {
+            order.push(key);
+        }
+    }
+    for (iface, name) in order {
+        let slots = vars
+            .iter()
+            .filter(|v| v.iface == iface && v.name == name)
+            .map(|v| v.slots)
+            .max()
+            .unwrap_or(1);
+        let used = used.entry(iface).or_default();
+        let mut loc = 0;
+        while let Some(&(_, end)) = used.iter().find(|(s, e)| loc < *e && *s < loc + slots) {
+            loc = end;
+        }
+        used.push((loc, loc + slots));
+        table.insert((iface, name.to_string()), loc);
+    }
+    for v in &vars {
+        let loc = table[&(v.iface, v.name.clone())];
+        if v.location != Some(loc) {
+            set_decoration(&mut modules[v.module].1, v.id, Decoration::Location, loc);
+        }
+    }
+    Ok(())
+}
+
+/// glslang's link of several compilation units gives each unit's `gl_FragColor` a variable
+/// of its own (all at Location 0, which SPIR-V rejects); GL has one. Input and output
+/// variables of one `gl_` name and type become the first of them.
+pub(super) fn merge_builtin_copies(module: &mut dr::Module) {
+    let types = Types::new(module);
+    let mut first: HashMap<(String, u32), u32> = HashMap::new();
+    let mut copies: HashMap<u32, u32> = HashMap::new();
+    for inst in &module.types_global_values {
+        let (Some(var), Some(ty)) = (inst.result_id, inst.result_type) else {
+            continue;
+        };
+        if inst.class.opcode != Op::Variable
+            || !matches!(
+                inst.operands.first(),
+                Some(Operand::StorageClass(
+                    StorageClass::Input | StorageClass::Output
+                ))
+            )
+        {
+            continue;
+        }
+        let Some(name) = types.names.get(&var).filter(|n| n.starts_with("gl_")) else {
+            continue;
+        };
+        match first.get(&(name.clone(), ty)) {
+            Some(&kept) => {
+                copies.insert(var, kept);
+            }
+            None => {
+                first.insert((name.clone(), ty), var);
+            }
+        }
+    }
+    if copies.is_empty() {
+        return;
+    }
+    let is_copy =
+        |op: Option<&Operand>| matches!(op, Some(Operand::IdRef(v)) if copies.contains_key(v));
+    module
+        .types_global_values
+        .retain(|i| !i.result_id.is_some_and(|v| copies.contains_key(&v)));
+    module.annotations.retain(|i| !is_copy(i.operands.first()));
+    module.debug_names.retain(|i| !is_copy(i.operands.first()));
+    for entry in &mut module.entry_points {
+        entry.operands.retain(|o| !is_copy(Some(o)));
+    }
+    for inst in module
+        .functions
+        .iter_mut()
+        .flat_map(|f| &mut f.blocks)
+        .flat_map(|b| &mut b.instructions)
+    {
+        for op in &mut inst.operands {
+            if let Operand::IdRef(v) = op {
+                if let Some(&kept) = copies.get(v) {
+                    *v = kept;
+                }
+            }
+        }
+    }
+}
+
+/// A type's GLSL-like shape: `float`, `vec3`, `dmat2x3`, `float[3]`, `{vec4,int}`.
+fn type_signature(types: &Types, ty: u32) -> String {
+    if let Some((len, elem)) = types.array(ty) {
+        return format!("{}[{len}]", type_signature(types, elem));
+    }
+    if let Some(elem) = runtime_array(types, ty) {
+        return format!("{}[]", type_signature(types, elem));
+    }
+    if let Some((scalar, columns, rows)) = types.shape(ty) {
+        let (s, prefix) = match scalar {
+            Scalar::Float => ("float", ""),
+            Scalar::Double => ("double", "d"),
+            Scalar::Int => ("int", "i"),
+            Scalar::Uint => ("uint", "u"),
+            Scalar::Bool => ("bool", "b"),
+        };
+        return match (columns, rows) {
+            (1, 1) => s.to_string(),
+            (1, r) => format!("{prefix}vec{r}"),
+            (c, r) => format!("{prefix}mat{c}x{r}"),
+        };
+    }
+    match types.def(ty) {
+        Some(i) if i.class.opcode == Op::TypeStruct => format!(
+            "{{{}}}",
+            i.operands
+                .iter()
+                .filter_map(id)
+                .map(|m| type_signature(types, m))
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
+        _ => format!("%{ty}"),
+    }
+}
+
+/// An interface block whose every member has its own Location keeps no Location of its
+/// own: it assigns nothing then (every member's is explicit), and SPIR-V for Vulkan
+/// rejects both together (VUID-StandaloneSpirv-Location-04918); glslang emits both for
+/// `layout(location = N) out B { layout(location = M) … }` with every member placed.
+pub(super) fn drop_redundant_block_locations(module: &mut dr::Module) {
+    let types = Types::new(module);
+    let mut drop = Vec::new();
+    for inst in module
+        .types_global_values
+        .iter()
+        .filter(|i| i.class.opcode == Op::Variable)
+    {
+        let (Some(var), Some(ptr)) = (inst.result_id, inst.result_type) else {
+            continue;
+        };
+        if types.decoration(var, Decoration::Location).is_none() {
+            continue;
+        }
+        let mut ty = types.pointee(ptr).unwrap_or(0);
+        while let Some((_, elem)) = types.array(ty) {
+            ty = elem;
+        }
+        let Some(def) = types.def(ty) else { continue };
+        if def.class.opcode != Op::TypeStruct || types.decoration(ty, Decoration::Block).is_none() {
+            continue;
+        }
+        let members = def.operands.iter().filter_map(id).count() as u32;
+        if members > 0
+            && (0..members).all(|m| types.member_literal(ty, m, Decoration::Location).is_some())
+        {
+            drop.push(var);
+        }
+    }
+    module.annotations.retain(|i| {
+        !(i.class.opcode == Op::Decorate
+            && i.operands.get(1) == Some(&Operand::Decoration(Decoration::Location))
+            && matches!(i.operands.first(), Some(Operand::IdRef(v)) if drop.contains(v)))
+    });
+}
+
+/// glslang leaves `gl_FragData` without a Location; GL's draw buffer `i` is element `i`.
+pub(super) fn place_frag_data(module: &mut dr::Module) {
+    let types = Types::new(module);
+    let frag_data = module.types_global_values.iter().find_map(|i| {
+        let var = i.result_id?;
+        (i.class.opcode == Op::Variable
+            && types.names.get(&var).map(String::as_str) == Some("gl_FragData")
+            && types.decoration(var, Decoration::Location).is_none())
+        .then_some(var)
+    });
+    if let Some(var) = frag_data {
+        set_decoration(module, var, Decoration::Location, 0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::glsl::tests::{compiler, location_of};
+    use crate::glsl::{is_link_error, MAX_DRAW_BUFFERS};
+    use crate::scene;
+    use crate::scene::SceneError;
+
+    /// GL matches varyings by name: declaring them in different orders in the VS and FS
+    /// must still connect `a` to `a` and `b` to `b`; a dvec4 takes two Locations.
+    #[test]
+    fn varyings_match_by_name_across_stages() {
+        let scene = scene::parse(
+            "[require]\nGLSL >= 4.00\n[vertex shader]\nin vec4 piglit_vertex;\nout dvec4 a;\nout float b;\n\
+             void main() { gl_Position = piglit_vertex; a = dvec4(1); b = 2.0; }\n\
+             [fragment shader]\nflat in float b;\nflat in dvec4 a;\nout vec4 c;\nvoid main() { c = vec4(a.x) + b; }\n",
+        )
+        .unwrap();
+        let program = compiler().build(&scene).unwrap();
+        let vs = &program.stage(Stage::Vertex).unwrap().words;
+        let fs = &program.stage(Stage::Fragment).unwrap().words;
+        let (va, vb) = (location_of(vs, "a").unwrap(), location_of(vs, "b").unwrap());
+        assert_eq!(location_of(fs, "a"), Some(va));
+        assert_eq!(location_of(fs, "b"), Some(vb));
+        // a (dvec4) occupies two Locations, so b may not sit in either.
+        assert!(vb < va || vb >= va + 2, "a at {va}, b at {vb}");
+    }
+
+    /// Per-vertex arrayed inputs of a TES: the array dimension is not Locations, so
+    /// VS `out vec4 v` and TES `in vec4 v[]` get the same single Location.
+    #[test]
+    fn arrayed_inputs_and_explicit_locations() {
+        let scene = scene::parse(
+            "[require]\nGLSL >= 4.10\n[vertex shader]\nin vec4 piglit_vertex;\nout vec4 w;\nlayout(location = 0) out vec4 e;\nout vec4 v;\n\
+             void main() { gl_Position = piglit_vertex; v = w = e = vec4(1); }\n\
+             [tessellation control shader]\nlayout(vertices = 3) out;\nin vec4 v[];\nin vec4 w[];\nlayout(location = 0) in vec4 e[];\nout vec4 tv[];\n\
+             void main() { tv[gl_InvocationID] = v[gl_InvocationID] + w[gl_InvocationID] + e[gl_InvocationID]; gl_TessLevelOuter[0] = 1.0; }\n\
+             [tessellation evaluation shader]\nlayout(triangles) in;\nin vec4 tv[];\nvoid main() { gl_Position = tv[0]; }\n",
+        )
+        .unwrap();
+        let program = compiler().build(&scene).unwrap();
+        let vs = &program.stage(Stage::Vertex).unwrap().words;
+        let tcs = &program.stage(Stage::TessControl).unwrap().words;
+        let tes = &program.stage(Stage::TessEval).unwrap().words;
+        assert_eq!(location_of(vs, "e"), Some(0));
+        assert_eq!(location_of(tcs, "e"), Some(0));
+        for name in ["v", "w"] {
+            let loc = location_of(vs, name).unwrap();
+            assert_ne!(loc, 0, "{name} collides with the explicit location 0");
+            assert_eq!(location_of(tcs, name), Some(loc));
+        }
+        assert_ne!(location_of(vs, "v"), location_of(vs, "w"));
+        assert_eq!(location_of(tcs, "tv"), location_of(tes, "tv"));
+    }
+
+    #[test]
+    fn frag_data_gets_location_zero_and_eight_elements() {
+        let scene = scene::parse(
+            "[require]\nGLSL >= 1.40\n[vertex shader passthrough]\n[fragment shader]\nvoid main() { gl_FragData[1] = vec4(1); }\n",
+        )
+        .unwrap();
+        let program = compiler().build(&scene).unwrap();
+        let fs = &program.stage(Stage::Fragment).unwrap().words;
+        assert_eq!(location_of(fs, "gl_FragData"), Some(0));
+        let module = dr::load_words(fs).unwrap();
+        let types = Types::new(&module);
+        let var = module
+            .types_global_values
+            .iter()
+            .find(|i| {
+                types
+                    .names
+                    .get(&i.result_id.unwrap_or(0))
+                    .map(String::as_str)
+                    == Some("gl_FragData")
+            })
+            .unwrap();
+        let (len, _) = types
+            .array(types.pointee(var.result_type.unwrap()).unwrap())
+            .unwrap();
+        assert_eq!(len, MAX_DRAW_BUFFERS);
+    }
+
+    #[test]
+    fn varyings_of_one_name_and_other_types_do_not_link() {
+        let scene = scene::parse(
+            "[require]\nGLSL >= 1.50\n[vertex shader]\nin vec4 v;\nout vec4 p;\nout float a[3];\n\
+             void main() { gl_Position = v; p = v; a[0] = 1.0; }\n\
+             [geometry shader]\nlayout(triangles) in;\nlayout(points, max_vertices = 1) out;\n\
+             in vec4 p[];\nin float a[3];\nvoid main() {}\n",
+        )
+        .unwrap();
+        let e = compiler().build(&scene).unwrap_err();
+        let SceneError::Fail(m) = e else { panic!() };
+        assert!(is_link_error(&m), "{m}");
+        assert!(m.contains("`a` is a float[3]"), "{m}");
+    }
+
+    /// Two compilation units writing `gl_FragColor` write one output, as in GL.
+    #[test]
+    fn units_share_one_frag_color() {
+        let scene = scene::parse(
+            "[require]\nGLSL >= 1.50\n[vertex shader passthrough]\n[fragment shader]\n\
+             void f();\nvoid main() { gl_FragColor = vec4(0.0); f(); }\n\
+             [fragment shader]\nvoid f() { gl_FragColor.b = 1.0; }\n",
+        )
+        .unwrap();
+        let program = compiler().build(&scene).unwrap();
+        let module = dr::load_words(&program.stage(Stage::Fragment).unwrap().words).unwrap();
+        let outputs = module
+            .types_global_values
+            .iter()
+            .filter(|i| {
+                i.class.opcode == Op::Variable
+                    && i.operands.first() == Some(&Operand::StorageClass(StorageClass::Output))
+            })
+            .count();
+        assert_eq!(outputs, 1);
+        assert_eq!(module.entry_points[0].operands.len(), 4);
+    }
+}

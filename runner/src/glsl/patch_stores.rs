@@ -1,0 +1,254 @@
+//! A workaround for lavapipe: a TCS's stores to a dynamically indexed component of a patch
+//! output become a switch over constant components, so each invocation writes only its
+//! component as in GL.
+
+use std::collections::{HashMap, HashSet};
+
+use rspirv::dr::{self, Instruction, Operand};
+use spirv::{Decoration, Op, StorageClass};
+
+use super::spv::{id, literal, Types};
+use crate::scene::Stage;
+
+/// A tessellation control shader's store to a component of a patch output chosen at run
+/// time (`v[i] = x`, `v.wxy[i] = x`) becomes a switch over the component with a store to a
+/// constant component in each case: lavapipe turns the dynamic store into a load and store
+/// of the whole vector, which loses the other invocations' writes to the other components
+/// (in GL each invocation writes only its component).
+pub(super) fn split_dynamic_patch_component_stores(stage: Stage, module: &mut dr::Module) {
+    if stage != Stage::TessControl {
+        return;
+    }
+    let types = Types::new(module);
+    let patch_outputs: HashSet<u32> = module
+        .types_global_values
+        .iter()
+        .filter(|i| {
+            i.class.opcode == Op::Variable
+                && i.operands.first() == Some(&Operand::StorageClass(StorageClass::Output))
+                && i.result_id
+                    .is_some_and(|v| types.decoration(v, Decoration::Patch).is_some())
+        })
+        .filter_map(|i| i.result_id)
+        .collect();
+    let mut next_id = module.header.as_ref().map_or(0, |h| h.bound);
+    let mut new_constants = Vec::new();
+    for function in &mut module.functions {
+        // Result types of the function's values (the selectors' integer types).
+        let result_types: HashMap<u32, u32> = function
+            .blocks
+            .iter()
+            .flat_map(|b| &b.instructions)
+            .filter_map(|i| Some((i.result_id?, i.result_type?)))
+            .collect();
+        let mut chains: HashMap<u32, Instruction> = HashMap::new();
+        let mut at = 0;
+        while at < function.blocks.len() {
+            let block = &function.blocks[at];
+            if block
+                .instructions
+                .iter()
+                .any(|i| i.class.opcode == Op::LoopMerge)
+            {
+                at += 1;
+                continue;
+            }
+            let mut split = None;
+            for (n, inst) in block.instructions.iter().enumerate() {
+                if matches!(inst.class.opcode, Op::AccessChain | Op::InBoundsAccessChain) {
+                    if let Some(r) = inst.result_id {
+                        chains.insert(r, inst.clone());
+                    }
+                }
+                if inst.class.opcode != Op::Store {
+                    continue;
+                }
+                let Some(chain) = inst
+                    .operands
+                    .first()
+                    .and_then(id)
+                    .and_then(|p| chains.get(&p))
+                else {
+                    continue;
+                };
+                let Some(&Operand::IdRef(selector)) = chain.operands.last() else {
+                    continue;
+                };
+                let base = chain.operands.first().and_then(id);
+                if !base.is_some_and(|b| patch_outputs.contains(&b))
+                    || types.constant(selector).is_some()
+                {
+                    continue;
+                }
+                if let Some(count) = indexed_vector_size(&types, chain) {
+                    split = Some((n, chain.clone(), inst.operands[1].clone(), selector, count));
+                    break;
+                }
+            }
+            let Some((n, chain, value, selector, count)) = split else {
+                at += 1;
+                continue;
+            };
+            let Some(&selector_type) = result_types.get(&selector) else {
+                at += 1;
+                continue;
+            };
+            let mut fresh = || {
+                next_id += 1;
+                next_id - 1
+            };
+            let label = |l: u32| Instruction::new(Op::Label, None, Some(l), vec![]);
+            let merge = fresh();
+            let block = &mut function.blocks[at];
+            let rest: Vec<Instruction> = block.instructions.drain(n..).skip(1).collect();
+            let old_label = block.label.as_ref().and_then(|l| l.result_id);
+            let mut cases = Vec::new();
+            let mut switch = vec![Operand::IdRef(selector), Operand::IdRef(merge)];
+            for component in 0..count {
+                let case = fresh();
+                switch.push(Operand::LiteralBit32(component));
+                switch.push(Operand::IdRef(case));
+                let constant = match types.defs.values().chain(new_constants.iter()).find(|c| {
+                    c.class.opcode == Op::Constant
+                        && c.result_type == Some(selector_type)
+                        && c.operands == [Operand::LiteralBit32(component)]
+                }) {
+                    Some(c) => c.result_id.unwrap_or_default(),
+                    None => {
+                        let c = fresh();
+                        new_constants.push(Instruction::new(
+                            Op::Constant,
+                            Some(selector_type),
+                            Some(c),
+                            vec![Operand::LiteralBit32(component)],
+                        ));
+                        c
+                    }
+                };
+                let pointer = fresh();
+                let mut access = chain.clone();
+                access.result_id = Some(pointer);
+                *access.operands.last_mut().expect("a chain has indices") =
+                    Operand::IdRef(constant);
+                cases.push(dr::Block {
+                    label: Some(label(case)),
+                    instructions: vec![
+                        access,
+                        Instruction::new(
+                            Op::Store,
+                            None,
+                            None,
+                            vec![Operand::IdRef(pointer), value.clone()],
+                        ),
+                        Instruction::new(Op::Branch, None, None, vec![Operand::IdRef(merge)]),
+                    ],
+                });
+            }
+            block.instructions.push(Instruction::new(
+                Op::SelectionMerge,
+                None,
+                None,
+                vec![
+                    Operand::IdRef(merge),
+                    Operand::SelectionControl(spirv::SelectionControl::NONE),
+                ],
+            ));
+            block
+                .instructions
+                .push(Instruction::new(Op::Switch, None, None, switch));
+            // The rest of the block (and its terminator) follows the switch; phis of its
+            // successors now come from there.
+            for inst in function.blocks.iter_mut().flat_map(|b| &mut b.instructions) {
+                if inst.class.opcode == Op::Phi {
+                    for o in &mut inst.operands {
+                        if old_label.is_some_and(|l| *o == Operand::IdRef(l)) {
+                            *o = Operand::IdRef(merge);
+                        }
+                    }
+                }
+            }
+            cases.push(dr::Block {
+                label: Some(label(merge)),
+                instructions: rest,
+            });
+            let count = cases.len();
+            function.blocks.splice(at + 1..at + 1, cases);
+            // Go on in the block after the switch.
+            at += count;
+        }
+    }
+    module.types_global_values.extend(new_constants);
+    if let Some(h) = module.header.as_mut() {
+        h.bound = next_id;
+    }
+}
+
+/// The size of the vector a chain's last index picks a component of, if it does.
+fn indexed_vector_size(types: &Types, chain: &Instruction) -> Option<u32> {
+    let base = chain.operands.first().and_then(id)?;
+    let var = types.def(base);
+    let mut ty = types.pointee(var.and_then(|v| v.result_type).unwrap_or_default())?;
+    let indices = &chain.operands[1..];
+    for index in &indices[..indices.len() - 1] {
+        let def = types.def(ty)?;
+        ty = match def.class.opcode {
+            Op::TypeArray | Op::TypeRuntimeArray | Op::TypeVector | Op::TypeMatrix => {
+                def.operands.first().and_then(id)?
+            }
+            Op::TypeStruct => def
+                .operands
+                .get(types.constant(id(index)?)? as usize)
+                .and_then(id)?,
+            _ => return None,
+        };
+    }
+    let def = types.def(ty)?;
+    (def.class.opcode == Op::TypeVector).then(|| def.operands.get(1).and_then(literal))?
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::glsl::tests::compiler;
+    use crate::scene;
+
+    /// A TCS store to a patch output's component chosen at run time becomes a switch of
+    /// stores to constant components.
+    #[test]
+    fn dynamic_patch_component_stores_become_a_switch() {
+        let scene = scene::parse(
+            "[require]\nGLSL >= 1.50\n[vertex shader passthrough]\n\
+             [tessellation control shader]\n#version 150\n\
+             #extension GL_ARB_tessellation_shader : require\nlayout(vertices = 4) out;\n\
+             patch out ivec4 v;\nvoid main() { v[gl_InvocationID] = 1; \
+             gl_TessLevelOuter[0] = 1.0; }\n",
+        )
+        .unwrap();
+        let program = compiler().build(&scene).unwrap();
+        let module = dr::load_words(&program.stage(Stage::TessControl).unwrap().words).unwrap();
+        let types = Types::new(&module);
+        let code: Vec<&Instruction> = module.functions[0]
+            .blocks
+            .iter()
+            .flat_map(|b| &b.instructions)
+            .collect();
+        let switch = code.iter().find(|i| i.class.opcode == Op::Switch).unwrap();
+        // Selector, default and four (literal, label) pairs.
+        assert_eq!(switch.operands.len(), 10);
+        let stored: Vec<u32> = code
+            .iter()
+            .filter(|i| i.class.opcode == Op::Store)
+            .filter_map(|s| {
+                let p = s.operands.first().and_then(id)?;
+                let chain = code.iter().find(|c| c.result_id == Some(p))?;
+                chain
+                    .operands
+                    .last()
+                    .and_then(id)
+                    .and_then(|c| types.constant(c))
+            })
+            .collect();
+        // (then gl_TessLevelOuter[0])
+        assert_eq!(stored, vec![0, 1, 2, 3, 0]);
+    }
+}

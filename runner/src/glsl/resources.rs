@@ -1,0 +1,830 @@
+//! Uniform and storage blocks, atomic counters and samplers bound as GL's binding points:
+//! each stage's default uniform block at its own binding, named blocks at one binding per
+//! GL name, arrays of arrays of blocks made one array, and every leaf member described
+//! under its GL name for the runner to set and GL's introspection to count.
+
+use std::collections::{BTreeMap, HashMap};
+
+use rspirv::dr::{self, Instruction, Operand};
+use spirv::{Decoration, Op, StorageClass};
+
+use super::source::{explicit_uniforms, gl_block_binding};
+use super::spv::{id, literal, runtime_array, set_decoration, Types};
+use super::{
+    SamplerUniform, StorageBlock, UniformBlock, UniformMember, ATOMIC_COUNTER_BINDINGS,
+    FIRST_NAMED_BLOCK_BINDING, FIRST_SAMPLER_BINDING, FIRST_STORAGE_BINDING,
+};
+use crate::scene::SceneError;
+
+/// Moves the stage's `gl_DefaultUniformBlock` to set 0, binding `binding` (one binding per
+/// stage), and its named uniform blocks to set 0 at one binding per GL block name; returns
+/// their layouts with every leaf member under its GL name.
+#[allow(clippy::type_complexity)]
+pub(super) fn bind_uniform_blocks(
+    module: &mut dr::Module,
+    binding: u32,
+    named: &mut BTreeMap<String, u32>,
+    source: &str,
+    spirv: bool,
+) -> Result<(Vec<UniformBlock>, Vec<SamplerUniform>, Vec<StorageBlock>), SceneError> {
+    let types = Types::new(module);
+    // GL's binding point: a GL SPIR-V module's `Binding`, else `layout(binding = N)` in GLSL.
+    let gl_binding_of = |var: u32, keyword: &str, type_name: &str| {
+        if spirv {
+            types
+                .decoration(var, Decoration::Binding)
+                .and_then(|v| v.first().copied())
+                .unwrap_or(0)
+        } else {
+            gl_block_binding(source, keyword, type_name)
+        }
+    };
+    let mut found: Vec<(u32, UniformBlock)> = Vec::new();
+    let mut samplers: Vec<(u32, SamplerUniform)> = Vec::new();
+    let mut storage_blocks: Vec<(u32, StorageBlock)> = Vec::new();
+    for inst in module
+        .types_global_values
+        .iter()
+        .filter(|i| i.class.opcode == Op::Variable)
+    {
+        let storage = match inst.operands.first() {
+            Some(Operand::StorageClass(s)) => *s,
+            _ => continue,
+        };
+        if !matches!(
+            storage,
+            StorageClass::Uniform
+                | StorageClass::UniformConstant
+                | StorageClass::StorageBuffer
+                | StorageClass::PushConstant
+        ) {
+            continue;
+        }
+        let (Some(var), Some(ptr)) = (inst.result_id, inst.result_type) else {
+            continue;
+        };
+        let ty = types.pointee(ptr).unwrap_or(0);
+        // An array of blocks (of arrays of arrays too): one descriptor array, its elements
+        // in row-major order, as GL gives them consecutive binding points.
+        let is_block = |t: u32| {
+            types.decoration(t, Decoration::Block).is_some()
+                || types.decoration(t, Decoration::BufferBlock).is_some()
+        };
+        let mut dims = Vec::new();
+        let mut elem = ty;
+        while let Some((len, inner)) = types.array(elem) {
+            dims.push(len);
+            elem = inner;
+        }
+        let (ty, array_len) = if !dims.is_empty() && is_block(elem) {
+            (elem, Some(dims.iter().product::<u32>()))
+        } else {
+            dims.clear();
+            (ty, None)
+        };
+        let type_name = types.names.get(&ty).cloned().unwrap_or_default();
+        let var_name = types.names.get(&var).cloned().unwrap_or_default();
+        let is_ubo =
+            storage == StorageClass::Uniform && types.decoration(ty, Decoration::Block).is_some();
+        let is_ssbo = (storage == StorageClass::Uniform
+            && types.decoration(ty, Decoration::BufferBlock).is_some())
+            || (storage == StorageClass::StorageBuffer
+                && types.decoration(ty, Decoration::Block).is_some());
+        if is_ssbo {
+            let atomic = type_name
+                .strip_prefix("gl_AtomicCounterBlock_")
+                .and_then(|b| b.parse::<u32>().ok());
+            let atomic_counters = atomic.map(|_| {
+                let member_types: Vec<u32> = types
+                    .def(ty)
+                    .map(|i| i.operands.iter().filter_map(id).collect())
+                    .unwrap_or_default();
+                let mut names = Vec::new();
+                for (m, &mty) in member_types.iter().enumerate() {
+                    let name = types
+                        .member_names
+                        .get(&(ty, m as u32))
+                        .cloned()
+                        .unwrap_or_default();
+                    names.extend((0..gl_leaves(&types, mty)).map(|k| format!("{name}#{k}")));
+                }
+                names
+            });
+            storage_blocks.push((
+                var,
+                StorageBlock {
+                    gl_binding: match atomic {
+                        Some(b) => ATOMIC_COUNTER_BINDINGS + b,
+                        None => gl_binding_of(var, "buffer", &type_name),
+                    },
+                    count: array_len.unwrap_or(1),
+                    dims: dims.clone(),
+                    active_variables: buffer_variables(&types, ty),
+                    data_size: explicit_size(&types, ty).next_multiple_of(16),
+                    atomic_counters,
+                    name: type_name,
+                },
+            ));
+            continue;
+        }
+        // A sampler2D, or an array of them (one descriptor array).
+        let (sampler_type, sampler_count) = match types.array(ty) {
+            Some((len, elem)) => (elem, len),
+            None => (ty, 1),
+        };
+        if storage == StorageClass::UniformConstant && is_sampler_2d(&types, sampler_type) {
+            let key = format!("sampler {var_name}");
+            let next = FIRST_SAMPLER_BINDING
+                + named.keys().filter(|k| k.starts_with("sampler ")).count() as u32;
+            let b = *named.entry(key).or_insert(next);
+            let unit = explicit_uniforms(source)
+                .into_iter()
+                .find(|(_, _, n)| *n == var_name)
+                .and_then(|(_, binding, _)| binding)
+                .unwrap_or(0);
+            samplers.push((
+                var,
+                SamplerUniform {
+                    name: var_name,
+                    binding: b,
+                    unit,
+                    count: sampler_count,
+                },
+            ));
+            continue;
+        }
+        if !is_ubo {
+            let mut inner = ty;
+            while let Some((_, elem)) = types.array(inner) {
+                inner = elem;
+            }
+            let in_struct = types
+                .def(inner)
+                .is_some_and(|d| d.class.opcode == Op::TypeStruct);
+            let what = match storage {
+                // glslang (-R) leaves a structure holding a sampler, or the default block
+                // holding one, a UniformConstant variable, which Vulkan does not take.
+                StorageClass::UniformConstant if in_struct => "samplers inside structures are",
+                StorageClass::UniformConstant => "samplers other than sampler2D, and images, are",
+                StorageClass::Uniform | StorageClass::StorageBuffer => {
+                    "uniform and storage resources other than blocks are"
+                }
+                _ => "push constants are",
+            };
+            let name = if var_name.is_empty() {
+                type_name
+            } else {
+                var_name
+            };
+            return Err(SceneError::Skip(format!(
+                "resource `{name}` ({storage:?}): {what} not supported"
+            )));
+        }
+        let gl_binding = gl_binding_of(var, "uniform", &type_name);
+        let (block_name, prefix, block_binding) = if type_name == "gl_DefaultUniformBlock" {
+            (None, String::new(), binding)
+        } else {
+            let next = FIRST_NAMED_BLOCK_BINDING
+                + named.keys().filter(|k| !k.starts_with("sampler ")).count() as u32;
+            // A GL SPIR-V module's blocks may have no names: its binding points tell them apart.
+            let key = if spirv {
+                format!("binding {gl_binding}")
+            } else {
+                type_name.clone()
+            };
+            let b = *named.entry(key).or_insert(next);
+            // GL names members of a block with an instance name `Block.member`.
+            let prefix = if var_name.is_empty() {
+                String::new()
+            } else {
+                format!("{type_name}.")
+            };
+            (Some(type_name), prefix, b)
+        };
+        let mut members = Vec::new();
+        flatten_struct(&types, ty, &prefix, 0, &mut members)?;
+        let size = members
+            .iter()
+            .map(|m| {
+                // A matrix ends with its last column (row), not its stride.
+                let elem = if m.columns > 1 {
+                    let (vectors, length) = if m.row_major {
+                        (m.rows, m.columns)
+                    } else {
+                        (m.columns, m.rows)
+                    };
+                    m.matrix_stride * (vectors - 1) + length * m.scalar.size()
+                } else {
+                    m.rows * m.scalar.size()
+                };
+                m.offset
+                    + match m.array {
+                        Some((len, stride)) => stride * len.saturating_sub(1) + elem,
+                        None => elem,
+                    }
+            })
+            .max()
+            .unwrap_or(0);
+        let size = size.max(4).next_multiple_of(16);
+        match array_len {
+            None => found.push((
+                var,
+                UniformBlock {
+                    binding: block_binding,
+                    gl_binding,
+                    element: 0,
+                    name: block_name,
+                    size,
+                    members,
+                },
+            )),
+            // GL's blocks `Block[i]`, their members named `Block.member` all the same.
+            Some(len) => found.extend((0..len).map(|i| {
+                (
+                    var,
+                    UniformBlock {
+                        binding: block_binding,
+                        gl_binding: gl_binding + i,
+                        element: i,
+                        name: block_name
+                            .as_ref()
+                            .map(|n| format!("{n}{}", subscripts(i, &dims))),
+                        size,
+                        members: members.clone(),
+                    },
+                )
+            })),
+        }
+    }
+    for (var, block) in &found {
+        set_decoration(module, *var, Decoration::DescriptorSet, 0);
+        set_decoration(module, *var, Decoration::Binding, block.binding);
+    }
+    for (var, sampler) in &samplers {
+        // glslang keeps a GL uniform location on the sampler; Vulkan forbids Location on
+        // UniformConstant (VUID-StandaloneSpirv-Location-06672). The runner keeps the
+        // location (`uniform_locations`).
+        module.annotations.retain(|i| {
+            !(i.class.opcode == Op::Decorate
+                && i.operands.first() == Some(&Operand::IdRef(*var))
+                && i.operands.get(1) == Some(&Operand::Decoration(Decoration::Location)))
+        });
+        set_decoration(module, *var, Decoration::DescriptorSet, 0);
+        set_decoration(module, *var, Decoration::Binding, sampler.binding);
+    }
+    for (var, block) in &storage_blocks {
+        set_decoration(module, *var, Decoration::DescriptorSet, 0);
+        set_decoration(
+            module,
+            *var,
+            Decoration::Binding,
+            FIRST_STORAGE_BINDING + block.gl_binding,
+        );
+    }
+    Ok((
+        found.into_iter().map(|(_, b)| b).collect(),
+        samplers.into_iter().map(|(_, s)| s).collect(),
+        storage_blocks.into_iter().map(|(_, s)| s).collect(),
+    ))
+}
+
+/// Vulkan takes one-dimensional arrays of blocks only (VUID-StandaloneSpirv-Uniform-06807):
+/// an array of arrays of blocks becomes one array of all its elements, row-major (GL's
+/// order of their binding points), and each access chain into it indexes that array with
+/// the flattened index.
+pub(super) fn flatten_block_arrays(module: &mut dr::Module) -> Result<(), SceneError> {
+    let types = Types::new(module);
+    // (variable, its new pointer type's storage class, block type, dimensions)
+    let mut found = Vec::new();
+    for inst in &module.types_global_values {
+        let (Some(var), Some(ptr)) = (inst.result_id, inst.result_type) else {
+            continue;
+        };
+        let Some(Operand::StorageClass(storage)) = inst.operands.first() else {
+            continue;
+        };
+        if inst.class.opcode != Op::Variable {
+            continue;
+        }
+        let mut dims = Vec::new();
+        let mut elem = types.pointee(ptr).unwrap_or(0);
+        while let Some((len, inner)) = types.array(elem) {
+            dims.push(len);
+            elem = inner;
+        }
+        let block = types.decoration(elem, Decoration::Block).is_some()
+            || types.decoration(elem, Decoration::BufferBlock).is_some();
+        if dims.len() > 1 && block {
+            found.push((var, *storage, elem, dims));
+        }
+    }
+    if found.is_empty() {
+        return Ok(());
+    }
+    let next_id = std::cell::Cell::new(module.header.as_ref().map_or(1, |h| h.bound));
+    let fresh = || {
+        let id = next_id.get();
+        next_id.set(id + 1);
+        id
+    };
+    // The module's 32-bit uint type (SPIR-V allows one), else a new one.
+    let existing = module.types_global_values.iter().find_map(|i| {
+        (i.class.opcode == Op::TypeInt
+            && i.operands == [Operand::LiteralBit32(32), Operand::LiteralBit32(0)])
+        .then_some(i.result_id)
+        .flatten()
+    });
+    let uint = existing.unwrap_or_else(fresh);
+    let mut new_types = Vec::new();
+    if existing.is_none() {
+        new_types.push(Instruction::new(
+            Op::TypeInt,
+            None,
+            Some(uint),
+            vec![Operand::LiteralBit32(32), Operand::LiteralBit32(0)],
+        ));
+    }
+    let mut constants: HashMap<u32, u32> = HashMap::new();
+    let mut constant = |value: u32, new_types: &mut Vec<Instruction>| {
+        *constants.entry(value).or_insert_with(|| {
+            let id = fresh();
+            new_types.push(Instruction::new(
+                Op::Constant,
+                Some(uint),
+                Some(id),
+                vec![Operand::LiteralBit32(value)],
+            ));
+            id
+        })
+    };
+    // (variable, dimensions, multiplier constants per dimension)
+    let mut rewrites = Vec::new();
+    for (var, storage, block, dims) in &found {
+        let total = constant(dims.iter().product(), &mut new_types);
+        let array = fresh();
+        let pointer = fresh();
+        new_types.push(Instruction::new(
+            Op::TypeArray,
+            None,
+            Some(array),
+            vec![Operand::IdRef(*block), Operand::IdRef(total)],
+        ));
+        new_types.push(Instruction::new(
+            Op::TypePointer,
+            None,
+            Some(pointer),
+            vec![Operand::StorageClass(*storage), Operand::IdRef(array)],
+        ));
+        // Element [i0][i1]…[ik] is at i0·(d1·…·dk) + … + ik.
+        let strides: Vec<u32> = (0..dims.len())
+            .map(|k| constant(dims[k + 1..].iter().product(), &mut new_types))
+            .collect();
+        rewrites.push((*var, pointer, dims.len(), strides));
+    }
+    // The new types and constants go before the first variable that uses them.
+    let first = module
+        .types_global_values
+        .iter()
+        .position(|i| found.iter().any(|f| Some(f.0) == i.result_id))
+        .unwrap_or(module.types_global_values.len());
+    for (var, pointer, ..) in &rewrites {
+        if let Some(inst) = module
+            .types_global_values
+            .iter_mut()
+            .find(|i| i.result_id == Some(*var))
+        {
+            inst.result_type = Some(*pointer);
+        }
+    }
+    module.types_global_values.splice(first..first, new_types);
+    for function in &mut module.functions {
+        for block in &mut function.blocks {
+            let mut out = Vec::with_capacity(block.instructions.len());
+            for mut inst in std::mem::take(&mut block.instructions) {
+                let chain = matches!(inst.class.opcode, Op::AccessChain | Op::InBoundsAccessChain);
+                let rewrite = rewrites
+                    .iter()
+                    .find(|r| chain && inst.operands.first() == Some(&Operand::IdRef(r.0)));
+                if let Some((_, _, depth, strides)) = rewrite {
+                    let indices: Vec<u32> = inst.operands[1..].iter().filter_map(id).collect();
+                    if indices.len() < *depth {
+                        return Err(SceneError::Skip(
+                            "an access to part of an array of arrays of blocks is not supported"
+                                .into(),
+                        ));
+                    }
+                    let mut flat = None;
+                    for (index, stride) in indices[..*depth].iter().zip(strides) {
+                        let term = fresh();
+                        out.push(Instruction::new(
+                            Op::IMul,
+                            Some(uint),
+                            Some(term),
+                            vec![Operand::IdRef(*index), Operand::IdRef(*stride)],
+                        ));
+                        flat = Some(match flat {
+                            None => term,
+                            Some(sum) => {
+                                let next = fresh();
+                                out.push(Instruction::new(
+                                    Op::IAdd,
+                                    Some(uint),
+                                    Some(next),
+                                    vec![Operand::IdRef(sum), Operand::IdRef(term)],
+                                ));
+                                next
+                            }
+                        });
+                    }
+                    let rest = inst.operands.split_off(1 + depth);
+                    inst.operands.truncate(1);
+                    inst.operands.extend(flat.map(Operand::IdRef));
+                    inst.operands.extend(rest);
+                }
+                out.push(inst);
+            }
+            block.instructions = out;
+        }
+    }
+    if let Some(header) = module.header.as_mut() {
+        header.bound = next_id.get();
+    }
+    Ok(())
+}
+
+/// GL's subscripts of element `flat` (row-major) of an array of dimensions `dims`:
+/// `[1][0]` for 2 of [2][2].
+pub(super) fn subscripts(flat: u32, dims: &[u32]) -> String {
+    let mut rest = flat;
+    let mut out: Vec<String> = dims
+        .iter()
+        .rev()
+        .map(|&len| {
+            let i = rest % len;
+            rest /= len;
+            format!("[{i}]")
+        })
+        .collect();
+    out.reverse();
+    out.concat()
+}
+
+/// How many active resources GL enumerates for a value of type `ty`: one per scalar,
+/// vector or matrix, or array of those (the innermost array is one resource); arrays of
+/// arrays and of structures, and structures, enumerate their elements and members.
+fn gl_leaves(types: &Types, ty: u32) -> u32 {
+    if let Some((len, elem)) = types.array(ty) {
+        return if types.shape(elem).is_some() {
+            1
+        } else {
+            len * gl_leaves(types, elem)
+        };
+    }
+    if let Some(elem) = runtime_array(types, ty) {
+        return if types.shape(elem).is_some() {
+            1
+        } else {
+            gl_leaves(types, elem)
+        };
+    }
+    if types.shape(ty).is_some() {
+        return 1;
+    }
+    types
+        .def(ty)
+        .filter(|i| i.class.opcode == Op::TypeStruct)
+        .map_or(1, |i| {
+            i.operands
+                .iter()
+                .filter_map(id)
+                .map(|m| gl_leaves(types, m))
+                .sum()
+        })
+}
+
+/// GL_NUM_ACTIVE_VARIABLES of a shader storage block: its buffer variables, where a
+/// top-level array of structures or arrays enumerates only its first element (GL 4.6
+/// section 7.3.1.1).
+fn buffer_variables(types: &Types, block: u32) -> u32 {
+    let Some(inst) = types.def(block) else {
+        return 0;
+    };
+    inst.operands
+        .iter()
+        .filter_map(id)
+        .map(|m| {
+            let elem = types
+                .array(m)
+                .map(|(_, e)| e)
+                .or_else(|| runtime_array(types, m));
+            match elem {
+                Some(e) if types.shape(e).is_none() => gl_leaves(types, e),
+                _ => gl_leaves(types, m),
+            }
+        })
+        .sum()
+}
+
+/// The bytes a value of type `ty` spans from its offset, by its explicit layout
+/// decorations (an unsized array counted with one element).
+fn explicit_size(types: &Types, ty: u32) -> u32 {
+    let stride = |t: u32| {
+        types
+            .decoration(t, Decoration::ArrayStride)
+            .and_then(|v| v.first().copied())
+            .unwrap_or(0)
+    };
+    if let Some((len, _)) = types.array(ty) {
+        return stride(ty) * len;
+    }
+    if runtime_array(types, ty).is_some() {
+        return stride(ty);
+    }
+    let Some(inst) = types.def(ty) else { return 0 };
+    if inst.class.opcode == Op::TypeStruct {
+        let members: Vec<u32> = inst.operands.iter().filter_map(id).collect();
+        return members
+            .iter()
+            .enumerate()
+            .map(|(m, &mty)| {
+                let m = m as u32;
+                let offset = types.member_literal(ty, m, Decoration::Offset).unwrap_or(0);
+                let size = match types.shape(mty) {
+                    Some((scalar, columns, rows)) if columns > 1 => {
+                        let stride = types
+                            .member_literal(ty, m, Decoration::MatrixStride)
+                            .unwrap_or(16);
+                        let row_major = types
+                            .member_decoration(ty, m, Decoration::RowMajor)
+                            .is_some();
+                        let (vectors, length) = if row_major {
+                            (rows, columns)
+                        } else {
+                            (columns, rows)
+                        };
+                        stride * (vectors - 1) + length * scalar.size()
+                    }
+                    Some((scalar, _, rows)) => rows * scalar.size(),
+                    None => explicit_size(types, mty),
+                };
+                offset + size
+            })
+            .max()
+            .unwrap_or(0);
+    }
+    types.shape(ty).map_or(0, |(s, c, r)| s.size() * c * r)
+}
+
+/// A plain `sampler2D` (float, 2D, not arrayed, multisampled or shadow), not an array.
+fn is_sampler_2d(types: &Types, ty: u32) -> bool {
+    let Some(sampled) = types.def(ty) else {
+        return false;
+    };
+    if sampled.class.opcode != Op::TypeSampledImage {
+        return false;
+    }
+    let Some(image) = sampled
+        .operands
+        .first()
+        .and_then(id)
+        .and_then(|i| types.def(i))
+    else {
+        return false;
+    };
+    // OpTypeImage: sampled type, Dim, Depth, Arrayed, MS, Sampled, Format
+    let float = image
+        .operands
+        .first()
+        .and_then(id)
+        .and_then(|t| types.def(t))
+        .is_some_and(|t| t.class.opcode == Op::TypeFloat);
+    matches!(image.operands.get(1), Some(Operand::Dim(spirv::Dim::Dim2D)))
+        && image.operands.get(2).and_then(literal) == Some(0)
+        && image.operands.get(3).and_then(literal) == Some(0)
+        && image.operands.get(4).and_then(literal) == Some(0)
+        && float
+}
+
+/// The leaf members of struct `ty` at `base`, named `prefix` + member name.
+fn flatten_struct(
+    types: &Types,
+    ty: u32,
+    prefix: &str,
+    base: u32,
+    out: &mut Vec<UniformMember>,
+) -> Result<(), SceneError> {
+    let member_types: Vec<u32> = types
+        .def(ty)
+        .map(|i| i.operands.iter().filter_map(id).collect())
+        .unwrap_or_default();
+    for (m, &mty) in member_types.iter().enumerate() {
+        let m = m as u32;
+        let name = types
+            .member_names
+            .get(&(ty, m))
+            .cloned()
+            .unwrap_or_default();
+        let offset = base + types.member_literal(ty, m, Decoration::Offset).unwrap_or(0);
+        let layout = MatrixLayout {
+            stride: types
+                .member_literal(ty, m, Decoration::MatrixStride)
+                .unwrap_or(0),
+            row_major: types
+                .member_decoration(ty, m, Decoration::RowMajor)
+                .is_some(),
+        };
+        flatten_value(types, mty, &format!("{prefix}{name}"), offset, layout, out)?;
+    }
+    Ok(())
+}
+
+#[derive(Clone, Copy)]
+struct MatrixLayout {
+    stride: u32,
+    row_major: bool,
+}
+
+/// The leaves of a value of type `ty` named `name` at `offset`: itself when it is a scalar,
+/// vector or matrix (or an array of those), else its elements or members.
+fn flatten_value(
+    types: &Types,
+    ty: u32,
+    name: &str,
+    offset: u32,
+    layout: MatrixLayout,
+    out: &mut Vec<UniformMember>,
+) -> Result<(), SceneError> {
+    let stride_of = |t: u32| {
+        types
+            .decoration(t, Decoration::ArrayStride)
+            .and_then(|v| v.first().copied())
+            .unwrap_or(16)
+    };
+    if let Some((len, elem)) = types.array(ty) {
+        let stride = stride_of(ty);
+        if let Some((scalar, columns, rows)) = types.shape(elem) {
+            out.push(UniformMember {
+                name: name.to_string(),
+                offset,
+                scalar,
+                columns,
+                rows,
+                matrix_stride: layout.stride,
+                array: Some((len, stride)),
+                row_major: layout.row_major && columns > 1,
+            });
+        } else {
+            for i in 0..len {
+                flatten_value(
+                    types,
+                    elem,
+                    &format!("{name}[{i}]"),
+                    offset + i * stride,
+                    layout,
+                    out,
+                )?;
+            }
+        }
+        return Ok(());
+    }
+    if let Some((scalar, columns, rows)) = types.shape(ty) {
+        out.push(UniformMember {
+            name: name.to_string(),
+            offset,
+            scalar,
+            columns,
+            rows,
+            matrix_stride: layout.stride,
+            array: None,
+            row_major: layout.row_major && columns > 1,
+        });
+        return Ok(());
+    }
+    match types.def(ty).map(|i| i.class.opcode) {
+        Some(Op::TypeStruct) => flatten_struct(types, ty, &format!("{name}."), offset, out),
+        _ => Err(SceneError::Skip(format!(
+            "uniform `{name}`: its type is not supported"
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::glsl::tests::compiler;
+    use crate::scene;
+    use crate::scene::Stage;
+
+    #[test]
+    fn arrays_of_arrays_of_blocks_become_one_array() {
+        let scene = scene::parse(
+            "[require]\nGLSL >= 4.50\n[vertex shader passthrough]\n[fragment shader]\n\
+             layout(binding = 1) uniform B { vec4 c; } arr[2][3];\nuniform int i;\nout vec4 o;\n\
+             void main() { o = arr[1][2].c + arr[i][1].c; }\n",
+        )
+        .unwrap();
+        let program = compiler().build(&scene).unwrap();
+        let fs = program.stage(Stage::Fragment).unwrap();
+        let b = fs
+            .uniform_blocks
+            .iter()
+            .find(|b| b.name.as_deref() == Some("B[1][2]"))
+            .unwrap();
+        assert_eq!((b.gl_binding, b.element), (6, 5));
+        assert_eq!(
+            program.active_uniform_blocks(),
+            6,
+            "each element is a GL block"
+        );
+        let module = dr::load_words(&fs.words).unwrap();
+        let types = Types::new(&module);
+        let var = types
+            .names
+            .iter()
+            .find(|(_, n)| n.as_str() == "arr")
+            .unwrap()
+            .0;
+        let ptr = module
+            .types_global_values
+            .iter()
+            .find(|i| i.result_id == Some(*var))
+            .and_then(|i| i.result_type)
+            .unwrap();
+        let (len, elem) = types.array(types.pointee(ptr).unwrap()).unwrap();
+        assert_eq!(len, 6);
+        assert!(types.array(elem).is_none());
+    }
+
+    #[test]
+    fn elements_of_arrays_of_arrays_are_row_major() {
+        assert_eq!(super::subscripts(2, &[2, 2]), "[1][0]");
+        assert_eq!(super::subscripts(5, &[2, 3]), "[1][2]");
+        assert_eq!(super::subscripts(3, &[4]), "[3]");
+    }
+
+    #[test]
+    fn arrays_of_samplers_are_one_descriptor_array_with_a_location_per_element() {
+        let scene = scene::parse(
+            "[require]\nGLSL >= 4.50\n[vertex shader passthrough]\n[fragment shader]\n#version 450\n\
+             layout(location = 0) out vec4 color;\n\
+             layout(location = 2, binding = 3) uniform sampler2D tex[2];\n\
+             void main() { color = texture(tex[0], vec2(0)) + texture(tex[1], vec2(0)); }\n",
+        )
+        .unwrap();
+        let program = compiler().build(&scene).unwrap();
+        let fs = program.stage(Stage::Fragment).unwrap();
+        assert_eq!((fs.samplers[0].unit, fs.samplers[0].count), (3, 2));
+        assert_eq!(program.uniform_at(3, None), Some(("tex".into(), Some(1))));
+        assert_eq!(program.active_uniforms(), 1);
+    }
+
+    #[test]
+    fn uniform_locations_are_assigned_as_gl_does() {
+        let scene = scene::parse(
+            "[require]\nGLSL >= 4.50\n[vertex shader passthrough]\n[fragment shader]\n#version 450\n\
+             layout(location = 0) out vec4 color;\n\
+             struct S { float a; vec2 b[2]; };\n\
+             layout(location = 10) uniform vec4 u[2][2]; // not layout(location = 99)\n\
+             layout(location = 3) uniform S s[2];\n\
+             layout(location = 1, binding = 4) uniform sampler2D t;\n\
+             layout(location = 20) uniform struct { int i; mat2 m; } inl;\n\
+             void main() { color = u[1][1] + s[1].b[1].xyxy + texture(t, vec2(0)) + inl.m[0].xyxy * inl.i; }\n",
+        )
+        .unwrap();
+        let program = compiler().build(&scene).unwrap();
+        let at = |l| program.uniform_at(l, None);
+        assert_eq!(at(1), Some(("t".into(), None)));
+        assert_eq!(at(3), Some(("s[0].a".into(), None)));
+        assert_eq!(at(5), Some(("s[0].b".into(), Some(1))));
+        assert_eq!(at(6), Some(("s[1].a".into(), None)));
+        assert_eq!(at(12), Some(("u[1]".into(), Some(0))));
+        assert_eq!(at(21), Some(("inl.m".into(), None)));
+        assert_eq!(at(2), None);
+        let fs = program.stage(Stage::Fragment).unwrap();
+        assert_eq!(fs.samplers[0].unit, 4, "binding = N is the initial unit");
+    }
+
+    #[test]
+    fn default_uniform_blocks_get_one_binding_per_stage() {
+        let scene = scene::parse(
+            "[require]\nGLSL >= 1.50\n[vertex shader]\nin vec4 piglit_vertex;\nuniform float scale;\nuniform mat3 m;\n\
+             void main() { gl_Position = piglit_vertex * scale + vec4(m[1], 0); }\n\
+             [fragment shader]\nuniform vec4 color;\nuniform float arr[3];\nout vec4 c;\nvoid main() { c = color + arr[2]; }\n",
+        )
+        .unwrap();
+        let program = compiler().build(&scene).unwrap();
+        let vs = program.stage(Stage::Vertex).unwrap().uniform_blocks[0].clone();
+        assert!(program.stage(Stage::Vertex).unwrap().samplers.is_empty());
+        let fs = program.stage(Stage::Fragment).unwrap().uniform_blocks[0].clone();
+        assert_ne!(vs.binding, fs.binding);
+        let m = vs.members.iter().find(|m| m.name == "m").unwrap();
+        assert_eq!((m.columns, m.rows, m.matrix_stride), (3, 3, 16));
+        let arr = fs.members.iter().find(|m| m.name == "arr").unwrap();
+        assert_eq!(
+            arr.array,
+            Some((3, 16)),
+            "std140 rounds array strides up to 16"
+        );
+        assert_eq!(program.vertex_inputs()[0].name, "piglit_vertex");
+    }
+}

@@ -1,0 +1,280 @@
+//! SPIR-V lookups and edits the passes share: `Types` (a module's types, names and
+//! decorations by id), operand accessors and `set_decoration`.
+
+use std::collections::HashMap;
+
+use rspirv::dr::{self, Instruction, Operand};
+use spirv::{Decoration, Op, StorageClass};
+
+use super::Scalar;
+use crate::scene::Stage;
+
+/// A decoration and its literal operands.
+type Decorations = Vec<(Decoration, Vec<u32>)>;
+
+/// Lookup tables over one module's types, names and decorations.
+pub(super) struct Types {
+    pub(super) defs: HashMap<u32, Instruction>,
+    pub(super) names: HashMap<u32, String>,
+    pub(super) member_names: HashMap<(u32, u32), String>,
+    decorations: HashMap<u32, Decorations>,
+    member_decorations: HashMap<(u32, u32), Decorations>,
+}
+
+pub(super) fn literal(op: &Operand) -> Option<u32> {
+    match op {
+        Operand::LiteralBit32(v) => Some(*v),
+        _ => None,
+    }
+}
+
+pub(super) fn id(op: &Operand) -> Option<u32> {
+    match op {
+        Operand::IdRef(v) => Some(*v),
+        _ => None,
+    }
+}
+
+impl Types {
+    pub(super) fn new(module: &dr::Module) -> Self {
+        let mut t = Types {
+            defs: HashMap::new(),
+            names: HashMap::new(),
+            member_names: HashMap::new(),
+            decorations: HashMap::new(),
+            member_decorations: HashMap::new(),
+        };
+        for inst in &module.types_global_values {
+            if let Some(rid) = inst.result_id {
+                t.defs.insert(rid, inst.clone());
+            }
+        }
+        for inst in &module.debug_names {
+            match (inst.class.opcode, inst.operands.as_slice()) {
+                (Op::Name, [Operand::IdRef(target), Operand::LiteralString(s)]) => {
+                    t.names.insert(*target, s.clone());
+                }
+                (
+                    Op::MemberName,
+                    [Operand::IdRef(target), Operand::LiteralBit32(m), Operand::LiteralString(s)],
+                ) => {
+                    t.member_names.insert((*target, *m), s.clone());
+                }
+                _ => {}
+            }
+        }
+        for inst in &module.annotations {
+            match (inst.class.opcode, inst.operands.as_slice()) {
+                (Op::Decorate, [Operand::IdRef(target), Operand::Decoration(d), rest @ ..]) => {
+                    t.decorations
+                        .entry(*target)
+                        .or_default()
+                        .push((*d, rest.iter().filter_map(literal).collect()));
+                }
+                (
+                    Op::MemberDecorate,
+                    [Operand::IdRef(target), Operand::LiteralBit32(m), Operand::Decoration(d), rest @ ..],
+                ) => {
+                    t.member_decorations
+                        .entry((*target, *m))
+                        .or_default()
+                        .push((*d, rest.iter().filter_map(literal).collect()));
+                }
+                _ => {}
+            }
+        }
+        t
+    }
+
+    pub(super) fn decoration(&self, target: u32, d: Decoration) -> Option<&[u32]> {
+        self.decorations
+            .get(&target)?
+            .iter()
+            .find(|(x, _)| *x == d)
+            .map(|(_, v)| v.as_slice())
+    }
+
+    /// The literal operands of a member decoration (empty for `BuiltIn`, `RowMajor`, ...).
+    pub(super) fn member_decoration(&self, ty: u32, member: u32, d: Decoration) -> Option<&[u32]> {
+        self.member_decorations
+            .get(&(ty, member))?
+            .iter()
+            .find(|(x, _)| *x == d)
+            .map(|(_, v)| v.as_slice())
+    }
+
+    pub(super) fn member_literal(&self, ty: u32, member: u32, d: Decoration) -> Option<u32> {
+        self.member_decoration(ty, member, d)
+            .and_then(|v| v.first().copied())
+    }
+
+    pub(super) fn def(&self, ty: u32) -> Option<&Instruction> {
+        self.defs.get(&ty)
+    }
+
+    pub(super) fn pointee(&self, ptr: u32) -> Option<u32> {
+        let inst = self.def(ptr)?;
+        (inst.class.opcode == Op::TypePointer).then(|| inst.operands.get(1).and_then(id))?
+    }
+
+    pub(super) fn constant(&self, cid: u32) -> Option<u32> {
+        let inst = self.def(cid)?;
+        (inst.class.opcode == Op::Constant).then(|| inst.operands.first().and_then(literal))?
+    }
+
+    /// (length, element type) of an array type.
+    pub(super) fn array(&self, ty: u32) -> Option<(u32, u32)> {
+        let inst = self.def(ty)?;
+        if inst.class.opcode != Op::TypeArray {
+            return None;
+        }
+        let elem = inst.operands.first().and_then(id)?;
+        let len = self.constant(inst.operands.get(1).and_then(id)?)?;
+        Some((len, elem))
+    }
+
+    /// Interface Locations a value of `ty` occupies (Vulkan "Location Assignment").
+    pub(super) fn slots(&self, ty: u32) -> u32 {
+        let Some(inst) = self.def(ty) else { return 1 };
+        match inst.class.opcode {
+            Op::TypeVector => {
+                let count = inst.operands.get(1).and_then(literal).unwrap_or(1);
+                let comp = inst.operands.first().and_then(id).unwrap_or(0);
+                if self.scalar_width(comp) == 64 && count > 2 {
+                    2
+                } else {
+                    1
+                }
+            }
+            Op::TypeMatrix => {
+                let column = inst.operands.first().and_then(id).unwrap_or(0);
+                inst.operands.get(1).and_then(literal).unwrap_or(1) * self.slots(column)
+            }
+            Op::TypeArray => self
+                .array(ty)
+                .map(|(len, elem)| len * self.slots(elem))
+                .unwrap_or(1),
+            Op::TypeStruct => inst
+                .operands
+                .iter()
+                .filter_map(id)
+                .map(|m| self.slots(m))
+                .sum(),
+            _ => 1,
+        }
+    }
+
+    fn scalar_width(&self, ty: u32) -> u32 {
+        self.def(ty)
+            .and_then(|i| i.operands.first().and_then(literal))
+            .unwrap_or(32)
+    }
+
+    fn scalar(&self, ty: u32) -> Option<Scalar> {
+        let inst = self.def(ty)?;
+        Some(match inst.class.opcode {
+            Op::TypeFloat if self.scalar_width(ty) == 64 => Scalar::Double,
+            Op::TypeFloat => Scalar::Float,
+            Op::TypeInt if inst.operands.get(1).and_then(literal) == Some(1) => Scalar::Int,
+            Op::TypeInt => Scalar::Uint,
+            Op::TypeBool => Scalar::Bool,
+            _ => return None,
+        })
+    }
+
+    /// (scalar, columns, rows) of a scalar, vector or matrix type.
+    pub(super) fn shape(&self, ty: u32) -> Option<(Scalar, u32, u32)> {
+        let inst = self.def(ty)?;
+        match inst.class.opcode {
+            Op::TypeVector => {
+                let (s, _, _) = self.shape(inst.operands.first().and_then(id)?)?;
+                Some((s, 1, inst.operands.get(1).and_then(literal)?))
+            }
+            Op::TypeMatrix => {
+                let (s, _, rows) = self.shape(inst.operands.first().and_then(id)?)?;
+                Some((s, inst.operands.get(1).and_then(literal)?, rows))
+            }
+            _ => Some((self.scalar(ty)?, 1, 1)),
+        }
+    }
+
+    fn is_builtin(&self, var: u32, ty: u32) -> bool {
+        if self.decoration(var, Decoration::BuiltIn).is_some() {
+            return true;
+        }
+        // gl_PerVertex blocks (possibly arrayed) carry BuiltIn on their members.
+        let ty = self.array(ty).map(|(_, e)| e).unwrap_or(ty);
+        self.member_decorations.keys().any(|(t, m)| {
+            *t == ty
+                && self
+                    .member_decoration(ty, *m, Decoration::BuiltIn)
+                    .is_some()
+        })
+    }
+
+    /// Input/Output variables that are not built-ins: (var id, storage, pointee type).
+    pub(super) fn interface_variables(&self, module: &dr::Module) -> Vec<(u32, StorageClass, u32)> {
+        module
+            .types_global_values
+            .iter()
+            .filter(|i| i.class.opcode == Op::Variable)
+            .filter_map(|i| {
+                let storage = match i.operands.first() {
+                    Some(Operand::StorageClass(
+                        s @ (StorageClass::Input | StorageClass::Output),
+                    )) => *s,
+                    _ => return None,
+                };
+                let var = i.result_id?;
+                let ty = self.pointee(i.result_type?)?;
+                (!self.is_builtin(var, ty)).then_some((var, storage, ty))
+            })
+            .collect()
+    }
+}
+
+/// Whether a stage's variables of this storage class are per-vertex arrays whose outer
+/// dimension does not count towards Locations.
+pub(super) fn arrayed(stage: Stage, storage: StorageClass) -> bool {
+    matches!(
+        (stage, storage),
+        (Stage::TessControl, _)
+            | (Stage::TessEval, StorageClass::Input)
+            | (Stage::Geometry, StorageClass::Input)
+    )
+}
+
+/// Replaces (or adds) `OpDecorate target decoration value`.
+pub(super) fn set_decoration(
+    module: &mut dr::Module,
+    target: u32,
+    decoration: Decoration,
+    value: u32,
+) {
+    for inst in &mut module.annotations {
+        if inst.class.opcode == Op::Decorate
+            && inst.operands.first() == Some(&Operand::IdRef(target))
+            && inst.operands.get(1) == Some(&Operand::Decoration(decoration))
+        {
+            inst.operands.truncate(2);
+            inst.operands.push(Operand::LiteralBit32(value));
+            return;
+        }
+    }
+    module.annotations.push(Instruction::new(
+        Op::Decorate,
+        None,
+        None,
+        vec![
+            Operand::IdRef(target),
+            Operand::Decoration(decoration),
+            Operand::LiteralBit32(value),
+        ],
+    ));
+}
+
+/// The element type of an unsized array type.
+pub(super) fn runtime_array(types: &Types, ty: u32) -> Option<u32> {
+    let inst = types.def(ty)?;
+    (inst.class.opcode == Op::TypeRuntimeArray).then(|| inst.operands.first().and_then(id))?
+}
