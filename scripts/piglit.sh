@@ -91,7 +91,7 @@ run_one() {
             esac
             ;;
         glsem|vk)
-            local args=(--validation)
+            local args=(--validation --piglit)
             [ "$column" = vk ] && args+=(--no-layer)
             set +e
             out=$(VK_DRIVER_FILES="$LVP_ICD" timeout 60 "$GLSEM_RUN" "${args[@]}" "$file" 2>/dev/null)

@@ -22,7 +22,7 @@ use std::process::ExitCode;
 use report::{Outcome, Summary};
 
 const USAGE: &str =
-    "usage: glsem-run [--no-layer] [--png DIR] [--json] [--validation|--no-validation] FILE...\n       glsem-run --window [--no-layer] [--validation|--no-validation] FILE";
+    "usage: glsem-run [--no-layer] [--piglit] [--png DIR] [--json] [--validation|--no-validation] FILE...\n       glsem-run --window [--no-layer] [--validation|--no-validation] FILE";
 
 struct Args {
     layer: bool,
@@ -30,6 +30,7 @@ struct Args {
     json: bool,
     png_dir: Option<PathBuf>,
     window: bool,
+    piglit: bool,
     files: Vec<PathBuf>,
 }
 
@@ -40,6 +41,7 @@ fn parse_args() -> Result<Args, String> {
         json: false,
         png_dir: None,
         window: false,
+        piglit: false,
         files: Vec::new(),
     };
     let mut it = std::env::args_os().skip(1);
@@ -50,6 +52,7 @@ fn parse_args() -> Result<Args, String> {
             Some("--no-validation") => args.validation = false,
             Some("--json") => args.json = true,
             Some("--window") => args.window = true,
+            Some("--piglit") => args.piglit = true,
             Some("--png") => {
                 args.png_dir = Some(it.next().ok_or("--png needs a directory")?.into())
             }
@@ -123,6 +126,7 @@ fn options(args: &Args) -> player::Options {
     player::Options {
         png_dir: args.png_dir.clone(),
         present: args.window,
+        piglit: args.piglit,
     }
 }
 

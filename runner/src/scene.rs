@@ -386,12 +386,11 @@ pub enum Command {
     Uniform(Uniform),
     Probe(Probe),
     Tolerance([f64; 4]),
-    /// `xfb buffer object IDX SIZE [fill BYTE]`: zeroed as shader_runner's (it uploads
-    /// calloc'd memory); `fill` (ours) makes bytes no capture wrote stand out.
+    /// `xfb buffer object IDX SIZE`: filled with 0xCD, so that bytes no capture wrote stand
+    /// out (with `--piglit`, zeroed as piglit's shader_runner does).
     XfbBuffer {
         index: u32,
         size: u64,
-        fill: u8,
     },
     XfbDrawArrays {
         mode: Mode,
@@ -977,16 +976,9 @@ fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
                 Command::Tolerance([v[0], v[1], v[2], v[3]])
             }
         },
-        ["xfb", "buffer", "object", idx, size, fill @ ..] => Command::XfbBuffer {
+        ["xfb", "buffer", "object", idx, size] => Command::XfbBuffer {
             index: parse_num(idx, number, line)?,
             size: parse_num(size, number, line)?,
-            fill: match fill {
-                [] => 0,
-                ["fill", byte] => parse_num::<u32>(byte, number, line)?
-                    .try_into()
-                    .map_err(|_| fail(number, line, "the fill is one byte"))?,
-                _ => return Err(unknown()),
-            },
         },
         ["xfb", "draw", "arrays", mode, rest @ ..] => {
             let mode = parse_mode(mode, number, line)?;
@@ -1747,23 +1739,7 @@ mod tests {
                 instances: 1
             }
         );
-        assert_eq!(
-            c[2],
-            Command::XfbBuffer {
-                index: 1,
-                size: 64,
-                fill: 0
-            }
-        );
-        assert_eq!(
-            commands("xfb buffer object 2 8 fill 0xCD").unwrap()[0],
-            Command::XfbBuffer {
-                index: 2,
-                size: 8,
-                fill: 0xCD
-            }
-        );
-        assert!(commands("xfb buffer object 2 8 fill 256").is_err());
+        assert_eq!(c[2], Command::XfbBuffer { index: 1, size: 64 });
         assert_eq!(
             c[3],
             Command::XfbDrawArrays {

@@ -34,6 +34,19 @@ pub struct Options {
     pub png_dir: Option<PathBuf>,
     /// The device must be able to present (`--window`): `VK_KHR_swapchain`.
     pub present: bool,
+    /// `--piglit`: play piglit's own tests with its shader_runner's defaults where the scene
+    /// format differs (XFB buffers start zeroed, as shader_runner uploads calloc'd memory;
+    /// scenes fill them with 0xCD so that bytes no capture wrote stand out).
+    pub piglit: bool,
+}
+
+/// What `xfb buffer object` fills a new buffer with.
+fn xfb_fill(options: &Options) -> u8 {
+    if options.piglit {
+        0
+    } else {
+        0xCD
+    }
 }
 
 /// Runs one scene file; also returns the device name when one was created.
@@ -150,7 +163,7 @@ pub fn play(vulkan: &Vulkan, compiler: &Compiler, path: &Path, options: &Options
         _ => String::new(),
     };
     take_messages();
-    let mut player = match Player::new(gpu, &scene, &program) {
+    let mut player = match Player::new(gpu, &scene, &program, options) {
         Ok(p) => p,
         Err(e) => return stop(e.into(), device),
     };
@@ -313,6 +326,8 @@ pub struct Player {
     passthrough_vs: bool,
     clear_color: [f32; 4],
     tolerance: [f64; 4],
+    /// What a new XFB buffer is filled with (`xfb_fill`).
+    xfb_fill: u8,
     patch_vertices: u32,
     outer: [f32; 4],
     inner: [f32; 2],
@@ -340,7 +355,12 @@ fn fail(e: String) -> SceneError {
 }
 
 impl Player {
-    fn new(gpu: Gpu, scene: &Scene, program: &Program) -> Result<Player, SceneError> {
+    fn new(
+        gpu: Gpu,
+        scene: &Scene,
+        program: &Program,
+        options: &Options,
+    ) -> Result<Player, SceneError> {
         let d = &gpu.device;
         let w = scene.require.width;
         let h = scene.require.height;
@@ -395,6 +415,7 @@ impl Player {
         };
         let data = scene.vertex_data.clone().unwrap_or_default();
         let mut player = Player {
+            xfb_fill: xfb_fill(options),
             cmd_pool,
             cmd,
             fence,
@@ -714,13 +735,13 @@ impl Player {
             Command::Uniform(u) => self.set_uniform(u)?,
             Command::Tolerance(t) => self.tolerance = *t,
             Command::Probe(p) => self.probe(p)?,
-            Command::XfbBuffer { index, size, fill } => {
+            Command::XfbBuffer { index, size } => {
                 if *index >= self.gpu.max_xfb_buffers {
                     return Err(fail(format!("xfb buffer index {index} is beyond the device's transform feedback buffers")));
                 }
                 let usage = vk::BufferUsageFlags::TRANSFORM_FEEDBACK_BUFFER_EXT;
                 let mut buffer = self.gpu.buffer(*size, usage).map_err(fail)?;
-                buffer.bytes_mut().fill(*fill);
+                buffer.bytes_mut().fill(self.xfb_fill);
                 if let Some(old) = self.xfb_buffers.insert(*index, buffer) {
                     self.gpu.destroy_buffer(&old);
                 }
