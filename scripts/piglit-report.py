@@ -107,8 +107,9 @@ def main():
              "Written by `scripts/piglit.sh` (do not edit by hand): every `execution` `shader_test` under "
              "`spec/glsl-1.40`, `glsl-1.50`, `glsl-3.30`, `arb_tessellation_shader`, `arb_gpu_shader_fp64`, "
              "`arb_enhanced_layouts` and `arb_gl_spirv` of the Debian piglit package, run four ways: piglit's "
-             "`shader_runner` on Mesa llvmpipe (GL, the oracle) and on zink over lavapipe, and `glsem-run` on "
-             "lavapipe without (`--no-layer`) and with the glsem layer, under the Khronos validation layer. "
+             "`shader_runner` on Mesa llvmpipe (GL, the oracle) and on zink over lavapipe, and `glsem-run --piglit` "
+             "(shader_runner's defaults) on lavapipe without (`--no-layer`) and with the glsem layer, under "
+             "the Khronos validation layer. "
              "Programs in GLSL 1.10-1.30 alone are out of scope; compatibility-profile tests run through "
              "glsem-run's emulation of GL's compatibility profile (docs/scene-format.md).", "",
              "Command: `scripts/piglit.sh` (every test in its own process, `JOBS` in parallel; "
