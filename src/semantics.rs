@@ -270,6 +270,10 @@ pub struct PipelineKey {
     /// The application chose a provoking vertex mode / depth clip control itself.
     pub app_provoking_vertex: bool,
     pub app_depth_clip_control: bool,
+    /// `rasterizerDiscardEnable` is set, not dynamically: nothing is clipped, so GL's plane
+    /// enables change nothing, and transform feedback captures every clip distance as the
+    /// shader wrote it, as GL does.
+    pub rasterizer_discard: bool,
 }
 
 /// One rewrite, in the order [`choose`] returns them.
@@ -408,7 +412,8 @@ pub fn choose(stages: &Stages<'_>, key: &PipelineKey) -> Vec<Step> {
             }
         }
         if let Some(block_offset) = key.gl_state_block {
-            if on(Semantic::ClipDistanceEnables) && summary.clip_distance {
+            if on(Semantic::ClipDistanceEnables) && summary.clip_distance && !key.rasterizer_discard
+            {
                 steps.push(Step::GateClipDistances(stage, block_offset));
             }
         }
@@ -452,6 +457,7 @@ mod tests {
             provoking_vertex_last: true,
             app_provoking_vertex: false,
             app_depth_clip_control: false,
+            rasterizer_discard: false,
         }
     }
 
@@ -604,6 +610,13 @@ mod tests {
             choose(&s, &app_chose),
             [Step::GateClipDistances(Stage::Vertex, 96)]
         );
+        // Nothing rasterized: the enables clip nothing, and transform feedback captures
+        // the distances as written (GL captures them whatever the enables).
+        let discard = PipelineKey {
+            rasterizer_discard: true,
+            ..app_chose.clone()
+        };
+        assert!(choose(&s, &discard).is_empty());
         let no_extension = PipelineKey {
             depth_clip_control: false,
             ..gl
@@ -694,6 +707,7 @@ mod tests {
             topology: Topology::Dynamic,
             app_provoking_vertex: true,
             app_depth_clip_control: true,
+            rasterizer_discard: false,
             ..key()
         };
         let vs = stages(&[(Stage::Vertex, &plain)]);

@@ -523,6 +523,7 @@ pub fn check_planner_chain(data: &[u8]) -> Vec<Produced> {
         provoking_vertex_last: true,
         app_provoking_vertex: false,
         app_depth_clip_control: false,
+        rasterizer_discard: false,
     };
     let steps = semantics::choose(&view, &key);
     let order: Vec<semantics::Stage> = stages.iter().map(|s| s.stage).collect();

@@ -837,13 +837,15 @@ fn translate(scene: &mut Scene, clip_planes: bool, quads: bool) -> Result<Progra
         let mut source = String::new();
         let mut line = 1;
         if t.prelude_after.is_none() {
-            source += &format!("#version {version}\n{prelude}#line 1\n");
+            let reset = crate::fixes::line_reset(version, 1);
+            source += &format!("#version {version}\n{prelude}{reset}\n");
         }
         for (i, token) in t.tokens.iter().enumerate() {
             source += &token.text;
             line += token.text.matches('\n').count();
             if t.prelude_after == Some(i) {
-                source += &format!("\n{prelude}#line {}", line + 1);
+                let reset = crate::fixes::line_reset(version, line + 1);
+                source += &format!("\n{prelude}{reset}");
             }
         }
         if stage == Stage::Geometry {

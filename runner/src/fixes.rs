@@ -155,15 +155,27 @@ fn set_version(text: &str, number: u32) -> String {
         + "\n"
 }
 
+/// A `#line` directive after which the next line is line `next` of a GLSL `version`
+/// source: before GLSL 3.30, `#line N` numbers the next line N + 1 (GLSL 1.50, 3.4);
+/// from 3.30 on, N. glslang follows both rules, and `__LINE__` and error lines with them.
+pub fn line_reset(version: u32, next: usize) -> String {
+    if version < 330 {
+        format!("#line {}", next.saturating_sub(1))
+    } else {
+        format!("#line {next}")
+    }
+}
+
 /// Inserts `line` right after `#version` on the same source line count (the directive
 /// shares the version's line through a `#line` reset).
 fn after_version(text: &str, line: &str) -> String {
+    let version = declared_version(text).unwrap_or(110);
     let mut out = Vec::new();
     for (i, l) in text.lines().enumerate() {
         out.push(l.to_string());
         if l.trim_start().starts_with("#version") {
             out.push(line.to_string());
-            out.push(format!("#line {}", i + 2));
+            out.push(line_reset(version, i + 2));
         }
     }
     out.join("\n") + "\n"
@@ -246,7 +258,7 @@ pub fn frag_coord(units: &mut [String]) -> Result<Option<&'static str>, String> 
     } else {
         format!("glsem_FramebufferHeight - gl_FragCoord.y{center}")
     };
-    for (unit, (redeclaration, uses)) in units.iter_mut().zip(found) {
+    for (index, (unit, (redeclaration, uses))) in units.iter_mut().zip(found).enumerate() {
         if let Some(r) = redeclaration {
             // Keep the newlines, and so the line numbers.
             let blank: String = unit[r.range.clone()]
@@ -256,9 +268,17 @@ pub fn frag_coord(units: &mut [String]) -> Result<Option<&'static str>, String> 
             unit.replace_range(r.range, &blank);
         }
         if uses {
-            let mut lines = vec![format!(
-                "#define gl_FragCoord vec4(gl_FragCoord.x{center}, {y}, gl_FragCoord.zw)"
-            )];
+            // A function, not a macro naming itself: glslang expands a macro argument
+            // twice, so `M(gl_FragCoord)` would flip y back. One name per unit: the units
+            // link into one module.
+            let function = format!("glsem_FragCoord{index}");
+            let mut lines = vec![
+                format!(
+                    "vec4 {function}() {{ return vec4(gl_FragCoord.x{center}, {y}, \
+                     gl_FragCoord.zw); }}"
+                ),
+                format!("#define gl_FragCoord {function}()"),
+            ];
             if !upper_left {
                 lines.insert(
                     0,
@@ -394,27 +414,48 @@ fn redeclaration(code: &str) -> Option<Redeclaration> {
 }
 
 /// Inserts `lines` after the `#version` and `#extension` directives (declarations may
-/// not precede an `#extension`), resetting the line count with `#line`.
+/// not precede an `#extension`), outside any `#if` block (an `#extension` inside one is
+/// passed with its `#endif`), resetting the line count with `#line`.
 fn after_extensions(text: &str, lines: &[String]) -> String {
+    let version = declared_version(text).unwrap_or(110);
     let all: Vec<&str> = text.lines().collect();
-    let at = all
-        .iter()
-        .rposition(|l| {
-            let l = l.trim_start();
-            l.starts_with("#version") || l.starts_with("#extension")
-        })
-        .map_or(0, |i| i + 1);
+    let mut at = 0;
+    let mut depth = 0usize;
+    let mut nested_extension = false;
+    for (i, l) in all.iter().enumerate() {
+        let l = l.trim_start();
+        let directive = l.strip_prefix('#').map(str::trim_start).unwrap_or("");
+        if directive.starts_with("if") {
+            depth += 1;
+        } else if directive.starts_with("endif") {
+            depth = depth.saturating_sub(1);
+            if depth == 0 && nested_extension {
+                at = i + 1;
+                nested_extension = false;
+            }
+        } else if directive.starts_with("version") || directive.starts_with("extension") {
+            if depth == 0 {
+                at = i + 1;
+            } else {
+                nested_extension = true;
+            }
+        }
+    }
     // The number of line `at`, after any `#line` before it.
     let number = all[..at].iter().fold(1, |n, l| {
         match l.trim_start().strip_prefix("#line") {
-            Some(rest) => rest.split_whitespace().next().and_then(|v| v.parse().ok()),
+            Some(rest) => rest
+                .split_whitespace()
+                .next()
+                .and_then(|v| v.parse::<usize>().ok())
+                .map(|v| if version < 330 { v + 1 } else { v }),
             None => None,
         }
         .unwrap_or(n + 1)
     });
     let mut out: Vec<String> = all[..at].iter().map(|l| l.to_string()).collect();
     out.extend(lines.iter().cloned());
-    out.push(format!("#line {number}"));
+    out.push(line_reset(version, number));
     out.extend(all[at..].iter().map(|l| l.to_string()));
     out.join("\n") + "\n"
 }
@@ -442,7 +483,8 @@ mod tests {
     #[test]
     fn redeclared_per_vertex_enables_sso() {
         let (t, f) = apply("#version 150\nout gl_PerVertex {\n vec4 gl_Position;\n};\n");
-        assert!(t.contains("#extension GL_ARB_separate_shader_objects : enable\n#line 2\n"));
+        // Before GLSL 3.30, `#line 1` numbers the next line 2.
+        assert!(t.contains("#extension GL_ARB_separate_shader_objects : enable\n#line 1\n"));
         assert_eq!(f.len(), 1);
         let (t, f) = apply("#version 450\nout gl_PerVertex { vec4 gl_Position; };\n");
         assert!(f.is_empty());
@@ -483,14 +525,15 @@ mod tests {
             t[0],
             "#version 150\n#extension GL_ARB_x : enable\n\
              layout(constant_id = 2046) const float glsem_FramebufferHeight = 0.0;\n\
-             #define gl_FragCoord vec4(gl_FragCoord.x, glsem_FramebufferHeight - gl_FragCoord.y, \
-             gl_FragCoord.zw)\n#line 3\nout vec4 c;\nvoid main() { c = gl_FragCoord; }\n"
+             vec4 glsem_FragCoord0() { return vec4(gl_FragCoord.x, glsem_FramebufferHeight - \
+             gl_FragCoord.y, gl_FragCoord.zw); }\n#define gl_FragCoord glsem_FragCoord0()\n\
+             #line 2\nout vec4 c;\nvoid main() { c = gl_FragCoord; }\n"
         );
         // Counted from a `#line` reset; untouched without gl_FragCoord.
         let t = frag_coord_of(&[
             "#version 140\n#line 1\nvoid main() { gl_FragColor = gl_FragCoord; }\n",
         ]);
-        assert!(t.unwrap()[0].contains(")\n#line 2\n#line 1\nvoid main"));
+        assert!(t.unwrap()[0].contains("()\n#line 1\n#line 1\nvoid main"));
         let src = "#version 150\nvoid main() {}\n";
         assert_eq!(frag_coord_of(&[src]).unwrap(), vec![src.to_string()]);
     }
@@ -509,14 +552,15 @@ mod tests {
             lines[..6],
             [
                 "#version 150",
-                "#define gl_FragCoord vec4(gl_FragCoord.x - 0.5, gl_FragCoord.y - 0.5, \
-                 gl_FragCoord.zw)",
-                "#line 2",
+                "vec4 glsem_FragCoord0() { return vec4(gl_FragCoord.x - 0.5, \
+                 gl_FragCoord.y - 0.5, gl_FragCoord.zw); }",
+                "#define gl_FragCoord glsem_FragCoord0()",
+                "#line 1",
                 "",
                 "",
-                "void f();"
             ]
         );
+        assert_eq!(lines[6], "void f();");
         assert_eq!(t[1], "#version 150\nvoid f() { gl_FragColor.b = 1.0; }\n");
         assert_eq!(t[2].trim_end(), "#version 150");
     }
@@ -548,7 +592,7 @@ mod tests {
         assert!(per_vertex_sizes(Stage::Geometry, &mut units).is_some());
         assert_eq!(
             units[1],
-            "#version 150\nlayout(triangles_adjacency) in;\n#line 2\n\
+            "#version 150\nlayout(triangles_adjacency) in;\n#line 1\n\
              /* layout(points) in; */\nflat in int v[];\n"
         );
         let mut units = vec![
@@ -559,7 +603,7 @@ mod tests {
                 .to_string(),
         ];
         assert!(per_vertex_sizes(Stage::TessControl, &mut units).is_some());
-        assert!(units[1].contains("require\nlayout(vertices = 3) out;\n#line 3\nout vec4"));
+        assert!(units[1].contains("require\nlayout(vertices = 3) out;\n#line 2\nout vec4"));
         assert!(per_vertex_sizes(Stage::Geometry, &mut units[..1]).is_none());
     }
 
@@ -570,7 +614,39 @@ mod tests {
         assert_eq!(f, vec!["gl_DepthRange from specialization constants"]);
         assert!(t.contains("layout(constant_id = 2044) const float glsem_DepthFar = 1.0;\n"));
         assert!(t.contains("#define gl_DepthRange glsem_DepthRangeParameters("));
-        assert!(t.ends_with("#line 2\nvoid main() { gl_FragColor = vec4(gl_DepthRange.far); }\n"));
+        assert!(t.ends_with("#line 1\nvoid main() { gl_FragColor = vec4(gl_DepthRange.far); }\n"));
+    }
+
+    #[test]
+    fn line_resets_follow_the_version_rule() {
+        // GLSL 1.50, 3.4: the line after `#line N` is N + 1; GLSL 3.30 on: N.
+        assert_eq!(line_reset(150, 7), "#line 6");
+        assert_eq!(line_reset(330, 7), "#line 7");
+        assert_eq!(line_reset(140, 1), "#line 0");
+    }
+
+    #[test]
+    fn insertions_stay_outside_an_if_block() {
+        let t = frag_coord_of(
+            &["#version 450\n#ifdef GL_ES\n#extension GL_OES_x : enable\n\
+                                 #endif\nout vec4 c;\nvoid main() { c = gl_FragCoord; }\n"],
+        )
+        .unwrap();
+        let lines: Vec<&str> = t[0].lines().collect();
+        assert_eq!(lines[3], "#endif");
+        assert!(lines[5].starts_with("vec4 glsem_FragCoord0()"), "{}", t[0]);
+        assert_eq!(lines[7], "#line 5");
+    }
+
+    #[test]
+    fn frag_coord_survives_a_function_like_macro() {
+        // GL's y reaches `Y(gl_FragCoord)`: the name becomes a call, which glslang does not
+        // expand twice as it does a macro naming itself.
+        let t = frag_coord_of(&["#version 450\n#define Y(v) (v.y)\nout vec4 c;\n\
+                                 void main() { c = vec4(Y(gl_FragCoord)); }\n"])
+        .unwrap();
+        assert!(t[0].contains("#define gl_FragCoord glsem_FragCoord0()\n"));
+        assert!(!t[0].contains("#define gl_FragCoord vec4"));
     }
 
     #[test]

@@ -554,8 +554,24 @@ enum Section {
     Test,
 }
 
-/// Parses a whole scene file.
+/// Parses a whole scene file (glsem-run's format).
+#[cfg(test)]
 pub fn parse(text: &str) -> Result<Scene, SceneError> {
+    parse_as(text, Dialect::Scene)
+}
+
+/// How strictly to read a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dialect {
+    /// glsem-run's scene format: a malformed command fails the scene.
+    Scene,
+    /// piglit's own tests (`--piglit`): what shader_runner accepts, such as a `uniform`
+    /// command with fewer values than its type has.
+    Piglit,
+}
+
+/// Parses a whole scene file in `dialect`.
+pub fn parse_as(text: &str, dialect: Dialect) -> Result<Scene, SceneError> {
     let mut scene = Scene {
         require: Require {
             glsl_version: None,
@@ -619,6 +635,17 @@ pub fn parse(text: &str) -> Result<Scene, SceneError> {
                         Some(command) => command,
                         None => parse_command(line, number)?,
                     };
+                    if let Command::Uniform(u) = &command {
+                        let given = line.split_whitespace().count().saturating_sub(3);
+                        let wanted = (u.columns * u.rows) as usize;
+                        if given < wanted && dialect == Dialect::Scene {
+                            return Err(fail(
+                                number,
+                                line,
+                                &format!("expected {wanted} numbers, found {given}"),
+                            ));
+                        }
+                    }
                     scene.commands.push(Line { number, command });
                 }
             }
@@ -1417,7 +1444,8 @@ fn parse_uniform(
 /// The `n` components of a `uniform` command. shader_runner reads up to `n` numbers and
 /// hands GL its whole array, whatever it read: components the line leaves out are not
 /// specified (stack contents there), and the tests that leave some out never look at them;
-/// they are zero here, so that a run is reproducible.
+/// they are zero here, so that a run is reproducible. Only [`Dialect::Piglit`] takes such
+/// a line (`parse_as`).
 fn parse_uniform_values<T: Number + Default + Clone>(
     tokens: &[&str],
     n: usize,
@@ -1693,8 +1721,15 @@ mod tests {
     }
 
     #[test]
-    fn uniform_components_left_out_are_zero() {
-        let c = commands("uniform dvec4 v 0.0 0.5 0.25\nuniform mat2 m 1 2").unwrap();
+    fn uniform_components_left_out_are_zero_for_piglit_only() {
+        let short = "uniform dvec4 v 0.0 0.5 0.25\nuniform mat2 m 1 2";
+        assert!(matches!(commands(short), Err(SceneError::Fail(_))));
+        let c: Vec<Command> = parse_as(&format!("[test]\n{short}"), Dialect::Piglit)
+            .unwrap()
+            .commands
+            .into_iter()
+            .map(|l| l.command)
+            .collect();
         assert!(
             matches!(&c[0], Command::Uniform(u) if u.data == UniformData::F64(vec![0.0, 0.5, 0.25, 0.0]))
         );

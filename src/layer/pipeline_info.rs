@@ -457,6 +457,8 @@ pub(super) fn pipeline_key(
             )
         }) || dynamic
             .contains(&vk::DynamicState::DEPTH_CLIP_NEGATIVE_ONE_TO_ONE_EXT),
+        rasterizer_discard: raster.is_some_and(|r| r.rasterizer_discard_enable == vk::TRUE)
+            && !dynamic.contains(&vk::DynamicState::RASTERIZER_DISCARD_ENABLE),
     }
 }
 

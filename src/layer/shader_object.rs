@@ -69,6 +69,8 @@ fn shader_object_key(dev: &DeviceData) -> PipelineKey {
         // No pipeline state to chain into: the application sets these dynamically.
         app_provoking_vertex: true,
         app_depth_clip_control: true,
+        // Dynamic state for shader objects.
+        rasterizer_discard: false,
     }
 }
 

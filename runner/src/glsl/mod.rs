@@ -724,7 +724,10 @@ fn with_version(source: &str, version: Option<u32>) -> Result<String, SceneError
             .collect::<Vec<_>>()
             .join("\n"),
         Some(_) => source.to_string(),
-        None => format!("#version {number}\n#line 1\n{source}"),
+        None => format!(
+            "#version {number}\n{}\n{source}",
+            crate::fixes::line_reset(number, 1)
+        ),
     };
     Ok(crate::fixes::apply(&versioned).0)
 }

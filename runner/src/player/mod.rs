@@ -91,7 +91,12 @@ pub fn play(vulkan: &Vulkan, compiler: &Compiler, path: &Path, options: &Options
         Ok(t) => t,
         Err(e) => return stop(Outcome::Fail(format!("cannot read the scene: {e}")), None),
     };
-    let scene = match scene::parse(&text) {
+    let dialect = if options.piglit {
+        scene::Dialect::Piglit
+    } else {
+        scene::Dialect::Scene
+    };
+    let scene = match scene::parse_as(&text, dialect) {
         Ok(s) => s,
         Err(e) => return stop(e.into(), None),
     };
