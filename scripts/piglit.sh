@@ -129,6 +129,9 @@ run_column() {
 
 if [ "$SMOKE" = 1 ]; then
     EXPECT="$REPO/scripts/piglit-smoke.txt"
+    # Its own folder: the whole corpus's results (and docs/piglit.md's source) stay.
+    OUT="$OUT/smoke"
+    mkdir -p "$OUT"
     # A fixed sample: every 4th test outside the compatibility profile (~90) through
     # glsem-run, every 10th test (~40) through zink.
     grep -v /compatibility/ "$CORPUS" | awk 'NR % 4 == 1' > "$OUT/smoke-glsem.txt"
