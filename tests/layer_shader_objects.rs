@@ -24,9 +24,12 @@ const STAGES: [S; 5] = [
     S::FRAGMENT,
 ];
 
-/// A device with shader objects, dynamic rendering and (where the driver has it) transform
-/// feedback; `None` (SKIP) without VK_EXT_shader_object.
-fn object_device(instance: &Instance) -> Option<(Device, ash::ext::shader_object::Device, bool)> {
+/// A device with shader objects, dynamic rendering, `extra` extensions and (where the
+/// driver has it) transform feedback; `None` (SKIP) without VK_EXT_shader_object.
+fn object_device(
+    instance: &Instance,
+    extra: &[&std::ffi::CStr],
+) -> Option<(Device, ash::ext::shader_object::Device, bool)> {
     if !has_device_extension(instance, ash::ext::shader_object::NAME) {
         println!("SKIP: the driver has no VK_EXT_shader_object (lavapipe 22.3 has none)");
         return None;
@@ -37,6 +40,7 @@ fn object_device(instance: &Instance) -> Option<(Device, ash::ext::shader_object
     let mut feedback =
         vk::PhysicalDeviceTransformFeedbackFeaturesEXT::default().transform_feedback(xfb);
     let mut extensions = vec![ash::ext::shader_object::NAME];
+    extensions.extend_from_slice(extra);
     if xfb {
         extensions.push(ash::ext::transform_feedback::NAME);
     }
@@ -154,7 +158,7 @@ fn frag_color_pixels() -> Vec<u8> {
 
 fn frag_color_images(layers: Layers, link: bool) -> Option<Vec<Vec<u8>>> {
     let instance = Instance::new(layers);
-    let (device, so, _) = object_device(&instance)?;
+    let (device, so, _) = object_device(&instance, &[])?;
     let vs = glsl("layer/plain.vert");
     let fs = glsl_for_gl("layer/fragcolor.frag");
     let objects = shaders(
@@ -218,7 +222,7 @@ fn gl_struct_capture() -> Vec<u8> {
 fn xfb_struct_shader_objects_capture_member_by_member() {
     let _serial = serial();
     let instance = Instance::new(GLSEM_ONLY);
-    let Some((device, so, xfb)) = object_device(&instance) else {
+    let Some((device, so, xfb)) = object_device(&instance, &[]) else {
         return;
     };
     if !xfb {
@@ -278,10 +282,17 @@ fn xfb_struct_shader_objects_capture_member_by_member() {
     device.destroy();
 }
 
-fn point_images(layers: Layers) -> Option<(Vec<u8>, u64)> {
-    let instance = Instance::new(layers);
-    let (device, so, _) = object_device(&instance)?;
-    let vs = glsl("layer/points.vert");
+/// Points of `vs` (which never writes gl_PointSize) through vertex and fragment shader
+/// objects on a device with `extensions`, `draw` recording the draw: the lit pixels of
+/// attachment 0 and the pass executions creating the shaders took.
+fn point_image(
+    extensions: &[&std::ffi::CStr],
+    vs: &str,
+    draw_points: impl FnOnce(&Instance, &Device, vk::CommandBuffer),
+) -> Option<(Vec<(u32, u32)>, u64)> {
+    let instance = Instance::new(GLSEM_ONLY);
+    let (device, so, _) = object_device(&instance, extensions)?;
+    let vs = glsl(vs);
     let fs = glsl("layer/plain.frag");
     let before = counters().rewrites;
     let objects = shaders(
@@ -301,29 +312,32 @@ fn point_images(layers: Layers) -> Option<(Vec<u8>, u64)> {
         &bound,
         vk::PrimitiveTopology::POINT_LIST,
         1,
-        plain_draw(&device, 3),
+        |cb| draw_points(&instance, &device, cb),
     );
     for o in objects {
         unsafe { so.destroy_shader(o, None) };
     }
     device.destroy();
-    Some((images.into_iter().next().unwrap(), rewrites))
+    let lit = (0..RENDER_SIZE * RENDER_SIZE)
+        .filter(|i| images[0][(*i * 4) as usize + 3] != 0)
+        .map(|i| (i % RENDER_SIZE, i / RENDER_SIZE))
+        .collect();
+    Some((lit, rewrites))
 }
 
 #[test]
 fn vertex_shader_objects_draw_points_of_gl_default_size() {
     let _serial = serial();
-    let Some((image, rewrites)) = point_images(GLSEM_ONLY) else {
+    let Some((lit, rewrites)) = point_image(&[], "layer/points.vert", |_, device, cb| unsafe {
+        device.device.cmd_draw(cb, 3, 1, 0, 0)
+    }) else {
         return;
     };
     // Pass executions: the vertex shader's point size, and a fragment shader the layer
     // may look at without changing it.
     assert!(rewrites >= 1, "the vertex shader writes GL's point size");
     // GL: three 1-pixel points on the first row; nothing else.
-    let drawn: Vec<bool> = image.chunks(4).map(|p| p[3] != 0).collect();
-    let mut expected = vec![false; (RENDER_SIZE * RENDER_SIZE) as usize];
-    expected[..3].fill(true);
-    assert_eq!(drawn, expected);
+    assert_eq!(lit, [(0, 0), (1, 0), (2, 0)]);
 }
 
 /// `glPointSize(3)` through `vkCmdSetPointSizeGLSEM` reaches a vertex shader object that
@@ -332,64 +346,31 @@ fn vertex_shader_objects_draw_points_of_gl_default_size() {
 #[test]
 fn vertex_shader_objects_draw_points_of_gl_state_size() {
     let _serial = serial();
-    let instance = Instance::new(GLSEM_ONLY);
-    if !has_device_extension(&instance, ash::ext::shader_object::NAME) {
-        println!("SKIP: the driver has no VK_EXT_shader_object (lavapipe 22.3 has none)");
-        return;
-    }
-    let mut objects = vk::PhysicalDeviceShaderObjectFeaturesEXT::default().shader_object(true);
-    let mut v13 = vk::PhysicalDeviceVulkan13Features::default().dynamic_rendering(true);
-    let device = instance.device_with(
-        &[ash::ext::shader_object::NAME, c"VK_GLSEM_gl_state"],
-        &mut [&mut objects, &mut v13],
-    );
-    let so = ash::ext::shader_object::Device::new(&instance.instance, &device.device);
-    let set_point_size = unsafe {
-        instance
-            .instance
-            .get_device_proc_addr(device.device.handle(), c"vkCmdSetPointSizeGLSEM".as_ptr())
-    }
-    .expect("vkCmdSetPointSizeGLSEM");
-    // SAFETY: the layer returns a function of this type (include/vk_glsem.h).
-    let set_point_size = unsafe {
-        std::mem::transmute::<
-            unsafe extern "system" fn(),
-            unsafe extern "system" fn(vk::CommandBuffer, f32),
-        >(set_point_size)
-    };
-    let vs = glsl("layer/point.vert");
-    let fs = glsl("layer/plain.frag");
-    let shaders = shaders(
-        &so,
-        &[
-            (S::VERTEX, S::FRAGMENT, &vs),
-            (S::FRAGMENT, S::empty(), &fs),
-        ],
-        false,
-    );
-    let bound = [(S::VERTEX, shaders[0]), (S::FRAGMENT, shaders[1])];
-    let images = draw(
-        &instance,
-        &device,
-        &so,
-        &bound,
-        vk::PrimitiveTopology::POINT_LIST,
-        1,
-        |cb| unsafe {
+    let draw_wide_point = |instance: &Instance, device: &Device, cb| {
+        let set_point_size = unsafe {
+            instance
+                .instance
+                .get_device_proc_addr(device.device.handle(), c"vkCmdSetPointSizeGLSEM".as_ptr())
+        }
+        .expect("vkCmdSetPointSizeGLSEM");
+        // SAFETY: the layer returns a function of this type (include/vk_glsem.h).
+        let set_point_size = unsafe {
+            std::mem::transmute::<
+                unsafe extern "system" fn(),
+                unsafe extern "system" fn(vk::CommandBuffer, f32),
+            >(set_point_size)
+        };
+        unsafe {
             set_point_size(cb, 3.0);
             device.device.cmd_draw(cb, 1, 1, 0, 0);
-        },
-    );
-    for shader in shaders {
-        unsafe { so.destroy_shader(shader, None) };
-    }
-    device.destroy();
-    let drawn: Vec<(u32, u32)> = (0..RENDER_SIZE * RENDER_SIZE)
-        .filter(|i| images[0][(*i * 4) as usize + 3] != 0)
-        .map(|i| (i % RENDER_SIZE, i / RENDER_SIZE))
-        .collect();
+        }
+    };
+    let Some((lit, _)) = point_image(&[c"VK_GLSEM_gl_state"], "layer/point.vert", draw_wide_point)
+    else {
+        return;
+    };
     let expected: Vec<(u32, u32)> = (0..3).flat_map(|y| (0..3).map(move |x| (x, y))).collect();
-    assert_eq!(drawn, expected);
+    assert_eq!(lit, expected);
 }
 
 /// A TES shader object bound without a TCS (VS, TES, FS; 3 control points), drawn once
