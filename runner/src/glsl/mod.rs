@@ -602,12 +602,7 @@ impl Compiler {
                 String::from_utf8_lossy(&out.stderr).trim()
             )));
         }
-        let bytes = std::fs::read(&spv)
-            .map_err(|e| SceneError::Fail(format!("cannot read {}: {e}", spv.display())))?;
-        Ok(bytes
-            .chunks_exact(4)
-            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect())
+        read_words(&spv)
     }
 
     /// Compiles one stage; several compilation units are linked by glslang (`-l`), as a
@@ -665,12 +660,7 @@ impl Compiler {
                 message.join(" | ")
             )));
         }
-        let bytes = std::fs::read(&spv)
-            .map_err(|e| SceneError::Fail(format!("cannot read {}: {e}", spv.display())))?;
-        Ok(bytes
-            .chunks_exact(4)
-            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect())
+        read_words(&spv)
     }
 }
 
@@ -683,6 +673,16 @@ fn stage_word(stage: Stage) -> &'static str {
         Stage::Fragment => "fragment",
         Stage::Compute => "compute",
     }
+}
+
+/// The SPIR-V words of the module file `path`.
+fn read_words(path: &std::path::Path) -> Result<Vec<u32>, SceneError> {
+    let bytes = std::fs::read(path)
+        .map_err(|e| SceneError::Fail(format!("cannot read {}: {e}", path.display())))?;
+    Ok(bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect())
 }
 
 /// Adds `#version` from `[require]` when the source has none; glslang cannot target Vulkan
@@ -868,6 +868,23 @@ mod tests {
         types
             .decoration(*var, Decoration::Location)
             .and_then(|v| v.first().copied())
+    }
+
+    /// The type the global variable `name` of `module` points to.
+    pub(super) fn variable_type(module: &dr::Module, types: &Types, name: &str) -> u32 {
+        let var = types
+            .names
+            .iter()
+            .find(|(_, n)| n.as_str() == name)
+            .unwrap()
+            .0;
+        let ptr = module
+            .types_global_values
+            .iter()
+            .find(|i| i.result_id == Some(*var))
+            .and_then(|i| i.result_type)
+            .unwrap();
+        types.pointee(ptr).unwrap()
     }
 
     #[test]

@@ -711,7 +711,7 @@ fn flatten_value(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::glsl::tests::compiler;
+    use crate::glsl::tests::{compiler, variable_type};
     use crate::scene;
     use crate::scene::Stage;
 
@@ -738,19 +738,7 @@ mod tests {
         );
         let module = dr::load_words(&fs.words).unwrap();
         let types = Types::new(&module);
-        let var = types
-            .names
-            .iter()
-            .find(|(_, n)| n.as_str() == "arr")
-            .unwrap()
-            .0;
-        let ptr = module
-            .types_global_values
-            .iter()
-            .find(|i| i.result_id == Some(*var))
-            .and_then(|i| i.result_type)
-            .unwrap();
-        let (len, elem) = types.array(types.pointee(ptr).unwrap()).unwrap();
+        let (len, elem) = types.array(variable_type(&module, &types, "arr")).unwrap();
         assert_eq!(len, 6);
         assert!(types.array(elem).is_none());
     }

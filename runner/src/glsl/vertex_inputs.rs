@@ -286,7 +286,7 @@ impl Types {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::glsl::tests::{compiler, location_of};
+    use crate::glsl::tests::{compiler, location_of, variable_type};
     use crate::scene;
     use crate::scene::Stage;
 
@@ -316,19 +316,7 @@ mod tests {
         // `d` is read as 32-bit words: uvec4[2], its two Vulkan locations.
         let module = dr::load_words(words).unwrap();
         let types = Types::new(&module);
-        let var = types
-            .names
-            .iter()
-            .find(|(_, n)| n.as_str() == "d")
-            .unwrap()
-            .0;
-        let ptr = module
-            .types_global_values
-            .iter()
-            .find(|i| i.result_id == Some(*var))
-            .and_then(|i| i.result_type)
-            .unwrap();
-        let (len, elem) = types.array(types.pointee(ptr).unwrap()).unwrap();
+        let (len, elem) = types.array(variable_type(&module, &types, "d")).unwrap();
         assert_eq!((len, types.shape(elem)), (2, Some((Scalar::Uint, 1, 4))));
         assert!(module
             .functions
