@@ -30,7 +30,8 @@
 //!    GL sizes the program's unsized per-vertex arrays with it, glslang each unit's alone.
 //! 9. `gl_DepthRange`, a built-in uniform GL has and glslang for Vulkan does not declare,
 //!    becomes a macro building GL's `gl_DepthRangeParameters` from specialization
-//!    constants the runner sets to its viewport's depth range.
+//!    constants the runner sets to its viewport's depth range; the struct's name is a
+//!    macro for the runner's struct.
 
 use crate::scene::Stage;
 
@@ -108,9 +109,10 @@ pub fn apply(source: &str) -> (String, Vec<&'static str>) {
         text = set_version(&text, 150);
         applied.push("#version 150 for a profile");
     }
-    if word_positions(&without_comments(&text), "gl_DepthRange")
-        .next()
-        .is_some()
+    let code = without_comments(&text);
+    if ["gl_DepthRange", "gl_DepthRangeParameters"]
+        .iter()
+        .any(|name| word_positions(&code, name).next().is_some())
     {
         let [near, far, diff] = DEPTH_RANGE_SPEC_IDS;
         let lines = [
@@ -121,6 +123,7 @@ pub fn apply(source: &str) -> (String, Vec<&'static str>) {
             "#define gl_DepthRange \
              glsem_DepthRangeParameters(glsem_DepthNear, glsem_DepthFar, glsem_DepthDiff)"
                 .into(),
+            "#define gl_DepthRangeParameters glsem_DepthRangeParameters".into(),
         ];
         text = after_extensions(&text, &lines);
         applied.push("gl_DepthRange from specialization constants");
@@ -615,6 +618,9 @@ mod tests {
         assert!(t.contains("layout(constant_id = 2044) const float glsem_DepthFar = 1.0;\n"));
         assert!(t.contains("#define gl_DepthRange glsem_DepthRangeParameters("));
         assert!(t.ends_with("#line 1\nvoid main() { gl_FragColor = vec4(gl_DepthRange.far); }\n"));
+        // The built-in struct's name too (GLSL 1.40, 7.5).
+        let (t, _) = apply("#version 140\nvoid main() { gl_DepthRangeParameters d; }\n");
+        assert!(t.contains("#define gl_DepthRangeParameters glsem_DepthRangeParameters\n"));
     }
 
     #[test]
