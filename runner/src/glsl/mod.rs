@@ -48,7 +48,7 @@ use per_vertex::trim_per_vertex_blocks;
 use resources::{bind_uniform_blocks, flatten_block_arrays, subscripts};
 use source::{explicit_location_names, uniform_locations};
 use spv::{id, Types};
-use vertex_inputs::{split_double_inputs, spread_wide_inputs};
+use vertex_inputs::{place_unlocated_inputs, split_double_inputs, spread_wide_inputs};
 
 /// One compilation unit: GLSL and the first line of its section in the scene file.
 type Unit = (String, Option<usize>);
@@ -496,6 +496,10 @@ impl Compiler {
             modules.push((*stage, module, explicit));
         }
         link_locations(&mut modules).map_err(SceneError::Fail)?;
+        if let Some((_, module, explicit)) = modules.iter_mut().find(|(s, ..)| *s == Stage::Vertex)
+        {
+            place_unlocated_inputs(module, explicit);
+        }
         trim_per_vertex_blocks(&mut modules);
         for (stage, module, _) in &mut modules {
             split_component_arrays(*stage, module);

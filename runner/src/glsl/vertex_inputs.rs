@@ -2,7 +2,7 @@
 //! location but two Vulkan ones, and 64-bit inputs are read as 32-bit words (devices need
 //! not read 64-bit vertex formats).
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use rspirv::dr::{self, Instruction, Operand};
 use spirv::{Decoration, Op, StorageClass};
@@ -10,6 +10,47 @@ use spirv::{Decoration, Op, StorageClass};
 use super::spv::{id, set_decoration, Types};
 use super::{Scalar, VertexInput};
 use crate::scene::SceneError;
+
+/// GL's linker gives the vertex inputs without `layout(location)` locations that no
+/// explicitly located input holds (GL 4.6 core, 11.1.1); glslang (`--aml`) numbers them from
+/// 0 whatever the explicit ones hold. Moves each unlocated input that collides (`explicit`:
+/// the names declared with a location) to the lowest free GL locations; the runner feeds
+/// inputs by name, so which free ones GL would pick does not matter. Returns whether it
+/// moved one.
+pub(super) fn place_unlocated_inputs(module: &mut dr::Module, explicit: &HashSet<String>) -> bool {
+    let types = Types::new(module);
+    // (variable, GL location, GL locations it takes, explicitly located)
+    let mut inputs: Vec<(u32, u32, u32, bool)> = types
+        .interface_variables(module)
+        .into_iter()
+        .filter(|(_, s, _)| *s == StorageClass::Input)
+        .filter_map(|(var, _, ty)| {
+            let location = *types.decoration(var, Decoration::Location)?.first()?;
+            let (elements, element) = types.array(ty).unwrap_or((1, ty));
+            let (_, columns, _) = types.shape(element)?;
+            let named = types.names.get(&var).is_some_and(|n| explicit.contains(n));
+            Some((var, location, elements * columns, named))
+        })
+        .collect();
+    inputs.sort_by_key(|&(_, location, _, explicit)| (!explicit, location));
+    let mut used = BTreeSet::new();
+    let mut moves = Vec::new();
+    for (var, location, count, explicit) in inputs {
+        let free = |start: u32| (start..start + count).all(|l| !used.contains(&l));
+        let start = if explicit || free(location) {
+            location
+        } else {
+            let start = (0..).find(|&s| free(s)).unwrap_or(location);
+            moves.push((var, start));
+            start
+        };
+        used.extend(start..start + count);
+    }
+    for &(var, location) in &moves {
+        set_decoration(module, var, Decoration::Location, location);
+    }
+    !moves.is_empty()
+}
 
 /// Gives the vertex shader's inputs Vulkan locations: a `dvec3` or `dvec4` (each element,
 /// each matrix column) takes one GL location but two Vulkan ones, so every input after one
@@ -289,6 +330,28 @@ mod tests {
     use crate::glsl::tests::{compiler, location_of, variable_type};
     use crate::scene;
     use crate::scene::Stage;
+
+    #[test]
+    fn unlocated_inputs_take_locations_no_explicit_input_holds() {
+        // GL assigns `col` and `m` around `pos`'s explicit location 0 (and `m`'s four
+        // columns around `n` at 5); glslang alone numbers `col` 0 as well.
+        let scene = scene::parse(
+            "[require]\nGLSL >= 3.30\n[vertex shader]\n#version 330\nin vec4 col;\n\
+             layout(location = 0) in vec4 pos;\nin mat4 m;\nlayout(location = 5) in vec4 n;\n\
+             out vec4 c;\nvoid main() { gl_Position = pos; c = col + m[3] + n; }\n\
+             [fragment shader]\n#version 330\nin vec4 c;\nout vec4 o;\nvoid main() { o = c; }\n",
+        )
+        .unwrap();
+        let program = compiler().build(&scene).unwrap();
+        let words = &program.stage(Stage::Vertex).unwrap().words;
+        let at = |name: &str| location_of(words, name).unwrap();
+        assert_eq!((at("pos"), at("n")), (0, 5));
+        let mut taken: Vec<u32> = vec![0, 5, at("col")];
+        taken.extend((0..4).map(|column| at("m") + column));
+        taken.sort_unstable();
+        taken.dedup();
+        assert_eq!(taken.len(), 7, "overlapping locations: {taken:?}");
+    }
 
     #[test]
     fn inputs_after_a_dvec4_move_up_one_vulkan_location() {
