@@ -1533,6 +1533,12 @@ fn parse_vertex_data(lines: &[(usize, &str)]) -> Result<VertexData, SceneError> 
             .ok()
             .filter(|c| (1..=4).contains(c))
             .ok_or_else(|| skip(header_number, header, "unsupported vertex data column"))?;
+        // `name[N]/…`: element N of an array input, N GL locations past its first (the
+        // runner feeds arrays of vectors and scalars: one location per element).
+        let (name, index) = match split_index(name) {
+            Some((base, Some(element))) => (base, index + element),
+            _ => (*name, index),
+        };
         data.attributes.push(Attribute {
             name: name.to_string(),
             index,
@@ -2074,6 +2080,18 @@ mod tests {
             commands("texture checkerboard 0 1 (32, 32) (0, 0, 1, 0) (0, 1, 0, 0)"),
             Err(SceneError::Skip(_))
         ));
+    }
+
+    #[test]
+    fn vertex_data_columns_name_array_elements() {
+        let scene = parse("[vertex data]\narr[1]/float/4 arr[0]/float/2\n1 2 3 4 5 6\n").unwrap();
+        let data = scene.vertex_data.unwrap();
+        let columns: Vec<(&str, u32)> = data
+            .attributes
+            .iter()
+            .map(|a| (a.name.as_str(), a.index))
+            .collect();
+        assert_eq!(columns, [("arr", 1), ("arr", 0)]);
     }
 
     #[test]
