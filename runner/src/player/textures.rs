@@ -246,39 +246,13 @@ impl Player {
         sampling: Sampling,
     ) -> Result<Texture, String> {
         let gpu = &self.gpu;
-        let d = &gpu.device;
         let format = vk::Format::R8G8B8A8_UNORM;
-        let info = vk::ImageCreateInfo::default()
-            .image_type(vk::ImageType::TYPE_2D)
-            .format(format)
-            .extent(vk::Extent3D {
-                width: w,
-                height: h,
-                depth: 1,
-            })
-            .mip_levels(1)
-            .array_layers(1)
-            .samples(vk::SampleCountFlags::TYPE_1)
-            .tiling(vk::ImageTiling::OPTIMAL)
-            .usage(vk::ImageUsageFlags::SAMPLED | vk::ImageUsageFlags::TRANSFER_DST);
-        let image = unsafe { d.create_image(&info, None) }.map_err(check("vkCreateImage"))?;
-        let req = unsafe { d.get_image_memory_requirements(image) };
-        let memory = gpu
-            .allocate(req, vk::MemoryPropertyFlags::DEVICE_LOCAL)
-            .or_else(|_| gpu.allocate(req, vk::MemoryPropertyFlags::empty()))
-            .inspect_err(|_| unsafe { d.destroy_image(image, None) })?;
-        unsafe { d.bind_image_memory(image, memory, 0) }.map_err(check("vkBindImageMemory"))?;
-        let view = unsafe {
-            d.create_image_view(
-                &vk::ImageViewCreateInfo::default()
-                    .image(image)
-                    .view_type(vk::ImageViewType::TYPE_2D)
-                    .format(format)
-                    .subresource_range(color_range()),
-                None,
-            )
-        }
-        .map_err(check("vkCreateImageView"))?;
+        let (image, memory, view) = gpu.image_2d(
+            format,
+            (w, h),
+            vk::ImageUsageFlags::SAMPLED | vk::ImageUsageFlags::TRANSFER_DST,
+            color_range(),
+        )?;
         let sampler = make_sampler(gpu, sampling)?;
         let texture = Texture {
             image,

@@ -645,6 +645,52 @@ impl Gpu {
         unsafe { self.device.allocate_memory(&info, None) }.map_err(check("vkAllocateMemory"))
     }
 
+    /// A single-level, single-layer 2D image of `format` for `usage`, its memory (device
+    /// local where the device has it) and a view of `range`; nothing is left on failure.
+    pub fn image_2d(
+        &self,
+        format: vk::Format,
+        (width, height): (u32, u32),
+        usage: vk::ImageUsageFlags,
+        range: vk::ImageSubresourceRange,
+    ) -> VkResult<(vk::Image, vk::DeviceMemory, vk::ImageView)> {
+        let d = &self.device;
+        let info = vk::ImageCreateInfo::default()
+            .image_type(vk::ImageType::TYPE_2D)
+            .format(format)
+            .extent(vk::Extent3D {
+                width,
+                height,
+                depth: 1,
+            })
+            .mip_levels(1)
+            .array_layers(1)
+            .samples(vk::SampleCountFlags::TYPE_1)
+            .tiling(vk::ImageTiling::OPTIMAL)
+            .usage(usage);
+        let image = unsafe { d.create_image(&info, None) }.map_err(check("vkCreateImage"))?;
+        let req = unsafe { d.get_image_memory_requirements(image) };
+        let memory = self
+            .allocate(req, vk::MemoryPropertyFlags::DEVICE_LOCAL)
+            .or_else(|_| self.allocate(req, vk::MemoryPropertyFlags::empty()))
+            .inspect_err(|_| unsafe { d.destroy_image(image, None) })?;
+        let view_info = vk::ImageViewCreateInfo::default()
+            .image(image)
+            .view_type(vk::ImageViewType::TYPE_2D)
+            .format(format)
+            .subresource_range(range);
+        let view = unsafe { d.bind_image_memory(image, memory, 0) }
+            .map_err(check("vkBindImageMemory"))
+            .and_then(|()| {
+                unsafe { d.create_image_view(&view_info, None) }.map_err(check("vkCreateImageView"))
+            })
+            .inspect_err(|_| unsafe {
+                d.destroy_image(image, None);
+                d.free_memory(memory, None);
+            })?;
+        Ok((image, memory, view))
+    }
+
     /// A host-visible, coherent, persistently mapped buffer.
     pub fn buffer(&self, size: u64, usage: vk::BufferUsageFlags) -> VkResult<Buffer> {
         let info = vk::BufferCreateInfo::default()

@@ -106,7 +106,6 @@ impl Targets {
         format: Format,
         used: bool,
     ) -> VkResult<Attachment> {
-        let d = &gpu.device;
         let props = unsafe {
             gpu.instance
                 .get_physical_device_format_properties(gpu.physical, format.vk)
@@ -120,37 +119,14 @@ impl Targets {
                 format.vk, gpu.name
             ));
         }
-        let info = vk::ImageCreateInfo::default()
-            .image_type(vk::ImageType::TYPE_2D)
-            .format(format.vk)
-            .extent(vk::Extent3D {
-                width,
-                height,
-                depth: 1,
-            })
-            .mip_levels(1)
-            .array_layers(1)
-            .samples(vk::SampleCountFlags::TYPE_1)
-            .tiling(vk::ImageTiling::OPTIMAL)
-            .usage(
-                vk::ImageUsageFlags::COLOR_ATTACHMENT
-                    | vk::ImageUsageFlags::TRANSFER_SRC
-                    | vk::ImageUsageFlags::TRANSFER_DST,
-            );
-        let image = unsafe { d.create_image(&info, None) }.map_err(check("vkCreateImage"))?;
-        let req = unsafe { d.get_image_memory_requirements(image) };
-        let memory = gpu
-            .allocate(req, vk::MemoryPropertyFlags::DEVICE_LOCAL)
-            .or_else(|_| gpu.allocate(req, vk::MemoryPropertyFlags::empty()))
-            .inspect_err(|_| unsafe { d.destroy_image(image, None) })?;
-        unsafe { d.bind_image_memory(image, memory, 0) }.map_err(check("vkBindImageMemory"))?;
-        let view_info = vk::ImageViewCreateInfo::default()
-            .image(image)
-            .view_type(vk::ImageViewType::TYPE_2D)
-            .format(format.vk)
-            .subresource_range(color_range());
-        let view =
-            unsafe { d.create_image_view(&view_info, None) }.map_err(check("vkCreateImageView"))?;
+        let (image, memory, view) = gpu.image_2d(
+            format.vk,
+            (width, height),
+            vk::ImageUsageFlags::COLOR_ATTACHMENT
+                | vk::ImageUsageFlags::TRANSFER_SRC
+                | vk::ImageUsageFlags::TRANSFER_DST,
+            color_range(),
+        )?;
         let readback = gpu.buffer(
             width as u64 * height as u64 * format.texel_bytes() as u64,
             vk::BufferUsageFlags::TRANSFER_DST,
@@ -166,7 +142,6 @@ impl Targets {
     }
 
     fn depth_attachment(gpu: &Gpu, width: u32, height: u32) -> VkResult<DepthAttachment> {
-        let d = &gpu.device;
         let props = unsafe {
             gpu.instance
                 .get_physical_device_format_properties(gpu.physical, DEPTH_FORMAT)
@@ -180,37 +155,14 @@ impl Targets {
                 gpu.name
             ));
         }
-        let info = vk::ImageCreateInfo::default()
-            .image_type(vk::ImageType::TYPE_2D)
-            .format(DEPTH_FORMAT)
-            .extent(vk::Extent3D {
-                width,
-                height,
-                depth: 1,
-            })
-            .mip_levels(1)
-            .array_layers(1)
-            .samples(vk::SampleCountFlags::TYPE_1)
-            .tiling(vk::ImageTiling::OPTIMAL)
-            .usage(
-                vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT
-                    | vk::ImageUsageFlags::TRANSFER_SRC
-                    | vk::ImageUsageFlags::TRANSFER_DST,
-            );
-        let image = unsafe { d.create_image(&info, None) }.map_err(check("vkCreateImage"))?;
-        let req = unsafe { d.get_image_memory_requirements(image) };
-        let memory = gpu
-            .allocate(req, vk::MemoryPropertyFlags::DEVICE_LOCAL)
-            .or_else(|_| gpu.allocate(req, vk::MemoryPropertyFlags::empty()))
-            .inspect_err(|_| unsafe { d.destroy_image(image, None) })?;
-        unsafe { d.bind_image_memory(image, memory, 0) }.map_err(check("vkBindImageMemory"))?;
-        let view_info = vk::ImageViewCreateInfo::default()
-            .image(image)
-            .view_type(vk::ImageViewType::TYPE_2D)
-            .format(DEPTH_FORMAT)
-            .subresource_range(depth_range());
-        let view =
-            unsafe { d.create_image_view(&view_info, None) }.map_err(check("vkCreateImageView"))?;
+        let (image, memory, view) = gpu.image_2d(
+            DEPTH_FORMAT,
+            (width, height),
+            vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT
+                | vk::ImageUsageFlags::TRANSFER_SRC
+                | vk::ImageUsageFlags::TRANSFER_DST,
+            depth_range(),
+        )?;
         let readback = gpu.buffer(
             width as u64 * height as u64 * 4,
             vk::BufferUsageFlags::TRANSFER_DST,
