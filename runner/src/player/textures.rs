@@ -11,7 +11,7 @@ use ash::vk;
 use super::{fail, Player};
 use crate::glsl::SamplerUniform;
 use crate::scene::{SceneError, TexFilter, TextureImage};
-use crate::vk::{check, color_range, image_barrier, Gpu};
+use crate::vk::{check, color_range, image_barrier, whole_image_copy, Gpu};
 
 pub(super) struct Texture {
     image: vk::Image,
@@ -276,18 +276,7 @@ impl Player {
                 vk::PipelineStageFlags::TRANSFER,
                 &[to_dst],
             );
-            let region = vk::BufferImageCopy::default()
-                .image_subresource(vk::ImageSubresourceLayers {
-                    aspect_mask: vk::ImageAspectFlags::COLOR,
-                    mip_level: 0,
-                    base_array_layer: 0,
-                    layer_count: 1,
-                })
-                .image_extent(vk::Extent3D {
-                    width: w,
-                    height: h,
-                    depth: 1,
-                });
+            let region = whole_image_copy(vk::ImageAspectFlags::COLOR, w, h);
             unsafe {
                 p.gpu.device.cmd_copy_buffer_to_image(
                     cmd,

@@ -775,6 +775,26 @@ pub fn image_barrier(
         .subresource_range(color_range())
 }
 
+/// A buffer ↔ image copy of the whole `aspect` of a single-level, single-layer image.
+pub fn whole_image_copy(
+    aspect: vk::ImageAspectFlags,
+    width: u32,
+    height: u32,
+) -> vk::BufferImageCopy {
+    vk::BufferImageCopy::default()
+        .image_subresource(vk::ImageSubresourceLayers {
+            aspect_mask: aspect,
+            mip_level: 0,
+            base_array_layer: 0,
+            layer_count: 1,
+        })
+        .image_extent(vk::Extent3D {
+            width,
+            height,
+            depth: 1,
+        })
+}
+
 /// The whole of a single-level, single-layer colour image.
 pub fn color_range() -> vk::ImageSubresourceRange {
     vk::ImageSubresourceRange {

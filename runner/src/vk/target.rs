@@ -6,7 +6,7 @@
 use ash::vk;
 
 use super::format::Format;
-use super::{check, color_range, image_barrier, Buffer, Gpu, VkResult};
+use super::{check, color_range, image_barrier, whole_image_copy, Buffer, Gpu, VkResult};
 
 pub struct Attachment {
     pub format: Format,
@@ -390,18 +390,7 @@ impl Targets {
     /// Copies every image into its readback buffer.
     pub fn record_readback(&self, gpu: &Gpu, cmd: vk::CommandBuffer) {
         for a in &self.attachments {
-            let region = vk::BufferImageCopy::default()
-                .image_subresource(vk::ImageSubresourceLayers {
-                    aspect_mask: vk::ImageAspectFlags::COLOR,
-                    mip_level: 0,
-                    base_array_layer: 0,
-                    layer_count: 1,
-                })
-                .image_extent(vk::Extent3D {
-                    width: self.width,
-                    height: self.height,
-                    depth: 1,
-                });
+            let region = whole_image_copy(vk::ImageAspectFlags::COLOR, self.width, self.height);
             unsafe {
                 gpu.device.cmd_copy_image_to_buffer(
                     cmd,
@@ -413,18 +402,7 @@ impl Targets {
             }
         }
         if let Some(d) = &self.depth {
-            let region = vk::BufferImageCopy::default()
-                .image_subresource(vk::ImageSubresourceLayers {
-                    aspect_mask: vk::ImageAspectFlags::DEPTH,
-                    mip_level: 0,
-                    base_array_layer: 0,
-                    layer_count: 1,
-                })
-                .image_extent(vk::Extent3D {
-                    width: self.width,
-                    height: self.height,
-                    depth: 1,
-                });
+            let region = whole_image_copy(vk::ImageAspectFlags::DEPTH, self.width, self.height);
             unsafe {
                 gpu.device.cmd_copy_image_to_buffer(
                     cmd,
