@@ -237,6 +237,38 @@ fn tes_without_tcs_fails_clearly_when_the_layout_has_no_room() {
     instance.assert_clean();
 }
 
+/// Applications that leave 24 bytes free (104 of lavapipe's 128 used) still get a
+/// generated TCS: the levels need 24 bytes, not the whole 32-byte GL-state block.
+#[test]
+fn tes_without_tcs_fits_the_levels_into_24_free_bytes() {
+    let _serial = serial();
+    let instance = Instance::new(WITH_VALIDATION);
+    for extensions in [&[][..], &[GL_STATE_EXTENSION][..]] {
+        let device = instance.device(extensions);
+        let app = [vk::PushConstantRange {
+            stage_flags: S::VERTEX | S::FRAGMENT,
+            offset: 0,
+            size: max_push_constants_size() - 24,
+        }];
+        let layout = device.layout(&app);
+        let pipeline = tes_only_pipeline(&device, layout)
+            .expect("a TES-only pipeline whose layout has 24 bytes free");
+        // Binding pushes the levels: validation checks the push against the layout.
+        let (pool, cb) = device.begin_commands();
+        unsafe {
+            device
+                .device
+                .cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipeline);
+            device.device.end_command_buffer(cb).unwrap();
+            device.device.destroy_command_pool(pool, None);
+            device.device.destroy_pipeline(pipeline, None);
+            device.device.destroy_pipeline_layout(layout, None);
+        }
+        device.destroy();
+    }
+    instance.assert_clean();
+}
+
 #[test]
 fn tes_without_tcs_gets_a_generated_tcs_and_levels() {
     let _serial = serial();

@@ -78,15 +78,16 @@ pub(super) fn push(
 ) {
     const _: () = assert!(std::mem::size_of::<GlStateValues>() == BLOCK_SIZE as usize);
     if let Some(push) = dev.table.cmd_push_constants {
-        // SAFETY: `values` is the block's BLOCK_SIZE bytes; the layout reserved them at
-        // `at.offset` for `at.stages`.
+        debug_assert!(at.size <= BLOCK_SIZE);
+        // SAFETY: `values` is the block's BLOCK_SIZE bytes, of which the first `at.size`
+        // are pushed; the layout reserved them at `at.offset` for `at.stages`.
         unsafe {
             push(
                 cb,
                 at.layout,
                 at.stages,
                 at.offset,
-                BLOCK_SIZE,
+                at.size,
                 (values as *const GlStateValues).cast(),
             )
         }

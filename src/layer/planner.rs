@@ -176,11 +176,13 @@ fn libraries_block(
     let own = layout_of(dev, ci).and_then(|l| match l.block {
         BlockSlot::Reserved {
             offset,
+            size,
             push_stages,
             ..
         } if offset == from_library.offset => Some(BlockBinding {
             layout: ci.layout,
             offset,
+            size,
             stages: push_stages,
         }),
         _ => None,

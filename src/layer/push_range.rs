@@ -12,25 +12,27 @@ use ash::vk;
 use super::records::BlockSlot;
 use super::{log, DeviceData};
 use crate::semantics::Semantic;
-use crate::spirv::gl_state::BLOCK_SIZE as SIZE;
+use crate::spirv::gl_state::{BLOCK_SIZE, LEVELS_SIZE};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Placement {
-    /// Add a range of [`SIZE`] bytes at `offset` for `stages`.
+    /// Add a range of `size` bytes at `offset` for `stages`.
     Add {
         offset: u32,
+        size: u32,
         stages: vk::ShaderStageFlags,
     },
     /// The application already has the one range of some reader stage (Vulkan allows one
     /// range per stage): `pPushConstantRanges[index]` becomes `[start, start + size)` (same
-    /// stages), which covers the block at `offset`. The other readers, `extra_stages`, get a
-    /// range of their own over the block's bytes (overlapping ranges of different stages
-    /// are allowed).
+    /// stages), which covers the `block_size` bytes of the block at `offset`. The other
+    /// readers, `extra_stages`, get a range of their own over the block's bytes
+    /// (overlapping ranges of different stages are allowed).
     Extend {
         index: usize,
         start: u32,
         size: u32,
         offset: u32,
+        block_size: u32,
         extra_stages: vk::ShaderStageFlags,
     },
     /// The block does not fit; why.
@@ -38,16 +40,21 @@ pub enum Placement {
 }
 
 impl Placement {
-    /// The block's offset and the stages a push of it must name.
-    pub fn block(&self, app: &[vk::PushConstantRange]) -> Option<(u32, vk::ShaderStageFlags)> {
+    /// The block's offset, its size and the stages a push of it must name.
+    pub fn block(&self, app: &[vk::PushConstantRange]) -> Option<(u32, u32, vk::ShaderStageFlags)> {
         match *self {
-            Placement::Add { offset, stages } => Some((offset, stages)),
+            Placement::Add {
+                offset,
+                size,
+                stages,
+            } => Some((offset, size, stages)),
             Placement::Extend {
                 index,
                 offset,
+                block_size,
                 extra_stages,
                 ..
-            } => Some((offset, app[index].stage_flags | extra_stages)),
+            } => Some((offset, block_size, app[index].stage_flags | extra_stages)),
             Placement::NoRoom(_) => None,
         }
     }
@@ -56,16 +63,21 @@ impl Placement {
     pub fn ranges(&self, app: &[vk::PushConstantRange]) -> Option<Vec<vk::PushConstantRange>> {
         let mut ranges = app.to_vec();
         match *self {
-            Placement::Add { offset, stages } => ranges.push(vk::PushConstantRange {
+            Placement::Add {
+                offset,
+                size,
+                stages,
+            } => ranges.push(vk::PushConstantRange {
                 stage_flags: stages,
                 offset,
-                size: SIZE,
+                size,
             }),
             Placement::Extend {
                 index,
                 start,
                 size,
                 offset,
+                block_size,
                 extra_stages,
             } => {
                 ranges[index].offset = start;
@@ -74,7 +86,7 @@ impl Placement {
                     ranges.push(vk::PushConstantRange {
                         stage_flags: extra_stages,
                         offset,
-                        size: SIZE,
+                        size: block_size,
                     });
                 }
             }
@@ -88,23 +100,33 @@ fn end(r: &vk::PushConstantRange) -> u64 {
     u64::from(r.offset) + u64::from(r.size)
 }
 
-/// Whether `[offset, offset + SIZE)` is free of every range except `skip`.
-fn is_free(app: &[vk::PushConstantRange], offset: u64, skip: Option<usize>) -> bool {
+/// Whether `[offset, offset + size)` is free of every range except `skip`.
+fn is_free(app: &[vk::PushConstantRange], offset: u64, size: u64, skip: Option<usize>) -> bool {
     app.iter()
         .enumerate()
         .filter(|(i, _)| Some(*i) != skip)
-        .all(|(_, r)| end(r) <= offset || u64::from(r.offset) >= offset + u64::from(SIZE))
+        .all(|(_, r)| end(r) <= offset || u64::from(r.offset) >= offset + size)
 }
 
-/// Places the block read by `readers`: the highest 4-aligned free gap, or an extension of
-/// the application's own range of a reader stage.
+/// Places the whole GL-state block read by `readers` (see [`place`]).
 pub fn place_block(
     app: &[vk::PushConstantRange],
     readers: vk::ShaderStageFlags,
     max_size: u32,
 ) -> Placement {
+    place(app, readers, BLOCK_SIZE, max_size)
+}
+
+/// Places the first `block_size` bytes of the block read by `readers`: the highest
+/// 4-aligned free gap, or an extension of the application's own range of a reader stage.
+fn place(
+    app: &[vk::PushConstantRange],
+    readers: vk::ShaderStageFlags,
+    block_size: u32,
+    max_size: u32,
+) -> Placement {
     let max = u64::from(max_size);
-    let size = u64::from(SIZE);
+    let size = u64::from(block_size);
     let mut owners = app
         .iter()
         .enumerate()
@@ -113,7 +135,7 @@ pub fn place_block(
         if let Some((_, second)) = owners.next() {
             return Placement::NoRoom(format!(
                 "the application has push-constant ranges for {:?} and for {:?}, which \
-                 would both have to hold the {SIZE}-byte GL-state block",
+                 would both have to hold the {block_size}-byte GL-state block",
                 owner.stage_flags, second.stage_flags
             ));
         }
@@ -121,28 +143,30 @@ pub fn place_block(
         // Only the bytes the extension adds must be free: the range keeps its stages, so the
         // application's pushes into its old bytes stay valid.
         let after = end(owner);
-        if after + size <= max && is_free(app, after, Some(index)) {
+        if after + size <= max && is_free(app, after, size, Some(index)) {
             return Placement::Extend {
                 index,
                 start: owner.offset,
-                size: owner.size + SIZE,
+                size: owner.size + block_size,
                 offset: after as u32,
+                block_size,
                 extra_stages,
             };
         }
         let before = u64::from(owner.offset);
-        if before >= size && is_free(app, before - size, Some(index)) {
-            let start = owner.offset - SIZE;
+        if before >= size && is_free(app, before - size, size, Some(index)) {
+            let start = owner.offset - block_size;
             return Placement::Extend {
                 index,
                 start,
-                size: owner.size + SIZE,
+                size: owner.size + block_size,
                 offset: start,
+                block_size,
                 extra_stages,
             };
         }
         return Placement::NoRoom(format!(
-            "the application's {:?} push-constant range [{}, {}) cannot grow by {SIZE} bytes \
+            "the application's {:?} push-constant range [{}, {}) cannot grow by {block_size} bytes \
              without overlapping another range or passing maxPushConstantsSize ({max_size})",
             owner.stage_flags,
             owner.offset,
@@ -152,9 +176,10 @@ pub fn place_block(
     if max >= size {
         let mut offset = (max - size) & !3;
         loop {
-            if is_free(app, offset, None) {
+            if is_free(app, offset, size, None) {
                 return Placement::Add {
                     offset: offset as u32,
+                    size: block_size,
                     stages: readers,
                 };
             }
@@ -165,7 +190,7 @@ pub fn place_block(
         }
     }
     Placement::NoRoom(format!(
-        "no {SIZE}-byte gap is left below maxPushConstantsSize ({max_size}) between the \
+        "no {block_size}-byte gap is left below maxPushConstantsSize ({max_size}) between the \
          application's push-constant ranges"
     ))
 }
@@ -205,13 +230,14 @@ pub fn plan_layout(
         return (None, BlockSlot::Unavailable(why.into()));
     }
     let placement = place_block(app, readers, dev.limits.max_push_constants_size);
-    if let Some((offset, push_stages)) = placement.block(app) {
+    if let Some((offset, size, push_stages)) = placement.block(app) {
         log::debug!(
             "pipeline layout: the GL-state block at push-constant offset {offset} for \
              {readers:?}"
         );
         let slot = BlockSlot::Reserved {
             offset,
+            size,
             push_stages,
             reads: readers,
         };
@@ -220,17 +246,22 @@ pub fn plan_layout(
     let Placement::NoRoom(why) = placement else {
         unreachable!("every other placement has a block");
     };
-    // The levels alone may still fit where the GL state does not.
+    // The levels alone (the generated TCS reads nothing else) may still fit where the
+    // whole block does not.
     let tcs = vk::ShaderStageFlags::TESSELLATION_CONTROL;
-    if readers != tcs && readers.contains(tcs) {
-        let levels = place_block(app, tcs, dev.limits.max_push_constants_size);
-        if let Some((offset, push_stages)) = levels.block(app) {
-            log::warning!(
-                "pipeline layout: {why}; GL's point and clip state cannot reach its shaders \
-                 (GL's defaults are used), the tessellation levels sit at offset {offset}"
-            );
+    if readers.contains(tcs) {
+        let levels = place(app, tcs, LEVELS_SIZE, dev.limits.max_push_constants_size);
+        if let Some((offset, size, push_stages)) = levels.block(app) {
+            if readers != tcs {
+                log::warning!(
+                    "pipeline layout: {why}; GL's point and clip state cannot reach its \
+                     shaders (GL's defaults are used), the tessellation levels sit at offset \
+                     {offset}"
+                );
+            }
             let slot = BlockSlot::Reserved {
                 offset,
+                size,
                 push_stages,
                 reads: tcs,
             };
@@ -261,7 +292,11 @@ mod tests {
     }
 
     fn add(offset: u32, stages: S) -> Placement {
-        Placement::Add { offset, stages }
+        Placement::Add {
+            offset,
+            size: BLOCK_SIZE,
+            stages,
+        }
     }
 
     #[test]
@@ -326,6 +361,7 @@ mod tests {
                 start: 0,
                 size: 48,
                 offset: 16,
+                block_size: BLOCK_SIZE,
                 extra_stages: TCS,
             }
         );
@@ -336,7 +372,10 @@ mod tests {
             .map(|r| (r.stage_flags, r.offset, r.size))
             .collect();
         assert_eq!(ranges, [(S::VERTEX, 0, 48), (TCS, 16, 32)]);
-        assert_eq!(placement.block(&app), Some((16, S::VERTEX | TCS)));
+        assert_eq!(
+            placement.block(&app),
+            Some((16, BLOCK_SIZE, S::VERTEX | TCS))
+        );
     }
 
     #[test]
@@ -349,6 +388,7 @@ mod tests {
                 start: 32,
                 size: 96,
                 offset: 32,
+                block_size: BLOCK_SIZE,
                 extra_stages: S::empty(),
             }
         );
@@ -385,5 +425,23 @@ mod tests {
             range(S::FRAGMENT, 32, 96),
         ];
         assert!(matches!(place_block(&app, TCS, 128), Placement::NoRoom(_)));
+    }
+
+    #[test]
+    fn the_levels_alone_need_only_their_own_bytes() {
+        // 104 of 128 bytes taken: the whole block does not fit, the 24 bytes of levels do.
+        let app = [range(S::VERTEX | S::FRAGMENT, 0, 104)];
+        assert!(matches!(
+            place_block(&app, S::VERTEX | TCS, 128),
+            Placement::NoRoom(_)
+        ));
+        assert_eq!(
+            place(&app, TCS, LEVELS_SIZE, 128),
+            Placement::Add {
+                offset: 104,
+                size: LEVELS_SIZE,
+                stages: TCS,
+            }
+        );
     }
 }

@@ -148,8 +148,10 @@ impl RenderPassRecord {
 pub enum BlockSlot {
     /// At `offset`; pushes must name `push_stages` (every stage of every range holding
     /// it); the shaders of `reads` may read it.
+    /// `size` bytes: the whole block, or the levels alone where the layout had no room.
     Reserved {
         offset: u32,
+        size: u32,
         push_stages: vk::ShaderStageFlags,
         reads: vk::ShaderStageFlags,
     },
@@ -191,6 +193,8 @@ impl LayoutRecord {
 pub struct BlockBinding {
     pub layout: vk::PipelineLayout,
     pub offset: u32,
+    /// The bytes of the block the layout holds (pushes send no more).
+    pub size: u32,
     pub stages: vk::ShaderStageFlags,
 }
 
@@ -285,7 +289,7 @@ pub struct TesObjectRecord {
     pub ranges: Vec<vk::PushConstantRange>,
     /// Where the ranges hold the GL-state block, readable by a TCS: offset and the stages
     /// a push must name.
-    pub block: Option<(u32, vk::ShaderStageFlags)>,
+    pub block: Option<(u32, u32, vk::ShaderStageFlags)>,
     /// Generated TCS shader objects by patch size, and the layout the levels are pushed
     /// with (the layer's, made of `ranges`). Destroyed with the TES or the device.
     pub generated: Mutex<(HashMap<u32, vk::ShaderEXT>, vk::PipelineLayout)>,

@@ -178,11 +178,13 @@ impl<'a> Run<'a> {
         match &self.target.layout_record.as_ref()?.block {
             BlockSlot::Reserved {
                 offset,
+                size,
                 push_stages,
                 reads,
             } if reads.contains(flag_of(stage)) => Some(BlockBinding {
                 layout: self.target.layout,
                 offset: *offset,
+                size: *size,
                 stages: *push_stages,
             }),
             _ => None,

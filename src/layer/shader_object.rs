@@ -219,6 +219,7 @@ fn record_block_readers(
     for (i, ci) in down.iter().enumerate() {
         let BlockSlot::Reserved {
             offset,
+            size,
             push_stages,
             ..
         } = patch.slots[i]
@@ -249,6 +250,7 @@ fn record_block_readers(
         let binding = BlockBinding {
             layout,
             offset,
+            size,
             stages: push_stages,
         };
         dev.records
@@ -290,9 +292,10 @@ unsafe fn tes_record(
             block: match *slot {
                 BlockSlot::Reserved {
                     offset,
+                    size,
                     push_stages,
                     reads,
-                } if reads.contains(S::TESSELLATION_CONTROL) => Some((offset, push_stages)),
+                } if reads.contains(S::TESSELLATION_CONTROL) => Some((offset, size, push_stages)),
                 _ => None,
             },
             generated: Default::default(),
@@ -450,7 +453,7 @@ fn generated_tcs(
     record: &TesObjectRecord,
     patch_size: u32,
 ) -> Result<(vk::ShaderEXT, BlockBinding), String> {
-    let Some((offset, stages)) = record.block else {
+    let Some((offset, size, stages)) = record.block else {
         return Err("its push-constant ranges have no room for the levels".into());
     };
     let mut generated = record.generated.lock();
@@ -474,6 +477,7 @@ fn generated_tcs(
     let binding = BlockBinding {
         layout: *layout,
         offset,
+        size,
         stages,
     };
     if let Some(&shader) = tcs.get(&patch_size) {

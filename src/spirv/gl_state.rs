@@ -20,6 +20,9 @@ use super::PassError;
 
 /// Size of the whole block in bytes.
 pub const BLOCK_SIZE: u32 = 32;
+/// The levels alone, all a generated TCS reads: a layout with no room for the whole block
+/// may still hold them.
+pub const LEVELS_SIZE: u32 = 24;
 /// Byte offsets of the fields within the block.
 pub const INNER_LEVELS: u32 = 0;
 pub const OUTER_LEVELS: u32 = 8;

@@ -16,6 +16,7 @@ use std::sync::{Mutex, OnceLock};
 pub const GLSEM: &CStr = c"VK_LAYER_GLSEM_gl_semantics";
 pub const VALIDATION: &CStr = c"VK_LAYER_KHRONOS_validation";
 pub const LEVELS_EXTENSION: &CStr = c"VK_GLSEM_tessellation_default_levels";
+pub const GL_STATE_EXTENSION: &CStr = c"VK_GLSEM_gl_state";
 
 /// `target/<profile>/`: the test binary lives in its `deps/`.
 pub fn target_dir() -> PathBuf {
