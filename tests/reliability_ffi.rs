@@ -1,7 +1,8 @@
 //! No panic crosses the layer's exported functions, on the paths `tests/layer_guard.rs`
 //! does not reach: the planner's rewrite path, its records, `vkCmdBindPipeline` with a
 //! generated-TCS pipeline live, and `vkCmdSetTessellationDefaultLevelsGLSEM`. The
-//! `debug_inject_panic` setting makes the layer panic there on purpose; it is read at
+//! `debug_inject_panic` setting makes the layer panic there on purpose (and while it records
+//! a new instance or device); it is read at
 //! vkCreateInstance, from the environment (one test per binary: the environment is the
 //! process's).
 
@@ -172,10 +173,49 @@ fn panic_in_command_recording() {
     instance.assert_clean();
 }
 
+/// The driver created the instance or device, recording it panics: the layer returns the
+/// error (and destroys the device), rather than a handle every later call would fail on.
+fn panic_while_recording_an_instance_or_device() {
+    std::env::set_var("VK_GLSEM_DEBUG_INJECT_PANIC", "vkCreateInstance/record");
+    let entry = entry();
+    let layers = [GLSEM.as_ptr()];
+    let app = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_3);
+    let info = vk::InstanceCreateInfo::default()
+        .application_info(&app)
+        .enabled_layer_names(&layers);
+    // SAFETY: a valid create info.
+    let created = unsafe { entry.create_instance(&info, None) };
+    assert_eq!(
+        created.err(),
+        Some(vk::Result::ERROR_INITIALIZATION_FAILED),
+        "an instance the layer could not record is failed"
+    );
+
+    std::env::set_var("VK_GLSEM_DEBUG_INJECT_PANIC", "vkCreateDevice/record");
+    let instance = Instance::new(GLSEM_ONLY);
+    let priorities = [1.0];
+    let queues = [vk::DeviceQueueCreateInfo::default()
+        .queue_family_index(0)
+        .queue_priorities(&priorities)];
+    let info = vk::DeviceCreateInfo::default().queue_create_infos(&queues);
+    // SAFETY: a valid create info.
+    let created = unsafe {
+        instance
+            .instance
+            .create_device(instance.physical, &info, None)
+    };
+    assert_eq!(
+        created.err(),
+        Some(vk::Result::ERROR_INITIALIZATION_FAILED),
+        "a device the layer could not record is failed"
+    );
+}
+
 #[test]
 fn injected_panics_on_the_rewrite_and_bind_paths_stay_inside() {
     panic_in_the_planner();
     panic_while_recording();
     panic_in_command_recording();
+    panic_while_recording_an_instance_or_device();
     assert_eq!(counters().devices, 0);
 }

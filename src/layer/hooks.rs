@@ -78,7 +78,8 @@ pub unsafe extern "system" fn create_instance(
             }
             // SAFETY: the driver wrote the handle on success.
             let instance = unsafe { *p_instance };
-            shield("vkCreateInstance", || {
+            let recorded = shield("vkCreateInstance", || {
+                maybe_inject_panic(&settings, "vkCreateInstance/record");
                 // SAFETY: the next layer's vkGetInstanceProcAddr returns commands of the
                 // types it names.
                 let table = unsafe {
@@ -96,11 +97,21 @@ pub unsafe extern "system" fn create_instance(
                     settings: Arc::new(settings),
                     api_version,
                 };
-                if let Some(key) = key_of(instance) {
-                    super::insert(&INSTANCES, key, Arc::new(data));
-                }
+                let key = key_of(instance)?;
+                super::insert(&INSTANCES, key, Arc::new(data));
                 log::debug!("instance {:#x} created", instance.as_raw());
-            });
+                Some(())
+            })
+            .flatten();
+            if recorded.is_none() {
+                // Every later call on an unrecorded instance would fail: say so now. It is not
+                // destroyed below the layer: the loader frees its own instance structures when
+                // vkCreateInstance fails, and a vkDestroyInstance down the chain frees them a
+                // second time (a double free with the system loader), so the driver's instance
+                // is left to the loader.
+                log::error!("vkCreateInstance: the layer could not record the instance");
+                return vk::Result::ERROR_INITIALIZATION_FAILED;
+            }
             result
         },
     )
@@ -601,7 +612,8 @@ pub unsafe extern "system" fn create_device(
             }
             // SAFETY: the driver wrote the handle on success.
             let device = unsafe { *p_device };
-            shield("vkCreateDevice", || {
+            let recorded = shield("vkCreateDevice", || {
+                maybe_inject_panic(&inst.settings, "vkCreateDevice/record");
                 // SAFETY: the next layer's vkGetDeviceProcAddr returns commands of the
                 // types it names.
                 let table =
@@ -609,10 +621,26 @@ pub unsafe extern "system" fn create_device(
                 let facts = prep.as_ref().map(|p| p.facts).unwrap_or_default();
                 log::debug!("device {:#x} created: {facts:?}", device.as_raw());
                 let data = DeviceData::new(device, next_gdpa, table, inst.settings.clone(), facts);
-                if let Some(key) = key_of(device) {
-                    super::insert(&DEVICES, key, Arc::new(data));
+                let key = key_of(device)?;
+                super::insert(&DEVICES, key, Arc::new(data));
+                Some(())
+            })
+            .flatten();
+            if recorded.is_none() {
+                // Every later call on an unrecorded device would fail: undo the driver's
+                // work and say so now.
+                log::error!("vkCreateDevice: the layer could not record the device");
+                // SAFETY: the next layer's vkGetDeviceProcAddr, with a nul-terminated name.
+                if let Some(destroy) = unsafe { next_gdpa(device, c"vkDestroyDevice".as_ptr()) } {
+                    // SAFETY: that is the type of the command named; the device was just
+                    // created with `p_allocator` and nothing else holds it.
+                    unsafe {
+                        let destroy: vk::PFN_vkDestroyDevice = std::mem::transmute(destroy);
+                        destroy(device, p_allocator);
+                    }
                 }
-            });
+                return vk::Result::ERROR_INITIALIZATION_FAILED;
+            }
             result
         },
     )
