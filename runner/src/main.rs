@@ -34,7 +34,28 @@ struct Args {
     files: Vec<PathBuf>,
 }
 
-fn parse_args() -> Result<Args, String> {
+const HELP: &str = "\
+Runs GL shader tests (piglit shader_test scenes) on Vulkan through the glsem layer.
+
+options:
+  --no-layer        plain Vulkan, without glsem (shows what the layer changes)
+  --piglit          piglit shader_runner's defaults where they differ from the scene format
+  --png DIR         write every colour attachment as DIR/<scene>-att<N>.png
+  --json            one JSON object per scene instead of PASS/FAIL/SKIP lines
+  --validation      enable VK_LAYER_KHRONOS_validation (the default); errors fail the scene
+  --no-validation   run without the validation layer
+  --window          show one scene in a window
+  -h, --help        print this help
+
+Exit status: 0 when nothing failed, 1 when a scene failed, 2 for bad usage.";
+
+/// What the command line asks for: scenes to run, or the help.
+enum Command {
+    Run(Args),
+    Help,
+}
+
+fn parse_args() -> Result<Command, String> {
     let mut args = Args {
         layer: true,
         validation: true,
@@ -47,6 +68,7 @@ fn parse_args() -> Result<Args, String> {
     let mut it = std::env::args_os().skip(1);
     while let Some(arg) = it.next() {
         match arg.to_str() {
+            Some("-h" | "--help") => return Ok(Command::Help),
             Some("--no-layer") => args.layer = false,
             Some("--validation") => args.validation = true,
             Some("--no-validation") => args.validation = false,
@@ -69,12 +91,16 @@ fn parse_args() -> Result<Args, String> {
     if let Some(missing) = args.files.iter().find(|f| !f.is_file()) {
         return Err(format!("{}: no such file", missing.display()));
     }
-    Ok(args)
+    Ok(Command::Run(args))
 }
 
 fn main() -> ExitCode {
     let args = match parse_args() {
-        Ok(a) => a,
+        Ok(Command::Run(args)) => args,
+        Ok(Command::Help) => {
+            println!("{USAGE}\n\n{HELP}");
+            return ExitCode::SUCCESS;
+        }
         Err(e) => {
             eprintln!("glsem-run: {e}\n{USAGE}");
             return ExitCode::from(2);

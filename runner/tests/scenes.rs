@@ -217,6 +217,17 @@ fn missing_file_and_bad_usage_exit_2() {
 }
 
 #[test]
+fn help_prints_the_usage_and_exits_0() {
+    for flag in ["--help", "-h"] {
+        let out = run(&[flag]);
+        assert_eq!(out.status.code(), Some(0), "{flag}");
+        let text = stdout(&out);
+        assert!(text.starts_with("usage: glsem-run"), "{flag}: {text}");
+        assert!(text.contains("--no-layer"), "{flag}: {text}");
+    }
+}
+
+#[test]
 fn bad_input_is_reported_per_scene() {
     let files = [
         bad("malformed_number"),
