@@ -9,9 +9,16 @@
 //! has one, then also appears in the manifest), a [`Step`] and the rule in [`choose`] that
 //! emits it, and the cache key and pass call in `src/layer/planner.rs::run_step`.
 
-use crate::spirv::fragcolor::{AttachmentKind, FragColorKey};
-use crate::spirv::point_size::PointSizeSource;
+use crate::spirv::clip_depth::remap_clip_depth;
+use crate::spirv::clip_enables::gate_clip_distances;
+use crate::spirv::fragcolor::{broadcast_frag_color, AttachmentKind, FragColorKey};
+use crate::spirv::point_size::{write_point_size, PointSizeSource};
 use crate::spirv::scan::{Primitive, Summary};
+use crate::spirv::xfb_split::{
+    split_matching_inputs, split_struct_inputs, split_struct_outputs, split_xfb_outputs,
+    SplitInterface,
+};
+use crate::spirv::PassError;
 
 /// One GL semantic.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -163,6 +170,19 @@ pub enum Stage {
     Fragment,
 }
 
+impl Stage {
+    /// The stage's name in log messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::Vertex => "vertex shader",
+            Stage::TessControl => "tessellation control shader",
+            Stage::TessEval => "tessellation evaluation shader",
+            Stage::Geometry => "geometry shader",
+            Stage::Fragment => "fragment shader",
+        }
+    }
+}
+
 /// What the planner knows of one stage of a pipeline.
 #[derive(Debug, Clone, Copy)]
 pub struct StageInfo<'a> {
@@ -276,8 +296,53 @@ pub struct PipelineKey {
     pub rasterizer_discard: bool,
 }
 
-/// One rewrite, in the order [`choose`] returns them.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What the device gives every [`PipelineKey`] made on it: the settings it was created with,
+/// its features, limits and conventions.
+#[derive(Debug, Clone, Copy)]
+pub struct DeviceKey {
+    pub enabled: SemanticSet,
+    pub max_color_attachments: u32,
+    pub transform_feedback: bool,
+    pub tess_geom_point_size: bool,
+    pub maintenance5: bool,
+    pub gl_state: bool,
+    pub depth_clip_control: bool,
+    pub provoking_vertex_last: bool,
+}
+
+impl PipelineKey {
+    /// The one constructor: the key of a pipeline on `device` before its own state is read
+    /// (whole, no state, nothing chained by the application), for the callers to fill in
+    /// with struct update syntax.
+    pub fn new(device: &DeviceKey) -> PipelineKey {
+        PipelineKey {
+            enabled: device.enabled,
+            library: false,
+            shader_object: false,
+            attachments: Attachments::Known(FragColorKey::default()),
+            fragment_elsewhere: false,
+            max_color_attachments: device.max_color_attachments,
+            topology: Topology::Unknown,
+            dynamic_points: false,
+            polygon_points: false,
+            transform_feedback: device.transform_feedback,
+            tess_geom_point_size: device.tess_geom_point_size,
+            maintenance5: device.maintenance5,
+            gl_state: device.gl_state,
+            gl_state_block: None,
+            depth_clip_control: device.depth_clip_control,
+            provoking_vertex_last: device.provoking_vertex_last,
+            app_provoking_vertex: false,
+            app_depth_clip_control: false,
+            rasterizer_discard: false,
+        }
+    }
+}
+
+/// One rewrite, in the order [`choose`] returns them. A step is also the rewrite cache's key
+/// (with the module it runs on), its name in logs and dump files ([`Step::name`]) and its
+/// dispatch ([`Step::run`]).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Step {
     /// A TES without TCS: generate the passthrough TCS.
     GenerateTcs,
@@ -305,7 +370,135 @@ pub enum Step {
     NegativeOneToOneDepth,
 }
 
+/// What [`Step::run`] made of a module.
+#[derive(Debug)]
+pub enum StepOutput {
+    /// Nothing to change.
+    Unchanged,
+    Module(Vec<u32>),
+    /// Split outputs, and the interface the next stage's inputs must be split to.
+    Split(Vec<u32>, SplitInterface),
+}
+
+impl From<Option<Vec<u32>>> for StepOutput {
+    fn from(words: Option<Vec<u32>>) -> Self {
+        words.map_or(StepOutput::Unchanged, StepOutput::Module)
+    }
+}
+
 impl Step {
+    /// The step's name in logs and dump files (`<hash>.<name>.spv`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Step::SplitXfbOutputs(_) | Step::SplitStructOutputs(_) => "xfb_split",
+            Step::SplitFragInputs | Step::SplitStructInputs => "xfb_split_inputs",
+            _ => self.semantic().name(),
+        }
+    }
+
+    /// The stage whose module the step rewrites; `None` for the steps that generate a stage
+    /// or set pipeline state.
+    pub fn stage(&self) -> Option<Stage> {
+        match *self {
+            Step::SplitXfbOutputs(stage)
+            | Step::SplitStructOutputs(stage)
+            | Step::WritePointSize(stage, _)
+            | Step::GateClipDistances(stage, _)
+            | Step::RemapClipDepth(stage) => Some(stage),
+            Step::BroadcastFragColor(_) | Step::SplitFragInputs | Step::SplitStructInputs => {
+                Some(Stage::Fragment)
+            }
+            Step::GenerateTcs | Step::ProvokingVertexLast | Step::NegativeOneToOneDepth => None,
+        }
+    }
+
+    /// Runs the step on the module `words` (entry point `entry`) of its [`Step::stage`]: the
+    /// one dispatch from steps to passes, for the layer (through its rewrite cache) and the
+    /// fuzzers alike. `split` is what the previous stage's split made
+    /// ([`Step::SplitFragInputs`] has nothing to match without it). Steps without a stage
+    /// change no module.
+    pub fn run(
+        &self,
+        words: &[u32],
+        entry: &str,
+        split: Option<&SplitInterface>,
+    ) -> Result<StepOutput, PassError> {
+        let split_output = |result: Option<(Vec<u32>, SplitInterface)>| {
+            result.map_or(StepOutput::Unchanged, |(words, split)| {
+                StepOutput::Split(words, split)
+            })
+        };
+        Ok(match self {
+            Step::SplitXfbOutputs(_) => split_output(split_xfb_outputs(words, entry)?),
+            Step::SplitStructOutputs(_) => split_output(split_struct_outputs(words, entry)?),
+            Step::BroadcastFragColor(key) => broadcast_frag_color(words, entry, key)?.into(),
+            Step::SplitFragInputs => match split {
+                Some(split) => split_matching_inputs(words, entry, split)?.into(),
+                None => StepOutput::Unchanged,
+            },
+            Step::SplitStructInputs => split_struct_inputs(words, entry)?.into(),
+            Step::WritePointSize(_, source) => write_point_size(words, entry, *source)?.into(),
+            Step::GateClipDistances(_, block_offset) => {
+                gate_clip_distances(words, entry, *block_offset)?.into()
+            }
+            Step::RemapClipDepth(_) => remap_clip_depth(words, entry)?.into(),
+            Step::GenerateTcs | Step::ProvokingVertexLast | Step::NegativeOneToOneDepth => {
+                StepOutput::Unchanged
+            }
+        })
+    }
+
+    /// What the info log says the step changed (`split`: what a split made).
+    pub fn note(&self, split: Option<&SplitInterface>) -> String {
+        let locations = split.map(|s| s.locations.clone()).unwrap_or_default();
+        match self {
+            Step::SplitXfbOutputs(stage) => format!(
+                "XFB struct outputs of the {} split member by member (Locations {locations:?})",
+                stage.name()
+            ),
+            Step::SplitStructOutputs(stage) => format!(
+                "struct outputs of the {} split member by member for a fragment shader elsewhere \
+                 (Locations {locations:?})",
+                stage.name()
+            ),
+            Step::BroadcastFragColor(key) => format!(
+                "gl_FragColor broadcast to {} attachments",
+                key.attachments.len()
+            ),
+            Step::SplitFragInputs => "fragment shader inputs split to match".into(),
+            Step::SplitStructInputs => {
+                "fragment shader struct inputs split member by member".into()
+            }
+            Step::WritePointSize(stage, PointSizeSource::Default) => format!(
+                "GL's default point size 1.0 written by the {}",
+                stage.name()
+            ),
+            Step::WritePointSize(stage, PointSizeSource::GlState { block_offset }) => format!(
+                "GL's point size state (push-constant offset {block_offset}) written by the {}",
+                stage.name()
+            ),
+            Step::GateClipDistances(stage, _) => format!(
+                "clip distances of the {} follow GL's plane enables",
+                stage.name()
+            ),
+            Step::RemapClipDepth(stage) => format!(
+                "GL's clip-space depth (z' = (z + w) / 2) in the {}",
+                stage.name()
+            ),
+            Step::GenerateTcs | Step::ProvokingVertexLast | Step::NegativeOneToOneDepth => {
+                self.name().into()
+            }
+        }
+    }
+
+    /// The step's new code reads the GL-state block: pipelines with it push the block.
+    pub fn reads_block(&self) -> bool {
+        matches!(
+            self,
+            Step::WritePointSize(_, PointSizeSource::GlState { .. }) | Step::GateClipDistances(..)
+        )
+    }
+
     pub fn semantic(&self) -> Semantic {
         match self {
             Step::GenerateTcs => Semantic::PassthroughTcs,
@@ -439,25 +632,17 @@ mod tests {
 
     fn key() -> PipelineKey {
         PipelineKey {
-            enabled: SemanticSet::ALL,
-            library: false,
-            shader_object: false,
-            fragment_elsewhere: false,
-            attachments: Attachments::Known(FragColorKey::default()),
-            max_color_attachments: 8,
             topology: Topology::Triangles,
-            dynamic_points: false,
-            polygon_points: false,
-            transform_feedback: true,
-            tess_geom_point_size: false,
-            maintenance5: false,
-            gl_state: false,
-            gl_state_block: None,
-            depth_clip_control: true,
-            provoking_vertex_last: true,
-            app_provoking_vertex: false,
-            app_depth_clip_control: false,
-            rasterizer_discard: false,
+            ..PipelineKey::new(&DeviceKey {
+                enabled: SemanticSet::ALL,
+                max_color_attachments: 8,
+                transform_feedback: true,
+                tess_geom_point_size: false,
+                maintenance5: false,
+                gl_state: false,
+                depth_clip_control: true,
+                provoking_vertex_last: true,
+            })
         }
     }
 

@@ -21,13 +21,10 @@ pub mod spirv_tools;
 pub use spirv_tools::target_env;
 
 use VkLayer_glsem::semantics;
-use VkLayer_glsem::spirv::clip_depth::remap_clip_depth;
-use VkLayer_glsem::spirv::clip_enables::gate_clip_distances;
 use VkLayer_glsem::spirv::fragcolor::{broadcast_frag_color, AttachmentKind, FragColorKey};
 use VkLayer_glsem::spirv::gl_state;
 use VkLayer_glsem::spirv::module::{Editor, Module};
 use VkLayer_glsem::spirv::passthrough_tcs::{build_passthrough_tcs, TcsKey};
-use VkLayer_glsem::spirv::point_size::write_point_size;
 use VkLayer_glsem::spirv::scan::{scan, Summary};
 use VkLayer_glsem::spirv::xfb_split::{split_matching_inputs, split_xfb_outputs, SplitInterface};
 use VkLayer_glsem::spirv::PassResult;
@@ -500,30 +497,25 @@ pub fn check_planner_chain(data: &[u8]) -> Vec<Produced> {
     }
     // No app range: the highest 4-aligned offset that fits 128 bytes.
     let block_offset = 128 - gl_state::BLOCK_SIZE;
-    let key = semantics::PipelineKey {
+    let device = semantics::DeviceKey {
         enabled: semantics::SemanticSet::ALL,
-        library: false,
-        shader_object: false,
-        fragment_elsewhere: false,
-        attachments: semantics::Attachments::Known(frag_key(&c.key[1..])),
         max_color_attachments: 8,
+        transform_feedback: true,
+        tess_geom_point_size: pipeline(5),
+        maintenance5: false,
+        gl_state: pipeline(4),
+        depth_clip_control: !pipeline(6),
+        provoking_vertex_last: true,
+    };
+    let key = semantics::PipelineKey {
+        attachments: semantics::Attachments::Known(frag_key(&c.key[1..])),
         topology: if pipeline(3) {
             semantics::Topology::Points
         } else {
             semantics::Topology::Triangles
         },
-        dynamic_points: false,
-        polygon_points: false,
-        transform_feedback: true,
-        tess_geom_point_size: pipeline(5),
-        maintenance5: false,
-        gl_state: pipeline(4),
         gl_state_block: pipeline(4).then_some(block_offset),
-        depth_clip_control: !pipeline(6),
-        provoking_vertex_last: true,
-        app_provoking_vertex: false,
-        app_depth_clip_control: false,
-        rasterizer_discard: false,
+        ..semantics::PipelineKey::new(&device)
     };
     let steps = semantics::choose(&view, &key);
     let order: Vec<semantics::Stage> = stages.iter().map(|s| s.stage).collect();
@@ -531,16 +523,13 @@ pub fn check_planner_chain(data: &[u8]) -> Vec<Produced> {
     let mut produced = Vec::new();
     let mut split = None;
     for step in steps {
-        match step {
-            semantics::Step::GenerateTcs => {
-                let key = TcsKey {
-                    output_vertices: 1 + (flags >> 4) as u32,
-                    max_patch_size: 32,
-                    push_constant_offset: block_offset,
-                };
-                let Some(t) = pos(semantics::Stage::TessEval) else {
-                    continue;
-                };
+        if step == semantics::Step::GenerateTcs {
+            let key = TcsKey {
+                output_vertices: 1 + (flags >> 4) as u32,
+                max_patch_size: 32,
+                push_constant_offset: block_offset,
+            };
+            if let Some(t) = pos(semantics::Stage::TessEval) {
                 let (tes, vs) = (&stages[t], &stages[0]);
                 check_tcs_call(
                     &tes.words,
@@ -550,77 +539,34 @@ pub fn check_planner_chain(data: &[u8]) -> Vec<Produced> {
                     &mut produced,
                 );
             }
-            semantics::Step::SplitXfbOutputs(stage) => {
-                let Some(i) = pos(stage) else { continue };
-                let s = &stages[i];
-                if let Some((out, iface)) =
-                    check_xfb_outputs_call(&s.words, &s.entry, &mut produced)
-                {
-                    stages[i].words = out;
-                    split = Some(iface);
-                }
+            continue;
+        }
+        // Every other step runs through the layer's own dispatch, `Step::run`.
+        let Some(i) = step.stage().and_then(pos) else {
+            continue;
+        };
+        let s = &stages[i];
+        let (words, made_split) = match step.run(&s.words, &s.entry, split.as_ref()) {
+            Ok(semantics::StepOutput::Unchanged) => continue,
+            Ok(semantics::StepOutput::Module(words)) => (words, None),
+            Ok(semantics::StepOutput::Split(words, made)) => (words, Some(made)),
+            Err(e) => {
+                // Errors are fine; formatting them must be too (the layer logs them).
+                let _ = e.to_string();
+                continue;
             }
-            semantics::Step::BroadcastFragColor(key) => {
-                let Some(f) = pos(semantics::Stage::Fragment) else {
-                    continue;
-                };
-                let s = &stages[f];
-                if let Some(out) = check_fragcolor_call(&s.words, &s.entry, &key, &mut produced) {
-                    stages[f].words = out;
-                }
-            }
-            // Only for a fragment shader without its previous stage (libraries, shader
-            // objects); this key is a whole pipeline.
-            semantics::Step::SplitStructInputs | semantics::Step::SplitStructOutputs(_) => {}
-            semantics::Step::SplitFragInputs => {
-                let (Some(f), Some(iface)) = (pos(semantics::Stage::Fragment), &split) else {
-                    continue;
-                };
-                let s = &stages[f];
-                if let Some(out) = check_xfb_inputs_call(&s.words, &s.entry, iface, &mut produced) {
-                    stages[f].words = out;
-                }
-            }
-            semantics::Step::WritePointSize(stage, source) => {
-                let Some(i) = pos(stage) else { continue };
-                let s = &stages[i];
-                let result = write_point_size(&s.words, &s.entry, source);
-                if let Some(out) = check_pass_output("point_size", &s.words, result) {
-                    produced.push(Produced {
-                        pass: "point_size",
-                        inputs: vec![s.words.clone()],
-                        output: out.clone(),
-                    });
-                    stages[i].words = out;
-                }
-            }
-            semantics::Step::GateClipDistances(stage, offset) => {
-                let Some(i) = pos(stage) else { continue };
-                let s = &stages[i];
-                let result = gate_clip_distances(&s.words, &s.entry, offset);
-                if let Some(out) = check_pass_output("clip_enables", &s.words, result) {
-                    produced.push(Produced {
-                        pass: "clip_enables",
-                        inputs: vec![s.words.clone()],
-                        output: out.clone(),
-                    });
-                    stages[i].words = out;
-                }
-            }
-            semantics::Step::RemapClipDepth(stage) => {
-                let Some(i) = pos(stage) else { continue };
-                let s = &stages[i];
-                let result = remap_clip_depth(&s.words, &s.entry);
-                if let Some(out) = check_pass_output("clip_depth", &s.words, result) {
-                    produced.push(Produced {
-                        pass: "clip_depth",
-                        inputs: vec![s.words.clone()],
-                        output: out.clone(),
-                    });
-                    stages[i].words = out;
-                }
-            }
-            semantics::Step::ProvokingVertexLast | semantics::Step::NegativeOneToOneDepth => {}
+        };
+        let Some(out) = check_pass_output(step.name(), &s.words, Ok(Some(words))) else {
+            continue;
+        };
+        produced.push(Produced {
+            pass: step.name(),
+            inputs: vec![s.words.clone()],
+            output: out.clone(),
+        });
+        stages[i].words = out;
+        if made_split.is_some() {
+            split = made_split;
         }
     }
     produced

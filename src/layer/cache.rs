@@ -16,9 +16,8 @@ use std::sync::Arc;
 
 use super::records::{Kind, Live, ModuleRecord, REWRITES};
 use super::settings::Settings;
-use crate::spirv::fragcolor::FragColorKey;
+use crate::semantics::Step;
 use crate::spirv::passthrough_tcs::TcsKey;
-use crate::spirv::point_size::PointSizeSource;
 use crate::spirv::xfb_split::SplitInterface;
 
 /// A module by content: hashed by its precomputed hash, compared word for word.
@@ -60,46 +59,16 @@ impl ModuleKey {
     }
 }
 
-/// A pass over one stage's module, with what its result depends on besides the module.
-#[derive(Clone, PartialEq, Eq, Hash)]
-pub enum PassKey {
-    /// gl_FragColor broadcast to these attachments.
-    FragColor(FragColorKey),
-    /// Split the struct XFB outputs of the last pre-rasterization stage.
-    XfbOutputs,
-    /// Split every struct output of the last pre-rasterization stage.
-    StructOutputs,
-    /// Split the fragment inputs matching the previous stage's split outputs.
-    SplitInputs(SplitInterface),
-    /// Split every struct input of a fragment shader whose previous stage is elsewhere.
-    SplitStructInputs,
-    PointSize(PointSizeSource),
-    /// Clip-distance enables read from the GL-state block at this offset.
-    ClipEnables(u32),
-    ClipDepth,
-}
-
-impl PassKey {
-    /// The pass's name in dump files (`<hash>.<label>.spv`).
-    pub fn label(&self) -> &'static str {
-        match self {
-            PassKey::FragColor(_) => "fragcolor",
-            PassKey::XfbOutputs | PassKey::StructOutputs => "xfb_split",
-            PassKey::SplitInputs(_) | PassKey::SplitStructInputs => "xfb_split_inputs",
-            PassKey::PointSize(_) => "point_size",
-            PassKey::ClipEnables(_) => "clip_enables",
-            PassKey::ClipDepth => "clip_depth",
-        }
-    }
-}
-
 /// One pass over one module (or module pair), with the pass's key.
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub enum CacheKey {
+    /// A step on one stage's module; `split` is what the previous stage's split made, for
+    /// the step that matches it.
     Stage {
         module: ModuleKey,
         entry: String,
-        pass: PassKey,
+        step: Step,
+        split: Option<SplitInterface>,
     },
     /// A passthrough TCS generated for a TES (and the VS feeding it).
     Tcs {
@@ -270,7 +239,8 @@ mod tests {
         CacheKey::Stage {
             module: ModuleKey::new(super::super::records::content_hash(&words), words),
             entry: "main".into(),
-            pass: PassKey::XfbOutputs,
+            step: crate::semantics::Step::SplitStructInputs,
+            split: None,
         }
     }
 

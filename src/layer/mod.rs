@@ -32,6 +32,7 @@ pub mod settings;
 mod shader_code;
 mod shader_object;
 
+use crate::semantics::DeviceKey;
 use ash::vk::{self, Handle};
 use parking_lot::RwLock;
 use std::any::Any;
@@ -174,6 +175,20 @@ pub struct DeviceData {
 }
 
 impl DeviceData {
+    /// What this device gives every pipeline key.
+    pub fn key(&self) -> DeviceKey {
+        DeviceKey {
+            enabled: self.settings.semantics,
+            max_color_attachments: self.limits.unknown_attachment_locations(),
+            transform_feedback: self.features.transform_feedback,
+            tess_geom_point_size: self.features.tess_geom_point_size,
+            maintenance5: self.features.maintenance5,
+            gl_state: self.extensions.gl_state,
+            depth_clip_control: self.conventions.depth_clip_control,
+            provoking_vertex_last: self.conventions.provoking_vertex_last,
+        }
+    }
+
     pub fn new(
         handle: vk::Device,
         next_gdpa: vk::PFN_vkGetDeviceProcAddr,

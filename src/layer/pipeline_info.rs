@@ -423,26 +423,17 @@ pub(super) fn pipeline_key(
         find_in_chain::<vk::BaseInStructure<'_>>(p_next, s_type).is_some()
     };
     PipelineKey {
-        enabled: dev.settings.semantics,
         library,
-        shader_object: false,
         // A pre-rasterization library: its fragment shader is in another library.
         fragment_elsewhere: library
             && last.is_some()
             && !stages(ci).iter().any(|s| s.stage == S::FRAGMENT),
         attachments,
-        max_color_attachments: dev.limits.unknown_attachment_locations(),
         topology,
         dynamic_points: dynamic.contains(&vk::DynamicState::PRIMITIVE_TOPOLOGY),
         polygon_points: raster.is_some_and(|r| r.polygon_mode == vk::PolygonMode::POINT)
             || dynamic.contains(&vk::DynamicState::POLYGON_MODE_EXT),
-        transform_feedback: dev.features.transform_feedback,
-        tess_geom_point_size: dev.features.tess_geom_point_size,
-        maintenance5: dev.features.maintenance5,
-        gl_state,
         gl_state_block,
-        depth_clip_control: dev.conventions.depth_clip_control,
-        provoking_vertex_last: dev.conventions.provoking_vertex_last,
         // Nothing to chain into, or the application said what it wants.
         app_provoking_vertex: raster.is_none_or(|r| {
             has(
@@ -459,6 +450,7 @@ pub(super) fn pipeline_key(
             .contains(&vk::DynamicState::DEPTH_CLIP_NEGATIVE_ONE_TO_ONE_EXT),
         rasterizer_discard: raster.is_some_and(|r| r.rasterizer_discard_enable == vk::TRUE)
             && !dynamic.contains(&vk::DynamicState::RASTERIZER_DISCARD_ENABLE),
+        ..PipelineKey::new(&dev.key())
     }
 }
 

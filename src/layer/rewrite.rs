@@ -5,24 +5,17 @@
 use ash::vk;
 use std::sync::Arc;
 
-use super::cache::{CacheKey, ModuleKey, Outcome, PassKey};
+use super::cache::{CacheKey, ModuleKey, Outcome};
 use super::pipeline_info::{flag_of, StageCode};
 use super::records::{content_hash, BlockBinding, BlockSlot, LayoutRecord};
 use super::shader_code::dump_module;
 use super::{log, DeviceData};
-use crate::semantics::{Semantic, Stage, Step};
-use crate::spirv::clip_depth::remap_clip_depth;
-use crate::spirv::clip_enables::gate_clip_distances;
-use crate::spirv::fragcolor::broadcast_frag_color;
+use crate::semantics::{Semantic, Stage, Step, StepOutput};
 use crate::spirv::passthrough_tcs::{
     build_passthrough_tcs, build_passthrough_tcs_for_any_patch_size, TcsKey,
 };
-use crate::spirv::point_size::{write_point_size, PointSizeSource};
-use crate::spirv::xfb_split::{
-    split_matching_inputs, split_struct_inputs, split_struct_outputs, split_xfb_outputs,
-    SplitInterface,
-};
-use crate::spirv::PassResult;
+use crate::spirv::point_size::PointSizeSource;
+use crate::spirv::xfb_split::SplitInterface;
 
 /// What the rewrite of one create info produced.
 #[derive(Default)]
@@ -83,16 +76,6 @@ pub struct Run<'a> {
     notes: Vec<(Semantic, String)>,
 }
 
-fn stage_name(stage: Stage) -> &'static str {
-    match stage {
-        Stage::Vertex => "vertex shader",
-        Stage::TessControl => "tessellation control shader",
-        Stage::TessEval => "tessellation evaluation shader",
-        Stage::Geometry => "geometry shader",
-        Stage::Fragment => "fragment shader",
-    }
-}
-
 impl<'a> Run<'a> {
     pub fn new(dev: &'a DeviceData, target: Target, codes: &'a [StageCode]) -> Run<'a> {
         let current = codes
@@ -121,16 +104,12 @@ impl<'a> Run<'a> {
         self.codes.iter().position(|c| c.stage == stage)
     }
 
-    /// Runs `pass` on `stage`'s current code through the cache; on a change, the stage
-    /// takes the new code and `note` is logged for the pipeline. Returns the outcome.
-    fn apply(
-        &mut self,
-        stage: Stage,
-        semantic: Semantic,
-        pass_key: PassKey,
-        note: impl FnOnce(&Outcome) -> String,
-        pass: impl FnOnce(&[u32], &str) -> Outcome,
-    ) -> Outcome {
+    /// Runs `step` on its stage's current code through the cache; on a change, the stage
+    /// takes the new code and the change is noted for the pipeline. Returns the outcome.
+    fn apply(&mut self, step: &Step) -> Outcome {
+        let Some(stage) = step.stage() else {
+            return Outcome::Unchanged;
+        };
         let Some(i) = self.position(stage) else {
             return Outcome::Unchanged;
         };
@@ -138,24 +117,42 @@ impl<'a> Run<'a> {
         else {
             return Outcome::Unchanged;
         };
-        let label = pass_key.label();
+        let split = match step {
+            Step::SplitFragInputs => self.split.clone(),
+            _ => None,
+        };
         let cache_key = CacheKey::Stage {
             module: current.key.clone(),
             entry: entry.clone(),
-            pass: pass_key,
+            step: step.clone(),
+            split: split.clone(),
         };
         let words = current.words.clone();
-        let outcome = cached(self.dev, cache_key, current.source_hash, label, || {
-            pass(&words, &entry)
-        });
+        let outcome = cached(
+            self.dev,
+            cache_key,
+            current.source_hash,
+            step.name(),
+            || match step.run(&words, &entry, split.as_ref()) {
+                Ok(StepOutput::Unchanged) => Outcome::Unchanged,
+                Ok(StepOutput::Module(words)) => Outcome::Module(words.into()),
+                Ok(StepOutput::Split(words, split)) => Outcome::Split(words.into(), split),
+                Err(e) => Outcome::Failed(e.to_string().into()),
+            },
+        );
         if let Outcome::Module(new) | Outcome::Split(new, _) = &outcome {
             let before = std::mem::replace(&mut current.words, new.clone());
             let before_key = std::mem::replace(
                 &mut current.key,
                 ModuleKey::new(content_hash(new), new.clone()),
             );
+            let semantic = step.semantic();
             current.history.push((semantic, before, before_key));
-            self.notes.push((semantic, note(&outcome)));
+            let split = match &outcome {
+                Outcome::Split(_, split) => Some(split),
+                _ => None,
+            };
+            self.notes.push((semantic, step.note(split)));
         }
         outcome
     }
@@ -208,131 +205,6 @@ impl<'a> Run<'a> {
                     ),
                 ));
             }
-            Step::SplitXfbOutputs(stage) => {
-                let outcome = self.apply(
-                    stage,
-                    semantic,
-                    PassKey::XfbOutputs,
-                    |o| match o {
-                        Outcome::Split(_, split) => format!(
-                            "XFB struct outputs of the {} split member by member (Locations {:?})",
-                            stage_name(stage),
-                            split.locations
-                        ),
-                        _ => String::new(),
-                    },
-                    |words, entry| match split_xfb_outputs(words, entry) {
-                        Ok(Some((words, split))) => Outcome::Split(words.into(), split),
-                        Ok(None) => Outcome::Unchanged,
-                        Err(e) => Outcome::Failed(e.to_string().into()),
-                    },
-                );
-                if let Outcome::Split(_, split) = outcome {
-                    self.split = Some(split);
-                }
-            }
-            Step::SplitStructOutputs(stage) => {
-                // A failure leaves the outputs whole; the fragment side may then not match,
-                // as it would not without the layer.
-                self.apply(
-                    stage,
-                    semantic,
-                    PassKey::StructOutputs,
-                    |o| match o {
-                        Outcome::Split(_, split) => format!(
-                            "struct outputs of the {} split member by member for a fragment \
-                             shader elsewhere (Locations {:?})",
-                            stage_name(stage),
-                            split.locations
-                        ),
-                        _ => String::new(),
-                    },
-                    |words, entry| match split_struct_outputs(words, entry) {
-                        Ok(Some((words, split))) => Outcome::Split(words.into(), split),
-                        Ok(None) => Outcome::Unchanged,
-                        Err(e) => Outcome::Failed(e.to_string().into()),
-                    },
-                );
-            }
-            Step::BroadcastFragColor(key) => {
-                let n = key.attachments.len();
-                self.apply(
-                    Stage::Fragment,
-                    semantic,
-                    PassKey::FragColor(key.clone()),
-                    |_| format!("gl_FragColor broadcast to {n} attachments"),
-                    |words, entry| outcome(broadcast_frag_color(words, entry, &key)),
-                );
-            }
-            Step::SplitFragInputs => {
-                let Some(split) = self.split.clone() else {
-                    return Ok(());
-                };
-                let outcome = self.apply(
-                    Stage::Fragment,
-                    semantic,
-                    PassKey::SplitInputs(split.clone()),
-                    |_| "fragment shader inputs split to match".into(),
-                    |words, entry| outcome(split_matching_inputs(words, entry, &split)),
-                );
-                // Split outputs that the fragment inputs do not match: undo the split.
-                if let Outcome::Failed(_) = outcome {
-                    self.undo(Semantic::XfbSplit);
-                    self.split = None;
-                }
-            }
-            Step::SplitStructInputs => {
-                // A failure leaves the inputs whole: the previous stage may have left its
-                // outputs whole too.
-                self.apply(
-                    Stage::Fragment,
-                    semantic,
-                    PassKey::SplitStructInputs,
-                    |_| "fragment shader struct inputs split member by member".into(),
-                    |words, entry| outcome(split_struct_inputs(words, entry)),
-                );
-            }
-            Step::WritePointSize(stage, source) => {
-                let outcome = self.write_point_size(stage, source);
-                if let (Outcome::Failed(_), PointSizeSource::GlState { .. }) = (&outcome, source) {
-                    // The stage cannot read the block: GL's initial size, still a valid
-                    // pipeline.
-                    if !self.dev.features.maintenance5 {
-                        self.write_point_size(stage, PointSizeSource::Default);
-                    }
-                }
-            }
-            Step::GateClipDistances(stage, block_offset) => {
-                let outcome = self.apply(
-                    stage,
-                    semantic,
-                    PassKey::ClipEnables(block_offset),
-                    |_| {
-                        format!(
-                            "clip distances of the {} follow GL's plane enables",
-                            stage_name(stage)
-                        )
-                    },
-                    |words, entry| outcome(gate_clip_distances(words, entry, block_offset)),
-                );
-                if let Outcome::Module(_) = outcome {
-                    self.out.reads_block = self.out.reads_block.or(self.block_binding(stage));
-                }
-            }
-            Step::RemapClipDepth(stage) => {
-                self.apply(
-                    stage,
-                    semantic,
-                    PassKey::ClipDepth,
-                    |_| {
-                        format!(
-                            "GL's clip-space depth (z' = (z + w) / 2) in the {}",
-                            stage_name(stage)
-                        )
-                    },
-                    |words, entry| outcome(remap_clip_depth(words, entry)),
-                );
-            }
             Step::ProvokingVertexLast => {
                 self.out.provoking_vertex_last = true;
                 self.notes
@@ -343,25 +215,43 @@ impl<'a> Run<'a> {
                 self.notes
                     .push((semantic, "GL's clip-space depth (negativeOneToOne)".into()));
             }
+            Step::WritePointSize(stage, PointSizeSource::GlState { .. }) => {
+                if let Outcome::Failed(_) = self.apply_reading_block(&step) {
+                    // The stage cannot read the block: GL's initial size, still a valid
+                    // pipeline.
+                    if !self.dev.features.maintenance5 {
+                        self.apply(&Step::WritePointSize(stage, PointSizeSource::Default));
+                    }
+                }
+            }
+            _ if step.reads_block() => {
+                self.apply_reading_block(&step);
+            }
+            _ => {
+                // A failed struct split leaves the structs whole: the other side may have
+                // left them whole too, as it would without the layer.
+                let outcome = self.apply(&step);
+                match (&step, outcome) {
+                    (Step::SplitXfbOutputs(_), Outcome::Split(_, split)) => {
+                        self.split = Some(split)
+                    }
+                    // Split outputs that the fragment inputs do not match: undo the split.
+                    (Step::SplitFragInputs, Outcome::Failed(_)) => {
+                        self.undo(Semantic::XfbSplit);
+                        self.split = None;
+                    }
+                    _ => {}
+                }
+            }
         }
         Ok(())
     }
 
-    fn write_point_size(&mut self, stage: Stage, source: PointSizeSource) -> Outcome {
-        let what = match source {
-            PointSizeSource::Default => "GL's default point size 1.0".to_owned(),
-            PointSizeSource::GlState { block_offset } => {
-                format!("GL's point size state (push-constant offset {block_offset})")
-            }
-        };
-        let outcome = self.apply(
-            stage,
-            Semantic::PointSize,
-            PassKey::PointSize(source),
-            |_| format!("{what} written by the {}", stage_name(stage)),
-            |words, entry| outcome(write_point_size(words, entry, source)),
-        );
-        if let (Outcome::Module(_), PointSizeSource::GlState { .. }) = (&outcome, source) {
+    /// [`Run::apply`] for a step whose new code reads the GL-state block: the pipeline then
+    /// pushes it.
+    fn apply_reading_block(&mut self, step: &Step) -> Outcome {
+        let outcome = self.apply(step);
+        if let (Outcome::Module(_), Some(stage)) = (&outcome, step.stage()) {
             self.out.reads_block = self.out.reads_block.or(self.block_binding(stage));
         }
         outcome
@@ -457,14 +347,6 @@ impl<'a> Run<'a> {
         }
         self.out.notes = self.notes.into_iter().map(|(_, note)| note).collect();
         self.out
-    }
-}
-
-fn outcome(result: PassResult) -> Outcome {
-    match result {
-        Ok(Some(words)) => Outcome::Module(words.into()),
-        Ok(None) => Outcome::Unchanged,
-        Err(e) => Outcome::Failed(e.to_string().into()),
     }
 }
 

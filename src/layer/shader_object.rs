@@ -48,29 +48,17 @@ type S = vk::ShaderStageFlags;
 /// The key of one shader object or linked group: no pipeline state, everything dynamic.
 fn shader_object_key(dev: &DeviceData) -> PipelineKey {
     PipelineKey {
-        enabled: dev.settings.semantics,
         library: true,
         shader_object: true,
-        // Set per group.
-        fragment_elsewhere: false,
         attachments: Attachments::Unknown,
-        max_color_attachments: dev.limits.unknown_attachment_locations(),
         topology: Topology::Dynamic,
         dynamic_points: true,
         polygon_points: true,
-        transform_feedback: dev.features.transform_feedback,
-        tess_geom_point_size: dev.features.tess_geom_point_size,
-        maintenance5: dev.features.maintenance5,
-        gl_state: dev.extensions.gl_state,
-        // Set per group: where its last pre-rasterization shader's ranges hold the block.
-        gl_state_block: None,
-        depth_clip_control: dev.conventions.depth_clip_control,
-        provoking_vertex_last: dev.conventions.provoking_vertex_last,
         // No pipeline state to chain into: the application sets these dynamically.
         app_provoking_vertex: true,
         app_depth_clip_control: true,
-        // Dynamic state for shader objects.
-        rasterizer_discard: false,
+        // `fragment_elsewhere` and `gl_state_block` are set per group.
+        ..PipelineKey::new(&dev.key())
     }
 }
 
