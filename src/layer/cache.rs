@@ -77,6 +77,12 @@ pub enum PassKey {
     /// Clip-distance enables read from the GL-state block at this offset.
     ClipEnables(u32),
     ClipDepth,
+    /// Unfed vertex inputs read GL's initial value; the fed Locations.
+    UnfedInputs(Vec<u32>),
+    InstanceId,
+    /// `gl_Layer` gated by the GL-state block at this offset.
+    Layer(u32),
+    SampleMask,
 }
 
 impl PassKey {
@@ -89,6 +95,10 @@ impl PassKey {
             PassKey::PointSize(_) => "point_size",
             PassKey::ClipEnables(_) => "clip_enables",
             PassKey::ClipDepth => "clip_depth",
+            PassKey::UnfedInputs(_) => "unfed_inputs",
+            PassKey::InstanceId => "instance_id",
+            PassKey::Layer(_) => "layer",
+            PassKey::SampleMask => "sample_mask",
         }
     }
 }

@@ -114,6 +114,9 @@ pub struct EnabledFeatures {
     pub dynamic_rendering: bool,
     pub tess_geom_point_size: bool,
     pub maintenance5: bool,
+    /// `shaderDrawParameters` (the application's, or enabled by the layer for
+    /// `VK_GLSEM_gl_state`).
+    pub draw_parameters: bool,
 }
 
 #[derive(Debug, Clone, Copy)]

@@ -14,10 +14,14 @@ use crate::semantics::{Semantic, Stage, Step};
 use crate::spirv::clip_depth::remap_clip_depth;
 use crate::spirv::clip_enables::gate_clip_distances;
 use crate::spirv::fragcolor::broadcast_frag_color;
+use crate::spirv::instance_id::instance_id_without_base;
+use crate::spirv::layer_output::gate_layer;
 use crate::spirv::passthrough_tcs::{
     build_passthrough_tcs, build_passthrough_tcs_for_any_patch_size, TcsKey,
 };
 use crate::spirv::point_size::{write_point_size, PointSizeSource};
+use crate::spirv::sample_mask::drop_sample_mask;
+use crate::spirv::unfed_inputs::default_unfed_inputs;
 use crate::spirv::xfb_split::{
     split_matching_inputs, split_struct_inputs, split_struct_outputs, split_xfb_outputs,
     SplitInterface,
@@ -329,6 +333,50 @@ impl<'a> Run<'a> {
                         )
                     },
                     |words, entry| outcome(remap_clip_depth(words, entry)),
+                );
+            }
+            Step::DefaultUnfedInputs(fed) => {
+                self.apply(
+                    Stage::Vertex,
+                    semantic,
+                    PassKey::UnfedInputs(fed.clone()),
+                    |_| "vertex inputs no attribute feeds read GL's (0, 0, 0, 1)".into(),
+                    |words, entry| outcome(default_unfed_inputs(words, entry, &fed)),
+                );
+            }
+            Step::InstanceIdWithoutBase => {
+                self.apply(
+                    Stage::Vertex,
+                    semantic,
+                    PassKey::InstanceId,
+                    |_| "gl_InstanceID excludes the base instance".into(),
+                    |words, entry| outcome(instance_id_without_base(words, entry)),
+                );
+            }
+            Step::GateLayer(stage, block_offset) => {
+                let outcome = self.apply(
+                    stage,
+                    semantic,
+                    PassKey::Layer(block_offset),
+                    |_| {
+                        format!(
+                            "gl_Layer of the {} counts only on layered targets",
+                            stage_name(stage)
+                        )
+                    },
+                    |words, entry| outcome(gate_layer(words, entry, block_offset)),
+                );
+                if let Outcome::Module(_) = outcome {
+                    self.out.reads_block = self.out.reads_block.or(self.block_binding(stage));
+                }
+            }
+            Step::DropSampleMask => {
+                self.apply(
+                    Stage::Fragment,
+                    semantic,
+                    PassKey::SampleMask,
+                    |_| "gl_SampleMask has no effect on a single-sample target".into(),
+                    |words, entry| outcome(drop_sample_mask(words, entry)),
                 );
             }
             Step::ProvokingVertexLast => {

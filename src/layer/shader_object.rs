@@ -71,6 +71,11 @@ fn shader_object_key(dev: &DeviceData) -> PipelineKey {
         app_depth_clip_control: true,
         // Dynamic state for shader objects.
         rasterizer_discard: false,
+        // Vertex input and sample count are dynamic state for shader objects: unknown when
+        // the shaders are made (docs: limitations).
+        fed_locations: None,
+        draw_parameters: dev.features.draw_parameters,
+        single_sample: false,
     }
 }
 
