@@ -25,10 +25,14 @@ use VkLayer_glsem::spirv::clip_depth::remap_clip_depth;
 use VkLayer_glsem::spirv::clip_enables::gate_clip_distances;
 use VkLayer_glsem::spirv::fragcolor::{broadcast_frag_color, AttachmentKind, FragColorKey};
 use VkLayer_glsem::spirv::gl_state;
+use VkLayer_glsem::spirv::instance_id::instance_id_without_base;
+use VkLayer_glsem::spirv::layer_output::gate_layer;
 use VkLayer_glsem::spirv::module::{Editor, Module};
 use VkLayer_glsem::spirv::passthrough_tcs::{build_passthrough_tcs, TcsKey};
 use VkLayer_glsem::spirv::point_size::write_point_size;
+use VkLayer_glsem::spirv::sample_mask::drop_sample_mask;
 use VkLayer_glsem::spirv::scan::{scan, Summary};
+use VkLayer_glsem::spirv::unfed_inputs::default_unfed_inputs;
 use VkLayer_glsem::spirv::xfb_split::{split_matching_inputs, split_xfb_outputs, SplitInterface};
 use VkLayer_glsem::spirv::PassResult;
 
@@ -524,6 +528,10 @@ pub fn check_planner_chain(data: &[u8]) -> Vec<Produced> {
         app_provoking_vertex: false,
         app_depth_clip_control: false,
         rasterizer_discard: false,
+        // Location 0 fed: any other input takes GL's current value.
+        fed_locations: Some(vec![0]),
+        draw_parameters: true,
+        single_sample: pipeline(7),
     };
     let steps = semantics::choose(&view, &key);
     let order: Vec<semantics::Stage> = stages.iter().map(|s| s.stage).collect();
@@ -614,6 +622,64 @@ pub fn check_planner_chain(data: &[u8]) -> Vec<Produced> {
                 if let Some(out) = check_pass_output("clip_depth", &s.words, result) {
                     produced.push(Produced {
                         pass: "clip_depth",
+                        inputs: vec![s.words.clone()],
+                        output: out.clone(),
+                    });
+                    stages[i].words = out;
+                }
+            }
+            semantics::Step::DefaultUnfedInputs(fed) => {
+                let Some(i) = pos(semantics::Stage::Vertex) else {
+                    continue;
+                };
+                let s = &stages[i];
+                let result = default_unfed_inputs(&s.words, &s.entry, &fed);
+                if let Some(out) = check_pass_output("unfed_inputs", &s.words, result) {
+                    produced.push(Produced {
+                        pass: "unfed_inputs",
+                        inputs: vec![s.words.clone()],
+                        output: out.clone(),
+                    });
+                    stages[i].words = out;
+                }
+            }
+            semantics::Step::InstanceIdWithoutBase => {
+                let Some(i) = pos(semantics::Stage::Vertex) else {
+                    continue;
+                };
+                let s = &stages[i];
+                let result = instance_id_without_base(&s.words, &s.entry);
+                if let Some(out) = check_pass_output("instance_id", &s.words, result) {
+                    produced.push(Produced {
+                        pass: "instance_id",
+                        inputs: vec![s.words.clone()],
+                        output: out.clone(),
+                    });
+                    stages[i].words = out;
+                }
+            }
+            semantics::Step::GateLayer(stage, offset) => {
+                let Some(i) = pos(stage) else { continue };
+                let s = &stages[i];
+                let result = gate_layer(&s.words, &s.entry, offset);
+                if let Some(out) = check_pass_output("layer", &s.words, result) {
+                    produced.push(Produced {
+                        pass: "layer",
+                        inputs: vec![s.words.clone()],
+                        output: out.clone(),
+                    });
+                    stages[i].words = out;
+                }
+            }
+            semantics::Step::DropSampleMask => {
+                let Some(i) = pos(semantics::Stage::Fragment) else {
+                    continue;
+                };
+                let s = &stages[i];
+                let result = drop_sample_mask(&s.words, &s.entry);
+                if let Some(out) = check_pass_output("sample_mask", &s.words, result) {
+                    produced.push(Produced {
+                        pass: "sample_mask",
                         inputs: vec![s.words.clone()],
                         output: out.clone(),
                     });

@@ -548,8 +548,8 @@ fn begin_rendering(
         // SAFETY: the application's arguments, passed on unchanged.
         unsafe { next(command_buffer, p_info) };
         shield(what, || {
-            // SAFETY: a valid rendering info (Vulkan's valid usage).
             begin_render_target(command_buffer, |_| {
+                // SAFETY: a valid rendering info (Vulkan's valid usage).
                 unsafe { p_info.as_ref() }.map_or(1, |i| i.layer_count)
             })
         });
