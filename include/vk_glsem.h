@@ -8,7 +8,11 @@
  *
  * VK_GLSEM_gl_state says "this device wants GL's rules": GL's point size state
  * (glPointSize, GL_PROGRAM_POINT_SIZE), the clip-distance enables (GL_CLIP_DISTANCEi),
- * GL's last-vertex provoking convention and GL's clip-space depth (-w..w).
+ * GL's last-vertex provoking convention and GL's clip-space depth (-w..w), gl_InstanceID
+ * without the base instance (shaderDrawParameters, enabled by the layer where the driver
+ * has it), gl_Layer only on layered targets, and gl_SampleMask without effect on
+ * single-sample pipelines. (Vertex inputs no attribute feeds read (0, 0, 0, 1) on every
+ * device, extension or not.)
  *
  * Enable them in VkDeviceCreateInfo::ppEnabledExtensionNames (they are listed by
  * vkEnumerateDeviceExtensionProperties with pLayerName = "VK_LAYER_GLSEM_gl_semantics"),

@@ -12,8 +12,12 @@
 use crate::spirv::clip_depth::remap_clip_depth;
 use crate::spirv::clip_enables::gate_clip_distances;
 use crate::spirv::fragcolor::{broadcast_frag_color, AttachmentKind, FragColorKey};
+use crate::spirv::instance_id::instance_id_without_base;
+use crate::spirv::layer_output::gate_layer;
 use crate::spirv::point_size::{write_point_size, PointSizeSource};
+use crate::spirv::sample_mask::drop_sample_mask;
 use crate::spirv::scan::{Primitive, Summary};
+use crate::spirv::unfed_inputs::default_unfed_inputs;
 use crate::spirv::xfb_split::{
     split_matching_inputs, split_struct_inputs, split_struct_outputs, split_xfb_outputs,
     SplitInterface,
@@ -30,6 +34,10 @@ pub enum Semantic {
     ClipDistanceEnables,
     ClipSpaceDepth,
     ProvokingVertex,
+    UnfedVertexInputs,
+    InstanceId,
+    LayerOutput,
+    SampleMask,
 }
 
 /// A setting that turns a semantic off: `VK_GLSEM_<KEY>` / `glsem_gl_semantics.<key>`.
@@ -52,7 +60,7 @@ pub struct SemanticInfo {
 }
 
 /// Every semantic, in the order their steps run on a stage.
-pub const SEMANTICS: [SemanticInfo; 7] = [
+pub const SEMANTICS: [SemanticInfo; 11] = [
     SemanticInfo {
         semantic: Semantic::PassthroughTcs,
         name: "tcs",
@@ -112,6 +120,34 @@ pub const SEMANTICS: [SemanticInfo; 7] = [
     SemanticInfo {
         semantic: Semantic::ProvokingVertex,
         name: "provoking_vertex",
+        setting: None,
+        needs_gl_state: true,
+    },
+    SemanticInfo {
+        semantic: Semantic::UnfedVertexInputs,
+        name: "unfed_inputs",
+        setting: None,
+        needs_gl_state: false,
+    },
+    SemanticInfo {
+        semantic: Semantic::InstanceId,
+        name: "instance_id",
+        setting: Some(Setting {
+            key: "instance_id",
+            on: "gl",
+            off: "vulkan",
+        }),
+        needs_gl_state: true,
+    },
+    SemanticInfo {
+        semantic: Semantic::LayerOutput,
+        name: "layer",
+        setting: None,
+        needs_gl_state: true,
+    },
+    SemanticInfo {
+        semantic: Semantic::SampleMask,
+        name: "sample_mask",
         setting: None,
         needs_gl_state: true,
     },
@@ -294,6 +330,13 @@ pub struct PipelineKey {
     /// enables change nothing, and transform feedback captures every clip distance as the
     /// shader wrote it, as GL does.
     pub rasterizer_discard: bool,
+    /// The Locations the vertex-input state feeds (`None`: not known here — dynamic vertex
+    /// input, a library without the vertex-input part, shader objects).
+    pub fed_locations: Option<Vec<u32>>,
+    /// The device enabled `shaderDrawParameters` (the `BaseInstance` built-in).
+    pub draw_parameters: bool,
+    /// `rasterizationSamples` is 1, not dynamically.
+    pub single_sample: bool,
 }
 
 /// What the device gives every [`PipelineKey`] made on it: the settings it was created with,
@@ -308,6 +351,7 @@ pub struct DeviceKey {
     pub gl_state: bool,
     pub depth_clip_control: bool,
     pub provoking_vertex_last: bool,
+    pub draw_parameters: bool,
 }
 
 impl PipelineKey {
@@ -335,6 +379,9 @@ impl PipelineKey {
             app_provoking_vertex: false,
             app_depth_clip_control: false,
             rasterizer_discard: false,
+            fed_locations: None,
+            draw_parameters: device.draw_parameters,
+            single_sample: false,
         }
     }
 }
@@ -364,6 +411,14 @@ pub enum Step {
     WritePointSize(Stage, PointSizeSource),
     GateClipDistances(Stage, u32),
     RemapClipDepth(Stage),
+    /// Vertex inputs at Locations outside these (the fed ones) read GL's (0, 0, 0, 1).
+    DefaultUnfedInputs(Vec<u32>),
+    /// `InstanceIndex` loads become `InstanceIndex − BaseInstance` (GL's `gl_InstanceID`).
+    InstanceIdWithoutBase,
+    /// The stage's `gl_Layer` counts only when the GL-state block says the target is layered.
+    GateLayer(Stage, u32),
+    /// The fragment shader's sample mask has no effect (single-sample rasterization).
+    DropSampleMask,
     /// Pipeline state: `VK_PROVOKING_VERTEX_MODE_LAST_VERTEX_EXT`.
     ProvokingVertexLast,
     /// Pipeline state: `negativeOneToOne` depth clip control.
@@ -404,10 +459,13 @@ impl Step {
             | Step::SplitStructOutputs(stage)
             | Step::WritePointSize(stage, _)
             | Step::GateClipDistances(stage, _)
-            | Step::RemapClipDepth(stage) => Some(stage),
-            Step::BroadcastFragColor(_) | Step::SplitFragInputs | Step::SplitStructInputs => {
-                Some(Stage::Fragment)
-            }
+            | Step::RemapClipDepth(stage)
+            | Step::GateLayer(stage, _) => Some(stage),
+            Step::DefaultUnfedInputs(_) | Step::InstanceIdWithoutBase => Some(Stage::Vertex),
+            Step::BroadcastFragColor(_)
+            | Step::SplitFragInputs
+            | Step::SplitStructInputs
+            | Step::DropSampleMask => Some(Stage::Fragment),
             Step::GenerateTcs | Step::ProvokingVertexLast | Step::NegativeOneToOneDepth => None,
         }
     }
@@ -442,6 +500,10 @@ impl Step {
                 gate_clip_distances(words, entry, *block_offset)?.into()
             }
             Step::RemapClipDepth(_) => remap_clip_depth(words, entry)?.into(),
+            Step::DefaultUnfedInputs(fed) => default_unfed_inputs(words, entry, fed)?.into(),
+            Step::InstanceIdWithoutBase => instance_id_without_base(words, entry)?.into(),
+            Step::GateLayer(_, block_offset) => gate_layer(words, entry, *block_offset)?.into(),
+            Step::DropSampleMask => drop_sample_mask(words, entry)?.into(),
             Step::GenerateTcs | Step::ProvokingVertexLast | Step::NegativeOneToOneDepth => {
                 StepOutput::Unchanged
             }
@@ -485,6 +547,15 @@ impl Step {
                 "GL's clip-space depth (z' = (z + w) / 2) in the {}",
                 stage.name()
             ),
+            Step::DefaultUnfedInputs(_) => {
+                "vertex inputs no attribute feeds read GL's (0, 0, 0, 1)".into()
+            }
+            Step::InstanceIdWithoutBase => "gl_InstanceID excludes the base instance".into(),
+            Step::GateLayer(stage, _) => format!(
+                "gl_Layer of the {} counts only on layered targets",
+                stage.name()
+            ),
+            Step::DropSampleMask => "gl_SampleMask has no effect on a single-sample target".into(),
             Step::GenerateTcs | Step::ProvokingVertexLast | Step::NegativeOneToOneDepth => {
                 self.name().into()
             }
@@ -495,7 +566,9 @@ impl Step {
     pub fn reads_block(&self) -> bool {
         matches!(
             self,
-            Step::WritePointSize(_, PointSizeSource::GlState { .. }) | Step::GateClipDistances(..)
+            Step::WritePointSize(_, PointSizeSource::GlState { .. })
+                | Step::GateClipDistances(..)
+                | Step::GateLayer(..)
         )
     }
 
@@ -511,6 +584,10 @@ impl Step {
             Step::GateClipDistances(..) => Semantic::ClipDistanceEnables,
             Step::RemapClipDepth(_) | Step::NegativeOneToOneDepth => Semantic::ClipSpaceDepth,
             Step::ProvokingVertexLast => Semantic::ProvokingVertex,
+            Step::DefaultUnfedInputs(_) => Semantic::UnfedVertexInputs,
+            Step::InstanceIdWithoutBase => Semantic::InstanceId,
+            Step::GateLayer(..) => Semantic::LayerOutput,
+            Step::DropSampleMask => Semantic::SampleMask,
         }
     }
 }
@@ -613,6 +690,30 @@ pub fn choose(stages: &Stages<'_>, key: &PipelineKey) -> Vec<Step> {
         if on(Semantic::ClipSpaceDepth) && !key.depth_clip_control && !key.library {
             steps.push(Step::RemapClipDepth(stage));
         }
+        if let Some(block_offset) = key.gl_state_block {
+            if on(Semantic::LayerOutput) && summary.layer {
+                steps.push(Step::GateLayer(stage, block_offset));
+            }
+        }
+    }
+    if let Some(summary) = stages.rewritable(Stage::Vertex) {
+        if let Some(fed) = &key.fed_locations {
+            let unfed = summary
+                .vertex_input_locations
+                .iter()
+                .any(|l| !fed.contains(l));
+            if on(Semantic::UnfedVertexInputs) && unfed {
+                steps.push(Step::DefaultUnfedInputs(fed.clone()));
+            }
+        }
+        if on(Semantic::InstanceId) && key.draw_parameters && summary.instance_index {
+            steps.push(Step::InstanceIdWithoutBase);
+        }
+    }
+    if let Some(summary) = stages.rewritable(Stage::Fragment) {
+        if on(Semantic::SampleMask) && key.single_sample && summary.sample_mask {
+            steps.push(Step::DropSampleMask);
+        }
     }
 
     // Pipeline state goes where the rasterization / viewport state is: a library part
@@ -642,6 +743,7 @@ mod tests {
                 gl_state: false,
                 depth_clip_control: true,
                 provoking_vertex_last: true,
+                draw_parameters: false,
             })
         }
     }
@@ -905,6 +1007,63 @@ mod tests {
         );
         let tes = stages(&[(Stage::TessEval, &plain)]);
         assert_eq!(choose(&tes, &object), []);
+    }
+
+    #[test]
+    fn gl_defined_inputs_and_outputs() {
+        let vs = summary(|s| {
+            s.vertex_input_locations = vec![0, 3];
+            s.instance_index = true;
+        });
+        let gs = summary(|s| s.layer = true);
+        let fs = summary(|s| s.sample_mask = true);
+        let s = stages(&[
+            (Stage::Vertex, &vs),
+            (Stage::Geometry, &gs),
+            (Stage::Fragment, &fs),
+        ]);
+        // Without the extension only the unfed input, and only where the fed ones are known.
+        assert_eq!(choose(&s, &key()), []);
+        let fed = PipelineKey {
+            fed_locations: Some(vec![0]),
+            draw_parameters: true,
+            single_sample: true,
+            ..key()
+        };
+        assert_eq!(choose(&s, &fed), [Step::DefaultUnfedInputs(vec![0])]);
+        let all_fed = PipelineKey {
+            fed_locations: Some(vec![0, 3]),
+            ..fed.clone()
+        };
+        assert_eq!(choose(&s, &all_fed), []);
+        let gl = PipelineKey {
+            gl_state: true,
+            gl_state_block: Some(96),
+            ..fed
+        };
+        assert_eq!(
+            choose(&s, &gl),
+            [
+                Step::GateLayer(Stage::Geometry, 96),
+                Step::DefaultUnfedInputs(vec![0]),
+                Step::InstanceIdWithoutBase,
+                Step::DropSampleMask,
+                Step::ProvokingVertexLast,
+                Step::NegativeOneToOneDepth,
+            ]
+        );
+        let vulkan_instance = {
+            let mut enabled = SemanticSet::ALL;
+            enabled.set(Semantic::InstanceId, false);
+            PipelineKey {
+                enabled,
+                draw_parameters: true,
+                single_sample: false,
+                ..gl
+            }
+        };
+        assert!(!choose(&s, &vulkan_instance).contains(&Step::InstanceIdWithoutBase));
+        assert!(!choose(&s, &vulkan_instance).contains(&Step::DropSampleMask));
     }
 
     #[test]

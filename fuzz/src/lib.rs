@@ -506,6 +506,7 @@ pub fn check_planner_chain(data: &[u8]) -> Vec<Produced> {
         gl_state: pipeline(4),
         depth_clip_control: !pipeline(6),
         provoking_vertex_last: true,
+        draw_parameters: true,
     };
     let key = semantics::PipelineKey {
         attachments: semantics::Attachments::Known(frag_key(&c.key[1..])),
@@ -515,6 +516,9 @@ pub fn check_planner_chain(data: &[u8]) -> Vec<Produced> {
             semantics::Topology::Triangles
         },
         gl_state_block: pipeline(4).then_some(block_offset),
+        // Location 0 fed: any other input takes GL's current value.
+        fed_locations: Some(vec![0]),
+        single_sample: pipeline(7),
         ..semantics::PipelineKey::new(&device)
     };
     let steps = semantics::choose(&view, &key);

@@ -956,6 +956,7 @@ fn lower_commands(
                         first: start.0,
                         count: start.1,
                         instances: 1,
+                        base_instance: 0,
                     },
                 });
             }

@@ -374,11 +374,13 @@ pub enum Command {
     ClearColor([f32; 4]),
     /// piglit's rectangle: a 4-vertex triangle strip, or one 4-vertex patch.
     DrawRect(Rect),
+    /// `draw arrays [instanced] MODE first count [instances [baseinstance B]]`.
     DrawArrays {
         mode: Mode,
         first: u32,
         count: u32,
         instances: u32,
+        base_instance: u32,
     },
     PatchVertices(u32),
     DefaultOuterLevels([f32; 4]),
@@ -961,12 +963,20 @@ fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
         ["draw", "rect", ..] | ["draw", "instanced", "rect", ..] => parse_rect(&t, number, line)?,
         ["draw", "arrays", "instanced", mode, rest @ ..] => {
             let mode = parse_mode(mode, number, line)?;
+            // Our addition: `baseinstance B` (glDrawArraysInstancedBaseInstance).
+            let (rest, base_instance) = match rest {
+                [counts @ .., "baseinstance", b] => {
+                    (counts, parse_nums::<u32>(&[b], 1, number, line)?[0])
+                }
+                _ => (rest, 0),
+            };
             let v = parse_nums::<u32>(rest, 3, number, line)?;
             Command::DrawArrays {
                 mode,
                 first: v[0],
                 count: v[1],
                 instances: v[2],
+                base_instance,
             }
         }
         ["draw", "arrays", mode, rest @ ..] => {
@@ -977,6 +987,7 @@ fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
                 first: v[0],
                 count: v[1],
                 instances: 1,
+                base_instance: 0,
             }
         }
         ["patch", "parameter", "vertices", n] => {
@@ -1768,7 +1779,8 @@ mod tests {
                 mode: Mode::TriangleFan,
                 first: 0,
                 count: 4,
-                instances: 3
+                instances: 3,
+                base_instance: 0,
             }
         );
         assert_eq!(
@@ -1777,7 +1789,8 @@ mod tests {
                 mode: Mode::Patches,
                 first: 1,
                 count: 6,
-                instances: 1
+                instances: 1,
+                base_instance: 0,
             }
         );
         assert_eq!(c[2], Command::XfbBuffer { index: 1, size: 64 });

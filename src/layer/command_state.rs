@@ -22,7 +22,7 @@ use super::{
     with_device, DeviceData, LayerExtension,
 };
 use crate::spirv::gl_state::{
-    flag_clip_distance, BLOCK_SIZE, CLIP_DISTANCE_FLAGS, FLAG_PROGRAM_POINT_SIZE,
+    flag_clip_distance, BLOCK_SIZE, CLIP_DISTANCE_FLAGS, FLAG_LAYERED, FLAG_PROGRAM_POINT_SIZE,
 };
 
 /// `PFN_vkCmdSetTessellationDefaultLevelsGLSEM` (see `include/vk_glsem.h`).
@@ -413,5 +413,178 @@ pub unsafe extern "system" fn destroy_command_pool(
                 unsafe { destroy(device, pool, p_allocator) };
             }
         },
+    )
+}
+
+/// Sets the GL-state flag "the render target is layered" from the layer count a render pass
+/// instance begins with (`VK_GLSEM_gl_state` devices only): `gl_Layer` counts only then.
+fn begin_render_target(command_buffer: vk::CommandBuffer, layers: impl FnOnce(&DeviceData) -> u32) {
+    let Some(dev) = device_data(command_buffer) else {
+        return;
+    };
+    if !dev.extensions.gl_state {
+        return;
+    }
+    let layered = layers(&dev) > 1;
+    let (bound, values) = {
+        let mut cbs = dev.records.command_buffers.lock();
+        let state = cbs
+            .entry(command_buffer)
+            .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
+        let flags = (state.values.flags & !FLAG_LAYERED) | if layered { FLAG_LAYERED } else { 0 };
+        if flags == state.values.flags {
+            return;
+        }
+        state.values.flags = flags;
+        (state.bound, state.values)
+    };
+    if let Some(at) = bound {
+        push(&dev, command_buffer, at, &values);
+    }
+}
+
+/// The layer count of the framebuffer a render pass instance begins on.
+fn framebuffer_layers(dev: &DeviceData, begin: *const vk::RenderPassBeginInfo<'_>) -> u32 {
+    // SAFETY: a valid begin info (Vulkan's valid usage).
+    let Some(begin) = (unsafe { begin.as_ref() }) else {
+        return 1;
+    };
+    dev.records
+        .framebuffer_layers
+        .read()
+        .get(&begin.framebuffer)
+        .copied()
+        .unwrap_or(1)
+}
+
+/// `vkCmdBeginRenderPass`: GL's "layered" from the framebuffer's layer count.
+///
+/// # Safety
+/// Vulkan's valid usage for the command.
+pub unsafe extern "system" fn cmd_begin_render_pass(
+    command_buffer: vk::CommandBuffer,
+    p_begin: *const vk::RenderPassBeginInfo<'_>,
+    contents: vk::SubpassContents,
+) {
+    ffi_guard("vkCmdBeginRenderPass", (), || {
+        let Some(Some(next)) = with_device(command_buffer, |d| d.table.cmd_begin_render_pass)
+        else {
+            return;
+        };
+        // SAFETY: the application's arguments, passed on unchanged.
+        unsafe { next(command_buffer, p_begin, contents) };
+        shield("vkCmdBeginRenderPass", || {
+            begin_render_target(command_buffer, |dev| framebuffer_layers(dev, p_begin))
+        });
+    })
+}
+
+/// `vkCmdBeginRenderPass2` and `vkCmdBeginRenderPass2KHR`.
+fn begin_render_pass2(
+    what: &str,
+    next: impl FnOnce(&DeviceData) -> Option<vk::PFN_vkCmdBeginRenderPass2>,
+    command_buffer: vk::CommandBuffer,
+    p_begin: *const vk::RenderPassBeginInfo<'_>,
+    p_subpass: *const vk::SubpassBeginInfo<'_>,
+) {
+    ffi_guard(what, (), || {
+        let Some(Some(next)) = with_device(command_buffer, next) else {
+            return;
+        };
+        // SAFETY: the application's arguments, passed on unchanged.
+        unsafe { next(command_buffer, p_begin, p_subpass) };
+        shield(what, || {
+            begin_render_target(command_buffer, |dev| framebuffer_layers(dev, p_begin))
+        });
+    })
+}
+
+/// `vkCmdBeginRenderPass2`.
+///
+/// # Safety
+/// Vulkan's valid usage for the command.
+pub unsafe extern "system" fn cmd_begin_render_pass2(
+    command_buffer: vk::CommandBuffer,
+    p_begin: *const vk::RenderPassBeginInfo<'_>,
+    p_subpass: *const vk::SubpassBeginInfo<'_>,
+) {
+    begin_render_pass2(
+        "vkCmdBeginRenderPass2",
+        |d| d.table.cmd_begin_render_pass2,
+        command_buffer,
+        p_begin,
+        p_subpass,
+    )
+}
+
+/// `vkCmdBeginRenderPass2KHR`.
+///
+/// # Safety
+/// Vulkan's valid usage for the command.
+pub unsafe extern "system" fn cmd_begin_render_pass2_khr(
+    command_buffer: vk::CommandBuffer,
+    p_begin: *const vk::RenderPassBeginInfo<'_>,
+    p_subpass: *const vk::SubpassBeginInfo<'_>,
+) {
+    begin_render_pass2(
+        "vkCmdBeginRenderPass2KHR",
+        |d| d.table.cmd_begin_render_pass2_khr,
+        command_buffer,
+        p_begin,
+        p_subpass,
+    )
+}
+
+/// `vkCmdBeginRendering` and `vkCmdBeginRenderingKHR`: GL's "layered" from `layerCount`.
+fn begin_rendering(
+    what: &str,
+    next: impl FnOnce(&DeviceData) -> Option<vk::PFN_vkCmdBeginRendering>,
+    command_buffer: vk::CommandBuffer,
+    p_info: *const vk::RenderingInfo<'_>,
+) {
+    ffi_guard(what, (), || {
+        let Some(Some(next)) = with_device(command_buffer, next) else {
+            return;
+        };
+        // SAFETY: the application's arguments, passed on unchanged.
+        unsafe { next(command_buffer, p_info) };
+        shield(what, || {
+            begin_render_target(command_buffer, |_| {
+                // SAFETY: a valid rendering info (Vulkan's valid usage).
+                unsafe { p_info.as_ref() }.map_or(1, |i| i.layer_count)
+            })
+        });
+    })
+}
+
+/// `vkCmdBeginRendering`.
+///
+/// # Safety
+/// Vulkan's valid usage for the command.
+pub unsafe extern "system" fn cmd_begin_rendering(
+    command_buffer: vk::CommandBuffer,
+    p_info: *const vk::RenderingInfo<'_>,
+) {
+    begin_rendering(
+        "vkCmdBeginRendering",
+        |d| d.table.cmd_begin_rendering,
+        command_buffer,
+        p_info,
+    )
+}
+
+/// `vkCmdBeginRenderingKHR`.
+///
+/// # Safety
+/// Vulkan's valid usage for the command.
+pub unsafe extern "system" fn cmd_begin_rendering_khr(
+    command_buffer: vk::CommandBuffer,
+    p_info: *const vk::RenderingInfo<'_>,
+) {
+    begin_rendering(
+        "vkCmdBeginRenderingKHR",
+        |d| d.table.cmd_begin_rendering_khr,
+        command_buffer,
+        p_info,
     )
 }

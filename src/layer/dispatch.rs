@@ -131,5 +131,19 @@ dispatch_table!(
             "vkDestroyShaderEXT" => shader_object::destroy_shader;
         cmd_set_patch_control_points_ext: PFN_vkCmdSetPatchControlPointsEXT =
             "vkCmdSetPatchControlPointsEXT" => shader_object::cmd_set_patch_control_points;
+        create_framebuffer: PFN_vkCreateFramebuffer =
+            "vkCreateFramebuffer" => hooks::create_framebuffer;
+        destroy_framebuffer: PFN_vkDestroyFramebuffer =
+            "vkDestroyFramebuffer" => hooks::destroy_framebuffer;
+        cmd_begin_render_pass: PFN_vkCmdBeginRenderPass =
+            "vkCmdBeginRenderPass" => command_state::cmd_begin_render_pass;
+        cmd_begin_render_pass2: PFN_vkCmdBeginRenderPass2 =
+            "vkCmdBeginRenderPass2" => command_state::cmd_begin_render_pass2;
+        cmd_begin_render_pass2_khr: PFN_vkCmdBeginRenderPass2 =
+            "vkCmdBeginRenderPass2KHR" => command_state::cmd_begin_render_pass2_khr;
+        cmd_begin_rendering: PFN_vkCmdBeginRendering =
+            "vkCmdBeginRendering" => command_state::cmd_begin_rendering;
+        cmd_begin_rendering_khr: PFN_vkCmdBeginRendering =
+            "vkCmdBeginRenderingKHR" => command_state::cmd_begin_rendering_khr;
     }
 );

@@ -272,6 +272,7 @@ struct DevicePrep {
 struct AddedFeatures {
     provoking_vertex: Option<vk::PhysicalDeviceProvokingVertexFeaturesEXT<'static>>,
     depth_clip_control: Option<vk::PhysicalDeviceDepthClipControlFeaturesEXT<'static>>,
+    draw_parameters: Option<vk::PhysicalDeviceShaderDrawParametersFeatures<'static>>,
 }
 
 impl DevicePrep {
@@ -293,6 +294,10 @@ impl DevicePrep {
         if let Some(f) = &mut added.depth_clip_control {
             f.p_next = out.p_next as *mut c_void;
             out.p_next = (f as *const vk::PhysicalDeviceDepthClipControlFeaturesEXT<'_>).cast();
+        }
+        if let Some(f) = &mut added.draw_parameters {
+            f.p_next = out.p_next as *mut c_void;
+            out.p_next = (f as *const vk::PhysicalDeviceShaderDrawParametersFeatures<'_>).cast();
         }
         out
     }
@@ -393,6 +398,7 @@ unsafe fn prepare_device(
             // What the driver supports, through vkGetPhysicalDeviceFeatures2 (Vulkan 1.1).
             let mut provoking = vk::PhysicalDeviceProvokingVertexFeaturesEXT::default();
             let mut depth = vk::PhysicalDeviceDepthClipControlFeaturesEXT::default();
+            let mut draw_parameters = vk::PhysicalDeviceShaderDrawParametersFeatures::default();
             let has_provoking = driver_has_extension(inst, physical_device, PROVOKING_VERTEX);
             let has_depth = driver_has_extension(inst, physical_device, DEPTH_CLIP_CONTROL);
             let mut query = vk::PhysicalDeviceFeatures2::default();
@@ -407,6 +413,11 @@ unsafe fn prepare_device(
                 query.p_next =
                     (&mut depth as *mut vk::PhysicalDeviceDepthClipControlFeaturesEXT<'_>).cast();
             }
+            // Core in Vulkan 1.1, queried only where the query itself is.
+            draw_parameters.p_next = query.p_next;
+            query.p_next = (&mut draw_parameters
+                as *mut vk::PhysicalDeviceShaderDrawParametersFeatures<'_>)
+                .cast();
             let queried = match inst.table.get_physical_device_features2 {
                 Some(get) if inst.api_version >= vk::API_VERSION_1_1 => {
                     get(physical_device, &mut query);
@@ -460,6 +471,31 @@ unsafe fn prepare_device(
             added_features.depth_clip_control = add.then(|| {
                 vk::PhysicalDeviceDepthClipControlFeaturesEXT::default().depth_clip_control(true)
             });
+            // GL's gl_InstanceID needs the BaseInstance built-in. The application's own
+            // struct (either of the two Vulkan allows) wins.
+            let app_draw_parameters = find_in_chain::<vk::BaseInStructure<'_>>(
+                ci.p_next,
+                vk::StructureType::PHYSICAL_DEVICE_SHADER_DRAW_PARAMETERS_FEATURES,
+            )
+            .is_some()
+                || find_in_chain::<vk::BaseInStructure<'_>>(
+                    ci.p_next,
+                    vk::StructureType::PHYSICAL_DEVICE_VULKAN_1_1_FEATURES,
+                )
+                .is_some();
+            if !app_draw_parameters && queried && draw_parameters.shader_draw_parameters != 0 {
+                features.draw_parameters = true;
+                added_features.draw_parameters = Some(
+                    vk::PhysicalDeviceShaderDrawParametersFeatures::default()
+                        .shader_draw_parameters(true),
+                );
+            }
+            if !features.draw_parameters {
+                log::warning!(
+                    "VK_GLSEM_gl_state: shaderDrawParameters is not enabled, so gl_InstanceID \
+                     includes the draw's base instance (Vulkan's InstanceIndex), not GL's count"
+                );
+            }
             if !conventions.provoking_vertex_last {
                 log::warning!(
                     "VK_GLSEM_gl_state: the driver lacks VK_EXT_provoking_vertex with \
@@ -528,6 +564,17 @@ unsafe fn enabled_features(ci: &vk::DeviceCreateInfo<'_>) -> EnabledFeatures {
                     f.dynamic_rendering |= (*(p
                         as *const vk::PhysicalDeviceDynamicRenderingFeatures<'_>))
                         .dynamic_rendering
+                        != 0
+                }
+                vk::StructureType::PHYSICAL_DEVICE_SHADER_DRAW_PARAMETERS_FEATURES => {
+                    f.draw_parameters |= (*(p
+                        as *const vk::PhysicalDeviceShaderDrawParametersFeatures<'_>))
+                        .shader_draw_parameters
+                        != 0
+                }
+                vk::StructureType::PHYSICAL_DEVICE_VULKAN_1_1_FEATURES => {
+                    f.draw_parameters |= (*(p as *const vk::PhysicalDeviceVulkan11Features<'_>))
+                        .shader_draw_parameters
                         != 0
                 }
                 vk::StructureType::PHYSICAL_DEVICE_MAINTENANCE_5_FEATURES_KHR => {
@@ -1005,6 +1052,58 @@ pub unsafe extern "system" fn destroy_pipeline(
             if let Some(destroy) = t.destroy_pipeline {
                 // SAFETY: the application's arguments, passed on unchanged.
                 unsafe { destroy(device, pipeline, p_allocator) };
+            }
+        },
+    )
+}
+
+/// `vkCreateFramebuffer`: remembers its layer count (`gl_Layer` counts on layered targets).
+///
+/// # Safety
+/// Vulkan's valid usage for the command.
+pub unsafe extern "system" fn create_framebuffer(
+    device: vk::Device,
+    p_create_info: *const vk::FramebufferCreateInfo<'_>,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
+    p_framebuffer: *mut vk::Framebuffer,
+) -> vk::Result {
+    create_recorded(
+        "vkCreateFramebuffer",
+        device,
+        |t| t.create_framebuffer,
+        // SAFETY: a valid create info (Vulkan's valid usage).
+        |_| unsafe { (*p_create_info).layers },
+        // SAFETY: the application's arguments, passed on unchanged.
+        |next, _| unsafe { next(device, p_create_info, p_allocator, p_framebuffer) },
+        |dev, layers| {
+            dev.records
+                .framebuffer_layers
+                .write()
+                // SAFETY: the driver wrote the handle on success.
+                .insert(unsafe { *p_framebuffer }, layers);
+        },
+    )
+}
+
+/// `vkDestroyFramebuffer`.
+///
+/// # Safety
+/// Vulkan's valid usage for the command.
+pub unsafe extern "system" fn destroy_framebuffer(
+    device: vk::Device,
+    framebuffer: vk::Framebuffer,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
+) {
+    forget_then_call_down(
+        "vkDestroyFramebuffer",
+        device,
+        |dev| {
+            dev.records.framebuffer_layers.write().remove(&framebuffer);
+        },
+        |t| {
+            if let Some(destroy) = t.destroy_framebuffer {
+                // SAFETY: the application's arguments, passed on unchanged.
+                unsafe { destroy(device, framebuffer, p_allocator) };
             }
         },
     )

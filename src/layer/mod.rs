@@ -115,6 +115,9 @@ pub struct EnabledFeatures {
     pub dynamic_rendering: bool,
     pub tess_geom_point_size: bool,
     pub maintenance5: bool,
+    /// `shaderDrawParameters` (the application's, or enabled by the layer for
+    /// `VK_GLSEM_gl_state`).
+    pub draw_parameters: bool,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -186,6 +189,7 @@ impl DeviceData {
             gl_state: self.extensions.gl_state,
             depth_clip_control: self.conventions.depth_clip_control,
             provoking_vertex_last: self.conventions.provoking_vertex_last,
+            draw_parameters: self.features.draw_parameters,
         }
     }
 

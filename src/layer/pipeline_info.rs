@@ -450,8 +450,44 @@ pub(super) fn pipeline_key(
             .contains(&vk::DynamicState::DEPTH_CLIP_NEGATIVE_ONE_TO_ONE_EXT),
         rasterizer_discard: raster.is_some_and(|r| r.rasterizer_discard_enable == vk::TRUE)
             && !dynamic.contains(&vk::DynamicState::RASTERIZER_DISCARD_ENABLE),
+        fed_locations: fed_locations(ci, dynamic),
+        // SAFETY: NULL or valid (Vulkan's valid usage).
+        single_sample: unsafe { ci.p_multisample_state.as_ref() }
+            .is_some_and(|m| m.rasterization_samples == vk::SampleCountFlags::TYPE_1)
+            && !dynamic.contains(&vk::DynamicState::RASTERIZATION_SAMPLES_EXT),
         ..PipelineKey::new(&dev.key())
     }
+}
+
+/// The Locations `ci`'s vertex-input state feeds, where `ci` holds that state: not a library
+/// without the vertex-input part, not dynamic vertex input.
+fn fed_locations(
+    ci: &vk::GraphicsPipelineCreateInfo<'_>,
+    dynamic: &[vk::DynamicState],
+) -> Option<Vec<u32>> {
+    use vk::GraphicsPipelineLibraryFlagsEXT as Part;
+    // SAFETY: valid pNext chain.
+    let parts = unsafe {
+        find_in_chain::<vk::GraphicsPipelineLibraryCreateInfoEXT<'_>>(
+            ci.p_next,
+            vk::StructureType::GRAPHICS_PIPELINE_LIBRARY_CREATE_INFO_EXT,
+        )
+    };
+    if parts.is_some_and(|p| !p.flags.contains(Part::VERTEX_INPUT_INTERFACE))
+        || dynamic.contains(&vk::DynamicState::VERTEX_INPUT_EXT)
+    {
+        return None;
+    }
+    // SAFETY: NULL or valid, with its attribute array (Vulkan's valid usage).
+    let input = unsafe { ci.p_vertex_input_state.as_ref() }?;
+    // SAFETY: as above.
+    let attributes = unsafe {
+        slice(
+            input.p_vertex_attribute_descriptions,
+            input.vertex_attribute_description_count,
+        )
+    };
+    Some(attributes.iter().map(|a| a.location).collect())
 }
 
 #[cfg(test)]

@@ -315,6 +315,9 @@ pub struct Records {
     /// Set once a TES or block-reading shader object was recorded: `vkCmdBindPipeline` then
     /// forgets the command buffer's bound shader objects (a pipeline unbinds them).
     pub shader_objects_made: AtomicBool,
+    /// `layers` of every framebuffer: a render pass begun on more than one layer is layered
+    /// (`gl_Layer` counts).
+    pub framebuffer_layers: RwLock<HashMap<vk::Framebuffer, u32>>,
 }
 
 #[cfg(test)]

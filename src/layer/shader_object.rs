@@ -57,7 +57,9 @@ fn shader_object_key(dev: &DeviceData) -> PipelineKey {
         // No pipeline state to chain into: the application sets these dynamically.
         app_provoking_vertex: true,
         app_depth_clip_control: true,
-        // `fragment_elsewhere` and `gl_state_block` are set per group.
+        // `fragment_elsewhere` and `gl_state_block` are set per group; vertex input and
+        // the sample count are dynamic state, unknown when the shaders are made (docs:
+        // limitations).
         ..PipelineKey::new(&dev.key())
     }
 }

@@ -30,6 +30,8 @@ pub const POINT_SIZE: u32 = 24;
 pub const FLAGS: u32 = 28;
 /// `flags` bit: `GL_PROGRAM_POINT_SIZE` is enabled.
 pub const FLAG_PROGRAM_POINT_SIZE: u32 = 1;
+/// `flags` bit: the render target is layered (more than one layer); `gl_Layer` counts.
+pub const FLAG_LAYERED: u32 = 1 << 2;
 /// `flags` bit of clip plane `i` (0..8): `GL_CLIP_DISTANCEi` is enabled.
 pub const fn flag_clip_distance(i: u32) -> u32 {
     1 << (8 + i)

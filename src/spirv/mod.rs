@@ -8,23 +8,29 @@
 //!   apply to a module.
 //! - One file per pass, each a function from module + key to a new module or `Ok(None)`
 //!   ("no change"): [`fragcolor`], [`xfb_split`], [`passthrough_tcs`], [`point_size`],
-//!   [`clip_enables`], [`clip_depth`].
+//!   [`clip_enables`], [`clip_depth`], [`unfed_inputs`], [`instance_id`], [`layer_output`],
+//!   [`sample_mask`].
 //! - Shared by the passes: [`layout`] (Location slot and XFB offset math), [`exits`] (where
 //!   outputs take effect), [`builtin_output`] (`gl_Position`, `gl_PointSize`,
 //!   `gl_ClipDistance` of the last pre-rasterization stage), [`gl_state`] (the GL-state
-//!   push-constant block).
+//!   push-constant block), [`demote`] (an interface variable made `Private`).
 
 pub mod builtin_output;
 pub mod clip_depth;
 pub mod clip_enables;
+pub mod demote;
 pub mod exits;
 pub mod fragcolor;
 pub mod gl_state;
+pub mod instance_id;
+pub mod layer_output;
 pub mod layout;
 pub mod module;
 pub mod passthrough_tcs;
 pub mod point_size;
+pub mod sample_mask;
 pub mod scan;
+pub mod unfed_inputs;
 pub mod xfb_split;
 
 use std::fmt;

@@ -2,7 +2,7 @@
 //! `OpFunction`) that tells whether any pass can apply. It never reads function bodies and
 //! allocates only for entry-point names.
 
-use spirv::{Capability, Decoration, ExecutionMode, ExecutionModel, Op};
+use spirv::{BuiltIn, Capability, Decoration, ExecutionMode, ExecutionModel, Op};
 
 use super::module::{check_header, decode_string, instructions};
 
@@ -33,6 +33,15 @@ pub struct Summary {
     /// outputs (the split of a last pre-rasterization stage whose fragment shader is
     /// elsewhere).
     pub struct_outputs: bool,
+    /// The Locations of a vertex entry point's inputs (the first of each input variable),
+    /// sorted: the inputs the pipeline's vertex-input state must feed.
+    pub vertex_input_locations: Vec<u32>,
+    /// Some variable is decorated `BuiltIn InstanceIndex` (a vertex shader reads it).
+    pub instance_index: bool,
+    /// Some variable is decorated `BuiltIn Layer` (a pre-rasterization stage may write it).
+    pub layer: bool,
+    /// Some variable is decorated `BuiltIn SampleMask` (a fragment shader may write it).
+    pub sample_mask: bool,
 }
 
 /// The class of primitive a stage emits.
@@ -69,6 +78,7 @@ pub fn scan(words: &[u32]) -> Summary {
     let mut aggregates: Vec<u32> = Vec::new();
     let mut input_aggregate = false;
     let mut output_aggregate = false;
+    let mut locations: Vec<(u32, u32)> = Vec::new();
     for inst in instructions(words) {
         let Ok(inst) = inst else { return summary };
         let ops = inst.operands();
@@ -106,6 +116,11 @@ pub fn scan(words: &[u32]) -> Summary {
                 input_aggregate |= ops[1] == spirv::StorageClass::Input as u32;
                 output_aggregate |= ops[1] == spirv::StorageClass::Output as u32;
             }
+            Some(Op::Variable) if ops.len() >= 3 && ops[2] == spirv::StorageClass::Input as u32 => {
+                if let Some(&(_, location)) = locations.iter().find(|(id, _)| *id == ops[1]) {
+                    summary.vertex_input_locations.push(location);
+                }
+            }
             Some(Op::Capability) if ops.first() == Some(&(Capability::ClipDistance as u32)) => {
                 summary.clip_distance = true;
             }
@@ -121,12 +136,26 @@ pub fn scan(words: &[u32]) -> Summary {
                 Some(Decoration::Location) if ops.get(2) == Some(&0) => location0.push(ops[0]),
                 Some(Decoration::Index) if ops.get(2) == Some(&1) => summary.dual_source = true,
                 Some(Decoration::XfbBuffer) => xfb_buffer = true,
+                Some(Decoration::Location) if ops.len() >= 3 => locations.push((ops[0], ops[2])),
+                Some(Decoration::BuiltIn) => {
+                    match ops.get(2).copied().and_then(BuiltIn::from_u32) {
+                        Some(BuiltIn::InstanceIndex) => summary.instance_index = true,
+                        Some(BuiltIn::Layer) => summary.layer = true,
+                        Some(BuiltIn::SampleMask) => summary.sample_mask = true,
+                        _ => {}
+                    }
+                }
                 _ => {}
             },
             _ => {}
         }
     }
     summary.readable = true;
+    if summary.has_stage(ExecutionModel::Vertex) {
+        summary.vertex_input_locations.sort_unstable();
+    } else {
+        summary.vertex_input_locations.clear();
+    }
     summary.frag_color = frag_color_id.is_some_and(|id| location0.contains(&id))
         && summary.has_stage(ExecutionModel::Fragment);
     summary.xfb_candidate = xfb_mode && xfb_buffer;

@@ -37,6 +37,7 @@ pub(super) struct DrawCall {
     pub(super) first: u32,
     pub(super) count: u32,
     pub(super) instances: u32,
+    pub(super) base_instance: u32,
     pub(super) source: Source,
     pub(super) xfb: bool,
 }
@@ -234,30 +235,27 @@ impl Player {
                 }
             } else if input.scalar == Scalar::Double {
                 // (0, 0, 0, 1) as doubles: x and y at the first location, z and w at the
-                // next (a `dvec3` or `dvec4`'s).
+                // next (a `dvec3` or `dvec4`'s). The shader reads them as the 32-bit words
+                // the runner split them into, which glsem cannot know are doubles.
                 uses_constant = true;
                 if input.components > 2 {
                     attributes.push(vk::VertexInputAttributeDescription {
                         location: vk_location + 1,
                         binding: CONSTANT_BINDING,
                         format: vertex_format(Scalar::Uint, 4),
-                        offset: 48,
+                        offset: 16,
                     });
                 }
                 vk::VertexInputAttributeDescription {
                     location: vk_location,
                     binding: CONSTANT_BINDING,
                     format: vertex_format(Scalar::Uint, 2 * input.components.min(2)),
-                    offset: 32,
+                    offset: 0,
                 }
             } else {
-                uses_constant = true;
-                vk::VertexInputAttributeDescription {
-                    location: vk_location,
-                    binding: CONSTANT_BINDING,
-                    format: vertex_format(input.scalar, 4),
-                    offset: if input.scalar == Scalar::Float { 0 } else { 16 },
-                }
+                // GL's current value: glsem feeds inputs without an attribute itself
+                // (vkCmdSetVertexAttribGLSEM's value, initially (0, 0, 0, 1)).
+                continue;
             };
             let props = unsafe {
                 self.gpu
@@ -401,6 +399,7 @@ impl Player {
             first: 0,
             count: 4,
             instances: rect.instances,
+            base_instance: 0,
             source: Source::Rect {
                 tex: rect.tex.is_some(),
             },
@@ -416,6 +415,7 @@ impl Player {
             first,
             count,
             instances,
+            base_instance,
             source,
             xfb,
         } = call;
@@ -514,7 +514,7 @@ impl Player {
                         std::ptr::null(),
                     );
                 }
-                d.cmd_draw(cmd, count, instances, first, 0);
+                d.cmd_draw(cmd, count, instances, first, base_instance);
                 if let Some(x) = xfb_fns {
                     (x.fp().cmd_end_transform_feedback_ext)(
                         cmd,

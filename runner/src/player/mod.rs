@@ -276,26 +276,10 @@ fn uses_depth(scene: &Scene) -> bool {
     scene.require.depth_buffer
 }
 
-/// (0, 0, 0, 1) as floats, as integers, then as doubles: GL's current value of an
-/// attribute the scene does not feed, read through a stride-0 binding.
-const CONSTANT_ATTRIBUTE: [u32; 16] = [
-    0,
-    0,
-    0,
-    0x3f80_0000,
-    0,
-    0,
-    0,
-    1,
-    0,
-    0,
-    0,
-    0,
-    0,
-    0,
-    0,
-    0x3ff0_0000,
-];
+/// (0, 0, 0, 1) as doubles: GL's current value of a double attribute the scene does not
+/// feed, read through a stride-0 binding as the 32-bit words the runner splits doubles into
+/// (glsem feeds every other unfed input itself).
+const CONSTANT_ATTRIBUTE: [u32; 8] = [0, 0, 0, 0, 0, 0, 0, 0x3ff0_0000];
 const CONSTANT_BINDING: u32 = 1;
 /// A rectangle corner: vec4 position, vec2 texture coordinate.
 const RECT_STRIDE: u32 = 24;
@@ -710,11 +694,13 @@ impl Player {
                 first,
                 count,
                 instances,
+                base_instance,
             } => self.draw(DrawCall {
                 mode: *mode,
                 first: *first,
                 count: *count,
                 instances: *instances,
+                base_instance: *base_instance,
                 source: Source::VertexData,
                 xfb: false,
             })?,
@@ -723,6 +709,7 @@ impl Player {
                 first: *first,
                 count: *count,
                 instances: 1,
+                base_instance: 0,
                 source: Source::VertexData,
                 xfb: true,
             })?,

@@ -1,0 +1,88 @@
+//! GL's `gl_InstanceID`, which excludes the base instance.
+//!
+//! GL 4.6 §11.1.3.9: `gl_InstanceID` counts from 0 whatever the draw's base instance (that
+//! is why `gl_BaseInstance` exists). glslang's relaxed mode (`-V -R`) compiles
+//! `gl_InstanceID` to `InstanceIndex`, which includes `firstInstance`. The pass rewrites
+//! every load of `InstanceIndex` in a vertex shader to `InstanceIndex − BaseInstance`
+//! (`DrawParameters`, Vulkan 1.1 or `VK_KHR_shader_draw_parameters`). A shader that meant
+//! Vulkan's `gl_InstanceIndex` cannot be told apart: under `VK_GLSEM_gl_state` GL's rule
+//! applies, and the `instance_id = vulkan` setting keeps Vulkan's.
+
+use spirv::{BuiltIn, Capability, Decoration, ExecutionModel, Op, StorageClass};
+
+use super::module::{encode_string, push_inst, Editor, Module, Section};
+use super::PassResult;
+
+const DRAW_PARAMETERS_EXTENSION: &str = "SPV_KHR_shader_draw_parameters";
+
+/// Subtracts the base instance from every load of `InstanceIndex` in vertex entry point
+/// `entry`. `Ok(None)` when it reads no `InstanceIndex`.
+pub fn instance_id_without_base(words: &[u32], entry: &str) -> PassResult {
+    let m = Module::parse(words)?;
+    let Some(ep) = m.entry_point(entry, ExecutionModel::Vertex) else {
+        return Ok(None);
+    };
+    let builtin_var = |builtin: BuiltIn| {
+        ep.interface.iter().find_map(|&var| match m.variable(var) {
+            Some((StorageClass::Input, pointee))
+                if m.decoration(var, Decoration::BuiltIn)
+                    .is_some_and(|b| b.first() == Some(&(builtin as u32))) =>
+            {
+                Some((var, pointee))
+            }
+            _ => None,
+        })
+    };
+    let Some((instance, int)) = builtin_var(BuiltIn::InstanceIndex) else {
+        return Ok(None);
+    };
+    let loads: Vec<usize> = m
+        .call_tree(ep.function)
+        .into_iter()
+        .filter_map(|f| m.function_range(f))
+        .flat_map(|(start, end)| start..end)
+        .filter(|&i| m.insts[i].op() == Some(Op::Load) && m.insts[i].operand(2) == instance)
+        .collect();
+    if loads.is_empty() {
+        return Ok(None);
+    }
+
+    let mut e = Editor::new(&m);
+    let base = match builtin_var(BuiltIn::BaseInstance) {
+        Some((base, _)) => base,
+        None => {
+            let var = e.add_variable(StorageClass::Input, int);
+            e.decorate(var, Decoration::BuiltIn, &[BuiltIn::BaseInstance as u32]);
+            e.name(var, "glsem_BaseInstance");
+            e.extend_interface(ep, &[var], &[]);
+            var
+        }
+    };
+    e.add_capability(Capability::DrawParameters);
+    let has_extension = m.insts[..m.section_start(Section::ExtInstImport)]
+        .iter()
+        .any(|i| {
+            i.op() == Some(Op::Extension)
+                && super::module::decode_string(i.operands()).0 == DRAW_PARAMETERS_EXTENSION
+        });
+    if !has_extension && m.version() < (1, 3) {
+        e.append(
+            Section::Extension,
+            Op::Extension,
+            &encode_string(DRAW_PARAMETERS_EXTENSION),
+        );
+    }
+    for index in loads {
+        let load = &m.insts[index];
+        let (ty, result) = (load.operand(0), load.operand(1));
+        let (index_value, base_value) = (e.new_id(), e.new_id());
+        let mut code = Vec::new();
+        let mut load_ops = load.operands().to_vec();
+        load_ops[1] = index_value;
+        push_inst(&mut code, Op::Load, &load_ops);
+        push_inst(&mut code, Op::Load, &[ty, base_value, base]);
+        push_inst(&mut code, Op::ISub, &[ty, result, index_value, base_value]);
+        e.replace(index, code);
+    }
+    Ok(Some(e.finish()?))
+}
