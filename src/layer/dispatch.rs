@@ -131,5 +131,7 @@ dispatch_table!(
             "vkDestroyShaderEXT" => shader_object::destroy_shader;
         cmd_set_patch_control_points_ext: PFN_vkCmdSetPatchControlPointsEXT =
             "vkCmdSetPatchControlPointsEXT" => shader_object::cmd_set_patch_control_points;
+        cmd_set_line_stipple_ext: PFN_vkCmdSetLineStippleKHR = "vkCmdSetLineStippleEXT";
+        cmd_set_line_stipple_khr: PFN_vkCmdSetLineStippleKHR = "vkCmdSetLineStippleKHR";
     }
 );

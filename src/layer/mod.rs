@@ -94,6 +94,10 @@ pub struct Conventions {
     pub provoking_vertex_last: bool,
     /// `VK_EXT_depth_clip_control` with `depthClipControl`.
     pub depth_clip_control: bool,
+    /// `VK_EXT_line_rasterization` (or KHR) with `bresenhamLines`, and
+    /// `stippledBresenhamLines`.
+    pub bresenham_lines: bool,
+    pub stippled_bresenham_lines: bool,
 }
 
 pub struct InstanceData {

@@ -71,6 +71,14 @@ fn shader_object_key(dev: &DeviceData) -> PipelineKey {
         app_depth_clip_control: true,
         // Dynamic state for shader objects.
         rasterizer_discard: false,
+        polygon_lines: true,
+        // The line rasterization mode is dynamic state the application sets for shader
+        // objects (the layer does not enable the extension under them: see `hooks`).
+        bresenham_lines: false,
+        stippled_bresenham_lines: false,
+        app_line_mode: true,
+        multisample_lines: true,
+        app_line_stipple: true,
     }
 }
 
@@ -667,6 +675,8 @@ pub unsafe extern "system" fn cmd_bind_shaders(
                     if reader.is_some() {
                         state.bound = reader;
                     }
+                    // Shader objects replace the bound pipeline and its line stipple.
+                    state.bound_line_stipple = false;
                     let mut touched = false;
                     for (&stage, &shader) in stages.iter().zip(&shaders) {
                         if stage == S::TESSELLATION_CONTROL {
