@@ -1907,7 +1907,10 @@ mod tests {
             ]
         );
         assert!(matches!(commands("line width 0"), Err(SceneError::Fail(_))));
-        assert!(matches!(commands("line stipple 1 0x10000"), Err(SceneError::Fail(_))));
+        assert!(matches!(
+            commands("line stipple 1 0x10000"),
+            Err(SceneError::Fail(_))
+        ));
         assert!(matches!(
             commands("provoking vertex middle"),
             Err(SceneError::Fail(_))

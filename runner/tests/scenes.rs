@@ -152,7 +152,8 @@ fn every_scene_passes_through_the_layer_and_every_emitted_module_validates() {
 /// scene is an invalid pipeline. (The gl_FragData control defines attachment 0 only and
 /// passes either way; lavapipe already captures XFB structs as GL does.) The GL-state
 /// scenes (`points_*`, `gl_state_*`: point size, clip-distance enables, provoking vertex,
-/// clip-space depth) get plain Vulkan's rules there instead of GL's.
+/// clip-space depth) get plain Vulkan's rules there instead of GL's, and the `lines_*`
+/// scenes Vulkan's rectangular lines instead of GL's diamond-exit rule.
 #[test]
 fn scenes_that_need_the_layer_fail_without_it() {
     let needs_layer: Vec<String> = scenes()
@@ -162,6 +163,7 @@ fn scenes_that_need_the_layer_fail_without_it() {
                 || s.contains("/tess_")
                 || s.contains("/points_")
                 || s.contains("/gl_state_")
+                || s.contains("/lines_")
         })
         .collect();
     assert!(needs_layer.len() >= 20, "{needs_layer:?}");

@@ -468,8 +468,7 @@ impl Player {
                     .gpu
                     .buffer(4 * indices.len() as u64, vk::BufferUsageFlags::INDEX_BUFFER)
                     .map_err(fail)?;
-                buffer.bytes_mut()[..4 * indices.len()]
-                    .copy_from_slice(&words_to_bytes(&indices));
+                buffer.bytes_mut()[..4 * indices.len()].copy_from_slice(&words_to_bytes(&indices));
                 Some((buffer, indices.len() as u32))
             }
             _ => None,
@@ -481,87 +480,93 @@ impl Player {
         } else {
             self.vertex_buffer.as_ref().map(|b| b.buffer)
         };
-        let submitted = self.submit(|p, cmd| {
-            let d = &p.gpu.device;
-            unsafe {
-                if let Some(set_levels) = p.gpu.set_levels {
-                    set_levels(cmd, p.outer.as_ptr(), p.inner.as_ptr());
-                }
-                // The layer's GL state starts at GL's initial values in every command
-                // buffer: set all of it before each draw. Without VK_GLSEM_gl_state (plain
-                // Vulkan), these GL states have no Vulkan equivalent and are not applied.
-                if let Some(gl) = p.gpu.gl_state {
-                    (gl.set_point_size)(cmd, p.gl_state.point_size);
-                    (gl.set_program_point_size)(cmd, p.gl_state.program_point_size.into());
-                    (gl.set_clip_distance_enable)(cmd, p.gl_state.clip_distances);
-                    (gl.set_line_stipple)(
-                        cmd,
-                        p.gl_state.line_stipple_factor,
-                        p.gl_state.line_stipple_pattern,
-                    );
-                    (gl.set_line_stipple_enable)(cmd, p.gl_state.line_stipple.into());
-                }
-                if xfb {
-                    d.cmd_reset_query_pool(cmd, p.query_pool, 0, 1);
-                }
-                p.targets.record_begin(&p.gpu, cmd);
-                d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, pipeline);
-                if p.descriptor_set != vk::DescriptorSet::null() {
-                    d.cmd_bind_descriptor_sets(
-                        cmd,
-                        vk::PipelineBindPoint::GRAPHICS,
-                        p.layout,
-                        0,
-                        &[p.descriptor_set],
-                        &[],
-                    );
-                }
-                if let Some(vb) = vertex_buffer {
-                    d.cmd_bind_vertex_buffers(cmd, 0, &[vb], &[0]);
-                }
-                d.cmd_bind_vertex_buffers(cmd, CONSTANT_BINDING, &[p.constant_buffer.buffer], &[0]);
-                let xfb_fns = p.gpu.xfb.as_ref().filter(|_| xfb);
-                if let Some(x) = xfb_fns {
-                    for (index, b) in &p.xfb_buffers {
-                        (x.fp().cmd_bind_transform_feedback_buffers_ext)(
+        let submitted = self
+            .submit(|p, cmd| {
+                let d = &p.gpu.device;
+                unsafe {
+                    if let Some(set_levels) = p.gpu.set_levels {
+                        set_levels(cmd, p.outer.as_ptr(), p.inner.as_ptr());
+                    }
+                    // The layer's GL state starts at GL's initial values in every command
+                    // buffer: set all of it before each draw. Without VK_GLSEM_gl_state (plain
+                    // Vulkan), these GL states have no Vulkan equivalent and are not applied.
+                    if let Some(gl) = p.gpu.gl_state {
+                        (gl.set_point_size)(cmd, p.gl_state.point_size);
+                        (gl.set_program_point_size)(cmd, p.gl_state.program_point_size.into());
+                        (gl.set_clip_distance_enable)(cmd, p.gl_state.clip_distances);
+                        (gl.set_line_stipple)(
                             cmd,
-                            *index,
-                            1,
-                            &b.buffer,
-                            &0,
+                            p.gl_state.line_stipple_factor,
+                            p.gl_state.line_stipple_pattern,
+                        );
+                        (gl.set_line_stipple_enable)(cmd, p.gl_state.line_stipple.into());
+                    }
+                    if xfb {
+                        d.cmd_reset_query_pool(cmd, p.query_pool, 0, 1);
+                    }
+                    p.targets.record_begin(&p.gpu, cmd);
+                    d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, pipeline);
+                    if p.descriptor_set != vk::DescriptorSet::null() {
+                        d.cmd_bind_descriptor_sets(
+                            cmd,
+                            vk::PipelineBindPoint::GRAPHICS,
+                            p.layout,
+                            0,
+                            &[p.descriptor_set],
+                            &[],
+                        );
+                    }
+                    if let Some(vb) = vertex_buffer {
+                        d.cmd_bind_vertex_buffers(cmd, 0, &[vb], &[0]);
+                    }
+                    d.cmd_bind_vertex_buffers(
+                        cmd,
+                        CONSTANT_BINDING,
+                        &[p.constant_buffer.buffer],
+                        &[0],
+                    );
+                    let xfb_fns = p.gpu.xfb.as_ref().filter(|_| xfb);
+                    if let Some(x) = xfb_fns {
+                        for (index, b) in &p.xfb_buffers {
+                            (x.fp().cmd_bind_transform_feedback_buffers_ext)(
+                                cmd,
+                                *index,
+                                1,
+                                &b.buffer,
+                                &0,
+                                std::ptr::null(),
+                            );
+                        }
+                        d.cmd_begin_query(cmd, p.query_pool, 0, vk::QueryControlFlags::empty());
+                        (x.fp().cmd_begin_transform_feedback_ext)(
+                            cmd,
+                            0,
+                            0,
+                            std::ptr::null(),
                             std::ptr::null(),
                         );
                     }
-                    d.cmd_begin_query(cmd, p.query_pool, 0, vk::QueryControlFlags::empty());
-                    (x.fp().cmd_begin_transform_feedback_ext)(
-                        cmd,
-                        0,
-                        0,
-                        std::ptr::null(),
-                        std::ptr::null(),
-                    );
-                }
-                match &loop_indices {
-                    Some((indices, n)) => {
-                        d.cmd_bind_index_buffer(cmd, indices.buffer, 0, vk::IndexType::UINT32);
-                        d.cmd_draw_indexed(cmd, *n, instances, 0, 0, 0);
+                    match &loop_indices {
+                        Some((indices, n)) => {
+                            d.cmd_bind_index_buffer(cmd, indices.buffer, 0, vk::IndexType::UINT32);
+                            d.cmd_draw_indexed(cmd, *n, instances, 0, 0, 0);
+                        }
+                        None => d.cmd_draw(cmd, count, instances, first, 0),
                     }
-                    None => d.cmd_draw(cmd, count, instances, first, 0),
+                    if let Some(x) = xfb_fns {
+                        (x.fp().cmd_end_transform_feedback_ext)(
+                            cmd,
+                            0,
+                            0,
+                            std::ptr::null(),
+                            std::ptr::null(),
+                        );
+                        d.cmd_end_query(cmd, p.query_pool, 0);
+                    }
+                    p.targets.record_end(&p.gpu, cmd);
                 }
-                if let Some(x) = xfb_fns {
-                    (x.fp().cmd_end_transform_feedback_ext)(
-                        cmd,
-                        0,
-                        0,
-                        std::ptr::null(),
-                        std::ptr::null(),
-                    );
-                    d.cmd_end_query(cmd, p.query_pool, 0);
-                }
-                p.targets.record_end(&p.gpu, cmd);
-            }
-        })
-        .map_err(fail);
+            })
+            .map_err(fail);
         if let Some((indices, _)) = &loop_indices {
             self.gpu.destroy_buffer(indices);
         }
