@@ -524,6 +524,12 @@ pub fn check_planner_chain(data: &[u8]) -> Vec<Produced> {
         app_provoking_vertex: false,
         app_depth_clip_control: false,
         rasterizer_discard: false,
+        polygon_lines: false,
+        bresenham_lines: true,
+        stippled_bresenham_lines: true,
+        app_line_mode: false,
+        multisample_lines: false,
+        app_line_stipple: false,
     };
     let steps = semantics::choose(&view, &key);
     let order: Vec<semantics::Stage> = stages.iter().map(|s| s.stage).collect();
@@ -620,7 +626,9 @@ pub fn check_planner_chain(data: &[u8]) -> Vec<Produced> {
                     stages[i].words = out;
                 }
             }
-            semantics::Step::ProvokingVertexLast | semantics::Step::NegativeOneToOneDepth => {}
+            semantics::Step::ProvokingVertexLast
+            | semantics::Step::NegativeOneToOneDepth
+            | semantics::Step::BresenhamLines { .. } => {}
         }
     }
     produced
