@@ -51,6 +51,13 @@ typedef void (VKAPI_PTR *PFN_vkCmdSetProgramPointSizeEnableGLSEM)(
 /* glEnable / glDisable(GL_CLIP_DISTANCEi): bit i enables plane i (0..7); initially 0. */
 typedef void (VKAPI_PTR *PFN_vkCmdSetClipDistanceEnableGLSEM)(
     VkCommandBuffer commandBuffer, uint32_t mask);
+/* glLineStipple(factor, pattern) (compatibility profile): factor clamped to [1, 256];
+ * initially 1 and 0xFFFF. Applies to pipelines the layer gave stippled Bresenham lines. */
+typedef void (VKAPI_PTR *PFN_vkCmdSetLineStippleGLSEM)(
+    VkCommandBuffer commandBuffer, uint32_t factor, uint16_t pattern);
+/* glEnable / glDisable(GL_LINE_STIPPLE); initially VK_FALSE. */
+typedef void (VKAPI_PTR *PFN_vkCmdSetLineStippleEnableGLSEM)(
+    VkCommandBuffer commandBuffer, VkBool32 enable);
 
 #ifndef VK_NO_PROTOTYPES
 /* Not exported by any library: call them through the pointers vkGetDeviceProcAddr returns. */
@@ -61,6 +68,10 @@ VKAPI_ATTR void VKAPI_CALL vkCmdSetProgramPointSizeEnableGLSEM(
     VkCommandBuffer commandBuffer, VkBool32 enable);
 VKAPI_ATTR void VKAPI_CALL vkCmdSetClipDistanceEnableGLSEM(
     VkCommandBuffer commandBuffer, uint32_t mask);
+VKAPI_ATTR void VKAPI_CALL vkCmdSetLineStippleGLSEM(
+    VkCommandBuffer commandBuffer, uint32_t factor, uint16_t pattern);
+VKAPI_ATTR void VKAPI_CALL vkCmdSetLineStippleEnableGLSEM(
+    VkCommandBuffer commandBuffer, VkBool32 enable);
 #endif
 
 #ifdef __cplusplus

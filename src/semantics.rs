@@ -38,6 +38,7 @@ pub enum Semantic {
     InstanceId,
     LayerOutput,
     SampleMask,
+    LineRasterization,
 }
 
 /// A setting that turns a semantic off: `VK_GLSEM_<KEY>` / `glsem_gl_semantics.<key>`.
@@ -60,7 +61,7 @@ pub struct SemanticInfo {
 }
 
 /// Every semantic, in the order their steps run on a stage.
-pub const SEMANTICS: [SemanticInfo; 11] = [
+pub const SEMANTICS: [SemanticInfo; 12] = [
     SemanticInfo {
         semantic: Semantic::PassthroughTcs,
         name: "tcs",
@@ -149,6 +150,16 @@ pub const SEMANTICS: [SemanticInfo; 11] = [
         semantic: Semantic::SampleMask,
         name: "sample_mask",
         setting: None,
+        needs_gl_state: true,
+    },
+    SemanticInfo {
+        semantic: Semantic::LineRasterization,
+        name: "line_rasterization",
+        setting: Some(Setting {
+            key: "line_rasterization",
+            on: "gl",
+            off: "vulkan",
+        }),
         needs_gl_state: true,
     },
 ];
@@ -337,6 +348,23 @@ pub struct PipelineKey {
     pub draw_parameters: bool,
     /// `rasterizationSamples` is 1, not dynamically.
     pub single_sample: bool,
+    /// Polygons may be rasterized as lines (`VK_POLYGON_MODE_LINE`, or dynamic).
+    pub polygon_lines: bool,
+    /// The device can take GL's line rules in the pipeline (`VK_EXT_line_rasterization`
+    /// with `bresenhamLines`), and stippled (`stippledBresenhamLines`).
+    pub bresenham_lines: bool,
+    pub stippled_bresenham_lines: bool,
+    /// The application chose a line rasterization mode itself (or made it dynamic), or
+    /// there is no rasterization state to chain into.
+    pub app_line_mode: bool,
+    /// GL's aliased-line rule does not apply, or Vulkan forbids Bresenham lines: the
+    /// rasterization is (or may be) multisampled, or uses alpha to coverage or sample
+    /// shading (VUID-VkGraphicsPipelineCreateInfo-lineRasterizationMode-02766), or the
+    /// multisample state is elsewhere (a library part without it).
+    pub multisample_lines: bool,
+    /// The line stipple is set by the application (`VK_DYNAMIC_STATE_LINE_STIPPLE_EXT` or
+    /// its enable is dynamic): the layer's `vkCmdSetLineStippleGLSEM` stays out of it.
+    pub app_line_stipple: bool,
 }
 
 /// What the device gives every [`PipelineKey`] made on it: the settings it was created with,
@@ -352,6 +380,8 @@ pub struct DeviceKey {
     pub depth_clip_control: bool,
     pub provoking_vertex_last: bool,
     pub draw_parameters: bool,
+    pub bresenham_lines: bool,
+    pub stippled_bresenham_lines: bool,
 }
 
 impl PipelineKey {
@@ -382,6 +412,12 @@ impl PipelineKey {
             fed_locations: None,
             draw_parameters: device.draw_parameters,
             single_sample: false,
+            polygon_lines: false,
+            bresenham_lines: device.bresenham_lines,
+            stippled_bresenham_lines: device.stippled_bresenham_lines,
+            app_line_mode: false,
+            multisample_lines: false,
+            app_line_stipple: false,
         }
     }
 }
@@ -423,6 +459,12 @@ pub enum Step {
     ProvokingVertexLast,
     /// Pipeline state: `negativeOneToOne` depth clip control.
     NegativeOneToOneDepth,
+    /// Pipeline state: `VK_LINE_RASTERIZATION_MODE_BRESENHAM` (GL's diamond-exit rule);
+    /// `stippled`: with `stippledLineEnable` and the stipple as dynamic state, set by the
+    /// layer from `vkCmdSetLineStippleGLSEM`.
+    BresenhamLines {
+        stippled: bool,
+    },
 }
 
 /// What [`Step::run`] made of a module.
@@ -466,7 +508,10 @@ impl Step {
             | Step::SplitFragInputs
             | Step::SplitStructInputs
             | Step::DropSampleMask => Some(Stage::Fragment),
-            Step::GenerateTcs | Step::ProvokingVertexLast | Step::NegativeOneToOneDepth => None,
+            Step::GenerateTcs
+            | Step::ProvokingVertexLast
+            | Step::NegativeOneToOneDepth
+            | Step::BresenhamLines { .. } => None,
         }
     }
 
@@ -504,9 +549,10 @@ impl Step {
             Step::InstanceIdWithoutBase => instance_id_without_base(words, entry)?.into(),
             Step::GateLayer(_, block_offset) => gate_layer(words, entry, *block_offset)?.into(),
             Step::DropSampleMask => drop_sample_mask(words, entry)?.into(),
-            Step::GenerateTcs | Step::ProvokingVertexLast | Step::NegativeOneToOneDepth => {
-                StepOutput::Unchanged
-            }
+            Step::GenerateTcs
+            | Step::ProvokingVertexLast
+            | Step::NegativeOneToOneDepth
+            | Step::BresenhamLines { .. } => StepOutput::Unchanged,
         })
     }
 
@@ -556,9 +602,10 @@ impl Step {
                 stage.name()
             ),
             Step::DropSampleMask => "gl_SampleMask has no effect on a single-sample target".into(),
-            Step::GenerateTcs | Step::ProvokingVertexLast | Step::NegativeOneToOneDepth => {
-                self.name().into()
-            }
+            Step::GenerateTcs
+            | Step::ProvokingVertexLast
+            | Step::NegativeOneToOneDepth
+            | Step::BresenhamLines { .. } => self.name().into(),
         }
     }
 
@@ -588,6 +635,7 @@ impl Step {
             Step::InstanceIdWithoutBase => Semantic::InstanceId,
             Step::GateLayer(..) => Semantic::LayerOutput,
             Step::DropSampleMask => Semantic::SampleMask,
+            Step::BresenhamLines { .. } => Semantic::LineRasterization,
         }
     }
 }
@@ -615,6 +663,34 @@ fn may_rasterize_points(stages: &Stages<'_>, last: Stage, key: &PipelineKey) -> 
         Some(Primitive::Lines) => dynamic_points,
         // Unknown: only a library without input assembly; the part that has it decides.
         None => false,
+    }
+}
+
+/// Whether the pipeline may rasterize lines, from what its last pre-rasterization stage
+/// emits (or the topology, for a vertex shader) and the polygon mode. A library part
+/// without input assembly and a vertex shader it cannot see may draw lines too.
+fn may_rasterize_lines(stages: &Stages<'_>, key: &PipelineKey) -> bool {
+    let last = stages.last_pre_rasterization();
+    let emitted = match last {
+        None | Some(Stage::Vertex) => match key.topology {
+            Topology::Lines | Topology::Dynamic | Topology::Unknown => return true,
+            Topology::Points => Some(Primitive::Points),
+            Topology::Triangles => Some(Primitive::Triangles),
+            // Tessellated patches are triangles (the TES decides).
+            Topology::Patches => Some(Primitive::Triangles),
+        },
+        Some(stage) => stages
+            .get(stage)
+            .and_then(|s| s.summary)
+            .and_then(|s| s.output_primitive),
+    };
+    let dynamic_topology = last == Some(Stage::Vertex) && key.dynamic_points;
+    match emitted {
+        Some(Primitive::Lines) => true,
+        Some(Primitive::Triangles) => key.polygon_lines || dynamic_topology,
+        Some(Primitive::Points) => dynamic_topology,
+        // A stage the layer cannot read may emit anything.
+        None => true,
     }
 }
 
@@ -724,6 +800,18 @@ pub fn choose(stages: &Stages<'_>, key: &PipelineKey) -> Vec<Step> {
     if on(Semantic::ClipSpaceDepth) && key.depth_clip_control && !key.app_depth_clip_control {
         steps.push(Step::NegativeOneToOneDepth);
     }
+    if on(Semantic::LineRasterization)
+        && key.bresenham_lines
+        && !key.app_line_mode
+        && !key.multisample_lines
+        && !key.rasterizer_discard
+        && may_rasterize_lines(stages, key)
+    {
+        // A library's stipple would have to follow it into the linked pipeline's record:
+        // libraries get the diamond-exit rule without the layer's stipple.
+        let stippled = key.stippled_bresenham_lines && !key.app_line_stipple && !key.library;
+        steps.push(Step::BresenhamLines { stippled });
+    }
     steps
 }
 
@@ -744,6 +832,8 @@ mod tests {
                 depth_clip_control: true,
                 provoking_vertex_last: true,
                 draw_parameters: false,
+                bresenham_lines: false,
+                stippled_bresenham_lines: false,
             })
         }
     }
@@ -1064,6 +1154,73 @@ mod tests {
         };
         assert!(!choose(&s, &vulkan_instance).contains(&Step::InstanceIdWithoutBase));
         assert!(!choose(&s, &vulkan_instance).contains(&Step::DropSampleMask));
+    }
+
+    #[test]
+    fn single_sampled_line_pipelines_get_bresenham_lines() {
+        let plain = summary(|_| {});
+        let s = stages(&[(Stage::Vertex, &plain)]);
+        let lines = PipelineKey {
+            gl_state: true,
+            topology: Topology::Lines,
+            bresenham_lines: true,
+            stippled_bresenham_lines: true,
+            app_provoking_vertex: true,
+            depth_clip_control: false,
+            ..key()
+        };
+        let stippled = Step::BresenhamLines { stippled: true };
+        assert!(choose(&s, &lines).contains(&stippled));
+        // Triangles draw lines only in polygon mode LINE.
+        let triangles = PipelineKey {
+            topology: Topology::Triangles,
+            ..lines.clone()
+        };
+        assert!(!choose(&s, &triangles).contains(&stippled));
+        let polygon_lines = PipelineKey {
+            polygon_lines: true,
+            ..triangles
+        };
+        assert!(choose(&s, &polygon_lines).contains(&stippled));
+        // GL's multisample rules (and VUID-…-02766), the application's own mode, no
+        // extension, the setting, no VK_GLSEM_gl_state: nothing.
+        let not_for = [
+            PipelineKey {
+                multisample_lines: true,
+                ..lines.clone()
+            },
+            PipelineKey {
+                app_line_mode: true,
+                ..lines.clone()
+            },
+            PipelineKey {
+                bresenham_lines: false,
+                ..lines.clone()
+            },
+            PipelineKey {
+                gl_state: false,
+                ..lines.clone()
+            },
+        ];
+        for key in not_for {
+            assert!(!choose(&s, &key)
+                .iter()
+                .any(|s| matches!(s, Step::BresenhamLines { .. })));
+        }
+        // The application's stipple, and libraries: Bresenham without the layer's stipple.
+        let app_stipple = PipelineKey {
+            app_line_stipple: true,
+            ..lines.clone()
+        };
+        assert!(choose(&s, &app_stipple).contains(&Step::BresenhamLines { stippled: false }));
+        // A geometry shader's line strips and TES isolines draw lines from any topology.
+        let gs = summary(|s| s.output_primitive = Some(Primitive::Lines));
+        let s = stages(&[(Stage::Vertex, &plain), (Stage::Geometry, &gs)]);
+        let points = PipelineKey {
+            topology: Topology::Points,
+            ..lines
+        };
+        assert!(choose(&s, &points).contains(&stippled));
     }
 
     #[test]

@@ -507,6 +507,8 @@ pub fn check_planner_chain(data: &[u8]) -> Vec<Produced> {
         depth_clip_control: !pipeline(6),
         provoking_vertex_last: true,
         draw_parameters: true,
+        bresenham_lines: true,
+        stippled_bresenham_lines: true,
     };
     let key = semantics::PipelineKey {
         attachments: semantics::Attachments::Known(frag_key(&c.key[1..])),

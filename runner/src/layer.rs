@@ -13,6 +13,8 @@ pub const GL_STATE_EXTENSION: &str = "VK_GLSEM_gl_state";
 pub const POINT_SIZE_COMMAND: &str = "vkCmdSetPointSizeGLSEM";
 pub const PROGRAM_POINT_SIZE_COMMAND: &str = "vkCmdSetProgramPointSizeEnableGLSEM";
 pub const CLIP_DISTANCE_COMMAND: &str = "vkCmdSetClipDistanceEnableGLSEM";
+pub const LINE_STIPPLE_COMMAND: &str = "vkCmdSetLineStippleGLSEM";
+pub const LINE_STIPPLE_ENABLE_COMMAND: &str = "vkCmdSetLineStippleEnableGLSEM";
 const LIBRARY: &str = "libVkLayer_glsem.so";
 
 /// The layer library this run uses: `GLSEM_LAYER_LIB`, else the one built next to us.
@@ -59,7 +61,9 @@ pub fn manifest(library: &Path) -> String {
                 "entrypoints": [
                     POINT_SIZE_COMMAND,
                     PROGRAM_POINT_SIZE_COMMAND,
-                    CLIP_DISTANCE_COMMAND
+                    CLIP_DISTANCE_COMMAND,
+                    LINE_STIPPLE_COMMAND,
+                    LINE_STIPPLE_ENABLE_COMMAND
                 ]
             }]
         }
@@ -109,5 +113,7 @@ mod tests {
         assert_eq!(gl_state["entrypoints"][0], POINT_SIZE_COMMAND);
         assert_eq!(gl_state["entrypoints"][1], PROGRAM_POINT_SIZE_COMMAND);
         assert_eq!(gl_state["entrypoints"][2], CLIP_DISTANCE_COMMAND);
+        assert_eq!(gl_state["entrypoints"][3], LINE_STIPPLE_COMMAND);
+        assert_eq!(gl_state["entrypoints"][4], LINE_STIPPLE_ENABLE_COMMAND);
     }
 }

@@ -198,6 +198,8 @@ pub enum Mode {
     LineStripAdjacency,
     TrianglesAdjacency,
     TriangleStripAdjacency,
+    /// `GL_LINE_LOOP`: drawn as a line strip closed by its first vertex.
+    LineLoop,
 }
 
 /// Values of a `uniform` command, already in the component type GLSL declares.
@@ -271,6 +273,8 @@ pub enum Capability {
     /// `GL_CLIP_PLANEi` / `GL_CLIP_DISTANCEi` (the same enable in GL 3.0+).
     ClipDistance(u32),
     DepthTest,
+    /// `GL_LINE_STIPPLE` (compatibility profile).
+    LineStipple,
 }
 
 /// GL's depth functions (`depthfunc`).
@@ -416,6 +420,13 @@ pub enum Command {
     PointSize(f32),
     /// `enable CAP` / `disable CAP`.
     Enable(Capability, bool),
+    /// `line width W` (ours): `glLineWidth(W)`.
+    LineWidth(f32),
+    /// `line stipple FACTOR PATTERN` (ours): `glLineStipple(FACTOR, PATTERN)`.
+    LineStipple {
+        factor: u32,
+        pattern: u16,
+    },
     DepthFunc(DepthFunc),
     /// `clear depth F`: `glClearDepth(F)`.
     ClearDepth(f32),
@@ -924,6 +935,7 @@ fn parse_mode(token: &str, number: usize, line: &str) -> Result<Mode, SceneError
         "GL_POINTS" => Mode::Points,
         "GL_LINES" => Mode::Lines,
         "GL_LINE_STRIP" => Mode::LineStrip,
+        "GL_LINE_LOOP" => Mode::LineLoop,
         "GL_TRIANGLES" => Mode::Triangles,
         "GL_TRIANGLE_STRIP" => Mode::TriangleStrip,
         "GL_TRIANGLE_FAN" => Mode::TriangleFan,
@@ -1217,6 +1229,7 @@ fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
                     Capability::ProgramPointSize
                 }
                 ("GL_DEPTH_TEST", _) => Capability::DepthTest,
+                ("GL_LINE_STIPPLE", _) => Capability::LineStipple,
                 (_, Some(i)) => match i.parse::<u32>() {
                     Ok(i) if i < 8 => Capability::ClipDistance(i),
                     _ => return Err(skip(number, line, "clip plane beyond 7")),
@@ -1224,6 +1237,30 @@ fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
                 _ => return Err(skip(number, line, "unknown command")),
             };
             Command::Enable(cap, on)
+        }
+        ["line", "width", w] => {
+            let width: f32 = parse_num(w, number, line)?;
+            if width <= 0.0 {
+                return Err(fail(
+                    number,
+                    line,
+                    "line width must be positive (GL_INVALID_VALUE)",
+                ));
+            }
+            Command::LineWidth(width)
+        }
+        ["line", "stipple", factor, pattern] => {
+            let pattern = match pattern.strip_prefix("0x") {
+                Some(hex) => u16::from_str_radix(hex, 16).ok(),
+                None => pattern.parse().ok(),
+            };
+            let Some(pattern) = pattern else {
+                return Err(fail(number, line, "the pattern is a 16-bit number"));
+            };
+            Command::LineStipple {
+                factor: parse_num(factor, number, line)?,
+                pattern,
+            }
         }
         ["depthfunc", func] => Command::DepthFunc(match *func {
             "GL_NEVER" => DepthFunc::Never,
@@ -1870,6 +1907,23 @@ mod tests {
             Err(SceneError::Skip(_))
         ));
         assert!(matches!(commands("point size 0"), Err(SceneError::Fail(_))));
+        assert_eq!(
+            commands("line width 3\nenable GL_LINE_STIPPLE\nline stipple 2 0x0F0F\ndraw arrays GL_LINE_LOOP 0 4")
+                .unwrap()[..3],
+            [
+                Command::LineWidth(3.0),
+                Command::Enable(Capability::LineStipple, true),
+                Command::LineStipple {
+                    factor: 2,
+                    pattern: 0x0F0F
+                },
+            ]
+        );
+        assert!(matches!(commands("line width 0"), Err(SceneError::Fail(_))));
+        assert!(matches!(
+            commands("line stipple 1 0x10000"),
+            Err(SceneError::Fail(_))
+        ));
         assert!(matches!(
             commands("provoking vertex middle"),
             Err(SceneError::Fail(_))

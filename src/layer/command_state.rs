@@ -1,6 +1,13 @@
 //! GL state per command buffer, behind the layer's device extensions:
 //! `VK_GLSEM_tessellation_default_levels` (`glPatchParameterfv` default levels) and
-//! `VK_GLSEM_gl_state` (`glPointSize`, `GL_PROGRAM_POINT_SIZE`, `GL_CLIP_DISTANCEi`).
+//! `VK_GLSEM_gl_state` (`glPointSize`, `GL_PROGRAM_POINT_SIZE`, `GL_CLIP_DISTANCEi`,
+//! `glLineStipple` and `GL_LINE_STIPPLE`).
+//!
+//! The line stipple is not in the GL-state block: pipelines the layer gave stippled
+//! Bresenham lines have `VK_DYNAMIC_STATE_LINE_STIPPLE_EXT`, and the layer sets it
+//! (`vkCmdSetLineStippleEXT`) when one is bound and when the stipple changes while one is:
+//! GL's factor and pattern while `GL_LINE_STIPPLE` is enabled, a solid line (1, 0xFFFF)
+//! while it is not.
 //!
 //! The state lives per command buffer (GL's initial values until set), is pushed as the
 //! GL-state block when a pipeline or shader object that reads it is bound, and again when
@@ -16,7 +23,7 @@ use ash::vk;
 use std::sync::atomic::Ordering;
 
 use super::ffi::{slice, VoidFn};
-use super::records::{BlockBinding, CommandBufferState, GlStateValues};
+use super::records::{BlockBinding, CommandBufferState, GlStateValues, LineStipple};
 use super::{
     call_with_next, device_data, ffi_guard, forget_then_call_down, log, maybe_inject_panic, shield,
     with_device, DeviceData, LayerExtension,
@@ -37,6 +44,10 @@ pub type PfnCmdSetPointSize = unsafe extern "system" fn(vk::CommandBuffer, f32);
 pub type PfnCmdSetProgramPointSizeEnable = unsafe extern "system" fn(vk::CommandBuffer, vk::Bool32);
 /// `PFN_vkCmdSetClipDistanceEnableGLSEM`.
 pub type PfnCmdSetClipDistanceEnable = unsafe extern "system" fn(vk::CommandBuffer, u32);
+/// `PFN_vkCmdSetLineStippleGLSEM`.
+pub type PfnCmdSetLineStipple = unsafe extern "system" fn(vk::CommandBuffer, u32, u16);
+/// `PFN_vkCmdSetLineStippleEnableGLSEM`.
+pub type PfnCmdSetLineStippleEnable = unsafe extern "system" fn(vk::CommandBuffer, vk::Bool32);
 
 /// The layer's own command `name`, with the extension that provides it.
 pub fn layer_command(name: &[u8]) -> Option<(VoidFn, LayerExtension)> {
@@ -64,6 +75,13 @@ pub fn layer_command(name: &[u8]) -> Option<(VoidFn, LayerExtension)> {
                 PfnCmdSetClipDistanceEnable,
                 VoidFn,
             >(cmd_set_clip_distance_enable),
+            b"vkCmdSetLineStippleGLSEM" => {
+                std::mem::transmute::<PfnCmdSetLineStipple, VoidFn>(cmd_set_line_stipple)
+            }
+            b"vkCmdSetLineStippleEnableGLSEM" => std::mem::transmute::<
+                PfnCmdSetLineStippleEnable,
+                VoidFn,
+            >(cmd_set_line_stipple_enable),
             _ => return None,
         }
     };
@@ -192,6 +210,75 @@ pub unsafe extern "system" fn cmd_set_clip_distance_enable(
     })
 }
 
+/// Sets GL's line stipple on the driver for a bound pipeline whose stipple is the layer's.
+fn set_line_stipple(dev: &DeviceData, cb: vk::CommandBuffer, stipple: LineStipple) {
+    let (factor, pattern) = stipple.effective();
+    let set = dev
+        .table
+        .cmd_set_line_stipple_ext
+        .or(dev.table.cmd_set_line_stipple_khr);
+    if let Some(set) = set {
+        // SAFETY: a command buffer in the recording state with a pipeline bound whose line
+        // stipple is dynamic; the factor is in [1, 256].
+        unsafe { set(cb, factor, pattern) }
+    }
+}
+
+/// Changes the line stipple of `command_buffer` and sets it if a pipeline whose stipple
+/// is the layer's is bound.
+fn update_line_stipple(
+    what: &str,
+    command_buffer: vk::CommandBuffer,
+    change: impl FnOnce(&mut LineStipple),
+) {
+    ffi_guard(what, (), || {
+        let Some(dev) = device_data(command_buffer) else {
+            return;
+        };
+        maybe_inject_panic(&dev.settings, what);
+        let (bound, stipple) = {
+            let mut cbs = dev.records.command_buffers.lock();
+            let state = cbs
+                .entry(command_buffer)
+                .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
+            change(&mut state.line_stipple);
+            (state.bound_line_stipple, state.line_stipple)
+        };
+        if bound {
+            set_line_stipple(&dev, command_buffer, stipple);
+        }
+    })
+}
+
+/// `vkCmdSetLineStippleGLSEM` (`include/vk_glsem.h`): `glLineStipple(factor, pattern)`.
+///
+/// # Safety
+/// A command buffer of a device with the extension enabled, in the recording state.
+pub unsafe extern "system" fn cmd_set_line_stipple(
+    command_buffer: vk::CommandBuffer,
+    factor: u32,
+    pattern: u16,
+) {
+    // GL clamps the factor to [1, 256] (GL 4.6 compatibility, 14.5.2.1).
+    update_line_stipple("vkCmdSetLineStippleGLSEM", command_buffer, |s| {
+        s.factor = factor.clamp(1, 256);
+        s.pattern = pattern;
+    })
+}
+
+/// `vkCmdSetLineStippleEnableGLSEM` (`include/vk_glsem.h`): `GL_LINE_STIPPLE`.
+///
+/// # Safety
+/// A command buffer of a device with the extension enabled, in the recording state.
+pub unsafe extern "system" fn cmd_set_line_stipple_enable(
+    command_buffer: vk::CommandBuffer,
+    enable: vk::Bool32,
+) {
+    update_line_stipple("vkCmdSetLineStippleEnableGLSEM", command_buffer, |s| {
+        s.enabled = enable != vk::FALSE
+    })
+}
+
 /// `vkCmdBindPipeline`: binds, then pushes the GL-state block for a pipeline that reads it.
 ///
 /// # Safety
@@ -203,12 +290,14 @@ pub unsafe extern "system" fn cmd_bind_pipeline(
 ) {
     ffi_guard("vkCmdBindPipeline", (), || {
         // The hot path: one registry read and one atomic load, no Arc traffic.
-        let Some((Some(next), block_pipelines_live, tes_objects)) =
+        let Some((Some(next), bind_work_pipelines, tes_objects)) =
             with_device(command_buffer, |d| {
+                let records = &d.records;
                 (
                     d.table.cmd_bind_pipeline,
-                    d.records.block_pipelines.load(Ordering::Relaxed),
-                    d.records.shader_objects_made.load(Ordering::Relaxed),
+                    records.block_pipelines.load(Ordering::Relaxed)
+                        + records.stipple_pipelines.load(Ordering::Relaxed),
+                    records.shader_objects_made.load(Ordering::Relaxed),
                 )
             })
         else {
@@ -216,8 +305,7 @@ pub unsafe extern "system" fn cmd_bind_pipeline(
         };
         // SAFETY: the application's arguments, passed on unchanged.
         unsafe { next(command_buffer, bind_point, pipeline) };
-        if bind_point != vk::PipelineBindPoint::GRAPHICS
-            || block_pipelines_live == 0 && !tes_objects
+        if bind_point != vk::PipelineBindPoint::GRAPHICS || bind_work_pipelines == 0 && !tes_objects
         {
             return;
         }
@@ -226,13 +314,13 @@ pub unsafe extern "system" fn cmd_bind_pipeline(
                 return;
             };
             maybe_inject_panic(&dev.settings, "vkCmdBindPipeline");
-            let binding = dev
+            let (binding, line_stipple) = dev
                 .records
                 .pipelines
                 .read()
                 .get(&pipeline)
-                .and_then(|r| r.reads_block);
-            let values = {
+                .map_or((None, false), |r| (r.reads_block, r.line_stipple));
+            let (values, stipple) = {
                 let mut cbs = dev.records.command_buffers.lock();
                 let state = cbs
                     .entry(command_buffer)
@@ -242,10 +330,14 @@ pub unsafe extern "system" fn cmd_bind_pipeline(
                 state.tes_object = vk::ShaderEXT::null();
                 state.app_tcs_object = false;
                 state.layer_tcs_object = false;
-                state.values
+                state.bound_line_stipple = line_stipple;
+                (state.values, state.line_stipple)
             };
             if let Some(at) = binding {
                 push(&dev, command_buffer, at, &values);
+            }
+            if line_stipple {
+                set_line_stipple(&dev, command_buffer, stipple);
             }
         });
     })

@@ -145,5 +145,7 @@ dispatch_table!(
             "vkCmdBeginRendering" => command_state::cmd_begin_rendering;
         cmd_begin_rendering_khr: PFN_vkCmdBeginRendering =
             "vkCmdBeginRenderingKHR" => command_state::cmd_begin_rendering_khr;
+        cmd_set_line_stipple_ext: PFN_vkCmdSetLineStippleKHR = "vkCmdSetLineStippleEXT";
+        cmd_set_line_stipple_khr: PFN_vkCmdSetLineStippleKHR = "vkCmdSetLineStippleKHR";
     }
 );

@@ -4,7 +4,6 @@
 
 use ash::vk::{self, Handle};
 use std::ffi::{c_char, c_void, CStr};
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use super::ffi::{find_in_chain, slice};
@@ -19,6 +18,7 @@ use super::{
     DeviceFacts, EnabledExtensions, EnabledFeatures, InstanceData, InstanceDispatch,
     LayerExtension, Limits, DEVICES, INSTANCES,
 };
+use crate::semantics::Semantic;
 use crate::spirv::module::structure_error;
 
 /// `vkCreateInstance`: resolves the settings, calls down through the loader's link and
@@ -273,6 +273,7 @@ struct AddedFeatures {
     provoking_vertex: Option<vk::PhysicalDeviceProvokingVertexFeaturesEXT<'static>>,
     depth_clip_control: Option<vk::PhysicalDeviceDepthClipControlFeaturesEXT<'static>>,
     draw_parameters: Option<vk::PhysicalDeviceShaderDrawParametersFeatures<'static>>,
+    line_rasterization: Option<vk::PhysicalDeviceLineRasterizationFeaturesKHR<'static>>,
 }
 
 impl DevicePrep {
@@ -299,12 +300,19 @@ impl DevicePrep {
             f.p_next = out.p_next as *mut c_void;
             out.p_next = (f as *const vk::PhysicalDeviceShaderDrawParametersFeatures<'_>).cast();
         }
+        if let Some(f) = &mut added.line_rasterization {
+            f.p_next = out.p_next as *mut c_void;
+            out.p_next = (f as *const vk::PhysicalDeviceLineRasterizationFeaturesKHR<'_>).cast();
+        }
         out
     }
 }
 
 const PROVOKING_VERTEX: &CStr = c"VK_EXT_provoking_vertex";
 const DEPTH_CLIP_CONTROL: &CStr = c"VK_EXT_depth_clip_control";
+const LINE_RASTERIZATION_KHR: &CStr = c"VK_KHR_line_rasterization";
+const LINE_RASTERIZATION_EXT: &CStr = c"VK_EXT_line_rasterization";
+const SHADER_OBJECT: &CStr = c"VK_EXT_shader_object";
 
 /// Whether the driver below lists `name` for `physical_device`.
 /// # Safety
@@ -401,7 +409,28 @@ unsafe fn prepare_device(
             let mut draw_parameters = vk::PhysicalDeviceShaderDrawParametersFeatures::default();
             let has_provoking = driver_has_extension(inst, physical_device, PROVOKING_VERTEX);
             let has_depth = driver_has_extension(inst, physical_device, DEPTH_CLIP_CONTROL);
+            // GL's lines: the KHR extension where the driver has it, else the EXT one (the
+            // same features and commands), unless the application enabled one itself.
+            let lines_on = inst
+                .settings
+                .semantics
+                .contains(Semantic::LineRasterization);
+            let line_extension = [LINE_RASTERIZATION_KHR, LINE_RASTERIZATION_EXT]
+                .into_iter()
+                .find(|&e| enabled(e))
+                .or_else(|| {
+                    [LINE_RASTERIZATION_KHR, LINE_RASTERIZATION_EXT]
+                        .into_iter()
+                        .find(|&e| driver_has_extension(inst, physical_device, e))
+                })
+                .filter(|_| lines_on);
+            let mut lines = vk::PhysicalDeviceLineRasterizationFeaturesKHR::default();
             let mut query = vk::PhysicalDeviceFeatures2::default();
+            if line_extension.is_some() {
+                lines.p_next = query.p_next;
+                query.p_next =
+                    (&mut lines as *mut vk::PhysicalDeviceLineRasterizationFeaturesKHR<'_>).cast();
+            }
             if has_provoking {
                 provoking.p_next = query.p_next;
                 query.p_next = (&mut provoking
@@ -496,6 +525,46 @@ unsafe fn prepare_device(
                      includes the draw's base instance (Vulkan's InstanceIndex), not GL's count"
                 );
             }
+            let app_lines = find_in_chain::<vk::PhysicalDeviceLineRasterizationFeaturesKHR<'_>>(
+                ci.p_next,
+                vk::StructureType::PHYSICAL_DEVICE_LINE_RASTERIZATION_FEATURES_KHR,
+            );
+            // Shader objects would then have to set the line rasterization mode and stipple
+            // enable before every line draw (VUID-vkCmdDraw-None-08666 / -08669): the layer
+            // does not enable the extension under an application that did not ask for it.
+            let shader_objects = enabled(SHADER_OBJECT) && app_lines.is_none();
+            match (line_extension, app_lines) {
+                (Some(ext), Some(app)) => {
+                    conventions.bresenham_lines = app.bresenham_lines != 0 && enabled(ext);
+                    conventions.stippled_bresenham_lines =
+                        conventions.bresenham_lines && app.stippled_bresenham_lines != 0;
+                }
+                (Some(ext), None) if queried && lines.bresenham_lines != 0 && !shader_objects => {
+                    if !enabled(ext) {
+                        extensions.push(ext.as_ptr());
+                    }
+                    conventions.bresenham_lines = true;
+                    conventions.stippled_bresenham_lines = lines.stippled_bresenham_lines != 0;
+                    added_features.line_rasterization = Some(
+                        vk::PhysicalDeviceLineRasterizationFeaturesKHR::default()
+                            .bresenham_lines(true)
+                            .stippled_bresenham_lines(conventions.stippled_bresenham_lines),
+                    );
+                }
+                _ => {}
+            }
+            if lines_on && !conventions.bresenham_lines {
+                log::warning!(
+                    "VK_GLSEM_gl_state: {}; lines keep Vulkan's rules, not GL's diamond-exit \
+                     rule, and glLineStipple is not applied",
+                    match (line_extension, shader_objects) {
+                        (Some(_), true) =>
+                            "the application uses VK_EXT_shader_object and \
+                                            did not enable VK_KHR_line_rasterization itself",
+                        _ => "the driver lacks VK_KHR/EXT_line_rasterization with bresenhamLines",
+                    }
+                );
+            }
             if !conventions.provoking_vertex_last {
                 log::warning!(
                     "VK_GLSEM_gl_state: the driver lacks VK_EXT_provoking_vertex with \
@@ -504,20 +573,29 @@ unsafe fn prepare_device(
                 );
             }
             // GL sizes points in every stage; Vulkan lets tessellation and geometry shaders
-            // write the size only with this feature. It can be added where the application
-            // passes pEnabledFeatures (a copy is patched); with VkPhysicalDeviceFeatures2 the
-            // application's struct stays as it is.
-            if !features.tess_geom_point_size && !ci.p_enabled_features.is_null() {
+            // write the size only with this feature; GL's glLineWidth needs `wideLines`.
+            // They can be added where the application passes pEnabledFeatures (a copy is
+            // patched); with VkPhysicalDeviceFeatures2 the application's struct stays as it
+            // is.
+            if let Some(app) = ci.p_enabled_features.as_ref() {
                 let mut supported = vk::PhysicalDeviceFeatures::default();
                 if let Some(get) = inst.table.get_physical_device_features {
                     get(physical_device, &mut supported);
                 }
-                if supported.shader_tessellation_and_geometry_point_size != 0 {
-                    let mut copy = Box::new(*ci.p_enabled_features);
+                let mut copy = Box::new(*app);
+                let mut changed = false;
+                if !features.tess_geom_point_size
+                    && supported.shader_tessellation_and_geometry_point_size != 0
+                {
                     copy.shader_tessellation_and_geometry_point_size = vk::TRUE;
-                    core_features = Some(copy);
                     features.tess_geom_point_size = true;
+                    changed = true;
                 }
+                if lines_on && app.wide_lines == 0 && supported.wide_lines != 0 {
+                    copy.wide_lines = vk::TRUE;
+                    changed = true;
+                }
+                core_features = changed.then_some(copy);
             }
         }
         let changed = extensions.len() != app_extensions.len()
@@ -1044,8 +1122,8 @@ pub unsafe extern "system" fn destroy_pipeline(
         device,
         |dev| {
             let removed = dev.records.pipelines.write().remove(&pipeline);
-            if removed.is_some_and(|r| r.reads_block.is_some()) {
-                dev.records.block_pipelines.fetch_sub(1, Ordering::Relaxed);
+            if let Some(removed) = removed {
+                dev.records.count_bind_work(&removed, -1);
             }
         },
         |t| {

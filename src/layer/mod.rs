@@ -95,6 +95,10 @@ pub struct Conventions {
     pub provoking_vertex_last: bool,
     /// `VK_EXT_depth_clip_control` with `depthClipControl`.
     pub depth_clip_control: bool,
+    /// `VK_EXT_line_rasterization` (or KHR) with `bresenhamLines`, and
+    /// `stippledBresenhamLines`.
+    pub bresenham_lines: bool,
+    pub stippled_bresenham_lines: bool,
 }
 
 pub struct InstanceData {
@@ -190,6 +194,8 @@ impl DeviceData {
             depth_clip_control: self.conventions.depth_clip_control,
             provoking_vertex_last: self.conventions.provoking_vertex_last,
             draw_parameters: self.features.draw_parameters,
+            bresenham_lines: self.conventions.bresenham_lines,
+            stippled_bresenham_lines: self.conventions.stippled_bresenham_lines,
         }
     }
 

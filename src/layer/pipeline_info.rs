@@ -455,6 +455,19 @@ pub(super) fn pipeline_key(
         single_sample: unsafe { ci.p_multisample_state.as_ref() }
             .is_some_and(|m| m.rasterization_samples == vk::SampleCountFlags::TYPE_1)
             && !dynamic.contains(&vk::DynamicState::RASTERIZATION_SAMPLES_EXT),
+        polygon_lines: raster.is_some_and(|r| r.polygon_mode == vk::PolygonMode::LINE)
+            || dynamic.contains(&vk::DynamicState::POLYGON_MODE_EXT),
+        bresenham_lines: dev.conventions.bresenham_lines,
+        stippled_bresenham_lines: dev.conventions.stippled_bresenham_lines,
+        app_line_mode: raster.is_none_or(|r| {
+            has(
+                r.p_next,
+                vk::StructureType::PIPELINE_RASTERIZATION_LINE_STATE_CREATE_INFO_KHR,
+            )
+        }) || dynamic.contains(&vk::DynamicState::LINE_RASTERIZATION_MODE_EXT),
+        multisample_lines: multisample_lines(ci, dynamic),
+        app_line_stipple: dynamic.contains(&vk::DynamicState::LINE_STIPPLE_KHR)
+            || dynamic.contains(&vk::DynamicState::LINE_STIPPLE_ENABLE_EXT),
         ..PipelineKey::new(&dev.key())
     }
 }
@@ -488,6 +501,33 @@ fn fed_locations(
         )
     };
     Some(attributes.iter().map(|a| a.location).collect())
+}
+
+/// Whether GL's aliased-line rule is out of reach for `ci`: its rasterization is (or may
+/// be) multisampled or uses alpha to coverage or sample shading (GL then rasterizes lines
+/// by its multisample rules, and Vulkan forbids Bresenham lines with the latter two:
+/// VUID-VkGraphicsPipelineCreateInfo-lineRasterizationMode-02766), or the multisample
+/// state is not in this create info (a library part that does not hold it).
+fn multisample_lines(
+    ci: &vk::GraphicsPipelineCreateInfo<'_>,
+    dynamic: &[vk::DynamicState],
+) -> bool {
+    use vk::DynamicState as D;
+    // SAFETY: NULL or valid (Vulkan's valid usage).
+    let Some(ms) = (unsafe { ci.p_multisample_state.as_ref() }) else {
+        return true;
+    };
+    ms.rasterization_samples != vk::SampleCountFlags::TYPE_1
+        || ms.alpha_to_coverage_enable == vk::TRUE
+        || ms.alpha_to_one_enable == vk::TRUE
+        || ms.sample_shading_enable == vk::TRUE
+        || [
+            D::RASTERIZATION_SAMPLES_EXT,
+            D::ALPHA_TO_COVERAGE_ENABLE_EXT,
+            D::ALPHA_TO_ONE_ENABLE_EXT,
+        ]
+        .iter()
+        .any(|d| dynamic.contains(d))
 }
 
 #[cfg(test)]

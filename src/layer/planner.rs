@@ -261,11 +261,83 @@ struct Patched {
     /// application's `pNext` (boxed: the copies point into them).
     rasterization: Option<Box<RasterizationCopy>>,
     viewport: Option<Box<ViewportCopy>>,
+    dynamic: Option<Box<DynamicCopy>>,
 }
 
 struct RasterizationCopy {
     state: vk::PipelineRasterizationStateCreateInfo<'static>,
     provoking: vk::PipelineRasterizationProvokingVertexStateCreateInfoEXT<'static>,
+    line: vk::PipelineRasterizationLineStateCreateInfoKHR<'static>,
+}
+
+impl RasterizationCopy {
+    /// `state` with the conventions `rewrite` asks for chained in front of its `pNext`.
+    unsafe fn new(
+        state: &vk::PipelineRasterizationStateCreateInfo<'_>,
+        rewrite: &Rewrite,
+    ) -> Box<RasterizationCopy> {
+        // SAFETY: only the lifetime changes; the copy lives until the call down returns.
+        let state = unsafe {
+            std::mem::transmute::<
+                vk::PipelineRasterizationStateCreateInfo<'_>,
+                vk::PipelineRasterizationStateCreateInfo<'static>,
+            >(*state)
+        };
+        let mut copy = Box::new(RasterizationCopy {
+            state,
+            provoking: vk::PipelineRasterizationProvokingVertexStateCreateInfoEXT {
+                provoking_vertex_mode: vk::ProvokingVertexModeEXT::LAST_VERTEX,
+                ..Default::default()
+            },
+            // The stipple itself is dynamic state the layer sets at bind time.
+            line: vk::PipelineRasterizationLineStateCreateInfoKHR {
+                line_rasterization_mode: vk::LineRasterizationModeKHR::BRESENHAM,
+                stippled_line_enable: rewrite.bresenham_lines.unwrap_or(false).into(),
+                line_stipple_factor: 1,
+                line_stipple_pattern: 0xFFFF,
+                ..Default::default()
+            },
+        });
+        if rewrite.provoking_vertex_last {
+            copy.provoking.p_next = copy.state.p_next.cast_mut();
+            copy.state.p_next = (&copy.provoking
+                as *const vk::PipelineRasterizationProvokingVertexStateCreateInfoEXT<'_>)
+                .cast();
+        }
+        if rewrite.bresenham_lines.is_some() {
+            copy.line.p_next = copy.state.p_next.cast_mut();
+            copy.state.p_next =
+                (&copy.line as *const vk::PipelineRasterizationLineStateCreateInfoKHR<'_>).cast();
+        }
+        copy
+    }
+}
+
+/// The dynamic state with `VK_DYNAMIC_STATE_LINE_STIPPLE_EXT` added (the layer's stipple).
+struct DynamicCopy {
+    state: vk::PipelineDynamicStateCreateInfo<'static>,
+    states: Vec<vk::DynamicState>,
+}
+
+impl DynamicCopy {
+    unsafe fn with_line_stipple(app: &vk::PipelineDynamicStateCreateInfo<'_>) -> Box<DynamicCopy> {
+        // SAFETY: the application's array (Vulkan's valid usage).
+        let mut states = unsafe { slice(app.p_dynamic_states, app.dynamic_state_count) }.to_vec();
+        states.push(vk::DynamicState::LINE_STIPPLE_KHR);
+        let mut copy = Box::new(DynamicCopy {
+            // SAFETY: only the lifetime changes; the copy lives until the call down returns.
+            state: unsafe {
+                std::mem::transmute::<
+                    vk::PipelineDynamicStateCreateInfo<'_>,
+                    vk::PipelineDynamicStateCreateInfo<'static>,
+                >(*app)
+            },
+            states,
+        });
+        copy.state.dynamic_state_count = copy.states.len() as u32;
+        copy.state.p_dynamic_states = copy.states.as_ptr();
+        copy
+    }
 }
 
 struct ViewportCopy {
@@ -355,29 +427,20 @@ impl Call<'_> {
                 chain_copies: Vec::new(),
                 rasterization: None,
                 viewport: None,
+                dynamic: None,
             };
-            // SAFETY (both): the pointers are valid per Vulkan's valid usage; the planner only
+            // SAFETY (all): the pointers are valid per Vulkan's valid usage; the planner only
             // asks for these where the state exists.
             if let Some(state) = ci
                 .p_rasterization_state
                 .as_ref()
-                .filter(|_| rewrite.provoking_vertex_last)
+                .filter(|_| rewrite.provoking_vertex_last || rewrite.bresenham_lines.is_some())
             {
-                let mut copy = Box::new(RasterizationCopy {
-                    state: std::mem::transmute::<
-                        vk::PipelineRasterizationStateCreateInfo<'_>,
-                        vk::PipelineRasterizationStateCreateInfo<'static>,
-                    >(*state),
-                    provoking: vk::PipelineRasterizationProvokingVertexStateCreateInfoEXT {
-                        p_next: state.p_next,
-                        provoking_vertex_mode: vk::ProvokingVertexModeEXT::LAST_VERTEX,
-                        ..Default::default()
-                    },
-                });
-                copy.state.p_next = (&copy.provoking
-                    as *const vk::PipelineRasterizationProvokingVertexStateCreateInfoEXT<'_>)
-                    .cast();
-                patched.rasterization = Some(copy);
+                patched.rasterization = Some(RasterizationCopy::new(state, rewrite));
+            }
+            if rewrite.bresenham_lines == Some(true) {
+                let app = ci.p_dynamic_state.as_ref().copied().unwrap_or_default();
+                patched.dynamic = Some(DynamicCopy::with_line_stipple(&app));
             }
             if let Some(state) = ci
                 .p_viewport_state
@@ -524,6 +587,9 @@ impl Call<'_> {
                     if let Some(copy) = &p.viewport {
                         info.p_viewport_state = &copy.state;
                     }
+                    if let Some(copy) = &p.dynamic {
+                        info.p_dynamic_state = &copy.state;
+                    }
                 }
                 position[i] = Some(down.len());
                 down.push(info);
@@ -575,14 +641,17 @@ impl Call<'_> {
                 if pipeline == vk::Pipeline::null() {
                     continue;
                 }
-                let own = match plan {
+                let (own, line_stipple) = match plan {
                     Plan::Rewrite(rewrite) => {
                         for note in &rewrite.notes {
                             log::info!("pipeline {:#x}: {note}", pipeline.as_raw());
                         }
-                        Some(rewrite.reads_block)
+                        (
+                            Some(rewrite.reads_block),
+                            rewrite.bresenham_lines == Some(true),
+                        )
                     }
-                    _ => None,
+                    _ => (None, false),
                 };
                 // A linked pipeline runs its libraries' shaders: it reads the block where they do.
                 let inherited = libraries_block(self.dev, ci);
@@ -590,23 +659,11 @@ impl Call<'_> {
                     continue;
                 }
                 let reads_block = own.flatten().or(inherited);
-                let previous = self
-                    .dev
-                    .records
-                    .pipelines
-                    .write()
-                    .insert(pipeline, PipelineRecord::new(reads_block));
-                if previous.is_some_and(|r| r.reads_block.is_some()) {
-                    self.dev
-                        .records
-                        .block_pipelines
-                        .fetch_sub(1, Ordering::Relaxed);
-                }
-                if reads_block.is_some() {
-                    self.dev
-                        .records
-                        .block_pipelines
-                        .fetch_add(1, Ordering::Relaxed);
+                let record = PipelineRecord::new(reads_block, line_stipple);
+                let records = &self.dev.records;
+                records.count_bind_work(&record, 1);
+                if let Some(previous) = records.pipelines.write().insert(pipeline, record) {
+                    records.count_bind_work(&previous, -1);
                 }
             }
         }

@@ -203,13 +203,16 @@ pub struct PipelineRecord {
     /// Its shaders (a generated TCS, or GL state in the last pre-rasterization stage) read
     /// the GL-state block.
     pub reads_block: Option<BlockBinding>,
+    /// Its line stipple is dynamic state the layer sets (`vkCmdSetLineStippleGLSEM`).
+    pub line_stipple: bool,
     _live: Live,
 }
 
 impl PipelineRecord {
-    pub fn new(reads_block: Option<BlockBinding>) -> PipelineRecord {
+    pub fn new(reads_block: Option<BlockBinding>, line_stipple: bool) -> PipelineRecord {
         PipelineRecord {
             reads_block,
+            line_stipple,
             _live: Live::new(Kind::Pipeline),
         }
     }
@@ -249,7 +252,37 @@ pub struct CommandBufferState {
     pub layer_tcs_object: bool,
     /// `vkCmdSetPatchControlPointsEXT`.
     pub patch_control_points: Option<u32>,
+    /// `glLineStipple` and `GL_LINE_STIPPLE` (`vkCmdSetLineStipple*GLSEM`).
+    pub line_stipple: LineStipple,
+    /// The bound pipeline's line stipple is the layer's to set.
+    pub bound_line_stipple: bool,
     _live: Live,
+}
+
+/// GL's line stipple state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LineStipple {
+    pub enabled: bool,
+    pub factor: u32,
+    pub pattern: u16,
+}
+
+impl LineStipple {
+    /// GL's initial state: disabled, factor 1, pattern 0xFFFF.
+    pub const INITIAL: LineStipple = LineStipple {
+        enabled: false,
+        factor: 1,
+        pattern: 0xFFFF,
+    };
+
+    /// The (factor, pattern) a stippled Bresenham pipeline draws GL's state with: a solid
+    /// line while the stipple is disabled.
+    pub fn effective(self) -> (u32, u16) {
+        match self.enabled {
+            true => (self.factor, self.pattern),
+            false => (1, 0xFFFF),
+        }
+    }
 }
 
 impl CommandBufferState {
@@ -262,6 +295,8 @@ impl CommandBufferState {
             app_tcs_object: false,
             layer_tcs_object: false,
             patch_control_points: None,
+            line_stipple: LineStipple::INITIAL,
+            bound_line_stipple: false,
             _live: Live::new(Kind::CommandBuffer),
         }
     }
@@ -274,6 +309,8 @@ impl CommandBufferState {
         self.app_tcs_object = false;
         self.layer_tcs_object = false;
         self.patch_control_points = None;
+        self.line_stipple = LineStipple::INITIAL;
+        self.bound_line_stipple = false;
     }
 }
 
@@ -306,6 +343,8 @@ pub struct Records {
     /// Live pipelines that read the GL-state block: when 0, `vkCmdBindPipeline` does nothing
     /// more.
     pub block_pipelines: AtomicUsize,
+    /// Live pipelines whose line stipple the layer sets when they are bound.
+    pub stipple_pipelines: AtomicUsize,
     pub command_buffers: Mutex<HashMap<vk::CommandBuffer, CommandBufferState>>,
     /// Tessellation evaluation shader objects.
     pub tes_objects: RwLock<HashMap<vk::ShaderEXT, Arc<TesObjectRecord>>>,
@@ -318,6 +357,23 @@ pub struct Records {
     /// `layers` of every framebuffer: a render pass begun on more than one layer is layered
     /// (`gl_Layer` counts).
     pub framebuffer_layers: RwLock<HashMap<vk::Framebuffer, u32>>,
+}
+
+impl Records {
+    /// Counts (`delta` 1) or uncounts (-1) what binding `record`'s pipeline makes
+    /// `vkCmdBindPipeline` do.
+    pub fn count_bind_work(&self, record: &PipelineRecord, delta: isize) {
+        let change = |counter: &AtomicUsize| match delta {
+            1 => counter.fetch_add(1, Ordering::Relaxed),
+            _ => counter.fetch_sub(1, Ordering::Relaxed),
+        };
+        if record.reads_block.is_some() {
+            change(&self.block_pipelines);
+        }
+        if record.line_stipple {
+            change(&self.stipple_pipelines);
+        }
+    }
 }
 
 #[cfg(test)]

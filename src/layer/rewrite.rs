@@ -29,6 +29,9 @@ pub struct Rewrite {
     /// Pipeline state to chain in.
     pub provoking_vertex_last: bool,
     pub negative_one_to_one: bool,
+    /// `Some(stippled)`: chain `VK_LINE_RASTERIZATION_MODE_BRESENHAM` (stippled: with the
+    /// stipple as dynamic state the layer sets).
+    pub bresenham_lines: Option<bool>,
     /// What the layer fixed, for the info log.
     pub notes: Vec<String>,
 }
@@ -39,6 +42,7 @@ impl Rewrite {
             && self.tcs.is_none()
             && !self.provoking_vertex_last
             && !self.negative_one_to_one
+            && self.bresenham_lines.is_none()
     }
 }
 
@@ -214,6 +218,14 @@ impl<'a> Run<'a> {
                 self.out.negative_one_to_one = true;
                 self.notes
                     .push((semantic, "GL's clip-space depth (negativeOneToOne)".into()));
+            }
+            Step::BresenhamLines { stippled } => {
+                self.out.bresenham_lines = Some(stippled);
+                let note = match stippled {
+                    true => "GL's diamond-exit lines (Bresenham), stippled by the layer",
+                    false => "GL's diamond-exit lines (Bresenham)",
+                };
+                self.notes.push((semantic, note.into()));
             }
             Step::WritePointSize(stage, PointSizeSource::GlState { .. }) => {
                 if let Outcome::Failed(_) = self.apply_reading_block(&step) {

@@ -57,6 +57,12 @@ fn shader_object_key(dev: &DeviceData) -> PipelineKey {
         // No pipeline state to chain into: the application sets these dynamically.
         app_provoking_vertex: true,
         app_depth_clip_control: true,
+        polygon_lines: true,
+        // The line rasterization mode is dynamic state the application sets for shader
+        // objects (the layer does not enable the extension under them: see `hooks`).
+        app_line_mode: true,
+        multisample_lines: true,
+        app_line_stipple: true,
         // `fragment_elsewhere` and `gl_state_block` are set per group; vertex input and
         // the sample count are dynamic state, unknown when the shaders are made (docs:
         // limitations).
@@ -661,6 +667,8 @@ pub unsafe extern "system" fn cmd_bind_shaders(
                     if reader.is_some() {
                         state.bound = reader;
                     }
+                    // Shader objects replace the bound pipeline and its line stipple.
+                    state.bound_line_stipple = false;
                     let mut touched = false;
                     for (&stage, &shader) in stages.iter().zip(&shaders) {
                         if stage == S::TESSELLATION_CONTROL {

@@ -458,7 +458,7 @@ impl Device {
                     .input_assembly_state(if tessellated { &patches } else { assembly })
                     .viewport_state(&viewport)
                     .rasterization_state(&raster)
-                    .multisample_state(&multisample)
+                    .multisample_state(d.multisample.as_ref().unwrap_or(&multisample))
                     .depth_stencil_state(&depth_stencil)
                     .color_blend_state(blend)
                     .layout(d.layout)
@@ -568,6 +568,8 @@ pub struct Desc<'a> {
     pub topology: vk::PrimitiveTopology,
     /// Dynamic state (`pDynamicState` is NULL when empty).
     pub dynamic: Vec<vk::DynamicState>,
+    /// `pMultisampleState` other than single-sampled without alpha to coverage.
+    pub multisample: Option<vk::PipelineMultisampleStateCreateInfo<'static>>,
 }
 
 impl Desc<'_> {
@@ -586,6 +588,7 @@ impl Desc<'_> {
             p_next: std::ptr::null(),
             topology: vk::PrimitiveTopology::TRIANGLE_LIST,
             dynamic: Vec::new(),
+            multisample: None,
         }
     }
 

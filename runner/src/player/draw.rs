@@ -49,6 +49,10 @@ pub(super) struct GlState {
     pub(super) program_point_size: bool,
     /// Bit i: `GL_CLIP_DISTANCEi` enabled.
     pub(super) clip_distances: u32,
+    /// `GL_LINE_STIPPLE` and `glLineStipple(factor, pattern)`.
+    pub(super) line_stipple: bool,
+    pub(super) line_stipple_factor: u32,
+    pub(super) line_stipple_pattern: u16,
 }
 
 impl Default for GlState {
@@ -57,6 +61,9 @@ impl Default for GlState {
             point_size: 1.0,
             program_point_size: false,
             clip_distances: 0,
+            line_stipple: false,
+            line_stipple_factor: 1,
+            line_stipple_pattern: 0xFFFF,
         }
     }
 }
@@ -453,6 +460,19 @@ impl Player {
             raster: self.raster,
         };
         let pipeline = self.pipeline(key)?;
+        // GL_LINE_LOOP: a strip through the vertices and back to the first.
+        let loop_indices = match mode {
+            Mode::LineLoop if count >= 2 => {
+                let indices: Vec<u32> = (first..first + count).chain([first]).collect();
+                let mut buffer = self
+                    .gpu
+                    .buffer(4 * indices.len() as u64, vk::BufferUsageFlags::INDEX_BUFFER)
+                    .map_err(fail)?;
+                buffer.bytes_mut()[..4 * indices.len()].copy_from_slice(&words_to_bytes(&indices));
+                Some((buffer, indices.len() as u32))
+            }
+            _ => None,
+        };
         self.bind_textures()?;
         self.bind_storage()?;
         let vertex_buffer = if rect {
@@ -460,75 +480,97 @@ impl Player {
         } else {
             self.vertex_buffer.as_ref().map(|b| b.buffer)
         };
-        self.submit(|p, cmd| {
-            let d = &p.gpu.device;
-            unsafe {
-                if let Some(set_levels) = p.gpu.set_levels {
-                    set_levels(cmd, p.outer.as_ptr(), p.inner.as_ptr());
-                }
-                // The layer's GL state starts at GL's initial values in every command
-                // buffer: set all of it before each draw. Without VK_GLSEM_gl_state (plain
-                // Vulkan), these GL states have no Vulkan equivalent and are not applied.
-                if let Some(gl) = p.gpu.gl_state {
-                    (gl.set_point_size)(cmd, p.gl_state.point_size);
-                    (gl.set_program_point_size)(cmd, p.gl_state.program_point_size.into());
-                    (gl.set_clip_distance_enable)(cmd, p.gl_state.clip_distances);
-                }
-                if xfb {
-                    d.cmd_reset_query_pool(cmd, p.query_pool, 0, 1);
-                }
-                p.targets.record_begin(&p.gpu, cmd);
-                d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, pipeline);
-                if p.descriptor_set != vk::DescriptorSet::null() {
-                    d.cmd_bind_descriptor_sets(
-                        cmd,
-                        vk::PipelineBindPoint::GRAPHICS,
-                        p.layout,
-                        0,
-                        &[p.descriptor_set],
-                        &[],
-                    );
-                }
-                if let Some(vb) = vertex_buffer {
-                    d.cmd_bind_vertex_buffers(cmd, 0, &[vb], &[0]);
-                }
-                d.cmd_bind_vertex_buffers(cmd, CONSTANT_BINDING, &[p.constant_buffer.buffer], &[0]);
-                let xfb_fns = p.gpu.xfb.as_ref().filter(|_| xfb);
-                if let Some(x) = xfb_fns {
-                    for (index, b) in &p.xfb_buffers {
-                        (x.fp().cmd_bind_transform_feedback_buffers_ext)(
+        let submitted = self
+            .submit(|p, cmd| {
+                let d = &p.gpu.device;
+                unsafe {
+                    if let Some(set_levels) = p.gpu.set_levels {
+                        set_levels(cmd, p.outer.as_ptr(), p.inner.as_ptr());
+                    }
+                    // The layer's GL state starts at GL's initial values in every command
+                    // buffer: set all of it before each draw. Without VK_GLSEM_gl_state (plain
+                    // Vulkan), these GL states have no Vulkan equivalent and are not applied.
+                    if let Some(gl) = p.gpu.gl_state {
+                        (gl.set_point_size)(cmd, p.gl_state.point_size);
+                        (gl.set_program_point_size)(cmd, p.gl_state.program_point_size.into());
+                        (gl.set_clip_distance_enable)(cmd, p.gl_state.clip_distances);
+                        (gl.set_line_stipple)(
                             cmd,
-                            *index,
-                            1,
-                            &b.buffer,
-                            &0,
+                            p.gl_state.line_stipple_factor,
+                            p.gl_state.line_stipple_pattern,
+                        );
+                        (gl.set_line_stipple_enable)(cmd, p.gl_state.line_stipple.into());
+                    }
+                    if xfb {
+                        d.cmd_reset_query_pool(cmd, p.query_pool, 0, 1);
+                    }
+                    p.targets.record_begin(&p.gpu, cmd);
+                    d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, pipeline);
+                    if p.descriptor_set != vk::DescriptorSet::null() {
+                        d.cmd_bind_descriptor_sets(
+                            cmd,
+                            vk::PipelineBindPoint::GRAPHICS,
+                            p.layout,
+                            0,
+                            &[p.descriptor_set],
+                            &[],
+                        );
+                    }
+                    if let Some(vb) = vertex_buffer {
+                        d.cmd_bind_vertex_buffers(cmd, 0, &[vb], &[0]);
+                    }
+                    d.cmd_bind_vertex_buffers(
+                        cmd,
+                        CONSTANT_BINDING,
+                        &[p.constant_buffer.buffer],
+                        &[0],
+                    );
+                    let xfb_fns = p.gpu.xfb.as_ref().filter(|_| xfb);
+                    if let Some(x) = xfb_fns {
+                        for (index, b) in &p.xfb_buffers {
+                            (x.fp().cmd_bind_transform_feedback_buffers_ext)(
+                                cmd,
+                                *index,
+                                1,
+                                &b.buffer,
+                                &0,
+                                std::ptr::null(),
+                            );
+                        }
+                        d.cmd_begin_query(cmd, p.query_pool, 0, vk::QueryControlFlags::empty());
+                        (x.fp().cmd_begin_transform_feedback_ext)(
+                            cmd,
+                            0,
+                            0,
+                            std::ptr::null(),
                             std::ptr::null(),
                         );
                     }
-                    d.cmd_begin_query(cmd, p.query_pool, 0, vk::QueryControlFlags::empty());
-                    (x.fp().cmd_begin_transform_feedback_ext)(
-                        cmd,
-                        0,
-                        0,
-                        std::ptr::null(),
-                        std::ptr::null(),
-                    );
+                    match &loop_indices {
+                        Some((indices, n)) => {
+                            d.cmd_bind_index_buffer(cmd, indices.buffer, 0, vk::IndexType::UINT32);
+                            d.cmd_draw_indexed(cmd, *n, instances, 0, 0, base_instance);
+                        }
+                        None => d.cmd_draw(cmd, count, instances, first, base_instance),
+                    }
+                    if let Some(x) = xfb_fns {
+                        (x.fp().cmd_end_transform_feedback_ext)(
+                            cmd,
+                            0,
+                            0,
+                            std::ptr::null(),
+                            std::ptr::null(),
+                        );
+                        d.cmd_end_query(cmd, p.query_pool, 0);
+                    }
+                    p.targets.record_end(&p.gpu, cmd);
                 }
-                d.cmd_draw(cmd, count, instances, first, base_instance);
-                if let Some(x) = xfb_fns {
-                    (x.fp().cmd_end_transform_feedback_ext)(
-                        cmd,
-                        0,
-                        0,
-                        std::ptr::null(),
-                        std::ptr::null(),
-                    );
-                    d.cmd_end_query(cmd, p.query_pool, 0);
-                }
-                p.targets.record_end(&p.gpu, cmd);
-            }
-        })
-        .map_err(fail)?;
+            })
+            .map_err(fail);
+        if let Some((indices, _)) = &loop_indices {
+            self.gpu.destroy_buffer(indices);
+        }
+        submitted?;
         self.readback_fresh = false;
         if xfb {
             let mut result = [[0u64; 2]];

@@ -154,15 +154,18 @@ pub fn play(vulkan: &Vulkan, compiler: &Compiler, path: &Path, options: &Options
         matches!(
             c,
             Command::PointSize(_)
+                | Command::LineStipple { .. }
                 | Command::Enable(
-                    Capability::ProgramPointSize | Capability::ClipDistance(_),
+                    Capability::ProgramPointSize
+                        | Capability::ClipDistance(_)
+                        | Capability::LineStipple,
                     _
                 )
         )
     });
     let note = match (&gpu.gl_state, uses_gl_state) {
         (None, true) => format!(
-            " (GL point size / clip-distance state not applied: {})",
+            " (GL point size / clip-distance / line stipple state not applied: {})",
             gpu.gl_state_missing
         ),
         _ => String::new(),
@@ -861,7 +864,21 @@ impl Player {
                     }
                 }
                 Capability::DepthTest => self.raster.depth_test = *on,
+                Capability::LineStipple => self.gl_state.line_stipple = *on,
             },
+            Command::LineWidth(width) => {
+                if *width != 1.0 && !self.gpu.wide_lines {
+                    return Err(SceneError::Skip(format!(
+                        "`line width {width}` needs wideLines, which {} lacks",
+                        self.gpu.name
+                    )));
+                }
+                self.raster.line_width_bits = width.to_bits();
+            }
+            Command::LineStipple { factor, pattern } => {
+                self.gl_state.line_stipple_factor = *factor;
+                self.gl_state.line_stipple_pattern = *pattern;
+            }
             Command::DepthFunc(f) => self.raster.depth_func = *f,
             Command::ClearDepth(d) => self.clear_depth = *d,
             Command::ProvokingFirst(first) => self.raster.provoking_first = *first,

@@ -14,7 +14,8 @@ use ash::vk;
 use self::features::CoreFeature;
 use crate::layer::{
     CLIP_DISTANCE_COMMAND, GLSEM_LAYER, GL_STATE_EXTENSION, LEVELS_COMMAND, LEVELS_EXTENSION,
-    POINT_SIZE_COMMAND, PROGRAM_POINT_SIZE_COMMAND, VALIDATION_LAYER,
+    LINE_STIPPLE_COMMAND, LINE_STIPPLE_ENABLE_COMMAND, POINT_SIZE_COMMAND,
+    PROGRAM_POINT_SIZE_COMMAND, VALIDATION_LAYER,
 };
 
 /// A Vulkan failure, with the call that failed.
@@ -63,6 +64,8 @@ pub struct GlStateFns {
     pub set_point_size: unsafe extern "system" fn(vk::CommandBuffer, f32),
     pub set_program_point_size: unsafe extern "system" fn(vk::CommandBuffer, vk::Bool32),
     pub set_clip_distance_enable: unsafe extern "system" fn(vk::CommandBuffer, u32),
+    pub set_line_stipple: unsafe extern "system" fn(vk::CommandBuffer, u32, u16),
+    pub set_line_stipple_enable: unsafe extern "system" fn(vk::CommandBuffer, vk::Bool32),
 }
 
 pub struct Vulkan {
@@ -210,6 +213,8 @@ pub struct Gpu {
     pub provoking_vertex: bool,
     /// `VK_EXT_custom_border_color` is enabled (GL's texture border colours).
     pub custom_border_color: bool,
+    /// `wideLines` is enabled (`glLineWidth` other than 1).
+    pub wide_lines: bool,
     pub set_levels: Option<PfnSetTessellationDefaultLevels>,
     /// Why `set_levels` is missing, for the SKIP message.
     pub levels_missing: String,
@@ -576,9 +581,11 @@ impl Gpu {
                 get(POINT_SIZE_COMMAND),
                 get(PROGRAM_POINT_SIZE_COMMAND),
                 get(CLIP_DISTANCE_COMMAND),
+                get(LINE_STIPPLE_COMMAND),
+                get(LINE_STIPPLE_ENABLE_COMMAND),
             ) {
                 // SAFETY: VK_GLSEM_gl_state defines these signatures for the commands.
-                (Some(a), Some(b), Some(c)) => unsafe {
+                (Some(a), Some(b), Some(c), Some(d), Some(e)) => unsafe {
                     (
                         Some(GlStateFns {
                             set_point_size: std::mem::transmute::<
@@ -593,6 +600,14 @@ impl Gpu {
                                 unsafe extern "system" fn(),
                                 unsafe extern "system" fn(vk::CommandBuffer, u32),
                             >(c),
+                            set_line_stipple: std::mem::transmute::<
+                                unsafe extern "system" fn(),
+                                unsafe extern "system" fn(vk::CommandBuffer, u32, u16),
+                            >(d),
+                            set_line_stipple_enable: std::mem::transmute::<
+                                unsafe extern "system" fn(),
+                                unsafe extern "system" fn(vk::CommandBuffer, vk::Bool32),
+                            >(e),
                         }),
                         String::new(),
                     )
@@ -618,6 +633,7 @@ impl Gpu {
             gl_state_missing,
             provoking_vertex,
             custom_border_color,
+            wide_lines: features.wide_lines == vk::TRUE,
             set_levels,
             levels_missing,
         })

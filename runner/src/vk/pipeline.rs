@@ -19,6 +19,8 @@ pub struct RasterState {
     /// `provoking vertex first`: chain FIRST_VERTEX explicitly; otherwise the pipeline is
     /// left alone (GL's last-vertex convention is the layer's).
     pub provoking_first: bool,
+    /// `glLineWidth`, as the bits of the `f32` (the key must hash).
+    pub line_width_bits: u32,
 }
 
 impl Default for RasterState {
@@ -28,6 +30,7 @@ impl Default for RasterState {
             depth_func: DepthFunc::Less,
             polygon_mode: PolygonMode::Fill,
             provoking_first: false,
+            line_width_bits: 1.0f32.to_bits(),
         }
     }
 }
@@ -63,7 +66,7 @@ pub fn topology(mode: Mode) -> vk::PrimitiveTopology {
     match mode {
         Mode::Points => vk::PrimitiveTopology::POINT_LIST,
         Mode::Lines => vk::PrimitiveTopology::LINE_LIST,
-        Mode::LineStrip => vk::PrimitiveTopology::LINE_STRIP,
+        Mode::LineStrip | Mode::LineLoop => vk::PrimitiveTopology::LINE_STRIP,
         Mode::Triangles => vk::PrimitiveTopology::TRIANGLE_LIST,
         Mode::TriangleStrip => vk::PrimitiveTopology::TRIANGLE_STRIP,
         Mode::TriangleFan => vk::PrimitiveTopology::TRIANGLE_FAN,
@@ -157,7 +160,7 @@ pub fn create(gpu: &Gpu, targets: &Targets, desc: &PipelineDesc) -> VkResult<vk:
         })
         .cull_mode(vk::CullModeFlags::NONE)
         .front_face(vk::FrontFace::COUNTER_CLOCKWISE)
-        .line_width(1.0);
+        .line_width(f32::from_bits(desc.raster.line_width_bits));
     if desc.raster.provoking_first {
         if !gpu.provoking_vertex {
             return Err("`provoking vertex first` needs VK_EXT_provoking_vertex".into());
