@@ -8,7 +8,10 @@
  *
  * VK_GLSEM_gl_state says "this device wants GL's rules": GL's point size state
  * (glPointSize, GL_PROGRAM_POINT_SIZE), the clip-distance enables (GL_CLIP_DISTANCEi),
- * GL's last-vertex provoking convention and GL's clip-space depth (-w..w).
+ * GL's last-vertex provoking convention, GL's clip-space depth (-w..w) and GL's window
+ * coordinates (setting window_origin = flipped | lower_left | vulkan: gl_FragCoord, dFdy,
+ * interpolateAtOffset, winding, gl_PointCoord and the tessellation domain origin as GL has
+ * them, whichever way the application flips its viewport).
  *
  * Enable them in VkDeviceCreateInfo::ppEnabledExtensionNames (they are listed by
  * vkEnumerateDeviceExtensionProperties with pLayerName = "VK_LAYER_GLSEM_gl_semantics"),
@@ -47,6 +50,10 @@ typedef void (VKAPI_PTR *PFN_vkCmdSetProgramPointSizeEnableGLSEM)(
 /* glEnable / glDisable(GL_CLIP_DISTANCEi): bit i enables plane i (0..7); initially 0. */
 typedef void (VKAPI_PTR *PFN_vkCmdSetClipDistanceEnableGLSEM)(
     VkCommandBuffer commandBuffer, uint32_t mask);
+/* glPointParameteri(GL_POINT_SPRITE_COORD_ORIGIN, lowerLeft ? GL_LOWER_LEFT : GL_UPPER_LEFT);
+ * initially VK_FALSE (GL_UPPER_LEFT). */
+typedef void (VKAPI_PTR *PFN_vkCmdSetPointSpriteCoordOriginGLSEM)(
+    VkCommandBuffer commandBuffer, VkBool32 lowerLeft);
 
 #ifndef VK_NO_PROTOTYPES
 /* Not exported by any library: call them through the pointers vkGetDeviceProcAddr returns. */
@@ -57,6 +64,8 @@ VKAPI_ATTR void VKAPI_CALL vkCmdSetProgramPointSizeEnableGLSEM(
     VkCommandBuffer commandBuffer, VkBool32 enable);
 VKAPI_ATTR void VKAPI_CALL vkCmdSetClipDistanceEnableGLSEM(
     VkCommandBuffer commandBuffer, uint32_t mask);
+VKAPI_ATTR void VKAPI_CALL vkCmdSetPointSpriteCoordOriginGLSEM(
+    VkCommandBuffer commandBuffer, VkBool32 lowerLeft);
 #endif
 
 #ifdef __cplusplus

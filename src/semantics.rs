@@ -12,6 +12,7 @@
 use crate::spirv::fragcolor::{AttachmentKind, FragColorKey};
 use crate::spirv::point_size::PointSizeSource;
 use crate::spirv::scan::{Primitive, Summary};
+use crate::spirv::window_y::WindowYKey;
 
 /// One GL semantic.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -23,6 +24,7 @@ pub enum Semantic {
     ClipDistanceEnables,
     ClipSpaceDepth,
     ProvokingVertex,
+    WindowOrigin,
 }
 
 /// A setting that turns a semantic off: `VK_GLSEM_<KEY>` / `glsem_gl_semantics.<key>`.
@@ -45,7 +47,7 @@ pub struct SemanticInfo {
 }
 
 /// Every semantic, in the order their steps run on a stage.
-pub const SEMANTICS: [SemanticInfo; 7] = [
+pub const SEMANTICS: [SemanticInfo; 8] = [
     SemanticInfo {
         semantic: Semantic::PassthroughTcs,
         name: "tcs",
@@ -108,7 +110,28 @@ pub const SEMANTICS: [SemanticInfo; 7] = [
         setting: None,
         needs_gl_state: true,
     },
+    // Three-valued: the `window_origin` setting (`flipped`, `lower_left`, `vulkan`) is one of
+    // the layer's own keys, read into `PipelineKey::window_origin`.
+    SemanticInfo {
+        semantic: Semantic::WindowOrigin,
+        name: "window_origin",
+        setting: None,
+        needs_gl_state: true,
+    },
 ];
+
+/// How the application maps GL's window onto the framebuffer (setting `window_origin`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum WindowOrigin {
+    /// A negative viewport height (`VK_KHR_maintenance1`): GL's bottom row is the
+    /// framebuffer's last, winding and the default sprite origin agree with GL;
+    /// `gl_FragCoord.y`, `dFdy` and `interpolateAtOffset`'s y turn over.
+    Flipped,
+    /// A positive viewport: GL's row order; the winding and `gl_PointCoord.t` turn over.
+    LowerLeft,
+    /// The application handles GL's window coordinates itself.
+    Vulkan,
+}
 
 impl Semantic {
     pub fn info(self) -> &'static SemanticInfo {
@@ -270,6 +293,15 @@ pub struct PipelineKey {
     /// The application chose a provoking vertex mode / depth clip control itself.
     pub app_provoking_vertex: bool,
     pub app_depth_clip_control: bool,
+    /// The device's `window_origin` setting.
+    pub window_origin: WindowOrigin,
+    /// Where the layout holds the GL-state block for the fragment stage.
+    pub fragment_block: Option<u32>,
+    /// The pipeline states a front face that is not dynamic state.
+    pub static_front_face: bool,
+    /// The pipeline has no tessellation state to chain into, or the application chose a
+    /// domain origin (chained, or dynamic state).
+    pub app_domain_origin: bool,
     /// `rasterizerDiscardEnable` is set, not dynamically: nothing is clipped, so GL's plane
     /// enables change nothing, and transform feedback captures every clip distance as the
     /// shader wrote it, as GL does.
@@ -303,6 +335,13 @@ pub enum Step {
     ProvokingVertexLast,
     /// Pipeline state: `negativeOneToOne` depth clip control.
     NegativeOneToOneDepth,
+    /// GL's window y in the fragment shader (`gl_FragCoord`, `dFdy`, `interpolateAtOffset`,
+    /// `gl_PointCoord`).
+    FragmentWindowY(WindowYKey),
+    /// Pipeline state: `VK_TESSELLATION_DOMAIN_ORIGIN_LOWER_LEFT`, GL's domain origin.
+    TessellationDomainLowerLeft,
+    /// Pipeline state: the front face inverted (a positive viewport turns the winding over).
+    InvertFrontFace,
 }
 
 impl Step {
@@ -318,6 +357,9 @@ impl Step {
             Step::GateClipDistances(..) => Semantic::ClipDistanceEnables,
             Step::RemapClipDepth(_) | Step::NegativeOneToOneDepth => Semantic::ClipSpaceDepth,
             Step::ProvokingVertexLast => Semantic::ProvokingVertex,
+            Step::FragmentWindowY(_)
+            | Step::TessellationDomainLowerLeft
+            | Step::InvertFrontFace => Semantic::WindowOrigin,
         }
     }
 }
@@ -430,6 +472,26 @@ pub fn choose(stages: &Stages<'_>, key: &PipelineKey) -> Vec<Step> {
     if on(Semantic::ClipSpaceDepth) && key.depth_clip_control && !key.app_depth_clip_control {
         steps.push(Step::NegativeOneToOneDepth);
     }
+    let origin = Some(key.window_origin)
+        .filter(|&o| on(Semantic::WindowOrigin) && o != WindowOrigin::Vulkan);
+    if let Some(origin) = origin {
+        if let (Some(summary), Some(block_offset)) =
+            (stages.rewritable(Stage::Fragment), key.fragment_block)
+        {
+            if summary.window_y {
+                steps.push(Step::FragmentWindowY(WindowYKey {
+                    flipped: origin == WindowOrigin::Flipped,
+                    block_offset,
+                }));
+            }
+        }
+        if stages.has(Stage::TessEval) && !key.app_domain_origin {
+            steps.push(Step::TessellationDomainLowerLeft);
+        }
+        if origin == WindowOrigin::LowerLeft && key.static_front_face {
+            steps.push(Step::InvertFrontFace);
+        }
+    }
     steps
 }
 
@@ -457,6 +519,10 @@ mod tests {
             provoking_vertex_last: true,
             app_provoking_vertex: false,
             app_depth_clip_control: false,
+            window_origin: WindowOrigin::Flipped,
+            fragment_block: None,
+            static_front_face: true,
+            app_domain_origin: false,
             rasterizer_discard: false,
         }
     }
@@ -720,6 +786,68 @@ mod tests {
         );
         let tes = stages(&[(Stage::TessEval, &plain)]);
         assert_eq!(choose(&tes, &object), []);
+    }
+
+    #[test]
+    fn window_origin_fixes_what_each_viewport_turns_over() {
+        let vs = summary(|_| {});
+        let fs = summary(|s| s.window_y = true);
+        let s = stages(&[
+            (Stage::Vertex, &vs),
+            (Stage::TessEval, &vs),
+            (Stage::Fragment, &fs),
+        ]);
+        let gl = PipelineKey {
+            gl_state: true,
+            fragment_block: Some(92),
+            app_provoking_vertex: true,
+            app_depth_clip_control: true,
+            ..key()
+        };
+        let flipped = WindowYKey {
+            flipped: true,
+            block_offset: 92,
+        };
+        assert_eq!(
+            choose(&s, &gl)[1..],
+            [
+                Step::FragmentWindowY(flipped),
+                Step::TessellationDomainLowerLeft
+            ]
+        );
+        let lower_left = PipelineKey {
+            window_origin: WindowOrigin::LowerLeft,
+            ..gl.clone()
+        };
+        assert_eq!(
+            choose(&s, &lower_left)[1..],
+            [
+                Step::FragmentWindowY(WindowYKey {
+                    flipped: false,
+                    ..flipped
+                }),
+                Step::TessellationDomainLowerLeft,
+                Step::InvertFrontFace
+            ]
+        );
+        // The application chose a domain origin, its front face is dynamic.
+        let chosen = PipelineKey {
+            app_domain_origin: true,
+            static_front_face: false,
+            ..lower_left
+        };
+        assert_eq!(choose(&s, &chosen).len(), 2);
+        // `vulkan`, or no VK_GLSEM_gl_state: nothing but the TCS.
+        let vulkan = PipelineKey {
+            window_origin: WindowOrigin::Vulkan,
+            ..gl.clone()
+        };
+        assert_eq!(choose(&s, &vulkan), [Step::GenerateTcs]);
+        let plain = PipelineKey {
+            gl_state: false,
+            ..gl
+        };
+        assert_eq!(choose(&s, &plain), [Step::GenerateTcs]);
     }
 
     #[test]

@@ -19,6 +19,7 @@ use super::settings::Settings;
 use crate::spirv::fragcolor::FragColorKey;
 use crate::spirv::passthrough_tcs::TcsKey;
 use crate::spirv::point_size::PointSizeSource;
+use crate::spirv::window_y::WindowYKey;
 use crate::spirv::xfb_split::SplitInterface;
 
 /// A module by content: hashed by its precomputed hash, compared word for word.
@@ -77,6 +78,8 @@ pub enum PassKey {
     /// Clip-distance enables read from the GL-state block at this offset.
     ClipEnables(u32),
     ClipDepth,
+    /// GL's window y in a fragment shader.
+    WindowY(WindowYKey),
 }
 
 impl PassKey {
@@ -89,6 +92,7 @@ impl PassKey {
             PassKey::PointSize(_) => "point_size",
             PassKey::ClipEnables(_) => "clip_enables",
             PassKey::ClipDepth => "clip_depth",
+            PassKey::WindowY(_) => "window_y",
         }
     }
 }

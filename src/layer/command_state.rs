@@ -1,6 +1,8 @@
 //! GL state per command buffer, behind the layer's device extensions:
 //! `VK_GLSEM_tessellation_default_levels` (`glPatchParameterfv` default levels) and
-//! `VK_GLSEM_gl_state` (`glPointSize`, `GL_PROGRAM_POINT_SIZE`, `GL_CLIP_DISTANCEi`).
+//! `VK_GLSEM_gl_state` (`glPointSize`, `GL_PROGRAM_POINT_SIZE`, `GL_CLIP_DISTANCEi`,
+//! `GL_POINT_SPRITE_COORD_ORIGIN`, and the window height of GL's `gl_FragCoord.y` from the
+//! viewport; with `window_origin = lower_left`, the front face it inverts).
 //!
 //! The state lives per command buffer (GL's initial values until set), is pushed as the
 //! GL-state block when a pipeline or shader object that reads it is bound, and again when
@@ -21,8 +23,11 @@ use super::{
     call_with_next, device_data, ffi_guard, forget_then_call_down, log, maybe_inject_panic, shield,
     with_device, DeviceData, LayerExtension,
 };
+use super::planner::inverted;
+use crate::semantics::WindowOrigin;
 use crate::spirv::gl_state::{
-    flag_clip_distance, BLOCK_SIZE, CLIP_DISTANCE_FLAGS, FLAG_PROGRAM_POINT_SIZE,
+    flag_clip_distance, BLOCK_SIZE, CLIP_DISTANCE_FLAGS, FLAG_POINT_SPRITE_LOWER_LEFT,
+    FLAG_PROGRAM_POINT_SIZE,
 };
 
 /// `PFN_vkCmdSetTessellationDefaultLevelsGLSEM` (see `include/vk_glsem.h`).
@@ -37,6 +42,9 @@ pub type PfnCmdSetPointSize = unsafe extern "system" fn(vk::CommandBuffer, f32);
 pub type PfnCmdSetProgramPointSizeEnable = unsafe extern "system" fn(vk::CommandBuffer, vk::Bool32);
 /// `PFN_vkCmdSetClipDistanceEnableGLSEM`.
 pub type PfnCmdSetClipDistanceEnable = unsafe extern "system" fn(vk::CommandBuffer, u32);
+/// `PFN_vkCmdSetPointSpriteCoordOriginGLSEM`.
+pub type PfnCmdSetPointSpriteCoordOrigin =
+    unsafe extern "system" fn(vk::CommandBuffer, vk::Bool32);
 
 /// The layer's own command `name`, with the extension that provides it.
 pub fn layer_command(name: &[u8]) -> Option<(VoidFn, LayerExtension)> {
@@ -64,6 +72,10 @@ pub fn layer_command(name: &[u8]) -> Option<(VoidFn, LayerExtension)> {
                 PfnCmdSetClipDistanceEnable,
                 VoidFn,
             >(cmd_set_clip_distance_enable),
+            b"vkCmdSetPointSpriteCoordOriginGLSEM" => std::mem::transmute::<
+                PfnCmdSetPointSpriteCoordOrigin,
+                VoidFn,
+            >(cmd_set_point_sprite_coord_origin),
             _ => return None,
         }
     };
@@ -191,6 +203,123 @@ pub unsafe extern "system" fn cmd_set_clip_distance_enable(
     })
 }
 
+/// `vkCmdSetPointSpriteCoordOriginGLSEM` (`include/vk_glsem.h`).
+///
+/// # Safety
+/// A command buffer of a device with the extension enabled, in the recording state.
+pub unsafe extern "system" fn cmd_set_point_sprite_coord_origin(
+    command_buffer: vk::CommandBuffer,
+    lower_left: vk::Bool32,
+) {
+    update("vkCmdSetPointSpriteCoordOriginGLSEM", command_buffer, |v| {
+        v.flags &= !FLAG_POINT_SPRITE_LOWER_LEFT;
+        if lower_left != vk::FALSE {
+            v.flags |= FLAG_POINT_SPRITE_LOWER_LEFT;
+        }
+    })
+}
+
+/// Whether `dev` gives GL's window coordinates (`VK_GLSEM_gl_state`, `window_origin` not
+/// `vulkan`), and which.
+fn window_origin(dev: &DeviceData) -> Option<WindowOrigin> {
+    Some(dev.settings.window_origin)
+        .filter(|&o| dev.extensions.gl_state && o != WindowOrigin::Vulkan)
+}
+
+/// Viewport 0 of a `vkCmdSetViewport*` call sets `H` of GL's `gl_FragCoord.y = H - y`.
+fn set_window_height(
+    what: &str,
+    command_buffer: vk::CommandBuffer,
+    first: u32,
+    count: u32,
+    viewports: *const vk::Viewport,
+) {
+    let Some(flipped) = with_device(command_buffer, |d| {
+        window_origin(d) == Some(WindowOrigin::Flipped)
+    }) else {
+        return;
+    };
+    if !flipped || first != 0 || count == 0 || viewports.is_null() {
+        return;
+    }
+    // SAFETY: `count` viewports (Vulkan's valid usage).
+    let height = unsafe { (*viewports).y };
+    update(what, command_buffer, |v| v.window_height = height);
+}
+
+/// `vkCmdSetViewport`.
+///
+/// # Safety
+/// Vulkan's valid usage for `vkCmdSetViewport`.
+pub unsafe extern "system" fn cmd_set_viewport(
+    command_buffer: vk::CommandBuffer,
+    first: u32,
+    count: u32,
+    viewports: *const vk::Viewport,
+) {
+    ffi_guard("vkCmdSetViewport", (), || {
+        let Some(Some(next)) = with_device(command_buffer, |d| d.table.cmd_set_viewport) else {
+            return;
+        };
+        // SAFETY: the application's arguments, passed on unchanged.
+        unsafe { next(command_buffer, first, count, viewports) };
+        set_window_height("vkCmdSetViewport", command_buffer, first, count, viewports);
+    })
+}
+
+/// `vkCmdSetViewportWithCount` (and its EXT alias).
+///
+/// # Safety
+/// Vulkan's valid usage for `vkCmdSetViewportWithCount`.
+pub unsafe extern "system" fn cmd_set_viewport_with_count(
+    command_buffer: vk::CommandBuffer,
+    count: u32,
+    viewports: *const vk::Viewport,
+) {
+    ffi_guard("vkCmdSetViewportWithCount", (), || {
+        let Some(Some(next)) = with_device(command_buffer, |d| {
+            d.table
+                .cmd_set_viewport_with_count
+                .or(d.table.cmd_set_viewport_with_count_ext)
+        }) else {
+            return;
+        };
+        // SAFETY: the application's arguments, passed on unchanged.
+        unsafe { next(command_buffer, count, viewports) };
+        set_window_height("vkCmdSetViewportWithCount", command_buffer, 0, count, viewports);
+    })
+}
+
+/// `vkCmdSetFrontFace` (and its EXT alias): with `window_origin = lower_left` the face is
+/// inverted, as the layer inverts it in pipelines (a positive viewport turns GL's winding
+/// over).
+///
+/// # Safety
+/// Vulkan's valid usage for `vkCmdSetFrontFace`.
+pub unsafe extern "system" fn cmd_set_front_face(
+    command_buffer: vk::CommandBuffer,
+    front_face: vk::FrontFace,
+) {
+    ffi_guard("vkCmdSetFrontFace", (), || {
+        let Some((Some(next), origin)) = with_device(command_buffer, |d| {
+            (
+                d.table
+                    .cmd_set_front_face
+                    .or(d.table.cmd_set_front_face_ext),
+                window_origin(d),
+            )
+        }) else {
+            return;
+        };
+        let face = match origin {
+            Some(WindowOrigin::LowerLeft) => inverted(front_face),
+            _ => front_face,
+        };
+        // SAFETY: the application's command buffer; a valid face.
+        unsafe { next(command_buffer, face) };
+    })
+}
+
 /// `vkCmdBindPipeline`: binds, then pushes the GL-state block for a pipeline that reads it.
 ///
 /// # Safety
@@ -225,18 +354,22 @@ pub unsafe extern "system" fn cmd_bind_pipeline(
                 return;
             };
             maybe_inject_panic(&dev.settings, "vkCmdBindPipeline");
-            let binding = dev
+            let (binding, window_height) = dev
                 .records
                 .pipelines
                 .read()
                 .get(&pipeline)
-                .and_then(|r| r.reads_block);
+                .map_or((None, None), |r| (r.reads_block, r.window_height));
             let values = {
                 let mut cbs = dev.records.command_buffers.lock();
                 let state = cbs
                     .entry(command_buffer)
                     .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
                 state.bound = binding;
+                // A static viewport is the pipeline's: its H holds while it is bound.
+                if let Some(height) = window_height {
+                    state.values.window_height = height;
+                }
                 // The pipeline replaces every bound graphics shader object.
                 state.tes_object = vk::ShaderEXT::null();
                 state.app_tcs_object = false;

@@ -131,5 +131,15 @@ dispatch_table!(
             "vkDestroyShaderEXT" => shader_object::destroy_shader;
         cmd_set_patch_control_points_ext: PFN_vkCmdSetPatchControlPointsEXT =
             "vkCmdSetPatchControlPointsEXT" => shader_object::cmd_set_patch_control_points;
+        cmd_set_viewport: PFN_vkCmdSetViewport =
+            "vkCmdSetViewport" => command_state::cmd_set_viewport;
+        cmd_set_viewport_with_count: PFN_vkCmdSetViewportWithCount =
+            "vkCmdSetViewportWithCount" => command_state::cmd_set_viewport_with_count;
+        cmd_set_viewport_with_count_ext: PFN_vkCmdSetViewportWithCount =
+            "vkCmdSetViewportWithCountEXT" => command_state::cmd_set_viewport_with_count;
+        cmd_set_front_face: PFN_vkCmdSetFrontFace =
+            "vkCmdSetFrontFace" => command_state::cmd_set_front_face;
+        cmd_set_front_face_ext: PFN_vkCmdSetFrontFace =
+            "vkCmdSetFrontFaceEXT" => command_state::cmd_set_front_face;
     }
 );

@@ -248,6 +248,41 @@ fn target(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) -> Target {
     }
 }
 
+/// The clockwise / counter-clockwise swap of `face` (a positive viewport turns GL's winding
+/// over: Vulkan's area formula has the opposite sign).
+pub(super) fn inverted(face: vk::FrontFace) -> vk::FrontFace {
+    if face == vk::FrontFace::CLOCKWISE {
+        vk::FrontFace::COUNTER_CLOCKWISE
+    } else {
+        vk::FrontFace::CLOCKWISE
+    }
+}
+
+/// `H` of GL's `gl_FragCoord.y = H - y` from a static viewport: viewport 0's `y`, where a
+/// flipped viewport `{y = H, height = -H}` puts GL's bottom edge. `None` with dynamic
+/// viewports (`vkCmdSetViewport` sets it) or none at all.
+fn static_window_height(ci: &vk::GraphicsPipelineCreateInfo<'_>) -> Option<f32> {
+    // SAFETY: valid pointers per Vulkan's valid usage.
+    unsafe {
+        let dynamic = ci
+            .p_dynamic_state
+            .as_ref()
+            .map(|d| slice(d.p_dynamic_states, d.dynamic_state_count))
+            .unwrap_or(&[]);
+        if dynamic.iter().any(|d| {
+            [
+                vk::DynamicState::VIEWPORT,
+                vk::DynamicState::VIEWPORT_WITH_COUNT,
+            ]
+            .contains(d)
+        }) {
+            return None;
+        }
+        let state = ci.p_viewport_state.as_ref()?;
+        state.p_viewports.as_ref().map(|v| v.y)
+    }
+}
+
 /// The arrays handed to the driver for one rewritten create info, and the temporary
 /// modules to destroy afterwards.
 struct Patched {
@@ -259,6 +294,12 @@ struct Patched {
     /// application's `pNext` (boxed: the copies point into them).
     rasterization: Option<Box<RasterizationCopy>>,
     viewport: Option<Box<ViewportCopy>>,
+    tessellation: Option<Box<TessellationCopy>>,
+}
+
+struct TessellationCopy {
+    state: vk::PipelineTessellationStateCreateInfo<'static>,
+    domain_origin: vk::PipelineTessellationDomainOriginStateCreateInfo<'static>,
 }
 
 struct RasterizationCopy {
@@ -353,13 +394,14 @@ impl Call<'_> {
                 chain_copies: Vec::new(),
                 rasterization: None,
                 viewport: None,
+                tessellation: None,
             };
             // SAFETY (both): the pointers are valid per Vulkan's valid usage; the planner only
             // asks for these where the state exists.
             if let Some(state) = ci
                 .p_rasterization_state
                 .as_ref()
-                .filter(|_| rewrite.provoking_vertex_last)
+                .filter(|_| rewrite.provoking_vertex_last || rewrite.invert_front_face)
             {
                 let mut copy = Box::new(RasterizationCopy {
                     state: std::mem::transmute::<
@@ -372,10 +414,36 @@ impl Call<'_> {
                         ..Default::default()
                     },
                 });
-                copy.state.p_next = (&copy.provoking
-                    as *const vk::PipelineRasterizationProvokingVertexStateCreateInfoEXT<'_>)
-                    .cast();
+                if rewrite.provoking_vertex_last {
+                    copy.state.p_next = (&copy.provoking
+                        as *const vk::PipelineRasterizationProvokingVertexStateCreateInfoEXT<'_>)
+                        .cast();
+                }
+                if rewrite.invert_front_face {
+                    copy.state.front_face = inverted(state.front_face);
+                }
                 patched.rasterization = Some(copy);
+            }
+            if let Some(state) = ci
+                .p_tessellation_state
+                .as_ref()
+                .filter(|_| rewrite.domain_origin_lower_left)
+            {
+                let mut copy = Box::new(TessellationCopy {
+                    state: std::mem::transmute::<
+                        vk::PipelineTessellationStateCreateInfo<'_>,
+                        vk::PipelineTessellationStateCreateInfo<'static>,
+                    >(*state),
+                    domain_origin: vk::PipelineTessellationDomainOriginStateCreateInfo {
+                        p_next: state.p_next,
+                        domain_origin: vk::TessellationDomainOrigin::LOWER_LEFT,
+                        ..Default::default()
+                    },
+                });
+                copy.state.p_next = (&copy.domain_origin
+                    as *const vk::PipelineTessellationDomainOriginStateCreateInfo<'_>)
+                    .cast();
+                patched.tessellation = Some(copy);
             }
             if let Some(state) = ci
                 .p_viewport_state
@@ -522,6 +590,9 @@ impl Call<'_> {
                     if let Some(copy) = &p.viewport {
                         info.p_viewport_state = &copy.state;
                     }
+                    if let Some(copy) = &p.tessellation {
+                        info.p_tessellation_state = &copy.state;
+                    }
                 }
                 position[i] = Some(down.len());
                 down.push(info);
@@ -588,12 +659,10 @@ impl Call<'_> {
                     continue;
                 }
                 let reads_block = own.flatten().or(inherited);
-                let previous = self
-                    .dev
-                    .records
-                    .pipelines
-                    .write()
-                    .insert(pipeline, PipelineRecord::new(reads_block));
+                let previous = self.dev.records.pipelines.write().insert(
+                    pipeline,
+                    PipelineRecord::new(reads_block, static_window_height(ci)),
+                );
                 if previous.is_some_and(|r| r.reads_block.is_some()) {
                     self.dev
                         .records

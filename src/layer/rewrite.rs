@@ -22,6 +22,7 @@ use crate::spirv::xfb_split::{
     split_matching_inputs, split_struct_inputs, split_struct_outputs, split_xfb_outputs,
     SplitInterface,
 };
+use crate::spirv::window_y::fix_window_y;
 use crate::spirv::PassResult;
 
 /// What the rewrite of one create info produced.
@@ -36,6 +37,8 @@ pub struct Rewrite {
     /// Pipeline state to chain in.
     pub provoking_vertex_last: bool,
     pub negative_one_to_one: bool,
+    pub domain_origin_lower_left: bool,
+    pub invert_front_face: bool,
     /// What the layer fixed, for the info log.
     pub notes: Vec<String>,
 }
@@ -46,6 +49,8 @@ impl Rewrite {
             && self.tcs.is_none()
             && !self.provoking_vertex_last
             && !self.negative_one_to_one
+            && !self.domain_origin_lower_left
+            && !self.invert_front_face
     }
 }
 
@@ -340,6 +345,30 @@ impl<'a> Run<'a> {
                 self.out.negative_one_to_one = true;
                 self.notes
                     .push((semantic, "GL's clip-space depth (negativeOneToOne)".into()));
+            }
+            Step::FragmentWindowY(key) => {
+                let outcome = self.apply(
+                    Stage::Fragment,
+                    semantic,
+                    PassKey::WindowY(key),
+                    |_| "GL's window y in the fragment shader".into(),
+                    |words, entry| outcome(fix_window_y(words, entry, key)),
+                );
+                if let Outcome::Module(_) = outcome {
+                    self.out.reads_block = self.out.reads_block.or(self.block_binding(Stage::Fragment));
+                }
+            }
+            Step::TessellationDomainLowerLeft => {
+                self.out.domain_origin_lower_left = true;
+                self.notes
+                    .push((semantic, "GL's tessellation domain origin (LOWER_LEFT)".into()));
+            }
+            Step::InvertFrontFace => {
+                self.out.invert_front_face = true;
+                self.notes.push((
+                    semantic,
+                    "front face inverted for GL's window coordinates".into(),
+                ));
             }
         }
         Ok(())

@@ -8,7 +8,7 @@
 //!   apply to a module.
 //! - One file per pass, each a function from module + key to a new module or `Ok(None)`
 //!   ("no change"): [`fragcolor`], [`xfb_split`], [`passthrough_tcs`], [`point_size`],
-//!   [`clip_enables`], [`clip_depth`].
+//!   [`clip_enables`], [`clip_depth`], [`window_y`].
 //! - Shared by the passes: [`layout`] (Location slot and XFB offset math), [`exits`] (where
 //!   outputs take effect), [`builtin_output`] (`gl_Position`, `gl_PointSize`,
 //!   `gl_ClipDistance` of the last pre-rasterization stage), [`gl_state`] (the GL-state
@@ -25,6 +25,7 @@ pub mod module;
 pub mod passthrough_tcs;
 pub mod point_size;
 pub mod scan;
+pub mod window_y;
 pub mod xfb_split;
 
 use std::fmt;

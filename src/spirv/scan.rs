@@ -1,6 +1,7 @@
 //! The fast path: a word-level scan of a module's header sections (up to the first
-//! `OpFunction`) that tells whether any pass can apply. It never reads function bodies and
-//! allocates only for entry-point names.
+//! `OpFunction`) that tells whether any pass can apply. It reads function bodies only of a
+//! fragment module, opcode by opcode, for the derivatives of GL's window y, and allocates
+//! only for entry-point names.
 
 use spirv::{Capability, Decoration, ExecutionMode, ExecutionModel, Op};
 
@@ -33,6 +34,9 @@ pub struct Summary {
     /// outputs (the split of a last pre-rasterization stage whose fragment shader is
     /// elsewhere).
     pub struct_outputs: bool,
+    /// A fragment entry point may read GL's window y: `FragCoord` or `PointCoord`, the
+    /// `InterpolationFunction` capability (`interpolateAtOffset`) or a `dFdy*` instruction.
+    pub window_y: bool,
 }
 
 /// The class of primitive a stage emits.
@@ -69,11 +73,25 @@ pub fn scan(words: &[u32]) -> Summary {
     let mut aggregates: Vec<u32> = Vec::new();
     let mut input_aggregate = false;
     let mut output_aggregate = false;
+    let mut in_bodies = false;
     for inst in instructions(words) {
         let Ok(inst) = inst else { return summary };
         let ops = inst.operands();
+        if in_bodies {
+            if matches!(inst.op(), Some(Op::DPdy | Op::DPdyFine | Op::DPdyCoarse)) {
+                summary.window_y = true;
+                break;
+            }
+            continue;
+        }
         match inst.op() {
-            Some(Op::Function) => break,
+            Some(Op::Function) => {
+                // Only a fragment shader's derivatives concern GL's window y.
+                if summary.window_y || !summary.has_stage(ExecutionModel::Fragment) {
+                    break;
+                }
+                in_bodies = true;
+            }
             Some(Op::EntryPoint) if ops.len() >= 3 => {
                 if let Some(model) = ExecutionModel::from_u32(ops[0]) {
                     summary
@@ -109,6 +127,11 @@ pub fn scan(words: &[u32]) -> Summary {
             Some(Op::Capability) if ops.first() == Some(&(Capability::ClipDistance as u32)) => {
                 summary.clip_distance = true;
             }
+            Some(Op::Capability)
+                if ops.first() == Some(&(Capability::InterpolationFunction as u32)) =>
+            {
+                summary.window_y = true;
+            }
             // "gl_FragColor\0" is four words; compare without decoding. Bytes after the
             // nul are padding that readers ignore, so only the first byte of the last word
             // must be the nul.
@@ -121,12 +144,19 @@ pub fn scan(words: &[u32]) -> Summary {
                 Some(Decoration::Location) if ops.get(2) == Some(&0) => location0.push(ops[0]),
                 Some(Decoration::Index) if ops.get(2) == Some(&1) => summary.dual_source = true,
                 Some(Decoration::XfbBuffer) => xfb_buffer = true,
+                Some(Decoration::BuiltIn)
+                    if [spirv::BuiltIn::FragCoord as u32, spirv::BuiltIn::PointCoord as u32]
+                        .contains(&ops.get(2).copied().unwrap_or(u32::MAX)) =>
+                {
+                    summary.window_y = true
+                }
                 _ => {}
             },
             _ => {}
         }
     }
     summary.readable = true;
+    summary.window_y &= summary.has_stage(ExecutionModel::Fragment);
     summary.frag_color = frag_color_id.is_some_and(|id| location0.contains(&id))
         && summary.has_stage(ExecutionModel::Fragment);
     summary.xfb_candidate = xfb_mode && xfb_buffer;
