@@ -13,6 +13,9 @@ pub const GL_STATE_EXTENSION: &str = "VK_GLSEM_gl_state";
 pub const POINT_SIZE_COMMAND: &str = "vkCmdSetPointSizeGLSEM";
 pub const PROGRAM_POINT_SIZE_COMMAND: &str = "vkCmdSetProgramPointSizeEnableGLSEM";
 pub const CLIP_DISTANCE_COMMAND: &str = "vkCmdSetClipDistanceEnableGLSEM";
+pub const POINT_SPRITE_ORIGIN_COMMAND: &str = "vkCmdSetPointSpriteCoordOriginGLSEM";
+/// The layer's `window_origin` setting, which the runner sets to match its viewport.
+pub const WINDOW_ORIGIN_ENV: &str = "VK_GLSEM_WINDOW_ORIGIN";
 const LIBRARY: &str = "libVkLayer_glsem.so";
 
 /// The layer library this run uses: `GLSEM_LAYER_LIB`, else the one built next to us.
@@ -59,7 +62,8 @@ pub fn manifest(library: &Path) -> String {
                 "entrypoints": [
                     POINT_SIZE_COMMAND,
                     PROGRAM_POINT_SIZE_COMMAND,
-                    CLIP_DISTANCE_COMMAND
+                    CLIP_DISTANCE_COMMAND,
+                    POINT_SPRITE_ORIGIN_COMMAND
                 ]
             }]
         }
@@ -109,5 +113,6 @@ mod tests {
         assert_eq!(gl_state["entrypoints"][0], POINT_SIZE_COMMAND);
         assert_eq!(gl_state["entrypoints"][1], PROGRAM_POINT_SIZE_COMMAND);
         assert_eq!(gl_state["entrypoints"][2], CLIP_DISTANCE_COMMAND);
+        assert_eq!(gl_state["entrypoints"][3], POINT_SPRITE_ORIGIN_COMMAND);
     }
 }

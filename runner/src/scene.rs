@@ -271,6 +271,16 @@ pub enum Capability {
     /// `GL_CLIP_PLANEi` / `GL_CLIP_DISTANCEi` (the same enable in GL 3.0+).
     ClipDistance(u32),
     DepthTest,
+    /// `GL_CULL_FACE` (ours).
+    CullFace,
+}
+
+/// `glCullFace`'s faces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CullFace {
+    Back,
+    Front,
+    FrontAndBack,
 }
 
 /// GL's depth functions (`depthfunc`).
@@ -426,6 +436,12 @@ pub enum Command {
     /// `provoking vertex first|last`: `true` for GL_FIRST_VERTEX_CONVENTION.
     ProvokingFirst(bool),
     PolygonMode(PolygonMode),
+    /// `cull face GL_BACK|GL_FRONT|GL_FRONT_AND_BACK` (ours): `glCullFace`.
+    CullFace(CullFace),
+    /// `front face GL_CCW|GL_CW` (ours): `glFrontFace`; `true` for `GL_CW`.
+    FrontClockwise(bool),
+    /// `point sprite coord origin GL_UPPER_LEFT|GL_LOWER_LEFT` (ours); `true` for lower left.
+    PointSpriteLowerLeft(bool),
     /// `link success`: the program linked (checked before `[test]` runs).
     LinkSuccess,
     /// `active shader program GL_…_SHADER`: later `uniform` commands set the uniforms of
@@ -1206,6 +1222,7 @@ fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
                     Capability::ProgramPointSize
                 }
                 ("GL_DEPTH_TEST", _) => Capability::DepthTest,
+                ("GL_CULL_FACE", _) => Capability::CullFace,
                 (_, Some(i)) => match i.parse::<u32>() {
                     Ok(i) if i < 8 => Capability::ClipDistance(i),
                     _ => return Err(skip(number, line, "clip plane beyond 7")),
@@ -1236,6 +1253,24 @@ fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
             "last" => false,
             _ => return Err(fail(number, line, "expected `first` or `last`")),
         }),
+        ["cull", "face", face] => Command::CullFace(match *face {
+            "GL_BACK" => CullFace::Back,
+            "GL_FRONT" => CullFace::Front,
+            "GL_FRONT_AND_BACK" => CullFace::FrontAndBack,
+            _ => return Err(fail(number, line, "unknown face")),
+        }),
+        ["front", "face", winding] => Command::FrontClockwise(match *winding {
+            "GL_CCW" => false,
+            "GL_CW" => true,
+            _ => return Err(fail(number, line, "expected GL_CCW or GL_CW")),
+        }),
+        ["point", "sprite", "coord", "origin", origin] => {
+            Command::PointSpriteLowerLeft(match *origin {
+                "GL_UPPER_LEFT" => false,
+                "GL_LOWER_LEFT" => true,
+                _ => return Err(fail(number, line, "expected GL_UPPER_LEFT or GL_LOWER_LEFT")),
+            })
+        }
         ["polygon", "mode", "GL_FRONT_AND_BACK", mode] => Command::PolygonMode(match *mode {
             "GL_POINT" => PolygonMode::Point,
             "GL_LINE" => PolygonMode::Line,

@@ -48,6 +48,8 @@ pub(super) struct GlState {
     pub(super) program_point_size: bool,
     /// Bit i: `GL_CLIP_DISTANCEi` enabled.
     pub(super) clip_distances: u32,
+    /// `GL_POINT_SPRITE_COORD_ORIGIN` is `GL_LOWER_LEFT`.
+    pub(super) point_sprite_lower_left: bool,
 }
 
 impl Default for GlState {
@@ -56,6 +58,7 @@ impl Default for GlState {
             point_size: 1.0,
             program_point_size: false,
             clip_distances: 0,
+            point_sprite_lower_left: false,
         }
     }
 }
@@ -473,6 +476,10 @@ impl Player {
                     (gl.set_point_size)(cmd, p.gl_state.point_size);
                     (gl.set_program_point_size)(cmd, p.gl_state.program_point_size.into());
                     (gl.set_clip_distance_enable)(cmd, p.gl_state.clip_distances);
+                    (gl.set_point_sprite_coord_origin)(
+                        cmd,
+                        p.gl_state.point_sprite_lower_left.into(),
+                    );
                 }
                 if xfb {
                     d.cmd_reset_query_pool(cmd, p.query_pool, 0, 1);

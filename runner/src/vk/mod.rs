@@ -14,7 +14,8 @@ use ash::vk;
 use self::features::CoreFeature;
 use crate::layer::{
     CLIP_DISTANCE_COMMAND, GLSEM_LAYER, GL_STATE_EXTENSION, LEVELS_COMMAND, LEVELS_EXTENSION,
-    POINT_SIZE_COMMAND, PROGRAM_POINT_SIZE_COMMAND, VALIDATION_LAYER,
+    POINT_SIZE_COMMAND, POINT_SPRITE_ORIGIN_COMMAND, PROGRAM_POINT_SIZE_COMMAND,
+    VALIDATION_LAYER,
 };
 
 /// A Vulkan failure, with the call that failed.
@@ -63,6 +64,7 @@ pub struct GlStateFns {
     pub set_point_size: unsafe extern "system" fn(vk::CommandBuffer, f32),
     pub set_program_point_size: unsafe extern "system" fn(vk::CommandBuffer, vk::Bool32),
     pub set_clip_distance_enable: unsafe extern "system" fn(vk::CommandBuffer, u32),
+    pub set_point_sprite_coord_origin: unsafe extern "system" fn(vk::CommandBuffer, vk::Bool32),
 }
 
 pub struct Vulkan {
@@ -71,6 +73,8 @@ pub struct Vulkan {
     pub instance: ash::Instance,
     debug: Option<(ash::ext::debug_utils::Instance, vk::DebugUtilsMessengerEXT)>,
     pub layer: bool,
+    /// `--lower-left`: a positive viewport (row y is GL's window row y), else a negative one.
+    pub lower_left: bool,
 }
 
 impl Vulkan {
@@ -160,6 +164,7 @@ impl Vulkan {
             instance,
             debug,
             layer,
+            lower_left: false,
         })
     }
 }
@@ -213,6 +218,8 @@ pub struct Gpu {
     pub set_levels: Option<PfnSetTessellationDefaultLevels>,
     /// Why `set_levels` is missing, for the SKIP message.
     pub levels_missing: String,
+    /// `--lower-left`: a positive viewport.
+    pub lower_left: bool,
 }
 
 fn has_extension(list: &[vk::ExtensionProperties], name: &CStr) -> bool {
@@ -576,9 +583,10 @@ impl Gpu {
                 get(POINT_SIZE_COMMAND),
                 get(PROGRAM_POINT_SIZE_COMMAND),
                 get(CLIP_DISTANCE_COMMAND),
+                get(POINT_SPRITE_ORIGIN_COMMAND),
             ) {
                 // SAFETY: VK_GLSEM_gl_state defines these signatures for the commands.
-                (Some(a), Some(b), Some(c)) => unsafe {
+                (Some(a), Some(b), Some(c), Some(d)) => unsafe {
                     (
                         Some(GlStateFns {
                             set_point_size: std::mem::transmute::<
@@ -593,6 +601,10 @@ impl Gpu {
                                 unsafe extern "system" fn(),
                                 unsafe extern "system" fn(vk::CommandBuffer, u32),
                             >(c),
+                            set_point_sprite_coord_origin: std::mem::transmute::<
+                                unsafe extern "system" fn(),
+                                unsafe extern "system" fn(vk::CommandBuffer, vk::Bool32),
+                            >(d),
                         }),
                         String::new(),
                     )
@@ -620,6 +632,7 @@ impl Gpu {
             custom_border_color,
             set_levels,
             levels_missing,
+            lower_left: vulkan.lower_left,
         })
     }
 
