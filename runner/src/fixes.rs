@@ -526,8 +526,10 @@ mod tests {
         let src = "#version 150\nvoid main() {}\n";
         assert_eq!(frag_coord_of(&[src]).unwrap(), vec![src.to_string()]);
         // Counted from a `#line` reset.
-        let t = frag_coord_of(&["#version 140\nlayout(pixel_center_integer) in vec4 gl_FragCoord;\n\
-             #line 1\nvoid main() { gl_FragColor = gl_FragCoord; }\n"]);
+        let t = frag_coord_of(&[
+            "#version 140\nlayout(pixel_center_integer) in vec4 gl_FragCoord;\n\
+             #line 1\nvoid main() { gl_FragColor = gl_FragCoord; }\n",
+        ]);
         assert!(t.unwrap()[0].contains("()\n#line 1\n"));
     }
 

@@ -1268,7 +1268,13 @@ fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
             Command::PointSpriteLowerLeft(match *origin {
                 "GL_UPPER_LEFT" => false,
                 "GL_LOWER_LEFT" => true,
-                _ => return Err(fail(number, line, "expected GL_UPPER_LEFT or GL_LOWER_LEFT")),
+                _ => {
+                    return Err(fail(
+                        number,
+                        line,
+                        "expected GL_UPPER_LEFT or GL_LOWER_LEFT",
+                    ))
+                }
             })
         }
         ["polygon", "mode", "GL_FRONT_AND_BACK", mode] => Command::PolygonMode(match *mode {

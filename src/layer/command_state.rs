@@ -18,12 +18,12 @@ use ash::vk;
 use std::sync::atomic::Ordering;
 
 use super::ffi::{slice, VoidFn};
+use super::planner::inverted;
 use super::records::{BlockBinding, CommandBufferState, GlStateValues};
 use super::{
     call_with_next, device_data, ffi_guard, forget_then_call_down, log, maybe_inject_panic, shield,
     with_device, DeviceData, LayerExtension,
 };
-use super::planner::inverted;
 use crate::semantics::WindowOrigin;
 use crate::spirv::gl_state::{
     flag_clip_distance, BLOCK_SIZE, CLIP_DISTANCE_FLAGS, FLAG_POINT_SPRITE_LOWER_LEFT,
@@ -43,8 +43,7 @@ pub type PfnCmdSetProgramPointSizeEnable = unsafe extern "system" fn(vk::Command
 /// `PFN_vkCmdSetClipDistanceEnableGLSEM`.
 pub type PfnCmdSetClipDistanceEnable = unsafe extern "system" fn(vk::CommandBuffer, u32);
 /// `PFN_vkCmdSetPointSpriteCoordOriginGLSEM`.
-pub type PfnCmdSetPointSpriteCoordOrigin =
-    unsafe extern "system" fn(vk::CommandBuffer, vk::Bool32);
+pub type PfnCmdSetPointSpriteCoordOrigin = unsafe extern "system" fn(vk::CommandBuffer, vk::Bool32);
 
 /// The layer's own command `name`, with the extension that provides it.
 pub fn layer_command(name: &[u8]) -> Option<(VoidFn, LayerExtension)> {
@@ -72,10 +71,11 @@ pub fn layer_command(name: &[u8]) -> Option<(VoidFn, LayerExtension)> {
                 PfnCmdSetClipDistanceEnable,
                 VoidFn,
             >(cmd_set_clip_distance_enable),
-            b"vkCmdSetPointSpriteCoordOriginGLSEM" => std::mem::transmute::<
-                PfnCmdSetPointSpriteCoordOrigin,
-                VoidFn,
-            >(cmd_set_point_sprite_coord_origin),
+            b"vkCmdSetPointSpriteCoordOriginGLSEM" => {
+                std::mem::transmute::<PfnCmdSetPointSpriteCoordOrigin, VoidFn>(
+                    cmd_set_point_sprite_coord_origin,
+                )
+            }
             _ => return None,
         }
     };
@@ -286,7 +286,13 @@ pub unsafe extern "system" fn cmd_set_viewport_with_count(
         };
         // SAFETY: the application's arguments, passed on unchanged.
         unsafe { next(command_buffer, count, viewports) };
-        set_window_height("vkCmdSetViewportWithCount", command_buffer, 0, count, viewports);
+        set_window_height(
+            "vkCmdSetViewportWithCount",
+            command_buffer,
+            0,
+            count,
+            viewports,
+        );
     })
 }
 

@@ -230,7 +230,10 @@ pub fn plan_layout(
     let tcs = vk::ShaderStageFlags::TESSELLATION_CONTROL;
     let without_fragment = readers & !vk::ShaderStageFlags::FRAGMENT;
     let fallbacks = [
-        (without_fragment, "GL's window coordinates cannot reach its fragment shaders"),
+        (
+            without_fragment,
+            "GL's window coordinates cannot reach its fragment shaders",
+        ),
         (
             tcs,
             "GL's point, clip and window state cannot reach its shaders (GL's defaults are \

@@ -18,11 +18,11 @@ use crate::spirv::passthrough_tcs::{
     build_passthrough_tcs, build_passthrough_tcs_for_any_patch_size, TcsKey,
 };
 use crate::spirv::point_size::{write_point_size, PointSizeSource};
+use crate::spirv::window_y::fix_window_y;
 use crate::spirv::xfb_split::{
     split_matching_inputs, split_struct_inputs, split_struct_outputs, split_xfb_outputs,
     SplitInterface,
 };
-use crate::spirv::window_y::fix_window_y;
 use crate::spirv::PassResult;
 
 /// What the rewrite of one create info produced.
@@ -355,13 +355,16 @@ impl<'a> Run<'a> {
                     |words, entry| outcome(fix_window_y(words, entry, key)),
                 );
                 if let Outcome::Module(_) = outcome {
-                    self.out.reads_block = self.out.reads_block.or(self.block_binding(Stage::Fragment));
+                    self.out.reads_block =
+                        self.out.reads_block.or(self.block_binding(Stage::Fragment));
                 }
             }
             Step::TessellationDomainLowerLeft => {
                 self.out.domain_origin_lower_left = true;
-                self.notes
-                    .push((semantic, "GL's tessellation domain origin (LOWER_LEFT)".into()));
+                self.notes.push((
+                    semantic,
+                    "GL's tessellation domain origin (LOWER_LEFT)".into(),
+                ));
             }
             Step::InvertFrontFace => {
                 self.out.invert_front_face = true;

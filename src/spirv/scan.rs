@@ -145,8 +145,11 @@ pub fn scan(words: &[u32]) -> Summary {
                 Some(Decoration::Index) if ops.get(2) == Some(&1) => summary.dual_source = true,
                 Some(Decoration::XfbBuffer) => xfb_buffer = true,
                 Some(Decoration::BuiltIn)
-                    if [spirv::BuiltIn::FragCoord as u32, spirv::BuiltIn::PointCoord as u32]
-                        .contains(&ops.get(2).copied().unwrap_or(u32::MAX)) =>
+                    if [
+                        spirv::BuiltIn::FragCoord as u32,
+                        spirv::BuiltIn::PointCoord as u32,
+                    ]
+                    .contains(&ops.get(2).copied().unwrap_or(u32::MAX)) =>
                 {
                     summary.window_y = true
                 }
