@@ -29,6 +29,7 @@ use VkLayer_glsem::spirv::module::{Editor, Module};
 use VkLayer_glsem::spirv::passthrough_tcs::{build_passthrough_tcs, TcsKey};
 use VkLayer_glsem::spirv::point_size::write_point_size;
 use VkLayer_glsem::spirv::scan::{scan, Summary};
+use VkLayer_glsem::spirv::window_y::fix_window_y;
 use VkLayer_glsem::spirv::xfb_split::{split_matching_inputs, split_xfb_outputs, SplitInterface};
 use VkLayer_glsem::spirv::PassResult;
 
@@ -523,6 +524,14 @@ pub fn check_planner_chain(data: &[u8]) -> Vec<Produced> {
         provoking_vertex_last: true,
         app_provoking_vertex: false,
         app_depth_clip_control: false,
+        window_origin: if pipeline(7) {
+            semantics::WindowOrigin::LowerLeft
+        } else {
+            semantics::WindowOrigin::Flipped
+        },
+        fragment_block: pipeline(4).then_some(block_offset),
+        static_front_face: true,
+        app_domain_origin: false,
         rasterizer_discard: false,
     };
     let steps = semantics::choose(&view, &key);
@@ -620,7 +629,25 @@ pub fn check_planner_chain(data: &[u8]) -> Vec<Produced> {
                     stages[i].words = out;
                 }
             }
-            semantics::Step::ProvokingVertexLast | semantics::Step::NegativeOneToOneDepth => {}
+            semantics::Step::FragmentWindowY(key) => {
+                let Some(i) = pos(semantics::Stage::Fragment) else {
+                    continue;
+                };
+                let s = &stages[i];
+                let result = fix_window_y(&s.words, &s.entry, key);
+                if let Some(out) = check_pass_output("window_y", &s.words, result) {
+                    produced.push(Produced {
+                        pass: "window_y",
+                        inputs: vec![s.words.clone()],
+                        output: out.clone(),
+                    });
+                    stages[i].words = out;
+                }
+            }
+            semantics::Step::ProvokingVertexLast
+            | semantics::Step::NegativeOneToOneDepth
+            | semantics::Step::TessellationDomainLowerLeft
+            | semantics::Step::InvertFrontFace => {}
         }
     }
     produced
