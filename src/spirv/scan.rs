@@ -75,7 +75,13 @@ pub fn scan(words: &[u32]) -> Summary {
     let mut output_aggregate = false;
     let mut in_bodies = false;
     for inst in instructions(words) {
-        let Ok(inst) = inst else { return summary };
+        let Ok(inst) = inst else {
+            // Damage in a body is the parser's (and the passes') business.
+            if in_bodies {
+                break;
+            }
+            return summary;
+        };
         let ops = inst.operands();
         if in_bodies {
             if matches!(inst.op(), Some(Op::DPdy | Op::DPdyFine | Op::DPdyCoarse)) {
