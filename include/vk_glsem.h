@@ -8,11 +8,14 @@
  *
  * VK_GLSEM_gl_state says "this device wants GL's rules": GL's point size state
  * (glPointSize, GL_PROGRAM_POINT_SIZE), the clip-distance enables (GL_CLIP_DISTANCEi),
- * GL's last-vertex provoking convention and GL's clip-space depth (-w..w), gl_InstanceID
- * without the base instance (shaderDrawParameters, enabled by the layer where the driver
- * has it), gl_Layer only on layered targets, and gl_SampleMask without effect on
- * single-sample pipelines. (Vertex inputs no attribute feeds read (0, 0, 0, 1) on every
- * device, extension or not.)
+ * GL's last-vertex provoking convention, GL's clip-space depth (-w..w), GL's window
+ * coordinates (setting window_origin = flipped | lower_left | vulkan: gl_FragCoord, dFdy,
+ * interpolateAtOffset, winding, gl_PointCoord and the tessellation domain origin as GL has
+ * them, whichever way the application flips its viewport), GL's lines (Bresenham, wide
+ * lines, stipple), gl_InstanceID without the base instance (shaderDrawParameters, enabled by
+ * the layer where the driver has it), gl_Layer only on layered targets, and gl_SampleMask
+ * without effect on single-sample pipelines. (Vertex inputs no attribute feeds read
+ * (0, 0, 0, 1) on every device, extension or not.)
  *
  * Enable them in VkDeviceCreateInfo::ppEnabledExtensionNames (they are listed by
  * vkEnumerateDeviceExtensionProperties with pLayerName = "VK_LAYER_GLSEM_gl_semantics"),
@@ -58,6 +61,10 @@ typedef void (VKAPI_PTR *PFN_vkCmdSetLineStippleGLSEM)(
 /* glEnable / glDisable(GL_LINE_STIPPLE); initially VK_FALSE. */
 typedef void (VKAPI_PTR *PFN_vkCmdSetLineStippleEnableGLSEM)(
     VkCommandBuffer commandBuffer, VkBool32 enable);
+/* glPointParameteri(GL_POINT_SPRITE_COORD_ORIGIN, lowerLeft ? GL_LOWER_LEFT : GL_UPPER_LEFT);
+ * initially VK_FALSE (GL_UPPER_LEFT). */
+typedef void (VKAPI_PTR *PFN_vkCmdSetPointSpriteCoordOriginGLSEM)(
+    VkCommandBuffer commandBuffer, VkBool32 lowerLeft);
 
 #ifndef VK_NO_PROTOTYPES
 /* Not exported by any library: call them through the pointers vkGetDeviceProcAddr returns. */
@@ -72,6 +79,8 @@ VKAPI_ATTR void VKAPI_CALL vkCmdSetLineStippleGLSEM(
     VkCommandBuffer commandBuffer, uint32_t factor, uint16_t pattern);
 VKAPI_ATTR void VKAPI_CALL vkCmdSetLineStippleEnableGLSEM(
     VkCommandBuffer commandBuffer, VkBool32 enable);
+VKAPI_ATTR void VKAPI_CALL vkCmdSetPointSpriteCoordOriginGLSEM(
+    VkCommandBuffer commandBuffer, VkBool32 lowerLeft);
 #endif
 
 #ifdef __cplusplus

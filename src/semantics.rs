@@ -18,6 +18,7 @@ use crate::spirv::point_size::{write_point_size, PointSizeSource};
 use crate::spirv::sample_mask::drop_sample_mask;
 use crate::spirv::scan::{Primitive, Summary};
 use crate::spirv::unfed_inputs::default_unfed_inputs;
+use crate::spirv::window_y::{fix_window_y, WindowYKey};
 use crate::spirv::xfb_split::{
     split_matching_inputs, split_struct_inputs, split_struct_outputs, split_xfb_outputs,
     SplitInterface,
@@ -39,6 +40,7 @@ pub enum Semantic {
     LayerOutput,
     SampleMask,
     LineRasterization,
+    WindowOrigin,
 }
 
 /// A setting that turns a semantic off: `VK_GLSEM_<KEY>` / `glsem_gl_semantics.<key>`.
@@ -61,7 +63,7 @@ pub struct SemanticInfo {
 }
 
 /// Every semantic, in the order their steps run on a stage.
-pub const SEMANTICS: [SemanticInfo; 12] = [
+pub const SEMANTICS: [SemanticInfo; 13] = [
     SemanticInfo {
         semantic: Semantic::PassthroughTcs,
         name: "tcs",
@@ -162,7 +164,28 @@ pub const SEMANTICS: [SemanticInfo; 12] = [
         }),
         needs_gl_state: true,
     },
+    // Three-valued: the `window_origin` setting (`flipped`, `lower_left`, `vulkan`) is one of
+    // the layer's own keys, read into `PipelineKey::window_origin`.
+    SemanticInfo {
+        semantic: Semantic::WindowOrigin,
+        name: "window_origin",
+        setting: None,
+        needs_gl_state: true,
+    },
 ];
+
+/// How the application maps GL's window onto the framebuffer (setting `window_origin`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum WindowOrigin {
+    /// A negative viewport height (`VK_KHR_maintenance1`): GL's bottom row is the
+    /// framebuffer's last, winding and the default sprite origin agree with GL;
+    /// `gl_FragCoord.y`, `dFdy` and `interpolateAtOffset`'s y turn over.
+    Flipped,
+    /// A positive viewport: GL's row order; the winding and `gl_PointCoord.t` turn over.
+    LowerLeft,
+    /// The application handles GL's window coordinates itself.
+    Vulkan,
+}
 
 impl Semantic {
     pub fn info(self) -> &'static SemanticInfo {
@@ -337,6 +360,15 @@ pub struct PipelineKey {
     /// The application chose a provoking vertex mode / depth clip control itself.
     pub app_provoking_vertex: bool,
     pub app_depth_clip_control: bool,
+    /// The device's `window_origin` setting.
+    pub window_origin: WindowOrigin,
+    /// Where the layout holds the GL-state block for the fragment stage.
+    pub fragment_block: Option<u32>,
+    /// The pipeline states a front face that is not dynamic state.
+    pub static_front_face: bool,
+    /// The pipeline has no tessellation state to chain into, or the application chose a
+    /// domain origin (chained, or dynamic state).
+    pub app_domain_origin: bool,
     /// `rasterizerDiscardEnable` is set, not dynamically: nothing is clipped, so GL's plane
     /// enables change nothing, and transform feedback captures every clip distance as the
     /// shader wrote it, as GL does.
@@ -382,6 +414,7 @@ pub struct DeviceKey {
     pub draw_parameters: bool,
     pub bresenham_lines: bool,
     pub stippled_bresenham_lines: bool,
+    pub window_origin: WindowOrigin,
 }
 
 impl PipelineKey {
@@ -418,6 +451,10 @@ impl PipelineKey {
             app_line_mode: false,
             multisample_lines: false,
             app_line_stipple: false,
+            window_origin: device.window_origin,
+            fragment_block: None,
+            static_front_face: false,
+            app_domain_origin: false,
         }
     }
 }
@@ -465,6 +502,13 @@ pub enum Step {
     BresenhamLines {
         stippled: bool,
     },
+    /// GL's window y in the fragment shader (`gl_FragCoord`, `dFdy`, `interpolateAtOffset`,
+    /// `gl_PointCoord`).
+    FragmentWindowY(WindowYKey),
+    /// Pipeline state: `VK_TESSELLATION_DOMAIN_ORIGIN_LOWER_LEFT`, GL's domain origin.
+    TessellationDomainLowerLeft,
+    /// Pipeline state: the front face inverted (a positive viewport turns the winding over).
+    InvertFrontFace,
 }
 
 /// What [`Step::run`] made of a module.
@@ -489,6 +533,7 @@ impl Step {
         match self {
             Step::SplitXfbOutputs(_) | Step::SplitStructOutputs(_) => "xfb_split",
             Step::SplitFragInputs | Step::SplitStructInputs => "xfb_split_inputs",
+            Step::FragmentWindowY(_) => "window_y",
             _ => self.semantic().name(),
         }
     }
@@ -503,6 +548,7 @@ impl Step {
             | Step::GateClipDistances(stage, _)
             | Step::RemapClipDepth(stage)
             | Step::GateLayer(stage, _) => Some(stage),
+            Step::FragmentWindowY(_) => Some(Stage::Fragment),
             Step::DefaultUnfedInputs(_) | Step::InstanceIdWithoutBase => Some(Stage::Vertex),
             Step::BroadcastFragColor(_)
             | Step::SplitFragInputs
@@ -511,7 +557,9 @@ impl Step {
             Step::GenerateTcs
             | Step::ProvokingVertexLast
             | Step::NegativeOneToOneDepth
-            | Step::BresenhamLines { .. } => None,
+            | Step::BresenhamLines { .. }
+            | Step::TessellationDomainLowerLeft
+            | Step::InvertFrontFace => None,
         }
     }
 
@@ -549,10 +597,13 @@ impl Step {
             Step::InstanceIdWithoutBase => instance_id_without_base(words, entry)?.into(),
             Step::GateLayer(_, block_offset) => gate_layer(words, entry, *block_offset)?.into(),
             Step::DropSampleMask => drop_sample_mask(words, entry)?.into(),
+            Step::FragmentWindowY(key) => fix_window_y(words, entry, *key)?.into(),
             Step::GenerateTcs
             | Step::ProvokingVertexLast
             | Step::NegativeOneToOneDepth
-            | Step::BresenhamLines { .. } => StepOutput::Unchanged,
+            | Step::BresenhamLines { .. }
+            | Step::TessellationDomainLowerLeft
+            | Step::InvertFrontFace => StepOutput::Unchanged,
         })
     }
 
@@ -605,7 +656,10 @@ impl Step {
             Step::GenerateTcs
             | Step::ProvokingVertexLast
             | Step::NegativeOneToOneDepth
-            | Step::BresenhamLines { .. } => self.name().into(),
+            | Step::BresenhamLines { .. }
+            | Step::TessellationDomainLowerLeft
+            | Step::InvertFrontFace => self.name().into(),
+            Step::FragmentWindowY(_) => "GL's window y in the fragment shader".into(),
         }
     }
 
@@ -616,6 +670,7 @@ impl Step {
             Step::WritePointSize(_, PointSizeSource::GlState { .. })
                 | Step::GateClipDistances(..)
                 | Step::GateLayer(..)
+                | Step::FragmentWindowY(_)
         )
     }
 
@@ -636,6 +691,9 @@ impl Step {
             Step::GateLayer(..) => Semantic::LayerOutput,
             Step::DropSampleMask => Semantic::SampleMask,
             Step::BresenhamLines { .. } => Semantic::LineRasterization,
+            Step::FragmentWindowY(_)
+            | Step::TessellationDomainLowerLeft
+            | Step::InvertFrontFace => Semantic::WindowOrigin,
         }
     }
 }
@@ -812,6 +870,26 @@ pub fn choose(stages: &Stages<'_>, key: &PipelineKey) -> Vec<Step> {
         let stippled = key.stippled_bresenham_lines && !key.app_line_stipple && !key.library;
         steps.push(Step::BresenhamLines { stippled });
     }
+    let origin = Some(key.window_origin)
+        .filter(|&o| on(Semantic::WindowOrigin) && o != WindowOrigin::Vulkan);
+    if let Some(origin) = origin {
+        if let (Some(summary), Some(block_offset)) =
+            (stages.rewritable(Stage::Fragment), key.fragment_block)
+        {
+            if summary.window_y {
+                steps.push(Step::FragmentWindowY(WindowYKey {
+                    flipped: origin == WindowOrigin::Flipped,
+                    block_offset,
+                }));
+            }
+        }
+        if stages.has(Stage::TessEval) && !key.app_domain_origin {
+            steps.push(Step::TessellationDomainLowerLeft);
+        }
+        if origin == WindowOrigin::LowerLeft && key.static_front_face {
+            steps.push(Step::InvertFrontFace);
+        }
+    }
     steps
 }
 
@@ -822,6 +900,7 @@ mod tests {
     fn key() -> PipelineKey {
         PipelineKey {
             topology: Topology::Triangles,
+            static_front_face: true,
             ..PipelineKey::new(&DeviceKey {
                 enabled: SemanticSet::ALL,
                 max_color_attachments: 8,
@@ -834,6 +913,7 @@ mod tests {
                 draw_parameters: false,
                 bresenham_lines: false,
                 stippled_bresenham_lines: false,
+                window_origin: WindowOrigin::Flipped,
             })
         }
     }
@@ -1221,6 +1301,68 @@ mod tests {
             ..lines
         };
         assert!(choose(&s, &points).contains(&stippled));
+    }
+
+    #[test]
+    fn window_origin_fixes_what_each_viewport_turns_over() {
+        let vs = summary(|_| {});
+        let fs = summary(|s| s.window_y = true);
+        let s = stages(&[
+            (Stage::Vertex, &vs),
+            (Stage::TessEval, &vs),
+            (Stage::Fragment, &fs),
+        ]);
+        let gl = PipelineKey {
+            gl_state: true,
+            fragment_block: Some(92),
+            app_provoking_vertex: true,
+            app_depth_clip_control: true,
+            ..key()
+        };
+        let flipped = WindowYKey {
+            flipped: true,
+            block_offset: 92,
+        };
+        assert_eq!(
+            choose(&s, &gl)[1..],
+            [
+                Step::FragmentWindowY(flipped),
+                Step::TessellationDomainLowerLeft
+            ]
+        );
+        let lower_left = PipelineKey {
+            window_origin: WindowOrigin::LowerLeft,
+            ..gl.clone()
+        };
+        assert_eq!(
+            choose(&s, &lower_left)[1..],
+            [
+                Step::FragmentWindowY(WindowYKey {
+                    flipped: false,
+                    ..flipped
+                }),
+                Step::TessellationDomainLowerLeft,
+                Step::InvertFrontFace
+            ]
+        );
+        // The application chose a domain origin, its front face is dynamic.
+        let chosen = PipelineKey {
+            app_domain_origin: true,
+            static_front_face: false,
+            ..lower_left
+        };
+        assert_eq!(choose(&s, &chosen).len(), 2);
+        // `vulkan`, or no VK_GLSEM_gl_state: nothing but the TCS.
+        let vulkan = PipelineKey {
+            window_origin: WindowOrigin::Vulkan,
+            ..gl.clone()
+        };
+        assert_eq!(choose(&s, &vulkan), [Step::GenerateTcs]);
+        let plain = PipelineKey {
+            gl_state: false,
+            ..gl
+        };
+        assert_eq!(choose(&s, &plain), [Step::GenerateTcs]);
     }
 
     #[test]

@@ -509,6 +509,11 @@ pub fn check_planner_chain(data: &[u8]) -> Vec<Produced> {
         draw_parameters: true,
         bresenham_lines: true,
         stippled_bresenham_lines: true,
+        window_origin: if c.key[2] & 1 != 0 {
+            semantics::WindowOrigin::LowerLeft
+        } else {
+            semantics::WindowOrigin::Flipped
+        },
     };
     let key = semantics::PipelineKey {
         attachments: semantics::Attachments::Known(frag_key(&c.key[1..])),
@@ -521,6 +526,8 @@ pub fn check_planner_chain(data: &[u8]) -> Vec<Produced> {
         // Location 0 fed: any other input takes GL's current value.
         fed_locations: Some(vec![0]),
         single_sample: pipeline(7),
+        fragment_block: pipeline(4).then_some(block_offset),
+        static_front_face: true,
         ..semantics::PipelineKey::new(&device)
     };
     let steps = semantics::choose(&view, &key);

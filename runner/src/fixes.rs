@@ -18,12 +18,13 @@
 //! 6. A shader below GLSL 4.30 with `#extension GL_ARB_compute_shader` becomes
 //!    `#version 430`: glslang takes compute shaders from 4.20 on only, whatever the
 //!    extensions.
-//! 7. `gl_FragCoord` in a fragment stage ([`frag_coord`], over all its compilation units)
-//!    becomes a macro that computes GL's value from Vulkan's: GL's lower-left origin from
-//!    the framebuffer height (a specialization constant the runner sets) unless
-//!    redeclared `origin_upper_left`, integer pixel centers for `pixel_center_integer`
-//!    (which SPIR-V for Vulkan forbids); the redeclarations are blanked out, after GL's
-//!    link rule for them is checked (glslang's own rule rejects programs GL links).
+//! 7. A redeclared `gl_FragCoord` in a fragment stage ([`frag_coord`], over all its
+//!    compilation units) becomes a macro: integer pixel centers for `pixel_center_integer`
+//!    (which SPIR-V for Vulkan forbids), GL's upper-left origin from the framebuffer height
+//!    (a specialization constant the runner sets) for `origin_upper_left` (the layer gives
+//!    GL's lower-left `gl_FragCoord`, `window_origin`; SPIR-V keeps no trace of GL's
+//!    redeclaration); the redeclarations are blanked out, after GL's link rule for them is
+//!    checked (glslang's own rule rejects programs GL links).
 //! 8. In a geometry or tessellation control stage of several compilation units, the input
 //!    primitive (`layout(triangles) in;`) or output patch size (`layout(vertices = N)
 //!    out;`) that one unit declares is declared in the others too ([`per_vertex_sizes`]):
@@ -205,12 +206,12 @@ struct Redeclaration {
     pixel_center_integer: bool,
 }
 
-/// Fix 7, over the compilation units of a fragment stage: GL's `gl_FragCoord`. GL counts
-/// it from the lower left (the runner's flipped viewport makes that Vulkan's bottom row)
-/// unless redeclared `layout(origin_upper_left)`, at pixel centers `.5` unless
-/// `layout(pixel_center_integer)`; Vulkan's `FragCoord` counts from the upper left at
-/// `.5` and SPIR-V for Vulkan has no integer centers. Each unit that reads
-/// `gl_FragCoord` gets a macro computing GL's value from Vulkan's (`y` from the
+/// Fix 7, over the compilation units of a fragment stage: GL's redeclared `gl_FragCoord`.
+/// GL counts it from the lower left (the layer's `window_origin` gives that value) unless
+/// redeclared `layout(origin_upper_left)`, at pixel centers `.5` unless
+/// `layout(pixel_center_integer)`; SPIR-V for Vulkan has no integer centers, and the
+/// redeclaration leaves no trace the layer could see. Each unit that reads `gl_FragCoord`
+/// gets a macro computing the redeclared value from GL's default one (`y` from the
 /// framebuffer height, a specialization constant) and the redeclarations are blanked out:
 /// glslang would emit the integer centers Vulkan forbids, and its linker requires the
 /// same redeclaration in every unit, even one that does not use `gl_FragCoord`.
@@ -231,7 +232,7 @@ pub fn frag_coord(units: &mut [String]) -> Result<Option<&'static str>, String> 
             (redeclaration, uses)
         })
         .collect();
-    if found.iter().all(|(r, uses)| r.is_none() && !uses) {
+    if found.iter().all(|(r, _)| r.is_none()) {
         return Ok(None);
     }
     let layouts: Vec<(bool, bool)> = found
@@ -257,9 +258,9 @@ pub fn frag_coord(units: &mut [String]) -> Result<Option<&'static str>, String> 
     let (upper_left, integer) = layouts.first().copied().unwrap_or_default();
     let center = if integer { " - 0.5" } else { "" };
     let y = if upper_left {
-        format!("gl_FragCoord.y{center}")
-    } else {
         format!("glsem_FramebufferHeight - gl_FragCoord.y{center}")
+    } else {
+        format!("gl_FragCoord.y{center}")
     };
     for (index, (unit, (redeclaration, uses))) in units.iter_mut().zip(found).enumerate() {
         if let Some(r) = redeclaration {
@@ -270,7 +271,7 @@ pub fn frag_coord(units: &mut [String]) -> Result<Option<&'static str>, String> 
                 .collect();
             unit.replace_range(r.range, &blank);
         }
-        if uses {
+        if uses && (upper_left || integer) {
             // A function, not a macro naming itself: glslang expands a macro argument
             // twice, so `M(gl_FragCoord)` would flip y back. One name per unit: the units
             // link into one module.
@@ -282,7 +283,7 @@ pub fn frag_coord(units: &mut [String]) -> Result<Option<&'static str>, String> 
                 ),
                 format!("#define gl_FragCoord {function}()"),
             ];
-            if !upper_left {
+            if upper_left {
                 lines.insert(
                     0,
                     format!(
@@ -294,7 +295,7 @@ pub fn frag_coord(units: &mut [String]) -> Result<Option<&'static str>, String> 
             *unit = after_extensions(unit, &lines);
         }
     }
-    Ok(Some("GL's gl_FragCoord from Vulkan's"))
+    Ok(Some("GL's redeclared gl_FragCoord"))
 }
 
 /// Fix 8, over the compilation units of a geometry or tessellation control stage: the unit
@@ -518,27 +519,18 @@ mod tests {
     }
 
     #[test]
-    fn frag_coord_is_gl_lower_left_one() {
-        let t = frag_coord_of(
-            &["#version 150\n#extension GL_ARB_x : enable\nout vec4 c;\n\
-                                 void main() { c = gl_FragCoord; }\n"],
-        )
-        .unwrap();
-        assert_eq!(
-            t[0],
-            "#version 150\n#extension GL_ARB_x : enable\n\
-             layout(constant_id = 2046) const float glsem_FramebufferHeight = 0.0;\n\
-             vec4 glsem_FragCoord0() { return vec4(gl_FragCoord.x, glsem_FramebufferHeight - \
-             gl_FragCoord.y, gl_FragCoord.zw); }\n#define gl_FragCoord glsem_FragCoord0()\n\
-             #line 2\nout vec4 c;\nvoid main() { c = gl_FragCoord; }\n"
-        );
-        // Counted from a `#line` reset; untouched without gl_FragCoord.
-        let t = frag_coord_of(&[
-            "#version 140\n#line 1\nvoid main() { gl_FragColor = gl_FragCoord; }\n",
-        ]);
-        assert!(t.unwrap()[0].contains("()\n#line 1\n#line 1\nvoid main"));
+    fn frag_coord_without_a_redeclaration_is_the_layers() {
+        // GL's lower-left gl_FragCoord is the layer's (`window_origin`).
+        let src = "#version 150\nout vec4 c;\nvoid main() { c = gl_FragCoord; }\n";
+        assert_eq!(frag_coord_of(&[src]).unwrap(), vec![src.to_string()]);
         let src = "#version 150\nvoid main() {}\n";
         assert_eq!(frag_coord_of(&[src]).unwrap(), vec![src.to_string()]);
+        // Counted from a `#line` reset.
+        let t = frag_coord_of(&[
+            "#version 140\nlayout(pixel_center_integer) in vec4 gl_FragCoord;\n\
+             #line 1\nvoid main() { gl_FragColor = gl_FragCoord; }\n",
+        ]);
+        assert!(t.unwrap()[0].contains("()\n#line 1\n"));
     }
 
     #[test]
@@ -552,18 +544,19 @@ mod tests {
         .unwrap();
         let lines: Vec<&str> = t[0].lines().map(str::trim).collect();
         assert_eq!(
-            lines[..6],
+            lines[..7],
             [
                 "#version 150",
+                "layout(constant_id = 2046) const float glsem_FramebufferHeight = 0.0;",
                 "vec4 glsem_FragCoord0() { return vec4(gl_FragCoord.x - 0.5, \
-                 gl_FragCoord.y - 0.5, gl_FragCoord.zw); }",
+                 glsem_FramebufferHeight - gl_FragCoord.y - 0.5, gl_FragCoord.zw); }",
                 "#define gl_FragCoord glsem_FragCoord0()",
                 "#line 1",
                 "",
                 "",
             ]
         );
-        assert_eq!(lines[6], "void f();");
+        assert_eq!(lines[7], "void f();");
         assert_eq!(t[1], "#version 150\nvoid f() { gl_FragColor.b = 1.0; }\n");
         assert_eq!(t[2].trim_end(), "#version 150");
     }
@@ -635,13 +628,14 @@ mod tests {
     fn insertions_stay_outside_an_if_block() {
         let t = frag_coord_of(
             &["#version 450\n#ifdef GL_ES\n#extension GL_OES_x : enable\n\
-                                 #endif\nout vec4 c;\nvoid main() { c = gl_FragCoord; }\n"],
+                                 #endif\nlayout(pixel_center_integer) in vec4 gl_FragCoord;\n\
+                                 void main() { gl_FragColor = gl_FragCoord; }\n"],
         )
         .unwrap();
         let lines: Vec<&str> = t[0].lines().collect();
         assert_eq!(lines[3], "#endif");
-        assert!(lines[5].starts_with("vec4 glsem_FragCoord0()"), "{}", t[0]);
-        assert_eq!(lines[7], "#line 5");
+        assert!(lines[4].starts_with("vec4 glsem_FragCoord0()"), "{}", t[0]);
+        assert_eq!(lines[6], "#line 5");
     }
 
     #[test]
@@ -649,6 +643,7 @@ mod tests {
         // GL's y reaches `Y(gl_FragCoord)`: the name becomes a call, which glslang does not
         // expand twice as it does a macro naming itself.
         let t = frag_coord_of(&["#version 450\n#define Y(v) (v.y)\nout vec4 c;\n\
+                                 layout(origin_upper_left) in vec4 gl_FragCoord;\n\
                                  void main() { c = vec4(Y(gl_FragCoord)); }\n"])
         .unwrap();
         assert!(t[0].contains("#define gl_FragCoord glsem_FragCoord0()\n"));

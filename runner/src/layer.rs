@@ -15,6 +15,9 @@ pub const PROGRAM_POINT_SIZE_COMMAND: &str = "vkCmdSetProgramPointSizeEnableGLSE
 pub const CLIP_DISTANCE_COMMAND: &str = "vkCmdSetClipDistanceEnableGLSEM";
 pub const LINE_STIPPLE_COMMAND: &str = "vkCmdSetLineStippleGLSEM";
 pub const LINE_STIPPLE_ENABLE_COMMAND: &str = "vkCmdSetLineStippleEnableGLSEM";
+pub const POINT_SPRITE_ORIGIN_COMMAND: &str = "vkCmdSetPointSpriteCoordOriginGLSEM";
+/// The layer's `window_origin` setting, which the runner sets to match its viewport.
+pub const WINDOW_ORIGIN_ENV: &str = "VK_GLSEM_WINDOW_ORIGIN";
 const LIBRARY: &str = "libVkLayer_glsem.so";
 
 /// The layer library this run uses: `GLSEM_LAYER_LIB`, else the one built next to us.
@@ -63,7 +66,8 @@ pub fn manifest(library: &Path) -> String {
                     PROGRAM_POINT_SIZE_COMMAND,
                     CLIP_DISTANCE_COMMAND,
                     LINE_STIPPLE_COMMAND,
-                    LINE_STIPPLE_ENABLE_COMMAND
+                    LINE_STIPPLE_ENABLE_COMMAND,
+                    POINT_SPRITE_ORIGIN_COMMAND
                 ]
             }]
         }
@@ -115,5 +119,6 @@ mod tests {
         assert_eq!(gl_state["entrypoints"][2], CLIP_DISTANCE_COMMAND);
         assert_eq!(gl_state["entrypoints"][3], LINE_STIPPLE_COMMAND);
         assert_eq!(gl_state["entrypoints"][4], LINE_STIPPLE_ENABLE_COMMAND);
+        assert_eq!(gl_state["entrypoints"][5], POINT_SPRITE_ORIGIN_COMMAND);
     }
 }

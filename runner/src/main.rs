@@ -22,7 +22,7 @@ use std::process::ExitCode;
 use report::{Outcome, Summary};
 
 const USAGE: &str =
-    "usage: glsem-run [--no-layer] [--piglit] [--png DIR] [--json] [--validation|--no-validation] FILE...\n       glsem-run --window [--no-layer] [--validation|--no-validation] FILE";
+    "usage: glsem-run [--no-layer] [--lower-left] [--piglit] [--png DIR] [--json] [--validation|--no-validation] FILE...\n       glsem-run --window [--no-layer] [--lower-left] [--validation|--no-validation] FILE";
 
 struct Args {
     layer: bool,
@@ -31,6 +31,8 @@ struct Args {
     png_dir: Option<PathBuf>,
     window: bool,
     piglit: bool,
+    /// `--lower-left`: draw with a positive viewport (GL's row order) instead of a flipped one.
+    lower_left: bool,
     files: Vec<PathBuf>,
 }
 
@@ -63,6 +65,7 @@ fn parse_args() -> Result<Command, String> {
         png_dir: None,
         window: false,
         piglit: false,
+        lower_left: false,
         files: Vec::new(),
     };
     let mut it = std::env::args_os().skip(1);
@@ -75,6 +78,7 @@ fn parse_args() -> Result<Command, String> {
             Some("--json") => args.json = true,
             Some("--window") => args.window = true,
             Some("--piglit") => args.piglit = true,
+            Some("--lower-left") => args.lower_left = true,
             Some("--png") => {
                 args.png_dir = Some(it.next().ok_or("--png needs a directory")?.into())
             }
@@ -136,6 +140,13 @@ fn setup(
         let library = layer::find_library()?;
         // Before libvulkan is loaded: the loader reads VK_ADD_LAYER_PATH once.
         layer::install_manifest(&library, &work_dir.join("layer"))?;
+        // The layer gives GL's window coordinates for the viewport the runner draws with.
+        let origin = if args.lower_left {
+            "lower_left"
+        } else {
+            "flipped"
+        };
+        std::env::set_var(layer::WINDOW_ORIGIN_ENV, origin);
     }
     let glslang = glsl::find_glslang()?;
     let limits = glsl::write_limits_file(&glslang, work_dir)?;
@@ -144,7 +155,8 @@ fn setup(
         limits,
         dir: work_dir.to_path_buf(),
     };
-    let vulkan = vk::Vulkan::new(args.layer, args.validation, extensions)?;
+    let mut vulkan = vk::Vulkan::new(args.layer, args.validation, extensions)?;
+    vulkan.lower_left = args.lower_left;
     Ok((vulkan, compiler))
 }
 

@@ -275,6 +275,16 @@ pub enum Capability {
     DepthTest,
     /// `GL_LINE_STIPPLE` (compatibility profile).
     LineStipple,
+    /// `GL_CULL_FACE` (ours).
+    CullFace,
+}
+
+/// `glCullFace`'s faces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CullFace {
+    Back,
+    Front,
+    FrontAndBack,
 }
 
 /// GL's depth functions (`depthfunc`).
@@ -439,6 +449,12 @@ pub enum Command {
     /// `provoking vertex first|last`: `true` for GL_FIRST_VERTEX_CONVENTION.
     ProvokingFirst(bool),
     PolygonMode(PolygonMode),
+    /// `cull face GL_BACK|GL_FRONT|GL_FRONT_AND_BACK` (ours): `glCullFace`.
+    CullFace(CullFace),
+    /// `front face GL_CCW|GL_CW` (ours): `glFrontFace`; `true` for `GL_CW`.
+    FrontClockwise(bool),
+    /// `point sprite coord origin GL_UPPER_LEFT|GL_LOWER_LEFT` (ours); `true` for lower left.
+    PointSpriteLowerLeft(bool),
     /// `link success`: the program linked (checked before `[test]` runs).
     LinkSuccess,
     /// `active shader program GL_…_SHADER`: later `uniform` commands set the uniforms of
@@ -1230,6 +1246,7 @@ fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
                 }
                 ("GL_DEPTH_TEST", _) => Capability::DepthTest,
                 ("GL_LINE_STIPPLE", _) => Capability::LineStipple,
+                ("GL_CULL_FACE", _) => Capability::CullFace,
                 (_, Some(i)) => match i.parse::<u32>() {
                     Ok(i) if i < 8 => Capability::ClipDistance(i),
                     _ => return Err(skip(number, line, "clip plane beyond 7")),
@@ -1284,6 +1301,30 @@ fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
             "last" => false,
             _ => return Err(fail(number, line, "expected `first` or `last`")),
         }),
+        ["cull", "face", face] => Command::CullFace(match *face {
+            "GL_BACK" => CullFace::Back,
+            "GL_FRONT" => CullFace::Front,
+            "GL_FRONT_AND_BACK" => CullFace::FrontAndBack,
+            _ => return Err(fail(number, line, "unknown face")),
+        }),
+        ["front", "face", winding] => Command::FrontClockwise(match *winding {
+            "GL_CCW" => false,
+            "GL_CW" => true,
+            _ => return Err(fail(number, line, "expected GL_CCW or GL_CW")),
+        }),
+        ["point", "sprite", "coord", "origin", origin] => {
+            Command::PointSpriteLowerLeft(match *origin {
+                "GL_UPPER_LEFT" => false,
+                "GL_LOWER_LEFT" => true,
+                _ => {
+                    return Err(fail(
+                        number,
+                        line,
+                        "expected GL_UPPER_LEFT or GL_LOWER_LEFT",
+                    ))
+                }
+            })
+        }
         ["polygon", "mode", "GL_FRONT_AND_BACK", mode] => Command::PolygonMode(match *mode {
             "GL_POINT" => PolygonMode::Point,
             "GL_LINE" => PolygonMode::Line,

@@ -90,12 +90,27 @@ fn runner_scenes_pass_on_plain_vulkan_under_validation() {
 
 #[test]
 fn every_scene_passes_through_the_layer_and_every_emitted_module_validates() {
+    every_scene_passes_through_the_layer(&[]);
+}
+
+/// With a positive viewport (`--lower-left`, `window_origin = lower_left`) too.
+#[test]
+fn every_scene_passes_through_the_layer_with_a_lower_left_viewport() {
+    every_scene_passes_through_the_layer(&["--lower-left"]);
+}
+
+fn every_scene_passes_through_the_layer(viewport: &[&str]) {
     let lib = layer_library();
-    let dump = std::env::temp_dir().join(format!("glsem-scenes-dump-{}", std::process::id()));
+    let dump = std::env::temp_dir().join(format!(
+        "glsem-scenes-dump-{}{}",
+        std::process::id(),
+        viewport.join("")
+    ));
     std::fs::create_dir_all(&dump).unwrap();
     let all = scenes();
     let out = runner()
         .arg("--validation")
+        .args(viewport)
         .args(&all)
         .env("GLSEM_LAYER_LIB", &lib)
         .env("VK_GLSEM_DUMP_DIR", &dump)
@@ -127,6 +142,7 @@ fn every_scene_passes_through_the_layer_and_every_emitted_module_validates() {
         "instance_id",
         "layer",
         "sample_mask",
+        "window_y",
     ] {
         assert!(
             emitted
@@ -352,4 +368,37 @@ fn json_and_png_outputs() {
     let right = (249 * 4) as usize;
     assert_eq!(&buf[right..right + 4], &[51, 102, 153, 255]);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// GL's window coordinates are the layer's (`window_origin`): without it, a flipped
+/// viewport (the default) turns `gl_FragCoord`, `dFdy` and the TES winding over, and the
+/// sprite origin command is not applied; a positive viewport (`--lower-left`) turns the
+/// winding (culling, `gl_FrontFacing`) and `gl_PointCoord` over.
+#[test]
+fn window_scenes_fail_without_the_layer_where_the_viewport_turns_them_over() {
+    let fails = |viewport: &[&str], names: &[&str]| {
+        let list: Vec<String> = names
+            .iter()
+            .map(|n| format!("tests/scenes/window_{n}.shader_test"))
+            .collect();
+        let mut args = vec!["--no-layer", "--validation"];
+        args.extend_from_slice(viewport);
+        args.extend(list.iter().map(String::as_str));
+        let text = stdout(&run(&args));
+        for (line, scene) in text.lines().zip(&list) {
+            assert!(
+                line.starts_with(&format!("FAIL {scene}: ")) && line.contains("probe at"),
+                "{viewport:?}: a probe must catch it without the layer: {line}"
+            );
+        }
+        assert_eq!(text.lines().count(), list.len() + 1, "{text}");
+    };
+    fails(
+        &[],
+        &["frag_coord", "dfdy", "tess_ccw", "tess_cw", "point_coord"],
+    );
+    fails(
+        &["--lower-left"],
+        &["cull_face", "front_facing", "point_coord"],
+    );
 }

@@ -9,6 +9,11 @@
 //! GL's factor and pattern while `GL_LINE_STIPPLE` is enabled, a solid line (1, 0xFFFF)
 //! while it is not.
 //!
+//! With `window_origin` set to GL's conventions the block also holds
+//! `GL_POINT_SPRITE_COORD_ORIGIN` and the window height of GL's `gl_FragCoord.y` from the
+//! viewport; with `window_origin = lower_left`, the layer inverts the front face the
+//! application sets.
+//!
 //! The state lives per command buffer (GL's initial values until set), is pushed as the
 //! GL-state block when a pipeline or shader object that reads it is bound, and again when
 //! it changes while one is bound; begin/reset puts it back to GL's initial values, free/pool
@@ -23,13 +28,16 @@ use ash::vk;
 use std::sync::atomic::Ordering;
 
 use super::ffi::{slice, VoidFn};
+use super::planner::inverted;
 use super::records::{BlockBinding, CommandBufferState, GlStateValues, LineStipple};
 use super::{
     call_with_next, device_data, ffi_guard, forget_then_call_down, log, maybe_inject_panic, shield,
     with_device, DeviceData, LayerExtension,
 };
+use crate::semantics::WindowOrigin;
 use crate::spirv::gl_state::{
-    flag_clip_distance, BLOCK_SIZE, CLIP_DISTANCE_FLAGS, FLAG_LAYERED, FLAG_PROGRAM_POINT_SIZE,
+    flag_clip_distance, BLOCK_SIZE, CLIP_DISTANCE_FLAGS, FLAG_LAYERED,
+    FLAG_POINT_SPRITE_LOWER_LEFT, FLAG_PROGRAM_POINT_SIZE,
 };
 
 /// `PFN_vkCmdSetTessellationDefaultLevelsGLSEM` (see `include/vk_glsem.h`).
@@ -48,6 +56,8 @@ pub type PfnCmdSetClipDistanceEnable = unsafe extern "system" fn(vk::CommandBuff
 pub type PfnCmdSetLineStipple = unsafe extern "system" fn(vk::CommandBuffer, u32, u16);
 /// `PFN_vkCmdSetLineStippleEnableGLSEM`.
 pub type PfnCmdSetLineStippleEnable = unsafe extern "system" fn(vk::CommandBuffer, vk::Bool32);
+/// `PFN_vkCmdSetPointSpriteCoordOriginGLSEM`.
+pub type PfnCmdSetPointSpriteCoordOrigin = unsafe extern "system" fn(vk::CommandBuffer, vk::Bool32);
 
 /// The layer's own command `name`, with the extension that provides it.
 pub fn layer_command(name: &[u8]) -> Option<(VoidFn, LayerExtension)> {
@@ -82,6 +92,11 @@ pub fn layer_command(name: &[u8]) -> Option<(VoidFn, LayerExtension)> {
                 PfnCmdSetLineStippleEnable,
                 VoidFn,
             >(cmd_set_line_stipple_enable),
+            b"vkCmdSetPointSpriteCoordOriginGLSEM" => {
+                std::mem::transmute::<PfnCmdSetPointSpriteCoordOrigin, VoidFn>(
+                    cmd_set_point_sprite_coord_origin,
+                )
+            }
             _ => return None,
         }
     };
@@ -250,6 +265,22 @@ fn update_line_stipple(
     })
 }
 
+/// `vkCmdSetPointSpriteCoordOriginGLSEM` (`include/vk_glsem.h`).
+///
+/// # Safety
+/// A command buffer of a device with the extension enabled, in the recording state.
+pub unsafe extern "system" fn cmd_set_point_sprite_coord_origin(
+    command_buffer: vk::CommandBuffer,
+    lower_left: vk::Bool32,
+) {
+    update("vkCmdSetPointSpriteCoordOriginGLSEM", command_buffer, |v| {
+        v.flags &= !FLAG_POINT_SPRITE_LOWER_LEFT;
+        if lower_left != vk::FALSE {
+            v.flags |= FLAG_POINT_SPRITE_LOWER_LEFT;
+        }
+    })
+}
+
 /// `vkCmdSetLineStippleGLSEM` (`include/vk_glsem.h`): `glLineStipple(factor, pattern)`.
 ///
 /// # Safety
@@ -276,6 +307,113 @@ pub unsafe extern "system" fn cmd_set_line_stipple_enable(
 ) {
     update_line_stipple("vkCmdSetLineStippleEnableGLSEM", command_buffer, |s| {
         s.enabled = enable != vk::FALSE
+    })
+}
+
+/// Whether `dev` gives GL's window coordinates (`VK_GLSEM_gl_state`, `window_origin` not
+/// `vulkan`), and which.
+fn window_origin(dev: &DeviceData) -> Option<WindowOrigin> {
+    Some(dev.settings.window_origin)
+        .filter(|&o| dev.extensions.gl_state && o != WindowOrigin::Vulkan)
+}
+
+/// Viewport 0 of a `vkCmdSetViewport*` call sets `H` of GL's `gl_FragCoord.y = H - y`.
+fn set_window_height(
+    what: &str,
+    command_buffer: vk::CommandBuffer,
+    first: u32,
+    count: u32,
+    viewports: *const vk::Viewport,
+) {
+    let Some(flipped) = with_device(command_buffer, |d| {
+        window_origin(d) == Some(WindowOrigin::Flipped)
+    }) else {
+        return;
+    };
+    if !flipped || first != 0 || count == 0 || viewports.is_null() {
+        return;
+    }
+    // SAFETY: `count` viewports (Vulkan's valid usage).
+    let height = unsafe { (*viewports).y };
+    update(what, command_buffer, |v| v.window_height = height);
+}
+
+/// `vkCmdSetViewport`.
+///
+/// # Safety
+/// Vulkan's valid usage for `vkCmdSetViewport`.
+pub unsafe extern "system" fn cmd_set_viewport(
+    command_buffer: vk::CommandBuffer,
+    first: u32,
+    count: u32,
+    viewports: *const vk::Viewport,
+) {
+    ffi_guard("vkCmdSetViewport", (), || {
+        let Some(Some(next)) = with_device(command_buffer, |d| d.table.cmd_set_viewport) else {
+            return;
+        };
+        // SAFETY: the application's arguments, passed on unchanged.
+        unsafe { next(command_buffer, first, count, viewports) };
+        set_window_height("vkCmdSetViewport", command_buffer, first, count, viewports);
+    })
+}
+
+/// `vkCmdSetViewportWithCount` (and its EXT alias).
+///
+/// # Safety
+/// Vulkan's valid usage for `vkCmdSetViewportWithCount`.
+pub unsafe extern "system" fn cmd_set_viewport_with_count(
+    command_buffer: vk::CommandBuffer,
+    count: u32,
+    viewports: *const vk::Viewport,
+) {
+    ffi_guard("vkCmdSetViewportWithCount", (), || {
+        let Some(Some(next)) = with_device(command_buffer, |d| {
+            d.table
+                .cmd_set_viewport_with_count
+                .or(d.table.cmd_set_viewport_with_count_ext)
+        }) else {
+            return;
+        };
+        // SAFETY: the application's arguments, passed on unchanged.
+        unsafe { next(command_buffer, count, viewports) };
+        set_window_height(
+            "vkCmdSetViewportWithCount",
+            command_buffer,
+            0,
+            count,
+            viewports,
+        );
+    })
+}
+
+/// `vkCmdSetFrontFace` (and its EXT alias): with `window_origin = lower_left` the face is
+/// inverted, as the layer inverts it in pipelines (a positive viewport turns GL's winding
+/// over).
+///
+/// # Safety
+/// Vulkan's valid usage for `vkCmdSetFrontFace`.
+pub unsafe extern "system" fn cmd_set_front_face(
+    command_buffer: vk::CommandBuffer,
+    front_face: vk::FrontFace,
+) {
+    ffi_guard("vkCmdSetFrontFace", (), || {
+        let Some((Some(next), origin)) = with_device(command_buffer, |d| {
+            (
+                d.table
+                    .cmd_set_front_face
+                    .or(d.table.cmd_set_front_face_ext),
+                window_origin(d),
+            )
+        }) else {
+            return;
+        };
+        let face = match origin {
+            Some(WindowOrigin::LowerLeft) => inverted(front_face),
+            _ => front_face,
+        };
+        // SAFETY: the application's command buffer; a valid face.
+        unsafe { next(command_buffer, face) };
     })
 }
 
@@ -314,18 +452,24 @@ pub unsafe extern "system" fn cmd_bind_pipeline(
                 return;
             };
             maybe_inject_panic(&dev.settings, "vkCmdBindPipeline");
-            let (binding, line_stipple) = dev
+            let (binding, line_stipple, window_height) = dev
                 .records
                 .pipelines
                 .read()
                 .get(&pipeline)
-                .map_or((None, false), |r| (r.reads_block, r.line_stipple));
+                .map_or((None, false, None), |r| {
+                    (r.reads_block, r.line_stipple, r.window_height)
+                });
             let (values, stipple) = {
                 let mut cbs = dev.records.command_buffers.lock();
                 let state = cbs
                     .entry(command_buffer)
                     .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
                 state.bound = binding;
+                // A static viewport is the pipeline's: its H holds while it is bound.
+                if let Some(height) = window_height {
+                    state.values.window_height = height;
+                }
                 // The pipeline replaces every bound graphics shader object.
                 state.tes_object = vk::ShaderEXT::null();
                 state.app_tcs_object = false;

@@ -147,5 +147,15 @@ dispatch_table!(
             "vkCmdBeginRenderingKHR" => command_state::cmd_begin_rendering_khr;
         cmd_set_line_stipple_ext: PFN_vkCmdSetLineStippleKHR = "vkCmdSetLineStippleEXT";
         cmd_set_line_stipple_khr: PFN_vkCmdSetLineStippleKHR = "vkCmdSetLineStippleKHR";
+        cmd_set_viewport: PFN_vkCmdSetViewport =
+            "vkCmdSetViewport" => command_state::cmd_set_viewport;
+        cmd_set_viewport_with_count: PFN_vkCmdSetViewportWithCount =
+            "vkCmdSetViewportWithCount" => command_state::cmd_set_viewport_with_count;
+        cmd_set_viewport_with_count_ext: PFN_vkCmdSetViewportWithCount =
+            "vkCmdSetViewportWithCountEXT" => command_state::cmd_set_viewport_with_count;
+        cmd_set_front_face: PFN_vkCmdSetFrontFace =
+            "vkCmdSetFrontFace" => command_state::cmd_set_front_face;
+        cmd_set_front_face_ext: PFN_vkCmdSetFrontFace =
+            "vkCmdSetFrontFaceEXT" => command_state::cmd_set_front_face;
     }
 );

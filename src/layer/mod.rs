@@ -196,6 +196,7 @@ impl DeviceData {
             draw_parameters: self.features.draw_parameters,
             bresenham_lines: self.conventions.bresenham_lines,
             stippled_bresenham_lines: self.conventions.stippled_bresenham_lines,
+            window_origin: self.settings.window_origin,
         }
     }
 

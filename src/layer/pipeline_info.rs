@@ -422,6 +422,11 @@ pub(super) fn pipeline_key(
     let has = |p_next: *const c_void, s_type| unsafe {
         find_in_chain::<vk::BaseInStructure<'_>>(p_next, s_type).is_some()
     };
+    // SAFETY: NULL or valid (Vulkan's valid usage).
+    let tessellation = unsafe { ci.p_tessellation_state.as_ref() };
+    let fragment_block = layout_of(dev, ci)
+        .filter(|_| gl_state)
+        .and_then(|l| l.block.offset_for(S::FRAGMENT));
     PipelineKey {
         library,
         // A pre-rasterization library: its fragment shader is in another library.
@@ -448,6 +453,16 @@ pub(super) fn pipeline_key(
             )
         }) || dynamic
             .contains(&vk::DynamicState::DEPTH_CLIP_NEGATIVE_ONE_TO_ONE_EXT),
+        window_origin: dev.settings.window_origin,
+        fragment_block,
+        static_front_face: raster.is_some() && !dynamic.contains(&vk::DynamicState::FRONT_FACE),
+        app_domain_origin: tessellation.is_none_or(|t| {
+            has(
+                t.p_next,
+                vk::StructureType::PIPELINE_TESSELLATION_DOMAIN_ORIGIN_STATE_CREATE_INFO,
+            )
+        }) || dynamic
+            .contains(&vk::DynamicState::TESSELLATION_DOMAIN_ORIGIN_EXT),
         rasterizer_discard: raster.is_some_and(|r| r.rasterizer_discard_enable == vk::TRUE)
             && !dynamic.contains(&vk::DynamicState::RASTERIZER_DISCARD_ENABLE),
         fed_locations: fed_locations(ci, dynamic),

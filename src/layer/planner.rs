@@ -250,6 +250,41 @@ fn target(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) -> Target {
     }
 }
 
+/// The clockwise / counter-clockwise swap of `face` (a positive viewport turns GL's winding
+/// over: Vulkan's area formula has the opposite sign).
+pub(super) fn inverted(face: vk::FrontFace) -> vk::FrontFace {
+    if face == vk::FrontFace::CLOCKWISE {
+        vk::FrontFace::COUNTER_CLOCKWISE
+    } else {
+        vk::FrontFace::CLOCKWISE
+    }
+}
+
+/// `H` of GL's `gl_FragCoord.y = H - y` from a static viewport: viewport 0's `y`, where a
+/// flipped viewport `{y = H, height = -H}` puts GL's bottom edge. `None` with dynamic
+/// viewports (`vkCmdSetViewport` sets it) or none at all.
+fn static_window_height(ci: &vk::GraphicsPipelineCreateInfo<'_>) -> Option<f32> {
+    // SAFETY: valid pointers per Vulkan's valid usage.
+    unsafe {
+        let dynamic = ci
+            .p_dynamic_state
+            .as_ref()
+            .map(|d| slice(d.p_dynamic_states, d.dynamic_state_count))
+            .unwrap_or(&[]);
+        if dynamic.iter().any(|d| {
+            [
+                vk::DynamicState::VIEWPORT,
+                vk::DynamicState::VIEWPORT_WITH_COUNT,
+            ]
+            .contains(d)
+        }) {
+            return None;
+        }
+        let state = ci.p_viewport_state.as_ref()?;
+        state.p_viewports.as_ref().map(|v| v.y)
+    }
+}
+
 /// The arrays handed to the driver for one rewritten create info, and the temporary
 /// modules to destroy afterwards.
 struct Patched {
@@ -262,6 +297,12 @@ struct Patched {
     rasterization: Option<Box<RasterizationCopy>>,
     viewport: Option<Box<ViewportCopy>>,
     dynamic: Option<Box<DynamicCopy>>,
+    tessellation: Option<Box<TessellationCopy>>,
+}
+
+struct TessellationCopy {
+    state: vk::PipelineTessellationStateCreateInfo<'static>,
+    domain_origin: vk::PipelineTessellationDomainOriginStateCreateInfo<'static>,
 }
 
 struct RasterizationCopy {
@@ -303,6 +344,9 @@ impl RasterizationCopy {
             copy.state.p_next = (&copy.provoking
                 as *const vk::PipelineRasterizationProvokingVertexStateCreateInfoEXT<'_>)
                 .cast();
+        }
+        if rewrite.invert_front_face {
+            copy.state.front_face = inverted(copy.state.front_face);
         }
         if rewrite.bresenham_lines.is_some() {
             copy.line.p_next = copy.state.p_next.cast_mut();
@@ -428,19 +472,41 @@ impl Call<'_> {
                 rasterization: None,
                 viewport: None,
                 dynamic: None,
+                tessellation: None,
             };
             // SAFETY (all): the pointers are valid per Vulkan's valid usage; the planner only
             // asks for these where the state exists.
-            if let Some(state) = ci
-                .p_rasterization_state
-                .as_ref()
-                .filter(|_| rewrite.provoking_vertex_last || rewrite.bresenham_lines.is_some())
-            {
+            if let Some(state) = ci.p_rasterization_state.as_ref().filter(|_| {
+                rewrite.provoking_vertex_last
+                    || rewrite.bresenham_lines.is_some()
+                    || rewrite.invert_front_face
+            }) {
                 patched.rasterization = Some(RasterizationCopy::new(state, rewrite));
             }
             if rewrite.bresenham_lines == Some(true) {
                 let app = ci.p_dynamic_state.as_ref().copied().unwrap_or_default();
                 patched.dynamic = Some(DynamicCopy::with_line_stipple(&app));
+            }
+            if let Some(state) = ci
+                .p_tessellation_state
+                .as_ref()
+                .filter(|_| rewrite.domain_origin_lower_left)
+            {
+                let mut copy = Box::new(TessellationCopy {
+                    state: std::mem::transmute::<
+                        vk::PipelineTessellationStateCreateInfo<'_>,
+                        vk::PipelineTessellationStateCreateInfo<'static>,
+                    >(*state),
+                    domain_origin: vk::PipelineTessellationDomainOriginStateCreateInfo {
+                        p_next: state.p_next,
+                        domain_origin: vk::TessellationDomainOrigin::LOWER_LEFT,
+                        ..Default::default()
+                    },
+                });
+                copy.state.p_next = (&copy.domain_origin
+                    as *const vk::PipelineTessellationDomainOriginStateCreateInfo<'_>)
+                    .cast();
+                patched.tessellation = Some(copy);
             }
             if let Some(state) = ci
                 .p_viewport_state
@@ -590,6 +656,9 @@ impl Call<'_> {
                     if let Some(copy) = &p.dynamic {
                         info.p_dynamic_state = &copy.state;
                     }
+                    if let Some(copy) = &p.tessellation {
+                        info.p_tessellation_state = &copy.state;
+                    }
                 }
                 position[i] = Some(down.len());
                 down.push(info);
@@ -659,7 +728,8 @@ impl Call<'_> {
                     continue;
                 }
                 let reads_block = own.flatten().or(inherited);
-                let record = PipelineRecord::new(reads_block, line_stipple);
+                let record =
+                    PipelineRecord::new(reads_block, line_stipple, static_window_height(ci));
                 let records = &self.dev.records;
                 records.count_bind_work(&record, 1);
                 if let Some(previous) = records.pipelines.write().insert(pipeline, record) {

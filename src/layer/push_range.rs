@@ -11,7 +11,7 @@ use ash::vk;
 
 use super::records::BlockSlot;
 use super::{log, DeviceData};
-use crate::semantics::Semantic;
+use crate::semantics::{Semantic, WindowOrigin};
 use crate::spirv::gl_state::{BLOCK_SIZE, LEVELS_SIZE};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -196,8 +196,9 @@ fn place(
 }
 
 /// The stages that read the GL-state block on `dev`: the generated TCS (the levels) where
-/// tessellation is on, and the vertex-processing stages (point and clip state) on devices
-/// that enabled `VK_GLSEM_gl_state`.
+/// tessellation is on, and the vertex-processing stages (point and clip state) and the
+/// fragment stage (GL's window coordinates, unless `window_origin = vulkan`) on devices that
+/// enabled `VK_GLSEM_gl_state`.
 fn block_readers(dev: &DeviceData) -> vk::ShaderStageFlags {
     use vk::ShaderStageFlags as S;
     let tessellation = dev.features.tessellation_shader;
@@ -212,6 +213,9 @@ fn block_readers(dev: &DeviceData) -> vk::ShaderStageFlags {
         }
         if dev.features.geometry_shader {
             readers |= S::GEOMETRY;
+        }
+        if dev.settings.window_origin != WindowOrigin::Vulkan {
+            readers |= S::FRAGMENT;
         }
     }
     readers
@@ -246,26 +250,43 @@ pub fn plan_layout(
     let Placement::NoRoom(why) = placement else {
         unreachable!("every other placement has a block");
     };
-    // The levels alone (the generated TCS reads nothing else) may still fit where the
-    // whole block does not.
+    // Fewer readers may still fit where all do not: without the fragment stage (an
+    // application with ranges for both the vertex and the fragment stage), then the
+    // levels alone (all the generated TCS reads: 24 bytes, not the whole block).
     let tcs = vk::ShaderStageFlags::TESSELLATION_CONTROL;
-    if readers.contains(tcs) {
-        let levels = place(app, tcs, LEVELS_SIZE, dev.limits.max_push_constants_size);
-        if let Some((offset, size, push_stages)) = levels.block(app) {
-            if readers != tcs {
-                log::warning!(
-                    "pipeline layout: {why}; GL's point and clip state cannot reach its \
-                     shaders (GL's defaults are used), the tessellation levels sit at offset \
-                     {offset}"
-                );
+    let without_fragment = readers & !vk::ShaderStageFlags::FRAGMENT;
+    let fallbacks = [
+        (
+            without_fragment,
+            BLOCK_SIZE,
+            "GL's window coordinates cannot reach its fragment shaders",
+        ),
+        (
+            tcs,
+            LEVELS_SIZE,
+            "GL's point, clip and window state cannot reach its shaders (GL's defaults are \
+             used)",
+        ),
+    ];
+    for (fewer, block_size, lost) in fallbacks {
+        if !readers.contains(fewer)
+            || fewer.is_empty()
+            || (fewer, block_size) == (readers, BLOCK_SIZE)
+        {
+            continue;
+        }
+        let placement = place(app, fewer, block_size, dev.limits.max_push_constants_size);
+        if let Some((offset, size, push_stages)) = placement.block(app) {
+            if fewer != readers {
+                log::warning!("pipeline layout: {why}; {lost}; the block sits at offset {offset}");
             }
             let slot = BlockSlot::Reserved {
                 offset,
                 size,
                 push_stages,
-                reads: tcs,
+                reads: fewer,
             };
-            return (levels.ranges(app), slot);
+            return (placement.ranges(app), slot);
         }
     }
     log::warning!(
@@ -301,16 +322,16 @@ mod tests {
 
     #[test]
     fn no_ranges_puts_the_block_at_the_top() {
-        // 128 - 32 = 96, already 4-aligned.
-        assert_eq!(place_block(&[], TCS, 128), add(96, TCS));
+        // 128 - 36 = 92, already 4-aligned.
+        assert_eq!(place_block(&[], TCS, 128), add(92, TCS));
         let readers = TCS | S::VERTEX | S::TESSELLATION_EVALUATION | S::GEOMETRY;
-        assert_eq!(place_block(&[], readers, 128), add(96, readers));
+        assert_eq!(place_block(&[], readers, 128), add(92, readers));
     }
 
     #[test]
     fn top_is_aligned_down_to_4() {
-        // 130 - 32 = 98 → 96.
-        assert_eq!(place_block(&[], TCS, 130), add(96, TCS));
+        // 130 - 36 = 94 → 92.
+        assert_eq!(place_block(&[], TCS, 130), add(92, TCS));
     }
 
     #[test]
@@ -318,30 +339,30 @@ mod tests {
         let app = [range(S::FRAGMENT, 0, 64)];
         assert_eq!(
             place_block(&app, TCS | S::VERTEX, 128),
-            add(96, TCS | S::VERTEX)
+            add(92, TCS | S::VERTEX)
         );
     }
 
     #[test]
     fn app_range_at_the_top_pushes_the_block_below_it() {
-        // [96, 128) taken: highest free 32 bytes end at 96 → 64.
+        // [96, 128) taken: highest free 36 bytes end at 96 → 60.
         let app = [range(S::FRAGMENT, 96, 32)];
-        assert_eq!(place_block(&app, TCS, 128), add(64, TCS));
+        assert_eq!(place_block(&app, TCS, 128), add(60, TCS));
     }
 
     #[test]
     fn a_gap_between_ranges_is_used() {
-        // [0,16) and [56,128) leave [16,56): 32 bytes fit at 24 (highest) .. 16.
+        // [0,16) and [56,128) leave [16,56): 36 bytes fit at 20 (highest) .. 16.
         let app = [range(S::FRAGMENT, 0, 16), range(S::COMPUTE, 56, 72)];
-        assert_eq!(place_block(&app, TCS, 128), add(24, TCS));
+        assert_eq!(place_block(&app, TCS, 128), add(20, TCS));
     }
 
     #[test]
     fn ranges_filling_everything_leave_no_room() {
         let app = [range(S::FRAGMENT, 0, 64), range(S::COMPUTE, 64, 64)];
         assert!(matches!(place_block(&app, TCS, 128), Placement::NoRoom(_)));
-        // A 28-byte gap is not enough either.
-        let app = [range(S::FRAGMENT, 0, 64), range(S::COMPUTE, 92, 36)];
+        // A 32-byte gap is not enough either.
+        let app = [range(S::FRAGMENT, 0, 64), range(S::COMPUTE, 96, 32)];
         assert!(matches!(place_block(&app, TCS, 128), Placement::NoRoom(_)));
     }
 
@@ -359,7 +380,7 @@ mod tests {
             Placement::Extend {
                 index: 0,
                 start: 0,
-                size: 48,
+                size: 52,
                 offset: 16,
                 block_size: BLOCK_SIZE,
                 extra_stages: TCS,
@@ -371,7 +392,7 @@ mod tests {
             .iter()
             .map(|r| (r.stage_flags, r.offset, r.size))
             .collect();
-        assert_eq!(ranges, [(S::VERTEX, 0, 48), (TCS, 16, 32)]);
+        assert_eq!(ranges, [(S::VERTEX, 0, 52), (TCS, 16, 36)]);
         assert_eq!(
             placement.block(&app),
             Some((16, BLOCK_SIZE, S::VERTEX | TCS))
@@ -385,9 +406,9 @@ mod tests {
             place_block(&app, TCS, 128),
             Placement::Extend {
                 index: 1,
-                start: 32,
-                size: 96,
-                offset: 32,
+                start: 28,
+                size: 100,
+                offset: 28,
                 block_size: BLOCK_SIZE,
                 extra_stages: S::empty(),
             }

@@ -205,14 +205,21 @@ pub struct PipelineRecord {
     pub reads_block: Option<BlockBinding>,
     /// Its line stipple is dynamic state the layer sets (`vkCmdSetLineStippleGLSEM`).
     pub line_stipple: bool,
+    /// `H` of GL's `gl_FragCoord.y` from its static viewport (`None`: dynamic).
+    pub window_height: Option<f32>,
     _live: Live,
 }
 
 impl PipelineRecord {
-    pub fn new(reads_block: Option<BlockBinding>, line_stipple: bool) -> PipelineRecord {
+    pub fn new(
+        reads_block: Option<BlockBinding>,
+        line_stipple: bool,
+        window_height: Option<f32>,
+    ) -> PipelineRecord {
         PipelineRecord {
             reads_block,
             line_stipple,
+            window_height,
             _live: Live::new(Kind::Pipeline),
         }
     }
@@ -226,16 +233,19 @@ pub struct GlStateValues {
     pub outer: [f32; 4],
     pub point_size: f32,
     pub flags: u32,
+    /// `H` of GL's `gl_FragCoord.y = H - y` (`window_origin = flipped`): the `y` of viewport 0.
+    pub window_height: f32,
 }
 
 impl GlStateValues {
     /// GL's initial state: levels 1.0, point size 1.0, program point size off, no clip
-    /// plane enabled.
+    /// plane enabled, point sprite origin GL_UPPER_LEFT; no viewport yet.
     pub const INITIAL: GlStateValues = GlStateValues {
         inner: [1.0; 2],
         outer: [1.0; 4],
         point_size: 1.0,
         flags: 0,
+        window_height: 0.0,
     };
 }
 

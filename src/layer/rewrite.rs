@@ -32,6 +32,8 @@ pub struct Rewrite {
     /// `Some(stippled)`: chain `VK_LINE_RASTERIZATION_MODE_BRESENHAM` (stippled: with the
     /// stipple as dynamic state the layer sets).
     pub bresenham_lines: Option<bool>,
+    pub domain_origin_lower_left: bool,
+    pub invert_front_face: bool,
     /// What the layer fixed, for the info log.
     pub notes: Vec<String>,
 }
@@ -43,6 +45,8 @@ impl Rewrite {
             && !self.provoking_vertex_last
             && !self.negative_one_to_one
             && self.bresenham_lines.is_none()
+            && !self.domain_origin_lower_left
+            && !self.invert_front_face
     }
 }
 
@@ -218,6 +222,20 @@ impl<'a> Run<'a> {
                 self.out.negative_one_to_one = true;
                 self.notes
                     .push((semantic, "GL's clip-space depth (negativeOneToOne)".into()));
+            }
+            Step::TessellationDomainLowerLeft => {
+                self.out.domain_origin_lower_left = true;
+                self.notes.push((
+                    semantic,
+                    "GL's tessellation domain origin (LOWER_LEFT)".into(),
+                ));
+            }
+            Step::InvertFrontFace => {
+                self.out.invert_front_face = true;
+                self.notes.push((
+                    semantic,
+                    "front face inverted for GL's window coordinates".into(),
+                ));
             }
             Step::BresenhamLines { stippled } => {
                 self.out.bresenham_lines = Some(stippled);

@@ -4,7 +4,7 @@
 
 use super::ffi::slice;
 use super::log::Level;
-use crate::semantics::{SemanticSet, SEMANTICS};
+use crate::semantics::{SemanticSet, WindowOrigin, SEMANTICS};
 use ash::vk;
 use std::ffi::{c_char, c_void, CStr};
 use std::path::{Path, PathBuf};
@@ -16,7 +16,7 @@ const ENV_PREFIX: &str = "VK_GLSEM_";
 
 /// The settings that are not a semantic's (those come from [`SEMANTICS`]); the manifest
 /// declares both lists.
-pub const KEYS: [&str; 4] = [
+pub const KEYS: [&str; 5] = [
     "log_level",
     "dump_dir",
     "rewrite_cache_mb",
@@ -24,6 +24,8 @@ pub const KEYS: [&str; 4] = [
     // that the guard keeps the process alive. "vkCreateGraphicsPipelines/plan" and
     // "vkCreateGraphicsPipelines/record" name the planner's rewrite path and its records.
     "debug_inject_panic",
+    // How the application maps GL's window onto the framebuffer (VK_GLSEM_gl_state).
+    "window_origin",
 ];
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,6 +37,8 @@ pub struct Settings {
     /// `rewrite_cache_mb`: what the rewrite cache may hold per device, in MiB (0: nothing).
     pub rewrite_cache_mb: u32,
     pub debug_inject_panic: Option<String>,
+    /// `window_origin`: `flipped` (a negative viewport, the default), `lower_left` or `vulkan`.
+    pub window_origin: WindowOrigin,
 }
 
 impl Default for Settings {
@@ -45,6 +49,7 @@ impl Default for Settings {
             dump_dir: None,
             rewrite_cache_mb: 64,
             debug_inject_panic: None,
+            window_origin: WindowOrigin::Flipped,
         }
     }
 }
@@ -135,6 +140,14 @@ impl Settings {
             }
             "debug_inject_panic" => {
                 self.debug_inject_panic = (!value.is_empty()).then(|| value.to_owned())
+            }
+            "window_origin" => {
+                self.window_origin = match value {
+                    "flipped" => WindowOrigin::Flipped,
+                    "lower_left" => WindowOrigin::LowerLeft,
+                    "vulkan" => WindowOrigin::Vulkan,
+                    _ => return Err("flipped, lower_left or vulkan".into()),
+                }
             }
             _ => unreachable!("KEYS and SEMANTICS list every setting"),
         }

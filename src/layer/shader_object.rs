@@ -63,7 +63,10 @@ fn shader_object_key(dev: &DeviceData) -> PipelineKey {
         app_line_mode: true,
         multisample_lines: true,
         app_line_stipple: true,
-        // `fragment_elsewhere` and `gl_state_block` are set per group; vertex input and
+        // Front face and domain origin are dynamic state for shader objects: the layer
+        // inverts `vkCmdSetFrontFace`; the application states the domain origin.
+        app_domain_origin: true,
+        // `fragment_elsewhere`, `gl_state_block` and `fragment_block` are set per group; vertex input and
         // the sample count are dynamic state, unknown when the shaders are made (docs:
         // limitations).
         ..PipelineKey::new(&dev.key())
@@ -159,17 +162,27 @@ fn plan(dev: &DeviceData, infos: &[vk::ShaderCreateInfoEXT<'_>]) -> Patch {
         let feeds_fragment = last_index
             .map(|i| infos[i].next_stage)
             .is_some_and(|next| (next & !S::FRAGMENT).is_empty());
+        let fragment_index = codes
+            .iter()
+            .find(|c| c.stage == crate::semantics::Stage::Fragment)
+            .map(|c| c.index);
         let key = PipelineKey {
             fragment_elsewhere: feeds_fragment && !view.has(crate::semantics::Stage::Fragment),
             gl_state_block: last_index
                 .filter(|_| dev.extensions.gl_state)
                 .and_then(|i| patch.slots[i].offset_for(infos[i].stage)),
+            fragment_block: fragment_index
+                .filter(|_| dev.extensions.gl_state)
+                .and_then(|i| patch.slots[i].offset_for(S::FRAGMENT)),
             ..key.clone()
         };
         let steps = choose(&view, &key);
         if steps.is_empty() {
             continue;
         }
+        let fragment_reads_block = steps
+            .iter()
+            .any(|s| matches!(s, crate::semantics::Step::FragmentWindowY(_)));
         // The block's place as the last pre-rasterization shader's ranges hold it; pushes
         // use a layout the layer makes of those ranges (`record_block_readers`).
         let target = Target {
@@ -193,6 +206,10 @@ fn plan(dev: &DeviceData, infos: &[vk::ShaderCreateInfoEXT<'_>]) -> Patch {
         }
         if let (Some(_), Some(i)) = (rewrite.reads_block, last_index) {
             patch.reads_block[i] = true;
+        }
+        // The fragment shader reads the block at the place its own ranges hold it.
+        if let Some(i) = fragment_index.filter(|_| fragment_reads_block) {
+            patch.reads_block[i] = rewrite.stages.iter().any(|(index, _)| *index == i);
         }
         for (index, words) in rewrite.stages {
             patch.code[index] = Some(words);

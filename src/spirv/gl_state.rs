@@ -6,12 +6,16 @@
 //!     float inner[2];       // +0   glPatchParameterfv(GL_PATCH_DEFAULT_INNER_LEVEL)
 //!     float outer[4];       // +8   glPatchParameterfv(GL_PATCH_DEFAULT_OUTER_LEVEL)
 //!     float point_size;     // +24  glPointSize
-//!     uint  flags;          // +28  bit 0: GL_PROGRAM_POINT_SIZE; bits 8-15: GL_CLIP_DISTANCEi
+//!     uint  flags;          // +28  bit 0: GL_PROGRAM_POINT_SIZE; bit 1: point sprite origin
+//!                           //      GL_LOWER_LEFT; bit 2: layered target; bits 8-15:
+//!                           //      GL_CLIP_DISTANCEi
+//!     float window_height;  // +32  H of gl_FragCoord.y = H - y (a flipped viewport's y)
 //! };
 //! ```
 //!
 //! The generated TCS reads the levels; rewritten vertex, tessellation evaluation and
-//! geometry shaders read `point_size` and `flags` through [`StateReader`].
+//! geometry shaders read `point_size` and `flags`, fragment shaders `flags` and
+//! `window_height`, through [`StateReader`].
 
 use spirv::{Decoration, Op, StorageClass};
 
@@ -19,7 +23,7 @@ use super::module::{push_inst, Editor, EntryPoint, Module, Type};
 use super::PassError;
 
 /// Size of the whole block in bytes.
-pub const BLOCK_SIZE: u32 = 32;
+pub const BLOCK_SIZE: u32 = 36;
 /// The levels alone, all a generated TCS reads: a layout with no room for the whole block
 /// may still hold them.
 pub const LEVELS_SIZE: u32 = 24;
@@ -28,8 +32,11 @@ pub const INNER_LEVELS: u32 = 0;
 pub const OUTER_LEVELS: u32 = 8;
 pub const POINT_SIZE: u32 = 24;
 pub const FLAGS: u32 = 28;
+pub const WINDOW_HEIGHT: u32 = 32;
 /// `flags` bit: `GL_PROGRAM_POINT_SIZE` is enabled.
 pub const FLAG_PROGRAM_POINT_SIZE: u32 = 1;
+/// `flags` bit: `GL_POINT_SPRITE_COORD_ORIGIN` is `GL_LOWER_LEFT`.
+pub const FLAG_POINT_SPRITE_LOWER_LEFT: u32 = 1 << 1;
 /// `flags` bit: the render target is layered (more than one layer); `gl_Layer` counts.
 pub const FLAG_LAYERED: u32 = 1 << 2;
 /// `flags` bit of clip plane `i` (0..8): `GL_CLIP_DISTANCEi` is enabled.
@@ -39,13 +46,14 @@ pub const fn flag_clip_distance(i: u32) -> u32 {
 /// How many clip planes the flags can enable (GL's `GL_MAX_CLIP_DISTANCES` on Mesa).
 pub const CLIP_DISTANCE_FLAGS: u32 = 8;
 
-/// The block's `point_size` and `flags` fields as one module reads them: a push-constant
-/// block of two members at the block's offsets, declared by the first pass that needs it
-/// and found again by the next.
+/// The block's `point_size`, `flags` and `window_height` fields as one module reads them: a
+/// push-constant block of three members at the block's offsets, declared by the first pass
+/// that needs it and found again by the next.
 pub struct StateReader {
     var: u32,
     point_size_member: u32,
     flags_member: u32,
+    window_height_member: u32,
     /// The variable is new: it must join the entry point's interface (SPIR-V ≥ 1.4).
     pub declared: Option<u32>,
 }
@@ -79,13 +87,21 @@ impl StateReader {
                 _ => 0,
             };
             let find = |offset: u32| (0..members).find(|&i| offset_of(i) == Some(offset));
-            return match (push_vars.len(), find(at(POINT_SIZE)), find(at(FLAGS))) {
-                (1, Some(point_size_member), Some(flags_member)) => Ok(StateReader {
-                    var,
-                    point_size_member,
-                    flags_member,
-                    declared: None,
-                }),
+            return match (
+                push_vars.len(),
+                find(at(POINT_SIZE)),
+                find(at(FLAGS)),
+                find(at(WINDOW_HEIGHT)),
+            ) {
+                (1, Some(point_size_member), Some(flags_member), Some(window_height_member)) => {
+                    Ok(StateReader {
+                        var,
+                        point_size_member,
+                        flags_member,
+                        window_height_member,
+                        declared: None,
+                    })
+                }
                 _ => Err(PassError::Unsupported(format!(
                     "the {:?} shader has a push-constant block of its own",
                     ep.model
@@ -98,11 +114,12 @@ impl StateReader {
         e.append(
             super::module::Section::Global,
             Op::TypeStruct,
-            &[block, float, uint],
+            &[block, float, uint, float],
         );
         e.decorate(block, Decoration::Block, &[]);
         e.member_decorate(block, 0, Decoration::Offset, &[at(POINT_SIZE)]);
         e.member_decorate(block, 1, Decoration::Offset, &[at(FLAGS)]);
+        e.member_decorate(block, 2, Decoration::Offset, &[at(WINDOW_HEIGHT)]);
         e.name(block, "GlsemGlState");
         let var = e.add_variable(StorageClass::PushConstant, block);
         e.name(var, "glsem_gl_state");
@@ -110,6 +127,7 @@ impl StateReader {
             var,
             point_size_member: 0,
             flags_member: 1,
+            window_height_member: 2,
             declared: Some(var),
         })
     }
@@ -127,6 +145,12 @@ impl StateReader {
     pub fn point_size(&self, e: &mut Editor<'_, '_>, code: &mut Vec<u32>) -> u32 {
         let float = e.type_float(32);
         self.load(e, code, self.point_size_member, float)
+    }
+
+    /// Emits a load of `window_height` (a 32-bit float).
+    pub fn window_height(&self, e: &mut Editor<'_, '_>, code: &mut Vec<u32>) -> u32 {
+        let float = e.type_float(32);
+        self.load(e, code, self.window_height_member, float)
     }
 
     /// Emits a test of `flags & bit`; returns the bool's id.

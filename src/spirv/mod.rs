@@ -9,7 +9,7 @@
 //! - One file per pass, each a function from module + key to a new module or `Ok(None)`
 //!   ("no change"): [`fragcolor`], [`xfb_split`], [`passthrough_tcs`], [`point_size`],
 //!   [`clip_enables`], [`clip_depth`], [`unfed_inputs`], [`instance_id`], [`layer_output`],
-//!   [`sample_mask`].
+//!   [`sample_mask`], [`window_y`].
 //! - Shared by the passes: [`layout`] (Location slot and XFB offset math), [`exits`] (where
 //!   outputs take effect), [`builtin_output`] (`gl_Position`, `gl_PointSize`,
 //!   `gl_ClipDistance` of the last pre-rasterization stage), [`gl_state`] (the GL-state
@@ -31,6 +31,7 @@ pub mod point_size;
 pub mod sample_mask;
 pub mod scan;
 pub mod unfed_inputs;
+pub mod window_y;
 pub mod xfb_split;
 
 use std::fmt;

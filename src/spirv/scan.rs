@@ -1,6 +1,7 @@
 //! The fast path: a word-level scan of a module's header sections (up to the first
-//! `OpFunction`) that tells whether any pass can apply. It never reads function bodies and
-//! allocates only for entry-point names.
+//! `OpFunction`) that tells whether any pass can apply. It reads function bodies only of a
+//! fragment module, opcode by opcode, for the derivatives of GL's window y, and allocates
+//! only for entry-point names.
 
 use spirv::{BuiltIn, Capability, Decoration, ExecutionMode, ExecutionModel, Op};
 
@@ -42,6 +43,9 @@ pub struct Summary {
     pub layer: bool,
     /// Some variable is decorated `BuiltIn SampleMask` (a fragment shader may write it).
     pub sample_mask: bool,
+    /// A fragment entry point may read GL's window y: `FragCoord` or `PointCoord`, the
+    /// `InterpolationFunction` capability (`interpolateAtOffset`) or a `dFdy*` instruction.
+    pub window_y: bool,
 }
 
 /// The class of primitive a stage emits.
@@ -79,11 +83,31 @@ pub fn scan(words: &[u32]) -> Summary {
     let mut input_aggregate = false;
     let mut output_aggregate = false;
     let mut locations: Vec<(u32, u32)> = Vec::new();
+    let mut in_bodies = false;
     for inst in instructions(words) {
-        let Ok(inst) = inst else { return summary };
+        let Ok(inst) = inst else {
+            // Damage in a body is the parser's (and the passes') business.
+            if in_bodies {
+                break;
+            }
+            return summary;
+        };
         let ops = inst.operands();
+        if in_bodies {
+            if matches!(inst.op(), Some(Op::DPdy | Op::DPdyFine | Op::DPdyCoarse)) {
+                summary.window_y = true;
+                break;
+            }
+            continue;
+        }
         match inst.op() {
-            Some(Op::Function) => break,
+            Some(Op::Function) => {
+                // Only a fragment shader's derivatives concern GL's window y.
+                if summary.window_y || !summary.has_stage(ExecutionModel::Fragment) {
+                    break;
+                }
+                in_bodies = true;
+            }
             Some(Op::EntryPoint) if ops.len() >= 3 => {
                 if let Some(model) = ExecutionModel::from_u32(ops[0]) {
                     summary
@@ -124,6 +148,11 @@ pub fn scan(words: &[u32]) -> Summary {
             Some(Op::Capability) if ops.first() == Some(&(Capability::ClipDistance as u32)) => {
                 summary.clip_distance = true;
             }
+            Some(Op::Capability)
+                if ops.first() == Some(&(Capability::InterpolationFunction as u32)) =>
+            {
+                summary.window_y = true;
+            }
             // "gl_FragColor\0" is four words; compare without decoding. Bytes after the
             // nul are padding that readers ignore, so only the first byte of the last word
             // must be the nul.
@@ -142,6 +171,7 @@ pub fn scan(words: &[u32]) -> Summary {
                         Some(BuiltIn::InstanceIndex) => summary.instance_index = true,
                         Some(BuiltIn::Layer) => summary.layer = true,
                         Some(BuiltIn::SampleMask) => summary.sample_mask = true,
+                        Some(BuiltIn::FragCoord | BuiltIn::PointCoord) => summary.window_y = true,
                         _ => {}
                     }
                 }
@@ -156,6 +186,7 @@ pub fn scan(words: &[u32]) -> Summary {
     } else {
         summary.vertex_input_locations.clear();
     }
+    summary.window_y &= summary.has_stage(ExecutionModel::Fragment);
     summary.frag_color = frag_color_id.is_some_and(|id| location0.contains(&id))
         && summary.has_stage(ExecutionModel::Fragment);
     summary.xfb_candidate = xfb_mode && xfb_buffer;

@@ -53,6 +53,8 @@ pub(super) struct GlState {
     pub(super) line_stipple: bool,
     pub(super) line_stipple_factor: u32,
     pub(super) line_stipple_pattern: u16,
+    /// `GL_POINT_SPRITE_COORD_ORIGIN` is `GL_LOWER_LEFT`.
+    pub(super) point_sprite_lower_left: bool,
 }
 
 impl Default for GlState {
@@ -64,6 +66,7 @@ impl Default for GlState {
             line_stipple: false,
             line_stipple_factor: 1,
             line_stipple_pattern: 0xFFFF,
+            point_sprite_lower_left: false,
         }
     }
 }
@@ -494,6 +497,10 @@ impl Player {
                         (gl.set_point_size)(cmd, p.gl_state.point_size);
                         (gl.set_program_point_size)(cmd, p.gl_state.program_point_size.into());
                         (gl.set_clip_distance_enable)(cmd, p.gl_state.clip_distances);
+                        (gl.set_point_sprite_coord_origin)(
+                            cmd,
+                            p.gl_state.point_sprite_lower_left.into(),
+                        );
                         (gl.set_line_stipple)(
                             cmd,
                             p.gl_state.line_stipple_factor,

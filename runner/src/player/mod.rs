@@ -155,6 +155,7 @@ pub fn play(vulkan: &Vulkan, compiler: &Compiler, path: &Path, options: &Options
             c,
             Command::PointSize(_)
                 | Command::LineStipple { .. }
+                | Command::PointSpriteLowerLeft(_)
                 | Command::Enable(
                     Capability::ProgramPointSize
                         | Capability::ClipDistance(_)
@@ -165,7 +166,7 @@ pub fn play(vulkan: &Vulkan, compiler: &Compiler, path: &Path, options: &Options
     });
     let note = match (&gpu.gl_state, uses_gl_state) {
         (None, true) => format!(
-            " (GL point size / clip-distance / line stipple state not applied: {})",
+            " (GL point size / clip-distance / line stipple / sprite origin state not applied: {})",
             gpu.gl_state_missing
         ),
         _ => String::new(),
@@ -865,6 +866,7 @@ impl Player {
                 }
                 Capability::DepthTest => self.raster.depth_test = *on,
                 Capability::LineStipple => self.gl_state.line_stipple = *on,
+                Capability::CullFace => self.raster.cull_enabled = *on,
             },
             Command::LineWidth(width) => {
                 if *width != 1.0 && !self.gpu.wide_lines {
@@ -883,6 +885,11 @@ impl Player {
             Command::ClearDepth(d) => self.clear_depth = *d,
             Command::ProvokingFirst(first) => self.raster.provoking_first = *first,
             Command::PolygonMode(m) => self.raster.polygon_mode = *m,
+            Command::CullFace(face) => self.raster.cull_face = *face,
+            Command::FrontClockwise(cw) => self.raster.front_clockwise = *cw,
+            Command::PointSpriteLowerLeft(lower_left) => {
+                self.gl_state.point_sprite_lower_left = *lower_left
+            }
             Command::ProbeDepth { x, y, depth } => self.probe_depth(*x, *y, *depth)?,
             Command::FbDynamicRendering => {
                 let formats: Vec<Option<Format>> = self

@@ -15,7 +15,7 @@ use self::features::CoreFeature;
 use crate::layer::{
     CLIP_DISTANCE_COMMAND, GLSEM_LAYER, GL_STATE_EXTENSION, LEVELS_COMMAND, LEVELS_EXTENSION,
     LINE_STIPPLE_COMMAND, LINE_STIPPLE_ENABLE_COMMAND, POINT_SIZE_COMMAND,
-    PROGRAM_POINT_SIZE_COMMAND, VALIDATION_LAYER,
+    POINT_SPRITE_ORIGIN_COMMAND, PROGRAM_POINT_SIZE_COMMAND, VALIDATION_LAYER,
 };
 
 /// A Vulkan failure, with the call that failed.
@@ -66,6 +66,7 @@ pub struct GlStateFns {
     pub set_clip_distance_enable: unsafe extern "system" fn(vk::CommandBuffer, u32),
     pub set_line_stipple: unsafe extern "system" fn(vk::CommandBuffer, u32, u16),
     pub set_line_stipple_enable: unsafe extern "system" fn(vk::CommandBuffer, vk::Bool32),
+    pub set_point_sprite_coord_origin: unsafe extern "system" fn(vk::CommandBuffer, vk::Bool32),
 }
 
 pub struct Vulkan {
@@ -74,6 +75,8 @@ pub struct Vulkan {
     pub instance: ash::Instance,
     debug: Option<(ash::ext::debug_utils::Instance, vk::DebugUtilsMessengerEXT)>,
     pub layer: bool,
+    /// `--lower-left`: a positive viewport (row y is GL's window row y), else a negative one.
+    pub lower_left: bool,
 }
 
 impl Vulkan {
@@ -163,6 +166,7 @@ impl Vulkan {
             instance,
             debug,
             layer,
+            lower_left: false,
         })
     }
 }
@@ -218,6 +222,8 @@ pub struct Gpu {
     pub set_levels: Option<PfnSetTessellationDefaultLevels>,
     /// Why `set_levels` is missing, for the SKIP message.
     pub levels_missing: String,
+    /// `--lower-left`: a positive viewport.
+    pub lower_left: bool,
 }
 
 fn has_extension(list: &[vk::ExtensionProperties], name: &CStr) -> bool {
@@ -583,9 +589,10 @@ impl Gpu {
                 get(CLIP_DISTANCE_COMMAND),
                 get(LINE_STIPPLE_COMMAND),
                 get(LINE_STIPPLE_ENABLE_COMMAND),
+                get(POINT_SPRITE_ORIGIN_COMMAND),
             ) {
                 // SAFETY: VK_GLSEM_gl_state defines these signatures for the commands.
-                (Some(a), Some(b), Some(c), Some(d), Some(e)) => unsafe {
+                (Some(a), Some(b), Some(c), Some(d), Some(e), Some(f)) => unsafe {
                     (
                         Some(GlStateFns {
                             set_point_size: std::mem::transmute::<
@@ -608,6 +615,10 @@ impl Gpu {
                                 unsafe extern "system" fn(),
                                 unsafe extern "system" fn(vk::CommandBuffer, vk::Bool32),
                             >(e),
+                            set_point_sprite_coord_origin: std::mem::transmute::<
+                                unsafe extern "system" fn(),
+                                unsafe extern "system" fn(vk::CommandBuffer, vk::Bool32),
+                            >(f),
                         }),
                         String::new(),
                     )
@@ -636,6 +647,7 @@ impl Gpu {
             wide_lines: features.wide_lines == vk::TRUE,
             set_levels,
             levels_missing,
+            lower_left: vulkan.lower_left,
         })
     }
 

@@ -1,13 +1,15 @@
-//! Graphics pipelines with GL's conventions: flipped viewport, lower-left tessellation
-//! domain origin, glDepthRange(0, 1) as the viewport's depth range, no blending or culling.
-//! GL's clip-space depth (−w..w) and last-vertex provoking convention are the glsem
-//! layer's (`VK_GLSEM_gl_state`): the runner does not remap depth itself.
+//! Graphics pipelines with GL's conventions: a flipped viewport (or a positive one with
+//! `--lower-left`), glDepthRange(0, 1) as the viewport's depth range, no blending, GL's
+//! culling and front face stated in GL's terms. GL's clip-space depth (−w..w), last-vertex
+//! provoking convention, tessellation domain origin and the window-coordinate rules a
+//! viewport turns over are the glsem layer's (`VK_GLSEM_gl_state`, `window_origin`): the
+//! runner does not correct them itself.
 
 use ash::vk;
 
 use super::target::Targets;
 use super::{check, Gpu, VkResult};
-use crate::scene::{DepthFunc, Mode, PolygonMode, Stage};
+use crate::scene::{CullFace, DepthFunc, Mode, PolygonMode, Stage};
 
 /// The fixed-function GL state a pipeline bakes in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -21,6 +23,11 @@ pub struct RasterState {
     pub provoking_first: bool,
     /// `glLineWidth`, as the bits of the `f32` (the key must hash).
     pub line_width_bits: u32,
+    /// `enable GL_CULL_FACE`, and `cull face`'s faces.
+    pub cull_enabled: bool,
+    pub cull_face: CullFace,
+    /// `front face GL_CW` (GL's initial `GL_CCW` otherwise), in GL's window coordinates.
+    pub front_clockwise: bool,
 }
 
 impl Default for RasterState {
@@ -31,6 +38,9 @@ impl Default for RasterState {
             polygon_mode: PolygonMode::Fill,
             provoking_first: false,
             line_width_bits: 1.0f32.to_bits(),
+            cull_enabled: false,
+            cull_face: CullFace::Back,
+            front_clockwise: false,
         }
     }
 }
@@ -125,17 +135,16 @@ pub fn create(gpu: &Gpu, targets: &Targets, desc: &PipelineDesc) -> VkResult<vk:
         .vertex_attribute_descriptions(desc.attributes);
     let input_assembly =
         vk::PipelineInputAssemblyStateCreateInfo::default().topology(desc.topology);
-    let mut domain_origin = vk::PipelineTessellationDomainOriginStateCreateInfo::default()
-        .domain_origin(vk::TessellationDomainOrigin::LOWER_LEFT);
     let tessellation = vk::PipelineTessellationStateCreateInfo::default()
-        .patch_control_points(desc.patch_control_points)
-        .push_next(&mut domain_origin);
-    // GL window coordinates have their origin at the bottom left.
+        .patch_control_points(desc.patch_control_points);
+    // GL window coordinates have their origin at the bottom left: a flipped viewport puts
+    // GL's bottom row at the framebuffer's last; `--lower-left` keeps GL's row order.
+    let height = targets.height as f32;
     let viewports = [vk::Viewport {
         x: 0.0,
-        y: targets.height as f32,
+        y: if gpu.lower_left { 0.0 } else { height },
         width: targets.width as f32,
-        height: -(targets.height as f32),
+        height: if gpu.lower_left { height } else { -height },
         min_depth: near,
         max_depth: far,
     }];
@@ -158,8 +167,18 @@ pub fn create(gpu: &Gpu, targets: &Targets, desc: &PipelineDesc) -> VkResult<vk:
             PolygonMode::Line => vk::PolygonMode::LINE,
             PolygonMode::Point => vk::PolygonMode::POINT,
         })
-        .cull_mode(vk::CullModeFlags::NONE)
-        .front_face(vk::FrontFace::COUNTER_CLOCKWISE)
+        // GL's terms, verbatim: the layer turns them over where the viewport does.
+        .cull_mode(match (desc.raster.cull_enabled, desc.raster.cull_face) {
+            (false, _) => vk::CullModeFlags::NONE,
+            (true, CullFace::Back) => vk::CullModeFlags::BACK,
+            (true, CullFace::Front) => vk::CullModeFlags::FRONT,
+            (true, CullFace::FrontAndBack) => vk::CullModeFlags::FRONT_AND_BACK,
+        })
+        .front_face(if desc.raster.front_clockwise {
+            vk::FrontFace::CLOCKWISE
+        } else {
+            vk::FrontFace::COUNTER_CLOCKWISE
+        })
         .line_width(f32::from_bits(desc.raster.line_width_bits));
     if desc.raster.provoking_first {
         if !gpu.provoking_vertex {

@@ -43,6 +43,8 @@ pub struct Targets {
     pub dynamic: bool,
     pub render_pass: vk::RenderPass,
     pub framebuffer: vk::Framebuffer,
+    /// A positive viewport draws GL's bottom row into the framebuffer's first.
+    pub lower_left: bool,
 }
 
 impl Targets {
@@ -64,6 +66,7 @@ impl Targets {
             dynamic,
             render_pass: vk::RenderPass::null(),
             framebuffer: vk::Framebuffer::null(),
+            lower_left: gpu.lower_left,
         };
         for f in formats {
             let att = Self::attachment(
@@ -415,26 +418,44 @@ impl Targets {
         }
     }
 
-    /// The depth buffer as last read back, rows from the top, when there is one.
+    /// The depth buffer as last read back, GL's top row first, when there is one.
     pub fn depths(&self) -> Option<Vec<f32>> {
         self.depth.as_ref().map(|d| {
-            d.readback
+            let depths = d
+                .readback
                 .bytes()
                 .chunks_exact(4)
                 .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-                .collect()
+                .collect();
+            self.top_row_first(depths)
         })
     }
 
-    /// RGBA of every pixel of attachment `k` as last read back, rows from the top of the
-    /// Vulkan framebuffer (the flipped viewport puts GL's top row there).
+    /// RGBA of every pixel of attachment `k` as last read back, GL's top row first (the
+    /// flipped viewport puts it at the top of the framebuffer, `--lower-left` at the
+    /// bottom).
     pub fn pixels(&self, k: usize) -> Vec<[f64; 4]> {
         let a = &self.attachments[k];
-        a.readback
+        let pixels = a
+            .readback
             .bytes()
             .chunks_exact(a.format.texel_bytes() as usize)
             .map(|t| a.format.decode(t))
-            .collect()
+            .collect();
+        self.top_row_first(pixels)
+    }
+
+    /// `framebuffer_rows` in GL's order from the top.
+    fn top_row_first<T>(&self, framebuffer_rows: Vec<T>) -> Vec<T> {
+        if !self.lower_left || self.width == 0 {
+            return framebuffer_rows;
+        }
+        let mut rows: Vec<Vec<T>> = Vec::with_capacity(self.height as usize);
+        let mut rest = framebuffer_rows.into_iter();
+        for _ in 0..self.height {
+            rows.push(rest.by_ref().take(self.width as usize).collect());
+        }
+        rows.into_iter().rev().flatten().collect()
     }
 
     /// Attachment `k` as last read back, as 8-bit RGBA rows from the top: normalized
