@@ -136,8 +136,5 @@ pub fn is_written(m: &Module<'_>, ep: &EntryPoint, out: &BuiltinOutput) -> bool 
 
 /// The number of elements of an array type (its length constant), if it is one.
 pub fn array_length(m: &Module<'_>, ty: u32) -> Option<(u32, u32)> {
-    match m.type_of(ty)? {
-        Type::Array { element, length } => Some((*element, m.constant_u32(*length)?)),
-        _ => None,
-    }
+    m.array_length(ty)
 }

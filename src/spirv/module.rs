@@ -591,6 +591,37 @@ impl<'a> Module<'a> {
         (inst.op() == Some(Op::Constant)).then(|| inst.operand(2))
     }
 
+    /// `(element type, length)` of array type `ty`, when its length is a constant.
+    pub fn array_length(&self, ty: u32) -> Option<(u32, u32)> {
+        match self.type_of(ty)? {
+            Type::Array { element, length } => Some((*element, self.constant_u32(*length)?)),
+            _ => None,
+        }
+    }
+
+    /// Whether the module declares capability `cap`.
+    pub fn declares_capability(&self, cap: spirv::Capability) -> bool {
+        self.insts[..self.section_start(Section::Extension)]
+            .iter()
+            .any(|i| i.operand(0) == cap as u32)
+    }
+
+    /// The `BuiltIn` of member `member` of struct `ty`.
+    pub fn member_builtin(&self, ty: u32, member: u32) -> Option<u32> {
+        self.member_decorations_of(ty, member)
+            .find(|(d, _)| *d == Decoration::BuiltIn)
+            .and_then(|(_, lits)| lits.first().copied())
+    }
+
+    /// True for a struct whose members carry `BuiltIn` (a `gl_PerVertex` block).
+    pub fn is_builtin_block(&self, ty: u32) -> bool {
+        matches!(self.type_of(ty), Some(Type::Struct { .. }))
+            && self
+                .member_decorations
+                .get(&ty)
+                .is_some_and(|d| d.iter().any(|(_, dec, _)| *dec == Decoration::BuiltIn))
+    }
+
     /// `(storage class, type id of the pointee)` of a global `OpVariable`.
     pub fn variable(&self, id: u32) -> Option<(StorageClass, u32)> {
         let inst = &self.insts[*self.globals.get(&id)?];
@@ -820,9 +851,7 @@ impl<'m, 'a> Editor<'m, 'a> {
     }
 
     pub fn add_capability(&mut self, cap: spirv::Capability) {
-        let present = self.module.insts[..self.module.section_start(Section::Extension)]
-            .iter()
-            .any(|i| i.operand(0) == cap as u32);
+        let present = self.module.declares_capability(cap);
         let key = GlobalKey::new(Op::Capability, &[cap as u32], &[]);
         if !present && !self.added_types.contains_key(&key) {
             self.added_types.insert(key, 0);
