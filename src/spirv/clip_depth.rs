@@ -45,7 +45,12 @@ pub fn remap_clip_depth(words: &[u32], entry: &str) -> PassResult {
             component,
             count: 4,
         }) if m.type_of(*component) == Some(&Type::Float { width: 32 }) => *component,
-        _ => return Err(PassError::Unsupported("gl_Position is not a vec4".into())),
+        _ => {
+            return Err(PassError::BuiltinType {
+                builtin: "gl_Position",
+                expected: "a vec4",
+            })
+        }
     };
 
     let mut e = Editor::new(&m);

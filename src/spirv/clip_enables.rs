@@ -29,8 +29,9 @@ pub fn gate_clip_distances(words: &[u32], entry: &str, block_offset: u32) -> Pas
     }
     let (element, length) = array_length(&m, out.ty())
         .filter(|&(element, _)| m.type_of(element) == Some(&Type::Float { width: 32 }))
-        .ok_or_else(|| {
-            PassError::Unsupported("gl_ClipDistance is not an array of 32-bit floats".into())
+        .ok_or(PassError::BuiltinType {
+            builtin: "gl_ClipDistance",
+            expected: "an array of 32-bit floats",
         })?;
 
     let mut e = Editor::new(&m);

@@ -79,7 +79,10 @@ pub fn broadcast_frag_color(words: &[u32], entry: &str, key: &FragColorKey) -> P
         .variable(var)
         .map(|(_, pointee)| pointee)
         .filter(|&t| is_vec4_f32(&m, t))
-        .ok_or_else(|| PassError::Unsupported("gl_FragColor is not a vec4 of float".into()))?;
+        .ok_or(PassError::BuiltinType {
+            builtin: "gl_FragColor",
+            expected: "a vec4 of float",
+        })?;
 
     let mut e = Editor::new(&m);
 

@@ -1192,10 +1192,7 @@ impl<'m, 'a> Editor<'m, 'a> {
     /// Fails only when the edits need more ids than SPIR-V allows.
     pub fn finish(self) -> Result<Vec<u32>, PassError> {
         if self.bound > MAX_BOUND {
-            return Err(PassError::Unsupported(format!(
-                "the rewrite needs {} ids, more than SPIR-V's limit of {MAX_BOUND}",
-                self.bound
-            )));
+            return Err(PassError::TooManyIds { needed: self.bound });
         }
         let m = self.module;
         // Room for every added word (replacements counted whole): growing the output

@@ -45,9 +45,10 @@ pub fn write_point_size(words: &[u32], entry: &str, source: PointSizeSource) -> 
     let out = match existing {
         Some(out) => {
             if !is_f32(&m, out.ty()) {
-                return Err(PassError::Unsupported(
-                    "gl_PointSize is not a 32-bit float".into(),
-                ));
+                return Err(PassError::BuiltinType {
+                    builtin: "gl_PointSize",
+                    expected: "a 32-bit float",
+                });
             }
             out
         }

@@ -190,7 +190,9 @@ fn split_inputs(words: &[u32], entry: &str, select: impl Fn(u32) -> bool) -> Pas
     shadow(&m, &mut e, ep, &splits)?;
     let start = m
         .function_body_start(ep.function)
-        .ok_or_else(missing_function)?;
+        .ok_or(PassError::MissingFunction {
+            function: ep.function,
+        })?;
     let mut code = Vec::new();
     for split in &splits {
         split.fill(&mut e, &mut code);
@@ -627,8 +629,4 @@ fn member_names(m: &Module) -> HashMap<(u32, u32), String> {
             ((ops[0], ops[1]), decode_string(&ops[2..]).0)
         })
         .collect()
-}
-
-fn missing_function() -> PassError {
-    PassError::Unsupported("entry point without a function body".into())
 }
