@@ -4,6 +4,11 @@
 //! [`Module`] records only instruction boundaries, the logical-layout sections and lookups
 //! over the global instructions; function bodies stay words that [`Editor`] copies through
 //! unless a pass replaces or prefixes a particular instruction.
+//!
+//! New code is written with the editor's typed emitters: find-or-add types and constants
+//! (`type_*`, `constant_*`) and instructions appended to a function-body buffer that return
+//! their result ids (`load`, `store`, `access_chain`, `select`, `composite_*`, `bitcast`,
+//! arithmetic). The generated TCS is built the same way, from a module head of its own.
 
 use rustc_hash::FxHashMap as HashMap;
 use spirv::{Decoration, Op, StorageClass};
