@@ -851,6 +851,17 @@ impl<'m, 'a> Editor<'m, 'a> {
         push_inst(&mut self.appended[section as usize], op, operands);
     }
 
+    /// Makes room for `words` more words appended to `section`: a generator that writes a
+    /// whole module through the editor (the TCS) knows roughly how much, and growing the
+    /// buffers step by step is most of its allocations. For [`Section::Global`] it also
+    /// makes room for about one find-or-add entry per 8 words.
+    pub fn reserve(&mut self, section: Section, words: usize) {
+        self.appended[section as usize].reserve(words);
+        if section == Section::Global {
+            self.added_types.reserve(words / 8);
+        }
+    }
+
     pub fn append_words(&mut self, section: Section, words: &[u32]) {
         self.appended[section as usize].extend_from_slice(words);
     }

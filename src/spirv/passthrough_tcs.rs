@@ -256,7 +256,15 @@ struct TcsWriter<'m, 'a> {
 }
 
 impl<'m, 'a> TcsWriter<'m, 'a> {
-    fn new(e: Editor<'m, 'a>) -> Self {
+    fn new(mut e: Editor<'m, 'a>) -> Self {
+        // What a TES with a handful of varyings needs; more grows as it must.
+        for (section, words) in [
+            (Section::Debug, 256),
+            (Section::Annotation, 256),
+            (Section::Global, 512),
+        ] {
+            e.reserve(section, words);
+        }
         TcsWriter {
             e,
             body: Vec::with_capacity(256),
@@ -626,6 +634,7 @@ impl<'m, 'a> TcsWriter<'m, 'a> {
             Op::ExecutionMode,
             &[main, ExecutionMode::OutputVertices as u32, output_vertices],
         );
+        e.reserve(Section::Function, self.body.len() + 16);
         e.append(Section::Function, Op::Function, &[void, main, 0, fn_ty]);
         e.append(Section::Function, Op::Label, &[label]);
         e.append_words(Section::Function, &self.body);
