@@ -4,7 +4,7 @@
 
 use spirv::{BuiltIn, Decoration, ExecutionModel, Op, StorageClass};
 
-use super::module::{push_inst, Editor, EntryPoint, Module, Type};
+use super::module::{Editor, EntryPoint, Module, Type};
 
 /// Where a built-in output lives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,11 +49,7 @@ impl BuiltinOutput {
         if indices.is_empty() {
             return self.var();
         }
-        let id = e.new_id();
-        let mut ops = vec![ptr_type, id, self.var()];
-        ops.extend(indices);
-        push_inst(code, Op::AccessChain, &ops);
-        id
+        e.access_chain(code, ptr_type, self.var(), &indices)
     }
 }
 
@@ -140,8 +136,5 @@ pub fn is_written(m: &Module<'_>, ep: &EntryPoint, out: &BuiltinOutput) -> bool 
 
 /// The number of elements of an array type (its length constant), if it is one.
 pub fn array_length(m: &Module<'_>, ty: u32) -> Option<(u32, u32)> {
-    match m.type_of(ty)? {
-        Type::Array { element, length } => Some((*element, m.constant_u32(*length)?)),
-        _ => None,
-    }
+    m.array_length(ty)
 }

@@ -6,11 +6,11 @@
 //! A `gl_Position` captured by transform feedback would capture the remapped value, so
 //! such a shader is refused (the layer keeps Vulkan's depth convention for it and says so).
 
-use spirv::{BuiltIn, Decoration, Op};
+use spirv::{BuiltIn, Decoration};
 
 use super::builtin_output::{self, BuiltinOutput};
 use super::exits::rasterized_exits;
-use super::module::{push_inst, Editor, Module, Type};
+use super::module::{Editor, Module, Type};
 use super::{PassError, PassResult};
 
 /// Remaps `gl_Position.z` of `entry`. `Ok(None)` when the stage writes no `gl_Position`.
@@ -45,7 +45,12 @@ pub fn remap_clip_depth(words: &[u32], entry: &str) -> PassResult {
             component,
             count: 4,
         }) if m.type_of(*component) == Some(&Type::Float { width: 32 }) => *component,
-        _ => return Err(PassError::Unsupported("gl_Position is not a vec4".into())),
+        _ => {
+            return Err(PassError::BuiltinType {
+                builtin: "gl_Position",
+                expected: "a vec4",
+            })
+        }
     };
 
     let mut e = Editor::new(&m);
@@ -53,18 +58,13 @@ pub fn remap_clip_depth(words: &[u32], entry: &str) -> PassResult {
     for exit in rasterized_exits(&m, ep)? {
         let mut code = Vec::new();
         let ptr = out.pointer(&mut e, &mut code, vec4, None);
-        let [position, z, w, sum, mapped, remapped] = [(); 6].map(|()| e.new_id());
-        push_inst(&mut code, Op::Load, &[vec4, position, ptr]);
-        push_inst(&mut code, Op::CompositeExtract, &[float, z, position, 2]);
-        push_inst(&mut code, Op::CompositeExtract, &[float, w, position, 3]);
-        push_inst(&mut code, Op::FAdd, &[float, sum, z, w]);
-        push_inst(&mut code, Op::FMul, &[float, mapped, sum, half]);
-        push_inst(
-            &mut code,
-            Op::CompositeInsert,
-            &[vec4, remapped, mapped, position, 2],
-        );
-        push_inst(&mut code, Op::Store, &[ptr, remapped]);
+        let position = e.load(&mut code, vec4, ptr);
+        let z = e.composite_extract(&mut code, float, position, &[2]);
+        let w = e.composite_extract(&mut code, float, position, &[3]);
+        let sum = e.f_add(&mut code, float, z, w);
+        let mapped = e.f_mul(&mut code, float, sum, half);
+        let remapped = e.composite_insert(&mut code, vec4, mapped, position, &[2]);
+        e.store(&mut code, ptr, remapped);
         e.insert_before(exit.index, &code);
     }
     Ok(Some(e.finish()?))

@@ -6,12 +6,12 @@
 //! each element whose plane is disabled in the GL-state block's flags by 1.0, which clips
 //! nothing. Elements past the eight planes the flags can enable are always disabled.
 
-use spirv::{BuiltIn, Op};
+use spirv::BuiltIn;
 
 use super::builtin_output::{self, array_length};
 use super::exits::rasterized_exits;
 use super::gl_state::{flag_clip_distance, StateReader, CLIP_DISTANCE_FLAGS};
-use super::module::{push_inst, Editor, Module, Type};
+use super::module::{Editor, Module, Type};
 use super::{PassError, PassResult};
 
 /// Gates the clip distances `entry` writes by the plane enables of the GL-state block at
@@ -29,8 +29,9 @@ pub fn gate_clip_distances(words: &[u32], entry: &str, block_offset: u32) -> Pas
     }
     let (element, length) = array_length(&m, out.ty())
         .filter(|&(element, _)| m.type_of(element) == Some(&Type::Float { width: 32 }))
-        .ok_or_else(|| {
-            PassError::Unsupported("gl_ClipDistance is not an array of 32-bit floats".into())
+        .ok_or(PassError::BuiltinType {
+            builtin: "gl_ClipDistance",
+            expected: "an array of 32-bit floats",
         })?;
 
     let mut e = Editor::new(&m);
@@ -42,18 +43,12 @@ pub fn gate_clip_distances(words: &[u32], entry: &str, block_offset: u32) -> Pas
             let ptr = out.pointer(&mut e, &mut code, element, Some(i));
             let value = if i < CLIP_DISTANCE_FLAGS {
                 let enabled = state.flag_set(&mut e, &mut code, flag_clip_distance(i));
-                let (written, gated) = (e.new_id(), e.new_id());
-                push_inst(&mut code, Op::Load, &[element, written, ptr]);
-                push_inst(
-                    &mut code,
-                    Op::Select,
-                    &[element, gated, enabled, written, one],
-                );
-                gated
+                let written = e.load(&mut code, element, ptr);
+                e.select(&mut code, element, enabled, written, one)
             } else {
                 one
             };
-            push_inst(&mut code, Op::Store, &[ptr, value]);
+            e.store(&mut code, ptr, value);
         }
         e.insert_before(exit.index, &code);
     }

@@ -21,11 +21,11 @@ pub struct Exit {
 
 /// Every exit of `ep`, in module order.
 pub fn exits(m: &Module<'_>, ep: &EntryPoint) -> Result<Vec<Exit>, PassError> {
-    let missing = || PassError::Unsupported("entry point function not found".into());
+    let missing = |function| move || PassError::MissingFunction { function };
     let mut found = Vec::new();
     if ep.model == ExecutionModel::Geometry {
         for function in m.call_tree(ep.function) {
-            let (start, end) = m.function_range(function).ok_or_else(missing)?;
+            let (start, end) = m.function_range(function).ok_or_else(missing(function))?;
             for index in start..end {
                 let stream = match m.insts[index].op() {
                     Some(Op::EmitVertex) => Some(0),
@@ -37,7 +37,9 @@ pub fn exits(m: &Module<'_>, ep: &EntryPoint) -> Result<Vec<Exit>, PassError> {
         }
         found.sort_by_key(|e| e.index);
     } else {
-        let (start, end) = m.function_range(ep.function).ok_or_else(missing)?;
+        let (start, end) = m
+            .function_range(ep.function)
+            .ok_or_else(missing(ep.function))?;
         found.extend(
             (start..end)
                 .filter(|&i| matches!(m.insts[i].op(), Some(Op::Return | Op::ReturnValue)))

@@ -13,7 +13,7 @@ use spirv::{Decoration, ExecutionModel, Op, StorageClass};
 
 use super::exits::exits;
 use super::module::{
-    entry_point_with_interface, inst, push_inst, Editor, EntryPoint, Module, Section, Type,
+    entry_point_with_interface, inst, Editor, EntryPoint, Module, Section, Type,
     INTERFACE_LISTS_ALL_GLOBALS,
 };
 use super::{PassError, PassResult};
@@ -79,7 +79,10 @@ pub fn broadcast_frag_color(words: &[u32], entry: &str, key: &FragColorKey) -> P
         .variable(var)
         .map(|(_, pointee)| pointee)
         .filter(|&t| is_vec4_f32(&m, t))
-        .ok_or_else(|| PassError::Unsupported("gl_FragColor is not a vec4 of float".into()))?;
+        .ok_or(PassError::BuiltinType {
+            builtin: "gl_FragColor",
+            expected: "a vec4 of float",
+        })?;
 
     let mut e = Editor::new(&m);
 
@@ -302,17 +305,14 @@ fn copy_at_returns(
     for exit in exits(m, ep)? {
         let index = exit.index;
         let mut words = Vec::with_capacity(4 + outputs.len() * 7);
-        let color = e.new_id();
-        push_inst(&mut words, Op::Load, &[color_type, color, shadow]);
+        let color = e.load(&mut words, color_type, shadow);
         for &(out, kind, ty) in outputs {
             let value = if kind == AttachmentKind::Float {
                 color
             } else {
-                let bits = e.new_id();
-                push_inst(&mut words, Op::Bitcast, &[ty, bits, color]);
-                bits
+                e.bitcast(&mut words, ty, color)
             };
-            push_inst(&mut words, Op::Store, &[out, value]);
+            e.store(&mut words, out, value);
         }
         e.insert_before(index, &words);
     }

@@ -17,9 +17,9 @@
 //! geometry shaders read `point_size` and `flags`, fragment shaders `flags` and
 //! `window_height`, through [`StateReader`].
 
-use spirv::{Decoration, Op, StorageClass};
+use spirv::{Decoration, StorageClass};
 
-use super::module::{push_inst, Editor, EntryPoint, Module, Type};
+use super::module::{Editor, EntryPoint, Module, Type};
 use super::PassError;
 
 /// Size of the whole block in bytes.
@@ -110,12 +110,7 @@ impl StateReader {
         }
         let float = e.type_float(32);
         let uint = e.type_int(32, false);
-        let block = e.new_id();
-        e.append(
-            super::module::Section::Global,
-            Op::TypeStruct,
-            &[block, float, uint, float],
-        );
+        let block = e.type_struct(&[float, uint, float]);
         e.decorate(block, Decoration::Block, &[]);
         e.member_decorate(block, 0, Decoration::Offset, &[at(POINT_SIZE)]);
         e.member_decorate(block, 1, Decoration::Offset, &[at(FLAGS)]);
@@ -135,10 +130,8 @@ impl StateReader {
     fn load(&self, e: &mut Editor<'_, '_>, code: &mut Vec<u32>, member: u32, ty: u32) -> u32 {
         let ptr_type = e.type_pointer(StorageClass::PushConstant, ty);
         let index = e.constant_i32(member as i32);
-        let (ptr, value) = (e.new_id(), e.new_id());
-        push_inst(code, Op::AccessChain, &[ptr_type, ptr, self.var, index]);
-        push_inst(code, Op::Load, &[ty, value, ptr]);
-        value
+        let ptr = e.access_chain(code, ptr_type, self.var, &[index]);
+        e.load(code, ty, ptr)
     }
 
     /// Emits a load of `point_size` (a 32-bit float).
@@ -158,9 +151,7 @@ impl StateReader {
         let uint = e.type_int(32, false);
         let flags = self.load(e, code, self.flags_member, uint);
         let (mask, zero, bool_type) = (e.constant_u32(bit), e.constant_u32(0), e.type_bool());
-        let (masked, set) = (e.new_id(), e.new_id());
-        push_inst(code, Op::BitwiseAnd, &[uint, masked, flags, mask]);
-        push_inst(code, Op::INotEqual, &[bool_type, set, masked, zero]);
-        set
+        let masked = e.bitwise_and(code, uint, flags, mask);
+        e.i_not_equal(code, bool_type, masked, zero)
     }
 }

@@ -34,33 +34,33 @@ pub mod unfed_inputs;
 pub mod window_y;
 pub mod xfb_split;
 
-use std::fmt;
-
 /// Why a pass could not produce a module. The layer logs it and passes the application's
 /// module through untouched.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PassError {
     /// The words are not a SPIR-V module this crate can read.
-    Parse(module::ParseError),
+    #[error("cannot parse module: {0}")]
+    Parse(#[from] module::ParseError),
     /// The module is valid but uses something the pass does not handle.
+    #[error("unsupported: {0}")]
     Unsupported(String),
-}
-
-impl fmt::Display for PassError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            PassError::Parse(e) => write!(f, "cannot parse module: {e}"),
-            PassError::Unsupported(what) => write!(f, "unsupported: {what}"),
-        }
-    }
-}
-
-impl std::error::Error for PassError {}
-
-impl From<module::ParseError> for PassError {
-    fn from(e: module::ParseError) -> Self {
-        PassError::Parse(e)
-    }
+    /// A built-in the pass writes has a type other than the one GL gives it (a module
+    /// that redeclares it, or one from a language other than GLSL).
+    #[error("unsupported: {builtin} is not {expected}")]
+    BuiltinType {
+        builtin: &'static str,
+        expected: &'static str,
+    },
+    /// An entry point names (or calls) a function the module does not define: the module
+    /// is malformed, and no pass can find where its outputs take effect.
+    #[error("unsupported: function %{function} of the entry point has no body")]
+    MissingFunction { function: u32 },
+    /// The rewritten module needs more ids than SPIR-V allows.
+    #[error(
+        "unsupported: the rewrite needs {needed} ids, more than SPIR-V's limit of {}",
+        module::MAX_BOUND
+    )]
+    TooManyIds { needed: u32 },
 }
 
 /// What a pass returns: `Ok(None)` when the module needs no change.

@@ -4,6 +4,11 @@
 //! [`Module`] records only instruction boundaries, the logical-layout sections and lookups
 //! over the global instructions; function bodies stay words that [`Editor`] copies through
 //! unless a pass replaces or prefixes a particular instruction.
+//!
+//! New code is written with the editor's typed emitters: find-or-add types and constants
+//! (`type_*`, `constant_*`) and instructions appended to a function-body buffer that return
+//! their result ids (`load`, `store`, `access_chain`, `select`, `composite_*`, `bitcast`,
+//! arithmetic). The generated TCS is built the same way, from a module head of its own.
 
 use rustc_hash::FxHashMap as HashMap;
 use spirv::{Decoration, Op, StorageClass};
@@ -591,6 +596,37 @@ impl<'a> Module<'a> {
         (inst.op() == Some(Op::Constant)).then(|| inst.operand(2))
     }
 
+    /// `(element type, length)` of array type `ty`, when its length is a constant.
+    pub fn array_length(&self, ty: u32) -> Option<(u32, u32)> {
+        match self.type_of(ty)? {
+            Type::Array { element, length } => Some((*element, self.constant_u32(*length)?)),
+            _ => None,
+        }
+    }
+
+    /// Whether the module declares capability `cap`.
+    pub fn declares_capability(&self, cap: spirv::Capability) -> bool {
+        self.insts[..self.section_start(Section::Extension)]
+            .iter()
+            .any(|i| i.operand(0) == cap as u32)
+    }
+
+    /// The `BuiltIn` of member `member` of struct `ty`.
+    pub fn member_builtin(&self, ty: u32, member: u32) -> Option<u32> {
+        self.member_decorations_of(ty, member)
+            .find(|(d, _)| *d == Decoration::BuiltIn)
+            .and_then(|(_, lits)| lits.first().copied())
+    }
+
+    /// True for a struct whose members carry `BuiltIn` (a `gl_PerVertex` block).
+    pub fn is_builtin_block(&self, ty: u32) -> bool {
+        matches!(self.type_of(ty), Some(Type::Struct { .. }))
+            && self
+                .member_decorations
+                .get(&ty)
+                .is_some_and(|d| d.iter().any(|(_, dec, _)| *dec == Decoration::BuiltIn))
+    }
+
     /// `(storage class, type id of the pointee)` of a global `OpVariable`.
     pub fn variable(&self, id: u32) -> Option<(StorageClass, u32)> {
         let inst = &self.insts[*self.globals.get(&id)?];
@@ -709,6 +745,43 @@ fn read_type(op: Op, ops: &[u32]) -> Option<Type> {
     })
 }
 
+/// What [`Editor`]'s find-or-add looks a type or constant up by: its opcode and operands
+/// (result id excluded). Kept inline up to [`GlobalKey::INLINE`] words, since a pass (and
+/// above all the generated TCS) looks up types and constants by the dozen and the common
+/// ones are a few words long.
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum GlobalKey {
+    Inline {
+        len: u8,
+        words: [u32; GlobalKey::INLINE],
+    },
+    Heap(Vec<u32>),
+}
+
+impl GlobalKey {
+    const INLINE: usize = 6;
+
+    /// `op`, the operands before the result id, a marker where the id stands, the rest.
+    fn new(op: Op, before_id: &[u32], after_id: &[u32]) -> Self {
+        let words = std::iter::once(op as u32)
+            .chain(before_id.iter().copied())
+            .chain(std::iter::once(u32::MAX))
+            .chain(after_id.iter().copied());
+        let len = before_id.len() + after_id.len() + 2;
+        if len > Self::INLINE {
+            return GlobalKey::Heap(words.collect());
+        }
+        let mut inline = [0; Self::INLINE];
+        for (slot, word) in inline.iter_mut().zip(words) {
+            *slot = word;
+        }
+        GlobalKey::Inline {
+            len: len as u8,
+            words: inline,
+        }
+    }
+}
+
 /// Builds a new module from a [`Module`]: untouched instructions are copied word for word;
 /// a pass replaces, removes or prefixes individual instructions and appends to sections.
 pub struct Editor<'m, 'a> {
@@ -723,7 +796,7 @@ pub struct Editor<'m, 'a> {
     /// Words appended at the end of each section.
     appended: [Vec<u32>; 10],
     /// Types and constants this editor added, for find-or-add.
-    added_types: HashMap<Vec<u32>, u32>,
+    added_types: HashMap<GlobalKey, u32>,
 }
 
 impl<'m, 'a> Editor<'m, 'a> {
@@ -778,15 +851,24 @@ impl<'m, 'a> Editor<'m, 'a> {
         push_inst(&mut self.appended[section as usize], op, operands);
     }
 
+    /// Makes room for `words` more words appended to `section`: a generator that writes a
+    /// whole module through the editor (the TCS) knows roughly how much, and growing the
+    /// buffers step by step is most of its allocations. For [`Section::Global`] it also
+    /// makes room for about one find-or-add entry per 8 words.
+    pub fn reserve(&mut self, section: Section, words: usize) {
+        self.appended[section as usize].reserve(words);
+        if section == Section::Global {
+            self.added_types.reserve(words / 8);
+        }
+    }
+
     pub fn append_words(&mut self, section: Section, words: &[u32]) {
         self.appended[section as usize].extend_from_slice(words);
     }
 
     pub fn add_capability(&mut self, cap: spirv::Capability) {
-        let present = self.module.insts[..self.module.section_start(Section::Extension)]
-            .iter()
-            .any(|i| i.operand(0) == cap as u32);
-        let key = vec![Op::Capability as u32, cap as u32];
+        let present = self.module.declares_capability(cap);
+        let key = GlobalKey::new(Op::Capability, &[cap as u32], &[]);
         if !present && !self.added_types.contains_key(&key) {
             self.added_types.insert(key, 0);
             self.append(Section::Capability, Op::Capability, &[cap as u32]);
@@ -834,10 +916,7 @@ impl<'m, 'a> Editor<'m, 'a> {
         operands_before_id: &[u32],
         operands_after_id: &[u32],
     ) -> u32 {
-        let mut key = vec![op as u32];
-        key.extend_from_slice(operands_before_id);
-        key.push(u32::MAX);
-        key.extend_from_slice(operands_after_id);
+        let key = GlobalKey::new(op, operands_before_id, operands_after_id);
         if let Some(&id) = self.added_types.get(&key) {
             return id;
         }
@@ -920,12 +999,206 @@ impl<'m, 'a> Editor<'m, 'a> {
         self.find_or_add(Op::Constant, &[ty], &[value as u32])
     }
 
+    /// A boolean constant.
+    pub fn constant_bool(&mut self, value: bool) -> u32 {
+        let ty = self.type_bool();
+        let op = if value {
+            Op::ConstantTrue
+        } else {
+            Op::ConstantFalse
+        };
+        self.find_or_add(op, &[ty], &[])
+    }
+
+    /// A constant of composite type `ty` made of the constants `parts`.
+    pub fn constant_composite(&mut self, ty: u32, parts: &[u32]) -> u32 {
+        self.find_or_add(Op::ConstantComposite, &[ty], parts)
+    }
+
+    /// The zero (or null) value of `ty`.
+    pub fn constant_null(&mut self, ty: u32) -> u32 {
+        self.find_or_add(Op::ConstantNull, &[ty], &[])
+    }
+
+    /// A constant of type `ty` with the literal words `value` (one word for types of up to
+    /// 32 bits, low word first for wider ones).
+    pub fn constant_words(&mut self, ty: u32, value: &[u32]) -> u32 {
+        self.find_or_add(Op::Constant, &[ty], value)
+    }
+
+    /// A non-aggregate type `op` with the operands `operands` after its result id, declared
+    /// once: for copying a type as another module declares it (a float with an encoding,
+    /// a matrix).
+    pub fn type_with_operands(&mut self, op: Op, operands: &[u32]) -> u32 {
+        self.find_or_add(op, &[], operands)
+    }
+
+    /// An array of `element` whose length is the constant `length` (any integer type),
+    /// declared once.
+    pub fn type_array_of_length(&mut self, element: u32, length: u32) -> u32 {
+        self.find_or_add(Op::TypeArray, &[], &[element, length])
+    }
+
+    /// A new struct type: SPIR-V structs are not unique (each may carry its own
+    /// decorations), so every call declares one.
+    pub fn type_struct(&mut self, members: &[u32]) -> u32 {
+        let id = self.new_id();
+        let mut ops = Vec::with_capacity(members.len() + 1);
+        ops.push(id);
+        ops.extend_from_slice(members);
+        self.append(Section::Global, Op::TypeStruct, &ops);
+        id
+    }
+
+    /// A new array type, not shared with an identical one: for arrays that carry an
+    /// `ArrayStride` (which the undecorated arrays of built-ins must not).
+    pub fn type_array_decorated(&mut self, element: u32, length: u32) -> u32 {
+        let length_id = self.constant_u32(length);
+        let id = self.new_id();
+        self.append(Section::Global, Op::TypeArray, &[id, element, length_id]);
+        id
+    }
+
     /// Adds a global `OpVariable` and returns its id.
     pub fn add_variable(&mut self, storage: StorageClass, pointee: u32) -> u32 {
         let ptr = self.type_pointer(storage, pointee);
         let id = self.new_id();
         self.append(Section::Global, Op::Variable, &[ptr, id, storage as u32]);
         id
+    }
+
+    // Typed emitters: each appends one instruction to the function-body words `code` and
+    // returns its result id, so a pass reads as the expression it computes.
+
+    /// Appends `op` with result type `ty` and `operands` to `code`; returns the result id.
+    pub fn emit(&mut self, code: &mut Vec<u32>, op: Op, ty: u32, operands: &[u32]) -> u32 {
+        let id = self.new_id();
+        code.push(((operands.len() as u32 + 3) << 16) | op as u32);
+        code.push(ty);
+        code.push(id);
+        code.extend_from_slice(operands);
+        id
+    }
+
+    /// `OpLoad` of a `ty` from `pointer`.
+    pub fn load(&mut self, code: &mut Vec<u32>, ty: u32, pointer: u32) -> u32 {
+        self.emit(code, Op::Load, ty, &[pointer])
+    }
+
+    /// `OpStore` of `value` to `pointer`.
+    pub fn store(&mut self, code: &mut Vec<u32>, pointer: u32, value: u32) {
+        push_inst(code, Op::Store, &[pointer, value]);
+    }
+
+    /// `OpAccessChain` from `base` through `indices` (ids); `pointer_type` is the result's
+    /// pointer type.
+    pub fn access_chain(
+        &mut self,
+        code: &mut Vec<u32>,
+        pointer_type: u32,
+        base: u32,
+        indices: &[u32],
+    ) -> u32 {
+        let id = self.new_id();
+        code.push(((indices.len() as u32 + 4) << 16) | Op::AccessChain as u32);
+        code.extend_from_slice(&[pointer_type, id, base]);
+        code.extend_from_slice(indices);
+        id
+    }
+
+    /// `OpAccessChain` to a `pointee` in `storage` (the pointer type found or added).
+    pub fn access_chain_to(
+        &mut self,
+        code: &mut Vec<u32>,
+        storage: StorageClass,
+        pointee: u32,
+        base: u32,
+        indices: &[u32],
+    ) -> u32 {
+        let pointer_type = self.type_pointer(storage, pointee);
+        self.access_chain(code, pointer_type, base, indices)
+    }
+
+    /// `OpSelect`: `if_true` where `condition` holds, else `if_false`.
+    pub fn select(
+        &mut self,
+        code: &mut Vec<u32>,
+        ty: u32,
+        condition: u32,
+        if_true: u32,
+        if_false: u32,
+    ) -> u32 {
+        self.emit(code, Op::Select, ty, &[condition, if_true, if_false])
+    }
+
+    /// `OpCompositeConstruct` of `parts`.
+    pub fn composite_construct(&mut self, code: &mut Vec<u32>, ty: u32, parts: &[u32]) -> u32 {
+        self.emit(code, Op::CompositeConstruct, ty, parts)
+    }
+
+    /// `OpCompositeExtract` of the element at the literal `path` in `composite`.
+    pub fn composite_extract(
+        &mut self,
+        code: &mut Vec<u32>,
+        ty: u32,
+        composite: u32,
+        path: &[u32],
+    ) -> u32 {
+        let mut ops = Vec::with_capacity(path.len() + 1);
+        ops.push(composite);
+        ops.extend_from_slice(path);
+        self.emit(code, Op::CompositeExtract, ty, &ops)
+    }
+
+    /// `OpCompositeInsert`: `composite` (of type `ty`) with `object` at the literal `path`.
+    pub fn composite_insert(
+        &mut self,
+        code: &mut Vec<u32>,
+        ty: u32,
+        object: u32,
+        composite: u32,
+        path: &[u32],
+    ) -> u32 {
+        let mut ops = Vec::with_capacity(path.len() + 2);
+        ops.extend_from_slice(&[object, composite]);
+        ops.extend_from_slice(path);
+        self.emit(code, Op::CompositeInsert, ty, &ops)
+    }
+
+    pub fn f_add(&mut self, code: &mut Vec<u32>, ty: u32, a: u32, b: u32) -> u32 {
+        self.binary(code, Op::FAdd, ty, a, b)
+    }
+
+    pub fn f_mul(&mut self, code: &mut Vec<u32>, ty: u32, a: u32, b: u32) -> u32 {
+        self.binary(code, Op::FMul, ty, a, b)
+    }
+
+    pub fn i_sub(&mut self, code: &mut Vec<u32>, ty: u32, a: u32, b: u32) -> u32 {
+        self.binary(code, Op::ISub, ty, a, b)
+    }
+
+    pub fn bitwise_and(&mut self, code: &mut Vec<u32>, ty: u32, a: u32, b: u32) -> u32 {
+        self.binary(code, Op::BitwiseAnd, ty, a, b)
+    }
+
+    /// `a < b` as signed integers; `ty` is the bool type.
+    pub fn s_less_than(&mut self, code: &mut Vec<u32>, ty: u32, a: u32, b: u32) -> u32 {
+        self.binary(code, Op::SLessThan, ty, a, b)
+    }
+
+    /// `a != b` as integers; `ty` is the bool type.
+    pub fn i_not_equal(&mut self, code: &mut Vec<u32>, ty: u32, a: u32, b: u32) -> u32 {
+        self.binary(code, Op::INotEqual, ty, a, b)
+    }
+
+    /// `OpBitcast` of `value` to `ty`.
+    pub fn bitcast(&mut self, code: &mut Vec<u32>, ty: u32, value: u32) -> u32 {
+        self.emit(code, Op::Bitcast, ty, &[value])
+    }
+
+    /// A two-operand instruction `op` (arithmetic, bitwise, comparison) with result `ty`.
+    pub fn binary(&mut self, code: &mut Vec<u32>, op: Op, ty: u32, a: u32, b: u32) -> u32 {
+        self.emit(code, op, ty, &[a, b])
     }
 
     /// Writes the new module. The header's bound is the editor's.
@@ -935,10 +1208,7 @@ impl<'m, 'a> Editor<'m, 'a> {
     /// Fails only when the edits need more ids than SPIR-V allows.
     pub fn finish(self) -> Result<Vec<u32>, PassError> {
         if self.bound > MAX_BOUND {
-            return Err(PassError::Unsupported(format!(
-                "the rewrite needs {} ids, more than SPIR-V's limit of {MAX_BOUND}",
-                self.bound
-            )));
+            return Err(PassError::TooManyIds { needed: self.bound });
         }
         let m = self.module;
         // Room for every added word (replacements counted whole): growing the output

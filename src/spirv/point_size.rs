@@ -8,12 +8,12 @@
 //! - [`PointSizeSource::GlState`]: GL's whole rule, from the GL-state push block:
 //!   `program_point_size && shader wrote it ? gl_PointSize : point_size`.
 
-use spirv::{BuiltIn, Capability, Decoration, ExecutionModel, Op, StorageClass};
+use spirv::{BuiltIn, Capability, Decoration, ExecutionModel, StorageClass};
 
 use super::builtin_output::{self, BuiltinOutput};
 use super::exits::rasterized_exits;
 use super::gl_state::{StateReader, FLAG_PROGRAM_POINT_SIZE};
-use super::module::{push_inst, Editor, Module};
+use super::module::{Editor, Module};
 use super::{PassError, PassResult};
 
 /// Where the size comes from.
@@ -45,9 +45,10 @@ pub fn write_point_size(words: &[u32], entry: &str, source: PointSizeSource) -> 
     let out = match existing {
         Some(out) => {
             if !is_f32(&m, out.ty()) {
-                return Err(PassError::Unsupported(
-                    "gl_PointSize is not a 32-bit float".into(),
-                ));
+                return Err(PassError::BuiltinType {
+                    builtin: "gl_PointSize",
+                    expected: "a 32-bit float",
+                });
             }
             out
         }
@@ -84,20 +85,14 @@ pub fn write_point_size(words: &[u32], entry: &str, source: PointSizeSource) -> 
                 let state_size = state.point_size(&mut e, &mut code);
                 if written {
                     let program = state.flag_set(&mut e, &mut code, FLAG_PROGRAM_POINT_SIZE);
-                    let (shader_size, chosen) = (e.new_id(), e.new_id());
-                    push_inst(&mut code, Op::Load, &[float, shader_size, ptr]);
-                    push_inst(
-                        &mut code,
-                        Op::Select,
-                        &[float, chosen, program, shader_size, state_size],
-                    );
-                    chosen
+                    let shader_size = e.load(&mut code, float, ptr);
+                    e.select(&mut code, float, program, shader_size, state_size)
                 } else {
                     state_size
                 }
             }
         };
-        push_inst(&mut code, Op::Store, &[ptr, size]);
+        e.store(&mut code, ptr, size);
         e.insert_before(exit.index, &code);
     }
     let declared: Vec<u32> = state.iter().filter_map(|s| s.declared).collect();

@@ -21,8 +21,7 @@ use spirv::{Decoration, ExecutionMode, ExecutionModel, Op, StorageClass};
 use super::exits::exits;
 use super::layout::{split_leaves, Shape};
 use super::module::{
-    decode_string, entry_point_with_interface, inst, push_inst, Editor, EntryPoint, Module, Name,
-    Section, Type,
+    decode_string, entry_point_with_interface, Editor, EntryPoint, Module, Name, Section, Type,
 };
 use super::{PassError, PassResult};
 
@@ -191,7 +190,9 @@ fn split_inputs(words: &[u32], entry: &str, select: impl Fn(u32) -> bool) -> Pas
     shadow(&m, &mut e, ep, &splits)?;
     let start = m
         .function_body_start(ep.function)
-        .ok_or_else(missing_function)?;
+        .ok_or(PassError::MissingFunction {
+            function: ep.function,
+        })?;
     let mut code = Vec::new();
     for split in &splits {
         split.fill(&mut e, &mut code);
@@ -358,9 +359,8 @@ impl Split {
     fn flush(&self, e: &mut Editor, code: &mut Vec<u32>) {
         for leaf in &self.leaves {
             let ptr = self.leaf_pointer(e, leaf, code);
-            let value = e.new_id();
-            push_inst(code, Op::Load, &[leaf.ty, value, ptr]);
-            push_inst(code, Op::Store, &[leaf.id, value]);
+            let value = e.load(code, leaf.ty, ptr);
+            e.store(code, leaf.id, value);
         }
     }
 
@@ -368,18 +368,13 @@ impl Split {
     fn fill(&self, e: &mut Editor, code: &mut Vec<u32>) {
         for leaf in &self.leaves {
             let ptr = self.leaf_pointer(e, leaf, code);
-            let value = e.new_id();
-            push_inst(code, Op::Load, &[leaf.ty, value, leaf.id]);
-            push_inst(code, Op::Store, &[ptr, value]);
+            let value = e.load(code, leaf.ty, leaf.id);
+            e.store(code, ptr, value);
         }
     }
 
     fn leaf_pointer(&self, e: &mut Editor, leaf: &LeafVar, code: &mut Vec<u32>) -> u32 {
-        let ptr = e.new_id();
-        let mut ops = vec![leaf.shadow_ptr, ptr, self.var];
-        ops.extend_from_slice(&leaf.indices);
-        push_inst(code, Op::AccessChain, &ops);
-        ptr
+        e.access_chain(code, leaf.shadow_ptr, self.var, &leaf.indices)
     }
 }
 
@@ -562,11 +557,9 @@ impl Derived<'_> {
         if rest.is_empty() {
             return Some((leaf.id, Vec::new()));
         }
-        let ty = e.type_pointer(self.split.storage, self.pointee);
-        let id = e.new_id();
-        let mut ops = vec![ty, id, leaf.id];
-        ops.extend_from_slice(rest);
-        Some((id, inst(Op::AccessChain, &ops)))
+        let mut code = Vec::new();
+        let id = e.access_chain_to(&mut code, self.split.storage, self.pointee, leaf.id, rest);
+        Some((id, code))
     }
 }
 
@@ -636,8 +629,4 @@ fn member_names(m: &Module) -> HashMap<(u32, u32), String> {
             ((ops[0], ops[1]), decode_string(&ops[2..]).0)
         })
         .collect()
-}
-
-fn missing_function() -> PassError {
-    PassError::Unsupported("entry point without a function body".into())
 }

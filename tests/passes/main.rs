@@ -9,4 +9,5 @@ mod spirv_tools;
 
 mod fragcolor;
 mod gl_state;
+mod tcs;
 mod xfb;
