@@ -409,17 +409,20 @@ unsafe fn prepare_device(
             let mut draw_parameters = vk::PhysicalDeviceShaderDrawParametersFeatures::default();
             let has_provoking = driver_has_extension(inst, physical_device, PROVOKING_VERTEX);
             let has_depth = driver_has_extension(inst, physical_device, DEPTH_CLIP_CONTROL);
-            // GL's lines: the KHR extension where the driver has it, else the EXT one (the
-            // same features and commands), unless the application enabled one itself.
+            // GL's lines: the EXT extension where the driver has it, else the KHR one (the
+            // same features and commands), unless the application enabled one itself. EXT
+            // first: validation layers and tools older than VK_KHR_line_rasterization (the
+            // 1.3.239 validation layer of Debian 12, with NVIDIA 580 drivers that have both)
+            // do not know the KHR extension and misread its dynamic line stipple state.
             let lines_on = inst
                 .settings
                 .semantics
                 .contains(Semantic::LineRasterization);
-            let line_extension = [LINE_RASTERIZATION_KHR, LINE_RASTERIZATION_EXT]
+            let line_extension = [LINE_RASTERIZATION_EXT, LINE_RASTERIZATION_KHR]
                 .into_iter()
                 .find(|&e| enabled(e))
                 .or_else(|| {
-                    [LINE_RASTERIZATION_KHR, LINE_RASTERIZATION_EXT]
+                    [LINE_RASTERIZATION_EXT, LINE_RASTERIZATION_KHR]
                         .into_iter()
                         .find(|&e| driver_has_extension(inst, physical_device, e))
                 })
