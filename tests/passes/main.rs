@@ -9,5 +9,7 @@ mod spirv_tools;
 
 mod fragcolor;
 mod gl_state;
+mod inspect;
 mod tcs;
+mod window_y;
 mod xfb;
