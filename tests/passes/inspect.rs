@@ -5,7 +5,7 @@ use crate::spirv_tools;
 
 use spirv::{BuiltIn, Decoration, Op, StorageClass};
 use std::path::Path;
-use VkLayer_glsem::spirv::module::{Inst, Module};
+use VkLayer_glsem::spirv::module::{Inst, Module, Section};
 
 /// `tests/spirv/<topic>/<name>` compiled by glslang for `env`.
 pub fn compile(topic: &str, name: &str, env: &str) -> Vec<u32> {
@@ -30,9 +30,10 @@ pub fn def<'m, 'a>(m: &'m Module<'a>, id: u32) -> &'m Inst<'a> {
         .unwrap_or_else(|| panic!("%{id} is defined"))
 }
 
-/// The function-body instructions that take `id` as an operand (result type and id aside).
+/// The function-body instructions that take `id` as an operand (result type and id aside;
+/// a literal may equal an id, so only function bodies are searched).
 pub fn uses<'m, 'a>(m: &'m Module<'a>, id: u32) -> Vec<&'m Inst<'a>> {
-    m.insts
+    m.insts[m.section_start(Section::Function)..]
         .iter()
         .filter(|i| {
             let skip =
