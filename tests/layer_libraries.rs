@@ -22,6 +22,7 @@ struct Needs {
     transform_feedback: bool,
     statistics: bool,
     levels: bool,
+    gl_state: bool,
 }
 
 fn library_device(instance: &Instance, needs: Needs) -> Option<Device> {
@@ -46,6 +47,9 @@ fn library_device(instance: &Instance, needs: Needs) -> Option<Device> {
     ];
     if needs.levels {
         extensions.push(LEVELS_EXTENSION);
+    }
+    if needs.gl_state {
+        extensions.push(GL_STATE_EXTENSION);
     }
     let core = vk::PhysicalDeviceFeatures::default()
         .tessellation_shader(true)
@@ -485,4 +489,74 @@ fn linked_pipelines_are_not_rewritten_again() {
     device.destroy_objects(&all, &[layout], &[], &[vs, fs]);
     device.destroy();
     instance.assert_clean();
+}
+
+/// `window_origin = flipped` (the default): a pipeline linked from libraries takes `H` of
+/// `gl_FragCoord.y = H - y` from its pre-rasterization library's static negative viewport.
+/// GL: `gl_FragCoord.y` is `row + 0.5` counting GL's rows from the bottom, GL's bottom row
+/// being the image's last.
+#[test]
+fn linked_pipeline_takes_gl_frag_coord_height_from_its_pre_rasterization_library() {
+    let instance = Instance::new(WITH_VALIDATION);
+    let needs = Needs {
+        gl_state: true,
+        ..Needs::default()
+    };
+    let Some(device) = library_device(&instance, needs) else {
+        return;
+    };
+    let vs = device.module(&glsl("layer/window.vert"));
+    let fs = device.module(&glsl("layer/window.frag"));
+    let layout = device.layout(&[]);
+    let size = RENDER_SIZE as f32;
+    let formats = [FORMAT];
+    let rendering = vk::PipelineRenderingCreateInfo::default().color_attachment_formats(&formats);
+    let vertex_part = vk::GraphicsPipelineLibraryCreateInfoEXT::default()
+        .flags(Part::VERTEX_INPUT_INTERFACE | Part::PRE_RASTERIZATION_SHADERS);
+    let mut fragment_part = vk::GraphicsPipelineLibraryCreateInfoEXT::default()
+        .flags(Part::FRAGMENT_SHADER | Part::FRAGMENT_OUTPUT_INTERFACE);
+    fragment_part.p_next = &rendering as *const _ as *mut c_void;
+    let mut vertex = Desc::new(&[(S::VERTEX, vs)], layout, vk::RenderPass::null(), 1)
+        .flags(vk::PipelineCreateFlags::LIBRARY_KHR);
+    vertex.p_next = &vertex_part as *const _ as *const c_void;
+    vertex.viewport = Some(vk::Viewport {
+        y: size,
+        width: size,
+        height: -size,
+        max_depth: 1.0,
+        ..Default::default()
+    });
+    let mut fragment = Desc::new(&[(S::FRAGMENT, fs)], layout, vk::RenderPass::null(), 1)
+        .flags(vk::PipelineCreateFlags::LIBRARY_KHR);
+    fragment.p_next = &fragment_part as *const _ as *const c_void;
+    let (result, libs) =
+        device.create_pipelines(vk::PipelineCache::null(), &[vertex, fragment], None);
+    assert_eq!(result, vk::Result::SUCCESS);
+    let link = vk::PipelineLibraryCreateInfoKHR::default().libraries(&libs);
+    // The linked create info's own (ignored) viewport says y = 0: H must not come from it.
+    let mut desc = Desc::new(&[], layout, vk::RenderPass::null(), 1);
+    desc.p_next = &link as *const _ as *const c_void;
+    let (result, pipelines) = device.create_pipelines(vk::PipelineCache::null(), &[desc], None);
+    assert_eq!(result, vk::Result::SUCCESS);
+    let images = device.render_dynamic(&instance, 1, |cb| unsafe {
+        device
+            .device
+            .cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipelines[0]);
+        device.device.cmd_draw(cb, 3, 1, 0, 0);
+    });
+    let all: Vec<_> = libs.iter().chain(&pipelines).copied().collect();
+    device.destroy_objects(&all, &[layout], &[], &[vs, fs]);
+    device.destroy();
+    instance.assert_clean();
+    for gl_row in 0..RENDER_SIZE {
+        let image_row = RENDER_SIZE - 1 - gl_row;
+        let expected = ((gl_row as f32 + 0.5) / size * 255.0).round() as u8;
+        for x in 0..RENDER_SIZE {
+            let red = images[0][((image_row * RENDER_SIZE + x) * 4) as usize];
+            assert!(
+                red.abs_diff(expected) <= 1,
+                "gl_FragCoord.y on GL row {gl_row}: {red}, GL {expected}"
+            );
+        }
+    }
 }

@@ -28,7 +28,7 @@ use super::records::{BlockBinding, BlockSlot, PipelineRecord, FAST_PATH_PIPELINE
 use super::rewrite::{Rewrite, Run, Target};
 use super::shader_code::code_words;
 use super::{call_with_next, log, maybe_inject_panic, shield, DeviceData};
-use crate::semantics::{choose, Semantic, Stage, StageInfo, Stages};
+use crate::semantics::{choose, Semantic, Stage, StageInfo, Stages, WindowOrigin};
 use crate::spirv::scan::{scan, Summary};
 
 type S = vk::ShaderStageFlags;
@@ -145,6 +145,16 @@ fn needs_work(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) -> bool
     // of its own, so that binding it pushes the block.
     !choose(&view, &key).is_empty()
         || !linked_libraries(ci).is_empty() && libraries_block(dev, ci).is_some()
+        || keeps_window_height(dev, ci)
+}
+
+/// A library with a flipped static viewport needs a record: the pipelines linked from it
+/// take their `H` from it.
+fn keeps_window_height(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) -> bool {
+    dev.extensions.gl_state
+        && dev.settings.window_origin == WindowOrigin::Flipped
+        && ci.flags.contains(vk::PipelineCreateFlags::LIBRARY_KHR)
+        && static_window_height(ci).is_some()
 }
 
 /// The libraries `ci` links (`VkPipelineLibraryCreateInfoKHR`).
@@ -158,6 +168,17 @@ fn linked_libraries<'a>(ci: &'a vk::GraphicsPipelineCreateInfo<'_>) -> &'a [vk::
         .map(|l| slice(l.p_libraries, l.library_count))
         .unwrap_or(&[])
     }
+}
+
+/// `H` of the static viewport of a library `ci` links (none when the viewport is dynamic).
+fn libraries_window_height(
+    dev: &DeviceData,
+    ci: &vk::GraphicsPipelineCreateInfo<'_>,
+) -> Option<f32> {
+    let pipelines = dev.records.pipelines.read();
+    linked_libraries(ci)
+        .iter()
+        .find_map(|l| pipelines.get(l).and_then(|r| r.window_height))
 }
 
 /// Where to push the GL-state block for a pipeline linked from libraries whose shaders read
@@ -266,6 +287,21 @@ pub(super) fn inverted(face: vk::FrontFace) -> vk::FrontFace {
 fn static_window_height(ci: &vk::GraphicsPipelineCreateInfo<'_>) -> Option<f32> {
     // SAFETY: valid pointers per Vulkan's valid usage.
     unsafe {
+        // The viewport belongs to the pre-rasterization part: a library without it, or a
+        // pipeline linked from libraries, ignores pViewportState.
+        let parts = find_in_chain::<vk::GraphicsPipelineLibraryCreateInfoEXT<'_>>(
+            ci.p_next,
+            vk::StructureType::GRAPHICS_PIPELINE_LIBRARY_CREATE_INFO_EXT,
+        );
+        let holds_viewport = match parts {
+            Some(p) => p
+                .flags
+                .contains(vk::GraphicsPipelineLibraryFlagsEXT::PRE_RASTERIZATION_SHADERS),
+            None => linked_libraries(ci).is_empty(),
+        };
+        if !holds_viewport {
+            return None;
+        }
         let dynamic = ci
             .p_dynamic_state
             .as_ref()
@@ -724,12 +760,15 @@ impl Call<'_> {
                 };
                 // A linked pipeline runs its libraries' shaders: it reads the block where they do.
                 let inherited = libraries_block(self.dev, ci);
-                if own.is_none() && inherited.is_none() {
+                // The viewport is the pre-rasterization library's: a library keeps its H for
+                // the pipelines linked from it.
+                let window_height =
+                    static_window_height(ci).or_else(|| libraries_window_height(self.dev, ci));
+                if own.is_none() && inherited.is_none() && !keeps_window_height(self.dev, ci) {
                     continue;
                 }
                 let reads_block = own.flatten().or(inherited);
-                let record =
-                    PipelineRecord::new(reads_block, line_stipple, static_window_height(ci));
+                let record = PipelineRecord::new(reads_block, line_stipple, window_height);
                 let records = &self.dev.records;
                 records.count_bind_work(&record, 1);
                 if let Some(previous) = records.pipelines.write().insert(pipeline, record) {

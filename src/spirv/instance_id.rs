@@ -10,7 +10,7 @@
 
 use spirv::{BuiltIn, Capability, Decoration, ExecutionModel, Op, StorageClass};
 
-use super::module::{encode_string, push_inst, Editor, Module, Section};
+use super::module::{encode_string, Editor, Module, Section};
 use super::PassResult;
 
 const DRAW_PARAMETERS_EXTENSION: &str = "SPV_KHR_shader_draw_parameters";
@@ -75,13 +75,10 @@ pub fn instance_id_without_base(words: &[u32], entry: &str) -> PassResult {
     for index in loads {
         let load = &m.insts[index];
         let (ty, result) = (load.operand(0), load.operand(1));
-        let (index_value, base_value) = (e.new_id(), e.new_id());
         let mut code = Vec::new();
-        let mut load_ops = load.operands().to_vec();
-        load_ops[1] = index_value;
-        push_inst(&mut code, Op::Load, &load_ops);
-        push_inst(&mut code, Op::Load, &[ty, base_value, base]);
-        push_inst(&mut code, Op::ISub, &[ty, result, index_value, base_value]);
+        let index_value = e.emit(&mut code, Op::Load, ty, &load.operands()[2..]);
+        let base_value = e.load(&mut code, ty, base);
+        e.emit_as(&mut code, Op::ISub, ty, result, &[index_value, base_value]);
         e.replace(index, code);
     }
     Ok(Some(e.finish()?))

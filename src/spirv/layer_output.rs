@@ -6,12 +6,12 @@
 //! `layered ? gl_Layer : 0`, `layered` being the GL-state block's flag the layer sets at
 //! render-pass begin (zink's `clamp_layer_output`, ANGLE's `ClampGLLayer`).
 
-use spirv::{BuiltIn, Op};
+use spirv::BuiltIn;
 
 use super::builtin_output;
 use super::exits::rasterized_exits;
 use super::gl_state::{StateReader, FLAG_LAYERED};
-use super::module::{push_inst, Editor, Module, Type};
+use super::module::{Editor, Module, Type};
 use super::{PassError, PassResult};
 
 /// Gates the layer `entry` writes by the `layered` flag of the GL-state block at
@@ -45,10 +45,9 @@ pub fn gate_layer(words: &[u32], entry: &str, block_offset: u32) -> PassResult {
         let mut code = Vec::new();
         let ptr = out.pointer(&mut e, &mut code, ty, None);
         let layered = state.flag_set(&mut e, &mut code, FLAG_LAYERED);
-        let (written, gated) = (e.new_id(), e.new_id());
-        push_inst(&mut code, Op::Load, &[ty, written, ptr]);
-        push_inst(&mut code, Op::Select, &[ty, gated, layered, written, zero]);
-        push_inst(&mut code, Op::Store, &[ptr, gated]);
+        let written = e.load(&mut code, ty, ptr);
+        let gated = e.select(&mut code, ty, layered, written, zero);
+        e.store(&mut code, ptr, gated);
         e.insert_before(exit.index, &code);
     }
     let declared: Vec<u32> = state.declared.into_iter().collect();

@@ -1073,11 +1073,18 @@ impl<'m, 'a> Editor<'m, 'a> {
     /// Appends `op` with result type `ty` and `operands` to `code`; returns the result id.
     pub fn emit(&mut self, code: &mut Vec<u32>, op: Op, ty: u32, operands: &[u32]) -> u32 {
         let id = self.new_id();
+        self.emit_as(code, op, ty, id, operands);
+        id
+    }
+
+    /// Appends `op` with result type `ty`, the existing result id `result` and `operands`
+    /// to `code`: the last instruction of code that replaces one keeps the replaced
+    /// instruction's result id, so that its uses need no rewriting.
+    pub fn emit_as(&mut self, code: &mut Vec<u32>, op: Op, ty: u32, result: u32, operands: &[u32]) {
         code.push(((operands.len() as u32 + 3) << 16) | op as u32);
         code.push(ty);
-        code.push(id);
+        code.push(result);
         code.extend_from_slice(operands);
-        id
     }
 
     /// `OpLoad` of a `ty` from `pointer`.

@@ -7,10 +7,10 @@
 //! variable initialized to (0, 0, 0, 1) of its type (a scalar takes x, a vector its first
 //! components, a matrix that value per column).
 
-use spirv::{Decoration, ExecutionModel, Op, StorageClass};
+use spirv::{Decoration, ExecutionModel, StorageClass};
 
 use super::demote::demote_to_private;
-use super::module::{Editor, Module, Section, Type};
+use super::module::{Editor, Module, Type};
 use super::{PassError, PassResult};
 
 /// GL's initial current attribute.
@@ -49,7 +49,7 @@ pub fn default_unfed_inputs(words: &[u32], entry: &str, fed: &[u32]) -> PassResu
         let initializer = if columns == 1 {
             value
         } else {
-            composite(&mut e, pointee, &vec![value; columns as usize])
+            e.constant_composite(pointee, &vec![value; columns as usize])
         };
         demoted.push((var, Some(initializer)));
     }
@@ -91,13 +91,5 @@ fn initial_value(m: &Module<'_>, e: &mut Editor<'_, '_>, ty: u32) -> Result<u32,
         .iter()
         .map(|&bits| scalar(e, bits))
         .collect::<Result<Vec<u32>, PassError>>()?;
-    Ok(composite(e, ty, &parts))
-}
-
-fn composite(e: &mut Editor<'_, '_>, ty: u32, parts: &[u32]) -> u32 {
-    let id = e.new_id();
-    let mut ops = vec![ty, id];
-    ops.extend_from_slice(parts);
-    e.append(Section::Global, Op::ConstantComposite, &ops);
-    id
+    Ok(e.constant_composite(ty, &parts))
 }

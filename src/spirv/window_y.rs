@@ -4,8 +4,9 @@
 //! from the top. With a **flipped** (negative) viewport GL's bottom row is the framebuffer's
 //! last, so `gl_FragCoord.y` becomes `H - y` (`H`, the viewport's `y`, from the GL-state
 //! block), and `dFdy`, `dFdyFine`, `dFdyCoarse` and the y of `interpolateAtOffset`'s
-//! offset change sign. `gl_PointCoord.t` counts from the framebuffer's top in Vulkan; GL
-//! counts it from the top unless `GL_POINT_SPRITE_COORD_ORIGIN` is `GL_LOWER_LEFT` (a flag
+//! offset change sign, and `gl_SamplePosition.y` (within the pixel, GL's counting up)
+//! becomes `1 - y` (as Mesa's `nir_lower_wpos_ytransform` does). `gl_PointCoord.t` counts
+//! from the framebuffer's top in Vulkan; GL counts it from the top unless `GL_POINT_SPRITE_COORD_ORIGIN` is `GL_LOWER_LEFT` (a flag
 //! of the block). With a flipped viewport GL's top is the framebuffer's top: `t` becomes
 //! `1 - t` for the lower-left origin; with a **lower-left** (positive) viewport GL's top is
 //! the framebuffer's bottom: `t` becomes `1 - t` for the upper-left origin.
@@ -16,7 +17,7 @@
 use spirv::{BuiltIn, Decoration, ExecutionModel, Op, StorageClass};
 
 use super::gl_state::{StateReader, FLAG_POINT_SPRITE_LOWER_LEFT};
-use super::module::{decode_string, push_inst, Editor, Module};
+use super::module::{decode_string, Editor, Module};
 use super::{PassError, PassResult};
 
 /// `GLSL.std.450` `InterpolateAtOffset`.
@@ -35,6 +36,7 @@ pub struct WindowYKey {
 enum Fixed {
     FragCoord,
     PointCoord,
+    SamplePosition,
 }
 
 /// Gives `entry` GL's window y under `key`. `Ok(None)` when it reads none.
@@ -51,6 +53,9 @@ pub fn fix_window_y(words: &[u32], entry: &str, key: WindowYKey) -> PassResult {
                 Some(Fixed::FragCoord)
             }
             (StorageClass::Input, b) if b == BuiltIn::PointCoord as u32 => Some(Fixed::PointCoord),
+            (StorageClass::Input, b) if b == BuiltIn::SamplePosition as u32 && key.flipped => {
+                Some(Fixed::SamplePosition)
+            }
             _ => None,
         }
     };
@@ -114,29 +119,27 @@ pub fn fix_window_y(words: &[u32], entry: &str, key: WindowYKey) -> PassResult {
                     }
                     let Some(reader) = &state else { continue };
                     let mut code = Vec::new();
-                    let loaded = e.new_id();
-                    let mut rest = ops.to_vec();
-                    rest[1] = loaded;
-                    push_inst(&mut code, Op::Load, &rest);
+                    let loaded = e.emit(&mut code, Op::Load, ty, &ops[2..]);
                     let float = e.type_float(32);
                     let old_y = if whole.is_some() {
-                        let y = e.new_id();
-                        push_inst(&mut code, Op::CompositeExtract, &[float, y, loaded, 1]);
-                        y
+                        e.composite_extract(&mut code, float, loaded, &[1])
                     } else {
                         loaded
                     };
-                    let new_y = e.new_id();
-                    match fixed {
+                    let new_y = match fixed {
                         Fixed::FragCoord => {
                             let height = reader.window_height(&mut e, &mut code);
-                            push_inst(&mut code, Op::FSub, &[float, new_y, height, old_y]);
+                            e.binary(&mut code, Op::FSub, float, height, old_y)
+                        }
+                        Fixed::SamplePosition => {
+                            let one = e.constant_f32(1.0);
+                            e.binary(&mut code, Op::FSub, float, one, old_y)
                         }
                         Fixed::PointCoord => {
                             let lower_left =
                                 reader.flag_set(&mut e, &mut code, FLAG_POINT_SPRITE_LOWER_LEFT);
-                            let (one, flipped_y) = (e.constant_f32(1.0), e.new_id());
-                            push_inst(&mut code, Op::FSub, &[float, flipped_y, one, old_y]);
+                            let one = e.constant_f32(1.0);
+                            let flipped_y = e.binary(&mut code, Op::FSub, float, one, old_y);
                             // Flipped viewport: GL's top is the framebuffer's; lower left:
                             // its bottom.
                             let (when_set, when_clear) = if key.flipped {
@@ -144,33 +147,30 @@ pub fn fix_window_y(words: &[u32], entry: &str, key: WindowYKey) -> PassResult {
                             } else {
                                 (old_y, flipped_y)
                             };
-                            push_inst(
-                                &mut code,
-                                Op::Select,
-                                &[float, new_y, lower_left, when_set, when_clear],
-                            );
+                            e.select(&mut code, float, lower_left, when_set, when_clear)
                         }
-                    }
+                    };
                     if whole.is_some() {
-                        push_inst(
+                        e.emit_as(
                             &mut code,
                             Op::CompositeInsert,
-                            &[ty, result, new_y, loaded, 1],
+                            ty,
+                            result,
+                            &[new_y, loaded, 1],
                         );
                     } else {
-                        push_inst(&mut code, Op::CopyObject, &[ty, result, new_y]);
+                        e.emit_as(&mut code, Op::CopyObject, ty, result, &[new_y]);
                     }
                     e.replace(index, code);
                     changed = true;
                 }
-                Some(Op::DPdy | Op::DPdyFine | Op::DPdyCoarse) if key.flipped && ops.len() >= 3 => {
+                Some(op @ (Op::DPdy | Op::DPdyFine | Op::DPdyCoarse))
+                    if key.flipped && ops.len() >= 3 =>
+                {
                     let (ty, result) = (ops[0], ops[1]);
                     let mut code = Vec::new();
-                    let derivative = e.new_id();
-                    let mut operands = ops.to_vec();
-                    operands[1] = derivative;
-                    push_inst(&mut code, inst.op().unwrap_or(Op::DPdy), &operands);
-                    push_inst(&mut code, Op::FNegate, &[ty, result, derivative]);
+                    let derivative = e.emit(&mut code, op, ty, &ops[2..]);
+                    e.emit_as(&mut code, Op::FNegate, ty, result, &[derivative]);
                     e.replace(index, code);
                     changed = true;
                 }
@@ -181,21 +181,16 @@ pub fn fix_window_y(words: &[u32], entry: &str, key: WindowYKey) -> PassResult {
                         && ops[3] == INTERPOLATE_AT_OFFSET =>
                 {
                     // GLSL's offset is a 32-bit float vec2.
-                    let offset = ops[5];
+                    let (ty, result, offset) = (ops[0], ops[1], ops[5]);
                     let float = e.type_float(32);
                     let vec2 = e.type_vector(float, 2);
-                    let (y, negated, flipped) = (e.new_id(), e.new_id(), e.new_id());
                     let mut code = Vec::new();
-                    push_inst(&mut code, Op::CompositeExtract, &[float, y, offset, 1]);
-                    push_inst(&mut code, Op::FNegate, &[float, negated, y]);
-                    push_inst(
-                        &mut code,
-                        Op::CompositeInsert,
-                        &[vec2, flipped, negated, offset, 1],
-                    );
-                    let mut operands = ops.to_vec();
-                    operands[5] = flipped;
-                    push_inst(&mut code, Op::ExtInst, &operands);
+                    let y = e.composite_extract(&mut code, float, offset, &[1]);
+                    let negated = e.emit(&mut code, Op::FNegate, float, &[y]);
+                    let flipped = e.composite_insert(&mut code, vec2, negated, offset, &[1]);
+                    let mut operands = ops[2..].to_vec();
+                    operands[3] = flipped;
+                    e.emit_as(&mut code, Op::ExtInst, ty, result, &operands);
                     e.replace(index, code);
                     changed = true;
                 }

@@ -420,6 +420,17 @@ impl Device {
         let viewport = vk::PipelineViewportStateCreateInfo::default()
             .viewports(&viewports)
             .scissors(&scissors);
+        let own_viewports: Vec<_> = descs.iter().map(|d| d.viewport.map(|v| [v])).collect();
+        let own_viewport: Vec<_> = own_viewports
+            .iter()
+            .map(|v| {
+                v.as_ref().map(|v| {
+                    vk::PipelineViewportStateCreateInfo::default()
+                        .viewports(v)
+                        .scissors(&scissors)
+                })
+            })
+            .collect();
         let raster = vk::PipelineRasterizationStateCreateInfo::default()
             .polygon_mode(vk::PolygonMode::FILL)
             .line_width(1.0);
@@ -446,7 +457,8 @@ impl Device {
             .zip(&blends)
             .zip(&assemblies)
             .zip(&dynamic)
-            .map(|(((d, blend), assembly), dynamic)| {
+            .zip(&own_viewport)
+            .map(|((((d, blend), assembly), dynamic), own_viewport)| {
                 let tessellated = d
                     .stages
                     .iter()
@@ -456,7 +468,7 @@ impl Device {
                     .stages(&d.stages)
                     .vertex_input_state(&vertex_input)
                     .input_assembly_state(if tessellated { &patches } else { assembly })
-                    .viewport_state(&viewport)
+                    .viewport_state(own_viewport.as_ref().unwrap_or(&viewport))
                     .rasterization_state(&raster)
                     .multisample_state(d.multisample.as_ref().unwrap_or(&multisample))
                     .depth_stencil_state(&depth_stencil)
@@ -570,6 +582,8 @@ pub struct Desc<'a> {
     pub dynamic: Vec<vk::DynamicState>,
     /// `pMultisampleState` other than single-sampled without alpha to coverage.
     pub multisample: Option<vk::PipelineMultisampleStateCreateInfo<'static>>,
+    /// A static viewport other than the whole target with y down.
+    pub viewport: Option<vk::Viewport>,
 }
 
 impl Desc<'_> {
@@ -589,6 +603,7 @@ impl Desc<'_> {
             topology: vk::PrimitiveTopology::TRIANGLE_LIST,
             dynamic: Vec::new(),
             multisample: None,
+            viewport: None,
         }
     }
 

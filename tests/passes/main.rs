@@ -9,5 +9,11 @@ mod spirv_tools;
 
 mod fragcolor;
 mod gl_state;
+mod inspect;
+mod instance_id;
+mod layer_output;
+mod sample_mask;
 mod tcs;
+mod unfed_inputs;
+mod window_y;
 mod xfb;
