@@ -70,7 +70,7 @@ fn unavailable(name: &str, why: &str) {
 
 /// The figures in the order of issue 7's table, which is the order they are printed in
 /// (they are measured in another order: see `main`).
-const FIGURES: [&str; 16] = [
+const FIGURES: [&str; 17] = [
     "passthrough_pipeline_ratio",
     "layer_share_rewritten",
     "rewrite_us_fragcolor8",
@@ -88,6 +88,8 @@ const FIGURES: [&str; 16] = [
     "held_bytes_per_module_byte",
     "rewrite_us_points",
     "zink_piglit_ratio",
+    // Issue 26.
+    "rewrite_us_unfed_input",
 ];
 
 static REPORT: std::sync::Mutex<Vec<(usize, String)>> = std::sync::Mutex::new(Vec::new());
@@ -952,6 +954,9 @@ fn main() {
     }
     if wanted(&["rewrite_us_points"]) {
         application::rewrite_us_points(&modules, &runs);
+    }
+    if wanted(&["rewrite_us_unfed_input"]) {
+        application::rewrite_us_unfed_input(&modules, &runs);
     }
     if wanted(&["scan_gbps"]) {
         scan_gbps(&modules, &runs);

@@ -65,6 +65,14 @@ typedef void (VKAPI_PTR *PFN_vkCmdSetLineStippleEnableGLSEM)(
  * initially VK_FALSE (GL_UPPER_LEFT). */
 typedef void (VKAPI_PTR *PFN_vkCmdSetPointSpriteCoordOriginGLSEM)(
     VkCommandBuffer commandBuffer, VkBool32 lowerLeft);
+/* glVertexAttrib4f (format VK_FORMAT_R32G32B32A32_SFLOAT), glVertexAttribI4i (_SINT) or
+ * glVertexAttribI4ui (_UINT): GL's current value of generic attribute `location` (below
+ * min(32, maxVertexInputAttributes)), the four 32-bit values at `value`; initially
+ * (0, 0, 0, 1) of the type the shader reads. A vertex shader input the pipeline's
+ * vertex-input state does not feed reads it, through a stride-0 vertex binding the layer
+ * owns at maxVertexInputBindings - 1: the application must not use that binding. */
+typedef void (VKAPI_PTR *PFN_vkCmdSetVertexAttribGLSEM)(
+    VkCommandBuffer commandBuffer, uint32_t location, VkFormat format, const void* value);
 
 #ifndef VK_NO_PROTOTYPES
 /* Not exported by any library: call them through the pointers vkGetDeviceProcAddr returns. */
@@ -81,6 +89,8 @@ VKAPI_ATTR void VKAPI_CALL vkCmdSetLineStippleEnableGLSEM(
     VkCommandBuffer commandBuffer, VkBool32 enable);
 VKAPI_ATTR void VKAPI_CALL vkCmdSetPointSpriteCoordOriginGLSEM(
     VkCommandBuffer commandBuffer, VkBool32 lowerLeft);
+VKAPI_ATTR void VKAPI_CALL vkCmdSetVertexAttribGLSEM(
+    VkCommandBuffer commandBuffer, uint32_t location, VkFormat format, const void* value);
 #endif
 
 #ifdef __cplusplus

@@ -378,6 +378,9 @@ pub struct PipelineKey {
     pub fed_locations: Option<Vec<u32>>,
     /// The device enabled `shaderDrawParameters` (the `BaseInstance` built-in).
     pub draw_parameters: bool,
+    /// The vertex binding the layer may feed unfed inputs from with GL's current values
+    /// (`VK_GLSEM_gl_state`; `None`: the application uses it, or no vertex-input state here).
+    pub current_attribute_binding: Option<u32>,
     /// `rasterizationSamples` is 1, not dynamically.
     pub single_sample: bool,
     /// Polygons may be rasterized as lines (`VK_POLYGON_MODE_LINE`, or dynamic).
@@ -444,6 +447,7 @@ impl PipelineKey {
             rasterizer_discard: false,
             fed_locations: None,
             draw_parameters: device.draw_parameters,
+            current_attribute_binding: None,
             single_sample: false,
             polygon_lines: false,
             bresenham_lines: device.bresenham_lines,
@@ -486,6 +490,12 @@ pub enum Step {
     RemapClipDepth(Stage),
     /// Vertex inputs at Locations outside these (the fed ones) read GL's (0, 0, 0, 1).
     DefaultUnfedInputs(Vec<u32>),
+    /// Pipeline state: vertex inputs at Locations outside `fed` read GL's current values
+    /// (`vkCmdSetVertexAttribGLSEM`) from a stride-0 attribute on the layer's `binding`.
+    FeedCurrentAttributes {
+        fed: Vec<u32>,
+        binding: u32,
+    },
     /// `InstanceIndex` loads become `InstanceIndex − BaseInstance` (GL's `gl_InstanceID`).
     InstanceIdWithoutBase,
     /// The stage's `gl_Layer` counts only when the GL-state block says the target is layered.
@@ -549,7 +559,9 @@ impl Step {
             | Step::RemapClipDepth(stage)
             | Step::GateLayer(stage, _) => Some(stage),
             Step::FragmentWindowY(_) => Some(Stage::Fragment),
-            Step::DefaultUnfedInputs(_) | Step::InstanceIdWithoutBase => Some(Stage::Vertex),
+            Step::DefaultUnfedInputs(_)
+            | Step::FeedCurrentAttributes { .. }
+            | Step::InstanceIdWithoutBase => Some(Stage::Vertex),
             Step::BroadcastFragColor(_)
             | Step::SplitFragInputs
             | Step::SplitStructInputs
@@ -598,6 +610,8 @@ impl Step {
             Step::GateLayer(_, block_offset) => gate_layer(words, entry, *block_offset)?.into(),
             Step::DropSampleMask => drop_sample_mask(words, entry)?.into(),
             Step::FragmentWindowY(key) => fix_window_y(words, entry, *key)?.into(),
+            // The layer reads the inputs' types and feeds them; the code stays.
+            Step::FeedCurrentAttributes { .. } => StepOutput::Unchanged,
             Step::GenerateTcs
             | Step::ProvokingVertexLast
             | Step::NegativeOneToOneDepth
@@ -647,6 +661,9 @@ impl Step {
             Step::DefaultUnfedInputs(_) => {
                 "vertex inputs no attribute feeds read GL's (0, 0, 0, 1)".into()
             }
+            Step::FeedCurrentAttributes { binding, .. } => format!(
+                "vertex inputs no attribute feeds read GL's current values (binding {binding})"
+            ),
             Step::InstanceIdWithoutBase => "gl_InstanceID excludes the base instance".into(),
             Step::GateLayer(stage, _) => format!(
                 "gl_Layer of the {} counts only on layered targets",
@@ -686,7 +703,9 @@ impl Step {
             Step::GateClipDistances(..) => Semantic::ClipDistanceEnables,
             Step::RemapClipDepth(_) | Step::NegativeOneToOneDepth => Semantic::ClipSpaceDepth,
             Step::ProvokingVertexLast => Semantic::ProvokingVertex,
-            Step::DefaultUnfedInputs(_) => Semantic::UnfedVertexInputs,
+            Step::DefaultUnfedInputs(_) | Step::FeedCurrentAttributes { .. } => {
+                Semantic::UnfedVertexInputs
+            }
             Step::InstanceIdWithoutBase => Semantic::InstanceId,
             Step::GateLayer(..) => Semantic::LayerOutput,
             Step::DropSampleMask => Semantic::SampleMask,
@@ -837,7 +856,15 @@ pub fn choose(stages: &Stages<'_>, key: &PipelineKey) -> Vec<Step> {
                 .iter()
                 .any(|l| !fed.contains(l));
             if on(Semantic::UnfedVertexInputs) && unfed {
-                steps.push(Step::DefaultUnfedInputs(fed.clone()));
+                steps.push(
+                    match key.current_attribute_binding.filter(|_| key.gl_state) {
+                        Some(binding) => Step::FeedCurrentAttributes {
+                            fed: fed.clone(),
+                            binding,
+                        },
+                        None => Step::DefaultUnfedInputs(fed.clone()),
+                    },
+                );
             }
         }
         if on(Semantic::InstanceId) && key.draw_parameters && summary.instance_index {
@@ -1222,6 +1249,18 @@ mod tests {
                 Step::NegativeOneToOneDepth,
             ]
         );
+        // With the layer's binding free, GL's current values feed the unfed input.
+        let fed_current = PipelineKey {
+            current_attribute_binding: Some(31),
+            ..gl.clone()
+        };
+        assert!(
+            choose(&s, &fed_current).contains(&Step::FeedCurrentAttributes {
+                fed: vec![0],
+                binding: 31
+            })
+        );
+        assert!(!choose(&s, &fed_current).contains(&Step::DefaultUnfedInputs(vec![0])));
         let vulkan_instance = {
             let mut enabled = SemanticSet::ALL;
             enabled.set(Semantic::InstanceId, false);

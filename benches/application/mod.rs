@@ -12,6 +12,7 @@ use super::support::shaders::{self, fresh};
 use super::support::timing::{ab_pairs, median, median_seconds, seconds, warm_up_runs};
 use super::{allocations, figure, ms, unavailable, us, verdict, Modules, Runs, Setup, Target};
 use VkLayer_glsem::spirv::point_size::{write_point_size, PointSizeSource};
+use VkLayer_glsem::spirv::unfed_inputs::default_unfed_inputs;
 
 /// Create + destroy an instance and a device (what `Gpu::create` does: instance, physical
 /// device queries, device, one pipeline layout), with the layer / without, in this process.
@@ -353,6 +354,40 @@ pub fn rewrite_us_points(modules: &Modules, runs: &Runs) {
             "median of {n} cold write_point_size(Default) calls on a typical {}-byte vertex \
              shader (transform block, 3 attributes, lighting, 3 varyings); {}; output \
              spirv-val: {}",
+            words.len() * 4,
+            allocations(|| {
+                black_box(rewrite(&inputs[0]).unwrap());
+            }),
+            verdict(&valid)
+        ),
+    );
+}
+
+/// The unfed-input rewrite: the typical VS of `rewrite_us_points` with its `color` input
+/// (Location 2) unfed, read as GL's (0, 0, 0, 1).
+pub fn rewrite_us_unfed_input(modules: &Modules, runs: &Runs) {
+    const NAME: &str = "rewrite_us_unfed_input";
+    let words = &modules.points_vertex;
+    let rewrite = |w: &[u32]| default_unfed_inputs(w, "main", &[0, 1]);
+    let output = match rewrite(words) {
+        Ok(Some(w)) => w,
+        Ok(None) => return unavailable(NAME, "default_unfed_inputs left the VS unchanged"),
+        Err(e) => return unavailable(NAME, &format!("default_unfed_inputs failed: {e}")),
+    };
+    let valid = shaders::validate(&output, "vulkan1.0");
+    let n = runs.n(3000);
+    let inputs: Vec<Vec<u32>> = (0..n + warm_up_runs(n)).map(|_| fresh(words)).collect();
+    let t = median_seconds(n, |i| {
+        black_box(rewrite(black_box(&inputs[i])).unwrap());
+    });
+    figure(
+        NAME,
+        us(t),
+        2,
+        Target::AtMost(10.0),
+        &format!(
+            "median of {n} cold default_unfed_inputs calls (Locations 0 and 1 fed, 2 unfed) on \
+             the {}-byte vertex shader of rewrite_us_points; {}; output spirv-val: {}",
             words.len() * 4,
             allocations(|| {
                 black_box(rewrite(&inputs[0]).unwrap());

@@ -16,6 +16,7 @@ pub const CLIP_DISTANCE_COMMAND: &str = "vkCmdSetClipDistanceEnableGLSEM";
 pub const LINE_STIPPLE_COMMAND: &str = "vkCmdSetLineStippleGLSEM";
 pub const LINE_STIPPLE_ENABLE_COMMAND: &str = "vkCmdSetLineStippleEnableGLSEM";
 pub const POINT_SPRITE_ORIGIN_COMMAND: &str = "vkCmdSetPointSpriteCoordOriginGLSEM";
+pub const VERTEX_ATTRIB_COMMAND: &str = "vkCmdSetVertexAttribGLSEM";
 /// The layer's `window_origin` setting, which the runner sets to match its viewport.
 pub const WINDOW_ORIGIN_ENV: &str = "VK_GLSEM_WINDOW_ORIGIN";
 const LIBRARY: &str = "libVkLayer_glsem.so";
@@ -67,7 +68,8 @@ pub fn manifest(library: &Path) -> String {
                     CLIP_DISTANCE_COMMAND,
                     LINE_STIPPLE_COMMAND,
                     LINE_STIPPLE_ENABLE_COMMAND,
-                    POINT_SPRITE_ORIGIN_COMMAND
+                    POINT_SPRITE_ORIGIN_COMMAND,
+                    VERTEX_ATTRIB_COMMAND
                 ]
             }]
         }
@@ -120,5 +122,6 @@ mod tests {
         assert_eq!(gl_state["entrypoints"][3], LINE_STIPPLE_COMMAND);
         assert_eq!(gl_state["entrypoints"][4], LINE_STIPPLE_ENABLE_COMMAND);
         assert_eq!(gl_state["entrypoints"][5], POINT_SPRITE_ORIGIN_COMMAND);
+        assert_eq!(gl_state["entrypoints"][6], VERTEX_ATTRIB_COMMAND);
     }
 }

@@ -437,6 +437,14 @@ pub enum Command {
         factor: u32,
         pattern: u16,
     },
+    /// `vertex attrib TYPE NAME v…` (ours): `glVertexAttrib4f` / `glVertexAttribI4i` /
+    /// `glVertexAttribI4ui` of the input `NAME` (or a GL location), the components the
+    /// type leaves out at GL's (0, 0, 0, 1); `value` holds the four 32-bit words.
+    VertexAttrib {
+        name: String,
+        kind: ScalarKind,
+        value: [u32; 4],
+    },
     DepthFunc(DepthFunc),
     /// `clear depth F`: `glClearDepth(F)`.
     ClearDepth(f32),
@@ -1224,6 +1232,52 @@ fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
         ]),
         // Checked before `[test]` runs: glslang's link of a stage's compilation units failed.
         ["link", "error"] => Command::LinkError,
+        ["vertex", "attrib", ty, name, values @ ..] => {
+            let (kind, components) = match *ty {
+                "float" => (ScalarKind::Float, 1),
+                "int" => (ScalarKind::Int, 1),
+                "uint" => (ScalarKind::Uint, 1),
+                _ => match (ty.get(..ty.len().saturating_sub(1)), ty.chars().last()) {
+                    (Some(base @ ("vec" | "ivec" | "uvec")), Some(n @ '2'..='4')) => (
+                        match base {
+                            "vec" => ScalarKind::Float,
+                            "ivec" => ScalarKind::Int,
+                            _ => ScalarKind::Uint,
+                        },
+                        n as usize - '0' as usize,
+                    ),
+                    _ => {
+                        return Err(fail(
+                            number,
+                            line,
+                            "the type is float, vec2..4, int, ivec2..4, uint or uvec2..4",
+                        ))
+                    }
+                },
+            };
+            // GL: the components a command leaves out are (0, 0, 0, 1)'s (GL 4.6 §10.2).
+            let mut value = match kind {
+                ScalarKind::Float => [0, 0, 0, 1.0f32.to_bits()],
+                _ => [0, 0, 0, 1],
+            };
+            let words: Vec<u32> = match kind {
+                ScalarKind::Float => parse_nums::<f32>(values, components, number, line)?
+                    .into_iter()
+                    .map(f32::to_bits)
+                    .collect(),
+                ScalarKind::Int => parse_nums::<i32>(values, components, number, line)?
+                    .into_iter()
+                    .map(|v| v as u32)
+                    .collect(),
+                _ => parse_nums::<u32>(values, components, number, line)?,
+            };
+            value[..components].copy_from_slice(&words);
+            Command::VertexAttrib {
+                name: name.to_string(),
+                kind,
+                value,
+            }
+        }
         ["point", "size", v] => {
             let size: f32 = parse_num(v, number, line)?;
             if size <= 0.0 {

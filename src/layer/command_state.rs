@@ -27,6 +27,7 @@
 use ash::vk;
 use std::sync::atomic::Ordering;
 
+use super::current_attributes::{cmd_set_vertex_attrib, release, PfnCmdSetVertexAttrib};
 use super::ffi::{slice, VoidFn};
 use super::planner::inverted;
 use super::records::{BlockBinding, CommandBufferState, GlStateValues, LineStipple};
@@ -96,6 +97,9 @@ pub fn layer_command(name: &[u8]) -> Option<(VoidFn, LayerExtension)> {
                 std::mem::transmute::<PfnCmdSetPointSpriteCoordOrigin, VoidFn>(
                     cmd_set_point_sprite_coord_origin,
                 )
+            }
+            b"vkCmdSetVertexAttribGLSEM" => {
+                std::mem::transmute::<PfnCmdSetVertexAttrib, VoidFn>(cmd_set_vertex_attrib)
             }
             _ => return None,
         }
@@ -434,7 +438,8 @@ pub unsafe extern "system" fn cmd_bind_pipeline(
                 (
                     d.table.cmd_bind_pipeline,
                     records.block_pipelines.load(Ordering::Relaxed)
-                        + records.stipple_pipelines.load(Ordering::Relaxed),
+                        + records.stipple_pipelines.load(Ordering::Relaxed)
+                        + records.attribute_pipelines.load(Ordering::Relaxed),
                     records.shader_objects_made.load(Ordering::Relaxed),
                 )
             })
@@ -452,14 +457,18 @@ pub unsafe extern "system" fn cmd_bind_pipeline(
                 return;
             };
             maybe_inject_panic(&dev.settings, "vkCmdBindPipeline");
-            let (binding, line_stipple, window_height) = dev
-                .records
-                .pipelines
-                .read()
-                .get(&pipeline)
-                .map_or((None, false, None), |r| {
-                    (r.reads_block, r.line_stipple, r.window_height)
-                });
+            let (binding, line_stipple, window_height, attributes) =
+                dev.records.pipelines.read().get(&pipeline).map_or(
+                    (None, false, None, None),
+                    |r| {
+                        (
+                            r.reads_block,
+                            r.line_stipple,
+                            r.window_height,
+                            r.current_attributes,
+                        )
+                    },
+                );
             let (values, stipple) = {
                 let mut cbs = dev.records.command_buffers.lock();
                 let state = cbs
@@ -475,6 +484,8 @@ pub unsafe extern "system" fn cmd_bind_pipeline(
                 state.app_tcs_object = false;
                 state.layer_tcs_object = false;
                 state.bound_line_stipple = line_stipple;
+                state.attributes.pipeline = attributes;
+                state.attributes.bind(&dev, command_buffer);
                 (state.values, state.line_stipple)
             };
             if let Some(at) = binding {
@@ -538,9 +549,11 @@ pub unsafe extern "system" fn free_command_buffers(
         |dev| {
             let mut cbs = dev.records.command_buffers.lock();
             // SAFETY: `count` handles (Vulkan's valid usage).
-            for cb in unsafe { slice(p_command_buffers, count) } {
-                cbs.remove(cb);
-            }
+            let gone: Vec<_> = unsafe { slice(p_command_buffers, count) }
+                .iter()
+                .filter_map(|cb| cbs.remove(cb))
+                .collect();
+            release(dev, gone);
         },
         |t| {
             if let Some(free) = t.free_command_buffers {
@@ -554,7 +567,7 @@ pub unsafe extern "system" fn free_command_buffers(
 /// Back to GL's initial state and no bound pipeline.
 fn reset_state(dev: &DeviceData, command_buffer: vk::CommandBuffer) {
     if let Some(state) = dev.records.command_buffers.lock().get_mut(&command_buffer) {
-        state.reset();
+        state.reset(dev);
     }
 }
 
@@ -615,7 +628,7 @@ pub unsafe extern "system" fn reset_command_pool(
             shield("vkResetCommandPool", || {
                 for state in dev.records.command_buffers.lock().values_mut() {
                     if state.pool == pool {
-                        state.reset();
+                        state.reset(dev);
                     }
                 }
             });
@@ -638,10 +651,12 @@ pub unsafe extern "system" fn destroy_command_pool(
         "vkDestroyCommandPool",
         device,
         |dev| {
-            dev.records
-                .command_buffers
-                .lock()
-                .retain(|_, state| state.pool != pool);
+            let mut cbs = dev.records.command_buffers.lock();
+            let gone: Vec<_> = cbs
+                .extract_if(|_, state| state.pool == pool)
+                .map(|(_, state)| state)
+                .collect();
+            release(dev, gone);
         },
         |t| {
             if let Some(destroy) = t.destroy_command_pool {

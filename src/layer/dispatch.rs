@@ -82,6 +82,8 @@ dispatch_table!(
             "vkGetPhysicalDeviceFeatures";
         get_physical_device_features2: PFN_vkGetPhysicalDeviceFeatures2 =
             "vkGetPhysicalDeviceFeatures2";
+        get_physical_device_memory_properties: PFN_vkGetPhysicalDeviceMemoryProperties =
+            "vkGetPhysicalDeviceMemoryProperties";
     }
 );
 
@@ -157,5 +159,14 @@ dispatch_table!(
             "vkCmdSetFrontFace" => command_state::cmd_set_front_face;
         cmd_set_front_face_ext: PFN_vkCmdSetFrontFace =
             "vkCmdSetFrontFaceEXT" => command_state::cmd_set_front_face;
+        create_buffer: PFN_vkCreateBuffer = "vkCreateBuffer";
+        destroy_buffer: PFN_vkDestroyBuffer = "vkDestroyBuffer";
+        get_buffer_memory_requirements: PFN_vkGetBufferMemoryRequirements =
+            "vkGetBufferMemoryRequirements";
+        allocate_memory: PFN_vkAllocateMemory = "vkAllocateMemory";
+        free_memory: PFN_vkFreeMemory = "vkFreeMemory";
+        bind_buffer_memory: PFN_vkBindBufferMemory = "vkBindBufferMemory";
+        map_memory: PFN_vkMapMemory = "vkMapMemory";
+        cmd_bind_vertex_buffers: PFN_vkCmdBindVertexBuffers = "vkCmdBindVertexBuffers";
     }
 );

@@ -314,6 +314,19 @@ const LINE_RASTERIZATION_KHR: &CStr = c"VK_KHR_line_rasterization";
 const LINE_RASTERIZATION_EXT: &CStr = c"VK_EXT_line_rasterization";
 const SHADER_OBJECT: &CStr = c"VK_EXT_shader_object";
 
+/// A host-visible, host-coherent memory type of `physical_device` (Vulkan guarantees one).
+fn host_coherent_memory(inst: &InstanceData, physical_device: vk::PhysicalDevice) -> Option<u32> {
+    let get = inst.table.get_physical_device_memory_properties?;
+    let mut props = vk::PhysicalDeviceMemoryProperties::default();
+    // SAFETY: a physical device of `inst`.
+    unsafe { get(physical_device, &mut props) };
+    let wanted = vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT;
+    props.memory_types[..props.memory_type_count as usize]
+        .iter()
+        .position(|t| t.property_flags.contains(wanted))
+        .map(|i| i as u32)
+}
+
 /// Whether the driver below lists `name` for `physical_device`.
 /// # Safety
 /// `physical_device` belongs to `inst`.
@@ -393,6 +406,8 @@ unsafe fn prepare_device(
                     max_fragment_dual_src_attachments: l.max_fragment_dual_src_attachments,
                     max_push_constants_size: l.max_push_constants_size,
                     max_tessellation_patch_size: l.max_tessellation_patch_size,
+                    max_vertex_input_bindings: l.max_vertex_input_bindings,
+                    max_vertex_input_attributes: l.max_vertex_input_attributes,
                 }
             }
             None => Limits::REQUIRED_MINIMUM,
@@ -612,6 +627,7 @@ unsafe fn prepare_device(
                 limits,
                 extensions: layer_extensions,
                 conventions,
+                host_coherent_memory: host_coherent_memory(inst, physical_device),
             },
         }
     }
@@ -795,6 +811,9 @@ pub unsafe extern "system" fn destroy_device(
             for binding in dev.records.block_objects.write().drain().map(|(_, b)| b) {
                 super::shader_object::destroy_block_layout(&dev, &binding);
             }
+            let command_buffers = std::mem::take(&mut *dev.records.command_buffers.lock());
+            super::current_attributes::release(&dev, command_buffers.into_values());
+            dev.attribute_memory.destroy_spare(&dev);
         });
         if let Some(destroy) = dev.table.destroy_device {
             // SAFETY: the application's arguments, passed on unchanged.

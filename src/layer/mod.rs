@@ -18,6 +18,7 @@
 
 mod cache;
 mod command_state;
+mod current_attributes;
 mod dispatch;
 mod ffi;
 mod hooks;
@@ -41,6 +42,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 use cache::RewriteCache;
+use current_attributes::AttributeMemory;
 use dispatch::{device_hook, instance_hook};
 use dispatch::{DeviceDispatch, InstanceDispatch};
 use ffi::VoidFn;
@@ -131,6 +133,8 @@ pub struct Limits {
     pub max_fragment_dual_src_attachments: u32,
     pub max_push_constants_size: u32,
     pub max_tessellation_patch_size: u32,
+    pub max_vertex_input_bindings: u32,
+    pub max_vertex_input_attributes: u32,
 }
 
 impl Default for Limits {
@@ -147,6 +151,8 @@ impl Limits {
         max_fragment_dual_src_attachments: 0,
         max_push_constants_size: 128,
         max_tessellation_patch_size: 32,
+        max_vertex_input_bindings: 16,
+        max_vertex_input_attributes: 16,
     };
 
     /// The Locations gl_FragColor goes to when the attachments are unknown: every one a
@@ -164,6 +170,8 @@ pub struct DeviceFacts {
     pub limits: Limits,
     pub extensions: EnabledExtensions,
     pub conventions: Conventions,
+    /// A host-visible, host-coherent memory type (GL's current vertex attributes).
+    pub host_coherent_memory: Option<u32>,
 }
 
 pub struct DeviceData {
@@ -176,6 +184,8 @@ pub struct DeviceData {
     pub extensions: EnabledExtensions,
     pub conventions: Conventions,
     pub records: Records,
+    /// GL's current vertex attributes: the layer's binding and memory.
+    pub attribute_memory: AttributeMemory,
     /// Rewritten modules by content and pass (`cache` imports `records`, not the reverse).
     pub cache: RewriteCache,
     _live: Live,
@@ -212,7 +222,13 @@ impl DeviceData {
             limits,
             extensions,
             conventions,
+            host_coherent_memory,
         } = facts;
+        let attribute_memory = AttributeMemory::new(
+            host_coherent_memory.filter(|_| extensions.gl_state),
+            limits.max_vertex_input_bindings,
+            limits.max_vertex_input_attributes,
+        );
         let cache = RewriteCache::new(settings.rewrite_cache_bytes());
         DeviceData {
             handle,
@@ -224,6 +240,7 @@ impl DeviceData {
             extensions,
             conventions,
             records: Records::default(),
+            attribute_memory,
             cache,
             _live: Live::new(Kind::Device),
         }

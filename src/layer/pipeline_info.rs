@@ -466,6 +466,7 @@ pub(super) fn pipeline_key(
         rasterizer_discard: raster.is_some_and(|r| r.rasterizer_discard_enable == vk::TRUE)
             && !dynamic.contains(&vk::DynamicState::RASTERIZER_DISCARD_ENABLE),
         fed_locations: fed_locations(ci, dynamic),
+        current_attribute_binding: current_attribute_binding(dev, ci),
         // SAFETY: NULL or valid (Vulkan's valid usage).
         single_sample: unsafe { ci.p_multisample_state.as_ref() }
             .is_some_and(|m| m.rasterization_samples == vk::SampleCountFlags::TYPE_1)
@@ -516,6 +517,26 @@ fn fed_locations(
         )
     };
     Some(attributes.iter().map(|a| a.location).collect())
+}
+
+/// The layer's binding of GL's current vertex attributes, unless `ci`'s vertex-input state
+/// uses it (the application's choice wins: unfed inputs then read (0, 0, 0, 1)).
+fn current_attribute_binding(
+    dev: &DeviceData,
+    ci: &vk::GraphicsPipelineCreateInfo<'_>,
+) -> Option<u32> {
+    let memory = &dev.attribute_memory;
+    memory.memory_type?;
+    // SAFETY: NULL or valid, with its binding array (Vulkan's valid usage).
+    let input = unsafe { ci.p_vertex_input_state.as_ref() }?;
+    // SAFETY: as above.
+    let bindings = unsafe {
+        slice(
+            input.p_vertex_binding_descriptions,
+            input.vertex_binding_description_count,
+        )
+    };
+    (!bindings.iter().any(|b| b.binding == memory.binding)).then_some(memory.binding)
 }
 
 /// Whether GL's aliased-line rule is out of reach for `ci`: its rasterization is (or may

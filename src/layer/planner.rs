@@ -19,6 +19,7 @@
 use ash::vk::{self, Handle};
 use std::sync::atomic::Ordering;
 
+use super::current_attributes::{format_of, integer_slots};
 use super::ffi::{find_in_chain, slice};
 use super::pipeline_info::{
     chain_without_code, inline_code, layout_of, pipeline_key, stage_codes, stage_of, stage_view,
@@ -30,6 +31,7 @@ use super::shader_code::code_words;
 use super::{call_with_next, log, maybe_inject_panic, shield, DeviceData};
 use crate::semantics::{choose, Semantic, Stage, StageInfo, Stages, WindowOrigin};
 use crate::spirv::scan::{scan, Summary};
+use crate::spirv::unfed_inputs::InputKind;
 
 type S = vk::ShaderStageFlags;
 
@@ -334,6 +336,67 @@ struct Patched {
     viewport: Option<Box<ViewportCopy>>,
     dynamic: Option<Box<DynamicCopy>>,
     tessellation: Option<Box<TessellationCopy>>,
+    vertex_input: Option<Box<VertexInputCopy>>,
+}
+
+/// The vertex-input state with the layer's stride-0 binding of GL's current attributes.
+struct VertexInputCopy {
+    state: vk::PipelineVertexInputStateCreateInfo<'static>,
+    bindings: Vec<vk::VertexInputBindingDescription>,
+    attributes: Vec<vk::VertexInputAttributeDescription>,
+}
+
+impl VertexInputCopy {
+    unsafe fn new(
+        app: &vk::PipelineVertexInputStateCreateInfo<'_>,
+        binding: u32,
+        inputs: &[(u32, InputKind)],
+    ) -> Box<VertexInputCopy> {
+        // SAFETY: the application's arrays (Vulkan's valid usage).
+        let (mut bindings, mut attributes) = unsafe {
+            (
+                slice(
+                    app.p_vertex_binding_descriptions,
+                    app.vertex_binding_description_count,
+                )
+                .to_vec(),
+                slice(
+                    app.p_vertex_attribute_descriptions,
+                    app.vertex_attribute_description_count,
+                )
+                .to_vec(),
+            )
+        };
+        bindings.push(vk::VertexInputBindingDescription {
+            binding,
+            stride: 0,
+            input_rate: vk::VertexInputRate::VERTEX,
+        });
+        attributes.extend(inputs.iter().map(|&(location, kind)| {
+            vk::VertexInputAttributeDescription {
+                location,
+                binding,
+                format: format_of(kind),
+                offset: location * 16,
+            }
+        }));
+        let mut copy = Box::new(VertexInputCopy {
+            // SAFETY: only the lifetime changes; the copy lives until the call down returns.
+            state: unsafe {
+                std::mem::transmute::<
+                    vk::PipelineVertexInputStateCreateInfo<'_>,
+                    vk::PipelineVertexInputStateCreateInfo<'static>,
+                >(*app)
+            },
+            bindings,
+            attributes,
+        });
+        copy.state.vertex_binding_description_count = copy.bindings.len() as u32;
+        copy.state.p_vertex_binding_descriptions = copy.bindings.as_ptr();
+        copy.state.vertex_attribute_description_count = copy.attributes.len() as u32;
+        copy.state.p_vertex_attribute_descriptions = copy.attributes.as_ptr();
+        copy
+    }
 }
 
 struct TessellationCopy {
@@ -509,7 +572,14 @@ impl Call<'_> {
                 viewport: None,
                 dynamic: None,
                 tessellation: None,
+                vertex_input: None,
             };
+            if let (Some(state), Some((binding, inputs))) = (
+                ci.p_vertex_input_state.as_ref(),
+                rewrite.current_attributes.as_ref(),
+            ) {
+                patched.vertex_input = Some(VertexInputCopy::new(state, *binding, inputs));
+            }
             // SAFETY (all): the pointers are valid per Vulkan's valid usage; the planner only
             // asks for these where the state exists.
             if let Some(state) = ci.p_rasterization_state.as_ref().filter(|_| {
@@ -695,6 +765,9 @@ impl Call<'_> {
                     if let Some(copy) = &p.tessellation {
                         info.p_tessellation_state = &copy.state;
                     }
+                    if let Some(copy) = &p.vertex_input {
+                        info.p_vertex_input_state = &copy.state;
+                    }
                 }
                 position[i] = Some(down.len());
                 down.push(info);
@@ -746,7 +819,7 @@ impl Call<'_> {
                 if pipeline == vk::Pipeline::null() {
                     continue;
                 }
-                let (own, line_stipple) = match plan {
+                let (own, line_stipple, attributes) = match plan {
                     Plan::Rewrite(rewrite) => {
                         for note in &rewrite.notes {
                             log::info!("pipeline {:#x}: {note}", pipeline.as_raw());
@@ -754,9 +827,13 @@ impl Call<'_> {
                         (
                             Some(rewrite.reads_block),
                             rewrite.bresenham_lines == Some(true),
+                            rewrite
+                                .current_attributes
+                                .as_ref()
+                                .map(|(_, inputs)| integer_slots(inputs)),
                         )
                     }
-                    _ => (None, false),
+                    _ => (None, false, None),
                 };
                 // A linked pipeline runs its libraries' shaders: it reads the block where they do.
                 let inherited = libraries_block(self.dev, ci);
@@ -768,7 +845,8 @@ impl Call<'_> {
                     continue;
                 }
                 let reads_block = own.flatten().or(inherited);
-                let record = PipelineRecord::new(reads_block, line_stipple, window_height);
+                let mut record = PipelineRecord::new(reads_block, line_stipple, window_height);
+                record.current_attributes = attributes;
                 let records = &self.dev.records;
                 records.count_bind_work(&record, 1);
                 if let Some(previous) = records.pipelines.write().insert(pipeline, record) {

@@ -8,6 +8,8 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
+use super::current_attributes::CurrentAttributes;
+use super::DeviceData;
 use crate::spirv::scan::Summary;
 
 /// Kinds of live records, for [`DebugCounters`].
@@ -207,6 +209,9 @@ pub struct PipelineRecord {
     pub line_stipple: bool,
     /// `H` of GL's `gl_FragCoord.y` from its static viewport (`None`: dynamic).
     pub window_height: Option<f32>,
+    /// It reads GL's current vertex attributes from the layer's binding: the Locations
+    /// that read an integer type (`current_attributes::integer_slots`).
+    pub current_attributes: Option<u32>,
     _live: Live,
 }
 
@@ -220,6 +225,7 @@ impl PipelineRecord {
             reads_block,
             line_stipple,
             window_height,
+            current_attributes: None,
             _live: Live::new(Kind::Pipeline),
         }
     }
@@ -266,6 +272,8 @@ pub struct CommandBufferState {
     pub line_stipple: LineStipple,
     /// The bound pipeline's line stipple is the layer's to set.
     pub bound_line_stipple: bool,
+    /// GL's current vertex attributes (`vkCmdSetVertexAttribGLSEM`).
+    pub attributes: CurrentAttributes,
     _live: Live,
 }
 
@@ -307,12 +315,15 @@ impl CommandBufferState {
             patch_control_points: None,
             line_stipple: LineStipple::INITIAL,
             bound_line_stipple: false,
+            attributes: CurrentAttributes::default(),
             _live: Live::new(Kind::CommandBuffer),
         }
     }
 
-    /// State after `vkBeginCommandBuffer` / a reset.
-    pub fn reset(&mut self) {
+    /// State after `vkBeginCommandBuffer` / a reset (the current attributes' memory goes
+    /// back to `dev`).
+    pub fn reset(&mut self, dev: &DeviceData) {
+        self.attributes.reset(dev);
         self.values = GlStateValues::INITIAL;
         self.bound = None;
         self.tes_object = vk::ShaderEXT::null();
@@ -355,6 +366,8 @@ pub struct Records {
     pub block_pipelines: AtomicUsize,
     /// Live pipelines whose line stipple the layer sets when they are bound.
     pub stipple_pipelines: AtomicUsize,
+    /// Live pipelines that read GL's current vertex attributes from the layer's binding.
+    pub attribute_pipelines: AtomicUsize,
     pub command_buffers: Mutex<HashMap<vk::CommandBuffer, CommandBufferState>>,
     /// Tessellation evaluation shader objects.
     pub tes_objects: RwLock<HashMap<vk::ShaderEXT, Arc<TesObjectRecord>>>,
@@ -382,6 +395,9 @@ impl Records {
         }
         if record.line_stipple {
             change(&self.stipple_pipelines);
+        }
+        if record.current_attributes.is_some() {
+            change(&self.attribute_pipelines);
         }
     }
 }

@@ -15,6 +15,7 @@ use crate::spirv::passthrough_tcs::{
     build_passthrough_tcs, build_passthrough_tcs_for_any_patch_size, TcsKey,
 };
 use crate::spirv::point_size::PointSizeSource;
+use crate::spirv::unfed_inputs::{unfed_input_kinds, InputKind};
 use crate::spirv::xfb_split::SplitInterface;
 
 /// What the rewrite of one create info produced.
@@ -34,6 +35,9 @@ pub struct Rewrite {
     pub bresenham_lines: Option<bool>,
     pub domain_origin_lower_left: bool,
     pub invert_front_face: bool,
+    /// The vertex binding and the unfed Locations (with their inputs' types) the layer
+    /// feeds GL's current vertex attributes through.
+    pub current_attributes: Option<(u32, Vec<(u32, InputKind)>)>,
     /// What the layer fixed, for the info log.
     pub notes: Vec<String>,
 }
@@ -47,6 +51,7 @@ impl Rewrite {
             && self.bresenham_lines.is_none()
             && !self.domain_origin_lower_left
             && !self.invert_front_face
+            && self.current_attributes.is_none()
     }
 }
 
@@ -245,6 +250,18 @@ impl<'a> Run<'a> {
                 };
                 self.notes.push((semantic, note.into()));
             }
+            Step::FeedCurrentAttributes { ref fed, binding } => {
+                match self.feedable_inputs(fed) {
+                    Some(inputs) => {
+                        self.notes.push((semantic, step.note(None)));
+                        self.out.current_attributes = Some((binding, inputs));
+                    }
+                    // No memory, or inputs the layer cannot feed: GL's initial values.
+                    None => {
+                        self.apply(&Step::DefaultUnfedInputs(fed.clone()));
+                    }
+                }
+            }
             Step::WritePointSize(stage, PointSizeSource::GlState { .. }) => {
                 if let Outcome::Failed(_) = self.apply_reading_block(&step) {
                     // The stage cannot read the block: GL's initial size, still a valid
@@ -275,6 +292,29 @@ impl<'a> Run<'a> {
             }
         }
         Ok(())
+    }
+
+    /// The Locations the vertex shader reads outside `fed`, with their types, when the
+    /// layer can feed every one of them GL's current value.
+    fn feedable_inputs(&self, fed: &[u32]) -> Option<Vec<(u32, InputKind)>> {
+        self.dev.attribute_memory.memory_type?;
+        let i = self.position(Stage::Vertex)?;
+        let entry = self.codes[i].entry.as_deref()?;
+        let words = &self.current[i].as_ref()?.words;
+        match unfed_input_kinds(words, entry, fed) {
+            Ok(inputs)
+                if inputs
+                    .iter()
+                    .all(|&(l, _)| l < self.dev.attribute_memory.slots) =>
+            {
+                Some(inputs)
+            }
+            Ok(_) => None,
+            Err(why) => {
+                log::warning!("unfed vertex inputs read (0, 0, 0, 1): {why}");
+                None
+            }
+        }
     }
 
     /// [`Run::apply`] for a step whose new code reads the GL-state block: the pipeline then

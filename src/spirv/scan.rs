@@ -162,7 +162,10 @@ pub fn scan(words: &[u32]) -> Summary {
                 frag_color_id = Some(ops[0]);
             }
             Some(Op::Decorate) if ops.len() >= 2 => match Decoration::from_u32(ops[1]) {
-                Some(Decoration::Location) if ops.get(2) == Some(&0) => location0.push(ops[0]),
+                Some(Decoration::Location) if ops.get(2) == Some(&0) => {
+                    location0.push(ops[0]);
+                    locations.push((ops[0], 0));
+                }
                 Some(Decoration::Index) if ops.get(2) == Some(&1) => summary.dual_source = true,
                 Some(Decoration::XfbBuffer) => xfb_buffer = true,
                 Some(Decoration::Location) if ops.len() >= 3 => locations.push((ops[0], ops[2])),

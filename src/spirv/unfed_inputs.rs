@@ -6,6 +6,10 @@
 //! each input that occupies a Location the vertex-input state does not feed into a `Private`
 //! variable initialized to (0, 0, 0, 1) of its type (a scalar takes x, a vector its first
 //! components, a matrix that value per column).
+//!
+//! On a `VK_GLSEM_gl_state` device the layer feeds those inputs instead, from GL's current
+//! values (`vkCmdSetVertexAttribGLSEM`): [`unfed_input_kinds`] says which Locations need a
+//! layer-owned attribute and of which numeric type; the module stays as it is.
 
 use spirv::{Decoration, ExecutionModel, StorageClass};
 
@@ -16,15 +20,30 @@ use super::{PassError, PassResult};
 /// GL's initial current attribute.
 const INITIAL: [u32; 4] = [0, 0, 0, 1];
 
-/// Gives every input of vertex entry point `entry` that reads a Location outside `fed` GL's
-/// initial current value. `Ok(None)` when every input is fed.
-pub fn default_unfed_inputs(words: &[u32], entry: &str, fed: &[u32]) -> PassResult {
-    let m = Module::parse(words)?;
+/// The numeric type a vertex input reads (the format of the attribute that feeds it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum InputKind {
+    Float,
+    Int,
+    Uint,
+}
+
+/// One unfed input of a vertex entry point.
+struct Unfed {
+    var: u32,
+    pointee: u32,
+    location: u32,
+    /// Locations it occupies (a matrix: one per column) and the type of each.
+    columns: u32,
+    column: u32,
+}
+
+/// The inputs of vertex entry point `entry` that occupy a Location outside `fed`.
+fn unfed_inputs(m: &Module<'_>, entry: &str, fed: &[u32]) -> Vec<Unfed> {
     let Some(ep) = m.entry_point(entry, ExecutionModel::Vertex) else {
-        return Ok(None);
+        return Vec::new();
     };
-    let mut e = Editor::new(&m);
-    let mut demoted = Vec::new();
+    let mut unfed = Vec::new();
     for &var in &ep.interface {
         let Some((StorageClass::Input, pointee)) = m.variable(var) else {
             continue;
@@ -42,22 +61,81 @@ pub fn default_unfed_inputs(words: &[u32], entry: &str, fed: &[u32]) -> PassResu
             Some(Type::Matrix { column, columns }) => (*columns, *column),
             _ => (1, pointee),
         };
-        if (location..location + columns).all(|l| fed.contains(&l)) {
-            continue;
+        if !(location..location + columns).all(|l| fed.contains(&l)) {
+            unfed.push(Unfed {
+                var,
+                pointee,
+                location,
+                columns,
+                column,
+            });
         }
-        let value = initial_value(&m, &mut e, column)?;
-        let initializer = if columns == 1 {
+    }
+    unfed
+}
+
+/// Gives every input of vertex entry point `entry` that reads a Location outside `fed`
+/// GL's initial current value. `Ok(None)` when every input is fed.
+pub fn default_unfed_inputs(words: &[u32], entry: &str, fed: &[u32]) -> PassResult {
+    let m = Module::parse(words)?;
+    let unfed = unfed_inputs(&m, entry, fed);
+    if unfed.is_empty() {
+        return Ok(None);
+    }
+    let mut e = Editor::new(&m);
+    let mut demoted = Vec::new();
+    for input in unfed {
+        let value = initial_value(&m, &mut e, input.column)?;
+        let initializer = if input.columns == 1 {
             value
         } else {
-            e.constant_composite(pointee, &vec![value; columns as usize])
+            e.constant_composite(input.pointee, &vec![value; input.columns as usize])
         };
-        demoted.push((var, Some(initializer)));
-    }
-    if demoted.is_empty() {
-        return Ok(None);
+        demoted.push((input.var, Some(initializer)));
     }
     demote_to_private(&m, &mut e, &demoted);
     Ok(Some(e.finish()?))
+}
+
+/// Every Location an input of vertex entry point `entry` reads outside `fed`, with the
+/// numeric type it reads there, in Location order: what a layer-owned attribute must feed.
+pub fn unfed_input_kinds(
+    words: &[u32],
+    entry: &str,
+    fed: &[u32],
+) -> Result<Vec<(u32, InputKind)>, PassError> {
+    let m = Module::parse(words)?;
+    let mut kinds = Vec::new();
+    for input in unfed_inputs(&m, entry, fed) {
+        let component = match m.type_of(input.column) {
+            Some(Type::Vector { component, .. }) => *component,
+            _ => input.column,
+        };
+        let kind = match m.type_of(component) {
+            Some(Type::Float { width: 32 }) => InputKind::Float,
+            Some(Type::Int {
+                width: 32,
+                signed: true,
+            }) => InputKind::Int,
+            Some(Type::Int {
+                width: 32,
+                signed: false,
+            }) => InputKind::Uint,
+            _ => {
+                return Err(PassError::Unsupported(
+                    "an unfed vertex input that is not 32-bit float or integer".into(),
+                ))
+            }
+        };
+        kinds.extend(
+            (input.location..input.location + input.columns)
+                .filter(|l| !fed.contains(l))
+                .map(|l| (l, kind)),
+        );
+    }
+    kinds.sort_unstable_by_key(|&(location, _)| location);
+    kinds.dedup_by_key(|&mut (location, _)| location);
+    Ok(kinds)
 }
 
 /// GL's initial current value as a constant of `ty` (a 32-bit scalar or vector).

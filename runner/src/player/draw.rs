@@ -55,7 +55,13 @@ pub(super) struct GlState {
     pub(super) line_stipple_pattern: u16,
     /// `GL_POINT_SPRITE_COORD_ORIGIN` is `GL_LOWER_LEFT`.
     pub(super) point_sprite_lower_left: bool,
+    /// GL's current vertex attributes the scene set (`vertex attrib`), by Vulkan location:
+    /// the format of the `glVertexAttrib*` variant and the four words.
+    pub(super) vertex_attribs: [Option<(vk::Format, [u32; 4])>; MAX_VERTEX_ATTRIBS],
 }
+
+/// The current vertex attributes the runner tracks (the layer feeds 32 Locations).
+pub(super) const MAX_VERTEX_ATTRIBS: usize = 32;
 
 impl Default for GlState {
     fn default() -> Self {
@@ -67,6 +73,7 @@ impl Default for GlState {
             line_stipple_factor: 1,
             line_stipple_pattern: 0xFFFF,
             point_sprite_lower_left: false,
+            vertex_attribs: [None; MAX_VERTEX_ATTRIBS],
         }
     }
 }
@@ -507,6 +514,16 @@ impl Player {
                             p.gl_state.line_stipple_pattern,
                         );
                         (gl.set_line_stipple_enable)(cmd, p.gl_state.line_stipple.into());
+                        for (location, set) in p.gl_state.vertex_attribs.iter().enumerate() {
+                            if let Some((format, value)) = set {
+                                (gl.set_vertex_attrib)(
+                                    cmd,
+                                    location as u32,
+                                    *format,
+                                    value.as_ptr().cast(),
+                                );
+                            }
+                        }
                     }
                     if xfb {
                         d.cmd_reset_query_pool(cmd, p.query_pool, 0, 1);

@@ -155,6 +155,7 @@ pub fn play(vulkan: &Vulkan, compiler: &Compiler, path: &Path, options: &Options
             c,
             Command::PointSize(_)
                 | Command::LineStipple { .. }
+                | Command::VertexAttrib { .. }
                 | Command::PointSpriteLowerLeft(_)
                 | Command::Enable(
                     Capability::ProgramPointSize
@@ -166,7 +167,8 @@ pub fn play(vulkan: &Vulkan, compiler: &Compiler, path: &Path, options: &Options
     });
     let note = match (&gpu.gl_state, uses_gl_state) {
         (None, true) => format!(
-            " (GL point size / clip-distance / line stipple / sprite origin state not applied: {})",
+            " (GL point size / clip-distance / line stipple / sprite origin / current attribute \
+             state not applied: {})",
             gpu.gl_state_missing
         ),
         _ => String::new(),
@@ -881,6 +883,15 @@ impl Player {
                 self.gl_state.line_stipple_factor = *factor;
                 self.gl_state.line_stipple_pattern = *pattern;
             }
+            Command::VertexAttrib { name, kind, value } => {
+                let location = self.vertex_attrib_location(name)?;
+                let format = match kind {
+                    scene::ScalarKind::Int => vk::Format::R32G32B32A32_SINT,
+                    scene::ScalarKind::Uint => vk::Format::R32G32B32A32_UINT,
+                    _ => vk::Format::R32G32B32A32_SFLOAT,
+                };
+                self.gl_state.vertex_attribs[location] = Some((format, *value));
+            }
             Command::DepthFunc(f) => self.raster.depth_func = *f,
             Command::ClearDepth(d) => self.clear_depth = *d,
             Command::ProvokingFirst(first) => self.raster.provoking_first = *first,
@@ -904,6 +915,31 @@ impl Player {
             Command::Compat(c) => return Err(fail(format!("{c:?} was not lowered"))),
         }
         Ok(())
+    }
+
+    /// The Vulkan location `vertex attrib` sets: a VS input's name, or a GL location (the
+    /// input there, else the number itself).
+    fn vertex_attrib_location(&self, name: &str) -> Result<usize, SceneError> {
+        let input = match name.parse::<u32>() {
+            Ok(l) => self.vertex_inputs.iter().find(|i| i.location == l),
+            Err(_) => self.vertex_inputs.iter().find(|i| i.name == name),
+        };
+        let location = match (input, name.parse::<u32>()) {
+            (Some(input), _) => input.vk_location,
+            (None, Ok(l)) => l,
+            (None, Err(_)) => {
+                return Err(SceneError::Fail(format!(
+                    "`vertex attrib`: the vertex shader has no input `{name}`"
+                )))
+            }
+        };
+        match (location as usize) < draw::MAX_VERTEX_ATTRIBS {
+            true => Ok(location as usize),
+            false => Err(SceneError::Fail(format!(
+                "`vertex attrib`: location {location} is past the {} the runner tracks",
+                draw::MAX_VERTEX_ATTRIBS
+            ))),
+        }
     }
 
     fn replace_targets(&mut self, formats: &[Option<Format>], dynamic: bool) -> Result<(), String> {

@@ -16,6 +16,7 @@ use crate::layer::{
     CLIP_DISTANCE_COMMAND, GLSEM_LAYER, GL_STATE_EXTENSION, LEVELS_COMMAND, LEVELS_EXTENSION,
     LINE_STIPPLE_COMMAND, LINE_STIPPLE_ENABLE_COMMAND, POINT_SIZE_COMMAND,
     POINT_SPRITE_ORIGIN_COMMAND, PROGRAM_POINT_SIZE_COMMAND, VALIDATION_LAYER,
+    VERTEX_ATTRIB_COMMAND,
 };
 
 /// A Vulkan failure, with the call that failed.
@@ -67,7 +68,12 @@ pub struct GlStateFns {
     pub set_line_stipple: unsafe extern "system" fn(vk::CommandBuffer, u32, u16),
     pub set_line_stipple_enable: unsafe extern "system" fn(vk::CommandBuffer, vk::Bool32),
     pub set_point_sprite_coord_origin: unsafe extern "system" fn(vk::CommandBuffer, vk::Bool32),
+    pub set_vertex_attrib: PfnSetVertexAttrib,
 }
+
+/// `vkCmdSetVertexAttribGLSEM`: GL's current vertex attribute (`glVertexAttrib4f/I4i/I4ui`).
+pub type PfnSetVertexAttrib =
+    unsafe extern "system" fn(vk::CommandBuffer, u32, vk::Format, *const std::ffi::c_void);
 
 pub struct Vulkan {
     /// Also keeps libvulkan loaded for as long as the instance lives.
@@ -590,9 +596,10 @@ impl Gpu {
                 get(LINE_STIPPLE_COMMAND),
                 get(LINE_STIPPLE_ENABLE_COMMAND),
                 get(POINT_SPRITE_ORIGIN_COMMAND),
+                get(VERTEX_ATTRIB_COMMAND),
             ) {
                 // SAFETY: VK_GLSEM_gl_state defines these signatures for the commands.
-                (Some(a), Some(b), Some(c), Some(d), Some(e), Some(f)) => unsafe {
+                (Some(a), Some(b), Some(c), Some(d), Some(e), Some(f), Some(g)) => unsafe {
                     (
                         Some(GlStateFns {
                             set_point_size: std::mem::transmute::<
@@ -619,6 +626,10 @@ impl Gpu {
                                 unsafe extern "system" fn(),
                                 unsafe extern "system" fn(vk::CommandBuffer, vk::Bool32),
                             >(f),
+                            set_vertex_attrib: std::mem::transmute::<
+                                unsafe extern "system" fn(),
+                                PfnSetVertexAttrib,
+                            >(g),
                         }),
                         String::new(),
                     )
