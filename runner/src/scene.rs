@@ -829,7 +829,10 @@ fn extension_feature(name: &str) -> Option<Option<Feature>> {
         | "GL_ARB_shader_storage_buffer_object"
         | "GL_ARB_shader_atomic_counters"
         | "GL_ARB_compute_shader"
-        | "GL_EXT_shader_integer_mix" => None,
+        | "GL_EXT_shader_integer_mix"
+        // gl_Layer / gl_ViewportIndex in the fragment shader: their SPIR-V capabilities ask
+        // for the device features.
+        | "GL_ARB_fragment_layer_viewport" => None,
         _ => return None,
     })
 }
