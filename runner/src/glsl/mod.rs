@@ -895,6 +895,23 @@ mod tests {
         assert_eq!(fixed.lines().count(), unit.lines().count());
     }
 
+    #[test]
+    fn gpu_shader5_below_glsl_4_00_compiles_as_4_00() {
+        let unit = "#version 150\n#extension GL_ARB_gpu_shader5 : enable\nvoid main() {}\n";
+        let fixed = with_version(unit, Some(150)).unwrap();
+        assert!(fixed.starts_with("#version 400\n"), "{fixed}");
+        assert_eq!(fixed.lines().count(), unit.lines().count());
+        // Without the extension, or from GLSL 4.00 on, the unit keeps its version.
+        let plain = "#version 150\nvoid main() {}\n";
+        assert!(with_version(plain, Some(150))
+            .unwrap()
+            .starts_with("#version 150\n"));
+        let newer = "#version 410\n#extension GL_ARB_gpu_shader5 : enable\nvoid main() {}\n";
+        assert!(with_version(newer, Some(410))
+            .unwrap()
+            .starts_with("#version 410\n"));
+    }
+
     pub(super) fn location_of(words: &[u32], name: &str) -> Option<u32> {
         let module = dr::load_words(words).unwrap();
         let types = Types::new(&module);
