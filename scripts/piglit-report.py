@@ -11,6 +11,8 @@ from collections import OrderedDict, defaultdict
 
 COLUMNS = [("gl", "GL (llvmpipe)"), ("zink", "zink (lavapipe)"),
            ("vk", "plain Vulkan (glsem-run --no-layer)"), ("glsem", "Vulkan + glsem (glsem-run)")]
+# The other pipeline paths (`glsem-run --pipelines PATH`), shown where the run has them.
+PATHS = [("libraries", "graphics pipeline libraries"), ("shader-objects", "shader objects")]
 GROUPS = OrderedDict([
     ("layer", "Layer bugs (pass on plain Vulkan, fail with glsem)"),
     ("semantic", "GL semantics glsem does not cover yet"),
@@ -94,7 +96,13 @@ def versions():
 
 def main():
     out, md, causes_path = sys.argv[1:4]
-    results = {c: read(f"{out}/{c}.tsv") for c, _ in COLUMNS}
+    columns = list(COLUMNS)
+    paths = []
+    for path, title in PATHS:
+        if read(f"{out}/glsem-{path}.tsv"):
+            paths.append(path)
+            columns += [(f"vk-{path}", f"plain Vulkan, {title}"), (f"glsem-{path}", f"Vulkan + glsem, {title}")]
+    results = {c: read(f"{out}/{c}.tsv") for c, _ in columns}
     tests = sorted(set().union(*[set(r) for r in results.values()]))
     causes = []
     with open(causes_path) as f:
@@ -112,13 +120,20 @@ def main():
              "the Khronos validation layer. "
              "Programs in GLSL 1.10-1.30 alone are out of scope; compatibility-profile tests run through "
              "glsem-run's emulation of GL's compatibility profile (docs/scene-format.md).", "",
+             "The other pipeline paths the driver has run the same scenes with `glsem-run --pipelines PATH`: "
+             "`libraries` (each pipeline from four graphics pipeline libraries, linked) and `shader-objects` "
+             "(VK_EXT_shader_object, all state dynamic; lavapipe 22.3 lacks it, so it has no column here). "
+             "The wider corpus adds the tests of `arb_separate_shader_objects`, `arb_gpu_shader5`, "
+             "`arb_arrays_of_arrays`, `arb_shader_storage_buffer_object`, `arb_compute_shader`, "
+             "`arb_shading_language_420pack` and `glsl-4.*` (`execution`) and of `arb_fragment_layer_viewport` "
+             "whose `[require]` asks for GLSL >= 1.40.", "",
              "Command: `scripts/piglit.sh` (every test in its own process, `JOBS` in parallel; "
              "`COLUMNS=\"glsem vk\"` reruns only the glsem-run columns).", "",
              "Versions: " + versions() + ".", "",
              "Each cell: passed / failed / skipped.", ""]
     cats = sorted(set(t.split("/")[0] for t in tests))
-    header = "| category | tests | " + " | ".join(name for _, name in COLUMNS) + " |"
-    lines += [header, "|" + " --- |" * (2 + len(COLUMNS))]
+    header = "| category | tests | " + " | ".join(name for _, name in columns) + " |"
+    lines += [header, "|" + " --- |" * (2 + len(columns))]
 
     def cell(c, subset):
         st = [results[c].get(t, ("-", ""))[0] for t in subset]
@@ -126,8 +141,26 @@ def main():
     for cat in cats + ["all"]:
         subset = [t for t in tests if cat == "all" or t.split("/")[0] == cat]
         name = "**all**" if cat == "all" else f"`{cat}`"
-        lines.append(f"| {name} | {len(subset)} | " + " | ".join(cell(c, subset) for c, _ in COLUMNS) + " |")
+        lines.append(f"| {name} | {len(subset)} | " + " | ".join(cell(c, subset) for c, _ in columns) + " |")
     lines.append("")
+    gl_passes = [t for t in tests if results["gl"].get(t, ("?",))[0] == "PASS"]
+    if gl_passes:
+        also = sum(results["glsem"].get(t, ("?",))[0] == "PASS" for t in gl_passes)
+        lines += [f"glsem through whole pipelines passes {also} of the {len(gl_passes)} tests GL passes "
+                  f"({100 * also / len(gl_passes):.1f} %).", ""]
+    # Every path must give what whole pipelines give: a test that passes through whole
+    # pipelines with the layer and not through another path is a layer (or runner) bug.
+    for path in paths:
+        worse = [t for t in tests if results["glsem"].get(t, ("?",))[0] == "PASS"
+                 and results[f"glsem-{path}"].get(t, ("?",))[0] != "PASS"]
+        if worse:
+            lines += [f"Tests that pass with glsem through whole pipelines and not through {path} "
+                      f"({len(worse)}, layer or runner bugs):", ""]
+            lines += [f"- `{t}`: {results[f'glsem-{path}'].get(t, ('?', ''))[0]} "
+                      f"{results[f'glsem-{path}'].get(t, ('?', ''))[1][:200]}" for t in worse]
+        else:
+            lines.append(f"Every test that passes with glsem through whole pipelines passes through {path} too.")
+        lines.append("")
     zg = read(f"{out}/zink-glsem.tsv")
     if zg:
         diffs = [t for t in tests if zg.get(t, ("?",))[0] != results["zink"].get(t, ("?",))[0]]

@@ -1,20 +1,25 @@
 #!/usr/bin/env bash
-# Runs piglit's GLSL >= 1.40 execution corpus four ways and writes docs/piglit.md:
+# Runs piglit's GLSL >= 1.40 execution corpus and writes docs/piglit.md:
 #   gl     piglit's shader_runner on GL, Mesa llvmpipe (the oracle)
 #   zink   piglit's shader_runner on GL, Mesa zink over lavapipe
-#   vk     glsem-run --no-layer: the scene on plain Vulkan (lavapipe)
-#   glsem  glsem-run: the scene on Vulkan with the glsem layer (lavapipe)
+#   vk     glsem-run --no-layer: the scene on plain Vulkan (lavapipe), whole pipelines
+#   glsem  glsem-run: the scene on Vulkan with the glsem layer (lavapipe), whole pipelines
+#   vk-libraries, glsem-libraries            the same through graphics pipeline libraries
+#   vk-shader-objects, glsem-shader-objects  the same through VK_EXT_shader_object
+#                                            (glsem-run --pipelines PATH; a path the driver
+#                                            lacks is left out)
 # (and zink-glsem: zink with glsem beneath it, compared with zink: must be identical)
 #
 #   scripts/piglit.sh            the whole corpus (about 7 minutes on 2 cores)
-#   scripts/piglit.sh --smoke    ~90 corpus tests through glsem-run and ~40 through zink with
+#   scripts/piglit.sh --smoke    ~150 corpus tests through glsem-run (whole pipelines and, every
+#                                other one, libraries) and ~65 through zink with
 #                                and without glsem beneath it (the two must agree), against
 #                                scripts/piglit-smoke.txt; exits 1 on a regression
 #   scripts/piglit.sh --smoke --update   rewrites scripts/piglit-smoke.txt
 #
 # Environment: JOBS (parallel runs, default: the number of cores), PIGLIT_DIR (piglit's
 # install, default /usr/lib/x86_64-linux-gnu/piglit), OUT (results, default
-# target/piglit), COLUMNS (which of glsem vk gl zink zink-glsem to rerun; default all;
+# target/piglit), COLUMNS (which of the columns above to rerun; default all;
 # zink-glsem is zink with the glsem layer beneath it, which must change nothing),
 # GLSEM_RUN (default target/release/glsem-run). Installs piglit and Mesa's EGL/GL drivers
 # when missing.
@@ -58,9 +63,22 @@ fi
 
 SPEC="$PIGLIT_DIR/tests/spec"
 CATEGORIES="glsl-1.40 glsl-1.50 glsl-3.30 arb_tessellation_shader arb_gpu_shader_fp64 arb_enhanced_layouts arb_gl_spirv"
+# The wider corpus: only its tests whose [require] asks for GLSL >= 1.40 (core GLSL that
+# glslang can target Vulkan from). arb_fragment_layer_viewport keeps its tests outside
+# `execution`: all of them.
+WIDER="arb_separate_shader_objects arb_gpu_shader5 arb_arrays_of_arrays arb_shader_storage_buffer_object arb_compute_shader arb_shading_language_420pack glsl-4.00 glsl-4.10 glsl-4.20 glsl-4.30 glsl-4.40 glsl-4.50 glsl-4.60"
 mkdir -p "$OUT"
 CORPUS="$OUT/corpus.txt"
-( cd "$SPEC" && for c in $CATEGORIES; do find "$c" -path '*execution*' -name '*.shader_test'; done ) | sort > "$CORPUS"
+glsl_140_or_later() {
+    while IFS= read -r t; do
+        awk '/^\[require\]/{r=1; next} /^\[/{r=0} r && $1=="GLSL" && $2==">=" {v=$3+0; exit} END{exit !(v>=1.40)}' "$t" && printf '%s\n' "$t"
+    done
+}
+( cd "$SPEC" && {
+    for c in $CATEGORIES; do find "$c" -path '*execution*' -name '*.shader_test'; done
+    { for c in $WIDER; do [ -d "$c" ] && find "$c" -path '*execution*' -name '*.shader_test'; done
+      find arb_fragment_layer_viewport -name '*.shader_test'; } | glsl_140_or_later
+} ) | sort > "$CORPUS"
 
 export REPO SPEC LVP_ICD PIGLIT_DIR GLSEM_RUN
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$OUT/xdg}"
@@ -90,9 +108,10 @@ run_one() {
                 *) printf 'FAIL\t%s\t%s\n' "$test" "$( [ $rc = 124 ] && echo timeout || echo "exit $rc: $why")" ;;
             esac
             ;;
-        glsem|vk)
+        glsem*|vk*)
             local args=(--validation --piglit)
-            [ "$column" = vk ] && args+=(--no-layer)
+            case "$column" in vk*) args+=(--no-layer) ;; esac
+            case "$column" in *-libraries) args+=(--pipelines libraries) ;; *-shader-objects) args+=(--pipelines shader-objects) ;; esac
             set +e
             out=$(VK_DRIVER_FILES="$LVP_ICD" timeout 60 "$GLSEM_RUN" "${args[@]}" "$file" 2>/dev/null)
             rc=$?
@@ -135,8 +154,10 @@ if [ "$SMOKE" = 1 ]; then
     # A fixed sample: every 4th test outside the compatibility profile (~90) through
     # glsem-run, every 10th test (~40) through zink.
     grep -v /compatibility/ "$CORPUS" | awk 'NR % 4 == 1' > "$OUT/smoke-glsem.txt"
+    awk 'NR % 2 == 1' "$OUT/smoke-glsem.txt" > "$OUT/smoke-glsem-libraries.txt"
     awk 'NR % 10 == 3' "$CORPUS" > "$OUT/smoke-zink.txt"
     run_column glsem "$OUT/smoke-glsem.txt"
+    run_column glsem-libraries "$OUT/smoke-glsem-libraries.txt"
     run_column zink "$OUT/smoke-zink.txt"
     run_column zink-glsem "$OUT/smoke-zink.txt"
     status=0
@@ -146,7 +167,8 @@ if [ "$SMOKE" = 1 ]; then
         cat "$OUT/zink-diff.txt" >&2
         status=1
     fi
-    current=$( (sed 's/^/glsem\t/' "$OUT/glsem.tsv"; sed 's/^/zink\t/' "$OUT/zink.tsv") | cut -f1-3 | sort)
+    current=$( (sed 's/^/glsem\t/' "$OUT/glsem.tsv"; sed 's/^/glsem-libraries\t/' "$OUT/glsem-libraries.tsv"
+                sed 's/^/zink\t/' "$OUT/zink.tsv") | cut -f1-3 | sort)
     if [ "$UPDATE" = 1 ]; then
         { echo "# scripts/piglit.sh --smoke expectations: COLUMN STATUS TEST (tab-separated)."
           echo "# Regenerate with scripts/piglit.sh --smoke --update after a real improvement."
@@ -167,9 +189,24 @@ if [ "$SMOKE" = 1 ]; then
     exit $status
 fi
 
+# The pipeline paths the driver has: glsem-run SKIPs every scene on a path it lacks.
+PATHS=""
+for path in libraries shader-objects; do
+    probe=$(VK_DRIVER_FILES="$LVP_ICD" "$GLSEM_RUN" --no-validation --pipelines "$path" "$SPEC/$(head -1 "$CORPUS")" 2>/dev/null | head -1)
+    case "$probe" in
+        *"lacks VK_EXT_"*) echo "the driver lacks the $path path: $probe" >&2 ;;
+        *) PATHS="$PATHS $path" ;;
+    esac
+done
+ALL="glsem vk"
+for path in $PATHS; do ALL="$ALL glsem-$path vk-$path"; done
 # COLUMNS: a subset to rerun (the others keep their last results in $OUT).
-for column in ${COLUMNS:-glsem vk gl zink zink-glsem}; do
+for column in ${COLUMNS:-$ALL gl zink zink-glsem}; do
     run_column "$column" "$CORPUS"
+done
+# The report shows the paths this driver has.
+for path in libraries shader-objects; do
+    case " $PATHS " in *" $path "*) ;; *) rm -f "$OUT/glsem-$path.tsv" "$OUT/vk-$path.tsv" ;; esac
 done
 python3 "$REPO/scripts/piglit-report.py" "$OUT" "$REPO/docs/piglit.md" "$REPO/scripts/piglit-causes.txt"
 echo "wrote docs/piglit.md" >&2

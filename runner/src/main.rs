@@ -22,7 +22,7 @@ use std::process::ExitCode;
 use report::{Outcome, Summary};
 
 const USAGE: &str =
-    "usage: glsem-run [--no-layer] [--lower-left] [--piglit] [--png DIR] [--json] [--validation|--no-validation] FILE...\n       glsem-run --window [--no-layer] [--lower-left] [--validation|--no-validation] FILE";
+    "usage: glsem-run [--no-layer] [--lower-left] [--pipelines PATH [--independent-sets]] [--piglit] [--png DIR] [--json] [--validation|--no-validation] FILE...\n       glsem-run --window [--no-layer] [--lower-left] [--validation|--no-validation] FILE";
 
 struct Args {
     layer: bool,
@@ -33,6 +33,8 @@ struct Args {
     piglit: bool,
     /// `--lower-left`: draw with a positive viewport (GL's row order) instead of a flipped one.
     lower_left: bool,
+    /// `--pipelines`, `--independent-sets`.
+    pipelines: vk::pipeline::Path,
     files: Vec<PathBuf>,
 }
 
@@ -42,6 +44,13 @@ Runs GL shader tests (piglit shader_test scenes) on Vulkan through the glsem lay
 options:
   --no-layer        plain Vulkan, without glsem (shows what the layer changes)
   --piglit          piglit shader_runner's defaults where they differ from the scene format
+  --pipelines PATH  how graphics pipelines are built: whole (the default), libraries
+                    (VK_EXT_graphics_pipeline_library: four libraries, linked),
+                    libraries-lto (linked with LINK_TIME_OPTIMIZATION) or shader-objects
+                    (VK_EXT_shader_object, all state dynamic); a device without the
+                    extension SKIPs every scene
+  --independent-sets  with --pipelines libraries[-lto]: the pipeline layout and the
+                    libraries use INDEPENDENT_SETS
   --png DIR         write every colour attachment as DIR/<scene>-att<N>.png
   --json            one JSON object per scene instead of PASS/FAIL/SKIP lines
   --validation      enable VK_LAYER_KHRONOS_validation (the default); errors fail the scene
@@ -66,8 +75,11 @@ fn parse_args() -> Result<Command, String> {
         window: false,
         piglit: false,
         lower_left: false,
+        pipelines: vk::pipeline::Path::Whole,
         files: Vec::new(),
     };
+    let mut pipelines = "whole".to_string();
+    let mut independent_sets = false;
     let mut it = std::env::args_os().skip(1);
     while let Some(arg) = it.next() {
         match arg.to_str() {
@@ -79,6 +91,13 @@ fn parse_args() -> Result<Command, String> {
             Some("--window") => args.window = true,
             Some("--piglit") => args.piglit = true,
             Some("--lower-left") => args.lower_left = true,
+            Some("--pipelines") => {
+                pipelines = it
+                    .next()
+                    .and_then(|p| p.into_string().ok())
+                    .ok_or("--pipelines needs whole, libraries, libraries-lto or shader-objects")?
+            }
+            Some("--independent-sets") => independent_sets = true,
             Some("--png") => {
                 args.png_dir = Some(it.next().ok_or("--png needs a directory")?.into())
             }
@@ -86,6 +105,7 @@ fn parse_args() -> Result<Command, String> {
             _ => args.files.push(arg.into()),
         }
     }
+    args.pipelines = vk::pipeline::Path::parse(&pipelines, independent_sets)?;
     if args.files.is_empty() {
         return Err("no scene files given".into());
     }
@@ -157,6 +177,7 @@ fn setup(
     };
     let mut vulkan = vk::Vulkan::new(args.layer, args.validation, extensions)?;
     vulkan.lower_left = args.lower_left;
+    vulkan.pipelines = args.pipelines;
     Ok((vulkan, compiler))
 }
 

@@ -83,6 +83,8 @@ pub struct Require {
     pub limits: Vec<(Limit, u32)>,
     /// `GL COMPAT >= x.y`: a compatibility-profile scene, lowered by `compat::lower`.
     pub compat: bool,
+    /// `SSO ENABLED`: one program per stage (unlinked shader objects on that path).
+    pub separate_programs: bool,
 }
 
 /// GL implementation limits a `[require]` line may ask for, that map to Vulkan limits.
@@ -619,6 +621,7 @@ pub fn parse_as(text: &str, dialect: Dialect) -> Result<Scene, SceneError> {
             spirv_only: false,
             limits: Vec::new(),
             compat: false,
+            separate_programs: false,
         },
         shaders: Vec::new(),
         spirv: Vec::new(),
@@ -763,7 +766,7 @@ fn parse_require(line: &str, number: usize, req: &mut Require) -> Result<(), Sce
         // Separate programs per stage: their interfaces match by explicit location, else
         // by name, as the runner links anyway; `active shader program` aims `uniform` at
         // one stage's uniforms.
-        ["SSO", "ENABLED"] => {}
+        ["SSO", "ENABLED"] => req.separate_programs = true,
         ["SPIRV", "ONLY"] => req.spirv_only = true,
         ["GL", "COMPAT", ">=", v] => {
             if parse_version(v, number, line)? > 460 {
@@ -834,7 +837,10 @@ fn extension_feature(name: &str) -> Option<Option<Feature>> {
         | "GL_ARB_shader_storage_buffer_object"
         | "GL_ARB_shader_atomic_counters"
         | "GL_ARB_compute_shader"
-        | "GL_EXT_shader_integer_mix" => None,
+        | "GL_EXT_shader_integer_mix"
+        // gl_Layer / gl_ViewportIndex in the fragment shader: their SPIR-V capabilities ask
+        // for the device features.
+        | "GL_ARB_fragment_layer_viewport" => None,
         _ => return None,
     })
 }

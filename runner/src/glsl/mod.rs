@@ -733,7 +733,37 @@ fn with_version(source: &str, version: Option<u32>) -> Result<String, SceneError
             crate::fixes::line_reset(number, 1)
         ),
     };
+    let versioned = with_gpu_shader5_core(versioned, number, es);
     Ok(crate::fixes::apply(&versioned).0)
+}
+
+/// A desktop unit below GLSL 4.00 that enables GL_ARB_gpu_shader5 is compiled as 4.00:
+/// glslang supports the extension only partly (none of its built-in functions) and
+/// GLSL 4.00 made all of it core, unchanged.
+fn with_gpu_shader5_core(source: String, number: u32, es: bool) -> String {
+    let enables = source.lines().any(|l| {
+        let words: Vec<&str> = l.split_whitespace().collect();
+        words.first() == Some(&"#extension")
+            && words
+                .get(1)
+                .is_some_and(|w| w.trim_end_matches(':') == "GL_ARB_gpu_shader5")
+    });
+    if es || number >= 400 || !enables {
+        return source;
+    }
+    let mut replaced = false;
+    source
+        .lines()
+        .map(|l| {
+            if !replaced && l.trim_start().starts_with("#version") {
+                replaced = true;
+                "#version 400".to_string()
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// A failure of linking only: the runner's (`link error: …`), or glslang's where every
@@ -863,6 +893,23 @@ mod tests {
         let fixed = with_version(unit, Some(150)).unwrap();
         assert!(fixed.starts_with("#version 140\n"), "{fixed}");
         assert_eq!(fixed.lines().count(), unit.lines().count());
+    }
+
+    #[test]
+    fn gpu_shader5_below_glsl_4_00_compiles_as_4_00() {
+        let unit = "#version 150\n#extension GL_ARB_gpu_shader5 : enable\nvoid main() {}\n";
+        let fixed = with_version(unit, Some(150)).unwrap();
+        assert!(fixed.starts_with("#version 400\n"), "{fixed}");
+        assert_eq!(fixed.lines().count(), unit.lines().count());
+        // Without the extension, or from GLSL 4.00 on, the unit keeps its version.
+        let plain = "#version 150\nvoid main() {}\n";
+        assert!(with_version(plain, Some(150))
+            .unwrap()
+            .starts_with("#version 150\n"));
+        let newer = "#version 410\n#extension GL_ARB_gpu_shader5 : enable\nvoid main() {}\n";
+        assert!(with_version(newer, Some(410))
+            .unwrap()
+            .starts_with("#version 410\n"));
     }
 
     pub(super) fn location_of(words: &[u32], name: &str) -> Option<u32> {

@@ -302,7 +302,7 @@ impl Player {
 
     fn pipeline(&mut self, key: PipelineKey) -> Result<vk::Pipeline, SceneError> {
         if let Some(p) = self.pipelines.get(&key) {
-            return Ok(*p);
+            return Ok(p.handle);
         }
         let (bindings, attributes) = self.vertex_layout(key.source)?;
         let desc = PipelineDesc {
@@ -316,8 +316,9 @@ impl Player {
             raster: key.raster,
         };
         let p = pipeline::create(&self.gpu, &self.targets, &desc).map_err(fail)?;
+        let handle = p.handle;
         self.pipelines.insert(key, p);
-        Ok(p)
+        Ok(handle)
     }
 
     /// `compute X Y Z`: `glDispatchCompute` of the program's compute shader; its writes are
@@ -325,6 +326,8 @@ impl Player {
     pub(super) fn dispatch(&mut self, groups: [u32; 3]) -> Result<(), SceneError> {
         let pipeline = match self.compute_pipeline {
             Some(p) => p,
+            // Shader objects: the compute shader is bound instead.
+            None if !self.shaders.is_empty() => vk::Pipeline::null(),
             None => {
                 let module = self
                     .modules
@@ -360,7 +363,11 @@ impl Player {
             let d = &p.gpu.device;
             // SAFETY: `cmd` is recording; the set and pipeline are the player's.
             unsafe {
-                d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, pipeline);
+                if p.shaders.is_empty() {
+                    d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, pipeline);
+                } else {
+                    pipeline::bind_compute_shader(&p.gpu, cmd, &p.shaders);
+                }
                 if p.descriptor_set != vk::DescriptorSet::null() {
                     d.cmd_bind_descriptor_sets(
                         cmd,
@@ -469,7 +476,16 @@ impl Player {
             source,
             raster: self.raster,
         };
-        let pipeline = self.pipeline(key)?;
+        // Shader objects take the state a pipeline would bake in at record time.
+        let shader_state = if self.shaders.is_empty() {
+            None
+        } else {
+            Some(self.vertex_layout(source)?)
+        };
+        let pipeline = match shader_state {
+            Some(_) => vk::Pipeline::null(),
+            None => self.pipeline(key)?,
+        };
         // GL_LINE_LOOP: a strip through the vertices and back to the first.
         let loop_indices = match mode {
             Mode::LineLoop if count >= 2 => {
@@ -490,6 +506,7 @@ impl Player {
         } else {
             self.vertex_buffer.as_ref().map(|b| b.buffer)
         };
+        let mut recorded = Ok(());
         let submitted = self
             .submit(|p, cmd| {
                 let d = &p.gpu.device;
@@ -529,7 +546,24 @@ impl Player {
                         d.cmd_reset_query_pool(cmd, p.query_pool, 0, 1);
                     }
                     p.targets.record_begin(&p.gpu, cmd);
-                    d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, pipeline);
+                    match &shader_state {
+                        Some((bindings, attributes)) => {
+                            let desc = PipelineDesc {
+                                stages: &p.modules,
+                                layout: p.layout,
+                                bindings,
+                                attributes,
+                                topology: key.topology,
+                                patch_control_points: key.patch_control_points,
+                                rasterizer_discard: key.xfb,
+                                raster: key.raster,
+                            };
+                            recorded = pipeline::record_shader_state(
+                                &p.gpu, &p.targets, cmd, &p.shaders, &desc,
+                            );
+                        }
+                        None => d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, pipeline),
+                    }
                     if p.descriptor_set != vk::DescriptorSet::null() {
                         d.cmd_bind_descriptor_sets(
                             cmd,
@@ -595,6 +629,7 @@ impl Player {
             self.gpu.destroy_buffer(indices);
         }
         submitted?;
+        recorded.map_err(fail)?;
         self.readback_fresh = false;
         if xfb {
             let mut result = [[0u64; 2]];

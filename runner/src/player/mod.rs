@@ -305,7 +305,9 @@ pub struct Player {
     rect_buffer: Buffer,
     constant_buffer: Buffer,
     targets: Targets,
-    pipelines: HashMap<PipelineKey, vk::Pipeline>,
+    pipelines: HashMap<PipelineKey, pipeline::Pipeline>,
+    /// `--pipelines shader-objects`: the program's shaders (else empty).
+    shaders: Vec<(Stage, vk::ShaderEXT)>,
     /// The compute program's pipeline, made at its first `compute`.
     compute_pipeline: Option<vk::Pipeline>,
     xfb_buffers: BTreeMap<u32, Buffer>,
@@ -396,8 +398,10 @@ impl Player {
             .bytes_mut()
             .copy_from_slice(&words_to_bytes(&CONSTANT_ATTRIBUTE));
         let depth = uses_depth(scene);
+        // Shader objects draw only inside vkCmdBeginRendering.
+        let dynamic = gpu.pipelines == pipeline::Path::ShaderObjects;
         let targets =
-            Targets::new(&gpu, w, h, &[Some(Format::DEFAULT)], false, depth).map_err(fail)?;
+            Targets::new(&gpu, w, h, &[Some(Format::DEFAULT)], dynamic, depth).map_err(fail)?;
         let query_pool = if gpu.xfb.is_some() {
             let info = vk::QueryPoolCreateInfo::default()
                 .query_type(vk::QueryType::TRANSFORM_FEEDBACK_STREAM_EXT)
@@ -425,6 +429,7 @@ impl Player {
             constant_buffer,
             targets,
             pipelines: HashMap::new(),
+            shaders: Vec::new(),
             compute_pipeline: None,
             xfb_buffers: BTreeMap::new(),
             query_pool,
@@ -459,6 +464,25 @@ impl Player {
             gpu,
         };
         player.create_program_objects(program).map_err(fail)?;
+        if player.gpu.pipelines == pipeline::Path::ShaderObjects {
+            let stages: Vec<_> = program
+                .stages
+                .iter()
+                .map(|s| (s.stage, s.words.as_slice()))
+                .collect();
+            let set_layouts: Vec<_> = [player.set_layout]
+                .into_iter()
+                .filter(|l| *l != vk::DescriptorSetLayout::null())
+                .collect();
+            player.shaders = pipeline::create_shaders(
+                &player.gpu,
+                &player.targets,
+                &stages,
+                &set_layouts,
+                scene.require.separate_programs,
+            )
+            .map_err(fail)?;
+        }
         player
             .apply_initializers(&program.initializers)
             .map_err(fail)?;
@@ -633,7 +657,9 @@ impl Player {
             set_layouts.push(self.set_layout);
         }
         // The glsem layer adds its own push-constant range for a generated TCS.
-        let info = vk::PipelineLayoutCreateInfo::default().set_layouts(&set_layouts);
+        let info = vk::PipelineLayoutCreateInfo::default()
+            .flags(self.gpu.pipelines.layout_flags())
+            .set_layouts(&set_layouts);
         self.layout = unsafe { d.create_pipeline_layout(&info, None) }
             .map_err(check("vkCreatePipelineLayout"))?;
         Ok(())
@@ -955,7 +981,7 @@ impl Player {
         old.destroy(&self.gpu);
         // Pipelines are tied to the render pass / attachment formats.
         for (_, p) in self.pipelines.drain() {
-            unsafe { self.gpu.device.destroy_pipeline(p, None) };
+            p.destroy(&self.gpu.device);
         }
         self.readback_fresh = false;
         self.init_targets()
@@ -1052,8 +1078,9 @@ impl Drop for Player {
         unsafe {
             let _ = d.device_wait_idle();
             for (_, p) in self.pipelines.drain() {
-                d.destroy_pipeline(p, None);
+                p.destroy(d);
             }
+            pipeline::destroy_shaders(g, &self.shaders);
             if let Some(p) = self.compute_pipeline.take() {
                 d.destroy_pipeline(p, None);
             }

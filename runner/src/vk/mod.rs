@@ -83,6 +83,8 @@ pub struct Vulkan {
     pub layer: bool,
     /// `--lower-left`: a positive viewport (row y is GL's window row y), else a negative one.
     pub lower_left: bool,
+    /// `--pipelines`: how graphics pipelines are built.
+    pub pipelines: pipeline::Path,
 }
 
 impl Vulkan {
@@ -173,6 +175,7 @@ impl Vulkan {
             debug,
             layer,
             lower_left: false,
+            pipelines: pipeline::Path::Whole,
         })
     }
 }
@@ -230,6 +233,14 @@ pub struct Gpu {
     pub levels_missing: String,
     /// `--lower-left`: a positive viewport.
     pub lower_left: bool,
+    /// `--pipelines`: how graphics pipelines are built (the device has what it needs).
+    pub pipelines: pipeline::Path,
+    /// `VK_EXT_shader_object`'s commands, for `--pipelines shader-objects`.
+    pub shader_object: Option<ash::ext::shader_object::Device>,
+    /// The features the device was created with (shader objects set the state they gate).
+    pub enabled_features: vk::PhysicalDeviceFeatures,
+    /// `geometryStreams` is enabled.
+    pub geometry_streams: bool,
 }
 
 fn has_extension(list: &[vk::ExtensionProperties], name: &CStr) -> bool {
@@ -380,10 +391,21 @@ impl Gpu {
             unsafe { instance.enumerate_device_extension_properties(pd) }.unwrap_or_default();
         let mut xfb = vk::PhysicalDeviceTransformFeedbackFeaturesEXT::default();
         let mut v13 = vk::PhysicalDeviceVulkan13Features::default();
+        let mut library = vk::PhysicalDeviceGraphicsPipelineLibraryFeaturesEXT::default();
+        let mut shader_object = vk::PhysicalDeviceShaderObjectFeaturesEXT::default();
         let mut f2 = vk::PhysicalDeviceFeatures2::default();
         let has_xfb = has_extension(&exts, ash::ext::transform_feedback::NAME);
         if has_xfb {
             f2 = f2.push_next(&mut xfb);
+        }
+        let has_library = has_extension(&exts, ash::ext::graphics_pipeline_library::NAME)
+            && has_extension(&exts, ash::khr::pipeline_library::NAME);
+        if has_library {
+            f2 = f2.push_next(&mut library);
+        }
+        let has_shader_object = has_extension(&exts, ash::ext::shader_object::NAME);
+        if has_shader_object {
+            f2 = f2.push_next(&mut shader_object);
         }
         if props.api_version >= vk::API_VERSION_1_3 {
             f2 = f2.push_next(&mut v13);
@@ -424,10 +446,21 @@ impl Gpu {
             has_extension(&exts, ash::ext::provoking_vertex::NAME),
             "VK_EXT_provoking_vertex (provoking vertex first)",
         );
+        let shader_objects = vulkan.pipelines == pipeline::Path::ShaderObjects;
         want(
-            needs.dynamic_rendering,
+            needs.dynamic_rendering || shader_objects,
             v13.dynamic_rendering == vk::TRUE,
             "dynamicRendering (Vulkan 1.3)",
+        );
+        want(
+            matches!(vulkan.pipelines, pipeline::Path::Libraries { .. }),
+            has_library && library.graphics_pipeline_library == vk::TRUE,
+            "VK_EXT_graphics_pipeline_library (--pipelines libraries)",
+        );
+        want(
+            shader_objects,
+            has_shader_object && shader_object.shader_object == vk::TRUE,
+            "VK_EXT_shader_object (--pipelines shader-objects)",
         );
         want(
             needs.color_attachments > props.limits.max_color_attachments,
@@ -490,6 +523,15 @@ impl Gpu {
         if layer_offers_gl_state {
             extensions.push(&gl_state_ext);
         }
+        let libraries = matches!(vulkan.pipelines, pipeline::Path::Libraries { .. });
+        if libraries {
+            extensions.push(ash::khr::pipeline_library::NAME);
+            extensions.push(ash::ext::graphics_pipeline_library::NAME);
+        }
+        let shader_objects = vulkan.pipelines == pipeline::Path::ShaderObjects;
+        if shader_objects {
+            extensions.push(ash::ext::shader_object::NAME);
+        }
         let ext_ptrs: Vec<*const i8> = extensions.iter().map(|e| e.as_ptr()).collect();
 
         let mut features = features::enabled(&needs.features);
@@ -512,6 +554,10 @@ impl Gpu {
             .transform_feedback(true)
             .geometry_streams(needs.geometry_streams);
         let mut v13 = vk::PhysicalDeviceVulkan13Features::default().dynamic_rendering(true);
+        let mut library = vk::PhysicalDeviceGraphicsPipelineLibraryFeaturesEXT::default()
+            .graphics_pipeline_library(true);
+        let mut shader_object =
+            vk::PhysicalDeviceShaderObjectFeaturesEXT::default().shader_object(true);
         let priorities = [1.0];
         let queues = [vk::DeviceQueueCreateInfo::default()
             .queue_family_index(queue_family)
@@ -523,8 +569,15 @@ impl Gpu {
         if needs.transform_feedback {
             info = info.push_next(&mut xfb);
         }
-        if needs.dynamic_rendering {
+        // Shader objects draw only inside vkCmdBeginRendering.
+        if needs.dynamic_rendering || shader_objects {
             info = info.push_next(&mut v13);
+        }
+        if libraries {
+            info = info.push_next(&mut library);
+        }
+        if shader_objects {
+            info = info.push_next(&mut shader_object);
         }
         let mut border = vk::PhysicalDeviceCustomBorderColorFeaturesEXT::default()
             .custom_border_colors(true)
@@ -640,6 +693,8 @@ impl Gpu {
                 ),
             }
         };
+        let shader_object =
+            shader_objects.then(|| ash::ext::shader_object::Device::new(instance, &device));
         Ok(Gpu {
             instance: instance.clone(),
             physical: pd,
@@ -659,6 +714,10 @@ impl Gpu {
             set_levels,
             levels_missing,
             lower_left: vulkan.lower_left,
+            pipelines: vulkan.pipelines,
+            shader_object,
+            enabled_features: features,
+            geometry_streams: needs.geometry_streams,
         })
     }
 

@@ -99,37 +99,179 @@ pub fn stage_flag(stage: Stage) -> vk::ShaderStageFlags {
     }
 }
 
-pub fn create(gpu: &Gpu, targets: &Targets, desc: &PipelineDesc) -> VkResult<vk::Pipeline> {
-    // GL state the shaders read from specialization constants (runner/src/fixes.rs): the
-    // framebuffer height, from which GL's gl_FragCoord.y is computed, and gl_DepthRange.
+/// How the runner builds a program's graphics pipelines (`--pipelines`): the three ways an
+/// application hands Vulkan its shaders, each of which the layer rewrites.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Path {
+    /// One `vkCreateGraphicsPipelines` with every state.
+    #[default]
+    Whole,
+    /// Four graphics pipeline libraries (vertex input, pre-rasterization shaders, fragment
+    /// shader, fragment output) linked into the pipeline (VK_EXT_graphics_pipeline_library).
+    Libraries {
+        link_time_optimization: bool,
+        /// The pipeline layout has `INDEPENDENT_SETS` and so do the libraries.
+        independent_sets: bool,
+    },
+    /// Every program as `VK_EXT_shader_object` shaders, all state dynamic.
+    ShaderObjects,
+}
+
+impl Path {
+    /// `--pipelines NAME` (`whole`, `libraries`, `libraries-lto`, `shader-objects`), with
+    /// `--independent-sets` for the library paths.
+    pub fn parse(name: &str, independent_sets: bool) -> Result<Path, String> {
+        let path = match name {
+            "whole" => Path::Whole,
+            "libraries" | "libraries-lto" => Path::Libraries {
+                link_time_optimization: name == "libraries-lto",
+                independent_sets,
+            },
+            "shader-objects" => Path::ShaderObjects,
+            _ => {
+                return Err(format!(
+                    "--pipelines {name}: expected whole, libraries, libraries-lto or shader-objects"
+                ))
+            }
+        };
+        if independent_sets && !matches!(path, Path::Libraries { .. }) {
+            return Err("--independent-sets applies to --pipelines libraries[-lto]".into());
+        }
+        Ok(path)
+    }
+
+    /// The pipeline layout's flags this path needs.
+    pub fn layout_flags(self) -> vk::PipelineLayoutCreateFlags {
+        match self {
+            Path::Libraries {
+                independent_sets: true,
+                ..
+            } => vk::PipelineLayoutCreateFlags::INDEPENDENT_SETS_EXT,
+            _ => vk::PipelineLayoutCreateFlags::empty(),
+        }
+    }
+}
+
+/// A graphics pipeline and, on the library path, the libraries it was linked from (kept
+/// alive as long as it is).
+pub struct Pipeline {
+    pub handle: vk::Pipeline,
+    pub libraries: Vec<vk::Pipeline>,
+}
+
+impl Pipeline {
+    pub fn destroy(&self, device: &ash::Device) {
+        // SAFETY: the pipelines are this device's and no longer in use (the player waits
+        // for every submission).
+        unsafe {
+            device.destroy_pipeline(self.handle, None);
+            for library in &self.libraries {
+                device.destroy_pipeline(*library, None);
+            }
+        }
+    }
+}
+
+/// GL state the shaders read from specialization constants (runner/src/fixes.rs): the
+/// framebuffer height, from which GL's gl_FragCoord.y is computed, and gl_DepthRange.
+struct Specialization {
+    entries: Vec<vk::SpecializationMapEntry>,
+    data: Vec<u8>,
+}
+
+impl Specialization {
+    fn new(height: u32) -> Self {
+        let (near, far) = DEPTH_RANGE;
+        let values = [height as f32, near, far, far - near];
+        let ids = [crate::fixes::FRAMEBUFFER_HEIGHT_SPEC_ID]
+            .into_iter()
+            .chain(crate::fixes::DEPTH_RANGE_SPEC_IDS);
+        let entries = ids
+            .enumerate()
+            .map(|(i, constant_id)| vk::SpecializationMapEntry {
+                constant_id,
+                offset: (i * 4) as u32,
+                size: 4,
+            })
+            .collect();
+        let data = values.iter().flat_map(|v| v.to_ne_bytes()).collect();
+        Specialization { entries, data }
+    }
+
+    fn info(&self) -> vk::SpecializationInfo<'_> {
+        vk::SpecializationInfo::default()
+            .map_entries(&self.entries)
+            .data(&self.data)
+    }
+}
+
+/// GL's viewport and scissor for the targets: a flipped viewport puts GL's bottom row at the
+/// framebuffer's last; `--lower-left` keeps GL's row order.
+fn viewport_and_scissor(gpu: &Gpu, targets: &Targets) -> (vk::Viewport, vk::Rect2D) {
     let (near, far) = DEPTH_RANGE;
-    let values = [targets.height as f32, near, far, far - near];
-    let ids = [crate::fixes::FRAMEBUFFER_HEIGHT_SPEC_ID]
-        .into_iter()
-        .chain(crate::fixes::DEPTH_RANGE_SPEC_IDS);
-    let entries: Vec<_> = ids
-        .enumerate()
-        .map(|(i, constant_id)| vk::SpecializationMapEntry {
-            constant_id,
-            offset: (i * 4) as u32,
-            size: 4,
-        })
-        .collect();
-    let data: Vec<u8> = values.iter().flat_map(|v| v.to_ne_bytes()).collect();
-    let specialization = vk::SpecializationInfo::default()
-        .map_entries(&entries)
-        .data(&data);
-    let stages: Vec<_> = desc
-        .stages
-        .iter()
-        .map(|(stage, module)| {
-            vk::PipelineShaderStageCreateInfo::default()
-                .stage(stage_flag(*stage))
-                .module(*module)
-                .name(c"main")
-                .specialization_info(&specialization)
-        })
-        .collect();
+    let height = targets.height as f32;
+    let viewport = vk::Viewport {
+        x: 0.0,
+        y: if gpu.lower_left { 0.0 } else { height },
+        width: targets.width as f32,
+        height: if gpu.lower_left { height } else { -height },
+        min_depth: near,
+        max_depth: far,
+    };
+    let scissor = vk::Rect2D {
+        offset: vk::Offset2D::default(),
+        extent: vk::Extent2D {
+            width: targets.width,
+            height: targets.height,
+        },
+    };
+    (viewport, scissor)
+}
+
+fn polygon_mode(mode: PolygonMode) -> vk::PolygonMode {
+    match mode {
+        PolygonMode::Fill => vk::PolygonMode::FILL,
+        PolygonMode::Line => vk::PolygonMode::LINE,
+        PolygonMode::Point => vk::PolygonMode::POINT,
+    }
+}
+
+/// GL's terms, verbatim: the layer turns them over where the viewport does.
+fn cull_mode(raster: &RasterState) -> vk::CullModeFlags {
+    match (raster.cull_enabled, raster.cull_face) {
+        (false, _) => vk::CullModeFlags::NONE,
+        (true, CullFace::Back) => vk::CullModeFlags::BACK,
+        (true, CullFace::Front) => vk::CullModeFlags::FRONT,
+        (true, CullFace::FrontAndBack) => vk::CullModeFlags::FRONT_AND_BACK,
+    }
+}
+
+fn front_face(raster: &RasterState) -> vk::FrontFace {
+    if raster.front_clockwise {
+        vk::FrontFace::CLOCKWISE
+    } else {
+        vk::FrontFace::COUNTER_CLOCKWISE
+    }
+}
+
+pub fn create(gpu: &Gpu, targets: &Targets, desc: &PipelineDesc) -> VkResult<Pipeline> {
+    let specialization = Specialization::new(targets.height);
+    let specialization = specialization.info();
+    let stage_infos = |pre_rasterization: bool| -> Vec<_> {
+        desc.stages
+            .iter()
+            .filter(|(stage, _)| (*stage != Stage::Fragment) == pre_rasterization)
+            .map(|(stage, module)| {
+                vk::PipelineShaderStageCreateInfo::default()
+                    .stage(stage_flag(*stage))
+                    .module(*module)
+                    .name(c"main")
+                    .specialization_info(&specialization)
+            })
+            .collect()
+    };
+    let pre_rasterization_stages = stage_infos(true);
+    let fragment_stages = stage_infos(false);
     let vertex_input = vk::PipelineVertexInputStateCreateInfo::default()
         .vertex_binding_descriptions(desc.bindings)
         .vertex_attribute_descriptions(desc.attributes);
@@ -137,24 +279,9 @@ pub fn create(gpu: &Gpu, targets: &Targets, desc: &PipelineDesc) -> VkResult<vk:
         vk::PipelineInputAssemblyStateCreateInfo::default().topology(desc.topology);
     let tessellation = vk::PipelineTessellationStateCreateInfo::default()
         .patch_control_points(desc.patch_control_points);
-    // GL window coordinates have their origin at the bottom left: a flipped viewport puts
-    // GL's bottom row at the framebuffer's last; `--lower-left` keeps GL's row order.
-    let height = targets.height as f32;
-    let viewports = [vk::Viewport {
-        x: 0.0,
-        y: if gpu.lower_left { 0.0 } else { height },
-        width: targets.width as f32,
-        height: if gpu.lower_left { height } else { -height },
-        min_depth: near,
-        max_depth: far,
-    }];
-    let scissors = [vk::Rect2D {
-        offset: vk::Offset2D::default(),
-        extent: vk::Extent2D {
-            width: targets.width,
-            height: targets.height,
-        },
-    }];
+    let (viewport, scissor) = viewport_and_scissor(gpu, targets);
+    let viewports = [viewport];
+    let scissors = [scissor];
     let viewport = vk::PipelineViewportStateCreateInfo::default()
         .viewports(&viewports)
         .scissors(&scissors);
@@ -162,23 +289,9 @@ pub fn create(gpu: &Gpu, targets: &Targets, desc: &PipelineDesc) -> VkResult<vk:
         .provoking_vertex_mode(vk::ProvokingVertexModeEXT::FIRST_VERTEX);
     let mut rasterization = vk::PipelineRasterizationStateCreateInfo::default()
         .rasterizer_discard_enable(desc.rasterizer_discard)
-        .polygon_mode(match desc.raster.polygon_mode {
-            PolygonMode::Fill => vk::PolygonMode::FILL,
-            PolygonMode::Line => vk::PolygonMode::LINE,
-            PolygonMode::Point => vk::PolygonMode::POINT,
-        })
-        // GL's terms, verbatim: the layer turns them over where the viewport does.
-        .cull_mode(match (desc.raster.cull_enabled, desc.raster.cull_face) {
-            (false, _) => vk::CullModeFlags::NONE,
-            (true, CullFace::Back) => vk::CullModeFlags::BACK,
-            (true, CullFace::Front) => vk::CullModeFlags::FRONT,
-            (true, CullFace::FrontAndBack) => vk::CullModeFlags::FRONT_AND_BACK,
-        })
-        .front_face(if desc.raster.front_clockwise {
-            vk::FrontFace::CLOCKWISE
-        } else {
-            vk::FrontFace::COUNTER_CLOCKWISE
-        })
+        .polygon_mode(polygon_mode(desc.raster.polygon_mode))
+        .cull_mode(cull_mode(&desc.raster))
+        .front_face(front_face(&desc.raster))
         .line_width(f32::from_bits(desc.raster.line_width_bits));
     if desc.raster.provoking_first {
         if !gpu.provoking_vertex {
@@ -202,37 +315,398 @@ pub fn create(gpu: &Gpu, targets: &Targets, desc: &PipelineDesc) -> VkResult<vk:
         .collect();
     let blend = vk::PipelineColorBlendStateCreateInfo::default().attachments(&blend_attachments);
     let formats = targets.rendering_formats();
+    let has_tess = desc.stages.iter().any(|(s, _)| *s == Stage::TessEval);
+
+    let Path::Libraries {
+        link_time_optimization,
+        ..
+    } = gpu.pipelines
+    else {
+        let stages: Vec<_> = pre_rasterization_stages
+            .iter()
+            .chain(&fragment_stages)
+            .copied()
+            .collect();
+        let mut rendering =
+            vk::PipelineRenderingCreateInfo::default().color_attachment_formats(&formats);
+        if targets.depth.is_some() {
+            rendering = rendering.depth_attachment_format(super::target::DEPTH_FORMAT);
+        }
+        let mut info = vk::GraphicsPipelineCreateInfo::default()
+            .stages(&stages)
+            .vertex_input_state(&vertex_input)
+            .input_assembly_state(&input_assembly)
+            .viewport_state(&viewport)
+            .rasterization_state(&rasterization)
+            .multisample_state(&multisample)
+            .color_blend_state(&blend)
+            .layout(desc.layout);
+        if has_tess {
+            info = info.tessellation_state(&tessellation);
+        }
+        if targets.depth.is_some() {
+            info = info.depth_stencil_state(&depth_stencil);
+        }
+        if targets.dynamic {
+            info = info.push_next(&mut rendering);
+        } else {
+            info = info.render_pass(targets.render_pass).subpass(0);
+        }
+        return Ok(Pipeline {
+            handle: create_one(gpu, &info)?,
+            libraries: Vec::new(),
+        });
+    };
+
+    // The four libraries, each with only its part of the state. (`INDEPENDENT_SETS` is the
+    // layout's flag: the player creates its layout with `Path::layout_flags`.)
+    let mut library_flags = vk::PipelineCreateFlags::LIBRARY_KHR;
+    if link_time_optimization {
+        library_flags |= vk::PipelineCreateFlags::RETAIN_LINK_TIME_OPTIMIZATION_INFO_EXT;
+    }
+    let mut libraries = Vec::new();
+    let linked = (|| {
+        let library = |part, info| library(gpu, targets, &formats, part, library_flags, info);
+        libraries.push(library(
+            vk::GraphicsPipelineLibraryFlagsEXT::VERTEX_INPUT_INTERFACE,
+            vk::GraphicsPipelineCreateInfo::default()
+                .vertex_input_state(&vertex_input)
+                .input_assembly_state(&input_assembly),
+        )?);
+        let mut info = vk::GraphicsPipelineCreateInfo::default()
+            .stages(&pre_rasterization_stages)
+            .viewport_state(&viewport)
+            .rasterization_state(&rasterization)
+            .layout(desc.layout);
+        if has_tess {
+            info = info.tessellation_state(&tessellation);
+        }
+        libraries.push(library(
+            vk::GraphicsPipelineLibraryFlagsEXT::PRE_RASTERIZATION_SHADERS,
+            info,
+        )?);
+        // With rasterization discarded, the fragment parts are left out, as Vulkan allows.
+        if !desc.rasterizer_discard {
+            let mut info = vk::GraphicsPipelineCreateInfo::default()
+                .stages(&fragment_stages)
+                .multisample_state(&multisample)
+                .layout(desc.layout);
+            if targets.depth.is_some() {
+                info = info.depth_stencil_state(&depth_stencil);
+            }
+            libraries.push(library(
+                vk::GraphicsPipelineLibraryFlagsEXT::FRAGMENT_SHADER,
+                info,
+            )?);
+            libraries.push(library(
+                vk::GraphicsPipelineLibraryFlagsEXT::FRAGMENT_OUTPUT_INTERFACE,
+                vk::GraphicsPipelineCreateInfo::default()
+                    .multisample_state(&multisample)
+                    .color_blend_state(&blend),
+            )?);
+        }
+        let mut linking = vk::PipelineLibraryCreateInfoKHR::default().libraries(&libraries);
+        let info = vk::GraphicsPipelineCreateInfo::default()
+            .flags(if link_time_optimization {
+                vk::PipelineCreateFlags::LINK_TIME_OPTIMIZATION_EXT
+            } else {
+                vk::PipelineCreateFlags::empty()
+            })
+            .layout(desc.layout)
+            .push_next(&mut linking);
+        create_one(gpu, &info)
+    })();
+    let pipeline = Pipeline {
+        handle: linked.as_ref().copied().unwrap_or_default(),
+        libraries,
+    };
+    match linked {
+        Ok(_) => Ok(pipeline),
+        Err(e) => {
+            pipeline.destroy(&gpu.device);
+            Err(e)
+        }
+    }
+}
+
+/// One graphics pipeline library: `part` of the state, from `info`, for the targets.
+fn library(
+    gpu: &Gpu,
+    targets: &Targets,
+    formats: &[vk::Format],
+    part: vk::GraphicsPipelineLibraryFlagsEXT,
+    flags: vk::PipelineCreateFlags,
+    info: vk::GraphicsPipelineCreateInfo<'_>,
+) -> VkResult<vk::Pipeline> {
+    let mut library = vk::GraphicsPipelineLibraryCreateInfoEXT::default().flags(part);
     let mut rendering =
-        vk::PipelineRenderingCreateInfo::default().color_attachment_formats(&formats);
+        vk::PipelineRenderingCreateInfo::default().color_attachment_formats(formats);
     if targets.depth.is_some() {
         rendering = rendering.depth_attachment_format(super::target::DEPTH_FORMAT);
     }
+    let mut info = info.flags(flags).push_next(&mut library);
+    // Every part but the vertex input states what it renders to.
+    if part != vk::GraphicsPipelineLibraryFlagsEXT::VERTEX_INPUT_INTERFACE {
+        info = if targets.dynamic {
+            info.push_next(&mut rendering)
+        } else {
+            info.render_pass(targets.render_pass).subpass(0)
+        };
+    }
+    create_one(gpu, &info)
+}
 
-    let has_tess = desc.stages.iter().any(|(s, _)| *s == Stage::TessEval);
-    let mut info = vk::GraphicsPipelineCreateInfo::default()
-        .stages(&stages)
-        .vertex_input_state(&vertex_input)
-        .input_assembly_state(&input_assembly)
-        .viewport_state(&viewport)
-        .rasterization_state(&rasterization)
-        .multisample_state(&multisample)
-        .color_blend_state(&blend)
-        .layout(desc.layout);
-    if has_tess {
-        info = info.tessellation_state(&tessellation);
-    }
-    if targets.depth.is_some() {
-        info = info.depth_stencil_state(&depth_stencil);
-    }
-    if targets.dynamic {
-        info = info.push_next(&mut rendering);
-    } else {
-        info = info.render_pass(targets.render_pass).subpass(0);
-    }
+fn create_one(gpu: &Gpu, info: &vk::GraphicsPipelineCreateInfo) -> VkResult<vk::Pipeline> {
+    // SAFETY: `info` and what it points to are alive; its handles are this device's.
     let pipelines = unsafe {
-        gpu.device
-            .create_graphics_pipelines(vk::PipelineCache::null(), &[info], None)
+        gpu.device.create_graphics_pipelines(
+            vk::PipelineCache::null(),
+            std::slice::from_ref(info),
+            None,
+        )
     }
     .map_err(|(_, e)| check("vkCreateGraphicsPipelines")(e))?;
     Ok(pipelines[0])
+}
+
+/// The stage that follows `stage` in a graphics program with `stages`, for `nextStage`.
+fn next_stage(stage: Stage, stages: &[Stage]) -> vk::ShaderStageFlags {
+    const ORDER: [Stage; 5] = [
+        Stage::Vertex,
+        Stage::TessControl,
+        Stage::TessEval,
+        Stage::Geometry,
+        Stage::Fragment,
+    ];
+    ORDER
+        .iter()
+        .skip_while(|s| **s != stage)
+        .skip(1)
+        .find(|s| stages.contains(s))
+        .map_or(vk::ShaderStageFlags::empty(), |s| stage_flag(*s))
+}
+
+/// A program's stages as `VK_EXT_shader_object` shaders: the graphics stages linked
+/// together (`LINK_STAGE`) unless `separate` (`SSO ENABLED`: one program per stage), the
+/// compute stage on its own. On failure nothing is left behind.
+pub fn create_shaders(
+    gpu: &Gpu,
+    targets: &Targets,
+    stages: &[(Stage, &[u32])],
+    set_layouts: &[vk::DescriptorSetLayout],
+    separate: bool,
+) -> VkResult<Vec<(Stage, vk::ShaderEXT)>> {
+    let Some(objects) = &gpu.shader_object else {
+        return Err("VK_EXT_shader_object is not enabled".into());
+    };
+    let specialization = Specialization::new(targets.height);
+    let specialization = specialization.info();
+    let graphics: Vec<Stage> = stages
+        .iter()
+        .map(|(s, _)| *s)
+        .filter(|s| *s != Stage::Compute)
+        .collect();
+    let linked = !separate && graphics.len() > 1;
+    let infos = |compute: bool| -> Vec<vk::ShaderCreateInfoEXT<'_>> {
+        stages
+            .iter()
+            .filter(|(stage, _)| (*stage == Stage::Compute) == compute)
+            .map(|(stage, words)| {
+                vk::ShaderCreateInfoEXT::default()
+                    .flags(if linked && !compute {
+                        vk::ShaderCreateFlagsEXT::LINK_STAGE
+                    } else {
+                        vk::ShaderCreateFlagsEXT::empty()
+                    })
+                    .stage(stage_flag(*stage))
+                    .next_stage(next_stage(*stage, &graphics))
+                    .code_type(vk::ShaderCodeTypeEXT::SPIRV)
+                    .code(bytemuck_words(words))
+                    .name(c"main")
+                    .set_layouts(set_layouts)
+                    .specialization_info(&specialization)
+            })
+            .collect()
+    };
+    let mut shaders = Vec::new();
+    for compute in [false, true] {
+        let infos = infos(compute);
+        if infos.is_empty() {
+            continue;
+        }
+        // SAFETY: the infos and the code they point to are alive; the layouts are this
+        // device's.
+        match unsafe { objects.create_shaders(&infos, None) } {
+            Ok(created) => shaders.extend(
+                stages
+                    .iter()
+                    .map(|(s, _)| *s)
+                    .filter(|s| (*s == Stage::Compute) == compute)
+                    .zip(created),
+            ),
+            Err((_, e)) => {
+                destroy_shaders(gpu, &shaders);
+                return Err(check("vkCreateShadersEXT")(e));
+            }
+        }
+    }
+    Ok(shaders)
+}
+
+/// SPIR-V words as the bytes `VkShaderCreateInfoEXT::pCode` takes.
+fn bytemuck_words(words: &[u32]) -> &[u8] {
+    // SAFETY: u8 has no alignment or validity requirements; the length covers the words.
+    unsafe { std::slice::from_raw_parts(words.as_ptr().cast::<u8>(), 4 * words.len()) }
+}
+
+pub fn destroy_shaders(gpu: &Gpu, shaders: &[(Stage, vk::ShaderEXT)]) {
+    if let Some(objects) = &gpu.shader_object {
+        for (_, shader) in shaders {
+            // SAFETY: the shader is this device's and no longer in use.
+            unsafe { objects.destroy_shader(*shader, None) };
+        }
+    }
+}
+
+/// Binds `shaders`' compute shader.
+///
+/// # Safety
+/// `cmd` is recording; the shaders are this device's.
+pub unsafe fn bind_compute_shader(
+    gpu: &Gpu,
+    cmd: vk::CommandBuffer,
+    shaders: &[(Stage, vk::ShaderEXT)],
+) {
+    if let (Some(objects), Some((_, shader))) = (
+        &gpu.shader_object,
+        shaders.iter().find(|(s, _)| *s == Stage::Compute),
+    ) {
+        objects.cmd_bind_shaders(cmd, &[vk::ShaderStageFlags::COMPUTE], &[*shader]);
+    }
+}
+
+/// Binds the program's graphics shaders (and no shader to the stages it lacks) and sets
+/// every state a draw with shader objects reads — all of it dynamic — to what `create`
+/// bakes into a pipeline for `desc`.
+///
+/// # Safety
+/// `cmd` is recording inside the targets' `vkCmdBeginRendering`; the shaders are this
+/// device's.
+pub unsafe fn record_shader_state(
+    gpu: &Gpu,
+    targets: &Targets,
+    cmd: vk::CommandBuffer,
+    shaders: &[(Stage, vk::ShaderEXT)],
+    desc: &PipelineDesc,
+) -> VkResult<()> {
+    let Some(objects) = &gpu.shader_object else {
+        return Err("VK_EXT_shader_object is not enabled".into());
+    };
+    let d = &gpu.device;
+    let features = &gpu.enabled_features;
+    let mut stages = vec![vk::ShaderStageFlags::VERTEX, vk::ShaderStageFlags::FRAGMENT];
+    if features.tessellation_shader == vk::TRUE {
+        stages.push(vk::ShaderStageFlags::TESSELLATION_CONTROL);
+        stages.push(vk::ShaderStageFlags::TESSELLATION_EVALUATION);
+    }
+    if features.geometry_shader == vk::TRUE {
+        stages.push(vk::ShaderStageFlags::GEOMETRY);
+    }
+    let bound: Vec<vk::ShaderEXT> = stages
+        .iter()
+        .map(|flag| {
+            shaders
+                .iter()
+                .find(|(s, _)| stage_flag(*s) == *flag)
+                .map_or(vk::ShaderEXT::null(), |(_, shader)| *shader)
+        })
+        .collect();
+    objects.cmd_bind_shaders(cmd, &stages, &bound);
+
+    let bindings: Vec<_> = desc
+        .bindings
+        .iter()
+        .map(|b| {
+            vk::VertexInputBindingDescription2EXT::default()
+                .binding(b.binding)
+                .stride(b.stride)
+                .input_rate(b.input_rate)
+                .divisor(1)
+        })
+        .collect();
+    let attributes: Vec<_> = desc
+        .attributes
+        .iter()
+        .map(|a| {
+            vk::VertexInputAttributeDescription2EXT::default()
+                .location(a.location)
+                .binding(a.binding)
+                .format(a.format)
+                .offset(a.offset)
+        })
+        .collect();
+    objects.cmd_set_vertex_input(cmd, &bindings, &attributes);
+    objects.cmd_set_primitive_topology(cmd, desc.topology);
+    objects.cmd_set_primitive_restart_enable(cmd, false);
+    let has = |stage| shaders.iter().any(|(s, _)| *s == stage);
+    if has(Stage::TessControl) {
+        objects.cmd_set_patch_control_points(cmd, desc.patch_control_points);
+    }
+    if has(Stage::TessEval) {
+        // Vulkan's default, as a pipeline without a domain-origin state has it; GL's
+        // origin is the layer's.
+        objects.cmd_set_tessellation_domain_origin(cmd, vk::TessellationDomainOrigin::UPPER_LEFT);
+    }
+
+    let (viewport, scissor) = viewport_and_scissor(gpu, targets);
+    objects.cmd_set_viewport_with_count(cmd, &[viewport]);
+    objects.cmd_set_scissor_with_count(cmd, &[scissor]);
+    objects.cmd_set_rasterizer_discard_enable(cmd, desc.rasterizer_discard);
+    objects.cmd_set_polygon_mode(cmd, polygon_mode(desc.raster.polygon_mode));
+    objects.cmd_set_cull_mode(cmd, cull_mode(&desc.raster));
+    objects.cmd_set_front_face(cmd, front_face(&desc.raster));
+    d.cmd_set_line_width(cmd, f32::from_bits(desc.raster.line_width_bits));
+    objects.cmd_set_depth_bias_enable(cmd, false);
+    if features.depth_clamp == vk::TRUE {
+        objects.cmd_set_depth_clamp_enable(cmd, false);
+    }
+    if gpu.provoking_vertex {
+        objects.cmd_set_provoking_vertex_mode(
+            cmd,
+            if desc.raster.provoking_first {
+                vk::ProvokingVertexModeEXT::FIRST_VERTEX
+            } else {
+                vk::ProvokingVertexModeEXT::LAST_VERTEX
+            },
+        );
+    } else if desc.raster.provoking_first {
+        return Err("`provoking vertex first` needs VK_EXT_provoking_vertex".into());
+    }
+    if gpu.geometry_streams {
+        objects.cmd_set_rasterization_stream(cmd, 0);
+    }
+
+    objects.cmd_set_depth_test_enable(cmd, desc.raster.depth_test);
+    objects.cmd_set_depth_write_enable(cmd, desc.raster.depth_test);
+    objects.cmd_set_depth_compare_op(cmd, compare_op(desc.raster.depth_func));
+    if features.depth_bounds == vk::TRUE {
+        objects.cmd_set_depth_bounds_test_enable(cmd, false);
+    }
+    objects.cmd_set_stencil_test_enable(cmd, false);
+
+    objects.cmd_set_rasterization_samples(cmd, vk::SampleCountFlags::TYPE_1);
+    objects.cmd_set_sample_mask(cmd, vk::SampleCountFlags::TYPE_1, &[!0]);
+    objects.cmd_set_alpha_to_coverage_enable(cmd, false);
+    if features.alpha_to_one == vk::TRUE {
+        objects.cmd_set_alpha_to_one_enable(cmd, false);
+    }
+    if features.logic_op == vk::TRUE {
+        objects.cmd_set_logic_op_enable(cmd, false);
+    }
+    let count = targets.attachments.len();
+    if count > 0 {
+        objects.cmd_set_color_blend_enable(cmd, 0, &vec![vk::FALSE; count]);
+        objects.cmd_set_color_write_mask(cmd, 0, &vec![vk::ColorComponentFlags::RGBA; count]);
+    }
+    Ok(())
 }
