@@ -7,8 +7,15 @@
 #   scripts/suite-elsewhere.sh run OUT   there, from a copy of this tree holding
 #                                        target/suite.tar.xz: every test binary one thread
 #                                        at a time, the threads test three more times, and
-#                                        every scene with and without the layer; logs and
-#                                        a summary under OUT
+#                                        every scene with and without the layer (both
+#                                        viewports); logs and a summary under OUT
+#   scripts/suite-elsewhere.sh pack-corpus   here, after scripts/piglit.sh wrote
+#                                        target/piglit/corpus.txt: piglit's corpus files
+#                                        into target/corpus.tar.xz
+#   scripts/suite-elsewhere.sh corpus OUT    there: the corpus through glsem-run, with and
+#                                        without the layer, through every pipeline path the
+#                                        driver has; OUT/COLUMN.tsv as scripts/piglit.sh
+#                                        writes them, and OUT/corpus-summary.txt
 #
 # The machine needs what scripts/setup.sh installs (the Vulkan loader, the validation
 # layer, glslang, spirv-tools), unpacked or installed; point VK_DRIVER_FILES at its
@@ -60,20 +67,64 @@ run() {
 		echo "threads again $i rc=$rc $(grep -h '^test result' "$out/threads-again-$i.txt")" | tee -a "$summary"
 	done
 	local scenes=(tests/scenes/*.shader_test examples/*.shader_test)
-	for mode in glsem plain; do
+	for mode in glsem plain glsem-lower-left plain-lower-left glsem-libraries; do
 		local flags=(--validation)
-		[[ $mode == plain ]] && flags+=(--no-layer)
+		[[ $mode == plain* ]] && flags+=(--no-layer)
+		[[ $mode == *-lower-left ]] && flags+=(--lower-left)
+		[[ $mode == *-libraries ]] && flags+=(--pipelines libraries)
 		local rc=0
 		timeout 300 target/release/glsem-run "${flags[@]}" "${scenes[@]}" >"$out/scenes-$mode.txt" 2>&1 || rc=$?
 		echo "scenes $mode rc=$rc pass=$(grep -c '^PASS' "$out/scenes-$mode.txt") fail=$(grep -c '^FAIL' "$out/scenes-$mode.txt") skip=$(grep -c '^SKIP' "$out/scenes-$mode.txt")" | tee -a "$summary"
 	done
 }
 
+pack_corpus() {
+	local spec=${PIGLIT_DIR:-/usr/lib/x86_64-linux-gnu/piglit}/tests/spec
+	tar -C "$spec" -cJf target/corpus.tar.xz -T target/piglit/corpus.txt
+	cp target/piglit/corpus.txt target/corpus.txt
+	echo "packed $(wc -l <target/corpus.txt) corpus tests into target/corpus.tar.xz"
+}
+
+# One corpus test through glsem-run: "STATUS<TAB>test<TAB>reason", as scripts/piglit.sh.
+corpus_one() {
+	local column=$1 test=$2 out rc line args=(--validation --piglit)
+	case "$column" in vk*) args+=(--no-layer) ;; esac
+	case "$column" in *-libraries) args+=(--pipelines libraries) ;; *-shader-objects) args+=(--pipelines shader-objects) ;; esac
+	out=$(timeout 60 target/release/glsem-run "${args[@]}" "$SPEC/$test" 2>/dev/null)
+	rc=$?
+	line=$(printf '%s\n' "$out" | head -1)
+	case "$line" in
+	PASS\ *) printf 'PASS\t%s\t\n' "$test" ;;
+	FAIL\ * | SKIP\ *)
+		local why="${line#* "$SPEC/$test"}"
+		printf '%s\t%s\t%s\n' "${line%% *}" "$test" "$(printf '%s' "${why#: }" | tr '\t' ' ' | cut -c1-400)"
+		;;
+	*) printf 'FAIL\t%s\t%s\n' "$test" "$([ $rc = 124 ] && echo timeout || echo "crashed (exit status $rc)")" ;;
+	esac
+}
+
+corpus() {
+	local out=${1:?usage: scripts/suite-elsewhere.sh corpus OUT}
+	mkdir -p "$out" target/release target/spec
+	[ -x target/release/glsem-run ] || tar -C target/release -xJf "$ARCHIVE"
+	tar -C target/spec -xJf target/corpus.tar.xz
+	export SPEC="$ROOT/target/spec"
+	export -f corpus_one
+	for column in glsem vk glsem-libraries vk-libraries glsem-shader-objects vk-shader-objects; do
+		xargs -a target/corpus.txt -d '\n' -P "$(nproc)" -I{} bash -c 'corpus_one "$0" "$1"' "$column" {} |
+			sort -t "$(printf '\t')" -k2,2 >"$out/$column.tsv"
+		echo "$column $(grep -c '^PASS' "$out/$column.tsv") passed, $(grep -c '^FAIL' "$out/$column.tsv") failed, $(grep -c '^SKIP' "$out/$column.tsv") skipped" |
+			tee -a "$out/corpus-summary.txt"
+	done
+}
+
 case "${1:-}" in
 pack) pack ;;
 run) run "${2:-}" ;;
+pack-corpus) pack_corpus ;;
+corpus) corpus "${2:-}" ;;
 *)
-	sed -n '2,16p' "$0"
+	sed -n '2,24p' "$0"
 	exit 2
 	;;
 esac
