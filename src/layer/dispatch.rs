@@ -5,7 +5,9 @@
 use ash::vk;
 use std::ffi::CStr;
 
-use super::{command_state, hooks, planner, shader_object};
+use super::{
+    command_state, device, instance, layouts, modules, planner, render_passes, shader_object,
+};
 
 pub use super::ffi::VoidFn;
 
@@ -72,10 +74,10 @@ const fn const_cstr(s: &'static str) -> &'static CStr {
 dispatch_table!(
     /// The next layer's instance-level commands this layer hooks or calls.
     InstanceDispatch, vk::Instance, instance_hook {
-        destroy_instance: PFN_vkDestroyInstance = "vkDestroyInstance" => hooks::destroy_instance;
-        create_device: PFN_vkCreateDevice = "vkCreateDevice" => hooks::create_device;
+        destroy_instance: PFN_vkDestroyInstance = "vkDestroyInstance" => instance::destroy_instance;
+        create_device: PFN_vkCreateDevice = "vkCreateDevice" => device::create_device;
         enumerate_device_extension_properties: PFN_vkEnumerateDeviceExtensionProperties =
-            "vkEnumerateDeviceExtensionProperties" => hooks::enumerate_device_extension_properties;
+            "vkEnumerateDeviceExtensionProperties" => device::enumerate_device_extension_properties;
         get_physical_device_properties: PFN_vkGetPhysicalDeviceProperties =
             "vkGetPhysicalDeviceProperties";
         get_physical_device_features: PFN_vkGetPhysicalDeviceFeatures =
@@ -88,26 +90,26 @@ dispatch_table!(
 dispatch_table!(
     /// The next layer's device-level commands this layer hooks or calls.
     DeviceDispatch, vk::Device, device_hook {
-        destroy_device: PFN_vkDestroyDevice = "vkDestroyDevice" => hooks::destroy_device;
+        destroy_device: PFN_vkDestroyDevice = "vkDestroyDevice" => device::destroy_device;
         create_shader_module: PFN_vkCreateShaderModule =
-            "vkCreateShaderModule" => hooks::create_shader_module;
+            "vkCreateShaderModule" => modules::create_shader_module;
         destroy_shader_module: PFN_vkDestroyShaderModule =
-            "vkDestroyShaderModule" => hooks::destroy_shader_module;
+            "vkDestroyShaderModule" => modules::destroy_shader_module;
         create_render_pass: PFN_vkCreateRenderPass =
-            "vkCreateRenderPass" => hooks::create_render_pass;
+            "vkCreateRenderPass" => render_passes::create_render_pass;
         create_render_pass2: PFN_vkCreateRenderPass2 =
-            "vkCreateRenderPass2" => hooks::create_render_pass2;
+            "vkCreateRenderPass2" => render_passes::create_render_pass2;
         create_render_pass2_khr: PFN_vkCreateRenderPass2 =
-            "vkCreateRenderPass2KHR" => hooks::create_render_pass2_khr;
+            "vkCreateRenderPass2KHR" => render_passes::create_render_pass2_khr;
         destroy_render_pass: PFN_vkDestroyRenderPass =
-            "vkDestroyRenderPass" => hooks::destroy_render_pass;
+            "vkDestroyRenderPass" => render_passes::destroy_render_pass;
         create_pipeline_layout: PFN_vkCreatePipelineLayout =
-            "vkCreatePipelineLayout" => hooks::create_pipeline_layout;
+            "vkCreatePipelineLayout" => layouts::create_pipeline_layout;
         destroy_pipeline_layout: PFN_vkDestroyPipelineLayout =
-            "vkDestroyPipelineLayout" => hooks::destroy_pipeline_layout;
+            "vkDestroyPipelineLayout" => layouts::destroy_pipeline_layout;
         create_graphics_pipelines: PFN_vkCreateGraphicsPipelines =
             "vkCreateGraphicsPipelines" => planner::create_graphics_pipelines;
-        destroy_pipeline: PFN_vkDestroyPipeline = "vkDestroyPipeline" => hooks::destroy_pipeline;
+        destroy_pipeline: PFN_vkDestroyPipeline = "vkDestroyPipeline" => planner::destroy_pipeline;
         allocate_command_buffers: PFN_vkAllocateCommandBuffers =
             "vkAllocateCommandBuffers" => command_state::allocate_command_buffers;
         free_command_buffers: PFN_vkFreeCommandBuffers =
@@ -132,9 +134,9 @@ dispatch_table!(
         cmd_set_patch_control_points_ext: PFN_vkCmdSetPatchControlPointsEXT =
             "vkCmdSetPatchControlPointsEXT" => shader_object::cmd_set_patch_control_points;
         create_framebuffer: PFN_vkCreateFramebuffer =
-            "vkCreateFramebuffer" => hooks::create_framebuffer;
+            "vkCreateFramebuffer" => render_passes::create_framebuffer;
         destroy_framebuffer: PFN_vkDestroyFramebuffer =
-            "vkDestroyFramebuffer" => hooks::destroy_framebuffer;
+            "vkDestroyFramebuffer" => render_passes::destroy_framebuffer;
         cmd_begin_render_pass: PFN_vkCmdBeginRenderPass =
             "vkCmdBeginRenderPass" => command_state::cmd_begin_render_pass;
         cmd_begin_render_pass2: PFN_vkCmdBeginRenderPass2 =

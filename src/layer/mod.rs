@@ -18,15 +18,19 @@
 
 mod cache;
 mod command_state;
+mod device;
 mod dispatch;
 mod ffi;
-mod hooks;
+mod instance;
+mod layouts;
 pub mod loader_abi;
 pub mod log;
+mod modules;
 mod pipeline_info;
 mod planner;
 pub mod push_range;
 pub mod records;
+mod render_passes;
 mod rewrite;
 pub mod settings;
 mod shader_code;
@@ -366,6 +370,33 @@ fn forget_then_call_down<H: Handle>(
     })
 }
 
+/// The frame of a hook that creates an object the layer records: `prepare` reads the create
+/// info (shielded: a failure there only costs the record), `call_down` creates the object
+/// (through a create info patched with what `prepare` found, where the layer patches one),
+/// and `record` keeps what `prepare` found once the driver succeeded.
+fn create_recorded<P, F>(
+    what: &str,
+    device: vk::Device,
+    next: impl FnOnce(&DeviceDispatch) -> Option<F>,
+    prepare: impl FnOnce(&DeviceData) -> P,
+    call_down: impl FnOnce(F, Option<&P>) -> vk::Result,
+    record: impl FnOnce(&DeviceData, P),
+) -> vk::Result {
+    call_with_next(what, device, next, |dev, next| {
+        let prepared = shield(what, || {
+            maybe_inject_panic(&dev.settings, what);
+            prepare(dev)
+        });
+        let result = call_down(next, prepared.as_ref());
+        if result == vk::Result::SUCCESS {
+            if let Some(prepared) = prepared {
+                record(dev, prepared);
+            }
+        }
+        result
+    })
+}
+
 /// The test-only `debug_inject_panic` setting (comma-separated entry point names): panics
 /// inside the named entry points.
 pub fn maybe_inject_panic(settings: &Settings, entry_point: &str) {
@@ -405,7 +436,7 @@ pub unsafe extern "system" fn get_instance_proc_addr(
                 return void_fn::<vk::PFN_vkGetDeviceProcAddr>(get_device_proc_addr)
             }
             b"vkCreateInstance" => {
-                return void_fn::<vk::PFN_vkCreateInstance>(hooks::create_instance)
+                return void_fn::<vk::PFN_vkCreateInstance>(instance::create_instance)
             }
             _ => {}
         }

@@ -59,7 +59,7 @@ fn shader_object_key(dev: &DeviceData) -> PipelineKey {
         app_depth_clip_control: true,
         polygon_lines: true,
         // The line rasterization mode is dynamic state the application sets for shader
-        // objects (the layer does not enable the extension under them: see `hooks`).
+        // objects (the layer does not enable the extension under them: see `device`).
         app_line_mode: true,
         multisample_lines: true,
         app_line_stipple: true,
