@@ -9,12 +9,12 @@ use std::sync::Arc;
 
 use super::ffi::{find_in_chain, slice};
 use super::loader_abi::{find_link_info, LayerDeviceCreateInfo};
-use super::settings::LAYER_NAME;
 use super::{
     ffi_guard, instance_data, key_of, log, maybe_inject_panic, shield, unknown_handle, Conventions,
     DeviceData, DeviceDispatch, DeviceFacts, EnabledExtensions, EnabledFeatures, InstanceData,
     LayerExtension, Limits, DEVICES,
 };
+use crate::abi;
 use crate::semantics::Semantic;
 
 /// `vkEnumerateDeviceExtensionProperties`: the layer's own extensions for its name, the
@@ -34,7 +34,7 @@ pub unsafe extern "system" fn enumerate_device_extension_properties(
         || {
             // SAFETY: pLayerName is NULL or nul-terminated (Vulkan's valid usage).
             let ours = !p_layer_name.is_null()
-                && unsafe { CStr::from_ptr(p_layer_name) }.to_bytes() == LAYER_NAME.as_bytes();
+                && unsafe { CStr::from_ptr(p_layer_name) }.to_bytes() == abi::LAYER_NAME.as_bytes();
             if ours {
                 // SAFETY: pPropertyCount is valid; pProperties is NULL or holds
                 // *pPropertyCount elements (Vulkan's valid usage).
@@ -53,14 +53,10 @@ pub unsafe extern "system" fn enumerate_device_extension_properties(
                 let n = (*count as usize).min(all.len());
                 for (i, ext) in all[..n].iter().enumerate() {
                     let mut props = vk::ExtensionProperties {
-                        spec_version: LayerExtension::SPEC_VERSION,
+                        spec_version: ext.abi().spec_version,
                         ..Default::default()
                     };
-                    for (dst, src) in props
-                        .extension_name
-                        .iter_mut()
-                        .zip(ext.name().to_bytes_with_nul())
-                    {
+                    for (dst, src) in props.extension_name.iter_mut().zip(ext.name().as_bytes()) {
                         *dst = *src as c_char;
                     }
                     // SAFETY: i < n <= *pPropertyCount.
@@ -204,15 +200,20 @@ unsafe fn prepare_device(
                 .iter()
                 .any(|&n| !n.is_null() && CStr::from_ptr(n) == ext)
         };
+        let layer_enabled = |ext: LayerExtension| {
+            app_extensions
+                .iter()
+                .any(|&n| !n.is_null() && CStr::from_ptr(n).to_bytes() == ext.name().as_bytes())
+        };
         let layer_extensions = EnabledExtensions {
-            levels: enabled(LayerExtension::TessellationDefaultLevels.name()),
-            gl_state: enabled(LayerExtension::GlState.name()),
+            levels: layer_enabled(LayerExtension::TessellationDefaultLevels),
+            gl_state: layer_enabled(LayerExtension::GlState),
         };
         let ours = |&name: &*const c_char| {
             !name.is_null()
                 && LayerExtension::ALL
                     .iter()
-                    .any(|e| CStr::from_ptr(name) == e.name())
+                    .any(|e| CStr::from_ptr(name).to_bytes() == e.name().as_bytes())
         };
         let mut extensions: Vec<*const c_char> = app_extensions
             .iter()

@@ -1,6 +1,6 @@
 //! The records of pipeline layouts: where each holds the GL-state block.
 
-use ash::vk::{self};
+use ash::vk;
 use std::sync::Arc;
 
 use super::ffi::slice;

@@ -36,6 +36,7 @@ pub mod settings;
 mod shader_code;
 mod shader_object;
 
+use crate::abi;
 use crate::semantics::DeviceKey;
 use ash::vk::{self, Handle};
 use parking_lot::RwLock;
@@ -45,7 +46,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 use cache::RewriteCache;
-use dispatch::{device_hook, instance_hook};
+use dispatch::{device_hook, instance_hook, layer_command};
 use dispatch::{DeviceDispatch, InstanceDispatch};
 use ffi::VoidFn;
 use records::{Kind, Live, Records};
@@ -65,13 +66,17 @@ impl LayerExtension {
         LayerExtension::TessellationDefaultLevels,
         LayerExtension::GlState,
     ];
-    pub const SPEC_VERSION: u32 = 1;
 
-    pub fn name(self) -> &'static CStr {
+    /// Its name, version and commands.
+    pub fn abi(self) -> &'static abi::Extension {
         match self {
-            LayerExtension::TessellationDefaultLevels => c"VK_GLSEM_tessellation_default_levels",
-            LayerExtension::GlState => c"VK_GLSEM_gl_state",
+            LayerExtension::TessellationDefaultLevels => &abi::TESSELLATION_DEFAULT_LEVELS,
+            LayerExtension::GlState => &abi::GL_STATE,
         }
+    }
+
+    pub fn name(self) -> &'static str {
+        self.abi().name
     }
 }
 
@@ -441,7 +446,7 @@ pub unsafe extern "system" fn get_instance_proc_addr(
             _ => {}
         }
         let inst = instance_data(instance)?;
-        if let Some((command, _)) = command_state::layer_command(name) {
+        if let Some((command, _)) = layer_command(name) {
             return Some(command);
         }
         if let Some((hook, available)) = instance_hook(name) {
@@ -474,12 +479,12 @@ pub unsafe extern "system" fn get_device_proc_addr(
             return void_fn::<vk::PFN_vkGetDeviceProcAddr>(get_device_proc_addr);
         }
         let dev = device_data(device)?;
-        if let Some((command, extension)) = command_state::layer_command(name) {
+        if let Some((command, extension)) = layer_command(name) {
             if !dev.extensions.has(extension) {
                 log::warning!(
                     "vkGetDeviceProcAddr({}): the device did not enable {}; returning NULL",
                     String::from_utf8_lossy(name),
-                    extension.name().to_string_lossy()
+                    extension.name()
                 );
                 return None;
             }

@@ -1,7 +1,7 @@
 //! The records of render passes (colour attachment formats per subpass) and framebuffers
 //! (their layer count).
 
-use ash::vk::{self};
+use ash::vk;
 use std::sync::Arc;
 
 use super::ffi::slice;
@@ -85,7 +85,7 @@ pub unsafe extern "system" fn create_render_pass(
     )
 }
 
-/// `vkCreateRenderPass2`: remembers the colour attachments per subpass.
+/// `vkCreateRenderPass2` (and its KHR alias): remembers the colour attachments per subpass.
 ///
 /// # Safety
 /// Vulkan's valid usage for the command.
@@ -100,28 +100,6 @@ pub unsafe extern "system" fn create_render_pass2(
         device,
         p_render_pass,
         |t| t.create_render_pass2,
-        // SAFETY: a valid create info (Vulkan's valid usage).
-        || subpass_colors!(unsafe { &*p_create_info }),
-        // SAFETY: the application's arguments, passed on unchanged.
-        |next| unsafe { next(device, p_create_info, p_allocator, p_render_pass) },
-    )
-}
-
-/// `vkCreateRenderPass2KHR`: remembers the colour attachments per subpass.
-///
-/// # Safety
-/// Vulkan's valid usage for the command.
-pub unsafe extern "system" fn create_render_pass2_khr(
-    device: vk::Device,
-    p_create_info: *const vk::RenderPassCreateInfo2<'_>,
-    p_allocator: *const vk::AllocationCallbacks<'_>,
-    p_render_pass: *mut vk::RenderPass,
-) -> vk::Result {
-    create_render_pass_with(
-        "vkCreateRenderPass2KHR",
-        device,
-        p_render_pass,
-        |t| t.create_render_pass2_khr,
         // SAFETY: a valid create info (Vulkan's valid usage).
         || subpass_colors!(unsafe { &*p_create_info }),
         // SAFETY: the application's arguments, passed on unchanged.
