@@ -3,10 +3,10 @@
 use ash::vk;
 use std::sync::Arc;
 
+use super::create_recorded;
 use super::ffi::slice;
 use super::push_range::plan_layout;
 use super::records::LayoutRecord;
-use super::{create_recorded, forget_then_call_down};
 
 /// `vkCreatePipelineLayout`: places the GL-state block.
 ///
@@ -53,26 +53,9 @@ pub unsafe extern "system" fn create_pipeline_layout(
     )
 }
 
-/// `vkDestroyPipelineLayout`.
-///
-/// # Safety
-/// Vulkan's valid usage for the command.
-pub unsafe extern "system" fn destroy_pipeline_layout(
-    device: vk::Device,
-    layout: vk::PipelineLayout,
-    p_allocator: *const vk::AllocationCallbacks<'_>,
-) {
-    forget_then_call_down(
-        "vkDestroyPipelineLayout",
-        device,
-        |dev| {
-            dev.records.layouts.write().remove(&layout);
-        },
-        |t| {
-            if let Some(destroy) = t.destroy_pipeline_layout {
-                // SAFETY: the application's arguments, passed on unchanged.
-                unsafe { destroy(device, layout, p_allocator) };
-            }
-        },
-    )
-}
+destroy_hook!(
+    /// `vkDestroyPipelineLayout`.
+    "vkDestroyPipelineLayout", destroy_pipeline_layout(layout: vk::PipelineLayout), |dev| {
+        dev.records.layouts.write().remove(&layout);
+    }
+);

@@ -16,6 +16,35 @@
 //! - `settings`, `log`; `cache`: the rewrite cache; `records`: what is remembered; `ffi`:
 //!   reading the application's structs; `shader_code`: module words and dumps.
 
+/// A `vkDestroy*` hook for objects the layer records: `forget` drops the record (with
+/// `device` and the handle in scope), then the call goes down through the table's entry of
+/// the hook's own name ([`forget_then_call_down`]).
+macro_rules! destroy_hook {
+    ($(#[$doc:meta])* $what:literal, $hook:ident($handle:ident: $ty:ty), |$dev:ident| $forget:expr) => {
+        $(#[$doc])*
+        ///
+        /// # Safety
+        /// Vulkan's valid usage for the command.
+        pub unsafe extern "system" fn $hook(
+            device: ash::vk::Device,
+            $handle: $ty,
+            p_allocator: *const ash::vk::AllocationCallbacks<'_>,
+        ) {
+            super::forget_then_call_down(
+                $what,
+                device,
+                |$dev| $forget,
+                |t| {
+                    if let Some(destroy) = t.$hook {
+                        // SAFETY: the application's arguments, passed on unchanged.
+                        unsafe { destroy(device, $handle, p_allocator) };
+                    }
+                },
+            )
+        }
+    };
+}
+
 mod cache;
 mod command_state;
 mod device;

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use super::records::ModuleRecord;
 use super::shader_code::{code_words, dump_module};
-use super::{create_recorded, forget_then_call_down, log};
+use super::{create_recorded, log};
 use crate::spirv::module::structure_error;
 
 /// `vkCreateShaderModule`: keeps the words and their scan.
@@ -51,26 +51,9 @@ pub unsafe extern "system" fn create_shader_module(
     )
 }
 
-/// `vkDestroyShaderModule`.
-///
-/// # Safety
-/// Vulkan's valid usage for the command.
-pub unsafe extern "system" fn destroy_shader_module(
-    device: vk::Device,
-    module: vk::ShaderModule,
-    p_allocator: *const vk::AllocationCallbacks<'_>,
-) {
-    forget_then_call_down(
-        "vkDestroyShaderModule",
-        device,
-        |dev| {
-            dev.records.modules.write().remove(&module);
-        },
-        |t| {
-            if let Some(destroy) = t.destroy_shader_module {
-                // SAFETY: the application's arguments, passed on unchanged.
-                unsafe { destroy(device, module, p_allocator) };
-            }
-        },
-    )
-}
+destroy_hook!(
+    /// `vkDestroyShaderModule`.
+    "vkDestroyShaderModule", destroy_shader_module(module: vk::ShaderModule), |dev| {
+        dev.records.modules.write().remove(&module);
+    }
+);

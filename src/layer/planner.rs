@@ -27,7 +27,7 @@ use super::pipeline_info::{
 use super::records::{BlockBinding, BlockSlot, PipelineRecord, FAST_PATH_PIPELINES};
 use super::rewrite::{Rewrite, Run, Target};
 use super::shader_code::code_words;
-use super::{call_with_next, forget_then_call_down, log, maybe_inject_panic, shield, DeviceData};
+use super::{call_with_next, log, maybe_inject_panic, shield, DeviceData};
 use crate::semantics::{choose, Semantic, Stage, StageInfo, Stages};
 use crate::spirv::scan::{scan, Summary};
 
@@ -740,29 +740,12 @@ impl Call<'_> {
     }
 }
 
-/// `vkDestroyPipeline`.
-///
-/// # Safety
-/// Vulkan's valid usage for the command.
-pub unsafe extern "system" fn destroy_pipeline(
-    device: vk::Device,
-    pipeline: vk::Pipeline,
-    p_allocator: *const vk::AllocationCallbacks<'_>,
-) {
-    forget_then_call_down(
-        "vkDestroyPipeline",
-        device,
-        |dev| {
-            let removed = dev.records.pipelines.write().remove(&pipeline);
-            if let Some(removed) = removed {
-                dev.records.count_bind_work(&removed, -1);
-            }
-        },
-        |t| {
-            if let Some(destroy) = t.destroy_pipeline {
-                // SAFETY: the application's arguments, passed on unchanged.
-                unsafe { destroy(device, pipeline, p_allocator) };
-            }
-        },
-    )
-}
+destroy_hook!(
+    /// `vkDestroyPipeline`.
+    "vkDestroyPipeline", destroy_pipeline(pipeline: vk::Pipeline), |dev| {
+        let removed = dev.records.pipelines.write().remove(&pipeline);
+        if let Some(removed) = removed {
+            dev.records.count_bind_work(&removed, -1);
+        }
+    }
+);

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::ffi::slice;
 use super::records::RenderPassRecord;
-use super::{create_recorded, forget_then_call_down, DeviceDispatch};
+use super::{create_recorded, DeviceDispatch};
 
 /// Colour attachment formats per subpass (`None` for `VK_ATTACHMENT_UNUSED`) of a
 /// `VkRenderPassCreateInfo` or `VkRenderPassCreateInfo2`: the same fields, in structs of
@@ -107,29 +107,12 @@ pub unsafe extern "system" fn create_render_pass2(
     )
 }
 
-/// `vkDestroyRenderPass`.
-///
-/// # Safety
-/// Vulkan's valid usage for the command.
-pub unsafe extern "system" fn destroy_render_pass(
-    device: vk::Device,
-    render_pass: vk::RenderPass,
-    p_allocator: *const vk::AllocationCallbacks<'_>,
-) {
-    forget_then_call_down(
-        "vkDestroyRenderPass",
-        device,
-        |dev| {
-            dev.records.render_passes.write().remove(&render_pass);
-        },
-        |t| {
-            if let Some(destroy) = t.destroy_render_pass {
-                // SAFETY: the application's arguments, passed on unchanged.
-                unsafe { destroy(device, render_pass, p_allocator) };
-            }
-        },
-    )
-}
+destroy_hook!(
+    /// `vkDestroyRenderPass`.
+    "vkDestroyRenderPass", destroy_render_pass(render_pass: vk::RenderPass), |dev| {
+        dev.records.render_passes.write().remove(&render_pass);
+    }
+);
 
 /// `vkCreateFramebuffer`: remembers its layer count (`gl_Layer` counts on layered targets).
 ///
@@ -159,26 +142,9 @@ pub unsafe extern "system" fn create_framebuffer(
     )
 }
 
-/// `vkDestroyFramebuffer`.
-///
-/// # Safety
-/// Vulkan's valid usage for the command.
-pub unsafe extern "system" fn destroy_framebuffer(
-    device: vk::Device,
-    framebuffer: vk::Framebuffer,
-    p_allocator: *const vk::AllocationCallbacks<'_>,
-) {
-    forget_then_call_down(
-        "vkDestroyFramebuffer",
-        device,
-        |dev| {
-            dev.records.framebuffer_layers.write().remove(&framebuffer);
-        },
-        |t| {
-            if let Some(destroy) = t.destroy_framebuffer {
-                // SAFETY: the application's arguments, passed on unchanged.
-                unsafe { destroy(device, framebuffer, p_allocator) };
-            }
-        },
-    )
-}
+destroy_hook!(
+    /// `vkDestroyFramebuffer`.
+    "vkDestroyFramebuffer", destroy_framebuffer(framebuffer: vk::Framebuffer), |dev| {
+        dev.records.framebuffer_layers.write().remove(&framebuffer);
+    }
+);
