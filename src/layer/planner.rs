@@ -403,54 +403,52 @@ impl Call<'_> {
         infos: &[vk::GraphicsPipelineCreateInfo<'_>],
         p_pipelines: *mut vk::Pipeline,
     ) -> vk::Result {
-        // SAFETY: the create infos are valid (Vulkan's valid usage) and pPipelines holds one\n        // handle per create info (the caller's contract).
-        unsafe {
-            let plans = infos
-                .iter()
-                .map(|ci| {
-                    shield("vkCreateGraphicsPipelines planner", || plan(self.dev, ci))
-                        .unwrap_or_else(|| {
-                            if tes_without_tcs(ci) {
-                                Plan::fail("internal error in the layer while planning")
-                            } else {
-                                Plan::Keep
-                            }
-                        })
-                })
-                .collect();
-            self.finish(infos, plans, p_pipelines)
-        }
+        let plans = infos
+            .iter()
+            .map(|ci| {
+                shield("vkCreateGraphicsPipelines planner", || plan(self.dev, ci)).unwrap_or_else(
+                    || {
+                        if tes_without_tcs(ci) {
+                            Plan::fail("internal error in the layer while planning")
+                        } else {
+                            Plan::Keep
+                        }
+                    },
+                )
+            })
+            .collect();
+        // SAFETY: the create infos are valid (Vulkan's valid usage) and pPipelines holds one
+        // handle per create info (this function's contract, passed on).
+        unsafe { self.finish(infos, plans, p_pipelines) }
     }
 
     /// A temporary module for `words`, created with the application's allocator.
     unsafe fn temporary_module(&self, words: &[u32]) -> Result<vk::ShaderModule, vk::Result> {
-        // SAFETY: a create info for `words`, which outlive the call; the application's\n        // allocator.
-        unsafe {
-            let create = self
-                .dev
-                .table
-                .create_shader_module
-                .ok_or(vk::Result::ERROR_UNKNOWN)?;
-            let ci = vk::ShaderModuleCreateInfo {
-                code_size: words.len() * 4,
-                p_code: words.as_ptr(),
-                ..Default::default()
-            };
-            let mut module = vk::ShaderModule::null();
-            match create(self.device, &ci, self.p_allocator, &mut module) {
-                vk::Result::SUCCESS => Ok(module),
-                e => Err(e),
-            }
+        let create = self
+            .dev
+            .table
+            .create_shader_module
+            .ok_or(vk::Result::ERROR_UNKNOWN)?;
+        let ci = vk::ShaderModuleCreateInfo {
+            code_size: words.len() * 4,
+            p_code: words.as_ptr(),
+            ..Default::default()
+        };
+        let mut module = vk::ShaderModule::null();
+        // SAFETY: the next layer's command; `ci` points at `words`, which outlive the call;
+        // the application's allocator (this function's contract).
+        match unsafe { create(self.device, &ci, self.p_allocator, &mut module) } {
+            vk::Result::SUCCESS => Ok(module),
+            e => Err(e),
         }
     }
 
     unsafe fn destroy_temporaries(&self, modules: &[vk::ShaderModule]) {
-        // SAFETY: modules this call created and no pipeline uses any more.
-        unsafe {
-            if let Some(destroy) = self.dev.table.destroy_shader_module {
-                for &m in modules {
-                    destroy(self.device, m, self.p_allocator);
-                }
+        if let Some(destroy) = self.dev.table.destroy_shader_module {
+            for &m in modules {
+                // SAFETY: a module this call created that no pipeline uses any more (this
+                // function's contract), with the allocator it was created with.
+                unsafe { destroy(self.device, m, self.p_allocator) };
             }
         }
     }
@@ -463,7 +461,8 @@ impl Call<'_> {
         ci: &vk::GraphicsPipelineCreateInfo<'_>,
         rewrite: &Rewrite,
     ) -> Result<Patched, (String, vk::Result)> {
-        // SAFETY: `ci` and its state are valid (Vulkan's valid usage); the copies live in\n        // `Patched` until the call down returns.
+        // SAFETY: `ci` and its state are valid (Vulkan's valid usage); the copies live in
+        // `Patched` until the call down returns.
         unsafe {
             let mut patched = Patched {
                 stages: stages(ci).iter().map(|s| std::mem::transmute(*s)).collect(),
@@ -586,7 +585,8 @@ impl Call<'_> {
         mut plans: Vec<Plan>,
         p_pipelines: *mut vk::Pipeline,
     ) -> vk::Result {
-        // SAFETY: the create infos are valid (Vulkan's valid usage) and pPipelines holds one\n        // handle per create info (the caller's contract).
+        // SAFETY: the create infos are valid (Vulkan's valid usage) and pPipelines holds one
+        // handle per create info (the caller's contract).
         unsafe {
             let mut patched: Vec<Option<Patched>> = Vec::with_capacity(infos.len());
             for (ci, plan) in infos.iter().zip(plans.iter_mut()) {

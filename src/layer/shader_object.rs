@@ -292,7 +292,8 @@ unsafe fn tes_record(
     ranges: &[vk::PushConstantRange],
     slot: &BlockSlot,
 ) -> Option<TesObjectRecord> {
-    // SAFETY: pName is nul-terminated; pSetLayouts holds setLayoutCount layouts (Vulkan's\n    // valid usage).
+    // SAFETY: pName is nul-terminated; pSetLayouts holds setLayoutCount layouts (Vulkan's
+    // valid usage).
     unsafe {
         if ci.stage != S::TESSELLATION_EVALUATION || ci.p_name.is_null() {
             return None;
@@ -325,7 +326,8 @@ pub unsafe extern "system" fn create_shaders(
     p_allocator: *const vk::AllocationCallbacks<'_>,
     p_shaders: *mut vk::ShaderEXT,
 ) -> vk::Result {
-    // SAFETY: the application's arguments are valid (Vulkan's valid usage): arrays hold\n    // their counts, pointers their structs; they are passed on unchanged.
+    // SAFETY: the application's arguments are valid (Vulkan's valid usage): arrays hold
+    // their counts, pointers their structs; they are passed on unchanged.
     unsafe {
         call_with_next(
             "vkCreateShadersEXT",
@@ -437,7 +439,8 @@ pub unsafe extern "system" fn destroy_shader(
     shader: vk::ShaderEXT,
     p_allocator: *const vk::AllocationCallbacks<'_>,
 ) {
-    // SAFETY: the application's arguments are valid (Vulkan's valid usage): arrays hold\n    // their counts, pointers their structs; they are passed on unchanged.
+    // SAFETY: the application's arguments are valid (Vulkan's valid usage): arrays hold
+    // their counts, pointers their structs; they are passed on unchanged.
     unsafe {
         forget_then_call_down(
             "vkDestroyShaderEXT",
@@ -617,7 +620,8 @@ pub unsafe extern "system" fn cmd_set_patch_control_points(
     command_buffer: vk::CommandBuffer,
     patch_control_points: u32,
 ) {
-    // SAFETY: the application's arguments are valid (Vulkan's valid usage): arrays hold\n    // their counts, pointers their structs; they are passed on unchanged.
+    // SAFETY: the application's arguments are valid (Vulkan's valid usage): arrays hold
+    // their counts, pointers their structs; they are passed on unchanged.
     unsafe {
         ffi_guard("vkCmdSetPatchControlPointsEXT", (), || {
             let Some(dev) = device_data(command_buffer) else {
@@ -653,7 +657,8 @@ pub unsafe extern "system" fn cmd_bind_shaders(
     p_stages: *const vk::ShaderStageFlags,
     p_shaders: *const vk::ShaderEXT,
 ) {
-    // SAFETY: the application's arguments are valid (Vulkan's valid usage): arrays hold\n    // their counts, pointers their structs; they are passed on unchanged.
+    // SAFETY: the application's arguments are valid (Vulkan's valid usage): arrays hold
+    // their counts, pointers their structs; they are passed on unchanged.
     unsafe {
         ffi_guard("vkCmdBindShadersEXT", (), || {
             let Some(dev) = device_data(command_buffer) else {
