@@ -3,18 +3,22 @@
     clippy::undocumented_unsafe_blocks,
     clippy::missing_safety_doc
 )]
-//! The Vulkan side of glsem: loader interface, dispatch, records, the pipeline planner,
-//! settings and logging (docs/architecture.md).
+//! The Vulkan layer: what the loader calls (`vkNegotiateLoaderLayerInterfaceVersion`,
+//! `vkGet*ProcAddr`), the per-instance and per-device state, and the hook frames every hook
+//! runs in (a panic never crosses FFI; the layer's own work is shielded so that a failure
+//! there leaves the application's call untouched). docs/architecture.md lists the files.
 //!
-//! - `loader_abi`: `vk_layer.h` structs; `dispatch`: the interception table.
-//! - `hooks`: instance/device lifetime and the object records; `planner`:
-//!   `vkCreateGraphicsPipelines` (it builds the key of `crate::semantics::choose` and runs
-//!   the steps); `command_state`: the GL state per command buffer behind the layer's
-//!   extensions (`VK_GLSEM_tessellation_default_levels`, `VK_GLSEM_gl_state`);
-//!   `push_range`: where a layout holds the GL-state block; `shader_object`:
-//!   `vkCreateShadersEXT` (the same `choose` as pipelines) and `vkCmdBindShadersEXT`.
-//! - `settings`, `log`; `cache`: the rewrite cache; `records`: what is remembered; `ffi`:
-//!   reading the application's structs; `shader_code`: module words and dumps.
+//! - `dispatch`: the one table of hooked entry points, their KHR/EXT aliases and the layer's
+//!   own commands (names and types from `crate::abi`); `loader_abi`: `vk_layer.h` structs.
+//! - One file per object served: `instance`, `device` (creation, the layer's extensions and
+//!   the features it enables), `modules`, `render_passes` (and framebuffers), `layouts`,
+//!   `planner` (`vkCreateGraphicsPipelines`: the key of `crate::semantics::choose` and the
+//!   steps), `shader_object` (`vkCreateShadersEXT`, `vkCmdBindShadersEXT`), `command_state`
+//!   (the GL state per command buffer behind `VK_GLSEM_tessellation_default_levels` and
+//!   `VK_GLSEM_gl_state`).
+//! - `pipeline_info`, `rewrite`, `push_range`: reading create infos, running steps, placing
+//!   the GL-state block; `cache`, `records`: what is kept; `settings`, `log`, `ffi`,
+//!   `shader_code`: leaves.
 
 /// A `vkDestroy*` hook for objects the layer records: `forget` drops the record (with
 /// `device` and the handle in scope), then the call goes down through the table's entry of
