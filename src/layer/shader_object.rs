@@ -292,29 +292,33 @@ unsafe fn tes_record(
     ranges: &[vk::PushConstantRange],
     slot: &BlockSlot,
 ) -> Option<TesObjectRecord> {
-    // SAFETY: pName is nul-terminated; pSetLayouts holds setLayoutCount layouts (Vulkan's
-    // valid usage).
-    unsafe {
-        if ci.stage != S::TESSELLATION_EVALUATION || ci.p_name.is_null() {
-            return None;
-        }
-        Some(TesObjectRecord {
-            words: code.into(),
-            entry: CStr::from_ptr(ci.p_name).to_str().ok()?.to_owned(),
-            set_layouts: slice(ci.p_set_layouts, ci.set_layout_count).to_vec(),
-            ranges: ranges.to_vec(),
-            block: match *slot {
-                BlockSlot::Reserved {
-                    offset,
-                    size,
-                    push_stages,
-                    reads,
-                } if reads.contains(S::TESSELLATION_CONTROL) => Some((offset, size, push_stages)),
-                _ => None,
-            },
-            generated: Default::default(),
-        })
+    if ci.stage != S::TESSELLATION_EVALUATION || ci.p_name.is_null() {
+        return None;
     }
+    // SAFETY: a non-NULL pName is nul-terminated (Vulkan's valid usage, this function's
+    // contract).
+    let entry = unsafe { CStr::from_ptr(ci.p_name) }
+        .to_str()
+        .ok()?
+        .to_owned();
+    // SAFETY: pSetLayouts holds setLayoutCount layouts (Vulkan's valid usage).
+    let set_layouts = unsafe { slice(ci.p_set_layouts, ci.set_layout_count) }.to_vec();
+    Some(TesObjectRecord {
+        words: code.into(),
+        entry,
+        set_layouts,
+        ranges: ranges.to_vec(),
+        block: match *slot {
+            BlockSlot::Reserved {
+                offset,
+                size,
+                push_stages,
+                reads,
+            } if reads.contains(S::TESSELLATION_CONTROL) => Some((offset, size, push_stages)),
+            _ => None,
+        },
+        generated: Default::default(),
+    })
 }
 
 /// # Safety
@@ -620,33 +624,30 @@ pub unsafe extern "system" fn cmd_set_patch_control_points(
     command_buffer: vk::CommandBuffer,
     patch_control_points: u32,
 ) {
-    // SAFETY: the application's arguments are valid (Vulkan's valid usage): arrays hold
-    // their counts, pointers their structs; they are passed on unchanged.
-    unsafe {
-        ffi_guard("vkCmdSetPatchControlPointsEXT", (), || {
-            let Some(dev) = device_data(command_buffer) else {
-                return;
+    ffi_guard("vkCmdSetPatchControlPointsEXT", (), || {
+        let Some(dev) = device_data(command_buffer) else {
+            return;
+        };
+        let Some(next) = dev.table.cmd_set_patch_control_points_ext else {
+            return;
+        };
+        // SAFETY: the application's arguments, passed on unchanged.
+        unsafe { next(command_buffer, patch_control_points) };
+        shield("vkCmdSetPatchControlPointsEXT", || {
+            let changed = {
+                let mut cbs = dev.records.command_buffers.lock();
+                let state = cbs
+                    .entry(command_buffer)
+                    .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
+                let changed = state.patch_control_points != Some(patch_control_points);
+                state.patch_control_points = Some(patch_control_points);
+                changed && state.tes_object != vk::ShaderEXT::null()
             };
-            let Some(next) = dev.table.cmd_set_patch_control_points_ext else {
-                return;
-            };
-            next(command_buffer, patch_control_points);
-            shield("vkCmdSetPatchControlPointsEXT", || {
-                let changed = {
-                    let mut cbs = dev.records.command_buffers.lock();
-                    let state = cbs
-                        .entry(command_buffer)
-                        .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
-                    let changed = state.patch_control_points != Some(patch_control_points);
-                    state.patch_control_points = Some(patch_control_points);
-                    changed && state.tes_object != vk::ShaderEXT::null()
-                };
-                if changed {
-                    update_tcs(&dev, command_buffer);
-                }
-            });
-        })
-    }
+            if changed {
+                update_tcs(&dev, command_buffer);
+            }
+        });
+    })
 }
 
 /// # Safety
@@ -657,62 +658,62 @@ pub unsafe extern "system" fn cmd_bind_shaders(
     p_stages: *const vk::ShaderStageFlags,
     p_shaders: *const vk::ShaderEXT,
 ) {
-    // SAFETY: the application's arguments are valid (Vulkan's valid usage): arrays hold
-    // their counts, pointers their structs; they are passed on unchanged.
-    unsafe {
-        ffi_guard("vkCmdBindShadersEXT", (), || {
-            let Some(dev) = device_data(command_buffer) else {
-                return;
+    ffi_guard("vkCmdBindShadersEXT", (), || {
+        let Some(dev) = device_data(command_buffer) else {
+            return;
+        };
+        let Some(next) = dev.table.cmd_bind_shaders_ext else {
+            return;
+        };
+        // SAFETY: the application's arguments, passed on unchanged.
+        unsafe { next(command_buffer, stage_count, p_stages, p_shaders) };
+        shield("vkCmdBindShadersEXT", || {
+            // SAFETY: pStages holds stageCount stages (Vulkan's valid usage).
+            let stages = unsafe { slice(p_stages, stage_count) };
+            // NULL pShaders unbinds every stage named.
+            let shaders: Vec<vk::ShaderEXT> = if p_shaders.is_null() {
+                vec![vk::ShaderEXT::null(); stages.len()]
+            } else {
+                // SAFETY: a non-NULL pShaders holds stageCount shaders (Vulkan's valid
+                // usage).
+                unsafe { slice(p_shaders, stage_count) }.to_vec()
             };
-            let Some(next) = dev.table.cmd_bind_shaders_ext else {
-                return;
+            // A shader that reads the GL-state block gets it pushed now and on change.
+            let reader = {
+                let readers = dev.records.block_objects.read();
+                shaders.iter().rev().find_map(|s| readers.get(s).copied())
             };
-            next(command_buffer, stage_count, p_stages, p_shaders);
-            shield("vkCmdBindShadersEXT", || {
-                let stages = slice(p_stages, stage_count);
-                // NULL pShaders unbinds every stage named.
-                let shaders: Vec<vk::ShaderEXT> = if p_shaders.is_null() {
-                    vec![vk::ShaderEXT::null(); stages.len()]
-                } else {
-                    slice(p_shaders, stage_count).to_vec()
-                };
-                // A shader that reads the GL-state block gets it pushed now and on change.
-                let reader = {
-                    let readers = dev.records.block_objects.read();
-                    shaders.iter().rev().find_map(|s| readers.get(s).copied())
-                };
-                let (touched, values) = {
-                    let mut cbs = dev.records.command_buffers.lock();
-                    let state = cbs
-                        .entry(command_buffer)
-                        .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
-                    if reader.is_some() {
-                        state.bound = reader;
-                    }
-                    // Shader objects replace the bound pipeline and its line stipple.
-                    state.bound_line_stipple = false;
-                    let mut touched = false;
-                    for (&stage, &shader) in stages.iter().zip(&shaders) {
-                        if stage == S::TESSELLATION_CONTROL {
-                            state.app_tcs_object = shader != vk::ShaderEXT::null();
-                            if state.app_tcs_object {
-                                state.layer_tcs_object = false;
-                            }
-                            touched = true;
-                        } else if stage == S::TESSELLATION_EVALUATION {
-                            state.tes_object = shader;
-                            touched = true;
+            let (touched, values) = {
+                let mut cbs = dev.records.command_buffers.lock();
+                let state = cbs
+                    .entry(command_buffer)
+                    .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
+                if reader.is_some() {
+                    state.bound = reader;
+                }
+                // Shader objects replace the bound pipeline and its line stipple.
+                state.bound_line_stipple = false;
+                let mut touched = false;
+                for (&stage, &shader) in stages.iter().zip(&shaders) {
+                    if stage == S::TESSELLATION_CONTROL {
+                        state.app_tcs_object = shader != vk::ShaderEXT::null();
+                        if state.app_tcs_object {
+                            state.layer_tcs_object = false;
                         }
+                        touched = true;
+                    } else if stage == S::TESSELLATION_EVALUATION {
+                        state.tes_object = shader;
+                        touched = true;
                     }
-                    (touched, state.values)
-                };
-                if let Some(binding) = reader {
-                    push(&dev, command_buffer, binding, &values);
                 }
-                if touched {
-                    update_tcs(&dev, command_buffer);
-                }
-            });
-        })
-    }
+                (touched, state.values)
+            };
+            if let Some(binding) = reader {
+                push(&dev, command_buffer, binding, &values);
+            }
+            if touched {
+                update_tcs(&dev, command_buffer);
+            }
+        });
+    })
 }
