@@ -461,120 +461,151 @@ impl Call<'_> {
         ci: &vk::GraphicsPipelineCreateInfo<'_>,
         rewrite: &Rewrite,
     ) -> Result<Patched, (String, vk::Result)> {
-        // SAFETY: `ci` and its state are valid (Vulkan's valid usage); the copies live in
-        // `Patched` until the call down returns.
-        unsafe {
-            let mut patched = Patched {
-                stages: stages(ci).iter().map(|s| std::mem::transmute(*s)).collect(),
-                temporaries: Vec::new(),
-                chain_copies: Vec::new(),
-                rasterization: None,
-                viewport: None,
-                dynamic: None,
-                tessellation: None,
-            };
-            // SAFETY (all): the pointers are valid per Vulkan's valid usage; the planner only
-            // asks for these where the state exists.
-            if let Some(state) = ci.p_rasterization_state.as_ref().filter(|_| {
-                rewrite.provoking_vertex_last
-                    || rewrite.bresenham_lines.is_some()
-                    || rewrite.invert_front_face
-            }) {
-                patched.rasterization = Some(RasterizationCopy::new(state, rewrite));
-            }
-            if rewrite.bresenham_lines == Some(true) {
-                let app = ci.p_dynamic_state.as_ref().copied().unwrap_or_default();
-                patched.dynamic = Some(DynamicCopy::with_line_stipple(&app));
-            }
-            if let Some(state) = ci
-                .p_tessellation_state
-                .as_ref()
-                .filter(|_| rewrite.domain_origin_lower_left)
-            {
-                let mut copy = Box::new(TessellationCopy {
-                    state: std::mem::transmute::<
+        let mut patched = Patched {
+            stages: stages(ci)
+                .iter()
+                // SAFETY: only the lifetime changes; the copies live in `Patched`, which the
+                // caller keeps until the call down returns, while the application's create
+                // info they point into is alive.
+                .map(|s| unsafe { std::mem::transmute(*s) })
+                .collect(),
+            temporaries: Vec::new(),
+            chain_copies: Vec::new(),
+            rasterization: None,
+            viewport: None,
+            dynamic: None,
+            tessellation: None,
+        };
+        // The planner asks for a state only where the pipeline has one: there the pointer is
+        // valid (Vulkan's valid usage); elsewhere it may be ignored garbage, never read.
+        let wants_rasterization = rewrite.provoking_vertex_last
+            || rewrite.bresenham_lines.is_some()
+            || rewrite.invert_front_face;
+        let rasterization = if wants_rasterization {
+            // SAFETY: asked for where the pipeline has it (above).
+            unsafe { ci.p_rasterization_state.as_ref() }
+        } else {
+            None
+        };
+        let dynamic = if rewrite.bresenham_lines == Some(true) {
+            // SAFETY: NULL or valid (Vulkan's valid usage).
+            Some(unsafe { ci.p_dynamic_state.as_ref() })
+        } else {
+            None
+        };
+        let tessellation = if rewrite.domain_origin_lower_left {
+            // SAFETY: asked for where the pipeline has it (above).
+            unsafe { ci.p_tessellation_state.as_ref() }
+        } else {
+            None
+        };
+        let viewport = if rewrite.negative_one_to_one {
+            // SAFETY: asked for where the pipeline has it (above).
+            unsafe { ci.p_viewport_state.as_ref() }
+        } else {
+            None
+        };
+        if let Some(state) = rasterization {
+            // SAFETY: the application's valid rasterization state.
+            patched.rasterization = Some(unsafe { RasterizationCopy::new(state, rewrite) });
+        }
+        if let Some(app) = dynamic {
+            let app = app.copied().unwrap_or_default();
+            // SAFETY: the application's valid dynamic state, or an empty one.
+            patched.dynamic = Some(unsafe { DynamicCopy::with_line_stipple(&app) });
+        }
+        if let Some(state) = tessellation {
+            let mut copy = Box::new(TessellationCopy {
+                // SAFETY: only the lifetime changes; the copy lives in `Patched` until the
+                // call down returns, while the chain it points into is alive.
+                state: unsafe {
+                    std::mem::transmute::<
                         vk::PipelineTessellationStateCreateInfo<'_>,
                         vk::PipelineTessellationStateCreateInfo<'static>,
-                    >(*state),
-                    domain_origin: vk::PipelineTessellationDomainOriginStateCreateInfo {
-                        p_next: state.p_next,
-                        domain_origin: vk::TessellationDomainOrigin::LOWER_LEFT,
-                        ..Default::default()
-                    },
-                });
-                copy.state.p_next = (&copy.domain_origin
-                    as *const vk::PipelineTessellationDomainOriginStateCreateInfo<'_>)
-                    .cast();
-                patched.tessellation = Some(copy);
-            }
-            if let Some(state) = ci
-                .p_viewport_state
-                .as_ref()
-                .filter(|_| rewrite.negative_one_to_one)
-            {
-                let mut copy = Box::new(ViewportCopy {
-                    state: std::mem::transmute::<
+                    >(*state)
+                },
+                domain_origin: vk::PipelineTessellationDomainOriginStateCreateInfo {
+                    p_next: state.p_next,
+                    domain_origin: vk::TessellationDomainOrigin::LOWER_LEFT,
+                    ..Default::default()
+                },
+            });
+            copy.state.p_next = (&copy.domain_origin
+                as *const vk::PipelineTessellationDomainOriginStateCreateInfo<'_>)
+                .cast();
+            patched.tessellation = Some(copy);
+        }
+        if let Some(state) = viewport {
+            let mut copy = Box::new(ViewportCopy {
+                // SAFETY: as for the tessellation state above.
+                state: unsafe {
+                    std::mem::transmute::<
                         vk::PipelineViewportStateCreateInfo<'_>,
                         vk::PipelineViewportStateCreateInfo<'static>,
-                    >(*state),
-                    depth: vk::PipelineViewportDepthClipControlCreateInfoEXT {
-                        p_next: state.p_next,
-                        negative_one_to_one: vk::TRUE,
-                        ..Default::default()
-                    },
-                });
-                copy.state.p_next = (&copy.depth
-                    as *const vk::PipelineViewportDepthClipControlCreateInfoEXT<'_>)
-                    .cast();
-                patched.viewport = Some(copy);
-            }
-            let fail = |patched: &Patched, e: vk::Result| {
-                self.destroy_temporaries(&patched.temporaries);
-                Err((
-                    format!("the driver failed to create a rewritten shader module: {e}"),
-                    e,
-                ))
-            };
-            for (i, words) in &rewrite.stages {
-                match self.temporary_module(words) {
-                    Ok(m) => {
-                        patched.temporaries.push(m);
-                        let stage = &mut patched.stages[*i];
-                        if stage.module == vk::ShaderModule::null() {
-                            // The stage's code was inline: the module replaces it (a stage has
-                            // one or the other). The planner checked that it can be unlinked.
-                            let Some(chain) =
-                                chain_without_code(stage.p_next, &mut patched.chain_copies)
-                            else {
-                                self.destroy_temporaries(&patched.temporaries);
-                                return Err((
-                                    "inline code behind an unknown pNext struct".into(),
-                                    vk::Result::ERROR_UNKNOWN,
-                                ));
-                            };
-                            stage.p_next = chain;
-                        }
-                        stage.module = m;
-                    }
-                    Err(e) => return fail(&patched, e),
-                }
-            }
-            if let Some(words) = &rewrite.tcs {
-                match self.temporary_module(words) {
-                    Ok(m) => {
-                        patched.temporaries.push(m);
-                        patched.stages.push(vk::PipelineShaderStageCreateInfo {
-                            stage: S::TESSELLATION_CONTROL,
-                            module: m,
-                            p_name: c"main".as_ptr(),
-                            ..Default::default()
-                        });
-                    }
-                    Err(e) => return fail(&patched, e),
-                }
-            }
-            Ok(patched)
+                    >(*state)
+                },
+                depth: vk::PipelineViewportDepthClipControlCreateInfoEXT {
+                    p_next: state.p_next,
+                    negative_one_to_one: vk::TRUE,
+                    ..Default::default()
+                },
+            });
+            copy.state.p_next = (&copy.depth
+                as *const vk::PipelineViewportDepthClipControlCreateInfoEXT<'_>)
+                .cast();
+            patched.viewport = Some(copy);
         }
+        let fail = |patched: &Patched, e: vk::Result| {
+            // SAFETY: the temporaries this call made; no pipeline uses them yet.
+            unsafe { self.destroy_temporaries(&patched.temporaries) };
+            Err((
+                format!("the driver failed to create a rewritten shader module: {e}"),
+                e,
+            ))
+        };
+        for (i, words) in &rewrite.stages {
+            // SAFETY: the application's allocator (this function's contract).
+            match unsafe { self.temporary_module(words) } {
+                Ok(m) => {
+                    patched.temporaries.push(m);
+                    let stage = &mut patched.stages[*i];
+                    if stage.module == vk::ShaderModule::null() {
+                        // The stage's code was inline: the module replaces it (a stage has
+                        // one or the other). The planner checked that it can be unlinked.
+                        // SAFETY: the stage's valid pNext chain (Vulkan's valid usage).
+                        let chain =
+                            unsafe { chain_without_code(stage.p_next, &mut patched.chain_copies) };
+                        let Some(chain) = chain else {
+                            // SAFETY: as in `fail`.
+                            unsafe { self.destroy_temporaries(&patched.temporaries) };
+                            return Err((
+                                "inline code behind an unknown pNext struct".into(),
+                                vk::Result::ERROR_UNKNOWN,
+                            ));
+                        };
+                        stage.p_next = chain;
+                    }
+                    stage.module = m;
+                }
+                Err(e) => return fail(&patched, e),
+            }
+        }
+        if let Some(words) = &rewrite.tcs {
+            // SAFETY: the application's allocator (this function's contract).
+            match unsafe { self.temporary_module(words) } {
+                Ok(m) => {
+                    patched.temporaries.push(m);
+                    patched.stages.push(vk::PipelineShaderStageCreateInfo {
+                        stage: S::TESSELLATION_CONTROL,
+                        module: m,
+                        p_name: c"main".as_ptr(),
+                        ..Default::default()
+                    });
+                }
+                Err(e) => return fail(&patched, e),
+            }
+        }
+        Ok(patched)
     }
 
     /// Calls down once with every create info that is not failed, scatters the results
