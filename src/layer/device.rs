@@ -190,265 +190,278 @@ unsafe fn prepare_device(
     physical_device: vk::PhysicalDevice,
     ci: &vk::DeviceCreateInfo<'_>,
 ) -> DevicePrep {
-    // SAFETY: `ci` and its chain are valid (the caller's contract); the instance
-    // table's commands are the next layer's.
-    unsafe {
-        maybe_inject_panic(&inst.settings, "vkCreateDevice");
-        let app_extensions = slice(ci.pp_enabled_extension_names, ci.enabled_extension_count);
-        let enabled = |ext: &CStr| {
-            app_extensions
-                .iter()
-                .any(|&n| !n.is_null() && CStr::from_ptr(n) == ext)
-        };
-        let layer_enabled = |ext: LayerExtension| {
-            app_extensions
-                .iter()
-                .any(|&n| !n.is_null() && CStr::from_ptr(n).to_bytes() == ext.name().as_bytes())
-        };
-        let layer_extensions = EnabledExtensions {
-            levels: layer_enabled(LayerExtension::TessellationDefaultLevels),
-            gl_state: layer_enabled(LayerExtension::GlState),
-        };
-        let ours = |&name: &*const c_char| {
-            !name.is_null()
-                && LayerExtension::ALL
-                    .iter()
-                    .any(|e| CStr::from_ptr(name).to_bytes() == e.name().as_bytes())
-        };
-        let mut extensions: Vec<*const c_char> = app_extensions
+    maybe_inject_panic(&inst.settings, "vkCreateDevice");
+    // SAFETY: ppEnabledExtensionNames holds enabledExtensionCount names (Vulkan's valid
+    // usage; `ci` is valid by this function's contract).
+    let app_extensions =
+        unsafe { slice(ci.pp_enabled_extension_names, ci.enabled_extension_count) };
+    // SAFETY: each name is nul-terminated (Vulkan's valid usage); NULL is not a name.
+    let name_of = |n: *const c_char| (!n.is_null()).then(|| unsafe { CStr::from_ptr(n) });
+    let app_names: Vec<&CStr> = app_extensions.iter().filter_map(|&n| name_of(n)).collect();
+    let enabled = |ext: &CStr| app_names.contains(&ext);
+    let is_layer_extension = |name: &CStr| {
+        LayerExtension::ALL
             .iter()
-            .copied()
-            .filter(|n| !ours(n))
-            .collect();
-        let limits = match inst.table.get_physical_device_properties {
-            Some(get) => {
-                let mut props = vk::PhysicalDeviceProperties::default();
-                get(physical_device, &mut props);
-                let l = &props.limits;
-                Limits {
-                    max_color_attachments: l.max_color_attachments,
-                    max_fragment_output_attachments: l.max_fragment_output_attachments,
-                    max_fragment_dual_src_attachments: l.max_fragment_dual_src_attachments,
-                    max_push_constants_size: l.max_push_constants_size,
-                    max_tessellation_patch_size: l.max_tessellation_patch_size,
-                }
+            .any(|e| name.to_bytes() == e.name().as_bytes())
+    };
+    let layer_enabled = |ext: LayerExtension| {
+        app_names
+            .iter()
+            .any(|n| n.to_bytes() == ext.name().as_bytes())
+    };
+    let layer_extensions = EnabledExtensions {
+        levels: layer_enabled(LayerExtension::TessellationDefaultLevels),
+        gl_state: layer_enabled(LayerExtension::GlState),
+    };
+    let mut extensions: Vec<*const c_char> = app_extensions
+        .iter()
+        .copied()
+        .filter(|&n| !name_of(n).is_some_and(is_layer_extension))
+        .collect();
+    let limits = match inst.table.get_physical_device_properties {
+        Some(get) => {
+            let mut props = vk::PhysicalDeviceProperties::default();
+            // SAFETY: the next layer's command, on the application's physical device of
+            // this instance.
+            unsafe { get(physical_device, &mut props) };
+            let l = &props.limits;
+            Limits {
+                max_color_attachments: l.max_color_attachments,
+                max_fragment_output_attachments: l.max_fragment_output_attachments,
+                max_fragment_dual_src_attachments: l.max_fragment_dual_src_attachments,
+                max_push_constants_size: l.max_push_constants_size,
+                max_tessellation_patch_size: l.max_tessellation_patch_size,
             }
-            None => Limits::REQUIRED_MINIMUM,
-        };
-        let mut features = enabled_features(ci);
-        let mut added_features = Box::<AddedFeatures>::default();
-        let mut core_features = None;
-        let mut conventions = Conventions::default();
+        }
+        None => Limits::REQUIRED_MINIMUM,
+    };
+    // SAFETY: `ci` and its chain are valid (this function's contract).
+    let mut features = unsafe { enabled_features(ci) };
+    let mut added_features = Box::<AddedFeatures>::default();
+    let mut core_features = None;
+    let mut conventions = Conventions::default();
 
-        if layer_extensions.gl_state {
-            // What the driver supports, through vkGetPhysicalDeviceFeatures2 (Vulkan 1.1).
-            let mut provoking = vk::PhysicalDeviceProvokingVertexFeaturesEXT::default();
-            let mut depth = vk::PhysicalDeviceDepthClipControlFeaturesEXT::default();
-            let mut draw_parameters = vk::PhysicalDeviceShaderDrawParametersFeatures::default();
-            let has_provoking = driver_has_extension(inst, physical_device, PROVOKING_VERTEX);
-            let has_depth = driver_has_extension(inst, physical_device, DEPTH_CLIP_CONTROL);
-            // GL's lines: the KHR extension where the driver has it, else the EXT one (the
-            // same features and commands), unless the application enabled one itself.
-            let lines_on = inst
-                .settings
-                .semantics
-                .contains(Semantic::LineRasterization);
-            let line_extension = [LINE_RASTERIZATION_KHR, LINE_RASTERIZATION_EXT]
-                .into_iter()
-                .find(|&e| enabled(e))
-                .or_else(|| {
-                    [LINE_RASTERIZATION_KHR, LINE_RASTERIZATION_EXT]
-                        .into_iter()
-                        .find(|&e| driver_has_extension(inst, physical_device, e))
-                })
-                .filter(|_| lines_on);
-            let mut lines = vk::PhysicalDeviceLineRasterizationFeaturesKHR::default();
-            let mut query = vk::PhysicalDeviceFeatures2::default();
-            if line_extension.is_some() {
-                lines.p_next = query.p_next;
-                query.p_next =
-                    (&mut lines as *mut vk::PhysicalDeviceLineRasterizationFeaturesKHR<'_>).cast();
+    if layer_extensions.gl_state {
+        // What the driver supports, through vkGetPhysicalDeviceFeatures2 (Vulkan 1.1).
+        let mut provoking = vk::PhysicalDeviceProvokingVertexFeaturesEXT::default();
+        let mut depth = vk::PhysicalDeviceDepthClipControlFeaturesEXT::default();
+        let mut draw_parameters = vk::PhysicalDeviceShaderDrawParametersFeatures::default();
+        // SAFETY: the application's physical device belongs to `inst` (Vulkan's valid usage).
+        let driver_has = |ext| unsafe { driver_has_extension(inst, physical_device, ext) };
+        let has_provoking = driver_has(PROVOKING_VERTEX);
+        let has_depth = driver_has(DEPTH_CLIP_CONTROL);
+        // GL's lines: the KHR extension where the driver has it, else the EXT one (the
+        // same features and commands), unless the application enabled one itself.
+        let lines_on = inst
+            .settings
+            .semantics
+            .contains(Semantic::LineRasterization);
+        let line_extension = [LINE_RASTERIZATION_KHR, LINE_RASTERIZATION_EXT]
+            .into_iter()
+            .find(|&e| enabled(e))
+            .or_else(|| {
+                [LINE_RASTERIZATION_KHR, LINE_RASTERIZATION_EXT]
+                    .into_iter()
+                    .find(|&e| driver_has(e))
+            })
+            .filter(|_| lines_on);
+        let mut lines = vk::PhysicalDeviceLineRasterizationFeaturesKHR::default();
+        let mut query = vk::PhysicalDeviceFeatures2::default();
+        if line_extension.is_some() {
+            lines.p_next = query.p_next;
+            query.p_next =
+                (&mut lines as *mut vk::PhysicalDeviceLineRasterizationFeaturesKHR<'_>).cast();
+        }
+        if has_provoking {
+            provoking.p_next = query.p_next;
+            query.p_next =
+                (&mut provoking as *mut vk::PhysicalDeviceProvokingVertexFeaturesEXT<'_>).cast();
+        }
+        if has_depth {
+            depth.p_next = query.p_next;
+            query.p_next =
+                (&mut depth as *mut vk::PhysicalDeviceDepthClipControlFeaturesEXT<'_>).cast();
+        }
+        // Core in Vulkan 1.1, queried only where the query itself is.
+        draw_parameters.p_next = query.p_next;
+        query.p_next = (&mut draw_parameters
+            as *mut vk::PhysicalDeviceShaderDrawParametersFeatures<'_>)
+            .cast();
+        let queried = match inst.table.get_physical_device_features2 {
+            Some(get) if inst.api_version >= vk::API_VERSION_1_1 => {
+                // SAFETY: the next layer's command; `query` chains structs that live
+                // until it returns.
+                unsafe { get(physical_device, &mut query) };
+                true
             }
-            if has_provoking {
-                provoking.p_next = query.p_next;
-                query.p_next = (&mut provoking
-                    as *mut vk::PhysicalDeviceProvokingVertexFeaturesEXT<'_>)
-                    .cast();
-            }
-            if has_depth {
-                depth.p_next = query.p_next;
-                query.p_next =
-                    (&mut depth as *mut vk::PhysicalDeviceDepthClipControlFeaturesEXT<'_>).cast();
-            }
-            // Core in Vulkan 1.1, queried only where the query itself is.
-            draw_parameters.p_next = query.p_next;
-            query.p_next = (&mut draw_parameters
-                as *mut vk::PhysicalDeviceShaderDrawParametersFeatures<'_>)
-                .cast();
-            let queried = match inst.table.get_physical_device_features2 {
-                Some(get) if inst.api_version >= vk::API_VERSION_1_1 => {
-                    get(physical_device, &mut query);
-                    true
-                }
-                _ => false,
-            };
-            if !queried {
-                log::warning!(
-                    "VK_GLSEM_gl_state: the instance is older than Vulkan 1.1, so GL's provoking \
-                     vertex and depth range cannot be given to the driver; pipelines keep Vulkan's \
-                     conventions there"
-                );
-            }
-            // The application's own struct wins (the layer does not chain a second one);
-            // otherwise the layer enables the extension and chains the feature where the
-            // driver has it. Returns (the feature is on, the layer must chain it).
-            let mut adopt = |app: Option<bool>, supported: bool, ext: &'static CStr| match app {
-                Some(on) => (on && enabled(ext), false),
-                None if queried && supported => {
-                    if !enabled(ext) {
-                        extensions.push(ext.as_ptr());
-                    }
-                    (true, true)
-                }
-                None => (false, false),
-            };
-            let (on, add) = adopt(
-                find_in_chain::<vk::PhysicalDeviceProvokingVertexFeaturesEXT<'_>>(
-                    ci.p_next,
-                    vk::StructureType::PHYSICAL_DEVICE_PROVOKING_VERTEX_FEATURES_EXT,
-                )
-                .map(|app| app.provoking_vertex_last != 0),
-                provoking.provoking_vertex_last != 0,
-                PROVOKING_VERTEX,
+            _ => false,
+        };
+        if !queried {
+            log::warning!(
+                "VK_GLSEM_gl_state: the instance is older than Vulkan 1.1, so GL's provoking \
+                 vertex and depth range cannot be given to the driver; pipelines keep Vulkan's \
+                 conventions there"
             );
-            conventions.provoking_vertex_last = on;
-            added_features.provoking_vertex = add.then(|| {
-                vk::PhysicalDeviceProvokingVertexFeaturesEXT::default().provoking_vertex_last(true)
-            });
-            let (on, add) = adopt(
-                find_in_chain::<vk::PhysicalDeviceDepthClipControlFeaturesEXT<'_>>(
-                    ci.p_next,
-                    vk::StructureType::PHYSICAL_DEVICE_DEPTH_CLIP_CONTROL_FEATURES_EXT,
-                )
-                .map(|app| app.depth_clip_control != 0),
-                depth.depth_clip_control != 0,
-                DEPTH_CLIP_CONTROL,
-            );
-            conventions.depth_clip_control = on;
-            added_features.depth_clip_control = add.then(|| {
-                vk::PhysicalDeviceDepthClipControlFeaturesEXT::default().depth_clip_control(true)
-            });
-            // GL's gl_InstanceID needs the BaseInstance built-in. The application's own
-            // struct (either of the two Vulkan allows) wins.
-            let app_draw_parameters = find_in_chain::<vk::BaseInStructure<'_>>(
+        }
+        // The application's own struct wins (the layer does not chain a second one);
+        // otherwise the layer enables the extension and chains the feature where the
+        // driver has it. Returns (the feature is on, the layer must chain it).
+        let mut adopt = |app: Option<bool>, supported: bool, ext: &'static CStr| match app {
+            Some(on) => (on && enabled(ext), false),
+            None if queried && supported => {
+                if !enabled(ext) {
+                    extensions.push(ext.as_ptr());
+                }
+                (true, true)
+            }
+            None => (false, false),
+        };
+        // The application's own feature structs, from `ci`'s pNext chain.
+        // SAFETY: the chain is valid (this function's contract) and a struct's sType says its
+        // type.
+        let app_provoking = unsafe {
+            find_in_chain::<vk::PhysicalDeviceProvokingVertexFeaturesEXT<'_>>(
                 ci.p_next,
-                vk::StructureType::PHYSICAL_DEVICE_SHADER_DRAW_PARAMETERS_FEATURES,
+                vk::StructureType::PHYSICAL_DEVICE_PROVOKING_VERTEX_FEATURES_EXT,
             )
-            .is_some()
-                || find_in_chain::<vk::BaseInStructure<'_>>(
-                    ci.p_next,
-                    vk::StructureType::PHYSICAL_DEVICE_VULKAN_1_1_FEATURES,
-                )
-                .is_some();
-            if !app_draw_parameters && queried && draw_parameters.shader_draw_parameters != 0 {
-                features.draw_parameters = true;
-                added_features.draw_parameters = Some(
-                    vk::PhysicalDeviceShaderDrawParametersFeatures::default()
-                        .shader_draw_parameters(true),
-                );
-            }
-            if !features.draw_parameters {
-                log::warning!(
-                    "VK_GLSEM_gl_state: shaderDrawParameters is not enabled, so gl_InstanceID \
-                     includes the draw's base instance (Vulkan's InstanceIndex), not GL's count"
-                );
-            }
-            let app_lines = find_in_chain::<vk::PhysicalDeviceLineRasterizationFeaturesKHR<'_>>(
+        };
+        let (on, add) = adopt(
+            app_provoking.map(|app| app.provoking_vertex_last != 0),
+            provoking.provoking_vertex_last != 0,
+            PROVOKING_VERTEX,
+        );
+        conventions.provoking_vertex_last = on;
+        added_features.provoking_vertex = add.then(|| {
+            vk::PhysicalDeviceProvokingVertexFeaturesEXT::default().provoking_vertex_last(true)
+        });
+        // SAFETY: `ci`'s valid pNext chain, as for `app_provoking`.
+        let app_depth = unsafe {
+            find_in_chain::<vk::PhysicalDeviceDepthClipControlFeaturesEXT<'_>>(
+                ci.p_next,
+                vk::StructureType::PHYSICAL_DEVICE_DEPTH_CLIP_CONTROL_FEATURES_EXT,
+            )
+        };
+        let (on, add) = adopt(
+            app_depth.map(|app| app.depth_clip_control != 0),
+            depth.depth_clip_control != 0,
+            DEPTH_CLIP_CONTROL,
+        );
+        conventions.depth_clip_control = on;
+        added_features.depth_clip_control = add.then(|| {
+            vk::PhysicalDeviceDepthClipControlFeaturesEXT::default().depth_clip_control(true)
+        });
+        // GL's gl_InstanceID needs the BaseInstance built-in. The application's own
+        // struct (either of the two Vulkan allows) wins.
+        let app_has = |s_type| {
+            // SAFETY: `ci`'s valid pNext chain, as for `app_provoking`.
+            unsafe { find_in_chain::<vk::BaseInStructure<'_>>(ci.p_next, s_type) }.is_some()
+        };
+        let app_draw_parameters =
+            app_has(vk::StructureType::PHYSICAL_DEVICE_SHADER_DRAW_PARAMETERS_FEATURES)
+                || app_has(vk::StructureType::PHYSICAL_DEVICE_VULKAN_1_1_FEATURES);
+        if !app_draw_parameters && queried && draw_parameters.shader_draw_parameters != 0 {
+            features.draw_parameters = true;
+            added_features.draw_parameters = Some(
+                vk::PhysicalDeviceShaderDrawParametersFeatures::default()
+                    .shader_draw_parameters(true),
+            );
+        }
+        if !features.draw_parameters {
+            log::warning!(
+                "VK_GLSEM_gl_state: shaderDrawParameters is not enabled, so gl_InstanceID \
+                 includes the draw's base instance (Vulkan's InstanceIndex), not GL's count"
+            );
+        }
+        // SAFETY: `ci`'s valid pNext chain, as for `app_provoking`.
+        let app_lines = unsafe {
+            find_in_chain::<vk::PhysicalDeviceLineRasterizationFeaturesKHR<'_>>(
                 ci.p_next,
                 vk::StructureType::PHYSICAL_DEVICE_LINE_RASTERIZATION_FEATURES_KHR,
+            )
+        };
+        // Shader objects would then have to set the line rasterization mode and stipple
+        // enable before every line draw (VUID-vkCmdDraw-None-08666 / -08669): the layer
+        // does not enable the extension under an application that did not ask for it.
+        let shader_objects = enabled(SHADER_OBJECT) && app_lines.is_none();
+        match (line_extension, app_lines) {
+            (Some(ext), Some(app)) => {
+                conventions.bresenham_lines = app.bresenham_lines != 0 && enabled(ext);
+                conventions.stippled_bresenham_lines =
+                    conventions.bresenham_lines && app.stippled_bresenham_lines != 0;
+            }
+            (Some(ext), None) if queried && lines.bresenham_lines != 0 && !shader_objects => {
+                if !enabled(ext) {
+                    extensions.push(ext.as_ptr());
+                }
+                conventions.bresenham_lines = true;
+                conventions.stippled_bresenham_lines = lines.stippled_bresenham_lines != 0;
+                added_features.line_rasterization = Some(
+                    vk::PhysicalDeviceLineRasterizationFeaturesKHR::default()
+                        .bresenham_lines(true)
+                        .stippled_bresenham_lines(conventions.stippled_bresenham_lines),
+                );
+            }
+            _ => {}
+        }
+        if lines_on && !conventions.bresenham_lines {
+            log::warning!(
+                "VK_GLSEM_gl_state: {}; lines keep Vulkan's rules, not GL's diamond-exit \
+                 rule, and glLineStipple is not applied",
+                match (line_extension, shader_objects) {
+                    (Some(_), true) =>
+                        "the application uses VK_EXT_shader_object and \
+                                        did not enable VK_KHR_line_rasterization itself",
+                    _ => "the driver lacks VK_KHR/EXT_line_rasterization with bresenhamLines",
+                }
             );
-            // Shader objects would then have to set the line rasterization mode and stipple
-            // enable before every line draw (VUID-vkCmdDraw-None-08666 / -08669): the layer
-            // does not enable the extension under an application that did not ask for it.
-            let shader_objects = enabled(SHADER_OBJECT) && app_lines.is_none();
-            match (line_extension, app_lines) {
-                (Some(ext), Some(app)) => {
-                    conventions.bresenham_lines = app.bresenham_lines != 0 && enabled(ext);
-                    conventions.stippled_bresenham_lines =
-                        conventions.bresenham_lines && app.stippled_bresenham_lines != 0;
-                }
-                (Some(ext), None) if queried && lines.bresenham_lines != 0 && !shader_objects => {
-                    if !enabled(ext) {
-                        extensions.push(ext.as_ptr());
-                    }
-                    conventions.bresenham_lines = true;
-                    conventions.stippled_bresenham_lines = lines.stippled_bresenham_lines != 0;
-                    added_features.line_rasterization = Some(
-                        vk::PhysicalDeviceLineRasterizationFeaturesKHR::default()
-                            .bresenham_lines(true)
-                            .stippled_bresenham_lines(conventions.stippled_bresenham_lines),
-                    );
-                }
-                _ => {}
-            }
-            if lines_on && !conventions.bresenham_lines {
-                log::warning!(
-                    "VK_GLSEM_gl_state: {}; lines keep Vulkan's rules, not GL's diamond-exit \
-                     rule, and glLineStipple is not applied",
-                    match (line_extension, shader_objects) {
-                        (Some(_), true) =>
-                            "the application uses VK_EXT_shader_object and \
-                                            did not enable VK_KHR_line_rasterization itself",
-                        _ => "the driver lacks VK_KHR/EXT_line_rasterization with bresenhamLines",
-                    }
-                );
-            }
-            if !conventions.provoking_vertex_last {
-                log::warning!(
-                    "VK_GLSEM_gl_state: the driver lacks VK_EXT_provoking_vertex with \
-                     provokingVertexLast; flat-shaded varyings take the first vertex's value \
-                     (Vulkan's convention), not the last (GL's)"
-                );
-            }
-            // GL sizes points in every stage; Vulkan lets tessellation and geometry shaders
-            // write the size only with this feature; GL's glLineWidth needs `wideLines`.
-            // They can be added where the application passes pEnabledFeatures (a copy is
-            // patched); with VkPhysicalDeviceFeatures2 the application's struct stays as it
-            // is.
-            if let Some(app) = ci.p_enabled_features.as_ref() {
-                let mut supported = vk::PhysicalDeviceFeatures::default();
-                if let Some(get) = inst.table.get_physical_device_features {
-                    get(physical_device, &mut supported);
-                }
-                let mut copy = Box::new(*app);
-                let mut changed = false;
-                if !features.tess_geom_point_size
-                    && supported.shader_tessellation_and_geometry_point_size != 0
-                {
-                    copy.shader_tessellation_and_geometry_point_size = vk::TRUE;
-                    features.tess_geom_point_size = true;
-                    changed = true;
-                }
-                if lines_on && app.wide_lines == 0 && supported.wide_lines != 0 {
-                    copy.wide_lines = vk::TRUE;
-                    changed = true;
-                }
-                core_features = changed.then_some(copy);
-            }
         }
-        let changed = extensions.len() != app_extensions.len()
-            || layer_extensions != EnabledExtensions::default();
-        DevicePrep {
-            extensions: changed.then_some(extensions),
-            added_features,
-            core_features,
-            facts: DeviceFacts {
-                features,
-                limits,
-                extensions: layer_extensions,
-                conventions,
-            },
+        if !conventions.provoking_vertex_last {
+            log::warning!(
+                "VK_GLSEM_gl_state: the driver lacks VK_EXT_provoking_vertex with \
+                 provokingVertexLast; flat-shaded varyings take the first vertex's value \
+                 (Vulkan's convention), not the last (GL's)"
+            );
         }
+        // GL sizes points in every stage; Vulkan lets tessellation and geometry shaders
+        // write the size only with this feature; GL's glLineWidth needs `wideLines`.
+        // They can be added where the application passes pEnabledFeatures (a copy is
+        // patched); with VkPhysicalDeviceFeatures2 the application's struct stays as it
+        // is.
+        // SAFETY: pEnabledFeatures is NULL or valid (Vulkan's valid usage).
+        if let Some(app) = unsafe { ci.p_enabled_features.as_ref() } {
+            let mut supported = vk::PhysicalDeviceFeatures::default();
+            if let Some(get) = inst.table.get_physical_device_features {
+                // SAFETY: the next layer's command, on a physical device of `inst`.
+                unsafe { get(physical_device, &mut supported) };
+            }
+            let mut copy = Box::new(*app);
+            let mut changed = false;
+            if !features.tess_geom_point_size
+                && supported.shader_tessellation_and_geometry_point_size != 0
+            {
+                copy.shader_tessellation_and_geometry_point_size = vk::TRUE;
+                features.tess_geom_point_size = true;
+                changed = true;
+            }
+            if lines_on && app.wide_lines == 0 && supported.wide_lines != 0 {
+                copy.wide_lines = vk::TRUE;
+                changed = true;
+            }
+            core_features = changed.then_some(copy);
+        }
+    }
+    let changed = extensions.len() != app_extensions.len()
+        || layer_extensions != EnabledExtensions::default();
+    DevicePrep {
+        extensions: changed.then_some(extensions),
+        added_features,
+        core_features,
+        facts: DeviceFacts {
+            features,
+            limits,
+            extensions: layer_extensions,
+            conventions,
+        },
     }
 }
 
