@@ -616,89 +616,87 @@ impl Call<'_> {
         mut plans: Vec<Plan>,
         p_pipelines: *mut vk::Pipeline,
     ) -> vk::Result {
-        // SAFETY: the create infos are valid (Vulkan's valid usage) and pPipelines holds one
-        // handle per create info (the caller's contract).
-        unsafe {
-            let mut patched: Vec<Option<Patched>> = Vec::with_capacity(infos.len());
-            for (ci, plan) in infos.iter().zip(plans.iter_mut()) {
-                let mut this = None;
-                if let Plan::Rewrite(rewrite) = plan {
-                    match self.patch(ci, rewrite) {
-                        Ok(p) => this = Some(p),
-                        // Without its generated TCS the pipeline would crash the driver.
-                        Err((why, result)) if rewrite.tcs.is_some() => {
-                            *plan = Plan::Fail(why, result)
-                        }
-                        Err((why, _)) => {
-                            log::warning!("{why}; the pipeline keeps its original shaders");
-                            *plan = Plan::Keep;
-                        }
+        let mut patched: Vec<Option<Patched>> = Vec::with_capacity(infos.len());
+        for (ci, plan) in infos.iter().zip(plans.iter_mut()) {
+            let mut this = None;
+            if let Plan::Rewrite(rewrite) = plan {
+                // SAFETY: a valid create info (this function's contract).
+                match unsafe { self.patch(ci, rewrite) } {
+                    Ok(p) => this = Some(p),
+                    // Without its generated TCS the pipeline would crash the driver.
+                    Err((why, result)) if rewrite.tcs.is_some() => *plan = Plan::Fail(why, result),
+                    Err((why, _)) => {
+                        log::warning!("{why}; the pipeline keeps its original shaders");
+                        *plan = Plan::Keep;
                     }
                 }
-                patched.push(this);
             }
+            patched.push(this);
+        }
 
-            // Compact: failed create infos are not passed down; derivatives follow their base.
-            // A failed one with VK_PIPELINE_CREATE_EARLY_RETURN_ON_FAILURE_BIT ends the array
-            // there, as the driver would.
-            let mut position: Vec<Option<usize>> = vec![None; infos.len()];
-            let mut down: Vec<vk::GraphicsPipelineCreateInfo<'_>> = Vec::with_capacity(infos.len());
-            let mut failure: Option<vk::Result> = None;
-            for (i, ci) in infos.iter().enumerate() {
-                let mut info = *ci;
-                let mut why = match &plans[i] {
-                    Plan::Fail(why, result) => Some((why.clone(), *result)),
-                    _ => None,
-                };
-                if why.is_none()
-                    && info.flags.contains(vk::PipelineCreateFlags::DERIVATIVE)
-                    && info.base_pipeline_index >= 0
+        // Compact: failed create infos are not passed down; derivatives follow their base.
+        // A failed one with VK_PIPELINE_CREATE_EARLY_RETURN_ON_FAILURE_BIT ends the array
+        // there, as the driver would.
+        let mut position: Vec<Option<usize>> = vec![None; infos.len()];
+        let mut down: Vec<vk::GraphicsPipelineCreateInfo<'_>> = Vec::with_capacity(infos.len());
+        let mut failure: Option<vk::Result> = None;
+        for (i, ci) in infos.iter().enumerate() {
+            let mut info = *ci;
+            let mut why = match &plans[i] {
+                Plan::Fail(why, result) => Some((why.clone(), *result)),
+                _ => None,
+            };
+            if why.is_none()
+                && info.flags.contains(vk::PipelineCreateFlags::DERIVATIVE)
+                && info.base_pipeline_index >= 0
+            {
+                let base = info.base_pipeline_index as usize;
+                match position.get(base).copied().flatten() {
+                    Some(p) => info.base_pipeline_index = p as i32,
+                    None if base < i => {
+                        why = Some(("its base pipeline failed".into(), vk::Result::ERROR_UNKNOWN))
+                    }
+                    None => {}
+                }
+            }
+            if let Some((why, result)) = why {
+                log::error!("vkCreateGraphicsPipelines: pCreateInfos[{i}] fails: {why}");
+                failure.get_or_insert(result);
+                if info
+                    .flags
+                    .contains(vk::PipelineCreateFlags::EARLY_RETURN_ON_FAILURE)
                 {
-                    let base = info.base_pipeline_index as usize;
-                    match position.get(base).copied().flatten() {
-                        Some(p) => info.base_pipeline_index = p as i32,
-                        None if base < i => {
-                            why =
-                                Some(("its base pipeline failed".into(), vk::Result::ERROR_UNKNOWN))
-                        }
-                        None => {}
-                    }
+                    break;
                 }
-                if let Some((why, result)) = why {
-                    log::error!("vkCreateGraphicsPipelines: pCreateInfos[{i}] fails: {why}");
-                    failure.get_or_insert(result);
-                    if info
-                        .flags
-                        .contains(vk::PipelineCreateFlags::EARLY_RETURN_ON_FAILURE)
-                    {
-                        break;
-                    }
-                    continue;
-                }
-                if let Some(p) = &patched[i] {
-                    info.stage_count = p.stages.len() as u32;
-                    info.p_stages = p.stages.as_ptr();
-                    if let Some(copy) = &p.rasterization {
-                        info.p_rasterization_state = &copy.state;
-                    }
-                    if let Some(copy) = &p.viewport {
-                        info.p_viewport_state = &copy.state;
-                    }
-                    if let Some(copy) = &p.dynamic {
-                        info.p_dynamic_state = &copy.state;
-                    }
-                    if let Some(copy) = &p.tessellation {
-                        info.p_tessellation_state = &copy.state;
-                    }
-                }
-                position[i] = Some(down.len());
-                down.push(info);
+                continue;
             }
+            if let Some(p) = &patched[i] {
+                info.stage_count = p.stages.len() as u32;
+                info.p_stages = p.stages.as_ptr();
+                if let Some(copy) = &p.rasterization {
+                    info.p_rasterization_state = &copy.state;
+                }
+                if let Some(copy) = &p.viewport {
+                    info.p_viewport_state = &copy.state;
+                }
+                if let Some(copy) = &p.dynamic {
+                    info.p_dynamic_state = &copy.state;
+                }
+                if let Some(copy) = &p.tessellation {
+                    info.p_tessellation_state = &copy.state;
+                }
+            }
+            position[i] = Some(down.len());
+            down.push(info);
+        }
 
-            let mut created = vec![vk::Pipeline::null(); down.len()];
-            let result = if down.is_empty() {
-                vk::Result::SUCCESS
-            } else {
+        let mut created = vec![vk::Pipeline::null(); down.len()];
+        let result = if down.is_empty() {
+            vk::Result::SUCCESS
+        } else {
+            // SAFETY: the application's create infos, patched with copies that `patched`
+            // keeps alive until the call returns; `created` holds one handle per info.
+            unsafe {
                 (self.next)(
                     self.device,
                     self.pipeline_cache,
@@ -707,65 +705,63 @@ impl Call<'_> {
                     self.p_allocator,
                     created.as_mut_ptr(),
                 )
-            };
-            for p in patched.iter().flatten() {
-                self.destroy_temporaries(&p.temporaries);
             }
-            for (i, pos) in position.iter().enumerate() {
-                *p_pipelines.add(i) = pos.map_or(vk::Pipeline::null(), |p| created[p]);
-            }
+        };
+        for p in patched.iter().flatten() {
+            // SAFETY: modules this call made; the driver is done with them.
+            unsafe { self.destroy_temporaries(&p.temporaries) };
+        }
+        // SAFETY: pPipelines holds one handle per create info (this function's contract).
+        let pipelines = unsafe { std::slice::from_raw_parts_mut(p_pipelines, infos.len()) };
+        for (out, pos) in pipelines.iter_mut().zip(&position) {
+            *out = pos.map_or(vk::Pipeline::null(), |p| created[p]);
+        }
 
-            shield("vkCreateGraphicsPipelines records", || {
-                self.record(infos, &plans, p_pipelines)
-            });
+        shield("vkCreateGraphicsPipelines records", || {
+            self.record(infos, &plans, pipelines)
+        });
 
-            // An error of the driver's wins; otherwise the layer's own failure is the result.
-            match failure {
-                Some(layer_result) if result.as_raw() >= 0 => layer_result,
-                _ => result,
-            }
+        // An error of the driver's wins; otherwise the layer's own failure is the result.
+        match failure {
+            Some(layer_result) if result.as_raw() >= 0 => layer_result,
+            _ => result,
         }
     }
 
-    unsafe fn record(
+    fn record(
         &self,
         infos: &[vk::GraphicsPipelineCreateInfo<'_>],
         plans: &[Plan],
-        p_pipelines: *mut vk::Pipeline,
+        pipelines: &[vk::Pipeline],
     ) {
-        // SAFETY: pPipelines holds one handle per create info (the caller's contract).
-        unsafe {
-            maybe_inject_panic(&self.dev.settings, "vkCreateGraphicsPipelines/record");
-            for (i, (ci, plan)) in infos.iter().zip(plans).enumerate() {
-                let pipeline = *p_pipelines.add(i);
-                if pipeline == vk::Pipeline::null() {
-                    continue;
-                }
-                let (own, line_stipple) = match plan {
-                    Plan::Rewrite(rewrite) => {
-                        for note in &rewrite.notes {
-                            log::info!("pipeline {:#x}: {note}", pipeline.as_raw());
-                        }
-                        (
-                            Some(rewrite.reads_block),
-                            rewrite.bresenham_lines == Some(true),
-                        )
+        maybe_inject_panic(&self.dev.settings, "vkCreateGraphicsPipelines/record");
+        for ((ci, plan), &pipeline) in infos.iter().zip(plans).zip(pipelines) {
+            if pipeline == vk::Pipeline::null() {
+                continue;
+            }
+            let (own, line_stipple) = match plan {
+                Plan::Rewrite(rewrite) => {
+                    for note in &rewrite.notes {
+                        log::info!("pipeline {:#x}: {note}", pipeline.as_raw());
                     }
-                    _ => (None, false),
-                };
-                // A linked pipeline runs its libraries' shaders: it reads the block where they do.
-                let inherited = libraries_block(self.dev, ci);
-                if own.is_none() && inherited.is_none() {
-                    continue;
+                    (
+                        Some(rewrite.reads_block),
+                        rewrite.bresenham_lines == Some(true),
+                    )
                 }
-                let reads_block = own.flatten().or(inherited);
-                let record =
-                    PipelineRecord::new(reads_block, line_stipple, static_window_height(ci));
-                let records = &self.dev.records;
-                records.count_bind_work(&record, 1);
-                if let Some(previous) = records.pipelines.write().insert(pipeline, record) {
-                    records.count_bind_work(&previous, -1);
-                }
+                _ => (None, false),
+            };
+            // A linked pipeline runs its libraries' shaders: it reads the block where they do.
+            let inherited = libraries_block(self.dev, ci);
+            if own.is_none() && inherited.is_none() {
+                continue;
+            }
+            let reads_block = own.flatten().or(inherited);
+            let record = PipelineRecord::new(reads_block, line_stipple, static_window_height(ci));
+            let records = &self.dev.records;
+            records.count_bind_work(&record, 1);
+            if let Some(previous) = records.pipelines.write().insert(pipeline, record) {
+                records.count_bind_work(&previous, -1);
             }
         }
     }
