@@ -330,90 +330,97 @@ pub unsafe extern "system" fn create_shaders(
     p_allocator: *const vk::AllocationCallbacks<'_>,
     p_shaders: *mut vk::ShaderEXT,
 ) -> vk::Result {
-    // SAFETY: the application's arguments are valid (Vulkan's valid usage): arrays hold
-    // their counts, pointers their structs; they are passed on unchanged.
-    unsafe {
-        call_with_next(
-            "vkCreateShadersEXT",
-            device,
-            |t| t.create_shaders_ext,
-            |dev, next| {
-                let infos = slice(p_create_infos, create_info_count);
-                let Some(patch) = shield("vkCreateShadersEXT", || plan(dev, infos)) else {
-                    return next(
+    call_with_next(
+        "vkCreateShadersEXT",
+        device,
+        |t| t.create_shaders_ext,
+        |dev, next| {
+            // SAFETY: pCreateInfos holds createInfoCount infos (Vulkan's valid usage).
+            let infos = unsafe { slice(p_create_infos, create_info_count) };
+            let Some(patch) = shield("vkCreateShadersEXT", || plan(dev, infos)) else {
+                // SAFETY: the application's arguments, passed on unchanged.
+                return unsafe {
+                    next(
                         device,
                         create_info_count,
                         p_create_infos,
                         p_allocator,
                         p_shaders,
-                    );
+                    )
                 };
-                let tessellation = dev.features.tessellation_shader
-                    && dev.settings.semantics.contains(Semantic::PassthroughTcs);
-                let down: Vec<vk::ShaderCreateInfoEXT<'_>> = infos
-                    .iter()
-                    .zip(patch.code.iter().zip(&patch.ranges))
-                    .map(|(ci, (code, ranges))| {
-                        let mut ci = *ci;
-                        if let Some(words) = code {
-                            ci.code_size = words.len() * 4;
-                            ci.p_code = words.as_ptr().cast();
-                        }
-                        if let Some(ranges) = ranges {
-                            ci.push_constant_range_count = ranges.len() as u32;
-                            ci.p_push_constant_ranges = ranges.as_ptr();
-                        }
-                        // A generated TCS may come between the vertex shader and the TES.
-                        if tessellation
-                            && ci.stage == S::VERTEX
-                            && ci.next_stage.contains(S::TESSELLATION_EVALUATION)
-                        {
-                            ci.next_stage |= S::TESSELLATION_CONTROL;
-                        }
-                        ci
-                    })
-                    .collect();
-                let result = next(
+            };
+            let tessellation = dev.features.tessellation_shader
+                && dev.settings.semantics.contains(Semantic::PassthroughTcs);
+            let down: Vec<vk::ShaderCreateInfoEXT<'_>> = infos
+                .iter()
+                .zip(patch.code.iter().zip(&patch.ranges))
+                .map(|(ci, (code, ranges))| {
+                    let mut ci = *ci;
+                    if let Some(words) = code {
+                        ci.code_size = words.len() * 4;
+                        ci.p_code = words.as_ptr().cast();
+                    }
+                    if let Some(ranges) = ranges {
+                        ci.push_constant_range_count = ranges.len() as u32;
+                        ci.p_push_constant_ranges = ranges.as_ptr();
+                    }
+                    // A generated TCS may come between the vertex shader and the TES.
+                    if tessellation
+                        && ci.stage == S::VERTEX
+                        && ci.next_stage.contains(S::TESSELLATION_EVALUATION)
+                    {
+                        ci.next_stage |= S::TESSELLATION_CONTROL;
+                    }
+                    ci
+                })
+                .collect();
+            // SAFETY: the application's create infos with code and ranges from `patch`,
+            // which outlive the call; pShaders holds one handle per info (Vulkan's valid
+            // usage).
+            let result = unsafe {
+                next(
                     device,
                     down.len() as u32,
                     down.as_ptr(),
                     p_allocator,
                     p_shaders,
-                );
-                if result == vk::Result::SUCCESS && patch.reads_block.contains(&true) {
-                    shield("vkCreateShadersEXT block readers", || {
-                        record_block_readers(
-                            dev,
-                            &down,
-                            &patch,
-                            slice(p_shaders, create_info_count),
-                        )
-                    });
-                }
-                if result == vk::Result::SUCCESS && tessellation {
-                    shield("vkCreateShadersEXT records", || {
-                        for (i, ci) in down.iter().enumerate() {
-                            let code = spirv(ci);
+                )
+            };
+            if result != vk::Result::SUCCESS {
+                return result;
+            }
+            // SAFETY: on success the driver wrote one handle per create info.
+            let shaders = unsafe { slice(p_shaders, create_info_count) };
+            if patch.reads_block.contains(&true) {
+                shield("vkCreateShadersEXT block readers", || {
+                    record_block_readers(dev, &down, &patch, shaders)
+                });
+            }
+            if tessellation {
+                shield("vkCreateShadersEXT records", || {
+                    for (i, (ci, &shader)) in down.iter().zip(shaders).enumerate() {
+                        // SAFETY: a create info the driver accepted: pCode holds codeSize
+                        // bytes, the ranges their count, pName and pSetLayouts are valid.
+                        let record = unsafe {
                             let ranges =
                                 slice(ci.p_push_constant_ranges, ci.push_constant_range_count);
-                            let record =
-                                code.and_then(|code| tes_record(ci, code, ranges, &patch.slots[i]));
-                            if let Some(record) = record {
-                                dev.records
-                                    .tes_objects
-                                    .write()
-                                    .insert(*p_shaders.add(i), Arc::new(record));
-                                dev.records
-                                    .shader_objects_made
-                                    .store(true, std::sync::atomic::Ordering::Relaxed);
-                            }
+                            spirv(ci).and_then(|code| tes_record(ci, code, ranges, &patch.slots[i]))
+                        };
+                        if let Some(record) = record {
+                            dev.records
+                                .tes_objects
+                                .write()
+                                .insert(shader, Arc::new(record));
+                            dev.records
+                                .shader_objects_made
+                                .store(true, std::sync::atomic::Ordering::Relaxed);
                         }
-                    });
-                }
-                result
-            },
-        )
-    }
+                    }
+                });
+            }
+            result
+        },
+    )
 }
 
 /// Destroys what the layer made for a TES shader object.
