@@ -5,6 +5,7 @@
 //! file holds the symbols the Vulkan loader looks up in `libVkLayer_glsem.so`.
 #![allow(non_snake_case)]
 
+pub mod abi;
 pub mod layer;
 pub mod semantics;
 pub mod spirv;

@@ -6,8 +6,9 @@
 //! directly.
 //!
 //! Adding a semantic: a pass in `src/spirv/`, an entry in [`SEMANTICS`] (its setting, if it
-//! has one, then also appears in the manifest), a [`Step`] and the rule in [`choose`] that
-//! emits it, and the cache key and pass call in `src/layer/planner.rs::run_step`.
+//! has one, then also appears in the manifest), a [`Step`] with its arms (`Step::run` calls
+//! the pass for the layer and the fuzzer alike) and the rule in [`choose`] that emits it
+//! (docs/architecture.md, "Adding a semantic").
 
 use crate::spirv::clip_depth::remap_clip_depth;
 use crate::spirv::clip_enables::gate_clip_distances;

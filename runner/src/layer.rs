@@ -3,20 +3,24 @@
 
 use std::path::{Path, PathBuf};
 
-pub const GLSEM_LAYER: &str = "VK_LAYER_GLSEM_gl_semantics";
+/// The layer's names and command types, shared with the layer (one source: `src/abi.rs`).
+#[path = "../../src/abi.rs"]
+pub mod abi;
+
+pub const GLSEM_LAYER: &str = abi::LAYER_NAME;
 pub const VALIDATION_LAYER: &str = "VK_LAYER_KHRONOS_validation";
-pub const LEVELS_EXTENSION: &str = "VK_GLSEM_tessellation_default_levels";
-pub const LEVELS_COMMAND: &str = "vkCmdSetTessellationDefaultLevelsGLSEM";
+pub const LEVELS_EXTENSION: &str = abi::TESSELLATION_DEFAULT_LEVELS.name;
+pub const LEVELS_COMMAND: &str = abi::CMD_SET_TESSELLATION_DEFAULT_LEVELS;
 /// GL's point size, program point size and clip-distance enables, GL's provoking vertex
 /// and clip-space depth.
-pub const GL_STATE_EXTENSION: &str = "VK_GLSEM_gl_state";
-pub const POINT_SIZE_COMMAND: &str = "vkCmdSetPointSizeGLSEM";
-pub const PROGRAM_POINT_SIZE_COMMAND: &str = "vkCmdSetProgramPointSizeEnableGLSEM";
-pub const CLIP_DISTANCE_COMMAND: &str = "vkCmdSetClipDistanceEnableGLSEM";
-pub const LINE_STIPPLE_COMMAND: &str = "vkCmdSetLineStippleGLSEM";
-pub const LINE_STIPPLE_ENABLE_COMMAND: &str = "vkCmdSetLineStippleEnableGLSEM";
-pub const POINT_SPRITE_ORIGIN_COMMAND: &str = "vkCmdSetPointSpriteCoordOriginGLSEM";
-pub const VERTEX_ATTRIB_COMMAND: &str = "vkCmdSetVertexAttribGLSEM";
+pub const GL_STATE_EXTENSION: &str = abi::GL_STATE.name;
+pub const POINT_SIZE_COMMAND: &str = abi::CMD_SET_POINT_SIZE;
+pub const PROGRAM_POINT_SIZE_COMMAND: &str = abi::CMD_SET_PROGRAM_POINT_SIZE_ENABLE;
+pub const CLIP_DISTANCE_COMMAND: &str = abi::CMD_SET_CLIP_DISTANCE_ENABLE;
+pub const LINE_STIPPLE_COMMAND: &str = abi::CMD_SET_LINE_STIPPLE;
+pub const LINE_STIPPLE_ENABLE_COMMAND: &str = abi::CMD_SET_LINE_STIPPLE_ENABLE;
+pub const POINT_SPRITE_ORIGIN_COMMAND: &str = abi::CMD_SET_POINT_SPRITE_COORD_ORIGIN;
+pub const VERTEX_ATTRIB_COMMAND: &str = abi::CMD_SET_VERTEX_ATTRIB;
 /// The layer's `window_origin` setting, which the runner sets to match its viewport.
 pub const WINDOW_ORIGIN_ENV: &str = "VK_GLSEM_WINDOW_ORIGIN";
 const LIBRARY: &str = "libVkLayer_glsem.so";
@@ -55,23 +59,11 @@ pub fn manifest(library: &Path) -> String {
             "api_version": "1.3.0",
             "implementation_version": "1",
             "description": "GL semantics for Vulkan pipelines (loaded by glsem-run)",
-            "device_extensions": [{
-                "name": LEVELS_EXTENSION,
-                "spec_version": "1",
-                "entrypoints": [LEVELS_COMMAND]
-            }, {
-                "name": GL_STATE_EXTENSION,
-                "spec_version": "1",
-                "entrypoints": [
-                    POINT_SIZE_COMMAND,
-                    PROGRAM_POINT_SIZE_COMMAND,
-                    CLIP_DISTANCE_COMMAND,
-                    LINE_STIPPLE_COMMAND,
-                    LINE_STIPPLE_ENABLE_COMMAND,
-                    POINT_SPRITE_ORIGIN_COMMAND,
-                    VERTEX_ATTRIB_COMMAND
-                ]
-            }]
+            "device_extensions": abi::EXTENSIONS.map(|ext| serde_json::json!({
+                "name": ext.name,
+                "spec_version": ext.spec_version.to_string(),
+                "entrypoints": ext.commands,
+            })),
         }
     });
     serde_json::to_string_pretty(&json).unwrap_or_default()

@@ -27,85 +27,19 @@
 use ash::vk;
 use std::sync::atomic::Ordering;
 
-use super::current_attributes::{cmd_set_vertex_attrib, release, PfnCmdSetVertexAttrib};
-use super::ffi::{slice, VoidFn};
+use super::current_attributes::release;
+use super::ffi::slice;
 use super::planner::inverted;
 use super::records::{BlockBinding, CommandBufferState, GlStateValues, LineStipple};
 use super::{
     call_with_next, device_data, ffi_guard, forget_then_call_down, log, maybe_inject_panic, shield,
-    with_device, DeviceData, LayerExtension,
+    with_device, DeviceData,
 };
 use crate::semantics::WindowOrigin;
 use crate::spirv::gl_state::{
     flag_clip_distance, BLOCK_SIZE, CLIP_DISTANCE_FLAGS, FLAG_LAYERED,
     FLAG_POINT_SPRITE_LOWER_LEFT, FLAG_PROGRAM_POINT_SIZE,
 };
-
-/// `PFN_vkCmdSetTessellationDefaultLevelsGLSEM` (see `include/vk_glsem.h`).
-pub type PfnCmdSetTessellationDefaultLevels = unsafe extern "system" fn(
-    command_buffer: vk::CommandBuffer,
-    outer: *const f32,
-    inner: *const f32,
-);
-/// `PFN_vkCmdSetPointSizeGLSEM`.
-pub type PfnCmdSetPointSize = unsafe extern "system" fn(vk::CommandBuffer, f32);
-/// `PFN_vkCmdSetProgramPointSizeEnableGLSEM`.
-pub type PfnCmdSetProgramPointSizeEnable = unsafe extern "system" fn(vk::CommandBuffer, vk::Bool32);
-/// `PFN_vkCmdSetClipDistanceEnableGLSEM`.
-pub type PfnCmdSetClipDistanceEnable = unsafe extern "system" fn(vk::CommandBuffer, u32);
-/// `PFN_vkCmdSetLineStippleGLSEM`.
-pub type PfnCmdSetLineStipple = unsafe extern "system" fn(vk::CommandBuffer, u32, u16);
-/// `PFN_vkCmdSetLineStippleEnableGLSEM`.
-pub type PfnCmdSetLineStippleEnable = unsafe extern "system" fn(vk::CommandBuffer, vk::Bool32);
-/// `PFN_vkCmdSetPointSpriteCoordOriginGLSEM`.
-pub type PfnCmdSetPointSpriteCoordOrigin = unsafe extern "system" fn(vk::CommandBuffer, vk::Bool32);
-
-/// The layer's own command `name`, with the extension that provides it.
-pub fn layer_command(name: &[u8]) -> Option<(VoidFn, LayerExtension)> {
-    // SAFETY: (each transmute) only the pointer's type changes; the application casts it
-    // back to the PFN type `include/vk_glsem.h` declares for `name`.
-    let command: VoidFn = unsafe {
-        match name {
-            b"vkCmdSetTessellationDefaultLevelsGLSEM" => {
-                return Some((
-                    std::mem::transmute::<PfnCmdSetTessellationDefaultLevels, VoidFn>(
-                        cmd_set_tessellation_default_levels,
-                    ),
-                    LayerExtension::TessellationDefaultLevels,
-                ))
-            }
-            b"vkCmdSetPointSizeGLSEM" => {
-                std::mem::transmute::<PfnCmdSetPointSize, VoidFn>(cmd_set_point_size)
-            }
-            b"vkCmdSetProgramPointSizeEnableGLSEM" => {
-                std::mem::transmute::<PfnCmdSetProgramPointSizeEnable, VoidFn>(
-                    cmd_set_program_point_size_enable,
-                )
-            }
-            b"vkCmdSetClipDistanceEnableGLSEM" => std::mem::transmute::<
-                PfnCmdSetClipDistanceEnable,
-                VoidFn,
-            >(cmd_set_clip_distance_enable),
-            b"vkCmdSetLineStippleGLSEM" => {
-                std::mem::transmute::<PfnCmdSetLineStipple, VoidFn>(cmd_set_line_stipple)
-            }
-            b"vkCmdSetLineStippleEnableGLSEM" => std::mem::transmute::<
-                PfnCmdSetLineStippleEnable,
-                VoidFn,
-            >(cmd_set_line_stipple_enable),
-            b"vkCmdSetPointSpriteCoordOriginGLSEM" => {
-                std::mem::transmute::<PfnCmdSetPointSpriteCoordOrigin, VoidFn>(
-                    cmd_set_point_sprite_coord_origin,
-                )
-            }
-            b"vkCmdSetVertexAttribGLSEM" => {
-                std::mem::transmute::<PfnCmdSetVertexAttrib, VoidFn>(cmd_set_vertex_attrib)
-            }
-            _ => return None,
-        }
-    };
-    Some((command, LayerExtension::GlState))
-}
 
 pub(super) fn push(
     dev: &DeviceData,
@@ -232,10 +166,7 @@ pub unsafe extern "system" fn cmd_set_clip_distance_enable(
 /// Sets GL's line stipple on the driver for a bound pipeline whose stipple is the layer's.
 fn set_line_stipple(dev: &DeviceData, cb: vk::CommandBuffer, stipple: LineStipple) {
     let (factor, pattern) = stipple.effective();
-    let set = dev
-        .table
-        .cmd_set_line_stipple_ext
-        .or(dev.table.cmd_set_line_stipple_khr);
+    let set = dev.table.cmd_set_line_stipple;
     if let Some(set) = set {
         // SAFETY: a command buffer in the recording state with a pipeline bound whose line
         // stipple is dynamic; the factor is in [1, 256].
@@ -372,11 +303,8 @@ pub unsafe extern "system" fn cmd_set_viewport_with_count(
     viewports: *const vk::Viewport,
 ) {
     ffi_guard("vkCmdSetViewportWithCount", (), || {
-        let Some(Some(next)) = with_device(command_buffer, |d| {
-            d.table
-                .cmd_set_viewport_with_count
-                .or(d.table.cmd_set_viewport_with_count_ext)
-        }) else {
+        let Some(Some(next)) = with_device(command_buffer, |d| d.table.cmd_set_viewport_with_count)
+        else {
             return;
         };
         // SAFETY: the application's arguments, passed on unchanged.
@@ -403,12 +331,7 @@ pub unsafe extern "system" fn cmd_set_front_face(
 ) {
     ffi_guard("vkCmdSetFrontFace", (), || {
         let Some((Some(next), origin)) = with_device(command_buffer, |d| {
-            (
-                d.table
-                    .cmd_set_front_face
-                    .or(d.table.cmd_set_front_face_ext),
-                window_origin(d),
-            )
+            (d.table.cmd_set_front_face, window_origin(d))
         }) else {
             return;
         };
@@ -750,7 +673,7 @@ fn begin_render_pass2(
     })
 }
 
-/// `vkCmdBeginRenderPass2`.
+/// `vkCmdBeginRenderPass2` (and its KHR alias).
 ///
 /// # Safety
 /// Vulkan's valid usage for the command.
@@ -762,24 +685,6 @@ pub unsafe extern "system" fn cmd_begin_render_pass2(
     begin_render_pass2(
         "vkCmdBeginRenderPass2",
         |d| d.table.cmd_begin_render_pass2,
-        command_buffer,
-        p_begin,
-        p_subpass,
-    )
-}
-
-/// `vkCmdBeginRenderPass2KHR`.
-///
-/// # Safety
-/// Vulkan's valid usage for the command.
-pub unsafe extern "system" fn cmd_begin_render_pass2_khr(
-    command_buffer: vk::CommandBuffer,
-    p_begin: *const vk::RenderPassBeginInfo<'_>,
-    p_subpass: *const vk::SubpassBeginInfo<'_>,
-) {
-    begin_render_pass2(
-        "vkCmdBeginRenderPass2KHR",
-        |d| d.table.cmd_begin_render_pass2_khr,
         command_buffer,
         p_begin,
         p_subpass,
@@ -808,7 +713,7 @@ fn begin_rendering(
     })
 }
 
-/// `vkCmdBeginRendering`.
+/// `vkCmdBeginRendering` (and its KHR alias).
 ///
 /// # Safety
 /// Vulkan's valid usage for the command.
@@ -819,22 +724,6 @@ pub unsafe extern "system" fn cmd_begin_rendering(
     begin_rendering(
         "vkCmdBeginRendering",
         |d| d.table.cmd_begin_rendering,
-        command_buffer,
-        p_info,
-    )
-}
-
-/// `vkCmdBeginRenderingKHR`.
-///
-/// # Safety
-/// Vulkan's valid usage for the command.
-pub unsafe extern "system" fn cmd_begin_rendering_khr(
-    command_buffer: vk::CommandBuffer,
-    p_info: *const vk::RenderingInfo<'_>,
-) {
-    begin_rendering(
-        "vkCmdBeginRenderingKHR",
-        |d| d.table.cmd_begin_rendering_khr,
         command_buffer,
         p_info,
     )

@@ -24,10 +24,6 @@ const SLOT_BYTES: u64 = 16;
 const SNAPSHOT_BYTES: u64 = SLOTS as u64 * SLOT_BYTES;
 const CHUNK_BYTES: u64 = 64 * 1024;
 
-/// `PFN_vkCmdSetVertexAttribGLSEM` (see `include/vk_glsem.h`).
-pub type PfnCmdSetVertexAttrib =
-    unsafe extern "system" fn(vk::CommandBuffer, u32, vk::Format, *const std::ffi::c_void);
-
 /// The format of the layer's attribute for an input of `kind`.
 pub fn format_of(kind: InputKind) -> vk::Format {
     match kind {

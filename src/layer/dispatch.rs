@@ -5,7 +5,13 @@
 use ash::vk;
 use std::ffi::CStr;
 
-use super::{command_state, hooks, planner, shader_object};
+use super::LayerExtension;
+use crate::abi;
+
+use super::{
+    command_state, current_attributes, device, instance, layouts, modules, planner, render_passes,
+    shader_object,
+};
 
 pub use super::ffi::VoidFn;
 
@@ -20,9 +26,13 @@ macro_rules! as_void_fn {
     };
 }
 
+/// One entry per next-layer command: `field: PFN_type = "name" | "alias"… => hook;`. Names
+/// after the first are the same command's KHR/EXT aliases: the one hook serves every name,
+/// and the field holds the first of them the next layer provides. An entry without a hook is
+/// only called by the layer.
 macro_rules! dispatch_table {
     ($(#[$meta:meta])* $table:ident, $handle:ty, $lookup:ident {
-        $($field:ident: $pfn:ident = $name:literal $(=> $hook:path)?;)*
+        $($field:ident: $pfn:ident = $name:literal $(| $alias:literal)* $(=> $hook:path)?;)*
     }) => {
         $(#[$meta])*
         pub struct $table {
@@ -39,11 +49,14 @@ macro_rules! dispatch_table {
                 handle: $handle,
             ) -> Self {
                 $table {
-                    $($field: get(handle, const_cstr(concat!($name, "\0"))).map(|f| {
-                        // SAFETY: `get` returns the named command (the caller's
-                        // contract); only the pointer's type changes.
-                        unsafe { std::mem::transmute::<VoidFn, vk::$pfn>(f) }
-                    }),)*
+                    $($field: get(handle, const_cstr(concat!($name, "\0")))
+                        $(.or_else(|| get(handle, const_cstr(concat!($alias, "\0")))))*
+                        .map(|f| {
+                            // SAFETY: `get` returns the named command (the caller's
+                            // contract), whose type an alias shares; only the pointer's
+                            // type changes.
+                            unsafe { std::mem::transmute::<VoidFn, vk::$pfn>(f) }
+                        }),)*
                 }
             }
         }
@@ -52,9 +65,30 @@ macro_rules! dispatch_table {
         /// command (a hook is only handed out when it can call down).
         pub fn $lookup(name: &[u8]) -> Option<(VoidFn, fn(&$table) -> bool)> {
             $(
-                if name == $name.as_bytes() {
+                if name == $name.as_bytes() $(|| name == $alias.as_bytes())* {
                     let hook: Option<VoidFn> = as_void_fn!(vk::$pfn, $($hook)?);
                     return hook.map(|h| (h, (|t: &$table| t.$field.is_some()) as fn(&$table) -> bool));
+                }
+            )*
+            None
+        }
+    };
+}
+
+/// The layer's own commands (`include/vk_glsem.h`): `NAME: PFN_type in Extension => hook;`,
+/// with the names and types of [`crate::abi`].
+macro_rules! layer_commands {
+    ($(#[$meta:meta])* $lookup:ident {
+        $($name:ident: $pfn:ident in $extension:ident => $hook:path;)*
+    }) => {
+        $(#[$meta])*
+        pub fn $lookup(name: &[u8]) -> Option<(VoidFn, LayerExtension)> {
+            $(
+                if name == abi::$name.as_bytes() {
+                    // SAFETY: only the pointer's type changes; the application casts it back
+                    // to `abi::$pfn`, which `$hook as abi::$pfn` checked the hook against.
+                    let hook = unsafe { std::mem::transmute::<abi::$pfn, VoidFn>($hook as abi::$pfn) };
+                    return Some((hook, LayerExtension::$extension));
                 }
             )*
             None
@@ -72,10 +106,10 @@ const fn const_cstr(s: &'static str) -> &'static CStr {
 dispatch_table!(
     /// The next layer's instance-level commands this layer hooks or calls.
     InstanceDispatch, vk::Instance, instance_hook {
-        destroy_instance: PFN_vkDestroyInstance = "vkDestroyInstance" => hooks::destroy_instance;
-        create_device: PFN_vkCreateDevice = "vkCreateDevice" => hooks::create_device;
+        destroy_instance: PFN_vkDestroyInstance = "vkDestroyInstance" => instance::destroy_instance;
+        create_device: PFN_vkCreateDevice = "vkCreateDevice" => device::create_device;
         enumerate_device_extension_properties: PFN_vkEnumerateDeviceExtensionProperties =
-            "vkEnumerateDeviceExtensionProperties" => hooks::enumerate_device_extension_properties;
+            "vkEnumerateDeviceExtensionProperties" => device::enumerate_device_extension_properties;
         get_physical_device_properties: PFN_vkGetPhysicalDeviceProperties =
             "vkGetPhysicalDeviceProperties";
         get_physical_device_features: PFN_vkGetPhysicalDeviceFeatures =
@@ -90,26 +124,24 @@ dispatch_table!(
 dispatch_table!(
     /// The next layer's device-level commands this layer hooks or calls.
     DeviceDispatch, vk::Device, device_hook {
-        destroy_device: PFN_vkDestroyDevice = "vkDestroyDevice" => hooks::destroy_device;
+        destroy_device: PFN_vkDestroyDevice = "vkDestroyDevice" => device::destroy_device;
         create_shader_module: PFN_vkCreateShaderModule =
-            "vkCreateShaderModule" => hooks::create_shader_module;
+            "vkCreateShaderModule" => modules::create_shader_module;
         destroy_shader_module: PFN_vkDestroyShaderModule =
-            "vkDestroyShaderModule" => hooks::destroy_shader_module;
+            "vkDestroyShaderModule" => modules::destroy_shader_module;
         create_render_pass: PFN_vkCreateRenderPass =
-            "vkCreateRenderPass" => hooks::create_render_pass;
+            "vkCreateRenderPass" => render_passes::create_render_pass;
         create_render_pass2: PFN_vkCreateRenderPass2 =
-            "vkCreateRenderPass2" => hooks::create_render_pass2;
-        create_render_pass2_khr: PFN_vkCreateRenderPass2 =
-            "vkCreateRenderPass2KHR" => hooks::create_render_pass2_khr;
+            "vkCreateRenderPass2" | "vkCreateRenderPass2KHR" => render_passes::create_render_pass2;
         destroy_render_pass: PFN_vkDestroyRenderPass =
-            "vkDestroyRenderPass" => hooks::destroy_render_pass;
+            "vkDestroyRenderPass" => render_passes::destroy_render_pass;
         create_pipeline_layout: PFN_vkCreatePipelineLayout =
-            "vkCreatePipelineLayout" => hooks::create_pipeline_layout;
+            "vkCreatePipelineLayout" => layouts::create_pipeline_layout;
         destroy_pipeline_layout: PFN_vkDestroyPipelineLayout =
-            "vkDestroyPipelineLayout" => hooks::destroy_pipeline_layout;
+            "vkDestroyPipelineLayout" => layouts::destroy_pipeline_layout;
         create_graphics_pipelines: PFN_vkCreateGraphicsPipelines =
             "vkCreateGraphicsPipelines" => planner::create_graphics_pipelines;
-        destroy_pipeline: PFN_vkDestroyPipeline = "vkDestroyPipeline" => hooks::destroy_pipeline;
+        destroy_pipeline: PFN_vkDestroyPipeline = "vkDestroyPipeline" => planner::destroy_pipeline;
         allocate_command_buffers: PFN_vkAllocateCommandBuffers =
             "vkAllocateCommandBuffers" => command_state::allocate_command_buffers;
         free_command_buffers: PFN_vkFreeCommandBuffers =
@@ -134,31 +166,24 @@ dispatch_table!(
         cmd_set_patch_control_points_ext: PFN_vkCmdSetPatchControlPointsEXT =
             "vkCmdSetPatchControlPointsEXT" => shader_object::cmd_set_patch_control_points;
         create_framebuffer: PFN_vkCreateFramebuffer =
-            "vkCreateFramebuffer" => hooks::create_framebuffer;
+            "vkCreateFramebuffer" => render_passes::create_framebuffer;
         destroy_framebuffer: PFN_vkDestroyFramebuffer =
-            "vkDestroyFramebuffer" => hooks::destroy_framebuffer;
+            "vkDestroyFramebuffer" => render_passes::destroy_framebuffer;
         cmd_begin_render_pass: PFN_vkCmdBeginRenderPass =
             "vkCmdBeginRenderPass" => command_state::cmd_begin_render_pass;
         cmd_begin_render_pass2: PFN_vkCmdBeginRenderPass2 =
-            "vkCmdBeginRenderPass2" => command_state::cmd_begin_render_pass2;
-        cmd_begin_render_pass2_khr: PFN_vkCmdBeginRenderPass2 =
-            "vkCmdBeginRenderPass2KHR" => command_state::cmd_begin_render_pass2_khr;
+            "vkCmdBeginRenderPass2" | "vkCmdBeginRenderPass2KHR" => command_state::cmd_begin_render_pass2;
         cmd_begin_rendering: PFN_vkCmdBeginRendering =
-            "vkCmdBeginRendering" => command_state::cmd_begin_rendering;
-        cmd_begin_rendering_khr: PFN_vkCmdBeginRendering =
-            "vkCmdBeginRenderingKHR" => command_state::cmd_begin_rendering_khr;
-        cmd_set_line_stipple_ext: PFN_vkCmdSetLineStippleKHR = "vkCmdSetLineStippleEXT";
-        cmd_set_line_stipple_khr: PFN_vkCmdSetLineStippleKHR = "vkCmdSetLineStippleKHR";
+            "vkCmdBeginRendering" | "vkCmdBeginRenderingKHR" => command_state::cmd_begin_rendering;
+        cmd_set_line_stipple: PFN_vkCmdSetLineStippleKHR =
+            "vkCmdSetLineStippleKHR" | "vkCmdSetLineStippleEXT";
         cmd_set_viewport: PFN_vkCmdSetViewport =
             "vkCmdSetViewport" => command_state::cmd_set_viewport;
         cmd_set_viewport_with_count: PFN_vkCmdSetViewportWithCount =
-            "vkCmdSetViewportWithCount" => command_state::cmd_set_viewport_with_count;
-        cmd_set_viewport_with_count_ext: PFN_vkCmdSetViewportWithCount =
-            "vkCmdSetViewportWithCountEXT" => command_state::cmd_set_viewport_with_count;
+            "vkCmdSetViewportWithCount" | "vkCmdSetViewportWithCountEXT" =>
+            command_state::cmd_set_viewport_with_count;
         cmd_set_front_face: PFN_vkCmdSetFrontFace =
-            "vkCmdSetFrontFace" => command_state::cmd_set_front_face;
-        cmd_set_front_face_ext: PFN_vkCmdSetFrontFace =
-            "vkCmdSetFrontFaceEXT" => command_state::cmd_set_front_face;
+            "vkCmdSetFrontFace" | "vkCmdSetFrontFaceEXT" => command_state::cmd_set_front_face;
         create_buffer: PFN_vkCreateBuffer = "vkCreateBuffer";
         destroy_buffer: PFN_vkDestroyBuffer = "vkDestroyBuffer";
         get_buffer_memory_requirements: PFN_vkGetBufferMemoryRequirements =
@@ -170,3 +195,165 @@ dispatch_table!(
         cmd_bind_vertex_buffers: PFN_vkCmdBindVertexBuffers = "vkCmdBindVertexBuffers";
     }
 );
+
+layer_commands!(
+    /// The layer's own command `name`, with the extension that provides it.
+    layer_command {
+        CMD_SET_TESSELLATION_DEFAULT_LEVELS: PFN_vkCmdSetTessellationDefaultLevelsGLSEM in TessellationDefaultLevels =>
+            command_state::cmd_set_tessellation_default_levels;
+        CMD_SET_POINT_SIZE: PFN_vkCmdSetPointSizeGLSEM in GlState =>
+            command_state::cmd_set_point_size;
+        CMD_SET_PROGRAM_POINT_SIZE_ENABLE: PFN_vkCmdSetProgramPointSizeEnableGLSEM in GlState =>
+            command_state::cmd_set_program_point_size_enable;
+        CMD_SET_CLIP_DISTANCE_ENABLE: PFN_vkCmdSetClipDistanceEnableGLSEM in GlState =>
+            command_state::cmd_set_clip_distance_enable;
+        CMD_SET_LINE_STIPPLE: PFN_vkCmdSetLineStippleGLSEM in GlState =>
+            command_state::cmd_set_line_stipple;
+        CMD_SET_LINE_STIPPLE_ENABLE: PFN_vkCmdSetLineStippleEnableGLSEM in GlState =>
+            command_state::cmd_set_line_stipple_enable;
+        CMD_SET_POINT_SPRITE_COORD_ORIGIN: PFN_vkCmdSetPointSpriteCoordOriginGLSEM in GlState =>
+            command_state::cmd_set_point_sprite_coord_origin;
+        CMD_SET_VERTEX_ATTRIB: PFN_vkCmdSetVertexAttribGLSEM in GlState =>
+            current_attributes::cmd_set_vertex_attrib;
+    }
+);
+
+#[cfg(test)]
+mod tests {
+    //! `crate::abi`, the manifest, the header and the table above say the same.
+
+    use super::{layer_command, LayerExtension};
+    use crate::abi;
+    use crate::layer::settings::KEYS;
+    use crate::semantics::SEMANTICS;
+    use std::collections::BTreeSet;
+
+    const MANIFEST: &str = include_str!("../../layer-manifest/VkLayer_glsem.json");
+    const HEADER: &str = include_str!("../../include/vk_glsem.h");
+
+    #[test]
+    fn the_manifest_lists_the_abi() {
+        let manifest: serde_json::Value = serde_json::from_str(MANIFEST).unwrap();
+        let layer = &manifest["layer"];
+        assert_eq!(layer["name"], abi::LAYER_NAME);
+        let listed = layer["device_extensions"].as_array().unwrap();
+        assert_eq!(listed.len(), abi::EXTENSIONS.len());
+        for (json, ext) in listed.iter().zip(abi::EXTENSIONS) {
+            assert_eq!(json["name"], ext.name);
+            assert_eq!(json["spec_version"], ext.spec_version.to_string());
+            let entrypoints: Vec<&str> = json["entrypoints"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|e| e.as_str().unwrap())
+                .collect();
+            assert_eq!(entrypoints, ext.commands, "{}", ext.name);
+        }
+        let settings: BTreeSet<(&str, &str)> = layer["features"]["settings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| (s["key"].as_str().unwrap(), s["env"].as_str().unwrap()))
+            .collect();
+        let semantic_keys = SEMANTICS
+            .iter()
+            .filter_map(|s| Some(s.setting.as_ref()?.key));
+        let envs: Vec<(&str, String)> = KEYS
+            .into_iter()
+            .chain(semantic_keys)
+            .map(|key| (key, format!("VK_GLSEM_{}", key.to_ascii_uppercase())))
+            .collect();
+        let read: BTreeSet<(&str, &str)> = envs.iter().map(|(k, e)| (*k, e.as_str())).collect();
+        assert_eq!(
+            settings, read,
+            "the manifest's settings are the ones the layer reads"
+        );
+    }
+
+    /// Rust's spelling of a C parameter of `vk_glsem.h` (an array parameter is a pointer).
+    fn rust_type(c_param: &str) -> String {
+        let c_type = c_param.trim().rsplit_once(' ').unwrap().0;
+        let (pointer, c_type) = match c_type.strip_prefix("const ") {
+            Some(t) if c_param.contains('[') => ("*const ", t),
+            _ => ("", c_type),
+        };
+        let rust = match c_type {
+            "VkCommandBuffer" => "ash::vk::definitions::CommandBuffer",
+            "float" => "f32",
+            "VkBool32" | "uint32_t" => "u32",
+            "uint16_t" => "u16",
+            "VkFormat" => "ash::vk::enums::Format",
+            "const void*" => "*const core::ffi::c_void",
+            other => panic!("vk_glsem.h: add {other} to this test's types"),
+        };
+        format!("{pointer}{rust}")
+    }
+
+    /// The parameter lists after `opening` in the header, one per occurrence.
+    fn parameter_lists(opening: &str) -> Vec<(String, Vec<String>)> {
+        HEADER
+            .match_indices(opening)
+            .map(|(at, _)| {
+                let rest = &HEADER[at + opening.len()..];
+                let (name, rest) = rest.split_once('(').unwrap();
+                let name = name.trim_end_matches(')').to_owned();
+                let rest = rest.trim_start_matches(['(', ')']);
+                let params = rest[..rest.find(");").unwrap()].trim_start_matches('(');
+                (name, params.split(',').map(rust_type).collect())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_header_declares_the_abi() {
+        for ext in abi::EXTENSIONS {
+            let upper = ext
+                .name
+                .trim_start_matches("VK_GLSEM_")
+                .to_ascii_uppercase();
+            let name = format!("#define VK_GLSEM_{upper}_EXTENSION_NAME \"{}\"", ext.name);
+            let version = format!("#define VK_GLSEM_{upper}_SPEC_VERSION {}", ext.spec_version);
+            assert!(HEADER.contains(&name), "{name}");
+            assert!(HEADER.contains(&version), "{version}");
+        }
+        let commands: Vec<&str> = abi::EXTENSIONS
+            .iter()
+            .flat_map(|e| e.commands)
+            .copied()
+            .collect();
+        let typedefs = parameter_lists("typedef void (VKAPI_PTR *PFN_");
+        let prototypes = parameter_lists("VKAPI_ATTR void VKAPI_CALL ");
+        let names = |list: &[(String, Vec<String>)]| {
+            list.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>()
+        };
+        assert_eq!(names(&typedefs), commands);
+        assert_eq!(names(&prototypes), commands);
+        let rust_pfns = [
+            std::any::type_name::<abi::PFN_vkCmdSetTessellationDefaultLevelsGLSEM>(),
+            std::any::type_name::<abi::PFN_vkCmdSetPointSizeGLSEM>(),
+            std::any::type_name::<abi::PFN_vkCmdSetProgramPointSizeEnableGLSEM>(),
+            std::any::type_name::<abi::PFN_vkCmdSetClipDistanceEnableGLSEM>(),
+            std::any::type_name::<abi::PFN_vkCmdSetLineStippleGLSEM>(),
+            std::any::type_name::<abi::PFN_vkCmdSetLineStippleEnableGLSEM>(),
+            std::any::type_name::<abi::PFN_vkCmdSetPointSpriteCoordOriginGLSEM>(),
+        ];
+        for (((name, typedef), (_, prototype)), rust) in
+            typedefs.iter().zip(&prototypes).zip(rust_pfns)
+        {
+            assert_eq!(typedef, prototype, "{name}: typedef and prototype");
+            let c = format!("unsafe extern \"system\" fn({})", typedef.join(", "));
+            assert_eq!(c, rust, "{name}: vk_glsem.h and abi::PFN_{name}");
+        }
+    }
+
+    #[test]
+    fn the_table_hands_out_every_command_of_its_extension() {
+        for ext in LayerExtension::ALL {
+            for command in ext.abi().commands {
+                let found = layer_command(command.as_bytes()).map(|(_, e)| e);
+                assert_eq!(found, Some(ext), "{command}");
+            }
+        }
+        assert!(layer_command(b"vkCmdSetSomethingElseGLSEM").is_none());
+    }
+}

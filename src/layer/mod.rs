@@ -3,36 +3,74 @@
     clippy::undocumented_unsafe_blocks,
     clippy::missing_safety_doc
 )]
-//! The Vulkan side of glsem: loader interface, dispatch, records, the pipeline planner,
-//! settings and logging (docs/architecture.md).
+//! The Vulkan layer: what the loader calls (`vkNegotiateLoaderLayerInterfaceVersion`,
+//! `vkGet*ProcAddr`), the per-instance and per-device state, and the hook frames every hook
+//! runs in (a panic never crosses FFI; the layer's own work is shielded so that a failure
+//! there leaves the application's call untouched). docs/architecture.md lists the files.
 //!
-//! - `loader_abi`: `vk_layer.h` structs; `dispatch`: the interception table.
-//! - `hooks`: instance/device lifetime and the object records; `planner`:
-//!   `vkCreateGraphicsPipelines` (it builds the key of `crate::semantics::choose` and runs
-//!   the steps); `command_state`: the GL state per command buffer behind the layer's
-//!   extensions (`VK_GLSEM_tessellation_default_levels`, `VK_GLSEM_gl_state`);
-//!   `push_range`: where a layout holds the GL-state block; `shader_object`:
-//!   `vkCreateShadersEXT` (the same `choose` as pipelines) and `vkCmdBindShadersEXT`.
-//! - `settings`, `log`; `cache`: the rewrite cache; `records`: what is remembered; `ffi`:
-//!   reading the application's structs; `shader_code`: module words and dumps.
+//! - `dispatch`: the one table of hooked entry points, their KHR/EXT aliases and the layer's
+//!   own commands (names and types from `crate::abi`); `loader_abi`: `vk_layer.h` structs.
+//! - One file per object served: `instance`, `device` (creation, the layer's extensions and
+//!   the features it enables), `modules`, `render_passes` (and framebuffers), `layouts`,
+//!   `planner` (`vkCreateGraphicsPipelines`: the key of `crate::semantics::choose` and the
+//!   steps), `shader_object` (`vkCreateShadersEXT`, `vkCmdBindShadersEXT`), `command_state`
+//!   (the GL state per command buffer behind `VK_GLSEM_tessellation_default_levels` and
+//!   `VK_GLSEM_gl_state`).
+//! - `pipeline_info`, `rewrite`, `push_range`: reading create infos, running steps, placing
+//!   the GL-state block; `cache`, `records`: what is kept; `settings`, `log`, `ffi`,
+//!   `shader_code`: leaves.
+
+/// A `vkDestroy*` hook for objects the layer records: `forget` drops the record (with
+/// `device` and the handle in scope), then the call goes down through the table's entry of
+/// the hook's own name ([`forget_then_call_down`]).
+macro_rules! destroy_hook {
+    ($(#[$doc:meta])* $what:literal, $hook:ident($handle:ident: $ty:ty), |$dev:ident| $forget:expr) => {
+        $(#[$doc])*
+        ///
+        /// # Safety
+        /// Vulkan's valid usage for the command.
+        pub unsafe extern "system" fn $hook(
+            device: ash::vk::Device,
+            $handle: $ty,
+            p_allocator: *const ash::vk::AllocationCallbacks<'_>,
+        ) {
+            super::forget_then_call_down(
+                $what,
+                device,
+                |$dev| $forget,
+                |t| {
+                    if let Some(destroy) = t.$hook {
+                        // SAFETY: the application's arguments, passed on unchanged.
+                        unsafe { destroy(device, $handle, p_allocator) };
+                    }
+                },
+            )
+        }
+    };
+}
 
 mod cache;
 mod command_state;
 mod current_attributes;
+mod device;
 mod dispatch;
 mod ffi;
-mod hooks;
+mod instance;
+mod layouts;
 pub mod loader_abi;
 pub mod log;
+mod modules;
 mod pipeline_info;
 mod planner;
 pub mod push_range;
 pub mod records;
+mod render_passes;
 mod rewrite;
 pub mod settings;
 mod shader_code;
 mod shader_object;
 
+use crate::abi;
 use crate::semantics::DeviceKey;
 use ash::vk::{self, Handle};
 use parking_lot::RwLock;
@@ -43,7 +81,7 @@ use std::sync::Arc;
 
 use cache::RewriteCache;
 use current_attributes::AttributeMemory;
-use dispatch::{device_hook, instance_hook};
+use dispatch::{device_hook, instance_hook, layer_command};
 use dispatch::{DeviceDispatch, InstanceDispatch};
 use ffi::VoidFn;
 use records::{Kind, Live, Records};
@@ -63,13 +101,17 @@ impl LayerExtension {
         LayerExtension::TessellationDefaultLevels,
         LayerExtension::GlState,
     ];
-    pub const SPEC_VERSION: u32 = 1;
 
-    pub fn name(self) -> &'static CStr {
+    /// Its name, version and commands.
+    pub fn abi(self) -> &'static abi::Extension {
         match self {
-            LayerExtension::TessellationDefaultLevels => c"VK_GLSEM_tessellation_default_levels",
-            LayerExtension::GlState => c"VK_GLSEM_gl_state",
+            LayerExtension::TessellationDefaultLevels => &abi::TESSELLATION_DEFAULT_LEVELS,
+            LayerExtension::GlState => &abi::GL_STATE,
         }
+    }
+
+    pub fn name(self) -> &'static str {
+        self.abi().name
     }
 }
 
@@ -383,6 +425,33 @@ fn forget_then_call_down<H: Handle>(
     })
 }
 
+/// The frame of a hook that creates an object the layer records: `prepare` reads the create
+/// info (shielded: a failure there only costs the record), `call_down` creates the object
+/// (through a create info patched with what `prepare` found, where the layer patches one),
+/// and `record` keeps what `prepare` found once the driver succeeded.
+fn create_recorded<P, F>(
+    what: &str,
+    device: vk::Device,
+    next: impl FnOnce(&DeviceDispatch) -> Option<F>,
+    prepare: impl FnOnce(&DeviceData) -> P,
+    call_down: impl FnOnce(F, Option<&P>) -> vk::Result,
+    record: impl FnOnce(&DeviceData, P),
+) -> vk::Result {
+    call_with_next(what, device, next, |dev, next| {
+        let prepared = shield(what, || {
+            maybe_inject_panic(&dev.settings, what);
+            prepare(dev)
+        });
+        let result = call_down(next, prepared.as_ref());
+        if result == vk::Result::SUCCESS {
+            if let Some(prepared) = prepared {
+                record(dev, prepared);
+            }
+        }
+        result
+    })
+}
+
 /// The test-only `debug_inject_panic` setting (comma-separated entry point names): panics
 /// inside the named entry points.
 pub fn maybe_inject_panic(settings: &Settings, entry_point: &str) {
@@ -422,12 +491,12 @@ pub unsafe extern "system" fn get_instance_proc_addr(
                 return void_fn::<vk::PFN_vkGetDeviceProcAddr>(get_device_proc_addr)
             }
             b"vkCreateInstance" => {
-                return void_fn::<vk::PFN_vkCreateInstance>(hooks::create_instance)
+                return void_fn::<vk::PFN_vkCreateInstance>(instance::create_instance)
             }
             _ => {}
         }
         let inst = instance_data(instance)?;
-        if let Some((command, _)) = command_state::layer_command(name) {
+        if let Some((command, _)) = layer_command(name) {
             return Some(command);
         }
         if let Some((hook, available)) = instance_hook(name) {
@@ -460,12 +529,12 @@ pub unsafe extern "system" fn get_device_proc_addr(
             return void_fn::<vk::PFN_vkGetDeviceProcAddr>(get_device_proc_addr);
         }
         let dev = device_data(device)?;
-        if let Some((command, extension)) = command_state::layer_command(name) {
+        if let Some((command, extension)) = layer_command(name) {
             if !dev.extensions.has(extension) {
                 log::warning!(
                     "vkGetDeviceProcAddr({}): the device did not enable {}; returning NULL",
                     String::from_utf8_lossy(name),
-                    extension.name().to_string_lossy()
+                    extension.name()
                 );
                 return None;
             }

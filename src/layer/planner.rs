@@ -502,54 +502,52 @@ impl Call<'_> {
         infos: &[vk::GraphicsPipelineCreateInfo<'_>],
         p_pipelines: *mut vk::Pipeline,
     ) -> vk::Result {
-        // SAFETY: the create infos are valid (Vulkan's valid usage) and pPipelines holds one\n        // handle per create info (the caller's contract).
-        unsafe {
-            let plans = infos
-                .iter()
-                .map(|ci| {
-                    shield("vkCreateGraphicsPipelines planner", || plan(self.dev, ci))
-                        .unwrap_or_else(|| {
-                            if tes_without_tcs(ci) {
-                                Plan::fail("internal error in the layer while planning")
-                            } else {
-                                Plan::Keep
-                            }
-                        })
-                })
-                .collect();
-            self.finish(infos, plans, p_pipelines)
-        }
+        let plans = infos
+            .iter()
+            .map(|ci| {
+                shield("vkCreateGraphicsPipelines planner", || plan(self.dev, ci)).unwrap_or_else(
+                    || {
+                        if tes_without_tcs(ci) {
+                            Plan::fail("internal error in the layer while planning")
+                        } else {
+                            Plan::Keep
+                        }
+                    },
+                )
+            })
+            .collect();
+        // SAFETY: the create infos are valid (Vulkan's valid usage) and pPipelines holds one
+        // handle per create info (this function's contract, passed on).
+        unsafe { self.finish(infos, plans, p_pipelines) }
     }
 
     /// A temporary module for `words`, created with the application's allocator.
     unsafe fn temporary_module(&self, words: &[u32]) -> Result<vk::ShaderModule, vk::Result> {
-        // SAFETY: a create info for `words`, which outlive the call; the application's\n        // allocator.
-        unsafe {
-            let create = self
-                .dev
-                .table
-                .create_shader_module
-                .ok_or(vk::Result::ERROR_UNKNOWN)?;
-            let ci = vk::ShaderModuleCreateInfo {
-                code_size: words.len() * 4,
-                p_code: words.as_ptr(),
-                ..Default::default()
-            };
-            let mut module = vk::ShaderModule::null();
-            match create(self.device, &ci, self.p_allocator, &mut module) {
-                vk::Result::SUCCESS => Ok(module),
-                e => Err(e),
-            }
+        let create = self
+            .dev
+            .table
+            .create_shader_module
+            .ok_or(vk::Result::ERROR_UNKNOWN)?;
+        let ci = vk::ShaderModuleCreateInfo {
+            code_size: words.len() * 4,
+            p_code: words.as_ptr(),
+            ..Default::default()
+        };
+        let mut module = vk::ShaderModule::null();
+        // SAFETY: the next layer's command; `ci` points at `words`, which outlive the call;
+        // the application's allocator (this function's contract).
+        match unsafe { create(self.device, &ci, self.p_allocator, &mut module) } {
+            vk::Result::SUCCESS => Ok(module),
+            e => Err(e),
         }
     }
 
     unsafe fn destroy_temporaries(&self, modules: &[vk::ShaderModule]) {
-        // SAFETY: modules this call created and no pipeline uses any more.
-        unsafe {
-            if let Some(destroy) = self.dev.table.destroy_shader_module {
-                for &m in modules {
-                    destroy(self.device, m, self.p_allocator);
-                }
+        if let Some(destroy) = self.dev.table.destroy_shader_module {
+            for &m in modules {
+                // SAFETY: a module this call created that no pipeline uses any more (this
+                // function's contract), with the allocator it was created with.
+                unsafe { destroy(self.device, m, self.p_allocator) };
             }
         }
     }
@@ -562,126 +560,161 @@ impl Call<'_> {
         ci: &vk::GraphicsPipelineCreateInfo<'_>,
         rewrite: &Rewrite,
     ) -> Result<Patched, (String, vk::Result)> {
-        // SAFETY: `ci` and its state are valid (Vulkan's valid usage); the copies live in\n        // `Patched` until the call down returns.
-        unsafe {
-            let mut patched = Patched {
-                stages: stages(ci).iter().map(|s| std::mem::transmute(*s)).collect(),
-                temporaries: Vec::new(),
-                chain_copies: Vec::new(),
-                rasterization: None,
-                viewport: None,
-                dynamic: None,
-                tessellation: None,
-                vertex_input: None,
-            };
-            if let (Some(state), Some((binding, inputs))) = (
-                ci.p_vertex_input_state.as_ref(),
-                rewrite.current_attributes.as_ref(),
-            ) {
-                patched.vertex_input = Some(VertexInputCopy::new(state, *binding, inputs));
+        let mut patched = Patched {
+            stages: stages(ci)
+                .iter()
+                // SAFETY: only the lifetime changes; the copies live in `Patched`, which the
+                // caller keeps until the call down returns, while the application's create
+                // info they point into is alive.
+                .map(|s| unsafe { std::mem::transmute(*s) })
+                .collect(),
+            temporaries: Vec::new(),
+            chain_copies: Vec::new(),
+            rasterization: None,
+            viewport: None,
+            dynamic: None,
+            tessellation: None,
+            vertex_input: None,
+        };
+        if let Some((binding, inputs)) = rewrite.current_attributes.as_ref() {
+            // SAFETY: NULL or valid (Vulkan's valid usage); the planner asks for the
+            // attributes only where the create info holds the vertex-input state.
+            if let Some(state) = unsafe { ci.p_vertex_input_state.as_ref() } {
+                // SAFETY: the application's valid vertex-input state.
+                patched.vertex_input =
+                    Some(unsafe { VertexInputCopy::new(state, *binding, inputs) });
             }
-            // SAFETY (all): the pointers are valid per Vulkan's valid usage; the planner only
-            // asks for these where the state exists.
-            if let Some(state) = ci.p_rasterization_state.as_ref().filter(|_| {
-                rewrite.provoking_vertex_last
-                    || rewrite.bresenham_lines.is_some()
-                    || rewrite.invert_front_face
-            }) {
-                patched.rasterization = Some(RasterizationCopy::new(state, rewrite));
-            }
-            if rewrite.bresenham_lines == Some(true) {
-                let app = ci.p_dynamic_state.as_ref().copied().unwrap_or_default();
-                patched.dynamic = Some(DynamicCopy::with_line_stipple(&app));
-            }
-            if let Some(state) = ci
-                .p_tessellation_state
-                .as_ref()
-                .filter(|_| rewrite.domain_origin_lower_left)
-            {
-                let mut copy = Box::new(TessellationCopy {
-                    state: std::mem::transmute::<
+        }
+        // The planner asks for a state only where the pipeline has one: there the pointer is
+        // valid (Vulkan's valid usage); elsewhere it may be ignored garbage, never read.
+        let wants_rasterization = rewrite.provoking_vertex_last
+            || rewrite.bresenham_lines.is_some()
+            || rewrite.invert_front_face;
+        let rasterization = if wants_rasterization {
+            // SAFETY: asked for where the pipeline has it (above).
+            unsafe { ci.p_rasterization_state.as_ref() }
+        } else {
+            None
+        };
+        let dynamic = if rewrite.bresenham_lines == Some(true) {
+            // SAFETY: NULL or valid (Vulkan's valid usage).
+            Some(unsafe { ci.p_dynamic_state.as_ref() })
+        } else {
+            None
+        };
+        let tessellation = if rewrite.domain_origin_lower_left {
+            // SAFETY: asked for where the pipeline has it (above).
+            unsafe { ci.p_tessellation_state.as_ref() }
+        } else {
+            None
+        };
+        let viewport = if rewrite.negative_one_to_one {
+            // SAFETY: asked for where the pipeline has it (above).
+            unsafe { ci.p_viewport_state.as_ref() }
+        } else {
+            None
+        };
+        if let Some(state) = rasterization {
+            // SAFETY: the application's valid rasterization state.
+            patched.rasterization = Some(unsafe { RasterizationCopy::new(state, rewrite) });
+        }
+        if let Some(app) = dynamic {
+            let app = app.copied().unwrap_or_default();
+            // SAFETY: the application's valid dynamic state, or an empty one.
+            patched.dynamic = Some(unsafe { DynamicCopy::with_line_stipple(&app) });
+        }
+        if let Some(state) = tessellation {
+            let mut copy = Box::new(TessellationCopy {
+                // SAFETY: only the lifetime changes; the copy lives in `Patched` until the
+                // call down returns, while the chain it points into is alive.
+                state: unsafe {
+                    std::mem::transmute::<
                         vk::PipelineTessellationStateCreateInfo<'_>,
                         vk::PipelineTessellationStateCreateInfo<'static>,
-                    >(*state),
-                    domain_origin: vk::PipelineTessellationDomainOriginStateCreateInfo {
-                        p_next: state.p_next,
-                        domain_origin: vk::TessellationDomainOrigin::LOWER_LEFT,
-                        ..Default::default()
-                    },
-                });
-                copy.state.p_next = (&copy.domain_origin
-                    as *const vk::PipelineTessellationDomainOriginStateCreateInfo<'_>)
-                    .cast();
-                patched.tessellation = Some(copy);
-            }
-            if let Some(state) = ci
-                .p_viewport_state
-                .as_ref()
-                .filter(|_| rewrite.negative_one_to_one)
-            {
-                let mut copy = Box::new(ViewportCopy {
-                    state: std::mem::transmute::<
+                    >(*state)
+                },
+                domain_origin: vk::PipelineTessellationDomainOriginStateCreateInfo {
+                    p_next: state.p_next,
+                    domain_origin: vk::TessellationDomainOrigin::LOWER_LEFT,
+                    ..Default::default()
+                },
+            });
+            copy.state.p_next = (&copy.domain_origin
+                as *const vk::PipelineTessellationDomainOriginStateCreateInfo<'_>)
+                .cast();
+            patched.tessellation = Some(copy);
+        }
+        if let Some(state) = viewport {
+            let mut copy = Box::new(ViewportCopy {
+                // SAFETY: as for the tessellation state above.
+                state: unsafe {
+                    std::mem::transmute::<
                         vk::PipelineViewportStateCreateInfo<'_>,
                         vk::PipelineViewportStateCreateInfo<'static>,
-                    >(*state),
-                    depth: vk::PipelineViewportDepthClipControlCreateInfoEXT {
-                        p_next: state.p_next,
-                        negative_one_to_one: vk::TRUE,
-                        ..Default::default()
-                    },
-                });
-                copy.state.p_next = (&copy.depth
-                    as *const vk::PipelineViewportDepthClipControlCreateInfoEXT<'_>)
-                    .cast();
-                patched.viewport = Some(copy);
-            }
-            let fail = |patched: &Patched, e: vk::Result| {
-                self.destroy_temporaries(&patched.temporaries);
-                Err((
-                    format!("the driver failed to create a rewritten shader module: {e}"),
-                    e,
-                ))
-            };
-            for (i, words) in &rewrite.stages {
-                match self.temporary_module(words) {
-                    Ok(m) => {
-                        patched.temporaries.push(m);
-                        let stage = &mut patched.stages[*i];
-                        if stage.module == vk::ShaderModule::null() {
-                            // The stage's code was inline: the module replaces it (a stage has
-                            // one or the other). The planner checked that it can be unlinked.
-                            let Some(chain) =
-                                chain_without_code(stage.p_next, &mut patched.chain_copies)
-                            else {
-                                self.destroy_temporaries(&patched.temporaries);
-                                return Err((
-                                    "inline code behind an unknown pNext struct".into(),
-                                    vk::Result::ERROR_UNKNOWN,
-                                ));
-                            };
-                            stage.p_next = chain;
-                        }
-                        stage.module = m;
-                    }
-                    Err(e) => return fail(&patched, e),
-                }
-            }
-            if let Some(words) = &rewrite.tcs {
-                match self.temporary_module(words) {
-                    Ok(m) => {
-                        patched.temporaries.push(m);
-                        patched.stages.push(vk::PipelineShaderStageCreateInfo {
-                            stage: S::TESSELLATION_CONTROL,
-                            module: m,
-                            p_name: c"main".as_ptr(),
-                            ..Default::default()
-                        });
-                    }
-                    Err(e) => return fail(&patched, e),
-                }
-            }
-            Ok(patched)
+                    >(*state)
+                },
+                depth: vk::PipelineViewportDepthClipControlCreateInfoEXT {
+                    p_next: state.p_next,
+                    negative_one_to_one: vk::TRUE,
+                    ..Default::default()
+                },
+            });
+            copy.state.p_next = (&copy.depth
+                as *const vk::PipelineViewportDepthClipControlCreateInfoEXT<'_>)
+                .cast();
+            patched.viewport = Some(copy);
         }
+        let fail = |patched: &Patched, e: vk::Result| {
+            // SAFETY: the temporaries this call made; no pipeline uses them yet.
+            unsafe { self.destroy_temporaries(&patched.temporaries) };
+            Err((
+                format!("the driver failed to create a rewritten shader module: {e}"),
+                e,
+            ))
+        };
+        for (i, words) in &rewrite.stages {
+            // SAFETY: the application's allocator (this function's contract).
+            match unsafe { self.temporary_module(words) } {
+                Ok(m) => {
+                    patched.temporaries.push(m);
+                    let stage = &mut patched.stages[*i];
+                    if stage.module == vk::ShaderModule::null() {
+                        // The stage's code was inline: the module replaces it (a stage has
+                        // one or the other). The planner checked that it can be unlinked.
+                        // SAFETY: the stage's valid pNext chain (Vulkan's valid usage).
+                        let chain =
+                            unsafe { chain_without_code(stage.p_next, &mut patched.chain_copies) };
+                        let Some(chain) = chain else {
+                            // SAFETY: as in `fail`.
+                            unsafe { self.destroy_temporaries(&patched.temporaries) };
+                            return Err((
+                                "inline code behind an unknown pNext struct".into(),
+                                vk::Result::ERROR_UNKNOWN,
+                            ));
+                        };
+                        stage.p_next = chain;
+                    }
+                    stage.module = m;
+                }
+                Err(e) => return fail(&patched, e),
+            }
+        }
+        if let Some(words) = &rewrite.tcs {
+            // SAFETY: the application's allocator (this function's contract).
+            match unsafe { self.temporary_module(words) } {
+                Ok(m) => {
+                    patched.temporaries.push(m);
+                    patched.stages.push(vk::PipelineShaderStageCreateInfo {
+                        stage: S::TESSELLATION_CONTROL,
+                        module: m,
+                        p_name: c"main".as_ptr(),
+                        ..Default::default()
+                    });
+                }
+                Err(e) => return fail(&patched, e),
+            }
+        }
+        Ok(patched)
     }
 
     /// Calls down once with every create info that is not failed, scatters the results
@@ -692,91 +725,90 @@ impl Call<'_> {
         mut plans: Vec<Plan>,
         p_pipelines: *mut vk::Pipeline,
     ) -> vk::Result {
-        // SAFETY: the create infos are valid (Vulkan's valid usage) and pPipelines holds one\n        // handle per create info (the caller's contract).
-        unsafe {
-            let mut patched: Vec<Option<Patched>> = Vec::with_capacity(infos.len());
-            for (ci, plan) in infos.iter().zip(plans.iter_mut()) {
-                let mut this = None;
-                if let Plan::Rewrite(rewrite) = plan {
-                    match self.patch(ci, rewrite) {
-                        Ok(p) => this = Some(p),
-                        // Without its generated TCS the pipeline would crash the driver.
-                        Err((why, result)) if rewrite.tcs.is_some() => {
-                            *plan = Plan::Fail(why, result)
-                        }
-                        Err((why, _)) => {
-                            log::warning!("{why}; the pipeline keeps its original shaders");
-                            *plan = Plan::Keep;
-                        }
+        let mut patched: Vec<Option<Patched>> = Vec::with_capacity(infos.len());
+        for (ci, plan) in infos.iter().zip(plans.iter_mut()) {
+            let mut this = None;
+            if let Plan::Rewrite(rewrite) = plan {
+                // SAFETY: a valid create info (this function's contract).
+                match unsafe { self.patch(ci, rewrite) } {
+                    Ok(p) => this = Some(p),
+                    // Without its generated TCS the pipeline would crash the driver.
+                    Err((why, result)) if rewrite.tcs.is_some() => *plan = Plan::Fail(why, result),
+                    Err((why, _)) => {
+                        log::warning!("{why}; the pipeline keeps its original shaders");
+                        *plan = Plan::Keep;
                     }
                 }
-                patched.push(this);
             }
+            patched.push(this);
+        }
 
-            // Compact: failed create infos are not passed down; derivatives follow their base.
-            // A failed one with VK_PIPELINE_CREATE_EARLY_RETURN_ON_FAILURE_BIT ends the array
-            // there, as the driver would.
-            let mut position: Vec<Option<usize>> = vec![None; infos.len()];
-            let mut down: Vec<vk::GraphicsPipelineCreateInfo<'_>> = Vec::with_capacity(infos.len());
-            let mut failure: Option<vk::Result> = None;
-            for (i, ci) in infos.iter().enumerate() {
-                let mut info = *ci;
-                let mut why = match &plans[i] {
-                    Plan::Fail(why, result) => Some((why.clone(), *result)),
-                    _ => None,
-                };
-                if why.is_none()
-                    && info.flags.contains(vk::PipelineCreateFlags::DERIVATIVE)
-                    && info.base_pipeline_index >= 0
+        // Compact: failed create infos are not passed down; derivatives follow their base.
+        // A failed one with VK_PIPELINE_CREATE_EARLY_RETURN_ON_FAILURE_BIT ends the array
+        // there, as the driver would.
+        let mut position: Vec<Option<usize>> = vec![None; infos.len()];
+        let mut down: Vec<vk::GraphicsPipelineCreateInfo<'_>> = Vec::with_capacity(infos.len());
+        let mut failure: Option<vk::Result> = None;
+        for (i, ci) in infos.iter().enumerate() {
+            let mut info = *ci;
+            let mut why = match &plans[i] {
+                Plan::Fail(why, result) => Some((why.clone(), *result)),
+                _ => None,
+            };
+            if why.is_none()
+                && info.flags.contains(vk::PipelineCreateFlags::DERIVATIVE)
+                && info.base_pipeline_index >= 0
+            {
+                let base = info.base_pipeline_index as usize;
+                match position.get(base).copied().flatten() {
+                    Some(p) => info.base_pipeline_index = p as i32,
+                    None if base < i => {
+                        why = Some(("its base pipeline failed".into(), vk::Result::ERROR_UNKNOWN))
+                    }
+                    None => {}
+                }
+            }
+            if let Some((why, result)) = why {
+                log::error!("vkCreateGraphicsPipelines: pCreateInfos[{i}] fails: {why}");
+                failure.get_or_insert(result);
+                if info
+                    .flags
+                    .contains(vk::PipelineCreateFlags::EARLY_RETURN_ON_FAILURE)
                 {
-                    let base = info.base_pipeline_index as usize;
-                    match position.get(base).copied().flatten() {
-                        Some(p) => info.base_pipeline_index = p as i32,
-                        None if base < i => {
-                            why =
-                                Some(("its base pipeline failed".into(), vk::Result::ERROR_UNKNOWN))
-                        }
-                        None => {}
-                    }
+                    break;
                 }
-                if let Some((why, result)) = why {
-                    log::error!("vkCreateGraphicsPipelines: pCreateInfos[{i}] fails: {why}");
-                    failure.get_or_insert(result);
-                    if info
-                        .flags
-                        .contains(vk::PipelineCreateFlags::EARLY_RETURN_ON_FAILURE)
-                    {
-                        break;
-                    }
-                    continue;
-                }
-                if let Some(p) = &patched[i] {
-                    info.stage_count = p.stages.len() as u32;
-                    info.p_stages = p.stages.as_ptr();
-                    if let Some(copy) = &p.rasterization {
-                        info.p_rasterization_state = &copy.state;
-                    }
-                    if let Some(copy) = &p.viewport {
-                        info.p_viewport_state = &copy.state;
-                    }
-                    if let Some(copy) = &p.dynamic {
-                        info.p_dynamic_state = &copy.state;
-                    }
-                    if let Some(copy) = &p.tessellation {
-                        info.p_tessellation_state = &copy.state;
-                    }
-                    if let Some(copy) = &p.vertex_input {
-                        info.p_vertex_input_state = &copy.state;
-                    }
-                }
-                position[i] = Some(down.len());
-                down.push(info);
+                continue;
             }
+            if let Some(p) = &patched[i] {
+                info.stage_count = p.stages.len() as u32;
+                info.p_stages = p.stages.as_ptr();
+                if let Some(copy) = &p.rasterization {
+                    info.p_rasterization_state = &copy.state;
+                }
+                if let Some(copy) = &p.viewport {
+                    info.p_viewport_state = &copy.state;
+                }
+                if let Some(copy) = &p.dynamic {
+                    info.p_dynamic_state = &copy.state;
+                }
+                if let Some(copy) = &p.tessellation {
+                    info.p_tessellation_state = &copy.state;
+                }
+                if let Some(copy) = &p.vertex_input {
+                    info.p_vertex_input_state = &copy.state;
+                }
+            }
+            position[i] = Some(down.len());
+            down.push(info);
+        }
 
-            let mut created = vec![vk::Pipeline::null(); down.len()];
-            let result = if down.is_empty() {
-                vk::Result::SUCCESS
-            } else {
+        let mut created = vec![vk::Pipeline::null(); down.len()];
+        let result = if down.is_empty() {
+            vk::Result::SUCCESS
+        } else {
+            // SAFETY: the application's create infos, patched with copies that `patched`
+            // keeps alive until the call returns; `created` holds one handle per info.
+            unsafe {
                 (self.next)(
                     self.device,
                     self.pipeline_cache,
@@ -785,74 +817,83 @@ impl Call<'_> {
                     self.p_allocator,
                     created.as_mut_ptr(),
                 )
-            };
-            for p in patched.iter().flatten() {
-                self.destroy_temporaries(&p.temporaries);
             }
-            for (i, pos) in position.iter().enumerate() {
-                *p_pipelines.add(i) = pos.map_or(vk::Pipeline::null(), |p| created[p]);
-            }
+        };
+        for p in patched.iter().flatten() {
+            // SAFETY: modules this call made; the driver is done with them.
+            unsafe { self.destroy_temporaries(&p.temporaries) };
+        }
+        // SAFETY: pPipelines holds one handle per create info (this function's contract).
+        let pipelines = unsafe { std::slice::from_raw_parts_mut(p_pipelines, infos.len()) };
+        for (out, pos) in pipelines.iter_mut().zip(&position) {
+            *out = pos.map_or(vk::Pipeline::null(), |p| created[p]);
+        }
 
-            shield("vkCreateGraphicsPipelines records", || {
-                self.record(infos, &plans, p_pipelines)
-            });
+        shield("vkCreateGraphicsPipelines records", || {
+            self.record(infos, &plans, pipelines)
+        });
 
-            // An error of the driver's wins; otherwise the layer's own failure is the result.
-            match failure {
-                Some(layer_result) if result.as_raw() >= 0 => layer_result,
-                _ => result,
-            }
+        // An error of the driver's wins; otherwise the layer's own failure is the result.
+        match failure {
+            Some(layer_result) if result.as_raw() >= 0 => layer_result,
+            _ => result,
         }
     }
 
-    unsafe fn record(
+    fn record(
         &self,
         infos: &[vk::GraphicsPipelineCreateInfo<'_>],
         plans: &[Plan],
-        p_pipelines: *mut vk::Pipeline,
+        pipelines: &[vk::Pipeline],
     ) {
-        // SAFETY: pPipelines holds one handle per create info (the caller's contract).
-        unsafe {
-            maybe_inject_panic(&self.dev.settings, "vkCreateGraphicsPipelines/record");
-            for (i, (ci, plan)) in infos.iter().zip(plans).enumerate() {
-                let pipeline = *p_pipelines.add(i);
-                if pipeline == vk::Pipeline::null() {
-                    continue;
-                }
-                let (own, line_stipple, attributes) = match plan {
-                    Plan::Rewrite(rewrite) => {
-                        for note in &rewrite.notes {
-                            log::info!("pipeline {:#x}: {note}", pipeline.as_raw());
-                        }
-                        (
-                            Some(rewrite.reads_block),
-                            rewrite.bresenham_lines == Some(true),
-                            rewrite
-                                .current_attributes
-                                .as_ref()
-                                .map(|(_, inputs)| integer_slots(inputs)),
-                        )
+        maybe_inject_panic(&self.dev.settings, "vkCreateGraphicsPipelines/record");
+        for ((ci, plan), &pipeline) in infos.iter().zip(plans).zip(pipelines) {
+            if pipeline == vk::Pipeline::null() {
+                continue;
+            }
+            let (own, line_stipple, attributes) = match plan {
+                Plan::Rewrite(rewrite) => {
+                    for note in &rewrite.notes {
+                        log::info!("pipeline {:#x}: {note}", pipeline.as_raw());
                     }
-                    _ => (None, false, None),
-                };
-                // A linked pipeline runs its libraries' shaders: it reads the block where they do.
-                let inherited = libraries_block(self.dev, ci);
-                // The viewport is the pre-rasterization library's: a library keeps its H for
-                // the pipelines linked from it.
-                let window_height =
-                    static_window_height(ci).or_else(|| libraries_window_height(self.dev, ci));
-                if own.is_none() && inherited.is_none() && !keeps_window_height(self.dev, ci) {
-                    continue;
+                    (
+                        Some(rewrite.reads_block),
+                        rewrite.bresenham_lines == Some(true),
+                        rewrite
+                            .current_attributes
+                            .as_ref()
+                            .map(|(_, inputs)| integer_slots(inputs)),
+                    )
                 }
-                let reads_block = own.flatten().or(inherited);
-                let mut record = PipelineRecord::new(reads_block, line_stipple, window_height);
-                record.current_attributes = attributes;
-                let records = &self.dev.records;
-                records.count_bind_work(&record, 1);
-                if let Some(previous) = records.pipelines.write().insert(pipeline, record) {
-                    records.count_bind_work(&previous, -1);
-                }
+                _ => (None, false, None),
+            };
+            // A linked pipeline runs its libraries' shaders: it reads the block where they do.
+            let inherited = libraries_block(self.dev, ci);
+            // The viewport is the pre-rasterization library's: a library keeps its H for
+            // the pipelines linked from it.
+            let window_height =
+                static_window_height(ci).or_else(|| libraries_window_height(self.dev, ci));
+            if own.is_none() && inherited.is_none() && !keeps_window_height(self.dev, ci) {
+                continue;
+            }
+            let reads_block = own.flatten().or(inherited);
+            let mut record = PipelineRecord::new(reads_block, line_stipple, window_height);
+            record.current_attributes = attributes;
+            let records = &self.dev.records;
+            records.count_bind_work(&record, 1);
+            if let Some(previous) = records.pipelines.write().insert(pipeline, record) {
+                records.count_bind_work(&previous, -1);
             }
         }
     }
 }
+
+destroy_hook!(
+    /// `vkDestroyPipeline`.
+    "vkDestroyPipeline", destroy_pipeline(pipeline: vk::Pipeline), |dev| {
+        let removed = dev.records.pipelines.write().remove(&pipeline);
+        if let Some(removed) = removed {
+            dev.records.count_bind_work(&removed, -1);
+        }
+    }
+);

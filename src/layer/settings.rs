@@ -4,12 +4,12 @@
 
 use super::ffi::slice;
 use super::log::Level;
+use crate::abi;
 use crate::semantics::{SemanticSet, WindowOrigin, SEMANTICS};
 use ash::vk;
 use std::ffi::{c_char, c_void, CStr};
 use std::path::{Path, PathBuf};
 
-pub const LAYER_NAME: &str = "VK_LAYER_GLSEM_gl_semantics";
 /// Key prefix in `vk_layer_settings.txt`: the layer name without `VK_LAYER_`, lower case.
 const FILE_PREFIX: &str = "glsem_gl_semantics.";
 const ENV_PREFIX: &str = "VK_GLSEM_";
@@ -219,7 +219,8 @@ unsafe fn api_settings(mut p_next: *const c_void) -> Vec<(String, String)> {
                 let settings = slice(info.p_settings, info.setting_count);
                 for setting in settings {
                     if setting.p_layer_name.is_null()
-                        || CStr::from_ptr(setting.p_layer_name).to_bytes() != LAYER_NAME.as_bytes()
+                        || CStr::from_ptr(setting.p_layer_name).to_bytes()
+                            != abi::LAYER_NAME.as_bytes()
                         || setting.p_setting_name.is_null()
                         || setting.value_count == 0
                         || setting.p_values.is_null()

@@ -59,7 +59,7 @@ fn shader_object_key(dev: &DeviceData) -> PipelineKey {
         app_depth_clip_control: true,
         polygon_lines: true,
         // The line rasterization mode is dynamic state the application sets for shader
-        // objects (the layer does not enable the extension under them: see `hooks`).
+        // objects (the layer does not enable the extension under them: see `device`).
         app_line_mode: true,
         multisample_lines: true,
         app_line_stipple: true,
@@ -292,28 +292,33 @@ unsafe fn tes_record(
     ranges: &[vk::PushConstantRange],
     slot: &BlockSlot,
 ) -> Option<TesObjectRecord> {
-    // SAFETY: pName is nul-terminated; pSetLayouts holds setLayoutCount layouts (Vulkan's\n    // valid usage).
-    unsafe {
-        if ci.stage != S::TESSELLATION_EVALUATION || ci.p_name.is_null() {
-            return None;
-        }
-        Some(TesObjectRecord {
-            words: code.into(),
-            entry: CStr::from_ptr(ci.p_name).to_str().ok()?.to_owned(),
-            set_layouts: slice(ci.p_set_layouts, ci.set_layout_count).to_vec(),
-            ranges: ranges.to_vec(),
-            block: match *slot {
-                BlockSlot::Reserved {
-                    offset,
-                    size,
-                    push_stages,
-                    reads,
-                } if reads.contains(S::TESSELLATION_CONTROL) => Some((offset, size, push_stages)),
-                _ => None,
-            },
-            generated: Default::default(),
-        })
+    if ci.stage != S::TESSELLATION_EVALUATION || ci.p_name.is_null() {
+        return None;
     }
+    // SAFETY: a non-NULL pName is nul-terminated (Vulkan's valid usage, this function's
+    // contract).
+    let entry = unsafe { CStr::from_ptr(ci.p_name) }
+        .to_str()
+        .ok()?
+        .to_owned();
+    // SAFETY: pSetLayouts holds setLayoutCount layouts (Vulkan's valid usage).
+    let set_layouts = unsafe { slice(ci.p_set_layouts, ci.set_layout_count) }.to_vec();
+    Some(TesObjectRecord {
+        words: code.into(),
+        entry,
+        set_layouts,
+        ranges: ranges.to_vec(),
+        block: match *slot {
+            BlockSlot::Reserved {
+                offset,
+                size,
+                push_stages,
+                reads,
+            } if reads.contains(S::TESSELLATION_CONTROL) => Some((offset, size, push_stages)),
+            _ => None,
+        },
+        generated: Default::default(),
+    })
 }
 
 /// # Safety
@@ -325,89 +330,97 @@ pub unsafe extern "system" fn create_shaders(
     p_allocator: *const vk::AllocationCallbacks<'_>,
     p_shaders: *mut vk::ShaderEXT,
 ) -> vk::Result {
-    // SAFETY: the application's arguments are valid (Vulkan's valid usage): arrays hold\n    // their counts, pointers their structs; they are passed on unchanged.
-    unsafe {
-        call_with_next(
-            "vkCreateShadersEXT",
-            device,
-            |t| t.create_shaders_ext,
-            |dev, next| {
-                let infos = slice(p_create_infos, create_info_count);
-                let Some(patch) = shield("vkCreateShadersEXT", || plan(dev, infos)) else {
-                    return next(
+    call_with_next(
+        "vkCreateShadersEXT",
+        device,
+        |t| t.create_shaders_ext,
+        |dev, next| {
+            // SAFETY: pCreateInfos holds createInfoCount infos (Vulkan's valid usage).
+            let infos = unsafe { slice(p_create_infos, create_info_count) };
+            let Some(patch) = shield("vkCreateShadersEXT", || plan(dev, infos)) else {
+                // SAFETY: the application's arguments, passed on unchanged.
+                return unsafe {
+                    next(
                         device,
                         create_info_count,
                         p_create_infos,
                         p_allocator,
                         p_shaders,
-                    );
+                    )
                 };
-                let tessellation = dev.features.tessellation_shader
-                    && dev.settings.semantics.contains(Semantic::PassthroughTcs);
-                let down: Vec<vk::ShaderCreateInfoEXT<'_>> = infos
-                    .iter()
-                    .zip(patch.code.iter().zip(&patch.ranges))
-                    .map(|(ci, (code, ranges))| {
-                        let mut ci = *ci;
-                        if let Some(words) = code {
-                            ci.code_size = words.len() * 4;
-                            ci.p_code = words.as_ptr().cast();
-                        }
-                        if let Some(ranges) = ranges {
-                            ci.push_constant_range_count = ranges.len() as u32;
-                            ci.p_push_constant_ranges = ranges.as_ptr();
-                        }
-                        // A generated TCS may come between the vertex shader and the TES.
-                        if tessellation
-                            && ci.stage == S::VERTEX
-                            && ci.next_stage.contains(S::TESSELLATION_EVALUATION)
-                        {
-                            ci.next_stage |= S::TESSELLATION_CONTROL;
-                        }
-                        ci
-                    })
-                    .collect();
-                let result = next(
+            };
+            let tessellation = dev.features.tessellation_shader
+                && dev.settings.semantics.contains(Semantic::PassthroughTcs);
+            let down: Vec<vk::ShaderCreateInfoEXT<'_>> = infos
+                .iter()
+                .zip(patch.code.iter().zip(&patch.ranges))
+                .map(|(ci, (code, ranges))| {
+                    let mut ci = *ci;
+                    if let Some(words) = code {
+                        ci.code_size = words.len() * 4;
+                        ci.p_code = words.as_ptr().cast();
+                    }
+                    if let Some(ranges) = ranges {
+                        ci.push_constant_range_count = ranges.len() as u32;
+                        ci.p_push_constant_ranges = ranges.as_ptr();
+                    }
+                    // A generated TCS may come between the vertex shader and the TES.
+                    if tessellation
+                        && ci.stage == S::VERTEX
+                        && ci.next_stage.contains(S::TESSELLATION_EVALUATION)
+                    {
+                        ci.next_stage |= S::TESSELLATION_CONTROL;
+                    }
+                    ci
+                })
+                .collect();
+            // SAFETY: the application's create infos with code and ranges from `patch`,
+            // which outlive the call; pShaders holds one handle per info (Vulkan's valid
+            // usage).
+            let result = unsafe {
+                next(
                     device,
                     down.len() as u32,
                     down.as_ptr(),
                     p_allocator,
                     p_shaders,
-                );
-                if result == vk::Result::SUCCESS && patch.reads_block.contains(&true) {
-                    shield("vkCreateShadersEXT block readers", || {
-                        record_block_readers(
-                            dev,
-                            &down,
-                            &patch,
-                            slice(p_shaders, create_info_count),
-                        )
-                    });
-                }
-                if result == vk::Result::SUCCESS && tessellation {
-                    shield("vkCreateShadersEXT records", || {
-                        for (i, ci) in down.iter().enumerate() {
-                            let code = spirv(ci);
+                )
+            };
+            if result != vk::Result::SUCCESS {
+                return result;
+            }
+            // SAFETY: on success the driver wrote one handle per create info.
+            let shaders = unsafe { slice(p_shaders, create_info_count) };
+            if patch.reads_block.contains(&true) {
+                shield("vkCreateShadersEXT block readers", || {
+                    record_block_readers(dev, &down, &patch, shaders)
+                });
+            }
+            if tessellation {
+                shield("vkCreateShadersEXT records", || {
+                    for (i, (ci, &shader)) in down.iter().zip(shaders).enumerate() {
+                        // SAFETY: a create info the driver accepted: pCode holds codeSize
+                        // bytes, the ranges their count, pName and pSetLayouts are valid.
+                        let record = unsafe {
                             let ranges =
                                 slice(ci.p_push_constant_ranges, ci.push_constant_range_count);
-                            let record =
-                                code.and_then(|code| tes_record(ci, code, ranges, &patch.slots[i]));
-                            if let Some(record) = record {
-                                dev.records
-                                    .tes_objects
-                                    .write()
-                                    .insert(*p_shaders.add(i), Arc::new(record));
-                                dev.records
-                                    .shader_objects_made
-                                    .store(true, std::sync::atomic::Ordering::Relaxed);
-                            }
+                            spirv(ci).and_then(|code| tes_record(ci, code, ranges, &patch.slots[i]))
+                        };
+                        if let Some(record) = record {
+                            dev.records
+                                .tes_objects
+                                .write()
+                                .insert(shader, Arc::new(record));
+                            dev.records
+                                .shader_objects_made
+                                .store(true, std::sync::atomic::Ordering::Relaxed);
                         }
-                    });
-                }
-                result
-            },
-        )
-    }
+                    }
+                });
+            }
+            result
+        },
+    )
 }
 
 /// Destroys what the layer made for a TES shader object.
@@ -437,7 +450,8 @@ pub unsafe extern "system" fn destroy_shader(
     shader: vk::ShaderEXT,
     p_allocator: *const vk::AllocationCallbacks<'_>,
 ) {
-    // SAFETY: the application's arguments are valid (Vulkan's valid usage): arrays hold\n    // their counts, pointers their structs; they are passed on unchanged.
+    // SAFETY: the application's arguments are valid (Vulkan's valid usage): arrays hold
+    // their counts, pointers their structs; they are passed on unchanged.
     unsafe {
         forget_then_call_down(
             "vkDestroyShaderEXT",
@@ -617,32 +631,30 @@ pub unsafe extern "system" fn cmd_set_patch_control_points(
     command_buffer: vk::CommandBuffer,
     patch_control_points: u32,
 ) {
-    // SAFETY: the application's arguments are valid (Vulkan's valid usage): arrays hold\n    // their counts, pointers their structs; they are passed on unchanged.
-    unsafe {
-        ffi_guard("vkCmdSetPatchControlPointsEXT", (), || {
-            let Some(dev) = device_data(command_buffer) else {
-                return;
+    ffi_guard("vkCmdSetPatchControlPointsEXT", (), || {
+        let Some(dev) = device_data(command_buffer) else {
+            return;
+        };
+        let Some(next) = dev.table.cmd_set_patch_control_points_ext else {
+            return;
+        };
+        // SAFETY: the application's arguments, passed on unchanged.
+        unsafe { next(command_buffer, patch_control_points) };
+        shield("vkCmdSetPatchControlPointsEXT", || {
+            let changed = {
+                let mut cbs = dev.records.command_buffers.lock();
+                let state = cbs
+                    .entry(command_buffer)
+                    .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
+                let changed = state.patch_control_points != Some(patch_control_points);
+                state.patch_control_points = Some(patch_control_points);
+                changed && state.tes_object != vk::ShaderEXT::null()
             };
-            let Some(next) = dev.table.cmd_set_patch_control_points_ext else {
-                return;
-            };
-            next(command_buffer, patch_control_points);
-            shield("vkCmdSetPatchControlPointsEXT", || {
-                let changed = {
-                    let mut cbs = dev.records.command_buffers.lock();
-                    let state = cbs
-                        .entry(command_buffer)
-                        .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
-                    let changed = state.patch_control_points != Some(patch_control_points);
-                    state.patch_control_points = Some(patch_control_points);
-                    changed && state.tes_object != vk::ShaderEXT::null()
-                };
-                if changed {
-                    update_tcs(&dev, command_buffer);
-                }
-            });
-        })
-    }
+            if changed {
+                update_tcs(&dev, command_buffer);
+            }
+        });
+    })
 }
 
 /// # Safety
@@ -653,61 +665,62 @@ pub unsafe extern "system" fn cmd_bind_shaders(
     p_stages: *const vk::ShaderStageFlags,
     p_shaders: *const vk::ShaderEXT,
 ) {
-    // SAFETY: the application's arguments are valid (Vulkan's valid usage): arrays hold\n    // their counts, pointers their structs; they are passed on unchanged.
-    unsafe {
-        ffi_guard("vkCmdBindShadersEXT", (), || {
-            let Some(dev) = device_data(command_buffer) else {
-                return;
+    ffi_guard("vkCmdBindShadersEXT", (), || {
+        let Some(dev) = device_data(command_buffer) else {
+            return;
+        };
+        let Some(next) = dev.table.cmd_bind_shaders_ext else {
+            return;
+        };
+        // SAFETY: the application's arguments, passed on unchanged.
+        unsafe { next(command_buffer, stage_count, p_stages, p_shaders) };
+        shield("vkCmdBindShadersEXT", || {
+            // SAFETY: pStages holds stageCount stages (Vulkan's valid usage).
+            let stages = unsafe { slice(p_stages, stage_count) };
+            // NULL pShaders unbinds every stage named.
+            let shaders: Vec<vk::ShaderEXT> = if p_shaders.is_null() {
+                vec![vk::ShaderEXT::null(); stages.len()]
+            } else {
+                // SAFETY: a non-NULL pShaders holds stageCount shaders (Vulkan's valid
+                // usage).
+                unsafe { slice(p_shaders, stage_count) }.to_vec()
             };
-            let Some(next) = dev.table.cmd_bind_shaders_ext else {
-                return;
+            // A shader that reads the GL-state block gets it pushed now and on change.
+            let reader = {
+                let readers = dev.records.block_objects.read();
+                shaders.iter().rev().find_map(|s| readers.get(s).copied())
             };
-            next(command_buffer, stage_count, p_stages, p_shaders);
-            shield("vkCmdBindShadersEXT", || {
-                let stages = slice(p_stages, stage_count);
-                // NULL pShaders unbinds every stage named.
-                let shaders: Vec<vk::ShaderEXT> = if p_shaders.is_null() {
-                    vec![vk::ShaderEXT::null(); stages.len()]
-                } else {
-                    slice(p_shaders, stage_count).to_vec()
-                };
-                // A shader that reads the GL-state block gets it pushed now and on change.
-                let reader = {
-                    let readers = dev.records.block_objects.read();
-                    shaders.iter().rev().find_map(|s| readers.get(s).copied())
-                };
-                let (touched, values) = {
-                    let mut cbs = dev.records.command_buffers.lock();
-                    let state = cbs
-                        .entry(command_buffer)
-                        .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
-                    if reader.is_some() {
-                        state.bound = reader;
-                    }
-                    // Shader objects replace the bound pipeline and its line stipple.
-                    state.bound_line_stipple = false;
-                    let mut touched = false;
-                    for (&stage, &shader) in stages.iter().zip(&shaders) {
-                        if stage == S::TESSELLATION_CONTROL {
-                            state.app_tcs_object = shader != vk::ShaderEXT::null();
-                            if state.app_tcs_object {
-                                state.layer_tcs_object = false;
-                            }
-                            touched = true;
-                        } else if stage == S::TESSELLATION_EVALUATION {
-                            state.tes_object = shader;
-                            touched = true;
+            let (touched, values) = {
+                let mut cbs = dev.records.command_buffers.lock();
+                let state = cbs
+                    .entry(command_buffer)
+                    .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
+                if reader.is_some() {
+                    state.bound = reader;
+                }
+                // Shader objects replace the bound pipeline and its line stipple.
+                state.bound_line_stipple = false;
+                let mut touched = false;
+                for (&stage, &shader) in stages.iter().zip(&shaders) {
+                    if stage == S::TESSELLATION_CONTROL {
+                        state.app_tcs_object = shader != vk::ShaderEXT::null();
+                        if state.app_tcs_object {
+                            state.layer_tcs_object = false;
                         }
+                        touched = true;
+                    } else if stage == S::TESSELLATION_EVALUATION {
+                        state.tes_object = shader;
+                        touched = true;
                     }
-                    (touched, state.values)
-                };
-                if let Some(binding) = reader {
-                    push(&dev, command_buffer, binding, &values);
                 }
-                if touched {
-                    update_tcs(&dev, command_buffer);
-                }
-            });
-        })
-    }
+                (touched, state.values)
+            };
+            if let Some(binding) = reader {
+                push(&dev, command_buffer, binding, &values);
+            }
+            if touched {
+                update_tcs(&dev, command_buffer);
+            }
+        });
+    })
 }

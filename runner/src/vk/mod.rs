@@ -13,7 +13,7 @@ use ash::vk;
 
 use self::features::CoreFeature;
 use crate::layer::{
-    CLIP_DISTANCE_COMMAND, GLSEM_LAYER, GL_STATE_EXTENSION, LEVELS_COMMAND, LEVELS_EXTENSION,
+    abi, CLIP_DISTANCE_COMMAND, GLSEM_LAYER, GL_STATE_EXTENSION, LEVELS_COMMAND, LEVELS_EXTENSION,
     LINE_STIPPLE_COMMAND, LINE_STIPPLE_ENABLE_COMMAND, POINT_SIZE_COMMAND,
     POINT_SPRITE_ORIGIN_COMMAND, PROGRAM_POINT_SIZE_COMMAND, VALIDATION_LAYER,
     VERTEX_ATTRIB_COMMAND,
@@ -55,25 +55,20 @@ unsafe extern "system" fn on_message(
 }
 
 /// The function `VK_GLSEM_tessellation_default_levels` adds (GL's `glPatchParameterfv`).
-pub type PfnSetTessellationDefaultLevels =
-    unsafe extern "system" fn(vk::CommandBuffer, *const f32, *const f32);
+pub type PfnSetTessellationDefaultLevels = abi::PFN_vkCmdSetTessellationDefaultLevelsGLSEM;
 
 /// The commands `VK_GLSEM_gl_state` adds (GL's point size, `GL_PROGRAM_POINT_SIZE` and
 /// `GL_CLIP_DISTANCEi` enables), per command buffer.
 #[derive(Clone, Copy)]
 pub struct GlStateFns {
-    pub set_point_size: unsafe extern "system" fn(vk::CommandBuffer, f32),
-    pub set_program_point_size: unsafe extern "system" fn(vk::CommandBuffer, vk::Bool32),
-    pub set_clip_distance_enable: unsafe extern "system" fn(vk::CommandBuffer, u32),
-    pub set_line_stipple: unsafe extern "system" fn(vk::CommandBuffer, u32, u16),
-    pub set_line_stipple_enable: unsafe extern "system" fn(vk::CommandBuffer, vk::Bool32),
-    pub set_point_sprite_coord_origin: unsafe extern "system" fn(vk::CommandBuffer, vk::Bool32),
-    pub set_vertex_attrib: PfnSetVertexAttrib,
+    pub set_point_size: abi::PFN_vkCmdSetPointSizeGLSEM,
+    pub set_program_point_size: abi::PFN_vkCmdSetProgramPointSizeEnableGLSEM,
+    pub set_clip_distance_enable: abi::PFN_vkCmdSetClipDistanceEnableGLSEM,
+    pub set_line_stipple: abi::PFN_vkCmdSetLineStippleGLSEM,
+    pub set_line_stipple_enable: abi::PFN_vkCmdSetLineStippleEnableGLSEM,
+    pub set_point_sprite_coord_origin: abi::PFN_vkCmdSetPointSpriteCoordOriginGLSEM,
+    pub set_vertex_attrib: abi::PFN_vkCmdSetVertexAttribGLSEM,
 }
-
-/// `vkCmdSetVertexAttribGLSEM`: GL's current vertex attribute (`glVertexAttrib4f/I4i/I4ui`).
-pub type PfnSetVertexAttrib =
-    unsafe extern "system" fn(vk::CommandBuffer, u32, vk::Format, *const std::ffi::c_void);
 
 pub struct Vulkan {
     /// Also keeps libvulkan loaded for as long as the instance lives.
@@ -657,31 +652,31 @@ impl Gpu {
                         Some(GlStateFns {
                             set_point_size: std::mem::transmute::<
                                 unsafe extern "system" fn(),
-                                unsafe extern "system" fn(vk::CommandBuffer, f32),
+                                abi::PFN_vkCmdSetPointSizeGLSEM,
                             >(a),
                             set_program_point_size: std::mem::transmute::<
                                 unsafe extern "system" fn(),
-                                unsafe extern "system" fn(vk::CommandBuffer, vk::Bool32),
+                                abi::PFN_vkCmdSetProgramPointSizeEnableGLSEM,
                             >(b),
                             set_clip_distance_enable: std::mem::transmute::<
                                 unsafe extern "system" fn(),
-                                unsafe extern "system" fn(vk::CommandBuffer, u32),
+                                abi::PFN_vkCmdSetClipDistanceEnableGLSEM,
                             >(c),
                             set_line_stipple: std::mem::transmute::<
                                 unsafe extern "system" fn(),
-                                unsafe extern "system" fn(vk::CommandBuffer, u32, u16),
+                                abi::PFN_vkCmdSetLineStippleGLSEM,
                             >(d),
                             set_line_stipple_enable: std::mem::transmute::<
                                 unsafe extern "system" fn(),
-                                unsafe extern "system" fn(vk::CommandBuffer, vk::Bool32),
+                                abi::PFN_vkCmdSetLineStippleEnableGLSEM,
                             >(e),
                             set_point_sprite_coord_origin: std::mem::transmute::<
                                 unsafe extern "system" fn(),
-                                unsafe extern "system" fn(vk::CommandBuffer, vk::Bool32),
+                                abi::PFN_vkCmdSetPointSpriteCoordOriginGLSEM,
                             >(f),
                             set_vertex_attrib: std::mem::transmute::<
                                 unsafe extern "system" fn(),
-                                PfnSetVertexAttrib,
+                                abi::PFN_vkCmdSetVertexAttribGLSEM,
                             >(g),
                         }),
                         String::new(),

@@ -1,0 +1,83 @@
+//! The layer's ABI in one place: its name, its device extensions, their commands and the
+//! commands' function-pointer types. The layer (`layer::dispatch` hands these commands out),
+//! the runner (`runner/src/layer.rs` includes this file by path) and the agreement test
+//! (`layer::dispatch`'s tests: `layer-manifest/VkLayer_glsem.json` and `include/vk_glsem.h`
+//! say the same) all read it. Only `ash` and `std` here, so that the runner can include it.
+
+// Spelled as Vulkan's `PFN_vk*` types are (and as `ash::vk` spells them).
+#![allow(non_camel_case_types)]
+
+use ash::vk;
+
+/// The layer's name in its manifest and in `vkEnumerateDeviceExtensionProperties`.
+pub const LAYER_NAME: &str = "VK_LAYER_GLSEM_gl_semantics";
+
+/// A device extension the layer implements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Extension {
+    pub name: &'static str,
+    pub spec_version: u32,
+    /// Its commands, in the manifest's `entrypoints` order.
+    pub commands: &'static [&'static str],
+}
+
+pub const CMD_SET_TESSELLATION_DEFAULT_LEVELS: &str = "vkCmdSetTessellationDefaultLevelsGLSEM";
+pub const CMD_SET_POINT_SIZE: &str = "vkCmdSetPointSizeGLSEM";
+pub const CMD_SET_PROGRAM_POINT_SIZE_ENABLE: &str = "vkCmdSetProgramPointSizeEnableGLSEM";
+pub const CMD_SET_CLIP_DISTANCE_ENABLE: &str = "vkCmdSetClipDistanceEnableGLSEM";
+pub const CMD_SET_LINE_STIPPLE: &str = "vkCmdSetLineStippleGLSEM";
+pub const CMD_SET_LINE_STIPPLE_ENABLE: &str = "vkCmdSetLineStippleEnableGLSEM";
+pub const CMD_SET_POINT_SPRITE_COORD_ORIGIN: &str = "vkCmdSetPointSpriteCoordOriginGLSEM";
+pub const CMD_SET_VERTEX_ATTRIB: &str = "vkCmdSetVertexAttribGLSEM";
+
+/// GL's `glPatchParameterfv` default levels.
+pub const TESSELLATION_DEFAULT_LEVELS: Extension = Extension {
+    name: "VK_GLSEM_tessellation_default_levels",
+    spec_version: 1,
+    commands: &[CMD_SET_TESSELLATION_DEFAULT_LEVELS],
+};
+
+/// GL's point, clip and rasterization state and conventions.
+pub const GL_STATE: Extension = Extension {
+    name: "VK_GLSEM_gl_state",
+    spec_version: 1,
+    commands: &[
+        CMD_SET_POINT_SIZE,
+        CMD_SET_PROGRAM_POINT_SIZE_ENABLE,
+        CMD_SET_CLIP_DISTANCE_ENABLE,
+        CMD_SET_LINE_STIPPLE,
+        CMD_SET_LINE_STIPPLE_ENABLE,
+        CMD_SET_POINT_SPRITE_COORD_ORIGIN,
+        CMD_SET_VERTEX_ATTRIB,
+    ],
+};
+
+/// Every extension, in the manifest's order.
+pub const EXTENSIONS: [Extension; 2] = [TESSELLATION_DEFAULT_LEVELS, GL_STATE];
+
+/// `outer`: the 4 outer levels; `inner`: the 2 inner levels (GL's array order).
+pub type PFN_vkCmdSetTessellationDefaultLevelsGLSEM = unsafe extern "system" fn(
+    command_buffer: vk::CommandBuffer,
+    outer: *const f32,
+    inner: *const f32,
+);
+pub type PFN_vkCmdSetPointSizeGLSEM =
+    unsafe extern "system" fn(command_buffer: vk::CommandBuffer, size: f32);
+pub type PFN_vkCmdSetProgramPointSizeEnableGLSEM =
+    unsafe extern "system" fn(command_buffer: vk::CommandBuffer, enable: vk::Bool32);
+/// Bit i of `mask` enables clip plane i.
+pub type PFN_vkCmdSetClipDistanceEnableGLSEM =
+    unsafe extern "system" fn(command_buffer: vk::CommandBuffer, mask: u32);
+pub type PFN_vkCmdSetLineStippleGLSEM =
+    unsafe extern "system" fn(command_buffer: vk::CommandBuffer, factor: u32, pattern: u16);
+pub type PFN_vkCmdSetLineStippleEnableGLSEM =
+    unsafe extern "system" fn(command_buffer: vk::CommandBuffer, enable: vk::Bool32);
+pub type PFN_vkCmdSetPointSpriteCoordOriginGLSEM =
+    unsafe extern "system" fn(command_buffer: vk::CommandBuffer, lower_left: vk::Bool32);
+/// `value`: four 32-bit components in `format` (`R32G32B32A32_SFLOAT`, `_SINT` or `_UINT`).
+pub type PFN_vkCmdSetVertexAttribGLSEM = unsafe extern "system" fn(
+    command_buffer: vk::CommandBuffer,
+    location: u32,
+    format: vk::Format,
+    value: *const std::ffi::c_void,
+);

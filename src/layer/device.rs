@@ -1,0 +1,674 @@
+//! Device creation and lifetime: the layer's extensions (`vkEnumerateDeviceExtensionProperties`),
+//! what `vkCreateDevice` removes from and adds to the create info (driver extensions and
+//! features for `VK_GLSEM_gl_state`), the features and limits it records, and
+//! `vkDestroyDevice`.
+
+use ash::vk::{self, Handle};
+use std::ffi::{c_char, c_void, CStr};
+use std::sync::Arc;
+
+use super::ffi::{find_in_chain, slice};
+use super::loader_abi::{find_link_info, LayerDeviceCreateInfo};
+use super::{
+    ffi_guard, instance_data, key_of, log, maybe_inject_panic, shield, unknown_handle, Conventions,
+    DeviceData, DeviceDispatch, DeviceFacts, EnabledExtensions, EnabledFeatures, InstanceData,
+    LayerExtension, Limits, DEVICES,
+};
+use crate::abi;
+use crate::semantics::Semantic;
+
+/// `vkEnumerateDeviceExtensionProperties`: the layer's own extensions for its name, the
+/// driver's otherwise.
+///
+/// # Safety
+/// Vulkan's valid usage for `vkEnumerateDeviceExtensionProperties`.
+pub unsafe extern "system" fn enumerate_device_extension_properties(
+    physical_device: vk::PhysicalDevice,
+    p_layer_name: *const c_char,
+    p_property_count: *mut u32,
+    p_properties: *mut vk::ExtensionProperties,
+) -> vk::Result {
+    ffi_guard(
+        "vkEnumerateDeviceExtensionProperties",
+        vk::Result::ERROR_UNKNOWN,
+        || {
+            // SAFETY: pLayerName is NULL or nul-terminated (Vulkan's valid usage).
+            let ours = !p_layer_name.is_null()
+                && unsafe { CStr::from_ptr(p_layer_name) }.to_bytes() == abi::LAYER_NAME.as_bytes();
+            if ours {
+                // SAFETY: pPropertyCount is valid; pProperties is NULL or holds
+                // *pPropertyCount elements (Vulkan's valid usage).
+                let (count, properties) = unsafe {
+                    (
+                        &mut *p_property_count,
+                        p_properties.as_mut().map(|_| p_properties),
+                    )
+                };
+                // The layer's own extensions: the usual two-call idiom.
+                let all = LayerExtension::ALL;
+                let Some(properties) = properties else {
+                    *count = all.len() as u32;
+                    return vk::Result::SUCCESS;
+                };
+                let n = (*count as usize).min(all.len());
+                for (i, ext) in all[..n].iter().enumerate() {
+                    let mut props = vk::ExtensionProperties {
+                        spec_version: ext.abi().spec_version,
+                        ..Default::default()
+                    };
+                    for (dst, src) in props.extension_name.iter_mut().zip(ext.name().as_bytes()) {
+                        *dst = *src as c_char;
+                    }
+                    // SAFETY: i < n <= *pPropertyCount.
+                    unsafe { *properties.add(i) = props };
+                }
+                *count = n as u32;
+                return if n < all.len() {
+                    vk::Result::INCOMPLETE
+                } else {
+                    vk::Result::SUCCESS
+                };
+            }
+            match instance_data(physical_device)
+                .and_then(|i| i.table.enumerate_device_extension_properties)
+            {
+                // SAFETY: the application's arguments, passed on unchanged.
+                Some(next) => unsafe {
+                    next(
+                        physical_device,
+                        p_layer_name,
+                        p_property_count,
+                        p_properties,
+                    )
+                },
+                None => unknown_handle("vkEnumerateDeviceExtensionProperties"),
+            }
+        },
+    )
+}
+
+/// What `vkCreateDevice` learns from the create info before calling down, and what it
+/// changes in it: the layer's own extensions are removed; for `VK_GLSEM_gl_state`, the
+/// driver extensions and features of GL's conventions are added where the driver has them.
+struct DevicePrep {
+    /// The enabled extensions to pass down, when they differ from the application's.
+    extensions: Option<Vec<*const c_char>>,
+    /// Feature structs put in front of the application's `pNext` chain (boxed: the chain
+    /// points into them).
+    added_features: Box<AddedFeatures>,
+    /// A copy of `pEnabledFeatures` with `shaderTessellationAndGeometryPointSize` set.
+    core_features: Option<Box<vk::PhysicalDeviceFeatures>>,
+    facts: DeviceFacts,
+}
+
+#[derive(Default)]
+struct AddedFeatures {
+    provoking_vertex: Option<vk::PhysicalDeviceProvokingVertexFeaturesEXT<'static>>,
+    depth_clip_control: Option<vk::PhysicalDeviceDepthClipControlFeaturesEXT<'static>>,
+    draw_parameters: Option<vk::PhysicalDeviceShaderDrawParametersFeatures<'static>>,
+    line_rasterization: Option<vk::PhysicalDeviceLineRasterizationFeaturesKHR<'static>>,
+}
+
+impl DevicePrep {
+    /// `ci` as the driver gets it.
+    fn patch<'a>(&'a mut self, ci: &vk::DeviceCreateInfo<'a>) -> vk::DeviceCreateInfo<'a> {
+        let mut out = *ci;
+        if let Some(exts) = &self.extensions {
+            out.enabled_extension_count = exts.len() as u32;
+            out.pp_enabled_extension_names = exts.as_ptr();
+        }
+        if let Some(core) = &self.core_features {
+            out.p_enabled_features = &**core;
+        }
+        let added = &mut *self.added_features;
+        if let Some(f) = &mut added.provoking_vertex {
+            f.p_next = out.p_next as *mut c_void;
+            out.p_next = (f as *const vk::PhysicalDeviceProvokingVertexFeaturesEXT<'_>).cast();
+        }
+        if let Some(f) = &mut added.depth_clip_control {
+            f.p_next = out.p_next as *mut c_void;
+            out.p_next = (f as *const vk::PhysicalDeviceDepthClipControlFeaturesEXT<'_>).cast();
+        }
+        if let Some(f) = &mut added.draw_parameters {
+            f.p_next = out.p_next as *mut c_void;
+            out.p_next = (f as *const vk::PhysicalDeviceShaderDrawParametersFeatures<'_>).cast();
+        }
+        if let Some(f) = &mut added.line_rasterization {
+            f.p_next = out.p_next as *mut c_void;
+            out.p_next = (f as *const vk::PhysicalDeviceLineRasterizationFeaturesKHR<'_>).cast();
+        }
+        out
+    }
+}
+
+const PROVOKING_VERTEX: &CStr = c"VK_EXT_provoking_vertex";
+const DEPTH_CLIP_CONTROL: &CStr = c"VK_EXT_depth_clip_control";
+const LINE_RASTERIZATION_KHR: &CStr = c"VK_KHR_line_rasterization";
+const LINE_RASTERIZATION_EXT: &CStr = c"VK_EXT_line_rasterization";
+const SHADER_OBJECT: &CStr = c"VK_EXT_shader_object";
+
+/// A host-visible, host-coherent memory type of `physical_device` (Vulkan guarantees one).
+fn host_coherent_memory(inst: &InstanceData, physical_device: vk::PhysicalDevice) -> Option<u32> {
+    let get = inst.table.get_physical_device_memory_properties?;
+    let mut props = vk::PhysicalDeviceMemoryProperties::default();
+    // SAFETY: a physical device of `inst`.
+    unsafe { get(physical_device, &mut props) };
+    let wanted = vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT;
+    props.memory_types[..props.memory_type_count as usize]
+        .iter()
+        .position(|t| t.property_flags.contains(wanted))
+        .map(|i| i as u32)
+}
+
+/// Whether the driver below lists `name` for `physical_device`.
+/// # Safety
+/// `physical_device` belongs to `inst`.
+unsafe fn driver_has_extension(
+    inst: &InstanceData,
+    physical_device: vk::PhysicalDevice,
+    name: &CStr,
+) -> bool {
+    // SAFETY: the next layer's command with its two-call idiom; `props` holds `count`
+    // elements.
+    unsafe {
+        let Some(enumerate) = inst.table.enumerate_device_extension_properties else {
+            return false;
+        };
+        let mut count = 0;
+        if enumerate(
+            physical_device,
+            std::ptr::null(),
+            &mut count,
+            std::ptr::null_mut(),
+        ) != vk::Result::SUCCESS
+        {
+            return false;
+        }
+        let mut props = vec![vk::ExtensionProperties::default(); count as usize];
+        let result = enumerate(
+            physical_device,
+            std::ptr::null(),
+            &mut count,
+            props.as_mut_ptr(),
+        );
+        result.as_raw() >= 0
+            && props[..count as usize]
+                .iter()
+                .any(|p| p.extension_name_as_c_str() == Ok(name))
+    }
+}
+
+unsafe fn prepare_device(
+    inst: &InstanceData,
+    physical_device: vk::PhysicalDevice,
+    ci: &vk::DeviceCreateInfo<'_>,
+) -> DevicePrep {
+    maybe_inject_panic(&inst.settings, "vkCreateDevice");
+    // SAFETY: ppEnabledExtensionNames holds enabledExtensionCount names (Vulkan's valid
+    // usage; `ci` is valid by this function's contract).
+    let app_extensions =
+        unsafe { slice(ci.pp_enabled_extension_names, ci.enabled_extension_count) };
+    // SAFETY: each name is nul-terminated (Vulkan's valid usage); NULL is not a name.
+    let name_of = |n: *const c_char| (!n.is_null()).then(|| unsafe { CStr::from_ptr(n) });
+    let app_names: Vec<&CStr> = app_extensions.iter().filter_map(|&n| name_of(n)).collect();
+    let enabled = |ext: &CStr| app_names.contains(&ext);
+    let is_layer_extension = |name: &CStr| {
+        LayerExtension::ALL
+            .iter()
+            .any(|e| name.to_bytes() == e.name().as_bytes())
+    };
+    let layer_enabled = |ext: LayerExtension| {
+        app_names
+            .iter()
+            .any(|n| n.to_bytes() == ext.name().as_bytes())
+    };
+    let layer_extensions = EnabledExtensions {
+        levels: layer_enabled(LayerExtension::TessellationDefaultLevels),
+        gl_state: layer_enabled(LayerExtension::GlState),
+    };
+    let mut extensions: Vec<*const c_char> = app_extensions
+        .iter()
+        .copied()
+        .filter(|&n| !name_of(n).is_some_and(is_layer_extension))
+        .collect();
+    let limits = match inst.table.get_physical_device_properties {
+        Some(get) => {
+            let mut props = vk::PhysicalDeviceProperties::default();
+            // SAFETY: the next layer's command, on the application's physical device of
+            // this instance.
+            unsafe { get(physical_device, &mut props) };
+            let l = &props.limits;
+            Limits {
+                max_color_attachments: l.max_color_attachments,
+                max_fragment_output_attachments: l.max_fragment_output_attachments,
+                max_fragment_dual_src_attachments: l.max_fragment_dual_src_attachments,
+                max_push_constants_size: l.max_push_constants_size,
+                max_tessellation_patch_size: l.max_tessellation_patch_size,
+                max_vertex_input_bindings: l.max_vertex_input_bindings,
+                max_vertex_input_attributes: l.max_vertex_input_attributes,
+            }
+        }
+        None => Limits::REQUIRED_MINIMUM,
+    };
+    // SAFETY: `ci` and its chain are valid (this function's contract).
+    let mut features = unsafe { enabled_features(ci) };
+    let mut added_features = Box::<AddedFeatures>::default();
+    let mut core_features = None;
+    let mut conventions = Conventions::default();
+
+    if layer_extensions.gl_state {
+        // What the driver supports, through vkGetPhysicalDeviceFeatures2 (Vulkan 1.1).
+        let mut provoking = vk::PhysicalDeviceProvokingVertexFeaturesEXT::default();
+        let mut depth = vk::PhysicalDeviceDepthClipControlFeaturesEXT::default();
+        let mut draw_parameters = vk::PhysicalDeviceShaderDrawParametersFeatures::default();
+        // SAFETY: the application's physical device belongs to `inst` (Vulkan's valid usage).
+        let driver_has = |ext| unsafe { driver_has_extension(inst, physical_device, ext) };
+        let has_provoking = driver_has(PROVOKING_VERTEX);
+        let has_depth = driver_has(DEPTH_CLIP_CONTROL);
+        // GL's lines: the EXT extension where the driver has it, else the KHR one (the
+        // same features and commands), unless the application enabled one itself. EXT
+        // first: validation layers and tools older than VK_KHR_line_rasterization (the
+        // 1.3.239 validation layer of Debian 12, with NVIDIA 580 drivers that have both)
+        // do not know the KHR extension and misread its dynamic line stipple state.
+        let lines_on = inst
+            .settings
+            .semantics
+            .contains(Semantic::LineRasterization);
+        let line_extension = [LINE_RASTERIZATION_EXT, LINE_RASTERIZATION_KHR]
+            .into_iter()
+            .find(|&e| enabled(e))
+            .or_else(|| {
+                [LINE_RASTERIZATION_EXT, LINE_RASTERIZATION_KHR]
+                    .into_iter()
+                    .find(|&e| driver_has(e))
+            })
+            .filter(|_| lines_on);
+        let mut lines = vk::PhysicalDeviceLineRasterizationFeaturesKHR::default();
+        let mut query = vk::PhysicalDeviceFeatures2::default();
+        if line_extension.is_some() {
+            lines.p_next = query.p_next;
+            query.p_next =
+                (&mut lines as *mut vk::PhysicalDeviceLineRasterizationFeaturesKHR<'_>).cast();
+        }
+        if has_provoking {
+            provoking.p_next = query.p_next;
+            query.p_next =
+                (&mut provoking as *mut vk::PhysicalDeviceProvokingVertexFeaturesEXT<'_>).cast();
+        }
+        if has_depth {
+            depth.p_next = query.p_next;
+            query.p_next =
+                (&mut depth as *mut vk::PhysicalDeviceDepthClipControlFeaturesEXT<'_>).cast();
+        }
+        // Core in Vulkan 1.1, queried only where the query itself is.
+        draw_parameters.p_next = query.p_next;
+        query.p_next = (&mut draw_parameters
+            as *mut vk::PhysicalDeviceShaderDrawParametersFeatures<'_>)
+            .cast();
+        let queried = match inst.table.get_physical_device_features2 {
+            Some(get) if inst.api_version >= vk::API_VERSION_1_1 => {
+                // SAFETY: the next layer's command; `query` chains structs that live
+                // until it returns.
+                unsafe { get(physical_device, &mut query) };
+                true
+            }
+            _ => false,
+        };
+        if !queried {
+            log::warning!(
+                "VK_GLSEM_gl_state: the instance is older than Vulkan 1.1, so GL's provoking \
+                 vertex and depth range cannot be given to the driver; pipelines keep Vulkan's \
+                 conventions there"
+            );
+        }
+        // The application's own struct wins (the layer does not chain a second one);
+        // otherwise the layer enables the extension and chains the feature where the
+        // driver has it. Returns (the feature is on, the layer must chain it).
+        let mut adopt = |app: Option<bool>, supported: bool, ext: &'static CStr| match app {
+            Some(on) => (on && enabled(ext), false),
+            None if queried && supported => {
+                if !enabled(ext) {
+                    extensions.push(ext.as_ptr());
+                }
+                (true, true)
+            }
+            None => (false, false),
+        };
+        // The application's own feature structs, from `ci`'s pNext chain.
+        // SAFETY: the chain is valid (this function's contract) and a struct's sType says its
+        // type.
+        let app_provoking = unsafe {
+            find_in_chain::<vk::PhysicalDeviceProvokingVertexFeaturesEXT<'_>>(
+                ci.p_next,
+                vk::StructureType::PHYSICAL_DEVICE_PROVOKING_VERTEX_FEATURES_EXT,
+            )
+        };
+        let (on, add) = adopt(
+            app_provoking.map(|app| app.provoking_vertex_last != 0),
+            provoking.provoking_vertex_last != 0,
+            PROVOKING_VERTEX,
+        );
+        conventions.provoking_vertex_last = on;
+        added_features.provoking_vertex = add.then(|| {
+            vk::PhysicalDeviceProvokingVertexFeaturesEXT::default().provoking_vertex_last(true)
+        });
+        // SAFETY: `ci`'s valid pNext chain, as for `app_provoking`.
+        let app_depth = unsafe {
+            find_in_chain::<vk::PhysicalDeviceDepthClipControlFeaturesEXT<'_>>(
+                ci.p_next,
+                vk::StructureType::PHYSICAL_DEVICE_DEPTH_CLIP_CONTROL_FEATURES_EXT,
+            )
+        };
+        let (on, add) = adopt(
+            app_depth.map(|app| app.depth_clip_control != 0),
+            depth.depth_clip_control != 0,
+            DEPTH_CLIP_CONTROL,
+        );
+        conventions.depth_clip_control = on;
+        added_features.depth_clip_control = add.then(|| {
+            vk::PhysicalDeviceDepthClipControlFeaturesEXT::default().depth_clip_control(true)
+        });
+        // GL's gl_InstanceID needs the BaseInstance built-in. The application's own
+        // struct (either of the two Vulkan allows) wins.
+        let app_has = |s_type| {
+            // SAFETY: `ci`'s valid pNext chain, as for `app_provoking`.
+            unsafe { find_in_chain::<vk::BaseInStructure<'_>>(ci.p_next, s_type) }.is_some()
+        };
+        let app_draw_parameters =
+            app_has(vk::StructureType::PHYSICAL_DEVICE_SHADER_DRAW_PARAMETERS_FEATURES)
+                || app_has(vk::StructureType::PHYSICAL_DEVICE_VULKAN_1_1_FEATURES);
+        if !app_draw_parameters && queried && draw_parameters.shader_draw_parameters != 0 {
+            features.draw_parameters = true;
+            added_features.draw_parameters = Some(
+                vk::PhysicalDeviceShaderDrawParametersFeatures::default()
+                    .shader_draw_parameters(true),
+            );
+        }
+        if !features.draw_parameters {
+            log::warning!(
+                "VK_GLSEM_gl_state: shaderDrawParameters is not enabled, so gl_InstanceID \
+                 includes the draw's base instance (Vulkan's InstanceIndex), not GL's count"
+            );
+        }
+        // SAFETY: `ci`'s valid pNext chain, as for `app_provoking`.
+        let app_lines = unsafe {
+            find_in_chain::<vk::PhysicalDeviceLineRasterizationFeaturesKHR<'_>>(
+                ci.p_next,
+                vk::StructureType::PHYSICAL_DEVICE_LINE_RASTERIZATION_FEATURES_KHR,
+            )
+        };
+        // Shader objects would then have to set the line rasterization mode and stipple
+        // enable before every line draw (VUID-vkCmdDraw-None-08666 / -08669): the layer
+        // does not enable the extension under an application that did not ask for it.
+        let shader_objects = enabled(SHADER_OBJECT) && app_lines.is_none();
+        match (line_extension, app_lines) {
+            (Some(ext), Some(app)) => {
+                conventions.bresenham_lines = app.bresenham_lines != 0 && enabled(ext);
+                conventions.stippled_bresenham_lines =
+                    conventions.bresenham_lines && app.stippled_bresenham_lines != 0;
+            }
+            (Some(ext), None) if queried && lines.bresenham_lines != 0 && !shader_objects => {
+                if !enabled(ext) {
+                    extensions.push(ext.as_ptr());
+                }
+                conventions.bresenham_lines = true;
+                conventions.stippled_bresenham_lines = lines.stippled_bresenham_lines != 0;
+                added_features.line_rasterization = Some(
+                    vk::PhysicalDeviceLineRasterizationFeaturesKHR::default()
+                        .bresenham_lines(true)
+                        .stippled_bresenham_lines(conventions.stippled_bresenham_lines),
+                );
+            }
+            _ => {}
+        }
+        if lines_on && !conventions.bresenham_lines {
+            log::warning!(
+                "VK_GLSEM_gl_state: {}; lines keep Vulkan's rules, not GL's diamond-exit \
+                 rule, and glLineStipple is not applied",
+                match (line_extension, shader_objects) {
+                    (Some(_), true) =>
+                        "the application uses VK_EXT_shader_object and \
+                                        did not enable VK_KHR_line_rasterization itself",
+                    _ => "the driver lacks VK_KHR/EXT_line_rasterization with bresenhamLines",
+                }
+            );
+        }
+        if !conventions.provoking_vertex_last {
+            log::warning!(
+                "VK_GLSEM_gl_state: the driver lacks VK_EXT_provoking_vertex with \
+                 provokingVertexLast; flat-shaded varyings take the first vertex's value \
+                 (Vulkan's convention), not the last (GL's)"
+            );
+        }
+        // GL sizes points in every stage; Vulkan lets tessellation and geometry shaders
+        // write the size only with this feature; GL's glLineWidth needs `wideLines`.
+        // They can be added where the application passes pEnabledFeatures (a copy is
+        // patched); with VkPhysicalDeviceFeatures2 the application's struct stays as it
+        // is.
+        // SAFETY: pEnabledFeatures is NULL or valid (Vulkan's valid usage).
+        if let Some(app) = unsafe { ci.p_enabled_features.as_ref() } {
+            let mut supported = vk::PhysicalDeviceFeatures::default();
+            if let Some(get) = inst.table.get_physical_device_features {
+                // SAFETY: the next layer's command, on a physical device of `inst`.
+                unsafe { get(physical_device, &mut supported) };
+            }
+            let mut copy = Box::new(*app);
+            let mut changed = false;
+            if !features.tess_geom_point_size
+                && supported.shader_tessellation_and_geometry_point_size != 0
+            {
+                copy.shader_tessellation_and_geometry_point_size = vk::TRUE;
+                features.tess_geom_point_size = true;
+                changed = true;
+            }
+            if lines_on && app.wide_lines == 0 && supported.wide_lines != 0 {
+                copy.wide_lines = vk::TRUE;
+                changed = true;
+            }
+            core_features = changed.then_some(copy);
+        }
+    }
+    let changed = extensions.len() != app_extensions.len()
+        || layer_extensions != EnabledExtensions::default();
+    DevicePrep {
+        extensions: changed.then_some(extensions),
+        added_features,
+        core_features,
+        facts: DeviceFacts {
+            features,
+            limits,
+            extensions: layer_extensions,
+            conventions,
+            host_coherent_memory: host_coherent_memory(inst, physical_device),
+        },
+    }
+}
+
+/// The features the rewrites depend on, from `pEnabledFeatures` or the `pNext` chain.
+unsafe fn enabled_features(ci: &vk::DeviceCreateInfo<'_>) -> EnabledFeatures {
+    // SAFETY: `ci` and its chain are valid (the caller's contract).
+    unsafe {
+        let mut f = EnabledFeatures::default();
+        let mut core = |c: &vk::PhysicalDeviceFeatures| {
+            f.tessellation_shader |= c.tessellation_shader != 0;
+            f.geometry_shader |= c.geometry_shader != 0;
+            f.tess_geom_point_size |= c.shader_tessellation_and_geometry_point_size != 0;
+        };
+        if let Some(c) = ci.p_enabled_features.as_ref() {
+            core(c);
+        }
+        let mut p = ci.p_next as *const vk::BaseInStructure<'_>;
+        while let Some(s) = p.as_ref() {
+            match s.s_type {
+                vk::StructureType::PHYSICAL_DEVICE_FEATURES_2 => {
+                    core(&(*(p as *const vk::PhysicalDeviceFeatures2<'_>)).features)
+                }
+                vk::StructureType::PHYSICAL_DEVICE_VULKAN_1_3_FEATURES => {
+                    f.dynamic_rendering |= (*(p as *const vk::PhysicalDeviceVulkan13Features<'_>))
+                        .dynamic_rendering
+                        != 0
+                }
+                vk::StructureType::PHYSICAL_DEVICE_DYNAMIC_RENDERING_FEATURES => {
+                    f.dynamic_rendering |= (*(p
+                        as *const vk::PhysicalDeviceDynamicRenderingFeatures<'_>))
+                        .dynamic_rendering
+                        != 0
+                }
+                vk::StructureType::PHYSICAL_DEVICE_SHADER_DRAW_PARAMETERS_FEATURES => {
+                    f.draw_parameters |= (*(p
+                        as *const vk::PhysicalDeviceShaderDrawParametersFeatures<'_>))
+                        .shader_draw_parameters
+                        != 0
+                }
+                vk::StructureType::PHYSICAL_DEVICE_VULKAN_1_1_FEATURES => {
+                    f.draw_parameters |= (*(p as *const vk::PhysicalDeviceVulkan11Features<'_>))
+                        .shader_draw_parameters
+                        != 0
+                }
+                vk::StructureType::PHYSICAL_DEVICE_MAINTENANCE_5_FEATURES_KHR => {
+                    f.maintenance5 |= (*(p as *const vk::PhysicalDeviceMaintenance5FeaturesKHR<'_>))
+                        .maintenance5
+                        != 0
+                }
+                vk::StructureType::PHYSICAL_DEVICE_TRANSFORM_FEEDBACK_FEATURES_EXT => {
+                    f.transform_feedback |= (*(p
+                        as *const vk::PhysicalDeviceTransformFeedbackFeaturesEXT<'_>))
+                        .transform_feedback
+                        != 0
+                }
+                _ => {}
+            }
+            p = s.p_next;
+        }
+        f
+    }
+}
+
+/// `vkCreateDevice`: removes the layer's extensions, adds what `VK_GLSEM_gl_state` needs,
+/// calls down through the loader's link and records the device.
+///
+/// # Safety
+/// Vulkan's valid usage for the command.
+pub unsafe extern "system" fn create_device(
+    physical_device: vk::PhysicalDevice,
+    p_create_info: *const vk::DeviceCreateInfo<'_>,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
+    p_device: *mut vk::Device,
+) -> vk::Result {
+    ffi_guard(
+        "vkCreateDevice",
+        vk::Result::ERROR_INITIALIZATION_FAILED,
+        || {
+            let Some(inst) = instance_data(physical_device) else {
+                return vk::Result::ERROR_INITIALIZATION_FAILED;
+            };
+            // SAFETY: the loader's create info, link info and layer list are valid (the
+            // caller's contract); the next layer reads its own link, so the chain advances
+            // before calling down.
+            let (app_ci, next_gipa, next_gdpa) = unsafe {
+                let ci = &*p_create_info;
+                let link: *mut LayerDeviceCreateInfo =
+                    find_link_info(ci.p_next, vk::StructureType::LOADER_DEVICE_CREATE_INFO);
+                let Some(link) = link.as_mut() else {
+                    return vk::Result::ERROR_INITIALIZATION_FAILED;
+                };
+                let Some(layer_info) = link.p_layer_info.as_ref() else {
+                    return vk::Result::ERROR_INITIALIZATION_FAILED;
+                };
+                link.p_layer_info = layer_info.p_next;
+                (
+                    ci,
+                    layer_info.pfn_next_get_instance_proc_addr,
+                    layer_info.pfn_next_get_device_proc_addr,
+                )
+            };
+            // SAFETY: the next layer's vkGetInstanceProcAddr, with a nul-terminated name.
+            let create = unsafe { next_gipa(inst.handle, c"vkCreateDevice".as_ptr()) };
+            let Some(create) = create else {
+                return vk::Result::ERROR_INITIALIZATION_FAILED;
+            };
+            // SAFETY: that is the type of the command vkGetInstanceProcAddr named.
+            let create: vk::PFN_vkCreateDevice = unsafe { std::mem::transmute(create) };
+
+            let mut prep = shield("vkCreateDevice", || {
+                // SAFETY: a valid create info (the caller's contract).
+                unsafe { prepare_device(&inst, physical_device, app_ci) }
+            });
+            // The layer implements its own extensions; the driver must not see them.
+            let ci = match &mut prep {
+                Some(p) => p.patch(app_ci),
+                None => *app_ci,
+            };
+            // SAFETY: the application's create info, patched with structs that live until
+            // the call returns.
+            let result = unsafe { create(physical_device, &ci, p_allocator, p_device) };
+            if result != vk::Result::SUCCESS {
+                return result;
+            }
+            // SAFETY: the driver wrote the handle on success.
+            let device = unsafe { *p_device };
+            let recorded = shield("vkCreateDevice", || {
+                maybe_inject_panic(&inst.settings, "vkCreateDevice/record");
+                // SAFETY: the next layer's vkGetDeviceProcAddr returns commands of the
+                // types it names.
+                let table =
+                    unsafe { DeviceDispatch::load(|h, name| next_gdpa(h, name.as_ptr()), device) };
+                let facts = prep.as_ref().map(|p| p.facts).unwrap_or_default();
+                log::debug!("device {:#x} created: {facts:?}", device.as_raw());
+                let data = DeviceData::new(device, next_gdpa, table, inst.settings.clone(), facts);
+                let key = key_of(device)?;
+                super::insert(&DEVICES, key, Arc::new(data));
+                Some(())
+            })
+            .flatten();
+            if recorded.is_none() {
+                // Every later call on an unrecorded device would fail: undo the driver's
+                // work and say so now.
+                log::error!("vkCreateDevice: the layer could not record the device");
+                // SAFETY: the next layer's vkGetDeviceProcAddr, with a nul-terminated name.
+                if let Some(destroy) = unsafe { next_gdpa(device, c"vkDestroyDevice".as_ptr()) } {
+                    // SAFETY: that is the type of the command named; the device was just
+                    // created with `p_allocator` and nothing else holds it.
+                    unsafe {
+                        let destroy: vk::PFN_vkDestroyDevice = std::mem::transmute(destroy);
+                        destroy(device, p_allocator);
+                    }
+                }
+                return vk::Result::ERROR_INITIALIZATION_FAILED;
+            }
+            result
+        },
+    )
+}
+
+/// `vkDestroyDevice`: every record of the device goes with it.
+///
+/// # Safety
+/// Vulkan's valid usage for the command.
+pub unsafe extern "system" fn destroy_device(
+    device: vk::Device,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
+) {
+    ffi_guard("vkDestroyDevice", (), || {
+        // Read the key before the driver frees the handle; every record goes with `dev`.
+        let Some(dev) = key_of(device).and_then(|key| super::remove(&DEVICES, key)) else {
+            return;
+        };
+        // The TCS shader objects the layer generated, and the layouts it made.
+        shield("vkDestroyDevice", || {
+            for record in dev.records.tes_objects.write().drain().map(|(_, r)| r) {
+                super::shader_object::destroy_generated(&dev, &record);
+            }
+            for binding in dev.records.block_objects.write().drain().map(|(_, b)| b) {
+                super::shader_object::destroy_block_layout(&dev, &binding);
+            }
+            let command_buffers = std::mem::take(&mut *dev.records.command_buffers.lock());
+            super::current_attributes::release(&dev, command_buffers.into_values());
+            dev.attribute_memory.destroy_spare(&dev);
+        });
+        if let Some(destroy) = dev.table.destroy_device {
+            // SAFETY: the application's arguments, passed on unchanged.
+            unsafe { destroy(device, p_allocator) };
+        }
+    })
+}
