@@ -230,8 +230,8 @@ pub fn line_state_patch_us(vulkan: &Vulkan, modules: &Modules, runs: &Runs) {
         pairs,
         BATCH,
     );
-    // Cross-check with the driver compiling (its work differs too: lavapipe compiles the
-    // stipple into the fragment shader), one pipeline a sample.
+    // Cross-check with the driver compiling, one pipeline a sample (the driver's work for
+    // a Bresenham, stippled pipeline included, and its noise: two large numbers).
     let compiling_pairs = runs.n(100);
     let (compiling, compiling_gl, _) = compare(
         vk::PrimitiveTopology::LINE_LIST,
@@ -257,8 +257,8 @@ pub fn line_state_patch_us(vulkan: &Vulkan, modules: &Modules, runs: &Runs) {
              (FAIL_ON_PIPELINE_COMPILE_REQUIRED), on two VK_GLSEM_gl_state devices with \
              line_rasterization = gl / vulkan; medians per pipeline: gl {:.2} us, vulkan \
              {:.2} us; control, TRIANGLE_LIST on the same devices: {:.3} us; with the driver \
-             compiling ({compiling_pairs} pairs, the driver's own stipple work included): \
-             {:.1} us of {:.3} ms{compiled}",
+             compiling ({compiling_pairs} pairs, the driver's work for the line state included): \
+             {:.2} us of {:.3} ms{compiled}",
             us(lines_gl),
             us(lines_plain),
             us(triangles),
