@@ -10,6 +10,7 @@
 //!   pass (or the layer's rewrite cache) has never seen: every run gets a fresh copy.
 
 mod application;
+mod gl_state;
 mod support;
 
 #[global_allocator]
@@ -70,7 +71,7 @@ fn unavailable(name: &str, why: &str) {
 
 /// The figures in the order of issue 7's table, which is the order they are printed in
 /// (they are measured in another order: see `main`).
-const FIGURES: [&str; 17] = [
+const FIGURES: [&str; 19] = [
     "passthrough_pipeline_ratio",
     "layer_share_rewritten",
     "rewrite_us_fragcolor8",
@@ -90,6 +91,9 @@ const FIGURES: [&str; 17] = [
     "zink_piglit_ratio",
     // Issue 26.
     "rewrite_us_unfed_input",
+    "vertex_attrib_ns",
+    // Issue 25.
+    "line_state_patch_us",
 ];
 
 static REPORT: std::sync::Mutex<Vec<(usize, String)>> = std::sync::Mutex::new(Vec::new());
@@ -125,6 +129,7 @@ struct Modules {
     large_fragcolor: Vec<u32>,
     large_located: Vec<u32>,
     points_vertex: Vec<u32>,
+    unfed_input_vertex: Vec<u32>,
 }
 
 impl Modules {
@@ -139,6 +144,7 @@ impl Modules {
             large_fragcolor: shaders::large_fragment_shader(LARGE_FUNCTIONS, Output::FragColor),
             large_located: shaders::large_fragment_shader(LARGE_FUNCTIONS, Output::Located),
             points_vertex: shaders::compile("points.vert"),
+            unfed_input_vertex: shaders::compile("unfed_input.vert"),
         }
     }
 }
@@ -977,6 +983,13 @@ fn main() {
     // Whole processes; before this process's heap grows with lavapipe's retained memory.
     if wanted(&["zink_piglit_ratio"]) {
         application::zink_piglit_ratio(&runs);
+    }
+    // Their own VK_GLSEM_gl_state devices, before lavapipe's retained memory grows.
+    if wanted(&["vertex_attrib_ns"]) {
+        gl_state::vertex_attrib_ns(&vulkan, &modules, &runs);
+    }
+    if wanted(&["line_state_patch_us"]) {
+        gl_state::line_state_patch_us(&vulkan, &modules, &runs);
     }
     let on_gpu = Gpu::new(&vulkan, true);
     let off_gpu = Gpu::new(&vulkan, false);

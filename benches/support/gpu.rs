@@ -12,6 +12,8 @@ use std::path::{Path, PathBuf};
 use VkLayer_glsem::layer::records::DebugCounters;
 
 pub const LAYER_NAME: &CStr = c"VK_LAYER_GLSEM_gl_semantics";
+/// The layer's device extension for GL's state (`include/vk_glsem.h`).
+pub const GL_STATE_EXTENSION: &CStr = c"VK_GLSEM_gl_state";
 
 /// The Vulkan loader, and the layer library as the loader loaded it.
 pub struct Vulkan {
@@ -29,36 +31,35 @@ impl Vulkan {
             .unwrap_or_else(|e| panic!("layer library {}: {e}", layer_library.display()));
         let manifest_dir = super::shaders::scratch_dir().join("layer");
         std::fs::create_dir_all(&manifest_dir).unwrap();
+        // The repository's manifest (its device extensions and settings) with an absolute
+        // `library_path` to the library measured.
+        let shipped =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("layer-manifest/VkLayer_glsem.json");
+        let shipped = std::fs::read_to_string(&shipped)
+            .unwrap_or_else(|e| panic!("{}: {e}", shipped.display()));
+        const KEY: &str = "\"library_path\": \"";
+        let value = shipped.find(KEY).expect("the manifest's library_path") + KEY.len();
+        let value_end = value + shipped[value..].find('"').unwrap();
         let manifest = format!(
-            r#"{{
-    "file_format_version": "1.2.0",
-    "layer": {{
-        "name": "{}",
-        "type": "GLOBAL",
-        "library_path": "{}",
-        "api_version": "1.3.0",
-        "implementation_version": "1",
-        "description": "glsem, for the benchmarks"
-    }}
-}}
-"#,
-            LAYER_NAME.to_str().unwrap(),
-            layer_library.display()
+            "{}{}{}",
+            &shipped[..value],
+            layer_library.display(),
+            &shipped[value_end..]
         );
         std::fs::write(manifest_dir.join("VkLayer_glsem.json"), manifest).unwrap();
         // Only the instance that names the layer gets it: no implicit glsem, no layers
         // forced by the environment, no settings that would change what the layer does.
         std::env::set_var("VK_ADD_LAYER_PATH", &manifest_dir);
-        for var in [
-            "VK_INSTANCE_LAYERS",
-            "VK_LOADER_LAYERS_ENABLE",
-            "VK_GLSEM_ENABLE",
-            "VK_GLSEM_FRAGCOLOR_BROADCAST",
-            "VK_GLSEM_XFB_SPLIT",
-            "VK_GLSEM_PASSTHROUGH_TCS",
-            "VK_GLSEM_LOG_LEVEL",
-            "VK_GLSEM_DUMP_DIR",
-        ] {
+        // (Every `VK_GLSEM_*` variable: the environment overrides the settings a figure
+        // passes in `VkLayerSettingsCreateInfoEXT`.)
+        let glsem_vars = std::env::vars_os()
+            .map(|(name, _)| name)
+            .filter(|name| name.to_string_lossy().starts_with("VK_GLSEM_"));
+        let forced = [
+            "VK_INSTANCE_LAYERS".into(),
+            "VK_LOADER_LAYERS_ENABLE".into(),
+        ];
+        for var in forced.into_iter().chain(glsem_vars.collect::<Vec<_>>()) {
             std::env::remove_var(var);
         }
         // Same driver work on both sides: no Mesa disk cache hits on either.
@@ -169,6 +170,22 @@ impl Gpu {
     /// The same without asking the loader first whether it sees the layer (what an
     /// application that enables the layer does: `instance_device_ratio` times this).
     pub fn create(entry: &ash::Entry, layered: bool) -> Gpu {
+        Gpu::create_with(entry, layered, &[], &[])
+    }
+
+    /// A device with the layer and its `VK_GLSEM_gl_state` extension, the layer's
+    /// `settings` (name, value) passed in `VkLayerSettingsCreateInfoEXT`.
+    pub fn with_gl_state(vulkan: &Vulkan, settings: &[(&CStr, &CStr)]) -> Gpu {
+        check_layer(&vulkan.entry);
+        Gpu::create_with(&vulkan.entry, true, &[GL_STATE_EXTENSION], settings)
+    }
+
+    fn create_with(
+        entry: &ash::Entry,
+        layered: bool,
+        device_extensions: &[&CStr],
+        settings: &[(&CStr, &CStr)],
+    ) -> Gpu {
         // SAFETY: plain Vulkan calls with valid create infos.
         unsafe {
             let layers: Vec<*const c_char> = match layered {
@@ -178,13 +195,30 @@ impl Gpu {
             let app = vk::ApplicationInfo::default()
                 .application_name(c"glsem-bench")
                 .api_version(vk::API_VERSION_1_3);
+            // STRING settings: pValues points to one `const char*` each.
+            let values: Vec<*const c_char> = settings.iter().map(|(_, v)| v.as_ptr()).collect();
+            let layer_settings: Vec<vk::LayerSettingEXT> = settings
+                .iter()
+                .zip(&values)
+                .map(|((name, _), value)| vk::LayerSettingEXT {
+                    p_layer_name: LAYER_NAME.as_ptr(),
+                    p_setting_name: name.as_ptr(),
+                    ty: vk::LayerSettingTypeEXT::STRING,
+                    value_count: 1,
+                    p_values: (value as *const *const c_char).cast(),
+                    ..Default::default()
+                })
+                .collect();
+            let mut settings_info =
+                vk::LayerSettingsCreateInfoEXT::default().settings(&layer_settings);
+            let mut instance_info = vk::InstanceCreateInfo::default()
+                .application_info(&app)
+                .enabled_layer_names(&layers);
+            if !layer_settings.is_empty() {
+                instance_info = instance_info.push_next(&mut settings_info);
+            }
             let instance = entry
-                .create_instance(
-                    &vk::InstanceCreateInfo::default()
-                        .application_info(&app)
-                        .enabled_layer_names(&layers),
-                    None,
-                )
+                .create_instance(&instance_info, None)
                 .expect("vkCreateInstance");
             let physical = instance.enumerate_physical_devices().unwrap()[0];
             let properties = instance.get_physical_device_properties(physical);
@@ -213,11 +247,14 @@ impl Gpu {
             let queues = [vk::DeviceQueueCreateInfo::default()
                 .queue_family_index(queue_family)
                 .queue_priorities(&priorities)];
+            let extensions: Vec<*const c_char> =
+                device_extensions.iter().map(|e| e.as_ptr()).collect();
             let device = instance
                 .create_device(
                     physical,
                     &vk::DeviceCreateInfo::default()
                         .queue_create_infos(&queues)
+                        .enabled_extension_names(&extensions)
                         .enabled_features(&features)
                         .push_next(&mut features13),
                     None,
@@ -300,6 +337,22 @@ impl Gpu {
         desc: &PipelineDesc,
         flags: vk::PipelineCreateFlags,
     ) -> Result<vk::Pipeline, vk::Result> {
+        self.try_pipeline_with(
+            desc,
+            flags,
+            vk::PrimitiveTopology::TRIANGLE_LIST,
+            self.layout,
+        )
+    }
+
+    /// The same with another topology and pipeline layout.
+    pub fn try_pipeline_with(
+        &self,
+        desc: &PipelineDesc,
+        flags: vk::PipelineCreateFlags,
+        topology: vk::PrimitiveTopology,
+        layout: vk::PipelineLayout,
+    ) -> Result<vk::Pipeline, vk::Result> {
         let stages = [
             vk::PipelineShaderStageCreateInfo::default()
                 .stage(vk::ShaderStageFlags::VERTEX)
@@ -311,8 +364,7 @@ impl Gpu {
                 .name(c"main"),
         ];
         let vertex_input = vk::PipelineVertexInputStateCreateInfo::default();
-        let input_assembly = vk::PipelineInputAssemblyStateCreateInfo::default()
-            .topology(vk::PrimitiveTopology::TRIANGLE_LIST);
+        let input_assembly = vk::PipelineInputAssemblyStateCreateInfo::default().topology(topology);
         let viewport = vk::PipelineViewportStateCreateInfo::default()
             .viewport_count(1)
             .scissor_count(1);
@@ -342,7 +394,7 @@ impl Gpu {
             .multisample_state(&multisample)
             .color_blend_state(&blend)
             .dynamic_state(&dynamic)
-            .layout(self.layout)
+            .layout(layout)
             .render_pass(desc.render_pass)
             .subpass(0);
         // SAFETY: valid create info; the modules and render pass are alive.
