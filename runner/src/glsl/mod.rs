@@ -26,6 +26,7 @@ mod link;
 mod patch_stores;
 mod per_vertex;
 mod resources;
+mod sampler_arrays;
 mod source;
 mod spv;
 mod vertex_inputs;
@@ -46,6 +47,7 @@ use link::{drop_redundant_block_locations, link_locations, merge_builtin_copies,
 use patch_stores::split_dynamic_patch_component_stores;
 use per_vertex::trim_per_vertex_blocks;
 use resources::{bind_uniform_blocks, flatten_block_arrays, subscripts};
+use sampler_arrays::split_sampler_arrays;
 use source::{explicit_location_names, uniform_locations};
 use spv::{id, Types};
 use vertex_inputs::{place_unlocated_inputs, split_double_inputs, spread_wide_inputs};
@@ -174,6 +176,9 @@ pub struct SamplerUniform {
     pub unit: u32,
     /// An array of samplers: its length (one descriptor array), else 1.
     pub count: u32,
+    /// The GL names of its elements where they are not `name[i]`: an array of arrays of
+    /// samplers or a structure's sampler member made one array (`s[1][0]`, `s[2].tex`).
+    pub elements: Vec<String>,
 }
 
 /// One compiled and linked stage.
@@ -527,7 +532,8 @@ impl Compiler {
         // Named uniform blocks by GL name: one binding for every stage that declares one.
         let mut named_blocks: BTreeMap<String, u32> = BTreeMap::new();
         for (index, (stage, mut module, _)) in modules.into_iter().enumerate() {
-            let (mut uniform_blocks, samplers, storage_blocks) = bind_uniform_blocks(
+            let split_samplers = split_sampler_arrays(&mut module)?;
+            let (mut uniform_blocks, mut samplers, storage_blocks) = bind_uniform_blocks(
                 &mut module,
                 index as u32,
                 &mut named_blocks,
@@ -535,6 +541,13 @@ impl Compiler {
                 from_spirv[index],
             )?;
             mark_bool_members(&mut uniform_blocks, &bool_uniforms[index]);
+            for split in split_samplers {
+                let name = Types::new(&module).names.get(&split.var).cloned();
+                if let Some(sampler) = samplers.iter_mut().find(|s| Some(&s.name) == name.as_ref())
+                {
+                    sampler.elements = split.elements;
+                }
+            }
             flatten_block_arrays(&mut module)?;
             if stage == Stage::Fragment {
                 place_frag_data(&mut module);
@@ -694,9 +707,7 @@ fn reflected_bool_uniforms(reflection: &str) -> HashSet<String> {
         .take_while(|l| !l.trim().is_empty())
         .filter_map(|l| {
             let (name, fields) = l.split_once(": ")?;
-            let ty = fields
-                .split(", ")
-                .find_map(|f| f.strip_prefix("type "))?;
+            let ty = fields.split(", ").find_map(|f| f.strip_prefix("type "))?;
             GL_BOOL_TYPES
                 .contains(&ty)
                 .then(|| without_subscripts(name.trim()))
@@ -946,7 +957,10 @@ mod tests {
             n: offset 48, type 1405, size 1, index 0, binding -1, stages 16\n\n\
             Pipeline output reflection:\nc: offset 0, type 8b56, size 1\n";
         let bools = reflected_bool_uniforms(reflection);
-        assert_eq!(bools, HashSet::from(["flag".to_string(), "s.q".to_string()]));
+        assert_eq!(
+            bools,
+            HashSet::from(["flag".to_string(), "s.q".to_string()])
+        );
         let member = |name: &str| UniformMember {
             name: name.into(),
             offset: 0,
