@@ -498,6 +498,9 @@ pub enum Command {
     /// `block binding|offset|array index|matrix stride|row major N`: where the next
     /// `uniform` commands write in a uniform block of a SPIR-V program (which has no names).
     Block(BlockField),
+    /// `ubo array index N`: the next `uniform` commands naming a member of an array of
+    /// uniform blocks write into its element N (the arrays of arrays' elements row-major).
+    UboArrayIndex(u32),
     /// `ssbo N SIZE`: a zero-filled shader storage buffer at GL binding point N.
     Ssbo {
         index: u32,
@@ -1164,6 +1167,7 @@ fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
         ["block", "row", "major", n] => Command::Block(BlockField::RowMajor(
             parse_num::<u32>(n, number, line)? != 0,
         )),
+        ["ubo", "array", "index", n] => Command::UboArrayIndex(parse_num(n, number, line)?),
         ["verify", "query_object", query, n] => Command::VerifyQuery {
             query: match *query {
                 "GL_PRIMITIVES_GENERATED" => Query::PrimitivesGenerated,

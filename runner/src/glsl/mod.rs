@@ -26,6 +26,7 @@ mod link;
 mod patch_stores;
 mod per_vertex;
 mod resources;
+mod sampler_arrays;
 mod source;
 mod spv;
 mod vertex_inputs;
@@ -46,6 +47,7 @@ use link::{drop_redundant_block_locations, link_locations, merge_builtin_copies,
 use patch_stores::split_dynamic_patch_component_stores;
 use per_vertex::trim_per_vertex_blocks;
 use resources::{bind_uniform_blocks, flatten_block_arrays, subscripts};
+use sampler_arrays::split_sampler_arrays;
 use source::{explicit_location_names, uniform_locations};
 use spv::{id, Types};
 use vertex_inputs::{place_unlocated_inputs, split_double_inputs, spread_wide_inputs};
@@ -174,6 +176,9 @@ pub struct SamplerUniform {
     pub unit: u32,
     /// An array of samplers: its length (one descriptor array), else 1.
     pub count: u32,
+    /// The GL names of its elements where they are not `name[i]`: an array of arrays of
+    /// samplers or a structure's sampler member made one array (`s[1][0]`, `s[2].tex`).
+    pub elements: Vec<String>,
 }
 
 /// One compiled and linked stage.
@@ -468,11 +473,14 @@ impl Compiler {
         }
 
         let mut modules = Vec::new();
+        // Per stage: the uniforms GLSL declares `bool` (SPIR-V holds them as `uint`).
+        let mut bool_uniforms = Vec::new();
         for (stage, units) in &sources {
-            let words = match spirv_of(*stage) {
-                Some(shader) => self.assemble(shader)?,
+            let (words, bools) = match spirv_of(*stage) {
+                Some(shader) => (self.assemble(shader)?, HashSet::new()),
                 None => self.compile(*stage, units)?,
             };
+            bool_uniforms.push(bools);
             let mut module = dr::load_words(&words).map_err(|e| {
                 SceneError::Fail(format!(
                     "cannot parse the SPIR-V of the {stage:?} shader: {e}"
@@ -524,13 +532,22 @@ impl Compiler {
         // Named uniform blocks by GL name: one binding for every stage that declares one.
         let mut named_blocks: BTreeMap<String, u32> = BTreeMap::new();
         for (index, (stage, mut module, _)) in modules.into_iter().enumerate() {
-            let (uniform_blocks, samplers, storage_blocks) = bind_uniform_blocks(
+            let split_samplers = split_sampler_arrays(&mut module)?;
+            let (mut uniform_blocks, mut samplers, storage_blocks) = bind_uniform_blocks(
                 &mut module,
                 index as u32,
                 &mut named_blocks,
                 &stage_sources[index],
                 from_spirv[index],
             )?;
+            mark_bool_members(&mut uniform_blocks, &bool_uniforms[index]);
+            for split in split_samplers {
+                let name = Types::new(&module).names.get(&split.var).cloned();
+                if let Some(sampler) = samplers.iter_mut().find(|s| Some(&s.name) == name.as_ref())
+                {
+                    sampler.elements = split.elements;
+                }
+            }
             flatten_block_arrays(&mut module)?;
             if stage == Stage::Fragment {
                 place_frag_data(&mut module);
@@ -610,8 +627,13 @@ impl Compiler {
     }
 
     /// Compiles one stage; several compilation units are linked by glslang (`-l`), as a
-    /// GL linker links several shader objects of one stage.
-    fn compile(&self, stage: Stage, units: &[Unit]) -> Result<Vec<u32>, SceneError> {
+    /// GL linker links several shader objects of one stage. Also returns the GL names of
+    /// its `bool` uniforms, from glslang's reflection (`-q`).
+    fn compile(
+        &self,
+        stage: Stage,
+        units: &[Unit],
+    ) -> Result<(Vec<u32>, HashSet<String>), SceneError> {
         let name = stage.glslang_name();
         let spv = self.dir.join(format!("shader.{name}.spv"));
         let mut srcs = Vec::new();
@@ -630,7 +652,7 @@ impl Compiler {
         let _ = std::fs::remove_file(&spv);
         let mut command = Command::new(&self.glslang);
         command
-            .args(["-V", "-R", "--aml", "--amb", "-S", name])
+            .args(["-V", "-R", "--aml", "--amb", "-q", "-S", name])
             .arg(&self.limits);
         if srcs.len() > 1 {
             command.arg("-l");
@@ -664,7 +686,57 @@ impl Compiler {
                 message.join(" | ")
             )));
         }
-        read_words(&spv)
+        Ok((
+            read_words(&spv)?,
+            reflected_bool_uniforms(&String::from_utf8_lossy(&out.stdout)),
+        ))
+    }
+}
+
+/// GL's type enums of `bool`, `bvec2`, `bvec3` and `bvec4`.
+const GL_BOOL_TYPES: [&str; 4] = ["8b56", "8b57", "8b58", "8b59"];
+
+/// The names in the "Uniform reflection" section of glslang's `-q` output whose GL type is
+/// a boolean one, as `name: offset 0, type 8b56, …` lines list them, without subscripts
+/// (glslang lists an array of structures' members once, `s.q` for `s[i].q`).
+fn reflected_bool_uniforms(reflection: &str) -> HashSet<String> {
+    reflection
+        .lines()
+        .skip_while(|l| l.trim() != "Uniform reflection:")
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .filter_map(|l| {
+            let (name, fields) = l.split_once(": ")?;
+            let ty = fields.split(", ").find_map(|f| f.strip_prefix("type "))?;
+            GL_BOOL_TYPES
+                .contains(&ty)
+                .then(|| without_subscripts(name.trim()))
+        })
+        .collect()
+}
+
+/// `a[1].b[2]` → `a.b`.
+fn without_subscripts(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut depth = 0;
+    for c in name.chars() {
+        match c {
+            '[' => depth += 1,
+            ']' => depth -= 1,
+            _ if depth == 0 => out.push(c),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// SPIR-V has no boolean in a block: glslang stores a `bool` uniform as a `uint`. GL sets
+/// it with `glUniform*i` or `glUniform*ui` alike, so the member says it is a `bool`.
+fn mark_bool_members(blocks: &mut [UniformBlock], bools: &HashSet<String>) {
+    for member in blocks.iter_mut().flat_map(|b| b.members.iter_mut()) {
+        if member.scalar == Scalar::Uint && bools.contains(&without_subscripts(&member.name)) {
+            member.scalar = Scalar::Bool;
+        }
     }
 }
 
@@ -875,6 +947,41 @@ mod tests {
             limits,
             dir,
         }
+    }
+
+    #[test]
+    fn bool_uniforms_are_found_in_glslang_reflection() {
+        let reflection = "shader.frag\nUniform reflection:\n\
+            flag: offset 0, type 8b56, size 1, index 0, binding -1, stages 16\n\
+            s.q: offset 64, type 8b58, size 1, index 0, binding -1, stages 16\n\
+            n: offset 48, type 1405, size 1, index 0, binding -1, stages 16\n\n\
+            Pipeline output reflection:\nc: offset 0, type 8b56, size 1\n";
+        let bools = reflected_bool_uniforms(reflection);
+        assert_eq!(
+            bools,
+            HashSet::from(["flag".to_string(), "s.q".to_string()])
+        );
+        let member = |name: &str| UniformMember {
+            name: name.into(),
+            offset: 0,
+            scalar: Scalar::Uint,
+            columns: 1,
+            rows: 1,
+            matrix_stride: 0,
+            array: None,
+            row_major: false,
+        };
+        let mut blocks = [UniformBlock {
+            binding: 0,
+            gl_binding: 0,
+            element: 0,
+            name: None,
+            size: 16,
+            members: vec![member("flag"), member("s[1].q"), member("n")],
+        }];
+        mark_bool_members(&mut blocks, &bools);
+        let scalars: Vec<Scalar> = blocks[0].members.iter().map(|m| m.scalar).collect();
+        assert_eq!(scalars, [Scalar::Bool, Scalar::Bool, Scalar::Uint]);
     }
 
     #[test]

@@ -149,6 +149,7 @@ pub(super) fn bind_uniform_blocks(
                     binding: b,
                     unit,
                     count: sampler_count,
+                    elements: Vec::new(),
                 },
             ));
             continue;

@@ -335,6 +335,8 @@ pub struct Player {
     program: Program,
     /// The `block …` commands' state: where SPIR-V programs' `uniform` commands write.
     block_data: uniforms::BlockData,
+    /// `ubo array index N`: which element of an array of blocks `uniform` commands write.
+    ubo_array_index: u32,
     /// `active shader program STAGE`: `uniform` commands set that stage's uniforms only.
     active_stage: Option<Stage>,
     textures: textures::Textures,
@@ -454,6 +456,7 @@ impl Player {
                 .map_or(0, |s| s.xfb_varyings),
             program: program.clone(),
             block_data: uniforms::BlockData::default(),
+            ubo_array_index: 0,
             active_stage: None,
             textures: textures::Textures::default(),
             storage: buffers::StorageBuffers::default(),
@@ -879,6 +882,7 @@ impl Player {
                 }
             }
             Command::Block(field) => self.block_data.set(*field),
+            Command::UboArrayIndex(i) => self.ubo_array_index = *i,
             Command::ActiveShaderProgram(stage) => self.active_stage = Some(*stage),
             Command::Texture { unit, image } => self.create_texture(*unit, image)?,
             Command::TexParameter(f) => self.tex_parameter(*f)?,

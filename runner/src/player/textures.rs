@@ -60,10 +60,21 @@ impl Textures {
         unit: i32,
     ) -> Result<bool, SceneError> {
         let mut found = false;
+        let gl_name = format!(
+            "{name}{}",
+            index.map(|i| format!("[{i}]")).unwrap_or_default()
+        );
         for (sampler, _, units) in self.samplers.values_mut() {
-            if sampler.name == name {
+            // An array of arrays or a structure's member: its elements by their GL names.
+            let element = if sampler.elements.is_empty() {
+                (sampler.name == name).then(|| index.unwrap_or(0))
+            } else {
+                let at = sampler.elements.iter().position(|e| *e == gl_name);
+                at.map(|i| i as u32)
+            };
+            if let Some(element) = element {
                 let element = units
-                    .get_mut(index.unwrap_or(0) as usize)
+                    .get_mut(element as usize)
                     .ok_or_else(|| fail(format!("`{name}` has {} elements", sampler.count)))?;
                 *element = u32::try_from(unit)
                     .map_err(|_| fail(format!("texture unit {unit} (GL_INVALID_VALUE)")))?;
@@ -362,6 +373,7 @@ mod tests {
             binding: 32,
             unit: 3,
             count: 2,
+            elements: Vec::new(),
         };
         textures
             .samplers

@@ -216,6 +216,13 @@ impl Player {
             if block.name.is_none() && default_binding.is_some_and(|b| b != block.binding) {
                 continue;
             }
+            // GL names the members of every element of an array of blocks `Block.member`:
+            // piglit writes the element `ubo array index` chose (0 until then).
+            if block.name.as_ref().is_some_and(|n| n.ends_with(']'))
+                && block.element != self.ubo_array_index
+            {
+                continue;
+            }
             let member = block
                 .members
                 .iter()
