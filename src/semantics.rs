@@ -827,7 +827,12 @@ pub fn choose(stages: &Stages<'_>, key: &PipelineKey) -> Vec<Step> {
     if let Some((stage, summary)) = last_summary {
         let writable = stage == Stage::Vertex || key.tess_geom_point_size;
         if on(Semantic::PointSize) && writable && may_rasterize_points(stages, stage, key) {
-            let source = match key.gl_state_block.filter(|_| key.gl_state) {
+            // With rasterization discarded GL's size decides nothing, and transform
+            // feedback captures the shader's own gl_PointSize: only a missing one is written.
+            let block = key
+                .gl_state_block
+                .filter(|_| key.gl_state && !key.rasterizer_discard);
+            let source = match block {
                 Some(block_offset) => Some(PointSizeSource::GlState { block_offset }),
                 None => (!key.maintenance5).then_some(PointSizeSource::Default),
             };
@@ -1025,6 +1030,15 @@ mod tests {
         assert_eq!(
             choose(&s, &library)[0],
             Step::WritePointSize(Stage::Vertex, PointSizeSource::GlState { block_offset: 96 })
+        );
+        // With rasterization discarded (transform feedback) the shader's own size stays.
+        let discard = PipelineKey {
+            rasterizer_discard: true,
+            ..library.clone()
+        };
+        assert_eq!(
+            choose(&s, &discard)[0],
+            Step::WritePointSize(Stage::Vertex, PointSizeSource::Default)
         );
         // A geometry shader that emits triangles decides for itself.
         let gs = summary(|s| s.output_primitive = Some(Primitive::Triangles));
