@@ -411,7 +411,7 @@ pub fn create(gpu: &Gpu, targets: &Targets, desc: &PipelineDesc) -> VkResult<Pip
                 .color_blend_state(&blend),
         )?);
         let mut linking = vk::PipelineLibraryCreateInfoKHR::default().libraries(&libraries);
-        let mut info = vk::GraphicsPipelineCreateInfo::default()
+        let info = vk::GraphicsPipelineCreateInfo::default()
             .flags(if link_time_optimization {
                 vk::PipelineCreateFlags::LINK_TIME_OPTIMIZATION_EXT
             } else {
@@ -419,15 +419,6 @@ pub fn create(gpu: &Gpu, targets: &Targets, desc: &PipelineDesc) -> VkResult<Pip
             })
             .layout(desc.layout)
             .push_next(&mut linking);
-        // The libraries hold every state and the link ignores these; the validation layer
-        // (1.3.239) still wants them next to dynamic rendering's formats
-        // (VUID-VkGraphicsPipelineCreateInfo-renderPass-06053/06054).
-        if targets.dynamic {
-            info = info.color_blend_state(&blend);
-            if targets.depth.is_some() {
-                info = info.depth_stencil_state(&depth_stencil);
-            }
-        }
         create_one(gpu, &info)
     })();
     let pipeline = Pipeline {
