@@ -167,6 +167,14 @@ if [ "$SMOKE" = 1 ]; then
         cat "$OUT/zink-diff.txt" >&2
         status=1
     fi
+    # A test that passes through whole pipelines passes through libraries too (else a layer
+    # or runner bug on the library path).
+    worse=$(join -t "$(printf '\t')" <(awk -F'\t' '$1=="PASS"{print $2}' "$OUT/glsem.tsv" | sort) \
+        <(awk -F'\t' '$1!="PASS"{print $2"\t"$1}' "$OUT/glsem-libraries.tsv" | sort))
+    if [ -n "$worse" ]; then
+        printf 'passes through whole pipelines, not through libraries:\n%s\n' "$worse" >&2
+        status=1
+    fi
     current=$( (sed 's/^/glsem\t/' "$OUT/glsem.tsv"; sed 's/^/glsem-libraries\t/' "$OUT/glsem-libraries.tsv"
                 sed 's/^/zink\t/' "$OUT/zink.tsv") | cut -f1-3 | sort)
     if [ "$UPDATE" = 1 ]; then

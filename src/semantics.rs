@@ -719,15 +719,16 @@ impl Step {
 }
 
 /// Whether the pipeline may rasterize points, from what its last pre-rasterization stage
-/// emits (or the topology, for a vertex shader) and the polygon mode.
+/// emits (or the topology, for a vertex shader) and the polygon mode. A vertex shader in a
+/// library without input assembly may be linked with a point-list vertex input: it writes
+/// GL's point size, which other topologies ignore (GL decides per stage, DESIGN §4.6).
 fn may_rasterize_points(stages: &Stages<'_>, last: Stage, key: &PipelineKey) -> bool {
     let emitted = match last {
         Stage::Vertex => match key.topology {
-            Topology::Points => Some(Primitive::Points),
+            Topology::Points | Topology::Dynamic | Topology::Unknown => Some(Primitive::Points),
             Topology::Lines => Some(Primitive::Lines),
             Topology::Triangles => Some(Primitive::Triangles),
-            Topology::Dynamic => Some(Primitive::Points),
-            Topology::Patches | Topology::Unknown => None,
+            Topology::Patches => None,
         },
         _ => stages
             .get(last)
@@ -739,7 +740,7 @@ fn may_rasterize_points(stages: &Stages<'_>, last: Stage, key: &PipelineKey) -> 
         Some(Primitive::Points) => true,
         Some(Primitive::Triangles) => key.polygon_points || dynamic_points,
         Some(Primitive::Lines) => dynamic_points,
-        // Unknown: only a library without input assembly; the part that has it decides.
+        // A stage the layer cannot read, or patches reaching the rasterizer (invalid).
         None => false,
     }
 }
@@ -827,7 +828,12 @@ pub fn choose(stages: &Stages<'_>, key: &PipelineKey) -> Vec<Step> {
     if let Some((stage, summary)) = last_summary {
         let writable = stage == Stage::Vertex || key.tess_geom_point_size;
         if on(Semantic::PointSize) && writable && may_rasterize_points(stages, stage, key) {
-            let source = match key.gl_state_block.filter(|_| key.gl_state) {
+            // With rasterization discarded GL's size decides nothing, and transform
+            // feedback captures the shader's own gl_PointSize: only a missing one is written.
+            let block = key
+                .gl_state_block
+                .filter(|_| key.gl_state && !key.rasterizer_discard);
+            let source = match block {
                 Some(block_offset) => Some(PointSizeSource::GlState { block_offset }),
                 None => (!key.maintenance5).then_some(PointSizeSource::Default),
             };
@@ -1010,6 +1016,44 @@ mod tests {
     }
 
     #[test]
+    fn a_pre_rasterization_library_writes_gl_point_size_for_any_vertex_input() {
+        // The vertex input library it is linked with may draw a point list: the vertex
+        // shader writes GL's size, which other topologies ignore.
+        let plain = summary(|_| {});
+        let s = stages(&[(Stage::Vertex, &plain)]);
+        let library = PipelineKey {
+            library: true,
+            topology: Topology::Unknown,
+            gl_state: true,
+            gl_state_block: Some(96),
+            ..key()
+        };
+        assert_eq!(
+            choose(&s, &library)[0],
+            Step::WritePointSize(Stage::Vertex, PointSizeSource::GlState { block_offset: 96 })
+        );
+        // With rasterization discarded (transform feedback) the shader's own size stays.
+        let discard = PipelineKey {
+            rasterizer_discard: true,
+            ..library.clone()
+        };
+        assert_eq!(
+            choose(&s, &discard)[0],
+            Step::WritePointSize(Stage::Vertex, PointSizeSource::Default)
+        );
+        // A geometry shader that emits triangles decides for itself.
+        let gs = summary(|s| s.output_primitive = Some(Primitive::Triangles));
+        let s = stages(&[(Stage::Vertex, &plain), (Stage::Geometry, &gs)]);
+        let with_feature = PipelineKey {
+            tess_geom_point_size: true,
+            ..library
+        };
+        assert!(!choose(&s, &with_feature)
+            .iter()
+            .any(|step| matches!(step, Step::WritePointSize(..))));
+    }
+
+    #[test]
     fn tessellation_and_geometry_write_the_size_only_with_their_feature() {
         let vs = summary(|_| {});
         let gs = summary(|s| s.output_primitive = Some(Primitive::Points));
@@ -1155,9 +1199,11 @@ mod tests {
             ..key()
         };
         let pre_raster = stages(&[(Stage::Vertex, &vs)]);
+        // The split runs before GL's point size (the vertex input may be a point list).
+        let point_size = Step::WritePointSize(Stage::Vertex, PointSizeSource::Default);
         assert_eq!(
             choose(&pre_raster, &library),
-            [Step::SplitXfbOutputs(Stage::Vertex)]
+            [Step::SplitXfbOutputs(Stage::Vertex), point_size.clone()]
         );
         // The fragment shader is in another library: every struct output is split, as the
         // fragment library splits every struct input.
@@ -1169,7 +1215,7 @@ mod tests {
         };
         assert_eq!(
             choose(&pre_raster, &elsewhere),
-            [Step::SplitStructOutputs(Stage::Vertex)]
+            [Step::SplitStructOutputs(Stage::Vertex), point_size]
         );
         let fragment = stages(&[(Stage::Fragment, &fs)]);
         assert_eq!(choose(&fragment, &library), [Step::SplitStructInputs]);

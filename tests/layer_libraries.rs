@@ -560,3 +560,87 @@ fn linked_pipeline_takes_gl_frag_coord_height_from_its_pre_rasterization_library
         }
     }
 }
+
+/// A point list from libraries: the vertex input library alone says `POINT_LIST`, so the
+/// pre-rasterization library, whose vertex shader never writes gl_PointSize, cannot see
+/// it; the layer writes GL's point size there anyway. GL (4.6 core, 14.4): glPointSize(3)
+/// draws the point at the centre of pixel (1, 1) over pixels 0..2 in x and y.
+#[test]
+fn point_list_from_libraries_draws_gl_point_size() {
+    let _serial = serial();
+    let instance = Instance::new(WITH_VALIDATION);
+    let needs = Needs {
+        gl_state: true,
+        ..Needs::default()
+    };
+    let Some(device) = library_device(&instance, needs) else {
+        return;
+    };
+    let vs = device.module(&glsl("layer/point.vert"));
+    let fs = device.module(&glsl("layer/plain.frag"));
+    let layout = device.layout(&[]);
+    let formats = [FORMAT];
+    let rendering = vk::PipelineRenderingCreateInfo::default().color_attachment_formats(&formats);
+    let parts = [
+        (Part::VERTEX_INPUT_INTERFACE, vec![]),
+        (Part::PRE_RASTERIZATION_SHADERS, vec![(S::VERTEX, vs)]),
+        (
+            Part::FRAGMENT_SHADER | Part::FRAGMENT_OUTPUT_INTERFACE,
+            vec![(S::FRAGMENT, fs)],
+        ),
+    ]
+    .map(|(part, stages)| {
+        let mut info = vk::GraphicsPipelineLibraryCreateInfoEXT::default().flags(part);
+        if part.contains(Part::FRAGMENT_OUTPUT_INTERFACE) {
+            info.p_next = &rendering as *const _ as *mut c_void;
+        }
+        (info, stages)
+    });
+    let descs: Vec<_> = parts
+        .iter()
+        .map(|(info, stages)| {
+            // The other parts' input assembly (Desc's triangle list) is ignored.
+            let mut desc = Desc::new(stages, layout, vk::RenderPass::null(), 1)
+                .flags(vk::PipelineCreateFlags::LIBRARY_KHR);
+            if info.flags.contains(Part::VERTEX_INPUT_INTERFACE) {
+                desc = desc.topology(vk::PrimitiveTopology::POINT_LIST);
+            }
+            desc.p_next = info as *const _ as *const c_void;
+            desc
+        })
+        .collect();
+    let (result, libs) = device.create_pipelines(vk::PipelineCache::null(), &descs, None);
+    assert_eq!(result, vk::Result::SUCCESS);
+    let link = vk::PipelineLibraryCreateInfoKHR::default().libraries(&libs);
+    let mut desc = Desc::new(&[], layout, vk::RenderPass::null(), 1);
+    desc.p_next = &link as *const _ as *const c_void;
+    let (result, pipelines) = device.create_pipelines(vk::PipelineCache::null(), &[desc], None);
+    assert_eq!(result, vk::Result::SUCCESS);
+    let set_point_size = unsafe {
+        instance
+            .instance
+            .get_device_proc_addr(device.device.handle(), c"vkCmdSetPointSizeGLSEM".as_ptr())
+    }
+    .expect("vkCmdSetPointSizeGLSEM");
+    type SetPointSize = unsafe extern "system" fn(vk::CommandBuffer, f32);
+    // SAFETY: the layer returns a function of this type (include/vk_glsem.h).
+    let set_point_size =
+        unsafe { std::mem::transmute::<unsafe extern "system" fn(), SetPointSize>(set_point_size) };
+    let images = device.render_dynamic(&instance, 1, |cb| unsafe {
+        set_point_size(cb, 3.0);
+        device
+            .device
+            .cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipelines[0]);
+        device.device.cmd_draw(cb, 1, 1, 0, 0);
+    });
+    let all: Vec<_> = libs.iter().chain(&pipelines).copied().collect();
+    device.destroy_objects(&all, &[layout], &[], &[vs, fs]);
+    device.destroy();
+    instance.assert_clean();
+    let lit: Vec<(u32, u32)> = (0..RENDER_SIZE * RENDER_SIZE)
+        .filter(|i| images[0][(*i * 4) as usize + 3] == 255)
+        .map(|i| (i % RENDER_SIZE, i / RENDER_SIZE))
+        .collect();
+    let three: Vec<(u32, u32)> = (0..3).flat_map(|y| (0..3).map(move |x| (x, y))).collect();
+    assert_eq!(lit, three, "glPointSize(3)");
+}

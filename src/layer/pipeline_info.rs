@@ -363,8 +363,12 @@ pub(super) fn pipeline_key(
     use vk::PrimitiveTopology as T;
     let dynamic = dynamic_states(ci);
     let library = is_library(ci);
-    // SAFETY: valid pointers per Vulkan's valid usage.
-    let input = unsafe { ci.p_input_assembly_state.as_ref() };
+    let input = if holds_vertex_input(ci) {
+        // SAFETY: NULL or valid (Vulkan's valid usage) where the state is not ignored.
+        unsafe { ci.p_input_assembly_state.as_ref() }
+    } else {
+        None
+    };
     // SAFETY: NULL or valid (Vulkan's valid usage).
     let raster = unsafe { ci.p_rasterization_state.as_ref() };
     // SAFETY: as above.
@@ -488,13 +492,9 @@ pub(super) fn pipeline_key(
     }
 }
 
-/// The Locations `ci`'s vertex-input state feeds, where `ci` holds that state: not a library
-/// without the vertex-input part, not dynamic vertex input.
-fn fed_locations(
-    ci: &vk::GraphicsPipelineCreateInfo<'_>,
-    dynamic: &[vk::DynamicState],
-) -> Option<Vec<u32>> {
-    use vk::GraphicsPipelineLibraryFlagsEXT as Part;
+/// Whether `ci` holds the vertex-input state (vertex input and input assembly): not a
+/// library part without it, whose pointers to that state Vulkan ignores.
+fn holds_vertex_input(ci: &vk::GraphicsPipelineCreateInfo<'_>) -> bool {
     // SAFETY: valid pNext chain.
     let parts = unsafe {
         find_in_chain::<vk::GraphicsPipelineLibraryCreateInfoEXT<'_>>(
@@ -502,9 +502,19 @@ fn fed_locations(
             vk::StructureType::GRAPHICS_PIPELINE_LIBRARY_CREATE_INFO_EXT,
         )
     };
-    if parts.is_some_and(|p| !p.flags.contains(Part::VERTEX_INPUT_INTERFACE))
-        || dynamic.contains(&vk::DynamicState::VERTEX_INPUT_EXT)
-    {
+    parts.is_none_or(|p| {
+        p.flags
+            .contains(vk::GraphicsPipelineLibraryFlagsEXT::VERTEX_INPUT_INTERFACE)
+    })
+}
+
+/// The Locations `ci`'s vertex-input state feeds, where `ci` holds that state: not a library
+/// without the vertex-input part, not dynamic vertex input.
+fn fed_locations(
+    ci: &vk::GraphicsPipelineCreateInfo<'_>,
+    dynamic: &[vk::DynamicState],
+) -> Option<Vec<u32>> {
+    if !holds_vertex_input(ci) || dynamic.contains(&vk::DynamicState::VERTEX_INPUT_EXT) {
         return None;
     }
     // SAFETY: NULL or valid, with its attribute array (Vulkan's valid usage).

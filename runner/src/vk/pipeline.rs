@@ -385,26 +385,31 @@ pub fn create(gpu: &Gpu, targets: &Targets, desc: &PipelineDesc) -> VkResult<Pip
             vk::GraphicsPipelineLibraryFlagsEXT::PRE_RASTERIZATION_SHADERS,
             info,
         )?);
-        // With rasterization discarded, the fragment parts are left out, as Vulkan allows.
-        if !desc.rasterizer_discard {
-            let mut info = vk::GraphicsPipelineCreateInfo::default()
-                .stages(&fragment_stages)
+        // The fragment parts even with rasterization discarded, where Vulkan lets them be
+        // left out: the validation layer (1.3.239) crashes in vkCmdDraw on a pipeline linked
+        // without them. A program without a fragment shader gets a part without stages.
+        let mut info = vk::GraphicsPipelineCreateInfo::default()
+            .stages(&fragment_stages)
+            .multisample_state(&multisample)
+            .layout(desc.layout);
+        // Vulkan wants a depth/stencil state in this part even without a depth buffer
+        // (VUID-VkGraphicsPipelineCreateInfo-renderPass-06590): one that tests nothing.
+        let no_depth_test = vk::PipelineDepthStencilStateCreateInfo::default();
+        info = info.depth_stencil_state(if targets.depth.is_some() {
+            &depth_stencil
+        } else {
+            &no_depth_test
+        });
+        libraries.push(library(
+            vk::GraphicsPipelineLibraryFlagsEXT::FRAGMENT_SHADER,
+            info,
+        )?);
+        libraries.push(library(
+            vk::GraphicsPipelineLibraryFlagsEXT::FRAGMENT_OUTPUT_INTERFACE,
+            vk::GraphicsPipelineCreateInfo::default()
                 .multisample_state(&multisample)
-                .layout(desc.layout);
-            if targets.depth.is_some() {
-                info = info.depth_stencil_state(&depth_stencil);
-            }
-            libraries.push(library(
-                vk::GraphicsPipelineLibraryFlagsEXT::FRAGMENT_SHADER,
-                info,
-            )?);
-            libraries.push(library(
-                vk::GraphicsPipelineLibraryFlagsEXT::FRAGMENT_OUTPUT_INTERFACE,
-                vk::GraphicsPipelineCreateInfo::default()
-                    .multisample_state(&multisample)
-                    .color_blend_state(&blend),
-            )?);
-        }
+                .color_blend_state(&blend),
+        )?);
         let mut linking = vk::PipelineLibraryCreateInfoKHR::default().libraries(&libraries);
         let info = vk::GraphicsPipelineCreateInfo::default()
             .flags(if link_time_optimization {
@@ -429,7 +434,13 @@ pub fn create(gpu: &Gpu, targets: &Targets, desc: &PipelineDesc) -> VkResult<Pip
     }
 }
 
-/// One graphics pipeline library: `part` of the state, from `info`, for the targets.
+/// One graphics pipeline library: `part` of the state, from `info`, for the targets. The
+/// parts but the vertex input name the render pass. With dynamic rendering the fragment
+/// output states every format and the fragment shader only the depth format: Vulkan reads
+/// no more than the view mask (0, as when the structure is absent) from the parts but the
+/// fragment output, yet lavapipe 22.3 keeps a fragment shader part's depth test only when
+/// it sees a depth format, and crashes on one given the colour formats of a target with an
+/// unused (`VK_FORMAT_UNDEFINED`) attachment.
 fn library(
     gpu: &Gpu,
     targets: &Targets,
@@ -444,14 +455,19 @@ fn library(
     if targets.depth.is_some() {
         rendering = rendering.depth_attachment_format(super::target::DEPTH_FORMAT);
     }
+    let mut depth_only = vk::PipelineRenderingCreateInfo::default();
+    if targets.depth.is_some() {
+        depth_only = depth_only.depth_attachment_format(super::target::DEPTH_FORMAT);
+    }
     let mut info = info.flags(flags).push_next(&mut library);
-    // Every part but the vertex input states what it renders to.
-    if part != vk::GraphicsPipelineLibraryFlagsEXT::VERTEX_INPUT_INTERFACE {
-        info = if targets.dynamic {
-            info.push_next(&mut rendering)
-        } else {
-            info.render_pass(targets.render_pass).subpass(0)
-        };
+    if targets.dynamic {
+        if part == vk::GraphicsPipelineLibraryFlagsEXT::FRAGMENT_OUTPUT_INTERFACE {
+            info = info.push_next(&mut rendering);
+        } else if part == vk::GraphicsPipelineLibraryFlagsEXT::FRAGMENT_SHADER {
+            info = info.push_next(&mut depth_only);
+        }
+    } else if part != vk::GraphicsPipelineLibraryFlagsEXT::VERTEX_INPUT_INTERFACE {
+        info = info.render_pass(targets.render_pass).subpass(0);
     }
     create_one(gpu, &info)
 }
