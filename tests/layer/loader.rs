@@ -1,16 +1,15 @@
 //! The layer through the real loader on the installed driver (lavapipe in CI), with the
 //! validation layer below it.
 
-mod common;
-
+use crate::common::*;
 use ash::vk;
-use common::*;
 use std::ffi::CStr;
 
 type S = vk::ShaderStageFlags;
 
 #[test]
 fn layer_is_listed_by_the_loader() {
+    let _serial = serial();
     let entry = entry();
     let layers = unsafe { entry.enumerate_instance_layer_properties() }.unwrap();
     assert!(

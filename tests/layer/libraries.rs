@@ -5,10 +5,8 @@
 //! fragment library alone, and a pre-rasterization library with a TES and no TCS. Each
 //! SKIPs with the reason where the driver lacks what it needs.
 
-mod common;
-
+use crate::common::*;
 use ash::vk::{self, Handle};
-use common::*;
 use std::ffi::c_void;
 
 type S = vk::ShaderStageFlags;
@@ -497,6 +495,7 @@ fn linked_pipelines_are_not_rewritten_again() {
 /// being the image's last.
 #[test]
 fn linked_pipeline_takes_gl_frag_coord_height_from_its_pre_rasterization_library() {
+    let _serial = serial();
     let instance = Instance::new(WITH_VALIDATION);
     let needs = Needs {
         gl_state: true,

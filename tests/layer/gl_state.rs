@@ -6,10 +6,8 @@
 //! The 4x4 target: `tests/glsl/layer/point.vert` puts one point at the centre of pixel
 //! (1, 1); GL draws it `glPointSize` pixels wide (GL 4.6 core, 14.4).
 
-mod common;
-
+use crate::common::*;
 use ash::vk;
-use common::*;
 
 const GL_STATE: &std::ffi::CStr = c"VK_GLSEM_gl_state";
 const COMMANDS: [&std::ffi::CStr; 3] = [

@@ -4,10 +4,8 @@
 //! rules apply there, and Bresenham would be invalid:
 //! VUID-VkGraphicsPipelineCreateInfo-lineRasterizationMode-02766).
 
-mod common;
-
+use crate::common::*;
 use ash::vk;
-use common::*;
 
 const GL_STATE: &std::ffi::CStr = c"VK_GLSEM_gl_state";
 

@@ -12,10 +12,8 @@
 //! a constant changed to a value drawn for this run. An allocator that returns NULL gets
 //! `VK_ERROR_OUT_OF_HOST_MEMORY`.
 
-mod common;
-
+use crate::common::*;
 use ash::vk::{self, Handle};
-use common::*;
 use spirv::Op;
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU32, Ordering};

@@ -3,9 +3,7 @@
 //! Each module whose header sections the layer cannot read gets one warning.
 //! Only inputs plain lavapipe itself survives (module creation, no pipeline).
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use VkLayer_glsem::spirv::module::instructions;
 
 /// Set in the child process of [`each_unreadable_module_gets_one_warning`]: the creation
@@ -114,8 +112,9 @@ fn malformed_modules_get_the_drivers_result() {
 /// the layer does not know, are readable: whether they are valid is the driver's business.
 #[test]
 fn each_unreadable_module_gets_one_warning() {
+    let _serial = serial();
     let stderr = stderr_of_test(
-        "malformed_modules_get_the_drivers_result",
+        "malformed::malformed_modules_get_the_drivers_result",
         &[(MARK_CASES, "1")],
     );
     let mut warnings: Vec<(String, usize)> = Vec::new();

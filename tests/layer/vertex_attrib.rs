@@ -6,10 +6,8 @@
 //! `tests/glsl/layer/unfed_color.vert` draws vertices 0-5 over the left half of the 4x4
 //! target and vertices 6-11 over the right half, in the colour its unfed input reads.
 
-mod common;
-
+use crate::common::*;
 use ash::vk;
-use common::*;
 
 type SetVertexAttrib =
     unsafe extern "system" fn(vk::CommandBuffer, u32, vk::Format, *const std::ffi::c_void);

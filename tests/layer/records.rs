@@ -1,15 +1,14 @@
 //! Every record the layer keeps for a device is dropped by vkDestroyDevice, even when the
 //! application leaks the objects (one test per binary: the counters are process-wide).
 
-mod common;
-
+use crate::common::*;
 use ash::vk;
-use common::*;
 
 type S = vk::ShaderStageFlags;
 
 #[test]
 fn every_record_is_dropped_at_destroy_device() {
+    let _serial = serial();
     // No validation layer: leaking children at vkDestroyDevice is what this test does.
     let instance = Instance::new(GLSEM_ONLY);
     assert_eq!(counters().devices, 0);

@@ -9,10 +9,8 @@
 //! validation layer: Debian 12's (1.3.239) predates VK_EXT_shader_object and cannot
 //! validate draws with shader objects.
 
-mod common;
-
+use crate::common::*;
 use ash::vk;
-use common::*;
 
 type S = vk::ShaderStageFlags;
 

@@ -9,10 +9,8 @@
 //! Validation stays on. `GLSEM_STRESS_PIPELINES` sets the pipelines per thread (default
 //! 200; the figure), `GLSEM_STRESS_TIMEOUT` the watchdog in seconds (default 300).
 
-mod common;
-
+use crate::common::*;
 use ash::vk;
-use common::*;
 use std::sync::{mpsc, Arc};
 use std::time::Duration;
 
@@ -185,6 +183,7 @@ fn work(shared: &Shared, t: usize, per_thread: usize) {
 
 #[test]
 fn eight_threads_create_destroy_and_record_on_one_device() {
+    let _serial = serial();
     let per_thread = env_or("GLSEM_STRESS_PIPELINES", 200) as usize;
     let timeout = Duration::from_secs(env_or("GLSEM_STRESS_TIMEOUT", 300));
     let before = counters();
