@@ -233,62 +233,58 @@ pub fn plan_layout(
                    and VK_GLSEM_gl_state is not enabled)";
         return (None, BlockSlot::Unavailable(why.into()));
     }
-    let placement = place_block(app, readers, dev.limits.max_push_constants_size);
-    if let Some((offset, size, push_stages)) = placement.block(app) {
-        log::debug!(
-            "pipeline layout: the GL-state block at push-constant offset {offset} for \
-             {readers:?}"
-        );
-        let slot = BlockSlot::Reserved {
-            offset,
-            size,
-            push_stages,
-            reads: readers,
-        };
-        return (placement.ranges(app), slot);
-    }
-    let Placement::NoRoom(why) = placement else {
-        unreachable!("every other placement has a block");
-    };
-    // Fewer readers may still fit where all do not: without the fragment stage (an
-    // application with ranges for both the vertex and the fragment stage), then the
-    // levels alone (all the generated TCS reads: 24 bytes, not the whole block).
+    // All readers first; fewer may still fit where all do not: without the fragment stage
+    // (an application with ranges for both the vertex and the fragment stage), then the
+    // levels alone (all the generated TCS reads: 24 bytes, not the whole block). `lost` says
+    // what a fallback gives up.
     let tcs = vk::ShaderStageFlags::TESSELLATION_CONTROL;
-    let without_fragment = readers & !vk::ShaderStageFlags::FRAGMENT;
-    let fallbacks = [
+    let candidates = [
+        (readers, BLOCK_SIZE, None),
         (
-            without_fragment,
+            readers & !vk::ShaderStageFlags::FRAGMENT,
             BLOCK_SIZE,
-            "GL's window coordinates cannot reach its fragment shaders",
+            Some("GL's window coordinates cannot reach its fragment shaders"),
         ),
         (
             tcs,
             LEVELS_SIZE,
-            "GL's point, clip and window state cannot reach its shaders (GL's defaults are \
-             used)",
+            Some(
+                "GL's point, clip and window state cannot reach its shaders (GL's defaults \
+                 are used)",
+            ),
         ),
     ];
-    for (fewer, block_size, lost) in fallbacks {
-        if !readers.contains(fewer)
-            || fewer.is_empty()
-            || (fewer, block_size) == (readers, BLOCK_SIZE)
-        {
+    let mut why = None;
+    for (fewer, block_size, lost) in candidates {
+        let tried_already = lost.is_some() && (fewer, block_size) == (readers, BLOCK_SIZE);
+        if !readers.contains(fewer) || fewer.is_empty() || tried_already {
             continue;
         }
         let placement = place(app, fewer, block_size, dev.limits.max_push_constants_size);
-        if let Some((offset, size, push_stages)) = placement.block(app) {
-            if fewer != readers {
-                log::warning!("pipeline layout: {why}; {lost}; the block sits at offset {offset}");
+        let Some((offset, size, push_stages)) = placement.block(app) else {
+            if let Placement::NoRoom(no_room) = placement {
+                why.get_or_insert(no_room);
             }
-            let slot = BlockSlot::Reserved {
-                offset,
-                size,
-                push_stages,
-                reads: fewer,
-            };
-            return (placement.ranges(app), slot);
+            continue;
+        };
+        match (&why, lost) {
+            (Some(why), Some(lost)) => {
+                log::warning!("pipeline layout: {why}; {lost}; the block sits at offset {offset}")
+            }
+            _ => log::debug!(
+                "pipeline layout: the GL-state block at push-constant offset {offset} for \
+                 {fewer:?}"
+            ),
         }
+        let slot = BlockSlot::Reserved {
+            offset,
+            size,
+            push_stages,
+            reads: fewer,
+        };
+        return (placement.ranges(app), slot);
     }
+    let why = why.unwrap_or_default();
     log::warning!(
         "pipeline layout: {why}; pipelines on it with a tessellation evaluation shader and \
          no control shader will fail to create, and GL's point and clip state cannot reach \
