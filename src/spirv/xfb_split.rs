@@ -103,12 +103,7 @@ fn split_outputs(
     }
 
     let mut e = Editor::new(&m);
-    let names = member_names(&m);
-    let splits = vars
-        .iter()
-        .map(|&var| Split::plan(&m, &mut e, ep, var, StorageClass::Output, &names))
-        .collect::<Result<Vec<_>, _>>()?;
-    shadow(&m, &mut e, ep, &splits)?;
+    let splits = split_into_shadows(&m, &mut e, ep, &vars, StorageClass::Output)?;
 
     // A geometry shader's vertex takes the outputs' values when it is emitted; an emission
     // for one stream captures only the outputs of that stream. Other stages hand their
@@ -182,12 +177,7 @@ fn split_inputs(words: &[u32], entry: &str, select: impl Fn(u32) -> bool) -> Pas
     }
 
     let mut e = Editor::new(&m);
-    let names = member_names(&m);
-    let splits = vars
-        .iter()
-        .map(|&var| Split::plan(&m, &mut e, ep, var, StorageClass::Input, &names))
-        .collect::<Result<Vec<_>, _>>()?;
-    shadow(&m, &mut e, ep, &splits)?;
+    let splits = split_into_shadows(&m, &mut e, ep, &vars, StorageClass::Input)?;
     let start = m
         .function_body_start(ep.function)
         .ok_or(PassError::MissingFunction {
@@ -381,6 +371,25 @@ impl Split {
 /// Turns every split variable into its Private shadow: the same id with a Private pointer
 /// type and no interface decorations, every pointer derived from it retyped, and the
 /// entry point's interface listing the leaves.
+/// Plans the split of each of `vars` (of `storage`) into leaves and turns the variables into
+/// their `Private` shadows; the caller copies between shadows and leaves where the values
+/// pass.
+fn split_into_shadows(
+    m: &Module,
+    e: &mut Editor,
+    ep: &EntryPoint,
+    vars: &[u32],
+    storage: StorageClass,
+) -> Result<Vec<Split>, PassError> {
+    let names = member_names(m);
+    let splits = vars
+        .iter()
+        .map(|&var| Split::plan(m, e, ep, var, storage, &names))
+        .collect::<Result<Vec<_>, _>>()?;
+    shadow(m, e, ep, &splits)?;
+    Ok(splits)
+}
+
 fn shadow(m: &Module, e: &mut Editor, ep: &EntryPoint, splits: &[Split]) -> Result<(), PassError> {
     let vars: HashSet<u32> = splits.iter().map(|s| s.var).collect();
     for split in splits {
