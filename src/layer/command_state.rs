@@ -126,6 +126,15 @@ pub unsafe extern "system" fn cmd_set_point_size(command_buffer: vk::CommandBuff
     })
 }
 
+/// Sets or clears `flag` in the block's `flags` as a GL enable does.
+fn set_flag(flags: &mut u32, flag: u32, enable: vk::Bool32) {
+    if enable != vk::FALSE {
+        *flags |= flag;
+    } else {
+        *flags &= !flag;
+    }
+}
+
 /// `vkCmdSetProgramPointSizeEnableGLSEM` (`include/vk_glsem.h`).
 ///
 /// # Safety
@@ -135,10 +144,7 @@ pub unsafe extern "system" fn cmd_set_program_point_size_enable(
     enable: vk::Bool32,
 ) {
     update("vkCmdSetProgramPointSizeEnableGLSEM", command_buffer, |v| {
-        v.flags &= !FLAG_PROGRAM_POINT_SIZE;
-        if enable != vk::FALSE {
-            v.flags |= FLAG_PROGRAM_POINT_SIZE;
-        }
+        set_flag(&mut v.flags, FLAG_PROGRAM_POINT_SIZE, enable)
     })
 }
 
@@ -209,10 +215,7 @@ pub unsafe extern "system" fn cmd_set_point_sprite_coord_origin(
     lower_left: vk::Bool32,
 ) {
     update("vkCmdSetPointSpriteCoordOriginGLSEM", command_buffer, |v| {
-        v.flags &= !FLAG_POINT_SPRITE_LOWER_LEFT;
-        if lower_left != vk::FALSE {
-            v.flags |= FLAG_POINT_SPRITE_LOWER_LEFT;
-        }
+        set_flag(&mut v.flags, FLAG_POINT_SPRITE_LOWER_LEFT, lower_left)
     })
 }
 
