@@ -139,12 +139,6 @@ const FIRST_SAMPLER_BINDING: u32 = 32;
 /// Descriptor bindings of shader storage blocks: this plus the GL binding point.
 pub const FIRST_STORAGE_BINDING: u32 = 64;
 
-/// GL's atomic counter buffer binding point N is served as the storage buffer at "binding
-/// point" `ATOMIC_COUNTER_BINDINGS + N`: glslang (`-R`) turns a stage's atomic counters of
-/// binding N into a storage block `gl_AtomicCounterBlock_N` with GL's offsets, and GL's
-/// atomic counter and shader storage binding points are apart.
-pub const ATOMIC_COUNTER_BINDINGS: u32 = 32;
-
 /// A shader storage block: GL's binding point (`layout(binding = N)`, else 0), served by
 /// the buffer of the `ssbo N …` commands.
 #[derive(Debug, Clone, PartialEq)]

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use ash::vk;
 
+use crate::compat;
 use crate::glsl::{Compiler, Program, UniformBlock};
 use crate::probe::DEFAULT_TOLERANCE;
 use crate::report::Outcome;
@@ -96,10 +97,13 @@ pub fn play(vulkan: &Vulkan, compiler: &Compiler, path: &Path, options: &Options
     } else {
         scene::Dialect::Scene
     };
-    let scene = match scene::parse_as(&text, dialect) {
+    let mut scene = match scene::parse_as(&text, dialect) {
         Ok(s) => s,
         Err(e) => return stop(e.into(), None),
     };
+    if let Err(e) = compat::lower(&mut scene) {
+        return stop(e.into(), None);
+    }
     // Never hand such a pipeline to a driver: lavapipe and NVIDIA crash on it.
     if scene.has_stage(Stage::TessEval) && !scene.has_stage(Stage::TessControl) && !vulkan.layer {
         return stop(Outcome::Fail(TES_WITHOUT_TCS.into()), None);
@@ -941,7 +945,7 @@ impl Player {
                     .collect();
                 self.replace_targets(&formats, true).map_err(fail)?;
             }
-            // `scene::parse` lowers a compatibility scene's commands (`compat::lower`).
+            // `play` lowers a compatibility scene's commands (`compat::lower`) before this.
             Command::Compat(c) => return Err(fail(format!("{c:?} was not lowered"))),
         }
         Ok(())
