@@ -6,7 +6,6 @@
 mod compat_commands;
 
 pub use compat_commands::{CompatCommand, CLIP_PLANES};
-use std::fmt;
 
 /// GL's atomic counter buffer binding point N is served as the storage buffer at "binding
 /// point" `ATOMIC_COUNTER_BINDINGS + N`: glslang (`-R`) turns a stage's atomic counters of
@@ -15,20 +14,14 @@ use std::fmt;
 pub const ATOMIC_COUNTER_BINDINGS: u32 = 32;
 
 /// Why a scene could not be turned into something runnable.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum SceneError {
     /// Something the runner does not implement: the scene is skipped, never silently passed.
+    #[error("{0}")]
     Skip(String),
     /// The scene itself is wrong (malformed number, missing operand, ...).
+    #[error("{0}")]
     Fail(String),
-}
-
-impl fmt::Display for SceneError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SceneError::Skip(m) | SceneError::Fail(m) => f.write_str(m),
-        }
-    }
 }
 
 /// A programmable pipeline stage, in pipeline order.
