@@ -25,26 +25,43 @@ pub const VERTEX_ATTRIB_COMMAND: &str = abi::CMD_SET_VERTEX_ATTRIB;
 pub const WINDOW_ORIGIN_ENV: &str = "VK_GLSEM_WINDOW_ORIGIN";
 const LIBRARY: &str = "libVkLayer_glsem.so";
 
+/// Why the layer could not be made available to the loader.
+#[derive(Debug, thiserror::Error)]
+pub enum LayerError {
+    #[error("GLSEM_LAYER_LIB={} does not exist", .0.display())]
+    NoSuchLibrary(PathBuf),
+    #[error("cannot locate glsem-run: {0}")]
+    NoExecutable(std::io::Error),
+    #[error("the glsem layer {} was not found (build it with `cargo build`, set GLSEM_LAYER_LIB, or pass --no-layer)", .0.display())]
+    NotBuilt(PathBuf),
+    /// `what` is the verb: "resolve", "create", "write".
+    #[error("cannot {what} {}: {source}", path.display())]
+    Io {
+        what: &'static str,
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{0}")]
+    LayerPath(#[from] std::env::JoinPathsError),
+}
+
 /// The layer library this run uses: `GLSEM_LAYER_LIB`, else the one built next to us.
-pub fn find_library() -> Result<PathBuf, String> {
+pub fn find_library() -> Result<PathBuf, LayerError> {
     if let Some(path) = std::env::var_os("GLSEM_LAYER_LIB") {
         let path = PathBuf::from(path);
         return if path.is_file() {
             Ok(path)
         } else {
-            Err(format!("GLSEM_LAYER_LIB={} does not exist", path.display()))
+            Err(LayerError::NoSuchLibrary(path))
         };
     }
-    let exe = std::env::current_exe().map_err(|e| format!("cannot locate glsem-run: {e}"))?;
+    let exe = std::env::current_exe().map_err(LayerError::NoExecutable)?;
     let dir = exe.parent().unwrap_or(Path::new("."));
     let path = dir.join(LIBRARY);
     if path.is_file() {
         Ok(path)
     } else {
-        Err(format!(
-            "the glsem layer {} was not found (build it with `cargo build`, set GLSEM_LAYER_LIB, or pass --no-layer)",
-            path.display()
-        ))
+        Err(LayerError::NotBuilt(path))
     }
 }
 
@@ -71,19 +88,20 @@ pub fn manifest(library: &Path) -> String {
 
 /// Writes the manifest into `dir` and prepends `dir` to `VK_ADD_LAYER_PATH`. Must run
 /// before libvulkan is loaded, while the process is still single-threaded.
-pub fn install_manifest(library: &Path, dir: &Path) -> Result<(), String> {
-    let library = library
-        .canonicalize()
-        .map_err(|e| format!("cannot resolve {}: {e}", library.display()))?;
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+pub fn install_manifest(library: &Path, dir: &Path) -> Result<(), LayerError> {
+    let io = |what, path: &Path| {
+        let path = path.to_path_buf();
+        move |source| LayerError::Io { what, path, source }
+    };
+    let library = library.canonicalize().map_err(io("resolve", library))?;
+    std::fs::create_dir_all(dir).map_err(io("create", dir))?;
     let file = dir.join("VkLayer_glsem.json");
-    std::fs::write(&file, manifest(&library))
-        .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+    std::fs::write(&file, manifest(&library)).map_err(io("write", &file))?;
     let mut paths = vec![dir.to_path_buf()];
     if let Some(old) = std::env::var_os("VK_ADD_LAYER_PATH") {
         paths.extend(std::env::split_paths(&old));
     }
-    let joined = std::env::join_paths(paths).map_err(|e| e.to_string())?;
+    let joined = std::env::join_paths(paths)?;
     std::env::set_var("VK_ADD_LAYER_PATH", joined);
     Ok(())
 }

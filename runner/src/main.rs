@@ -148,14 +148,32 @@ fn main() -> ExitCode {
     code
 }
 
+/// Why the run could not start.
+#[derive(Debug, thiserror::Error)]
+enum SetupError {
+    #[error("cannot create {}: {source}", path.display())]
+    WorkDir {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Layer(#[from] layer::LayerError),
+    #[error(transparent)]
+    Glslang(#[from] glsl::GlslangError),
+    #[error(transparent)]
+    Vulkan(#[from] vk::VkError),
+}
+
 /// Sets up the loader, glslang and the instance (with `extensions`) once.
 fn setup(
     args: &Args,
     work_dir: &std::path::Path,
     extensions: &[*const c_char],
-) -> Result<(vk::Vulkan, glsl::Compiler), String> {
-    std::fs::create_dir_all(work_dir)
-        .map_err(|e| format!("cannot create {}: {e}", work_dir.display()))?;
+) -> Result<(vk::Vulkan, glsl::Compiler), SetupError> {
+    std::fs::create_dir_all(work_dir).map_err(|source| SetupError::WorkDir {
+        path: work_dir.to_path_buf(),
+        source,
+    })?;
     if args.layer {
         let library = layer::find_library()?;
         // Before libvulkan is loaded: the loader reads VK_ADD_LAYER_PATH once.
@@ -199,7 +217,7 @@ fn report(args: &Args, file: &std::path::Path, outcome: &Outcome, device: Option
 }
 
 /// `--window`: shows the one scene until the window closes; the summary is its last run.
-fn show(args: &Args, work_dir: &std::path::Path) -> Result<Summary, String> {
+fn show(args: &Args, work_dir: &std::path::Path) -> Result<Summary, SetupError> {
     let file = &args.files[0];
     let outcome = window::show(
         file,
@@ -213,7 +231,7 @@ fn show(args: &Args, work_dir: &std::path::Path) -> Result<Summary, String> {
 }
 
 /// Runs every scene, headless.
-fn run(args: &Args, work_dir: &std::path::Path) -> Result<Summary, String> {
+fn run(args: &Args, work_dir: &std::path::Path) -> Result<Summary, SetupError> {
     let (vulkan, compiler) = setup(args, work_dir, &[])?;
     let options = options(args);
 

@@ -51,8 +51,33 @@ fn show(values: &[f64]) -> String {
     format!("({})", parts.join(", "))
 }
 
+/// Why a probe failed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ProbeFailure {
+    #[error("probe region ({x0}, {y0}, {w}, {h}) is empty or outside the {width}x{height} window")]
+    Region {
+        x0: i64,
+        y0: i64,
+        w: i64,
+        h: i64,
+        width: u32,
+        height: u32,
+    },
+    /// The first pixel off the expected value (`expected` and `observed` as `show` prints).
+    #[error(
+        "probe at ({x}, {y}) of attachment {attachment}: expected {expected}, observed {observed}"
+    )]
+    Pixel {
+        x: i64,
+        y: i64,
+        attachment: usize,
+        expected: String,
+        observed: String,
+    },
+}
+
 /// Checks every pixel of the probe's region; the error names the first bad pixel.
-pub fn check(probe: &Probe, image: &Image, tolerance: [f64; 4]) -> Result<(), String> {
+pub fn check(probe: &Probe, image: &Image, tolerance: [f64; 4]) -> Result<(), ProbeFailure> {
     let (x0, y0, w, h) = resolve(probe.region, image.width, image.height);
     if w <= 0
         || h <= 0
@@ -61,10 +86,14 @@ pub fn check(probe: &Probe, image: &Image, tolerance: [f64; 4]) -> Result<(), St
         || x0 + w > image.width as i64
         || y0 + h > image.height as i64
     {
-        return Err(format!(
-            "probe region ({x0}, {y0}, {w}, {h}) is empty or outside the {}x{} window",
-            image.width, image.height
-        ));
+        return Err(ProbeFailure::Region {
+            x0,
+            y0,
+            w,
+            h,
+            width: image.width,
+            height: image.height,
+        });
     }
     let channels = probe.expected.len();
     for y in y0..y0 + h {
@@ -83,12 +112,13 @@ pub fn check(probe: &Probe, image: &Image, tolerance: [f64; 4]) -> Result<(), St
                     }
                 });
             if bad {
-                return Err(format!(
-                    "probe at ({x}, {y}) of attachment {}: expected {}, observed {}",
-                    probe.attachment,
-                    show(&probe.expected),
-                    show(got)
-                ));
+                return Err(ProbeFailure::Pixel {
+                    x,
+                    y,
+                    attachment: probe.attachment,
+                    expected: show(&probe.expected),
+                    observed: show(got),
+                });
             }
         }
     }
@@ -144,7 +174,7 @@ mod tests {
         );
         let err = check(&top, &img, DEFAULT_TOLERANCE).unwrap_err();
         assert_eq!(
-            err,
+            err.to_string(),
             "probe at (2, 1) of attachment 0: expected (0, 1, 0), observed (1, 0, 0)"
         );
     }
@@ -242,6 +272,7 @@ mod tests {
         );
         assert!(check(&p, &img, DEFAULT_TOLERANCE)
             .unwrap_err()
+            .to_string()
             .contains("outside"));
     }
 }

@@ -3,25 +3,25 @@
 //! Parsing never panics and never guesses: an unknown section, command or requirement turns
 //! the scene into a SKIP naming the line, a malformed number into a FAIL naming the line.
 
-use crate::compat;
-use crate::glsl::ATOMIC_COUNTER_BINDINGS;
-use std::fmt;
+mod compat_commands;
+
+pub use compat_commands::{CompatCommand, CLIP_PLANES};
+
+/// GL's atomic counter buffer binding point N is served as the storage buffer at "binding
+/// point" `ATOMIC_COUNTER_BINDINGS + N`: glslang (`-R`) turns a stage's atomic counters of
+/// binding N into a storage block `gl_AtomicCounterBlock_N` with GL's offsets, and GL's
+/// atomic counter and shader storage binding points are apart.
+pub const ATOMIC_COUNTER_BINDINGS: u32 = 32;
 
 /// Why a scene could not be turned into something runnable.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum SceneError {
     /// Something the runner does not implement: the scene is skipped, never silently passed.
+    #[error("{0}")]
     Skip(String),
     /// The scene itself is wrong (malformed number, missing operand, ...).
+    #[error("{0}")]
     Fail(String),
-}
-
-impl fmt::Display for SceneError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SceneError::Skip(m) | SceneError::Fail(m) => f.write_str(m),
-        }
-    }
 }
 
 /// A programmable pipeline stage, in pipeline order.
@@ -520,7 +520,7 @@ pub enum Command {
         value: BufferValue,
     },
     /// A command of a compatibility context; `compat::lower` replaces them all.
-    Compat(compat::CompatCommand),
+    Compat(CompatCommand),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -674,10 +674,11 @@ pub fn parse_as(text: &str, dialect: Dialect) -> Result<Scene, SceneError> {
             }
             Section::Test => {
                 if let Some(line) = content(raw) {
-                    let command = match compat::parse_command(line, number, scene.require.compat)? {
-                        Some(command) => command,
-                        None => parse_command(line, number)?,
-                    };
+                    let command =
+                        match compat_commands::parse_command(line, number, scene.require.compat)? {
+                            Some(command) => command,
+                            None => parse_command(line, number)?,
+                        };
                     if let Command::Uniform(u) = &command {
                         let given = line.split_whitespace().count().saturating_sub(3);
                         let wanted = (u.columns * u.rows) as usize;
@@ -696,9 +697,6 @@ pub fn parse_as(text: &str, dialect: Dialect) -> Result<Scene, SceneError> {
     }
     if !vertex_lines.is_empty() {
         scene.vertex_data = Some(parse_vertex_data(&vertex_lines)?);
-    }
-    if scene.require.compat {
-        compat::lower(&mut scene)?;
     }
     Ok(scene)
 }

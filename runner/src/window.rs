@@ -24,7 +24,9 @@ use crate::glsl::Compiler;
 use crate::player::{self, Options, Player};
 use crate::report::Outcome;
 use crate::vk::format::Format;
-use crate::vk::{check, color_range, image_barrier, take_messages, Buffer, Gpu, VkResult, Vulkan};
+use crate::vk::{
+    check, color_range, image_barrier, take_messages, Buffer, Gpu, VkError, VkResult, Vulkan,
+};
 
 /// Pixels between panes and around them.
 pub const GAP: u32 = 4;
@@ -38,28 +40,32 @@ pub type Say<'a> = &'a dyn Fn(&Outcome, Option<&str>);
 
 /// Shows `path` until the window closes; returns the outcome of the last run. `setup`
 /// creates the instance (with the surface extensions it is given) and the compiler.
-pub fn show(
+pub fn show<E: From<VkError>>(
     path: &Path,
     options: &Options,
     say: Say<'_>,
-    setup: impl FnOnce(&[*const c_char]) -> Result<(Vulkan, Compiler), String>,
-) -> Result<Outcome, String> {
+    setup: impl FnOnce(&[*const c_char]) -> Result<(Vulkan, Compiler), E>,
+) -> Result<Outcome, E> {
     // winit is built for X11 only (XWayland serves Wayland sessions).
     let display = std::env::var("DISPLAY").unwrap_or_default();
     if display.is_empty() {
-        return Err(
+        return Err(VkError::Setup(
             "--window needs an X11 display, and DISPLAY is not set (this build draws through \
              X11, which XWayland provides on Wayland; run headless without --window, or under \
              Xvfb)"
                 .into(),
-        );
+        )
+        .into());
     }
     // winit's error says no more than this (plus its own source location).
-    let event_loop = EventLoop::new()
-        .map_err(|_| format!("--window cannot connect to the X server at DISPLAY={display}"))?;
+    let event_loop = EventLoop::new().map_err(|_| {
+        VkError::Setup(format!(
+            "--window cannot connect to the X server at DISPLAY={display}"
+        ))
+    })?;
     let raw_display = event_loop
         .display_handle()
-        .map_err(|e| format!("--window: no display handle: {e}"))?
+        .map_err(|e| VkError::Setup(format!("--window: no display handle: {e}")))?
         .as_raw();
     let extensions = ash_window::enumerate_required_extensions(raw_display)
         .map_err(check("the surface extensions for this display"))?;
@@ -85,8 +91,8 @@ pub fn show(
     let outcome = app.outcome.clone();
     let error = app.error.take();
     drop(app);
-    ran.map_err(|e| format!("the window's event loop failed: {e}"))?;
-    error.map_or(Ok(outcome), Err)
+    ran.map_err(|e| VkError::Setup(format!("the window's event loop failed: {e}")))?;
+    error.map_or(Ok(outcome), |e| Err(e.into()))
 }
 
 struct App<'a> {
@@ -105,7 +111,7 @@ struct App<'a> {
     /// Modification time and length of the scene file when it last ran.
     stamp: Option<(SystemTime, u64)>,
     /// A failure that ends the program (exit status 2).
-    error: Option<String>,
+    error: Option<VkError>,
     announced: bool,
 }
 
@@ -116,7 +122,7 @@ fn file_stamp(path: &Path) -> Option<(SystemTime, u64)> {
 
 impl App<'_> {
     /// Runs the scene (again) and puts its targets into a new screen.
-    fn run_scene(&mut self) -> Result<(), String> {
+    fn run_scene(&mut self) -> VkResult<()> {
         // One swapchain per surface: the old screen goes before the new device comes.
         self.screen = None;
         report_messages("tearing down the previous run");
@@ -158,7 +164,7 @@ impl App<'_> {
         PhysicalSize::new(n * w + (n + 1) * GAP, h + 2 * GAP)
     }
 
-    fn open(&mut self, event_loop: &ActiveEventLoop) -> Result<(), String> {
+    fn open(&mut self, event_loop: &ActiveEventLoop) -> VkResult<()> {
         self.run_scene()?;
         let attributes = Window::default_attributes()
             .with_title(self.title())
@@ -184,7 +190,7 @@ impl App<'_> {
         Ok(())
     }
 
-    fn reload_if_changed(&mut self) -> Result<(), String> {
+    fn reload_if_changed(&mut self) -> VkResult<()> {
         let stamp = file_stamp(self.path);
         if stamp.is_none() || stamp == self.stamp {
             return Ok(());
@@ -203,7 +209,7 @@ impl App<'_> {
         Ok(())
     }
 
-    fn redraw(&mut self) -> Result<(), String> {
+    fn redraw(&mut self) -> VkResult<()> {
         let Some(window) = &self.window else {
             return Ok(());
         };
@@ -224,7 +230,7 @@ impl App<'_> {
         Ok(())
     }
 
-    fn fail(&mut self, event_loop: &ActiveEventLoop, result: Result<(), String>) {
+    fn fail(&mut self, event_loop: &ActiveEventLoop, result: VkResult<()>) {
         if let Err(e) = result {
             self.error = Some(e);
             event_loop.exit();
@@ -391,7 +397,7 @@ struct Screen {
 }
 
 impl Screen {
-    fn new(mut player: Player) -> Result<Screen, String> {
+    fn new(mut player: Player) -> VkResult<Screen> {
         let targets = player.read_targets()?;
         let (width, height) = (targets.width, targets.height);
         let labels: Vec<Label> = targets
@@ -452,7 +458,7 @@ impl Screen {
     }
 
     /// Creates the pane images and fills them with `contents` (RGBA8 rows).
-    fn upload(&mut self, contents: &[Vec<u8>]) -> Result<(), String> {
+    fn upload(&mut self, contents: &[Vec<u8>]) -> VkResult<()> {
         let mut staging: Vec<Buffer> = Vec::new();
         let result = self.upload_through(contents, &mut staging);
         for b in &staging {
@@ -461,11 +467,7 @@ impl Screen {
         result
     }
 
-    fn upload_through(
-        &mut self,
-        contents: &[Vec<u8>],
-        staging: &mut Vec<Buffer>,
-    ) -> Result<(), String> {
+    fn upload_through(&mut self, contents: &[Vec<u8>], staging: &mut Vec<Buffer>) -> VkResult<()> {
         let (w, h) = (self.width, self.height);
         for bytes in contents {
             let pane = self.pane_image()?;
@@ -572,7 +574,7 @@ impl Screen {
         wait: &[vk::Semaphore],
         signal: &[vk::Semaphore],
         f: impl FnOnce(&Gpu, vk::CommandBuffer, &[Pane]),
-    ) -> Result<(), String> {
+    ) -> VkResult<()> {
         let gpu = self.gpu();
         // SAFETY: `self.cmd` is this window's, and the last submission was waited for.
         unsafe {
@@ -594,7 +596,7 @@ impl Screen {
         surface_fns: &ash::khr::surface::Instance,
         surface: vk::SurfaceKHR,
         size: PhysicalSize<u32>,
-    ) -> Result<bool, String> {
+    ) -> VkResult<bool> {
         let stale = self
             .swapchain
             .as_ref()
@@ -757,7 +759,7 @@ impl Swapchain {
         surface_fns: &ash::khr::surface::Instance,
         surface: vk::SurfaceKHR,
         size: PhysicalSize<u32>,
-    ) -> Result<Swapchain, String> {
+    ) -> VkResult<Swapchain> {
         let pd = gpu.physical;
         unsafe {
             let can_present = surface_fns
@@ -767,7 +769,8 @@ impl Swapchain {
                 return Err(format!(
                     "{}: the graphics queue cannot present to this window",
                     gpu.name
-                ));
+                )
+                .into());
             }
             let caps = surface_fns
                 .get_physical_device_surface_capabilities(pd, surface)
@@ -779,7 +782,8 @@ impl Swapchain {
                 return Err(format!(
                     "{}: swapchain images cannot be transfer destinations",
                     gpu.name
-                ));
+                )
+                .into());
             }
             let formats = surface_fns
                 .get_physical_device_surface_formats(pd, surface)
@@ -793,7 +797,8 @@ impl Swapchain {
                 return Err(format!(
                     "{}: cannot blit into the swapchain format {:?}",
                     gpu.name, format.format
-                ));
+                )
+                .into());
             }
             // 0xFFFFFFFF: the surface takes the swapchain's size, which we take from the window.
             let extent = if caps.current_extent.width == u32::MAX {

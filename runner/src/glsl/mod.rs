@@ -139,12 +139,6 @@ const FIRST_SAMPLER_BINDING: u32 = 32;
 /// Descriptor bindings of shader storage blocks: this plus the GL binding point.
 pub const FIRST_STORAGE_BINDING: u32 = 64;
 
-/// GL's atomic counter buffer binding point N is served as the storage buffer at "binding
-/// point" `ATOMIC_COUNTER_BINDINGS + N`: glslang (`-R`) turns a stage's atomic counters of
-/// binding N into a storage block `gl_AtomicCounterBlock_N` with GL's offsets, and GL's
-/// atomic counter and shader storage binding points are apart.
-pub const ATOMIC_COUNTER_BINDINGS: u32 = 32;
-
 /// A shader storage block: GL's binding point (`layout(binding = N)`, else 0), served by
 /// the buffer of the `ssbo N …` commands.
 #[derive(Debug, Clone, PartialEq)]
@@ -355,24 +349,42 @@ impl Program {
     }
 }
 
+/// Why the compiler could not be set up.
+#[derive(Debug, thiserror::Error)]
+pub enum GlslangError {
+    #[error("glslangValidator not found on PATH; install the package glslang-tools")]
+    NotFound,
+    #[error("cannot run {}: {source}", path.display())]
+    Run {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot write {}: {source}", path.display())]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
 /// Finds `glslangValidator` on PATH.
-pub fn find_glslang() -> Result<PathBuf, String> {
+pub fn find_glslang() -> Result<PathBuf, GlslangError> {
     let path = std::env::var_os("PATH").unwrap_or_default();
     std::env::split_paths(&path)
         .map(|dir| dir.join("glslangValidator"))
         .find(|p| p.is_file())
-        .ok_or_else(|| {
-            "glslangValidator not found on PATH; install the package glslang-tools".to_string()
-        })
+        .ok_or(GlslangError::NotFound)
 }
 
 /// Writes glslang's default resource limits with `MaxDrawBuffers` lowered, so that
 /// `gl_FragData` is an array a device can actually hold.
-pub fn write_limits_file(glslang: &Path, dir: &Path) -> Result<PathBuf, String> {
+pub fn write_limits_file(glslang: &Path, dir: &Path) -> Result<PathBuf, GlslangError> {
     let out = Command::new(glslang)
         .arg("-c")
         .output()
-        .map_err(|e| format!("cannot run {}: {e}", glslang.display()))?;
+        .map_err(|source| GlslangError::Run {
+            path: glslang.to_path_buf(),
+            source,
+        })?;
     let text = String::from_utf8_lossy(&out.stdout);
     let limits: String = text
         .lines()
@@ -385,8 +397,10 @@ pub fn write_limits_file(glslang: &Path, dir: &Path) -> Result<PathBuf, String> 
         })
         .collect();
     let path = dir.join("limits.conf");
-    std::fs::write(&path, limits).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    Ok(path)
+    match std::fs::write(&path, limits) {
+        Ok(()) => Ok(path),
+        Err(source) => Err(GlslangError::Write { path, source }),
+    }
 }
 
 /// Paths the compiler needs; created once per run.

@@ -11,10 +11,10 @@ use spirv::{Decoration, Op, StorageClass};
 use super::source::{explicit_uniforms, gl_block_binding};
 use super::spv::{id, literal, runtime_array, set_decoration, Types};
 use super::{
-    SamplerUniform, StorageBlock, UniformBlock, UniformMember, ATOMIC_COUNTER_BINDINGS,
-    FIRST_NAMED_BLOCK_BINDING, FIRST_SAMPLER_BINDING, FIRST_STORAGE_BINDING,
+    SamplerUniform, StorageBlock, UniformBlock, UniformMember, FIRST_NAMED_BLOCK_BINDING,
+    FIRST_SAMPLER_BINDING, FIRST_STORAGE_BINDING,
 };
-use crate::scene::SceneError;
+use crate::scene::{SceneError, ATOMIC_COUNTER_BINDINGS};
 
 /// Moves the stage's `gl_DefaultUniformBlock` to set 0, binding `binding` (one binding per
 /// stage), and its named uniform blocks to set 0 at one binding per GL block name; returns

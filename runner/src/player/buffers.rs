@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 use ash::vk;
 
 use super::{fail, Player};
-use crate::glsl::{StorageBlock, ATOMIC_COUNTER_BINDINGS, FIRST_STORAGE_BINDING};
-use crate::scene::{BufferValue, Compare, SceneError};
+use crate::glsl::{StorageBlock, FIRST_STORAGE_BINDING};
+use crate::scene::{BufferValue, Compare, SceneError, ATOMIC_COUNTER_BINDINGS};
 use crate::vk::{Buffer, Gpu};
 
 /// How the scene names the buffer at storage "binding point" `index`.

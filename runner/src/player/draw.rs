@@ -335,7 +335,7 @@ impl Player {
                     .find(|(s, _)| *s == scene::Stage::Compute)
                     .map(|(_, m)| *m)
                     .ok_or_else(|| {
-                        fail("`compute` without a compute shader (GL_INVALID_OPERATION)".into())
+                        fail("`compute` without a compute shader (GL_INVALID_OPERATION)")
                     })?;
                 let stage = vk::PipelineShaderStageCreateInfo::default()
                     .stage(vk::ShaderStageFlags::COMPUTE)
@@ -447,9 +447,8 @@ impl Player {
         if (mode == Mode::Patches) != self.has_tess {
             return Err(fail(if self.has_tess {
                 "with tessellation shaders the mode must be GL_PATCHES (GL_INVALID_OPERATION)"
-                    .into()
             } else {
-                "GL_PATCHES needs a tessellation evaluation shader (GL_INVALID_OPERATION)".into()
+                "GL_PATCHES needs a tessellation evaluation shader (GL_INVALID_OPERATION)"
             }));
         }
         if !rect && self.vertex_buffer.is_some() && first.saturating_add(count) > self.vertex_count
@@ -462,7 +461,7 @@ impl Player {
         }
         if xfb && !self.has_xfb_output {
             return Err(fail(
-                "no shader output is captured (no xfb_offset); GL_INVALID_OPERATION".into(),
+                "no shader output is captured (no xfb_offset); GL_INVALID_OPERATION",
             ));
         }
         let key = PipelineKey {

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use ash::vk;
 
+use crate::compat;
 use crate::glsl::{Compiler, Program, UniformBlock};
 use crate::probe::DEFAULT_TOLERANCE;
 use crate::report::Outcome;
@@ -18,7 +19,7 @@ use crate::vk::features::CoreFeature;
 use crate::vk::format::Format;
 use crate::vk::pipeline::{self, RasterState};
 use crate::vk::target::Targets;
-use crate::vk::{check, take_messages, Buffer, Gpu, Needs, Vulkan};
+use crate::vk::{check, take_messages, Buffer, Gpu, Needs, VkResult, Vulkan};
 
 mod buffers;
 mod draw;
@@ -96,10 +97,13 @@ pub fn play(vulkan: &Vulkan, compiler: &Compiler, path: &Path, options: &Options
     } else {
         scene::Dialect::Scene
     };
-    let scene = match scene::parse_as(&text, dialect) {
+    let mut scene = match scene::parse_as(&text, dialect) {
         Ok(s) => s,
         Err(e) => return stop(e.into(), None),
     };
+    if let Err(e) = compat::lower(&mut scene) {
+        return stop(e.into(), None);
+    }
     // Never hand such a pipeline to a driver: lavapipe and NVIDIA crash on it.
     if scene.has_stage(Stage::TessEval) && !scene.has_stage(Stage::TessControl) && !vulkan.layer {
         return stop(Outcome::Fail(TES_WITHOUT_TCS.into()), None);
@@ -349,8 +353,8 @@ pub struct Player {
     gpu: Gpu,
 }
 
-fn fail(e: String) -> SceneError {
-    SceneError::Fail(e)
+fn fail(e: impl std::fmt::Display) -> SceneError {
+    SceneError::Fail(e.to_string())
 }
 
 impl Player {
@@ -504,7 +508,7 @@ impl Player {
         Ok(player)
     }
 
-    fn create_program_objects(&mut self, program: &Program) -> Result<(), String> {
+    fn create_program_objects(&mut self, program: &Program) -> VkResult<()> {
         let d = &self.gpu.device;
         for stage in &program.stages {
             let info = vk::ShaderModuleCreateInfo::default().code(&stage.words);
@@ -668,7 +672,7 @@ impl Player {
         Ok(())
     }
 
-    fn init_targets(&mut self) -> Result<(), String> {
+    fn init_targets(&mut self) -> VkResult<()> {
         // Fresh images are undefined; GL's new framebuffers read as zero.
         self.submit(|p, cmd| {
             p.targets.record_init(&p.gpu, cmd);
@@ -780,9 +784,9 @@ impl Player {
                 value,
             } => self.probe_xfb(*kind, *index, *element, *value)?,
             Command::VerifyQuery { query, expected } => {
-                let [written, needed] = self.query.ok_or_else(|| {
-                    fail("no `xfb draw arrays` ran before the query was read".into())
-                })?;
+                let [written, needed] = self
+                    .query
+                    .ok_or_else(|| fail("no `xfb draw arrays` ran before the query was read"))?;
                 let (name, got) = match query {
                     Query::PrimitivesGenerated => ("GL_PRIMITIVES_GENERATED", needed),
                     Query::PrimitivesWritten => {
@@ -941,7 +945,7 @@ impl Player {
                     .collect();
                 self.replace_targets(&formats, true).map_err(fail)?;
             }
-            // `scene::parse` lowers a compatibility scene's commands (`compat::lower`).
+            // `play` lowers a compatibility scene's commands (`compat::lower`) before this.
             Command::Compat(c) => return Err(fail(format!("{c:?} was not lowered"))),
         }
         Ok(())
@@ -972,7 +976,7 @@ impl Player {
         }
     }
 
-    fn replace_targets(&mut self, formats: &[Option<Format>], dynamic: bool) -> Result<(), String> {
+    fn replace_targets(&mut self, formats: &[Option<Format>], dynamic: bool) -> VkResult<()> {
         let targets = Targets::new(
             &self.gpu,
             self.targets.width,
@@ -991,7 +995,7 @@ impl Player {
         self.init_targets()
     }
 
-    fn refresh_readback(&mut self) -> Result<(), String> {
+    fn refresh_readback(&mut self) -> VkResult<()> {
         if !self.readback_fresh {
             self.submit(|p, cmd| p.targets.record_readback(&p.gpu, cmd))?;
             self.readback_fresh = true;
@@ -1004,12 +1008,12 @@ impl Player {
     }
 
     /// The render targets with their readback buffers holding the images' current content.
-    pub fn read_targets(&mut self) -> Result<&Targets, String> {
+    pub fn read_targets(&mut self) -> VkResult<&Targets> {
         self.refresh_readback()?;
         Ok(&self.targets)
     }
 
-    fn write_pngs(&mut self, dir: &Path, scene: &Path) -> Result<(), String> {
+    fn write_pngs(&mut self, dir: &Path, scene: &Path) -> VkResult<()> {
         self.refresh_readback()?;
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
@@ -1039,7 +1043,7 @@ impl Player {
 
     /// Records `f` after a full memory barrier (orders it after everything before), then a
     /// barrier that makes its writes visible to the host; submits and waits.
-    fn submit(&mut self, f: impl FnOnce(&Player, vk::CommandBuffer)) -> Result<(), String> {
+    fn submit(&mut self, f: impl FnOnce(&Player, vk::CommandBuffer)) -> VkResult<()> {
         let cmd = self.cmd;
         // SAFETY: `cmd` is the player's, and the last submission was waited for.
         unsafe { self.gpu.begin_one_time(cmd)? };

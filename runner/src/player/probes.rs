@@ -38,7 +38,7 @@ impl Player {
         let depths = self
             .targets
             .depths()
-            .ok_or_else(|| fail("there is no depth buffer".into()))?;
+            .ok_or_else(|| fail("there is no depth buffer"))?;
         // Rows from the top of the framebuffer; GL's y counts from the bottom.
         let got = depths[((h - 1 - y) * w + x) as usize] as f64;
         if (got - depth).abs() > self.tolerance[0] {

@@ -11,7 +11,7 @@ use ash::vk;
 use super::{fail, Player};
 use crate::glsl::SamplerUniform;
 use crate::scene::{SceneError, TexFilter, TextureImage};
-use crate::vk::{check, color_range, image_barrier, whole_image_copy, Gpu};
+use crate::vk::{check, color_range, image_barrier, whole_image_copy, Gpu, VkResult};
 
 pub(super) struct Texture {
     image: vk::Image,
@@ -157,7 +157,7 @@ impl Player {
         }
         let (w, h, data) = texels(image);
         if w == 0 || h == 0 {
-            return Err(fail("a texture of size 0 (GL_INVALID_VALUE)".into()));
+            return Err(fail("a texture of size 0 (GL_INVALID_VALUE)"));
         }
         let texture = self
             .upload_texture(
@@ -255,7 +255,7 @@ impl Player {
         h: u32,
         data: &[u8],
         sampling: Sampling,
-    ) -> Result<Texture, String> {
+    ) -> VkResult<Texture> {
         let gpu = &self.gpu;
         let format = vk::Format::R8G8B8A8_UNORM;
         let (image, memory, view) = gpu.image_2d(
@@ -322,7 +322,7 @@ impl Player {
     }
 }
 
-fn make_sampler(gpu: &Gpu, sampling: Sampling) -> Result<vk::Sampler, String> {
+fn make_sampler(gpu: &Gpu, sampling: Sampling) -> VkResult<vk::Sampler> {
     let Sampling {
         min_linear,
         mag_linear,

@@ -18,12 +18,48 @@ use crate::layer::{
     POINT_SPRITE_ORIGIN_COMMAND, PROGRAM_POINT_SIZE_COMMAND, VALIDATION_LAYER,
     VERTEX_ATTRIB_COMMAND,
 };
+use crate::scene::SceneError;
+
+/// Why the runner's Vulkan side could not do what it was asked.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum VkError {
+    /// A Vulkan call returned an error.
+    #[error("{call} failed: {result:?}")]
+    Call { call: String, result: vk::Result },
+    /// The loader, a layer, a device, a format or the window system is missing or lacks
+    /// what is needed.
+    #[error("{0}")]
+    Setup(String),
+}
+
+/// A Vulkan failure while playing a scene fails the scene.
+impl From<VkError> for SceneError {
+    fn from(e: VkError) -> Self {
+        SceneError::Fail(e.to_string())
+    }
+}
+
+impl From<String> for VkError {
+    fn from(why: String) -> Self {
+        VkError::Setup(why)
+    }
+}
+
+impl From<&str> for VkError {
+    fn from(why: &str) -> Self {
+        VkError::Setup(why.to_owned())
+    }
+}
 
 /// A Vulkan failure, with the call that failed.
-pub type VkResult<T> = Result<T, String>;
+pub type VkResult<T> = Result<T, VkError>;
 
-pub fn check(what: &str) -> impl FnOnce(vk::Result) -> String + '_ {
-    move |e| format!("{what} failed: {e:?}")
+/// The error of the Vulkan call `what`.
+pub fn check(what: &str) -> impl FnOnce(vk::Result) -> VkError + '_ {
+    move |result| VkError::Call {
+        call: what.to_owned(),
+        result,
+    }
 }
 
 /// Validation errors reported by the debug messenger since the last `take_messages`.
@@ -102,7 +138,8 @@ impl Vulkan {
                 return Err(format!(
                     "the Vulkan loader does not list {GLSEM_LAYER} (VK_ADD_LAYER_PATH={})",
                     std::env::var("VK_ADD_LAYER_PATH").unwrap_or_default()
-                ));
+                )
+                .into());
             }
             layers.push(CString::new(GLSEM_LAYER).unwrap_or_default());
         }
@@ -110,7 +147,7 @@ impl Vulkan {
             if !has(VALIDATION_LAYER) {
                 return Err(format!(
                     "{VALIDATION_LAYER} is not installed (package vulkan-validationlayers); pass --no-validation to run without it"
-                ));
+                ).into());
             }
             layers.push(CString::new(VALIDATION_LAYER).unwrap_or_default());
         }
@@ -271,7 +308,7 @@ impl Gpu {
     ///
     /// # Safety
     /// `cmd` belongs to this device, from a pool that allows resets, and is not pending.
-    pub unsafe fn begin_one_time(&self, cmd: vk::CommandBuffer) -> Result<(), String> {
+    pub unsafe fn begin_one_time(&self, cmd: vk::CommandBuffer) -> VkResult<()> {
         let d = &self.device;
         d.reset_command_buffer(cmd, vk::CommandBufferResetFlags::empty())
             .map_err(check("vkResetCommandBuffer"))?;
@@ -293,7 +330,7 @@ impl Gpu {
         cmd: vk::CommandBuffer,
         submit: vk::SubmitInfo<'_>,
         fence: vk::Fence,
-    ) -> Result<(), String> {
+    ) -> VkResult<()> {
         let d = &self.device;
         d.end_command_buffer(cmd)
             .map_err(check("vkEndCommandBuffer"))?;
@@ -353,16 +390,15 @@ impl Gpu {
     }
 
     /// The first device that has everything `needs` asks for, or the list of what is missing.
-    pub fn new(vulkan: &Vulkan, needs: &Needs) -> Result<Gpu, crate::scene::SceneError> {
-        use crate::scene::SceneError;
+    pub fn new(vulkan: &Vulkan, needs: &Needs) -> Result<Gpu, SceneError> {
         let instance = &vulkan.instance;
         let devices = unsafe { instance.enumerate_physical_devices() }
-            .map_err(|e| SceneError::Fail(check("vkEnumeratePhysicalDevices")(e)))?;
+            .map_err(check("vkEnumeratePhysicalDevices"))?;
         let mut reasons = Vec::new();
         for pd in devices {
             match Self::missing(vulkan, pd, needs) {
-                Ok(()) => return Self::create(vulkan, pd, needs).map_err(SceneError::Fail),
-                Err(why) => reasons.push(why),
+                Ok(()) => return Ok(Self::create(vulkan, pd, needs)?),
+                Err(why) => reasons.push(why.to_string()),
             }
         }
         Err(SceneError::Skip(if reasons.is_empty() {
@@ -375,7 +411,7 @@ impl Gpu {
         }))
     }
 
-    fn missing(vulkan: &Vulkan, pd: vk::PhysicalDevice, needs: &Needs) -> Result<(), String> {
+    fn missing(vulkan: &Vulkan, pd: vk::PhysicalDevice, needs: &Needs) -> VkResult<()> {
         let instance = &vulkan.instance;
         let props = unsafe { instance.get_physical_device_properties(pd) };
         let name = props
@@ -465,7 +501,7 @@ impl Gpu {
         if missing.is_empty() {
             Ok(())
         } else {
-            Err(format!("{name} lacks {}", missing.join(", ")))
+            Err(format!("{name} lacks {}", missing.join(", ")).into())
         }
     }
 
@@ -724,7 +760,7 @@ impl Gpu {
                         .property_flags
                         .contains(flags)
             })
-            .ok_or_else(|| format!("no memory type with {flags:?}"))
+            .ok_or_else(|| format!("no memory type with {flags:?}").into())
     }
 
     pub fn allocate(

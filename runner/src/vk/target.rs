@@ -120,7 +120,8 @@ impl Targets {
             return Err(format!(
                 "{:?} cannot be a colour attachment on {}",
                 format.vk, gpu.name
-            ));
+            )
+            .into());
         }
         let (image, memory, view) = gpu.image_2d(
             format.vk,
@@ -156,7 +157,8 @@ impl Targets {
             return Err(format!(
                 "{DEPTH_FORMAT:?} cannot be a depth attachment on {}",
                 gpu.name
-            ));
+            )
+            .into());
         }
         let (image, memory, view) = gpu.image_2d(
             DEPTH_FORMAT,
