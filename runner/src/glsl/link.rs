@@ -130,7 +130,12 @@ pub(super) fn link_locations(
         used.push((loc, loc + slots));
         table.insert((iface, name.to_string()), loc);
     }
-    for v in &vars {
+    // An explicit location stays: GL matches explicitly located variables by location
+    // (the table serves their unlocated namesakes).
+    for v in vars
+        .iter()
+        .filter(|v| !(v.explicit && v.location.is_some()))
+    {
         let loc = table[&(v.iface, v.name.clone())];
         if v.location != Some(loc) {
             set_decoration(&mut modules[v.module].1, v.id, Decoration::Location, loc);

@@ -21,6 +21,7 @@
 //! - [`spv`]: the SPIR-V lookups and edits they share (`Types`, `set_decoration`).
 
 mod component_arrays;
+mod fragment_layer;
 mod gl_spirv;
 mod link;
 mod patch_stores;
@@ -453,6 +454,7 @@ impl Compiler {
             crate::fixes::per_vertex_sizes(*stage, &mut texts);
             if *stage == Stage::Fragment {
                 crate::fixes::frag_coord(&mut texts).map_err(SceneError::Fail)?;
+                crate::extension_fixes::fragment_layer_viewport(&mut texts);
             }
             for ((text, _), fixed) in units.iter_mut().zip(texts) {
                 *text = fixed;
@@ -487,6 +489,9 @@ impl Compiler {
                 ))
             })?;
             merge_builtin_copies(&mut module);
+            if *stage == Stage::Fragment {
+                fragment_layer::restore_fragment_builtins(&mut module);
+            }
             if spirv_of(*stage).is_some() {
                 vulkan_from_gl_spirv(&mut module)?;
                 let values: Vec<(u32, u32)> = scene
@@ -806,7 +811,8 @@ fn with_version(source: &str, version: Option<u32>) -> Result<String, SceneError
         ),
     };
     let versioned = with_gpu_shader5_core(versioned, number, es);
-    Ok(crate::fixes::apply(&versioned).0)
+    let fixed = crate::fixes::apply(&versioned).0;
+    Ok(crate::extension_fixes::apply(&fixed).0)
 }
 
 /// A desktop unit below GLSL 4.00 that enables GL_ARB_gpu_shader5 is compiled as 4.00:
