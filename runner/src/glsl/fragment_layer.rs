@@ -86,6 +86,7 @@ mod tests {
     use super::*;
     use crate::glsl::tests::compiler;
     use crate::scene::Stage;
+    use rspirv::binary::Disassemble;
 
     #[test]
     fn placeholders_become_the_built_ins() {

@@ -353,6 +353,24 @@ mod tests {
     }
 
     #[test]
+    fn explicit_locations_match_by_location_not_name() {
+        // GL matches explicitly located variables by location: the fragment shader's `b`
+        // at location 0 reads the vertex shader's `a` there.
+        let scene = scene::parse(
+            "[require]\nGLSL >= 4.10\n[vertex shader]\nin vec4 piglit_vertex;\n\
+             layout(location = 0) out vec4 a;\nlayout(location = 2) out vec4 b;\n\
+             void main() { gl_Position = piglit_vertex; a = b = vec4(1); }\n\
+             [fragment shader]\nlayout(location = 2) in vec4 a;\nlayout(location = 0) in vec4 b;\n\
+             out vec4 c;\nvoid main() { c = a + b; }\n",
+        )
+        .unwrap();
+        let program = compiler().build(&scene).unwrap();
+        let fs = &program.stage(Stage::Fragment).unwrap().words;
+        assert_eq!(location_of(fs, "a"), Some(2));
+        assert_eq!(location_of(fs, "b"), Some(0));
+    }
+
+    #[test]
     fn frag_data_gets_location_zero_and_eight_elements() {
         let scene = scene::parse(
             "[require]\nGLSL >= 1.40\n[vertex shader passthrough]\n[fragment shader]\nvoid main() { gl_FragData[1] = vec4(1); }\n",
