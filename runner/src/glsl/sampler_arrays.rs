@@ -452,3 +452,46 @@ pub(super) fn split_sampler_arrays(
     }
     Ok(split)
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::glsl::tests::compiler;
+    use crate::scene::{self, Stage};
+
+    #[test]
+    fn samplers_in_nested_structures_become_one_array_per_member() {
+        let scene = scene::parse(
+            "[require]\nGLSL >= 4.30\n[vertex shader passthrough]\n[fragment shader]\n#version 430\n\
+             struct Inner { sampler2D tex; sampler2D tex2; };\n\
+             struct S { Inner si[2][2]; sampler2D t[2]; };\n\
+             uniform S s[2];\nuniform int n;\nout vec4 color;\n\
+             void main() { color = texture(s[n].si[1][n].tex2, vec2(0)) + texture(s[1].t[n], vec2(0)); }\n",
+        )
+        .unwrap();
+        let program = compiler().build(&scene).unwrap();
+        let fs = program.stage(Stage::Fragment).unwrap();
+        let tex2 = fs.samplers.iter().find(|s| s.name == "s.si.tex2").unwrap();
+        assert_eq!(tex2.count, 8);
+        // Row-major over s[2], si[2][2]: element 5 is s[1].si[0][1].
+        assert_eq!(tex2.elements[5], "s[1].si[0][1].tex2");
+        let t = fs.samplers.iter().find(|s| s.name == "s.t").unwrap();
+        assert_eq!(
+            t.elements,
+            ["s[0].t[0]", "s[0].t[1]", "s[1].t[0]", "s[1].t[1]"]
+        );
+        let spv = std::env::temp_dir().join(format!("sampler_arrays_{}.spv", std::process::id()));
+        let bytes: Vec<u8> = fs.words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        std::fs::write(&spv, bytes).unwrap();
+        let val = std::process::Command::new("spirv-val")
+            .args(["--target-env", "vulkan1.1"])
+            .arg(&spv)
+            .output()
+            .unwrap();
+        let _ = std::fs::remove_file(&spv);
+        assert!(
+            val.status.success(),
+            "{}",
+            String::from_utf8_lossy(&val.stderr)
+        );
+    }
+}
