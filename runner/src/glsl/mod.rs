@@ -180,6 +180,9 @@ pub struct SamplerUniform {
     /// The GL names of its elements where they are not `name[i]`: an array of arrays of
     /// samplers or a structure's sampler member made one array (`s[1][0]`, `s[2].tex`).
     pub elements: Vec<String>,
+    /// For `elements`: each one's uniform location after the variable's first (GL numbers
+    /// a structure's samplers in declaration order, member by member).
+    pub element_locations: Vec<u32>,
 }
 
 /// One compiled and linked stage.
@@ -239,7 +242,18 @@ impl Program {
                     }
                 }
             }
-            names.extend(stage.samplers.iter().map(|s| s.name.as_str()));
+            for sampler in &stage.samplers {
+                // Elements named apart (arrays of arrays, structures): GL counts one
+                // uniform per innermost array.
+                if sampler.elements.is_empty() {
+                    names.insert(&sampler.name);
+                }
+                names.extend(sampler.elements.iter().map(|e| {
+                    e.strip_suffix(']')
+                        .and_then(|rest| rest.rfind('[').map(|at| &e[..at]))
+                        .unwrap_or(e)
+                }));
+            }
             for block in &stage.storage_blocks {
                 names.extend(block.atomic_counters.iter().flatten().map(String::as_str));
             }
@@ -311,6 +325,16 @@ impl Program {
                     continue;
                 }
                 let mut next = *base;
+                // The elements of an array of arrays or a structure of samplers.
+                let split_from = |s: &&SamplerUniform| {
+                    s.name == *name || s.name.starts_with(&format!("{name}."))
+                };
+                for sampler in stage.samplers.iter().filter(split_from) {
+                    let offset = location - base;
+                    if let Some(i) = sampler.element_locations.iter().position(|&l| l == offset) {
+                        return Some((sampler.elements[i].clone(), None));
+                    }
+                }
                 if let Some(sampler) = stage.samplers.iter().find(|s| &s.name == name) {
                     // An array of samplers: one location per element.
                     if location < next + sampler.count {
@@ -551,6 +575,7 @@ impl Compiler {
                 if let Some(sampler) = samplers.iter_mut().find(|s| Some(&s.name) == name.as_ref())
                 {
                     sampler.elements = split.elements;
+                    sampler.element_locations = split.locations;
                 }
             }
             flatten_block_arrays(&mut module)?;

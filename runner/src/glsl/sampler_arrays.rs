@@ -69,6 +69,32 @@ fn sampler_leaves(types: &Types, ty: u32, levels: &mut Vec<Level>, out: &mut Vec
 pub(super) struct SplitSampler {
     pub var: u32,
     pub elements: Vec<String>,
+    /// Each element's uniform location after the old variable's first.
+    pub locations: Vec<u32>,
+}
+
+/// The GL names of the samplers type `ty` holds, in GL's order of their uniform locations
+/// (declaration order, each array element whole before the next).
+fn gl_location_order(types: &Types, ty: u32, prefix: &str, out: &mut Vec<String>) {
+    if let Some((len, elem)) = types.array(ty) {
+        for i in 0..len {
+            gl_location_order(types, elem, &format!("{prefix}[{i}]"), out);
+        }
+        return;
+    }
+    match types.def(ty) {
+        Some(def) if def.class.opcode == Op::TypeStruct => {
+            for (k, member) in def.operands.iter().filter_map(id).enumerate() {
+                let name = types
+                    .member_names
+                    .get(&(ty, k as u32))
+                    .cloned()
+                    .unwrap_or_default();
+                gl_location_order(types, member, &format!("{prefix}.{name}"), out);
+            }
+        }
+        _ => out.push(prefix.to_string()),
+    }
 }
 
 /// Splits every UniformConstant variable that is an array of arrays of samplers or (an
@@ -168,6 +194,14 @@ pub(super) fn split_sampler_arrays(
     let mut rewrites: HashMap<u32, Vec<(Vec<Level>, u32, u32, Vec<u32>)>> = HashMap::new();
     for (var, leaves) in &found {
         let base = types.names.get(var).cloned().unwrap_or_default();
+        let mut location_order = Vec::new();
+        let var_type = module
+            .types_global_values
+            .iter()
+            .find(|i| i.result_id == Some(*var))
+            .and_then(|i| types.pointee(i.result_type?))
+            .unwrap_or(0);
+        gl_location_order(&types, var_type, &base, &mut location_order);
         let mut targets = Vec::new();
         for leaf in leaves {
             let dims: Vec<u32> = leaf
@@ -244,10 +278,20 @@ pub(super) fn split_sampler_arrays(
                         .collect();
                     format!("{base}{path}")
                 })
+                .collect::<Vec<String>>();
+            let locations = elements
+                .iter()
+                .map(|e| {
+                    location_order
+                        .iter()
+                        .position(|o| o == e)
+                        .unwrap_or_default() as u32
+                })
                 .collect();
             split.push(SplitSampler {
                 var: new_var,
                 elements,
+                locations,
             });
             targets.push((leaf.levels.clone(), new_var, element_pointer, strides));
         }
@@ -479,6 +523,12 @@ mod tests {
             t.elements,
             ["s[0].t[0]", "s[0].t[1]", "s[1].t[0]", "s[1].t[1]"]
         );
+        // GL's locations go in declaration order: s[0]'s eight `si` samplers, its two `t`,
+        // then s[1]'s.
+        assert_eq!(tex2.element_locations[5], 13);
+        assert_eq!(t.element_locations, [8, 9, 18, 19]);
+        // One active uniform per sampler, per innermost array of samplers, and `n`.
+        assert_eq!(program.active_uniforms(), 19);
         let spv = std::env::temp_dir().join(format!("sampler_arrays_{}.spv", std::process::id()));
         let bytes: Vec<u8> = fs.words.iter().flat_map(|w| w.to_le_bytes()).collect();
         std::fs::write(&spv, bytes).unwrap();
