@@ -13,6 +13,10 @@
 //!    `gl_ViewportIndex` in a fragment shader from 4.30 on only (where they are core). The
 //!    directive is blanked out and the built-ins read placeholder inputs, which
 //!    [`crate::glsl`] makes the built-ins again in the SPIR-V.
+//! 4. GL_ARB_shader_atomic_counter_ops's functions (`atomicCounterAddARB` & co), which
+//!    glslang does not declare: `-R` makes atomic counters `uint` members of a storage
+//!    block, on which the same operations are GLSL 4.30's `atomicAdd` & co (each also
+//!    returns the counter's value before the operation).
 
 use spirv::BuiltIn;
 
@@ -28,6 +32,19 @@ pub const FRAGMENT_BUILTIN_PLACEHOLDERS: [(&str, BuiltIn, &str); 2] = [
         BuiltIn::ViewportIndex,
         "gl_ViewportIndex",
     ),
+];
+
+/// Fix 4: GL_ARB_shader_atomic_counter_ops's functions as storage-block atomics.
+const ATOMIC_COUNTER_OPS: [&str; 9] = [
+    "#define atomicCounterAddARB(c, v) atomicAdd(c, v)",
+    "#define atomicCounterSubtractARB(c, v) atomicAdd(c, 0u - (v))",
+    "#define atomicCounterMinARB(c, v) atomicMin(c, v)",
+    "#define atomicCounterMaxARB(c, v) atomicMax(c, v)",
+    "#define atomicCounterAndARB(c, v) atomicAnd(c, v)",
+    "#define atomicCounterOrARB(c, v) atomicOr(c, v)",
+    "#define atomicCounterXorARB(c, v) atomicXor(c, v)",
+    "#define atomicCounterExchangeARB(c, v) atomicExchange(c, v)",
+    "#define atomicCounterCompSwapARB(c, compare, v) atomicCompSwap(c, compare, v)",
 ];
 
 /// The fixed source and the names of the fixes applied.
@@ -51,6 +68,10 @@ pub fn apply(source: &str) -> (String, Vec<&'static str>) {
     if version < 420 && bound_storage_block && !enables(&text, "GL_ARB_shading_language_420pack") {
         text = after_version(&text, "#extension GL_ARB_shading_language_420pack : enable");
         applied.push("GL_ARB_shading_language_420pack for a storage block's binding");
+    }
+    if enables(&text, "GL_ARB_shader_atomic_counter_ops") {
+        text = after_extensions(&text, &ATOMIC_COUNTER_OPS.map(String::from));
+        applied.push("GL_ARB_shader_atomic_counter_ops as storage-block atomics");
     }
     (text, applied)
 }
@@ -170,6 +191,34 @@ mod tests {
                      layout(location = 0) out vec4 a;\nvoid main() {}\n";
         assert!(apply(plain).1.is_empty());
         assert!(apply(&unit.replace("150", "440")).1.is_empty());
+    }
+
+    #[test]
+    fn atomic_counter_ops_compile_as_storage_block_atomics() {
+        let unit = "#version 430\n#extension GL_ARB_shader_atomic_counter_ops : require\n\
+                    layout(binding = 0) uniform atomic_uint c[2];\nout vec4 color;\n\
+                    void main() { color = vec4(atomicCounterOrARB(c[1], 4u) + \
+                    atomicCounterSubtractARB(c[0], 1u) + atomicCounterCompSwapARB(c[0], 1u, 2u)); }\n";
+        let (fixed, applied) = apply(unit);
+        assert_eq!(applied.len(), 1);
+        // glslang as the runner runs it (`-R`: atomic counters in a storage block).
+        let dir = std::env::temp_dir();
+        let src = dir.join(format!("atomic_counter_ops_{}.frag", std::process::id()));
+        let spv = src.with_extension("spv");
+        std::fs::write(&src, fixed).unwrap();
+        let out = std::process::Command::new("glslangValidator")
+            .args(["-V", "-R", "--aml", "--amb"])
+            .arg(&src)
+            .arg("-o")
+            .arg(&spv)
+            .output()
+            .unwrap();
+        let _ = (std::fs::remove_file(&src), std::fs::remove_file(&spv));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
     }
 
     #[test]
