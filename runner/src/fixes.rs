@@ -172,7 +172,7 @@ pub fn line_reset(version: u32, next: usize) -> String {
 
 /// Inserts `line` right after `#version` on the same source line count (the directive
 /// shares the version's line through a `#line` reset).
-fn after_version(text: &str, line: &str) -> String {
+pub fn after_version(text: &str, line: &str) -> String {
     let version = declared_version(text).unwrap_or(110);
     let mut out = Vec::new();
     for (i, l) in text.lines().enumerate() {
@@ -349,7 +349,7 @@ fn layout_statement(code: &str, storage: &str, wanted: &[&str]) -> Option<String
 }
 
 /// `text` with its comments replaced by spaces (newlines kept), byte for byte.
-fn without_comments(text: &str) -> String {
+pub fn without_comments(text: &str) -> String {
     let bytes = text.as_bytes();
     let mut out = bytes.to_vec();
     let mut i = 0;
@@ -373,7 +373,7 @@ fn without_comments(text: &str) -> String {
 }
 
 /// Byte offsets where `word` occurs as a whole identifier.
-fn word_positions<'a>(text: &'a str, word: &'a str) -> impl Iterator<Item = usize> + 'a {
+pub fn word_positions<'a>(text: &'a str, word: &'a str) -> impl Iterator<Item = usize> + 'a {
     let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
     text.match_indices(word)
         .map(|(at, _)| at)
@@ -420,7 +420,7 @@ fn redeclaration(code: &str) -> Option<Redeclaration> {
 /// Inserts `lines` after the `#version` and `#extension` directives (declarations may
 /// not precede an `#extension`), outside any `#if` block (an `#extension` inside one is
 /// passed with its `#endif`), resetting the line count with `#line`.
-fn after_extensions(text: &str, lines: &[String]) -> String {
+pub fn after_extensions(text: &str, lines: &[String]) -> String {
     let version = declared_version(text).unwrap_or(110);
     let all: Vec<&str> = text.lines().collect();
     let mut at = 0;

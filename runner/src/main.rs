@@ -2,6 +2,7 @@
 //! glsem layer. The command line and the scene format are specified in `docs/scene-format.md`.
 
 mod compat;
+mod extension_fixes;
 mod fixes;
 mod glsl;
 mod initializers;

@@ -837,6 +837,8 @@ fn extension_feature(name: &str) -> Option<Option<Feature>> {
         | "GL_ARB_explicit_uniform_location"
         | "GL_ARB_shader_storage_buffer_object"
         | "GL_ARB_shader_atomic_counters"
+        // Its functions are glslang's storage-block atomics (`extension_fixes`).
+        | "GL_ARB_shader_atomic_counter_ops"
         | "GL_ARB_compute_shader"
         | "GL_EXT_shader_integer_mix"
         // gl_Layer / gl_ViewportIndex in the fragment shader: their SPIR-V capabilities ask

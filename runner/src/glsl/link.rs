@@ -130,7 +130,12 @@ pub(super) fn link_locations(
         used.push((loc, loc + slots));
         table.insert((iface, name.to_string()), loc);
     }
-    for v in &vars {
+    // An explicit location stays: GL matches explicitly located variables by location
+    // (the table serves their unlocated namesakes).
+    for v in vars
+        .iter()
+        .filter(|v| !(v.explicit && v.location.is_some()))
+    {
         let loc = table[&(v.iface, v.name.clone())];
         if v.location != Some(loc) {
             set_decoration(&mut modules[v.module].1, v.id, Decoration::Location, loc);
@@ -345,6 +350,24 @@ mod tests {
         }
         assert_ne!(location_of(vs, "v"), location_of(vs, "w"));
         assert_eq!(location_of(tcs, "tv"), location_of(tes, "tv"));
+    }
+
+    #[test]
+    fn explicit_locations_match_by_location_not_name() {
+        // GL matches explicitly located variables by location: the fragment shader's `b`
+        // at location 0 reads the vertex shader's `a` there.
+        let scene = scene::parse(
+            "[require]\nGLSL >= 4.10\n[vertex shader]\nin vec4 piglit_vertex;\n\
+             layout(location = 0) out vec4 a;\nlayout(location = 2) out vec4 b;\n\
+             void main() { gl_Position = piglit_vertex; a = b = vec4(1); }\n\
+             [fragment shader]\nlayout(location = 2) in vec4 a;\nlayout(location = 0) in vec4 b;\n\
+             out vec4 c;\nvoid main() { c = a + b; }\n",
+        )
+        .unwrap();
+        let program = compiler().build(&scene).unwrap();
+        let fs = &program.stage(Stage::Fragment).unwrap().words;
+        assert_eq!(location_of(fs, "a"), Some(2));
+        assert_eq!(location_of(fs, "b"), Some(0));
     }
 
     #[test]

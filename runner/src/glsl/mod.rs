@@ -21,6 +21,7 @@
 //! - [`spv`]: the SPIR-V lookups and edits they share (`Types`, `set_decoration`).
 
 mod component_arrays;
+mod fragment_layer;
 mod gl_spirv;
 mod link;
 mod patch_stores;
@@ -173,6 +174,9 @@ pub struct SamplerUniform {
     /// The GL names of its elements where they are not `name[i]`: an array of arrays of
     /// samplers or a structure's sampler member made one array (`s[1][0]`, `s[2].tex`).
     pub elements: Vec<String>,
+    /// For `elements`: each one's uniform location after the variable's first (GL numbers
+    /// a structure's samplers in declaration order, member by member).
+    pub element_locations: Vec<u32>,
 }
 
 /// One compiled and linked stage.
@@ -232,7 +236,18 @@ impl Program {
                     }
                 }
             }
-            names.extend(stage.samplers.iter().map(|s| s.name.as_str()));
+            for sampler in &stage.samplers {
+                // Elements named apart (arrays of arrays, structures): GL counts one
+                // uniform per innermost array.
+                if sampler.elements.is_empty() {
+                    names.insert(&sampler.name);
+                }
+                names.extend(sampler.elements.iter().map(|e| {
+                    e.strip_suffix(']')
+                        .and_then(|rest| rest.rfind('[').map(|at| &e[..at]))
+                        .unwrap_or(e)
+                }));
+            }
             for block in &stage.storage_blocks {
                 names.extend(block.atomic_counters.iter().flatten().map(String::as_str));
             }
@@ -304,6 +319,16 @@ impl Program {
                     continue;
                 }
                 let mut next = *base;
+                // The elements of an array of arrays or a structure of samplers.
+                let split_from = |s: &&SamplerUniform| {
+                    s.name == *name || s.name.starts_with(&format!("{name}."))
+                };
+                for sampler in stage.samplers.iter().filter(split_from) {
+                    let offset = location - base;
+                    if let Some(i) = sampler.element_locations.iter().position(|&l| l == offset) {
+                        return Some((sampler.elements[i].clone(), None));
+                    }
+                }
                 if let Some(sampler) = stage.samplers.iter().find(|s| &s.name == name) {
                     // An array of samplers: one location per element.
                     if location < next + sampler.count {
@@ -467,6 +492,7 @@ impl Compiler {
             crate::fixes::per_vertex_sizes(*stage, &mut texts);
             if *stage == Stage::Fragment {
                 crate::fixes::frag_coord(&mut texts).map_err(SceneError::Fail)?;
+                crate::extension_fixes::fragment_layer_viewport(&mut texts);
             }
             for ((text, _), fixed) in units.iter_mut().zip(texts) {
                 *text = fixed;
@@ -501,6 +527,9 @@ impl Compiler {
                 ))
             })?;
             merge_builtin_copies(&mut module);
+            if *stage == Stage::Fragment {
+                fragment_layer::restore_fragment_builtins(&mut module);
+            }
             if spirv_of(*stage).is_some() {
                 vulkan_from_gl_spirv(&mut module)?;
                 let values: Vec<(u32, u32)> = scene
@@ -560,6 +589,7 @@ impl Compiler {
                 if let Some(sampler) = samplers.iter_mut().find(|s| Some(&s.name) == name.as_ref())
                 {
                     sampler.elements = split.elements;
+                    sampler.element_locations = split.locations;
                 }
             }
             flatten_block_arrays(&mut module)?;
@@ -820,7 +850,8 @@ fn with_version(source: &str, version: Option<u32>) -> Result<String, SceneError
         ),
     };
     let versioned = with_gpu_shader5_core(versioned, number, es);
-    Ok(crate::fixes::apply(&versioned).0)
+    let fixed = crate::fixes::apply(&versioned).0;
+    Ok(crate::extension_fixes::apply(&fixed).0)
 }
 
 /// A desktop unit below GLSL 4.00 that enables GL_ARB_gpu_shader5 is compiled as 4.00:

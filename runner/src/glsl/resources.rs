@@ -150,6 +150,7 @@ pub(super) fn bind_uniform_blocks(
                     unit,
                     count: sampler_count,
                     elements: Vec::new(),
+                    element_locations: Vec::new(),
                 },
             ));
             continue;

@@ -374,6 +374,7 @@ mod tests {
             unit: 3,
             count: 2,
             elements: Vec::new(),
+            element_locations: Vec::new(),
         };
         textures
             .samplers

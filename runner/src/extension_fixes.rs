@@ -1,0 +1,234 @@
+//! Source fixes for GLSL that GL compilers accept through an extension the source does
+//! not enable by the name glslang wants; like [`crate::fixes`], each only gets glslang
+//! to accept the same program, and never changes what a test checks.
+//!
+//! 1. `layout(location = N)` on an in/out block below GLSL 4.40: GL_ARB_separate_shader_objects
+//!    (core in GLSL 4.10) allows it (its spec, "Input Layout Qualifiers"); glslang wants
+//!    `GL_ARB_enhanced_layouts` and gets it enabled.
+//! 2. `layout(binding = N)` on a shader storage block below GLSL 4.20:
+//!    GL_ARB_shader_storage_buffer_object allows it; glslang wants
+//!    `GL_ARB_shading_language_420pack` and gets it enabled.
+//! 3. `#extension GL_ARB_fragment_layer_viewport` in a fragment shader below GLSL 4.30
+//!    ([`fragment_layer_viewport`]): glslang rejects the name and declares `gl_Layer` and
+//!    `gl_ViewportIndex` in a fragment shader from 4.30 on only (where they are core). The
+//!    directive is blanked out and the built-ins read placeholder inputs, which
+//!    [`crate::glsl`] makes the built-ins again in the SPIR-V.
+//! 4. GL_ARB_shader_atomic_counter_ops's functions (`atomicCounterAddARB` & co), which
+//!    glslang does not declare: `-R` makes atomic counters `uint` members of a storage
+//!    block, on which the same operations are GLSL 4.30's `atomicAdd` & co (each also
+//!    returns the counter's value before the operation).
+
+use spirv::BuiltIn;
+
+use crate::fixes::{
+    after_extensions, after_version, declared_version, without_comments, word_positions,
+};
+
+/// Fix 3's placeholder inputs: (placeholder name, the built-in it stands for, GL's name).
+pub const FRAGMENT_BUILTIN_PLACEHOLDERS: [(&str, BuiltIn, &str); 2] = [
+    ("glsem_Layer", BuiltIn::Layer, "gl_Layer"),
+    (
+        "glsem_ViewportIndex",
+        BuiltIn::ViewportIndex,
+        "gl_ViewportIndex",
+    ),
+];
+
+/// Fix 4: GL_ARB_shader_atomic_counter_ops's functions as storage-block atomics.
+const ATOMIC_COUNTER_OPS: [&str; 9] = [
+    "#define atomicCounterAddARB(c, v) atomicAdd(c, v)",
+    "#define atomicCounterSubtractARB(c, v) atomicAdd(c, 0u - (v))",
+    "#define atomicCounterMinARB(c, v) atomicMin(c, v)",
+    "#define atomicCounterMaxARB(c, v) atomicMax(c, v)",
+    "#define atomicCounterAndARB(c, v) atomicAnd(c, v)",
+    "#define atomicCounterOrARB(c, v) atomicOr(c, v)",
+    "#define atomicCounterXorARB(c, v) atomicXor(c, v)",
+    "#define atomicCounterExchangeARB(c, v) atomicExchange(c, v)",
+    "#define atomicCounterCompSwapARB(c, compare, v) atomicCompSwap(c, compare, v)",
+];
+
+/// The fixed source and the names of the fixes applied.
+pub fn apply(source: &str) -> (String, Vec<&'static str>) {
+    let mut applied = Vec::new();
+    let mut text = source.to_string();
+    let version = declared_version(&text).unwrap_or(110);
+    let blocks = layout_blocks(source);
+    let located_in_out_block = blocks.iter().any(|b| b.has("location") && b.is_in_out());
+    let bound_storage_block = blocks
+        .iter()
+        .any(|b| b.has("binding") && b.storage.contains(&"buffer"));
+    if version < 440
+        && located_in_out_block
+        && (version >= 410 || enables(&text, "GL_ARB_separate_shader_objects"))
+        && !enables(&text, "GL_ARB_enhanced_layouts")
+    {
+        text = after_version(&text, "#extension GL_ARB_enhanced_layouts : enable");
+        applied.push("GL_ARB_enhanced_layouts for a located in/out block");
+    }
+    if version < 420 && bound_storage_block && !enables(&text, "GL_ARB_shading_language_420pack") {
+        text = after_version(&text, "#extension GL_ARB_shading_language_420pack : enable");
+        applied.push("GL_ARB_shading_language_420pack for a storage block's binding");
+    }
+    if enables(&text, "GL_ARB_shader_atomic_counter_ops") {
+        text = after_extensions(&text, &ATOMIC_COUNTER_OPS.map(String::from));
+        applied.push("GL_ARB_shader_atomic_counter_ops as storage-block atomics");
+    }
+    (text, applied)
+}
+
+/// Fix 3 over the compilation units of a fragment stage; returns whether it changed one.
+pub fn fragment_layer_viewport(units: &mut [String]) -> bool {
+    let mut changed = false;
+    for unit in units.iter_mut() {
+        const NAME: &str = "GL_ARB_fragment_layer_viewport";
+        if declared_version(unit).unwrap_or(110) >= 430 || !enables(unit, NAME) {
+            continue;
+        }
+        let code = without_comments(unit);
+        let blanked: Vec<&str> = unit
+            .lines()
+            .map(|l| if is_extension(l, NAME) { "" } else { l })
+            .collect();
+        let text = blanked.join("\n") + "\n";
+        let mut declarations = Vec::new();
+        for (placeholder, _, gl_name) in FRAGMENT_BUILTIN_PLACEHOLDERS {
+            if word_positions(&code, gl_name).next().is_some() {
+                declarations.push(format!("flat in int {placeholder};"));
+                declarations.push(format!("#define {gl_name} {placeholder}"));
+            }
+        }
+        *unit = if declarations.is_empty() {
+            text
+        } else {
+            after_extensions(&text, &declarations)
+        };
+        changed = true;
+    }
+    changed
+}
+
+fn is_extension(line: &str, name: &str) -> bool {
+    let mut words = line.split_whitespace();
+    words.next() == Some("#extension")
+        && words
+            .next()
+            .is_some_and(|w| w.trim_end_matches(':') == name)
+}
+
+/// An `#extension NAME` directive.
+fn enables(text: &str, name: &str) -> bool {
+    text.lines().any(|l| is_extension(l, name))
+}
+
+/// A block declaration with a `layout(…)`: its qualifier words and the words between
+/// the layout and the block's `{`.
+struct LayoutBlock<'a> {
+    qualifiers: Vec<&'a str>,
+    storage: Vec<&'a str>,
+}
+
+impl LayoutBlock<'_> {
+    fn has(&self, qualifier: &str) -> bool {
+        self.qualifiers.contains(&qualifier)
+    }
+
+    fn is_in_out(&self) -> bool {
+        self.storage.iter().any(|w| matches!(*w, "in" | "out"))
+    }
+}
+
+/// The `layout(…) … NAME {` declarations of `text` (comments are not expected between).
+fn layout_blocks(text: &str) -> Vec<LayoutBlock<'_>> {
+    let mut found = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("layout") {
+        let after = &rest[at + "layout".len()..];
+        rest = after;
+        let Some(open) = after.trim_start().strip_prefix('(') else {
+            continue;
+        };
+        let Some(close) = open.find(')') else { break };
+        let tail = &open[close + 1..];
+        let Some(end) = tail.find([';', '{']) else {
+            break;
+        };
+        if tail.as_bytes()[end] == b'{' {
+            found.push(LayoutBlock {
+                qualifiers: split_words(&open[..close]),
+                storage: split_words(&tail[..end]),
+            });
+        }
+    }
+    found
+}
+
+fn split_words(s: &str) -> Vec<&str> {
+    s.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn located_blocks_with_separate_shader_objects_enable_enhanced_layouts() {
+        let unit = "#version 150\n#extension GL_ARB_separate_shader_objects: require\n\
+                    layout(location = 0) out block {\n vec4 a;\n} name;\nvoid main() {}\n";
+        let (fixed, applied) = apply(unit);
+        assert_eq!(applied.len(), 1);
+        assert!(fixed.contains("#extension GL_ARB_enhanced_layouts : enable"));
+        // GLSL 4.10 has separate shader objects in core.
+        assert_eq!(
+            apply("#version 420\nlayout(location = 1) in B { vec4 a; } b;\n")
+                .1
+                .len(),
+            1
+        );
+        // A located variable (not a block), or GLSL 4.40, needs nothing.
+        let plain = "#version 150\n#extension GL_ARB_separate_shader_objects: require\n\
+                     layout(location = 0) out vec4 a;\nvoid main() {}\n";
+        assert!(apply(plain).1.is_empty());
+        assert!(apply(&unit.replace("150", "440")).1.is_empty());
+    }
+
+    #[test]
+    fn atomic_counter_ops_compile_as_storage_block_atomics() {
+        let unit = "#version 430\n#extension GL_ARB_shader_atomic_counter_ops : require\n\
+                    layout(binding = 0) uniform atomic_uint c[2];\nout vec4 color;\n\
+                    void main() { color = vec4(atomicCounterOrARB(c[1], 4u) + \
+                    atomicCounterSubtractARB(c[0], 1u) + atomicCounterCompSwapARB(c[0], 1u, 2u)); }\n";
+        let (fixed, applied) = apply(unit);
+        assert_eq!(applied.len(), 1);
+        // glslang as the runner runs it (`-R`: atomic counters in a storage block).
+        let dir = std::env::temp_dir();
+        let src = dir.join(format!("atomic_counter_ops_{}.frag", std::process::id()));
+        let spv = src.with_extension("spv");
+        std::fs::write(&src, fixed).unwrap();
+        let out = std::process::Command::new("glslangValidator")
+            .args(["-V", "-R", "--aml", "--amb"])
+            .arg(&src)
+            .arg("-o")
+            .arg(&spv)
+            .output()
+            .unwrap();
+        let _ = (std::fs::remove_file(&src), std::fs::remove_file(&spv));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+
+    #[test]
+    fn storage_block_bindings_enable_420pack_below_4_20() {
+        let unit = "#version 330\nlayout(std430, binding = 0) buffer ssbo { vec4 c; };\n";
+        let (fixed, applied) = apply(unit);
+        assert_eq!(applied.len(), 1);
+        assert!(fixed.contains("#extension GL_ARB_shading_language_420pack : enable"));
+        assert!(apply(&unit.replace("330", "430")).1.is_empty());
+        let uniform = "#version 330\nlayout(std140) uniform U { vec4 c; };\n";
+        assert!(apply(uniform).1.is_empty());
+    }
+}
