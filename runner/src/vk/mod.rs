@@ -306,8 +306,7 @@ fn layer_device_extensions(
     let mut count = 0;
     // SAFETY: `pd` was enumerated from `vulkan.instance`, whose function `f` is; `layer` is
     // NUL-terminated; a null list asks for the count only.
-    if unsafe { f(pd, layer.as_ptr(), &mut count, std::ptr::null_mut()) } != vk::Result::SUCCESS
-    {
+    if unsafe { f(pd, layer.as_ptr(), &mut count, std::ptr::null_mut()) } != vk::Result::SUCCESS {
         return Vec::new();
     }
     let mut list = vec![vk::ExtensionProperties::default(); count as usize];
@@ -329,8 +328,8 @@ impl Gpu {
         // SAFETY: the caller's contract: `cmd` is this device's, resettable and not pending.
         unsafe { d.reset_command_buffer(cmd, vk::CommandBufferResetFlags::empty()) }
             .map_err(check("vkResetCommandBuffer"))?;
-        let begin =
-            vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+        let begin = vk::CommandBufferBeginInfo::default()
+            .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
         // SAFETY: `cmd` was just reset (initial state); `begin` lives across the call.
         unsafe { d.begin_command_buffer(cmd, &begin) }.map_err(check("vkBeginCommandBuffer"))
     }
@@ -355,8 +354,7 @@ impl Gpu {
         unsafe { d.queue_submit(self.queue, &[submit.command_buffers(&cmds)], fence) }
             .map_err(check("vkQueueSubmit"))?;
         // SAFETY: `fence` is this device's and was just submitted.
-        unsafe { d.wait_for_fences(&[fence], true, u64::MAX) }
-            .map_err(check("vkWaitForFences"))?;
+        unsafe { d.wait_for_fences(&[fence], true, u64::MAX) }.map_err(check("vkWaitForFences"))?;
         // SAFETY: the fence is signalled and its submission complete: nothing uses it.
         unsafe { d.reset_fences(&[fence]) }.map_err(check("vkResetFences"))
     }

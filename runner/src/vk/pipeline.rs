@@ -685,10 +685,8 @@ pub unsafe fn record_shader_state(
         // origin is the layer's.
         // SAFETY: as above; a TES is only bound when `tessellationShader` is on.
         unsafe {
-            objects.cmd_set_tessellation_domain_origin(
-                cmd,
-                vk::TessellationDomainOrigin::UPPER_LEFT,
-            )
+            objects
+                .cmd_set_tessellation_domain_origin(cmd, vk::TessellationDomainOrigin::UPPER_LEFT)
         };
     }
 
