@@ -663,105 +663,9 @@ impl Gpu {
             // need was checked by `missing`); `xfb_props` outlives the call.
             unsafe { instance.get_physical_device_properties2(pd, &mut props2) };
         }
-        let (set_levels, levels_missing) = if !vulkan.layer {
-            (
-                None,
-                "the glsem layer is not loaded (--no-layer or not found)".to_string(),
-            )
-        } else if !layer_offers_levels {
-            (
-                None,
-                format!("the glsem layer does not offer {LEVELS_EXTENSION}"),
-            )
-        } else {
-            let command = CString::new(LEVELS_COMMAND).unwrap_or_default();
-            // SAFETY: `device` was just created from `instance`; `command` is NUL-terminated.
-            match unsafe { instance.get_device_proc_addr(device.handle(), command.as_ptr()) } {
-                Some(f) => (
-                    // SAFETY: VK_GLSEM_tessellation_default_levels (enabled on `device`)
-                    // defines this command with this signature (`abi`, shared with the layer).
-                    Some(unsafe {
-                        std::mem::transmute::<
-                            unsafe extern "system" fn(),
-                            PfnSetTessellationDefaultLevels,
-                        >(f)
-                    }),
-                    String::new(),
-                ),
-                None => (
-                    None,
-                    format!("vkGetDeviceProcAddr returns no {LEVELS_COMMAND}"),
-                ),
-            }
-        };
-        let (gl_state, gl_state_missing) = if !vulkan.layer {
-            (
-                None,
-                "the glsem layer is not loaded (--no-layer or not found)".to_string(),
-            )
-        } else if !layer_offers_gl_state {
-            (
-                None,
-                format!("the glsem layer does not offer {GL_STATE_EXTENSION}"),
-            )
-        } else {
-            let get = |name: &str| {
-                let name = CString::new(name).unwrap_or_default();
-                // SAFETY: `device` was just created from `instance`; `name` is NUL-terminated.
-                unsafe { instance.get_device_proc_addr(device.handle(), name.as_ptr()) }
-            };
-            match (
-                get(POINT_SIZE_COMMAND),
-                get(PROGRAM_POINT_SIZE_COMMAND),
-                get(CLIP_DISTANCE_COMMAND),
-                get(LINE_STIPPLE_COMMAND),
-                get(LINE_STIPPLE_ENABLE_COMMAND),
-                get(POINT_SPRITE_ORIGIN_COMMAND),
-                get(VERTEX_ATTRIB_COMMAND),
-            ) {
-                // SAFETY: VK_GLSEM_gl_state (enabled on `device`) defines these commands with
-                // these signatures (`abi`, shared with the layer); each pointer is its command's.
-                (Some(a), Some(b), Some(c), Some(d), Some(e), Some(f), Some(g)) => unsafe {
-                    (
-                        Some(GlStateFns {
-                            set_point_size: std::mem::transmute::<
-                                unsafe extern "system" fn(),
-                                abi::PFN_vkCmdSetPointSizeGLSEM,
-                            >(a),
-                            set_program_point_size: std::mem::transmute::<
-                                unsafe extern "system" fn(),
-                                abi::PFN_vkCmdSetProgramPointSizeEnableGLSEM,
-                            >(b),
-                            set_clip_distance_enable: std::mem::transmute::<
-                                unsafe extern "system" fn(),
-                                abi::PFN_vkCmdSetClipDistanceEnableGLSEM,
-                            >(c),
-                            set_line_stipple: std::mem::transmute::<
-                                unsafe extern "system" fn(),
-                                abi::PFN_vkCmdSetLineStippleGLSEM,
-                            >(d),
-                            set_line_stipple_enable: std::mem::transmute::<
-                                unsafe extern "system" fn(),
-                                abi::PFN_vkCmdSetLineStippleEnableGLSEM,
-                            >(e),
-                            set_point_sprite_coord_origin: std::mem::transmute::<
-                                unsafe extern "system" fn(),
-                                abi::PFN_vkCmdSetPointSpriteCoordOriginGLSEM,
-                            >(f),
-                            set_vertex_attrib: std::mem::transmute::<
-                                unsafe extern "system" fn(),
-                                abi::PFN_vkCmdSetVertexAttribGLSEM,
-                            >(g),
-                        }),
-                        String::new(),
-                    )
-                },
-                _ => (
-                    None,
-                    format!("vkGetDeviceProcAddr lacks a command of {GL_STATE_EXTENSION}"),
-                ),
-            }
-        };
+        let (set_levels, levels_missing) = levels_command(vulkan, &device, layer_offers_levels);
+        let (gl_state, gl_state_missing) =
+            gl_state_commands(vulkan, &device, layer_offers_gl_state);
         let shader_object =
             shader_objects.then(|| ash::ext::shader_object::Device::new(instance, &device));
         Ok(Gpu {
@@ -912,6 +816,125 @@ impl Gpu {
         unsafe {
             self.device.destroy_buffer(b.buffer, None);
             self.device.free_memory(b.memory, None);
+        }
+    }
+}
+
+/// VK_GLSEM_tessellation_default_levels' command on `device` when the layer offers the
+/// extension (`offered`, then enabled on `device`), else why not.
+fn levels_command(
+    vulkan: &Vulkan,
+    device: &ash::Device,
+    offered: bool,
+) -> (Option<PfnSetTessellationDefaultLevels>, String) {
+    let instance = &vulkan.instance;
+    if !vulkan.layer {
+        (
+            None,
+            "the glsem layer is not loaded (--no-layer or not found)".to_string(),
+        )
+    } else if !offered {
+        (
+            None,
+            format!("the glsem layer does not offer {LEVELS_EXTENSION}"),
+        )
+    } else {
+        let command = CString::new(LEVELS_COMMAND).unwrap_or_default();
+        // SAFETY: `device` was created from `instance`; `command` is NUL-terminated.
+        match unsafe { instance.get_device_proc_addr(device.handle(), command.as_ptr()) } {
+            Some(f) => (
+                // SAFETY: VK_GLSEM_tessellation_default_levels (enabled on `device`)
+                // defines this command with this signature (`abi`, shared with the layer).
+                Some(unsafe {
+                    std::mem::transmute::<
+                        unsafe extern "system" fn(),
+                        PfnSetTessellationDefaultLevels,
+                    >(f)
+                }),
+                String::new(),
+            ),
+            None => (
+                None,
+                format!("vkGetDeviceProcAddr returns no {LEVELS_COMMAND}"),
+            ),
+        }
+    }
+}
+
+/// VK_GLSEM_gl_state's commands on `device` when the layer offers the extension (`offered`,
+/// then enabled on `device`), else why not.
+fn gl_state_commands(
+    vulkan: &Vulkan,
+    device: &ash::Device,
+    offered: bool,
+) -> (Option<GlStateFns>, String) {
+    let instance = &vulkan.instance;
+    if !vulkan.layer {
+        (
+            None,
+            "the glsem layer is not loaded (--no-layer or not found)".to_string(),
+        )
+    } else if !offered {
+        (
+            None,
+            format!("the glsem layer does not offer {GL_STATE_EXTENSION}"),
+        )
+    } else {
+        let get = |name: &str| {
+            let name = CString::new(name).unwrap_or_default();
+            // SAFETY: `device` was created from `instance`; `name` is NUL-terminated.
+            unsafe { instance.get_device_proc_addr(device.handle(), name.as_ptr()) }
+        };
+        match (
+            get(POINT_SIZE_COMMAND),
+            get(PROGRAM_POINT_SIZE_COMMAND),
+            get(CLIP_DISTANCE_COMMAND),
+            get(LINE_STIPPLE_COMMAND),
+            get(LINE_STIPPLE_ENABLE_COMMAND),
+            get(POINT_SPRITE_ORIGIN_COMMAND),
+            get(VERTEX_ATTRIB_COMMAND),
+        ) {
+            // SAFETY: VK_GLSEM_gl_state (enabled on `device`) defines these commands with
+            // these signatures (`abi`, shared with the layer); each pointer is its command's.
+            (Some(a), Some(b), Some(c), Some(d), Some(e), Some(f), Some(g)) => unsafe {
+                (
+                    Some(GlStateFns {
+                        set_point_size: std::mem::transmute::<
+                            unsafe extern "system" fn(),
+                            abi::PFN_vkCmdSetPointSizeGLSEM,
+                        >(a),
+                        set_program_point_size: std::mem::transmute::<
+                            unsafe extern "system" fn(),
+                            abi::PFN_vkCmdSetProgramPointSizeEnableGLSEM,
+                        >(b),
+                        set_clip_distance_enable: std::mem::transmute::<
+                            unsafe extern "system" fn(),
+                            abi::PFN_vkCmdSetClipDistanceEnableGLSEM,
+                        >(c),
+                        set_line_stipple: std::mem::transmute::<
+                            unsafe extern "system" fn(),
+                            abi::PFN_vkCmdSetLineStippleGLSEM,
+                        >(d),
+                        set_line_stipple_enable: std::mem::transmute::<
+                            unsafe extern "system" fn(),
+                            abi::PFN_vkCmdSetLineStippleEnableGLSEM,
+                        >(e),
+                        set_point_sprite_coord_origin: std::mem::transmute::<
+                            unsafe extern "system" fn(),
+                            abi::PFN_vkCmdSetPointSpriteCoordOriginGLSEM,
+                        >(f),
+                        set_vertex_attrib: std::mem::transmute::<
+                            unsafe extern "system" fn(),
+                            abi::PFN_vkCmdSetVertexAttribGLSEM,
+                        >(g),
+                    }),
+                    String::new(),
+                )
+            },
+            _ => (
+                None,
+                format!("vkGetDeviceProcAddr lacks a command of {GL_STATE_EXTENSION}"),
+            ),
         }
     }
 }
