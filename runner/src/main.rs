@@ -1,3 +1,8 @@
+#![deny(
+    unsafe_op_in_unsafe_fn,
+    clippy::undocumented_unsafe_blocks,
+    clippy::missing_safety_doc
+)]
 //! `glsem-run`: runs GL shader tests (piglit `shader_test` scenes) on Vulkan through the
 //! glsem layer. The command line and the scene format are specified in `docs/scene-format.md`.
 

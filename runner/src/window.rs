@@ -176,6 +176,9 @@ impl App<'_> {
             .window_handle()
             .map_err(|e| format!("no window handle: {e}"))?
             .as_raw();
+        // SAFETY: `raw_display` is the event loop's display and `raw_window` the window's,
+        // which lives in `self.window` as long as the surface (destroyed in `Drop`); the
+        // instance was created with the display's surface extensions.
         self.surface = unsafe {
             ash_window::create_surface(
                 &self.vulkan.entry,
@@ -287,6 +290,8 @@ impl Drop for App<'_> {
     fn drop(&mut self) {
         self.screen = None;
         if self.surface != vk::SurfaceKHR::null() {
+            // SAFETY: the screen (and its swapchain on this surface) is dropped just above;
+            // the surface was made on the instance `surface_fns` was loaded for.
             unsafe { self.surface_fns.destroy_surface(self.surface, None) };
         }
         report_messages("closing the window");
@@ -413,30 +418,24 @@ impl Screen {
         let contents: Vec<Vec<u8>> = (0..labels.len()).map(|k| targets.rgba8(k)).collect();
         let gpu = player.gpu();
         let d = &gpu.device;
-        let (cmd_pool, cmd, fence, acquired) = unsafe {
-            let pool = d
-                .create_command_pool(
-                    &vk::CommandPoolCreateInfo::default()
-                        .queue_family_index(gpu.queue_family)
-                        .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER),
-                    None,
-                )
-                .map_err(check("vkCreateCommandPool"))?;
-            let cmd = d
-                .allocate_command_buffers(
-                    &vk::CommandBufferAllocateInfo::default()
-                        .command_pool(pool)
-                        .command_buffer_count(1),
-                )
-                .map_err(check("vkAllocateCommandBuffers"))?[0];
-            let fence = d
-                .create_fence(&vk::FenceCreateInfo::default(), None)
-                .map_err(check("vkCreateFence"))?;
-            let acquired = d
-                .create_semaphore(&vk::SemaphoreCreateInfo::default(), None)
-                .map_err(check("vkCreateSemaphore"))?;
-            (pool, cmd, fence, acquired)
-        };
+        let info = vk::CommandPoolCreateInfo::default()
+            .queue_family_index(gpu.queue_family)
+            .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER);
+        // SAFETY: `gpu.queue_family` is the family of the device's queue.
+        let cmd_pool =
+            unsafe { d.create_command_pool(&info, None) }.map_err(check("vkCreateCommandPool"))?;
+        let info = vk::CommandBufferAllocateInfo::default()
+            .command_pool(cmd_pool)
+            .command_buffer_count(1);
+        // SAFETY: `cmd_pool` was just made on this device.
+        let cmd = unsafe { d.allocate_command_buffers(&info) }
+            .map_err(check("vkAllocateCommandBuffers"))?[0];
+        // SAFETY: a plain fence create info, no chain.
+        let fence = unsafe { d.create_fence(&vk::FenceCreateInfo::default(), None) }
+            .map_err(check("vkCreateFence"))?;
+        // SAFETY: a plain semaphore create info, no chain.
+        let acquired = unsafe { d.create_semaphore(&vk::SemaphoreCreateInfo::default(), None) }
+            .map_err(check("vkCreateSemaphore"))?;
         let mut screen = Screen {
             panes: Vec::new(),
             labels,
@@ -478,7 +477,7 @@ impl Screen {
             buffer.bytes_mut()[..bytes.len()].copy_from_slice(bytes);
             staging.push(buffer);
         }
-        self.submit(&[], &[], |gpu, cmd, panes| unsafe {
+        self.submit(&[], &[], |gpu, cmd, panes| {
             let d = &gpu.device;
             let to_dst: Vec<_> = panes
                 .iter()
@@ -505,13 +504,19 @@ impl Screen {
                         height: h,
                         depth: 1,
                     });
-                d.cmd_copy_buffer_to_image(
-                    cmd,
-                    b.buffer,
-                    p.image,
-                    vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-                    &[region],
-                );
+                // SAFETY: `cmd` is recording (`submit`'s); `b` is a staging buffer of `w`×`h`
+                // RGBA8 texels and `p` a pane image of that size and format, both this
+                // device's, alive until the submission is waited for, `p` just moved to
+                // TRANSFER_DST_OPTIMAL.
+                unsafe {
+                    d.cmd_copy_buffer_to_image(
+                        cmd,
+                        b.buffer,
+                        p.image,
+                        vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                        &[region],
+                    )
+                };
             }
             // The panes stay blit sources from now on.
             let to_src: Vec<_> = panes
@@ -551,13 +556,18 @@ impl Screen {
             .samples(vk::SampleCountFlags::TYPE_1)
             .tiling(vk::ImageTiling::OPTIMAL)
             .usage(vk::ImageUsageFlags::TRANSFER_SRC | vk::ImageUsageFlags::TRANSFER_DST);
+        // SAFETY: `info` is a complete single-level 2D image description with no chain.
         let image = unsafe { d.create_image(&info, None) }.map_err(check("vkCreateImage"))?;
+        // SAFETY: `image` was just made on `d`.
         let req = unsafe { d.get_image_memory_requirements(image) };
         let memory = gpu
             .allocate(req, vk::MemoryPropertyFlags::DEVICE_LOCAL)
             .or_else(|_| gpu.allocate(req, vk::MemoryPropertyFlags::empty()))
+            // SAFETY: `image` is `d`'s, unbound and unused.
             .inspect_err(|_| unsafe { d.destroy_image(image, None) })?;
+        // SAFETY: `memory` was allocated for `req`, the requirements of `image`.
         if let Err(e) = unsafe { d.bind_image_memory(image, memory, 0) } {
+            // SAFETY: both are `d`'s and nothing uses them.
             unsafe {
                 d.destroy_image(image, None);
                 d.free_memory(memory, None);
@@ -576,17 +586,18 @@ impl Screen {
         f: impl FnOnce(&Gpu, vk::CommandBuffer, &[Pane]),
     ) -> VkResult<()> {
         let gpu = self.gpu();
-        // SAFETY: `self.cmd` is this window's, and the last submission was waited for.
-        unsafe {
-            gpu.begin_one_time(self.cmd)?;
-            f(gpu, self.cmd, &self.panes);
-            let stages = vec![vk::PipelineStageFlags::TRANSFER; wait.len()];
-            let submit = vk::SubmitInfo::default()
-                .wait_semaphores(wait)
-                .wait_dst_stage_mask(&stages)
-                .signal_semaphores(signal);
-            gpu.end_submit_and_wait(self.cmd, submit, self.fence)
-        }
+        // SAFETY: `self.cmd` is this window's, from its resettable pool, and the last
+        // submission was waited for.
+        unsafe { gpu.begin_one_time(self.cmd)? };
+        f(gpu, self.cmd, &self.panes);
+        let stages = vec![vk::PipelineStageFlags::TRANSFER; wait.len()];
+        let submit = vk::SubmitInfo::default()
+            .wait_semaphores(wait)
+            .wait_dst_stage_mask(&stages)
+            .signal_semaphores(signal);
+        // SAFETY: `self.cmd` is recording (begun above); `wait` and `signal` are this
+        // window's semaphores, made on the player's device.
+        unsafe { gpu.end_submit_and_wait(self.cmd, submit, self.fence) }
     }
 
     /// Draws the panes into the next swapchain image and presents it; `false` when the
@@ -612,6 +623,8 @@ impl Screen {
         };
         let (fns, handle, extent) = (sc.fns.clone(), sc.handle, sc.extent);
         let (images, semaphores) = (sc.images.clone(), sc.rendered.clone());
+        // SAFETY: `handle` is the live swapchain `fns` made; `self.acquired` is unsignalled
+        // (each acquire's signal is waited on by the submission that follows it).
         let acquired =
             unsafe { fns.acquire_next_image(handle, u64::MAX, self.acquired, vk::Fence::null()) };
         let index = match acquired {
@@ -631,78 +644,8 @@ impl Screen {
             (extent.width, extent.height),
         );
         let (w, h) = (self.width as i32, self.height as i32);
-        self.submit(&[self.acquired], &[rendered], |gpu, cmd, panes| unsafe {
-            let d = &gpu.device;
-            let to_dst = image_barrier(
-                target,
-                vk::ImageLayout::UNDEFINED,
-                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-            )
-            .dst_access_mask(vk::AccessFlags::TRANSFER_WRITE);
-            gpu.image_barriers(
-                cmd,
-                vk::PipelineStageFlags::TRANSFER,
-                vk::PipelineStageFlags::TRANSFER,
-                &[to_dst],
-            );
-            d.cmd_clear_color_image(
-                cmd,
-                target,
-                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-                &vk::ClearColorValue {
-                    float32: BACKGROUND,
-                },
-                &[color_range()],
-            );
-            // The blits overwrite parts of what the clear wrote.
-            let transfer_write = (
-                vk::PipelineStageFlags::TRANSFER,
-                vk::AccessFlags::TRANSFER_WRITE,
-            );
-            gpu.memory_barrier(cmd, transfer_write, transfer_write);
-            for (pane, r) in panes.iter().zip(&rects) {
-                let blit = vk::ImageBlit::default()
-                    .src_subresource(color_layers())
-                    .src_offsets([
-                        vk::Offset3D { x: 0, y: 0, z: 0 },
-                        vk::Offset3D { x: w, y: h, z: 1 },
-                    ])
-                    .dst_subresource(color_layers())
-                    .dst_offsets([
-                        vk::Offset3D {
-                            x: r[0],
-                            y: r[1],
-                            z: 0,
-                        },
-                        vk::Offset3D {
-                            x: r[2],
-                            y: r[3],
-                            z: 1,
-                        },
-                    ]);
-                // NEAREST: enlarged panes show the scene's pixels, not a blur of them.
-                d.cmd_blit_image(
-                    cmd,
-                    pane.image,
-                    vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
-                    target,
-                    vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-                    &[blit],
-                    vk::Filter::NEAREST,
-                );
-            }
-            let to_present = image_barrier(
-                target,
-                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-                vk::ImageLayout::PRESENT_SRC_KHR,
-            )
-            .src_access_mask(vk::AccessFlags::TRANSFER_WRITE);
-            gpu.image_barriers(
-                cmd,
-                vk::PipelineStageFlags::TRANSFER,
-                vk::PipelineStageFlags::BOTTOM_OF_PIPE,
-                &[to_present],
-            );
+        self.submit(&[self.acquired], &[rendered], |gpu, cmd, panes| {
+            record_present(gpu, cmd, panes, target, &rects, (w, h))
         })?;
         let waits = [rendered];
         let swapchains = [handle];
@@ -711,6 +654,9 @@ impl Screen {
             .wait_semaphores(&waits)
             .swapchains(&swapchains)
             .image_indices(&indices);
+        // SAFETY: the queue is the player's, which can present to the surface (checked when
+        // the swapchain was made); `index` was acquired from `handle`; the arrays outlive
+        // the call.
         match unsafe { fns.queue_present(self.gpu().queue, &info) } {
             Ok(_suboptimal) => Ok(true),
             Err(vk::Result::ERROR_OUT_OF_DATE_KHR) => {
@@ -723,15 +669,11 @@ impl Screen {
 
     fn drop_swapchain(&mut self) {
         if let Some(sc) = self.swapchain.take() {
-            let d = &self.player.gpu().device;
-            unsafe {
-                // The last present may still wait on a `rendered` semaphore.
-                let _ = d.device_wait_idle();
-                for s in &sc.rendered {
-                    d.destroy_semaphore(*s, None);
-                }
-                sc.fns.destroy_swapchain(sc.handle, None);
-            }
+            let gpu = self.player.gpu();
+            // The last present may still wait on a `rendered` semaphore.
+            // SAFETY: the player's device is alive (the player is dropped last).
+            let _ = unsafe { gpu.device.device_wait_idle() };
+            sc.destroy(gpu);
         }
     }
 }
@@ -740,6 +682,9 @@ impl Drop for Screen {
     fn drop(&mut self) {
         self.drop_swapchain();
         let d = &self.player.gpu().device;
+        // SAFETY: the player's device is alive: `player` is the last field, dropped after
+        // this; with the device idle nothing uses the panes, the semaphore, the fence or the
+        // pool, all made on it by `Screen::new` and `pane_image`.
         unsafe {
             let _ = d.device_wait_idle();
             for p in self.panes.drain(..) {
@@ -761,120 +706,240 @@ impl Swapchain {
         size: PhysicalSize<u32>,
     ) -> VkResult<Swapchain> {
         let pd = gpu.physical;
-        unsafe {
-            let can_present = surface_fns
-                .get_physical_device_surface_support(pd, gpu.queue_family, surface)
-                .map_err(check("vkGetPhysicalDeviceSurfaceSupportKHR"))?;
-            if !can_present {
-                return Err(format!(
-                    "{}: the graphics queue cannot present to this window",
-                    gpu.name
-                )
-                .into());
-            }
-            let caps = surface_fns
-                .get_physical_device_surface_capabilities(pd, surface)
-                .map_err(check("vkGetPhysicalDeviceSurfaceCapabilitiesKHR"))?;
-            if !caps
-                .supported_usage_flags
-                .contains(vk::ImageUsageFlags::TRANSFER_DST)
-            {
-                return Err(format!(
-                    "{}: swapchain images cannot be transfer destinations",
-                    gpu.name
-                )
-                .into());
-            }
-            let formats = surface_fns
-                .get_physical_device_surface_formats(pd, surface)
-                .map_err(check("vkGetPhysicalDeviceSurfaceFormatsKHR"))?;
-            let format = pick_format(&formats).ok_or("the surface offers no format")?;
-            let features = gpu
-                .instance
+        // SAFETY: `pd` was enumerated from the instance `surface_fns` was loaded for, and
+        // `surface` was made on that instance for the open window (alive while `App` is).
+        let can_present = unsafe {
+            surface_fns.get_physical_device_surface_support(pd, gpu.queue_family, surface)
+        }
+        .map_err(check("vkGetPhysicalDeviceSurfaceSupportKHR"))?;
+        if !can_present {
+            return Err(format!(
+                "{}: the graphics queue cannot present to this window",
+                gpu.name
+            )
+            .into());
+        }
+        // SAFETY: as above.
+        let caps = unsafe { surface_fns.get_physical_device_surface_capabilities(pd, surface) }
+            .map_err(check("vkGetPhysicalDeviceSurfaceCapabilitiesKHR"))?;
+        if !caps
+            .supported_usage_flags
+            .contains(vk::ImageUsageFlags::TRANSFER_DST)
+        {
+            return Err(format!(
+                "{}: swapchain images cannot be transfer destinations",
+                gpu.name
+            )
+            .into());
+        }
+        // SAFETY: as above.
+        let formats = unsafe { surface_fns.get_physical_device_surface_formats(pd, surface) }
+            .map_err(check("vkGetPhysicalDeviceSurfaceFormatsKHR"))?;
+        let format = pick_format(&formats).ok_or("the surface offers no format")?;
+        // SAFETY: `pd` was enumerated from `gpu.instance`.
+        let features = unsafe {
+            gpu.instance
                 .get_physical_device_format_properties(pd, format.format)
-                .optimal_tiling_features;
-            if !features.contains(vk::FormatFeatureFlags::BLIT_DST) {
-                return Err(format!(
-                    "{}: cannot blit into the swapchain format {:?}",
-                    gpu.name, format.format
-                )
-                .into());
+        }
+        .optimal_tiling_features;
+        if !features.contains(vk::FormatFeatureFlags::BLIT_DST) {
+            return Err(format!(
+                "{}: cannot blit into the swapchain format {:?}",
+                gpu.name, format.format
+            )
+            .into());
+        }
+        let extent = swapchain_extent(&caps, size);
+        let mut count = caps.min_image_count + 1;
+        if caps.max_image_count != 0 {
+            count = count.min(caps.max_image_count);
+        }
+        let info = vk::SwapchainCreateInfoKHR::default()
+            .surface(surface)
+            .min_image_count(count)
+            .image_format(format.format)
+            .image_color_space(format.color_space)
+            .image_extent(extent)
+            .image_array_layers(1)
+            .image_usage(vk::ImageUsageFlags::TRANSFER_DST)
+            .image_sharing_mode(vk::SharingMode::EXCLUSIVE)
+            .pre_transform(caps.current_transform)
+            .composite_alpha(composite_alpha(&caps))
+            .present_mode(vk::PresentModeKHR::FIFO)
+            .clipped(true);
+        let fns = ash::khr::swapchain::Device::new(&gpu.instance, &gpu.device);
+        // SAFETY: the device was created with VK_KHR_swapchain (`needs.swapchain` for
+        // `--window`); `info` holds only values the surface reports it supports (the queue
+        // can present, usage, format, extent within the clamp, transform, alpha, FIFO).
+        let handle =
+            unsafe { fns.create_swapchain(&info, None) }.map_err(check("vkCreateSwapchainKHR"))?;
+        let mut swapchain = Swapchain {
+            fns,
+            handle,
+            images: Vec::new(),
+            extent,
+            window_size: size,
+            rendered: Vec::new(),
+        };
+        if let Err(e) = swapchain.fill(gpu) {
+            swapchain.destroy(gpu);
+            return Err(e);
+        }
+        Ok(swapchain)
+    }
+
+    /// Reads the swapchain's images and makes one `rendered` semaphore per image.
+    fn fill(&mut self, gpu: &Gpu) -> VkResult<()> {
+        // SAFETY: `self.handle` was made by `self.fns` and is alive.
+        self.images = unsafe { self.fns.get_swapchain_images(self.handle) }
+            .map_err(check("vkGetSwapchainImagesKHR"))?;
+        for _ in 0..self.images.len() {
+            // SAFETY: a plain semaphore create info, no chain.
+            let s = unsafe {
+                gpu.device
+                    .create_semaphore(&vk::SemaphoreCreateInfo::default(), None)
             }
-            // 0xFFFFFFFF: the surface takes the swapchain's size, which we take from the window.
-            let extent = if caps.current_extent.width == u32::MAX {
-                vk::Extent2D {
-                    width: size
-                        .width
-                        .clamp(caps.min_image_extent.width, caps.max_image_extent.width),
-                    height: size
-                        .height
-                        .clamp(caps.min_image_extent.height, caps.max_image_extent.height),
-                }
-            } else {
-                caps.current_extent
-            };
-            let mut count = caps.min_image_count + 1;
-            if caps.max_image_count != 0 {
-                count = count.min(caps.max_image_count);
+            .map_err(check("vkCreateSemaphore"))?;
+            self.rendered.push(s);
+        }
+        Ok(())
+    }
+
+    /// Destroys the semaphores and the swapchain; the caller makes sure that no present or
+    /// submission still uses them.
+    fn destroy(&self, gpu: &Gpu) {
+        // SAFETY: the semaphores and the swapchain were made on `gpu`'s device by `new` and
+        // `fill` and, by the caller's word, are idle.
+        unsafe {
+            for s in &self.rendered {
+                gpu.device.destroy_semaphore(*s, None);
             }
-            let alpha = [
-                vk::CompositeAlphaFlagsKHR::OPAQUE,
-                vk::CompositeAlphaFlagsKHR::INHERIT,
-                vk::CompositeAlphaFlagsKHR::PRE_MULTIPLIED,
-                vk::CompositeAlphaFlagsKHR::POST_MULTIPLIED,
-            ]
-            .into_iter()
-            .find(|a| caps.supported_composite_alpha.contains(*a))
-            .unwrap_or(vk::CompositeAlphaFlagsKHR::OPAQUE);
-            let info = vk::SwapchainCreateInfoKHR::default()
-                .surface(surface)
-                .min_image_count(count)
-                .image_format(format.format)
-                .image_color_space(format.color_space)
-                .image_extent(extent)
-                .image_array_layers(1)
-                .image_usage(vk::ImageUsageFlags::TRANSFER_DST)
-                .image_sharing_mode(vk::SharingMode::EXCLUSIVE)
-                .pre_transform(caps.current_transform)
-                .composite_alpha(alpha)
-                .present_mode(vk::PresentModeKHR::FIFO)
-                .clipped(true);
-            let fns = ash::khr::swapchain::Device::new(&gpu.instance, &gpu.device);
-            let handle = fns
-                .create_swapchain(&info, None)
-                .map_err(check("vkCreateSwapchainKHR"))?;
-            let mut swapchain = Swapchain {
-                fns,
-                handle,
-                images: Vec::new(),
-                extent,
-                window_size: size,
-                rendered: Vec::new(),
-            };
-            let images = swapchain.fns.get_swapchain_images(handle);
-            let made = images
-                .map_err(check("vkGetSwapchainImagesKHR"))
-                .and_then(|images| {
-                    swapchain.images = images;
-                    for _ in 0..swapchain.images.len() {
-                        let s = gpu
-                            .device
-                            .create_semaphore(&vk::SemaphoreCreateInfo::default(), None)
-                            .map_err(check("vkCreateSemaphore"))?;
-                        swapchain.rendered.push(s);
-                    }
-                    Ok(())
-                });
-            if let Err(e) = made {
-                for s in &swapchain.rendered {
-                    gpu.device.destroy_semaphore(*s, None);
-                }
-                swapchain.fns.destroy_swapchain(handle, None);
-                return Err(e);
-            }
-            Ok(swapchain)
+            self.fns.destroy_swapchain(self.handle, None);
         }
     }
+}
+
+/// The swapchain's extent: the surface's, or — where the surface takes the swapchain's size
+/// (0xFFFFFFFF) — the window's, clamped to what the surface allows.
+fn swapchain_extent(caps: &vk::SurfaceCapabilitiesKHR, size: PhysicalSize<u32>) -> vk::Extent2D {
+    if caps.current_extent.width == u32::MAX {
+        vk::Extent2D {
+            width: size
+                .width
+                .clamp(caps.min_image_extent.width, caps.max_image_extent.width),
+            height: size
+                .height
+                .clamp(caps.min_image_extent.height, caps.max_image_extent.height),
+        }
+    } else {
+        caps.current_extent
+    }
+}
+
+/// The first composite-alpha mode the surface supports, opaque first.
+fn composite_alpha(caps: &vk::SurfaceCapabilitiesKHR) -> vk::CompositeAlphaFlagsKHR {
+    [
+        vk::CompositeAlphaFlagsKHR::OPAQUE,
+        vk::CompositeAlphaFlagsKHR::INHERIT,
+        vk::CompositeAlphaFlagsKHR::PRE_MULTIPLIED,
+        vk::CompositeAlphaFlagsKHR::POST_MULTIPLIED,
+    ]
+    .into_iter()
+    .find(|a| caps.supported_composite_alpha.contains(*a))
+    .unwrap_or(vk::CompositeAlphaFlagsKHR::OPAQUE)
+}
+
+/// Records the window's picture into the swapchain image `target`: the background, then
+/// each of `panes` (`w`×`h`) blitted into its rectangle of `rects`, then the move to
+/// PRESENT_SRC_KHR.
+fn record_present(
+    gpu: &Gpu,
+    cmd: vk::CommandBuffer,
+    panes: &[Pane],
+    target: vk::Image,
+    rects: &[[i32; 4]],
+    (w, h): (i32, i32),
+) {
+    let d = &gpu.device;
+    let to_dst = image_barrier(
+        target,
+        vk::ImageLayout::UNDEFINED,
+        vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+    )
+    .dst_access_mask(vk::AccessFlags::TRANSFER_WRITE);
+    gpu.image_barriers(
+        cmd,
+        vk::PipelineStageFlags::TRANSFER,
+        vk::PipelineStageFlags::TRANSFER,
+        &[to_dst],
+    );
+    // SAFETY: `cmd` is recording (`submit`'s); `target` is a swapchain image of this
+    // device, acquired for this submission and just moved to TRANSFER_DST_OPTIMAL.
+    unsafe {
+        d.cmd_clear_color_image(
+            cmd,
+            target,
+            vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+            &vk::ClearColorValue {
+                float32: BACKGROUND,
+            },
+            &[color_range()],
+        )
+    };
+    // The blits overwrite parts of what the clear wrote.
+    let transfer_write = (
+        vk::PipelineStageFlags::TRANSFER,
+        vk::AccessFlags::TRANSFER_WRITE,
+    );
+    gpu.memory_barrier(cmd, transfer_write, transfer_write);
+    for (pane, r) in panes.iter().zip(rects) {
+        let blit = vk::ImageBlit::default()
+            .src_subresource(color_layers())
+            .src_offsets([
+                vk::Offset3D { x: 0, y: 0, z: 0 },
+                vk::Offset3D { x: w, y: h, z: 1 },
+            ])
+            .dst_subresource(color_layers())
+            .dst_offsets([
+                vk::Offset3D {
+                    x: r[0],
+                    y: r[1],
+                    z: 0,
+                },
+                vk::Offset3D {
+                    x: r[2],
+                    y: r[3],
+                    z: 1,
+                },
+            ]);
+        // NEAREST: enlarged panes show the scene's pixels, not a blur of them.
+        // SAFETY: as for the clear; `pane.image` is this device's, in
+        // TRANSFER_SRC_OPTIMAL since `upload`, and `r` lies inside `target` (`pane_rects`
+        // fits the panes into the swapchain's extent).
+        unsafe {
+            d.cmd_blit_image(
+                cmd,
+                pane.image,
+                vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                target,
+                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                &[blit],
+                vk::Filter::NEAREST,
+            )
+        };
+    }
+    let to_present = image_barrier(
+        target,
+        vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+        vk::ImageLayout::PRESENT_SRC_KHR,
+    )
+    .src_access_mask(vk::AccessFlags::TRANSFER_WRITE);
+    gpu.image_barriers(
+        cmd,
+        vk::PipelineStageFlags::TRANSFER,
+        vk::PipelineStageFlags::BOTTOM_OF_PIPE,
+        &[to_present],
+    );
 }
 
 /// An 8-bit UNORM format if the surface has one: the panes' bytes then reach the screen

@@ -274,6 +274,7 @@ impl Player {
                 // (vkCmdSetVertexAttribGLSEM's value, initially (0, 0, 0, 1)).
                 continue;
             };
+            // SAFETY: `gpu.physical` was enumerated from `gpu.instance`, alive as `gpu` is.
             let props = unsafe {
                 self.gpu
                     .instance
@@ -508,120 +509,67 @@ impl Player {
         let mut recorded = Ok(());
         let submitted = self
             .submit(|p, cmd| {
-                let d = &p.gpu.device;
-                unsafe {
-                    if let Some(set_levels) = p.gpu.set_levels {
-                        set_levels(cmd, p.outer.as_ptr(), p.inner.as_ptr());
-                    }
-                    // The layer's GL state starts at GL's initial values in every command
-                    // buffer: set all of it before each draw. Without VK_GLSEM_gl_state (plain
-                    // Vulkan), these GL states have no Vulkan equivalent and are not applied.
-                    if let Some(gl) = p.gpu.gl_state {
-                        (gl.set_point_size)(cmd, p.gl_state.point_size);
-                        (gl.set_program_point_size)(cmd, p.gl_state.program_point_size.into());
-                        (gl.set_clip_distance_enable)(cmd, p.gl_state.clip_distances);
-                        (gl.set_point_sprite_coord_origin)(
-                            cmd,
-                            p.gl_state.point_sprite_lower_left.into(),
-                        );
-                        (gl.set_line_stipple)(
-                            cmd,
-                            p.gl_state.line_stipple_factor,
-                            p.gl_state.line_stipple_pattern,
-                        );
-                        (gl.set_line_stipple_enable)(cmd, p.gl_state.line_stipple.into());
-                        for (location, set) in p.gl_state.vertex_attribs.iter().enumerate() {
-                            if let Some((format, value)) = set {
-                                (gl.set_vertex_attrib)(
-                                    cmd,
-                                    location as u32,
-                                    *format,
-                                    value.as_ptr().cast(),
-                                );
-                            }
-                        }
-                    }
-                    if xfb {
-                        d.cmd_reset_query_pool(cmd, p.query_pool, 0, 1);
-                    }
-                    p.targets.record_begin(&p.gpu, cmd);
-                    match &shader_state {
-                        Some((bindings, attributes)) => {
-                            let desc = PipelineDesc {
-                                stages: &p.modules,
-                                layout: p.layout,
-                                bindings,
-                                attributes,
-                                topology: key.topology,
-                                patch_control_points: key.patch_control_points,
-                                rasterizer_discard: key.xfb,
-                                raster: key.raster,
-                            };
-                            recorded = pipeline::record_shader_state(
+                p.record_gl_state(cmd);
+                if xfb {
+                    // SAFETY: `cmd` is recording outside rendering (`submit`'s); the pool is
+                    // this device's (made whenever transform feedback is) and the last use of
+                    // its query was waited for.
+                    unsafe { p.gpu.device.cmd_reset_query_pool(cmd, p.query_pool, 0, 1) };
+                }
+                p.targets.record_begin(&p.gpu, cmd);
+                match &shader_state {
+                    Some((bindings, attributes)) => {
+                        let desc = PipelineDesc {
+                            stages: &p.modules,
+                            layout: p.layout,
+                            bindings,
+                            attributes,
+                            topology: key.topology,
+                            patch_control_points: key.patch_control_points,
+                            rasterizer_discard: key.xfb,
+                            raster: key.raster,
+                        };
+                        // SAFETY: `cmd` is recording inside the targets' rendering, begun
+                        // just above; `p.shaders` were made on this device.
+                        recorded = unsafe {
+                            pipeline::record_shader_state(
                                 &p.gpu, &p.targets, cmd, &p.shaders, &desc,
-                            );
-                        }
-                        None => d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, pipeline),
+                            )
+                        };
                     }
-                    if p.descriptor_set != vk::DescriptorSet::null() {
-                        d.cmd_bind_descriptor_sets(
+                    // SAFETY: `cmd` is recording; `pipeline` is this device's, kept in
+                    // `p.pipelines` until the player drops.
+                    None => unsafe {
+                        p.gpu.device.cmd_bind_pipeline(
                             cmd,
                             vk::PipelineBindPoint::GRAPHICS,
-                            p.layout,
-                            0,
-                            &[p.descriptor_set],
-                            &[],
-                        );
-                    }
-                    if let Some(vb) = vertex_buffer {
-                        d.cmd_bind_vertex_buffers(cmd, 0, &[vb], &[0]);
-                    }
-                    d.cmd_bind_vertex_buffers(
-                        cmd,
-                        CONSTANT_BINDING,
-                        &[p.constant_buffer.buffer],
-                        &[0],
-                    );
-                    let xfb_fns = p.gpu.xfb.as_ref().filter(|_| xfb);
-                    if let Some(x) = xfb_fns {
-                        for (index, b) in &p.xfb_buffers {
-                            (x.fp().cmd_bind_transform_feedback_buffers_ext)(
-                                cmd,
-                                *index,
-                                1,
-                                &b.buffer,
-                                &0,
-                                std::ptr::null(),
-                            );
-                        }
-                        d.cmd_begin_query(cmd, p.query_pool, 0, vk::QueryControlFlags::empty());
-                        (x.fp().cmd_begin_transform_feedback_ext)(
-                            cmd,
-                            0,
-                            0,
-                            std::ptr::null(),
-                            std::ptr::null(),
-                        );
-                    }
-                    match &loop_indices {
-                        Some((indices, n)) => {
+                            pipeline,
+                        )
+                    },
+                }
+                p.record_bindings(cmd, vertex_buffer);
+                let xfb_fns = p.gpu.xfb.as_ref().filter(|_| xfb);
+                if let Some(x) = xfb_fns {
+                    p.record_begin_xfb(cmd, x);
+                }
+                let d = &p.gpu.device;
+                match &loop_indices {
+                    Some((indices, n)) => {
+                        // SAFETY: `cmd` is recording inside rendering with a pipeline or
+                        // shaders bound; `indices` is this device's and holds `n` indices,
+                        // and is destroyed only after the submission is waited for.
+                        unsafe {
                             d.cmd_bind_index_buffer(cmd, indices.buffer, 0, vk::IndexType::UINT32);
                             d.cmd_draw_indexed(cmd, *n, instances, 0, 0, base_instance);
                         }
-                        None => d.cmd_draw(cmd, count, instances, first, base_instance),
                     }
-                    if let Some(x) = xfb_fns {
-                        (x.fp().cmd_end_transform_feedback_ext)(
-                            cmd,
-                            0,
-                            0,
-                            std::ptr::null(),
-                            std::ptr::null(),
-                        );
-                        d.cmd_end_query(cmd, p.query_pool, 0);
-                    }
-                    p.targets.record_end(&p.gpu, cmd);
+                    // SAFETY: as above; the vertex range was checked against [vertex data].
+                    None => unsafe { d.cmd_draw(cmd, count, instances, first, base_instance) },
                 }
+                if let Some(x) = xfb_fns {
+                    p.record_end_xfb(cmd, x);
+                }
+                p.targets.record_end(&p.gpu, cmd);
             })
             .map_err(fail);
         if let Some((indices, _)) = &loop_indices {
@@ -632,6 +580,8 @@ impl Player {
         self.readback_fresh = false;
         if xfb {
             let mut result = [[0u64; 2]];
+            // SAFETY: the pool is this device's and query 0 was written by the submission
+            // just waited for; `result` has room for one query's two 64-bit values.
             unsafe {
                 self.gpu.device.get_query_pool_results(
                     self.query_pool,
@@ -645,5 +595,108 @@ impl Player {
             self.query = Some(result[0]);
         }
         Ok(())
+    }
+
+    /// Records GL's patch default levels and the layer's GL state into `cmd` (recording).
+    /// The layer's GL state starts at GL's initial values in every command buffer: all of it
+    /// is set before each draw. Without VK_GLSEM_gl_state (plain Vulkan), these GL states
+    /// have no Vulkan equivalent and are not applied.
+    fn record_gl_state(&self, cmd: vk::CommandBuffer) {
+        if let Some(set_levels) = self.gpu.set_levels {
+            // SAFETY: `set_levels` is VK_GLSEM_tessellation_default_levels' command of this
+            // device and `cmd` is recording; `outer` and `inner` are 4 and 2 floats, as the
+            // command reads, alive for the call.
+            unsafe { set_levels(cmd, self.outer.as_ptr(), self.inner.as_ptr()) };
+        }
+        let Some(gl) = self.gpu.gl_state else {
+            return;
+        };
+        let state = &self.gl_state;
+        // SAFETY: `gl` holds VK_GLSEM_gl_state's commands of this device (enabled on it) and
+        // `cmd` is recording; these take values only.
+        unsafe {
+            (gl.set_point_size)(cmd, state.point_size);
+            (gl.set_program_point_size)(cmd, state.program_point_size.into());
+            (gl.set_clip_distance_enable)(cmd, state.clip_distances);
+            (gl.set_point_sprite_coord_origin)(cmd, state.point_sprite_lower_left.into());
+            (gl.set_line_stipple)(cmd, state.line_stipple_factor, state.line_stipple_pattern);
+            (gl.set_line_stipple_enable)(cmd, state.line_stipple.into());
+        }
+        for (location, set) in state.vertex_attribs.iter().enumerate() {
+            if let Some((format, value)) = set {
+                // SAFETY: as above; `value` is the four words the command reads, alive for
+                // the call (the command copies them).
+                unsafe {
+                    (gl.set_vertex_attrib)(cmd, location as u32, *format, value.as_ptr().cast())
+                };
+            }
+        }
+    }
+
+    /// Binds the descriptor set, `vertex_buffer` and the constant-attribute buffer.
+    fn record_bindings(&self, cmd: vk::CommandBuffer, vertex_buffer: Option<vk::Buffer>) {
+        let d = &self.gpu.device;
+        if self.descriptor_set != vk::DescriptorSet::null() {
+            // SAFETY: `cmd` is recording; the set was allocated on this device for
+            // `self.layout`, and lives as long as the player.
+            unsafe {
+                d.cmd_bind_descriptor_sets(
+                    cmd,
+                    vk::PipelineBindPoint::GRAPHICS,
+                    self.layout,
+                    0,
+                    &[self.descriptor_set],
+                    &[],
+                )
+            };
+        }
+        if let Some(vb) = vertex_buffer {
+            // SAFETY: `cmd` is recording; `vb` is one of the player's vertex buffers, made
+            // on this device and alive as long as the player.
+            unsafe { d.cmd_bind_vertex_buffers(cmd, 0, &[vb], &[0]) };
+        }
+        // SAFETY: as above, for the player's constant-attribute buffer.
+        unsafe {
+            d.cmd_bind_vertex_buffers(cmd, CONSTANT_BINDING, &[self.constant_buffer.buffer], &[0])
+        };
+    }
+
+    /// Binds the capture buffers and begins transform feedback and its primitives query.
+    fn record_begin_xfb(&self, cmd: vk::CommandBuffer, x: &ash::ext::transform_feedback::Device) {
+        for (index, b) in &self.xfb_buffers {
+            // SAFETY: `x` is VK_EXT_transform_feedback's table of this device (enabled on it)
+            // and `cmd` is recording; the pointers are to one buffer handle and one offset,
+            // alive for the call, with a null size array (whole buffers).
+            unsafe {
+                (x.fp().cmd_bind_transform_feedback_buffers_ext)(
+                    cmd,
+                    *index,
+                    1,
+                    &b.buffer,
+                    &0,
+                    std::ptr::null(),
+                )
+            };
+        }
+        // SAFETY: `cmd` is recording inside rendering; the query was reset before it began.
+        unsafe {
+            self.gpu
+                .device
+                .cmd_begin_query(cmd, self.query_pool, 0, vk::QueryControlFlags::empty())
+        };
+        // SAFETY: as for the buffers; no counter buffers (null arrays of count 0).
+        unsafe {
+            (x.fp().cmd_begin_transform_feedback_ext)(cmd, 0, 0, std::ptr::null(), std::ptr::null())
+        };
+    }
+
+    /// Ends what [`Self::record_begin_xfb`] began.
+    fn record_end_xfb(&self, cmd: vk::CommandBuffer, x: &ash::ext::transform_feedback::Device) {
+        // SAFETY: as in `record_begin_xfb`, which began transform feedback on `cmd`.
+        unsafe {
+            (x.fp().cmd_end_transform_feedback_ext)(cmd, 0, 0, std::ptr::null(), std::ptr::null())
+        };
+        // SAFETY: the query began on `cmd` in `record_begin_xfb`, inside this rendering.
+        unsafe { self.gpu.device.cmd_end_query(cmd, self.query_pool, 0) };
     }
 }

@@ -24,6 +24,9 @@ use crate::vk::{check, take_messages, Buffer, Gpu, Needs, VkResult, Vulkan};
 mod buffers;
 mod draw;
 mod probes;
+// Another change is editing textures.rs at the same time; its four unsafe blocks get their
+// SAFETY lines once both are in, and this allow goes.
+#[allow(clippy::undocumented_unsafe_blocks)]
 mod textures;
 mod uniforms;
 
@@ -367,30 +370,7 @@ impl Player {
         let d = &gpu.device;
         let w = scene.require.width;
         let h = scene.require.height;
-        let (cmd_pool, cmd, fence) = unsafe {
-            let pool = d
-                .create_command_pool(
-                    &vk::CommandPoolCreateInfo::default()
-                        .queue_family_index(gpu.queue_family)
-                        .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER),
-                    None,
-                )
-                .map_err(check("vkCreateCommandPool"))
-                .map_err(fail)?;
-            let cmd = d
-                .allocate_command_buffers(
-                    &vk::CommandBufferAllocateInfo::default()
-                        .command_pool(pool)
-                        .command_buffer_count(1),
-                )
-                .map_err(check("vkAllocateCommandBuffers"))
-                .map_err(fail)?[0];
-            let fence = d
-                .create_fence(&vk::FenceCreateInfo::default(), None)
-                .map_err(check("vkCreateFence"))
-                .map_err(fail)?;
-            (pool, cmd, fence)
-        };
+        let (cmd_pool, cmd, fence) = command_objects(&gpu).map_err(fail)?;
         let rect_buffer = gpu
             .buffer(4 * RECT_STRIDE as u64, vk::BufferUsageFlags::VERTEX_BUFFER)
             .map_err(fail)?;
@@ -412,6 +392,8 @@ impl Player {
             let info = vk::QueryPoolCreateInfo::default()
                 .query_type(vk::QueryType::TRANSFORM_FEEDBACK_STREAM_EXT)
                 .query_count(1);
+            // SAFETY: transform feedback's query type, with VK_EXT_transform_feedback
+            // enabled (`gpu.xfb` is loaded only then).
             unsafe { d.create_query_pool(&info, None) }
                 .map_err(check("vkCreateQueryPool"))
                 .map_err(fail)?
@@ -512,6 +494,8 @@ impl Player {
         let d = &self.gpu.device;
         for stage in &program.stages {
             let info = vk::ShaderModuleCreateInfo::default().code(&stage.words);
+            // SAFETY: `stage.words` is the SPIR-V the compiler produced (and validated), alive
+            // for the call.
             let module = unsafe { d.create_shader_module(&info, None) }
                 .map_err(check("vkCreateShaderModule"))?;
             self.modules.push((stage.stage, module));
@@ -591,84 +575,99 @@ impl Player {
         }
         let mut set_layouts = Vec::new();
         if !bindings.is_empty() {
-            unsafe {
-                let info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings);
-                self.set_layout = d
-                    .create_descriptor_set_layout(&info, None)
-                    .map_err(check("vkCreateDescriptorSetLayout"))?;
-                let sizes = [
-                    vk::DescriptorPoolSize {
-                        ty: vk::DescriptorType::UNIFORM_BUFFER,
-                        descriptor_count: (self.uniforms.len() as u32).max(1),
-                    },
-                    vk::DescriptorPoolSize {
-                        ty: vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
-                        descriptor_count: self
-                            .textures
-                            .samplers
-                            .values()
-                            .map(|(s, ..)| s.count)
-                            .sum::<u32>()
-                            .max(1),
-                    },
-                    vk::DescriptorPoolSize {
-                        ty: vk::DescriptorType::STORAGE_BUFFER,
-                        descriptor_count: self
-                            .storage
-                            .blocks
-                            .values()
-                            .map(|(b, _)| b.count)
-                            .sum::<u32>()
-                            .max(1),
-                    },
-                ];
-                let info = vk::DescriptorPoolCreateInfo::default()
-                    .max_sets(1)
-                    .pool_sizes(&sizes);
-                self.descriptor_pool = d
-                    .create_descriptor_pool(&info, None)
-                    .map_err(check("vkCreateDescriptorPool"))?;
-                let layouts = [self.set_layout];
-                let info = vk::DescriptorSetAllocateInfo::default()
-                    .descriptor_pool(self.descriptor_pool)
-                    .set_layouts(&layouts);
-                self.descriptor_set = d
-                    .allocate_descriptor_sets(&info)
-                    .map_err(check("vkAllocateDescriptorSets"))?[0];
-                let infos: Vec<[vk::DescriptorBufferInfo; 1]> = self
-                    .uniforms
-                    .iter()
-                    .map(|(_, b)| {
-                        [vk::DescriptorBufferInfo {
-                            buffer: b.buffer,
-                            offset: 0,
-                            range: vk::WHOLE_SIZE,
-                        }]
-                    })
-                    .collect();
-                let writes: Vec<_> = self
-                    .uniforms
-                    .iter()
-                    .zip(&infos)
-                    .map(|((block, _), info)| {
-                        vk::WriteDescriptorSet::default()
-                            .dst_set(self.descriptor_set)
-                            .dst_binding(block.binding)
-                            .dst_array_element(block.element)
-                            .descriptor_type(vk::DescriptorType::UNIFORM_BUFFER)
-                            .buffer_info(info)
-                    })
-                    .collect();
-                d.update_descriptor_sets(&writes, &[]);
-            }
+            self.create_descriptor_set(&bindings)?;
             set_layouts.push(self.set_layout);
         }
         // The glsem layer adds its own push-constant range for a generated TCS.
         let info = vk::PipelineLayoutCreateInfo::default()
             .flags(self.gpu.pipelines.layout_flags())
             .set_layouts(&set_layouts);
-        self.layout = unsafe { d.create_pipeline_layout(&info, None) }
+        // SAFETY: `set_layouts` holds at most `self.set_layout`, made on this device above;
+        // the array outlives the call.
+        self.layout = unsafe { self.gpu.device.create_pipeline_layout(&info, None) }
             .map_err(check("vkCreatePipelineLayout"))?;
+        Ok(())
+    }
+
+    /// The descriptor set layout of `bindings`, a pool for one set of it, the set, and the
+    /// set's uniform-buffer writes (textures and storage buffers are written per draw).
+    fn create_descriptor_set(
+        &mut self,
+        bindings: &[vk::DescriptorSetLayoutBinding<'_>],
+    ) -> VkResult<()> {
+        let d = &self.gpu.device;
+        let info = vk::DescriptorSetLayoutCreateInfo::default().bindings(bindings);
+        // SAFETY: `info` points at `bindings`, which outlives the call (no immutable samplers).
+        self.set_layout = unsafe { d.create_descriptor_set_layout(&info, None) }
+            .map_err(check("vkCreateDescriptorSetLayout"))?;
+        let sizes = [
+            vk::DescriptorPoolSize {
+                ty: vk::DescriptorType::UNIFORM_BUFFER,
+                descriptor_count: (self.uniforms.len() as u32).max(1),
+            },
+            vk::DescriptorPoolSize {
+                ty: vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
+                descriptor_count: self
+                    .textures
+                    .samplers
+                    .values()
+                    .map(|(s, ..)| s.count)
+                    .sum::<u32>()
+                    .max(1),
+            },
+            vk::DescriptorPoolSize {
+                ty: vk::DescriptorType::STORAGE_BUFFER,
+                descriptor_count: self
+                    .storage
+                    .blocks
+                    .values()
+                    .map(|(b, _)| b.count)
+                    .sum::<u32>()
+                    .max(1),
+            },
+        ];
+        let info = vk::DescriptorPoolCreateInfo::default()
+            .max_sets(1)
+            .pool_sizes(&sizes);
+        // SAFETY: `info` points at `sizes`, which outlives the call.
+        self.descriptor_pool = unsafe { d.create_descriptor_pool(&info, None) }
+            .map_err(check("vkCreateDescriptorPool"))?;
+        let layouts = [self.set_layout];
+        let info = vk::DescriptorSetAllocateInfo::default()
+            .descriptor_pool(self.descriptor_pool)
+            .set_layouts(&layouts);
+        // SAFETY: the pool and the layout were just made on this device; the pool has room
+        // for one set of every descriptor the layout declares (the sizes above).
+        self.descriptor_set = unsafe { d.allocate_descriptor_sets(&info) }
+            .map_err(check("vkAllocateDescriptorSets"))?[0];
+        let infos: Vec<[vk::DescriptorBufferInfo; 1]> = self
+            .uniforms
+            .iter()
+            .map(|(_, b)| {
+                [vk::DescriptorBufferInfo {
+                    buffer: b.buffer,
+                    offset: 0,
+                    range: vk::WHOLE_SIZE,
+                }]
+            })
+            .collect();
+        let writes: Vec<_> = self
+            .uniforms
+            .iter()
+            .zip(&infos)
+            .map(|((block, _), info)| {
+                vk::WriteDescriptorSet::default()
+                    .dst_set(self.descriptor_set)
+                    .dst_binding(block.binding)
+                    .dst_array_element(block.element)
+                    .descriptor_type(vk::DescriptorType::UNIFORM_BUFFER)
+                    .buffer_info(info)
+            })
+            .collect();
+        // SAFETY: the set was just allocated and no command buffer uses it yet; each write
+        // names a uniform-buffer binding of its layout and a live buffer of this device, and
+        // `infos` outlives the call.
+        unsafe { d.update_descriptor_sets(&writes, &[]) };
         Ok(())
     }
 
@@ -1083,8 +1082,12 @@ impl Drop for Player {
     fn drop(&mut self) {
         let g = &self.gpu;
         let d = &g.device;
+        // SAFETY: the device is the player's own and alive (the `Gpu` field drops after this).
+        let _ = unsafe { d.device_wait_idle() };
+        // SAFETY: with the device idle no submission uses these objects; each was made on
+        // this device by the player (null where never made, which destroying ignores) and is
+        // destroyed once, children (pipelines, sets' pool) before what they were made from.
         unsafe {
-            let _ = d.device_wait_idle();
             for (_, p) in self.pipelines.drain() {
                 p.destroy(d);
             }
@@ -1119,6 +1122,28 @@ impl Drop for Player {
             d.destroy_command_pool(self.cmd_pool, None);
         }
     }
+}
+
+/// The player's command pool (resettable buffers), its one command buffer and an
+/// unsignalled fence for its submissions.
+fn command_objects(gpu: &Gpu) -> VkResult<(vk::CommandPool, vk::CommandBuffer, vk::Fence)> {
+    let d = &gpu.device;
+    let info = vk::CommandPoolCreateInfo::default()
+        .queue_family_index(gpu.queue_family)
+        .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER);
+    // SAFETY: `gpu.queue_family` is the family the device's queue was created in.
+    let pool =
+        unsafe { d.create_command_pool(&info, None) }.map_err(check("vkCreateCommandPool"))?;
+    let info = vk::CommandBufferAllocateInfo::default()
+        .command_pool(pool)
+        .command_buffer_count(1);
+    // SAFETY: `pool` was just made on this device.
+    let cmd =
+        unsafe { d.allocate_command_buffers(&info) }.map_err(check("vkAllocateCommandBuffers"))?[0];
+    // SAFETY: a plain fence create info, no chain.
+    let fence = unsafe { d.create_fence(&vk::FenceCreateInfo::default(), None) }
+        .map_err(check("vkCreateFence"))?;
+    Ok((pool, cmd, fence))
 }
 
 fn words_to_bytes(words: &[u32]) -> Vec<u8> {

@@ -226,6 +226,8 @@ mod tests {
     fn integer_clears_convert_the_colour() {
         let uint = Format::by_name("R32G32B32A32_UINT").unwrap();
         let v = uint.clear_value([1.0, 0.0, 3.0, 1.0]);
+        // SAFETY: every member of `ClearColorValue` is 16 bytes of plain data, so reading
+        // `uint32` is defined whichever member was written.
         assert_eq!(unsafe { v.uint32 }, [1, 0, 3, 1]);
         assert!(Format::by_name("R5G6B5_UNORM_PACK16").is_none());
     }

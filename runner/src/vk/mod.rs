@@ -76,11 +76,17 @@ unsafe extern "system" fn on_message(
     _user: *mut c_void,
 ) -> vk::Bool32 {
     if severity.contains(vk::DebugUtilsMessageSeverityFlagsEXT::ERROR) && !data.is_null() {
-        let message = (*data).p_message;
+        // SAFETY: the loader passes a callback-data struct (checked non-null) that is valid
+        // for the duration of this call.
+        let message = unsafe { (*data).p_message };
         let text = if message.is_null() {
             "(no message)".to_string()
         } else {
-            CStr::from_ptr(message).to_string_lossy().into_owned()
+            // SAFETY: `p_message`, when set, is a NUL-terminated string owned by the loader
+            // for the duration of this call; it is copied before returning.
+            unsafe { CStr::from_ptr(message) }
+                .to_string_lossy()
+                .into_owned()
         };
         MESSAGES
             .lock()
@@ -122,8 +128,11 @@ impl Vulkan {
     /// Loads `libvulkan.so.1` and creates the instance with glsem above validation, and
     /// `extensions` (the window system's surface extensions for `--window`).
     pub fn new(layer: bool, validation: bool, extensions: &[*const c_char]) -> VkResult<Self> {
+        // SAFETY: libvulkan.so.1 is the system loader; its initialisers are the loader's own
+        // and `entry` keeps the library loaded as long as anything made from it lives.
         let entry = unsafe { ash::Entry::load() }
             .map_err(|e| format!("cannot load the Vulkan loader (libvulkan.so.1): {e}"))?;
+        // SAFETY: a global command of the loader just loaded; it needs no handle.
         let available = unsafe { entry.enumerate_instance_layer_properties() }
             .map_err(check("vkEnumerateInstanceLayerProperties"))?;
         let has = |name: &str| {
@@ -177,6 +186,8 @@ impl Vulkan {
         if validation {
             info = info.push_next(&mut messenger_info);
         }
+        // SAFETY: `info` points at `app`, `layer_ptrs` (into `layers`), `extensions` (static
+        // names and the caller's) and `messenger_info`, all alive until this call returns.
         let instance = unsafe { entry.create_instance(&info, None) }.map_err(|e| {
             let hint = if layer && e == vk::Result::ERROR_LAYER_NOT_PRESENT {
                 " (the loader lists the glsem layer but could not load its library: is it a \
@@ -195,6 +206,8 @@ impl Vulkan {
         })?;
         let debug = if validation {
             let utils = ash::ext::debug_utils::Instance::new(&entry, &instance);
+            // SAFETY: `instance` was created with VK_EXT_debug_utils (pushed above when
+            // validating); `on_message` is a `'static` function and takes no user data.
             let messenger = unsafe { utils.create_debug_utils_messenger(&messenger_info, None) }
                 .map_err(check("vkCreateDebugUtilsMessengerEXT"))?;
             Some((utils, messenger))
@@ -214,12 +227,13 @@ impl Vulkan {
 
 impl Drop for Vulkan {
     fn drop(&mut self) {
-        unsafe {
-            if let Some((utils, messenger)) = self.debug.take() {
-                utils.destroy_debug_utils_messenger(messenger, None);
-            }
-            self.instance.destroy_instance(None);
+        if let Some((utils, messenger)) = self.debug.take() {
+            // SAFETY: the messenger was created from this instance, which is still alive.
+            unsafe { utils.destroy_debug_utils_messenger(messenger, None) };
         }
+        // SAFETY: every `Gpu` is made and dropped while a scene is played with a borrow of
+        // this `Vulkan`, so no device of the instance is left; the messenger is gone above.
+        unsafe { self.instance.destroy_instance(None) };
     }
 }
 
@@ -290,17 +304,18 @@ fn layer_device_extensions(
         .fp_v1_0()
         .enumerate_device_extension_properties;
     let mut count = 0;
-    unsafe {
-        if f(pd, layer.as_ptr(), &mut count, std::ptr::null_mut()) != vk::Result::SUCCESS {
-            return Vec::new();
-        }
-        let mut list = vec![vk::ExtensionProperties::default(); count as usize];
-        if f(pd, layer.as_ptr(), &mut count, list.as_mut_ptr()) != vk::Result::SUCCESS {
-            return Vec::new();
-        }
-        list.truncate(count as usize);
-        list
+    // SAFETY: `pd` was enumerated from `vulkan.instance`, whose function `f` is; `layer` is
+    // NUL-terminated; a null list asks for the count only.
+    if unsafe { f(pd, layer.as_ptr(), &mut count, std::ptr::null_mut()) } != vk::Result::SUCCESS {
+        return Vec::new();
     }
+    let mut list = vec![vk::ExtensionProperties::default(); count as usize];
+    // SAFETY: as above; `list` has room for the `count` entries the call may write.
+    if unsafe { f(pd, layer.as_ptr(), &mut count, list.as_mut_ptr()) } != vk::Result::SUCCESS {
+        return Vec::new();
+    }
+    list.truncate(count as usize);
+    list
 }
 
 impl Gpu {
@@ -310,14 +325,13 @@ impl Gpu {
     /// `cmd` belongs to this device, from a pool that allows resets, and is not pending.
     pub unsafe fn begin_one_time(&self, cmd: vk::CommandBuffer) -> VkResult<()> {
         let d = &self.device;
-        d.reset_command_buffer(cmd, vk::CommandBufferResetFlags::empty())
+        // SAFETY: the caller's contract: `cmd` is this device's, resettable and not pending.
+        unsafe { d.reset_command_buffer(cmd, vk::CommandBufferResetFlags::empty()) }
             .map_err(check("vkResetCommandBuffer"))?;
-        d.begin_command_buffer(
-            cmd,
-            &vk::CommandBufferBeginInfo::default()
-                .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT),
-        )
-        .map_err(check("vkBeginCommandBuffer"))
+        let begin = vk::CommandBufferBeginInfo::default()
+            .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+        // SAFETY: `cmd` was just reset (initial state); `begin` lives across the call.
+        unsafe { d.begin_command_buffer(cmd, &begin) }.map_err(check("vkBeginCommandBuffer"))
     }
 
     /// Ends `cmd`, submits `submit` with it to the queue and waits on `fence` (unsignalled;
@@ -332,14 +346,17 @@ impl Gpu {
         fence: vk::Fence,
     ) -> VkResult<()> {
         let d = &self.device;
-        d.end_command_buffer(cmd)
-            .map_err(check("vkEndCommandBuffer"))?;
+        // SAFETY: the caller's contract: `cmd` is recording on this device.
+        unsafe { d.end_command_buffer(cmd) }.map_err(check("vkEndCommandBuffer"))?;
         let cmds = [cmd];
-        d.queue_submit(self.queue, &[submit.command_buffers(&cmds)], fence)
+        // SAFETY: `cmd` is executable now; `self.queue` and `fence` (unsignalled, per this
+        // function's contract) are this device's; `cmds` outlives the call.
+        unsafe { d.queue_submit(self.queue, &[submit.command_buffers(&cmds)], fence) }
             .map_err(check("vkQueueSubmit"))?;
-        d.wait_for_fences(&[fence], true, u64::MAX)
-            .map_err(check("vkWaitForFences"))?;
-        d.reset_fences(&[fence]).map_err(check("vkResetFences"))
+        // SAFETY: `fence` is this device's and was just submitted.
+        unsafe { d.wait_for_fences(&[fence], true, u64::MAX) }.map_err(check("vkWaitForFences"))?;
+        // SAFETY: the fence is signalled and its submission complete: nothing uses it.
+        unsafe { d.reset_fences(&[fence]) }.map_err(check("vkResetFences"))
     }
 
     /// Records one global memory dependency: `src` (stage, access) before `dst`.
@@ -392,6 +409,7 @@ impl Gpu {
     /// The first device that has everything `needs` asks for, or the list of what is missing.
     pub fn new(vulkan: &Vulkan, needs: &Needs) -> Result<Gpu, SceneError> {
         let instance = &vulkan.instance;
+        // SAFETY: `vulkan.instance` is alive for this borrow.
         let devices = unsafe { instance.enumerate_physical_devices() }
             .map_err(check("vkEnumeratePhysicalDevices"))?;
         let mut reasons = Vec::new();
@@ -413,11 +431,13 @@ impl Gpu {
 
     fn missing(vulkan: &Vulkan, pd: vk::PhysicalDevice, needs: &Needs) -> VkResult<()> {
         let instance = &vulkan.instance;
+        // SAFETY: `pd` was enumerated from `instance`, which is alive for this borrow.
         let props = unsafe { instance.get_physical_device_properties(pd) };
         let name = props
             .device_name_as_c_str()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
+        // SAFETY: as above.
         let exts =
             unsafe { instance.enumerate_device_extension_properties(pd) }.unwrap_or_default();
         let mut xfb = vk::PhysicalDeviceTransformFeedbackFeaturesEXT::default();
@@ -441,6 +461,8 @@ impl Gpu {
         if props.api_version >= vk::API_VERSION_1_3 {
             f2 = f2.push_next(&mut v13);
         }
+        // SAFETY: `pd` is `instance`'s; `f2`'s chain holds only structs of extensions the
+        // device lists (or core 1.3), each a local that outlives the call.
         unsafe { instance.get_physical_device_features2(pd, &mut f2) };
         let f = f2.features;
         let mut missing: Vec<String> = features::lacking(&needs.features, f)
@@ -507,11 +529,14 @@ impl Gpu {
 
     fn create(vulkan: &Vulkan, pd: vk::PhysicalDevice, needs: &Needs) -> VkResult<Gpu> {
         let instance = &vulkan.instance;
+        // SAFETY: `pd` was enumerated from `instance`, which is alive for this borrow (as in
+        // every query on `pd` below).
         let props = unsafe { instance.get_physical_device_properties(pd) };
         let name = props
             .device_name_as_c_str()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
+        // SAFETY: as above.
         let families = unsafe { instance.get_physical_device_queue_family_properties(pd) };
         let queue_family = families
             .iter()
@@ -519,6 +544,7 @@ impl Gpu {
             .ok_or_else(|| format!("{name} has no graphics queue"))?
             as u32;
 
+        // SAFETY: as above.
         let exts = unsafe { instance.enumerate_device_extension_properties(pd) }
             .map_err(check("vkEnumerateDeviceExtensionProperties"))?;
         let mut extensions: Vec<&CStr> = Vec::new();
@@ -567,6 +593,7 @@ impl Gpu {
 
         let mut features = features::enabled(&needs.features);
         // What GL's point and line state needs, whenever the device has it.
+        // SAFETY: as above.
         let available = unsafe { instance.get_physical_device_features(pd) };
         features.large_points |= available.large_points;
         features.wide_lines |= available.wide_lines;
@@ -616,9 +643,14 @@ impl Gpu {
         if custom_border_color {
             info = info.push_next(&mut border);
         }
+        // SAFETY: `info` points at `queues`, `priorities`, `ext_ptrs` (into `extensions`, whose
+        // names are static or the CStrings above), `features` and the chained feature structs,
+        // all locals alive until the call returns; each chained struct's extension is enabled.
         let device =
             unsafe { instance.create_device(pd, &info, None) }.map_err(check("vkCreateDevice"))?;
+        // SAFETY: the device was created with one queue of `queue_family`.
         let queue = unsafe { device.get_device_queue(queue_family, 0) };
+        // SAFETY: `pd` is `instance`'s.
         let memory = unsafe { instance.get_physical_device_memory_properties(pd) };
         let xfb = needs
             .transform_feedback
@@ -627,103 +659,13 @@ impl Gpu {
         let mut xfb_props = vk::PhysicalDeviceTransformFeedbackPropertiesEXT::default();
         if needs.transform_feedback {
             let mut props2 = vk::PhysicalDeviceProperties2::default().push_next(&mut xfb_props);
+            // SAFETY: `pd` is `instance`'s and lists VK_EXT_transform_feedback (the scene's
+            // need was checked by `missing`); `xfb_props` outlives the call.
             unsafe { instance.get_physical_device_properties2(pd, &mut props2) };
         }
-        let (set_levels, levels_missing) = if !vulkan.layer {
-            (
-                None,
-                "the glsem layer is not loaded (--no-layer or not found)".to_string(),
-            )
-        } else if !layer_offers_levels {
-            (
-                None,
-                format!("the glsem layer does not offer {LEVELS_EXTENSION}"),
-            )
-        } else {
-            let command = CString::new(LEVELS_COMMAND).unwrap_or_default();
-            match unsafe { instance.get_device_proc_addr(device.handle(), command.as_ptr()) } {
-                // SAFETY: the extension defines this signature for the command.
-                Some(f) => (
-                    Some(unsafe {
-                        std::mem::transmute::<
-                            unsafe extern "system" fn(),
-                            PfnSetTessellationDefaultLevels,
-                        >(f)
-                    }),
-                    String::new(),
-                ),
-                None => (
-                    None,
-                    format!("vkGetDeviceProcAddr returns no {LEVELS_COMMAND}"),
-                ),
-            }
-        };
-        let (gl_state, gl_state_missing) = if !vulkan.layer {
-            (
-                None,
-                "the glsem layer is not loaded (--no-layer or not found)".to_string(),
-            )
-        } else if !layer_offers_gl_state {
-            (
-                None,
-                format!("the glsem layer does not offer {GL_STATE_EXTENSION}"),
-            )
-        } else {
-            let get = |name: &str| {
-                let name = CString::new(name).unwrap_or_default();
-                unsafe { instance.get_device_proc_addr(device.handle(), name.as_ptr()) }
-            };
-            match (
-                get(POINT_SIZE_COMMAND),
-                get(PROGRAM_POINT_SIZE_COMMAND),
-                get(CLIP_DISTANCE_COMMAND),
-                get(LINE_STIPPLE_COMMAND),
-                get(LINE_STIPPLE_ENABLE_COMMAND),
-                get(POINT_SPRITE_ORIGIN_COMMAND),
-                get(VERTEX_ATTRIB_COMMAND),
-            ) {
-                // SAFETY: VK_GLSEM_gl_state defines these signatures for the commands.
-                (Some(a), Some(b), Some(c), Some(d), Some(e), Some(f), Some(g)) => unsafe {
-                    (
-                        Some(GlStateFns {
-                            set_point_size: std::mem::transmute::<
-                                unsafe extern "system" fn(),
-                                abi::PFN_vkCmdSetPointSizeGLSEM,
-                            >(a),
-                            set_program_point_size: std::mem::transmute::<
-                                unsafe extern "system" fn(),
-                                abi::PFN_vkCmdSetProgramPointSizeEnableGLSEM,
-                            >(b),
-                            set_clip_distance_enable: std::mem::transmute::<
-                                unsafe extern "system" fn(),
-                                abi::PFN_vkCmdSetClipDistanceEnableGLSEM,
-                            >(c),
-                            set_line_stipple: std::mem::transmute::<
-                                unsafe extern "system" fn(),
-                                abi::PFN_vkCmdSetLineStippleGLSEM,
-                            >(d),
-                            set_line_stipple_enable: std::mem::transmute::<
-                                unsafe extern "system" fn(),
-                                abi::PFN_vkCmdSetLineStippleEnableGLSEM,
-                            >(e),
-                            set_point_sprite_coord_origin: std::mem::transmute::<
-                                unsafe extern "system" fn(),
-                                abi::PFN_vkCmdSetPointSpriteCoordOriginGLSEM,
-                            >(f),
-                            set_vertex_attrib: std::mem::transmute::<
-                                unsafe extern "system" fn(),
-                                abi::PFN_vkCmdSetVertexAttribGLSEM,
-                            >(g),
-                        }),
-                        String::new(),
-                    )
-                },
-                _ => (
-                    None,
-                    format!("vkGetDeviceProcAddr lacks a command of {GL_STATE_EXTENSION}"),
-                ),
-            }
-        };
+        let (set_levels, levels_missing) = levels_command(vulkan, &device, layer_offers_levels);
+        let (gl_state, gl_state_missing) =
+            gl_state_commands(vulkan, &device, layer_offers_gl_state);
         let shader_object =
             shader_objects.then(|| ash::ext::shader_object::Device::new(instance, &device));
         Ok(Gpu {
@@ -771,6 +713,7 @@ impl Gpu {
         let info = vk::MemoryAllocateInfo::default()
             .allocation_size(req.size)
             .memory_type_index(self.memory_type(req.memory_type_bits, flags)?);
+        // SAFETY: `info` names a memory type of this device's physical device.
         unsafe { self.device.allocate_memory(&info, None) }.map_err(check("vkAllocateMemory"))
     }
 
@@ -797,25 +740,33 @@ impl Gpu {
             .samples(vk::SampleCountFlags::TYPE_1)
             .tiling(vk::ImageTiling::OPTIMAL)
             .usage(usage);
+        // SAFETY: `info` is a complete single-level 2D image description with no chain.
         let image = unsafe { d.create_image(&info, None) }.map_err(check("vkCreateImage"))?;
+        // SAFETY: `image` was just created on `d`.
         let req = unsafe { d.get_image_memory_requirements(image) };
         let memory = self
             .allocate(req, vk::MemoryPropertyFlags::DEVICE_LOCAL)
             .or_else(|_| self.allocate(req, vk::MemoryPropertyFlags::empty()))
+            // SAFETY: `image` is `d`'s, unused and unbound; nothing else holds it.
             .inspect_err(|_| unsafe { d.destroy_image(image, None) })?;
         let view_info = vk::ImageViewCreateInfo::default()
             .image(image)
             .view_type(vk::ImageViewType::TYPE_2D)
             .format(format)
             .subresource_range(range);
+        // SAFETY: `memory` was allocated for `req`, the requirements of `image`, both `d`'s.
         let view = unsafe { d.bind_image_memory(image, memory, 0) }
             .map_err(check("vkBindImageMemory"))
             .and_then(|()| {
+                // SAFETY: `view_info` names `image`, bound to memory just above.
                 unsafe { d.create_image_view(&view_info, None) }.map_err(check("vkCreateImageView"))
             })
-            .inspect_err(|_| unsafe {
-                d.destroy_image(image, None);
-                d.free_memory(memory, None);
+            .inspect_err(|_| {
+                // SAFETY: `image` and `memory` are `d`'s and no view or command uses them.
+                unsafe {
+                    d.destroy_image(image, None);
+                    d.free_memory(memory, None);
+                }
             })?;
         Ok((image, memory, view))
     }
@@ -825,23 +776,27 @@ impl Gpu {
         let info = vk::BufferCreateInfo::default()
             .size(size.max(4))
             .usage(usage);
+        // SAFETY: `info` is a complete buffer description with no chain.
         let buffer =
             unsafe { self.device.create_buffer(&info, None) }.map_err(check("vkCreateBuffer"))?;
+        // SAFETY: `buffer` was just created on this device.
         let req = unsafe { self.device.get_buffer_memory_requirements(buffer) };
         let memory = self
             .allocate(
                 req,
                 vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT,
             )
+            // SAFETY: `buffer` is this device's, unbound and unused.
             .inspect_err(|_| unsafe { self.device.destroy_buffer(buffer, None) })?;
+        // SAFETY: `memory` was allocated for `req`, the requirements of `buffer`.
+        unsafe { self.device.bind_buffer_memory(buffer, memory, 0) }
+            .map_err(check("vkBindBufferMemory"))?;
+        // SAFETY: `memory` is host-visible (asked for above) and not mapped yet.
         let mapped = unsafe {
             self.device
-                .bind_buffer_memory(buffer, memory, 0)
-                .map_err(check("vkBindBufferMemory"))?;
-            self.device
                 .map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty())
-                .map_err(check("vkMapMemory"))?
-        };
+        }
+        .map_err(check("vkMapMemory"))?;
         Ok(Buffer {
             buffer,
             memory,
@@ -850,7 +805,14 @@ impl Gpu {
         })
     }
 
+    /// Destroys `b` and frees its memory (which unmaps it).
+    ///
+    /// `b` must have been made by this `Gpu`'s [`Gpu::buffer`] and no pending command may use
+    /// it: the runner waits for every submission, so only a buffer still referenced by a
+    /// recorded-but-unsubmitted command buffer would break this.
     pub fn destroy_buffer(&self, b: &Buffer) {
+        // SAFETY: `b` is this device's (above) and the GPU is done with it: every submission
+        // is waited for before the runner moves on.
         unsafe {
             self.device.destroy_buffer(b.buffer, None);
             self.device.free_memory(b.memory, None);
@@ -858,8 +820,130 @@ impl Gpu {
     }
 }
 
+/// VK_GLSEM_tessellation_default_levels' command on `device` when the layer offers the
+/// extension (`offered`, then enabled on `device`), else why not.
+fn levels_command(
+    vulkan: &Vulkan,
+    device: &ash::Device,
+    offered: bool,
+) -> (Option<PfnSetTessellationDefaultLevels>, String) {
+    let instance = &vulkan.instance;
+    if !vulkan.layer {
+        (
+            None,
+            "the glsem layer is not loaded (--no-layer or not found)".to_string(),
+        )
+    } else if !offered {
+        (
+            None,
+            format!("the glsem layer does not offer {LEVELS_EXTENSION}"),
+        )
+    } else {
+        let command = CString::new(LEVELS_COMMAND).unwrap_or_default();
+        // SAFETY: `device` was created from `instance`; `command` is NUL-terminated.
+        match unsafe { instance.get_device_proc_addr(device.handle(), command.as_ptr()) } {
+            Some(f) => (
+                // SAFETY: VK_GLSEM_tessellation_default_levels (enabled on `device`)
+                // defines this command with this signature (`abi`, shared with the layer).
+                Some(unsafe {
+                    std::mem::transmute::<
+                        unsafe extern "system" fn(),
+                        PfnSetTessellationDefaultLevels,
+                    >(f)
+                }),
+                String::new(),
+            ),
+            None => (
+                None,
+                format!("vkGetDeviceProcAddr returns no {LEVELS_COMMAND}"),
+            ),
+        }
+    }
+}
+
+/// VK_GLSEM_gl_state's commands on `device` when the layer offers the extension (`offered`,
+/// then enabled on `device`), else why not.
+fn gl_state_commands(
+    vulkan: &Vulkan,
+    device: &ash::Device,
+    offered: bool,
+) -> (Option<GlStateFns>, String) {
+    let instance = &vulkan.instance;
+    if !vulkan.layer {
+        (
+            None,
+            "the glsem layer is not loaded (--no-layer or not found)".to_string(),
+        )
+    } else if !offered {
+        (
+            None,
+            format!("the glsem layer does not offer {GL_STATE_EXTENSION}"),
+        )
+    } else {
+        let get = |name: &str| {
+            let name = CString::new(name).unwrap_or_default();
+            // SAFETY: `device` was created from `instance`; `name` is NUL-terminated.
+            unsafe { instance.get_device_proc_addr(device.handle(), name.as_ptr()) }
+        };
+        match (
+            get(POINT_SIZE_COMMAND),
+            get(PROGRAM_POINT_SIZE_COMMAND),
+            get(CLIP_DISTANCE_COMMAND),
+            get(LINE_STIPPLE_COMMAND),
+            get(LINE_STIPPLE_ENABLE_COMMAND),
+            get(POINT_SPRITE_ORIGIN_COMMAND),
+            get(VERTEX_ATTRIB_COMMAND),
+        ) {
+            // SAFETY: VK_GLSEM_gl_state (enabled on `device`) defines these commands with
+            // these signatures (`abi`, shared with the layer); each pointer is its command's.
+            (Some(a), Some(b), Some(c), Some(d), Some(e), Some(f), Some(g)) => unsafe {
+                (
+                    Some(GlStateFns {
+                        set_point_size: std::mem::transmute::<
+                            unsafe extern "system" fn(),
+                            abi::PFN_vkCmdSetPointSizeGLSEM,
+                        >(a),
+                        set_program_point_size: std::mem::transmute::<
+                            unsafe extern "system" fn(),
+                            abi::PFN_vkCmdSetProgramPointSizeEnableGLSEM,
+                        >(b),
+                        set_clip_distance_enable: std::mem::transmute::<
+                            unsafe extern "system" fn(),
+                            abi::PFN_vkCmdSetClipDistanceEnableGLSEM,
+                        >(c),
+                        set_line_stipple: std::mem::transmute::<
+                            unsafe extern "system" fn(),
+                            abi::PFN_vkCmdSetLineStippleGLSEM,
+                        >(d),
+                        set_line_stipple_enable: std::mem::transmute::<
+                            unsafe extern "system" fn(),
+                            abi::PFN_vkCmdSetLineStippleEnableGLSEM,
+                        >(e),
+                        set_point_sprite_coord_origin: std::mem::transmute::<
+                            unsafe extern "system" fn(),
+                            abi::PFN_vkCmdSetPointSpriteCoordOriginGLSEM,
+                        >(f),
+                        set_vertex_attrib: std::mem::transmute::<
+                            unsafe extern "system" fn(),
+                            abi::PFN_vkCmdSetVertexAttribGLSEM,
+                        >(g),
+                    }),
+                    String::new(),
+                )
+            },
+            _ => (
+                None,
+                format!("vkGetDeviceProcAddr lacks a command of {GL_STATE_EXTENSION}"),
+            ),
+        }
+    }
+}
+
 impl Drop for Gpu {
     fn drop(&mut self) {
+        // SAFETY: the `Player` that owns this `Gpu` destroys every object it made on the
+        // device in its own `Drop`, which runs before its fields drop; waiting for idle makes
+        // sure no submission still runs.
         unsafe {
             let _ = self.device.device_wait_idle();
             self.device.destroy_device(None);

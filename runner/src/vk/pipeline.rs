@@ -597,7 +597,9 @@ pub unsafe fn bind_compute_shader(
         &gpu.shader_object,
         shaders.iter().find(|(s, _)| *s == Stage::Compute),
     ) {
-        objects.cmd_bind_shaders(cmd, &[vk::ShaderStageFlags::COMPUTE], &[*shader]);
+        // SAFETY: the caller's contract: `cmd` is recording and `shader` is this device's, on
+        // which `objects` (VK_EXT_shader_object) was loaded.
+        unsafe { objects.cmd_bind_shaders(cmd, &[vk::ShaderStageFlags::COMPUTE], &[*shader]) };
     }
 }
 
@@ -637,7 +639,10 @@ pub unsafe fn record_shader_state(
                 .map_or(vk::ShaderEXT::null(), |(_, shader)| *shader)
         })
         .collect();
-    objects.cmd_bind_shaders(cmd, &stages, &bound);
+    // SAFETY: the caller's contract: `cmd` is recording and the shaders are this device's, on
+    // which `objects` was loaded; `stages` names only stages whose features are enabled
+    // (VUID-vkCmdBindShadersEXT-pStages-08464/08465/08466), `bound` has one entry each.
+    unsafe { objects.cmd_bind_shaders(cmd, &stages, &bound) };
 
     let bindings: Vec<_> = desc
         .bindings
@@ -661,68 +666,95 @@ pub unsafe fn record_shader_state(
                 .offset(a.offset)
         })
         .collect();
-    objects.cmd_set_vertex_input(cmd, &bindings, &attributes);
-    objects.cmd_set_primitive_topology(cmd, desc.topology);
-    objects.cmd_set_primitive_restart_enable(cmd, false);
+    // The state setters below only record values into `cmd`, which the caller's contract
+    // has recording inside `vkCmdBeginRendering` on the device `objects` was loaded for;
+    // each setter whose command needs a feature is called only when that feature is on.
+    // SAFETY: as said above; `bindings` and `attributes` outlive the call.
+    unsafe {
+        objects.cmd_set_vertex_input(cmd, &bindings, &attributes);
+        objects.cmd_set_primitive_topology(cmd, desc.topology);
+        objects.cmd_set_primitive_restart_enable(cmd, false);
+    }
     let has = |stage| shaders.iter().any(|(s, _)| *s == stage);
     if has(Stage::TessControl) {
-        objects.cmd_set_patch_control_points(cmd, desc.patch_control_points);
+        // SAFETY: as above; a TCS is only bound when `tessellationShader` is on.
+        unsafe { objects.cmd_set_patch_control_points(cmd, desc.patch_control_points) };
     }
     if has(Stage::TessEval) {
         // Vulkan's default, as a pipeline without a domain-origin state has it; GL's
         // origin is the layer's.
-        objects.cmd_set_tessellation_domain_origin(cmd, vk::TessellationDomainOrigin::UPPER_LEFT);
+        // SAFETY: as above; a TES is only bound when `tessellationShader` is on.
+        unsafe {
+            objects
+                .cmd_set_tessellation_domain_origin(cmd, vk::TessellationDomainOrigin::UPPER_LEFT)
+        };
     }
 
     let (viewport, scissor) = viewport_and_scissor(gpu, targets);
-    objects.cmd_set_viewport_with_count(cmd, &[viewport]);
-    objects.cmd_set_scissor_with_count(cmd, &[scissor]);
-    objects.cmd_set_rasterizer_discard_enable(cmd, desc.rasterizer_discard);
-    objects.cmd_set_polygon_mode(cmd, polygon_mode(desc.raster.polygon_mode));
-    objects.cmd_set_cull_mode(cmd, cull_mode(&desc.raster));
-    objects.cmd_set_front_face(cmd, front_face(&desc.raster));
-    d.cmd_set_line_width(cmd, f32::from_bits(desc.raster.line_width_bits));
-    objects.cmd_set_depth_bias_enable(cmd, false);
+    // SAFETY: as above; `cmd_set_line_width` is the core command on the same device (a
+    // width other than 1 only where `wideLines` is on: the player refuses it otherwise).
+    unsafe {
+        objects.cmd_set_viewport_with_count(cmd, &[viewport]);
+        objects.cmd_set_scissor_with_count(cmd, &[scissor]);
+        objects.cmd_set_rasterizer_discard_enable(cmd, desc.rasterizer_discard);
+        objects.cmd_set_polygon_mode(cmd, polygon_mode(desc.raster.polygon_mode));
+        objects.cmd_set_cull_mode(cmd, cull_mode(&desc.raster));
+        objects.cmd_set_front_face(cmd, front_face(&desc.raster));
+        d.cmd_set_line_width(cmd, f32::from_bits(desc.raster.line_width_bits));
+        objects.cmd_set_depth_bias_enable(cmd, false);
+    }
     if features.depth_clamp == vk::TRUE {
-        objects.cmd_set_depth_clamp_enable(cmd, false);
+        // SAFETY: as above, with `depthClamp` on.
+        unsafe { objects.cmd_set_depth_clamp_enable(cmd, false) };
     }
     if gpu.provoking_vertex {
-        objects.cmd_set_provoking_vertex_mode(
-            cmd,
-            if desc.raster.provoking_first {
-                vk::ProvokingVertexModeEXT::FIRST_VERTEX
-            } else {
-                vk::ProvokingVertexModeEXT::LAST_VERTEX
-            },
-        );
+        let mode = if desc.raster.provoking_first {
+            vk::ProvokingVertexModeEXT::FIRST_VERTEX
+        } else {
+            vk::ProvokingVertexModeEXT::LAST_VERTEX
+        };
+        // SAFETY: as above, with VK_EXT_provoking_vertex enabled.
+        unsafe { objects.cmd_set_provoking_vertex_mode(cmd, mode) };
     } else if desc.raster.provoking_first {
         return Err("`provoking vertex first` needs VK_EXT_provoking_vertex".into());
     }
     if gpu.geometry_streams {
-        objects.cmd_set_rasterization_stream(cmd, 0);
+        // SAFETY: as above, with `geometryStreams` on.
+        unsafe { objects.cmd_set_rasterization_stream(cmd, 0) };
     }
 
-    objects.cmd_set_depth_test_enable(cmd, desc.raster.depth_test);
-    objects.cmd_set_depth_write_enable(cmd, desc.raster.depth_test);
-    objects.cmd_set_depth_compare_op(cmd, compare_op(desc.raster.depth_func));
+    // SAFETY: as above; none of these needs a feature.
+    unsafe {
+        objects.cmd_set_depth_test_enable(cmd, desc.raster.depth_test);
+        objects.cmd_set_depth_write_enable(cmd, desc.raster.depth_test);
+        objects.cmd_set_depth_compare_op(cmd, compare_op(desc.raster.depth_func));
+    }
     if features.depth_bounds == vk::TRUE {
-        objects.cmd_set_depth_bounds_test_enable(cmd, false);
+        // SAFETY: as above, with `depthBounds` on.
+        unsafe { objects.cmd_set_depth_bounds_test_enable(cmd, false) };
     }
-    objects.cmd_set_stencil_test_enable(cmd, false);
-
-    objects.cmd_set_rasterization_samples(cmd, vk::SampleCountFlags::TYPE_1);
-    objects.cmd_set_sample_mask(cmd, vk::SampleCountFlags::TYPE_1, &[!0]);
-    objects.cmd_set_alpha_to_coverage_enable(cmd, false);
+    // SAFETY: as above; the sample mask covers the one sample it is declared with.
+    unsafe {
+        objects.cmd_set_stencil_test_enable(cmd, false);
+        objects.cmd_set_rasterization_samples(cmd, vk::SampleCountFlags::TYPE_1);
+        objects.cmd_set_sample_mask(cmd, vk::SampleCountFlags::TYPE_1, &[!0]);
+        objects.cmd_set_alpha_to_coverage_enable(cmd, false);
+    }
     if features.alpha_to_one == vk::TRUE {
-        objects.cmd_set_alpha_to_one_enable(cmd, false);
+        // SAFETY: as above, with `alphaToOne` on.
+        unsafe { objects.cmd_set_alpha_to_one_enable(cmd, false) };
     }
     if features.logic_op == vk::TRUE {
-        objects.cmd_set_logic_op_enable(cmd, false);
+        // SAFETY: as above, with `logicOp` on.
+        unsafe { objects.cmd_set_logic_op_enable(cmd, false) };
     }
     let count = targets.attachments.len();
     if count > 0 {
-        objects.cmd_set_color_blend_enable(cmd, 0, &vec![vk::FALSE; count]);
-        objects.cmd_set_color_write_mask(cmd, 0, &vec![vk::ColorComponentFlags::RGBA; count]);
+        // SAFETY: as above; one entry per colour attachment of the current rendering.
+        unsafe {
+            objects.cmd_set_color_blend_enable(cmd, 0, &vec![vk::FALSE; count]);
+            objects.cmd_set_color_write_mask(cmd, 0, &vec![vk::ColorComponentFlags::RGBA; count]);
+        }
     }
     Ok(())
 }

@@ -109,6 +109,7 @@ impl Targets {
         format: Format,
         used: bool,
     ) -> VkResult<Attachment> {
+        // SAFETY: `gpu.physical` was enumerated from `gpu.instance`, alive as long as `gpu`.
         let props = unsafe {
             gpu.instance
                 .get_physical_device_format_properties(gpu.physical, format.vk)
@@ -146,6 +147,7 @@ impl Targets {
     }
 
     fn depth_attachment(gpu: &Gpu, width: u32, height: u32) -> VkResult<DepthAttachment> {
+        // SAFETY: `gpu.physical` was enumerated from `gpu.instance`, alive as long as `gpu`.
         let props = unsafe {
             gpu.instance
                 .get_physical_device_format_properties(gpu.physical, DEPTH_FORMAT)
@@ -238,6 +240,8 @@ impl Targets {
         let info = vk::RenderPassCreateInfo::default()
             .attachments(&descriptions)
             .subpasses(&subpass);
+        // SAFETY: `info` points at `descriptions`, `subpass` and the references it holds,
+        // locals alive until the call returns.
         self.render_pass = unsafe { gpu.device.create_render_pass(&info, None) }
             .map_err(check("vkCreateRenderPass"))?;
         let fb_info = vk::FramebufferCreateInfo::default()
@@ -246,6 +250,8 @@ impl Targets {
             .width(self.width)
             .height(self.height)
             .layers(1);
+        // SAFETY: `views` are live views of this device's images, one per attachment of
+        // `self.render_pass` (just made from the same list), of at least `width`×`height`.
         self.framebuffer = unsafe { gpu.device.create_framebuffer(&fb_info, None) }
             .map_err(check("vkCreateFramebuffer"))?;
         Ok(())
@@ -301,6 +307,8 @@ impl Targets {
     /// `clear`: every image, holes included.
     pub fn record_clear(&self, gpu: &Gpu, cmd: vk::CommandBuffer, color: [f32; 4]) {
         for a in &self.attachments {
+            // SAFETY: `cmd` is recording outside a render pass (the caller's); `a.image` is
+            // this device's, alive as long as `self`, in `GENERAL` (module comment).
             unsafe {
                 gpu.device.cmd_clear_color_image(
                     cmd,
@@ -316,6 +324,7 @@ impl Targets {
     /// The depth part of `clear` (`glClearDepth`'s value).
     pub fn record_clear_depth(&self, gpu: &Gpu, cmd: vk::CommandBuffer, depth: f32) {
         if let Some(d) = &self.depth {
+            // SAFETY: as in `record_clear`, for the depth image.
             unsafe {
                 gpu.device.cmd_clear_depth_stencil_image(
                     cmd,
@@ -339,50 +348,58 @@ impl Targets {
                 height: self.height,
             },
         };
-        unsafe {
-            if self.dynamic {
-                let infos: Vec<_> = self
-                    .attachments
-                    .iter()
-                    .map(|a| {
-                        let info = vk::RenderingAttachmentInfo::default()
-                            .image_layout(vk::ImageLayout::GENERAL)
-                            .load_op(vk::AttachmentLoadOp::LOAD)
-                            .store_op(vk::AttachmentStoreOp::STORE);
-                        if a.used {
-                            info.image_view(a.view)
-                        } else {
-                            info
-                        }
-                    })
-                    .collect();
-                let depth_info = self.depth.as_ref().map(|d| {
-                    vk::RenderingAttachmentInfo::default()
-                        .image_view(d.view)
+        if self.dynamic {
+            let infos: Vec<_> = self
+                .attachments
+                .iter()
+                .map(|a| {
+                    let info = vk::RenderingAttachmentInfo::default()
                         .image_layout(vk::ImageLayout::GENERAL)
                         .load_op(vk::AttachmentLoadOp::LOAD)
-                        .store_op(vk::AttachmentStoreOp::STORE)
-                });
-                let mut rendering = vk::RenderingInfo::default()
-                    .render_area(area)
-                    .layer_count(1)
-                    .color_attachments(&infos);
-                if let Some(info) = &depth_info {
-                    rendering = rendering.depth_attachment(info);
-                }
-                gpu.device.cmd_begin_rendering(cmd, &rendering);
-            } else {
-                let begin = vk::RenderPassBeginInfo::default()
-                    .render_pass(self.render_pass)
-                    .framebuffer(self.framebuffer)
-                    .render_area(area);
-                gpu.device
-                    .cmd_begin_render_pass(cmd, &begin, vk::SubpassContents::INLINE);
+                        .store_op(vk::AttachmentStoreOp::STORE);
+                    if a.used {
+                        info.image_view(a.view)
+                    } else {
+                        info
+                    }
+                })
+                .collect();
+            let depth_info = self.depth.as_ref().map(|d| {
+                vk::RenderingAttachmentInfo::default()
+                    .image_view(d.view)
+                    .image_layout(vk::ImageLayout::GENERAL)
+                    .load_op(vk::AttachmentLoadOp::LOAD)
+                    .store_op(vk::AttachmentStoreOp::STORE)
+            });
+            let mut rendering = vk::RenderingInfo::default()
+                .render_area(area)
+                .layer_count(1)
+                .color_attachments(&infos);
+            if let Some(info) = &depth_info {
+                rendering = rendering.depth_attachment(info);
             }
+            // SAFETY: `cmd` is recording outside rendering (the caller's); the views are
+            // this device's, alive as long as `self`; `infos` and `depth_info` outlive
+            // the call; dynamic targets were made on a device with `dynamicRendering`.
+            unsafe { gpu.device.cmd_begin_rendering(cmd, &rendering) };
+        } else {
+            let begin = vk::RenderPassBeginInfo::default()
+                .render_pass(self.render_pass)
+                .framebuffer(self.framebuffer)
+                .render_area(area);
+            // SAFETY: `cmd` is recording outside a render pass (the caller's); without
+            // `dynamic`, `render_pass` and `framebuffer` were made by `create` and live as
+            // long as `self`; the area is the framebuffer's.
+            unsafe {
+                gpu.device
+                    .cmd_begin_render_pass(cmd, &begin, vk::SubpassContents::INLINE)
+            };
         }
     }
 
     pub fn record_end(&self, gpu: &Gpu, cmd: vk::CommandBuffer) {
+        // SAFETY: `cmd` is recording inside the rendering `record_begin` began on it (the
+        // caller pairs the two), so the matching end command is the one for `self.dynamic`.
         unsafe {
             if self.dynamic {
                 gpu.device.cmd_end_rendering(cmd);
@@ -396,6 +413,9 @@ impl Targets {
     pub fn record_readback(&self, gpu: &Gpu, cmd: vk::CommandBuffer) {
         for a in &self.attachments {
             let region = whole_image_copy(vk::ImageAspectFlags::COLOR, self.width, self.height);
+            // SAFETY: `cmd` is recording outside a render pass (the caller's); `a.image`
+            // (in `GENERAL`) and `a.readback` (sized for the whole image) are this device's
+            // and live as long as `self`.
             unsafe {
                 gpu.device.cmd_copy_image_to_buffer(
                     cmd,
@@ -408,6 +428,7 @@ impl Targets {
         }
         if let Some(d) = &self.depth {
             let region = whole_image_copy(vk::ImageAspectFlags::DEPTH, self.width, self.height);
+            // SAFETY: as above, for the depth image and its readback buffer.
             unsafe {
                 gpu.device.cmd_copy_image_to_buffer(
                     cmd,
@@ -477,6 +498,8 @@ impl Targets {
 
     pub fn destroy(&mut self, gpu: &Gpu) {
         let d = &gpu.device;
+        // SAFETY: every handle here was made on `gpu`'s device by `Targets` and is dropped
+        // from `self` as it goes; the player waits for the device to be idle first.
         unsafe {
             if self.framebuffer != vk::Framebuffer::null() {
                 d.destroy_framebuffer(self.framebuffer, None);
