@@ -869,8 +869,9 @@ pub fn choose(stages: &Stages<'_>, key: &PipelineKey) -> Vec<Step> {
         if let Some(block_offset) = key.gl_state_block {
             if on(Semantic::LayerOutput) && summary.layer {
                 // The fragment shader's gl_Layer reads the layer as written, layered target
-                // or not: a copy at the first Location neither side uses. A fragment shader
-                // elsewhere (a library, a shader object) reads the gated built-in.
+                // or not: a copy at the first Location past both interfaces. A fragment
+                // shader elsewhere (another library, an unlinked shader object) reads the
+                // gated built-in.
                 let copy_to = stages
                     .rewritable(Stage::Fragment)
                     .filter(|fragment| fragment.layer)
