@@ -14,7 +14,7 @@ use crate::spirv::clip_depth::remap_clip_depth;
 use crate::spirv::clip_enables::gate_clip_distances;
 use crate::spirv::fragcolor::{broadcast_frag_color, AttachmentKind, FragColorKey};
 use crate::spirv::instance_id::instance_id_without_base;
-use crate::spirv::layer_output::gate_layer;
+use crate::spirv::layer_output::{gate_layer, read_layer_from};
 use crate::spirv::point_size::{write_point_size, PointSizeSource};
 use crate::spirv::sample_mask::drop_sample_mask;
 use crate::spirv::scan::{Primitive, Summary};
@@ -499,8 +499,12 @@ pub enum Step {
     },
     /// `InstanceIndex` loads become `InstanceIndex − BaseInstance` (GL's `gl_InstanceID`).
     InstanceIdWithoutBase,
-    /// The stage's `gl_Layer` counts only when the GL-state block says the target is layered.
-    GateLayer(Stage, u32),
+    /// The stage's `gl_Layer` counts only when the GL-state block (at the offset) says the
+    /// target is layered; with a Location, the stage also writes the layer as written there
+    /// for the fragment shader ([`Step::ReadLayerFrom`]).
+    GateLayer(Stage, u32, Option<u32>),
+    /// The fragment shader's `gl_Layer` reads the previous stage's copy at this Location.
+    ReadLayerFrom(u32),
     /// The fragment shader's sample mask has no effect (single-sample rasterization).
     DropSampleMask,
     /// Pipeline state: `VK_PROVOKING_VERTEX_MODE_LAST_VERTEX_EXT`.
@@ -558,7 +562,7 @@ impl Step {
             | Step::WritePointSize(stage, _)
             | Step::GateClipDistances(stage, _)
             | Step::RemapClipDepth(stage)
-            | Step::GateLayer(stage, _) => Some(stage),
+            | Step::GateLayer(stage, ..) => Some(stage),
             Step::FragmentWindowY(_) => Some(Stage::Fragment),
             Step::DefaultUnfedInputs(_)
             | Step::FeedCurrentAttributes { .. }
@@ -566,7 +570,8 @@ impl Step {
             Step::BroadcastFragColor(_)
             | Step::SplitFragInputs
             | Step::SplitStructInputs
-            | Step::DropSampleMask => Some(Stage::Fragment),
+            | Step::DropSampleMask
+            | Step::ReadLayerFrom(_) => Some(Stage::Fragment),
             Step::GenerateTcs
             | Step::ProvokingVertexLast
             | Step::NegativeOneToOneDepth
@@ -608,7 +613,10 @@ impl Step {
             Step::RemapClipDepth(_) => remap_clip_depth(words, entry)?.into(),
             Step::DefaultUnfedInputs(fed) => default_unfed_inputs(words, entry, fed)?.into(),
             Step::InstanceIdWithoutBase => instance_id_without_base(words, entry)?.into(),
-            Step::GateLayer(_, block_offset) => gate_layer(words, entry, *block_offset)?.into(),
+            Step::GateLayer(_, block_offset, copy_to) => {
+                gate_layer(words, entry, *block_offset, *copy_to)?.into()
+            }
+            Step::ReadLayerFrom(location) => read_layer_from(words, entry, *location)?.into(),
             Step::DropSampleMask => drop_sample_mask(words, entry)?.into(),
             Step::FragmentWindowY(key) => fix_window_y(words, entry, *key)?.into(),
             // The layer reads the inputs' types and feeds them; the code stays.
@@ -666,10 +674,18 @@ impl Step {
                 "vertex inputs no attribute feeds read GL's current values (binding {binding})"
             ),
             Step::InstanceIdWithoutBase => "gl_InstanceID excludes the base instance".into(),
-            Step::GateLayer(stage, _) => format!(
+            Step::GateLayer(stage, _, None) => format!(
                 "gl_Layer of the {} counts only on layered targets",
                 stage.name()
             ),
+            Step::GateLayer(stage, _, Some(location)) => format!(
+                "gl_Layer of the {} counts only on layered targets; the layer as written goes \
+                 to Location {location} for the fragment shader",
+                stage.name()
+            ),
+            Step::ReadLayerFrom(location) => {
+                format!("fragment shader's gl_Layer read from Location {location}")
+            }
             Step::DropSampleMask => "gl_SampleMask has no effect on a single-sample target".into(),
             Step::GenerateTcs
             | Step::ProvokingVertexLast
@@ -708,7 +724,7 @@ impl Step {
                 Semantic::UnfedVertexInputs
             }
             Step::InstanceIdWithoutBase => Semantic::InstanceId,
-            Step::GateLayer(..) => Semantic::LayerOutput,
+            Step::GateLayer(..) | Step::ReadLayerFrom(_) => Semantic::LayerOutput,
             Step::DropSampleMask => Semantic::SampleMask,
             Step::BresenhamLines { .. } => Semantic::LineRasterization,
             Step::FragmentWindowY(_)
@@ -852,7 +868,21 @@ pub fn choose(stages: &Stages<'_>, key: &PipelineKey) -> Vec<Step> {
         }
         if let Some(block_offset) = key.gl_state_block {
             if on(Semantic::LayerOutput) && summary.layer {
-                steps.push(Step::GateLayer(stage, block_offset));
+                // The fragment shader's gl_Layer reads the layer as written, layered target
+                // or not: a copy at the first Location past both interfaces. A fragment
+                // shader elsewhere (another library, an unlinked shader object) reads the
+                // gated built-in.
+                let copy_to = stages
+                    .rewritable(Stage::Fragment)
+                    .filter(|fragment| fragment.layer)
+                    .and_then(|fragment| {
+                        let (last, fragment) = (summary.location_ends?, fragment.location_ends?);
+                        Some(last.output.max(fragment.input))
+                    });
+                steps.push(Step::GateLayer(stage, block_offset, copy_to));
+                if let Some(location) = copy_to {
+                    steps.push(Step::ReadLayerFrom(location));
+                }
             }
         }
     }
@@ -1254,6 +1284,50 @@ mod tests {
     }
 
     #[test]
+    fn a_fragment_shader_reading_gl_layer_reads_a_copy_past_both_interfaces() {
+        use crate::spirv::scan::LocationEnds;
+        let ends = |input, output| Some(LocationEnds { input, output });
+        let gs = summary(|s| {
+            s.layer = true;
+            s.location_ends = ends(9, 3);
+        });
+        let fs = summary(|s| {
+            s.layer = true;
+            s.location_ends = ends(5, 1);
+        });
+        let gl = PipelineKey {
+            gl_state: true,
+            gl_state_block: Some(96),
+            ..key()
+        };
+        let layer_steps = |stages: &Stages<'_>| -> Vec<Step> {
+            choose(stages, &gl)
+                .into_iter()
+                .filter(|s| s.semantic() == Semantic::LayerOutput)
+                .collect()
+        };
+        let s = stages(&[(Stage::Geometry, &gs), (Stage::Fragment, &fs)]);
+        assert_eq!(
+            layer_steps(&s),
+            [
+                Step::GateLayer(Stage::Geometry, 96, Some(5)),
+                Step::ReadLayerFrom(5)
+            ]
+        );
+        // A fragment shader that does not read the layer, or one elsewhere: no copy.
+        let plain_fs = summary(|_| {});
+        for s in [
+            stages(&[(Stage::Geometry, &gs), (Stage::Fragment, &plain_fs)]),
+            stages(&[(Stage::Geometry, &gs)]),
+        ] {
+            assert_eq!(
+                layer_steps(&s),
+                [Step::GateLayer(Stage::Geometry, 96, None)]
+            );
+        }
+    }
+
+    #[test]
     fn gl_defined_inputs_and_outputs() {
         let vs = summary(|s| {
             s.vertex_input_locations = vec![0, 3];
@@ -1288,7 +1362,7 @@ mod tests {
         assert_eq!(
             choose(&s, &gl),
             [
-                Step::GateLayer(Stage::Geometry, 96),
+                Step::GateLayer(Stage::Geometry, 96, None),
                 Step::DefaultUnfedInputs(vec![0]),
                 Step::InstanceIdWithoutBase,
                 Step::DropSampleMask,

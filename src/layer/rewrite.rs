@@ -85,6 +85,9 @@ pub struct Run<'a> {
     codes: &'a [StageCode],
     current: Vec<Option<Current>>,
     split: Option<SplitInterface>,
+    /// The last pre-rasterization stage writes the copy of its layer that
+    /// [`Step::ReadLayerFrom`] reads.
+    layer_copied: bool,
     out: Rewrite,
     notes: Vec<(Semantic, String)>,
 }
@@ -108,6 +111,7 @@ impl<'a> Run<'a> {
             codes,
             current,
             split: None,
+            layer_copied: false,
             out: Rewrite::default(),
             notes: Vec::new(),
         }
@@ -271,6 +275,12 @@ impl<'a> Run<'a> {
                     }
                 }
             }
+            Step::GateLayer(..) => {
+                let outcome = self.apply_reading_block(&step);
+                self.layer_copied = matches!(outcome, Outcome::Module(_));
+            }
+            // The previous stage writes no copy: the fragment shader reads the built-in.
+            Step::ReadLayerFrom(_) if !self.layer_copied => {}
             _ if step.reads_block() => {
                 self.apply_reading_block(&step);
             }

@@ -5,18 +5,31 @@
 //! count undefined. Before every exit that reaches the rasterizer, the pass writes
 //! `layered ? gl_Layer : 0`, `layered` being the GL-state block's flag the layer sets at
 //! render-pass begin (zink's `clamp_layer_output`, ANGLE's `ClampGLLayer`).
+//!
+//! The fragment shader's `gl_Layer` still reads the layer the shader wrote, layered target
+//! or not (GLSL 4.30 §7.1.5, ARB_fragment_layer_viewport). Where the pipeline's fragment
+//! shader reads it, the stage also writes the unclamped value to a flat output at a free
+//! Location, and the fragment shader's `Layer` input becomes an input at that Location
+//! (zink does the same).
 
-use spirv::BuiltIn;
+use spirv::{BuiltIn, Decoration, ExecutionModel, Op, StorageClass};
 
 use super::builtin_output;
 use super::exits::rasterized_exits;
 use super::gl_state::{StateReader, FLAG_LAYERED};
-use super::module::{Editor, Module, Type};
+use super::module::{inst, Editor, Module, Type};
 use super::{PassError, PassResult};
 
 /// Gates the layer `entry` writes by the `layered` flag of the GL-state block at
-/// `block_offset`. `Ok(None)` when the shader writes no layer.
-pub fn gate_layer(words: &[u32], entry: &str, block_offset: u32) -> PassResult {
+/// `block_offset`; with `copy_to`, also writes the layer as written (0 where the shader
+/// never writes it) to a new flat output at that Location. `Ok(None)` when the shader
+/// writes no layer and no copy is asked for.
+pub fn gate_layer(
+    words: &[u32],
+    entry: &str,
+    block_offset: u32,
+    copy_to: Option<u32>,
+) -> PassResult {
     let m = Module::parse(words)?;
     let Some(ep) = builtin_output::pre_rasterization_entry(&m, entry) else {
         return Ok(None);
@@ -24,7 +37,8 @@ pub fn gate_layer(words: &[u32], entry: &str, block_offset: u32) -> PassResult {
     let Some(out) = builtin_output::find(&m, ep, BuiltIn::Layer) else {
         return Ok(None);
     };
-    if !builtin_output::is_written(&m, ep, &out) {
+    let written = builtin_output::is_written(&m, ep, &out);
+    if !written && copy_to.is_none() {
         return Ok(None);
     }
     let Some(Type::Int { width: 32, signed }) = m.type_of(out.ty()).cloned() else {
@@ -34,23 +48,87 @@ pub fn gate_layer(words: &[u32], entry: &str, block_offset: u32) -> PassResult {
     };
 
     let mut e = Editor::new(&m);
-    let state = StateReader::find_or_declare(&m, &mut e, ep, block_offset)?;
+    let ty = out.ty();
     let zero = if signed {
         e.constant_i32(0)
     } else {
         e.constant_u32(0)
     };
-    let ty = out.ty();
+    let copy = copy_to.map(|location| {
+        let var = e.add_variable(StorageClass::Output, ty);
+        e.decorate(var, Decoration::Location, &[location]);
+        e.decorate(var, Decoration::Flat, &[]);
+        var
+    });
+    // An unwritten layer is layer 0 already: only the copy needs writing.
+    let state = match written {
+        true => Some(StateReader::find_or_declare(&m, &mut e, ep, block_offset)?),
+        false => None,
+    };
     for exit in rasterized_exits(&m, ep)? {
         let mut code = Vec::new();
-        let ptr = out.pointer(&mut e, &mut code, ty, None);
-        let layered = state.flag_set(&mut e, &mut code, FLAG_LAYERED);
-        let written = e.load(&mut code, ty, ptr);
-        let gated = e.select(&mut code, ty, layered, written, zero);
-        e.store(&mut code, ptr, gated);
+        let value = match &state {
+            Some(state) => {
+                let ptr = out.pointer(&mut e, &mut code, ty, None);
+                let layered = state.flag_set(&mut e, &mut code, FLAG_LAYERED);
+                let written = e.load(&mut code, ty, ptr);
+                let gated = e.select(&mut code, ty, layered, written, zero);
+                e.store(&mut code, ptr, gated);
+                written
+            }
+            None => zero,
+        };
+        if let Some(copy) = copy {
+            e.store(&mut code, copy, value);
+        }
         e.insert_before(exit.index, &code);
     }
-    let declared: Vec<u32> = state.declared.into_iter().collect();
-    e.extend_interface(ep, &[], &declared);
+    let declared: Vec<u32> = state.into_iter().flat_map(|s| s.declared).collect();
+    e.extend_interface(ep, &Vec::from_iter(copy), &declared);
+    Ok(Some(e.finish()?))
+}
+
+/// Makes the fragment entry point `entry`'s `Layer` input read the previous stage's copy
+/// at `location` (see [`gate_layer`]): the built-in decoration becomes that Location, and
+/// the input is flat. `Ok(None)` when the entry point does not read the layer.
+pub fn read_layer_from(words: &[u32], entry: &str, location: u32) -> PassResult {
+    let m = Module::parse(words)?;
+    let Some(ep) = m.entry_point(entry, ExecutionModel::Fragment) else {
+        return Ok(None);
+    };
+    let is_layer = |lits: &[u32]| lits.first() == Some(&(BuiltIn::Layer as u32));
+    let Some(var) = ep.interface.iter().copied().find(|&var| {
+        matches!(m.variable(var), Some((StorageClass::Input, _)))
+            && m.decoration(var, Decoration::BuiltIn).is_some_and(is_layer)
+    }) else {
+        return Ok(None);
+    };
+    let Some((_, pointee)) = m.variable(var) else {
+        return Ok(None);
+    };
+    if !matches!(m.type_of(pointee), Some(Type::Int { width: 32, .. })) {
+        return Err(PassError::Unsupported(
+            "gl_Layer is not a 32-bit integer".into(),
+        ));
+    }
+    let decoration = m.insts.iter().position(|i| {
+        i.op() == Some(Op::Decorate)
+            && i.operands().len() >= 3
+            && i.operand(0) == var
+            && i.operand(1) == Decoration::BuiltIn as u32
+            && i.operand(2) == BuiltIn::Layer as u32
+    });
+    let Some(decoration) = decoration else {
+        return Ok(None);
+    };
+
+    let mut e = Editor::new(&m);
+    e.replace(
+        decoration,
+        inst(Op::Decorate, &[var, Decoration::Location as u32, location]),
+    );
+    if !m.has_decoration(var, Decoration::Flat) {
+        e.decorate(var, Decoration::Flat, &[]);
+    }
     Ok(Some(e.finish()?))
 }

@@ -1,11 +1,13 @@
 //! The fast path: a word-level scan of a module's header sections (up to the first
 //! `OpFunction`) that tells whether any pass can apply. It reads function bodies only of a
 //! fragment module, opcode by opcode, for the derivatives of GL's window y, and allocates
-//! only for entry-point names.
+//! only for entry-point names. A module that declares `BuiltIn Layer` (rare) is parsed once
+//! more for the Locations its interface occupies.
 
-use spirv::{BuiltIn, Capability, Decoration, ExecutionMode, ExecutionModel, Op};
+use spirv::{BuiltIn, Capability, Decoration, ExecutionMode, ExecutionModel, Op, StorageClass};
 
-use super::module::{check_header, decode_string, instructions};
+use super::layout::location_slots;
+use super::module::{check_header, decode_string, instructions, Module, Type};
 
 /// What the scan learned about a module. Built once per `vkCreateShaderModule`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -46,6 +48,55 @@ pub struct Summary {
     /// A fragment entry point may read GL's window y: `FragCoord` or `PointCoord`, the
     /// `InterpolationFunction` capability (`interpolateAtOffset`) or a `dFdy*` instruction.
     pub window_y: bool,
+    /// Where the module's `Input` and `Output` variables end, when it declares
+    /// `BuiltIn Layer`: the fragment shader's `gl_Layer` then reads a copy at a free
+    /// Location. `None` otherwise, or when the module cannot be parsed.
+    pub location_ends: Option<LocationEnds>,
+}
+
+/// One past the highest Location any `Input` (`input`) or `Output` (`output`) variable of a
+/// module occupies, over every entry point; 0 where there is none.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LocationEnds {
+    pub input: u32,
+    pub output: u32,
+}
+
+impl LocationEnds {
+    /// The ends of `m`'s variables: a variable's Location plus the slots of its type, or for
+    /// a block whose members carry the Locations, the farthest member's.
+    fn of(m: &Module<'_>) -> Self {
+        let mut ends = LocationEnds::default();
+        for &id in m.globals.keys() {
+            let Some((storage, pointee)) = m.variable(id) else {
+                continue;
+            };
+            let end = match m.decoration(id, Decoration::Location) {
+                Some(&[location, ..]) => location + location_slots(m, pointee).unwrap_or(1),
+                _ => member_location_end(m, pointee),
+            };
+            match storage {
+                StorageClass::Input => ends.input = ends.input.max(end),
+                StorageClass::Output => ends.output = ends.output.max(end),
+                _ => {}
+            }
+        }
+        ends
+    }
+}
+
+/// Where the members of block type `ty` that carry a Location end (0 for other types).
+fn member_location_end(m: &Module<'_>, ty: u32) -> u32 {
+    let Some(Type::Struct { members }) = m.type_of(ty) else {
+        return 0;
+    };
+    let located = members.iter().enumerate().filter_map(|(i, &member)| {
+        m.member_decorations_of(ty, i as u32)
+            .find(|(d, _)| *d == Decoration::Location)
+            .and_then(|(_, lits)| lits.first())
+            .map(|location| location + location_slots(m, member).unwrap_or(1))
+    });
+    located.max().unwrap_or(0)
 }
 
 /// The class of primitive a stage emits.
@@ -184,6 +235,9 @@ pub fn scan(words: &[u32]) -> Summary {
         }
     }
     summary.readable = true;
+    if summary.layer {
+        summary.location_ends = Module::parse(words).ok().map(|m| LocationEnds::of(&m));
+    }
     if summary.has_stage(ExecutionModel::Vertex) {
         summary.vertex_input_locations.sort_unstable();
     } else {
