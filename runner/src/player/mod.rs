@@ -24,9 +24,6 @@ use crate::vk::{check, take_messages, Buffer, Gpu, Needs, VkResult, Vulkan};
 mod buffers;
 mod draw;
 mod probes;
-// Another change is editing textures.rs at the same time; its four unsafe blocks get their
-// SAFETY lines once both are in, and this allow goes.
-#[allow(clippy::undocumented_unsafe_blocks)]
 mod textures;
 mod uniforms;
 

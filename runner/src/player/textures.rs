@@ -86,6 +86,8 @@ impl Textures {
 }
 
 fn destroy(gpu: &Gpu, t: &Texture) {
+    // SAFETY: the texture's objects were made on this device, and no submission that uses
+    // them is pending (every submission is waited for).
     unsafe {
         gpu.device.destroy_sampler(t.sampler, None);
         gpu.device.destroy_image_view(t.view, None);
@@ -189,6 +191,8 @@ impl Player {
             t.sampling.mag_linear = f.linear;
         }
         let sampler = make_sampler(&self.gpu, t.sampling).map_err(fail)?;
+        // SAFETY: the old sampler is this device's and no pending submission uses it (every
+        // submission is waited for); the texture holds the new one from here on.
         unsafe { self.gpu.device.destroy_sampler(t.sampler, None) };
         t.sampler = sampler;
         Ok(())
@@ -288,6 +292,9 @@ impl Player {
                 &[to_dst],
             );
             let region = whole_image_copy(vk::ImageAspectFlags::COLOR, w, h);
+            // SAFETY: `cmd` is recording; the staging buffer holds the texels and the image
+            // was just moved to TRANSFER_DST_OPTIMAL; both live until the submission is waited
+            // for.
             unsafe {
                 p.gpu.device.cmd_copy_buffer_to_image(
                     cmd,
@@ -358,6 +365,7 @@ fn make_sampler(gpu: &Gpu, sampling: Sampling) -> VkResult<vk::Sampler> {
             .border_color(vk::BorderColor::FLOAT_CUSTOM_EXT)
             .push_next(&mut border);
     }
+    // SAFETY: a valid create info; `border` outlives the call.
     unsafe { gpu.device.create_sampler(&info, None) }.map_err(check("vkCreateSampler"))
 }
 
