@@ -2,7 +2,7 @@
 # Runs, under valgrind memcheck with the layer enabled:
 #  1. glsem-run on a few scenes (every rewrite: gl_FragColor broadcast with a render pass and
 #     with dynamic rendering, XFB struct splits, generated TCSs with changing levels);
-#  2. the threads test (tests/layer/threads.rs, 8 threads, 8 pipelines each, with
+#  2. the threads test (tests/reliability/threads.rs, 8 threads, 8 pipelines each, with
 #     the validation layer), for the layer's locks and records under concurrency.
 # Fails on any *definite* leak whose stack has a frame in the layer (a `VkLayer_glsem::`
 # function or libVkLayer_glsem.so). Definite leaks of lavapipe/LLVM alone are counted and
@@ -27,7 +27,7 @@ fi
 
 command -v valgrind >/dev/null || { echo "leakcheck: valgrind is not installed" >&2; exit 2; }
 cargo build --release -p glsem -p glsem-run
-threads_test=$(cargo test -p glsem --test layer --no-run --message-format=json 2>/dev/null \
+threads_test=$(cargo test -p glsem --test reliability --no-run --message-format=json 2>/dev/null \
     | sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -1)
 
 for icd in /usr/share/vulkan/icd.d/lvp_icd.*.json; do

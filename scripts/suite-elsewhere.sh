@@ -63,7 +63,7 @@ run() {
 	done
 	for i in 1 2 3; do
 		local rc=0
-		timeout 300 target/release/deps/layer-* --test-threads=1 threads:: >"$out/threads-again-$i.txt" 2>&1 || rc=$?
+		timeout 300 target/release/deps/reliability-* --test-threads=1 threads:: >"$out/threads-again-$i.txt" 2>&1 || rc=$?
 		echo "threads again $i rc=$rc $(grep -h '^test result' "$out/threads-again-$i.txt")" | tee -a "$summary"
 	done
 	local scenes=(tests/scenes/*.shader_test examples/*.shader_test)

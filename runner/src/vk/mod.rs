@@ -588,6 +588,19 @@ impl Gpu {
         let shader_objects = vulkan.pipelines == pipeline::Path::ShaderObjects;
         if shader_objects {
             extensions.push(ash::ext::shader_object::NAME);
+            // VK_EXT_shader_object's state commands are also these extensions' commands: a
+            // loader older than VK_EXT_shader_object (Debian 12's 1.3.239) hands them out
+            // only where one of them is enabled (NULL otherwise, seen on NVIDIA).
+            for also in [
+                ash::ext::extended_dynamic_state::NAME,
+                ash::ext::extended_dynamic_state2::NAME,
+                ash::ext::extended_dynamic_state3::NAME,
+                ash::ext::vertex_input_dynamic_state::NAME,
+            ] {
+                if has_extension(&exts, also) && !extensions.contains(&also) {
+                    extensions.push(also);
+                }
+            }
         }
         let ext_ptrs: Vec<*const i8> = extensions.iter().map(|e| e.as_ptr()).collect();
 

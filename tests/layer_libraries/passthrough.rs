@@ -1,7 +1,7 @@
 //! What the layer does not rewrite reaches the driver as the application made it: compute
 //! pipelines and shader-module identifiers
 //! (VK_EXT_shader_module_identifier); graphics pipeline libraries
-//! (VK_EXT_graphics_pipeline_library) get every semantic (tests/layer/libraries.rs), here the
+//! (VK_EXT_graphics_pipeline_library) get every semantic (tests/layer_libraries/libraries.rs), here the
 //! gl_FragColor broadcast with a render pass. Each is tested where the driver has it and SKIPs with the
 //! reason otherwise. And stage code given inline (`VkShaderModuleCreateInfo` in a stage's
 //! `pNext`) is rewritten wherever it sits in the chain.
@@ -343,7 +343,7 @@ fn fragment_library_without_formats_does_not_warn() {
     assert_eq!(warnings, 0, "stderr:\n{stderr}");
 }
 
-/// A TES-only library gets a generated TCS (tests/layer/libraries.rs); on a layout with no
+/// A TES-only library gets a generated TCS (tests/layer_libraries/libraries.rs); on a layout with no
 /// room for its levels it fails clearly instead of reaching the driver.
 #[test]
 fn library_with_a_tes_and_no_tcs_fails_instead_of_reaching_the_driver() {
@@ -394,7 +394,7 @@ fn library_with_a_tes_and_no_tcs_fails_instead_of_reaching_the_driver() {
 #[test]
 fn shader_objects_and_module_identifiers_pass_through() {
     let _serial = serial();
-    // vkCreateShadersEXT goes through the layer's hook (tests/layer/shader_objects.rs);
+    // vkCreateShadersEXT goes through the layer's hook (tests/layer_features/shader_objects.rs);
     // vkGetShaderModuleIdentifierEXT is not intercepted, and the layer plans no pipeline
     // whose stage has no code it knows. They can only be exercised where the driver has them.
     // No validation layer: Debian 12's (1.3.239) predates VK_EXT_shader_object and warns

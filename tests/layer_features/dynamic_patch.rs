@@ -93,7 +93,7 @@ fn tes_only_pipeline_with_dynamic_patch_size_draws_gl_primitives() {
 
 /// The cost of serving every patch size: draws of many 3-vertex patches through the TCS
 /// for 3 control points and through the one for any count (32 output vertices), timed on
-/// the host around the submission. `cargo test --test layer dynamic_patch:: -- --ignored
+/// the host around the submission. `cargo test --test layer_features dynamic_patch:: -- --ignored
 /// --nocapture`.
 #[test]
 #[ignore]
