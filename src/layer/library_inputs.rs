@@ -122,8 +122,9 @@ pub fn record(
 unsafe fn vertex_input_part(
     ci: &vk::GraphicsPipelineCreateInfo<'_>,
 ) -> Option<Arc<VertexInputPart>> {
-    // SAFETY: valid chain (this function's contract).
     let mut p = ci.p_next as *const vk::BaseInStructure<'_>;
+    // SAFETY: every struct of a valid chain (this function's contract) starts with sType
+    // and pNext.
     while let Some(s) = unsafe { p.as_ref() } {
         if s.s_type != vk::StructureType::GRAPHICS_PIPELINE_LIBRARY_CREATE_INFO_EXT {
             return None;
@@ -195,12 +196,16 @@ fn linked<'a>(
     }
 }
 
-/// The recorded vertex-input library and vertex shader `ci` links, with the former's index
-/// in the library array.
-fn linked_parts(
-    dev: &DeviceData,
-    ci: &vk::GraphicsPipelineCreateInfo<'_>,
-) -> Option<(usize, Arc<VertexInputPart>, Arc<[u32]>, String)> {
+/// The recorded vertex-input library and vertex shader a link names.
+struct LinkedParts {
+    /// The vertex-input library's index in the library array.
+    index: usize,
+    input: Arc<VertexInputPart>,
+    words: Arc<[u32]>,
+    entry: String,
+}
+
+fn linked_parts(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) -> Option<LinkedParts> {
     let link = linked(ci)?;
     // SAFETY: the application's library array (Vulkan's valid usage).
     let libraries = unsafe { slice(link.p_libraries, link.library_count) };
@@ -216,7 +221,12 @@ fn linked_parts(
         Some(LibraryPart::VertexShader(words, entry)) => Some((words.clone(), entry.clone())),
         _ => None,
     })?;
-    Some((index, input, words, entry))
+    Some(LinkedParts {
+        index,
+        input,
+        words,
+        entry,
+    })
 }
 
 /// Whether `ci` links a recorded vertex-input library with a recorded vertex shader (the
@@ -236,10 +246,15 @@ pub fn feed(
     cache: vk::PipelineCache,
     ci: &vk::GraphicsPipelineCreateInfo<'_>,
 ) -> Option<LinkFeed> {
-    if !may_feed(dev, ci) {
+    if !feeds(dev) {
         return None;
     }
-    let (index, part, words, entry) = linked_parts(dev, ci)?;
+    let LinkedParts {
+        index,
+        input: part,
+        words,
+        entry,
+    } = linked_parts(dev, ci)?;
     let memory = &dev.attribute_memory;
     // The application's choice wins: unfed inputs stay as they are.
     if part.bindings.iter().any(|b| b.binding == memory.binding) {

@@ -14,7 +14,8 @@
 //! `maxColorAttachments`; each side of the XFB split works alone). A pipeline linked from
 //! libraries (`VkPipelineLibraryCreateInfoKHR`) rewrites only the stages it holds itself,
 //! and gets a record when a library's shaders read the GL-state block, so that binding it
-//! pushes the block.
+//! pushes the block, or when it links a replacement vertex-input library feeding GL's
+//! current attributes (`library_inputs`).
 
 use ash::vk::{self, Handle};
 use std::sync::atomic::Ordering;
