@@ -57,6 +57,7 @@ mod dispatch;
 mod ffi;
 mod instance;
 mod layouts;
+mod library_inputs;
 pub mod loader_abi;
 pub mod log;
 mod modules;

@@ -50,7 +50,8 @@ pub(super) unsafe fn inline_code<'a>(
 }
 
 /// Sizes of the structs that may precede inline code in a stage's `pNext`
-/// (VUID-VkPipelineShaderStageCreateInfo-pNext-pNext), so that they can be copied.
+/// (VUID-VkPipelineShaderStageCreateInfo-pNext-pNext), or the library array in a pipeline's,
+/// so that they can be copied.
 pub(super) fn copy_size(s_type: vk::StructureType) -> Option<usize> {
     use std::mem::size_of;
     use vk::StructureType as T;
@@ -68,16 +69,36 @@ pub(super) fn copy_size(s_type: vk::StructureType) -> Option<usize> {
         T::SHADER_MODULE_VALIDATION_CACHE_CREATE_INFO_EXT => {
             size_of::<vk::ShaderModuleValidationCacheCreateInfoEXT<'_>>()
         }
+        T::GRAPHICS_PIPELINE_LIBRARY_CREATE_INFO_EXT => {
+            size_of::<vk::GraphicsPipelineLibraryCreateInfoEXT<'_>>()
+        }
+        T::PIPELINE_RENDERING_CREATE_INFO => size_of::<vk::PipelineRenderingCreateInfo<'_>>(),
+        T::PIPELINE_CREATION_FEEDBACK_CREATE_INFO => {
+            size_of::<vk::PipelineCreationFeedbackCreateInfo<'_>>()
+        }
+        T::PIPELINE_CREATE_FLAGS_2_CREATE_INFO_KHR => {
+            size_of::<vk::PipelineCreateFlags2CreateInfoKHR<'_>>()
+        }
         _ => return None,
     })
 }
 
-/// `p_next` without its `VkShaderModuleCreateInfo`. The application's structs are const, so
-/// the ones in front of it are copied into `copies` (which must outlive the returned chain)
-/// and relinked; the ones behind it stay the application's. `None` when a struct in front
-/// is one the layer cannot copy.
+/// `p_next` without its `VkShaderModuleCreateInfo` ([`chain_without`]).
 pub(super) unsafe fn chain_without_code(
     p_next: *const c_void,
+    copies: &mut Vec<Box<[u64]>>,
+) -> Option<*const c_void> {
+    // SAFETY: this function's contract, passed on.
+    unsafe { chain_without(p_next, vk::StructureType::SHADER_MODULE_CREATE_INFO, copies) }
+}
+
+/// `p_next` without its struct of `s_type`. The application's structs are const, so the ones
+/// in front of it are copied into `copies` (which must outlive the returned chain) and
+/// relinked; the ones behind it stay the application's. `None` when a struct in front is one
+/// the layer cannot copy, or there is none of `s_type`.
+pub(super) unsafe fn chain_without(
+    p_next: *const c_void,
+    s_type: vk::StructureType,
     copies: &mut Vec<Box<[u64]>>,
 ) -> Option<*const c_void> {
     let mut front = Vec::new();
@@ -85,7 +106,7 @@ pub(super) unsafe fn chain_without_code(
     let rest = loop {
         // SAFETY: every struct of a valid chain starts with sType and pNext.
         let s = unsafe { p.as_ref() }?;
-        if s.s_type == vk::StructureType::SHADER_MODULE_CREATE_INFO {
+        if s.s_type == s_type {
             break s.p_next;
         }
         front.push((p, copy_size(s.s_type)?));

@@ -14,13 +14,15 @@
 //! `maxColorAttachments`; each side of the XFB split works alone). A pipeline linked from
 //! libraries (`VkPipelineLibraryCreateInfoKHR`) rewrites only the stages it holds itself,
 //! and gets a record when a library's shaders read the GL-state block, so that binding it
-//! pushes the block.
+//! pushes the block, or when it links a replacement vertex-input library feeding GL's
+//! current attributes (`library_inputs`).
 
 use ash::vk::{self, Handle};
 use std::sync::atomic::Ordering;
 
 use super::current_attributes::{format_of, integer_slots};
 use super::ffi::{find_in_chain, slice};
+use super::library_inputs::{self, LinkFeed};
 use super::pipeline_info::{
     chain_without_code, inline_code, layout_of, pipeline_key, stage_codes, stage_of, stage_view,
     stages, tes_without_tcs,
@@ -65,7 +67,7 @@ pub unsafe extern "system" fn create_graphics_pipelines(
                 pipeline_cache,
                 p_allocator,
             };
-            match needs_work {
+            let result = match needs_work {
                 Some(false) => {
                     FAST_PATH_PIPELINES.fetch_add(infos.len(), Ordering::Relaxed);
                     // SAFETY: the application's arguments, passed on unchanged.
@@ -95,7 +97,13 @@ pub unsafe extern "system" fn create_graphics_pipelines(
                     // SAFETY: as above.
                     unsafe { call.finish(infos, plans, p_pipelines) }
                 }
-            }
+            };
+            // SAFETY: pPipelines holds one handle per create info, set by the call.
+            let pipelines = unsafe { slice(p_pipelines, create_info_count) };
+            shield("vkCreateGraphicsPipelines library parts", || {
+                library_inputs::record(dev, infos, pipelines)
+            });
+            result
         },
     )
 }
@@ -148,6 +156,7 @@ fn needs_work(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) -> bool
     !choose(&view, &key).is_empty()
         || !linked_libraries(ci).is_empty() && libraries_block(dev, ci).is_some()
         || keeps_window_height(dev, ci)
+        || library_inputs::may_feed(dev, ci)
 }
 
 /// A library with a flipped static viewport needs a record: the pipelines linked from it
@@ -743,6 +752,20 @@ impl Call<'_> {
             patched.push(this);
         }
 
+        // Links whose vertex shader reads Locations their vertex-input library does not feed
+        // name a replacement library that feeds them.
+        let feeds: Vec<Option<LinkFeed>> = infos
+            .iter()
+            .zip(&plans)
+            .map(|(ci, plan)| match plan {
+                Plan::Fail(..) => None,
+                _ => shield("vkCreateGraphicsPipelines link", || {
+                    library_inputs::feed(self.dev, self.device, self.next, self.pipeline_cache, ci)
+                })
+                .flatten(),
+            })
+            .collect();
+
         // Compact: failed create infos are not passed down; derivatives follow their base.
         // A failed one with VK_PIPELINE_CREATE_EARLY_RETURN_ON_FAILURE_BIT ends the array
         // there, as the driver would.
@@ -798,6 +821,9 @@ impl Call<'_> {
                     info.p_vertex_input_state = &copy.state;
                 }
             }
+            if let Some(feed) = &feeds[i] {
+                info.p_next = feed.chain();
+            }
             position[i] = Some(down.len());
             down.push(info);
         }
@@ -829,8 +855,14 @@ impl Call<'_> {
             *out = pos.map_or(vk::Pipeline::null(), |p| created[p]);
         }
 
+        // A replacement library whose link failed is used by nothing.
+        for (feed, &pipeline) in feeds.iter().zip(pipelines.iter()) {
+            if let Some(feed) = feed.as_ref().filter(|_| pipeline == vk::Pipeline::null()) {
+                library_inputs::destroy(self.dev, self.device, feed.library);
+            }
+        }
         shield("vkCreateGraphicsPipelines records", || {
-            self.record(infos, &plans, pipelines)
+            self.record(infos, &plans, &feeds, pipelines)
         });
 
         // An error of the driver's wins; otherwise the layer's own failure is the result.
@@ -844,10 +876,11 @@ impl Call<'_> {
         &self,
         infos: &[vk::GraphicsPipelineCreateInfo<'_>],
         plans: &[Plan],
+        feeds: &[Option<LinkFeed>],
         pipelines: &[vk::Pipeline],
     ) {
         maybe_inject_panic(&self.dev.settings, "vkCreateGraphicsPipelines/record");
-        for ((ci, plan), &pipeline) in infos.iter().zip(plans).zip(pipelines) {
+        for (((ci, plan), feed), &pipeline) in infos.iter().zip(plans).zip(feeds).zip(pipelines) {
             if pipeline == vk::Pipeline::null() {
                 continue;
             }
@@ -873,12 +906,17 @@ impl Call<'_> {
             // the pipelines linked from it.
             let window_height =
                 static_window_height(ci).or_else(|| libraries_window_height(self.dev, ci));
-            if own.is_none() && inherited.is_none() && !keeps_window_height(self.dev, ci) {
+            if own.is_none()
+                && inherited.is_none()
+                && feed.is_none()
+                && !keeps_window_height(self.dev, ci)
+            {
                 continue;
             }
             let reads_block = own.flatten().or(inherited);
             let mut record = PipelineRecord::new(reads_block, line_stipple, window_height);
-            record.current_attributes = attributes;
+            record.current_attributes = attributes.or(feed.as_ref().map(|f| f.integer));
+            record.vertex_input_library = feed.as_ref().map(|f| f.library);
             let records = &self.dev.records;
             records.count_bind_work(&record, 1);
             if let Some(previous) = records.pipelines.write().insert(pipeline, record) {
@@ -891,9 +929,13 @@ impl Call<'_> {
 destroy_hook!(
     /// `vkDestroyPipeline`.
     "vkDestroyPipeline", destroy_pipeline(pipeline: vk::Pipeline), |dev| {
+        dev.records.library_parts.write().remove(&pipeline);
         let removed = dev.records.pipelines.write().remove(&pipeline);
         if let Some(removed) = removed {
             dev.records.count_bind_work(&removed, -1);
+            if let Some(library) = removed.vertex_input_library {
+                library_inputs::destroy(dev, dev.handle, library);
+            }
         }
     }
 );

@@ -212,6 +212,9 @@ pub struct PipelineRecord {
     /// It reads GL's current vertex attributes from the layer's binding: the Locations
     /// that read an integer type (`current_attributes::integer_slots`).
     pub current_attributes: Option<u32>,
+    /// The vertex-input library the layer made for it to feed those values
+    /// (`library_inputs`): destroyed with it.
+    pub vertex_input_library: Option<vk::Pipeline>,
     _live: Live,
 }
 
@@ -226,6 +229,7 @@ impl PipelineRecord {
             line_stipple,
             window_height,
             current_attributes: None,
+            vertex_input_library: None,
             _live: Live::new(Kind::Pipeline),
         }
     }
@@ -361,6 +365,8 @@ pub struct Records {
     pub render_passes: RwLock<HashMap<vk::RenderPass, Arc<RenderPassRecord>>>,
     pub layouts: RwLock<HashMap<vk::PipelineLayout, Arc<LayoutRecord>>>,
     pub pipelines: RwLock<HashMap<vk::Pipeline, PipelineRecord>>,
+    /// Vertex-input and pre-rasterization libraries (`library_inputs`).
+    pub library_parts: RwLock<HashMap<vk::Pipeline, super::library_inputs::LibraryPart>>,
     /// Live pipelines that read the GL-state block: when 0, `vkCmdBindPipeline` does nothing
     /// more.
     pub block_pipelines: AtomicUsize,

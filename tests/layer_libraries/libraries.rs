@@ -643,3 +643,89 @@ fn point_list_from_libraries_draws_gl_point_size() {
     let three: Vec<(u32, u32)> = (0..3).flat_map(|y| (0..3).map(move |x| (x, y))).collect();
     assert_eq!(lit, three, "glPointSize(3)");
 }
+
+/// An input of the pre-rasterization library's vertex shader that the vertex-input library
+/// does not feed reads GL's current value (`glVertexAttrib4f`, GL 4.6 §10.2): initially
+/// (0, 0, 0, 1), then the value `vkCmdSetVertexAttribGLSEM` set before the second draw.
+/// `unfed_color.vert` draws vertices 0-5 over the left half and 6-11 over the right half in
+/// the colour its unfed input reads.
+#[test]
+fn unfed_input_of_a_linked_pipeline_reads_gl_current_value() {
+    let _serial = serial();
+    let instance = Instance::new(WITH_VALIDATION);
+    let needs = Needs {
+        gl_state: true,
+        ..Needs::default()
+    };
+    let Some(device) = library_device(&instance, needs) else {
+        return;
+    };
+    let vs = device.module(&glsl("layer/unfed_color.vert"));
+    let fs = device.module(&glsl("layer/vertex_color.frag"));
+    let layout = device.layout(&[]);
+    let formats = [FORMAT];
+    let rendering = vk::PipelineRenderingCreateInfo::default().color_attachment_formats(&formats);
+    let parts = [
+        (Part::VERTEX_INPUT_INTERFACE, vec![]),
+        (Part::PRE_RASTERIZATION_SHADERS, vec![(S::VERTEX, vs)]),
+        (
+            Part::FRAGMENT_SHADER | Part::FRAGMENT_OUTPUT_INTERFACE,
+            vec![(S::FRAGMENT, fs)],
+        ),
+    ]
+    .map(|(part, stages)| {
+        let mut info = vk::GraphicsPipelineLibraryCreateInfoEXT::default().flags(part);
+        if part.contains(Part::FRAGMENT_OUTPUT_INTERFACE) {
+            info.p_next = &rendering as *const _ as *mut c_void;
+        }
+        (info, stages)
+    });
+    let descs: Vec<_> = parts
+        .iter()
+        .map(|(info, stages)| {
+            let mut desc = Desc::new(stages, layout, vk::RenderPass::null(), 1)
+                .flags(vk::PipelineCreateFlags::LIBRARY_KHR);
+            desc.p_next = info as *const _ as *const c_void;
+            desc
+        })
+        .collect();
+    let (result, libs) = device.create_pipelines(vk::PipelineCache::null(), &descs, None);
+    assert_eq!(result, vk::Result::SUCCESS);
+    let link = vk::PipelineLibraryCreateInfoKHR::default().libraries(&libs);
+    let mut desc = Desc::new(&[], layout, vk::RenderPass::null(), 1);
+    desc.p_next = &link as *const _ as *const c_void;
+    let (result, pipelines) = device.create_pipelines(vk::PipelineCache::null(), &[desc], None);
+    assert_eq!(result, vk::Result::SUCCESS);
+    type SetVertexAttrib =
+        unsafe extern "system" fn(vk::CommandBuffer, u32, vk::Format, *const c_void);
+    let set = unsafe {
+        instance.instance.get_device_proc_addr(
+            device.device.handle(),
+            c"vkCmdSetVertexAttribGLSEM".as_ptr(),
+        )
+    }
+    .expect("vkCmdSetVertexAttribGLSEM");
+    // SAFETY: the layer returns a function of this type (include/vk_glsem.h).
+    let set = unsafe { std::mem::transmute::<unsafe extern "system" fn(), SetVertexAttrib>(set) };
+    let red = [1.0f32, 0.0, 0.0, 1.0];
+    let images = device.render_dynamic(&instance, 1, |cb| unsafe {
+        device
+            .device
+            .cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipelines[0]);
+        device.device.cmd_draw(cb, 6, 1, 0, 0);
+        set(cb, 0, vk::Format::R32G32B32A32_SFLOAT, red.as_ptr().cast());
+        device.device.cmd_draw(cb, 6, 1, 6, 0);
+    });
+    let all: Vec<_> = libs.iter().chain(&pipelines).copied().collect();
+    device.destroy_objects(&all, &[layout], &[], &[vs, fs]);
+    device.destroy();
+    instance.assert_clean();
+    let pixel = |x: u32, y: u32| {
+        let at = ((y * RENDER_SIZE + x) * 4) as usize;
+        [0, 1, 2, 3].map(|i| images[0][at + i])
+    };
+    assert_eq!(
+        [pixel(0, 1), pixel(3, 1)],
+        [[0, 0, 0, 255], [255, 0, 0, 255]]
+    );
+}

@@ -1,0 +1,344 @@
+//! GL's current vertex attributes for pipelines linked from graphics pipeline libraries
+//! (`VK_GLSEM_gl_state`): the vertex shader is in the pre-rasterization library and the
+//! vertex-input state in the vertex-input library, so neither create info alone knows which
+//! Locations are unfed.
+//!
+//! The layer keeps a deep copy of every vertex-input library's state and the code of every
+//! pre-rasterization library's vertex shader ([`LibraryPart`]). A link of both whose shader
+//! reads a Location the state does not feed gets a replacement vertex-input library: the
+//! application's state plus the layer's stride-0 binding and one attribute per unfed
+//! Location, as for whole pipelines (`current_attributes`). The link names it instead of the
+//! application's; the linked pipeline's record keeps it (destroyed with the pipeline: the
+//! layer does not rely on a library outliving nothing linked from it) and reads GL's current
+//! values when bound.
+
+use ash::vk;
+use std::ffi::c_void;
+use std::sync::Arc;
+
+use super::current_attributes::{format_of, integer_slots};
+use super::ffi::{find_in_chain, slice};
+use super::pipeline_info::{chain_without, stage_codes};
+use super::{log, DeviceData};
+use crate::semantics::{Semantic, Stage};
+use crate::spirv::unfed_inputs::unfed_input_kinds;
+
+type Part = vk::GraphicsPipelineLibraryFlagsEXT;
+
+/// What the layer remembers of a library holding one side of the vertex-input interface.
+pub enum LibraryPart {
+    VertexInput(Arc<VertexInputPart>),
+    /// A pre-rasterization library's vertex shader: its code and entry point.
+    VertexShader(Arc<[u32]>, String),
+}
+
+/// A deep copy of a vertex-input library's create info, enough to create it again.
+pub struct VertexInputPart {
+    flags: vk::PipelineCreateFlags,
+    bindings: Vec<vk::VertexInputBindingDescription>,
+    attributes: Vec<vk::VertexInputAttributeDescription>,
+    input_assembly: vk::PipelineInputAssemblyStateCreateInfo<'static>,
+    dynamic: Vec<vk::DynamicState>,
+}
+
+/// A link that feeds unfed inputs: the chain naming the replacement library (the structs
+/// in front of `VkPipelineLibraryCreateInfoKHR` are copies kept here), the replacement and
+/// the integer-slot mask of the linked pipeline.
+pub struct LinkFeed {
+    pub library: vk::Pipeline,
+    pub integer: u32,
+    link: Box<vk::PipelineLibraryCreateInfoKHR<'static>>,
+    _libraries: Vec<vk::Pipeline>,
+    _copies: Vec<Box<[u64]>>,
+}
+
+impl LinkFeed {
+    /// The `pNext` chain the linked pipeline goes down with.
+    pub fn chain(&self) -> *const c_void {
+        (&*self.link as *const vk::PipelineLibraryCreateInfoKHR<'_>).cast()
+    }
+}
+
+/// Whether the layer feeds unfed inputs of linked pipelines on `dev`.
+fn feeds(dev: &DeviceData) -> bool {
+    dev.extensions.gl_state
+        && dev.attribute_memory.memory_type.is_some()
+        && dev.settings.semantics.contains(Semantic::UnfedVertexInputs)
+}
+
+/// The parts `ci` holds, where it is a library holding some but not all of them.
+fn library_parts(ci: &vk::GraphicsPipelineCreateInfo<'_>) -> Option<Part> {
+    if !ci.flags.contains(vk::PipelineCreateFlags::LIBRARY_KHR) {
+        return None;
+    }
+    // SAFETY: valid pNext chain.
+    unsafe {
+        find_in_chain::<vk::GraphicsPipelineLibraryCreateInfoEXT<'_>>(
+            ci.p_next,
+            vk::StructureType::GRAPHICS_PIPELINE_LIBRARY_CREATE_INFO_EXT,
+        )
+    }
+    .map(|l| l.flags)
+}
+
+/// Records the vertex-input and pre-rasterization libraries among `pipelines` (one per
+/// create info; failed ones are null).
+pub fn record(
+    dev: &DeviceData,
+    infos: &[vk::GraphicsPipelineCreateInfo<'_>],
+    pipelines: &[vk::Pipeline],
+) {
+    if !feeds(dev) {
+        return;
+    }
+    for (ci, &pipeline) in infos.iter().zip(pipelines) {
+        let Some(parts) = library_parts(ci).filter(|_| pipeline != vk::Pipeline::null()) else {
+            continue;
+        };
+        // A library holding both sides is planned as a whole pipeline.
+        let part = match (
+            parts.contains(Part::VERTEX_INPUT_INTERFACE),
+            parts.contains(Part::PRE_RASTERIZATION_SHADERS),
+        ) {
+            // SAFETY: the application's valid create info.
+            (true, false) => unsafe { vertex_input_part(ci) }.map(LibraryPart::VertexInput),
+            (false, true) => stage_codes(dev, ci)
+                .into_iter()
+                .find(|c| c.stage == Stage::Vertex)
+                .and_then(|c| Some(LibraryPart::VertexShader(c.module?.words.clone(), c.entry?))),
+            _ => None,
+        };
+        if let Some(part) = part {
+            dev.records.library_parts.write().insert(pipeline, part);
+        }
+    }
+}
+
+/// A deep copy of a vertex-input library's state; `None` where the layer could not create
+/// it again as it was (structs it does not know, dynamic vertex input or strides).
+///
+/// # Safety
+/// `ci` is a valid create info of a vertex-input library.
+unsafe fn vertex_input_part(
+    ci: &vk::GraphicsPipelineCreateInfo<'_>,
+) -> Option<Arc<VertexInputPart>> {
+    let mut p = ci.p_next as *const vk::BaseInStructure<'_>;
+    // SAFETY: every struct of a valid chain (this function's contract) starts with sType
+    // and pNext.
+    while let Some(s) = unsafe { p.as_ref() } {
+        if s.s_type != vk::StructureType::GRAPHICS_PIPELINE_LIBRARY_CREATE_INFO_EXT {
+            return None;
+        }
+        p = s.p_next;
+    }
+    // SAFETY: NULL or valid (Vulkan's valid usage).
+    let dynamic = unsafe { ci.p_dynamic_state.as_ref() }
+        // SAFETY: as above.
+        .map(|d| unsafe { slice(d.p_dynamic_states, d.dynamic_state_count) }.to_vec())
+        .unwrap_or_default();
+    if dynamic.iter().any(|d| {
+        [
+            vk::DynamicState::VERTEX_INPUT_EXT,
+            vk::DynamicState::VERTEX_INPUT_BINDING_STRIDE,
+        ]
+        .contains(d)
+    }) {
+        return None;
+    }
+    // SAFETY: NULL or valid (Vulkan's valid usage).
+    let (input, assembly) = unsafe {
+        (
+            ci.p_vertex_input_state.as_ref()?,
+            ci.p_input_assembly_state.as_ref()?,
+        )
+    };
+    if !input.p_next.is_null() || !assembly.p_next.is_null() {
+        return None;
+    }
+    Some(Arc::new(VertexInputPart {
+        flags: ci.flags,
+        // SAFETY: the application's arrays (Vulkan's valid usage).
+        bindings: unsafe {
+            slice(
+                input.p_vertex_binding_descriptions,
+                input.vertex_binding_description_count,
+            )
+        }
+        .to_vec(),
+        // SAFETY: as above.
+        attributes: unsafe {
+            slice(
+                input.p_vertex_attribute_descriptions,
+                input.vertex_attribute_description_count,
+            )
+        }
+        .to_vec(),
+        input_assembly: vk::PipelineInputAssemblyStateCreateInfo {
+            flags: assembly.flags,
+            topology: assembly.topology,
+            primitive_restart_enable: assembly.primitive_restart_enable,
+            ..Default::default()
+        },
+        dynamic,
+    }))
+}
+
+/// The libraries `ci` links (`VkPipelineLibraryCreateInfoKHR`).
+fn linked<'a>(
+    ci: &'a vk::GraphicsPipelineCreateInfo<'_>,
+) -> Option<&'a vk::PipelineLibraryCreateInfoKHR<'a>> {
+    // SAFETY: valid pNext chain (Vulkan's valid usage).
+    unsafe {
+        find_in_chain::<vk::PipelineLibraryCreateInfoKHR<'_>>(
+            ci.p_next,
+            vk::StructureType::PIPELINE_LIBRARY_CREATE_INFO_KHR,
+        )
+    }
+}
+
+/// The recorded vertex-input library and vertex shader a link names.
+struct LinkedParts {
+    /// The vertex-input library's index in the library array.
+    index: usize,
+    input: Arc<VertexInputPart>,
+    words: Arc<[u32]>,
+    entry: String,
+}
+
+fn linked_parts(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) -> Option<LinkedParts> {
+    let link = linked(ci)?;
+    // SAFETY: the application's library array (Vulkan's valid usage).
+    let libraries = unsafe { slice(link.p_libraries, link.library_count) };
+    let parts = dev.records.library_parts.read();
+    let (index, input) = libraries
+        .iter()
+        .enumerate()
+        .find_map(|(i, l)| match parts.get(l) {
+            Some(LibraryPart::VertexInput(part)) => Some((i, part.clone())),
+            _ => None,
+        })?;
+    let (words, entry) = libraries.iter().find_map(|l| match parts.get(l) {
+        Some(LibraryPart::VertexShader(words, entry)) => Some((words.clone(), entry.clone())),
+        _ => None,
+    })?;
+    Some(LinkedParts {
+        index,
+        input,
+        words,
+        entry,
+    })
+}
+
+/// Whether `ci` links a recorded vertex-input library with a recorded vertex shader (the
+/// fast-path test: hash lookups only).
+pub fn may_feed(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) -> bool {
+    feeds(dev) && linked(ci).is_some() && linked_parts(dev, ci).is_some()
+}
+
+/// The replacement vertex-input library for `ci` and the chain naming it, where `ci` links
+/// a vertex shader reading Locations its vertex-input library does not feed and the layer
+/// can feed them all. `next` creates the replacement (without allocation callbacks: it is
+/// destroyed with the linked pipeline, whose callbacks may differ).
+pub fn feed(
+    dev: &DeviceData,
+    device: vk::Device,
+    next: vk::PFN_vkCreateGraphicsPipelines,
+    cache: vk::PipelineCache,
+    ci: &vk::GraphicsPipelineCreateInfo<'_>,
+) -> Option<LinkFeed> {
+    if !feeds(dev) {
+        return None;
+    }
+    let LinkedParts {
+        index,
+        input: part,
+        words,
+        entry,
+    } = linked_parts(dev, ci)?;
+    let memory = &dev.attribute_memory;
+    // The application's choice wins: unfed inputs stay as they are.
+    if part.bindings.iter().any(|b| b.binding == memory.binding) {
+        return None;
+    }
+    let fed: Vec<u32> = part.attributes.iter().map(|a| a.location).collect();
+    let inputs = match unfed_input_kinds(&words, &entry, &fed) {
+        Ok(inputs) => inputs,
+        Err(why) => {
+            log::warning!("unfed vertex inputs of a linked pipeline are not fed: {why}");
+            return None;
+        }
+    };
+    if inputs.is_empty() || inputs.iter().any(|&(l, _)| l >= memory.slots) {
+        return None;
+    }
+    let mut bindings = part.bindings.clone();
+    bindings.push(vk::VertexInputBindingDescription {
+        binding: memory.binding,
+        stride: 0,
+        input_rate: vk::VertexInputRate::VERTEX,
+    });
+    let mut attributes = part.attributes.clone();
+    attributes.extend(
+        inputs
+            .iter()
+            .map(|&(location, kind)| vk::VertexInputAttributeDescription {
+                location,
+                binding: memory.binding,
+                format: format_of(kind),
+                offset: location * 16,
+            }),
+    );
+    let vertex_input = vk::PipelineVertexInputStateCreateInfo::default()
+        .vertex_binding_descriptions(&bindings)
+        .vertex_attribute_descriptions(&attributes);
+    let dynamic = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&part.dynamic);
+    let mut parts =
+        vk::GraphicsPipelineLibraryCreateInfoEXT::default().flags(Part::VERTEX_INPUT_INTERFACE);
+    let create = vk::GraphicsPipelineCreateInfo {
+        flags: part.flags,
+        p_vertex_input_state: &vertex_input,
+        p_input_assembly_state: &part.input_assembly,
+        p_dynamic_state: &dynamic,
+        ..Default::default()
+    }
+    .push_next(&mut parts);
+    let mut library = vk::Pipeline::null();
+    // SAFETY: the next layer's command with a create info whose pointers outlive the call.
+    let result = unsafe { next(device, cache, 1, &create, std::ptr::null(), &mut library) };
+    if result != vk::Result::SUCCESS {
+        log::warning!("unfed vertex inputs of a linked pipeline are not fed: {result}");
+        return None;
+    }
+    let link = linked(ci)?;
+    // SAFETY: as in `linked_parts`.
+    let mut libraries = unsafe { slice(link.p_libraries, link.library_count) }.to_vec();
+    libraries[index] = library;
+    let mut copies = Vec::new();
+    // SAFETY: valid chain; the copies live in the feed, as long as the chain is used.
+    let Some(rest) = (unsafe { chain_without(ci.p_next, link.s_type, &mut copies) }) else {
+        destroy(dev, device, library);
+        return None;
+    };
+    let link = Box::new(vk::PipelineLibraryCreateInfoKHR {
+        p_next: rest,
+        library_count: libraries.len() as u32,
+        p_libraries: libraries.as_ptr(),
+        ..Default::default()
+    });
+    Some(LinkFeed {
+        library,
+        integer: integer_slots(&inputs),
+        link,
+        _libraries: libraries,
+        _copies: copies,
+    })
+}
+
+/// Destroys a replacement library (its linked pipeline is going, or was never made).
+pub fn destroy(dev: &DeviceData, device: vk::Device, library: vk::Pipeline) {
+    if let Some(destroy) = dev.table.destroy_pipeline {
+        // SAFETY: a library the layer created without allocation callbacks, which no
+        // command buffer uses (the pipeline linked from it is being destroyed).
+        unsafe { destroy(device, library, std::ptr::null()) };
+    }
+}
