@@ -647,8 +647,15 @@ impl Gpu {
         if libraries {
             info = info.push_next(&mut library);
         }
+        // The same feature for vkCmdSetVertexInputEXT, which validation layers older than
+        // VK_EXT_shader_object ask for (VUID-vkCmdSetVertexInputEXT-None-04790).
+        let mut vertex_input = vk::PhysicalDeviceVertexInputDynamicStateFeaturesEXT::default()
+            .vertex_input_dynamic_state(true);
         if shader_objects {
             info = info.push_next(&mut shader_object);
+            if extensions.contains(&ash::ext::vertex_input_dynamic_state::NAME) {
+                info = info.push_next(&mut vertex_input);
+            }
         }
         let mut border = vk::PhysicalDeviceCustomBorderColorFeaturesEXT::default()
             .custom_border_colors(true)
