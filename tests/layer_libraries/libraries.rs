@@ -578,43 +578,9 @@ fn point_list_from_libraries_draws_gl_point_size() {
     let vs = device.module(&glsl("layer/point.vert"));
     let fs = device.module(&glsl("layer/plain.frag"));
     let layout = device.layout(&[]);
-    let formats = [FORMAT];
-    let rendering = vk::PipelineRenderingCreateInfo::default().color_attachment_formats(&formats);
-    let parts = [
-        (Part::VERTEX_INPUT_INTERFACE, vec![]),
-        (Part::PRE_RASTERIZATION_SHADERS, vec![(S::VERTEX, vs)]),
-        (
-            Part::FRAGMENT_SHADER | Part::FRAGMENT_OUTPUT_INTERFACE,
-            vec![(S::FRAGMENT, fs)],
-        ),
-    ]
-    .map(|(part, stages)| {
-        let mut info = vk::GraphicsPipelineLibraryCreateInfoEXT::default().flags(part);
-        if part.contains(Part::FRAGMENT_OUTPUT_INTERFACE) {
-            info.p_next = &rendering as *const _ as *mut c_void;
-        }
-        (info, stages)
-    });
-    let descs: Vec<_> = parts
-        .iter()
-        .map(|(info, stages)| {
-            // The other parts' input assembly (Desc's triangle list) is ignored.
-            let mut desc = Desc::new(stages, layout, vk::RenderPass::null(), 1)
-                .flags(vk::PipelineCreateFlags::LIBRARY_KHR);
-            if info.flags.contains(Part::VERTEX_INPUT_INTERFACE) {
-                desc = desc.topology(vk::PrimitiveTopology::POINT_LIST);
-            }
-            desc.p_next = info as *const _ as *const c_void;
-            desc
-        })
-        .collect();
-    let (result, libs) = device.create_pipelines(vk::PipelineCache::null(), &descs, None);
-    assert_eq!(result, vk::Result::SUCCESS);
-    let link = vk::PipelineLibraryCreateInfoKHR::default().libraries(&libs);
-    let mut desc = Desc::new(&[], layout, vk::RenderPass::null(), 1);
-    desc.p_next = &link as *const _ as *const c_void;
-    let (result, pipelines) = device.create_pipelines(vk::PipelineCache::null(), &[desc], None);
-    assert_eq!(result, vk::Result::SUCCESS);
+    // The other parts' input assembly (Desc's triangle list) is ignored.
+    let (libs, pipelines) =
+        linked_pipeline(&device, layout, vs, fs, vk::PrimitiveTopology::POINT_LIST);
     let set_point_size = unsafe {
         instance
             .instance
@@ -663,39 +629,13 @@ fn unfed_input_of_a_linked_pipeline_reads_gl_current_value() {
     let vs = device.module(&glsl("layer/unfed_color.vert"));
     let fs = device.module(&glsl("layer/vertex_color.frag"));
     let layout = device.layout(&[]);
-    let formats = [FORMAT];
-    let rendering = vk::PipelineRenderingCreateInfo::default().color_attachment_formats(&formats);
-    let parts = [
-        (Part::VERTEX_INPUT_INTERFACE, vec![]),
-        (Part::PRE_RASTERIZATION_SHADERS, vec![(S::VERTEX, vs)]),
-        (
-            Part::FRAGMENT_SHADER | Part::FRAGMENT_OUTPUT_INTERFACE,
-            vec![(S::FRAGMENT, fs)],
-        ),
-    ]
-    .map(|(part, stages)| {
-        let mut info = vk::GraphicsPipelineLibraryCreateInfoEXT::default().flags(part);
-        if part.contains(Part::FRAGMENT_OUTPUT_INTERFACE) {
-            info.p_next = &rendering as *const _ as *mut c_void;
-        }
-        (info, stages)
-    });
-    let descs: Vec<_> = parts
-        .iter()
-        .map(|(info, stages)| {
-            let mut desc = Desc::new(stages, layout, vk::RenderPass::null(), 1)
-                .flags(vk::PipelineCreateFlags::LIBRARY_KHR);
-            desc.p_next = info as *const _ as *const c_void;
-            desc
-        })
-        .collect();
-    let (result, libs) = device.create_pipelines(vk::PipelineCache::null(), &descs, None);
-    assert_eq!(result, vk::Result::SUCCESS);
-    let link = vk::PipelineLibraryCreateInfoKHR::default().libraries(&libs);
-    let mut desc = Desc::new(&[], layout, vk::RenderPass::null(), 1);
-    desc.p_next = &link as *const _ as *const c_void;
-    let (result, pipelines) = device.create_pipelines(vk::PipelineCache::null(), &[desc], None);
-    assert_eq!(result, vk::Result::SUCCESS);
+    let (libs, pipelines) = linked_pipeline(
+        &device,
+        layout,
+        vs,
+        fs,
+        vk::PrimitiveTopology::TRIANGLE_LIST,
+    );
     type SetVertexAttrib =
         unsafe extern "system" fn(vk::CommandBuffer, u32, vk::Format, *const c_void);
     let set = unsafe {
@@ -728,4 +668,53 @@ fn unfed_input_of_a_linked_pipeline_reads_gl_current_value() {
         [pixel(0, 1), pixel(3, 1)],
         [[0, 0, 0, 255], [255, 0, 0, 255]]
     );
+}
+
+/// A pipeline linked from three libraries made for dynamic rendering into one `FORMAT`
+/// attachment: vertex input (with `topology`), the vertex shader `vs`, and the fragment
+/// shader `fs` with the fragment output. Returns the libraries and the linked pipeline.
+fn linked_pipeline(
+    device: &Device,
+    layout: vk::PipelineLayout,
+    vs: vk::ShaderModule,
+    fs: vk::ShaderModule,
+    topology: vk::PrimitiveTopology,
+) -> (Vec<vk::Pipeline>, Vec<vk::Pipeline>) {
+    let formats = [FORMAT];
+    let rendering = vk::PipelineRenderingCreateInfo::default().color_attachment_formats(&formats);
+    let parts = [
+        (Part::VERTEX_INPUT_INTERFACE, vec![]),
+        (Part::PRE_RASTERIZATION_SHADERS, vec![(S::VERTEX, vs)]),
+        (
+            Part::FRAGMENT_SHADER | Part::FRAGMENT_OUTPUT_INTERFACE,
+            vec![(S::FRAGMENT, fs)],
+        ),
+    ]
+    .map(|(part, stages)| {
+        let mut info = vk::GraphicsPipelineLibraryCreateInfoEXT::default().flags(part);
+        if part.contains(Part::FRAGMENT_OUTPUT_INTERFACE) {
+            info.p_next = &rendering as *const _ as *mut c_void;
+        }
+        (info, stages)
+    });
+    let descs: Vec<_> = parts
+        .iter()
+        .map(|(info, stages)| {
+            let mut desc = Desc::new(stages, layout, vk::RenderPass::null(), 1)
+                .flags(vk::PipelineCreateFlags::LIBRARY_KHR);
+            if info.flags.contains(Part::VERTEX_INPUT_INTERFACE) {
+                desc = desc.topology(topology);
+            }
+            desc.p_next = info as *const _ as *const c_void;
+            desc
+        })
+        .collect();
+    let (result, libs) = device.create_pipelines(vk::PipelineCache::null(), &descs, None);
+    assert_eq!(result, vk::Result::SUCCESS);
+    let link = vk::PipelineLibraryCreateInfoKHR::default().libraries(&libs);
+    let mut desc = Desc::new(&[], layout, vk::RenderPass::null(), 1);
+    desc.p_next = &link as *const _ as *const c_void;
+    let (result, pipelines) = device.create_pipelines(vk::PipelineCache::null(), &[desc], None);
+    assert_eq!(result, vk::Result::SUCCESS);
+    (libs, pipelines)
 }
