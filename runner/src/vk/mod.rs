@@ -865,12 +865,7 @@ fn levels_command(
             Some(f) => (
                 // SAFETY: VK_GLSEM_tessellation_default_levels (enabled on `device`)
                 // defines this command with this signature (`abi`, shared with the layer).
-                Some(unsafe {
-                    std::mem::transmute::<
-                        unsafe extern "system" fn(),
-                        PfnSetTessellationDefaultLevels,
-                    >(f)
-                }),
+                Some(unsafe { typed::<PfnSetTessellationDefaultLevels>(f) }),
                 String::new(),
             ),
             None => (
@@ -905,53 +900,22 @@ fn gl_state_commands(
             // SAFETY: `device` was created from `instance`; `name` is NUL-terminated.
             unsafe { instance.get_device_proc_addr(device.handle(), name.as_ptr()) }
         };
-        match (
-            get(POINT_SIZE_COMMAND),
-            get(PROGRAM_POINT_SIZE_COMMAND),
-            get(CLIP_DISTANCE_COMMAND),
-            get(LINE_STIPPLE_COMMAND),
-            get(LINE_STIPPLE_ENABLE_COMMAND),
-            get(POINT_SPRITE_ORIGIN_COMMAND),
-            get(VERTEX_ATTRIB_COMMAND),
-        ) {
-            // SAFETY: VK_GLSEM_gl_state (enabled on `device`) defines these commands with
-            // these signatures (`abi`, shared with the layer); each pointer is its command's.
-            (Some(a), Some(b), Some(c), Some(d), Some(e), Some(f), Some(g)) => unsafe {
-                (
-                    Some(GlStateFns {
-                        set_point_size: std::mem::transmute::<
-                            unsafe extern "system" fn(),
-                            abi::PFN_vkCmdSetPointSizeGLSEM,
-                        >(a),
-                        set_program_point_size: std::mem::transmute::<
-                            unsafe extern "system" fn(),
-                            abi::PFN_vkCmdSetProgramPointSizeEnableGLSEM,
-                        >(b),
-                        set_clip_distance_enable: std::mem::transmute::<
-                            unsafe extern "system" fn(),
-                            abi::PFN_vkCmdSetClipDistanceEnableGLSEM,
-                        >(c),
-                        set_line_stipple: std::mem::transmute::<
-                            unsafe extern "system" fn(),
-                            abi::PFN_vkCmdSetLineStippleGLSEM,
-                        >(d),
-                        set_line_stipple_enable: std::mem::transmute::<
-                            unsafe extern "system" fn(),
-                            abi::PFN_vkCmdSetLineStippleEnableGLSEM,
-                        >(e),
-                        set_point_sprite_coord_origin: std::mem::transmute::<
-                            unsafe extern "system" fn(),
-                            abi::PFN_vkCmdSetPointSpriteCoordOriginGLSEM,
-                        >(f),
-                        set_vertex_attrib: std::mem::transmute::<
-                            unsafe extern "system" fn(),
-                            abi::PFN_vkCmdSetVertexAttribGLSEM,
-                        >(g),
-                    }),
-                    String::new(),
-                )
-            },
-            _ => (
+        // SAFETY: VK_GLSEM_gl_state (enabled on `device`) defines each command with the type
+        // `abi` gives it (shared with the layer), and `typed` is asked for exactly that type.
+        let fns = (|| unsafe {
+            Some(GlStateFns {
+                set_point_size: typed(get(POINT_SIZE_COMMAND)?),
+                set_program_point_size: typed(get(PROGRAM_POINT_SIZE_COMMAND)?),
+                set_clip_distance_enable: typed(get(CLIP_DISTANCE_COMMAND)?),
+                set_line_stipple: typed(get(LINE_STIPPLE_COMMAND)?),
+                set_line_stipple_enable: typed(get(LINE_STIPPLE_ENABLE_COMMAND)?),
+                set_point_sprite_coord_origin: typed(get(POINT_SPRITE_ORIGIN_COMMAND)?),
+                set_vertex_attrib: typed(get(VERTEX_ATTRIB_COMMAND)?),
+            })
+        })();
+        match fns {
+            Some(fns) => (Some(fns), String::new()),
+            None => (
                 None,
                 format!("vkGetDeviceProcAddr lacks a command of {GL_STATE_EXTENSION}"),
             ),
@@ -1037,4 +1001,14 @@ pub fn color_range() -> vk::ImageSubresourceRange {
         base_array_layer: 0,
         layer_count: 1,
     }
+}
+
+/// A command pointer from `vkGetDeviceProcAddr` as its own function type `F`.
+///
+/// # Safety
+/// `F` must be the type of the command `f` points to (a function pointer type).
+unsafe fn typed<F: Copy>(f: unsafe extern "system" fn()) -> F {
+    assert_eq!(std::mem::size_of::<F>(), std::mem::size_of_val(&f));
+    // SAFETY: both are function pointers of the same size; the caller names the type.
+    unsafe { std::mem::transmute_copy(&f) }
 }
