@@ -357,15 +357,13 @@ pub unsafe extern "system" fn cmd_bind_pipeline(
     pipeline: vk::Pipeline,
 ) {
     ffi_guard("vkCmdBindPipeline", (), || {
-        // The hot path: one registry read and one atomic load, no Arc traffic.
+        // The hot path: one registry read and two atomic loads, no Arc traffic.
         let Some((Some(next), bind_work_pipelines, tes_objects)) =
             with_device(command_buffer, |d| {
                 let records = &d.records;
                 (
                     d.table.cmd_bind_pipeline,
-                    records.block_pipelines.load(Ordering::Relaxed)
-                        + records.stipple_pipelines.load(Ordering::Relaxed)
-                        + records.attribute_pipelines.load(Ordering::Relaxed),
+                    records.bind_work_pipelines.load(Ordering::Relaxed),
                     records.shader_objects_made.load(Ordering::Relaxed),
                 )
             })

@@ -367,13 +367,10 @@ pub struct Records {
     pub pipelines: RwLock<HashMap<vk::Pipeline, PipelineRecord>>,
     /// Vertex-input and pre-rasterization libraries (`library_inputs`).
     pub library_parts: RwLock<HashMap<vk::Pipeline, super::library_inputs::LibraryPart>>,
-    /// Live pipelines that read the GL-state block: when 0, `vkCmdBindPipeline` does nothing
-    /// more.
-    pub block_pipelines: AtomicUsize,
-    /// Live pipelines whose line stipple the layer sets when they are bound.
-    pub stipple_pipelines: AtomicUsize,
-    /// Live pipelines that read GL's current vertex attributes from the layer's binding.
-    pub attribute_pipelines: AtomicUsize,
+    /// Live pipelines that `vkCmdBindPipeline` has work for (they read the GL-state block,
+    /// take the layer's line stipple or GL's current vertex attributes): when 0, it does
+    /// nothing more.
+    pub bind_work_pipelines: AtomicUsize,
     pub command_buffers: Mutex<HashMap<vk::CommandBuffer, CommandBufferState>>,
     /// Tessellation evaluation shader objects.
     pub tes_objects: RwLock<HashMap<vk::ShaderEXT, Arc<TesObjectRecord>>>,
@@ -392,18 +389,14 @@ impl Records {
     /// Counts (`delta` 1) or uncounts (-1) what binding `record`'s pipeline makes
     /// `vkCmdBindPipeline` do.
     pub fn count_bind_work(&self, record: &PipelineRecord, delta: isize) {
-        let change = |counter: &AtomicUsize| match delta {
-            1 => counter.fetch_add(1, Ordering::Relaxed),
-            _ => counter.fetch_sub(1, Ordering::Relaxed),
-        };
-        if record.reads_block.is_some() {
-            change(&self.block_pipelines);
-        }
-        if record.line_stipple {
-            change(&self.stipple_pipelines);
-        }
-        if record.current_attributes.is_some() {
-            change(&self.attribute_pipelines);
+        let has_bind_work = record.reads_block.is_some()
+            || record.line_stipple
+            || record.current_attributes.is_some();
+        if has_bind_work {
+            match delta {
+                1 => self.bind_work_pipelines.fetch_add(1, Ordering::Relaxed),
+                _ => self.bind_work_pipelines.fetch_sub(1, Ordering::Relaxed),
+            };
         }
     }
 }
