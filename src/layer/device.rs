@@ -324,6 +324,8 @@ unsafe fn prepare_device(
         // The application's own struct wins (the layer does not chain a second one);
         // otherwise the layer enables the extension and chains the feature where the
         // driver has it. Returns (the feature is on, the layer must chain it).
+        let app_enabled_provoking = enabled(PROVOKING_VERTEX);
+        let app_enabled_depth_clip = enabled(DEPTH_CLIP_CONTROL);
         let mut adopt = |app: Option<bool>, supported: bool, ext: &'static CStr| match app {
             Some(on) => (on && enabled(ext), false),
             None if queried && supported => {
@@ -349,6 +351,7 @@ unsafe fn prepare_device(
             PROVOKING_VERTEX,
         );
         conventions.provoking_vertex_last = on;
+        conventions.layer_sets_provoking_mode = add && !app_enabled_provoking;
         added_features.provoking_vertex = add.then(|| {
             vk::PhysicalDeviceProvokingVertexFeaturesEXT::default().provoking_vertex_last(true)
         });
@@ -365,6 +368,7 @@ unsafe fn prepare_device(
             DEPTH_CLIP_CONTROL,
         );
         conventions.depth_clip_control = on;
+        conventions.layer_sets_negative_one_to_one = add && !app_enabled_depth_clip;
         added_features.depth_clip_control = add.then(|| {
             vk::PhysicalDeviceDepthClipControlFeaturesEXT::default().depth_clip_control(true)
         });

@@ -165,6 +165,10 @@ dispatch_table!(
             "vkDestroyShaderEXT" => shader_object::destroy_shader;
         cmd_set_patch_control_points_ext: PFN_vkCmdSetPatchControlPointsEXT =
             "vkCmdSetPatchControlPointsEXT" => shader_object::cmd_set_patch_control_points;
+        cmd_set_provoking_vertex_mode_ext: PFN_vkCmdSetProvokingVertexModeEXT =
+            "vkCmdSetProvokingVertexModeEXT";
+        cmd_set_depth_clip_negative_one_to_one_ext: PFN_vkCmdSetDepthClipNegativeOneToOneEXT =
+            "vkCmdSetDepthClipNegativeOneToOneEXT";
         create_framebuffer: PFN_vkCreateFramebuffer =
             "vkCreateFramebuffer" => render_passes::create_framebuffer;
         destroy_framebuffer: PFN_vkDestroyFramebuffer =

@@ -140,6 +140,11 @@ pub struct Conventions {
     pub provoking_vertex_last: bool,
     /// `VK_EXT_depth_clip_control` with `depthClipControl`.
     pub depth_clip_control: bool,
+    /// The layer enabled `VK_EXT_provoking_vertex` / `VK_EXT_depth_clip_control` without the
+    /// application: shader objects then need their dynamic state from the layer, as the
+    /// application does not know it must set it.
+    pub layer_sets_provoking_mode: bool,
+    pub layer_sets_negative_one_to_one: bool,
     /// `VK_EXT_line_rasterization` (or KHR) with `bresenhamLines`, and
     /// `stippledBresenhamLines`.
     pub bresenham_lines: bool,

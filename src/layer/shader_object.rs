@@ -551,6 +551,27 @@ fn generated_tcs(
 /// After the tessellation shaders or the patch size of `cb` changed: binds the generated
 /// TCS where the application's TES has no TCS (or unbinds it where it no longer needs
 /// one), and pushes the levels for it.
+/// GL's provoking vertex and depth range as dynamic state, where the layer enabled their
+/// extensions behind the application: Vulkan then requires the state for every draw with
+/// shader objects, and the application, not knowing the extensions are on, never sets it.
+fn set_gl_conventions(dev: &DeviceData, cb: vk::CommandBuffer) {
+    let conventions = &dev.conventions;
+    let on = |semantic| dev.settings.semantics.contains(semantic);
+    if conventions.layer_sets_provoking_mode && on(Semantic::ProvokingVertex) {
+        if let Some(set) = dev.table.cmd_set_provoking_vertex_mode_ext {
+            // SAFETY: a command buffer in the recording state (the application's call); the
+            // layer enabled `provokingVertexLast`, and `shaderObject` is on.
+            unsafe { set(cb, vk::ProvokingVertexModeEXT::LAST_VERTEX) };
+        }
+    }
+    if conventions.layer_sets_negative_one_to_one && on(Semantic::ClipSpaceDepth) {
+        if let Some(set) = dev.table.cmd_set_depth_clip_negative_one_to_one_ext {
+            // SAFETY: as above, with `depthClipControl` enabled by the layer.
+            unsafe { set(cb, vk::TRUE) };
+        }
+    }
+}
+
 fn update_tcs(dev: &DeviceData, cb: vk::CommandBuffer) {
     let Some(bind) = dev.table.cmd_bind_shaders_ext else {
         return;
@@ -674,6 +695,9 @@ pub unsafe extern "system" fn cmd_bind_shaders(
         };
         // SAFETY: the application's arguments, passed on unchanged.
         unsafe { next(command_buffer, stage_count, p_stages, p_shaders) };
+        if !p_shaders.is_null() {
+            set_gl_conventions(&dev, command_buffer);
+        }
         shield("vkCmdBindShadersEXT", || {
             // SAFETY: pStages holds stageCount stages (Vulkan's valid usage).
             let stages = unsafe { slice(p_stages, stage_count) };

@@ -676,8 +676,10 @@ pub unsafe fn record_shader_state(
         objects.cmd_set_primitive_restart_enable(cmd, false);
     }
     let has = |stage| shaders.iter().any(|(s, _)| *s == stage);
-    if has(Stage::TessControl) {
-        // SAFETY: as above; a TCS is only bound when `tessellationShader` is on.
+    if has(Stage::TessControl) || has(Stage::TessEval) {
+        // GL_PATCH_VERTICES is GL state whether or not the program has a TCS: a TES bound
+        // alone draws with the TCS the layer generates for this patch size.
+        // SAFETY: as above; tessellation stages are only bound when `tessellationShader` is on.
         unsafe { objects.cmd_set_patch_control_points(cmd, desc.patch_control_points) };
     }
     if has(Stage::TessEval) {
