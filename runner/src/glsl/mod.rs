@@ -428,6 +428,185 @@ pub fn write_limits_file(glslang: &Path, dir: &Path) -> Result<PathBuf, GlslangE
     }
 }
 
+/// `SPIRV ONLY`: stages with SPIR-V assembly run from it; their GLSL, if any, only tells
+/// what GL's linker knows from names (explicit locations and bindings).
+fn spirv_shader(scene: &Scene, stage: Stage) -> Option<&crate::scene::Shader> {
+    scene
+        .spirv
+        .iter()
+        .find(|s| scene.require.spirv_only && s.stage == stage)
+}
+
+/// Each stage's compilation units (GLSL and the first line of its section), in stage order.
+fn stage_sources(scene: &Scene) -> Result<Vec<(Stage, Vec<Unit>)>, SceneError> {
+    let version = scene.require.glsl_version;
+    let mut sources: Vec<(Stage, Vec<Unit>)> = Vec::new();
+    let mut add = |stage: Stage, unit: Unit| match sources.iter_mut().find(|(s, _)| *s == stage) {
+        Some((_, units)) => units.push(unit),
+        None => sources.push((stage, vec![unit])),
+    };
+    if scene.passthrough_vs {
+        let body = "in vec4 piglit_vertex;\nvoid main() { gl_Position = piglit_vertex; }\n";
+        let version = Some(version.unwrap_or(MIN_VULKAN_GLSL));
+        add(Stage::Vertex, (with_version(body, version)?, None));
+    }
+    for shader in &scene.shaders {
+        add(
+            shader.stage,
+            (
+                with_version(&shader.source, version)?,
+                Some(shader.first_line),
+            ),
+        );
+    }
+    if scene.require.spirv_only {
+        for shader in &scene.spirv {
+            if !sources.iter().any(|(s, _)| *s == shader.stage) {
+                sources.push((shader.stage, vec![(String::new(), Some(shader.first_line))]));
+            }
+        }
+    }
+    if !sources
+        .iter()
+        .any(|(s, ..)| matches!(s, Stage::Vertex | Stage::Compute))
+    {
+        return Err(SceneError::Skip(
+            "no vertex shader (fixed-function vertex processing is not supported)".into(),
+        ));
+    }
+    sources.sort_by_key(|(s, ..)| *s);
+    Ok(sources)
+}
+
+/// Source fixes over all the compilation units of a stage.
+fn fix_sources(sources: &mut [(Stage, Vec<Unit>)]) -> Result<(), SceneError> {
+    for (stage, units) in sources {
+        let mut texts: Vec<String> = units.iter().map(|(t, _)| t.clone()).collect();
+        crate::fixes::per_vertex_sizes(*stage, &mut texts);
+        if *stage == Stage::Fragment {
+            crate::fixes::frag_coord(&mut texts).map_err(SceneError::Fail)?;
+            crate::extension_fixes::fragment_layer_viewport(&mut texts);
+        }
+        for ((text, _), fixed) in units.iter_mut().zip(texts) {
+            *text = fixed;
+        }
+    }
+    Ok(())
+}
+
+/// Takes the initializers of uniforms out of the sources (each once).
+fn take_initializers(
+    sources: &mut [(Stage, Vec<Unit>)],
+) -> Result<Vec<crate::initializers::Initializer>, SceneError> {
+    let mut initializers = Vec::new();
+    for (_, units) in sources {
+        for (source, _) in units.iter_mut() {
+            let (stripped, found) =
+                crate::initializers::extract(source).map_err(SceneError::Skip)?;
+            *source = stripped;
+            for init in found {
+                if !initializers.contains(&init) {
+                    initializers.push(init);
+                }
+            }
+        }
+    }
+    Ok(initializers)
+}
+
+/// The link passes over all the stages, then each stage's own interface passes.
+fn link_modules(modules: &mut [(Stage, dr::Module, HashSet<String>)]) -> Result<(), SceneError> {
+    link_locations(modules).map_err(SceneError::Fail)?;
+    if let Some((_, module, explicit)) = modules.iter_mut().find(|(s, ..)| *s == Stage::Vertex) {
+        place_unlocated_inputs(module, explicit);
+    }
+    trim_per_vertex_blocks(modules);
+    for (stage, module, _) in modules {
+        split_component_arrays(*stage, module);
+        split_dynamic_patch_component_stores(*stage, module);
+        drop_redundant_block_locations(module);
+    }
+    Ok(())
+}
+
+/// What `finish_stage` needs to know of a stage beside its module.
+struct StageFrom<'a> {
+    /// The stage's place in the program (its default uniform block's binding).
+    index: u32,
+    /// Its GLSL, its units joined.
+    source: &'a str,
+    /// Whether it runs from GL SPIR-V.
+    spirv: bool,
+    /// The uniforms its GLSL declares `bool`.
+    bool_uniforms: &'a HashSet<String>,
+}
+
+/// A linked stage's resources bound as Vulkan takes them, its vertex inputs fed as 32-bit
+/// words, and what the runner and GL's introspection read of it.
+fn finish_stage(
+    stage: Stage,
+    mut module: dr::Module,
+    from: &StageFrom,
+    named_blocks: &mut BTreeMap<String, u32>,
+) -> Result<StageModule, SceneError> {
+    let split_samplers = split_sampler_arrays(&mut module)?;
+    let (mut uniform_blocks, mut samplers, storage_blocks) = bind_uniform_blocks(
+        &mut module,
+        from.index,
+        named_blocks,
+        from.source,
+        from.spirv,
+    )?;
+    mark_bool_members(&mut uniform_blocks, from.bool_uniforms);
+    for split in split_samplers {
+        let name = Types::new(&module).names.get(&split.var).cloned();
+        if let Some(sampler) = samplers.iter_mut().find(|s| Some(&s.name) == name.as_ref()) {
+            sampler.elements = split.elements;
+            sampler.element_locations = split.locations;
+        }
+    }
+    flatten_block_arrays(&mut module)?;
+    if stage == Stage::Fragment {
+        place_frag_data(&mut module);
+    }
+    let vertex_inputs = if stage == Stage::Vertex {
+        let gl_locations = spread_wide_inputs(&mut module);
+        let inputs = Types::new(&module).vertex_inputs(&module, &gl_locations);
+        split_double_inputs(&mut module)?;
+        inputs
+    } else {
+        Vec::new()
+    };
+    let info = Types::new(&module);
+    let capabilities = module
+        .capabilities
+        .iter()
+        .filter_map(|i| match i.operands.first() {
+            Some(Operand::Capability(c)) => Some(*c),
+            _ => None,
+        })
+        .collect();
+    let xfb = module.execution_modes.iter().any(|i| {
+        matches!(
+            i.operands.get(1),
+            Some(Operand::ExecutionMode(spirv::ExecutionMode::Xfb))
+        )
+    });
+    let xfb_varyings = info.xfb_varyings(&module);
+    Ok(StageModule {
+        stage,
+        uniform_locations: uniform_locations(from.source),
+        xfb_varyings,
+        words: module.assemble(),
+        capabilities,
+        uniform_blocks,
+        samplers,
+        storage_blocks,
+        vertex_inputs,
+        xfb,
+    })
+}
+
 /// Paths the compiler needs; created once per run.
 pub struct Compiler {
     pub glslang: PathBuf,
@@ -438,85 +617,58 @@ pub struct Compiler {
 impl Compiler {
     /// Compiles and links every stage of `scene`.
     pub fn build(&self, scene: &Scene) -> Result<Program, SceneError> {
-        let version = scene.require.glsl_version;
-        // (stage, its compilation units: GLSL and the first line of its section)
-        let mut sources: Vec<(Stage, Vec<Unit>)> = Vec::new();
-        let mut add = |stage: Stage, unit: (String, Option<usize>)| match sources
-            .iter_mut()
-            .find(|(s, _)| *s == stage)
-        {
-            Some((_, units)) => units.push(unit),
-            None => sources.push((stage, vec![unit])),
-        };
-        if scene.passthrough_vs {
-            let body = "in vec4 piglit_vertex;\nvoid main() { gl_Position = piglit_vertex; }\n";
-            let version = Some(version.unwrap_or(MIN_VULKAN_GLSL));
-            add(Stage::Vertex, (with_version(body, version)?, None));
-        }
-        for shader in &scene.shaders {
-            add(
-                shader.stage,
-                (
-                    with_version(&shader.source, version)?,
-                    Some(shader.first_line),
-                ),
-            );
-        }
-        // `SPIRV ONLY`: stages with SPIR-V assembly run from it; their GLSL, if any, only
-        // tells what GL's linker knows from names (explicit locations and bindings).
-        let spirv_of = |stage: Stage| {
-            scene
-                .spirv
-                .iter()
-                .find(|s| scene.require.spirv_only && s.stage == stage)
-        };
-        if scene.require.spirv_only {
-            for shader in &scene.spirv {
-                if !sources.iter().any(|(s, _)| *s == shader.stage) {
-                    sources.push((shader.stage, vec![(String::new(), Some(shader.first_line))]));
-                }
-            }
-        }
-        if !sources
+        let mut sources = stage_sources(scene)?;
+        fix_sources(&mut sources)?;
+        let initializers = take_initializers(&mut sources)?;
+        let (mut modules, bool_uniforms) = self.load_modules(scene, &sources)?;
+        link_modules(&mut modules)?;
+        let stage_sources: Vec<String> = sources
             .iter()
-            .any(|(s, ..)| matches!(s, Stage::Vertex | Stage::Compute))
-        {
-            return Err(SceneError::Skip(
-                "no vertex shader (fixed-function vertex processing is not supported)".into(),
-            ));
+            .map(|(_, units)| {
+                units
+                    .iter()
+                    .map(|(s, _)| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            })
+            .collect();
+        let mut stages = Vec::new();
+        // Named uniform blocks by GL name: one binding for every stage that declares one.
+        let mut named_blocks: BTreeMap<String, u32> = BTreeMap::new();
+        for (index, (stage, module, _)) in modules.into_iter().enumerate() {
+            let from = StageFrom {
+                index: index as u32,
+                source: &stage_sources[index],
+                spirv: spirv_shader(scene, stage).is_some(),
+                bool_uniforms: &bool_uniforms[index],
+            };
+            stages.push(finish_stage(stage, module, &from, &mut named_blocks)?);
         }
-        sources.sort_by_key(|(s, ..)| *s);
-        // Source fixes over all the compilation units of a stage.
-        for (stage, units) in &mut sources {
-            let mut texts: Vec<String> = units.iter().map(|(t, _)| t.clone()).collect();
-            crate::fixes::per_vertex_sizes(*stage, &mut texts);
-            if *stage == Stage::Fragment {
-                crate::fixes::frag_coord(&mut texts).map_err(SceneError::Fail)?;
-                crate::extension_fixes::fragment_layer_viewport(&mut texts);
-            }
-            for ((text, _), fixed) in units.iter_mut().zip(texts) {
-                *text = fixed;
-            }
-        }
-        let mut initializers = Vec::new();
-        for (_, units) in &mut sources {
-            for (source, _) in units.iter_mut() {
-                let (stripped, found) =
-                    crate::initializers::extract(source).map_err(SceneError::Skip)?;
-                *source = stripped;
-                for init in found {
-                    if !initializers.contains(&init) {
-                        initializers.push(init);
-                    }
-                }
-            }
-        }
+        Ok(Program {
+            stages,
+            initializers,
+        })
+    }
 
+    /// Each stage's SPIR-V module (compiled, or assembled from `SPIRV ONLY` assembly) with
+    /// its per-module fixes, and the names of its explicitly located variables; and per
+    /// stage, the uniforms GLSL declares `bool` (SPIR-V holds them as `uint`).
+    #[allow(clippy::type_complexity)]
+    fn load_modules(
+        &self,
+        scene: &Scene,
+        sources: &[(Stage, Vec<Unit>)],
+    ) -> Result<
+        (
+            Vec<(Stage, dr::Module, HashSet<String>)>,
+            Vec<HashSet<String>>,
+        ),
+        SceneError,
+    > {
         let mut modules = Vec::new();
-        // Per stage: the uniforms GLSL declares `bool` (SPIR-V holds them as `uint`).
         let mut bool_uniforms = Vec::new();
-        for (stage, units) in &sources {
-            let (words, bools) = match spirv_of(*stage) {
+        for (stage, units) in sources {
+            let (words, bools) = match spirv_shader(scene, *stage) {
                 Some(shader) => (self.assemble(shader)?, HashSet::new()),
                 None => self.compile(*stage, units)?,
             };
@@ -530,7 +682,7 @@ impl Compiler {
             if *stage == Stage::Fragment {
                 fragment_layer::restore_fragment_builtins(&mut module);
             }
-            if spirv_of(*stage).is_some() {
+            if spirv_shader(scene, *stage).is_some() {
                 vulkan_from_gl_spirv(&mut module)?;
                 let values: Vec<(u32, u32)> = scene
                     .specializations
@@ -546,97 +698,7 @@ impl Compiler {
                 .collect();
             modules.push((*stage, module, explicit));
         }
-        link_locations(&mut modules).map_err(SceneError::Fail)?;
-        if let Some((_, module, explicit)) = modules.iter_mut().find(|(s, ..)| *s == Stage::Vertex)
-        {
-            place_unlocated_inputs(module, explicit);
-        }
-        trim_per_vertex_blocks(&mut modules);
-        for (stage, module, _) in &mut modules {
-            split_component_arrays(*stage, module);
-            split_dynamic_patch_component_stores(*stage, module);
-            drop_redundant_block_locations(module);
-        }
-        let stage_sources: Vec<String> = sources
-            .iter()
-            .map(|(_, units)| {
-                units
-                    .iter()
-                    .map(|(s, _)| s.as_str())
-                    .collect::<Vec<_>>()
-                    .join("\n")
-            })
-            .collect();
-        let from_spirv: Vec<bool> = modules
-            .iter()
-            .map(|(stage, ..)| spirv_of(*stage).is_some())
-            .collect();
-        let mut stages = Vec::new();
-        // Named uniform blocks by GL name: one binding for every stage that declares one.
-        let mut named_blocks: BTreeMap<String, u32> = BTreeMap::new();
-        for (index, (stage, mut module, _)) in modules.into_iter().enumerate() {
-            let split_samplers = split_sampler_arrays(&mut module)?;
-            let (mut uniform_blocks, mut samplers, storage_blocks) = bind_uniform_blocks(
-                &mut module,
-                index as u32,
-                &mut named_blocks,
-                &stage_sources[index],
-                from_spirv[index],
-            )?;
-            mark_bool_members(&mut uniform_blocks, &bool_uniforms[index]);
-            for split in split_samplers {
-                let name = Types::new(&module).names.get(&split.var).cloned();
-                if let Some(sampler) = samplers.iter_mut().find(|s| Some(&s.name) == name.as_ref())
-                {
-                    sampler.elements = split.elements;
-                    sampler.element_locations = split.locations;
-                }
-            }
-            flatten_block_arrays(&mut module)?;
-            if stage == Stage::Fragment {
-                place_frag_data(&mut module);
-            }
-            let vertex_inputs = if stage == Stage::Vertex {
-                let gl_locations = spread_wide_inputs(&mut module);
-                let inputs = Types::new(&module).vertex_inputs(&module, &gl_locations);
-                split_double_inputs(&mut module)?;
-                inputs
-            } else {
-                Vec::new()
-            };
-            let info = Types::new(&module);
-            let capabilities = module
-                .capabilities
-                .iter()
-                .filter_map(|i| match i.operands.first() {
-                    Some(Operand::Capability(c)) => Some(*c),
-                    _ => None,
-                })
-                .collect();
-            let xfb = module.execution_modes.iter().any(|i| {
-                matches!(
-                    i.operands.get(1),
-                    Some(Operand::ExecutionMode(spirv::ExecutionMode::Xfb))
-                )
-            });
-            let xfb_varyings = info.xfb_varyings(&module);
-            stages.push(StageModule {
-                stage,
-                uniform_locations: uniform_locations(&stage_sources[index]),
-                xfb_varyings,
-                words: module.assemble(),
-                capabilities,
-                uniform_blocks,
-                samplers,
-                storage_blocks,
-                vertex_inputs,
-                xfb,
-            });
-        }
-        Ok(Program {
-            stages,
-            initializers,
-        })
+        Ok((modules, bool_uniforms))
     }
 
     /// Assembles a `[… shader spirv]` section with `spirv-as`, for OpenGL as piglit's

@@ -284,22 +284,28 @@ pub(super) fn runtime_array(types: &Types, ty: u32) -> Option<u32> {
 pub(super) struct Additions {
     next_id: u32,
     globals: Vec<Instruction>,
-    /// The module's `OpTypeInt 32 0` (SPIR-V allows one), else a new one.
+    /// The module's `OpTypeInt 32 0` (SPIR-V allows one), else a new one (0 from
+    /// `without_uint`).
     pub(super) uint: u32,
     uint_constants: HashMap<u32, u32>,
 }
 
 impl Additions {
     pub(super) fn new(module: &dr::Module) -> Self {
-        let mut additions = Additions {
+        let mut additions = Additions::without_uint(module);
+        let bits = Operand::LiteralBit32;
+        additions.uint = additions.global(module, Op::TypeInt, None, vec![bits(32), bits(0)]);
+        additions
+    }
+
+    /// For a pass that needs no uint type or constants.
+    pub(super) fn without_uint(module: &dr::Module) -> Self {
+        Additions {
             next_id: module.header.as_ref().map_or(1, |h| h.bound),
             globals: Vec::new(),
             uint: 0,
             uint_constants: HashMap::new(),
-        };
-        let bits = Operand::LiteralBit32;
-        additions.uint = additions.global(module, Op::TypeInt, None, vec![bits(32), bits(0)]);
-        additions
+        }
     }
 
     pub(super) fn fresh(&mut self) -> u32 {
@@ -324,11 +330,26 @@ impl Additions {
         result_type: Option<u32>,
         operands: Vec<Operand>,
     ) -> u32 {
+        self.global_among(&module.types_global_values, op, result_type, operands)
+    }
+
+    /// `global` where the module's globals are `known`.
+    pub(super) fn global_among<'a>(
+        &mut self,
+        known: impl IntoIterator<Item = &'a Instruction>,
+        op: Op,
+        result_type: Option<u32>,
+        operands: Vec<Operand>,
+    ) -> u32 {
         let same = |i: &&Instruction| {
             i.class.opcode == op && i.result_type == result_type && i.operands == operands
         };
-        let existing = module.types_global_values.iter().chain(&self.globals);
-        match existing.filter(same).find_map(|i| i.result_id) {
+        let found = known
+            .into_iter()
+            .find(same)
+            .or_else(|| self.globals.iter().find(same))
+            .and_then(|i| i.result_id);
+        match found {
             Some(id) => id,
             None => self.push(op, result_type, operands),
         }
