@@ -9,8 +9,8 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use rspirv::dr::{self, Operand};
 use spirv::{Decoration, Op, StorageClass};
 
+use super::description::{stage_word, Scalar};
 use super::spv::{arrayed, id, runtime_array, set_decoration, Types};
-use super::{stage_word, Scalar};
 use crate::scene::Stage;
 
 /// Gives every stage-to-stage interface variable the same Location in every stage, by name,

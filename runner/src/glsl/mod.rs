@@ -6,9 +6,9 @@
 //! and one workaround for lavapipe (stores to a dynamically indexed component of a TCS
 //! patch output).
 //!
-//! This module holds the program's public description (`Program`, its stages, inputs,
-//! blocks and samplers) and the `Compiler` that drives glslang and then these passes
-//! (`Compiler::build` says in which order):
+//! This module holds the program's public description (`Program` and its stages; their
+//! inputs, blocks and samplers are [`description`]'s) and the `Compiler` that drives
+//! glslang and then these passes (`Compiler::build` says in which order):
 //! - [`source`]: what GL's linker knows from the GLSL text and SPIR-V does not say
 //!   (explicit locations and bindings by name);
 //! - [`gl_spirv`]: ARB_gl_spirv modules (`SPIRV ONLY` scenes) made Vulkan ones;
@@ -18,9 +18,13 @@
 //!   arrays with a `Component`), [`patch_stores`] (the lavapipe workaround) and
 //!   [`vertex_inputs`] (GL's vertex input locations and 64-bit inputs);
 //! - [`resources`]: uniform and storage blocks and samplers bound as GL's binding points;
-//! - [`spv`]: the SPIR-V lookups and edits they share (`Types`, `set_decoration`).
+//! - [`spv`]: the SPIR-V lookups and edits they share (`Types`, `set_decoration`, and
+//!   `Additions`: fresh ids, new types and constants, row-major flat indices);
+//! - [`description`]: the types the passes describe a stage with (a leaf: the passes and
+//!   this module use it, it uses neither).
 
 mod component_arrays;
+mod description;
 mod fragment_layer;
 mod gl_spirv;
 mod link;
@@ -43,6 +47,11 @@ use spirv::{Decoration, Op, StorageClass};
 use crate::scene::{Scene, SceneError, Stage};
 
 use component_arrays::split_component_arrays;
+use description::stage_word;
+pub use description::{
+    SamplerUniform, Scalar, StorageBlock, UniformBlock, UniformMember, VertexInput,
+    FIRST_STORAGE_BINDING,
+};
 use gl_spirv::{specialize, vulkan_from_gl_spirv};
 use link::{drop_redundant_block_locations, link_locations, merge_builtin_copies, place_frag_data};
 use patch_stores::split_dynamic_patch_component_stores;
@@ -60,124 +69,6 @@ type Unit = (String, Option<usize>);
 const MIN_VULKAN_GLSL: u32 = 140;
 /// `gl_FragData` gets this many elements (glslang's default is 32, beyond any device).
 const MAX_DRAW_BUFFERS: u32 = 8;
-
-/// Scalar component type of an interface variable or uniform.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Scalar {
-    Float,
-    Double,
-    Int,
-    Uint,
-    Bool,
-}
-
-impl Scalar {
-    pub fn size(self) -> u32 {
-        if self == Scalar::Double {
-            8
-        } else {
-            4
-        }
-    }
-}
-
-/// A vertex shader input (an attribute the runner must feed).
-#[derive(Debug, Clone)]
-pub struct VertexInput {
-    pub name: String,
-    /// GL's location, which `[vertex data]` columns name.
-    pub location: u32,
-    /// The Vulkan location of its first element: GL gives a `dvec3` or `dvec4` one
-    /// location, Vulkan two, so the inputs after one move up.
-    pub vk_location: u32,
-    pub scalar: Scalar,
-    /// Components of one element; 0 for a matrix.
-    pub components: u32,
-    /// An array's length, else 1.
-    pub elements: u32,
-    /// Locations one element takes (2 for a `dvec3` or `dvec4`).
-    pub slots: u32,
-}
-
-/// One member of a default uniform block, with its layout from the SPIR-V decorations.
-#[derive(Debug, Clone)]
-pub struct UniformMember {
-    pub name: String,
-    pub offset: u32,
-    pub scalar: Scalar,
-    pub columns: u32,
-    pub rows: u32,
-    pub matrix_stride: u32,
-    /// (length, ArrayStride) for arrays.
-    pub array: Option<(u32, u32)>,
-    /// A row-major matrix: each row lies at `matrix_stride` from the previous one.
-    pub row_major: bool,
-}
-
-/// A uniform block: a stage's default uniform block (loose uniforms) or a named block,
-/// shared by every stage that declares it, as in GL.
-#[derive(Debug, Clone)]
-pub struct UniformBlock {
-    pub binding: u32,
-    /// GL's binding point of a named block (`layout(binding = N)`, else 0; element i of
-    /// an array of blocks is at N + i).
-    pub gl_binding: u32,
-    /// The element of an array of blocks (the descriptor's array element), else 0.
-    pub element: u32,
-    /// GL's block name; `None` for the default uniform block.
-    pub name: Option<String>,
-    pub size: u32,
-    /// Leaf members with GL's names: `s.x`, `a[1].y`, `Block.m` (a block with an instance
-    /// name), `m` (an anonymous block).
-    pub members: Vec<UniformMember>,
-}
-
-/// Bindings of named uniform blocks start here; the default blocks use 0..=4 (one per stage).
-const FIRST_NAMED_BLOCK_BINDING: u32 = 8;
-/// Bindings of samplers start here (one per GL sampler uniform name, shared by the stages).
-const FIRST_SAMPLER_BINDING: u32 = 32;
-
-/// Descriptor bindings of shader storage blocks: this plus the GL binding point.
-pub const FIRST_STORAGE_BINDING: u32 = 64;
-
-/// A shader storage block: GL's binding point (`layout(binding = N)`, else 0), served by
-/// the buffer of the `ssbo N …` commands.
-#[derive(Debug, Clone, PartialEq)]
-pub struct StorageBlock {
-    pub name: String,
-    pub gl_binding: u32,
-    /// An array of blocks: its length (its elements at binding points `gl_binding + i`),
-    /// else 1.
-    pub count: u32,
-    /// An array's dimensions (`[2][2]` for an array of arrays), else none.
-    pub dims: Vec<u32>,
-    /// GL_NUM_ACTIVE_VARIABLES: its buffer variables as GL enumerates them.
-    pub active_variables: u32,
-    /// GL_BUFFER_DATA_SIZE (an unsized last array counted with one element).
-    pub data_size: u32,
-    /// For glslang's block of atomic counters: the counters as GL's uniforms (an array of
-    /// counters one, an array of arrays one per innermost array).
-    pub atomic_counters: Option<Vec<String>>,
-}
-
-/// A `sampler2D` uniform: a combined image sampler; its GL value (the texture unit,
-/// initially 0) is the runner's to apply.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SamplerUniform {
-    pub name: String,
-    pub binding: u32,
-    /// Its initial texture unit: `layout(binding = N)`, else 0 (element i of an array:
-    /// N + i).
-    pub unit: u32,
-    /// An array of samplers: its length (one descriptor array), else 1.
-    pub count: u32,
-    /// The GL names of its elements where they are not `name[i]`: an array of arrays of
-    /// samplers or a structure's sampler member made one array (`s[1][0]`, `s[2].tex`).
-    pub elements: Vec<String>,
-    /// For `elements`: each one's uniform location after the variable's first (GL numbers
-    /// a structure's samplers in declaration order, member by member).
-    pub element_locations: Vec<u32>,
-}
 
 /// One compiled and linked stage.
 #[derive(Debug, Clone)]
@@ -846,17 +737,6 @@ fn mark_bool_members(blocks: &mut [UniformBlock], bools: &HashSet<String>) {
     }
 }
 
-fn stage_word(stage: Stage) -> &'static str {
-    match stage {
-        Stage::Vertex => "vertex",
-        Stage::TessControl => "tessellation control",
-        Stage::TessEval => "tessellation evaluation",
-        Stage::Geometry => "geometry",
-        Stage::Fragment => "fragment",
-        Stage::Compute => "compute",
-    }
-}
-
 /// The SPIR-V words of the module file `path`.
 fn read_words(path: &std::path::Path) -> Result<Vec<u32>, SceneError> {
     let bytes = std::fs::read(path)
@@ -1039,6 +919,24 @@ impl Types {
 mod tests {
     use super::*;
     use crate::scene;
+
+    /// Asserts that `spirv-val` (Vulkan 1.1) accepts `words`; `name` names the temporary file.
+    pub(super) fn assert_valid_vulkan_spirv(words: &[u32], name: &str) {
+        let spv = std::env::temp_dir().join(format!("{name}_{}.spv", std::process::id()));
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        std::fs::write(&spv, bytes).unwrap();
+        let val = std::process::Command::new("spirv-val")
+            .args(["--target-env", "vulkan1.1"])
+            .arg(&spv)
+            .output()
+            .unwrap();
+        let _ = std::fs::remove_file(&spv);
+        assert!(
+            val.status.success(),
+            "{}",
+            String::from_utf8_lossy(&val.stderr)
+        );
+    }
 
     pub(super) fn compiler() -> Compiler {
         let dir = std::env::temp_dir().join(format!(

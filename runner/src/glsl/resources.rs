@@ -8,13 +8,13 @@ use std::collections::BTreeMap;
 use rspirv::dr::{self, Operand};
 use spirv::{Decoration, Op, StorageClass};
 
+use super::description::{
+    SamplerUniform, StorageBlock, UniformBlock, UniformMember, FIRST_NAMED_BLOCK_BINDING,
+    FIRST_SAMPLER_BINDING, FIRST_STORAGE_BINDING,
+};
 use super::source::{explicit_uniforms, gl_block_binding};
 use super::spv::{
     id, literal, rewrite_instructions, runtime_array, set_decoration, Additions, Types,
-};
-use super::{
-    SamplerUniform, StorageBlock, UniformBlock, UniformMember, FIRST_NAMED_BLOCK_BINDING,
-    FIRST_SAMPLER_BINDING, FIRST_STORAGE_BINDING,
 };
 use crate::scene::{SceneError, ATOMIC_COUNTER_BINDINGS};
 
@@ -97,8 +97,7 @@ impl Resources<'_> {
     fn gl_binding_of(&self, var: u32, keyword: &str, type_name: &str) -> u32 {
         if self.spirv {
             self.types
-                .decoration(var, Decoration::Binding)
-                .and_then(|v| v.first().copied())
+                .decoration_value(var, Decoration::Binding)
                 .unwrap_or(0)
         } else {
             gl_block_binding(self.source, keyword, type_name)
@@ -535,8 +534,7 @@ fn buffer_variables(types: &Types, block: u32) -> u32 {
 fn explicit_size(types: &Types, ty: u32) -> u32 {
     let stride = |t: u32| {
         types
-            .decoration(t, Decoration::ArrayStride)
-            .and_then(|v| v.first().copied())
+            .decoration_value(t, Decoration::ArrayStride)
             .unwrap_or(0)
     };
     if let Some((len, _)) = types.array(ty) {
@@ -661,8 +659,7 @@ fn flatten_value(
 ) -> Result<(), SceneError> {
     let stride_of = |t: u32| {
         types
-            .decoration(t, Decoration::ArrayStride)
-            .and_then(|v| v.first().copied())
+            .decoration_value(t, Decoration::ArrayStride)
             .unwrap_or(16)
     };
     if let Some((len, elem)) = types.array(ty) {

@@ -440,7 +440,7 @@ fn remove_sampler_structures(
 
 #[cfg(test)]
 mod tests {
-    use crate::glsl::tests::compiler;
+    use crate::glsl::tests::{assert_valid_vulkan_spirv, compiler};
     use crate::scene::{self, Stage};
 
     #[test]
@@ -470,19 +470,6 @@ mod tests {
         assert_eq!(t.element_locations, [8, 9, 18, 19]);
         // One active uniform per sampler, per innermost array of samplers, and `n`.
         assert_eq!(program.active_uniforms(), 19);
-        let spv = std::env::temp_dir().join(format!("sampler_arrays_{}.spv", std::process::id()));
-        let bytes: Vec<u8> = fs.words.iter().flat_map(|w| w.to_le_bytes()).collect();
-        std::fs::write(&spv, bytes).unwrap();
-        let val = std::process::Command::new("spirv-val")
-            .args(["--target-env", "vulkan1.1"])
-            .arg(&spv)
-            .output()
-            .unwrap();
-        let _ = std::fs::remove_file(&spv);
-        assert!(
-            val.status.success(),
-            "{}",
-            String::from_utf8_lossy(&val.stderr)
-        );
+        assert_valid_vulkan_spirv(&fs.words, "sampler_arrays");
     }
 }

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use rspirv::dr::{self, Instruction, Operand};
 use spirv::{Decoration, Op, StorageClass};
 
-use super::Scalar;
+use super::description::Scalar;
 use crate::scene::Stage;
 
 /// A decoration and its literal operands.
@@ -92,6 +92,11 @@ impl Types {
             .iter()
             .find(|(x, _)| *x == d)
             .map(|(_, v)| v.as_slice())
+    }
+
+    /// The first literal of a decoration (`ArrayStride 16` → 16).
+    pub(super) fn decoration_value(&self, target: u32, d: Decoration) -> Option<u32> {
+        self.decoration(target, d).and_then(|v| v.first().copied())
     }
 
     /// The literal operands of a member decoration (empty for `BuiltIn`, `RowMajor`, ...).

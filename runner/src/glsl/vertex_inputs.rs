@@ -7,8 +7,8 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use rspirv::dr::{self, Instruction, Operand};
 use spirv::{Decoration, Op, StorageClass};
 
+use super::description::{Scalar, VertexInput};
 use super::spv::{id, rewrite_instructions, set_decoration, Additions, Types};
-use super::{Scalar, VertexInput};
 use crate::scene::SceneError;
 
 /// GL's linker gives the vertex inputs without `layout(location)` locations that no

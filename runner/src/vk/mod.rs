@@ -431,13 +431,9 @@ impl Gpu {
 
     fn missing(vulkan: &Vulkan, pd: vk::PhysicalDevice, needs: &Needs) -> VkResult<()> {
         let instance = &vulkan.instance;
-        // SAFETY: `pd` was enumerated from `instance`, which is alive for this borrow.
-        let props = unsafe { instance.get_physical_device_properties(pd) };
-        let name = props
-            .device_name_as_c_str()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        // SAFETY: as above.
+        let (props, name) = properties_and_name(instance, pd);
+        // SAFETY: `pd` was enumerated from `instance`, which is alive for this borrow (as in
+        // every query on `pd` below).
         let exts =
             unsafe { instance.enumerate_device_extension_properties(pd) }.unwrap_or_default();
         let mut xfb = vk::PhysicalDeviceTransformFeedbackFeaturesEXT::default();
@@ -529,14 +525,8 @@ impl Gpu {
 
     fn create(vulkan: &Vulkan, pd: vk::PhysicalDevice, needs: &Needs) -> VkResult<Gpu> {
         let instance = &vulkan.instance;
-        // SAFETY: `pd` was enumerated from `instance`, which is alive for this borrow (as in
-        // every query on `pd` below).
-        let props = unsafe { instance.get_physical_device_properties(pd) };
-        let name = props
-            .device_name_as_c_str()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        // SAFETY: as above.
+        let (props, name) = properties_and_name(instance, pd);
+        // SAFETY: `pd` was enumerated from `instance`, which is alive for this borrow.
         let families = unsafe { instance.get_physical_device_queue_family_properties(pd) };
         let queue_family = families
             .iter()
@@ -716,6 +706,20 @@ impl Gpu {
             self.device.free_memory(b.memory, None);
         }
     }
+}
+
+/// The properties of physical device `pd` of `instance`, and its name.
+fn properties_and_name(
+    instance: &ash::Instance,
+    pd: vk::PhysicalDevice,
+) -> (vk::PhysicalDeviceProperties, String) {
+    // SAFETY: `pd` was enumerated from `instance`, which is alive for this borrow.
+    let props = unsafe { instance.get_physical_device_properties(pd) };
+    let name = props
+        .device_name_as_c_str()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    (props, name)
 }
 
 /// The device extensions the runner enables, and what they tell.
