@@ -410,135 +410,203 @@ const QUALIFIERS: &[&str] = &[
 ];
 
 fn translate_shader(shader: &Shader, last: bool, quads: bool) -> Result<Translated, SceneError> {
-    let stage = shader.stage;
-    let skip = |why: String| SceneError::Skip(format!("{stage:?} shader: {why}"));
-    let mut t = Translated {
-        tokens: tokenize(&strip_comments(&shader.source)),
-        ..Translated::default()
+    let tokens = tokenize(&strip_comments(&shader.source));
+    let mut r = ShaderRewrite {
+        sig: (0..tokens.len())
+            .filter(|&i| tokens[i].kind != Kind::Space)
+            .collect(),
+        t: Translated {
+            tokens,
+            ..Translated::default()
+        },
+        stage: shader.stage,
+        last,
+        quads,
+        declared_vertex: None,
     };
-    let sig: Vec<usize> = (0..t.tokens.len())
-        .filter(|&i| t.tokens[i].kind != Kind::Space)
-        .collect();
-    let text = |t: &Translated, k: usize| -> String {
-        sig.get(k)
-            .map(|&i| t.tokens[i].text.clone())
-            .unwrap_or_default()
-    };
-
-    // `#version` and where the prelude goes: after the leading directives.
-    for &i in &sig {
-        if t.tokens[i].kind != Kind::Directive {
-            break;
-        }
-        t.prelude_after = Some(i);
-        if let Some(v) = t.tokens[i].text.trim().strip_prefix("#version") {
-            t.version = v
-                .split_whitespace()
-                .next()
-                .and_then(|n| n.parse().ok())
-                .unwrap_or(0);
-            if v.split_whitespace().nth(1) == Some("es") {
-                return Err(skip("GLSL ES in a compatibility scene".into()));
-            }
-            t.tokens[i].text = format!("#version {}", t.version.max(150));
-        }
-    }
-    // Macros are not expanded here: a directive naming a built-in would escape the rewrite.
-    if let Some(name) = sig
-        .iter()
-        .filter(|&&i| t.tokens[i].kind == Kind::Directive)
-        .flat_map(|&i| tokenize(t.tokens[i].text.trim_start_matches('#')))
-        .map(|token| token.text)
-        .find(|w| {
-            unsupported(w)
-                || Member::output(w).is_some()
-                || Member::fragment_input(w).is_some()
-                || Matrix::by_name(w).is_some()
-                || w == "gl_Vertex"
-        })
-    {
-        return Err(skip(format!("a preprocessor directive names `{name}`")));
-    }
+    r.read_directives()?;
     // The type `piglit_vertex` is declared with, if it is.
-    let declared_vertex = sig
+    r.declared_vertex = r
+        .sig
         .windows(2)
-        .find(|w| t.tokens[w[1]].text == "piglit_vertex")
-        .map(|w| t.tokens[w[0]].text.clone());
+        .find(|w| r.t.tokens[w[1]].text == "piglit_vertex")
+        .map(|w| r.t.tokens[w[0]].text.clone());
+    r.remove_redeclarations()?;
+    r.rename_built_ins()?;
+    Ok(r.t)
+}
 
-    // Redeclarations of compatibility varyings (top level or in a gl_PerVertex block) go:
-    // the block declares them.
-    let mut statement = 0;
-    for k in 0..sig.len() {
-        let word = text(&t, k);
-        if word == "{" && k >= 2 && text(&t, k - 1) == "gl_PerVertex" && text(&t, k - 2) == "out" {
-            t.out_block = Some(sig[k]);
-        }
-        if matches!(word.as_str(), "{" | "}") || t.tokens[sig[k]].kind == Kind::Directive {
-            statement = k + 1;
-            continue;
-        }
-        if word != ";" {
-            continue;
-        }
-        let all: Vec<String> = (statement..k).map(|j| text(&t, j)).collect();
-        let qualifiers = all
-            .iter()
-            .take_while(|w| QUALIFIERS.contains(&w.as_str()))
-            .count();
-        let words = &all[qualifiers..];
-        let named = match words {
-            [ty, name] | [ty, name, _, _] | [ty, name, _, _, _] if ty == "vec4" => {
-                Member::output(name).or_else(|| Member::fragment_input(name))
-            }
-            _ => None,
-        };
-        if let Some(member) = named {
-            // The block's members all interpolate smoothly, GL's default.
-            if let Some(q) = all[..qualifiers]
-                .iter()
-                .find(|q| !matches!(q.as_str(), "in" | "out" | "varying" | "smooth"))
-            {
-                return Err(skip(format!("`{q}` on the redeclared `{}`", words[1])));
-            }
-            if member == Member::TexCoord && words.len() == 5 {
-                let size = words[3]
-                    .parse()
-                    .map_err(|_| skip(format!("gl_TexCoord sized `{}`", words[3])))?;
-                t.tex_coord_sizes.push(size);
-            }
-            for &i in &sig[statement..=k] {
-                t.tokens[i].text.clear();
-            }
-        }
-        statement = k + 1;
+/// One shader's tokens being translated.
+struct ShaderRewrite {
+    t: Translated,
+    /// The indices of the tokens that are not spaces.
+    sig: Vec<usize>,
+    stage: Stage,
+    /// The stage is the last before the fragment stage.
+    last: bool,
+    /// Quads are drawn as triangles (`gl_PrimitiveID` is divided).
+    quads: bool,
+    declared_vertex: Option<String>,
+}
+
+impl ShaderRewrite {
+    /// The text of the `k`th token that is not a space.
+    fn text(&self, k: usize) -> String {
+        self.sig
+            .get(k)
+            .map(|&i| self.t.tokens[i].text.clone())
+            .unwrap_or_default()
     }
 
-    let mut replace: Vec<Option<String>> = vec![None; t.tokens.len()];
-    for k in 0..sig.len() {
-        let i = sig[k];
-        if t.tokens[i].kind != Kind::Ident || t.tokens[i].text.is_empty() || replace[i].is_some() {
-            continue;
+    fn skip(&self, why: String) -> SceneError {
+        SceneError::Skip(format!("{:?} shader: {why}", self.stage))
+    }
+
+    /// `#version` and where the prelude goes: after the leading directives. Macros are not
+    /// expanded here: a directive naming a built-in would escape the rewrite.
+    fn read_directives(&mut self) -> Result<(), SceneError> {
+        for &i in &self.sig {
+            let t = &mut self.t;
+            if t.tokens[i].kind != Kind::Directive {
+                break;
+            }
+            t.prelude_after = Some(i);
+            if let Some(v) = t.tokens[i].text.trim().strip_prefix("#version") {
+                t.version = v
+                    .split_whitespace()
+                    .next()
+                    .and_then(|n| n.parse().ok())
+                    .unwrap_or(0);
+                if v.split_whitespace().nth(1) == Some("es") {
+                    return Err(self.skip("GLSL ES in a compatibility scene".into()));
+                }
+                t.tokens[i].text = format!("#version {}", t.version.max(150));
+            }
         }
-        let word = t.tokens[i].text.clone();
+        let tokens = &self.t.tokens;
+        if let Some(name) = self
+            .sig
+            .iter()
+            .filter(|&&i| tokens[i].kind == Kind::Directive)
+            .flat_map(|&i| tokenize(tokens[i].text.trim_start_matches('#')))
+            .map(|token| token.text)
+            .find(|w| {
+                unsupported(w)
+                    || Member::output(w).is_some()
+                    || Member::fragment_input(w).is_some()
+                    || Matrix::by_name(w).is_some()
+                    || w == "gl_Vertex"
+            })
+        {
+            return Err(self.skip(format!("a preprocessor directive names `{name}`")));
+        }
+        Ok(())
+    }
+
+    /// Redeclarations of compatibility varyings (top level or in a gl_PerVertex block) go:
+    /// the block declares them.
+    fn remove_redeclarations(&mut self) -> Result<(), SceneError> {
+        let mut statement = 0;
+        for k in 0..self.sig.len() {
+            let word = self.text(k);
+            if word == "{"
+                && k >= 2
+                && self.text(k - 1) == "gl_PerVertex"
+                && self.text(k - 2) == "out"
+            {
+                self.t.out_block = Some(self.sig[k]);
+            }
+            if matches!(word.as_str(), "{" | "}")
+                || self.t.tokens[self.sig[k]].kind == Kind::Directive
+            {
+                statement = k + 1;
+                continue;
+            }
+            if word != ";" {
+                continue;
+            }
+            let all: Vec<String> = (statement..k).map(|j| self.text(j)).collect();
+            let qualifiers = all
+                .iter()
+                .take_while(|w| QUALIFIERS.contains(&w.as_str()))
+                .count();
+            let words = &all[qualifiers..];
+            let named = match words {
+                [ty, name] | [ty, name, _, _] | [ty, name, _, _, _] if ty == "vec4" => {
+                    Member::output(name).or_else(|| Member::fragment_input(name))
+                }
+                _ => None,
+            };
+            if let Some(member) = named {
+                // The block's members all interpolate smoothly, GL's default.
+                if let Some(q) = all[..qualifiers]
+                    .iter()
+                    .find(|q| !matches!(q.as_str(), "in" | "out" | "varying" | "smooth"))
+                {
+                    return Err(self.skip(format!("`{q}` on the redeclared `{}`", words[1])));
+                }
+                if member == Member::TexCoord && words.len() == 5 {
+                    let size = words[3]
+                        .parse()
+                        .map_err(|_| self.skip(format!("gl_TexCoord sized `{}`", words[3])))?;
+                    self.t.tex_coord_sizes.push(size);
+                }
+                for &i in &self.sig[statement..=k] {
+                    self.t.tokens[i].text.clear();
+                }
+            }
+            statement = k + 1;
+        }
+        Ok(())
+    }
+
+    /// Renames the compatibility built-ins and qualifiers to what the prelude declares.
+    fn rename_built_ins(&mut self) -> Result<(), SceneError> {
+        let mut replace: Vec<Option<String>> = vec![None; self.t.tokens.len()];
+        for k in 0..self.sig.len() {
+            let i = self.sig[k];
+            let token = &self.t.tokens[i];
+            if token.kind != Kind::Ident || token.text.is_empty() || replace[i].is_some() {
+                continue;
+            }
+            replace[i] = self.replacement(k, &mut replace)?;
+        }
+        for (token, new) in self.t.tokens.iter_mut().zip(replace) {
+            if let Some(new) = new {
+                token.text = new;
+            }
+        }
+        Ok(())
+    }
+
+    /// What the `k`th token (an identifier) becomes, if anything.
+    fn replacement(
+        &mut self,
+        k: usize,
+        replace: &mut [Option<String>],
+    ) -> Result<Option<String>, SceneError> {
+        let stage = self.stage;
+        let i = self.sig[k];
+        let word = self.t.tokens[i].text.clone();
         // `gl_in[i].gl_X` is rewritten from `gl_in`; a plain `gl_X` is this stage's own.
         let member = match stage {
-            _ if k > 0 && text(&t, k - 1) == "." => None,
+            _ if k > 0 && self.text(k - 1) == "." => None,
             Stage::Fragment => Member::fragment_input(&word),
             _ => Member::output(&word),
         };
-        let new: Option<String> = match (word.as_str(), member, Matrix::by_name(&word)) {
+        Ok(match (word.as_str(), member, Matrix::by_name(&word)) {
             ("attribute", ..) if stage == Stage::Vertex => Some("in".into()),
             ("varying", ..) => match stage {
                 Stage::Vertex | Stage::TessEval | Stage::Geometry => Some("out".into()),
                 Stage::Fragment => Some("in".into()),
-                _ => return Err(skip("`varying` in a tessellation control shader".into())),
+                _ => return Err(self.skip("`varying` in a tessellation control shader".into())),
             },
             ("gl_Vertex", ..) if stage == Stage::Vertex => {
-                match declared_vertex.as_deref() {
-                    None => t.declare_vertex = true,
+                match self.declared_vertex.as_deref() {
+                    None => self.t.declare_vertex = true,
                     Some("vec4") => {}
                     Some(ty) => {
-                        return Err(skip(format!(
+                        return Err(self.skip(format!(
                             "gl_Vertex (generic attribute 0) with `{ty} piglit_vertex`"
                         )))
                     }
@@ -546,125 +614,92 @@ fn translate_shader(shader: &Shader, last: bool, quads: bool) -> Result<Translat
                 Some("piglit_vertex".into())
             }
             ("gl_Color" | "gl_SecondaryColor", ..) if stage == Stage::Vertex => {
-                return Err(skip(format!(
+                return Err(self.skip(format!(
                     "the conventional attribute `{word}` is not emulated"
                 )))
             }
-            ("gl_in" | "gl_out", ..) if text(&t, k + 1) == "[" => {
-                // gl_in[i].gl_FrontColor → glsem_in[i].FrontColor
-                let mut depth = 0;
-                let mut close = None;
-                for j in k + 1..sig.len() {
-                    match text(&t, j).as_str() {
-                        "[" => depth += 1,
-                        "]" => {
-                            depth -= 1;
-                            if depth == 0 {
-                                close = Some(j);
-                                break;
-                            }
-                        }
-                        _ => {}
-                    }
-                }
-                let member = close
-                    .filter(|&j| text(&t, j + 1) == ".")
-                    .and_then(|j| Some((j, Member::output(&text(&t, j + 2))?)));
-                member.map(|(j, member)| {
-                    t.members.insert(member);
-                    replace[sig[j + 2]] = Some(member.name().into());
-                    if word == "gl_in" {
-                        "glsem_in".into()
-                    } else {
-                        "glsem_out".into()
-                    }
-                })
+            ("gl_in" | "gl_out", ..) if self.text(k + 1) == "[" => {
+                self.per_vertex_member(k, &word, replace)
             }
             (_, Some(member), _) if stage == Stage::Fragment => {
-                t.members.insert(member);
+                self.t.members.insert(member);
                 Some(format!("glsem_in.{}", member.name()))
             }
             (_, Some(member), _) => {
-                t.members.insert(member);
-                t.writes_clip_vertex |= member == Member::ClipVertex;
+                self.t.members.insert(member);
+                self.t.writes_clip_vertex |= member == Member::ClipVertex;
                 Some(format!("glsem_out.{}", member.name()))
             }
             (_, _, Some(matrix)) => {
-                t.matrices.insert(matrix);
+                self.t.matrices.insert(matrix);
                 Some(matrix.uniform().into())
             }
             ("EmitVertex", ..) if stage == Stage::Geometry => Some("glsem_EmitVertex".into()),
             ("EmitStreamVertex", ..) => {
-                return Err(skip(
-                    "EmitStreamVertex (vertex streams) is not emulated".into(),
-                ))
+                return Err(self.skip("EmitStreamVertex (vertex streams) is not emulated".into()))
             }
             ("main", ..)
-                if last && k > 0 && text(&t, k - 1) == "void" && stage != Stage::Geometry =>
+                if self.last && k > 0 && self.text(k - 1) == "void" && stage != Stage::Geometry =>
             {
-                t.main_at = Some(i);
+                self.t.main_at = Some(i);
                 Some("glsem_main".into())
             }
-            ("gl_PrimitiveID", ..) if stage == Stage::Fragment && quads => {
-                t.primitive_id = true;
+            ("gl_PrimitiveID", ..) if stage == Stage::Fragment && self.quads => {
+                self.t.primitive_id = true;
                 Some(format!("(gl_PrimitiveID / {TRIANGLES_PER_PRIMITIVE})"))
             }
             ("gl_ClipDistance", ..) => {
-                t.clip_distance = true;
+                self.t.clip_distance = true;
                 None
             }
             _ if unsupported(&word) => {
-                return Err(skip(format!(
+                return Err(self.skip(format!(
                     "the compatibility-profile built-in `{word}` is not emulated"
                 )))
             }
             _ => None,
-        };
-        replace[i] = new;
+        })
     }
-    for (token, new) in t.tokens.iter_mut().zip(replace) {
-        if let Some(new) = new {
-            token.text = new;
+
+    /// `gl_in[i].gl_FrontColor` → `glsem_in[i].FrontColor` (`word`, the `k`th token, is
+    /// `gl_in` or `gl_out`); `None` for another member.
+    fn per_vertex_member(
+        &mut self,
+        k: usize,
+        word: &str,
+        replace: &mut [Option<String>],
+    ) -> Option<String> {
+        let mut depth = 0;
+        let mut close = None;
+        for j in k + 1..self.sig.len() {
+            match self.text(j).as_str() {
+                "[" => depth += 1,
+                "]" => {
+                    depth -= 1;
+                    if depth == 0 {
+                        close = Some(j);
+                        break;
+                    }
+                }
+                _ => {}
+            }
         }
+        let (j, member) = close
+            .filter(|&j| self.text(j + 1) == ".")
+            .and_then(|j| Some((j, Member::output(&self.text(j + 2))?)))?;
+        self.t.members.insert(member);
+        replace[self.sig[j + 2]] = Some(member.name().into());
+        Some(if word == "gl_in" {
+            "glsem_in".into()
+        } else {
+            "glsem_out".into()
+        })
     }
-    Ok(t)
 }
 
 /// Translates every shader of the scene (and adds the fixed-function fragment shader).
 fn translate(scene: &mut Scene, clip_planes: bool, quads: bool) -> Result<Program, SceneError> {
-    let graphics = [
-        Stage::Vertex,
-        Stage::TessControl,
-        Stage::TessEval,
-        Stage::Geometry,
-        Stage::Fragment,
-    ];
-    let mut stages: Vec<Stage> = graphics
-        .into_iter()
-        .filter(|&s| scene.has_stage(s) || (s == Stage::Vertex && scene.passthrough_vs))
-        .collect();
-    if stages.is_empty() || scene.has_stage(Stage::Compute) {
-        return Err(SceneError::Skip(
-            "a compatibility scene without a vertex shader".into(),
-        ));
-    }
-    for stage in &stages {
-        if scene.shaders.iter().filter(|s| s.stage == *stage).count() > 1 {
-            return Err(SceneError::Skip(format!(
-                "compatibility {stage:?} shader in several compilation units"
-            )));
-        }
-    }
-    let fixed_function_fragment = !stages.contains(&Stage::Fragment);
-    if fixed_function_fragment {
-        stages.push(Stage::Fragment);
-    }
-    let last = *stages
-        .iter()
-        .rev()
-        .find(|&&s| s != Stage::Fragment)
-        .unwrap_or(&Stage::Vertex);
-
+    let (last, fixed_function_fragment) = program_stages(scene)?;
     let mut translated: Vec<(usize, Translated)> = Vec::new();
     for (index, shader) in scene.shaders.iter().enumerate() {
         translated.push((
@@ -695,37 +730,7 @@ fn translate(scene: &mut Scene, clip_planes: bool, quads: bool) -> Result<Progra
         .map(|(_, t)| t);
     let clip = clip_planes && !last_translated.is_some_and(|t| t.clip_distance);
     let clip_vertex = last_translated.is_some_and(|t| t.writes_clip_vertex);
-
-    let block_body: String = members
-        .iter()
-        .map(|m| match m {
-            Member::TexCoord => format!(" vec4 TexCoord[{tex_coords}];"),
-            m => format!(" vec4 {};", m.name()),
-        })
-        .collect();
-    let block = |qualifier: &str, instance: &str| {
-        format!("{qualifier} glsem_Compat {{{block_body} }} {instance};\n")
-    };
-    let epilogue = {
-        let mut e = String::new();
-        for m in members.iter().filter(|m| m.is_color()) {
-            let m = m.name();
-            e += &format!("    glsem_out.{m} = clamp(glsem_out.{m}, 0.0, 1.0);\n");
-        }
-        if clip {
-            let source = if clip_vertex {
-                "glsem_out.ClipVertex"
-            } else {
-                "gl_Position"
-            };
-            for i in 0..CLIP_PLANES {
-                e += &format!(
-                    "    gl_ClipDistance[{i}] = dot({source}, {CLIP_PLANE_UNIFORM}[{i}]);\n"
-                );
-            }
-        }
-        e
-    };
+    let interface = Interface::new(&members, tex_coords, clip, clip_vertex, last);
 
     let mut program = Program {
         matrices: BTreeSet::new(),
@@ -738,15 +743,132 @@ fn translate(scene: &mut Scene, clip_planes: bool, quads: bool) -> Result<Progra
         let stage = scene.shaders[*index].stage;
         program.matrices.extend(t.matrices.iter().copied());
         program.primitive_divisor |= t.primitive_id;
+        sources.push((*index, interface.stage_source(t, stage, version)));
+    }
+    for (index, source) in sources {
+        scene.shaders[index].source = source;
+    }
+    if fixed_function_fragment {
+        scene.shaders.push(Shader {
+            stage: Stage::Fragment,
+            source: format!(
+                "#version {version}\n{}void main()\n{{\n    gl_FragColor = glsem_in.FrontColor;\n}}\n",
+                interface.block("in", "glsem_in")
+            ),
+            first_line: 0,
+        });
+    }
+    Ok(program)
+}
+
+/// The last stage before the fragment stage, and whether the fragment stage is GL's fixed
+/// function; skips what a compatibility scene cannot be here.
+fn program_stages(scene: &Scene) -> Result<(Stage, bool), SceneError> {
+    let graphics = [
+        Stage::Vertex,
+        Stage::TessControl,
+        Stage::TessEval,
+        Stage::Geometry,
+        Stage::Fragment,
+    ];
+    let stages: Vec<Stage> = graphics
+        .into_iter()
+        .filter(|&s| scene.has_stage(s) || (s == Stage::Vertex && scene.passthrough_vs))
+        .collect();
+    if stages.is_empty() || scene.has_stage(Stage::Compute) {
+        return Err(SceneError::Skip(
+            "a compatibility scene without a vertex shader".into(),
+        ));
+    }
+    for stage in &stages {
+        if scene.shaders.iter().filter(|s| s.stage == *stage).count() > 1 {
+            return Err(SceneError::Skip(format!(
+                "compatibility {stage:?} shader in several compilation units"
+            )));
+        }
+    }
+    let last = *stages
+        .iter()
+        .rev()
+        .find(|&&s| s != Stage::Fragment)
+        .unwrap_or(&Stage::Vertex);
+    Ok((last, !stages.contains(&Stage::Fragment)))
+}
+
+/// The `glsem_Compat` block the stages pass the compatibility varyings in, and the
+/// epilogue of the last stage before the fragment stage.
+struct Interface {
+    /// The block's members, declared.
+    block_body: String,
+    /// Clamps the colours and computes the clip distances.
+    epilogue: String,
+    clip: bool,
+    last: Stage,
+    has_members: bool,
+}
+
+impl Interface {
+    fn new(
+        members: &BTreeSet<Member>,
+        tex_coords: u32,
+        clip: bool,
+        clip_vertex: bool,
+        last: Stage,
+    ) -> Interface {
+        let block_body: String = members
+            .iter()
+            .map(|m| match m {
+                Member::TexCoord => format!(" vec4 TexCoord[{tex_coords}];"),
+                m => format!(" vec4 {};", m.name()),
+            })
+            .collect();
+        let mut epilogue = String::new();
+        for m in members.iter().filter(|m| m.is_color()) {
+            let m = m.name();
+            epilogue += &format!("    glsem_out.{m} = clamp(glsem_out.{m}, 0.0, 1.0);\n");
+        }
+        if clip {
+            let source = if clip_vertex {
+                "glsem_out.ClipVertex"
+            } else {
+                "gl_Position"
+            };
+            for i in 0..CLIP_PLANES {
+                epilogue += &format!(
+                    "    gl_ClipDistance[{i}] = dot({source}, {CLIP_PLANE_UNIFORM}[{i}]);\n"
+                );
+            }
+        }
+        Interface {
+            block_body,
+            epilogue,
+            clip,
+            last,
+            has_members: !members.is_empty(),
+        }
+    }
+
+    fn block(&self, qualifier: &str, instance: &str) -> String {
+        format!(
+            "{qualifier} glsem_Compat {{{} }} {instance};\n",
+            self.block_body
+        )
+    }
+
+    /// What goes before a stage's own code: the block, uniforms and declarations its
+    /// translation uses.
+    fn prelude(&self, t: &mut Translated, stage: Stage) -> String {
         let mut prelude = String::new();
-        if !members.is_empty() {
+        if self.has_members {
             prelude += &match stage {
-                Stage::Vertex => block("out", "glsem_out"),
-                Stage::TessControl => block("in", "glsem_in[]") + &block("out", "glsem_out[]"),
-                Stage::TessEval | Stage::Geometry => {
-                    block("in", "glsem_in[]") + &block("out", "glsem_out")
+                Stage::Vertex => self.block("out", "glsem_out"),
+                Stage::TessControl => {
+                    self.block("in", "glsem_in[]") + &self.block("out", "glsem_out[]")
                 }
-                _ => block("in", "glsem_in"),
+                Stage::TessEval | Stage::Geometry => {
+                    self.block("in", "glsem_in[]") + &self.block("out", "glsem_out")
+                }
+                _ => self.block("in", "glsem_in"),
             };
         }
         for m in &t.matrices {
@@ -755,7 +877,7 @@ fn translate(scene: &mut Scene, clip_planes: bool, quads: bool) -> Result<Progra
         if t.declare_vertex {
             prelude += "in vec4 piglit_vertex;\n";
         }
-        if stage == last && clip {
+        if stage == self.last && self.clip {
             prelude += &format!("uniform vec4 {CLIP_PLANE_UNIFORM}[{CLIP_PLANES}];\n");
             if let Some(i) = t.out_block {
                 t.tokens[i].text += &format!(" float gl_ClipDistance[{CLIP_PLANES}];");
@@ -767,7 +889,16 @@ fn translate(scene: &mut Scene, clip_planes: bool, quads: bool) -> Result<Progra
         if stage == Stage::Geometry {
             prelude += "void glsem_EmitVertex();\n";
         }
-        let wrap_main = stage == last && stage != Stage::Geometry && !epilogue.is_empty();
+        prelude
+    }
+
+    /// The translated stage's GLSL: the prelude after its leading directives (line numbers
+    /// reset to the original's), its tokens, and the epilogue after its `main` or in its
+    /// `EmitVertex`.
+    fn stage_source(&self, t: &mut Translated, stage: Stage, version: u32) -> String {
+        let prelude = self.prelude(t, stage);
+        let epilogue = &self.epilogue;
+        let wrap_main = stage == self.last && stage != Stage::Geometry && !epilogue.is_empty();
         if let Some(i) = t.main_at.filter(|_| !wrap_main) {
             t.tokens[i].text = "main".into();
         }
@@ -790,22 +921,8 @@ fn translate(scene: &mut Scene, clip_planes: bool, quads: bool) -> Result<Progra
         } else if wrap_main {
             source += &format!("\nvoid main()\n{{\n    glsem_main();\n{epilogue}}}\n");
         }
-        sources.push((*index, source));
+        source
     }
-    for (index, source) in sources {
-        scene.shaders[index].source = source;
-    }
-    if fixed_function_fragment {
-        scene.shaders.push(Shader {
-            stage: Stage::Fragment,
-            source: format!(
-                "#version {version}\n{}void main()\n{{\n    gl_FragColor = glsem_in.FrontColor;\n}}\n",
-                block("in", "glsem_in")
-            ),
-            first_line: 0,
-        });
-    }
-    Ok(program)
 }
 
 /// The commands with the compatibility ones replaced by core ones.

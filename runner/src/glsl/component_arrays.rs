@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use rspirv::dr::{self, Instruction, Operand};
 use spirv::{Decoration, Op, StorageClass};
 
-use super::spv::{arrayed, id, Types};
+use super::spv::{arrayed, id, rewrite_instructions, Additions, Types};
 use crate::scene::Stage;
 
 /// Vulkan takes `Component` only on a scalar or vector or an array of them
@@ -66,6 +66,32 @@ fn split_component_array(
     ) else {
         return;
     };
+    let Some(rows) = splittable_rows(module, &types, var) else {
+        return;
+    };
+    let mut add = Additions::without_uint(module);
+    let mut split = Split {
+        var,
+        element,
+        element_ptr: 0,
+        parts: Vec::new(),
+        rows,
+        types: &types,
+    };
+    split.declare_parts(module, &mut add, storage, outer, length, location);
+    let end = module.types_global_values.len();
+    rewrite_instructions(module, |inst, out| {
+        split.rewrite(&mut add, inst, out);
+        Ok::<(), ()>(())
+    })
+    .unwrap_or_default();
+    add.finish(module, end);
+}
+
+/// The chains to a vertex's inner array (`b[i]`) of `var`, (pointer, vertex index), when
+/// every access to `var` indexes its inner array with a constant or not at all and each
+/// row is loaded, stored, or indexed further with a constant; otherwise `None`.
+fn splittable_rows(module: &dr::Module, types: &Types, var: u32) -> Option<HashMap<u32, u32>> {
     let code = || {
         module
             .functions
@@ -75,28 +101,24 @@ fn split_component_array(
     };
     let is_chain =
         |i: &Instruction| matches!(i.class.opcode, Op::AccessChain | Op::InBoundsAccessChain);
-    // Chains to a vertex's inner array (`b[i]`): (pointer, vertex index).
     let mut rows: HashMap<u32, u32> = HashMap::new();
     for inst in code() {
         if !inst.operands.iter().any(|o| id(o) == Some(var)) {
             continue;
         }
         if !is_chain(inst) || inst.operands.first().and_then(id) != Some(var) {
-            return;
+            return None;
         }
         match inst.operands.get(2) {
             None => {
-                let (Some(p), Some(vertex)) = (inst.result_id, inst.operands.get(1).and_then(id))
-                else {
-                    return;
-                };
+                let p = inst.result_id?;
+                let vertex = inst.operands.get(1).and_then(id)?;
                 rows.insert(p, vertex);
             }
             Some(o) if id(o).and_then(|c| types.constant(c)).is_some() => {}
-            Some(_) => return,
+            Some(_) => return None,
         }
     }
-    // A row may be loaded, stored, or indexed further with a constant.
     for inst in code() {
         for (n, o) in inst.operands.iter().enumerate() {
             if !id(o).is_some_and(|p| rows.contains_key(&p)) {
@@ -117,188 +139,187 @@ fn split_component_array(
                 _ => false,
             };
             if !fine {
-                return;
+                return None;
             }
         }
     }
+    Some(rows)
+}
 
-    let header = module
-        .header
-        .as_mut()
-        .expect("a loaded module has a header");
-    let mut fresh = || {
-        header.bound += 1;
-        header.bound - 1
-    };
-    let mut new_globals = Vec::new();
-    let mut type_of = |op: Op, operands: Vec<Operand>, new_globals: &mut Vec<Instruction>| {
-        let found = module
-            .types_global_values
-            .iter()
-            .chain(new_globals.iter())
-            .find(|i| i.class.opcode == op && i.operands == operands);
-        match found.and_then(|i| i.result_id) {
-            Some(t) => t,
-            None => {
-                let t = fresh();
-                new_globals.push(Instruction::new(op, None, Some(t), operands));
-                t
+/// One per-vertex array of arrays `var` being split into `parts`, one per inner element.
+struct Split<'a> {
+    var: u32,
+    /// The inner array's element type.
+    element: u32,
+    /// The pointer type to one element of a part.
+    element_ptr: u32,
+    parts: Vec<u32>,
+    /// The chains to a vertex's inner array: (pointer, vertex index).
+    rows: HashMap<u32, u32>,
+    types: &'a Types,
+}
+
+impl Split<'_> {
+    /// Declares the parts in place of the variable, with its decorations (each at its
+    /// element's Location), names and entry-point interface places.
+    fn declare_parts(
+        &mut self,
+        module: &mut dr::Module,
+        add: &mut Additions,
+        storage: StorageClass,
+        outer: u32,
+        length: u32,
+        location: u32,
+    ) {
+        let (var, element) = (self.var, self.element);
+        let mut type_of = |op: Op, operands: Vec<Operand>| add.global(module, op, None, operands);
+        let per_vertex = type_of(
+            Op::TypeArray,
+            vec![Operand::IdRef(element), Operand::IdRef(outer)],
+        );
+        let var_ptr = type_of(
+            Op::TypePointer,
+            vec![Operand::StorageClass(storage), Operand::IdRef(per_vertex)],
+        );
+        self.element_ptr = type_of(
+            Op::TypePointer,
+            vec![Operand::StorageClass(storage), Operand::IdRef(element)],
+        );
+        let slots = self.types.slots(element);
+        self.parts = (0..length)
+            .map(|_| {
+                add.push(
+                    Op::Variable,
+                    Some(var_ptr),
+                    vec![Operand::StorageClass(storage)],
+                )
+            })
+            .collect();
+        let parts = &self.parts;
+        let mut decorations = Vec::new();
+        module.annotations.retain(|i| {
+            if i.class.opcode != Op::Decorate || i.operands.first() != Some(&Operand::IdRef(var)) {
+                return true;
             }
-        }
-    };
-    let per_vertex = type_of(
-        Op::TypeArray,
-        vec![Operand::IdRef(element), Operand::IdRef(outer)],
-        &mut new_globals,
-    );
-    let var_ptr = type_of(
-        Op::TypePointer,
-        vec![Operand::StorageClass(storage), Operand::IdRef(per_vertex)],
-        &mut new_globals,
-    );
-    let element_ptr = type_of(
-        Op::TypePointer,
-        vec![Operand::StorageClass(storage), Operand::IdRef(element)],
-        &mut new_globals,
-    );
-    let slots = types.slots(element);
-    let parts: Vec<u32> = (0..length)
-        .map(|_| {
-            let v = fresh();
-            new_globals.push(Instruction::new(
-                Op::Variable,
-                Some(var_ptr),
-                Some(v),
-                vec![Operand::StorageClass(storage)],
-            ));
-            v
-        })
-        .collect();
-    // The parts take the variable's decorations, each at its element's Location.
-    let mut decorations = Vec::new();
-    module.annotations.retain(|i| {
-        if i.class.opcode != Op::Decorate || i.operands.first() != Some(&Operand::IdRef(var)) {
-            return true;
-        }
+            for (j, &part) in parts.iter().enumerate() {
+                let mut d = i.clone();
+                d.operands[0] = Operand::IdRef(part);
+                if d.operands.get(1) == Some(&Operand::Decoration(Decoration::Location)) {
+                    d.operands[2] = Operand::LiteralBit32(location + j as u32 * slots);
+                }
+                decorations.push(d);
+            }
+            false
+        });
+        module.annotations.extend(decorations);
+        let name = self.types.names.get(&var).cloned().unwrap_or_default();
+        module
+            .debug_names
+            .retain(|i| i.operands.first() != Some(&Operand::IdRef(var)));
         for (j, &part) in parts.iter().enumerate() {
-            let mut d = i.clone();
-            d.operands[0] = Operand::IdRef(part);
-            if d.operands.get(1) == Some(&Operand::Decoration(Decoration::Location)) {
-                d.operands[2] = Operand::LiteralBit32(location + j as u32 * slots);
-            }
-            decorations.push(d);
+            module.debug_names.push(Instruction::new(
+                Op::Name,
+                None,
+                None,
+                vec![
+                    Operand::IdRef(part),
+                    Operand::LiteralString(format!("{name}[{j}]")),
+                ],
+            ));
         }
-        false
-    });
-    module.annotations.extend(decorations);
-    let name = types.names.get(&var).cloned().unwrap_or_default();
-    module
-        .debug_names
-        .retain(|i| i.operands.first() != Some(&Operand::IdRef(var)));
-    for (j, &part) in parts.iter().enumerate() {
-        module.debug_names.push(Instruction::new(
-            Op::Name,
-            None,
-            None,
-            vec![
-                Operand::IdRef(part),
-                Operand::LiteralString(format!("{name}[{j}]")),
-            ],
-        ));
-    }
-    for entry in &mut module.entry_points {
-        if let Some(at) = entry
-            .operands
-            .iter()
-            .position(|o| *o == Operand::IdRef(var))
-        {
-            entry
+        for entry in &mut module.entry_points {
+            if let Some(at) = entry
                 .operands
-                .splice(at..=at, parts.iter().map(|&p| Operand::IdRef(p)));
+                .iter()
+                .position(|o| *o == Operand::IdRef(var))
+            {
+                entry
+                    .operands
+                    .splice(at..=at, parts.iter().map(|&p| Operand::IdRef(p)));
+            }
         }
+        module
+            .types_global_values
+            .retain(|i| i.result_id != Some(var));
     }
-    module
-        .types_global_values
-        .retain(|i| i.result_id != Some(var));
-    module.types_global_values.extend(new_globals);
 
-    let constant = |c: &Operand| id(c).and_then(|c| types.constant(c)).unwrap_or(0) as usize;
-    let chain = |p: u32, part: u32, vertex: u32, rest: &[Operand]| {
-        let mut operands = vec![Operand::IdRef(part), Operand::IdRef(vertex)];
-        operands.extend_from_slice(rest);
-        Instruction::new(Op::AccessChain, Some(element_ptr), Some(p), operands)
-    };
-    for block in module.functions.iter_mut().flat_map(|f| &mut f.blocks) {
-        let mut out = Vec::with_capacity(block.instructions.len());
-        for inst in block.instructions.drain(..) {
-            let base = inst.operands.first().and_then(id);
-            match inst.class.opcode {
-                // `b[i][j]…` → `b_j[i]…`
-                Op::AccessChain | Op::InBoundsAccessChain if base == Some(var) => {
-                    if inst.operands.len() == 2 {
-                        continue;
-                    }
-                    let mut i = inst;
-                    let j = constant(&i.operands[2]);
-                    i.operands.remove(2);
-                    i.operands[0] = Operand::IdRef(parts[j]);
-                    out.push(i);
+    /// Rewrites one instruction: chains into the variable or a row go to a part; a row's
+    /// loads and stores go element by element.
+    fn rewrite(&self, add: &mut Additions, inst: Instruction, out: &mut Vec<Instruction>) {
+        let constant =
+            |c: &Operand| id(c).and_then(|c| self.types.constant(c)).unwrap_or(0) as usize;
+        let base = inst.operands.first().and_then(id);
+        let row = base.and_then(|p| self.rows.get(&p).copied());
+        match (inst.class.opcode, row) {
+            // `b[i][j]…` → `b_j[i]…`
+            (Op::AccessChain | Op::InBoundsAccessChain, _) if base == Some(self.var) => {
+                if inst.operands.len() == 2 {
+                    return;
                 }
-                Op::AccessChain | Op::InBoundsAccessChain
-                    if base.is_some_and(|p| rows.contains_key(&p)) =>
-                {
-                    let mut i = inst;
-                    let vertex = rows[&base.unwrap_or_default()];
-                    let j = constant(&i.operands[1]);
-                    i.operands[0] = Operand::IdRef(parts[j]);
-                    i.operands[1] = Operand::IdRef(vertex);
-                    out.push(i);
-                }
-                Op::Load if base.is_some_and(|p| rows.contains_key(&p)) => {
-                    let vertex = rows[&base.unwrap_or_default()];
-                    let mut loaded = Vec::new();
-                    for &part in &parts {
-                        let (p, v) = (fresh(), fresh());
-                        out.push(chain(p, part, vertex, &[]));
-                        out.push(Instruction::new(
-                            Op::Load,
-                            Some(element),
-                            Some(v),
-                            vec![Operand::IdRef(p)],
-                        ));
-                        loaded.push(Operand::IdRef(v));
-                    }
+                let mut i = inst;
+                let j = constant(&i.operands[2]);
+                i.operands.remove(2);
+                i.operands[0] = Operand::IdRef(self.parts[j]);
+                out.push(i);
+            }
+            (Op::AccessChain | Op::InBoundsAccessChain, Some(vertex)) => {
+                let mut i = inst;
+                let j = constant(&i.operands[1]);
+                i.operands[0] = Operand::IdRef(self.parts[j]);
+                i.operands[1] = Operand::IdRef(vertex);
+                out.push(i);
+            }
+            (Op::Load, Some(vertex)) => {
+                let mut loaded = Vec::new();
+                for &part in &self.parts {
+                    let (p, v) = (add.fresh(), add.fresh());
+                    out.push(self.element_chain(p, part, vertex));
                     out.push(Instruction::new(
-                        Op::CompositeConstruct,
-                        inst.result_type,
-                        inst.result_id,
-                        loaded,
+                        Op::Load,
+                        Some(self.element),
+                        Some(v),
+                        vec![Operand::IdRef(p)],
+                    ));
+                    loaded.push(Operand::IdRef(v));
+                }
+                out.push(Instruction::new(
+                    Op::CompositeConstruct,
+                    inst.result_type,
+                    inst.result_id,
+                    loaded,
+                ));
+            }
+            (Op::Store, Some(vertex)) => {
+                let value = inst.operands[1].clone();
+                for (j, &part) in self.parts.iter().enumerate() {
+                    let (e, p) = (add.fresh(), add.fresh());
+                    out.push(Instruction::new(
+                        Op::CompositeExtract,
+                        Some(self.element),
+                        Some(e),
+                        vec![value.clone(), Operand::LiteralBit32(j as u32)],
+                    ));
+                    out.push(self.element_chain(p, part, vertex));
+                    out.push(Instruction::new(
+                        Op::Store,
+                        None,
+                        None,
+                        vec![Operand::IdRef(p), Operand::IdRef(e)],
                     ));
                 }
-                Op::Store if base.is_some_and(|p| rows.contains_key(&p)) => {
-                    let vertex = rows[&base.unwrap_or_default()];
-                    let value = inst.operands[1].clone();
-                    for (j, &part) in parts.iter().enumerate() {
-                        let (e, p) = (fresh(), fresh());
-                        out.push(Instruction::new(
-                            Op::CompositeExtract,
-                            Some(element),
-                            Some(e),
-                            vec![value.clone(), Operand::LiteralBit32(j as u32)],
-                        ));
-                        out.push(chain(p, part, vertex, &[]));
-                        out.push(Instruction::new(
-                            Op::Store,
-                            None,
-                            None,
-                            vec![Operand::IdRef(p), Operand::IdRef(e)],
-                        ));
-                    }
-                }
-                _ => out.push(inst),
             }
+            _ => out.push(inst),
         }
-        block.instructions = out;
+    }
+
+    /// `p = &part[vertex]`
+    fn element_chain(&self, p: u32, part: u32, vertex: u32) -> Instruction {
+        Instruction::new(
+            Op::AccessChain,
+            Some(self.element_ptr),
+            Some(p),
+            vec![Operand::IdRef(part), Operand::IdRef(vertex)],
+        )
     }
 }
 

@@ -84,7 +84,7 @@ pub(super) fn restore_fragment_builtins(module: &mut dr::Module) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::glsl::tests::compiler;
+    use crate::glsl::tests::{assert_valid_vulkan_spirv, compiler};
     use crate::scene::Stage;
     use rspirv::binary::Disassemble;
 
@@ -106,25 +106,9 @@ mod tests {
         assert!(text.contains("BuiltIn ViewportIndex"), "{text}");
         assert!(text.contains("OpCapability MultiViewport"), "{text}");
         assert!(!text.contains("Location 3"), "{text}");
-        let spv = std::env::temp_dir().join(format!("fragment_layer_{}.spv", std::process::id()));
-        std::fs::write(
-            &spv,
-            rspirv::binary::Assemble::assemble(&module)
-                .iter()
-                .flat_map(|w| w.to_le_bytes())
-                .collect::<Vec<u8>>(),
-        )
-        .unwrap();
-        let val = std::process::Command::new("spirv-val")
-            .args(["--target-env", "vulkan1.1"])
-            .arg(&spv)
-            .output()
-            .unwrap();
-        let _ = std::fs::remove_file(&spv);
-        assert!(
-            val.status.success(),
-            "{}",
-            String::from_utf8_lossy(&val.stderr)
+        assert_valid_vulkan_spirv(
+            &rspirv::binary::Assemble::assemble(&module),
+            "fragment_layer",
         );
     }
 }

@@ -9,8 +9,8 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use rspirv::dr::{self, Operand};
 use spirv::{Decoration, Op, StorageClass};
 
+use super::description::{stage_word, Scalar};
 use super::spv::{arrayed, id, runtime_array, set_decoration, Types};
-use super::{stage_word, Scalar};
 use crate::scene::Stage;
 
 /// Gives every stage-to-stage interface variable the same Location in every stage, by name,
@@ -19,22 +19,43 @@ use crate::scene::Stage;
 pub(super) fn link_locations(
     modules: &mut [(Stage, dr::Module, HashSet<String>)],
 ) -> Result<(), String> {
-    struct Var {
-        module: usize,
-        /// The interface between module `iface - 1` and module `iface`: inputs of module
-        /// i are on interface i, its outputs on i + 1. Each has its own locations, as a
-        /// GL linker assigns them per pair of adjacent stages.
-        iface: usize,
-        id: u32,
-        name: String,
-        slots: u32,
-        location: Option<u32>,
-        explicit: bool,
-        /// The type (less a per-vertex array), as GL compares an output and the input
-        /// of the same name.
-        signature: String,
-        output: bool,
+    let vars = interface_variables(modules);
+    check_signatures(modules, &vars)?;
+    let table = assign_locations(&vars);
+    // An explicit location stays: GL matches explicitly located variables by location
+    // (the table serves their unlocated namesakes).
+    for v in vars
+        .iter()
+        .filter(|v| !(v.explicit && v.location.is_some()))
+    {
+        let loc = table[&(v.iface, v.name.clone())];
+        if v.location != Some(loc) {
+            set_decoration(&mut modules[v.module].1, v.id, Decoration::Location, loc);
+        }
     }
+    Ok(())
+}
+
+/// A stage-to-stage interface variable of one of the program's modules.
+struct Var {
+    module: usize,
+    /// The interface between module `iface - 1` and module `iface`: inputs of module
+    /// i are on interface i, its outputs on i + 1. Each has its own locations, as a
+    /// GL linker assigns them per pair of adjacent stages.
+    iface: usize,
+    id: u32,
+    name: String,
+    slots: u32,
+    location: Option<u32>,
+    explicit: bool,
+    /// The type (less a per-vertex array), as GL compares an output and the input
+    /// of the same name.
+    signature: String,
+    output: bool,
+}
+
+/// The named stage-to-stage interface variables of every module (not the API-facing ones).
+fn interface_variables(modules: &[(Stage, dr::Module, HashSet<String>)]) -> Vec<Var> {
     let mut vars = Vec::new();
     for (index, (stage, module, explicit)) in modules.iter().enumerate() {
         let types = Types::new(module);
@@ -80,7 +101,14 @@ pub(super) fn link_locations(
             });
         }
     }
-    // GL's link error: an output and the next stage's input of one name with other types.
+    vars
+}
+
+/// GL's link error: an output and the next stage's input of one name with other types.
+fn check_signatures(
+    modules: &[(Stage, dr::Module, HashSet<String>)],
+    vars: &[Var],
+) -> Result<(), String> {
     for out in vars.iter().filter(|v| v.output) {
         if let Some(input) = vars
             .iter()
@@ -98,7 +126,13 @@ pub(super) fn link_locations(
             }
         }
     }
+    Ok(())
+}
 
+/// The location of each (interface, name): an explicit location where a variable of the
+/// name has one, else the lowest free range of its largest variable's size, in order of
+/// appearance.
+fn assign_locations(vars: &[Var]) -> BTreeMap<(usize, String), u32> {
     // [start, end) ranges taken, per interface
     let mut used: BTreeMap<usize, Vec<(u32, u32)>> = BTreeMap::new();
     let mut table: BTreeMap<(usize, String), u32> = BTreeMap::new();
@@ -109,7 +143,7 @@ pub(super) fn link_locations(
         }
     }
     let mut order: Vec<(usize, &str)> = Vec::new();
-    for v in &vars {
+    for v in vars {
         let key = (v.iface, v.name.as_str());
         if !table.contains_key(&(v.iface, v.name.clone())) && !order.contains(&key) {
             order.push(key);
@@ -130,18 +164,7 @@ pub(super) fn link_locations(
         used.push((loc, loc + slots));
         table.insert((iface, name.to_string()), loc);
     }
-    // An explicit location stays: GL matches explicitly located variables by location
-    // (the table serves their unlocated namesakes).
-    for v in vars
-        .iter()
-        .filter(|v| !(v.explicit && v.location.is_some()))
-    {
-        let loc = table[&(v.iface, v.name.clone())];
-        if v.location != Some(loc) {
-            set_decoration(&mut modules[v.module].1, v.id, Decoration::Location, loc);
-        }
-    }
-    Ok(())
+    table
 }
 
 /// glslang's link of several compilation units gives each unit's `gl_FragColor` a variable

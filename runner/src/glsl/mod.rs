@@ -6,9 +6,9 @@
 //! and one workaround for lavapipe (stores to a dynamically indexed component of a TCS
 //! patch output).
 //!
-//! This module holds the program's public description (`Program`, its stages, inputs,
-//! blocks and samplers) and the `Compiler` that drives glslang and then these passes
-//! (`Compiler::build` says in which order):
+//! This module holds the program's public description (`Program` and its stages; their
+//! inputs, blocks and samplers are [`description`]'s) and the `Compiler` that drives
+//! glslang and then these passes (`Compiler::build` says in which order):
 //! - [`source`]: what GL's linker knows from the GLSL text and SPIR-V does not say
 //!   (explicit locations and bindings by name);
 //! - [`gl_spirv`]: ARB_gl_spirv modules (`SPIRV ONLY` scenes) made Vulkan ones;
@@ -18,9 +18,13 @@
 //!   arrays with a `Component`), [`patch_stores`] (the lavapipe workaround) and
 //!   [`vertex_inputs`] (GL's vertex input locations and 64-bit inputs);
 //! - [`resources`]: uniform and storage blocks and samplers bound as GL's binding points;
-//! - [`spv`]: the SPIR-V lookups and edits they share (`Types`, `set_decoration`).
+//! - [`spv`]: the SPIR-V lookups and edits they share (`Types`, `set_decoration`, and
+//!   `Additions`: fresh ids, new types and constants, row-major flat indices);
+//! - [`description`]: the types the passes describe a stage with (a leaf: the passes and
+//!   this module use it, it uses neither).
 
 mod component_arrays;
+mod description;
 mod fragment_layer;
 mod gl_spirv;
 mod link;
@@ -43,6 +47,11 @@ use spirv::{Decoration, Op, StorageClass};
 use crate::scene::{Scene, SceneError, Stage};
 
 use component_arrays::split_component_arrays;
+use description::stage_word;
+pub use description::{
+    SamplerUniform, Scalar, StorageBlock, UniformBlock, UniformMember, VertexInput,
+    FIRST_STORAGE_BINDING,
+};
 use gl_spirv::{specialize, vulkan_from_gl_spirv};
 use link::{drop_redundant_block_locations, link_locations, merge_builtin_copies, place_frag_data};
 use patch_stores::split_dynamic_patch_component_stores;
@@ -60,124 +69,6 @@ type Unit = (String, Option<usize>);
 const MIN_VULKAN_GLSL: u32 = 140;
 /// `gl_FragData` gets this many elements (glslang's default is 32, beyond any device).
 const MAX_DRAW_BUFFERS: u32 = 8;
-
-/// Scalar component type of an interface variable or uniform.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Scalar {
-    Float,
-    Double,
-    Int,
-    Uint,
-    Bool,
-}
-
-impl Scalar {
-    pub fn size(self) -> u32 {
-        if self == Scalar::Double {
-            8
-        } else {
-            4
-        }
-    }
-}
-
-/// A vertex shader input (an attribute the runner must feed).
-#[derive(Debug, Clone)]
-pub struct VertexInput {
-    pub name: String,
-    /// GL's location, which `[vertex data]` columns name.
-    pub location: u32,
-    /// The Vulkan location of its first element: GL gives a `dvec3` or `dvec4` one
-    /// location, Vulkan two, so the inputs after one move up.
-    pub vk_location: u32,
-    pub scalar: Scalar,
-    /// Components of one element; 0 for a matrix.
-    pub components: u32,
-    /// An array's length, else 1.
-    pub elements: u32,
-    /// Locations one element takes (2 for a `dvec3` or `dvec4`).
-    pub slots: u32,
-}
-
-/// One member of a default uniform block, with its layout from the SPIR-V decorations.
-#[derive(Debug, Clone)]
-pub struct UniformMember {
-    pub name: String,
-    pub offset: u32,
-    pub scalar: Scalar,
-    pub columns: u32,
-    pub rows: u32,
-    pub matrix_stride: u32,
-    /// (length, ArrayStride) for arrays.
-    pub array: Option<(u32, u32)>,
-    /// A row-major matrix: each row lies at `matrix_stride` from the previous one.
-    pub row_major: bool,
-}
-
-/// A uniform block: a stage's default uniform block (loose uniforms) or a named block,
-/// shared by every stage that declares it, as in GL.
-#[derive(Debug, Clone)]
-pub struct UniformBlock {
-    pub binding: u32,
-    /// GL's binding point of a named block (`layout(binding = N)`, else 0; element i of
-    /// an array of blocks is at N + i).
-    pub gl_binding: u32,
-    /// The element of an array of blocks (the descriptor's array element), else 0.
-    pub element: u32,
-    /// GL's block name; `None` for the default uniform block.
-    pub name: Option<String>,
-    pub size: u32,
-    /// Leaf members with GL's names: `s.x`, `a[1].y`, `Block.m` (a block with an instance
-    /// name), `m` (an anonymous block).
-    pub members: Vec<UniformMember>,
-}
-
-/// Bindings of named uniform blocks start here; the default blocks use 0..=4 (one per stage).
-const FIRST_NAMED_BLOCK_BINDING: u32 = 8;
-/// Bindings of samplers start here (one per GL sampler uniform name, shared by the stages).
-const FIRST_SAMPLER_BINDING: u32 = 32;
-
-/// Descriptor bindings of shader storage blocks: this plus the GL binding point.
-pub const FIRST_STORAGE_BINDING: u32 = 64;
-
-/// A shader storage block: GL's binding point (`layout(binding = N)`, else 0), served by
-/// the buffer of the `ssbo N …` commands.
-#[derive(Debug, Clone, PartialEq)]
-pub struct StorageBlock {
-    pub name: String,
-    pub gl_binding: u32,
-    /// An array of blocks: its length (its elements at binding points `gl_binding + i`),
-    /// else 1.
-    pub count: u32,
-    /// An array's dimensions (`[2][2]` for an array of arrays), else none.
-    pub dims: Vec<u32>,
-    /// GL_NUM_ACTIVE_VARIABLES: its buffer variables as GL enumerates them.
-    pub active_variables: u32,
-    /// GL_BUFFER_DATA_SIZE (an unsized last array counted with one element).
-    pub data_size: u32,
-    /// For glslang's block of atomic counters: the counters as GL's uniforms (an array of
-    /// counters one, an array of arrays one per innermost array).
-    pub atomic_counters: Option<Vec<String>>,
-}
-
-/// A `sampler2D` uniform: a combined image sampler; its GL value (the texture unit,
-/// initially 0) is the runner's to apply.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SamplerUniform {
-    pub name: String,
-    pub binding: u32,
-    /// Its initial texture unit: `layout(binding = N)`, else 0 (element i of an array:
-    /// N + i).
-    pub unit: u32,
-    /// An array of samplers: its length (one descriptor array), else 1.
-    pub count: u32,
-    /// The GL names of its elements where they are not `name[i]`: an array of arrays of
-    /// samplers or a structure's sampler member made one array (`s[1][0]`, `s[2].tex`).
-    pub elements: Vec<String>,
-    /// For `elements`: each one's uniform location after the variable's first (GL numbers
-    /// a structure's samplers in declaration order, member by member).
-    pub element_locations: Vec<u32>,
-}
 
 /// One compiled and linked stage.
 #[derive(Debug, Clone)]
@@ -428,6 +319,185 @@ pub fn write_limits_file(glslang: &Path, dir: &Path) -> Result<PathBuf, GlslangE
     }
 }
 
+/// `SPIRV ONLY`: stages with SPIR-V assembly run from it; their GLSL, if any, only tells
+/// what GL's linker knows from names (explicit locations and bindings).
+fn spirv_shader(scene: &Scene, stage: Stage) -> Option<&crate::scene::Shader> {
+    scene
+        .spirv
+        .iter()
+        .find(|s| scene.require.spirv_only && s.stage == stage)
+}
+
+/// Each stage's compilation units (GLSL and the first line of its section), in stage order.
+fn stage_sources(scene: &Scene) -> Result<Vec<(Stage, Vec<Unit>)>, SceneError> {
+    let version = scene.require.glsl_version;
+    let mut sources: Vec<(Stage, Vec<Unit>)> = Vec::new();
+    let mut add = |stage: Stage, unit: Unit| match sources.iter_mut().find(|(s, _)| *s == stage) {
+        Some((_, units)) => units.push(unit),
+        None => sources.push((stage, vec![unit])),
+    };
+    if scene.passthrough_vs {
+        let body = "in vec4 piglit_vertex;\nvoid main() { gl_Position = piglit_vertex; }\n";
+        let version = Some(version.unwrap_or(MIN_VULKAN_GLSL));
+        add(Stage::Vertex, (with_version(body, version)?, None));
+    }
+    for shader in &scene.shaders {
+        add(
+            shader.stage,
+            (
+                with_version(&shader.source, version)?,
+                Some(shader.first_line),
+            ),
+        );
+    }
+    if scene.require.spirv_only {
+        for shader in &scene.spirv {
+            if !sources.iter().any(|(s, _)| *s == shader.stage) {
+                sources.push((shader.stage, vec![(String::new(), Some(shader.first_line))]));
+            }
+        }
+    }
+    if !sources
+        .iter()
+        .any(|(s, ..)| matches!(s, Stage::Vertex | Stage::Compute))
+    {
+        return Err(SceneError::Skip(
+            "no vertex shader (fixed-function vertex processing is not supported)".into(),
+        ));
+    }
+    sources.sort_by_key(|(s, ..)| *s);
+    Ok(sources)
+}
+
+/// Source fixes over all the compilation units of a stage.
+fn fix_sources(sources: &mut [(Stage, Vec<Unit>)]) -> Result<(), SceneError> {
+    for (stage, units) in sources {
+        let mut texts: Vec<String> = units.iter().map(|(t, _)| t.clone()).collect();
+        crate::fixes::per_vertex_sizes(*stage, &mut texts);
+        if *stage == Stage::Fragment {
+            crate::fixes::frag_coord(&mut texts).map_err(SceneError::Fail)?;
+            crate::extension_fixes::fragment_layer_viewport(&mut texts);
+        }
+        for ((text, _), fixed) in units.iter_mut().zip(texts) {
+            *text = fixed;
+        }
+    }
+    Ok(())
+}
+
+/// Takes the initializers of uniforms out of the sources (each once).
+fn take_initializers(
+    sources: &mut [(Stage, Vec<Unit>)],
+) -> Result<Vec<crate::initializers::Initializer>, SceneError> {
+    let mut initializers = Vec::new();
+    for (_, units) in sources {
+        for (source, _) in units.iter_mut() {
+            let (stripped, found) =
+                crate::initializers::extract(source).map_err(SceneError::Skip)?;
+            *source = stripped;
+            for init in found {
+                if !initializers.contains(&init) {
+                    initializers.push(init);
+                }
+            }
+        }
+    }
+    Ok(initializers)
+}
+
+/// The link passes over all the stages, then each stage's own interface passes.
+fn link_modules(modules: &mut [(Stage, dr::Module, HashSet<String>)]) -> Result<(), SceneError> {
+    link_locations(modules).map_err(SceneError::Fail)?;
+    if let Some((_, module, explicit)) = modules.iter_mut().find(|(s, ..)| *s == Stage::Vertex) {
+        place_unlocated_inputs(module, explicit);
+    }
+    trim_per_vertex_blocks(modules);
+    for (stage, module, _) in modules {
+        split_component_arrays(*stage, module);
+        split_dynamic_patch_component_stores(*stage, module);
+        drop_redundant_block_locations(module);
+    }
+    Ok(())
+}
+
+/// What `finish_stage` needs to know of a stage beside its module.
+struct StageFrom<'a> {
+    /// The stage's place in the program (its default uniform block's binding).
+    index: u32,
+    /// Its GLSL, its units joined.
+    source: &'a str,
+    /// Whether it runs from GL SPIR-V.
+    spirv: bool,
+    /// The uniforms its GLSL declares `bool`.
+    bool_uniforms: &'a HashSet<String>,
+}
+
+/// A linked stage's resources bound as Vulkan takes them, its vertex inputs fed as 32-bit
+/// words, and what the runner and GL's introspection read of it.
+fn finish_stage(
+    stage: Stage,
+    mut module: dr::Module,
+    from: &StageFrom,
+    named_blocks: &mut BTreeMap<String, u32>,
+) -> Result<StageModule, SceneError> {
+    let split_samplers = split_sampler_arrays(&mut module)?;
+    let (mut uniform_blocks, mut samplers, storage_blocks) = bind_uniform_blocks(
+        &mut module,
+        from.index,
+        named_blocks,
+        from.source,
+        from.spirv,
+    )?;
+    mark_bool_members(&mut uniform_blocks, from.bool_uniforms);
+    for split in split_samplers {
+        let name = Types::new(&module).names.get(&split.var).cloned();
+        if let Some(sampler) = samplers.iter_mut().find(|s| Some(&s.name) == name.as_ref()) {
+            sampler.elements = split.elements;
+            sampler.element_locations = split.locations;
+        }
+    }
+    flatten_block_arrays(&mut module)?;
+    if stage == Stage::Fragment {
+        place_frag_data(&mut module);
+    }
+    let vertex_inputs = if stage == Stage::Vertex {
+        let gl_locations = spread_wide_inputs(&mut module);
+        let inputs = Types::new(&module).vertex_inputs(&module, &gl_locations);
+        split_double_inputs(&mut module)?;
+        inputs
+    } else {
+        Vec::new()
+    };
+    let info = Types::new(&module);
+    let capabilities = module
+        .capabilities
+        .iter()
+        .filter_map(|i| match i.operands.first() {
+            Some(Operand::Capability(c)) => Some(*c),
+            _ => None,
+        })
+        .collect();
+    let xfb = module.execution_modes.iter().any(|i| {
+        matches!(
+            i.operands.get(1),
+            Some(Operand::ExecutionMode(spirv::ExecutionMode::Xfb))
+        )
+    });
+    let xfb_varyings = info.xfb_varyings(&module);
+    Ok(StageModule {
+        stage,
+        uniform_locations: uniform_locations(from.source),
+        xfb_varyings,
+        words: module.assemble(),
+        capabilities,
+        uniform_blocks,
+        samplers,
+        storage_blocks,
+        vertex_inputs,
+        xfb,
+    })
+}
+
 /// Paths the compiler needs; created once per run.
 pub struct Compiler {
     pub glslang: PathBuf,
@@ -438,85 +508,58 @@ pub struct Compiler {
 impl Compiler {
     /// Compiles and links every stage of `scene`.
     pub fn build(&self, scene: &Scene) -> Result<Program, SceneError> {
-        let version = scene.require.glsl_version;
-        // (stage, its compilation units: GLSL and the first line of its section)
-        let mut sources: Vec<(Stage, Vec<Unit>)> = Vec::new();
-        let mut add = |stage: Stage, unit: (String, Option<usize>)| match sources
-            .iter_mut()
-            .find(|(s, _)| *s == stage)
-        {
-            Some((_, units)) => units.push(unit),
-            None => sources.push((stage, vec![unit])),
-        };
-        if scene.passthrough_vs {
-            let body = "in vec4 piglit_vertex;\nvoid main() { gl_Position = piglit_vertex; }\n";
-            let version = Some(version.unwrap_or(MIN_VULKAN_GLSL));
-            add(Stage::Vertex, (with_version(body, version)?, None));
-        }
-        for shader in &scene.shaders {
-            add(
-                shader.stage,
-                (
-                    with_version(&shader.source, version)?,
-                    Some(shader.first_line),
-                ),
-            );
-        }
-        // `SPIRV ONLY`: stages with SPIR-V assembly run from it; their GLSL, if any, only
-        // tells what GL's linker knows from names (explicit locations and bindings).
-        let spirv_of = |stage: Stage| {
-            scene
-                .spirv
-                .iter()
-                .find(|s| scene.require.spirv_only && s.stage == stage)
-        };
-        if scene.require.spirv_only {
-            for shader in &scene.spirv {
-                if !sources.iter().any(|(s, _)| *s == shader.stage) {
-                    sources.push((shader.stage, vec![(String::new(), Some(shader.first_line))]));
-                }
-            }
-        }
-        if !sources
+        let mut sources = stage_sources(scene)?;
+        fix_sources(&mut sources)?;
+        let initializers = take_initializers(&mut sources)?;
+        let (mut modules, bool_uniforms) = self.load_modules(scene, &sources)?;
+        link_modules(&mut modules)?;
+        let stage_sources: Vec<String> = sources
             .iter()
-            .any(|(s, ..)| matches!(s, Stage::Vertex | Stage::Compute))
-        {
-            return Err(SceneError::Skip(
-                "no vertex shader (fixed-function vertex processing is not supported)".into(),
-            ));
+            .map(|(_, units)| {
+                units
+                    .iter()
+                    .map(|(s, _)| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            })
+            .collect();
+        let mut stages = Vec::new();
+        // Named uniform blocks by GL name: one binding for every stage that declares one.
+        let mut named_blocks: BTreeMap<String, u32> = BTreeMap::new();
+        for (index, (stage, module, _)) in modules.into_iter().enumerate() {
+            let from = StageFrom {
+                index: index as u32,
+                source: &stage_sources[index],
+                spirv: spirv_shader(scene, stage).is_some(),
+                bool_uniforms: &bool_uniforms[index],
+            };
+            stages.push(finish_stage(stage, module, &from, &mut named_blocks)?);
         }
-        sources.sort_by_key(|(s, ..)| *s);
-        // Source fixes over all the compilation units of a stage.
-        for (stage, units) in &mut sources {
-            let mut texts: Vec<String> = units.iter().map(|(t, _)| t.clone()).collect();
-            crate::fixes::per_vertex_sizes(*stage, &mut texts);
-            if *stage == Stage::Fragment {
-                crate::fixes::frag_coord(&mut texts).map_err(SceneError::Fail)?;
-                crate::extension_fixes::fragment_layer_viewport(&mut texts);
-            }
-            for ((text, _), fixed) in units.iter_mut().zip(texts) {
-                *text = fixed;
-            }
-        }
-        let mut initializers = Vec::new();
-        for (_, units) in &mut sources {
-            for (source, _) in units.iter_mut() {
-                let (stripped, found) =
-                    crate::initializers::extract(source).map_err(SceneError::Skip)?;
-                *source = stripped;
-                for init in found {
-                    if !initializers.contains(&init) {
-                        initializers.push(init);
-                    }
-                }
-            }
-        }
+        Ok(Program {
+            stages,
+            initializers,
+        })
+    }
 
+    /// Each stage's SPIR-V module (compiled, or assembled from `SPIRV ONLY` assembly) with
+    /// its per-module fixes, and the names of its explicitly located variables; and per
+    /// stage, the uniforms GLSL declares `bool` (SPIR-V holds them as `uint`).
+    #[allow(clippy::type_complexity)]
+    fn load_modules(
+        &self,
+        scene: &Scene,
+        sources: &[(Stage, Vec<Unit>)],
+    ) -> Result<
+        (
+            Vec<(Stage, dr::Module, HashSet<String>)>,
+            Vec<HashSet<String>>,
+        ),
+        SceneError,
+    > {
         let mut modules = Vec::new();
-        // Per stage: the uniforms GLSL declares `bool` (SPIR-V holds them as `uint`).
         let mut bool_uniforms = Vec::new();
-        for (stage, units) in &sources {
-            let (words, bools) = match spirv_of(*stage) {
+        for (stage, units) in sources {
+            let (words, bools) = match spirv_shader(scene, *stage) {
                 Some(shader) => (self.assemble(shader)?, HashSet::new()),
                 None => self.compile(*stage, units)?,
             };
@@ -530,7 +573,7 @@ impl Compiler {
             if *stage == Stage::Fragment {
                 fragment_layer::restore_fragment_builtins(&mut module);
             }
-            if spirv_of(*stage).is_some() {
+            if spirv_shader(scene, *stage).is_some() {
                 vulkan_from_gl_spirv(&mut module)?;
                 let values: Vec<(u32, u32)> = scene
                     .specializations
@@ -546,97 +589,7 @@ impl Compiler {
                 .collect();
             modules.push((*stage, module, explicit));
         }
-        link_locations(&mut modules).map_err(SceneError::Fail)?;
-        if let Some((_, module, explicit)) = modules.iter_mut().find(|(s, ..)| *s == Stage::Vertex)
-        {
-            place_unlocated_inputs(module, explicit);
-        }
-        trim_per_vertex_blocks(&mut modules);
-        for (stage, module, _) in &mut modules {
-            split_component_arrays(*stage, module);
-            split_dynamic_patch_component_stores(*stage, module);
-            drop_redundant_block_locations(module);
-        }
-        let stage_sources: Vec<String> = sources
-            .iter()
-            .map(|(_, units)| {
-                units
-                    .iter()
-                    .map(|(s, _)| s.as_str())
-                    .collect::<Vec<_>>()
-                    .join("\n")
-            })
-            .collect();
-        let from_spirv: Vec<bool> = modules
-            .iter()
-            .map(|(stage, ..)| spirv_of(*stage).is_some())
-            .collect();
-        let mut stages = Vec::new();
-        // Named uniform blocks by GL name: one binding for every stage that declares one.
-        let mut named_blocks: BTreeMap<String, u32> = BTreeMap::new();
-        for (index, (stage, mut module, _)) in modules.into_iter().enumerate() {
-            let split_samplers = split_sampler_arrays(&mut module)?;
-            let (mut uniform_blocks, mut samplers, storage_blocks) = bind_uniform_blocks(
-                &mut module,
-                index as u32,
-                &mut named_blocks,
-                &stage_sources[index],
-                from_spirv[index],
-            )?;
-            mark_bool_members(&mut uniform_blocks, &bool_uniforms[index]);
-            for split in split_samplers {
-                let name = Types::new(&module).names.get(&split.var).cloned();
-                if let Some(sampler) = samplers.iter_mut().find(|s| Some(&s.name) == name.as_ref())
-                {
-                    sampler.elements = split.elements;
-                    sampler.element_locations = split.locations;
-                }
-            }
-            flatten_block_arrays(&mut module)?;
-            if stage == Stage::Fragment {
-                place_frag_data(&mut module);
-            }
-            let vertex_inputs = if stage == Stage::Vertex {
-                let gl_locations = spread_wide_inputs(&mut module);
-                let inputs = Types::new(&module).vertex_inputs(&module, &gl_locations);
-                split_double_inputs(&mut module)?;
-                inputs
-            } else {
-                Vec::new()
-            };
-            let info = Types::new(&module);
-            let capabilities = module
-                .capabilities
-                .iter()
-                .filter_map(|i| match i.operands.first() {
-                    Some(Operand::Capability(c)) => Some(*c),
-                    _ => None,
-                })
-                .collect();
-            let xfb = module.execution_modes.iter().any(|i| {
-                matches!(
-                    i.operands.get(1),
-                    Some(Operand::ExecutionMode(spirv::ExecutionMode::Xfb))
-                )
-            });
-            let xfb_varyings = info.xfb_varyings(&module);
-            stages.push(StageModule {
-                stage,
-                uniform_locations: uniform_locations(&stage_sources[index]),
-                xfb_varyings,
-                words: module.assemble(),
-                capabilities,
-                uniform_blocks,
-                samplers,
-                storage_blocks,
-                vertex_inputs,
-                xfb,
-            });
-        }
-        Ok(Program {
-            stages,
-            initializers,
-        })
+        Ok((modules, bool_uniforms))
     }
 
     /// Assembles a `[… shader spirv]` section with `spirv-as`, for OpenGL as piglit's
@@ -781,17 +734,6 @@ fn mark_bool_members(blocks: &mut [UniformBlock], bools: &HashSet<String>) {
         if member.scalar == Scalar::Uint && bools.contains(&without_subscripts(&member.name)) {
             member.scalar = Scalar::Bool;
         }
-    }
-}
-
-fn stage_word(stage: Stage) -> &'static str {
-    match stage {
-        Stage::Vertex => "vertex",
-        Stage::TessControl => "tessellation control",
-        Stage::TessEval => "tessellation evaluation",
-        Stage::Geometry => "geometry",
-        Stage::Fragment => "fragment",
-        Stage::Compute => "compute",
     }
 }
 
@@ -977,6 +919,24 @@ impl Types {
 mod tests {
     use super::*;
     use crate::scene;
+
+    /// Asserts that `spirv-val` (Vulkan 1.1) accepts `words`; `name` names the temporary file.
+    pub(super) fn assert_valid_vulkan_spirv(words: &[u32], name: &str) {
+        let spv = std::env::temp_dir().join(format!("{name}_{}.spv", std::process::id()));
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        std::fs::write(&spv, bytes).unwrap();
+        let val = std::process::Command::new("spirv-val")
+            .args(["--target-env", "vulkan1.1"])
+            .arg(&spv)
+            .output()
+            .unwrap();
+        let _ = std::fs::remove_file(&spv);
+        assert!(
+            val.status.success(),
+            "{}",
+            String::from_utf8_lossy(&val.stderr)
+        );
+    }
 
     pub(super) fn compiler() -> Compiler {
         let dir = std::env::temp_dir().join(format!(

@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 use rspirv::dr::{self, Instruction, Operand};
 use spirv::{Decoration, Op, StorageClass};
 
-use super::spv::{id, literal, Types};
+use super::spv::{id, literal, Additions, Types};
 use crate::scene::Stage;
 
 /// A tessellation control shader's store to a component of a patch output chosen at run
@@ -31,8 +31,7 @@ pub(super) fn split_dynamic_patch_component_stores(stage: Stage, module: &mut dr
         })
         .filter_map(|i| i.result_id)
         .collect();
-    let mut next_id = module.header.as_ref().map_or(0, |h| h.bound);
-    let mut new_constants = Vec::new();
+    let mut add = Additions::without_uint(module);
     for function in &mut module.functions {
         // Result types of the function's values (the selectors' integer types).
         let result_types: HashMap<u32, u32> = function
@@ -53,134 +52,157 @@ pub(super) fn split_dynamic_patch_component_stores(stage: Stage, module: &mut dr
                 at += 1;
                 continue;
             }
-            let mut split = None;
-            for (n, inst) in block.instructions.iter().enumerate() {
-                if matches!(inst.class.opcode, Op::AccessChain | Op::InBoundsAccessChain) {
-                    if let Some(r) = inst.result_id {
-                        chains.insert(r, inst.clone());
-                    }
-                }
-                if inst.class.opcode != Op::Store {
-                    continue;
-                }
-                let Some(chain) = inst
-                    .operands
-                    .first()
-                    .and_then(id)
-                    .and_then(|p| chains.get(&p))
-                else {
-                    continue;
-                };
-                let Some(&Operand::IdRef(selector)) = chain.operands.last() else {
-                    continue;
-                };
-                let base = chain.operands.first().and_then(id);
-                if !base.is_some_and(|b| patch_outputs.contains(&b))
-                    || types.constant(selector).is_some()
-                {
-                    continue;
-                }
-                if let Some(count) = indexed_vector_size(&types, chain) {
-                    split = Some((n, chain.clone(), inst.operands[1].clone(), selector, count));
-                    break;
-                }
-            }
-            let Some((n, chain, value, selector, count)) = split else {
+            let store = dynamic_component_store(block, &mut chains, &types, &patch_outputs);
+            let Some((store, &selector_type)) =
+                store.and_then(|s| Some((s.clone(), result_types.get(&s.selector)?)))
+            else {
                 at += 1;
                 continue;
             };
-            let Some(&selector_type) = result_types.get(&selector) else {
-                at += 1;
-                continue;
-            };
-            let mut fresh = || {
-                next_id += 1;
-                next_id - 1
-            };
-            let label = |l: u32| Instruction::new(Op::Label, None, Some(l), vec![]);
-            let merge = fresh();
-            let block = &mut function.blocks[at];
-            let rest: Vec<Instruction> = block.instructions.drain(n..).skip(1).collect();
-            let old_label = block.label.as_ref().and_then(|l| l.result_id);
-            let mut cases = Vec::new();
-            let mut switch = vec![Operand::IdRef(selector), Operand::IdRef(merge)];
-            for component in 0..count {
-                let case = fresh();
-                switch.push(Operand::LiteralBit32(component));
-                switch.push(Operand::IdRef(case));
-                let constant = match types.defs.values().chain(new_constants.iter()).find(|c| {
-                    c.class.opcode == Op::Constant
-                        && c.result_type == Some(selector_type)
-                        && c.operands == [Operand::LiteralBit32(component)]
-                }) {
-                    Some(c) => c.result_id.unwrap_or_default(),
-                    None => {
-                        let c = fresh();
-                        new_constants.push(Instruction::new(
-                            Op::Constant,
-                            Some(selector_type),
-                            Some(c),
-                            vec![Operand::LiteralBit32(component)],
-                        ));
-                        c
-                    }
-                };
-                let pointer = fresh();
-                let mut access = chain.clone();
-                access.result_id = Some(pointer);
-                *access.operands.last_mut().expect("a chain has indices") =
-                    Operand::IdRef(constant);
-                cases.push(dr::Block {
-                    label: Some(label(case)),
-                    instructions: vec![
-                        access,
-                        Instruction::new(
-                            Op::Store,
-                            None,
-                            None,
-                            vec![Operand::IdRef(pointer), value.clone()],
-                        ),
-                        Instruction::new(Op::Branch, None, None, vec![Operand::IdRef(merge)]),
-                    ],
-                });
-            }
-            block.instructions.push(Instruction::new(
-                Op::SelectionMerge,
-                None,
-                None,
-                vec![
-                    Operand::IdRef(merge),
-                    Operand::SelectionControl(spirv::SelectionControl::NONE),
-                ],
-            ));
-            block
-                .instructions
-                .push(Instruction::new(Op::Switch, None, None, switch));
-            // The rest of the block (and its terminator) follows the switch; phis of its
-            // successors now come from there.
-            for inst in function.blocks.iter_mut().flat_map(|b| &mut b.instructions) {
-                if inst.class.opcode == Op::Phi {
-                    for o in &mut inst.operands {
-                        if old_label.is_some_and(|l| *o == Operand::IdRef(l)) {
-                            *o = Operand::IdRef(merge);
-                        }
-                    }
-                }
-            }
-            cases.push(dr::Block {
-                label: Some(label(merge)),
-                instructions: rest,
-            });
-            let count = cases.len();
-            function.blocks.splice(at + 1..at + 1, cases);
+            let constants = (0..store.count)
+                .map(|component| {
+                    add.global_among(
+                        types.defs.values(),
+                        Op::Constant,
+                        Some(selector_type),
+                        vec![Operand::LiteralBit32(component)],
+                    )
+                })
+                .collect();
             // Go on in the block after the switch.
-            at += count;
+            at += switch_over_components(function, at, store, constants, &mut add);
         }
     }
-    module.types_global_values.extend(new_constants);
-    if let Some(h) = module.header.as_mut() {
-        h.bound = next_id;
+    let end = module.types_global_values.len();
+    add.finish(module, end);
+}
+
+/// A store to a component of a patch output chosen at run time: the store's place in its
+/// block, the chain it stores through, the value, the component's selector and the
+/// vector's size.
+#[derive(Clone)]
+struct DynamicStore {
+    at: usize,
+    chain: Instruction,
+    value: Operand,
+    selector: u32,
+    count: u32,
+}
+
+/// The block's first dynamic store to a component of one of `patch_outputs`; records the
+/// block's access chains in `chains` up to it.
+fn dynamic_component_store(
+    block: &dr::Block,
+    chains: &mut HashMap<u32, Instruction>,
+    types: &Types,
+    patch_outputs: &HashSet<u32>,
+) -> Option<DynamicStore> {
+    for (n, inst) in block.instructions.iter().enumerate() {
+        if matches!(inst.class.opcode, Op::AccessChain | Op::InBoundsAccessChain) {
+            if let Some(r) = inst.result_id {
+                chains.insert(r, inst.clone());
+            }
+        }
+        if inst.class.opcode != Op::Store {
+            continue;
+        }
+        let Some(chain) = inst
+            .operands
+            .first()
+            .and_then(id)
+            .and_then(|p| chains.get(&p))
+        else {
+            continue;
+        };
+        let Some(&Operand::IdRef(selector)) = chain.operands.last() else {
+            continue;
+        };
+        let base = chain.operands.first().and_then(id);
+        if !base.is_some_and(|b| patch_outputs.contains(&b)) || types.constant(selector).is_some() {
+            continue;
+        }
+        if let Some(count) = indexed_vector_size(types, chain) {
+            return Some(DynamicStore {
+                at: n,
+                chain: chain.clone(),
+                value: inst.operands[1].clone(),
+                selector,
+                count,
+            });
+        }
     }
+    None
+}
+
+/// Replaces the store in block `at` with a switch over the component (`constants`, one per
+/// component) with a store to a constant component in each case; the rest of the block
+/// follows in a new merge block. Returns the number of blocks from `at` to the merge block.
+fn switch_over_components(
+    function: &mut dr::Function,
+    at: usize,
+    store: DynamicStore,
+    constants: Vec<u32>,
+    add: &mut Additions,
+) -> usize {
+    let label = |l: u32| Instruction::new(Op::Label, None, Some(l), vec![]);
+    let merge = add.fresh();
+    let block = &mut function.blocks[at];
+    let rest: Vec<Instruction> = block.instructions.drain(store.at..).skip(1).collect();
+    let old_label = block.label.as_ref().and_then(|l| l.result_id);
+    let mut cases = Vec::new();
+    let mut switch = vec![Operand::IdRef(store.selector), Operand::IdRef(merge)];
+    for (component, constant) in constants.into_iter().enumerate() {
+        let case = add.fresh();
+        switch.push(Operand::LiteralBit32(component as u32));
+        switch.push(Operand::IdRef(case));
+        let pointer = add.fresh();
+        let mut access = store.chain.clone();
+        access.result_id = Some(pointer);
+        *access.operands.last_mut().expect("a chain has indices") = Operand::IdRef(constant);
+        cases.push(dr::Block {
+            label: Some(label(case)),
+            instructions: vec![
+                access,
+                Instruction::new(
+                    Op::Store,
+                    None,
+                    None,
+                    vec![Operand::IdRef(pointer), store.value.clone()],
+                ),
+                Instruction::new(Op::Branch, None, None, vec![Operand::IdRef(merge)]),
+            ],
+        });
+    }
+    block.instructions.push(Instruction::new(
+        Op::SelectionMerge,
+        None,
+        None,
+        vec![
+            Operand::IdRef(merge),
+            Operand::SelectionControl(spirv::SelectionControl::NONE),
+        ],
+    ));
+    block
+        .instructions
+        .push(Instruction::new(Op::Switch, None, None, switch));
+    // The rest of the block (and its terminator) follows the switch; phis of its
+    // successors now come from there.
+    for inst in function.blocks.iter_mut().flat_map(|b| &mut b.instructions) {
+        if inst.class.opcode == Op::Phi {
+            for o in &mut inst.operands {
+                if old_label.is_some_and(|l| *o == Operand::IdRef(l)) {
+                    *o = Operand::IdRef(merge);
+                }
+            }
+        }
+    }
+    cases.push(dr::Block {
+        label: Some(label(merge)),
+        instructions: rest,
+    });
+    let count = cases.len();
+    function.blocks.splice(at + 1..at + 1, cases);
+    count
 }
 
 /// The size of the vector a chain's last index picks a component of, if it does.

@@ -3,16 +3,18 @@
 //! GL name, arrays of arrays of blocks made one array, and every leaf member described
 //! under its GL name for the runner to set and GL's introspection to count.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
-use rspirv::dr::{self, Instruction, Operand};
+use rspirv::dr::{self, Operand};
 use spirv::{Decoration, Op, StorageClass};
 
-use super::source::{explicit_uniforms, gl_block_binding};
-use super::spv::{id, literal, runtime_array, set_decoration, Types};
-use super::{
+use super::description::{
     SamplerUniform, StorageBlock, UniformBlock, UniformMember, FIRST_NAMED_BLOCK_BINDING,
     FIRST_SAMPLER_BINDING, FIRST_STORAGE_BINDING,
+};
+use super::source::{explicit_uniforms, gl_block_binding};
+use super::spv::{
+    id, literal, rewrite_instructions, runtime_array, set_decoration, Additions, Types,
 };
 use crate::scene::{SceneError, ATOMIC_COUNTER_BINDINGS};
 
@@ -28,20 +30,16 @@ pub(super) fn bind_uniform_blocks(
     spirv: bool,
 ) -> Result<(Vec<UniformBlock>, Vec<SamplerUniform>, Vec<StorageBlock>), SceneError> {
     let types = Types::new(module);
-    // GL's binding point: a GL SPIR-V module's `Binding`, else `layout(binding = N)` in GLSL.
-    let gl_binding_of = |var: u32, keyword: &str, type_name: &str| {
-        if spirv {
-            types
-                .decoration(var, Decoration::Binding)
-                .and_then(|v| v.first().copied())
-                .unwrap_or(0)
-        } else {
-            gl_block_binding(source, keyword, type_name)
-        }
+    let mut resources = Resources {
+        types: &types,
+        default_block_binding: binding,
+        named,
+        source,
+        spirv,
+        blocks: Vec::new(),
+        samplers: Vec::new(),
+        storage_blocks: Vec::new(),
     };
-    let mut found: Vec<(u32, UniformBlock)> = Vec::new();
-    let mut samplers: Vec<(u32, SamplerUniform)> = Vec::new();
-    let mut storage_blocks: Vec<(u32, StorageBlock)> = Vec::new();
     for inst in module
         .types_global_values
         .iter()
@@ -63,138 +61,177 @@ pub(super) fn bind_uniform_blocks(
         let (Some(var), Some(ptr)) = (inst.result_id, inst.result_type) else {
             continue;
         };
-        let ty = types.pointee(ptr).unwrap_or(0);
+        resources.add(var, storage, types.pointee(ptr).unwrap_or(0))?;
+    }
+    let Resources {
+        blocks,
+        samplers,
+        storage_blocks,
+        ..
+    } = resources;
+    decorate_bindings(module, &blocks, &samplers, &storage_blocks);
+    Ok((
+        blocks.into_iter().map(|(_, b)| b).collect(),
+        samplers.into_iter().map(|(_, s)| s).collect(),
+        storage_blocks.into_iter().map(|(_, s)| s).collect(),
+    ))
+}
+
+/// One stage's resources as `bind_uniform_blocks` finds them, each with its variable.
+struct Resources<'a> {
+    types: &'a Types,
+    /// The binding of the stage's default uniform block.
+    default_block_binding: u32,
+    /// The bindings given so far, by GL block name (`sampler NAME` for samplers).
+    named: &'a mut BTreeMap<String, u32>,
+    source: &'a str,
+    /// Whether the module is GL SPIR-V (`ARB_gl_spirv`) rather than compiled GLSL.
+    spirv: bool,
+    blocks: Vec<(u32, UniformBlock)>,
+    samplers: Vec<(u32, SamplerUniform)>,
+    storage_blocks: Vec<(u32, StorageBlock)>,
+}
+
+impl Resources<'_> {
+    /// GL's binding point: a GL SPIR-V module's `Binding`, else `layout(binding = N)` in GLSL.
+    fn gl_binding_of(&self, var: u32, keyword: &str, type_name: &str) -> u32 {
+        if self.spirv {
+            self.types
+                .decoration_value(var, Decoration::Binding)
+                .unwrap_or(0)
+        } else {
+            gl_block_binding(self.source, keyword, type_name)
+        }
+    }
+
+    /// Adds variable `var` of type `ty` in `storage`.
+    fn add(&mut self, var: u32, storage: StorageClass, ty: u32) -> Result<(), SceneError> {
+        let types = self.types;
         // An array of blocks (of arrays of arrays too): one descriptor array, its elements
         // in row-major order, as GL gives them consecutive binding points.
-        let is_block = |t: u32| {
-            types.decoration(t, Decoration::Block).is_some()
-                || types.decoration(t, Decoration::BufferBlock).is_some()
-        };
         let mut dims = Vec::new();
         let mut elem = ty;
         while let Some((len, inner)) = types.array(elem) {
             dims.push(len);
             elem = inner;
         }
-        let (ty, array_len) = if !dims.is_empty() && is_block(elem) {
-            (elem, Some(dims.iter().product::<u32>()))
+        let ty = if !dims.is_empty() && is_block(types, elem) {
+            elem
         } else {
             dims.clear();
-            (ty, None)
+            ty
         };
-        let type_name = types.names.get(&ty).cloned().unwrap_or_default();
-        let var_name = types.names.get(&var).cloned().unwrap_or_default();
         let is_ubo =
             storage == StorageClass::Uniform && types.decoration(ty, Decoration::Block).is_some();
         let is_ssbo = (storage == StorageClass::Uniform
             && types.decoration(ty, Decoration::BufferBlock).is_some())
             || (storage == StorageClass::StorageBuffer
                 && types.decoration(ty, Decoration::Block).is_some());
-        if is_ssbo {
-            let atomic = type_name
-                .strip_prefix("gl_AtomicCounterBlock_")
-                .and_then(|b| b.parse::<u32>().ok());
-            let atomic_counters = atomic.map(|_| {
-                let member_types: Vec<u32> = types
-                    .def(ty)
-                    .map(|i| i.operands.iter().filter_map(id).collect())
-                    .unwrap_or_default();
-                let mut names = Vec::new();
-                for (m, &mty) in member_types.iter().enumerate() {
-                    let name = types
-                        .member_names
-                        .get(&(ty, m as u32))
-                        .cloned()
-                        .unwrap_or_default();
-                    names.extend((0..gl_leaves(&types, mty)).map(|k| format!("{name}#{k}")));
-                }
-                names
-            });
-            storage_blocks.push((
-                var,
-                StorageBlock {
-                    gl_binding: match atomic {
-                        Some(b) => ATOMIC_COUNTER_BINDINGS + b,
-                        None => gl_binding_of(var, "buffer", &type_name),
-                    },
-                    count: array_len.unwrap_or(1),
-                    dims: dims.clone(),
-                    active_variables: buffer_variables(&types, ty),
-                    data_size: explicit_size(&types, ty).next_multiple_of(16),
-                    atomic_counters,
-                    name: type_name,
-                },
-            ));
-            continue;
-        }
         // A sampler2D, or an array of them (one descriptor array).
         let (sampler_type, sampler_count) = match types.array(ty) {
             Some((len, elem)) => (elem, len),
             None => (ty, 1),
         };
-        if storage == StorageClass::UniformConstant && is_sampler_2d(&types, sampler_type) {
-            let key = format!("sampler {var_name}");
-            let next = FIRST_SAMPLER_BINDING
-                + named.keys().filter(|k| k.starts_with("sampler ")).count() as u32;
-            let b = *named.entry(key).or_insert(next);
-            let unit = explicit_uniforms(source)
-                .into_iter()
-                .find(|(_, _, n)| *n == var_name)
-                .and_then(|(_, binding, _)| binding)
-                .unwrap_or(0);
-            samplers.push((
-                var,
-                SamplerUniform {
-                    name: var_name,
-                    binding: b,
-                    unit,
-                    count: sampler_count,
-                    elements: Vec::new(),
-                    element_locations: Vec::new(),
-                },
-            ));
-            continue;
+        if is_ssbo {
+            self.add_storage_block(var, ty, dims);
+        } else if storage == StorageClass::UniformConstant && is_sampler_2d(types, sampler_type) {
+            self.add_sampler(var, sampler_count);
+        } else if is_ubo {
+            self.add_uniform_block(var, ty, dims)?;
+        } else {
+            return Err(unsupported_resource(types, var, storage, ty));
         }
-        if !is_ubo {
-            let mut inner = ty;
-            while let Some((_, elem)) = types.array(inner) {
-                inner = elem;
+        Ok(())
+    }
+
+    /// A storage block (or an array of them), or an atomic counter buffer.
+    fn add_storage_block(&mut self, var: u32, ty: u32, dims: Vec<u32>) {
+        let types = self.types;
+        let type_name = types.names.get(&ty).cloned().unwrap_or_default();
+        let atomic = type_name
+            .strip_prefix("gl_AtomicCounterBlock_")
+            .and_then(|b| b.parse::<u32>().ok());
+        let atomic_counters = atomic.map(|_| {
+            let member_types: Vec<u32> = types
+                .def(ty)
+                .map(|i| i.operands.iter().filter_map(id).collect())
+                .unwrap_or_default();
+            let mut names = Vec::new();
+            for (m, &mty) in member_types.iter().enumerate() {
+                let name = types
+                    .member_names
+                    .get(&(ty, m as u32))
+                    .cloned()
+                    .unwrap_or_default();
+                names.extend((0..gl_leaves(types, mty)).map(|k| format!("{name}#{k}")));
             }
-            let in_struct = types
-                .def(inner)
-                .is_some_and(|d| d.class.opcode == Op::TypeStruct);
-            let what = match storage {
-                // glslang (-R) leaves a structure holding a sampler, or the default block
-                // holding one, a UniformConstant variable, which Vulkan does not take.
-                StorageClass::UniformConstant if in_struct => "samplers inside structures are",
-                StorageClass::UniformConstant => "samplers other than sampler2D, and images, are",
-                StorageClass::Uniform | StorageClass::StorageBuffer => {
-                    "uniform and storage resources other than blocks are"
-                }
-                _ => "push constants are",
-            };
-            let name = if var_name.is_empty() {
-                type_name
-            } else {
-                var_name
-            };
-            return Err(SceneError::Skip(format!(
-                "resource `{name}` ({storage:?}): {what} not supported"
-            )));
-        }
-        let gl_binding = gl_binding_of(var, "uniform", &type_name);
+            names
+        });
+        let block = StorageBlock {
+            gl_binding: match atomic {
+                Some(b) => ATOMIC_COUNTER_BINDINGS + b,
+                None => self.gl_binding_of(var, "buffer", &type_name),
+            },
+            count: dims.iter().product(),
+            dims,
+            active_variables: buffer_variables(types, ty),
+            data_size: explicit_size(types, ty).next_multiple_of(16),
+            atomic_counters,
+            name: type_name,
+        };
+        self.storage_blocks.push((var, block));
+    }
+
+    /// A sampler2D, or an array of `count` of them, at one binding per GL name.
+    fn add_sampler(&mut self, var: u32, count: u32) {
+        let var_name = self.types.names.get(&var).cloned().unwrap_or_default();
+        let key = format!("sampler {var_name}");
+        let next = FIRST_SAMPLER_BINDING
+            + self
+                .named
+                .keys()
+                .filter(|k| k.starts_with("sampler "))
+                .count() as u32;
+        let binding = *self.named.entry(key).or_insert(next);
+        let unit = explicit_uniforms(self.source)
+            .into_iter()
+            .find(|(_, _, n)| *n == var_name)
+            .and_then(|(_, binding, _)| binding)
+            .unwrap_or(0);
+        let sampler = SamplerUniform {
+            name: var_name,
+            binding,
+            unit,
+            count,
+            elements: Vec::new(),
+            element_locations: Vec::new(),
+        };
+        self.samplers.push((var, sampler));
+    }
+
+    /// The default uniform block or a named one (or an array of them, with dimensions
+    /// `dims`), each leaf member under its GL name.
+    fn add_uniform_block(&mut self, var: u32, ty: u32, dims: Vec<u32>) -> Result<(), SceneError> {
+        let types = self.types;
+        let type_name = types.names.get(&ty).cloned().unwrap_or_default();
+        let var_name = types.names.get(&var).cloned().unwrap_or_default();
+        let gl_binding = self.gl_binding_of(var, "uniform", &type_name);
         let (block_name, prefix, block_binding) = if type_name == "gl_DefaultUniformBlock" {
-            (None, String::new(), binding)
+            (None, String::new(), self.default_block_binding)
         } else {
             let next = FIRST_NAMED_BLOCK_BINDING
-                + named.keys().filter(|k| !k.starts_with("sampler ")).count() as u32;
+                + self
+                    .named
+                    .keys()
+                    .filter(|k| !k.starts_with("sampler "))
+                    .count() as u32;
             // A GL SPIR-V module's blocks may have no names: its binding points tell them apart.
-            let key = if spirv {
+            let key = if self.spirv {
                 format!("binding {gl_binding}")
             } else {
                 type_name.clone()
             };
-            let b = *named.entry(key).or_insert(next);
+            let b = *self.named.entry(key).or_insert(next);
             // GL names members of a block with an instance name `Block.member`.
             let prefix = if var_name.is_empty() {
                 String::new()
@@ -204,65 +241,113 @@ pub(super) fn bind_uniform_blocks(
             (Some(type_name), prefix, b)
         };
         let mut members = Vec::new();
-        flatten_struct(&types, ty, &prefix, 0, &mut members)?;
-        let size = members
-            .iter()
-            .map(|m| {
-                // A matrix ends with its last column (row), not its stride.
-                let elem = if m.columns > 1 {
-                    let (vectors, length) = if m.row_major {
-                        (m.rows, m.columns)
-                    } else {
-                        (m.columns, m.rows)
-                    };
-                    m.matrix_stride * (vectors - 1) + length * m.scalar.size()
-                } else {
-                    m.rows * m.scalar.size()
-                };
-                m.offset
-                    + match m.array {
-                        Some((len, stride)) => stride * len.saturating_sub(1) + elem,
-                        None => elem,
-                    }
-            })
-            .max()
-            .unwrap_or(0);
-        let size = size.max(4).next_multiple_of(16);
-        match array_len {
-            None => found.push((
-                var,
-                UniformBlock {
-                    binding: block_binding,
-                    gl_binding,
-                    element: 0,
-                    name: block_name,
-                    size,
-                    members,
-                },
-            )),
-            // GL's blocks `Block[i]`, their members named `Block.member` all the same.
-            Some(len) => found.extend((0..len).map(|i| {
-                (
-                    var,
-                    UniformBlock {
-                        binding: block_binding,
-                        gl_binding: gl_binding + i,
-                        element: i,
-                        name: block_name
-                            .as_ref()
-                            .map(|n| format!("{n}{}", subscripts(i, &dims))),
-                        size,
-                        members: members.clone(),
-                    },
-                )
-            })),
+        flatten_struct(types, ty, &prefix, 0, &mut members)?;
+        let size = block_size(&members);
+        if dims.is_empty() {
+            let block = UniformBlock {
+                binding: block_binding,
+                gl_binding,
+                element: 0,
+                name: block_name,
+                size,
+                members,
+            };
+            self.blocks.push((var, block));
+            return Ok(());
         }
+        // GL's blocks `Block[i]`, their members named `Block.member` all the same.
+        let len: u32 = dims.iter().product();
+        self.blocks.extend((0..len).map(|i| {
+            let block = UniformBlock {
+                binding: block_binding,
+                gl_binding: gl_binding + i,
+                element: i,
+                name: block_name
+                    .as_ref()
+                    .map(|n| format!("{n}{}", subscripts(i, &dims))),
+                size,
+                members: members.clone(),
+            };
+            (var, block)
+        }));
+        Ok(())
     }
-    for (var, block) in &found {
+}
+
+fn is_block(types: &Types, ty: u32) -> bool {
+    types.decoration(ty, Decoration::Block).is_some()
+        || types.decoration(ty, Decoration::BufferBlock).is_some()
+}
+
+/// Why resource `var` (of type `ty`, arrays of blocks taken off) cannot be bound.
+fn unsupported_resource(types: &Types, var: u32, storage: StorageClass, ty: u32) -> SceneError {
+    let mut inner = ty;
+    while let Some((_, elem)) = types.array(inner) {
+        inner = elem;
+    }
+    let in_struct = types
+        .def(inner)
+        .is_some_and(|d| d.class.opcode == Op::TypeStruct);
+    let what = match storage {
+        // glslang (-R) leaves a structure holding a sampler, or the default block
+        // holding one, a UniformConstant variable, which Vulkan does not take.
+        StorageClass::UniformConstant if in_struct => "samplers inside structures are",
+        StorageClass::UniformConstant => "samplers other than sampler2D, and images, are",
+        StorageClass::Uniform | StorageClass::StorageBuffer => {
+            "uniform and storage resources other than blocks are"
+        }
+        _ => "push constants are",
+    };
+    let var_name = types.names.get(&var).cloned().unwrap_or_default();
+    let name = if var_name.is_empty() {
+        types.names.get(&ty).cloned().unwrap_or_default()
+    } else {
+        var_name
+    };
+    SceneError::Skip(format!(
+        "resource `{name}` ({storage:?}): {what} not supported"
+    ))
+}
+
+/// A uniform block's size: the end of its last member, at least 4, rounded up to 16.
+fn block_size(members: &[UniformMember]) -> u32 {
+    let end = members
+        .iter()
+        .map(|m| {
+            // A matrix ends with its last column (row), not its stride.
+            let elem = if m.columns > 1 {
+                let (vectors, length) = if m.row_major {
+                    (m.rows, m.columns)
+                } else {
+                    (m.columns, m.rows)
+                };
+                m.matrix_stride * (vectors - 1) + length * m.scalar.size()
+            } else {
+                m.rows * m.scalar.size()
+            };
+            m.offset
+                + match m.array {
+                    Some((len, stride)) => stride * len.saturating_sub(1) + elem,
+                    None => elem,
+                }
+        })
+        .max()
+        .unwrap_or(0);
+    end.max(4).next_multiple_of(16)
+}
+
+/// Decorates each resource variable with set 0 and its Vulkan binding.
+fn decorate_bindings(
+    module: &mut dr::Module,
+    blocks: &[(u32, UniformBlock)],
+    samplers: &[(u32, SamplerUniform)],
+    storage_blocks: &[(u32, StorageBlock)],
+) {
+    for (var, block) in blocks {
         set_decoration(module, *var, Decoration::DescriptorSet, 0);
         set_decoration(module, *var, Decoration::Binding, block.binding);
     }
-    for (var, sampler) in &samplers {
+    for (var, sampler) in samplers {
         // glslang keeps a GL uniform location on the sampler; Vulkan forbids Location on
         // UniformConstant (VUID-StandaloneSpirv-Location-06672). The runner keeps the
         // location (`uniform_locations`).
@@ -274,7 +359,7 @@ pub(super) fn bind_uniform_blocks(
         set_decoration(module, *var, Decoration::DescriptorSet, 0);
         set_decoration(module, *var, Decoration::Binding, sampler.binding);
     }
-    for (var, block) in &storage_blocks {
+    for (var, block) in storage_blocks {
         set_decoration(module, *var, Decoration::DescriptorSet, 0);
         set_decoration(
             module,
@@ -283,11 +368,6 @@ pub(super) fn bind_uniform_blocks(
             FIRST_STORAGE_BINDING + block.gl_binding,
         );
     }
-    Ok((
-        found.into_iter().map(|(_, b)| b).collect(),
-        samplers.into_iter().map(|(_, s)| s).collect(),
-        storage_blocks.into_iter().map(|(_, s)| s).collect(),
-    ))
 }
 
 /// Vulkan takes one-dimensional arrays of blocks only (VUID-StandaloneSpirv-Uniform-06807):
@@ -296,7 +376,62 @@ pub(super) fn bind_uniform_blocks(
 /// the flattened index.
 pub(super) fn flatten_block_arrays(module: &mut dr::Module) -> Result<(), SceneError> {
     let types = Types::new(module);
-    // (variable, its new pointer type's storage class, block type, dimensions)
+    let found = arrays_of_arrays_of_blocks(module, &types);
+    if found.is_empty() {
+        return Ok(());
+    }
+    let mut add = Additions::new(module);
+    // (variable, number of dimensions, stride constant per dimension)
+    let mut rewrites = Vec::new();
+    for (var, storage, block, dims) in &found {
+        let array = add.array(*block, dims.iter().product());
+        let pointer = add.pointer(*storage, array);
+        if let Some(inst) = module
+            .types_global_values
+            .iter_mut()
+            .find(|i| i.result_id == Some(*var))
+        {
+            inst.result_type = Some(pointer);
+        }
+        rewrites.push((*var, dims.len(), add.row_major_strides(dims)));
+    }
+    // The new types and constants go before the first variable that uses them.
+    let first = module
+        .types_global_values
+        .iter()
+        .position(|i| found.iter().any(|f| Some(f.0) == i.result_id))
+        .unwrap_or(module.types_global_values.len());
+    rewrite_instructions(module, |mut inst, out| {
+        let chain = matches!(inst.class.opcode, Op::AccessChain | Op::InBoundsAccessChain);
+        let rewrite = rewrites
+            .iter()
+            .find(|r| chain && inst.operands.first() == Some(&Operand::IdRef(r.0)));
+        if let Some((_, depth, strides)) = rewrite {
+            let indices: Vec<u32> = inst.operands[1..].iter().filter_map(id).collect();
+            if indices.len() < *depth {
+                return Err(SceneError::Skip(
+                    "an access to part of an array of arrays of blocks is not supported".into(),
+                ));
+            }
+            let flat = add.flat_index(out, &indices[..*depth], strides);
+            let rest = inst.operands.split_off(1 + depth);
+            inst.operands.truncate(1);
+            inst.operands.extend(flat.map(Operand::IdRef));
+            inst.operands.extend(rest);
+        }
+        out.push(inst);
+        Ok(())
+    })?;
+    add.finish(module, first);
+    Ok(())
+}
+
+/// The variables that are arrays of arrays of blocks: (variable, storage class, block
+/// type, dimensions).
+fn arrays_of_arrays_of_blocks(
+    module: &dr::Module,
+    types: &Types,
+) -> Vec<(u32, StorageClass, u32, Vec<u32>)> {
     let mut found = Vec::new();
     for inst in &module.types_global_values {
         let (Some(var), Some(ptr)) = (inst.result_id, inst.result_type) else {
@@ -314,144 +449,11 @@ pub(super) fn flatten_block_arrays(module: &mut dr::Module) -> Result<(), SceneE
             dims.push(len);
             elem = inner;
         }
-        let block = types.decoration(elem, Decoration::Block).is_some()
-            || types.decoration(elem, Decoration::BufferBlock).is_some();
-        if dims.len() > 1 && block {
+        if dims.len() > 1 && is_block(types, elem) {
             found.push((var, *storage, elem, dims));
         }
     }
-    if found.is_empty() {
-        return Ok(());
-    }
-    let next_id = std::cell::Cell::new(module.header.as_ref().map_or(1, |h| h.bound));
-    let fresh = || {
-        let id = next_id.get();
-        next_id.set(id + 1);
-        id
-    };
-    // The module's 32-bit uint type (SPIR-V allows one), else a new one.
-    let existing = module.types_global_values.iter().find_map(|i| {
-        (i.class.opcode == Op::TypeInt
-            && i.operands == [Operand::LiteralBit32(32), Operand::LiteralBit32(0)])
-        .then_some(i.result_id)
-        .flatten()
-    });
-    let uint = existing.unwrap_or_else(fresh);
-    let mut new_types = Vec::new();
-    if existing.is_none() {
-        new_types.push(Instruction::new(
-            Op::TypeInt,
-            None,
-            Some(uint),
-            vec![Operand::LiteralBit32(32), Operand::LiteralBit32(0)],
-        ));
-    }
-    let mut constants: HashMap<u32, u32> = HashMap::new();
-    let mut constant = |value: u32, new_types: &mut Vec<Instruction>| {
-        *constants.entry(value).or_insert_with(|| {
-            let id = fresh();
-            new_types.push(Instruction::new(
-                Op::Constant,
-                Some(uint),
-                Some(id),
-                vec![Operand::LiteralBit32(value)],
-            ));
-            id
-        })
-    };
-    // (variable, dimensions, multiplier constants per dimension)
-    let mut rewrites = Vec::new();
-    for (var, storage, block, dims) in &found {
-        let total = constant(dims.iter().product(), &mut new_types);
-        let array = fresh();
-        let pointer = fresh();
-        new_types.push(Instruction::new(
-            Op::TypeArray,
-            None,
-            Some(array),
-            vec![Operand::IdRef(*block), Operand::IdRef(total)],
-        ));
-        new_types.push(Instruction::new(
-            Op::TypePointer,
-            None,
-            Some(pointer),
-            vec![Operand::StorageClass(*storage), Operand::IdRef(array)],
-        ));
-        // Element [i0][i1]…[ik] is at i0·(d1·…·dk) + … + ik.
-        let strides: Vec<u32> = (0..dims.len())
-            .map(|k| constant(dims[k + 1..].iter().product(), &mut new_types))
-            .collect();
-        rewrites.push((*var, pointer, dims.len(), strides));
-    }
-    // The new types and constants go before the first variable that uses them.
-    let first = module
-        .types_global_values
-        .iter()
-        .position(|i| found.iter().any(|f| Some(f.0) == i.result_id))
-        .unwrap_or(module.types_global_values.len());
-    for (var, pointer, ..) in &rewrites {
-        if let Some(inst) = module
-            .types_global_values
-            .iter_mut()
-            .find(|i| i.result_id == Some(*var))
-        {
-            inst.result_type = Some(*pointer);
-        }
-    }
-    module.types_global_values.splice(first..first, new_types);
-    for function in &mut module.functions {
-        for block in &mut function.blocks {
-            let mut out = Vec::with_capacity(block.instructions.len());
-            for mut inst in std::mem::take(&mut block.instructions) {
-                let chain = matches!(inst.class.opcode, Op::AccessChain | Op::InBoundsAccessChain);
-                let rewrite = rewrites
-                    .iter()
-                    .find(|r| chain && inst.operands.first() == Some(&Operand::IdRef(r.0)));
-                if let Some((_, _, depth, strides)) = rewrite {
-                    let indices: Vec<u32> = inst.operands[1..].iter().filter_map(id).collect();
-                    if indices.len() < *depth {
-                        return Err(SceneError::Skip(
-                            "an access to part of an array of arrays of blocks is not supported"
-                                .into(),
-                        ));
-                    }
-                    let mut flat = None;
-                    for (index, stride) in indices[..*depth].iter().zip(strides) {
-                        let term = fresh();
-                        out.push(Instruction::new(
-                            Op::IMul,
-                            Some(uint),
-                            Some(term),
-                            vec![Operand::IdRef(*index), Operand::IdRef(*stride)],
-                        ));
-                        flat = Some(match flat {
-                            None => term,
-                            Some(sum) => {
-                                let next = fresh();
-                                out.push(Instruction::new(
-                                    Op::IAdd,
-                                    Some(uint),
-                                    Some(next),
-                                    vec![Operand::IdRef(sum), Operand::IdRef(term)],
-                                ));
-                                next
-                            }
-                        });
-                    }
-                    let rest = inst.operands.split_off(1 + depth);
-                    inst.operands.truncate(1);
-                    inst.operands.extend(flat.map(Operand::IdRef));
-                    inst.operands.extend(rest);
-                }
-                out.push(inst);
-            }
-            block.instructions = out;
-        }
-    }
-    if let Some(header) = module.header.as_mut() {
-        header.bound = next_id.get();
-    }
-    Ok(())
+    found
 }
 
 /// GL's subscripts of element `flat` (row-major) of an array of dimensions `dims`:
@@ -532,8 +534,7 @@ fn buffer_variables(types: &Types, block: u32) -> u32 {
 fn explicit_size(types: &Types, ty: u32) -> u32 {
     let stride = |t: u32| {
         types
-            .decoration(t, Decoration::ArrayStride)
-            .and_then(|v| v.first().copied())
+            .decoration_value(t, Decoration::ArrayStride)
             .unwrap_or(0)
     };
     if let Some((len, _)) = types.array(ty) {
@@ -658,8 +659,7 @@ fn flatten_value(
 ) -> Result<(), SceneError> {
     let stride_of = |t: u32| {
         types
-            .decoration(t, Decoration::ArrayStride)
-            .and_then(|v| v.first().copied())
+            .decoration_value(t, Decoration::ArrayStride)
             .unwrap_or(16)
     };
     if let Some((len, elem)) = types.array(ty) {

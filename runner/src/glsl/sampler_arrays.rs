@@ -8,13 +8,13 @@
 //! into the old variable indexes the new one with the flattened index. The GL name of
 //! every element (`s[1][0]`, `s[2].tex`) is kept for the `uniform` commands that set units.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use rspirv::dr::{self, Instruction, Operand};
 use spirv::{Op, StorageClass};
 
 use super::resources::subscripts;
-use super::spv::{id, Types};
+use super::spv::{id, remove_ids, rewrite_instructions, Additions, Types};
 use crate::scene::SceneError;
 
 /// One step from a sampler variable's type towards a sampler: an array level (its
@@ -97,13 +97,85 @@ fn gl_location_order(types: &Types, ty: u32, prefix: &str, out: &mut Vec<String>
     }
 }
 
+/// Where the accesses to one sampler leaf of an old variable go: the leaf's levels, its new
+/// variable, the pointer type of one of its samplers and the stride constants of its array
+/// levels.
+struct LeafTarget {
+    levels: Vec<Level>,
+    var: u32,
+    element_pointer: u32,
+    strides: Vec<u32>,
+}
+
+const USED_WHOLE: &str =
+    "a sampler array of arrays or structure of samplers used whole is not supported";
+
 /// Splits every UniformConstant variable that is an array of arrays of samplers or (an
 /// array of) a structure whose members are all samplers; returns the new variables.
 pub(super) fn split_sampler_arrays(
     module: &mut dr::Module,
 ) -> Result<Vec<SplitSampler>, SceneError> {
     let types = Types::new(module);
-    // (old variable, its sampler leaves)
+    let found = nested_sampler_variables(module, &types);
+    if found.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut add = Additions::new(module);
+    let mut names = Vec::new();
+    let mut split = Vec::new();
+    // old variable → where its leaves go
+    let mut rewrites: HashMap<u32, Vec<LeafTarget>> = HashMap::new();
+    for (var, leaves) in &found {
+        let base = types.names.get(var).cloned().unwrap_or_default();
+        let mut location_order = Vec::new();
+        let var_type = module
+            .types_global_values
+            .iter()
+            .find(|i| i.result_id == Some(*var))
+            .and_then(|i| types.pointee(i.result_type?))
+            .unwrap_or(0);
+        gl_location_order(&types, var_type, &base, &mut location_order);
+        let targets = leaves
+            .iter()
+            .map(|leaf| {
+                let (target, sampler, name) =
+                    declare_leaf(&types, &mut add, leaf, &base, &location_order);
+                split.push(sampler);
+                names.push(name);
+                target
+            })
+            .collect();
+        rewrites.insert(*var, targets);
+    }
+    rewrite_accesses(module, &types, &rewrites, &mut add)?;
+    // The old variables go, with their names and decorations; the new ones come after the
+    // types they use.
+    remove_ids(module, |i| rewrites.contains_key(&i));
+    remove_sampler_structures(module, &found)?;
+    let end = module.types_global_values.len();
+    add.finish(module, end);
+    module.debug_names.extend(names);
+    for entry in &mut module.entry_points {
+        entry
+            .operands
+            .retain(|o| id(o).is_none_or(|i| !rewrites.contains_key(&i)));
+        // From SPIR-V 1.4 the interface lists every global variable the entry point uses.
+        if module
+            .header
+            .as_ref()
+            .is_some_and(|h| h.version() >= (1, 4))
+        {
+            entry
+                .operands
+                .extend(split.iter().map(|s| Operand::IdRef(s.var)));
+        }
+    }
+    Ok(split)
+}
+
+/// The UniformConstant variables holding samplers only, in arrays of arrays or in
+/// structures, each with its sampler leaves.
+fn nested_sampler_variables(module: &dr::Module, types: &Types) -> Vec<(u32, Vec<Leaf>)> {
     let mut found = Vec::new();
     for inst in &module.types_global_values {
         if inst.class.opcode != Op::Variable
@@ -116,7 +188,7 @@ pub(super) fn split_sampler_arrays(
         };
         let mut leaves = Vec::new();
         if !sampler_leaves(
-            &types,
+            types,
             types.pointee(ptr).unwrap_or(0),
             &mut Vec::new(),
             &mut leaves,
@@ -135,168 +207,113 @@ pub(super) fn split_sampler_arrays(
             found.push((var, leaves));
         }
     }
-    if found.is_empty() {
-        return Ok(Vec::new());
-    }
-    let next_id = std::cell::Cell::new(module.header.as_ref().map_or(1, |h| h.bound));
-    let fresh = || {
-        let id = next_id.get();
-        next_id.set(id + 1);
-        id
-    };
-    let existing = module.types_global_values.iter().find_map(|i| {
-        (i.class.opcode == Op::TypeInt
-            && i.operands == [Operand::LiteralBit32(32), Operand::LiteralBit32(0)])
-        .then_some(i.result_id)
-        .flatten()
-    });
-    let uint = existing.unwrap_or_else(fresh);
-    let mut new_globals = Vec::new();
-    if existing.is_none() {
-        new_globals.push(Instruction::new(
-            Op::TypeInt,
-            None,
-            Some(uint),
-            vec![Operand::LiteralBit32(32), Operand::LiteralBit32(0)],
-        ));
-    }
-    let mut constants: HashMap<u32, u32> = HashMap::new();
-    let mut constant = |value: u32, out: &mut Vec<Instruction>| {
-        *constants.entry(value).or_insert_with(|| {
-            let id = fresh();
-            out.push(Instruction::new(
-                Op::Constant,
-                Some(uint),
-                Some(id),
-                vec![Operand::LiteralBit32(value)],
-            ));
-            id
+    found
+}
+
+/// Declares the new variable of one sampler leaf of the old variable named `base`: where
+/// its accesses go, its GL elements and their locations (their positions in
+/// `location_order`), and its `OpName`.
+fn declare_leaf(
+    types: &Types,
+    add: &mut Additions,
+    leaf: &Leaf,
+    base: &str,
+    location_order: &[String],
+) -> (LeafTarget, SplitSampler, Instruction) {
+    let dims: Vec<u32> = leaf
+        .levels
+        .iter()
+        .filter_map(|l| match l {
+            Level::Array(len) => Some(*len),
+            Level::Member(..) => None,
         })
+        .collect();
+    let count: u32 = dims.iter().product();
+    let strides = add.row_major_strides(&dims);
+    let member_name = |ty: u32, k: u32| {
+        types
+            .member_names
+            .get(&(ty, k))
+            .cloned()
+            .unwrap_or_default()
     };
-    let pointer_to = |ty: u32, out: &mut Vec<Instruction>| {
-        let p = fresh();
-        out.push(Instruction::new(
-            Op::TypePointer,
-            None,
-            Some(p),
-            vec![
-                Operand::StorageClass(StorageClass::UniformConstant),
-                Operand::IdRef(ty),
-            ],
-        ));
-        p
+    let var_type = if dims.is_empty() {
+        leaf.sampler
+    } else {
+        add.array(leaf.sampler, count)
     };
-    let mut names = Vec::new();
-    let mut split = Vec::new();
-    // old variable → its leaves' (levels, new variable, element pointer, strides of its
-    // array levels)
-    #[allow(clippy::type_complexity)]
-    let mut rewrites: HashMap<u32, Vec<(Vec<Level>, u32, u32, Vec<u32>)>> = HashMap::new();
-    for (var, leaves) in &found {
-        let base = types.names.get(var).cloned().unwrap_or_default();
-        let mut location_order = Vec::new();
-        let var_type = module
-            .types_global_values
-            .iter()
-            .find(|i| i.result_id == Some(*var))
-            .and_then(|i| types.pointee(i.result_type?))
-            .unwrap_or(0);
-        gl_location_order(&types, var_type, &base, &mut location_order);
-        let mut targets = Vec::new();
-        for leaf in leaves {
-            let dims: Vec<u32> = leaf
+    let var_pointer = add.pointer(StorageClass::UniformConstant, var_type);
+    let element_pointer = add.pointer(StorageClass::UniformConstant, leaf.sampler);
+    let var = add.push(
+        Op::Variable,
+        Some(var_pointer),
+        vec![Operand::StorageClass(StorageClass::UniformConstant)],
+    );
+    let members: String = leaf
+        .levels
+        .iter()
+        .filter_map(|l| match l {
+            Level::Member(ty, k) => Some(format!(".{}", member_name(*ty, *k))),
+            Level::Array(_) => None,
+        })
+        .collect();
+    let name = Instruction::new(
+        Op::Name,
+        None,
+        None,
+        vec![
+            Operand::IdRef(var),
+            Operand::LiteralString(format!("{base}{members}")),
+        ],
+    );
+    // GL's name of element i: the leaf's path with the subscripts of i (row-major over its
+    // array levels).
+    let elements = (0..count)
+        .map(|i| {
+            let at = subscripts(i, &dims);
+            let mut subscripts = at.split_inclusive(']');
+            let path: String = leaf
                 .levels
                 .iter()
-                .filter_map(|l| match l {
-                    Level::Array(len) => Some(*len),
-                    Level::Member(..) => None,
+                .map(|l| match l {
+                    Level::Array(_) => subscripts.next().unwrap_or("").to_string(),
+                    Level::Member(ty, k) => format!(".{}", member_name(*ty, *k)),
                 })
                 .collect();
-            let count: u32 = dims.iter().product();
-            let strides: Vec<u32> = (0..dims.len())
-                .map(|k| constant(dims[k + 1..].iter().product(), &mut new_globals))
-                .collect();
-            let member_name = |ty: u32, k: u32| {
-                types
-                    .member_names
-                    .get(&(ty, k))
-                    .cloned()
-                    .unwrap_or_default()
-            };
-            let var_type = if dims.is_empty() {
-                leaf.sampler
-            } else {
-                let len = constant(count, &mut new_globals);
-                let array = fresh();
-                new_globals.push(Instruction::new(
-                    Op::TypeArray,
-                    None,
-                    Some(array),
-                    vec![Operand::IdRef(leaf.sampler), Operand::IdRef(len)],
-                ));
-                array
-            };
-            let var_pointer = pointer_to(var_type, &mut new_globals);
-            let element_pointer = pointer_to(leaf.sampler, &mut new_globals);
-            let new_var = fresh();
-            new_globals.push(Instruction::new(
-                Op::Variable,
-                Some(var_pointer),
-                Some(new_var),
-                vec![Operand::StorageClass(StorageClass::UniformConstant)],
-            ));
-            let members: String = leaf
-                .levels
+            format!("{base}{path}")
+        })
+        .collect::<Vec<String>>();
+    let locations = elements
+        .iter()
+        .map(|e| {
+            location_order
                 .iter()
-                .filter_map(|l| match l {
-                    Level::Member(ty, k) => Some(format!(".{}", member_name(*ty, *k))),
-                    Level::Array(_) => None,
-                })
-                .collect();
-            names.push(Instruction::new(
-                Op::Name,
-                None,
-                None,
-                vec![
-                    Operand::IdRef(new_var),
-                    Operand::LiteralString(format!("{base}{members}")),
-                ],
-            ));
-            // GL's name of element i: the leaf's path with the subscripts of i (row-major
-            // over its array levels).
-            let elements = (0..count)
-                .map(|i| {
-                    let at = subscripts(i, &dims);
-                    let mut subscripts = at.split_inclusive(']');
-                    let path: String = leaf
-                        .levels
-                        .iter()
-                        .map(|l| match l {
-                            Level::Array(_) => subscripts.next().unwrap_or("").to_string(),
-                            Level::Member(ty, k) => format!(".{}", member_name(*ty, *k)),
-                        })
-                        .collect();
-                    format!("{base}{path}")
-                })
-                .collect::<Vec<String>>();
-            let locations = elements
-                .iter()
-                .map(|e| {
-                    location_order
-                        .iter()
-                        .position(|o| o == e)
-                        .unwrap_or_default() as u32
-                })
-                .collect();
-            split.push(SplitSampler {
-                var: new_var,
-                elements,
-                locations,
-            });
-            targets.push((leaf.levels.clone(), new_var, element_pointer, strides));
-        }
-        rewrites.insert(*var, targets);
-    }
+                .position(|o| o == e)
+                .unwrap_or_default() as u32
+        })
+        .collect();
+    let target = LeafTarget {
+        levels: leaf.levels.clone(),
+        var,
+        element_pointer,
+        strides,
+    };
+    let sampler = SplitSampler {
+        var,
+        elements,
+        locations,
+    };
+    (target, sampler, name)
+}
+
+/// Points each access chain into an old variable at its leaf's new variable, indexed with
+/// the flattened index of its array levels.
+fn rewrite_accesses(
+    module: &mut dr::Module,
+    types: &Types,
+    rewrites: &HashMap<u32, Vec<LeafTarget>>,
+    add: &mut Additions,
+) -> Result<(), SceneError> {
     let pointee_of: HashMap<u32, u32> = module
         .types_global_values
         .iter()
@@ -305,122 +322,79 @@ pub(super) fn split_sampler_arrays(
             Some((var, types.pointee(i.result_type?)?))
         })
         .collect();
-    for function in &mut module.functions {
-        for block in &mut function.blocks {
-            let mut out = Vec::with_capacity(block.instructions.len());
-            for mut inst in std::mem::take(&mut block.instructions) {
-                let base = inst.operands.first().and_then(id);
-                let Some(targets) = base.and_then(|b| rewrites.get(&b)) else {
-                    if inst
-                        .operands
-                        .iter()
-                        .filter_map(id)
-                        .any(|i| rewrites.contains_key(&i))
-                    {
-                        return Err(SceneError::Skip(
-                            "a sampler array of arrays or structure of samplers used whole \
-                             is not supported"
-                                .into(),
-                        ));
-                    }
-                    out.push(inst);
-                    continue;
-                };
-                let chain = matches!(inst.class.opcode, Op::AccessChain | Op::InBoundsAccessChain);
-                let indices: Vec<u32> = inst.operands[1..].iter().filter_map(id).collect();
-                // Walk the old type along the indices: the leaf's levels and the indices
-                // of its array levels.
-                let mut ty = base.and_then(|b| pointee_of.get(&b)).copied().unwrap_or(0);
-                let mut levels = Vec::new();
-                let mut dynamic = Vec::new();
-                for &index in &indices {
-                    if let Some((len, elem)) = types.array(ty) {
-                        levels.push(Level::Array(len));
-                        dynamic.push(index);
-                        ty = elem;
-                    } else if let Some(def) =
-                        types.def(ty).filter(|d| d.class.opcode == Op::TypeStruct)
-                    {
-                        let k = types.constant(index).unwrap_or(u32::MAX);
-                        levels.push(Level::Member(ty, k));
-                        ty = def
-                            .operands
-                            .iter()
-                            .filter_map(id)
-                            .nth(k as usize)
-                            .unwrap_or(0);
-                    } else {
-                        break;
-                    }
-                }
-                let target = targets.iter().find(|(l, ..)| *l == levels);
-                let Some((_, new_var, element_pointer, strides)) = target.filter(|_| chain) else {
-                    return Err(SceneError::Skip(
-                        "a sampler array of arrays or structure of samplers used whole is not \
-                         supported"
-                            .into(),
-                    ));
-                };
-                let member = (*new_var, *element_pointer);
-                let indices = dynamic;
-                let depth = strides.len();
-                let mut flat = None;
-                for (index, stride) in indices[..depth].iter().zip(strides) {
-                    let term = fresh();
-                    out.push(Instruction::new(
-                        Op::IMul,
-                        Some(uint),
-                        Some(term),
-                        vec![Operand::IdRef(*index), Operand::IdRef(*stride)],
-                    ));
-                    flat = Some(match flat {
-                        None => term,
-                        Some(sum) => {
-                            let next = fresh();
-                            out.push(Instruction::new(
-                                Op::IAdd,
-                                Some(uint),
-                                Some(next),
-                                vec![Operand::IdRef(sum), Operand::IdRef(term)],
-                            ));
-                            next
-                        }
-                    });
-                }
-                inst.result_type = Some(member.1);
-                inst.operands = std::iter::once(Operand::IdRef(member.0))
-                    .chain(flat.map(Operand::IdRef))
-                    .collect();
-                if inst.operands.len() == 1 {
-                    // A structure (not an array) of samplers: its member is the variable.
-                    inst = Instruction::new(
-                        Op::CopyObject,
-                        inst.result_type,
-                        inst.result_id,
-                        inst.operands,
-                    );
-                }
-                out.push(inst);
+    rewrite_instructions(module, |mut inst, out| {
+        let base = inst.operands.first().and_then(id);
+        let Some(targets) = base.and_then(|b| rewrites.get(&b)) else {
+            if inst
+                .operands
+                .iter()
+                .filter_map(id)
+                .any(|i| rewrites.contains_key(&i))
+            {
+                return Err(SceneError::Skip(USED_WHOLE.into()));
             }
-            block.instructions = out;
+            out.push(inst);
+            return Ok(());
+        };
+        let chain = matches!(inst.class.opcode, Op::AccessChain | Op::InBoundsAccessChain);
+        let old_type = base.and_then(|b| pointee_of.get(&b)).copied().unwrap_or(0);
+        let (levels, dynamic) = walk_levels(types, old_type, &inst.operands[1..]);
+        let target = targets.iter().find(|t| t.levels == levels);
+        let Some(target) = target.filter(|_| chain) else {
+            return Err(SceneError::Skip(USED_WHOLE.into()));
+        };
+        let flat = add.flat_index(out, &dynamic, &target.strides);
+        inst.result_type = Some(target.element_pointer);
+        inst.operands = std::iter::once(Operand::IdRef(target.var))
+            .chain(flat.map(Operand::IdRef))
+            .collect();
+        if inst.operands.len() == 1 {
+            // A structure (not an array) of samplers: its member is the variable.
+            inst = Instruction::new(
+                Op::CopyObject,
+                inst.result_type,
+                inst.result_id,
+                inst.operands,
+            );
+        }
+        out.push(inst);
+        Ok(())
+    })
+}
+
+/// Walks type `ty` along an access chain's indices: the levels it goes through and the
+/// indices of its array levels.
+fn walk_levels(types: &Types, mut ty: u32, indices: &[Operand]) -> (Vec<Level>, Vec<u32>) {
+    let mut levels = Vec::new();
+    let mut dynamic = Vec::new();
+    for index in indices.iter().filter_map(id) {
+        if let Some((len, elem)) = types.array(ty) {
+            levels.push(Level::Array(len));
+            dynamic.push(index);
+            ty = elem;
+        } else if let Some(def) = types.def(ty).filter(|d| d.class.opcode == Op::TypeStruct) {
+            let k = types.constant(index).unwrap_or(u32::MAX);
+            levels.push(Level::Member(ty, k));
+            ty = def
+                .operands
+                .iter()
+                .filter_map(id)
+                .nth(k as usize)
+                .unwrap_or(0);
+        } else {
+            break;
         }
     }
-    // The old variables go, with their names and decorations; the new ones come after the
-    // types they use.
-    let old = |i: &Instruction| {
-        i.result_id.is_some_and(|r| rewrites.contains_key(&r))
-            || (matches!(i.class.opcode, Op::Name | Op::Decorate)
-                && i.operands
-                    .first()
-                    .and_then(id)
-                    .is_some_and(|t| rewrites.contains_key(&t)))
-    };
-    module.types_global_values.retain(|i| !old(i));
-    module.debug_names.retain(|i| !old(i));
-    module.annotations.retain(|i| !old(i));
-    // So do the structures of samplers and the arrays and pointers of them (Vulkan forbids
-    // an opaque type in a structure); a function still using one cannot be rewritten.
-    let mut gone: std::collections::HashSet<u32> = found
+    (levels, dynamic)
+}
+
+/// Removes the structures of samplers and the arrays and pointers of them (Vulkan forbids
+/// an opaque type in a structure); a function still using one cannot be rewritten.
+fn remove_sampler_structures(
+    module: &mut dr::Module,
+    found: &[(u32, Vec<Leaf>)],
+) -> Result<(), SceneError> {
+    let mut gone: HashSet<u32> = found
         .iter()
         .flat_map(|(_, leaves)| leaves)
         .flat_map(|leaf| &leaf.levels)
@@ -460,46 +434,13 @@ pub(super) fn split_sampler_arrays(
             "a structure of samplers used whole is not supported".into(),
         ));
     }
-    let names_gone = |i: &Instruction| {
-        i.result_id.is_some_and(|r| gone.contains(&r))
-            || (matches!(
-                i.class.opcode,
-                Op::Name | Op::MemberName | Op::Decorate | Op::MemberDecorate
-            ) && i
-                .operands
-                .first()
-                .and_then(id)
-                .is_some_and(|t| gone.contains(&t)))
-    };
-    module.types_global_values.retain(|i| !names_gone(i));
-    module.debug_names.retain(|i| !names_gone(i));
-    module.annotations.retain(|i| !names_gone(i));
-    module.types_global_values.extend(new_globals);
-    module.debug_names.extend(names);
-    for entry in &mut module.entry_points {
-        entry
-            .operands
-            .retain(|o| id(o).is_none_or(|i| !rewrites.contains_key(&i)));
-        // From SPIR-V 1.4 the interface lists every global variable the entry point uses.
-        if module
-            .header
-            .as_ref()
-            .is_some_and(|h| h.version() >= (1, 4))
-        {
-            entry
-                .operands
-                .extend(split.iter().map(|s| Operand::IdRef(s.var)));
-        }
-    }
-    if let Some(header) = module.header.as_mut() {
-        header.bound = next_id.get();
-    }
-    Ok(split)
+    remove_ids(module, |i| gone.contains(&i));
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
-    use crate::glsl::tests::compiler;
+    use crate::glsl::tests::{assert_valid_vulkan_spirv, compiler};
     use crate::scene::{self, Stage};
 
     #[test]
@@ -529,19 +470,6 @@ mod tests {
         assert_eq!(t.element_locations, [8, 9, 18, 19]);
         // One active uniform per sampler, per innermost array of samplers, and `n`.
         assert_eq!(program.active_uniforms(), 19);
-        let spv = std::env::temp_dir().join(format!("sampler_arrays_{}.spv", std::process::id()));
-        let bytes: Vec<u8> = fs.words.iter().flat_map(|w| w.to_le_bytes()).collect();
-        std::fs::write(&spv, bytes).unwrap();
-        let val = std::process::Command::new("spirv-val")
-            .args(["--target-env", "vulkan1.1"])
-            .arg(&spv)
-            .output()
-            .unwrap();
-        let _ = std::fs::remove_file(&spv);
-        assert!(
-            val.status.success(),
-            "{}",
-            String::from_utf8_lossy(&val.stderr)
-        );
+        assert_valid_vulkan_spirv(&fs.words, "sampler_arrays");
     }
 }

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use rspirv::dr::{self, Instruction, Operand};
 use spirv::{Decoration, Op, StorageClass};
 
-use super::Scalar;
+use super::description::Scalar;
 use crate::scene::Stage;
 
 /// A decoration and its literal operands.
@@ -92,6 +92,11 @@ impl Types {
             .iter()
             .find(|(x, _)| *x == d)
             .map(|(_, v)| v.as_slice())
+    }
+
+    /// The first literal of a decoration (`ArrayStride 16` → 16).
+    pub(super) fn decoration_value(&self, target: u32, d: Decoration) -> Option<u32> {
+        self.decoration(target, d).and_then(|v| v.first().copied())
     }
 
     /// The literal operands of a member decoration (empty for `BuiltIn`, `RowMajor`, ...).
@@ -277,4 +282,204 @@ pub(super) fn set_decoration(
 pub(super) fn runtime_array(types: &Types, ty: u32) -> Option<u32> {
     let inst = types.def(ty)?;
     (inst.class.opcode == Op::TypeRuntimeArray).then(|| inst.operands.first().and_then(id))?
+}
+
+/// What a pass adds to a module: fresh ids after its bound, the global instructions (types,
+/// constants, variables) made with them, and the module's 32-bit unsigned integer type.
+pub(super) struct Additions {
+    next_id: u32,
+    globals: Vec<Instruction>,
+    /// The module's `OpTypeInt 32 0` (SPIR-V allows one), else a new one (0 from
+    /// `without_uint`).
+    pub(super) uint: u32,
+    uint_constants: HashMap<u32, u32>,
+}
+
+impl Additions {
+    pub(super) fn new(module: &dr::Module) -> Self {
+        let mut additions = Additions::without_uint(module);
+        let bits = Operand::LiteralBit32;
+        additions.uint = additions.global(module, Op::TypeInt, None, vec![bits(32), bits(0)]);
+        additions
+    }
+
+    /// For a pass that needs no uint type or constants.
+    pub(super) fn without_uint(module: &dr::Module) -> Self {
+        Additions {
+            next_id: module.header.as_ref().map_or(1, |h| h.bound),
+            globals: Vec::new(),
+            uint: 0,
+            uint_constants: HashMap::new(),
+        }
+    }
+
+    pub(super) fn fresh(&mut self) -> u32 {
+        self.next_id += 1;
+        self.next_id - 1
+    }
+
+    /// A new global instruction with a fresh result id.
+    pub(super) fn push(&mut self, op: Op, result_type: Option<u32>, operands: Vec<Operand>) -> u32 {
+        let id = self.fresh();
+        self.globals
+            .push(Instruction::new(op, result_type, Some(id), operands));
+        id
+    }
+
+    /// A type or constant: an equal one the module or this pass already has (SPIR-V forbids
+    /// duplicate scalar and vector types), else a new one.
+    pub(super) fn global(
+        &mut self,
+        module: &dr::Module,
+        op: Op,
+        result_type: Option<u32>,
+        operands: Vec<Operand>,
+    ) -> u32 {
+        self.global_among(&module.types_global_values, op, result_type, operands)
+    }
+
+    /// `global` where the module's globals are `known`.
+    pub(super) fn global_among<'a>(
+        &mut self,
+        known: impl IntoIterator<Item = &'a Instruction>,
+        op: Op,
+        result_type: Option<u32>,
+        operands: Vec<Operand>,
+    ) -> u32 {
+        let same = |i: &&Instruction| {
+            i.class.opcode == op && i.result_type == result_type && i.operands == operands
+        };
+        let found = known
+            .into_iter()
+            .find(same)
+            .or_else(|| self.globals.iter().find(same))
+            .and_then(|i| i.result_id);
+        match found {
+            Some(id) => id,
+            None => self.push(op, result_type, operands),
+        }
+    }
+
+    /// A uint constant this pass made (once per value).
+    pub(super) fn uint_constant(&mut self, value: u32) -> u32 {
+        if let Some(&id) = self.uint_constants.get(&value) {
+            return id;
+        }
+        let id = self.push(
+            Op::Constant,
+            Some(self.uint),
+            vec![Operand::LiteralBit32(value)],
+        );
+        self.uint_constants.insert(value, id);
+        id
+    }
+
+    /// A new pointer type.
+    pub(super) fn pointer(&mut self, storage: StorageClass, ty: u32) -> u32 {
+        self.push(
+            Op::TypePointer,
+            None,
+            vec![Operand::StorageClass(storage), Operand::IdRef(ty)],
+        )
+    }
+
+    /// A new array type of `len` elements.
+    pub(super) fn array(&mut self, element: u32, len: u32) -> u32 {
+        let len = self.uint_constant(len);
+        self.push(
+            Op::TypeArray,
+            None,
+            vec![Operand::IdRef(element), Operand::IdRef(len)],
+        )
+    }
+
+    /// Constants for the row-major stride of each dimension: element [i0][i1]…[ik] is at
+    /// i0·(d1·…·dk) + … + ik.
+    pub(super) fn row_major_strides(&mut self, dims: &[u32]) -> Vec<u32> {
+        (0..dims.len())
+            .map(|k| self.uint_constant(dims[k + 1..].iter().product()))
+            .collect()
+    }
+
+    /// Emits Σ index·stride into `out`; `None` without indices.
+    pub(super) fn flat_index(
+        &mut self,
+        out: &mut Vec<Instruction>,
+        indices: &[u32],
+        strides: &[u32],
+    ) -> Option<u32> {
+        let mut flat = None;
+        for (&index, &stride) in indices.iter().zip(strides) {
+            let term = self.fresh();
+            out.push(Instruction::new(
+                Op::IMul,
+                Some(self.uint),
+                Some(term),
+                vec![Operand::IdRef(index), Operand::IdRef(stride)],
+            ));
+            flat = Some(match flat {
+                None => term,
+                Some(sum) => {
+                    let next = self.fresh();
+                    out.push(Instruction::new(
+                        Op::IAdd,
+                        Some(self.uint),
+                        Some(next),
+                        vec![Operand::IdRef(sum), Operand::IdRef(term)],
+                    ));
+                    next
+                }
+            });
+        }
+        flat
+    }
+
+    /// Inserts the new globals at `at` in the module's types and globals, and moves its id
+    /// bound past the new ids.
+    pub(super) fn finish(self, module: &mut dr::Module, at: usize) {
+        module.types_global_values.splice(at..at, self.globals);
+        if let Some(header) = module.header.as_mut() {
+            header.bound = self.next_id;
+        }
+    }
+}
+
+/// Each function instruction through `rewrite`, which pushes what replaces it onto the
+/// block's new instructions.
+pub(super) fn rewrite_instructions<E>(
+    module: &mut dr::Module,
+    mut rewrite: impl FnMut(Instruction, &mut Vec<Instruction>) -> Result<(), E>,
+) -> Result<(), E> {
+    for function in &mut module.functions {
+        for block in &mut function.blocks {
+            let mut out = Vec::with_capacity(block.instructions.len());
+            for inst in std::mem::take(&mut block.instructions) {
+                rewrite(inst, &mut out)?;
+            }
+            block.instructions = out;
+        }
+    }
+    Ok(())
+}
+
+/// Whether `inst` defines `gone`'s ids or names or decorates one of them.
+pub(super) fn defines_or_describes(inst: &Instruction, gone: impl Fn(u32) -> bool) -> bool {
+    inst.result_id.is_some_and(&gone)
+        || (matches!(
+            inst.class.opcode,
+            Op::Name | Op::MemberName | Op::Decorate | Op::MemberDecorate
+        ) && inst.operands.first().and_then(id).is_some_and(gone))
+}
+
+/// Removes the instructions that define, name or decorate the ids `gone` says go.
+pub(super) fn remove_ids(module: &mut dr::Module, gone: impl Fn(u32) -> bool) {
+    module
+        .types_global_values
+        .retain(|i| !defines_or_describes(i, &gone));
+    module
+        .debug_names
+        .retain(|i| !defines_or_describes(i, &gone));
+    module
+        .annotations
+        .retain(|i| !defines_or_describes(i, &gone));
 }

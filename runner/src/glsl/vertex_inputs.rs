@@ -7,8 +7,8 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use rspirv::dr::{self, Instruction, Operand};
 use spirv::{Decoration, Op, StorageClass};
 
-use super::spv::{id, set_decoration, Types};
-use super::{Scalar, VertexInput};
+use super::description::{Scalar, VertexInput};
+use super::spv::{id, rewrite_instructions, set_decoration, Additions, Types};
 use crate::scene::SceneError;
 
 /// GL's linker gives the vertex inputs without `layout(location)` locations that no
@@ -20,16 +20,14 @@ use crate::scene::SceneError;
 pub(super) fn place_unlocated_inputs(module: &mut dr::Module, explicit: &HashSet<String>) -> bool {
     let types = Types::new(module);
     // (variable, GL location, GL locations it takes, explicitly located)
-    let mut inputs: Vec<(u32, u32, u32, bool)> = types
-        .interface_variables(module)
+    let mut inputs: Vec<(u32, u32, u32, bool)> = located_inputs(module, &types)
         .into_iter()
-        .filter(|(_, s, _)| *s == StorageClass::Input)
-        .filter_map(|(var, _, ty)| {
-            let location = *types.decoration(var, Decoration::Location)?.first()?;
-            let (elements, element) = types.array(ty).unwrap_or((1, ty));
-            let (_, columns, _) = types.shape(element)?;
-            let named = types.names.get(&var).is_some_and(|n| explicit.contains(n));
-            Some((var, location, elements * columns, named))
+        .map(|input| {
+            let named = types
+                .names
+                .get(&input.var)
+                .is_some_and(|n| explicit.contains(n));
+            (input.var, input.location, input.count, named)
         })
         .collect();
     inputs.sort_by_key(|&(_, location, _, explicit)| (!explicit, location));
@@ -52,13 +50,21 @@ pub(super) fn place_unlocated_inputs(module: &mut dr::Module, explicit: &HashSet
     !moves.is_empty()
 }
 
-/// Gives the vertex shader's inputs Vulkan locations: a `dvec3` or `dvec4` (each element,
-/// each matrix column) takes one GL location but two Vulkan ones, so every input after one
-/// moves up by one. Returns GL's location of each input it moved.
-pub(super) fn spread_wide_inputs(module: &mut dr::Module) -> HashMap<u32, u32> {
-    let types = Types::new(module);
-    // (variable, GL location, GL locations it takes, whether each is wide)
-    let inputs: Vec<(u32, u32, u32, bool)> = types
+/// A vertex input with a location.
+struct LocatedInput {
+    var: u32,
+    /// Its GL location.
+    location: u32,
+    /// The GL locations it takes.
+    count: u32,
+    /// Its type, or its array's element type.
+    element: u32,
+    /// Its (element's) matrix columns, or 1.
+    columns: u32,
+}
+
+fn located_inputs(module: &dr::Module, types: &Types) -> Vec<LocatedInput> {
+    types
         .interface_variables(module)
         .into_iter()
         .filter(|(_, s, _)| *s == StorageClass::Input)
@@ -66,8 +72,28 @@ pub(super) fn spread_wide_inputs(module: &mut dr::Module) -> HashMap<u32, u32> {
             let location = *types.decoration(var, Decoration::Location)?.first()?;
             let (elements, element) = types.array(ty).unwrap_or((1, ty));
             let (_, columns, _) = types.shape(element)?;
-            let wide = types.slots(element) == 2 * columns;
-            Some((var, location, elements * columns, wide))
+            Some(LocatedInput {
+                var,
+                location,
+                count: elements * columns,
+                element,
+                columns,
+            })
+        })
+        .collect()
+}
+
+/// Gives the vertex shader's inputs Vulkan locations: a `dvec3` or `dvec4` (each element,
+/// each matrix column) takes one GL location but two Vulkan ones, so every input after one
+/// moves up by one. Returns GL's location of each input it moved.
+pub(super) fn spread_wide_inputs(module: &mut dr::Module) -> HashMap<u32, u32> {
+    let types = Types::new(module);
+    // (variable, GL location, GL locations it takes, whether each is wide)
+    let inputs: Vec<(u32, u32, u32, bool)> = located_inputs(module, &types)
+        .into_iter()
+        .map(|input| {
+            let wide = types.slots(input.element) == 2 * input.columns;
+            (input.var, input.location, input.count, wide)
         })
         .collect();
     let wide_below = |location: u32| {
@@ -111,74 +137,8 @@ pub(super) fn split_double_inputs(module: &mut dr::Module) -> Result<(), SceneEr
     if inputs.is_empty() {
         return Ok(());
     }
-    let next_id = std::cell::Cell::new(module.header.as_ref().map_or(1, |h| h.bound));
-    let fresh = || {
-        let id = next_id.get();
-        next_id.set(id + 1);
-        id
-    };
-    // Types and constants: the module's own when it has them (SPIR-V forbids duplicate
-    // scalar, vector and pointer types), else new ones before the first variable.
-    let mut new_globals: Vec<Instruction> = Vec::new();
-    let mut global = |op: Op, result_type: Option<u32>, operands: Vec<Operand>| {
-        let same = |i: &Instruction| {
-            i.class.opcode == op && i.result_type == result_type && i.operands == operands
-        };
-        if let Some(id) = module
-            .types_global_values
-            .iter()
-            .chain(new_globals.iter())
-            .find(|i| same(i))
-            .and_then(|i| i.result_id)
-        {
-            return id;
-        }
-        let id = fresh();
-        new_globals.push(Instruction::new(op, result_type, Some(id), operands));
-        id
-    };
-    let bits = |n: u32| Operand::LiteralBit32(n);
-    let uint = global(Op::TypeInt, None, vec![bits(32), bits(0)]);
-    let uvec2 = global(Op::TypeVector, None, vec![Operand::IdRef(uint), bits(2)]);
-    let uvec4 = global(Op::TypeVector, None, vec![Operand::IdRef(uint), bits(4)]);
-    let input_uvec4 = global(
-        Op::TypePointer,
-        None,
-        vec![
-            Operand::StorageClass(StorageClass::Input),
-            Operand::IdRef(uvec4),
-        ],
-    );
-    let zero = global(Op::Constant, Some(uint), vec![bits(0)]);
-    let one = global(Op::Constant, Some(uint), vec![bits(1)]);
-    let two = global(Op::Constant, Some(uint), vec![bits(2)]);
-    let pair = global(
-        Op::TypeArray,
-        None,
-        vec![Operand::IdRef(uvec4), Operand::IdRef(two)],
-    );
-    let input_pair = global(
-        Op::TypePointer,
-        None,
-        vec![
-            Operand::StorageClass(StorageClass::Input),
-            Operand::IdRef(pair),
-        ],
-    );
-    let input_uvec2 = global(
-        Op::TypePointer,
-        None,
-        vec![
-            Operand::StorageClass(StorageClass::Input),
-            Operand::IdRef(uvec2),
-        ],
-    );
-    // The new type of each input: uvec2 for a double, uvec4 for a dvec2, uvec4[2] beyond.
-    let new_pointer = |n: u32| match n {
-        1 => input_uvec2,
-        2 => input_uvec4,
-        _ => input_pair,
-    };
+    let mut add = Additions::new(module);
+    let words = WordTypes::new(module, &mut add);
     let first_var = module
         .types_global_values
         .iter()
@@ -190,110 +150,173 @@ pub(super) fn split_double_inputs(module: &mut dr::Module) -> Result<(), SceneEr
             .iter_mut()
             .find(|i| i.result_id == Some(var))
         {
-            inst.result_type = Some(new_pointer(n));
+            inst.result_type = Some(words.input_pointer(n));
         }
     }
-    module
-        .types_global_values
-        .splice(first_var..first_var, new_globals);
-    for function in &mut module.functions {
-        for block in &mut function.blocks {
-            let mut out = Vec::with_capacity(block.instructions.len());
-            for inst in std::mem::take(&mut block.instructions) {
-                let pointer = inst.operands.first().and_then(id);
-                let Some(&(_, n, double)) = inputs.iter().find(|(v, ..)| Some(*v) == pointer)
-                else {
-                    out.push(inst);
-                    continue;
-                };
-                if inst.class.opcode != Op::Load {
-                    return Err(SceneError::Skip(
-                        "a double vertex input used other than loaded whole is not supported"
-                            .into(),
-                    ));
-                }
-                let var = pointer.unwrap_or(0);
-                // The 32-bit words: one uvec2/uvec4, or the two uvec4 of the array.
-                let mut words = Vec::new();
-                if n <= 2 {
-                    let loaded = fresh();
-                    let ty = if n == 1 { uvec2 } else { uvec4 };
-                    out.push(Instruction::new(
-                        Op::Load,
-                        Some(ty),
-                        Some(loaded),
-                        vec![Operand::IdRef(var)],
-                    ));
-                    words.push(loaded);
-                } else {
-                    for index in [zero, one] {
-                        let element = fresh();
-                        let loaded = fresh();
-                        out.push(Instruction::new(
-                            Op::AccessChain,
-                            Some(input_uvec4),
-                            Some(element),
-                            vec![Operand::IdRef(var), Operand::IdRef(index)],
-                        ));
-                        out.push(Instruction::new(
-                            Op::Load,
-                            Some(uvec4),
-                            Some(loaded),
-                            vec![Operand::IdRef(element)],
-                        ));
-                        words.push(loaded);
-                    }
-                }
-                let mut components = Vec::new();
-                for k in 0..n {
-                    let source = words[(k / 2) as usize];
-                    let low = 2 * (k % 2);
-                    let halves = if n == 1 {
-                        source
-                    } else {
-                        let shuffled = fresh();
-                        out.push(Instruction::new(
-                            Op::VectorShuffle,
-                            Some(uvec2),
-                            Some(shuffled),
-                            vec![
-                                Operand::IdRef(source),
-                                Operand::IdRef(source),
-                                bits(low),
-                                bits(low + 1),
-                            ],
-                        ));
-                        shuffled
-                    };
-                    let value = if n == 1 {
-                        inst.result_id
-                    } else {
-                        Some(fresh())
-                    };
-                    out.push(Instruction::new(
-                        Op::Bitcast,
-                        Some(double),
-                        value,
-                        vec![Operand::IdRef(halves)],
-                    ));
-                    components.extend(value);
-                }
-                if n > 1 {
-                    out.push(Instruction::new(
-                        Op::CompositeConstruct,
-                        inst.result_type,
-                        inst.result_id,
-                        components.into_iter().map(Operand::IdRef).collect(),
-                    ));
-                }
-            }
-            block.instructions = out;
+    rewrite_instructions(module, |inst, out| {
+        let pointer = inst.operands.first().and_then(id);
+        let Some(&(_, n, double)) = inputs.iter().find(|(v, ..)| Some(*v) == pointer) else {
+            out.push(inst);
+            return Ok(());
+        };
+        if inst.class.opcode != Op::Load {
+            return Err(SceneError::Skip(
+                "a double vertex input used other than loaded whole is not supported".into(),
+            ));
         }
-    }
-    if let Some(header) = module.header.as_mut() {
-        header.bound = next_id.get();
-    }
+        words.load_doubles(&mut add, out, &inst, n, double);
+        Ok(())
+    })?;
+    add.finish(module, first_var);
     Ok(())
+}
+
+/// The 32-bit types and constants a double input's words are read with: the module's own
+/// when it has them (SPIR-V forbids duplicate scalar, vector and pointer types), else new
+/// ones.
+struct WordTypes {
+    uvec2: u32,
+    uvec4: u32,
+    input_uvec2: u32,
+    input_uvec4: u32,
+    /// `Input uvec4[2]`
+    input_pair: u32,
+    zero: u32,
+    one: u32,
+}
+
+impl WordTypes {
+    fn new(module: &dr::Module, add: &mut Additions) -> Self {
+        let bits = Operand::LiteralBit32;
+        let uint = add.uint;
+        let mut global = |op: Op, result_type: Option<u32>, operands: Vec<Operand>| {
+            add.global(module, op, result_type, operands)
+        };
+        let uvec2 = global(Op::TypeVector, None, vec![Operand::IdRef(uint), bits(2)]);
+        let uvec4 = global(Op::TypeVector, None, vec![Operand::IdRef(uint), bits(4)]);
+        let input = |ty: u32| {
+            vec![
+                Operand::StorageClass(StorageClass::Input),
+                Operand::IdRef(ty),
+            ]
+        };
+        let input_uvec4 = global(Op::TypePointer, None, input(uvec4));
+        let zero = global(Op::Constant, Some(uint), vec![bits(0)]);
+        let one = global(Op::Constant, Some(uint), vec![bits(1)]);
+        let two = global(Op::Constant, Some(uint), vec![bits(2)]);
+        let pair = global(
+            Op::TypeArray,
+            None,
+            vec![Operand::IdRef(uvec4), Operand::IdRef(two)],
+        );
+        let input_pair = global(Op::TypePointer, None, input(pair));
+        let input_uvec2 = global(Op::TypePointer, None, input(uvec2));
+        WordTypes {
+            uvec2,
+            uvec4,
+            input_uvec2,
+            input_uvec4,
+            input_pair,
+            zero,
+            one,
+        }
+    }
+
+    /// The new type of an input of `n` doubles: uvec2 for a double, uvec4 for a dvec2,
+    /// uvec4[2] beyond.
+    fn input_pointer(&self, n: u32) -> u32 {
+        match n {
+            1 => self.input_uvec2,
+            2 => self.input_uvec4,
+            _ => self.input_pair,
+        }
+    }
+
+    /// Replaces `load`, of `n` doubles of type `double`, with loads of its 32-bit words
+    /// bitcast back to doubles.
+    fn load_doubles(
+        &self,
+        add: &mut Additions,
+        out: &mut Vec<Instruction>,
+        load: &Instruction,
+        n: u32,
+        double: u32,
+    ) {
+        let var = load.operands.first().and_then(id).unwrap_or(0);
+        // The 32-bit words: one uvec2/uvec4, or the two uvec4 of the array.
+        let mut words = Vec::new();
+        if n <= 2 {
+            let loaded = add.fresh();
+            let ty = if n == 1 { self.uvec2 } else { self.uvec4 };
+            out.push(Instruction::new(
+                Op::Load,
+                Some(ty),
+                Some(loaded),
+                vec![Operand::IdRef(var)],
+            ));
+            words.push(loaded);
+        } else {
+            for index in [self.zero, self.one] {
+                let element = add.fresh();
+                let loaded = add.fresh();
+                out.push(Instruction::new(
+                    Op::AccessChain,
+                    Some(self.input_uvec4),
+                    Some(element),
+                    vec![Operand::IdRef(var), Operand::IdRef(index)],
+                ));
+                out.push(Instruction::new(
+                    Op::Load,
+                    Some(self.uvec4),
+                    Some(loaded),
+                    vec![Operand::IdRef(element)],
+                ));
+                words.push(loaded);
+            }
+        }
+        let mut components = Vec::new();
+        for k in 0..n {
+            let source = words[(k / 2) as usize];
+            let low = 2 * (k % 2);
+            let halves = if n == 1 {
+                source
+            } else {
+                let shuffled = add.fresh();
+                out.push(Instruction::new(
+                    Op::VectorShuffle,
+                    Some(self.uvec2),
+                    Some(shuffled),
+                    vec![
+                        Operand::IdRef(source),
+                        Operand::IdRef(source),
+                        Operand::LiteralBit32(low),
+                        Operand::LiteralBit32(low + 1),
+                    ],
+                ));
+                shuffled
+            };
+            let value = if n == 1 {
+                load.result_id
+            } else {
+                Some(add.fresh())
+            };
+            out.push(Instruction::new(
+                Op::Bitcast,
+                Some(double),
+                value,
+                vec![Operand::IdRef(halves)],
+            ));
+            components.extend(value);
+        }
+        if n > 1 {
+            out.push(Instruction::new(
+                Op::CompositeConstruct,
+                load.result_type,
+                load.result_id,
+                components.into_iter().map(Operand::IdRef).collect(),
+            ));
+        }
+    }
 }
 
 impl Types {

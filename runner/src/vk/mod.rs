@@ -431,13 +431,9 @@ impl Gpu {
 
     fn missing(vulkan: &Vulkan, pd: vk::PhysicalDevice, needs: &Needs) -> VkResult<()> {
         let instance = &vulkan.instance;
-        // SAFETY: `pd` was enumerated from `instance`, which is alive for this borrow.
-        let props = unsafe { instance.get_physical_device_properties(pd) };
-        let name = props
-            .device_name_as_c_str()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        // SAFETY: as above.
+        let (props, name) = properties_and_name(instance, pd);
+        // SAFETY: `pd` was enumerated from `instance`, which is alive for this borrow (as in
+        // every query on `pd` below).
         let exts =
             unsafe { instance.enumerate_device_extension_properties(pd) }.unwrap_or_default();
         let mut xfb = vk::PhysicalDeviceTransformFeedbackFeaturesEXT::default();
@@ -529,145 +525,17 @@ impl Gpu {
 
     fn create(vulkan: &Vulkan, pd: vk::PhysicalDevice, needs: &Needs) -> VkResult<Gpu> {
         let instance = &vulkan.instance;
-        // SAFETY: `pd` was enumerated from `instance`, which is alive for this borrow (as in
-        // every query on `pd` below).
-        let props = unsafe { instance.get_physical_device_properties(pd) };
-        let name = props
-            .device_name_as_c_str()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        // SAFETY: as above.
+        let (props, name) = properties_and_name(instance, pd);
+        // SAFETY: `pd` was enumerated from `instance`, which is alive for this borrow.
         let families = unsafe { instance.get_physical_device_queue_family_properties(pd) };
         let queue_family = families
             .iter()
             .position(|f| f.queue_flags.contains(vk::QueueFlags::GRAPHICS))
             .ok_or_else(|| format!("{name} has no graphics queue"))?
             as u32;
-
-        // SAFETY: as above.
-        let exts = unsafe { instance.enumerate_device_extension_properties(pd) }
-            .map_err(check("vkEnumerateDeviceExtensionProperties"))?;
-        let mut extensions: Vec<&CStr> = Vec::new();
-        if needs.transform_feedback {
-            extensions.push(ash::ext::transform_feedback::NAME);
-        }
-        if needs.swapchain {
-            extensions.push(ash::khr::swapchain::NAME);
-        }
-        // GL's provoking vertex and clip-space depth are the layer's (VK_GLSEM_gl_state);
-        // the runner asks for the first-vertex convention explicitly when a scene does.
-        let provoking_vertex = needs.provoking_vertex;
-        if provoking_vertex {
-            extensions.push(ash::ext::provoking_vertex::NAME);
-        }
-        let custom_border_color = has_extension(&exts, ash::ext::custom_border_color::NAME);
-        if custom_border_color {
-            extensions.push(ash::ext::custom_border_color::NAME);
-        }
-        let layer_name = CString::new(GLSEM_LAYER).unwrap_or_default();
-        let levels_ext = CString::new(LEVELS_EXTENSION).unwrap_or_default();
-        let gl_state_ext = CString::new(GL_STATE_EXTENSION).unwrap_or_default();
-        let layer_exts = if vulkan.layer {
-            layer_device_extensions(vulkan, pd, &layer_name)
-        } else {
-            Vec::new()
-        };
-        let layer_offers_levels = has_extension(&layer_exts, &levels_ext);
-        if layer_offers_levels {
-            extensions.push(&levels_ext);
-        }
-        let layer_offers_gl_state = has_extension(&layer_exts, &gl_state_ext);
-        if layer_offers_gl_state {
-            extensions.push(&gl_state_ext);
-        }
-        let libraries = matches!(vulkan.pipelines, pipeline::Path::Libraries { .. });
-        if libraries {
-            extensions.push(ash::khr::pipeline_library::NAME);
-            extensions.push(ash::ext::graphics_pipeline_library::NAME);
-        }
-        let shader_objects = vulkan.pipelines == pipeline::Path::ShaderObjects;
-        if shader_objects {
-            extensions.push(ash::ext::shader_object::NAME);
-            // VK_EXT_shader_object's state commands are also these extensions' commands: a
-            // loader older than VK_EXT_shader_object (Debian 12's 1.3.239) hands them out
-            // only where one of them is enabled (NULL otherwise, seen on NVIDIA).
-            for also in [
-                ash::ext::extended_dynamic_state::NAME,
-                ash::ext::extended_dynamic_state2::NAME,
-                ash::ext::extended_dynamic_state3::NAME,
-                ash::ext::vertex_input_dynamic_state::NAME,
-            ] {
-                if has_extension(&exts, also) && !extensions.contains(&also) {
-                    extensions.push(also);
-                }
-            }
-        }
-        let ext_ptrs: Vec<*const i8> = extensions.iter().map(|e| e.as_ptr()).collect();
-
-        let mut features = features::enabled(&needs.features);
-        // What GL's point and line state needs, whenever the device has it.
-        // SAFETY: as above.
-        let available = unsafe { instance.get_physical_device_features(pd) };
-        features.large_points |= available.large_points;
-        features.wide_lines |= available.wide_lines;
-        features.fill_mode_non_solid |= available.fill_mode_non_solid;
-        // GL lets every stage write shader storage buffers.
-        features.fragment_stores_and_atomics |= available.fragment_stores_and_atomics;
-        features.vertex_pipeline_stores_and_atomics |= available.vertex_pipeline_stores_and_atomics;
-        // With shaderTessellationAndGeometryPointSize on, Vulkan requires tessellation and
-        // geometry shaders emitting points to write PointSize (VUID-…-Geometry-07725),
-        // which GL does not: only ask for it when the layer takes GL's point size over.
-        if layer_offers_gl_state {
-            features.shader_tessellation_and_geometry_point_size |=
-                available.shader_tessellation_and_geometry_point_size;
-        }
-        let mut xfb = vk::PhysicalDeviceTransformFeedbackFeaturesEXT::default()
-            .transform_feedback(true)
-            .geometry_streams(needs.geometry_streams);
-        let mut v13 = vk::PhysicalDeviceVulkan13Features::default().dynamic_rendering(true);
-        let mut library = vk::PhysicalDeviceGraphicsPipelineLibraryFeaturesEXT::default()
-            .graphics_pipeline_library(true);
-        let mut shader_object =
-            vk::PhysicalDeviceShaderObjectFeaturesEXT::default().shader_object(true);
-        let priorities = [1.0];
-        let queues = [vk::DeviceQueueCreateInfo::default()
-            .queue_family_index(queue_family)
-            .queue_priorities(&priorities)];
-        let mut info = vk::DeviceCreateInfo::default()
-            .queue_create_infos(&queues)
-            .enabled_extension_names(&ext_ptrs)
-            .enabled_features(&features);
-        if needs.transform_feedback {
-            info = info.push_next(&mut xfb);
-        }
-        // Shader objects draw only inside vkCmdBeginRendering.
-        if needs.dynamic_rendering || shader_objects {
-            info = info.push_next(&mut v13);
-        }
-        if libraries {
-            info = info.push_next(&mut library);
-        }
-        // The same feature for vkCmdSetVertexInputEXT, which validation layers older than
-        // VK_EXT_shader_object ask for (VUID-vkCmdSetVertexInputEXT-None-04790).
-        let mut vertex_input = vk::PhysicalDeviceVertexInputDynamicStateFeaturesEXT::default()
-            .vertex_input_dynamic_state(true);
-        if shader_objects {
-            info = info.push_next(&mut shader_object);
-            if extensions.contains(&ash::ext::vertex_input_dynamic_state::NAME) {
-                info = info.push_next(&mut vertex_input);
-            }
-        }
-        let mut border = vk::PhysicalDeviceCustomBorderColorFeaturesEXT::default()
-            .custom_border_colors(true)
-            .custom_border_color_without_format(false);
-        if custom_border_color {
-            info = info.push_next(&mut border);
-        }
-        // SAFETY: `info` points at `queues`, `priorities`, `ext_ptrs` (into `extensions`, whose
-        // names are static or the CStrings above), `features` and the chained feature structs,
-        // all locals alive until the call returns; each chained struct's extension is enabled.
-        let device =
-            unsafe { instance.create_device(pd, &info, None) }.map_err(check("vkCreateDevice"))?;
+        let extensions = DeviceExtensions::choose(vulkan, pd, needs)?;
+        let features = enabled_features(instance, pd, needs, extensions.layer_gl_state);
+        let device = create_device(instance, pd, queue_family, &extensions, &features, needs)?;
         // SAFETY: the device was created with one queue of `queue_family`.
         let queue = unsafe { device.get_device_queue(queue_family, 0) };
         // SAFETY: `pd` is `instance`'s.
@@ -675,7 +543,6 @@ impl Gpu {
         let xfb = needs
             .transform_feedback
             .then(|| ash::ext::transform_feedback::Device::new(instance, &device));
-
         let mut xfb_props = vk::PhysicalDeviceTransformFeedbackPropertiesEXT::default();
         if needs.transform_feedback {
             let mut props2 = vk::PhysicalDeviceProperties2::default().push_next(&mut xfb_props);
@@ -683,11 +550,12 @@ impl Gpu {
             // need was checked by `missing`); `xfb_props` outlives the call.
             unsafe { instance.get_physical_device_properties2(pd, &mut props2) };
         }
-        let (set_levels, levels_missing) = levels_command(vulkan, &device, layer_offers_levels);
+        let (set_levels, levels_missing) = levels_command(vulkan, &device, extensions.layer_levels);
         let (gl_state, gl_state_missing) =
-            gl_state_commands(vulkan, &device, layer_offers_gl_state);
-        let shader_object =
-            shader_objects.then(|| ash::ext::shader_object::Device::new(instance, &device));
+            gl_state_commands(vulkan, &device, extensions.layer_gl_state);
+        let shader_object = extensions
+            .shader_objects
+            .then(|| ash::ext::shader_object::Device::new(instance, &device));
         Ok(Gpu {
             instance: instance.clone(),
             physical: pd,
@@ -701,8 +569,8 @@ impl Gpu {
             max_xfb_buffers: xfb_props.max_transform_feedback_buffers,
             gl_state,
             gl_state_missing,
-            provoking_vertex,
-            custom_border_color,
+            provoking_vertex: extensions.provoking_vertex,
+            custom_border_color: extensions.custom_border_color,
             wide_lines: features.wide_lines == vk::TRUE,
             set_levels,
             levels_missing,
@@ -840,6 +708,210 @@ impl Gpu {
     }
 }
 
+/// The properties of physical device `pd` of `instance`, and its name.
+fn properties_and_name(
+    instance: &ash::Instance,
+    pd: vk::PhysicalDevice,
+) -> (vk::PhysicalDeviceProperties, String) {
+    // SAFETY: `pd` was enumerated from `instance`, which is alive for this borrow.
+    let props = unsafe { instance.get_physical_device_properties(pd) };
+    let name = props
+        .device_name_as_c_str()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    (props, name)
+}
+
+/// The device extensions the runner enables, and what they tell.
+struct DeviceExtensions {
+    names: Vec<CString>,
+    /// GL's first-vertex convention, asked for when a scene does (GL's provoking vertex
+    /// and clip-space depth are otherwise the layer's, VK_GLSEM_gl_state).
+    provoking_vertex: bool,
+    custom_border_color: bool,
+    /// The layer offers VK_GLSEM_tessellation_default_levels.
+    layer_levels: bool,
+    /// The layer offers VK_GLSEM_gl_state.
+    layer_gl_state: bool,
+    /// Pipelines are linked from graphics pipeline libraries.
+    libraries: bool,
+    shader_objects: bool,
+}
+
+impl DeviceExtensions {
+    fn choose(
+        vulkan: &Vulkan,
+        pd: vk::PhysicalDevice,
+        needs: &Needs,
+    ) -> VkResult<DeviceExtensions> {
+        // SAFETY: `pd` was enumerated from `vulkan.instance`, alive for this borrow.
+        let exts = unsafe { vulkan.instance.enumerate_device_extension_properties(pd) }
+            .map_err(check("vkEnumerateDeviceExtensionProperties"))?;
+        let layer_name = CString::new(GLSEM_LAYER).unwrap_or_default();
+        let levels_ext = CString::new(LEVELS_EXTENSION).unwrap_or_default();
+        let gl_state_ext = CString::new(GL_STATE_EXTENSION).unwrap_or_default();
+        let layer_exts = if vulkan.layer {
+            layer_device_extensions(vulkan, pd, &layer_name)
+        } else {
+            Vec::new()
+        };
+        let mut chosen = DeviceExtensions {
+            names: Vec::new(),
+            provoking_vertex: needs.provoking_vertex,
+            custom_border_color: has_extension(&exts, ash::ext::custom_border_color::NAME),
+            layer_levels: has_extension(&layer_exts, &levels_ext),
+            layer_gl_state: has_extension(&layer_exts, &gl_state_ext),
+            libraries: matches!(vulkan.pipelines, pipeline::Path::Libraries { .. }),
+            shader_objects: vulkan.pipelines == pipeline::Path::ShaderObjects,
+        };
+        let wanted: [(bool, &[&CStr]); 7] = [
+            (
+                needs.transform_feedback,
+                &[ash::ext::transform_feedback::NAME],
+            ),
+            (needs.swapchain, &[ash::khr::swapchain::NAME]),
+            (chosen.provoking_vertex, &[ash::ext::provoking_vertex::NAME]),
+            (
+                chosen.custom_border_color,
+                &[ash::ext::custom_border_color::NAME],
+            ),
+            (chosen.layer_levels, &[&levels_ext]),
+            (chosen.layer_gl_state, &[&gl_state_ext]),
+            (
+                chosen.libraries,
+                &[
+                    ash::khr::pipeline_library::NAME,
+                    ash::ext::graphics_pipeline_library::NAME,
+                ],
+            ),
+        ];
+        for (on, names) in wanted {
+            if on {
+                chosen.names.extend(names.iter().map(|&n| n.to_owned()));
+            }
+        }
+        if chosen.shader_objects {
+            chosen.names.push(ash::ext::shader_object::NAME.to_owned());
+            // VK_EXT_shader_object's state commands are also these extensions' commands: a
+            // loader older than VK_EXT_shader_object (Debian 12's 1.3.239) hands them out
+            // only where one of them is enabled (NULL otherwise, seen on NVIDIA).
+            for also in [
+                ash::ext::extended_dynamic_state::NAME,
+                ash::ext::extended_dynamic_state2::NAME,
+                ash::ext::extended_dynamic_state3::NAME,
+                ash::ext::vertex_input_dynamic_state::NAME,
+            ] {
+                if has_extension(&exts, also) && !chosen.has(also) {
+                    chosen.names.push(also.to_owned());
+                }
+            }
+        }
+        Ok(chosen)
+    }
+
+    fn has(&self, name: &CStr) -> bool {
+        self.names.iter().any(|n| n.as_c_str() == name)
+    }
+}
+
+/// The scene's features, and what GL's point, line and storage state needs whenever the
+/// device has it.
+fn enabled_features(
+    instance: &ash::Instance,
+    pd: vk::PhysicalDevice,
+    needs: &Needs,
+    layer_gl_state: bool,
+) -> vk::PhysicalDeviceFeatures {
+    let mut features = features::enabled(&needs.features);
+    // SAFETY: `pd` was enumerated from `instance`, alive for this borrow.
+    let available = unsafe { instance.get_physical_device_features(pd) };
+    features.large_points |= available.large_points;
+    features.wide_lines |= available.wide_lines;
+    features.fill_mode_non_solid |= available.fill_mode_non_solid;
+    // GL lets every stage write shader storage buffers.
+    features.fragment_stores_and_atomics |= available.fragment_stores_and_atomics;
+    features.vertex_pipeline_stores_and_atomics |= available.vertex_pipeline_stores_and_atomics;
+    // With shaderTessellationAndGeometryPointSize on, Vulkan requires tessellation and
+    // geometry shaders emitting points to write PointSize (VUID-…-Geometry-07725),
+    // which GL does not: only ask for it when the layer takes GL's point size over.
+    if layer_gl_state {
+        features.shader_tessellation_and_geometry_point_size |=
+            available.shader_tessellation_and_geometry_point_size;
+    }
+    features
+}
+
+/// The device with one queue of `queue_family`, `extensions` and `features`, and the
+/// feature structures of the extensions that need them.
+fn create_device(
+    instance: &ash::Instance,
+    pd: vk::PhysicalDevice,
+    queue_family: u32,
+    extensions: &DeviceExtensions,
+    features: &vk::PhysicalDeviceFeatures,
+    needs: &Needs,
+) -> VkResult<ash::Device> {
+    let ext_ptrs: Vec<*const i8> = extensions.names.iter().map(|e| e.as_ptr()).collect();
+    let mut xfb = vk::PhysicalDeviceTransformFeedbackFeaturesEXT::default()
+        .transform_feedback(true)
+        .geometry_streams(needs.geometry_streams);
+    let mut v13 = vk::PhysicalDeviceVulkan13Features::default().dynamic_rendering(true);
+    let mut library = vk::PhysicalDeviceGraphicsPipelineLibraryFeaturesEXT::default()
+        .graphics_pipeline_library(true);
+    let mut shader_object =
+        vk::PhysicalDeviceShaderObjectFeaturesEXT::default().shader_object(true);
+    let priorities = [1.0];
+    let queues = [vk::DeviceQueueCreateInfo::default()
+        .queue_family_index(queue_family)
+        .queue_priorities(&priorities)];
+    let mut info = vk::DeviceCreateInfo::default()
+        .queue_create_infos(&queues)
+        .enabled_extension_names(&ext_ptrs)
+        .enabled_features(features);
+    if needs.transform_feedback {
+        info = info.push_next(&mut xfb);
+    }
+    // Shader objects draw only inside vkCmdBeginRendering.
+    if needs.dynamic_rendering || extensions.shader_objects {
+        info = info.push_next(&mut v13);
+    }
+    if extensions.libraries {
+        info = info.push_next(&mut library);
+    }
+    // The same feature for vkCmdSetVertexInputEXT, which validation layers older than
+    // VK_EXT_shader_object ask for (VUID-vkCmdSetVertexInputEXT-None-04790).
+    let mut vertex_input = vk::PhysicalDeviceVertexInputDynamicStateFeaturesEXT::default()
+        .vertex_input_dynamic_state(true);
+    if extensions.shader_objects {
+        info = info.push_next(&mut shader_object);
+        if extensions.has(ash::ext::vertex_input_dynamic_state::NAME) {
+            info = info.push_next(&mut vertex_input);
+        }
+    }
+    let mut border = vk::PhysicalDeviceCustomBorderColorFeaturesEXT::default()
+        .custom_border_colors(true)
+        .custom_border_color_without_format(false);
+    if extensions.custom_border_color {
+        info = info.push_next(&mut border);
+    }
+    // SAFETY: `info` points at `queues`, `priorities`, `ext_ptrs` (into `extensions.names`),
+    // `features` and the chained feature structs, all alive until the call returns; each
+    // chained struct's extension is enabled.
+    unsafe { instance.create_device(pd, &info, None) }.map_err(check("vkCreateDevice"))
+}
+
+/// Why a layer command of `extension` cannot be had: the layer is not loaded or does not
+/// offer the extension (`offered`); `None` when it can.
+fn layer_extension_missing(vulkan: &Vulkan, offered: bool, extension: &str) -> Option<String> {
+    if !vulkan.layer {
+        Some("the glsem layer is not loaded (--no-layer or not found)".to_string())
+    } else if !offered {
+        Some(format!("the glsem layer does not offer {extension}"))
+    } else {
+        None
+    }
+}
+
 /// VK_GLSEM_tessellation_default_levels' command on `device` when the layer offers the
 /// extension (`offered`, then enabled on `device`), else why not.
 fn levels_command(
@@ -847,32 +919,26 @@ fn levels_command(
     device: &ash::Device,
     offered: bool,
 ) -> (Option<PfnSetTessellationDefaultLevels>, String) {
-    let instance = &vulkan.instance;
-    if !vulkan.layer {
-        (
+    if let Some(why) = layer_extension_missing(vulkan, offered, LEVELS_EXTENSION) {
+        return (None, why);
+    }
+    let command = CString::new(LEVELS_COMMAND).unwrap_or_default();
+    // SAFETY: `device` was created from `instance`; `command` is NUL-terminated.
+    match unsafe {
+        vulkan
+            .instance
+            .get_device_proc_addr(device.handle(), command.as_ptr())
+    } {
+        Some(f) => (
+            // SAFETY: VK_GLSEM_tessellation_default_levels (enabled on `device`)
+            // defines this command with this signature (`abi`, shared with the layer).
+            Some(unsafe { typed::<PfnSetTessellationDefaultLevels>(f) }),
+            String::new(),
+        ),
+        None => (
             None,
-            "the glsem layer is not loaded (--no-layer or not found)".to_string(),
-        )
-    } else if !offered {
-        (
-            None,
-            format!("the glsem layer does not offer {LEVELS_EXTENSION}"),
-        )
-    } else {
-        let command = CString::new(LEVELS_COMMAND).unwrap_or_default();
-        // SAFETY: `device` was created from `instance`; `command` is NUL-terminated.
-        match unsafe { instance.get_device_proc_addr(device.handle(), command.as_ptr()) } {
-            Some(f) => (
-                // SAFETY: VK_GLSEM_tessellation_default_levels (enabled on `device`)
-                // defines this command with this signature (`abi`, shared with the layer).
-                Some(unsafe { typed::<PfnSetTessellationDefaultLevels>(f) }),
-                String::new(),
-            ),
-            None => (
-                None,
-                format!("vkGetDeviceProcAddr returns no {LEVELS_COMMAND}"),
-            ),
-        }
+            format!("vkGetDeviceProcAddr returns no {LEVELS_COMMAND}"),
+        ),
     }
 }
 
@@ -883,43 +949,34 @@ fn gl_state_commands(
     device: &ash::Device,
     offered: bool,
 ) -> (Option<GlStateFns>, String) {
+    if let Some(why) = layer_extension_missing(vulkan, offered, GL_STATE_EXTENSION) {
+        return (None, why);
+    }
     let instance = &vulkan.instance;
-    if !vulkan.layer {
-        (
+    let get = |name: &str| {
+        let name = CString::new(name).unwrap_or_default();
+        // SAFETY: `device` was created from `instance`; `name` is NUL-terminated.
+        unsafe { instance.get_device_proc_addr(device.handle(), name.as_ptr()) }
+    };
+    // SAFETY: VK_GLSEM_gl_state (enabled on `device`) defines each command with the type
+    // `abi` gives it (shared with the layer), and `typed` is asked for exactly that type.
+    let fns = (|| unsafe {
+        Some(GlStateFns {
+            set_point_size: typed(get(POINT_SIZE_COMMAND)?),
+            set_program_point_size: typed(get(PROGRAM_POINT_SIZE_COMMAND)?),
+            set_clip_distance_enable: typed(get(CLIP_DISTANCE_COMMAND)?),
+            set_line_stipple: typed(get(LINE_STIPPLE_COMMAND)?),
+            set_line_stipple_enable: typed(get(LINE_STIPPLE_ENABLE_COMMAND)?),
+            set_point_sprite_coord_origin: typed(get(POINT_SPRITE_ORIGIN_COMMAND)?),
+            set_vertex_attrib: typed(get(VERTEX_ATTRIB_COMMAND)?),
+        })
+    })();
+    match fns {
+        Some(fns) => (Some(fns), String::new()),
+        None => (
             None,
-            "the glsem layer is not loaded (--no-layer or not found)".to_string(),
-        )
-    } else if !offered {
-        (
-            None,
-            format!("the glsem layer does not offer {GL_STATE_EXTENSION}"),
-        )
-    } else {
-        let get = |name: &str| {
-            let name = CString::new(name).unwrap_or_default();
-            // SAFETY: `device` was created from `instance`; `name` is NUL-terminated.
-            unsafe { instance.get_device_proc_addr(device.handle(), name.as_ptr()) }
-        };
-        // SAFETY: VK_GLSEM_gl_state (enabled on `device`) defines each command with the type
-        // `abi` gives it (shared with the layer), and `typed` is asked for exactly that type.
-        let fns = (|| unsafe {
-            Some(GlStateFns {
-                set_point_size: typed(get(POINT_SIZE_COMMAND)?),
-                set_program_point_size: typed(get(PROGRAM_POINT_SIZE_COMMAND)?),
-                set_clip_distance_enable: typed(get(CLIP_DISTANCE_COMMAND)?),
-                set_line_stipple: typed(get(LINE_STIPPLE_COMMAND)?),
-                set_line_stipple_enable: typed(get(LINE_STIPPLE_ENABLE_COMMAND)?),
-                set_point_sprite_coord_origin: typed(get(POINT_SPRITE_ORIGIN_COMMAND)?),
-                set_vertex_attrib: typed(get(VERTEX_ATTRIB_COMMAND)?),
-            })
-        })();
-        match fns {
-            Some(fns) => (Some(fns), String::new()),
-            None => (
-                None,
-                format!("vkGetDeviceProcAddr lacks a command of {GL_STATE_EXTENSION}"),
-            ),
-        }
+            format!("vkGetDeviceProcAddr lacks a command of {GL_STATE_EXTENSION}"),
+        ),
     }
 }
 

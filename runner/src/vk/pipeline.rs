@@ -316,70 +316,114 @@ pub fn create(gpu: &Gpu, targets: &Targets, desc: &PipelineDesc) -> VkResult<Pip
     let blend = vk::PipelineColorBlendStateCreateInfo::default().attachments(&blend_attachments);
     let formats = targets.rendering_formats();
     let has_tess = desc.stages.iter().any(|(s, _)| *s == Stage::TessEval);
-
-    let Path::Libraries {
-        link_time_optimization,
-        ..
-    } = gpu.pipelines
-    else {
-        let stages: Vec<_> = pre_rasterization_stages
-            .iter()
-            .chain(&fragment_stages)
-            .copied()
-            .collect();
-        let mut rendering =
-            vk::PipelineRenderingCreateInfo::default().color_attachment_formats(&formats);
-        if targets.depth.is_some() {
-            rendering = rendering.depth_attachment_format(super::target::DEPTH_FORMAT);
-        }
-        let mut info = vk::GraphicsPipelineCreateInfo::default()
-            .stages(&stages)
-            .vertex_input_state(&vertex_input)
-            .input_assembly_state(&input_assembly)
-            .viewport_state(&viewport)
-            .rasterization_state(&rasterization)
-            .multisample_state(&multisample)
-            .color_blend_state(&blend)
-            .layout(desc.layout);
-        if has_tess {
-            info = info.tessellation_state(&tessellation);
-        }
-        if targets.depth.is_some() {
-            info = info.depth_stencil_state(&depth_stencil);
-        }
-        if targets.dynamic {
-            info = info.push_next(&mut rendering);
-        } else {
-            info = info.render_pass(targets.render_pass).subpass(0);
-        }
-        return Ok(Pipeline {
-            handle: create_one(gpu, &info)?,
-            libraries: Vec::new(),
-        });
+    let parts = Parts {
+        pre_rasterization_stages: &pre_rasterization_stages,
+        fragment_stages: &fragment_stages,
+        vertex_input: &vertex_input,
+        input_assembly: &input_assembly,
+        tessellation: has_tess.then_some(&tessellation),
+        viewport: &viewport,
+        rasterization: &rasterization,
+        depth_stencil: &depth_stencil,
+        multisample: &multisample,
+        blend: &blend,
+        formats: &formats,
+        layout: desc.layout,
     };
+    match gpu.pipelines {
+        Path::Libraries {
+            link_time_optimization,
+            ..
+        } => create_from_libraries(gpu, targets, &parts, link_time_optimization),
+        _ => create_whole(gpu, targets, &parts),
+    }
+}
 
-    // The four libraries, each with only its part of the state. (`INDEPENDENT_SETS` is the
-    // layout's flag: the player creates its layout with `Path::layout_flags`.)
+/// A pipeline's state, as Vulkan's create infos.
+struct Parts<'a> {
+    pre_rasterization_stages: &'a [vk::PipelineShaderStageCreateInfo<'a>],
+    fragment_stages: &'a [vk::PipelineShaderStageCreateInfo<'a>],
+    vertex_input: &'a vk::PipelineVertexInputStateCreateInfo<'a>,
+    input_assembly: &'a vk::PipelineInputAssemblyStateCreateInfo<'a>,
+    /// With tessellation shaders.
+    tessellation: Option<&'a vk::PipelineTessellationStateCreateInfo<'a>>,
+    viewport: &'a vk::PipelineViewportStateCreateInfo<'a>,
+    rasterization: &'a vk::PipelineRasterizationStateCreateInfo<'a>,
+    depth_stencil: &'a vk::PipelineDepthStencilStateCreateInfo<'a>,
+    multisample: &'a vk::PipelineMultisampleStateCreateInfo<'a>,
+    blend: &'a vk::PipelineColorBlendStateCreateInfo<'a>,
+    /// The colour formats of dynamic rendering.
+    formats: &'a [vk::Format],
+    layout: vk::PipelineLayout,
+}
+
+/// One pipeline of all the parts.
+fn create_whole(gpu: &Gpu, targets: &Targets, parts: &Parts) -> VkResult<Pipeline> {
+    let stages: Vec<_> = parts
+        .pre_rasterization_stages
+        .iter()
+        .chain(parts.fragment_stages)
+        .copied()
+        .collect();
+    let mut rendering =
+        vk::PipelineRenderingCreateInfo::default().color_attachment_formats(parts.formats);
+    if targets.depth.is_some() {
+        rendering = rendering.depth_attachment_format(super::target::DEPTH_FORMAT);
+    }
+    let mut info = vk::GraphicsPipelineCreateInfo::default()
+        .stages(&stages)
+        .vertex_input_state(parts.vertex_input)
+        .input_assembly_state(parts.input_assembly)
+        .viewport_state(parts.viewport)
+        .rasterization_state(parts.rasterization)
+        .multisample_state(parts.multisample)
+        .color_blend_state(parts.blend)
+        .layout(parts.layout);
+    if let Some(tessellation) = parts.tessellation {
+        info = info.tessellation_state(tessellation);
+    }
+    if targets.depth.is_some() {
+        info = info.depth_stencil_state(parts.depth_stencil);
+    }
+    if targets.dynamic {
+        info = info.push_next(&mut rendering);
+    } else {
+        info = info.render_pass(targets.render_pass).subpass(0);
+    }
+    Ok(Pipeline {
+        handle: create_one(gpu, &info)?,
+        libraries: Vec::new(),
+    })
+}
+
+/// The four libraries, each with only its part of the state, linked. (`INDEPENDENT_SETS`
+/// is the layout's flag: the player creates its layout with `Path::layout_flags`.)
+fn create_from_libraries(
+    gpu: &Gpu,
+    targets: &Targets,
+    parts: &Parts,
+    link_time_optimization: bool,
+) -> VkResult<Pipeline> {
     let mut library_flags = vk::PipelineCreateFlags::LIBRARY_KHR;
     if link_time_optimization {
         library_flags |= vk::PipelineCreateFlags::RETAIN_LINK_TIME_OPTIMIZATION_INFO_EXT;
     }
     let mut libraries = Vec::new();
     let linked = (|| {
-        let library = |part, info| library(gpu, targets, &formats, part, library_flags, info);
+        let library = |part, info| library(gpu, targets, parts.formats, part, library_flags, info);
         libraries.push(library(
             vk::GraphicsPipelineLibraryFlagsEXT::VERTEX_INPUT_INTERFACE,
             vk::GraphicsPipelineCreateInfo::default()
-                .vertex_input_state(&vertex_input)
-                .input_assembly_state(&input_assembly),
+                .vertex_input_state(parts.vertex_input)
+                .input_assembly_state(parts.input_assembly),
         )?);
         let mut info = vk::GraphicsPipelineCreateInfo::default()
-            .stages(&pre_rasterization_stages)
-            .viewport_state(&viewport)
-            .rasterization_state(&rasterization)
-            .layout(desc.layout);
-        if has_tess {
-            info = info.tessellation_state(&tessellation);
+            .stages(parts.pre_rasterization_stages)
+            .viewport_state(parts.viewport)
+            .rasterization_state(parts.rasterization)
+            .layout(parts.layout);
+        if let Some(tessellation) = parts.tessellation {
+            info = info.tessellation_state(tessellation);
         }
         libraries.push(library(
             vk::GraphicsPipelineLibraryFlagsEXT::PRE_RASTERIZATION_SHADERS,
@@ -389,14 +433,14 @@ pub fn create(gpu: &Gpu, targets: &Targets, desc: &PipelineDesc) -> VkResult<Pip
         // left out: the validation layer (1.3.239) crashes in vkCmdDraw on a pipeline linked
         // without them. A program without a fragment shader gets a part without stages.
         let mut info = vk::GraphicsPipelineCreateInfo::default()
-            .stages(&fragment_stages)
-            .multisample_state(&multisample)
-            .layout(desc.layout);
+            .stages(parts.fragment_stages)
+            .multisample_state(parts.multisample)
+            .layout(parts.layout);
         // Vulkan wants a depth/stencil state in this part even without a depth buffer
         // (VUID-VkGraphicsPipelineCreateInfo-renderPass-06590): one that tests nothing.
         let no_depth_test = vk::PipelineDepthStencilStateCreateInfo::default();
         info = info.depth_stencil_state(if targets.depth.is_some() {
-            &depth_stencil
+            parts.depth_stencil
         } else {
             &no_depth_test
         });
@@ -407,8 +451,8 @@ pub fn create(gpu: &Gpu, targets: &Targets, desc: &PipelineDesc) -> VkResult<Pip
         libraries.push(library(
             vk::GraphicsPipelineLibraryFlagsEXT::FRAGMENT_OUTPUT_INTERFACE,
             vk::GraphicsPipelineCreateInfo::default()
-                .multisample_state(&multisample)
-                .color_blend_state(&blend),
+                .multisample_state(parts.multisample)
+                .color_blend_state(parts.blend),
         )?);
         let mut linking = vk::PipelineLibraryCreateInfoKHR::default().libraries(&libraries);
         let info = vk::GraphicsPipelineCreateInfo::default()
@@ -417,7 +461,7 @@ pub fn create(gpu: &Gpu, targets: &Targets, desc: &PipelineDesc) -> VkResult<Pip
             } else {
                 vk::PipelineCreateFlags::empty()
             })
-            .layout(desc.layout)
+            .layout(parts.layout)
             .push_next(&mut linking);
         create_one(gpu, &info)
     })();
@@ -620,143 +664,198 @@ pub unsafe fn record_shader_state(
     let Some(objects) = &gpu.shader_object else {
         return Err("VK_EXT_shader_object is not enabled".into());
     };
-    let d = &gpu.device;
-    let features = &gpu.enabled_features;
-    let mut stages = vec![vk::ShaderStageFlags::VERTEX, vk::ShaderStageFlags::FRAGMENT];
-    if features.tessellation_shader == vk::TRUE {
-        stages.push(vk::ShaderStageFlags::TESSELLATION_CONTROL);
-        stages.push(vk::ShaderStageFlags::TESSELLATION_EVALUATION);
-    }
-    if features.geometry_shader == vk::TRUE {
-        stages.push(vk::ShaderStageFlags::GEOMETRY);
-    }
-    let bound: Vec<vk::ShaderEXT> = stages
-        .iter()
-        .map(|flag| {
-            shaders
-                .iter()
-                .find(|(s, _)| stage_flag(*s) == *flag)
-                .map_or(vk::ShaderEXT::null(), |(_, shader)| *shader)
-        })
-        .collect();
-    // SAFETY: the caller's contract: `cmd` is recording and the shaders are this device's, on
-    // which `objects` was loaded; `stages` names only stages whose features are enabled
-    // (VUID-vkCmdBindShadersEXT-pStages-08464/08465/08466), `bound` has one entry each.
-    unsafe { objects.cmd_bind_shaders(cmd, &stages, &bound) };
-
-    let bindings: Vec<_> = desc
-        .bindings
-        .iter()
-        .map(|b| {
-            vk::VertexInputBindingDescription2EXT::default()
-                .binding(b.binding)
-                .stride(b.stride)
-                .input_rate(b.input_rate)
-                .divisor(1)
-        })
-        .collect();
-    let attributes: Vec<_> = desc
-        .attributes
-        .iter()
-        .map(|a| {
-            vk::VertexInputAttributeDescription2EXT::default()
-                .location(a.location)
-                .binding(a.binding)
-                .format(a.format)
-                .offset(a.offset)
-        })
-        .collect();
-    // The state setters below only record values into `cmd`, which the caller's contract
-    // has recording inside `vkCmdBeginRendering` on the device `objects` was loaded for;
-    // each setter whose command needs a feature is called only when that feature is on.
-    // SAFETY: as said above; `bindings` and `attributes` outlive the call.
+    let state = ShaderState {
+        gpu,
+        objects,
+        cmd,
+        desc,
+    };
+    // SAFETY: the caller's contract, passed on.
     unsafe {
-        objects.cmd_set_vertex_input(cmd, &bindings, &attributes);
-        objects.cmd_set_primitive_topology(cmd, desc.topology);
-        objects.cmd_set_primitive_restart_enable(cmd, false);
-    }
-    let has = |stage| shaders.iter().any(|(s, _)| *s == stage);
-    if has(Stage::TessControl) || has(Stage::TessEval) {
-        // GL_PATCH_VERTICES is GL state whether or not the program has a TCS: a TES bound
-        // alone draws with the TCS the layer generates for this patch size.
-        // SAFETY: as above; tessellation stages are only bound when `tessellationShader` is on.
-        unsafe { objects.cmd_set_patch_control_points(cmd, desc.patch_control_points) };
-    }
-    if has(Stage::TessEval) {
-        // Vulkan's default, as a pipeline without a domain-origin state has it; GL's
-        // origin is the layer's.
-        // SAFETY: as above; a TES is only bound when `tessellationShader` is on.
-        unsafe {
-            objects
-                .cmd_set_tessellation_domain_origin(cmd, vk::TessellationDomainOrigin::UPPER_LEFT)
-        };
-    }
-
-    let (viewport, scissor) = viewport_and_scissor(gpu, targets);
-    // SAFETY: as above; `cmd_set_line_width` is the core command on the same device (a
-    // width other than 1 only where `wideLines` is on: the player refuses it otherwise).
-    unsafe {
-        objects.cmd_set_viewport_with_count(cmd, &[viewport]);
-        objects.cmd_set_scissor_with_count(cmd, &[scissor]);
-        objects.cmd_set_rasterizer_discard_enable(cmd, desc.rasterizer_discard);
-        objects.cmd_set_polygon_mode(cmd, polygon_mode(desc.raster.polygon_mode));
-        objects.cmd_set_cull_mode(cmd, cull_mode(&desc.raster));
-        objects.cmd_set_front_face(cmd, front_face(&desc.raster));
-        d.cmd_set_line_width(cmd, f32::from_bits(desc.raster.line_width_bits));
-        objects.cmd_set_depth_bias_enable(cmd, false);
-    }
-    if features.depth_clamp == vk::TRUE {
-        // SAFETY: as above, with `depthClamp` on.
-        unsafe { objects.cmd_set_depth_clamp_enable(cmd, false) };
-    }
-    if gpu.provoking_vertex {
-        let mode = if desc.raster.provoking_first {
-            vk::ProvokingVertexModeEXT::FIRST_VERTEX
-        } else {
-            vk::ProvokingVertexModeEXT::LAST_VERTEX
-        };
-        // SAFETY: as above, with VK_EXT_provoking_vertex enabled.
-        unsafe { objects.cmd_set_provoking_vertex_mode(cmd, mode) };
-    } else if desc.raster.provoking_first {
-        return Err("`provoking vertex first` needs VK_EXT_provoking_vertex".into());
-    }
-    if gpu.geometry_streams {
-        // SAFETY: as above, with `geometryStreams` on.
-        unsafe { objects.cmd_set_rasterization_stream(cmd, 0) };
-    }
-
-    // SAFETY: as above; none of these needs a feature.
-    unsafe {
-        objects.cmd_set_depth_test_enable(cmd, desc.raster.depth_test);
-        objects.cmd_set_depth_write_enable(cmd, desc.raster.depth_test);
-        objects.cmd_set_depth_compare_op(cmd, compare_op(desc.raster.depth_func));
-    }
-    if features.depth_bounds == vk::TRUE {
-        // SAFETY: as above, with `depthBounds` on.
-        unsafe { objects.cmd_set_depth_bounds_test_enable(cmd, false) };
-    }
-    // SAFETY: as above; the sample mask covers the one sample it is declared with.
-    unsafe {
-        objects.cmd_set_stencil_test_enable(cmd, false);
-        objects.cmd_set_rasterization_samples(cmd, vk::SampleCountFlags::TYPE_1);
-        objects.cmd_set_sample_mask(cmd, vk::SampleCountFlags::TYPE_1, &[!0]);
-        objects.cmd_set_alpha_to_coverage_enable(cmd, false);
-    }
-    if features.alpha_to_one == vk::TRUE {
-        // SAFETY: as above, with `alphaToOne` on.
-        unsafe { objects.cmd_set_alpha_to_one_enable(cmd, false) };
-    }
-    if features.logic_op == vk::TRUE {
-        // SAFETY: as above, with `logicOp` on.
-        unsafe { objects.cmd_set_logic_op_enable(cmd, false) };
-    }
-    let count = targets.attachments.len();
-    if count > 0 {
-        // SAFETY: as above; one entry per colour attachment of the current rendering.
-        unsafe {
-            objects.cmd_set_color_blend_enable(cmd, 0, &vec![vk::FALSE; count]);
-            objects.cmd_set_color_write_mask(cmd, 0, &vec![vk::ColorComponentFlags::RGBA; count]);
-        }
+        state.bind_graphics_shaders(shaders);
+        state.set_vertex_input(shaders);
+        state.set_rasterization(targets)?;
+        state.set_fragment_tests_and_output(targets);
     }
     Ok(())
+}
+
+/// What `record_shader_state` records with. Its methods' safety contract is
+/// `record_shader_state`'s: `cmd` is recording inside the targets' `vkCmdBeginRendering`
+/// on the device `objects` was loaded for; the shaders are this device's.
+struct ShaderState<'a> {
+    gpu: &'a Gpu,
+    objects: &'a ash::ext::shader_object::Device,
+    cmd: vk::CommandBuffer,
+    desc: &'a PipelineDesc<'a>,
+}
+
+impl ShaderState<'_> {
+    /// Binds `shaders` and no shader to each other stage the device's features allow.
+    unsafe fn bind_graphics_shaders(&self, shaders: &[(Stage, vk::ShaderEXT)]) {
+        let (objects, cmd) = (self.objects, self.cmd);
+        let features = &self.gpu.enabled_features;
+        let mut stages = vec![vk::ShaderStageFlags::VERTEX, vk::ShaderStageFlags::FRAGMENT];
+        if features.tessellation_shader == vk::TRUE {
+            stages.push(vk::ShaderStageFlags::TESSELLATION_CONTROL);
+            stages.push(vk::ShaderStageFlags::TESSELLATION_EVALUATION);
+        }
+        if features.geometry_shader == vk::TRUE {
+            stages.push(vk::ShaderStageFlags::GEOMETRY);
+        }
+        let bound: Vec<vk::ShaderEXT> = stages
+            .iter()
+            .map(|flag| {
+                shaders
+                    .iter()
+                    .find(|(s, _)| stage_flag(*s) == *flag)
+                    .map_or(vk::ShaderEXT::null(), |(_, shader)| *shader)
+            })
+            .collect();
+        // SAFETY: `ShaderState`'s contract: `cmd` is recording and the shaders are this
+        // device's, on which `objects` was loaded; `stages` names only stages whose features
+        // are enabled (VUID-vkCmdBindShadersEXT-pStages-08464/08465/08466), `bound` has one
+        // entry each.
+        unsafe { objects.cmd_bind_shaders(cmd, &stages, &bound) };
+    }
+
+    /// The vertex input, primitive and tessellation state.
+    unsafe fn set_vertex_input(&self, shaders: &[(Stage, vk::ShaderEXT)]) {
+        let (objects, cmd, desc) = (self.objects, self.cmd, self.desc);
+        let bindings: Vec<_> = desc
+            .bindings
+            .iter()
+            .map(|b| {
+                vk::VertexInputBindingDescription2EXT::default()
+                    .binding(b.binding)
+                    .stride(b.stride)
+                    .input_rate(b.input_rate)
+                    .divisor(1)
+            })
+            .collect();
+        let attributes: Vec<_> = desc
+            .attributes
+            .iter()
+            .map(|a| {
+                vk::VertexInputAttributeDescription2EXT::default()
+                    .location(a.location)
+                    .binding(a.binding)
+                    .format(a.format)
+                    .offset(a.offset)
+            })
+            .collect();
+        // The state setters here and below only record values into `cmd`, which
+        // `ShaderState`'s contract has recording inside `vkCmdBeginRendering` on the device
+        // `objects` was loaded for; each setter whose command needs a feature is called only
+        // when that feature is on.
+        // SAFETY: as said above; `bindings` and `attributes` outlive the call.
+        unsafe {
+            objects.cmd_set_vertex_input(cmd, &bindings, &attributes);
+            objects.cmd_set_primitive_topology(cmd, desc.topology);
+            objects.cmd_set_primitive_restart_enable(cmd, false);
+        }
+        let has = |stage| shaders.iter().any(|(s, _)| *s == stage);
+        if has(Stage::TessControl) || has(Stage::TessEval) {
+            // GL_PATCH_VERTICES is GL state whether or not the program has a TCS: a TES
+            // bound alone draws with the TCS the layer generates for this patch size.
+            // SAFETY: as above; tessellation stages are only bound when
+            // `tessellationShader` is on.
+            unsafe { objects.cmd_set_patch_control_points(cmd, desc.patch_control_points) };
+        }
+        if has(Stage::TessEval) {
+            // Vulkan's default, as a pipeline without a domain-origin state has it; GL's
+            // origin is the layer's.
+            // SAFETY: as above; a TES is only bound when `tessellationShader` is on.
+            unsafe {
+                objects.cmd_set_tessellation_domain_origin(
+                    cmd,
+                    vk::TessellationDomainOrigin::UPPER_LEFT,
+                )
+            };
+        }
+    }
+
+    /// The viewport and rasterization state.
+    unsafe fn set_rasterization(&self, targets: &Targets) -> VkResult<()> {
+        let (gpu, objects, cmd, desc) = (self.gpu, self.objects, self.cmd, self.desc);
+        let d = &gpu.device;
+        let features = &gpu.enabled_features;
+        let (viewport, scissor) = viewport_and_scissor(gpu, targets);
+        // SAFETY: as in `set_vertex_input`; `cmd_set_line_width` is the core command on the
+        // same device (a width other than 1 only where `wideLines` is on: the player refuses
+        // it otherwise).
+        unsafe {
+            objects.cmd_set_viewport_with_count(cmd, &[viewport]);
+            objects.cmd_set_scissor_with_count(cmd, &[scissor]);
+            objects.cmd_set_rasterizer_discard_enable(cmd, desc.rasterizer_discard);
+            objects.cmd_set_polygon_mode(cmd, polygon_mode(desc.raster.polygon_mode));
+            objects.cmd_set_cull_mode(cmd, cull_mode(&desc.raster));
+            objects.cmd_set_front_face(cmd, front_face(&desc.raster));
+            d.cmd_set_line_width(cmd, f32::from_bits(desc.raster.line_width_bits));
+            objects.cmd_set_depth_bias_enable(cmd, false);
+        }
+        if features.depth_clamp == vk::TRUE {
+            // SAFETY: as above, with `depthClamp` on.
+            unsafe { objects.cmd_set_depth_clamp_enable(cmd, false) };
+        }
+        if gpu.provoking_vertex {
+            let mode = if desc.raster.provoking_first {
+                vk::ProvokingVertexModeEXT::FIRST_VERTEX
+            } else {
+                vk::ProvokingVertexModeEXT::LAST_VERTEX
+            };
+            // SAFETY: as above, with VK_EXT_provoking_vertex enabled.
+            unsafe { objects.cmd_set_provoking_vertex_mode(cmd, mode) };
+        } else if desc.raster.provoking_first {
+            return Err("`provoking vertex first` needs VK_EXT_provoking_vertex".into());
+        }
+        if gpu.geometry_streams {
+            // SAFETY: as above, with `geometryStreams` on.
+            unsafe { objects.cmd_set_rasterization_stream(cmd, 0) };
+        }
+        Ok(())
+    }
+
+    /// The depth, stencil, multisample and colour blend state.
+    unsafe fn set_fragment_tests_and_output(&self, targets: &Targets) {
+        let (objects, cmd, desc) = (self.objects, self.cmd, self.desc);
+        let features = &self.gpu.enabled_features;
+        // SAFETY: as in `set_vertex_input`; none of these needs a feature.
+        unsafe {
+            objects.cmd_set_depth_test_enable(cmd, desc.raster.depth_test);
+            objects.cmd_set_depth_write_enable(cmd, desc.raster.depth_test);
+            objects.cmd_set_depth_compare_op(cmd, compare_op(desc.raster.depth_func));
+        }
+        if features.depth_bounds == vk::TRUE {
+            // SAFETY: as above, with `depthBounds` on.
+            unsafe { objects.cmd_set_depth_bounds_test_enable(cmd, false) };
+        }
+        // SAFETY: as above; the sample mask covers the one sample it is declared with.
+        unsafe {
+            objects.cmd_set_stencil_test_enable(cmd, false);
+            objects.cmd_set_rasterization_samples(cmd, vk::SampleCountFlags::TYPE_1);
+            objects.cmd_set_sample_mask(cmd, vk::SampleCountFlags::TYPE_1, &[!0]);
+            objects.cmd_set_alpha_to_coverage_enable(cmd, false);
+        }
+        if features.alpha_to_one == vk::TRUE {
+            // SAFETY: as above, with `alphaToOne` on.
+            unsafe { objects.cmd_set_alpha_to_one_enable(cmd, false) };
+        }
+        if features.logic_op == vk::TRUE {
+            // SAFETY: as above, with `logicOp` on.
+            unsafe { objects.cmd_set_logic_op_enable(cmd, false) };
+        }
+        let count = targets.attachments.len();
+        if count > 0 {
+            // SAFETY: as above; one entry per colour attachment of the current rendering.
+            unsafe {
+                objects.cmd_set_color_blend_enable(cmd, 0, &vec![vk::FALSE; count]);
+                objects.cmd_set_color_write_mask(
+                    cmd,
+                    0,
+                    &vec![vk::ColorComponentFlags::RGBA; count],
+                );
+            }
+        }
+    }
 }

@@ -411,30 +411,25 @@ impl Targets {
 
     /// Copies every image into its readback buffer.
     pub fn record_readback(&self, gpu: &Gpu, cmd: vk::CommandBuffer) {
-        for a in &self.attachments {
-            let region = whole_image_copy(vk::ImageAspectFlags::COLOR, self.width, self.height);
-            // SAFETY: `cmd` is recording outside a render pass (the caller's); `a.image`
-            // (in `GENERAL`) and `a.readback` (sized for the whole image) are this device's
+        let color = self
+            .attachments
+            .iter()
+            .map(|a| (a.image, &a.readback, vk::ImageAspectFlags::COLOR));
+        let depth = self
+            .depth
+            .iter()
+            .map(|d| (d.image, &d.readback, vk::ImageAspectFlags::DEPTH));
+        for (image, readback, aspect) in color.chain(depth) {
+            let region = whole_image_copy(aspect, self.width, self.height);
+            // SAFETY: `cmd` is recording outside a render pass (the caller's); `image`
+            // (in `GENERAL`) and `readback` (sized for the whole image) are this device's
             // and live as long as `self`.
             unsafe {
                 gpu.device.cmd_copy_image_to_buffer(
                     cmd,
-                    a.image,
+                    image,
                     vk::ImageLayout::GENERAL,
-                    a.readback.buffer,
-                    &[region],
-                );
-            }
-        }
-        if let Some(d) = &self.depth {
-            let region = whole_image_copy(vk::ImageAspectFlags::DEPTH, self.width, self.height);
-            // SAFETY: as above, for the depth image and its readback buffer.
-            unsafe {
-                gpu.device.cmd_copy_image_to_buffer(
-                    cmd,
-                    d.image,
-                    vk::ImageLayout::GENERAL,
-                    d.readback.buffer,
+                    readback.buffer,
                     &[region],
                 );
             }
