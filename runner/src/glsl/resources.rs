@@ -132,7 +132,10 @@ pub(super) fn bind_uniform_blocks(
             Some((len, elem)) => (elem, len),
             None => (ty, 1),
         };
-        if storage == StorageClass::UniformConstant && is_sampler_2d(&types, sampler_type) {
+        let storage_image = is_storage_image_2d(&types, sampler_type);
+        if storage == StorageClass::UniformConstant
+            && (is_sampler_2d(&types, sampler_type) || storage_image)
+        {
             let key = format!("sampler {var_name}");
             let next = FIRST_SAMPLER_BINDING
                 + named.keys().filter(|k| k.starts_with("sampler ")).count() as u32;
@@ -151,6 +154,7 @@ pub(super) fn bind_uniform_blocks(
                     count: sampler_count,
                     elements: Vec::new(),
                     element_locations: Vec::new(),
+                    storage_image,
                 },
             ));
             continue;
@@ -167,7 +171,9 @@ pub(super) fn bind_uniform_blocks(
                 // glslang (-R) leaves a structure holding a sampler, or the default block
                 // holding one, a UniformConstant variable, which Vulkan does not take.
                 StorageClass::UniformConstant if in_struct => "samplers inside structures are",
-                StorageClass::UniformConstant => "samplers other than sampler2D, and images, are",
+                StorageClass::UniformConstant => {
+                    "samplers other than sampler2D, and images other than image2D, are"
+                }
                 StorageClass::Uniform | StorageClass::StorageBuffer => {
                     "uniform and storage resources other than blocks are"
                 }
@@ -604,6 +610,25 @@ fn is_sampler_2d(types: &Types, ty: u32) -> bool {
         && image.operands.get(2).and_then(literal) == Some(0)
         && image.operands.get(3).and_then(literal) == Some(0)
         && image.operands.get(4).and_then(literal) == Some(0)
+        && float
+}
+
+/// A float `image2D` (storage image: not arrayed or multisampled), not an array.
+fn is_storage_image_2d(types: &Types, ty: u32) -> bool {
+    let Some(image) = types.def(ty).filter(|d| d.class.opcode == Op::TypeImage) else {
+        return false;
+    };
+    // OpTypeImage: sampled type, Dim, Depth, Arrayed, MS, Sampled (2: storage), Format
+    let float = image
+        .operands
+        .first()
+        .and_then(id)
+        .and_then(|t| types.def(t))
+        .is_some_and(|t| t.class.opcode == Op::TypeFloat);
+    matches!(image.operands.get(1), Some(Operand::Dim(spirv::Dim::Dim2D)))
+        && image.operands.get(3).and_then(literal) == Some(0)
+        && image.operands.get(4).and_then(literal) == Some(0)
+        && image.operands.get(5).and_then(literal) == Some(2)
         && float
 }
 
