@@ -2294,6 +2294,33 @@ mod tests {
     }
 
     #[test]
+    fn storage_images_and_atomic_counter_limits() {
+        let c = commands(
+            "image texture 2 GL_RGBA8\nfb tex 2d 3\n\
+             memory barrier GL_FRAMEBUFFER_BARRIER_BIT GL_SHADER_IMAGE_ACCESS_BARRIER_BIT\n\
+             texture rgbw 0 (16, 16) GL_RGBA8",
+        )
+        .unwrap();
+        assert_eq!(
+            c[..3],
+            [
+                Command::ImageTexture {
+                    unit: 2,
+                    format: "GL_RGBA8".into()
+                },
+                Command::FbTexture(3),
+                Command::MemoryBarrier,
+            ]
+        );
+        assert!(matches!(c[3], Command::Texture { unit: 0, .. }));
+        let scene = parse(
+            "[require]\nGL_ARB_shader_image_load_store\nINT GL_MAX_FRAGMENT_ATOMIC_COUNTERS >= 20\n",
+        )
+        .unwrap();
+        assert_eq!(scene.require.limits, vec![(Limit::AtomicCounters, 20)]);
+    }
+
+    #[test]
     fn vertex_data_columns_name_array_elements() {
         let scene = parse("[vertex data]\narr[1]/float/4 arr[0]/float/2\n1 2 3 4 5 6\n").unwrap();
         let data = scene.vertex_data.unwrap();

@@ -794,6 +794,26 @@ mod tests {
     }
 
     #[test]
+    fn arrays_of_arrays_of_images_are_one_storage_image_array() {
+        let scene = scene::parse(
+            "[require]\nGLSL >= 4.50\n[compute shader]\n#version 450\n\
+             layout(local_size_x = 1) in;\n\
+             layout(rgba8) uniform image2D img[2][3];\n\
+             uniform sampler2D tex;\n\
+             void main() { imageStore(img[1][2], ivec2(0), texture(tex, vec2(0))); }\n",
+        )
+        .unwrap();
+        let program = compiler().build(&scene).unwrap();
+        let cs = program.stage(Stage::Compute).unwrap();
+        let img = cs.samplers.iter().find(|s| s.storage_image).unwrap();
+        assert_eq!((img.count, img.elements[5].as_str()), (6, "img[1][2]"));
+        assert!(cs
+            .samplers
+            .iter()
+            .any(|s| s.name == "tex" && !s.storage_image));
+    }
+
+    #[test]
     fn uniform_locations_are_assigned_as_gl_does() {
         let scene = scene::parse(
             "[require]\nGLSL >= 4.50\n[vertex shader passthrough]\n[fragment shader]\n#version 450\n\
