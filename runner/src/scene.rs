@@ -108,6 +108,9 @@ pub enum Limit {
     ClipDistances,
     /// GL_MAX_*_ATOMIC_COUNTER_BUFFERS: atomic counter buffers are storage buffers.
     AtomicCounterBuffers,
+    /// GL_MAX_*_ATOMIC_COUNTERS: a stage's counters are the `uint`s of its storage buffers
+    /// (glslang's `-R` atomic counter blocks), as many as one buffer's range holds.
+    AtomicCounters,
 }
 
 impl Limit {
@@ -138,6 +141,13 @@ impl Limit {
             | "GL_MAX_GEOMETRY_ATOMIC_COUNTER_BUFFERS"
             | "GL_MAX_FRAGMENT_ATOMIC_COUNTER_BUFFERS"
             | "GL_MAX_COMBINED_ATOMIC_COUNTER_BUFFERS" => L::AtomicCounterBuffers,
+            "GL_MAX_VERTEX_ATOMIC_COUNTERS"
+            | "GL_MAX_TESS_CONTROL_ATOMIC_COUNTERS"
+            | "GL_MAX_TESS_EVALUATION_ATOMIC_COUNTERS"
+            | "GL_MAX_GEOMETRY_ATOMIC_COUNTERS"
+            | "GL_MAX_FRAGMENT_ATOMIC_COUNTERS"
+            | "GL_MAX_COMPUTE_ATOMIC_COUNTERS"
+            | "GL_MAX_COMBINED_ATOMIC_COUNTERS" => L::AtomicCounters,
             _ => return None,
         })
     }
@@ -521,6 +531,17 @@ pub enum Command {
     },
     /// A command of a compatibility context; `compat::lower` replaces them all.
     Compat(CompatCommand),
+    /// `image texture UNIT FORMAT`: `glBindImageTexture(UNIT, texture of unit UNIT, 0,
+    /// GL_FALSE, 0, GL_READ_WRITE, FORMAT)`, FORMAT a GL internal format (`GL_RGBA8`).
+    ImageTexture {
+        unit: u32,
+        format: String,
+    },
+    /// `fb tex 2d UNIT`: draws, clears and probes go to the texture of unit UNIT.
+    FbTexture(u32),
+    /// `memory barrier BITS…`: `glMemoryBarrier`. The runner waits for every submission and
+    /// starts the next with a full memory barrier, which orders more than any GL barrier bit.
+    MemoryBarrier,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -840,6 +861,8 @@ fn extension_feature(name: &str) -> Option<Option<Feature>> {
         // Its functions are glslang's storage-block atomics (`extension_fixes`).
         | "GL_ARB_shader_atomic_counter_ops"
         | "GL_ARB_compute_shader"
+        // Images are storage-image descriptors; the player checks the format's features.
+        | "GL_ARB_shader_image_load_store"
         | "GL_EXT_shader_integer_mix"
         // gl_Layer / gl_ViewportIndex in the fragment shader: their SPIR-V capabilities ask
         // for the device features.
@@ -1395,6 +1418,22 @@ fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
             "GL_FILL" => PolygonMode::Fill,
             _ => return Err(fail(number, line, "unknown polygon mode")),
         }),
+        ["image", "texture", unit, format] => Command::ImageTexture {
+            unit: parse_num(unit, number, line)?,
+            format: format.to_string(),
+        },
+        ["fb", "tex", "2d", unit] => Command::FbTexture(parse_num(unit, number, line)?),
+        ["memory", "barrier", bits @ ..] if bits.iter().all(|b| b.starts_with("GL_")) => {
+            Command::MemoryBarrier
+        }
+        // GL_RGBA8 is the format `texture rgbw` makes anyway.
+        ["texture", "rgbw", unit, w, h, "GL_RGBA8"] => Command::Texture {
+            unit: parse_num(unit, number, line)?,
+            image: TextureImage::Rgbw {
+                width: parse_num(w, number, line)?,
+                height: parse_num(h, number, line)?,
+            },
+        },
         ["probe", "attachment", k, rest @ ..] => {
             let attachment = parse_num::<u32>(k, number, line)? as usize;
             parse_probe(rest, false, attachment, number, line)?
@@ -2252,6 +2291,33 @@ mod tests {
             commands("texture checkerboard 0 1 (32, 32) (0, 0, 1, 0) (0, 1, 0, 0)"),
             Err(SceneError::Skip(_))
         ));
+    }
+
+    #[test]
+    fn storage_images_and_atomic_counter_limits() {
+        let c = commands(
+            "image texture 2 GL_RGBA8\nfb tex 2d 3\n\
+             memory barrier GL_FRAMEBUFFER_BARRIER_BIT GL_SHADER_IMAGE_ACCESS_BARRIER_BIT\n\
+             texture rgbw 0 (16, 16) GL_RGBA8",
+        )
+        .unwrap();
+        assert_eq!(
+            c[..3],
+            [
+                Command::ImageTexture {
+                    unit: 2,
+                    format: "GL_RGBA8".into()
+                },
+                Command::FbTexture(3),
+                Command::MemoryBarrier,
+            ]
+        );
+        assert!(matches!(c[3], Command::Texture { unit: 0, .. }));
+        let scene = parse(
+            "[require]\nGL_ARB_shader_image_load_store\nINT GL_MAX_FRAGMENT_ATOMIC_COUNTERS >= 20\n",
+        )
+        .unwrap();
+        assert_eq!(scene.require.limits, vec![(Limit::AtomicCounters, 20)]);
     }
 
     #[test]

@@ -104,7 +104,8 @@ pub struct StorageBlock {
 }
 
 /// A `sampler2D` uniform: a combined image sampler; its GL value (the texture unit,
-/// initially 0) is the runner's to apply.
+/// initially 0) is the runner's to apply. An `image2D` uniform is one too, a storage
+/// image whose value is an image unit.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SamplerUniform {
     pub name: String,
@@ -120,6 +121,8 @@ pub struct SamplerUniform {
     /// For `elements`: each one's uniform location after the variable's first (GL numbers
     /// a structure's samplers in declaration order, member by member).
     pub element_locations: Vec<u32>,
+    /// An `image2D` (storage image) rather than a sampler.
+    pub storage_image: bool,
 }
 
 /// The stage as GL's messages name it.

@@ -134,8 +134,11 @@ impl Resources<'_> {
         };
         if is_ssbo {
             self.add_storage_block(var, ty, dims);
-        } else if storage == StorageClass::UniformConstant && is_sampler_2d(types, sampler_type) {
-            self.add_sampler(var, sampler_count);
+        } else if storage == StorageClass::UniformConstant
+            && (is_sampler_2d(types, sampler_type) || is_storage_image_2d(types, sampler_type))
+        {
+            let storage_image = is_storage_image_2d(types, sampler_type);
+            self.add_sampler(var, sampler_count, storage_image);
         } else if is_ubo {
             self.add_uniform_block(var, ty, dims)?;
         } else {
@@ -183,7 +186,7 @@ impl Resources<'_> {
     }
 
     /// A sampler2D, or an array of `count` of them, at one binding per GL name.
-    fn add_sampler(&mut self, var: u32, count: u32) {
+    fn add_sampler(&mut self, var: u32, count: u32, storage_image: bool) {
         let var_name = self.types.names.get(&var).cloned().unwrap_or_default();
         let key = format!("sampler {var_name}");
         let next = FIRST_SAMPLER_BINDING
@@ -205,6 +208,7 @@ impl Resources<'_> {
             count,
             elements: Vec::new(),
             element_locations: Vec::new(),
+            storage_image,
         };
         self.samplers.push((var, sampler));
     }
@@ -292,7 +296,9 @@ fn unsupported_resource(types: &Types, var: u32, storage: StorageClass, ty: u32)
         // glslang (-R) leaves a structure holding a sampler, or the default block
         // holding one, a UniformConstant variable, which Vulkan does not take.
         StorageClass::UniformConstant if in_struct => "samplers inside structures are",
-        StorageClass::UniformConstant => "samplers other than sampler2D, and images, are",
+        StorageClass::UniformConstant => {
+            "samplers other than sampler2D, and images other than image2D, are"
+        }
         StorageClass::Uniform | StorageClass::StorageBuffer => {
             "uniform and storage resources other than blocks are"
         }
@@ -608,6 +614,25 @@ fn is_sampler_2d(types: &Types, ty: u32) -> bool {
         && float
 }
 
+/// A float `image2D` (storage image: not arrayed or multisampled), not an array.
+fn is_storage_image_2d(types: &Types, ty: u32) -> bool {
+    let Some(image) = types.def(ty).filter(|d| d.class.opcode == Op::TypeImage) else {
+        return false;
+    };
+    // OpTypeImage: sampled type, Dim, Depth, Arrayed, MS, Sampled (2: storage), Format
+    let float = image
+        .operands
+        .first()
+        .and_then(id)
+        .and_then(|t| types.def(t))
+        .is_some_and(|t| t.class.opcode == Op::TypeFloat);
+    matches!(image.operands.get(1), Some(Operand::Dim(spirv::Dim::Dim2D)))
+        && image.operands.get(3).and_then(literal) == Some(0)
+        && image.operands.get(4).and_then(literal) == Some(0)
+        && image.operands.get(5).and_then(literal) == Some(2)
+        && float
+}
+
 /// The leaf members of struct `ty` at `base`, named `prefix` + member name.
 fn flatten_struct(
     types: &Types,
@@ -766,6 +791,26 @@ mod tests {
         assert_eq!((fs.samplers[0].unit, fs.samplers[0].count), (3, 2));
         assert_eq!(program.uniform_at(3, None), Some(("tex".into(), Some(1))));
         assert_eq!(program.active_uniforms(), 1);
+    }
+
+    #[test]
+    fn arrays_of_arrays_of_images_are_one_storage_image_array() {
+        let scene = scene::parse(
+            "[require]\nGLSL >= 4.50\n[compute shader]\n#version 450\n\
+             layout(local_size_x = 1) in;\n\
+             layout(rgba8) uniform image2D img[2][3];\n\
+             uniform sampler2D tex;\n\
+             void main() { imageStore(img[1][2], ivec2(0), texture(tex, vec2(0))); }\n",
+        )
+        .unwrap();
+        let program = compiler().build(&scene).unwrap();
+        let cs = program.stage(Stage::Compute).unwrap();
+        let img = cs.samplers.iter().find(|s| s.storage_image).unwrap();
+        assert_eq!((img.count, img.elements[5].as_str()), (6, "img[1][2]"));
+        assert!(cs
+            .samplers
+            .iter()
+            .any(|s| s.name == "tex" && !s.storage_image));
     }
 
     #[test]

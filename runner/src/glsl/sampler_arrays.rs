@@ -44,7 +44,8 @@ fn sampler_leaves(types: &Types, ty: u32, levels: &mut Vec<Level>, out: &mut Vec
         return false;
     };
     match def.class.opcode {
-        Op::TypeSampledImage => {
+        // A storage image (`image2D`) splits the same way: one descriptor per element.
+        Op::TypeSampledImage | Op::TypeImage => {
             out.push(Leaf {
                 levels: levels.clone(),
                 sampler: ty,

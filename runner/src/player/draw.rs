@@ -382,7 +382,10 @@ impl Player {
                 d.cmd_dispatch(cmd, groups[0], groups[1], groups[2]);
             }
         })
-        .map_err(fail)
+        .map_err(fail)?;
+        // Image stores may write the framebuffer's texture.
+        self.readback_fresh = false;
+        Ok(())
     }
 
     /// piglit's `piglit_draw_rect_custom`: corners (x, y), (x + w, y), (x, y + h),

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use ash::vk;
 
 use crate::compat;
-use crate::glsl::{Compiler, Program, UniformBlock};
+use crate::glsl::{Compiler, Program, SamplerUniform, UniformBlock};
 use crate::probe::DEFAULT_TOLERANCE;
 use crate::report::Outcome;
 use crate::scene::{
@@ -23,6 +23,7 @@ use crate::vk::{check, take_messages, Buffer, Gpu, Needs, VkResult, Vulkan};
 
 mod buffers;
 mod draw;
+mod images;
 mod probes;
 mod textures;
 mod uniforms;
@@ -222,6 +223,7 @@ fn lacking_limit(scene: &Scene, gpu: &Gpu) -> Option<String> {
             L::DrawBuffers => l.max_color_attachments,
             L::ClipDistances => l.max_clip_distances,
             L::AtomicCounterBuffers => l.max_per_stage_descriptor_storage_buffers,
+            L::AtomicCounters => l.max_storage_buffer_range / 4,
         };
         (have < *want).then(|| format!("{} has {limit:?} {have}, the scene needs {want}", gpu.name))
     })
@@ -277,6 +279,15 @@ fn needs(scene: &Scene, program: &Program) -> Needs {
             })
             .max()
             .unwrap_or(1),
+    }
+}
+
+/// An `image2D` is a storage image, a `sampler2D` a combined image sampler.
+fn sampler_descriptor_type(sampler: &SamplerUniform) -> vk::DescriptorType {
+    if sampler.storage_image {
+        vk::DescriptorType::STORAGE_IMAGE
+    } else {
+        vk::DescriptorType::COMBINED_IMAGE_SAMPLER
     }
 }
 
@@ -344,6 +355,7 @@ pub struct Player {
     /// `active shader program STAGE`: `uniform` commands set that stage's uniforms only.
     active_stage: Option<Stage>,
     textures: textures::Textures,
+    images: images::ImageUnits,
     storage: buffers::StorageBuffers,
     gl_state: GlState,
     raster: RasterState,
@@ -442,6 +454,7 @@ impl Player {
             ubo_array_index: 0,
             active_stage: None,
             textures: textures::Textures::default(),
+            images: images::ImageUnits::default(),
             storage: buffers::StorageBuffers::default(),
             gl_state: GlState::default(),
             raster: RasterState::default(),
@@ -565,7 +578,7 @@ impl Player {
             bindings.push(
                 vk::DescriptorSetLayoutBinding::default()
                     .binding(*binding)
-                    .descriptor_type(vk::DescriptorType::COMBINED_IMAGE_SAMPLER)
+                    .descriptor_type(sampler_descriptor_type(sampler))
                     .descriptor_count(sampler.count)
                     .stage_flags(*stages),
             );
@@ -608,6 +621,18 @@ impl Player {
                     .textures
                     .samplers
                     .values()
+                    .filter(|(s, ..)| !s.storage_image)
+                    .map(|(s, ..)| s.count)
+                    .sum::<u32>()
+                    .max(1),
+            },
+            vk::DescriptorPoolSize {
+                ty: vk::DescriptorType::STORAGE_IMAGE,
+                descriptor_count: self
+                    .textures
+                    .samplers
+                    .values()
+                    .filter(|(s, ..)| s.storage_image)
                     .map(|(s, ..)| s.count)
                     .sum::<u32>()
                     .max(1),
@@ -809,7 +834,9 @@ impl Player {
                 self.replace_targets(&formats, self.targets.dynamic)
                     .map_err(fail)?;
             }
-            Command::LinkSuccess | Command::LinkError => {}
+            Command::LinkSuccess | Command::LinkError | Command::MemoryBarrier => {}
+            Command::ImageTexture { unit, format } => self.bind_image_texture(*unit, format)?,
+            Command::FbTexture(unit) => self.fb_texture(*unit)?,
             Command::Compute(groups) => self.dispatch(*groups)?,
             Command::Ssbo { index, size } => self.create_ssbo(*index, *size)?,
             Command::SsboSubdata {
@@ -1094,6 +1121,7 @@ impl Drop for Player {
             }
             self.targets.destroy(g);
             self.textures.destroy(g);
+            self.images.destroy(g);
             self.storage.destroy(g);
             for (_, b) in std::mem::take(&mut self.xfb_buffers) {
                 g.destroy_buffer(&b);

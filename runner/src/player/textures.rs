@@ -14,11 +14,16 @@ use crate::scene::{SceneError, TexFilter, TextureImage};
 use crate::vk::{check, color_range, image_barrier, whole_image_copy, Gpu, VkResult};
 
 pub(super) struct Texture {
-    image: vk::Image,
+    pub(super) image: vk::Image,
     memory: vk::DeviceMemory,
-    view: vk::ImageView,
+    pub(super) view: vk::ImageView,
     sampler: vk::Sampler,
     sampling: Sampling,
+    /// Width and height.
+    pub(super) extent: (u32, u32),
+    /// `SHADER_READ_ONLY_OPTIMAL`, or `GENERAL` once it is an image or a framebuffer
+    /// (`images::Player::texture_to_general`).
+    pub(super) layout: vk::ImageLayout,
 }
 
 /// GL's sampler state of a texture, as far as piglit's textures use it.
@@ -32,7 +37,7 @@ struct Sampling {
 
 #[derive(Default)]
 pub(super) struct Textures {
-    units: BTreeMap<u32, Texture>,
+    pub(super) units: BTreeMap<u32, Texture>,
     /// GL's active texture unit: the last `texture` command's.
     active: u32,
     /// What a unit without a texture samples: 1×1 (0, 0, 0, 1).
@@ -161,6 +166,7 @@ impl Player {
         if w == 0 || h == 0 {
             return Err(fail("a texture of size 0 (GL_INVALID_VALUE)"));
         }
+        self.keep_fb_texture(unit)?;
         let texture = self
             .upload_texture(
                 w,
@@ -207,6 +213,7 @@ impl Player {
             .textures
             .samplers
             .values()
+            .filter(|(s, ..)| !s.storage_image)
             .flat_map(|(_, _, units)| units)
             .any(|unit| !self.textures.units.contains_key(unit));
         if needs_incomplete && self.textures.incomplete.is_none() {
@@ -219,6 +226,7 @@ impl Player {
             .textures
             .samplers
             .iter()
+            .filter(|(_, (s, ..))| !s.storage_image)
             .filter_map(|(binding, (_, _, units))| {
                 let elements = units
                     .iter()
@@ -231,7 +239,7 @@ impl Player {
                         Some(vk::DescriptorImageInfo {
                             sampler: t.sampler,
                             image_view: t.view,
-                            image_layout: vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
+                            image_layout: t.layout,
                         })
                     })
                     .collect::<Option<Vec<_>>>()?;
@@ -250,7 +258,7 @@ impl Player {
             .collect();
         // SAFETY: the set is not in use: every submission was waited for.
         unsafe { self.gpu.device.update_descriptor_sets(&writes, &[]) };
-        Ok(())
+        self.bind_images()
     }
 
     fn upload_texture(
@@ -265,7 +273,9 @@ impl Player {
         let (image, memory, view) = gpu.image_2d(
             format,
             (w, h),
-            vk::ImageUsageFlags::SAMPLED | vk::ImageUsageFlags::TRANSFER_DST,
+            vk::ImageUsageFlags::SAMPLED
+                | vk::ImageUsageFlags::TRANSFER_DST
+                | super::images::image_and_target_usage(gpu, format),
             color_range(),
         )?;
         let sampler = make_sampler(gpu, sampling)?;
@@ -275,6 +285,8 @@ impl Player {
             view,
             sampler,
             sampling,
+            extent: (w, h),
+            layout: vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
         };
         let mut staging = gpu.buffer(data.len() as u64, vk::BufferUsageFlags::TRANSFER_SRC)?;
         staging.bytes_mut()[..data.len()].copy_from_slice(data);
@@ -383,6 +395,7 @@ mod tests {
             count: 2,
             elements: Vec::new(),
             element_locations: Vec::new(),
+            storage_image: false,
         };
         textures
             .samplers

@@ -16,6 +16,9 @@ pub struct Attachment {
     memory: vk::DeviceMemory,
     pub view: vk::ImageView,
     pub readback: Buffer,
+    /// The image and view are another owner's (a texture's, `Targets::on_texture`):
+    /// `destroy` leaves them.
+    borrowed: bool,
 }
 
 /// GL's depth buffer: `D32_SFLOAT`, made when the scene uses depth.
@@ -143,7 +146,56 @@ impl Targets {
             memory,
             view,
             readback,
+            borrowed: false,
         })
+    }
+
+    /// A framebuffer whose one colour attachment is a texture's `image` (`fb tex 2d`):
+    /// `width`×`height`, already in `GENERAL`, with `COLOR_ATTACHMENT` and `TRANSFER_SRC`
+    /// usage; no depth buffer, as piglit's texture framebuffer has none. A texture's row 0
+    /// is GL's bottom row (t = 0), so the readback takes it as such (`lower_left`).
+    pub fn on_texture(
+        gpu: &Gpu,
+        (width, height): (u32, u32),
+        image: vk::Image,
+        view: vk::ImageView,
+        dynamic: bool,
+    ) -> VkResult<Targets> {
+        let format = Format::DEFAULT;
+        let readback = gpu.buffer(
+            width as u64 * height as u64 * format.texel_bytes() as u64,
+            vk::BufferUsageFlags::TRANSFER_DST,
+        )?;
+        let mut targets = Targets {
+            width,
+            height,
+            attachments: vec![Attachment {
+                format,
+                used: true,
+                image,
+                memory: vk::DeviceMemory::null(),
+                view,
+                readback,
+                borrowed: true,
+            }],
+            depth: None,
+            dynamic,
+            render_pass: vk::RenderPass::null(),
+            framebuffer: vk::Framebuffer::null(),
+            lower_left: true,
+        };
+        if !dynamic {
+            if let Err(e) = targets.create_render_pass(gpu) {
+                targets.destroy(gpu);
+                return Err(e);
+            }
+        }
+        Ok(targets)
+    }
+
+    /// Whether attachment images include `image` (a texture the framebuffer draws to).
+    pub fn draws_to(&self, image: vk::Image) -> bool {
+        self.attachments.iter().any(|a| a.image == image)
     }
 
     fn depth_attachment(gpu: &Gpu, width: u32, height: u32) -> VkResult<DepthAttachment> {
@@ -509,9 +561,11 @@ impl Targets {
                 gpu.destroy_buffer(&a.readback);
             }
             for a in self.attachments.drain(..) {
-                d.destroy_image_view(a.view, None);
-                d.destroy_image(a.image, None);
-                d.free_memory(a.memory, None);
+                if !a.borrowed {
+                    d.destroy_image_view(a.view, None);
+                    d.destroy_image(a.image, None);
+                    d.free_memory(a.memory, None);
+                }
                 gpu.destroy_buffer(&a.readback);
             }
         }
