@@ -29,12 +29,12 @@ use std::sync::atomic::Ordering;
 
 use super::current_attributes::release;
 use super::ffi::slice;
+use super::frames::{call_with_next, ffi_guard, forget_then_call_down, maybe_inject_panic, shield};
+use super::log;
 use super::planner::inverted;
 use super::records::{BlockBinding, CommandBufferState, GlStateValues, LineStipple};
-use super::{
-    call_with_next, device_data, ffi_guard, forget_then_call_down, log, maybe_inject_panic, shield,
-    with_device, DeviceData,
-};
+use super::registry::{device_data, with_device};
+use super::state::DeviceData;
 use crate::semantics::WindowOrigin;
 use crate::spirv::gl_state::{
     flag_clip_distance, BLOCK_SIZE, CLIP_DISTANCE_FLAGS, FLAG_LAYERED,

@@ -14,8 +14,11 @@
 use ash::vk;
 use parking_lot::Mutex;
 
+use super::frames::{ffi_guard, maybe_inject_panic};
+use super::log;
 use super::records::CommandBufferState;
-use super::{device_data, ffi_guard, log, maybe_inject_panic, DeviceData};
+use super::registry::device_data;
+use super::state::DeviceData;
 use crate::spirv::unfed_inputs::InputKind;
 
 /// The Locations the layer feeds (each a 16-byte slot of a snapshot).

@@ -7,12 +7,15 @@ use ash::vk::{self, Handle};
 use std::ffi::{c_char, c_void, CStr};
 use std::sync::Arc;
 
+use super::dispatch::DeviceDispatch;
 use super::ffi::{find_in_chain, slice};
+use super::frames::{ffi_guard, maybe_inject_panic, shield, unknown_handle};
 use super::loader_abi::{find_link_info, LayerDeviceCreateInfo};
-use super::{
-    ffi_guard, instance_data, key_of, log, maybe_inject_panic, shield, unknown_handle, Conventions,
-    DeviceData, DeviceDispatch, DeviceFacts, EnabledExtensions, EnabledFeatures, InstanceData,
-    LayerExtension, Limits, DEVICES,
+use super::log;
+use super::registry::{instance_data, key_of, DEVICES};
+use super::state::{
+    Conventions, DeviceData, DeviceFacts, EnabledExtensions, EnabledFeatures, InstanceData,
+    LayerExtension, Limits,
 };
 use crate::abi;
 use crate::semantics::Semantic;
@@ -617,7 +620,7 @@ pub unsafe extern "system" fn create_device(
                 log::debug!("device {:#x} created: {facts:?}", device.as_raw());
                 let data = DeviceData::new(device, next_gdpa, table, inst.settings.clone(), facts);
                 let key = key_of(device)?;
-                super::insert(&DEVICES, key, Arc::new(data));
+                super::registry::insert(&DEVICES, key, Arc::new(data));
                 Some(())
             })
             .flatten();
@@ -651,7 +654,8 @@ pub unsafe extern "system" fn destroy_device(
 ) {
     ffi_guard("vkDestroyDevice", (), || {
         // Read the key before the driver frees the handle; every record goes with `dev`.
-        let Some(dev) = key_of(device).and_then(|key| super::remove(&DEVICES, key)) else {
+        let Some(dev) = key_of(device).and_then(|key| super::registry::remove(&DEVICES, key))
+        else {
             return;
         };
         // The TCS shader objects the layer generated, and the layouts it made.

@@ -5,13 +5,18 @@
 use ash::vk;
 use std::ffi::CStr;
 
-use super::LayerExtension;
+use super::state::LayerExtension;
 use crate::abi;
 
-use super::{
-    command_state, current_attributes, device, instance, layouts, modules, planner, render_passes,
-    shader_object,
-};
+use super::command_state;
+use super::current_attributes;
+use super::device;
+use super::instance;
+use super::layouts;
+use super::modules;
+use super::planner;
+use super::render_passes;
+use super::shader_object;
 
 pub use super::ffi::VoidFn;
 

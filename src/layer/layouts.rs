@@ -3,8 +3,9 @@
 use ash::vk;
 use std::sync::Arc;
 
-use super::create_recorded;
 use super::ffi::slice;
+use super::frames::create_recorded;
+use super::frames::destroy_hook;
 use super::push_range::plan_layout;
 use super::records::LayoutRecord;
 

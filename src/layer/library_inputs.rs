@@ -18,8 +18,9 @@ use std::sync::Arc;
 
 use super::current_attributes::{format_of, integer_slots};
 use super::ffi::{find_in_chain, slice};
+use super::log;
 use super::pipeline_info::{chain_without, stage_codes};
-use super::{log, DeviceData};
+use super::state::DeviceData;
 use crate::semantics::{Semantic, Stage};
 use crate::spirv::unfed_inputs::unfed_input_kinds;
 

@@ -3,9 +3,11 @@
 use ash::vk::{self, Handle};
 use std::sync::Arc;
 
+use super::frames::create_recorded;
+use super::frames::destroy_hook;
+use super::log;
 use super::records::ModuleRecord;
 use super::shader_code::{code_words, dump_module};
-use super::{create_recorded, log};
 use crate::spirv::module::structure_error;
 
 /// `vkCreateShaderModule`: keeps the words and their scan.

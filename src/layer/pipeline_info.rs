@@ -7,9 +7,10 @@ use std::ffi::{c_void, CStr};
 use std::sync::Arc;
 
 use super::ffi::{find_in_chain, slice};
+use super::log;
 use super::records::{BlockSlot, LayoutRecord, ModuleRecord};
 use super::shader_code::code_words;
-use super::{log, DeviceData};
+use super::state::DeviceData;
 use crate::semantics::{Attachments, PipelineKey, Stage, StageInfo, Stages, Topology};
 use crate::spirv::fragcolor::{AttachmentKind, FragColorKey};
 

@@ -22,7 +22,10 @@ use std::sync::atomic::Ordering;
 
 use super::current_attributes::{format_of, integer_slots};
 use super::ffi::{find_in_chain, slice};
+use super::frames::destroy_hook;
+use super::frames::{call_with_next, maybe_inject_panic, shield};
 use super::library_inputs::{self, LinkFeed};
+use super::log;
 use super::pipeline_info::{
     chain_without_code, inline_code, layout_of, pipeline_key, stage_codes, stage_of, stage_view,
     stages, tes_without_tcs,
@@ -30,7 +33,7 @@ use super::pipeline_info::{
 use super::records::{BlockBinding, BlockSlot, PipelineRecord, FAST_PATH_PIPELINES};
 use super::rewrite::{Rewrite, Run, Target};
 use super::shader_code::code_words;
-use super::{call_with_next, log, maybe_inject_panic, shield, DeviceData};
+use super::state::DeviceData;
 use crate::semantics::{choose, Semantic, Stage, StageInfo, Stages, WindowOrigin};
 use crate::spirv::scan::{scan, Summary};
 use crate::spirv::unfed_inputs::InputKind;

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use super::current_attributes::CurrentAttributes;
-use super::DeviceData;
+use super::state::DeviceData;
 use crate::spirv::scan::Summary;
 
 /// Kinds of live records, for [`DebugCounters`].

@@ -4,9 +4,11 @@
 use ash::vk;
 use std::sync::Arc;
 
+use super::dispatch::DeviceDispatch;
 use super::ffi::slice;
+use super::frames::create_recorded;
+use super::frames::destroy_hook;
 use super::records::RenderPassRecord;
-use super::{create_recorded, DeviceDispatch};
 
 /// Colour attachment formats per subpass (`None` for `VK_ATTACHMENT_UNUSED`) of a
 /// `VkRenderPassCreateInfo` or `VkRenderPassCreateInfo2`: the same fields, in structs of

@@ -31,15 +31,16 @@ use std::sync::Arc;
 
 use super::command_state::push;
 use super::ffi::slice;
+use super::frames::{call_with_next, ffi_guard, forget_then_call_down, shield};
+use super::log;
 use super::pipeline_info::{stage_of, stage_view, StageCode};
 use super::push_range::plan_layout;
 use super::records::{
     BlockBinding, BlockSlot, CommandBufferState, LayoutRecord, ModuleRecord, TesObjectRecord,
 };
+use super::registry::device_data;
 use super::rewrite::{Run, Target};
-use super::{
-    call_with_next, device_data, ffi_guard, forget_then_call_down, log, shield, DeviceData,
-};
+use super::state::DeviceData;
 use crate::semantics::{choose, Attachments, PipelineKey, Semantic, Topology};
 use crate::spirv::passthrough_tcs::{build_passthrough_tcs, TcsKey};
 
