@@ -185,7 +185,8 @@ for path in sorted(src.rglob("*.rs")):
                 n = len(mod)
                 if here[:n] != list(mod) or target[:n] != list(mod) or len(target) <= n:
                     continue
-                source = here[n] if len(here) > n else PARENT
+                # An inline module of the parent file (its tests) is the parent.
+                source = here[n] if len(here) > n and here[n] in edges else PARENT
                 dest = target[n] if target[n] in edges else PARENT
                 if len(target) == n + 1 and dest == PARENT and source != PARENT:
                     # `use super::{self}` or a glob names nothing in particular.

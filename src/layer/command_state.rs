@@ -488,6 +488,22 @@ pub unsafe extern "system" fn free_command_buffers(
     )
 }
 
+impl CommandBufferState {
+    /// State after `vkBeginCommandBuffer` / a reset (the current attributes' memory goes
+    /// back to `dev`).
+    pub fn reset(&mut self, dev: &DeviceData) {
+        self.attributes.reset(dev);
+        self.values = GlStateValues::INITIAL;
+        self.bound = None;
+        self.tes_object = vk::ShaderEXT::null();
+        self.app_tcs_object = false;
+        self.layer_tcs_object = false;
+        self.patch_control_points = None;
+        self.line_stipple = LineStipple::INITIAL;
+        self.bound_line_stipple = false;
+    }
+}
+
 /// Back to GL's initial state and no bound pipeline.
 fn reset_state(dev: &DeviceData, command_buffer: vk::CommandBuffer) {
     if let Some(state) = dev.records.command_buffers.lock().get_mut(&command_buffer) {

@@ -8,15 +8,13 @@ use std::ffi::{c_char, c_void, CStr};
 use std::sync::Arc;
 
 use super::dispatch::DeviceDispatch;
+use super::extensions::{EnabledExtensions, LayerExtension};
 use super::ffi::{find_in_chain, slice};
 use super::frames::{ffi_guard, maybe_inject_panic, shield, unknown_handle};
 use super::loader_abi::{find_link_info, LayerDeviceCreateInfo};
 use super::log;
 use super::registry::{instance_data, key_of, DEVICES};
-use super::state::{
-    Conventions, DeviceData, DeviceFacts, EnabledExtensions, EnabledFeatures, InstanceData,
-    LayerExtension, Limits,
-};
+use super::state::{Conventions, DeviceData, DeviceFacts, EnabledFeatures, InstanceData, Limits};
 use crate::abi;
 use crate::semantics::Semantic;
 

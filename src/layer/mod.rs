@@ -23,11 +23,13 @@
 //!   the GL-state block; `cache`, `records`: what is kept; `settings`, `log`, `ffi`,
 //!   `shader_code`: leaves.
 
+mod attribute_memory;
 mod cache;
 mod command_state;
 mod current_attributes;
 mod device;
 mod dispatch;
+mod extensions;
 mod ffi;
 mod frames;
 mod instance;
@@ -51,11 +53,18 @@ mod state;
 use ash::vk;
 use std::ffi::{c_char, CStr};
 
-use dispatch::{device_hook, instance_hook, layer_command};
+use dispatch::{device_commands, instance_commands, layer_command_list};
+use dispatch::{hook_lookup, layer_command_lookup, DeviceDispatch, InstanceDispatch};
 use ffi::VoidFn;
 /// `lib.rs` guards the loader's negotiation with it too.
 pub use frames::ffi_guard;
 use registry::{device_data, instance_data};
+
+// The lookups by name of `dispatch`'s lists: their hook paths resolve here, beside the
+// modules that define the hooks.
+instance_commands!(hook_lookup);
+device_commands!(hook_lookup);
+layer_command_list!(layer_command_lookup);
 
 fn void_fn<F: Copy>(f: F) -> vk::PFN_vkVoidFunction {
     assert_eq!(std::mem::size_of::<F>(), std::mem::size_of::<VoidFn>());
@@ -163,4 +172,21 @@ pub unsafe fn negotiate_loader_layer_interface_version(
     v.pfn_get_device_proc_addr = Some(get_device_proc_addr);
     v.pfn_get_physical_device_proc_addr = None;
     vk::Result::SUCCESS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::extensions::LayerExtension;
+    use super::layer_command;
+
+    #[test]
+    fn the_table_hands_out_every_command_of_its_extension() {
+        for ext in LayerExtension::ALL {
+            for command in ext.abi().commands {
+                let found = layer_command(command.as_bytes()).map(|(_, e)| e);
+                assert_eq!(found, Some(ext), "{command}");
+            }
+        }
+        assert!(layer_command(b"vkCmdSetSomethingElseGLSEM").is_none());
+    }
 }

@@ -11,12 +11,12 @@
 
 use spirv::{Decoration, ExecutionModel, Op, StorageClass};
 
+use super::error::{PassError, PassResult};
 use super::exits::exits;
 use super::module::{
     entry_point_with_interface, inst, Editor, EntryPoint, Module, Section, Type,
     INTERFACE_LISTS_ALL_GLOBALS,
 };
-use super::{PassError, PassResult};
 
 /// Numeric type of a colour attachment, from its format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -16,9 +16,9 @@
 
 use spirv::{BuiltIn, Decoration, ExecutionModel, Op, StorageClass};
 
+use super::error::{PassError, PassResult};
 use super::gl_state::{StateReader, FLAG_POINT_SPRITE_LOWER_LEFT};
 use super::module::{decode_string, Editor, Module};
-use super::{PassError, PassResult};
 
 /// `GLSL.std.450` `InterpolateAtOffset`.
 const INTERPOLATE_AT_OFFSET: u32 = 78;

@@ -18,12 +18,12 @@ use std::collections::{HashMap, HashSet};
 
 use spirv::{Decoration, ExecutionMode, ExecutionModel, Op, StorageClass};
 
+use super::error::{PassError, PassResult};
 use super::exits::exits;
 use super::layout::{split_leaves, Shape};
 use super::module::{
     decode_string, entry_point_with_interface, Editor, EntryPoint, Module, Name, Section, Type,
 };
-use super::{PassError, PassResult};
 
 /// The Locations of the aggregate outputs a stage split, so that the next stage can split
 /// its matching inputs the same way and the interfaces still match.
