@@ -29,7 +29,7 @@ use std::sync::atomic::Ordering;
 
 use super::current_attributes::release;
 use super::ffi::slice;
-use super::frames::{call_with_next, ffi_guard, forget_then_call_down, maybe_inject_panic, shield};
+use super::frames::{destroy_hook, ffi_guard, hook, maybe_inject_panic, shield};
 use super::log;
 use super::planner::inverted;
 use super::records::{BlockBinding, CommandBufferState, GlStateValues, LineStipple};
@@ -422,70 +422,55 @@ pub unsafe extern "system" fn cmd_bind_pipeline(
     })
 }
 
-/// `vkAllocateCommandBuffers`: GL's initial state for every new command buffer.
-///
-/// # Safety
-/// Vulkan's valid usage for `vkAllocateCommandBuffers`.
-pub unsafe extern "system" fn allocate_command_buffers(
-    device: vk::Device,
-    p_allocate_info: *const vk::CommandBufferAllocateInfo<'_>,
-    p_command_buffers: *mut vk::CommandBuffer,
-) -> vk::Result {
-    call_with_next(
-        "vkAllocateCommandBuffers",
-        device,
-        |t| t.allocate_command_buffers,
-        |dev, next| {
-            // SAFETY: the application's arguments, passed on unchanged.
-            let result = unsafe { next(device, p_allocate_info, p_command_buffers) };
-            if result == vk::Result::SUCCESS {
-                shield("vkAllocateCommandBuffers", || {
-                    // SAFETY: valid per Vulkan's valid usage; the driver filled
-                    // commandBufferCount handles.
-                    let (info, handles) = unsafe {
-                        let info = &*p_allocate_info;
-                        (info, slice(p_command_buffers, info.command_buffer_count))
-                    };
-                    let mut cbs = dev.records.command_buffers.lock();
-                    for &cb in handles {
-                        cbs.insert(cb, CommandBufferState::new(info.command_pool));
-                    }
-                });
-            }
-            result
-        },
-    )
+hook! {
+    /// `vkAllocateCommandBuffers`: GL's initial state for every new command buffer.
+    "vkAllocateCommandBuffers" in call_with_next,
+    fn allocate_command_buffers(
+        device: vk::Device,
+        p_allocate_info: *const vk::CommandBufferAllocateInfo<'_>,
+        p_command_buffers: *mut vk::CommandBuffer
+    ) -> vk::Result =>
+    |dev, next| {
+        // SAFETY: the application's arguments, passed on unchanged.
+        let result = unsafe { next(device, p_allocate_info, p_command_buffers) };
+        if result == vk::Result::SUCCESS {
+            shield("vkAllocateCommandBuffers", || {
+                // SAFETY: valid per Vulkan's valid usage; the driver filled
+                // commandBufferCount handles.
+                let (info, handles) = unsafe {
+                    let info = &*p_allocate_info;
+                    (info, slice(p_command_buffers, info.command_buffer_count))
+                };
+                let mut cbs = dev.records.command_buffers.lock();
+                for &cb in handles {
+                    cbs.insert(cb, CommandBufferState::new(info.command_pool));
+                }
+            });
+        }
+        result
+    }
 }
 
-/// `vkFreeCommandBuffers`: their state goes first.
-///
-/// # Safety
-/// Vulkan's valid usage for `vkFreeCommandBuffers`.
-pub unsafe extern "system" fn free_command_buffers(
-    device: vk::Device,
-    pool: vk::CommandPool,
-    count: u32,
-    p_command_buffers: *const vk::CommandBuffer,
-) {
-    forget_then_call_down(
-        "vkFreeCommandBuffers",
-        device,
-        |dev| {
-            let mut cbs = dev.records.command_buffers.lock();
-            // SAFETY: `count` handles (Vulkan's valid usage).
-            let gone: Vec<_> = unsafe { slice(p_command_buffers, count) }
-                .iter()
-                .filter_map(|cb| cbs.remove(cb))
-                .collect();
-            release(dev, gone);
-        },
-        |t| {
-            if let Some(free) = t.free_command_buffers {
-                // SAFETY: the application's arguments, passed on unchanged.
-                unsafe { free(device, pool, count, p_command_buffers) };
-            }
-        },
-    )
+hook! {
+    /// `vkFreeCommandBuffers`: their state goes first.
+    "vkFreeCommandBuffers" in forget_then_call_down,
+    fn free_command_buffers(
+        device: vk::Device,
+        pool: vk::CommandPool,
+        count: u32,
+        p_command_buffers: *const vk::CommandBuffer
+    ) =>
+    |dev| {
+        let mut cbs = dev.records.command_buffers.lock();
+        // SAFETY: `count` handles (Vulkan's valid usage).
+        let gone: Vec<_> = unsafe { slice(p_command_buffers, count) }
+            .iter()
+            .filter_map(|cb| cbs.remove(cb))
+            .collect();
+        release(dev, gone);
+    },
+    // SAFETY: the application's arguments, passed on unchanged.
+    |free| unsafe { free(device, pool, count, p_command_buffers) }
 }
 
 impl CommandBufferState {
@@ -511,101 +496,66 @@ fn reset_state(dev: &DeviceData, command_buffer: vk::CommandBuffer) {
     }
 }
 
-/// `vkBeginCommandBuffer`: back to GL's initial state.
-///
-/// # Safety
-/// Vulkan's valid usage for `vkBeginCommandBuffer`.
-pub unsafe extern "system" fn begin_command_buffer(
-    command_buffer: vk::CommandBuffer,
-    p_begin_info: *const vk::CommandBufferBeginInfo<'_>,
-) -> vk::Result {
-    call_with_next(
-        "vkBeginCommandBuffer",
-        command_buffer,
-        |t| t.begin_command_buffer,
-        |dev, next| {
-            shield("vkBeginCommandBuffer", || reset_state(dev, command_buffer));
-            // SAFETY: the application's arguments, passed on unchanged.
-            unsafe { next(command_buffer, p_begin_info) }
-        },
-    )
+hook! {
+    /// `vkBeginCommandBuffer`: back to GL's initial state.
+    "vkBeginCommandBuffer" in call_with_next,
+    fn begin_command_buffer(
+        command_buffer: vk::CommandBuffer,
+        p_begin_info: *const vk::CommandBufferBeginInfo<'_>
+    ) -> vk::Result =>
+    |dev, next| {
+        shield("vkBeginCommandBuffer", || reset_state(dev, command_buffer));
+        // SAFETY: the application's arguments, passed on unchanged.
+        unsafe { next(command_buffer, p_begin_info) }
+    }
 }
 
-/// `vkResetCommandBuffer`: back to GL's initial state.
-///
-/// # Safety
-/// Vulkan's valid usage for `vkResetCommandBuffer`.
-pub unsafe extern "system" fn reset_command_buffer(
-    command_buffer: vk::CommandBuffer,
-    flags: vk::CommandBufferResetFlags,
-) -> vk::Result {
-    call_with_next(
-        "vkResetCommandBuffer",
-        command_buffer,
-        |t| t.reset_command_buffer,
-        |dev, next| {
-            shield("vkResetCommandBuffer", || reset_state(dev, command_buffer));
-            // SAFETY: the application's arguments, passed on unchanged.
-            unsafe { next(command_buffer, flags) }
-        },
-    )
+hook! {
+    /// `vkResetCommandBuffer`: back to GL's initial state.
+    "vkResetCommandBuffer" in call_with_next,
+    fn reset_command_buffer(
+        command_buffer: vk::CommandBuffer,
+        flags: vk::CommandBufferResetFlags
+    ) -> vk::Result =>
+    |dev, next| {
+        shield("vkResetCommandBuffer", || reset_state(dev, command_buffer));
+        // SAFETY: the application's arguments, passed on unchanged.
+        unsafe { next(command_buffer, flags) }
+    }
 }
 
-/// `vkResetCommandPool`: its command buffers go back to GL's initial state.
-///
-/// # Safety
-/// Vulkan's valid usage for `vkResetCommandPool`.
-pub unsafe extern "system" fn reset_command_pool(
-    device: vk::Device,
-    pool: vk::CommandPool,
-    flags: vk::CommandPoolResetFlags,
-) -> vk::Result {
-    call_with_next(
-        "vkResetCommandPool",
-        device,
-        |t| t.reset_command_pool,
-        |dev, next| {
-            shield("vkResetCommandPool", || {
-                for state in dev.records.command_buffers.lock().values_mut() {
-                    if state.pool == pool {
-                        state.reset(dev);
-                    }
+hook! {
+    /// `vkResetCommandPool`: its command buffers go back to GL's initial state.
+    "vkResetCommandPool" in call_with_next,
+    fn reset_command_pool(
+        device: vk::Device,
+        pool: vk::CommandPool,
+        flags: vk::CommandPoolResetFlags
+    ) -> vk::Result =>
+    |dev, next| {
+        shield("vkResetCommandPool", || {
+            for state in dev.records.command_buffers.lock().values_mut() {
+                if state.pool == pool {
+                    state.reset(dev);
                 }
-            });
-            // SAFETY: the application's arguments, passed on unchanged.
-            unsafe { next(device, pool, flags) }
-        },
-    )
+            }
+        });
+        // SAFETY: the application's arguments, passed on unchanged.
+        unsafe { next(device, pool, flags) }
+    }
 }
 
-/// `vkDestroyCommandPool`: the state of its command buffers goes first.
-///
-/// # Safety
-/// Vulkan's valid usage for `vkDestroyCommandPool`.
-pub unsafe extern "system" fn destroy_command_pool(
-    device: vk::Device,
-    pool: vk::CommandPool,
-    p_allocator: *const vk::AllocationCallbacks<'_>,
-) {
-    forget_then_call_down(
-        "vkDestroyCommandPool",
-        device,
-        |dev| {
-            let mut cbs = dev.records.command_buffers.lock();
-            let gone: Vec<_> = cbs
-                .extract_if(|_, state| state.pool == pool)
-                .map(|(_, state)| state)
-                .collect();
-            release(dev, gone);
-        },
-        |t| {
-            if let Some(destroy) = t.destroy_command_pool {
-                // SAFETY: the application's arguments, passed on unchanged.
-                unsafe { destroy(device, pool, p_allocator) };
-            }
-        },
-    )
-}
+destroy_hook!(
+    /// `vkDestroyCommandPool`: the state of its command buffers goes first.
+    "vkDestroyCommandPool", destroy_command_pool(pool: vk::CommandPool), |dev| {
+        let mut cbs = dev.records.command_buffers.lock();
+        let gone: Vec<_> = cbs
+            .extract_if(|_, state| state.pool == pool)
+            .map(|(_, state)| state)
+            .collect();
+        release(dev, gone);
+    }
+);
 
 /// Sets the GL-state flag "the render target is layered" from the layer count a render pass
 /// instance begins with (`VK_GLSEM_gl_state` devices only): `gl_Layer` counts only then.

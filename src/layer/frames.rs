@@ -15,31 +15,110 @@ use super::registry::device_data;
 use super::settings::Settings;
 use super::state::DeviceData;
 
-/// A `vkDestroy*` hook for objects the layer records: `forget` drops the record (with
-/// `device` and the handle in scope), then the call goes down through the table's entry of
-/// the hook's own name ([`forget_then_call_down`]).
-macro_rules! destroy_hook {
-    ($(#[$doc:meta])* $what:literal, $hook:ident($handle:ident: $ty:ty), |$dev:ident| $forget:expr) => {
+/// A hook that runs in one of this file's frames ([`call_with_next`], [`create_recorded`],
+/// [`forget_then_call_down`]): writes the hook's doc with the `# Safety` line every hook
+/// shares and its `extern "system"` signature once, and calls
+/// `frame("vkName", first argument, its table entry, steps…)`. The table entry is the
+/// field of the hook's own name, or the one named in brackets after it. Signatures have no
+/// trailing comma.
+///
+/// ```ignore
+/// hook! {
+///     /// `vkBeginCommandBuffer`: back to GL's initial state.
+///     "vkBeginCommandBuffer" in call_with_next,
+///     fn begin_command_buffer(cb: vk::CommandBuffer, info: *const vk::CommandBufferBeginInfo<'_>)
+///         -> vk::Result => |dev, next| { … }
+/// }
+/// ```
+macro_rules! hook {
+    (@entry $hook:ident) => {
+        |t: &$crate::layer::dispatch::DeviceDispatch| t.$hook
+    };
+    (@entry $hook:ident $field:ident) => {
+        |t: &$crate::layer::dispatch::DeviceDispatch| t.$field
+    };
+    (
+        $(#[$doc:meta])*
+        $what:literal in $frame:ident,
+        fn $hook:ident $([$field:ident])? (
+            $handle:ident: $handle_ty:ty $(, $arg:ident: $arg_ty:ty)*
+        ) $(-> $ret:ty)? => $($step:expr),+ $(,)?
+    ) => {
         $(#[$doc])*
         ///
         /// # Safety
         /// Vulkan's valid usage for the command.
-        pub unsafe extern "system" fn $hook(
-            device: ash::vk::Device,
-            $handle: $ty,
-            p_allocator: *const ash::vk::AllocationCallbacks<'_>,
-        ) {
-            $crate::layer::frames::forget_then_call_down(
+        pub unsafe extern "system" fn $hook($handle: $handle_ty $(, $arg: $arg_ty)*) $(-> $ret)? {
+            $crate::layer::frames::$frame(
                 $what,
-                device,
-                |$dev| $forget,
-                |t| {
-                    if let Some(destroy) = t.$hook {
-                        // SAFETY: the application's arguments, passed on unchanged.
-                        unsafe { destroy(device, $handle, p_allocator) };
-                    }
-                },
+                $handle,
+                $crate::layer::frames::hook!(@entry $hook $($field)?),
+                $($step),+
             )
+        }
+    };
+}
+pub(crate) use hook;
+
+/// A `vkCreate*` hook for objects the layer records (`vkCreateX(device, pCreateInfo,
+/// pAllocator, pX)`), in [`create_recorded`]'s frame: `prepare` reads the create info,
+/// `record` keeps what it found once the driver succeeded. Without a `call_down` step the
+/// application's arguments go down unchanged.
+macro_rules! create_hook {
+    (
+        $(#[$doc:meta])*
+        $what:literal,
+        fn $hook:ident(
+            $device:ident, $info:ident: $info_ty:ty, $allocator:ident, $out:ident: $handle_ty:ty
+        ),
+        prepare: $prepare:expr,
+        $(call_down: $call_down:expr,)?
+        record: $record:expr $(,)?
+    ) => {
+        $crate::layer::frames::hook! {
+            $(#[$doc])*
+            $what in create_recorded,
+            fn $hook(
+                $device: ash::vk::Device,
+                $info: *const $info_ty,
+                $allocator: *const ash::vk::AllocationCallbacks<'_>,
+                $out: *mut $handle_ty
+            ) -> ash::vk::Result =>
+                $prepare,
+                $crate::layer::frames::create_hook!(
+                    @call_down $device, $info, $allocator, $out $(, $call_down)?
+                ),
+                $record
+        }
+    };
+    (@call_down $device:ident, $info:ident, $allocator:ident, $out:ident) => {
+        // SAFETY: the application's arguments, passed on unchanged.
+        |next, _| unsafe { next($device, $info, $allocator, $out) }
+    };
+    (@call_down $device:ident, $info:ident, $allocator:ident, $out:ident, $call_down:expr) => {
+        $call_down
+    };
+}
+pub(crate) use create_hook;
+
+/// A `vkDestroy*` hook for objects the layer records: `forget` drops the record (with
+/// `device` and the handle in scope), then the call goes down through the table's entry of
+/// the hook's own name, or the one in brackets after it ([`forget_then_call_down`]).
+macro_rules! destroy_hook {
+    (
+        $(#[$doc:meta])*
+        $what:literal, $hook:ident $([$field:ident])? ($handle:ident: $ty:ty), |$dev:ident| $forget:expr
+    ) => {
+        $crate::layer::frames::hook! {
+            $(#[$doc])*
+            $what in forget_then_call_down,
+            fn $hook $([$field])? (
+                device: ash::vk::Device,
+                $handle: $ty,
+                p_allocator: *const ash::vk::AllocationCallbacks<'_>
+            ) => |$dev| $forget,
+            // SAFETY: the application's arguments, passed on unchanged.
+            |destroy| unsafe { destroy(device, $handle, p_allocator) }
         }
     };
 }
@@ -108,19 +187,23 @@ pub fn call_with_next<H: Handle, F>(
 
 /// The frame of a hook that ends the life of objects the layer records: `forget` drops the
 /// records first (the driver may hand a handle out again as soon as it has it back), then
-/// `call_down` passes the call on. An unknown device has no table to call down through.
-pub fn forget_then_call_down<H: Handle>(
+/// `call_down` passes the call on to the next layer's command that `next` picks from the
+/// table. An unknown device has no table to call down through.
+pub fn forget_then_call_down<H: Handle, F>(
     what: &str,
     handle: H,
+    next: impl FnOnce(&DeviceDispatch) -> Option<F>,
     forget: impl FnOnce(&DeviceData),
-    call_down: impl FnOnce(&DeviceDispatch),
+    call_down: impl FnOnce(F),
 ) {
     ffi_guard(what, (), || {
         let Some(dev) = device_data(handle) else {
             return;
         };
         shield(what, || forget(&dev));
-        call_down(&dev.table);
+        if let Some(next) = next(&dev.table) {
+            call_down(next);
+        }
     })
 }
 

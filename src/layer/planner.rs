@@ -23,7 +23,7 @@ use std::sync::atomic::Ordering;
 use super::current_attributes::{format_of, integer_slots};
 use super::ffi::{find_in_chain, slice};
 use super::frames::destroy_hook;
-use super::frames::{call_with_next, maybe_inject_panic, shield};
+use super::frames::{hook, maybe_inject_panic, shield};
 use super::library_inputs::{self, LinkFeed};
 use super::log;
 use super::pipeline_info::{
@@ -40,75 +40,69 @@ use crate::spirv::unfed_inputs::InputKind;
 
 type S = vk::ShaderStageFlags;
 
-/// `vkCreateGraphicsPipelines`: GL's semantics for every create info that needs them.
-///
-/// # Safety
-/// Vulkan's valid usage for `vkCreateGraphicsPipelines`.
-pub unsafe extern "system" fn create_graphics_pipelines(
-    device: vk::Device,
-    pipeline_cache: vk::PipelineCache,
-    create_info_count: u32,
-    p_create_infos: *const vk::GraphicsPipelineCreateInfo<'_>,
-    p_allocator: *const vk::AllocationCallbacks<'_>,
-    p_pipelines: *mut vk::Pipeline,
-) -> vk::Result {
-    call_with_next(
-        "vkCreateGraphicsPipelines",
-        device,
-        |t| t.create_graphics_pipelines,
-        |dev, next| {
-            // SAFETY: createInfoCount create infos (Vulkan's valid usage).
-            let infos = unsafe { slice(p_create_infos, create_info_count) };
-            let needs_work = shield("vkCreateGraphicsPipelines", || {
-                maybe_inject_panic(&dev.settings, "vkCreateGraphicsPipelines");
-                infos.iter().any(|ci| needs_work(dev, ci))
-            });
-            let call = Call {
-                dev,
-                next,
-                device,
-                pipeline_cache,
-                p_allocator,
-            };
-            let result = match needs_work {
-                Some(false) => {
-                    FAST_PATH_PIPELINES.fetch_add(infos.len(), Ordering::Relaxed);
-                    // SAFETY: the application's arguments, passed on unchanged.
-                    unsafe {
-                        next(
-                            device,
-                            pipeline_cache,
-                            create_info_count,
-                            p_create_infos,
-                            p_allocator,
-                            p_pipelines,
-                        )
-                    }
+hook! {
+    /// `vkCreateGraphicsPipelines`: GL's semantics for every create info that needs them.
+    "vkCreateGraphicsPipelines" in call_with_next,
+    fn create_graphics_pipelines(
+        device: vk::Device,
+        pipeline_cache: vk::PipelineCache,
+        create_info_count: u32,
+        p_create_infos: *const vk::GraphicsPipelineCreateInfo<'_>,
+        p_allocator: *const vk::AllocationCallbacks<'_>,
+        p_pipelines: *mut vk::Pipeline
+    ) -> vk::Result =>
+    |dev, next| {
+        // SAFETY: createInfoCount create infos (Vulkan's valid usage).
+        let infos = unsafe { slice(p_create_infos, create_info_count) };
+        let needs_work = shield("vkCreateGraphicsPipelines", || {
+            maybe_inject_panic(&dev.settings, "vkCreateGraphicsPipelines");
+            infos.iter().any(|ci| needs_work(dev, ci))
+        });
+        let call = Call {
+            dev,
+            next,
+            device,
+            pipeline_cache,
+            p_allocator,
+        };
+        let result = match needs_work {
+            Some(false) => {
+                FAST_PATH_PIPELINES.fetch_add(infos.len(), Ordering::Relaxed);
+                // SAFETY: the application's arguments, passed on unchanged.
+                unsafe {
+                    next(
+                        device,
+                        pipeline_cache,
+                        create_info_count,
+                        p_create_infos,
+                        p_allocator,
+                        p_pipelines,
+                    )
                 }
-                // SAFETY: pPipelines holds one handle per create info (Vulkan's valid usage).
-                Some(true) => unsafe { call.create(infos, p_pipelines) },
-                // The layer failed before deciding: the application's structs go down as they
-                // are, except pipelines that would crash the driver.
-                None => {
-                    let plans: Vec<Plan> = infos
-                        .iter()
-                        .map(|ci| match tes_without_tcs(ci) {
-                            true => Plan::fail("internal error in the layer while planning"),
-                            false => Plan::Keep,
-                        })
-                        .collect();
-                    // SAFETY: as above.
-                    unsafe { call.finish(infos, plans, p_pipelines) }
-                }
-            };
-            // SAFETY: pPipelines holds one handle per create info, set by the call.
-            let pipelines = unsafe { slice(p_pipelines, create_info_count) };
-            shield("vkCreateGraphicsPipelines library parts", || {
-                library_inputs::record(dev, infos, pipelines)
-            });
-            result
-        },
-    )
+            }
+            // SAFETY: pPipelines holds one handle per create info (Vulkan's valid usage).
+            Some(true) => unsafe { call.create(infos, p_pipelines) },
+            // The layer failed before deciding: the application's structs go down as they
+            // are, except pipelines that would crash the driver.
+            None => {
+                let plans: Vec<Plan> = infos
+                    .iter()
+                    .map(|ci| match tes_without_tcs(ci) {
+                        true => Plan::fail("internal error in the layer while planning"),
+                        false => Plan::Keep,
+                    })
+                    .collect();
+                // SAFETY: as above.
+                unsafe { call.finish(infos, plans, p_pipelines) }
+            }
+        };
+        // SAFETY: pPipelines holds one handle per create info, set by the call.
+        let pipelines = unsafe { slice(p_pipelines, create_info_count) };
+        shield("vkCreateGraphicsPipelines library parts", || {
+            library_inputs::record(dev, infos, pipelines)
+        });
+        result
+    }
 }
 
 /// The fast-path decision: module summaries and the create info only; no allocation for

@@ -31,7 +31,7 @@ use std::sync::Arc;
 
 use super::command_state::push;
 use super::ffi::slice;
-use super::frames::{call_with_next, ffi_guard, forget_then_call_down, shield};
+use super::frames::{destroy_hook, ffi_guard, hook, shield};
 use super::log;
 use super::pipeline_info::{stage_of, stage_view, StageCode};
 use super::push_range::plan_layout;
@@ -322,106 +322,101 @@ unsafe fn tes_record(
     })
 }
 
-/// # Safety
-/// Vulkan's valid usage for `vkCreateShadersEXT`.
-pub unsafe extern "system" fn create_shaders(
-    device: vk::Device,
-    create_info_count: u32,
-    p_create_infos: *const vk::ShaderCreateInfoEXT<'_>,
-    p_allocator: *const vk::AllocationCallbacks<'_>,
-    p_shaders: *mut vk::ShaderEXT,
-) -> vk::Result {
-    call_with_next(
-        "vkCreateShadersEXT",
-        device,
-        |t| t.create_shaders_ext,
-        |dev, next| {
-            // SAFETY: pCreateInfos holds createInfoCount infos (Vulkan's valid usage).
-            let infos = unsafe { slice(p_create_infos, create_info_count) };
-            let Some(patch) = shield("vkCreateShadersEXT", || plan(dev, infos)) else {
-                // SAFETY: the application's arguments, passed on unchanged.
-                return unsafe {
-                    next(
-                        device,
-                        create_info_count,
-                        p_create_infos,
-                        p_allocator,
-                        p_shaders,
-                    )
-                };
-            };
-            let tessellation = dev.features.tessellation_shader
-                && dev.settings.semantics.contains(Semantic::PassthroughTcs);
-            let down: Vec<vk::ShaderCreateInfoEXT<'_>> = infos
-                .iter()
-                .zip(patch.code.iter().zip(&patch.ranges))
-                .map(|(ci, (code, ranges))| {
-                    let mut ci = *ci;
-                    if let Some(words) = code {
-                        ci.code_size = words.len() * 4;
-                        ci.p_code = words.as_ptr().cast();
-                    }
-                    if let Some(ranges) = ranges {
-                        ci.push_constant_range_count = ranges.len() as u32;
-                        ci.p_push_constant_ranges = ranges.as_ptr();
-                    }
-                    // A generated TCS may come between the vertex shader and the TES.
-                    if tessellation
-                        && ci.stage == S::VERTEX
-                        && ci.next_stage.contains(S::TESSELLATION_EVALUATION)
-                    {
-                        ci.next_stage |= S::TESSELLATION_CONTROL;
-                    }
-                    ci
-                })
-                .collect();
-            // SAFETY: the application's create infos with code and ranges from `patch`,
-            // which outlive the call; pShaders holds one handle per info (Vulkan's valid
-            // usage).
-            let result = unsafe {
+hook! {
+    "vkCreateShadersEXT" in call_with_next,
+    fn create_shaders[create_shaders_ext](
+        device: vk::Device,
+        create_info_count: u32,
+        p_create_infos: *const vk::ShaderCreateInfoEXT<'_>,
+        p_allocator: *const vk::AllocationCallbacks<'_>,
+        p_shaders: *mut vk::ShaderEXT
+    ) -> vk::Result =>
+    |dev, next| {
+        // SAFETY: pCreateInfos holds createInfoCount infos (Vulkan's valid usage).
+        let infos = unsafe { slice(p_create_infos, create_info_count) };
+        let Some(patch) = shield("vkCreateShadersEXT", || plan(dev, infos)) else {
+            // SAFETY: the application's arguments, passed on unchanged.
+            return unsafe {
                 next(
                     device,
-                    down.len() as u32,
-                    down.as_ptr(),
+                    create_info_count,
+                    p_create_infos,
                     p_allocator,
                     p_shaders,
                 )
             };
-            if result != vk::Result::SUCCESS {
-                return result;
-            }
-            // SAFETY: on success the driver wrote one handle per create info.
-            let shaders = unsafe { slice(p_shaders, create_info_count) };
-            if patch.reads_block.contains(&true) {
-                shield("vkCreateShadersEXT block readers", || {
-                    record_block_readers(dev, &down, &patch, shaders)
-                });
-            }
-            if tessellation {
-                shield("vkCreateShadersEXT records", || {
-                    for (i, (ci, &shader)) in down.iter().zip(shaders).enumerate() {
-                        // SAFETY: a create info the driver accepted: pCode holds codeSize
-                        // bytes, the ranges their count, pName and pSetLayouts are valid.
-                        let record = unsafe {
-                            let ranges =
-                                slice(ci.p_push_constant_ranges, ci.push_constant_range_count);
-                            spirv(ci).and_then(|code| tes_record(ci, code, ranges, &patch.slots[i]))
-                        };
-                        if let Some(record) = record {
-                            dev.records
-                                .tes_objects
-                                .write()
-                                .insert(shader, Arc::new(record));
-                            dev.records
-                                .shader_objects_made
-                                .store(true, std::sync::atomic::Ordering::Relaxed);
-                        }
+        };
+        let tessellation = dev.features.tessellation_shader
+            && dev.settings.semantics.contains(Semantic::PassthroughTcs);
+        let down: Vec<vk::ShaderCreateInfoEXT<'_>> = infos
+            .iter()
+            .zip(patch.code.iter().zip(&patch.ranges))
+            .map(|(ci, (code, ranges))| {
+                let mut ci = *ci;
+                if let Some(words) = code {
+                    ci.code_size = words.len() * 4;
+                    ci.p_code = words.as_ptr().cast();
+                }
+                if let Some(ranges) = ranges {
+                    ci.push_constant_range_count = ranges.len() as u32;
+                    ci.p_push_constant_ranges = ranges.as_ptr();
+                }
+                // A generated TCS may come between the vertex shader and the TES.
+                if tessellation
+                    && ci.stage == S::VERTEX
+                    && ci.next_stage.contains(S::TESSELLATION_EVALUATION)
+                {
+                    ci.next_stage |= S::TESSELLATION_CONTROL;
+                }
+                ci
+            })
+            .collect();
+        // SAFETY: the application's create infos with code and ranges from `patch`,
+        // which outlive the call; pShaders holds one handle per info (Vulkan's valid
+        // usage).
+        let result = unsafe {
+            next(
+                device,
+                down.len() as u32,
+                down.as_ptr(),
+                p_allocator,
+                p_shaders,
+            )
+        };
+        if result != vk::Result::SUCCESS {
+            return result;
+        }
+        // SAFETY: on success the driver wrote one handle per create info.
+        let shaders = unsafe { slice(p_shaders, create_info_count) };
+        if patch.reads_block.contains(&true) {
+            shield("vkCreateShadersEXT block readers", || {
+                record_block_readers(dev, &down, &patch, shaders)
+            });
+        }
+        if tessellation {
+            shield("vkCreateShadersEXT records", || {
+                for (i, (ci, &shader)) in down.iter().zip(shaders).enumerate() {
+                    // SAFETY: a create info the driver accepted: pCode holds codeSize
+                    // bytes, the ranges their count, pName and pSetLayouts are valid.
+                    let record = unsafe {
+                        let ranges =
+                            slice(ci.p_push_constant_ranges, ci.push_constant_range_count);
+                        spirv(ci).and_then(|code| tes_record(ci, code, ranges, &patch.slots[i]))
+                    };
+                    if let Some(record) = record {
+                        dev.records
+                            .tes_objects
+                            .write()
+                            .insert(shader, Arc::new(record));
+                        dev.records
+                            .shader_objects_made
+                            .store(true, std::sync::atomic::Ordering::Relaxed);
                     }
-                });
-            }
-            result
-        },
-    )
+                }
+            });
+        }
+        result
+    }
 }
 
 /// Destroys what the layer made for a TES shader object.
@@ -444,35 +439,18 @@ pub(super) fn destroy_generated(dev: &DeviceData, record: &TesObjectRecord) {
     }
 }
 
-/// # Safety
-/// Vulkan's valid usage for `vkDestroyShaderEXT`.
-pub unsafe extern "system" fn destroy_shader(
-    device: vk::Device,
-    shader: vk::ShaderEXT,
-    p_allocator: *const vk::AllocationCallbacks<'_>,
-) {
-    // SAFETY: the application's arguments are valid (Vulkan's valid usage): arrays hold
-    // their counts, pointers their structs; they are passed on unchanged.
-    unsafe {
-        forget_then_call_down(
-            "vkDestroyShaderEXT",
-            device,
-            |dev| {
-                if let Some(record) = dev.records.tes_objects.write().remove(&shader) {
-                    destroy_generated(dev, &record);
-                }
-                if let Some(binding) = dev.records.block_objects.write().remove(&shader) {
-                    destroy_block_layout(dev, &binding);
-                }
-            },
-            |t| {
-                if let Some(destroy) = t.destroy_shader_ext {
-                    destroy(device, shader, p_allocator);
-                }
-            },
-        )
+destroy_hook!(
+    /// `vkDestroyShaderEXT`: the TCS the layer generated for it, and the layout it made
+    /// for its GL-state block, go first.
+    "vkDestroyShaderEXT", destroy_shader[destroy_shader_ext](shader: vk::ShaderEXT), |dev| {
+        if let Some(record) = dev.records.tes_objects.write().remove(&shader) {
+            destroy_generated(dev, &record);
+        }
+        if let Some(binding) = dev.records.block_objects.write().remove(&shader) {
+            destroy_block_layout(dev, &binding);
+        }
     }
-}
+);
 
 /// The generated TCS for `record` and `patch_size`, made on first use, and where to push
 /// the levels for it.
