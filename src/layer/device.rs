@@ -10,7 +10,7 @@ use std::sync::Arc;
 use super::dispatch::DeviceDispatch;
 use super::extensions::{EnabledExtensions, LayerExtension};
 use super::ffi::{find_in_chain, slice};
-use super::frames::{ffi_guard, maybe_inject_panic, shield, unknown_handle};
+use super::frames::{destroy_registered, ffi_guard, maybe_inject_panic, shield, unknown_handle};
 use super::loader_abi::{find_link_info, LayerDeviceCreateInfo};
 use super::log;
 use super::registry::{instance_data, key_of, DEVICES};
@@ -650,27 +650,27 @@ pub unsafe extern "system" fn destroy_device(
     device: vk::Device,
     p_allocator: *const vk::AllocationCallbacks<'_>,
 ) {
-    ffi_guard("vkDestroyDevice", (), || {
-        // Read the key before the driver frees the handle; every record goes with `dev`.
-        let Some(dev) = key_of(device).and_then(|key| super::registry::remove(&DEVICES, key))
-        else {
-            return;
-        };
-        // The TCS shader objects the layer generated, and the layouts it made.
-        shield("vkDestroyDevice", || {
+    destroy_registered(
+        "vkDestroyDevice",
+        &DEVICES,
+        device,
+        |dev| {
+            // The TCS shader objects the layer generated, and the layouts it made.
             for record in dev.records.tes_objects.write().drain().map(|(_, r)| r) {
-                super::shader_object::destroy_generated(&dev, &record);
+                super::shader_object::destroy_generated(dev, &record);
             }
             for binding in dev.records.block_objects.write().drain().map(|(_, b)| b) {
-                super::shader_object::destroy_block_layout(&dev, &binding);
+                super::shader_object::destroy_block_layout(dev, &binding);
             }
             let command_buffers = std::mem::take(&mut *dev.records.command_buffers.lock());
-            super::current_attributes::release(&dev, command_buffers.into_values());
-            dev.attribute_memory.destroy_spare(&dev);
-        });
-        if let Some(destroy) = dev.table.destroy_device {
-            // SAFETY: the application's arguments, passed on unchanged.
-            unsafe { destroy(device, p_allocator) };
-        }
-    })
+            super::current_attributes::release(dev, command_buffers.into_values());
+            dev.attribute_memory.destroy_spare(dev);
+        },
+        |dev| {
+            if let Some(destroy) = dev.table.destroy_device {
+                // SAFETY: the application's arguments, passed on unchanged.
+                unsafe { destroy(device, p_allocator) };
+            }
+        },
+    )
 }

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use super::dispatch::DeviceDispatch;
 use super::log;
-use super::registry::device_data;
+use super::registry::{self, device_data, key_of, Registry};
 use super::settings::Settings;
 use super::state::DeviceData;
 
@@ -204,6 +204,26 @@ pub fn forget_then_call_down<H: Handle, F>(
         if let Some(next) = next(&dev.table) {
             call_down(next);
         }
+    })
+}
+
+/// The frame of `vkDestroyInstance` and `vkDestroyDevice`: the object's state leaves
+/// `registry` (its key is read before the driver frees the handle), `forget` cleans up what
+/// the layer made for it (shielded), then `call_down` passes the call on through the
+/// object's own table. An unknown handle has no table to call down through.
+pub fn destroy_registered<H: Handle, T>(
+    what: &str,
+    registry: &Registry<T>,
+    handle: H,
+    forget: impl FnOnce(&T),
+    call_down: impl FnOnce(&T),
+) {
+    ffi_guard(what, (), || {
+        let Some(data) = key_of(handle).and_then(|key| registry::remove(registry, key)) else {
+            return;
+        };
+        shield(what, || forget(&data));
+        call_down(&data);
     })
 }
 

@@ -6,7 +6,7 @@ use std::ffi::{c_char, c_void};
 use std::sync::Arc;
 
 use super::dispatch::InstanceDispatch;
-use super::frames::{ffi_guard, maybe_inject_panic, shield};
+use super::frames::{destroy_registered, ffi_guard, maybe_inject_panic, shield};
 use super::loader_abi::{find_link_info, LayerInstanceCreateInfo};
 use super::log;
 use super::registry::{key_of, INSTANCES};
@@ -161,14 +161,16 @@ pub unsafe extern "system" fn destroy_instance(
     instance: vk::Instance,
     p_allocator: *const vk::AllocationCallbacks<'_>,
 ) {
-    ffi_guard("vkDestroyInstance", (), || {
-        let Some(inst) = key_of(instance).and_then(|key| super::registry::remove(&INSTANCES, key))
-        else {
-            return;
-        };
-        if let Some(destroy) = inst.table.destroy_instance {
-            // SAFETY: the application's arguments, passed on unchanged.
-            unsafe { destroy(instance, p_allocator) };
-        }
-    })
+    destroy_registered(
+        "vkDestroyInstance",
+        &INSTANCES,
+        instance,
+        |_| {},
+        |inst| {
+            if let Some(destroy) = inst.table.destroy_instance {
+                // SAFETY: the application's arguments, passed on unchanged.
+                unsafe { destroy(instance, p_allocator) };
+            }
+        },
+    )
 }

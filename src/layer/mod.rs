@@ -72,6 +72,22 @@ fn void_fn<F: Copy>(f: F) -> vk::PFN_vkVoidFunction {
     Some(unsafe { std::mem::transmute_copy::<F, VoidFn>(&f) })
 }
 
+/// The frame of `vkGet*ProcAddr`: the FFI guard, then `find` with the name's bytes (a NULL
+/// name finds nothing).
+fn look_up(
+    what: &str,
+    p_name: *const c_char,
+    find: impl FnOnce(&[u8]) -> vk::PFN_vkVoidFunction,
+) -> vk::PFN_vkVoidFunction {
+    if p_name.is_null() {
+        return None;
+    }
+    ffi_guard(what, None, || {
+        // SAFETY: pName is a nul-terminated string (Vulkan's valid usage).
+        find(unsafe { CStr::from_ptr(p_name) }.to_bytes())
+    })
+}
+
 /// `vkGetInstanceProcAddr` of this layer.
 ///
 /// # Safety
@@ -80,12 +96,7 @@ pub unsafe extern "system" fn get_instance_proc_addr(
     instance: vk::Instance,
     p_name: *const c_char,
 ) -> vk::PFN_vkVoidFunction {
-    if p_name.is_null() {
-        return None;
-    }
-    ffi_guard("vkGetInstanceProcAddr", None, || {
-        // SAFETY: pName is a nul-terminated string (Vulkan's valid usage).
-        let name = unsafe { CStr::from_ptr(p_name) }.to_bytes();
+    look_up("vkGetInstanceProcAddr", p_name, |name| {
         match name {
             b"vkGetInstanceProcAddr" => {
                 return void_fn::<vk::PFN_vkGetInstanceProcAddr>(get_instance_proc_addr)
@@ -122,12 +133,7 @@ pub unsafe extern "system" fn get_device_proc_addr(
     device: vk::Device,
     p_name: *const c_char,
 ) -> vk::PFN_vkVoidFunction {
-    if p_name.is_null() {
-        return None;
-    }
-    ffi_guard("vkGetDeviceProcAddr", None, || {
-        // SAFETY: pName is a nul-terminated string (Vulkan's valid usage).
-        let name = unsafe { CStr::from_ptr(p_name) }.to_bytes();
+    look_up("vkGetDeviceProcAddr", p_name, |name| {
         if name == b"vkGetDeviceProcAddr" {
             return void_fn::<vk::PFN_vkGetDeviceProcAddr>(get_device_proc_addr);
         }

@@ -37,41 +37,33 @@ macro_rules! subpass_colors {
     }};
 }
 
-/// Keeps a render pass's record under the handle the driver wrote.
-fn record_render_pass(
-    dev: &super::state::DeviceData,
-    p_render_pass: *mut vk::RenderPass,
-    record: RenderPassRecord,
-) {
-    dev.records
-        .render_passes
-        .write()
-        // SAFETY: the driver wrote the handle on success.
-        .insert(unsafe { *p_render_pass }, Arc::new(record));
+/// A `vkCreateRenderPass*` hook for create infos of type `$info`: remembers the colour
+/// attachments per subpass.
+macro_rules! render_pass_hook {
+    ($(#[$doc:meta])* $what:literal, $hook:ident($info:ty)) => {
+        create_hook! {
+            $(#[$doc])*
+            $what,
+            fn $hook(device, p_create_info: $info, p_allocator, p_render_pass: vk::RenderPass),
+            // SAFETY: a valid create info (Vulkan's valid usage).
+            prepare: |_| RenderPassRecord::new(subpass_colors!(unsafe { &*p_create_info })),
+            record: |dev, record| {
+                // SAFETY: the driver wrote the handle on success.
+                let render_pass = unsafe { *p_render_pass };
+                dev.records.render_passes.write().insert(render_pass, Arc::new(record));
+            },
+        }
+    };
 }
 
-create_hook! {
-    /// `vkCreateRenderPass`: remembers the colour attachments per subpass.
-    "vkCreateRenderPass",
-    fn create_render_pass(
-        device, p_create_info: vk::RenderPassCreateInfo<'_>, p_allocator, p_render_pass: vk::RenderPass
-    ),
-    // SAFETY: a valid create info (Vulkan's valid usage).
-    prepare: |_| RenderPassRecord::new(subpass_colors!(unsafe { &*p_create_info })),
-    record: |dev, record| record_render_pass(dev, p_render_pass, record),
-}
-
-create_hook! {
-    /// `vkCreateRenderPass2` (and its KHR alias): remembers the colour attachments per
-    /// subpass.
-    "vkCreateRenderPass2",
-    fn create_render_pass2(
-        device, p_create_info: vk::RenderPassCreateInfo2<'_>, p_allocator, p_render_pass: vk::RenderPass
-    ),
-    // SAFETY: a valid create info (Vulkan's valid usage).
-    prepare: |_| RenderPassRecord::new(subpass_colors!(unsafe { &*p_create_info })),
-    record: |dev, record| record_render_pass(dev, p_render_pass, record),
-}
+render_pass_hook!(
+    /// `vkCreateRenderPass`.
+    "vkCreateRenderPass", create_render_pass(vk::RenderPassCreateInfo<'_>)
+);
+render_pass_hook!(
+    /// `vkCreateRenderPass2` (and its KHR alias).
+    "vkCreateRenderPass2", create_render_pass2(vk::RenderPassCreateInfo2<'_>)
+);
 
 destroy_hook!(
     /// `vkDestroyRenderPass`.

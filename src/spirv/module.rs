@@ -728,6 +728,19 @@ impl GlobalKey {
     }
 }
 
+/// Typed emitters of two-operand instructions: `name(code, ty, a, b)` appends `Op` with
+/// result type `ty` and returns its result id ([`Editor::binary`]).
+macro_rules! binary_emitters {
+    ($($(#[$doc:meta])* $name:ident => $op:ident;)*) => {
+        $(
+            $(#[$doc])*
+            pub fn $name(&mut self, code: &mut Vec<u32>, ty: u32, a: u32, b: u32) -> u32 {
+                self.binary(code, Op::$op, ty, a, b)
+            }
+        )*
+    };
+}
+
 /// Builds a new module from a [`Module`]: untouched instructions are copied word for word;
 /// a pass replaces, removes or prefixes individual instructions and appends to sections.
 pub struct Editor<'m, 'a> {
@@ -1118,30 +1131,15 @@ impl<'m, 'a> Editor<'m, 'a> {
         self.emit(code, Op::CompositeInsert, ty, &ops)
     }
 
-    pub fn f_add(&mut self, code: &mut Vec<u32>, ty: u32, a: u32, b: u32) -> u32 {
-        self.binary(code, Op::FAdd, ty, a, b)
-    }
-
-    pub fn f_mul(&mut self, code: &mut Vec<u32>, ty: u32, a: u32, b: u32) -> u32 {
-        self.binary(code, Op::FMul, ty, a, b)
-    }
-
-    pub fn i_sub(&mut self, code: &mut Vec<u32>, ty: u32, a: u32, b: u32) -> u32 {
-        self.binary(code, Op::ISub, ty, a, b)
-    }
-
-    pub fn bitwise_and(&mut self, code: &mut Vec<u32>, ty: u32, a: u32, b: u32) -> u32 {
-        self.binary(code, Op::BitwiseAnd, ty, a, b)
-    }
-
-    /// `a < b` as signed integers; `ty` is the bool type.
-    pub fn s_less_than(&mut self, code: &mut Vec<u32>, ty: u32, a: u32, b: u32) -> u32 {
-        self.binary(code, Op::SLessThan, ty, a, b)
-    }
-
-    /// `a != b` as integers; `ty` is the bool type.
-    pub fn i_not_equal(&mut self, code: &mut Vec<u32>, ty: u32, a: u32, b: u32) -> u32 {
-        self.binary(code, Op::INotEqual, ty, a, b)
+    binary_emitters! {
+        f_add => FAdd;
+        f_mul => FMul;
+        i_sub => ISub;
+        bitwise_and => BitwiseAnd;
+        /// `a < b` as signed integers; `ty` is the bool type.
+        s_less_than => SLessThan;
+        /// `a != b` as integers; `ty` is the bool type.
+        i_not_equal => INotEqual;
     }
 
     /// `OpBitcast` of `value` to `ty`.

@@ -80,18 +80,12 @@ fn split_outputs(
     let Some(ep) = ep else {
         return Ok(None);
     };
-    let vars: Vec<u32> = ep
-        .interface
-        .iter()
-        .copied()
-        .filter(|&id| {
-            splittable(&m, id, StorageClass::Output)
-                && (!captured_only
-                    || m.has_decoration(id, Decoration::XfbBuffer)
-                        // Without an Offset the variable is not captured: nothing to fix.
-                        && m.has_decoration(id, Decoration::Offset))
-        })
-        .collect();
+    let vars = splittable_interface(&m, ep, StorageClass::Output, |id| {
+        !captured_only
+            || m.has_decoration(id, Decoration::XfbBuffer)
+                // Without an Offset the variable is not captured: nothing to fix.
+                && m.has_decoration(id, Decoration::Offset)
+    });
     if vars.is_empty() {
         return Ok(None);
     }
@@ -153,16 +147,10 @@ fn split_inputs(words: &[u32], entry: &str, select: impl Fn(u32) -> bool) -> Pas
     else {
         return Ok(None);
     };
-    let vars: Vec<u32> = ep
-        .interface
-        .iter()
-        .copied()
-        .filter(|&id| {
-            splittable(&m, id, StorageClass::Input)
-                && m.decoration(id, Decoration::Location)
-                    .is_some_and(|l| select(l[0]))
-        })
-        .collect();
+    let vars = splittable_interface(&m, ep, StorageClass::Input, |id| {
+        m.decoration(id, Decoration::Location)
+            .is_some_and(|l| select(l[0]))
+    });
     if vars.is_empty() {
         return Ok(None);
     }
@@ -583,6 +571,20 @@ fn glsl_std_450(m: &Module) -> Option<u32> {
         .iter()
         .find(|i| decode_string(&i.operands()[1..]).0 == "GLSL.std.450")
         .map(|i| i.operand(0))
+}
+
+/// The variables of `ep`'s interface in `class` that can be split and that `keep` selects.
+fn splittable_interface(
+    m: &Module,
+    ep: &EntryPoint,
+    class: StorageClass,
+    keep: impl Fn(u32) -> bool,
+) -> Vec<u32> {
+    ep.interface
+        .iter()
+        .copied()
+        .filter(|&id| splittable(m, id, class) && keep(id))
+        .collect()
 }
 
 /// Whether `id` is a `storage` variable the pass splits: a struct or matrix, or an array
