@@ -113,7 +113,18 @@ fn plan(dev: &DeviceData, infos: &[vk::ShaderCreateInfoEXT<'_>]) -> Patch {
         patch.slots.push(slot);
         app_ranges.push(app);
     }
-    // Linked shaders form one group; every other shader is a group of its own.
+    let key = shader_object_key(dev);
+    for group in link_groups(infos) {
+        let codes = group_codes(infos, &group);
+        if !codes.is_empty() {
+            plan_group(dev, infos, &app_ranges, &key, &codes, &mut patch);
+        }
+    }
+    patch
+}
+
+/// Linked shaders form one group; every other shader is a group of its own.
+fn link_groups(infos: &[vk::ShaderCreateInfoEXT<'_>]) -> Vec<Vec<usize>> {
     let linked: Vec<usize> = (0..infos.len())
         .filter(|&i| {
             infos[i]
@@ -128,95 +139,105 @@ fn plan(dev: &DeviceData, infos: &[vk::ShaderCreateInfoEXT<'_>]) -> Patch {
     if !linked.is_empty() {
         groups.push(linked);
     }
-    let key = shader_object_key(dev);
-    for group in groups {
-        let codes: Vec<StageCode> = group
-            .iter()
-            .filter_map(|&index| {
-                let ci = &infos[index];
-                let stage = stage_of(ci.stage)?;
-                // SAFETY: valid code and name pointers (Vulkan's valid usage).
-                let words = unsafe { spirv(ci) }?;
-                // SAFETY: pName is NULL or nul-terminated (Vulkan's valid usage).
-                let name = (!ci.p_name.is_null()).then(|| unsafe { CStr::from_ptr(ci.p_name) });
-                let entry = name.and_then(|n| n.to_str().ok()).map(str::to_owned);
-                Some(StageCode {
-                    index,
-                    stage,
-                    module: Some(Arc::new(ModuleRecord::inline(words))),
-                    entry,
-                    patchable: true,
-                })
+    groups
+}
+
+/// The code of a group's shaders whose stage and SPIR-V the layer can read.
+fn group_codes(infos: &[vk::ShaderCreateInfoEXT<'_>], group: &[usize]) -> Vec<StageCode> {
+    group
+        .iter()
+        .filter_map(|&index| {
+            let ci = &infos[index];
+            let stage = stage_of(ci.stage)?;
+            // SAFETY: valid code and name pointers (Vulkan's valid usage).
+            let words = unsafe { spirv(ci) }?;
+            // SAFETY: pName is NULL or nul-terminated (Vulkan's valid usage).
+            let name = (!ci.p_name.is_null()).then(|| unsafe { CStr::from_ptr(ci.p_name) });
+            let entry = name.and_then(|n| n.to_str().ok()).map(str::to_owned);
+            Some(StageCode {
+                index,
+                stage,
+                module: Some(Arc::new(ModuleRecord::inline(words))),
+                entry,
+                patchable: true,
             })
-            .collect();
-        if codes.is_empty() {
-            continue;
-        }
-        let view = stage_view(&codes);
-        // The last pre-rasterization stage feeds a fragment shader of another group when
-        // its nextStage is the fragment stage (or nothing: it feeds no other stage).
-        let last = view.last_pre_rasterization();
-        let last_index = codes
-            .iter()
-            .find(|c| Some(c.stage) == last)
-            .map(|c| c.index);
-        let feeds_fragment = last_index
-            .map(|i| infos[i].next_stage)
-            .is_some_and(|next| (next & !S::FRAGMENT).is_empty());
-        let fragment_index = codes
-            .iter()
-            .find(|c| c.stage == crate::semantics::Stage::Fragment)
-            .map(|c| c.index);
-        let key = PipelineKey {
-            fragment_elsewhere: feeds_fragment && !view.has(crate::semantics::Stage::Fragment),
-            gl_state_block: last_index
-                .filter(|_| dev.extensions.gl_state)
-                .and_then(|i| patch.slots[i].offset_for(infos[i].stage)),
-            fragment_block: fragment_index
-                .filter(|_| dev.extensions.gl_state)
-                .and_then(|i| patch.slots[i].offset_for(S::FRAGMENT)),
-            ..key.clone()
-        };
-        let steps = choose(&view, &key);
-        if steps.is_empty() {
-            continue;
-        }
-        let fragment_reads_block = steps
-            .iter()
-            .any(|s| matches!(s, crate::semantics::Step::FragmentWindowY(_)));
-        // The block's place as the last pre-rasterization shader's ranges hold it; pushes
-        // use a layout the layer makes of those ranges (`record_block_readers`).
-        let target = Target {
-            layout_record: last_index.map(|i| {
-                Arc::new(LayoutRecord::new(
-                    app_ranges[i].to_vec(),
-                    patch.slots[i].clone(),
-                ))
-            }),
-            ..Target::default()
-        };
-        let mut run = Run::new(dev, target, &codes);
-        for step in steps {
-            if let Err(why) = run.step(step) {
-                log::warning!("vkCreateShadersEXT: {why}; the shader keeps its code");
-            }
-        }
-        let rewrite = run.finish();
-        for note in &rewrite.notes {
-            log::info!("shader object: {note}");
-        }
-        if let (Some(_), Some(i)) = (rewrite.reads_block, last_index) {
-            patch.reads_block[i] = true;
-        }
-        // The fragment shader reads the block at the place its own ranges hold it.
-        if let Some(i) = fragment_index.filter(|_| fragment_reads_block) {
-            patch.reads_block[i] = rewrite.stages.iter().any(|(index, _)| *index == i);
-        }
-        for (index, words) in rewrite.stages {
-            patch.code[index] = Some(words);
+        })
+        .collect()
+}
+
+/// Chooses and runs the steps of one group, and notes in `patch` the code and block reads
+/// of its shaders.
+fn plan_group(
+    dev: &DeviceData,
+    infos: &[vk::ShaderCreateInfoEXT<'_>],
+    app_ranges: &[&[vk::PushConstantRange]],
+    key: &PipelineKey,
+    codes: &[StageCode],
+    patch: &mut Patch,
+) {
+    let view = stage_view(codes);
+    // The last pre-rasterization stage feeds a fragment shader of another group when
+    // its nextStage is the fragment stage (or nothing: it feeds no other stage).
+    let last = view.last_pre_rasterization();
+    let last_index = codes
+        .iter()
+        .find(|c| Some(c.stage) == last)
+        .map(|c| c.index);
+    let feeds_fragment = last_index
+        .map(|i| infos[i].next_stage)
+        .is_some_and(|next| (next & !S::FRAGMENT).is_empty());
+    let fragment_index = codes
+        .iter()
+        .find(|c| c.stage == crate::semantics::Stage::Fragment)
+        .map(|c| c.index);
+    let key = PipelineKey {
+        fragment_elsewhere: feeds_fragment && !view.has(crate::semantics::Stage::Fragment),
+        gl_state_block: last_index
+            .filter(|_| dev.extensions.gl_state)
+            .and_then(|i| patch.slots[i].offset_for(infos[i].stage)),
+        fragment_block: fragment_index
+            .filter(|_| dev.extensions.gl_state)
+            .and_then(|i| patch.slots[i].offset_for(S::FRAGMENT)),
+        ..key.clone()
+    };
+    let steps = choose(&view, &key);
+    if steps.is_empty() {
+        return;
+    }
+    let fragment_reads_block = steps
+        .iter()
+        .any(|s| matches!(s, crate::semantics::Step::FragmentWindowY(_)));
+    // The block's place as the last pre-rasterization shader's ranges hold it; pushes
+    // use a layout the layer makes of those ranges (`record_block_readers`).
+    let target = Target {
+        layout_record: last_index.map(|i| {
+            Arc::new(LayoutRecord::new(
+                app_ranges[i].to_vec(),
+                patch.slots[i].clone(),
+            ))
+        }),
+        ..Target::default()
+    };
+    let mut run = Run::new(dev, target, codes);
+    for step in steps {
+        if let Err(why) = run.step(step) {
+            log::warning!("vkCreateShadersEXT: {why}; the shader keeps its code");
         }
     }
-    patch
+    let rewrite = run.finish();
+    for note in &rewrite.notes {
+        log::info!("shader object: {note}");
+    }
+    if let (Some(_), Some(i)) = (rewrite.reads_block, last_index) {
+        patch.reads_block[i] = true;
+    }
+    // The fragment shader reads the block at the place its own ranges hold it.
+    if let Some(i) = fragment_index.filter(|_| fragment_reads_block) {
+        patch.reads_block[i] = rewrite.stages.iter().any(|(index, _)| *index == i);
+    }
+    for (index, words) in rewrite.stages {
+        patch.code[index] = Some(words);
+    }
 }
 
 /// Records the shaders of `down` (as the driver made them, in `shaders`) whose code reads
