@@ -794,17 +794,32 @@ fn may_rasterize_lines(stages: &Stages<'_>, key: &PipelineKey) -> bool {
 /// stage, the fragment inputs after the broadcast, then the GL state of the last
 /// pre-rasterization stage, then pipeline state.
 pub fn choose(stages: &Stages<'_>, key: &PipelineKey) -> Vec<Step> {
-    let on = |s: Semantic| key.enabled.contains(s) && (key.gl_state || !s.info().needs_gl_state);
     let mut steps = Vec::new();
     if stages.has(Stage::TessEval) && !stages.has(Stage::TessControl) && !key.shader_object {
         // Not optional: the driver would crash on the pipeline. The layer fails it when
         // the TCS cannot be generated.
         steps.push(Step::GenerateTcs);
     }
+    interface_steps(stages, key, &mut steps);
+    last_stage_steps(stages, key, &mut steps);
+    input_steps(stages, key, &mut steps);
+    pipeline_state_steps(stages, key, &mut steps);
+    steps
+}
+
+/// Whether `s` applies under `key`: enabled, and on a `VK_GLSEM_gl_state` device where it
+/// needs the GL-state block.
+fn applies(key: &PipelineKey, s: Semantic) -> bool {
+    key.enabled.contains(s) && (key.gl_state || !s.info().needs_gl_state)
+}
+
+/// [`choose`]'s interface steps: the XFB split of the last pre-rasterization stage, then the
+/// fragment shader's broadcast and the inputs that match the split.
+fn interface_steps(stages: &Stages<'_>, key: &PipelineKey, steps: &mut Vec<Step>) {
+    let on = |s: Semantic| applies(key, s);
     let last = stages.last_pre_rasterization();
     let last_summary = last.and_then(|l| stages.rewritable(l).map(|s| (l, s)));
-    let fragment = stages.get(Stage::Fragment);
-    let fragment_patchable = fragment.is_none_or(|f| f.patchable);
+    let fragment_patchable = stages.get(Stage::Fragment).is_none_or(|f| f.patchable);
 
     let split = on(Semantic::XfbSplit) && key.transform_feedback;
     if let Some((stage, summary)) = last_summary {
@@ -840,7 +855,14 @@ pub fn choose(stages: &Stages<'_>, key: &PipelineKey) -> Vec<Step> {
             steps.push(Step::SplitStructInputs);
         }
     }
+}
 
+/// [`choose`]'s GL state of the last pre-rasterization stage: point size, clip distance
+/// enables, clip-space depth and `gl_Layer`.
+fn last_stage_steps(stages: &Stages<'_>, key: &PipelineKey, steps: &mut Vec<Step>) {
+    let on = |s: Semantic| applies(key, s);
+    let last = stages.last_pre_rasterization();
+    let last_summary = last.and_then(|l| stages.rewritable(l).map(|s| (l, s)));
     if let Some((stage, summary)) = last_summary {
         let writable = stage == Stage::Vertex || key.tess_geom_point_size;
         if on(Semantic::PointSize) && writable && may_rasterize_points(stages, stage, key) {
@@ -886,6 +908,12 @@ pub fn choose(stages: &Stages<'_>, key: &PipelineKey) -> Vec<Step> {
             }
         }
     }
+}
+
+/// [`choose`]'s steps on what the vertex and fragment shaders read: unfed vertex inputs,
+/// `gl_InstanceID`, `gl_SampleMask` on single-sample targets.
+fn input_steps(stages: &Stages<'_>, key: &PipelineKey, steps: &mut Vec<Step>) {
+    let on = |s: Semantic| applies(key, s);
     if let Some(summary) = stages.rewritable(Stage::Vertex) {
         if let Some(fed) = &key.fed_locations {
             let unfed = summary
@@ -913,7 +941,11 @@ pub fn choose(stages: &Stages<'_>, key: &PipelineKey) -> Vec<Step> {
             steps.push(Step::DropSampleMask);
         }
     }
+}
 
+/// [`choose`]'s pipeline-state steps and the window origin.
+fn pipeline_state_steps(stages: &Stages<'_>, key: &PipelineKey, steps: &mut Vec<Step>) {
+    let on = |s: Semantic| applies(key, s);
     // Pipeline state goes where the rasterization / viewport state is: a library part
     // without it has `Topology::Unknown` only when it lacks pre-rasterization state too.
     if on(Semantic::ProvokingVertex) && key.provoking_vertex_last && !key.app_provoking_vertex {
@@ -954,7 +986,6 @@ pub fn choose(stages: &Stages<'_>, key: &PipelineKey) -> Vec<Step> {
             steps.push(Step::InvertFrontFace);
         }
     }
-    steps
 }
 
 #[cfg(test)]

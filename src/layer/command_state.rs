@@ -29,12 +29,12 @@ use std::sync::atomic::Ordering;
 
 use super::current_attributes::release;
 use super::ffi::slice;
+use super::frames::{destroy_hook, ffi_guard, hook, maybe_inject_panic, shield};
+use super::log;
 use super::planner::inverted;
 use super::records::{BlockBinding, CommandBufferState, GlStateValues, LineStipple};
-use super::{
-    call_with_next, device_data, ffi_guard, forget_then_call_down, log, maybe_inject_panic, shield,
-    with_device, DeviceData,
-};
+use super::registry::{device_data, with_device};
+use super::state::DeviceData;
 use crate::semantics::WindowOrigin;
 use crate::spirv::gl_state::{
     flag_clip_distance, BLOCK_SIZE, CLIP_DISTANCE_FLAGS, FLAG_LAYERED,
@@ -65,65 +65,97 @@ pub(super) fn push(
     }
 }
 
-/// Changes the GL state of `command_buffer` and pushes it if a pipeline that reads it is
-/// bound.
-fn update(what: &str, command_buffer: vk::CommandBuffer, change: impl FnOnce(&mut GlStateValues)) {
+/// The frame of the layer's own state commands: `change` edits the state of
+/// `command_buffer` (made on first use) under the lock and returns what `then` does with
+/// the device afterwards, such as pushing the new values to a bound pipeline.
+fn change_state<T>(
+    what: &str,
+    command_buffer: vk::CommandBuffer,
+    change: impl FnOnce(&mut CommandBufferState) -> T,
+    then: impl FnOnce(&DeviceData, T),
+) {
     ffi_guard(what, (), || {
         let Some(dev) = device_data(command_buffer) else {
             return;
         };
         maybe_inject_panic(&dev.settings, what);
-        let (bound, values) = {
+        let changed = {
             let mut cbs = dev.records.command_buffers.lock();
             let state = cbs
                 .entry(command_buffer)
                 .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
+            change(state)
+        };
+        then(&dev, changed);
+    })
+}
+
+/// Changes the GL state of `command_buffer` and pushes it if a pipeline that reads it is
+/// bound.
+fn update(what: &str, command_buffer: vk::CommandBuffer, change: impl FnOnce(&mut GlStateValues)) {
+    change_state(
+        what,
+        command_buffer,
+        |state| {
             change(&mut state.values);
             (state.bound, state.values)
-        };
-        if let Some(at) = bound {
-            push(&dev, command_buffer, at, &values);
+        },
+        |dev, (bound, values)| {
+            if let Some(at) = bound {
+                push(dev, command_buffer, at, &values);
+            }
+        },
+    )
+}
+
+/// One of the layer's own commands (`include/vk_glsem.h`, handed out by
+/// `dispatch::layer_command_list!`): writes its doc with the `# Safety` line they share
+/// and its `extern "system"` signature around the body.
+macro_rules! layer_command {
+    ($(#[$doc:meta])* fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $body:block) => {
+        $(#[$doc])*
+        ///
+        /// # Safety
+        /// A command buffer of a device with the extension enabled, in the recording state.
+        pub unsafe extern "system" fn $name($($arg: $ty),*) $body
+    };
+}
+
+layer_command! {
+    /// `vkCmdSetTessellationDefaultLevelsGLSEM` (`include/vk_glsem.h`).
+    fn cmd_set_tessellation_default_levels(
+        command_buffer: vk::CommandBuffer,
+        outer: *const f32,
+        inner: *const f32
+    ) {
+        const WHAT: &str = "vkCmdSetTessellationDefaultLevelsGLSEM";
+        if outer.is_null() || inner.is_null() {
+            log::error!("{WHAT}: outer and inner must not be NULL");
+            return;
         }
-    })
+        // SAFETY: the application passes 4 outer and 2 inner levels (the command's contract).
+        let (outer, inner) = unsafe { (slice(outer, 4), slice(inner, 2)) };
+        update(WHAT, command_buffer, |v| {
+            v.outer.copy_from_slice(outer);
+            v.inner.copy_from_slice(inner);
+        })
+    }
 }
 
-/// `vkCmdSetTessellationDefaultLevelsGLSEM` (`include/vk_glsem.h`).
-///
-/// # Safety
-/// A command buffer of a device with the extension enabled, in the recording state.
-pub unsafe extern "system" fn cmd_set_tessellation_default_levels(
-    command_buffer: vk::CommandBuffer,
-    outer: *const f32,
-    inner: *const f32,
-) {
-    const WHAT: &str = "vkCmdSetTessellationDefaultLevelsGLSEM";
-    if outer.is_null() || inner.is_null() {
-        log::error!("{WHAT}: outer and inner must not be NULL");
-        return;
+layer_command! {
+    /// `vkCmdSetPointSizeGLSEM` (`include/vk_glsem.h`).
+    fn cmd_set_point_size(command_buffer: vk::CommandBuffer, size: f32) {
+        // GL: glPointSize with a size <= 0 is GL_INVALID_VALUE and changes nothing.
+        if size.is_nan() || size <= 0.0 {
+            log::error!(
+                "vkCmdSetPointSizeGLSEM: size {size} is not positive; ignored (GL_INVALID_VALUE)"
+            );
+            return;
+        }
+        update("vkCmdSetPointSizeGLSEM", command_buffer, |v| {
+            v.point_size = size
+        })
     }
-    // SAFETY: the application passes 4 outer and 2 inner levels (the command's contract).
-    let (outer, inner) = unsafe { (slice(outer, 4), slice(inner, 2)) };
-    update(WHAT, command_buffer, |v| {
-        v.outer.copy_from_slice(outer);
-        v.inner.copy_from_slice(inner);
-    })
-}
-
-/// `vkCmdSetPointSizeGLSEM` (`include/vk_glsem.h`).
-///
-/// # Safety
-/// A command buffer of a device with the extension enabled, in the recording state.
-pub unsafe extern "system" fn cmd_set_point_size(command_buffer: vk::CommandBuffer, size: f32) {
-    // GL: glPointSize with a size <= 0 is GL_INVALID_VALUE and changes nothing.
-    if size.is_nan() || size <= 0.0 {
-        log::error!(
-            "vkCmdSetPointSizeGLSEM: size {size} is not positive; ignored (GL_INVALID_VALUE)"
-        );
-        return;
-    }
-    update("vkCmdSetPointSizeGLSEM", command_buffer, |v| {
-        v.point_size = size
-    })
 }
 
 /// Sets or clears `flag` in the block's `flags` as a GL enable does.
@@ -135,38 +167,30 @@ fn set_flag(flags: &mut u32, flag: u32, enable: vk::Bool32) {
     }
 }
 
-/// `vkCmdSetProgramPointSizeEnableGLSEM` (`include/vk_glsem.h`).
-///
-/// # Safety
-/// A command buffer of a device with the extension enabled, in the recording state.
-pub unsafe extern "system" fn cmd_set_program_point_size_enable(
-    command_buffer: vk::CommandBuffer,
-    enable: vk::Bool32,
-) {
-    update("vkCmdSetProgramPointSizeEnableGLSEM", command_buffer, |v| {
-        set_flag(&mut v.flags, FLAG_PROGRAM_POINT_SIZE, enable)
-    })
+layer_command! {
+    /// `vkCmdSetProgramPointSizeEnableGLSEM` (`include/vk_glsem.h`).
+    fn cmd_set_program_point_size_enable(command_buffer: vk::CommandBuffer, enable: vk::Bool32) {
+        update("vkCmdSetProgramPointSizeEnableGLSEM", command_buffer, |v| {
+            set_flag(&mut v.flags, FLAG_PROGRAM_POINT_SIZE, enable)
+        })
+    }
 }
 
-/// `vkCmdSetClipDistanceEnableGLSEM` (`include/vk_glsem.h`).
-///
-/// # Safety
-/// A command buffer of a device with the extension enabled, in the recording state.
-pub unsafe extern "system" fn cmd_set_clip_distance_enable(
-    command_buffer: vk::CommandBuffer,
-    mask: u32,
-) {
-    let planes = (1u32 << CLIP_DISTANCE_FLAGS) - 1;
-    if mask & !planes != 0 {
-        log::warning!(
-            "vkCmdSetClipDistanceEnableGLSEM: mask {mask:#x} enables planes past the \
-             {CLIP_DISTANCE_FLAGS} the layer supports; they stay disabled"
-        );
+layer_command! {
+    /// `vkCmdSetClipDistanceEnableGLSEM` (`include/vk_glsem.h`).
+    fn cmd_set_clip_distance_enable(command_buffer: vk::CommandBuffer, mask: u32) {
+        let planes = (1u32 << CLIP_DISTANCE_FLAGS) - 1;
+        if mask & !planes != 0 {
+            log::warning!(
+                "vkCmdSetClipDistanceEnableGLSEM: mask {mask:#x} enables planes past the \
+                 {CLIP_DISTANCE_FLAGS} the layer supports; they stay disabled"
+            );
+        }
+        let all = (0..CLIP_DISTANCE_FLAGS).fold(0, |acc, i| acc | flag_clip_distance(i));
+        update("vkCmdSetClipDistanceEnableGLSEM", command_buffer, |v| {
+            v.flags = (v.flags & !all) | ((mask & planes) << 8);
+        })
     }
-    let all = (0..CLIP_DISTANCE_FLAGS).fold(0, |acc, i| acc | flag_clip_distance(i));
-    update("vkCmdSetClipDistanceEnableGLSEM", command_buffer, |v| {
-        v.flags = (v.flags & !all) | ((mask & planes) << 8);
-    })
 }
 
 /// Sets GL's line stipple on the driver for a bound pipeline whose stipple is the layer's.
@@ -187,65 +211,51 @@ fn update_line_stipple(
     command_buffer: vk::CommandBuffer,
     change: impl FnOnce(&mut LineStipple),
 ) {
-    ffi_guard(what, (), || {
-        let Some(dev) = device_data(command_buffer) else {
-            return;
-        };
-        maybe_inject_panic(&dev.settings, what);
-        let (bound, stipple) = {
-            let mut cbs = dev.records.command_buffers.lock();
-            let state = cbs
-                .entry(command_buffer)
-                .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
+    change_state(
+        what,
+        command_buffer,
+        |state| {
             change(&mut state.line_stipple);
             (state.bound_line_stipple, state.line_stipple)
-        };
-        if bound {
-            set_line_stipple(&dev, command_buffer, stipple);
-        }
-    })
+        },
+        |dev, (bound, stipple)| {
+            if bound {
+                set_line_stipple(dev, command_buffer, stipple);
+            }
+        },
+    )
 }
 
-/// `vkCmdSetPointSpriteCoordOriginGLSEM` (`include/vk_glsem.h`).
-///
-/// # Safety
-/// A command buffer of a device with the extension enabled, in the recording state.
-pub unsafe extern "system" fn cmd_set_point_sprite_coord_origin(
-    command_buffer: vk::CommandBuffer,
-    lower_left: vk::Bool32,
-) {
-    update("vkCmdSetPointSpriteCoordOriginGLSEM", command_buffer, |v| {
-        set_flag(&mut v.flags, FLAG_POINT_SPRITE_LOWER_LEFT, lower_left)
-    })
+layer_command! {
+    /// `vkCmdSetPointSpriteCoordOriginGLSEM` (`include/vk_glsem.h`).
+    fn cmd_set_point_sprite_coord_origin(
+        command_buffer: vk::CommandBuffer,
+        lower_left: vk::Bool32
+    ) {
+        update("vkCmdSetPointSpriteCoordOriginGLSEM", command_buffer, |v| {
+            set_flag(&mut v.flags, FLAG_POINT_SPRITE_LOWER_LEFT, lower_left)
+        })
+    }
 }
 
-/// `vkCmdSetLineStippleGLSEM` (`include/vk_glsem.h`): `glLineStipple(factor, pattern)`.
-///
-/// # Safety
-/// A command buffer of a device with the extension enabled, in the recording state.
-pub unsafe extern "system" fn cmd_set_line_stipple(
-    command_buffer: vk::CommandBuffer,
-    factor: u32,
-    pattern: u16,
-) {
-    // GL clamps the factor to [1, 256] (GL 4.6 compatibility, 14.5.2.1).
-    update_line_stipple("vkCmdSetLineStippleGLSEM", command_buffer, |s| {
-        s.factor = factor.clamp(1, 256);
-        s.pattern = pattern;
-    })
+layer_command! {
+    /// `vkCmdSetLineStippleGLSEM` (`include/vk_glsem.h`): `glLineStipple(factor, pattern)`.
+    fn cmd_set_line_stipple(command_buffer: vk::CommandBuffer, factor: u32, pattern: u16) {
+        // GL clamps the factor to [1, 256] (GL 4.6 compatibility, 14.5.2.1).
+        update_line_stipple("vkCmdSetLineStippleGLSEM", command_buffer, |s| {
+            s.factor = factor.clamp(1, 256);
+            s.pattern = pattern;
+        })
+    }
 }
 
-/// `vkCmdSetLineStippleEnableGLSEM` (`include/vk_glsem.h`): `GL_LINE_STIPPLE`.
-///
-/// # Safety
-/// A command buffer of a device with the extension enabled, in the recording state.
-pub unsafe extern "system" fn cmd_set_line_stipple_enable(
-    command_buffer: vk::CommandBuffer,
-    enable: vk::Bool32,
-) {
-    update_line_stipple("vkCmdSetLineStippleEnableGLSEM", command_buffer, |s| {
-        s.enabled = enable != vk::FALSE
-    })
+layer_command! {
+    /// `vkCmdSetLineStippleEnableGLSEM` (`include/vk_glsem.h`): `GL_LINE_STIPPLE`.
+    fn cmd_set_line_stipple_enable(command_buffer: vk::CommandBuffer, enable: vk::Bool32) {
+        update_line_stipple("vkCmdSetLineStippleEnableGLSEM", command_buffer, |s| {
+            s.enabled = enable != vk::FALSE
+        })
+    }
 }
 
 /// Whether `dev` gives GL's window coordinates (`VK_GLSEM_gl_state`, `window_origin` not
@@ -422,70 +432,71 @@ pub unsafe extern "system" fn cmd_bind_pipeline(
     })
 }
 
-/// `vkAllocateCommandBuffers`: GL's initial state for every new command buffer.
-///
-/// # Safety
-/// Vulkan's valid usage for `vkAllocateCommandBuffers`.
-pub unsafe extern "system" fn allocate_command_buffers(
-    device: vk::Device,
-    p_allocate_info: *const vk::CommandBufferAllocateInfo<'_>,
-    p_command_buffers: *mut vk::CommandBuffer,
-) -> vk::Result {
-    call_with_next(
-        "vkAllocateCommandBuffers",
-        device,
-        |t| t.allocate_command_buffers,
-        |dev, next| {
-            // SAFETY: the application's arguments, passed on unchanged.
-            let result = unsafe { next(device, p_allocate_info, p_command_buffers) };
-            if result == vk::Result::SUCCESS {
-                shield("vkAllocateCommandBuffers", || {
-                    // SAFETY: valid per Vulkan's valid usage; the driver filled
-                    // commandBufferCount handles.
-                    let (info, handles) = unsafe {
-                        let info = &*p_allocate_info;
-                        (info, slice(p_command_buffers, info.command_buffer_count))
-                    };
-                    let mut cbs = dev.records.command_buffers.lock();
-                    for &cb in handles {
-                        cbs.insert(cb, CommandBufferState::new(info.command_pool));
-                    }
-                });
-            }
-            result
-        },
-    )
+hook! {
+    /// `vkAllocateCommandBuffers`: GL's initial state for every new command buffer.
+    "vkAllocateCommandBuffers" in call_with_next,
+    fn allocate_command_buffers(
+        device: vk::Device,
+        p_allocate_info: *const vk::CommandBufferAllocateInfo<'_>,
+        p_command_buffers: *mut vk::CommandBuffer
+    ) -> vk::Result =>
+    |dev, next| {
+        // SAFETY: the application's arguments, passed on unchanged.
+        let result = unsafe { next(device, p_allocate_info, p_command_buffers) };
+        if result == vk::Result::SUCCESS {
+            shield("vkAllocateCommandBuffers", || {
+                // SAFETY: valid per Vulkan's valid usage; the driver filled
+                // commandBufferCount handles.
+                let (info, handles) = unsafe {
+                    let info = &*p_allocate_info;
+                    (info, slice(p_command_buffers, info.command_buffer_count))
+                };
+                let mut cbs = dev.records.command_buffers.lock();
+                for &cb in handles {
+                    cbs.insert(cb, CommandBufferState::new(info.command_pool));
+                }
+            });
+        }
+        result
+    }
 }
 
-/// `vkFreeCommandBuffers`: their state goes first.
-///
-/// # Safety
-/// Vulkan's valid usage for `vkFreeCommandBuffers`.
-pub unsafe extern "system" fn free_command_buffers(
-    device: vk::Device,
-    pool: vk::CommandPool,
-    count: u32,
-    p_command_buffers: *const vk::CommandBuffer,
-) {
-    forget_then_call_down(
-        "vkFreeCommandBuffers",
-        device,
-        |dev| {
-            let mut cbs = dev.records.command_buffers.lock();
-            // SAFETY: `count` handles (Vulkan's valid usage).
-            let gone: Vec<_> = unsafe { slice(p_command_buffers, count) }
-                .iter()
-                .filter_map(|cb| cbs.remove(cb))
-                .collect();
-            release(dev, gone);
-        },
-        |t| {
-            if let Some(free) = t.free_command_buffers {
-                // SAFETY: the application's arguments, passed on unchanged.
-                unsafe { free(device, pool, count, p_command_buffers) };
-            }
-        },
-    )
+hook! {
+    /// `vkFreeCommandBuffers`: their state goes first.
+    "vkFreeCommandBuffers" in forget_then_call_down,
+    fn free_command_buffers(
+        device: vk::Device,
+        pool: vk::CommandPool,
+        count: u32,
+        p_command_buffers: *const vk::CommandBuffer
+    ) =>
+    |dev| {
+        let mut cbs = dev.records.command_buffers.lock();
+        // SAFETY: `count` handles (Vulkan's valid usage).
+        let gone: Vec<_> = unsafe { slice(p_command_buffers, count) }
+            .iter()
+            .filter_map(|cb| cbs.remove(cb))
+            .collect();
+        release(dev, gone);
+    },
+    // SAFETY: the application's arguments, passed on unchanged.
+    |free| unsafe { free(device, pool, count, p_command_buffers) }
+}
+
+impl CommandBufferState {
+    /// State after `vkBeginCommandBuffer` / a reset (the current attributes' memory goes
+    /// back to `dev`).
+    pub fn reset(&mut self, dev: &DeviceData) {
+        self.attributes.reset(dev);
+        self.values = GlStateValues::INITIAL;
+        self.bound = None;
+        self.tes_object = vk::ShaderEXT::null();
+        self.app_tcs_object = false;
+        self.layer_tcs_object = false;
+        self.patch_control_points = None;
+        self.line_stipple = LineStipple::INITIAL;
+        self.bound_line_stipple = false;
+    }
 }
 
 /// Back to GL's initial state and no bound pipeline.
@@ -495,101 +506,64 @@ fn reset_state(dev: &DeviceData, command_buffer: vk::CommandBuffer) {
     }
 }
 
-/// `vkBeginCommandBuffer`: back to GL's initial state.
-///
-/// # Safety
-/// Vulkan's valid usage for `vkBeginCommandBuffer`.
-pub unsafe extern "system" fn begin_command_buffer(
-    command_buffer: vk::CommandBuffer,
-    p_begin_info: *const vk::CommandBufferBeginInfo<'_>,
-) -> vk::Result {
-    call_with_next(
-        "vkBeginCommandBuffer",
-        command_buffer,
-        |t| t.begin_command_buffer,
-        |dev, next| {
-            shield("vkBeginCommandBuffer", || reset_state(dev, command_buffer));
-            // SAFETY: the application's arguments, passed on unchanged.
-            unsafe { next(command_buffer, p_begin_info) }
-        },
-    )
-}
-
-/// `vkResetCommandBuffer`: back to GL's initial state.
-///
-/// # Safety
-/// Vulkan's valid usage for `vkResetCommandBuffer`.
-pub unsafe extern "system" fn reset_command_buffer(
-    command_buffer: vk::CommandBuffer,
-    flags: vk::CommandBufferResetFlags,
-) -> vk::Result {
-    call_with_next(
-        "vkResetCommandBuffer",
-        command_buffer,
-        |t| t.reset_command_buffer,
-        |dev, next| {
-            shield("vkResetCommandBuffer", || reset_state(dev, command_buffer));
-            // SAFETY: the application's arguments, passed on unchanged.
-            unsafe { next(command_buffer, flags) }
-        },
-    )
-}
-
-/// `vkResetCommandPool`: its command buffers go back to GL's initial state.
-///
-/// # Safety
-/// Vulkan's valid usage for `vkResetCommandPool`.
-pub unsafe extern "system" fn reset_command_pool(
-    device: vk::Device,
-    pool: vk::CommandPool,
-    flags: vk::CommandPoolResetFlags,
-) -> vk::Result {
-    call_with_next(
-        "vkResetCommandPool",
-        device,
-        |t| t.reset_command_pool,
-        |dev, next| {
-            shield("vkResetCommandPool", || {
-                for state in dev.records.command_buffers.lock().values_mut() {
-                    if state.pool == pool {
-                        state.reset(dev);
-                    }
-                }
-            });
-            // SAFETY: the application's arguments, passed on unchanged.
-            unsafe { next(device, pool, flags) }
-        },
-    )
-}
-
-/// `vkDestroyCommandPool`: the state of its command buffers goes first.
-///
-/// # Safety
-/// Vulkan's valid usage for `vkDestroyCommandPool`.
-pub unsafe extern "system" fn destroy_command_pool(
-    device: vk::Device,
-    pool: vk::CommandPool,
-    p_allocator: *const vk::AllocationCallbacks<'_>,
-) {
-    forget_then_call_down(
-        "vkDestroyCommandPool",
-        device,
-        |dev| {
-            let mut cbs = dev.records.command_buffers.lock();
-            let gone: Vec<_> = cbs
-                .extract_if(|_, state| state.pool == pool)
-                .map(|(_, state)| state)
-                .collect();
-            release(dev, gone);
-        },
-        |t| {
-            if let Some(destroy) = t.destroy_command_pool {
+/// `vkBeginCommandBuffer` and `vkResetCommandBuffer`: the command buffer goes back to GL's
+/// initial state, then the call goes down with the application's arguments.
+macro_rules! back_to_initial_state {
+    ($what:literal, $hook:ident($arg:ident: $ty:ty)) => {
+        hook! {
+            #[doc = concat!("`", $what, "`: back to GL's initial state.")]
+            $what in call_with_next,
+            fn $hook(command_buffer: vk::CommandBuffer, $arg: $ty) -> vk::Result =>
+            |dev, next| {
+                shield($what, || reset_state(dev, command_buffer));
                 // SAFETY: the application's arguments, passed on unchanged.
-                unsafe { destroy(device, pool, p_allocator) };
+                unsafe { next(command_buffer, $arg) }
             }
-        },
-    )
+        }
+    };
 }
+
+back_to_initial_state!(
+    "vkBeginCommandBuffer",
+    begin_command_buffer(p_begin_info: *const vk::CommandBufferBeginInfo<'_>)
+);
+back_to_initial_state!(
+    "vkResetCommandBuffer",
+    reset_command_buffer(flags: vk::CommandBufferResetFlags)
+);
+
+hook! {
+    /// `vkResetCommandPool`: its command buffers go back to GL's initial state.
+    "vkResetCommandPool" in call_with_next,
+    fn reset_command_pool(
+        device: vk::Device,
+        pool: vk::CommandPool,
+        flags: vk::CommandPoolResetFlags
+    ) -> vk::Result =>
+    |dev, next| {
+        shield("vkResetCommandPool", || {
+            for state in dev.records.command_buffers.lock().values_mut() {
+                if state.pool == pool {
+                    state.reset(dev);
+                }
+            }
+        });
+        // SAFETY: the application's arguments, passed on unchanged.
+        unsafe { next(device, pool, flags) }
+    }
+}
+
+destroy_hook!(
+    /// `vkDestroyCommandPool`: the state of its command buffers goes first.
+    "vkDestroyCommandPool", destroy_command_pool(pool: vk::CommandPool), |dev| {
+        let mut cbs = dev.records.command_buffers.lock();
+        let gone: Vec<_> = cbs
+            .extract_if(|_, state| state.pool == pool)
+            .map(|(_, state)| state)
+            .collect();
+        release(dev, gone);
+    }
+);
 
 /// Sets the GL-state flag "the render target is layered" from the layer count a render pass
 /// instance begins with (`VK_GLSEM_gl_state` devices only): `gl_Layer` counts only then.

@@ -12,17 +12,16 @@
 //! chunks then go back to the device for other command buffers and are destroyed with it.
 
 use ash::vk;
-use parking_lot::Mutex;
 
+use super::attribute_memory::{
+    AttributeMemory, Chunk, CurrentAttributes, CHUNK_BYTES, SLOTS, SNAPSHOT_BYTES,
+};
+use super::frames::{ffi_guard, maybe_inject_panic};
+use super::log;
 use super::records::CommandBufferState;
-use super::{device_data, ffi_guard, log, maybe_inject_panic, DeviceData};
+use super::registry::device_data;
+use super::state::DeviceData;
 use crate::spirv::unfed_inputs::InputKind;
-
-/// The Locations the layer feeds (each a 16-byte slot of a snapshot).
-pub const SLOTS: u32 = 32;
-const SLOT_BYTES: u64 = 16;
-const SNAPSHOT_BYTES: u64 = SLOTS as u64 * SLOT_BYTES;
-const CHUNK_BYTES: u64 = 64 * 1024;
 
 /// The format of the layer's attribute for an input of `kind`.
 pub fn format_of(kind: InputKind) -> vk::Format {
@@ -42,62 +41,11 @@ pub fn integer_slots(inputs: &[(u32, InputKind)]) -> u32 {
         .fold(0, |mask, (location, _)| mask | 1 << location)
 }
 
-/// One host-visible, host-coherent vertex buffer of [`CHUNK_BYTES`], persistently mapped.
-pub struct Chunk {
-    buffer: vk::Buffer,
-    memory: vk::DeviceMemory,
-    /// The mapping's address (kept as an integer: the chunk moves between threads).
-    mapped: usize,
-    used: u64,
-}
-
-/// The device's spare chunks and where new ones come from.
-pub struct AttributeMemory {
-    /// A host-visible and host-coherent memory type (`None`: the device has none the
-    /// layer could query; unfed inputs then read the constant (0, 0, 0, 1)).
-    pub memory_type: Option<u32>,
-    /// `maxVertexInputBindings - 1` and the Locations the layer may feed.
-    pub binding: u32,
-    pub slots: u32,
-    spare: Mutex<Vec<Chunk>>,
-}
-
 impl AttributeMemory {
-    pub fn new(memory_type: Option<u32>, max_bindings: u32, max_attributes: u32) -> Self {
-        AttributeMemory {
-            memory_type,
-            binding: max_bindings.saturating_sub(1),
-            slots: SLOTS.min(max_attributes),
-            spare: Mutex::new(Vec::new()),
-        }
-    }
-
     /// Destroys every spare chunk (the device is going).
     pub fn destroy_spare(&self, dev: &DeviceData) {
         for chunk in self.spare.lock().drain(..) {
             destroy_chunk(dev, chunk);
-        }
-    }
-}
-
-/// GL's current values of one command buffer and the snapshot bound for them.
-pub struct CurrentAttributes {
-    /// Set values by Location (`None`: GL's initial (0, 0, 0, 1)).
-    values: [Option<[u32; 4]>; SLOTS as usize],
-    chunks: Vec<Chunk>,
-    /// The integer-slot mask of the snapshot bound now (`None`: none, or stale).
-    bound: Option<u32>,
-    /// The integer-slot mask of the bound pipeline, when it reads GL's current values.
-    pub pipeline: Option<u32>,
-}
-
-impl Default for CurrentAttributes {
-    fn default() -> Self {
-        CurrentAttributes {
-            values: [None; SLOTS as usize],
-            chunks: Vec::new(),
-            bound: None,
-            pipeline: None,
         }
     }
 }
@@ -111,16 +59,6 @@ impl CurrentAttributes {
                 .map(|chunk| Chunk { used: 0, ..chunk }),
         );
         *self = CurrentAttributes::default();
-    }
-
-    /// The snapshot a pipeline reading integer types at `integer` Locations sees.
-    fn snapshot(&self, integer: u32) -> [[u32; 4]; SLOTS as usize] {
-        std::array::from_fn(|l| {
-            self.values[l].unwrap_or(match integer & (1 << l) != 0 {
-                true => [0, 0, 0, 1],
-                false => [0, 0, 0, 1.0f32.to_bits()],
-            })
-        })
     }
 
     /// Binds the current values for the bound pipeline, unless they are bound already.

@@ -7,13 +7,14 @@ use ash::vk::{self, Handle};
 use std::ffi::{c_char, c_void, CStr};
 use std::sync::Arc;
 
+use super::dispatch::DeviceDispatch;
+use super::extensions::{EnabledExtensions, LayerExtension};
 use super::ffi::{find_in_chain, slice};
+use super::frames::{destroy_registered, ffi_guard, maybe_inject_panic, shield, unknown_handle};
 use super::loader_abi::{find_link_info, LayerDeviceCreateInfo};
-use super::{
-    ffi_guard, instance_data, key_of, log, maybe_inject_panic, shield, unknown_handle, Conventions,
-    DeviceData, DeviceDispatch, DeviceFacts, EnabledExtensions, EnabledFeatures, InstanceData,
-    LayerExtension, Limits, DEVICES,
-};
+use super::log;
+use super::registry::{instance_data, key_of, DEVICES};
+use super::state::{Conventions, DeviceData, DeviceFacts, EnabledFeatures, InstanceData, Limits};
 use crate::abi;
 use crate::semantics::Semantic;
 
@@ -198,6 +199,21 @@ unsafe fn driver_has_extension(
     }
 }
 
+/// A name of `ppEnabledExtensionNames` (`None` for NULL).
+///
+/// # Safety
+/// `n` is NULL or nul-terminated (Vulkan's valid usage).
+unsafe fn extension_name<'a>(n: *const c_char) -> Option<&'a CStr> {
+    // SAFETY: nul-terminated (the caller's contract); NULL is not a name.
+    (!n.is_null()).then(|| unsafe { CStr::from_ptr(n) })
+}
+
+/// What the layer passes down for `ci` and learns about the device: the application's
+/// extensions without the layer's own, and for `VK_GLSEM_gl_state` the driver features
+/// behind GL's conventions ([`prepare_gl_state`]).
+///
+/// # Safety
+/// `ci` and its chain are valid; `physical_device` belongs to `inst`.
 unsafe fn prepare_device(
     inst: &InstanceData,
     physical_device: vk::PhysicalDevice,
@@ -208,10 +224,9 @@ unsafe fn prepare_device(
     // usage; `ci` is valid by this function's contract).
     let app_extensions =
         unsafe { slice(ci.pp_enabled_extension_names, ci.enabled_extension_count) };
-    // SAFETY: each name is nul-terminated (Vulkan's valid usage); NULL is not a name.
-    let name_of = |n: *const c_char| (!n.is_null()).then(|| unsafe { CStr::from_ptr(n) });
+    // SAFETY: each name is nul-terminated (Vulkan's valid usage).
+    let name_of = |n: *const c_char| unsafe { extension_name(n) };
     let app_names: Vec<&CStr> = app_extensions.iter().filter_map(|&n| name_of(n)).collect();
-    let enabled = |ext: &CStr| app_names.contains(&ext);
     let is_layer_extension = |name: &CStr| {
         LayerExtension::ALL
             .iter()
@@ -231,261 +246,419 @@ unsafe fn prepare_device(
         .copied()
         .filter(|&n| !name_of(n).is_some_and(is_layer_extension))
         .collect();
-    let limits = match inst.table.get_physical_device_properties {
-        Some(get) => {
-            let mut props = vk::PhysicalDeviceProperties::default();
-            // SAFETY: the next layer's command, on the application's physical device of
-            // this instance.
-            unsafe { get(physical_device, &mut props) };
-            let l = &props.limits;
-            Limits {
-                max_color_attachments: l.max_color_attachments,
-                max_fragment_output_attachments: l.max_fragment_output_attachments,
-                max_fragment_dual_src_attachments: l.max_fragment_dual_src_attachments,
-                max_push_constants_size: l.max_push_constants_size,
-                max_tessellation_patch_size: l.max_tessellation_patch_size,
-                max_vertex_input_bindings: l.max_vertex_input_bindings,
-                max_vertex_input_attributes: l.max_vertex_input_attributes,
-            }
-        }
-        None => Limits::REQUIRED_MINIMUM,
-    };
+    let limits = device_limits(inst, physical_device);
     // SAFETY: `ci` and its chain are valid (this function's contract).
     let mut features = unsafe { enabled_features(ci) };
-    let mut added_features = Box::<AddedFeatures>::default();
-    let mut core_features = None;
-    let mut conventions = Conventions::default();
-
-    if layer_extensions.gl_state {
-        // What the driver supports, through vkGetPhysicalDeviceFeatures2 (Vulkan 1.1).
-        let mut provoking = vk::PhysicalDeviceProvokingVertexFeaturesEXT::default();
-        let mut depth = vk::PhysicalDeviceDepthClipControlFeaturesEXT::default();
-        let mut draw_parameters = vk::PhysicalDeviceShaderDrawParametersFeatures::default();
-        // SAFETY: the application's physical device belongs to `inst` (Vulkan's valid usage).
-        let driver_has = |ext| unsafe { driver_has_extension(inst, physical_device, ext) };
-        let has_provoking = driver_has(PROVOKING_VERTEX);
-        let has_depth = driver_has(DEPTH_CLIP_CONTROL);
-        // GL's lines: the EXT extension where the driver has it, else the KHR one (the
-        // same features and commands), unless the application enabled one itself. EXT
-        // first: validation layers and tools older than VK_KHR_line_rasterization (the
-        // 1.3.239 validation layer of Debian 12, with NVIDIA 580 drivers that have both)
-        // do not know the KHR extension and misread its dynamic line stipple state.
-        let lines_on = inst
-            .settings
-            .semantics
-            .contains(Semantic::LineRasterization);
-        let line_extension = [LINE_RASTERIZATION_EXT, LINE_RASTERIZATION_KHR]
-            .into_iter()
-            .find(|&e| enabled(e))
-            .or_else(|| {
-                [LINE_RASTERIZATION_EXT, LINE_RASTERIZATION_KHR]
-                    .into_iter()
-                    .find(|&e| driver_has(e))
-            })
-            .filter(|_| lines_on);
-        let mut lines = vk::PhysicalDeviceLineRasterizationFeaturesKHR::default();
-        let mut query = vk::PhysicalDeviceFeatures2::default();
-        if line_extension.is_some() {
-            lines.p_next = query.p_next;
-            query.p_next =
-                (&mut lines as *mut vk::PhysicalDeviceLineRasterizationFeaturesKHR<'_>).cast();
-        }
-        if has_provoking {
-            provoking.p_next = query.p_next;
-            query.p_next =
-                (&mut provoking as *mut vk::PhysicalDeviceProvokingVertexFeaturesEXT<'_>).cast();
-        }
-        if has_depth {
-            depth.p_next = query.p_next;
-            query.p_next =
-                (&mut depth as *mut vk::PhysicalDeviceDepthClipControlFeaturesEXT<'_>).cast();
-        }
-        // Core in Vulkan 1.1, queried only where the query itself is.
-        draw_parameters.p_next = query.p_next;
-        query.p_next = (&mut draw_parameters
-            as *mut vk::PhysicalDeviceShaderDrawParametersFeatures<'_>)
-            .cast();
-        let queried = match inst.table.get_physical_device_features2 {
-            Some(get) if inst.api_version >= vk::API_VERSION_1_1 => {
-                // SAFETY: the next layer's command; `query` chains structs that live
-                // until it returns.
-                unsafe { get(physical_device, &mut query) };
-                true
-            }
-            _ => false,
-        };
-        if !queried {
-            log::warning!(
-                "VK_GLSEM_gl_state: the instance is older than Vulkan 1.1, so GL's provoking \
-                 vertex and depth range cannot be given to the driver; pipelines keep Vulkan's \
-                 conventions there"
-            );
-        }
-        // The application's own struct wins (the layer does not chain a second one);
-        // otherwise the layer enables the extension and chains the feature where the
-        // driver has it. Returns (the feature is on, the layer must chain it).
-        let app_enabled_provoking = enabled(PROVOKING_VERTEX);
-        let app_enabled_depth_clip = enabled(DEPTH_CLIP_CONTROL);
-        let mut adopt = |app: Option<bool>, supported: bool, ext: &'static CStr| match app {
-            Some(on) => (on && enabled(ext), false),
-            None if queried && supported => {
-                if !enabled(ext) {
-                    extensions.push(ext.as_ptr());
-                }
-                (true, true)
-            }
-            None => (false, false),
-        };
-        // The application's own feature structs, from `ci`'s pNext chain.
-        // SAFETY: the chain is valid (this function's contract) and a struct's sType says its
-        // type.
-        let app_provoking = unsafe {
-            find_in_chain::<vk::PhysicalDeviceProvokingVertexFeaturesEXT<'_>>(
-                ci.p_next,
-                vk::StructureType::PHYSICAL_DEVICE_PROVOKING_VERTEX_FEATURES_EXT,
+    let gl_state = if layer_extensions.gl_state {
+        // SAFETY: this function's contract.
+        unsafe {
+            prepare_gl_state(
+                inst,
+                physical_device,
+                ci,
+                &app_names,
+                &mut extensions,
+                &mut features,
             )
-        };
-        let (on, add) = adopt(
-            app_provoking.map(|app| app.provoking_vertex_last != 0),
-            provoking.provoking_vertex_last != 0,
-            PROVOKING_VERTEX,
-        );
-        conventions.provoking_vertex_last = on;
-        conventions.layer_sets_provoking_mode = add && !app_enabled_provoking;
-        added_features.provoking_vertex = add.then(|| {
-            vk::PhysicalDeviceProvokingVertexFeaturesEXT::default().provoking_vertex_last(true)
-        });
-        // SAFETY: `ci`'s valid pNext chain, as for `app_provoking`.
-        let app_depth = unsafe {
-            find_in_chain::<vk::PhysicalDeviceDepthClipControlFeaturesEXT<'_>>(
-                ci.p_next,
-                vk::StructureType::PHYSICAL_DEVICE_DEPTH_CLIP_CONTROL_FEATURES_EXT,
-            )
-        };
-        let (on, add) = adopt(
-            app_depth.map(|app| app.depth_clip_control != 0),
-            depth.depth_clip_control != 0,
-            DEPTH_CLIP_CONTROL,
-        );
-        conventions.depth_clip_control = on;
-        conventions.layer_sets_negative_one_to_one = add && !app_enabled_depth_clip;
-        added_features.depth_clip_control = add.then(|| {
-            vk::PhysicalDeviceDepthClipControlFeaturesEXT::default().depth_clip_control(true)
-        });
-        // GL's gl_InstanceID needs the BaseInstance built-in. The application's own
-        // struct (either of the two Vulkan allows) wins.
-        let app_has = |s_type| {
-            // SAFETY: `ci`'s valid pNext chain, as for `app_provoking`.
-            unsafe { find_in_chain::<vk::BaseInStructure<'_>>(ci.p_next, s_type) }.is_some()
-        };
-        let app_draw_parameters =
-            app_has(vk::StructureType::PHYSICAL_DEVICE_SHADER_DRAW_PARAMETERS_FEATURES)
-                || app_has(vk::StructureType::PHYSICAL_DEVICE_VULKAN_1_1_FEATURES);
-        if !app_draw_parameters && queried && draw_parameters.shader_draw_parameters != 0 {
-            features.draw_parameters = true;
-            added_features.draw_parameters = Some(
-                vk::PhysicalDeviceShaderDrawParametersFeatures::default()
-                    .shader_draw_parameters(true),
-            );
         }
-        if !features.draw_parameters {
-            log::warning!(
-                "VK_GLSEM_gl_state: shaderDrawParameters is not enabled, so gl_InstanceID \
-                 includes the draw's base instance (Vulkan's InstanceIndex), not GL's count"
-            );
-        }
-        // SAFETY: `ci`'s valid pNext chain, as for `app_provoking`.
-        let app_lines = unsafe {
-            find_in_chain::<vk::PhysicalDeviceLineRasterizationFeaturesKHR<'_>>(
-                ci.p_next,
-                vk::StructureType::PHYSICAL_DEVICE_LINE_RASTERIZATION_FEATURES_KHR,
-            )
-        };
-        // Shader objects would then have to set the line rasterization mode and stipple
-        // enable before every line draw (VUID-vkCmdDraw-None-08666 / -08669): the layer
-        // does not enable the extension under an application that did not ask for it.
-        let shader_objects = enabled(SHADER_OBJECT) && app_lines.is_none();
-        match (line_extension, app_lines) {
-            (Some(ext), Some(app)) => {
-                conventions.bresenham_lines = app.bresenham_lines != 0 && enabled(ext);
-                conventions.stippled_bresenham_lines =
-                    conventions.bresenham_lines && app.stippled_bresenham_lines != 0;
-            }
-            (Some(ext), None) if queried && lines.bresenham_lines != 0 && !shader_objects => {
-                if !enabled(ext) {
-                    extensions.push(ext.as_ptr());
-                }
-                conventions.bresenham_lines = true;
-                conventions.stippled_bresenham_lines = lines.stippled_bresenham_lines != 0;
-                added_features.line_rasterization = Some(
-                    vk::PhysicalDeviceLineRasterizationFeaturesKHR::default()
-                        .bresenham_lines(true)
-                        .stippled_bresenham_lines(conventions.stippled_bresenham_lines),
-                );
-            }
-            _ => {}
-        }
-        if lines_on && !conventions.bresenham_lines {
-            log::warning!(
-                "VK_GLSEM_gl_state: {}; lines keep Vulkan's rules, not GL's diamond-exit \
-                 rule, and glLineStipple is not applied",
-                match (line_extension, shader_objects) {
-                    (Some(_), true) =>
-                        "the application uses VK_EXT_shader_object and \
-                                        did not enable VK_KHR_line_rasterization itself",
-                    _ => "the driver lacks VK_KHR/EXT_line_rasterization with bresenhamLines",
-                }
-            );
-        }
-        if !conventions.provoking_vertex_last {
-            log::warning!(
-                "VK_GLSEM_gl_state: the driver lacks VK_EXT_provoking_vertex with \
-                 provokingVertexLast; flat-shaded varyings take the first vertex's value \
-                 (Vulkan's convention), not the last (GL's)"
-            );
-        }
-        // GL sizes points in every stage; Vulkan lets tessellation and geometry shaders
-        // write the size only with this feature; GL's glLineWidth needs `wideLines`.
-        // They can be added where the application passes pEnabledFeatures (a copy is
-        // patched); with VkPhysicalDeviceFeatures2 the application's struct stays as it
-        // is.
-        // SAFETY: pEnabledFeatures is NULL or valid (Vulkan's valid usage).
-        if let Some(app) = unsafe { ci.p_enabled_features.as_ref() } {
-            let mut supported = vk::PhysicalDeviceFeatures::default();
-            if let Some(get) = inst.table.get_physical_device_features {
-                // SAFETY: the next layer's command, on a physical device of `inst`.
-                unsafe { get(physical_device, &mut supported) };
-            }
-            let mut copy = Box::new(*app);
-            let mut changed = false;
-            if !features.tess_geom_point_size
-                && supported.shader_tessellation_and_geometry_point_size != 0
-            {
-                copy.shader_tessellation_and_geometry_point_size = vk::TRUE;
-                features.tess_geom_point_size = true;
-                changed = true;
-            }
-            if lines_on && app.wide_lines == 0 && supported.wide_lines != 0 {
-                copy.wide_lines = vk::TRUE;
-                changed = true;
-            }
-            core_features = changed.then_some(copy);
-        }
-    }
+    } else {
+        GlStatePrep::default()
+    };
     let changed = extensions.len() != app_extensions.len()
         || layer_extensions != EnabledExtensions::default();
     DevicePrep {
         extensions: changed.then_some(extensions),
-        added_features,
-        core_features,
+        added_features: Box::new(gl_state.added),
+        core_features: gl_state.core_features,
         facts: DeviceFacts {
             features,
             limits,
             extensions: layer_extensions,
-            conventions,
+            conventions: gl_state.conventions,
             host_coherent_memory: host_coherent_memory(inst, physical_device),
         },
     }
+}
+
+/// The limits the layer reads of `physical_device` (Vulkan's minimums when the query is
+/// missing).
+fn device_limits(inst: &InstanceData, physical_device: vk::PhysicalDevice) -> Limits {
+    let Some(get) = inst.table.get_physical_device_properties else {
+        return Limits::REQUIRED_MINIMUM;
+    };
+    let mut props = vk::PhysicalDeviceProperties::default();
+    // SAFETY: the next layer's command, on the application's physical device of this
+    // instance.
+    unsafe { get(physical_device, &mut props) };
+    let l = &props.limits;
+    Limits {
+        max_color_attachments: l.max_color_attachments,
+        max_fragment_output_attachments: l.max_fragment_output_attachments,
+        max_fragment_dual_src_attachments: l.max_fragment_dual_src_attachments,
+        max_push_constants_size: l.max_push_constants_size,
+        max_tessellation_patch_size: l.max_tessellation_patch_size,
+        max_vertex_input_bindings: l.max_vertex_input_bindings,
+        max_vertex_input_attributes: l.max_vertex_input_attributes,
+    }
+}
+
+/// What `VK_GLSEM_gl_state` adds to a device's create info, and the conventions it gives.
+#[derive(Default)]
+struct GlStatePrep {
+    added: AddedFeatures,
+    core_features: Option<Box<vk::PhysicalDeviceFeatures>>,
+    conventions: Conventions,
+}
+
+/// What the driver supports of GL's conventions (all false where it could not be asked).
+#[derive(Default)]
+struct DriverSupport {
+    /// `vkGetPhysicalDeviceFeatures2` was there to ask (a Vulkan 1.1 instance).
+    queried: bool,
+    provoking_vertex_last: bool,
+    depth_clip_control: bool,
+    draw_parameters: bool,
+    bresenham_lines: bool,
+    stippled_bresenham_lines: bool,
+}
+
+/// The driver features behind GL's conventions for `VK_GLSEM_gl_state`, in named steps:
+/// the driver's support, GL's provoking vertex and depth range, `gl_InstanceID`'s draw
+/// parameters, GL's lines, and the core features GL's point sizes and wide lines need.
+/// `extensions` (passed down) and `features` (recorded) grow with what the layer enables.
+///
+/// # Safety
+/// As for [`prepare_device`].
+unsafe fn prepare_gl_state(
+    inst: &InstanceData,
+    physical_device: vk::PhysicalDevice,
+    ci: &vk::DeviceCreateInfo<'_>,
+    app_names: &[&CStr],
+    extensions: &mut Vec<*const c_char>,
+    features: &mut EnabledFeatures,
+) -> GlStatePrep {
+    let enabled = |ext: &CStr| app_names.contains(&ext);
+    // SAFETY: the application's physical device belongs to `inst` (Vulkan's valid usage).
+    let driver_has = |ext| unsafe { driver_has_extension(inst, physical_device, ext) };
+    let lines_on = inst
+        .settings
+        .semantics
+        .contains(Semantic::LineRasterization);
+    let line_extension = line_extension(&enabled, &driver_has).filter(|_| lines_on);
+    let support = driver_support(
+        inst,
+        physical_device,
+        driver_has(PROVOKING_VERTEX),
+        driver_has(DEPTH_CLIP_CONTROL),
+        line_extension.is_some(),
+    );
+    let mut prep = GlStatePrep::default();
+    // SAFETY: `ci`'s valid pNext chain (this function's contract).
+    unsafe { adopt_conventions(ci, &support, &enabled, extensions, &mut prep) };
+    // SAFETY: as above.
+    unsafe { enable_draw_parameters(ci, &support, features, &mut prep.added) };
+    // SAFETY: as above.
+    let shader_objects = unsafe {
+        enable_lines(
+            ci,
+            &support,
+            line_extension,
+            &enabled,
+            extensions,
+            &mut prep,
+        )
+    };
+    warn_of_missing_conventions(&prep.conventions, lines_on, line_extension, shader_objects);
+    // SAFETY: as above.
+    prep.core_features =
+        unsafe { patch_core_features(inst, physical_device, ci, lines_on, features) };
+    prep
+}
+
+/// The line rasterization extension for GL's lines: the one the application enabled, else
+/// the EXT one where the driver has it, else the KHR one (the same features and commands).
+/// EXT first: validation layers and tools older than VK_KHR_line_rasterization (the
+/// 1.3.239 validation layer of Debian 12, with NVIDIA 580 drivers that have both) do not
+/// know the KHR extension and misread its dynamic line stipple state.
+fn line_extension(
+    enabled: &impl Fn(&CStr) -> bool,
+    driver_has: &impl Fn(&'static CStr) -> bool,
+) -> Option<&'static CStr> {
+    [LINE_RASTERIZATION_EXT, LINE_RASTERIZATION_KHR]
+        .into_iter()
+        .find(|&e| enabled(e))
+        .or_else(|| {
+            [LINE_RASTERIZATION_EXT, LINE_RASTERIZATION_KHR]
+                .into_iter()
+                .find(|&e| driver_has(e))
+        })
+}
+
+/// What the driver supports, through vkGetPhysicalDeviceFeatures2 (Vulkan 1.1), asking for
+/// the extensions' features only where the driver has the extension.
+fn driver_support(
+    inst: &InstanceData,
+    physical_device: vk::PhysicalDevice,
+    has_provoking: bool,
+    has_depth: bool,
+    has_lines: bool,
+) -> DriverSupport {
+    let mut provoking = vk::PhysicalDeviceProvokingVertexFeaturesEXT::default();
+    let mut depth = vk::PhysicalDeviceDepthClipControlFeaturesEXT::default();
+    let mut draw_parameters = vk::PhysicalDeviceShaderDrawParametersFeatures::default();
+    let mut lines = vk::PhysicalDeviceLineRasterizationFeaturesKHR::default();
+    let mut query = vk::PhysicalDeviceFeatures2::default();
+    if has_lines {
+        lines.p_next = query.p_next;
+        query.p_next =
+            (&mut lines as *mut vk::PhysicalDeviceLineRasterizationFeaturesKHR<'_>).cast();
+    }
+    if has_provoking {
+        provoking.p_next = query.p_next;
+        query.p_next =
+            (&mut provoking as *mut vk::PhysicalDeviceProvokingVertexFeaturesEXT<'_>).cast();
+    }
+    if has_depth {
+        depth.p_next = query.p_next;
+        query.p_next =
+            (&mut depth as *mut vk::PhysicalDeviceDepthClipControlFeaturesEXT<'_>).cast();
+    }
+    // Core in Vulkan 1.1, queried only where the query itself is.
+    draw_parameters.p_next = query.p_next;
+    query.p_next =
+        (&mut draw_parameters as *mut vk::PhysicalDeviceShaderDrawParametersFeatures<'_>).cast();
+    let queried = match inst.table.get_physical_device_features2 {
+        Some(get) if inst.api_version >= vk::API_VERSION_1_1 => {
+            // SAFETY: the next layer's command; `query` chains structs that live
+            // until it returns.
+            unsafe { get(physical_device, &mut query) };
+            true
+        }
+        _ => false,
+    };
+    if !queried {
+        log::warning!(
+            "VK_GLSEM_gl_state: the instance is older than Vulkan 1.1, so GL's provoking \
+             vertex and depth range cannot be given to the driver; pipelines keep Vulkan's \
+             conventions there"
+        );
+    }
+    DriverSupport {
+        queried,
+        provoking_vertex_last: provoking.provoking_vertex_last != 0,
+        depth_clip_control: depth.depth_clip_control != 0,
+        draw_parameters: draw_parameters.shader_draw_parameters != 0,
+        bresenham_lines: lines.bresenham_lines != 0,
+        stippled_bresenham_lines: lines.stippled_bresenham_lines != 0,
+    }
+}
+
+/// GL's provoking vertex and depth range: the application's own feature struct wins (the
+/// layer does not chain a second one); otherwise the layer enables the extension and chains
+/// the feature where the driver has it.
+///
+/// # Safety
+/// `ci`'s pNext chain is valid.
+unsafe fn adopt_conventions(
+    ci: &vk::DeviceCreateInfo<'_>,
+    support: &DriverSupport,
+    enabled: &impl Fn(&CStr) -> bool,
+    extensions: &mut Vec<*const c_char>,
+    prep: &mut GlStatePrep,
+) {
+    let app_enabled_provoking = enabled(PROVOKING_VERTEX);
+    let app_enabled_depth_clip = enabled(DEPTH_CLIP_CONTROL);
+    // Returns (the feature is on, the layer must chain it).
+    let mut adopt = |app: Option<bool>, supported: bool, ext: &'static CStr| match app {
+        Some(on) => (on && enabled(ext), false),
+        None if support.queried && supported => {
+            if !enabled(ext) {
+                extensions.push(ext.as_ptr());
+            }
+            (true, true)
+        }
+        None => (false, false),
+    };
+    // The application's own feature structs, from `ci`'s pNext chain.
+    // SAFETY: the chain is valid (this function's contract) and a struct's sType says its
+    // type.
+    let app_provoking = unsafe {
+        find_in_chain::<vk::PhysicalDeviceProvokingVertexFeaturesEXT<'_>>(
+            ci.p_next,
+            vk::StructureType::PHYSICAL_DEVICE_PROVOKING_VERTEX_FEATURES_EXT,
+        )
+    };
+    let (on, add) = adopt(
+        app_provoking.map(|app| app.provoking_vertex_last != 0),
+        support.provoking_vertex_last,
+        PROVOKING_VERTEX,
+    );
+    prep.conventions.provoking_vertex_last = on;
+    prep.conventions.layer_sets_provoking_mode = add && !app_enabled_provoking;
+    prep.added.provoking_vertex = add.then(|| {
+        vk::PhysicalDeviceProvokingVertexFeaturesEXT::default().provoking_vertex_last(true)
+    });
+    // SAFETY: `ci`'s valid pNext chain, as for `app_provoking`.
+    let app_depth = unsafe {
+        find_in_chain::<vk::PhysicalDeviceDepthClipControlFeaturesEXT<'_>>(
+            ci.p_next,
+            vk::StructureType::PHYSICAL_DEVICE_DEPTH_CLIP_CONTROL_FEATURES_EXT,
+        )
+    };
+    let (on, add) = adopt(
+        app_depth.map(|app| app.depth_clip_control != 0),
+        support.depth_clip_control,
+        DEPTH_CLIP_CONTROL,
+    );
+    prep.conventions.depth_clip_control = on;
+    prep.conventions.layer_sets_negative_one_to_one = add && !app_enabled_depth_clip;
+    prep.added.depth_clip_control = add
+        .then(|| vk::PhysicalDeviceDepthClipControlFeaturesEXT::default().depth_clip_control(true));
+}
+
+/// GL's gl_InstanceID needs the BaseInstance built-in: `shaderDrawParameters`, chained by
+/// the layer unless the application's own struct (either of the two Vulkan allows) says.
+///
+/// # Safety
+/// `ci`'s pNext chain is valid.
+unsafe fn enable_draw_parameters(
+    ci: &vk::DeviceCreateInfo<'_>,
+    support: &DriverSupport,
+    features: &mut EnabledFeatures,
+    added: &mut AddedFeatures,
+) {
+    let app_has = |s_type| {
+        // SAFETY: `ci`'s valid pNext chain (this function's contract).
+        unsafe { find_in_chain::<vk::BaseInStructure<'_>>(ci.p_next, s_type) }.is_some()
+    };
+    let app_draw_parameters =
+        app_has(vk::StructureType::PHYSICAL_DEVICE_SHADER_DRAW_PARAMETERS_FEATURES)
+            || app_has(vk::StructureType::PHYSICAL_DEVICE_VULKAN_1_1_FEATURES);
+    if !app_draw_parameters && support.queried && support.draw_parameters {
+        features.draw_parameters = true;
+        added.draw_parameters = Some(
+            vk::PhysicalDeviceShaderDrawParametersFeatures::default().shader_draw_parameters(true),
+        );
+    }
+    if !features.draw_parameters {
+        log::warning!(
+            "VK_GLSEM_gl_state: shaderDrawParameters is not enabled, so gl_InstanceID \
+             includes the draw's base instance (Vulkan's InstanceIndex), not GL's count"
+        );
+    }
+}
+
+/// GL's lines: Bresenham lines (and stippled ones) through `line_extension`, unless the
+/// application's own struct says otherwise. Returns whether the application uses shader
+/// objects without line rasterization of its own, which keeps the layer from enabling it.
+///
+/// # Safety
+/// `ci`'s pNext chain is valid.
+unsafe fn enable_lines(
+    ci: &vk::DeviceCreateInfo<'_>,
+    support: &DriverSupport,
+    line_extension: Option<&'static CStr>,
+    enabled: &impl Fn(&CStr) -> bool,
+    extensions: &mut Vec<*const c_char>,
+    prep: &mut GlStatePrep,
+) -> bool {
+    // SAFETY: `ci`'s valid pNext chain (this function's contract).
+    let app_lines = unsafe {
+        find_in_chain::<vk::PhysicalDeviceLineRasterizationFeaturesKHR<'_>>(
+            ci.p_next,
+            vk::StructureType::PHYSICAL_DEVICE_LINE_RASTERIZATION_FEATURES_KHR,
+        )
+    };
+    // Shader objects would then have to set the line rasterization mode and stipple
+    // enable before every line draw (VUID-vkCmdDraw-None-08666 / -08669): the layer
+    // does not enable the extension under an application that did not ask for it.
+    let shader_objects = enabled(SHADER_OBJECT) && app_lines.is_none();
+    let conventions = &mut prep.conventions;
+    match (line_extension, app_lines) {
+        (Some(ext), Some(app)) => {
+            conventions.bresenham_lines = app.bresenham_lines != 0 && enabled(ext);
+            conventions.stippled_bresenham_lines =
+                conventions.bresenham_lines && app.stippled_bresenham_lines != 0;
+        }
+        (Some(ext), None) if support.queried && support.bresenham_lines && !shader_objects => {
+            if !enabled(ext) {
+                extensions.push(ext.as_ptr());
+            }
+            conventions.bresenham_lines = true;
+            conventions.stippled_bresenham_lines = support.stippled_bresenham_lines;
+            prep.added.line_rasterization = Some(
+                vk::PhysicalDeviceLineRasterizationFeaturesKHR::default()
+                    .bresenham_lines(true)
+                    .stippled_bresenham_lines(conventions.stippled_bresenham_lines),
+            );
+        }
+        _ => {}
+    }
+    shader_objects
+}
+
+/// Says which of GL's line and provoking-vertex conventions the device cannot give.
+fn warn_of_missing_conventions(
+    conventions: &Conventions,
+    lines_on: bool,
+    line_extension: Option<&CStr>,
+    shader_objects: bool,
+) {
+    if lines_on && !conventions.bresenham_lines {
+        log::warning!(
+            "VK_GLSEM_gl_state: {}; lines keep Vulkan's rules, not GL's diamond-exit \
+             rule, and glLineStipple is not applied",
+            match (line_extension, shader_objects) {
+                (Some(_), true) =>
+                    "the application uses VK_EXT_shader_object and \
+                                    did not enable VK_KHR_line_rasterization itself",
+                _ => "the driver lacks VK_KHR/EXT_line_rasterization with bresenhamLines",
+            }
+        );
+    }
+    if !conventions.provoking_vertex_last {
+        log::warning!(
+            "VK_GLSEM_gl_state: the driver lacks VK_EXT_provoking_vertex with \
+             provokingVertexLast; flat-shaded varyings take the first vertex's value \
+             (Vulkan's convention), not the last (GL's)"
+        );
+    }
+}
+
+/// GL sizes points in every stage; Vulkan lets tessellation and geometry shaders write the
+/// size only with `shaderTessellationAndGeometryPointSize`; GL's glLineWidth needs
+/// `wideLines`. They can be added where the application passes pEnabledFeatures (a copy is
+/// patched); with VkPhysicalDeviceFeatures2 the application's struct stays as it is.
+///
+/// # Safety
+/// `ci` is valid; `physical_device` belongs to `inst`.
+unsafe fn patch_core_features(
+    inst: &InstanceData,
+    physical_device: vk::PhysicalDevice,
+    ci: &vk::DeviceCreateInfo<'_>,
+    lines_on: bool,
+    features: &mut EnabledFeatures,
+) -> Option<Box<vk::PhysicalDeviceFeatures>> {
+    // SAFETY: pEnabledFeatures is NULL or valid (Vulkan's valid usage).
+    let app = unsafe { ci.p_enabled_features.as_ref() }?;
+    let mut supported = vk::PhysicalDeviceFeatures::default();
+    if let Some(get) = inst.table.get_physical_device_features {
+        // SAFETY: the next layer's command, on a physical device of `inst`.
+        unsafe { get(physical_device, &mut supported) };
+    }
+    let mut copy = Box::new(*app);
+    let mut changed = false;
+    if !features.tess_geom_point_size && supported.shader_tessellation_and_geometry_point_size != 0
+    {
+        copy.shader_tessellation_and_geometry_point_size = vk::TRUE;
+        features.tess_geom_point_size = true;
+        changed = true;
+    }
+    if lines_on && app.wide_lines == 0 && supported.wide_lines != 0 {
+        copy.wide_lines = vk::TRUE;
+        changed = true;
+    }
+    changed.then_some(copy)
 }
 
 /// The features the rewrites depend on, from `pEnabledFeatures` or the `pNext` chain.
@@ -621,7 +794,7 @@ pub unsafe extern "system" fn create_device(
                 log::debug!("device {:#x} created: {facts:?}", device.as_raw());
                 let data = DeviceData::new(device, next_gdpa, table, inst.settings.clone(), facts);
                 let key = key_of(device)?;
-                super::insert(&DEVICES, key, Arc::new(data));
+                super::registry::insert(&DEVICES, key, Arc::new(data));
                 Some(())
             })
             .flatten();
@@ -653,26 +826,27 @@ pub unsafe extern "system" fn destroy_device(
     device: vk::Device,
     p_allocator: *const vk::AllocationCallbacks<'_>,
 ) {
-    ffi_guard("vkDestroyDevice", (), || {
-        // Read the key before the driver frees the handle; every record goes with `dev`.
-        let Some(dev) = key_of(device).and_then(|key| super::remove(&DEVICES, key)) else {
-            return;
-        };
-        // The TCS shader objects the layer generated, and the layouts it made.
-        shield("vkDestroyDevice", || {
+    destroy_registered(
+        "vkDestroyDevice",
+        &DEVICES,
+        device,
+        |dev| {
+            // The TCS shader objects the layer generated, and the layouts it made.
             for record in dev.records.tes_objects.write().drain().map(|(_, r)| r) {
-                super::shader_object::destroy_generated(&dev, &record);
+                super::shader_object::destroy_generated(dev, &record);
             }
             for binding in dev.records.block_objects.write().drain().map(|(_, b)| b) {
-                super::shader_object::destroy_block_layout(&dev, &binding);
+                super::shader_object::destroy_block_layout(dev, &binding);
             }
             let command_buffers = std::mem::take(&mut *dev.records.command_buffers.lock());
-            super::current_attributes::release(&dev, command_buffers.into_values());
-            dev.attribute_memory.destroy_spare(&dev);
-        });
-        if let Some(destroy) = dev.table.destroy_device {
-            // SAFETY: the application's arguments, passed on unchanged.
-            unsafe { destroy(device, p_allocator) };
-        }
-    })
+            super::current_attributes::release(dev, command_buffers.into_values());
+            dev.attribute_memory.destroy_spare(dev);
+        },
+        |dev| {
+            if let Some(destroy) = dev.table.destroy_device {
+                // SAFETY: the application's arguments, passed on unchanged.
+                unsafe { destroy(device, p_allocator) };
+            }
+        },
+    )
 }

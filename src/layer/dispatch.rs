@@ -1,20 +1,20 @@
 //! The interception table: one list of entry points drives the next-layer dispatch tables
 //! (an `Option` per entry, loaded from the next layer's `vkGet*ProcAddr`; a missing entry
 //! is `None`) and the `vkGet*ProcAddr` lookup of the functions this layer hooks.
+//!
+//! Each list is written once, in a macro ([`instance_commands!`], [`device_commands!`],
+//! [`layer_command_list!`]) that hands it to the macro it is given: this file expands the
+//! lists into the tables ([`next_layer_table!`]), and `mod.rs` expands them into the lookups
+//! by name ([`hook_lookup!`], [`layer_command_lookup!`]). A hook's path (`device::…`) is
+//! resolved where the lookup is expanded, in `mod.rs`, which declares the hook modules: so
+//! the tables, which every hook reaches through the device, need none of the hooks.
 
 use ash::vk;
 use std::ffi::CStr;
 
-use super::LayerExtension;
-use crate::abi;
-
-use super::{
-    command_state, current_attributes, device, instance, layouts, modules, planner, render_passes,
-    shader_object,
-};
-
 pub use super::ffi::VoidFn;
 
+/// A hook as a `PFN_vkVoidFunction` (`None` for an entry the layer only calls).
 macro_rules! as_void_fn {
     ($pfn:ty,) => {
         None
@@ -22,15 +22,15 @@ macro_rules! as_void_fn {
     ($pfn:ty, $hook:path) => {
         // SAFETY: only the pointer's type changes; the caller casts it back to `$pfn`, which
         // `$hook as $pfn` checked the hook's signature against.
-        Some(unsafe { std::mem::transmute::<$pfn, VoidFn>($hook as $pfn) })
+        Some(unsafe { std::mem::transmute::<$pfn, $crate::layer::dispatch::VoidFn>($hook as $pfn) })
     };
 }
+pub(crate) use as_void_fn;
 
-/// One entry per next-layer command: `field: PFN_type = "name" | "alias"… => hook;`. Names
-/// after the first are the same command's KHR/EXT aliases: the one hook serves every name,
-/// and the field holds the first of them the next layer provides. An entry without a hook is
-/// only called by the layer.
-macro_rules! dispatch_table {
+/// The next layer's table of a list: `field: PFN_type = "name" | "alias"… => hook;`. Names
+/// after the first are the same command's KHR/EXT aliases: the field holds the first of
+/// them the next layer provides. An entry without a hook is only called by the layer.
+macro_rules! next_layer_table {
     ($(#[$meta:meta])* $table:ident, $handle:ty, $lookup:ident {
         $($field:ident: $pfn:ident = $name:literal $(| $alias:literal)* $(=> $hook:path)?;)*
     }) => {
@@ -60,13 +60,21 @@ macro_rules! dispatch_table {
                 }
             }
         }
+    };
+}
 
-        /// The layer's hook for `name`, with a test of whether the next layer provides that
-        /// command (a hook is only handed out when it can call down).
-        pub fn $lookup(name: &[u8]) -> Option<(VoidFn, fn(&$table) -> bool)> {
+/// The lookup of a list's hooks by name: `$lookup(name)` is the layer's hook for `name` (any
+/// of its aliases), with a test of whether the next layer provides that command (a hook is
+/// only handed out when it can call down).
+macro_rules! hook_lookup {
+    ($(#[$meta:meta])* $table:ident, $handle:ty, $lookup:ident {
+        $($field:ident: $pfn:ident = $name:literal $(| $alias:literal)* $(=> $hook:path)?;)*
+    }) => {
+        fn $lookup(name: &[u8]) -> Option<($crate::layer::dispatch::VoidFn, fn(&$table) -> bool)> {
             $(
                 if name == $name.as_bytes() $(|| name == $alias.as_bytes())* {
-                    let hook: Option<VoidFn> = as_void_fn!(vk::$pfn, $($hook)?);
+                    let hook: Option<$crate::layer::dispatch::VoidFn> =
+                        $crate::layer::dispatch::as_void_fn!(ash::vk::$pfn, $($hook)?);
                     return hook.map(|h| (h, (|t: &$table| t.$field.is_some()) as fn(&$table) -> bool));
                 }
             )*
@@ -74,27 +82,37 @@ macro_rules! dispatch_table {
         }
     };
 }
+pub(crate) use hook_lookup;
 
-/// The layer's own commands (`include/vk_glsem.h`): `NAME: PFN_type in Extension => hook;`,
-/// with the names and types of [`crate::abi`].
-macro_rules! layer_commands {
+/// The lookup of the layer's own commands (`include/vk_glsem.h`) by name, with the extension
+/// that provides each: `NAME: PFN_type in Extension => hook;`, with the names and types of
+/// [`crate::abi`].
+macro_rules! layer_command_lookup {
     ($(#[$meta:meta])* $lookup:ident {
         $($name:ident: $pfn:ident in $extension:ident => $hook:path;)*
     }) => {
         $(#[$meta])*
-        pub fn $lookup(name: &[u8]) -> Option<(VoidFn, LayerExtension)> {
+        fn $lookup(
+            name: &[u8],
+        ) -> Option<($crate::layer::dispatch::VoidFn, $crate::layer::extensions::LayerExtension)> {
+            use $crate::abi;
             $(
                 if name == abi::$name.as_bytes() {
                     // SAFETY: only the pointer's type changes; the application casts it back
                     // to `abi::$pfn`, which `$hook as abi::$pfn` checked the hook against.
-                    let hook = unsafe { std::mem::transmute::<abi::$pfn, VoidFn>($hook as abi::$pfn) };
-                    return Some((hook, LayerExtension::$extension));
+                    let hook = unsafe {
+                        std::mem::transmute::<abi::$pfn, $crate::layer::dispatch::VoidFn>(
+                            $hook as abi::$pfn,
+                        )
+                    };
+                    return Some((hook, $crate::layer::extensions::LayerExtension::$extension));
                 }
             )*
             None
         }
     };
 }
+pub(crate) use layer_command_lookup;
 
 const fn const_cstr(s: &'static str) -> &'static CStr {
     match CStr::from_bytes_with_nul(s.as_bytes()) {
@@ -103,7 +121,10 @@ const fn const_cstr(s: &'static str) -> &'static CStr {
     }
 }
 
-dispatch_table!(
+/// The instance-level commands this layer hooks or calls, handed to `$expand`.
+macro_rules! instance_commands {
+    ($expand:ident) => {
+$expand!(
     /// The next layer's instance-level commands this layer hooks or calls.
     InstanceDispatch, vk::Instance, instance_hook {
         destroy_instance: PFN_vkDestroyInstance = "vkDestroyInstance" => instance::destroy_instance;
@@ -120,8 +141,13 @@ dispatch_table!(
             "vkGetPhysicalDeviceMemoryProperties";
     }
 );
+    };
+}
 
-dispatch_table!(
+/// The device-level commands this layer hooks or calls, handed to `$expand`.
+macro_rules! device_commands {
+    ($expand:ident) => {
+$expand!(
     /// The next layer's device-level commands this layer hooks or calls.
     DeviceDispatch, vk::Device, device_hook {
         destroy_device: PFN_vkDestroyDevice = "vkDestroyDevice" => device::destroy_device;
@@ -199,8 +225,13 @@ dispatch_table!(
         cmd_bind_vertex_buffers: PFN_vkCmdBindVertexBuffers = "vkCmdBindVertexBuffers";
     }
 );
+    };
+}
 
-layer_commands!(
+/// The layer's own commands, handed to `$expand`.
+macro_rules! layer_command_list {
+    ($expand:ident) => {
+$expand!(
     /// The layer's own command `name`, with the extension that provides it.
     layer_command {
         CMD_SET_TESSELLATION_DEFAULT_LEVELS: PFN_vkCmdSetTessellationDefaultLevelsGLSEM in TessellationDefaultLevels =>
@@ -221,12 +252,17 @@ layer_commands!(
             current_attributes::cmd_set_vertex_attrib;
     }
 );
+    };
+}
+
+pub(crate) use {device_commands, instance_commands, layer_command_list};
+instance_commands!(next_layer_table);
+device_commands!(next_layer_table);
 
 #[cfg(test)]
 mod tests {
     //! `crate::abi`, the manifest, the header and the table above say the same.
 
-    use super::{layer_command, LayerExtension};
     use crate::abi;
     use crate::layer::settings::KEYS;
     use crate::semantics::SEMANTICS;
@@ -348,16 +384,5 @@ mod tests {
             let c = format!("unsafe extern \"system\" fn({})", typedef.join(", "));
             assert_eq!(c, rust, "{name}: vk_glsem.h and abi::PFN_{name}");
         }
-    }
-
-    #[test]
-    fn the_table_hands_out_every_command_of_its_extension() {
-        for ext in LayerExtension::ALL {
-            for command in ext.abi().commands {
-                let found = layer_command(command.as_bytes()).map(|(_, e)| e);
-                assert_eq!(found, Some(ext), "{command}");
-            }
-        }
-        assert!(layer_command(b"vkCmdSetSomethingElseGLSEM").is_none());
     }
 }

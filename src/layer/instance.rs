@@ -5,11 +5,13 @@ use ash::vk::{self, Handle};
 use std::ffi::{c_char, c_void};
 use std::sync::Arc;
 
+use super::dispatch::InstanceDispatch;
+use super::frames::{destroy_registered, ffi_guard, maybe_inject_panic, shield};
 use super::loader_abi::{find_link_info, LayerInstanceCreateInfo};
+use super::log;
+use super::registry::{key_of, INSTANCES};
 use super::settings::Settings;
-use super::{
-    ffi_guard, key_of, log, maybe_inject_panic, shield, InstanceData, InstanceDispatch, INSTANCES,
-};
+use super::state::InstanceData;
 
 /// `vkCreateInstance`: resolves the settings, calls down through the loader's link and
 /// records the instance.
@@ -88,7 +90,7 @@ pub unsafe extern "system" fn create_instance(
                     api_version,
                 };
                 let key = key_of(instance)?;
-                super::insert(&INSTANCES, key, Arc::new(data));
+                super::registry::insert(&INSTANCES, key, Arc::new(data));
                 log::debug!("instance {:#x} created", instance.as_raw());
                 Some(())
             })
@@ -159,13 +161,16 @@ pub unsafe extern "system" fn destroy_instance(
     instance: vk::Instance,
     p_allocator: *const vk::AllocationCallbacks<'_>,
 ) {
-    ffi_guard("vkDestroyInstance", (), || {
-        let Some(inst) = key_of(instance).and_then(|key| super::remove(&INSTANCES, key)) else {
-            return;
-        };
-        if let Some(destroy) = inst.table.destroy_instance {
-            // SAFETY: the application's arguments, passed on unchanged.
-            unsafe { destroy(instance, p_allocator) };
-        }
-    })
+    destroy_registered(
+        "vkDestroyInstance",
+        &INSTANCES,
+        instance,
+        |_| {},
+        |inst| {
+            if let Some(destroy) = inst.table.destroy_instance {
+                // SAFETY: the application's arguments, passed on unchanged.
+                unsafe { destroy(instance, p_allocator) };
+            }
+        },
+    )
 }

@@ -18,28 +18,14 @@ use std::sync::Arc;
 
 use super::current_attributes::{format_of, integer_slots};
 use super::ffi::{find_in_chain, slice};
+use super::log;
 use super::pipeline_info::{chain_without, stage_codes};
-use super::{log, DeviceData};
+use super::records::{LibraryPart, VertexInputPart};
+use super::state::DeviceData;
 use crate::semantics::{Semantic, Stage};
 use crate::spirv::unfed_inputs::unfed_input_kinds;
 
 type Part = vk::GraphicsPipelineLibraryFlagsEXT;
-
-/// What the layer remembers of a library holding one side of the vertex-input interface.
-pub enum LibraryPart {
-    VertexInput(Arc<VertexInputPart>),
-    /// A pre-rasterization library's vertex shader: its code and entry point.
-    VertexShader(Arc<[u32]>, String),
-}
-
-/// A deep copy of a vertex-input library's create info, enough to create it again.
-pub struct VertexInputPart {
-    flags: vk::PipelineCreateFlags,
-    bindings: Vec<vk::VertexInputBindingDescription>,
-    attributes: Vec<vk::VertexInputAttributeDescription>,
-    input_assembly: vk::PipelineInputAssemblyStateCreateInfo<'static>,
-    dynamic: Vec<vk::DynamicState>,
-}
 
 /// A link that feeds unfed inputs: the chain naming the replacement library (the structs
 /// in front of `VkPipelineLibraryCreateInfoKHR` are copies kept here), the replacement and

@@ -3,52 +3,42 @@
 use ash::vk::{self, Handle};
 use std::sync::Arc;
 
+use super::frames::{create_hook, destroy_hook};
+use super::log;
 use super::records::ModuleRecord;
 use super::shader_code::{code_words, dump_module};
-use super::{create_recorded, log};
 use crate::spirv::module::structure_error;
 
-/// `vkCreateShaderModule`: keeps the words and their scan.
-///
-/// # Safety
-/// Vulkan's valid usage for the command.
-pub unsafe extern "system" fn create_shader_module(
-    device: vk::Device,
-    p_create_info: *const vk::ShaderModuleCreateInfo<'_>,
-    p_allocator: *const vk::AllocationCallbacks<'_>,
-    p_shader_module: *mut vk::ShaderModule,
-) -> vk::Result {
-    create_recorded(
-        "vkCreateShaderModule",
-        device,
-        |t| t.create_shader_module,
-        |dev| {
-            // SAFETY: a valid create info (Vulkan's valid usage).
-            let words = unsafe { code_words(&*p_create_info) };
-            let record = ModuleRecord::new(words);
-            if !record.summary.readable {
-                // Rare: the walk again, for the reason.
-                let problem = structure_error(words).map_or_else(String::new, |e| e.to_string());
-                log::warning!(
-                    "vkCreateShaderModule: the code is not SPIR-V the layer can read \
-                     ({problem}); it goes to the driver untouched, and no pass will rewrite \
-                     it (a pipeline that needs one, such as a TES without a TCS, fails)"
-                );
-            }
-            if dev.settings.dump_dir.is_some() {
-                dump_module(&dev.settings, record.hash(), "orig", &record.words);
-            }
-            record
-        },
-        // SAFETY: the application's arguments, passed on unchanged.
-        |next, _| unsafe { next(device, p_create_info, p_allocator, p_shader_module) },
-        |dev, record| {
-            // SAFETY: the driver wrote the handle on success.
-            let module = unsafe { *p_shader_module };
-            log::debug!("shader module {:#x}: {:?}", module.as_raw(), record.summary);
-            dev.records.modules.write().insert(module, Arc::new(record));
-        },
-    )
+create_hook! {
+    /// `vkCreateShaderModule`: keeps the words and their scan.
+    "vkCreateShaderModule",
+    fn create_shader_module(
+        device, p_create_info: vk::ShaderModuleCreateInfo<'_>, p_allocator, p_shader_module: vk::ShaderModule
+    ),
+    prepare: |dev| {
+        // SAFETY: a valid create info (Vulkan's valid usage).
+        let words = unsafe { code_words(&*p_create_info) };
+        let record = ModuleRecord::new(words);
+        if !record.summary.readable {
+            // Rare: the walk again, for the reason.
+            let problem = structure_error(words).map_or_else(String::new, |e| e.to_string());
+            log::warning!(
+                "vkCreateShaderModule: the code is not SPIR-V the layer can read \
+                 ({problem}); it goes to the driver untouched, and no pass will rewrite \
+                 it (a pipeline that needs one, such as a TES without a TCS, fails)"
+            );
+        }
+        if dev.settings.dump_dir.is_some() {
+            dump_module(&dev.settings, record.hash(), "orig", &record.words);
+        }
+        record
+    },
+    record: |dev, record| {
+        // SAFETY: the driver wrote the handle on success.
+        let module = unsafe { *p_shader_module };
+        log::debug!("shader module {:#x}: {:?}", module.as_raw(), record.summary);
+        dev.records.modules.write().insert(module, Arc::new(record));
+    },
 }
 
 destroy_hook!(

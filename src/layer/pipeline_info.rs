@@ -7,9 +7,10 @@ use std::ffi::{c_void, CStr};
 use std::sync::Arc;
 
 use super::ffi::{find_in_chain, slice};
+use super::log;
 use super::records::{BlockSlot, LayoutRecord, ModuleRecord};
 use super::shader_code::code_words;
-use super::{log, DeviceData};
+use super::state::DeviceData;
 use crate::semantics::{Attachments, PipelineKey, Stage, StageInfo, Stages, Topology};
 use crate::spirv::fragcolor::{AttachmentKind, FragColorKey};
 
@@ -381,31 +382,13 @@ pub(super) fn pipeline_key(
     last: Option<Stage>,
     wants_attachments: bool,
 ) -> PipelineKey {
-    use vk::PrimitiveTopology as T;
     let dynamic = dynamic_states(ci);
     let library = is_library(ci);
-    let input = if holds_vertex_input(ci) {
-        // SAFETY: NULL or valid (Vulkan's valid usage) where the state is not ignored.
-        unsafe { ci.p_input_assembly_state.as_ref() }
-    } else {
-        None
-    };
     // SAFETY: NULL or valid (Vulkan's valid usage).
     let raster = unsafe { ci.p_rasterization_state.as_ref() };
     // SAFETY: as above.
     let viewport = unsafe { ci.p_viewport_state.as_ref() };
-    let topology = match input.map(|i| i.topology) {
-        Some(T::POINT_LIST) => Topology::Points,
-        Some(
-            T::LINE_LIST
-            | T::LINE_STRIP
-            | T::LINE_LIST_WITH_ADJACENCY
-            | T::LINE_STRIP_WITH_ADJACENCY,
-        ) => Topology::Lines,
-        Some(T::PATCH_LIST) => Topology::Patches,
-        Some(_) => Topology::Triangles,
-        None => Topology::Unknown,
-    };
+    let topology = topology_of(ci);
     let attachments = if !wants_attachments {
         Attachments::Known(FragColorKey::default())
     } else if !library || library_attachments_known(ci) {
@@ -414,35 +397,9 @@ pub(super) fn pipeline_key(
         Attachments::Unknown
     };
     let gl_state = dev.extensions.gl_state;
-    let gl_state_block = match (gl_state, last) {
-        (true, Some(last)) => {
-            let layout = layout_of(dev, ci);
-            let offset = layout
-                .as_ref()
-                .and_then(|l| l.block.offset_for(flag_of(last)));
-            if offset.is_none() {
-                if let Some(l) = &layout {
-                    if !l
-                        .warned_no_block
-                        .swap(true, std::sync::atomic::Ordering::Relaxed)
-                    {
-                        let why = match &l.block {
-                            BlockSlot::Unavailable(why) => why.as_str(),
-                            BlockSlot::Reserved { .. } => "the block is not readable by that stage",
-                        };
-                        log::warning!(
-                            "pipeline layout {:#x} cannot hold GL's point and clip state \
-                             ({why}): its pipelines get GL's initial point size and every \
-                             clip distance they write",
-                            ash::vk::Handle::as_raw(ci.layout)
-                        );
-                    }
-                }
-            }
-            offset
-        }
-        _ => None,
-    };
+    let gl_state_block = last
+        .filter(|_| gl_state)
+        .and_then(|last| gl_state_block(dev, ci, last));
     // SAFETY: valid pNext chains.
     let has = |p_next: *const c_void, s_type| unsafe {
         find_in_chain::<vk::BaseInStructure<'_>>(p_next, s_type).is_some()
@@ -511,6 +468,62 @@ pub(super) fn pipeline_key(
             || dynamic.contains(&vk::DynamicState::LINE_STIPPLE_ENABLE_EXT),
         ..PipelineKey::new(&dev.key())
     }
+}
+
+/// The class of primitive `ci`'s input assembly draws (`Unknown` without that state).
+fn topology_of(ci: &vk::GraphicsPipelineCreateInfo<'_>) -> Topology {
+    use vk::PrimitiveTopology as T;
+    let input = if holds_vertex_input(ci) {
+        // SAFETY: NULL or valid (Vulkan's valid usage) where the state is not ignored.
+        unsafe { ci.p_input_assembly_state.as_ref() }
+    } else {
+        None
+    };
+    match input.map(|i| i.topology) {
+        Some(T::POINT_LIST) => Topology::Points,
+        Some(
+            T::LINE_LIST
+            | T::LINE_STRIP
+            | T::LINE_LIST_WITH_ADJACENCY
+            | T::LINE_STRIP_WITH_ADJACENCY,
+        ) => Topology::Lines,
+        Some(T::PATCH_LIST) => Topology::Patches,
+        Some(_) => Topology::Triangles,
+        None => Topology::Unknown,
+    }
+}
+
+/// Where the GL-state block sits for the `last` pre-rasterization stage in `ci`'s layout;
+/// a layout that cannot hold it is said once.
+fn gl_state_block(
+    dev: &DeviceData,
+    ci: &vk::GraphicsPipelineCreateInfo<'_>,
+    last: Stage,
+) -> Option<u32> {
+    let layout = layout_of(dev, ci);
+    let offset = layout
+        .as_ref()
+        .and_then(|l| l.block.offset_for(flag_of(last)));
+    if offset.is_none() {
+        if let Some(l) = &layout {
+            if !l
+                .warned_no_block
+                .swap(true, std::sync::atomic::Ordering::Relaxed)
+            {
+                let why = match &l.block {
+                    BlockSlot::Unavailable(why) => why.as_str(),
+                    BlockSlot::Reserved { .. } => "the block is not readable by that stage",
+                };
+                log::warning!(
+                    "pipeline layout {:#x} cannot hold GL's point and clip state \
+                     ({why}): its pipelines get GL's initial point size and every \
+                     clip distance they write",
+                    ash::vk::Handle::as_raw(ci.layout)
+                );
+            }
+        }
+    }
+    offset
 }
 
 /// Whether `ci` holds the vertex-input state (vertex input and input assembly): not a

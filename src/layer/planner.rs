@@ -22,7 +22,10 @@ use std::sync::atomic::Ordering;
 
 use super::current_attributes::{format_of, integer_slots};
 use super::ffi::{find_in_chain, slice};
+use super::frames::destroy_hook;
+use super::frames::{hook, maybe_inject_panic, shield};
 use super::library_inputs::{self, LinkFeed};
+use super::log;
 use super::pipeline_info::{
     chain_without_code, inline_code, layout_of, pipeline_key, stage_codes, stage_of, stage_view,
     stages, tes_without_tcs,
@@ -30,82 +33,76 @@ use super::pipeline_info::{
 use super::records::{BlockBinding, BlockSlot, PipelineRecord, FAST_PATH_PIPELINES};
 use super::rewrite::{Rewrite, Run, Target};
 use super::shader_code::code_words;
-use super::{call_with_next, log, maybe_inject_panic, shield, DeviceData};
+use super::state::DeviceData;
 use crate::semantics::{choose, Semantic, Stage, StageInfo, Stages, WindowOrigin};
 use crate::spirv::scan::{scan, Summary};
 use crate::spirv::unfed_inputs::InputKind;
 
 type S = vk::ShaderStageFlags;
 
-/// `vkCreateGraphicsPipelines`: GL's semantics for every create info that needs them.
-///
-/// # Safety
-/// Vulkan's valid usage for `vkCreateGraphicsPipelines`.
-pub unsafe extern "system" fn create_graphics_pipelines(
-    device: vk::Device,
-    pipeline_cache: vk::PipelineCache,
-    create_info_count: u32,
-    p_create_infos: *const vk::GraphicsPipelineCreateInfo<'_>,
-    p_allocator: *const vk::AllocationCallbacks<'_>,
-    p_pipelines: *mut vk::Pipeline,
-) -> vk::Result {
-    call_with_next(
-        "vkCreateGraphicsPipelines",
-        device,
-        |t| t.create_graphics_pipelines,
-        |dev, next| {
-            // SAFETY: createInfoCount create infos (Vulkan's valid usage).
-            let infos = unsafe { slice(p_create_infos, create_info_count) };
-            let needs_work = shield("vkCreateGraphicsPipelines", || {
-                maybe_inject_panic(&dev.settings, "vkCreateGraphicsPipelines");
-                infos.iter().any(|ci| needs_work(dev, ci))
-            });
-            let call = Call {
-                dev,
-                next,
-                device,
-                pipeline_cache,
-                p_allocator,
-            };
-            let result = match needs_work {
-                Some(false) => {
-                    FAST_PATH_PIPELINES.fetch_add(infos.len(), Ordering::Relaxed);
-                    // SAFETY: the application's arguments, passed on unchanged.
-                    unsafe {
-                        next(
-                            device,
-                            pipeline_cache,
-                            create_info_count,
-                            p_create_infos,
-                            p_allocator,
-                            p_pipelines,
-                        )
-                    }
+hook! {
+    /// `vkCreateGraphicsPipelines`: GL's semantics for every create info that needs them.
+    "vkCreateGraphicsPipelines" in call_with_next,
+    fn create_graphics_pipelines(
+        device: vk::Device,
+        pipeline_cache: vk::PipelineCache,
+        create_info_count: u32,
+        p_create_infos: *const vk::GraphicsPipelineCreateInfo<'_>,
+        p_allocator: *const vk::AllocationCallbacks<'_>,
+        p_pipelines: *mut vk::Pipeline
+    ) -> vk::Result =>
+    |dev, next| {
+        // SAFETY: createInfoCount create infos (Vulkan's valid usage).
+        let infos = unsafe { slice(p_create_infos, create_info_count) };
+        let needs_work = shield("vkCreateGraphicsPipelines", || {
+            maybe_inject_panic(&dev.settings, "vkCreateGraphicsPipelines");
+            infos.iter().any(|ci| needs_work(dev, ci))
+        });
+        let call = Call {
+            dev,
+            next,
+            device,
+            pipeline_cache,
+            p_allocator,
+        };
+        let result = match needs_work {
+            Some(false) => {
+                FAST_PATH_PIPELINES.fetch_add(infos.len(), Ordering::Relaxed);
+                // SAFETY: the application's arguments, passed on unchanged.
+                unsafe {
+                    next(
+                        device,
+                        pipeline_cache,
+                        create_info_count,
+                        p_create_infos,
+                        p_allocator,
+                        p_pipelines,
+                    )
                 }
-                // SAFETY: pPipelines holds one handle per create info (Vulkan's valid usage).
-                Some(true) => unsafe { call.create(infos, p_pipelines) },
-                // The layer failed before deciding: the application's structs go down as they
-                // are, except pipelines that would crash the driver.
-                None => {
-                    let plans: Vec<Plan> = infos
-                        .iter()
-                        .map(|ci| match tes_without_tcs(ci) {
-                            true => Plan::fail("internal error in the layer while planning"),
-                            false => Plan::Keep,
-                        })
-                        .collect();
-                    // SAFETY: as above.
-                    unsafe { call.finish(infos, plans, p_pipelines) }
-                }
-            };
-            // SAFETY: pPipelines holds one handle per create info, set by the call.
-            let pipelines = unsafe { slice(p_pipelines, create_info_count) };
-            shield("vkCreateGraphicsPipelines library parts", || {
-                library_inputs::record(dev, infos, pipelines)
-            });
-            result
-        },
-    )
+            }
+            // SAFETY: pPipelines holds one handle per create info (Vulkan's valid usage).
+            Some(true) => unsafe { call.create(infos, p_pipelines) },
+            // The layer failed before deciding: the application's structs go down as they
+            // are, except pipelines that would crash the driver.
+            None => {
+                let plans: Vec<Plan> = infos
+                    .iter()
+                    .map(|ci| match tes_without_tcs(ci) {
+                        true => Plan::fail("internal error in the layer while planning"),
+                        false => Plan::Keep,
+                    })
+                    .collect();
+                // SAFETY: as above.
+                unsafe { call.finish(infos, plans, p_pipelines) }
+            }
+        };
+        // SAFETY: pPipelines holds one handle per create info, set by the call.
+        let pipelines = unsafe { slice(p_pipelines, create_info_count) };
+        shield("vkCreateGraphicsPipelines library parts", || {
+            library_inputs::record(dev, infos, pipelines)
+        });
+        result
+    }
 }
 
 /// The fast-path decision: module summaries and the create info only; no allocation for
@@ -497,6 +494,223 @@ struct ViewportCopy {
     depth: vk::PipelineViewportDepthClipControlCreateInfoEXT<'static>,
 }
 
+/// The create infos that go down: failed ones are not passed down; derivatives follow
+/// their base. A failed one with VK_PIPELINE_CREATE_EARLY_RETURN_ON_FAILURE_BIT ends the
+/// array there, as the driver would. Returns them, each application info's position among
+/// them, and the layer's first failure.
+fn compact<'a>(
+    infos: &[vk::GraphicsPipelineCreateInfo<'a>],
+    plans: &[Plan],
+    patched: &[Option<Patched>],
+    feeds: &[Option<LinkFeed>],
+) -> Compacted<'a> {
+    let mut position: Vec<Option<usize>> = vec![None; infos.len()];
+    let mut down: Vec<vk::GraphicsPipelineCreateInfo<'a>> = Vec::with_capacity(infos.len());
+    let mut failure: Option<vk::Result> = None;
+    for (i, ci) in infos.iter().enumerate() {
+        let mut info = *ci;
+        let mut why = match &plans[i] {
+            Plan::Fail(why, result) => Some((why.clone(), *result)),
+            _ => None,
+        };
+        if why.is_none()
+            && info.flags.contains(vk::PipelineCreateFlags::DERIVATIVE)
+            && info.base_pipeline_index >= 0
+        {
+            let base = info.base_pipeline_index as usize;
+            match position.get(base).copied().flatten() {
+                Some(p) => info.base_pipeline_index = p as i32,
+                None if base < i => {
+                    why = Some(("its base pipeline failed".into(), vk::Result::ERROR_UNKNOWN))
+                }
+                None => {}
+            }
+        }
+        if let Some((why, result)) = why {
+            log::error!("vkCreateGraphicsPipelines: pCreateInfos[{i}] fails: {why}");
+            failure.get_or_insert(result);
+            if info
+                .flags
+                .contains(vk::PipelineCreateFlags::EARLY_RETURN_ON_FAILURE)
+            {
+                break;
+            }
+            continue;
+        }
+        if let Some(p) = &patched[i] {
+            p.apply(&mut info);
+        }
+        if let Some(feed) = &feeds[i] {
+            info.p_next = feed.chain();
+        }
+        position[i] = Some(down.len());
+        down.push(info);
+    }
+    Compacted {
+        down,
+        position,
+        failure,
+    }
+}
+
+/// What [`compact`] passes down, where each application create info went, and the layer's
+/// first failure.
+struct Compacted<'a> {
+    down: Vec<vk::GraphicsPipelineCreateInfo<'a>>,
+    position: Vec<Option<usize>>,
+    failure: Option<vk::Result>,
+}
+
+impl Patched {
+    /// Points `info` at the patched stages and state.
+    fn apply(&self, info: &mut vk::GraphicsPipelineCreateInfo<'_>) {
+        info.stage_count = self.stages.len() as u32;
+        info.p_stages = self.stages.as_ptr();
+        if let Some(copy) = &self.rasterization {
+            info.p_rasterization_state = &copy.state;
+        }
+        if let Some(copy) = &self.viewport {
+            info.p_viewport_state = &copy.state;
+        }
+        if let Some(copy) = &self.dynamic {
+            info.p_dynamic_state = &copy.state;
+        }
+        if let Some(copy) = &self.tessellation {
+            info.p_tessellation_state = &copy.state;
+        }
+        if let Some(copy) = &self.vertex_input {
+            info.p_vertex_input_state = &copy.state;
+        }
+    }
+}
+
+/// The error of a temporary module the driver failed to create.
+fn module_failed(e: vk::Result) -> (String, vk::Result) {
+    (
+        format!("the driver failed to create a rewritten shader module: {e}"),
+        e,
+    )
+}
+
+/// The copies of the pipeline state `rewrite` patches, in `patched`. The planner asks for a
+/// state only where the pipeline has one: there the pointer is valid (Vulkan's valid
+/// usage); elsewhere it may be ignored garbage, never read.
+///
+/// # Safety
+/// `ci` is a valid create info.
+unsafe fn patch_state(
+    ci: &vk::GraphicsPipelineCreateInfo<'_>,
+    rewrite: &Rewrite,
+    patched: &mut Patched,
+) {
+    if let Some((binding, inputs)) = rewrite.current_attributes.as_ref() {
+        // SAFETY: NULL or valid (Vulkan's valid usage); the planner asks for the
+        // attributes only where the create info holds the vertex-input state.
+        if let Some(state) = unsafe { ci.p_vertex_input_state.as_ref() } {
+            // SAFETY: the application's valid vertex-input state.
+            patched.vertex_input = Some(unsafe { VertexInputCopy::new(state, *binding, inputs) });
+        }
+    }
+    let wants_rasterization = rewrite.provoking_vertex_last
+        || rewrite.bresenham_lines.is_some()
+        || rewrite.invert_front_face;
+    let rasterization = if wants_rasterization {
+        // SAFETY: asked for where the pipeline has it (above).
+        unsafe { ci.p_rasterization_state.as_ref() }
+    } else {
+        None
+    };
+    let dynamic = if rewrite.bresenham_lines == Some(true) {
+        // SAFETY: NULL or valid (Vulkan's valid usage).
+        Some(unsafe { ci.p_dynamic_state.as_ref() })
+    } else {
+        None
+    };
+    let tessellation = if rewrite.domain_origin_lower_left {
+        // SAFETY: asked for where the pipeline has it (above).
+        unsafe { ci.p_tessellation_state.as_ref() }
+    } else {
+        None
+    };
+    let viewport = if rewrite.negative_one_to_one {
+        // SAFETY: asked for where the pipeline has it (above).
+        unsafe { ci.p_viewport_state.as_ref() }
+    } else {
+        None
+    };
+    if let Some(state) = rasterization {
+        // SAFETY: the application's valid rasterization state.
+        patched.rasterization = Some(unsafe { RasterizationCopy::new(state, rewrite) });
+    }
+    if let Some(app) = dynamic {
+        let app = app.copied().unwrap_or_default();
+        // SAFETY: the application's valid dynamic state, or an empty one.
+        patched.dynamic = Some(unsafe { DynamicCopy::with_line_stipple(&app) });
+    }
+    if let Some(state) = tessellation {
+        // SAFETY: the application's valid tessellation state.
+        patched.tessellation = Some(unsafe { TessellationCopy::new(state) });
+    }
+    if let Some(state) = viewport {
+        // SAFETY: the application's valid viewport state.
+        patched.viewport = Some(unsafe { ViewportCopy::new(state) });
+    }
+}
+
+impl TessellationCopy {
+    /// `state` with GL's lower-left domain origin chained in front of its `pNext`.
+    ///
+    /// # Safety
+    /// `state` is valid; the copy must not outlive the chain it points into.
+    unsafe fn new(state: &vk::PipelineTessellationStateCreateInfo<'_>) -> Box<Self> {
+        let mut copy = Box::new(TessellationCopy {
+            // SAFETY: only the lifetime changes; the copy lives in `Patched` until the
+            // call down returns, while the chain it points into is alive.
+            state: unsafe {
+                std::mem::transmute::<
+                    vk::PipelineTessellationStateCreateInfo<'_>,
+                    vk::PipelineTessellationStateCreateInfo<'static>,
+                >(*state)
+            },
+            domain_origin: vk::PipelineTessellationDomainOriginStateCreateInfo {
+                p_next: state.p_next,
+                domain_origin: vk::TessellationDomainOrigin::LOWER_LEFT,
+                ..Default::default()
+            },
+        });
+        copy.state.p_next = (&copy.domain_origin
+            as *const vk::PipelineTessellationDomainOriginStateCreateInfo<'_>)
+            .cast();
+        copy
+    }
+}
+
+impl ViewportCopy {
+    /// `state` with a depth clip control of GL's [-1, 1] chained in front of its `pNext`.
+    ///
+    /// # Safety
+    /// `state` is valid; the copy must not outlive the chain it points into.
+    unsafe fn new(state: &vk::PipelineViewportStateCreateInfo<'_>) -> Box<Self> {
+        let mut copy = Box::new(ViewportCopy {
+            // SAFETY: as for the tessellation state above.
+            state: unsafe {
+                std::mem::transmute::<
+                    vk::PipelineViewportStateCreateInfo<'_>,
+                    vk::PipelineViewportStateCreateInfo<'static>,
+                >(*state)
+            },
+            depth: vk::PipelineViewportDepthClipControlCreateInfoEXT {
+                p_next: state.p_next,
+                negative_one_to_one: vk::TRUE,
+                ..Default::default()
+            },
+        });
+        copy.state.p_next =
+            (&copy.depth as *const vk::PipelineViewportDepthClipControlCreateInfoEXT<'_>).cast();
+        copy
+    }
+}
+
 struct Call<'a> {
     dev: &'a DeviceData,
     next: vk::PFN_vkCreateGraphicsPipelines,
@@ -585,102 +799,28 @@ impl Call<'_> {
             tessellation: None,
             vertex_input: None,
         };
-        if let Some((binding, inputs)) = rewrite.current_attributes.as_ref() {
-            // SAFETY: NULL or valid (Vulkan's valid usage); the planner asks for the
-            // attributes only where the create info holds the vertex-input state.
-            if let Some(state) = unsafe { ci.p_vertex_input_state.as_ref() } {
-                // SAFETY: the application's valid vertex-input state.
-                patched.vertex_input =
-                    Some(unsafe { VertexInputCopy::new(state, *binding, inputs) });
-            }
-        }
-        // The planner asks for a state only where the pipeline has one: there the pointer is
-        // valid (Vulkan's valid usage); elsewhere it may be ignored garbage, never read.
-        let wants_rasterization = rewrite.provoking_vertex_last
-            || rewrite.bresenham_lines.is_some()
-            || rewrite.invert_front_face;
-        let rasterization = if wants_rasterization {
-            // SAFETY: asked for where the pipeline has it (above).
-            unsafe { ci.p_rasterization_state.as_ref() }
-        } else {
-            None
-        };
-        let dynamic = if rewrite.bresenham_lines == Some(true) {
-            // SAFETY: NULL or valid (Vulkan's valid usage).
-            Some(unsafe { ci.p_dynamic_state.as_ref() })
-        } else {
-            None
-        };
-        let tessellation = if rewrite.domain_origin_lower_left {
-            // SAFETY: asked for where the pipeline has it (above).
-            unsafe { ci.p_tessellation_state.as_ref() }
-        } else {
-            None
-        };
-        let viewport = if rewrite.negative_one_to_one {
-            // SAFETY: asked for where the pipeline has it (above).
-            unsafe { ci.p_viewport_state.as_ref() }
-        } else {
-            None
-        };
-        if let Some(state) = rasterization {
-            // SAFETY: the application's valid rasterization state.
-            patched.rasterization = Some(unsafe { RasterizationCopy::new(state, rewrite) });
-        }
-        if let Some(app) = dynamic {
-            let app = app.copied().unwrap_or_default();
-            // SAFETY: the application's valid dynamic state, or an empty one.
-            patched.dynamic = Some(unsafe { DynamicCopy::with_line_stipple(&app) });
-        }
-        if let Some(state) = tessellation {
-            let mut copy = Box::new(TessellationCopy {
-                // SAFETY: only the lifetime changes; the copy lives in `Patched` until the
-                // call down returns, while the chain it points into is alive.
-                state: unsafe {
-                    std::mem::transmute::<
-                        vk::PipelineTessellationStateCreateInfo<'_>,
-                        vk::PipelineTessellationStateCreateInfo<'static>,
-                    >(*state)
-                },
-                domain_origin: vk::PipelineTessellationDomainOriginStateCreateInfo {
-                    p_next: state.p_next,
-                    domain_origin: vk::TessellationDomainOrigin::LOWER_LEFT,
-                    ..Default::default()
-                },
-            });
-            copy.state.p_next = (&copy.domain_origin
-                as *const vk::PipelineTessellationDomainOriginStateCreateInfo<'_>)
-                .cast();
-            patched.tessellation = Some(copy);
-        }
-        if let Some(state) = viewport {
-            let mut copy = Box::new(ViewportCopy {
-                // SAFETY: as for the tessellation state above.
-                state: unsafe {
-                    std::mem::transmute::<
-                        vk::PipelineViewportStateCreateInfo<'_>,
-                        vk::PipelineViewportStateCreateInfo<'static>,
-                    >(*state)
-                },
-                depth: vk::PipelineViewportDepthClipControlCreateInfoEXT {
-                    p_next: state.p_next,
-                    negative_one_to_one: vk::TRUE,
-                    ..Default::default()
-                },
-            });
-            copy.state.p_next = (&copy.depth
-                as *const vk::PipelineViewportDepthClipControlCreateInfoEXT<'_>)
-                .cast();
-            patched.viewport = Some(copy);
-        }
-        let fail = |patched: &Patched, e: vk::Result| {
+        // SAFETY: a valid create info (this function's contract).
+        unsafe { patch_state(ci, rewrite, &mut patched) };
+        // SAFETY: the application's allocator (this function's contract).
+        if let Err(why) = unsafe { self.patch_modules(rewrite, &mut patched) } {
             // SAFETY: the temporaries this call made; no pipeline uses them yet.
             unsafe { self.destroy_temporaries(&patched.temporaries) };
-            Err((
-                format!("the driver failed to create a rewritten shader module: {e}"),
-                e,
-            ))
-        };
+            return Err(why);
+        }
+        Ok(patched)
+    }
+
+    /// The rewritten stages' code as temporary modules in `patched`'s stages, and the
+    /// generated TCS as a stage of its own. On failure, the temporaries made so far are in
+    /// `patched.temporaries`.
+    ///
+    /// # Safety
+    /// The application's allocator is valid.
+    unsafe fn patch_modules(
+        &self,
+        rewrite: &Rewrite,
+        patched: &mut Patched,
+    ) -> Result<(), (String, vk::Result)> {
         for (i, words) in &rewrite.stages {
             // SAFETY: the application's allocator (this function's contract).
             match unsafe { self.temporary_module(words) } {
@@ -694,8 +834,6 @@ impl Call<'_> {
                         let chain =
                             unsafe { chain_without_code(stage.p_next, &mut patched.chain_copies) };
                         let Some(chain) = chain else {
-                            // SAFETY: as in `fail`.
-                            unsafe { self.destroy_temporaries(&patched.temporaries) };
                             return Err((
                                 "inline code behind an unknown pNext struct".into(),
                                 vk::Result::ERROR_UNKNOWN,
@@ -705,7 +843,7 @@ impl Call<'_> {
                     }
                     stage.module = m;
                 }
-                Err(e) => return fail(&patched, e),
+                Err(e) => return Err(module_failed(e)),
             }
         }
         if let Some(words) = &rewrite.tcs {
@@ -720,10 +858,10 @@ impl Call<'_> {
                         ..Default::default()
                     });
                 }
-                Err(e) => return fail(&patched, e),
+                Err(e) => return Err(module_failed(e)),
             }
         }
-        Ok(patched)
+        Ok(())
     }
 
     /// Calls down once with every create info that is not failed, scatters the results
@@ -734,117 +872,16 @@ impl Call<'_> {
         mut plans: Vec<Plan>,
         p_pipelines: *mut vk::Pipeline,
     ) -> vk::Result {
-        let mut patched: Vec<Option<Patched>> = Vec::with_capacity(infos.len());
-        for (ci, plan) in infos.iter().zip(plans.iter_mut()) {
-            let mut this = None;
-            if let Plan::Rewrite(rewrite) = plan {
-                // SAFETY: a valid create info (this function's contract).
-                match unsafe { self.patch(ci, rewrite) } {
-                    Ok(p) => this = Some(p),
-                    // Without its generated TCS the pipeline would crash the driver.
-                    Err((why, result)) if rewrite.tcs.is_some() => *plan = Plan::Fail(why, result),
-                    Err((why, _)) => {
-                        log::warning!("{why}; the pipeline keeps its original shaders");
-                        *plan = Plan::Keep;
-                    }
-                }
-            }
-            patched.push(this);
-        }
-
-        // Links whose vertex shader reads Locations their vertex-input library does not feed
-        // name a replacement library that feeds them.
-        let feeds: Vec<Option<LinkFeed>> = infos
-            .iter()
-            .zip(&plans)
-            .map(|(ci, plan)| match plan {
-                Plan::Fail(..) => None,
-                _ => shield("vkCreateGraphicsPipelines link", || {
-                    library_inputs::feed(self.dev, self.device, self.next, self.pipeline_cache, ci)
-                })
-                .flatten(),
-            })
-            .collect();
-
-        // Compact: failed create infos are not passed down; derivatives follow their base.
-        // A failed one with VK_PIPELINE_CREATE_EARLY_RETURN_ON_FAILURE_BIT ends the array
-        // there, as the driver would.
-        let mut position: Vec<Option<usize>> = vec![None; infos.len()];
-        let mut down: Vec<vk::GraphicsPipelineCreateInfo<'_>> = Vec::with_capacity(infos.len());
-        let mut failure: Option<vk::Result> = None;
-        for (i, ci) in infos.iter().enumerate() {
-            let mut info = *ci;
-            let mut why = match &plans[i] {
-                Plan::Fail(why, result) => Some((why.clone(), *result)),
-                _ => None,
-            };
-            if why.is_none()
-                && info.flags.contains(vk::PipelineCreateFlags::DERIVATIVE)
-                && info.base_pipeline_index >= 0
-            {
-                let base = info.base_pipeline_index as usize;
-                match position.get(base).copied().flatten() {
-                    Some(p) => info.base_pipeline_index = p as i32,
-                    None if base < i => {
-                        why = Some(("its base pipeline failed".into(), vk::Result::ERROR_UNKNOWN))
-                    }
-                    None => {}
-                }
-            }
-            if let Some((why, result)) = why {
-                log::error!("vkCreateGraphicsPipelines: pCreateInfos[{i}] fails: {why}");
-                failure.get_or_insert(result);
-                if info
-                    .flags
-                    .contains(vk::PipelineCreateFlags::EARLY_RETURN_ON_FAILURE)
-                {
-                    break;
-                }
-                continue;
-            }
-            if let Some(p) = &patched[i] {
-                info.stage_count = p.stages.len() as u32;
-                info.p_stages = p.stages.as_ptr();
-                if let Some(copy) = &p.rasterization {
-                    info.p_rasterization_state = &copy.state;
-                }
-                if let Some(copy) = &p.viewport {
-                    info.p_viewport_state = &copy.state;
-                }
-                if let Some(copy) = &p.dynamic {
-                    info.p_dynamic_state = &copy.state;
-                }
-                if let Some(copy) = &p.tessellation {
-                    info.p_tessellation_state = &copy.state;
-                }
-                if let Some(copy) = &p.vertex_input {
-                    info.p_vertex_input_state = &copy.state;
-                }
-            }
-            if let Some(feed) = &feeds[i] {
-                info.p_next = feed.chain();
-            }
-            position[i] = Some(down.len());
-            down.push(info);
-        }
-
-        let mut created = vec![vk::Pipeline::null(); down.len()];
-        let result = if down.is_empty() {
-            vk::Result::SUCCESS
-        } else {
-            // SAFETY: the application's create infos, patched with copies that `patched`
-            // keeps alive until the call returns; `created` holds one handle per info.
-            unsafe {
-                (self.next)(
-                    self.device,
-                    self.pipeline_cache,
-                    down.len() as u32,
-                    down.as_ptr(),
-                    self.p_allocator,
-                    created.as_mut_ptr(),
-                )
-            }
-        };
+        // SAFETY: valid create infos (this function's contract).
+        let patched = unsafe { self.patch_all(infos, &mut plans) };
+        let feeds = self.link_feeds(infos, &plans);
+        let Compacted {
+            down,
+            position,
+            failure,
+        } = compact(infos, &plans, &patched, &feeds);
+        // SAFETY: the create infos, patched with copies that `patched` keeps alive.
+        let (result, created) = unsafe { self.create_down(&down) };
         for p in patched.iter().flatten() {
             // SAFETY: modules this call made; the driver is done with them.
             unsafe { self.destroy_temporaries(&p.temporaries) };
@@ -870,6 +907,87 @@ impl Call<'_> {
             Some(layer_result) if result.as_raw() >= 0 => layer_result,
             _ => result,
         }
+    }
+
+    /// Each create info's patched stages and state, for the plans that rewrite it; a plan
+    /// whose patch fails keeps its shaders, or fails where it needs a generated TCS.
+    ///
+    /// # Safety
+    /// `infos` are valid create infos.
+    unsafe fn patch_all(
+        &self,
+        infos: &[vk::GraphicsPipelineCreateInfo<'_>],
+        plans: &mut [Plan],
+    ) -> Vec<Option<Patched>> {
+        let mut patched: Vec<Option<Patched>> = Vec::with_capacity(infos.len());
+        for (ci, plan) in infos.iter().zip(plans.iter_mut()) {
+            let mut this = None;
+            if let Plan::Rewrite(rewrite) = plan {
+                // SAFETY: a valid create info (this function's contract).
+                match unsafe { self.patch(ci, rewrite) } {
+                    Ok(p) => this = Some(p),
+                    // Without its generated TCS the pipeline would crash the driver.
+                    Err((why, result)) if rewrite.tcs.is_some() => *plan = Plan::Fail(why, result),
+                    Err((why, _)) => {
+                        log::warning!("{why}; the pipeline keeps its original shaders");
+                        *plan = Plan::Keep;
+                    }
+                }
+            }
+            patched.push(this);
+        }
+        patched
+    }
+
+    /// Links whose vertex shader reads Locations their vertex-input library does not feed
+    /// name a replacement library that feeds them.
+    fn link_feeds(
+        &self,
+        infos: &[vk::GraphicsPipelineCreateInfo<'_>],
+        plans: &[Plan],
+    ) -> Vec<Option<LinkFeed>> {
+        // Links whose vertex shader reads Locations their vertex-input library does not feed
+        // name a replacement library that feeds them.
+        infos
+            .iter()
+            .zip(plans)
+            .map(|(ci, plan)| match plan {
+                Plan::Fail(..) => None,
+                _ => shield("vkCreateGraphicsPipelines link", || {
+                    library_inputs::feed(self.dev, self.device, self.next, self.pipeline_cache, ci)
+                })
+                .flatten(),
+            })
+            .collect()
+    }
+
+    /// Creates the compacted create infos `down` in the driver: its result and one handle
+    /// per info.
+    ///
+    /// # Safety
+    /// `down` holds valid create infos whose patched parts are alive.
+    unsafe fn create_down(
+        &self,
+        down: &[vk::GraphicsPipelineCreateInfo<'_>],
+    ) -> (vk::Result, Vec<vk::Pipeline>) {
+        let mut created = vec![vk::Pipeline::null(); down.len()];
+        let result = if down.is_empty() {
+            vk::Result::SUCCESS
+        } else {
+            // SAFETY: the application's create infos, patched with copies that `patched`
+            // keeps alive until the call returns; `created` holds one handle per info.
+            unsafe {
+                (self.next)(
+                    self.device,
+                    self.pipeline_cache,
+                    down.len() as u32,
+                    down.as_ptr(),
+                    self.p_allocator,
+                    created.as_mut_ptr(),
+                )
+            }
+        };
+        (result, created)
     }
 
     fn record(

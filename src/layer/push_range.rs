@@ -9,8 +9,9 @@
 
 use ash::vk;
 
+use super::log;
 use super::records::BlockSlot;
-use super::{log, DeviceData};
+use super::state::DeviceData;
 use crate::semantics::{Semantic, WindowOrigin};
 use crate::spirv::gl_state::{BLOCK_SIZE, LEVELS_SIZE};
 

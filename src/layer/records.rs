@@ -8,8 +8,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use super::current_attributes::CurrentAttributes;
-use super::DeviceData;
+use super::attribute_memory::CurrentAttributes;
 use crate::spirv::scan::Summary;
 
 /// Kinds of live records, for [`DebugCounters`].
@@ -323,20 +322,6 @@ impl CommandBufferState {
             _live: Live::new(Kind::CommandBuffer),
         }
     }
-
-    /// State after `vkBeginCommandBuffer` / a reset (the current attributes' memory goes
-    /// back to `dev`).
-    pub fn reset(&mut self, dev: &DeviceData) {
-        self.attributes.reset(dev);
-        self.values = GlStateValues::INITIAL;
-        self.bound = None;
-        self.tes_object = vk::ShaderEXT::null();
-        self.app_tcs_object = false;
-        self.layer_tcs_object = false;
-        self.patch_control_points = None;
-        self.line_stipple = LineStipple::INITIAL;
-        self.bound_line_stipple = false;
-    }
 }
 
 /// A tessellation evaluation shader object: what the layer needs to generate TCS shader
@@ -366,7 +351,7 @@ pub struct Records {
     pub layouts: RwLock<HashMap<vk::PipelineLayout, Arc<LayoutRecord>>>,
     pub pipelines: RwLock<HashMap<vk::Pipeline, PipelineRecord>>,
     /// Vertex-input and pre-rasterization libraries (`library_inputs`).
-    pub library_parts: RwLock<HashMap<vk::Pipeline, super::library_inputs::LibraryPart>>,
+    pub library_parts: RwLock<HashMap<vk::Pipeline, LibraryPart>>,
     /// Live pipelines that `vkCmdBindPipeline` has work for (they read the GL-state block,
     /// take the layer's line stipple or GL's current vertex attributes): when 0, it does
     /// nothing more.
@@ -399,6 +384,22 @@ impl Records {
             };
         }
     }
+}
+
+/// What the layer remembers of a library holding one side of the vertex-input interface.
+pub enum LibraryPart {
+    VertexInput(Arc<VertexInputPart>),
+    /// A pre-rasterization library's vertex shader: its code and entry point.
+    VertexShader(Arc<[u32]>, String),
+}
+
+/// A deep copy of a vertex-input library's create info, enough to create it again.
+pub struct VertexInputPart {
+    pub flags: vk::PipelineCreateFlags,
+    pub bindings: Vec<vk::VertexInputBindingDescription>,
+    pub attributes: Vec<vk::VertexInputAttributeDescription>,
+    pub input_assembly: vk::PipelineInputAssemblyStateCreateInfo<'static>,
+    pub dynamic: Vec<vk::DynamicState>,
 }
 
 #[cfg(test)]

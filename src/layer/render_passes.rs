@@ -5,8 +5,8 @@ use ash::vk;
 use std::sync::Arc;
 
 use super::ffi::slice;
+use super::frames::{create_hook, destroy_hook};
 use super::records::RenderPassRecord;
-use super::{create_recorded, DeviceDispatch};
 
 /// Colour attachment formats per subpass (`None` for `VK_ATTACHMENT_UNUSED`) of a
 /// `VkRenderPassCreateInfo` or `VkRenderPassCreateInfo2`: the same fields, in structs of
@@ -37,75 +37,33 @@ macro_rules! subpass_colors {
     }};
 }
 
-/// Calls down to a render-pass create command and records the result; `call_down` writes
-/// `p_render_pass` when it succeeds (the driver does).
-fn create_render_pass_with<F>(
-    what: &str,
-    device: vk::Device,
-    p_render_pass: *mut vk::RenderPass,
-    next: impl FnOnce(&DeviceDispatch) -> Option<F>,
-    describe: impl FnOnce() -> Vec<Vec<Option<vk::Format>>>,
-    call_down: impl FnOnce(F) -> vk::Result,
-) -> vk::Result {
-    create_recorded(
-        what,
-        device,
-        next,
-        |_| RenderPassRecord::new(describe()),
-        |next, _| call_down(next),
-        |dev, record| {
-            dev.records
-                .render_passes
-                .write()
+/// A `vkCreateRenderPass*` hook for create infos of type `$info`: remembers the colour
+/// attachments per subpass.
+macro_rules! render_pass_hook {
+    ($(#[$doc:meta])* $what:literal, $hook:ident($info:ty)) => {
+        create_hook! {
+            $(#[$doc])*
+            $what,
+            fn $hook(device, p_create_info: $info, p_allocator, p_render_pass: vk::RenderPass),
+            // SAFETY: a valid create info (Vulkan's valid usage).
+            prepare: |_| RenderPassRecord::new(subpass_colors!(unsafe { &*p_create_info })),
+            record: |dev, record| {
                 // SAFETY: the driver wrote the handle on success.
-                .insert(unsafe { *p_render_pass }, Arc::new(record));
-        },
-    )
+                let render_pass = unsafe { *p_render_pass };
+                dev.records.render_passes.write().insert(render_pass, Arc::new(record));
+            },
+        }
+    };
 }
 
-/// `vkCreateRenderPass`: remembers the colour attachments per subpass.
-///
-/// # Safety
-/// Vulkan's valid usage for the command.
-pub unsafe extern "system" fn create_render_pass(
-    device: vk::Device,
-    p_create_info: *const vk::RenderPassCreateInfo<'_>,
-    p_allocator: *const vk::AllocationCallbacks<'_>,
-    p_render_pass: *mut vk::RenderPass,
-) -> vk::Result {
-    create_render_pass_with(
-        "vkCreateRenderPass",
-        device,
-        p_render_pass,
-        |t| t.create_render_pass,
-        // SAFETY: a valid create info (Vulkan's valid usage).
-        || subpass_colors!(unsafe { &*p_create_info }),
-        // SAFETY: the application's arguments, passed on unchanged.
-        |next| unsafe { next(device, p_create_info, p_allocator, p_render_pass) },
-    )
-}
-
-/// `vkCreateRenderPass2` (and its KHR alias): remembers the colour attachments per subpass.
-///
-/// # Safety
-/// Vulkan's valid usage for the command.
-pub unsafe extern "system" fn create_render_pass2(
-    device: vk::Device,
-    p_create_info: *const vk::RenderPassCreateInfo2<'_>,
-    p_allocator: *const vk::AllocationCallbacks<'_>,
-    p_render_pass: *mut vk::RenderPass,
-) -> vk::Result {
-    create_render_pass_with(
-        "vkCreateRenderPass2",
-        device,
-        p_render_pass,
-        |t| t.create_render_pass2,
-        // SAFETY: a valid create info (Vulkan's valid usage).
-        || subpass_colors!(unsafe { &*p_create_info }),
-        // SAFETY: the application's arguments, passed on unchanged.
-        |next| unsafe { next(device, p_create_info, p_allocator, p_render_pass) },
-    )
-}
+render_pass_hook!(
+    /// `vkCreateRenderPass`.
+    "vkCreateRenderPass", create_render_pass(vk::RenderPassCreateInfo<'_>)
+);
+render_pass_hook!(
+    /// `vkCreateRenderPass2` (and its KHR alias).
+    "vkCreateRenderPass2", create_render_pass2(vk::RenderPassCreateInfo2<'_>)
+);
 
 destroy_hook!(
     /// `vkDestroyRenderPass`.
@@ -114,32 +72,20 @@ destroy_hook!(
     }
 );
 
-/// `vkCreateFramebuffer`: remembers its layer count (`gl_Layer` counts on layered targets).
-///
-/// # Safety
-/// Vulkan's valid usage for the command.
-pub unsafe extern "system" fn create_framebuffer(
-    device: vk::Device,
-    p_create_info: *const vk::FramebufferCreateInfo<'_>,
-    p_allocator: *const vk::AllocationCallbacks<'_>,
-    p_framebuffer: *mut vk::Framebuffer,
-) -> vk::Result {
-    create_recorded(
-        "vkCreateFramebuffer",
-        device,
-        |t| t.create_framebuffer,
-        // SAFETY: a valid create info (Vulkan's valid usage).
-        |_| unsafe { (*p_create_info).layers },
-        // SAFETY: the application's arguments, passed on unchanged.
-        |next, _| unsafe { next(device, p_create_info, p_allocator, p_framebuffer) },
-        |dev, layers| {
-            dev.records
-                .framebuffer_layers
-                .write()
-                // SAFETY: the driver wrote the handle on success.
-                .insert(unsafe { *p_framebuffer }, layers);
-        },
-    )
+create_hook! {
+    /// `vkCreateFramebuffer`: remembers its layer count (`gl_Layer` counts on layered
+    /// targets).
+    "vkCreateFramebuffer",
+    fn create_framebuffer(
+        device, p_create_info: vk::FramebufferCreateInfo<'_>, p_allocator, p_framebuffer: vk::Framebuffer
+    ),
+    // SAFETY: a valid create info (Vulkan's valid usage).
+    prepare: |_| unsafe { (*p_create_info).layers },
+    record: |dev, layers| {
+        // SAFETY: the driver wrote the handle on success.
+        let framebuffer = unsafe { *p_framebuffer };
+        dev.records.framebuffer_layers.write().insert(framebuffer, layers);
+    },
 }
 
 destroy_hook!(

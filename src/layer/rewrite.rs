@@ -6,10 +6,11 @@ use ash::vk;
 use std::sync::Arc;
 
 use super::cache::{CacheKey, ModuleKey, Outcome};
+use super::log;
 use super::pipeline_info::{flag_of, StageCode};
 use super::records::{content_hash, BlockBinding, BlockSlot, LayoutRecord};
 use super::shader_code::dump_module;
-use super::{log, DeviceData};
+use super::state::DeviceData;
 use crate::semantics::{Semantic, Stage, Step, StepOutput};
 use crate::spirv::passthrough_tcs::{
     build_passthrough_tcs, build_passthrough_tcs_for_any_patch_size, TcsKey,

@@ -31,15 +31,16 @@ use std::sync::Arc;
 
 use super::command_state::push;
 use super::ffi::slice;
+use super::frames::{destroy_hook, ffi_guard, hook, shield};
+use super::log;
 use super::pipeline_info::{stage_of, stage_view, StageCode};
 use super::push_range::plan_layout;
 use super::records::{
     BlockBinding, BlockSlot, CommandBufferState, LayoutRecord, ModuleRecord, TesObjectRecord,
 };
+use super::registry::device_data;
 use super::rewrite::{Run, Target};
-use super::{
-    call_with_next, device_data, ffi_guard, forget_then_call_down, log, shield, DeviceData,
-};
+use super::state::DeviceData;
 use crate::semantics::{choose, Attachments, PipelineKey, Semantic, Topology};
 use crate::spirv::passthrough_tcs::{build_passthrough_tcs, TcsKey};
 
@@ -112,7 +113,18 @@ fn plan(dev: &DeviceData, infos: &[vk::ShaderCreateInfoEXT<'_>]) -> Patch {
         patch.slots.push(slot);
         app_ranges.push(app);
     }
-    // Linked shaders form one group; every other shader is a group of its own.
+    let key = shader_object_key(dev);
+    for group in link_groups(infos) {
+        let codes = group_codes(infos, &group);
+        if !codes.is_empty() {
+            plan_group(dev, infos, &app_ranges, &key, &codes, &mut patch);
+        }
+    }
+    patch
+}
+
+/// Linked shaders form one group; every other shader is a group of its own.
+fn link_groups(infos: &[vk::ShaderCreateInfoEXT<'_>]) -> Vec<Vec<usize>> {
     let linked: Vec<usize> = (0..infos.len())
         .filter(|&i| {
             infos[i]
@@ -127,95 +139,105 @@ fn plan(dev: &DeviceData, infos: &[vk::ShaderCreateInfoEXT<'_>]) -> Patch {
     if !linked.is_empty() {
         groups.push(linked);
     }
-    let key = shader_object_key(dev);
-    for group in groups {
-        let codes: Vec<StageCode> = group
-            .iter()
-            .filter_map(|&index| {
-                let ci = &infos[index];
-                let stage = stage_of(ci.stage)?;
-                // SAFETY: valid code and name pointers (Vulkan's valid usage).
-                let words = unsafe { spirv(ci) }?;
-                // SAFETY: pName is NULL or nul-terminated (Vulkan's valid usage).
-                let name = (!ci.p_name.is_null()).then(|| unsafe { CStr::from_ptr(ci.p_name) });
-                let entry = name.and_then(|n| n.to_str().ok()).map(str::to_owned);
-                Some(StageCode {
-                    index,
-                    stage,
-                    module: Some(Arc::new(ModuleRecord::inline(words))),
-                    entry,
-                    patchable: true,
-                })
+    groups
+}
+
+/// The code of a group's shaders whose stage and SPIR-V the layer can read.
+fn group_codes(infos: &[vk::ShaderCreateInfoEXT<'_>], group: &[usize]) -> Vec<StageCode> {
+    group
+        .iter()
+        .filter_map(|&index| {
+            let ci = &infos[index];
+            let stage = stage_of(ci.stage)?;
+            // SAFETY: valid code and name pointers (Vulkan's valid usage).
+            let words = unsafe { spirv(ci) }?;
+            // SAFETY: pName is NULL or nul-terminated (Vulkan's valid usage).
+            let name = (!ci.p_name.is_null()).then(|| unsafe { CStr::from_ptr(ci.p_name) });
+            let entry = name.and_then(|n| n.to_str().ok()).map(str::to_owned);
+            Some(StageCode {
+                index,
+                stage,
+                module: Some(Arc::new(ModuleRecord::inline(words))),
+                entry,
+                patchable: true,
             })
-            .collect();
-        if codes.is_empty() {
-            continue;
-        }
-        let view = stage_view(&codes);
-        // The last pre-rasterization stage feeds a fragment shader of another group when
-        // its nextStage is the fragment stage (or nothing: it feeds no other stage).
-        let last = view.last_pre_rasterization();
-        let last_index = codes
-            .iter()
-            .find(|c| Some(c.stage) == last)
-            .map(|c| c.index);
-        let feeds_fragment = last_index
-            .map(|i| infos[i].next_stage)
-            .is_some_and(|next| (next & !S::FRAGMENT).is_empty());
-        let fragment_index = codes
-            .iter()
-            .find(|c| c.stage == crate::semantics::Stage::Fragment)
-            .map(|c| c.index);
-        let key = PipelineKey {
-            fragment_elsewhere: feeds_fragment && !view.has(crate::semantics::Stage::Fragment),
-            gl_state_block: last_index
-                .filter(|_| dev.extensions.gl_state)
-                .and_then(|i| patch.slots[i].offset_for(infos[i].stage)),
-            fragment_block: fragment_index
-                .filter(|_| dev.extensions.gl_state)
-                .and_then(|i| patch.slots[i].offset_for(S::FRAGMENT)),
-            ..key.clone()
-        };
-        let steps = choose(&view, &key);
-        if steps.is_empty() {
-            continue;
-        }
-        let fragment_reads_block = steps
-            .iter()
-            .any(|s| matches!(s, crate::semantics::Step::FragmentWindowY(_)));
-        // The block's place as the last pre-rasterization shader's ranges hold it; pushes
-        // use a layout the layer makes of those ranges (`record_block_readers`).
-        let target = Target {
-            layout_record: last_index.map(|i| {
-                Arc::new(LayoutRecord::new(
-                    app_ranges[i].to_vec(),
-                    patch.slots[i].clone(),
-                ))
-            }),
-            ..Target::default()
-        };
-        let mut run = Run::new(dev, target, &codes);
-        for step in steps {
-            if let Err(why) = run.step(step) {
-                log::warning!("vkCreateShadersEXT: {why}; the shader keeps its code");
-            }
-        }
-        let rewrite = run.finish();
-        for note in &rewrite.notes {
-            log::info!("shader object: {note}");
-        }
-        if let (Some(_), Some(i)) = (rewrite.reads_block, last_index) {
-            patch.reads_block[i] = true;
-        }
-        // The fragment shader reads the block at the place its own ranges hold it.
-        if let Some(i) = fragment_index.filter(|_| fragment_reads_block) {
-            patch.reads_block[i] = rewrite.stages.iter().any(|(index, _)| *index == i);
-        }
-        for (index, words) in rewrite.stages {
-            patch.code[index] = Some(words);
+        })
+        .collect()
+}
+
+/// Chooses and runs the steps of one group, and notes in `patch` the code and block reads
+/// of its shaders.
+fn plan_group(
+    dev: &DeviceData,
+    infos: &[vk::ShaderCreateInfoEXT<'_>],
+    app_ranges: &[&[vk::PushConstantRange]],
+    key: &PipelineKey,
+    codes: &[StageCode],
+    patch: &mut Patch,
+) {
+    let view = stage_view(codes);
+    // The last pre-rasterization stage feeds a fragment shader of another group when
+    // its nextStage is the fragment stage (or nothing: it feeds no other stage).
+    let last = view.last_pre_rasterization();
+    let last_index = codes
+        .iter()
+        .find(|c| Some(c.stage) == last)
+        .map(|c| c.index);
+    let feeds_fragment = last_index
+        .map(|i| infos[i].next_stage)
+        .is_some_and(|next| (next & !S::FRAGMENT).is_empty());
+    let fragment_index = codes
+        .iter()
+        .find(|c| c.stage == crate::semantics::Stage::Fragment)
+        .map(|c| c.index);
+    let key = PipelineKey {
+        fragment_elsewhere: feeds_fragment && !view.has(crate::semantics::Stage::Fragment),
+        gl_state_block: last_index
+            .filter(|_| dev.extensions.gl_state)
+            .and_then(|i| patch.slots[i].offset_for(infos[i].stage)),
+        fragment_block: fragment_index
+            .filter(|_| dev.extensions.gl_state)
+            .and_then(|i| patch.slots[i].offset_for(S::FRAGMENT)),
+        ..key.clone()
+    };
+    let steps = choose(&view, &key);
+    if steps.is_empty() {
+        return;
+    }
+    let fragment_reads_block = steps
+        .iter()
+        .any(|s| matches!(s, crate::semantics::Step::FragmentWindowY(_)));
+    // The block's place as the last pre-rasterization shader's ranges hold it; pushes
+    // use a layout the layer makes of those ranges (`record_block_readers`).
+    let target = Target {
+        layout_record: last_index.map(|i| {
+            Arc::new(LayoutRecord::new(
+                app_ranges[i].to_vec(),
+                patch.slots[i].clone(),
+            ))
+        }),
+        ..Target::default()
+    };
+    let mut run = Run::new(dev, target, codes);
+    for step in steps {
+        if let Err(why) = run.step(step) {
+            log::warning!("vkCreateShadersEXT: {why}; the shader keeps its code");
         }
     }
-    patch
+    let rewrite = run.finish();
+    for note in &rewrite.notes {
+        log::info!("shader object: {note}");
+    }
+    if let (Some(_), Some(i)) = (rewrite.reads_block, last_index) {
+        patch.reads_block[i] = true;
+    }
+    // The fragment shader reads the block at the place its own ranges hold it.
+    if let Some(i) = fragment_index.filter(|_| fragment_reads_block) {
+        patch.reads_block[i] = rewrite.stages.iter().any(|(index, _)| *index == i);
+    }
+    for (index, words) in rewrite.stages {
+        patch.code[index] = Some(words);
+    }
 }
 
 /// Records the shaders of `down` (as the driver made them, in `shaders`) whose code reads
@@ -321,106 +343,101 @@ unsafe fn tes_record(
     })
 }
 
-/// # Safety
-/// Vulkan's valid usage for `vkCreateShadersEXT`.
-pub unsafe extern "system" fn create_shaders(
-    device: vk::Device,
-    create_info_count: u32,
-    p_create_infos: *const vk::ShaderCreateInfoEXT<'_>,
-    p_allocator: *const vk::AllocationCallbacks<'_>,
-    p_shaders: *mut vk::ShaderEXT,
-) -> vk::Result {
-    call_with_next(
-        "vkCreateShadersEXT",
-        device,
-        |t| t.create_shaders_ext,
-        |dev, next| {
-            // SAFETY: pCreateInfos holds createInfoCount infos (Vulkan's valid usage).
-            let infos = unsafe { slice(p_create_infos, create_info_count) };
-            let Some(patch) = shield("vkCreateShadersEXT", || plan(dev, infos)) else {
-                // SAFETY: the application's arguments, passed on unchanged.
-                return unsafe {
-                    next(
-                        device,
-                        create_info_count,
-                        p_create_infos,
-                        p_allocator,
-                        p_shaders,
-                    )
-                };
-            };
-            let tessellation = dev.features.tessellation_shader
-                && dev.settings.semantics.contains(Semantic::PassthroughTcs);
-            let down: Vec<vk::ShaderCreateInfoEXT<'_>> = infos
-                .iter()
-                .zip(patch.code.iter().zip(&patch.ranges))
-                .map(|(ci, (code, ranges))| {
-                    let mut ci = *ci;
-                    if let Some(words) = code {
-                        ci.code_size = words.len() * 4;
-                        ci.p_code = words.as_ptr().cast();
-                    }
-                    if let Some(ranges) = ranges {
-                        ci.push_constant_range_count = ranges.len() as u32;
-                        ci.p_push_constant_ranges = ranges.as_ptr();
-                    }
-                    // A generated TCS may come between the vertex shader and the TES.
-                    if tessellation
-                        && ci.stage == S::VERTEX
-                        && ci.next_stage.contains(S::TESSELLATION_EVALUATION)
-                    {
-                        ci.next_stage |= S::TESSELLATION_CONTROL;
-                    }
-                    ci
-                })
-                .collect();
-            // SAFETY: the application's create infos with code and ranges from `patch`,
-            // which outlive the call; pShaders holds one handle per info (Vulkan's valid
-            // usage).
-            let result = unsafe {
+hook! {
+    "vkCreateShadersEXT" in call_with_next,
+    fn create_shaders[create_shaders_ext](
+        device: vk::Device,
+        create_info_count: u32,
+        p_create_infos: *const vk::ShaderCreateInfoEXT<'_>,
+        p_allocator: *const vk::AllocationCallbacks<'_>,
+        p_shaders: *mut vk::ShaderEXT
+    ) -> vk::Result =>
+    |dev, next| {
+        // SAFETY: pCreateInfos holds createInfoCount infos (Vulkan's valid usage).
+        let infos = unsafe { slice(p_create_infos, create_info_count) };
+        let Some(patch) = shield("vkCreateShadersEXT", || plan(dev, infos)) else {
+            // SAFETY: the application's arguments, passed on unchanged.
+            return unsafe {
                 next(
                     device,
-                    down.len() as u32,
-                    down.as_ptr(),
+                    create_info_count,
+                    p_create_infos,
                     p_allocator,
                     p_shaders,
                 )
             };
-            if result != vk::Result::SUCCESS {
-                return result;
-            }
-            // SAFETY: on success the driver wrote one handle per create info.
-            let shaders = unsafe { slice(p_shaders, create_info_count) };
-            if patch.reads_block.contains(&true) {
-                shield("vkCreateShadersEXT block readers", || {
-                    record_block_readers(dev, &down, &patch, shaders)
-                });
-            }
-            if tessellation {
-                shield("vkCreateShadersEXT records", || {
-                    for (i, (ci, &shader)) in down.iter().zip(shaders).enumerate() {
-                        // SAFETY: a create info the driver accepted: pCode holds codeSize
-                        // bytes, the ranges their count, pName and pSetLayouts are valid.
-                        let record = unsafe {
-                            let ranges =
-                                slice(ci.p_push_constant_ranges, ci.push_constant_range_count);
-                            spirv(ci).and_then(|code| tes_record(ci, code, ranges, &patch.slots[i]))
-                        };
-                        if let Some(record) = record {
-                            dev.records
-                                .tes_objects
-                                .write()
-                                .insert(shader, Arc::new(record));
-                            dev.records
-                                .shader_objects_made
-                                .store(true, std::sync::atomic::Ordering::Relaxed);
-                        }
+        };
+        let tessellation = dev.features.tessellation_shader
+            && dev.settings.semantics.contains(Semantic::PassthroughTcs);
+        let down: Vec<vk::ShaderCreateInfoEXT<'_>> = infos
+            .iter()
+            .zip(patch.code.iter().zip(&patch.ranges))
+            .map(|(ci, (code, ranges))| {
+                let mut ci = *ci;
+                if let Some(words) = code {
+                    ci.code_size = words.len() * 4;
+                    ci.p_code = words.as_ptr().cast();
+                }
+                if let Some(ranges) = ranges {
+                    ci.push_constant_range_count = ranges.len() as u32;
+                    ci.p_push_constant_ranges = ranges.as_ptr();
+                }
+                // A generated TCS may come between the vertex shader and the TES.
+                if tessellation
+                    && ci.stage == S::VERTEX
+                    && ci.next_stage.contains(S::TESSELLATION_EVALUATION)
+                {
+                    ci.next_stage |= S::TESSELLATION_CONTROL;
+                }
+                ci
+            })
+            .collect();
+        // SAFETY: the application's create infos with code and ranges from `patch`,
+        // which outlive the call; pShaders holds one handle per info (Vulkan's valid
+        // usage).
+        let result = unsafe {
+            next(
+                device,
+                down.len() as u32,
+                down.as_ptr(),
+                p_allocator,
+                p_shaders,
+            )
+        };
+        if result != vk::Result::SUCCESS {
+            return result;
+        }
+        // SAFETY: on success the driver wrote one handle per create info.
+        let shaders = unsafe { slice(p_shaders, create_info_count) };
+        if patch.reads_block.contains(&true) {
+            shield("vkCreateShadersEXT block readers", || {
+                record_block_readers(dev, &down, &patch, shaders)
+            });
+        }
+        if tessellation {
+            shield("vkCreateShadersEXT records", || {
+                for (i, (ci, &shader)) in down.iter().zip(shaders).enumerate() {
+                    // SAFETY: a create info the driver accepted: pCode holds codeSize
+                    // bytes, the ranges their count, pName and pSetLayouts are valid.
+                    let record = unsafe {
+                        let ranges =
+                            slice(ci.p_push_constant_ranges, ci.push_constant_range_count);
+                        spirv(ci).and_then(|code| tes_record(ci, code, ranges, &patch.slots[i]))
+                    };
+                    if let Some(record) = record {
+                        dev.records
+                            .tes_objects
+                            .write()
+                            .insert(shader, Arc::new(record));
+                        dev.records
+                            .shader_objects_made
+                            .store(true, std::sync::atomic::Ordering::Relaxed);
                     }
-                });
-            }
-            result
-        },
-    )
+                }
+            });
+        }
+        result
+    }
 }
 
 /// Destroys what the layer made for a TES shader object.
@@ -443,35 +460,18 @@ pub(super) fn destroy_generated(dev: &DeviceData, record: &TesObjectRecord) {
     }
 }
 
-/// # Safety
-/// Vulkan's valid usage for `vkDestroyShaderEXT`.
-pub unsafe extern "system" fn destroy_shader(
-    device: vk::Device,
-    shader: vk::ShaderEXT,
-    p_allocator: *const vk::AllocationCallbacks<'_>,
-) {
-    // SAFETY: the application's arguments are valid (Vulkan's valid usage): arrays hold
-    // their counts, pointers their structs; they are passed on unchanged.
-    unsafe {
-        forget_then_call_down(
-            "vkDestroyShaderEXT",
-            device,
-            |dev| {
-                if let Some(record) = dev.records.tes_objects.write().remove(&shader) {
-                    destroy_generated(dev, &record);
-                }
-                if let Some(binding) = dev.records.block_objects.write().remove(&shader) {
-                    destroy_block_layout(dev, &binding);
-                }
-            },
-            |t| {
-                if let Some(destroy) = t.destroy_shader_ext {
-                    destroy(device, shader, p_allocator);
-                }
-            },
-        )
+destroy_hook!(
+    /// `vkDestroyShaderEXT`: the TCS the layer generated for it, and the layout it made
+    /// for its GL-state block, go first.
+    "vkDestroyShaderEXT", destroy_shader[destroy_shader_ext](shader: vk::ShaderEXT), |dev| {
+        if let Some(record) = dev.records.tes_objects.write().remove(&shader) {
+            destroy_generated(dev, &record);
+        }
+        if let Some(binding) = dev.records.block_objects.write().remove(&shader) {
+            destroy_block_layout(dev, &binding);
+        }
     }
-}
+);
 
 /// The generated TCS for `record` and `patch_size`, made on first use, and where to push
 /// the levels for it.

@@ -9,9 +9,9 @@
 use spirv::{BuiltIn, Decoration};
 
 use super::builtin_output::{self, BuiltinOutput};
+use super::error::{PassError, PassResult};
 use super::exits::rasterized_exits;
 use super::module::{Editor, Module, Type};
-use super::{PassError, PassResult};
 
 /// Remaps `gl_Position.z` of `entry`. `Ok(None)` when the stage writes no `gl_Position`.
 pub fn remap_clip_depth(words: &[u32], entry: &str) -> PassResult {

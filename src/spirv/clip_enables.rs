@@ -9,10 +9,10 @@
 use spirv::BuiltIn;
 
 use super::builtin_output::{self, array_length};
+use super::error::{PassError, PassResult};
 use super::exits::rasterized_exits;
 use super::gl_state::{flag_clip_distance, StateReader, CLIP_DISTANCE_FLAGS};
 use super::module::{Editor, Module, Type};
-use super::{PassError, PassResult};
 
 /// Gates the clip distances `entry` writes by the plane enables of the GL-state block at
 /// `block_offset`. `Ok(None)` when the shader writes no clip distance.

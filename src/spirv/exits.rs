@@ -7,8 +7,8 @@
 
 use spirv::{ExecutionModel, Op};
 
+use super::error::PassError;
 use super::module::{EntryPoint, Module};
-use super::PassError;
 
 /// One place where outputs take effect.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -11,12 +11,12 @@
 
 use spirv::{Decoration, ExecutionModel, Op, StorageClass};
 
+use super::error::{PassError, PassResult};
 use super::exits::exits;
 use super::module::{
     entry_point_with_interface, inst, Editor, EntryPoint, Module, Section, Type,
     INTERFACE_LISTS_ALL_GLOBALS,
 };
-use super::{PassError, PassResult};
 
 /// Numeric type of a colour attachment, from its format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -54,25 +54,9 @@ pub fn broadcast_frag_color(words: &[u32], entry: &str, key: &FragColorKey) -> P
     let Some(var) = find_frag_color(&m, &ep.interface) else {
         return Ok(None);
     };
-    // Dual-source blending: only attachment 0 may be written, and GL leaves it at that.
-    let dual_source = ep.interface.iter().any(|&id| {
-        is_output(&m, id)
-            && m.decoration(id, Decoration::Index)
-                .is_some_and(|i| i != [0])
-    });
-    if dual_source {
+    if !frag_color_alone(&m, &ep.interface, var)? {
         return Ok(None);
     }
-    // GL forbids gl_FragColor next to user-defined outputs (glslang refuses to link it), so a
-    // module that has both did not come from GLSL; its Locations would collide with ours.
-    if let Some(&other) = ep.interface.iter().find(|&&id| {
-        id != var && is_output(&m, id) && m.decoration(id, Decoration::Location).is_some()
-    }) {
-        return Err(PassError::Unsupported(format!(
-            "gl_FragColor next to another located output (id {other})"
-        )));
-    }
-
     let var_index = m.globals[&var];
     let var_inst = m.insts[var_index];
     let color_type = m
@@ -110,10 +94,47 @@ pub fn broadcast_frag_color(words: &[u32], entry: &str, key: &FragColorKey) -> P
     retype_derived_pointers(&m, &mut e, var, var_inst.operand(0), private_color_ptr)?;
     drop_interface_decorations(&m, &mut e, var)?;
 
-    // One output per attachment, each with the type its format needs.
     let relaxed = m.has_decoration(var, Decoration::RelaxedPrecision);
+    let outputs = add_outputs(&mut e, &attachments, color_type, relaxed);
+    copy_at_returns(&m, &mut e, ep, var, color_type, &outputs)?;
+
+    update_interfaces(&m, &mut e, ep, var, &outputs);
+    Ok(Some(e.finish()?))
+}
+
+/// Whether `var` may be broadcast: `Ok(false)` under dual-source blending (only
+/// attachment 0 may be written, and GL leaves it at that), an error next to another
+/// located output.
+fn frag_color_alone(m: &Module, interface: &[u32], var: u32) -> Result<bool, PassError> {
+    let dual_source = interface.iter().any(|&id| {
+        is_output(m, id)
+            && m.decoration(id, Decoration::Index)
+                .is_some_and(|i| i != [0])
+    });
+    if dual_source {
+        return Ok(false);
+    }
+    // GL forbids gl_FragColor next to user-defined outputs (glslang refuses to link it), so a
+    // module that has both did not come from GLSL; its Locations would collide with ours.
+    if let Some(&other) = interface.iter().find(|&&id| {
+        id != var && is_output(m, id) && m.decoration(id, Decoration::Location).is_some()
+    }) {
+        return Err(PassError::Unsupported(format!(
+            "gl_FragColor next to another located output (id {other})"
+        )));
+    }
+    Ok(true)
+}
+
+/// One output per attachment, each with the type its format needs: (variable, kind, type).
+fn add_outputs(
+    e: &mut Editor,
+    attachments: &[(u32, AttachmentKind)],
+    color_type: u32,
+    relaxed: bool,
+) -> Vec<(u32, AttachmentKind, u32)> {
     let mut outputs = Vec::with_capacity(attachments.len());
-    for &(location, kind) in &attachments {
+    for &(location, kind) in attachments {
         let ty = match kind {
             AttachmentKind::Float => color_type,
             AttachmentKind::Sint => {
@@ -134,11 +155,18 @@ pub fn broadcast_frag_color(words: &[u32], entry: &str, key: &FragColorKey) -> P
         e.name(out, &format!("gl_FragColor_att{location}"));
         outputs.push((out, kind, ty));
     }
+    outputs
+}
 
-    copy_at_returns(&m, &mut e, ep, var, color_type, &outputs)?;
-
-    // Interfaces: the shadow leaves every list that may only hold Input/Output variables;
-    // the entry point gains the new outputs.
+/// Interfaces: the shadow leaves every list that may only hold Input/Output variables; the
+/// entry point gains the new outputs.
+fn update_interfaces(
+    m: &Module,
+    e: &mut Editor,
+    ep: &EntryPoint,
+    var: u32,
+    outputs: &[(u32, AttachmentKind, u32)],
+) {
     let keep_shadow = m.version() >= INTERFACE_LISTS_ALL_GLOBALS;
     for other in &m.entry_points {
         let is_target = std::ptr::eq(other, ep);
@@ -157,8 +185,6 @@ pub fn broadcast_frag_color(words: &[u32], entry: &str, key: &FragColorKey) -> P
         let words = entry_point_with_interface(&m.insts[other.index], &interface);
         e.replace(other.index, words);
     }
-
-    Ok(Some(e.finish()?))
 }
 
 /// The entry point's `gl_FragColor`: an Output variable at Location 0 (Index 0 or none) that

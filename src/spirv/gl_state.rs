@@ -19,8 +19,8 @@
 
 use spirv::{Decoration, StorageClass};
 
+use super::error::PassError;
 use super::module::{Editor, EntryPoint, Module, Type};
-use super::PassError;
 
 /// Size of the whole block in bytes.
 pub const BLOCK_SIZE: u32 = 36;

@@ -10,8 +10,8 @@
 
 use spirv::{BuiltIn, Capability, Decoration, ExecutionModel, Op, StorageClass};
 
+use super::error::PassResult;
 use super::module::{encode_string, Editor, Module, Section};
-use super::PassResult;
 
 const DRAW_PARAMETERS_EXTENSION: &str = "SPV_KHR_shader_draw_parameters";
 

@@ -15,10 +15,10 @@
 use spirv::{BuiltIn, Decoration, ExecutionModel, Op, StorageClass};
 
 use super::builtin_output;
+use super::error::{PassError, PassResult};
 use super::exits::rasterized_exits;
 use super::gl_state::{StateReader, FLAG_LAYERED};
 use super::module::{inst, Editor, Module, Type};
-use super::{PassError, PassResult};
 
 /// Gates the layer `entry` writes by the `layered` flag of the GL-state block at
 /// `block_offset`; with `copy_to`, also writes the layer as written (0 where the shader

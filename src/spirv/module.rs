@@ -13,67 +13,13 @@
 use rustc_hash::FxHashMap as HashMap;
 use spirv::{Decoration, Op, StorageClass};
 
-use super::PassError;
-use std::fmt;
+use super::error::PassError;
+pub use super::error::{ParseError, MAX_BOUND};
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Once;
 
 pub const MAGIC: u32 = 0x0723_0203;
 pub const HEADER_WORDS: usize = 5;
-/// The largest id bound this crate reads or writes (SPIR-V's universal limit on ids).
-pub const MAX_BOUND: u32 = 0x0040_0000;
-
-/// Why a word stream is not a module this crate can read.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ParseError {
-    TooShort,
-    BadMagic(u32),
-    BadBound(u32),
-    /// An instruction with word count 0, or one that runs past the end.
-    BadInstruction {
-        word: usize,
-    },
-    /// An instruction in a section where the logical layout does not allow it.
-    OutOfOrder {
-        word: usize,
-        opcode: u16,
-    },
-    /// An id at or above the header's bound.
-    IdOutOfBound {
-        word: usize,
-        id: u32,
-    },
-    /// A second instruction defines an id that is already defined.
-    DuplicateId {
-        word: usize,
-        id: u32,
-    },
-}
-
-impl fmt::Display for ParseError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ParseError::TooShort => write!(f, "shorter than a SPIR-V header"),
-            ParseError::BadMagic(m) => write!(f, "bad magic number {m:#010x}"),
-            ParseError::BadBound(b) => write!(f, "bad id bound {b}"),
-            ParseError::BadInstruction { word } => {
-                write!(f, "malformed instruction at word {word}")
-            }
-            ParseError::OutOfOrder { word, opcode } => {
-                write!(f, "opcode {opcode} out of layout order at word {word}")
-            }
-            ParseError::IdOutOfBound { word, id } => {
-                write!(f, "id {id} at word {word} is not below the bound")
-            }
-            ParseError::DuplicateId { word, id } => {
-                write!(f, "id {id} at word {word} is already defined")
-            }
-        }
-    }
-}
-
-impl std::error::Error for ParseError {}
-
 /// The logical-layout sections of a module (SPIR-V spec 2.4), in order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Section {
@@ -782,6 +728,19 @@ impl GlobalKey {
     }
 }
 
+/// Typed emitters of two-operand instructions: `name(code, ty, a, b)` appends `Op` with
+/// result type `ty` and returns its result id ([`Editor::binary`]).
+macro_rules! binary_emitters {
+    ($($(#[$doc:meta])* $name:ident => $op:ident;)*) => {
+        $(
+            $(#[$doc])*
+            pub fn $name(&mut self, code: &mut Vec<u32>, ty: u32, a: u32, b: u32) -> u32 {
+                self.binary(code, Op::$op, ty, a, b)
+            }
+        )*
+    };
+}
+
 /// Builds a new module from a [`Module`]: untouched instructions are copied word for word;
 /// a pass replaces, removes or prefixes individual instructions and appends to sections.
 pub struct Editor<'m, 'a> {
@@ -1172,30 +1131,15 @@ impl<'m, 'a> Editor<'m, 'a> {
         self.emit(code, Op::CompositeInsert, ty, &ops)
     }
 
-    pub fn f_add(&mut self, code: &mut Vec<u32>, ty: u32, a: u32, b: u32) -> u32 {
-        self.binary(code, Op::FAdd, ty, a, b)
-    }
-
-    pub fn f_mul(&mut self, code: &mut Vec<u32>, ty: u32, a: u32, b: u32) -> u32 {
-        self.binary(code, Op::FMul, ty, a, b)
-    }
-
-    pub fn i_sub(&mut self, code: &mut Vec<u32>, ty: u32, a: u32, b: u32) -> u32 {
-        self.binary(code, Op::ISub, ty, a, b)
-    }
-
-    pub fn bitwise_and(&mut self, code: &mut Vec<u32>, ty: u32, a: u32, b: u32) -> u32 {
-        self.binary(code, Op::BitwiseAnd, ty, a, b)
-    }
-
-    /// `a < b` as signed integers; `ty` is the bool type.
-    pub fn s_less_than(&mut self, code: &mut Vec<u32>, ty: u32, a: u32, b: u32) -> u32 {
-        self.binary(code, Op::SLessThan, ty, a, b)
-    }
-
-    /// `a != b` as integers; `ty` is the bool type.
-    pub fn i_not_equal(&mut self, code: &mut Vec<u32>, ty: u32, a: u32, b: u32) -> u32 {
-        self.binary(code, Op::INotEqual, ty, a, b)
+    binary_emitters! {
+        f_add => FAdd;
+        f_mul => FMul;
+        i_sub => ISub;
+        bitwise_and => BitwiseAnd;
+        /// `a < b` as signed integers; `ty` is the bool type.
+        s_less_than => SLessThan;
+        /// `a != b` as integers; `ty` is the bool type.
+        i_not_equal => INotEqual;
     }
 
     /// `OpBitcast` of `value` to `ty`.

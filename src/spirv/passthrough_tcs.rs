@@ -20,8 +20,8 @@
 //!   features), plus `ClipDistance`/`CullDistance` when the VS declares them, since the
 //!   TCS's `gl_in` mirrors the VS's `gl_PerVertex`.
 
+use super::error::PassError;
 use super::module::{push_inst, Editor, Module, Name, Section, Type, MAGIC};
-use super::PassError;
 use spirv::{BuiltIn, Capability, Decoration, ExecutionMode, ExecutionModel, Op, StorageClass};
 use std::collections::HashMap;
 

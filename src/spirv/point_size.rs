@@ -11,10 +11,10 @@
 use spirv::{BuiltIn, Capability, Decoration, ExecutionModel, StorageClass};
 
 use super::builtin_output::{self, BuiltinOutput};
+use super::error::{PassError, PassResult};
 use super::exits::rasterized_exits;
 use super::gl_state::{StateReader, FLAG_PROGRAM_POINT_SIZE};
 use super::module::{Editor, Module};
-use super::{PassError, PassResult};
 
 /// Where the size comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

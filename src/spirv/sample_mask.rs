@@ -10,8 +10,8 @@
 use spirv::{BuiltIn, Decoration, ExecutionModel, StorageClass};
 
 use super::demote::demote_to_private;
+use super::error::PassResult;
 use super::module::{Editor, Module};
-use super::PassResult;
 
 /// Drops the `SampleMask` output of fragment entry point `entry`. `Ok(None)` when it has
 /// none.

@@ -118,22 +118,13 @@ impl Summary {
     }
 }
 
-/// Scans `words` up to the first `OpFunction`.
+/// Scans `words` up to the first `OpFunction` (on through the bodies of a fragment shader
+/// only for its derivatives).
 pub fn scan(words: &[u32]) -> Summary {
-    let mut summary = Summary::default();
+    let mut scanner = Scanner::default();
     if check_header(words).is_err() {
-        return summary;
+        return scanner.summary;
     }
-    let mut frag_color_id = None;
-    let mut location0 = Vec::new();
-    let mut xfb_mode = false;
-    let mut xfb_buffer = false;
-    let (mut emits, mut domain, mut point_mode) = (None, None, false);
-    // Struct and matrix type ids, and arrays of them; Input pointers to any of them.
-    let mut aggregates: Vec<u32> = Vec::new();
-    let mut input_aggregate = false;
-    let mut output_aggregate = false;
-    let mut locations: Vec<(u32, u32)> = Vec::new();
     let mut in_bodies = false;
     for inst in instructions(words) {
         let Ok(inst) = inst else {
@@ -141,68 +132,82 @@ pub fn scan(words: &[u32]) -> Summary {
             if in_bodies {
                 break;
             }
-            return summary;
+            return scanner.summary;
         };
-        let ops = inst.operands();
         if in_bodies {
             if matches!(inst.op(), Some(Op::DPdy | Op::DPdyFine | Op::DPdyCoarse)) {
-                summary.window_y = true;
+                scanner.summary.window_y = true;
                 break;
             }
             continue;
         }
-        match inst.op() {
-            Some(Op::Function) => {
-                // Only a fragment shader's derivatives concern GL's window y.
-                if summary.window_y || !summary.has_stage(ExecutionModel::Fragment) {
-                    break;
-                }
-                in_bodies = true;
+        if inst.op() == Some(Op::Function) {
+            // Only a fragment shader's derivatives concern GL's window y.
+            if scanner.summary.window_y || !scanner.summary.has_stage(ExecutionModel::Fragment) {
+                break;
             }
+            in_bodies = true;
+            continue;
+        }
+        scanner.header_instruction(inst.op(), inst.operands());
+    }
+    scanner.finish(words)
+}
+
+/// What [`scan`] gathers from the header sections before it decides.
+#[derive(Default)]
+struct Scanner {
+    summary: Summary,
+    frag_color_id: Option<u32>,
+    location0: Vec<u32>,
+    xfb_mode: bool,
+    xfb_buffer: bool,
+    emits: Option<Primitive>,
+    domain: Option<Primitive>,
+    point_mode: bool,
+    /// Struct and matrix type ids, and arrays of them; Input pointers to any of them.
+    aggregates: Vec<u32>,
+    input_aggregate: bool,
+    output_aggregate: bool,
+    locations: Vec<(u32, u32)>,
+}
+
+impl Scanner {
+    /// One instruction of the header sections.
+    fn header_instruction(&mut self, op: Option<Op>, ops: &[u32]) {
+        match op {
             Some(Op::EntryPoint) if ops.len() >= 3 => {
                 if let Some(model) = ExecutionModel::from_u32(ops[0]) {
-                    summary
+                    self.summary
                         .entry_points
                         .push((model, decode_string(&ops[2..]).0));
                 }
             }
-            Some(Op::ExecutionMode) if ops.len() >= 2 => {
-                xfb_mode |= ops[1] == ExecutionMode::Xfb as u32;
-                match ExecutionMode::from_u32(ops[1]) {
-                    Some(ExecutionMode::OutputPoints) => emits = Some(Primitive::Points),
-                    Some(ExecutionMode::OutputLineStrip) => emits = Some(Primitive::Lines),
-                    Some(ExecutionMode::OutputTriangleStrip) => emits = Some(Primitive::Triangles),
-                    Some(ExecutionMode::PointMode) => point_mode = true,
-                    Some(ExecutionMode::Isolines) => domain = Some(Primitive::Lines),
-                    // Also a geometry shader's input primitive: only `emits` counts there.
-                    Some(ExecutionMode::Triangles | ExecutionMode::Quads) => {
-                        domain = Some(Primitive::Triangles)
-                    }
-                    _ => {}
-                }
+            Some(Op::ExecutionMode) if ops.len() >= 2 => self.execution_mode(ops[1]),
+            Some(Op::TypeStruct | Op::TypeMatrix) if !ops.is_empty() => {
+                self.aggregates.push(ops[0])
             }
-            Some(Op::TypeStruct | Op::TypeMatrix) if !ops.is_empty() => aggregates.push(ops[0]),
             Some(Op::TypeArray | Op::TypeRuntimeArray)
-                if ops.len() >= 2 && aggregates.contains(&ops[1]) =>
+                if ops.len() >= 2 && self.aggregates.contains(&ops[1]) =>
             {
-                aggregates.push(ops[0])
+                self.aggregates.push(ops[0])
             }
-            Some(Op::TypePointer) if ops.len() >= 3 && aggregates.contains(&ops[2]) => {
-                input_aggregate |= ops[1] == spirv::StorageClass::Input as u32;
-                output_aggregate |= ops[1] == spirv::StorageClass::Output as u32;
+            Some(Op::TypePointer) if ops.len() >= 3 && self.aggregates.contains(&ops[2]) => {
+                self.input_aggregate |= ops[1] == spirv::StorageClass::Input as u32;
+                self.output_aggregate |= ops[1] == spirv::StorageClass::Output as u32;
             }
             Some(Op::Variable) if ops.len() >= 3 && ops[2] == spirv::StorageClass::Input as u32 => {
-                if let Some(&(_, location)) = locations.iter().find(|(id, _)| *id == ops[1]) {
-                    summary.vertex_input_locations.push(location);
+                if let Some(&(_, location)) = self.locations.iter().find(|(id, _)| *id == ops[1]) {
+                    self.summary.vertex_input_locations.push(location);
                 }
             }
             Some(Op::Capability) if ops.first() == Some(&(Capability::ClipDistance as u32)) => {
-                summary.clip_distance = true;
+                self.summary.clip_distance = true;
             }
             Some(Op::Capability)
                 if ops.first() == Some(&(Capability::InterpolationFunction as u32)) =>
             {
-                summary.window_y = true;
+                self.summary.window_y = true;
             }
             // "gl_FragColor\0" is four words; compare without decoding. Bytes after the
             // nul are padding that readers ignore, so only the first byte of the last word
@@ -210,60 +215,95 @@ pub fn scan(words: &[u32]) -> Summary {
             Some(Op::Name)
                 if ops.len() >= 5 && ops[1..4] == GL_FRAG_COLOR[..3] && ops[4] & 0xff == 0 =>
             {
-                frag_color_id = Some(ops[0]);
+                self.frag_color_id = Some(ops[0]);
             }
-            Some(Op::Decorate) if ops.len() >= 2 => match Decoration::from_u32(ops[1]) {
-                Some(Decoration::Location) if ops.get(2) == Some(&0) => {
-                    location0.push(ops[0]);
-                    locations.push((ops[0], 0));
-                }
-                Some(Decoration::Index) if ops.get(2) == Some(&1) => summary.dual_source = true,
-                Some(Decoration::XfbBuffer) => xfb_buffer = true,
-                Some(Decoration::Location) if ops.len() >= 3 => locations.push((ops[0], ops[2])),
-                Some(Decoration::BuiltIn) => {
-                    match ops.get(2).copied().and_then(BuiltIn::from_u32) {
-                        Some(BuiltIn::InstanceIndex) => summary.instance_index = true,
-                        Some(BuiltIn::Layer) => summary.layer = true,
-                        Some(BuiltIn::SampleMask) => summary.sample_mask = true,
-                        Some(BuiltIn::FragCoord | BuiltIn::PointCoord) => summary.window_y = true,
-                        _ => {}
-                    }
-                }
+            Some(Op::Decorate) if ops.len() >= 2 => self.decoration(ops),
+            _ => {}
+        }
+    }
+
+    fn execution_mode(&mut self, mode: u32) {
+        self.xfb_mode |= mode == ExecutionMode::Xfb as u32;
+        match ExecutionMode::from_u32(mode) {
+            Some(ExecutionMode::OutputPoints) => self.emits = Some(Primitive::Points),
+            Some(ExecutionMode::OutputLineStrip) => self.emits = Some(Primitive::Lines),
+            Some(ExecutionMode::OutputTriangleStrip) => self.emits = Some(Primitive::Triangles),
+            Some(ExecutionMode::PointMode) => self.point_mode = true,
+            Some(ExecutionMode::Isolines) => self.domain = Some(Primitive::Lines),
+            // Also a geometry shader's input primitive: only `emits` counts there.
+            Some(ExecutionMode::Triangles | ExecutionMode::Quads) => {
+                self.domain = Some(Primitive::Triangles)
+            }
+            _ => {}
+        }
+    }
+
+    fn decoration(&mut self, ops: &[u32]) {
+        match Decoration::from_u32(ops[1]) {
+            Some(Decoration::Location) if ops.get(2) == Some(&0) => {
+                self.location0.push(ops[0]);
+                self.locations.push((ops[0], 0));
+            }
+            Some(Decoration::Index) if ops.get(2) == Some(&1) => self.summary.dual_source = true,
+            Some(Decoration::XfbBuffer) => self.xfb_buffer = true,
+            Some(Decoration::Location) if ops.len() >= 3 => self.locations.push((ops[0], ops[2])),
+            Some(Decoration::BuiltIn) => match ops.get(2).copied().and_then(BuiltIn::from_u32) {
+                Some(BuiltIn::InstanceIndex) => self.summary.instance_index = true,
+                Some(BuiltIn::Layer) => self.summary.layer = true,
+                Some(BuiltIn::SampleMask) => self.summary.sample_mask = true,
+                Some(BuiltIn::FragCoord | BuiltIn::PointCoord) => self.summary.window_y = true,
                 _ => {}
             },
             _ => {}
         }
     }
-    summary.readable = true;
-    if summary.layer {
-        summary.location_ends = Module::parse(words).ok().map(|m| LocationEnds::of(&m));
+
+    /// The summary, from what the header said.
+    fn finish(self, words: &[u32]) -> Summary {
+        let Scanner {
+            mut summary,
+            frag_color_id,
+            location0,
+            xfb_mode,
+            xfb_buffer,
+            emits,
+            domain,
+            point_mode,
+            input_aggregate,
+            output_aggregate,
+            ..
+        } = self;
+        summary.readable = true;
+        if summary.layer {
+            summary.location_ends = Module::parse(words).ok().map(|m| LocationEnds::of(&m));
+        }
+        if summary.has_stage(ExecutionModel::Vertex) {
+            summary.vertex_input_locations.sort_unstable();
+        } else {
+            summary.vertex_input_locations.clear();
+        }
+        summary.window_y &= summary.has_stage(ExecutionModel::Fragment);
+        summary.frag_color = frag_color_id.is_some_and(|id| location0.contains(&id))
+            && summary.has_stage(ExecutionModel::Fragment);
+        summary.xfb_candidate = xfb_mode && xfb_buffer;
+        summary.struct_inputs = input_aggregate && summary.has_stage(ExecutionModel::Fragment);
+        summary.struct_outputs = output_aggregate
+            && [
+                ExecutionModel::Vertex,
+                ExecutionModel::TessellationEvaluation,
+                ExecutionModel::Geometry,
+            ]
+            .into_iter()
+            .any(|m| summary.has_stage(m));
+        summary.output_primitive = if summary.has_stage(ExecutionModel::Geometry) {
+            emits
+        } else if point_mode {
+            Some(Primitive::Points)
+        } else {
+            domain
+        };
+        summary
     }
-    if summary.has_stage(ExecutionModel::Vertex) {
-        summary.vertex_input_locations.sort_unstable();
-    } else {
-        summary.vertex_input_locations.clear();
-    }
-    summary.window_y &= summary.has_stage(ExecutionModel::Fragment);
-    summary.frag_color = frag_color_id.is_some_and(|id| location0.contains(&id))
-        && summary.has_stage(ExecutionModel::Fragment);
-    summary.xfb_candidate = xfb_mode && xfb_buffer;
-    summary.struct_inputs = input_aggregate && summary.has_stage(ExecutionModel::Fragment);
-    summary.struct_outputs = output_aggregate
-        && [
-            ExecutionModel::Vertex,
-            ExecutionModel::TessellationEvaluation,
-            ExecutionModel::Geometry,
-        ]
-        .into_iter()
-        .any(|m| summary.has_stage(m));
-    summary.output_primitive = if summary.has_stage(ExecutionModel::Geometry) {
-        emits
-    } else if point_mode {
-        Some(Primitive::Points)
-    } else {
-        domain
-    };
-    summary
 }
 
 /// "gl_FragColor" as a nul-terminated literal string.

@@ -14,8 +14,8 @@
 use spirv::{Decoration, ExecutionModel, StorageClass};
 
 use super::demote::demote_to_private;
+use super::error::{PassError, PassResult};
 use super::module::{Editor, Module, Type};
-use super::{PassError, PassResult};
 
 /// GL's initial current attribute.
 const INITIAL: [u32; 4] = [0, 0, 0, 1];

@@ -16,9 +16,9 @@
 
 use spirv::{BuiltIn, Decoration, ExecutionModel, Op, StorageClass};
 
+use super::error::{PassError, PassResult};
 use super::gl_state::{StateReader, FLAG_POINT_SPRITE_LOWER_LEFT};
 use super::module::{decode_string, Editor, Module};
-use super::{PassError, PassResult};
 
 /// `GLSL.std.450` `InterpolateAtOffset`.
 const INTERPOLATE_AT_OFFSET: u32 = 78;
@@ -45,34 +45,8 @@ pub fn fix_window_y(words: &[u32], entry: &str, key: WindowYKey) -> PassResult {
     let Some(ep) = m.entry_point(entry, ExecutionModel::Fragment) else {
         return Ok(None);
     };
-    let builtin_of = |id: u32| {
-        let (storage, _) = m.variable(id)?;
-        let builtin = m.decoration(id, Decoration::BuiltIn)?.first().copied()?;
-        match (storage, builtin) {
-            (StorageClass::Input, b) if b == BuiltIn::FragCoord as u32 && key.flipped => {
-                Some(Fixed::FragCoord)
-            }
-            (StorageClass::Input, b) if b == BuiltIn::PointCoord as u32 => Some(Fixed::PointCoord),
-            (StorageClass::Input, b) if b == BuiltIn::SamplePosition as u32 && key.flipped => {
-                Some(Fixed::SamplePosition)
-            }
-            _ => None,
-        }
-    };
-    let inputs: Vec<(u32, Fixed)> = ep
-        .interface
-        .iter()
-        .filter_map(|&id| Some((id, builtin_of(id)?)))
-        .collect();
-    let glsl = m
-        .insts
-        .iter()
-        .find(|i| {
-            i.op() == Some(Op::ExtInstImport)
-                && decode_string(i.operands().get(1..).unwrap_or(&[])).0 == "GLSL.std.450"
-        })
-        .map(|i| i.operand(0));
-
+    let inputs = fixed_inputs(&m, &ep.interface, key);
+    let glsl = glsl_import(&m);
     let mut e = Editor::new(&m);
     let mut state: Option<StateReader> = None;
     let mut changed = false;
@@ -85,24 +59,13 @@ pub fn fix_window_y(words: &[u32], entry: &str, key: WindowYKey) -> PassResult {
         for index in range.0..range.1 {
             let inst = &m.insts[index];
             let ops = inst.operands();
-            match inst.op() {
+            let code = match inst.op() {
                 Some(Op::AccessChain | Op::InBoundsAccessChain) if ops.len() >= 3 => {
-                    let Some(&(_, fixed)) = inputs.iter().find(|(id, _)| *id == ops[2]) else {
-                        continue;
-                    };
-                    let component = ops
-                        .get(3)
-                        .and_then(|&c| m.constant_u32(c))
-                        .filter(|_| ops.len() == 4)
-                        .ok_or_else(|| {
-                            PassError::Unsupported(
-                                "a window-coordinate built-in indexed by a non-constant".into(),
-                            )
-                        })?;
-                    chains.push((ops[1], fixed, component));
+                    chains.extend(fixed_chain(&m, &inputs, ops)?);
+                    continue;
                 }
                 Some(Op::Load) if ops.len() >= 3 => {
-                    let (ty, result, pointer) = (ops[0], ops[1], ops[2]);
+                    let pointer = ops[2];
                     let whole = inputs.iter().find(|(id, _)| *id == pointer).map(|x| x.1);
                     let y = chains
                         .iter()
@@ -118,61 +81,12 @@ pub fn fix_window_y(words: &[u32], entry: &str, key: WindowYKey) -> PassResult {
                         )?);
                     }
                     let Some(reader) = &state else { continue };
-                    let mut code = Vec::new();
-                    let loaded = e.emit(&mut code, Op::Load, ty, &ops[2..]);
-                    let float = e.type_float(32);
-                    let old_y = if whole.is_some() {
-                        e.composite_extract(&mut code, float, loaded, &[1])
-                    } else {
-                        loaded
-                    };
-                    let new_y = match fixed {
-                        Fixed::FragCoord => {
-                            let height = reader.window_height(&mut e, &mut code);
-                            e.binary(&mut code, Op::FSub, float, height, old_y)
-                        }
-                        Fixed::SamplePosition => {
-                            let one = e.constant_f32(1.0);
-                            e.binary(&mut code, Op::FSub, float, one, old_y)
-                        }
-                        Fixed::PointCoord => {
-                            let lower_left =
-                                reader.flag_set(&mut e, &mut code, FLAG_POINT_SPRITE_LOWER_LEFT);
-                            let one = e.constant_f32(1.0);
-                            let flipped_y = e.binary(&mut code, Op::FSub, float, one, old_y);
-                            // Flipped viewport: GL's top is the framebuffer's; lower left:
-                            // its bottom.
-                            let (when_set, when_clear) = if key.flipped {
-                                (flipped_y, old_y)
-                            } else {
-                                (old_y, flipped_y)
-                            };
-                            e.select(&mut code, float, lower_left, when_set, when_clear)
-                        }
-                    };
-                    if whole.is_some() {
-                        e.emit_as(
-                            &mut code,
-                            Op::CompositeInsert,
-                            ty,
-                            result,
-                            &[new_y, loaded, 1],
-                        );
-                    } else {
-                        e.emit_as(&mut code, Op::CopyObject, ty, result, &[new_y]);
-                    }
-                    e.replace(index, code);
-                    changed = true;
+                    fixed_load(&mut e, reader, ops, fixed, whole.is_some(), key.flipped)
                 }
                 Some(op @ (Op::DPdy | Op::DPdyFine | Op::DPdyCoarse))
                     if key.flipped && ops.len() >= 3 =>
                 {
-                    let (ty, result) = (ops[0], ops[1]);
-                    let mut code = Vec::new();
-                    let derivative = e.emit(&mut code, op, ty, &ops[2..]);
-                    e.emit_as(&mut code, Op::FNegate, ty, result, &[derivative]);
-                    e.replace(index, code);
-                    changed = true;
+                    negated_derivative(&mut e, op, ops)
                 }
                 Some(Op::ExtInst)
                     if key.flipped
@@ -180,22 +94,12 @@ pub fn fix_window_y(words: &[u32], entry: &str, key: WindowYKey) -> PassResult {
                         && Some(ops[2]) == glsl
                         && ops[3] == INTERPOLATE_AT_OFFSET =>
                 {
-                    // GLSL's offset is a 32-bit float vec2.
-                    let (ty, result, offset) = (ops[0], ops[1], ops[5]);
-                    let float = e.type_float(32);
-                    let vec2 = e.type_vector(float, 2);
-                    let mut code = Vec::new();
-                    let y = e.composite_extract(&mut code, float, offset, &[1]);
-                    let negated = e.emit(&mut code, Op::FNegate, float, &[y]);
-                    let flipped = e.composite_insert(&mut code, vec2, negated, offset, &[1]);
-                    let mut operands = ops[2..].to_vec();
-                    operands[3] = flipped;
-                    e.emit_as(&mut code, Op::ExtInst, ty, result, &operands);
-                    e.replace(index, code);
-                    changed = true;
+                    flipped_offset(&mut e, ops)
                 }
-                _ => {}
-            }
+                _ => continue,
+            };
+            e.replace(index, code);
+            changed = true;
         }
     }
     if !changed {
@@ -205,4 +109,135 @@ pub fn fix_window_y(words: &[u32], entry: &str, key: WindowYKey) -> PassResult {
         e.extend_interface(ep, &[], &[declared]);
     }
     Ok(Some(e.finish()?))
+}
+
+/// The built-in inputs of `interface` whose `y` the pass replaces under `key`.
+fn fixed_inputs(m: &Module, interface: &[u32], key: WindowYKey) -> Vec<(u32, Fixed)> {
+    let builtin_of = |id: u32| {
+        let (storage, _) = m.variable(id)?;
+        let builtin = m.decoration(id, Decoration::BuiltIn)?.first().copied()?;
+        match (storage, builtin) {
+            (StorageClass::Input, b) if b == BuiltIn::FragCoord as u32 && key.flipped => {
+                Some(Fixed::FragCoord)
+            }
+            (StorageClass::Input, b) if b == BuiltIn::PointCoord as u32 => Some(Fixed::PointCoord),
+            (StorageClass::Input, b) if b == BuiltIn::SamplePosition as u32 && key.flipped => {
+                Some(Fixed::SamplePosition)
+            }
+            _ => None,
+        }
+    };
+    interface
+        .iter()
+        .filter_map(|&id| Some((id, builtin_of(id)?)))
+        .collect()
+}
+
+/// The id of the module's `GLSL.std.450` import, if any.
+fn glsl_import(m: &Module) -> Option<u32> {
+    m.insts
+        .iter()
+        .find(|i| {
+            i.op() == Some(Op::ExtInstImport)
+                && decode_string(i.operands().get(1..).unwrap_or(&[])).0 == "GLSL.std.450"
+        })
+        .map(|i| i.operand(0))
+}
+
+/// An access chain `ops` into a fixed built-in: (result id, built-in, constant index).
+fn fixed_chain(
+    m: &Module,
+    inputs: &[(u32, Fixed)],
+    ops: &[u32],
+) -> Result<Option<(u32, Fixed, u32)>, PassError> {
+    let Some(&(_, fixed)) = inputs.iter().find(|(id, _)| *id == ops[2]) else {
+        return Ok(None);
+    };
+    let component = ops
+        .get(3)
+        .and_then(|&c| m.constant_u32(c))
+        .filter(|_| ops.len() == 4)
+        .ok_or_else(|| {
+            PassError::Unsupported("a window-coordinate built-in indexed by a non-constant".into())
+        })?;
+    Ok(Some((ops[1], fixed, component)))
+}
+
+/// The load `ops` of a fixed built-in (the `whole` vector, or its `y`) with GL's `y`.
+fn fixed_load(
+    e: &mut Editor,
+    reader: &StateReader,
+    ops: &[u32],
+    fixed: Fixed,
+    whole: bool,
+    flipped: bool,
+) -> Vec<u32> {
+    let (ty, result) = (ops[0], ops[1]);
+    let mut code = Vec::new();
+    let loaded = e.emit(&mut code, Op::Load, ty, &ops[2..]);
+    let float = e.type_float(32);
+    let old_y = if whole {
+        e.composite_extract(&mut code, float, loaded, &[1])
+    } else {
+        loaded
+    };
+    let new_y = match fixed {
+        Fixed::FragCoord => {
+            let height = reader.window_height(e, &mut code);
+            e.binary(&mut code, Op::FSub, float, height, old_y)
+        }
+        Fixed::SamplePosition => {
+            let one = e.constant_f32(1.0);
+            e.binary(&mut code, Op::FSub, float, one, old_y)
+        }
+        Fixed::PointCoord => {
+            let lower_left = reader.flag_set(e, &mut code, FLAG_POINT_SPRITE_LOWER_LEFT);
+            let one = e.constant_f32(1.0);
+            let flipped_y = e.binary(&mut code, Op::FSub, float, one, old_y);
+            // Flipped viewport: GL's top is the framebuffer's; lower left: its bottom.
+            let (when_set, when_clear) = if flipped {
+                (flipped_y, old_y)
+            } else {
+                (old_y, flipped_y)
+            };
+            e.select(&mut code, float, lower_left, when_set, when_clear)
+        }
+    };
+    if whole {
+        e.emit_as(
+            &mut code,
+            Op::CompositeInsert,
+            ty,
+            result,
+            &[new_y, loaded, 1],
+        );
+    } else {
+        e.emit_as(&mut code, Op::CopyObject, ty, result, &[new_y]);
+    }
+    code
+}
+
+/// A `dFdy*` (`op`, operands `ops`) with its sign changed.
+fn negated_derivative(e: &mut Editor, op: Op, ops: &[u32]) -> Vec<u32> {
+    let (ty, result) = (ops[0], ops[1]);
+    let mut code = Vec::new();
+    let derivative = e.emit(&mut code, op, ty, &ops[2..]);
+    e.emit_as(&mut code, Op::FNegate, ty, result, &[derivative]);
+    code
+}
+
+/// An `interpolateAtOffset` (operands `ops`) with the offset's `y` negated.
+fn flipped_offset(e: &mut Editor, ops: &[u32]) -> Vec<u32> {
+    // GLSL's offset is a 32-bit float vec2.
+    let (ty, result, offset) = (ops[0], ops[1], ops[5]);
+    let float = e.type_float(32);
+    let vec2 = e.type_vector(float, 2);
+    let mut code = Vec::new();
+    let y = e.composite_extract(&mut code, float, offset, &[1]);
+    let negated = e.emit(&mut code, Op::FNegate, float, &[y]);
+    let flipped = e.composite_insert(&mut code, vec2, negated, offset, &[1]);
+    let mut operands = ops[2..].to_vec();
+    operands[3] = flipped;
+    e.emit_as(&mut code, Op::ExtInst, ty, result, &operands);
+    code
 }

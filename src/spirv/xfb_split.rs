@@ -18,12 +18,12 @@ use std::collections::{HashMap, HashSet};
 
 use spirv::{Decoration, ExecutionMode, ExecutionModel, Op, StorageClass};
 
+use super::error::{PassError, PassResult};
 use super::exits::exits;
 use super::layout::{split_leaves, Shape};
 use super::module::{
     decode_string, entry_point_with_interface, Editor, EntryPoint, Module, Name, Section, Type,
 };
-use super::{PassError, PassResult};
 
 /// The Locations of the aggregate outputs a stage split, so that the next stage can split
 /// its matching inputs the same way and the interfaces still match.
@@ -80,18 +80,12 @@ fn split_outputs(
     let Some(ep) = ep else {
         return Ok(None);
     };
-    let vars: Vec<u32> = ep
-        .interface
-        .iter()
-        .copied()
-        .filter(|&id| {
-            splittable(&m, id, StorageClass::Output)
-                && (!captured_only
-                    || m.has_decoration(id, Decoration::XfbBuffer)
-                        // Without an Offset the variable is not captured: nothing to fix.
-                        && m.has_decoration(id, Decoration::Offset))
-        })
-        .collect();
+    let vars = splittable_interface(&m, ep, StorageClass::Output, |id| {
+        !captured_only
+            || m.has_decoration(id, Decoration::XfbBuffer)
+                // Without an Offset the variable is not captured: nothing to fix.
+                && m.has_decoration(id, Decoration::Offset)
+    });
     if vars.is_empty() {
         return Ok(None);
     }
@@ -153,16 +147,10 @@ fn split_inputs(words: &[u32], entry: &str, select: impl Fn(u32) -> bool) -> Pas
     else {
         return Ok(None);
     };
-    let vars: Vec<u32> = ep
-        .interface
-        .iter()
-        .copied()
-        .filter(|&id| {
-            splittable(&m, id, StorageClass::Input)
-                && m.decoration(id, Decoration::Location)
-                    .is_some_and(|l| select(l[0]))
-        })
-        .collect();
+    let vars = splittable_interface(&m, ep, StorageClass::Input, |id| {
+        m.decoration(id, Decoration::Location)
+            .is_some_and(|l| select(l[0]))
+    });
     if vars.is_empty() {
         return Ok(None);
     }
@@ -390,8 +378,34 @@ fn split_into_shadows(
     Ok(splits)
 }
 
+/// Makes the split variables `Private` shadows: re-declared, their interface decorations
+/// gone, the pointers derived from them retyped, and the entry point's interface listing
+/// the leaves.
 fn shadow(m: &Module, e: &mut Editor, ep: &EntryPoint, splits: &[Split]) -> Result<(), PassError> {
     let vars: HashSet<u32> = splits.iter().map(|s| s.var).collect();
+    redeclare_private(m, e, splits, &vars)?;
+    retype_derived_pointers(m, e, splits)?;
+    // SPIR-V 1.4 lists every global the entry point uses, earlier versions only its
+    // Input and Output variables.
+    let mut interface = ep.interface.clone();
+    if m.version() < (1, 4) {
+        interface.retain(|id| !vars.contains(id));
+    }
+    interface.extend(splits.iter().flat_map(|s| s.leaves.iter().map(|l| l.id)));
+    e.replace(
+        ep.index,
+        entry_point_with_interface(&m.insts[ep.index], &interface),
+    );
+    Ok(())
+}
+
+/// Each split variable re-declared `Private`, without the decorations of an interface.
+fn redeclare_private(
+    m: &Module,
+    e: &mut Editor,
+    splits: &[Split],
+    vars: &HashSet<u32>,
+) -> Result<(), PassError> {
     for split in splits {
         let index = m.globals[&split.var];
         let old = &m.insts[index];
@@ -420,9 +434,12 @@ fn shadow(m: &Module, e: &mut Editor, ep: &EntryPoint, splits: &[Split]) -> Resu
             _ => {}
         }
     }
+    Ok(())
+}
 
-    // Retype the pointers derived from the shadows. Definitions dominate uses and blocks
-    // are ordered by dominance, so one forward walk sees every base before its uses.
+/// Retypes the pointers derived from the shadows. Definitions dominate uses and blocks are
+/// ordered by dominance, so one forward walk sees every base before its uses.
+fn retype_derived_pointers(m: &Module, e: &mut Editor, splits: &[Split]) -> Result<(), PassError> {
     let mut tracked: HashMap<u32, Derived> = splits
         .iter()
         .map(|s| {
@@ -453,39 +470,7 @@ fn shadow(m: &Module, e: &mut Editor, ep: &EntryPoint, splits: &[Split]) -> Resu
                 | Op::InBoundsPtrAccessChain
                 | Op::CopyObject,
             ) if tracked.contains_key(&ins.operand(2)) => {
-                let old_ty = ins.operand(0);
-                let new_ty = match retyped.get(&old_ty) {
-                    Some(&t) => t,
-                    None => {
-                        let Some(Type::Pointer { pointee, .. }) = m.type_of(old_ty) else {
-                            return Err(PassError::Unsupported("untyped access chain".into()));
-                        };
-                        let t = e.type_pointer(StorageClass::Private, *pointee);
-                        retyped.insert(old_ty, t);
-                        t
-                    }
-                };
-                let mut words = ins.words.to_vec();
-                words[1] = new_ty;
-                e.replace(i, words);
-                let base = &tracked[&ins.operand(2)];
-                let indices = match ins.op() {
-                    Some(Op::AccessChain | Op::InBoundsAccessChain) => base
-                        .indices
-                        .as_ref()
-                        .map(|b| [b.as_slice(), &ins.operands()[3..]].concat()),
-                    Some(Op::CopyObject) => base.indices.clone(),
-                    _ => None,
-                };
-                let Some(Type::Pointer { pointee, .. }) = m.type_of(ins.operand(0)) else {
-                    return Err(PassError::Unsupported("untyped access chain".into()));
-                };
-                let derived = Derived {
-                    split: base.split,
-                    indices,
-                    pointee: *pointee,
-                };
-                tracked.insert(ins.operand(1), derived);
+                retype_chain(m, e, i, &mut tracked, &mut retyped)?;
                 false
             }
             // interpolateAt*(s.member): interpolate the split input holding the member.
@@ -523,18 +508,52 @@ fn shadow(m: &Module, e: &mut Editor, ep: &EntryPoint, splits: &[Split]) -> Resu
             )));
         }
     }
+    Ok(())
+}
 
-    // SPIR-V 1.4 lists every global the entry point uses, earlier versions only its
-    // Input and Output variables.
-    let mut interface = ep.interface.clone();
-    if m.version() < (1, 4) {
-        interface.retain(|id| !vars.contains(id));
-    }
-    interface.extend(splits.iter().flat_map(|s| s.leaves.iter().map(|l| l.id)));
-    e.replace(
-        ep.index,
-        entry_point_with_interface(&m.insts[ep.index], &interface),
-    );
+/// Retypes the access chain or copy at `i` of a tracked pointer to `Private`, and tracks
+/// its result.
+fn retype_chain<'s>(
+    m: &Module,
+    e: &mut Editor,
+    i: usize,
+    tracked: &mut HashMap<u32, Derived<'s>>,
+    retyped: &mut HashMap<u32, u32>,
+) -> Result<(), PassError> {
+    let ins = &m.insts[i];
+    let old_ty = ins.operand(0);
+    let new_ty = match retyped.get(&old_ty) {
+        Some(&t) => t,
+        None => {
+            let Some(Type::Pointer { pointee, .. }) = m.type_of(old_ty) else {
+                return Err(PassError::Unsupported("untyped access chain".into()));
+            };
+            let t = e.type_pointer(StorageClass::Private, *pointee);
+            retyped.insert(old_ty, t);
+            t
+        }
+    };
+    let mut words = ins.words.to_vec();
+    words[1] = new_ty;
+    e.replace(i, words);
+    let base = &tracked[&ins.operand(2)];
+    let indices = match ins.op() {
+        Some(Op::AccessChain | Op::InBoundsAccessChain) => base
+            .indices
+            .as_ref()
+            .map(|b| [b.as_slice(), &ins.operands()[3..]].concat()),
+        Some(Op::CopyObject) => base.indices.clone(),
+        _ => None,
+    };
+    let Some(Type::Pointer { pointee, .. }) = m.type_of(ins.operand(0)) else {
+        return Err(PassError::Unsupported("untyped access chain".into()));
+    };
+    let derived = Derived {
+        split: base.split,
+        indices,
+        pointee: *pointee,
+    };
+    tracked.insert(ins.operand(1), derived);
     Ok(())
 }
 
@@ -583,6 +602,20 @@ fn glsl_std_450(m: &Module) -> Option<u32> {
         .iter()
         .find(|i| decode_string(&i.operands()[1..]).0 == "GLSL.std.450")
         .map(|i| i.operand(0))
+}
+
+/// The variables of `ep`'s interface in `class` that can be split and that `keep` selects.
+fn splittable_interface(
+    m: &Module,
+    ep: &EntryPoint,
+    class: StorageClass,
+    keep: impl Fn(u32) -> bool,
+) -> Vec<u32> {
+    ep.interface
+        .iter()
+        .copied()
+        .filter(|&id| splittable(m, id, class) && keep(id))
+        .collect()
 }
 
 /// Whether `id` is a `storage` variable the pass splits: a struct or matrix, or an array

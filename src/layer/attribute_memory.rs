@@ -1,0 +1,77 @@
+//! The data behind GL's current vertex attributes (`current_attributes`): a device's spare
+//! memory chunks and a command buffer's current values. What needs the device's table to
+//! create, fill and destroy them is in `current_attributes`.
+
+use ash::vk;
+use parking_lot::Mutex;
+
+/// The Locations the layer feeds (each a 16-byte slot of a snapshot).
+pub const SLOTS: u32 = 32;
+const SLOT_BYTES: u64 = 16;
+pub const SNAPSHOT_BYTES: u64 = SLOTS as u64 * SLOT_BYTES;
+pub const CHUNK_BYTES: u64 = 64 * 1024;
+
+/// One host-visible, host-coherent vertex buffer of [`CHUNK_BYTES`], persistently mapped.
+pub struct Chunk {
+    pub(super) buffer: vk::Buffer,
+    pub(super) memory: vk::DeviceMemory,
+    /// The mapping's address (kept as an integer: the chunk moves between threads).
+    pub(super) mapped: usize,
+    pub(super) used: u64,
+}
+
+/// The device's spare chunks and where new ones come from.
+pub struct AttributeMemory {
+    /// A host-visible and host-coherent memory type (`None`: the device has none the
+    /// layer could query; unfed inputs then read the constant (0, 0, 0, 1)).
+    pub memory_type: Option<u32>,
+    /// `maxVertexInputBindings - 1` and the Locations the layer may feed.
+    pub binding: u32,
+    pub slots: u32,
+    pub(super) spare: Mutex<Vec<Chunk>>,
+}
+
+impl AttributeMemory {
+    pub fn new(memory_type: Option<u32>, max_bindings: u32, max_attributes: u32) -> Self {
+        AttributeMemory {
+            memory_type,
+            binding: max_bindings.saturating_sub(1),
+            slots: SLOTS.min(max_attributes),
+            spare: Mutex::new(Vec::new()),
+        }
+    }
+}
+
+/// GL's current values of one command buffer and the snapshot bound for them.
+pub struct CurrentAttributes {
+    /// Set values by Location (`None`: GL's initial (0, 0, 0, 1)).
+    pub(super) values: [Option<[u32; 4]>; SLOTS as usize],
+    pub(super) chunks: Vec<Chunk>,
+    /// The integer-slot mask of the snapshot bound now (`None`: none, or stale).
+    pub(super) bound: Option<u32>,
+    /// The integer-slot mask of the bound pipeline, when it reads GL's current values.
+    pub pipeline: Option<u32>,
+}
+
+impl Default for CurrentAttributes {
+    fn default() -> Self {
+        CurrentAttributes {
+            values: [None; SLOTS as usize],
+            chunks: Vec::new(),
+            bound: None,
+            pipeline: None,
+        }
+    }
+}
+
+impl CurrentAttributes {
+    /// The snapshot a pipeline reading integer types at `integer` Locations sees.
+    pub(super) fn snapshot(&self, integer: u32) -> [[u32; 4]; SLOTS as usize] {
+        std::array::from_fn(|l| {
+            self.values[l].unwrap_or(match integer & (1 << l) != 0 {
+                true => [0, 0, 0, 1],
+                false => [0, 0, 0, 1.0f32.to_bits()],
+            })
+        })
+    }
+}
