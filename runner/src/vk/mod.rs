@@ -250,6 +250,9 @@ pub struct Needs {
     pub swapchain: bool,
     /// `provoking vertex first`: `VK_EXT_provoking_vertex`, enabled by the runner.
     pub provoking_vertex: bool,
+    /// A vertex shader writes `gl_Layer` / `gl_ViewportIndex`:
+    /// `VK_EXT_shader_viewport_index_layer`.
+    pub viewport_index_layer: bool,
 }
 
 /// A logical device made for one scene.
@@ -499,6 +502,11 @@ impl Gpu {
             has_extension(&exts, ash::ext::provoking_vertex::NAME),
             "VK_EXT_provoking_vertex (provoking vertex first)",
         );
+        want(
+            needs.viewport_index_layer,
+            has_extension(&exts, ash::ext::shader_viewport_index_layer::NAME),
+            "VK_EXT_shader_viewport_index_layer (a vertex shader writing gl_Layer)",
+        );
         let shader_objects = vulkan.pipelines == pipeline::Path::ShaderObjects;
         want(
             needs.dynamic_rendering || shader_objects,
@@ -553,6 +561,9 @@ impl Gpu {
         }
         if needs.swapchain {
             extensions.push(ash::khr::swapchain::NAME);
+        }
+        if needs.viewport_index_layer {
+            extensions.push(ash::ext::shader_viewport_index_layer::NAME);
         }
         // GL's provoking vertex and clip-space depth are the layer's (VK_GLSEM_gl_state);
         // the runner asks for the first-vertex convention explicitly when a scene does.
@@ -737,8 +748,9 @@ impl Gpu {
         unsafe { self.device.allocate_memory(&info, None) }.map_err(check("vkAllocateMemory"))
     }
 
-    /// A single-level, single-layer 2D image of `format` for `usage`, its memory (device
-    /// local where the device has it) and a view of `range`; nothing is left on failure.
+    /// A single-level 2D image of `format` for `usage` with `range.layer_count` layers (a
+    /// count, not `REMAINING_ARRAY_LAYERS`), its memory (device local where the device has
+    /// it) and a view of `range`; nothing is left on failure.
     pub fn image_2d(
         &self,
         format: vk::Format,
@@ -756,7 +768,7 @@ impl Gpu {
                 depth: 1,
             })
             .mip_levels(1)
-            .array_layers(1)
+            .array_layers(range.layer_count)
             .samples(vk::SampleCountFlags::TYPE_1)
             .tiling(vk::ImageTiling::OPTIMAL)
             .usage(usage);
@@ -769,9 +781,14 @@ impl Gpu {
             .or_else(|_| self.allocate(req, vk::MemoryPropertyFlags::empty()))
             // SAFETY: `image` is `d`'s, unused and unbound; nothing else holds it.
             .inspect_err(|_| unsafe { d.destroy_image(image, None) })?;
+        // A layered render target (`fb tex layered`) is an array texture's every layer.
+        let view_type = match range.layer_count {
+            1 => vk::ImageViewType::TYPE_2D,
+            _ => vk::ImageViewType::TYPE_2D_ARRAY,
+        };
         let view_info = vk::ImageViewCreateInfo::default()
             .image(image)
-            .view_type(vk::ImageViewType::TYPE_2D)
+            .view_type(view_type)
             .format(format)
             .subresource_range(range);
         // SAFETY: `memory` was allocated for `req`, the requirements of `image`, both `d`'s.
