@@ -178,6 +178,10 @@ pub struct Limits {
     pub max_tessellation_patch_size: u32,
     pub max_vertex_input_bindings: u32,
     pub max_vertex_input_attributes: u32,
+    /// The components every stage's output and the fragment shader's input interface have
+    /// (`maxVertexOutputComponents`, `maxFragmentInputComponents`, and the tessellation
+    /// evaluation and geometry stages' outputs where the device has them).
+    pub max_interface_components: u32,
 }
 
 impl Default for Limits {
@@ -196,7 +200,14 @@ impl Limits {
         max_tessellation_patch_size: 32,
         max_vertex_input_bindings: 16,
         max_vertex_input_attributes: 16,
+        max_interface_components: 64,
     };
+
+    /// The last Location every stage's interface has: where stages made apart pass GL's
+    /// gl_Layer.
+    pub fn last_interface_location(&self) -> u32 {
+        (self.max_interface_components / 4).saturating_sub(1)
+    }
 
     /// The Locations gl_FragColor goes to when the attachments are unknown: every one a
     /// colour attachment may sit at and a fragment shader may write.
@@ -250,6 +261,7 @@ impl DeviceData {
             bresenham_lines: self.conventions.bresenham_lines,
             stippled_bresenham_lines: self.conventions.stippled_bresenham_lines,
             window_origin: self.settings.window_origin,
+            apart_layer_location: self.limits.last_interface_location(),
         }
     }
 

@@ -49,8 +49,9 @@ pub struct Summary {
     /// `InterpolationFunction` capability (`interpolateAtOffset`) or a `dFdy*` instruction.
     pub window_y: bool,
     /// Where the module's `Input` and `Output` variables end, when it declares
-    /// `BuiltIn Layer`: the fragment shader's `gl_Layer` then reads a copy at a free
-    /// Location. `None` otherwise, or when the module cannot be parsed.
+    /// `BuiltIn Layer` or has a pre-rasterization stage: the fragment shader's `gl_Layer`
+    /// then reads a copy at a free Location. `None` otherwise, or when the module cannot
+    /// be parsed.
     pub location_ends: Option<LocationEnds>,
 }
 
@@ -235,7 +236,16 @@ pub fn scan(words: &[u32]) -> Summary {
         }
     }
     summary.readable = true;
-    if summary.layer {
+    // A pre-rasterization stage may also feed a fragment shader made apart from it, which
+    // reads the layer at the last Location (0 where the stage writes none).
+    let pre_rasterization = [
+        ExecutionModel::Vertex,
+        ExecutionModel::TessellationEvaluation,
+        ExecutionModel::Geometry,
+    ]
+    .into_iter()
+    .any(|model| summary.has_stage(model));
+    if summary.layer || pre_rasterization {
         summary.location_ends = Module::parse(words).ok().map(|m| LocationEnds::of(&m));
     }
     if summary.has_stage(ExecutionModel::Vertex) {
