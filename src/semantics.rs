@@ -363,6 +363,9 @@ pub struct PipelineKey {
     pub app_depth_clip_control: bool,
     /// The device's `window_origin` setting.
     pub window_origin: WindowOrigin,
+    /// Where a last pre-rasterization stage and a fragment shader made apart (libraries,
+    /// unlinked shader objects) pass GL's gl_Layer: the last Location every stage has.
+    pub apart_layer_location: u32,
     /// Where the layout holds the GL-state block for the fragment stage.
     pub fragment_block: Option<u32>,
     /// The pipeline states a front face that is not dynamic state.
@@ -419,6 +422,7 @@ pub struct DeviceKey {
     pub bresenham_lines: bool,
     pub stippled_bresenham_lines: bool,
     pub window_origin: WindowOrigin,
+    pub apart_layer_location: u32,
 }
 
 impl PipelineKey {
@@ -457,6 +461,7 @@ impl PipelineKey {
             multisample_lines: false,
             app_line_stipple: false,
             window_origin: device.window_origin,
+            apart_layer_location: device.apart_layer_location,
             fragment_block: None,
             static_front_face: false,
             app_domain_origin: false,
@@ -503,6 +508,9 @@ pub enum Step {
     /// target is layered; with a Location, the stage also writes the layer as written there
     /// for the fragment shader ([`Step::ReadLayerFrom`]).
     GateLayer(Stage, u32, Option<u32>),
+    /// The stage writes its layer as written (0 where it writes none) at the Location,
+    /// ungated (it cannot read the GL-state block), for a fragment shader made apart.
+    CopyLayer(Stage, u32),
     /// The fragment shader's `gl_Layer` reads the previous stage's copy at this Location.
     ReadLayerFrom(u32),
     /// The fragment shader's sample mask has no effect (single-sample rasterization).
@@ -562,7 +570,8 @@ impl Step {
             | Step::WritePointSize(stage, _)
             | Step::GateClipDistances(stage, _)
             | Step::RemapClipDepth(stage)
-            | Step::GateLayer(stage, ..) => Some(stage),
+            | Step::GateLayer(stage, ..)
+            | Step::CopyLayer(stage, _) => Some(stage),
             Step::FragmentWindowY(_) => Some(Stage::Fragment),
             Step::DefaultUnfedInputs(_)
             | Step::FeedCurrentAttributes { .. }
@@ -614,8 +623,9 @@ impl Step {
             Step::DefaultUnfedInputs(fed) => default_unfed_inputs(words, entry, fed)?.into(),
             Step::InstanceIdWithoutBase => instance_id_without_base(words, entry)?.into(),
             Step::GateLayer(_, block_offset, copy_to) => {
-                gate_layer(words, entry, *block_offset, *copy_to)?.into()
+                gate_layer(words, entry, Some(*block_offset), *copy_to)?.into()
             }
+            Step::CopyLayer(_, location) => gate_layer(words, entry, None, Some(*location))?.into(),
             Step::ReadLayerFrom(location) => read_layer_from(words, entry, *location)?.into(),
             Step::DropSampleMask => drop_sample_mask(words, entry)?.into(),
             Step::FragmentWindowY(key) => fix_window_y(words, entry, *key)?.into(),
@@ -683,6 +693,10 @@ impl Step {
                  to Location {location} for the fragment shader",
                 stage.name()
             ),
+            Step::CopyLayer(stage, location) => format!(
+                "the layer the {} writes goes to Location {location} for the fragment shader",
+                stage.name()
+            ),
             Step::ReadLayerFrom(location) => {
                 format!("fragment shader's gl_Layer read from Location {location}")
             }
@@ -724,7 +738,9 @@ impl Step {
                 Semantic::UnfedVertexInputs
             }
             Step::InstanceIdWithoutBase => Semantic::InstanceId,
-            Step::GateLayer(..) | Step::ReadLayerFrom(_) => Semantic::LayerOutput,
+            Step::GateLayer(..) | Step::CopyLayer(..) | Step::ReadLayerFrom(_) => {
+                Semantic::LayerOutput
+            }
             Step::DropSampleMask => Semantic::SampleMask,
             Step::BresenhamLines { .. } => Semantic::LineRasterization,
             Step::FragmentWindowY(_)
@@ -888,24 +904,49 @@ fn last_stage_steps(stages: &Stages<'_>, key: &PipelineKey, steps: &mut Vec<Step
         if on(Semantic::ClipSpaceDepth) && !key.depth_clip_control && !key.library {
             steps.push(Step::RemapClipDepth(stage));
         }
-        if let Some(block_offset) = key.gl_state_block {
-            if on(Semantic::LayerOutput) && summary.layer {
-                // The fragment shader's gl_Layer reads the layer as written, layered target
-                // or not: a copy at the first Location past both interfaces. A fragment
-                // shader elsewhere (another library, an unlinked shader object) reads the
-                // gated built-in.
-                let copy_to = stages
+        if on(Semantic::LayerOutput) {
+            // The fragment shader's gl_Layer reads the layer as written, layered target or
+            // not: a copy at the first Location past both interfaces; made apart from the
+            // fragment shader, at the device's last Location, where a fragment shader made
+            // apart reads it (below), whether or not this stage writes a layer.
+            let apart = key.fragment_elsewhere;
+            let copy_to = match apart {
+                true => summary
+                    .location_ends
+                    .filter(|ends| ends.output <= key.apart_layer_location)
+                    .map(|_| key.apart_layer_location),
+                false => stages
                     .rewritable(Stage::Fragment)
-                    .filter(|fragment| fragment.layer)
+                    .filter(|fragment| fragment.layer && summary.layer)
                     .and_then(|fragment| {
                         let (last, fragment) = (summary.location_ends?, fragment.location_ends?);
                         Some(last.output.max(fragment.input))
-                    });
-                steps.push(Step::GateLayer(stage, block_offset, copy_to));
-                if let Some(location) = copy_to {
-                    steps.push(Step::ReadLayerFrom(location));
+                    }),
+            };
+            match (key.gl_state_block, copy_to) {
+                (Some(block_offset), _) if summary.layer || copy_to.is_some() => {
+                    steps.push(Step::GateLayer(stage, block_offset, copy_to))
                 }
+                (None, Some(location)) if apart => steps.push(Step::CopyLayer(stage, location)),
+                _ => {}
             }
+            if let Some(location) = copy_to.filter(|_| !apart && key.gl_state_block.is_some()) {
+                steps.push(Step::ReadLayerFrom(location));
+            }
+        }
+    }
+    // A fragment shader made apart from the pre-rasterization stages reads their copy at
+    // the device's last Location (above).
+    let fragment_apart = key.library && last.is_none();
+    if let Some(summary) = stages
+        .rewritable(Stage::Fragment)
+        .filter(|_| fragment_apart)
+    {
+        let free = summary
+            .location_ends
+            .is_some_and(|ends| ends.input <= key.apart_layer_location);
+        if on(Semantic::LayerOutput) && summary.layer && free {
+            steps.push(Step::ReadLayerFrom(key.apart_layer_location));
         }
     }
 }
@@ -1009,6 +1050,7 @@ mod tests {
                 bresenham_lines: false,
                 stippled_bresenham_lines: false,
                 window_origin: WindowOrigin::Flipped,
+                apart_layer_location: 31,
             })
         }
     }
@@ -1356,6 +1398,69 @@ mod tests {
                 [Step::GateLayer(Stage::Geometry, 96, None)]
             );
         }
+    }
+
+    #[test]
+    fn stages_made_apart_pass_gl_layer_at_the_last_location() {
+        use crate::spirv::scan::LocationEnds;
+        let ends = |input, output| Some(LocationEnds { input, output });
+        let gs = summary(|s| {
+            s.layer = true;
+            s.location_ends = ends(9, 3);
+        });
+        let vs = summary(|s| s.location_ends = ends(2, 1));
+        let full_gs = summary(|s| {
+            s.layer = true;
+            s.location_ends = ends(0, 32);
+        });
+        let fs = summary(|s| {
+            s.layer = true;
+            s.location_ends = ends(5, 1);
+        });
+        let library = PipelineKey {
+            gl_state: true,
+            library: true,
+            ..key()
+        };
+        let pre_rasterization = PipelineKey {
+            gl_state_block: Some(96),
+            fragment_elsewhere: true,
+            ..library.clone()
+        };
+        let layer_steps = |stages: &Stages<'_>, key: &PipelineKey| -> Vec<Step> {
+            choose(stages, key)
+                .into_iter()
+                .filter(|s| s.semantic() == Semantic::LayerOutput)
+                .collect()
+        };
+        let gs_only = stages(&[(Stage::Geometry, &gs)]);
+        assert_eq!(
+            layer_steps(&gs_only, &pre_rasterization),
+            [Step::GateLayer(Stage::Geometry, 96, Some(31))]
+        );
+        // A stage without a layer passes layer 0; without the block, the copy is ungated.
+        assert_eq!(
+            layer_steps(&stages(&[(Stage::Vertex, &vs)]), &pre_rasterization),
+            [Step::GateLayer(Stage::Vertex, 96, Some(31))]
+        );
+        let no_block = PipelineKey {
+            gl_state_block: None,
+            ..pre_rasterization.clone()
+        };
+        assert_eq!(
+            layer_steps(&gs_only, &no_block),
+            [Step::CopyLayer(Stage::Geometry, 31)]
+        );
+        // Outputs reaching the last Location leave no room for the copy.
+        assert_eq!(
+            layer_steps(&stages(&[(Stage::Geometry, &full_gs)]), &pre_rasterization),
+            [Step::GateLayer(Stage::Geometry, 96, None)]
+        );
+        // The fragment shader of another library reads the copy.
+        assert_eq!(
+            layer_steps(&stages(&[(Stage::Fragment, &fs)]), &library),
+            [Step::ReadLayerFrom(31)]
+        );
     }
 
     #[test]

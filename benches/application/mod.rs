@@ -275,7 +275,10 @@ pub fn held_bytes_per_module_byte(on: &Setup, off: &Setup, vulkan: &Vulkan, modu
         let mut kept = None;
         let a = super::support::alloc::measure(|| {
             kept = Some(std::sync::Arc::new(
-                VkLayer_glsem::layer::records::ModuleRecord::new(&words),
+                VkLayer_glsem::layer::records::ModuleRecord::new(
+                    VkLayer_glsem::spirv::scan::scan(&words),
+                    &words,
+                ),
             ));
         });
         (a.bytes, a.calls)

@@ -514,6 +514,8 @@ pub fn check_planner_chain(data: &[u8]) -> Vec<Produced> {
         } else {
             semantics::WindowOrigin::Flipped
         },
+        // The last Location of a device with Vulkan's minimum 64 components.
+        apart_layer_location: 15,
     };
     let key = semantics::PipelineKey {
         attachments: semantics::Attachments::Known(frag_key(&c.key[1..])),

@@ -11,12 +11,17 @@
 //! 3. `#extension GL_ARB_fragment_layer_viewport` in a fragment shader below GLSL 4.30
 //!    ([`fragment_layer_viewport`]): glslang rejects the name and declares `gl_Layer` and
 //!    `gl_ViewportIndex` in a fragment shader from 4.30 on only (where they are core). The
-//!    directive is blanked out and the built-ins read placeholder inputs, which
+//!    directive is blanked out and, below 4.30, the built-ins read placeholder inputs, which
 //!    [`crate::glsl`] makes the built-ins again in the SPIR-V.
 //! 4. GL_ARB_shader_atomic_counter_ops's functions (`atomicCounterAddARB` & co), which
 //!    glslang does not declare: `-R` makes atomic counters `uint` members of a storage
 //!    block, on which the same operations are GLSL 4.30's `atomicAdd` & co (each also
 //!    returns the counter's value before the operation).
+//! 5. `#extension GL_AMD_vertex_shader_layer` / `GL_AMD_vertex_shader_viewport_index` in
+//!    a vertex shader ([`vertex_layer_viewport`]): glslang knows neither name, and its
+//!    GL_ARB_shader_viewport_layer_array declares the outputs from GLSL 4.10 on only. The
+//!    directive is blanked out and the built-ins write placeholder outputs, which
+//!    [`crate::glsl`] makes `Layer` / `ViewportIndex` outputs (SPV_EXT_shader_viewport_index_layer).
 
 use spirv::BuiltIn;
 
@@ -31,6 +36,23 @@ pub const FRAGMENT_BUILTIN_PLACEHOLDERS: [(&str, BuiltIn, &str); 2] = [
         "glsem_ViewportIndex",
         BuiltIn::ViewportIndex,
         "gl_ViewportIndex",
+    ),
+];
+
+/// Fix 5's placeholder outputs: (placeholder name, the built-in it stands for, GL's name,
+/// the extension that lets a vertex shader write it).
+pub const VERTEX_BUILTIN_PLACEHOLDERS: [(&str, BuiltIn, &str, &str); 2] = [
+    (
+        "glsem_out_Layer",
+        BuiltIn::Layer,
+        "gl_Layer",
+        "GL_AMD_vertex_shader_layer",
+    ),
+    (
+        "glsem_out_ViewportIndex",
+        BuiltIn::ViewportIndex,
+        "gl_ViewportIndex",
+        "GL_AMD_vertex_shader_viewport_index",
     ),
 ];
 
@@ -81,15 +103,18 @@ pub fn fragment_layer_viewport(units: &mut [String]) -> bool {
     let mut changed = false;
     for unit in units.iter_mut() {
         const NAME: &str = "GL_ARB_fragment_layer_viewport";
-        if declared_version(unit).unwrap_or(110) >= 430 || !enables(unit, NAME) {
+        if !enables(unit, NAME) {
             continue;
         }
         let code = without_comments(unit);
-        let blanked: Vec<&str> = unit
-            .lines()
-            .map(|l| if is_extension(l, NAME) { "" } else { l })
-            .collect();
-        let text = blanked.join("\n") + "\n";
+        let text = without_directive(unit, NAME);
+        changed = true;
+        // From 4.30 on (also where `crate::fixes` raised the version) the built-ins are
+        // glslang's own: only the directive goes.
+        if declared_version(unit).unwrap_or(110) >= 430 {
+            *unit = text;
+            continue;
+        }
         let mut declarations = Vec::new();
         for (placeholder, _, gl_name) in FRAGMENT_BUILTIN_PLACEHOLDERS {
             if word_positions(&code, gl_name).next().is_some() {
@@ -102,9 +127,37 @@ pub fn fragment_layer_viewport(units: &mut [String]) -> bool {
         } else {
             after_extensions(&text, &declarations)
         };
-        changed = true;
     }
     changed
+}
+
+/// Fix 5 over the compilation units of a vertex stage; returns whether it changed one.
+pub fn vertex_layer_viewport(units: &mut [String]) -> bool {
+    let mut changed = false;
+    for unit in units.iter_mut() {
+        let mut declarations = Vec::new();
+        for (placeholder, _, gl_name, extension) in VERTEX_BUILTIN_PLACEHOLDERS {
+            if enables(unit, extension) {
+                *unit = without_directive(unit, extension);
+                declarations.push(format!("out int {placeholder};"));
+                declarations.push(format!("#define {gl_name} {placeholder}"));
+            }
+        }
+        if !declarations.is_empty() {
+            *unit = after_extensions(unit, &declarations);
+            changed = true;
+        }
+    }
+    changed
+}
+
+/// `text` with its `#extension NAME` lines blanked (line numbers stay).
+fn without_directive(text: &str, name: &str) -> String {
+    let blanked: Vec<&str> = text
+        .lines()
+        .map(|l| if is_extension(l, name) { "" } else { l })
+        .collect();
+    blanked.join("\n") + "\n"
 }
 
 fn is_extension(line: &str, name: &str) -> bool {

@@ -33,6 +33,9 @@
 //!    becomes a macro building GL's `gl_DepthRangeParameters` from specialization
 //!    constants the runner sets to its viewport's depth range; the struct's name is a
 //!    macro for the runner's struct.
+//! 10. `gl_FragColor` in a shader that fix 2, 5 or 6 raised to GLSL 4.30: glslang declares
+//!     it below 4.20 only, so it becomes a macro for an output at location 0 (the one
+//!     colour attachment such scenes draw to; GL would write every draw buffer).
 
 use crate::scene::Stage;
 
@@ -61,6 +64,7 @@ pub fn apply(source: &str) -> (String, Vec<&'static str>) {
         applied.push("line continuations joined");
     }
     let version = declared_version(&text);
+    let source_version = version;
     let has_extension = |text: &str, name: &str| {
         text.lines().any(|l| {
             let l = l.trim_start();
@@ -111,6 +115,16 @@ pub fn apply(source: &str) -> (String, Vec<&'static str>) {
         applied.push("#version 150 for a profile");
     }
     let code = without_comments(&text);
+    let raised = source_version.is_some_and(|v| v < 420)
+        && declared_version(&text).is_some_and(|v| v >= 420);
+    if raised && word_positions(&code, "gl_FragColor").next().is_some() {
+        let lines = [
+            "layout(location = 0) out vec4 glsem_FragColor;".into(),
+            "#define gl_FragColor glsem_FragColor".into(),
+        ];
+        text = after_extensions(&text, &lines);
+        applied.push("gl_FragColor as an output at GLSL 4.20 and later");
+    }
     if ["gl_DepthRange", "gl_DepthRangeParameters"]
         .iter()
         .any(|name| word_positions(&code, name).next().is_some())

@@ -438,6 +438,13 @@ pub enum Command {
     /// `fb color attachments N [FORMAT…]`: `None` is an `UNUSED` hole.
     FbAttachments(Vec<Option<String>>),
     FbDynamicRendering,
+    /// `texture junk 2DArray UNIT (w, h, layers)`: a 2D array texture of undefined content.
+    TextureJunkArray {
+        unit: u32,
+        size: [u32; 3],
+    },
+    /// `fb tex layered UNIT`: draws go to every layer of that unit's 2D array texture.
+    FbTexLayered(u32),
     /// `point size F` (ours): `glPointSize(F)`.
     PointSize(f32),
     /// `enable CAP` / `disable CAP`.
@@ -817,7 +824,11 @@ fn parse_require(line: &str, number: usize, req: &mut Require) -> Result<(), Sce
                 return Err(fail(number, line, "window size must not be zero"));
             }
         }
-        [ext] if ext.starts_with("GL_ARB_") || ext.starts_with("GL_EXT_") => {
+        [ext]
+            if ["GL_ARB_", "GL_EXT_", "GL_AMD_"]
+                .iter()
+                .any(|vendor| ext.starts_with(vendor)) =>
+        {
             match extension_feature(ext) {
                 Some(Some(feature)) => req.features.push(feature),
                 Some(None) => {}
@@ -866,7 +877,12 @@ fn extension_feature(name: &str) -> Option<Option<Feature>> {
         | "GL_EXT_shader_integer_mix"
         // gl_Layer / gl_ViewportIndex in the fragment shader: their SPIR-V capabilities ask
         // for the device features.
-        | "GL_ARB_fragment_layer_viewport" => None,
+        | "GL_ARB_fragment_layer_viewport"
+        // gl_ViewportIndex (multiViewport), and gl_Layer / gl_ViewportIndex written by a
+        // vertex shader (VK_EXT_shader_viewport_index_layer): from the capabilities too.
+        | "GL_ARB_viewport_array"
+        | "GL_AMD_vertex_shader_layer"
+        | "GL_AMD_vertex_shader_viewport_index" => None,
         _ => return None,
     })
 }
@@ -1219,6 +1235,14 @@ fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
             Command::FbAttachments(list)
         }
         ["fb", "dynamic", "rendering"] => Command::FbDynamicRendering,
+        ["texture", "junk", "2DArray", unit, rest @ ..] => {
+            let v = parse_nums::<u32>(rest, 3, number, line)?;
+            Command::TextureJunkArray {
+                unit: parse_num(unit, number, line)?,
+                size: [v[0], v[1], v[2]],
+            }
+        }
+        ["fb", "tex", "layered", unit] => Command::FbTexLayered(parse_num(unit, number, line)?),
         ["texture", "rgbw", unit, w, h] => Command::Texture {
             unit: parse_num(unit, number, line)?,
             image: TextureImage::Rgbw {
@@ -2010,6 +2034,21 @@ mod tests {
         assert_eq!(c[7], Command::FbDynamicRendering);
         assert_eq!(c[8], Command::DefaultOuterLevels([1., 2., 3., 4.]));
         assert_eq!(c[9], Command::DefaultInnerLevels([5., 6.]));
+    }
+
+    #[test]
+    fn layered_framebuffer_commands() {
+        let c = commands("texture junk 2DArray 2 ( 64 , 32 , 4 )\nfb tex layered 2").unwrap();
+        assert_eq!(
+            c,
+            [
+                Command::TextureJunkArray {
+                    unit: 2,
+                    size: [64, 32, 4]
+                },
+                Command::FbTexLayered(2)
+            ]
+        );
     }
 
     #[test]

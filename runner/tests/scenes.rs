@@ -123,7 +123,7 @@ fn every_scene_passes_through_the_layer_with_a_lower_left_viewport() {
 /// The scenes whose GL rule the layer does not give graphics pipeline libraries (README,
 /// "Pipeline libraries and shader objects" and the semantics they name): each fails
 /// through `--pipelines libraries` and passes through whole pipelines.
-const NOT_IN_LIBRARIES: [&str; 8] = [
+const NOT_IN_LIBRARIES: [&str; 7] = [
     // GL's lines (diamond exit, wide, stipple): the Bresenham mode is pre-rasterization
     // state, but whether Vulkan allows it (VUID-...-lineRasterizationMode-02766) depends
     // on the multisample state of the other parts, so a pre-rasterization library keeps
@@ -135,9 +135,6 @@ const NOT_IN_LIBRARIES: [&str; 8] = [
     "lines_stipple",
     "lines_strip",
     "lines_wide",
-    // The fragment shader's gl_Layer on a one-layer target: the copy of the layer as
-    // written needs both stages in one rewrite; a fragment library reads the gated layer 0.
-    "gl_defined_layer_fragment_reads",
 ];
 
 /// Every scene through four linked graphics pipeline libraries, as whole pipelines but for

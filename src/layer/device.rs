@@ -299,6 +299,17 @@ fn device_limits(inst: &InstanceData, physical_device: vk::PhysicalDevice) -> Li
         max_tessellation_patch_size: l.max_tessellation_patch_size,
         max_vertex_input_bindings: l.max_vertex_input_bindings,
         max_vertex_input_attributes: l.max_vertex_input_attributes,
+        max_interface_components: [
+            l.max_tessellation_evaluation_output_components,
+            l.max_geometry_output_components,
+        ]
+        .into_iter()
+        .filter(|&n| n > 0)
+        .fold(
+            l.max_vertex_output_components
+                .min(l.max_fragment_input_components),
+            u32::min,
+        ),
     }
 }
 

@@ -18,7 +18,7 @@ create_hook! {
     prepare: |dev| {
         // SAFETY: a valid create info (Vulkan's valid usage).
         let words = unsafe { code_words(&*p_create_info) };
-        let record = ModuleRecord::new(words);
+        let record = ModuleRecord::new(dev.scan(words), words);
         if !record.summary.readable {
             // Rare: the walk again, for the reason.
             let problem = structure_error(words).map_or_else(String::new, |e| e.to_string());

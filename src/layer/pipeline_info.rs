@@ -25,7 +25,12 @@ pub(super) fn stage_module(
         return dev.records.modules.read().get(&stage.module).cloned();
     }
     // SAFETY: the stage's pNext chain is valid (Vulkan's valid usage).
-    unsafe { inline_code(stage).map(|(ci, _)| Arc::new(ModuleRecord::inline(code_words(ci)))) }
+    unsafe {
+        inline_code(stage).map(|(ci, _)| {
+            let words = code_words(ci);
+            Arc::new(ModuleRecord::inline(dev.scan(words), words))
+        })
+    }
 }
 
 /// A `VkShaderModuleCreateInfo` in the stage's `pNext`, and whether the layer can unlink it

@@ -35,7 +35,7 @@ use super::rewrite::{Rewrite, Run, Target};
 use super::shader_code::code_words;
 use super::state::DeviceData;
 use crate::semantics::{choose, Semantic, Stage, StageInfo, Stages, WindowOrigin};
-use crate::spirv::scan::{scan, Summary};
+use crate::spirv::scan::Summary;
 use crate::spirv::unfed_inputs::InputKind;
 
 type S = vk::ShaderStageFlags;
@@ -119,7 +119,7 @@ fn needs_work(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) -> bool
         .filter_map(|s| {
             // SAFETY: a valid pNext chain holding valid code (Vulkan's valid usage).
             let words = unsafe { code_words(inline_code(s)?.0) };
-            Some((stage_of(s.stage)?, scan(words)))
+            Some((stage_of(s.stage)?, dev.scan(words)))
         })
         .collect();
     let mut view = Stages::default();

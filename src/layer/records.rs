@@ -88,17 +88,17 @@ pub struct ModuleRecord {
 
 impl ModuleRecord {
     /// A record of a `VkShaderModule`.
-    pub fn new(words: &[u32]) -> ModuleRecord {
+    pub fn new(summary: Summary, words: &[u32]) -> ModuleRecord {
         ModuleRecord {
             _live: Some(Live::new(Kind::ShaderModule)),
-            ..Self::inline(words)
+            ..Self::inline(summary, words)
         }
     }
 
     /// A transient record of code given inline in a stage's `pNext`.
-    pub fn inline(words: &[u32]) -> ModuleRecord {
+    pub fn inline(summary: Summary, words: &[u32]) -> ModuleRecord {
         ModuleRecord {
-            summary: crate::spirv::scan::scan(words),
+            summary,
             words: words.into(),
             hash: OnceCell::new(),
             _live: None,

@@ -86,9 +86,9 @@ pub struct Run<'a> {
     codes: &'a [StageCode],
     current: Vec<Option<Current>>,
     split: Option<SplitInterface>,
-    /// The last pre-rasterization stage writes the copy of its layer that
-    /// [`Step::ReadLayerFrom`] reads.
-    layer_copied: bool,
+    /// The last pre-rasterization stage here failed to write the copy of its layer that
+    /// [`Step::ReadLayerFrom`] reads (a fragment shader made apart trusts the other side).
+    layer_copy_failed: bool,
     out: Rewrite,
     notes: Vec<(Semantic, String)>,
 }
@@ -112,7 +112,7 @@ impl<'a> Run<'a> {
             codes,
             current,
             split: None,
-            layer_copied: false,
+            layer_copy_failed: false,
             out: Rewrite::default(),
             notes: Vec::new(),
         }
@@ -278,10 +278,10 @@ impl<'a> Run<'a> {
             }
             Step::GateLayer(..) => {
                 let outcome = self.apply_reading_block(&step);
-                self.layer_copied = matches!(outcome, Outcome::Module(_));
+                self.layer_copy_failed = !matches!(outcome, Outcome::Module(_));
             }
             // The previous stage writes no copy: the fragment shader reads the built-in.
-            Step::ReadLayerFrom(_) if !self.layer_copied => {}
+            Step::ReadLayerFrom(_) if self.layer_copy_failed => {}
             _ if step.reads_block() => {
                 self.apply_reading_block(&step);
             }

@@ -115,7 +115,7 @@ fn plan(dev: &DeviceData, infos: &[vk::ShaderCreateInfoEXT<'_>]) -> Patch {
     }
     let key = shader_object_key(dev);
     for group in link_groups(infos) {
-        let codes = group_codes(infos, &group);
+        let codes = group_codes(dev, infos, &group);
         if !codes.is_empty() {
             plan_group(dev, infos, &app_ranges, &key, &codes, &mut patch);
         }
@@ -143,7 +143,11 @@ fn link_groups(infos: &[vk::ShaderCreateInfoEXT<'_>]) -> Vec<Vec<usize>> {
 }
 
 /// The code of a group's shaders whose stage and SPIR-V the layer can read.
-fn group_codes(infos: &[vk::ShaderCreateInfoEXT<'_>], group: &[usize]) -> Vec<StageCode> {
+fn group_codes(
+    dev: &DeviceData,
+    infos: &[vk::ShaderCreateInfoEXT<'_>],
+    group: &[usize],
+) -> Vec<StageCode> {
     group
         .iter()
         .filter_map(|&index| {
@@ -157,7 +161,7 @@ fn group_codes(infos: &[vk::ShaderCreateInfoEXT<'_>], group: &[usize]) -> Vec<St
             Some(StageCode {
                 index,
                 stage,
-                module: Some(Arc::new(ModuleRecord::inline(words))),
+                module: Some(Arc::new(ModuleRecord::inline(dev.scan(words), words))),
                 entry,
                 patchable: true,
             })

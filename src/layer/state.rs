@@ -11,7 +11,8 @@ use super::dispatch::{DeviceDispatch, InstanceDispatch};
 use super::extensions::EnabledExtensions;
 use super::records::{Kind, Live, Records};
 use super::settings::Settings;
-use crate::semantics::DeviceKey;
+use crate::semantics::{DeviceKey, Semantic};
+use crate::spirv::scan::{scan, scan_with_interface_ends, Summary};
 
 /// What a `VK_GLSEM_gl_state` device can take in its pipelines (the layer enabled these
 /// on the driver for it).
@@ -64,6 +65,10 @@ pub struct Limits {
     pub max_tessellation_patch_size: u32,
     pub max_vertex_input_bindings: u32,
     pub max_vertex_input_attributes: u32,
+    /// The components every stage's output and the fragment shader's input interface have
+    /// (`maxVertexOutputComponents`, `maxFragmentInputComponents`, and the tessellation
+    /// evaluation and geometry stages' outputs where the device has them).
+    pub max_interface_components: u32,
 }
 
 impl Default for Limits {
@@ -82,7 +87,14 @@ impl Limits {
         max_tessellation_patch_size: 32,
         max_vertex_input_bindings: 16,
         max_vertex_input_attributes: 16,
+        max_interface_components: 64,
     };
+
+    /// The last Location every stage's interface has: where stages made apart pass GL's
+    /// gl_Layer.
+    pub fn last_interface_location(&self) -> u32 {
+        (self.max_interface_components / 4).saturating_sub(1)
+    }
 
     /// The Locations gl_FragColor goes to when the attachments are unknown: every one a
     /// colour attachment may sit at and a fragment shader may write.
@@ -121,6 +133,16 @@ pub struct DeviceData {
 }
 
 impl DeviceData {
+    /// The summary of a module for this device: with GL's gl_Layer passed between stages
+    /// made apart (`VK_GLSEM_gl_state`), a pre-rasterization module's interface ends too.
+    pub fn scan(&self, words: &[u32]) -> Summary {
+        if self.extensions.gl_state && self.settings.semantics.contains(Semantic::LayerOutput) {
+            scan_with_interface_ends(words)
+        } else {
+            scan(words)
+        }
+    }
+
     /// What this device gives every pipeline key.
     pub fn key(&self) -> DeviceKey {
         DeviceKey {
@@ -136,6 +158,7 @@ impl DeviceData {
             bresenham_lines: self.conventions.bresenham_lines,
             stippled_bresenham_lines: self.conventions.stippled_bresenham_lines,
             window_origin: self.settings.window_origin,
+            apart_layer_location: self.limits.last_interface_location(),
         }
     }
 

@@ -21,34 +21,40 @@ use super::gl_state::{StateReader, FLAG_LAYERED};
 use super::module::{inst, Editor, Module, Type};
 
 /// Gates the layer `entry` writes by the `layered` flag of the GL-state block at
-/// `block_offset`; with `copy_to`, also writes the layer as written (0 where the shader
-/// never writes it) to a new flat output at that Location. `Ok(None)` when the shader
-/// writes no layer and no copy is asked for.
+/// `block_offset` (`None`: the stage cannot read the block, no gate); with `copy_to`, also
+/// writes the layer as written (0 where the shader declares or writes none) to a new flat
+/// output at that Location. `Ok(None)` when there is nothing to gate and no copy is asked
+/// for.
 pub fn gate_layer(
     words: &[u32],
     entry: &str,
-    block_offset: u32,
+    block_offset: Option<u32>,
     copy_to: Option<u32>,
 ) -> PassResult {
     let m = Module::parse(words)?;
     let Some(ep) = builtin_output::pre_rasterization_entry(&m, entry) else {
         return Ok(None);
     };
-    let Some(out) = builtin_output::find(&m, ep, BuiltIn::Layer) else {
-        return Ok(None);
-    };
-    let written = builtin_output::is_written(&m, ep, &out);
-    if !written && copy_to.is_none() {
+    let out = builtin_output::find(&m, ep, BuiltIn::Layer);
+    let written = out
+        .as_ref()
+        .is_some_and(|out| builtin_output::is_written(&m, ep, out));
+    let gate = block_offset.filter(|_| written);
+    if gate.is_none() && copy_to.is_none() {
         return Ok(None);
     }
-    let Some(Type::Int { width: 32, signed }) = m.type_of(out.ty()).cloned() else {
-        return Err(PassError::Unsupported(
-            "gl_Layer is not a 32-bit integer".into(),
-        ));
-    };
-
     let mut e = Editor::new(&m);
-    let ty = out.ty();
+    let (ty, signed) = match &out {
+        Some(out) => match m.type_of(out.ty()) {
+            Some(&Type::Int { width: 32, signed }) => (out.ty(), signed),
+            _ => {
+                return Err(PassError::Unsupported(
+                    "gl_Layer is not a 32-bit integer".into(),
+                ))
+            }
+        },
+        None => (e.type_int(32, true), true),
+    };
     let zero = if signed {
         e.constant_i32(0)
     } else {
@@ -61,22 +67,24 @@ pub fn gate_layer(
         var
     });
     // An unwritten layer is layer 0 already: only the copy needs writing.
-    let state = match written {
-        true => Some(StateReader::find_or_declare(&m, &mut e, ep, block_offset)?),
-        false => None,
+    let state = match gate {
+        Some(block_offset) => Some(StateReader::find_or_declare(&m, &mut e, ep, block_offset)?),
+        None => None,
     };
     for exit in rasterized_exits(&m, ep)? {
         let mut code = Vec::new();
-        let value = match &state {
-            Some(state) => {
+        let value = match (&out, written) {
+            (Some(out), true) => {
                 let ptr = out.pointer(&mut e, &mut code, ty, None);
-                let layered = state.flag_set(&mut e, &mut code, FLAG_LAYERED);
                 let written = e.load(&mut code, ty, ptr);
-                let gated = e.select(&mut code, ty, layered, written, zero);
-                e.store(&mut code, ptr, gated);
+                if let Some(state) = &state {
+                    let layered = state.flag_set(&mut e, &mut code, FLAG_LAYERED);
+                    let gated = e.select(&mut code, ty, layered, written, zero);
+                    e.store(&mut code, ptr, gated);
+                }
                 written
             }
-            None => zero,
+            _ => zero,
         };
         if let Some(copy) = copy {
             e.store(&mut code, copy, value);

@@ -49,8 +49,9 @@ pub struct Summary {
     /// `InterpolationFunction` capability (`interpolateAtOffset`) or a `dFdy*` instruction.
     pub window_y: bool,
     /// Where the module's `Input` and `Output` variables end, when it declares
-    /// `BuiltIn Layer`: the fragment shader's `gl_Layer` then reads a copy at a free
-    /// Location. `None` otherwise, or when the module cannot be parsed.
+    /// `BuiltIn Layer` (or, from [`scan_with_interface_ends`], has a pre-rasterization
+    /// stage): the fragment shader's `gl_Layer` then reads a copy at a free Location.
+    /// `None` otherwise, or when the module cannot be parsed.
     pub location_ends: Option<LocationEnds>,
 }
 
@@ -120,6 +121,25 @@ impl Summary {
 
 /// Scans `words` up to the first `OpFunction` (on through the bodies of a fragment shader
 /// only for its derivatives).
+/// [`scan`], plus where a pre-rasterization stage's interface ends even when it declares no
+/// layer: it may feed a fragment shader made apart from it, which reads GL's gl_Layer at
+/// the last Location (0 where the stage writes none). A full parse, which the fast path
+/// leaves to devices that pass the layer that way.
+pub fn scan_with_interface_ends(words: &[u32]) -> Summary {
+    let mut summary = scan(words);
+    let pre_rasterization = [
+        ExecutionModel::Vertex,
+        ExecutionModel::TessellationEvaluation,
+        ExecutionModel::Geometry,
+    ]
+    .into_iter()
+    .any(|model| summary.has_stage(model));
+    if summary.readable && pre_rasterization && summary.location_ends.is_none() {
+        summary.location_ends = Module::parse(words).ok().map(|m| LocationEnds::of(&m));
+    }
+    summary
+}
+
 pub fn scan(words: &[u32]) -> Summary {
     let mut scanner = Scanner::default();
     if check_header(words).is_err() {

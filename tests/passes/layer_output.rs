@@ -18,7 +18,7 @@ use VkLayer_glsem::spirv::scan::scan;
 fn every_emit_writes_layered_then_layer_else_zero() {
     for env in ["vulkan1.0", "vulkan1.2"] {
         let words = compile("layer_output", "layer.geom", env);
-        let out = gate_layer(&words, "main", 128 - BLOCK_SIZE, None)
+        let out = gate_layer(&words, "main", Some(128 - BLOCK_SIZE), None)
             .unwrap()
             .expect("gl_Layer is written");
         let out = valid(out, env);
@@ -81,7 +81,7 @@ fn the_fragment_shader_reads_the_layer_as_written_at_a_free_location() {
         let location = copy_location(&gs, &fs);
         assert_eq!(location, 5);
 
-        let gs_out = gate_layer(&gs, "main", 128 - BLOCK_SIZE, Some(location))
+        let gs_out = gate_layer(&gs, "main", Some(128 - BLOCK_SIZE), Some(location))
             .unwrap()
             .expect("gl_Layer is written");
         let gs_out = valid(gs_out, env);
@@ -132,10 +132,10 @@ fn an_unwritten_layer_copies_zero() {
     let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/spirv/layer_output");
     let gs = spirv_tools::assemble(&source.join("declares_layer.spvasm"), "vulkan1.0");
     assert_eq!(
-        gate_layer(&gs, "main", 128 - BLOCK_SIZE, None).unwrap(),
+        gate_layer(&gs, "main", Some(128 - BLOCK_SIZE), None).unwrap(),
         None
     );
-    let out = gate_layer(&gs, "main", 128 - BLOCK_SIZE, Some(0))
+    let out = gate_layer(&gs, "main", Some(128 - BLOCK_SIZE), Some(0))
         .unwrap()
         .expect("the copy is written");
     let out = valid(out, "vulkan1.0");
@@ -151,4 +151,59 @@ fn an_unwritten_layer_copies_zero() {
         !m.insts.iter().any(|i| i.op() == Some(Op::Select)),
         "an unwritten layer is not gated"
     );
+}
+
+#[test]
+fn apart_from_the_fragment_shader_a_stage_without_a_layer_passes_zero() {
+    let vs = compile("layer_output", "no_layer.vert", "vulkan1.0");
+    let ends = scan(&vs)
+        .location_ends
+        .expect("a pre-rasterization stage's interface is scanned");
+    assert_eq!(ends.output, 1);
+    assert_eq!(
+        gate_layer(&vs, "main", Some(128 - BLOCK_SIZE), None).unwrap(),
+        None
+    );
+    let out = gate_layer(&vs, "main", Some(128 - BLOCK_SIZE), Some(31))
+        .unwrap()
+        .expect("the copy is written");
+    let out = valid(out, "vulkan1.0");
+    let m = Module::parse(&out).unwrap();
+    let (copy, ty) = variable_at(&m, StorageClass::Output, 31).unwrap();
+    assert!(m.has_decoration(copy, Decoration::Flat));
+    assert_eq!(
+        m.type_of(ty),
+        Some(&Type::Int {
+            width: 32,
+            signed: true
+        })
+    );
+    let ret = (0..m.insts.len())
+        .find(|&i| m.insts[i].op() == Some(Op::Return))
+        .unwrap();
+    let store = &m.insts[ret - 1];
+    assert_eq!((store.op(), store.operand(0)), (Some(Op::Store), copy));
+    assert_eq!(m.constant_u32(store.operand(1)), Some(0));
+}
+
+#[test]
+fn without_the_block_the_layer_is_copied_ungated() {
+    let gs = compile("layer_output", "layer.geom", "vulkan1.0");
+    let out = gate_layer(&gs, "main", None, Some(31))
+        .unwrap()
+        .expect("the copy is written");
+    let out = valid(out, "vulkan1.0");
+    let m = Module::parse(&out).unwrap();
+    let layer = builtin_var(&m, BuiltIn::Layer, StorageClass::Output).unwrap();
+    let (copy, _) = variable_at(&m, StorageClass::Output, 31).unwrap();
+    assert!(
+        !m.insts.iter().any(|i| i.op() == Some(Op::Select)),
+        "no gate without the block"
+    );
+    for emit in (0..m.insts.len()).filter(|&i| m.insts[i].op() == Some(Op::EmitVertex)) {
+        let store = &m.insts[emit - 1];
+        assert_eq!((store.op(), store.operand(0)), (Some(Op::Store), copy));
+        let written = def(&m, store.operand(1));
+        assert_eq!((written.op(), written.operand(2)), (Some(Op::Load), layer));
+    }
 }

@@ -3,11 +3,14 @@
 //! rejects the extension's name. The source fix
 //! ([`crate::extension_fixes::fragment_layer_viewport`]) reads them from placeholder
 //! inputs; this pass makes those the built-ins, as glslang declares them at 4.30.
+//! GL_AMD_vertex_shader_layer / GL_AMD_vertex_shader_viewport_index: the same for the
+//! placeholder outputs of a vertex shader
+//! ([`crate::extension_fixes::vertex_layer_viewport`]).
 
 use rspirv::dr::{self, Instruction, Operand};
 use spirv::{BuiltIn, Capability, Decoration, Op, StorageClass};
 
-use crate::extension_fixes::FRAGMENT_BUILTIN_PLACEHOLDERS;
+use crate::extension_fixes::{FRAGMENT_BUILTIN_PLACEHOLDERS, VERTEX_BUILTIN_PLACEHOLDERS};
 
 /// Turns the placeholder inputs into `BuiltIn Layer` and `BuiltIn ViewportIndex` inputs
 /// (no `Location`, GL's names, the capabilities those built-ins need); returns whether
@@ -15,70 +18,121 @@ use crate::extension_fixes::FRAGMENT_BUILTIN_PLACEHOLDERS;
 pub(super) fn restore_fragment_builtins(module: &mut dr::Module) -> bool {
     let mut changed = false;
     for (placeholder, builtin, gl_name) in FRAGMENT_BUILTIN_PLACEHOLDERS {
-        let Some(var) = module
-            .debug_names
-            .iter()
-            .find(|i| {
-                i.class.opcode == Op::Name
-                    && matches!(i.operands.get(1), Some(Operand::LiteralString(s)) if s == placeholder)
-            })
-            .and_then(|i| match i.operands.first() {
-                Some(Operand::IdRef(v)) => Some(*v),
-                _ => None,
-            })
-        else {
-            continue;
-        };
-        let is_input = module.types_global_values.iter().any(|i| {
-            i.result_id == Some(var)
-                && i.operands.first() == Some(&Operand::StorageClass(StorageClass::Input))
-        });
-        if !is_input {
-            continue;
-        }
-        module.annotations.retain(|i| {
-            !(i.operands.first() == Some(&Operand::IdRef(var))
-                && matches!(
-                    i.operands.get(1),
-                    Some(Operand::Decoration(
-                        Decoration::Location | Decoration::Component
-                    ))
-                ))
-        });
-        module.annotations.push(Instruction::new(
-            Op::Decorate,
-            None,
-            None,
-            vec![
-                Operand::IdRef(var),
-                Operand::Decoration(Decoration::BuiltIn),
-                Operand::BuiltIn(builtin),
-            ],
-        ));
-        for name in &mut module.debug_names {
-            if name.operands.first() == Some(&Operand::IdRef(var)) {
-                name.operands[1] = Operand::LiteralString(gl_name.to_string());
-            }
-        }
         let capability = match builtin {
             BuiltIn::ViewportIndex => Capability::MultiViewport,
             _ => Capability::Geometry,
         };
-        let declared = module
-            .capabilities
-            .iter()
-            .any(|i| i.operands.first() == Some(&Operand::Capability(capability)));
+        if restore(module, StorageClass::Input, (placeholder, builtin, gl_name)) {
+            declare_capability(module, capability);
+            changed = true;
+        }
+    }
+    changed
+}
+
+/// Turns the placeholder outputs into `BuiltIn Layer` and `BuiltIn ViewportIndex`
+/// outputs, which a vertex shader writes through SPV_EXT_shader_viewport_index_layer
+/// (gl_ViewportIndex selects among several viewports: `MultiViewport` too); returns
+/// whether it changed something.
+pub(super) fn restore_vertex_builtins(module: &mut dr::Module) -> bool {
+    let mut changed = false;
+    for (placeholder, builtin, gl_name, _) in VERTEX_BUILTIN_PLACEHOLDERS {
+        if !restore(
+            module,
+            StorageClass::Output,
+            (placeholder, builtin, gl_name),
+        ) {
+            continue;
+        }
+        declare_capability(module, Capability::ShaderViewportIndexLayerEXT);
+        if builtin == BuiltIn::ViewportIndex {
+            declare_capability(module, Capability::MultiViewport);
+        }
+        const EXTENSION: &str = "SPV_EXT_shader_viewport_index_layer";
+        let declared = module.extensions.iter().any(
+            |i| matches!(i.operands.first(), Some(Operand::LiteralString(s)) if s == EXTENSION),
+        );
         if !declared {
-            module.capabilities.push(Instruction::new(
-                Op::Capability,
+            module.extensions.push(Instruction::new(
+                Op::Extension,
                 None,
                 None,
-                vec![Operand::Capability(capability)],
+                vec![Operand::LiteralString(EXTENSION.into())],
             ));
         }
         changed = true;
     }
     changed
+}
+
+/// Makes the `storage` variable named `placeholder` the built-in, named `gl_name`;
+/// returns whether there was one.
+fn restore(
+    module: &mut dr::Module,
+    storage: StorageClass,
+    (placeholder, builtin, gl_name): (&str, BuiltIn, &str),
+) -> bool {
+    let Some(var) = module
+        .debug_names
+        .iter()
+        .find(|i| {
+            i.class.opcode == Op::Name
+                && matches!(i.operands.get(1), Some(Operand::LiteralString(s)) if s == placeholder)
+        })
+        .and_then(|i| match i.operands.first() {
+            Some(Operand::IdRef(v)) => Some(*v),
+            _ => None,
+        })
+    else {
+        return false;
+    };
+    let has_storage = module.types_global_values.iter().any(|i| {
+        i.result_id == Some(var) && i.operands.first() == Some(&Operand::StorageClass(storage))
+    });
+    if !has_storage {
+        return false;
+    }
+    module.annotations.retain(|i| {
+        !(i.operands.first() == Some(&Operand::IdRef(var))
+            && matches!(
+                i.operands.get(1),
+                Some(Operand::Decoration(
+                    Decoration::Location | Decoration::Component
+                ))
+            ))
+    });
+    module.annotations.push(Instruction::new(
+        Op::Decorate,
+        None,
+        None,
+        vec![
+            Operand::IdRef(var),
+            Operand::Decoration(Decoration::BuiltIn),
+            Operand::BuiltIn(builtin),
+        ],
+    ));
+    for name in &mut module.debug_names {
+        if name.operands.first() == Some(&Operand::IdRef(var)) {
+            name.operands[1] = Operand::LiteralString(gl_name.to_string());
+        }
+    }
+    true
+}
+
+/// Declares `capability` unless the module does.
+fn declare_capability(module: &mut dr::Module, capability: Capability) {
+    let declared = module
+        .capabilities
+        .iter()
+        .any(|i| i.operands.first() == Some(&Operand::Capability(capability)));
+    if !declared {
+        module.capabilities.push(Instruction::new(
+            Op::Capability,
+            None,
+            None,
+            vec![Operand::Capability(capability)],
+        ));
+    }
 }
 
 #[cfg(test)]
@@ -87,6 +141,42 @@ mod tests {
     use crate::glsl::tests::{assert_valid_vulkan_spirv, compiler};
     use crate::scene::Stage;
     use rspirv::binary::Disassemble;
+
+    #[test]
+    fn vertex_placeholders_become_the_built_ins() {
+        let mut units = vec![
+            "#version 140\n#extension GL_AMD_vertex_shader_layer : enable\n\
+             #extension GL_AMD_vertex_shader_viewport_index : enable\n\
+             void main() { gl_Position = vec4(0); gl_Layer = 3; gl_ViewportIndex = 2; }\n"
+                .to_string(),
+        ];
+        assert!(crate::extension_fixes::vertex_layer_viewport(&mut units));
+        let (words, _) = compiler()
+            .compile(Stage::Vertex, &[(units[0].clone(), None)])
+            .unwrap();
+        let mut module = dr::load_words(&words).unwrap();
+        assert!(restore_vertex_builtins(&mut module));
+        let text = module.disassemble();
+        assert!(text.contains("BuiltIn Layer"), "{text}");
+        assert!(text.contains("BuiltIn ViewportIndex"), "{text}");
+        assert!(
+            text.contains("OpCapability ShaderViewportIndexLayerEXT"),
+            "{text}"
+        );
+        assert!(
+            text.contains("SPV_EXT_shader_viewport_index_layer"),
+            "{text}"
+        );
+        assert!(!text.contains("Location"), "{text}");
+        assert_valid(&module);
+    }
+
+    fn assert_valid(module: &dr::Module) {
+        assert_valid_vulkan_spirv(
+            &rspirv::binary::Assemble::assemble(module),
+            "fragment_layer",
+        );
+    }
 
     #[test]
     fn placeholders_become_the_built_ins() {
@@ -106,9 +196,6 @@ mod tests {
         assert!(text.contains("BuiltIn ViewportIndex"), "{text}");
         assert!(text.contains("OpCapability MultiViewport"), "{text}");
         assert!(!text.contains("Location 3"), "{text}");
-        assert_valid_vulkan_spirv(
-            &rspirv::binary::Assemble::assemble(&module),
-            "fragment_layer",
-        );
+        assert_valid(&module);
     }
 }

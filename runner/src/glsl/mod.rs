@@ -378,6 +378,9 @@ fn fix_sources(sources: &mut [(Stage, Vec<Unit>)]) -> Result<(), SceneError> {
             crate::fixes::frag_coord(&mut texts).map_err(SceneError::Fail)?;
             crate::extension_fixes::fragment_layer_viewport(&mut texts);
         }
+        if *stage == Stage::Vertex {
+            crate::extension_fixes::vertex_layer_viewport(&mut texts);
+        }
         for ((text, _), fixed) in units.iter_mut().zip(texts) {
             *text = fixed;
         }
@@ -570,9 +573,11 @@ impl Compiler {
                 ))
             })?;
             merge_builtin_copies(&mut module);
-            if *stage == Stage::Fragment {
-                fragment_layer::restore_fragment_builtins(&mut module);
-            }
+            match stage {
+                Stage::Fragment => fragment_layer::restore_fragment_builtins(&mut module),
+                Stage::Vertex => fragment_layer::restore_vertex_builtins(&mut module),
+                _ => false,
+            };
             if spirv_shader(scene, *stage).is_some() {
                 vulkan_from_gl_spirv(&mut module)?;
                 let values: Vec<(u32, u32)> = scene

@@ -270,6 +270,7 @@ fn needs(scene: &Scene, program: &Program) -> Needs {
         // Set by `play` for `--window`; scenes themselves never present.
         swapchain: false,
         provoking_vertex: scene.uses(|c| matches!(c, Command::ProvokingFirst(true))),
+        viewport_index_layer: cap(C::ShaderViewportIndexLayerEXT),
         color_attachments: scene
             .commands
             .iter()
@@ -356,6 +357,9 @@ pub struct Player {
     active_stage: Option<Stage>,
     textures: textures::Textures,
     images: images::ImageUnits,
+    /// `texture junk 2DArray`: each unit's (width, height, layers); its content is
+    /// undefined, so it only exists once it becomes the render target (`fb tex layered`).
+    junk_arrays: BTreeMap<u32, [u32; 3]>,
     storage: buffers::StorageBuffers,
     gl_state: GlState,
     raster: RasterState,
@@ -395,8 +399,8 @@ impl Player {
         let depth = uses_depth(scene);
         // Shader objects draw only inside vkCmdBeginRendering.
         let dynamic = gpu.pipelines == pipeline::Path::ShaderObjects;
-        let targets =
-            Targets::new(&gpu, w, h, &[Some(Format::DEFAULT)], dynamic, depth).map_err(fail)?;
+        let targets = Targets::new(&gpu, (w, h, 1), &[Some(Format::DEFAULT)], dynamic, depth)
+            .map_err(fail)?;
         let query_pool = if gpu.xfb.is_some() {
             let info = vk::QueryPoolCreateInfo::default()
                 .query_type(vk::QueryType::TRANSFORM_FEEDBACK_STREAM_EXT)
@@ -455,6 +459,7 @@ impl Player {
             active_stage: None,
             textures: textures::Textures::default(),
             images: images::ImageUnits::default(),
+            junk_arrays: BTreeMap::new(),
             storage: buffers::StorageBuffers::default(),
             gl_state: GlState::default(),
             raster: RasterState::default(),
@@ -959,6 +964,10 @@ impl Player {
                 self.gl_state.point_sprite_lower_left = *lower_left
             }
             Command::ProbeDepth { x, y, depth } => self.probe_depth(*x, *y, *depth)?,
+            Command::TextureJunkArray { unit, size } => {
+                self.junk_arrays.insert(*unit, *size);
+            }
+            Command::FbTexLayered(unit) => self.render_to_layers(*unit)?,
             Command::FbDynamicRendering => {
                 let formats: Vec<Option<Format>> = self
                     .targets
@@ -1000,14 +1009,19 @@ impl Player {
     }
 
     fn replace_targets(&mut self, formats: &[Option<Format>], dynamic: bool) -> VkResult<()> {
-        let targets = Targets::new(
-            &self.gpu,
-            self.targets.width,
-            self.targets.height,
-            formats,
-            dynamic,
-            self.depth,
-        )?;
+        let t = &self.targets;
+        self.replace_targets_sized((t.width, t.height, t.layers), formats, dynamic)
+    }
+
+    /// New render targets of `size` (width, height, layers); pipelines made for the old
+    /// ones go.
+    fn replace_targets_sized(
+        &mut self,
+        size: (u32, u32, u32),
+        formats: &[Option<Format>],
+        dynamic: bool,
+    ) -> VkResult<()> {
+        let targets = Targets::new(&self.gpu, size, formats, dynamic, self.depth)?;
         let mut old = std::mem::replace(&mut self.targets, targets);
         old.destroy(&self.gpu);
         // Pipelines are tied to the render pass / attachment formats.
@@ -1016,6 +1030,20 @@ impl Player {
         }
         self.readback_fresh = false;
         self.init_targets()
+    }
+
+    /// `fb tex layered UNIT`: the render target becomes the unit's 2D array texture, all
+    /// its layers, in the window's format.
+    fn render_to_layers(&mut self, unit: u32) -> Result<(), SceneError> {
+        let Some(&[width, height, layers]) = self.junk_arrays.get(&unit) else {
+            return Err(SceneError::Skip(format!(
+                "`fb tex layered {unit}` on a unit without `texture junk 2DArray`"
+            )));
+        };
+        let formats = [Some(Format::DEFAULT)];
+        let dynamic = self.targets.dynamic;
+        self.replace_targets_sized((width, height, layers), &formats, dynamic)
+            .map_err(fail)
     }
 
     fn refresh_readback(&mut self) -> VkResult<()> {

@@ -250,6 +250,9 @@ pub struct Needs {
     pub swapchain: bool,
     /// `provoking vertex first`: `VK_EXT_provoking_vertex`, enabled by the runner.
     pub provoking_vertex: bool,
+    /// A vertex shader writes `gl_Layer` / `gl_ViewportIndex`:
+    /// `VK_EXT_shader_viewport_index_layer`.
+    pub viewport_index_layer: bool,
 }
 
 /// A logical device made for one scene.
@@ -495,6 +498,11 @@ impl Gpu {
             has_extension(&exts, ash::ext::provoking_vertex::NAME),
             "VK_EXT_provoking_vertex (provoking vertex first)",
         );
+        want(
+            needs.viewport_index_layer,
+            has_extension(&exts, ash::ext::shader_viewport_index_layer::NAME),
+            "VK_EXT_shader_viewport_index_layer (a vertex shader writing gl_Layer)",
+        );
         let shader_objects = vulkan.pipelines == pipeline::Path::ShaderObjects;
         want(
             needs.dynamic_rendering || shader_objects,
@@ -605,8 +613,9 @@ impl Gpu {
         unsafe { self.device.allocate_memory(&info, None) }.map_err(check("vkAllocateMemory"))
     }
 
-    /// A single-level, single-layer 2D image of `format` for `usage`, its memory (device
-    /// local where the device has it) and a view of `range`; nothing is left on failure.
+    /// A single-level 2D image of `format` for `usage` with `range.layer_count` layers (a
+    /// count, not `REMAINING_ARRAY_LAYERS`), its memory (device local where the device has
+    /// it) and a view of `range`; nothing is left on failure.
     pub fn image_2d(
         &self,
         format: vk::Format,
@@ -624,7 +633,7 @@ impl Gpu {
                 depth: 1,
             })
             .mip_levels(1)
-            .array_layers(1)
+            .array_layers(range.layer_count)
             .samples(vk::SampleCountFlags::TYPE_1)
             .tiling(vk::ImageTiling::OPTIMAL)
             .usage(usage);
@@ -637,9 +646,14 @@ impl Gpu {
             .or_else(|_| self.allocate(req, vk::MemoryPropertyFlags::empty()))
             // SAFETY: `image` is `d`'s, unused and unbound; nothing else holds it.
             .inspect_err(|_| unsafe { d.destroy_image(image, None) })?;
+        // A layered render target (`fb tex layered`) is an array texture's every layer.
+        let view_type = match range.layer_count {
+            1 => vk::ImageViewType::TYPE_2D,
+            _ => vk::ImageViewType::TYPE_2D_ARRAY,
+        };
         let view_info = vk::ImageViewCreateInfo::default()
             .image(image)
-            .view_type(vk::ImageViewType::TYPE_2D)
+            .view_type(view_type)
             .format(format)
             .subresource_range(range);
         // SAFETY: `memory` was allocated for `req`, the requirements of `image`, both `d`'s.
@@ -764,12 +778,16 @@ impl DeviceExtensions {
             libraries: matches!(vulkan.pipelines, pipeline::Path::Libraries { .. }),
             shader_objects: vulkan.pipelines == pipeline::Path::ShaderObjects,
         };
-        let wanted: [(bool, &[&CStr]); 7] = [
+        let wanted: [(bool, &[&CStr]); 8] = [
             (
                 needs.transform_feedback,
                 &[ash::ext::transform_feedback::NAME],
             ),
             (needs.swapchain, &[ash::khr::swapchain::NAME]),
+            (
+                needs.viewport_index_layer,
+                &[ash::ext::shader_viewport_index_layer::NAME],
+            ),
             (chosen.provoking_vertex, &[ash::ext::provoking_vertex::NAME]),
             (
                 chosen.custom_border_color,

@@ -60,6 +60,8 @@ fn compare_op(f: DepthFunc) -> vk::CompareOp {
 
 /// GL's depth range: glDepthRange(0, 1), its initial state.
 const DEPTH_RANGE: (f32, f32) = (0.0, 1.0);
+/// GL_MAX_VIEWPORTS' minimum (GL 4.1, GL_ARB_viewport_array).
+const GL_MAX_VIEWPORTS: u32 = 16;
 
 pub struct PipelineDesc<'a> {
     pub stages: &'a [(Stage, vk::ShaderModule)],
@@ -205,6 +207,18 @@ impl Specialization {
     }
 }
 
+/// GL's viewports and scissors for the targets: `glViewport` sets every viewport, so where
+/// the device has `multiViewport` (a shader selects one with `gl_ViewportIndex`) there are
+/// GL's 16 (GL_MAX_VIEWPORTS' minimum) of the one viewport, else one.
+fn viewports_and_scissors(gpu: &Gpu, targets: &Targets) -> (Vec<vk::Viewport>, Vec<vk::Rect2D>) {
+    let count = match gpu.enabled_features.multi_viewport == vk::TRUE {
+        true => GL_MAX_VIEWPORTS.min(gpu.limits.max_viewports) as usize,
+        false => 1,
+    };
+    let (viewport, scissor) = viewport_and_scissor(gpu, targets);
+    (vec![viewport; count], vec![scissor; count])
+}
+
 /// GL's viewport and scissor for the targets: a flipped viewport puts GL's bottom row at the
 /// framebuffer's last; `--lower-left` keeps GL's row order.
 fn viewport_and_scissor(gpu: &Gpu, targets: &Targets) -> (vk::Viewport, vk::Rect2D) {
@@ -279,9 +293,7 @@ pub fn create(gpu: &Gpu, targets: &Targets, desc: &PipelineDesc) -> VkResult<Pip
         vk::PipelineInputAssemblyStateCreateInfo::default().topology(desc.topology);
     let tessellation = vk::PipelineTessellationStateCreateInfo::default()
         .patch_control_points(desc.patch_control_points);
-    let (viewport, scissor) = viewport_and_scissor(gpu, targets);
-    let viewports = [viewport];
-    let scissors = [scissor];
+    let (viewports, scissors) = viewports_and_scissors(gpu, targets);
     let viewport = vk::PipelineViewportStateCreateInfo::default()
         .viewports(&viewports)
         .scissors(&scissors);
@@ -780,13 +792,13 @@ impl ShaderState<'_> {
         let (gpu, objects, cmd, desc) = (self.gpu, self.objects, self.cmd, self.desc);
         let d = &gpu.device;
         let features = &gpu.enabled_features;
-        let (viewport, scissor) = viewport_and_scissor(gpu, targets);
+        let (viewports, scissors) = viewports_and_scissors(gpu, targets);
         // SAFETY: as in `set_vertex_input`; `cmd_set_line_width` is the core command on the
         // same device (a width other than 1 only where `wideLines` is on: the player refuses
-        // it otherwise).
+        // it otherwise; several viewports only where `multiViewport` is on).
         unsafe {
-            objects.cmd_set_viewport_with_count(cmd, &[viewport]);
-            objects.cmd_set_scissor_with_count(cmd, &[scissor]);
+            objects.cmd_set_viewport_with_count(cmd, &viewports);
+            objects.cmd_set_scissor_with_count(cmd, &scissors);
             objects.cmd_set_rasterizer_discard_enable(cmd, desc.rasterizer_discard);
             objects.cmd_set_polygon_mode(cmd, polygon_mode(desc.raster.polygon_mode));
             objects.cmd_set_cull_mode(cmd, cull_mode(&desc.raster));

@@ -31,6 +31,14 @@ pub struct DepthAttachment {
 
 pub const DEPTH_FORMAT: vk::Format = vk::Format::D32_SFLOAT;
 
+/// `range` over the first `layers` layers.
+fn layer_range(range: vk::ImageSubresourceRange, layers: u32) -> vk::ImageSubresourceRange {
+    vk::ImageSubresourceRange {
+        layer_count: layers,
+        ..range
+    }
+}
+
 fn depth_range() -> vk::ImageSubresourceRange {
     vk::ImageSubresourceRange {
         aspect_mask: vk::ImageAspectFlags::DEPTH,
@@ -41,6 +49,9 @@ fn depth_range() -> vk::ImageSubresourceRange {
 pub struct Targets {
     pub width: u32,
     pub height: u32,
+    /// More than 1 for a layered target (`fb tex layered`): draws reach every layer
+    /// (`gl_Layer`); clears clear them all; probes read layer 0, as GL's do.
+    pub layers: u32,
     pub attachments: Vec<Attachment>,
     pub depth: Option<DepthAttachment>,
     pub dynamic: bool,
@@ -52,11 +63,10 @@ pub struct Targets {
 
 impl Targets {
     /// `formats[i] == None` is a hole (an RGBA8 image that draws never write); `depth`
-    /// adds a depth buffer.
+    /// adds a depth buffer; every image has `layers` layers.
     pub fn new(
         gpu: &Gpu,
-        width: u32,
-        height: u32,
+        (width, height, layers): (u32, u32, u32),
         formats: &[Option<Format>],
         dynamic: bool,
         depth: bool,
@@ -64,6 +74,7 @@ impl Targets {
         let mut targets = Targets {
             width,
             height,
+            layers,
             attachments: Vec::new(),
             depth: None,
             dynamic,
@@ -74,8 +85,7 @@ impl Targets {
         for f in formats {
             let att = Self::attachment(
                 gpu,
-                width,
-                height,
+                (width, height, layers),
                 f.unwrap_or(Format::DEFAULT),
                 f.is_some(),
             );
@@ -88,7 +98,7 @@ impl Targets {
             }
         }
         if depth {
-            match Self::depth_attachment(gpu, width, height) {
+            match Self::depth_attachment(gpu, (width, height, layers)) {
                 Ok(d) => targets.depth = Some(d),
                 Err(e) => {
                     targets.destroy(gpu);
@@ -107,8 +117,7 @@ impl Targets {
 
     fn attachment(
         gpu: &Gpu,
-        width: u32,
-        height: u32,
+        (width, height, layers): (u32, u32, u32),
         format: Format,
         used: bool,
     ) -> VkResult<Attachment> {
@@ -133,7 +142,7 @@ impl Targets {
             vk::ImageUsageFlags::COLOR_ATTACHMENT
                 | vk::ImageUsageFlags::TRANSFER_SRC
                 | vk::ImageUsageFlags::TRANSFER_DST,
-            color_range(),
+            layer_range(color_range(), layers),
         )?;
         let readback = gpu.buffer(
             width as u64 * height as u64 * format.texel_bytes() as u64,
@@ -169,6 +178,7 @@ impl Targets {
         let mut targets = Targets {
             width,
             height,
+            layers: 1,
             attachments: vec![Attachment {
                 format,
                 used: true,
@@ -198,7 +208,10 @@ impl Targets {
         self.attachments.iter().any(|a| a.image == image)
     }
 
-    fn depth_attachment(gpu: &Gpu, width: u32, height: u32) -> VkResult<DepthAttachment> {
+    fn depth_attachment(
+        gpu: &Gpu,
+        (width, height, layers): (u32, u32, u32),
+    ) -> VkResult<DepthAttachment> {
         // SAFETY: `gpu.physical` was enumerated from `gpu.instance`, alive as long as `gpu`.
         let props = unsafe {
             gpu.instance
@@ -220,7 +233,7 @@ impl Targets {
             vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT
                 | vk::ImageUsageFlags::TRANSFER_SRC
                 | vk::ImageUsageFlags::TRANSFER_DST,
-            depth_range(),
+            layer_range(depth_range(), layers),
         )?;
         let readback = gpu.buffer(
             width as u64 * height as u64 * 4,
@@ -301,7 +314,7 @@ impl Targets {
             .attachments(&views)
             .width(self.width)
             .height(self.height)
-            .layers(1);
+            .layers(self.layers);
         // SAFETY: `views` are live views of this device's images, one per attachment of
         // `self.render_pass` (just made from the same list), of at least `width`×`height`.
         self.framebuffer = unsafe { gpu.device.create_framebuffer(&fb_info, None) }
@@ -334,6 +347,7 @@ impl Targets {
                     vk::ImageLayout::UNDEFINED,
                     vk::ImageLayout::GENERAL,
                 )
+                .subresource_range(layer_range(color_range(), self.layers))
                 .dst_access_mask(vk::AccessFlags::MEMORY_READ | vk::AccessFlags::MEMORY_WRITE)
             })
             .collect();
@@ -344,7 +358,7 @@ impl Targets {
                     vk::ImageLayout::UNDEFINED,
                     vk::ImageLayout::GENERAL,
                 )
-                .subresource_range(depth_range())
+                .subresource_range(layer_range(depth_range(), self.layers))
                 .dst_access_mask(vk::AccessFlags::MEMORY_READ | vk::AccessFlags::MEMORY_WRITE),
             );
         }
@@ -367,7 +381,7 @@ impl Targets {
                     a.image,
                     vk::ImageLayout::GENERAL,
                     &a.format.clear_value(color),
-                    &[color_range()],
+                    &[layer_range(color_range(), self.layers)],
                 );
             }
         }
@@ -386,7 +400,7 @@ impl Targets {
                         depth: depth.clamp(0.0, 1.0),
                         stencil: 0,
                     },
-                    &[depth_range()],
+                    &[layer_range(depth_range(), self.layers)],
                 );
             }
         }
@@ -425,7 +439,7 @@ impl Targets {
             });
             let mut rendering = vk::RenderingInfo::default()
                 .render_area(area)
-                .layer_count(1)
+                .layer_count(self.layers)
                 .color_attachments(&infos);
             if let Some(info) = &depth_info {
                 rendering = rendering.depth_attachment(info);
