@@ -10,6 +10,7 @@ mod compat;
 mod extension_fixes;
 mod fixes;
 mod glsl;
+mod implicit_arrays;
 mod initializers;
 mod layer;
 mod player;

@@ -490,6 +490,7 @@ impl Compiler {
         for (stage, units) in &mut sources {
             let mut texts: Vec<String> = units.iter().map(|(t, _)| t.clone()).collect();
             crate::fixes::per_vertex_sizes(*stage, &mut texts);
+            crate::implicit_arrays::size_implicit_arrays(&mut texts);
             if *stage == Stage::Fragment {
                 crate::fixes::frag_coord(&mut texts).map_err(SceneError::Fail)?;
                 crate::extension_fixes::fragment_layer_viewport(&mut texts);
