@@ -577,7 +577,8 @@ fn explicit_size(types: &Types, ty: u32) -> u32 {
     types.shape(ty).map_or(0, |(s, c, r)| s.size() * c * r)
 }
 
-/// A plain `sampler2D` (float, 2D, not arrayed, multisampled or shadow), not an array.
+/// A float 2D sampler, not multisampled: `sampler2D`, `sampler2DArray`, `sampler2DShadow`
+/// (the texture on its unit has the matching view and compare state), not an array.
 fn is_sampler_2d(types: &Types, ty: u32) -> bool {
     let Some(sampled) = types.def(ty) else {
         return false;
@@ -601,8 +602,8 @@ fn is_sampler_2d(types: &Types, ty: u32) -> bool {
         .and_then(|t| types.def(t))
         .is_some_and(|t| t.class.opcode == Op::TypeFloat);
     matches!(image.operands.get(1), Some(Operand::Dim(spirv::Dim::Dim2D)))
-        && image.operands.get(2).and_then(literal) == Some(0)
-        && image.operands.get(3).and_then(literal) == Some(0)
+        && matches!(image.operands.get(2).and_then(literal), Some(0 | 1))
+        && matches!(image.operands.get(3).and_then(literal), Some(0 | 1))
         && image.operands.get(4).and_then(literal) == Some(0)
         && float
 }

@@ -742,7 +742,19 @@ impl Gpu {
     pub fn image_2d(
         &self,
         format: vk::Format,
+        size: (u32, u32),
+        usage: vk::ImageUsageFlags,
+        range: vk::ImageSubresourceRange,
+    ) -> VkResult<(vk::Image, vk::DeviceMemory, vk::ImageView)> {
+        self.image_layers(format, size, vk::ImageViewType::TYPE_2D, usage, range)
+    }
+
+    /// Like [`Gpu::image_2d`], with `range.layer_count` layers and a view of `view_type`.
+    pub fn image_layers(
+        &self,
+        format: vk::Format,
         (width, height): (u32, u32),
+        view_type: vk::ImageViewType,
         usage: vk::ImageUsageFlags,
         range: vk::ImageSubresourceRange,
     ) -> VkResult<(vk::Image, vk::DeviceMemory, vk::ImageView)> {
@@ -756,7 +768,7 @@ impl Gpu {
                 depth: 1,
             })
             .mip_levels(1)
-            .array_layers(1)
+            .array_layers(range.layer_count)
             .samples(vk::SampleCountFlags::TYPE_1)
             .tiling(vk::ImageTiling::OPTIMAL)
             .usage(usage);
@@ -771,7 +783,7 @@ impl Gpu {
             .inspect_err(|_| unsafe { d.destroy_image(image, None) })?;
         let view_info = vk::ImageViewCreateInfo::default()
             .image(image)
-            .view_type(vk::ImageViewType::TYPE_2D)
+            .view_type(view_type)
             .format(format)
             .subresource_range(range);
         // SAFETY: `memory` was allocated for `req`, the requirements of `image`, both `d`'s.
