@@ -15,6 +15,7 @@ mod initializers;
 mod layer;
 mod player;
 mod probe;
+mod rect_textures;
 mod report;
 mod scene;
 mod vk;

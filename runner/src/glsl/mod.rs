@@ -491,6 +491,11 @@ impl Compiler {
             let mut texts: Vec<String> = units.iter().map(|(t, _)| t.clone()).collect();
             crate::fixes::per_vertex_sizes(*stage, &mut texts);
             crate::implicit_arrays::size_implicit_arrays(&mut texts);
+            for text in &mut texts {
+                if let Some(fixed) = crate::rect_textures::rectangle_lookups(text) {
+                    *text = fixed;
+                }
+            }
             if *stage == Stage::Fragment {
                 crate::fixes::frag_coord(&mut texts).map_err(SceneError::Fail)?;
                 crate::extension_fixes::fragment_layer_viewport(&mut texts);
