@@ -552,7 +552,7 @@ impl Compiler {
                 .collect();
             modules.push((*stage, module, explicit));
         }
-        link_locations(&mut modules).map_err(SceneError::Fail)?;
+        link_locations(&mut modules, scene.require.separate_programs).map_err(SceneError::Fail)?;
         if let Some((_, module, explicit)) = modules.iter_mut().find(|(s, ..)| *s == Stage::Vertex)
         {
             place_unlocated_inputs(module, explicit);
