@@ -177,6 +177,8 @@ pub struct SamplerUniform {
     /// For `elements`: each one's uniform location after the variable's first (GL numbers
     /// a structure's samplers in declaration order, member by member).
     pub element_locations: Vec<u32>,
+    /// A `sampler2DArray` (its textures have array views).
+    pub arrayed: bool,
 }
 
 /// One compiled and linked stage.

@@ -151,6 +151,7 @@ pub(super) fn bind_uniform_blocks(
                     count: sampler_count,
                     elements: Vec::new(),
                     element_locations: Vec::new(),
+                    arrayed: is_arrayed_sampler(&types, sampler_type),
                 },
             ));
             continue;
@@ -606,6 +607,16 @@ fn is_sampler_2d(types: &Types, ty: u32) -> bool {
         && matches!(image.operands.get(3).and_then(literal), Some(0 | 1))
         && image.operands.get(4).and_then(literal) == Some(0)
         && float
+}
+
+/// Whether sampler type `ty`'s image is arrayed.
+fn is_arrayed_sampler(types: &Types, ty: u32) -> bool {
+    types
+        .def(ty)
+        .and_then(|sampled| sampled.operands.first().and_then(id))
+        .and_then(|image| types.def(image))
+        .and_then(|image| image.operands.get(3).and_then(literal))
+        == Some(1)
 }
 
 /// The leaf members of struct `ty` at `base`, named `prefix` + member name.

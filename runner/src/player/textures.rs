@@ -67,8 +67,9 @@ pub(super) struct Textures {
     units: BTreeMap<u32, Texture>,
     /// GL's active texture unit: the last `texture` command's.
     active: u32,
-    /// What a unit without a texture samples: 1×1 (0, 0, 0, 1).
-    incomplete: Option<Texture>,
+    /// What a unit without a texture samples: 1×1 (0, 0, 0, 1), for 2D samplers and (one
+    /// layer) for 2D array ones.
+    incomplete: [Option<Texture>; 2],
     /// Each sampler uniform: its binding, the stages using it and its unit (one per
     /// element of an array of samplers).
     pub(super) samplers: BTreeMap<u32, (SamplerUniform, vk::ShaderStageFlags, Vec<u32>)>,
@@ -78,7 +79,7 @@ impl Textures {
     pub(super) fn destroy(&mut self, gpu: &Gpu) {
         for t in std::mem::take(&mut self.units)
             .into_values()
-            .chain(self.incomplete.take())
+            .chain(self.incomplete.iter_mut().filter_map(Option::take))
         {
             destroy(gpu, &t);
         }
@@ -351,37 +352,37 @@ impl Player {
         if self.textures.samplers.is_empty() {
             return Ok(());
         }
-        let needs_incomplete = self
-            .textures
-            .samplers
-            .values()
-            .flat_map(|(_, _, units)| units)
-            .any(|unit| !self.textures.units.contains_key(unit));
-        if needs_incomplete && self.textures.incomplete.is_none() {
-            let t = self.upload_texture(&TexelImage {
-                width: 1,
-                height: 1,
-                layers: 1,
-                arrayed: false,
-                format: vk::Format::R8G8B8A8_UNORM,
-                bytes: vec![0, 0, 0, 255],
-                sampling: Sampling::default(),
-            })?;
-            self.textures.incomplete = Some(t);
+        for arrayed in [false, true] {
+            let needs_incomplete = self
+                .textures
+                .samplers
+                .values()
+                .filter(|(sampler, ..)| sampler.arrayed == arrayed)
+                .flat_map(|(_, _, units)| units)
+                .any(|unit| !self.textures.units.contains_key(unit));
+            if needs_incomplete && self.textures.incomplete[usize::from(arrayed)].is_none() {
+                let t = self.upload_texture(&TexelImage {
+                    width: 1,
+                    height: 1,
+                    layers: 1,
+                    arrayed,
+                    format: vk::Format::R8G8B8A8_UNORM,
+                    bytes: vec![0, 0, 0, 255],
+                    sampling: Sampling::default(),
+                })?;
+                self.textures.incomplete[usize::from(arrayed)] = Some(t);
+            }
         }
         let infos: Vec<(u32, Vec<vk::DescriptorImageInfo>)> = self
             .textures
             .samplers
             .iter()
-            .filter_map(|(binding, (_, _, units))| {
+            .filter_map(|(binding, (sampler, _, units))| {
+                let incomplete = self.textures.incomplete[usize::from(sampler.arrayed)].as_ref();
                 let elements = units
                     .iter()
                     .map(|unit| {
-                        let t = self
-                            .textures
-                            .units
-                            .get(unit)
-                            .or(self.textures.incomplete.as_ref())?;
+                        let t = self.textures.units.get(unit).or(incomplete)?;
                         Some(vk::DescriptorImageInfo {
                             sampler: t.sampler,
                             image_view: t.view,
@@ -599,6 +600,7 @@ mod tests {
             count: 2,
             elements: Vec::new(),
             element_locations: Vec::new(),
+            arrayed: false,
         };
         textures
             .samplers
