@@ -213,24 +213,7 @@ fn texel_image(image: &TextureImage) -> TexelImage {
             });
             (width, height, 1, colors, TexelFormat::Rgba8, RED_BORDER)
         }
-        TextureImage::ShadowRect { width, height } => {
-            let ramp = (width.max(2) - 1) as f32;
-            let depths: Vec<u8> = (0..height)
-                .flat_map(|_| (0..width).flat_map(move |x| (x as f32 / ramp).to_le_bytes()))
-                .collect();
-            return TexelImage {
-                width,
-                height,
-                layers: 1,
-                arrayed: false,
-                format: vk::Format::D32_SFLOAT,
-                bytes: depths,
-                sampling: Sampling {
-                    compare_greater: true,
-                    ..Sampling::default()
-                },
-            };
-        }
+        TextureImage::ShadowRect { width, height } => return shadow_rect(width, height),
     };
     let (format, bytes) = encode(&colors, format);
     TexelImage {
@@ -244,6 +227,26 @@ fn texel_image(image: &TextureImage) -> TexelImage {
         format,
         bytes,
         sampling,
+    }
+}
+
+/// `piglit_depth_texture`'s ramp: depth x / (w − 1) in column x, compared GL_GREATER.
+fn shadow_rect(width: u32, height: u32) -> TexelImage {
+    let ramp = (width.max(2) - 1) as f32;
+    let depths: Vec<u8> = (0..height)
+        .flat_map(|_| (0..width).flat_map(move |x| (x as f32 / ramp).to_le_bytes()))
+        .collect();
+    TexelImage {
+        width,
+        height,
+        layers: 1,
+        arrayed: false,
+        format: vk::Format::D32_SFLOAT,
+        bytes: depths,
+        sampling: Sampling {
+            compare_greater: true,
+            ..Sampling::default()
+        },
     }
 }
 
@@ -455,59 +458,13 @@ impl Player {
             format,
         };
         let data = &texels.bytes;
-        let staging = gpu
+        let mut staging = gpu
             .buffer(data.len() as u64, vk::BufferUsageFlags::TRANSFER_SRC)
             .inspect_err(|_| destroy(gpu, &texture))
             .map_err(fail)?;
-        let mut staging = staging;
         staging.bytes_mut()[..data.len()].copy_from_slice(data);
         let result = self.submit(|p, cmd| {
-            let to_dst = image_barrier(
-                image,
-                vk::ImageLayout::UNDEFINED,
-                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-            )
-            .subresource_range(range)
-            .dst_access_mask(vk::AccessFlags::TRANSFER_WRITE);
-            p.gpu.image_barriers(
-                cmd,
-                vk::PipelineStageFlags::TOP_OF_PIPE,
-                vk::PipelineStageFlags::TRANSFER,
-                &[to_dst],
-            );
-            let region =
-                whole_image_copy(aspect, w, h).image_subresource(vk::ImageSubresourceLayers {
-                    aspect_mask: aspect,
-                    mip_level: 0,
-                    base_array_layer: 0,
-                    layer_count: layers,
-                });
-            // SAFETY: `cmd` is recording; the staging buffer holds the texels and the image
-            // was just moved to TRANSFER_DST_OPTIMAL; both live until the submission is waited
-            // for.
-            unsafe {
-                p.gpu.device.cmd_copy_buffer_to_image(
-                    cmd,
-                    staging.buffer,
-                    image,
-                    vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-                    &[region],
-                );
-            }
-            let to_read = image_barrier(
-                image,
-                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-                vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
-            )
-            .subresource_range(range)
-            .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
-            .dst_access_mask(vk::AccessFlags::SHADER_READ);
-            p.gpu.image_barriers(
-                cmd,
-                vk::PipelineStageFlags::TRANSFER,
-                vk::PipelineStageFlags::ALL_COMMANDS,
-                &[to_read],
-            );
+            record_upload(&p.gpu, cmd, staging.buffer, image, range, (w, h));
         });
         self.gpu.destroy_buffer(&staging);
         match result {
@@ -518,6 +475,63 @@ impl Player {
             }
         }
     }
+}
+
+/// Records the copy of `staging` into every layer of `image` (of `range`, `w` × `h`),
+/// which ends ready to be sampled.
+fn record_upload(
+    gpu: &Gpu,
+    cmd: vk::CommandBuffer,
+    staging: vk::Buffer,
+    image: vk::Image,
+    range: vk::ImageSubresourceRange,
+    (w, h): (u32, u32),
+) {
+    let to_dst = image_barrier(
+        image,
+        vk::ImageLayout::UNDEFINED,
+        vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+    )
+    .subresource_range(range)
+    .dst_access_mask(vk::AccessFlags::TRANSFER_WRITE);
+    gpu.image_barriers(
+        cmd,
+        vk::PipelineStageFlags::TOP_OF_PIPE,
+        vk::PipelineStageFlags::TRANSFER,
+        &[to_dst],
+    );
+    let region =
+        whole_image_copy(range.aspect_mask, w, h).image_subresource(vk::ImageSubresourceLayers {
+            aspect_mask: range.aspect_mask,
+            mip_level: 0,
+            base_array_layer: 0,
+            layer_count: range.layer_count,
+        });
+    // SAFETY: `cmd` is recording; the staging buffer holds the texels and the image was just
+    // moved to TRANSFER_DST_OPTIMAL; both live until the submission is waited for.
+    unsafe {
+        gpu.device.cmd_copy_buffer_to_image(
+            cmd,
+            staging,
+            image,
+            vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+            &[region],
+        );
+    }
+    let to_read = image_barrier(
+        image,
+        vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+        vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
+    )
+    .subresource_range(range)
+    .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+    .dst_access_mask(vk::AccessFlags::SHADER_READ);
+    gpu.image_barriers(
+        cmd,
+        vk::PipelineStageFlags::TRANSFER,
+        vk::PipelineStageFlags::ALL_COMMANDS,
+        &[to_read],
+    );
 }
 
 /// The Vulkan sampler of `sampling` for an image of `format`. A border colour other than
