@@ -317,7 +317,11 @@ pub enum DepthFunc {
 pub enum TextureImage {
     /// `piglit_rgbw_texture`: red, green, blue, white quadrants (bottom left, bottom right,
     /// top left, top right); nearest filtering, clamp to edge.
-    Rgbw { width: u32, height: u32 },
+    Rgbw {
+        width: u32,
+        height: u32,
+        format: TexelFormat,
+    },
     /// `piglit_checkerboard_texture` with w/2 × h/2 squares: `black` where
     /// (row ^ column) is even; nearest filtering, clamp to border (1, 0, 0, 1).
     Checkerboard {
@@ -326,6 +330,57 @@ pub enum TextureImage {
         black: [f32; 4],
         white: [f32; 4],
     },
+    /// `texture rgbw 2DArray UNIT (w, h, layers)`: `piglit_array_texture`, each layer one
+    /// colour, red, green, blue, white, red, …; nearest filtering, clamp to edge.
+    RgbwArray {
+        width: u32,
+        height: u32,
+        layers: u32,
+    },
+    /// `texture quads UNIT 0 (w, h) (sw, sh) (bl) (br) (tl) (tr)`: `piglit_quads_texture`,
+    /// sw × sh squares, `colors` bottom left and bottom right alternating along even rows of
+    /// squares, top left and top right along odd ones; nearest filtering, clamp to border
+    /// (1, 0, 0, 1).
+    Quads {
+        width: u32,
+        height: u32,
+        square: [u32; 2],
+        colors: [[f32; 4]; 4],
+    },
+    /// `texture shadowRect UNIT (w, h)`: `piglit_depth_texture` of a rectangle texture, depth
+    /// x / (w − 1) in column x; nearest filtering, clamp to edge, compared GL_GREATER.
+    ShadowRect { width: u32, height: u32 },
+}
+
+/// The internal format a `texture rgbw … FORMAT` names (GL_RGBA without one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TexelFormat {
+    /// GL_RGBA, GL_RGBA8, and GL_COMPRESSED_RGBA: a generic compressed format, which GL lets
+    /// an implementation keep uncompressed (GL 4.6 §8.5: "may choose … an uncompressed
+    /// internal format").
+    Rgba8,
+    Rgba32f,
+    R11fG11fB10f,
+}
+
+/// `texparameter 2D wrap_s|wrap_t|wrap_r MODE` and `texparameter 2D border_color r g b a`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum TexSampling {
+    /// The wrap mode of coordinate s, t or r (0, 1, 2).
+    Wrap {
+        axis: usize,
+        mode: TexWrap,
+    },
+    BorderColor([f32; 4]),
+}
+
+/// GL's texture wrap modes piglit's `texparameter` takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TexWrap {
+    Repeat,
+    #[default]
+    ClampToEdge,
+    ClampToBorder,
 }
 
 /// A value in a shader storage buffer (`ssbo … subdata`, `probe ssbo`).
@@ -498,6 +553,8 @@ pub enum Command {
     },
     /// Applies to the texture of the last `texture` command's unit (GL's active unit).
     TexParameter(TexFilter),
+    /// Like [`Command::TexParameter`]: a wrap mode or the border colour.
+    TexSampling(TexSampling),
     /// `verify program_query GL_TRANSFORM_FEEDBACK_VARYINGS n`.
     VerifyXfbVaryings(u32),
     /// `verify program_query GL_ACTIVE_UNIFORMS n`.
@@ -986,6 +1043,16 @@ fn parse_num<T: Number>(token: &str, number: usize, line: &str) -> Result<T, Sce
 }
 
 /// Parses exactly `n` numbers from `tokens`.
+/// A GL internal format piglit's `texture rgbw` takes that the runner has.
+fn parse_texel_format(name: &str) -> Option<TexelFormat> {
+    Some(match name {
+        "GL_RGBA" | "GL_RGBA8" | "GL_COMPRESSED_RGBA" => TexelFormat::Rgba8,
+        "GL_RGBA32F" => TexelFormat::Rgba32f,
+        "GL_R11F_G11F_B10F" => TexelFormat::R11fG11fB10f,
+        _ => return None,
+    })
+}
+
 fn parse_nums<T: Number>(
     tokens: &[&str],
     n: usize,
@@ -1248,6 +1315,47 @@ fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
             image: TextureImage::Rgbw {
                 width: parse_num(w, number, line)?,
                 height: parse_num(h, number, line)?,
+                format: TexelFormat::Rgba8,
+            },
+        },
+        ["texture", "rgbw", unit, w, h, format] if format.starts_with("GL_") => Command::Texture {
+            unit: parse_num(unit, number, line)?,
+            image: TextureImage::Rgbw {
+                width: parse_num(w, number, line)?,
+                height: parse_num(h, number, line)?,
+                format: parse_texel_format(format)
+                    .ok_or_else(|| skip(number, line, "this texture format"))?,
+            },
+        },
+        ["texture", "rgbw", "2DArray", unit, w, h, layers] => Command::Texture {
+            unit: parse_num(unit, number, line)?,
+            image: TextureImage::RgbwArray {
+                width: parse_num(w, number, line)?,
+                height: parse_num(h, number, line)?,
+                layers: parse_num(layers, number, line)?,
+            },
+        },
+        ["texture", "quads", unit, level, rest @ ..] => {
+            if parse_num::<u32>(level, number, line)? != 0 {
+                return Err(skip(number, line, "texture levels other than 0"));
+            }
+            let v = parse_nums::<f32>(rest, 20, number, line)?;
+            let color = |i: usize| [v[i], v[i + 1], v[i + 2], v[i + 3]];
+            Command::Texture {
+                unit: parse_num(unit, number, line)?,
+                image: TextureImage::Quads {
+                    width: v[0] as u32,
+                    height: v[1] as u32,
+                    square: [v[2] as u32, v[3] as u32],
+                    colors: [color(4), color(8), color(12), color(16)],
+                },
+            }
+        }
+        ["texture", "shadowRect", unit, w, h] => Command::Texture {
+            unit: parse_num(unit, number, line)?,
+            image: TextureImage::ShadowRect {
+                width: parse_num(w, number, line)?,
+                height: parse_num(h, number, line)?,
             },
         },
         ["texture", "checkerboard", unit, level, rest @ ..] => {
@@ -1270,6 +1378,24 @@ fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
                 min: *which == "min",
                 linear: *filter == "linear",
             })
+        }
+        ["texparameter", "2D", wrap @ ("wrap_s" | "wrap_t" | "wrap_r"), mode] => {
+            Command::TexSampling(TexSampling::Wrap {
+                axis: ["wrap_s", "wrap_t", "wrap_r"]
+                    .iter()
+                    .position(|w| w == wrap)
+                    .unwrap_or(0),
+                mode: match *mode {
+                    "repeat" => TexWrap::Repeat,
+                    "clamp_to_edge" => TexWrap::ClampToEdge,
+                    "clamp_to_border" => TexWrap::ClampToBorder,
+                    _ => return Err(skip(number, line, "this texture wrap mode")),
+                },
+            })
+        }
+        ["texparameter", "2D", "border_color", rest @ ..] => {
+            let v = parse_nums::<f32>(rest, 4, number, line)?;
+            Command::TexSampling(TexSampling::BorderColor([v[0], v[1], v[2], v[3]]))
         }
         // The program compiled and linked, or the scene would not have got here.
         ["link", "success"] => Command::LinkSuccess,
@@ -1450,14 +1576,6 @@ fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
         ["memory", "barrier", bits @ ..] if bits.iter().all(|b| b.starts_with("GL_")) => {
             Command::MemoryBarrier
         }
-        // GL_RGBA8 is the format `texture rgbw` makes anyway.
-        ["texture", "rgbw", unit, w, h, "GL_RGBA8"] => Command::Texture {
-            unit: parse_num(unit, number, line)?,
-            image: TextureImage::Rgbw {
-                width: parse_num(w, number, line)?,
-                height: parse_num(h, number, line)?,
-            },
-        },
         ["probe", "attachment", k, rest @ ..] => {
             let attachment = parse_num::<u32>(k, number, line)? as usize;
             parse_probe(rest, false, attachment, number, line)?
@@ -2303,7 +2421,8 @@ mod tests {
                 unit: 1,
                 image: TextureImage::Rgbw {
                     width: 8,
-                    height: 4
+                    height: 4,
+                    format: TexelFormat::Rgba8,
                 }
             }
         );
@@ -2357,6 +2476,65 @@ mod tests {
         )
         .unwrap();
         assert_eq!(scene.require.limits, vec![(Limit::AtomicCounters, 20)]);
+    }
+
+    #[test]
+    fn texture_kinds_formats_and_sampling() {
+        let c = commands(
+            "texture rgbw 2 (4, 4) GL_RGBA32F\ntexture rgbw 2DArray 1 (8, 8, 3)\n\
+             texture shadowRect 0 (32, 16)\n\
+             texture quads 0 0 (4, 4) (1, 2) (0, 0.5, 0.1, 0.15) (0.2, 0.25, 0.3, 0.35) \
+             (0.4, 0.45, 0.5, 0.55) (0.6, 0.65, 0.7, 0.75)\n\
+             texparameter 2D wrap_t clamp_to_border\n\
+             texparameter 2D border_color 0.1 0.2 0.3 0.4",
+        )
+        .unwrap();
+        let image = |i: usize| match &c[i] {
+            Command::Texture { image, .. } => image.clone(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            image(0),
+            TextureImage::Rgbw {
+                width: 4,
+                height: 4,
+                format: TexelFormat::Rgba32f
+            }
+        );
+        assert_eq!(
+            image(1),
+            TextureImage::RgbwArray {
+                width: 8,
+                height: 8,
+                layers: 3
+            }
+        );
+        assert_eq!(
+            image(2),
+            TextureImage::ShadowRect {
+                width: 32,
+                height: 16
+            }
+        );
+        assert!(matches!(
+            image(3),
+            TextureImage::Quads { square: [1, 2], colors, .. } if colors[3] == [0.6, 0.65, 0.7, 0.75]
+        ));
+        assert_eq!(
+            c[4],
+            Command::TexSampling(TexSampling::Wrap {
+                axis: 1,
+                mode: TexWrap::ClampToBorder
+            })
+        );
+        assert_eq!(
+            c[5],
+            Command::TexSampling(TexSampling::BorderColor([0.1, 0.2, 0.3, 0.4]))
+        );
+        assert!(matches!(
+            commands("texture rgbw 0 (4, 4) GL_RGB9_E5"),
+            Err(SceneError::Skip(_))
+        ));
     }
 
     #[test]

@@ -123,6 +123,8 @@ pub struct SamplerUniform {
     pub element_locations: Vec<u32>,
     /// An `image2D` (storage image) rather than a sampler.
     pub storage_image: bool,
+    /// A `sampler2DArray` (its textures have array views).
+    pub arrayed: bool,
 }
 
 /// The stage as GL's messages name it.

@@ -15,12 +15,26 @@ use crate::scene::Stage;
 
 /// Gives every stage-to-stage interface variable the same Location in every stage, by name,
 /// as a GL linker matches them. Vertex inputs and fragment outputs face the API and keep
-/// glslang's Locations; explicit `layout(location=)` variables keep theirs.
+/// glslang's Locations; explicit `layout(location=)` variables keep theirs. With
+/// `separate` programs (one per stage) no linker sees both sides of an interface: see
+/// [`separate_locations`].
 pub(super) fn link_locations(
     modules: &mut [(Stage, dr::Module, HashSet<String>)],
+    separate: bool,
 ) -> Result<(), String> {
     let vars = interface_variables(modules);
     check_signatures(modules, &vars)?;
+    if separate {
+        let unlocated = vars
+            .iter()
+            .filter(|v| !(v.explicit && v.location.is_some()))
+            .map(|v| (v.module, v.iface, v.output, v.name.as_str(), v.slots, v.id))
+            .collect::<Vec<_>>();
+        for (module, id, loc) in separate_locations(&unlocated, &explicit_locations(&vars).1) {
+            set_decoration(&mut modules[module].1, id, Decoration::Location, loc);
+        }
+        return Ok(());
+    }
     let table = assign_locations(&vars);
     // An explicit location stays: GL matches explicitly located variables by location
     // (the table serves their unlocated namesakes).
@@ -129,11 +143,15 @@ fn check_signatures(
     Ok(())
 }
 
-/// The location of each (interface, name): an explicit location where a variable of the
-/// name has one, else the lowest free range of its largest variable's size, in order of
-/// appearance.
-fn assign_locations(vars: &[Var]) -> BTreeMap<(usize, String), u32> {
-    // [start, end) ranges taken, per interface
+/// The explicit locations of each (interface, name), and the [start, end) ranges they take
+/// per interface.
+#[allow(clippy::type_complexity)]
+fn explicit_locations(
+    vars: &[Var],
+) -> (
+    BTreeMap<(usize, String), u32>,
+    BTreeMap<usize, Vec<(u32, u32)>>,
+) {
     let mut used: BTreeMap<usize, Vec<(u32, u32)>> = BTreeMap::new();
     let mut table: BTreeMap<(usize, String), u32> = BTreeMap::new();
     for v in vars.iter().filter(|v| v.explicit) {
@@ -142,6 +160,14 @@ fn assign_locations(vars: &[Var]) -> BTreeMap<(usize, String), u32> {
             used.entry(v.iface).or_default().push((loc, loc + v.slots));
         }
     }
+    (table, used)
+}
+
+/// The location of each (interface, name): an explicit location where a variable of the
+/// name has one, else the lowest free range of its largest variable's size, in order of
+/// appearance.
+fn assign_locations(vars: &[Var]) -> BTreeMap<(usize, String), u32> {
+    let (mut table, mut used) = explicit_locations(vars);
     let mut order: Vec<(usize, &str)> = Vec::new();
     for v in vars {
         let key = (v.iface, v.name.as_str());
@@ -165,6 +191,43 @@ fn assign_locations(vars: &[Var]) -> BTreeMap<(usize, String), u32> {
         table.insert((iface, name.to_string()), loc);
     }
     table
+}
+
+/// The Locations of a separable program's variables without an explicit one (module,
+/// interface, output, name, slots, id): GL leaves unnamed matches across programs
+/// undefined; GL's (Mesa's) linker gives each side of an interface its variables in the
+/// order of their names (`canonicalize_shader_io`), one after the other around the explicit
+/// Locations `used`, so that separately linked programs agree. (module, id, Location) each.
+fn separate_locations(
+    unlocated: &[(usize, usize, bool, &str, u32, u32)],
+    used: &BTreeMap<usize, Vec<(u32, u32)>>,
+) -> Vec<(usize, u32, u32)> {
+    let mut sides: BTreeMap<(usize, bool), Vec<(&str, u32)>> = BTreeMap::new();
+    for &(_, iface, output, name, slots, _) in unlocated {
+        let side = sides.entry((iface, output)).or_default();
+        if !side.iter().any(|(n, _)| *n == name) {
+            side.push((name, slots));
+        }
+    }
+    let mut placed = Vec::new();
+    for ((iface, output), mut names) in sides {
+        names.sort();
+        let mut taken = used.get(&iface).cloned().unwrap_or_default();
+        for (name, slots) in names {
+            let mut loc = 0;
+            while let Some(&(_, end)) = taken.iter().find(|(s, e)| loc < *e && *s < loc + slots) {
+                loc = end;
+            }
+            taken.push((loc, loc + slots));
+            placed.extend(
+                unlocated
+                    .iter()
+                    .filter(|v| (v.1, v.2, v.3) == (iface, output, name))
+                    .map(|v| (v.0, v.5, loc)),
+            );
+        }
+    }
+    placed
 }
 
 /// glslang's link of several compilation units gives each unit's `gl_FragColor` a variable
@@ -373,6 +436,28 @@ mod tests {
         }
         assert_ne!(location_of(vs, "v"), location_of(vs, "w"));
         assert_eq!(location_of(tcs, "tv"), location_of(tes, "tv"));
+    }
+
+    #[test]
+    fn separate_programs_place_each_side_in_name_order() {
+        // GL (Mesa) gives a separable program's unlocated varyings Locations in name
+        // order, per side: the fragment shader's only input `b` reads the vertex shader's
+        // `a` (its first name), as GL's shader_runner shows.
+        let scene = scene::parse(
+            "[require]\nGLSL >= 1.50\nSSO ENABLED\n[vertex shader]\n#version 150\nin vec4 piglit_vertex;\n\
+             out vec4 zz;\nout vec4 b;\nout vec4 a;\n\
+             void main() { gl_Position = piglit_vertex; a = b = zz = vec4(1); }\n\
+             [fragment shader]\n#version 150\nin vec4 b;\nout vec4 c;\nvoid main() { c = b; }\n",
+        )
+        .unwrap();
+        let program = compiler().build(&scene).unwrap();
+        let vs = &program.stage(Stage::Vertex).unwrap().words;
+        let fs = &program.stage(Stage::Fragment).unwrap().words;
+        assert_eq!(
+            ["a", "b", "zz"].map(|n| location_of(vs, n)),
+            [Some(0), Some(1), Some(2)]
+        );
+        assert_eq!(location_of(fs, "b"), Some(0));
     }
 
     #[test]

@@ -374,6 +374,12 @@ fn fix_sources(sources: &mut [(Stage, Vec<Unit>)]) -> Result<(), SceneError> {
     for (stage, units) in sources {
         let mut texts: Vec<String> = units.iter().map(|(t, _)| t.clone()).collect();
         crate::fixes::per_vertex_sizes(*stage, &mut texts);
+        crate::implicit_arrays::size_implicit_arrays(&mut texts);
+        for text in &mut texts {
+            if let Some(fixed) = crate::rect_textures::rectangle_lookups(text) {
+                *text = fixed;
+            }
+        }
         if *stage == Stage::Fragment {
             crate::fixes::frag_coord(&mut texts).map_err(SceneError::Fail)?;
             crate::extension_fixes::fragment_layer_viewport(&mut texts);
@@ -409,8 +415,11 @@ fn take_initializers(
 }
 
 /// The link passes over all the stages, then each stage's own interface passes.
-fn link_modules(modules: &mut [(Stage, dr::Module, HashSet<String>)]) -> Result<(), SceneError> {
-    link_locations(modules).map_err(SceneError::Fail)?;
+fn link_modules(
+    modules: &mut [(Stage, dr::Module, HashSet<String>)],
+    separate: bool,
+) -> Result<(), SceneError> {
+    link_locations(modules, separate).map_err(SceneError::Fail)?;
     if let Some((_, module, explicit)) = modules.iter_mut().find(|(s, ..)| *s == Stage::Vertex) {
         place_unlocated_inputs(module, explicit);
     }
@@ -515,7 +524,7 @@ impl Compiler {
         fix_sources(&mut sources)?;
         let initializers = take_initializers(&mut sources)?;
         let (mut modules, bool_uniforms) = self.load_modules(scene, &sources)?;
-        link_modules(&mut modules)?;
+        link_modules(&mut modules, scene.require.separate_programs)?;
         let stage_sources: Vec<String> = sources
             .iter()
             .map(|(_, units)| {

@@ -137,8 +137,11 @@ impl Resources<'_> {
         } else if storage == StorageClass::UniformConstant
             && (is_sampler_2d(types, sampler_type) || is_storage_image_2d(types, sampler_type))
         {
-            let storage_image = is_storage_image_2d(types, sampler_type);
-            self.add_sampler(var, sampler_count, storage_image);
+            let kind = SamplerKind {
+                storage_image: is_storage_image_2d(types, sampler_type),
+                arrayed: is_arrayed_sampler(types, sampler_type),
+            };
+            self.add_sampler(var, sampler_count, kind);
         } else if is_ubo {
             self.add_uniform_block(var, ty, dims)?;
         } else {
@@ -186,7 +189,7 @@ impl Resources<'_> {
     }
 
     /// A sampler2D, or an array of `count` of them, at one binding per GL name.
-    fn add_sampler(&mut self, var: u32, count: u32, storage_image: bool) {
+    fn add_sampler(&mut self, var: u32, count: u32, kind: SamplerKind) {
         let var_name = self.types.names.get(&var).cloned().unwrap_or_default();
         let key = format!("sampler {var_name}");
         let next = FIRST_SAMPLER_BINDING
@@ -208,7 +211,8 @@ impl Resources<'_> {
             count,
             elements: Vec::new(),
             element_locations: Vec::new(),
-            storage_image,
+            storage_image: kind.storage_image,
+            arrayed: kind.arrayed,
         };
         self.samplers.push((var, sampler));
     }
@@ -584,7 +588,8 @@ fn explicit_size(types: &Types, ty: u32) -> u32 {
     types.shape(ty).map_or(0, |(s, c, r)| s.size() * c * r)
 }
 
-/// A plain `sampler2D` (float, 2D, not arrayed, multisampled or shadow), not an array.
+/// A float 2D sampler, not multisampled: `sampler2D`, `sampler2DArray`, `sampler2DShadow`
+/// (the texture on its unit has the matching view and compare state), not an array.
 fn is_sampler_2d(types: &Types, ty: u32) -> bool {
     let Some(sampled) = types.def(ty) else {
         return false;
@@ -608,10 +613,28 @@ fn is_sampler_2d(types: &Types, ty: u32) -> bool {
         .and_then(|t| types.def(t))
         .is_some_and(|t| t.class.opcode == Op::TypeFloat);
     matches!(image.operands.get(1), Some(Operand::Dim(spirv::Dim::Dim2D)))
-        && image.operands.get(2).and_then(literal) == Some(0)
-        && image.operands.get(3).and_then(literal) == Some(0)
+        && matches!(image.operands.get(2).and_then(literal), Some(0 | 1))
+        && matches!(image.operands.get(3).and_then(literal), Some(0 | 1))
         && image.operands.get(4).and_then(literal) == Some(0)
         && float
+}
+
+/// What a sampler-like uniform's descriptor holds.
+struct SamplerKind {
+    /// An `image2D` (storage image).
+    storage_image: bool,
+    /// A `sampler2DArray` (its textures have array views).
+    arrayed: bool,
+}
+
+/// Whether sampler type `ty`'s image is arrayed.
+fn is_arrayed_sampler(types: &Types, ty: u32) -> bool {
+    types
+        .def(ty)
+        .and_then(|sampled| sampled.operands.first().and_then(id))
+        .and_then(|image| types.def(image))
+        .and_then(|image| image.operands.get(3).and_then(literal))
+        == Some(1)
 }
 
 /// A float `image2D` (storage image: not arrayed or multisampled), not an array.

@@ -28,7 +28,24 @@ pub(super) fn explicit_location_names(source: &str) -> HashSet<String> {
             continue;
         }
         let head = decl.split('{').next().unwrap_or("");
-        let name_source = if decl.contains('{') { head } else { decl };
+        let is_word = |text: &str, word: &str| {
+            text.split(|c: char| !c.is_alphanumeric() && c != '_')
+                .any(|w| w == word)
+        };
+        // `layout(location = N) out struct S { … } name;` declares the variable `name`,
+        // which GL matches (a block, `out B { … } b;`, matches by its block name `B`).
+        let struct_declarator = (decl.contains('{') && is_word(head, "struct"))
+            .then(|| {
+                let body_end = close + open[close..].find('}')?;
+                let end = body_end + open[body_end..].find(';')?;
+                Some(&open[body_end + 1..end])
+            })
+            .flatten();
+        let name_source = match struct_declarator {
+            Some(declarator) => declarator,
+            None if decl.contains('{') => head,
+            None => decl,
+        };
         let without_arrays: String = strip_brackets(name_source);
         if let Some(name) = without_arrays
             .split(|c: char| !c.is_alphanumeric() && c != '_')
@@ -209,11 +226,12 @@ mod tests {
     fn explicit_locations_are_found_by_name() {
         let names = explicit_location_names(
             "layout(location = 2) out vec4 a;\nlayout(std140) uniform U { vec4 x; };\n\
-             layout(location=1) out B { vec4 m; } inst;\nlayout(location=4) in float arr[3];\nout vec4 c;",
+             layout(location=1) out B { vec4 m; } inst;\nlayout(location=4) in float arr[3];\nout vec4 c;\n\
+             layout(location = 6) out struct S { vec4 a; } s[2];",
         );
         let mut v: Vec<_> = names.into_iter().collect();
         v.sort();
-        assert_eq!(v, vec!["B", "a", "arr"]);
+        assert_eq!(v, vec!["B", "a", "arr", "s"]);
     }
 
     #[test]

@@ -918,6 +918,7 @@ impl Player {
             Command::ActiveShaderProgram(stage) => self.active_stage = Some(*stage),
             Command::Texture { unit, image } => self.create_texture(*unit, image)?,
             Command::TexParameter(f) => self.tex_parameter(*f)?,
+            Command::TexSampling(setting) => self.tex_sampling(*setting)?,
             Command::PointSize(size) => self.gl_state.point_size = *size,
             Command::Enable(cap, on) => match cap {
                 Capability::ProgramPointSize => self.gl_state.program_point_size = *on,

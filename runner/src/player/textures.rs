@@ -2,7 +2,10 @@
 //! (GL_RGBA, one level, with the filters and wraps piglit gives them), `texparameter`, and
 //! GL's texture units: a sampler uniform's value is a unit (initially 0), set with
 //! `uniform int NAME UNIT`; a unit without a texture samples as GL's incomplete texture,
-//! (0, 0, 0, 1).
+//! (0, 0, 0, 1). Also `texture rgbw … FORMAT` (other internal formats), 2D array textures
+//! (`texture rgbw 2DArray`), `texture quads`, the depth texture `texture shadowRect`,
+//! and the wrap modes and border colour of `texparameter` ([`texel_image`],
+//! [`Player::tex_sampling`]).
 
 use std::collections::BTreeMap;
 
@@ -10,8 +13,8 @@ use ash::vk;
 
 use super::{fail, Player};
 use crate::glsl::SamplerUniform;
-use crate::scene::{SceneError, TexFilter, TextureImage};
-use crate::vk::{check, color_range, image_barrier, whole_image_copy, Gpu, VkResult};
+use crate::scene::{SceneError, TexFilter, TexSampling, TexWrap, TexelFormat, TextureImage};
+use crate::vk::{check, color_range, image_barrier, whole_image_copy, Gpu};
 
 pub(super) struct Texture {
     pub(super) image: vk::Image,
@@ -24,6 +27,8 @@ pub(super) struct Texture {
     /// `SHADER_READ_ONLY_OPTIMAL`, or `GENERAL` once it is an image or a framebuffer
     /// (`images::Player::texture_to_general`).
     pub(super) layout: vk::ImageLayout,
+    /// The image's format (a custom border colour names it).
+    format: vk::Format,
 }
 
 /// GL's sampler state of a texture, as far as piglit's textures use it.
@@ -31,8 +36,35 @@ pub(super) struct Texture {
 struct Sampling {
     min_linear: bool,
     mag_linear: bool,
-    /// piglit's checkerboard clamps to a red border; the others clamp to the edge.
-    red_border: bool,
+    /// Coordinates s, t, r: piglit's textures clamp to the edge, its checkerboard and
+    /// quads to the border.
+    wrap: [TexWrap; 3],
+    /// GL's default is (0, 0, 0, 0); piglit's checkerboard and quads set (1, 0, 0, 1).
+    border: [f32; 4],
+    /// A depth texture compared with GL_GREATER (piglit's shadow textures).
+    compare_greater: bool,
+}
+
+/// piglit's border colour for its checkerboard and quads textures.
+const RED_BORDER: Sampling = Sampling {
+    min_linear: false,
+    mag_linear: false,
+    wrap: [TexWrap::ClampToBorder; 3],
+    border: [1.0, 0.0, 0.0, 1.0],
+    compare_greater: false,
+};
+
+/// What a `texture` command uploads: `layers` layers of `width` × `height` texels of
+/// `format`, rows from GL's t = 0 (Vulkan's v = 0: no flip).
+struct TexelImage {
+    width: u32,
+    height: u32,
+    layers: u32,
+    /// A 2D array texture (else 2D).
+    arrayed: bool,
+    format: vk::Format,
+    bytes: Vec<u8>,
+    sampling: Sampling,
 }
 
 #[derive(Default)]
@@ -40,8 +72,9 @@ pub(super) struct Textures {
     pub(super) units: BTreeMap<u32, Texture>,
     /// GL's active texture unit: the last `texture` command's.
     active: u32,
-    /// What a unit without a texture samples: 1×1 (0, 0, 0, 1).
-    incomplete: Option<Texture>,
+    /// What a unit without a texture samples: 1×1 (0, 0, 0, 1), for 2D samplers and (one
+    /// layer) for 2D array ones.
+    incomplete: [Option<Texture>; 2],
     /// Each sampler uniform: its binding, the stages using it and its unit (one per
     /// element of an array of samplers).
     pub(super) samplers: BTreeMap<u32, (SamplerUniform, vk::ShaderStageFlags, Vec<u32>)>,
@@ -51,7 +84,7 @@ impl Textures {
     pub(super) fn destroy(&mut self, gpu: &Gpu) {
         for t in std::mem::take(&mut self.units)
             .into_values()
-            .chain(self.incomplete.take())
+            .chain(self.incomplete.iter_mut().filter_map(Option::take))
         {
             destroy(gpu, &t);
         }
@@ -101,50 +134,159 @@ fn destroy(gpu: &Gpu, t: &Texture) {
     }
 }
 
-/// RGBA8 texels, rows from GL's t = 0 (Vulkan's v = 0: no flip).
-fn texels(image: &TextureImage) -> (u32, u32, Vec<u8>) {
-    let byte = |v: f32| (v.clamp(0.0, 1.0) * 255.0).round() as u8;
-    match image {
-        TextureImage::Rgbw { width, height } => {
-            let (w, h) = (*width, *height);
-            let mut data = Vec::new();
+/// piglit's colours of the rgbw quadrants and array layers ("color wheel").
+const RGBW: [[f32; 4]; 4] = [
+    [1.0, 0.0, 0.0, 1.0],
+    [0.0, 1.0, 0.0, 1.0],
+    [0.0, 0.0, 1.0, 1.0],
+    [1.0, 1.0, 1.0, 1.0],
+];
+
+/// The texels piglit's `texture` command makes, and the sampler state it gives them.
+fn texel_image(image: &TextureImage) -> TexelImage {
+    // Each texel's colour (layer by layer, row by row) and the size.
+    let grid = |w: u32, h: u32, layers: u32, color: &dyn Fn(u32, u32, u32) -> [f32; 4]| {
+        let mut colors = Vec::with_capacity((w * h * layers) as usize);
+        for layer in 0..layers {
             for y in 0..h {
-                for x in 0..w {
-                    let c: [u8; 4] = if x < w / 2 && y < h / 2 {
-                        [255, 0, 0, 255]
-                    } else if y < h / 2 {
-                        [0, 255, 0, 255]
-                    } else if x < w / 2 {
-                        [0, 0, 255, 255]
-                    } else {
-                        [255, 255, 255, 255]
-                    };
-                    data.extend(c);
-                }
+                colors.extend((0..w).map(|x| color(x, y, layer)));
             }
-            (w, h, data)
+        }
+        colors
+    };
+    let (width, height, layers, colors, format, sampling) = match *image {
+        TextureImage::Rgbw {
+            width: w,
+            height: h,
+            format,
+        } => {
+            let quadrant = |x, y| usize::from(x >= w / 2) + 2 * usize::from(y >= h / 2);
+            let colors = grid(w, h, 1, &|x, y, _| RGBW[quadrant(x, y)]);
+            (w, h, 1, colors, format, Sampling::default())
         }
         TextureImage::Checkerboard {
-            width,
-            height,
+            width: w,
+            height: h,
             black,
             white,
         } => {
-            let (w, h) = (*width, *height);
             let (sw, sh) = ((w / 2).max(1), (h / 2).max(1));
-            let mut data = Vec::new();
-            for y in 0..h {
-                for x in 0..w {
-                    let c = if ((y / sh) ^ (x / sw)) & 1 == 1 {
-                        white
-                    } else {
-                        black
-                    };
-                    data.extend(c.map(byte));
+            let colors = grid(w, h, 1, &|x, y, _| {
+                if ((y / sh) ^ (x / sw)) & 1 == 1 {
+                    white
+                } else {
+                    black
                 }
-            }
-            (w, h, data)
+            });
+            (w, h, 1, colors, TexelFormat::Rgba8, RED_BORDER)
         }
+        TextureImage::RgbwArray {
+            width,
+            height,
+            layers,
+        } => {
+            let colors = grid(width, height, layers, &|_, _, layer| {
+                RGBW[layer as usize % RGBW.len()]
+            });
+            let format = TexelFormat::Rgba8;
+            (width, height, layers, colors, format, Sampling::default())
+        }
+        TextureImage::Quads {
+            width,
+            height,
+            square: [sw, sh],
+            colors: [bl, br, tl, tr],
+        } => {
+            let (sw, sh) = (sw.max(1), sh.max(1));
+            let colors = grid(width, height, 1, &|x, y, _| match (
+                (y / sh) & 1 == 1,
+                (x / sw) & 1 == 1,
+            ) {
+                (false, false) => bl,
+                (false, true) => br,
+                (true, false) => tl,
+                (true, true) => tr,
+            });
+            (width, height, 1, colors, TexelFormat::Rgba8, RED_BORDER)
+        }
+        TextureImage::ShadowRect { width, height } => return shadow_rect(width, height),
+    };
+    let (format, bytes) = encode(&colors, format);
+    TexelImage {
+        width,
+        height,
+        layers,
+        arrayed: matches!(image, TextureImage::RgbwArray { .. }),
+        format,
+        bytes,
+        sampling,
+    }
+}
+
+/// `piglit_depth_texture`'s ramp: depth x / (w − 1) in column x, compared GL_GREATER.
+fn shadow_rect(width: u32, height: u32) -> TexelImage {
+    let ramp = (width.max(2) - 1) as f32;
+    let depths: Vec<u8> = (0..height)
+        .flat_map(|_| (0..width).flat_map(move |x| (x as f32 / ramp).to_le_bytes()))
+        .collect();
+    TexelImage {
+        width,
+        height,
+        layers: 1,
+        arrayed: false,
+        format: vk::Format::D32_SFLOAT,
+        bytes: depths,
+        sampling: Sampling {
+            compare_greater: true,
+            ..Sampling::default()
+        },
+    }
+}
+
+/// `colors` in `format`'s Vulkan format (GL converts the float data piglit gives it).
+fn encode(colors: &[[f32; 4]], format: TexelFormat) -> (vk::Format, Vec<u8>) {
+    let unorm8 = |v: f32| (v.clamp(0.0, 1.0) * 255.0).round() as u8;
+    match format {
+        TexelFormat::Rgba8 => (
+            vk::Format::R8G8B8A8_UNORM,
+            colors.iter().flat_map(|c| c.map(unorm8)).collect(),
+        ),
+        TexelFormat::Rgba32f => (
+            vk::Format::R32G32B32A32_SFLOAT,
+            colors
+                .iter()
+                .flatten()
+                .flat_map(|v| v.to_le_bytes())
+                .collect(),
+        ),
+        TexelFormat::R11fG11fB10f => (
+            vk::Format::B10G11R11_UFLOAT_PACK32,
+            colors
+                .iter()
+                .flat_map(|c| {
+                    let packed = unsigned_float(c[0], 6)
+                        | unsigned_float(c[1], 6) << 11
+                        | unsigned_float(c[2], 5) << 22;
+                    packed.to_le_bytes()
+                })
+                .collect(),
+        ),
+    }
+}
+
+/// `v` as an unsigned float of 5 exponent bits (bias 15) and `mantissa` bits, truncated;
+/// negative values and NaN are 0, values too large the largest finite one.
+fn unsigned_float(v: f32, mantissa: u32) -> u32 {
+    if v.is_nan() || v <= 0.0 {
+        return 0;
+    }
+    let bits = v.to_bits();
+    let exponent = ((bits >> 23) & 0xff) as i32 - 127 + 15;
+    let fraction = (bits & 0x7f_ffff) >> (23 - mantissa);
+    match exponent {
+        ..=0 => 0,
+        31.. => (30 << mantissa) | ((1 << mantissa) - 1),
+        e => ((e as u32) << mantissa) | fraction,
     }
 }
 
@@ -155,29 +297,12 @@ impl Player {
         unit: u32,
         image: &TextureImage,
     ) -> Result<(), SceneError> {
-        let red_border = matches!(image, TextureImage::Checkerboard { .. });
-        if red_border && !self.gpu.custom_border_color {
-            return Err(SceneError::Skip(
-                "piglit's checkerboard texture clamps to a red border: needs VK_EXT_custom_border_color"
-                    .into(),
-            ));
-        }
-        let (w, h, data) = texels(image);
-        if w == 0 || h == 0 {
+        let texels = texel_image(image);
+        if texels.width == 0 || texels.height == 0 || texels.layers == 0 {
             return Err(fail("a texture of size 0 (GL_INVALID_VALUE)"));
         }
         self.keep_fb_texture(unit)?;
-        let texture = self
-            .upload_texture(
-                w,
-                h,
-                &data,
-                Sampling {
-                    red_border,
-                    ..Sampling::default()
-                },
-            )
-            .map_err(fail)?;
+        let texture = self.upload_texture(&texels)?;
         if let Some(old) = self.textures.units.insert(unit, texture) {
             destroy(&self.gpu, &old);
         }
@@ -187,55 +312,75 @@ impl Player {
 
     /// `texparameter 2D min|mag nearest|linear` on the active unit's texture.
     pub(super) fn tex_parameter(&mut self, f: TexFilter) -> Result<(), SceneError> {
+        self.resample_active(|sampling| {
+            if f.min {
+                sampling.min_linear = f.linear;
+            } else {
+                sampling.mag_linear = f.linear;
+            }
+        })
+    }
+
+    /// `texparameter 2D wrap_s|wrap_t|wrap_r MODE` or `… border_color r g b a` on the
+    /// active unit's texture.
+    pub(super) fn tex_sampling(&mut self, setting: TexSampling) -> Result<(), SceneError> {
+        self.resample_active(|sampling| match setting {
+            TexSampling::Wrap { axis, mode } => sampling.wrap[axis] = mode,
+            TexSampling::BorderColor(color) => sampling.border = color,
+        })
+    }
+
+    /// Changes the active unit's texture's sampler state and makes its sampler again.
+    fn resample_active(&mut self, change: impl FnOnce(&mut Sampling)) -> Result<(), SceneError> {
         let active = self.textures.active;
         let Some(t) = self.textures.units.get_mut(&active) else {
             return Err(fail(format!("no texture on unit {active}")));
         };
-        if f.min {
-            t.sampling.min_linear = f.linear;
-        } else {
-            t.sampling.mag_linear = f.linear;
-        }
-        let sampler = make_sampler(&self.gpu, t.sampling).map_err(fail)?;
+        change(&mut t.sampling);
+        let sampler = make_sampler(&self.gpu, t.sampling, t.format)?;
         // SAFETY: the old sampler is this device's and no pending submission uses it (every
         // submission is waited for); the texture holds the new one from here on.
         unsafe { self.gpu.device.destroy_sampler(t.sampler, None) };
         t.sampler = sampler;
         Ok(())
     }
-
     /// Points every sampler binding at its unit's texture (before a draw).
     pub(super) fn bind_textures(&mut self) -> Result<(), SceneError> {
         if self.textures.samplers.is_empty() {
             return Ok(());
         }
-        let needs_incomplete = self
-            .textures
-            .samplers
-            .values()
-            .filter(|(s, ..)| !s.storage_image)
-            .flat_map(|(_, _, units)| units)
-            .any(|unit| !self.textures.units.contains_key(unit));
-        if needs_incomplete && self.textures.incomplete.is_none() {
-            let t = self
-                .upload_texture(1, 1, &[0, 0, 0, 255], Sampling::default())
-                .map_err(fail)?;
-            self.textures.incomplete = Some(t);
+        for arrayed in [false, true] {
+            let needs_incomplete = self
+                .textures
+                .samplers
+                .values()
+                .filter(|(sampler, ..)| !sampler.storage_image && sampler.arrayed == arrayed)
+                .flat_map(|(_, _, units)| units)
+                .any(|unit| !self.textures.units.contains_key(unit));
+            if needs_incomplete && self.textures.incomplete[usize::from(arrayed)].is_none() {
+                let t = self.upload_texture(&TexelImage {
+                    width: 1,
+                    height: 1,
+                    layers: 1,
+                    arrayed,
+                    format: vk::Format::R8G8B8A8_UNORM,
+                    bytes: vec![0, 0, 0, 255],
+                    sampling: Sampling::default(),
+                })?;
+                self.textures.incomplete[usize::from(arrayed)] = Some(t);
+            }
         }
         let infos: Vec<(u32, Vec<vk::DescriptorImageInfo>)> = self
             .textures
             .samplers
             .iter()
             .filter(|(_, (s, ..))| !s.storage_image)
-            .filter_map(|(binding, (_, _, units))| {
+            .filter_map(|(binding, (sampler, _, units))| {
+                let incomplete = self.textures.incomplete[usize::from(sampler.arrayed)].as_ref();
                 let elements = units
                     .iter()
                     .map(|unit| {
-                        let t = self
-                            .textures
-                            .units
-                            .get(unit)
-                            .or(self.textures.incomplete.as_ref())?;
+                        let t = self.textures.units.get(unit).or(incomplete)?;
                         Some(vk::DescriptorImageInfo {
                             sampler: t.sampler,
                             image_view: t.view,
@@ -261,91 +406,146 @@ impl Player {
         self.bind_images()
     }
 
-    fn upload_texture(
-        &mut self,
-        w: u32,
-        h: u32,
-        data: &[u8],
-        sampling: Sampling,
-    ) -> VkResult<Texture> {
+    fn upload_texture(&mut self, texels: &TexelImage) -> Result<Texture, SceneError> {
         let gpu = &self.gpu;
-        let format = vk::Format::R8G8B8A8_UNORM;
-        let (image, memory, view) = gpu.image_2d(
+        let TexelImage {
+            width: w,
+            height: h,
+            layers,
             format,
-            (w, h),
-            vk::ImageUsageFlags::SAMPLED
-                | vk::ImageUsageFlags::TRANSFER_DST
-                | super::images::image_and_target_usage(gpu, format),
-            color_range(),
-        )?;
-        let sampler = make_sampler(gpu, sampling)?;
+            ..
+        } = *texels;
+        let aspect = if format == vk::Format::D32_SFLOAT {
+            vk::ImageAspectFlags::DEPTH
+        } else {
+            vk::ImageAspectFlags::COLOR
+        };
+        let range = vk::ImageSubresourceRange {
+            aspect_mask: aspect,
+            layer_count: layers,
+            ..color_range()
+        };
+        let view_type = if texels.arrayed {
+            vk::ImageViewType::TYPE_2D_ARRAY
+        } else {
+            vk::ImageViewType::TYPE_2D
+        };
+        let sampler = make_sampler(gpu, texels.sampling, format)?;
+        let (image, memory, view) = gpu
+            .image_layers(
+                format,
+                (w, h),
+                view_type,
+                vk::ImageUsageFlags::SAMPLED
+                    | vk::ImageUsageFlags::TRANSFER_DST
+                    | super::images::image_and_target_usage(gpu, format),
+                range,
+            )
+            .inspect_err(|_| {
+                // SAFETY: the sampler was just made on this device and nothing uses it.
+                unsafe { gpu.device.destroy_sampler(sampler, None) }
+            })
+            .map_err(fail)?;
         let texture = Texture {
             image,
             memory,
             view,
             sampler,
-            sampling,
+            sampling: texels.sampling,
             extent: (w, h),
             layout: vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
+            format,
         };
-        let mut staging = gpu.buffer(data.len() as u64, vk::BufferUsageFlags::TRANSFER_SRC)?;
+        let data = &texels.bytes;
+        let mut staging = gpu
+            .buffer(data.len() as u64, vk::BufferUsageFlags::TRANSFER_SRC)
+            .inspect_err(|_| destroy(gpu, &texture))
+            .map_err(fail)?;
         staging.bytes_mut()[..data.len()].copy_from_slice(data);
         let result = self.submit(|p, cmd| {
-            let to_dst = image_barrier(
-                image,
-                vk::ImageLayout::UNDEFINED,
-                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-            )
-            .dst_access_mask(vk::AccessFlags::TRANSFER_WRITE);
-            p.gpu.image_barriers(
-                cmd,
-                vk::PipelineStageFlags::TOP_OF_PIPE,
-                vk::PipelineStageFlags::TRANSFER,
-                &[to_dst],
-            );
-            let region = whole_image_copy(vk::ImageAspectFlags::COLOR, w, h);
-            // SAFETY: `cmd` is recording; the staging buffer holds the texels and the image
-            // was just moved to TRANSFER_DST_OPTIMAL; both live until the submission is waited
-            // for.
-            unsafe {
-                p.gpu.device.cmd_copy_buffer_to_image(
-                    cmd,
-                    staging.buffer,
-                    image,
-                    vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-                    &[region],
-                );
-            }
-            let to_read = image_barrier(
-                image,
-                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-                vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
-            )
-            .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
-            .dst_access_mask(vk::AccessFlags::SHADER_READ);
-            p.gpu.image_barriers(
-                cmd,
-                vk::PipelineStageFlags::TRANSFER,
-                vk::PipelineStageFlags::ALL_COMMANDS,
-                &[to_read],
-            );
+            record_upload(&p.gpu, cmd, staging.buffer, image, range, (w, h));
         });
         self.gpu.destroy_buffer(&staging);
         match result {
             Ok(()) => Ok(texture),
             Err(e) => {
                 destroy(&self.gpu, &texture);
-                Err(e)
+                Err(fail(e))
             }
         }
     }
 }
 
-fn make_sampler(gpu: &Gpu, sampling: Sampling) -> VkResult<vk::Sampler> {
+/// Records the copy of `staging` into every layer of `image` (of `range`, `w` × `h`),
+/// which ends ready to be sampled.
+fn record_upload(
+    gpu: &Gpu,
+    cmd: vk::CommandBuffer,
+    staging: vk::Buffer,
+    image: vk::Image,
+    range: vk::ImageSubresourceRange,
+    (w, h): (u32, u32),
+) {
+    let to_dst = image_barrier(
+        image,
+        vk::ImageLayout::UNDEFINED,
+        vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+    )
+    .subresource_range(range)
+    .dst_access_mask(vk::AccessFlags::TRANSFER_WRITE);
+    gpu.image_barriers(
+        cmd,
+        vk::PipelineStageFlags::TOP_OF_PIPE,
+        vk::PipelineStageFlags::TRANSFER,
+        &[to_dst],
+    );
+    let region =
+        whole_image_copy(range.aspect_mask, w, h).image_subresource(vk::ImageSubresourceLayers {
+            aspect_mask: range.aspect_mask,
+            mip_level: 0,
+            base_array_layer: 0,
+            layer_count: range.layer_count,
+        });
+    // SAFETY: `cmd` is recording; the staging buffer holds the texels and the image was just
+    // moved to TRANSFER_DST_OPTIMAL; both live until the submission is waited for.
+    unsafe {
+        gpu.device.cmd_copy_buffer_to_image(
+            cmd,
+            staging,
+            image,
+            vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+            &[region],
+        );
+    }
+    let to_read = image_barrier(
+        image,
+        vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+        vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
+    )
+    .subresource_range(range)
+    .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+    .dst_access_mask(vk::AccessFlags::SHADER_READ);
+    gpu.image_barriers(
+        cmd,
+        vk::PipelineStageFlags::TRANSFER,
+        vk::PipelineStageFlags::ALL_COMMANDS,
+        &[to_read],
+    );
+}
+
+/// The Vulkan sampler of `sampling` for an image of `format`. A border colour other than
+/// Vulkan's three fixed ones needs VK_EXT_custom_border_color.
+fn make_sampler(
+    gpu: &Gpu,
+    sampling: Sampling,
+    format: vk::Format,
+) -> Result<vk::Sampler, SceneError> {
     let Sampling {
         min_linear,
         mag_linear,
-        red_border,
+        wrap,
+        border,
+        compare_greater,
     } = sampling;
     let filter = |linear| {
         if linear {
@@ -354,31 +554,49 @@ fn make_sampler(gpu: &Gpu, sampling: Sampling) -> VkResult<vk::Sampler> {
             vk::Filter::NEAREST
         }
     };
-    let wrap = if red_border {
-        vk::SamplerAddressMode::CLAMP_TO_BORDER
-    } else {
-        vk::SamplerAddressMode::CLAMP_TO_EDGE
+    let address_mode = |mode| match mode {
+        TexWrap::Repeat => vk::SamplerAddressMode::REPEAT,
+        TexWrap::ClampToEdge => vk::SamplerAddressMode::CLAMP_TO_EDGE,
+        TexWrap::ClampToBorder => vk::SamplerAddressMode::CLAMP_TO_BORDER,
     };
-    let mut border = vk::SamplerCustomBorderColorCreateInfoEXT::default()
-        .custom_border_color(vk::ClearColorValue {
-            float32: [1.0, 0.0, 0.0, 1.0],
-        })
-        .format(vk::Format::R8G8B8A8_UNORM);
+    let fixed_border = match border {
+        [0.0, 0.0, 0.0, 0.0] => Some(vk::BorderColor::FLOAT_TRANSPARENT_BLACK),
+        [0.0, 0.0, 0.0, 1.0] => Some(vk::BorderColor::FLOAT_OPAQUE_BLACK),
+        [1.0, 1.0, 1.0, 1.0] => Some(vk::BorderColor::FLOAT_OPAQUE_WHITE),
+        _ => None,
+    };
+    let uses_border = wrap.contains(&TexWrap::ClampToBorder);
+    let mut custom = vk::SamplerCustomBorderColorCreateInfoEXT::default()
+        .custom_border_color(vk::ClearColorValue { float32: border })
+        .format(format);
     let mut info = vk::SamplerCreateInfo::default()
         .mag_filter(filter(mag_linear))
         .min_filter(filter(min_linear))
         .mipmap_mode(vk::SamplerMipmapMode::NEAREST)
-        .address_mode_u(wrap)
-        .address_mode_v(wrap)
-        .address_mode_w(wrap)
+        .address_mode_u(address_mode(wrap[0]))
+        .address_mode_v(address_mode(wrap[1]))
+        .address_mode_w(address_mode(wrap[2]))
+        .compare_enable(compare_greater)
+        .compare_op(vk::CompareOp::GREATER)
         .max_lod(0.0);
-    if red_border {
-        info = info
-            .border_color(vk::BorderColor::FLOAT_CUSTOM_EXT)
-            .push_next(&mut border);
+    match fixed_border {
+        Some(fixed) => info = info.border_color(fixed),
+        None if uses_border => {
+            if !gpu.custom_border_color {
+                return Err(SceneError::Skip(format!(
+                    "the texture border colour {border:?} needs VK_EXT_custom_border_color"
+                )));
+            }
+            info = info
+                .border_color(vk::BorderColor::FLOAT_CUSTOM_EXT)
+                .push_next(&mut custom);
+        }
+        None => {}
     }
-    // SAFETY: a valid create info; `border` outlives the call.
-    unsafe { gpu.device.create_sampler(&info, None) }.map_err(check("vkCreateSampler"))
+    // SAFETY: a valid create info; `custom` outlives the call.
+    unsafe { gpu.device.create_sampler(&info, None) }
+        .map_err(check("vkCreateSampler"))
+        .map_err(fail)
 }
 
 #[cfg(test)]
@@ -396,6 +614,7 @@ mod tests {
             elements: Vec::new(),
             element_locations: Vec::new(),
             storage_image: false,
+            arrayed: false,
         };
         textures
             .samplers

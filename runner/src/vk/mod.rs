@@ -615,11 +615,29 @@ impl Gpu {
 
     /// A single-level 2D image of `format` for `usage` with `range.layer_count` layers (a
     /// count, not `REMAINING_ARRAY_LAYERS`), its memory (device local where the device has
-    /// it) and a view of `range`; nothing is left on failure.
+    /// it) and a view of `range` (an array view for several layers); nothing is left on
+    /// failure.
     pub fn image_2d(
         &self,
         format: vk::Format,
+        size: (u32, u32),
+        usage: vk::ImageUsageFlags,
+        range: vk::ImageSubresourceRange,
+    ) -> VkResult<(vk::Image, vk::DeviceMemory, vk::ImageView)> {
+        // A layered render target (`fb tex layered`) is an array texture's every layer.
+        let view_type = match range.layer_count {
+            1 => vk::ImageViewType::TYPE_2D,
+            _ => vk::ImageViewType::TYPE_2D_ARRAY,
+        };
+        self.image_layers(format, size, view_type, usage, range)
+    }
+
+    /// Like [`Gpu::image_2d`], with a view of `view_type`.
+    pub fn image_layers(
+        &self,
+        format: vk::Format,
         (width, height): (u32, u32),
+        view_type: vk::ImageViewType,
         usage: vk::ImageUsageFlags,
         range: vk::ImageSubresourceRange,
     ) -> VkResult<(vk::Image, vk::DeviceMemory, vk::ImageView)> {
@@ -646,11 +664,6 @@ impl Gpu {
             .or_else(|_| self.allocate(req, vk::MemoryPropertyFlags::empty()))
             // SAFETY: `image` is `d`'s, unused and unbound; nothing else holds it.
             .inspect_err(|_| unsafe { d.destroy_image(image, None) })?;
-        // A layered render target (`fb tex layered`) is an array texture's every layer.
-        let view_type = match range.layer_count {
-            1 => vk::ImageViewType::TYPE_2D,
-            _ => vk::ImageViewType::TYPE_2D_ARRAY,
-        };
         let view_info = vk::ImageViewCreateInfo::default()
             .image(image)
             .view_type(view_type)
