@@ -777,30 +777,45 @@ impl ColorTargets {
         );
     }
 
-    /// Layout transitions of every image from `old` to `new`, ordering the accesses each
-    /// layout is used for here.
-    fn transitions(
+    /// Records the layout transitions of every image from `layouts.start` to `layouts.end`
+    /// (ordering the accesses each layout is used for here), from `stages.start` to
+    /// `stages.end`.
+    fn record_transitions(
         &self,
-        old: vk::ImageLayout,
-        new: vk::ImageLayout,
-    ) -> Vec<vk::ImageMemoryBarrier<'static>> {
+        device: &Device,
+        cb: vk::CommandBuffer,
+        stages: std::ops::Range<vk::PipelineStageFlags>,
+        layouts: std::ops::Range<vk::ImageLayout>,
+    ) {
         let access = |layout| match layout {
             vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL => vk::AccessFlags::COLOR_ATTACHMENT_WRITE,
             vk::ImageLayout::TRANSFER_SRC_OPTIMAL => vk::AccessFlags::TRANSFER_READ,
             _ => vk::AccessFlags::empty(),
         };
-        self.images
+        let barriers: Vec<_> = self
+            .images
             .iter()
             .map(|&image| {
                 vk::ImageMemoryBarrier::default()
-                    .src_access_mask(access(old))
-                    .dst_access_mask(access(new))
-                    .old_layout(old)
-                    .new_layout(new)
+                    .src_access_mask(access(layouts.start))
+                    .dst_access_mask(access(layouts.end))
+                    .old_layout(layouts.start)
+                    .new_layout(layouts.end)
                     .image(image)
                     .subresource_range(COLOR_RANGE)
             })
-            .collect()
+            .collect();
+        unsafe {
+            device.device.cmd_pipeline_barrier(
+                cb,
+                stages.start,
+                stages.end,
+                vk::DependencyFlags::empty(),
+                &[],
+                &[],
+                &barriers,
+            )
+        };
     }
 
     /// The readback's bytes, one `Vec` per image.
@@ -1061,14 +1076,6 @@ impl Device {
         let targets = ColorTargets::new(self, instance, attachments);
         let readback = targets.readback_buffer(self, instance);
         let (pool, cb) = self.begin_commands();
-        let to_attachment = targets.transitions(
-            vk::ImageLayout::UNDEFINED,
-            vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
-        );
-        let to_transfer = targets.transitions(
-            vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
-            vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
-        );
         let color: Vec<_> = targets
             .views
             .iter()
@@ -1084,29 +1091,23 @@ impl Device {
             .render_area(RENDER_AREA)
             .layer_count(1)
             .color_attachments(&color);
+        targets.record_transitions(
+            self,
+            cb,
+            vk::PipelineStageFlags::TOP_OF_PIPE..vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
+            vk::ImageLayout::UNDEFINED..vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
+        );
         unsafe {
-            d.cmd_pipeline_barrier(
-                cb,
-                vk::PipelineStageFlags::TOP_OF_PIPE,
-                vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
-                vk::DependencyFlags::empty(),
-                &[],
-                &[],
-                &to_attachment,
-            );
             d.cmd_begin_rendering(cb, &rendering);
             record(cb);
             d.cmd_end_rendering(cb);
-            d.cmd_pipeline_barrier(
-                cb,
-                vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
-                vk::PipelineStageFlags::TRANSFER,
-                vk::DependencyFlags::empty(),
-                &[],
-                &[],
-                &to_transfer,
-            );
         }
+        targets.record_transitions(
+            self,
+            cb,
+            vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT..vk::PipelineStageFlags::TRANSFER,
+            vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL..vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+        );
         targets.record_copies(self, cb, &readback);
         self.submit_and_wait(cb);
         let pixels = targets.split(&self.read(&readback));
