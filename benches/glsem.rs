@@ -23,6 +23,7 @@ use std::time::Instant;
 
 use support::gpu::{Gpu, PipelineDesc, Vulkan};
 use support::shaders::{self, fresh, Output};
+use support::spirv_tools;
 use support::timing::{
     ab_pairs, median, median_seconds, seconds, thread_cpu_seconds, thread_wait_seconds,
     warm_up_runs,
@@ -374,7 +375,7 @@ fn rewrite_us_fragcolor8(modules: &Modules, runs: &Runs) {
     let inputs: Vec<Vec<u32>> = (0..n + warm_up_runs(n))
         .map(|_| fresh(&modules.fragcolor))
         .collect();
-    let valid = shaders::validate(&rewrite_fragcolor8(&modules.fragcolor), "vulkan1.0");
+    let valid = spirv_tools::validate(&rewrite_fragcolor8(&modules.fragcolor), "vulkan1.0");
     let t = median_seconds(n, |i| {
         black_box(rewrite_fragcolor8(black_box(&inputs[i])));
     });
@@ -420,7 +421,7 @@ fn rewrite_us_xfb_struct(modules: &Modules, runs: &Runs) {
         Ok(None) => return unavailable(NAME, "split_xfb_outputs left the struct TES unchanged"),
         Err(e) => return unavailable(NAME, &format!("split_xfb_outputs failed: {e}")),
     };
-    let valid = shaders::validate(&output, "vulkan1.0");
+    let valid = spirv_tools::validate(&output, "vulkan1.0");
     let n = runs.n(3000);
     let inputs: Vec<Vec<u32>> = (0..n + warm_up_runs(n)).map(|_| fresh(tes)).collect();
     let t = median_seconds(n, |i| {
@@ -456,7 +457,7 @@ fn rewrite_us_tcs(modules: &Modules, runs: &Runs) {
         Ok(words) => words,
         Err(e) => return unavailable(NAME, &format!("build_passthrough_tcs failed: {e}")),
     };
-    let valid = shaders::validate(&output, "vulkan1.0");
+    let valid = spirv_tools::validate(&output, "vulkan1.0");
     let n = runs.n(3000);
     let inputs: Vec<Vec<u32>> = (0..n + warm_up_runs(n)).map(|_| fresh(tes)).collect();
     let t = median_seconds(n, |i| {
@@ -512,7 +513,7 @@ fn scan_gbps(modules: &Modules, runs: &Runs) {
 fn large_module(modules: &Modules, runs: &Runs) {
     let words = &modules.large_fragcolor;
     let bytes = words.len() as f64 * 4.0;
-    let valid = shaders::validate(&rewrite_fragcolor8(words), "vulkan1.0");
+    let valid = spirv_tools::validate(&rewrite_fragcolor8(words), "vulkan1.0");
     let n = runs.n(40);
     let inputs: Vec<Vec<u32>> = (0..n + warm_up_runs(n)).map(|_| fresh(words)).collect();
     let ours = median_seconds(n, |i| {

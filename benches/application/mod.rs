@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use super::support::gpu::{Gpu, PipelineDesc, Vulkan};
-use super::support::shaders::{self, fresh};
+use super::support::shaders::fresh;
+use super::support::spirv_tools;
 use super::support::timing::{ab_pairs, median, median_seconds, seconds, warm_up_runs};
 use super::{allocations, figure, ms, unavailable, us, verdict, Modules, Runs, Setup, Target};
 use VkLayer_glsem::spirv::point_size::{write_point_size, PointSizeSource};
@@ -342,7 +343,7 @@ pub fn rewrite_us_points(modules: &Modules, runs: &Runs) {
         Ok(None) => return unavailable(NAME, "write_point_size left the VS unchanged"),
         Err(e) => return unavailable(NAME, &format!("write_point_size failed: {e}")),
     };
-    let valid = shaders::validate(&output, "vulkan1.0");
+    let valid = spirv_tools::validate(&output, "vulkan1.0");
     let n = runs.n(3000);
     let inputs: Vec<Vec<u32>> = (0..n + warm_up_runs(n)).map(|_| fresh(words)).collect();
     let t = median_seconds(n, |i| {
@@ -377,7 +378,7 @@ pub fn rewrite_us_unfed_input(modules: &Modules, runs: &Runs) {
         Ok(None) => return unavailable(NAME, "default_unfed_inputs left the VS unchanged"),
         Err(e) => return unavailable(NAME, &format!("default_unfed_inputs failed: {e}")),
     };
-    let valid = shaders::validate(&output, "vulkan1.0");
+    let valid = spirv_tools::validate(&output, "vulkan1.0");
     let n = runs.n(3000);
     let inputs: Vec<Vec<u32>> = (0..n + warm_up_runs(n)).map(|_| fresh(words)).collect();
     let t = median_seconds(n, |i| {

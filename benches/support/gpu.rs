@@ -9,15 +9,14 @@ use ash::vk;
 use std::ffi::{c_char, CStr};
 use std::path::{Path, PathBuf};
 
-use VkLayer_glsem::layer::records::DebugCounters;
-
-pub const LAYER_NAME: &CStr = c"VK_LAYER_GLSEM_gl_semantics";
-/// The layer's device extension for GL's state (`include/vk_glsem.h`).
-pub const GL_STATE_EXTENSION: &CStr = c"VK_GLSEM_gl_state";
+use super::vulkan::{
+    color_render_pass, command_pool, install_layer, layer_counters, load_loader, DebugCounters,
+    GLSEM as LAYER_NAME, GL_STATE_EXTENSION,
+};
 
 /// The Vulkan loader, and the layer library as the loader loaded it.
 pub struct Vulkan {
-    _loader: libloading::Library,
+    /// Also keeps libvulkan loaded for as long as the devices live.
     pub entry: ash::Entry,
     layer_library: PathBuf,
 }
@@ -29,27 +28,10 @@ impl Vulkan {
         let layer_library = layer_library
             .canonicalize()
             .unwrap_or_else(|e| panic!("layer library {}: {e}", layer_library.display()));
-        let manifest_dir = super::shaders::scratch_dir().join("layer");
-        std::fs::create_dir_all(&manifest_dir).unwrap();
-        // The repository's manifest (its device extensions and settings) with an absolute
-        // `library_path` to the library measured.
-        let shipped =
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("layer-manifest/VkLayer_glsem.json");
-        let shipped = std::fs::read_to_string(&shipped)
-            .unwrap_or_else(|e| panic!("{}: {e}", shipped.display()));
-        const KEY: &str = "\"library_path\": \"";
-        let value = shipped.find(KEY).expect("the manifest's library_path") + KEY.len();
-        let value_end = value + shipped[value..].find('"').unwrap();
-        let manifest = format!(
-            "{}{}{}",
-            &shipped[..value],
-            layer_library.display(),
-            &shipped[value_end..]
-        );
-        std::fs::write(manifest_dir.join("VkLayer_glsem.json"), manifest).unwrap();
+        // The repository's manifest with an absolute `library_path` to the library measured.
+        install_layer(&super::shaders::scratch_dir().join("layer"), &layer_library);
         // Only the instance that names the layer gets it: no implicit glsem, no layers
         // forced by the environment, no settings that would change what the layer does.
-        std::env::set_var("VK_ADD_LAYER_PATH", &manifest_dir);
         // (Every `VK_GLSEM_*` variable: the environment overrides the settings a figure
         // passes in `VkLayerSettingsCreateInfoEXT`.)
         let glsem_vars = std::env::vars_os()
@@ -65,20 +47,16 @@ impl Vulkan {
         // Same driver work on both sides: no Mesa disk cache hits on either.
         std::env::set_var("MESA_SHADER_CACHE_DISABLE", "true");
 
-        let (loader, entry) = load_loader();
         Vulkan {
-            _loader: loader,
-            entry,
+            entry: load_loader(),
             layer_library,
         }
     }
 
     /// The loader alone, for a process that inherits its settings (`process_startup_ms`).
     pub fn loader_only() -> Vulkan {
-        let (loader, entry) = load_loader();
         Vulkan {
-            _loader: loader,
-            entry,
+            entry: load_loader(),
             layer_library: PathBuf::new(),
         }
     }
@@ -93,33 +71,8 @@ impl Vulkan {
     /// The layer's process-wide counters (`glsemGetDebugCounters`), read from the library
     /// the loader loaded (this binary's own copy of the crate has separate statics).
     pub fn layer_counters(&self) -> DebugCounters {
-        // SAFETY: dlopen of the library the loader already opened returns that same
-        // instance; the symbol has the signature declared in src/lib.rs.
-        unsafe {
-            let library = libloading::Library::new(&self.layer_library).unwrap();
-            let get: libloading::Symbol<unsafe extern "C" fn(*mut DebugCounters)> =
-                library.get(b"glsemGetDebugCounters\0").unwrap();
-            let mut counters = DebugCounters::default();
-            get(&mut counters);
-            counters
-        }
-    }
-}
-
-/// The system Vulkan loader and its entry points.
-fn load_loader() -> (libloading::Library, ash::Entry) {
-    // SAFETY: loading the system Vulkan loader; its vkGetInstanceProcAddr is valid for as
-    // long as the library stays loaded (the caller keeps it next to the entry).
-    unsafe {
-        let loader = libloading::Library::new("libvulkan.so.1")
-            .expect("load libvulkan.so.1 (package libvulkan1)");
-        let gipa: vk::PFN_vkGetInstanceProcAddr = *loader
-            .get(b"vkGetInstanceProcAddr\0")
-            .expect("vkGetInstanceProcAddr in libvulkan.so.1");
-        let entry = ash::Entry::from_static_fn(ash::StaticFn {
-            get_instance_proc_addr: gipa,
-        });
-        (loader, entry)
+        // dlopen of the library the loader already opened returns that same instance.
+        layer_counters(&self.hold_layer_library())
     }
 }
 
@@ -291,37 +244,11 @@ impl Gpu {
 
     /// A render pass with `count` RGBA8 colour attachments, all in its one subpass.
     pub fn render_pass(&self, count: u32) -> vk::RenderPass {
-        let attachments: Vec<_> = (0..count)
-            .map(|_| {
-                vk::AttachmentDescription::default()
-                    .format(vk::Format::R8G8B8A8_UNORM)
-                    .samples(vk::SampleCountFlags::TYPE_1)
-                    .load_op(vk::AttachmentLoadOp::CLEAR)
-                    .store_op(vk::AttachmentStoreOp::STORE)
-                    .initial_layout(vk::ImageLayout::UNDEFINED)
-                    .final_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
-            })
-            .collect();
-        let references: Vec<_> = (0..count)
-            .map(|i| vk::AttachmentReference {
-                attachment: i,
-                layout: vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
-            })
-            .collect();
-        let subpasses = [vk::SubpassDescription::default()
-            .pipeline_bind_point(vk::PipelineBindPoint::GRAPHICS)
-            .color_attachments(&references)];
-        // SAFETY: valid create info.
-        unsafe {
-            self.device
-                .create_render_pass(
-                    &vk::RenderPassCreateInfo::default()
-                        .attachments(&attachments)
-                        .subpasses(&subpasses),
-                    None,
-                )
-                .expect("vkCreateRenderPass")
-        }
+        color_render_pass(
+            &self.device,
+            count,
+            vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
+        )
     }
 
     /// One graphics pipeline per call of `vkCreateGraphicsPipelines`, as most applications
@@ -418,25 +345,7 @@ impl Gpu {
 
     /// A command pool (the caller destroys it) and one primary command buffer from it.
     pub fn command_pool(&self) -> (vk::CommandPool, vk::CommandBuffer) {
-        // SAFETY: valid create infos.
-        unsafe {
-            let pool = self
-                .device
-                .create_command_pool(
-                    &vk::CommandPoolCreateInfo::default().queue_family_index(self.queue_family),
-                    None,
-                )
-                .unwrap();
-            let buffer = self
-                .device
-                .allocate_command_buffers(
-                    &vk::CommandBufferAllocateInfo::default()
-                        .command_pool(pool)
-                        .command_buffer_count(1),
-                )
-                .unwrap()[0];
-            (pool, buffer)
-        }
+        command_pool(&self.device, self.queue_family)
     }
 }
 

@@ -4,4 +4,10 @@
 pub mod alloc;
 pub mod gpu;
 pub mod shaders;
+/// glslang and SPIRV-Tools, as the integration tests run them.
+#[path = "../../tests/support/spirv_tools.rs"]
+pub mod spirv_tools;
 pub mod timing;
+/// The Vulkan harness the integration tests use too.
+#[path = "../../tests/support/vulkan.rs"]
+pub mod vulkan;

@@ -3,8 +3,9 @@
 //! `-V -R --amb`, the way the runner compiles scenes).
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::atomic::{AtomicU32, Ordering};
+
+use super::spirv_tools;
 
 const SOURCES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/support/shaders");
 
@@ -15,39 +16,15 @@ pub fn scratch_dir() -> PathBuf {
     dir
 }
 
-pub fn read_words(path: &Path) -> Vec<u32> {
-    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
-    bytes
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
-}
-
+/// The little-endian bytes of `words` written to `path`.
 pub fn write_words(path: &Path, words: &[u32]) {
-    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    std::fs::write(path, bytes).unwrap_or_else(|e| panic!("write {}: {e}", path.display()));
+    std::fs::write(path, spirv_tools::bytes(words))
+        .unwrap_or_else(|e| panic!("write {}: {e}", path.display()));
 }
 
 /// Compiles the GLSL file `path` (stage from its extension) to SPIR-V 1.0.
 fn compile_path(path: &Path) -> Vec<u32> {
-    let out = scratch_dir().join(format!(
-        "{}.spv",
-        path.file_name().unwrap().to_string_lossy()
-    ));
-    let result = Command::new("glslangValidator")
-        .args(["-V", "-R", "--amb", "--target-env", "vulkan1.0"])
-        .arg(path)
-        .arg("-o")
-        .arg(&out)
-        .output()
-        .expect("run glslangValidator (package glslang-tools)");
-    assert!(
-        result.status.success(),
-        "glslangValidator failed on {}:\n{}",
-        path.display(),
-        String::from_utf8_lossy(&result.stdout)
-    );
-    read_words(&out)
+    spirv_tools::compile(path, &["-R", "--amb", "--target-env", "vulkan1.0"])
 }
 
 /// Compiles `benches/support/shaders/<file>`.
@@ -121,19 +98,4 @@ pub fn fresh(words: &[u32]) -> Vec<u32> {
     let mut copy = words.to_vec();
     copy[3] += NEXT.fetch_add(1, Ordering::Relaxed);
     copy
-}
-
-/// Runs `spirv-val` on `words`; `Err` carries its message.
-pub fn validate(words: &[u32], target_env: &str) -> Result<(), String> {
-    let path = scratch_dir().join("validate.spv");
-    write_words(&path, words);
-    let result = Command::new("spirv-val")
-        .args(["--target-env", target_env])
-        .arg(&path)
-        .output()
-        .map_err(|e| format!("cannot run spirv-val: {e}"))?;
-    match result.status.success() {
-        true => Ok(()),
-        false => Err(String::from_utf8_lossy(&result.stderr).into_owned()),
-    }
 }

@@ -5,18 +5,20 @@
 
 #[path = "../support/spirv_tools.rs"]
 pub mod spirv_tools;
+#[path = "../support/vulkan.rs"]
+pub mod vulkan;
 
-pub use VkLayer_glsem::layer::records::DebugCounters;
+// Not every test binary names each of these.
+#[allow(unused_imports)]
+pub use vulkan::{DebugCounters, GLSEM, GL_STATE_EXTENSION};
 
 use ash::vk::{self, Handle};
 use std::ffi::{c_void, CStr};
 use std::path::PathBuf;
 use std::sync::{Mutex, OnceLock};
 
-pub const GLSEM: &CStr = c"VK_LAYER_GLSEM_gl_semantics";
 pub const VALIDATION: &CStr = c"VK_LAYER_KHRONOS_validation";
 pub const LEVELS_EXTENSION: &CStr = c"VK_GLSEM_tessellation_default_levels";
-pub const GL_STATE_EXTENSION: &CStr = c"VK_GLSEM_gl_state";
 
 /// `target/<profile>/`: the test binary lives in its `deps/`.
 pub fn target_dir() -> PathBuf {
@@ -48,18 +50,8 @@ pub fn repo_dir() -> PathBuf {
 fn setup() {
     static SETUP: OnceLock<()> = OnceLock::new();
     SETUP.get_or_init(|| {
-        let lib = layer_library();
         let dir = std::env::temp_dir().join(format!("glsem-test-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let manifest =
-            std::fs::read_to_string(repo_dir().join("layer-manifest/VkLayer_glsem.json"))
-                .unwrap()
-                .replace(
-                    "../target/release/libVkLayer_glsem.so",
-                    lib.to_str().unwrap(),
-                );
-        std::fs::write(dir.join("VkLayer_glsem.json"), manifest).unwrap();
-        std::env::set_var("VK_ADD_LAYER_PATH", &dir);
+        vulkan::install_layer(&dir, &layer_library());
     });
 }
 
@@ -74,14 +66,7 @@ fn library() -> &'static libloading::Library {
 
 /// The layer's counters (`glsemGetDebugCounters`).
 pub fn counters() -> DebugCounters {
-    let mut out = DebugCounters::default();
-    // SAFETY: the symbol has this signature (src/lib.rs).
-    unsafe {
-        let get: libloading::Symbol<unsafe extern "C" fn(*mut DebugCounters)> =
-            library().get(b"glsemGetDebugCounters").unwrap();
-        get(&mut out);
-    }
-    out
+    vulkan::layer_counters(library())
 }
 
 /// Runs the test `name` of this test binary in a child process, with `env` set and the log
@@ -113,8 +98,7 @@ pub fn serial() -> std::sync::MutexGuard<'static, ()> {
 pub fn entry() -> ash::Entry {
     setup();
     library();
-    // SAFETY: loads the system Vulkan loader.
-    unsafe { ash::Entry::load() }.expect("no Vulkan loader")
+    vulkan::load_loader()
 }
 
 type Messages = Mutex<Vec<String>>;
@@ -337,31 +321,11 @@ impl Device {
 
     /// A render pass with one subpass writing `attachments` RGBA8 colour attachments.
     pub fn render_pass(&self, attachments: usize) -> vk::RenderPass {
-        let descs: Vec<_> = (0..attachments)
-            .map(|_| {
-                vk::AttachmentDescription::default()
-                    .format(vk::Format::R8G8B8A8_UNORM)
-                    .samples(vk::SampleCountFlags::TYPE_1)
-                    .load_op(vk::AttachmentLoadOp::CLEAR)
-                    .store_op(vk::AttachmentStoreOp::STORE)
-                    .initial_layout(vk::ImageLayout::UNDEFINED)
-                    .final_layout(vk::ImageLayout::TRANSFER_SRC_OPTIMAL)
-            })
-            .collect();
-        let refs: Vec<_> = (0..attachments as u32)
-            .map(|a| {
-                vk::AttachmentReference::default()
-                    .attachment(a)
-                    .layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
-            })
-            .collect();
-        let subpasses = [vk::SubpassDescription::default()
-            .pipeline_bind_point(vk::PipelineBindPoint::GRAPHICS)
-            .color_attachments(&refs)];
-        let info = vk::RenderPassCreateInfo::default()
-            .attachments(&descs)
-            .subpasses(&subpasses);
-        unsafe { self.device.create_render_pass(&info, None) }.expect("vkCreateRenderPass")
+        vulkan::color_render_pass(
+            &self.device,
+            attachments as u32,
+            vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+        )
     }
 
     pub fn layout(&self, ranges: &[vk::PushConstantRange]) -> vk::PipelineLayout {
@@ -508,13 +472,7 @@ impl Device {
 
     /// A primary command buffer from a new pool, in the recording state.
     pub fn begin_commands(&self) -> (vk::CommandPool, vk::CommandBuffer) {
-        let pool_info = vk::CommandPoolCreateInfo::default().queue_family_index(0);
-        let pool = unsafe { self.device.create_command_pool(&pool_info, None) }.unwrap();
-        let alloc = vk::CommandBufferAllocateInfo::default()
-            .command_pool(pool)
-            .level(vk::CommandBufferLevel::PRIMARY)
-            .command_buffer_count(1);
-        let cb = unsafe { self.device.allocate_command_buffers(&alloc) }.unwrap()[0];
+        let (pool, cb) = vulkan::command_pool(&self.device, 0);
         unsafe {
             self.device
                 .begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
@@ -673,92 +631,21 @@ impl Device {
         record: impl FnOnce(vk::CommandBuffer),
     ) -> Vec<Vec<u8>> {
         let d = &self.device;
-        let memory_props = unsafe {
-            instance
-                .instance
-                .get_physical_device_memory_properties(instance.physical)
-        };
-        let allocate = |req: vk::MemoryRequirements, flags: vk::MemoryPropertyFlags| {
-            let index = (0..memory_props.memory_type_count)
-                .find(|&i| {
-                    req.memory_type_bits & (1 << i) != 0
-                        && memory_props.memory_types[i as usize]
-                            .property_flags
-                            .contains(flags)
-                })
-                .expect("memory type");
-            let info = vk::MemoryAllocateInfo::default()
-                .allocation_size(req.size)
-                .memory_type_index(index);
-            unsafe { d.allocate_memory(&info, None) }.unwrap()
-        };
-        let extent = vk::Extent3D {
-            width: RENDER_SIZE,
-            height: RENDER_SIZE,
-            depth: 1,
-        };
-        let bytes = (RENDER_SIZE * RENDER_SIZE * 4) as u64;
-        let mut images = Vec::new();
-        let mut views = Vec::new();
-        let mut memories = Vec::new();
-        for _ in 0..attachments {
-            let info = vk::ImageCreateInfo::default()
-                .image_type(vk::ImageType::TYPE_2D)
-                .format(vk::Format::R8G8B8A8_UNORM)
-                .extent(extent)
-                .mip_levels(1)
-                .array_layers(1)
-                .samples(vk::SampleCountFlags::TYPE_1)
-                .usage(vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_SRC);
-            let image = unsafe { d.create_image(&info, None) }.unwrap();
-            let memory = allocate(
-                unsafe { d.get_image_memory_requirements(image) },
-                vk::MemoryPropertyFlags::DEVICE_LOCAL,
-            );
-            unsafe { d.bind_image_memory(image, memory, 0) }.unwrap();
-            let view_info = vk::ImageViewCreateInfo::default()
-                .image(image)
-                .view_type(vk::ImageViewType::TYPE_2D)
-                .format(vk::Format::R8G8B8A8_UNORM)
-                .subresource_range(vk::ImageSubresourceRange {
-                    aspect_mask: vk::ImageAspectFlags::COLOR,
-                    level_count: 1,
-                    layer_count: 1,
-                    ..Default::default()
-                });
-            views.push(unsafe { d.create_image_view(&view_info, None) }.unwrap());
-            images.push(image);
-            memories.push(memory);
-        }
-        let buffer_info = vk::BufferCreateInfo::default()
-            .size(bytes * attachments as u64)
-            .usage(vk::BufferUsageFlags::TRANSFER_DST);
-        let buffer = unsafe { d.create_buffer(&buffer_info, None) }.unwrap();
-        let buffer_memory = allocate(
-            unsafe { d.get_buffer_memory_requirements(buffer) },
-            vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT,
-        );
-        unsafe { d.bind_buffer_memory(buffer, buffer_memory, 0) }.unwrap();
+        let targets = ColorTargets::new(self, instance, attachments);
+        let readback = targets.readback_buffer(self, instance);
         let fb_info = vk::FramebufferCreateInfo::default()
             .render_pass(pass)
-            .attachments(&views)
+            .attachments(&targets.views)
             .width(RENDER_SIZE)
             .height(RENDER_SIZE)
             .layers(1);
         let framebuffer = unsafe { d.create_framebuffer(&fb_info, None) }.unwrap();
-
         let (pool, cb) = self.begin_commands();
         let clears = vec![vk::ClearValue::default(); attachments];
         let begin = vk::RenderPassBeginInfo::default()
             .render_pass(pass)
             .framebuffer(framebuffer)
-            .render_area(vk::Rect2D {
-                extent: vk::Extent2D {
-                    width: RENDER_SIZE,
-                    height: RENDER_SIZE,
-                },
-                ..Default::default()
-            })
+            .render_area(RENDER_AREA)
             .clear_values(&clears);
         unsafe {
             d.cmd_begin_render_pass(cb, &begin, vk::SubpassContents::INLINE);
@@ -766,65 +653,199 @@ impl Device {
             record(cb);
             d.cmd_draw(cb, vertices, 1, 0, 0);
             d.cmd_end_render_pass(cb);
-            for (i, &image) in images.iter().enumerate() {
-                let region = vk::BufferImageCopy::default()
-                    .buffer_offset(bytes * i as u64)
-                    .image_subresource(vk::ImageSubresourceLayers {
-                        aspect_mask: vk::ImageAspectFlags::COLOR,
-                        layer_count: 1,
-                        ..Default::default()
-                    })
-                    .image_extent(extent);
+        }
+        // The render pass leaves its attachments in TRANSFER_SRC_OPTIMAL.
+        targets.record_copies(self, cb, &readback);
+        self.submit_and_wait(cb);
+        let pixels = targets.split(&self.read(&readback));
+        unsafe {
+            d.destroy_command_pool(pool, None);
+            d.destroy_framebuffer(framebuffer, None);
+        }
+        self.destroy_buffer(readback);
+        targets.destroy(self);
+        pixels
+    }
+}
+
+/// The whole `RENDER_SIZE`² target.
+const RENDER_AREA: vk::Rect2D = vk::Rect2D {
+    offset: vk::Offset2D { x: 0, y: 0 },
+    extent: vk::Extent2D {
+        width: RENDER_SIZE,
+        height: RENDER_SIZE,
+    },
+};
+
+/// The whole of a single-level, single-layer colour image.
+const COLOR_RANGE: vk::ImageSubresourceRange = vk::ImageSubresourceRange {
+    aspect_mask: vk::ImageAspectFlags::COLOR,
+    base_mip_level: 0,
+    level_count: 1,
+    base_array_layer: 0,
+    layer_count: 1,
+};
+
+/// The bytes of one RGBA8 `RENDER_SIZE`² image.
+const IMAGE_BYTES: u64 = (RENDER_SIZE * RENDER_SIZE * 4) as u64;
+
+/// RGBA8 `RENDER_SIZE`² colour attachments that can be copied from, with their views.
+struct ColorTargets {
+    images: Vec<vk::Image>,
+    views: Vec<vk::ImageView>,
+    memories: Vec<vk::DeviceMemory>,
+}
+
+impl ColorTargets {
+    fn new(device: &Device, instance: &Instance, count: usize) -> ColorTargets {
+        let d = &device.device;
+        let mut targets = ColorTargets {
+            images: Vec::new(),
+            views: Vec::new(),
+            memories: Vec::new(),
+        };
+        for _ in 0..count {
+            let info = vk::ImageCreateInfo::default()
+                .image_type(vk::ImageType::TYPE_2D)
+                .format(vk::Format::R8G8B8A8_UNORM)
+                .extent(RENDER_EXTENT)
+                .mip_levels(1)
+                .array_layers(1)
+                .samples(vk::SampleCountFlags::TYPE_1)
+                .usage(vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_SRC);
+            let image = unsafe { d.create_image(&info, None) }.unwrap();
+            let req = unsafe { d.get_image_memory_requirements(image) };
+            let alloc = vk::MemoryAllocateInfo::default()
+                .allocation_size(req.size)
+                .memory_type_index(device.memory_type(
+                    instance,
+                    req.memory_type_bits,
+                    vk::MemoryPropertyFlags::DEVICE_LOCAL,
+                ));
+            let memory = unsafe { d.allocate_memory(&alloc, None) }.unwrap();
+            unsafe { d.bind_image_memory(image, memory, 0) }.unwrap();
+            let view_info = vk::ImageViewCreateInfo::default()
+                .image(image)
+                .view_type(vk::ImageViewType::TYPE_2D)
+                .format(vk::Format::R8G8B8A8_UNORM)
+                .subresource_range(COLOR_RANGE);
+            targets
+                .views
+                .push(unsafe { d.create_image_view(&view_info, None) }.unwrap());
+            targets.images.push(image);
+            targets.memories.push(memory);
+        }
+        targets
+    }
+
+    /// A host buffer for the bytes of every image, one after the other.
+    fn readback_buffer(&self, device: &Device, instance: &Instance) -> HostBuffer {
+        device.host_buffer(
+            instance,
+            IMAGE_BYTES * self.images.len() as u64,
+            vk::BufferUsageFlags::TRANSFER_DST,
+        )
+    }
+
+    /// Records copies of every image (in TRANSFER_SRC_OPTIMAL) into `readback`, then makes
+    /// them visible to the host.
+    fn record_copies(&self, device: &Device, cb: vk::CommandBuffer, readback: &HostBuffer) {
+        let d = &device.device;
+        for (i, &image) in self.images.iter().enumerate() {
+            let region = vk::BufferImageCopy::default()
+                .buffer_offset(IMAGE_BYTES * i as u64)
+                .image_subresource(vk::ImageSubresourceLayers {
+                    aspect_mask: vk::ImageAspectFlags::COLOR,
+                    layer_count: 1,
+                    ..Default::default()
+                })
+                .image_extent(RENDER_EXTENT);
+            unsafe {
                 d.cmd_copy_image_to_buffer(
                     cb,
                     image,
                     vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
-                    buffer,
+                    readback.buffer,
                     &[region],
-                );
-            }
-            let barrier = vk::MemoryBarrier::default()
-                .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
-                .dst_access_mask(vk::AccessFlags::HOST_READ);
-            d.cmd_pipeline_barrier(
-                cb,
-                vk::PipelineStageFlags::TRANSFER,
-                vk::PipelineStageFlags::HOST,
-                vk::DependencyFlags::empty(),
-                &[barrier],
-                &[],
-                &[],
-            );
-        }
-        self.submit_and_wait(cb);
-        let pixels = unsafe {
-            let p = d
-                .map_memory(
-                    buffer_memory,
-                    0,
-                    vk::WHOLE_SIZE,
-                    vk::MemoryMapFlags::empty(),
                 )
-                .unwrap() as *const u8;
-            let all = std::slice::from_raw_parts(p, (bytes as usize) * attachments);
-            let out = all.chunks(bytes as usize).map(<[u8]>::to_vec).collect();
-            d.unmap_memory(buffer_memory);
-            out
+            };
+        }
+        device.host_read_barrier(
+            cb,
+            vk::PipelineStageFlags::TRANSFER,
+            vk::AccessFlags::TRANSFER_WRITE,
+        );
+    }
+
+    /// Records the layout transitions of every image from `layouts.start` to `layouts.end`
+    /// (ordering the accesses each layout is used for here), from `stages.start` to
+    /// `stages.end`.
+    fn record_transitions(
+        &self,
+        device: &Device,
+        cb: vk::CommandBuffer,
+        stages: std::ops::Range<vk::PipelineStageFlags>,
+        layouts: std::ops::Range<vk::ImageLayout>,
+    ) {
+        let access = |layout| match layout {
+            vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL => vk::AccessFlags::COLOR_ATTACHMENT_WRITE,
+            vk::ImageLayout::TRANSFER_SRC_OPTIMAL => vk::AccessFlags::TRANSFER_READ,
+            _ => vk::AccessFlags::empty(),
         };
+        let barriers: Vec<_> = self
+            .images
+            .iter()
+            .map(|&image| {
+                vk::ImageMemoryBarrier::default()
+                    .src_access_mask(access(layouts.start))
+                    .dst_access_mask(access(layouts.end))
+                    .old_layout(layouts.start)
+                    .new_layout(layouts.end)
+                    .image(image)
+                    .subresource_range(COLOR_RANGE)
+            })
+            .collect();
         unsafe {
-            d.destroy_command_pool(pool, None);
-            d.destroy_framebuffer(framebuffer, None);
-            d.destroy_buffer(buffer, None);
-            d.free_memory(buffer_memory, None);
-            for ((image, view), memory) in images.into_iter().zip(views).zip(memories) {
+            device.device.cmd_pipeline_barrier(
+                cb,
+                stages.start,
+                stages.end,
+                vk::DependencyFlags::empty(),
+                &[],
+                &[],
+                &barriers,
+            )
+        };
+    }
+
+    /// The readback's bytes, one `Vec` per image.
+    fn split(&self, bytes: &[u8]) -> Vec<Vec<u8>> {
+        bytes
+            .chunks(IMAGE_BYTES as usize)
+            .map(<[u8]>::to_vec)
+            .collect()
+    }
+
+    fn destroy(self, device: &Device) {
+        let d = &device.device;
+        unsafe {
+            for ((image, view), memory) in
+                self.images.into_iter().zip(self.views).zip(self.memories)
+            {
                 d.destroy_image_view(view, None);
                 d.destroy_image(image, None);
                 d.free_memory(memory, None);
             }
         }
-        pixels
     }
 }
+
+/// The extent of the images `Device::render` draws into.
+const RENDER_EXTENT: vk::Extent3D = vk::Extent3D {
+    width: RENDER_SIZE,
+    height: RENDER_SIZE,
+    depth: 1,
+};
 
 /// `vkCmdSetTessellationDefaultLevelsGLSEM` of a device that enabled the extension.
 pub type SetLevels = unsafe extern "system" fn(vk::CommandBuffer, *const f32, *const f32);
@@ -1052,80 +1073,11 @@ impl Device {
         record: impl FnOnce(vk::CommandBuffer),
     ) -> Vec<Vec<u8>> {
         let d = &self.device;
-        let extent = vk::Extent3D {
-            width: RENDER_SIZE,
-            height: RENDER_SIZE,
-            depth: 1,
-        };
-        let bytes = (RENDER_SIZE * RENDER_SIZE * 4) as u64;
-        let range = vk::ImageSubresourceRange {
-            aspect_mask: vk::ImageAspectFlags::COLOR,
-            level_count: 1,
-            layer_count: 1,
-            ..Default::default()
-        };
-        let mut images = Vec::new();
-        let mut views = Vec::new();
-        let mut memories = Vec::new();
-        for _ in 0..attachments {
-            let info = vk::ImageCreateInfo::default()
-                .image_type(vk::ImageType::TYPE_2D)
-                .format(vk::Format::R8G8B8A8_UNORM)
-                .extent(extent)
-                .mip_levels(1)
-                .array_layers(1)
-                .samples(vk::SampleCountFlags::TYPE_1)
-                .usage(vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_SRC);
-            let image = unsafe { d.create_image(&info, None) }.unwrap();
-            let req = unsafe { d.get_image_memory_requirements(image) };
-            let alloc = vk::MemoryAllocateInfo::default()
-                .allocation_size(req.size)
-                .memory_type_index(self.memory_type(
-                    instance,
-                    req.memory_type_bits,
-                    vk::MemoryPropertyFlags::DEVICE_LOCAL,
-                ));
-            let memory = unsafe { d.allocate_memory(&alloc, None) }.unwrap();
-            unsafe { d.bind_image_memory(image, memory, 0) }.unwrap();
-            let view_info = vk::ImageViewCreateInfo::default()
-                .image(image)
-                .view_type(vk::ImageViewType::TYPE_2D)
-                .format(vk::Format::R8G8B8A8_UNORM)
-                .subresource_range(range);
-            views.push(unsafe { d.create_image_view(&view_info, None) }.unwrap());
-            images.push(image);
-            memories.push(memory);
-        }
-        let readback = self.host_buffer(
-            instance,
-            bytes * attachments as u64,
-            vk::BufferUsageFlags::TRANSFER_DST,
-        );
+        let targets = ColorTargets::new(self, instance, attachments);
+        let readback = targets.readback_buffer(self, instance);
         let (pool, cb) = self.begin_commands();
-        let to_attachment: Vec<_> = images
-            .iter()
-            .map(|&image| {
-                vk::ImageMemoryBarrier::default()
-                    .dst_access_mask(vk::AccessFlags::COLOR_ATTACHMENT_WRITE)
-                    .old_layout(vk::ImageLayout::UNDEFINED)
-                    .new_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
-                    .image(image)
-                    .subresource_range(range)
-            })
-            .collect();
-        let to_transfer: Vec<_> = images
-            .iter()
-            .map(|&image| {
-                vk::ImageMemoryBarrier::default()
-                    .src_access_mask(vk::AccessFlags::COLOR_ATTACHMENT_WRITE)
-                    .dst_access_mask(vk::AccessFlags::TRANSFER_READ)
-                    .old_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
-                    .new_layout(vk::ImageLayout::TRANSFER_SRC_OPTIMAL)
-                    .image(image)
-                    .subresource_range(range)
-            })
-            .collect();
-        let color: Vec<_> = views
+        let color: Vec<_> = targets
+            .views
             .iter()
             .map(|&view| {
                 vk::RenderingAttachmentInfo::default()
@@ -1136,79 +1088,89 @@ impl Device {
             })
             .collect();
         let rendering = vk::RenderingInfo::default()
-            .render_area(vk::Rect2D {
-                extent: vk::Extent2D {
-                    width: RENDER_SIZE,
-                    height: RENDER_SIZE,
-                },
-                ..Default::default()
-            })
+            .render_area(RENDER_AREA)
             .layer_count(1)
             .color_attachments(&color);
+        targets.record_transitions(
+            self,
+            cb,
+            vk::PipelineStageFlags::TOP_OF_PIPE..vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
+            vk::ImageLayout::UNDEFINED..vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
+        );
         unsafe {
-            d.cmd_pipeline_barrier(
-                cb,
-                vk::PipelineStageFlags::TOP_OF_PIPE,
-                vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
-                vk::DependencyFlags::empty(),
-                &[],
-                &[],
-                &to_attachment,
-            );
             d.cmd_begin_rendering(cb, &rendering);
             record(cb);
             d.cmd_end_rendering(cb);
-            d.cmd_pipeline_barrier(
+        }
+        targets.record_transitions(
+            self,
+            cb,
+            vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT..vk::PipelineStageFlags::TRANSFER,
+            vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL..vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+        );
+        targets.record_copies(self, cb, &readback);
+        self.submit_and_wait(cb);
+        let pixels = targets.split(&self.read(&readback));
+        unsafe { d.destroy_command_pool(pool, None) };
+        self.destroy_buffer(readback);
+        targets.destroy(self);
+        pixels
+    }
+
+    /// A pool of `count` queries of the primitives that reach the clipper
+    /// (`CLIPPING_INVOCATIONS`), reset and ready to begin.
+    pub fn clipping_queries(&self, count: u32) -> vk::QueryPool {
+        let d = &self.device;
+        let info = vk::QueryPoolCreateInfo::default()
+            .query_type(vk::QueryType::PIPELINE_STATISTICS)
+            .query_count(count)
+            .pipeline_statistics(vk::QueryPipelineStatisticFlags::CLIPPING_INVOCATIONS);
+        let queries = unsafe { d.create_query_pool(&info, None) }.unwrap();
+        let (pool, cb) = self.begin_commands();
+        unsafe { d.cmd_reset_query_pool(cb, queries, 0, count) };
+        self.submit_and_wait(cb);
+        unsafe { d.destroy_command_pool(pool, None) };
+        queries
+    }
+
+    /// The 64-bit results of the `N` queries of `queries`, waited for; destroys the pool.
+    pub fn take_query_results<const N: usize>(&self, queries: vk::QueryPool) -> [u64; N] {
+        let d = &self.device;
+        let mut results = [0u64; N];
+        unsafe {
+            d.get_query_pool_results(
+                queries,
+                0,
+                &mut results,
+                vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
+            )
+        }
+        .unwrap();
+        unsafe { d.destroy_query_pool(queries, None) };
+        results
+    }
+
+    /// Records a barrier that makes `src_access` writes of `src_stage` visible to host reads.
+    pub fn host_read_barrier(
+        &self,
+        cb: vk::CommandBuffer,
+        src_stage: vk::PipelineStageFlags,
+        src_access: vk::AccessFlags,
+    ) {
+        let barrier = vk::MemoryBarrier::default()
+            .src_access_mask(src_access)
+            .dst_access_mask(vk::AccessFlags::HOST_READ);
+        unsafe {
+            self.device.cmd_pipeline_barrier(
                 cb,
-                vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
-                vk::PipelineStageFlags::TRANSFER,
-                vk::DependencyFlags::empty(),
-                &[],
-                &[],
-                &to_transfer,
-            );
-            for (i, &image) in images.iter().enumerate() {
-                let region = vk::BufferImageCopy::default()
-                    .buffer_offset(bytes * i as u64)
-                    .image_subresource(vk::ImageSubresourceLayers {
-                        aspect_mask: vk::ImageAspectFlags::COLOR,
-                        layer_count: 1,
-                        ..Default::default()
-                    })
-                    .image_extent(extent);
-                d.cmd_copy_image_to_buffer(
-                    cb,
-                    image,
-                    vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
-                    readback.buffer,
-                    &[region],
-                );
-            }
-            let barrier = vk::MemoryBarrier::default()
-                .src_access_mask(vk::AccessFlags::MEMORY_WRITE)
-                .dst_access_mask(vk::AccessFlags::HOST_READ);
-            d.cmd_pipeline_barrier(
-                cb,
-                vk::PipelineStageFlags::ALL_COMMANDS,
+                src_stage,
                 vk::PipelineStageFlags::HOST,
                 vk::DependencyFlags::empty(),
                 &[barrier],
                 &[],
                 &[],
-            );
-        }
-        self.submit_and_wait(cb);
-        let all = self.read(&readback);
-        unsafe {
-            d.destroy_command_pool(pool, None);
-            for ((image, view), memory) in images.into_iter().zip(views).zip(memories) {
-                d.destroy_image_view(view, None);
-                d.destroy_image(image, None);
-                d.free_memory(memory, None);
-            }
-        }
-        self.destroy_buffer(readback);
-        all.chunks(bytes as usize).map(<[u8]>::to_vec).collect()
+            )
+        };
     }
 }
 

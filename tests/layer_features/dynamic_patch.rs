@@ -47,15 +47,7 @@ fn tes_only_pipeline_with_dynamic_patch_size_draws_gl_primitives() {
     let set_levels = set_levels_fn(&instance, &device);
     let set_patch: vk::PFN_vkCmdSetPatchControlPointsEXT =
         device_fn(&instance, &device, c"vkCmdSetPatchControlPointsEXT");
-    let queries_info = vk::QueryPoolCreateInfo::default()
-        .query_type(vk::QueryType::PIPELINE_STATISTICS)
-        .query_count(3)
-        .pipeline_statistics(vk::QueryPipelineStatisticFlags::CLIPPING_INVOCATIONS);
-    let queries = unsafe { d.create_query_pool(&queries_info, None) }.unwrap();
-    let (pool, cb) = device.begin_commands();
-    unsafe { d.cmd_reset_query_pool(cb, queries, 0, 3) };
-    device.submit_and_wait(cb);
-    unsafe { d.destroy_command_pool(pool, None) };
+    let queries = device.clipping_queries(3);
     let images = device.render_with(&instance, pipelines[0], pass, 1, 0, |cb| unsafe {
         // 3 control points, 3 vertices: one patch; 6 control points, 12 vertices: two
         // patches (the TES reads the first 3 of each); then 3 at levels 2.
@@ -72,20 +64,10 @@ fn tes_only_pipeline_with_dynamic_patch_size_draws_gl_primitives() {
             d.cmd_end_query(cb, queries, query);
         }
     });
-    let mut primitives = [0u64; 3];
-    unsafe {
-        d.get_query_pool_results(
-            queries,
-            0,
-            &mut primitives,
-            vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
-        )
-    }
-    .unwrap();
+    let primitives: [u64; 3] = device.take_query_results(queries);
     // GL: a triangle patch at levels 1 is one triangle; at outer and inner levels 2, six.
     assert_eq!(primitives, [1, 2, 6]);
     assert!(images[0].chunks(4).any(|p| p[3] != 0), "nothing drawn");
-    unsafe { d.destroy_query_pool(queries, None) };
     device.destroy_objects(&pipelines, &[layout], &[pass], &[vs, tes, fs]);
     device.destroy();
     instance.assert_clean();

@@ -88,13 +88,7 @@ fn draw_point(ranges: &[vk::PushConstantRange], point_size: f32) -> Vec<(u32, u3
             .device
             .cmd_push_constants(cb, layout, ranges[0].stage_flags, 0, &bytes);
     });
-    unsafe {
-        device.device.destroy_pipeline(pipelines[0], None);
-        device.device.destroy_pipeline_layout(layout, None);
-        device.device.destroy_render_pass(pass, None);
-        device.device.destroy_shader_module(vs, None);
-        device.device.destroy_shader_module(fs, None);
-    }
+    device.destroy_objects(&[pipelines[0]], &[layout], &[pass], &[vs, fs]);
     device.destroy();
     instance.assert_clean();
     lit(&images[0])

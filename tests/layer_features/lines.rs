@@ -35,13 +35,7 @@ fn draw_line(
     let (result, pipelines) = device.create_pipelines(vk::PipelineCache::null(), &[desc], None);
     assert_eq!(result, vk::Result::SUCCESS);
     let images = device.render(&instance, pipelines[0], pass, 1, 2);
-    unsafe {
-        device.device.destroy_pipeline(pipelines[0], None);
-        device.device.destroy_pipeline_layout(layout, None);
-        device.device.destroy_render_pass(pass, None);
-        device.device.destroy_shader_module(vs, None);
-        device.device.destroy_shader_module(fs, None);
-    }
+    device.destroy_objects(&[pipelines[0]], &[layout], &[pass], &[vs, fs]);
     device.destroy();
     instance.assert_clean();
     (0..RENDER_SIZE * RENDER_SIZE)

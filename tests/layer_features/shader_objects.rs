@@ -408,15 +408,7 @@ fn tes_object_without_tcs_draws_gl_primitives() {
         false,
     );
     let set_levels = set_levels_fn(&instance, &device);
-    let query_info = vk::QueryPoolCreateInfo::default()
-        .query_type(vk::QueryType::PIPELINE_STATISTICS)
-        .query_count(2)
-        .pipeline_statistics(vk::QueryPipelineStatisticFlags::CLIPPING_INVOCATIONS);
-    let queries = unsafe { d.create_query_pool(&query_info, None) }.unwrap();
-    let (pool, cb) = device.begin_commands();
-    unsafe { d.cmd_reset_query_pool(cb, queries, 0, 2) };
-    device.submit_and_wait(cb);
-    unsafe { d.destroy_command_pool(pool, None) };
+    let queries = device.clipping_queries(2);
     let bound = [
         (S::VERTEX, shaders[0]),
         (S::TESSELLATION_EVALUATION, shaders[1]),
@@ -440,21 +432,11 @@ fn tes_object_without_tcs_draws_gl_primitives() {
             }
         },
     );
-    let mut primitives = [0u64; 2];
-    unsafe {
-        d.get_query_pool_results(
-            queries,
-            0,
-            &mut primitives,
-            vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
-        )
-    }
-    .unwrap();
+    let primitives: [u64; 2] = device.take_query_results(queries);
     // GL: levels 1 tessellate the triangle patch into itself; levels 2 into 6 triangles.
     assert_eq!(primitives, [1, 6]);
     assert!(images[0].chunks(4).any(|p| p[3] != 0), "nothing drawn");
     unsafe {
-        d.destroy_query_pool(queries, None);
         for o in shaders {
             so.destroy_shader(o, None);
         }

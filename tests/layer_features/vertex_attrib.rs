@@ -47,13 +47,7 @@ fn draw(
     let images = device.render_with(&instance, pipelines[0], pass, 1, 0, |cb| {
         record(&device, set, cb)
     });
-    unsafe {
-        device.device.destroy_pipeline(pipelines[0], None);
-        device.device.destroy_pipeline_layout(layout, None);
-        device.device.destroy_render_pass(pass, None);
-        device.device.destroy_shader_module(vs, None);
-        device.device.destroy_shader_module(fs, None);
-    }
+    device.destroy_objects(&[pipelines[0]], &[layout], &[pass], &[vs, fs]);
     device.destroy();
     instance.assert_clean();
     let pixel = |x: u32, y: u32| {

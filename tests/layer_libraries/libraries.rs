@@ -403,15 +403,7 @@ fn tes_only_library_primitives(
         "the TES library and the linked pipeline are recorded"
     );
     let set_levels = set_levels_fn(&instance, &device);
-    let query_info = vk::QueryPoolCreateInfo::default()
-        .query_type(vk::QueryType::PIPELINE_STATISTICS)
-        .query_count(2)
-        .pipeline_statistics(vk::QueryPipelineStatisticFlags::CLIPPING_INVOCATIONS);
-    let queries = unsafe { d.create_query_pool(&query_info, None) }.unwrap();
-    let (pool, cb) = device.begin_commands();
-    unsafe { d.cmd_reset_query_pool(cb, queries, 0, 2) };
-    device.submit_and_wait(cb);
-    unsafe { d.destroy_command_pool(pool, None) };
+    let queries = device.clipping_queries(2);
     let images = device.render_dynamic(&instance, 1, |cb| unsafe {
         d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipeline);
         for (query, level) in [(0, None), (1, Some(2.0f32))] {
@@ -423,17 +415,7 @@ fn tes_only_library_primitives(
             d.cmd_end_query(cb, queries, query);
         }
     });
-    let mut primitives = [0u64; 2];
-    unsafe {
-        d.get_query_pool_results(
-            queries,
-            0,
-            &mut primitives,
-            vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
-        )
-    }
-    .unwrap();
-    unsafe { d.destroy_query_pool(queries, None) };
+    let primitives: [u64; 2] = device.take_query_results(queries);
     let all: Vec<_> = libs.iter().chain([&pipeline]).copied().collect();
     device.destroy_objects(&all, &[layout], &[], &[vs, tes, fs]);
     device.destroy();

@@ -8,7 +8,7 @@
 
 use crate::common::*;
 use ash::vk;
-use std::ffi::{c_void, CStr};
+use std::ffi::c_void;
 
 type S = vk::ShaderStageFlags;
 
@@ -17,147 +17,124 @@ fn frag_color_pixels() -> Vec<u8> {
     [64u8, 102, 191, 255].repeat((RENDER_SIZE * RENDER_SIZE) as usize)
 }
 
-fn has_extension(instance: &Instance, name: &CStr) -> bool {
-    unsafe {
-        instance
-            .instance
-            .enumerate_device_extension_properties(instance.physical)
-    }
-    .unwrap()
-    .iter()
-    .any(|e| e.extension_name_as_c_str() == Ok(name))
-}
-
 /// Runs fill.comp over 16 invocations and returns the buffer.
 fn dispatch_fill(instance: &Instance, device: &Device) -> Vec<u32> {
-    let d = &device.device;
     const COUNT: u64 = 16;
     let module = device.module(&glsl("reliability/fill.comp"));
-    let binding = [vk::DescriptorSetLayoutBinding::default()
-        .binding(0)
-        .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-        .descriptor_count(1)
-        .stage_flags(S::COMPUTE)];
-    let set_layout = unsafe {
-        d.create_descriptor_set_layout(
-            &vk::DescriptorSetLayoutCreateInfo::default().bindings(&binding),
-            None,
-        )
-    }
-    .unwrap();
-    let set_layouts = [set_layout];
-    let layout = unsafe {
-        d.create_pipeline_layout(
-            &vk::PipelineLayoutCreateInfo::default().set_layouts(&set_layouts),
-            None,
-        )
-    }
-    .unwrap();
-    let info = vk::ComputePipelineCreateInfo::default()
-        .stage(stage(S::COMPUTE, module))
-        .layout(layout);
-    let pipeline =
-        unsafe { d.create_compute_pipelines(vk::PipelineCache::null(), &[info], None) }.unwrap()[0];
-
-    let buffer = unsafe {
-        d.create_buffer(
-            &vk::BufferCreateInfo::default()
-                .size(COUNT * 4)
-                .usage(vk::BufferUsageFlags::STORAGE_BUFFER),
-            None,
-        )
-    }
-    .unwrap();
-    let req = unsafe { d.get_buffer_memory_requirements(buffer) };
-    let props = unsafe {
-        instance
-            .instance
-            .get_physical_device_memory_properties(instance.physical)
-    };
-    let host = vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT;
-    let type_index = (0..props.memory_type_count)
-        .find(|&i| {
-            req.memory_type_bits & (1 << i) != 0
-                && props.memory_types[i as usize].property_flags.contains(host)
-        })
-        .unwrap();
-    let memory = unsafe {
-        d.allocate_memory(
-            &vk::MemoryAllocateInfo::default()
-                .allocation_size(req.size)
-                .memory_type_index(type_index),
-            None,
-        )
-    }
-    .unwrap();
-    unsafe { d.bind_buffer_memory(buffer, memory, 0) }.unwrap();
-    let sizes = [vk::DescriptorPoolSize::default()
-        .ty(vk::DescriptorType::STORAGE_BUFFER)
-        .descriptor_count(1)];
-    let pool = unsafe {
-        d.create_descriptor_pool(
-            &vk::DescriptorPoolCreateInfo::default()
-                .max_sets(1)
-                .pool_sizes(&sizes),
-            None,
-        )
-    }
-    .unwrap();
-    let set = unsafe {
-        d.allocate_descriptor_sets(
-            &vk::DescriptorSetAllocateInfo::default()
-                .descriptor_pool(pool)
-                .set_layouts(&set_layouts),
-        )
-    }
-    .unwrap()[0];
-    let buffer_info = [vk::DescriptorBufferInfo::default()
-        .buffer(buffer)
-        .range(vk::WHOLE_SIZE)];
-    let write = vk::WriteDescriptorSet::default()
-        .dst_set(set)
-        .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-        .buffer_info(&buffer_info);
-    unsafe { d.update_descriptor_sets(&[write], &[]) };
-
+    let compute = StorageBufferCompute::new(device, module);
+    let buffer = device.host_buffer(instance, COUNT * 4, vk::BufferUsageFlags::STORAGE_BUFFER);
+    let (descriptor_pool, set) = compute.descriptor_set(device, &buffer);
+    let d = &device.device;
     let (command_pool, cb) = device.begin_commands();
     unsafe {
-        d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, pipeline);
-        d.cmd_bind_descriptor_sets(cb, vk::PipelineBindPoint::COMPUTE, layout, 0, &[set], &[]);
-        d.cmd_dispatch(cb, (COUNT / 4) as u32, 1, 1);
-        let barrier = vk::MemoryBarrier::default()
-            .src_access_mask(vk::AccessFlags::SHADER_WRITE)
-            .dst_access_mask(vk::AccessFlags::HOST_READ);
-        d.cmd_pipeline_barrier(
+        d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, compute.pipeline);
+        d.cmd_bind_descriptor_sets(
             cb,
-            vk::PipelineStageFlags::COMPUTE_SHADER,
-            vk::PipelineStageFlags::HOST,
-            vk::DependencyFlags::empty(),
-            &[barrier],
-            &[],
+            vk::PipelineBindPoint::COMPUTE,
+            compute.layout,
+            0,
+            &[set],
             &[],
         );
+        d.cmd_dispatch(cb, (COUNT / 4) as u32, 1, 1);
     }
+    device.host_read_barrier(
+        cb,
+        vk::PipelineStageFlags::COMPUTE_SHADER,
+        vk::AccessFlags::SHADER_WRITE,
+    );
     device.submit_and_wait(cb);
-    let values = unsafe {
-        let p = d
-            .map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty())
-            .unwrap() as *const u32;
-        let values = std::slice::from_raw_parts(p, COUNT as usize).to_vec();
-        d.unmap_memory(memory);
-        values
-    };
+    let values = spirv_tools::words(&device.read(&buffer));
     unsafe {
         d.destroy_command_pool(command_pool, None);
-        d.destroy_descriptor_pool(pool, None);
-        d.destroy_buffer(buffer, None);
-        d.free_memory(memory, None);
-        d.destroy_pipeline(pipeline, None);
-        d.destroy_pipeline_layout(layout, None);
-        d.destroy_descriptor_set_layout(set_layout, None);
-        d.destroy_shader_module(module, None);
+        d.destroy_descriptor_pool(descriptor_pool, None);
     }
+    device.destroy_buffer(buffer);
+    compute.destroy(device);
+    unsafe { d.destroy_shader_module(module, None) };
     values
+}
+
+/// A compute pipeline whose one descriptor is a storage buffer at set 0, binding 0.
+struct StorageBufferCompute {
+    set_layout: vk::DescriptorSetLayout,
+    layout: vk::PipelineLayout,
+    pipeline: vk::Pipeline,
+}
+
+impl StorageBufferCompute {
+    fn new(device: &Device, module: vk::ShaderModule) -> StorageBufferCompute {
+        let d = &device.device;
+        let binding = [vk::DescriptorSetLayoutBinding::default()
+            .binding(0)
+            .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+            .descriptor_count(1)
+            .stage_flags(S::COMPUTE)];
+        let set_layout = unsafe {
+            d.create_descriptor_set_layout(
+                &vk::DescriptorSetLayoutCreateInfo::default().bindings(&binding),
+                None,
+            )
+        }
+        .unwrap();
+        let layout = unsafe {
+            d.create_pipeline_layout(
+                &vk::PipelineLayoutCreateInfo::default().set_layouts(&[set_layout]),
+                None,
+            )
+        }
+        .unwrap();
+        let info = vk::ComputePipelineCreateInfo::default()
+            .stage(stage(S::COMPUTE, module))
+            .layout(layout);
+        let pipeline =
+            unsafe { d.create_compute_pipelines(vk::PipelineCache::null(), &[info], None) }
+                .unwrap()[0];
+        StorageBufferCompute {
+            set_layout,
+            layout,
+            pipeline,
+        }
+    }
+
+    /// A pool (the caller destroys it) and a set from it that binds `buffer`.
+    fn descriptor_set(
+        &self,
+        device: &Device,
+        buffer: &HostBuffer,
+    ) -> (vk::DescriptorPool, vk::DescriptorSet) {
+        let d = &device.device;
+        let sizes = [vk::DescriptorPoolSize::default()
+            .ty(vk::DescriptorType::STORAGE_BUFFER)
+            .descriptor_count(1)];
+        let pool_info = vk::DescriptorPoolCreateInfo::default()
+            .max_sets(1)
+            .pool_sizes(&sizes);
+        let pool = unsafe { d.create_descriptor_pool(&pool_info, None) }.unwrap();
+        let set_layouts = [self.set_layout];
+        let alloc = vk::DescriptorSetAllocateInfo::default()
+            .descriptor_pool(pool)
+            .set_layouts(&set_layouts);
+        let set = unsafe { d.allocate_descriptor_sets(&alloc) }.unwrap()[0];
+        let buffer_info = [vk::DescriptorBufferInfo::default()
+            .buffer(buffer.buffer)
+            .range(vk::WHOLE_SIZE)];
+        let write = vk::WriteDescriptorSet::default()
+            .dst_set(set)
+            .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+            .buffer_info(&buffer_info);
+        unsafe { d.update_descriptor_sets(&[write], &[]) };
+        (pool, set)
+    }
+
+    fn destroy(self, device: &Device) {
+        let d = &device.device;
+        unsafe {
+            d.destroy_pipeline(self.pipeline, None);
+            d.destroy_pipeline_layout(self.layout, None);
+            d.destroy_descriptor_set_layout(self.set_layout, None);
+        }
+    }
 }
 
 #[test]
@@ -209,7 +186,7 @@ enum Libraries {
 /// drawn: the images, and the rewrites the layer ran meanwhile.
 fn library_frag_color(layers: Layers, split: Libraries) -> Option<(Vec<Vec<u8>>, u64)> {
     let instance = Instance::new(layers);
-    if !has_extension(&instance, ash::ext::graphics_pipeline_library::NAME) {
+    if !has_device_extension(&instance, ash::ext::graphics_pipeline_library::NAME) {
         println!("SKIP: the driver has no VK_EXT_graphics_pipeline_library");
         return None;
     }
@@ -299,7 +276,7 @@ fn graphics_pipeline_libraries_get_the_broadcast() {
 fn fragment_library_without_formats() {
     let _serial = serial();
     let instance = Instance::new(WITH_VALIDATION);
-    if !has_extension(&instance, ash::ext::graphics_pipeline_library::NAME) {
+    if !has_device_extension(&instance, ash::ext::graphics_pipeline_library::NAME) {
         println!("SKIP: the driver has no VK_EXT_graphics_pipeline_library");
         return;
     }
@@ -328,7 +305,7 @@ fn fragment_library_without_formats() {
 #[test]
 fn fragment_library_without_formats_does_not_warn() {
     let _serial = serial();
-    if !has_extension(
+    if !has_device_extension(
         &Instance::new(NO_LAYERS),
         ash::ext::graphics_pipeline_library::NAME,
     ) {
@@ -349,7 +326,7 @@ fn fragment_library_without_formats_does_not_warn() {
 fn library_with_a_tes_and_no_tcs_fails_instead_of_reaching_the_driver() {
     let _serial = serial();
     let instance = Instance::new(WITH_VALIDATION);
-    if !has_extension(&instance, ash::ext::graphics_pipeline_library::NAME) {
+    if !has_device_extension(&instance, ash::ext::graphics_pipeline_library::NAME) {
         println!("SKIP: the driver has no VK_EXT_graphics_pipeline_library");
         return;
     }
@@ -404,7 +381,7 @@ fn shader_objects_and_module_identifiers_pass_through() {
         ash::ext::shader_object::NAME,
         ash::ext::shader_module_identifier::NAME,
     ] {
-        if !has_extension(&instance, name) {
+        if !has_device_extension(&instance, name) {
             println!("SKIP: the driver has no {}", name.to_string_lossy());
             continue;
         }

@@ -24,11 +24,7 @@ fn every_emit_writes_layered_then_layer_else_zero() {
         let out = valid(out, env);
         let m = Module::parse(&out).unwrap();
         let layer = builtin_var(&m, BuiltIn::Layer, StorageClass::Output).unwrap();
-        let emits: Vec<usize> = (0..m.insts.len())
-            .filter(|&i| m.insts[i].op() == Some(Op::EmitVertex))
-            .collect();
-        assert!(!emits.is_empty());
-        for emit in emits {
+        for emit in emit_vertices(&m) {
             let store = &m.insts[emit - 1];
             assert_eq!(
                 store.op(),
@@ -52,6 +48,15 @@ fn every_emit_writes_layered_then_layer_else_zero() {
             assert_eq!(m.constant_u32(masked.operand(3)), Some(FLAG_LAYERED));
         }
     }
+}
+
+/// The indices of the module's `OpEmitVertex` instructions, of which there is one at least.
+fn emit_vertices(m: &Module<'_>) -> Vec<usize> {
+    let emits: Vec<usize> = (0..m.insts.len())
+        .filter(|&i| m.insts[i].op() == Some(Op::EmitVertex))
+        .collect();
+    assert!(!emits.is_empty(), "no EmitVertex");
+    emits
 }
 
 /// The Location the layer's copy goes to, as `semantics::choose` picks it from the scans.
@@ -91,11 +96,7 @@ fn the_fragment_shader_reads_the_layer_as_written_at_a_free_location() {
             .expect("the copy is an output at the free Location");
         assert!(m.has_decoration(copy, Decoration::Flat));
         assert!(m.entry_points[0].interface.contains(&copy));
-        let emits: Vec<usize> = (0..m.insts.len())
-            .filter(|&i| m.insts[i].op() == Some(Op::EmitVertex))
-            .collect();
-        assert!(!emits.is_empty());
-        for emit in emits {
+        for emit in emit_vertices(&m) {
             let store = &m.insts[emit - 1];
             assert_eq!((store.op(), store.operand(0)), (Some(Op::Store), copy));
             let written = def(&m, store.operand(1));
@@ -141,9 +142,7 @@ fn an_unwritten_layer_copies_zero() {
     let out = valid(out, "vulkan1.0");
     let m = Module::parse(&out).unwrap();
     let (copy, _) = variable_at(&m, StorageClass::Output, 0).unwrap();
-    let emit = (0..m.insts.len())
-        .find(|&i| m.insts[i].op() == Some(Op::EmitVertex))
-        .unwrap();
+    let emit = emit_vertices(&m)[0];
     let store = &m.insts[emit - 1];
     assert_eq!((store.op(), store.operand(0)), (Some(Op::Store), copy));
     assert_eq!(m.constant_u32(store.operand(1)), Some(0));

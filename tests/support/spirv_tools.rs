@@ -3,8 +3,9 @@
 //! word/byte conversions are written once.
 //!
 //! Included with `#[path]` (std only, no crate paths) by `tests/common/mod.rs`,
-//! `tests/passes/main.rs`, `tests/c_api.rs` and `fuzz/src/lib.rs`, which is itself both the
-//! fuzz crate's library and a module of `tests/fuzz_regressions.rs`.
+//! `tests/passes/main.rs`, `tests/c_api.rs`, `benches/support/mod.rs` and `fuzz/src/lib.rs`,
+//! which is itself both the fuzz crate's library and a module of
+//! `tests/fuzz_regressions.rs`.
 #![allow(dead_code)]
 
 use std::io::Write;

@@ -6,7 +6,9 @@
 use ash::vk;
 
 use super::format::Format;
-use super::{check, color_range, image_barrier, whole_image_copy, Buffer, Gpu, VkResult};
+use super::gpu::{Buffer, Gpu};
+use super::images::{color_range, image_barrier, whole_image_copy};
+use super::result::{check, VkResult};
 
 pub struct Attachment {
     pub format: Format,
