@@ -84,7 +84,8 @@ pub(super) fn restore_fragment_builtins(module: &mut dr::Module) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::glsl::tests::{assert_valid_vulkan_spirv, compiler};
+    use crate::glsl::glslang::Compiler;
+    use crate::glsl::spv::assert_valid_vulkan_spirv;
     use crate::scene::Stage;
     use rspirv::binary::Disassemble;
 
@@ -96,7 +97,7 @@ mod tests {
                 .to_string(),
         ];
         assert!(crate::extension_fixes::fragment_layer_viewport(&mut units));
-        let (words, _) = compiler()
+        let (words, _) = Compiler::for_tests()
             .compile(Stage::Fragment, &[(units[0].clone(), None)])
             .unwrap();
         let mut module = dr::load_words(&words).unwrap();
