@@ -1055,6 +1055,15 @@ mod tests {
         }
     }
 
+    /// `key` with VK_GLSEM_gl_state on and the GL-state block at 96.
+    fn with_gl_state(key: PipelineKey) -> PipelineKey {
+        PipelineKey {
+            gl_state: true,
+            gl_state_block: Some(96),
+            ..key
+        }
+    }
+
     fn summary(f: impl FnOnce(&mut Summary)) -> Summary {
         let mut s = Summary {
             readable: true,
@@ -1107,11 +1116,7 @@ mod tests {
         };
         assert_eq!(choose(&s, &m5), []);
         // With VK_GLSEM_gl_state the size comes from the block, maintenance5 or not.
-        let gl = PipelineKey {
-            gl_state: true,
-            gl_state_block: Some(96),
-            ..m5
-        };
+        let gl = with_gl_state(m5);
         assert_eq!(
             choose(&s, &gl)[0],
             Step::WritePointSize(Stage::Vertex, PointSizeSource::GlState { block_offset: 96 })
@@ -1127,9 +1132,7 @@ mod tests {
         let library = PipelineKey {
             library: true,
             topology: Topology::Unknown,
-            gl_state: true,
-            gl_state_block: Some(96),
-            ..key()
+            ..with_gl_state(key())
         };
         assert_eq!(
             choose(&s, &library)[0],
@@ -1220,11 +1223,7 @@ mod tests {
     fn conventions_apply_only_with_gl_state_and_only_where_the_app_is_silent() {
         let vs = summary(|s| s.clip_distance = true);
         let s = stages(&[(Stage::Vertex, &vs)]);
-        let gl = PipelineKey {
-            gl_state: true,
-            gl_state_block: Some(96),
-            ..key()
-        };
+        let gl = with_gl_state(key());
         assert_eq!(
             choose(&s, &gl),
             [
@@ -1368,11 +1367,7 @@ mod tests {
             s.layer = true;
             s.location_ends = ends(5, 1);
         });
-        let gl = PipelineKey {
-            gl_state: true,
-            gl_state_block: Some(96),
-            ..key()
-        };
+        let gl = with_gl_state(key());
         let layer_steps = |stages: &Stages<'_>| -> Vec<Step> {
             choose(stages, &gl)
                 .into_iter()
@@ -1490,11 +1485,7 @@ mod tests {
             ..fed.clone()
         };
         assert_eq!(choose(&s, &all_fed), []);
-        let gl = PipelineKey {
-            gl_state: true,
-            gl_state_block: Some(96),
-            ..fed
-        };
+        let gl = with_gl_state(fed);
         assert_eq!(
             choose(&s, &gl),
             [

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use super::dispatch::DeviceDispatch;
 use super::extensions::{EnabledExtensions, LayerExtension};
-use super::ffi::{find_in_chain, slice};
+use super::ffi::{chained, find_in_chain, slice};
 use super::frames::{destroy_registered, ffi_guard, maybe_inject_panic, shield, unknown_handle};
 use super::loader_abi::{find_link_info, LayerDeviceCreateInfo};
 use super::log;
@@ -689,40 +689,39 @@ unsafe fn enabled_features(ci: &vk::DeviceCreateInfo<'_>) -> EnabledFeatures {
         while let Some(s) = p.as_ref() {
             match s.s_type {
                 vk::StructureType::PHYSICAL_DEVICE_FEATURES_2 => {
-                    core(&(*(p as *const vk::PhysicalDeviceFeatures2<'_>)).features)
+                    core(&chained::<vk::PhysicalDeviceFeatures2<'_>>(p).features)
                 }
                 vk::StructureType::PHYSICAL_DEVICE_VULKAN_1_3_FEATURES => {
-                    f.dynamic_rendering |= (*(p as *const vk::PhysicalDeviceVulkan13Features<'_>))
-                        .dynamic_rendering
-                        != 0
+                    f.dynamic_rendering |=
+                        chained::<vk::PhysicalDeviceVulkan13Features<'_>>(p).dynamic_rendering != 0
                 }
                 vk::StructureType::PHYSICAL_DEVICE_DYNAMIC_RENDERING_FEATURES => {
-                    f.dynamic_rendering |= (*(p
-                        as *const vk::PhysicalDeviceDynamicRenderingFeatures<'_>))
-                        .dynamic_rendering
-                        != 0
+                    f.dynamic_rendering |=
+                        chained::<vk::PhysicalDeviceDynamicRenderingFeatures<'_>>(p)
+                            .dynamic_rendering
+                            != 0
                 }
                 vk::StructureType::PHYSICAL_DEVICE_SHADER_DRAW_PARAMETERS_FEATURES => {
-                    f.draw_parameters |= (*(p
-                        as *const vk::PhysicalDeviceShaderDrawParametersFeatures<'_>))
-                        .shader_draw_parameters
-                        != 0
+                    f.draw_parameters |=
+                        chained::<vk::PhysicalDeviceShaderDrawParametersFeatures<'_>>(p)
+                            .shader_draw_parameters
+                            != 0
                 }
                 vk::StructureType::PHYSICAL_DEVICE_VULKAN_1_1_FEATURES => {
-                    f.draw_parameters |= (*(p as *const vk::PhysicalDeviceVulkan11Features<'_>))
+                    f.draw_parameters |= chained::<vk::PhysicalDeviceVulkan11Features<'_>>(p)
                         .shader_draw_parameters
                         != 0
                 }
                 vk::StructureType::PHYSICAL_DEVICE_MAINTENANCE_5_FEATURES_KHR => {
-                    f.maintenance5 |= (*(p as *const vk::PhysicalDeviceMaintenance5FeaturesKHR<'_>))
+                    f.maintenance5 |= chained::<vk::PhysicalDeviceMaintenance5FeaturesKHR<'_>>(p)
                         .maintenance5
                         != 0
                 }
                 vk::StructureType::PHYSICAL_DEVICE_TRANSFORM_FEEDBACK_FEATURES_EXT => {
-                    f.transform_feedback |= (*(p
-                        as *const vk::PhysicalDeviceTransformFeedbackFeaturesEXT<'_>))
-                        .transform_feedback
-                        != 0
+                    f.transform_feedback |=
+                        chained::<vk::PhysicalDeviceTransformFeedbackFeaturesEXT<'_>>(p)
+                            .transform_feedback
+                            != 0
                 }
                 _ => {}
             }

@@ -20,6 +20,15 @@ pub unsafe fn slice<'a, T>(ptr: *const T, count: u32) -> &'a [T] {
     }
 }
 
+/// The structure of a `pNext` chain that `p` points to, as the `T` its `sType` names.
+///
+/// # Safety
+/// `p` points to a valid `T` that outlives the reference.
+pub unsafe fn chained<'a, T>(p: *const vk::BaseInStructure<'_>) -> &'a T {
+    // SAFETY: the caller's contract.
+    unsafe { &*p.cast::<T>() }
+}
+
 /// The first struct of type `s_type` in a `pNext` chain.
 ///
 /// # Safety
@@ -33,7 +42,7 @@ pub unsafe fn find_in_chain<'a, T>(
     while let Some(s) = unsafe { p.as_ref() } {
         if s.s_type == s_type {
             // SAFETY: the caller's contract: a struct of `s_type` is a `T`.
-            return Some(unsafe { &*(p as *const T) });
+            return Some(unsafe { chained(p) });
         }
         p = s.p_next;
     }

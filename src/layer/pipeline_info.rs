@@ -405,9 +405,13 @@ pub(super) fn pipeline_key(
     let gl_state_block = last
         .filter(|_| gl_state)
         .and_then(|last| gl_state_block(dev, ci, last));
-    // SAFETY: valid pNext chains.
-    let has = |p_next: *const c_void, s_type| unsafe {
-        find_in_chain::<vk::BaseInStructure<'_>>(p_next, s_type).is_some()
+    // Whether the application says itself what a piece of state wants: no state struct to
+    // chain into (`p_next` is `None`), a `s_type` in its chain, or the state is dynamic.
+    let app_chooses = |p_next: Option<*const c_void>, s_type, state| {
+        // SAFETY: valid pNext chains.
+        p_next.is_none_or(|p| unsafe {
+            find_in_chain::<vk::BaseInStructure<'_>>(p, s_type).is_some()
+        }) || dynamic.contains(&state)
     };
     // SAFETY: NULL or valid (Vulkan's valid usage).
     let tessellation = unsafe { ci.p_tessellation_state.as_ref() };
@@ -426,30 +430,24 @@ pub(super) fn pipeline_key(
         polygon_points: raster.is_some_and(|r| r.polygon_mode == vk::PolygonMode::POINT)
             || dynamic.contains(&vk::DynamicState::POLYGON_MODE_EXT),
         gl_state_block,
-        // Nothing to chain into, or the application said what it wants.
-        app_provoking_vertex: raster.is_none_or(|r| {
-            has(
-                r.p_next,
-                vk::StructureType::PIPELINE_RASTERIZATION_PROVOKING_VERTEX_STATE_CREATE_INFO_EXT,
-            )
-        }) || dynamic.contains(&vk::DynamicState::PROVOKING_VERTEX_MODE_EXT),
-        app_depth_clip_control: viewport.is_none_or(|v| {
-            has(
-                v.p_next,
-                vk::StructureType::PIPELINE_VIEWPORT_DEPTH_CLIP_CONTROL_CREATE_INFO_EXT,
-            )
-        }) || dynamic
-            .contains(&vk::DynamicState::DEPTH_CLIP_NEGATIVE_ONE_TO_ONE_EXT),
+        app_provoking_vertex: app_chooses(
+            raster.map(|r| r.p_next),
+            vk::StructureType::PIPELINE_RASTERIZATION_PROVOKING_VERTEX_STATE_CREATE_INFO_EXT,
+            vk::DynamicState::PROVOKING_VERTEX_MODE_EXT,
+        ),
+        app_depth_clip_control: app_chooses(
+            viewport.map(|v| v.p_next),
+            vk::StructureType::PIPELINE_VIEWPORT_DEPTH_CLIP_CONTROL_CREATE_INFO_EXT,
+            vk::DynamicState::DEPTH_CLIP_NEGATIVE_ONE_TO_ONE_EXT,
+        ),
         window_origin: dev.settings.window_origin,
         fragment_block,
         static_front_face: raster.is_some() && !dynamic.contains(&vk::DynamicState::FRONT_FACE),
-        app_domain_origin: tessellation.is_none_or(|t| {
-            has(
-                t.p_next,
-                vk::StructureType::PIPELINE_TESSELLATION_DOMAIN_ORIGIN_STATE_CREATE_INFO,
-            )
-        }) || dynamic
-            .contains(&vk::DynamicState::TESSELLATION_DOMAIN_ORIGIN_EXT),
+        app_domain_origin: app_chooses(
+            tessellation.map(|t| t.p_next),
+            vk::StructureType::PIPELINE_TESSELLATION_DOMAIN_ORIGIN_STATE_CREATE_INFO,
+            vk::DynamicState::TESSELLATION_DOMAIN_ORIGIN_EXT,
+        ),
         rasterizer_discard: raster.is_some_and(|r| r.rasterizer_discard_enable == vk::TRUE)
             && !dynamic.contains(&vk::DynamicState::RASTERIZER_DISCARD_ENABLE),
         fed_locations: fed_locations(ci, dynamic),
@@ -462,12 +460,11 @@ pub(super) fn pipeline_key(
             || dynamic.contains(&vk::DynamicState::POLYGON_MODE_EXT),
         bresenham_lines: dev.conventions.bresenham_lines,
         stippled_bresenham_lines: dev.conventions.stippled_bresenham_lines,
-        app_line_mode: raster.is_none_or(|r| {
-            has(
-                r.p_next,
-                vk::StructureType::PIPELINE_RASTERIZATION_LINE_STATE_CREATE_INFO_KHR,
-            )
-        }) || dynamic.contains(&vk::DynamicState::LINE_RASTERIZATION_MODE_EXT),
+        app_line_mode: app_chooses(
+            raster.map(|r| r.p_next),
+            vk::StructureType::PIPELINE_RASTERIZATION_LINE_STATE_CREATE_INFO_KHR,
+            vk::DynamicState::LINE_RASTERIZATION_MODE_EXT,
+        ),
         multisample_lines: multisample_lines(ci, dynamic),
         app_line_stipple: dynamic.contains(&vk::DynamicState::LINE_STIPPLE_KHR)
             || dynamic.contains(&vk::DynamicState::LINE_STIPPLE_ENABLE_EXT),
@@ -685,30 +682,17 @@ mod tests {
 
     #[test]
     fn integer_formats_get_integer_outputs() {
-        assert_eq!(
-            attachment_kind(vk::Format::R32G32B32A32_SINT),
-            AttachmentKind::Sint
-        );
-        assert_eq!(attachment_kind(vk::Format::R8_UINT), AttachmentKind::Uint);
-        assert_eq!(
-            attachment_kind(vk::Format::A2B10G10R10_UINT_PACK32),
-            AttachmentKind::Uint
-        );
-        assert_eq!(
-            attachment_kind(vk::Format::R8G8B8A8_UNORM),
-            AttachmentKind::Float
-        );
-        assert_eq!(
-            attachment_kind(vk::Format::R8G8B8A8_SRGB),
-            AttachmentKind::Float
-        );
-        assert_eq!(
-            attachment_kind(vk::Format::R16G16B16A16_SFLOAT),
-            AttachmentKind::Float
-        );
-        assert_eq!(
-            attachment_kind(vk::Format::R8G8B8A8_SNORM),
-            AttachmentKind::Float
-        );
+        let cases = [
+            (vk::Format::R32G32B32A32_SINT, AttachmentKind::Sint),
+            (vk::Format::R8_UINT, AttachmentKind::Uint),
+            (vk::Format::A2B10G10R10_UINT_PACK32, AttachmentKind::Uint),
+            (vk::Format::R8G8B8A8_UNORM, AttachmentKind::Float),
+            (vk::Format::R8G8B8A8_SRGB, AttachmentKind::Float),
+            (vk::Format::R16G16B16A16_SFLOAT, AttachmentKind::Float),
+            (vk::Format::R8G8B8A8_SNORM, AttachmentKind::Float),
+        ];
+        for (format, kind) in cases {
+            assert_eq!(attachment_kind(format), kind, "{format:?}");
+        }
     }
 }

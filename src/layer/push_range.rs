@@ -309,6 +309,11 @@ mod tests {
         }
     }
 
+    /// Whether `place_block` finds no room for the block.
+    fn no_room(app: &[vk::PushConstantRange], readers: S, limit: u32) -> bool {
+        matches!(place_block(app, readers, limit), Placement::NoRoom(_))
+    }
+
     fn add(offset: u32, stages: S) -> Placement {
         Placement::Add {
             offset,
@@ -357,15 +362,15 @@ mod tests {
     #[test]
     fn ranges_filling_everything_leave_no_room() {
         let app = [range(S::FRAGMENT, 0, 64), range(S::COMPUTE, 64, 64)];
-        assert!(matches!(place_block(&app, TCS, 128), Placement::NoRoom(_)));
+        assert!(no_room(&app, TCS, 128));
         // A 32-byte gap is not enough either.
         let app = [range(S::FRAGMENT, 0, 64), range(S::COMPUTE, 96, 32)];
-        assert!(matches!(place_block(&app, TCS, 128), Placement::NoRoom(_)));
+        assert!(no_room(&app, TCS, 128));
     }
 
     #[test]
     fn limit_smaller_than_the_block() {
-        assert!(matches!(place_block(&[], TCS, 16), Placement::NoRoom(_)));
+        assert!(no_room(&[], TCS, 16));
     }
 
     #[test]
@@ -415,22 +420,16 @@ mod tests {
     #[test]
     fn a_vertex_fragment_range_up_to_the_limit_has_no_room() {
         let app = [range(S::VERTEX | S::FRAGMENT, 0, 128)];
-        assert!(matches!(
-            place_block(&app, S::VERTEX | TCS, 128),
-            Placement::NoRoom(_)
-        ));
+        assert!(no_room(&app, S::VERTEX | TCS, 128));
         // The levels alone still fit beside it only if TCS has no range: here they do not
         // share a stage, but no byte is free either.
-        assert!(matches!(place_block(&app, TCS, 128), Placement::NoRoom(_)));
+        assert!(no_room(&app, TCS, 128));
     }
 
     #[test]
     fn two_reader_ranges_cannot_both_hold_it() {
         let app = [range(S::VERTEX, 0, 16), range(S::GEOMETRY, 16, 16)];
-        assert!(matches!(
-            place_block(&app, S::VERTEX | S::GEOMETRY, 128),
-            Placement::NoRoom(_)
-        ));
+        assert!(no_room(&app, S::VERTEX | S::GEOMETRY, 128));
     }
 
     #[test]
@@ -442,17 +441,14 @@ mod tests {
             range(TCS, 16, 16),
             range(S::FRAGMENT, 32, 96),
         ];
-        assert!(matches!(place_block(&app, TCS, 128), Placement::NoRoom(_)));
+        assert!(no_room(&app, TCS, 128));
     }
 
     #[test]
     fn the_levels_alone_need_only_their_own_bytes() {
         // 104 of 128 bytes taken: the whole block does not fit, the 24 bytes of levels do.
         let app = [range(S::VERTEX | S::FRAGMENT, 0, 104)];
-        assert!(matches!(
-            place_block(&app, S::VERTEX | TCS, 128),
-            Placement::NoRoom(_)
-        ));
+        assert!(no_room(&app, S::VERTEX | TCS, 128));
         assert_eq!(
             place(&app, TCS, LEVELS_SIZE, 128),
             Placement::Add {

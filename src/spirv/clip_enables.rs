@@ -42,9 +42,8 @@ pub fn gate_clip_distances(words: &[u32], entry: &str, block_offset: u32) -> Pas
         for i in 0..length {
             let ptr = out.pointer(&mut e, &mut code, element, Some(i));
             let value = if i < CLIP_DISTANCE_FLAGS {
-                let enabled = state.flag_set(&mut e, &mut code, flag_clip_distance(i));
-                let written = e.load(&mut code, element, ptr);
-                e.select(&mut code, element, enabled, written, one)
+                let flag = flag_clip_distance(i);
+                state.written_if_flag(&mut e, &mut code, flag, element, ptr, one)
             } else {
                 one
             };

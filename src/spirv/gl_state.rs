@@ -154,4 +154,20 @@ impl StateReader {
         let masked = e.bitwise_and(code, uint, flags, mask);
         e.i_not_equal(code, bool_type, masked, zero)
     }
+
+    /// Emits `flags & bit ? *ptr : otherwise`: what the shader wrote to `ptr` (a `ty`)
+    /// where the GL state's `bit` says to keep it, `otherwise` where it does not.
+    pub fn written_if_flag(
+        &self,
+        e: &mut Editor<'_, '_>,
+        code: &mut Vec<u32>,
+        bit: u32,
+        ty: u32,
+        ptr: u32,
+        otherwise: u32,
+    ) -> u32 {
+        let keep = self.flag_set(e, code, bit);
+        let written = e.load(code, ty, ptr);
+        e.select(code, ty, keep, written, otherwise)
+    }
 }

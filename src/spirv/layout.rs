@@ -305,28 +305,29 @@ fn walk(shape: &Shape, path: &mut Vec<u32>, cursor: &mut (u32, u32), out: &mut V
 mod tests {
     use super::*;
 
-    fn float() -> Shape {
-        Shape::Vector {
-            width: 32,
-            count: 1,
-        }
-    }
     fn vec(n: u32) -> Shape {
         Shape::Vector {
             width: 32,
             count: n,
         }
     }
-    fn double() -> Shape {
-        Shape::Vector {
-            width: 64,
-            count: 1,
-        }
-    }
     fn dvec(n: u32) -> Shape {
         Shape::Vector {
             width: 64,
             count: n,
+        }
+    }
+    fn float() -> Shape {
+        vec(1)
+    }
+    fn double() -> Shape {
+        dvec(1)
+    }
+    fn dmat3x4() -> Shape {
+        Shape::Matrix {
+            width: 64,
+            rows: 4,
+            columns: 3,
         }
     }
     fn array(element: Shape, length: u32) -> Shape {
@@ -359,12 +360,11 @@ mod tests {
             columns: 3,
         };
         assert_eq!(mat3.location_slots(), 3);
-        let dmat3x4 = Shape::Matrix {
-            width: 64,
-            rows: 4,
-            columns: 3,
-        };
-        assert_eq!(dmat3x4.location_slots(), 6);
+        assert_eq!(dmat3x4().location_slots(), 6);
+        assert_eq!(
+            Shape::Struct(vec![dmat3x4(), double(), float(), dvec(2)]).location_slots(),
+            9
+        );
         assert_eq!(array(float(), 2).location_slots(), 2);
         assert_eq!(array(dvec(3), 2).location_slots(), 4);
         assert_eq!(
@@ -388,137 +388,123 @@ mod tests {
         assert_eq!(f2.shape.xfb_size(), 8); // f2[1] at 20 + 4 = 24
     }
 
-    /// GL (Mesa llvmpipe): `{dmat3x4 a; double b; float c; dvec2 d;}` from a TES at xfb_offset 0
-    /// puts a at 0 (3 columns × 32 bytes), b at 96, c at 104, d at 112 (aligned up from
-    /// 108), 128 bytes. The matrix splits into dvec4 columns of two Locations each.
+    /// Each case: a GL (Mesa llvmpipe) layout, its shape, where it starts (Location, XFB
+    /// offset), its XFB size and its leaves' `(path, Location, offset)`.
     #[test]
-    fn design_double_struct() {
-        let s = Shape::Struct(vec![
-            Shape::Matrix {
-                width: 64,
-                rows: 4,
-                columns: 3,
-            },
-            double(),
-            float(),
-            dvec(2),
-        ]);
-        assert_eq!(s.xfb_size(), 128);
-        assert_eq!(s.location_slots(), 9);
-        assert_eq!(
-            table(&s, 0, 0),
-            vec![
-                (vec![0, 0], 0, 0),
-                (vec![0, 1], 2, 32),
-                (vec![0, 2], 4, 64),
-                (vec![1], 6, 96),
-                (vec![2], 7, 104),
-                (vec![3], 8, 112),
-            ]
-        );
-    }
-
-    /// GL (Mesa llvmpipe): `{float a; dvec3 b; float c; double d;}` gives a@0, b@8 (24 bytes, two
-    /// Locations), c@32, d@40, stride 48.
-    #[test]
-    fn design_dvec3_struct() {
-        let s = Shape::Struct(vec![float(), dvec(3), float(), double()]);
-        assert_eq!(s.xfb_size(), 48);
-        assert_eq!(
-            table(&s, 3, 0),
-            vec![
-                (vec![0], 3, 0),
-                (vec![1], 4, 8),
-                (vec![2], 6, 32),
-                (vec![3], 7, 40)
-            ]
-        );
-    }
-
-    /// `struct Inner { float x; vec2 y; }; struct { vec3 p; Inner i; float z; }`: nested
-    /// members continue the running offset and Location: p@0 (12 bytes), i.x@12, i.y@16,
-    /// z@24; Locations 0, 1, 2, 3.
-    #[test]
-    fn nested_struct_continues_offsets() {
-        let inner = Shape::Struct(vec![float(), vec(2)]);
-        let s = Shape::Struct(vec![vec(3), inner, float()]);
-        assert_eq!(s.xfb_size(), 28);
-        assert_eq!(
-            table(&s, 0, 0),
-            vec![
-                (vec![0], 0, 0),
-                (vec![1, 0], 1, 12),
-                (vec![1, 1], 2, 16),
-                (vec![2], 3, 24)
-            ]
-        );
-    }
-
-    /// A nested struct containing a double occupies a multiple of 8 bytes, so a float after
-    /// `{double d; float f;}` starts at 16, not 12.
-    #[test]
-    fn nested_double_struct_is_padded_to_8() {
-        let inner = Shape::Struct(vec![double(), float()]);
-        let s = Shape::Struct(vec![float(), inner, float()]);
-        assert_eq!(
-            table(&s, 0, 0),
-            vec![
-                (vec![0], 0, 0),
-                (vec![1, 0], 1, 8),
-                (vec![1, 1], 2, 16),
-                (vec![2], 3, 24)
-            ]
-        );
-        assert_eq!(s.xfb_size(), 32);
-    }
-
-    /// `S s[2]` with `S { float f; vec4 v; }`: element 1 starts where element 0 ends (20
-    /// bytes, two Locations), split per (element, member).
-    #[test]
-    fn array_of_structs_splits_per_element() {
-        let s = array(Shape::Struct(vec![float(), vec(4)]), 2);
-        assert_eq!(s.xfb_size(), 40);
-        assert_eq!(
-            table(&s, 1, 8),
-            vec![
-                (vec![0, 0], 1, 8),
-                (vec![0, 1], 2, 12),
-                (vec![1, 0], 3, 28),
-                (vec![1, 1], 4, 32)
-            ]
-        );
-    }
-
-    /// `{double d; float f;} s[2]`: each element takes 16 bytes, so s[1].d is at 16.
-    #[test]
-    fn array_of_double_structs_keeps_elements_8_aligned() {
-        let s = array(Shape::Struct(vec![double(), float()]), 2);
-        assert_eq!(
-            table(&s, 0, 0),
-            vec![
-                (vec![0, 0], 0, 0),
-                (vec![0, 1], 1, 8),
-                (vec![1, 0], 2, 16),
-                (vec![1, 1], 3, 24)
-            ]
-        );
-    }
-
-    /// A float matrix splits into column vectors: mat2x3 is two vec3 columns, 12 bytes and
-    /// one Location each.
-    #[test]
-    fn float_matrix_splits_into_columns() {
-        let s = Shape::Struct(vec![
-            float(),
-            Shape::Matrix {
-                width: 32,
-                rows: 3,
-                columns: 2,
-            },
-        ]);
-        assert_eq!(
-            table(&s, 0, 0),
-            vec![(vec![0], 0, 0), (vec![1, 0], 1, 4), (vec![1, 1], 2, 16)]
-        );
+    fn structs_and_arrays_split_into_leaves_as_gl_lays_them_out() {
+        type Leaves = Vec<(Vec<u32>, u32, u32)>;
+        let cases: Vec<(&str, Shape, u32, u32, u32, Leaves)> = vec![
+            (
+                // The matrix splits into dvec4 columns of two Locations each; d is aligned
+                // up from 108.
+                "{dmat3x4 a; double b; float c; dvec2 d;}",
+                Shape::Struct(vec![dmat3x4(), double(), float(), dvec(2)]),
+                0,
+                0,
+                128,
+                vec![
+                    (vec![0, 0], 0, 0),
+                    (vec![0, 1], 2, 32),
+                    (vec![0, 2], 4, 64),
+                    (vec![1], 6, 96),
+                    (vec![2], 7, 104),
+                    (vec![3], 8, 112),
+                ],
+            ),
+            (
+                // b is 24 bytes and two Locations; stride 48.
+                "{float a; dvec3 b; float c; double d;}",
+                Shape::Struct(vec![float(), dvec(3), float(), double()]),
+                3,
+                0,
+                48,
+                vec![
+                    (vec![0], 3, 0),
+                    (vec![1], 4, 8),
+                    (vec![2], 6, 32),
+                    (vec![3], 7, 40),
+                ],
+            ),
+            (
+                // Nested members continue the running offset and Location.
+                "{vec3 p; struct {float x; vec2 y;} i; float z;}",
+                Shape::Struct(vec![vec(3), Shape::Struct(vec![float(), vec(2)]), float()]),
+                0,
+                0,
+                28,
+                vec![
+                    (vec![0], 0, 0),
+                    (vec![1, 0], 1, 12),
+                    (vec![1, 1], 2, 16),
+                    (vec![2], 3, 24),
+                ],
+            ),
+            (
+                // A nested struct holding a double is a multiple of 8 bytes: z at 24, not 20.
+                "{float a; struct {double d; float f;} i; float z;}",
+                Shape::Struct(vec![
+                    float(),
+                    Shape::Struct(vec![double(), float()]),
+                    float(),
+                ]),
+                0,
+                0,
+                32,
+                vec![
+                    (vec![0], 0, 0),
+                    (vec![1, 0], 1, 8),
+                    (vec![1, 1], 2, 16),
+                    (vec![2], 3, 24),
+                ],
+            ),
+            (
+                // Element 1 starts where element 0 ends (20 bytes, two Locations).
+                "struct {float f; vec4 v;} s[2]",
+                array(Shape::Struct(vec![float(), vec(4)]), 2),
+                1,
+                8,
+                40,
+                vec![
+                    (vec![0, 0], 1, 8),
+                    (vec![0, 1], 2, 12),
+                    (vec![1, 0], 3, 28),
+                    (vec![1, 1], 4, 32),
+                ],
+            ),
+            (
+                // Each element takes 16 bytes, so s[1].d is at 16.
+                "struct {double d; float f;} s[2]",
+                array(Shape::Struct(vec![double(), float()]), 2),
+                0,
+                0,
+                32,
+                vec![
+                    (vec![0, 0], 0, 0),
+                    (vec![0, 1], 1, 8),
+                    (vec![1, 0], 2, 16),
+                    (vec![1, 1], 3, 24),
+                ],
+            ),
+            (
+                // A float matrix splits into its vec3 columns, 12 bytes and a Location each.
+                "{float f; mat2x3 m;}",
+                Shape::Struct(vec![
+                    float(),
+                    Shape::Matrix {
+                        width: 32,
+                        rows: 3,
+                        columns: 2,
+                    },
+                ]),
+                0,
+                0,
+                28,
+                vec![(vec![0], 0, 0), (vec![1, 0], 1, 4), (vec![1, 1], 2, 16)],
+            ),
+        ];
+        for (what, shape, location, offset, size, leaves) in cases {
+            assert_eq!(shape.xfb_size(), size, "{what}");
+            assert_eq!(table(&shape, location, offset), leaves, "{what}");
+        }
     }
 }

@@ -1259,10 +1259,17 @@ fn inst_from_opcode(opcode: u16, operands: &[u32]) -> Vec<u32> {
 mod tests {
     use super::*;
 
-    fn tiny_module() -> Vec<u32> {
-        let mut w = vec![MAGIC, 0x0001_0000, 0, 10, 0];
+    /// A SPIR-V 1.0 header of id `bound`, then `OpCapability Shader` and a logical GLSL450
+    /// `OpMemoryModel`.
+    fn shader_header(bound: u32) -> Vec<u32> {
+        let mut w = vec![MAGIC, 0x0001_0000, 0, bound, 0];
         push_inst(&mut w, Op::Capability, &[spirv::Capability::Shader as u32]);
         push_inst(&mut w, Op::MemoryModel, &[0, 1]);
+        w
+    }
+
+    fn tiny_module() -> Vec<u32> {
+        let mut w = shader_header(10);
         let mut ep = vec![spirv::ExecutionModel::Fragment as u32, 3];
         ep.extend(encode_string("main"));
         push_inst(&mut w, Op::EntryPoint, &ep);
@@ -1381,9 +1388,7 @@ mod tests {
     fn a_type_cannot_be_redefined_into_a_cycle() {
         // %1 = struct { %2 }, then %2 = struct { %1 } would make %2 contain itself if a
         // second definition of an id were accepted.
-        let mut w = vec![MAGIC, 0x0001_0000, 0, 3, 0];
-        push_inst(&mut w, Op::Capability, &[spirv::Capability::Shader as u32]);
-        push_inst(&mut w, Op::MemoryModel, &[0, 1]);
+        let mut w = shader_header(3);
         push_inst(&mut w, Op::TypeFloat, &[2, 32]);
         push_inst(&mut w, Op::TypeStruct, &[1, 2]);
         push_inst(&mut w, Op::TypeStruct, &[2, 1]);
@@ -1395,9 +1400,7 @@ mod tests {
 
     #[test]
     fn a_type_naming_an_undeclared_type_is_not_registered() {
-        let mut w = vec![MAGIC, 0x0001_0000, 0, 4, 0];
-        push_inst(&mut w, Op::Capability, &[spirv::Capability::Shader as u32]);
-        push_inst(&mut w, Op::MemoryModel, &[0, 1]);
+        let mut w = shader_header(4);
         push_inst(&mut w, Op::TypeStruct, &[1, 3]);
         push_inst(&mut w, Op::TypeFloat, &[3, 32]);
         let m = Module::parse(&w).unwrap();

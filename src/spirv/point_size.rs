@@ -84,9 +84,14 @@ pub fn write_point_size(words: &[u32], entry: &str, source: PointSizeSource) -> 
             (Some(state), _) => {
                 let state_size = state.point_size(&mut e, &mut code);
                 if written {
-                    let program = state.flag_set(&mut e, &mut code, FLAG_PROGRAM_POINT_SIZE);
-                    let shader_size = e.load(&mut code, float, ptr);
-                    e.select(&mut code, float, program, shader_size, state_size)
+                    state.written_if_flag(
+                        &mut e,
+                        &mut code,
+                        FLAG_PROGRAM_POINT_SIZE,
+                        float,
+                        ptr,
+                        state_size,
+                    )
                 } else {
                     state_size
                 }

@@ -138,7 +138,8 @@ fn declare_capability(module: &mut dr::Module, capability: Capability) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::glsl::tests::{assert_valid_vulkan_spirv, compiler};
+    use crate::glsl::glslang::Compiler;
+    use crate::glsl::spv::assert_valid_vulkan_spirv;
     use crate::scene::Stage;
     use rspirv::binary::Disassemble;
 
@@ -151,7 +152,7 @@ mod tests {
                 .to_string(),
         ];
         assert!(crate::extension_fixes::vertex_layer_viewport(&mut units));
-        let (words, _) = compiler()
+        let (words, _) = Compiler::for_tests()
             .compile(Stage::Vertex, &[(units[0].clone(), None)])
             .unwrap();
         let mut module = dr::load_words(&words).unwrap();
@@ -186,7 +187,7 @@ mod tests {
                 .to_string(),
         ];
         assert!(crate::extension_fixes::fragment_layer_viewport(&mut units));
-        let (words, _) = compiler()
+        let (words, _) = Compiler::for_tests()
             .compile(Stage::Fragment, &[(units[0].clone(), None)])
             .unwrap();
         let mut module = dr::load_words(&words).unwrap();

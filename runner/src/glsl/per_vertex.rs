@@ -10,19 +10,19 @@ use super::spv::{id, Types};
 use crate::scene::Stage;
 
 /// A `gl_PerVertex` block variable (arrayed or not) and the members the stage uses.
-struct PerVertex {
+pub(super) struct PerVertex {
     var: u32,
     block: u32,
     /// Whether the variable is an array of blocks (`gl_in[]`, a TCS's `gl_out[]`).
     arrayed: bool,
     /// The `BuiltIn` of each member, in order.
-    builtins: Vec<u32>,
+    pub(super) builtins: Vec<u32>,
     /// Members used, by index; `None` when the block is used other than member by member.
-    used: Option<HashSet<u32>>,
+    pub(super) used: Option<HashSet<u32>>,
 }
 
 /// The stage's `gl_PerVertex` variable of `storage`, if it has one of its own type.
-fn per_vertex_block(module: &dr::Module, storage: StorageClass) -> Option<PerVertex> {
+pub(super) fn per_vertex_block(module: &dr::Module, storage: StorageClass) -> Option<PerVertex> {
     let types = Types::new(module);
     let block_of = |inst: &Instruction| -> Option<(u32, u32, bool)> {
         if inst.class.opcode != Op::Variable
@@ -222,42 +222,4 @@ fn trim_block(module: &mut dr::Module, block: &PerVertex, keep: &HashSet<u32>) {
         });
     }
     module.types_global_values.extend(new_constants);
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::glsl::tests::compiler;
-    use crate::scene;
-
-    /// The members of a stage's `gl_PerVertex` output or input block, by `BuiltIn`.
-    fn per_vertex_builtins(words: &[u32], storage: StorageClass) -> Vec<u32> {
-        let module = dr::load_words(words).unwrap();
-        per_vertex_block(&module, storage).unwrap().builtins
-    }
-
-    /// Unused `gl_PerVertex` members are dropped, the rest kept alike on both sides of a
-    /// stage boundary, and the SPIR-V still indexes the right members.
-    #[test]
-    fn per_vertex_blocks_keep_the_members_in_use() {
-        use spirv::BuiltIn::{ClipDistance, PointSize, Position};
-        let scene = scene::parse(
-            "[require]\nGLSL >= 1.50\n[vertex shader]\nin vec4 piglit_vertex;\n\
-             void main() { gl_Position = piglit_vertex; }\n\
-             [geometry shader]\nlayout(triangles) in;\nlayout(points, max_vertices = 1) out;\n\
-             void main() { gl_PointSize = gl_in[2].gl_PointSize; gl_Position = vec4(1); EmitVertex(); }\n",
-        )
-        .unwrap();
-        let program = compiler().build(&scene).unwrap();
-        let vs = &program.stage(Stage::Vertex).unwrap().words;
-        let gs = &program.stage(Stage::Geometry).unwrap().words;
-        let both = vec![Position as u32, PointSize as u32];
-        assert_eq!(per_vertex_builtins(vs, StorageClass::Output), both);
-        assert_eq!(per_vertex_builtins(gs, StorageClass::Input), both);
-        assert_eq!(per_vertex_builtins(gs, StorageClass::Output), both);
-        let module = dr::load_words(gs).unwrap();
-        let block = per_vertex_block(&module, StorageClass::Input).unwrap();
-        assert_eq!(block.used, Some(HashSet::from([1])));
-        assert!(!per_vertex_builtins(vs, StorageClass::Output).contains(&(ClipDistance as u32)));
-    }
 }

@@ -438,39 +438,3 @@ fn remove_sampler_structures(
     remove_ids(module, |i| gone.contains(&i));
     Ok(())
 }
-
-#[cfg(test)]
-mod tests {
-    use crate::glsl::tests::{assert_valid_vulkan_spirv, compiler};
-    use crate::scene::{self, Stage};
-
-    #[test]
-    fn samplers_in_nested_structures_become_one_array_per_member() {
-        let scene = scene::parse(
-            "[require]\nGLSL >= 4.30\n[vertex shader passthrough]\n[fragment shader]\n#version 430\n\
-             struct Inner { sampler2D tex; sampler2D tex2; };\n\
-             struct S { Inner si[2][2]; sampler2D t[2]; };\n\
-             uniform S s[2];\nuniform int n;\nout vec4 color;\n\
-             void main() { color = texture(s[n].si[1][n].tex2, vec2(0)) + texture(s[1].t[n], vec2(0)); }\n",
-        )
-        .unwrap();
-        let program = compiler().build(&scene).unwrap();
-        let fs = program.stage(Stage::Fragment).unwrap();
-        let tex2 = fs.samplers.iter().find(|s| s.name == "s.si.tex2").unwrap();
-        assert_eq!(tex2.count, 8);
-        // Row-major over s[2], si[2][2]: element 5 is s[1].si[0][1].
-        assert_eq!(tex2.elements[5], "s[1].si[0][1].tex2");
-        let t = fs.samplers.iter().find(|s| s.name == "s.t").unwrap();
-        assert_eq!(
-            t.elements,
-            ["s[0].t[0]", "s[0].t[1]", "s[1].t[0]", "s[1].t[1]"]
-        );
-        // GL's locations go in declaration order: s[0]'s eight `si` samplers, its two `t`,
-        // then s[1]'s.
-        assert_eq!(tex2.element_locations[5], 13);
-        assert_eq!(t.element_locations, [8, 9, 18, 19]);
-        // One active uniform per sampler, per innermost array of samplers, and `n`.
-        assert_eq!(program.active_uniforms(), 19);
-        assert_valid_vulkan_spirv(&fs.words, "sampler_arrays");
-    }
-}

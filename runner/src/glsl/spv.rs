@@ -483,3 +483,98 @@ pub(super) fn remove_ids(module: &mut dr::Module, gone: impl Fn(u32) -> bool) {
         .annotations
         .retain(|i| !defines_or_describes(i, &gone));
 }
+
+impl Types {
+    /// GL's count of transform-feedback varyings: every captured output (with `Offset`),
+    /// structs and blocks expanded to their members and arrays of them to their elements;
+    /// a scalar, vector or matrix, or an array of them, is one varying.
+    pub(super) fn xfb_varyings(&self, module: &dr::Module) -> u32 {
+        fn leaves(t: &Types, ty: u32) -> u32 {
+            match t.def(ty).map(|i| i.class.opcode) {
+                Some(Op::TypeStruct) => {
+                    let members: Vec<u32> = t
+                        .def(ty)
+                        .map(|i| i.operands.iter().filter_map(id).collect())
+                        .unwrap_or_default();
+                    members.iter().map(|&m| leaves(t, m)).sum()
+                }
+                Some(Op::TypeArray) => match t.array(ty) {
+                    Some((len, elem))
+                        if matches!(
+                            t.def(elem).map(|i| i.class.opcode),
+                            Some(Op::TypeStruct | Op::TypeArray)
+                        ) =>
+                    {
+                        len * leaves(t, elem)
+                    }
+                    _ => 1,
+                },
+                _ => 1,
+            }
+        }
+        let mut count = 0;
+        for inst in module
+            .types_global_values
+            .iter()
+            .filter(|i| i.class.opcode == Op::Variable)
+        {
+            if inst.operands.first() != Some(&Operand::StorageClass(StorageClass::Output)) {
+                continue;
+            }
+            let (Some(var), Some(ptr)) = (inst.result_id, inst.result_type) else {
+                continue;
+            };
+            let ty = self.pointee(ptr).unwrap_or(0);
+            if self.decoration(var, Decoration::Offset).is_some() {
+                count += leaves(self, ty);
+                continue;
+            }
+            // A block whose members carry the offsets, possibly an array of blocks.
+            let mut copies = 1;
+            let mut block = ty;
+            while let Some((len, elem)) = self.array(block) {
+                copies *= len;
+                block = elem;
+            }
+            let members: Vec<u32> = match self.def(block) {
+                Some(i) if i.class.opcode == Op::TypeStruct => {
+                    i.operands.iter().filter_map(id).collect()
+                }
+                _ => continue,
+            };
+            let captured: u32 = members
+                .iter()
+                .enumerate()
+                .filter(|(m, _)| {
+                    self.member_decoration(block, *m as u32, Decoration::Offset)
+                        .is_some()
+                        && self
+                            .member_decoration(block, *m as u32, Decoration::BuiltIn)
+                            .is_none()
+                })
+                .map(|(_, &mty)| leaves(self, mty))
+                .sum();
+            count += copies * captured;
+        }
+        count
+    }
+}
+
+/// Asserts that `spirv-val` (Vulkan 1.1) accepts `words`; `name` names the temporary file.
+#[cfg(test)]
+pub(super) fn assert_valid_vulkan_spirv(words: &[u32], name: &str) {
+    let spv = std::env::temp_dir().join(format!("{name}_{}.spv", std::process::id()));
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    std::fs::write(&spv, bytes).unwrap();
+    let val = std::process::Command::new("spirv-val")
+        .args(["--target-env", "vulkan1.1"])
+        .arg(&spv)
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_file(&spv);
+    assert!(
+        val.status.success(),
+        "{}",
+        String::from_utf8_lossy(&val.stderr)
+    );
+}

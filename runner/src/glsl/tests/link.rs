@@ -1,0 +1,161 @@
+use rspirv::dr::{self, Operand};
+use spirv::{Op, StorageClass};
+
+use super::support::location_of;
+use crate::glsl::glslang::MAX_DRAW_BUFFERS;
+use crate::glsl::spv::Types;
+use crate::glsl::{is_link_error, Compiler};
+use crate::scene::{self, SceneError, Stage};
+
+/// GL matches varyings by name: declaring them in different orders in the VS and FS
+/// must still connect `a` to `a` and `b` to `b`; a dvec4 takes two Locations.
+#[test]
+fn varyings_match_by_name_across_stages() {
+    let scene = scene::parse(
+        "[require]\nGLSL >= 4.00\n[vertex shader]\nin vec4 piglit_vertex;\nout dvec4 a;\nout float b;\n\
+         void main() { gl_Position = piglit_vertex; a = dvec4(1); b = 2.0; }\n\
+         [fragment shader]\nflat in float b;\nflat in dvec4 a;\nout vec4 c;\nvoid main() { c = vec4(a.x) + b; }\n",
+    )
+    .unwrap();
+    let program = Compiler::for_tests().build(&scene).unwrap();
+    let vs = &program.stage(Stage::Vertex).unwrap().words;
+    let fs = &program.stage(Stage::Fragment).unwrap().words;
+    let (va, vb) = (location_of(vs, "a").unwrap(), location_of(vs, "b").unwrap());
+    assert_eq!(location_of(fs, "a"), Some(va));
+    assert_eq!(location_of(fs, "b"), Some(vb));
+    // a (dvec4) occupies two Locations, so b may not sit in either.
+    assert!(vb < va || vb >= va + 2, "a at {va}, b at {vb}");
+}
+
+/// Per-vertex arrayed inputs of a TES: the array dimension is not Locations, so
+/// VS `out vec4 v` and TES `in vec4 v[]` get the same single Location.
+#[test]
+fn arrayed_inputs_and_explicit_locations() {
+    let scene = scene::parse(
+        "[require]\nGLSL >= 4.10\n[vertex shader]\nin vec4 piglit_vertex;\nout vec4 w;\nlayout(location = 0) out vec4 e;\nout vec4 v;\n\
+         void main() { gl_Position = piglit_vertex; v = w = e = vec4(1); }\n\
+         [tessellation control shader]\nlayout(vertices = 3) out;\nin vec4 v[];\nin vec4 w[];\nlayout(location = 0) in vec4 e[];\nout vec4 tv[];\n\
+         void main() { tv[gl_InvocationID] = v[gl_InvocationID] + w[gl_InvocationID] + e[gl_InvocationID]; gl_TessLevelOuter[0] = 1.0; }\n\
+         [tessellation evaluation shader]\nlayout(triangles) in;\nin vec4 tv[];\nvoid main() { gl_Position = tv[0]; }\n",
+    )
+    .unwrap();
+    let program = Compiler::for_tests().build(&scene).unwrap();
+    let vs = &program.stage(Stage::Vertex).unwrap().words;
+    let tcs = &program.stage(Stage::TessControl).unwrap().words;
+    let tes = &program.stage(Stage::TessEval).unwrap().words;
+    assert_eq!(location_of(vs, "e"), Some(0));
+    assert_eq!(location_of(tcs, "e"), Some(0));
+    for name in ["v", "w"] {
+        let loc = location_of(vs, name).unwrap();
+        assert_ne!(loc, 0, "{name} collides with the explicit location 0");
+        assert_eq!(location_of(tcs, name), Some(loc));
+    }
+    assert_ne!(location_of(vs, "v"), location_of(vs, "w"));
+    assert_eq!(location_of(tcs, "tv"), location_of(tes, "tv"));
+}
+
+#[test]
+fn separate_programs_place_each_side_in_name_order() {
+    // GL (Mesa) gives a separable program's unlocated varyings Locations in name
+    // order, per side: the fragment shader's only input `b` reads the vertex shader's
+    // `a` (its first name), as GL's shader_runner shows.
+    let scene = scene::parse(
+        "[require]\nGLSL >= 1.50\nSSO ENABLED\n[vertex shader]\n#version 150\nin vec4 piglit_vertex;\n\
+         out vec4 zz;\nout vec4 b;\nout vec4 a;\n\
+         void main() { gl_Position = piglit_vertex; a = b = zz = vec4(1); }\n\
+         [fragment shader]\n#version 150\nin vec4 b;\nout vec4 c;\nvoid main() { c = b; }\n",
+    )
+    .unwrap();
+    let program = Compiler::for_tests().build(&scene).unwrap();
+    let vs = &program.stage(Stage::Vertex).unwrap().words;
+    let fs = &program.stage(Stage::Fragment).unwrap().words;
+    assert_eq!(
+        ["a", "b", "zz"].map(|n| location_of(vs, n)),
+        [Some(0), Some(1), Some(2)]
+    );
+    assert_eq!(location_of(fs, "b"), Some(0));
+}
+
+#[test]
+fn explicit_locations_match_by_location_not_name() {
+    // GL matches explicitly located variables by location: the fragment shader's `b`
+    // at location 0 reads the vertex shader's `a` there.
+    let scene = scene::parse(
+        "[require]\nGLSL >= 4.10\n[vertex shader]\nin vec4 piglit_vertex;\n\
+         layout(location = 0) out vec4 a;\nlayout(location = 2) out vec4 b;\n\
+         void main() { gl_Position = piglit_vertex; a = b = vec4(1); }\n\
+         [fragment shader]\nlayout(location = 2) in vec4 a;\nlayout(location = 0) in vec4 b;\n\
+         out vec4 c;\nvoid main() { c = a + b; }\n",
+    )
+    .unwrap();
+    let program = Compiler::for_tests().build(&scene).unwrap();
+    let fs = &program.stage(Stage::Fragment).unwrap().words;
+    assert_eq!(location_of(fs, "a"), Some(2));
+    assert_eq!(location_of(fs, "b"), Some(0));
+}
+
+#[test]
+fn frag_data_gets_location_zero_and_eight_elements() {
+    let scene = scene::parse(
+        "[require]\nGLSL >= 1.40\n[vertex shader passthrough]\n[fragment shader]\nvoid main() { gl_FragData[1] = vec4(1); }\n",
+    )
+    .unwrap();
+    let program = Compiler::for_tests().build(&scene).unwrap();
+    let fs = &program.stage(Stage::Fragment).unwrap().words;
+    assert_eq!(location_of(fs, "gl_FragData"), Some(0));
+    let module = dr::load_words(fs).unwrap();
+    let types = Types::new(&module);
+    let var = module
+        .types_global_values
+        .iter()
+        .find(|i| {
+            types
+                .names
+                .get(&i.result_id.unwrap_or(0))
+                .map(String::as_str)
+                == Some("gl_FragData")
+        })
+        .unwrap();
+    let (len, _) = types
+        .array(types.pointee(var.result_type.unwrap()).unwrap())
+        .unwrap();
+    assert_eq!(len, MAX_DRAW_BUFFERS);
+}
+
+#[test]
+fn varyings_of_one_name_and_other_types_do_not_link() {
+    let scene = scene::parse(
+        "[require]\nGLSL >= 1.50\n[vertex shader]\nin vec4 v;\nout vec4 p;\nout float a[3];\n\
+         void main() { gl_Position = v; p = v; a[0] = 1.0; }\n\
+         [geometry shader]\nlayout(triangles) in;\nlayout(points, max_vertices = 1) out;\n\
+         in vec4 p[];\nin float a[3];\nvoid main() {}\n",
+    )
+    .unwrap();
+    let e = Compiler::for_tests().build(&scene).unwrap_err();
+    let SceneError::Fail(m) = e else { panic!() };
+    assert!(is_link_error(&m), "{m}");
+    assert!(m.contains("`a` is a float[3]"), "{m}");
+}
+
+/// Two compilation units writing `gl_FragColor` write one output, as in GL.
+#[test]
+fn units_share_one_frag_color() {
+    let scene = scene::parse(
+        "[require]\nGLSL >= 1.50\n[vertex shader passthrough]\n[fragment shader]\n\
+         void f();\nvoid main() { gl_FragColor = vec4(0.0); f(); }\n\
+         [fragment shader]\nvoid f() { gl_FragColor.b = 1.0; }\n",
+    )
+    .unwrap();
+    let program = Compiler::for_tests().build(&scene).unwrap();
+    let module = dr::load_words(&program.stage(Stage::Fragment).unwrap().words).unwrap();
+    let outputs = module
+        .types_global_values
+        .iter()
+        .filter(|i| {
+            i.class.opcode == Op::Variable
+                && i.operands.first() == Some(&Operand::StorageClass(StorageClass::Output))
+        })
+        .count();
+    assert_eq!(outputs, 1);
+    assert_eq!(module.entry_points[0].operands.len(), 4);
+}

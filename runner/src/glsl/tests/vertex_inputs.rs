@@ -1,0 +1,66 @@
+use rspirv::dr;
+use spirv::Op;
+
+use super::support::{location_of, variable_type};
+use crate::glsl::description::Scalar;
+use crate::glsl::spv::Types;
+use crate::glsl::Compiler;
+use crate::scene::{self, Stage};
+
+#[test]
+fn unlocated_inputs_take_locations_no_explicit_input_holds() {
+    // GL assigns `col` and `m` around `pos`'s explicit location 0 (and `m`'s four
+    // columns around `n` at 5); glslang alone numbers `col` 0 as well.
+    let scene = scene::parse(
+        "[require]\nGLSL >= 3.30\n[vertex shader]\n#version 330\nin vec4 col;\n\
+         layout(location = 0) in vec4 pos;\nin mat4 m;\nlayout(location = 5) in vec4 n;\n\
+         out vec4 c;\nvoid main() { gl_Position = pos; c = col + m[3] + n; }\n\
+         [fragment shader]\n#version 330\nin vec4 c;\nout vec4 o;\nvoid main() { o = c; }\n",
+    )
+    .unwrap();
+    let program = Compiler::for_tests().build(&scene).unwrap();
+    let words = &program.stage(Stage::Vertex).unwrap().words;
+    let at = |name: &str| location_of(words, name).unwrap();
+    assert_eq!((at("pos"), at("n")), (0, 5));
+    let mut taken: Vec<u32> = vec![0, 5, at("col")];
+    taken.extend((0..4).map(|column| at("m") + column));
+    taken.sort_unstable();
+    taken.dedup();
+    assert_eq!(taken.len(), 7, "overlapping locations: {taken:?}");
+}
+
+#[test]
+fn inputs_after_a_dvec4_move_up_one_vulkan_location() {
+    let scene = scene::parse(
+        "[require]\nGLSL >= 4.50\n[vertex shader]\nlayout(location = 0) in dvec4 d;\n\
+         layout(location = 1) in vec4 piglit_vertex;\nlayout(location = 2) in float f[2];\n\
+         out vec4 c;\nvoid main() { gl_Position = piglit_vertex; c = vec4(d) + f[1]; }\n\
+         [fragment shader]\nin vec4 c;\nout vec4 o;\nvoid main() { o = c; }\n",
+    )
+    .unwrap();
+    let program = Compiler::for_tests().build(&scene).unwrap();
+    let words = &program.stage(Stage::Vertex).unwrap().words;
+    let input = |n: &str| {
+        let i = program
+            .vertex_inputs()
+            .iter()
+            .find(|i| i.name == n)
+            .unwrap();
+        (i.location, i.vk_location, i.elements, i.slots)
+    };
+    assert_eq!(input("d"), (0, 0, 1, 2));
+    assert_eq!(input("piglit_vertex"), (1, 2, 1, 1));
+    assert_eq!(input("f"), (2, 3, 2, 1));
+    assert_eq!(location_of(words, "piglit_vertex"), Some(2));
+    // `d` is read as 32-bit words: uvec4[2], its two Vulkan locations.
+    let module = dr::load_words(words).unwrap();
+    let types = Types::new(&module);
+    let (len, elem) = types.array(variable_type(&module, &types, "d")).unwrap();
+    assert_eq!((len, types.shape(elem)), (2, Some((Scalar::Uint, 1, 4))));
+    assert!(module
+        .functions
+        .iter()
+        .flat_map(|f| &f.blocks)
+        .flat_map(|b| &b.instructions)
+        .any(|i| i.class.opcode == Op::Bitcast));
+}
