@@ -358,6 +358,7 @@ pub fn check_passthrough_tcs(data: &[u8]) -> Vec<Produced> {
         output_vertices: 1 + (c.key[1] % 32) as u32,
         max_patch_size: 32,
         push_constant_offset: (c.key[2] % 27) as u32 * 4,
+        any_patch_size: false,
     };
     let mut produced = Vec::new();
     check_tcs_call(tes, &tes_entry, vertex, &key, &mut produced);
@@ -543,6 +544,7 @@ pub fn check_planner_chain(data: &[u8]) -> Vec<Produced> {
                 output_vertices: 1 + (flags >> 4) as u32,
                 max_patch_size: 32,
                 push_constant_offset: block_offset,
+                any_patch_size: false,
             };
             if let Some(t) = pos(semantics::Stage::TessEval) {
                 let (tes, vs) = (&stages[t], &stages[0]);

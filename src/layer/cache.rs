@@ -76,8 +76,6 @@ pub enum CacheKey {
         tes_entry: String,
         vertex: Option<(ModuleKey, String)>,
         key: TcsKey,
-        /// One TCS for every patch size (dynamic patch control points).
-        any_patch_size: bool,
     },
 }
 

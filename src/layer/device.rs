@@ -477,18 +477,17 @@ unsafe fn adopt_conventions(
     extensions: &mut Vec<*const c_char>,
     prep: &mut GlStatePrep,
 ) {
-    let app_enabled_provoking = enabled(PROVOKING_VERTEX);
-    let app_enabled_depth_clip = enabled(DEPTH_CLIP_CONTROL);
-    // Returns (the feature is on, the layer must chain it).
+    // (the feature is on, the layer must chain it, the layer also enabled the extension).
     let mut adopt = |app: Option<bool>, supported: bool, ext: &'static CStr| match app {
-        Some(on) => (on && enabled(ext), false),
+        Some(on) => (on && enabled(ext), false, false),
         None if support.queried && supported => {
-            if !enabled(ext) {
+            let behind_the_application = !enabled(ext);
+            if behind_the_application {
                 extensions.push(ext.as_ptr());
             }
-            (true, true)
+            (true, true, behind_the_application)
         }
-        None => (false, false),
+        None => (false, false, false),
     };
     // The application's own feature structs, from `ci`'s pNext chain.
     // SAFETY: the chain is valid (this function's contract) and a struct's sType says its
@@ -498,31 +497,36 @@ unsafe fn adopt_conventions(
             ci.p_next,
             vk::StructureType::PHYSICAL_DEVICE_PROVOKING_VERTEX_FEATURES_EXT,
         )
-    };
-    let (on, add) = adopt(
-        app_provoking.map(|app| app.provoking_vertex_last != 0),
-        support.provoking_vertex_last,
-        PROVOKING_VERTEX,
-    );
-    prep.conventions.provoking_vertex_last = on;
-    prep.conventions.layer_sets_provoking_mode = add && !app_enabled_provoking;
-    prep.added.provoking_vertex = add.then(|| {
-        vk::PhysicalDeviceProvokingVertexFeaturesEXT::default().provoking_vertex_last(true)
-    });
-    // SAFETY: `ci`'s valid pNext chain, as for `app_provoking`.
+    }
+    .map(|app| app.provoking_vertex_last != 0);
+    // SAFETY: as for `app_provoking`.
     let app_depth = unsafe {
         find_in_chain::<vk::PhysicalDeviceDepthClipControlFeaturesEXT<'_>>(
             ci.p_next,
             vk::StructureType::PHYSICAL_DEVICE_DEPTH_CLIP_CONTROL_FEATURES_EXT,
         )
-    };
-    let (on, add) = adopt(
-        app_depth.map(|app| app.depth_clip_control != 0),
-        support.depth_clip_control,
-        DEPTH_CLIP_CONTROL,
+    }
+    .map(|app| app.depth_clip_control != 0);
+    let conventions = &mut prep.conventions;
+    let add;
+    (
+        conventions.provoking_vertex_last,
+        add,
+        conventions.layer_sets_provoking_mode,
+    ) = adopt(
+        app_provoking,
+        support.provoking_vertex_last,
+        PROVOKING_VERTEX,
     );
-    prep.conventions.depth_clip_control = on;
-    prep.conventions.layer_sets_negative_one_to_one = add && !app_enabled_depth_clip;
+    prep.added.provoking_vertex = add.then(|| {
+        vk::PhysicalDeviceProvokingVertexFeaturesEXT::default().provoking_vertex_last(true)
+    });
+    let add;
+    (
+        conventions.depth_clip_control,
+        add,
+        conventions.layer_sets_negative_one_to_one,
+    ) = adopt(app_depth, support.depth_clip_control, DEPTH_CLIP_CONTROL);
     prep.added.depth_clip_control = add
         .then(|| vk::PhysicalDeviceDepthClipControlFeaturesEXT::default().depth_clip_control(true));
 }

@@ -12,9 +12,7 @@ use super::records::{content_hash, BlockBinding, BlockSlot, LayoutRecord};
 use super::shader_code::dump_module;
 use super::state::DeviceData;
 use crate::semantics::{Semantic, Stage, Step, StepOutput};
-use crate::spirv::passthrough_tcs::{
-    build_passthrough_tcs, build_passthrough_tcs_for_any_patch_size, TcsKey,
-};
+use crate::spirv::passthrough_tcs::{build_passthrough_tcs, TcsKey};
 use crate::spirv::point_size::PointSizeSource;
 use crate::spirv::unfed_inputs::{unfed_input_kinds, InputKind};
 use crate::spirv::xfb_split::SplitInterface;
@@ -387,29 +385,30 @@ impl<'a> Run<'a> {
             output_vertices: patch_control_points,
             max_patch_size: dev.limits.max_tessellation_patch_size,
             push_constant_offset: binding.offset,
+            any_patch_size,
         };
         let cache_key = CacheKey::Tcs {
             tes: ModuleKey::of(tes_module),
             tes_entry: tes_entry.into(),
             vertex: vs.map(|(m, e)| (ModuleKey::of(m), e.to_owned())),
             key: key.clone(),
-            any_patch_size,
         };
-        let outcome = cached(dev, cache_key, tes_module.hash(), "tcs", || {
-            match if any_patch_size {
-                build_passthrough_tcs_for_any_patch_size
-            } else {
-                build_passthrough_tcs
-            }(
-                &tes_module.words,
-                tes_entry,
-                vs.map(|(m, e)| (&m.words[..], e)),
-                &key,
-            ) {
-                Ok(words) => Outcome::Module(words.into()),
-                Err(e) => Outcome::Failed(e.to_string().into()),
-            }
-        });
+        let outcome =
+            cached(
+                dev,
+                cache_key,
+                tes_module.hash(),
+                "tcs",
+                || match build_passthrough_tcs(
+                    &tes_module.words,
+                    tes_entry,
+                    vs.map(|(m, e)| (&m.words[..], e)),
+                    &key,
+                ) {
+                    Ok(words) => Outcome::Module(words.into()),
+                    Err(e) => Outcome::Failed(e.to_string().into()),
+                },
+            );
         match outcome {
             Outcome::Module(words) => Ok((words, binding, patch_control_points)),
             Outcome::Failed(why) => no(&format!("generating it failed: {why}")),

@@ -518,6 +518,7 @@ fn generated_tcs(
         output_vertices: patch_size,
         max_patch_size: dev.limits.max_tessellation_patch_size,
         push_constant_offset: offset,
+        any_patch_size: false,
     };
     let words = build_passthrough_tcs(&record.words, &record.entry, None, &key)
         .map_err(|e| format!("generating it failed: {e}"))?;

@@ -32,12 +32,19 @@ pub const LEVELS_PUSH_CONSTANT_SIZE: u32 = 24;
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct TcsKey {
     /// `OutputVertices`: the pipeline's `patchControlPoints` (for
-    /// [`build_passthrough_tcs_for_any_patch_size`], the most a draw may set).
+    /// [`TcsKey::any_patch_size`], the most a draw may set).
     pub output_vertices: u32,
     /// Size of the per-vertex input arrays (`maxTessellationPatchSize`).
     pub max_patch_size: u32,
     /// Offset of the reserved push-constant range.
     pub push_constant_offset: u32,
+    /// The patch size is dynamic state (`VK_DYNAMIC_STATE_PATCH_CONTROL_POINTS_EXT`): one
+    /// TCS for every count, with `OutputVertices` = `output_vertices` (the most a draw may
+    /// set). Invocation `i` copies input vertex `min(i, gl_PatchVerticesIn - 1)`, so the
+    /// output patch holds the input's vertices, then copies of its last one. The TES sees
+    /// `output_vertices` as its patch size, so a TES that reads `gl_PatchVerticesIn` is
+    /// refused.
+    pub any_patch_size: bool,
 }
 
 /// Builds a TCS for `tes` (entry point `tes_entry`). `vertex` is the pipeline's vertex
@@ -48,31 +55,7 @@ pub fn build_passthrough_tcs(
     vertex: Option<(&[u32], &str)>,
     key: &TcsKey,
 ) -> Result<Vec<u32>, PassError> {
-    build(tes, tes_entry, vertex, key, false)
-}
-
-/// [`build_passthrough_tcs`] for a patch size that is dynamic state
-/// (`VK_DYNAMIC_STATE_PATCH_CONTROL_POINTS_EXT`): one TCS for every count, with
-/// `OutputVertices` = `key.output_vertices` (the most a draw may set). Invocation `i`
-/// copies input vertex `min(i, gl_PatchVerticesIn - 1)`, so the output patch holds the
-/// input's vertices, then copies of its last one. The TES sees `key.output_vertices` as its
-/// patch size, so a TES that reads `gl_PatchVerticesIn` is refused.
-pub fn build_passthrough_tcs_for_any_patch_size(
-    tes: &[u32],
-    tes_entry: &str,
-    vertex: Option<(&[u32], &str)>,
-    key: &TcsKey,
-) -> Result<Vec<u32>, PassError> {
-    build(tes, tes_entry, vertex, key, true)
-}
-
-fn build(
-    tes: &[u32],
-    tes_entry: &str,
-    vertex: Option<(&[u32], &str)>,
-    key: &TcsKey,
-    dynamic_patch_size: bool,
-) -> Result<Vec<u32>, PassError> {
+    let dynamic_patch_size = key.any_patch_size;
     if key.output_vertices == 0 || key.output_vertices > key.max_patch_size {
         return Err(unsupported(format!(
             "patch size {} outside 1..={}",
@@ -284,30 +267,25 @@ impl<'m, 'a> TcsWriter<'m, 'a> {
         id
     }
 
+    /// An `Input` variable of `ty` decorated as `builtin`.
+    fn builtin_input(&mut self, ty: u32, name: &str, builtin: BuiltIn) -> u32 {
+        let var = self.variable(StorageClass::Input, ty, name);
+        self.e.decorate(var, Decoration::BuiltIn, &[builtin as u32]);
+        var
+    }
+
     /// Loads `gl_InvocationID`; returns `(source, invocation_id)`: the input vertex this
     /// invocation copies and the output vertex it writes. With a dynamic patch size the
     /// source is `min(gl_InvocationID, gl_PatchVerticesIn - 1)`.
     fn vertex_indices(&mut self, dynamic_patch_size: bool) -> (u32, u32) {
-        let e = &mut self.e;
-        let int = e.type_int(32, true);
-        let invocation = self.variable(StorageClass::Input, int, "gl_InvocationID");
-        let e = &mut self.e;
-        e.decorate(
-            invocation,
-            Decoration::BuiltIn,
-            &[BuiltIn::InvocationId as u32],
-        );
-        let invocation_id = e.load(&mut self.body, int, invocation);
+        let int = self.e.type_int(32, true);
+        let invocation = self.builtin_input(int, "gl_InvocationID", BuiltIn::InvocationId);
+        let invocation_id = self.e.load(&mut self.body, int, invocation);
         if !dynamic_patch_size {
             return (invocation_id, invocation_id);
         }
-        let patch_vertices = self.variable(StorageClass::Input, int, "gl_PatchVerticesIn");
+        let patch_vertices = self.builtin_input(int, "gl_PatchVerticesIn", BuiltIn::PatchVertices);
         let e = &mut self.e;
-        e.decorate(
-            patch_vertices,
-            Decoration::BuiltIn,
-            &[BuiltIn::PatchVertices as u32],
-        );
         let code = &mut self.body;
         let count = e.load(code, int, patch_vertices);
         let one = e.constant_i32(1);

@@ -11,8 +11,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use VkLayer_glsem::spirv::module::{Inst, Module, Section, Type};
 use VkLayer_glsem::spirv::passthrough_tcs::{
-    build_passthrough_tcs, build_passthrough_tcs_for_any_patch_size, TcsKey,
-    LEVELS_PUSH_CONSTANT_SIZE,
+    build_passthrough_tcs, TcsKey, LEVELS_PUSH_CONSTANT_SIZE,
 };
 use VkLayer_glsem::spirv::PassError;
 
@@ -20,6 +19,7 @@ const KEY: TcsKey = TcsKey {
     output_vertices: 3,
     max_patch_size: 32,
     push_constant_offset: 104,
+    any_patch_size: false,
 };
 
 /// Compiles `tests/spirv/tcs/<name>` for `target_env` (glslang's `--target-env`).
@@ -287,11 +287,12 @@ fn one_tcs_serves_every_patch_size() {
     let tes = compile("varyings.tese", "vulkan1.0");
     let key = TcsKey {
         output_vertices: 32,
+        any_patch_size: true,
         ..KEY
     };
-    assert!(build_passthrough_tcs_for_any_patch_size(&tes, "main", None, &key).is_err());
+    assert!(build_passthrough_tcs(&tes, "main", None, &key).is_err());
     let tes = compile("clip.tese", "vulkan1.0");
-    let tcs = build_passthrough_tcs_for_any_patch_size(&tes, "main", None, &key).unwrap();
+    let tcs = build_passthrough_tcs(&tes, "main", None, &key).unwrap();
     validate(&tcs, "vulkan1.0");
     let m = Module::parse(&tcs).unwrap();
     // The input vertex copied is min(gl_InvocationID, gl_PatchVerticesIn - 1).
