@@ -911,9 +911,11 @@ fn last_stage_steps(stages: &Stages<'_>, key: &PipelineKey, steps: &mut Vec<Step
             // apart reads it (below), whether or not this stage writes a layer.
             let apart = key.fragment_elsewhere;
             let copy_to = match apart {
+                // With a Location to spare: a stage at its interface limit keeps within it
+                // (built-in outputs count against the same limit; seen on NVIDIA).
                 true => summary
                     .location_ends
-                    .filter(|ends| ends.output <= key.apart_layer_location)
+                    .filter(|ends| ends.output < key.apart_layer_location)
                     .map(|_| key.apart_layer_location),
                 false => stages
                     .rewritable(Stage::Fragment)
@@ -1404,10 +1406,6 @@ mod tests {
             s.location_ends = ends(9, 3);
         });
         let vs = summary(|s| s.location_ends = ends(2, 1));
-        let full_gs = summary(|s| {
-            s.layer = true;
-            s.location_ends = ends(0, 32);
-        });
         let fs = summary(|s| {
             s.layer = true;
             s.location_ends = ends(5, 1);
@@ -1446,11 +1444,18 @@ mod tests {
             layer_steps(&gs_only, &no_block),
             [Step::CopyLayer(Stage::Geometry, 31)]
         );
-        // Outputs reaching the last Location leave no room for the copy.
-        assert_eq!(
-            layer_steps(&stages(&[(Stage::Geometry, &full_gs)]), &pre_rasterization),
-            [Step::GateLayer(Stage::Geometry, 96, None)]
-        );
+        // Outputs reaching the last Location, or the one before it, leave no room for the
+        // copy: a stage at its interface limit stays within it.
+        for end in [32, 31] {
+            let gs = summary(|s| {
+                s.layer = true;
+                s.location_ends = ends(0, end);
+            });
+            assert_eq!(
+                layer_steps(&stages(&[(Stage::Geometry, &gs)]), &pre_rasterization),
+                [Step::GateLayer(Stage::Geometry, 96, None)]
+            );
+        }
         // The fragment shader of another library reads the copy.
         assert_eq!(
             layer_steps(&stages(&[(Stage::Fragment, &fs)]), &library),
