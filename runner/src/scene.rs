@@ -4,25 +4,16 @@
 //! the scene into a SKIP naming the line, a malformed number into a FAIL naming the line.
 
 mod compat_commands;
+mod error;
 
 pub use compat_commands::{CompatCommand, CLIP_PLANES};
+pub use error::SceneError;
 
 /// GL's atomic counter buffer binding point N is served as the storage buffer at "binding
 /// point" `ATOMIC_COUNTER_BINDINGS + N`: glslang (`-R`) turns a stage's atomic counters of
 /// binding N into a storage block `gl_AtomicCounterBlock_N` with GL's offsets, and GL's
 /// atomic counter and shader storage binding points are apart.
 pub const ATOMIC_COUNTER_BINDINGS: u32 = 32;
-
-/// Why a scene could not be turned into something runnable.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum SceneError {
-    /// Something the runner does not implement: the scene is skipped, never silently passed.
-    #[error("{0}")]
-    Skip(String),
-    /// The scene itself is wrong (malformed number, missing operand, ...).
-    #[error("{0}")]
-    Fail(String),
-}
 
 /// A programmable pipeline stage, in pipeline order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -761,7 +752,7 @@ pub fn parse_as(text: &str, dialect: Dialect) -> Result<Scene, SceneError> {
                 if let Some(line) = content(raw) {
                     let command =
                         match compat_commands::parse_command(line, number, scene.require.compat)? {
-                            Some(command) => command,
+                            Some(command) => Command::Compat(command),
                             None => parse_command(line, number)?,
                         };
                     if let Command::Uniform(u) = &command {

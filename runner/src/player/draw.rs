@@ -5,31 +5,13 @@ use std::collections::BTreeMap;
 
 use ash::vk;
 
-use super::{fail, words_to_bytes, Player, CONSTANT_BINDING, RECT_STRIDE};
+use super::state::{
+    fail, words_to_bytes, PipelineKey, Player, Source, CONSTANT_BINDING, RECT_STRIDE,
+};
 use crate::glsl::{Scalar, VertexInput};
 use crate::scene::{self, Mode, SceneError};
-use crate::vk::pipeline::{self, PipelineDesc, RasterState};
+use crate::vk::pipeline::{self, PipelineDesc};
 use crate::vk::{check, Buffer, VkResult};
-
-/// What a pipeline depends on besides the program and the targets.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub(super) struct PipelineKey {
-    topology: vk::PrimitiveTopology,
-    patch_control_points: u32,
-    xfb: bool,
-    source: Source,
-    raster: RasterState,
-}
-
-/// Where a draw's vertices come from.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub(super) enum Source {
-    VertexData,
-    /// piglit's rectangle; `tex`: `piglit_texcoord` is fed too (`draw rect tex`).
-    Rect {
-        tex: bool,
-    },
-}
 
 /// One draw, as the GL application would issue it.
 pub(super) struct DrawCall {
@@ -59,42 +41,6 @@ impl DrawCall {
             base_instance,
             source: Source::VertexData,
             xfb: false,
-        }
-    }
-}
-
-/// GL state that `VK_GLSEM_gl_state` sets per command buffer, at GL's initial values.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(super) struct GlState {
-    pub(super) point_size: f32,
-    pub(super) program_point_size: bool,
-    /// Bit i: `GL_CLIP_DISTANCEi` enabled.
-    pub(super) clip_distances: u32,
-    /// `GL_LINE_STIPPLE` and `glLineStipple(factor, pattern)`.
-    pub(super) line_stipple: bool,
-    pub(super) line_stipple_factor: u32,
-    pub(super) line_stipple_pattern: u16,
-    /// `GL_POINT_SPRITE_COORD_ORIGIN` is `GL_LOWER_LEFT`.
-    pub(super) point_sprite_lower_left: bool,
-    /// GL's current vertex attributes the scene set (`vertex attrib`), by Vulkan location:
-    /// the format of the `glVertexAttrib*` variant and the four words.
-    pub(super) vertex_attribs: [Option<(vk::Format, [u32; 4])>; MAX_VERTEX_ATTRIBS],
-}
-
-/// The current vertex attributes the runner tracks (the layer feeds 32 Locations).
-pub(super) const MAX_VERTEX_ATTRIBS: usize = 32;
-
-impl Default for GlState {
-    fn default() -> Self {
-        GlState {
-            point_size: 1.0,
-            program_point_size: false,
-            clip_distances: 0,
-            line_stipple: false,
-            line_stipple_factor: 1,
-            line_stipple_pattern: 0xFFFF,
-            point_sprite_lower_left: false,
-            vertex_attribs: [None; MAX_VERTEX_ATTRIBS],
         }
     }
 }

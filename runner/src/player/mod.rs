@@ -25,10 +25,15 @@ mod buffers;
 mod draw;
 mod images;
 mod probes;
+mod state;
 mod textures;
 mod uniforms;
 
-use draw::{DrawCall, GlState, PipelineKey};
+use draw::DrawCall;
+pub use state::Player;
+use state::{
+    fail, words_to_bytes, BlockData, GlState, ImageUnits, StorageBuffers, Textures, RECT_STRIDE,
+};
 
 pub const TES_WITHOUT_TCS: &str = "invalid on plain Vulkan: tessellation evaluation shader without control shader (VUID-VkGraphicsPipelineCreateInfo-pStages-00730)";
 
@@ -302,76 +307,6 @@ fn uses_depth(scene: &Scene) -> bool {
 /// feed, read through a stride-0 binding as the 32-bit words the runner splits doubles into
 /// (glsem feeds every other unfed input itself).
 const CONSTANT_ATTRIBUTE: [u32; 8] = [0, 0, 0, 0, 0, 0, 0, 0x3ff0_0000];
-const CONSTANT_BINDING: u32 = 1;
-/// A rectangle corner: vec4 position, vec2 texture coordinate.
-const RECT_STRIDE: u32 = 24;
-
-/// A scene's device, program objects and render targets, and the GL state the commands set.
-pub struct Player {
-    cmd_pool: vk::CommandPool,
-    cmd: vk::CommandBuffer,
-    fence: vk::Fence,
-    modules: Vec<(Stage, vk::ShaderModule)>,
-    set_layout: vk::DescriptorSetLayout,
-    descriptor_pool: vk::DescriptorPool,
-    descriptor_set: vk::DescriptorSet,
-    layout: vk::PipelineLayout,
-    uniforms: Vec<(UniformBlock, Buffer)>,
-    vertex_buffer: Option<Buffer>,
-    rect_buffer: Buffer,
-    constant_buffer: Buffer,
-    targets: Targets,
-    pipelines: HashMap<PipelineKey, pipeline::Pipeline>,
-    /// `--pipelines shader-objects`: the program's shaders (else empty).
-    shaders: Vec<(Stage, vk::ShaderEXT)>,
-    /// The compute program's pipeline, made at its first `compute`.
-    compute_pipeline: Option<vk::Pipeline>,
-    xfb_buffers: BTreeMap<u32, Buffer>,
-    query_pool: vk::QueryPool,
-    /// (primitives written, primitives needed) of the last `xfb draw arrays`.
-    query: Option<[u64; 2]>,
-    has_xfb_output: bool,
-    has_tess: bool,
-    vertex_inputs: Vec<crate::glsl::VertexInput>,
-    vertex_attributes: Vec<scene::Attribute>,
-    vertex_stride: u32,
-    vertex_count: u32,
-    passthrough_vs: bool,
-    clear_color: [f32; 4],
-    tolerance: [f64; 4],
-    /// What a new XFB buffer is filled with (`xfb_fill`).
-    xfb_fill: u8,
-    patch_vertices: u32,
-    outer: [f32; 4],
-    inner: [f32; 2],
-    readback_fresh: bool,
-    /// GL_TRANSFORM_FEEDBACK_VARYINGS of the last pre-rasterization stage.
-    xfb_varyings: u32,
-    /// What GL's program introspection reports (`verify program_query …`).
-    program: Program,
-    /// The `block …` commands' state: where SPIR-V programs' `uniform` commands write.
-    block_data: uniforms::BlockData,
-    /// `ubo array index N`: which element of an array of blocks `uniform` commands write.
-    ubo_array_index: u32,
-    /// `active shader program STAGE`: `uniform` commands set that stage's uniforms only.
-    active_stage: Option<Stage>,
-    textures: textures::Textures,
-    images: images::ImageUnits,
-    /// `texture junk 2DArray`: each unit's (width, height, layers); its content is
-    /// undefined, so it only exists once it becomes the render target (`fb tex layered`).
-    junk_arrays: BTreeMap<u32, [u32; 3]>,
-    storage: buffers::StorageBuffers,
-    gl_state: GlState,
-    raster: RasterState,
-    clear_depth: f32,
-    depth: bool,
-    // Last: dropped after `Drop::drop` destroyed everything made from it.
-    gpu: Gpu,
-}
-
-fn fail(e: impl std::fmt::Display) -> SceneError {
-    SceneError::Fail(e.to_string())
-}
 
 /// The stride-0 vertex buffer of `CONSTANT_ATTRIBUTE`.
 fn constant_attribute_buffer(gpu: &Gpu) -> Result<Buffer, SceneError> {
@@ -506,13 +441,13 @@ impl Player {
                 .rfind(|s| s.stage != Stage::Fragment)
                 .map_or(0, |s| s.xfb_varyings),
             program: program.clone(),
-            block_data: uniforms::BlockData::default(),
+            block_data: BlockData::default(),
             ubo_array_index: 0,
             active_stage: None,
-            textures: textures::Textures::default(),
-            images: images::ImageUnits::default(),
+            textures: Textures::default(),
+            images: ImageUnits::default(),
             junk_arrays: BTreeMap::new(),
-            storage: buffers::StorageBuffers::default(),
+            storage: StorageBuffers::default(),
             gl_state: GlState::default(),
             raster: RasterState::default(),
             clear_depth: 1.0,
@@ -1067,11 +1002,11 @@ impl Player {
                 )))
             }
         };
-        match (location as usize) < draw::MAX_VERTEX_ATTRIBS {
+        match (location as usize) < state::MAX_VERTEX_ATTRIBS {
             true => Ok(location as usize),
             false => Err(SceneError::Fail(format!(
                 "`vertex attrib`: location {location} is past the {} the runner tracks",
-                draw::MAX_VERTEX_ATTRIBS
+                state::MAX_VERTEX_ATTRIBS
             ))),
         }
     }
@@ -1265,8 +1200,4 @@ fn command_objects(gpu: &Gpu) -> VkResult<(vk::CommandPool, vk::CommandBuffer, v
     let fence = unsafe { d.create_fence(&vk::FenceCreateInfo::default(), None) }
         .map_err(check("vkCreateFence"))?;
     Ok((pool, cmd, fence))
-}
-
-fn words_to_bytes(words: &[u32]) -> Vec<u8> {
-    words.iter().flat_map(|w| w.to_le_bytes()).collect()
 }
