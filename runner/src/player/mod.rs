@@ -94,46 +94,9 @@ pub fn play(vulkan: &Vulkan, compiler: &Compiler, path: &Path, options: &Options
         device,
         player: None,
     };
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) => return stop(Outcome::Fail(format!("cannot read the scene: {e}")), None),
-    };
-    let dialect = if options.piglit {
-        scene::Dialect::Piglit
-    } else {
-        scene::Dialect::Scene
-    };
-    let mut scene = match scene::parse_as(&text, dialect) {
-        Ok(s) => s,
-        Err(e) => return stop(e.into(), None),
-    };
-    if let Err(e) = compat::lower(&mut scene) {
-        return stop(e.into(), None);
-    }
-    // Never hand such a pipeline to a driver: lavapipe and NVIDIA crash on it.
-    if scene.has_stage(Stage::TessEval) && !scene.has_stage(Stage::TessControl) && !vulkan.layer {
-        return stop(Outcome::Fail(TES_WITHOUT_TCS.into()), None);
-    }
-    // `link error`: GL links the stages' shaders; glslang links a stage's compilation
-    // units (`-l`) and reports what it finds as `Linking … stage` errors. Other link-time
-    // checks (between stages) are not reproduced.
-    let link_error = scene.uses(|c| matches!(c, Command::LinkError));
-    let program = match compiler.build(&scene) {
-        Ok(_) if link_error => {
-            return stop(
-                Outcome::Skip(
-                    "`link error`: glslang links the program; GL's link-time errors between \
-                     stages are not reproduced"
-                        .into(),
-                ),
-                None,
-            )
-        }
-        Ok(p) => p,
-        Err(SceneError::Fail(m)) if link_error && crate::glsl::is_link_error(&m) => {
-            return stop(Outcome::Pass, None)
-        }
-        Err(e) => return stop(e.into(), None),
+    let (scene, program) = match compile(vulkan, compiler, path, options) {
+        Ok(compiled) => compiled,
+        Err(outcome) => return stop(outcome, None),
     };
     let mut needs = needs(&scene, &program);
     needs.swapchain = options.present;
@@ -142,47 +105,10 @@ pub fn play(vulkan: &Vulkan, compiler: &Compiler, path: &Path, options: &Options
         Err(e) => return stop(e.into(), None),
     };
     let device = Some(gpu.name.clone());
-    if let Some(why) = lacking_limit(&scene, &gpu) {
+    if let Some(why) = lacking_limit(&scene, &gpu).or_else(|| lacking_levels(&scene, &gpu)) {
         return stop(Outcome::Skip(why), device);
     }
-    let uses_levels = scene.uses(|c| {
-        matches!(
-            c,
-            Command::DefaultOuterLevels(_) | Command::DefaultInnerLevels(_)
-        )
-    });
-    if uses_levels && gpu.set_levels.is_none() {
-        let why = format!(
-            "`patch parameter default level` needs vkCmdSetTessellationDefaultLevelsGLSEM: {}",
-            gpu.levels_missing
-        );
-        return stop(Outcome::Skip(why), device);
-    }
-    // Without VK_GLSEM_gl_state the GL state commands are not applied (plain Vulkan has
-    // no such state); the scene runs anyway and its probes decide, and a failure says so.
-    let uses_gl_state = scene.uses(|c| {
-        matches!(
-            c,
-            Command::PointSize(_)
-                | Command::LineStipple { .. }
-                | Command::VertexAttrib { .. }
-                | Command::PointSpriteLowerLeft(_)
-                | Command::Enable(
-                    Capability::ProgramPointSize
-                        | Capability::ClipDistance(_)
-                        | Capability::LineStipple,
-                    _
-                )
-        )
-    });
-    let note = match (&gpu.gl_state, uses_gl_state) {
-        (None, true) => format!(
-            " (GL point size / clip-distance / line stipple / sprite origin / current attribute \
-             state not applied: {})",
-            gpu.gl_state_missing
-        ),
-        _ => String::new(),
-    };
+    let note = gl_state_note(&scene, &gpu);
     take_messages();
     let mut player = match Player::new(gpu, &scene, &program, options) {
         Ok(p) => p,
@@ -200,6 +126,89 @@ pub fn play(vulkan: &Vulkan, compiler: &Compiler, path: &Path, options: &Options
         outcome,
         device,
         player: Some(player),
+    }
+}
+
+/// Reads, parses, lowers and compiles the scene; the outcome when it stops there.
+fn compile(
+    vulkan: &Vulkan,
+    compiler: &Compiler,
+    path: &Path,
+    options: &Options,
+) -> Result<(Scene, Program), Outcome> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Outcome::Fail(format!("cannot read the scene: {e}")))?;
+    let dialect = if options.piglit {
+        scene::Dialect::Piglit
+    } else {
+        scene::Dialect::Scene
+    };
+    let mut scene = scene::parse_as(&text, dialect)?;
+    compat::lower(&mut scene)?;
+    // Never hand such a pipeline to a driver: lavapipe and NVIDIA crash on it.
+    if scene.has_stage(Stage::TessEval) && !scene.has_stage(Stage::TessControl) && !vulkan.layer {
+        return Err(Outcome::Fail(TES_WITHOUT_TCS.into()));
+    }
+    // `link error`: GL links the stages' shaders; glslang links a stage's compilation
+    // units (`-l`) and reports what it finds as `Linking … stage` errors. Other link-time
+    // checks (between stages) are not reproduced.
+    let link_error = scene.uses(|c| matches!(c, Command::LinkError));
+    match compiler.build(&scene) {
+        Ok(_) if link_error => Err(Outcome::Skip(
+            "`link error`: glslang links the program; GL's link-time errors between \
+             stages are not reproduced"
+                .into(),
+        )),
+        Ok(program) => Ok((scene, program)),
+        Err(SceneError::Fail(m)) if link_error && crate::glsl::is_link_error(&m) => {
+            Err(Outcome::Pass)
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Why the device cannot play the scene's `patch parameter default level`, if it cannot.
+fn lacking_levels(scene: &Scene, gpu: &Gpu) -> Option<String> {
+    let uses_levels = scene.uses(|c| {
+        matches!(
+            c,
+            Command::DefaultOuterLevels(_) | Command::DefaultInnerLevels(_)
+        )
+    });
+    (uses_levels && gpu.set_levels.is_none()).then(|| {
+        format!(
+            "`patch parameter default level` needs vkCmdSetTessellationDefaultLevelsGLSEM: {}",
+            gpu.levels_missing
+        )
+    })
+}
+
+/// Without VK_GLSEM_gl_state the GL state commands are not applied (plain Vulkan has no
+/// such state); the scene runs anyway and its probes decide, and a failure says so: what
+/// it says (empty where the state is applied or unused).
+fn gl_state_note(scene: &Scene, gpu: &Gpu) -> String {
+    let uses_gl_state = scene.uses(|c| {
+        matches!(
+            c,
+            Command::PointSize(_)
+                | Command::LineStipple { .. }
+                | Command::VertexAttrib { .. }
+                | Command::PointSpriteLowerLeft(_)
+                | Command::Enable(
+                    Capability::ProgramPointSize
+                        | Capability::ClipDistance(_)
+                        | Capability::LineStipple,
+                    _
+                )
+        )
+    });
+    match (&gpu.gl_state, uses_gl_state) {
+        (None, true) => format!(
+            " (GL point size / clip-distance / line stipple / sprite origin / current attribute \
+             state not applied: {})",
+            gpu.gl_state_missing
+        ),
+        _ => String::new(),
     }
 }
 
