@@ -4,25 +4,16 @@
 //! the scene into a SKIP naming the line, a malformed number into a FAIL naming the line.
 
 mod compat_commands;
+mod error;
 
 pub use compat_commands::{CompatCommand, CLIP_PLANES};
+pub use error::SceneError;
 
 /// GL's atomic counter buffer binding point N is served as the storage buffer at "binding
 /// point" `ATOMIC_COUNTER_BINDINGS + N`: glslang (`-R`) turns a stage's atomic counters of
 /// binding N into a storage block `gl_AtomicCounterBlock_N` with GL's offsets, and GL's
 /// atomic counter and shader storage binding points are apart.
 pub const ATOMIC_COUNTER_BINDINGS: u32 = 32;
-
-/// Why a scene could not be turned into something runnable.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum SceneError {
-    /// Something the runner does not implement: the scene is skipped, never silently passed.
-    #[error("{0}")]
-    Skip(String),
-    /// The scene itself is wrong (malformed number, missing operand, ...).
-    #[error("{0}")]
-    Fail(String),
-}
 
 /// A programmable pipeline stage, in pipeline order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -761,7 +752,7 @@ pub fn parse_as(text: &str, dialect: Dialect) -> Result<Scene, SceneError> {
                 if let Some(line) = content(raw) {
                     let command =
                         match compat_commands::parse_command(line, number, scene.require.compat)? {
-                            Some(command) => command,
+                            Some(command) => Command::Compat(command),
                             None => parse_command(line, number)?,
                         };
                     if let Command::Uniform(u) = &command {
@@ -1093,6 +1084,8 @@ fn parse_mode(token: &str, number: usize, line: &str) -> Result<Mode, SceneError
     })
 }
 
+/// One `[test]` line: a family of commands (by its first word) is parsed by its own
+/// function; the few one-line commands left are here.
 fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
     // Parentheses and commas only group numbers (`probe rect rgba (x, y, w, h) (r, g, b, a)`).
     let spaced: String = line
@@ -1100,18 +1093,47 @@ fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
         .map(|c| if matches!(c, '(' | ')' | ',') { ' ' } else { c })
         .collect();
     let t: Vec<&str> = spaced.split_whitespace().collect();
-    let unknown = || skip(number, line, "unknown command");
-    let nums_f32 =
-        |from: usize, n: usize| parse_nums::<f32>(&t[from.min(t.len())..], n, number, line);
-    let nums_f64 =
-        |from: usize, n: usize| parse_nums::<f64>(&t[from.min(t.len())..], n, number, line);
     Ok(match t.as_slice() {
+        ["draw" | "xfb" | "patch", ..] => parse_draw_command(&t, number, line)?,
+        ["probe" | "relative", ..] => parse_probe_command(&t, number, line)?,
+        ["ssbo" | "atomic" | "block" | "ubo", ..] => parse_buffer_command(&t, number, line)?,
+        ["verify", ..] => parse_verify_command(&t, number, line)?,
+        ["uniform" | "link" | "active" | "compute", ..] => parse_program_command(&t, number, line)?,
+        ["texture", ..] => parse_texture_command(&t, number, line)?,
+        ["texparameter", ..] => parse_texparameter_command(&t, number, line)?,
+        ["fb" | "image", ..] => parse_target_command(&t, number, line)?,
+        ["vertex", ..] => parse_vertex_command(&t, number, line)?,
+        ["point" | "line", ..] => parse_point_line_command(&t, number, line)?,
+        ["enable" | "disable" | "depthfunc" | "provoking" | "cull" | "front" | "polygon", ..] => {
+            parse_raster_command(&t, number, line)?
+        }
         ["clear"] => Command::Clear,
         ["clear", "color", ..] => {
-            let v = nums_f32(2, 4)?;
+            let v = parse_nums::<f32>(&t[2..], 4, number, line)?;
             Command::ClearColor([v[0], v[1], v[2], v[3]])
         }
-        ["draw", "rect", ..] | ["draw", "instanced", "rect", ..] => parse_rect(&t, number, line)?,
+        ["clear", "depth", v] => Command::ClearDepth(parse_num(v, number, line)?),
+        ["tolerance", rest @ ..] => match rest.len() {
+            1 => {
+                let v = parse_nums::<f64>(&t[1..], 1, number, line)?[0];
+                Command::Tolerance([v; 4])
+            }
+            _ => {
+                let v = parse_nums::<f64>(&t[1..], 4, number, line)?;
+                Command::Tolerance([v[0], v[1], v[2], v[3]])
+            }
+        },
+        ["memory", "barrier", bits @ ..] if bits.iter().all(|b| b.starts_with("GL_")) => {
+            Command::MemoryBarrier
+        }
+        _ => return Err(skip(number, line, "unknown command")),
+    })
+}
+
+/// `draw …`, `xfb …` and `patch parameter …`: draws and what only they read.
+fn parse_draw_command(t: &[&str], number: usize, line: &str) -> Result<Command, SceneError> {
+    Ok(match t {
+        ["draw", "rect", ..] | ["draw", "instanced", "rect", ..] => parse_rect(t, number, line)?,
         ["draw", "arrays", "instanced", mode, rest @ ..] => {
             let mode = parse_mode(mode, number, line)?;
             // Our addition: `baseinstance B` (glDrawArraysInstancedBaseInstance).
@@ -1145,26 +1167,13 @@ fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
             Command::PatchVertices(parse_num(n, number, line)?)
         }
         ["patch", "parameter", "default", "level", "outer", ..] => {
-            let v = nums_f32(5, 4)?;
+            let v = parse_nums::<f32>(&t[5..], 4, number, line)?;
             Command::DefaultOuterLevels([v[0], v[1], v[2], v[3]])
         }
         ["patch", "parameter", "default", "level", "inner", ..] => {
-            let v = nums_f32(5, 2)?;
+            let v = parse_nums::<f32>(&t[5..], 2, number, line)?;
             Command::DefaultInnerLevels([v[0], v[1]])
         }
-        ["uniform", ty, name, values @ ..] => {
-            Command::Uniform(parse_uniform(ty, name, values, number, line)?)
-        }
-        ["tolerance", rest @ ..] => match rest.len() {
-            1 => {
-                let v = nums_f64(1, 1)?[0];
-                Command::Tolerance([v; 4])
-            }
-            _ => {
-                let v = nums_f64(1, 4)?;
-                Command::Tolerance([v[0], v[1], v[2], v[3]])
-            }
-        },
         ["xfb", "buffer", "object", idx, size] => Command::XfbBuffer {
             index: parse_num(idx, number, line)?,
             size: parse_num(size, number, line)?,
@@ -1178,16 +1187,61 @@ fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
                 count: v[1],
             }
         }
+        _ => return Err(skip(number, line, "unknown command")),
+    })
+}
+
+/// `probe …` and `relative probe …`: what the scene checks after drawing.
+fn parse_probe_command(t: &[&str], number: usize, line: &str) -> Result<Command, SceneError> {
+    Ok(match t {
         ["probe", "xfb", "buffer", kind, idx, n, value] => Command::ProbeXfb {
             kind: match *kind {
                 "float" => XfbKind::Float,
                 "double" => XfbKind::Double,
-                _ => return Err(unknown()),
+                _ => return Err(skip(number, line, "unknown command")),
             },
             index: parse_num(idx, number, line)?,
             element: parse_num(n, number, line)?,
             value: parse_num(value, number, line)?,
         },
+        ["probe", "atomic", "counter", "buffer", binding, offset, op, value] => {
+            Command::ProbeSsbo {
+                index: ATOMIC_COUNTER_BINDINGS + parse_num::<u32>(binding, number, line)?,
+                offset: parse_num(offset, number, line)?,
+                compare: parse_compare(op, number, line)?,
+                value: BufferValue::Uint(parse_num(value, number, line)?),
+            }
+        }
+        ["probe", "atomic", "counter", counter, op, value] => Command::ProbeSsbo {
+            index: ATOMIC_COUNTER_BINDINGS,
+            offset: 4 * parse_num::<u64>(counter, number, line)?,
+            compare: parse_compare(op, number, line)?,
+            value: BufferValue::Uint(parse_num(value, number, line)?),
+        },
+        ["probe", "ssbo", ty, index, offset, op, value] => Command::ProbeSsbo {
+            index: parse_ssbo_binding(index, number, line)?,
+            offset: parse_num(offset, number, line)?,
+            compare: parse_compare(op, number, line)?,
+            value: parse_buffer_value(ty, value, number, line)?,
+        },
+        ["probe", "depth", x, y, d] => Command::ProbeDepth {
+            x: parse_num(x, number, line)?,
+            y: parse_num(y, number, line)?,
+            depth: parse_num(d, number, line)?,
+        },
+        ["probe", "attachment", k, rest @ ..] => {
+            let attachment = parse_num::<u32>(k, number, line)? as usize;
+            parse_probe(rest, false, attachment, number, line)?
+        }
+        ["relative", "probe", rest @ ..] => parse_probe(rest, true, 0, number, line)?,
+        ["probe", rest @ ..] => parse_probe(rest, false, 0, number, line)?,
+        _ => return Err(skip(number, line, "unknown command")),
+    })
+}
+
+/// `ssbo …`, `atomic counter …`, `block …` and `ubo …`: buffers and where `uniform` writes.
+fn parse_buffer_command(t: &[&str], number: usize, line: &str) -> Result<Command, SceneError> {
+    Ok(match t {
         ["ssbo", index, size] => Command::Ssbo {
             index: parse_ssbo_binding(index, number, line)?,
             size: parse_num(size, number, line)?,
@@ -1206,20 +1260,6 @@ fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
             offset: 4 * parse_num::<u64>(counter, number, line)?,
             values: vec![BufferValue::Uint(parse_num(value, number, line)?)],
         },
-        ["probe", "atomic", "counter", "buffer", binding, offset, op, value] => {
-            Command::ProbeSsbo {
-                index: ATOMIC_COUNTER_BINDINGS + parse_num::<u32>(binding, number, line)?,
-                offset: parse_num(offset, number, line)?,
-                compare: parse_compare(op, number, line)?,
-                value: BufferValue::Uint(parse_num(value, number, line)?),
-            }
-        }
-        ["probe", "atomic", "counter", counter, op, value] => Command::ProbeSsbo {
-            index: ATOMIC_COUNTER_BINDINGS,
-            offset: 4 * parse_num::<u64>(counter, number, line)?,
-            compare: parse_compare(op, number, line)?,
-            value: BufferValue::Uint(parse_num(value, number, line)?),
-        },
         // piglit writes one value per line (and knows no `uint` subdata).
         ["ssbo", index, "subdata", ty @ ("float" | "double" | "int" | "int64" | "uint64"), offset, value] => {
             Command::SsboSubdata {
@@ -1228,12 +1268,25 @@ fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
                 values: vec![parse_buffer_value(ty, value, number, line)?],
             }
         }
-        ["probe", "ssbo", ty, index, offset, op, value] => Command::ProbeSsbo {
-            index: parse_ssbo_binding(index, number, line)?,
-            offset: parse_num(offset, number, line)?,
-            compare: parse_compare(op, number, line)?,
-            value: parse_buffer_value(ty, value, number, line)?,
-        },
+        ["block", "binding", n] => Command::Block(BlockField::Binding(parse_num(n, number, line)?)),
+        ["block", "offset", n] => Command::Block(BlockField::Offset(parse_num(n, number, line)?)),
+        ["block", "array", "index", n] => {
+            Command::Block(BlockField::ArrayIndex(parse_num(n, number, line)?))
+        }
+        ["block", "matrix", "stride", n] => {
+            Command::Block(BlockField::MatrixStride(parse_num(n, number, line)?))
+        }
+        ["block", "row", "major", n] => Command::Block(BlockField::RowMajor(
+            parse_num::<u32>(n, number, line)? != 0,
+        )),
+        ["ubo", "array", "index", n] => Command::UboArrayIndex(parse_num(n, number, line)?),
+        _ => return Err(skip(number, line, "unknown command")),
+    })
+}
+
+/// `verify …`: GL program introspection and queries.
+fn parse_verify_command(t: &[&str], number: usize, line: &str) -> Result<Command, SceneError> {
+    Ok(match t {
         ["verify", "program_query", "GL_TRANSFORM_FEEDBACK_VARYINGS", n] => {
             Command::VerifyXfbVaryings(parse_num(n, number, line)?)
         }
@@ -1262,18 +1315,6 @@ fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
              GL_ACTIVE_UNIFORMS, GL_ACTIVE_UNIFORM_BLOCKS and blocks' GL_NUM_ACTIVE_VARIABLES \
              and GL_BUFFER_DATA_SIZE)",
         )),
-        ["block", "binding", n] => Command::Block(BlockField::Binding(parse_num(n, number, line)?)),
-        ["block", "offset", n] => Command::Block(BlockField::Offset(parse_num(n, number, line)?)),
-        ["block", "array", "index", n] => {
-            Command::Block(BlockField::ArrayIndex(parse_num(n, number, line)?))
-        }
-        ["block", "matrix", "stride", n] => {
-            Command::Block(BlockField::MatrixStride(parse_num(n, number, line)?))
-        }
-        ["block", "row", "major", n] => Command::Block(BlockField::RowMajor(
-            parse_num::<u32>(n, number, line)? != 0,
-        )),
-        ["ubo", "array", "index", n] => Command::UboArrayIndex(parse_num(n, number, line)?),
         ["verify", "query_object", query, n] => Command::VerifyQuery {
             query: match *query {
                 "GL_PRIMITIVES_GENERATED" => Query::PrimitivesGenerated,
@@ -1282,26 +1323,41 @@ fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
             },
             expected: parse_num(n, number, line)?,
         },
-        ["fb", "color", "attachments", n, formats @ ..] => {
-            let n: usize = parse_num::<u32>(n, number, line)? as usize;
-            if n == 0 || formats.len() > n {
-                return Err(fail(
-                    number,
-                    line,
-                    "attachment count does not match the formats",
-                ));
-            }
-            let mut list: Vec<Option<String>> = formats
-                .iter()
-                .map(|f| {
-                    let f = f.strip_prefix("VK_FORMAT_").unwrap_or(f);
-                    (f != "UNUSED").then(|| f.to_string())
-                })
-                .collect();
-            list.resize(n, Some("R8G8B8A8_UNORM".to_string()));
-            Command::FbAttachments(list)
+        _ => return Err(skip(number, line, "unknown command")),
+    })
+}
+
+/// `uniform …`, `link …`, `active shader program …` and `compute …`: the program.
+fn parse_program_command(t: &[&str], number: usize, line: &str) -> Result<Command, SceneError> {
+    Ok(match t {
+        ["uniform", ty, name, values @ ..] => {
+            Command::Uniform(parse_uniform(ty, name, values, number, line)?)
         }
-        ["fb", "dynamic", "rendering"] => Command::FbDynamicRendering,
+        // The program compiled and linked, or the scene would not have got here.
+        ["link", "success"] => Command::LinkSuccess,
+        ["active", "shader", "program", stage] => Command::ActiveShaderProgram(match *stage {
+            "GL_VERTEX_SHADER" => Stage::Vertex,
+            "GL_TESS_CONTROL_SHADER" => Stage::TessControl,
+            "GL_TESS_EVALUATION_SHADER" => Stage::TessEval,
+            "GL_GEOMETRY_SHADER" => Stage::Geometry,
+            "GL_FRAGMENT_SHADER" => Stage::Fragment,
+            "GL_COMPUTE_SHADER" => Stage::Compute,
+            _ => return Err(fail(number, line, "unknown shader stage")),
+        }),
+        ["compute", x, y, z] => Command::Compute([
+            parse_num(x, number, line)?,
+            parse_num(y, number, line)?,
+            parse_num(z, number, line)?,
+        ]),
+        // Checked before `[test]` runs: glslang's link of a stage's compilation units failed.
+        ["link", "error"] => Command::LinkError,
+        _ => return Err(skip(number, line, "unknown command")),
+    })
+}
+
+/// `texture …`: texture images.
+fn parse_texture_command(t: &[&str], number: usize, line: &str) -> Result<Command, SceneError> {
+    Ok(match t {
         ["texture", "junk", "2DArray", unit, rest @ ..] => {
             let v = parse_nums::<u32>(rest, 3, number, line)?;
             Command::TextureJunkArray {
@@ -1309,7 +1365,6 @@ fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
                 size: [v[0], v[1], v[2]],
             }
         }
-        ["fb", "tex", "layered", unit] => Command::FbTexLayered(parse_num(unit, number, line)?),
         ["texture", "rgbw", unit, w, h] => Command::Texture {
             unit: parse_num(unit, number, line)?,
             image: TextureImage::Rgbw {
@@ -1373,6 +1428,17 @@ fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
                 },
             }
         }
+        _ => return Err(skip(number, line, "unknown command")),
+    })
+}
+
+/// `texparameter …`: sampler state.
+fn parse_texparameter_command(
+    t: &[&str],
+    number: usize,
+    line: &str,
+) -> Result<Command, SceneError> {
+    Ok(match t {
         ["texparameter", "2D", which @ ("min" | "mag"), filter @ ("nearest" | "linear")] => {
             Command::TexParameter(TexFilter {
                 min: *which == "min",
@@ -1397,24 +1463,46 @@ fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
             let v = parse_nums::<f32>(rest, 4, number, line)?;
             Command::TexSampling(TexSampling::BorderColor([v[0], v[1], v[2], v[3]]))
         }
-        // The program compiled and linked, or the scene would not have got here.
-        ["link", "success"] => Command::LinkSuccess,
-        ["active", "shader", "program", stage] => Command::ActiveShaderProgram(match *stage {
-            "GL_VERTEX_SHADER" => Stage::Vertex,
-            "GL_TESS_CONTROL_SHADER" => Stage::TessControl,
-            "GL_TESS_EVALUATION_SHADER" => Stage::TessEval,
-            "GL_GEOMETRY_SHADER" => Stage::Geometry,
-            "GL_FRAGMENT_SHADER" => Stage::Fragment,
-            "GL_COMPUTE_SHADER" => Stage::Compute,
-            _ => return Err(fail(number, line, "unknown shader stage")),
-        }),
-        ["compute", x, y, z] => Command::Compute([
-            parse_num(x, number, line)?,
-            parse_num(y, number, line)?,
-            parse_num(z, number, line)?,
-        ]),
-        // Checked before `[test]` runs: glslang's link of a stage's compilation units failed.
-        ["link", "error"] => Command::LinkError,
+        _ => return Err(skip(number, line, "unknown command")),
+    })
+}
+
+/// `fb …` and `image texture …`: render targets and image units.
+fn parse_target_command(t: &[&str], number: usize, line: &str) -> Result<Command, SceneError> {
+    Ok(match t {
+        ["fb", "color", "attachments", n, formats @ ..] => {
+            let n: usize = parse_num::<u32>(n, number, line)? as usize;
+            if n == 0 || formats.len() > n {
+                return Err(fail(
+                    number,
+                    line,
+                    "attachment count does not match the formats",
+                ));
+            }
+            let mut list: Vec<Option<String>> = formats
+                .iter()
+                .map(|f| {
+                    let f = f.strip_prefix("VK_FORMAT_").unwrap_or(f);
+                    (f != "UNUSED").then(|| f.to_string())
+                })
+                .collect();
+            list.resize(n, Some("R8G8B8A8_UNORM".to_string()));
+            Command::FbAttachments(list)
+        }
+        ["fb", "dynamic", "rendering"] => Command::FbDynamicRendering,
+        ["fb", "tex", "layered", unit] => Command::FbTexLayered(parse_num(unit, number, line)?),
+        ["fb", "tex", "2d", unit] => Command::FbTexture(parse_num(unit, number, line)?),
+        ["image", "texture", unit, format] => Command::ImageTexture {
+            unit: parse_num(unit, number, line)?,
+            format: format.to_string(),
+        },
+        _ => return Err(skip(number, line, "unknown command")),
+    })
+}
+
+/// `vertex attrib …`: GL's current vertex attributes.
+fn parse_vertex_command(t: &[&str], number: usize, line: &str) -> Result<Command, SceneError> {
+    Ok(match t {
         ["vertex", "attrib", ty, name, values @ ..] => {
             let (kind, components) = match *ty {
                 "float" => (ScalarKind::Float, 1),
@@ -1461,6 +1549,13 @@ fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
                 value,
             }
         }
+        _ => return Err(skip(number, line, "unknown command")),
+    })
+}
+
+/// `point …` and `line …`: point and line rasterization.
+fn parse_point_line_command(t: &[&str], number: usize, line: &str) -> Result<Command, SceneError> {
+    Ok(match t {
         ["point", "size", v] => {
             let size: f32 = parse_num(v, number, line)?;
             if size <= 0.0 {
@@ -1472,25 +1567,18 @@ fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
             }
             Command::PointSize(size)
         }
-        [verb @ ("enable" | "disable"), cap] => {
-            let on = *verb == "enable";
-            let clip = cap
-                .strip_prefix("GL_CLIP_PLANE")
-                .or_else(|| cap.strip_prefix("GL_CLIP_DISTANCE"));
-            let cap = match (*cap, clip) {
-                ("GL_PROGRAM_POINT_SIZE" | "GL_VERTEX_PROGRAM_POINT_SIZE", _) => {
-                    Capability::ProgramPointSize
+        ["point", "sprite", "coord", "origin", origin] => {
+            Command::PointSpriteLowerLeft(match *origin {
+                "GL_UPPER_LEFT" => false,
+                "GL_LOWER_LEFT" => true,
+                _ => {
+                    return Err(fail(
+                        number,
+                        line,
+                        "expected GL_UPPER_LEFT or GL_LOWER_LEFT",
+                    ))
                 }
-                ("GL_DEPTH_TEST", _) => Capability::DepthTest,
-                ("GL_LINE_STIPPLE", _) => Capability::LineStipple,
-                ("GL_CULL_FACE", _) => Capability::CullFace,
-                (_, Some(i)) => match i.parse::<u32>() {
-                    Ok(i) if i < 8 => Capability::ClipDistance(i),
-                    _ => return Err(skip(number, line, "clip plane beyond 7")),
-                },
-                _ => return Err(skip(number, line, "unknown command")),
-            };
-            Command::Enable(cap, on)
+            })
         }
         ["line", "width", w] => {
             let width: f32 = parse_num(w, number, line)?;
@@ -1516,6 +1604,34 @@ fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
                 pattern,
             }
         }
+        _ => return Err(skip(number, line, "unknown command")),
+    })
+}
+
+/// `enable`/`disable`, `depthfunc`, `provoking vertex`, `cull face`, `front face` and
+/// `polygon mode`: fixed-function state.
+fn parse_raster_command(t: &[&str], number: usize, line: &str) -> Result<Command, SceneError> {
+    Ok(match t {
+        [verb @ ("enable" | "disable"), cap] => {
+            let on = *verb == "enable";
+            let clip = cap
+                .strip_prefix("GL_CLIP_PLANE")
+                .or_else(|| cap.strip_prefix("GL_CLIP_DISTANCE"));
+            let cap = match (*cap, clip) {
+                ("GL_PROGRAM_POINT_SIZE" | "GL_VERTEX_PROGRAM_POINT_SIZE", _) => {
+                    Capability::ProgramPointSize
+                }
+                ("GL_DEPTH_TEST", _) => Capability::DepthTest,
+                ("GL_LINE_STIPPLE", _) => Capability::LineStipple,
+                ("GL_CULL_FACE", _) => Capability::CullFace,
+                (_, Some(i)) => match i.parse::<u32>() {
+                    Ok(i) if i < 8 => Capability::ClipDistance(i),
+                    _ => return Err(skip(number, line, "clip plane beyond 7")),
+                },
+                _ => return Err(skip(number, line, "unknown command")),
+            };
+            Command::Enable(cap, on)
+        }
         ["depthfunc", func] => Command::DepthFunc(match *func {
             "GL_NEVER" => DepthFunc::Never,
             "GL_LESS" => DepthFunc::Less,
@@ -1527,12 +1643,6 @@ fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
             "GL_ALWAYS" => DepthFunc::Always,
             _ => return Err(fail(number, line, "unknown depth function")),
         }),
-        ["clear", "depth", v] => Command::ClearDepth(parse_num(v, number, line)?),
-        ["probe", "depth", x, y, d] => Command::ProbeDepth {
-            x: parse_num(x, number, line)?,
-            y: parse_num(y, number, line)?,
-            depth: parse_num(d, number, line)?,
-        },
         ["provoking", "vertex", which] => Command::ProvokingFirst(match *which {
             "first" => true,
             "last" => false,
@@ -1549,40 +1659,13 @@ fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
             "GL_CW" => true,
             _ => return Err(fail(number, line, "expected GL_CCW or GL_CW")),
         }),
-        ["point", "sprite", "coord", "origin", origin] => {
-            Command::PointSpriteLowerLeft(match *origin {
-                "GL_UPPER_LEFT" => false,
-                "GL_LOWER_LEFT" => true,
-                _ => {
-                    return Err(fail(
-                        number,
-                        line,
-                        "expected GL_UPPER_LEFT or GL_LOWER_LEFT",
-                    ))
-                }
-            })
-        }
         ["polygon", "mode", "GL_FRONT_AND_BACK", mode] => Command::PolygonMode(match *mode {
             "GL_POINT" => PolygonMode::Point,
             "GL_LINE" => PolygonMode::Line,
             "GL_FILL" => PolygonMode::Fill,
             _ => return Err(fail(number, line, "unknown polygon mode")),
         }),
-        ["image", "texture", unit, format] => Command::ImageTexture {
-            unit: parse_num(unit, number, line)?,
-            format: format.to_string(),
-        },
-        ["fb", "tex", "2d", unit] => Command::FbTexture(parse_num(unit, number, line)?),
-        ["memory", "barrier", bits @ ..] if bits.iter().all(|b| b.starts_with("GL_")) => {
-            Command::MemoryBarrier
-        }
-        ["probe", "attachment", k, rest @ ..] => {
-            let attachment = parse_num::<u32>(k, number, line)? as usize;
-            parse_probe(rest, false, attachment, number, line)?
-        }
-        ["relative", "probe", rest @ ..] => parse_probe(rest, true, 0, number, line)?,
-        ["probe", rest @ ..] => parse_probe(rest, false, 0, number, line)?,
-        _ => return Err(unknown()),
+        _ => return Err(skip(number, line, "unknown command")),
     })
 }
 

@@ -3,14 +3,12 @@
 //! draws. Every shader storage block of the program is served by the buffer at its binding
 //! point (`layout(binding = N)`, else 0).
 
-use std::collections::BTreeMap;
-
 use ash::vk;
 
-use super::{fail, Player};
-use crate::glsl::{StorageBlock, FIRST_STORAGE_BINDING};
+use super::state::{fail, Player, StorageBuffers};
+use crate::glsl::FIRST_STORAGE_BINDING;
 use crate::scene::{BufferValue, Compare, SceneError, ATOMIC_COUNTER_BINDINGS};
-use crate::vk::{Buffer, Gpu};
+use crate::vk::Gpu;
 
 /// How the scene names the buffer at storage "binding point" `index`.
 fn buffer_name(index: u32) -> String {
@@ -18,14 +16,6 @@ fn buffer_name(index: u32) -> String {
         Some(b) => format!("atomic counter buffer {b}"),
         None => format!("ssbo {index}"),
     }
-}
-
-#[derive(Default)]
-pub(super) struct StorageBuffers {
-    /// By GL binding point.
-    buffers: BTreeMap<u32, Buffer>,
-    /// The program's blocks by GL binding point, with the stages using them.
-    pub(super) blocks: BTreeMap<u32, (StorageBlock, vk::ShaderStageFlags)>,
 }
 
 impl StorageBuffers {

@@ -5,31 +5,13 @@ use std::collections::BTreeMap;
 
 use ash::vk;
 
-use super::{fail, words_to_bytes, Player, CONSTANT_BINDING, RECT_STRIDE};
-use crate::glsl::Scalar;
+use super::state::{
+    fail, words_to_bytes, PipelineKey, Player, Source, CONSTANT_BINDING, RECT_STRIDE,
+};
+use crate::glsl::{Scalar, VertexInput};
 use crate::scene::{self, Mode, SceneError};
-use crate::vk::check;
-use crate::vk::pipeline::{self, PipelineDesc, RasterState};
-
-/// What a pipeline depends on besides the program and the targets.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub(super) struct PipelineKey {
-    topology: vk::PrimitiveTopology,
-    patch_control_points: u32,
-    xfb: bool,
-    source: Source,
-    raster: RasterState,
-}
-
-/// Where a draw's vertices come from.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub(super) enum Source {
-    VertexData,
-    /// piglit's rectangle; `tex`: `piglit_texcoord` is fed too (`draw rect tex`).
-    Rect {
-        tex: bool,
-    },
-}
+use crate::vk::pipeline::{self, PipelineDesc};
+use crate::vk::{check, Buffer, VkResult};
 
 /// One draw, as the GL application would issue it.
 pub(super) struct DrawCall {
@@ -42,38 +24,23 @@ pub(super) struct DrawCall {
     pub(super) xfb: bool,
 }
 
-/// GL state that `VK_GLSEM_gl_state` sets per command buffer, at GL's initial values.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(super) struct GlState {
-    pub(super) point_size: f32,
-    pub(super) program_point_size: bool,
-    /// Bit i: `GL_CLIP_DISTANCEi` enabled.
-    pub(super) clip_distances: u32,
-    /// `GL_LINE_STIPPLE` and `glLineStipple(factor, pattern)`.
-    pub(super) line_stipple: bool,
-    pub(super) line_stipple_factor: u32,
-    pub(super) line_stipple_pattern: u16,
-    /// `GL_POINT_SPRITE_COORD_ORIGIN` is `GL_LOWER_LEFT`.
-    pub(super) point_sprite_lower_left: bool,
-    /// GL's current vertex attributes the scene set (`vertex attrib`), by Vulkan location:
-    /// the format of the `glVertexAttrib*` variant and the four words.
-    pub(super) vertex_attribs: [Option<(vk::Format, [u32; 4])>; MAX_VERTEX_ATTRIBS],
-}
-
-/// The current vertex attributes the runner tracks (the layer feeds 32 Locations).
-pub(super) const MAX_VERTEX_ATTRIBS: usize = 32;
-
-impl Default for GlState {
-    fn default() -> Self {
-        GlState {
-            point_size: 1.0,
-            program_point_size: false,
-            clip_distances: 0,
-            line_stipple: false,
-            line_stipple_factor: 1,
-            line_stipple_pattern: 0xFFFF,
-            point_sprite_lower_left: false,
-            vertex_attribs: [None; MAX_VERTEX_ATTRIBS],
+impl DrawCall {
+    /// `draw arrays`: the vertices `first..first + count` (`range`) of `[vertex data]`,
+    /// `instances` times from `base_instance`.
+    pub(super) fn arrays(
+        mode: Mode,
+        range: [u32; 2],
+        instances: u32,
+        base_instance: u32,
+    ) -> DrawCall {
+        DrawCall {
+            mode,
+            first: range[0],
+            count: range[1],
+            instances,
+            base_instance,
+            source: Source::VertexData,
+            xfb: false,
         }
     }
 }
@@ -103,34 +70,115 @@ fn vertex_format(scalar: Scalar, components: u32) -> vk::Format {
     table[(components.clamp(1, 4) - 1) as usize]
 }
 
+/// How a `draw rect` feeds the vertex shader: which inputs read the rectangle's corners.
+struct RectFeed {
+    /// The draw feeds the rectangle (else `[vertex data]`).
+    rect: bool,
+    /// `draw rect tex`: `piglit_texcoord` reads the corners' texture coordinates.
+    tex: bool,
+    /// The input (index into `vertex_inputs`) that reads the corners' positions.
+    target: usize,
+}
+
+/// A `dvecN` column of `[vertex data]` feeding a double input at `vk_location`: the shader
+/// reads it as 32-bit words (see `glsl::vertex_inputs::split_double_inputs`), 2N uints, the
+/// words past the first 4 at the next location.
+fn double_column_feed(
+    input: &VertexInput,
+    vk_location: u32,
+    col: &scene::Attribute,
+) -> Result<InputFeed, SceneError> {
+    if col.kind != scene::ScalarKind::Double || col.components != input.components {
+        return Err(fail(format!(
+            "vertex data column `{}` does not match the shader's {}-component double input",
+            col.name, input.components
+        )));
+    }
+    let next = (input.components > 2).then(|| vk::VertexInputAttributeDescription {
+        location: vk_location + 1,
+        binding: 0,
+        format: vertex_format(Scalar::Uint, 2 * input.components - 4),
+        offset: col.offset + 16,
+    });
+    let attribute = vk::VertexInputAttributeDescription {
+        location: vk_location,
+        binding: 0,
+        format: vertex_format(Scalar::Uint, 2 * input.components.min(2)),
+        offset: col.offset,
+    };
+    Ok((attribute, next))
+}
+
+/// A column of `[vertex data]` feeding a 32-bit input at `vk_location`.
+fn column_feed(
+    input: &VertexInput,
+    vk_location: u32,
+    col: &scene::Attribute,
+) -> Result<vk::VertexInputAttributeDescription, SceneError> {
+    let kind_scalar = match col.kind {
+        scene::ScalarKind::Float => Scalar::Float,
+        scene::ScalarKind::Int => Scalar::Int,
+        scene::ScalarKind::Uint => Scalar::Uint,
+        scene::ScalarKind::Double => Scalar::Double,
+    };
+    if kind_scalar != input.scalar {
+        return Err(fail(format!(
+            "vertex data column `{}` is {:?} but the shader declares {:?}",
+            col.name, kind_scalar, input.scalar
+        )));
+    }
+    Ok(vk::VertexInputAttributeDescription {
+        location: vk_location,
+        binding: 0,
+        format: vertex_format(input.scalar, col.components),
+        offset: col.offset,
+    })
+}
+
+/// (0, 0, 0, 1) as doubles for a double input nobody feeds: x and y at the first location,
+/// z and w at the next (a `dvec3` or `dvec4`'s). The shader reads them as the 32-bit words
+/// the runner split them into, which glsem cannot know are doubles.
+fn constant_double_feed(input: &VertexInput, vk_location: u32) -> InputFeed {
+    let next = (input.components > 2).then(|| vk::VertexInputAttributeDescription {
+        location: vk_location + 1,
+        binding: CONSTANT_BINDING,
+        format: vertex_format(Scalar::Uint, 4),
+        offset: 16,
+    });
+    let attribute = vk::VertexInputAttributeDescription {
+        location: vk_location,
+        binding: CONSTANT_BINDING,
+        format: vertex_format(Scalar::Uint, 2 * input.components.min(2)),
+        offset: 0,
+    };
+    (attribute, next)
+}
+
+/// A draw's vertex bindings and attributes.
+type VertexLayout = (
+    Vec<vk::VertexInputBindingDescription>,
+    Vec<vk::VertexInputAttributeDescription>,
+);
+
+/// The attribute feeding one GL location of an input, and the one feeding the next Vulkan
+/// location when the input's words spill over (a `dvec3` or `dvec4`).
+type InputFeed = (
+    vk::VertexInputAttributeDescription,
+    Option<vk::VertexInputAttributeDescription>,
+);
+
 impl Player {
     /// Vertex bindings and attributes for a draw: `draw rect` corners or `[vertex data]`
     /// columns by name; inputs nobody feeds read GL's default (0, 0, 0, 1).
-    fn vertex_layout(
-        &self,
-        source: Source,
-    ) -> Result<
-        (
-            Vec<vk::VertexInputBindingDescription>,
-            Vec<vk::VertexInputAttributeDescription>,
-        ),
-        SceneError,
-    > {
+    fn vertex_layout(&self, source: Source) -> Result<VertexLayout, SceneError> {
         let mut bindings = Vec::new();
         let mut attributes = Vec::new();
-        let mut uses_constant = false;
-        let rect = source != Source::VertexData;
-        let rect_tex = source == (Source::Rect { tex: true });
-        // `piglit_vertex`, else the first declared input (glslang numbers them in order).
-        let rect_target = self
-            .vertex_inputs
-            .iter()
-            .position(|i| i.name == "piglit_vertex")
-            .or_else(|| {
-                (0..self.vertex_inputs.len()).min_by_key(|&i| self.vertex_inputs[i].location)
-            })
-            .unwrap_or(0);
-        if rect {
+        let feed = RectFeed {
+            rect: source != Source::VertexData,
+            tex: source == (Source::Rect { tex: true }),
+            target: self.rect_target(),
+        };
+        if feed.rect {
             bindings.push(vk::VertexInputBindingDescription {
                 binding: 0,
                 stride: RECT_STRIDE,
@@ -143,8 +191,40 @@ impl Player {
                 input_rate: vk::VertexInputRate::VERTEX,
             });
         }
-        // GL's locations the VS reads (an array's elements each at their own), each with
-        // the input that reads it; inputs sharing a location by components share its data.
+        for (location, index) in self.vertex_slots()? {
+            let input = &self.vertex_inputs[index];
+            let Some((attribute, next)) = self.input_feed(&feed, location, index)? else {
+                continue;
+            };
+            attributes.extend(next);
+            self.check_vertex_format(input, attribute.format)?;
+            attributes.push(attribute);
+        }
+        if attributes.iter().any(|a| a.binding == CONSTANT_BINDING) {
+            bindings.push(vk::VertexInputBindingDescription {
+                binding: CONSTANT_BINDING,
+                stride: 0,
+                input_rate: vk::VertexInputRate::VERTEX,
+            });
+        }
+        Ok((bindings, attributes))
+    }
+
+    /// The input `draw rect` feeds the corners' positions to: `piglit_vertex`, else the
+    /// first declared input (glslang numbers them in order).
+    fn rect_target(&self) -> usize {
+        self.vertex_inputs
+            .iter()
+            .position(|i| i.name == "piglit_vertex")
+            .or_else(|| {
+                (0..self.vertex_inputs.len()).min_by_key(|&i| self.vertex_inputs[i].location)
+            })
+            .unwrap_or(0)
+    }
+
+    /// GL's locations the VS reads (an array's elements each at their own), each with the
+    /// input that reads it; inputs sharing a location by components share its data.
+    fn vertex_slots(&self) -> Result<BTreeMap<u32, usize>, SceneError> {
         let mut slots: BTreeMap<u32, usize> = BTreeMap::new();
         for (index, input) in self.vertex_inputs.iter().enumerate() {
             if input.components == 0 || input.scalar == Scalar::Bool {
@@ -157,6 +237,11 @@ impl Player {
                 slots.entry(input.location + element).or_insert(index);
             }
         }
+        Ok(slots)
+    }
+
+    /// The `[vertex data]` column feeding GL's `location` of `input`.
+    fn vertex_column(&self, location: u32, input: &VertexInput) -> Option<&scene::Attribute> {
         // A column feeds GL's location: its number, or its input's plus the column's index.
         let column_location = |col: &scene::Attribute| {
             col.name
@@ -170,135 +255,90 @@ impl Player {
                 })
                 .map(|l| l + col.index)
         };
-        for (&location, &index) in &slots {
-            let input = &self.vertex_inputs[index];
-            // GL's location → Vulkan's (see `glsl::vertex_inputs::spread_wide_inputs`).
-            let vk_location = input.vk_location + (location - input.location) * input.slots;
-            let column = if rect {
-                None
-            } else {
-                self.vertex_attributes
-                    .iter()
-                    .find(|a| column_location(a) == Some(location))
-                    .or_else(|| {
-                        // The generated passthrough VS reads the first column, as piglit binds it.
-                        (self.passthrough_vs && input.name == "piglit_vertex")
-                            .then(|| self.vertex_attributes.first())
-                            .flatten()
-                    })
-            };
-            let attribute = if rect && index == rect_target && location == input.location {
+        self.vertex_attributes
+            .iter()
+            .find(|a| column_location(a) == Some(location))
+            .or_else(|| {
+                // The generated passthrough VS reads the first column, as piglit binds it.
+                (self.passthrough_vs && input.name == "piglit_vertex")
+                    .then(|| self.vertex_attributes.first())
+                    .flatten()
+            })
+    }
+
+    /// What feeds GL's `location` of input `index`; `None`: GL's current value, which glsem
+    /// feeds itself (vkCmdSetVertexAttribGLSEM's value, initially (0, 0, 0, 1)).
+    fn input_feed(
+        &self,
+        feed: &RectFeed,
+        location: u32,
+        index: usize,
+    ) -> Result<Option<InputFeed>, SceneError> {
+        let input = &self.vertex_inputs[index];
+        // GL's location → Vulkan's (see `glsl::vertex_inputs::spread_wide_inputs`).
+        let vk_location = input.vk_location + (location - input.location) * input.slots;
+        let column = if feed.rect {
+            None
+        } else {
+            self.vertex_column(location, input)
+        };
+        Ok(Some(
+            if feed.rect && index == feed.target && location == input.location {
                 if input.scalar != Scalar::Float {
                     return Err(fail(format!(
                         "`draw rect` feeds floats, but `{}` is not a float input",
                         input.name
                     )));
                 }
-                vk::VertexInputAttributeDescription {
+                let position = vk::VertexInputAttributeDescription {
                     location: vk_location,
                     binding: 0,
                     format: vk::Format::R32G32B32A32_SFLOAT,
                     offset: 0,
-                }
-            } else if rect_tex && input.name == "piglit_texcoord" {
-                vk::VertexInputAttributeDescription {
+                };
+                (position, None)
+            } else if feed.tex && input.name == "piglit_texcoord" {
+                let texcoord = vk::VertexInputAttributeDescription {
                     location: vk_location,
                     binding: 0,
                     format: vk::Format::R32G32_SFLOAT,
                     offset: 16,
-                }
-            } else if let (Some(col), Scalar::Double) = (column, input.scalar) {
-                // The shader reads a double input as 32-bit words (see
-                // `glsl::vertex_inputs::split_double_inputs`): a `dvecN` column as 2N uints,
-                // the words past the first 4 at the next location.
-                if col.kind != scene::ScalarKind::Double || col.components != input.components {
-                    return Err(fail(format!(
-                        "vertex data column `{}` does not match the shader's {}-component double input",
-                        col.name, input.components
-                    )));
-                }
-                if input.components > 2 {
-                    attributes.push(vk::VertexInputAttributeDescription {
-                        location: vk_location + 1,
-                        binding: 0,
-                        format: vertex_format(Scalar::Uint, 2 * input.components - 4),
-                        offset: col.offset + 16,
-                    });
-                }
-                vk::VertexInputAttributeDescription {
-                    location: vk_location,
-                    binding: 0,
-                    format: vertex_format(Scalar::Uint, 2 * input.components.min(2)),
-                    offset: col.offset,
-                }
-            } else if let Some(col) = column {
-                let kind_scalar = match col.kind {
-                    scene::ScalarKind::Float => Scalar::Float,
-                    scene::ScalarKind::Int => Scalar::Int,
-                    scene::ScalarKind::Uint => Scalar::Uint,
-                    scene::ScalarKind::Double => Scalar::Double,
                 };
-                if kind_scalar != input.scalar {
-                    return Err(fail(format!(
-                        "vertex data column `{}` is {:?} but the shader declares {:?}",
-                        col.name, kind_scalar, input.scalar
-                    )));
-                }
-                vk::VertexInputAttributeDescription {
-                    location: vk_location,
-                    binding: 0,
-                    format: vertex_format(input.scalar, col.components),
-                    offset: col.offset,
-                }
+                (texcoord, None)
+            } else if let (Some(col), Scalar::Double) = (column, input.scalar) {
+                double_column_feed(input, vk_location, col)?
+            } else if let Some(col) = column {
+                (column_feed(input, vk_location, col)?, None)
             } else if input.scalar == Scalar::Double {
-                // (0, 0, 0, 1) as doubles: x and y at the first location, z and w at the
-                // next (a `dvec3` or `dvec4`'s). The shader reads them as the 32-bit words
-                // the runner split them into, which glsem cannot know are doubles.
-                uses_constant = true;
-                if input.components > 2 {
-                    attributes.push(vk::VertexInputAttributeDescription {
-                        location: vk_location + 1,
-                        binding: CONSTANT_BINDING,
-                        format: vertex_format(Scalar::Uint, 4),
-                        offset: 16,
-                    });
-                }
-                vk::VertexInputAttributeDescription {
-                    location: vk_location,
-                    binding: CONSTANT_BINDING,
-                    format: vertex_format(Scalar::Uint, 2 * input.components.min(2)),
-                    offset: 0,
-                }
+                constant_double_feed(input, vk_location)
             } else {
-                // GL's current value: glsem feeds inputs without an attribute itself
-                // (vkCmdSetVertexAttribGLSEM's value, initially (0, 0, 0, 1)).
-                continue;
-            };
-            // SAFETY: `gpu.physical` was enumerated from `gpu.instance`, alive as `gpu` is.
-            let props = unsafe {
-                self.gpu
-                    .instance
-                    .get_physical_device_format_properties(self.gpu.physical, attribute.format)
-            };
-            if !props
-                .buffer_features
-                .contains(vk::FormatFeatureFlags::VERTEX_BUFFER)
-            {
-                return Err(SceneError::Skip(format!(
-                    "vertex input `{}`: {:?} is not a vertex buffer format on {}",
-                    input.name, attribute.format, self.gpu.name
-                )));
-            }
-            attributes.push(attribute);
+                return Ok(None);
+            },
+        ))
+    }
+
+    /// Skips the scene when the device cannot read `format` from a vertex buffer.
+    fn check_vertex_format(
+        &self,
+        input: &VertexInput,
+        format: vk::Format,
+    ) -> Result<(), SceneError> {
+        // SAFETY: `gpu.physical` was enumerated from `gpu.instance`, alive as `gpu` is.
+        let props = unsafe {
+            self.gpu
+                .instance
+                .get_physical_device_format_properties(self.gpu.physical, format)
+        };
+        if !props
+            .buffer_features
+            .contains(vk::FormatFeatureFlags::VERTEX_BUFFER)
+        {
+            return Err(SceneError::Skip(format!(
+                "vertex input `{}`: {:?} is not a vertex buffer format on {}",
+                input.name, format, self.gpu.name
+            )));
         }
-        if uses_constant {
-            bindings.push(vk::VertexInputBindingDescription {
-                binding: CONSTANT_BINDING,
-                stride: 0,
-                input_rate: vk::VertexInputRate::VERTEX,
-            });
-        }
-        Ok((bindings, attributes))
+        Ok(())
     }
 
     fn pipeline(&mut self, key: PipelineKey) -> Result<vk::Pipeline, SceneError> {
@@ -438,36 +478,15 @@ impl Player {
     }
 
     pub(super) fn draw(&mut self, call: DrawCall) -> Result<(), SceneError> {
+        self.check_draw(&call)?;
         let DrawCall {
             mode,
             first,
             count,
-            instances,
-            base_instance,
             source,
             xfb,
+            ..
         } = call;
-        let rect = source != Source::VertexData;
-        if (mode == Mode::Patches) != self.has_tess {
-            return Err(fail(if self.has_tess {
-                "with tessellation shaders the mode must be GL_PATCHES (GL_INVALID_OPERATION)"
-            } else {
-                "GL_PATCHES needs a tessellation evaluation shader (GL_INVALID_OPERATION)"
-            }));
-        }
-        if !rect && self.vertex_buffer.is_some() && first.saturating_add(count) > self.vertex_count
-        {
-            return Err(fail(format!(
-                "draw reads vertices {first}..{} but [vertex data] has {}",
-                first as u64 + count as u64,
-                self.vertex_count
-            )));
-        }
-        if xfb && !self.has_xfb_output {
-            return Err(fail(
-                "no shader output is captured (no xfb_offset); GL_INVALID_OPERATION",
-            ));
-        }
         let key = PipelineKey {
             topology: pipeline::topology(mode),
             patch_control_points: if mode == Mode::Patches {
@@ -489,22 +508,10 @@ impl Player {
             Some(_) => vk::Pipeline::null(),
             None => self.pipeline(key)?,
         };
-        // GL_LINE_LOOP: a strip through the vertices and back to the first.
-        let loop_indices = match mode {
-            Mode::LineLoop if count >= 2 => {
-                let indices: Vec<u32> = (first..first + count).chain([first]).collect();
-                let mut buffer = self
-                    .gpu
-                    .buffer(4 * indices.len() as u64, vk::BufferUsageFlags::INDEX_BUFFER)
-                    .map_err(fail)?;
-                buffer.bytes_mut()[..4 * indices.len()].copy_from_slice(&words_to_bytes(&indices));
-                Some((buffer, indices.len() as u32))
-            }
-            _ => None,
-        };
+        let loop_indices = self.line_loop_indices(mode, first, count)?;
         self.bind_textures()?;
         self.bind_storage()?;
-        let vertex_buffer = if rect {
+        let vertex_buffer = if source != Source::VertexData {
             Some(self.rect_buffer.buffer)
         } else {
             self.vertex_buffer.as_ref().map(|b| b.buffer)
@@ -520,55 +527,13 @@ impl Player {
                     unsafe { p.gpu.device.cmd_reset_query_pool(cmd, p.query_pool, 0, 1) };
                 }
                 p.targets.record_begin(&p.gpu, cmd);
-                match &shader_state {
-                    Some((bindings, attributes)) => {
-                        let desc = PipelineDesc {
-                            stages: &p.modules,
-                            layout: p.layout,
-                            bindings,
-                            attributes,
-                            topology: key.topology,
-                            patch_control_points: key.patch_control_points,
-                            rasterizer_discard: key.xfb,
-                            raster: key.raster,
-                        };
-                        // SAFETY: `cmd` is recording inside the targets' rendering, begun
-                        // just above; `p.shaders` were made on this device.
-                        recorded = unsafe {
-                            pipeline::record_shader_state(
-                                &p.gpu, &p.targets, cmd, &p.shaders, &desc,
-                            )
-                        };
-                    }
-                    // SAFETY: `cmd` is recording; `pipeline` is this device's, kept in
-                    // `p.pipelines` until the player drops.
-                    None => unsafe {
-                        p.gpu.device.cmd_bind_pipeline(
-                            cmd,
-                            vk::PipelineBindPoint::GRAPHICS,
-                            pipeline,
-                        )
-                    },
-                }
+                recorded = p.record_bind_state(cmd, key, shader_state.as_ref(), pipeline);
                 p.record_bindings(cmd, vertex_buffer);
                 let xfb_fns = p.gpu.xfb.as_ref().filter(|_| xfb);
                 if let Some(x) = xfb_fns {
                     p.record_begin_xfb(cmd, x);
                 }
-                let d = &p.gpu.device;
-                match &loop_indices {
-                    Some((indices, n)) => {
-                        // SAFETY: `cmd` is recording inside rendering with a pipeline or
-                        // shaders bound; `indices` is this device's and holds `n` indices,
-                        // and is destroyed only after the submission is waited for.
-                        unsafe {
-                            d.cmd_bind_index_buffer(cmd, indices.buffer, 0, vk::IndexType::UINT32);
-                            d.cmd_draw_indexed(cmd, *n, instances, 0, 0, base_instance);
-                        }
-                    }
-                    // SAFETY: as above; the vertex range was checked against [vertex data].
-                    None => unsafe { d.cmd_draw(cmd, count, instances, first, base_instance) },
-                }
+                p.record_draw_call(cmd, &call, loop_indices.as_ref());
                 if let Some(x) = xfb_fns {
                     p.record_end_xfb(cmd, x);
                 }
@@ -582,21 +547,155 @@ impl Player {
         recorded.map_err(fail)?;
         self.readback_fresh = false;
         if xfb {
-            let mut result = [[0u64; 2]];
-            // SAFETY: the pool is this device's and query 0 was written by the submission
-            // just waited for; `result` has room for one query's two 64-bit values.
-            unsafe {
-                self.gpu.device.get_query_pool_results(
-                    self.query_pool,
-                    0,
-                    &mut result,
-                    vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
-                )
-            }
-            .map_err(check("vkGetQueryPoolResults"))
-            .map_err(fail)?;
-            self.query = Some(result[0]);
+            self.read_xfb_query()?;
         }
+        Ok(())
+    }
+
+    /// GL's errors for a draw the program or the scene's state cannot make.
+    fn check_draw(&self, call: &DrawCall) -> Result<(), SceneError> {
+        let DrawCall {
+            mode, first, count, ..
+        } = *call;
+        if (mode == Mode::Patches) != self.has_tess {
+            return Err(fail(if self.has_tess {
+                "with tessellation shaders the mode must be GL_PATCHES (GL_INVALID_OPERATION)"
+            } else {
+                "GL_PATCHES needs a tessellation evaluation shader (GL_INVALID_OPERATION)"
+            }));
+        }
+        let rect = call.source != Source::VertexData;
+        if !rect && self.vertex_buffer.is_some() && first.saturating_add(count) > self.vertex_count
+        {
+            return Err(fail(format!(
+                "draw reads vertices {first}..{} but [vertex data] has {}",
+                first as u64 + count as u64,
+                self.vertex_count
+            )));
+        }
+        if call.xfb && !self.has_xfb_output {
+            return Err(fail(
+                "no shader output is captured (no xfb_offset); GL_INVALID_OPERATION",
+            ));
+        }
+        Ok(())
+    }
+
+    /// GL_LINE_LOOP: an index buffer for a strip through the vertices and back to the
+    /// first, and its index count (the caller destroys it).
+    fn line_loop_indices(
+        &self,
+        mode: Mode,
+        first: u32,
+        count: u32,
+    ) -> Result<Option<(Buffer, u32)>, SceneError> {
+        if mode != Mode::LineLoop || count < 2 {
+            return Ok(None);
+        }
+        let indices: Vec<u32> = (first..first + count).chain([first]).collect();
+        let mut buffer = self
+            .gpu
+            .buffer(4 * indices.len() as u64, vk::BufferUsageFlags::INDEX_BUFFER)
+            .map_err(fail)?;
+        buffer.bytes_mut()[..4 * indices.len()].copy_from_slice(&words_to_bytes(&indices));
+        Ok(Some((buffer, indices.len() as u32)))
+    }
+
+    /// Binds the draw's pipeline, or (shader objects) its shaders and the state a pipeline
+    /// would bake in, into `cmd`, recording inside the targets' rendering.
+    fn record_bind_state(
+        &self,
+        cmd: vk::CommandBuffer,
+        key: PipelineKey,
+        shader_state: Option<&VertexLayout>,
+        pipeline: vk::Pipeline,
+    ) -> VkResult<()> {
+        match shader_state {
+            Some((bindings, attributes)) => {
+                let desc = PipelineDesc {
+                    stages: &self.modules,
+                    layout: self.layout,
+                    bindings,
+                    attributes,
+                    topology: key.topology,
+                    patch_control_points: key.patch_control_points,
+                    rasterizer_discard: key.xfb,
+                    raster: key.raster,
+                };
+                // SAFETY: `cmd` is recording inside the targets' rendering (the caller's
+                // contract); `self.shaders` were made on this device.
+                unsafe {
+                    pipeline::record_shader_state(
+                        &self.gpu,
+                        &self.targets,
+                        cmd,
+                        &self.shaders,
+                        &desc,
+                    )
+                }
+            }
+            None => {
+                // SAFETY: `cmd` is recording; `pipeline` is this device's, kept in
+                // `self.pipelines` until the player drops.
+                unsafe {
+                    self.gpu.device.cmd_bind_pipeline(
+                        cmd,
+                        vk::PipelineBindPoint::GRAPHICS,
+                        pipeline,
+                    )
+                };
+                Ok(())
+            }
+        }
+    }
+
+    /// Records the draw itself into `cmd`, recording inside rendering with a pipeline or
+    /// shaders bound; a line loop draws `loop_indices`.
+    fn record_draw_call(
+        &self,
+        cmd: vk::CommandBuffer,
+        call: &DrawCall,
+        loop_indices: Option<&(Buffer, u32)>,
+    ) {
+        let d = &self.gpu.device;
+        let DrawCall {
+            first,
+            count,
+            instances,
+            base_instance,
+            ..
+        } = *call;
+        match loop_indices {
+            Some((indices, n)) => {
+                // SAFETY: `cmd` is recording inside rendering with a pipeline or
+                // shaders bound; `indices` is this device's and holds `n` indices,
+                // and is destroyed only after the submission is waited for.
+                unsafe {
+                    d.cmd_bind_index_buffer(cmd, indices.buffer, 0, vk::IndexType::UINT32);
+                    d.cmd_draw_indexed(cmd, *n, instances, 0, 0, base_instance);
+                }
+            }
+            // SAFETY: as above; the vertex range was checked against [vertex data].
+            None => unsafe { d.cmd_draw(cmd, count, instances, first, base_instance) },
+        }
+    }
+
+    /// Reads the transform feedback query of the `xfb draw arrays` just waited for.
+    fn read_xfb_query(&mut self) -> Result<(), SceneError> {
+        let mut result = [[0u64; 2]];
+        // SAFETY: the pool is this device's and query 0 was written by the submission
+        // just waited for; `result` has room for one query's two 64-bit values.
+        unsafe {
+            self.gpu.device.get_query_pool_results(
+                self.query_pool,
+                0,
+                &mut result,
+                vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
+            )
+        }
+        .map_err(check("vkGetQueryPoolResults"))
+        .map_err(fail)?;
+        self.query = Some(result[0]);
         Ok(())
     }
 

@@ -6,24 +6,12 @@
 //! that texture. `fb tex 2d UNIT` makes a texture the framebuffer that draws, clears and
 //! probes use. A texture that is either moves to `GENERAL` for the rest of its life.
 
-use std::collections::BTreeMap;
-
 use ash::vk;
 
-use super::{fail, Player};
+use super::state::{fail, ImageUnits, Player};
 use crate::scene::SceneError;
 use crate::vk::target::Targets;
 use crate::vk::{color_range, image_barrier, Gpu};
-
-/// Image unit → the texture unit whose texture it holds and the view's format.
-#[derive(Default)]
-pub(super) struct ImageUnits {
-    units: BTreeMap<u32, (u32, vk::Format)>,
-    /// What an image unit without a texture reads as: a 1×1 RGBA8 storage image of
-    /// zeros. GL reads such a unit as zero and drops stores to it; a Vulkan descriptor
-    /// must name an image, and stores land here (a later load of it would see them).
-    unbound: Option<(vk::Image, vk::DeviceMemory, vk::ImageView)>,
-}
 
 impl ImageUnits {
     pub(super) fn destroy(&mut self, gpu: &Gpu) {

@@ -25,10 +25,15 @@ mod buffers;
 mod draw;
 mod images;
 mod probes;
+mod state;
 mod textures;
 mod uniforms;
 
-use draw::{DrawCall, GlState, PipelineKey, Source};
+use draw::DrawCall;
+pub use state::Player;
+use state::{
+    fail, words_to_bytes, BlockData, GlState, ImageUnits, StorageBuffers, Textures, RECT_STRIDE,
+};
 
 pub const TES_WITHOUT_TCS: &str = "invalid on plain Vulkan: tessellation evaluation shader without control shader (VUID-VkGraphicsPipelineCreateInfo-pStages-00730)";
 
@@ -89,46 +94,9 @@ pub fn play(vulkan: &Vulkan, compiler: &Compiler, path: &Path, options: &Options
         device,
         player: None,
     };
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) => return stop(Outcome::Fail(format!("cannot read the scene: {e}")), None),
-    };
-    let dialect = if options.piglit {
-        scene::Dialect::Piglit
-    } else {
-        scene::Dialect::Scene
-    };
-    let mut scene = match scene::parse_as(&text, dialect) {
-        Ok(s) => s,
-        Err(e) => return stop(e.into(), None),
-    };
-    if let Err(e) = compat::lower(&mut scene) {
-        return stop(e.into(), None);
-    }
-    // Never hand such a pipeline to a driver: lavapipe and NVIDIA crash on it.
-    if scene.has_stage(Stage::TessEval) && !scene.has_stage(Stage::TessControl) && !vulkan.layer {
-        return stop(Outcome::Fail(TES_WITHOUT_TCS.into()), None);
-    }
-    // `link error`: GL links the stages' shaders; glslang links a stage's compilation
-    // units (`-l`) and reports what it finds as `Linking … stage` errors. Other link-time
-    // checks (between stages) are not reproduced.
-    let link_error = scene.uses(|c| matches!(c, Command::LinkError));
-    let program = match compiler.build(&scene) {
-        Ok(_) if link_error => {
-            return stop(
-                Outcome::Skip(
-                    "`link error`: glslang links the program; GL's link-time errors between \
-                     stages are not reproduced"
-                        .into(),
-                ),
-                None,
-            )
-        }
-        Ok(p) => p,
-        Err(SceneError::Fail(m)) if link_error && crate::glsl::is_link_error(&m) => {
-            return stop(Outcome::Pass, None)
-        }
-        Err(e) => return stop(e.into(), None),
+    let (scene, program) = match compile(vulkan, compiler, path, options) {
+        Ok(compiled) => compiled,
+        Err(outcome) => return stop(outcome, None),
     };
     let mut needs = needs(&scene, &program);
     needs.swapchain = options.present;
@@ -137,47 +105,10 @@ pub fn play(vulkan: &Vulkan, compiler: &Compiler, path: &Path, options: &Options
         Err(e) => return stop(e.into(), None),
     };
     let device = Some(gpu.name.clone());
-    if let Some(why) = lacking_limit(&scene, &gpu) {
+    if let Some(why) = lacking_limit(&scene, &gpu).or_else(|| lacking_levels(&scene, &gpu)) {
         return stop(Outcome::Skip(why), device);
     }
-    let uses_levels = scene.uses(|c| {
-        matches!(
-            c,
-            Command::DefaultOuterLevels(_) | Command::DefaultInnerLevels(_)
-        )
-    });
-    if uses_levels && gpu.set_levels.is_none() {
-        let why = format!(
-            "`patch parameter default level` needs vkCmdSetTessellationDefaultLevelsGLSEM: {}",
-            gpu.levels_missing
-        );
-        return stop(Outcome::Skip(why), device);
-    }
-    // Without VK_GLSEM_gl_state the GL state commands are not applied (plain Vulkan has
-    // no such state); the scene runs anyway and its probes decide, and a failure says so.
-    let uses_gl_state = scene.uses(|c| {
-        matches!(
-            c,
-            Command::PointSize(_)
-                | Command::LineStipple { .. }
-                | Command::VertexAttrib { .. }
-                | Command::PointSpriteLowerLeft(_)
-                | Command::Enable(
-                    Capability::ProgramPointSize
-                        | Capability::ClipDistance(_)
-                        | Capability::LineStipple,
-                    _
-                )
-        )
-    });
-    let note = match (&gpu.gl_state, uses_gl_state) {
-        (None, true) => format!(
-            " (GL point size / clip-distance / line stipple / sprite origin / current attribute \
-             state not applied: {})",
-            gpu.gl_state_missing
-        ),
-        _ => String::new(),
-    };
+    let note = gl_state_note(&scene, &gpu);
     take_messages();
     let mut player = match Player::new(gpu, &scene, &program, options) {
         Ok(p) => p,
@@ -195,6 +126,89 @@ pub fn play(vulkan: &Vulkan, compiler: &Compiler, path: &Path, options: &Options
         outcome,
         device,
         player: Some(player),
+    }
+}
+
+/// Reads, parses, lowers and compiles the scene; the outcome when it stops there.
+fn compile(
+    vulkan: &Vulkan,
+    compiler: &Compiler,
+    path: &Path,
+    options: &Options,
+) -> Result<(Scene, Program), Outcome> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Outcome::Fail(format!("cannot read the scene: {e}")))?;
+    let dialect = if options.piglit {
+        scene::Dialect::Piglit
+    } else {
+        scene::Dialect::Scene
+    };
+    let mut scene = scene::parse_as(&text, dialect)?;
+    compat::lower(&mut scene)?;
+    // Never hand such a pipeline to a driver: lavapipe and NVIDIA crash on it.
+    if scene.has_stage(Stage::TessEval) && !scene.has_stage(Stage::TessControl) && !vulkan.layer {
+        return Err(Outcome::Fail(TES_WITHOUT_TCS.into()));
+    }
+    // `link error`: GL links the stages' shaders; glslang links a stage's compilation
+    // units (`-l`) and reports what it finds as `Linking … stage` errors. Other link-time
+    // checks (between stages) are not reproduced.
+    let link_error = scene.uses(|c| matches!(c, Command::LinkError));
+    match compiler.build(&scene) {
+        Ok(_) if link_error => Err(Outcome::Skip(
+            "`link error`: glslang links the program; GL's link-time errors between \
+             stages are not reproduced"
+                .into(),
+        )),
+        Ok(program) => Ok((scene, program)),
+        Err(SceneError::Fail(m)) if link_error && crate::glsl::is_link_error(&m) => {
+            Err(Outcome::Pass)
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Why the device cannot play the scene's `patch parameter default level`, if it cannot.
+fn lacking_levels(scene: &Scene, gpu: &Gpu) -> Option<String> {
+    let uses_levels = scene.uses(|c| {
+        matches!(
+            c,
+            Command::DefaultOuterLevels(_) | Command::DefaultInnerLevels(_)
+        )
+    });
+    (uses_levels && gpu.set_levels.is_none()).then(|| {
+        format!(
+            "`patch parameter default level` needs vkCmdSetTessellationDefaultLevelsGLSEM: {}",
+            gpu.levels_missing
+        )
+    })
+}
+
+/// Without VK_GLSEM_gl_state the GL state commands are not applied (plain Vulkan has no
+/// such state); the scene runs anyway and its probes decide, and a failure says so: what
+/// it says (empty where the state is applied or unused).
+fn gl_state_note(scene: &Scene, gpu: &Gpu) -> String {
+    let uses_gl_state = scene.uses(|c| {
+        matches!(
+            c,
+            Command::PointSize(_)
+                | Command::LineStipple { .. }
+                | Command::VertexAttrib { .. }
+                | Command::PointSpriteLowerLeft(_)
+                | Command::Enable(
+                    Capability::ProgramPointSize
+                        | Capability::ClipDistance(_)
+                        | Capability::LineStipple,
+                    _
+                )
+        )
+    });
+    match (&gpu.gl_state, uses_gl_state) {
+        (None, true) => format!(
+            " (GL point size / clip-distance / line stipple / sprite origin / current attribute \
+             state not applied: {})",
+            gpu.gl_state_missing
+        ),
+        _ => String::new(),
     }
 }
 
@@ -302,75 +316,47 @@ fn uses_depth(scene: &Scene) -> bool {
 /// feed, read through a stride-0 binding as the 32-bit words the runner splits doubles into
 /// (glsem feeds every other unfed input itself).
 const CONSTANT_ATTRIBUTE: [u32; 8] = [0, 0, 0, 0, 0, 0, 0, 0x3ff0_0000];
-const CONSTANT_BINDING: u32 = 1;
-/// A rectangle corner: vec4 position, vec2 texture coordinate.
-const RECT_STRIDE: u32 = 24;
 
-/// A scene's device, program objects and render targets, and the GL state the commands set.
-pub struct Player {
-    cmd_pool: vk::CommandPool,
-    cmd: vk::CommandBuffer,
-    fence: vk::Fence,
-    modules: Vec<(Stage, vk::ShaderModule)>,
-    set_layout: vk::DescriptorSetLayout,
-    descriptor_pool: vk::DescriptorPool,
-    descriptor_set: vk::DescriptorSet,
-    layout: vk::PipelineLayout,
-    uniforms: Vec<(UniformBlock, Buffer)>,
-    vertex_buffer: Option<Buffer>,
-    rect_buffer: Buffer,
-    constant_buffer: Buffer,
-    targets: Targets,
-    pipelines: HashMap<PipelineKey, pipeline::Pipeline>,
-    /// `--pipelines shader-objects`: the program's shaders (else empty).
-    shaders: Vec<(Stage, vk::ShaderEXT)>,
-    /// The compute program's pipeline, made at its first `compute`.
-    compute_pipeline: Option<vk::Pipeline>,
-    xfb_buffers: BTreeMap<u32, Buffer>,
-    query_pool: vk::QueryPool,
-    /// (primitives written, primitives needed) of the last `xfb draw arrays`.
-    query: Option<[u64; 2]>,
-    has_xfb_output: bool,
-    has_tess: bool,
-    vertex_inputs: Vec<crate::glsl::VertexInput>,
-    vertex_attributes: Vec<scene::Attribute>,
-    vertex_stride: u32,
-    vertex_count: u32,
-    passthrough_vs: bool,
-    clear_color: [f32; 4],
-    tolerance: [f64; 4],
-    /// What a new XFB buffer is filled with (`xfb_fill`).
-    xfb_fill: u8,
-    patch_vertices: u32,
-    outer: [f32; 4],
-    inner: [f32; 2],
-    readback_fresh: bool,
-    /// GL_TRANSFORM_FEEDBACK_VARYINGS of the last pre-rasterization stage.
-    xfb_varyings: u32,
-    /// What GL's program introspection reports (`verify program_query …`).
-    program: Program,
-    /// The `block …` commands' state: where SPIR-V programs' `uniform` commands write.
-    block_data: uniforms::BlockData,
-    /// `ubo array index N`: which element of an array of blocks `uniform` commands write.
-    ubo_array_index: u32,
-    /// `active shader program STAGE`: `uniform` commands set that stage's uniforms only.
-    active_stage: Option<Stage>,
-    textures: textures::Textures,
-    images: images::ImageUnits,
-    /// `texture junk 2DArray`: each unit's (width, height, layers); its content is
-    /// undefined, so it only exists once it becomes the render target (`fb tex layered`).
-    junk_arrays: BTreeMap<u32, [u32; 3]>,
-    storage: buffers::StorageBuffers,
-    gl_state: GlState,
-    raster: RasterState,
-    clear_depth: f32,
-    depth: bool,
-    // Last: dropped after `Drop::drop` destroyed everything made from it.
-    gpu: Gpu,
+/// The stride-0 vertex buffer of `CONSTANT_ATTRIBUTE`.
+fn constant_attribute_buffer(gpu: &Gpu) -> Result<Buffer, SceneError> {
+    let mut buffer = gpu
+        .buffer(
+            4 * CONSTANT_ATTRIBUTE.len() as u64,
+            vk::BufferUsageFlags::VERTEX_BUFFER,
+        )
+        .map_err(fail)?;
+    buffer
+        .bytes_mut()
+        .copy_from_slice(&words_to_bytes(&CONSTANT_ATTRIBUTE));
+    Ok(buffer)
 }
 
-fn fail(e: impl std::fmt::Display) -> SceneError {
-    SceneError::Fail(e.to_string())
+/// The query pool of `xfb draw arrays`' transform feedback query (null without
+/// VK_EXT_transform_feedback).
+fn xfb_query_pool(gpu: &Gpu) -> Result<vk::QueryPool, SceneError> {
+    if gpu.xfb.is_none() {
+        return Ok(vk::QueryPool::null());
+    }
+    let info = vk::QueryPoolCreateInfo::default()
+        .query_type(vk::QueryType::TRANSFORM_FEEDBACK_STREAM_EXT)
+        .query_count(1);
+    // SAFETY: transform feedback's query type, with VK_EXT_transform_feedback
+    // enabled (`gpu.xfb` is loaded only then).
+    unsafe { gpu.device.create_query_pool(&info, None) }
+        .map_err(check("vkCreateQueryPool"))
+        .map_err(fail)
+}
+
+/// Fails unless GL's count `what` is `expected`.
+fn verify_count<T: PartialEq + std::fmt::Display>(
+    what: &str,
+    expected: T,
+    got: T,
+) -> Result<(), SceneError> {
+    if got != expected {
+        return Err(fail(format!("{what}: expected {expected}, observed {got}")));
+    }
+    Ok(())
 }
 
 impl Player {
@@ -380,41 +366,51 @@ impl Player {
         program: &Program,
         options: &Options,
     ) -> Result<Player, SceneError> {
-        let d = &gpu.device;
-        let w = scene.require.width;
-        let h = scene.require.height;
+        let mut data = scene.vertex_data.clone().unwrap_or_default();
+        let words = std::mem::take(&mut data.words);
+        let mut player = Player::with_device_objects(gpu, scene, program, options, data)?;
+        player.create_program_objects(program).map_err(fail)?;
+        if player.gpu.pipelines == pipeline::Path::ShaderObjects {
+            player.create_shader_objects(scene, program)?;
+        }
+        player
+            .apply_initializers(&program.initializers)
+            .map_err(fail)?;
+        if !words.is_empty() {
+            let mut vb = player
+                .gpu
+                .buffer(words.len() as u64 * 4, vk::BufferUsageFlags::VERTEX_BUFFER)
+                .map_err(fail)?;
+            vb.bytes_mut().copy_from_slice(&words_to_bytes(&words));
+            player.vertex_buffer = Some(vb);
+        }
+        player.init_targets().map_err(fail)?;
+        Ok(player)
+    }
+
+    /// The player at GL's initial state, with the objects every scene uses (command
+    /// buffer, rectangle and constant vertex buffers, render targets, XFB query pool) but
+    /// none of the program's.
+    fn with_device_objects(
+        gpu: Gpu,
+        scene: &Scene,
+        program: &Program,
+        options: &Options,
+        data: scene::VertexData,
+    ) -> Result<Player, SceneError> {
         let (cmd_pool, cmd, fence) = command_objects(&gpu).map_err(fail)?;
         let rect_buffer = gpu
             .buffer(4 * RECT_STRIDE as u64, vk::BufferUsageFlags::VERTEX_BUFFER)
             .map_err(fail)?;
-        let mut constant_buffer = gpu
-            .buffer(
-                4 * CONSTANT_ATTRIBUTE.len() as u64,
-                vk::BufferUsageFlags::VERTEX_BUFFER,
-            )
-            .map_err(fail)?;
-        constant_buffer
-            .bytes_mut()
-            .copy_from_slice(&words_to_bytes(&CONSTANT_ATTRIBUTE));
+        let constant_buffer = constant_attribute_buffer(&gpu)?;
         let depth = uses_depth(scene);
         // Shader objects draw only inside vkCmdBeginRendering.
         let dynamic = gpu.pipelines == pipeline::Path::ShaderObjects;
+        let (w, h) = (scene.require.width, scene.require.height);
         let targets = Targets::new(&gpu, (w, h, 1), &[Some(Format::DEFAULT)], dynamic, depth)
             .map_err(fail)?;
-        let query_pool = if gpu.xfb.is_some() {
-            let info = vk::QueryPoolCreateInfo::default()
-                .query_type(vk::QueryType::TRANSFORM_FEEDBACK_STREAM_EXT)
-                .query_count(1);
-            // SAFETY: transform feedback's query type, with VK_EXT_transform_feedback
-            // enabled (`gpu.xfb` is loaded only then).
-            unsafe { d.create_query_pool(&info, None) }
-                .map_err(check("vkCreateQueryPool"))
-                .map_err(fail)?
-        } else {
-            vk::QueryPool::null()
-        };
-        let data = scene.vertex_data.clone().unwrap_or_default();
-        let mut player = Player {
+        let query_pool = xfb_query_pool(&gpu)?;
+        Ok(Player {
             xfb_fill: xfb_fill(options),
             cmd_pool,
             cmd,
@@ -454,55 +450,45 @@ impl Player {
                 .rfind(|s| s.stage != Stage::Fragment)
                 .map_or(0, |s| s.xfb_varyings),
             program: program.clone(),
-            block_data: uniforms::BlockData::default(),
+            block_data: BlockData::default(),
             ubo_array_index: 0,
             active_stage: None,
-            textures: textures::Textures::default(),
-            images: images::ImageUnits::default(),
+            textures: Textures::default(),
+            images: ImageUnits::default(),
             junk_arrays: BTreeMap::new(),
-            storage: buffers::StorageBuffers::default(),
+            storage: StorageBuffers::default(),
             gl_state: GlState::default(),
             raster: RasterState::default(),
             clear_depth: 1.0,
             depth,
             gpu,
-        };
-        player.create_program_objects(program).map_err(fail)?;
-        if player.gpu.pipelines == pipeline::Path::ShaderObjects {
-            let stages: Vec<_> = program
-                .stages
-                .iter()
-                .map(|s| (s.stage, s.words.as_slice()))
-                .collect();
-            let set_layouts: Vec<_> = [player.set_layout]
-                .into_iter()
-                .filter(|l| *l != vk::DescriptorSetLayout::null())
-                .collect();
-            player.shaders = pipeline::create_shaders(
-                &player.gpu,
-                &player.targets,
-                &stages,
-                &set_layouts,
-                scene.require.separate_programs,
-            )
-            .map_err(fail)?;
-        }
-        player
-            .apply_initializers(&program.initializers)
-            .map_err(fail)?;
-        if !data.words.is_empty() {
-            let mut vb = player
-                .gpu
-                .buffer(
-                    data.words.len() as u64 * 4,
-                    vk::BufferUsageFlags::VERTEX_BUFFER,
-                )
-                .map_err(fail)?;
-            vb.bytes_mut().copy_from_slice(&words_to_bytes(&data.words));
-            player.vertex_buffer = Some(vb);
-        }
-        player.init_targets().map_err(fail)?;
-        Ok(player)
+        })
+    }
+
+    /// `--pipelines shader-objects`: the program's shaders.
+    fn create_shader_objects(
+        &mut self,
+        scene: &Scene,
+        program: &Program,
+    ) -> Result<(), SceneError> {
+        let stages: Vec<_> = program
+            .stages
+            .iter()
+            .map(|s| (s.stage, s.words.as_slice()))
+            .collect();
+        let set_layouts: Vec<_> = [self.set_layout]
+            .into_iter()
+            .filter(|l| *l != vk::DescriptorSetLayout::null())
+            .collect();
+        self.shaders = pipeline::create_shaders(
+            &self.gpu,
+            &self.targets,
+            &stages,
+            &set_layouts,
+            scene.require.separate_programs,
+        )
+        .map_err(fail)?;
+        Ok(())
     }
 
     fn create_program_objects(&mut self, program: &Program) -> VkResult<()> {
@@ -742,17 +728,7 @@ impl Player {
     fn execute(&mut self, command: &Command) -> Result<(), SceneError> {
         match command {
             Command::ClearColor(c) => self.clear_color = *c,
-            Command::Clear => {
-                // glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT), as piglit does.
-                let color = self.clear_color;
-                let depth = self.clear_depth;
-                self.submit(|p, cmd| {
-                    p.targets.record_clear(&p.gpu, cmd, color);
-                    p.targets.record_clear_depth(&p.gpu, cmd, depth);
-                })
-                .map_err(fail)?;
-                self.readback_fresh = false;
-            }
+            Command::Clear => self.clear()?,
             Command::DrawRect(rect) => self.draw_rect(rect)?,
             Command::DrawArrays {
                 mode,
@@ -760,85 +736,31 @@ impl Player {
                 count,
                 instances,
                 base_instance,
-            } => self.draw(DrawCall {
-                mode: *mode,
-                first: *first,
-                count: *count,
-                instances: *instances,
-                base_instance: *base_instance,
-                source: Source::VertexData,
-                xfb: false,
-            })?,
+            } => self.draw(DrawCall::arrays(
+                *mode,
+                [*first, *count],
+                *instances,
+                *base_instance,
+            ))?,
             Command::XfbDrawArrays { mode, first, count } => self.draw(DrawCall {
-                mode: *mode,
-                first: *first,
-                count: *count,
-                instances: 1,
-                base_instance: 0,
-                source: Source::VertexData,
                 xfb: true,
+                ..DrawCall::arrays(*mode, [*first, *count], 1, 0)
             })?,
-            Command::PatchVertices(n) => {
-                if *n == 0 || *n > self.gpu.limits.max_tessellation_patch_size {
-                    return Err(fail(format!(
-                        "patch vertices {n} is outside 1..={} (GL_INVALID_VALUE)",
-                        self.gpu.limits.max_tessellation_patch_size
-                    )));
-                }
-                self.patch_vertices = *n;
-            }
+            Command::PatchVertices(n) => self.set_patch_vertices(*n)?,
             Command::DefaultOuterLevels(l) => self.outer = *l,
             Command::DefaultInnerLevels(l) => self.inner = *l,
             Command::Uniform(u) => self.set_uniform(u)?,
             Command::Tolerance(t) => self.tolerance = *t,
             Command::Probe(p) => self.probe(p)?,
-            Command::XfbBuffer { index, size } => {
-                if *index >= self.gpu.max_xfb_buffers {
-                    return Err(fail(format!("xfb buffer index {index} is beyond the device's transform feedback buffers")));
-                }
-                let usage = vk::BufferUsageFlags::TRANSFORM_FEEDBACK_BUFFER_EXT;
-                let mut buffer = self.gpu.buffer(*size, usage).map_err(fail)?;
-                buffer.bytes_mut().fill(self.xfb_fill);
-                if let Some(old) = self.xfb_buffers.insert(*index, buffer) {
-                    self.gpu.destroy_buffer(&old);
-                }
-            }
+            Command::XfbBuffer { index, size } => self.create_xfb_buffer(*index, *size)?,
             Command::ProbeXfb {
                 kind,
                 index,
                 element,
                 value,
             } => self.probe_xfb(*kind, *index, *element, *value)?,
-            Command::VerifyQuery { query, expected } => {
-                let [written, needed] = self
-                    .query
-                    .ok_or_else(|| fail("no `xfb draw arrays` ran before the query was read"))?;
-                let (name, got) = match query {
-                    Query::PrimitivesGenerated => ("GL_PRIMITIVES_GENERATED", needed),
-                    Query::PrimitivesWritten => {
-                        ("GL_TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN", written)
-                    }
-                };
-                if got != *expected {
-                    return Err(fail(format!("{name}: expected {expected}, observed {got}")));
-                }
-            }
-            Command::FbAttachments(names) => {
-                let formats = names
-                    .iter()
-                    .map(|n| match n {
-                        None => Ok(None),
-                        Some(n) => Format::by_name(n).map(Some).ok_or_else(|| {
-                            SceneError::Skip(format!(
-                                "unsupported attachment format {n} (supported: {})",
-                                Format::names().collect::<Vec<_>>().join(", ")
-                            ))
-                        }),
-                    })
-                    .collect::<Result<Vec<_>, _>>()?;
-                self.replace_targets(&formats, self.targets.dynamic)
-                    .map_err(fail)?;
-            }
+            Command::VerifyQuery { query, expected } => self.verify_query(*query, *expected)?,
+            Command::FbAttachments(names) => self.fb_attachments(names)?,
             Command::LinkSuccess | Command::LinkError | Command::MemoryBarrier => {}
             Command::ImageTexture { unit, format } => self.bind_image_texture(*unit, format)?,
             Command::FbTexture(unit) => self.fb_texture(*unit)?,
@@ -855,64 +777,27 @@ impl Player {
                 compare,
                 value,
             } => self.probe_ssbo(*index, *offset, *compare, *value)?,
-            Command::VerifyXfbVaryings(expected) => {
-                if self.xfb_varyings != *expected {
-                    return Err(fail(format!(
-                        "GL_TRANSFORM_FEEDBACK_VARYINGS: expected {expected}, observed {}",
-                        self.xfb_varyings
-                    )));
-                }
-            }
-            Command::VerifyActiveUniforms(expected) => {
-                let got = self.program.active_uniforms();
-                if got != *expected {
-                    return Err(fail(format!(
-                        "GL_ACTIVE_UNIFORMS: expected {expected}, observed {got}"
-                    )));
-                }
-            }
-            Command::VerifyActiveUniformBlocks(expected) => {
-                let got = self.program.active_uniform_blocks();
-                if got != *expected {
-                    return Err(fail(format!(
-                        "GL_ACTIVE_UNIFORM_BLOCKS: expected {expected}, observed {got}"
-                    )));
-                }
-            }
+            Command::VerifyXfbVaryings(expected) => verify_count(
+                "GL_TRANSFORM_FEEDBACK_VARYINGS",
+                *expected,
+                self.xfb_varyings,
+            )?,
+            Command::VerifyActiveUniforms(expected) => verify_count(
+                "GL_ACTIVE_UNIFORMS",
+                *expected,
+                self.program.active_uniforms(),
+            )?,
+            Command::VerifyActiveUniformBlocks(expected) => verify_count(
+                "GL_ACTIVE_UNIFORM_BLOCKS",
+                *expected,
+                self.program.active_uniform_blocks(),
+            )?,
             Command::VerifyBlock {
                 storage,
                 name,
                 property,
                 expected,
-            } => {
-                // piglit finds a SPIR-V program's block by its binding (`block binding`;
-                // element i of an array of blocks is at its own binding point N + i).
-                let binding = self.block_data.binding;
-                let block = self.program.block(*storage, name, binding).ok_or_else(|| {
-                    fail(format!(
-                        "no active {} `{name}`{}",
-                        if *storage {
-                            "shader storage block"
-                        } else {
-                            "uniform block"
-                        },
-                        binding.map_or(String::new(), |b| format!(" at binding {b}"))
-                    ))
-                })?;
-                let (what, got) = match property {
-                    scene::BlockProperty::NumActiveVariables => {
-                        ("GL_NUM_ACTIVE_VARIABLES", block.active_variables)
-                    }
-                    scene::BlockProperty::BufferDataSize => {
-                        ("GL_BUFFER_DATA_SIZE", block.data_size)
-                    }
-                };
-                if got != *expected {
-                    return Err(fail(format!(
-                        "{what} of `{name}`: expected {expected}, observed {got}"
-                    )));
-                }
-            }
+            } => self.verify_block(*storage, name, *property, *expected)?,
             Command::Block(field) => self.block_data.set(*field),
             Command::UboArrayIndex(i) => self.ubo_array_index = *i,
             Command::ActiveShaderProgram(stage) => self.active_stage = Some(*stage),
@@ -920,40 +805,11 @@ impl Player {
             Command::TexParameter(f) => self.tex_parameter(*f)?,
             Command::TexSampling(setting) => self.tex_sampling(*setting)?,
             Command::PointSize(size) => self.gl_state.point_size = *size,
-            Command::Enable(cap, on) => match cap {
-                Capability::ProgramPointSize => self.gl_state.program_point_size = *on,
-                Capability::ClipDistance(i) => {
-                    if *on {
-                        self.gl_state.clip_distances |= 1 << i;
-                    } else {
-                        self.gl_state.clip_distances &= !(1 << i);
-                    }
-                }
-                Capability::DepthTest => self.raster.depth_test = *on,
-                Capability::LineStipple => self.gl_state.line_stipple = *on,
-                Capability::CullFace => self.raster.cull_enabled = *on,
-            },
-            Command::LineWidth(width) => {
-                if *width != 1.0 && !self.gpu.wide_lines {
-                    return Err(SceneError::Skip(format!(
-                        "`line width {width}` needs wideLines, which {} lacks",
-                        self.gpu.name
-                    )));
-                }
-                self.raster.line_width_bits = width.to_bits();
-            }
-            Command::LineStipple { factor, pattern } => {
-                self.gl_state.line_stipple_factor = *factor;
-                self.gl_state.line_stipple_pattern = *pattern;
-            }
+            Command::Enable(cap, on) => self.enable(*cap, *on),
+            Command::LineWidth(width) => self.set_line_width(*width)?,
+            Command::LineStipple { factor, pattern } => self.set_line_stipple(*factor, *pattern),
             Command::VertexAttrib { name, kind, value } => {
-                let location = self.vertex_attrib_location(name)?;
-                let format = match kind {
-                    scene::ScalarKind::Int => vk::Format::R32G32B32A32_SINT,
-                    scene::ScalarKind::Uint => vk::Format::R32G32B32A32_UINT,
-                    _ => vk::Format::R32G32B32A32_SFLOAT,
-                };
-                self.gl_state.vertex_attribs[location] = Some((format, *value));
+                self.set_vertex_attrib(name, *kind, *value)?
             }
             Command::DepthFunc(f) => self.raster.depth_func = *f,
             Command::ClearDepth(d) => self.clear_depth = *d,
@@ -961,26 +817,181 @@ impl Player {
             Command::PolygonMode(m) => self.raster.polygon_mode = *m,
             Command::CullFace(face) => self.raster.cull_face = *face,
             Command::FrontClockwise(cw) => self.raster.front_clockwise = *cw,
-            Command::PointSpriteLowerLeft(lower_left) => {
-                self.gl_state.point_sprite_lower_left = *lower_left
-            }
+            Command::PointSpriteLowerLeft(on) => self.gl_state.point_sprite_lower_left = *on,
             Command::ProbeDepth { x, y, depth } => self.probe_depth(*x, *y, *depth)?,
             Command::TextureJunkArray { unit, size } => {
                 self.junk_arrays.insert(*unit, *size);
             }
             Command::FbTexLayered(unit) => self.render_to_layers(*unit)?,
-            Command::FbDynamicRendering => {
-                let formats: Vec<Option<Format>> = self
-                    .targets
-                    .attachments
-                    .iter()
-                    .map(|a| a.used.then_some(a.format))
-                    .collect();
-                self.replace_targets(&formats, true).map_err(fail)?;
-            }
+            Command::FbDynamicRendering => self.use_dynamic_rendering()?,
             // `play` lowers a compatibility scene's commands (`compat::lower`) before this.
             Command::Compat(c) => return Err(fail(format!("{c:?} was not lowered"))),
         }
+        Ok(())
+    }
+
+    /// `clear`: glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT), as piglit does.
+    fn clear(&mut self) -> Result<(), SceneError> {
+        let color = self.clear_color;
+        let depth = self.clear_depth;
+        self.submit(|p, cmd| {
+            p.targets.record_clear(&p.gpu, cmd, color);
+            p.targets.record_clear_depth(&p.gpu, cmd, depth);
+        })
+        .map_err(fail)?;
+        self.readback_fresh = false;
+        Ok(())
+    }
+
+    /// `patch parameter vertices N`.
+    fn set_patch_vertices(&mut self, n: u32) -> Result<(), SceneError> {
+        if n == 0 || n > self.gpu.limits.max_tessellation_patch_size {
+            return Err(fail(format!(
+                "patch vertices {n} is outside 1..={} (GL_INVALID_VALUE)",
+                self.gpu.limits.max_tessellation_patch_size
+            )));
+        }
+        self.patch_vertices = n;
+        Ok(())
+    }
+
+    /// `xfb buffer object INDEX SIZE`: a new transform feedback buffer at `index`.
+    fn create_xfb_buffer(&mut self, index: u32, size: u64) -> Result<(), SceneError> {
+        if index >= self.gpu.max_xfb_buffers {
+            return Err(fail(format!(
+                "xfb buffer index {index} is beyond the device's transform feedback buffers"
+            )));
+        }
+        let usage = vk::BufferUsageFlags::TRANSFORM_FEEDBACK_BUFFER_EXT;
+        let mut buffer = self.gpu.buffer(size, usage).map_err(fail)?;
+        buffer.bytes_mut().fill(self.xfb_fill);
+        if let Some(old) = self.xfb_buffers.insert(index, buffer) {
+            self.gpu.destroy_buffer(&old);
+        }
+        Ok(())
+    }
+
+    /// `verify query_object QUERY N`: the last `xfb draw arrays`' query.
+    fn verify_query(&self, query: Query, expected: u64) -> Result<(), SceneError> {
+        let [written, needed] = self
+            .query
+            .ok_or_else(|| fail("no `xfb draw arrays` ran before the query was read"))?;
+        let (name, got) = match query {
+            Query::PrimitivesGenerated => ("GL_PRIMITIVES_GENERATED", needed),
+            Query::PrimitivesWritten => ("GL_TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN", written),
+        };
+        verify_count(name, expected, got)
+    }
+
+    /// `verify program_interface_query …` of a block's property.
+    fn verify_block(
+        &self,
+        storage: bool,
+        name: &str,
+        property: scene::BlockProperty,
+        expected: u32,
+    ) -> Result<(), SceneError> {
+        // piglit finds a SPIR-V program's block by its binding (`block binding`;
+        // element i of an array of blocks is at its own binding point N + i).
+        let binding = self.block_data.binding;
+        let block = self.program.block(storage, name, binding).ok_or_else(|| {
+            fail(format!(
+                "no active {} `{name}`{}",
+                if storage {
+                    "shader storage block"
+                } else {
+                    "uniform block"
+                },
+                binding.map_or(String::new(), |b| format!(" at binding {b}"))
+            ))
+        })?;
+        let (what, got) = match property {
+            scene::BlockProperty::NumActiveVariables => {
+                ("GL_NUM_ACTIVE_VARIABLES", block.active_variables)
+            }
+            scene::BlockProperty::BufferDataSize => ("GL_BUFFER_DATA_SIZE", block.data_size),
+        };
+        verify_count(&format!("{what} of `{name}`"), expected, got)
+    }
+
+    /// `fb color attachments N FORMAT…`: new render targets of those formats.
+    fn fb_attachments(&mut self, names: &[Option<String>]) -> Result<(), SceneError> {
+        let formats = names
+            .iter()
+            .map(|n| match n {
+                None => Ok(None),
+                Some(n) => Format::by_name(n).map(Some).ok_or_else(|| {
+                    SceneError::Skip(format!(
+                        "unsupported attachment format {n} (supported: {})",
+                        Format::names().collect::<Vec<_>>().join(", ")
+                    ))
+                }),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        self.replace_targets(&formats, self.targets.dynamic)
+            .map_err(fail)
+    }
+
+    /// `fb dynamic rendering`: the same targets, rendered to with dynamic rendering.
+    fn use_dynamic_rendering(&mut self) -> Result<(), SceneError> {
+        let formats: Vec<Option<Format>> = self
+            .targets
+            .attachments
+            .iter()
+            .map(|a| a.used.then_some(a.format))
+            .collect();
+        self.replace_targets(&formats, true).map_err(fail)
+    }
+
+    /// `enable`/`disable CAP`.
+    fn enable(&mut self, cap: Capability, on: bool) {
+        match cap {
+            Capability::ProgramPointSize => self.gl_state.program_point_size = on,
+            Capability::ClipDistance(i) => {
+                if on {
+                    self.gl_state.clip_distances |= 1 << i;
+                } else {
+                    self.gl_state.clip_distances &= !(1 << i);
+                }
+            }
+            Capability::DepthTest => self.raster.depth_test = on,
+            Capability::LineStipple => self.gl_state.line_stipple = on,
+            Capability::CullFace => self.raster.cull_enabled = on,
+        }
+    }
+
+    /// `line width W`: wide lines only where the device draws them.
+    fn set_line_width(&mut self, width: f32) -> Result<(), SceneError> {
+        if width != 1.0 && !self.gpu.wide_lines {
+            return Err(SceneError::Skip(format!(
+                "`line width {width}` needs wideLines, which {} lacks",
+                self.gpu.name
+            )));
+        }
+        self.raster.line_width_bits = width.to_bits();
+        Ok(())
+    }
+
+    /// `line stipple FACTOR PATTERN`: glLineStipple.
+    fn set_line_stipple(&mut self, factor: u32, pattern: u16) {
+        self.gl_state.line_stipple_factor = factor;
+        self.gl_state.line_stipple_pattern = pattern;
+    }
+
+    /// `vertex attrib TYPE NAME VALUES`: GL's current value of an attribute.
+    fn set_vertex_attrib(
+        &mut self,
+        name: &str,
+        kind: scene::ScalarKind,
+        value: [u32; 4],
+    ) -> Result<(), SceneError> {
+        let location = self.vertex_attrib_location(name)?;
+        let format = match kind {
+            scene::ScalarKind::Int => vk::Format::R32G32B32A32_SINT,
+            scene::ScalarKind::Uint => vk::Format::R32G32B32A32_UINT,
+            _ => vk::Format::R32G32B32A32_SFLOAT,
+        };
+        self.gl_state.vertex_attribs[location] = Some((format, value));
         Ok(())
     }
 
@@ -1000,11 +1011,11 @@ impl Player {
                 )))
             }
         };
-        match (location as usize) < draw::MAX_VERTEX_ATTRIBS {
+        match (location as usize) < state::MAX_VERTEX_ATTRIBS {
             true => Ok(location as usize),
             false => Err(SceneError::Fail(format!(
                 "`vertex attrib`: location {location} is past the {} the runner tracks",
-                draw::MAX_VERTEX_ATTRIBS
+                state::MAX_VERTEX_ATTRIBS
             ))),
         }
     }
@@ -1198,8 +1209,4 @@ fn command_objects(gpu: &Gpu) -> VkResult<(vk::CommandPool, vk::CommandBuffer, v
     let fence = unsafe { d.create_fence(&vk::FenceCreateInfo::default(), None) }
         .map_err(check("vkCreateFence"))?;
     Ok((pool, cmd, fence))
-}
-
-fn words_to_bytes(words: &[u32]) -> Vec<u8> {
-    words.iter().flat_map(|w| w.to_le_bytes()).collect()
 }

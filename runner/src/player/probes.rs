@@ -1,7 +1,7 @@
 //! Probes of what the draws left: colour attachments (compared by `crate::probe`), the
 //! depth buffer, transform-feedback buffers.
 
-use super::{fail, Player};
+use super::state::{fail, Player};
 use crate::probe::{self, Image};
 use crate::scene::{Probe, SceneError, XfbKind};
 

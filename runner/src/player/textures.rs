@@ -7,43 +7,11 @@
 //! and the wrap modes and border colour of `texparameter` ([`texel_image`],
 //! [`Player::tex_sampling`]).
 
-use std::collections::BTreeMap;
-
 use ash::vk;
 
-use super::{fail, Player};
-use crate::glsl::SamplerUniform;
+use super::state::{fail, Player, Sampling, Texture, Textures};
 use crate::scene::{SceneError, TexFilter, TexSampling, TexWrap, TexelFormat, TextureImage};
 use crate::vk::{check, color_range, image_barrier, whole_image_copy, Gpu};
-
-pub(super) struct Texture {
-    pub(super) image: vk::Image,
-    memory: vk::DeviceMemory,
-    pub(super) view: vk::ImageView,
-    sampler: vk::Sampler,
-    sampling: Sampling,
-    /// Width and height.
-    pub(super) extent: (u32, u32),
-    /// `SHADER_READ_ONLY_OPTIMAL`, or `GENERAL` once it is an image or a framebuffer
-    /// (`images::Player::texture_to_general`).
-    pub(super) layout: vk::ImageLayout,
-    /// The image's format (a custom border colour names it).
-    format: vk::Format,
-}
-
-/// GL's sampler state of a texture, as far as piglit's textures use it.
-#[derive(Clone, Copy, Default)]
-struct Sampling {
-    min_linear: bool,
-    mag_linear: bool,
-    /// Coordinates s, t, r: piglit's textures clamp to the edge, its checkerboard and
-    /// quads to the border.
-    wrap: [TexWrap; 3],
-    /// GL's default is (0, 0, 0, 0); piglit's checkerboard and quads set (1, 0, 0, 1).
-    border: [f32; 4],
-    /// A depth texture compared with GL_GREATER (piglit's shadow textures).
-    compare_greater: bool,
-}
 
 /// piglit's border colour for its checkerboard and quads textures.
 const RED_BORDER: Sampling = Sampling {
@@ -65,19 +33,6 @@ struct TexelImage {
     format: vk::Format,
     bytes: Vec<u8>,
     sampling: Sampling,
-}
-
-#[derive(Default)]
-pub(super) struct Textures {
-    pub(super) units: BTreeMap<u32, Texture>,
-    /// GL's active texture unit: the last `texture` command's.
-    active: u32,
-    /// What a unit without a texture samples: 1×1 (0, 0, 0, 1), for 2D samplers and (one
-    /// layer) for 2D array ones.
-    incomplete: [Option<Texture>; 2],
-    /// Each sampler uniform: its binding, the stages using it and its unit (one per
-    /// element of an array of samplers).
-    pub(super) samplers: BTreeMap<u32, (SamplerUniform, vk::ShaderStageFlags, Vec<u32>)>,
 }
 
 impl Textures {
@@ -602,6 +557,7 @@ fn make_sampler(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::glsl::SamplerUniform;
 
     #[test]
     fn each_element_of_an_array_of_samplers_has_its_unit() {

@@ -1,7 +1,7 @@
 //! `uniform` commands: values written into the uniform blocks (the default blocks and
 //! named blocks) at their std140 offsets, members found by their GL names.
 
-use super::{fail, Player};
+use super::state::{fail, BlockData, Player};
 use crate::glsl::{Scalar, UniformMember};
 use crate::initializers::Initializer;
 use crate::scene::{BlockField, SceneError, Uniform, UniformData};
@@ -50,17 +50,6 @@ fn write_uniform(member: &UniformMember, u: &Uniform, bytes: &mut [u8]) -> Resul
         }
     }
     Ok(())
-}
-
-/// piglit's `block …` state for SPIR-V programs: `uniform` commands write at `offset` in
-/// the uniform block at GL binding point `binding` + `array_index`, their names unused.
-#[derive(Debug, Clone, Copy, Default)]
-pub(super) struct BlockData {
-    pub binding: Option<u32>,
-    pub offset: u32,
-    pub array_index: u32,
-    pub matrix_stride: u32,
-    pub row_major: bool,
 }
 
 impl BlockData {

@@ -2,7 +2,7 @@
 //! are parsed here with the rest of the scene; `compat::lower` (GL emulation, one layer up)
 //! replaces them with core commands.
 
-use super::{Command, SceneError};
+use super::error::SceneError;
 
 /// Commands of a compatibility context, replaced by `compat::lower`.
 #[derive(Debug, Clone, PartialEq)]
@@ -28,12 +28,13 @@ pub enum CompatCommand {
 
 /// GL's clip planes (GL_MAX_CLIP_PLANES of the runner: the enables it maps).
 pub const CLIP_PLANES: u32 = 8;
-/// Parses a `[test]` line that only a compatibility scene has; `None` for other lines.
+/// Parses a `[test]` line that only a compatibility scene has (the caller wraps it in
+/// `Command::Compat`); `None` for other lines.
 pub fn parse_command(
     line: &str,
     number: usize,
     compat: bool,
-) -> Result<Option<Command>, SceneError> {
+) -> Result<Option<CompatCommand>, SceneError> {
     if !compat {
         return Ok(None);
     }
@@ -69,5 +70,5 @@ pub fn parse_command(
         }
         _ => return Ok(None),
     };
-    Ok(Some(Command::Compat(command)))
+    Ok(Some(command))
 }
