@@ -606,17 +606,21 @@ fn is_sampler_2d(types: &Types, ty: u32) -> bool {
         return false;
     };
     // OpTypeImage: sampled type, Dim, Depth, Arrayed, MS, Sampled, Format
+    is_float_2d_image(types, image)
+        && matches!(image.operands.get(2).and_then(literal), Some(0 | 1))
+        && matches!(image.operands.get(3).and_then(literal), Some(0 | 1))
+        && image.operands.get(4).and_then(literal) == Some(0)
+}
+
+/// An `OpTypeImage` of float texels and `Dim2D`.
+fn is_float_2d_image(types: &Types, image: &dr::Instruction) -> bool {
     let float = image
         .operands
         .first()
         .and_then(id)
         .and_then(|t| types.def(t))
         .is_some_and(|t| t.class.opcode == Op::TypeFloat);
-    matches!(image.operands.get(1), Some(Operand::Dim(spirv::Dim::Dim2D)))
-        && matches!(image.operands.get(2).and_then(literal), Some(0 | 1))
-        && matches!(image.operands.get(3).and_then(literal), Some(0 | 1))
-        && image.operands.get(4).and_then(literal) == Some(0)
-        && float
+    float && matches!(image.operands.get(1), Some(Operand::Dim(spirv::Dim::Dim2D)))
 }
 
 /// What a sampler-like uniform's descriptor holds.
@@ -643,17 +647,10 @@ fn is_storage_image_2d(types: &Types, ty: u32) -> bool {
         return false;
     };
     // OpTypeImage: sampled type, Dim, Depth, Arrayed, MS, Sampled (2: storage), Format
-    let float = image
-        .operands
-        .first()
-        .and_then(id)
-        .and_then(|t| types.def(t))
-        .is_some_and(|t| t.class.opcode == Op::TypeFloat);
-    matches!(image.operands.get(1), Some(Operand::Dim(spirv::Dim::Dim2D)))
+    is_float_2d_image(types, image)
         && image.operands.get(3).and_then(literal) == Some(0)
         && image.operands.get(4).and_then(literal) == Some(0)
         && image.operands.get(5).and_then(literal) == Some(2)
-        && float
 }
 
 /// The leaf members of struct `ty` at `base`, named `prefix` + member name.

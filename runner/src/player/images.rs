@@ -187,18 +187,7 @@ impl Player {
                 .collect::<Result<Vec<_>, SceneError>>()?;
             infos.push((*binding, elements));
         }
-        let writes: Vec<_> = infos
-            .iter()
-            .map(|(binding, info)| {
-                vk::WriteDescriptorSet::default()
-                    .dst_set(self.descriptor_set)
-                    .dst_binding(*binding)
-                    .descriptor_type(vk::DescriptorType::STORAGE_IMAGE)
-                    .image_info(info)
-            })
-            .collect();
-        // SAFETY: the set is not in use: every submission was waited for.
-        unsafe { self.gpu.device.update_descriptor_sets(&writes, &[]) };
+        self.write_image_descriptors(&infos, vk::DescriptorType::STORAGE_IMAGE);
         Ok(())
     }
 }

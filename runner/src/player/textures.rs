@@ -346,19 +346,28 @@ impl Player {
                 Some((*binding, elements))
             })
             .collect();
+        self.write_image_descriptors(&infos, vk::DescriptorType::COMBINED_IMAGE_SAMPLER);
+        self.bind_images()
+    }
+
+    /// Writes each binding's image infos (one per array element) into the descriptor set.
+    pub(super) fn write_image_descriptors(
+        &self,
+        infos: &[(u32, Vec<vk::DescriptorImageInfo>)],
+        descriptor_type: vk::DescriptorType,
+    ) {
         let writes: Vec<_> = infos
             .iter()
             .map(|(binding, info)| {
                 vk::WriteDescriptorSet::default()
                     .dst_set(self.descriptor_set)
                     .dst_binding(*binding)
-                    .descriptor_type(vk::DescriptorType::COMBINED_IMAGE_SAMPLER)
+                    .descriptor_type(descriptor_type)
                     .image_info(info)
             })
             .collect();
         // SAFETY: the set is not in use: every submission was waited for.
         unsafe { self.gpu.device.update_descriptor_sets(&writes, &[]) };
-        self.bind_images()
     }
 
     fn upload_texture(&mut self, texels: &TexelImage) -> Result<Texture, SceneError> {
