@@ -1776,6 +1776,9 @@ fn parse_probe(
     if relative && all {
         return Err(skip(number, line, "unknown command"));
     }
+    // GL's shader_runner reads the numbers a probe needs and ignores the rest of the line
+    // (the corpus has `probe rgb x y r g b a`).
+    let rest = &rest[..rest.len().min(coords + channels)];
     let v = parse_nums::<f64>(rest, coords + channels, number, line)?;
     let region = match (all, rect, relative) {
         (true, _, _) => Region::All,
@@ -2097,6 +2100,15 @@ mod tests {
         assert!(
             matches!(&c[6], Command::Probe(p) if p.attachment == 1 && p.region == Region::Rect { x: 5, y: 6, w: 1, h: 1 })
         );
+    }
+
+    #[test]
+    fn a_probe_ignores_numbers_past_the_ones_it_needs_as_gl_does() {
+        // piglit's shader_runner reads x, y and three channels of `probe rgb` and ignores
+        // the rest of the line; too few numbers stay an error.
+        let c = commands("probe rgb 0 0 0.0 1.0 0.0 1.0").unwrap();
+        assert!(matches!(&c[0], Command::Probe(p) if p.expected == [0.0, 1.0, 0.0]));
+        assert!(commands("probe rgb 0 0 0.0 1.0").is_err());
     }
 
     #[test]
