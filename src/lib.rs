@@ -1,10 +1,8 @@
 //! glsem: a Vulkan layer that gives Vulkan pipelines OpenGL semantics.
 //!
 //! [`spirv`] holds the SPIR-V passes (no Vulkan types); [`semantics`] the registry of GL
-//! semantics and the pure choice of rewrites per pipeline; [`layer`] the Vulkan side. The
-//! Vulkan loader looks up `vkNegotiateLoaderLayerInterfaceVersion` (here) and
-//! `vkGetInstanceProcAddr`/`vkGetDeviceProcAddr` (exported under those names by [`layer`])
-//! in `libVkLayer_glsem.so`.
+//! semantics and the pure choice of rewrites per pipeline; [`layer`] the Vulkan side. This
+//! file holds the symbols the Vulkan loader looks up in `libVkLayer_glsem.so`.
 #![allow(non_snake_case)]
 
 pub mod abi;
@@ -13,6 +11,7 @@ pub mod semantics;
 pub mod spirv;
 
 use ash::vk;
+use std::ffi::c_char;
 
 /// Loader-layer interface negotiation (version 2).
 ///
@@ -27,6 +26,37 @@ pub unsafe extern "system" fn vkNegotiateLoaderLayerInterfaceVersion(
         vk::Result::ERROR_INITIALIZATION_FAILED,
         || layer::negotiate_loader_layer_interface_version(p_version_struct),
     )
+}
+
+// The loader's entry points are thin exported wrappers, not the layer's functions
+// exported under these names: the layer hands out its own functions' addresses
+// (`vkGetInstanceProcAddr` for "vkGetInstanceProcAddr"), and the address of an exported
+// symbol may bind to an earlier definition in the process — the loader's, in an
+// application linked with `-lvulkan` — which sends the chain back to the loader's
+// trampoline (a deadlock in `vkCreateInstance`; `tests/c_api.rs`).
+
+/// `vkGetInstanceProcAddr`, looked up by the loader.
+///
+/// # Safety
+/// Vulkan's valid usage for `vkGetInstanceProcAddr`.
+#[no_mangle]
+pub unsafe extern "system" fn vkGetInstanceProcAddr(
+    instance: vk::Instance,
+    p_name: *const c_char,
+) -> vk::PFN_vkVoidFunction {
+    layer::get_instance_proc_addr(instance, p_name)
+}
+
+/// `vkGetDeviceProcAddr`, looked up by the loader.
+///
+/// # Safety
+/// Vulkan's valid usage for `vkGetDeviceProcAddr`.
+#[no_mangle]
+pub unsafe extern "system" fn vkGetDeviceProcAddr(
+    device: vk::Device,
+    p_name: *const c_char,
+) -> vk::PFN_vkVoidFunction {
+    layer::get_device_proc_addr(device, p_name)
 }
 
 /// Test hook: the layer's live-record and rewrite counters (see

@@ -92,7 +92,6 @@ fn look_up(
 ///
 /// # Safety
 /// Vulkan's valid usage for `vkGetInstanceProcAddr`.
-#[export_name = "vkGetInstanceProcAddr"]
 pub unsafe extern "system" fn get_instance_proc_addr(
     instance: vk::Instance,
     p_name: *const c_char,
@@ -130,7 +129,6 @@ pub unsafe extern "system" fn get_instance_proc_addr(
 ///
 /// # Safety
 /// Vulkan's valid usage for `vkGetDeviceProcAddr`.
-#[export_name = "vkGetDeviceProcAddr"]
 pub unsafe extern "system" fn get_device_proc_addr(
     device: vk::Device,
     p_name: *const c_char,
