@@ -143,17 +143,15 @@ fn check_signatures(
     Ok(())
 }
 
-/// The explicit locations of each (interface, name), and the [start, end) ranges they take
-/// per interface.
-#[allow(clippy::type_complexity)]
-fn explicit_locations(
-    vars: &[Var],
-) -> (
-    BTreeMap<(usize, String), u32>,
-    BTreeMap<usize, Vec<(u32, u32)>>,
-) {
-    let mut used: BTreeMap<usize, Vec<(u32, u32)>> = BTreeMap::new();
-    let mut table: BTreeMap<(usize, String), u32> = BTreeMap::new();
+/// The Location of each (interface, variable name).
+type LocationTable = BTreeMap<(usize, String), u32>;
+/// The [start, end) Location ranges taken, per interface.
+type TakenRanges = BTreeMap<usize, Vec<(u32, u32)>>;
+
+/// The explicit locations of each (interface, name), and the ranges they take.
+fn explicit_locations(vars: &[Var]) -> (LocationTable, TakenRanges) {
+    let mut used = TakenRanges::new();
+    let mut table = LocationTable::new();
     for v in vars.iter().filter(|v| v.explicit) {
         if let Some(loc) = v.location {
             table.entry((v.iface, v.name.clone())).or_insert(loc);
@@ -166,7 +164,7 @@ fn explicit_locations(
 /// The location of each (interface, name): an explicit location where a variable of the
 /// name has one, else the lowest free range of its largest variable's size, in order of
 /// appearance.
-fn assign_locations(vars: &[Var]) -> BTreeMap<(usize, String), u32> {
+fn assign_locations(vars: &[Var]) -> LocationTable {
     let (mut table, mut used) = explicit_locations(vars);
     let mut order: Vec<(usize, &str)> = Vec::new();
     for v in vars {
@@ -200,7 +198,7 @@ fn assign_locations(vars: &[Var]) -> BTreeMap<(usize, String), u32> {
 /// Locations `used`, so that separately linked programs agree. (module, id, Location) each.
 fn separate_locations(
     unlocated: &[(usize, usize, bool, &str, u32, u32)],
-    used: &BTreeMap<usize, Vec<(u32, u32)>>,
+    used: &TakenRanges,
 ) -> Vec<(usize, u32, u32)> {
     let mut sides: BTreeMap<(usize, bool), Vec<(&str, u32)>> = BTreeMap::new();
     for &(_, iface, output, name, slots, _) in unlocated {
