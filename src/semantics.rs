@@ -336,6 +336,10 @@ pub struct PipelineKey {
     /// the fragment stage): with the XFB split on, every struct output is split, captured
     /// or not, by the rule the fragment side follows alone ([`Step::SplitStructInputs`]).
     pub fragment_elsewhere: bool,
+    /// The last pre-rasterization stage may feed a fragment shader the layer does not see
+    /// with it (a pre-rasterization library; a shader object whose `nextStage` includes the
+    /// fragment stage, or is empty): it passes GL's gl_Layer at the device's last Location.
+    pub fragment_may_be_apart: bool,
     /// The device's `maxColorAttachments` (capped by `maxFragmentOutputAttachments`): the
     /// Locations gl_FragColor goes to when the attachments are unknown.
     pub max_color_attachments: u32,
@@ -436,6 +440,7 @@ impl PipelineKey {
             shader_object: false,
             attachments: Attachments::Known(FragColorKey::default()),
             fragment_elsewhere: false,
+            fragment_may_be_apart: false,
             max_color_attachments: device.max_color_attachments,
             topology: Topology::Unknown,
             dynamic_points: false,
@@ -909,7 +914,7 @@ fn last_stage_steps(stages: &Stages<'_>, key: &PipelineKey, steps: &mut Vec<Step
             // not: a copy at the first Location past both interfaces; made apart from the
             // fragment shader, at the device's last Location, where a fragment shader made
             // apart reads it (below), whether or not this stage writes a layer.
-            let apart = key.fragment_elsewhere;
+            let apart = key.fragment_may_be_apart;
             let copy_to = match apart {
                 // With a Location to spare: a stage at its interface limit keeps within it
                 // (built-in outputs count against the same limit; seen on NVIDIA).
@@ -1315,6 +1320,7 @@ mod tests {
         let pre_raster = stages(&[(Stage::Vertex, &vs)]);
         let elsewhere = PipelineKey {
             fragment_elsewhere: true,
+            fragment_may_be_apart: true,
             ..library.clone()
         };
         assert_eq!(
@@ -1418,6 +1424,7 @@ mod tests {
         let pre_rasterization = PipelineKey {
             gl_state_block: Some(96),
             fragment_elsewhere: true,
+            fragment_may_be_apart: true,
             ..library.clone()
         };
         let layer_steps = |stages: &Stages<'_>, key: &PipelineKey| -> Vec<Step> {
@@ -1443,6 +1450,17 @@ mod tests {
         assert_eq!(
             layer_steps(&gs_only, &no_block),
             [Step::CopyLayer(Stage::Geometry, 31)]
+        );
+        // A shader object whose nextStage names the fragment stage among others may be
+        // bound before a fragment shader object: it passes the layer, though its struct
+        // outputs are not split (another stage may read them whole).
+        let may_feed_fragment = PipelineKey {
+            fragment_elsewhere: false,
+            ..pre_rasterization.clone()
+        };
+        assert_eq!(
+            layer_steps(&gs_only, &may_feed_fragment),
+            [Step::GateLayer(Stage::Geometry, 96, Some(31))]
         );
         // Outputs reaching the last Location, or the one before it, leave no room for the
         // copy: a stage at its interface limit stays within it.

@@ -4,8 +4,8 @@
     clippy::missing_safety_doc
 )]
 //! The Vulkan layer: what the loader calls (`vkNegotiateLoaderLayerInterfaceVersion`,
-//! `vkGet*ProcAddr`). This file only declares the modules and those entry points; no module
-//! here uses it. docs/architecture.md lists the files.
+//! `vkGet*ProcAddr`, exported by `src/lib.rs` as thin wrappers of the functions here). This
+//! file only declares the modules and those entry points; no module here uses it. docs/architecture.md lists the files.
 //!
 //! - `dispatch`: the one table of hooked entry points, their KHR/EXT aliases and the layer's
 //!   own commands (names and types from `crate::abi`); `loader_abi`: `vk_layer.h` structs.

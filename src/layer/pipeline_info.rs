@@ -424,6 +424,9 @@ pub(super) fn pipeline_key(
         fragment_elsewhere: library
             && last.is_some()
             && !stages(ci).iter().any(|s| s.stage == S::FRAGMENT),
+        fragment_may_be_apart: library
+            && last.is_some()
+            && !stages(ci).iter().any(|s| s.stage == S::FRAGMENT),
         attachments,
         topology,
         dynamic_points: dynamic.contains(&vk::DynamicState::PRIMITIVE_TOPOLOGY),

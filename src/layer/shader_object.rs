@@ -55,7 +55,8 @@ fn shader_object_key(dev: &DeviceData) -> PipelineKey {
         topology: Topology::Dynamic,
         dynamic_points: true,
         polygon_points: true,
-        // No pipeline state to chain into: the application sets these dynamically.
+        // No pipeline state to chain into: dynamic state, set by the application, or by the
+        // layer where it enabled the extension itself (`set_gl_conventions`).
         app_provoking_vertex: true,
         app_depth_clip_control: true,
         polygon_lines: true,
@@ -187,15 +188,19 @@ fn plan_group(
         .iter()
         .find(|c| Some(c.stage) == last)
         .map(|c| c.index);
-    let feeds_fragment = last_index
-        .map(|i| infos[i].next_stage)
-        .is_some_and(|next| (next & !S::FRAGMENT).is_empty());
+    let next_stage = last_index.map(|i| infos[i].next_stage);
+    let feeds_fragment = next_stage.is_some_and(|next| (next & !S::FRAGMENT).is_empty());
+    // It may also be bound before a fragment shader object when nextStage names it among
+    // others: GL's gl_Layer then goes to the Location where that shader reads it.
+    let may_feed_fragment =
+        next_stage.is_some_and(|next| next.is_empty() || next.contains(S::FRAGMENT));
     let fragment_index = codes
         .iter()
         .find(|c| c.stage == crate::semantics::Stage::Fragment)
         .map(|c| c.index);
     let key = PipelineKey {
         fragment_elsewhere: feeds_fragment && !view.has(crate::semantics::Stage::Fragment),
+        fragment_may_be_apart: may_feed_fragment && !view.has(crate::semantics::Stage::Fragment),
         gl_state_block: last_index
             .filter(|_| dev.extensions.gl_state)
             .and_then(|i| patch.slots[i].offset_for(infos[i].stage)),
@@ -553,30 +558,37 @@ fn generated_tcs(
     Ok((shader, binding))
 }
 
-/// After the tessellation shaders or the patch size of `cb` changed: binds the generated
-/// TCS where the application's TES has no TCS (or unbinds it where it no longer needs
-/// one), and pushes the levels for it.
 /// GL's provoking vertex and depth range as dynamic state, where the layer enabled their
 /// extensions behind the application: Vulkan then requires the state for every draw with
 /// shader objects, and the application, not knowing the extensions are on, never sets it.
+/// With a semantic turned off by its setting, the state is Vulkan's default: still
+/// required, as the extension is on.
 fn set_gl_conventions(dev: &DeviceData, cb: vk::CommandBuffer) {
     let conventions = &dev.conventions;
     let on = |semantic| dev.settings.semantics.contains(semantic);
-    if conventions.layer_sets_provoking_mode && on(Semantic::ProvokingVertex) {
+    if conventions.layer_sets_provoking_mode {
         if let Some(set) = dev.table.cmd_set_provoking_vertex_mode_ext {
+            let mode = match on(Semantic::ProvokingVertex) {
+                true => vk::ProvokingVertexModeEXT::LAST_VERTEX,
+                false => vk::ProvokingVertexModeEXT::FIRST_VERTEX,
+            };
             // SAFETY: a command buffer in the recording state (the application's call); the
             // layer enabled `provokingVertexLast`, and `shaderObject` is on.
-            unsafe { set(cb, vk::ProvokingVertexModeEXT::LAST_VERTEX) };
+            unsafe { set(cb, mode) };
         }
     }
-    if conventions.layer_sets_negative_one_to_one && on(Semantic::ClipSpaceDepth) {
+    if conventions.layer_sets_negative_one_to_one {
         if let Some(set) = dev.table.cmd_set_depth_clip_negative_one_to_one_ext {
+            let gl = vk::Bool32::from(on(Semantic::ClipSpaceDepth));
             // SAFETY: as above, with `depthClipControl` enabled by the layer.
-            unsafe { set(cb, vk::TRUE) };
+            unsafe { set(cb, gl) };
         }
     }
 }
 
+/// After the tessellation shaders or the patch size of `cb` changed: binds the generated
+/// TCS where the application's TES has no TCS (or unbinds it where it no longer needs
+/// one), and pushes the levels for it.
 fn update_tcs(dev: &DeviceData, cb: vk::CommandBuffer) {
     let Some(bind) = dev.table.cmd_bind_shaders_ext else {
         return;
@@ -701,7 +713,9 @@ pub unsafe extern "system" fn cmd_bind_shaders(
         // SAFETY: the application's arguments, passed on unchanged.
         unsafe { next(command_buffer, stage_count, p_stages, p_shaders) };
         if !p_shaders.is_null() {
-            set_gl_conventions(&dev, command_buffer);
+            shield("vkCmdBindShadersEXT conventions", || {
+                set_gl_conventions(&dev, command_buffer)
+            });
         }
         shield("vkCmdBindShadersEXT", || {
             // SAFETY: pStages holds stageCount stages (Vulkan's valid usage).

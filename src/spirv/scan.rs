@@ -119,8 +119,6 @@ impl Summary {
     }
 }
 
-/// Scans `words` up to the first `OpFunction` (on through the bodies of a fragment shader
-/// only for its derivatives).
 /// [`scan`], plus where a pre-rasterization stage's interface ends even when it declares no
 /// layer: it may feed a fragment shader made apart from it, which reads GL's gl_Layer at
 /// the last Location (0 where the stage writes none). A full parse, which the fast path
@@ -140,6 +138,8 @@ pub fn scan_with_interface_ends(words: &[u32]) -> Summary {
     summary
 }
 
+/// Scans `words` up to the first `OpFunction` (on through the bodies of a fragment shader
+/// only for its derivatives).
 pub fn scan(words: &[u32]) -> Summary {
     let mut scanner = Scanner::default();
     if check_header(words).is_err() {
