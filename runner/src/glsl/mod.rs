@@ -40,6 +40,7 @@ mod resources;
 mod sampler_arrays;
 mod source;
 mod spv;
+mod struct_samplers;
 #[cfg(test)]
 mod tests;
 mod vertex_inputs;
@@ -67,6 +68,7 @@ use resources::{bind_uniform_blocks, flatten_block_arrays};
 use sampler_arrays::split_sampler_arrays;
 use source::{explicit_location_names, uniform_locations};
 use spv::Types;
+use struct_samplers::move_struct_samplers;
 use vertex_inputs::{place_unlocated_inputs, split_double_inputs, spread_wide_inputs};
 
 /// `SPIRV ONLY`: stages with SPIR-V assembly run from it; their GLSL, if any, only tells
@@ -202,7 +204,8 @@ fn finish_stage(
     from: &StageFrom,
     named_blocks: &mut BTreeMap<String, u32>,
 ) -> Result<StageModule, SceneError> {
-    let split_samplers = split_sampler_arrays(&mut module)?;
+    let location_orders = move_struct_samplers(&mut module)?;
+    let split_samplers = split_sampler_arrays(&mut module, &location_orders)?;
     let (mut uniform_blocks, mut samplers, storage_blocks) = bind_uniform_blocks(
         &mut module,
         from.index,

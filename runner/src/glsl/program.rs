@@ -175,7 +175,18 @@ impl Program {
                             || m.name.starts_with(&format!("{name}."))
                             || m.name.starts_with(&format!("{name}["))
                     });
+                // Locations the samplers split from this uniform take (beside other
+                // members of its structures).
+                let taken: Vec<u32> = stage
+                    .samplers
+                    .iter()
+                    .filter(split_from)
+                    .flat_map(|s| s.element_locations.iter().map(|l| base + l))
+                    .collect();
                 for leaf in leaves {
+                    while taken.contains(&next) {
+                        next += 1;
+                    }
                     let count = leaf.array.map_or(1, |(len, _)| len);
                     if location < next + count {
                         return Some((leaf.name.clone(), leaf.array.map(|_| location - next)));

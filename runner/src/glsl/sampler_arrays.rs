@@ -76,7 +76,7 @@ pub(super) struct SplitSampler {
 
 /// The GL names of the samplers type `ty` holds, in GL's order of their uniform locations
 /// (declaration order, each array element whole before the next).
-fn gl_location_order(types: &Types, ty: u32, prefix: &str, out: &mut Vec<String>) {
+pub(super) fn gl_location_order(types: &Types, ty: u32, prefix: &str, out: &mut Vec<String>) {
     if let Some((len, elem)) = types.array(ty) {
         for i in 0..len {
             gl_location_order(types, elem, &format!("{prefix}[{i}]"), out);
@@ -113,8 +113,11 @@ const USED_WHOLE: &str =
 
 /// Splits every UniformConstant variable that is an array of arrays of samplers or (an
 /// array of) a structure whose members are all samplers; returns the new variables.
+/// `location_orders`: the GL location order of variables whose own type has lost the
+/// uniform's other members (`move_struct_samplers`).
 pub(super) fn split_sampler_arrays(
     module: &mut dr::Module,
+    location_orders: &HashMap<u32, Vec<String>>,
 ) -> Result<Vec<SplitSampler>, SceneError> {
     let types = Types::new(module);
     let found = nested_sampler_variables(module, &types);
@@ -135,7 +138,10 @@ pub(super) fn split_sampler_arrays(
             .find(|i| i.result_id == Some(*var))
             .and_then(|i| types.pointee(i.result_type?))
             .unwrap_or(0);
-        gl_location_order(&types, var_type, &base, &mut location_order);
+        match location_orders.get(var) {
+            Some(order) => location_order.clone_from(order),
+            None => gl_location_order(&types, var_type, &base, &mut location_order),
+        }
         let targets = leaves
             .iter()
             .map(|leaf| {
@@ -244,7 +250,12 @@ fn declare_leaf(
         add.array(leaf.sampler, count)
     };
     let var_pointer = add.pointer(StorageClass::UniformConstant, var_type);
-    let element_pointer = add.pointer(StorageClass::UniformConstant, leaf.sampler);
+    // A sampler outside any array is its own element: its copy takes the variable's type.
+    let element_pointer = if dims.is_empty() {
+        var_pointer
+    } else {
+        add.pointer(StorageClass::UniformConstant, leaf.sampler)
+    };
     let var = add.push(
         Op::Variable,
         Some(var_pointer),

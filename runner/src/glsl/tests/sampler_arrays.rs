@@ -31,3 +31,38 @@ fn samplers_in_nested_structures_become_one_array_per_member() {
     assert_eq!(program.active_uniforms(), 19);
     assert_valid_vulkan_spirv(&fs.words, "sampler_arrays");
 }
+
+#[test]
+fn samplers_beside_other_members_leave_the_default_block() {
+    let scene_text =
+        "[require]\nGLSL >= 4.30\n[vertex shader passthrough]\n[fragment shader]\n#version 430\n\
+         struct S { float a; sampler2D tex; vec2 b; };\n\
+         uniform S s[2][2];\nuniform int n;\nout vec4 color;\n\
+         void main() { color = texture(s[n][1].tex, s[1][n].b) + vec4(s[n][0].a); }\n";
+    let scene = scene::parse(scene_text).unwrap();
+    let program = Compiler::for_tests().build(&scene).unwrap();
+    let fs = program.stage(Stage::Fragment).unwrap();
+    let tex = fs.samplers.iter().find(|s| s.name == "s.tex").unwrap();
+    assert_eq!(tex.count, 4);
+    assert_eq!(tex.elements[2], "s[1][0].tex");
+    // GL's locations go member by member through each element: s[1][0].tex is the
+    // eighth (a, tex, b of s[0][0] and of s[0][1], then s[1][0].a).
+    assert_eq!(tex.element_locations[2], 7);
+    let block = fs.uniform_blocks.iter().find(|b| b.name.is_none()).unwrap();
+    let names: Vec<&str> = block.members.iter().map(|m| m.name.as_str()).collect();
+    assert!(names.contains(&"s[1][0].b"), "{names:?}");
+    assert!(!names.iter().any(|n| n.ends_with(".tex")), "{names:?}");
+    let located = "layout(location = 2) uniform S s[2][2];";
+    let scene = scene::parse(&scene_text.replace("uniform S s[2][2];", located)).unwrap();
+    let program = Compiler::for_tests().build(&scene).unwrap();
+    // Location 2 + 1 is s[0][0].tex; 2 + 2 is s[0][0].b, the sampler's location skipped.
+    assert_eq!(
+        program.uniform_at(3, None),
+        Some(("s[0][0].tex".into(), None))
+    );
+    assert_eq!(
+        program.uniform_at(4, None),
+        Some(("s[0][0].b".into(), None))
+    );
+    assert_valid_vulkan_spirv(&fs.words, "struct_samplers");
+}
