@@ -418,15 +418,13 @@ pub(super) fn pipeline_key(
     let fragment_block = layout_of(dev, ci)
         .filter(|_| gl_state)
         .and_then(|l| l.block.offset_for(S::FRAGMENT));
+    let pre_rasterization_library =
+        library && last.is_some() && !stages(ci).iter().any(|s| s.stage == S::FRAGMENT);
     PipelineKey {
         library,
         // A pre-rasterization library: its fragment shader is in another library.
-        fragment_elsewhere: library
-            && last.is_some()
-            && !stages(ci).iter().any(|s| s.stage == S::FRAGMENT),
-        fragment_may_be_apart: library
-            && last.is_some()
-            && !stages(ci).iter().any(|s| s.stage == S::FRAGMENT),
+        fragment_elsewhere: pre_rasterization_library,
+        fragment_may_be_apart: pre_rasterization_library,
         attachments,
         topology,
         dynamic_points: dynamic.contains(&vk::DynamicState::PRIMITIVE_TOPOLOGY),

@@ -56,6 +56,15 @@ fn library_device(instance: &Instance, needs: Needs) -> Option<Device> {
     Some(instance.device_with_core(&extensions, core, &mut [&mut gpl, &mut v13, &mut xfb]))
 }
 
+/// A library device with `VK_GLSEM_gl_state`.
+fn gl_state_library_device(instance: &Instance) -> Option<Device> {
+    let needs = Needs {
+        gl_state: true,
+        ..Needs::default()
+    };
+    library_device(instance, needs)
+}
+
 /// How the pipeline is put together (one library holding every part is invalid usage,
 /// VUID-VkGraphicsPipelineCreateInfo-flags-06608).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -479,11 +488,7 @@ fn linked_pipelines_are_not_rewritten_again() {
 fn linked_pipeline_takes_gl_frag_coord_height_from_its_pre_rasterization_library() {
     let _serial = serial();
     let instance = Instance::new(WITH_VALIDATION);
-    let needs = Needs {
-        gl_state: true,
-        ..Needs::default()
-    };
-    let Some(device) = library_device(&instance, needs) else {
+    let Some(device) = gl_state_library_device(&instance) else {
         return;
     };
     let vs = device.module(&glsl("layer/window.vert"));
@@ -550,11 +555,7 @@ fn linked_pipeline_takes_gl_frag_coord_height_from_its_pre_rasterization_library
 fn point_list_from_libraries_draws_gl_point_size() {
     let _serial = serial();
     let instance = Instance::new(WITH_VALIDATION);
-    let needs = Needs {
-        gl_state: true,
-        ..Needs::default()
-    };
-    let Some(device) = library_device(&instance, needs) else {
+    let Some(device) = gl_state_library_device(&instance) else {
         return;
     };
     let vs = device.module(&glsl("layer/point.vert"));
@@ -601,11 +602,7 @@ fn point_list_from_libraries_draws_gl_point_size() {
 fn unfed_input_of_a_linked_pipeline_reads_gl_current_value() {
     let _serial = serial();
     let instance = Instance::new(WITH_VALIDATION);
-    let needs = Needs {
-        gl_state: true,
-        ..Needs::default()
-    };
-    let Some(device) = library_device(&instance, needs) else {
+    let Some(device) = gl_state_library_device(&instance) else {
         return;
     };
     let vs = device.module(&glsl("layer/unfed_color.vert"));
