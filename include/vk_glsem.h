@@ -14,7 +14,8 @@
  * them, whichever way the application flips its viewport), GL's lines (Bresenham, wide
  * lines, stipple), gl_InstanceID without the base instance (shaderDrawParameters, enabled by
  * the layer where the driver has it), gl_Layer only on layered targets, and gl_SampleMask
- * without effect on single-sample pipelines. (Vertex inputs no attribute feeds read
+ * without effect on single-sample pipelines, and GL's primitive modes (GL_QUADS,
+ * GL_QUAD_STRIP, GL_POLYGON, GL_LINE_LOOP). (Vertex inputs no attribute feeds read
  * (0, 0, 0, 1) on every device, extension or not.)
  *
  * Enable them in VkDeviceCreateInfo::ppEnabledExtensionNames (they are listed by
@@ -74,6 +75,36 @@ typedef void (VKAPI_PTR *PFN_vkCmdSetPointSpriteCoordOriginGLSEM)(
 typedef void (VKAPI_PTR *PFN_vkCmdSetVertexAttribGLSEM)(
     VkCommandBuffer commandBuffer, uint32_t location, VkFormat format, const void* value);
 
+/* GL's primitive modes without a Vulkan topology, by their GL enum values. */
+typedef enum VkPrimitiveModeGLSEM {
+    VK_PRIMITIVE_MODE_NONE_GLSEM = 0,            /* the Vulkan topology as it is */
+    VK_PRIMITIVE_MODE_LINE_LOOP_GLSEM = 0x0002,  /* GL_LINE_LOOP */
+    VK_PRIMITIVE_MODE_QUADS_GLSEM = 0x0007,      /* GL_QUADS */
+    VK_PRIMITIVE_MODE_QUAD_STRIP_GLSEM = 0x0008, /* GL_QUAD_STRIP */
+    VK_PRIMITIVE_MODE_POLYGON_GLSEM = 0x0009,    /* GL_POLYGON */
+    VK_PRIMITIVE_MODE_MAX_ENUM_GLSEM = 0x7FFFFFFF
+} VkPrimitiveModeGLSEM;
+
+/* 'G' 'S' 'M' 1: far above every value Khronos allocates. */
+#define VK_STRUCTURE_TYPE_PIPELINE_PRIMITIVE_MODE_CREATE_INFO_GLSEM ((VkStructureType)0x47534D01)
+
+/* Chained to VkPipelineInputAssemblyStateCreateInfo of a whole pipeline or of a vertex-input
+ * library: glDrawArrays/glDrawElements(mode) with GL's mode. The layer sets the topology
+ * (the application's `topology` is ignored) and, for quads, quad strips and polygons, adds a
+ * geometry shader; a line loop is drawn as a line strip that the layer closes on
+ * non-indexed draws. GL refuses these modes with a geometry or tessellation shader, and so
+ * does the layer (the pipeline fails with a "glsem: error:" line). */
+typedef struct VkPipelinePrimitiveModeCreateInfoGLSEM {
+    VkStructureType sType;
+    const void* pNext;
+    VkPrimitiveModeGLSEM primitiveMode;
+} VkPipelinePrimitiveModeCreateInfoGLSEM;
+
+/* For shader objects: GL's primitive mode of the draws recorded next (initially
+ * VK_PRIMITIVE_MODE_NONE_GLSEM); the layer binds its geometry shader and sets the topology. */
+typedef void (VKAPI_PTR *PFN_vkCmdSetPrimitiveModeGLSEM)(
+    VkCommandBuffer commandBuffer, VkPrimitiveModeGLSEM mode);
+
 #ifndef VK_NO_PROTOTYPES
 /* Not exported by any library: call them through the pointers vkGetDeviceProcAddr returns. */
 VKAPI_ATTR void VKAPI_CALL vkCmdSetTessellationDefaultLevelsGLSEM(
@@ -91,6 +122,8 @@ VKAPI_ATTR void VKAPI_CALL vkCmdSetPointSpriteCoordOriginGLSEM(
     VkCommandBuffer commandBuffer, VkBool32 lowerLeft);
 VKAPI_ATTR void VKAPI_CALL vkCmdSetVertexAttribGLSEM(
     VkCommandBuffer commandBuffer, uint32_t location, VkFormat format, const void* value);
+VKAPI_ATTR void VKAPI_CALL vkCmdSetPrimitiveModeGLSEM(
+    VkCommandBuffer commandBuffer, VkPrimitiveModeGLSEM mode);
 #endif
 
 #ifdef __cplusplus

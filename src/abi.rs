@@ -29,6 +29,7 @@ pub const CMD_SET_LINE_STIPPLE: &str = "vkCmdSetLineStippleGLSEM";
 pub const CMD_SET_LINE_STIPPLE_ENABLE: &str = "vkCmdSetLineStippleEnableGLSEM";
 pub const CMD_SET_POINT_SPRITE_COORD_ORIGIN: &str = "vkCmdSetPointSpriteCoordOriginGLSEM";
 pub const CMD_SET_VERTEX_ATTRIB: &str = "vkCmdSetVertexAttribGLSEM";
+pub const CMD_SET_PRIMITIVE_MODE: &str = "vkCmdSetPrimitiveModeGLSEM";
 
 /// GL's `glPatchParameterfv` default levels.
 pub const TESSELLATION_DEFAULT_LEVELS: Extension = Extension {
@@ -49,6 +50,7 @@ pub const GL_STATE: Extension = Extension {
         CMD_SET_LINE_STIPPLE_ENABLE,
         CMD_SET_POINT_SPRITE_COORD_ORIGIN,
         CMD_SET_VERTEX_ATTRIB,
+        CMD_SET_PRIMITIVE_MODE,
     ],
 };
 
@@ -81,3 +83,41 @@ pub type PFN_vkCmdSetVertexAttribGLSEM = unsafe extern "system" fn(
     format: vk::Format,
     value: *const std::ffi::c_void,
 );
+
+/// `mode`: a [`PrimitiveMode`] value, for the shader objects drawn next.
+pub type PFN_vkCmdSetPrimitiveModeGLSEM =
+    unsafe extern "system" fn(command_buffer: vk::CommandBuffer, mode: u32);
+
+/// GL's primitive modes that have no Vulkan topology, by their GL enum values
+/// (`VkPrimitiveModeGLSEM`); [`PrimitiveMode::NONE`] draws the Vulkan topology as it is.
+#[repr(transparent)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct PrimitiveMode(pub u32);
+
+impl PrimitiveMode {
+    pub const NONE: PrimitiveMode = PrimitiveMode(0);
+    /// `GL_LINE_LOOP`.
+    pub const LINE_LOOP: PrimitiveMode = PrimitiveMode(0x0002);
+    /// `GL_QUADS`.
+    pub const QUADS: PrimitiveMode = PrimitiveMode(0x0007);
+    /// `GL_QUAD_STRIP`.
+    pub const QUAD_STRIP: PrimitiveMode = PrimitiveMode(0x0008);
+    /// `GL_POLYGON`.
+    pub const POLYGON: PrimitiveMode = PrimitiveMode(0x0009);
+}
+
+/// `VK_STRUCTURE_TYPE_PIPELINE_PRIMITIVE_MODE_CREATE_INFO_GLSEM`: 'G' 'S' 'M' 1, far above
+/// every value Khronos allocates (1000000000 + 1000 × extension number).
+pub const STRUCTURE_TYPE_PIPELINE_PRIMITIVE_MODE_CREATE_INFO: vk::StructureType =
+    vk::StructureType::from_raw(0x4753_4D01);
+
+/// `VkPipelinePrimitiveModeCreateInfoGLSEM`, chained to
+/// `VkPipelineInputAssemblyStateCreateInfo`: GL's primitive mode for the pipeline (whole, or
+/// the vertex-input library). The layer takes it out of the chain before the driver sees it.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct PipelinePrimitiveModeCreateInfo {
+    pub s_type: vk::StructureType,
+    pub p_next: *const std::ffi::c_void,
+    pub primitive_mode: PrimitiveMode,
+}

@@ -35,6 +35,7 @@ use super::planner::inverted;
 use super::records::{BlockBinding, CommandBufferState, GlStateValues, LineStipple};
 use super::registry::{device_data, with_device};
 use super::state::DeviceData;
+use crate::abi::PrimitiveMode;
 use crate::semantics::WindowOrigin;
 use crate::spirv::gl_state::{
     flag_clip_distance, BLOCK_SIZE, CLIP_DISTANCE_FLAGS, FLAG_LAYERED,
@@ -190,6 +191,25 @@ layer_command! {
         update("vkCmdSetClipDistanceEnableGLSEM", command_buffer, |v| {
             v.flags = (v.flags & !all) | ((mask & planes) << 8);
         })
+    }
+}
+
+layer_command! {
+    /// `vkCmdSetPrimitiveModeGLSEM` (`include/vk_glsem.h`): GL's primitive mode for the
+    /// shader objects drawn next.
+    fn cmd_set_primitive_mode(command_buffer: vk::CommandBuffer, mode: u32) {
+        let mode = PrimitiveMode(mode);
+        if mode != PrimitiveMode::NONE {
+            log::error!(
+                "vkCmdSetPrimitiveModeGLSEM: GL's primitive mode {:#x} with shader objects is \
+                 not drawn by this build; draw it with a pipeline that chains \
+                 VkPipelinePrimitiveModeCreateInfoGLSEM",
+                mode.0
+            );
+        }
+        change_state("vkCmdSetPrimitiveModeGLSEM", command_buffer, |state| {
+            state.primitive_mode = mode
+        }, |_, ()| {})
     }
 }
 

@@ -250,6 +250,8 @@ $expand!(
             command_state::cmd_set_point_sprite_coord_origin;
         CMD_SET_VERTEX_ATTRIB: PFN_vkCmdSetVertexAttribGLSEM in GlState =>
             current_attributes::cmd_set_vertex_attrib;
+        CMD_SET_PRIMITIVE_MODE: PFN_vkCmdSetPrimitiveModeGLSEM in GlState =>
+            command_state::cmd_set_primitive_mode;
     }
 );
     };
@@ -320,7 +322,8 @@ mod tests {
         let rust = match c_type {
             "VkCommandBuffer" => "ash::vk::definitions::CommandBuffer",
             "float" => "f32",
-            "VkBool32" | "uint32_t" => "u32",
+            // An enum parameter is its 32-bit value.
+            "VkBool32" | "uint32_t" | "VkPrimitiveModeGLSEM" => "u32",
             "uint16_t" => "u16",
             "VkFormat" => "ash::vk::enums::Format",
             "const void*" => "*const core::ffi::c_void",
@@ -376,6 +379,8 @@ mod tests {
             std::any::type_name::<abi::PFN_vkCmdSetLineStippleGLSEM>(),
             std::any::type_name::<abi::PFN_vkCmdSetLineStippleEnableGLSEM>(),
             std::any::type_name::<abi::PFN_vkCmdSetPointSpriteCoordOriginGLSEM>(),
+            std::any::type_name::<abi::PFN_vkCmdSetVertexAttribGLSEM>(),
+            std::any::type_name::<abi::PFN_vkCmdSetPrimitiveModeGLSEM>(),
         ];
         for (((name, typedef), (_, prototype)), rust) in
             typedefs.iter().zip(&prototypes).zip(rust_pfns)

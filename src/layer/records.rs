@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use super::attribute_memory::CurrentAttributes;
+use crate::abi::PrimitiveMode;
 use crate::spirv::scan::Summary;
 
 /// Kinds of live records, for [`DebugCounters`].
@@ -277,6 +278,10 @@ pub struct CommandBufferState {
     pub bound_line_stipple: bool,
     /// GL's current vertex attributes (`vkCmdSetVertexAttribGLSEM`).
     pub attributes: CurrentAttributes,
+    /// GL's primitive mode for shader objects (`vkCmdSetPrimitiveModeGLSEM`).
+    pub primitive_mode: PrimitiveMode,
+    /// The bound pipeline draws GL's line loops: non-indexed draws get their closing segment.
+    pub bound_line_loop: bool,
     _live: Live,
 }
 
@@ -319,6 +324,8 @@ impl CommandBufferState {
             line_stipple: LineStipple::INITIAL,
             bound_line_stipple: false,
             attributes: CurrentAttributes::default(),
+            primitive_mode: PrimitiveMode::NONE,
+            bound_line_loop: false,
             _live: Live::new(Kind::CommandBuffer),
         }
     }

@@ -12,6 +12,7 @@ mod gl_state;
 mod inspect;
 mod instance_id;
 mod layer_output;
+mod primitive_mode;
 mod sample_mask;
 mod tcs;
 mod unfed_inputs;

@@ -1,0 +1,441 @@
+//! GL's quads, quad strips and polygons, drawn through a generated geometry shader
+//! (docs/semantics.md, "primitive_mode").
+//!
+//! Vulkan has no topology for them, so the layer draws them with one whose primitives carry
+//! exactly the vertices GL's primitive has, and a geometry shader that turns each into what
+//! GL rasterizes; indexed, instanced, indirect and restarted draws need no index rewriting:
+//!
+//! | GL mode | topology | geometry shader input, per primitive |
+//! | --- | --- | --- |
+//! | `GL_QUADS` | `LINE_LIST_WITH_ADJACENCY` | the quad's 4 vertices |
+//! | `GL_QUAD_STRIP` | `LINE_STRIP_WITH_ADJACENCY` | vertices i..i+3; quad i/2 when i is even, odd primitives emit nothing |
+//! | `GL_POLYGON` | `TRIANGLE_FAN` | (v(i+1), v(i+2), v0), Vulkan's fan order |
+//!
+//! What GL requires of them (GL 4.6 compatibility, table 13.2, 11.1.3.9, 14.6.4) and how:
+//! - **Flat values** come from the quad's last vertex (quad strip: vertex 2i+2 of quad i) under
+//!   the last-vertex convention, and from its first under the first-vertex one
+//!   (`QUADS_FOLLOW_PROVOKING_VERTEX_CONVENTION` is true, as on Mesa), a polygon's from its
+//!   first vertex under either. Filled, the quad is cut into two triangles along the diagonal
+//!   from the provoking vertex, each emitted with that vertex where the pipeline's convention
+//!   takes it; drawn as lines or points, every vertex takes the provoking vertex's values of
+//!   the outputs the vertex shader declares `Flat`.
+//! - **Polygon mode** `GL_LINE` draws a quad's own four edges (a closed line strip), never
+//!   the diagonal; `GL_POINT` its four vertices. A polygon's closing edge is unknown to the
+//!   shader (it sees one fan triangle at a time), so a polygon in `GL_LINE` mode is refused.
+//! - **`gl_PrimitiveID`** counts quads (a strip's primitive i is quad i/2), 0 for a polygon.
+//! - The triangles keep the quad's winding, so culling and `gl_FrontFacing` follow it.
+//! - Everything else the vertex shader writes (its GL state, rewritten by the layer before,
+//!   as the last stage it was) is copied unchanged, so every other semantic holds.
+
+use super::error::PassError;
+use super::module::{push_inst, Editor, Module, Name, Type};
+use super::stage_writer::{interface_decoration, module_head, Source, StageWriter};
+use spirv::{BuiltIn, Capability, Decoration, ExecutionMode, ExecutionModel, Op, StorageClass};
+
+/// GL's primitive modes drawn through the geometry shader.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum GlPrimitive {
+    Quads,
+    QuadStrip,
+    Polygon,
+}
+
+/// What the rasterizer draws of a polygon (the pipeline's `polygonMode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Rasterized {
+    Fill,
+    Lines,
+    Points,
+}
+
+/// What the generated geometry shader depends on besides the vertex shader.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct PrimitiveGsKey {
+    pub primitive: GlPrimitive,
+    pub rasterized: Rasterized,
+    /// The pipeline's provoking vertex mode is the last vertex (GL's convention).
+    pub provoking_last: bool,
+    /// The geometry shader may write `gl_PointSize` (`shaderTessellationAndGeometryPointSize`):
+    /// points it emits take the vertex shader's size.
+    pub point_size: bool,
+}
+
+/// Builds the geometry shader that draws `key.primitive` after the vertex shader `vs`
+/// (entry point `vs_entry`).
+pub fn build_primitive_gs(
+    vs: &[u32],
+    vs_entry: &str,
+    key: &PrimitiveGsKey,
+) -> Result<Vec<u32>, PassError> {
+    if key.primitive == GlPrimitive::Polygon && key.rasterized == Rasterized::Lines {
+        return Err(unsupported(
+            "GL_POLYGON in polygon mode GL_LINE (its closing edge is not known to a geometry \
+             shader)"
+                .into(),
+        ));
+    }
+    let vs_module = Module::parse(vs)?;
+    let ep = vs_module
+        .entry_point(vs_entry, ExecutionModel::Vertex)
+        .ok_or_else(|| unsupported(format!("no Vertex entry point {vs_entry:?}")))?;
+    let head = module_head(&vs_module, Capability::Geometry);
+    let head = Module::parse(&head)?;
+    let mut g = GsWriter {
+        w: StageWriter::new(Editor::new(&head)),
+        vertices: input_vertices(key.primitive),
+        copies: Vec::new(),
+        primitive_id: (0, 0),
+    };
+    if key.point_size && key.rasterized == Rasterized::Points {
+        g.w.e.add_capability(Capability::GeometryPointSize);
+    }
+    for &var in &ep.interface {
+        let Some((StorageClass::Output, pointee)) = vs_module.variable(var) else {
+            continue;
+        };
+        if vs_module.is_builtin_block(pointee) {
+            g.per_vertex_block(&vs_module, pointee, key)?;
+            continue;
+        }
+        match vs_module.decoration(var, Decoration::BuiltIn) {
+            None => g.varying(&vs_module, var, pointee)?,
+            Some(&[builtin]) => {
+                if gs_writes(builtin, key) {
+                    g.varying(&vs_module, var, pointee)?;
+                } else if !gs_may_drop(builtin) {
+                    return Err(unsupported(format!(
+                        "a vertex shader writing BuiltIn {builtin}, which a geometry shader \
+                         cannot read"
+                    )));
+                }
+            }
+            Some(_) => return Err(unsupported(format!("malformed BuiltIn on %{var}"))),
+        }
+    }
+    let primitive_id = g.primitive_id(key.primitive);
+    g.emit_all(key, primitive_id);
+    let (output, max_vertices) = match (key.primitive, key.rasterized) {
+        (_, Rasterized::Fill) => (ExecutionMode::OutputTriangleStrip, 6),
+        (_, Rasterized::Lines) => (ExecutionMode::OutputLineStrip, 5),
+        (GlPrimitive::Polygon, Rasterized::Points) => (ExecutionMode::OutputPoints, 3),
+        (_, Rasterized::Points) => (ExecutionMode::OutputPoints, 4),
+    };
+    let input = match key.primitive {
+        GlPrimitive::Polygon => ExecutionMode::Triangles,
+        _ => ExecutionMode::InputLinesAdjacency,
+    };
+    g.w.finish(
+        &vs_module,
+        ExecutionModel::Geometry,
+        &[
+            (input, &[]),
+            (ExecutionMode::Invocations, &[1]),
+            (output, &[]),
+            (ExecutionMode::OutputVertices, &[max_vertices]),
+        ],
+        &[],
+    )
+}
+
+fn unsupported(what: String) -> PassError {
+    PassError::Unsupported(what)
+}
+
+/// Whether the geometry shader passes on the vertex shader's `builtin`: the position, the
+/// clip and cull distances, and the point size of the points it emits where it may write
+/// one.
+fn gs_writes(builtin: u32, key: &PrimitiveGsKey) -> bool {
+    match builtin {
+        b if b == BuiltIn::Position as u32
+            || b == BuiltIn::ClipDistance as u32
+            || b == BuiltIn::CullDistance as u32 =>
+        {
+            true
+        }
+        b if b == BuiltIn::PointSize as u32 => {
+            key.point_size && key.rasterized == Rasterized::Points
+        }
+        _ => false,
+    }
+}
+
+/// Whether a `builtin` the geometry shader does not pass on changes nothing drawn (a point
+/// size where no point is drawn); any other (`gl_Layer`, `gl_ViewportIndex`) a geometry
+/// shader cannot read back.
+fn gs_may_drop(builtin: u32) -> bool {
+    builtin == BuiltIn::PointSize as u32
+}
+
+/// The vertices of one input primitive.
+fn input_vertices(primitive: GlPrimitive) -> u32 {
+    match primitive {
+        GlPrimitive::Quads | GlPrimitive::QuadStrip => 4,
+        GlPrimitive::Polygon => 3,
+    }
+}
+
+/// One output the shader copies: `ty` from `input[vertex]` to `output`, or from member
+/// `member.0` of `input[vertex]` to member `member.1` of `output`; `flat`: the vertex shader
+/// declares it `Flat`.
+struct Copy {
+    ty: u32,
+    input: u32,
+    output: u32,
+    member: Option<(u32, u32)>,
+    flat: bool,
+}
+
+/// The geometry shader being written: a [`StageWriter`] over the vertex shader's
+/// [`module_head`] and the outputs it copies.
+struct GsWriter<'m, 'a> {
+    w: StageWriter<'m, 'a>,
+    vertices: u32,
+    copies: Vec<Copy>,
+    /// `gl_PrimitiveID` and the value every vertex writes to it.
+    primitive_id: (u32, u32),
+}
+
+impl GsWriter<'_, '_> {
+    /// `in[vertices]` and `out` for an output of the vertex shader (user-defined, or a
+    /// built-in outside `gl_PerVertex`).
+    fn varying(&mut self, vs: &Module<'_>, var: u32, pointee: u32) -> Result<(), PassError> {
+        let located = vs.has_decoration(var, Decoration::Location)
+            || vs.has_decoration(var, Decoration::BuiltIn)
+            || vs
+                .member_decorations
+                .get(&pointee)
+                .is_some_and(|d| d.iter().any(|(_, dec, _)| *dec == Decoration::Location));
+        if !located {
+            return Err(unsupported(format!(
+                "vertex shader output %{var} has no Location"
+            )));
+        }
+        let ty = self
+            .w
+            .copy_type(vs, Source::Vertex, pointee, interface_decoration)?;
+        let name = vs.names.get(&var).map(Name::decode).unwrap_or_default();
+        let in_array = self.w.e.type_array(ty, self.vertices);
+        let input = self
+            .w
+            .variable(StorageClass::Input, in_array, &format!("{name}_in"));
+        let output = self.w.variable(StorageClass::Output, ty, &name);
+        self.w
+            .copy_decorations(vs, var, input, interface_decoration);
+        self.w
+            .copy_decorations(vs, var, output, interface_decoration);
+        self.copies.push(Copy {
+            ty,
+            input,
+            output,
+            member: None,
+            flat: vs.has_decoration(var, Decoration::Flat),
+        });
+        Ok(())
+    }
+
+    /// Mirrors `gl_PerVertex`: `gl_in[]` has the vertex shader's block; `gl_out` the members
+    /// a geometry shader may write (`gl_PointSize` only where it writes it).
+    fn per_vertex_block(
+        &mut self,
+        vs: &Module<'_>,
+        block: u32,
+        key: &PrimitiveGsKey,
+    ) -> Result<(), PassError> {
+        let Some(Type::Struct { members }) = vs.type_of(block) else {
+            unreachable!("is_builtin_block checked the struct");
+        };
+        let members = members.clone();
+        let in_block = self
+            .w
+            .copy_type(vs, Source::Vertex, block, interface_decoration)?;
+        let in_array = self.w.e.type_array(in_block, self.vertices);
+        let input = self.w.variable(StorageClass::Input, in_array, "gl_in");
+        let mut kept = Vec::new();
+        for (i, &member) in members.iter().enumerate() {
+            let Some(builtin) = vs.member_builtin(block, i as u32) else {
+                continue;
+            };
+            let written = gs_writes(builtin, key);
+            if written {
+                let ty = self
+                    .w
+                    .copy_type(vs, Source::Vertex, member, interface_decoration)?;
+                kept.push((i as u32, ty, builtin));
+            }
+        }
+        if kept.is_empty() {
+            return Ok(());
+        }
+        let out_members: Vec<u32> = kept.iter().map(|&(_, ty, _)| ty).collect();
+        let out_block = self.w.e.type_struct(&out_members);
+        self.w.e.decorate(out_block, Decoration::Block, &[]);
+        for (j, &(_, _, builtin)) in kept.iter().enumerate() {
+            self.w
+                .e
+                .member_decorate(out_block, j as u32, Decoration::BuiltIn, &[builtin]);
+        }
+        self.w.e.name(out_block, "gl_PerVertex");
+        let output = self.w.variable(StorageClass::Output, out_block, "");
+        for (j, &(i, ty, _)) in kept.iter().enumerate() {
+            self.copies.push(Copy {
+                ty,
+                input,
+                output,
+                member: Some((i, j as u32)),
+                flat: false,
+            });
+        }
+        Ok(())
+    }
+
+    /// Writes `gl_PrimitiveID`: quads counted from `gl_PrimitiveIDIn`. Returns the id of
+    /// `gl_PrimitiveIDIn`'s value.
+    fn primitive_id(&mut self, primitive: GlPrimitive) -> u32 {
+        let int = self.w.e.type_int(32, true);
+        let input = self.w.builtin(
+            StorageClass::Input,
+            int,
+            "gl_PrimitiveIDIn",
+            BuiltIn::PrimitiveId,
+        );
+        let output = self.w.builtin(
+            StorageClass::Output,
+            int,
+            "gl_PrimitiveID",
+            BuiltIn::PrimitiveId,
+        );
+        let (e, code) = (&mut self.w.e, &mut self.w.body);
+        let incoming = e.load(code, int, input);
+        let quad = match primitive {
+            GlPrimitive::Quads => incoming,
+            GlPrimitive::QuadStrip => {
+                let one = e.constant_i32(1);
+                e.binary(code, Op::ShiftRightArithmetic, int, incoming, one)
+            }
+            GlPrimitive::Polygon => e.constant_i32(0),
+        };
+        self.primitive_id = (output, quad);
+        incoming
+    }
+
+    /// Copies every output from input vertex `vertex` (the `Flat` ones from `provoking`),
+    /// then `OpEmitVertex`.
+    fn emit_vertex(&mut self, vertex: u32, provoking: Option<u32>) {
+        let (primitive_id, value) = self.primitive_id;
+        self.w.e.store(&mut self.w.body, primitive_id, value);
+        for k in 0..self.copies.len() {
+            let c = &self.copies[k];
+            let (ty, input, output, member, flat) = (c.ty, c.input, c.output, c.member, c.flat);
+            let source = match (flat, provoking) {
+                (true, Some(p)) => p,
+                _ => vertex,
+            };
+            let e = &mut self.w.e;
+            let index = e.constant_i32(source as i32);
+            match member {
+                None => self.w.copy_element(ty, (input, &[index]), (output, &[])),
+                Some((i, j)) => {
+                    let (i, j) = (e.constant_i32(i as i32), e.constant_i32(j as i32));
+                    self.w
+                        .copy_element(ty, (input, &[index, i]), (output, &[j]));
+                }
+            }
+        }
+        push_inst(&mut self.w.body, Op::EmitVertex, &[]);
+    }
+
+    fn end_primitive(&mut self) {
+        push_inst(&mut self.w.body, Op::EndPrimitive, &[]);
+    }
+
+    /// Emits `vertices` (input indices) as one primitive.
+    fn primitive(&mut self, vertices: &[u32], provoking: Option<u32>) {
+        for &v in vertices {
+            self.emit_vertex(v, provoking);
+        }
+        self.end_primitive();
+    }
+
+    /// Runs `body` only where `condition` (a bool id) holds.
+    fn only_if(&mut self, condition: u32, body: impl FnOnce(&mut Self)) {
+        let (then, merge) = (self.w.e.new_id(), self.w.e.new_id());
+        let code = &mut self.w.body;
+        push_inst(code, Op::SelectionMerge, &[merge, 0]);
+        push_inst(code, Op::BranchConditional, &[condition, then, merge]);
+        push_inst(code, Op::Label, &[then]);
+        body(self);
+        let code = &mut self.w.body;
+        push_inst(code, Op::Branch, &[merge]);
+        push_inst(code, Op::Label, &[merge]);
+    }
+
+    /// `gl_PrimitiveIDIn & mask == value`, as a bool id.
+    fn primitive_id_is(&mut self, primitive_id: u32, mask: i32, value: i32) -> u32 {
+        let (e, code) = (&mut self.w.e, &mut self.w.body);
+        let int = e.type_int(32, true);
+        let boolean = e.type_bool();
+        let mask = e.constant_i32(mask);
+        let value = e.constant_i32(value);
+        let masked = e.bitwise_and(code, int, primitive_id, mask);
+        e.binary(code, Op::IEqual, boolean, masked, value)
+    }
+
+    /// The primitives GL draws of one input primitive.
+    fn emit_all(&mut self, key: &PrimitiveGsKey, primitive_id: u32) {
+        match key.primitive {
+            GlPrimitive::Quads => self.quad([0, 1, 2, 3], key),
+            GlPrimitive::QuadStrip => {
+                // Primitive i of the adjacency strip holds vertices i..i+3: quad i/2 when i
+                // is even; its perimeter runs 2i, 2i+1, 2i+3, 2i+2.
+                let even = self.primitive_id_is(primitive_id, 1, 0);
+                self.only_if(even, |g| g.quad([0, 1, 3, 2], key));
+            }
+            GlPrimitive::Polygon => {
+                // Fan triangle i arrives as (v(i+1), v(i+2), v0); v0 provokes.
+                let first_triangle = self.primitive_id_is(primitive_id, -1, 0);
+                match key.rasterized {
+                    Rasterized::Fill if key.provoking_last => self.primitive(&[0, 1, 2], None),
+                    Rasterized::Fill => self.primitive(&[2, 0, 1], None),
+                    // Every vertex once: v0 and v1 with the first triangle, v(i+2) with each.
+                    Rasterized::Points | Rasterized::Lines => {
+                        self.only_if(first_triangle, |g| {
+                            g.primitive(&[2], Some(2));
+                            g.primitive(&[0], Some(2));
+                        });
+                        self.primitive(&[1], Some(2));
+                    }
+                }
+            }
+        }
+    }
+
+    /// One quad with perimeter `p` (input indices in GL's order around it).
+    fn quad(&mut self, p: [u32; 4], key: &PrimitiveGsKey) {
+        // The provoking vertex's place on the perimeter: the quad's last vertex (a strip's
+        // 2i+2) or its first.
+        let at = match (key.provoking_last, key.primitive) {
+            (true, GlPrimitive::QuadStrip) => 2,
+            (true, _) => 3,
+            (false, _) => 0,
+        };
+        let v = |k: usize| p[(at + k) % 4];
+        match key.rasterized {
+            // Two triangles cut along the diagonal from the provoking vertex, each naming it
+            // where the convention takes it; both keep the quad's winding.
+            Rasterized::Fill if key.provoking_last => {
+                self.primitive(&[v(1), v(2), v(0)], None);
+                self.primitive(&[v(2), v(3), v(0)], None);
+            }
+            Rasterized::Fill => {
+                self.primitive(&[v(0), v(1), v(2)], None);
+                self.primitive(&[v(0), v(2), v(3)], None);
+            }
+            Rasterized::Lines => self.primitive(&[p[0], p[1], p[2], p[3], p[0]], Some(v(0))),
+            Rasterized::Points => {
+                for corner in p {
+                    self.primitive(&[corner], Some(v(0)));
+                }
+            }
+        }
+    }
+}
