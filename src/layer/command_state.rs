@@ -411,15 +411,16 @@ pub unsafe extern "system" fn cmd_bind_pipeline(
                 return;
             };
             maybe_inject_panic(&dev.settings, "vkCmdBindPipeline");
-            let (binding, line_stipple, window_height, attributes) =
+            let (binding, line_stipple, window_height, attributes, line_loop) =
                 dev.records.pipelines.read().get(&pipeline).map_or(
-                    (None, false, None, None),
+                    (None, false, None, None, false),
                     |r| {
                         (
                             r.reads_block,
                             r.line_stipple,
                             r.window_height,
                             r.current_attributes,
+                            r.line_loop,
                         )
                     },
                 );
@@ -438,6 +439,7 @@ pub unsafe extern "system" fn cmd_bind_pipeline(
                 state.app_tcs_object = false;
                 state.layer_tcs_object = false;
                 state.bound_line_stipple = line_stipple;
+                state.bound_line_loop = line_loop;
                 state.attributes.pipeline = attributes;
                 state.attributes.bind(&dev, command_buffer);
                 (state.values, state.line_stipple)

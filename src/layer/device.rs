@@ -861,6 +861,7 @@ pub unsafe extern "system" fn destroy_device(
             let command_buffers = std::mem::take(&mut *dev.records.command_buffers.lock());
             super::current_attributes::release(dev, command_buffers.into_values());
             dev.attribute_memory.destroy_spare(dev);
+            dev.line_loops.destroy(dev);
         },
         |dev| {
             if let Some(destroy) = dev.table.destroy_device {

@@ -215,6 +215,8 @@ pub struct PipelineRecord {
     /// The vertex-input library the layer made for it to feed those values
     /// (`library_inputs`): destroyed with it.
     pub vertex_input_library: Option<vk::Pipeline>,
+    /// It draws GL's line loops (a line strip the layer closes).
+    pub line_loop: bool,
     _live: Live,
 }
 
@@ -230,6 +232,7 @@ impl PipelineRecord {
             window_height,
             current_attributes: None,
             vertex_input_library: None,
+            line_loop: false,
             _live: Live::new(Kind::Pipeline),
         }
     }
@@ -282,7 +285,18 @@ pub struct CommandBufferState {
     pub primitive_mode: PrimitiveMode,
     /// The bound pipeline draws GL's line loops: non-indexed draws get their closing segment.
     pub bound_line_loop: bool,
+    /// The application's index buffer binding (`vkCmdBindIndexBuffer`), put back after a
+    /// line loop's closing segment.
+    pub index_buffer: Option<BoundIndexBuffer>,
     _live: Live,
+}
+
+/// An index buffer binding.
+#[derive(Debug, Clone, Copy)]
+pub struct BoundIndexBuffer {
+    pub buffer: vk::Buffer,
+    pub offset: vk::DeviceSize,
+    pub index_type: vk::IndexType,
 }
 
 /// GL's line stipple state.
@@ -326,6 +340,7 @@ impl CommandBufferState {
             attributes: CurrentAttributes::default(),
             primitive_mode: PrimitiveMode::NONE,
             bound_line_loop: false,
+            index_buffer: None,
             _live: Live::new(Kind::CommandBuffer),
         }
     }
@@ -363,6 +378,8 @@ pub struct Records {
     /// take the layer's line stipple or GL's current vertex attributes): when 0, it does
     /// nothing more.
     pub bind_work_pipelines: AtomicUsize,
+    /// Live pipelines that draw GL's line loops: when 0, the draw hooks do nothing more.
+    pub line_loop_pipelines: AtomicUsize,
     pub command_buffers: Mutex<HashMap<vk::CommandBuffer, CommandBufferState>>,
     /// Tessellation evaluation shader objects.
     pub tes_objects: RwLock<HashMap<vk::ShaderEXT, Arc<TesObjectRecord>>>,
@@ -383,12 +400,17 @@ impl Records {
     pub fn count_bind_work(&self, record: &PipelineRecord, delta: isize) {
         let has_bind_work = record.reads_block.is_some()
             || record.line_stipple
-            || record.current_attributes.is_some();
+            || record.current_attributes.is_some()
+            || record.line_loop;
+        let count = |counter: &AtomicUsize| match delta {
+            1 => counter.fetch_add(1, Ordering::Relaxed),
+            _ => counter.fetch_sub(1, Ordering::Relaxed),
+        };
         if has_bind_work {
-            match delta {
-                1 => self.bind_work_pipelines.fetch_add(1, Ordering::Relaxed),
-                _ => self.bind_work_pipelines.fetch_sub(1, Ordering::Relaxed),
-            };
+            count(&self.bind_work_pipelines);
+        }
+        if record.line_loop {
+            count(&self.line_loop_pipelines);
         }
     }
 }

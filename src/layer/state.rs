@@ -9,6 +9,7 @@ use super::attribute_memory::AttributeMemory;
 use super::cache::RewriteCache;
 use super::dispatch::{DeviceDispatch, InstanceDispatch};
 use super::extensions::EnabledExtensions;
+use super::line_loops::LineLoops;
 use super::records::{Kind, Live, Records};
 use super::settings::Settings;
 use crate::semantics::{DeviceKey, Semantic};
@@ -127,6 +128,8 @@ pub struct DeviceData {
     pub records: Records,
     /// GL's current vertex attributes: the layer's binding and memory.
     pub attribute_memory: AttributeMemory,
+    /// GL's line loops: the index buffer of their closing segments.
+    pub line_loops: LineLoops,
     /// Rewritten modules by content and pass (`cache` imports `records`, not the reverse).
     pub cache: RewriteCache,
     _live: Live,
@@ -193,6 +196,7 @@ impl DeviceData {
             conventions,
             records: Records::default(),
             attribute_memory,
+            line_loops: LineLoops::default(),
             cache,
             _live: Live::new(Kind::Device),
         }
