@@ -33,6 +33,7 @@ mod extensions;
 mod ffi;
 mod frames;
 mod instance;
+mod interface_limits;
 mod layouts;
 mod library_inputs;
 pub mod loader_abi;

@@ -24,11 +24,12 @@ use super::current_attributes::{format_of, integer_slots};
 use super::ffi::{find_in_chain, slice};
 use super::frames::destroy_hook;
 use super::frames::{hook, maybe_inject_panic, shield};
+use super::interface_limits::{code_over_limit, over_limit};
 use super::library_inputs::{self, LinkFeed};
 use super::log;
 use super::pipeline_info::{
-    chain_without_code, inline_code, layout_of, pipeline_key, stage_codes, stage_of, stage_view,
-    stages, tes_without_tcs,
+    chain_without_code, inline_code, layout_of, pipeline_key, stage_codes, stage_module, stage_of,
+    stage_view, stages, tes_without_tcs, StageCode,
 };
 use super::records::{BlockBinding, BlockSlot, PipelineRecord, FAST_PATH_PIPELINES};
 use super::rewrite::{Rewrite, Run, Target};
@@ -108,7 +109,7 @@ hook! {
 /// The fast-path decision: module summaries and the create info only; no allocation for
 /// stages given as `VkShaderModule`s.
 fn needs_work(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) -> bool {
-    if tes_without_tcs(ci) {
+    if tes_without_tcs(ci) || past_interface_limits(dev, ci) {
         return true;
     }
     let modules = dev.records.modules.read();
@@ -154,6 +155,19 @@ fn needs_work(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) -> bool
         || !linked_libraries(ci).is_empty() && libraries_block(dev, ci).is_some()
         || keeps_window_height(dev, ci)
         || library_inputs::may_feed(dev, ci)
+}
+
+/// Whether a stage of `ci` takes more Locations than the device allows: `plan` fails it.
+fn past_interface_limits(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) -> bool {
+    stages(ci).iter().any(|s| {
+        let (Some(stage), Some(module)) = (stage_of(s.stage), stage_module(dev, s)) else {
+            return false;
+        };
+        // SAFETY: pName is a nul-terminated string (valid usage).
+        let entry = unsafe { s.p_name.as_ref() }
+            .and_then(|_| unsafe { std::ffi::CStr::from_ptr(s.p_name) }.to_str().ok());
+        entry.is_some_and(|entry| over_limit(&dev.limits, stage, &module, entry).is_some())
+    })
 }
 
 /// A library with a flipped static viewport needs a record: the pipelines linked from it
@@ -237,6 +251,14 @@ impl Plan {
 fn plan(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) -> Plan {
     maybe_inject_panic(&dev.settings, "vkCreateGraphicsPipelines/plan");
     let codes = stage_codes(dev, ci);
+    for c in &codes {
+        let why = c
+            .code()
+            .and_then(|(module, entry)| over_limit(&dev.limits, c.stage, module, entry));
+        if let Some(why) = why {
+            return Plan::fail(why);
+        }
+    }
     let view = stage_view(&codes);
     let fragment = codes.iter().find(|c| c.stage == Stage::Fragment);
     let frag_color = dev
@@ -256,11 +278,37 @@ fn plan(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) -> Plan {
         }
     }
     let rewrite = run.finish();
+    if let Some(why) = layer_past_limits(dev, &codes, &rewrite) {
+        // The application's stages fit: the layer's additions must not make them fail.
+        return match rewrite.tcs {
+            Some(_) => Plan::fail(why),
+            None => {
+                log::warning!("{why} after the layer's rewrite; the pipeline keeps its shaders");
+                Plan::Keep
+            }
+        };
+    }
     if rewrite.is_empty() {
         Plan::Keep
     } else {
         Plan::Rewrite(rewrite)
     }
+}
+
+/// Why the code the layer made for `codes` (rewritten stages, a generated TCS) does not
+/// fit the device's interface limits, if it does not.
+fn layer_past_limits(dev: &DeviceData, codes: &[StageCode], rewrite: &Rewrite) -> Option<String> {
+    let rewritten = rewrite.stages.iter().filter_map(|(index, words)| {
+        let code = codes.iter().find(|c| c.index == *index)?;
+        Some((code.stage, &words[..], code.entry.as_deref()?))
+    });
+    let tcs = rewrite
+        .tcs
+        .as_ref()
+        .map(|words| (Stage::TessControl, &words[..], "main"));
+    rewritten
+        .chain(tcs)
+        .find_map(|(stage, words, entry)| code_over_limit(&dev.limits, stage, words, entry))
 }
 
 /// What the steps read off `ci` besides its stages.

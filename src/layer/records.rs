@@ -9,7 +9,9 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use super::attribute_memory::CurrentAttributes;
-use crate::spirv::scan::Summary;
+use crate::spirv::interface::entry_point_ends;
+use crate::spirv::scan::{LocationEnds, Summary};
+use spirv::ExecutionModel;
 
 /// Kinds of live records, for [`DebugCounters`].
 #[derive(Debug, Clone, Copy)]
@@ -83,6 +85,7 @@ pub struct ModuleRecord {
     pub words: Arc<[u32]>,
     pub summary: Summary,
     hash: OnceCell<u64>,
+    interface_ends: OnceCell<Vec<(ExecutionModel, String, LocationEnds)>>,
     _live: Option<Live>,
 }
 
@@ -101,6 +104,7 @@ impl ModuleRecord {
             summary,
             words: words.into(),
             hash: OnceCell::new(),
+            interface_ends: OnceCell::new(),
             _live: None,
         }
     }
@@ -108,6 +112,17 @@ impl ModuleRecord {
     /// Content hash, computed on first use (only pipelines that need a rewrite ask).
     pub fn hash(&self) -> u64 {
         *self.hash.get_or_init(|| content_hash(&self.words))
+    }
+
+    /// Where entry point `name` of `model` has its Locations end, parsed on first use (once
+    /// per module: pipelines are checked against the device's interface limits).
+    pub fn interface_ends(&self, model: ExecutionModel, name: &str) -> Option<LocationEnds> {
+        let all = self
+            .interface_ends
+            .get_or_init(|| entry_point_ends(&self.words));
+        all.iter()
+            .find(|(m, n, _)| *m == model && n == name)
+            .map(|(_, _, ends)| *ends)
     }
 }
 
