@@ -28,8 +28,8 @@ use super::interface_limits::{code_over_limit, over_limit};
 use super::library_inputs::{self, LinkFeed};
 use super::log;
 use super::pipeline_info::{
-    chain_without_code, inline_code, layout_of, pipeline_key, stage_codes, stage_module, stage_of,
-    stage_view, stages, tes_without_tcs, StageCode,
+    chain_without_code, followed_line_mode, inline_code, layout_of, pipeline_key, stage_codes,
+    stage_module, stage_of, stage_view, stages, tes_without_tcs, StageCode,
 };
 use super::records::{BlockBinding, BlockSlot, PipelineRecord, FAST_PATH_PIPELINES};
 use super::rewrite::{Rewrite, Run, Target};
@@ -155,6 +155,7 @@ fn needs_work(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) -> bool
         || !linked_libraries(ci).is_empty() && libraries_block(dev, ci).is_some()
         || keeps_window_height(dev, ci)
         || library_inputs::may_feed(dev, ci)
+        || followed_line_mode(dev, ci).is_some()
 }
 
 /// Whether a stage of `ci` takes more Locations than the device allows: `plan` fails it.
@@ -1072,9 +1073,11 @@ impl Call<'_> {
             // the pipelines linked from it.
             let window_height =
                 static_window_height(ci).or_else(|| libraries_window_height(self.dev, ci));
+            let line_mode = followed_line_mode(self.dev, ci);
             if own.is_none()
                 && inherited.is_none()
                 && feed.is_none()
+                && line_mode.is_none()
                 && !keeps_window_height(self.dev, ci)
             {
                 continue;
@@ -1083,6 +1086,7 @@ impl Call<'_> {
             let mut record = PipelineRecord::new(reads_block, line_stipple, window_height);
             record.current_attributes = attributes.or(feed.as_ref().map(|f| f.integer));
             record.vertex_input_library = feed.as_ref().map(|f| f.library);
+            record.line_mode = line_mode;
             let records = &self.dev.records;
             records.count_bind_work(&record, 1);
             if let Some(previous) = records.pipelines.write().insert(pipeline, record) {

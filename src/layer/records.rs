@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use super::attribute_memory::CurrentAttributes;
+use super::dynamic_lines::{LineModeState, StaticMultisample};
 use crate::spirv::interface::entry_point_ends;
 use crate::spirv::scan::{LocationEnds, Summary};
 use spirv::ExecutionModel;
@@ -229,6 +230,9 @@ pub struct PipelineRecord {
     /// The vertex-input library the layer made for it to feed those values
     /// (`library_inputs`): destroyed with it.
     pub vertex_input_library: Option<vk::Pipeline>,
+    /// Its line mode is dynamic state the layer follows (`dynamic_lines`), with the
+    /// multisample state it fixes.
+    pub line_mode: Option<StaticMultisample>,
     _live: Live,
 }
 
@@ -244,6 +248,7 @@ impl PipelineRecord {
             window_height,
             current_attributes: None,
             vertex_input_library: None,
+            line_mode: None,
             _live: Live::new(Kind::Pipeline),
         }
     }
@@ -292,6 +297,8 @@ pub struct CommandBufferState {
     pub bound_line_stipple: bool,
     /// GL's current vertex attributes (`vkCmdSetVertexAttribGLSEM`).
     pub attributes: CurrentAttributes,
+    /// What decides GL's line mode where it is dynamic state.
+    pub lines: LineModeState,
     _live: Live,
 }
 
@@ -334,6 +341,7 @@ impl CommandBufferState {
             line_stipple: LineStipple::INITIAL,
             bound_line_stipple: false,
             attributes: CurrentAttributes::default(),
+            lines: LineModeState::INITIAL,
             _live: Live::new(Kind::CommandBuffer),
         }
     }
@@ -391,7 +399,8 @@ impl Records {
     pub fn count_bind_work(&self, record: &PipelineRecord, delta: isize) {
         let has_bind_work = record.reads_block.is_some()
             || record.line_stipple
-            || record.current_attributes.is_some();
+            || record.current_attributes.is_some()
+            || record.line_mode.is_some();
         if has_bind_work {
             match delta {
                 1 => self.bind_work_pipelines.fetch_add(1, Ordering::Relaxed),

@@ -57,14 +57,22 @@ fn a_pipeline_past_the_interface_limits_fails_alone() {
         None,
     );
     assert_eq!(result, vk::Result::ERROR_UNKNOWN);
-    let made: Vec<bool> = pipelines.iter().map(|p| *p != vk::Pipeline::null()).collect();
+    let made: Vec<bool> = pipelines
+        .iter()
+        .map(|p| *p != vk::Pipeline::null())
+        .collect();
     assert_eq!(made, [true, false, true]);
     // The pipelines that fit draw as GL does: every varying reaches the fragment shader.
     let image = &device.render(&instance, pipelines[0], pass, 1, 3)[0];
     let expected = (limit as f32 / 64.0 * 255.0).round() as u8;
     assert_eq!(image[..4], [4, expected, 0, 255]);
     let live = [pipelines[0], pipelines[2]];
-    device.destroy_objects(&live, &[layout], &[pass], &[fit_vs, fit_fs, over_vs, over_fs]);
+    device.destroy_objects(
+        &live,
+        &[layout],
+        &[pass],
+        &[fit_vs, fit_fs, over_vs, over_fs],
+    );
     device.destroy();
     instance.assert_clean();
 }
