@@ -999,7 +999,9 @@ fn last_stage_steps(stages: &Stages<'_>, key: &PipelineKey, steps: &mut Vec<Step
                     .and_then(|fragment| {
                         let (last, fragment) = (summary.location_ends?, fragment.location_ends?);
                         Some(last.output.max(fragment.input))
-                    }),
+                    })
+                    // Never past the device's interface limits.
+                    .filter(|&location| location <= key.apart_layer_location),
             };
             match (key.gl_state_block, copy_to) {
                 (Some(block_offset), _) if summary.layer || copy_to.is_some() => {
@@ -1460,6 +1462,17 @@ mod tests {
                 Step::GateLayer(Stage::Geometry, 96, Some(5)),
                 Step::ReadLayerFrom(5)
             ]
+        );
+        // Interfaces that end at the device's last Location leave no room for the copy:
+        // the layer never takes a stage past its limit.
+        let full_fs = summary(|s| {
+            s.layer = true;
+            s.location_ends = ends(32, 1);
+        });
+        let s = stages(&[(Stage::Geometry, &gs), (Stage::Fragment, &full_fs)]);
+        assert_eq!(
+            layer_steps(&s),
+            [Step::GateLayer(Stage::Geometry, 96, None)]
         );
         // A fragment shader that does not read the layer, or one elsewhere: no copy.
         let plain_fs = summary(|_| {});

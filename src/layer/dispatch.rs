@@ -213,6 +213,17 @@ $expand!(
             "vkCmdSetProvokingVertexModeEXT";
         cmd_set_depth_clip_negative_one_to_one_ext: PFN_vkCmdSetDepthClipNegativeOneToOneEXT =
             "vkCmdSetDepthClipNegativeOneToOneEXT";
+        cmd_set_line_rasterization_mode_ext: PFN_vkCmdSetLineRasterizationModeEXT =
+            "vkCmdSetLineRasterizationModeEXT" => followed_state::cmd_set_line_rasterization_mode;
+        cmd_set_rasterization_samples_ext: PFN_vkCmdSetRasterizationSamplesEXT =
+            "vkCmdSetRasterizationSamplesEXT" => followed_state::cmd_set_rasterization_samples;
+        cmd_set_alpha_to_coverage_enable_ext: PFN_vkCmdSetAlphaToCoverageEnableEXT =
+            "vkCmdSetAlphaToCoverageEnableEXT" => followed_state::cmd_set_alpha_to_coverage_enable;
+        cmd_set_alpha_to_one_enable_ext: PFN_vkCmdSetAlphaToOneEnableEXT =
+            "vkCmdSetAlphaToOneEnableEXT" => followed_state::cmd_set_alpha_to_one_enable;
+        cmd_set_tessellation_domain_origin_ext: PFN_vkCmdSetTessellationDomainOriginEXT =
+            "vkCmdSetTessellationDomainOriginEXT" =>
+            followed_state::cmd_set_tessellation_domain_origin;
         create_framebuffer: PFN_vkCreateFramebuffer =
             "vkCreateFramebuffer" => render_passes::create_framebuffer;
         destroy_framebuffer: PFN_vkDestroyFramebuffer =

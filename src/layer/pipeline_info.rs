@@ -6,6 +6,7 @@ use ash::vk;
 use std::ffi::{c_void, CStr};
 use std::sync::Arc;
 
+use super::dynamic_lines::StaticMultisample;
 use super::ffi::{find_in_chain, slice};
 use super::log;
 use super::records::{BlockSlot, LayoutRecord, ModuleRecord};
@@ -15,7 +16,9 @@ use crate::abi::{
     PipelinePrimitiveModeCreateInfo, PrimitiveMode,
     STRUCTURE_TYPE_PIPELINE_PRIMITIVE_MODE_CREATE_INFO,
 };
-use crate::semantics::{Attachments, GlMode, PipelineKey, Stage, StageInfo, Stages, Topology};
+use crate::semantics::{
+    Attachments, GlMode, PipelineKey, Semantic, Stage, StageInfo, Stages, Topology,
+};
 use crate::spirv::fragcolor::{AttachmentKind, FragColorKey};
 use crate::spirv::primitive_mode::{GlPrimitive, Rasterized};
 
@@ -696,6 +699,42 @@ fn multisample_lines(
         ]
         .iter()
         .any(|d| dynamic.contains(d))
+}
+
+/// The multisample state `ci` fixes, when its line mode is dynamic state whose GL rule the
+/// layer follows at record time (`dynamic_lines`): a whole pipeline on a
+/// `VK_GLSEM_gl_state` device with Bresenham lines, without sample shading (GL's multisample
+/// rules apply there whatever the mode).
+pub(super) fn followed_line_mode(
+    dev: &DeviceData,
+    ci: &vk::GraphicsPipelineCreateInfo<'_>,
+) -> Option<StaticMultisample> {
+    use vk::DynamicState as D;
+    let dynamic = dynamic_states(ci);
+    let follows = dev.extensions.gl_state
+        && dev.conventions.bresenham_lines
+        && dev.settings.semantics.contains(Semantic::LineRasterization)
+        && dynamic.contains(&D::LINE_RASTERIZATION_MODE_EXT)
+        && !is_library(ci);
+    // SAFETY: NULL or valid (Vulkan's valid usage).
+    let ms = unsafe { ci.p_multisample_state.as_ref() };
+    if !follows || ms.is_some_and(|m| m.sample_shading_enable == vk::TRUE) {
+        return None;
+    }
+    let fixed = |state: D, value: Option<bool>| value.filter(|_| !dynamic.contains(&state));
+    Some(StaticMultisample {
+        samples: ms
+            .map(|m| m.rasterization_samples)
+            .filter(|_| !dynamic.contains(&D::RASTERIZATION_SAMPLES_EXT)),
+        alpha_to_coverage: fixed(
+            D::ALPHA_TO_COVERAGE_ENABLE_EXT,
+            ms.map(|m| m.alpha_to_coverage_enable == vk::TRUE),
+        ),
+        alpha_to_one: fixed(
+            D::ALPHA_TO_ONE_ENABLE_EXT,
+            ms.map(|m| m.alpha_to_one_enable == vk::TRUE),
+        ),
+    })
 }
 
 #[cfg(test)]

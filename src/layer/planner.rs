@@ -24,12 +24,13 @@ use super::current_attributes::{format_of, integer_slots};
 use super::ffi::{find_in_chain, slice};
 use super::frames::destroy_hook;
 use super::frames::{hook, maybe_inject_panic, shield};
+use super::interface_limits::{code_over_limit, over_limit};
 use super::library_inputs::{self, LinkFeed};
 use super::log;
 use super::pipeline_info::{
-    chain_without, chain_without_code, gl_mode_of, holds_vertex_input, inline_code, layout_of,
-    pipeline_key, primitive_mode, stage_codes, stage_of, stage_view, stages, tes_without_tcs,
-    topology_for,
+    chain_without, chain_without_code, followed_line_mode, gl_mode_of, holds_vertex_input,
+    inline_code, layout_of, pipeline_key, primitive_mode, stage_codes, stage_module, stage_of,
+    stage_view, stages, tes_without_tcs, topology_for, StageCode,
 };
 use super::records::{BlockBinding, BlockSlot, PipelineRecord, FAST_PATH_PIPELINES};
 use super::rewrite::{Rewrite, Run, Target};
@@ -112,7 +113,7 @@ hook! {
 /// stages given as `VkShaderModule`s.
 fn needs_work(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) -> bool {
     // GL's primitive mode: its struct never goes down, and the pipeline draws it or fails.
-    if tes_without_tcs(ci) || primitive_mode(ci).is_some() {
+    if tes_without_tcs(ci) || primitive_mode(ci).is_some() || past_interface_limits(dev, ci) {
         return true;
     }
     let modules = dev.records.modules.read();
@@ -159,6 +160,7 @@ fn needs_work(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) -> bool
         || keeps_window_height(dev, ci)
         || library_inputs::may_feed(dev, ci)
         || libraries_line_loop(dev, ci)
+        || followed_line_mode(dev, ci).is_some()
 }
 
 /// Whether a library `ci` links draws GL's line loops: the linked pipeline closes them.
@@ -218,6 +220,19 @@ fn refused_primitive_mode(
         ),
         _ => None,
     }
+}
+
+/// Whether a stage of `ci` takes more Locations than the device allows: `plan` fails it.
+fn past_interface_limits(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) -> bool {
+    stages(ci).iter().any(|s| {
+        let (Some(stage), Some(module)) = (stage_of(s.stage), stage_module(dev, s)) else {
+            return false;
+        };
+        // SAFETY: pName is a nul-terminated string (valid usage).
+        let entry = unsafe { s.p_name.as_ref() }
+            .and_then(|_| unsafe { std::ffi::CStr::from_ptr(s.p_name) }.to_str().ok());
+        entry.is_some_and(|entry| over_limit(&dev.limits, stage, &module, entry).is_some())
+    })
 }
 
 /// A library with a flipped static viewport needs a record: the pipelines linked from it
@@ -331,6 +346,14 @@ fn plan_steps(
     ci: &vk::GraphicsPipelineCreateInfo<'_>,
 ) -> Result<Rewrite, String> {
     let codes = stage_codes(dev, ci);
+    for c in &codes {
+        let why = c
+            .code()
+            .and_then(|(module, entry)| over_limit(&dev.limits, c.stage, module, entry));
+        if let Some(why) = why {
+            return Err(why);
+        }
+    }
     let view = stage_view(&codes);
     let fragment = codes.iter().find(|c| c.stage == Stage::Fragment);
     let frag_color = dev
@@ -347,7 +370,33 @@ fn plan_steps(
     for step in steps {
         run.step(step)?;
     }
-    Ok(run.finish())
+    let rewrite = run.finish();
+    if let Some(why) = layer_past_limits(dev, &codes, &rewrite) {
+        // The application's stages fit: the layer's additions must not make them fail, nor
+        // may a stage the pipeline cannot do without be dropped.
+        if rewrite.tcs.is_some() || rewrite.gs.is_some() {
+            return Err(why);
+        }
+        log::warning!("{why} after the layer's rewrite; the pipeline keeps its shaders");
+        return Ok(Rewrite::default());
+    }
+    Ok(rewrite)
+}
+
+/// Why the code the layer made for `codes` (rewritten stages, a generated TCS) does not
+/// fit the device's interface limits, if it does not.
+fn layer_past_limits(dev: &DeviceData, codes: &[StageCode], rewrite: &Rewrite) -> Option<String> {
+    let rewritten = rewrite.stages.iter().filter_map(|(index, words)| {
+        let code = codes.iter().find(|c| c.index == *index)?;
+        Some((code.stage, &words[..], code.entry.as_deref()?))
+    });
+    let tcs = rewrite
+        .tcs
+        .as_ref()
+        .map(|words| (Stage::TessControl, &words[..], "main"));
+    rewritten
+        .chain(tcs)
+        .find_map(|(stage, words, entry)| code_over_limit(&dev.limits, stage, words, entry))
 }
 
 /// What the steps read off `ci` besides its stages.
@@ -1189,9 +1238,11 @@ impl Call<'_> {
             // the pipelines linked from it.
             let window_height =
                 static_window_height(ci).or_else(|| libraries_window_height(self.dev, ci));
+            let line_mode = followed_line_mode(self.dev, ci);
             if own.is_none()
                 && inherited.is_none()
                 && feed.is_none()
+                && line_mode.is_none()
                 && !keeps_window_height(self.dev, ci)
                 && !line_loop
             {
@@ -1202,6 +1253,7 @@ impl Call<'_> {
             record.current_attributes = attributes.or(feed.as_ref().map(|f| f.integer));
             record.vertex_input_library = feed.as_ref().map(|f| f.library);
             record.line_loop = line_loop;
+            record.line_mode = line_mode;
             let records = &self.dev.records;
             records.count_bind_work(&record, 1);
             if let Some(previous) = records.pipelines.write().insert(pipeline, record) {

@@ -9,8 +9,11 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use super::attribute_memory::CurrentAttributes;
+use super::dynamic_lines::{LineModeState, StaticMultisample};
 use crate::abi::PrimitiveMode;
-use crate::spirv::scan::Summary;
+use crate::spirv::interface::entry_point_ends;
+use crate::spirv::scan::{LocationEnds, Summary};
+use spirv::ExecutionModel;
 
 /// Kinds of live records, for [`DebugCounters`].
 #[derive(Debug, Clone, Copy)]
@@ -84,6 +87,7 @@ pub struct ModuleRecord {
     pub words: Arc<[u32]>,
     pub summary: Summary,
     hash: OnceCell<u64>,
+    interface_ends: OnceCell<Vec<(ExecutionModel, String, LocationEnds)>>,
     _live: Option<Live>,
 }
 
@@ -102,6 +106,7 @@ impl ModuleRecord {
             summary,
             words: words.into(),
             hash: OnceCell::new(),
+            interface_ends: OnceCell::new(),
             _live: None,
         }
     }
@@ -109,6 +114,17 @@ impl ModuleRecord {
     /// Content hash, computed on first use (only pipelines that need a rewrite ask).
     pub fn hash(&self) -> u64 {
         *self.hash.get_or_init(|| content_hash(&self.words))
+    }
+
+    /// Where entry point `name` of `model` has its Locations end, parsed on first use (once
+    /// per module: pipelines are checked against the device's interface limits).
+    pub fn interface_ends(&self, model: ExecutionModel, name: &str) -> Option<LocationEnds> {
+        let all = self
+            .interface_ends
+            .get_or_init(|| entry_point_ends(&self.words));
+        all.iter()
+            .find(|(m, n, _)| *m == model && n == name)
+            .map(|(_, _, ends)| *ends)
     }
 }
 
@@ -217,6 +233,9 @@ pub struct PipelineRecord {
     pub vertex_input_library: Option<vk::Pipeline>,
     /// It draws GL's line loops (a line strip the layer closes).
     pub line_loop: bool,
+    /// Its line mode is dynamic state the layer follows (`dynamic_lines`), with the
+    /// multisample state it fixes.
+    pub line_mode: Option<StaticMultisample>,
     _live: Live,
 }
 
@@ -233,6 +252,7 @@ impl PipelineRecord {
             current_attributes: None,
             vertex_input_library: None,
             line_loop: false,
+            line_mode: None,
             _live: Live::new(Kind::Pipeline),
         }
     }
@@ -288,6 +308,8 @@ pub struct CommandBufferState {
     /// The application's index buffer binding (`vkCmdBindIndexBuffer`), put back after a
     /// line loop's closing segment.
     pub index_buffer: Option<BoundIndexBuffer>,
+    /// What decides GL's line mode where it is dynamic state.
+    pub lines: LineModeState,
     _live: Live,
 }
 
@@ -341,6 +363,7 @@ impl CommandBufferState {
             primitive_mode: PrimitiveMode::NONE,
             bound_line_loop: false,
             index_buffer: None,
+            lines: LineModeState::INITIAL,
             _live: Live::new(Kind::CommandBuffer),
         }
     }
@@ -401,7 +424,8 @@ impl Records {
         let has_bind_work = record.reads_block.is_some()
             || record.line_stipple
             || record.current_attributes.is_some()
-            || record.line_loop;
+            || record.line_loop
+            || record.line_mode.is_some();
         let count = |counter: &AtomicUsize| match delta {
             1 => counter.fetch_add(1, Ordering::Relaxed),
             _ => counter.fetch_sub(1, Ordering::Relaxed),

@@ -70,6 +70,10 @@ pub struct Limits {
     /// (`maxVertexOutputComponents`, `maxFragmentInputComponents`, and the tessellation
     /// evaluation and geometry stages' outputs where the device has them).
     pub max_interface_components: u32,
+    /// The Locations each stage's inputs and outputs may take, indexed by
+    /// [`crate::semantics::Stage`] (`interface_limits` names the limit of each).
+    pub stage_inputs: [u32; 5],
+    pub stage_outputs: [u32; 5],
 }
 
 impl Default for Limits {
@@ -89,6 +93,8 @@ impl Limits {
         max_vertex_input_bindings: 16,
         max_vertex_input_attributes: 16,
         max_interface_components: 64,
+        stage_inputs: [16, 16, 16, 16, 16],
+        stage_outputs: [16, 16, 16, 16, 4],
     };
 
     /// The last Location every stage's interface has: where stages made apart pass GL's
