@@ -551,6 +551,16 @@ impl<'a> Module<'a> {
     }
 
     /// Whether the module declares capability `cap`.
+    /// Whether `function` (an entry point's) declares the execution mode `mode`.
+    pub fn has_execution_mode(&self, function: u32, mode: spirv::ExecutionMode) -> bool {
+        let modes = self.section_start(Section::ExecutionMode)..self.section_start(Section::Debug);
+        self.insts[modes].iter().any(|i| {
+            i.op() == Some(Op::ExecutionMode)
+                && i.operand(0) == function
+                && i.operand(1) == mode as u32
+        })
+    }
+
     pub fn declares_capability(&self, cap: spirv::Capability) -> bool {
         self.insts[..self.section_start(Section::Extension)]
             .iter()

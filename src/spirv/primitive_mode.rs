@@ -80,11 +80,20 @@ pub fn build_primitive_gs(
         .ok_or_else(|| unsupported(format!("no Vertex entry point {vs_entry:?}")))?;
     let head = module_head(&vs_module, Capability::Geometry);
     let head = Module::parse(&head)?;
+    // Transform feedback captures the last stage: the geometry shader's outputs carry the
+    // vertex shader's XFB decorations, and GL's quads and polygons are captured as the
+    // triangles it emits.
+    let captures = vs_module.has_execution_mode(ep.function, ExecutionMode::Xfb);
     let mut g = GsWriter {
         w: StageWriter::new(Editor::new(&head)),
         vertices: input_vertices(key.primitive),
         copies: Vec::new(),
         primitive_id: (0, 0),
+        output_decoration: if captures {
+            captured_decoration
+        } else {
+            interface_decoration
+        },
     };
     if key.point_size && key.rasterized == Rasterized::Points {
         g.w.e.add_capability(Capability::GeometryPointSize);
@@ -94,7 +103,7 @@ pub fn build_primitive_gs(
             continue;
         };
         if vs_module.is_builtin_block(pointee) {
-            g.per_vertex_block(&vs_module, pointee, key)?;
+            g.per_vertex_block(&vs_module, var, pointee, key)?;
             continue;
         }
         match vs_module.decoration(var, Decoration::BuiltIn) {
@@ -124,21 +133,30 @@ pub fn build_primitive_gs(
         GlPrimitive::Polygon => ExecutionMode::Triangles,
         _ => ExecutionMode::InputLinesAdjacency,
     };
-    g.w.finish(
-        &vs_module,
-        ExecutionModel::Geometry,
-        &[
-            (input, &[]),
-            (ExecutionMode::Invocations, &[1]),
-            (output, &[]),
-            (ExecutionMode::OutputVertices, &[max_vertices]),
-        ],
-        &[],
-    )
+    let max_vertices = [max_vertices];
+    let mut modes: Vec<(ExecutionMode, &[u32])> = vec![
+        (input, &[]),
+        (ExecutionMode::Invocations, &[1]),
+        (output, &[]),
+        (ExecutionMode::OutputVertices, &max_vertices),
+    ];
+    if captures {
+        modes.push((ExecutionMode::Xfb, &[]));
+    }
+    g.w.finish(&vs_module, ExecutionModel::Geometry, &modes, &[])
 }
 
 fn unsupported(what: String) -> PassError {
     PassError::Unsupported(what)
+}
+
+/// The decorations of a captured output: its interface's and its transform feedback's.
+fn captured_decoration(d: Decoration) -> bool {
+    interface_decoration(d)
+        || matches!(
+            d,
+            Decoration::XfbBuffer | Decoration::XfbStride | Decoration::Offset | Decoration::Stream
+        )
 }
 
 /// Whether the geometry shader passes on the vertex shader's `builtin`: the position, the
@@ -193,6 +211,8 @@ struct GsWriter<'m, 'a> {
     copies: Vec<Copy>,
     /// `gl_PrimitiveID` and the value every vertex writes to it.
     primitive_id: (u32, u32),
+    /// The decorations its outputs (and their types) take from the vertex shader's.
+    output_decoration: fn(Decoration) -> bool,
 }
 
 impl GsWriter<'_, '_> {
@@ -212,7 +232,7 @@ impl GsWriter<'_, '_> {
         }
         let ty = self
             .w
-            .copy_type(vs, Source::Vertex, pointee, interface_decoration)?;
+            .copy_type(vs, Source::Vertex, pointee, self.output_decoration)?;
         let name = vs.names.get(&var).map(Name::decode).unwrap_or_default();
         let in_array = self.w.e.type_array(ty, self.vertices);
         let input = self
@@ -222,7 +242,7 @@ impl GsWriter<'_, '_> {
         self.w
             .copy_decorations(vs, var, input, interface_decoration);
         self.w
-            .copy_decorations(vs, var, output, interface_decoration);
+            .copy_decorations(vs, var, output, self.output_decoration);
         self.copies.push(Copy {
             ty,
             input,
@@ -238,6 +258,7 @@ impl GsWriter<'_, '_> {
     fn per_vertex_block(
         &mut self,
         vs: &Module<'_>,
+        var: u32,
         block: u32,
         key: &PrimitiveGsKey,
     ) -> Result<(), PassError> {
@@ -269,13 +290,26 @@ impl GsWriter<'_, '_> {
         let out_members: Vec<u32> = kept.iter().map(|&(_, ty, _)| ty).collect();
         let out_block = self.w.e.type_struct(&out_members);
         self.w.e.decorate(out_block, Decoration::Block, &[]);
-        for (j, &(_, _, builtin)) in kept.iter().enumerate() {
+        let member_decorations = vs.member_decorations.get(&block);
+        for (j, &(i, _, builtin)) in kept.iter().enumerate() {
             self.w
                 .e
                 .member_decorate(out_block, j as u32, Decoration::BuiltIn, &[builtin]);
+            // A captured built-in keeps its XFB offset.
+            for (_, d, lits) in member_decorations
+                .into_iter()
+                .flatten()
+                .filter(|(member, d, _)| *member == i && *d != Decoration::BuiltIn)
+            {
+                if (self.output_decoration)(*d) {
+                    self.w.e.member_decorate(out_block, j as u32, *d, lits);
+                }
+            }
         }
         self.w.e.name(out_block, "gl_PerVertex");
         let output = self.w.variable(StorageClass::Output, out_block, "");
+        self.w
+            .copy_decorations(vs, var, output, self.output_decoration);
         for (j, &(i, ty, _)) in kept.iter().enumerate() {
             self.copies.push(Copy {
                 ty,

@@ -70,7 +70,7 @@ fn split_outputs(
     let ep = if captured_only {
         m.entry_points
             .iter()
-            .find(|e| e.name == entry && has_execution_mode(&m, e.function, ExecutionMode::Xfb))
+            .find(|e| e.name == entry && m.has_execution_mode(e.function, ExecutionMode::Xfb))
     } else {
         m.entry_points
             .iter()
@@ -651,13 +651,6 @@ fn is_block_or_builtin(m: &Module, ty: u32) -> bool {
         Some(Type::Array { element, .. }) => is_block_or_builtin(m, *element),
         _ => false,
     }
-}
-
-fn has_execution_mode(m: &Module, function: u32, mode: ExecutionMode) -> bool {
-    let modes = m.section_start(Section::ExecutionMode)..m.section_start(Section::Debug);
-    m.insts[modes].iter().any(|i| {
-        i.op() == Some(Op::ExecutionMode) && i.operand(0) == function && i.operand(1) == mode as u32
-    })
 }
 
 /// `OpMemberName`s by `(struct, member)`, to name the leaves for debugging.

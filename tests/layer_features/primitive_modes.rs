@@ -273,3 +273,82 @@ fn a_mode_without_gl_state_fails_with_an_error() {
     device.destroy_objects(&[], &[layout], &[pass], &[vs, fs]);
     device.destroy();
 }
+
+#[test]
+fn transform_feedback_captures_a_quad_as_two_triangles() {
+    let _serial = serial();
+    let instance = Instance::new(WITH_VALIDATION);
+    if !has_device_extension(&instance, ash::ext::transform_feedback::NAME) {
+        return println!("SKIP: the driver has no VK_EXT_transform_feedback");
+    }
+    let mut xfb =
+        vk::PhysicalDeviceTransformFeedbackFeaturesEXT::default().transform_feedback(true);
+    let core = vk::PhysicalDeviceFeatures::default().geometry_shader(true);
+    let device = instance.device_with_core(
+        &[GL_STATE, ash::ext::transform_feedback::NAME],
+        core,
+        &mut [&mut xfb],
+    );
+    let bind: vk::PFN_vkCmdBindTransformFeedbackBuffersEXT =
+        device_fn(&instance, &device, c"vkCmdBindTransformFeedbackBuffersEXT");
+    let begin: vk::PFN_vkCmdBeginTransformFeedbackEXT =
+        device_fn(&instance, &device, c"vkCmdBeginTransformFeedbackEXT");
+    let end: vk::PFN_vkCmdEndTransformFeedbackEXT =
+        device_fn(&instance, &device, c"vkCmdEndTransformFeedbackEXT");
+    let vs = device.module(&glsl("layer/quads_captured.vert"));
+    let fs = device.module(&glsl("layer/flat_color.frag"));
+    let pass = device.render_pass(1);
+    let layout = device.layout(&[]);
+    let gl_mode = PipelinePrimitiveModeCreateInfo {
+        s_type: STRUCTURE_TYPE_PIPELINE_PRIMITIVE_MODE_CREATE_INFO,
+        p_next: std::ptr::null(),
+        primitive_mode: PrimitiveMode::QUADS,
+    };
+    let mut desc = Desc::new(
+        &[
+            (vk::ShaderStageFlags::VERTEX, vs),
+            (vk::ShaderStageFlags::FRAGMENT, fs),
+        ],
+        layout,
+        pass,
+        1,
+    );
+    desc.assembly_next = (&gl_mode as *const PipelinePrimitiveModeCreateInfo).cast();
+    let (result, pipelines) = device.create_pipelines(vk::PipelineCache::null(), &[desc], None);
+    assert_eq!(result, vk::Result::SUCCESS);
+    // Room for 8 floats: a quad captured as its 4 vertices would leave the last 2 at zero.
+    let buffer = device.host_buffer(
+        &instance,
+        32,
+        vk::BufferUsageFlags::TRANSFORM_FEEDBACK_BUFFER_EXT,
+    );
+    let images = device.render_with(&instance, pipelines[0], pass, 1, 0, |cb| unsafe {
+        bind(cb, 0, 1, &buffer.buffer, &0, &buffer.size);
+        begin(cb, 0, 0, std::ptr::null(), std::ptr::null());
+        device.device.cmd_draw(cb, 4, 1, 0, 0);
+        end(cb, 0, 0, std::ptr::null(), std::ptr::null());
+    });
+    let captured: Vec<u32> = device
+        .read(&buffer)
+        .chunks(4)
+        .map(|b| f32::from_le_bytes(b.try_into().unwrap()) as u32)
+        .collect();
+    device.destroy_buffer(buffer);
+    device.destroy_objects(&[pipelines[0]], &[layout], &[pass], &[vs, fs]);
+    device.destroy();
+    instance.assert_clean();
+    // GL captures a quad as two triangles of its vertices (GL 4.6 compatibility 13.3):
+    // each ends with the provoking 4th vertex, together they hold all four.
+    let triangles = [&captured[0..3], &captured[3..6]];
+    assert!(triangles.iter().all(|t| t[2] == 3), "{captured:?}");
+    let mut corners = captured[..6].to_vec();
+    corners.sort();
+    corners.dedup();
+    assert_eq!(corners, [0, 1, 2, 3], "{captured:?}");
+    // The quad was drawn too: the left half in vertex 3's colour.
+    let left: Vec<u8> = reds(&images[0])
+        .chunks(RENDER_SIZE as usize)
+        .flat_map(|row| row[..2].to_vec())
+        .collect();
+    assert!(left.iter().all(|&r| r == red_of(3)), "{left:?}");
+}

@@ -209,3 +209,40 @@ fn refused_where_a_geometry_shader_cannot_draw_gl_s_primitive() {
     let model = Module::parse(&gs).unwrap().entry_points[0].model;
     assert_eq!(model, ExecutionModel::Geometry);
 }
+
+#[test]
+fn a_captured_vertex_shader_is_captured_from_the_geometry_shader() {
+    let vs = compile("captured.vert");
+    let quads = key(GlPrimitive::Quads, Rasterized::Fill, true);
+    let gs = build_primitive_gs(&vs, "main", &quads).unwrap();
+    spirv_tools::assert_valid(&gs, "vulkan1.1", "the geometry shader of a captured VS");
+    let m = Module::parse(&gs).unwrap();
+    assert!(execution_modes(&gs).contains(&(ExecutionMode::Xfb as u32, vec![])));
+    // The varying keeps its buffer, stride and offset on the output the GS writes; the
+    // position its member offset in the output gl_PerVertex.
+    let outputs: Vec<u32> = m.entry_points[0]
+        .interface
+        .iter()
+        .copied()
+        .filter(|&v| matches!(m.variable(v), Some((StorageClass::Output, _))))
+        .collect();
+    let id = outputs
+        .iter()
+        .find(|&&v| m.decoration(v, Decoration::Location) == Some(&[0][..]))
+        .unwrap();
+    assert_eq!(m.decoration(*id, Decoration::Offset), Some(&[16][..]));
+    assert_eq!(m.decoration(*id, Decoration::XfbBuffer), Some(&[0][..]));
+    let block = outputs
+        .iter()
+        .find_map(|&v| {
+            m.variable(v)
+                .map(|(_, t)| t)
+                .filter(|&t| m.is_builtin_block(t))
+        })
+        .unwrap();
+    let offsets: Vec<_> = m.member_decorations[&block]
+        .iter()
+        .filter(|(_, d, _)| *d == Decoration::Offset)
+        .collect();
+    assert_eq!(offsets.len(), 1, "{offsets:?}");
+}
