@@ -16,7 +16,7 @@ use crate::spirv::fragcolor::{broadcast_frag_color, AttachmentKind, FragColorKey
 use crate::spirv::instance_id::instance_id_without_base;
 use crate::spirv::layer_output::{gate_layer, read_layer_from};
 use crate::spirv::point_size::{write_point_size, PointSizeSource};
-use crate::spirv::primitive_mode::{GlPrimitive, PrimitiveGsKey, Rasterized};
+use crate::spirv::primitive_mode::{Culling, GlPrimitive, PrimitiveGsKey, Rasterized};
 use crate::spirv::sample_mask::drop_sample_mask;
 use crate::spirv::scan::{Primitive, Summary};
 use crate::spirv::unfed_inputs::default_unfed_inputs;
@@ -434,6 +434,9 @@ pub struct PipelineKey {
     pub rasterized: Rasterized,
     /// The provoking vertex mode the application chained is the last vertex.
     pub app_provoking_last: bool,
+    /// Static face culling, as the driver will cull (after the layer's front-face
+    /// inversion, with the viewport's orientation).
+    pub culling: Option<Culling>,
 }
 
 /// What the device gives every [`PipelineKey`] made on it: the settings it was created with,
@@ -499,6 +502,7 @@ impl PipelineKey {
             gl_mode: None,
             rasterized: Rasterized::Fill,
             app_provoking_last: false,
+            culling: None,
         }
     }
 }
@@ -893,6 +897,7 @@ fn primitive_mode_steps(key: &PipelineKey, steps: &mut Vec<Step>) {
                 rasterized: key.rasterized,
                 provoking_last,
                 point_size: key.tess_geom_point_size,
+                culling: key.culling,
             }))
         }
         None => {}

@@ -17,10 +17,10 @@ use crate::abi::{
     STRUCTURE_TYPE_PIPELINE_PRIMITIVE_MODE_CREATE_INFO,
 };
 use crate::semantics::{
-    Attachments, GlMode, PipelineKey, Semantic, Stage, StageInfo, Stages, Topology,
+    Attachments, GlMode, PipelineKey, Semantic, Stage, StageInfo, Stages, Topology, WindowOrigin,
 };
 use crate::spirv::fragcolor::{AttachmentKind, FragColorKey};
-use crate::spirv::primitive_mode::{GlPrimitive, Rasterized};
+use crate::spirv::primitive_mode::{Culling, GlPrimitive, Rasterized};
 
 type S = vk::ShaderStageFlags;
 
@@ -489,6 +489,7 @@ pub(super) fn pipeline_key(
             Some(vk::PolygonMode::POINT) => Rasterized::Points,
             _ => Rasterized::Fill,
         },
+        culling: culling(dev, ci, raster, viewport, dynamic),
         app_provoking_last: raster.is_some_and(|r| {
             // SAFETY: the rasterization state's valid pNext chain.
             unsafe {
@@ -501,6 +502,62 @@ pub(super) fn pipeline_key(
         }),
         ..PipelineKey::new(&dev.key())
     }
+}
+
+/// Static face culling as the driver will do it, in normalized device coordinates: the
+/// front face after the layer's inversion (`window_origin = lower_left`), turned over again
+/// by a viewport of positive height (Vulkan's area formula in framebuffer coordinates,
+/// y down). A dynamic viewport is taken to be the one `window_origin` names.
+fn culling(
+    dev: &DeviceData,
+    ci: &vk::GraphicsPipelineCreateInfo<'_>,
+    raster: Option<&vk::PipelineRasterizationStateCreateInfo<'_>>,
+    viewport: Option<&vk::PipelineViewportStateCreateInfo<'_>>,
+    dynamic: &[vk::DynamicState],
+) -> Option<Culling> {
+    let raster = raster?;
+    if [vk::DynamicState::CULL_MODE, vk::DynamicState::FRONT_FACE]
+        .iter()
+        .any(|d| dynamic.contains(d))
+        || raster.cull_mode == vk::CullModeFlags::NONE
+    {
+        return None;
+    }
+    let inverted = dev.extensions.gl_state
+        && dev.settings.window_origin == WindowOrigin::LowerLeft
+        && dev.settings.semantics.contains(Semantic::WindowOrigin);
+    let ccw = (raster.front_face == vk::FrontFace::COUNTER_CLOCKWISE) != inverted;
+    let static_viewport = !dynamic.contains(&vk::DynamicState::VIEWPORT)
+        && !dynamic.contains(&vk::DynamicState::VIEWPORT_WITH_COUNT);
+    // SAFETY: a static viewport state holds viewportCount viewports (Vulkan's valid usage).
+    let height = viewport
+        .filter(|_| static_viewport && holds_pre_rasterization(ci))
+        .and_then(|v| unsafe { v.p_viewports.as_ref() })
+        .map(|v| v.height);
+    let flipped = match height {
+        Some(h) => h < 0.0,
+        None => dev.settings.window_origin == WindowOrigin::Flipped,
+    };
+    Some(Culling {
+        front_ccw: ccw == flipped,
+        cull_front: raster.cull_mode.contains(vk::CullModeFlags::FRONT),
+        cull_back: raster.cull_mode.contains(vk::CullModeFlags::BACK),
+    })
+}
+
+/// Whether `ci` holds the pre-rasterization state (viewport, rasterization).
+fn holds_pre_rasterization(ci: &vk::GraphicsPipelineCreateInfo<'_>) -> bool {
+    // SAFETY: valid pNext chain.
+    let parts = unsafe {
+        find_in_chain::<vk::GraphicsPipelineLibraryCreateInfoEXT<'_>>(
+            ci.p_next,
+            vk::StructureType::GRAPHICS_PIPELINE_LIBRARY_CREATE_INFO_EXT,
+        )
+    };
+    parts.is_none_or(|p| {
+        p.flags
+            .contains(vk::GraphicsPipelineLibraryFlagsEXT::PRE_RASTERIZATION_SHADERS)
+    })
 }
 
 /// GL's primitive mode chained to `ci`'s input-assembly state

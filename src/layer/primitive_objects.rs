@@ -200,6 +200,9 @@ pub(super) fn update(dev: &DeviceData, cb: vk::CommandBuffer) {
         rasterized,
         provoking_last: dev.conventions.layer_sets_provoking_mode && on(Semantic::ProvokingVertex),
         point_size: dev.features.tess_geom_point_size,
+        // Cull mode and front face are dynamic state: lines and points of GL's modes are
+        // not culled with shader objects (docs/semantics.md).
+        culling: None,
     };
     match generated_gs(dev, &record, key) {
         Ok(shader) => {

@@ -48,6 +48,18 @@ pub enum Rasterized {
     Points,
 }
 
+/// Face culling the geometry shader does itself: drawn as lines or points, a quad reaches
+/// the rasterizer as no polygon, but GL culls it as one before its polygon mode applies
+/// (GL 4.6 compatibility 14.6.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Culling {
+    /// A primitive running counter-clockwise in normalized device coordinates (x right,
+    /// y up) is front-facing: what the pipeline's front face and viewport make of it.
+    pub front_ccw: bool,
+    pub cull_front: bool,
+    pub cull_back: bool,
+}
+
 /// What the generated geometry shader depends on besides the vertex shader.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct PrimitiveGsKey {
@@ -58,6 +70,9 @@ pub struct PrimitiveGsKey {
     /// The geometry shader may write `gl_PointSize` (`shaderTessellationAndGeometryPointSize`):
     /// points it emits take the vertex shader's size.
     pub point_size: bool,
+    /// The pipeline culls faces (static state): lines and points of culled quads and
+    /// polygons are not emitted.
+    pub culling: Option<Culling>,
 }
 
 /// Builds the geometry shader that draws `key.primitive` after the vertex shader `vs`
@@ -122,7 +137,13 @@ pub fn build_primitive_gs(
         }
     }
     let primitive_id = g.primitive_id(key.primitive);
-    g.emit_all(key, primitive_id);
+    match key.culling.filter(|_| key.rasterized != Rasterized::Fill) {
+        Some(culling) => {
+            let kept = g.not_culled(key.primitive, culling);
+            g.only_if(kept, |g| g.emit_all(key, primitive_id));
+        }
+        None => g.emit_all(key, primitive_id),
+    }
     let (output, max_vertices) = match (key.primitive, key.rasterized) {
         (_, Rasterized::Fill) => (ExecutionMode::OutputTriangleStrip, 6),
         (_, Rasterized::Lines) => (ExecutionMode::OutputLineStrip, 5),
@@ -401,6 +422,62 @@ impl GsWriter<'_, '_> {
         let code = &mut self.w.body;
         push_inst(code, Op::Branch, &[merge]);
         push_inst(code, Op::Label, &[merge]);
+    }
+
+    /// Whether the input primitive survives `culling`, as a bool id: its facing from the
+    /// signed area of its perimeter in normalized device coordinates.
+    fn not_culled(&mut self, primitive: GlPrimitive, culling: Culling) -> u32 {
+        let Some(&Copy {
+            ty: _,
+            input,
+            member: Some((position, _)),
+            ..
+        }) = self.copies.iter().find(|c| c.member.is_some())
+        else {
+            // No gl_Position reaches the shader: nothing to tell the facing from.
+            return self.w.e.constant_bool(true);
+        };
+        let perimeter: &[u32] = match primitive {
+            GlPrimitive::Quads => &[0, 1, 2, 3],
+            GlPrimitive::QuadStrip => &[0, 1, 3, 2],
+            GlPrimitive::Polygon => &[2, 0, 1],
+        };
+        let (e, code) = (&mut self.w.e, &mut self.w.body);
+        let float = e.type_float(32);
+        let vec4 = e.type_vector(float, 4);
+        let boolean = e.type_bool();
+        let member = e.constant_i32(position as i32);
+        let corners: Vec<(u32, u32)> = perimeter
+            .iter()
+            .map(|&v| {
+                let index = e.constant_i32(v as i32);
+                let p = e.access_chain_to(code, StorageClass::Input, vec4, input, &[index, member]);
+                let p = e.load(code, vec4, p);
+                let [x, y, w] = [0, 1, 3].map(|c| e.composite_extract(code, float, p, &[c]));
+                (
+                    e.binary(code, Op::FDiv, float, x, w),
+                    e.binary(code, Op::FDiv, float, y, w),
+                )
+            })
+            .collect();
+        // Twice the signed area: the sum of x_i y_(i+1) - x_(i+1) y_i around the perimeter.
+        let mut area = e.constant_f32(0.0);
+        for (i, &(x0, y0)) in corners.iter().enumerate() {
+            let (x1, y1) = corners[(i + 1) % corners.len()];
+            let a = e.f_mul(code, float, x0, y1);
+            let b = e.f_mul(code, float, x1, y0);
+            let cross = e.binary(code, Op::FSub, float, a, b);
+            area = e.f_add(code, float, area, cross);
+        }
+        let zero = e.constant_f32(0.0);
+        let ccw = e.binary(code, Op::FOrdGreaterThan, boolean, area, zero);
+        let front = match culling.front_ccw {
+            true => ccw,
+            false => e.emit(code, Op::LogicalNot, boolean, &[ccw]),
+        };
+        let kept_if_front = e.constant_bool(!culling.cull_front);
+        let kept_if_back = e.constant_bool(!culling.cull_back);
+        e.select(code, boolean, front, kept_if_front, kept_if_back)
     }
 
     /// `gl_PrimitiveIDIn & mask == value`, as a bool id.

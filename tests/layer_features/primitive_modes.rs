@@ -48,6 +48,17 @@ fn draw(
     (vs, fs): (&str, &str),
     draw: impl FnOnce(&Device, &Instance, vk::CommandBuffer) -> Vec<HostBuffer>,
 ) -> Vec<u8> {
+    draw_culled(mode, polygon_mode, vk::CullModeFlags::NONE, (vs, fs), draw)
+}
+
+/// [`draw`] with `cull_mode` (the pipeline's front face is counter-clockwise).
+fn draw_culled(
+    mode: PrimitiveMode,
+    polygon_mode: vk::PolygonMode,
+    cull_mode: vk::CullModeFlags,
+    (vs, fs): (&str, &str),
+    draw: impl FnOnce(&Device, &Instance, vk::CommandBuffer) -> Vec<HostBuffer>,
+) -> Vec<u8> {
     let instance = Instance::new(WITH_VALIDATION);
     let core = vk::PhysicalDeviceFeatures::default()
         .geometry_shader(true)
@@ -73,6 +84,7 @@ fn draw(
     );
     desc.assembly_next = (&gl_mode as *const PipelinePrimitiveModeCreateInfo).cast();
     desc.polygon_mode = polygon_mode;
+    desc.cull_mode = cull_mode;
     let (result, pipelines) = device.create_pipelines(vk::PipelineCache::null(), &[desc], None);
     assert_eq!(result, vk::Result::SUCCESS);
     let mut used = Vec::new();
@@ -225,6 +237,30 @@ fn a_quad_in_polygon_mode_line_draws_its_edges_not_its_diagonal() {
         },
     );
     assert_eq!(lit(&image), border());
+}
+
+#[test]
+fn a_culled_quad_draws_no_edges_in_polygon_mode_line() {
+    let _serial = serial();
+    // ring.vert's square winds clockwise in the framebuffer (y down, positive viewport):
+    // back-facing under the counter-clockwise front face. GL culls the quad before its
+    // polygon mode applies (GL 4.6 compatibility 14.6.1): no edge of it is drawn.
+    let ring = ("layer/ring.vert", "layer/plain.frag");
+    let edges = |cull| {
+        let image = draw_culled(
+            PrimitiveMode::QUADS,
+            vk::PolygonMode::LINE,
+            cull,
+            ring,
+            |device, _, cb| {
+                unsafe { device.device.cmd_draw(cb, 4, 1, 0, 0) };
+                Vec::new()
+            },
+        );
+        lit(&image)
+    };
+    assert_eq!(edges(vk::CullModeFlags::BACK), []);
+    assert_eq!(edges(vk::CullModeFlags::FRONT), border());
 }
 
 #[test]

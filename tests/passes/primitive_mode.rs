@@ -11,7 +11,7 @@ use spirv::{Decoration, ExecutionMode, ExecutionModel, Op, StorageClass};
 use std::path::Path;
 use VkLayer_glsem::spirv::module::Module;
 use VkLayer_glsem::spirv::primitive_mode::{
-    build_primitive_gs, GlPrimitive, PrimitiveGsKey, Rasterized,
+    build_primitive_gs, Culling, GlPrimitive, PrimitiveGsKey, Rasterized,
 };
 
 fn compile(name: &str) -> Vec<u32> {
@@ -27,6 +27,7 @@ fn key(primitive: GlPrimitive, rasterized: Rasterized, provoking_last: bool) -> 
         rasterized,
         provoking_last,
         point_size: true,
+        culling: None,
     }
 }
 
@@ -83,8 +84,13 @@ fn every_generated_shader_is_valid() {
             GlPrimitive::Polygon,
         ] {
             for rasterized in [Rasterized::Fill, Rasterized::Lines, Rasterized::Points] {
-                for last in [true, false] {
-                    let key = key(primitive, rasterized, last);
+                for (last, culled) in [(true, false), (false, false), (true, true)] {
+                    let mut key = key(primitive, rasterized, last);
+                    key.culling = culled.then_some(Culling {
+                        front_ccw: true,
+                        cull_front: false,
+                        cull_back: true,
+                    });
                     match build_primitive_gs(&vs, "main", &key) {
                         Ok(gs) => spirv_tools::assert_valid(
                             &gs,

@@ -406,6 +406,7 @@ impl Device {
             .map(|d| {
                 vk::PipelineRasterizationStateCreateInfo::default()
                     .polygon_mode(d.polygon_mode)
+                    .cull_mode(d.cull_mode)
                     .line_width(1.0)
             })
             .collect();
@@ -559,6 +560,7 @@ pub struct Desc<'a> {
     /// `VkPipelineInputAssemblyStateCreateInfo::pNext`.
     pub assembly_next: *const c_void,
     pub polygon_mode: vk::PolygonMode,
+    pub cull_mode: vk::CullModeFlags,
 }
 
 impl Desc<'_> {
@@ -581,6 +583,7 @@ impl Desc<'_> {
             viewport: None,
             assembly_next: std::ptr::null(),
             polygon_mode: vk::PolygonMode::FILL,
+            cull_mode: vk::CullModeFlags::NONE,
         }
     }
 
