@@ -88,12 +88,16 @@ typedef enum VkPrimitiveModeGLSEM {
 /* 'G' 'S' 'M' 1: far above every value Khronos allocates. */
 #define VK_STRUCTURE_TYPE_PIPELINE_PRIMITIVE_MODE_CREATE_INFO_GLSEM ((VkStructureType)0x47534D01)
 
-/* Chained to VkPipelineInputAssemblyStateCreateInfo of a whole pipeline or of a vertex-input
- * library: glDrawArrays/glDrawElements(mode) with GL's mode. The layer sets the topology
- * (the application's `topology` is ignored) and, for quads, quad strips and polygons, adds a
- * geometry shader; a line loop is drawn as a line strip that the layer closes on
- * non-indexed draws. GL refuses these modes with a geometry or tessellation shader, and so
- * does the layer (the pipeline fails with a "glsem: error:" line). */
+/* Chained to VkPipelineInputAssemblyStateCreateInfo of a whole pipeline:
+ * glDrawArrays/glDrawElements(mode) with GL's mode. The layer sets the topology (the
+ * application's `topology` is ignored) and, for quads, quad strips and polygons, adds a
+ * geometry shader; a line loop is drawn as a line strip that the layer closes on non-indexed
+ * draws (indexed and indirect ones stay open, with a warning). With pipeline libraries, both
+ * the vertex-input library and the pre-rasterization library get the same input-assembly
+ * state with this struct (Vulkan ignores it in the latter; the layer adds the geometry shader
+ * there). GL refuses quads, quad strips and polygons with a geometry or tessellation shader,
+ * and so does the layer (the pipeline fails with a "glsem: error:" line); line loops may
+ * have a geometry shader. */
 typedef struct VkPipelinePrimitiveModeCreateInfoGLSEM {
     VkStructureType sType;
     const void* pNext;

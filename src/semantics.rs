@@ -885,6 +885,8 @@ pub fn choose(stages: &Stages<'_>, key: &PipelineKey) -> Vec<Step> {
 /// as every other step left it. A mode the layer cannot draw is refused where the step runs,
 /// never dropped: without it the pipeline would draw something else.
 fn primitive_mode_steps(key: &PipelineKey, steps: &mut Vec<Step>) {
+    // Where the vertex shader copies gl_Layer for the fragment shader (the step above), the
+    // geometry shader writes the copy itself.
     match key.gl_mode {
         Some(GlMode::LineLoop) => steps.push(Step::CloseLineLoops),
         Some(GlMode::Primitive(primitive)) => {
@@ -898,6 +900,11 @@ fn primitive_mode_steps(key: &PipelineKey, steps: &mut Vec<Step>) {
                 provoking_last,
                 point_size: key.tess_geom_point_size,
                 culling: key.culling,
+                layer_copy: steps.iter().find_map(|s| match *s {
+                    Step::CopyLayer(Stage::Vertex, location)
+                    | Step::GateLayer(Stage::Vertex, _, Some(location)) => Some(location),
+                    _ => None,
+                }),
             }))
         }
         None => {}

@@ -22,7 +22,9 @@ use super::registry::{device_data, with_device};
 use super::state::DeviceData;
 use crate::abi::PrimitiveMode;
 use crate::semantics::{GlMode, Semantic};
+use crate::spirv::module::Module;
 use crate::spirv::primitive_mode::{build_primitive_gs, PrimitiveGsKey, Rasterized};
+use spirv::{Decoration, ExecutionModel, StorageClass};
 
 type S = vk::ShaderStageFlags;
 
@@ -31,14 +33,30 @@ pub(super) fn draws_primitive_modes(dev: &DeviceData) -> bool {
     dev.extensions.gl_state && dev.features.geometry_shader
 }
 
+/// Whether the vertex entry point `entry` of `words` has an output at `location`.
+fn writes_location(words: &[u32], entry: &str, location: u32) -> bool {
+    let Ok(m) = Module::parse(words) else {
+        return false;
+    };
+    m.entry_point(entry, ExecutionModel::Vertex)
+        .is_some_and(|ep| {
+            ep.interface.iter().any(|&v| {
+                matches!(m.variable(v), Some((StorageClass::Output, _)))
+                    && m.decoration(v, Decoration::Location) == Some(&[location][..])
+            })
+        })
+}
+
 /// The record of an unlinked vertex shader object created from `ci` (with `code`, `ranges`
-/// as the driver got them).
+/// as the driver got them; `app_code` as the application gave it).
 ///
 /// # Safety
 /// `ci` is a create info the driver accepted.
 pub(super) unsafe fn vertex_record(
+    dev: &DeviceData,
     ci: &vk::ShaderCreateInfoEXT<'_>,
     code: &[u32],
+    app_code: &[u32],
     ranges: &[vk::PushConstantRange],
 ) -> Option<VertexObjectRecord> {
     let linked = ci.flags.contains(vk::ShaderCreateFlagsEXT::LINK_STAGE);
@@ -52,8 +70,14 @@ pub(super) unsafe fn vertex_record(
         .to_owned();
     // SAFETY: pSetLayouts holds setLayoutCount layouts (this function's contract).
     let set_layouts = unsafe { slice(ci.p_set_layouts, ci.set_layout_count) }.to_vec();
+    // The layer's copy of gl_Layer for a fragment shader made apart, where it added one.
+    let apart = dev.limits.last_interface_location();
+    let layer_copy = (writes_location(code, &entry, apart)
+        && !writes_location(app_code, &entry, apart))
+    .then_some(apart);
     Some(VertexObjectRecord {
         words: code.into(),
+        layer_copy,
         entry,
         set_layouts,
         ranges: ranges.to_vec(),
@@ -203,6 +227,7 @@ pub(super) fn update(dev: &DeviceData, cb: vk::CommandBuffer) {
         // Cull mode and front face are dynamic state: lines and points of GL's modes are
         // not culled with shader objects (docs/semantics.md).
         culling: None,
+        layer_copy: record.layer_copy,
     };
     match generated_gs(dev, &record, key) {
         Ok(shader) => {

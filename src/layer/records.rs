@@ -386,6 +386,8 @@ pub struct VertexObjectRecord {
     /// Its code as the driver got it, and its entry point.
     pub words: Arc<[u32]>,
     pub entry: String,
+    /// Where the layer made it copy gl_Layer for a fragment shader made apart.
+    pub layer_copy: Option<u32>,
     /// The set layouts and push-constant ranges it was created with (the geometry shader
     /// gets the same).
     pub set_layouts: Vec<vk::DescriptorSetLayout>,

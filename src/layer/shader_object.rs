@@ -445,12 +445,14 @@ hook! {
         }
         if primitive_modes {
             shield("vkCreateShadersEXT vertex records", || {
-                for (ci, &shader) in down.iter().zip(shaders) {
-                    // SAFETY: a create info the driver accepted.
+                for ((ci, app), &shader) in down.iter().zip(infos).zip(shaders) {
+                    // SAFETY: create infos the driver accepted, and the application's.
                     let record = unsafe {
                         let ranges =
                             slice(ci.p_push_constant_ranges, ci.push_constant_range_count);
-                        spirv(ci).and_then(|code| primitive_objects::vertex_record(ci, code, ranges))
+                        spirv(ci).zip(spirv(app)).and_then(|(code, app_code)| {
+                            primitive_objects::vertex_record(dev, ci, code, app_code, ranges)
+                        })
                     };
                     if let Some(record) = record {
                         dev.records

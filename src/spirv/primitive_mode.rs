@@ -9,7 +9,7 @@
 //! | --- | --- | --- |
 //! | `GL_QUADS` | `LINE_LIST_WITH_ADJACENCY` | the quad's 4 vertices |
 //! | `GL_QUAD_STRIP` | `LINE_STRIP_WITH_ADJACENCY` | vertices i..i+3; quad i/2 when i is even, odd primitives emit nothing |
-//! | `GL_POLYGON` | `TRIANGLE_FAN` | (v(i+1), v(i+2), v0), Vulkan's fan order |
+//! | `GL_POLYGON` | `TRIANGLE_FAN` | (v0, v(i+1), v(i+2)) under the last-vertex convention, (v(i+1), v(i+2), v0) under the first |
 //!
 //! What GL requires of them (GL 4.6 compatibility, table 13.2, 11.1.3.9, 14.6.4) and how:
 //! - **Flat values** come from the quad's last vertex (quad strip: vertex 2i+2 of quad i) under
@@ -73,6 +73,11 @@ pub struct PrimitiveGsKey {
     /// The pipeline culls faces (static state): lines and points of culled quads and
     /// polygons are not emitted.
     pub culling: Option<Culling>,
+    /// The Location where the vertex shader passes the layer's copy of `gl_Layer` to a
+    /// fragment shader made apart (possibly past what a geometry shader may read): the
+    /// geometry shader writes it itself, as 0, the layer of a vertex shader that writes
+    /// none (one that writes `gl_Layer` is refused).
+    pub layer_copy: Option<u32>,
 }
 
 /// Builds the geometry shader that draws `key.primitive` after the vertex shader `vs`
@@ -121,7 +126,11 @@ pub fn build_primitive_gs(
             g.per_vertex_block(&vs_module, var, pointee, key)?;
             continue;
         }
+        let location = vs_module.decoration(var, Decoration::Location);
         match vs_module.decoration(var, Decoration::BuiltIn) {
+            None if location.is_some() && location.map(|l| l[0]) == key.layer_copy => {
+                g.zeroed_output(&vs_module, var, pointee)?
+            }
             None => g.varying(&vs_module, var, pointee)?,
             Some(&[builtin]) => {
                 if gs_writes(builtin, key) {
@@ -139,7 +148,7 @@ pub fn build_primitive_gs(
     let primitive_id = g.primitive_id(key.primitive);
     match key.culling.filter(|_| key.rasterized != Rasterized::Fill) {
         Some(culling) => {
-            let kept = g.not_culled(key.primitive, culling);
+            let kept = g.not_culled(key.primitive, culling, key.provoking_last);
             g.only_if(kept, |g| g.emit_all(key, primitive_id));
         }
         None => g.emit_all(key, primitive_id),
@@ -205,6 +214,15 @@ fn gs_may_drop(builtin: u32) -> bool {
     builtin == BuiltIn::PointSize as u32
 }
 
+/// Where a fan triangle's v0, v(i+1) and v(i+2) arrive in `gl_in`: Vulkan orders a fan's
+/// vertices by the provoking vertex mode.
+fn fan_inputs(provoking_last: bool) -> [u32; 3] {
+    match provoking_last {
+        true => [0, 1, 2],
+        false => [2, 0, 1],
+    }
+}
+
 /// The vertices of one input primitive.
 fn input_vertices(primitive: GlPrimitive) -> u32 {
     match primitive {
@@ -214,11 +232,11 @@ fn input_vertices(primitive: GlPrimitive) -> u32 {
 }
 
 /// One output the shader copies: `ty` from `input[vertex]` to `output`, or from member
-/// `member.0` of `input[vertex]` to member `member.1` of `output`; `flat`: the vertex shader
-/// declares it `Flat`.
+/// `member.0` of `input[vertex]` to member `member.1` of `output`, or zero where `input` is
+/// `None`; `flat`: the vertex shader declares it `Flat`.
 struct Copy {
     ty: u32,
-    input: u32,
+    input: Option<u32>,
     output: u32,
     member: Option<(u32, u32)>,
     flat: bool,
@@ -266,10 +284,29 @@ impl GsWriter<'_, '_> {
             .copy_decorations(vs, var, output, self.output_decoration);
         self.copies.push(Copy {
             ty,
-            input,
+            input: Some(input),
             output,
             member: None,
             flat: vs.has_decoration(var, Decoration::Flat),
+        });
+        Ok(())
+    }
+
+    /// An output like the vertex shader's `var`, written with zero.
+    fn zeroed_output(&mut self, vs: &Module<'_>, var: u32, pointee: u32) -> Result<(), PassError> {
+        let ty = self
+            .w
+            .copy_type(vs, Source::Vertex, pointee, self.output_decoration)?;
+        let name = vs.names.get(&var).map(Name::decode).unwrap_or_default();
+        let output = self.w.variable(StorageClass::Output, ty, &name);
+        self.w
+            .copy_decorations(vs, var, output, self.output_decoration);
+        self.copies.push(Copy {
+            ty,
+            input: None,
+            output,
+            member: None,
+            flat: false,
         });
         Ok(())
     }
@@ -334,7 +371,7 @@ impl GsWriter<'_, '_> {
         for (j, &(i, ty, _)) in kept.iter().enumerate() {
             self.copies.push(Copy {
                 ty,
-                input,
+                input: Some(input),
                 output,
                 member: Some((i, j as u32)),
                 flat: false,
@@ -386,6 +423,11 @@ impl GsWriter<'_, '_> {
                 _ => vertex,
             };
             let e = &mut self.w.e;
+            let Some(input) = input else {
+                let zero = e.constant_null(ty);
+                e.store(&mut self.w.body, output, zero);
+                continue;
+            };
             let index = e.constant_i32(source as i32);
             match member {
                 None => self.w.copy_element(ty, (input, &[index]), (output, &[])),
@@ -426,10 +468,14 @@ impl GsWriter<'_, '_> {
 
     /// Whether the input primitive survives `culling`, as a bool id: its facing from the
     /// signed area of its perimeter in normalized device coordinates.
-    fn not_culled(&mut self, primitive: GlPrimitive, culling: Culling) -> u32 {
+    fn not_culled(
+        &mut self,
+        primitive: GlPrimitive,
+        culling: Culling,
+        provoking_last: bool,
+    ) -> u32 {
         let Some(&Copy {
-            ty: _,
-            input,
+            input: Some(input),
             member: Some((position, _)),
             ..
         }) = self.copies.iter().find(|c| c.member.is_some())
@@ -437,10 +483,11 @@ impl GsWriter<'_, '_> {
             // No gl_Position reaches the shader: nothing to tell the facing from.
             return self.w.e.constant_bool(true);
         };
+        let fan = fan_inputs(provoking_last);
         let perimeter: &[u32] = match primitive {
             GlPrimitive::Quads => &[0, 1, 2, 3],
             GlPrimitive::QuadStrip => &[0, 1, 3, 2],
-            GlPrimitive::Polygon => &[2, 0, 1],
+            GlPrimitive::Polygon => &fan,
         };
         let (e, code) = (&mut self.w.e, &mut self.w.body);
         let float = e.type_float(32);
@@ -502,18 +549,23 @@ impl GsWriter<'_, '_> {
                 self.only_if(even, |g| g.quad([0, 1, 3, 2], key));
             }
             GlPrimitive::Polygon => {
-                // Fan triangle i arrives as (v(i+1), v(i+2), v0); v0 provokes.
+                // Fan triangle i arrives as (v0, v(i+1), v(i+2)) under the last-vertex
+                // convention and as (v(i+1), v(i+2), v0) under the first (Vulkan's fan
+                // order follows the provoking vertex mode); v0 provokes.
+                let [v0, next, after] = fan_inputs(key.provoking_last);
                 let first_triangle = self.primitive_id_is(primitive_id, -1, 0);
                 match key.rasterized {
-                    Rasterized::Fill if key.provoking_last => self.primitive(&[0, 1, 2], None),
-                    Rasterized::Fill => self.primitive(&[2, 0, 1], None),
+                    Rasterized::Fill if key.provoking_last => {
+                        self.primitive(&[next, after, v0], None)
+                    }
+                    Rasterized::Fill => self.primitive(&[v0, next, after], None),
                     // Every vertex once: v0 and v1 with the first triangle, v(i+2) with each.
                     Rasterized::Points | Rasterized::Lines => {
                         self.only_if(first_triangle, |g| {
-                            g.primitive(&[2], Some(2));
-                            g.primitive(&[0], Some(2));
+                            g.primitive(&[v0], Some(v0));
+                            g.primitive(&[next], Some(v0));
                         });
-                        self.primitive(&[1], Some(2));
+                        self.primitive(&[after], Some(v0));
                     }
                 }
             }

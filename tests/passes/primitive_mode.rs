@@ -28,6 +28,7 @@ fn key(primitive: GlPrimitive, rasterized: Rasterized, provoking_last: bool) -> 
         provoking_last,
         point_size: true,
         culling: None,
+        layer_copy: None,
     }
 }
 
@@ -155,8 +156,10 @@ fn polygon_mode_line_draws_the_quads_edges_not_its_diagonal() {
 #[test]
 fn a_polygon_is_provoked_by_its_first_vertex_under_either_convention() {
     let vs = compile("varyings.vert");
-    // Fan triangle i arrives as (v(i+1), v(i+2), v0): input 2 is the polygon's vertex 1.
-    for (last, expected) in [(true, [0, 1, 2]), (false, [2, 0, 1])] {
+    // Fan triangle i arrives as (v0, v(i+1), v(i+2)) under the last-vertex convention and
+    // as (v(i+1), v(i+2), v0) under the first: the polygon's vertex 1 (v0) goes last, or
+    // first, and the triangle keeps the fan's winding.
+    for (last, expected) in [(true, [1, 2, 0]), (false, [2, 0, 1])] {
         let gs = build_primitive_gs(
             &vs,
             "main",
