@@ -201,8 +201,27 @@ pub enum Mode {
     LineStripAdjacency,
     TrianglesAdjacency,
     TriangleStripAdjacency,
-    /// `GL_LINE_LOOP`: drawn as a line strip closed by its first vertex.
+    /// `GL_LINE_LOOP`: a line strip closed by a segment back to its first vertex.
     LineLoop,
+    /// `GL_QUADS` (compatibility profile).
+    Quads,
+    /// `GL_QUAD_STRIP` (compatibility profile).
+    QuadStrip,
+    /// `GL_POLYGON` (compatibility profile).
+    Polygon,
+}
+
+impl Mode {
+    /// GL's modes that only the compatibility profile has (GL_INVALID_ENUM in a core one).
+    pub fn compat_only(self) -> bool {
+        matches!(self, Mode::Quads | Mode::QuadStrip | Mode::Polygon)
+    }
+
+    /// GL's modes without a Vulkan topology, which the layer draws
+    /// (`VkPipelinePrimitiveModeCreateInfoGLSEM`, `VK_GLSEM_gl_state`).
+    pub fn layer_drawn(self) -> bool {
+        self == Mode::LineLoop || self.compat_only()
+    }
 }
 
 /// Values of a `uniform` command, already in the component type GLSL declares.
@@ -755,6 +774,17 @@ pub fn parse_as(text: &str, dialect: Dialect) -> Result<Scene, SceneError> {
                             Some(command) => Command::Compat(command),
                             None => parse_command(line, number)?,
                         };
+                    if let Command::DrawArrays { mode, .. } | Command::XfbDrawArrays { mode, .. } =
+                        command
+                    {
+                        if mode.compat_only() && !scene.require.compat {
+                            return Err(skip(
+                                number,
+                                line,
+                                "a compatibility-profile primitive mode without `GL COMPAT`",
+                            ));
+                        }
+                    }
                     if let Command::Uniform(u) = &command {
                         let given = line.split_whitespace().count().saturating_sub(3);
                         let wanted = (u.columns * u.rows) as usize;
@@ -1066,6 +1096,9 @@ fn parse_mode(token: &str, number: usize, line: &str) -> Result<Mode, SceneError
         "GL_LINES" => Mode::Lines,
         "GL_LINE_STRIP" => Mode::LineStrip,
         "GL_LINE_LOOP" => Mode::LineLoop,
+        "GL_QUADS" => Mode::Quads,
+        "GL_QUAD_STRIP" => Mode::QuadStrip,
+        "GL_POLYGON" => Mode::Polygon,
         "GL_TRIANGLES" => Mode::Triangles,
         "GL_TRIANGLE_STRIP" => Mode::TriangleStrip,
         "GL_TRIANGLE_FAN" => Mode::TriangleFan,
