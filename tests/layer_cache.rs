@@ -3,10 +3,10 @@
 //! rewrite once and the entry stays until vkDestroyDevice; with `rewrite_cache_mb = 0`
 //! every pipeline rewrites again and nothing is kept, and the pipelines are the same.
 
-mod common;
+mod support;
 
 use ash::vk;
-use common::*;
+use support::*;
 
 type S = vk::ShaderStageFlags;
 

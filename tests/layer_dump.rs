@@ -1,10 +1,10 @@
 //! The dump_dir setting writes every module the layer sees, byte for byte, and a module
 //! that needs no rewrite produces no rewritten file.
 
-mod common;
+mod support;
 
 use ash::vk;
-use common::*;
+use support::*;
 
 type S = vk::ShaderStageFlags;
 

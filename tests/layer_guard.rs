@@ -1,10 +1,10 @@
 //! A panic inside the layer never reaches the application: the call completes as if the
 //! layer were not there (`debug_inject_panic` makes the layer panic on purpose).
 
-mod common;
+mod support;
 
 use ash::vk;
-use common::*;
+use support::*;
 
 type S = vk::ShaderStageFlags;
 

@@ -1,9 +1,9 @@
 //! scripts/install-layer.sh installs an implicit manifest that VK_GLSEM_ENABLE=1 turns on
 //! and VK_GLSEM_DISABLE=1 turns off.
 
-mod common;
+mod support;
 
-use common::*;
+use support::*;
 
 /// Whether glsem is in the device's call chain: it counts the devices it sees.
 fn layer_active() -> bool {

@@ -10,10 +10,10 @@
 //! face when it is `GL_CW`). With a negative viewport GL's bottom row is the image's last
 //! row; with a positive one, its first.
 
-mod common;
+mod support;
 
 use ash::vk;
-use common::*;
+use support::*;
 
 type S = vk::ShaderStageFlags;
 

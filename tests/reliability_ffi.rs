@@ -6,10 +6,10 @@
 //! vkCreateInstance, from the environment (one test per binary: the environment is the
 //! process's).
 
-mod common;
+mod support;
 
 use ash::vk;
-use common::*;
+use support::*;
 
 type S = vk::ShaderStageFlags;
 

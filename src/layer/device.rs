@@ -642,7 +642,8 @@ fn warn_of_missing_conventions(
 
 /// GL sizes points in every stage; Vulkan lets tessellation and geometry shaders write the
 /// size only with `shaderTessellationAndGeometryPointSize`; GL's glLineWidth needs
-/// `wideLines`. They can be added where the application passes pEnabledFeatures (a copy is
+/// `wideLines`; GL's quads, quad strips and polygons are drawn through a generated geometry
+/// shader (`geometryShader`). They can be added where the application passes pEnabledFeatures (a copy is
 /// patched); with VkPhysicalDeviceFeatures2 the application's struct stays as it is.
 ///
 /// # Safety
@@ -667,6 +668,11 @@ unsafe fn patch_core_features(
     {
         copy.shader_tessellation_and_geometry_point_size = vk::TRUE;
         features.tess_geom_point_size = true;
+        changed = true;
+    }
+    if !features.geometry_shader && supported.geometry_shader != 0 {
+        copy.geometry_shader = vk::TRUE;
+        features.geometry_shader = true;
         changed = true;
     }
     if lines_on && app.wide_lines == 0 && supported.wide_lines != 0 {

@@ -1,7 +1,7 @@
 //! The layer through the real loader on the installed driver (lavapipe in CI), with the
 //! validation layer below it.
 
-use crate::common::*;
+use crate::support::*;
 use ash::vk;
 use std::ffi::CStr;
 

@@ -3,7 +3,7 @@
 //! Each module whose header sections the layer cannot read gets one warning.
 //! Only inputs plain lavapipe itself survives (module creation, no pipeline).
 
-use crate::common::*;
+use crate::support::*;
 use VkLayer_glsem::spirv::module::instructions;
 
 /// Set in the child process of [`each_unreadable_module_gets_one_warning`]: the creation

@@ -1,7 +1,7 @@
 //! Every record the layer keeps for a device is dropped by vkDestroyDevice, even when the
 //! application leaks the objects (one test per binary: the counters are process-wide).
 
-use crate::common::*;
+use crate::support::*;
 use ash::vk;
 
 type S = vk::ShaderStageFlags;

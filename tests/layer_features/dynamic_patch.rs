@@ -4,7 +4,7 @@
 //! gl_PatchVerticesIn - 1)`). Checked through the real loader under the validation layer
 //! on lavapipe: the primitives GL draws for two patch sizes set at draw time.
 
-use crate::common::*;
+use crate::support::*;
 use ash::vk;
 
 type S = vk::ShaderStageFlags;

@@ -6,7 +6,7 @@
 //! The 4x4 target: `tests/glsl/layer/point.vert` puts one point at the centre of pixel
 //! (1, 1); GL draws it `glPointSize` pixels wide (GL 4.6 core, 14.4).
 
-use crate::common::*;
+use crate::support::*;
 use ash::vk;
 
 const GL_STATE: &std::ffi::CStr = c"VK_GLSEM_gl_state";

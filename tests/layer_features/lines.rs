@@ -4,7 +4,7 @@
 //! rules apply there, and Bresenham would be invalid:
 //! VUID-VkGraphicsPipelineCreateInfo-lineRasterizationMode-02766).
 
-use crate::common::*;
+use crate::support::*;
 use ash::vk;
 
 const GL_STATE: &std::ffi::CStr = c"VK_GLSEM_gl_state";

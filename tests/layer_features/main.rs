@@ -7,8 +7,8 @@
 //! instances and devices in one process. Tests that set the process environment keep
 //! binaries of their own (`tests/layer_*.rs`, `tests/reliability_ffi.rs`).
 
-#[path = "../common/mod.rs"]
-mod common;
+#[path = "../support/mod.rs"]
+mod support;
 
 mod dynamic_patch;
 mod gl_state;

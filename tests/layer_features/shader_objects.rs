@@ -9,7 +9,7 @@
 //! validation layer: Debian 12's (1.3.239) predates VK_EXT_shader_object and cannot
 //! validate draws with shader objects.
 
-use crate::common::*;
+use crate::support::*;
 use ash::vk;
 
 type S = vk::ShaderStageFlags;

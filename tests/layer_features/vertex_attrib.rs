@@ -6,7 +6,7 @@
 //! `tests/glsl/layer/unfed_color.vert` draws vertices 0-5 over the left half of the 4x4
 //! target and vertices 6-11 over the right half, in the colour its unfed input reads.
 
-use crate::common::*;
+use crate::support::*;
 use ash::vk;
 
 type SetVertexAttrib =

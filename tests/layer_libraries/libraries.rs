@@ -5,7 +5,7 @@
 //! fragment library alone, and a pre-rasterization library with a TES and no TCS. Each
 //! SKIPs with the reason where the driver lacks what it needs.
 
-use crate::common::*;
+use crate::support::*;
 use ash::vk::{self, Handle};
 use std::ffi::c_void;
 

@@ -6,7 +6,7 @@
 //! reason otherwise. And stage code given inline (`VkShaderModuleCreateInfo` in a stage's
 //! `pNext`) is rewritten wherever it sits in the chain.
 
-use crate::common::*;
+use crate::support::*;
 use ash::vk;
 use std::ffi::c_void;
 

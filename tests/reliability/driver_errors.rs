@@ -12,7 +12,7 @@
 //! a constant changed to a value drawn for this run. An allocator that returns NULL gets
 //! `VK_ERROR_OUT_OF_HOST_MEMORY`.
 
-use crate::common::*;
+use crate::support::*;
 use ash::vk::{self, Handle};
 use spirv::Op;
 use std::cell::RefCell;

@@ -6,8 +6,8 @@
 //! instances and devices in one process. Tests that set the process environment keep
 //! binaries of their own (`tests/layer_*.rs`, `tests/reliability_ffi.rs`).
 
-#[path = "../common/mod.rs"]
-mod common;
+#[path = "../support/mod.rs"]
+mod support;
 
 mod driver_errors;
 mod threads;

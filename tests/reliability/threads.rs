@@ -9,7 +9,7 @@
 //! Validation stays on. `GLSEM_STRESS_PIPELINES` sets the pipelines per thread (default
 //! 200; the figure), `GLSEM_STRESS_TIMEOUT` the watchdog in seconds (default 300).
 
-use crate::common::*;
+use crate::support::*;
 use ash::vk;
 use std::sync::{mpsc, Arc};
 use std::time::Duration;

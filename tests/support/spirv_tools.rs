@@ -2,9 +2,9 @@
 //! it: one copy, so that the scratch-file rules (a path of its own per call) and the
 //! word/byte conversions are written once.
 //!
-//! Included with `#[path]` (std only, no crate paths) by `tests/common/mod.rs`,
-//! `tests/passes/main.rs`, `tests/c_api.rs`, `benches/support/mod.rs` and `fuzz/src/lib.rs`,
-//! which is itself both the fuzz crate's library and a module of
+//! A module of `tests/support/mod.rs`, and included with `#[path]` (std only, no crate
+//! paths) by `tests/passes/main.rs`, `tests/c_api.rs`, `benches/support/mod.rs` and
+//! `fuzz/src/lib.rs`, which is itself both the fuzz crate's library and a module of
 //! `tests/fuzz_regressions.rs`.
 #![allow(dead_code)]
 

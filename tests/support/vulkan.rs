@@ -1,8 +1,8 @@
-//! The Vulkan harness shared by the integration tests (`tests/common/mod.rs`) and the
-//! benchmark binary (`benches/support/gpu.rs`), both of which drive the built layer through
-//! the system loader: installing the layer for the loader, reading its counters, and the
-//! objects both create the same way. Included with `#[path]` by both (a module, not a
-//! crate: it needs nothing beyond their dev-dependencies `ash`, `libloading` and glsem).
+//! The Vulkan harness shared by the integration tests (a module of `tests/support/mod.rs`)
+//! and the benchmark binary (`benches/support/gpu.rs`), both of which drive the built layer
+//! through the system loader: installing the layer for the loader, reading its counters, and
+//! the objects both create the same way. The benchmark includes it with `#[path]` (a module,
+//! not a crate: it needs nothing beyond the dev-dependencies `ash`, `libloading` and glsem).
 #![allow(dead_code)]
 
 use ash::vk;

@@ -1,11 +1,12 @@
-//! Shared by the `tests/layer_*.rs` integration tests: load the layer built next to the
-//! test binary through the system Vulkan loader, with `VK_LAYER_KHRONOS_validation` enabled
-//! below it, and fail on validation messages.
+//! Shared by the integration tests that load the layer (`mod support;` in `tests/layer_*.rs`
+//! and `tests/reliability_ffi.rs`, `#[path = "../support/mod.rs"]` in `tests/layer*/` and
+//! `tests/reliability/`): load the layer built next to the test binary through the system
+//! Vulkan loader, with `VK_LAYER_KHRONOS_validation` enabled below it, and fail on validation
+//! messages. `spirv_tools` and `vulkan` are its submodules here, and are included alone (by
+//! `#[path]`) where a crate needs only them.
 #![allow(dead_code)]
 
-#[path = "../support/spirv_tools.rs"]
 pub mod spirv_tools;
-#[path = "../support/vulkan.rs"]
 pub mod vulkan;
 
 // Not every test binary names each of these.
