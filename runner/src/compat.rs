@@ -36,8 +36,8 @@
 use std::collections::BTreeSet;
 
 use crate::scene::{
-    Command, CompatCommand, Limit, Line, Scene, SceneError, Shader, Stage, Uniform,
-    UniformData, CLIP_PLANES,
+    Command, CompatCommand, Limit, Line, Scene, SceneError, Shader, Stage, Uniform, UniformData,
+    CLIP_PLANES,
 };
 
 /// GL_MAX_TEXTURE_COORDS where a program never sizes `gl_TexCoord` (Mesa's value).
@@ -667,10 +667,7 @@ fn translate(scene: &mut Scene, clip_planes: bool) -> Result<Program, SceneError
     let (last, fixed_function_fragment) = program_stages(scene)?;
     let mut translated: Vec<(usize, Translated)> = Vec::new();
     for (index, shader) in scene.shaders.iter().enumerate() {
-        translated.push((
-            index,
-            translate_shader(shader, shader.stage == last)?,
-        ));
+        translated.push((index, translate_shader(shader, shader.stage == last)?));
     }
     let mut members: BTreeSet<Member> = translated
         .iter()
@@ -979,6 +976,7 @@ fn ortho([l, r, b, t]: [f64; 4]) -> [f32; 16] {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scene::Mode;
 
     /// The scene as the player gets it: parsed, then lowered.
     fn parse(text: &str) -> Result<Scene, SceneError> {
@@ -1222,6 +1220,48 @@ mod tests {
         ))
         .unwrap_err();
         assert!(matches!(e, SceneError::Skip(_)), "{e}");
+    }
+
+    #[test]
+    fn primitive_modes_are_left_to_the_layer() {
+        let scene = lowered(
+            "[vertex shader]\nin vec4 piglit_vertex;\n\
+             void main() { gl_Position = piglit_vertex; }\n\
+             [fragment shader]\nout vec4 c;\nvoid main() { c = vec4(gl_PrimitiveID); }\n\
+             [vertex data]\npiglit_vertex/float/1\n0\n1\n2\n3\n4\n5\n\
+             [test]\nprovoking vertex first\ndraw arrays GL_QUADS 0 4\n\
+             draw arrays instanced GL_QUAD_STRIP 0 6 2\ndraw arrays GL_POLYGON 0 5\n",
+        );
+        // No vertices appended, no triangles: the draws are GL's, for the player to draw
+        // through the layer; gl_PrimitiveID is GL's own.
+        assert_eq!(scene.vertex_data.as_ref().unwrap().vertex_count, 6);
+        let draws: Vec<(Mode, u32, u32)> = scene
+            .commands
+            .iter()
+            .filter_map(|l| match l.command {
+                Command::DrawArrays {
+                    mode,
+                    count,
+                    instances,
+                    ..
+                } => Some((mode, count, instances)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            draws,
+            [
+                (Mode::Quads, 4, 1),
+                (Mode::QuadStrip, 6, 2),
+                (Mode::Polygon, 5, 1)
+            ]
+        );
+        let fs = source(&scene, Stage::Fragment);
+        assert!(fs.contains("c = vec4(gl_PrimitiveID);"), "{fs}");
+        assert!(!scene
+            .commands
+            .iter()
+            .any(|l| matches!(l.command, Command::Uniform(_))));
     }
 
     #[test]

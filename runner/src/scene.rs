@@ -2215,6 +2215,55 @@ mod tests {
     }
 
     #[test]
+    fn gl_primitive_modes_parse_and_the_compatibility_ones_need_gl_compat() {
+        let compat = |test: &str| {
+            parse(&format!("[require]\nGL COMPAT >= 3.2\n[test]\n{test}")).map(|s| {
+                s.commands
+                    .into_iter()
+                    .map(|l| l.command)
+                    .collect::<Vec<_>>()
+            })
+        };
+        let c = compat(
+            "draw arrays GL_QUADS 0 8\ndraw arrays instanced GL_QUAD_STRIP 2 6 3\n\
+             draw arrays GL_POLYGON 1 5\ndraw arrays GL_LINE_LOOP 0 4",
+        )
+        .unwrap();
+        let modes: Vec<Mode> = c
+            .iter()
+            .map(|c| match c {
+                Command::DrawArrays { mode, .. } => *mode,
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(
+            modes,
+            [Mode::Quads, Mode::QuadStrip, Mode::Polygon, Mode::LineLoop]
+        );
+        assert_eq!(
+            c[1],
+            Command::DrawArrays {
+                mode: Mode::QuadStrip,
+                first: 2,
+                count: 6,
+                instances: 3,
+                base_instance: 0,
+            }
+        );
+        // GL_LINE_LOOP is core; the others GL_INVALID_ENUM there.
+        assert!(commands("draw arrays GL_LINE_LOOP 0 4").is_ok());
+        for mode in ["GL_QUADS", "GL_QUAD_STRIP", "GL_POLYGON"] {
+            let e = commands(&format!("draw arrays {mode} 0 4")).unwrap_err();
+            assert!(
+                matches!(&e, SceneError::Skip(m) if m.contains("GL COMPAT")),
+                "{mode}: {e}"
+            );
+        }
+        assert!(Mode::LineLoop.layer_drawn() && !Mode::LineLoop.compat_only());
+        assert!(!Mode::LineStrip.layer_drawn());
+    }
+
+    #[test]
     fn draws_xfb_and_framebuffer_commands() {
         let c = commands(
             "draw arrays instanced GL_TRIANGLE_FAN 0 4 3\ndraw arrays GL_PATCHES 1 6\n\

@@ -7,8 +7,8 @@ use std::collections::{BTreeMap, HashMap};
 use ash::vk;
 
 use crate::glsl::{Program, SamplerUniform, StorageBlock, UniformBlock, VertexInput};
-use crate::scene::{self, SceneError, Stage, TexWrap};
 use crate::layer::abi;
+use crate::scene::{self, SceneError, Stage, TexWrap};
 use crate::vk::pipeline::{self, RasterState};
 use crate::vk::target::Targets;
 use crate::vk::{Buffer, Gpu};

@@ -860,3 +860,54 @@ impl ShaderState<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gl_only_modes_go_to_the_layer_with_a_plain_fallback_topology() {
+        let cases = [
+            (
+                Mode::LineLoop,
+                abi::PrimitiveMode::LINE_LOOP,
+                vk::PrimitiveTopology::LINE_STRIP,
+            ),
+            (
+                Mode::Quads,
+                abi::PrimitiveMode::QUADS,
+                vk::PrimitiveTopology::TRIANGLE_STRIP,
+            ),
+            (
+                Mode::QuadStrip,
+                abi::PrimitiveMode::QUAD_STRIP,
+                vk::PrimitiveTopology::TRIANGLE_STRIP,
+            ),
+            (
+                Mode::Polygon,
+                abi::PrimitiveMode::POLYGON,
+                vk::PrimitiveTopology::TRIANGLE_STRIP,
+            ),
+            (
+                Mode::LineStrip,
+                abi::PrimitiveMode::NONE,
+                vk::PrimitiveTopology::LINE_STRIP,
+            ),
+            (
+                Mode::TriangleFan,
+                abi::PrimitiveMode::NONE,
+                vk::PrimitiveTopology::TRIANGLE_FAN,
+            ),
+        ];
+        for (mode, gl, plain) in cases {
+            assert_eq!(primitive_mode(mode), gl, "{mode:?}");
+            assert_eq!(topology(mode), plain, "{mode:?}");
+            // GL's enum values, as the layer's ABI names them.
+            assert_eq!(
+                primitive_mode(mode) != abi::PrimitiveMode::NONE,
+                mode.layer_drawn()
+            );
+        }
+        assert_eq!(abi::PrimitiveMode::QUADS.0, 0x0007);
+    }
+}
