@@ -16,6 +16,7 @@ use crate::spirv::fragcolor::{broadcast_frag_color, AttachmentKind, FragColorKey
 use crate::spirv::instance_id::instance_id_without_base;
 use crate::spirv::layer_output::{gate_layer, read_layer_from};
 use crate::spirv::point_size::{write_point_size, PointSizeSource};
+use crate::spirv::primitive_mode::{GlPrimitive, PrimitiveGsKey, Rasterized};
 use crate::spirv::sample_mask::drop_sample_mask;
 use crate::spirv::scan::{Primitive, Summary};
 use crate::spirv::unfed_inputs::default_unfed_inputs;
@@ -42,6 +43,7 @@ pub enum Semantic {
     SampleMask,
     LineRasterization,
     WindowOrigin,
+    PrimitiveMode,
 }
 
 /// A setting that turns a semantic off: `VK_GLSEM_<KEY>` / `glsem_gl_semantics.<key>`.
@@ -64,7 +66,7 @@ pub struct SemanticInfo {
 }
 
 /// Every semantic, in the order their steps run on a stage.
-pub const SEMANTICS: [SemanticInfo; 13] = [
+pub const SEMANTICS: [SemanticInfo; 14] = [
     SemanticInfo {
         semantic: Semantic::PassthroughTcs,
         name: "tcs",
@@ -173,7 +175,25 @@ pub const SEMANTICS: [SemanticInfo; 13] = [
         setting: None,
         needs_gl_state: true,
     },
+    // Asked for by the application per pipeline (`VkPipelinePrimitiveModeCreateInfoGLSEM`):
+    // no setting turns it off, since without it the pipeline draws something else.
+    SemanticInfo {
+        semantic: Semantic::PrimitiveMode,
+        name: "primitive_mode",
+        setting: None,
+        needs_gl_state: true,
+    },
 ];
+
+/// GL's primitive modes that Vulkan has no topology for
+/// (`VkPipelinePrimitiveModeCreateInfoGLSEM`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum GlMode {
+    /// `GL_LINE_LOOP`: a line strip the layer closes.
+    LineLoop,
+    /// `GL_QUADS`, `GL_QUAD_STRIP`, `GL_POLYGON`: through a generated geometry shader.
+    Primitive(GlPrimitive),
+}
 
 /// How the application maps GL's window onto the framebuffer (setting `window_origin`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -408,6 +428,12 @@ pub struct PipelineKey {
     /// The line stipple is set by the application (`VK_DYNAMIC_STATE_LINE_STIPPLE_EXT` or
     /// its enable is dynamic): the layer's `vkCmdSetLineStippleGLSEM` stays out of it.
     pub app_line_stipple: bool,
+    /// GL's primitive mode the application asks for.
+    pub gl_mode: Option<GlMode>,
+    /// What the rasterizer draws of polygons (`polygonMode`; `Fill` where it is dynamic).
+    pub rasterized: Rasterized,
+    /// The provoking vertex mode the application chained is the last vertex.
+    pub app_provoking_last: bool,
 }
 
 /// What the device gives every [`PipelineKey`] made on it: the settings it was created with,
@@ -470,6 +496,9 @@ impl PipelineKey {
             fragment_block: None,
             static_front_face: false,
             app_domain_origin: false,
+            gl_mode: None,
+            rasterized: Rasterized::Fill,
+            app_provoking_last: false,
         }
     }
 }
@@ -537,6 +566,11 @@ pub enum Step {
     TessellationDomainLowerLeft,
     /// Pipeline state: the front face inverted (a positive viewport turns the winding over).
     InvertFrontFace,
+    /// GL's quads, quad strips or polygons: a generated geometry shader after the vertex
+    /// shader (as it is after every other step) and the topology it reads.
+    DrawGlPrimitive(PrimitiveGsKey),
+    /// Pipeline state: GL's line loops, a line strip the layer closes on non-indexed draws.
+    CloseLineLoops,
 }
 
 /// What [`Step::run`] made of a module.
@@ -591,7 +625,9 @@ impl Step {
             | Step::NegativeOneToOneDepth
             | Step::BresenhamLines { .. }
             | Step::TessellationDomainLowerLeft
-            | Step::InvertFrontFace => None,
+            | Step::InvertFrontFace
+            | Step::DrawGlPrimitive(_)
+            | Step::CloseLineLoops => None,
         }
     }
 
@@ -641,7 +677,9 @@ impl Step {
             | Step::NegativeOneToOneDepth
             | Step::BresenhamLines { .. }
             | Step::TessellationDomainLowerLeft
-            | Step::InvertFrontFace => StepOutput::Unchanged,
+            | Step::InvertFrontFace
+            | Step::DrawGlPrimitive(_)
+            | Step::CloseLineLoops => StepOutput::Unchanged,
         })
     }
 
@@ -712,6 +750,15 @@ impl Step {
             | Step::BresenhamLines { .. }
             | Step::TessellationDomainLowerLeft
             | Step::InvertFrontFace => self.name().into(),
+            Step::DrawGlPrimitive(key) => format!(
+                "GL's {:?} drawn through a generated geometry shader ({:?}, provoking vertex {})",
+                key.primitive,
+                key.rasterized,
+                if key.provoking_last { "last" } else { "first" }
+            ),
+            Step::CloseLineLoops => {
+                "GL's line loops: a line strip closed by the layer on non-indexed draws".into()
+            }
             Step::FragmentWindowY(_) => "GL's window y in the fragment shader".into(),
         }
     }
@@ -751,6 +798,7 @@ impl Step {
             Step::FragmentWindowY(_)
             | Step::TessellationDomainLowerLeft
             | Step::InvertFrontFace => Semantic::WindowOrigin,
+            Step::DrawGlPrimitive(_) | Step::CloseLineLoops => Semantic::PrimitiveMode,
         }
     }
 }
@@ -825,7 +873,30 @@ pub fn choose(stages: &Stages<'_>, key: &PipelineKey) -> Vec<Step> {
     last_stage_steps(stages, key, &mut steps);
     input_steps(stages, key, &mut steps);
     pipeline_state_steps(stages, key, &mut steps);
+    primitive_mode_steps(key, &mut steps);
     steps
+}
+
+/// [`choose`]'s GL primitive mode, last: the geometry shader is made from the vertex shader
+/// as every other step left it. A mode the layer cannot draw is refused where the step runs,
+/// never dropped: without it the pipeline would draw something else.
+fn primitive_mode_steps(key: &PipelineKey, steps: &mut Vec<Step>) {
+    match key.gl_mode {
+        Some(GlMode::LineLoop) => steps.push(Step::CloseLineLoops),
+        Some(GlMode::Primitive(primitive)) => {
+            let provoking_last = match key.app_provoking_vertex {
+                true => key.app_provoking_last,
+                false => applies(key, Semantic::ProvokingVertex) && key.provoking_vertex_last,
+            };
+            steps.push(Step::DrawGlPrimitive(PrimitiveGsKey {
+                primitive,
+                rasterized: key.rasterized,
+                provoking_last,
+                point_size: key.tess_geom_point_size,
+            }))
+        }
+        None => {}
+    }
 }
 
 /// Whether `s` applies under `key`: enabled, and on a `VK_GLSEM_gl_state` device where it
@@ -928,7 +999,9 @@ fn last_stage_steps(stages: &Stages<'_>, key: &PipelineKey, steps: &mut Vec<Step
                     .and_then(|fragment| {
                         let (last, fragment) = (summary.location_ends?, fragment.location_ends?);
                         Some(last.output.max(fragment.input))
-                    }),
+                    })
+                    // Never past the device's interface limits.
+                    .filter(|&location| location <= key.apart_layer_location),
             };
             match (key.gl_state_block, copy_to) {
                 (Some(block_offset), _) if summary.layer || copy_to.is_some() => {
@@ -1389,6 +1462,17 @@ mod tests {
                 Step::GateLayer(Stage::Geometry, 96, Some(5)),
                 Step::ReadLayerFrom(5)
             ]
+        );
+        // Interfaces that end at the device's last Location leave no room for the copy:
+        // the layer never takes a stage past its limit.
+        let full_fs = summary(|s| {
+            s.layer = true;
+            s.location_ends = ends(32, 1);
+        });
+        let s = stages(&[(Stage::Geometry, &gs), (Stage::Fragment, &full_fs)]);
+        assert_eq!(
+            layer_steps(&s),
+            [Step::GateLayer(Stage::Geometry, 96, None)]
         );
         // A fragment shader that does not read the layer, or one elsewhere: no copy.
         let plain_fs = summary(|_| {});

@@ -18,6 +18,7 @@ use super::records::{Kind, Live, ModuleRecord, REWRITES};
 use super::settings::Settings;
 use crate::semantics::Step;
 use crate::spirv::passthrough_tcs::TcsKey;
+use crate::spirv::primitive_mode::PrimitiveGsKey;
 use crate::spirv::xfb_split::SplitInterface;
 
 /// A module by content: hashed by its precomputed hash, compared word for word.
@@ -77,6 +78,12 @@ pub enum CacheKey {
         vertex: Option<(ModuleKey, String)>,
         key: TcsKey,
     },
+    /// A geometry shader drawing GL's quads, quad strips or polygons after a vertex shader.
+    Gs {
+        vertex: ModuleKey,
+        entry: String,
+        key: PrimitiveGsKey,
+    },
 }
 
 impl CacheKey {
@@ -94,6 +101,7 @@ impl CacheKey {
                     + tes_entry.len()
                     + vertex.as_ref().map_or(0, |(m, e)| m.bytes() + e.len())
             }
+            CacheKey::Gs { vertex, entry, .. } => vertex.bytes() + entry.len(),
         }
     }
 }

@@ -28,7 +28,9 @@ use ash::vk;
 use std::sync::atomic::Ordering;
 
 use super::current_attributes::release;
+use super::dynamic_lines::LineModeState;
 use super::ffi::slice;
+use super::followed_state::set_line_mode;
 use super::frames::{destroy_hook, ffi_guard, hook, maybe_inject_panic, shield};
 use super::log;
 use super::planner::inverted;
@@ -411,19 +413,21 @@ pub unsafe extern "system" fn cmd_bind_pipeline(
                 return;
             };
             maybe_inject_panic(&dev.settings, "vkCmdBindPipeline");
-            let (binding, line_stipple, window_height, attributes) =
+            let (binding, line_stipple, window_height, attributes, line_loop, line_mode) =
                 dev.records.pipelines.read().get(&pipeline).map_or(
-                    (None, false, None, None),
+                    (None, false, None, None, false, None),
                     |r| {
                         (
                             r.reads_block,
                             r.line_stipple,
                             r.window_height,
                             r.current_attributes,
+                            r.line_loop,
+                            r.line_mode,
                         )
                     },
                 );
-            let (values, stipple) = {
+            let (values, stipple, mode) = {
                 let mut cbs = dev.records.command_buffers.lock();
                 let state = cbs
                     .entry(command_buffer)
@@ -438,15 +442,23 @@ pub unsafe extern "system" fn cmd_bind_pipeline(
                 state.app_tcs_object = false;
                 state.layer_tcs_object = false;
                 state.bound_line_stipple = line_stipple;
+                state.bound_line_loop = line_loop;
                 state.attributes.pipeline = attributes;
                 state.attributes.bind(&dev, command_buffer);
-                (state.values, state.line_stipple)
+                (
+                    state.values,
+                    state.line_stipple,
+                    state.lines.bind(line_mode),
+                )
             };
             if let Some(at) = binding {
                 push(&dev, command_buffer, at, &values);
             }
             if line_stipple {
                 set_line_stipple(&dev, command_buffer, stipple);
+            }
+            if let Some(mode) = mode {
+                set_line_mode(&dev, command_buffer, mode);
             }
         });
     })
@@ -516,6 +528,7 @@ impl CommandBufferState {
         self.patch_control_points = None;
         self.line_stipple = LineStipple::INITIAL;
         self.bound_line_stipple = false;
+        self.lines = LineModeState::INITIAL;
     }
 }
 

@@ -115,6 +115,23 @@ impl CurrentAttributes {
 
 /// A new chunk, or `None` (logged) when the driver refuses one.
 fn new_chunk(dev: &DeviceData) -> Option<Chunk> {
+    let chunk = new_host_buffer(dev, CHUNK_BYTES, vk::BufferUsageFlags::VERTEX_BUFFER);
+    if chunk.is_none() {
+        log::error!(
+            "vkCmdSetVertexAttribGLSEM: no memory for GL's current attributes; draws read \
+             stale or undefined values"
+        );
+    }
+    chunk
+}
+
+/// A host-visible, host-coherent buffer of `size` bytes for `usage`, persistently mapped
+/// (`None`: the device has no such memory, or it ran out; said in the log).
+pub(super) fn new_host_buffer(
+    dev: &DeviceData,
+    size: vk::DeviceSize,
+    usage: vk::BufferUsageFlags,
+) -> Option<Chunk> {
     let t = &dev.table;
     let (
         Some(memory_type),
@@ -145,8 +162,8 @@ fn new_chunk(dev: &DeviceData) -> Option<Chunk> {
     // destroyed on failure.
     let result = unsafe {
         let info = vk::BufferCreateInfo {
-            size: CHUNK_BYTES,
-            usage: vk::BufferUsageFlags::VERTEX_BUFFER,
+            size,
+            usage,
             sharing_mode: vk::SharingMode::EXCLUSIVE,
             ..Default::default()
         };
@@ -182,17 +199,14 @@ fn new_chunk(dev: &DeviceData) -> Option<Chunk> {
         result
     };
     if result != vk::Result::SUCCESS {
-        log::error!(
-            "vkCmdSetVertexAttribGLSEM: no memory for GL's current attributes ({result}); \
-             draws read stale or undefined values"
-        );
+        log::error!("no host-visible memory for a buffer of the layer's ({result})");
         destroy_chunk(dev, chunk);
         return None;
     }
     Some(chunk)
 }
 
-fn destroy_chunk(dev: &DeviceData, chunk: Chunk) {
+pub(super) fn destroy_chunk(dev: &DeviceData, chunk: Chunk) {
     // SAFETY: objects the layer made on this device, unused by pending work (the command
     // buffers that used them were reset or freed); NULL handles are ignored.
     unsafe {

@@ -310,6 +310,20 @@ fn device_limits(inst: &InstanceData, physical_device: vk::PhysicalDevice) -> Li
                 .min(l.max_fragment_input_components),
             u32::min,
         ),
+        stage_inputs: [
+            l.max_vertex_input_attributes,
+            l.max_tessellation_control_per_vertex_input_components / 4,
+            l.max_tessellation_evaluation_input_components / 4,
+            l.max_geometry_input_components / 4,
+            l.max_fragment_input_components / 4,
+        ],
+        stage_outputs: [
+            l.max_vertex_output_components / 4,
+            l.max_tessellation_control_per_vertex_output_components / 4,
+            l.max_tessellation_evaluation_output_components / 4,
+            l.max_geometry_output_components / 4,
+            l.max_fragment_output_attachments,
+        ],
     }
 }
 
@@ -861,6 +875,7 @@ pub unsafe extern "system" fn destroy_device(
             let command_buffers = std::mem::take(&mut *dev.records.command_buffers.lock());
             super::current_attributes::release(dev, command_buffers.into_values());
             dev.attribute_memory.destroy_spare(dev);
+            dev.line_loops.destroy(dev);
         },
         |dev| {
             if let Some(destroy) = dev.table.destroy_device {

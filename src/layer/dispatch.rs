@@ -114,6 +114,16 @@ macro_rules! layer_command_lookup {
 }
 pub(crate) use layer_command_lookup;
 
+/// Hooks handed out only on devices that enabled `VK_GLSEM_gl_state`: every other device
+/// draws without the layer in between.
+pub const GL_STATE_HOOKS: [&[u8]; 5] = [
+    b"vkCmdDraw",
+    b"vkCmdDrawIndexed",
+    b"vkCmdDrawIndirect",
+    b"vkCmdDrawIndexedIndirect",
+    b"vkCmdBindIndexBuffer",
+];
+
 const fn const_cstr(s: &'static str) -> &'static CStr {
     match CStr::from_bytes_with_nul(s.as_bytes()) {
         Ok(c) => c,
@@ -183,6 +193,14 @@ $expand!(
         cmd_bind_pipeline: PFN_vkCmdBindPipeline =
             "vkCmdBindPipeline" => command_state::cmd_bind_pipeline;
         cmd_push_constants: PFN_vkCmdPushConstants = "vkCmdPushConstants";
+        cmd_draw: PFN_vkCmdDraw = "vkCmdDraw" => line_loops::cmd_draw;
+        cmd_draw_indexed: PFN_vkCmdDrawIndexed = "vkCmdDrawIndexed" => line_loops::cmd_draw_indexed;
+        cmd_draw_indirect: PFN_vkCmdDrawIndirect =
+            "vkCmdDrawIndirect" => line_loops::cmd_draw_indirect;
+        cmd_draw_indexed_indirect: PFN_vkCmdDrawIndexedIndirect =
+            "vkCmdDrawIndexedIndirect" => line_loops::cmd_draw_indexed_indirect;
+        cmd_bind_index_buffer: PFN_vkCmdBindIndexBuffer =
+            "vkCmdBindIndexBuffer" => line_loops::cmd_bind_index_buffer;
         create_shaders_ext: PFN_vkCreateShadersEXT =
             "vkCreateShadersEXT" => shader_object::create_shaders;
         cmd_bind_shaders_ext: PFN_vkCmdBindShadersEXT =
@@ -195,6 +213,17 @@ $expand!(
             "vkCmdSetProvokingVertexModeEXT";
         cmd_set_depth_clip_negative_one_to_one_ext: PFN_vkCmdSetDepthClipNegativeOneToOneEXT =
             "vkCmdSetDepthClipNegativeOneToOneEXT";
+        cmd_set_line_rasterization_mode_ext: PFN_vkCmdSetLineRasterizationModeEXT =
+            "vkCmdSetLineRasterizationModeEXT" => followed_state::cmd_set_line_rasterization_mode;
+        cmd_set_rasterization_samples_ext: PFN_vkCmdSetRasterizationSamplesEXT =
+            "vkCmdSetRasterizationSamplesEXT" => followed_state::cmd_set_rasterization_samples;
+        cmd_set_alpha_to_coverage_enable_ext: PFN_vkCmdSetAlphaToCoverageEnableEXT =
+            "vkCmdSetAlphaToCoverageEnableEXT" => followed_state::cmd_set_alpha_to_coverage_enable;
+        cmd_set_alpha_to_one_enable_ext: PFN_vkCmdSetAlphaToOneEnableEXT =
+            "vkCmdSetAlphaToOneEnableEXT" => followed_state::cmd_set_alpha_to_one_enable;
+        cmd_set_tessellation_domain_origin_ext: PFN_vkCmdSetTessellationDomainOriginEXT =
+            "vkCmdSetTessellationDomainOriginEXT" =>
+            followed_state::cmd_set_tessellation_domain_origin;
         create_framebuffer: PFN_vkCreateFramebuffer =
             "vkCreateFramebuffer" => render_passes::create_framebuffer;
         destroy_framebuffer: PFN_vkDestroyFramebuffer =

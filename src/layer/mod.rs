@@ -29,12 +29,16 @@ mod command_state;
 mod current_attributes;
 mod device;
 mod dispatch;
+mod dynamic_lines;
 mod extensions;
 mod ffi;
+mod followed_state;
 mod frames;
 mod instance;
+mod interface_limits;
 mod layouts;
 mod library_inputs;
+mod line_loops;
 pub mod loader_abi;
 pub mod log;
 mod modules;
@@ -149,8 +153,11 @@ pub unsafe extern "system" fn get_device_proc_addr(
             }
             return Some(command);
         }
+        let gl_state_only = dispatch::GL_STATE_HOOKS.contains(&name);
         if let Some((hook, available)) = device_hook(name) {
-            return available(&dev.table).then_some(hook);
+            if !gl_state_only || dev.extensions.gl_state {
+                return available(&dev.table).then_some(hook);
+            }
         }
         // SAFETY: the application's arguments, passed on unchanged.
         unsafe { (dev.next_gdpa)(device, p_name) }

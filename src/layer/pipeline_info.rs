@@ -6,13 +6,21 @@ use ash::vk;
 use std::ffi::{c_void, CStr};
 use std::sync::Arc;
 
+use super::dynamic_lines::StaticMultisample;
 use super::ffi::{find_in_chain, slice};
 use super::log;
 use super::records::{BlockSlot, LayoutRecord, ModuleRecord};
 use super::shader_code::code_words;
 use super::state::DeviceData;
-use crate::semantics::{Attachments, PipelineKey, Stage, StageInfo, Stages, Topology};
+use crate::abi::{
+    PipelinePrimitiveModeCreateInfo, PrimitiveMode,
+    STRUCTURE_TYPE_PIPELINE_PRIMITIVE_MODE_CREATE_INFO,
+};
+use crate::semantics::{
+    Attachments, GlMode, PipelineKey, Semantic, Stage, StageInfo, Stages, Topology,
+};
 use crate::spirv::fragcolor::{AttachmentKind, FragColorKey};
+use crate::spirv::primitive_mode::{GlPrimitive, Rasterized};
 
 type S = vk::ShaderStageFlags;
 
@@ -393,7 +401,12 @@ pub(super) fn pipeline_key(
     let raster = unsafe { ci.p_rasterization_state.as_ref() };
     // SAFETY: as above.
     let viewport = unsafe { ci.p_viewport_state.as_ref() };
-    let topology = topology_of(ci);
+    let gl_mode = primitive_mode(ci).and_then(gl_mode_of);
+    let topology = match gl_mode {
+        Some(GlMode::LineLoop) => Topology::Lines,
+        Some(GlMode::Primitive(_)) => Topology::Triangles,
+        None => topology_of(ci),
+    };
     let attachments = if !wants_attachments {
         Attachments::Known(FragColorKey::default())
     } else if !library || library_attachments_known(ci) {
@@ -469,7 +482,82 @@ pub(super) fn pipeline_key(
         multisample_lines: multisample_lines(ci, dynamic),
         app_line_stipple: dynamic.contains(&vk::DynamicState::LINE_STIPPLE_KHR)
             || dynamic.contains(&vk::DynamicState::LINE_STIPPLE_ENABLE_EXT),
+        gl_mode,
+        rasterized: match raster.map(|r| r.polygon_mode) {
+            _ if dynamic.contains(&vk::DynamicState::POLYGON_MODE_EXT) => Rasterized::Fill,
+            Some(vk::PolygonMode::LINE) => Rasterized::Lines,
+            Some(vk::PolygonMode::POINT) => Rasterized::Points,
+            _ => Rasterized::Fill,
+        },
+        app_provoking_last: raster.is_some_and(|r| {
+            // SAFETY: the rasterization state's valid pNext chain.
+            unsafe {
+                find_in_chain::<vk::PipelineRasterizationProvokingVertexStateCreateInfoEXT<'_>>(
+                    r.p_next,
+                    vk::StructureType::PIPELINE_RASTERIZATION_PROVOKING_VERTEX_STATE_CREATE_INFO_EXT,
+                )
+            }
+            .is_some_and(|p| p.provoking_vertex_mode == vk::ProvokingVertexModeEXT::LAST_VERTEX)
+        }),
         ..PipelineKey::new(&dev.key())
+    }
+}
+
+/// GL's primitive mode chained to `ci`'s input-assembly state
+/// (`VkPipelinePrimitiveModeCreateInfoGLSEM`). Read where the create info holds the
+/// vertex-input state or the pre-rasterization shaders: a pre-rasterization library is given
+/// the same input-assembly state (which Vulkan ignores there) so that it gets the geometry
+/// shader the mode needs.
+pub(super) fn primitive_mode(ci: &vk::GraphicsPipelineCreateInfo<'_>) -> Option<PrimitiveMode> {
+    // SAFETY: valid pNext chain.
+    let parts = unsafe {
+        find_in_chain::<vk::GraphicsPipelineLibraryCreateInfoEXT<'_>>(
+            ci.p_next,
+            vk::StructureType::GRAPHICS_PIPELINE_LIBRARY_CREATE_INFO_EXT,
+        )
+    };
+    let reads = parts.is_none_or(|p| {
+        p.flags.intersects(
+            vk::GraphicsPipelineLibraryFlagsEXT::VERTEX_INPUT_INTERFACE
+                | vk::GraphicsPipelineLibraryFlagsEXT::PRE_RASTERIZATION_SHADERS,
+        )
+    });
+    if !reads {
+        return None;
+    }
+    // SAFETY: NULL or valid where the create info holds that state (above), with a valid
+    // pNext chain; a struct of this sType is the layer's.
+    unsafe {
+        let state = ci.p_input_assembly_state.as_ref()?;
+        find_in_chain::<PipelinePrimitiveModeCreateInfo>(
+            state.p_next,
+            STRUCTURE_TYPE_PIPELINE_PRIMITIVE_MODE_CREATE_INFO,
+        )
+    }
+    .map(|s| s.primitive_mode)
+}
+
+/// The [`GlMode`] of a `VkPrimitiveModeGLSEM` value (`None`: none, or not a GL mode).
+pub(super) fn gl_mode_of(mode: PrimitiveMode) -> Option<GlMode> {
+    match mode {
+        PrimitiveMode::LINE_LOOP => Some(GlMode::LineLoop),
+        PrimitiveMode::QUADS => Some(GlMode::Primitive(GlPrimitive::Quads)),
+        PrimitiveMode::QUAD_STRIP => Some(GlMode::Primitive(GlPrimitive::QuadStrip)),
+        PrimitiveMode::POLYGON => Some(GlMode::Primitive(GlPrimitive::Polygon)),
+        _ => None,
+    }
+}
+
+/// The topology that draws `mode` (with the generated geometry shader, for quads, quad
+/// strips and polygons).
+pub(super) fn topology_for(mode: GlMode) -> vk::PrimitiveTopology {
+    match mode {
+        GlMode::LineLoop => vk::PrimitiveTopology::LINE_STRIP,
+        GlMode::Primitive(GlPrimitive::Quads) => vk::PrimitiveTopology::LINE_LIST_WITH_ADJACENCY,
+        GlMode::Primitive(GlPrimitive::QuadStrip) => {
+            vk::PrimitiveTopology::LINE_STRIP_WITH_ADJACENCY
+        }
+        GlMode::Primitive(GlPrimitive::Polygon) => vk::PrimitiveTopology::TRIANGLE_FAN,
     }
 }
 
@@ -531,7 +619,7 @@ fn gl_state_block(
 
 /// Whether `ci` holds the vertex-input state (vertex input and input assembly): not a
 /// library part without it, whose pointers to that state Vulkan ignores.
-fn holds_vertex_input(ci: &vk::GraphicsPipelineCreateInfo<'_>) -> bool {
+pub(super) fn holds_vertex_input(ci: &vk::GraphicsPipelineCreateInfo<'_>) -> bool {
     // SAFETY: valid pNext chain.
     let parts = unsafe {
         find_in_chain::<vk::GraphicsPipelineLibraryCreateInfoEXT<'_>>(
@@ -611,6 +699,42 @@ fn multisample_lines(
         ]
         .iter()
         .any(|d| dynamic.contains(d))
+}
+
+/// The multisample state `ci` fixes, when its line mode is dynamic state whose GL rule the
+/// layer follows at record time (`dynamic_lines`): a whole pipeline on a
+/// `VK_GLSEM_gl_state` device with Bresenham lines, without sample shading (GL's multisample
+/// rules apply there whatever the mode).
+pub(super) fn followed_line_mode(
+    dev: &DeviceData,
+    ci: &vk::GraphicsPipelineCreateInfo<'_>,
+) -> Option<StaticMultisample> {
+    use vk::DynamicState as D;
+    let dynamic = dynamic_states(ci);
+    let follows = dev.extensions.gl_state
+        && dev.conventions.bresenham_lines
+        && dev.settings.semantics.contains(Semantic::LineRasterization)
+        && dynamic.contains(&D::LINE_RASTERIZATION_MODE_EXT)
+        && !is_library(ci);
+    // SAFETY: NULL or valid (Vulkan's valid usage).
+    let ms = unsafe { ci.p_multisample_state.as_ref() };
+    if !follows || ms.is_some_and(|m| m.sample_shading_enable == vk::TRUE) {
+        return None;
+    }
+    let fixed = |state: D, value: Option<bool>| value.filter(|_| !dynamic.contains(&state));
+    Some(StaticMultisample {
+        samples: ms
+            .map(|m| m.rasterization_samples)
+            .filter(|_| !dynamic.contains(&D::RASTERIZATION_SAMPLES_EXT)),
+        alpha_to_coverage: fixed(
+            D::ALPHA_TO_COVERAGE_ENABLE_EXT,
+            ms.map(|m| m.alpha_to_coverage_enable == vk::TRUE),
+        ),
+        alpha_to_one: fixed(
+            D::ALPHA_TO_ONE_ENABLE_EXT,
+            ms.map(|m| m.alpha_to_one_enable == vk::TRUE),
+        ),
+    })
 }
 
 #[cfg(test)]

@@ -24,17 +24,21 @@ use super::current_attributes::{format_of, integer_slots};
 use super::ffi::{find_in_chain, slice};
 use super::frames::destroy_hook;
 use super::frames::{hook, maybe_inject_panic, shield};
+use super::interface_limits::{code_over_limit, over_limit};
 use super::library_inputs::{self, LinkFeed};
 use super::log;
 use super::pipeline_info::{
-    chain_without_code, inline_code, layout_of, pipeline_key, stage_codes, stage_of, stage_view,
-    stages, tes_without_tcs,
+    chain_without, chain_without_code, followed_line_mode, gl_mode_of, holds_vertex_input,
+    inline_code, layout_of, pipeline_key, primitive_mode, stage_codes, stage_module, stage_of,
+    stage_view, stages, tes_without_tcs, topology_for, StageCode,
 };
 use super::records::{BlockBinding, BlockSlot, PipelineRecord, FAST_PATH_PIPELINES};
 use super::rewrite::{Rewrite, Run, Target};
 use super::shader_code::code_words;
 use super::state::DeviceData;
-use crate::semantics::{choose, Semantic, Stage, StageInfo, Stages, WindowOrigin};
+use crate::abi::{PrimitiveMode, STRUCTURE_TYPE_PIPELINE_PRIMITIVE_MODE_CREATE_INFO};
+use crate::semantics::{choose, GlMode, Semantic, Stage, StageInfo, Stages, WindowOrigin};
+use crate::spirv::primitive_mode::GlPrimitive;
 use crate::spirv::scan::Summary;
 use crate::spirv::unfed_inputs::InputKind;
 
@@ -108,7 +112,8 @@ hook! {
 /// The fast-path decision: module summaries and the create info only; no allocation for
 /// stages given as `VkShaderModule`s.
 fn needs_work(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) -> bool {
-    if tes_without_tcs(ci) {
+    // GL's primitive mode: its struct never goes down, and the pipeline draws it or fails.
+    if tes_without_tcs(ci) || primitive_mode(ci).is_some() || past_interface_limits(dev, ci) {
         return true;
     }
     let modules = dev.records.modules.read();
@@ -154,6 +159,80 @@ fn needs_work(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) -> bool
         || !linked_libraries(ci).is_empty() && libraries_block(dev, ci).is_some()
         || keeps_window_height(dev, ci)
         || library_inputs::may_feed(dev, ci)
+        || libraries_line_loop(dev, ci)
+        || followed_line_mode(dev, ci).is_some()
+}
+
+/// Whether a library `ci` links draws GL's line loops: the linked pipeline closes them.
+fn libraries_line_loop(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) -> bool {
+    let libraries = linked_libraries(ci);
+    !libraries.is_empty() && {
+        let pipelines = dev.records.pipelines.read();
+        libraries
+            .iter()
+            .any(|l| pipelines.get(l).is_some_and(|r| r.line_loop))
+    }
+}
+
+/// Why `ci`'s GL primitive `mode` cannot be drawn, if it cannot.
+fn refused_primitive_mode(
+    dev: &DeviceData,
+    ci: &vk::GraphicsPipelineCreateInfo<'_>,
+    mode: PrimitiveMode,
+) -> Option<String> {
+    let Some(gl_mode) = gl_mode_of(mode) else {
+        return (mode != PrimitiveMode::NONE).then(|| {
+            format!(
+                "VkPipelinePrimitiveModeCreateInfoGLSEM names {:#x}, not a GL primitive mode \
+                 the layer draws (GL_LINE_LOOP, GL_QUADS, GL_QUAD_STRIP, GL_POLYGON)",
+                mode.0
+            )
+        });
+    };
+    if !dev.extensions.gl_state {
+        return Some(
+            "VkPipelinePrimitiveModeCreateInfoGLSEM needs VK_GLSEM_gl_state enabled on the device"
+                .into(),
+        );
+    }
+    if !holds_vertex_input(ci) {
+        return None;
+    }
+    // SAFETY: valid pointers per Vulkan's valid usage.
+    let dynamic = unsafe { ci.p_dynamic_state.as_ref() }
+        .map(|d| unsafe { slice(d.p_dynamic_states, d.dynamic_state_count) })
+        .unwrap_or(&[]);
+    if dynamic.contains(&vk::DynamicState::PRIMITIVE_TOPOLOGY) {
+        return Some(
+            "GL's primitive mode with VK_DYNAMIC_STATE_PRIMITIVE_TOPOLOGY: the topology that \
+             draws it is the layer's to set"
+                .into(),
+        );
+    }
+    // SAFETY: NULL or valid where the create info holds the vertex-input state.
+    let restart = unsafe { ci.p_input_assembly_state.as_ref() }
+        .is_some_and(|ia| ia.primitive_restart_enable == vk::TRUE);
+    match gl_mode {
+        // A list topology restarts only with primitiveTopologyListRestart; a strip of quads
+        // cannot tell, after a restart, which of its primitives are quads.
+        GlMode::Primitive(p @ (GlPrimitive::Quads | GlPrimitive::QuadStrip)) if restart => Some(
+            format!("GL's {p:?} with primitive restart are not drawn by the layer"),
+        ),
+        _ => None,
+    }
+}
+
+/// Whether a stage of `ci` takes more Locations than the device allows: `plan` fails it.
+fn past_interface_limits(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) -> bool {
+    stages(ci).iter().any(|s| {
+        let (Some(stage), Some(module)) = (stage_of(s.stage), stage_module(dev, s)) else {
+            return false;
+        };
+        // SAFETY: pName is a nul-terminated string (valid usage).
+        let entry = unsafe { s.p_name.as_ref() }
+            .and_then(|_| unsafe { std::ffi::CStr::from_ptr(s.p_name) }.to_str().ok());
+        entry.is_some_and(|entry| over_limit(&dev.limits, stage, &module, entry).is_some())
+    })
 }
 
 /// A library with a flipped static viewport needs a record: the pipelines linked from it
@@ -236,7 +315,45 @@ impl Plan {
 
 fn plan(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) -> Plan {
     maybe_inject_panic(&dev.settings, "vkCreateGraphicsPipelines/plan");
+    let mode = primitive_mode(ci);
+    if let Some(why) = mode.and_then(|mode| refused_primitive_mode(dev, ci, mode)) {
+        return Plan::fail(why);
+    }
+    let mut rewrite = match plan_steps(dev, ci) {
+        Ok(rewrite) => rewrite,
+        Err(why) => return Plan::fail(why),
+    };
+    if let Some(mode) = mode {
+        // The struct is the layer's: it never goes down.
+        // SAFETY: NULL or valid (read above).
+        let app_topology = unsafe { ci.p_input_assembly_state.as_ref() }
+            .map_or(vk::PrimitiveTopology::default(), |ia| ia.topology);
+        rewrite.input_assembly = Some(match gl_mode_of(mode) {
+            Some(gl_mode) if holds_vertex_input(ci) => topology_for(gl_mode),
+            _ => app_topology,
+        });
+    }
+    if rewrite.is_empty() {
+        Plan::Keep
+    } else {
+        Plan::Rewrite(rewrite)
+    }
+}
+
+/// The steps [`choose`] picks for `ci`, run; `Err` says why the pipeline cannot be created.
+fn plan_steps(
+    dev: &DeviceData,
+    ci: &vk::GraphicsPipelineCreateInfo<'_>,
+) -> Result<Rewrite, String> {
     let codes = stage_codes(dev, ci);
+    for c in &codes {
+        let why = c
+            .code()
+            .and_then(|(module, entry)| over_limit(&dev.limits, c.stage, module, entry));
+        if let Some(why) = why {
+            return Err(why);
+        }
+    }
     let view = stage_view(&codes);
     let fragment = codes.iter().find(|c| c.stage == Stage::Fragment);
     let frag_color = dev
@@ -247,20 +364,39 @@ fn plan(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) -> Plan {
     let key = pipeline_key(dev, ci, view.last_pre_rasterization(), frag_color);
     let steps = choose(&view, &key);
     if steps.is_empty() {
-        return Plan::Keep;
+        return Ok(Rewrite::default());
     }
     let mut run = Run::new(dev, target(dev, ci), &codes);
     for step in steps {
-        if let Err(why) = run.step(step) {
-            return Plan::fail(why);
-        }
+        run.step(step)?;
     }
     let rewrite = run.finish();
-    if rewrite.is_empty() {
-        Plan::Keep
-    } else {
-        Plan::Rewrite(rewrite)
+    if let Some(why) = layer_past_limits(dev, &codes, &rewrite) {
+        // The application's stages fit: the layer's additions must not make them fail, nor
+        // may a stage the pipeline cannot do without be dropped.
+        if rewrite.tcs.is_some() || rewrite.gs.is_some() {
+            return Err(why);
+        }
+        log::warning!("{why} after the layer's rewrite; the pipeline keeps its shaders");
+        return Ok(Rewrite::default());
     }
+    Ok(rewrite)
+}
+
+/// Why the code the layer made for `codes` (rewritten stages, a generated TCS) does not
+/// fit the device's interface limits, if it does not.
+fn layer_past_limits(dev: &DeviceData, codes: &[StageCode], rewrite: &Rewrite) -> Option<String> {
+    let rewritten = rewrite.stages.iter().filter_map(|(index, words)| {
+        let code = codes.iter().find(|c| c.index == *index)?;
+        Some((code.stage, &words[..], code.entry.as_deref()?))
+    });
+    let tcs = rewrite
+        .tcs
+        .as_ref()
+        .map(|words| (Stage::TessControl, &words[..], "main"));
+    rewritten
+        .chain(tcs)
+        .find_map(|(stage, words, entry)| code_over_limit(&dev.limits, stage, words, entry))
 }
 
 /// What the steps read off `ci` besides its stages.
@@ -343,6 +479,7 @@ struct Patched {
     dynamic: Option<Box<DynamicCopy>>,
     tessellation: Option<Box<TessellationCopy>>,
     vertex_input: Option<Box<VertexInputCopy>>,
+    input_assembly: Option<Box<vk::PipelineInputAssemblyStateCreateInfo<'static>>>,
 }
 
 /// The vertex-input state with the layer's stride-0 binding of GL's current attributes.
@@ -581,6 +718,9 @@ impl Patched {
         if let Some(copy) = &self.vertex_input {
             info.p_vertex_input_state = &copy.state;
         }
+        if let Some(copy) = &self.input_assembly {
+            info.p_input_assembly_state = &**copy;
+        }
     }
 }
 
@@ -655,6 +795,37 @@ unsafe fn patch_state(
         // SAFETY: the application's valid viewport state.
         patched.viewport = Some(unsafe { ViewportCopy::new(state) });
     }
+}
+
+/// `ci`'s input-assembly state drawing `topology`, with the layer's
+/// `VkPipelinePrimitiveModeCreateInfoGLSEM` taken out of its chain (the structs in front of
+/// it copied into `copies`). `None`: one of those is a struct the layer cannot copy.
+///
+/// # Safety
+/// `ci`'s input-assembly state is valid and holds the struct.
+unsafe fn input_assembly_copy(
+    ci: &vk::GraphicsPipelineCreateInfo<'_>,
+    topology: vk::PrimitiveTopology,
+    copies: &mut Vec<Box<[u64]>>,
+) -> Option<Box<vk::PipelineInputAssemblyStateCreateInfo<'static>>> {
+    // SAFETY: this function's contract.
+    let app = unsafe { ci.p_input_assembly_state.as_ref() }?;
+    // SAFETY: the state's valid pNext chain (this function's contract).
+    let p_next = unsafe {
+        chain_without(
+            app.p_next,
+            STRUCTURE_TYPE_PIPELINE_PRIMITIVE_MODE_CREATE_INFO,
+            copies,
+        )
+    }?;
+    let mut copy = vk::PipelineInputAssemblyStateCreateInfo {
+        flags: app.flags,
+        topology,
+        primitive_restart_enable: app.primitive_restart_enable,
+        ..Default::default()
+    };
+    copy.p_next = p_next;
+    Some(Box::new(copy))
 }
 
 impl TessellationCopy {
@@ -798,9 +969,25 @@ impl Call<'_> {
             dynamic: None,
             tessellation: None,
             vertex_input: None,
+            input_assembly: None,
         };
         // SAFETY: a valid create info (this function's contract).
         unsafe { patch_state(ci, rewrite, &mut patched) };
+        if let Some(topology) = rewrite.input_assembly {
+            // SAFETY: the layer read the struct out of this state (valid, Vulkan's valid usage).
+            let copy = unsafe { input_assembly_copy(ci, topology, &mut patched.chain_copies) };
+            match copy {
+                Some(copy) => patched.input_assembly = Some(copy),
+                None => {
+                    return Err((
+                        "VkPipelinePrimitiveModeCreateInfoGLSEM behind an unknown pNext struct \
+                         of the input-assembly state"
+                            .into(),
+                        vk::Result::ERROR_UNKNOWN,
+                    ))
+                }
+            }
+        }
         // SAFETY: the application's allocator (this function's contract).
         if let Err(why) = unsafe { self.patch_modules(rewrite, &mut patched) } {
             // SAFETY: the temporaries this call made; no pipeline uses them yet.
@@ -842,6 +1029,21 @@ impl Call<'_> {
                         stage.p_next = chain;
                     }
                     stage.module = m;
+                }
+                Err(e) => return Err(module_failed(e)),
+            }
+        }
+        if let Some(words) = &rewrite.gs {
+            // SAFETY: the application's allocator (this function's contract).
+            match unsafe { self.temporary_module(words) } {
+                Ok(m) => {
+                    patched.temporaries.push(m);
+                    patched.stages.push(vk::PipelineShaderStageCreateInfo {
+                        stage: S::GEOMETRY,
+                        module: m,
+                        p_name: c"main".as_ptr(),
+                        ..Default::default()
+                    });
                 }
                 Err(e) => return Err(module_failed(e)),
             }
@@ -927,7 +1129,15 @@ impl Call<'_> {
                 match unsafe { self.patch(ci, rewrite) } {
                     Ok(p) => this = Some(p),
                     // Without its generated TCS the pipeline would crash the driver.
-                    Err((why, result)) if rewrite.tcs.is_some() => *plan = Plan::Fail(why, result),
+                    // Without its generated TCS the pipeline would crash the driver; without
+                    // GL's primitive mode it would draw something else.
+                    Err((why, result))
+                        if rewrite.tcs.is_some()
+                            || rewrite.gs.is_some()
+                            || rewrite.input_assembly.is_some() =>
+                    {
+                        *plan = Plan::Fail(why, result)
+                    }
                     Err((why, _)) => {
                         log::warning!("{why}; the pipeline keeps its original shaders");
                         *plan = Plan::Keep;
@@ -1002,6 +1212,10 @@ impl Call<'_> {
             if pipeline == vk::Pipeline::null() {
                 continue;
             }
+            let line_loop = match plan {
+                Plan::Rewrite(rewrite) => rewrite.line_loop,
+                _ => false,
+            } || libraries_line_loop(self.dev, ci);
             let (own, line_stipple, attributes) = match plan {
                 Plan::Rewrite(rewrite) => {
                     for note in &rewrite.notes {
@@ -1024,10 +1238,13 @@ impl Call<'_> {
             // the pipelines linked from it.
             let window_height =
                 static_window_height(ci).or_else(|| libraries_window_height(self.dev, ci));
+            let line_mode = followed_line_mode(self.dev, ci);
             if own.is_none()
                 && inherited.is_none()
                 && feed.is_none()
+                && line_mode.is_none()
                 && !keeps_window_height(self.dev, ci)
+                && !line_loop
             {
                 continue;
             }
@@ -1035,6 +1252,8 @@ impl Call<'_> {
             let mut record = PipelineRecord::new(reads_block, line_stipple, window_height);
             record.current_attributes = attributes.or(feed.as_ref().map(|f| f.integer));
             record.vertex_input_library = feed.as_ref().map(|f| f.library);
+            record.line_loop = line_loop;
+            record.line_mode = line_mode;
             let records = &self.dev.records;
             records.count_bind_work(&record, 1);
             if let Some(previous) = records.pipelines.write().insert(pipeline, record) {

@@ -9,8 +9,11 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use super::attribute_memory::CurrentAttributes;
+use super::dynamic_lines::{LineModeState, StaticMultisample};
 use crate::abi::PrimitiveMode;
-use crate::spirv::scan::Summary;
+use crate::spirv::interface::entry_point_ends;
+use crate::spirv::scan::{LocationEnds, Summary};
+use spirv::ExecutionModel;
 
 /// Kinds of live records, for [`DebugCounters`].
 #[derive(Debug, Clone, Copy)]
@@ -84,6 +87,7 @@ pub struct ModuleRecord {
     pub words: Arc<[u32]>,
     pub summary: Summary,
     hash: OnceCell<u64>,
+    interface_ends: OnceCell<Vec<(ExecutionModel, String, LocationEnds)>>,
     _live: Option<Live>,
 }
 
@@ -102,6 +106,7 @@ impl ModuleRecord {
             summary,
             words: words.into(),
             hash: OnceCell::new(),
+            interface_ends: OnceCell::new(),
             _live: None,
         }
     }
@@ -109,6 +114,17 @@ impl ModuleRecord {
     /// Content hash, computed on first use (only pipelines that need a rewrite ask).
     pub fn hash(&self) -> u64 {
         *self.hash.get_or_init(|| content_hash(&self.words))
+    }
+
+    /// Where entry point `name` of `model` has its Locations end, parsed on first use (once
+    /// per module: pipelines are checked against the device's interface limits).
+    pub fn interface_ends(&self, model: ExecutionModel, name: &str) -> Option<LocationEnds> {
+        let all = self
+            .interface_ends
+            .get_or_init(|| entry_point_ends(&self.words));
+        all.iter()
+            .find(|(m, n, _)| *m == model && n == name)
+            .map(|(_, _, ends)| *ends)
     }
 }
 
@@ -215,6 +231,11 @@ pub struct PipelineRecord {
     /// The vertex-input library the layer made for it to feed those values
     /// (`library_inputs`): destroyed with it.
     pub vertex_input_library: Option<vk::Pipeline>,
+    /// It draws GL's line loops (a line strip the layer closes).
+    pub line_loop: bool,
+    /// Its line mode is dynamic state the layer follows (`dynamic_lines`), with the
+    /// multisample state it fixes.
+    pub line_mode: Option<StaticMultisample>,
     _live: Live,
 }
 
@@ -230,6 +251,8 @@ impl PipelineRecord {
             window_height,
             current_attributes: None,
             vertex_input_library: None,
+            line_loop: false,
+            line_mode: None,
             _live: Live::new(Kind::Pipeline),
         }
     }
@@ -282,7 +305,20 @@ pub struct CommandBufferState {
     pub primitive_mode: PrimitiveMode,
     /// The bound pipeline draws GL's line loops: non-indexed draws get their closing segment.
     pub bound_line_loop: bool,
+    /// The application's index buffer binding (`vkCmdBindIndexBuffer`), put back after a
+    /// line loop's closing segment.
+    pub index_buffer: Option<BoundIndexBuffer>,
+    /// What decides GL's line mode where it is dynamic state.
+    pub lines: LineModeState,
     _live: Live,
+}
+
+/// An index buffer binding.
+#[derive(Debug, Clone, Copy)]
+pub struct BoundIndexBuffer {
+    pub buffer: vk::Buffer,
+    pub offset: vk::DeviceSize,
+    pub index_type: vk::IndexType,
 }
 
 /// GL's line stipple state.
@@ -326,6 +362,8 @@ impl CommandBufferState {
             attributes: CurrentAttributes::default(),
             primitive_mode: PrimitiveMode::NONE,
             bound_line_loop: false,
+            index_buffer: None,
+            lines: LineModeState::INITIAL,
             _live: Live::new(Kind::CommandBuffer),
         }
     }
@@ -363,6 +401,8 @@ pub struct Records {
     /// take the layer's line stipple or GL's current vertex attributes): when 0, it does
     /// nothing more.
     pub bind_work_pipelines: AtomicUsize,
+    /// Live pipelines that draw GL's line loops: when 0, the draw hooks do nothing more.
+    pub line_loop_pipelines: AtomicUsize,
     pub command_buffers: Mutex<HashMap<vk::CommandBuffer, CommandBufferState>>,
     /// Tessellation evaluation shader objects.
     pub tes_objects: RwLock<HashMap<vk::ShaderEXT, Arc<TesObjectRecord>>>,
@@ -383,12 +423,18 @@ impl Records {
     pub fn count_bind_work(&self, record: &PipelineRecord, delta: isize) {
         let has_bind_work = record.reads_block.is_some()
             || record.line_stipple
-            || record.current_attributes.is_some();
+            || record.current_attributes.is_some()
+            || record.line_loop
+            || record.line_mode.is_some();
+        let count = |counter: &AtomicUsize| match delta {
+            1 => counter.fetch_add(1, Ordering::Relaxed),
+            _ => counter.fetch_sub(1, Ordering::Relaxed),
+        };
         if has_bind_work {
-            match delta {
-                1 => self.bind_work_pipelines.fetch_add(1, Ordering::Relaxed),
-                _ => self.bind_work_pipelines.fetch_sub(1, Ordering::Relaxed),
-            };
+            count(&self.bind_work_pipelines);
+        }
+        if record.line_loop {
+            count(&self.line_loop_pipelines);
         }
     }
 }

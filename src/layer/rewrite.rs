@@ -14,6 +14,7 @@ use super::state::DeviceData;
 use crate::semantics::{Semantic, Stage, Step, StepOutput};
 use crate::spirv::passthrough_tcs::{build_passthrough_tcs, TcsKey};
 use crate::spirv::point_size::PointSizeSource;
+use crate::spirv::primitive_mode::{build_primitive_gs, PrimitiveGsKey};
 use crate::spirv::unfed_inputs::{unfed_input_kinds, InputKind};
 use crate::spirv::xfb_split::SplitInterface;
 
@@ -24,6 +25,13 @@ pub struct Rewrite {
     pub stages: Vec<(usize, Arc<[u32]>)>,
     /// A generated TCS.
     pub tcs: Option<Arc<[u32]>>,
+    /// A generated geometry shader (GL's quads, quad strips, polygons).
+    pub gs: Option<Arc<[u32]>>,
+    /// The input-assembly state with GL's primitive mode taken out of its chain and the
+    /// topology that draws it (set by the planner).
+    pub input_assembly: Option<vk::PrimitiveTopology>,
+    /// GL's line loops: non-indexed draws get their closing segment.
+    pub line_loop: bool,
     /// The pipeline's shaders read the GL-state block: where to push it.
     pub reads_block: Option<BlockBinding>,
     /// Pipeline state to chain in.
@@ -45,6 +53,9 @@ impl Rewrite {
     pub fn is_empty(&self) -> bool {
         self.stages.is_empty()
             && self.tcs.is_none()
+            && self.gs.is_none()
+            && self.input_assembly.is_none()
+            && !self.line_loop
             && !self.provoking_vertex_last
             && !self.negative_one_to_one
             && self.bresenham_lines.is_none()
@@ -220,6 +231,25 @@ impl<'a> Run<'a> {
                         binding.offset
                     ),
                 ));
+            }
+            Step::DrawGlPrimitive(key) => {
+                // A vertex-input library draws the topology alone; its pre-rasterization
+                // library makes the geometry shader.
+                if self.position(Stage::Vertex).is_some() {
+                    self.out.gs = Some(self.generate_gs(&key)?);
+                    self.notes.push((semantic, step.note(None)));
+                }
+            }
+            Step::CloseLineLoops => {
+                if self.dev.line_loops.index_buffer(self.dev).is_none() {
+                    return Err(
+                        "GL_LINE_LOOP needs a host-visible index buffer to close the loop, and \
+                         the device has no memory the layer could use"
+                            .into(),
+                    );
+                }
+                self.out.line_loop = true;
+                self.notes.push((semantic, step.note(None)));
             }
             Step::ProvokingVertexLast => {
                 self.out.provoking_vertex_last = true;
@@ -411,6 +441,57 @@ impl<'a> Run<'a> {
             );
         match outcome {
             Outcome::Module(words) => Ok((words, binding, patch_control_points)),
+            Outcome::Failed(why) => no(&format!("generating it failed: {why}")),
+            _ => no("generating it produced nothing"),
+        }
+    }
+
+    /// Builds the geometry shader of GL's quads, quad strips or polygons from the vertex
+    /// shader as the steps before left it, or says why it cannot.
+    fn generate_gs(&self, key: &PrimitiveGsKey) -> Result<Arc<[u32]>, String> {
+        let no = |why: &str| {
+            Err(format!(
+                "GL's {:?} are drawn through a generated geometry shader, but {why}",
+                key.primitive
+            ))
+        };
+        // GL refuses these modes with a geometry or tessellation shader
+        // (GL_INVALID_OPERATION), and a second geometry stage has no place to go.
+        if [Stage::TessControl, Stage::TessEval, Stage::Geometry]
+            .iter()
+            .any(|&s| self.position(s).is_some())
+        {
+            return no("the pipeline has a geometry or tessellation shader (GL refuses it too)");
+        }
+        if !self.dev.features.geometry_shader {
+            return no("the device has no geometryShader");
+        }
+        let Some(i) = self.position(Stage::Vertex) else {
+            unreachable!("the step runs where the vertex shader is");
+        };
+        let (Some(entry), Some(current)) = (self.codes[i].entry.as_deref(), &self.current[i])
+        else {
+            return no("the layer cannot read the vertex shader");
+        };
+        let cache_key = CacheKey::Gs {
+            vertex: current.key.clone(),
+            entry: entry.into(),
+            key: *key,
+        };
+        let words = current.words.clone();
+        let outcome =
+            cached(
+                self.dev,
+                cache_key,
+                current.source_hash,
+                "gs",
+                || match build_primitive_gs(&words, entry, key) {
+                    Ok(words) => Outcome::Module(words.into()),
+                    Err(e) => Outcome::Failed(e.to_string().into()),
+                },
+            );
+        match outcome {
+            Outcome::Module(words) => Ok(words),
             Outcome::Failed(why) => no(&format!("generating it failed: {why}")),
             _ => no("generating it produced nothing"),
         }

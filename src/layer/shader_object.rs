@@ -32,6 +32,7 @@ use std::sync::Arc;
 use super::command_state::push;
 use super::ffi::slice;
 use super::frames::{destroy_hook, ffi_guard, hook, shield};
+use super::interface_limits::code_over_limit;
 use super::log;
 use super::pipeline_info::{stage_of, stage_view, StageCode};
 use super::push_range::plan_layout;
@@ -364,6 +365,15 @@ hook! {
     |dev, next| {
         // SAFETY: pCreateInfos holds createInfoCount infos (Vulkan's valid usage).
         let infos = unsafe { slice(p_create_infos, create_info_count) };
+        if let Some(why) = shield("vkCreateShadersEXT limits", || past_limits(dev, infos)).flatten() {
+            // Drivers crash on such code: no shader of the call is made, as when a driver
+            // fails one.
+            log::error!("vkCreateShadersEXT: {why}");
+            // SAFETY: pShaders holds one handle per create info (Vulkan's valid usage).
+            unsafe { std::slice::from_raw_parts_mut(p_shaders, infos.len()) }
+                .fill(vk::ShaderEXT::null());
+            return vk::Result::ERROR_UNKNOWN;
+        }
         let Some(patch) = shield("vkCreateShadersEXT", || plan(dev, infos)) else {
             // SAFETY: the application's arguments, passed on unchanged.
             return unsafe {
@@ -447,6 +457,22 @@ hook! {
         }
         result
     }
+}
+
+/// Why a create info's SPIR-V takes more Locations than the device allows, if one does.
+fn past_limits(dev: &DeviceData, infos: &[vk::ShaderCreateInfoEXT<'_>]) -> Option<String> {
+    infos.iter().enumerate().find_map(|(i, ci)| {
+        let stage = stage_of(ci.stage)?;
+        // SAFETY: valid code and name pointers (Vulkan's valid usage).
+        let (words, name) = unsafe {
+            (
+                spirv(ci)?,
+                ci.p_name.as_ref().map(|_| CStr::from_ptr(ci.p_name))?,
+            )
+        };
+        let why = code_over_limit(&dev.limits, stage, words, name.to_str().ok()?)?;
+        Some(format!("pCreateInfos[{i}] fails: {why}"))
+    })
 }
 
 /// Destroys what the layer made for a TES shader object.

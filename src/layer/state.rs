@@ -9,6 +9,7 @@ use super::attribute_memory::AttributeMemory;
 use super::cache::RewriteCache;
 use super::dispatch::{DeviceDispatch, InstanceDispatch};
 use super::extensions::EnabledExtensions;
+use super::line_loops::LineLoops;
 use super::records::{Kind, Live, Records};
 use super::settings::Settings;
 use crate::semantics::{DeviceKey, Semantic};
@@ -69,6 +70,10 @@ pub struct Limits {
     /// (`maxVertexOutputComponents`, `maxFragmentInputComponents`, and the tessellation
     /// evaluation and geometry stages' outputs where the device has them).
     pub max_interface_components: u32,
+    /// The Locations each stage's inputs and outputs may take, indexed by
+    /// [`crate::semantics::Stage`] (`interface_limits` names the limit of each).
+    pub stage_inputs: [u32; 5],
+    pub stage_outputs: [u32; 5],
 }
 
 impl Default for Limits {
@@ -88,6 +93,8 @@ impl Limits {
         max_vertex_input_bindings: 16,
         max_vertex_input_attributes: 16,
         max_interface_components: 64,
+        stage_inputs: [16, 16, 16, 16, 16],
+        stage_outputs: [16, 16, 16, 16, 4],
     };
 
     /// The last Location every stage's interface has: where stages made apart pass GL's
@@ -127,6 +134,8 @@ pub struct DeviceData {
     pub records: Records,
     /// GL's current vertex attributes: the layer's binding and memory.
     pub attribute_memory: AttributeMemory,
+    /// GL's line loops: the index buffer of their closing segments.
+    pub line_loops: LineLoops,
     /// Rewritten modules by content and pass (`cache` imports `records`, not the reverse).
     pub cache: RewriteCache,
     _live: Live,
@@ -193,6 +202,7 @@ impl DeviceData {
             conventions,
             records: Records::default(),
             attribute_memory,
+            line_loops: LineLoops::default(),
             cache,
             _live: Live::new(Kind::Device),
         }

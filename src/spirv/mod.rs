@@ -16,6 +16,7 @@
 //!   push-constant block), [`demote`] (an interface variable made `Private`), [`error`]
 //!   ([`PassError`], [`PassResult`]; re-exported here for the layer, the passes import them
 //!   from `error`).
+//! - [`interface`]: where each entry point's Locations end, for the device's limits.
 
 pub mod builtin_output;
 pub mod clip_depth;
@@ -26,6 +27,7 @@ pub mod exits;
 pub mod fragcolor;
 pub mod gl_state;
 pub mod instance_id;
+pub mod interface;
 pub mod layer_output;
 pub mod layout;
 pub mod module;

@@ -13,5 +13,6 @@ mod support;
 mod dynamic_patch;
 mod gl_state;
 mod lines;
+mod primitive_modes;
 mod shader_objects;
 mod vertex_attrib;

@@ -10,4 +10,5 @@
 mod support;
 
 mod driver_errors;
+mod interface_limits;
 mod threads;

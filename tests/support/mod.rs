@@ -362,7 +362,12 @@ impl Device {
         let vertex_input = vk::PipelineVertexInputStateCreateInfo::default();
         let assemblies: Vec<_> = descs
             .iter()
-            .map(|d| vk::PipelineInputAssemblyStateCreateInfo::default().topology(d.topology))
+            .map(|d| {
+                let mut assembly =
+                    vk::PipelineInputAssemblyStateCreateInfo::default().topology(d.topology);
+                assembly.p_next = d.assembly_next;
+                assembly
+            })
             .collect();
         let patches = vk::PipelineInputAssemblyStateCreateInfo::default()
             .topology(vk::PrimitiveTopology::PATCH_LIST);
@@ -396,9 +401,14 @@ impl Device {
                 })
             })
             .collect();
-        let raster = vk::PipelineRasterizationStateCreateInfo::default()
-            .polygon_mode(vk::PolygonMode::FILL)
-            .line_width(1.0);
+        let rasters: Vec<_> = descs
+            .iter()
+            .map(|d| {
+                vk::PipelineRasterizationStateCreateInfo::default()
+                    .polygon_mode(d.polygon_mode)
+                    .line_width(1.0)
+            })
+            .collect();
         // Ignored without a depth attachment; a fragment-shader library for dynamic rendering
         // needs one all the same (VUID-VkGraphicsPipelineCreateInfo-renderPass-06590).
         let depth_stencil = vk::PipelineDepthStencilStateCreateInfo::default();
@@ -423,33 +433,36 @@ impl Device {
             .zip(&assemblies)
             .zip(&dynamic)
             .zip(&own_viewport)
-            .map(|((((d, blend), assembly), dynamic), own_viewport)| {
-                let tessellated = d
-                    .stages
-                    .iter()
-                    .any(|s| s.stage == vk::ShaderStageFlags::TESSELLATION_EVALUATION);
-                let mut info = vk::GraphicsPipelineCreateInfo::default()
-                    .flags(d.flags)
-                    .stages(&d.stages)
-                    .vertex_input_state(&vertex_input)
-                    .input_assembly_state(if tessellated { &patches } else { assembly })
-                    .viewport_state(own_viewport.as_ref().unwrap_or(&viewport))
-                    .rasterization_state(&raster)
-                    .multisample_state(d.multisample.as_ref().unwrap_or(&multisample))
-                    .depth_stencil_state(&depth_stencil)
-                    .color_blend_state(blend)
-                    .layout(d.layout)
-                    .render_pass(d.render_pass)
-                    .base_pipeline_index(-1);
-                if tessellated {
-                    info = info.tessellation_state(&tessellation);
-                }
-                if !d.dynamic.is_empty() {
-                    info = info.dynamic_state(dynamic);
-                }
-                info.p_next = d.p_next;
-                info
-            })
+            .zip(&rasters)
+            .map(
+                |(((((d, blend), assembly), dynamic), own_viewport), raster)| {
+                    let tessellated = d
+                        .stages
+                        .iter()
+                        .any(|s| s.stage == vk::ShaderStageFlags::TESSELLATION_EVALUATION);
+                    let mut info = vk::GraphicsPipelineCreateInfo::default()
+                        .flags(d.flags)
+                        .stages(&d.stages)
+                        .vertex_input_state(&vertex_input)
+                        .input_assembly_state(if tessellated { &patches } else { assembly })
+                        .viewport_state(own_viewport.as_ref().unwrap_or(&viewport))
+                        .rasterization_state(raster)
+                        .multisample_state(d.multisample.as_ref().unwrap_or(&multisample))
+                        .depth_stencil_state(&depth_stencil)
+                        .color_blend_state(blend)
+                        .layout(d.layout)
+                        .render_pass(d.render_pass)
+                        .base_pipeline_index(-1);
+                    if tessellated {
+                        info = info.tessellation_state(&tessellation);
+                    }
+                    if !d.dynamic.is_empty() {
+                        info = info.dynamic_state(dynamic);
+                    }
+                    info.p_next = d.p_next;
+                    info
+                },
+            )
             .collect();
         let mut pipelines = vec![vk::Pipeline::from_raw(0xdead); infos.len()];
         let result = unsafe {
@@ -543,6 +556,9 @@ pub struct Desc<'a> {
     pub multisample: Option<vk::PipelineMultisampleStateCreateInfo<'static>>,
     /// A static viewport other than the whole target with y down.
     pub viewport: Option<vk::Viewport>,
+    /// `VkPipelineInputAssemblyStateCreateInfo::pNext`.
+    pub assembly_next: *const c_void,
+    pub polygon_mode: vk::PolygonMode,
 }
 
 impl Desc<'_> {
@@ -563,6 +579,8 @@ impl Desc<'_> {
             dynamic: Vec::new(),
             multisample: None,
             viewport: None,
+            assembly_next: std::ptr::null(),
+            polygon_mode: vk::PolygonMode::FILL,
         }
     }
 

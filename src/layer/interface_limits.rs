@@ -1,0 +1,96 @@
+//! The device's interface limits: a stage whose inputs or outputs take more Locations than
+//! the device has (VUID-RuntimeSpirv-Location-06272) crashes drivers
+//! (`vkCreateGraphicsPipelines` on lavapipe 22.3.6, `VK_ERROR_DEVICE_LOST` on NVIDIA 580),
+//! and the validation layer does not see it: the layer fails such a pipeline or shader
+//! object with a message instead. Its own additions are checked the same way.
+
+use spirv::ExecutionModel;
+
+use super::records::ModuleRecord;
+use super::state::Limits;
+use crate::semantics::Stage;
+use crate::spirv::interface::entry_point_ends;
+use crate::spirv::scan::LocationEnds;
+
+/// The limits behind [`Limits::stage_inputs`] and [`Limits::stage_outputs`], by [`Stage`].
+const INPUT_LIMITS: [&str; 5] = [
+    "maxVertexInputAttributes",
+    "maxTessellationControlPerVertexInputComponents / 4",
+    "maxTessellationEvaluationInputComponents / 4",
+    "maxGeometryInputComponents / 4",
+    "maxFragmentInputComponents / 4",
+];
+const OUTPUT_LIMITS: [&str; 5] = [
+    "maxVertexOutputComponents / 4",
+    "maxTessellationControlPerVertexOutputComponents / 4",
+    "maxTessellationEvaluationOutputComponents / 4",
+    "maxGeometryOutputComponents / 4",
+    "maxFragmentOutputAttachments",
+];
+
+fn model_of(stage: Stage) -> ExecutionModel {
+    match stage {
+        Stage::Vertex => ExecutionModel::Vertex,
+        Stage::TessControl => ExecutionModel::TessellationControl,
+        Stage::TessEval => ExecutionModel::TessellationEvaluation,
+        Stage::Geometry => ExecutionModel::Geometry,
+        Stage::Fragment => ExecutionModel::Fragment,
+    }
+}
+
+/// Why entry point `entry` of `module` in `stage` does not fit the device, if it does not.
+pub(super) fn over_limit(
+    limits: &Limits,
+    stage: Stage,
+    module: &ModuleRecord,
+    entry: &str,
+) -> Option<String> {
+    exceeds(
+        limits,
+        stage,
+        module.interface_ends(model_of(stage), entry)?,
+    )
+}
+
+/// [`over_limit`] for code the layer made (a rewritten stage, a generated TCS).
+pub(super) fn code_over_limit(
+    limits: &Limits,
+    stage: Stage,
+    words: &[u32],
+    entry: &str,
+) -> Option<String> {
+    let model = model_of(stage);
+    let ends = entry_point_ends(words)
+        .into_iter()
+        .find(|(m, n, _)| *m == model && n == entry)?
+        .2;
+    exceeds(limits, stage, ends)
+}
+
+fn exceeds(limits: &Limits, stage: Stage, ends: LocationEnds) -> Option<String> {
+    let i = stage as usize;
+    let sides = [
+        (
+            "inputs",
+            ends.input,
+            limits.stage_inputs[i],
+            INPUT_LIMITS[i],
+        ),
+        (
+            "outputs",
+            ends.output,
+            limits.stage_outputs[i],
+            OUTPUT_LIMITS[i],
+        ),
+    ];
+    // A limit of 0: the device has no such stage, and Vulkan's validation says so.
+    let (side, end, max, name) = sides
+        .into_iter()
+        .find(|&(_, end, max, _)| max > 0 && end > max)?;
+    Some(format!(
+        "the {}'s {side} take Locations 0 to {}, {end} Locations where the device allows \
+         {max} ({name})",
+        stage.name(),
+        end - 1
+    ))
+}

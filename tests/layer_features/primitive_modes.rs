@@ -1,0 +1,275 @@
+//! GL's primitive modes through the real loader, lavapipe and the validation layer
+//! (`VkPipelinePrimitiveModeCreateInfoGLSEM` with `VK_GLSEM_gl_state`): quads drawn plain,
+//! indexed, instanced and indirect fill their area with the flat colour of each quad's 4th
+//! vertex (GL's last-vertex convention, GL 4.6 compatibility table 13.2); a quad in polygon
+//! mode `GL_LINE` lights its four edges and not the diagonal it is cut along (14.6.4); a line
+//! loop is closed by a segment back to its first vertex.
+
+use crate::support::*;
+use ash::vk;
+use VkLayer_glsem::abi::{
+    PipelinePrimitiveModeCreateInfo, PrimitiveMode,
+    STRUCTURE_TYPE_PIPELINE_PRIMITIVE_MODE_CREATE_INFO,
+};
+
+const GL_STATE: &std::ffi::CStr = c"VK_GLSEM_gl_state";
+
+/// The red byte of `quads.vert`'s flat colour for vertex `v` (red = v / 8).
+fn red_of(v: u32) -> u8 {
+    (v as f32 / 8.0 * 255.0).round() as u8
+}
+
+/// The red byte of every pixel, row by row.
+fn reds(image: &[u8]) -> Vec<u8> {
+    image.chunks(4).map(|p| p[0]).collect()
+}
+
+/// The pixels lit (green or red) of an image, as (x, y).
+fn lit(image: &[u8]) -> Vec<(u32, u32)> {
+    (0..RENDER_SIZE * RENDER_SIZE)
+        .filter(|&i| image[(i * 4) as usize..(i * 4 + 3) as usize] != [0, 0, 0])
+        .map(|i| (i % RENDER_SIZE, i / RENDER_SIZE))
+        .collect()
+}
+
+/// The 12 border pixels of the 4x4 target: `ring.vert`'s square by GL's diamond-exit rule.
+fn border() -> Vec<(u32, u32)> {
+    (0..RENDER_SIZE * RENDER_SIZE)
+        .map(|i| (i % RENDER_SIZE, i / RENDER_SIZE))
+        .filter(|&(x, y)| x == 0 || y == 0 || x == RENDER_SIZE - 1 || y == RENDER_SIZE - 1)
+        .collect()
+}
+
+/// Draws `vs` + `fs` in GL's `mode` with `polygon_mode`, recording the draw with `draw`
+/// (after the bind; it returns the buffers the draw reads, destroyed after it); the image.
+fn draw(
+    mode: PrimitiveMode,
+    polygon_mode: vk::PolygonMode,
+    (vs, fs): (&str, &str),
+    draw: impl FnOnce(&Device, &Instance, vk::CommandBuffer) -> Vec<HostBuffer>,
+) -> Vec<u8> {
+    let instance = Instance::new(WITH_VALIDATION);
+    let core = vk::PhysicalDeviceFeatures::default()
+        .geometry_shader(true)
+        .fill_mode_non_solid(true);
+    let device = instance.device_with_core(&[GL_STATE], core, &mut []);
+    let vs = device.module(&glsl(vs));
+    let fs = device.module(&glsl(fs));
+    let pass = device.render_pass(1);
+    let layout = device.layout(&[]);
+    let gl_mode = PipelinePrimitiveModeCreateInfo {
+        s_type: STRUCTURE_TYPE_PIPELINE_PRIMITIVE_MODE_CREATE_INFO,
+        p_next: std::ptr::null(),
+        primitive_mode: mode,
+    };
+    let mut desc = Desc::new(
+        &[
+            (vk::ShaderStageFlags::VERTEX, vs),
+            (vk::ShaderStageFlags::FRAGMENT, fs),
+        ],
+        layout,
+        pass,
+        1,
+    );
+    desc.assembly_next = (&gl_mode as *const PipelinePrimitiveModeCreateInfo).cast();
+    desc.polygon_mode = polygon_mode;
+    let (result, pipelines) = device.create_pipelines(vk::PipelineCache::null(), &[desc], None);
+    assert_eq!(result, vk::Result::SUCCESS);
+    let mut used = Vec::new();
+    let images = device.render_with(&instance, pipelines[0], pass, 1, 0, |cb| {
+        used = draw(&device, &instance, cb)
+    });
+    for buffer in used {
+        device.destroy_buffer(buffer);
+    }
+    device.destroy_objects(&[pipelines[0]], &[layout], &[pass], &[vs, fs]);
+    device.destroy();
+    instance.assert_clean();
+    images.into_iter().next().unwrap()
+}
+
+/// A host buffer holding `words` for `usage`.
+fn buffer_of(
+    device: &Device,
+    instance: &Instance,
+    words: &[u32],
+    usage: vk::BufferUsageFlags,
+) -> HostBuffer {
+    let buffer = device.host_buffer(instance, (words.len() * 4) as u64, usage);
+    let d = &device.device;
+    unsafe {
+        let p = d
+            .map_memory(
+                buffer.memory,
+                0,
+                vk::WHOLE_SIZE,
+                vk::MemoryMapFlags::empty(),
+            )
+            .unwrap();
+        std::ptr::copy_nonoverlapping(words.as_ptr(), p.cast(), words.len());
+        d.unmap_memory(buffer.memory);
+    }
+    buffer
+}
+
+const QUADS: (&str, &str) = ("layer/quads.vert", "layer/flat_color.frag");
+
+/// Left half from quad 0 (vertices 0-3), right half from quad 1 (4-7), each in its 4th
+/// vertex's colour.
+fn two_quads(first_quad: u32, second_quad: u32) -> Vec<u8> {
+    (0..RENDER_SIZE * RENDER_SIZE)
+        .map(|i| match i % RENDER_SIZE < RENDER_SIZE / 2 {
+            true => red_of(4 * first_quad + 3),
+            false => red_of(4 * second_quad + 3),
+        })
+        .collect()
+}
+
+#[test]
+fn quads_fill_their_area_with_the_fourth_vertexs_flat_colour() {
+    let _serial = serial();
+    let image = draw(
+        PrimitiveMode::QUADS,
+        vk::PolygonMode::FILL,
+        QUADS,
+        |device, _, cb| {
+            unsafe { device.device.cmd_draw(cb, 8, 1, 0, 0) };
+            Vec::new()
+        },
+    );
+    assert_eq!(reds(&image), two_quads(0, 1));
+}
+
+#[test]
+fn indexed_quads_take_the_flat_colour_of_each_quads_fourth_index() {
+    let _serial = serial();
+    // The right quad first, its corners from the second; each quad's 4th index provokes it.
+    let indices = [5, 6, 7, 4, 2, 3, 0, 1];
+    let image = draw(
+        PrimitiveMode::QUADS,
+        vk::PolygonMode::FILL,
+        QUADS,
+        |device, instance, cb| {
+            let buffer = buffer_of(
+                device,
+                instance,
+                &indices,
+                vk::BufferUsageFlags::INDEX_BUFFER,
+            );
+            unsafe {
+                device
+                    .device
+                    .cmd_bind_index_buffer(cb, buffer.buffer, 0, vk::IndexType::UINT32);
+                device.device.cmd_draw_indexed(cb, 8, 1, 0, 0, 0);
+            }
+            vec![buffer]
+        },
+    );
+    let expected: Vec<u8> = (0..RENDER_SIZE * RENDER_SIZE)
+        .map(|i| match i % RENDER_SIZE < RENDER_SIZE / 2 {
+            true => red_of(1),
+            false => red_of(4),
+        })
+        .collect();
+    assert_eq!(reds(&image), expected);
+}
+
+#[test]
+fn instanced_quads_are_one_quad_per_instance() {
+    let _serial = serial();
+    // One quad's vertices, two instances: the second is moved to the right half.
+    let image = draw(
+        PrimitiveMode::QUADS,
+        vk::PolygonMode::FILL,
+        QUADS,
+        |device, _, cb| {
+            unsafe { device.device.cmd_draw(cb, 4, 2, 0, 0) };
+            Vec::new()
+        },
+    );
+    assert_eq!(reds(&image), two_quads(0, 0));
+}
+
+#[test]
+fn indirect_quads_draw_as_direct_ones() {
+    let _serial = serial();
+    let image = draw(
+        PrimitiveMode::QUADS,
+        vk::PolygonMode::FILL,
+        QUADS,
+        |device, instance, cb| {
+            // VkDrawIndirectCommand: 8 vertices, 1 instance.
+            let args = buffer_of(
+                device,
+                instance,
+                &[8, 1, 0, 0],
+                vk::BufferUsageFlags::INDIRECT_BUFFER,
+            );
+            unsafe { device.device.cmd_draw_indirect(cb, args.buffer, 0, 1, 16) };
+            vec![args]
+        },
+    );
+    assert_eq!(reds(&image), two_quads(0, 1));
+}
+
+#[test]
+fn a_quad_in_polygon_mode_line_draws_its_edges_not_its_diagonal() {
+    let _serial = serial();
+    let image = draw(
+        PrimitiveMode::QUADS,
+        vk::PolygonMode::LINE,
+        ("layer/ring.vert", "layer/plain.frag"),
+        |device, _, cb| {
+            unsafe { device.device.cmd_draw(cb, 4, 1, 0, 0) };
+            Vec::new()
+        },
+    );
+    assert_eq!(lit(&image), border());
+}
+
+#[test]
+fn a_line_loop_is_closed_back_to_its_first_vertex() {
+    let _serial = serial();
+    let image = draw(
+        PrimitiveMode::LINE_LOOP,
+        vk::PolygonMode::FILL,
+        ("layer/ring.vert", "layer/plain.frag"),
+        |device, _, cb| {
+            unsafe { device.device.cmd_draw(cb, 4, 1, 0, 0) };
+            Vec::new()
+        },
+    );
+    // The closing segment from vertex 3 back to vertex 0 lights the left column.
+    assert_eq!(lit(&image), border());
+}
+
+#[test]
+fn a_mode_without_gl_state_fails_with_an_error() {
+    let _serial = serial();
+    let instance = Instance::new(GLSEM_ONLY);
+    let device = instance.device(&[]);
+    let vs = device.module(&glsl("layer/quads.vert"));
+    let fs = device.module(&glsl("layer/flat_color.frag"));
+    let pass = device.render_pass(1);
+    let layout = device.layout(&[]);
+    let gl_mode = PipelinePrimitiveModeCreateInfo {
+        s_type: STRUCTURE_TYPE_PIPELINE_PRIMITIVE_MODE_CREATE_INFO,
+        p_next: std::ptr::null(),
+        primitive_mode: PrimitiveMode::QUADS,
+    };
+    let mut desc = Desc::new(
+        &[
+            (vk::ShaderStageFlags::VERTEX, vs),
+            (vk::ShaderStageFlags::FRAGMENT, fs),
+        ],
+        layout,
+        pass,
+        1,
+    );
+    desc.assembly_next = (&gl_mode as *const PipelinePrimitiveModeCreateInfo).cast();
+    let (result, pipelines) = device.create_pipelines(vk::PipelineCache::null(), &[desc], None);
+    assert_eq!(result, vk::Result::ERROR_UNKNOWN);
+    assert_eq!(pipelines, [vk::Pipeline::null()]);
+    device.destroy_objects(&[], &[layout], &[pass], &[vs, fs]);
+    device.destroy();
+}
