@@ -411,8 +411,11 @@ fn create_from_libraries(
                 .vertex_input_state(parts.vertex_input)
                 .input_assembly_state(parts.input_assembly),
         )?);
+        // The input assembly state too, which Vulkan ignores here: GL's primitive mode
+        // chained to it tells the layer to add its geometry shader to these stages.
         let mut info = vk::GraphicsPipelineCreateInfo::default()
             .stages(parts.pre_rasterization_stages)
+            .input_assembly_state(parts.input_assembly)
             .viewport_state(parts.viewport)
             .rasterization_state(parts.rasterization)
             .layout(parts.layout);
