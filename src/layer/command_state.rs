@@ -37,7 +37,6 @@ use super::planner::inverted;
 use super::records::{BlockBinding, CommandBufferState, GlStateValues, LineStipple};
 use super::registry::{device_data, with_device};
 use super::state::DeviceData;
-use crate::abi::PrimitiveMode;
 use crate::semantics::WindowOrigin;
 use crate::spirv::gl_state::{
     flag_clip_distance, BLOCK_SIZE, CLIP_DISTANCE_FLAGS, FLAG_LAYERED,
@@ -193,25 +192,6 @@ layer_command! {
         update("vkCmdSetClipDistanceEnableGLSEM", command_buffer, |v| {
             v.flags = (v.flags & !all) | ((mask & planes) << 8);
         })
-    }
-}
-
-layer_command! {
-    /// `vkCmdSetPrimitiveModeGLSEM` (`include/vk_glsem.h`): GL's primitive mode for the
-    /// shader objects drawn next.
-    fn cmd_set_primitive_mode(command_buffer: vk::CommandBuffer, mode: u32) {
-        let mode = PrimitiveMode(mode);
-        if mode != PrimitiveMode::NONE {
-            log::error!(
-                "vkCmdSetPrimitiveModeGLSEM: GL's primitive mode {:#x} with shader objects is \
-                 not drawn by this build; draw it with a pipeline that chains \
-                 VkPipelinePrimitiveModeCreateInfoGLSEM",
-                mode.0
-            );
-        }
-        change_state("vkCmdSetPrimitiveModeGLSEM", command_buffer, |state| {
-            state.primitive_mode = mode
-        }, |_, ()| {})
     }
 }
 
@@ -441,6 +421,9 @@ pub unsafe extern "system" fn cmd_bind_pipeline(
                 state.tes_object = vk::ShaderEXT::null();
                 state.app_tcs_object = false;
                 state.layer_tcs_object = false;
+                state.vertex_object = vk::ShaderEXT::null();
+                state.app_geometry_object = false;
+                state.layer_geometry_object = false;
                 state.bound_line_stipple = line_stipple;
                 state.bound_line_loop = line_loop;
                 state.attributes.pipeline = attributes;

@@ -869,6 +869,9 @@ pub unsafe extern "system" fn destroy_device(
             for record in dev.records.tes_objects.write().drain().map(|(_, r)| r) {
                 super::shader_object::destroy_generated(dev, &record);
             }
+            for record in dev.records.vertex_objects.write().drain().map(|(_, r)| r) {
+                super::primitive_objects::destroy_generated(dev, &record);
+            }
             for binding in dev.records.block_objects.write().drain().map(|(_, b)| b) {
                 super::shader_object::destroy_block_layout(dev, &binding);
             }

@@ -209,6 +209,10 @@ $expand!(
             "vkDestroyShaderEXT" => shader_object::destroy_shader;
         cmd_set_patch_control_points_ext: PFN_vkCmdSetPatchControlPointsEXT =
             "vkCmdSetPatchControlPointsEXT" => shader_object::cmd_set_patch_control_points;
+        cmd_set_primitive_topology: PFN_vkCmdSetPrimitiveTopology =
+            "vkCmdSetPrimitiveTopology" | "vkCmdSetPrimitiveTopologyEXT";
+        cmd_set_polygon_mode_ext: PFN_vkCmdSetPolygonModeEXT =
+            "vkCmdSetPolygonModeEXT" => primitive_objects::cmd_set_polygon_mode;
         cmd_set_provoking_vertex_mode_ext: PFN_vkCmdSetProvokingVertexModeEXT =
             "vkCmdSetProvokingVertexModeEXT";
         cmd_set_depth_clip_negative_one_to_one_ext: PFN_vkCmdSetDepthClipNegativeOneToOneEXT =
@@ -280,7 +284,7 @@ $expand!(
         CMD_SET_VERTEX_ATTRIB: PFN_vkCmdSetVertexAttribGLSEM in GlState =>
             current_attributes::cmd_set_vertex_attrib;
         CMD_SET_PRIMITIVE_MODE: PFN_vkCmdSetPrimitiveModeGLSEM in GlState =>
-            command_state::cmd_set_primitive_mode;
+            primitive_objects::cmd_set_primitive_mode;
     }
 );
     };

@@ -80,9 +80,11 @@ fn state_of(
         .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()))
 }
 
-/// Whether the device has made a line-loop pipeline (one atomic load, for the draw hooks).
+/// Whether the device has made a line-loop pipeline or drawn line loops with shader
+/// objects (atomic loads, for the draw hooks).
 fn loops(dev: &DeviceData) -> bool {
     dev.records.line_loop_pipelines.load(Ordering::Relaxed) != 0
+        || dev.records.line_loop_objects.load(Ordering::Relaxed)
 }
 
 /// Whether a line-loop pipeline is bound to `cb` (a lookup only on devices that made one).

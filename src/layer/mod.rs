@@ -44,6 +44,7 @@ pub mod log;
 mod modules;
 mod pipeline_info;
 mod planner;
+mod primitive_objects;
 pub mod push_range;
 pub mod records;
 mod registry;

@@ -12,6 +12,7 @@ use super::attribute_memory::CurrentAttributes;
 use super::dynamic_lines::{LineModeState, StaticMultisample};
 use crate::abi::PrimitiveMode;
 use crate::spirv::interface::entry_point_ends;
+use crate::spirv::primitive_mode::{PrimitiveGsKey, Rasterized};
 use crate::spirv::scan::{LocationEnds, Summary};
 use spirv::ExecutionModel;
 
@@ -301,8 +302,14 @@ pub struct CommandBufferState {
     pub bound_line_stipple: bool,
     /// GL's current vertex attributes (`vkCmdSetVertexAttribGLSEM`).
     pub attributes: CurrentAttributes,
-    /// GL's primitive mode for shader objects (`vkCmdSetPrimitiveModeGLSEM`).
+    /// GL's primitive mode for shader objects (`vkCmdSetPrimitiveModeGLSEM`), the bound
+    /// vertex shader object, whether the application bound a geometry shader object and
+    /// whether the layer did, and the polygon mode (`vkCmdSetPolygonModeEXT`).
     pub primitive_mode: PrimitiveMode,
+    pub vertex_object: vk::ShaderEXT,
+    pub app_geometry_object: bool,
+    pub layer_geometry_object: bool,
+    pub polygon_mode: Rasterized,
     /// The bound pipeline draws GL's line loops: non-indexed draws get their closing segment.
     pub bound_line_loop: bool,
     /// The application's index buffer binding (`vkCmdBindIndexBuffer`), put back after a
@@ -361,12 +368,31 @@ impl CommandBufferState {
             bound_line_stipple: false,
             attributes: CurrentAttributes::default(),
             primitive_mode: PrimitiveMode::NONE,
+            vertex_object: vk::ShaderEXT::null(),
+            app_geometry_object: false,
+            layer_geometry_object: false,
+            polygon_mode: Rasterized::Fill,
             bound_line_loop: false,
             index_buffer: None,
             lines: LineModeState::INITIAL,
             _live: Live::new(Kind::CommandBuffer),
         }
     }
+}
+
+/// A vertex shader object on a device with `VK_GLSEM_gl_state`: what the layer needs to
+/// generate the geometry shader objects of GL's primitive modes for it.
+pub struct VertexObjectRecord {
+    /// Its code as the driver got it, and its entry point.
+    pub words: Arc<[u32]>,
+    pub entry: String,
+    /// The set layouts and push-constant ranges it was created with (the geometry shader
+    /// gets the same).
+    pub set_layouts: Vec<vk::DescriptorSetLayout>,
+    pub ranges: Vec<vk::PushConstantRange>,
+    /// Generated geometry shader objects by key. Destroyed with the vertex shader or the
+    /// device.
+    pub generated: Mutex<HashMap<PrimitiveGsKey, vk::ShaderEXT>>,
 }
 
 /// A tessellation evaluation shader object: what the layer needs to generate TCS shader
@@ -406,6 +432,11 @@ pub struct Records {
     pub command_buffers: Mutex<HashMap<vk::CommandBuffer, CommandBufferState>>,
     /// Tessellation evaluation shader objects.
     pub tes_objects: RwLock<HashMap<vk::ShaderEXT, Arc<TesObjectRecord>>>,
+    /// Vertex shader objects that may draw GL's primitive modes.
+    pub vertex_objects: RwLock<HashMap<vk::ShaderEXT, Arc<VertexObjectRecord>>>,
+    /// Set once a command buffer drew GL's line loops with shader objects: the draw hooks
+    /// then look at the command buffer.
+    pub line_loop_objects: AtomicBool,
     /// Vertex, tessellation evaluation and geometry shader objects whose code reads the
     /// GL-state block: where to push it, with a layout the layer made of their ranges.
     pub block_objects: RwLock<HashMap<vk::ShaderEXT, BlockBinding>>,

@@ -35,6 +35,7 @@ use super::frames::{destroy_hook, ffi_guard, hook, shield};
 use super::interface_limits::code_over_limit;
 use super::log;
 use super::pipeline_info::{stage_of, stage_view, StageCode};
+use super::primitive_objects;
 use super::push_range::plan_layout;
 use super::records::{
     BlockBinding, BlockSlot, CommandBufferState, LayoutRecord, ModuleRecord, TesObjectRecord,
@@ -42,6 +43,7 @@ use super::records::{
 use super::registry::device_data;
 use super::rewrite::{Run, Target};
 use super::state::DeviceData;
+use crate::abi::PrimitiveMode;
 use crate::semantics::{choose, Attachments, PipelineKey, Semantic, Topology};
 use crate::spirv::passthrough_tcs::{build_passthrough_tcs, TcsKey};
 
@@ -388,6 +390,7 @@ hook! {
         };
         let tessellation = dev.features.tessellation_shader
             && dev.settings.semantics.contains(Semantic::PassthroughTcs);
+        let primitive_modes = primitive_objects::draws_primitive_modes(dev);
         let down: Vec<vk::ShaderCreateInfoEXT<'_>> = infos
             .iter()
             .zip(patch.code.iter().zip(&patch.ranges))
@@ -407,6 +410,13 @@ hook! {
                     && ci.next_stage.contains(S::TESSELLATION_EVALUATION)
                 {
                     ci.next_stage |= S::TESSELLATION_CONTROL;
+                }
+                // And a generated geometry shader between it and the fragment shader.
+                if primitive_modes
+                    && ci.stage == S::VERTEX
+                    && !ci.flags.contains(vk::ShaderCreateFlagsEXT::LINK_STAGE)
+                {
+                    ci.next_stage |= S::GEOMETRY;
                 }
                 ci
             })
@@ -431,6 +441,24 @@ hook! {
         if patch.reads_block.contains(&true) {
             shield("vkCreateShadersEXT block readers", || {
                 record_block_readers(dev, &down, &patch, shaders)
+            });
+        }
+        if primitive_modes {
+            shield("vkCreateShadersEXT vertex records", || {
+                for (ci, &shader) in down.iter().zip(shaders) {
+                    // SAFETY: a create info the driver accepted.
+                    let record = unsafe {
+                        let ranges =
+                            slice(ci.p_push_constant_ranges, ci.push_constant_range_count);
+                        spirv(ci).and_then(|code| primitive_objects::vertex_record(ci, code, ranges))
+                    };
+                    if let Some(record) = record {
+                        dev.records
+                            .vertex_objects
+                            .write()
+                            .insert(shader, Arc::new(record));
+                    }
+                }
             });
         }
         if tessellation {
@@ -501,6 +529,9 @@ destroy_hook!(
     "vkDestroyShaderEXT", destroy_shader[destroy_shader_ext](shader: vk::ShaderEXT), |dev| {
         if let Some(record) = dev.records.tes_objects.write().remove(&shader) {
             destroy_generated(dev, &record);
+        }
+        if let Some(record) = dev.records.vertex_objects.write().remove(&shader) {
+            primitive_objects::destroy_generated(dev, &record);
         }
         if let Some(binding) = dev.records.block_objects.write().remove(&shader) {
             destroy_block_layout(dev, &binding);
@@ -759,7 +790,7 @@ pub unsafe extern "system" fn cmd_bind_shaders(
                 let readers = dev.records.block_objects.read();
                 shaders.iter().rev().find_map(|s| readers.get(s).copied())
             };
-            let (touched, values) = {
+            let (touched, primitive, values) = {
                 let mut cbs = dev.records.command_buffers.lock();
                 let state = cbs
                     .entry(command_buffer)
@@ -770,7 +801,16 @@ pub unsafe extern "system" fn cmd_bind_shaders(
                 // Shader objects replace the bound pipeline and its line stipple.
                 state.bound_line_stipple = false;
                 let mut touched = false;
+                let mut primitive = false;
                 for (&stage, &shader) in stages.iter().zip(&shaders) {
+                    if stage == S::VERTEX {
+                        state.vertex_object = shader;
+                        primitive = true;
+                    } else if stage == S::GEOMETRY {
+                        state.app_geometry_object = shader != vk::ShaderEXT::null();
+                        state.layer_geometry_object = false;
+                        primitive = true;
+                    }
                     if stage == S::TESSELLATION_CONTROL {
                         state.app_tcs_object = shader != vk::ShaderEXT::null();
                         if state.app_tcs_object {
@@ -782,13 +822,18 @@ pub unsafe extern "system" fn cmd_bind_shaders(
                         touched = true;
                     }
                 }
-                (touched, state.values)
+                let primitive = primitive
+                    && (state.primitive_mode != PrimitiveMode::NONE || state.layer_geometry_object);
+                (touched, primitive, state.values)
             };
             if let Some(binding) = reader {
                 push(&dev, command_buffer, binding, &values);
             }
             if touched {
                 update_tcs(&dev, command_buffer);
+            }
+            if primitive {
+                primitive_objects::update(&dev, command_buffer);
             }
         });
     })

@@ -9,8 +9,8 @@
 //! `tests/glsl/reliability/varyings.{vert,frag}` pass COUNT float varyings (one Location
 //! each) and draw `(v[0], v[COUNT - 1], 0, 1)` = `(1/64, COUNT/64, 0, 1)`.
 
-use crate::common::spirv_tools::compile;
-use crate::common::*;
+use crate::support::spirv_tools::compile;
+use crate::support::*;
 use ash::vk;
 
 type S = vk::ShaderStageFlags;

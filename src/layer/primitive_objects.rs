@@ -1,0 +1,283 @@
+//! GL's primitive modes with shader objects (`vkCmdSetPrimitiveModeGLSEM`): shader objects
+//! have no input-assembly state, so the mode is command-buffer state. While it names quads,
+//! quad strips or polygons and an unlinked vertex shader object the layer saw created is
+//! bound without a geometry shader of the application's, the layer binds the geometry
+//! shader object that draws the mode (generated from that vertex shader, made on first use
+//! and kept with it) and sets the topology it reads; for line loops it sets a line strip
+//! and closes non-indexed draws (`line_loops`). Mode, shaders and polygon mode are followed
+//! when they change, not per draw. The application sets the topology before the mode: the
+//! layer's topology holds until the application sets another.
+
+use ash::vk;
+use std::collections::HashMap;
+use std::ffi::CStr;
+use std::sync::atomic::Ordering;
+
+use super::ffi::slice;
+use super::frames::{ffi_guard, shield};
+use super::log;
+use super::pipeline_info::{gl_mode_of, topology_for};
+use super::records::{CommandBufferState, VertexObjectRecord};
+use super::registry::{device_data, with_device};
+use super::state::DeviceData;
+use crate::abi::PrimitiveMode;
+use crate::semantics::{GlMode, Semantic};
+use crate::spirv::primitive_mode::{build_primitive_gs, PrimitiveGsKey, Rasterized};
+
+type S = vk::ShaderStageFlags;
+
+/// Whether the device may draw GL's primitive modes with shader objects.
+pub(super) fn draws_primitive_modes(dev: &DeviceData) -> bool {
+    dev.extensions.gl_state && dev.features.geometry_shader
+}
+
+/// The record of an unlinked vertex shader object created from `ci` (with `code`, `ranges`
+/// as the driver got them).
+///
+/// # Safety
+/// `ci` is a create info the driver accepted.
+pub(super) unsafe fn vertex_record(
+    ci: &vk::ShaderCreateInfoEXT<'_>,
+    code: &[u32],
+    ranges: &[vk::PushConstantRange],
+) -> Option<VertexObjectRecord> {
+    let linked = ci.flags.contains(vk::ShaderCreateFlagsEXT::LINK_STAGE);
+    if ci.stage != S::VERTEX || linked || ci.p_name.is_null() {
+        return None;
+    }
+    // SAFETY: a non-NULL pName is nul-terminated (this function's contract).
+    let entry = unsafe { CStr::from_ptr(ci.p_name) }
+        .to_str()
+        .ok()?
+        .to_owned();
+    // SAFETY: pSetLayouts holds setLayoutCount layouts (this function's contract).
+    let set_layouts = unsafe { slice(ci.p_set_layouts, ci.set_layout_count) }.to_vec();
+    Some(VertexObjectRecord {
+        words: code.into(),
+        entry,
+        set_layouts,
+        ranges: ranges.to_vec(),
+        generated: Default::default(),
+    })
+}
+
+/// Destroys the geometry shader objects the layer made for a vertex shader object.
+pub(super) fn destroy_generated(dev: &DeviceData, record: &VertexObjectRecord) {
+    if let Some(destroy) = dev.table.destroy_shader_ext {
+        for (_, shader) in record.generated.lock().drain() {
+            // SAFETY: the layer made it on this device and hands it out to nobody; command
+            // buffers that bound it are done with it when the application destroys the
+            // vertex shader they bound it with.
+            unsafe { destroy(dev.handle, shader, std::ptr::null()) };
+        }
+    }
+}
+
+/// The geometry shader object drawing `key` after `record`'s vertex shader.
+fn generated_gs(
+    dev: &DeviceData,
+    record: &VertexObjectRecord,
+    key: PrimitiveGsKey,
+) -> Result<vk::ShaderEXT, String> {
+    let mut generated = record.generated.lock();
+    if let Some(&shader) = generated.get(&key) {
+        return Ok(shader);
+    }
+    let words = build_primitive_gs(&record.words, &record.entry, &key)
+        .map_err(|e| format!("generating it failed: {e}"))?;
+    let create = dev
+        .table
+        .create_shaders_ext
+        .ok_or("no vkCreateShadersEXT")?;
+    let ci = vk::ShaderCreateInfoEXT {
+        stage: S::GEOMETRY,
+        next_stage: S::FRAGMENT,
+        code_type: vk::ShaderCodeTypeEXT::SPIRV,
+        code_size: words.len() * 4,
+        p_code: words.as_ptr().cast(),
+        p_name: c"main".as_ptr(),
+        set_layout_count: record.set_layouts.len() as u32,
+        p_set_layouts: record.set_layouts.as_ptr(),
+        push_constant_range_count: record.ranges.len() as u32,
+        p_push_constant_ranges: record.ranges.as_ptr(),
+        ..Default::default()
+    };
+    let mut shader = vk::ShaderEXT::null();
+    // SAFETY: a valid create info.
+    match unsafe { create(dev.handle, 1, &ci, std::ptr::null(), &mut shader) } {
+        vk::Result::SUCCESS => {}
+        e => return Err(format!("the driver failed to create it: {e}")),
+    }
+    log::info!(
+        "generated geometry shader object for GL's {:?} ({:?})",
+        key.primitive,
+        key.rasterized
+    );
+    generated.insert(key, shader);
+    Ok(shader)
+}
+
+/// The state of `cb` (made on first use).
+fn state_of(
+    cbs: &mut HashMap<vk::CommandBuffer, CommandBufferState>,
+    cb: vk::CommandBuffer,
+) -> &mut CommandBufferState {
+    cbs.entry(cb)
+        .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()))
+}
+
+/// After the mode, the shaders or the polygon mode of `cb` changed: binds (or unbinds) the
+/// layer's geometry shader and sets the topology that draws the mode.
+pub(super) fn update(dev: &DeviceData, cb: vk::CommandBuffer) {
+    let (Some(bind), Some(set_topology)) = (
+        dev.table.cmd_bind_shaders_ext,
+        dev.table.cmd_set_primitive_topology,
+    ) else {
+        return;
+    };
+    let (mode, vertex, app_gs, layer_gs, rasterized) = {
+        let mut cbs = dev.records.command_buffers.lock();
+        let s = state_of(&mut cbs, cb);
+        let mode = gl_mode_of(s.primitive_mode);
+        s.bound_line_loop = mode == Some(GlMode::LineLoop);
+        (
+            mode,
+            s.vertex_object,
+            s.app_geometry_object,
+            s.layer_geometry_object,
+            s.polygon_mode,
+        )
+    };
+    let unbind = || {
+        let null = vk::ShaderEXT::null();
+        // SAFETY: a command buffer in the recording state (the application's call).
+        unsafe { bind(cb, 1, &S::GEOMETRY, &null) };
+        state_of(&mut dev.records.command_buffers.lock(), cb).layer_geometry_object = false;
+    };
+    let set = |topology| {
+        // SAFETY: as above; the topology is dynamic state with shader objects.
+        unsafe { set_topology(cb, topology) }
+    };
+    let primitive = match mode {
+        Some(GlMode::Primitive(p)) => p,
+        Some(GlMode::LineLoop) => {
+            dev.records.line_loop_objects.store(true, Ordering::Relaxed);
+            if dev.line_loops.index_buffer(dev).is_none() {
+                log::error!("GL_LINE_LOOP: no memory for the closing index buffer");
+            }
+            if layer_gs {
+                unbind();
+            }
+            set(topology_for(GlMode::LineLoop));
+            return;
+        }
+        None => {
+            if layer_gs {
+                unbind();
+            }
+            return;
+        }
+    };
+    if app_gs {
+        log::error!(
+            "vkCmdSetPrimitiveModeGLSEM: GL's {primitive:?} with a geometry shader object \
+             bound; GL refuses it, and the layer draws the topology as it is"
+        );
+        return;
+    }
+    let Some(record) = dev.records.vertex_objects.read().get(&vertex).cloned() else {
+        if vertex != vk::ShaderEXT::null() {
+            log::error!(
+                "vkCmdSetPrimitiveModeGLSEM: GL's {primitive:?} with a vertex shader object \
+                 the layer cannot draw them after (linked, or not seen created)"
+            );
+        }
+        return;
+    };
+    let on = |semantic| dev.settings.semantics.contains(semantic);
+    let key = PrimitiveGsKey {
+        primitive,
+        rasterized,
+        provoking_last: dev.conventions.layer_sets_provoking_mode && on(Semantic::ProvokingVertex),
+        point_size: dev.features.tess_geom_point_size,
+    };
+    match generated_gs(dev, &record, key) {
+        Ok(shader) => {
+            // SAFETY: a command buffer in the recording state (the application's call).
+            unsafe { bind(cb, 1, &S::GEOMETRY, &shader) };
+            state_of(&mut dev.records.command_buffers.lock(), cb).layer_geometry_object = true;
+            set(topology_for(GlMode::Primitive(primitive)));
+        }
+        Err(why) => {
+            log::error!("vkCmdSetPrimitiveModeGLSEM: GL's {primitive:?} cannot be drawn: {why}")
+        }
+    }
+}
+
+/// `vkCmdSetPrimitiveModeGLSEM` (`include/vk_glsem.h`): GL's primitive mode for the shader
+/// objects drawn next.
+///
+/// # Safety
+/// A command buffer of a device with the extension enabled, in the recording state.
+pub unsafe extern "system" fn cmd_set_primitive_mode(command_buffer: vk::CommandBuffer, mode: u32) {
+    const WHAT: &str = "vkCmdSetPrimitiveModeGLSEM";
+    ffi_guard(WHAT, (), || {
+        let Some(dev) = device_data(command_buffer) else {
+            return;
+        };
+        let mode = PrimitiveMode(mode);
+        if mode != PrimitiveMode::NONE && gl_mode_of(mode).is_none() {
+            log::error!(
+                "{WHAT}: {:#x} is not a GL primitive mode the layer draws",
+                mode.0
+            );
+            return;
+        }
+        if !draws_primitive_modes(&dev) {
+            log::error!("{WHAT}: the device has no geometryShader; GL's mode is not drawn");
+            return;
+        }
+        state_of(&mut dev.records.command_buffers.lock(), command_buffer).primitive_mode = mode;
+        update(&dev, command_buffer);
+    })
+}
+
+/// `vkCmdSetPolygonModeEXT`: the geometry shader of GL's quads draws their edges or
+/// corners itself.
+///
+/// # Safety
+/// Vulkan's valid usage for `vkCmdSetPolygonModeEXT`.
+pub unsafe extern "system" fn cmd_set_polygon_mode(
+    command_buffer: vk::CommandBuffer,
+    polygon_mode: vk::PolygonMode,
+) {
+    const WHAT: &str = "vkCmdSetPolygonModeEXT";
+    ffi_guard(WHAT, (), || {
+        let Some(Some(next)) = with_device(command_buffer, |d| d.table.cmd_set_polygon_mode_ext)
+        else {
+            return;
+        };
+        // SAFETY: the application's arguments, passed on unchanged.
+        unsafe { next(command_buffer, polygon_mode) };
+        shield(WHAT, || {
+            let Some(dev) = device_data(command_buffer).filter(|d| draws_primitive_modes(d)) else {
+                return;
+            };
+            let rasterized = match polygon_mode {
+                vk::PolygonMode::LINE => Rasterized::Lines,
+                vk::PolygonMode::POINT => Rasterized::Points,
+                _ => Rasterized::Fill,
+            };
+            let follow = {
+                let mut cbs = dev.records.command_buffers.lock();
+                let s = state_of(&mut cbs, command_buffer);
+                let changed = s.polygon_mode != rasterized;
+                s.polygon_mode = rasterized;
+                changed && s.layer_geometry_object
+            };
+            if follow {
+                update(&dev, command_buffer);
+            }
+        });
+    })
+}
