@@ -26,9 +26,9 @@
 //! - `attribute` / `varying` become `in` / `out`; sources below GLSL 1.50 compile as 1.50.
 //! - Display lists (`newlist`, `endlist`, `calllist`, `deletelist`) are played out: the
 //!   commands GL compiles into a list are replayed where it is called.
-//! - `GL_QUADS` / `GL_QUAD_STRIP` draw two triangles per quad, both ending with the quad's
-//!   provoking vertex (GL's last-vertex convention: the quad's last vertex), and a fragment
-//!   shader's `gl_PrimitiveID` counts quads, not triangles.
+//!
+//! GL's primitive modes (`GL_QUADS`, `GL_QUAD_STRIP`, `GL_POLYGON`) are not lowered here: the
+//! player draws them through the layer's primitive-mode API (`VK_GLSEM_gl_state`).
 //!
 //! Anything else of the compatibility profile (other built-ins, lighting, texture
 //! coordinates as attributes, ...) makes the scene SKIP naming it.
@@ -36,8 +36,8 @@
 use std::collections::BTreeSet;
 
 use crate::scene::{
-    Command, CompatCommand, Limit, Line, Mode, Scene, SceneError, Shader, Stage, Uniform,
-    UniformData, CLIP_PLANES,
+    Command, CompatCommand, Limit, Line, Scene, SceneError, Shader, Stage, Uniform, UniformData,
+    CLIP_PLANES,
 };
 
 /// GL_MAX_TEXTURE_COORDS where a program never sizes `gl_TexCoord` (Mesa's value).
@@ -50,30 +50,10 @@ pub fn lower(scene: &mut Scene) -> Result<(), SceneError> {
         return Ok(());
     }
     let commands = play_lists(std::mem::take(&mut scene.commands))?;
-    let quads = commands
-        .iter()
-        .any(|l| matches!(l.command, Command::Compat(CompatCommand::DrawQuads { .. })));
-    if quads {
-        if scene.has_stage(Stage::Geometry) || scene.has_stage(Stage::TessEval) {
-            return Err(SceneError::Skip(
-                "GL_QUADS / GL_QUAD_STRIP with a geometry or tessellation shader".into(),
-            ));
-        }
-        if commands
-            .iter()
-            .any(|l| l.command == Command::ProvokingFirst(true))
-        {
-            return Err(SceneError::Skip(
-                "GL_QUADS / GL_QUAD_STRIP with the first-vertex convention \
-                 (GL_QUADS_FOLLOW_PROVOKING_VERTEX_CONVENTION is implementation-dependent)"
-                    .into(),
-            ));
-        }
-    }
     let clip_planes = commands
         .iter()
         .any(|l| matches!(l.command, Command::Compat(CompatCommand::ClipPlane(..))));
-    let program = translate(scene, clip_planes, quads)?;
+    let program = translate(scene, clip_planes)?;
     if program.clip {
         scene
             .require
@@ -128,11 +108,7 @@ fn play_lists(commands: Vec<Line>) -> Result<Vec<Line>, SceneError> {
                 | Command::DepthFunc(_)
                 | Command::PointSize(_)
                 | Command::PolygonMode(_)
-                | Command::Compat(
-                    CompatCommand::Ortho(_)
-                    | CompatCommand::ClipPlane(..)
-                    | CompatCommand::DrawQuads { .. },
-                ),
+                | Command::Compat(CompatCommand::Ortho(_) | CompatCommand::ClipPlane(..)),
                 Some(execute),
             ) => {
                 if execute {
@@ -157,8 +133,6 @@ struct Program {
     matrices: BTreeSet<Matrix>,
     /// The last stage computes clip distances from the clip planes.
     clip: bool,
-    /// The fragment shader divides `gl_PrimitiveID` by `TRIANGLES_PER_PRIMITIVE`.
-    primitive_divisor: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -188,7 +162,6 @@ impl Matrix {
 }
 
 const CLIP_PLANE_UNIFORM: &str = "glsem_ClipPlane";
-const TRIANGLES_PER_PRIMITIVE: &str = "glsem_TrianglesPerPrimitive";
 
 /// A compatibility varying: a member of the `glsem_Compat` block.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -395,7 +368,6 @@ struct Translated {
     out_block: Option<usize>,
     /// The name of `main`, renamed `glsem_main` for the epilogue to run after it.
     main_at: Option<usize>,
-    primitive_id: bool,
 }
 
 const QUALIFIERS: &[&str] = &[
@@ -409,7 +381,7 @@ const QUALIFIERS: &[&str] = &[
     "invariant",
 ];
 
-fn translate_shader(shader: &Shader, last: bool, quads: bool) -> Result<Translated, SceneError> {
+fn translate_shader(shader: &Shader, last: bool) -> Result<Translated, SceneError> {
     let tokens = tokenize(&strip_comments(&shader.source));
     let mut r = ShaderRewrite {
         sig: (0..tokens.len())
@@ -421,7 +393,6 @@ fn translate_shader(shader: &Shader, last: bool, quads: bool) -> Result<Translat
         },
         stage: shader.stage,
         last,
-        quads,
         declared_vertex: None,
     };
     r.read_directives()?;
@@ -444,8 +415,6 @@ struct ShaderRewrite {
     stage: Stage,
     /// The stage is the last before the fragment stage.
     last: bool,
-    /// Quads are drawn as triangles (`gl_PrimitiveID` is divided).
-    quads: bool,
     declared_vertex: Option<String>,
 }
 
@@ -644,10 +613,6 @@ impl ShaderRewrite {
                 self.t.main_at = Some(i);
                 Some("glsem_main".into())
             }
-            ("gl_PrimitiveID", ..) if stage == Stage::Fragment && self.quads => {
-                self.t.primitive_id = true;
-                Some(format!("(gl_PrimitiveID / {TRIANGLES_PER_PRIMITIVE})"))
-            }
             ("gl_ClipDistance", ..) => {
                 self.t.clip_distance = true;
                 None
@@ -698,14 +663,11 @@ impl ShaderRewrite {
 }
 
 /// Translates every shader of the scene (and adds the fixed-function fragment shader).
-fn translate(scene: &mut Scene, clip_planes: bool, quads: bool) -> Result<Program, SceneError> {
+fn translate(scene: &mut Scene, clip_planes: bool) -> Result<Program, SceneError> {
     let (last, fixed_function_fragment) = program_stages(scene)?;
     let mut translated: Vec<(usize, Translated)> = Vec::new();
     for (index, shader) in scene.shaders.iter().enumerate() {
-        translated.push((
-            index,
-            translate_shader(shader, shader.stage == last, quads)?,
-        ));
+        translated.push((index, translate_shader(shader, shader.stage == last)?));
     }
     let mut members: BTreeSet<Member> = translated
         .iter()
@@ -735,14 +697,12 @@ fn translate(scene: &mut Scene, clip_planes: bool, quads: bool) -> Result<Progra
     let mut program = Program {
         matrices: BTreeSet::new(),
         clip,
-        primitive_divisor: false,
     };
     let version = scene.require.glsl_version.unwrap_or(150).max(150);
     let mut sources = Vec::new();
     for (index, t) in &mut translated {
         let stage = scene.shaders[*index].stage;
         program.matrices.extend(t.matrices.iter().copied());
-        program.primitive_divisor |= t.primitive_id;
         sources.push((*index, interface.stage_source(t, stage, version)));
     }
     for (index, source) in sources {
@@ -883,9 +843,6 @@ impl Interface {
                 t.tokens[i].text += &format!(" float gl_ClipDistance[{CLIP_PLANES}];");
             }
         }
-        if t.primitive_id {
-            prelude += &format!("uniform int {TRIANGLES_PER_PRIMITIVE};\n");
-        }
         if stage == Stage::Geometry {
             prelude += "void glsem_EmitVertex();\n";
         }
@@ -955,17 +912,6 @@ fn lower_commands(
     };
     // GL's initial matrices.
     push_matrices(&mut out, first_line, identity);
-    let divisor = |number: usize, n: i32| Line {
-        number,
-        command: Command::Uniform(Uniform {
-            type_name: "int".into(),
-            name: TRIANGLES_PER_PRIMITIVE.into(),
-            index: None,
-            columns: 1,
-            rows: 1,
-            data: UniformData::I32(vec![n]),
-        }),
-    };
     for line in commands {
         let number = line.number;
         match line.command {
@@ -993,39 +939,10 @@ fn lower_commands(
                     });
                 }
             }
-            Command::Compat(CompatCommand::DrawQuads {
-                strip,
-                first,
-                count,
-            }) => {
-                let start = append_quads(scene, strip, first, count)
-                    .map_err(|why| SceneError::Fail(format!("line {number}: {why}")))?;
-                if program.primitive_divisor {
-                    out.push(divisor(number, 2));
-                }
-                out.push(Line {
-                    number,
-                    command: Command::DrawArrays {
-                        mode: Mode::Triangles,
-                        first: start.0,
-                        count: start.1,
-                        instances: 1,
-                        base_instance: 0,
-                    },
-                });
-            }
             Command::Compat(_) => {
                 return Err(SceneError::Fail(format!(
                     "line {number}: display list command out of place"
                 )))
-            }
-            command @ (Command::DrawArrays { .. }
-            | Command::DrawRect(_)
-            | Command::XfbDrawArrays { .. }) => {
-                if program.primitive_divisor {
-                    out.push(divisor(number, 1));
-                }
-                out.push(Line { number, command });
             }
             command => out.push(Line { number, command }),
         }
@@ -1056,66 +973,10 @@ fn ortho([l, r, b, t]: [f64; 4]) -> [f32; 16] {
     m.map(|v| v as f32)
 }
 
-/// Appends the triangles of `GL_QUADS` / `GL_QUAD_STRIP` to the vertex data: two per quad,
-/// each ending with the quad's provoking vertex (its last vertex, in GL's last-vertex
-/// convention), in the quad's winding. Returns the first appended vertex and the count.
-fn append_quads(
-    scene: &mut Scene,
-    strip: bool,
-    first: u32,
-    count: u32,
-) -> Result<(u32, u32), String> {
-    let data = scene
-        .vertex_data
-        .as_mut()
-        .ok_or("GL_QUADS without [vertex data]")?;
-    if first.saturating_add(count) > data.vertex_count {
-        return Err(format!(
-            "draw reads vertices {first}..{} but [vertex data] has {}",
-            first as u64 + count as u64,
-            data.vertex_count
-        ));
-    }
-    // Each quad's vertices around its boundary, the provoking vertex at index 2 or 3.
-    let quads: Vec<([u32; 4], usize)> = if strip {
-        (0..count.saturating_sub(2) / 2)
-            .map(|q| {
-                let a = first + 2 * q;
-                ([a, a + 1, a + 3, a + 2], 2)
-            })
-            .collect()
-    } else {
-        (0..count / 4)
-            .map(|q| {
-                let a = first + 4 * q;
-                ([a, a + 1, a + 2, a + 3], 3)
-            })
-            .collect()
-    };
-    let words_per_vertex = (data.stride / 4) as usize;
-    let start = data.vertex_count;
-    for (v, p) in &quads {
-        let order = [
-            v[(p + 1) % 4],
-            v[(p + 2) % 4],
-            v[*p],
-            v[(p + 2) % 4],
-            v[(p + 3) % 4],
-            v[*p],
-        ];
-        for index in order {
-            let at = index as usize * words_per_vertex;
-            let row = data.words[at..at + words_per_vertex].to_vec();
-            data.words.extend(row);
-            data.vertex_count += 1;
-        }
-    }
-    Ok((start, data.vertex_count - start))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scene::Mode;
 
     /// The scene as the player gets it: parsed, then lowered.
     fn parse(text: &str) -> Result<Scene, SceneError> {
@@ -1361,65 +1222,46 @@ mod tests {
         assert!(matches!(e, SceneError::Skip(_)), "{e}");
     }
 
-    const PRIMITIVE_ID: &str = "[vertex shader]\nin vec4 piglit_vertex;\n\
-        void main() { gl_Position = piglit_vertex; }\n\
-        [fragment shader]\nout vec4 c;\nvoid main() { c = vec4(gl_PrimitiveID); }\n\
-        [vertex data]\npiglit_vertex/float/1\n0\n1\n2\n3\n4\n5\n";
-
-    fn vertex_column(scene: &Scene) -> Vec<f32> {
-        let data = scene.vertex_data.as_ref().unwrap();
-        data.words.iter().map(|w| f32::from_bits(*w)).collect()
-    }
-
     #[test]
-    fn quads_are_two_triangles_ending_with_the_last_vertex() {
-        let scene = lowered(&format!(
-            "{PRIMITIVE_ID}[test]\ndraw arrays GL_QUADS 0 4\ndraw arrays GL_TRIANGLES 0 3\n"
-        ));
-        assert_eq!(
-            vertex_column(&scene)[6..],
-            [0., 1., 3., 1., 2., 3.],
-            "the provoking (last) vertex of each triangle is the quad's last"
+    fn primitive_modes_are_left_to_the_layer() {
+        let scene = lowered(
+            "[vertex shader]\nin vec4 piglit_vertex;\n\
+             void main() { gl_Position = piglit_vertex; }\n\
+             [fragment shader]\nout vec4 c;\nvoid main() { c = vec4(gl_PrimitiveID); }\n\
+             [vertex data]\npiglit_vertex/float/1\n0\n1\n2\n3\n4\n5\n\
+             [test]\nprovoking vertex first\ndraw arrays GL_QUADS 0 4\n\
+             draw arrays instanced GL_QUAD_STRIP 0 6 2\ndraw arrays GL_POLYGON 0 5\n",
         );
-        let got: Vec<&Command> = scene.commands.iter().map(|l| &l.command).collect();
-        let divisor = |n| UniformData::I32(vec![n]);
-        match got.as_slice() {
-            [Command::Uniform(a), Command::DrawArrays {
-                mode: Mode::Triangles,
-                first: 6,
-                count: 6,
-                ..
-            }, Command::Uniform(b), Command::DrawArrays {
-                first: 0, count: 3, ..
-            }] => {
-                assert_eq!((&a.data, &b.data), (&divisor(2), &divisor(1)));
-            }
-            other => panic!("{other:?}"),
-        }
-        // gl_PrimitiveID counts quads.
-        assert!(source(&scene, Stage::Fragment)
-            .contains("(gl_PrimitiveID / glsem_TrianglesPerPrimitive)"));
-    }
-
-    #[test]
-    fn quad_strip_quads_end_with_their_provoking_vertex() {
-        let scene = lowered(&format!(
-            "{PRIMITIVE_ID}[test]\ndraw arrays GL_QUAD_STRIP 0 6\n"
-        ));
-        // Quad q is 2q, 2q+1, 2q+3, 2q+2 around; GL's provoking vertex is 2q+3.
+        // No vertices appended, no triangles: the draws are GL's, for the player to draw
+        // through the layer; gl_PrimitiveID is GL's own.
+        assert_eq!(scene.vertex_data.as_ref().unwrap().vertex_count, 6);
+        let draws: Vec<(Mode, u32, u32)> = scene
+            .commands
+            .iter()
+            .filter_map(|l| match l.command {
+                Command::DrawArrays {
+                    mode,
+                    count,
+                    instances,
+                    ..
+                } => Some((mode, count, instances)),
+                _ => None,
+            })
+            .collect();
         assert_eq!(
-            vertex_column(&scene)[6..],
-            [2., 0., 3., 0., 1., 3., 4., 2., 5., 2., 3., 5.]
+            draws,
+            [
+                (Mode::Quads, 4, 1),
+                (Mode::QuadStrip, 6, 2),
+                (Mode::Polygon, 5, 1)
+            ]
         );
-    }
-
-    #[test]
-    fn quads_with_the_first_vertex_convention_skip() {
-        let e = parse(&format!(
-            "{REQUIRE}{PRIMITIVE_ID}[test]\nprovoking vertex first\ndraw arrays GL_QUADS 0 4\n"
-        ))
-        .unwrap_err();
-        assert!(matches!(e, SceneError::Skip(_)), "{e}");
+        let fs = source(&scene, Stage::Fragment);
+        assert!(fs.contains("c = vec4(gl_PrimitiveID);"), "{fs}");
+        assert!(!scene
+            .commands
+            .iter()
+            .any(|l| matches!(l.command, Command::Uniform(_))));
     }
 
     #[test]

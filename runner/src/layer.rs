@@ -21,6 +21,7 @@ pub const LINE_STIPPLE_COMMAND: &str = abi::CMD_SET_LINE_STIPPLE;
 pub const LINE_STIPPLE_ENABLE_COMMAND: &str = abi::CMD_SET_LINE_STIPPLE_ENABLE;
 pub const POINT_SPRITE_ORIGIN_COMMAND: &str = abi::CMD_SET_POINT_SPRITE_COORD_ORIGIN;
 pub const VERTEX_ATTRIB_COMMAND: &str = abi::CMD_SET_VERTEX_ATTRIB;
+pub const PRIMITIVE_MODE_COMMAND: &str = abi::CMD_SET_PRIMITIVE_MODE;
 /// The layer's `window_origin` setting, which the runner sets to match its viewport.
 pub const WINDOW_ORIGIN_ENV: &str = "VK_GLSEM_WINDOW_ORIGIN";
 const LIBRARY: &str = "libVkLayer_glsem.so";
@@ -133,5 +134,6 @@ mod tests {
         assert_eq!(gl_state["entrypoints"][4], LINE_STIPPLE_ENABLE_COMMAND);
         assert_eq!(gl_state["entrypoints"][5], POINT_SPRITE_ORIGIN_COMMAND);
         assert_eq!(gl_state["entrypoints"][6], VERTEX_ATTRIB_COMMAND);
+        assert_eq!(gl_state["entrypoints"][7], PRIMITIVE_MODE_COMMAND);
     }
 }

@@ -201,8 +201,27 @@ pub enum Mode {
     LineStripAdjacency,
     TrianglesAdjacency,
     TriangleStripAdjacency,
-    /// `GL_LINE_LOOP`: drawn as a line strip closed by its first vertex.
+    /// `GL_LINE_LOOP`: a line strip closed by a segment back to its first vertex.
     LineLoop,
+    /// `GL_QUADS` (compatibility profile).
+    Quads,
+    /// `GL_QUAD_STRIP` (compatibility profile).
+    QuadStrip,
+    /// `GL_POLYGON` (compatibility profile).
+    Polygon,
+}
+
+impl Mode {
+    /// GL's modes that only the compatibility profile has (GL_INVALID_ENUM in a core one).
+    pub fn compat_only(self) -> bool {
+        matches!(self, Mode::Quads | Mode::QuadStrip | Mode::Polygon)
+    }
+
+    /// GL's modes without a Vulkan topology, which the layer draws
+    /// (`VkPipelinePrimitiveModeCreateInfoGLSEM`, `VK_GLSEM_gl_state`).
+    pub fn layer_drawn(self) -> bool {
+        self == Mode::LineLoop || self.compat_only()
+    }
 }
 
 /// Values of a `uniform` command, already in the component type GLSL declares.
@@ -755,6 +774,17 @@ pub fn parse_as(text: &str, dialect: Dialect) -> Result<Scene, SceneError> {
                             Some(command) => Command::Compat(command),
                             None => parse_command(line, number)?,
                         };
+                    if let Command::DrawArrays { mode, .. } | Command::XfbDrawArrays { mode, .. } =
+                        command
+                    {
+                        if mode.compat_only() && !scene.require.compat {
+                            return Err(skip(
+                                number,
+                                line,
+                                "a compatibility-profile primitive mode without `GL COMPAT`",
+                            ));
+                        }
+                    }
                     if let Command::Uniform(u) = &command {
                         let given = line.split_whitespace().count().saturating_sub(3);
                         let wanted = (u.columns * u.rows) as usize;
@@ -1066,6 +1096,9 @@ fn parse_mode(token: &str, number: usize, line: &str) -> Result<Mode, SceneError
         "GL_LINES" => Mode::Lines,
         "GL_LINE_STRIP" => Mode::LineStrip,
         "GL_LINE_LOOP" => Mode::LineLoop,
+        "GL_QUADS" => Mode::Quads,
+        "GL_QUAD_STRIP" => Mode::QuadStrip,
+        "GL_POLYGON" => Mode::Polygon,
         "GL_TRIANGLES" => Mode::Triangles,
         "GL_TRIANGLE_STRIP" => Mode::TriangleStrip,
         "GL_TRIANGLE_FAN" => Mode::TriangleFan,
@@ -2179,6 +2212,55 @@ mod tests {
             commands("uniform vec2 v 1 2 3"),
             Err(SceneError::Fail(_))
         ));
+    }
+
+    #[test]
+    fn gl_primitive_modes_parse_and_the_compatibility_ones_need_gl_compat() {
+        let compat = |test: &str| {
+            parse(&format!("[require]\nGL COMPAT >= 3.2\n[test]\n{test}")).map(|s| {
+                s.commands
+                    .into_iter()
+                    .map(|l| l.command)
+                    .collect::<Vec<_>>()
+            })
+        };
+        let c = compat(
+            "draw arrays GL_QUADS 0 8\ndraw arrays instanced GL_QUAD_STRIP 2 6 3\n\
+             draw arrays GL_POLYGON 1 5\ndraw arrays GL_LINE_LOOP 0 4",
+        )
+        .unwrap();
+        let modes: Vec<Mode> = c
+            .iter()
+            .map(|c| match c {
+                Command::DrawArrays { mode, .. } => *mode,
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(
+            modes,
+            [Mode::Quads, Mode::QuadStrip, Mode::Polygon, Mode::LineLoop]
+        );
+        assert_eq!(
+            c[1],
+            Command::DrawArrays {
+                mode: Mode::QuadStrip,
+                first: 2,
+                count: 6,
+                instances: 3,
+                base_instance: 0,
+            }
+        );
+        // GL_LINE_LOOP is core; the others GL_INVALID_ENUM there.
+        assert!(commands("draw arrays GL_LINE_LOOP 0 4").is_ok());
+        for mode in ["GL_QUADS", "GL_QUAD_STRIP", "GL_POLYGON"] {
+            let e = commands(&format!("draw arrays {mode} 0 4")).unwrap_err();
+            assert!(
+                matches!(&e, SceneError::Skip(m) if m.contains("GL COMPAT")),
+                "{mode}: {e}"
+            );
+        }
+        assert!(Mode::LineLoop.layer_drawn() && !Mode::LineLoop.compat_only());
+        assert!(!Mode::LineStrip.layer_drawn());
     }
 
     #[test]

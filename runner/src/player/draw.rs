@@ -11,7 +11,7 @@ use super::state::{
 use crate::glsl::{Scalar, VertexInput};
 use crate::scene::{self, Mode, SceneError};
 use crate::vk::pipeline::{self, PipelineDesc};
-use crate::vk::{check, Buffer, VkResult};
+use crate::vk::{check, VkResult};
 
 /// One draw, as the GL application would issue it.
 pub(super) struct DrawCall {
@@ -352,6 +352,7 @@ impl Player {
             bindings: &bindings,
             attributes: &attributes,
             topology: key.topology,
+            primitive_mode: key.primitive_mode,
             patch_control_points: key.patch_control_points,
             rasterizer_discard: key.xfb,
             raster: key.raster,
@@ -480,15 +481,11 @@ impl Player {
     pub(super) fn draw(&mut self, call: DrawCall) -> Result<(), SceneError> {
         self.check_draw(&call)?;
         let DrawCall {
-            mode,
-            first,
-            count,
-            source,
-            xfb,
-            ..
+            mode, source, xfb, ..
         } = call;
         let key = PipelineKey {
             topology: pipeline::topology(mode),
+            primitive_mode: pipeline::primitive_mode(mode),
             patch_control_points: if mode == Mode::Patches {
                 self.patch_vertices
             } else {
@@ -508,7 +505,6 @@ impl Player {
             Some(_) => vk::Pipeline::null(),
             None => self.pipeline(key)?,
         };
-        let loop_indices = self.line_loop_indices(mode, first, count)?;
         self.bind_textures()?;
         self.bind_storage()?;
         let vertex_buffer = if source != Source::VertexData {
@@ -533,16 +529,13 @@ impl Player {
                 if let Some(x) = xfb_fns {
                     p.record_begin_xfb(cmd, x);
                 }
-                p.record_draw_call(cmd, &call, loop_indices.as_ref());
+                p.record_draw_call(cmd, &call);
                 if let Some(x) = xfb_fns {
                     p.record_end_xfb(cmd, x);
                 }
                 p.targets.record_end(&p.gpu, cmd);
             })
             .map_err(fail);
-        if let Some((indices, _)) = &loop_indices {
-            self.gpu.destroy_buffer(indices);
-        }
         submitted?;
         recorded.map_err(fail)?;
         self.readback_fresh = false;
@@ -564,6 +557,13 @@ impl Player {
                 "GL_PATCHES needs a tessellation evaluation shader (GL_INVALID_OPERATION)"
             }));
         }
+        if mode.compat_only() && self.has_geometry {
+            // GL 4.6 compatibility 11.3.1: no geometry shader input type takes them.
+            return Err(fail(
+                "GL_QUADS, GL_QUAD_STRIP and GL_POLYGON with a geometry shader \
+                 (GL_INVALID_OPERATION)",
+            ));
+        }
         let rect = call.source != Source::VertexData;
         if !rect && self.vertex_buffer.is_some() && first.saturating_add(count) > self.vertex_count
         {
@@ -579,26 +579,6 @@ impl Player {
             ));
         }
         Ok(())
-    }
-
-    /// GL_LINE_LOOP: an index buffer for a strip through the vertices and back to the
-    /// first, and its index count (the caller destroys it).
-    fn line_loop_indices(
-        &self,
-        mode: Mode,
-        first: u32,
-        count: u32,
-    ) -> Result<Option<(Buffer, u32)>, SceneError> {
-        if mode != Mode::LineLoop || count < 2 {
-            return Ok(None);
-        }
-        let indices: Vec<u32> = (first..first + count).chain([first]).collect();
-        let mut buffer = self
-            .gpu
-            .buffer(4 * indices.len() as u64, vk::BufferUsageFlags::INDEX_BUFFER)
-            .map_err(fail)?;
-        buffer.bytes_mut()[..4 * indices.len()].copy_from_slice(&words_to_bytes(&indices));
-        Ok(Some((buffer, indices.len() as u32)))
     }
 
     /// Binds the draw's pipeline, or (shader objects) its shaders and the state a pipeline
@@ -618,6 +598,7 @@ impl Player {
                     bindings,
                     attributes,
                     topology: key.topology,
+                    primitive_mode: key.primitive_mode,
                     patch_control_points: key.patch_control_points,
                     rasterizer_discard: key.xfb,
                     raster: key.raster,
@@ -650,13 +631,9 @@ impl Player {
     }
 
     /// Records the draw itself into `cmd`, recording inside rendering with a pipeline or
-    /// shaders bound; a line loop draws `loop_indices`.
-    fn record_draw_call(
-        &self,
-        cmd: vk::CommandBuffer,
-        call: &DrawCall,
-        loop_indices: Option<&(Buffer, u32)>,
-    ) {
+    /// shaders bound. GL's modes without a Vulkan topology are drawn as they are: the layer
+    /// draws them (a line loop's closing segment too).
+    fn record_draw_call(&self, cmd: vk::CommandBuffer, call: &DrawCall) {
         let d = &self.gpu.device;
         let DrawCall {
             first,
@@ -665,19 +642,9 @@ impl Player {
             base_instance,
             ..
         } = *call;
-        match loop_indices {
-            Some((indices, n)) => {
-                // SAFETY: `cmd` is recording inside rendering with a pipeline or
-                // shaders bound; `indices` is this device's and holds `n` indices,
-                // and is destroyed only after the submission is waited for.
-                unsafe {
-                    d.cmd_bind_index_buffer(cmd, indices.buffer, 0, vk::IndexType::UINT32);
-                    d.cmd_draw_indexed(cmd, *n, instances, 0, 0, base_instance);
-                }
-            }
-            // SAFETY: as above; the vertex range was checked against [vertex data].
-            None => unsafe { d.cmd_draw(cmd, count, instances, first, base_instance) },
-        }
+        // SAFETY: `cmd` is recording inside rendering with a pipeline or shaders bound; the
+        // vertex range was checked against [vertex data].
+        unsafe { d.cmd_draw(cmd, count, instances, first, base_instance) };
     }
 
     /// Reads the transform feedback query of the `xfb draw arrays` just waited for.

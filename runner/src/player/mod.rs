@@ -202,14 +202,28 @@ fn gl_state_note(scene: &Scene, gpu: &Gpu) -> String {
                 )
         )
     });
-    match (&gpu.gl_state, uses_gl_state) {
-        (None, true) => format!(
-            " (GL point size / clip-distance / line stipple / sprite origin / current attribute \
-             state not applied: {})",
-            gpu.gl_state_missing
-        ),
-        _ => String::new(),
+    let uses_gl_modes = scene.uses(|c| match c {
+        Command::DrawArrays { mode, .. } | Command::XfbDrawArrays { mode, .. } => {
+            mode.layer_drawn()
+        }
+        _ => false,
+    });
+    if gpu.gl_state.is_some() {
+        return String::new();
     }
+    let mut note = String::new();
+    if uses_gl_state {
+        note += " (GL point size / clip-distance / line stipple / sprite origin / current \
+                  attribute state not applied)";
+    }
+    if uses_gl_modes {
+        note += " (GL_QUADS / GL_QUAD_STRIP / GL_POLYGON drawn as a plain triangle strip, \
+                  GL_LINE_LOOP as an open line strip)";
+    }
+    if !note.is_empty() {
+        note += &format!(": {}", gpu.gl_state_missing);
+    }
+    note
 }
 
 /// The first `[require]` limit the device does not reach, as a SKIP reason.
@@ -433,6 +447,7 @@ impl Player {
             query: None,
             has_xfb_output: program.stages.iter().any(|s| s.xfb),
             has_tess: program.stage(Stage::TessEval).is_some(),
+            has_geometry: program.stage(Stage::Geometry).is_some(),
             vertex_inputs: program.vertex_inputs().to_vec(),
             vertex_attributes: data.attributes,
             vertex_stride: data.stride,

@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 use ash::vk;
 
 use crate::glsl::{Program, SamplerUniform, StorageBlock, UniformBlock, VertexInput};
+use crate::layer::abi;
 use crate::scene::{self, SceneError, Stage, TexWrap};
 use crate::vk::pipeline::{self, RasterState};
 use crate::vk::target::Targets;
@@ -44,6 +45,7 @@ pub struct Player {
     pub(super) query: Option<[u64; 2]>,
     pub(super) has_xfb_output: bool,
     pub(super) has_tess: bool,
+    pub(super) has_geometry: bool,
     pub(super) vertex_inputs: Vec<VertexInput>,
     pub(super) vertex_attributes: Vec<scene::Attribute>,
     pub(super) vertex_stride: u32,
@@ -93,6 +95,8 @@ pub(super) fn words_to_bytes(words: &[u32]) -> Vec<u8> {
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub(super) struct PipelineKey {
     pub(super) topology: vk::PrimitiveTopology,
+    /// GL's mode where Vulkan has no topology for it (`LINE_LOOP` draws a `LINE_STRIP`).
+    pub(super) primitive_mode: abi::PrimitiveMode,
     pub(super) patch_control_points: u32,
     pub(super) xfb: bool,
     pub(super) source: Source,

@@ -18,12 +18,6 @@ pub enum CompatCommand {
     EndList,
     CallList,
     DeleteList,
-    /// `draw arrays GL_QUADS|GL_QUAD_STRIP first count`.
-    DrawQuads {
-        strip: bool,
-        first: u32,
-        count: u32,
-    },
 }
 
 /// GL's clip planes (GL_MAX_CLIP_PLANES of the runner: the enables it maps).
@@ -61,13 +55,6 @@ pub fn parse_command(
         ["endlist"] => CompatCommand::EndList,
         ["calllist"] => CompatCommand::CallList,
         ["deletelist"] => CompatCommand::DeleteList,
-        ["draw", "arrays", mode @ ("GL_QUADS" | "GL_QUAD_STRIP"), first, count] => {
-            CompatCommand::DrawQuads {
-                strip: *mode == "GL_QUAD_STRIP",
-                first: uint(first)?,
-                count: uint(count)?,
-            }
-        }
         _ => return Ok(None),
     };
     Ok(Some(command))

@@ -12,7 +12,8 @@ use super::result::{check, VkResult};
 use crate::layer::{
     abi, CLIP_DISTANCE_COMMAND, GLSEM_LAYER, GL_STATE_EXTENSION, LEVELS_COMMAND, LEVELS_EXTENSION,
     LINE_STIPPLE_COMMAND, LINE_STIPPLE_ENABLE_COMMAND, POINT_SIZE_COMMAND,
-    POINT_SPRITE_ORIGIN_COMMAND, PROGRAM_POINT_SIZE_COMMAND, VERTEX_ATTRIB_COMMAND,
+    POINT_SPRITE_ORIGIN_COMMAND, PRIMITIVE_MODE_COMMAND, PROGRAM_POINT_SIZE_COMMAND,
+    VERTEX_ATTRIB_COMMAND,
 };
 use crate::scene::SceneError;
 
@@ -30,6 +31,8 @@ pub struct GlStateFns {
     pub set_line_stipple_enable: abi::PFN_vkCmdSetLineStippleEnableGLSEM,
     pub set_point_sprite_coord_origin: abi::PFN_vkCmdSetPointSpriteCoordOriginGLSEM,
     pub set_vertex_attrib: abi::PFN_vkCmdSetVertexAttribGLSEM,
+    /// GL's primitive mode for shader objects (pipelines chain it instead).
+    pub set_primitive_mode: abi::PFN_vkCmdSetPrimitiveModeGLSEM,
 }
 
 /// What a scene needs from the device.
@@ -795,6 +798,7 @@ fn gl_state_commands(
             set_line_stipple_enable: typed(get(LINE_STIPPLE_ENABLE_COMMAND)?),
             set_point_sprite_coord_origin: typed(get(POINT_SPRITE_ORIGIN_COMMAND)?),
             set_vertex_attrib: typed(get(VERTEX_ATTRIB_COMMAND)?),
+            set_primitive_mode: typed(get(PRIMITIVE_MODE_COMMAND)?),
         })
     })();
     match fns {

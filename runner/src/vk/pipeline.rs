@@ -11,6 +11,7 @@ use super::gpu::Gpu;
 pub use super::pipeline_path::Path;
 use super::result::{check, VkResult};
 use super::target::Targets;
+use crate::layer::abi;
 use crate::scene::{CullFace, DepthFunc, Mode, PolygonMode, Stage};
 
 /// The fixed-function GL state a pipeline bakes in.
@@ -71,16 +72,26 @@ pub struct PipelineDesc<'a> {
     pub bindings: &'a [vk::VertexInputBindingDescription],
     pub attributes: &'a [vk::VertexInputAttributeDescription],
     pub topology: vk::PrimitiveTopology,
+    /// GL's primitive mode for the layer to draw (`VkPipelinePrimitiveModeCreateInfoGLSEM`
+    /// chained to the input assembly state; shader objects: `vkCmdSetPrimitiveModeGLSEM`),
+    /// `NONE` for a mode Vulkan has. Only where `VK_GLSEM_gl_state` is enabled: plain Vulkan
+    /// draws `topology` alone.
+    pub primitive_mode: abi::PrimitiveMode,
     pub patch_control_points: u32,
     pub rasterizer_discard: bool,
     pub raster: RasterState,
 }
 
+/// The Vulkan topology of `mode`. GL's modes that Vulkan lacks get the plain topology a
+/// Vulkan application would fall back to (a line loop an open line strip, quads, quad strips
+/// and polygons a triangle strip through their vertices): the layer ignores it when it is
+/// given GL's mode ([`primitive_mode`]), and without the layer the difference shows.
 pub fn topology(mode: Mode) -> vk::PrimitiveTopology {
     match mode {
         Mode::Points => vk::PrimitiveTopology::POINT_LIST,
         Mode::Lines => vk::PrimitiveTopology::LINE_LIST,
         Mode::LineStrip | Mode::LineLoop => vk::PrimitiveTopology::LINE_STRIP,
+        Mode::Quads | Mode::QuadStrip | Mode::Polygon => vk::PrimitiveTopology::TRIANGLE_STRIP,
         Mode::Triangles => vk::PrimitiveTopology::TRIANGLE_LIST,
         Mode::TriangleStrip => vk::PrimitiveTopology::TRIANGLE_STRIP,
         Mode::TriangleFan => vk::PrimitiveTopology::TRIANGLE_FAN,
@@ -89,6 +100,18 @@ pub fn topology(mode: Mode) -> vk::PrimitiveTopology {
         Mode::LineStripAdjacency => vk::PrimitiveTopology::LINE_STRIP_WITH_ADJACENCY,
         Mode::TrianglesAdjacency => vk::PrimitiveTopology::TRIANGLE_LIST_WITH_ADJACENCY,
         Mode::TriangleStripAdjacency => vk::PrimitiveTopology::TRIANGLE_STRIP_WITH_ADJACENCY,
+    }
+}
+
+/// GL's primitive mode as the layer's API names it (`VkPrimitiveModeGLSEM`): `NONE` for the
+/// modes Vulkan has a topology for.
+pub fn primitive_mode(mode: Mode) -> abi::PrimitiveMode {
+    match mode {
+        Mode::LineLoop => abi::PrimitiveMode::LINE_LOOP,
+        Mode::Quads => abi::PrimitiveMode::QUADS,
+        Mode::QuadStrip => abi::PrimitiveMode::QUAD_STRIP,
+        Mode::Polygon => abi::PrimitiveMode::POLYGON,
+        _ => abi::PrimitiveMode::NONE,
     }
 }
 
@@ -238,8 +261,18 @@ pub fn create(gpu: &Gpu, targets: &Targets, desc: &PipelineDesc) -> VkResult<Pip
     let vertex_input = vk::PipelineVertexInputStateCreateInfo::default()
         .vertex_binding_descriptions(desc.bindings)
         .vertex_attribute_descriptions(desc.attributes);
-    let input_assembly =
+    let gl_mode = abi::PipelinePrimitiveModeCreateInfo {
+        s_type: abi::STRUCTURE_TYPE_PIPELINE_PRIMITIVE_MODE_CREATE_INFO,
+        p_next: std::ptr::null(),
+        primitive_mode: desc.primitive_mode,
+    };
+    let mut input_assembly =
         vk::PipelineInputAssemblyStateCreateInfo::default().topology(desc.topology);
+    if desc.primitive_mode != abi::PrimitiveMode::NONE && gpu.gl_state.is_some() {
+        // The layer's struct (VK_GLSEM_gl_state is enabled): the layer takes it out of the
+        // chain, sets the topology and draws GL's mode; `gl_mode` outlives the creation.
+        input_assembly.p_next = std::ptr::from_ref(&gl_mode).cast();
+    }
     let tessellation = vk::PipelineTessellationStateCreateInfo::default()
         .patch_control_points(desc.patch_control_points);
     let (viewports, scissors) = viewports_and_scissors(gpu, targets);
@@ -378,8 +411,11 @@ fn create_from_libraries(
                 .vertex_input_state(parts.vertex_input)
                 .input_assembly_state(parts.input_assembly),
         )?);
+        // The input assembly state too, which Vulkan ignores here: GL's primitive mode
+        // chained to it tells the layer to add its geometry shader to these stages.
         let mut info = vk::GraphicsPipelineCreateInfo::default()
             .stages(parts.pre_rasterization_stages)
+            .input_assembly_state(parts.input_assembly)
             .viewport_state(parts.viewport)
             .rasterization_state(parts.rasterization)
             .layout(parts.layout);
@@ -715,6 +751,13 @@ impl ShaderState<'_> {
             objects.cmd_set_primitive_topology(cmd, desc.topology);
             objects.cmd_set_primitive_restart_enable(cmd, false);
         }
+        if let Some(gl) = self.gpu.gl_state {
+            // GL's mode of this draw (NONE: the topology above), after the topology: the layer
+            // sets its own for GL's modes.
+            // SAFETY: as above; `gl` holds VK_GLSEM_gl_state's commands of this device
+            // (enabled on it); the command takes a value only.
+            unsafe { (gl.set_primitive_mode)(cmd, desc.primitive_mode.0) };
+        }
         let has = |stage| shaders.iter().any(|(s, _)| *s == stage);
         if has(Stage::TessControl) || has(Stage::TessEval) {
             // GL_PATCH_VERTICES is GL state whether or not the program has a TCS: a TES
@@ -818,5 +861,56 @@ impl ShaderState<'_> {
                 );
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gl_only_modes_go_to_the_layer_with_a_plain_fallback_topology() {
+        let cases = [
+            (
+                Mode::LineLoop,
+                abi::PrimitiveMode::LINE_LOOP,
+                vk::PrimitiveTopology::LINE_STRIP,
+            ),
+            (
+                Mode::Quads,
+                abi::PrimitiveMode::QUADS,
+                vk::PrimitiveTopology::TRIANGLE_STRIP,
+            ),
+            (
+                Mode::QuadStrip,
+                abi::PrimitiveMode::QUAD_STRIP,
+                vk::PrimitiveTopology::TRIANGLE_STRIP,
+            ),
+            (
+                Mode::Polygon,
+                abi::PrimitiveMode::POLYGON,
+                vk::PrimitiveTopology::TRIANGLE_STRIP,
+            ),
+            (
+                Mode::LineStrip,
+                abi::PrimitiveMode::NONE,
+                vk::PrimitiveTopology::LINE_STRIP,
+            ),
+            (
+                Mode::TriangleFan,
+                abi::PrimitiveMode::NONE,
+                vk::PrimitiveTopology::TRIANGLE_FAN,
+            ),
+        ];
+        for (mode, gl, plain) in cases {
+            assert_eq!(primitive_mode(mode), gl, "{mode:?}");
+            assert_eq!(topology(mode), plain, "{mode:?}");
+            // GL's enum values, as the layer's ABI names them.
+            assert_eq!(
+                primitive_mode(mode) != abi::PrimitiveMode::NONE,
+                mode.layer_drawn()
+            );
+        }
+        assert_eq!(abi::PrimitiveMode::QUADS.0, 0x0007);
     }
 }
