@@ -374,7 +374,13 @@ fn plan_steps(
     if let Some(why) = layer_past_limits(dev, &codes, &rewrite) {
         // The application's stages fit: the layer's additions must not make them fail, nor
         // may a stage the pipeline cannot do without be dropped.
-        if rewrite.tcs.is_some() || rewrite.gs.is_some() {
+        if rewrite.gs.is_some() {
+            return Err(format!(
+                "{why}, with the geometry shader the layer generates to draw GL's primitive \
+                 mode (its inputs are the vertex shader's outputs)"
+            ));
+        }
+        if rewrite.tcs.is_some() {
             return Err(why);
         }
         log::warning!("{why} after the layer's rewrite; the pipeline keeps its shaders");
@@ -383,7 +389,8 @@ fn plan_steps(
     Ok(rewrite)
 }
 
-/// Why the code the layer made for `codes` (rewritten stages, a generated TCS) does not
+/// Why the code the layer made for `codes` (rewritten stages, a generated TCS or geometry
+/// shader) does not
 /// fit the device's interface limits, if it does not.
 fn layer_past_limits(dev: &DeviceData, codes: &[StageCode], rewrite: &Rewrite) -> Option<String> {
     let rewritten = rewrite.stages.iter().filter_map(|(index, words)| {
@@ -394,8 +401,13 @@ fn layer_past_limits(dev: &DeviceData, codes: &[StageCode], rewrite: &Rewrite) -
         .tcs
         .as_ref()
         .map(|words| (Stage::TessControl, &words[..], "main"));
+    let gs = rewrite
+        .gs
+        .as_ref()
+        .map(|words| (Stage::Geometry, &words[..], "main"));
     rewritten
         .chain(tcs)
+        .chain(gs)
         .find_map(|(stage, words, entry)| code_over_limit(&dev.limits, stage, words, entry))
 }
 

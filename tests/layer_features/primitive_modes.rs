@@ -388,3 +388,52 @@ fn transform_feedback_captures_a_quad_as_two_triangles() {
         .collect();
     assert!(left.iter().all(|&r| r == red_of(3)), "{left:?}");
 }
+
+#[test]
+fn quads_past_the_geometry_shaders_inputs_fail_with_an_error() {
+    let _serial = serial();
+    let instance = Instance::new(WITH_VALIDATION);
+    // SAFETY: the instance's own physical device.
+    let limits = unsafe {
+        instance
+            .instance
+            .get_physical_device_properties(instance.physical)
+    }
+    .limits;
+    let gs_inputs = limits.max_geometry_input_components / 4;
+    let count = gs_inputs + 1;
+    if count > limits.max_vertex_output_components / 4 {
+        return println!("SKIP: the geometry shader reads every vertex output the device has");
+    }
+    // One more varying than a geometry shader may read: the layer's geometry shader cannot
+    // draw the quads, and the pipeline fails rather than crash or draw something else.
+    let device = instance.device(&[GL_STATE]);
+    let define = format!("-DCOUNT={count}");
+    let [vs, fs] = ["vert", "frag"].map(|ext| {
+        let source = repo_dir().join(format!("tests/glsl/reliability/varyings.{ext}"));
+        device.module(&crate::support::spirv_tools::compile(&source, &[&define]))
+    });
+    let pass = device.render_pass(1);
+    let layout = device.layout(&[]);
+    let gl_mode = PipelinePrimitiveModeCreateInfo {
+        s_type: STRUCTURE_TYPE_PIPELINE_PRIMITIVE_MODE_CREATE_INFO,
+        p_next: std::ptr::null(),
+        primitive_mode: PrimitiveMode::QUADS,
+    };
+    let mut desc = Desc::new(
+        &[
+            (vk::ShaderStageFlags::VERTEX, vs),
+            (vk::ShaderStageFlags::FRAGMENT, fs),
+        ],
+        layout,
+        pass,
+        1,
+    );
+    desc.assembly_next = (&gl_mode as *const PipelinePrimitiveModeCreateInfo).cast();
+    let (result, pipelines) = device.create_pipelines(vk::PipelineCache::null(), &[desc], None);
+    assert_eq!(result, vk::Result::ERROR_UNKNOWN);
+    assert_eq!(pipelines, [vk::Pipeline::null()]);
+    device.destroy_objects(&[], &[layout], &[pass], &[vs, fs]);
+    device.destroy();
+    instance.assert_clean();
+}
