@@ -155,16 +155,13 @@ fn every_scene_passes_through_optimized_independent_set_libraries_but_the_docume
 
 /// The scenes whose GL rule the layer does not give whole pipelines that list every dynamic
 /// state lavapipe has (`--pipelines dynamic-state`).
-const NOT_WITH_DYNAMIC_STATE: [&str; 9] = [
-    // Not followed yet: GL's current attributes under `vkCmdSetVertexInputEXT`.
-    "gl_defined_unfed_inputs",
-    "gl_defined_vertex_attrib_between_draws",
-    "gl_defined_vertex_attrib_integer",
-    "gl_defined_vertex_attrib_vec4",
-    // Not followed yet: gl_SampleMask under a dynamic sample count.
+const NOT_WITH_DYNAMIC_STATE: [&str; 4] = [
+    // Not followed yet: gl_SampleMask under a dynamic sample count (the mask applies as
+    // in Vulkan and kills the single-sample fragment).
     "gl_defined_sample_mask_single_sample",
-    // Not followed yet: GL's clip-space depth under a dynamic `negativeOneToOne`.
-    "gl_state_depth_test",
+    // Not yet: with the topology and polygon mode dynamic the pipeline may draw points, so
+    // GL's point size (glPointSize, GL_PROGRAM_POINT_SIZE off) overwrites a gl_PointSize
+    // that transform feedback captures under a dynamic rasterizer discard.
     "xfb_clip_distance_capture",
     // Not followed yet: GL's line stipple where the line mode is dynamic.
     "lines_stipple",
@@ -220,6 +217,8 @@ fn every_scene_passes_through_the_layer(args: &[&str], failing: &[&str]) {
         .filter(|p| !p.to_string_lossy().ends_with(".orig.spv"))
         .collect();
     emitted.sort();
+    // Under a dynamic sample count no pipeline drops gl_SampleMask (not followed yet).
+    let dynamic_samples = args.contains(&"dynamic-state");
     for pass in [
         "fragcolor",
         "xfb_split",
@@ -232,7 +231,10 @@ fn every_scene_passes_through_the_layer(args: &[&str], failing: &[&str]) {
         "layer",
         "sample_mask",
         "window_y",
-    ] {
+    ]
+    .into_iter()
+    .filter(|pass| !(dynamic_samples && *pass == "sample_mask"))
+    {
         assert!(
             emitted
                 .iter()
