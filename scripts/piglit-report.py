@@ -12,7 +12,8 @@ from collections import OrderedDict, defaultdict
 COLUMNS = [("gl", "GL (llvmpipe)"), ("zink", "zink (lavapipe)"),
            ("vk", "plain Vulkan (glsem-run --no-layer)"), ("glsem", "Vulkan + glsem (glsem-run)")]
 # The other pipeline paths (`glsem-run --pipelines PATH`), shown where the run has them.
-PATHS = [("libraries", "graphics pipeline libraries"), ("shader-objects", "shader objects")]
+PATHS = [("libraries", "graphics pipeline libraries"), ("shader-objects", "shader objects"),
+         ("dynamic-state", "whole pipelines, every dynamic state")]
 GROUPS = OrderedDict([
     ("layer", "Layer bugs (pass on plain Vulkan, fail with glsem)"),
     ("semantic", "GL semantics glsem does not cover yet"),
@@ -122,7 +123,9 @@ def main():
              "glsem-run's emulation of GL's compatibility profile (docs/scene-format.md).", "",
              "The other pipeline paths the driver has run the same scenes with `glsem-run --pipelines PATH`: "
              "`libraries` (each pipeline from four graphics pipeline libraries, linked) and `shader-objects` "
-             "(VK_EXT_shader_object, all state dynamic; lavapipe 22.3 lacks it, so it has no column here). "
+             "(VK_EXT_shader_object, all state dynamic; lavapipe 22.3 lacks it, so it has no column here) and "
+             "`dynamic-state` (whole pipelines listing every state of VK_EXT_extended_dynamic_state 1-3 and "
+             "VK_EXT_vertex_input_dynamic_state the driver has, set after each bind). "
              "The wider corpus adds the tests of `arb_separate_shader_objects`, `arb_gpu_shader5`, "
              "`arb_arrays_of_arrays`, `arb_shader_storage_buffer_object`, `arb_compute_shader`, "
              "`arb_shading_language_420pack` and `glsl-4.*` (`execution`) and of `arb_fragment_layer_viewport` "

@@ -6,13 +6,15 @@
 #   glsem  glsem-run: the scene on Vulkan with the glsem layer (lavapipe), whole pipelines
 #   vk-libraries, glsem-libraries            the same through graphics pipeline libraries
 #   vk-shader-objects, glsem-shader-objects  the same through VK_EXT_shader_object
+#   vk-dynamic-state, glsem-dynamic-state    the same through whole pipelines with every
+#                                            dynamic state the driver has
 #                                            (glsem-run --pipelines PATH; a path the driver
 #                                            lacks is left out)
 # (and zink-glsem: zink with glsem beneath it, compared with zink: must be identical)
 #
 #   scripts/piglit.sh            the whole corpus (about 7 minutes on 2 cores)
 #   scripts/piglit.sh --smoke    ~150 corpus tests through glsem-run (whole pipelines and, every
-#                                other one, libraries) and ~65 through zink with
+#                                other one, libraries and dynamic state) and ~65 through zink with
 #                                and without glsem beneath it (the two must agree), against
 #                                scripts/piglit-smoke.txt; exits 1 on a regression
 #   scripts/piglit.sh --smoke --update   rewrites scripts/piglit-smoke.txt
@@ -111,7 +113,7 @@ run_one() {
         glsem*|vk*)
             local args=(--validation --piglit)
             case "$column" in vk*) args+=(--no-layer) ;; esac
-            case "$column" in *-libraries) args+=(--pipelines libraries) ;; *-shader-objects) args+=(--pipelines shader-objects) ;; esac
+            case "$column" in *-libraries) args+=(--pipelines libraries) ;; *-shader-objects) args+=(--pipelines shader-objects) ;; *-dynamic-state) args+=(--pipelines dynamic-state) ;; esac
             set +e
             out=$(VK_DRIVER_FILES="$LVP_ICD" timeout 60 "$GLSEM_RUN" "${args[@]}" "$file" 2>/dev/null)
             rc=$?
@@ -158,6 +160,7 @@ if [ "$SMOKE" = 1 ]; then
     awk 'NR % 10 == 3' "$CORPUS" > "$OUT/smoke-zink.txt"
     run_column glsem "$OUT/smoke-glsem.txt"
     run_column glsem-libraries "$OUT/smoke-glsem-libraries.txt"
+    run_column glsem-dynamic-state "$OUT/smoke-glsem-libraries.txt"
     run_column zink "$OUT/smoke-zink.txt"
     run_column zink-glsem "$OUT/smoke-zink.txt"
     status=0
@@ -167,15 +170,18 @@ if [ "$SMOKE" = 1 ]; then
         cat "$OUT/zink-diff.txt" >&2
         status=1
     fi
-    # A test that passes through whole pipelines passes through libraries too (else a layer
-    # or runner bug on the library path).
-    worse=$(join -t "$(printf '\t')" <(awk -F'\t' '$1=="PASS"{print $2}' "$OUT/glsem.tsv" | sort) \
-        <(awk -F'\t' '$1!="PASS"{print $2"\t"$1}' "$OUT/glsem-libraries.tsv" | sort))
-    if [ -n "$worse" ]; then
-        printf 'passes through whole pipelines, not through libraries:\n%s\n' "$worse" >&2
-        status=1
-    fi
+    # A test that passes through whole pipelines passes through libraries and with every
+    # dynamic state too (else a layer or runner bug on that path).
+    for path in libraries dynamic-state; do
+        worse=$(join -t "$(printf '\t')" <(awk -F'\t' '$1=="PASS"{print $2}' "$OUT/glsem.tsv" | sort) \
+            <(awk -F'\t' '$1!="PASS"{print $2"\t"$1}' "$OUT/glsem-$path.tsv" | sort))
+        if [ -n "$worse" ]; then
+            printf 'passes through whole pipelines, not through %s:\n%s\n' "$path" "$worse" >&2
+            status=1
+        fi
+    done
     current=$( (sed 's/^/glsem\t/' "$OUT/glsem.tsv"; sed 's/^/glsem-libraries\t/' "$OUT/glsem-libraries.tsv"
+                sed 's/^/glsem-dynamic-state\t/' "$OUT/glsem-dynamic-state.tsv"
                 sed 's/^/zink\t/' "$OUT/zink.tsv") | cut -f1-3 | sort)
     if [ "$UPDATE" = 1 ]; then
         { echo "# scripts/piglit.sh --smoke expectations: COLUMN STATUS TEST (tab-separated)."
@@ -199,7 +205,7 @@ fi
 
 # The pipeline paths the driver has: glsem-run SKIPs every scene on a path it lacks.
 PATHS=""
-for path in libraries shader-objects; do
+for path in libraries shader-objects dynamic-state; do
     probe=$(VK_DRIVER_FILES="$LVP_ICD" "$GLSEM_RUN" --no-validation --pipelines "$path" "$SPEC/$(head -1 "$CORPUS")" 2>/dev/null | head -1)
     case "$probe" in
         *"lacks VK_EXT_"*) echo "the driver lacks the $path path: $probe" >&2 ;;
@@ -213,7 +219,7 @@ for column in ${COLUMNS:-$ALL gl zink zink-glsem}; do
     run_column "$column" "$CORPUS"
 done
 # The report shows the paths this driver has.
-for path in libraries shader-objects; do
+for path in libraries shader-objects dynamic-state; do
     case " $PATHS " in *" $path "*) ;; *) rm -f "$OUT/glsem-$path.tsv" "$OUT/vk-$path.tsv" ;; esac
 done
 python3 "$REPO/scripts/piglit-report.py" "$OUT" "$REPO/docs/piglit.md" "$REPO/scripts/piglit-causes.txt"

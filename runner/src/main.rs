@@ -54,9 +54,11 @@ options:
   --piglit          piglit shader_runner's defaults where they differ from the scene format
   --pipelines PATH  how graphics pipelines are built: whole (the default), libraries
                     (VK_EXT_graphics_pipeline_library: four libraries, linked),
-                    libraries-lto (linked with LINK_TIME_OPTIMIZATION) or shader-objects
-                    (VK_EXT_shader_object, all state dynamic); a device without the
-                    extension SKIPs every scene
+                    libraries-lto (linked with LINK_TIME_OPTIMIZATION), shader-objects
+                    (VK_EXT_shader_object, all state dynamic) or dynamic-state (whole
+                    pipelines with every dynamic state of VK_EXT_extended_dynamic_state
+                    1-3 and VK_EXT_vertex_input_dynamic_state the device has, set after
+                    each bind); a device without the extension SKIPs every scene
   --independent-sets  with --pipelines libraries[-lto]: the pipeline layout and the
                     libraries use INDEPENDENT_SETS
   --png DIR         write every colour attachment as DIR/<scene>-att<N>.png

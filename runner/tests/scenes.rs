@@ -153,6 +153,35 @@ fn every_scene_passes_through_optimized_independent_set_libraries_but_the_docume
     );
 }
 
+/// The scenes whose GL rule the layer does not give whole pipelines that list every dynamic
+/// state lavapipe has (`--pipelines dynamic-state`).
+const NOT_WITH_DYNAMIC_STATE: [&str; 4] = [
+    // Not followed yet: gl_SampleMask under a dynamic sample count (the mask applies as
+    // in Vulkan and kills the single-sample fragment).
+    "gl_defined_sample_mask_single_sample",
+    // Not yet: with the topology and polygon mode dynamic the pipeline may draw points, so
+    // GL's point size (glPointSize, GL_PROGRAM_POINT_SIZE off) overwrites a gl_PointSize
+    // that transform feedback captures under a dynamic rasterizer discard.
+    "xfb_clip_distance_capture",
+    // Not followed yet: GL's line stipple where the line mode is dynamic.
+    "lines_stipple",
+    // The layer's documented limit (docs/architecture.md, "Dynamic patch control points"):
+    // a TES without a TCS that reads gl_PatchVerticesIn, with a dynamic patch size.
+    "tess_patch_sizes",
+];
+
+/// Every scene through whole pipelines with every dynamic state of
+/// `VK_EXT_extended_dynamic_state` 1–3 and `VK_EXT_vertex_input_dynamic_state` the device
+/// has, set after each bind: the state shader objects need, which the layer follows at
+/// record time (DESIGN §4.11).
+#[test]
+fn every_scene_passes_through_pipelines_with_every_dynamic_state_but_the_documented_limits() {
+    every_scene_passes_through_the_layer(
+        &["--pipelines", "dynamic-state"],
+        &NOT_WITH_DYNAMIC_STATE,
+    );
+}
+
 /// Runs every scene through the layer with `args` and checks what it emits. The scenes
 /// named in `failing` must fail.
 fn every_scene_passes_through_the_layer(args: &[&str], failing: &[&str]) {
@@ -188,6 +217,8 @@ fn every_scene_passes_through_the_layer(args: &[&str], failing: &[&str]) {
         .filter(|p| !p.to_string_lossy().ends_with(".orig.spv"))
         .collect();
     emitted.sort();
+    // Under a dynamic sample count no pipeline drops gl_SampleMask (not followed yet).
+    let dynamic_samples = args.contains(&"dynamic-state");
     for pass in [
         "fragcolor",
         "xfb_split",
@@ -200,7 +231,10 @@ fn every_scene_passes_through_the_layer(args: &[&str], failing: &[&str]) {
         "layer",
         "sample_mask",
         "window_y",
-    ] {
+    ]
+    .into_iter()
+    .filter(|pass| !(dynamic_samples && *pass == "sample_mask"))
+    {
         assert!(
             emitted
                 .iter()

@@ -30,7 +30,7 @@ use std::sync::atomic::Ordering;
 use super::current_attributes::release;
 use super::dynamic_lines::LineModeState;
 use super::ffi::slice;
-use super::followed_state::set_line_mode;
+use super::followed_state::{bind_followed, set_conventions, set_line_mode};
 use super::frames::{destroy_hook, ffi_guard, hook, maybe_inject_panic, shield};
 use super::log;
 use super::planner::inverted;
@@ -393,9 +393,9 @@ pub unsafe extern "system" fn cmd_bind_pipeline(
                 return;
             };
             maybe_inject_panic(&dev.settings, "vkCmdBindPipeline");
-            let (binding, line_stipple, window_height, attributes, line_loop, line_mode) =
+            let (binding, line_stipple, window_height, attributes, line_loop, line_mode, followed) =
                 dev.records.pipelines.read().get(&pipeline).map_or(
-                    (None, false, None, None, false, None),
+                    (None, false, None, None, false, None, None),
                     |r| {
                         (
                             r.reads_block,
@@ -404,10 +404,11 @@ pub unsafe extern "system" fn cmd_bind_pipeline(
                             r.current_attributes,
                             r.line_loop,
                             r.line_mode,
+                            r.followed.clone(),
                         )
                     },
                 );
-            let (values, stipple, mode) = {
+            let (values, stipple, mode, conventions) = {
                 let mut cbs = dev.records.command_buffers.lock();
                 let state = cbs
                     .entry(command_buffer)
@@ -428,12 +429,17 @@ pub unsafe extern "system" fn cmd_bind_pipeline(
                 state.bound_line_loop = line_loop;
                 state.attributes.pipeline = attributes;
                 state.attributes.bind(&dev, command_buffer);
+                let conventions = bind_followed(&dev, command_buffer, state, followed);
                 (
                     state.values,
                     state.line_stipple,
                     state.lines.bind(line_mode),
+                    conventions,
                 )
             };
+            if conventions {
+                set_conventions(&dev, command_buffer);
+            }
             if let Some(at) = binding {
                 push(&dev, command_buffer, at, &values);
             }
@@ -512,6 +518,7 @@ impl CommandBufferState {
         self.line_stipple = LineStipple::INITIAL;
         self.bound_line_stipple = false;
         self.lines = LineModeState::INITIAL;
+        self.dynamic_inputs = Default::default();
     }
 }
 

@@ -214,9 +214,12 @@ $expand!(
         cmd_set_polygon_mode_ext: PFN_vkCmdSetPolygonModeEXT =
             "vkCmdSetPolygonModeEXT" => primitive_objects::cmd_set_polygon_mode;
         cmd_set_provoking_vertex_mode_ext: PFN_vkCmdSetProvokingVertexModeEXT =
-            "vkCmdSetProvokingVertexModeEXT";
+            "vkCmdSetProvokingVertexModeEXT" => followed_state::cmd_set_provoking_vertex_mode;
         cmd_set_depth_clip_negative_one_to_one_ext: PFN_vkCmdSetDepthClipNegativeOneToOneEXT =
-            "vkCmdSetDepthClipNegativeOneToOneEXT";
+            "vkCmdSetDepthClipNegativeOneToOneEXT" =>
+            followed_state::cmd_set_depth_clip_negative_one_to_one;
+        cmd_set_vertex_input_ext: PFN_vkCmdSetVertexInputEXT =
+            "vkCmdSetVertexInputEXT" => followed_state::cmd_set_vertex_input;
         cmd_set_line_rasterization_mode_ext: PFN_vkCmdSetLineRasterizationModeEXT =
             "vkCmdSetLineRasterizationModeEXT" => followed_state::cmd_set_line_rasterization_mode;
         cmd_set_rasterization_samples_ext: PFN_vkCmdSetRasterizationSamplesEXT =

@@ -3,14 +3,20 @@
 //! tessellation domain origin under GL's window origin. Each goes down as the application
 //! called it, then the layer sets what GL needs where the deciding state changed.
 
+use std::sync::Arc;
+
 use ash::vk;
 
+use super::current_attributes::{format_of, integer_slots};
+use super::dynamic_inputs::{AppVertexInput, FollowedPipeline};
 use super::dynamic_lines::LineModeState;
+use super::ffi::slice;
 use super::frames::{ffi_guard, shield};
 use super::records::CommandBufferState;
 use super::registry::{device_data, with_device};
 use super::state::DeviceData;
-use crate::semantics::WindowOrigin;
+use crate::semantics::{Semantic, WindowOrigin};
+use crate::spirv::unfed_inputs::InputKind;
 
 /// Gives the driver the line mode GL's rule wants (`dynamic_lines`).
 pub(super) fn set_line_mode(
@@ -179,5 +185,252 @@ pub unsafe extern "system" fn cmd_set_tessellation_domain_origin(
         };
         // SAFETY: the application's command buffer; a valid origin.
         unsafe { next(command_buffer, origin) };
+    })
+}
+
+/// Gives the driver `app`'s vertex input with the layer's binding and an attribute per
+/// Location of `extras` (`dynamic_inputs`).
+fn send_vertex_input(
+    dev: &DeviceData,
+    cb: vk::CommandBuffer,
+    app: &AppVertexInput,
+    extras: &[(u32, InputKind)],
+) {
+    let Some(set) = dev.table.cmd_set_vertex_input_ext else {
+        return;
+    };
+    let binding = dev.attribute_memory.binding;
+    let bindings: Vec<_> = app
+        .bindings
+        .iter()
+        .copied()
+        .chain((!extras.is_empty()).then_some((binding, 0, vk::VertexInputRate::VERTEX, 1)))
+        .map(|(binding, stride, input_rate, divisor)| {
+            vk::VertexInputBindingDescription2EXT::default()
+                .binding(binding)
+                .stride(stride)
+                .input_rate(input_rate)
+                .divisor(divisor)
+        })
+        .collect();
+    let attributes: Vec<_> = app
+        .attributes
+        .iter()
+        .copied()
+        .chain(
+            extras
+                .iter()
+                .map(|&(location, kind)| (location, binding, format_of(kind), 16 * location)),
+        )
+        .map(|(location, binding, format, offset)| {
+            vk::VertexInputAttributeDescription2EXT::default()
+                .location(location)
+                .binding(binding)
+                .format(format)
+                .offset(offset)
+        })
+        .collect();
+    // SAFETY: a command buffer in the recording state (the application's); the
+    // application's state plus a stride-0 binding the application does not use, below
+    // `maxVertexInputBindings`, and attributes at Locations it does not feed.
+    unsafe {
+        set(
+            cb,
+            bindings.len() as u32,
+            bindings.as_ptr(),
+            attributes.len() as u32,
+            attributes.as_ptr(),
+        )
+    };
+}
+
+/// Feeds the bound pipeline's unfed Locations from the application's last vertex input:
+/// sends it again where the additions changed, and binds the current values for them.
+fn follow_vertex_input(dev: &DeviceData, cb: vk::CommandBuffer, state: &mut CommandBufferState) {
+    let s = &mut state.dynamic_inputs;
+    let Some(app) = s.app_input.as_ref() else {
+        return;
+    };
+    let extras = s.additions(app, dev.attribute_memory.binding);
+    if s.sent.as_ref() != Some(&extras) {
+        send_vertex_input(dev, cb, app, &extras);
+        s.sent = Some(extras.clone());
+    }
+    state.attributes.pipeline = (!extras.is_empty()).then(|| integer_slots(&extras));
+    state.attributes.bind(dev, cb);
+}
+
+/// A graphics pipeline is bound (`followed`: what its record follows): its dynamic vertex
+/// input is fed, and whether GL's conventions must be set now is returned (once per
+/// command buffer until a pipeline with them static is bound).
+pub(super) fn bind_followed(
+    dev: &DeviceData,
+    cb: vk::CommandBuffer,
+    state: &mut CommandBufferState,
+    followed: Option<Arc<FollowedPipeline>>,
+) -> bool {
+    let dynamic_input = followed.as_ref().is_some_and(|f| f.vertex_inputs.is_some());
+    let conventions = followed.as_ref().is_some_and(|f| f.conventions);
+    let s = &mut state.dynamic_inputs;
+    s.bound = followed;
+    if dynamic_input {
+        follow_vertex_input(dev, cb, state);
+    } else {
+        // A static vertex input makes the dynamic one undefined.
+        s.app_input = None;
+        s.sent = None;
+    }
+    let s = &mut state.dynamic_inputs;
+    let set = conventions && !s.conventions_set;
+    s.conventions_set = conventions;
+    set
+}
+
+/// GL's provoking vertex and clip-space depth, where the layer enabled their extensions
+/// behind the application (it sets them as it does for shader objects).
+pub(super) fn set_conventions(dev: &DeviceData, cb: vk::CommandBuffer) {
+    let conventions = &dev.conventions;
+    let on = |semantic| dev.settings.semantics.contains(semantic);
+    if conventions.layer_sets_provoking_mode && on(Semantic::ProvokingVertex) {
+        if let Some(set) = dev.table.cmd_set_provoking_vertex_mode_ext {
+            // SAFETY: a command buffer in the recording state whose bound pipeline has the
+            // mode as dynamic state; the layer enabled `provokingVertexLast`.
+            unsafe { set(cb, vk::ProvokingVertexModeEXT::LAST_VERTEX) };
+        }
+    }
+    if conventions.layer_sets_negative_one_to_one && on(Semantic::ClipSpaceDepth) {
+        if let Some(set) = dev.table.cmd_set_depth_clip_negative_one_to_one_ext {
+            // SAFETY: as above, with `depthClipControl` enabled by the layer.
+            unsafe { set(cb, vk::TRUE) };
+        }
+    }
+}
+
+/// `vkCmdSetVertexInputEXT`: the application's state, with the layer's binding and the
+/// Locations the bound pipeline's vertex shader reads and the state leaves unfed.
+///
+/// # Safety
+/// Vulkan's valid usage for `vkCmdSetVertexInputEXT`.
+pub unsafe extern "system" fn cmd_set_vertex_input(
+    command_buffer: vk::CommandBuffer,
+    binding_count: u32,
+    p_bindings: *const vk::VertexInputBindingDescription2EXT<'_>,
+    attribute_count: u32,
+    p_attributes: *const vk::VertexInputAttributeDescription2EXT<'_>,
+) {
+    const WHAT: &str = "vkCmdSetVertexInputEXT";
+    ffi_guard(WHAT, (), || {
+        let Some((Some(next), gl_state)) = with_device(command_buffer, |d| {
+            (d.table.cmd_set_vertex_input_ext, d.extensions.gl_state)
+        }) else {
+            return;
+        };
+        let followed = gl_state
+            .then(|| {
+                shield(WHAT, || {
+                    let dev = device_data(command_buffer)?;
+                    // SAFETY: arrays of the given counts (Vulkan's valid usage).
+                    let (bindings, attributes) = unsafe {
+                        (
+                            slice(p_bindings, binding_count),
+                            slice(p_attributes, attribute_count),
+                        )
+                    };
+                    let app = AppVertexInput {
+                        bindings: bindings
+                            .iter()
+                            .map(|b| (b.binding, b.stride, b.input_rate, b.divisor))
+                            .collect(),
+                        attributes: attributes
+                            .iter()
+                            .map(|a| (a.location, a.binding, a.format, a.offset))
+                            .collect(),
+                    };
+                    let mut cbs = dev.records.command_buffers.lock();
+                    let state = cbs
+                        .entry(command_buffer)
+                        .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
+                    state.dynamic_inputs.app_input = Some(app);
+                    state.dynamic_inputs.sent = None;
+                    let follows = state
+                        .dynamic_inputs
+                        .bound
+                        .as_ref()
+                        .is_some_and(|b| b.vertex_inputs.is_some());
+                    follows.then(|| follow_vertex_input(&dev, command_buffer, state))
+                })
+                .flatten()
+            })
+            .flatten();
+        if followed.is_none() {
+            // SAFETY: the application's arguments, passed on unchanged.
+            unsafe {
+                next(
+                    command_buffer,
+                    binding_count,
+                    p_bindings,
+                    attribute_count,
+                    p_attributes,
+                )
+            };
+        }
+    })
+}
+
+/// `vkCmdSetProvokingVertexModeEXT`: where the layer enabled `VK_EXT_provoking_vertex`
+/// behind the application, the application can only set `FIRST_VERTEX`, Vulkan's default,
+/// which a GL port leaves: the driver gets GL's `LAST_VERTEX`.
+///
+/// # Safety
+/// Vulkan's valid usage for `vkCmdSetProvokingVertexModeEXT`.
+pub unsafe extern "system" fn cmd_set_provoking_vertex_mode(
+    command_buffer: vk::CommandBuffer,
+    mode: vk::ProvokingVertexModeEXT,
+) {
+    ffi_guard("vkCmdSetProvokingVertexModeEXT", (), || {
+        let Some((Some(next), gl)) = with_device(command_buffer, |d| {
+            let gl = d.extensions.gl_state
+                && d.conventions.layer_sets_provoking_mode
+                && d.settings.semantics.contains(Semantic::ProvokingVertex);
+            (d.table.cmd_set_provoking_vertex_mode_ext, gl)
+        }) else {
+            return;
+        };
+        let mode = match gl {
+            true => vk::ProvokingVertexModeEXT::LAST_VERTEX,
+            false => mode,
+        };
+        // SAFETY: the application's command buffer; the layer enabled `provokingVertexLast`
+        // where it substitutes it.
+        unsafe { next(command_buffer, mode) };
+    })
+}
+
+/// `vkCmdSetDepthClipNegativeOneToOneEXT`: where the layer enabled
+/// `VK_EXT_depth_clip_control` behind the application, the application can only turn it
+/// off, Vulkan's default: the driver gets GL's clip volume, −w ≤ z ≤ w.
+///
+/// # Safety
+/// Vulkan's valid usage for `vkCmdSetDepthClipNegativeOneToOneEXT`.
+pub unsafe extern "system" fn cmd_set_depth_clip_negative_one_to_one(
+    command_buffer: vk::CommandBuffer,
+    negative_one_to_one: vk::Bool32,
+) {
+    ffi_guard("vkCmdSetDepthClipNegativeOneToOneEXT", (), || {
+        let Some((Some(next), gl)) = with_device(command_buffer, |d| {
+            let gl = d.extensions.gl_state
+                && d.conventions.layer_sets_negative_one_to_one
+                && d.settings.semantics.contains(Semantic::ClipSpaceDepth);
+            (d.table.cmd_set_depth_clip_negative_one_to_one_ext, gl)
+        }) else {
+            return;
+        };
+        let value = match gl {
+            true => vk::TRUE,
+            false => negative_one_to_one,
+        };
+        // SAFETY: the application's command buffer; the layer enabled `depthClipControl`
+        // where it substitutes it.
+        unsafe { next(command_buffer, value) };
     })
 }

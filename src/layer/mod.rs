@@ -29,6 +29,7 @@ mod command_state;
 mod current_attributes;
 mod device;
 mod dispatch;
+mod dynamic_inputs;
 mod dynamic_lines;
 mod extensions;
 mod ffi;

@@ -6,6 +6,7 @@ use ash::vk;
 use std::ffi::{c_void, CStr};
 use std::sync::Arc;
 
+use super::dynamic_inputs::FollowedPipeline;
 use super::dynamic_lines::StaticMultisample;
 use super::ffi::{find_in_chain, slice};
 use super::log;
@@ -792,6 +793,59 @@ pub(super) fn followed_line_mode(
             ms.map(|m| m.alpha_to_one_enable == vk::TRUE),
         ),
     })
+}
+
+/// What the layer follows at bind for a whole pipeline (not a library) on a
+/// `VK_GLSEM_gl_state` device whose vertex input, provoking vertex or clip-space depth is
+/// dynamic state (`dynamic_inputs`); `None` when nothing.
+pub(super) fn followed_pipeline(
+    dev: &DeviceData,
+    ci: &vk::GraphicsPipelineCreateInfo<'_>,
+) -> Option<FollowedPipeline> {
+    use vk::DynamicState as D;
+    if !dev.extensions.gl_state || is_library(ci) {
+        return None;
+    }
+    let dynamic = dynamic_states(ci);
+    let on = |semantic| dev.settings.semantics.contains(semantic);
+    let conventions = &dev.conventions;
+    let followed = FollowedPipeline {
+        vertex_inputs: dynamic
+            .contains(&D::VERTEX_INPUT_EXT)
+            .then(|| dynamic_vertex_inputs(dev, ci))
+            .flatten(),
+        conventions: conventions.layer_sets_provoking_mode
+            && on(Semantic::ProvokingVertex)
+            && dynamic.contains(&D::PROVOKING_VERTEX_MODE_EXT)
+            || conventions.layer_sets_negative_one_to_one
+                && on(Semantic::ClipSpaceDepth)
+                && dynamic.contains(&D::DEPTH_CLIP_NEGATIVE_ONE_TO_ONE_EXT),
+    };
+    (followed != FollowedPipeline::default()).then_some(followed)
+}
+
+/// Every Location the vertex shader of `ci` reads, with its numeric type, where the layer
+/// can feed them all from its binding (below its slots, 32-bit types); `None` otherwise.
+fn dynamic_vertex_inputs(
+    dev: &DeviceData,
+    ci: &vk::GraphicsPipelineCreateInfo<'_>,
+) -> Option<Arc<[(u32, crate::spirv::unfed_inputs::InputKind)]>> {
+    let memory = &dev.attribute_memory;
+    memory.memory_type?;
+    if !dev.settings.semantics.contains(Semantic::UnfedVertexInputs) {
+        return None;
+    }
+    let codes = stage_codes(dev, ci);
+    let vertex = codes.iter().find(|c| c.stage == Stage::Vertex)?;
+    let (module, entry) = vertex.code()?;
+    match crate::spirv::unfed_inputs::unfed_input_kinds(&module.words, entry, &[]) {
+        Ok(inputs) if inputs.iter().all(|&(l, _)| l < memory.slots) => Some(inputs.into()),
+        Ok(_) => None,
+        Err(why) => {
+            log::warning!("vertex inputs under dynamic vertex input are not fed: {why}");
+            None
+        }
+    }
 }
 
 #[cfg(test)]

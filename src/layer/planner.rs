@@ -28,9 +28,9 @@ use super::interface_limits::{code_over_limit, over_limit};
 use super::library_inputs::{self, LinkFeed};
 use super::log;
 use super::pipeline_info::{
-    chain_without, chain_without_code, followed_line_mode, gl_mode_of, holds_vertex_input,
-    inline_code, layout_of, pipeline_key, primitive_mode, stage_codes, stage_module, stage_of,
-    stage_view, stages, tes_without_tcs, topology_for, StageCode,
+    chain_without, chain_without_code, followed_line_mode, followed_pipeline, gl_mode_of,
+    holds_vertex_input, inline_code, layout_of, pipeline_key, primitive_mode, stage_codes,
+    stage_module, stage_of, stage_view, stages, tes_without_tcs, topology_for, StageCode,
 };
 use super::records::{BlockBinding, BlockSlot, PipelineRecord, FAST_PATH_PIPELINES};
 use super::rewrite::{Rewrite, Run, Target};
@@ -161,6 +161,7 @@ fn needs_work(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) -> bool
         || library_inputs::may_feed(dev, ci)
         || libraries_line_loop(dev, ci)
         || followed_line_mode(dev, ci).is_some()
+        || followed_pipeline(dev, ci).is_some()
 }
 
 /// Whether a library `ci` links draws GL's line loops: the linked pipeline closes them.
@@ -1251,10 +1252,12 @@ impl Call<'_> {
             let window_height =
                 static_window_height(ci).or_else(|| libraries_window_height(self.dev, ci));
             let line_mode = followed_line_mode(self.dev, ci);
+            let followed = followed_pipeline(self.dev, ci).map(std::sync::Arc::new);
             if own.is_none()
                 && inherited.is_none()
                 && feed.is_none()
                 && line_mode.is_none()
+                && followed.is_none()
                 && !keeps_window_height(self.dev, ci)
                 && !line_loop
             {
@@ -1266,6 +1269,7 @@ impl Call<'_> {
             record.vertex_input_library = feed.as_ref().map(|f| f.library);
             record.line_loop = line_loop;
             record.line_mode = line_mode;
+            record.followed = followed;
             let records = &self.dev.records;
             records.count_bind_work(&record, 1);
             if let Some(previous) = records.pipelines.write().insert(pipeline, record) {

@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use super::attribute_memory::CurrentAttributes;
+use super::dynamic_inputs::{DynamicInputState, FollowedPipeline};
 use super::dynamic_lines::{LineModeState, StaticMultisample};
 use crate::abi::PrimitiveMode;
 use crate::spirv::interface::entry_point_ends;
@@ -237,6 +238,9 @@ pub struct PipelineRecord {
     /// Its line mode is dynamic state the layer follows (`dynamic_lines`), with the
     /// multisample state it fixes.
     pub line_mode: Option<StaticMultisample>,
+    /// Its vertex input or GL's conventions are dynamic state the layer follows
+    /// (`dynamic_inputs`).
+    pub followed: Option<Arc<FollowedPipeline>>,
     _live: Live,
 }
 
@@ -254,6 +258,7 @@ impl PipelineRecord {
             vertex_input_library: None,
             line_loop: false,
             line_mode: None,
+            followed: None,
             _live: Live::new(Kind::Pipeline),
         }
     }
@@ -317,6 +322,8 @@ pub struct CommandBufferState {
     pub index_buffer: Option<BoundIndexBuffer>,
     /// What decides GL's line mode where it is dynamic state.
     pub lines: LineModeState,
+    /// Dynamic vertex input and conventions followed (`dynamic_inputs`).
+    pub dynamic_inputs: DynamicInputState,
     _live: Live,
 }
 
@@ -375,6 +382,7 @@ impl CommandBufferState {
             bound_line_loop: false,
             index_buffer: None,
             lines: LineModeState::INITIAL,
+            dynamic_inputs: DynamicInputState::default(),
             _live: Live::new(Kind::CommandBuffer),
         }
     }
@@ -458,7 +466,8 @@ impl Records {
             || record.line_stipple
             || record.current_attributes.is_some()
             || record.line_loop
-            || record.line_mode.is_some();
+            || record.line_mode.is_some()
+            || record.followed.is_some();
         let count = |counter: &AtomicUsize| match delta {
             1 => counter.fetch_add(1, Ordering::Relaxed),
             _ => counter.fetch_sub(1, Ordering::Relaxed),

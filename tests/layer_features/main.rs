@@ -11,6 +11,7 @@
 mod support;
 
 mod dynamic_patch;
+mod dynamic_state;
 mod gl_state;
 mod lines;
 mod primitive_modes;

@@ -496,14 +496,14 @@ impl Player {
             raster: self.raster,
         };
         // Shader objects take the state a pipeline would bake in at record time.
-        let shader_state = if self.shaders.is_empty() {
+        let shader_state = if self.shaders.is_empty() && self.gpu.dynamic.is_none() {
             None
         } else {
             Some(self.vertex_layout(source)?)
         };
         let pipeline = match shader_state {
-            Some(_) => vk::Pipeline::null(),
-            None => self.pipeline(key)?,
+            Some(_) if !self.shaders.is_empty() => vk::Pipeline::null(),
+            _ => self.pipeline(key)?,
         };
         self.bind_textures()?;
         self.bind_storage()?;
@@ -592,6 +592,7 @@ impl Player {
     ) -> VkResult<()> {
         match shader_state {
             Some((bindings, attributes)) => {
+                let dynamic_pipeline = self.shaders.is_empty();
                 let desc = PipelineDesc {
                     stages: &self.modules,
                     layout: self.layout,
@@ -603,6 +604,20 @@ impl Player {
                     rasterizer_discard: key.xfb,
                     raster: key.raster,
                 };
+                if dynamic_pipeline {
+                    // `--pipelines dynamic-state`: the pipeline, then the state it lists.
+                    // SAFETY: `cmd` is recording inside the targets' rendering (the
+                    // caller's contract); `pipeline` is this device's, made for `desc`.
+                    unsafe {
+                        self.gpu.device.cmd_bind_pipeline(
+                            cmd,
+                            vk::PipelineBindPoint::GRAPHICS,
+                            pipeline,
+                        );
+                        pipeline::record_dynamic_state(&self.gpu, &self.targets, cmd, &desc);
+                    }
+                    return Ok(());
+                }
                 // SAFETY: `cmd` is recording inside the targets' rendering (the caller's
                 // contract); `self.shaders` were made on this device.
                 unsafe {

@@ -5,6 +5,7 @@ use std::ffi::{CStr, CString};
 
 use ash::vk;
 
+use super::dynamic_state::{DynamicFeatures, DynamicStates};
 use super::features::{self, CoreFeature};
 use super::instance::Vulkan;
 use super::pipeline_path::Path;
@@ -88,6 +89,8 @@ pub struct Gpu {
     pub enabled_features: vk::PhysicalDeviceFeatures,
     /// `geometryStreams` is enabled.
     pub geometry_streams: bool,
+    /// `--pipelines dynamic-state`: the states pipelines list, and their setters.
+    pub dynamic: Option<DynamicStates>,
 }
 
 fn has_extension(list: &[vk::ExtensionProperties], name: &CStr) -> bool {
@@ -318,6 +321,12 @@ impl Gpu {
             "VK_EXT_shader_object (--pipelines shader-objects)",
         );
         want(
+            vulkan.pipelines == Path::DynamicState,
+            DynamicFeatures::query(instance, pd, |n| has_extension(&exts, n))
+                .extended_dynamic_state,
+            "VK_EXT_extended_dynamic_state (--pipelines dynamic-state)",
+        );
+        want(
             needs.color_attachments > props.limits.max_color_attachments,
             false,
             &format!("{} color attachments", needs.color_attachments),
@@ -362,6 +371,10 @@ impl Gpu {
         let shader_object = extensions
             .shader_objects
             .then(|| ash::ext::shader_object::Device::new(instance, &device));
+        let dynamic = extensions
+            .dynamic
+            .as_ref()
+            .map(|f| DynamicStates::new(instance, &device, f));
         Ok(Gpu {
             instance: instance.clone(),
             physical: pd,
@@ -385,6 +398,7 @@ impl Gpu {
             shader_object,
             enabled_features: features,
             geometry_streams: needs.geometry_streams,
+            dynamic,
         })
     }
 
@@ -561,6 +575,8 @@ struct DeviceExtensions {
     /// Pipelines are linked from graphics pipeline libraries.
     libraries: bool,
     shader_objects: bool,
+    /// `--pipelines dynamic-state`: the dynamic-state features the device has (all enabled).
+    dynamic: Option<DynamicFeatures>,
 }
 
 impl DeviceExtensions {
@@ -588,6 +604,8 @@ impl DeviceExtensions {
             layer_gl_state: has_extension(&layer_exts, &gl_state_ext),
             libraries: matches!(vulkan.pipelines, Path::Libraries { .. }),
             shader_objects: vulkan.pipelines == Path::ShaderObjects,
+            dynamic: (vulkan.pipelines == Path::DynamicState)
+                .then(|| DynamicFeatures::query(&vulkan.instance, pd, |n| has_extension(&exts, n))),
         };
         let wanted: [(bool, &[&CStr]); 8] = [
             (
@@ -633,6 +651,11 @@ impl DeviceExtensions {
                 if has_extension(&exts, also) && !chosen.has(also) {
                     chosen.names.push(also.to_owned());
                 }
+            }
+        }
+        if let Some(dynamic) = &chosen.dynamic {
+            for name in dynamic.extensions() {
+                chosen.names.push(name.to_owned());
             }
         }
         Ok(chosen)
@@ -713,8 +736,28 @@ fn create_device(
         .vertex_input_dynamic_state(true);
     if extensions.shader_objects {
         info = info.push_next(&mut shader_object);
-        if extensions.has(ash::ext::vertex_input_dynamic_state::NAME) {
-            info = info.push_next(&mut vertex_input);
+    }
+    if (extensions.shader_objects || extensions.dynamic.is_some())
+        && extensions.has(ash::ext::vertex_input_dynamic_state::NAME)
+    {
+        info = info.push_next(&mut vertex_input);
+    }
+    // `--pipelines dynamic-state`: every dynamic-state feature the device has.
+    let mut eds =
+        vk::PhysicalDeviceExtendedDynamicStateFeaturesEXT::default().extended_dynamic_state(true);
+    let (mut eds2, mut eds3) = extensions
+        .dynamic
+        .map_or(Default::default(), |d| (d.eds2, d.eds3));
+    if let Some(dynamic) = &extensions.dynamic {
+        let on = dynamic.extensions();
+        if on.contains(&ash::ext::extended_dynamic_state::NAME) {
+            info = info.push_next(&mut eds);
+        }
+        if on.contains(&ash::ext::extended_dynamic_state2::NAME) {
+            info = info.push_next(&mut eds2);
+        }
+        if on.contains(&ash::ext::extended_dynamic_state3::NAME) {
+            info = info.push_next(&mut eds3);
         }
     }
     let mut border = vk::PhysicalDeviceCustomBorderColorFeaturesEXT::default()

@@ -1,5 +1,6 @@
 //! The runner's Vulkan side: an ordinary application using the system loader.
 
+mod dynamic_state;
 pub mod features;
 pub mod format;
 mod gpu;

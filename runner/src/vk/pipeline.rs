@@ -276,9 +276,15 @@ pub fn create(gpu: &Gpu, targets: &Targets, desc: &PipelineDesc) -> VkResult<Pip
     let tessellation = vk::PipelineTessellationStateCreateInfo::default()
         .patch_control_points(desc.patch_control_points);
     let (viewports, scissors) = viewports_and_scissors(gpu, targets);
-    let viewport = vk::PipelineViewportStateCreateInfo::default()
+    let mut viewport = vk::PipelineViewportStateCreateInfo::default()
         .viewports(&viewports)
         .scissors(&scissors);
+    let dynamic_states = gpu.dynamic.as_ref().map_or(&[][..], |d| &d.states[..]);
+    if dynamic_states.contains(&vk::DynamicState::VIEWPORT_WITH_COUNT) {
+        // Counted by `vkCmdSetViewportWithCount` and `vkCmdSetScissorWithCount`.
+        viewport = vk::PipelineViewportStateCreateInfo::default();
+    }
+    let dynamic = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(dynamic_states);
     let mut provoking = vk::PipelineRasterizationProvokingVertexStateCreateInfoEXT::default()
         .provoking_vertex_mode(vk::ProvokingVertexModeEXT::FIRST_VERTEX);
     let mut rasterization = vk::PipelineRasterizationStateCreateInfo::default()
@@ -323,6 +329,7 @@ pub fn create(gpu: &Gpu, targets: &Targets, desc: &PipelineDesc) -> VkResult<Pip
         blend: &blend,
         formats: &formats,
         layout: desc.layout,
+        dynamic: &dynamic,
     };
     match gpu.pipelines {
         Path::Libraries {
@@ -349,6 +356,8 @@ struct Parts<'a> {
     /// The colour formats of dynamic rendering.
     formats: &'a [vk::Format],
     layout: vk::PipelineLayout,
+    /// `--pipelines dynamic-state`'s states (none on the other paths).
+    dynamic: &'a vk::PipelineDynamicStateCreateInfo<'a>,
 }
 
 /// One pipeline of all the parts.
@@ -373,6 +382,9 @@ fn create_whole(gpu: &Gpu, targets: &Targets, parts: &Parts) -> VkResult<Pipelin
         .multisample_state(parts.multisample)
         .color_blend_state(parts.blend)
         .layout(parts.layout);
+    if parts.dynamic.dynamic_state_count > 0 {
+        info = info.dynamic_state(parts.dynamic);
+    }
     if let Some(tessellation) = parts.tessellation {
         info = info.tessellation_state(tessellation);
     }
@@ -862,6 +874,154 @@ impl ShaderState<'_> {
             }
         }
     }
+}
+
+/// `--pipelines dynamic-state`: sets every state `gpu.dynamic` lists to what `create` bakes
+/// into a pipeline for `desc`, after the pipeline is bound (the dynamic state a pipeline
+/// lists must be set before a draw; binding another pipeline keeps it).
+///
+/// # Safety
+/// `cmd` is recording inside the targets' render pass or rendering, with a pipeline made by
+/// `create` for `desc` on this device bound.
+pub unsafe fn record_dynamic_state(
+    gpu: &Gpu,
+    targets: &Targets,
+    cmd: vk::CommandBuffer,
+    desc: &PipelineDesc,
+) {
+    use vk::DynamicState as D;
+    let Some(dynamic) = &gpu.dynamic else {
+        return;
+    };
+    let s = &dynamic.fns;
+    let count = targets.attachments.len();
+    for state in &dynamic.states {
+        // Each setter only records a value into `cmd` (recording, per the caller's contract,
+        // on the device the setters were loaded for), for a state the bound pipeline lists
+        // as dynamic, whose feature the device was created with; the values are the ones
+        // the static path bakes in, valid on any device (`polygon_mode` other than FILL,
+        // a wide line, several viewports only where the player checked the feature).
+        // SAFETY: as said above; the slices outlive the calls.
+        unsafe {
+            match *state {
+                D::CULL_MODE => s.cmd_set_cull_mode(cmd, cull_mode(&desc.raster)),
+                D::FRONT_FACE => s.cmd_set_front_face(cmd, front_face(&desc.raster)),
+                D::PRIMITIVE_TOPOLOGY => s.cmd_set_primitive_topology(cmd, desc.topology),
+                D::VIEWPORT_WITH_COUNT => {
+                    s.cmd_set_viewport_with_count(cmd, &viewports_and_scissors(gpu, targets).0)
+                }
+                D::SCISSOR_WITH_COUNT => {
+                    s.cmd_set_scissor_with_count(cmd, &viewports_and_scissors(gpu, targets).1)
+                }
+                D::DEPTH_TEST_ENABLE => s.cmd_set_depth_test_enable(cmd, desc.raster.depth_test),
+                D::DEPTH_WRITE_ENABLE => s.cmd_set_depth_write_enable(cmd, desc.raster.depth_test),
+                D::DEPTH_COMPARE_OP => {
+                    s.cmd_set_depth_compare_op(cmd, compare_op(desc.raster.depth_func))
+                }
+                D::DEPTH_BOUNDS_TEST_ENABLE => s.cmd_set_depth_bounds_test_enable(cmd, false),
+                D::STENCIL_TEST_ENABLE => s.cmd_set_stencil_test_enable(cmd, false),
+                D::STENCIL_OP => s.cmd_set_stencil_op(
+                    cmd,
+                    vk::StencilFaceFlags::FRONT_AND_BACK,
+                    vk::StencilOp::KEEP,
+                    vk::StencilOp::KEEP,
+                    vk::StencilOp::KEEP,
+                    vk::CompareOp::ALWAYS,
+                ),
+                D::RASTERIZER_DISCARD_ENABLE => {
+                    s.cmd_set_rasterizer_discard_enable(cmd, desc.rasterizer_discard)
+                }
+                D::DEPTH_BIAS_ENABLE => s.cmd_set_depth_bias_enable(cmd, false),
+                D::PRIMITIVE_RESTART_ENABLE => s.cmd_set_primitive_restart_enable(cmd, false),
+                D::PATCH_CONTROL_POINTS_EXT => {
+                    s.cmd_set_patch_control_points(cmd, desc.patch_control_points.max(1))
+                }
+                D::TESSELLATION_DOMAIN_ORIGIN_EXT => s.cmd_set_tessellation_domain_origin(
+                    cmd,
+                    vk::TessellationDomainOrigin::UPPER_LEFT,
+                ),
+                D::DEPTH_CLAMP_ENABLE_EXT => s.cmd_set_depth_clamp_enable(cmd, false),
+                D::POLYGON_MODE_EXT => {
+                    s.cmd_set_polygon_mode(cmd, polygon_mode(desc.raster.polygon_mode))
+                }
+                D::RASTERIZATION_SAMPLES_EXT => {
+                    s.cmd_set_rasterization_samples(cmd, vk::SampleCountFlags::TYPE_1)
+                }
+                D::SAMPLE_MASK_EXT => {
+                    s.cmd_set_sample_mask(cmd, vk::SampleCountFlags::TYPE_1, &[!0])
+                }
+                D::ALPHA_TO_COVERAGE_ENABLE_EXT => s.cmd_set_alpha_to_coverage_enable(cmd, false),
+                D::ALPHA_TO_ONE_ENABLE_EXT => s.cmd_set_alpha_to_one_enable(cmd, false),
+                D::LOGIC_OP_ENABLE_EXT => s.cmd_set_logic_op_enable(cmd, false),
+                D::COLOR_BLEND_ENABLE_EXT if count > 0 => {
+                    s.cmd_set_color_blend_enable(cmd, 0, &vec![vk::FALSE; count])
+                }
+                D::COLOR_BLEND_EQUATION_EXT if count > 0 => s.cmd_set_color_blend_equation(
+                    cmd,
+                    0,
+                    &vec![
+                        vk::ColorBlendEquationEXT::default()
+                            .src_color_blend_factor(vk::BlendFactor::ONE)
+                            .src_alpha_blend_factor(vk::BlendFactor::ONE);
+                        count
+                    ],
+                ),
+                D::COLOR_WRITE_MASK_EXT if count > 0 => {
+                    s.cmd_set_color_write_mask(cmd, 0, &vec![vk::ColorComponentFlags::RGBA; count])
+                }
+                D::LINE_RASTERIZATION_MODE_EXT => {
+                    s.cmd_set_line_rasterization_mode(cmd, vk::LineRasterizationModeEXT::DEFAULT)
+                }
+                D::PROVOKING_VERTEX_MODE_EXT => {
+                    let mode = match gpu.provoking_vertex && !desc.raster.provoking_first {
+                        true => vk::ProvokingVertexModeEXT::LAST_VERTEX,
+                        false => vk::ProvokingVertexModeEXT::FIRST_VERTEX,
+                    };
+                    s.cmd_set_provoking_vertex_mode(cmd, mode)
+                }
+                D::DEPTH_CLIP_NEGATIVE_ONE_TO_ONE_EXT => {
+                    s.cmd_set_depth_clip_negative_one_to_one(cmd, false)
+                }
+                D::VERTEX_INPUT_EXT => {
+                    let (bindings, attributes) = vertex_input_2(desc);
+                    s.cmd_set_vertex_input(cmd, &bindings, &attributes)
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// `desc`'s vertex input as `vkCmdSetVertexInputEXT` takes it.
+fn vertex_input_2(
+    desc: &PipelineDesc,
+) -> (
+    Vec<vk::VertexInputBindingDescription2EXT<'static>>,
+    Vec<vk::VertexInputAttributeDescription2EXT<'static>>,
+) {
+    let bindings = desc
+        .bindings
+        .iter()
+        .map(|b| {
+            vk::VertexInputBindingDescription2EXT::default()
+                .binding(b.binding)
+                .stride(b.stride)
+                .input_rate(b.input_rate)
+                .divisor(1)
+        })
+        .collect();
+    let attributes = desc
+        .attributes
+        .iter()
+        .map(|a| {
+            vk::VertexInputAttributeDescription2EXT::default()
+                .location(a.location)
+                .binding(a.binding)
+                .format(a.format)
+                .offset(a.offset)
+        })
+        .collect();
+    (bindings, attributes)
 }
 
 #[cfg(test)]

@@ -18,10 +18,16 @@ pub enum Path {
     },
     /// Every program as `VK_EXT_shader_object` shaders, all state dynamic.
     ShaderObjects,
+    /// Whole pipelines listing every dynamic state the device has
+    /// (`VK_EXT_extended_dynamic_state` 1–3, `VK_EXT_vertex_input_dynamic_state`) and
+    /// setting it after each bind (`dynamic_state.rs`): the state shader objects need,
+    /// through pipelines.
+    DynamicState,
 }
 
 impl Path {
-    /// `--pipelines NAME` (`whole`, `libraries`, `libraries-lto`, `shader-objects`), with
+    /// `--pipelines NAME` (`whole`, `libraries`, `libraries-lto`, `shader-objects`,
+    /// `dynamic-state`), with
     /// `--independent-sets` for the library paths.
     pub fn parse(name: &str, independent_sets: bool) -> Result<Path, String> {
         let path = match name {
@@ -31,9 +37,11 @@ impl Path {
                 independent_sets,
             },
             "shader-objects" => Path::ShaderObjects,
+            "dynamic-state" => Path::DynamicState,
             _ => {
                 return Err(format!(
-                    "--pipelines {name}: expected whole, libraries, libraries-lto or shader-objects"
+                    "--pipelines {name}: expected whole, libraries, libraries-lto, \
+                     shader-objects or dynamic-state"
                 ))
             }
         };

@@ -1,0 +1,115 @@
+//! GL state followed where a whole pipeline makes the deciding state dynamic (DESIGN §4.11),
+//! besides the line mode (`dynamic_lines`): GL's current vertex attributes under
+//! `VK_DYNAMIC_STATE_VERTEX_INPUT_EXT`, and GL's provoking vertex and clip-space depth under
+//! `VK_DYNAMIC_STATE_PROVOKING_VERTEX_MODE_EXT` / `DEPTH_CLIP_NEGATIVE_ONE_TO_ONE_EXT`.
+//!
+//! - **Vertex input**: the application's `vkCmdSetVertexInputEXT` goes down with the layer's
+//!   stride-0 binding and an attribute per Location the bound vertex shader reads and the
+//!   application leaves unfed (as the planner adds them to a static vertex-input state);
+//!   sent again at bind only where the new pipeline's additions differ. A state whose
+//!   bindings use the layer's binding is the application's choice: nothing is added.
+//! - **Conventions**: where the layer enabled `VK_EXT_provoking_vertex` /
+//!   `VK_EXT_depth_clip_control` behind the application, the application may only set
+//!   Vulkan's defaults (`FIRST_VERTEX`, `negativeOneToOne` off: its "no choice"), so the
+//!   layer gives the driver GL's (`LAST_VERTEX`, on) for them, and sets them once at the
+//!   first bind of such a pipeline in a command buffer. Where the application enabled the
+//!   extension itself, its values go down as they are.
+//!
+//! The types here are pure bookkeeping; the hooks are in `followed_state`.
+
+use std::sync::Arc;
+
+use ash::vk;
+
+use crate::spirv::unfed_inputs::InputKind;
+
+/// What a whole pipeline with dynamic state needs the layer to follow at bind.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct FollowedPipeline {
+    /// Its vertex input is dynamic: every Location its vertex shader reads (below the
+    /// layer's slots), with the numeric type it reads there.
+    pub vertex_inputs: Option<Arc<[(u32, InputKind)]>>,
+    /// Its provoking vertex mode / `negativeOneToOne` is dynamic and the layer sets GL's.
+    pub conventions: bool,
+}
+
+/// A vertex binding of `vkCmdSetVertexInputEXT`: binding, stride, input rate, divisor.
+pub type Binding2 = (u32, u32, vk::VertexInputRate, u32);
+/// A vertex attribute of `vkCmdSetVertexInputEXT`: location, binding, format, offset.
+pub type Attribute2 = (u32, u32, vk::Format, u32);
+
+/// The application's last `vkCmdSetVertexInputEXT`, copied.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct AppVertexInput {
+    pub bindings: Vec<Binding2>,
+    pub attributes: Vec<Attribute2>,
+}
+
+/// What the layer follows of dynamic vertex input and conventions in one command buffer.
+#[derive(Debug, Clone, Default)]
+pub struct DynamicInputState {
+    /// The bound pipeline's followed state (`None`: a pipeline the layer does not follow).
+    pub bound: Option<Arc<FollowedPipeline>>,
+    /// The application's vertex input state since the last bind of a pipeline with a
+    /// static one (which makes the dynamic state undefined).
+    pub app_input: Option<AppVertexInput>,
+    /// The Locations the layer added to what went down last.
+    pub sent: Option<Vec<(u32, InputKind)>>,
+    /// GL's conventions were set in this command buffer since the last static bind.
+    pub conventions_set: bool,
+}
+
+impl DynamicInputState {
+    /// The Locations to add to `app` for the bound pipeline: those its vertex shader reads
+    /// that `app` does not feed (none where `app` uses the layer's `binding`).
+    pub fn additions(&self, app: &AppVertexInput, binding: u32) -> Vec<(u32, InputKind)> {
+        let Some(inputs) = self.bound.as_ref().and_then(|b| b.vertex_inputs.as_ref()) else {
+            return Vec::new();
+        };
+        if app.bindings.iter().any(|b| b.0 == binding) {
+            return Vec::new();
+        }
+        inputs
+            .iter()
+            .filter(|(l, _)| !app.attributes.iter().any(|a| a.0 == *l))
+            .copied()
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bound(inputs: &[(u32, InputKind)]) -> DynamicInputState {
+        DynamicInputState {
+            bound: Some(Arc::new(FollowedPipeline {
+                vertex_inputs: Some(inputs.into()),
+                conventions: false,
+            })),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn unfed_locations_are_added_unless_the_application_uses_the_binding() {
+        let s = bound(&[
+            (0, InputKind::Float),
+            (1, InputKind::Int),
+            (3, InputKind::Float),
+        ]);
+        let app = AppVertexInput {
+            bindings: vec![(0, 16, vk::VertexInputRate::VERTEX, 1)],
+            attributes: vec![(0, 0, vk::Format::R32G32B32A32_SFLOAT, 0)],
+        };
+        assert_eq!(
+            s.additions(&app, 15),
+            vec![(1, InputKind::Int), (3, InputKind::Float)]
+        );
+        let mut own = app.clone();
+        own.bindings.push((15, 0, vk::VertexInputRate::VERTEX, 1));
+        assert_eq!(s.additions(&own, 15), vec![]);
+        // A pipeline not followed adds nothing.
+        assert_eq!(DynamicInputState::default().additions(&app, 15), vec![]);
+    }
+}
