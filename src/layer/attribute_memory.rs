@@ -1,9 +1,11 @@
-//! The data behind GL's current vertex attributes (`current_attributes`): a device's spare
-//! memory chunks and a command buffer's current values. What needs the device's table to
-//! create, fill and destroy them is in `current_attributes`.
+//! The memory the layer owns on a device: GL's current vertex attributes
+//! (`current_attributes`: the device's spare chunks and a command buffer's current values)
+//! and the index buffer that closes GL's line loops (`line_loops`). What needs the device's
+//! table to create, fill and destroy them is in those modules.
 
 use ash::vk;
 use parking_lot::Mutex;
+use std::sync::atomic::AtomicBool;
 
 /// The Locations the layer feeds (each a 16-byte slot of a snapshot).
 pub const SLOTS: u32 = 32;
@@ -74,4 +76,14 @@ impl CurrentAttributes {
             })
         })
     }
+}
+
+/// A device's closing index buffer of GL's line loops, made with the first line-loop
+/// pipeline (`line_loops`).
+#[derive(Default)]
+pub struct LineLoops {
+    /// `None` until the first line-loop pipeline; then the buffer, or `None` without memory.
+    pub(super) buffer: Mutex<Option<Option<Chunk>>>,
+    /// Said once per device: a loop that could not be closed.
+    pub(super) open_warned: AtomicBool,
 }

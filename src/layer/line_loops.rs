@@ -11,11 +11,10 @@
 //! draw of its own, so the line stipple starts over on it (GL continues the pattern).
 
 use ash::vk;
-use parking_lot::Mutex;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 
-use super::attribute_memory::Chunk;
+use super::attribute_memory::LineLoops;
 use super::current_attributes::{destroy_chunk, new_host_buffer};
 use super::frames::{ffi_guard, shield};
 use super::log;
@@ -27,14 +26,8 @@ use super::state::DeviceData;
 /// KiB); longer loops stay open, and the layer says so.
 const MAX_CLOSED_VERTICES: u32 = 1 << 16;
 
-/// A device's closing index buffer, made with the first line-loop pipeline.
-#[derive(Default)]
-pub struct LineLoops {
-    /// `None` until the first line-loop pipeline; then the buffer, or `None` without memory.
-    buffer: Mutex<Option<Option<Chunk>>>,
-    /// Said once per device: a loop that could not be closed.
-    open_warned: AtomicBool,
-}
+// `LineLoops` is a device's data (in `attribute_memory`, beside the other memory the layer
+// owns); what needs the device's table is here.
 
 impl LineLoops {
     /// The closing index buffer, made on first use (`None`: no memory for it).

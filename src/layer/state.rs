@@ -5,11 +5,10 @@
 use ash::vk;
 use std::sync::Arc;
 
-use super::attribute_memory::AttributeMemory;
+use super::attribute_memory::{AttributeMemory, LineLoops};
 use super::cache::RewriteCache;
 use super::dispatch::{DeviceDispatch, InstanceDispatch};
 use super::extensions::EnabledExtensions;
-use super::line_loops::LineLoops;
 use super::records::{Kind, Live, Records};
 use super::settings::Settings;
 use crate::semantics::{DeviceKey, Semantic};
