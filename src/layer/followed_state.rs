@@ -10,7 +10,7 @@ use super::frames::{ffi_guard, shield};
 use super::records::CommandBufferState;
 use super::registry::{device_data, with_device};
 use super::state::DeviceData;
-use crate::semantics::WindowOrigin;
+use glsem_spirv::semantics::WindowOrigin;
 
 /// Gives the driver the line mode GL's rule wants (`dynamic_lines`).
 pub(super) fn set_line_mode(
