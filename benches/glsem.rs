@@ -6,7 +6,7 @@
 //! - Layer on / off figures use two instances and devices in this one process, one created
 //!   with `VK_LAYER_GLSEM_gl_semantics` and one without, and interleave the measured work
 //!   A/B/B/A so that drift cancels. Validation is off.
-//! - Pure SPIR-V figures call `VkLayer_glsem::spirv` directly; "cold" means a module the
+//! - Pure SPIR-V figures call `glsem_spirv` directly; "cold" means a module the
 //!   pass (or the layer's rewrite cache) has never seen: every run gets a fresh copy.
 
 mod application;
@@ -21,6 +21,11 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::time::Instant;
 
+use glsem_spirv::fragcolor::{broadcast_frag_color, AttachmentKind, FragColorKey};
+use glsem_spirv::module::{instructions, Module};
+use glsem_spirv::passthrough_tcs::{build_passthrough_tcs, TcsKey};
+use glsem_spirv::scan::scan;
+use glsem_spirv::xfb_split::split_xfb_outputs;
 use support::gpu::{Gpu, PipelineDesc, Vulkan};
 use support::shaders::{self, fresh, Output};
 use support::spirv_tools;
@@ -28,11 +33,6 @@ use support::timing::{
     ab_pairs, median, median_seconds, seconds, thread_cpu_seconds, thread_wait_seconds,
     warm_up_runs,
 };
-use VkLayer_glsem::spirv::fragcolor::{broadcast_frag_color, AttachmentKind, FragColorKey};
-use VkLayer_glsem::spirv::module::{instructions, Module};
-use VkLayer_glsem::spirv::passthrough_tcs::{build_passthrough_tcs, TcsKey};
-use VkLayer_glsem::spirv::scan::scan;
-use VkLayer_glsem::spirv::xfb_split::split_xfb_outputs;
 
 /// Functions in the generated large shader: about 1.1 MB of SPIR-V.
 const LARGE_FUNCTIONS: usize = 850;

@@ -283,14 +283,14 @@ pack)
     ls -l fuzz/target/glsem-fuzz.tar.gz
     ;;
 triage)
-    # One line per distinct failure: count, first src/spirv frame or panic message, example.
+    # One line per distinct failure: count, first glsem-spirv frame or panic message, example.
     for t in $TARGETS; do
         for f in fuzz/artifacts/"$t"/*; do
             [ -f "$f" ] || continue
             out="$(timeout 120 "$FUZZ_BIN_DIR/$t" -timeout=10 -rss_limit_mb=2048 "$f" 2>&1 || true)"
             why="$(printf '%s\n' "$out" | grep -a -A1 'panicked at' | tail -1 || true)"
             [ -n "$why" ] || why="$(printf '%s\n' "$out" | grep -a -m1 -o 'ERROR: [A-Za-z]*: [a-z -]*' || true)"
-            frame="$(printf '%s\n' "$out" | grep -a -m1 -o 'src/spirv/[a-z_]*\.rs:[0-9]*' || true)"
+            frame="$(printf '%s\n' "$out" | grep -a -m1 -o 'glsem-spirv/src/[a-z_]*\.rs:[0-9]*' || true)"
             echo "$t|$why${frame:+ at $frame}|$f"
         done
     done | sort | awk -F'|' '{k=$1": "$2; n[k]++; if (!(k in ex)) ex[k]=$3} END {for (k in n) print n[k]" x "k"  e.g. "ex[k]}'

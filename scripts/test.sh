@@ -16,9 +16,10 @@ done
 # Style first: it is cheap and fails fast.
 cargo fmt --all -- --check
 cargo clippy --workspace --tests --benches -- -D warnings
-# No import circle in any module directory of either crate.
-python3 scripts/module-cycles.py src >/dev/null || python3 scripts/module-cycles.py src
-python3 scripts/module-cycles.py runner/src >/dev/null || python3 scripts/module-cycles.py runner/src
+# No import circle in any module directory of any crate.
+for crate_src in src crates/*/src runner/src; do
+    python3 scripts/module-cycles.py "$crate_src" >/dev/null || python3 scripts/module-cycles.py "$crate_src"
+done
 
 cargo build --workspace --release
 cargo build --workspace

@@ -1,14 +1,12 @@
 //! glsem: a Vulkan layer that gives Vulkan pipelines OpenGL semantics.
 //!
-//! [`spirv`] holds the SPIR-V passes (no Vulkan types); [`semantics`] the registry of GL
-//! semantics and the pure choice of rewrites per pipeline; [`layer`] the Vulkan side. This
-//! file holds the symbols the Vulkan loader looks up in `libVkLayer_glsem.so`.
+//! [`glsem_spirv`] (a crate of its own, no Vulkan types) holds the SPIR-V passes and
+//! `semantics`, the registry of GL semantics and the pure choice of rewrites per pipeline;
+//! [`glsem_abi`] the layer's names, extensions and command types; [`layer`] the Vulkan side.
+//! This file holds the symbols the Vulkan loader looks up in `libVkLayer_glsem.so`.
 #![allow(non_snake_case)]
 
-pub mod abi;
 pub mod layer;
-pub mod semantics;
-pub mod spirv;
 
 use ash::vk;
 use std::ffi::c_char;

@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use VkLayer_glsem::semantics::SEMANTICS;
+use glsem_spirv::semantics::SEMANTICS;
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -47,7 +47,7 @@ fn semantics_doc_has_a_section_per_registry_entry_in_order() {
     let registry: Vec<&str> = SEMANTICS.iter().map(|s| s.name).collect();
     assert_eq!(
         documented, registry,
-        "docs/semantics.md's \"## `name`\" headings must be src/semantics.rs's SEMANTICS names, \
+        "docs/semantics.md's \"## `name`\" headings must be crates/glsem-spirv/src/semantics.rs's SEMANTICS names, \
          in its order"
     );
 }

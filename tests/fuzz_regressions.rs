@@ -17,10 +17,10 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::Duration;
 
+use glsem_spirv::module::{Editor, Module, ParseError};
+use glsem_spirv::scan::scan;
 use invariants::{check, validation_failures, words_of, Container, Produced, TARGETS};
 use spirv::ExecutionModel;
-use VkLayer_glsem::spirv::module::{Editor, Module, ParseError};
-use VkLayer_glsem::spirv::scan::scan;
 
 fn fuzz_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz")

@@ -12,8 +12,8 @@ use super::support::shaders::fresh;
 use super::support::spirv_tools;
 use super::support::timing::{ab_pairs, median, median_seconds, seconds, warm_up_runs};
 use super::{allocations, figure, ms, unavailable, us, verdict, Modules, Runs, Setup, Target};
-use VkLayer_glsem::spirv::point_size::{write_point_size, PointSizeSource};
-use VkLayer_glsem::spirv::unfed_inputs::default_unfed_inputs;
+use glsem_spirv::point_size::{write_point_size, PointSizeSource};
+use glsem_spirv::unfed_inputs::default_unfed_inputs;
 
 /// Create + destroy an instance and a device (what `Gpu::create` does: instance, physical
 /// device queries, device, one pipeline layout), with the layer / without, in this process.
@@ -277,7 +277,7 @@ pub fn held_bytes_per_module_byte(on: &Setup, off: &Setup, vulkan: &Vulkan, modu
         let a = super::support::alloc::measure(|| {
             kept = Some(std::sync::Arc::new(
                 VkLayer_glsem::layer::records::ModuleRecord::new(
-                    VkLayer_glsem::spirv::scan::scan(&words),
+                    glsem_spirv::scan::scan(&words),
                     &words,
                 ),
             ));

@@ -20,14 +20,14 @@ pub mod spirv_tools;
 
 pub use spirv_tools::target_env;
 
-use VkLayer_glsem::semantics;
-use VkLayer_glsem::spirv::fragcolor::{broadcast_frag_color, AttachmentKind, FragColorKey};
-use VkLayer_glsem::spirv::gl_state;
-use VkLayer_glsem::spirv::module::{Editor, Module};
-use VkLayer_glsem::spirv::passthrough_tcs::{build_passthrough_tcs, TcsKey};
-use VkLayer_glsem::spirv::scan::{scan, Summary};
-use VkLayer_glsem::spirv::xfb_split::{split_matching_inputs, split_xfb_outputs, SplitInterface};
-use VkLayer_glsem::spirv::PassResult;
+use glsem_spirv::fragcolor::{broadcast_frag_color, AttachmentKind, FragColorKey};
+use glsem_spirv::gl_state;
+use glsem_spirv::module::{Editor, Module};
+use glsem_spirv::passthrough_tcs::{build_passthrough_tcs, TcsKey};
+use glsem_spirv::scan::{scan, Summary};
+use glsem_spirv::semantics;
+use glsem_spirv::xfb_split::{split_matching_inputs, split_xfb_outputs, SplitInterface};
+use glsem_spirv::PassResult;
 
 use spirv::{Decoration, ExecutionMode, ExecutionModel, Op, StorageClass};
 

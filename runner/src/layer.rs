@@ -3,9 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
-/// The layer's names and command types, shared with the layer (one source: `src/abi.rs`).
-#[path = "../../src/abi.rs"]
-pub mod abi;
+/// The layer's names and command types, shared with the layer (one source: the `glsem-abi`
+/// crate; the runner must not link the layer itself).
+pub use glsem_abi as abi;
 
 pub const GLSEM_LAYER: &str = abi::LAYER_NAME;
 pub const VALIDATION_LAYER: &str = "VK_LAYER_KHRONOS_validation";

@@ -16,10 +16,10 @@ use std::sync::Arc;
 
 use super::records::{Kind, Live, ModuleRecord, REWRITES};
 use super::settings::Settings;
-use crate::semantics::Step;
-use crate::spirv::passthrough_tcs::TcsKey;
-use crate::spirv::primitive_mode::PrimitiveGsKey;
-use crate::spirv::xfb_split::SplitInterface;
+use glsem_spirv::passthrough_tcs::TcsKey;
+use glsem_spirv::primitive_mode::PrimitiveGsKey;
+use glsem_spirv::semantics::Step;
+use glsem_spirv::xfb_split::SplitInterface;
 
 /// A module by content: hashed by its precomputed hash, compared word for word.
 #[derive(Clone)]
@@ -245,7 +245,7 @@ mod tests {
         CacheKey::Stage {
             module: ModuleKey::new(super::super::records::content_hash(&words), words),
             entry: "main".into(),
-            step: crate::semantics::Step::SplitStructInputs,
+            step: glsem_spirv::semantics::Step::SplitStructInputs,
             split: None,
         }
     }

@@ -37,11 +37,11 @@ use super::planner::inverted;
 use super::records::{BlockBinding, CommandBufferState, GlStateValues, LineStipple};
 use super::registry::{device_data, with_device};
 use super::state::DeviceData;
-use crate::semantics::WindowOrigin;
-use crate::spirv::gl_state::{
+use glsem_spirv::gl_state::{
     flag_clip_distance, BLOCK_SIZE, CLIP_DISTANCE_FLAGS, FLAG_LAYERED,
     FLAG_POINT_SPRITE_LOWER_LEFT, FLAG_PROGRAM_POINT_SIZE,
 };
+use glsem_spirv::semantics::WindowOrigin;
 
 pub(super) fn push(
     dev: &DeviceData,

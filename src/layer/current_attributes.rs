@@ -21,7 +21,7 @@ use super::log;
 use super::records::CommandBufferState;
 use super::registry::device_data;
 use super::state::DeviceData;
-use crate::spirv::unfed_inputs::InputKind;
+use glsem_spirv::unfed_inputs::InputKind;
 
 /// The format of the layer's attribute for an input of `kind`.
 pub fn format_of(kind: InputKind) -> vk::Format {

@@ -15,8 +15,8 @@ use super::loader_abi::{find_link_info, LayerDeviceCreateInfo};
 use super::log;
 use super::registry::{instance_data, key_of, DEVICES};
 use super::state::{Conventions, DeviceData, DeviceFacts, EnabledFeatures, InstanceData, Limits};
-use crate::abi;
-use crate::semantics::Semantic;
+use glsem_abi as abi;
+use glsem_spirv::semantics::Semantic;
 
 /// `vkEnumerateDeviceExtensionProperties`: the layer's own extensions for its name, the
 /// driver's otherwise.

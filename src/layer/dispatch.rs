@@ -86,7 +86,7 @@ pub(crate) use hook_lookup;
 
 /// The lookup of the layer's own commands (`include/vk_glsem.h`) by name, with the extension
 /// that provides each: `NAME: PFN_type in Extension => hook;`, with the names and types of
-/// [`crate::abi`].
+/// [`glsem_abi`].
 macro_rules! layer_command_lookup {
     ($(#[$meta:meta])* $lookup:ident {
         $($name:ident: $pfn:ident in $extension:ident => $hook:path;)*
@@ -95,7 +95,7 @@ macro_rules! layer_command_lookup {
         fn $lookup(
             name: &[u8],
         ) -> Option<($crate::layer::dispatch::VoidFn, $crate::layer::extensions::LayerExtension)> {
-            use $crate::abi;
+            use glsem_abi as abi;
             $(
                 if name == abi::$name.as_bytes() {
                     // SAFETY: only the pointer's type changes; the application casts it back
@@ -299,11 +299,11 @@ device_commands!(next_layer_table);
 
 #[cfg(test)]
 mod tests {
-    //! `crate::abi`, the manifest, the header and the table above say the same.
+    //! `glsem_abi`, the manifest, the header and the table above say the same.
 
-    use crate::abi;
     use crate::layer::settings::KEYS;
-    use crate::semantics::SEMANTICS;
+    use glsem_abi as abi;
+    use glsem_spirv::semantics::SEMANTICS;
     use std::collections::BTreeSet;
 
     const MANIFEST: &str = include_str!("../../layer-manifest/VkLayer_glsem.json");

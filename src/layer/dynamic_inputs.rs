@@ -21,7 +21,7 @@ use std::sync::Arc;
 
 use ash::vk;
 
-use crate::spirv::unfed_inputs::InputKind;
+use glsem_spirv::unfed_inputs::InputKind;
 
 /// What a whole pipeline with dynamic state needs the layer to follow at bind.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

@@ -1,6 +1,6 @@
 //! The device extensions this layer implements, and which of them a device enabled.
 
-use crate::abi;
+use glsem_abi as abi;
 
 /// A device extension this layer implements.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -15,8 +15,8 @@ use super::frames::{ffi_guard, shield};
 use super::records::CommandBufferState;
 use super::registry::{device_data, with_device};
 use super::state::DeviceData;
-use crate::semantics::{Semantic, WindowOrigin};
-use crate::spirv::unfed_inputs::InputKind;
+use glsem_spirv::semantics::{Semantic, WindowOrigin};
+use glsem_spirv::unfed_inputs::InputKind;
 
 /// Gives the driver the line mode GL's rule wants (`dynamic_lines`).
 pub(super) fn set_line_mode(

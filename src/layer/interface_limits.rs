@@ -8,9 +8,9 @@ use spirv::ExecutionModel;
 
 use super::records::ModuleRecord;
 use super::state::Limits;
-use crate::semantics::Stage;
-use crate::spirv::interface::entry_point_ends;
-use crate::spirv::scan::LocationEnds;
+use glsem_spirv::interface::entry_point_ends;
+use glsem_spirv::scan::LocationEnds;
+use glsem_spirv::semantics::Stage;
 
 /// The limits behind [`Limits::stage_inputs`] and [`Limits::stage_outputs`], by [`Stage`].
 const INPUT_LIMITS: [&str; 5] = [

@@ -22,8 +22,8 @@ use super::log;
 use super::pipeline_info::{chain_without, stage_codes};
 use super::records::{LibraryPart, VertexInputPart};
 use super::state::DeviceData;
-use crate::semantics::{Semantic, Stage};
-use crate::spirv::unfed_inputs::unfed_input_kinds;
+use glsem_spirv::semantics::{Semantic, Stage};
+use glsem_spirv::unfed_inputs::unfed_input_kinds;
 
 type Part = vk::GraphicsPipelineLibraryFlagsEXT;
 

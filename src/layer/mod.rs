@@ -8,14 +8,14 @@
 //! file only declares the modules and those entry points; no module here uses it. docs/architecture.md lists the files.
 //!
 //! - `dispatch`: the one table of hooked entry points, their KHR/EXT aliases and the layer's
-//!   own commands (names and types from `crate::abi`); `loader_abi`: `vk_layer.h` structs.
+//!   own commands (names and types from `glsem_abi`); `loader_abi`: `vk_layer.h` structs.
 //! - `state`: what the layer keeps per instance and per device; `registry`: where it finds
 //!   them by handle; `frames`: the frames every hook runs in (a panic never crosses FFI;
 //!   the layer's own work is shielded so that a failure there leaves the application's
 //!   call untouched).
 //! - One file per object served: `instance`, `device` (creation, the layer's extensions and
 //!   the features it enables), `modules`, `render_passes` (and framebuffers), `layouts`,
-//!   `planner` (`vkCreateGraphicsPipelines`: the key of `crate::semantics::choose` and the
+//!   `planner` (`vkCreateGraphicsPipelines`: the key of `glsem_spirv::semantics::choose` and the
 //!   steps), `shader_object` (`vkCreateShadersEXT`, `vkCmdBindShadersEXT`), `command_state`
 //!   (the GL state per command buffer behind `VK_GLSEM_tessellation_default_levels` and
 //!   `VK_GLSEM_gl_state`).

@@ -7,7 +7,7 @@ use super::frames::{create_hook, destroy_hook};
 use super::log;
 use super::records::ModuleRecord;
 use super::shader_code::{code_words, dump_module};
-use crate::spirv::module::structure_error;
+use glsem_spirv::module::structure_error;
 
 create_hook! {
     /// `vkCreateShaderModule`: keeps the words and their scan.

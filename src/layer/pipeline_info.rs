@@ -1,6 +1,6 @@
 //! Reading a `VkGraphicsPipelineCreateInfo`: its stages and their code (recorded modules or
 //! code inline in a stage's `pNext`), and the [`PipelineKey`] that
-//! [`crate::semantics::choose`] decides on.
+//! [`glsem_spirv::semantics::choose`] decides on.
 
 use ash::vk;
 use std::ffi::{c_void, CStr};
@@ -13,15 +13,15 @@ use super::log;
 use super::records::{BlockSlot, LayoutRecord, ModuleRecord};
 use super::shader_code::code_words;
 use super::state::DeviceData;
-use crate::abi::{
+use glsem_abi::{
     PipelinePrimitiveModeCreateInfo, PrimitiveMode,
     STRUCTURE_TYPE_PIPELINE_PRIMITIVE_MODE_CREATE_INFO,
 };
-use crate::semantics::{
+use glsem_spirv::fragcolor::{AttachmentKind, FragColorKey};
+use glsem_spirv::primitive_mode::{Culling, GlPrimitive, Rasterized};
+use glsem_spirv::semantics::{
     Attachments, GlMode, PipelineKey, Semantic, Stage, StageInfo, Stages, Topology, WindowOrigin,
 };
-use crate::spirv::fragcolor::{AttachmentKind, FragColorKey};
-use crate::spirv::primitive_mode::{Culling, GlPrimitive, Rasterized};
 
 type S = vk::ShaderStageFlags;
 
@@ -387,7 +387,7 @@ pub(super) fn layout_of(
     dev.records.layouts.read().get(&ci.layout).cloned()
 }
 
-/// Builds the key [`crate::semantics::choose`] decides on. `last` is the pipeline's last
+/// Builds the key [`glsem_spirv::semantics::choose`] decides on. `last` is the pipeline's last
 /// pre-rasterization stage, `wants_attachments` whether the fragment shader may need them
 /// (the attachment list is only read then).
 pub(super) fn pipeline_key(
@@ -829,7 +829,7 @@ pub(super) fn followed_pipeline(
 fn dynamic_vertex_inputs(
     dev: &DeviceData,
     ci: &vk::GraphicsPipelineCreateInfo<'_>,
-) -> Option<Arc<[(u32, crate::spirv::unfed_inputs::InputKind)]>> {
+) -> Option<Arc<[(u32, glsem_spirv::unfed_inputs::InputKind)]>> {
     let memory = &dev.attribute_memory;
     memory.memory_type?;
     if !dev.settings.semantics.contains(Semantic::UnfedVertexInputs) {
@@ -838,7 +838,7 @@ fn dynamic_vertex_inputs(
     let codes = stage_codes(dev, ci);
     let vertex = codes.iter().find(|c| c.stage == Stage::Vertex)?;
     let (module, entry) = vertex.code()?;
-    match crate::spirv::unfed_inputs::unfed_input_kinds(&module.words, entry, &[]) {
+    match glsem_spirv::unfed_inputs::unfed_input_kinds(&module.words, entry, &[]) {
         Ok(inputs) if inputs.iter().all(|&(l, _)| l < memory.slots) => Some(inputs.into()),
         Ok(_) => None,
         Err(why) => {

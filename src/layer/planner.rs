@@ -1,5 +1,5 @@
 //! `vkCreateGraphicsPipelines`: per create info, builds the key of
-//! [`crate::semantics::choose`] (`pipeline_info`), runs the steps it returns (`rewrite`),
+//! [`glsem_spirv::semantics::choose`] (`pipeline_info`), runs the steps it returns (`rewrite`),
 //! creates temporary modules and calls down once with the patched array
 //! (docs/architecture.md).
 //!
@@ -36,11 +36,11 @@ use super::records::{BlockBinding, BlockSlot, PipelineRecord, FAST_PATH_PIPELINE
 use super::rewrite::{Rewrite, Run, Target};
 use super::shader_code::code_words;
 use super::state::DeviceData;
-use crate::abi::{PrimitiveMode, STRUCTURE_TYPE_PIPELINE_PRIMITIVE_MODE_CREATE_INFO};
-use crate::semantics::{choose, GlMode, Semantic, Stage, StageInfo, Stages, WindowOrigin};
-use crate::spirv::primitive_mode::GlPrimitive;
-use crate::spirv::scan::Summary;
-use crate::spirv::unfed_inputs::InputKind;
+use glsem_abi::{PrimitiveMode, STRUCTURE_TYPE_PIPELINE_PRIMITIVE_MODE_CREATE_INFO};
+use glsem_spirv::primitive_mode::GlPrimitive;
+use glsem_spirv::scan::Summary;
+use glsem_spirv::semantics::{choose, GlMode, Semantic, Stage, StageInfo, Stages, WindowOrigin};
+use glsem_spirv::unfed_inputs::InputKind;
 
 type S = vk::ShaderStageFlags;
 

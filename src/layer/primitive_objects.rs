@@ -20,10 +20,10 @@ use super::pipeline_info::{gl_mode_of, topology_for};
 use super::records::{CommandBufferState, VertexObjectRecord};
 use super::registry::{device_data, with_device};
 use super::state::DeviceData;
-use crate::abi::PrimitiveMode;
-use crate::semantics::{GlMode, Semantic};
-use crate::spirv::module::Module;
-use crate::spirv::primitive_mode::{build_primitive_gs, PrimitiveGsKey, Rasterized};
+use glsem_abi::PrimitiveMode;
+use glsem_spirv::module::Module;
+use glsem_spirv::primitive_mode::{build_primitive_gs, PrimitiveGsKey, Rasterized};
+use glsem_spirv::semantics::{GlMode, Semantic};
 use spirv::{Decoration, ExecutionModel, StorageClass};
 
 type S = vk::ShaderStageFlags;

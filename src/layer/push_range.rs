@@ -1,4 +1,4 @@
-//! Where a pipeline layout holds the GL-state push-constant block (`crate::spirv::gl_state`),
+//! Where a pipeline layout holds the GL-state push-constant block (`glsem_spirv::gl_state`),
 //! and the ranges a layout (or a shader object) is created with ([`plan_layout`]).
 //!
 //! The placement is a pure function of the application's push-constant ranges, the stages that read the
@@ -12,8 +12,8 @@ use ash::vk;
 use super::log;
 use super::records::BlockSlot;
 use super::state::DeviceData;
-use crate::semantics::{Semantic, WindowOrigin};
-use crate::spirv::gl_state::{BLOCK_SIZE, LEVELS_SIZE};
+use glsem_spirv::gl_state::{BLOCK_SIZE, LEVELS_SIZE};
+use glsem_spirv::semantics::{Semantic, WindowOrigin};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Placement {

@@ -11,10 +11,10 @@ use std::sync::Arc;
 use super::attribute_memory::CurrentAttributes;
 use super::dynamic_inputs::{DynamicInputState, FollowedPipeline};
 use super::dynamic_lines::{LineModeState, StaticMultisample};
-use crate::abi::PrimitiveMode;
-use crate::spirv::interface::entry_point_ends;
-use crate::spirv::primitive_mode::{PrimitiveGsKey, Rasterized};
-use crate::spirv::scan::{LocationEnds, Summary};
+use glsem_abi::PrimitiveMode;
+use glsem_spirv::interface::entry_point_ends;
+use glsem_spirv::primitive_mode::{PrimitiveGsKey, Rasterized};
+use glsem_spirv::scan::{LocationEnds, Summary};
 use spirv::ExecutionModel;
 
 /// Kinds of live records, for [`DebugCounters`].
@@ -163,7 +163,7 @@ impl RenderPassRecord {
 }
 
 /// Where a pipeline layout holds the GL-state push-constant block
-/// (`crate::spirv::gl_state`).
+/// (`glsem_spirv::gl_state`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BlockSlot {
     /// At `offset`; pushes must name `push_stages` (every stage of every range holding
@@ -264,7 +264,7 @@ impl PipelineRecord {
     }
 }
 
-/// The GL-state block's contents, in its layout (`crate::spirv::gl_state`).
+/// The GL-state block's contents, in its layout (`glsem_spirv::gl_state`).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct GlStateValues {

@@ -1,4 +1,4 @@
-//! Runs the [`Step`]s [`crate::semantics::choose`] picked for one pipeline: each pass
+//! Runs the [`Step`]s [`glsem_spirv::semantics::choose`] picked for one pipeline: each pass
 //! through the rewrite cache, on the stage's current code, keeping the code each pass
 //! started from so that a pass can be undone by its semantic.
 
@@ -11,12 +11,12 @@ use super::pipeline_info::{flag_of, StageCode};
 use super::records::{content_hash, BlockBinding, BlockSlot, LayoutRecord};
 use super::shader_code::dump_module;
 use super::state::DeviceData;
-use crate::semantics::{Semantic, Stage, Step, StepOutput};
-use crate::spirv::passthrough_tcs::{build_passthrough_tcs, TcsKey};
-use crate::spirv::point_size::PointSizeSource;
-use crate::spirv::primitive_mode::{build_primitive_gs, PrimitiveGsKey};
-use crate::spirv::unfed_inputs::{unfed_input_kinds, InputKind};
-use crate::spirv::xfb_split::SplitInterface;
+use glsem_spirv::passthrough_tcs::{build_passthrough_tcs, TcsKey};
+use glsem_spirv::point_size::PointSizeSource;
+use glsem_spirv::primitive_mode::{build_primitive_gs, PrimitiveGsKey};
+use glsem_spirv::semantics::{Semantic, Stage, Step, StepOutput};
+use glsem_spirv::unfed_inputs::{unfed_input_kinds, InputKind};
+use glsem_spirv::xfb_split::SplitInterface;
 
 /// What the rewrite of one create info produced.
 #[derive(Default)]

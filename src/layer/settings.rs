@@ -4,9 +4,9 @@
 
 use super::ffi::slice;
 use super::log::Level;
-use crate::abi;
-use crate::semantics::{SemanticSet, WindowOrigin, SEMANTICS};
 use ash::vk;
+use glsem_abi as abi;
+use glsem_spirv::semantics::{SemanticSet, WindowOrigin, SEMANTICS};
 use std::ffi::{c_char, c_void, CStr};
 use std::path::{Path, PathBuf};
 
@@ -274,7 +274,7 @@ unsafe fn api_settings(mut p_next: *const c_void) -> Vec<(String, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::semantics::Semantic;
+    use glsem_spirv::semantics::Semantic;
 
     fn api(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
         pairs

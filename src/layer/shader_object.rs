@@ -1,5 +1,5 @@
 //! Shader objects (`VK_EXT_shader_object`): `vkCreateShadersEXT` runs the same
-//! [`crate::semantics::choose`] as pipelines, with a key built from the
+//! [`glsem_spirv::semantics::choose`] as pipelines, with a key built from the
 //! `VkShaderCreateInfoEXT`s; `vkCmdBindShadersEXT` watches for a tessellation evaluation
 //! shader bound without a control shader.
 //!
@@ -43,9 +43,9 @@ use super::records::{
 use super::registry::device_data;
 use super::rewrite::{Run, Target};
 use super::state::DeviceData;
-use crate::abi::PrimitiveMode;
-use crate::semantics::{choose, Attachments, PipelineKey, Semantic, Topology};
-use crate::spirv::passthrough_tcs::{build_passthrough_tcs, TcsKey};
+use glsem_abi::PrimitiveMode;
+use glsem_spirv::passthrough_tcs::{build_passthrough_tcs, TcsKey};
+use glsem_spirv::semantics::{choose, Attachments, PipelineKey, Semantic, Topology};
 
 type S = vk::ShaderStageFlags;
 
@@ -199,11 +199,12 @@ fn plan_group(
         next_stage.is_some_and(|next| next.is_empty() || next.contains(S::FRAGMENT));
     let fragment_index = codes
         .iter()
-        .find(|c| c.stage == crate::semantics::Stage::Fragment)
+        .find(|c| c.stage == glsem_spirv::semantics::Stage::Fragment)
         .map(|c| c.index);
     let key = PipelineKey {
-        fragment_elsewhere: feeds_fragment && !view.has(crate::semantics::Stage::Fragment),
-        fragment_may_be_apart: may_feed_fragment && !view.has(crate::semantics::Stage::Fragment),
+        fragment_elsewhere: feeds_fragment && !view.has(glsem_spirv::semantics::Stage::Fragment),
+        fragment_may_be_apart: may_feed_fragment
+            && !view.has(glsem_spirv::semantics::Stage::Fragment),
         gl_state_block: last_index
             .filter(|_| dev.extensions.gl_state)
             .and_then(|i| patch.slots[i].offset_for(infos[i].stage)),
@@ -218,7 +219,7 @@ fn plan_group(
     }
     let fragment_reads_block = steps
         .iter()
-        .any(|s| matches!(s, crate::semantics::Step::FragmentWindowY(_)));
+        .any(|s| matches!(s, glsem_spirv::semantics::Step::FragmentWindowY(_)));
     // The block's place as the last pre-rasterization shader's ranges hold it; pushes
     // use a layout the layer makes of those ranges (`record_block_readers`).
     let target = Target {

@@ -11,8 +11,8 @@ use super::dispatch::{DeviceDispatch, InstanceDispatch};
 use super::extensions::EnabledExtensions;
 use super::records::{Kind, Live, Records};
 use super::settings::Settings;
-use crate::semantics::{DeviceKey, Semantic};
-use crate::spirv::scan::{scan, scan_with_interface_ends, Summary};
+use glsem_spirv::scan::{scan, scan_with_interface_ends, Summary};
+use glsem_spirv::semantics::{DeviceKey, Semantic};
 
 /// What a `VK_GLSEM_gl_state` device can take in its pipelines (the layer enabled these
 /// on the driver for it).
@@ -70,7 +70,7 @@ pub struct Limits {
     /// evaluation and geometry stages' outputs where the device has them).
     pub max_interface_components: u32,
     /// The Locations each stage's inputs and outputs may take, indexed by
-    /// [`crate::semantics::Stage`] (`interface_limits` names the limit of each).
+    /// [`glsem_spirv::semantics::Stage`] (`interface_limits` names the limit of each).
     pub stage_inputs: [u32; 5],
     pub stage_outputs: [u32; 5],
 }

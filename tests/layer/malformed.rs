@@ -4,7 +4,7 @@
 //! Only inputs plain lavapipe itself survives (module creation, no pipeline).
 
 use crate::support::*;
-use VkLayer_glsem::spirv::module::instructions;
+use glsem_spirv::module::instructions;
 
 /// Set in the child process of [`each_unreadable_module_gets_one_warning`]: the creation
 /// test then marks on stderr where each case starts.

@@ -7,7 +7,7 @@
 
 use crate::support::*;
 use ash::vk;
-use VkLayer_glsem::abi::{
+use glsem_abi::{
     PipelinePrimitiveModeCreateInfo, PrimitiveMode,
     STRUCTURE_TYPE_PIPELINE_PRIMITIVE_MODE_CREATE_INFO,
 };

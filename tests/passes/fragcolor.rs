@@ -14,11 +14,11 @@
 use std::path::Path;
 
 use crate::spirv_tools::{self, Target, SPV_1_0, SPV_1_3, SPV_1_4, SPV_1_5, SPV_1_6};
+use glsem_spirv::fragcolor::{broadcast_frag_color, AttachmentKind, FragColorKey};
+use glsem_spirv::module::{instructions, Module, Type};
+use glsem_spirv::PassError;
 use spirv::{Decoration, Op, StorageClass};
 use AttachmentKind::{Float, Sint, Uint};
-use VkLayer_glsem::spirv::fragcolor::{broadcast_frag_color, AttachmentKind, FragColorKey};
-use VkLayer_glsem::spirv::module::{instructions, Module, Type};
-use VkLayer_glsem::spirv::PassError;
 
 const SOURCES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/spirv/fragcolor");
 

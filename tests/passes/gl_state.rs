@@ -6,15 +6,15 @@
 
 use crate::spirv_tools;
 
+use glsem_spirv::builtin_output;
+use glsem_spirv::clip_depth::remap_clip_depth;
+use glsem_spirv::clip_enables::gate_clip_distances;
+use glsem_spirv::gl_state::{self, BLOCK_SIZE};
+use glsem_spirv::module::Module;
+use glsem_spirv::point_size::{write_point_size, PointSizeSource};
+use glsem_spirv::PassError;
 use spirv::{BuiltIn, Capability, Decoration, ExecutionModel, Op, StorageClass};
 use std::path::Path;
-use VkLayer_glsem::spirv::builtin_output;
-use VkLayer_glsem::spirv::clip_depth::remap_clip_depth;
-use VkLayer_glsem::spirv::clip_enables::gate_clip_distances;
-use VkLayer_glsem::spirv::gl_state::{self, BLOCK_SIZE};
-use VkLayer_glsem::spirv::module::Module;
-use VkLayer_glsem::spirv::point_size::{write_point_size, PointSizeSource};
-use VkLayer_glsem::spirv::PassError;
 
 const ENVS: [(&str, &str); 2] = [("vulkan1.0", "vulkan1.0"), ("vulkan1.2", "vulkan1.2")];
 /// Where a layout with no ranges of its own puts the block on a 128-byte device.

@@ -3,9 +3,9 @@
 
 use crate::spirv_tools;
 
+use glsem_spirv::module::{Inst, Module, Section};
 use spirv::{BuiltIn, Decoration, Op, StorageClass};
 use std::path::Path;
-use VkLayer_glsem::spirv::module::{Inst, Module, Section};
 
 /// `tests/spirv/<topic>/<name>` compiled by glslang for `env`.
 pub fn compile(topic: &str, name: &str, env: &str) -> Vec<u32> {

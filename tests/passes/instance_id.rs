@@ -3,9 +3,9 @@
 
 use crate::inspect::{builtin_var, compile, def, loads_of, uses, valid};
 
+use glsem_spirv::instance_id::instance_id_without_base;
+use glsem_spirv::module::Module;
 use spirv::{BuiltIn, Capability, Op, StorageClass};
-use VkLayer_glsem::spirv::instance_id::instance_id_without_base;
-use VkLayer_glsem::spirv::module::Module;
 
 #[test]
 fn every_instance_index_load_subtracts_the_base_instance() {

@@ -8,11 +8,11 @@ use crate::spirv_tools;
 
 use std::path::Path;
 
+use glsem_spirv::gl_state::{BLOCK_SIZE, FLAG_LAYERED};
+use glsem_spirv::layer_output::{gate_layer, read_layer_from};
+use glsem_spirv::module::{Module, Type};
+use glsem_spirv::scan::{scan, scan_with_interface_ends};
 use spirv::{BuiltIn, Decoration, Op, StorageClass};
-use VkLayer_glsem::spirv::gl_state::{BLOCK_SIZE, FLAG_LAYERED};
-use VkLayer_glsem::spirv::layer_output::{gate_layer, read_layer_from};
-use VkLayer_glsem::spirv::module::{Module, Type};
-use VkLayer_glsem::spirv::scan::{scan, scan_with_interface_ends};
 
 #[test]
 fn every_emit_writes_layered_then_layer_else_zero() {

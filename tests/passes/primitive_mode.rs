@@ -7,12 +7,12 @@
 
 use crate::spirv_tools;
 
-use spirv::{Decoration, ExecutionMode, ExecutionModel, Op, StorageClass};
-use std::path::Path;
-use VkLayer_glsem::spirv::module::Module;
-use VkLayer_glsem::spirv::primitive_mode::{
+use glsem_spirv::module::Module;
+use glsem_spirv::primitive_mode::{
     build_primitive_gs, Culling, GlPrimitive, PrimitiveGsKey, Rasterized,
 };
+use spirv::{Decoration, ExecutionMode, ExecutionModel, Op, StorageClass};
+use std::path::Path;
 
 fn compile(name: &str) -> Vec<u32> {
     let source = Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -3,9 +3,9 @@
 
 use crate::inspect::{builtin_var, compile, valid};
 
+use glsem_spirv::module::Module;
+use glsem_spirv::sample_mask::drop_sample_mask;
 use spirv::{BuiltIn, Decoration, StorageClass};
-use VkLayer_glsem::spirv::module::Module;
-use VkLayer_glsem::spirv::sample_mask::drop_sample_mask;
 
 #[test]
 fn the_sample_mask_output_becomes_private() {

@@ -6,14 +6,12 @@
 
 use crate::spirv_tools;
 
+use glsem_spirv::module::{Inst, Module, Section, Type};
+use glsem_spirv::passthrough_tcs::{build_passthrough_tcs, TcsKey, LEVELS_PUSH_CONSTANT_SIZE};
+use glsem_spirv::PassError;
 use spirv::{BuiltIn, Capability, Decoration, ExecutionMode, ExecutionModel, Op, StorageClass};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use VkLayer_glsem::spirv::module::{Inst, Module, Section, Type};
-use VkLayer_glsem::spirv::passthrough_tcs::{
-    build_passthrough_tcs, TcsKey, LEVELS_PUSH_CONSTANT_SIZE,
-};
-use VkLayer_glsem::spirv::PassError;
 
 const KEY: TcsKey = TcsKey {
     output_vertices: 3,

@@ -4,9 +4,9 @@
 
 use crate::inspect::{compile, def, valid};
 
+use glsem_spirv::module::Module;
+use glsem_spirv::unfed_inputs::default_unfed_inputs;
 use spirv::{Decoration, Op, StorageClass};
-use VkLayer_glsem::spirv::module::Module;
-use VkLayer_glsem::spirv::unfed_inputs::default_unfed_inputs;
 
 /// The scalar words of constant `id`, composites flattened.
 fn constant_words(m: &Module<'_>, id: u32) -> Vec<u32> {

@@ -7,10 +7,10 @@ use crate::inspect::{
     builtin_var, compile, def, from_push_constant, is_float, loads_of, uses, valid,
 };
 
+use glsem_spirv::gl_state::{BLOCK_SIZE, FLAG_POINT_SPRITE_LOWER_LEFT};
+use glsem_spirv::module::Module;
+use glsem_spirv::window_y::{fix_window_y, WindowYKey};
 use spirv::{BuiltIn, Op, StorageClass};
-use VkLayer_glsem::spirv::gl_state::{BLOCK_SIZE, FLAG_POINT_SPRITE_LOWER_LEFT};
-use VkLayer_glsem::spirv::module::Module;
-use VkLayer_glsem::spirv::window_y::{fix_window_y, WindowYKey};
 
 const ENVS: [&str; 2] = ["vulkan1.0", "vulkan1.2"];
 const FLIPPED: WindowYKey = WindowYKey {
@@ -30,7 +30,7 @@ fn fixed_y(m: &Module<'_>, builtin: BuiltIn) -> Vec<u32> {
         let loaded = load.operand(1);
         let whole = m
             .type_of(load.operand(0))
-            .is_some_and(|t| matches!(t, VkLayer_glsem::spirv::module::Type::Vector { .. }));
+            .is_some_and(|t| matches!(t, glsem_spirv::module::Type::Vector { .. }));
         if !whole && m.constant_u32(def(m, load.operand(2)).operand(3)) != Some(1) {
             continue; // x: untouched
         }

@@ -9,12 +9,12 @@ use std::path::{Path, PathBuf};
 
 use crate::spirv_tools;
 
-use spirv::{Decoration, ExecutionModel, Op, StorageClass};
-use VkLayer_glsem::spirv::module::{Module, Type};
-use VkLayer_glsem::spirv::xfb_split::{
+use glsem_spirv::module::{Module, Type};
+use glsem_spirv::xfb_split::{
     split_matching_inputs, split_struct_inputs, split_struct_outputs, split_xfb_outputs,
     SplitInterface,
 };
+use spirv::{Decoration, ExecutionModel, Op, StorageClass};
 
 fn source_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/spirv/xfb")
@@ -188,7 +188,7 @@ fn location(m: &Module, var: u32) -> u32 {
 }
 
 /// The constant indices of an access chain.
-fn path(m: &Module, chain: &VkLayer_glsem::spirv::module::Inst) -> Vec<u32> {
+fn path(m: &Module, chain: &glsem_spirv::module::Inst) -> Vec<u32> {
     chain.operands()[3..]
         .iter()
         .map(|&c| m.constant_u32(c).expect("constant index"))
@@ -561,7 +561,7 @@ fn interpolate_at_through_a_dynamic_index_is_refused() {
     let split = SplitInterface { locations: vec![0] };
     let result = split_matching_inputs(&fs, "main", &split);
     assert!(
-        matches!(result, Err(VkLayer_glsem::spirv::PassError::Unsupported(_))),
+        matches!(result, Err(glsem_spirv::PassError::Unsupported(_))),
         "{result:?}"
     );
 }

@@ -14,11 +14,11 @@
 
 use crate::support::*;
 use ash::vk::{self, Handle};
+use glsem_spirv::module::instructions;
 use spirv::Op;
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::OnceLock;
-use VkLayer_glsem::spirv::module::instructions;
 
 type S = vk::ShaderStageFlags;
 type F = vk::PipelineCreateFlags;

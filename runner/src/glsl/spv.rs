@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 
+use glsem_spirv::layout::Shape;
 use rspirv::dr::{self, Instruction, Operand};
 use spirv::{Decoration, Op, StorageClass};
 
@@ -138,34 +139,46 @@ impl Types {
         Some((len, elem))
     }
 
-    /// Interface Locations a value of `ty` occupies (Vulkan "Location Assignment").
+    /// Interface Locations a value of `ty` occupies (Vulkan "Location Assignment"), by the
+    /// layer's rule (`glsem_spirv::layout`).
     pub(super) fn slots(&self, ty: u32) -> u32 {
-        let Some(inst) = self.def(ty) else { return 1 };
+        self.location_shape(ty).location_slots()
+    }
+
+    /// `ty` as a layout shape; a type that is no interface type, or an array whose length
+    /// is not a plain constant, takes one Location, as a scalar does.
+    fn location_shape(&self, ty: u32) -> Shape {
+        let one = Shape::Vector {
+            width: 32,
+            count: 1,
+        };
+        let Some(inst) = self.def(ty) else { return one };
         match inst.class.opcode {
-            Op::TypeVector => {
-                let count = inst.operands.get(1).and_then(literal).unwrap_or(1);
-                let comp = inst.operands.first().and_then(id).unwrap_or(0);
-                if self.scalar_width(comp) == 64 && count > 2 {
-                    2
-                } else {
-                    1
-                }
-            }
-            Op::TypeMatrix => {
-                let column = inst.operands.first().and_then(id).unwrap_or(0);
-                inst.operands.get(1).and_then(literal).unwrap_or(1) * self.slots(column)
-            }
+            Op::TypeVector => Shape::Vector {
+                width: self.scalar_width(inst.operands.first().and_then(id).unwrap_or(0)),
+                count: inst.operands.get(1).and_then(literal).unwrap_or(1),
+            },
+            // Locations count a matrix as the array of its columns.
+            Op::TypeMatrix => Shape::Array {
+                element: Box::new(
+                    self.location_shape(inst.operands.first().and_then(id).unwrap_or(0)),
+                ),
+                length: inst.operands.get(1).and_then(literal).unwrap_or(1),
+            },
             Op::TypeArray => self
                 .array(ty)
-                .map(|(len, elem)| len * self.slots(elem))
-                .unwrap_or(1),
-            Op::TypeStruct => inst
-                .operands
-                .iter()
-                .filter_map(id)
-                .map(|m| self.slots(m))
-                .sum(),
-            _ => 1,
+                .map_or(one, |(length, element)| Shape::Array {
+                    element: Box::new(self.location_shape(element)),
+                    length,
+                }),
+            Op::TypeStruct => Shape::Struct(
+                inst.operands
+                    .iter()
+                    .filter_map(id)
+                    .map(|m| self.location_shape(m))
+                    .collect(),
+            ),
+            _ => one,
         }
     }
 

@@ -1,8 +1,9 @@
 //! The layer's ABI in one place: its name, its device extensions, their commands and the
 //! commands' function-pointer types. The layer (`layer::dispatch` hands these commands out),
-//! the runner (`runner/src/layer.rs` includes this file by path) and the agreement test
-//! (`layer::dispatch`'s tests: `layer-manifest/VkLayer_glsem.json` and `include/vk_glsem.h`
-//! say the same) all read it. Only `ash` and `std` here, so that the runner can include it.
+//! the runner (`runner/src/layer.rs`) and the agreement test (`layer::dispatch`'s tests:
+//! `layer-manifest/VkLayer_glsem.json` and `include/vk_glsem.h` say the same) all read it.
+//! Only `ash` and `std` here: a crate of its own, so that the runner shares it without
+//! linking the layer (whose exported `vkGetInstanceProcAddr` deadlocked `-lvulkan` programs).
 
 // Spelled as Vulkan's `PFN_vk*` types are (and as `ash::vk` spells them).
 #![allow(non_camel_case_types)]

@@ -1,5 +1,5 @@
 #![forbid(unsafe_code)]
-//! Pure SPIR-V work: no Vulkan types here.
+//! Pure SPIR-V work, shared by the glsem layer and glsem-run: no Vulkan types here.
 //!
 //! - [`module`]: a word-level view of a module (instruction boundaries, logical-layout
 //!   sections, type/decoration lookups) and an [`module::Editor`] that copies untouched
@@ -17,6 +17,8 @@
 //!   ([`PassError`], [`PassResult`]; re-exported here for the layer, the passes import them
 //!   from `error`).
 //! - [`interface`]: where each entry point's Locations end, for the device's limits.
+//! - [`semantics`]: the registry of GL semantics and [`semantics::choose`], stages + key →
+//!   ordered steps.
 
 pub mod builtin_output;
 pub mod clip_depth;
@@ -36,6 +38,7 @@ pub mod point_size;
 pub mod primitive_mode;
 pub mod sample_mask;
 pub mod scan;
+pub mod semantics;
 pub mod stage_writer;
 pub mod unfed_inputs;
 pub mod window_y;

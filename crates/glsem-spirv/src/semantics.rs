@@ -5,27 +5,27 @@
 //! key, runs the steps and patches the create info; tests and fuzzers call [`choose`]
 //! directly.
 //!
-//! Adding a semantic: a pass in `src/spirv/`, an entry in [`SEMANTICS`] (its setting, if it
+//! Adding a semantic: a pass in `crates/glsem-spirv/src/`, an entry in [`SEMANTICS`] (its setting, if it
 //! has one, then also appears in the manifest), a [`Step`] with its arms (`Step::run` calls
 //! the pass for the layer and the fuzzer alike) and the rule in [`choose`] that emits it
 //! (docs/architecture.md, "Adding a semantic").
 
-use crate::spirv::clip_depth::remap_clip_depth;
-use crate::spirv::clip_enables::gate_clip_distances;
-use crate::spirv::fragcolor::{broadcast_frag_color, AttachmentKind, FragColorKey};
-use crate::spirv::instance_id::instance_id_without_base;
-use crate::spirv::layer_output::{gate_layer, read_layer_from};
-use crate::spirv::point_size::{write_point_size, PointSizeSource};
-use crate::spirv::primitive_mode::{Culling, GlPrimitive, PrimitiveGsKey, Rasterized};
-use crate::spirv::sample_mask::drop_sample_mask;
-use crate::spirv::scan::{Primitive, Summary};
-use crate::spirv::unfed_inputs::default_unfed_inputs;
-use crate::spirv::window_y::{fix_window_y, WindowYKey};
-use crate::spirv::xfb_split::{
+use crate::clip_depth::remap_clip_depth;
+use crate::clip_enables::gate_clip_distances;
+use crate::error::PassError;
+use crate::fragcolor::{broadcast_frag_color, AttachmentKind, FragColorKey};
+use crate::instance_id::instance_id_without_base;
+use crate::layer_output::{gate_layer, read_layer_from};
+use crate::point_size::{write_point_size, PointSizeSource};
+use crate::primitive_mode::{Culling, GlPrimitive, PrimitiveGsKey, Rasterized};
+use crate::sample_mask::drop_sample_mask;
+use crate::scan::{Primitive, Summary};
+use crate::unfed_inputs::default_unfed_inputs;
+use crate::window_y::{fix_window_y, WindowYKey};
+use crate::xfb_split::{
     split_matching_inputs, split_struct_inputs, split_struct_outputs, split_xfb_outputs,
     SplitInterface,
 };
-use crate::spirv::PassError;
 
 /// One GL semantic.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -1450,7 +1450,7 @@ mod tests {
 
     #[test]
     fn a_fragment_shader_reading_gl_layer_reads_a_copy_past_both_interfaces() {
-        use crate::spirv::scan::LocationEnds;
+        use crate::scan::LocationEnds;
         let ends = |input, output| Some(LocationEnds { input, output });
         let gs = summary(|s| {
             s.layer = true;
@@ -1501,7 +1501,7 @@ mod tests {
 
     #[test]
     fn stages_made_apart_pass_gl_layer_at_the_last_location() {
-        use crate::spirv::scan::LocationEnds;
+        use crate::scan::LocationEnds;
         let ends = |input, output| Some(LocationEnds { input, output });
         let gs = summary(|s| {
             s.layer = true;

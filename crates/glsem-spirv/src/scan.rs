@@ -337,7 +337,7 @@ const GL_FRAG_COLOR: [u32; 4] = [
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spirv::module::encode_string;
+    use crate::module::encode_string;
 
     #[test]
     fn frag_color_literal_matches_encoder() {
