@@ -393,21 +393,30 @@ pub unsafe extern "system" fn cmd_bind_pipeline(
                 return;
             };
             maybe_inject_panic(&dev.settings, "vkCmdBindPipeline");
-            let (binding, line_stipple, window_height, attributes, line_loop, line_mode, followed) =
-                dev.records.pipelines.read().get(&pipeline).map_or(
-                    (None, false, None, None, false, None, None),
-                    |r| {
-                        (
-                            r.reads_block,
-                            r.line_stipple,
-                            r.window_height,
-                            r.current_attributes,
-                            r.line_loop,
-                            r.line_mode,
-                            r.followed.clone(),
-                        )
-                    },
-                );
+            let (
+                binding,
+                line_stipple,
+                window_height,
+                attributes,
+                line_loop,
+                line_mode,
+                topology,
+                followed,
+            ) = dev.records.pipelines.read().get(&pipeline).map_or(
+                (None, false, None, None, false, None, None, None),
+                |r| {
+                    (
+                        r.reads_block,
+                        r.line_stipple,
+                        r.window_height,
+                        r.current_attributes,
+                        r.line_loop,
+                        r.line_mode,
+                        r.gl_topology,
+                        r.followed.clone(),
+                    )
+                },
+            );
             let (values, stipple, mode, conventions) = {
                 let mut cbs = dev.records.command_buffers.lock();
                 let state = cbs
@@ -427,6 +436,7 @@ pub unsafe extern "system" fn cmd_bind_pipeline(
                 state.layer_geometry_object = false;
                 state.bound_line_stipple = line_stipple;
                 state.bound_line_loop = line_loop;
+                state.gl_topology = topology;
                 state.attributes.pipeline = attributes;
                 state.attributes.bind(&dev, command_buffer);
                 let conventions = bind_followed(&dev, command_buffer, state, followed);
@@ -448,6 +458,11 @@ pub unsafe extern "system" fn cmd_bind_pipeline(
             }
             if let Some(mode) = mode {
                 set_line_mode(&dev, command_buffer, mode);
+            }
+            if let (Some(topology), Some(set)) = (topology, dev.table.cmd_set_primitive_topology) {
+                // SAFETY: a command buffer in the recording state with a pipeline bound whose
+                // topology is dynamic state.
+                unsafe { set(command_buffer, topology) };
             }
         });
     })

@@ -116,7 +116,9 @@ pub(crate) use layer_command_lookup;
 
 /// Hooks handed out only on devices that enabled `VK_GLSEM_gl_state`: every other device
 /// draws without the layer in between.
-pub const GL_STATE_HOOKS: [&[u8]; 5] = [
+pub const GL_STATE_HOOKS: [&[u8]; 7] = [
+    b"vkCmdSetPrimitiveTopology",
+    b"vkCmdSetPrimitiveTopologyEXT",
     b"vkCmdDraw",
     b"vkCmdDrawIndexed",
     b"vkCmdDrawIndirect",
@@ -210,7 +212,8 @@ $expand!(
         cmd_set_patch_control_points_ext: PFN_vkCmdSetPatchControlPointsEXT =
             "vkCmdSetPatchControlPointsEXT" => shader_object::cmd_set_patch_control_points;
         cmd_set_primitive_topology: PFN_vkCmdSetPrimitiveTopology =
-            "vkCmdSetPrimitiveTopology" | "vkCmdSetPrimitiveTopologyEXT";
+            "vkCmdSetPrimitiveTopology" | "vkCmdSetPrimitiveTopologyEXT" =>
+            primitive_objects::cmd_set_primitive_topology;
         cmd_set_polygon_mode_ext: PFN_vkCmdSetPolygonModeEXT =
             "vkCmdSetPolygonModeEXT" => primitive_objects::cmd_set_polygon_mode;
         cmd_set_provoking_vertex_mode_ext: PFN_vkCmdSetProvokingVertexModeEXT =

@@ -491,7 +491,13 @@ pub(super) fn pipeline_key(
             _ => Rasterized::Fill,
         },
         culling: culling(dev, ci, raster, viewport, dynamic),
-        app_provoking_last: raster.is_some_and(|r| {
+        // A dynamic mode is GL's where the layer follows it (it sets the last vertex at bind).
+        app_provoking_last: if dynamic.contains(&vk::DynamicState::PROVOKING_VERTEX_MODE_EXT) {
+            gl_state
+                && dev.conventions.provoking_vertex_last
+                && dev.settings.semantics.contains(Semantic::ProvokingVertex)
+        } else {
+            raster.is_some_and(|r| {
             // SAFETY: the rasterization state's valid pNext chain.
             unsafe {
                 find_in_chain::<vk::PipelineRasterizationProvokingVertexStateCreateInfoEXT<'_>>(
@@ -500,7 +506,8 @@ pub(super) fn pipeline_key(
                 )
             }
             .is_some_and(|p| p.provoking_vertex_mode == vk::ProvokingVertexModeEXT::LAST_VERTEX)
-        }),
+            })
+        },
         ..PipelineKey::new(&dev.key())
     }
 }

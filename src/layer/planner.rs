@@ -175,6 +175,23 @@ fn libraries_line_loop(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>
     }
 }
 
+/// The topology a pipeline drawing GL's primitive mode with a dynamic topology needs: the
+/// layer sets it at bind and in place of the application's `vkCmdSetPrimitiveTopology`
+/// while the pipeline is bound.
+fn dynamic_gl_topology(
+    ci: &vk::GraphicsPipelineCreateInfo<'_>,
+    rewrite: &Rewrite,
+) -> Option<vk::PrimitiveTopology> {
+    let topology = rewrite.input_assembly.filter(|_| holds_vertex_input(ci))?;
+    // SAFETY: valid pointers per Vulkan's valid usage.
+    let dynamic = unsafe { ci.p_dynamic_state.as_ref() }
+        .map(|d| unsafe { slice(d.p_dynamic_states, d.dynamic_state_count) })
+        .unwrap_or(&[]);
+    dynamic
+        .contains(&vk::DynamicState::PRIMITIVE_TOPOLOGY)
+        .then_some(topology)
+}
+
 /// Why `ci`'s GL primitive `mode` cannot be drawn, if it cannot.
 fn refused_primitive_mode(
     dev: &DeviceData,
@@ -198,17 +215,6 @@ fn refused_primitive_mode(
     }
     if !holds_vertex_input(ci) {
         return None;
-    }
-    // SAFETY: valid pointers per Vulkan's valid usage.
-    let dynamic = unsafe { ci.p_dynamic_state.as_ref() }
-        .map(|d| unsafe { slice(d.p_dynamic_states, d.dynamic_state_count) })
-        .unwrap_or(&[]);
-    if dynamic.contains(&vk::DynamicState::PRIMITIVE_TOPOLOGY) {
-        return Some(
-            "GL's primitive mode with VK_DYNAMIC_STATE_PRIMITIVE_TOPOLOGY: the topology that \
-             draws it is the layer's to set"
-                .into(),
-        );
     }
     // SAFETY: NULL or valid where the create info holds the vertex-input state.
     let restart = unsafe { ci.p_input_assembly_state.as_ref() }
@@ -1229,6 +1235,10 @@ impl Call<'_> {
                 Plan::Rewrite(rewrite) => rewrite.line_loop,
                 _ => false,
             } || libraries_line_loop(self.dev, ci);
+            let gl_topology = match plan {
+                Plan::Rewrite(rewrite) => dynamic_gl_topology(ci, rewrite),
+                _ => None,
+            };
             let (own, line_stipple, attributes) = match plan {
                 Plan::Rewrite(rewrite) => {
                     for note in &rewrite.notes {
@@ -1268,6 +1278,7 @@ impl Call<'_> {
             record.current_attributes = attributes.or(feed.as_ref().map(|f| f.integer));
             record.vertex_input_library = feed.as_ref().map(|f| f.library);
             record.line_loop = line_loop;
+            record.gl_topology = gl_topology;
             record.line_mode = line_mode;
             record.followed = followed;
             let records = &self.dev.records;

@@ -178,9 +178,12 @@ pub(super) fn update(dev: &DeviceData, cb: vk::CommandBuffer) {
         unsafe { bind(cb, 1, &S::GEOMETRY, &null) };
         state_of(&mut dev.records.command_buffers.lock(), cb).layer_geometry_object = false;
     };
-    let set = |topology| {
-        // SAFETY: as above; the topology is dynamic state with shader objects.
-        unsafe { set_topology(cb, topology) }
+    let set = |topology: Option<vk::PrimitiveTopology>| {
+        state_of(&mut dev.records.command_buffers.lock(), cb).gl_topology = topology;
+        if let Some(topology) = topology {
+            // SAFETY: as above; the topology is dynamic state with shader objects.
+            unsafe { set_topology(cb, topology) }
+        }
     };
     let primitive = match mode {
         Some(GlMode::Primitive(p)) => p,
@@ -192,13 +195,14 @@ pub(super) fn update(dev: &DeviceData, cb: vk::CommandBuffer) {
             if layer_gs {
                 unbind();
             }
-            set(topology_for(GlMode::LineLoop));
+            set(Some(topology_for(GlMode::LineLoop)));
             return;
         }
         None => {
             if layer_gs {
                 unbind();
             }
+            set(None);
             return;
         }
     };
@@ -234,7 +238,7 @@ pub(super) fn update(dev: &DeviceData, cb: vk::CommandBuffer) {
             // SAFETY: a command buffer in the recording state (the application's call).
             unsafe { bind(cb, 1, &S::GEOMETRY, &shader) };
             state_of(&mut dev.records.command_buffers.lock(), cb).layer_geometry_object = true;
-            set(topology_for(GlMode::Primitive(primitive)));
+            set(Some(topology_for(GlMode::Primitive(primitive))));
         }
         Err(why) => {
             log::error!("vkCmdSetPrimitiveModeGLSEM: GL's {primitive:?} cannot be drawn: {why}")
@@ -307,5 +311,33 @@ pub unsafe extern "system" fn cmd_set_polygon_mode(
                 update(&dev, command_buffer);
             }
         });
+    })
+}
+
+/// `vkCmdSetPrimitiveTopology` (devices with `VK_GLSEM_gl_state`): while a pipeline with a
+/// dynamic topology or shader objects draw GL's primitive mode, the topology that draws it
+/// goes down in place of the application's.
+///
+/// # Safety
+/// Vulkan's valid usage for `vkCmdSetPrimitiveTopology`.
+pub unsafe extern "system" fn cmd_set_primitive_topology(
+    command_buffer: vk::CommandBuffer,
+    topology: vk::PrimitiveTopology,
+) {
+    const WHAT: &str = "vkCmdSetPrimitiveTopology";
+    ffi_guard(WHAT, (), || {
+        let Some(dev) = device_data(command_buffer) else {
+            return;
+        };
+        let Some(next) = dev.table.cmd_set_primitive_topology else {
+            return;
+        };
+        let gl = shield(WHAT, || {
+            state_of(&mut dev.records.command_buffers.lock(), command_buffer).gl_topology
+        })
+        .flatten();
+        // SAFETY: the application's arguments, or the topology of the same class the bound
+        // pipeline or shaders were made for.
+        unsafe { next(command_buffer, gl.unwrap_or(topology)) };
     })
 }

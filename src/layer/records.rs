@@ -235,6 +235,8 @@ pub struct PipelineRecord {
     pub vertex_input_library: Option<vk::Pipeline>,
     /// It draws GL's line loops (a line strip the layer closes).
     pub line_loop: bool,
+    /// It draws GL's primitive mode with a dynamic topology: the topology the layer sets.
+    pub gl_topology: Option<vk::PrimitiveTopology>,
     /// Its line mode is dynamic state the layer follows (`dynamic_lines`), with the
     /// multisample state it fixes.
     pub line_mode: Option<StaticMultisample>,
@@ -257,6 +259,7 @@ impl PipelineRecord {
             current_attributes: None,
             vertex_input_library: None,
             line_loop: false,
+            gl_topology: None,
             line_mode: None,
             followed: None,
             _live: Live::new(Kind::Pipeline),
@@ -317,6 +320,9 @@ pub struct CommandBufferState {
     pub polygon_mode: Rasterized,
     /// The bound pipeline draws GL's line loops: non-indexed draws get their closing segment.
     pub bound_line_loop: bool,
+    /// The topology GL's primitive mode needs while the bound pipeline (with a dynamic
+    /// topology) or shader objects draw it: it replaces the application's.
+    pub gl_topology: Option<vk::PrimitiveTopology>,
     /// The application's index buffer binding (`vkCmdBindIndexBuffer`), put back after a
     /// line loop's closing segment.
     pub index_buffer: Option<BoundIndexBuffer>,
@@ -380,6 +386,7 @@ impl CommandBufferState {
             layer_geometry_object: false,
             polygon_mode: Rasterized::Fill,
             bound_line_loop: false,
+            gl_topology: None,
             index_buffer: None,
             lines: LineModeState::INITIAL,
             dynamic_inputs: DynamicInputState::default(),

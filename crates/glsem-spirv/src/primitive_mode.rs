@@ -556,9 +556,9 @@ impl GsWriter<'_, '_> {
                 let first_triangle = self.primitive_id_is(primitive_id, -1, 0);
                 match key.rasterized {
                     Rasterized::Fill if key.provoking_last => {
-                        self.primitive(&[next, after, v0], None)
+                        self.primitive(&[next, after, v0], Some(v0))
                     }
-                    Rasterized::Fill => self.primitive(&[v0, next, after], None),
+                    Rasterized::Fill => self.primitive(&[v0, next, after], Some(v0)),
                     // Every vertex once: v0 and v1 with the first triangle, v(i+2) with each.
                     Rasterized::Points | Rasterized::Lines => {
                         self.only_if(first_triangle, |g| {
@@ -584,14 +584,16 @@ impl GsWriter<'_, '_> {
         let v = |k: usize| p[(at + k) % 4];
         match key.rasterized {
             // Two triangles cut along the diagonal from the provoking vertex, each naming it
-            // where the convention takes it; both keep the quad's winding.
+            // where the convention takes it; both keep the quad's winding. The outputs the
+            // vertex shader declares flat take its values at every vertex too, whatever
+            // vertex the rasterizer takes them from.
             Rasterized::Fill if key.provoking_last => {
-                self.primitive(&[v(1), v(2), v(0)], None);
-                self.primitive(&[v(2), v(3), v(0)], None);
+                self.primitive(&[v(1), v(2), v(0)], Some(v(0)));
+                self.primitive(&[v(2), v(3), v(0)], Some(v(0)));
             }
             Rasterized::Fill => {
-                self.primitive(&[v(0), v(1), v(2)], None);
-                self.primitive(&[v(0), v(2), v(3)], None);
+                self.primitive(&[v(0), v(1), v(2)], Some(v(0)));
+                self.primitive(&[v(0), v(2), v(3)], Some(v(0)));
             }
             Rasterized::Lines => self.primitive(&[p[0], p[1], p[2], p[3], p[0]], Some(v(0))),
             Rasterized::Points => {

@@ -495,12 +495,20 @@ impl Player {
             .into_iter()
             .filter(|l| *l != vk::DescriptorSetLayout::null())
             .collect();
+        // The layer draws GL's quads, quad strips and polygons after a vertex shader object
+        // that is not linked (its geometry shader goes between it and the fragment shader).
+        let draws_through_geometry = scene.uses(|c| match c {
+            Command::DrawArrays { mode, .. } | Command::XfbDrawArrays { mode, .. } => {
+                mode.compat_only()
+            }
+            _ => false,
+        });
         self.shaders = pipeline::create_shaders(
             &self.gpu,
             &self.targets,
             &stages,
             &set_layouts,
-            scene.require.separate_programs,
+            scene.require.separate_programs || draws_through_geometry,
         )
         .map_err(fail)?;
         Ok(())
