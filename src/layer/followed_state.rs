@@ -12,6 +12,7 @@ use super::dynamic_inputs::{AppVertexInput, FollowedPipeline};
 use super::dynamic_lines::LineModeState;
 use super::ffi::slice;
 use super::frames::{ffi_guard, shield};
+use super::primitive_objects;
 use super::records::CommandBufferState;
 use super::registry::{device_data, with_device};
 use super::state::DeviceData;
@@ -403,6 +404,14 @@ pub unsafe extern "system" fn cmd_set_provoking_vertex_mode(
         // SAFETY: the application's command buffer; the layer enabled `provokingVertexLast`
         // where it substitutes it.
         unsafe { next(command_buffer, mode) };
+        // GL's polygons drawn with shader objects: the geometry shader reads a fan's vertices
+        // in the order this mode gives them.
+        shield("vkCmdSetProvokingVertexModeEXT", || {
+            primitive_objects::follow_provoking_mode(
+                command_buffer,
+                mode == vk::ProvokingVertexModeEXT::LAST_VERTEX,
+            )
+        });
     })
 }
 

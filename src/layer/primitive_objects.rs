@@ -159,7 +159,7 @@ pub(super) fn update(dev: &DeviceData, cb: vk::CommandBuffer) {
     ) else {
         return;
     };
-    let (mode, vertex, app_gs, layer_gs, rasterized) = {
+    let (mode, vertex, app_gs, layer_gs, rasterized, provoking_last) = {
         let mut cbs = dev.records.command_buffers.lock();
         let s = state_of(&mut cbs, cb);
         let mode = gl_mode_of(s.primitive_mode);
@@ -170,6 +170,7 @@ pub(super) fn update(dev: &DeviceData, cb: vk::CommandBuffer) {
             s.app_geometry_object,
             s.layer_geometry_object,
             s.polygon_mode,
+            s.provoking_last,
         )
     };
     let unbind = || {
@@ -226,7 +227,9 @@ pub(super) fn update(dev: &DeviceData, cb: vk::CommandBuffer) {
     let key = PrimitiveGsKey {
         primitive,
         rasterized,
-        provoking_last: dev.conventions.layer_sets_provoking_mode && on(Semantic::ProvokingVertex),
+        // The mode set last in the command buffer, else the one the layer sets at bind.
+        provoking_last: provoking_last
+            .unwrap_or(dev.conventions.layer_sets_provoking_mode && on(Semantic::ProvokingVertex)),
         point_size: dev.features.tess_geom_point_size,
         // Cull mode and front face are dynamic state: lines and points of GL's modes are
         // not culled with shader objects (docs/semantics.md).
@@ -272,6 +275,24 @@ pub unsafe extern "system" fn cmd_set_primitive_mode(command_buffer: vk::Command
         state_of(&mut dev.records.command_buffers.lock(), command_buffer).primitive_mode = mode;
         update(&dev, command_buffer);
     })
+}
+
+/// After `vkCmdSetProvokingVertexModeEXT` (the mode that went down): the geometry shader of
+/// a polygon follows it where shader objects draw GL's modes.
+pub(super) fn follow_provoking_mode(command_buffer: vk::CommandBuffer, last: bool) {
+    let Some(dev) = device_data(command_buffer).filter(|d| draws_primitive_modes(d)) else {
+        return;
+    };
+    let follow = {
+        let mut cbs = dev.records.command_buffers.lock();
+        let s = state_of(&mut cbs, command_buffer);
+        let changed = s.provoking_last != Some(last);
+        s.provoking_last = Some(last);
+        changed && s.layer_geometry_object
+    };
+    if follow {
+        update(&dev, command_buffer);
+    }
 }
 
 /// `vkCmdSetPolygonModeEXT`: the geometry shader of GL's quads draws their edges or

@@ -318,6 +318,9 @@ pub struct CommandBufferState {
     pub app_geometry_object: bool,
     pub layer_geometry_object: bool,
     pub polygon_mode: Rasterized,
+    /// The provoking vertex mode last set (`vkCmdSetProvokingVertexModeEXT`; `Some(true)`:
+    /// the last vertex).
+    pub provoking_last: Option<bool>,
     /// The bound pipeline draws GL's line loops: non-indexed draws get their closing segment.
     pub bound_line_loop: bool,
     /// The topology GL's primitive mode needs while the bound pipeline (with a dynamic
@@ -385,6 +388,7 @@ impl CommandBufferState {
             app_geometry_object: false,
             layer_geometry_object: false,
             polygon_mode: Rasterized::Fill,
+            provoking_last: None,
             bound_line_loop: false,
             gl_topology: None,
             index_buffer: None,

@@ -14,6 +14,5 @@ mod dynamic_patch;
 mod dynamic_state;
 mod gl_state;
 mod lines;
-mod primitive_modes;
 mod shader_objects;
 mod vertex_attrib;

@@ -8,5 +8,5 @@ const vec2 corners[4] = vec2[4](vec2(-1.0, -1.0), vec2(0.0, -1.0), vec2(0.0, 1.0
 void main() {
     int quad = gl_VertexIndex / 4 + gl_InstanceIndex;
     gl_Position = vec4(corners[gl_VertexIndex % 4] + vec2(float(quad), 0.0), 0.0, 1.0);
-    color = vec4(float(gl_VertexIndex) / 8.0, 0.0, 0.0, 1.0);
+    color = vec4(float(gl_VertexIndex) * 32.0 / 255.0, 0.0, 0.0, 1.0);
 }

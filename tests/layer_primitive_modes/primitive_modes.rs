@@ -14,9 +14,9 @@ use glsem_abi::{
 
 const GL_STATE: &std::ffi::CStr = c"VK_GLSEM_gl_state";
 
-/// The red byte of `quads.vert`'s flat colour for vertex `v` (red = v / 8).
+/// The red byte of `quads.vert`'s flat colour for vertex `v`.
 fn red_of(v: u32) -> u8 {
-    (v as f32 / 8.0 * 255.0).round() as u8
+    (32 * v) as u8
 }
 
 /// The red byte of every pixel, row by row.
