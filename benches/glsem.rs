@@ -21,12 +21,12 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::time::Instant;
 
-use support::gpu::{Gpu, PipelineDesc, Vulkan};
+use support::gpu::{Gpu, Layer, PipelineDesc, Vulkan};
 use support::shaders::{self, fresh, Output};
 use support::spirv_tools;
 use support::timing::{
-    ab_pairs, median, median_seconds, seconds, thread_cpu_seconds, thread_wait_seconds,
-    warm_up_runs,
+    ab_pairs, abc_triples, median, median_seconds, seconds, thread_cpu_seconds,
+    thread_wait_seconds, warm_up_runs,
 };
 use VkLayer_glsem::spirv::fragcolor::{broadcast_frag_color, AttachmentKind, FragColorKey};
 use VkLayer_glsem::spirv::module::{instructions, Module};
@@ -41,6 +41,8 @@ enum Target {
     AtMost(f64),
     AtLeast(f64),
     Exactly(f64),
+    /// No target: a figure to compare others with.
+    Reported,
 }
 
 impl Target {
@@ -49,6 +51,7 @@ impl Target {
             Target::AtMost(t) => (value <= t, format!("<= {t}")),
             Target::AtLeast(t) => (value >= t, format!(">= {t}")),
             Target::Exactly(t) => (value == t, format!("= {t}")),
+            Target::Reported => return "no target".into(),
         };
         format!("target {text}: {}", if met { "met" } else { "MISSED" })
     }
@@ -72,8 +75,11 @@ fn unavailable(name: &str, why: &str) {
 
 /// The figures in the order of issue 7's table, which is the order they are printed in
 /// (they are measured in another order: see `main`).
-const FIGURES: [&str; 19] = [
+const FIGURES: [&str; 25] = [
     "passthrough_pipeline_ratio",
+    // Issue 35: what any layer costs (the do-nothing layer), and glsem's share above it.
+    "empty_layer_ratio",
+    "glsem_over_empty_ratio",
     "layer_share_rewritten",
     "rewrite_us_fragcolor8",
     "rewrite_us_xfb_struct",
@@ -82,10 +88,14 @@ const FIGURES: [&str; 19] = [
     "large_module_rewrite_mbps",
     "spirv_opt_ratio",
     "bind_overhead_ns",
+    "empty_layer_ratio_bind",
+    "glsem_over_empty_ratio_bind",
     "cache_rewrites_per_1000",
     "threads4_speedup",
     // Issue "Performance II: what a real application pays".
     "instance_device_ratio",
+    "empty_layer_ratio_instance_device",
+    "glsem_over_empty_ratio_instance_device",
     "process_startup_ms",
     "held_bytes_per_module_byte",
     "rewrite_us_points",
@@ -207,11 +217,15 @@ impl Drop for Setup<'_> {
     }
 }
 
-/// Module + pipeline creation time of a pipeline that needs no rewrite, layer on / off.
-/// `control` is a second device without the layer: the same comparison between two devices
-/// that both lack it shows how far two lavapipe devices in one process differ anyway.
+/// Module + pipeline creation time of a pipeline that needs no rewrite, with glsem (`on`),
+/// with the do-nothing layer (`empty`) and without a layer (`off`): the ratios glsem / none,
+/// the empty layer / none (what any layer hooking these calls costs) and glsem / the empty
+/// layer (glsem's own share). `control` is a second device without the layer: the same
+/// comparison between two devices that both lack it shows how far two lavapipe devices in
+/// one process differ anyway.
 fn passthrough_pipeline_ratio(
     on: &Setup,
+    empty: &Setup,
     off: &Setup,
     control: &Setup,
     modules: &Modules,
@@ -242,8 +256,13 @@ fn passthrough_pipeline_ratio(
     };
     let compile = ash::vk::PipelineCreateFlags::empty();
     let pairs = runs.n(2000);
-    let samples = ab_pairs(pairs, |_| create(on, compile), |_| create(off, compile));
-    let ratio = median(samples.iter().map(|(a, b)| a / b).collect());
+    let samples = abc_triples(
+        pairs,
+        |_| create(on, compile),
+        |_| create(empty, compile),
+        |_| create(off, compile),
+    );
+    let ratio = median(samples.iter().map(|(a, _, c)| a / c).collect());
     let controls = ab_pairs(
         pairs,
         |_| create(control, compile),
@@ -251,35 +270,78 @@ fn passthrough_pipeline_ratio(
     );
     let control_ratio = median(controls.iter().map(|(a, b)| a / b).collect());
     let on_median = median(samples.iter().map(|s| s.0).collect());
-    let off_median = median(samples.iter().map(|s| s.1).collect());
-    // Cross-check: the layer's own time on this path, where the driver does not compile.
+    let empty_median = median(samples.iter().map(|s| s.1).collect());
+    let off_median = median(samples.iter().map(|s| s.2).collect());
+    // Cross-check: the layers' own time on this path, where the driver does not compile.
     let own = match on.gpu.fail_fast && off.gpu.fail_fast {
         true => {
             let fail_fast = ash::vk::PipelineCreateFlags::FAIL_ON_PIPELINE_COMPILE_REQUIRED;
-            let own = ab_pairs(pairs, |_| create(on, fail_fast), |_| create(off, fail_fast));
-            let layer = median(own.iter().map(|s| s.0).collect())
-                - median(own.iter().map(|s| s.1).collect());
+            let own = abc_triples(
+                pairs,
+                |_| create(on, fail_fast),
+                |_| create(empty, fail_fast),
+                |_| create(off, fail_fast),
+            );
+            let [on, empty, off] = [
+                median(own.iter().map(|s| s.0).collect()),
+                median(own.iter().map(|s| s.1).collect()),
+                median(own.iter().map(|s| s.2).collect()),
+            ];
             format!(
-                "; the layer's own time on this path (same calls, driver not compiling): \
-                 {:.2} us = {:.4} of creation",
-                us(layer),
-                layer / off_median
+                "; the layers' own time on this path (same calls, driver not compiling): \
+                 glsem {:.2} us = {:.4} of creation, the empty layer {:.2} us",
+                us(on - off),
+                (on - off) / off_median,
+                us(empty - off)
             )
         }
         false => String::new(),
     };
+    let how = format!(
+        "median of {pairs} per-triple ratios (A/B/C/C/B/A triples of glsem, the empty \
+         layer and no layer, 2 modules + 1 pipeline each); medians: glsem {:.3} ms, empty \
+         {:.3} ms, none {:.3} ms",
+        ms(on_median),
+        ms(empty_median),
+        ms(off_median)
+    );
     figure(
         "passthrough_pipeline_ratio",
         ratio,
         4,
         Target::AtMost(1.01),
         &format!(
-            "median of {pairs} per-pair ratios (A/B/B/A pairs, 2 modules + 1 pipeline each); \
-             medians: on {:.3} ms, off {:.3} ms; control, a second device without the layer / \
-             off: {control_ratio:.4}{own}",
-            ms(on_median),
-            ms(off_median)
+            "glsem / no layer: {how}; control, a second device without the layer / off: \
+             {control_ratio:.4}{own}"
         ),
+    );
+    anchor_figures("", &samples, &how);
+}
+
+/// `empty_layer_ratio{suffix}` (the empty layer / no layer) and
+/// `glsem_over_empty_ratio{suffix}` (glsem / the empty layer) from (glsem, empty, none)
+/// samples. Only module + pipeline creation (no suffix) has a target for glsem's share
+/// (issue 35): the others are there to compare.
+fn anchor_figures(suffix: &str, samples: &[(f64, f64, f64)], how: &str) {
+    let empty = median(samples.iter().map(|(_, b, c)| b / c).collect());
+    let glsem = median(samples.iter().map(|(a, b, _)| a / b).collect());
+    figure(
+        &format!("empty_layer_ratio{suffix}"),
+        empty,
+        4,
+        Target::Reported,
+        &format!("the empty layer / no layer: {how}"),
+    );
+    let target = match suffix {
+        "" => Target::AtMost(1.003),
+        _ => Target::Reported,
+    };
+    figure(
+        &format!("glsem_over_empty_ratio{suffix}"),
+        glsem,
+        4,
+        target,
+        &format!("glsem / the empty layer: {how}"),
     );
 }
 
@@ -588,8 +650,9 @@ fn large_module(modules: &Modules, runs: &Runs) {
     );
 }
 
-/// Added time per `vkCmdBindPipeline` of a pipeline without generated TCS.
-fn bind_overhead_ns(on: &Setup, off: &Setup, modules: &Modules, runs: &Runs) {
+/// Added time per `vkCmdBindPipeline` of a pipeline without generated TCS, and the same
+/// binds through the do-nothing layer (`empty`).
+fn bind_overhead_ns(on: &Setup, empty: &Setup, off: &Setup, modules: &Modules, runs: &Runs) {
     const BINDS: usize = 2000;
     let pairs = runs.n(300);
     let prepare = |s: &Setup| {
@@ -604,7 +667,7 @@ fn bind_overhead_ns(on: &Setup, off: &Setup, modules: &Modules, runs: &Runs) {
         let (pool, buffer) = s.gpu.command_pool();
         (pipeline, pool, buffer)
     };
-    let (on_objects, off_objects) = (prepare(on), prepare(off));
+    let (on_objects, empty_objects, off_objects) = (prepare(on), prepare(empty), prepare(off));
     let record = |s: &Setup, (pipeline, pool, buffer): (_, _, _)| {
         let d = &s.gpu.device;
         // SAFETY: the pool's only command buffer is never submitted.
@@ -622,27 +685,41 @@ fn bind_overhead_ns(on: &Setup, off: &Setup, modules: &Modules, runs: &Runs) {
             t / BINDS as f64
         }
     };
-    let samples = ab_pairs(
+    let samples = abc_triples(
         pairs,
         |_| record(on, on_objects),
+        |_| record(empty, empty_objects),
         |_| record(off, off_objects),
     );
-    for (s, (pipeline, pool, _)) in [(on, on_objects), (off, off_objects)] {
+    for (s, (pipeline, pool, _)) in [(on, on_objects), (empty, empty_objects), (off, off_objects)] {
         s.gpu.destroy_pipeline(pipeline);
         // SAFETY: the command buffer is not pending.
         unsafe { s.gpu.device.destroy_command_pool(pool, None) };
     }
-    let added = median(samples.iter().map(|(a, b)| a - b).collect());
+    let added = median(samples.iter().map(|(a, _, c)| a - c).collect());
+    let [on_bind, empty_bind, off_bind] = [
+        median(samples.iter().map(|s| s.0).collect()) * 1e9,
+        median(samples.iter().map(|s| s.1).collect()) * 1e9,
+        median(samples.iter().map(|s| s.2).collect()) * 1e9,
+    ];
     figure(
         "bind_overhead_ns",
         added * 1e9,
         1,
         Target::AtMost(20.0),
         &format!(
-            "median per-pair (on - off) over {pairs} A/B pairs of {BINDS} binds recorded into \
-             one command buffer; medians per bind: on {:.1} ns, off {:.1} ns",
-            median(samples.iter().map(|s| s.0).collect()) * 1e9,
-            median(samples.iter().map(|s| s.1).collect()) * 1e9
+            "median per-triple (on - off) over {pairs} A/B/C triples (glsem, the empty layer, \
+             no layer) of {BINDS} binds recorded into one command buffer; medians per bind: \
+             on {on_bind:.1} ns, empty layer {empty_bind:.1} ns, off {off_bind:.1} ns"
+        ),
+    );
+    anchor_figures(
+        "_bind",
+        &samples,
+        &format!(
+            "median of {pairs} per-triple ratios of the time per bind (A/B/C/C/B/A triples of \
+             {BINDS} binds each); medians per bind: glsem {on_bind:.1} ns, empty layer \
+             {empty_bind:.1} ns, none {off_bind:.1} ns"
         ),
     );
 }
@@ -976,7 +1053,11 @@ fn main() {
     let vulkan = Vulkan::load(&layer_library());
     support::gpu::check_layer(&vulkan.entry);
     // Before any instance with the layer exists: the loader loads the library every time.
-    if wanted(&["instance_device_ratio"]) {
+    if wanted(&[
+        "instance_device_ratio",
+        "empty_layer_ratio_instance_device",
+        "glsem_over_empty_ratio_instance_device",
+    ]) {
         application::instance_device_ratio(&vulkan, &runs);
     }
     if wanted(&["process_startup_ms"]) {
@@ -993,21 +1074,31 @@ fn main() {
     if wanted(&["line_state_patch_us"]) {
         gl_state::line_state_patch_us(&vulkan, &modules, &runs);
     }
-    let on_gpu = Gpu::new(&vulkan, true);
-    let off_gpu = Gpu::new(&vulkan, false);
-    let control_gpu = Gpu::new(&vulkan, false);
+    let on_gpu = Gpu::new(&vulkan, Layer::Glsem);
+    let empty_gpu = Gpu::new(&vulkan, Layer::Empty);
+    let off_gpu = Gpu::new(&vulkan, Layer::None);
+    let control_gpu = Gpu::new(&vulkan, Layer::None);
     {
         let on = Setup::new(&on_gpu, &modules);
+        let empty = Setup::new(&empty_gpu, &modules);
         let off = Setup::new(&off_gpu, &modules);
-        if wanted(&["passthrough_pipeline_ratio"]) {
+        if wanted(&[
+            "passthrough_pipeline_ratio",
+            "empty_layer_ratio",
+            "glsem_over_empty_ratio",
+        ]) {
             let control = Setup::new(&control_gpu, &modules);
-            passthrough_pipeline_ratio(&on, &off, &control, &modules, &runs);
+            passthrough_pipeline_ratio(&on, &empty, &off, &control, &modules, &runs);
         }
         if wanted(&["layer_share_rewritten"]) {
             layer_share_rewritten(&on, &off, &vulkan, &modules, &runs);
         }
-        if wanted(&["bind_overhead_ns"]) {
-            bind_overhead_ns(&on, &off, &modules, &runs);
+        if wanted(&[
+            "bind_overhead_ns",
+            "empty_layer_ratio_bind",
+            "glsem_over_empty_ratio_bind",
+        ]) {
+            bind_overhead_ns(&on, &empty, &off, &modules, &runs);
         }
         if wanted(&["cache_rewrites_per_1000"]) {
             cache_rewrites_per_1000(&on, &vulkan, &modules);
