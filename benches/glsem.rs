@@ -999,6 +999,16 @@ fn main() {
             args.get(3).and_then(|n| n.parse().ok()).unwrap_or(1),
         );
     }
+    if args.get(1).map(String::as_str) == Some(application::PASSTHROUGH_CHILD) {
+        let layer = match args.get(2).map(String::as_str) {
+            Some("glsem") => Layer::Glsem,
+            Some("empty") => Layer::Empty,
+            _ => Layer::None,
+        };
+        let count = args.get(3).and_then(|n| n.parse().ok()).unwrap_or(1000);
+        let fail_fast = args.get(4).map(String::as_str) == Some("fail-fast");
+        return application::passthrough_child(layer, count, fail_fast);
+    }
     // `cargo test --all-targets` runs bench binaries without `--bench`: nothing to test.
     if !args.iter().any(|a| a == "--bench") {
         println!("glsem benchmarks: run scripts/bench.sh (or cargo bench --bench glsem)");

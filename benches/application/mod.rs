@@ -115,6 +115,42 @@ pub fn startup_child(layered: bool, repeat: usize) {
     }
 }
 
+/// The argument that makes this binary run the pass-through path alone, for profiles
+/// (issue 35): `valgrind --tool=callgrind <bench binary> --passthrough-child glsem|empty|none
+/// <count> [fail-fast]`.
+pub const PASSTHROUGH_CHILD: &str = "--passthrough-child";
+
+/// `count` times what `passthrough_pipeline_ratio` times (two modules and a pass-through
+/// pipeline, created and destroyed) on a device with `layer`; with `fail_fast`, the pipeline
+/// asks for `VK_PIPELINE_CREATE_FAIL_ON_PIPELINE_COMPILE_REQUIRED_BIT`, so that lavapipe
+/// does not compile and the layer's share of the instructions stands out.
+pub fn passthrough_child(layer: Layer, count: usize, fail_fast: bool) {
+    let vulkan = Vulkan::load(&super::layer_library());
+    let gpu = Gpu::new(&vulkan, layer);
+    let vertex = super::support::shaders::compile("passthrough.vert");
+    let fragment = super::support::shaders::compile("passthrough.frag");
+    let render_pass = gpu.render_pass(1);
+    let flags = match fail_fast {
+        true => ash::vk::PipelineCreateFlags::FAIL_ON_PIPELINE_COMPILE_REQUIRED,
+        false => ash::vk::PipelineCreateFlags::empty(),
+    };
+    for _ in 0..count {
+        let desc = PipelineDesc {
+            vertex: gpu.module(&vertex),
+            fragment: gpu.module(&fragment),
+            render_pass,
+            attachments: 1,
+        };
+        if let Ok(pipeline) = gpu.try_pipeline(&desc, flags) {
+            gpu.destroy_pipeline(pipeline);
+        }
+        gpu.destroy_module(desc.vertex);
+        gpu.destroy_module(desc.fragment);
+    }
+    gpu.destroy_render_pass(render_pass);
+    std::fs::remove_dir_all(super::support::shaders::scratch_dir()).ok();
+}
+
 /// A whole process that creates an instance and a device, with the layer minus without:
 /// median of per-pair differences of paired (A/B/B/A) runs of this binary as a child.
 pub fn process_startup_ms(runs: &Runs) {
