@@ -12,7 +12,7 @@
 use spirv::{BuiltIn, Capability, Decoration, ExecutionMode, ExecutionModel, Op, StorageClass};
 
 use super::layout::location_slots;
-use super::module::{check_header, instructions, Module, Type};
+use super::module::{check_header, Module, Type, HEADER_WORDS};
 
 /// What the scan learned about a module. Built once per `vkCreateShaderModule`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -153,19 +153,24 @@ pub fn scan(words: &[u32]) -> Summary {
     if check_header(words).is_err() {
         return scanner.summary;
     }
-    for inst in instructions(words) {
-        let Ok(inst) = inst else {
+    // The instruction walk of `module::instructions`, inlined: this loop is most of the
+    // scan's time.
+    let mut at = HEADER_WORDS;
+    while let Some(&word) = words.get(at) {
+        let count = (word >> 16) as usize;
+        if count == 0 || at + count > words.len() {
             return scanner.summary;
-        };
-        let opcode = u32::from(inst.opcode());
+        }
+        let opcode = word & 0xffff;
         if opcode == FUNCTION {
             // Only a fragment shader's derivatives concern GL's window y.
             if !scanner.summary.window_y && scanner.summary.has_stage(ExecutionModel::Fragment) {
-                scanner.summary.window_y = derives_y(&words[inst.offset_in(words)..]);
+                scanner.summary.window_y = derives_y(&words[at..]);
             }
             break;
         }
-        scanner.header_instruction(opcode, inst.operands());
+        scanner.header_instruction(opcode, &words[at + 1..at + count]);
+        at += count;
     }
     scanner.finish(words)
 }
