@@ -231,37 +231,51 @@ fn passthrough_pipeline_ratio(
     modules: &Modules,
     runs: &Runs,
 ) {
-    let create = |s: &Setup, flags: ash::vk::PipelineCreateFlags| {
-        let g = s.gpu;
-        let start = Instant::now();
-        let vertex = g.module(&modules.vertex);
-        let fragment = g.module(&modules.passthrough_fragment);
-        let pipeline = g.try_pipeline(
-            &PipelineDesc {
-                vertex,
-                fragment,
-                render_pass: s.one_attachment,
-                attachments: 1,
-            },
-            flags,
-        );
-        let elapsed = start.elapsed().as_secs_f64();
-        match pipeline {
-            Ok(p) => g.destroy_pipeline(p),
-            Err(e) => assert_eq!(e, ash::vk::Result::PIPELINE_COMPILE_REQUIRED),
-        }
-        g.destroy_module(vertex);
-        g.destroy_module(fragment);
-        elapsed
-    };
-    let compile = ash::vk::PipelineCreateFlags::empty();
+    // Each timed creation's thread CPU time too, by side (glsem, empty, none) and index:
+    // lavapipe compiles on the calling thread, and CPU time does not count the waits for a
+    // CPU that other processes cause on this shared machine.
     let pairs = runs.n(2000);
+    let cpu = std::cell::RefCell::new([(); 3].map(|_| vec![0.0; pairs]));
+    let create_on =
+        |s: &Setup, flags: ash::vk::PipelineCreateFlags, slot: Option<(usize, usize)>| {
+            let g = s.gpu;
+            let cpu_start = thread_cpu_seconds();
+            let start = Instant::now();
+            let vertex = g.module(&modules.vertex);
+            let fragment = g.module(&modules.passthrough_fragment);
+            let pipeline = g.try_pipeline(
+                &PipelineDesc {
+                    vertex,
+                    fragment,
+                    render_pass: s.one_attachment,
+                    attachments: 1,
+                },
+                flags,
+            );
+            let elapsed = start.elapsed().as_secs_f64();
+            if let Some((side, i)) = slot.filter(|&(_, i)| i < pairs) {
+                cpu.borrow_mut()[side][i] = thread_cpu_seconds() - cpu_start;
+            }
+            match pipeline {
+                Ok(p) => g.destroy_pipeline(p),
+                Err(e) => assert_eq!(e, ash::vk::Result::PIPELINE_COMPILE_REQUIRED),
+            }
+            g.destroy_module(vertex);
+            g.destroy_module(fragment);
+            elapsed
+        };
+    let create = |s: &Setup, flags| create_on(s, flags, None);
+    let compile = ash::vk::PipelineCreateFlags::empty();
     let samples = abc_triples(
         pairs,
-        |_| create(on, compile),
-        |_| create(empty, compile),
-        |_| create(off, compile),
+        |i| create_on(on, compile, Some((0, i))),
+        |i| create_on(empty, compile, Some((1, i))),
+        |i| create_on(off, compile, Some((2, i))),
     );
+    let [cpu_on, cpu_empty, cpu_off] = cpu.take();
+    let cpu_samples: Vec<(f64, f64, f64)> = (0..pairs)
+        .map(|i| (cpu_on[i], cpu_empty[i], cpu_off[i]))
+        .collect();
     let ratio = median(samples.iter().map(|(a, _, c)| a / c).collect());
     let controls = ab_pairs(
         pairs,
@@ -311,26 +325,45 @@ fn passthrough_pipeline_ratio(
         4,
         Target::AtMost(1.01),
         &format!(
-            "glsem / no layer: {how}; control, a second device without the layer / off: \
-             {control_ratio:.4}{own}"
+            "glsem / no layer: {how}; in thread CPU time: {:.4}; control, a second device \
+             without the layer / off: {control_ratio:.4}{own}",
+            median(cpu_samples.iter().map(|(a, _, c)| a / c).collect())
         ),
     );
-    anchor_figures("", &samples, &how);
+    anchor_figures("", &samples, Some(&cpu_samples), &how);
 }
 
 /// `empty_layer_ratio{suffix}` (the empty layer / no layer) and
 /// `glsem_over_empty_ratio{suffix}` (glsem / the empty layer) from (glsem, empty, none)
 /// samples. Only module + pipeline creation (no suffix) has a target for glsem's share
 /// (issue 35): the others are there to compare.
-fn anchor_figures(suffix: &str, samples: &[(f64, f64, f64)], how: &str) {
-    let empty = median(samples.iter().map(|(_, b, c)| b / c).collect());
-    let glsem = median(samples.iter().map(|(a, b, _)| a / b).collect());
+fn anchor_figures(
+    suffix: &str,
+    samples: &[(f64, f64, f64)],
+    cpu: Option<&[(f64, f64, f64)]>,
+    how: &str,
+) {
+    let ratios = |samples: &[(f64, f64, f64)]| {
+        (
+            median(samples.iter().map(|(_, b, c)| b / c).collect()),
+            median(samples.iter().map(|(a, b, _)| a / b).collect()),
+        )
+    };
+    let (empty, glsem) = ratios(samples);
+    // The same ratios in thread CPU time, where measured.
+    let (empty_cpu, glsem_cpu) = match cpu.map(ratios) {
+        Some((e, g)) => (
+            format!("; in thread CPU time: {e:.4}"),
+            format!("; in thread CPU time: {g:.4}"),
+        ),
+        None => Default::default(),
+    };
     figure(
         &format!("empty_layer_ratio{suffix}"),
         empty,
         4,
         Target::Reported,
-        &format!("the empty layer / no layer: {how}"),
+        &format!("the empty layer / no layer: {how}{empty_cpu}"),
     );
     let target = match suffix {
         "" => Target::AtMost(1.003),
@@ -341,7 +374,7 @@ fn anchor_figures(suffix: &str, samples: &[(f64, f64, f64)], how: &str) {
         glsem,
         4,
         target,
-        &format!("glsem / the empty layer: {how}"),
+        &format!("glsem / the empty layer: {how}{glsem_cpu}"),
     );
 }
 
@@ -716,6 +749,7 @@ fn bind_overhead_ns(on: &Setup, empty: &Setup, off: &Setup, modules: &Modules, r
     anchor_figures(
         "_bind",
         &samples,
+        None,
         &format!(
             "median of {pairs} per-triple ratios of the time per bind (A/B/C/C/B/A triples of \
              {BINDS} binds each); medians per bind: glsem {on_bind:.1} ns, empty layer \

@@ -89,6 +89,7 @@ pub fn instance_device_ratio(vulkan: &Vulkan, runs: &Runs) {
     super::anchor_figures(
         "_instance_device",
         &samples,
+        None,
         &format!(
             "median of {pairs} per-triple ratios (A/B/C/C/B/A triples, each library loaded by \
              the loader at every vkCreateInstance); medians: glsem {:.3} ms, empty layer \
