@@ -91,9 +91,9 @@ pub fn instance_device_ratio(vulkan: &Vulkan, runs: &Runs) {
         &samples,
         None,
         &format!(
-            "median of {pairs} per-triple ratios (A/B/C/C/B/A triples, each library loaded by \
-             the loader at every vkCreateInstance); medians: glsem {:.3} ms, empty layer \
-             {:.3} ms, none {:.3} ms",
+            "median of {pairs} per-triple ratios (A/B/C/C/B/A triples; both layers keep their \
+             library loaded from their first instance on); medians: glsem {:.3} ms, empty \
+             layer {:.3} ms, none {:.3} ms",
             ms(on),
             ms(empty),
             ms(off)

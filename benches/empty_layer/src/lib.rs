@@ -7,7 +7,9 @@
 //! glsem against it (`glsem_over_empty_ratio`). Built with the benches, never shipped.
 //!
 //! It finds the next layer's commands the way a layer must: by the handle's dispatch key,
-//! in a short list under a read lock (as glsem's registry does).
+//! in a short list under a read lock (as glsem's registry does), and keeps its library
+//! loaded from its first instance on, as glsem does (`src/layer/instance.rs`), so that
+//! `glsem_over_empty_ratio_instance_device` compares the two layers' work, not a reload.
 
 #![allow(non_snake_case)] // The loader looks up vkGetInstanceProcAddr by name.
 
@@ -122,11 +124,46 @@ unsafe fn cast<F>(f: vk::PFN_vkVoidFunction) -> Option<F> {
     f.map(|f| std::mem::transmute_copy::<unsafe extern "system" fn(), F>(&f))
 }
 
+/// Keeps this library loaded until the process exits (the loader dlcloses a layer at every
+/// vkDestroyInstance).
+fn pin_library() {
+    static PINNED: std::sync::Once = std::sync::Once::new();
+    #[repr(C)]
+    struct DlInfo {
+        fname: *const c_char,
+        fbase: *mut c_void,
+        sname: *const c_char,
+        saddr: *mut c_void,
+    }
+    extern "C" {
+        fn dladdr(addr: *const c_void, info: *mut DlInfo) -> std::ffi::c_int;
+        fn dlopen(file: *const c_char, mode: std::ffi::c_int) -> *mut c_void;
+    }
+    // glibc's RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE.
+    const MODE: std::ffi::c_int = 0x1 | 0x4 | 0x1000;
+    PINNED.call_once(|| {
+        let mut info = DlInfo {
+            fname: std::ptr::null(),
+            fbase: std::ptr::null_mut(),
+            sname: std::ptr::null(),
+            saddr: std::ptr::null_mut(),
+        };
+        // SAFETY: dladdr fills `info` for an address of this library; dlopen with
+        // RTLD_NOLOAD only marks the library already loaded (the handle is never closed).
+        unsafe {
+            if dladdr(pin_library as *const c_void, &mut info) != 0 && !info.fname.is_null() {
+                dlopen(info.fname, MODE);
+            }
+        }
+    });
+}
+
 unsafe extern "system" fn create_instance(
     info: *const vk::InstanceCreateInfo<'_>,
     allocator: *const vk::AllocationCallbacks<'_>,
     out: *mut vk::Instance,
 ) -> vk::Result {
+    pin_library();
     let link = link_info::<InstanceLink>(
         (*info).p_next,
         vk::StructureType::LOADER_INSTANCE_CREATE_INFO,
