@@ -26,12 +26,12 @@ use glsem_spirv::module::{instructions, Module};
 use glsem_spirv::passthrough_tcs::{build_passthrough_tcs, TcsKey};
 use glsem_spirv::scan::scan;
 use glsem_spirv::xfb_split::split_xfb_outputs;
-use support::gpu::{Gpu, PipelineDesc, Vulkan};
+use support::gpu::{Gpu, Layer, PipelineDesc, Vulkan};
 use support::shaders::{self, fresh, Output};
 use support::spirv_tools;
 use support::timing::{
-    ab_pairs, median, median_seconds, seconds, thread_cpu_seconds, thread_wait_seconds,
-    warm_up_runs,
+    ab_pairs, abc_triples, median, median_seconds, seconds, thread_cpu_seconds,
+    thread_wait_seconds, warm_up_runs,
 };
 
 /// Functions in the generated large shader: about 1.1 MB of SPIR-V.
@@ -41,6 +41,8 @@ enum Target {
     AtMost(f64),
     AtLeast(f64),
     Exactly(f64),
+    /// No target: a figure to compare others with.
+    Reported,
 }
 
 impl Target {
@@ -49,6 +51,7 @@ impl Target {
             Target::AtMost(t) => (value <= t, format!("<= {t}")),
             Target::AtLeast(t) => (value >= t, format!(">= {t}")),
             Target::Exactly(t) => (value == t, format!("= {t}")),
+            Target::Reported => return "no target".into(),
         };
         format!("target {text}: {}", if met { "met" } else { "MISSED" })
     }
@@ -72,8 +75,11 @@ fn unavailable(name: &str, why: &str) {
 
 /// The figures in the order of issue 7's table, which is the order they are printed in
 /// (they are measured in another order: see `main`).
-const FIGURES: [&str; 19] = [
+const FIGURES: [&str; 25] = [
     "passthrough_pipeline_ratio",
+    // Issue 35: what any layer costs (the do-nothing layer), and glsem's share above it.
+    "empty_layer_ratio",
+    "glsem_over_empty_ratio",
     "layer_share_rewritten",
     "rewrite_us_fragcolor8",
     "rewrite_us_xfb_struct",
@@ -82,10 +88,14 @@ const FIGURES: [&str; 19] = [
     "large_module_rewrite_mbps",
     "spirv_opt_ratio",
     "bind_overhead_ns",
+    "empty_layer_ratio_bind",
+    "glsem_over_empty_ratio_bind",
     "cache_rewrites_per_1000",
     "threads4_speedup",
     // Issue "Performance II: what a real application pays".
     "instance_device_ratio",
+    "empty_layer_ratio_instance_device",
+    "glsem_over_empty_ratio_instance_device",
     "process_startup_ms",
     "held_bytes_per_module_byte",
     "rewrite_us_points",
@@ -207,43 +217,97 @@ impl Drop for Setup<'_> {
     }
 }
 
-/// Module + pipeline creation time of a pipeline that needs no rewrite, layer on / off.
-/// `control` is a second device without the layer: the same comparison between two devices
-/// that both lack it shows how far two lavapipe devices in one process differ anyway.
+/// The argument that makes this binary a child of `large_module`: it prints the median
+/// seconds of the large module's rewrite.
+const LARGE_REWRITE_CHILD: &str = "--large-rewrite-child";
+
+/// The median seconds of `runs` cold rewrites of the large gl_FragColor module.
+fn large_rewrite_seconds(words: &[u32], runs: usize) -> f64 {
+    let inputs: Vec<Vec<u32>> = (0..runs + warm_up_runs(runs))
+        .map(|_| fresh(words))
+        .collect();
+    median_seconds(runs, |i| {
+        black_box(rewrite_fragcolor8(black_box(&inputs[i])));
+    })
+}
+
+/// The large rewrite in a child process whose malloc keeps what it frees (glibc's mmap and
+/// trim thresholds raised through `GLIBC_TUNABLES`): glibc returns a rewrite's 2.7 MB to the
+/// kernel between rewrites (its dynamic trim threshold is twice the largest chunk it has
+/// unmapped, 2.3 MB here), and the next one pays the page faults again. A process with other
+/// malloc settings, or more heap in use, does not.
+fn reused_memory_rewrite_seconds() -> Option<f64> {
+    let output = Command::new(std::env::current_exe().ok()?)
+        .arg(LARGE_REWRITE_CHILD)
+        .env(
+            "GLIBC_TUNABLES",
+            "glibc.malloc.mmap_threshold=67108864:glibc.malloc.trim_threshold=268435456",
+        )
+        .output()
+        .ok()?;
+    String::from_utf8_lossy(&output.stdout).trim().parse().ok()
+}
+
+/// Module + pipeline creation time of a pipeline that needs no rewrite, with glsem (`on`),
+/// with the do-nothing layer (`empty`) and without a layer (`off`): the ratios glsem / none,
+/// the empty layer / none (what any layer hooking these calls costs) and glsem / the empty
+/// layer (glsem's own share). `control` is a second device without the layer: the same
+/// comparison between two devices that both lack it shows how far two lavapipe devices in
+/// one process differ anyway.
 fn passthrough_pipeline_ratio(
     on: &Setup,
+    empty: &Setup,
     off: &Setup,
     control: &Setup,
     modules: &Modules,
     runs: &Runs,
 ) {
-    let create = |s: &Setup, flags: ash::vk::PipelineCreateFlags| {
-        let g = s.gpu;
-        let start = Instant::now();
-        let vertex = g.module(&modules.vertex);
-        let fragment = g.module(&modules.passthrough_fragment);
-        let pipeline = g.try_pipeline(
-            &PipelineDesc {
-                vertex,
-                fragment,
-                render_pass: s.one_attachment,
-                attachments: 1,
-            },
-            flags,
-        );
-        let elapsed = start.elapsed().as_secs_f64();
-        match pipeline {
-            Ok(p) => g.destroy_pipeline(p),
-            Err(e) => assert_eq!(e, ash::vk::Result::PIPELINE_COMPILE_REQUIRED),
-        }
-        g.destroy_module(vertex);
-        g.destroy_module(fragment);
-        elapsed
-    };
-    let compile = ash::vk::PipelineCreateFlags::empty();
+    // Each timed creation's thread CPU time too, by side (glsem, empty, none) and index:
+    // lavapipe compiles on the calling thread, and CPU time does not count the waits for a
+    // CPU that other processes cause on this shared machine.
     let pairs = runs.n(2000);
-    let samples = ab_pairs(pairs, |_| create(on, compile), |_| create(off, compile));
-    let ratio = median(samples.iter().map(|(a, b)| a / b).collect());
+    let cpu = std::cell::RefCell::new([(); 3].map(|_| vec![0.0; pairs]));
+    let create_on =
+        |s: &Setup, flags: ash::vk::PipelineCreateFlags, slot: Option<(usize, usize)>| {
+            let g = s.gpu;
+            let cpu_start = thread_cpu_seconds();
+            let start = Instant::now();
+            let vertex = g.module(&modules.vertex);
+            let fragment = g.module(&modules.passthrough_fragment);
+            let pipeline = g.try_pipeline(
+                &PipelineDesc {
+                    vertex,
+                    fragment,
+                    render_pass: s.one_attachment,
+                    attachments: 1,
+                },
+                flags,
+            );
+            let elapsed = start.elapsed().as_secs_f64();
+            if let Some((side, i)) = slot.filter(|&(_, i)| i < pairs) {
+                cpu.borrow_mut()[side][i] = thread_cpu_seconds() - cpu_start;
+            }
+            match pipeline {
+                Ok(p) => g.destroy_pipeline(p),
+                Err(e) => assert_eq!(e, ash::vk::Result::PIPELINE_COMPILE_REQUIRED),
+            }
+            g.destroy_module(vertex);
+            g.destroy_module(fragment);
+            elapsed
+        };
+    let create = |s: &Setup, flags| create_on(s, flags, None);
+    let compile = ash::vk::PipelineCreateFlags::empty();
+    let samples = abc_triples(
+        pairs,
+        |i| create_on(on, compile, Some((0, i))),
+        |i| create_on(empty, compile, Some((1, i))),
+        |i| create_on(off, compile, Some((2, i))),
+    );
+    let [cpu_on, cpu_empty, cpu_off] = cpu.take();
+    let cpu_samples: Vec<(f64, f64, f64)> = (0..pairs)
+        .map(|i| (cpu_on[i], cpu_empty[i], cpu_off[i]))
+        .collect();
+    let ratio = median(samples.iter().map(|(a, _, c)| a / c).collect());
     let controls = ab_pairs(
         pairs,
         |_| create(control, compile),
@@ -251,35 +315,97 @@ fn passthrough_pipeline_ratio(
     );
     let control_ratio = median(controls.iter().map(|(a, b)| a / b).collect());
     let on_median = median(samples.iter().map(|s| s.0).collect());
-    let off_median = median(samples.iter().map(|s| s.1).collect());
-    // Cross-check: the layer's own time on this path, where the driver does not compile.
+    let empty_median = median(samples.iter().map(|s| s.1).collect());
+    let off_median = median(samples.iter().map(|s| s.2).collect());
+    // Cross-check: the layers' own time on this path, where the driver does not compile.
     let own = match on.gpu.fail_fast && off.gpu.fail_fast {
         true => {
             let fail_fast = ash::vk::PipelineCreateFlags::FAIL_ON_PIPELINE_COMPILE_REQUIRED;
-            let own = ab_pairs(pairs, |_| create(on, fail_fast), |_| create(off, fail_fast));
-            let layer = median(own.iter().map(|s| s.0).collect())
-                - median(own.iter().map(|s| s.1).collect());
+            let own = abc_triples(
+                pairs,
+                |_| create(on, fail_fast),
+                |_| create(empty, fail_fast),
+                |_| create(off, fail_fast),
+            );
+            let [on, empty, off] = [
+                median(own.iter().map(|s| s.0).collect()),
+                median(own.iter().map(|s| s.1).collect()),
+                median(own.iter().map(|s| s.2).collect()),
+            ];
             format!(
-                "; the layer's own time on this path (same calls, driver not compiling): \
-                 {:.2} us = {:.4} of creation",
-                us(layer),
-                layer / off_median
+                "; the layers' own time on this path (same calls, driver not compiling): \
+                 glsem {:.2} us = {:.4} of creation, the empty layer {:.2} us",
+                us(on - off),
+                (on - off) / off_median,
+                us(empty - off)
             )
         }
         false => String::new(),
     };
+    let how = format!(
+        "median of {pairs} per-triple ratios (A/B/C/C/B/A triples of glsem, the empty \
+         layer and no layer, 2 modules + 1 pipeline each); medians: glsem {:.3} ms, empty \
+         {:.3} ms, none {:.3} ms",
+        ms(on_median),
+        ms(empty_median),
+        ms(off_median)
+    );
     figure(
         "passthrough_pipeline_ratio",
         ratio,
         4,
         Target::AtMost(1.01),
         &format!(
-            "median of {pairs} per-pair ratios (A/B/B/A pairs, 2 modules + 1 pipeline each); \
-             medians: on {:.3} ms, off {:.3} ms; control, a second device without the layer / \
-             off: {control_ratio:.4}{own}",
-            ms(on_median),
-            ms(off_median)
+            "glsem / no layer: {how}; in thread CPU time: {:.4}; control, a second device \
+             without the layer / off: {control_ratio:.4}{own}",
+            median(cpu_samples.iter().map(|(a, _, c)| a / c).collect())
         ),
+    );
+    anchor_figures("", &samples, Some(&cpu_samples), &how);
+}
+
+/// `empty_layer_ratio{suffix}` (the empty layer / no layer) and
+/// `glsem_over_empty_ratio{suffix}` (glsem / the empty layer) from (glsem, empty, none)
+/// samples. Only module + pipeline creation (no suffix) has a target for glsem's share
+/// (issue 35): the others are there to compare.
+fn anchor_figures(
+    suffix: &str,
+    samples: &[(f64, f64, f64)],
+    cpu: Option<&[(f64, f64, f64)]>,
+    how: &str,
+) {
+    let ratios = |samples: &[(f64, f64, f64)]| {
+        (
+            median(samples.iter().map(|(_, b, c)| b / c).collect()),
+            median(samples.iter().map(|(a, b, _)| a / b).collect()),
+        )
+    };
+    let (empty, glsem) = ratios(samples);
+    // The same ratios in thread CPU time, where measured.
+    let (empty_cpu, glsem_cpu) = match cpu.map(ratios) {
+        Some((e, g)) => (
+            format!("; in thread CPU time: {e:.4}"),
+            format!("; in thread CPU time: {g:.4}"),
+        ),
+        None => Default::default(),
+    };
+    figure(
+        &format!("empty_layer_ratio{suffix}"),
+        empty,
+        4,
+        Target::Reported,
+        &format!("the empty layer / no layer: {how}{empty_cpu}"),
+    );
+    let target = match suffix {
+        "" => Target::AtMost(1.003),
+        _ => Target::Reported,
+    };
+    figure(
+        &format!("glsem_over_empty_ratio{suffix}"),
+        glsem,
+        4,
+        target,
+        &format!("glsem / the empty layer: {how}{glsem_cpu}"),
     );
 }
 
@@ -516,10 +642,8 @@ fn large_module(modules: &Modules, runs: &Runs) {
     let bytes = words.len() as f64 * 4.0;
     let valid = spirv_tools::validate(&rewrite_fragcolor8(words), "vulkan1.0");
     let n = runs.n(40);
+    let ours = large_rewrite_seconds(words, n);
     let inputs: Vec<Vec<u32>> = (0..n + warm_up_runs(n)).map(|_| fresh(words)).collect();
-    let ours = median_seconds(n, |i| {
-        black_box(rewrite_fragcolor8(black_box(&inputs[i])));
-    });
     // Where the time goes: the module index every pass builds, and a bare copy of the words
     // (the floor for any pass that returns a new module).
     let parse = median_seconds(n, |i| {
@@ -531,6 +655,7 @@ fn large_module(modules: &Modules, runs: &Runs) {
     let allocated = support::alloc::measure(|| {
         black_box(rewrite_fragcolor8(&inputs[0]));
     });
+    let reused = reused_memory_rewrite_seconds();
     figure(
         "large_module_rewrite_mbps",
         bytes / ours / 1e6,
@@ -541,7 +666,7 @@ fn large_module(modules: &Modules, runs: &Runs) {
             "module bytes / median of {n} cold gl_FragColor rewrites (8 attachments) of a \
              {:.2} MB module ({:.3} ms each, of which Module::parse {:.3} ms; a bare copy of the \
              words takes {:.3} ms; one rewrite allocates {:.1} MB in {} allocations, {:.1} MB \
-             live at most); output spirv-val: {}",
+             live at most); output spirv-val: {}; {}",
             bytes / 1e6,
             ms(ours),
             ms(parse),
@@ -549,7 +674,17 @@ fn large_module(modules: &Modules, runs: &Runs) {
             allocated.bytes as f64 / 1e6,
             allocated.calls,
             allocated.peak as f64 / 1e6,
-            verdict(&valid)
+            verdict(&valid),
+            match reused {
+                Some(t) => format!(
+                    "the same in a process whose malloc keeps freed memory (glibc's mmap and \
+                     trim thresholds raised, so no page faults on fresh memory): {:.3} ms, \
+                     {:.0} MB/s",
+                    ms(t),
+                    bytes / t / 1e6
+                ),
+                None => "the same with glibc's thresholds raised: not measured".into(),
+            }
         ),
     );
 
@@ -588,8 +723,9 @@ fn large_module(modules: &Modules, runs: &Runs) {
     );
 }
 
-/// Added time per `vkCmdBindPipeline` of a pipeline without generated TCS.
-fn bind_overhead_ns(on: &Setup, off: &Setup, modules: &Modules, runs: &Runs) {
+/// Added time per `vkCmdBindPipeline` of a pipeline without generated TCS, and the same
+/// binds through the do-nothing layer (`empty`).
+fn bind_overhead_ns(on: &Setup, empty: &Setup, off: &Setup, modules: &Modules, runs: &Runs) {
     const BINDS: usize = 2000;
     let pairs = runs.n(300);
     let prepare = |s: &Setup| {
@@ -604,7 +740,7 @@ fn bind_overhead_ns(on: &Setup, off: &Setup, modules: &Modules, runs: &Runs) {
         let (pool, buffer) = s.gpu.command_pool();
         (pipeline, pool, buffer)
     };
-    let (on_objects, off_objects) = (prepare(on), prepare(off));
+    let (on_objects, empty_objects, off_objects) = (prepare(on), prepare(empty), prepare(off));
     let record = |s: &Setup, (pipeline, pool, buffer): (_, _, _)| {
         let d = &s.gpu.device;
         // SAFETY: the pool's only command buffer is never submitted.
@@ -622,27 +758,42 @@ fn bind_overhead_ns(on: &Setup, off: &Setup, modules: &Modules, runs: &Runs) {
             t / BINDS as f64
         }
     };
-    let samples = ab_pairs(
+    let samples = abc_triples(
         pairs,
         |_| record(on, on_objects),
+        |_| record(empty, empty_objects),
         |_| record(off, off_objects),
     );
-    for (s, (pipeline, pool, _)) in [(on, on_objects), (off, off_objects)] {
+    for (s, (pipeline, pool, _)) in [(on, on_objects), (empty, empty_objects), (off, off_objects)] {
         s.gpu.destroy_pipeline(pipeline);
         // SAFETY: the command buffer is not pending.
         unsafe { s.gpu.device.destroy_command_pool(pool, None) };
     }
-    let added = median(samples.iter().map(|(a, b)| a - b).collect());
+    let added = median(samples.iter().map(|(a, _, c)| a - c).collect());
+    let [on_bind, empty_bind, off_bind] = [
+        median(samples.iter().map(|s| s.0).collect()) * 1e9,
+        median(samples.iter().map(|s| s.1).collect()) * 1e9,
+        median(samples.iter().map(|s| s.2).collect()) * 1e9,
+    ];
     figure(
         "bind_overhead_ns",
         added * 1e9,
         1,
         Target::AtMost(20.0),
         &format!(
-            "median per-pair (on - off) over {pairs} A/B pairs of {BINDS} binds recorded into \
-             one command buffer; medians per bind: on {:.1} ns, off {:.1} ns",
-            median(samples.iter().map(|s| s.0).collect()) * 1e9,
-            median(samples.iter().map(|s| s.1).collect()) * 1e9
+            "median per-triple (on - off) over {pairs} A/B/C triples (glsem, the empty layer, \
+             no layer) of {BINDS} binds recorded into one command buffer; medians per bind: \
+             on {on_bind:.1} ns, empty layer {empty_bind:.1} ns, off {off_bind:.1} ns"
+        ),
+    );
+    anchor_figures(
+        "_bind",
+        &samples,
+        None,
+        &format!(
+            "median of {pairs} per-triple ratios of the time per bind (A/B/C/C/B/A triples of \
+             {BINDS} binds each); medians per bind: glsem {on_bind:.1} ns, empty layer \
+             {empty_bind:.1} ns, none {off_bind:.1} ns"
         ),
     );
 }
@@ -922,6 +1073,21 @@ fn main() {
             args.get(3).and_then(|n| n.parse().ok()).unwrap_or(1),
         );
     }
+    if args.get(1).map(String::as_str) == Some(LARGE_REWRITE_CHILD) {
+        let words = shaders::large_fragment_shader(LARGE_FUNCTIONS, Output::FragColor);
+        std::fs::remove_dir_all(shaders::scratch_dir()).ok();
+        return println!("{}", large_rewrite_seconds(&words, 40));
+    }
+    if args.get(1).map(String::as_str) == Some(application::PASSTHROUGH_CHILD) {
+        let layer = match args.get(2).map(String::as_str) {
+            Some("glsem") => Layer::Glsem,
+            Some("empty") => Layer::Empty,
+            _ => Layer::None,
+        };
+        let count = args.get(3).and_then(|n| n.parse().ok()).unwrap_or(1000);
+        let fail_fast = args.get(4).map(String::as_str) == Some("fail-fast");
+        return application::passthrough_child(layer, count, fail_fast);
+    }
     // `cargo test --all-targets` runs bench binaries without `--bench`: nothing to test.
     if !args.iter().any(|a| a == "--bench") {
         println!("glsem benchmarks: run scripts/bench.sh (or cargo bench --bench glsem)");
@@ -976,7 +1142,11 @@ fn main() {
     let vulkan = Vulkan::load(&layer_library());
     support::gpu::check_layer(&vulkan.entry);
     // Before any instance with the layer exists: the loader loads the library every time.
-    if wanted(&["instance_device_ratio"]) {
+    if wanted(&[
+        "instance_device_ratio",
+        "empty_layer_ratio_instance_device",
+        "glsem_over_empty_ratio_instance_device",
+    ]) {
         application::instance_device_ratio(&vulkan, &runs);
     }
     if wanted(&["process_startup_ms"]) {
@@ -993,21 +1163,31 @@ fn main() {
     if wanted(&["line_state_patch_us"]) {
         gl_state::line_state_patch_us(&vulkan, &modules, &runs);
     }
-    let on_gpu = Gpu::new(&vulkan, true);
-    let off_gpu = Gpu::new(&vulkan, false);
-    let control_gpu = Gpu::new(&vulkan, false);
+    let on_gpu = Gpu::new(&vulkan, Layer::Glsem);
+    let empty_gpu = Gpu::new(&vulkan, Layer::Empty);
+    let off_gpu = Gpu::new(&vulkan, Layer::None);
+    let control_gpu = Gpu::new(&vulkan, Layer::None);
     {
         let on = Setup::new(&on_gpu, &modules);
+        let empty = Setup::new(&empty_gpu, &modules);
         let off = Setup::new(&off_gpu, &modules);
-        if wanted(&["passthrough_pipeline_ratio"]) {
+        if wanted(&[
+            "passthrough_pipeline_ratio",
+            "empty_layer_ratio",
+            "glsem_over_empty_ratio",
+        ]) {
             let control = Setup::new(&control_gpu, &modules);
-            passthrough_pipeline_ratio(&on, &off, &control, &modules, &runs);
+            passthrough_pipeline_ratio(&on, &empty, &off, &control, &modules, &runs);
         }
         if wanted(&["layer_share_rewritten"]) {
             layer_share_rewritten(&on, &off, &vulkan, &modules, &runs);
         }
-        if wanted(&["bind_overhead_ns"]) {
-            bind_overhead_ns(&on, &off, &modules, &runs);
+        if wanted(&[
+            "bind_overhead_ns",
+            "empty_layer_ratio_bind",
+            "glsem_over_empty_ratio_bind",
+        ]) {
+            bind_overhead_ns(&on, &empty, &off, &modules, &runs);
         }
         if wanted(&["cache_rewrites_per_1000"]) {
             cache_rewrites_per_1000(&on, &vulkan, &modules);

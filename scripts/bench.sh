@@ -17,7 +17,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # The layer and the bench binary come from one build, so the library the loader loads is
-# the one the bench's SPIR-V figures link.
-cargo build --release -p glsem --lib --quiet
+# the one the bench's SPIR-V figures link. The do-nothing layer of benches/empty_layer (the
+# anchor of the `*_over_empty_*` figures, not shipped) is built beside it; the bench writes
+# its manifest.
+cargo build --release -p glsem -p glsem-bench-empty-layer --lib --quiet
 GLSEM_LAYER_LIB="$PWD/target/release/libVkLayer_glsem.so" \
     exec cargo bench -p glsem --bench glsem --quiet -- "$@"

@@ -7,48 +7,57 @@ use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use super::support::gpu::{Gpu, PipelineDesc, Vulkan};
+use super::support::gpu::{Gpu, Layer, PipelineDesc, Vulkan};
 use super::support::shaders::fresh;
 use super::support::spirv_tools;
-use super::support::timing::{ab_pairs, median, median_seconds, seconds, warm_up_runs};
+use super::support::timing::{
+    ab_pairs, abc_triples, median, median_seconds, seconds, warm_up_runs,
+};
 use super::{allocations, figure, ms, unavailable, us, verdict, Modules, Runs, Setup, Target};
 use glsem_spirv::point_size::{write_point_size, PointSizeSource};
 use glsem_spirv::unfed_inputs::default_unfed_inputs;
 
 /// Create + destroy an instance and a device (what `Gpu::create` does: instance, physical
-/// device queries, device, one pipeline layout), with the layer / without, in this process.
+/// device queries, device, one pipeline layout), with glsem, with the do-nothing layer and
+/// without a layer, in this process.
 /// Run before any other instance with the layer exists, so the loader loads the layer
 /// library (and unloads it) every time, as an application that creates one instance does.
 pub fn instance_device_ratio(vulkan: &Vulkan, runs: &Runs) {
-    // Wall seconds; the process's CPU seconds (all threads: lavapipe starts some) aside.
-    let cpu = std::cell::RefCell::new(Vec::new());
-    let create = |layered: bool| {
+    let pairs = runs.n(200);
+    // The process's CPU seconds (all threads: lavapipe starts some) of the timed runs, per
+    // side (glsem, the empty layer, none) and run index; the warm-up runs (index `pairs..`)
+    // are not kept.
+    let cpu = std::cell::RefCell::new([(); 3].map(|_| vec![f64::NAN; pairs]));
+    let create = |layer: Layer, i: usize| {
         let before = process_cpu_seconds();
-        let wall = seconds(|| drop(Gpu::create(&vulkan.entry, layered)));
-        cpu.borrow_mut().push(process_cpu_seconds() - before);
+        let wall = seconds(|| drop(Gpu::create(&vulkan.entry, layer)));
+        let side = match layer {
+            Layer::Glsem => 0,
+            Layer::Empty => 1,
+            Layer::None => 2,
+        };
+        if let Some(slot) = cpu.borrow_mut()[side].get_mut(i) {
+            *slot = process_cpu_seconds() - before;
+        }
         wall
     };
-    let pairs = runs.n(200);
-    let samples = ab_pairs(pairs, |_| create(true), |_| create(false));
-    // ab_pairs calls a then b in the warm-up pairs, then alternates (ABBA).
-    let cpu_ratio = {
-        let cpu = cpu.take();
-        let timed = &cpu[2 * warm_up_runs(pairs)..];
-        median(
-            timed
-                .chunks(2)
-                .enumerate()
-                .map(|(i, c)| match i % 2 {
-                    0 => c[0] / c[1],
-                    _ => c[1] / c[0],
-                })
-                .collect(),
-        )
-    };
-    let ratio = median(samples.iter().map(|(a, b)| a / b).collect());
+    let samples = abc_triples(
+        pairs,
+        |i| create(Layer::Glsem, i),
+        |i| create(Layer::Empty, i),
+        |i| create(Layer::None, i),
+    );
+    let [cpu_on, _, cpu_off] = cpu.take();
+    let cpu_ratio = median(cpu_on.iter().zip(&cpu_off).map(|(a, b)| a / b).collect());
+    let ratio = median(samples.iter().map(|(a, _, c)| a / c).collect());
     let on = median(samples.iter().map(|s| s.0).collect());
-    let off = median(samples.iter().map(|s| s.1).collect());
-    let added = median(samples.iter().map(|(a, b)| a - b).collect());
+    let empty = median(samples.iter().map(|s| s.1).collect());
+    let off = median(samples.iter().map(|s| s.2).collect());
+    let added = median(samples.iter().map(|(a, _, c)| a - c).collect());
+    let create = |layered: bool| {
+        let layer = if layered { Layer::Glsem } else { Layer::None };
+        seconds(|| drop(Gpu::create(&vulkan.entry, layer)))
+    };
     // The same with the library held open here: what is left without loading, relocating
     // and unloading it (the loader's dlopen / dlclose only count references).
     let held = {
@@ -63,16 +72,31 @@ pub fn instance_device_ratio(vulkan: &Vulkan, runs: &Runs) {
         4,
         Target::AtMost(1.03),
         &format!(
-            "median of {pairs} per-pair ratios (A/B/B/A pairs, each vkCreateInstance + \
-             vkCreateDevice + vkDestroyDevice + vkDestroyInstance); medians: on {:.3} ms, off \
-             {:.3} ms, per-pair (on - off) {:.1} us; the same pairs with the layer library held \
-             open by the bench (no load, relocation or unload in them): {held_ratio:.4}, \
-             (on - off) {:.1} us; the process's CPU time (all threads), median per-pair \
-             ratio: {cpu_ratio:.4}",
+            "median of {pairs} per-triple ratios glsem / no layer (A/B/C/C/B/A triples of \
+             glsem, the empty layer and no layer, each vkCreateInstance + vkCreateDevice + \
+             vkDestroyDevice + vkDestroyInstance); medians: on {:.3} ms, empty layer {:.3} ms, \
+             off {:.3} ms, per-triple (on - off) {:.1} us; A/B/B/A pairs with the layer library \
+             held open by the bench (no load, relocation or unload in them): {held_ratio:.4}, \
+             (on - off) {:.1} us; the process's CPU time (all threads), median per-triple \
+             ratio on / off: {cpu_ratio:.4}",
             ms(on),
+            ms(empty),
             ms(off),
             us(added),
             us(held_added)
+        ),
+    );
+    super::anchor_figures(
+        "_instance_device",
+        &samples,
+        None,
+        &format!(
+            "median of {pairs} per-triple ratios (A/B/C/C/B/A triples; both layers keep their \
+             library loaded from their first instance on); medians: glsem {:.3} ms, empty \
+             layer {:.3} ms, none {:.3} ms",
+            ms(on),
+            ms(empty),
+            ms(off)
         ),
     );
 }
@@ -87,8 +111,45 @@ pub const STARTUP_CHILD: &str = "--startup-child";
 pub fn startup_child(layered: bool, repeat: usize) {
     let vulkan = Vulkan::loader_only();
     for _ in 0..repeat.max(1) {
-        drop(Gpu::create(&vulkan.entry, layered));
+        let layer = if layered { Layer::Glsem } else { Layer::None };
+        drop(Gpu::create(&vulkan.entry, layer));
     }
+}
+
+/// The argument that makes this binary run the pass-through path alone, for profiles
+/// (issue 35): `valgrind --tool=callgrind <bench binary> --passthrough-child glsem|empty|none
+/// <count> [fail-fast]`.
+pub const PASSTHROUGH_CHILD: &str = "--passthrough-child";
+
+/// `count` times what `passthrough_pipeline_ratio` times (two modules and a pass-through
+/// pipeline, created and destroyed) on a device with `layer`; with `fail_fast`, the pipeline
+/// asks for `VK_PIPELINE_CREATE_FAIL_ON_PIPELINE_COMPILE_REQUIRED_BIT`, so that lavapipe
+/// does not compile and the layer's share of the instructions stands out.
+pub fn passthrough_child(layer: Layer, count: usize, fail_fast: bool) {
+    let vulkan = Vulkan::load(&super::layer_library());
+    let gpu = Gpu::new(&vulkan, layer);
+    let vertex = super::support::shaders::compile("passthrough.vert");
+    let fragment = super::support::shaders::compile("passthrough.frag");
+    let render_pass = gpu.render_pass(1);
+    let flags = match fail_fast {
+        true => ash::vk::PipelineCreateFlags::FAIL_ON_PIPELINE_COMPILE_REQUIRED,
+        false => ash::vk::PipelineCreateFlags::empty(),
+    };
+    for _ in 0..count {
+        let desc = PipelineDesc {
+            vertex: gpu.module(&vertex),
+            fragment: gpu.module(&fragment),
+            render_pass,
+            attachments: 1,
+        };
+        if let Ok(pipeline) = gpu.try_pipeline(&desc, flags) {
+            gpu.destroy_pipeline(pipeline);
+        }
+        gpu.destroy_module(desc.vertex);
+        gpu.destroy_module(desc.fragment);
+    }
+    gpu.destroy_render_pass(render_pass);
+    std::fs::remove_dir_all(super::support::shaders::scratch_dir()).ok();
 }
 
 /// A whole process that creates an instance and a device, with the layer minus without:

@@ -21,6 +21,50 @@ pub struct Vulkan {
     layer_library: PathBuf,
 }
 
+/// The do-nothing layer's name and library (`benches/empty_layer`).
+pub const EMPTY_LAYER: &CStr = c"VK_LAYER_GLSEM_bench_empty";
+const EMPTY_LAYER_LIBRARY: &str = "libVkLayer_glsem_bench_empty.so";
+
+/// The empty layer's manifest, for `library`, in `dir` (which `VK_ADD_LAYER_PATH` names).
+fn write_empty_layer_manifest(dir: &Path, library: &Path) {
+    let manifest = format!(
+        r#"{{
+    "file_format_version": "1.1.0",
+    "layer": {{
+        "name": "{}",
+        "type": "GLOBAL",
+        "library_path": "{}",
+        "api_version": "1.3.0",
+        "implementation_version": "1",
+        "description": "glsem's benchmarks: a layer that only forwards what glsem intercepts"
+    }}
+}}
+"#,
+        EMPTY_LAYER.to_str().unwrap(),
+        library.display()
+    );
+    std::fs::write(dir.join("VkLayer_glsem_bench_empty.json"), manifest).unwrap();
+}
+
+/// Which layer an instance enables.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Layer {
+    None,
+    Glsem,
+    /// The do-nothing layer ([`EMPTY_LAYER`]).
+    Empty,
+}
+
+impl Layer {
+    fn name(self) -> Option<&'static CStr> {
+        match self {
+            Layer::None => None,
+            Layer::Glsem => Some(LAYER_NAME),
+            Layer::Empty => Some(EMPTY_LAYER),
+        }
+    }
+}
+
 impl Vulkan {
     /// Points the loader at `layer_library` and loads it. Must run before anything else
     /// touches Vulkan (the loader reads `VK_ADD_LAYER_PATH` when it first scans layers).
@@ -47,6 +91,16 @@ impl Vulkan {
         // Same driver work on both sides: no Mesa disk cache hits on either.
         std::env::set_var("MESA_SHADER_CACHE_DISABLE", "true");
 
+        // The do-nothing layer built beside it (benches/empty_layer), with a manifest of its
+        // own in the same folder: the anchor of the `*_over_empty_*` figures.
+        let empty_layer = layer_library.with_file_name(EMPTY_LAYER_LIBRARY);
+        assert!(
+            empty_layer.exists(),
+            "{}: build it first (cargo build --release -p glsem-bench-empty-layer; \
+             scripts/bench.sh does)",
+            empty_layer.display()
+        );
+        write_empty_layer_manifest(&super::shaders::scratch_dir().join("layer"), &empty_layer);
         Vulkan {
             entry: load_loader(),
             layer_library,
@@ -112,39 +166,36 @@ pub struct PipelineDesc {
 }
 
 impl Gpu {
-    /// An instance and device of the first Vulkan device, with or without the layer.
-    pub fn new(vulkan: &Vulkan, layered: bool) -> Gpu {
-        if layered {
+    /// An instance and device of the first Vulkan device, with `layer` or without one.
+    pub fn new(vulkan: &Vulkan, layer: Layer) -> Gpu {
+        if layer == Layer::Glsem {
             check_layer(&vulkan.entry);
         }
-        Gpu::create(&vulkan.entry, layered)
+        Gpu::create(&vulkan.entry, layer)
     }
 
     /// The same without asking the loader first whether it sees the layer (what an
     /// application that enables the layer does: `instance_device_ratio` times this).
-    pub fn create(entry: &ash::Entry, layered: bool) -> Gpu {
-        Gpu::create_with(entry, layered, &[], &[])
+    pub fn create(entry: &ash::Entry, layer: Layer) -> Gpu {
+        Gpu::create_with(entry, layer, &[], &[])
     }
 
     /// A device with the layer and its `VK_GLSEM_gl_state` extension, the layer's
     /// `settings` (name, value) passed in `VkLayerSettingsCreateInfoEXT`.
     pub fn with_gl_state(vulkan: &Vulkan, settings: &[(&CStr, &CStr)]) -> Gpu {
         check_layer(&vulkan.entry);
-        Gpu::create_with(&vulkan.entry, true, &[GL_STATE_EXTENSION], settings)
+        Gpu::create_with(&vulkan.entry, Layer::Glsem, &[GL_STATE_EXTENSION], settings)
     }
 
     fn create_with(
         entry: &ash::Entry,
-        layered: bool,
+        layer: Layer,
         device_extensions: &[&CStr],
         settings: &[(&CStr, &CStr)],
     ) -> Gpu {
         // SAFETY: plain Vulkan calls with valid create infos.
         unsafe {
-            let layers: Vec<*const c_char> = match layered {
-                true => vec![LAYER_NAME.as_ptr()],
-                false => Vec::new(),
-            };
+            let layers: Vec<*const c_char> = layer.name().map(CStr::as_ptr).into_iter().collect();
             let app = vk::ApplicationInfo::default()
                 .application_name(c"glsem-bench")
                 .api_version(vk::API_VERSION_1_3);

@@ -79,3 +79,32 @@ pub fn ab_pairs(
         })
         .collect()
 }
+
+/// The same for three sides: A/B/C triples, the order reversed every other triple (ABC,
+/// CBA) so that drift and order effects cancel, after a few untimed warm-up triples.
+/// Returns the per-triple samples `(a, b, c)` in seconds.
+pub fn abc_triples(
+    triples: usize,
+    mut a: impl FnMut(usize) -> f64,
+    mut b: impl FnMut(usize) -> f64,
+    mut c: impl FnMut(usize) -> f64,
+) -> Vec<(f64, f64, f64)> {
+    for i in triples..triples + warm_up_runs(triples) {
+        a(i);
+        b(i);
+        c(i);
+    }
+    (0..triples)
+        .map(|i| {
+            if i % 2 == 0 {
+                let x = a(i);
+                let y = b(i);
+                (x, y, c(i))
+            } else {
+                let z = c(i);
+                let y = b(i);
+                (a(i), y, z)
+            }
+        })
+        .collect()
+}

@@ -255,11 +255,18 @@ pub fn create_recorded<P, F>(
 }
 
 /// The test-only `debug_inject_panic` setting (comma-separated entry point names): panics
-/// inside the named entry points.
+/// inside the named entry points. Inlined to one test of the setting on every hook's path;
+/// the names are compared only when the setting is on.
+#[inline]
 pub fn maybe_inject_panic(settings: &Settings, entry_point: &str) {
-    let Some(names) = &settings.debug_inject_panic else {
-        return;
-    };
+    if let Some(names) = &settings.debug_inject_panic {
+        inject_panic(names, entry_point);
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn inject_panic(names: &str, entry_point: &str) {
     if names.split(',').any(|n| n.trim() == entry_point) {
         panic!("injected panic in {entry_point} (debug_inject_panic)");
     }

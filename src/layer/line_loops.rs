@@ -11,7 +11,7 @@
 //! draw of its own, so the line stipple starts over on it (GL continues the pattern).
 
 use ash::vk;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::sync::atomic::Ordering;
 
 use super::attribute_memory::LineLoops;

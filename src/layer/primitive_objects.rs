@@ -9,7 +9,7 @@
 //! layer's topology holds until the application sets another.
 
 use ash::vk;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::ffi::CStr;
 use std::sync::atomic::Ordering;
 

@@ -4,7 +4,10 @@
 use ash::vk;
 use once_cell::sync::OnceCell;
 use parking_lot::{Mutex, RwLock};
-use std::collections::HashMap;
+// FxHash: the keys are handles (pointers or driver-chosen integers), not attacker-chosen,
+// and SipHash was a measurable part of a pass-through module's and pipeline's path
+// (issue 35).
+use rustc_hash::FxHashMap as HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 

@@ -37,28 +37,50 @@ pub enum Section {
     Function,
 }
 
-/// Section an opcode belongs to outside function bodies.
+/// Section an opcode belongs to outside function bodies. A match on the numbers: this runs
+/// for every global instruction, and `Op::from_u32` is a search over every opcode.
 fn section_of(op: u16) -> Section {
-    match Op::from_u32(op as u32) {
-        Some(Op::Capability) => Section::Capability,
-        Some(Op::Extension) => Section::Extension,
-        Some(Op::ExtInstImport) => Section::ExtInstImport,
-        Some(Op::MemoryModel) => Section::MemoryModel,
-        Some(Op::EntryPoint) => Section::EntryPoint,
-        Some(Op::ExecutionMode) | Some(Op::ExecutionModeId) => Section::ExecutionMode,
-        Some(Op::String | Op::SourceExtension | Op::Source | Op::SourceContinued | Op::Name)
-        | Some(Op::MemberName | Op::ModuleProcessed) => Section::Debug,
-        Some(
-            Op::Decorate
-            | Op::MemberDecorate
-            | Op::DecorationGroup
-            | Op::GroupDecorate
-            | Op::GroupMemberDecorate
-            | Op::DecorateId
-            | Op::DecorateString
-            | Op::MemberDecorateString,
-        ) => Section::Annotation,
-        Some(Op::Function) => Section::Function,
+    const CAPABILITY: u16 = Op::Capability as u16;
+    const EXTENSION: u16 = Op::Extension as u16;
+    const EXT_INST_IMPORT: u16 = Op::ExtInstImport as u16;
+    const MEMORY_MODEL: u16 = Op::MemoryModel as u16;
+    const ENTRY_POINT: u16 = Op::EntryPoint as u16;
+    const EXECUTION_MODE: u16 = Op::ExecutionMode as u16;
+    const EXECUTION_MODE_ID: u16 = Op::ExecutionModeId as u16;
+    const STRING: u16 = Op::String as u16;
+    const SOURCE_EXTENSION: u16 = Op::SourceExtension as u16;
+    const SOURCE: u16 = Op::Source as u16;
+    const SOURCE_CONTINUED: u16 = Op::SourceContinued as u16;
+    const NAME: u16 = Op::Name as u16;
+    const MEMBER_NAME: u16 = Op::MemberName as u16;
+    const MODULE_PROCESSED: u16 = Op::ModuleProcessed as u16;
+    const DECORATE: u16 = Op::Decorate as u16;
+    const MEMBER_DECORATE: u16 = Op::MemberDecorate as u16;
+    const DECORATION_GROUP: u16 = Op::DecorationGroup as u16;
+    const GROUP_DECORATE: u16 = Op::GroupDecorate as u16;
+    const GROUP_MEMBER_DECORATE: u16 = Op::GroupMemberDecorate as u16;
+    const DECORATE_ID: u16 = Op::DecorateId as u16;
+    const DECORATE_STRING: u16 = Op::DecorateString as u16;
+    const MEMBER_DECORATE_STRING: u16 = Op::MemberDecorateString as u16;
+    const FUNCTION: u16 = Op::Function as u16;
+    match op {
+        CAPABILITY => Section::Capability,
+        EXTENSION => Section::Extension,
+        EXT_INST_IMPORT => Section::ExtInstImport,
+        MEMORY_MODEL => Section::MemoryModel,
+        ENTRY_POINT => Section::EntryPoint,
+        EXECUTION_MODE | EXECUTION_MODE_ID => Section::ExecutionMode,
+        STRING | SOURCE_EXTENSION | SOURCE | SOURCE_CONTINUED | NAME | MEMBER_NAME
+        | MODULE_PROCESSED => Section::Debug,
+        DECORATE
+        | MEMBER_DECORATE
+        | DECORATION_GROUP
+        | GROUP_DECORATE
+        | GROUP_MEMBER_DECORATE
+        | DECORATE_ID
+        | DECORATE_STRING
+        | MEMBER_DECORATE_STRING => Section::Annotation,
+        FUNCTION => Section::Function,
         _ => Section::Global,
     }
 }
@@ -153,18 +175,35 @@ pub fn instructions(words: &[u32]) -> impl Iterator<Item = Result<Inst<'_>, Pars
 }
 
 /// How many instructions follow the header (up to the first malformed word count).
-fn instruction_count(words: &[u32]) -> usize {
+fn census(words: &[u32]) -> Census {
     let mut at = HEADER_WORDS;
-    let mut count = 0;
+    let mut census = Census::default();
     while let Some(&word) = words.get(at) {
         let len = (word >> 16) as usize;
         if len == 0 {
             break;
         }
+        match (word & 0xffff) as u16 {
+            op if op == Op::Name as u16 => census.names += 1,
+            op if op == Op::Function as u16 => census.functions += 1,
+            op if census.functions == 0 && section_of(op) == Section::Global => census.globals += 1,
+            _ => {}
+        }
         at += len;
-        count += 1;
+        census.instructions += 1;
     }
-    count
+    census
+}
+
+/// What [`census`] counts, for the sizes of [`Module::parse`]'s index and maps: each map that
+/// grows from empty rehashes once per doubling (a tenth of a large module's parse).
+#[derive(Default)]
+struct Census {
+    instructions: usize,
+    names: usize,
+    functions: usize,
+    /// Instructions of the global section: an upper bound of the module's globals.
+    globals: usize,
 }
 
 /// Why `words` is not a valid header followed by whole instructions, if it is not. Reads
@@ -348,7 +387,8 @@ impl<'a> Module<'a> {
         let bound = check_header(words)?;
         // Counted first: a guess that falls short doubles the largest allocation a rewrite
         // makes (and on a large module, its page faults dominate the rewrite).
-        let mut insts = Vec::with_capacity(instruction_count(words));
+        let census = census(words);
+        let mut insts = Vec::with_capacity(census.instructions);
         let mut section_starts = [usize::MAX; 10];
         let mut section = Section::Capability;
         let mut in_function = false;
@@ -358,12 +398,12 @@ impl<'a> Module<'a> {
             insts: Vec::new(),
             section_starts,
             entry_points: Vec::new(),
-            globals: HashMap::default(),
+            globals: HashMap::with_capacity_and_hasher(census.globals, Default::default()),
             types: HashMap::default(),
-            names: HashMap::default(),
+            names: HashMap::with_capacity_and_hasher(census.names, Default::default()),
             decorations: HashMap::default(),
             member_decorations: HashMap::default(),
-            functions: HashMap::default(),
+            functions: HashMap::with_capacity_and_hasher(census.functions, Default::default()),
         };
         let mut defined = vec![0u64; bound as usize / 64 + 1];
         for inst in instructions(words) {
@@ -396,10 +436,10 @@ impl<'a> Module<'a> {
                 let s = section_of(op);
                 // OpLine/OpNoLine/OpExtInst (debug info) may appear among globals and
                 // before functions; OpUndef too. Everything else must not go backwards.
-                let free = matches!(
-                    Op::from_u32(op as u32),
-                    Some(Op::Line | Op::NoLine | Op::ExtInst | Op::Undef)
-                ) && section >= Section::Debug;
+                let free = [Op::Line, Op::NoLine, Op::ExtInst, Op::Undef]
+                    .iter()
+                    .any(|&o| op == o as u16)
+                    && section >= Section::Debug;
                 if !free {
                     if s < section {
                         return Err(ParseError::OutOfOrder {

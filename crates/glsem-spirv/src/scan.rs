@@ -1,21 +1,27 @@
 //! The fast path: a word-level scan of a module's header sections (up to the first
 //! `OpFunction`) that tells whether any pass can apply. It reads function bodies only of a
 //! fragment module, opcode by opcode, for the derivatives of GL's window y, and allocates
-//! only for entry-point names. A module that declares `BuiltIn Layer` (rare) is parsed once
-//! more for the Locations its interface occupies.
+//! only for a vertex shader's input Locations. A module that declares `BuiltIn Layer` (rare)
+//! is parsed once more for the Locations its interface occupies.
+//!
+//! It runs for every `vkCreateShaderModule`, mostly of modules no pass touches, and right
+//! after the driver's work has evicted it from the caches (issue 35): opcodes are compared
+//! as numbers (`Op::from_u32` is a search of several hundred values per instruction) and
+//! entry points are kept as a mask of execution models (no names are decoded).
 
 use spirv::{BuiltIn, Capability, Decoration, ExecutionMode, ExecutionModel, Op, StorageClass};
 
 use super::layout::location_slots;
-use super::module::{check_header, decode_string, instructions, Module, Type};
+use super::module::{check_header, Module, Type, HEADER_WORDS};
 
 /// What the scan learned about a module. Built once per `vkCreateShaderModule`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Summary {
     /// The header and the instructions up to the first function are well formed.
     pub readable: bool,
-    /// `(execution model, entry point name)` of every entry point.
-    pub entry_points: Vec<(ExecutionModel, String)>,
+    /// The execution models of the entry points: bit `model` for models below 32 (the
+    /// graphics and compute stages; see [`Summary::has_stage`]).
+    pub stages: u32,
     /// An id named `gl_FragColor` is decorated Location 0 (a fragment output candidate).
     pub frag_color: bool,
     /// Some id is decorated `Index 1` (dual-source blending).
@@ -109,8 +115,10 @@ pub enum Primitive {
 }
 
 impl Summary {
+    /// Whether an entry point has execution model `model` (false for models numbered 32 and
+    /// up, which no pass concerns: ray tracing, mesh and task shaders).
     pub fn has_stage(&self, model: ExecutionModel) -> bool {
-        self.entry_points.iter().any(|(m, _)| *m == model)
+        (model as u32) < 32 && self.stages & (1 << model as u32) != 0
     }
 
     /// Whether any pass may want to rewrite this module.
@@ -145,33 +153,44 @@ pub fn scan(words: &[u32]) -> Summary {
     if check_header(words).is_err() {
         return scanner.summary;
     }
-    let mut in_bodies = false;
-    for inst in instructions(words) {
-        let Ok(inst) = inst else {
-            // Damage in a body is the parser's (and the passes') business.
-            if in_bodies {
-                break;
-            }
+    // The instruction walk of `module::instructions`, inlined: this loop is most of the
+    // scan's time.
+    let mut at = HEADER_WORDS;
+    while let Some(&word) = words.get(at) {
+        let count = (word >> 16) as usize;
+        if count == 0 || at + count > words.len() {
             return scanner.summary;
-        };
-        if in_bodies {
-            if matches!(inst.op(), Some(Op::DPdy | Op::DPdyFine | Op::DPdyCoarse)) {
-                scanner.summary.window_y = true;
-                break;
-            }
-            continue;
         }
-        if inst.op() == Some(Op::Function) {
+        let opcode = word & 0xffff;
+        if opcode == FUNCTION {
             // Only a fragment shader's derivatives concern GL's window y.
-            if scanner.summary.window_y || !scanner.summary.has_stage(ExecutionModel::Fragment) {
-                break;
+            if !scanner.summary.window_y && scanner.summary.has_stage(ExecutionModel::Fragment) {
+                scanner.summary.window_y = derives_y(&words[at..]);
             }
-            in_bodies = true;
-            continue;
+            break;
         }
-        scanner.header_instruction(inst.op(), inst.operands());
+        scanner.header_instruction(opcode, &words[at + 1..at + count]);
+        at += count;
     }
     scanner.finish(words)
+}
+
+/// Whether the function bodies in `words` take a derivative in y (`OpDPdy*`): a walk of the
+/// opcode words alone. Damage in a body is the parser's (and the passes') business: the
+/// walk stops there.
+fn derives_y(words: &[u32]) -> bool {
+    let mut at = 0;
+    while let Some(&word) = words.get(at) {
+        let count = (word >> 16) as usize;
+        if count == 0 || at + count > words.len() {
+            return false;
+        }
+        if matches!(word & 0xffff, DPDY | DPDY_FINE | DPDY_COARSE) {
+            return true;
+        }
+        at += count;
+    }
+    false
 }
 
 /// What [`scan`] gathers from the header sections before it decides.
@@ -179,7 +198,6 @@ pub fn scan(words: &[u32]) -> Summary {
 struct Scanner {
     summary: Summary,
     frag_color_id: Option<u32>,
-    location0: Vec<u32>,
     xfb_mode: bool,
     xfb_buffer: bool,
     emits: Option<Primitive>,
@@ -194,84 +212,66 @@ struct Scanner {
 
 impl Scanner {
     /// One instruction of the header sections.
-    fn header_instruction(&mut self, op: Option<Op>, ops: &[u32]) {
-        match op {
-            Some(Op::EntryPoint) if ops.len() >= 3 => {
-                if let Some(model) = ExecutionModel::from_u32(ops[0]) {
-                    self.summary
-                        .entry_points
-                        .push((model, decode_string(&ops[2..]).0));
-                }
-            }
-            Some(Op::ExecutionMode) if ops.len() >= 2 => self.execution_mode(ops[1]),
-            Some(Op::TypeStruct | Op::TypeMatrix) if !ops.is_empty() => {
-                self.aggregates.push(ops[0])
-            }
-            Some(Op::TypeArray | Op::TypeRuntimeArray)
+    fn header_instruction(&mut self, opcode: u32, ops: &[u32]) {
+        match opcode {
+            ENTRY_POINT if ops.len() >= 3 && ops[0] < 32 => self.summary.stages |= 1 << ops[0],
+            EXECUTION_MODE if ops.len() >= 2 => self.execution_mode(ops[1]),
+            TYPE_STRUCT | TYPE_MATRIX if !ops.is_empty() => self.aggregates.push(ops[0]),
+            TYPE_ARRAY | TYPE_RUNTIME_ARRAY
                 if ops.len() >= 2 && self.aggregates.contains(&ops[1]) =>
             {
                 self.aggregates.push(ops[0])
             }
-            Some(Op::TypePointer) if ops.len() >= 3 && self.aggregates.contains(&ops[2]) => {
-                self.input_aggregate |= ops[1] == spirv::StorageClass::Input as u32;
-                self.output_aggregate |= ops[1] == spirv::StorageClass::Output as u32;
+            TYPE_POINTER if ops.len() >= 3 && self.aggregates.contains(&ops[2]) => {
+                self.input_aggregate |= ops[1] == StorageClass::Input as u32;
+                self.output_aggregate |= ops[1] == StorageClass::Output as u32;
             }
-            Some(Op::Variable) if ops.len() >= 3 && ops[2] == spirv::StorageClass::Input as u32 => {
+            VARIABLE if ops.len() >= 3 && ops[2] == StorageClass::Input as u32 => {
                 if let Some(&(_, location)) = self.locations.iter().find(|(id, _)| *id == ops[1]) {
                     self.summary.vertex_input_locations.push(location);
                 }
             }
-            Some(Op::Capability) if ops.first() == Some(&(Capability::ClipDistance as u32)) => {
+            CAPABILITY if ops.first() == Some(&(Capability::ClipDistance as u32)) => {
                 self.summary.clip_distance = true;
             }
-            Some(Op::Capability)
-                if ops.first() == Some(&(Capability::InterpolationFunction as u32)) =>
-            {
+            CAPABILITY if ops.first() == Some(&(Capability::InterpolationFunction as u32)) => {
                 self.summary.window_y = true;
             }
             // "gl_FragColor\0" is four words; compare without decoding. Bytes after the
             // nul are padding that readers ignore, so only the first byte of the last word
             // must be the nul.
-            Some(Op::Name)
-                if ops.len() >= 5 && ops[1..4] == GL_FRAG_COLOR[..3] && ops[4] & 0xff == 0 =>
-            {
+            NAME if ops.len() >= 5 && ops[1..4] == GL_FRAG_COLOR[..3] && ops[4] & 0xff == 0 => {
                 self.frag_color_id = Some(ops[0]);
             }
-            Some(Op::Decorate) if ops.len() >= 2 => self.decoration(ops),
+            DECORATE if ops.len() >= 2 => self.decoration(ops),
             _ => {}
         }
     }
 
     fn execution_mode(&mut self, mode: u32) {
-        self.xfb_mode |= mode == ExecutionMode::Xfb as u32;
-        match ExecutionMode::from_u32(mode) {
-            Some(ExecutionMode::OutputPoints) => self.emits = Some(Primitive::Points),
-            Some(ExecutionMode::OutputLineStrip) => self.emits = Some(Primitive::Lines),
-            Some(ExecutionMode::OutputTriangleStrip) => self.emits = Some(Primitive::Triangles),
-            Some(ExecutionMode::PointMode) => self.point_mode = true,
-            Some(ExecutionMode::Isolines) => self.domain = Some(Primitive::Lines),
+        match mode {
+            XFB => self.xfb_mode = true,
+            OUTPUT_POINTS => self.emits = Some(Primitive::Points),
+            OUTPUT_LINE_STRIP => self.emits = Some(Primitive::Lines),
+            OUTPUT_TRIANGLE_STRIP => self.emits = Some(Primitive::Triangles),
+            POINT_MODE => self.point_mode = true,
+            ISOLINES => self.domain = Some(Primitive::Lines),
             // Also a geometry shader's input primitive: only `emits` counts there.
-            Some(ExecutionMode::Triangles | ExecutionMode::Quads) => {
-                self.domain = Some(Primitive::Triangles)
-            }
+            TRIANGLES | QUADS => self.domain = Some(Primitive::Triangles),
             _ => {}
         }
     }
 
     fn decoration(&mut self, ops: &[u32]) {
-        match Decoration::from_u32(ops[1]) {
-            Some(Decoration::Location) if ops.get(2) == Some(&0) => {
-                self.location0.push(ops[0]);
-                self.locations.push((ops[0], 0));
-            }
-            Some(Decoration::Index) if ops.get(2) == Some(&1) => self.summary.dual_source = true,
-            Some(Decoration::XfbBuffer) => self.xfb_buffer = true,
-            Some(Decoration::Location) if ops.len() >= 3 => self.locations.push((ops[0], ops[2])),
-            Some(Decoration::BuiltIn) => match ops.get(2).copied().and_then(BuiltIn::from_u32) {
-                Some(BuiltIn::InstanceIndex) => self.summary.instance_index = true,
-                Some(BuiltIn::Layer) => self.summary.layer = true,
-                Some(BuiltIn::SampleMask) => self.summary.sample_mask = true,
-                Some(BuiltIn::FragCoord | BuiltIn::PointCoord) => self.summary.window_y = true,
+        match ops[1] {
+            INDEX if ops.get(2) == Some(&1) => self.summary.dual_source = true,
+            XFB_BUFFER => self.xfb_buffer = true,
+            LOCATION if ops.len() >= 3 => self.locations.push((ops[0], ops[2])),
+            BUILT_IN => match ops.get(2).copied() {
+                Some(INSTANCE_INDEX) => self.summary.instance_index = true,
+                Some(LAYER) => self.summary.layer = true,
+                Some(SAMPLE_MASK) => self.summary.sample_mask = true,
+                Some(FRAG_COORD | POINT_COORD) => self.summary.window_y = true,
                 _ => {}
             },
             _ => {}
@@ -283,7 +283,7 @@ impl Scanner {
         let Scanner {
             mut summary,
             frag_color_id,
-            location0,
+            locations,
             xfb_mode,
             xfb_buffer,
             emits,
@@ -299,11 +299,13 @@ impl Scanner {
         }
         if summary.has_stage(ExecutionModel::Vertex) {
             summary.vertex_input_locations.sort_unstable();
+            // The record keeps it for the module's life: no spare capacity.
+            summary.vertex_input_locations.shrink_to_fit();
         } else {
-            summary.vertex_input_locations.clear();
+            summary.vertex_input_locations = Vec::new();
         }
         summary.window_y &= summary.has_stage(ExecutionModel::Fragment);
-        summary.frag_color = frag_color_id.is_some_and(|id| location0.contains(&id))
+        summary.frag_color = frag_color_id.is_some_and(|id| locations.contains(&(id, 0)))
             && summary.has_stage(ExecutionModel::Fragment);
         summary.xfb_candidate = xfb_mode && xfb_buffer;
         summary.struct_inputs = input_aggregate && summary.has_stage(ExecutionModel::Fragment);
@@ -324,6 +326,49 @@ impl Scanner {
         };
         summary
     }
+}
+
+/// The numbers of the `spirv` enums' values, to `match` words on.
+macro_rules! numbers {
+    ($($name:ident = $value:expr;)*) => {
+        $(const $name: u32 = $value as u32;)*
+    };
+}
+
+// The opcodes, execution modes, decorations and built-ins the scan looks at.
+numbers! {
+    NAME = Op::Name;
+    ENTRY_POINT = Op::EntryPoint;
+    EXECUTION_MODE = Op::ExecutionMode;
+    CAPABILITY = Op::Capability;
+    TYPE_STRUCT = Op::TypeStruct;
+    TYPE_MATRIX = Op::TypeMatrix;
+    TYPE_ARRAY = Op::TypeArray;
+    TYPE_RUNTIME_ARRAY = Op::TypeRuntimeArray;
+    TYPE_POINTER = Op::TypePointer;
+    VARIABLE = Op::Variable;
+    DECORATE = Op::Decorate;
+    FUNCTION = Op::Function;
+    DPDY = Op::DPdy;
+    DPDY_FINE = Op::DPdyFine;
+    DPDY_COARSE = Op::DPdyCoarse;
+    XFB = ExecutionMode::Xfb;
+    OUTPUT_POINTS = ExecutionMode::OutputPoints;
+    OUTPUT_LINE_STRIP = ExecutionMode::OutputLineStrip;
+    OUTPUT_TRIANGLE_STRIP = ExecutionMode::OutputTriangleStrip;
+    POINT_MODE = ExecutionMode::PointMode;
+    ISOLINES = ExecutionMode::Isolines;
+    TRIANGLES = ExecutionMode::Triangles;
+    QUADS = ExecutionMode::Quads;
+    LOCATION = Decoration::Location;
+    INDEX = Decoration::Index;
+    XFB_BUFFER = Decoration::XfbBuffer;
+    BUILT_IN = Decoration::BuiltIn;
+    INSTANCE_INDEX = BuiltIn::InstanceIndex;
+    LAYER = BuiltIn::Layer;
+    SAMPLE_MASK = BuiltIn::SampleMask;
+    FRAG_COORD = BuiltIn::FragCoord;
+    POINT_COORD = BuiltIn::PointCoord;
 }
 
 /// "gl_FragColor" as a nul-terminated literal string.
