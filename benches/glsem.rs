@@ -11,6 +11,7 @@
 
 mod application;
 mod gl_state;
+mod primitive_modes;
 mod support;
 
 #[global_allocator]
@@ -75,7 +76,7 @@ fn unavailable(name: &str, why: &str) {
 
 /// The figures in the order of issue 7's table, which is the order they are printed in
 /// (they are measured in another order: see `main`).
-const FIGURES: [&str; 25] = [
+const FIGURES: [&str; 27] = [
     "passthrough_pipeline_ratio",
     // Issue 35: what any layer costs (the do-nothing layer), and glsem's share above it.
     "empty_layer_ratio",
@@ -105,6 +106,9 @@ const FIGURES: [&str; 25] = [
     "vertex_attrib_ns",
     // Issue 25.
     "line_state_patch_us",
+    // Issue 31.
+    "primitive_gs_us",
+    "line_loop_close_ns",
 ];
 
 static REPORT: std::sync::Mutex<Vec<(usize, String)>> = std::sync::Mutex::new(Vec::new());
@@ -1126,6 +1130,9 @@ fn main() {
     if wanted(&["rewrite_us_tcs"]) {
         rewrite_us_tcs(&modules, &runs);
     }
+    if wanted(&["primitive_gs_us"]) {
+        primitive_modes::primitive_gs_us(&modules, &runs);
+    }
     if wanted(&["rewrite_us_points"]) {
         application::rewrite_us_points(&modules, &runs);
     }
@@ -1162,6 +1169,9 @@ fn main() {
     }
     if wanted(&["line_state_patch_us"]) {
         gl_state::line_state_patch_us(&vulkan, &modules, &runs);
+    }
+    if wanted(&["line_loop_close_ns"]) {
+        primitive_modes::line_loop_close_ns(&vulkan, &modules, &runs);
     }
     let on_gpu = Gpu::new(&vulkan, Layer::Glsem);
     let empty_gpu = Gpu::new(&vulkan, Layer::Empty);

@@ -331,6 +331,19 @@ impl Gpu {
         topology: vk::PrimitiveTopology,
         layout: vk::PipelineLayout,
     ) -> Result<vk::Pipeline, vk::Result> {
+        self.try_pipeline_chained(desc, flags, topology, layout, std::ptr::null())
+    }
+
+    /// The same with `assembly_next` chained to the input-assembly state (GL's primitive
+    /// mode, `VkPipelinePrimitiveModeCreateInfoGLSEM`).
+    pub fn try_pipeline_chained(
+        &self,
+        desc: &PipelineDesc,
+        flags: vk::PipelineCreateFlags,
+        topology: vk::PrimitiveTopology,
+        layout: vk::PipelineLayout,
+        assembly_next: *const std::ffi::c_void,
+    ) -> Result<vk::Pipeline, vk::Result> {
         let stages = [
             vk::PipelineShaderStageCreateInfo::default()
                 .stage(vk::ShaderStageFlags::VERTEX)
@@ -342,7 +355,9 @@ impl Gpu {
                 .name(c"main"),
         ];
         let vertex_input = vk::PipelineVertexInputStateCreateInfo::default();
-        let input_assembly = vk::PipelineInputAssemblyStateCreateInfo::default().topology(topology);
+        let mut input_assembly =
+            vk::PipelineInputAssemblyStateCreateInfo::default().topology(topology);
+        input_assembly.p_next = assembly_next;
         let viewport = vk::PipelineViewportStateCreateInfo::default()
             .viewport_count(1)
             .scissor_count(1);
