@@ -247,7 +247,11 @@ fn send_vertex_input(
 
 /// Feeds the bound pipeline's unfed Locations from the application's last vertex input:
 /// sends it again where the additions changed, and binds the current values for them.
-fn follow_vertex_input(dev: &DeviceData, cb: vk::CommandBuffer, state: &mut CommandBufferState) {
+pub(super) fn follow_vertex_input(
+    dev: &DeviceData,
+    cb: vk::CommandBuffer,
+    state: &mut CommandBufferState,
+) {
     let s = &mut state.dynamic_inputs;
     let Some(app) = s.app_input.as_ref() else {
         return;
@@ -442,4 +446,32 @@ pub unsafe extern "system" fn cmd_set_depth_clip_negative_one_to_one(
         // where it substitutes it.
         unsafe { next(command_buffer, value) };
     })
+}
+
+/// The vertex shader object bound to `cb` is `vertex` (`null`: none): GL's current
+/// attributes feed the Locations it reads that the application's vertex input leaves unfed
+/// (`dynamic_inputs`, as for a pipeline with dynamic vertex input).
+pub(super) fn bind_vertex(dev: &DeviceData, cb: vk::CommandBuffer, vertex: vk::ShaderEXT) {
+    let inputs = dev
+        .records
+        .vertex_objects
+        .read()
+        .get(&vertex)
+        .and_then(|r| r.inputs.clone());
+    let followed = inputs.map(|inputs| {
+        Arc::new(FollowedPipeline {
+            vertex_inputs: Some(inputs),
+            conventions: false,
+        })
+    });
+    let mut cbs = dev.records.command_buffers.lock();
+    let state = cbs
+        .entry(cb)
+        .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
+    let follows = followed.is_some();
+    state.dynamic_inputs.bound = followed;
+    state.dynamic_inputs.sent = None;
+    if follows {
+        follow_vertex_input(dev, cb, state);
+    }
 }

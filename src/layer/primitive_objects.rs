@@ -24,6 +24,7 @@ use glsem_abi::PrimitiveMode;
 use glsem_spirv::module::Module;
 use glsem_spirv::primitive_mode::{build_primitive_gs, PrimitiveGsKey, Rasterized};
 use glsem_spirv::semantics::{GlMode, Semantic};
+use glsem_spirv::unfed_inputs::unfed_input_kinds;
 use spirv::{Decoration, ExecutionModel, StorageClass};
 
 type S = vk::ShaderStageFlags;
@@ -47,8 +48,8 @@ fn writes_location(words: &[u32], entry: &str, location: u32) -> bool {
         })
 }
 
-/// The record of an unlinked vertex shader object created from `ci` (with `code`, `ranges`
-/// as the driver got them; `app_code` as the application gave it).
+/// The record of a vertex shader object created from `ci` (with `code`, `ranges` as the
+/// driver got them; `app_code` as the application gave it).
 ///
 /// # Safety
 /// `ci` is a create info the driver accepted.
@@ -60,7 +61,7 @@ pub(super) unsafe fn vertex_record(
     ranges: &[vk::PushConstantRange],
 ) -> Option<VertexObjectRecord> {
     let linked = ci.flags.contains(vk::ShaderCreateFlagsEXT::LINK_STAGE);
-    if ci.stage != S::VERTEX || linked || ci.p_name.is_null() {
+    if ci.stage != S::VERTEX || ci.p_name.is_null() {
         return None;
     }
     // SAFETY: a non-NULL pName is nul-terminated (this function's contract).
@@ -75,7 +76,16 @@ pub(super) unsafe fn vertex_record(
     let layer_copy = (writes_location(code, &entry, apart)
         && !writes_location(app_code, &entry, apart))
     .then_some(apart);
+    let memory = &dev.attribute_memory;
+    let inputs = memory
+        .memory_type
+        .filter(|_| dev.settings.semantics.contains(Semantic::UnfedVertexInputs))
+        .and_then(|_| unfed_input_kinds(code, &entry, &[]).ok())
+        .filter(|inputs| inputs.iter().all(|&(l, _)| l < memory.slots))
+        .map(Into::into);
     Some(VertexObjectRecord {
+        linked,
+        inputs,
         words: code.into(),
         layer_copy,
         entry,
@@ -214,7 +224,8 @@ pub(super) fn update(dev: &DeviceData, cb: vk::CommandBuffer) {
         );
         return;
     }
-    let Some(record) = dev.records.vertex_objects.read().get(&vertex).cloned() else {
+    let record = dev.records.vertex_objects.read().get(&vertex).cloned();
+    let Some(record) = record.filter(|r| !r.linked) else {
         if vertex != vk::ShaderEXT::null() {
             log::error!(
                 "vkCmdSetPrimitiveModeGLSEM: GL's {primitive:?} with a vertex shader object \

@@ -18,6 +18,7 @@ use glsem_abi::PrimitiveMode;
 use glsem_spirv::interface::entry_point_ends;
 use glsem_spirv::primitive_mode::{PrimitiveGsKey, Rasterized};
 use glsem_spirv::scan::{LocationEnds, Summary};
+use glsem_spirv::unfed_inputs::InputKind;
 use spirv::ExecutionModel;
 
 /// Kinds of live records, for [`DebugCounters`].
@@ -403,8 +404,14 @@ impl CommandBufferState {
 }
 
 /// A vertex shader object on a device with `VK_GLSEM_gl_state`: what the layer needs to
-/// generate the geometry shader objects of GL's primitive modes for it.
+/// feed GL's current attributes to it and to generate the geometry shader objects of GL's
+/// primitive modes for it.
 pub struct VertexObjectRecord {
+    /// Created with `VK_SHADER_CREATE_LINK_STAGE_BIT_EXT`: no geometry shader may follow it.
+    pub linked: bool,
+    /// The Locations it reads, with their numeric types, where the layer can feed them all
+    /// GL's current values (`dynamic_inputs`).
+    pub inputs: Option<Arc<[(u32, InputKind)]>>,
     /// Its code as the driver got it, and its entry point.
     pub words: Arc<[u32]>,
     pub entry: String,

@@ -31,6 +31,7 @@ use std::sync::Arc;
 
 use super::command_state::push;
 use super::ffi::slice;
+use super::followed_state;
 use super::frames::{destroy_hook, ffi_guard, hook, shield};
 use super::interface_limits::code_over_limit;
 use super::log;
@@ -392,6 +393,7 @@ hook! {
         let tessellation = dev.features.tessellation_shader
             && dev.settings.semantics.contains(Semantic::PassthroughTcs);
         let primitive_modes = primitive_objects::draws_primitive_modes(dev);
+        let gl_state = dev.extensions.gl_state;
         let down: Vec<vk::ShaderCreateInfoEXT<'_>> = infos
             .iter()
             .zip(patch.code.iter().zip(&patch.ranges))
@@ -444,7 +446,7 @@ hook! {
                 record_block_readers(dev, &down, &patch, shaders)
             });
         }
-        if primitive_modes {
+        if gl_state {
             shield("vkCreateShadersEXT vertex records", || {
                 for ((ci, app), &shader) in down.iter().zip(infos).zip(shaders) {
                     // SAFETY: create infos the driver accepted, and the application's.
@@ -793,7 +795,7 @@ pub unsafe extern "system" fn cmd_bind_shaders(
                 let readers = dev.records.block_objects.read();
                 shaders.iter().rev().find_map(|s| readers.get(s).copied())
             };
-            let (touched, primitive, values) = {
+            let (touched, primitive, vertex, values) = {
                 let mut cbs = dev.records.command_buffers.lock();
                 let state = cbs
                     .entry(command_buffer)
@@ -805,10 +807,12 @@ pub unsafe extern "system" fn cmd_bind_shaders(
                 state.bound_line_stipple = false;
                 let mut touched = false;
                 let mut primitive = false;
+                let mut vertex = None;
                 for (&stage, &shader) in stages.iter().zip(&shaders) {
                     if stage == S::VERTEX {
                         state.vertex_object = shader;
                         primitive = true;
+                        vertex = Some(shader);
                     } else if stage == S::GEOMETRY {
                         state.app_geometry_object = shader != vk::ShaderEXT::null();
                         state.layer_geometry_object = false;
@@ -827,7 +831,7 @@ pub unsafe extern "system" fn cmd_bind_shaders(
                 }
                 let primitive = primitive
                     && (state.primitive_mode != PrimitiveMode::NONE || state.layer_geometry_object);
-                (touched, primitive, state.values)
+                (touched, primitive, vertex, state.values)
             };
             if let Some(binding) = reader {
                 push(&dev, command_buffer, binding, &values);
@@ -837,6 +841,9 @@ pub unsafe extern "system" fn cmd_bind_shaders(
             }
             if primitive {
                 primitive_objects::update(&dev, command_buffer);
+            }
+            if let Some(vertex) = vertex.filter(|_| dev.extensions.gl_state) {
+                followed_state::bind_vertex(&dev, command_buffer, vertex);
             }
         });
     })
