@@ -432,6 +432,7 @@ pub unsafe extern "system" fn cmd_bind_pipeline(
                 state.app_tcs_object = false;
                 state.layer_tcs_object = false;
                 state.vertex_object = vk::ShaderEXT::null();
+                state.object_lines = false;
                 state.app_geometry_object = false;
                 state.layer_geometry_object = false;
                 state.bound_line_stipple = line_stipple;

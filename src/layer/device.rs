@@ -383,7 +383,7 @@ unsafe fn prepare_gl_state(
     // SAFETY: as above.
     unsafe { enable_draw_parameters(ci, &support, features, &mut prep.added) };
     // SAFETY: as above.
-    let shader_objects = unsafe {
+    unsafe {
         enable_lines(
             ci,
             &support,
@@ -393,7 +393,7 @@ unsafe fn prepare_gl_state(
             &mut prep,
         )
     };
-    warn_of_missing_conventions(&prep.conventions, lines_on, line_extension, shader_objects);
+    warn_of_missing_conventions(&prep.conventions, lines_on);
     // SAFETY: as above.
     prep.core_features =
         unsafe { patch_core_features(inst, physical_device, ci, lines_on, features) };
@@ -590,7 +590,7 @@ unsafe fn enable_lines(
     enabled: &impl Fn(&CStr) -> bool,
     extensions: &mut Vec<*const c_char>,
     prep: &mut GlStatePrep,
-) -> bool {
+) {
     // SAFETY: `ci`'s valid pNext chain (this function's contract).
     let app_lines = unsafe {
         find_in_chain::<vk::PhysicalDeviceLineRasterizationFeaturesKHR<'_>>(
@@ -598,9 +598,9 @@ unsafe fn enable_lines(
             vk::StructureType::PHYSICAL_DEVICE_LINE_RASTERIZATION_FEATURES_KHR,
         )
     };
-    // Shader objects would then have to set the line rasterization mode and stipple
-    // enable before every line draw (VUID-vkCmdDraw-None-08666 / -08669): the layer
-    // does not enable the extension under an application that did not ask for it.
+    // Shader objects then have to set the line rasterization mode and stipple enable
+    // before every line draw (VUID-vkCmdDraw-None-08666 / -08669): where the application
+    // did not ask for the extension, the layer sets them when shaders are bound.
     let shader_objects = enabled(SHADER_OBJECT) && app_lines.is_none();
     let conventions = &mut prep.conventions;
     match (line_extension, app_lines) {
@@ -609,11 +609,12 @@ unsafe fn enable_lines(
             conventions.stippled_bresenham_lines =
                 conventions.bresenham_lines && app.stippled_bresenham_lines != 0;
         }
-        (Some(ext), None) if support.queried && support.bresenham_lines && !shader_objects => {
+        (Some(ext), None) if support.queried && support.bresenham_lines => {
             if !enabled(ext) {
                 extensions.push(ext.as_ptr());
             }
             conventions.bresenham_lines = true;
+            conventions.layer_sets_line_mode = shader_objects;
             conventions.stippled_bresenham_lines = support.stippled_bresenham_lines;
             prep.added.line_rasterization = Some(
                 vk::PhysicalDeviceLineRasterizationFeaturesKHR::default()
@@ -623,26 +624,15 @@ unsafe fn enable_lines(
         }
         _ => {}
     }
-    shader_objects
 }
 
 /// Says which of GL's line and provoking-vertex conventions the device cannot give.
-fn warn_of_missing_conventions(
-    conventions: &Conventions,
-    lines_on: bool,
-    line_extension: Option<&CStr>,
-    shader_objects: bool,
-) {
+fn warn_of_missing_conventions(conventions: &Conventions, lines_on: bool) {
     if lines_on && !conventions.bresenham_lines {
         log::warning!(
-            "VK_GLSEM_gl_state: {}; lines keep Vulkan's rules, not GL's diamond-exit \
-             rule, and glLineStipple is not applied",
-            match (line_extension, shader_objects) {
-                (Some(_), true) =>
-                    "the application uses VK_EXT_shader_object and \
-                                    did not enable VK_KHR_line_rasterization itself",
-                _ => "the driver lacks VK_KHR/EXT_line_rasterization with bresenhamLines",
-            }
+            "VK_GLSEM_gl_state: the driver lacks VK_KHR/EXT_line_rasterization with \
+             bresenhamLines; lines keep Vulkan's rules, not GL's diamond-exit rule, and \
+             glLineStipple is not applied"
         );
     }
     if !conventions.provoking_vertex_last {

@@ -244,6 +244,8 @@ $expand!(
             "vkCmdBeginRenderPass2" | "vkCmdBeginRenderPass2KHR" => command_state::cmd_begin_render_pass2;
         cmd_begin_rendering: PFN_vkCmdBeginRendering =
             "vkCmdBeginRendering" | "vkCmdBeginRenderingKHR" => command_state::cmd_begin_rendering;
+        cmd_set_line_stipple_enable_ext: PFN_vkCmdSetLineStippleEnableEXT =
+            "vkCmdSetLineStippleEnableEXT";
         cmd_set_line_stipple: PFN_vkCmdSetLineStippleKHR =
             "vkCmdSetLineStippleKHR" | "vkCmdSetLineStippleEXT";
         cmd_set_viewport: PFN_vkCmdSetViewport =

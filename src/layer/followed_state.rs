@@ -9,11 +9,11 @@ use ash::vk;
 
 use super::current_attributes::{format_of, integer_slots};
 use super::dynamic_inputs::{AppVertexInput, FollowedPipeline};
-use super::dynamic_lines::LineModeState;
+use super::dynamic_lines::{LineModeState, StaticMultisample};
 use super::ffi::slice;
 use super::frames::{ffi_guard, shield};
 use super::primitive_objects;
-use super::records::CommandBufferState;
+use super::records::{CommandBufferState, LineStipple};
 use super::registry::{device_data, with_device};
 use super::state::DeviceData;
 use glsem_spirv::semantics::{Semantic, WindowOrigin};
@@ -44,18 +44,78 @@ fn follow(cb: vk::CommandBuffer, what: &str, change: impl FnOnce(&mut LineModeSt
         let Some(dev) = device_data(cb).filter(|d| follows_lines(d)) else {
             return;
         };
-        let mode = {
+        let (mode, objects, stipple) = {
             let mut cbs = dev.records.command_buffers.lock();
             let state = cbs
                 .entry(cb)
                 .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
             change(&mut state.lines);
-            state.lines.update()
+            (state.lines.update(), state.object_lines, state.line_stipple)
         };
         if let Some(mode) = mode {
             set_line_mode(&dev, cb, mode);
+            if objects {
+                set_object_stipple(&dev, cb, mode, stipple);
+            }
         }
     });
+}
+
+/// Shader objects bound where the layer enabled the line extension behind the application
+/// (`Conventions::layer_sets_line_mode`): their line mode follows GL's rule as a pipeline's
+/// dynamic mode does, the application's unset mode taken for `DEFAULT` (it does not know
+/// the extension is on), all of the multisample state dynamic; the stipple enable goes with
+/// the mode.
+pub(super) fn bind_object_lines(dev: &DeviceData, cb: vk::CommandBuffer) {
+    let (mode, stipple) = {
+        let mut cbs = dev.records.command_buffers.lock();
+        let state = cbs
+            .entry(cb)
+            .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
+        let all_dynamic = StaticMultisample {
+            samples: None,
+            alpha_to_coverage: None,
+            alpha_to_one: None,
+        };
+        state.lines.app_mode = state
+            .lines
+            .app_mode
+            .or(Some(vk::LineRasterizationModeEXT::DEFAULT));
+        // Every bind sets it again: binding shaders may follow a pipeline's static mode.
+        state.lines.set = None;
+        state.object_lines = true;
+        state.bound_line_stipple = dev.conventions.stippled_bresenham_lines;
+        (state.lines.bind(Some(all_dynamic)), state.line_stipple)
+    };
+    if let Some(mode) = mode {
+        set_line_mode(dev, cb, mode);
+        set_object_stipple(dev, cb, mode, stipple);
+    }
+}
+
+/// The stipple enable of shader objects drawing lines in `mode`: GL's stipple on
+/// stippled Bresenham lines (solid while `GL_LINE_STIPPLE` is off), none on the others
+/// (their stippled modes are features the layer does not enable).
+fn set_object_stipple(
+    dev: &DeviceData,
+    cb: vk::CommandBuffer,
+    mode: vk::LineRasterizationModeEXT,
+    stipple: LineStipple,
+) {
+    if !dev.conventions.stippled_bresenham_lines {
+        return;
+    }
+    let enable = mode == vk::LineRasterizationModeEXT::BRESENHAM;
+    if let Some(set_enable) = dev.table.cmd_set_line_stipple_enable_ext {
+        // SAFETY: a command buffer in the recording state with shader objects bound; the
+        // layer enabled `stippledBresenhamLines`.
+        unsafe { set_enable(cb, enable.into()) };
+    }
+    if let (true, Some(set)) = (enable, dev.table.cmd_set_line_stipple) {
+        let (factor, pattern) = stipple.effective();
+        // SAFETY: as above; the factor is in [1, 256].
+        unsafe { set(cb, factor, pattern) };
+    }
 }
 
 /// `vkCmdSetLineRasterizationModeEXT`: the application's mode, or GL's diamond-exit rule

@@ -325,6 +325,9 @@ pub struct CommandBufferState {
     /// The provoking vertex mode last set (`vkCmdSetProvokingVertexModeEXT`; `Some(true)`:
     /// the last vertex).
     pub provoking_last: Option<bool>,
+    /// Shader objects are bound whose line mode and stipple enable the layer sets
+    /// (`followed_state::bind_object_lines`).
+    pub object_lines: bool,
     /// The bound pipeline draws GL's line loops: non-indexed draws get their closing segment.
     pub bound_line_loop: bool,
     /// The topology GL's primitive mode needs while the bound pipeline (with a dynamic
@@ -393,6 +396,7 @@ impl CommandBufferState {
             layer_geometry_object: false,
             polygon_mode: Rasterized::Fill,
             provoking_last: None,
+            object_lines: false,
             bound_line_loop: false,
             gl_topology: None,
             index_buffer: None,

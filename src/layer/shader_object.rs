@@ -776,7 +776,12 @@ pub unsafe extern "system" fn cmd_bind_shaders(
         unsafe { next(command_buffer, stage_count, p_stages, p_shaders) };
         if !p_shaders.is_null() {
             shield("vkCmdBindShadersEXT conventions", || {
-                set_gl_conventions(&dev, command_buffer)
+                set_gl_conventions(&dev, command_buffer);
+                if dev.conventions.layer_sets_line_mode
+                    && dev.settings.semantics.contains(Semantic::LineRasterization)
+                {
+                    followed_state::bind_object_lines(&dev, command_buffer);
+                }
             });
         }
         shield("vkCmdBindShadersEXT", || {
@@ -803,8 +808,10 @@ pub unsafe extern "system" fn cmd_bind_shaders(
                 if reader.is_some() {
                     state.bound = reader;
                 }
-                // Shader objects replace the bound pipeline and its line stipple.
-                state.bound_line_stipple = false;
+                // Shader objects replace the bound pipeline and its line stipple: theirs is
+                // the layer's where it sets their line state (`bind_object_lines`).
+                state.bound_line_stipple =
+                    state.object_lines && dev.conventions.stippled_bresenham_lines;
                 let mut touched = false;
                 let mut primitive = false;
                 let mut vertex = None;

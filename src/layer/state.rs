@@ -31,6 +31,10 @@ pub struct Conventions {
     /// `stippledBresenhamLines`.
     pub bresenham_lines: bool,
     pub stippled_bresenham_lines: bool,
+    /// The layer enabled the line rasterization extension under an application that uses
+    /// shader objects: it sets their line mode and stipple enable, which Vulkan requires
+    /// for every line draw with shader objects (VUID-vkCmdDraw-None-08666 / -08669).
+    pub layer_sets_line_mode: bool,
 }
 
 pub struct InstanceData {
