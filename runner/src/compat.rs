@@ -33,11 +33,11 @@
 //! Anything else of the compatibility profile (other built-ins, lighting, texture
 //! coordinates as attributes, ...) makes the scene SKIP naming it.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::scene::{
-    Command, CompatCommand, Limit, Line, Mode, Scene, SceneError, Shader, Stage, Uniform,
-    UniformData, CLIP_PLANES,
+    Command, CompatCommand, DepthMode, Limit, Line, Mode, ScalarKind, Scene, SceneError, Shader,
+    Stage, Uniform, UniformData, CLIP_PLANES,
 };
 
 /// GL_MAX_TEXTURE_COORDS where a program never sizes `gl_TexCoord` (Mesa's value).
@@ -69,6 +69,15 @@ pub fn lower(scene: &mut Scene) -> Result<(), SceneError> {
                     .into(),
             ));
         }
+    }
+    let pre_rasterization = [
+        Stage::Vertex,
+        Stage::TessControl,
+        Stage::TessEval,
+        Stage::Geometry,
+    ];
+    if !scene.passthrough_vs && !pre_rasterization.iter().any(|&s| scene.has_stage(s)) {
+        scene.shaders.insert(0, fixed_function_vertex(scene));
     }
     let clip_planes = commands
         .iter()
@@ -130,6 +139,7 @@ fn play_lists(commands: Vec<Line>) -> Result<Vec<Line>, SceneError> {
                 | Command::PolygonMode(_)
                 | Command::Compat(
                     CompatCommand::Ortho(_)
+                    | CompatCommand::Color(_)
                     | CompatCommand::ClipPlane(..)
                     | CompatCommand::DrawQuads { .. },
                 ),
@@ -151,6 +161,32 @@ fn play_lists(commands: Vec<Line>) -> Result<Vec<Line>, SceneError> {
     Ok(out)
 }
 
+/// GL's fixed-function vertex processing, for a program without a vertex shader (GLSL
+/// 1.10 compatibility, section 7's built-ins, translated like any vertex shader): the
+/// vertex transformed by the modelview-projection matrix, the current colour, and texture
+/// coordinate set 0 where a shader reads `gl_TexCoord` (texture matrices are the identity,
+/// texture coordinate generation is off).
+fn fixed_function_vertex(scene: &Scene) -> Shader {
+    let tex_coord = scene.shaders.iter().any(|s| {
+        tokenize(&strip_comments(&s.source))
+            .iter()
+            .any(|t| t.text == "gl_TexCoord")
+    });
+    let tex_coord = if tex_coord {
+        "    gl_TexCoord[0] = gl_MultiTexCoord0;\n"
+    } else {
+        ""
+    };
+    Shader {
+        stage: Stage::Vertex,
+        source: format!(
+            "void main()\n{{\n    gl_Position = gl_ModelViewProjectionMatrix * gl_Vertex;\n    \
+             gl_FrontColor = gl_Color;\n{tex_coord}}}\n"
+        ),
+        first_line: 0,
+    }
+}
+
 /// What the translation of the program's shaders declared, for the commands.
 struct Program {
     /// The built-in matrices the shaders use, by uniform name.
@@ -159,6 +195,10 @@ struct Program {
     clip: bool,
     /// The fragment shader divides `gl_PrimitiveID` by `TRIANGLES_PER_PRIMITIVE`.
     primitive_divisor: bool,
+    /// The vertex shader reads the current colour (`gl_Color`, the input `CURRENT_COLOR`).
+    current_color: bool,
+    /// The samplers that `shadow*` functions read, with GL's depth texture mode.
+    depth_mode_samplers: BTreeSet<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -188,6 +228,11 @@ impl Matrix {
 }
 
 const CLIP_PLANE_UNIFORM: &str = "glsem_ClipPlane";
+/// The vertex input of GL's current colour (`gl_Color` of a vertex shader), fed by its
+/// current value (`color`, GL's `glColor4f`).
+const CURRENT_COLOR: &str = "glsem_Color";
+/// The prefix of the uniform holding the depth texture mode of the sampler it names.
+const DEPTH_MODE_UNIFORM: &str = "glsem_DepthMode_";
 const TRIANGLES_PER_PRIMITIVE: &str = "glsem_TrianglesPerPrimitive";
 
 /// A compatibility varying: a member of the `glsem_Compat` block.
@@ -263,12 +308,11 @@ const UNSUPPORTED: &[&str] = &[
     "gl_BackLightProduct",
     "gl_TextureEnvColor",
     "gl_Fog",
-    "ftransform",
 ];
 
 fn unsupported(name: &str) -> bool {
     UNSUPPORTED.contains(&name)
-        || name.starts_with("gl_MultiTexCoord")
+        || (name.starts_with("gl_MultiTexCoord") && name != "gl_MultiTexCoord0")
         || name.starts_with("gl_EyePlane")
         || name.starts_with("gl_ObjectPlane")
         || (name.starts_with("gl_") && name.ends_with("Matrix") && Matrix::by_name(name).is_none())
@@ -387,6 +431,12 @@ struct Translated {
     matrices: BTreeSet<Matrix>,
     /// `gl_Vertex` was read and `piglit_vertex` needs declaring.
     declare_vertex: bool,
+    /// `gl_MultiTexCoord0` was read: the input `piglit_texcoord`.
+    declare_tex_coord: bool,
+    /// `gl_Color` of a vertex shader was read: the input `CURRENT_COLOR`.
+    current_color: bool,
+    /// The samplers `shadow*` functions read (each with its depth mode uniform).
+    depth_mode_samplers: BTreeSet<String>,
     /// The stage writes `gl_ClipVertex` itself.
     writes_clip_vertex: bool,
     /// The stage names `gl_ClipDistance`.
@@ -409,7 +459,12 @@ const QUALIFIERS: &[&str] = &[
     "invariant",
 ];
 
-fn translate_shader(shader: &Shader, last: bool, quads: bool) -> Result<Translated, SceneError> {
+fn translate_shader(
+    shader: &Shader,
+    last: bool,
+    quads: bool,
+    default_version: u32,
+) -> Result<Translated, SceneError> {
     let tokens = tokenize(&strip_comments(&shader.source));
     let mut r = ShaderRewrite {
         sig: (0..tokens.len())
@@ -423,8 +478,13 @@ fn translate_shader(shader: &Shader, last: bool, quads: bool) -> Result<Translat
         last,
         quads,
         declared_vertex: None,
+        version: 0,
     };
     r.read_directives()?;
+    r.version = match r.t.version {
+        0 => default_version,
+        v => v,
+    };
     // The type `piglit_vertex` is declared with, if it is.
     r.declared_vertex = r
         .sig
@@ -447,6 +507,8 @@ struct ShaderRewrite {
     /// Quads are drawn as triangles (`gl_PrimitiveID` is divided).
     quads: bool,
     declared_vertex: Option<String>,
+    /// The GLSL version the shader is written in.
+    version: u32,
 }
 
 impl ShaderRewrite {
@@ -467,7 +529,8 @@ impl ShaderRewrite {
     fn read_directives(&mut self) -> Result<(), SceneError> {
         for &i in &self.sig {
             let t = &mut self.t;
-            if t.tokens[i].kind != Kind::Directive {
+            // The prelude must not land inside a conditional (`#ifdef GL_ES` …).
+            if t.tokens[i].kind != Kind::Directive || t.tokens[i].text.trim().starts_with("#if") {
                 break;
             }
             t.prelude_after = Some(i);
@@ -601,22 +664,43 @@ impl ShaderRewrite {
                 Stage::Fragment => Some("in".into()),
                 _ => return Err(self.skip("`varying` in a tessellation control shader".into())),
             },
-            ("gl_Vertex", ..) if stage == Stage::Vertex => {
-                match self.declared_vertex.as_deref() {
-                    None => self.t.declare_vertex = true,
-                    Some("vec4") => {}
-                    Some(ty) => {
-                        return Err(self.skip(format!(
-                            "gl_Vertex (generic attribute 0) with `{ty} piglit_vertex`"
-                        )))
-                    }
-                }
-                Some("piglit_vertex".into())
+            ("gl_Vertex", ..) if stage == Stage::Vertex => Some(self.vertex()?.into()),
+            ("ftransform", ..)
+                if stage == Stage::Vertex && self.text(k + 1) == "(" && self.text(k + 2) == ")" =>
+            {
+                // GL's fixed-function transform, which ftransform() is invariant with.
+                let vertex = self.vertex()?;
+                self.t.matrices.insert(Matrix::ModelViewProjection);
+                replace[self.sig[k + 1]] = Some(String::new());
+                replace[self.sig[k + 2]] = Some(String::new());
+                Some(format!(
+                    "({} * {vertex})",
+                    Matrix::ModelViewProjection.uniform()
+                ))
             }
-            ("gl_Color" | "gl_SecondaryColor", ..) if stage == Stage::Vertex => {
+            ("gl_Color", ..) if stage == Stage::Vertex => {
+                self.t.current_color = true;
+                Some(CURRENT_COLOR.into())
+            }
+            ("gl_MultiTexCoord0", ..) if stage == Stage::Vertex => {
+                // What `draw rect tex` feeds, as piglit's glTexCoordPointer does.
+                self.t.declare_tex_coord = true;
+                Some("piglit_texcoord".into())
+            }
+            ("gl_SecondaryColor", ..) if stage == Stage::Vertex => {
                 return Err(self.skip(format!(
                     "the conventional attribute `{word}` is not emulated"
                 )))
+            }
+            (old, ..) if self.text(k + 1) == "(" && old_texture_function(old).is_some() => {
+                self.old_texture_call(k, replace)?
+            }
+            (_, None, None)
+                if self.t.tokens[i].kind == Kind::Ident
+                    && later_keyword(&word).is_some_and(|v| v > self.version) =>
+            {
+                // A name this GLSL version leaves free that 1.50 made a keyword.
+                Some(format!("glsem_{word}"))
             }
             ("gl_in" | "gl_out", ..) if self.text(k + 1) == "[" => {
                 self.per_vertex_member(k, &word, replace)
@@ -661,6 +745,68 @@ impl ShaderRewrite {
         })
     }
 
+    /// What `gl_Vertex` (generic attribute 0) reads: `piglit_vertex`, declared here unless
+    /// the shader declares it.
+    fn vertex(&mut self) -> Result<&'static str, SceneError> {
+        match self.declared_vertex.as_deref() {
+            None => self.t.declare_vertex = true,
+            Some("vec4") => {}
+            Some(ty) => {
+                return Err(self.skip(format!(
+                    "gl_Vertex (generic attribute 0) with `{ty} piglit_vertex`"
+                )))
+            }
+        }
+        Ok("piglit_vertex")
+    }
+
+    /// A call of a GLSL 1.10 texture function (the `k`th token, before its `(`): the
+    /// overloaded function of GLSL 1.30 that does the same, which glslang compiles for
+    /// Vulkan (where `texture2D` & co name texture types). A `shadow*` call's result
+    /// depends on its sampler's depth texture mode: `shadow2D(s, …)` becomes
+    /// `glsem_depth_mode(texture(s, …), glsem_DepthMode_s)`.
+    fn old_texture_call(
+        &mut self,
+        k: usize,
+        replace: &mut [Option<String>],
+    ) -> Result<Option<String>, SceneError> {
+        let old = self.text(k);
+        let Some((new, shadow)) = old_texture_function(&old) else {
+            return Ok(None);
+        };
+        if !shadow {
+            return Ok(Some(new.into()));
+        }
+        let sampler = self.text(k + 2);
+        let close = self.closing(k + 1);
+        let plain_sampler =
+            self.t.tokens[self.sig[k + 2]].kind == Kind::Ident && self.text(k + 3) == ",";
+        let Some(close) = close.filter(|_| plain_sampler) else {
+            return Err(self.skip(format!("`{old}` of a sampler expression")));
+        };
+        replace[self.sig[close]] = Some(format!("), {DEPTH_MODE_UNIFORM}{sampler})"));
+        self.t.depth_mode_samplers.insert(sampler);
+        Ok(Some(format!("glsem_depth_mode({new}")))
+    }
+
+    /// The index of the `)` closing the `(` at `open`.
+    fn closing(&self, open: usize) -> Option<usize> {
+        let mut depth = 0;
+        for j in open..self.sig.len() {
+            match self.text(j).as_str() {
+                "(" => depth += 1,
+                ")" => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Some(j);
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+
     /// `gl_in[i].gl_FrontColor` → `glsem_in[i].FrontColor` (`word`, the `k`th token, is
     /// `gl_in` or `gl_out`); `None` for another member.
     fn per_vertex_member(
@@ -697,14 +843,50 @@ impl ShaderRewrite {
     }
 }
 
+/// GLSL 1.10's texture functions: the GLSL 1.30 function doing the same, and whether it
+/// is a `shadow*` function (its result is a vec4 by the depth texture mode).
+fn old_texture_function(name: &str) -> Option<(&'static str, bool)> {
+    let (shadow, rest) = match name.strip_prefix("shadow") {
+        Some(rest) => (true, rest),
+        None => (false, name.strip_prefix("texture")?),
+    };
+    let dims: &[&str] = if shadow {
+        &["1D", "2D", "2DRect"]
+    } else {
+        &["1D", "2D", "3D", "Cube", "2DRect"]
+    };
+    let suffix = dims.iter().find_map(|d| rest.strip_prefix(d))?;
+    let new = match suffix {
+        "" => "texture",
+        "Proj" => "textureProj",
+        "Lod" => "textureLod",
+        "ProjLod" => "textureProjLod",
+        _ => return None,
+    };
+    Some((new, shadow))
+}
+
+/// The GLSL version that made `word` a keyword, for names older versions leave free.
+fn later_keyword(word: &str) -> Option<u32> {
+    Some(match word {
+        "centroid" | "invariant" => 120,
+        w if w.starts_with("mat") && w.len() == 6 && w.as_bytes()[4] == b'x' => 120,
+        "flat" | "smooth" | "noperspective" | "uint" | "uvec2" | "uvec3" | "uvec4" => 130,
+        "layout" => 140,
+        _ => return None,
+    })
+}
+
 /// Translates every shader of the scene (and adds the fixed-function fragment shader).
 fn translate(scene: &mut Scene, clip_planes: bool, quads: bool) -> Result<Program, SceneError> {
     let (last, fixed_function_fragment) = program_stages(scene)?;
+    // piglit gives a shader without `#version` the `[require]`d one (else GLSL 1.10).
+    let source_version = scene.require.glsl_version.unwrap_or(110);
     let mut translated: Vec<(usize, Translated)> = Vec::new();
     for (index, shader) in scene.shaders.iter().enumerate() {
         translated.push((
             index,
-            translate_shader(shader, shader.stage == last, quads)?,
+            translate_shader(shader, shader.stage == last, quads, source_version)?,
         ));
     }
     let mut members: BTreeSet<Member> = translated
@@ -736,6 +918,8 @@ fn translate(scene: &mut Scene, clip_planes: bool, quads: bool) -> Result<Progra
         matrices: BTreeSet::new(),
         clip,
         primitive_divisor: false,
+        current_color: false,
+        depth_mode_samplers: BTreeSet::new(),
     };
     let version = scene.require.glsl_version.unwrap_or(150).max(150);
     let mut sources = Vec::new();
@@ -743,6 +927,10 @@ fn translate(scene: &mut Scene, clip_planes: bool, quads: bool) -> Result<Progra
         let stage = scene.shaders[*index].stage;
         program.matrices.extend(t.matrices.iter().copied());
         program.primitive_divisor |= t.primitive_id;
+        program.current_color |= t.current_color;
+        program
+            .depth_mode_samplers
+            .extend(t.depth_mode_samplers.iter().cloned());
         sources.push((*index, interface.stage_source(t, stage, version)));
     }
     for (index, source) in sources {
@@ -780,7 +968,9 @@ fn program_stages(scene: &Scene) -> Result<(Stage, bool), SceneError> {
             "a compatibility scene without a vertex shader".into(),
         ));
     }
-    for stage in &stages {
+    // Each unit of a stage declares what its own translation uses; a geometry stage's
+    // units would each define the epilogue's `glsem_EmitVertex`.
+    for stage in stages.iter().filter(|&&s| s == Stage::Geometry) {
         if scene.shaders.iter().filter(|s| s.stage == *stage).count() > 1 {
             return Err(SceneError::Skip(format!(
                 "compatibility {stage:?} shader in several compilation units"
@@ -877,6 +1067,21 @@ impl Interface {
         if t.declare_vertex {
             prelude += "in vec4 piglit_vertex;\n";
         }
+        if t.declare_tex_coord {
+            prelude += "in vec4 piglit_texcoord;\n";
+        }
+        if t.current_color {
+            prelude += &format!("in vec4 {CURRENT_COLOR};\n");
+        }
+        for sampler in &t.depth_mode_samplers {
+            prelude += &format!("uniform int {DEPTH_MODE_UNIFORM}{sampler};\n");
+        }
+        if !t.depth_mode_samplers.is_empty() {
+            // GL_DEPTH_TEXTURE_MODE (`DepthMode`): the comparison result r as a colour.
+            prelude += "vec4 glsem_depth_mode(float r, int mode)\n{\n    \
+                return mode == 1 ? vec4(r) : mode == 2 ? vec4(0.0, 0.0, 0.0, r)\n        \
+                : mode == 3 ? vec4(r, 0.0, 0.0, 1.0) : vec4(r, r, r, 1.0);\n}\n";
+        }
         if stage == self.last && self.clip {
             prelude += &format!("uniform vec4 {CLIP_PLANE_UNIFORM}[{CLIP_PLANES}];\n");
             if let Some(i) = t.out_block {
@@ -898,7 +1103,10 @@ impl Interface {
     fn stage_source(&self, t: &mut Translated, stage: Stage, version: u32) -> String {
         let prelude = self.prelude(t, stage);
         let epilogue = &self.epilogue;
-        let wrap_main = stage == self.last && stage != Stage::Geometry && !epilogue.is_empty();
+        let wrap_main = stage == self.last
+            && stage != Stage::Geometry
+            && !epilogue.is_empty()
+            && t.main_at.is_some();
         if let Some(i) = t.main_at.filter(|_| !wrap_main) {
             t.tokens[i].text = "main".into();
         }
@@ -907,6 +1115,8 @@ impl Interface {
         if t.prelude_after.is_none() {
             let reset = crate::fixes::line_reset(version, 1);
             source += &format!("#version {version}\n{prelude}{reset}\n");
+        } else if t.version == 0 {
+            source += &format!("#version {version}\n");
         }
         for (i, token) in t.tokens.iter().enumerate() {
             source += &token.text;
@@ -955,6 +1165,23 @@ fn lower_commands(
     };
     // GL's initial matrices.
     push_matrices(&mut out, first_line, identity);
+    let color = |number: usize, rgba: [f32; 4]| Line {
+        number,
+        command: Command::VertexAttrib {
+            name: CURRENT_COLOR.into(),
+            kind: ScalarKind::Float,
+            value: rgba.map(f32::to_bits),
+        },
+    };
+    if program.current_color {
+        // GL's initial current colour.
+        out.push(color(first_line, [1.0; 4]));
+    }
+    // The depth texture mode of each unit's texture, and the unit of each sampler that
+    // `shadow*` reads (GL's initial unit 0): the `glsem_DepthMode_*` uniforms of a draw.
+    let mut depth_modes: BTreeMap<u32, DepthMode> = BTreeMap::new();
+    let mut sampler_units: BTreeMap<&str, i32> = BTreeMap::new();
+    let mut active_unit = 0;
     let divisor = |number: usize, n: i32| Line {
         number,
         command: Command::Uniform(Uniform {
@@ -968,7 +1195,63 @@ fn lower_commands(
     };
     for line in commands {
         let number = line.number;
+        if matches!(
+            line.command,
+            Command::DrawArrays { .. }
+                | Command::DrawRect(_)
+                | Command::XfbDrawArrays { .. }
+                | Command::Compat(CompatCommand::DrawQuads { .. })
+        ) {
+            for sampler in &program.depth_mode_samplers {
+                let unit = sampler_units.get(sampler.as_str()).copied().unwrap_or(0);
+                let mode = u32::try_from(unit)
+                    .ok()
+                    .and_then(|u| depth_modes.get(&u))
+                    .copied()
+                    .unwrap_or_default();
+                out.push(Line {
+                    number,
+                    command: Command::Uniform(Uniform {
+                        type_name: "int".into(),
+                        name: format!("{DEPTH_MODE_UNIFORM}{sampler}"),
+                        index: None,
+                        columns: 1,
+                        rows: 1,
+                        data: UniformData::I32(vec![mode as i32]),
+                    }),
+                });
+            }
+        }
+        match &line.command {
+            Command::Texture { unit, .. } => {
+                // A new texture object, with GL's initial depth texture mode.
+                depth_modes.remove(unit);
+                active_unit = *unit;
+            }
+            Command::Uniform(Uniform {
+                name,
+                index: None,
+                data: UniformData::I32(units),
+                ..
+            }) => {
+                if let (Some(sampler), [unit]) = (
+                    program.depth_mode_samplers.get(name.as_str()),
+                    units.as_slice(),
+                ) {
+                    sampler_units.insert(sampler, *unit);
+                }
+            }
+            _ => {}
+        }
         match line.command {
+            Command::Compat(CompatCommand::Color(rgba)) => {
+                if program.current_color {
+                    out.push(color(number, rgba));
+                }
+            }
+            Command::Compat(CompatCommand::DepthMode(mode)) => {
+                depth_modes.insert(active_unit, mode);
+            }
             Command::Compat(CompatCommand::Ortho(bounds)) => {
                 let [l, r, b, t] = bounds.unwrap_or([
                     0.0,

@@ -6,7 +6,7 @@
 mod compat_commands;
 mod error;
 
-pub use compat_commands::{CompatCommand, CLIP_PLANES};
+pub use compat_commands::{CompatCommand, DepthMode, CLIP_PLANES};
 pub use error::SceneError;
 
 /// GL's atomic counter buffer binding point N is served as the storage buffer at "binding
@@ -837,7 +837,15 @@ fn open_section(name: &str, number: usize, scene: &mut Scene) -> Result<Section,
 fn parse_require(line: &str, number: usize, req: &mut Require) -> Result<(), SceneError> {
     let words: Vec<&str> = line.split_whitespace().collect();
     match words.as_slice() {
-        ["GLSL", ">=", v] => req.glsl_version = Some(parse_version(v, number, line)?),
+        ["GLSL", ">=", v] => {
+            let version = parse_version(v, number, line)?;
+            req.glsl_version = Some(version);
+            // GLSL 1.10-1.30 are languages of GL's compatibility profile: piglit runs them
+            // in a compatibility context, which the runner emulates (`compat::lower`).
+            if version < 140 {
+                req.compat = true;
+            }
+        }
         // Run from the GLSL sections (see `open_section`).
         ["SPIRV", "YES"] => {}
         // Separate programs per stage: their interfaces match by explicit location, else
