@@ -338,9 +338,19 @@ pub enum TextureImage {
         square: [u32; 2],
         colors: [[f32; 4]; 4],
     },
-    /// `texture shadowRect UNIT (w, h)`: `piglit_depth_texture` of a rectangle texture, depth
-    /// x / (w − 1) in column x; nearest filtering, clamp to edge, compared GL_GREATER.
+    /// `texture shadowRect UNIT (w, h)` and `texture shadow2D UNIT (w, h)`:
+    /// `piglit_depth_texture` of a rectangle or 2D texture, depth x / (w − 1) in column x;
+    /// nearest filtering, clamp to edge, compared GL_GREATER.
     ShadowRect { width: u32, height: u32 },
+    /// `texture shadow1D UNIT (w)`: the same ramp in a 1D texture.
+    Shadow1D { width: u32 },
+    /// `texture rgbw 3D UNIT`: `piglit_rgbw_texture_3d`, 2×2×2 texels; nearest filtering,
+    /// clamp to edge.
+    Rgbw3D,
+    /// `texture miptree UNIT`: `piglit_miptree_texture`, 8×8 with four levels, level l all
+    /// colour l of red, green, blue, white; nearest filtering of the nearest level, clamp
+    /// to edge.
+    Miptree,
 }
 
 /// The internal format a `texture rgbw … FORMAT` names (GL_RGBA without one).
@@ -363,6 +373,23 @@ pub enum TexSampling {
         mode: TexWrap,
     },
     BorderColor([f32; 4]),
+    /// `texparameter TARGET compare_func FUNC`: GL_TEXTURE_COMPARE_FUNC of a depth texture.
+    CompareFunc(CompareFunc),
+    /// `texparameter TARGET lod_bias B`: GL_TEXTURE_LOD_BIAS.
+    LodBias(f32),
+}
+
+/// GL's depth comparison functions (`texparameter … compare_func`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CompareFunc {
+    Never,
+    Less,
+    Equal,
+    LessOrEqual,
+    Greater,
+    NotEqual,
+    GreaterOrEqual,
+    Always,
 }
 
 /// GL's texture wrap modes piglit's `texparameter` takes.
@@ -425,11 +452,13 @@ pub enum Compare {
     Ge,
 }
 
-/// `texparameter 2D min|mag nearest|linear`.
+/// `texparameter TARGET min|mag nearest|linear` and `… min nearest|linear_mipmap_nearest|linear`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TexFilter {
     pub min: bool,
     pub linear: bool,
+    /// A mipmapping minification filter: whether it blends two levels (`*_mipmap_linear`).
+    pub mipmap: Option<bool>,
 }
 
 /// `glPolygonMode(GL_FRONT_AND_BACK, …)`.
@@ -931,6 +960,8 @@ fn extension_feature(name: &str) -> Option<Option<Feature>> {
         // Images are storage-image descriptors; the player checks the format's features.
         | "GL_ARB_shader_image_load_store"
         | "GL_EXT_shader_integer_mix"
+        // One- and two-component formats, which Vulkan has.
+        | "GL_ARB_texture_rg"
         // gl_Layer / gl_ViewportIndex in the fragment shader: their SPIR-V capabilities ask
         // for the device features.
         | "GL_ARB_fragment_layer_viewport"
@@ -1373,6 +1404,20 @@ fn parse_texture_command(t: &[&str], number: usize, line: &str) -> Result<Comman
                 size: [v[0], v[1], v[2]],
             }
         }
+        ["texture", "rgbw", "3D", unit] => Command::Texture {
+            unit: parse_num(unit, number, line)?,
+            image: TextureImage::Rgbw3D,
+        },
+        ["texture", "miptree", unit] => Command::Texture {
+            unit: parse_num(unit, number, line)?,
+            image: TextureImage::Miptree,
+        },
+        ["texture", "shadow1D", unit, w] => Command::Texture {
+            unit: parse_num(unit, number, line)?,
+            image: TextureImage::Shadow1D {
+                width: parse_num(w, number, line)?,
+            },
+        },
         ["texture", "rgbw", unit, w, h] => Command::Texture {
             unit: parse_num(unit, number, line)?,
             image: TextureImage::Rgbw {
@@ -1414,7 +1459,7 @@ fn parse_texture_command(t: &[&str], number: usize, line: &str) -> Result<Comman
                 },
             }
         }
-        ["texture", "shadowRect", unit, w, h] => Command::Texture {
+        ["texture", "shadowRect" | "shadow2D", unit, w, h] => Command::Texture {
             unit: parse_num(unit, number, line)?,
             image: TextureImage::ShadowRect {
                 width: parse_num(w, number, line)?,
@@ -1447,13 +1492,40 @@ fn parse_texparameter_command(
     line: &str,
 ) -> Result<Command, SceneError> {
     Ok(match t {
-        ["texparameter", "2D", which @ ("min" | "mag"), filter @ ("nearest" | "linear")] => {
+        // The active unit's texture, whatever its target (GL's target names that texture).
+        ["texparameter", _, which @ ("min" | "mag"), filter] => {
+            let (linear, mipmap) = match *filter {
+                "nearest" => (false, None),
+                "linear" => (true, None),
+                "nearest_mipmap_nearest" if *which == "min" => (false, Some(false)),
+                "nearest_mipmap_linear" if *which == "min" => (false, Some(true)),
+                "linear_mipmap_nearest" if *which == "min" => (true, Some(false)),
+                "linear_mipmap_linear" if *which == "min" => (true, Some(true)),
+                _ => return Err(fail(number, line, "unknown texture filter")),
+            };
             Command::TexParameter(TexFilter {
                 min: *which == "min",
-                linear: *filter == "linear",
+                linear,
+                mipmap,
             })
         }
-        ["texparameter", "2D", wrap @ ("wrap_s" | "wrap_t" | "wrap_r"), mode] => {
+        ["texparameter", _, "compare_func", func] => {
+            Command::TexSampling(TexSampling::CompareFunc(match *func {
+                "never" => CompareFunc::Never,
+                "less" => CompareFunc::Less,
+                "equal" => CompareFunc::Equal,
+                "lequal" => CompareFunc::LessOrEqual,
+                "greater" => CompareFunc::Greater,
+                "notequal" => CompareFunc::NotEqual,
+                "gequal" => CompareFunc::GreaterOrEqual,
+                "always" => CompareFunc::Always,
+                _ => return Err(fail(number, line, "unknown compare function")),
+            }))
+        }
+        ["texparameter", _, "lod_bias", bias] => {
+            Command::TexSampling(TexSampling::LodBias(parse_num(bias, number, line)?))
+        }
+        ["texparameter", _, wrap @ ("wrap_s" | "wrap_t" | "wrap_r"), mode] => {
             Command::TexSampling(TexSampling::Wrap {
                 axis: ["wrap_s", "wrap_t", "wrap_r"]
                     .iter()
@@ -1467,7 +1539,7 @@ fn parse_texparameter_command(
                 },
             })
         }
-        ["texparameter", "2D", "border_color", rest @ ..] => {
+        ["texparameter", _, "border_color", rest @ ..] => {
             let v = parse_nums::<f32>(rest, 4, number, line)?;
             Command::TexSampling(TexSampling::BorderColor([v[0], v[1], v[2], v[3]]))
         }
@@ -2545,7 +2617,8 @@ mod tests {
             c[2],
             Command::TexParameter(TexFilter {
                 min: true,
-                linear: false
+                linear: false,
+                mipmap: None
             })
         );
         assert!(matches!(
