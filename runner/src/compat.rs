@@ -139,6 +139,7 @@ fn play_lists(commands: Vec<Line>) -> Result<Vec<Line>, SceneError> {
                 | Command::PolygonMode(_)
                 | Command::Compat(
                     CompatCommand::Ortho(_)
+                    | CompatCommand::Frustum(_)
                     | CompatCommand::Color(_)
                     | CompatCommand::ClipPlane(..)
                     | CompatCommand::DrawQuads { .. },
@@ -1261,6 +1262,9 @@ fn lower_commands(
                 ]);
                 push_matrices(&mut out, number, ortho([l, r, b, t]));
             }
+            Command::Compat(CompatCommand::Frustum(bounds)) => {
+                push_matrices(&mut out, number, frustum(bounds));
+            }
             Command::Compat(CompatCommand::ClipPlane(i, plane)) => {
                 if program.clip {
                     out.push(Line {
@@ -1335,6 +1339,29 @@ fn ortho([l, r, b, t]: [f64; 4]) -> [f32; 16] {
         -(t + b) / (t - b),
         0.0,
         1.0,
+    ];
+    m.map(|v| v as f32)
+}
+
+/// `glFrustum(l, r, b, t, n, f)` on an identity matrix, column-major.
+fn frustum([l, r, b, t, n, f]: [f64; 6]) -> [f32; 16] {
+    let m = [
+        2.0 * n / (r - l),
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        2.0 * n / (t - b),
+        0.0,
+        0.0,
+        (r + l) / (r - l),
+        (t + b) / (t - b),
+        -(f + n) / (f - n),
+        -1.0,
+        0.0,
+        0.0,
+        -2.0 * f * n / (f - n),
+        0.0,
     ];
     m.map(|v| v as f32)
 }

@@ -95,6 +95,9 @@ pub enum Limit {
     TessGenLevel,
     PatchVertices,
     VertexAttribs,
+    /// GL_MAX_*_UNIFORM_COMPONENTS: the default uniform block is a uniform buffer, of as
+    /// many floats as one range holds.
+    UniformComponents,
     DrawBuffers,
     ClipDistances,
     /// GL_MAX_*_ATOMIC_COUNTER_BUFFERS: atomic counter buffers are storage buffers.
@@ -124,6 +127,9 @@ impl Limit {
             "GL_MAX_TESS_GEN_LEVEL" => L::TessGenLevel,
             "GL_MAX_PATCH_VERTICES" => L::PatchVertices,
             "GL_MAX_VERTEX_ATTRIBS" => L::VertexAttribs,
+            "GL_MAX_VERTEX_UNIFORM_COMPONENTS" | "GL_MAX_FRAGMENT_UNIFORM_COMPONENTS" => {
+                L::UniformComponents
+            }
             "GL_MAX_DRAW_BUFFERS" | "GL_MAX_COLOR_ATTACHMENTS" => L::DrawBuffers,
             "GL_MAX_CLIP_DISTANCES" | "GL_MAX_CLIP_PLANES" => L::ClipDistances,
             "GL_MAX_VERTEX_ATOMIC_COUNTER_BUFFERS"
@@ -559,6 +565,9 @@ pub enum Command {
     PointSpriteLowerLeft(bool),
     /// `link success`: the program linked (checked before `[test]` runs).
     LinkSuccess,
+    /// `hint TARGET MODE`: `glHint`, which leaves results as they are (GL lets an
+    /// implementation ignore hints).
+    Hint,
     /// `active shader program GL_…_SHADER`: later `uniform` commands set the uniforms of
     /// that stage's (separable) program.
     ActiveShaderProgram(Stage),
@@ -769,7 +778,7 @@ pub fn parse_as(text: &str, dialect: Dialect) -> Result<Scene, SceneError> {
             }
             Section::Require => {
                 if let Some(line) = content(raw) {
-                    parse_require(line, number, &mut scene.require)?;
+                    parse_require(line, number, &mut scene.require, dialect)?;
                 }
             }
             Section::VertexData => {
@@ -863,7 +872,12 @@ fn open_section(name: &str, number: usize, scene: &mut Scene) -> Result<Section,
     Ok(Section::Shader(scene.shaders.len() - 1))
 }
 
-fn parse_require(line: &str, number: usize, req: &mut Require) -> Result<(), SceneError> {
+fn parse_require(
+    line: &str,
+    number: usize,
+    req: &mut Require,
+    dialect: Dialect,
+) -> Result<(), SceneError> {
     let words: Vec<&str> = line.split_whitespace().collect();
     match words.as_slice() {
         ["GLSL", ">=", v] => {
@@ -897,6 +911,10 @@ fn parse_require(line: &str, number: usize, req: &mut Require) -> Result<(), Sce
             }
         }
         ["depthbuffer"] => req.depth_buffer = true,
+        // shader_runner's setrlimit(RLIMIT_AS) against runaway compilers: nothing to map.
+        ["rlimit", n] => {
+            parse_num::<u64>(n, number, line)?;
+        }
         [name, ">=", n] | ["INT", name, ">=", n] if name.starts_with("GL_MAX_") => {
             let limit = Limit::by_name(name)
                 .ok_or_else(|| skip(number, line, "limit not mapped to Vulkan"))?;
@@ -920,6 +938,8 @@ fn parse_require(line: &str, number: usize, req: &mut Require) -> Result<(), Sce
                 None => return Err(skip(number, line, "requirement not mapped to Vulkan")),
             }
         }
+        // shader_runner passes over lines it does not know (comments, say).
+        _ if dialect == Dialect::Piglit && !line.starts_with("GL") => {}
         _ => return Err(skip(number, line, "unsupported requirement")),
     }
     Ok(())
@@ -1019,7 +1039,11 @@ impl Number for f64 {
 
 impl Number for f32 {
     fn parse_token(s: &str) -> Option<Self> {
-        f64::parse_token(s).map(|v| v as f32)
+        // piglit's `0x…` floats are bit patterns (its strtof_hex).
+        match s.strip_prefix("0x") {
+            Some(hex) => u32::from_str_radix(hex, 16).ok().map(f32::from_bits),
+            None => f64::parse_token(s).map(|v| v as f32),
+        }
     }
 }
 
@@ -1162,6 +1186,9 @@ fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
                 Command::Tolerance([v[0], v[1], v[2], v[3]])
             }
         },
+        ["hint", target, mode] if target.starts_with("GL_") && mode.starts_with("GL_") => {
+            Command::Hint
+        }
         ["memory", "barrier", bits @ ..] if bits.iter().all(|b| b.starts_with("GL_")) => {
             Command::MemoryBarrier
         }
@@ -1959,7 +1986,9 @@ fn parse_uniform_values<T: Number + Default + Clone>(
             &format!("expected 1 to {n} numbers, found {}", tokens.len()),
         ));
     }
-    let mut values = parse_nums::<T>(tokens, tokens.len(), number, line)?;
+    // shader_runner reads numbers with strtod, which stops at the `;` some lines end with.
+    let tokens: Vec<&str> = tokens.iter().map(|t| t.trim_end_matches(';')).collect();
+    let mut values = parse_nums::<T>(&tokens, tokens.len(), number, line)?;
     values.resize(n, T::default());
     Ok(values)
 }

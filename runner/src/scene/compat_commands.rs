@@ -9,6 +9,9 @@ use super::error::SceneError;
 pub enum CompatCommand {
     /// `ortho` (the window) or `ortho l r b t`: piglit's `glOrtho(l, r, b, t, -1, 1)`.
     Ortho(Option<[f64; 4]>),
+    /// `frustum l r b t n f`: piglit's `glFrustum(l, r, b, t, n, f)` into the projection
+    /// matrix with an identity modelview.
+    Frustum([f64; 6]),
     /// `clip plane i a b c d`: `glClipPlane`.
     ClipPlane(u32, [f64; 4]),
     /// `newlist GL_COMPILE` (`execute` false) / `newlist GL_COMPILE_AND_EXECUTE`.
@@ -67,6 +70,14 @@ pub fn parse_command(
         ["ortho", l, r, b, top] => {
             CompatCommand::Ortho(Some([float(l)?, float(r)?, float(b)?, float(top)?]))
         }
+        ["frustum", l, r, b, top, n, f] => CompatCommand::Frustum([
+            float(l)?,
+            float(r)?,
+            float(b)?,
+            float(top)?,
+            float(n)?,
+            float(f)?,
+        ]),
         ["clip", "plane", i, a, b, c, d] => {
             let i = uint(i)?;
             if i >= CLIP_PLANES {
