@@ -873,7 +873,6 @@ fn later_keyword(word: &str) -> Option<u32> {
         "centroid" | "invariant" => 120,
         w if w.starts_with("mat") && w.len() == 6 && w.as_bytes()[4] == b'x' => 120,
         "flat" | "smooth" | "noperspective" | "uint" | "uvec2" | "uvec3" | "uvec4" => 130,
-        "layout" => 140,
         _ => return None,
     })
 }
@@ -1732,13 +1731,87 @@ mod tests {
         assert!(matches!(e, SceneError::Skip(_)), "{e}");
     }
 
+    const GLSL_110: &str = "[require]\nGLSL >= 1.10\n";
+
+    #[test]
+    fn glsl_110_without_a_vertex_shader_gets_the_fixed_function_one() {
+        let scene = parse(&format!(
+            "{GLSL_110}[fragment shader]\nvoid main() {{ gl_FragColor = gl_Color + gl_TexCoord[0]; }}\n\
+             [test]\ncolor 0.25 0.5 0.75 1.0\ndraw rect tex -1 -1 2 2 0 0 1 1\n"
+        ))
+        .unwrap();
+        let vs = source(&scene, Stage::Vertex);
+        assert!(vs.starts_with("#version 150\n"), "{vs}");
+        assert!(
+            vs.contains("gl_Position = glsem_ModelViewProjectionMatrix * piglit_vertex;"),
+            "{vs}"
+        );
+        assert!(vs.contains("glsem_out.FrontColor = glsem_Color;"), "{vs}");
+        assert!(
+            vs.contains("glsem_out.TexCoord[0] = piglit_texcoord;"),
+            "{vs}"
+        );
+        let colors: Vec<[u32; 4]> = scene
+            .commands
+            .iter()
+            .filter_map(|l| match &l.command {
+                Command::VertexAttrib { name, value, .. } if name == CURRENT_COLOR => Some(*value),
+                _ => None,
+            })
+            .collect();
+        // GL's initial current colour, then `color`'s.
+        assert_eq!(
+            colors,
+            vec![
+                [1.0f32; 4].map(f32::to_bits),
+                [0.25f32, 0.5, 0.75, 1.0].map(f32::to_bits)
+            ]
+        );
+    }
+
+    #[test]
+    fn glsl_110_texture_functions_become_glsl_130_ones() {
+        let scene = parse(&format!(
+            "{GLSL_110}[vertex shader]\nvoid main() {{ gl_Position = ftransform(); }}\n\
+             [fragment shader]\nuniform sampler2D s;\nuniform sampler2DShadow t;\n\
+             void main() {{ gl_FragColor = texture2DProj(s, vec3(0.5)) + shadow2D(t, vec3(0.5)); }}\n\
+             [test]\nuniform int t 1\ntexture shadow2D 1 (4, 4)\ntexparameter 2D depth_mode alpha\n\
+             draw rect -1 -1 2 2\n"
+        ))
+        .unwrap();
+        assert!(source(&scene, Stage::Vertex)
+            .contains("gl_Position = (glsem_ModelViewProjectionMatrix * piglit_vertex);"));
+        let fs = source(&scene, Stage::Fragment);
+        assert!(
+            fs.contains(
+                "textureProj(s, vec3(0.5)) + glsem_depth_mode(texture(t, vec3(0.5)), glsem_DepthMode_t)"
+            ),
+            "{fs}"
+        );
+        let mode = uniforms(&scene)
+            .into_iter()
+            .find(|u| u.name == "glsem_DepthMode_t")
+            .unwrap();
+        assert_eq!(mode.data, UniformData::I32(vec![DepthMode::Alpha as i32]));
+    }
+
+    #[test]
+    fn names_later_glsl_made_keywords_are_renamed() {
+        let scene = parse(&format!(
+            "{GLSL_110}[vertex shader]\nvoid main() {{ float flat = 1.0; gl_Position = vec4(flat); }}\n"
+        ))
+        .unwrap();
+        let vs = source(&scene, Stage::Vertex);
+        assert!(vs.contains("float glsem_flat = 1.0;"), "{vs}");
+    }
+
     #[test]
     fn built_ins_not_emulated_skip() {
         for built_in in [
             "gl_Normal",
-            "gl_MultiTexCoord0",
+            "gl_MultiTexCoord1",
             "gl_NormalMatrix[0]",
-            "gl_Color",
+            "gl_SecondaryColor",
         ] {
             let e = parse(&format!(
                 "{REQUIRE}[vertex shader]\nvoid main() {{ gl_Position = vec4({built_in}.x); }}\n"

@@ -350,6 +350,9 @@ pub enum TextureImage {
     ShadowRect { width: u32, height: u32 },
     /// `texture shadow1D UNIT (w)`: the same ramp in a 1D texture.
     Shadow1D { width: u32 },
+    /// `texture rgbw 1D UNIT`: `piglit_rgbw_texture_1d`, red, green, blue, white texels;
+    /// nearest filtering, clamp to edge.
+    Rgbw1D,
     /// `texture rgbw 3D UNIT`: `piglit_rgbw_texture_3d`, 2×2×2 texels; nearest filtering,
     /// clamp to edge.
     Rgbw3D,
@@ -1260,6 +1263,13 @@ fn parse_draw_command(t: &[&str], number: usize, line: &str) -> Result<Command, 
 /// `probe …` and `relative probe …`: what the scene checks after drawing.
 fn parse_probe_command(t: &[&str], number: usize, line: &str) -> Result<Command, SceneError> {
     Ok(match t {
+        // A failure is piglit's WARN, which scripts/piglit.sh counts as failing too.
+        ["probe", "warn", rest @ ..] => {
+            let probe: Vec<&str> = std::iter::once("probe")
+                .chain(rest.iter().copied())
+                .collect();
+            parse_probe_command(&probe, number, line)?
+        }
         ["probe", "xfb", "buffer", kind, idx, n, value] => Command::ProbeXfb {
             kind: match *kind {
                 "float" => XfbKind::Float,
@@ -1431,6 +1441,10 @@ fn parse_texture_command(t: &[&str], number: usize, line: &str) -> Result<Comman
                 size: [v[0], v[1], v[2]],
             }
         }
+        ["texture", "rgbw", "1D", unit] => Command::Texture {
+            unit: parse_num(unit, number, line)?,
+            image: TextureImage::Rgbw1D,
+        },
         ["texture", "rgbw", "3D", unit] => Command::Texture {
             unit: parse_num(unit, number, line)?,
             image: TextureImage::Rgbw3D,

@@ -189,12 +189,21 @@ fn texel_image(image: &TextureImage) -> TexelImage {
         TextureImage::Shadow1D { width } => {
             return depth_ramp(width, 1, vk::ImageViewType::TYPE_1D)
         }
+        TextureImage::Rgbw1D => (
+            4,
+            1,
+            1,
+            RGBW.to_vec(),
+            TexelFormat::Rgba8,
+            Sampling::default(),
+        ),
         TextureImage::Rgbw3D => return rgbw_3d(),
         TextureImage::Miptree => return miptree(),
     };
     let (format, bytes) = encode(&colors, format);
     let view_type = match image {
         TextureImage::RgbwArray { .. } => vk::ImageViewType::TYPE_2D_ARRAY,
+        TextureImage::Rgbw1D => vk::ImageViewType::TYPE_1D,
         _ => vk::ImageViewType::TYPE_2D,
     };
     TexelImage {
