@@ -1,9 +1,10 @@
-//! GL's compatibility profile (`GL COMPAT >= x.y`), emulated on the core-profile runner.
+//! GL's compatibility profile (`GL COMPAT >= x.y`, and GLSL 1.10-1.30, its languages),
+//! emulated on the core-profile runner.
 //!
-//! glslang compiles no compatibility-profile GLSL for Vulkan, and Vulkan has no fixed-function
-//! state. [`lower`] rewrites a compatibility scene into a core one that does what GL's
-//! compatibility profile does (GL 3.2 compatibility, GLSL 1.50 compatibility), so that the
-//! rest of the runner plays it unchanged:
+//! glslang compiles no compatibility-profile GLSL for Vulkan, nor desktop GLSL below 1.40,
+//! and Vulkan has no fixed-function state. [`lower`] rewrites a compatibility scene into a
+//! core one that does what GL's compatibility profile does (GL 3.2 compatibility, GLSL 1.50
+//! compatibility, GLSL 1.10-1.30), so that the rest of the runner plays it unchanged:
 //!
 //! - The conventional vertex position `gl_Vertex` is generic attribute 0, which piglit binds
 //!   to `piglit_vertex` (and `draw rect` feeds it when the program has no `piglit_vertex`):
@@ -23,7 +24,12 @@
 //!   `gl_Position`; `enable GL_CLIP_PLANEi` selects them through the layer's GL state.
 //! - Without a fragment shader, fixed-function fragment processing (no texturing, fog or
 //!   colour sum enabled) outputs the interpolated primary colour.
-//! - `attribute` / `varying` become `in` / `out`; sources below GLSL 1.50 compile as 1.50.
+//! - `attribute` / `varying` become `in` / `out`; sources below GLSL 1.50 compile as 1.50,
+//!   names they may use that later GLSL made keywords renamed, GLSL 1.10's texture
+//!   functions as the GLSL 1.30 ones (`shadow*` returning GL's depth texture mode's vec4).
+//! - A vertex shader's `gl_Color` is an input fed GL's current colour (`color`);
+//!   `gl_MultiTexCoord0` is `piglit_texcoord`; `ftransform()` the modelview-projection
+//!   transform. Without a vertex stage, GL's fixed-function one is generated.
 //! - Display lists (`newlist`, `endlist`, `calllist`, `deletelist`) are played out: the
 //!   commands GL compiles into a list are replayed where it is called.
 //! - `GL_QUADS` / `GL_QUAD_STRIP` draw two triangles per quad, both ending with the quad's
