@@ -702,6 +702,17 @@ impl ShaderRewrite {
             (old, ..) if self.text(k + 1) == "(" && old_texture_function(old).is_some() => {
                 self.old_texture_call(k, replace)?
             }
+            ("lowp" | "mediump" | "highp", ..)
+                if self.version < 130
+                    && self
+                        .sig
+                        .get(k + 1)
+                        .is_none_or(|&n| self.t.tokens[n].kind != Kind::Ident) =>
+            {
+                // A precision word before no type is a name (GLSL 1.30 made them keywords;
+                // GL compilers take them as qualifiers earlier too).
+                Some(format!("glsem_{word}"))
+            }
             (_, None, None)
                 if self.t.tokens[i].kind == Kind::Ident
                     && later_keyword(&word).is_some_and(|v| v > self.version) =>
