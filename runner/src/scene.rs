@@ -461,7 +461,8 @@ pub enum Compare {
     Ge,
 }
 
-/// `texparameter TARGET min|mag nearest|linear` and `… min nearest|linear_mipmap_nearest|linear`.
+/// `texparameter TARGET min|mag nearest|linear`, and the mipmapping minification filters
+/// (`texparameter TARGET min nearest_mipmap_linear` & co).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TexFilter {
     pub min: bool,
