@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs piglit's GLSL >= 1.40 execution corpus and writes docs/piglit.md:
+# Runs piglit's GLSL execution corpus (GLSL >= 1.40, and GLSL 1.10-1.30 beside it) and
+# writes docs/piglit.md:
 #   gl     piglit's shader_runner on GL, Mesa llvmpipe (the oracle)
 #   zink   piglit's shader_runner on GL, Mesa zink over lavapipe
 #   vk     glsem-run --no-layer: the scene on plain Vulkan (lavapipe), whole pipelines
@@ -12,9 +13,12 @@
 #                                            lacks is left out)
 # (and zink-glsem: zink with glsem beneath it, compared with zink: must be identical)
 #
-#   scripts/piglit.sh            the whole corpus (about 7 minutes on 2 cores)
-#   scripts/piglit.sh --smoke    ~150 corpus tests through glsem-run (whole pipelines and, every
-#                                other one, libraries and dynamic state) and ~65 through zink with
+#   scripts/piglit.sh            the whole corpus (1457 tests; a glsem-run column takes
+#                                about 8 minutes on 2 cores)
+#   scripts/piglit.sh --smoke    ~150 GLSL >= 1.40 and ~100 GLSL 1.10-1.30 tests through
+#                                glsem-run (whole pipelines and, every other one, libraries
+#                                and dynamic state)
+#                                and ~80 through zink with
 #                                and without glsem beneath it (the two must agree), against
 #                                scripts/piglit-smoke.txt; exits 1 on a regression
 #   scripts/piglit.sh --smoke --update   rewrites scripts/piglit-smoke.txt
@@ -68,6 +72,8 @@ CATEGORIES="glsl-1.40 glsl-1.50 glsl-3.30 arb_tessellation_shader arb_gpu_shader
 # The wider corpus: only its tests whose [require] asks for GLSL >= 1.40 (core GLSL that
 # glslang can target Vulkan from). arb_fragment_layer_viewport keeps its tests outside
 # `execution`: all of them.
+# GL's compatibility-profile languages, which glsem-run translates (docs/scene-format.md).
+GLSL1="glsl-1.10 glsl-1.20 glsl-1.30"
 WIDER="arb_separate_shader_objects arb_gpu_shader5 arb_arrays_of_arrays arb_shader_storage_buffer_object arb_compute_shader arb_shading_language_420pack glsl-4.00 glsl-4.10 glsl-4.20 glsl-4.30 glsl-4.40 glsl-4.50 glsl-4.60"
 mkdir -p "$OUT"
 CORPUS="$OUT/corpus.txt"
@@ -77,7 +83,7 @@ glsl_140_or_later() {
     done
 }
 ( cd "$SPEC" && {
-    for c in $CATEGORIES; do find "$c" -path '*execution*' -name '*.shader_test'; done
+    for c in $CATEGORIES $GLSL1; do find "$c" -path '*execution*' -name '*.shader_test'; done
     { for c in $WIDER; do [ -d "$c" ] && find "$c" -path '*execution*' -name '*.shader_test'; done
       find arb_fragment_layer_viewport -name '*.shader_test'; } | glsl_140_or_later
 } ) | sort > "$CORPUS"
@@ -153,11 +159,15 @@ if [ "$SMOKE" = 1 ]; then
     # Its own folder: the whole corpus's results (and docs/piglit.md's source) stay.
     OUT="$OUT/smoke"
     mkdir -p "$OUT"
-    # A fixed sample: every 4th test outside the compatibility profile (~90) through
-    # glsem-run, every 10th test (~40) through zink.
-    grep -v /compatibility/ "$CORPUS" | awk 'NR % 4 == 1' > "$OUT/smoke-glsem.txt"
+    # A fixed sample: every 4th GLSL >= 1.40 test outside the compatibility profile (~150)
+    # and every 8th GLSL 1.10-1.30 one (~100) through glsem-run, every 10th GLSL >= 1.40
+    # test and every 40th GLSL 1.10-1.30 one (~85) through zink.
+    glsl1='^glsl-1\.[123]0/'
+    { grep -v /compatibility/ "$CORPUS" | grep -Ev "$glsl1" | awk 'NR % 4 == 1'
+      grep -E "$glsl1" "$CORPUS" | awk 'NR % 8 == 1'; } > "$OUT/smoke-glsem.txt"
     awk 'NR % 2 == 1' "$OUT/smoke-glsem.txt" > "$OUT/smoke-glsem-libraries.txt"
-    awk 'NR % 10 == 3' "$CORPUS" > "$OUT/smoke-zink.txt"
+    { grep -Ev "$glsl1" "$CORPUS" | awk 'NR % 10 == 3'
+      grep -E "$glsl1" "$CORPUS" | awk 'NR % 40 == 3'; } > "$OUT/smoke-zink.txt"
     run_column glsem "$OUT/smoke-glsem.txt"
     run_column glsem-libraries "$OUT/smoke-glsem-libraries.txt"
     run_column glsem-dynamic-state "$OUT/smoke-glsem-libraries.txt"

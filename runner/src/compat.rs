@@ -1,9 +1,10 @@
-//! GL's compatibility profile (`GL COMPAT >= x.y`), emulated on the core-profile runner.
+//! GL's compatibility profile (`GL COMPAT >= x.y`, and GLSL 1.10-1.30, its languages),
+//! emulated on the core-profile runner.
 //!
-//! glslang compiles no compatibility-profile GLSL for Vulkan, and Vulkan has no fixed-function
-//! state. [`lower`] rewrites a compatibility scene into a core one that does what GL's
-//! compatibility profile does (GL 3.2 compatibility, GLSL 1.50 compatibility), so that the
-//! rest of the runner plays it unchanged:
+//! glslang compiles no compatibility-profile GLSL for Vulkan, nor desktop GLSL below 1.40,
+//! and Vulkan has no fixed-function state. [`lower`] rewrites a compatibility scene into a
+//! core one that does what GL's compatibility profile does (GL 3.2 compatibility, GLSL 1.50
+//! compatibility, GLSL 1.10-1.30), so that the rest of the runner plays it unchanged:
 //!
 //! - The conventional vertex position `gl_Vertex` is generic attribute 0, which piglit binds
 //!   to `piglit_vertex` (and `draw rect` feeds it when the program has no `piglit_vertex`):
@@ -23,21 +24,25 @@
 //!   `gl_Position`; `enable GL_CLIP_PLANEi` selects them through the layer's GL state.
 //! - Without a fragment shader, fixed-function fragment processing (no texturing, fog or
 //!   colour sum enabled) outputs the interpolated primary colour.
-//! - `attribute` / `varying` become `in` / `out`; sources below GLSL 1.50 compile as 1.50.
+//! - `attribute` / `varying` become `in` / `out`; sources below GLSL 1.50 compile as 1.50,
+//!   names they may use that later GLSL made keywords renamed, GLSL 1.10's texture
+//!   functions as the GLSL 1.30 ones (`shadow*` returning GL's depth texture mode's vec4).
+//! - A vertex shader's `gl_Color` is an input fed GL's current colour (`color`);
+//!   `gl_MultiTexCoord0` is `piglit_texcoord`; `ftransform()` the modelview-projection
+//!   transform. Without a vertex stage, GL's fixed-function one is generated.
 //! - Display lists (`newlist`, `endlist`, `calllist`, `deletelist`) are played out: the
 //!   commands GL compiles into a list are replayed where it is called.
 //!
 //! GL's primitive modes (`GL_QUADS`, `GL_QUAD_STRIP`, `GL_POLYGON`) are not lowered here: the
 //! player draws them through the layer's primitive-mode API (`VK_GLSEM_gl_state`).
-//!
 //! Anything else of the compatibility profile (other built-ins, lighting, texture
 //! coordinates as attributes, ...) makes the scene SKIP naming it.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::scene::{
-    Command, CompatCommand, Limit, Line, Scene, SceneError, Shader, Stage, Uniform, UniformData,
-    CLIP_PLANES,
+    Command, CompatCommand, DepthMode, Limit, Line, ScalarKind, Scene, SceneError, Shader, Stage,
+    Uniform, UniformData, CLIP_PLANES,
 };
 
 /// GL_MAX_TEXTURE_COORDS where a program never sizes `gl_TexCoord` (Mesa's value).
@@ -50,6 +55,15 @@ pub fn lower(scene: &mut Scene) -> Result<(), SceneError> {
         return Ok(());
     }
     let commands = play_lists(std::mem::take(&mut scene.commands))?;
+    let pre_rasterization = [
+        Stage::Vertex,
+        Stage::TessControl,
+        Stage::TessEval,
+        Stage::Geometry,
+    ];
+    if !scene.passthrough_vs && !pre_rasterization.iter().any(|&s| scene.has_stage(s)) {
+        scene.shaders.insert(0, fixed_function_vertex(scene));
+    }
     let clip_planes = commands
         .iter()
         .any(|l| matches!(l.command, Command::Compat(CompatCommand::ClipPlane(..))));
@@ -108,7 +122,12 @@ fn play_lists(commands: Vec<Line>) -> Result<Vec<Line>, SceneError> {
                 | Command::DepthFunc(_)
                 | Command::PointSize(_)
                 | Command::PolygonMode(_)
-                | Command::Compat(CompatCommand::Ortho(_) | CompatCommand::ClipPlane(..)),
+                | Command::Compat(
+                    CompatCommand::Ortho(_)
+                    | CompatCommand::Frustum(_)
+                    | CompatCommand::Color(_)
+                    | CompatCommand::ClipPlane(..),
+                ),
                 Some(execute),
             ) => {
                 if execute {
@@ -127,12 +146,42 @@ fn play_lists(commands: Vec<Line>) -> Result<Vec<Line>, SceneError> {
     Ok(out)
 }
 
+/// GL's fixed-function vertex processing, for a program without a vertex shader (GLSL
+/// 1.10 compatibility, section 7's built-ins, translated like any vertex shader): the
+/// vertex transformed by the modelview-projection matrix, the current colour, and texture
+/// coordinate set 0 where a shader reads `gl_TexCoord` (texture matrices are the identity,
+/// texture coordinate generation is off).
+fn fixed_function_vertex(scene: &Scene) -> Shader {
+    let tex_coord = scene.shaders.iter().any(|s| {
+        tokenize(&strip_comments(&s.source))
+            .iter()
+            .any(|t| t.text == "gl_TexCoord")
+    });
+    let tex_coord = if tex_coord {
+        "    gl_TexCoord[0] = gl_MultiTexCoord0;\n"
+    } else {
+        ""
+    };
+    Shader {
+        stage: Stage::Vertex,
+        source: format!(
+            "void main()\n{{\n    gl_Position = gl_ModelViewProjectionMatrix * gl_Vertex;\n    \
+             gl_FrontColor = gl_Color;\n{tex_coord}}}\n"
+        ),
+        first_line: 0,
+    }
+}
+
 /// What the translation of the program's shaders declared, for the commands.
 struct Program {
     /// The built-in matrices the shaders use, by uniform name.
     matrices: BTreeSet<Matrix>,
     /// The last stage computes clip distances from the clip planes.
     clip: bool,
+    /// The vertex shader reads the current colour (`gl_Color`, the input `CURRENT_COLOR`).
+    current_color: bool,
+    /// The samplers that `shadow*` functions read, with GL's depth texture mode.
+    depth_mode_samplers: BTreeSet<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -162,6 +211,11 @@ impl Matrix {
 }
 
 const CLIP_PLANE_UNIFORM: &str = "glsem_ClipPlane";
+/// The vertex input of GL's current colour (`gl_Color` of a vertex shader), fed by its
+/// current value (`color`, GL's `glColor4f`).
+const CURRENT_COLOR: &str = "glsem_Color";
+/// The prefix of the uniform holding the depth texture mode of the sampler it names.
+const DEPTH_MODE_UNIFORM: &str = "glsem_DepthMode_";
 
 /// A compatibility varying: a member of the `glsem_Compat` block.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -236,12 +290,11 @@ const UNSUPPORTED: &[&str] = &[
     "gl_BackLightProduct",
     "gl_TextureEnvColor",
     "gl_Fog",
-    "ftransform",
 ];
 
 fn unsupported(name: &str) -> bool {
     UNSUPPORTED.contains(&name)
-        || name.starts_with("gl_MultiTexCoord")
+        || (name.starts_with("gl_MultiTexCoord") && name != "gl_MultiTexCoord0")
         || name.starts_with("gl_EyePlane")
         || name.starts_with("gl_ObjectPlane")
         || (name.starts_with("gl_") && name.ends_with("Matrix") && Matrix::by_name(name).is_none())
@@ -360,6 +413,12 @@ struct Translated {
     matrices: BTreeSet<Matrix>,
     /// `gl_Vertex` was read and `piglit_vertex` needs declaring.
     declare_vertex: bool,
+    /// `gl_MultiTexCoord0` was read: the input `piglit_texcoord`.
+    declare_tex_coord: bool,
+    /// `gl_Color` of a vertex shader was read: the input `CURRENT_COLOR`.
+    current_color: bool,
+    /// The samplers `shadow*` functions read (each with its depth mode uniform).
+    depth_mode_samplers: BTreeSet<String>,
     /// The stage writes `gl_ClipVertex` itself.
     writes_clip_vertex: bool,
     /// The stage names `gl_ClipDistance`.
@@ -381,7 +440,11 @@ const QUALIFIERS: &[&str] = &[
     "invariant",
 ];
 
-fn translate_shader(shader: &Shader, last: bool) -> Result<Translated, SceneError> {
+fn translate_shader(
+    shader: &Shader,
+    last: bool,
+    default_version: u32,
+) -> Result<Translated, SceneError> {
     let tokens = tokenize(&strip_comments(&shader.source));
     let mut r = ShaderRewrite {
         sig: (0..tokens.len())
@@ -394,8 +457,13 @@ fn translate_shader(shader: &Shader, last: bool) -> Result<Translated, SceneErro
         stage: shader.stage,
         last,
         declared_vertex: None,
+        version: 0,
     };
     r.read_directives()?;
+    r.version = match r.t.version {
+        0 => default_version,
+        v => v,
+    };
     // The type `piglit_vertex` is declared with, if it is.
     r.declared_vertex = r
         .sig
@@ -416,6 +484,8 @@ struct ShaderRewrite {
     /// The stage is the last before the fragment stage.
     last: bool,
     declared_vertex: Option<String>,
+    /// The GLSL version the shader is written in.
+    version: u32,
 }
 
 impl ShaderRewrite {
@@ -436,7 +506,8 @@ impl ShaderRewrite {
     fn read_directives(&mut self) -> Result<(), SceneError> {
         for &i in &self.sig {
             let t = &mut self.t;
-            if t.tokens[i].kind != Kind::Directive {
+            // The prelude must not land inside a conditional (`#ifdef GL_ES` …).
+            if t.tokens[i].kind != Kind::Directive || t.tokens[i].text.trim().starts_with("#if") {
                 break;
             }
             t.prelude_after = Some(i);
@@ -570,22 +641,54 @@ impl ShaderRewrite {
                 Stage::Fragment => Some("in".into()),
                 _ => return Err(self.skip("`varying` in a tessellation control shader".into())),
             },
-            ("gl_Vertex", ..) if stage == Stage::Vertex => {
-                match self.declared_vertex.as_deref() {
-                    None => self.t.declare_vertex = true,
-                    Some("vec4") => {}
-                    Some(ty) => {
-                        return Err(self.skip(format!(
-                            "gl_Vertex (generic attribute 0) with `{ty} piglit_vertex`"
-                        )))
-                    }
-                }
-                Some("piglit_vertex".into())
+            ("gl_Vertex", ..) if stage == Stage::Vertex => Some(self.vertex()?.into()),
+            ("ftransform", ..)
+                if stage == Stage::Vertex && self.text(k + 1) == "(" && self.text(k + 2) == ")" =>
+            {
+                // GL's fixed-function transform, which ftransform() is invariant with.
+                let vertex = self.vertex()?;
+                self.t.matrices.insert(Matrix::ModelViewProjection);
+                replace[self.sig[k + 1]] = Some(String::new());
+                replace[self.sig[k + 2]] = Some(String::new());
+                Some(format!(
+                    "({} * {vertex})",
+                    Matrix::ModelViewProjection.uniform()
+                ))
             }
-            ("gl_Color" | "gl_SecondaryColor", ..) if stage == Stage::Vertex => {
+            ("gl_Color", ..) if stage == Stage::Vertex => {
+                self.t.current_color = true;
+                Some(CURRENT_COLOR.into())
+            }
+            ("gl_MultiTexCoord0", ..) if stage == Stage::Vertex => {
+                // What `draw rect tex` feeds, as piglit's glTexCoordPointer does.
+                self.t.declare_tex_coord = true;
+                Some("piglit_texcoord".into())
+            }
+            ("gl_SecondaryColor", ..) if stage == Stage::Vertex => {
                 return Err(self.skip(format!(
                     "the conventional attribute `{word}` is not emulated"
                 )))
+            }
+            (old, ..) if self.text(k + 1) == "(" && old_texture_function(old).is_some() => {
+                self.old_texture_call(k, replace)?
+            }
+            ("lowp" | "mediump" | "highp", ..)
+                if self.version < 130
+                    && self
+                        .sig
+                        .get(k + 1)
+                        .is_none_or(|&n| self.t.tokens[n].kind != Kind::Ident) =>
+            {
+                // A precision word before no type is a name (GLSL 1.30 made them keywords;
+                // GL compilers take them as qualifiers earlier too).
+                Some(format!("glsem_{word}"))
+            }
+            (_, None, None)
+                if self.t.tokens[i].kind == Kind::Ident
+                    && later_keyword(&word).is_some_and(|v| v > self.version) =>
+            {
+                // A name this GLSL version leaves free that 1.50 made a keyword.
+                Some(format!("glsem_{word}"))
             }
             ("gl_in" | "gl_out", ..) if self.text(k + 1) == "[" => {
                 self.per_vertex_member(k, &word, replace)
@@ -626,6 +729,68 @@ impl ShaderRewrite {
         })
     }
 
+    /// What `gl_Vertex` (generic attribute 0) reads: `piglit_vertex`, declared here unless
+    /// the shader declares it.
+    fn vertex(&mut self) -> Result<&'static str, SceneError> {
+        match self.declared_vertex.as_deref() {
+            None => self.t.declare_vertex = true,
+            Some("vec4") => {}
+            Some(ty) => {
+                return Err(self.skip(format!(
+                    "gl_Vertex (generic attribute 0) with `{ty} piglit_vertex`"
+                )))
+            }
+        }
+        Ok("piglit_vertex")
+    }
+
+    /// A call of a GLSL 1.10 texture function (the `k`th token, before its `(`): the
+    /// overloaded function of GLSL 1.30 that does the same, which glslang compiles for
+    /// Vulkan (where `texture2D` & co name texture types). A `shadow*` call's result
+    /// depends on its sampler's depth texture mode: `shadow2D(s, …)` becomes
+    /// `glsem_depth_mode(texture(s, …), glsem_DepthMode_s)`.
+    fn old_texture_call(
+        &mut self,
+        k: usize,
+        replace: &mut [Option<String>],
+    ) -> Result<Option<String>, SceneError> {
+        let old = self.text(k);
+        let Some((new, shadow)) = old_texture_function(&old) else {
+            return Ok(None);
+        };
+        if !shadow {
+            return Ok(Some(new.into()));
+        }
+        let sampler = self.text(k + 2);
+        let close = self.closing(k + 1);
+        let plain_sampler =
+            self.t.tokens[self.sig[k + 2]].kind == Kind::Ident && self.text(k + 3) == ",";
+        let Some(close) = close.filter(|_| plain_sampler) else {
+            return Err(self.skip(format!("`{old}` of a sampler expression")));
+        };
+        replace[self.sig[close]] = Some(format!("), {DEPTH_MODE_UNIFORM}{sampler})"));
+        self.t.depth_mode_samplers.insert(sampler);
+        Ok(Some(format!("glsem_depth_mode({new}")))
+    }
+
+    /// The index of the `)` closing the `(` at `open`.
+    fn closing(&self, open: usize) -> Option<usize> {
+        let mut depth = 0;
+        for j in open..self.sig.len() {
+            match self.text(j).as_str() {
+                "(" => depth += 1,
+                ")" => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Some(j);
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+
     /// `gl_in[i].gl_FrontColor` → `glsem_in[i].FrontColor` (`word`, the `k`th token, is
     /// `gl_in` or `gl_out`); `None` for another member.
     fn per_vertex_member(
@@ -662,12 +827,50 @@ impl ShaderRewrite {
     }
 }
 
+/// GLSL 1.10's texture functions: the GLSL 1.30 function doing the same, and whether it
+/// is a `shadow*` function (its result is a vec4 by the depth texture mode).
+fn old_texture_function(name: &str) -> Option<(&'static str, bool)> {
+    let (shadow, rest) = match name.strip_prefix("shadow") {
+        Some(rest) => (true, rest),
+        None => (false, name.strip_prefix("texture")?),
+    };
+    let dims: &[&str] = if shadow {
+        &["1D", "2D", "2DRect"]
+    } else {
+        &["1D", "2D", "3D", "Cube", "2DRect"]
+    };
+    let suffix = dims.iter().find_map(|d| rest.strip_prefix(d))?;
+    let new = match suffix {
+        "" => "texture",
+        "Proj" => "textureProj",
+        "Lod" => "textureLod",
+        "ProjLod" => "textureProjLod",
+        _ => return None,
+    };
+    Some((new, shadow))
+}
+
+/// The GLSL version that made `word` a keyword, for names older versions leave free.
+fn later_keyword(word: &str) -> Option<u32> {
+    Some(match word {
+        "centroid" | "invariant" => 120,
+        w if w.starts_with("mat") && w.len() == 6 && w.as_bytes()[4] == b'x' => 120,
+        "flat" | "smooth" | "noperspective" | "uint" | "uvec2" | "uvec3" | "uvec4" => 130,
+        _ => return None,
+    })
+}
+
 /// Translates every shader of the scene (and adds the fixed-function fragment shader).
 fn translate(scene: &mut Scene, clip_planes: bool) -> Result<Program, SceneError> {
     let (last, fixed_function_fragment) = program_stages(scene)?;
+    // piglit gives a shader without `#version` the `[require]`d one (else GLSL 1.10).
+    let source_version = scene.require.glsl_version.unwrap_or(110);
     let mut translated: Vec<(usize, Translated)> = Vec::new();
     for (index, shader) in scene.shaders.iter().enumerate() {
-        translated.push((index, translate_shader(shader, shader.stage == last)?));
+        translated.push((
+            index,
+            translate_shader(shader, shader.stage == last, source_version)?,
+        ));
     }
     let mut members: BTreeSet<Member> = translated
         .iter()
@@ -697,12 +900,18 @@ fn translate(scene: &mut Scene, clip_planes: bool) -> Result<Program, SceneError
     let mut program = Program {
         matrices: BTreeSet::new(),
         clip,
+        current_color: false,
+        depth_mode_samplers: BTreeSet::new(),
     };
     let version = scene.require.glsl_version.unwrap_or(150).max(150);
     let mut sources = Vec::new();
     for (index, t) in &mut translated {
         let stage = scene.shaders[*index].stage;
         program.matrices.extend(t.matrices.iter().copied());
+        program.current_color |= t.current_color;
+        program
+            .depth_mode_samplers
+            .extend(t.depth_mode_samplers.iter().cloned());
         sources.push((*index, interface.stage_source(t, stage, version)));
     }
     for (index, source) in sources {
@@ -740,7 +949,9 @@ fn program_stages(scene: &Scene) -> Result<(Stage, bool), SceneError> {
             "a compatibility scene without a vertex shader".into(),
         ));
     }
-    for stage in &stages {
+    // Each unit of a stage declares what its own translation uses; a geometry stage's
+    // units would each define the epilogue's `glsem_EmitVertex`.
+    for stage in stages.iter().filter(|&&s| s == Stage::Geometry) {
         if scene.shaders.iter().filter(|s| s.stage == *stage).count() > 1 {
             return Err(SceneError::Skip(format!(
                 "compatibility {stage:?} shader in several compilation units"
@@ -837,6 +1048,21 @@ impl Interface {
         if t.declare_vertex {
             prelude += "in vec4 piglit_vertex;\n";
         }
+        if t.declare_tex_coord {
+            prelude += "in vec4 piglit_texcoord;\n";
+        }
+        if t.current_color {
+            prelude += &format!("in vec4 {CURRENT_COLOR};\n");
+        }
+        for sampler in &t.depth_mode_samplers {
+            prelude += &format!("uniform int {DEPTH_MODE_UNIFORM}{sampler};\n");
+        }
+        if !t.depth_mode_samplers.is_empty() {
+            // GL_DEPTH_TEXTURE_MODE (`DepthMode`): the comparison result r as a colour.
+            prelude += "vec4 glsem_depth_mode(float r, int mode)\n{\n    \
+                return mode == 1 ? vec4(r) : mode == 2 ? vec4(0.0, 0.0, 0.0, r)\n        \
+                : mode == 3 ? vec4(r, 0.0, 0.0, 1.0) : vec4(r, r, r, 1.0);\n}\n";
+        }
         if stage == self.last && self.clip {
             prelude += &format!("uniform vec4 {CLIP_PLANE_UNIFORM}[{CLIP_PLANES}];\n");
             if let Some(i) = t.out_block {
@@ -855,7 +1081,10 @@ impl Interface {
     fn stage_source(&self, t: &mut Translated, stage: Stage, version: u32) -> String {
         let prelude = self.prelude(t, stage);
         let epilogue = &self.epilogue;
-        let wrap_main = stage == self.last && stage != Stage::Geometry && !epilogue.is_empty();
+        let wrap_main = stage == self.last
+            && stage != Stage::Geometry
+            && !epilogue.is_empty()
+            && t.main_at.is_some();
         if let Some(i) = t.main_at.filter(|_| !wrap_main) {
             t.tokens[i].text = "main".into();
         }
@@ -864,6 +1093,8 @@ impl Interface {
         if t.prelude_after.is_none() {
             let reset = crate::fixes::line_reset(version, 1);
             source += &format!("#version {version}\n{prelude}{reset}\n");
+        } else if t.version == 0 {
+            source += &format!("#version {version}\n");
         }
         for (i, token) in t.tokens.iter().enumerate() {
             source += &token.text;
@@ -912,9 +1143,79 @@ fn lower_commands(
     };
     // GL's initial matrices.
     push_matrices(&mut out, first_line, identity);
+    let color = |number: usize, rgba: [f32; 4]| Line {
+        number,
+        command: Command::VertexAttrib {
+            name: CURRENT_COLOR.into(),
+            kind: ScalarKind::Float,
+            value: rgba.map(f32::to_bits),
+        },
+    };
+    if program.current_color {
+        // GL's initial current colour.
+        out.push(color(first_line, [1.0; 4]));
+    }
+    // The depth texture mode of each unit's texture, and the unit of each sampler that
+    // `shadow*` reads (GL's initial unit 0): the `glsem_DepthMode_*` uniforms of a draw.
+    let mut depth_modes: BTreeMap<u32, DepthMode> = BTreeMap::new();
+    let mut sampler_units: BTreeMap<&str, i32> = BTreeMap::new();
+    let mut active_unit = 0;
     for line in commands {
         let number = line.number;
+        if matches!(
+            line.command,
+            Command::DrawArrays { .. } | Command::DrawRect(_) | Command::XfbDrawArrays { .. }
+        ) {
+            for sampler in &program.depth_mode_samplers {
+                let unit = sampler_units.get(sampler.as_str()).copied().unwrap_or(0);
+                let mode = u32::try_from(unit)
+                    .ok()
+                    .and_then(|u| depth_modes.get(&u))
+                    .copied()
+                    .unwrap_or_default();
+                out.push(Line {
+                    number,
+                    command: Command::Uniform(Uniform {
+                        type_name: "int".into(),
+                        name: format!("{DEPTH_MODE_UNIFORM}{sampler}"),
+                        index: None,
+                        columns: 1,
+                        rows: 1,
+                        data: UniformData::I32(vec![mode as i32]),
+                    }),
+                });
+            }
+        }
+        match &line.command {
+            Command::Texture { unit, .. } => {
+                // A new texture object, with GL's initial depth texture mode.
+                depth_modes.remove(unit);
+                active_unit = *unit;
+            }
+            Command::Uniform(Uniform {
+                name,
+                index: None,
+                data: UniformData::I32(units),
+                ..
+            }) => {
+                if let (Some(sampler), [unit]) = (
+                    program.depth_mode_samplers.get(name.as_str()),
+                    units.as_slice(),
+                ) {
+                    sampler_units.insert(sampler, *unit);
+                }
+            }
+            _ => {}
+        }
         match line.command {
+            Command::Compat(CompatCommand::Color(rgba)) => {
+                if program.current_color {
+                    out.push(color(number, rgba));
+                }
+            }
+            Command::Compat(CompatCommand::DepthMode(mode)) => {
+                depth_modes.insert(active_unit, mode);
+            }
             Command::Compat(CompatCommand::Ortho(bounds)) => {
                 let [l, r, b, t] = bounds.unwrap_or([
                     0.0,
@@ -923,6 +1224,9 @@ fn lower_commands(
                     scene.require.height as f64,
                 ]);
                 push_matrices(&mut out, number, ortho([l, r, b, t]));
+            }
+            Command::Compat(CompatCommand::Frustum(bounds)) => {
+                push_matrices(&mut out, number, frustum(bounds));
             }
             Command::Compat(CompatCommand::ClipPlane(i, plane)) => {
                 if program.clip {
@@ -969,6 +1273,29 @@ fn ortho([l, r, b, t]: [f64; 4]) -> [f32; 16] {
         -(t + b) / (t - b),
         0.0,
         1.0,
+    ];
+    m.map(|v| v as f32)
+}
+
+/// `glFrustum(l, r, b, t, n, f)` on an identity matrix, column-major.
+fn frustum([l, r, b, t, n, f]: [f64; 6]) -> [f32; 16] {
+    let m = [
+        2.0 * n / (r - l),
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        2.0 * n / (t - b),
+        0.0,
+        0.0,
+        (r + l) / (r - l),
+        (t + b) / (t - b),
+        -(f + n) / (f - n),
+        -1.0,
+        0.0,
+        0.0,
+        -2.0 * f * n / (f - n),
+        0.0,
     ];
     m.map(|v| v as f32)
 }
@@ -1264,13 +1591,87 @@ mod tests {
             .any(|l| matches!(l.command, Command::Uniform(_))));
     }
 
+    const GLSL_110: &str = "[require]\nGLSL >= 1.10\n";
+
+    #[test]
+    fn glsl_110_without_a_vertex_shader_gets_the_fixed_function_one() {
+        let scene = parse(&format!(
+            "{GLSL_110}[fragment shader]\nvoid main() {{ gl_FragColor = gl_Color + gl_TexCoord[0]; }}\n\
+             [test]\ncolor 0.25 0.5 0.75 1.0\ndraw rect tex -1 -1 2 2 0 0 1 1\n"
+        ))
+        .unwrap();
+        let vs = source(&scene, Stage::Vertex);
+        assert!(vs.starts_with("#version 150\n"), "{vs}");
+        assert!(
+            vs.contains("gl_Position = glsem_ModelViewProjectionMatrix * piglit_vertex;"),
+            "{vs}"
+        );
+        assert!(vs.contains("glsem_out.FrontColor = glsem_Color;"), "{vs}");
+        assert!(
+            vs.contains("glsem_out.TexCoord[0] = piglit_texcoord;"),
+            "{vs}"
+        );
+        let colors: Vec<[u32; 4]> = scene
+            .commands
+            .iter()
+            .filter_map(|l| match &l.command {
+                Command::VertexAttrib { name, value, .. } if name == CURRENT_COLOR => Some(*value),
+                _ => None,
+            })
+            .collect();
+        // GL's initial current colour, then `color`'s.
+        assert_eq!(
+            colors,
+            vec![
+                [1.0f32; 4].map(f32::to_bits),
+                [0.25f32, 0.5, 0.75, 1.0].map(f32::to_bits)
+            ]
+        );
+    }
+
+    #[test]
+    fn glsl_110_texture_functions_become_glsl_130_ones() {
+        let scene = parse(&format!(
+            "{GLSL_110}[vertex shader]\nvoid main() {{ gl_Position = ftransform(); }}\n\
+             [fragment shader]\nuniform sampler2D s;\nuniform sampler2DShadow t;\n\
+             void main() {{ gl_FragColor = texture2DProj(s, vec3(0.5)) + shadow2D(t, vec3(0.5)); }}\n\
+             [test]\nuniform int t 1\ntexture shadow2D 1 (4, 4)\ntexparameter 2D depth_mode alpha\n\
+             draw rect -1 -1 2 2\n"
+        ))
+        .unwrap();
+        assert!(source(&scene, Stage::Vertex)
+            .contains("gl_Position = (glsem_ModelViewProjectionMatrix * piglit_vertex);"));
+        let fs = source(&scene, Stage::Fragment);
+        assert!(
+            fs.contains(
+                "textureProj(s, vec3(0.5)) + glsem_depth_mode(texture(t, vec3(0.5)), glsem_DepthMode_t)"
+            ),
+            "{fs}"
+        );
+        let mode = uniforms(&scene)
+            .into_iter()
+            .find(|u| u.name == "glsem_DepthMode_t")
+            .unwrap();
+        assert_eq!(mode.data, UniformData::I32(vec![DepthMode::Alpha as i32]));
+    }
+
+    #[test]
+    fn names_later_glsl_made_keywords_are_renamed() {
+        let scene = parse(&format!(
+            "{GLSL_110}[vertex shader]\nvoid main() {{ float flat = 1.0; gl_Position = vec4(flat); }}\n"
+        ))
+        .unwrap();
+        let vs = source(&scene, Stage::Vertex);
+        assert!(vs.contains("float glsem_flat = 1.0;"), "{vs}");
+    }
+
     #[test]
     fn built_ins_not_emulated_skip() {
         for built_in in [
             "gl_Normal",
-            "gl_MultiTexCoord0",
+            "gl_MultiTexCoord1",
             "gl_NormalMatrix[0]",
-            "gl_Color",
+            "gl_SecondaryColor",
         ] {
             let e = parse(&format!(
                 "{REQUIRE}[vertex shader]\nvoid main() {{ gl_Position = vec4({built_in}.x); }}\n"

@@ -358,14 +358,16 @@ fn components(ty: &str) -> Option<(usize, usize)> {
 }
 
 fn literal(w: &str) -> Option<f64> {
+    // A hex literal's `f`s are digits: only a `u` suffix goes.
+    if let Some(hex) = w.strip_prefix("0x").or_else(|| w.strip_prefix("0X")) {
+        let hex = hex.trim_end_matches(['u', 'U']);
+        return u64::from_str_radix(hex, 16).ok().map(|v| v as f64);
+    }
     let w = w
         .strip_suffix("lf")
         .or_else(|| w.strip_suffix("LF"))
         .unwrap_or(w)
         .trim_end_matches(['f', 'F', 'u', 'U']);
-    if let Some(hex) = w.strip_prefix("0x").or_else(|| w.strip_prefix("0X")) {
-        return u64::from_str_radix(hex, 16).ok().map(|v| v as f64);
-    }
     w.parse().ok()
 }
 

@@ -6,7 +6,7 @@
 mod compat_commands;
 mod error;
 
-pub use compat_commands::{CompatCommand, CLIP_PLANES};
+pub use compat_commands::{CompatCommand, DepthMode, CLIP_PLANES};
 pub use error::SceneError;
 
 /// GL's atomic counter buffer binding point N is served as the storage buffer at "binding
@@ -95,6 +95,9 @@ pub enum Limit {
     TessGenLevel,
     PatchVertices,
     VertexAttribs,
+    /// GL_MAX_*_UNIFORM_COMPONENTS: the default uniform block is a uniform buffer, of as
+    /// many floats as one range holds.
+    UniformComponents,
     DrawBuffers,
     ClipDistances,
     /// GL_MAX_*_ATOMIC_COUNTER_BUFFERS: atomic counter buffers are storage buffers.
@@ -124,6 +127,9 @@ impl Limit {
             "GL_MAX_TESS_GEN_LEVEL" => L::TessGenLevel,
             "GL_MAX_PATCH_VERTICES" => L::PatchVertices,
             "GL_MAX_VERTEX_ATTRIBS" => L::VertexAttribs,
+            "GL_MAX_VERTEX_UNIFORM_COMPONENTS" | "GL_MAX_FRAGMENT_UNIFORM_COMPONENTS" => {
+                L::UniformComponents
+            }
             "GL_MAX_DRAW_BUFFERS" | "GL_MAX_COLOR_ATTACHMENTS" => L::DrawBuffers,
             "GL_MAX_CLIP_DISTANCES" | "GL_MAX_CLIP_PLANES" => L::ClipDistances,
             "GL_MAX_VERTEX_ATOMIC_COUNTER_BUFFERS"
@@ -357,9 +363,22 @@ pub enum TextureImage {
         square: [u32; 2],
         colors: [[f32; 4]; 4],
     },
-    /// `texture shadowRect UNIT (w, h)`: `piglit_depth_texture` of a rectangle texture, depth
-    /// x / (w − 1) in column x; nearest filtering, clamp to edge, compared GL_GREATER.
+    /// `texture shadowRect UNIT (w, h)` and `texture shadow2D UNIT (w, h)`:
+    /// `piglit_depth_texture` of a rectangle or 2D texture, depth x / (w − 1) in column x;
+    /// nearest filtering, clamp to edge, compared GL_GREATER.
     ShadowRect { width: u32, height: u32 },
+    /// `texture shadow1D UNIT (w)`: the same ramp in a 1D texture.
+    Shadow1D { width: u32 },
+    /// `texture rgbw 1D UNIT`: `piglit_rgbw_texture_1d`, red, green, blue, white texels;
+    /// nearest filtering, clamp to edge.
+    Rgbw1D,
+    /// `texture rgbw 3D UNIT`: `piglit_rgbw_texture_3d`, 2×2×2 texels; nearest filtering,
+    /// clamp to edge.
+    Rgbw3D,
+    /// `texture miptree UNIT`: `piglit_miptree_texture`, 8×8 with four levels, level l all
+    /// colour l of red, green, blue, white; nearest filtering of the nearest level, clamp
+    /// to edge.
+    Miptree,
 }
 
 /// The internal format a `texture rgbw … FORMAT` names (GL_RGBA without one).
@@ -382,6 +401,23 @@ pub enum TexSampling {
         mode: TexWrap,
     },
     BorderColor([f32; 4]),
+    /// `texparameter TARGET compare_func FUNC`: GL_TEXTURE_COMPARE_FUNC of a depth texture.
+    CompareFunc(CompareFunc),
+    /// `texparameter TARGET lod_bias B`: GL_TEXTURE_LOD_BIAS.
+    LodBias(f32),
+}
+
+/// GL's depth comparison functions (`texparameter … compare_func`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CompareFunc {
+    Never,
+    Less,
+    Equal,
+    LessOrEqual,
+    Greater,
+    NotEqual,
+    GreaterOrEqual,
+    Always,
 }
 
 /// GL's texture wrap modes piglit's `texparameter` takes.
@@ -444,11 +480,14 @@ pub enum Compare {
     Ge,
 }
 
-/// `texparameter 2D min|mag nearest|linear`.
+/// `texparameter TARGET min|mag nearest|linear`, and the mipmapping minification filters
+/// (`texparameter TARGET min nearest_mipmap_linear` & co).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TexFilter {
     pub min: bool,
     pub linear: bool,
+    /// A mipmapping minification filter: whether it blends two levels (`*_mipmap_linear`).
+    pub mipmap: Option<bool>,
 }
 
 /// `glPolygonMode(GL_FRONT_AND_BACK, …)`.
@@ -549,6 +588,9 @@ pub enum Command {
     PointSpriteLowerLeft(bool),
     /// `link success`: the program linked (checked before `[test]` runs).
     LinkSuccess,
+    /// `hint TARGET MODE`: `glHint`, which leaves results as they are (GL lets an
+    /// implementation ignore hints).
+    Hint,
     /// `active shader program GL_…_SHADER`: later `uniform` commands set the uniforms of
     /// that stage's (separable) program.
     ActiveShaderProgram(Stage),
@@ -759,7 +801,7 @@ pub fn parse_as(text: &str, dialect: Dialect) -> Result<Scene, SceneError> {
             }
             Section::Require => {
                 if let Some(line) = content(raw) {
-                    parse_require(line, number, &mut scene.require)?;
+                    parse_require(line, number, &mut scene.require, dialect)?;
                 }
             }
             Section::VertexData => {
@@ -864,10 +906,23 @@ fn open_section(name: &str, number: usize, scene: &mut Scene) -> Result<Section,
     Ok(Section::Shader(scene.shaders.len() - 1))
 }
 
-fn parse_require(line: &str, number: usize, req: &mut Require) -> Result<(), SceneError> {
+fn parse_require(
+    line: &str,
+    number: usize,
+    req: &mut Require,
+    dialect: Dialect,
+) -> Result<(), SceneError> {
     let words: Vec<&str> = line.split_whitespace().collect();
     match words.as_slice() {
-        ["GLSL", ">=", v] => req.glsl_version = Some(parse_version(v, number, line)?),
+        ["GLSL", ">=", v] => {
+            let version = parse_version(v, number, line)?;
+            req.glsl_version = Some(version);
+            // GLSL 1.10-1.30 are languages of GL's compatibility profile: piglit runs them
+            // in a compatibility context, which the runner emulates (`compat::lower`).
+            if version < 140 {
+                req.compat = true;
+            }
+        }
         // Run from the GLSL sections (see `open_section`).
         ["SPIRV", "YES"] => {}
         // Separate programs per stage: their interfaces match by explicit location, else
@@ -890,6 +945,10 @@ fn parse_require(line: &str, number: usize, req: &mut Require) -> Result<(), Sce
             }
         }
         ["depthbuffer"] => req.depth_buffer = true,
+        // shader_runner's setrlimit(RLIMIT_AS) against runaway compilers: nothing to map.
+        ["rlimit", n] => {
+            parse_num::<u64>(n, number, line)?;
+        }
         [name, ">=", n] | ["INT", name, ">=", n] if name.starts_with("GL_MAX_") => {
             let limit = Limit::by_name(name)
                 .ok_or_else(|| skip(number, line, "limit not mapped to Vulkan"))?;
@@ -913,6 +972,8 @@ fn parse_require(line: &str, number: usize, req: &mut Require) -> Result<(), Sce
                 None => return Err(skip(number, line, "requirement not mapped to Vulkan")),
             }
         }
+        // shader_runner passes over lines it does not know (comments, say).
+        _ if dialect == Dialect::Piglit && !line.starts_with("GL") => {}
         _ => return Err(skip(number, line, "unsupported requirement")),
     }
     Ok(())
@@ -953,6 +1014,8 @@ fn extension_feature(name: &str) -> Option<Option<Feature>> {
         // Images are storage-image descriptors; the player checks the format's features.
         | "GL_ARB_shader_image_load_store"
         | "GL_EXT_shader_integer_mix"
+        // One- and two-component formats, which Vulkan has.
+        | "GL_ARB_texture_rg"
         // gl_Layer / gl_ViewportIndex in the fragment shader: their SPIR-V capabilities ask
         // for the device features.
         | "GL_ARB_fragment_layer_viewport"
@@ -1010,7 +1073,11 @@ impl Number for f64 {
 
 impl Number for f32 {
     fn parse_token(s: &str) -> Option<Self> {
-        f64::parse_token(s).map(|v| v as f32)
+        // piglit's `0x…` floats are bit patterns (its strtof_hex).
+        match s.strip_prefix("0x") {
+            Some(hex) => u32::from_str_radix(hex, 16).ok().map(f32::from_bits),
+            None => f64::parse_token(s).map(|v| v as f32),
+        }
     }
 }
 
@@ -1156,6 +1223,9 @@ fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
                 Command::Tolerance([v[0], v[1], v[2], v[3]])
             }
         },
+        ["hint", target, mode] if target.starts_with("GL_") && mode.starts_with("GL_") => {
+            Command::Hint
+        }
         ["memory", "barrier", bits @ ..] if bits.iter().all(|b| b.starts_with("GL_")) => {
             Command::MemoryBarrier
         }
@@ -1227,6 +1297,13 @@ fn parse_draw_command(t: &[&str], number: usize, line: &str) -> Result<Command, 
 /// `probe …` and `relative probe …`: what the scene checks after drawing.
 fn parse_probe_command(t: &[&str], number: usize, line: &str) -> Result<Command, SceneError> {
     Ok(match t {
+        // A failure is piglit's WARN, which scripts/piglit.sh counts as failing too.
+        ["probe", "warn", rest @ ..] => {
+            let probe: Vec<&str> = std::iter::once("probe")
+                .chain(rest.iter().copied())
+                .collect();
+            parse_probe_command(&probe, number, line)?
+        }
         ["probe", "xfb", "buffer", kind, idx, n, value] => Command::ProbeXfb {
             kind: match *kind {
                 "float" => XfbKind::Float,
@@ -1398,6 +1475,24 @@ fn parse_texture_command(t: &[&str], number: usize, line: &str) -> Result<Comman
                 size: [v[0], v[1], v[2]],
             }
         }
+        ["texture", "rgbw", "1D", unit] => Command::Texture {
+            unit: parse_num(unit, number, line)?,
+            image: TextureImage::Rgbw1D,
+        },
+        ["texture", "rgbw", "3D", unit] => Command::Texture {
+            unit: parse_num(unit, number, line)?,
+            image: TextureImage::Rgbw3D,
+        },
+        ["texture", "miptree", unit] => Command::Texture {
+            unit: parse_num(unit, number, line)?,
+            image: TextureImage::Miptree,
+        },
+        ["texture", "shadow1D", unit, w] => Command::Texture {
+            unit: parse_num(unit, number, line)?,
+            image: TextureImage::Shadow1D {
+                width: parse_num(w, number, line)?,
+            },
+        },
         ["texture", "rgbw", unit, w, h] => Command::Texture {
             unit: parse_num(unit, number, line)?,
             image: TextureImage::Rgbw {
@@ -1439,7 +1534,7 @@ fn parse_texture_command(t: &[&str], number: usize, line: &str) -> Result<Comman
                 },
             }
         }
-        ["texture", "shadowRect", unit, w, h] => Command::Texture {
+        ["texture", "shadowRect" | "shadow2D", unit, w, h] => Command::Texture {
             unit: parse_num(unit, number, line)?,
             image: TextureImage::ShadowRect {
                 width: parse_num(w, number, line)?,
@@ -1472,13 +1567,40 @@ fn parse_texparameter_command(
     line: &str,
 ) -> Result<Command, SceneError> {
     Ok(match t {
-        ["texparameter", "2D", which @ ("min" | "mag"), filter @ ("nearest" | "linear")] => {
+        // The active unit's texture, whatever its target (GL's target names that texture).
+        ["texparameter", _, which @ ("min" | "mag"), filter] => {
+            let (linear, mipmap) = match *filter {
+                "nearest" => (false, None),
+                "linear" => (true, None),
+                "nearest_mipmap_nearest" if *which == "min" => (false, Some(false)),
+                "nearest_mipmap_linear" if *which == "min" => (false, Some(true)),
+                "linear_mipmap_nearest" if *which == "min" => (true, Some(false)),
+                "linear_mipmap_linear" if *which == "min" => (true, Some(true)),
+                _ => return Err(fail(number, line, "unknown texture filter")),
+            };
             Command::TexParameter(TexFilter {
                 min: *which == "min",
-                linear: *filter == "linear",
+                linear,
+                mipmap,
             })
         }
-        ["texparameter", "2D", wrap @ ("wrap_s" | "wrap_t" | "wrap_r"), mode] => {
+        ["texparameter", _, "compare_func", func] => {
+            Command::TexSampling(TexSampling::CompareFunc(match *func {
+                "never" => CompareFunc::Never,
+                "less" => CompareFunc::Less,
+                "equal" => CompareFunc::Equal,
+                "lequal" => CompareFunc::LessOrEqual,
+                "greater" => CompareFunc::Greater,
+                "notequal" => CompareFunc::NotEqual,
+                "gequal" => CompareFunc::GreaterOrEqual,
+                "always" => CompareFunc::Always,
+                _ => return Err(fail(number, line, "unknown compare function")),
+            }))
+        }
+        ["texparameter", _, "lod_bias", bias] => {
+            Command::TexSampling(TexSampling::LodBias(parse_num(bias, number, line)?))
+        }
+        ["texparameter", _, wrap @ ("wrap_s" | "wrap_t" | "wrap_r"), mode] => {
             Command::TexSampling(TexSampling::Wrap {
                 axis: ["wrap_s", "wrap_t", "wrap_r"]
                     .iter()
@@ -1492,7 +1614,7 @@ fn parse_texparameter_command(
                 },
             })
         }
-        ["texparameter", "2D", "border_color", rest @ ..] => {
+        ["texparameter", _, "border_color", rest @ ..] => {
             let v = parse_nums::<f32>(rest, 4, number, line)?;
             Command::TexSampling(TexSampling::BorderColor([v[0], v[1], v[2], v[3]]))
         }
@@ -1912,7 +2034,9 @@ fn parse_uniform_values<T: Number + Default + Clone>(
             &format!("expected 1 to {n} numbers, found {}", tokens.len()),
         ));
     }
-    let mut values = parse_nums::<T>(tokens, tokens.len(), number, line)?;
+    // shader_runner reads numbers with strtod, which stops at the `;` some lines end with.
+    let tokens: Vec<&str> = tokens.iter().map(|t| t.trim_end_matches(';')).collect();
+    let mut values = parse_nums::<T>(&tokens, tokens.len(), number, line)?;
     values.resize(n, T::default());
     Ok(values)
 }
@@ -2619,7 +2743,8 @@ mod tests {
             c[2],
             Command::TexParameter(TexFilter {
                 min: true,
-                linear: false
+                linear: false,
+                mipmap: None
             })
         );
         assert!(matches!(

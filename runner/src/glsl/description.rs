@@ -125,6 +125,8 @@ pub struct SamplerUniform {
     pub storage_image: bool,
     /// A `sampler2DArray` (its textures have array views).
     pub arrayed: bool,
+    /// A 2D sampler or image (else a 1D or 3D sampler, which has no incomplete texture).
+    pub two_d: bool,
 }
 
 /// The stage as GL's messages name it.

@@ -90,7 +90,8 @@ fn stage_sources(scene: &Scene) -> Result<Vec<(Stage, Vec<Unit>)>, SceneError> {
     };
     if scene.passthrough_vs {
         let body = "in vec4 piglit_vertex;\nvoid main() { gl_Position = piglit_vertex; }\n";
-        let version = Some(version.unwrap_or(MIN_VULKAN_GLSL));
+        // A compatibility scene's GLSL 1.10-1.30 shaders are compiled as 1.50 (`compat`).
+        let version = Some(version.unwrap_or(MIN_VULKAN_GLSL).max(MIN_VULKAN_GLSL));
         add(Stage::Vertex, (with_version(body, version)?, None));
     }
     for shader in &scene.shaders {

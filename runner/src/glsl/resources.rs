@@ -135,11 +135,12 @@ impl Resources<'_> {
         if is_ssbo {
             self.add_storage_block(var, ty, dims);
         } else if storage == StorageClass::UniformConstant
-            && (is_sampler_2d(types, sampler_type) || is_storage_image_2d(types, sampler_type))
+            && (is_sampler(types, sampler_type) || is_storage_image_2d(types, sampler_type))
         {
             let kind = SamplerKind {
                 storage_image: is_storage_image_2d(types, sampler_type),
                 arrayed: is_arrayed_sampler(types, sampler_type),
+                two_d: is_sampler_2d(types, sampler_type),
             };
             self.add_sampler(var, sampler_count, kind);
         } else if is_ubo {
@@ -213,6 +214,7 @@ impl Resources<'_> {
             element_locations: Vec::new(),
             storage_image: kind.storage_image,
             arrayed: kind.arrayed,
+            two_d: kind.storage_image || kind.two_d,
         };
         self.samplers.push((var, sampler));
     }
@@ -301,7 +303,7 @@ fn unsupported_resource(types: &Types, var: u32, storage: StorageClass, ty: u32)
         // holding one, a UniformConstant variable, which Vulkan does not take.
         StorageClass::UniformConstant if in_struct => "samplers inside structures are",
         StorageClass::UniformConstant => {
-            "samplers other than sampler2D, and images other than image2D, are"
+            "samplers other than sampler1D, 2D and 3D, and images other than image2D, are"
         }
         StorageClass::Uniform | StorageClass::StorageBuffer => {
             "uniform and storage resources other than blocks are"
@@ -591,6 +593,24 @@ fn explicit_size(types: &Types, ty: u32) -> u32 {
 /// A float 2D sampler, not multisampled: `sampler2D`, `sampler2DArray`, `sampler2DShadow`
 /// (the texture on its unit has the matching view and compare state), not an array.
 fn is_sampler_2d(types: &Types, ty: u32) -> bool {
+    is_sampler(types, ty) && sampled_dim(types, ty) == Some(spirv::Dim::Dim2D)
+}
+
+/// The Dim of sampler type `ty`'s image.
+fn sampled_dim(types: &Types, ty: u32) -> Option<spirv::Dim> {
+    let image = types
+        .def(ty)
+        .and_then(|sampled| sampled.operands.first().and_then(id))
+        .and_then(|image| types.def(image))?;
+    match image.operands.get(1) {
+        Some(Operand::Dim(dim)) => Some(*dim),
+        _ => None,
+    }
+}
+
+/// A float 1D, 2D or 3D sampler, not multisampled, not an array (1D and 3D ones: their
+/// textures are `texture shadow1D` and `texture rgbw 3D`).
+fn is_sampler(types: &Types, ty: u32) -> bool {
     let Some(sampled) = types.def(ty) else {
         return false;
     };
@@ -606,21 +626,26 @@ fn is_sampler_2d(types: &Types, ty: u32) -> bool {
         return false;
     };
     // OpTypeImage: sampled type, Dim, Depth, Arrayed, MS, Sampled, Format
-    is_float_2d_image(types, image)
+    is_float_image(types, image)
+        && matches!(
+            image.operands.get(1),
+            Some(Operand::Dim(
+                spirv::Dim::Dim1D | spirv::Dim::Dim2D | spirv::Dim::Dim3D
+            ))
+        )
         && matches!(image.operands.get(2).and_then(literal), Some(0 | 1))
         && matches!(image.operands.get(3).and_then(literal), Some(0 | 1))
         && image.operands.get(4).and_then(literal) == Some(0)
 }
 
-/// An `OpTypeImage` of float texels and `Dim2D`.
-fn is_float_2d_image(types: &Types, image: &dr::Instruction) -> bool {
-    let float = image
+/// An `OpTypeImage` of float texels.
+fn is_float_image(types: &Types, image: &dr::Instruction) -> bool {
+    image
         .operands
         .first()
         .and_then(id)
         .and_then(|t| types.def(t))
-        .is_some_and(|t| t.class.opcode == Op::TypeFloat);
-    float && matches!(image.operands.get(1), Some(Operand::Dim(spirv::Dim::Dim2D)))
+        .is_some_and(|t| t.class.opcode == Op::TypeFloat)
 }
 
 /// What a sampler-like uniform's descriptor holds.
@@ -629,6 +654,8 @@ struct SamplerKind {
     storage_image: bool,
     /// A `sampler2DArray` (its textures have array views).
     arrayed: bool,
+    /// A 2D sampler (else 1D or 3D).
+    two_d: bool,
 }
 
 /// Whether sampler type `ty`'s image is arrayed.
@@ -647,7 +674,8 @@ fn is_storage_image_2d(types: &Types, ty: u32) -> bool {
         return false;
     };
     // OpTypeImage: sampled type, Dim, Depth, Arrayed, MS, Sampled (2: storage), Format
-    is_float_2d_image(types, image)
+    is_float_image(types, image)
+        && matches!(image.operands.get(1), Some(Operand::Dim(spirv::Dim::Dim2D)))
         && image.operands.get(3).and_then(literal) == Some(0)
         && image.operands.get(4).and_then(literal) == Some(0)
         && image.operands.get(5).and_then(literal) == Some(2)

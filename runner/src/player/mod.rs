@@ -248,6 +248,7 @@ fn lacking_limit(scene: &Scene, gpu: &Gpu) -> Option<String> {
             L::TessGenLevel => l.max_tessellation_generation_level,
             L::PatchVertices => l.max_tessellation_patch_size,
             L::VertexAttribs => l.max_vertex_input_attributes,
+            L::UniformComponents => l.max_uniform_buffer_range / 4,
             L::DrawBuffers => l.max_color_attachments,
             L::ClipDistances => l.max_clip_distances,
             L::AtomicCounterBuffers => l.max_per_stage_descriptor_storage_buffers,
@@ -784,7 +785,7 @@ impl Player {
             } => self.probe_xfb(*kind, *index, *element, *value)?,
             Command::VerifyQuery { query, expected } => self.verify_query(*query, *expected)?,
             Command::FbAttachments(names) => self.fb_attachments(names)?,
-            Command::LinkSuccess | Command::LinkError | Command::MemoryBarrier => {}
+            Command::LinkSuccess | Command::LinkError | Command::MemoryBarrier | Command::Hint => {}
             Command::ImageTexture { unit, format } => self.bind_image_texture(*unit, format)?,
             Command::FbTexture(unit) => self.fb_texture(*unit)?,
             Command::Compute(groups) => self.dispatch(*groups)?,

@@ -8,7 +8,7 @@ use ash::vk;
 
 use crate::glsl::{Program, SamplerUniform, StorageBlock, UniformBlock, VertexInput};
 use crate::layer::abi;
-use crate::scene::{self, SceneError, Stage, TexWrap};
+use crate::scene::{self, CompareFunc, SceneError, Stage, TexWrap};
 use crate::vk::pipeline::{self, RasterState};
 use crate::vk::target::Targets;
 use crate::vk::{Buffer, Gpu};
@@ -186,8 +186,12 @@ pub(super) struct Sampling {
     pub(super) wrap: [TexWrap; 3],
     /// GL's default is (0, 0, 0, 0); piglit's checkerboard and quads set (1, 0, 0, 1).
     pub(super) border: [f32; 4],
-    /// A depth texture compared with GL_GREATER (piglit's shadow textures).
-    pub(super) compare_greater: bool,
+    /// A depth texture's comparison (piglit's shadow textures start with GL_GREATER).
+    pub(super) compare: Option<CompareFunc>,
+    /// A mipmapping minification filter: whether it blends two levels.
+    pub(super) mipmap: Option<bool>,
+    /// GL_TEXTURE_LOD_BIAS.
+    pub(super) lod_bias: f32,
 }
 
 #[derive(Default)]

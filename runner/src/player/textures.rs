@@ -3,14 +3,17 @@
 //! GL's texture units: a sampler uniform's value is a unit (initially 0), set with
 //! `uniform int NAME UNIT`; a unit without a texture samples as GL's incomplete texture,
 //! (0, 0, 0, 1). Also `texture rgbw … FORMAT` (other internal formats), 2D array textures
-//! (`texture rgbw 2DArray`), `texture quads`, the depth texture `texture shadowRect`,
-//! and the wrap modes and border colour of `texparameter` ([`texel_image`],
-//! [`Player::tex_sampling`]).
+//! (`texture rgbw 2DArray`), `texture quads`, the depth textures `texture shadowRect`,
+//! `shadow2D` and `shadow1D`, the 3D `texture rgbw 3D`, the mipmapped `texture miptree`,
+//! and the wrap modes, border colour, depth comparison and LOD bias of `texparameter`
+//! ([`texel_image`], [`Player::tex_sampling`]).
 
 use ash::vk;
 
 use super::state::{fail, Player, Sampling, Texture, Textures};
-use crate::scene::{SceneError, TexFilter, TexSampling, TexWrap, TexelFormat, TextureImage};
+use crate::scene::{
+    CompareFunc, SceneError, TexFilter, TexSampling, TexWrap, TexelFormat, TextureImage,
+};
 use crate::vk::{check, color_range, image_barrier, whole_image_copy, Gpu};
 
 /// piglit's border colour for its checkerboard and quads textures.
@@ -19,20 +22,36 @@ const RED_BORDER: Sampling = Sampling {
     mag_linear: false,
     wrap: [TexWrap::ClampToBorder; 3],
     border: [1.0, 0.0, 0.0, 1.0],
-    compare_greater: false,
+    compare: None,
+    mipmap: None,
+    lod_bias: 0.0,
 };
 
-/// What a `texture` command uploads: `layers` layers of `width` × `height` texels of
-/// `format`, rows from GL's t = 0 (Vulkan's v = 0: no flip).
+/// What a `texture` command uploads: `levels` levels of `layers` layers of `width` ×
+/// `height` × `depth` texels of `format` (each level half the last, at least 1), rows from
+/// GL's t = 0 (Vulkan's v = 0: no flip).
 struct TexelImage {
     width: u32,
     height: u32,
+    depth: u32,
     layers: u32,
-    /// A 2D array texture (else 2D).
-    arrayed: bool,
+    levels: u32,
+    view_type: vk::ImageViewType,
     format: vk::Format,
+    /// Every level's texels, level 0 first.
     bytes: Vec<u8>,
     sampling: Sampling,
+}
+
+impl TexelImage {
+    /// The extent of `level`.
+    fn level_extent(&self, level: u32) -> vk::Extent3D {
+        vk::Extent3D {
+            width: (self.width >> level).max(1),
+            height: (self.height >> level).max(1),
+            depth: (self.depth >> level).max(1),
+        }
+    }
 }
 
 impl Textures {
@@ -164,14 +183,36 @@ fn texel_image(image: &TextureImage) -> TexelImage {
             });
             (width, height, 1, colors, TexelFormat::Rgba8, RED_BORDER)
         }
-        TextureImage::ShadowRect { width, height } => return shadow_rect(width, height),
+        TextureImage::ShadowRect { width, height } => {
+            return depth_ramp(width, height, vk::ImageViewType::TYPE_2D)
+        }
+        TextureImage::Shadow1D { width } => {
+            return depth_ramp(width, 1, vk::ImageViewType::TYPE_1D)
+        }
+        TextureImage::Rgbw1D => (
+            4,
+            1,
+            1,
+            RGBW.to_vec(),
+            TexelFormat::Rgba8,
+            Sampling::default(),
+        ),
+        TextureImage::Rgbw3D => return rgbw_3d(),
+        TextureImage::Miptree => return miptree(),
     };
     let (format, bytes) = encode(&colors, format);
+    let view_type = match image {
+        TextureImage::RgbwArray { .. } => vk::ImageViewType::TYPE_2D_ARRAY,
+        TextureImage::Rgbw1D => vk::ImageViewType::TYPE_1D,
+        _ => vk::ImageViewType::TYPE_2D,
+    };
     TexelImage {
         width,
         height,
+        depth: 1,
         layers,
-        arrayed: matches!(image, TextureImage::RgbwArray { .. }),
+        levels: 1,
+        view_type,
         format,
         bytes,
         sampling,
@@ -179,20 +220,75 @@ fn texel_image(image: &TextureImage) -> TexelImage {
 }
 
 /// `piglit_depth_texture`'s ramp: depth x / (w − 1) in column x, compared GL_GREATER.
-fn shadow_rect(width: u32, height: u32) -> TexelImage {
+fn depth_ramp(width: u32, height: u32, view_type: vk::ImageViewType) -> TexelImage {
     let ramp = (width.max(2) - 1) as f32;
+    let unorm = |x: u32| ((x as f32 / ramp * 65535.0).round() as u16).to_le_bytes();
     let depths: Vec<u8> = (0..height)
-        .flat_map(|_| (0..width).flat_map(move |x| (x as f32 / ramp).to_le_bytes()))
+        .flat_map(|_| (0..width).flat_map(unorm))
         .collect();
     TexelImage {
         width,
         height,
+        depth: 1,
         layers: 1,
-        arrayed: false,
-        format: vk::Format::D32_SFLOAT,
+        levels: 1,
+        view_type,
+        // GL_DEPTH_COMPONENT, a fixed-point format: GL clamps the reference to [0, 1],
+        // as Vulkan does for a UNORM one.
+        format: vk::Format::D16_UNORM,
         bytes: depths,
         sampling: Sampling {
-            compare_greater: true,
+            compare: Some(CompareFunc::Greater),
+            ..Sampling::default()
+        },
+    }
+}
+
+/// `piglit_rgbw_texture_3d`: 2×2×2 texels, x fastest, then y, then z.
+fn rgbw_3d() -> TexelImage {
+    let colors = [
+        [1.0, 0.0, 0.0, 1.0],
+        [0.0, 1.0, 0.0, 1.0],
+        [0.0, 0.0, 1.0, 1.0],
+        [1.0, 1.0, 1.0, 1.0],
+        [1.0, 1.0, 0.0, 1.0],
+        [1.0, 0.0, 1.0, 1.0],
+        [0.0, 1.0, 1.0, 1.0],
+        [0.0, 0.0, 0.0, 1.0],
+    ];
+    let (format, bytes) = encode(&colors, TexelFormat::Rgba8);
+    TexelImage {
+        width: 2,
+        height: 2,
+        depth: 2,
+        layers: 1,
+        levels: 1,
+        view_type: vk::ImageViewType::TYPE_3D,
+        format,
+        bytes,
+        sampling: Sampling::default(),
+    }
+}
+
+/// `piglit_miptree_texture`: 8×8 and its three smaller levels, level l all of piglit's
+/// colour l; GL_NEAREST_MIPMAP_NEAREST.
+fn miptree() -> TexelImage {
+    let mut bytes = Vec::new();
+    for (level, color) in RGBW.iter().enumerate() {
+        let size = 8 >> level;
+        bytes.extend(encode(&vec![*color; size * size], TexelFormat::Rgba8).1);
+    }
+    TexelImage {
+        width: 8,
+        height: 8,
+        depth: 1,
+        layers: 1,
+        levels: RGBW.len() as u32,
+        view_type: vk::ImageViewType::TYPE_2D,
+        format: vk::Format::R8G8B8A8_UNORM,
+        bytes,
+        sampling: Sampling {
+            mipmap: Some(false),
             ..Sampling::default()
         },
     }
@@ -270,6 +366,7 @@ impl Player {
         self.resample_active(|sampling| {
             if f.min {
                 sampling.min_linear = f.linear;
+                sampling.mipmap = f.mipmap;
             } else {
                 sampling.mag_linear = f.linear;
             }
@@ -282,6 +379,8 @@ impl Player {
         self.resample_active(|sampling| match setting {
             TexSampling::Wrap { axis, mode } => sampling.wrap[axis] = mode,
             TexSampling::BorderColor(color) => sampling.border = color,
+            TexSampling::CompareFunc(func) => sampling.compare = Some(func),
+            TexSampling::LodBias(bias) => sampling.lod_bias = bias,
         })
     }
 
@@ -316,14 +415,28 @@ impl Player {
                 let t = self.upload_texture(&TexelImage {
                     width: 1,
                     height: 1,
+                    depth: 1,
                     layers: 1,
-                    arrayed,
+                    levels: 1,
+                    view_type: if arrayed {
+                        vk::ImageViewType::TYPE_2D_ARRAY
+                    } else {
+                        vk::ImageViewType::TYPE_2D
+                    },
                     format: vk::Format::R8G8B8A8_UNORM,
                     bytes: vec![0, 0, 0, 255],
                     sampling: Sampling::default(),
                 })?;
                 self.textures.incomplete[usize::from(arrayed)] = Some(t);
             }
+        }
+        if let Some((sampler, ..)) = self.textures.samplers.values().find(|(s, _, units)| {
+            !s.two_d && units.iter().any(|u| !self.textures.units.contains_key(u))
+        }) {
+            return Err(fail(format!(
+                "`{}`: a 1D or 3D sampler on a unit without a texture",
+                sampler.name
+            )));
         }
         let infos: Vec<(u32, Vec<vk::DescriptorImageInfo>)> = self
             .textures
@@ -376,10 +489,11 @@ impl Player {
             width: w,
             height: h,
             layers,
+            levels,
             format,
             ..
         } = *texels;
-        let aspect = if format == vk::Format::D32_SFLOAT {
+        let aspect = if format == vk::Format::D16_UNORM {
             vk::ImageAspectFlags::DEPTH
         } else {
             vk::ImageAspectFlags::COLOR
@@ -387,19 +501,15 @@ impl Player {
         let range = vk::ImageSubresourceRange {
             aspect_mask: aspect,
             layer_count: layers,
+            level_count: levels,
             ..color_range()
-        };
-        let view_type = if texels.arrayed {
-            vk::ImageViewType::TYPE_2D_ARRAY
-        } else {
-            vk::ImageViewType::TYPE_2D
         };
         let sampler = make_sampler(gpu, texels.sampling, format)?;
         let (image, memory, view) = gpu
-            .image_layers(
+            .texture_image(
                 format,
-                (w, h),
-                view_type,
+                texels.level_extent(0),
+                texels.view_type,
                 vk::ImageUsageFlags::SAMPLED
                     | vk::ImageUsageFlags::TRANSFER_DST
                     | super::images::image_and_target_usage(gpu, format),
@@ -426,8 +536,34 @@ impl Player {
             .inspect_err(|_| destroy(gpu, &texture))
             .map_err(fail)?;
         staging.bytes_mut()[..data.len()].copy_from_slice(data);
+        // Each level's copy, from where its texels start.
+        let texel_size = data.len() as u64
+            / (0..levels)
+                .map(|l| {
+                    let e = texels.level_extent(l);
+                    u64::from(e.width * e.height * e.depth * layers)
+                })
+                .sum::<u64>();
+        let mut offset = 0;
+        let regions: Vec<vk::BufferImageCopy> = (0..levels)
+            .map(|level| {
+                let extent = texels.level_extent(level);
+                let region = whole_image_copy(aspect, extent.width, extent.height)
+                    .buffer_offset(offset)
+                    .image_extent(extent)
+                    .image_subresource(vk::ImageSubresourceLayers {
+                        aspect_mask: aspect,
+                        mip_level: level,
+                        base_array_layer: 0,
+                        layer_count: layers,
+                    });
+                offset +=
+                    texel_size * u64::from(extent.width * extent.height * extent.depth * layers);
+                region
+            })
+            .collect();
         let result = self.submit(|p, cmd| {
-            record_upload(&p.gpu, cmd, staging.buffer, image, range, (w, h));
+            record_upload(&p.gpu, cmd, staging.buffer, image, range, &regions);
         });
         self.gpu.destroy_buffer(&staging);
         match result {
@@ -440,15 +576,15 @@ impl Player {
     }
 }
 
-/// Records the copy of `staging` into every layer of `image` (of `range`, `w` × `h`),
-/// which ends ready to be sampled.
+/// Records the copy of `staging` into `image` (`range`, the levels and layers `regions`
+/// copy), which ends ready to be sampled.
 fn record_upload(
     gpu: &Gpu,
     cmd: vk::CommandBuffer,
     staging: vk::Buffer,
     image: vk::Image,
     range: vk::ImageSubresourceRange,
-    (w, h): (u32, u32),
+    regions: &[vk::BufferImageCopy],
 ) {
     let to_dst = image_barrier(
         image,
@@ -463,13 +599,6 @@ fn record_upload(
         vk::PipelineStageFlags::TRANSFER,
         &[to_dst],
     );
-    let region =
-        whole_image_copy(range.aspect_mask, w, h).image_subresource(vk::ImageSubresourceLayers {
-            aspect_mask: range.aspect_mask,
-            mip_level: 0,
-            base_array_layer: 0,
-            layer_count: range.layer_count,
-        });
     // SAFETY: `cmd` is recording; the staging buffer holds the texels and the image was just
     // moved to TRANSFER_DST_OPTIMAL; both live until the submission is waited for.
     unsafe {
@@ -478,7 +607,7 @@ fn record_upload(
             staging,
             image,
             vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-            &[region],
+            regions,
         );
     }
     let to_read = image_barrier(
@@ -509,7 +638,9 @@ fn make_sampler(
         mag_linear,
         wrap,
         border,
-        compare_greater,
+        compare,
+        mipmap,
+        lod_bias,
     } = sampling;
     let filter = |linear| {
         if linear {
@@ -536,13 +667,31 @@ fn make_sampler(
     let mut info = vk::SamplerCreateInfo::default()
         .mag_filter(filter(mag_linear))
         .min_filter(filter(min_linear))
-        .mipmap_mode(vk::SamplerMipmapMode::NEAREST)
+        .mipmap_mode(match mipmap {
+            Some(true) => vk::SamplerMipmapMode::LINEAR,
+            _ => vk::SamplerMipmapMode::NEAREST,
+        })
         .address_mode_u(address_mode(wrap[0]))
         .address_mode_v(address_mode(wrap[1]))
         .address_mode_w(address_mode(wrap[2]))
-        .compare_enable(compare_greater)
-        .compare_op(vk::CompareOp::GREATER)
-        .max_lod(0.0);
+        .compare_enable(compare.is_some())
+        .compare_op(match compare.unwrap_or(CompareFunc::Never) {
+            CompareFunc::Never => vk::CompareOp::NEVER,
+            CompareFunc::Less => vk::CompareOp::LESS,
+            CompareFunc::Equal => vk::CompareOp::EQUAL,
+            CompareFunc::LessOrEqual => vk::CompareOp::LESS_OR_EQUAL,
+            CompareFunc::Greater => vk::CompareOp::GREATER,
+            CompareFunc::NotEqual => vk::CompareOp::NOT_EQUAL,
+            CompareFunc::GreaterOrEqual => vk::CompareOp::GREATER_OR_EQUAL,
+            CompareFunc::Always => vk::CompareOp::ALWAYS,
+        })
+        .mip_lod_bias(lod_bias)
+        // A filter without mipmapping samples level 0 only (GL's base level).
+        .max_lod(if mipmap.is_some() {
+            vk::LOD_CLAMP_NONE
+        } else {
+            0.0
+        });
     match fixed_border {
         Some(fixed) => info = info.border_color(fixed),
         None if uses_border => {
@@ -580,6 +729,7 @@ mod tests {
             element_locations: Vec::new(),
             storage_image: false,
             arrayed: false,
+            two_d: true,
         };
         textures
             .samplers

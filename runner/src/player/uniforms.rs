@@ -135,7 +135,10 @@ impl Player {
                                 UniformData::F32(v.iter().map(|x| *x as f32).collect())
                             }
                             Scalar::Double => UniformData::F64(v),
-                            Scalar::Int => UniformData::I32(v.iter().map(|x| *x as i32).collect()),
+                            // `0xffffffff` is the int −1: the bits wrap.
+                            Scalar::Int => {
+                                UniformData::I32(v.iter().map(|x| *x as i64 as i32).collect())
+                            }
                             Scalar::Uint | Scalar::Bool => {
                                 UniformData::U32(v.iter().map(|x| *x as u32).collect())
                             }

@@ -9,6 +9,9 @@ use super::error::SceneError;
 pub enum CompatCommand {
     /// `ortho` (the window) or `ortho l r b t`: piglit's `glOrtho(l, r, b, t, -1, 1)`.
     Ortho(Option<[f64; 4]>),
+    /// `frustum l r b t n f`: piglit's `glFrustum(l, r, b, t, n, f)` into the projection
+    /// matrix with an identity modelview.
+    Frustum([f64; 6]),
     /// `clip plane i a b c d`: `glClipPlane`.
     ClipPlane(u32, [f64; 4]),
     /// `newlist GL_COMPILE` (`execute` false) / `newlist GL_COMPILE_AND_EXECUTE`.
@@ -18,6 +21,26 @@ pub enum CompatCommand {
     EndList,
     CallList,
     DeleteList,
+    /// `color r g b a`: `glColor4f`, the current colour.
+    Color([f32; 4]),
+    /// `texparameter TARGET depth_mode luminance|intensity|alpha|red`: the active unit's
+    /// texture's GL_DEPTH_TEXTURE_MODE, as [`DepthMode`].
+    DepthMode(DepthMode),
+}
+
+/// GL_DEPTH_TEXTURE_MODE: how a `shadow*` function returns its comparison result r; the
+/// discriminant is the value the shaders' `glsem_depth_mode` takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DepthMode {
+    /// (r, r, r, 1), GL's initial mode.
+    #[default]
+    Luminance = 0,
+    /// (r, r, r, r).
+    Intensity = 1,
+    /// (0, 0, 0, r).
+    Alpha = 2,
+    /// (r, 0, 0, 1).
+    Red = 3,
 }
 
 /// GL's clip planes (GL_MAX_CLIP_PLANES of the runner: the enables it maps).
@@ -41,6 +64,14 @@ pub fn parse_command(
         ["ortho", l, r, b, top] => {
             CompatCommand::Ortho(Some([float(l)?, float(r)?, float(b)?, float(top)?]))
         }
+        ["frustum", l, r, b, top, n, f] => CompatCommand::Frustum([
+            float(l)?,
+            float(r)?,
+            float(b)?,
+            float(top)?,
+            float(n)?,
+            float(f)?,
+        ]),
         ["clip", "plane", i, a, b, c, d] => {
             let i = uint(i)?;
             if i >= CLIP_PLANES {
@@ -50,6 +81,19 @@ pub fn parse_command(
             }
             CompatCommand::ClipPlane(i, [float(a)?, float(b)?, float(c)?, float(d)?])
         }
+        ["color", r, g, b, a] => CompatCommand::Color([
+            float(r)? as f32,
+            float(g)? as f32,
+            float(b)? as f32,
+            float(a)? as f32,
+        ]),
+        ["texparameter", _, "depth_mode", mode] => CompatCommand::DepthMode(match *mode {
+            "luminance" => DepthMode::Luminance,
+            "intensity" => DepthMode::Intensity,
+            "alpha" => DepthMode::Alpha,
+            "red" => DepthMode::Red,
+            _ => return Err(bad("unknown depth texture mode")),
+        }),
         ["newlist", "GL_COMPILE"] => CompatCommand::NewList { execute: false },
         ["newlist", "GL_COMPILE_AND_EXECUTE"] => CompatCommand::NewList { execute: true },
         ["endlist"] => CompatCommand::EndList,

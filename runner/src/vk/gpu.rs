@@ -453,21 +453,40 @@ impl Gpu {
         usage: vk::ImageUsageFlags,
         range: vk::ImageSubresourceRange,
     ) -> VkResult<(vk::Image, vk::DeviceMemory, vk::ImageView)> {
+        let extent = vk::Extent3D {
+            width,
+            height,
+            depth: 1,
+        };
+        self.texture_image(format, extent, view_type, usage, range)
+    }
+
+    /// An image of `extent` with `range`'s levels and layers, of the type `view_type`'s
+    /// view needs (1D, 2D or 3D), bound to memory, and its view.
+    pub fn texture_image(
+        &self,
+        format: vk::Format,
+        extent: vk::Extent3D,
+        view_type: vk::ImageViewType,
+        usage: vk::ImageUsageFlags,
+        range: vk::ImageSubresourceRange,
+    ) -> VkResult<(vk::Image, vk::DeviceMemory, vk::ImageView)> {
         let d = &self.device;
+        let image_type = match view_type {
+            vk::ImageViewType::TYPE_1D | vk::ImageViewType::TYPE_1D_ARRAY => vk::ImageType::TYPE_1D,
+            vk::ImageViewType::TYPE_3D => vk::ImageType::TYPE_3D,
+            _ => vk::ImageType::TYPE_2D,
+        };
         let info = vk::ImageCreateInfo::default()
-            .image_type(vk::ImageType::TYPE_2D)
+            .image_type(image_type)
             .format(format)
-            .extent(vk::Extent3D {
-                width,
-                height,
-                depth: 1,
-            })
-            .mip_levels(1)
+            .extent(extent)
+            .mip_levels(range.level_count)
             .array_layers(range.layer_count)
             .samples(vk::SampleCountFlags::TYPE_1)
             .tiling(vk::ImageTiling::OPTIMAL)
             .usage(usage);
-        // SAFETY: `info` is a complete single-level 2D image description with no chain.
+        // SAFETY: `info` is a complete image description with no chain.
         let image = unsafe { d.create_image(&info, None) }.map_err(check("vkCreateImage"))?;
         // SAFETY: `image` was just created on `d`.
         let req = unsafe { d.get_image_memory_requirements(image) };
