@@ -123,18 +123,11 @@ fn every_scene_passes_through_the_layer_with_a_lower_left_viewport() {
 /// The scenes whose GL rule the layer does not give graphics pipeline libraries (README,
 /// "Pipeline libraries and shader objects" and the semantics they name): each fails
 /// through `--pipelines libraries` and passes through whole pipelines.
-const NOT_IN_LIBRARIES: [&str; 7] = [
-    // GL's lines (diamond exit, wide, stipple): the Bresenham mode is pre-rasterization
-    // state, but whether Vulkan allows it (VUID-...-lineRasterizationMode-02766) depends
-    // on the multisample state of the other parts, so a pre-rasterization library keeps
-    // Vulkan's lines.
-    "lines_diamond_45",
-    "lines_diamond_shallow",
-    "lines_diamond_steep",
-    "lines_loop",
+const NOT_IN_LIBRARIES: [&str; 1] = [
+    // GL's line stipple: a pre-rasterization library's line mode is dynamic state the layer
+    // sets at bind (whether Bresenham is allowed depends on the other parts' multisample
+    // state), and the layer's stipple is not carried into the linked pipeline.
     "lines_stipple",
-    "lines_strip",
-    "lines_wide",
 ];
 
 /// Every scene through four linked graphics pipeline libraries, as whole pipelines but for

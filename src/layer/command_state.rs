@@ -402,8 +402,9 @@ pub unsafe extern "system" fn cmd_bind_pipeline(
                 line_mode,
                 topology,
                 followed,
+                layer_line_mode,
             ) = dev.records.pipelines.read().get(&pipeline).map_or(
-                (None, false, None, None, false, None, None, None),
+                (None, false, None, None, false, None, None, None, false),
                 |r| {
                     (
                         r.reads_block,
@@ -414,6 +415,7 @@ pub unsafe extern "system" fn cmd_bind_pipeline(
                         r.line_mode,
                         r.gl_topology,
                         r.followed.clone(),
+                        r.library_line_mode,
                     )
                 },
             );
@@ -438,6 +440,11 @@ pub unsafe extern "system" fn cmd_bind_pipeline(
                 state.bound_line_stipple = line_stipple;
                 state.bound_line_loop = line_loop;
                 state.gl_topology = topology;
+                // A line mode the layer made dynamic: the application, which never set it,
+                // stated Vulkan's default.
+                if layer_line_mode {
+                    state.lines.app_mode = Some(vk::LineRasterizationModeEXT::DEFAULT);
+                }
                 state.attributes.pipeline = attributes;
                 state.attributes.bind(&dev, command_buffer);
                 let conventions = bind_followed(&dev, command_buffer, state, followed);

@@ -108,6 +108,7 @@ struct AddedFeatures {
     depth_clip_control: Option<vk::PhysicalDeviceDepthClipControlFeaturesEXT<'static>>,
     draw_parameters: Option<vk::PhysicalDeviceShaderDrawParametersFeatures<'static>>,
     line_rasterization: Option<vk::PhysicalDeviceLineRasterizationFeaturesKHR<'static>>,
+    dynamic_line_mode: Option<vk::PhysicalDeviceExtendedDynamicState3FeaturesEXT<'static>>,
 }
 
 impl DevicePrep {
@@ -138,6 +139,11 @@ impl DevicePrep {
             f.p_next = out.p_next as *mut c_void;
             out.p_next = (f as *const vk::PhysicalDeviceLineRasterizationFeaturesKHR<'_>).cast();
         }
+        if let Some(f) = &mut added.dynamic_line_mode {
+            f.p_next = out.p_next as *mut c_void;
+            out.p_next =
+                (f as *const vk::PhysicalDeviceExtendedDynamicState3FeaturesEXT<'_>).cast();
+        }
         out
     }
 }
@@ -147,6 +153,8 @@ const DEPTH_CLIP_CONTROL: &CStr = c"VK_EXT_depth_clip_control";
 const LINE_RASTERIZATION_KHR: &CStr = c"VK_KHR_line_rasterization";
 const LINE_RASTERIZATION_EXT: &CStr = c"VK_EXT_line_rasterization";
 const SHADER_OBJECT: &CStr = c"VK_EXT_shader_object";
+const GRAPHICS_PIPELINE_LIBRARY: &CStr = c"VK_EXT_graphics_pipeline_library";
+const EXTENDED_DYNAMIC_STATE_3: &CStr = c"VK_EXT_extended_dynamic_state3";
 
 /// A host-visible, host-coherent memory type of `physical_device` (Vulkan guarantees one).
 fn host_coherent_memory(inst: &InstanceData, physical_device: vk::PhysicalDevice) -> Option<u32> {
@@ -345,6 +353,8 @@ struct DriverSupport {
     draw_parameters: bool,
     bresenham_lines: bool,
     stippled_bresenham_lines: bool,
+    /// `extendedDynamicState3LineRasterizationMode`.
+    dynamic_line_mode: bool,
 }
 
 /// The driver features behind GL's conventions for `VK_GLSEM_gl_state`, in named steps:
@@ -376,6 +386,7 @@ unsafe fn prepare_gl_state(
         driver_has(PROVOKING_VERTEX),
         driver_has(DEPTH_CLIP_CONTROL),
         line_extension.is_some(),
+        driver_has(EXTENDED_DYNAMIC_STATE_3),
     );
     let mut prep = GlStatePrep::default();
     // SAFETY: `ci`'s valid pNext chain (this function's contract).
@@ -427,7 +438,9 @@ fn driver_support(
     has_provoking: bool,
     has_depth: bool,
     has_lines: bool,
+    has_eds3: bool,
 ) -> DriverSupport {
+    let mut eds3 = vk::PhysicalDeviceExtendedDynamicState3FeaturesEXT::default();
     let mut provoking = vk::PhysicalDeviceProvokingVertexFeaturesEXT::default();
     let mut depth = vk::PhysicalDeviceDepthClipControlFeaturesEXT::default();
     let mut draw_parameters = vk::PhysicalDeviceShaderDrawParametersFeatures::default();
@@ -447,6 +460,11 @@ fn driver_support(
         depth.p_next = query.p_next;
         query.p_next =
             (&mut depth as *mut vk::PhysicalDeviceDepthClipControlFeaturesEXT<'_>).cast();
+    }
+    if has_eds3 {
+        eds3.p_next = query.p_next;
+        query.p_next =
+            (&mut eds3 as *mut vk::PhysicalDeviceExtendedDynamicState3FeaturesEXT<'_>).cast();
     }
     // Core in Vulkan 1.1, queried only where the query itself is.
     draw_parameters.p_next = query.p_next;
@@ -475,6 +493,7 @@ fn driver_support(
         draw_parameters: draw_parameters.shader_draw_parameters != 0,
         bresenham_lines: lines.bresenham_lines != 0,
         stippled_bresenham_lines: lines.stippled_bresenham_lines != 0,
+        dynamic_line_mode: eds3.extended_dynamic_state3_line_rasterization_mode != 0,
     }
 }
 
@@ -623,6 +642,35 @@ unsafe fn enable_lines(
             );
         }
         _ => {}
+    }
+    // Graphics pipeline libraries: a pre-rasterization library does not know whether its
+    // pipelines will be single-sampled, so its line mode is made dynamic state the layer
+    // follows at bind (`followed_state`), where the driver can.
+    if conventions.bresenham_lines && enabled(GRAPHICS_PIPELINE_LIBRARY) {
+        // SAFETY: `ci`'s valid pNext chain (this function's contract).
+        let app_eds3 = unsafe {
+            find_in_chain::<vk::PhysicalDeviceExtendedDynamicState3FeaturesEXT<'_>>(
+                ci.p_next,
+                vk::StructureType::PHYSICAL_DEVICE_EXTENDED_DYNAMIC_STATE_3_FEATURES_EXT,
+            )
+        };
+        conventions.library_line_mode = match app_eds3 {
+            Some(app) => {
+                app.extended_dynamic_state3_line_rasterization_mode != 0
+                    && enabled(EXTENDED_DYNAMIC_STATE_3)
+            }
+            None if support.dynamic_line_mode => {
+                if !enabled(EXTENDED_DYNAMIC_STATE_3) {
+                    extensions.push(EXTENDED_DYNAMIC_STATE_3.as_ptr());
+                }
+                prep.added.dynamic_line_mode = Some(
+                    vk::PhysicalDeviceExtendedDynamicState3FeaturesEXT::default()
+                        .extended_dynamic_state3_line_rasterization_mode(true),
+                );
+                true
+            }
+            None => false,
+        };
     }
 }
 

@@ -372,7 +372,9 @@ pub(super) fn stage_view(codes: &[StageCode]) -> Stages<'_> {
     view
 }
 
-fn dynamic_states<'a>(ci: &vk::GraphicsPipelineCreateInfo<'a>) -> &'a [vk::DynamicState] {
+pub(super) fn dynamic_states<'a>(
+    ci: &vk::GraphicsPipelineCreateInfo<'a>,
+) -> &'a [vk::DynamicState] {
     // SAFETY: valid pointers per Vulkan's valid usage.
     unsafe { ci.p_dynamic_state.as_ref() }
         .map(|d| unsafe { slice(d.p_dynamic_states, d.dynamic_state_count) })
@@ -480,7 +482,7 @@ pub(super) fn pipeline_key(
             vk::StructureType::PIPELINE_RASTERIZATION_LINE_STATE_CREATE_INFO_KHR,
             vk::DynamicState::LINE_RASTERIZATION_MODE_EXT,
         ),
-        multisample_lines: multisample_lines(ci, dynamic),
+        multisample_lines: multisample_lines(ci, dynamic) && !library_line_mode(dev, ci, dynamic),
         app_line_stipple: dynamic.contains(&vk::DynamicState::LINE_STIPPLE_KHR)
             || dynamic.contains(&vk::DynamicState::LINE_STIPPLE_ENABLE_EXT),
         gl_mode,
@@ -764,6 +766,70 @@ fn multisample_lines(
         ]
         .iter()
         .any(|d| dynamic.contains(d))
+}
+
+/// Whether `ci` is a pre-rasterization library without the multisample state whose line
+/// mode the layer makes dynamic state (`Conventions::library_line_mode`), following GL's
+/// rule where its pipelines draw.
+pub(super) fn library_line_mode(
+    dev: &DeviceData,
+    ci: &vk::GraphicsPipelineCreateInfo<'_>,
+    dynamic: &[vk::DynamicState],
+) -> bool {
+    use vk::GraphicsPipelineLibraryFlagsEXT as Part;
+    // SAFETY: valid pNext chain.
+    let parts = unsafe {
+        find_in_chain::<vk::GraphicsPipelineLibraryCreateInfoEXT<'_>>(
+            ci.p_next,
+            vk::StructureType::GRAPHICS_PIPELINE_LIBRARY_CREATE_INFO_EXT,
+        )
+    };
+    dev.conventions.library_line_mode
+        && parts.is_some_and(|p| {
+            p.flags.contains(Part::PRE_RASTERIZATION_SHADERS)
+                && !p
+                    .flags
+                    .intersects(Part::FRAGMENT_SHADER | Part::FRAGMENT_OUTPUT_INTERFACE)
+        })
+        && !dynamic.contains(&vk::DynamicState::LINE_RASTERIZATION_MODE_EXT)
+}
+
+/// The multisample state a fragment-output library fixes, for the pipelines linked from
+/// it that follow GL's line rule (`library_line_mode`).
+pub(super) fn library_multisample(
+    ci: &vk::GraphicsPipelineCreateInfo<'_>,
+) -> Option<StaticMultisample> {
+    use vk::DynamicState as D;
+    // SAFETY: valid pNext chain.
+    let parts = unsafe {
+        find_in_chain::<vk::GraphicsPipelineLibraryCreateInfoEXT<'_>>(
+            ci.p_next,
+            vk::StructureType::GRAPHICS_PIPELINE_LIBRARY_CREATE_INFO_EXT,
+        )
+    }?;
+    if !parts
+        .flags
+        .contains(vk::GraphicsPipelineLibraryFlagsEXT::FRAGMENT_OUTPUT_INTERFACE)
+    {
+        return None;
+    }
+    let dynamic = dynamic_states(ci);
+    // SAFETY: NULL or valid (Vulkan's valid usage).
+    let ms = unsafe { ci.p_multisample_state.as_ref() };
+    let fixed = |state: D, value: Option<bool>| value.filter(|_| !dynamic.contains(&state));
+    Some(StaticMultisample {
+        samples: ms
+            .map(|m| m.rasterization_samples)
+            .filter(|_| !dynamic.contains(&D::RASTERIZATION_SAMPLES_EXT)),
+        alpha_to_coverage: fixed(
+            D::ALPHA_TO_COVERAGE_ENABLE_EXT,
+            ms.map(|m| m.alpha_to_coverage_enable == vk::TRUE),
+        ),
+        alpha_to_one: fixed(
+            D::ALPHA_TO_ONE_ENABLE_EXT,
+            ms.map(|m| m.alpha_to_one_enable == vk::TRUE),
+        ),
+    })
 }
 
 /// The multisample state `ci` fixes, when its line mode is dynamic state whose GL rule the

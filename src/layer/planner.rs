@@ -21,6 +21,7 @@ use ash::vk::{self, Handle};
 use std::sync::atomic::Ordering;
 
 use super::current_attributes::{format_of, integer_slots};
+use super::dynamic_lines::StaticMultisample;
 use super::ffi::{find_in_chain, slice};
 use super::frames::destroy_hook;
 use super::frames::{hook, maybe_inject_panic, shield};
@@ -28,9 +29,10 @@ use super::interface_limits::{code_over_limit, over_limit};
 use super::library_inputs::{self, LinkFeed};
 use super::log;
 use super::pipeline_info::{
-    chain_without, chain_without_code, followed_line_mode, followed_pipeline, gl_mode_of,
-    holds_vertex_input, inline_code, layout_of, pipeline_key, primitive_mode, stage_codes,
-    stage_module, stage_of, stage_view, stages, tes_without_tcs, topology_for, StageCode,
+    chain_without, chain_without_code, dynamic_states, followed_line_mode, followed_pipeline,
+    gl_mode_of, holds_vertex_input, inline_code, layout_of, library_line_mode, library_multisample,
+    pipeline_key, primitive_mode, stage_codes, stage_module, stage_of, stage_view, stages,
+    tes_without_tcs, topology_for, StageCode,
 };
 use super::records::{BlockBinding, BlockSlot, PipelineRecord, FAST_PATH_PIPELINES};
 use super::rewrite::{Rewrite, Run, Target};
@@ -103,9 +105,27 @@ hook! {
         // SAFETY: pPipelines holds one handle per create info, set by the call.
         let pipelines = unsafe { slice(p_pipelines, create_info_count) };
         shield("vkCreateGraphicsPipelines library parts", || {
-            library_inputs::record(dev, infos, pipelines)
+            library_inputs::record(dev, infos, pipelines);
+            record_library_multisample(dev, infos, pipelines);
         });
         result
+    }
+}
+
+/// Keeps the multisample state of fragment-output libraries where pipelines linked from
+/// them may follow GL's line rule (`linked_line_mode`).
+fn record_library_multisample(
+    dev: &DeviceData,
+    infos: &[vk::GraphicsPipelineCreateInfo<'_>],
+    pipelines: &[vk::Pipeline],
+) {
+    if !dev.conventions.library_line_mode {
+        return;
+    }
+    for (ci, &pipeline) in infos.iter().zip(pipelines) {
+        if let Some(ms) = library_multisample(ci).filter(|_| pipeline != vk::Pipeline::null()) {
+            dev.records.library_multisample.write().insert(pipeline, ms);
+        }
     }
 }
 
@@ -161,7 +181,38 @@ fn needs_work(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) -> bool
         || library_inputs::may_feed(dev, ci)
         || libraries_line_loop(dev, ci)
         || followed_line_mode(dev, ci).is_some()
+        || linked_line_mode(dev, ci).is_some()
         || followed_pipeline(dev, ci).is_some()
+}
+
+/// The multisample state of a pipeline linked from a pre-rasterization library whose line
+/// mode the layer made dynamic: the fragment-output library's (all dynamic where the layer
+/// did not see it).
+fn linked_line_mode(
+    dev: &DeviceData,
+    ci: &vk::GraphicsPipelineCreateInfo<'_>,
+) -> Option<StaticMultisample> {
+    let libraries = linked_libraries(ci);
+    if libraries.is_empty() || ci.flags.contains(vk::PipelineCreateFlags::LIBRARY_KHR) {
+        return None;
+    }
+    let follows = {
+        let pipelines = dev.records.pipelines.read();
+        libraries
+            .iter()
+            .any(|l| pipelines.get(l).is_some_and(|r| r.library_line_mode))
+    };
+    follows.then(|| {
+        let multisample = dev.records.library_multisample.read();
+        libraries
+            .iter()
+            .find_map(|l| multisample.get(l).copied())
+            .unwrap_or(StaticMultisample {
+                samples: None,
+                alpha_to_coverage: None,
+                alpha_to_one: None,
+            })
+    })
 }
 
 /// Whether a library `ci` links draws GL's line loops: the linked pipeline closes them.
@@ -330,6 +381,12 @@ fn plan(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) -> Plan {
         Ok(rewrite) => rewrite,
         Err(why) => return Plan::fail(why),
     };
+    // A pre-rasterization library does not know whether its pipelines are single-sampled:
+    // its line mode is dynamic state, GL's rule set at bind.
+    if rewrite.bresenham_lines.is_some() && library_line_mode(dev, ci, dynamic_states(ci)) {
+        rewrite.bresenham_lines = None;
+        rewrite.dynamic_line_mode = true;
+    }
     if let Some(mode) = mode {
         // The struct is the layer's: it never goes down.
         // SAFETY: NULL or valid (read above).
@@ -618,17 +675,22 @@ impl RasterizationCopy {
     }
 }
 
-/// The dynamic state with `VK_DYNAMIC_STATE_LINE_STIPPLE_EXT` added (the layer's stipple).
+/// The dynamic state with states the layer sets added: `VK_DYNAMIC_STATE_LINE_STIPPLE_EXT`
+/// (the layer's stipple), `VK_DYNAMIC_STATE_LINE_RASTERIZATION_MODE_EXT` (GL's line rule
+/// followed at bind).
 struct DynamicCopy {
     state: vk::PipelineDynamicStateCreateInfo<'static>,
     states: Vec<vk::DynamicState>,
 }
 
 impl DynamicCopy {
-    unsafe fn with_line_stipple(app: &vk::PipelineDynamicStateCreateInfo<'_>) -> Box<DynamicCopy> {
+    unsafe fn with(
+        app: &vk::PipelineDynamicStateCreateInfo<'_>,
+        added: &[vk::DynamicState],
+    ) -> Box<DynamicCopy> {
         // SAFETY: the application's array (Vulkan's valid usage).
         let mut states = unsafe { slice(app.p_dynamic_states, app.dynamic_state_count) }.to_vec();
-        states.push(vk::DynamicState::LINE_STIPPLE_KHR);
+        states.extend_from_slice(added);
         let mut copy = Box::new(DynamicCopy {
             // SAFETY: only the lifetime changes; the copy lives until the call down returns.
             state: unsafe {
@@ -779,11 +841,20 @@ unsafe fn patch_state(
     } else {
         None
     };
-    let dynamic = if rewrite.bresenham_lines == Some(true) {
+    let added_dynamic: Vec<vk::DynamicState> = [
+        (rewrite.bresenham_lines == Some(true)).then_some(vk::DynamicState::LINE_STIPPLE_KHR),
+        rewrite
+            .dynamic_line_mode
+            .then_some(vk::DynamicState::LINE_RASTERIZATION_MODE_EXT),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    let dynamic = if added_dynamic.is_empty() {
+        None
+    } else {
         // SAFETY: NULL or valid (Vulkan's valid usage).
         Some(unsafe { ci.p_dynamic_state.as_ref() })
-    } else {
-        None
     };
     let tessellation = if rewrite.domain_origin_lower_left {
         // SAFETY: asked for where the pipeline has it (above).
@@ -804,7 +875,7 @@ unsafe fn patch_state(
     if let Some(app) = dynamic {
         let app = app.copied().unwrap_or_default();
         // SAFETY: the application's valid dynamic state, or an empty one.
-        patched.dynamic = Some(unsafe { DynamicCopy::with_line_stipple(&app) });
+        patched.dynamic = Some(unsafe { DynamicCopy::with(&app, &added_dynamic) });
     }
     if let Some(state) = tessellation {
         // SAFETY: the application's valid tessellation state.
@@ -1261,7 +1332,13 @@ impl Call<'_> {
             // the pipelines linked from it.
             let window_height =
                 static_window_height(ci).or_else(|| libraries_window_height(self.dev, ci));
-            let line_mode = followed_line_mode(self.dev, ci);
+            let line_mode =
+                followed_line_mode(self.dev, ci).or_else(|| linked_line_mode(self.dev, ci));
+            // A library whose line mode the layer made dynamic, or a pipeline linked from one.
+            let library_line_mode = match plan {
+                Plan::Rewrite(rewrite) => rewrite.dynamic_line_mode,
+                _ => false,
+            } || linked_line_mode(self.dev, ci).is_some();
             let followed = followed_pipeline(self.dev, ci).map(std::sync::Arc::new);
             if own.is_none()
                 && inherited.is_none()
@@ -1280,6 +1357,7 @@ impl Call<'_> {
             record.line_loop = line_loop;
             record.gl_topology = gl_topology;
             record.line_mode = line_mode;
+            record.library_line_mode = library_line_mode;
             record.followed = followed;
             let records = &self.dev.records;
             records.count_bind_work(&record, 1);
@@ -1294,6 +1372,7 @@ destroy_hook!(
     /// `vkDestroyPipeline`.
     "vkDestroyPipeline", destroy_pipeline(pipeline: vk::Pipeline), |dev| {
         dev.records.library_parts.write().remove(&pipeline);
+        dev.records.library_multisample.write().remove(&pipeline);
         let removed = dev.records.pipelines.write().remove(&pipeline);
         if let Some(removed) = removed {
             dev.records.count_bind_work(&removed, -1);

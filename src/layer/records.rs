@@ -241,6 +241,10 @@ pub struct PipelineRecord {
     pub line_loop: bool,
     /// It draws GL's primitive mode with a dynamic topology: the topology the layer sets.
     pub gl_topology: Option<vk::PrimitiveTopology>,
+    /// A pre-rasterization library whose line mode the layer made dynamic state
+    /// (`Conventions::library_line_mode`), or a pipeline linked from one: binding it sets
+    /// GL's rule, the application having set no mode.
+    pub library_line_mode: bool,
     /// Its line mode is dynamic state the layer follows (`dynamic_lines`), with the
     /// multisample state it fixes.
     pub line_mode: Option<StaticMultisample>,
@@ -264,6 +268,7 @@ impl PipelineRecord {
             vertex_input_library: None,
             line_loop: false,
             gl_topology: None,
+            library_line_mode: false,
             line_mode: None,
             followed: None,
             _live: Live::new(Kind::Pipeline),
@@ -458,6 +463,9 @@ pub struct Records {
     pub pipelines: RwLock<HashMap<vk::Pipeline, PipelineRecord>>,
     /// Vertex-input and pre-rasterization libraries (`library_inputs`).
     pub library_parts: RwLock<HashMap<vk::Pipeline, LibraryPart>>,
+    /// The multisample state of fragment-output libraries, on devices where pipelines
+    /// linked from them may follow GL's line rule (`Conventions::library_line_mode`).
+    pub library_multisample: RwLock<HashMap<vk::Pipeline, StaticMultisample>>,
     /// Live pipelines that `vkCmdBindPipeline` has work for (they read the GL-state block,
     /// take the layer's line stipple or GL's current vertex attributes): when 0, it does
     /// nothing more.

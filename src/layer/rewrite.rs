@@ -40,6 +40,9 @@ pub struct Rewrite {
     /// `Some(stippled)`: chain `VK_LINE_RASTERIZATION_MODE_BRESENHAM` (stippled: with the
     /// stipple as dynamic state the layer sets).
     pub bresenham_lines: Option<bool>,
+    /// The line mode becomes dynamic state the layer sets by GL's rule at bind (a
+    /// pre-rasterization library, which does not know its multisample state).
+    pub dynamic_line_mode: bool,
     pub domain_origin_lower_left: bool,
     pub invert_front_face: bool,
     /// The vertex binding and the unfed Locations (with their inputs' types) the layer
@@ -59,6 +62,7 @@ impl Rewrite {
             && !self.provoking_vertex_last
             && !self.negative_one_to_one
             && self.bresenham_lines.is_none()
+            && !self.dynamic_line_mode
             && !self.domain_origin_lower_left
             && !self.invert_front_face
             && self.current_attributes.is_none()

@@ -35,6 +35,9 @@ pub struct Conventions {
     /// shader objects: it sets their line mode and stipple enable, which Vulkan requires
     /// for every line draw with shader objects (VUID-vkCmdDraw-None-08666 / -08669).
     pub layer_sets_line_mode: bool,
+    /// Pre-rasterization libraries get their line mode as dynamic state, which the layer
+    /// sets at bind by GL's rule (`extendedDynamicState3LineRasterizationMode`).
+    pub library_line_mode: bool,
 }
 
 pub struct InstanceData {
