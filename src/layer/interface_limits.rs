@@ -1,8 +1,12 @@
-//! The device's interface limits: a stage whose inputs or outputs take more Locations than
-//! the device has (VUID-RuntimeSpirv-Location-06272) crashes drivers
-//! (`vkCreateGraphicsPipelines` on lavapipe 22.3.6, `VK_ERROR_DEVICE_LOST` on NVIDIA 580),
-//! and the validation layer does not see it: the layer fails such a pipeline or shader
-//! object with a message instead. Its own additions are checked the same way.
+//! The device's interface limits: a stage whose outputs, or a fragment shader whose inputs,
+//! take more Locations than the device has (VUID-RuntimeSpirv-Location-06272) crashes
+//! drivers (`vkCreateGraphicsPipelines` on lavapipe 22.3.6, `VK_ERROR_DEVICE_LOST` on
+//! NVIDIA 580), and the validation layer does not see it: the layer fails such a pipeline
+//! or shader object with a message instead. The inputs of the other stages are left to the
+//! driver: zink's geometry shaders read past lavapipe's `maxGeometryInputComponents / 4`
+//! and draw right, and an application that worked without the layer must work with it. The
+//! layer's own additions (a rewritten stage, a generated TCS or geometry shader) are held to
+//! every limit.
 
 use spirv::ExecutionModel;
 
@@ -45,11 +49,35 @@ pub(super) fn over_limit(
     module: &ModuleRecord,
     entry: &str,
 ) -> Option<String> {
-    exceeds(
+    app_exceeds(
         limits,
         stage,
         module.interface_ends(model_of(stage), entry)?,
     )
+}
+
+/// [`over_limit`] for an application's SPIR-V that no module holds (shader objects).
+pub(super) fn app_code_over_limit(
+    limits: &Limits,
+    stage: Stage,
+    words: &[u32],
+    entry: &str,
+) -> Option<String> {
+    let model = model_of(stage);
+    let ends = entry_point_ends(words)
+        .into_iter()
+        .find(|(m, n, _)| *m == model && n == entry)?
+        .2;
+    app_exceeds(limits, stage, ends)
+}
+
+/// The limits an application's stage is held to: its outputs, and a fragment shader's
+/// inputs (the module's comment says why not the other inputs).
+fn app_exceeds(limits: &Limits, stage: Stage, mut ends: LocationEnds) -> Option<String> {
+    if stage != Stage::Fragment {
+        ends.input = 0;
+    }
+    exceeds(limits, stage, ends)
 }
 
 /// [`over_limit`] for code the layer made (a rewritten stage, a generated TCS).

@@ -33,7 +33,7 @@ use super::command_state::push;
 use super::ffi::slice;
 use super::followed_state;
 use super::frames::{destroy_hook, ffi_guard, hook, shield};
-use super::interface_limits::code_over_limit;
+use super::interface_limits::app_code_over_limit;
 use super::log;
 use super::pipeline_info::{stage_of, stage_view, StageCode};
 use super::primitive_objects;
@@ -503,7 +503,7 @@ fn past_limits(dev: &DeviceData, infos: &[vk::ShaderCreateInfoEXT<'_>]) -> Optio
                 ci.p_name.as_ref().map(|_| CStr::from_ptr(ci.p_name))?,
             )
         };
-        let why = code_over_limit(&dev.limits, stage, words, name.to_str().ok()?)?;
+        let why = app_code_over_limit(&dev.limits, stage, words, name.to_str().ok()?)?;
         Some(format!("pCreateInfos[{i}] fails: {why}"))
     })
 }
