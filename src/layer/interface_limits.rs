@@ -63,12 +63,16 @@ pub(super) fn app_code_over_limit(
     words: &[u32],
     entry: &str,
 ) -> Option<String> {
+    app_exceeds(limits, stage, code_ends(stage, words, entry)?)
+}
+
+/// Where the interfaces of `entry` of `words` (a `stage` entry point) end.
+fn code_ends(stage: Stage, words: &[u32], entry: &str) -> Option<LocationEnds> {
     let model = model_of(stage);
-    let ends = entry_point_ends(words)
+    entry_point_ends(words)
         .into_iter()
-        .find(|(m, n, _)| *m == model && n == entry)?
-        .2;
-    app_exceeds(limits, stage, ends)
+        .find(|(m, n, _)| *m == model && n == entry)
+        .map(|(_, _, ends)| ends)
 }
 
 /// The limits an application's stage is held to: its outputs, and a fragment shader's
@@ -87,12 +91,7 @@ pub(super) fn code_over_limit(
     words: &[u32],
     entry: &str,
 ) -> Option<String> {
-    let model = model_of(stage);
-    let ends = entry_point_ends(words)
-        .into_iter()
-        .find(|(m, n, _)| *m == model && n == entry)?
-        .2;
-    exceeds(limits, stage, ends)
+    exceeds(limits, stage, code_ends(stage, words, entry)?)
 }
 
 fn exceeds(limits: &Limits, stage: Stage, ends: LocationEnds) -> Option<String> {

@@ -11,7 +11,6 @@
 //! draw of its own, so the line stipple starts over on it (GL continues the pattern).
 
 use ash::vk;
-use rustc_hash::FxHashMap as HashMap;
 use std::sync::atomic::Ordering;
 
 use super::attribute_memory::LineLoops;
@@ -64,15 +63,6 @@ impl LineLoops {
     }
 }
 
-/// The state of `cb` (made on first use).
-fn state_of(
-    cbs: &mut HashMap<vk::CommandBuffer, CommandBufferState>,
-    cb: vk::CommandBuffer,
-) -> &mut CommandBufferState {
-    cbs.entry(cb)
-        .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()))
-}
-
 /// Whether the device has made a line-loop pipeline or drawn line loops with shader
 /// objects (atomic loads, for the draw hooks).
 fn loops(dev: &DeviceData) -> bool {
@@ -82,7 +72,8 @@ fn loops(dev: &DeviceData) -> bool {
 
 /// Whether a line-loop pipeline is bound to `cb` (a lookup only on devices that made one).
 fn line_loop_bound(dev: &DeviceData, cb: vk::CommandBuffer) -> bool {
-    loops(dev) && state_of(&mut dev.records.command_buffers.lock(), cb).bound_line_loop
+    loops(dev)
+        && CommandBufferState::of(&mut dev.records.command_buffers.lock(), cb).bound_line_loop
 }
 
 /// Draws the closing segment of the loop the application's `vkCmdDraw` just drew.
@@ -106,7 +97,7 @@ fn close(dev: &DeviceData, cb: vk::CommandBuffer, draw: [u32; 4]) {
     ) else {
         return;
     };
-    let restore = state_of(&mut dev.records.command_buffers.lock(), cb).index_buffer;
+    let restore = CommandBufferState::of(&mut dev.records.command_buffers.lock(), cb).index_buffer;
     // SAFETY: a command buffer recording a draw of a line-loop pipeline (the application's
     // vkCmdDraw just went down); the layer's index buffer holds pair `vertex_count - 1` at
     // index 2 * (vertex_count - 1); the application's binding is put back after.
@@ -191,7 +182,7 @@ pub unsafe extern "system" fn cmd_bind_index_buffer(
             unsafe { next(cb, buffer, offset, index_type) };
         }
         shield("vkCmdBindIndexBuffer", || {
-            state_of(&mut dev.records.command_buffers.lock(), cb).index_buffer =
+            CommandBufferState::of(&mut dev.records.command_buffers.lock(), cb).index_buffer =
                 Some(BoundIndexBuffer {
                     buffer,
                     offset,

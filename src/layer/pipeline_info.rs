@@ -799,7 +799,6 @@ pub(super) fn library_line_mode(
 pub(super) fn library_multisample(
     ci: &vk::GraphicsPipelineCreateInfo<'_>,
 ) -> Option<StaticMultisample> {
-    use vk::DynamicState as D;
     // SAFETY: valid pNext chain.
     let parts = unsafe {
         find_in_chain::<vk::GraphicsPipelineLibraryCreateInfoEXT<'_>>(
@@ -813,23 +812,7 @@ pub(super) fn library_multisample(
     {
         return None;
     }
-    let dynamic = dynamic_states(ci);
-    // SAFETY: NULL or valid (Vulkan's valid usage).
-    let ms = unsafe { ci.p_multisample_state.as_ref() };
-    let fixed = |state: D, value: Option<bool>| value.filter(|_| !dynamic.contains(&state));
-    Some(StaticMultisample {
-        samples: ms
-            .map(|m| m.rasterization_samples)
-            .filter(|_| !dynamic.contains(&D::RASTERIZATION_SAMPLES_EXT)),
-        alpha_to_coverage: fixed(
-            D::ALPHA_TO_COVERAGE_ENABLE_EXT,
-            ms.map(|m| m.alpha_to_coverage_enable == vk::TRUE),
-        ),
-        alpha_to_one: fixed(
-            D::ALPHA_TO_ONE_ENABLE_EXT,
-            ms.map(|m| m.alpha_to_one_enable == vk::TRUE),
-        ),
-    })
+    Some(static_multisample(ci, dynamic_states(ci)))
 }
 
 /// The multisample state `ci` fixes, when its line mode is dynamic state whose GL rule the
@@ -852,8 +835,19 @@ pub(super) fn followed_line_mode(
     if !follows || ms.is_some_and(|m| m.sample_shading_enable == vk::TRUE) {
         return None;
     }
+    Some(static_multisample(ci, dynamic))
+}
+
+/// The multisample state `ci` fixes: its values where they are not dynamic state.
+fn static_multisample(
+    ci: &vk::GraphicsPipelineCreateInfo<'_>,
+    dynamic: &[vk::DynamicState],
+) -> StaticMultisample {
+    use vk::DynamicState as D;
+    // SAFETY: NULL or valid (Vulkan's valid usage).
+    let ms = unsafe { ci.p_multisample_state.as_ref() };
     let fixed = |state: D, value: Option<bool>| value.filter(|_| !dynamic.contains(&state));
-    Some(StaticMultisample {
+    StaticMultisample {
         samples: ms
             .map(|m| m.rasterization_samples)
             .filter(|_| !dynamic.contains(&D::RASTERIZATION_SAMPLES_EXT)),
@@ -865,7 +859,7 @@ pub(super) fn followed_line_mode(
             D::ALPHA_TO_ONE_ENABLE_EXT,
             ms.map(|m| m.alpha_to_one_enable == vk::TRUE),
         ),
-    })
+    }
 }
 
 /// What the layer follows at bind for a whole pipeline (not a library) on a

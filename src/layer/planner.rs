@@ -1123,35 +1123,24 @@ impl Call<'_> {
                 Err(e) => return Err(module_failed(e)),
             }
         }
-        if let Some(words) = &rewrite.gs {
+        // The generated stages: a geometry shader of GL's primitive mode, a passthrough TCS.
+        let generated = [
+            (S::GEOMETRY, &rewrite.gs),
+            (S::TESSELLATION_CONTROL, &rewrite.tcs),
+        ];
+        for (stage, words) in generated {
+            let Some(words) = words else {
+                continue;
+            };
             // SAFETY: the application's allocator (this function's contract).
-            match unsafe { self.temporary_module(words) } {
-                Ok(m) => {
-                    patched.temporaries.push(m);
-                    patched.stages.push(vk::PipelineShaderStageCreateInfo {
-                        stage: S::GEOMETRY,
-                        module: m,
-                        p_name: c"main".as_ptr(),
-                        ..Default::default()
-                    });
-                }
-                Err(e) => return Err(module_failed(e)),
-            }
-        }
-        if let Some(words) = &rewrite.tcs {
-            // SAFETY: the application's allocator (this function's contract).
-            match unsafe { self.temporary_module(words) } {
-                Ok(m) => {
-                    patched.temporaries.push(m);
-                    patched.stages.push(vk::PipelineShaderStageCreateInfo {
-                        stage: S::TESSELLATION_CONTROL,
-                        module: m,
-                        p_name: c"main".as_ptr(),
-                        ..Default::default()
-                    });
-                }
-                Err(e) => return Err(module_failed(e)),
-            }
+            let module = unsafe { self.temporary_module(words) }.map_err(module_failed)?;
+            patched.temporaries.push(module);
+            patched.stages.push(vk::PipelineShaderStageCreateInfo {
+                stage,
+                module,
+                p_name: c"main".as_ptr(),
+                ..Default::default()
+            });
         }
         Ok(())
     }

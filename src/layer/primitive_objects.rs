@@ -9,7 +9,6 @@
 //! layer's topology holds until the application sets another.
 
 use ash::vk;
-use rustc_hash::FxHashMap as HashMap;
 use std::ffi::CStr;
 use std::sync::atomic::Ordering;
 
@@ -107,6 +106,41 @@ pub(super) fn destroy_generated(dev: &DeviceData, record: &VertexObjectRecord) {
     }
 }
 
+/// A shader object of the layer's (a generated TCS or geometry shader) for `(stage,
+/// next_stage)`, with the set layouts and push-constant ranges of the application's shader
+/// it serves, so that the layouts the application binds stay compatible.
+pub(super) fn generated_object(
+    dev: &DeviceData,
+    (stage, next_stage): (vk::ShaderStageFlags, vk::ShaderStageFlags),
+    words: &[u32],
+    set_layouts: &[vk::DescriptorSetLayout],
+    ranges: &[vk::PushConstantRange],
+) -> Result<vk::ShaderEXT, String> {
+    let create = dev
+        .table
+        .create_shaders_ext
+        .ok_or("no vkCreateShadersEXT")?;
+    let ci = vk::ShaderCreateInfoEXT {
+        stage,
+        next_stage,
+        code_type: vk::ShaderCodeTypeEXT::SPIRV,
+        code_size: words.len() * 4,
+        p_code: words.as_ptr().cast(),
+        p_name: c"main".as_ptr(),
+        set_layout_count: set_layouts.len() as u32,
+        p_set_layouts: set_layouts.as_ptr(),
+        push_constant_range_count: ranges.len() as u32,
+        p_push_constant_ranges: ranges.as_ptr(),
+        ..Default::default()
+    };
+    let mut shader = vk::ShaderEXT::null();
+    // SAFETY: a valid create info.
+    match unsafe { create(dev.handle, 1, &ci, std::ptr::null(), &mut shader) } {
+        vk::Result::SUCCESS => Ok(shader),
+        e => Err(format!("the driver failed to create it: {e}")),
+    }
+}
+
 /// The geometry shader object drawing `key` after `record`'s vertex shader.
 fn generated_gs(
     dev: &DeviceData,
@@ -119,29 +153,13 @@ fn generated_gs(
     }
     let words = build_primitive_gs(&record.words, &record.entry, &key)
         .map_err(|e| format!("generating it failed: {e}"))?;
-    let create = dev
-        .table
-        .create_shaders_ext
-        .ok_or("no vkCreateShadersEXT")?;
-    let ci = vk::ShaderCreateInfoEXT {
-        stage: S::GEOMETRY,
-        next_stage: S::FRAGMENT,
-        code_type: vk::ShaderCodeTypeEXT::SPIRV,
-        code_size: words.len() * 4,
-        p_code: words.as_ptr().cast(),
-        p_name: c"main".as_ptr(),
-        set_layout_count: record.set_layouts.len() as u32,
-        p_set_layouts: record.set_layouts.as_ptr(),
-        push_constant_range_count: record.ranges.len() as u32,
-        p_push_constant_ranges: record.ranges.as_ptr(),
-        ..Default::default()
-    };
-    let mut shader = vk::ShaderEXT::null();
-    // SAFETY: a valid create info.
-    match unsafe { create(dev.handle, 1, &ci, std::ptr::null(), &mut shader) } {
-        vk::Result::SUCCESS => {}
-        e => return Err(format!("the driver failed to create it: {e}")),
-    }
+    let shader = generated_object(
+        dev,
+        (S::GEOMETRY, S::FRAGMENT),
+        &words,
+        &record.set_layouts,
+        &record.ranges,
+    )?;
     log::info!(
         "generated geometry shader object for GL's {:?} ({:?})",
         key.primitive,
@@ -149,15 +167,6 @@ fn generated_gs(
     );
     generated.insert(key, shader);
     Ok(shader)
-}
-
-/// The state of `cb` (made on first use).
-fn state_of(
-    cbs: &mut HashMap<vk::CommandBuffer, CommandBufferState>,
-    cb: vk::CommandBuffer,
-) -> &mut CommandBufferState {
-    cbs.entry(cb)
-        .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()))
 }
 
 /// After the mode, the shaders or the polygon mode of `cb` changed: binds (or unbinds) the
@@ -171,7 +180,7 @@ pub(super) fn update(dev: &DeviceData, cb: vk::CommandBuffer) {
     };
     let (mode, vertex, app_gs, layer_gs, rasterized, provoking_last) = {
         let mut cbs = dev.records.command_buffers.lock();
-        let s = state_of(&mut cbs, cb);
+        let s = CommandBufferState::of(&mut cbs, cb);
         let mode = gl_mode_of(s.primitive_mode);
         s.bound_line_loop = mode == Some(GlMode::LineLoop);
         (
@@ -187,10 +196,11 @@ pub(super) fn update(dev: &DeviceData, cb: vk::CommandBuffer) {
         let null = vk::ShaderEXT::null();
         // SAFETY: a command buffer in the recording state (the application's call).
         unsafe { bind(cb, 1, &S::GEOMETRY, &null) };
-        state_of(&mut dev.records.command_buffers.lock(), cb).layer_geometry_object = false;
+        CommandBufferState::of(&mut dev.records.command_buffers.lock(), cb).layer_geometry_object =
+            false;
     };
     let set = |topology: Option<vk::PrimitiveTopology>| {
-        state_of(&mut dev.records.command_buffers.lock(), cb).gl_topology = topology;
+        CommandBufferState::of(&mut dev.records.command_buffers.lock(), cb).gl_topology = topology;
         if let Some(topology) = topology {
             // SAFETY: as above; the topology is dynamic state with shader objects.
             unsafe { set_topology(cb, topology) }
@@ -251,7 +261,8 @@ pub(super) fn update(dev: &DeviceData, cb: vk::CommandBuffer) {
         Ok(shader) => {
             // SAFETY: a command buffer in the recording state (the application's call).
             unsafe { bind(cb, 1, &S::GEOMETRY, &shader) };
-            state_of(&mut dev.records.command_buffers.lock(), cb).layer_geometry_object = true;
+            CommandBufferState::of(&mut dev.records.command_buffers.lock(), cb)
+                .layer_geometry_object = true;
             set(Some(topology_for(GlMode::Primitive(primitive))));
         }
         Err(why) => {
@@ -283,7 +294,8 @@ pub unsafe extern "system" fn cmd_set_primitive_mode(command_buffer: vk::Command
             log::error!("{WHAT}: the device has no geometryShader; GL's mode is not drawn");
             return;
         }
-        state_of(&mut dev.records.command_buffers.lock(), command_buffer).primitive_mode = mode;
+        CommandBufferState::of(&mut dev.records.command_buffers.lock(), command_buffer)
+            .primitive_mode = mode;
         update(&dev, command_buffer);
     })
 }
@@ -296,7 +308,7 @@ pub(super) fn follow_provoking_mode(command_buffer: vk::CommandBuffer, last: boo
     };
     let follow = {
         let mut cbs = dev.records.command_buffers.lock();
-        let s = state_of(&mut cbs, command_buffer);
+        let s = CommandBufferState::of(&mut cbs, command_buffer);
         let changed = s.provoking_last != Some(last);
         s.provoking_last = Some(last);
         changed && s.layer_geometry_object
@@ -334,7 +346,7 @@ pub unsafe extern "system" fn cmd_set_polygon_mode(
             };
             let follow = {
                 let mut cbs = dev.records.command_buffers.lock();
-                let s = state_of(&mut cbs, command_buffer);
+                let s = CommandBufferState::of(&mut cbs, command_buffer);
                 let changed = s.polygon_mode != rasterized;
                 s.polygon_mode = rasterized;
                 changed && s.layer_geometry_object
@@ -365,7 +377,8 @@ pub unsafe extern "system" fn cmd_set_primitive_topology(
             return;
         };
         let gl = shield(WHAT, || {
-            state_of(&mut dev.records.command_buffers.lock(), command_buffer).gl_topology
+            CommandBufferState::of(&mut dev.records.command_buffers.lock(), command_buffer)
+                .gl_topology
         })
         .flatten();
         // SAFETY: the application's arguments, or the topology of the same class the bound

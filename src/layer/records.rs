@@ -383,6 +383,17 @@ impl LineStipple {
 }
 
 impl CommandBufferState {
+    /// The state of `cb` in `states`, GL's initial one made on first use (a command buffer
+    /// the layer did not see allocated, such as one recorded before the device had it).
+    pub fn of(
+        states: &mut HashMap<vk::CommandBuffer, CommandBufferState>,
+        cb: vk::CommandBuffer,
+    ) -> &mut CommandBufferState {
+        states
+            .entry(cb)
+            .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()))
+    }
+
     pub fn new(pool: vk::CommandPool) -> CommandBufferState {
         CommandBufferState {
             pool,

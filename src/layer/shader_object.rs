@@ -589,29 +589,13 @@ fn generated_tcs(
     };
     let words = build_passthrough_tcs(&record.words, &record.entry, None, &key)
         .map_err(|e| format!("generating it failed: {e}"))?;
-    let create = dev
-        .table
-        .create_shaders_ext
-        .ok_or("no vkCreateShadersEXT")?;
-    let ci = vk::ShaderCreateInfoEXT {
-        stage: S::TESSELLATION_CONTROL,
-        next_stage: S::TESSELLATION_EVALUATION,
-        code_type: vk::ShaderCodeTypeEXT::SPIRV,
-        code_size: words.len() * 4,
-        p_code: words.as_ptr().cast(),
-        p_name: c"main".as_ptr(),
-        set_layout_count: record.set_layouts.len() as u32,
-        p_set_layouts: record.set_layouts.as_ptr(),
-        push_constant_range_count: record.ranges.len() as u32,
-        p_push_constant_ranges: record.ranges.as_ptr(),
-        ..Default::default()
-    };
-    let mut shader = vk::ShaderEXT::null();
-    // SAFETY: a valid create info.
-    match unsafe { create(dev.handle, 1, &ci, std::ptr::null(), &mut shader) } {
-        vk::Result::SUCCESS => {}
-        e => return Err(format!("the driver failed to create it: {e}")),
-    }
+    let shader = primitive_objects::generated_object(
+        dev,
+        (S::TESSELLATION_CONTROL, S::TESSELLATION_EVALUATION),
+        &words,
+        &record.set_layouts,
+        &record.ranges,
+    )?;
     log::info!(
         "generated passthrough tessellation control shader object ({patch_size} control \
          points, default levels at push-constant offset {offset})"
