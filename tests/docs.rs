@@ -76,8 +76,20 @@ fn anchors(text: &str) -> BTreeSet<String> {
         .collect()
 }
 
-/// The targets of the inline links and images of a line: `[text](target)`.
+/// The targets of the inline links and images of a line: `[text](target)`, outside code
+/// spans (where `float[](1.0)` is GLSL, not a link).
 fn link_targets(line: &str) -> Vec<&str> {
+    let mut targets = Vec::new();
+    // Every other piece between backticks is code.
+    for (i, prose) in line.split('`').enumerate() {
+        if i % 2 == 0 {
+            targets.extend(prose_link_targets(prose));
+        }
+    }
+    targets
+}
+
+fn prose_link_targets(line: &str) -> Vec<&str> {
     let mut targets = Vec::new();
     let mut rest = line;
     while let Some(at) = rest.find("](") {
