@@ -148,10 +148,7 @@ fn every_scene_passes_through_optimized_independent_set_libraries_but_the_docume
 
 /// The scenes whose GL rule the layer does not give whole pipelines that list every dynamic
 /// state lavapipe has (`--pipelines dynamic-state`).
-const NOT_WITH_DYNAMIC_STATE: [&str; 6] = [
-    // Not followed yet: gl_SampleMask under a dynamic sample count (the mask applies as
-    // in Vulkan and kills the single-sample fragment).
-    "gl_defined_sample_mask_single_sample",
+const NOT_WITH_DYNAMIC_STATE: [&str; 5] = [
     // Not yet: with the topology and polygon mode dynamic the pipeline may draw points, so
     // GL's point size (glPointSize, GL_PROGRAM_POINT_SIZE off) overwrites a gl_PointSize
     // that transform feedback captures under a dynamic rasterizer discard.

@@ -30,7 +30,9 @@ use std::sync::atomic::Ordering;
 use super::current_attributes::release;
 use super::dynamic_lines::LineModeState;
 use super::ffi::slice;
-use super::followed_state::{bind_followed, set_conventions, set_line_mode};
+use super::followed_state::{
+    bind_followed, follow_rasterization_samples, set_conventions, set_line_mode,
+};
 use super::frames::{destroy_hook, ffi_guard, hook, maybe_inject_panic, shield};
 use super::log;
 use super::planner::inverted;
@@ -38,7 +40,7 @@ use super::records::{BlockBinding, CommandBufferState, GlStateValues, LineStippl
 use super::registry::{device_data, with_device};
 use super::state::DeviceData;
 use glsem_spirv::gl_state::{
-    flag_clip_distance, BLOCK_SIZE, CLIP_DISTANCE_FLAGS, FLAG_LAYERED,
+    flag_clip_distance, BLOCK_SIZE, CLIP_DISTANCE_FLAGS, FLAG_LAYERED, FLAG_MULTISAMPLED,
     FLAG_POINT_SPRITE_LOWER_LEFT, FLAG_PROGRAM_POINT_SIZE,
 };
 use glsem_spirv::semantics::WindowOrigin;
@@ -193,6 +195,38 @@ layer_command! {
             v.flags = (v.flags & !all) | ((mask & planes) << 8);
         })
     }
+}
+
+/// `vkCmdSetRasterizationSamplesEXT`: GL's line rule follows the sample count
+/// (`followed_state`), and so does `gl_SampleMask` (the GL-state block's multisampled flag,
+/// pushed where a bound fragment shader reads it).
+///
+/// # Safety
+/// Vulkan's valid usage for `vkCmdSetRasterizationSamplesEXT`.
+pub unsafe extern "system" fn cmd_set_rasterization_samples(
+    command_buffer: vk::CommandBuffer,
+    samples: vk::SampleCountFlags,
+) {
+    const WHAT: &str = "vkCmdSetRasterizationSamplesEXT";
+    ffi_guard(WHAT, (), || {
+        let Some((Some(next), gl_state)) = with_device(command_buffer, |d| {
+            (
+                d.table.cmd_set_rasterization_samples_ext,
+                d.extensions.gl_state,
+            )
+        }) else {
+            return;
+        };
+        // SAFETY: the application's arguments, passed on unchanged.
+        unsafe { next(command_buffer, samples) };
+        if gl_state {
+            follow_rasterization_samples(command_buffer, samples);
+            let multisampled = samples != vk::SampleCountFlags::TYPE_1;
+            update(WHAT, command_buffer, |v| {
+                set_flag(&mut v.flags, FLAG_MULTISAMPLED, multisampled.into())
+            });
+        }
+    })
 }
 
 /// Sets GL's line stipple on the driver for a bound pipeline whose stipple is the layer's.

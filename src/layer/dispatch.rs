@@ -226,7 +226,7 @@ $expand!(
         cmd_set_line_rasterization_mode_ext: PFN_vkCmdSetLineRasterizationModeEXT =
             "vkCmdSetLineRasterizationModeEXT" => followed_state::cmd_set_line_rasterization_mode;
         cmd_set_rasterization_samples_ext: PFN_vkCmdSetRasterizationSamplesEXT =
-            "vkCmdSetRasterizationSamplesEXT" => followed_state::cmd_set_rasterization_samples;
+            "vkCmdSetRasterizationSamplesEXT" => command_state::cmd_set_rasterization_samples;
         cmd_set_alpha_to_coverage_enable_ext: PFN_vkCmdSetAlphaToCoverageEnableEXT =
             "vkCmdSetAlphaToCoverageEnableEXT" => followed_state::cmd_set_alpha_to_coverage_enable;
         cmd_set_alpha_to_one_enable_ext: PFN_vkCmdSetAlphaToOneEnableEXT =

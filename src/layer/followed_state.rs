@@ -155,25 +155,15 @@ pub unsafe extern "system" fn cmd_set_line_rasterization_mode(
     })
 }
 
-/// `vkCmdSetRasterizationSamplesEXT`: followed for the line mode.
-///
-/// # Safety
-/// Vulkan's valid usage for `vkCmdSetRasterizationSamplesEXT`.
-pub unsafe extern "system" fn cmd_set_rasterization_samples(
+/// After `vkCmdSetRasterizationSamplesEXT` (`command_state`'s hook): the line mode follows
+/// the sample count.
+pub(super) fn follow_rasterization_samples(
     command_buffer: vk::CommandBuffer,
     samples: vk::SampleCountFlags,
 ) {
-    const WHAT: &str = "vkCmdSetRasterizationSamplesEXT";
-    ffi_guard(WHAT, (), || {
-        let Some(Some(next)) = with_device(command_buffer, |d| {
-            d.table.cmd_set_rasterization_samples_ext
-        }) else {
-            return;
-        };
-        // SAFETY: the application's arguments, passed on unchanged.
-        unsafe { next(command_buffer, samples) };
-        follow(command_buffer, WHAT, |s| s.samples = samples);
-    })
+    follow(command_buffer, "vkCmdSetRasterizationSamplesEXT", |s| {
+        s.samples = samples
+    });
 }
 
 /// `vkCmdSetAlphaToCoverageEnableEXT`: followed for the line mode.

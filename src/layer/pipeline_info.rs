@@ -473,6 +473,7 @@ pub(super) fn pipeline_key(
         single_sample: unsafe { ci.p_multisample_state.as_ref() }
             .is_some_and(|m| m.rasterization_samples == vk::SampleCountFlags::TYPE_1)
             && !dynamic.contains(&vk::DynamicState::RASTERIZATION_SAMPLES_EXT),
+        dynamic_samples: dynamic.contains(&vk::DynamicState::RASTERIZATION_SAMPLES_EXT),
         polygon_lines: raster.is_some_and(|r| r.polygon_mode == vk::PolygonMode::LINE)
             || dynamic.contains(&vk::DynamicState::POLYGON_MODE_EXT),
         bresenham_lines: dev.conventions.bresenham_lines,

@@ -69,6 +69,7 @@ fn shader_object_key(dev: &DeviceData) -> PipelineKey {
         app_line_mode: true,
         multisample_lines: true,
         app_line_stipple: true,
+        dynamic_samples: true,
         // Front face and domain origin are dynamic state for shader objects: the layer
         // inverts `vkCmdSetFrontFace`; the application states the domain origin.
         app_domain_origin: true,

@@ -39,6 +39,9 @@ pub const FLAG_PROGRAM_POINT_SIZE: u32 = 1;
 pub const FLAG_POINT_SPRITE_LOWER_LEFT: u32 = 1 << 1;
 /// `flags` bit: the render target is layered (more than one layer); `gl_Layer` counts.
 pub const FLAG_LAYERED: u32 = 1 << 2;
+/// The rasterization in effect is multisampled (a dynamic sample count above one):
+/// `gl_SampleMask` applies (ARB_sample_shading: only when `SAMPLE_BUFFERS` is one).
+pub const FLAG_MULTISAMPLED: u32 = 1 << 3;
 /// `flags` bit of clip plane `i` (0..8): `GL_CLIP_DISTANCEi` is enabled.
 pub const fn flag_clip_distance(i: u32) -> u32 {
     1 << (8 + i)

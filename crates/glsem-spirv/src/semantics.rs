@@ -18,7 +18,7 @@ use crate::instance_id::instance_id_without_base;
 use crate::layer_output::{gate_layer, read_layer_from};
 use crate::point_size::{write_point_size, PointSizeSource};
 use crate::primitive_mode::{Culling, GlPrimitive, PrimitiveGsKey, Rasterized};
-use crate::sample_mask::drop_sample_mask;
+use crate::sample_mask::{drop_sample_mask, gate_sample_mask};
 use crate::scan::{Primitive, Summary};
 use crate::unfed_inputs::default_unfed_inputs;
 use crate::window_y::{fix_window_y, WindowYKey};
@@ -411,6 +411,9 @@ pub struct PipelineKey {
     pub current_attribute_binding: Option<u32>,
     /// `rasterizationSamples` is 1, not dynamically.
     pub single_sample: bool,
+    /// The sample count is dynamic state (or shader objects): the layer keeps it in the
+    /// GL-state block's flags.
+    pub dynamic_samples: bool,
     /// Polygons may be rasterized as lines (`VK_POLYGON_MODE_LINE`, or dynamic).
     pub polygon_lines: bool,
     /// The device can take GL's line rules in the pipeline (`VK_EXT_line_rasterization`
@@ -488,6 +491,7 @@ impl PipelineKey {
             draw_parameters: device.draw_parameters,
             current_attribute_binding: None,
             single_sample: false,
+            dynamic_samples: false,
             polygon_lines: false,
             bresenham_lines: device.bresenham_lines,
             stippled_bresenham_lines: device.stippled_bresenham_lines,
@@ -553,6 +557,9 @@ pub enum Step {
     ReadLayerFrom(u32),
     /// The fragment shader's sample mask has no effect (single-sample rasterization).
     DropSampleMask,
+    /// The fragment shader's sample mask applies only while the GL-state block (at the
+    /// offset) says the dynamic sample count is above one.
+    GateSampleMask(u32),
     /// Pipeline state: `VK_PROVOKING_VERTEX_MODE_LAST_VERTEX_EXT`.
     ProvokingVertexLast,
     /// Pipeline state: `negativeOneToOne` depth clip control.
@@ -623,6 +630,7 @@ impl Step {
             | Step::SplitFragInputs
             | Step::SplitStructInputs
             | Step::DropSampleMask
+            | Step::GateSampleMask(_)
             | Step::ReadLayerFrom(_) => Some(Stage::Fragment),
             Step::GenerateTcs
             | Step::ProvokingVertexLast
@@ -673,6 +681,9 @@ impl Step {
             Step::CopyLayer(_, location) => gate_layer(words, entry, None, Some(*location))?.into(),
             Step::ReadLayerFrom(location) => read_layer_from(words, entry, *location)?.into(),
             Step::DropSampleMask => drop_sample_mask(words, entry)?.into(),
+            Step::GateSampleMask(block_offset) => {
+                gate_sample_mask(words, entry, *block_offset)?.into()
+            }
             Step::FragmentWindowY(key) => fix_window_y(words, entry, *key)?.into(),
             // The layer reads the inputs' types and feeds them; the code stays.
             Step::FeedCurrentAttributes { .. } => StepOutput::Unchanged,
@@ -748,6 +759,9 @@ impl Step {
                 format!("fragment shader's gl_Layer read from Location {location}")
             }
             Step::DropSampleMask => "gl_SampleMask has no effect on a single-sample target".into(),
+            Step::GateSampleMask(_) => {
+                "gl_SampleMask applies only while the dynamic sample count is above one".into()
+            }
             Step::GenerateTcs
             | Step::ProvokingVertexLast
             | Step::NegativeOneToOneDepth
@@ -775,6 +789,7 @@ impl Step {
                 | Step::GateClipDistances(..)
                 | Step::GateLayer(..)
                 | Step::FragmentWindowY(_)
+                | Step::GateSampleMask(_)
         )
     }
 
@@ -797,7 +812,7 @@ impl Step {
             Step::GateLayer(..) | Step::CopyLayer(..) | Step::ReadLayerFrom(_) => {
                 Semantic::LayerOutput
             }
-            Step::DropSampleMask => Semantic::SampleMask,
+            Step::DropSampleMask | Step::GateSampleMask(_) => Semantic::SampleMask,
             Step::BresenhamLines { .. } => Semantic::LineRasterization,
             Step::FragmentWindowY(_)
             | Step::TessellationDomainLowerLeft
@@ -1070,8 +1085,12 @@ fn input_steps(stages: &Stages<'_>, key: &PipelineKey, steps: &mut Vec<Step>) {
         }
     }
     if let Some(summary) = stages.rewritable(Stage::Fragment) {
-        if on(Semantic::SampleMask) && key.single_sample && summary.sample_mask {
-            steps.push(Step::DropSampleMask);
+        if on(Semantic::SampleMask) && summary.sample_mask {
+            if key.single_sample {
+                steps.push(Step::DropSampleMask);
+            } else if let Some(block_offset) = key.fragment_block.filter(|_| key.dynamic_samples) {
+                steps.push(Step::GateSampleMask(block_offset));
+            }
         }
     }
 }
