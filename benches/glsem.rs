@@ -76,7 +76,7 @@ fn unavailable(name: &str, why: &str) {
 
 /// The figures in the order of issue 7's table, which is the order they are printed in
 /// (they are measured in another order: see `main`).
-const FIGURES: [&str; 27] = [
+const FIGURES: [&str; 28] = [
     "passthrough_pipeline_ratio",
     // Issue 35: what any layer costs (the do-nothing layer), and glsem's share above it.
     "empty_layer_ratio",
@@ -109,6 +109,8 @@ const FIGURES: [&str; 27] = [
     // Issue 31.
     "primitive_gs_us",
     "line_loop_close_ns",
+    // Issue 32.
+    "followed_bind_ns",
 ];
 
 static REPORT: std::sync::Mutex<Vec<(usize, String)>> = std::sync::Mutex::new(Vec::new());
@@ -1169,6 +1171,9 @@ fn main() {
     }
     if wanted(&["line_state_patch_us"]) {
         gl_state::line_state_patch_us(&vulkan, &modules, &runs);
+    }
+    if wanted(&["followed_bind_ns"]) {
+        gl_state::followed_bind_ns(&vulkan, &modules, &runs);
     }
     if wanted(&["line_loop_close_ns"]) {
         primitive_modes::line_loop_close_ns(&vulkan, &modules, &runs);

@@ -267,3 +267,101 @@ pub fn line_state_patch_us(vulkan: &Vulkan, modules: &Modules, runs: &Runs) {
         ),
     );
 }
+
+/// Per `vkCmdBindPipeline` of a line pipeline whose line mode is dynamic state the layer
+/// follows (issue 32): the whole bind (the driver's, and the layer's bookkeeping of the
+/// deciding state, with the mode set when it changes), against one
+/// `vkCmdSetLineRasterizationModeEXT` recorded through the layer (target: at most twice
+/// that), and the bind of a line pipeline whose mode the layer chained (stippled: the layer
+/// sets the stipple at its bind). One `VK_GLSEM_gl_state` device with `extendedDynamicState3LineRasterizationMode`,
+/// A/B/B/A, recorded, not submitted.
+pub fn followed_bind_ns(vulkan: &Vulkan, modules: &Modules, runs: &Runs) {
+    const NAME: &str = "followed_bind_ns";
+    const CALLS: usize = 1000;
+    let gpu = Gpu::with_gl_state_dynamic_lines(vulkan);
+    let desc = PipelineDesc {
+        vertex: gpu.module(&modules.vertex),
+        fragment: gpu.module(&modules.passthrough_fragment),
+        render_pass: gpu.render_pass(1),
+        attachments: 1,
+    };
+    let lines = vk::PrimitiveTopology::LINE_LIST;
+    let flags = vk::PipelineCreateFlags::empty();
+    let null = std::ptr::null();
+    let followed = gpu.try_pipeline_chained(
+        &desc,
+        flags,
+        lines,
+        gpu.layout,
+        null,
+        &[vk::DynamicState::LINE_RASTERIZATION_MODE_EXT],
+    );
+    let chained = gpu.try_pipeline_chained(&desc, flags, lines, gpu.layout, null, &[]);
+    let (Ok(followed), Ok(chained)) = (followed, chained) else {
+        return unavailable(NAME, "the device lacks a dynamic line rasterization mode");
+    };
+    let d = &gpu.device;
+    let set_mode = ash::ext::extended_dynamic_state3::Device::new(&gpu.instance, d);
+    let (pool, buffer) = gpu.command_pool();
+    // Seconds per call of `command()` for `CALLS` calls recorded into a fresh recording,
+    // after the application's own `DEFAULT` (what a GL port sets for a dynamic mode).
+    let record = |command: &dyn Fn()| {
+        // SAFETY: the pool's only command buffer is never submitted.
+        unsafe {
+            d.reset_command_pool(pool, vk::CommandPoolResetFlags::empty())
+                .unwrap();
+            d.begin_command_buffer(buffer, &vk::CommandBufferBeginInfo::default())
+                .unwrap();
+            d.cmd_bind_pipeline(buffer, vk::PipelineBindPoint::GRAPHICS, followed);
+            set_mode.cmd_set_line_rasterization_mode(buffer, vk::LineRasterizationModeEXT::DEFAULT);
+            let t = seconds(|| {
+                for _ in 0..CALLS {
+                    command();
+                }
+            });
+            d.end_command_buffer(buffer).unwrap();
+            t / CALLS as f64
+        }
+    };
+    // SAFETY (the three closures): a command buffer in the recording state (above).
+    let bind = |pipeline| {
+        move || unsafe { d.cmd_bind_pipeline(buffer, vk::PipelineBindPoint::GRAPHICS, pipeline) }
+    };
+    let pairs = runs.n(300);
+    let binds = ab_pairs(
+        pairs,
+        |_| record(&bind(followed)),
+        |_| record(&bind(chained)),
+    );
+    let set_alone = median(
+        (0..pairs)
+            .map(|_| {
+                record(&|| unsafe {
+                    set_mode.cmd_set_line_rasterization_mode(
+                        buffer,
+                        vk::LineRasterizationModeEXT::DEFAULT,
+                    )
+                })
+            })
+            .collect(),
+    );
+    // SAFETY: the command buffer is not pending.
+    unsafe { d.destroy_command_pool(pool, None) };
+    for p in [followed, chained] {
+        gpu.destroy_pipeline(p);
+    }
+    let followed_bind = median(binds.iter().map(|s| s.0).collect());
+    figure(
+        NAME,
+        followed_bind * 1e9,
+        1,
+        Target::AtMost((2.0 * set_alone * 1e9).round()),
+        &format!(
+            "median ns per bind of the followed pipeline over {pairs} A/B pairs of {CALLS} \
+             binds; the chained (stippled) pipeline's bind {:.1} ns; one \
+             vkCmdSetLineRasterizationModeEXT through the layer {:.1} ns (the target: twice it)",
+            median(binds.iter().map(|s| s.1).collect()) * 1e9,
+            set_alone * 1e9
+        ),
+    );
+}

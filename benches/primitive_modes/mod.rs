@@ -78,6 +78,7 @@ fn pipeline(
         topology,
         gpu.layout,
         next,
+        &[],
     )
     .expect("vkCreateGraphicsPipelines")
 }

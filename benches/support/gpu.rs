@@ -177,14 +177,33 @@ impl Gpu {
     /// The same without asking the loader first whether it sees the layer (what an
     /// application that enables the layer does: `instance_device_ratio` times this).
     pub fn create(entry: &ash::Entry, layer: Layer) -> Gpu {
-        Gpu::create_with(entry, layer, &[], &[])
+        Gpu::create_with(entry, layer, &[], &[], false)
     }
 
     /// A device with the layer and its `VK_GLSEM_gl_state` extension, the layer's
     /// `settings` (name, value) passed in `VkLayerSettingsCreateInfoEXT`.
     pub fn with_gl_state(vulkan: &Vulkan, settings: &[(&CStr, &CStr)]) -> Gpu {
         check_layer(&vulkan.entry);
-        Gpu::create_with(&vulkan.entry, Layer::Glsem, &[GL_STATE_EXTENSION], settings)
+        Gpu::create_with(
+            &vulkan.entry,
+            Layer::Glsem,
+            &[GL_STATE_EXTENSION],
+            settings,
+            false,
+        )
+    }
+
+    /// [`Gpu::with_gl_state`] with `extendedDynamicState3LineRasterizationMode`, for
+    /// pipelines whose line mode is dynamic state.
+    pub fn with_gl_state_dynamic_lines(vulkan: &Vulkan) -> Gpu {
+        check_layer(&vulkan.entry);
+        Gpu::create_with(
+            &vulkan.entry,
+            Layer::Glsem,
+            &[GL_STATE_EXTENSION, c"VK_EXT_extended_dynamic_state3"],
+            &[],
+            true,
+        )
     }
 
     fn create_with(
@@ -192,6 +211,7 @@ impl Gpu {
         layer: Layer,
         device_extensions: &[&CStr],
         settings: &[(&CStr, &CStr)],
+        dynamic_line_mode: bool,
     ) -> Gpu {
         // SAFETY: plain Vulkan calls with valid create infos.
         unsafe {
@@ -247,6 +267,13 @@ impl Gpu {
                 && supported13.pipeline_creation_cache_control == vk::TRUE;
             let mut features13 = vk::PhysicalDeviceVulkan13Features::default()
                 .pipeline_creation_cache_control(fail_fast);
+            let mut eds3 = vk::PhysicalDeviceExtendedDynamicState3FeaturesEXT::default()
+                .extended_dynamic_state3_line_rasterization_mode(true);
+            if dynamic_line_mode {
+                features13.p_next = (&mut eds3
+                    as *mut vk::PhysicalDeviceExtendedDynamicState3FeaturesEXT<'_>)
+                    .cast();
+            }
             let priorities = [1.0];
             let queues = [vk::DeviceQueueCreateInfo::default()
                 .queue_family_index(queue_family)
@@ -331,11 +358,12 @@ impl Gpu {
         topology: vk::PrimitiveTopology,
         layout: vk::PipelineLayout,
     ) -> Result<vk::Pipeline, vk::Result> {
-        self.try_pipeline_chained(desc, flags, topology, layout, std::ptr::null())
+        self.try_pipeline_chained(desc, flags, topology, layout, std::ptr::null(), &[])
     }
 
     /// The same with `assembly_next` chained to the input-assembly state (GL's primitive
-    /// mode, `VkPipelinePrimitiveModeCreateInfoGLSEM`).
+    /// mode, `VkPipelinePrimitiveModeCreateInfoGLSEM`) and `dynamic` state besides the
+    /// viewport and scissor.
     pub fn try_pipeline_chained(
         &self,
         desc: &PipelineDesc,
@@ -343,6 +371,7 @@ impl Gpu {
         topology: vk::PrimitiveTopology,
         layout: vk::PipelineLayout,
         assembly_next: *const std::ffi::c_void,
+        dynamic: &[vk::DynamicState],
     ) -> Result<vk::Pipeline, vk::Result> {
         let stages = [
             vk::PipelineShaderStageCreateInfo::default()
@@ -375,7 +404,11 @@ impl Gpu {
             .collect();
         let blend =
             vk::PipelineColorBlendStateCreateInfo::default().attachments(&blend_attachments);
-        let dynamic_states = [vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR];
+        let dynamic_states: Vec<vk::DynamicState> =
+            [vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR]
+                .into_iter()
+                .chain(dynamic.iter().copied())
+                .collect();
         let dynamic = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dynamic_states);
         let info = vk::GraphicsPipelineCreateInfo::default()
             .flags(flags)
