@@ -182,15 +182,9 @@ pub(super) fn library_attachments_known(ci: &vk::GraphicsPipelineCreateInfo<'_>)
     if ci.render_pass != vk::RenderPass::null() {
         return true;
     }
-    // SAFETY: valid pNext chain.
-    let parts = unsafe {
-        find_in_chain::<vk::GraphicsPipelineLibraryCreateInfoEXT<'_>>(
-            ci.p_next,
-            vk::StructureType::GRAPHICS_PIPELINE_LIBRARY_CREATE_INFO_EXT,
-        )
-    };
+    let parts = library_flags(ci);
     // Without that struct a library holds every part of the state.
-    parts.is_none_or(|p| p.flags.contains(Part::FRAGMENT_OUTPUT_INTERFACE))
+    parts.is_none_or(|p| p.contains(Part::FRAGMENT_OUTPUT_INTERFACE))
 }
 
 pub(super) fn attachment_kind(format: vk::Format) -> AttachmentKind {
@@ -556,19 +550,24 @@ fn culling(
     })
 }
 
-/// Whether `ci` holds the pre-rasterization state (viewport, rasterization).
-fn holds_pre_rasterization(ci: &vk::GraphicsPipelineCreateInfo<'_>) -> bool {
+/// The parts a graphics pipeline library holds (`None`: not a library part, it holds all).
+fn library_flags(
+    ci: &vk::GraphicsPipelineCreateInfo<'_>,
+) -> Option<vk::GraphicsPipelineLibraryFlagsEXT> {
     // SAFETY: valid pNext chain.
-    let parts = unsafe {
+    unsafe {
         find_in_chain::<vk::GraphicsPipelineLibraryCreateInfoEXT<'_>>(
             ci.p_next,
             vk::StructureType::GRAPHICS_PIPELINE_LIBRARY_CREATE_INFO_EXT,
         )
-    };
-    parts.is_none_or(|p| {
-        p.flags
-            .contains(vk::GraphicsPipelineLibraryFlagsEXT::PRE_RASTERIZATION_SHADERS)
-    })
+    }
+    .map(|p| p.flags)
+}
+
+/// Whether `ci` holds the pre-rasterization state (viewport, rasterization).
+fn holds_pre_rasterization(ci: &vk::GraphicsPipelineCreateInfo<'_>) -> bool {
+    let parts = library_flags(ci);
+    parts.is_none_or(|p| p.contains(vk::GraphicsPipelineLibraryFlagsEXT::PRE_RASTERIZATION_SHADERS))
 }
 
 /// GL's primitive mode chained to `ci`'s input-assembly state
@@ -577,15 +576,9 @@ fn holds_pre_rasterization(ci: &vk::GraphicsPipelineCreateInfo<'_>) -> bool {
 /// the same input-assembly state (which Vulkan ignores there) so that it gets the geometry
 /// shader the mode needs.
 pub(super) fn primitive_mode(ci: &vk::GraphicsPipelineCreateInfo<'_>) -> Option<PrimitiveMode> {
-    // SAFETY: valid pNext chain.
-    let parts = unsafe {
-        find_in_chain::<vk::GraphicsPipelineLibraryCreateInfoEXT<'_>>(
-            ci.p_next,
-            vk::StructureType::GRAPHICS_PIPELINE_LIBRARY_CREATE_INFO_EXT,
-        )
-    };
+    let parts = library_flags(ci);
     let reads = parts.is_none_or(|p| {
-        p.flags.intersects(
+        p.intersects(
             vk::GraphicsPipelineLibraryFlagsEXT::VERTEX_INPUT_INTERFACE
                 | vk::GraphicsPipelineLibraryFlagsEXT::PRE_RASTERIZATION_SHADERS,
         )
@@ -688,17 +681,8 @@ fn gl_state_block(
 /// Whether `ci` holds the vertex-input state (vertex input and input assembly): not a
 /// library part without it, whose pointers to that state Vulkan ignores.
 pub(super) fn holds_vertex_input(ci: &vk::GraphicsPipelineCreateInfo<'_>) -> bool {
-    // SAFETY: valid pNext chain.
-    let parts = unsafe {
-        find_in_chain::<vk::GraphicsPipelineLibraryCreateInfoEXT<'_>>(
-            ci.p_next,
-            vk::StructureType::GRAPHICS_PIPELINE_LIBRARY_CREATE_INFO_EXT,
-        )
-    };
-    parts.is_none_or(|p| {
-        p.flags
-            .contains(vk::GraphicsPipelineLibraryFlagsEXT::VERTEX_INPUT_INTERFACE)
-    })
+    let parts = library_flags(ci);
+    parts.is_none_or(|p| p.contains(vk::GraphicsPipelineLibraryFlagsEXT::VERTEX_INPUT_INTERFACE))
 }
 
 /// The Locations `ci`'s vertex-input state feeds, where `ci` holds that state: not a library
@@ -778,19 +762,11 @@ pub(super) fn library_line_mode(
     dynamic: &[vk::DynamicState],
 ) -> bool {
     use vk::GraphicsPipelineLibraryFlagsEXT as Part;
-    // SAFETY: valid pNext chain.
-    let parts = unsafe {
-        find_in_chain::<vk::GraphicsPipelineLibraryCreateInfoEXT<'_>>(
-            ci.p_next,
-            vk::StructureType::GRAPHICS_PIPELINE_LIBRARY_CREATE_INFO_EXT,
-        )
-    };
+    let parts = library_flags(ci);
     dev.conventions.library_line_mode
         && parts.is_some_and(|p| {
-            p.flags.contains(Part::PRE_RASTERIZATION_SHADERS)
-                && !p
-                    .flags
-                    .intersects(Part::FRAGMENT_SHADER | Part::FRAGMENT_OUTPUT_INTERFACE)
+            p.contains(Part::PRE_RASTERIZATION_SHADERS)
+                && !p.intersects(Part::FRAGMENT_SHADER | Part::FRAGMENT_OUTPUT_INTERFACE)
         })
         && !dynamic.contains(&vk::DynamicState::LINE_RASTERIZATION_MODE_EXT)
 }
@@ -800,17 +776,8 @@ pub(super) fn library_line_mode(
 pub(super) fn library_multisample(
     ci: &vk::GraphicsPipelineCreateInfo<'_>,
 ) -> Option<StaticMultisample> {
-    // SAFETY: valid pNext chain.
-    let parts = unsafe {
-        find_in_chain::<vk::GraphicsPipelineLibraryCreateInfoEXT<'_>>(
-            ci.p_next,
-            vk::StructureType::GRAPHICS_PIPELINE_LIBRARY_CREATE_INFO_EXT,
-        )
-    }?;
-    if !parts
-        .flags
-        .contains(vk::GraphicsPipelineLibraryFlagsEXT::FRAGMENT_OUTPUT_INTERFACE)
-    {
+    let parts = library_flags(ci)?;
+    if !parts.contains(vk::GraphicsPipelineLibraryFlagsEXT::FRAGMENT_OUTPUT_INTERFACE) {
         return None;
     }
     Some(static_multisample(ci, dynamic_states(ci)))

@@ -60,16 +60,11 @@ pub(super) unsafe fn vertex_record(
     ranges: &[vk::PushConstantRange],
 ) -> Option<VertexObjectRecord> {
     let linked = ci.flags.contains(vk::ShaderCreateFlagsEXT::LINK_STAGE);
-    if ci.stage != S::VERTEX || ci.p_name.is_null() {
+    if ci.stage != S::VERTEX {
         return None;
     }
-    // SAFETY: a non-NULL pName is nul-terminated (this function's contract).
-    let entry = unsafe { CStr::from_ptr(ci.p_name) }
-        .to_str()
-        .ok()?
-        .to_owned();
-    // SAFETY: pSetLayouts holds setLayoutCount layouts (this function's contract).
-    let set_layouts = unsafe { slice(ci.p_set_layouts, ci.set_layout_count) }.to_vec();
+    // SAFETY: this function's contract.
+    let (entry, set_layouts) = unsafe { entry_and_set_layouts(ci) }?;
     // The layer's copy of gl_Layer for a fragment shader made apart, where it added one.
     let apart = dev.limits.last_interface_location();
     let layer_copy = (writes_location(code, &entry, apart)
@@ -92,6 +87,27 @@ pub(super) unsafe fn vertex_record(
         ranges: ranges.to_vec(),
         generated: Default::default(),
     })
+}
+
+/// The entry point name and set layouts of a shader object's create info, for the records
+/// of the shaders the layer generates stages for (`None`: no UTF-8 entry point).
+///
+/// # Safety
+/// `ci` is a valid create info (Vulkan's valid usage).
+pub(super) unsafe fn entry_and_set_layouts(
+    ci: &vk::ShaderCreateInfoEXT<'_>,
+) -> Option<(String, Vec<vk::DescriptorSetLayout>)> {
+    if ci.p_name.is_null() {
+        return None;
+    }
+    // SAFETY: a non-NULL pName is nul-terminated (this function's contract).
+    let entry = unsafe { CStr::from_ptr(ci.p_name) }
+        .to_str()
+        .ok()?
+        .to_owned();
+    // SAFETY: pSetLayouts holds setLayoutCount layouts (this function's contract).
+    let set_layouts = unsafe { slice(ci.p_set_layouts, ci.set_layout_count) }.to_vec();
+    Some((entry, set_layouts))
 }
 
 /// Destroys the geometry shader objects the layer made for a vertex shader object.

@@ -329,17 +329,11 @@ unsafe fn tes_record(
     ranges: &[vk::PushConstantRange],
     slot: &BlockSlot,
 ) -> Option<TesObjectRecord> {
-    if ci.stage != S::TESSELLATION_EVALUATION || ci.p_name.is_null() {
+    if ci.stage != S::TESSELLATION_EVALUATION {
         return None;
     }
-    // SAFETY: a non-NULL pName is nul-terminated (Vulkan's valid usage, this function's
-    // contract).
-    let entry = unsafe { CStr::from_ptr(ci.p_name) }
-        .to_str()
-        .ok()?
-        .to_owned();
-    // SAFETY: pSetLayouts holds setLayoutCount layouts (Vulkan's valid usage).
-    let set_layouts = unsafe { slice(ci.p_set_layouts, ci.set_layout_count) }.to_vec();
+    // SAFETY: a valid create info (this function's contract).
+    let (entry, set_layouts) = unsafe { primitive_objects::entry_and_set_layouts(ci) }?;
     Some(TesObjectRecord {
         words: code.into(),
         entry,

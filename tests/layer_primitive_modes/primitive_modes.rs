@@ -68,21 +68,8 @@ fn draw_culled(
     let fs = device.module(&glsl(fs));
     let pass = device.render_pass(1);
     let layout = device.layout(&[]);
-    let gl_mode = PipelinePrimitiveModeCreateInfo {
-        s_type: STRUCTURE_TYPE_PIPELINE_PRIMITIVE_MODE_CREATE_INFO,
-        p_next: std::ptr::null(),
-        primitive_mode: mode,
-    };
-    let mut desc = Desc::new(
-        &[
-            (vk::ShaderStageFlags::VERTEX, vs),
-            (vk::ShaderStageFlags::FRAGMENT, fs),
-        ],
-        layout,
-        pass,
-        1,
-    );
-    desc.assembly_next = (&gl_mode as *const PipelinePrimitiveModeCreateInfo).cast();
+    let gl_mode = gl_mode(mode);
+    let mut desc = desc_in_mode(&gl_mode, (vs, fs), layout, pass);
     desc.polygon_mode = polygon_mode;
     desc.cull_mode = cull_mode;
     let (result, pipelines) = device.create_pipelines(vk::PipelineCache::null(), &[desc], None);
@@ -98,6 +85,35 @@ fn draw_culled(
     device.destroy();
     instance.assert_clean();
     images.into_iter().next().unwrap()
+}
+
+/// `VkPipelinePrimitiveModeCreateInfoGLSEM` naming `mode`.
+fn gl_mode(mode: PrimitiveMode) -> PipelinePrimitiveModeCreateInfo {
+    PipelinePrimitiveModeCreateInfo {
+        s_type: STRUCTURE_TYPE_PIPELINE_PRIMITIVE_MODE_CREATE_INFO,
+        p_next: std::ptr::null(),
+        primitive_mode: mode,
+    }
+}
+
+/// A one-attachment pipeline of `vs` and `fs` drawing `gl_mode` (which must outlive it).
+fn desc_in_mode(
+    gl_mode: &PipelinePrimitiveModeCreateInfo,
+    (vs, fs): (vk::ShaderModule, vk::ShaderModule),
+    layout: vk::PipelineLayout,
+    pass: vk::RenderPass,
+) -> Desc<'static> {
+    let mut desc = Desc::new(
+        &[
+            (vk::ShaderStageFlags::VERTEX, vs),
+            (vk::ShaderStageFlags::FRAGMENT, fs),
+        ],
+        layout,
+        pass,
+        1,
+    );
+    desc.assembly_next = (gl_mode as *const PipelinePrimitiveModeCreateInfo).cast();
+    desc
 }
 
 /// A host buffer holding `words` for `usage`.
@@ -288,21 +304,8 @@ fn a_mode_without_gl_state_fails_with_an_error() {
     let fs = device.module(&glsl("layer/flat_color.frag"));
     let pass = device.render_pass(1);
     let layout = device.layout(&[]);
-    let gl_mode = PipelinePrimitiveModeCreateInfo {
-        s_type: STRUCTURE_TYPE_PIPELINE_PRIMITIVE_MODE_CREATE_INFO,
-        p_next: std::ptr::null(),
-        primitive_mode: PrimitiveMode::QUADS,
-    };
-    let mut desc = Desc::new(
-        &[
-            (vk::ShaderStageFlags::VERTEX, vs),
-            (vk::ShaderStageFlags::FRAGMENT, fs),
-        ],
-        layout,
-        pass,
-        1,
-    );
-    desc.assembly_next = (&gl_mode as *const PipelinePrimitiveModeCreateInfo).cast();
+    let gl_mode = gl_mode(PrimitiveMode::QUADS);
+    let desc = desc_in_mode(&gl_mode, (vs, fs), layout, pass);
     let (result, pipelines) = device.create_pipelines(vk::PipelineCache::null(), &[desc], None);
     assert_eq!(result, vk::Result::ERROR_UNKNOWN);
     assert_eq!(pipelines, [vk::Pipeline::null()]);
@@ -335,21 +338,8 @@ fn transform_feedback_captures_a_quad_as_two_triangles() {
     let fs = device.module(&glsl("layer/flat_color.frag"));
     let pass = device.render_pass(1);
     let layout = device.layout(&[]);
-    let gl_mode = PipelinePrimitiveModeCreateInfo {
-        s_type: STRUCTURE_TYPE_PIPELINE_PRIMITIVE_MODE_CREATE_INFO,
-        p_next: std::ptr::null(),
-        primitive_mode: PrimitiveMode::QUADS,
-    };
-    let mut desc = Desc::new(
-        &[
-            (vk::ShaderStageFlags::VERTEX, vs),
-            (vk::ShaderStageFlags::FRAGMENT, fs),
-        ],
-        layout,
-        pass,
-        1,
-    );
-    desc.assembly_next = (&gl_mode as *const PipelinePrimitiveModeCreateInfo).cast();
+    let gl_mode = gl_mode(PrimitiveMode::QUADS);
+    let desc = desc_in_mode(&gl_mode, (vs, fs), layout, pass);
     let (result, pipelines) = device.create_pipelines(vk::PipelineCache::null(), &[desc], None);
     assert_eq!(result, vk::Result::SUCCESS);
     // Room for 8 floats: a quad captured as its 4 vertices would leave the last 2 at zero.
@@ -415,21 +405,8 @@ fn quads_past_the_geometry_shaders_inputs_fail_with_an_error() {
     });
     let pass = device.render_pass(1);
     let layout = device.layout(&[]);
-    let gl_mode = PipelinePrimitiveModeCreateInfo {
-        s_type: STRUCTURE_TYPE_PIPELINE_PRIMITIVE_MODE_CREATE_INFO,
-        p_next: std::ptr::null(),
-        primitive_mode: PrimitiveMode::QUADS,
-    };
-    let mut desc = Desc::new(
-        &[
-            (vk::ShaderStageFlags::VERTEX, vs),
-            (vk::ShaderStageFlags::FRAGMENT, fs),
-        ],
-        layout,
-        pass,
-        1,
-    );
-    desc.assembly_next = (&gl_mode as *const PipelinePrimitiveModeCreateInfo).cast();
+    let gl_mode = gl_mode(PrimitiveMode::QUADS);
+    let desc = desc_in_mode(&gl_mode, (vs, fs), layout, pass);
     let (result, pipelines) = device.create_pipelines(vk::PipelineCache::null(), &[desc], None);
     assert_eq!(result, vk::Result::ERROR_UNKNOWN);
     assert_eq!(pipelines, [vk::Pipeline::null()]);
