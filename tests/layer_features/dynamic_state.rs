@@ -33,15 +33,7 @@ fn dynamic_vertex_input_reads_gl_current_attributes() {
     let fs = device.module(&glsl("layer/vertex_color.frag"));
     let pass = device.render_pass(1);
     let layout = device.layout(&[]);
-    let mut desc = Desc::new(
-        &[
-            (vk::ShaderStageFlags::VERTEX, vs),
-            (vk::ShaderStageFlags::FRAGMENT, fs),
-        ],
-        layout,
-        pass,
-        1,
-    );
+    let mut desc = Desc::vertex_fragment(vs, fs, layout, pass);
     desc.dynamic = vec![vk::DynamicState::VERTEX_INPUT_EXT];
     let (result, pipelines) = device.create_pipelines(vk::PipelineCache::null(), &[desc], None);
     assert_eq!(result, vk::Result::SUCCESS);
@@ -100,15 +92,7 @@ fn draw_with_default_conventions(extensions: &[&std::ffi::CStr]) -> Option<[u8; 
     let fs = device.module(&glsl("layer/flat_color.frag"));
     let pass = device.render_pass(1);
     let layout = device.layout(&[]);
-    let mut desc = Desc::new(
-        &[
-            (vk::ShaderStageFlags::VERTEX, vs),
-            (vk::ShaderStageFlags::FRAGMENT, fs),
-        ],
-        layout,
-        pass,
-        1,
-    );
+    let mut desc = Desc::vertex_fragment(vs, fs, layout, pass);
     desc.dynamic = vec![
         vk::DynamicState::PROVOKING_VERTEX_MODE_EXT,
         vk::DynamicState::DEPTH_CLIP_NEGATIVE_ONE_TO_ONE_EXT,

@@ -64,16 +64,8 @@ fn draw_point(ranges: &[vk::PushConstantRange], point_size: f32) -> Vec<(u32, u3
     let fs = device.module(&glsl("layer/push_color.frag"));
     let pass = device.render_pass(1);
     let layout = device.layout(ranges);
-    let desc = Desc::new(
-        &[
-            (vk::ShaderStageFlags::VERTEX, vs),
-            (vk::ShaderStageFlags::FRAGMENT, fs),
-        ],
-        layout,
-        pass,
-        1,
-    )
-    .topology(vk::PrimitiveTopology::POINT_LIST);
+    let desc =
+        Desc::vertex_fragment(vs, fs, layout, pass).topology(vk::PrimitiveTopology::POINT_LIST);
     let (result, pipelines) = device.create_pipelines(vk::PipelineCache::null(), &[desc], None);
     assert_eq!(result, vk::Result::SUCCESS);
     let set_point_size =

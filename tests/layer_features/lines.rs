@@ -21,16 +21,8 @@ fn draw_line(
     let fs = device.module(&glsl("layer/plain.frag"));
     let pass = device.render_pass(1);
     let layout = device.layout(&[]);
-    let mut desc = Desc::new(
-        &[
-            (vk::ShaderStageFlags::VERTEX, vs),
-            (vk::ShaderStageFlags::FRAGMENT, fs),
-        ],
-        layout,
-        pass,
-        1,
-    )
-    .topology(vk::PrimitiveTopology::LINE_LIST);
+    let mut desc =
+        Desc::vertex_fragment(vs, fs, layout, pass).topology(vk::PrimitiveTopology::LINE_LIST);
     desc.multisample = multisample;
     let (result, pipelines) = device.create_pipelines(vk::PipelineCache::null(), &[desc], None);
     assert_eq!(result, vk::Result::SUCCESS);
@@ -94,16 +86,8 @@ fn draw_dynamic_line(
     let fs = device.module(&glsl("layer/plain.frag"));
     let pass = device.render_pass(1);
     let layout = device.layout(&[]);
-    let mut desc = Desc::new(
-        &[
-            (vk::ShaderStageFlags::VERTEX, vs),
-            (vk::ShaderStageFlags::FRAGMENT, fs),
-        ],
-        layout,
-        pass,
-        1,
-    )
-    .topology(vk::PrimitiveTopology::LINE_LIST);
+    let mut desc =
+        Desc::vertex_fragment(vs, fs, layout, pass).topology(vk::PrimitiveTopology::LINE_LIST);
     desc.dynamic = vec![
         vk::DynamicState::LINE_RASTERIZATION_MODE_EXT,
         vk::DynamicState::ALPHA_TO_COVERAGE_ENABLE_EXT,

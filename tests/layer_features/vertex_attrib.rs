@@ -24,15 +24,7 @@ fn draw(
     let fs = device.module(&glsl("layer/vertex_color.frag"));
     let pass = device.render_pass(1);
     let layout = device.layout(&[]);
-    let desc = Desc::new(
-        &[
-            (vk::ShaderStageFlags::VERTEX, vs),
-            (vk::ShaderStageFlags::FRAGMENT, fs),
-        ],
-        layout,
-        pass,
-        1,
-    );
+    let desc = Desc::vertex_fragment(vs, fs, layout, pass);
     let (result, pipelines) = device.create_pipelines(vk::PipelineCache::null(), &[desc], None);
     assert_eq!(result, vk::Result::SUCCESS);
     let set = unsafe {

@@ -103,15 +103,7 @@ fn desc_in_mode(
     layout: vk::PipelineLayout,
     pass: vk::RenderPass,
 ) -> Desc<'static> {
-    let mut desc = Desc::new(
-        &[
-            (vk::ShaderStageFlags::VERTEX, vs),
-            (vk::ShaderStageFlags::FRAGMENT, fs),
-        ],
-        layout,
-        pass,
-        1,
-    );
+    let mut desc = Desc::vertex_fragment(vs, fs, layout, pass);
     desc.assembly_next = (gl_mode as *const PipelinePrimitiveModeCreateInfo).cast();
     desc
 }

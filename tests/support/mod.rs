@@ -587,6 +587,24 @@ impl Desc<'_> {
         }
     }
 
+    /// A vertex and a fragment shader drawing to one colour attachment of `render_pass`.
+    pub fn vertex_fragment(
+        vs: vk::ShaderModule,
+        fs: vk::ShaderModule,
+        layout: vk::PipelineLayout,
+        render_pass: vk::RenderPass,
+    ) -> Desc<'static> {
+        Desc::new(
+            &[
+                (vk::ShaderStageFlags::VERTEX, vs),
+                (vk::ShaderStageFlags::FRAGMENT, fs),
+            ],
+            layout,
+            render_pass,
+            1,
+        )
+    }
+
     pub fn topology(mut self, topology: vk::PrimitiveTopology) -> Self {
         self.topology = topology;
         self
