@@ -319,17 +319,28 @@ pub unsafe extern "system" fn cmd_set_primitive_mode(command_buffer: vk::Command
 /// After `vkCmdSetProvokingVertexModeEXT` (the mode that went down): the geometry shader of
 /// a polygon follows it where shader objects draw GL's modes.
 pub(super) fn follow_provoking_mode(command_buffer: vk::CommandBuffer, last: bool) {
+    follow_change(command_buffer, |s| {
+        let changed = s.provoking_last != Some(last);
+        s.provoking_last = Some(last);
+        changed
+    });
+}
+
+/// Records a change of state (`record` says whether the recorded value changed) and, where
+/// one of the layer's geometry shader objects is bound, binds the one the new state needs.
+fn follow_change(
+    command_buffer: vk::CommandBuffer,
+    record: impl FnOnce(&mut CommandBufferState) -> bool,
+) {
     let Some(dev) = device_data(command_buffer).filter(|d| draws_primitive_modes(d)) else {
         return;
     };
-    let follow = {
+    let rebind = {
         let mut cbs = dev.records.command_buffers.lock();
         let s = CommandBufferState::of(&mut cbs, command_buffer);
-        let changed = s.provoking_last != Some(last);
-        s.provoking_last = Some(last);
-        changed && s.layer_geometry_object
+        record(s) && s.layer_geometry_object
     };
-    if follow {
+    if rebind {
         update(&dev, command_buffer);
     }
 }
@@ -352,24 +363,16 @@ pub unsafe extern "system" fn cmd_set_polygon_mode(
         // SAFETY: the application's arguments, passed on unchanged.
         unsafe { next(command_buffer, polygon_mode) };
         shield(WHAT, || {
-            let Some(dev) = device_data(command_buffer).filter(|d| draws_primitive_modes(d)) else {
-                return;
-            };
             let rasterized = match polygon_mode {
                 vk::PolygonMode::LINE => Rasterized::Lines,
                 vk::PolygonMode::POINT => Rasterized::Points,
                 _ => Rasterized::Fill,
             };
-            let follow = {
-                let mut cbs = dev.records.command_buffers.lock();
-                let s = CommandBufferState::of(&mut cbs, command_buffer);
+            follow_change(command_buffer, |s| {
                 let changed = s.polygon_mode != rasterized;
                 s.polygon_mode = rasterized;
-                changed && s.layer_geometry_object
-            };
-            if follow {
-                update(&dev, command_buffer);
-            }
+                changed
+            });
         });
     })
 }
