@@ -17,6 +17,7 @@ use super::module::{
     entry_point_with_interface, inst, Editor, EntryPoint, Module, Section, Type,
     INTERFACE_LISTS_ALL_GLOBALS,
 };
+use super::rule::{Rule, Semantic, SplitInterface, Stage, StepOutput};
 
 /// Numeric type of a colour attachment, from its format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -343,4 +344,31 @@ fn copy_at_returns(
         e.insert_before(index, &words);
     }
     Ok(())
+}
+
+/// The step: the fragment shader's gl_FragColor goes to every attachment of the key.
+impl Rule for FragColorKey {
+    fn semantic(&self) -> Semantic {
+        Semantic::FragColorBroadcast
+    }
+
+    fn stage(&self) -> Option<Stage> {
+        Some(Stage::Fragment)
+    }
+
+    fn note(&self, _split: Option<&SplitInterface>) -> String {
+        format!(
+            "gl_FragColor broadcast to {} attachments",
+            self.attachments.len()
+        )
+    }
+
+    fn run(
+        &self,
+        words: &[u32],
+        entry: &str,
+        _split: Option<&SplitInterface>,
+    ) -> Result<StepOutput, PassError> {
+        Ok(broadcast_frag_color(words, entry, self)?.into())
+    }
 }

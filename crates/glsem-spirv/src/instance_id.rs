@@ -10,8 +10,10 @@
 
 use spirv::{BuiltIn, Capability, Decoration, ExecutionModel, Op, StorageClass};
 
+use super::error::PassError;
 use super::error::PassResult;
 use super::module::{encode_string, Editor, Module, Section};
+use super::rule::{Rule, Semantic, SplitInterface, Stage, StepOutput};
 
 const DRAW_PARAMETERS_EXTENSION: &str = "SPV_KHR_shader_draw_parameters";
 
@@ -82,4 +84,32 @@ pub fn instance_id_without_base(words: &[u32], entry: &str) -> PassResult {
         e.replace(index, code);
     }
     Ok(Some(e.finish()?))
+}
+
+/// The step: the vertex shader's `InstanceIndex` loads become `InstanceIndex − BaseInstance`
+/// (GL's `gl_InstanceID`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct InstanceIdWithoutBase;
+
+impl Rule for InstanceIdWithoutBase {
+    fn semantic(&self) -> Semantic {
+        Semantic::InstanceId
+    }
+
+    fn stage(&self) -> Option<Stage> {
+        Some(Stage::Vertex)
+    }
+
+    fn note(&self, _split: Option<&SplitInterface>) -> String {
+        "gl_InstanceID excludes the base instance".into()
+    }
+
+    fn run(
+        &self,
+        words: &[u32],
+        entry: &str,
+        _split: Option<&SplitInterface>,
+    ) -> Result<StepOutput, PassError> {
+        Ok(instance_id_without_base(words, entry)?.into())
+    }
 }

@@ -19,6 +19,7 @@ use super::error::{PassError, PassResult};
 use super::exits::rasterized_exits;
 use super::gl_state::{StateReader, FLAG_LAYERED};
 use super::module::{inst, Editor, Module, Type};
+use super::rule::{Rule, Semantic, SplitInterface, Stage, StepOutput};
 
 /// Gates the layer `entry` writes by the `layered` flag of the GL-state block at
 /// `block_offset` (`None`: the stage cannot read the block, no gate); with `copy_to`, also
@@ -139,4 +140,119 @@ pub fn read_layer_from(words: &[u32], entry: &str, location: u32) -> PassResult 
         e.decorate(var, Decoration::Flat, &[]);
     }
     Ok(Some(e.finish()?))
+}
+
+/// The step: `stage`'s `gl_Layer` counts only when the GL-state block (at `block_offset`)
+/// says the target is layered; with `copy_to`, the stage also writes the layer as written
+/// there for the fragment shader ([`ReadLayerFrom`]).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct GateLayer {
+    pub stage: Stage,
+    pub block_offset: u32,
+    pub copy_to: Option<u32>,
+}
+
+impl Rule for GateLayer {
+    fn semantic(&self) -> Semantic {
+        Semantic::LayerOutput
+    }
+
+    fn stage(&self) -> Option<Stage> {
+        Some(self.stage)
+    }
+
+    fn note(&self, _split: Option<&SplitInterface>) -> String {
+        match self.copy_to {
+            None => format!(
+                "gl_Layer of the {} counts only on layered targets",
+                self.stage.name()
+            ),
+            Some(location) => format!(
+                "gl_Layer of the {} counts only on layered targets; the layer as written goes \
+                 to Location {location} for the fragment shader",
+                self.stage.name()
+            ),
+        }
+    }
+
+    fn reads_block(&self) -> bool {
+        true
+    }
+
+    fn run(
+        &self,
+        words: &[u32],
+        entry: &str,
+        _split: Option<&SplitInterface>,
+    ) -> Result<StepOutput, PassError> {
+        Ok(gate_layer(words, entry, Some(self.block_offset), self.copy_to)?.into())
+    }
+}
+
+/// The step without the GL-state block: `stage` writes its layer as written (0 where it
+/// writes none) at `location`, ungated, for a fragment shader made apart.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct CopyLayer {
+    pub stage: Stage,
+    pub location: u32,
+}
+
+impl Rule for CopyLayer {
+    fn semantic(&self) -> Semantic {
+        Semantic::LayerOutput
+    }
+
+    fn stage(&self) -> Option<Stage> {
+        Some(self.stage)
+    }
+
+    fn note(&self, _split: Option<&SplitInterface>) -> String {
+        format!(
+            "the layer the {} writes goes to Location {} for the fragment shader",
+            self.stage.name(),
+            self.location
+        )
+    }
+
+    fn run(
+        &self,
+        words: &[u32],
+        entry: &str,
+        _split: Option<&SplitInterface>,
+    ) -> Result<StepOutput, PassError> {
+        Ok(gate_layer(words, entry, None, Some(self.location))?.into())
+    }
+}
+
+/// The step on the fragment side: its `gl_Layer` reads the previous stage's copy at
+/// `location`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ReadLayerFrom {
+    pub location: u32,
+}
+
+impl Rule for ReadLayerFrom {
+    fn semantic(&self) -> Semantic {
+        Semantic::LayerOutput
+    }
+
+    fn stage(&self) -> Option<Stage> {
+        Some(Stage::Fragment)
+    }
+
+    fn note(&self, _split: Option<&SplitInterface>) -> String {
+        format!(
+            "fragment shader's gl_Layer read from Location {}",
+            self.location
+        )
+    }
+
+    fn run(
+        &self,
+        words: &[u32],
+        entry: &str,
+        _split: Option<&SplitInterface>,
+    ) -> Result<StepOutput, PassError> {
+        Ok(read_layer_from(words, entry, self.location)?.into())
+    }
 }

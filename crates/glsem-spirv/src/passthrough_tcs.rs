@@ -22,6 +22,7 @@
 
 use super::error::PassError;
 use super::module::{Editor, Module, Name, Type};
+use super::rule::{Rule, Semantic, SplitInterface, Stage};
 use super::stage_writer::{
     interface_decoration, module_head, output_per_vertex_block, Source, StageWriter,
 };
@@ -414,5 +415,24 @@ impl<'m, 'a> TcsWriter<'m, 'a> {
                 e.store(code, dst, value);
             }
         }
+    }
+}
+
+/// The step: a TES without TCS; the layer generates the passthrough TCS
+/// ([`build_passthrough_tcs`]) from what the pipeline's state says.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct GenerateTcs;
+
+impl Rule for GenerateTcs {
+    fn semantic(&self) -> Semantic {
+        Semantic::PassthroughTcs
+    }
+
+    fn stage(&self) -> Option<Stage> {
+        None
+    }
+
+    fn note(&self, _split: Option<&SplitInterface>) -> String {
+        "passthrough tessellation control shader generated".into()
     }
 }

@@ -19,6 +19,7 @@ use spirv::{BuiltIn, Decoration, ExecutionModel, Op, StorageClass};
 use super::error::{PassError, PassResult};
 use super::gl_state::{StateReader, FLAG_POINT_SPRITE_LOWER_LEFT};
 use super::module::{decode_string, Editor, Module};
+use super::rule::{Rule, Semantic, SplitInterface, Stage, StepOutput};
 
 /// `GLSL.std.450` `InterpolateAtOffset`.
 const INTERPOLATE_AT_OFFSET: u32 = 78;
@@ -240,4 +241,75 @@ fn flipped_offset(e: &mut Editor, ops: &[u32]) -> Vec<u32> {
     operands[3] = flipped;
     e.emit_as(&mut code, Op::ExtInst, ty, result, &operands);
     code
+}
+
+/// The step: GL's window y in the fragment shader (`gl_FragCoord`, `dFdy`,
+/// `interpolateAtOffset`, `gl_PointCoord`).
+impl Rule for WindowYKey {
+    fn semantic(&self) -> Semantic {
+        Semantic::WindowOrigin
+    }
+
+    fn stage(&self) -> Option<Stage> {
+        Some(Stage::Fragment)
+    }
+
+    fn note(&self, _split: Option<&SplitInterface>) -> String {
+        "GL's window y in the fragment shader".into()
+    }
+
+    fn own_name(&self) -> Option<&'static str> {
+        Some("window_y")
+    }
+
+    fn reads_block(&self) -> bool {
+        true
+    }
+
+    fn run(
+        &self,
+        words: &[u32],
+        entry: &str,
+        _split: Option<&SplitInterface>,
+    ) -> Result<StepOutput, PassError> {
+        Ok(fix_window_y(words, entry, *self)?.into())
+    }
+}
+
+/// The step's pipeline state: `VK_TESSELLATION_DOMAIN_ORIGIN_LOWER_LEFT`, GL's domain
+/// origin.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct TessellationDomainLowerLeft;
+
+impl Rule for TessellationDomainLowerLeft {
+    fn semantic(&self) -> Semantic {
+        Semantic::WindowOrigin
+    }
+
+    fn stage(&self) -> Option<Stage> {
+        None
+    }
+
+    fn note(&self, _split: Option<&SplitInterface>) -> String {
+        "GL's tessellation domain origin (LOWER_LEFT)".into()
+    }
+}
+
+/// The step's pipeline state: the front face inverted (a positive viewport turns the
+/// winding over).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct InvertFrontFace;
+
+impl Rule for InvertFrontFace {
+    fn semantic(&self) -> Semantic {
+        Semantic::WindowOrigin
+    }
+
+    fn stage(&self) -> Option<Stage> {
+        None
+    }
+
+    fn note(&self, _split: Option<&SplitInterface>) -> String {
+        "front face inverted for GL's window coordinates".into()
+    }
 }

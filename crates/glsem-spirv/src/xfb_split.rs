@@ -24,13 +24,8 @@ use super::layout::{split_leaves, Shape};
 use super::module::{
     decode_string, entry_point_with_interface, Editor, EntryPoint, Module, Name, Section, Type,
 };
-
-/// The Locations of the aggregate outputs a stage split, so that the next stage can split
-/// its matching inputs the same way and the interfaces still match.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
-pub struct SplitInterface {
-    pub locations: Vec<u32>,
-}
+pub use super::rule::SplitInterface;
+use super::rule::{Rule, Semantic, Stage, StepOutput};
 
 /// Splits the captured struct (and matrix) outputs of `entry`, the entry point of that
 /// name with the `Xfb` execution mode. `Ok(None)` when it has none.
@@ -664,4 +659,156 @@ fn member_names(m: &Module) -> HashMap<(u32, u32), String> {
             ((ops[0], ops[1]), decode_string(&ops[2..]).0)
         })
         .collect()
+}
+
+/// The step: split the struct XFB outputs of the last pre-rasterization stage.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct SplitXfbOutputs {
+    pub stage: Stage,
+}
+
+impl Rule for SplitXfbOutputs {
+    fn semantic(&self) -> Semantic {
+        Semantic::XfbSplit
+    }
+
+    fn stage(&self) -> Option<Stage> {
+        Some(self.stage)
+    }
+
+    fn note(&self, split: Option<&SplitInterface>) -> String {
+        format!(
+            "XFB struct outputs of the {} split member by member (Locations {:?})",
+            self.stage.name(),
+            split_locations(split)
+        )
+    }
+
+    fn run(
+        &self,
+        words: &[u32],
+        entry: &str,
+        _split: Option<&SplitInterface>,
+    ) -> Result<StepOutput, PassError> {
+        Ok(split_output(split_xfb_outputs(words, entry)?))
+    }
+}
+
+/// The step: split every struct output of the last pre-rasterization stage, captured or
+/// not (its fragment shader is elsewhere and splits every struct input).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct SplitStructOutputs {
+    pub stage: Stage,
+}
+
+impl Rule for SplitStructOutputs {
+    fn semantic(&self) -> Semantic {
+        Semantic::XfbSplit
+    }
+
+    fn stage(&self) -> Option<Stage> {
+        Some(self.stage)
+    }
+
+    fn note(&self, split: Option<&SplitInterface>) -> String {
+        format!(
+            "struct outputs of the {} split member by member for a fragment shader elsewhere \
+             (Locations {:?})",
+            self.stage.name(),
+            split_locations(split)
+        )
+    }
+
+    fn run(
+        &self,
+        words: &[u32],
+        entry: &str,
+        _split: Option<&SplitInterface>,
+    ) -> Result<StepOutput, PassError> {
+        Ok(split_output(split_struct_outputs(words, entry)?))
+    }
+}
+
+/// The step on the fragment side: split the inputs that match the split outputs (undone
+/// with the split when it cannot be done).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct SplitFragInputs;
+
+impl Rule for SplitFragInputs {
+    fn semantic(&self) -> Semantic {
+        Semantic::XfbSplit
+    }
+
+    fn stage(&self) -> Option<Stage> {
+        Some(Stage::Fragment)
+    }
+
+    fn note(&self, _split: Option<&SplitInterface>) -> String {
+        "fragment shader inputs split to match".into()
+    }
+
+    fn own_name(&self) -> Option<&'static str> {
+        Some(SPLIT_INPUTS_NAME)
+    }
+
+    /// Without the previous stage's split there is nothing to match.
+    fn run(
+        &self,
+        words: &[u32],
+        entry: &str,
+        split: Option<&SplitInterface>,
+    ) -> Result<StepOutput, PassError> {
+        Ok(match split {
+            Some(split) => split_matching_inputs(words, entry, split)?.into(),
+            None => StepOutput::Unchanged,
+        })
+    }
+}
+
+/// The step for a fragment shader whose previous stage is elsewhere (a library, a shader
+/// object): split every struct and matrix input that is not a block or built-in. A split
+/// is a pure function of the type and Location, so it matches the split the previous stage
+/// made on its own; inputs the previous stage did not split still match Location by
+/// Location and component by component.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct SplitStructInputs;
+
+impl Rule for SplitStructInputs {
+    fn semantic(&self) -> Semantic {
+        Semantic::XfbSplit
+    }
+
+    fn stage(&self) -> Option<Stage> {
+        Some(Stage::Fragment)
+    }
+
+    fn note(&self, _split: Option<&SplitInterface>) -> String {
+        "fragment shader struct inputs split member by member".into()
+    }
+
+    fn own_name(&self) -> Option<&'static str> {
+        Some(SPLIT_INPUTS_NAME)
+    }
+
+    fn run(
+        &self,
+        words: &[u32],
+        entry: &str,
+        _split: Option<&SplitInterface>,
+    ) -> Result<StepOutput, PassError> {
+        Ok(split_struct_inputs(words, entry)?.into())
+    }
+}
+
+/// The fragment side's name in logs and dump files, apart from the outputs' modules.
+const SPLIT_INPUTS_NAME: &str = "xfb_split_inputs";
+
+fn split_locations(split: Option<&SplitInterface>) -> Vec<u32> {
+    split.map(|s| s.locations.clone()).unwrap_or_default()
+}
+
+fn split_output(result: Option<(Vec<u32>, SplitInterface)>) -> StepOutput {
+    result.map_or(StepOutput::Unchanged, |(words, split)| {
+        StepOutput::Split(words, split)
+    })
 }
