@@ -864,7 +864,7 @@ fn dynamic_vertex_inputs(
 ) -> Option<Arc<[(u32, glsem_spirv::unfed_inputs::InputKind)]>> {
     let memory = &dev.attribute_memory;
     memory.memory_type?;
-    if !dev.settings.semantics.contains(Semantic::UnfedVertexInputs) {
+    if !dev.settings.semantics.contains(Semantic::UnfedInputs) {
         return None;
     }
     let codes = stage_codes(dev, ci);

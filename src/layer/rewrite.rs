@@ -426,22 +426,21 @@ impl<'a> Run<'a> {
             vertex: vs.map(|(m, e)| (ModuleKey::of(m), e.to_owned())),
             key: key.clone(),
         };
-        let outcome =
-            cached(
-                dev,
-                cache_key,
-                tes_module.hash(),
-                "tcs",
-                || match build_passthrough_tcs(
-                    &tes_module.words,
-                    tes_entry,
-                    vs.map(|(m, e)| (&m.words[..], e)),
-                    &key,
-                ) {
-                    Ok(words) => Outcome::Module(words.into()),
-                    Err(e) => Outcome::Failed(e.to_string().into()),
-                },
-            );
+        let outcome = cached(
+            dev,
+            cache_key,
+            tes_module.hash(),
+            Semantic::PassthroughTcs.name(),
+            || match build_passthrough_tcs(
+                &tes_module.words,
+                tes_entry,
+                vs.map(|(m, e)| (&m.words[..], e)),
+                &key,
+            ) {
+                Ok(words) => Outcome::Module(words.into()),
+                Err(e) => Outcome::Failed(e.to_string().into()),
+            },
+        );
         match outcome {
             Outcome::Module(words) => Ok((words, binding, patch_control_points)),
             Outcome::Failed(why) => no(&format!("generating it failed: {why}")),

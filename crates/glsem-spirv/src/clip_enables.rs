@@ -67,7 +67,7 @@ pub struct GateClipDistances {
 
 impl Rule for GateClipDistances {
     fn semantic(&self) -> Semantic {
-        Semantic::ClipDistanceEnables
+        Semantic::ClipEnables
     }
 
     fn stage(&self) -> Option<Stage> {

@@ -349,7 +349,7 @@ fn copy_at_returns(
 /// The step: the fragment shader's gl_FragColor goes to every attachment of the key.
 impl Rule for FragColorKey {
     fn semantic(&self) -> Semantic {
-        Semantic::FragColorBroadcast
+        Semantic::FragColor
     }
 
     fn stage(&self) -> Option<Stage> {

@@ -10,16 +10,16 @@ use crate::error::PassError;
 /// One GL semantic.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Semantic {
-    FragColorBroadcast,
+    FragColor,
     XfbSplit,
     PassthroughTcs,
     PointSize,
-    ClipDistanceEnables,
+    ClipEnables,
     ClipSpaceDepth,
     ProvokingVertex,
-    UnfedVertexInputs,
+    UnfedInputs,
     InstanceId,
-    LayerOutput,
+    GlLayer,
     SampleMask,
     LineRasterization,
     WindowOrigin,

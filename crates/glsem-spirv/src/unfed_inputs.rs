@@ -181,7 +181,7 @@ pub struct DefaultUnfedInputs {
 
 impl Rule for DefaultUnfedInputs {
     fn semantic(&self) -> Semantic {
-        Semantic::UnfedVertexInputs
+        Semantic::UnfedInputs
     }
 
     fn stage(&self) -> Option<Stage> {
@@ -214,7 +214,7 @@ pub struct FeedCurrentAttributes {
 
 impl Rule for FeedCurrentAttributes {
     fn semantic(&self) -> Semantic {
-        Semantic::UnfedVertexInputs
+        Semantic::UnfedInputs
     }
 
     fn stage(&self) -> Option<Stage> {

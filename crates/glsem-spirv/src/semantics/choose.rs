@@ -4,11 +4,11 @@
 use super::key::{Attachments, GlMode, PipelineKey, Stages, Topology, WindowOrigin};
 use super::registry::Semantic;
 use super::step::Step;
-use crate::clip_depth::{NegativeOneToOneDepth, RemapClipDepth};
 use crate::clip_enables::GateClipDistances;
+use crate::clip_space_depth::{NegativeOneToOneDepth, RemapClipDepth};
 use crate::fragcolor::{AttachmentKind, FragColorKey};
+use crate::gl_layer::{CopyLayer, GateLayer, ReadLayerFrom};
 use crate::instance_id::InstanceIdWithoutBase;
-use crate::layer_output::{CopyLayer, GateLayer, ReadLayerFrom};
 use crate::line_rasterization::BresenhamLines;
 use crate::passthrough_tcs::GenerateTcs;
 use crate::point_size::{PointSizeSource, WritePointSize};
@@ -18,7 +18,7 @@ use crate::rule::Stage;
 use crate::sample_mask::{DropSampleMask, GateSampleMask};
 use crate::scan::Primitive;
 use crate::unfed_inputs::{DefaultUnfedInputs, FeedCurrentAttributes};
-use crate::window_y::{InvertFrontFace, TessellationDomainLowerLeft, WindowYKey};
+use crate::window_origin::{InvertFrontFace, TessellationDomainLowerLeft, WindowYKey};
 use crate::xfb_split::{SplitFragInputs, SplitStructInputs, SplitStructOutputs, SplitXfbOutputs};
 
 /// Whether the pipeline may rasterize points, from what its last pre-rasterization stage
@@ -159,7 +159,7 @@ fn interface_steps(stages: &Stages<'_>, key: &PipelineKey, steps: &mut Vec<Step>
         }
     }
     if let Some(summary) = stages.rewritable(Stage::Fragment) {
-        if on(Semantic::FragColorBroadcast) && summary.frag_color {
+        if on(Semantic::FragColor) && summary.frag_color {
             let attachments = match &key.attachments {
                 Attachments::Known(attachments) => attachments.clone(),
                 Attachments::Unknown => FragColorKey {
@@ -207,8 +207,7 @@ fn last_stage_steps(stages: &Stages<'_>, key: &PipelineKey, steps: &mut Vec<Step
             }
         }
         if let Some(block_offset) = key.gl_state_block {
-            if on(Semantic::ClipDistanceEnables) && summary.clip_distance && !key.rasterizer_discard
-            {
+            if on(Semantic::ClipEnables) && summary.clip_distance && !key.rasterizer_discard {
                 steps.push(Step::GateClipDistances(GateClipDistances {
                     stage,
                     block_offset,
@@ -218,7 +217,7 @@ fn last_stage_steps(stages: &Stages<'_>, key: &PipelineKey, steps: &mut Vec<Step
         if on(Semantic::ClipSpaceDepth) && !key.device.depth_clip_control && !key.library {
             steps.push(Step::RemapClipDepth(RemapClipDepth { stage }));
         }
-        if on(Semantic::LayerOutput) {
+        if on(Semantic::GlLayer) {
             // The fragment shader's gl_Layer reads the layer as written, layered target or
             // not: a copy at the first Location past both interfaces; made apart from the
             // fragment shader, at the device's last Location, where a fragment shader made
@@ -269,7 +268,7 @@ fn last_stage_steps(stages: &Stages<'_>, key: &PipelineKey, steps: &mut Vec<Step
         let free = summary
             .location_ends
             .is_some_and(|ends| ends.input <= key.device.apart_layer_location);
-        if on(Semantic::LayerOutput) && summary.layer && free {
+        if on(Semantic::GlLayer) && summary.layer && free {
             steps.push(Step::ReadLayerFrom(ReadLayerFrom {
                 location: key.device.apart_layer_location,
             }));
@@ -287,7 +286,7 @@ fn input_steps(stages: &Stages<'_>, key: &PipelineKey, steps: &mut Vec<Step>) {
                 .vertex_input_locations
                 .iter()
                 .any(|l| !fed.contains(l));
-            if on(Semantic::UnfedVertexInputs) && unfed {
+            if on(Semantic::UnfedInputs) && unfed {
                 steps.push(
                     match key
                         .current_attribute_binding
@@ -784,7 +783,7 @@ mod tests {
         let layer_steps = |stages: &Stages<'_>| -> Vec<Step> {
             choose(stages, &gl)
                 .into_iter()
-                .filter(|s| s.semantic() == Semantic::LayerOutput)
+                .filter(|s| s.semantic() == Semantic::GlLayer)
                 .collect()
         };
         let s = stages(&[(Stage::Geometry, &gs), (Stage::Fragment, &fs)]);
@@ -861,7 +860,7 @@ mod tests {
         let layer_steps = |stages: &Stages<'_>, key: &PipelineKey| -> Vec<Step> {
             choose(stages, key)
                 .into_iter()
-                .filter(|s| s.semantic() == Semantic::LayerOutput)
+                .filter(|s| s.semantic() == Semantic::GlLayer)
                 .collect()
         };
         let gs_only = stages(&[(Stage::Geometry, &gs)]);

@@ -26,7 +26,7 @@ pub struct SemanticInfo {
 pub const SEMANTICS: [SemanticInfo; 14] = [
     SemanticInfo {
         semantic: Semantic::PassthroughTcs,
-        name: "tcs",
+        name: "passthrough_tcs",
         setting: Some(Setting {
             key: "passthrough_tcs",
             on: "on",
@@ -45,7 +45,7 @@ pub const SEMANTICS: [SemanticInfo; 14] = [
         needs_gl_state: false,
     },
     SemanticInfo {
-        semantic: Semantic::FragColorBroadcast,
+        semantic: Semantic::FragColor,
         name: "fragcolor",
         setting: Some(Setting {
             key: "fragcolor_broadcast",
@@ -65,14 +65,14 @@ pub const SEMANTICS: [SemanticInfo; 14] = [
         needs_gl_state: false,
     },
     SemanticInfo {
-        semantic: Semantic::ClipDistanceEnables,
+        semantic: Semantic::ClipEnables,
         name: "clip_enables",
         setting: None,
         needs_gl_state: true,
     },
     SemanticInfo {
         semantic: Semantic::ClipSpaceDepth,
-        name: "clip_depth",
+        name: "clip_space_depth",
         setting: Some(Setting {
             key: "clip_space_depth",
             on: "gl",
@@ -87,7 +87,7 @@ pub const SEMANTICS: [SemanticInfo; 14] = [
         needs_gl_state: true,
     },
     SemanticInfo {
-        semantic: Semantic::UnfedVertexInputs,
+        semantic: Semantic::UnfedInputs,
         name: "unfed_inputs",
         setting: None,
         needs_gl_state: false,
@@ -103,8 +103,8 @@ pub const SEMANTICS: [SemanticInfo; 14] = [
         needs_gl_state: true,
     },
     SemanticInfo {
-        semantic: Semantic::LayerOutput,
-        name: "layer",
+        semantic: Semantic::GlLayer,
+        name: "gl_layer",
         setting: None,
         needs_gl_state: true,
     },

@@ -1,12 +1,12 @@
 //! The list of steps: one line per step, naming the struct (in its semantic's file) that
 //! says what the step is. [`steps!`] makes the [`Step`] enum of them and its one dispatch.
 
-use crate::clip_depth::{NegativeOneToOneDepth, RemapClipDepth};
 use crate::clip_enables::GateClipDistances;
+use crate::clip_space_depth::{NegativeOneToOneDepth, RemapClipDepth};
 use crate::error::PassError;
 use crate::fragcolor::FragColorKey;
+use crate::gl_layer::{CopyLayer, GateLayer, ReadLayerFrom};
 use crate::instance_id::InstanceIdWithoutBase;
-use crate::layer_output::{CopyLayer, GateLayer, ReadLayerFrom};
 use crate::line_rasterization::BresenhamLines;
 use crate::passthrough_tcs::GenerateTcs;
 use crate::point_size::WritePointSize;
@@ -15,7 +15,7 @@ use crate::provoking_vertex::ProvokingVertexLast;
 use crate::rule::{Rule, Semantic, SplitInterface, Stage, StepOutput};
 use crate::sample_mask::{DropSampleMask, GateSampleMask};
 use crate::unfed_inputs::{DefaultUnfedInputs, FeedCurrentAttributes};
-use crate::window_y::{InvertFrontFace, TessellationDomainLowerLeft, WindowYKey};
+use crate::window_origin::{InvertFrontFace, TessellationDomainLowerLeft, WindowYKey};
 use crate::xfb_split::{SplitFragInputs, SplitStructInputs, SplitStructOutputs, SplitXfbOutputs};
 
 /// Makes [`Step`], one variant per `Variant(RuleStruct)` line, and [`Step::rule`], the one

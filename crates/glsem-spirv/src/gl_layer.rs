@@ -154,7 +154,7 @@ pub struct GateLayer {
 
 impl Rule for GateLayer {
     fn semantic(&self) -> Semantic {
-        Semantic::LayerOutput
+        Semantic::GlLayer
     }
 
     fn stage(&self) -> Option<Stage> {
@@ -199,7 +199,7 @@ pub struct CopyLayer {
 
 impl Rule for CopyLayer {
     fn semantic(&self) -> Semantic {
-        Semantic::LayerOutput
+        Semantic::GlLayer
     }
 
     fn stage(&self) -> Option<Stage> {
@@ -233,7 +233,7 @@ pub struct ReadLayerFrom {
 
 impl Rule for ReadLayerFrom {
     fn semantic(&self) -> Semantic {
-        Semantic::LayerOutput
+        Semantic::GlLayer
     }
 
     fn stage(&self) -> Option<Stage> {
