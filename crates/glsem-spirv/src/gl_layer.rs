@@ -105,14 +105,10 @@ pub fn read_layer_from(words: &[u32], entry: &str, location: u32) -> PassResult 
     let Some(ep) = m.entry_point(entry, ExecutionModel::Fragment) else {
         return Ok(None);
     };
-    let is_layer = |lits: &[u32]| lits.first() == Some(&(BuiltIn::Layer as u32));
-    let Some(var) = ep.interface.iter().copied().find(|&var| {
-        matches!(m.variable(var), Some((StorageClass::Input, _)))
-            && m.decoration(var, Decoration::BuiltIn).is_some_and(is_layer)
-    }) else {
-        return Ok(None);
-    };
-    let Some((_, pointee)) = m.variable(var) else {
+    let Some((var, pointee)) = m
+        .builtin_variables(ep, StorageClass::Input, BuiltIn::Layer)
+        .next()
+    else {
         return Ok(None);
     };
     if !matches!(m.type_of(pointee), Some(Type::Int { width: 32, .. })) {

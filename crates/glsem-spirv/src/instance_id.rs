@@ -24,25 +24,12 @@ pub fn instance_id_without_base(words: &[u32], entry: &str) -> PassResult {
     let Some(ep) = m.entry_point(entry, ExecutionModel::Vertex) else {
         return Ok(None);
     };
-    let builtin_var = |builtin: BuiltIn| {
-        ep.interface.iter().find_map(|&var| match m.variable(var) {
-            Some((StorageClass::Input, pointee))
-                if m.decoration(var, Decoration::BuiltIn)
-                    .is_some_and(|b| b.first() == Some(&(builtin as u32))) =>
-            {
-                Some((var, pointee))
-            }
-            _ => None,
-        })
-    };
+    let builtin_var = |builtin| m.builtin_variables(ep, StorageClass::Input, builtin).next();
     let Some((instance, int)) = builtin_var(BuiltIn::InstanceIndex) else {
         return Ok(None);
     };
     let loads: Vec<usize> = m
-        .call_tree(ep.function)
-        .into_iter()
-        .filter_map(|f| m.function_range(f))
-        .flat_map(|(start, end)| start..end)
+        .call_tree_insts(ep.function)
         .filter(|&i| m.insts[i].op() == Some(Op::Load) && m.insts[i].operand(2) == instance)
         .collect();
     if loads.is_empty() {

@@ -11,7 +11,7 @@
 //! arithmetic). The generated TCS is built the same way, from a module head of its own.
 
 use rustc_hash::FxHashMap as HashMap;
-use spirv::{Decoration, Op, StorageClass};
+use spirv::{BuiltIn, Decoration, Op, StorageClass};
 
 use super::error::PassError;
 pub use super::error::{ParseError, MAX_BOUND};
@@ -684,6 +684,32 @@ impl<'a> Module<'a> {
             i += 1;
         }
         seen
+    }
+
+    /// The index of every instruction of the functions in `root`'s call tree, function by
+    /// function (a callee the module does not define is skipped).
+    pub fn call_tree_insts(&self, root: u32) -> impl Iterator<Item = usize> + '_ {
+        self.call_tree(root)
+            .into_iter()
+            .filter_map(|function| self.function_range(function))
+            .flat_map(|(start, end)| start..end)
+    }
+
+    /// The variables of `ep`'s interface in `storage` decorated `BuiltIn builtin` (whole
+    /// variables, not members of a built-in block), each with its pointee type.
+    pub fn builtin_variables<'s>(
+        &'s self,
+        ep: &'s EntryPoint,
+        storage: StorageClass,
+        builtin: BuiltIn,
+    ) -> impl Iterator<Item = (u32, u32)> + 's {
+        ep.interface.iter().filter_map(move |&var| {
+            let (class, pointee) = self.variable(var)?;
+            let decorated = self
+                .decoration(var, Decoration::BuiltIn)
+                .is_some_and(|b| b.first() == Some(&(builtin as u32)));
+            (class == storage && decorated).then_some((var, pointee))
+        })
     }
 }
 

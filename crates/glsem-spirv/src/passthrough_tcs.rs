@@ -90,10 +90,10 @@ pub fn build_passthrough_tcs(
         None => None,
     };
     if dynamic_patch_size {
-        let reads_patch_size = tes_ep.interface.iter().any(|&v| {
-            tes_module.decoration(v, Decoration::BuiltIn)
-                == Some(&[BuiltIn::PatchVertices as u32][..])
-        });
+        let reads_patch_size = tes_module
+            .builtin_variables(tes_ep, StorageClass::Input, BuiltIn::PatchVertices)
+            .next()
+            .is_some();
         if reads_patch_size {
             return Err(unsupported(
                 "a TES that reads gl_PatchVerticesIn with a dynamic patch size".into(),

@@ -23,14 +23,8 @@ fn sample_mask_outputs(m: &Module<'_>, entry: &str) -> Vec<u32> {
     let Some(ep) = m.entry_point(entry, ExecutionModel::Fragment) else {
         return Vec::new();
     };
-    ep.interface
-        .iter()
-        .copied()
-        .filter(|&var| {
-            matches!(m.variable(var), Some((StorageClass::Output, _)))
-                && m.decoration(var, Decoration::BuiltIn)
-                    .is_some_and(|b| b.first() == Some(&(BuiltIn::SampleMask as u32)))
-        })
+    m.builtin_variables(ep, StorageClass::Output, BuiltIn::SampleMask)
+        .map(|(var, _)| var)
         .collect()
 }
 

@@ -14,11 +14,11 @@
 //! The built-ins are fixed where they are loaded: a load of the whole vector, or of its `y`
 //! through an access chain with a constant index.
 
-use spirv::{BuiltIn, Decoration, ExecutionModel, Op, StorageClass};
+use spirv::{BuiltIn, ExecutionModel, Op, StorageClass};
 
 use super::error::{PassError, PassResult};
 use super::gl_state::{StateReader, FLAG_POINT_SPRITE_LOWER_LEFT};
-use super::module::{decode_string, Editor, Module};
+use super::module::{decode_string, Editor, EntryPoint, Module};
 use super::rule::{Rule, Semantic, SplitInterface, Stage, StepOutput};
 
 /// `GLSL.std.450` `InterpolateAtOffset`.
@@ -46,62 +46,57 @@ pub fn fix_window_y(words: &[u32], entry: &str, key: WindowYKey) -> PassResult {
     let Some(ep) = m.entry_point(entry, ExecutionModel::Fragment) else {
         return Ok(None);
     };
-    let inputs = fixed_inputs(&m, &ep.interface, key);
+    let inputs = fixed_inputs(&m, ep, key);
     let glsl = glsl_import(&m);
     let mut e = Editor::new(&m);
     let mut state: Option<StateReader> = None;
     let mut changed = false;
-    for function in m.call_tree(ep.function) {
-        let Some(range) = m.function_range(function) else {
-            continue;
+    // Access chains into a fixed built-in: result id → (built-in, constant index).
+    let mut chains: Vec<(u32, Fixed, u32)> = Vec::new();
+    for index in m.call_tree_insts(ep.function) {
+        let inst = &m.insts[index];
+        let ops = inst.operands();
+        let code = match inst.op() {
+            Some(Op::AccessChain | Op::InBoundsAccessChain) if ops.len() >= 3 => {
+                chains.extend(fixed_chain(&m, &inputs, ops)?);
+                continue;
+            }
+            Some(Op::Load) if ops.len() >= 3 => {
+                let pointer = ops[2];
+                let whole = inputs.iter().find(|(id, _)| *id == pointer).map(|x| x.1);
+                let y = chains
+                    .iter()
+                    .find(|(id, _, c)| *id == pointer && *c == 1)
+                    .map(|x| x.1);
+                let Some(fixed) = whole.or(y) else { continue };
+                if state.is_none() {
+                    state = Some(StateReader::find_or_declare(
+                        &m,
+                        &mut e,
+                        ep,
+                        key.block_offset,
+                    )?);
+                }
+                let Some(reader) = &state else { continue };
+                fixed_load(&mut e, reader, ops, fixed, whole.is_some(), key.flipped)
+            }
+            Some(op @ (Op::DPdy | Op::DPdyFine | Op::DPdyCoarse))
+                if key.flipped && ops.len() >= 3 =>
+            {
+                negated_derivative(&mut e, op, ops)
+            }
+            Some(Op::ExtInst)
+                if key.flipped
+                    && ops.len() >= 6
+                    && Some(ops[2]) == glsl
+                    && ops[3] == INTERPOLATE_AT_OFFSET =>
+            {
+                flipped_offset(&mut e, ops)
+            }
+            _ => continue,
         };
-        // Access chains into a fixed built-in: result id → (built-in, constant index).
-        let mut chains: Vec<(u32, Fixed, u32)> = Vec::new();
-        for index in range.0..range.1 {
-            let inst = &m.insts[index];
-            let ops = inst.operands();
-            let code = match inst.op() {
-                Some(Op::AccessChain | Op::InBoundsAccessChain) if ops.len() >= 3 => {
-                    chains.extend(fixed_chain(&m, &inputs, ops)?);
-                    continue;
-                }
-                Some(Op::Load) if ops.len() >= 3 => {
-                    let pointer = ops[2];
-                    let whole = inputs.iter().find(|(id, _)| *id == pointer).map(|x| x.1);
-                    let y = chains
-                        .iter()
-                        .find(|(id, _, c)| *id == pointer && *c == 1)
-                        .map(|x| x.1);
-                    let Some(fixed) = whole.or(y) else { continue };
-                    if state.is_none() {
-                        state = Some(StateReader::find_or_declare(
-                            &m,
-                            &mut e,
-                            ep,
-                            key.block_offset,
-                        )?);
-                    }
-                    let Some(reader) = &state else { continue };
-                    fixed_load(&mut e, reader, ops, fixed, whole.is_some(), key.flipped)
-                }
-                Some(op @ (Op::DPdy | Op::DPdyFine | Op::DPdyCoarse))
-                    if key.flipped && ops.len() >= 3 =>
-                {
-                    negated_derivative(&mut e, op, ops)
-                }
-                Some(Op::ExtInst)
-                    if key.flipped
-                        && ops.len() >= 6
-                        && Some(ops[2]) == glsl
-                        && ops[3] == INTERPOLATE_AT_OFFSET =>
-                {
-                    flipped_offset(&mut e, ops)
-                }
-                _ => continue,
-            };
-            e.replace(index, code);
-            changed = true;
-        }
+        e.replace(index, code);
+        changed = true;
     }
     if !changed {
         return Ok(None);
@@ -112,26 +107,20 @@ pub fn fix_window_y(words: &[u32], entry: &str, key: WindowYKey) -> PassResult {
     Ok(Some(e.finish()?))
 }
 
-/// The built-in inputs of `interface` whose `y` the pass replaces under `key`.
-fn fixed_inputs(m: &Module, interface: &[u32], key: WindowYKey) -> Vec<(u32, Fixed)> {
-    let builtin_of = |id: u32| {
-        let (storage, _) = m.variable(id)?;
-        let builtin = m.decoration(id, Decoration::BuiltIn)?.first().copied()?;
-        match (storage, builtin) {
-            (StorageClass::Input, b) if b == BuiltIn::FragCoord as u32 && key.flipped => {
-                Some(Fixed::FragCoord)
-            }
-            (StorageClass::Input, b) if b == BuiltIn::PointCoord as u32 => Some(Fixed::PointCoord),
-            (StorageClass::Input, b) if b == BuiltIn::SamplePosition as u32 && key.flipped => {
-                Some(Fixed::SamplePosition)
-            }
-            _ => None,
-        }
-    };
-    interface
-        .iter()
-        .filter_map(|&id| Some((id, builtin_of(id)?)))
-        .collect()
+/// The built-in inputs of `ep` whose `y` the pass replaces under `key`.
+fn fixed_inputs(m: &Module, ep: &EntryPoint, key: WindowYKey) -> Vec<(u32, Fixed)> {
+    [
+        (BuiltIn::FragCoord, Fixed::FragCoord, key.flipped),
+        (BuiltIn::PointCoord, Fixed::PointCoord, true),
+        (BuiltIn::SamplePosition, Fixed::SamplePosition, key.flipped),
+    ]
+    .into_iter()
+    .filter(|&(_, _, fixed)| fixed)
+    .flat_map(|(builtin, fixed, _)| {
+        m.builtin_variables(ep, StorageClass::Input, builtin)
+            .map(move |(var, _)| (var, fixed))
+    })
+    .collect()
 }
 
 /// The id of the module's `GLSL.std.450` import, if any.
