@@ -18,7 +18,7 @@ use super::builtin_output;
 use super::error::{PassError, PassResult};
 use super::exits::rasterized_exits;
 use super::gl_state::{StateReader, FLAG_LAYERED};
-use super::module::{inst, Editor, Module, Type};
+use super::module::{Editor, Module, Type};
 use super::rule::{Rule, Semantic, SplitInterface, Stage, StepOutput};
 
 /// Gates the layer `entry` writes by the `layered` flag of the GL-state block at
@@ -128,10 +128,7 @@ pub fn read_layer_from(words: &[u32], entry: &str, location: u32) -> PassResult 
     };
 
     let mut e = Editor::new(&m);
-    e.replace(
-        decoration,
-        inst(Op::Decorate, &[var, Decoration::Location as u32, location]),
-    );
+    e.redecorate(decoration, var, Decoration::Location, &[location]);
     if !m.has_decoration(var, Decoration::Flat) {
         e.decorate(var, Decoration::Flat, &[]);
     }

@@ -65,9 +65,10 @@ pub fn instance_id_without_base(words: &[u32], entry: &str) -> PassResult {
         let load = &m.insts[index];
         let (ty, result) = (load.operand(0), load.operand(1));
         let mut code = Vec::new();
-        let index_value = e.emit(&mut code, Op::Load, ty, &load.operands()[2..]);
+        let ops = load.operands();
+        let index_value = e.load_with_access(&mut code, ty, ops[2], &ops[3..]);
         let base_value = e.load(&mut code, ty, base);
-        e.emit_as(&mut code, Op::ISub, ty, result, &[index_value, base_value]);
+        e.binary_as(&mut code, Op::ISub, ty, result, index_value, base_value);
         e.replace(index, code);
     }
     Ok(Some(e.finish()?))

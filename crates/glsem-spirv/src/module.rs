@@ -1102,6 +1102,47 @@ impl<'m, 'a> Editor<'m, 'a> {
         id
     }
 
+    /// Declares the existing variable `id` again, at the end of the globals, in `storage`
+    /// with `pointee` and `initializer`: for a variable moved to another storage class,
+    /// whose old declaration the caller removes (its uses keep the id).
+    pub fn redeclare_variable(
+        &mut self,
+        id: u32,
+        storage: StorageClass,
+        pointee: u32,
+        initializer: Option<u32>,
+    ) {
+        let ptr = self.type_pointer(storage, pointee);
+        let mut ops = vec![ptr, id, storage as u32];
+        ops.extend(initializer);
+        self.append(Section::Global, Op::Variable, &ops);
+    }
+
+    /// A new pointer type declared just before instruction `index`, not shared: for a
+    /// variable that keeps its place (module-scope debug info may refer to it) and needs
+    /// its type declared before it.
+    pub fn type_pointer_before(
+        &mut self,
+        index: usize,
+        storage: StorageClass,
+        pointee: u32,
+    ) -> u32 {
+        let id = self.new_id();
+        self.insert_before(
+            index,
+            &inst(Op::TypePointer, &[id, storage as u32, pointee]),
+        );
+        id
+    }
+
+    /// Replaces the decoration at instruction `index` with `d` (and `literals`) on `id`, in
+    /// its place.
+    pub fn redecorate(&mut self, index: usize, id: u32, d: Decoration, literals: &[u32]) {
+        let mut ops = vec![id, d as u32];
+        ops.extend_from_slice(literals);
+        self.replace(index, inst(Op::Decorate, &ops));
+    }
+
     // Typed emitters: each appends one instruction to the function-body words `code` and
     // returns its result id, so a pass reads as the expression it computes.
 
@@ -1125,6 +1166,20 @@ impl<'m, 'a> Editor<'m, 'a> {
     /// `OpLoad` of a `ty` from `pointer`.
     pub fn load(&mut self, code: &mut Vec<u32>, ty: u32, pointer: u32) -> u32 {
         self.emit(code, Op::Load, ty, &[pointer])
+    }
+
+    /// `OpLoad` of a `ty` from `pointer` with the memory operands `memory_access`: for code
+    /// that re-issues a load of the module as it is written.
+    pub fn load_with_access(
+        &mut self,
+        code: &mut Vec<u32>,
+        ty: u32,
+        pointer: u32,
+        memory_access: &[u32],
+    ) -> u32 {
+        let mut ops = vec![pointer];
+        ops.extend_from_slice(memory_access);
+        self.emit(code, Op::Load, ty, &ops)
     }
 
     /// `OpStore` of `value` to `pointer`.
@@ -1226,6 +1281,57 @@ impl<'m, 'a> Editor<'m, 'a> {
     /// A two-operand instruction `op` (arithmetic, bitwise, comparison) with result `ty`.
     pub fn binary(&mut self, code: &mut Vec<u32>, op: Op, ty: u32, a: u32, b: u32) -> u32 {
         self.emit(code, op, ty, &[a, b])
+    }
+
+    /// A one-operand instruction `op` (negation, derivative, logical not) with result `ty`.
+    pub fn unary(&mut self, code: &mut Vec<u32>, op: Op, ty: u32, value: u32) -> u32 {
+        self.emit(code, op, ty, &[value])
+    }
+
+    // Emitters that keep a result id: the last instruction of code that replaces one takes
+    // the replaced instruction's result id, so that its uses need no rewriting.
+
+    /// [`Editor::unary`] whose result is the existing id `result`.
+    pub fn unary_as(&mut self, code: &mut Vec<u32>, op: Op, ty: u32, result: u32, value: u32) {
+        self.emit_as(code, op, ty, result, &[value]);
+    }
+
+    /// [`Editor::binary`] whose result is the existing id `result`.
+    pub fn binary_as(&mut self, code: &mut Vec<u32>, op: Op, ty: u32, result: u32, a: u32, b: u32) {
+        self.emit_as(code, op, ty, result, &[a, b]);
+    }
+
+    /// [`Editor::composite_insert`] whose result is the existing id `result`.
+    pub fn composite_insert_as(
+        &mut self,
+        code: &mut Vec<u32>,
+        ty: u32,
+        result: u32,
+        object: u32,
+        composite: u32,
+        path: &[u32],
+    ) {
+        let mut ops = Vec::with_capacity(path.len() + 2);
+        ops.extend_from_slice(&[object, composite]);
+        ops.extend_from_slice(path);
+        self.emit_as(code, Op::CompositeInsert, ty, result, &ops);
+    }
+
+    /// `OpExtInst` of `instruction` in the imported `set` on `operands`, whose result is the
+    /// existing id `result`.
+    pub fn ext_inst_as(
+        &mut self,
+        code: &mut Vec<u32>,
+        ty: u32,
+        result: u32,
+        set: u32,
+        instruction: u32,
+        operands: &[u32],
+    ) {
+        let mut ops = Vec::with_capacity(operands.len() + 2);
+        ops.extend_from_slice(&[set, instruction]);
+        ops.extend_from_slice(operands);
+        self.emit_as(code, Op::ExtInst, ty, result, &ops);
     }
 
     /// Writes the new module. The header's bound is the editor's.

@@ -521,7 +521,7 @@ impl GsWriter<'_, '_> {
         let ccw = e.binary(code, Op::FOrdGreaterThan, boolean, area, zero);
         let front = match culling.front_ccw {
             true => ccw,
-            false => e.emit(code, Op::LogicalNot, boolean, &[ccw]),
+            false => e.unary(code, Op::LogicalNot, boolean, ccw),
         };
         let kept_if_front = e.constant_bool(!culling.cull_front);
         let kept_if_back = e.constant_bool(!culling.cull_back);

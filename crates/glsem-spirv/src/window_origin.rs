@@ -164,7 +164,7 @@ fn fixed_load(
 ) -> Vec<u32> {
     let (ty, result) = (ops[0], ops[1]);
     let mut code = Vec::new();
-    let loaded = e.emit(&mut code, Op::Load, ty, &ops[2..]);
+    let loaded = e.load_with_access(&mut code, ty, ops[2], &ops[3..]);
     let float = e.type_float(32);
     let old_y = if whole {
         e.composite_extract(&mut code, float, loaded, &[1])
@@ -194,15 +194,9 @@ fn fixed_load(
         }
     };
     if whole {
-        e.emit_as(
-            &mut code,
-            Op::CompositeInsert,
-            ty,
-            result,
-            &[new_y, loaded, 1],
-        );
+        e.composite_insert_as(&mut code, ty, result, new_y, loaded, &[1]);
     } else {
-        e.emit_as(&mut code, Op::CopyObject, ty, result, &[new_y]);
+        e.unary_as(&mut code, Op::CopyObject, ty, result, new_y);
     }
     code
 }
@@ -211,8 +205,8 @@ fn fixed_load(
 fn negated_derivative(e: &mut Editor, op: Op, ops: &[u32]) -> Vec<u32> {
     let (ty, result) = (ops[0], ops[1]);
     let mut code = Vec::new();
-    let derivative = e.emit(&mut code, op, ty, &ops[2..]);
-    e.emit_as(&mut code, Op::FNegate, ty, result, &[derivative]);
+    let derivative = e.unary(&mut code, op, ty, ops[2]);
+    e.unary_as(&mut code, Op::FNegate, ty, result, derivative);
     code
 }
 
@@ -224,11 +218,12 @@ fn flipped_offset(e: &mut Editor, ops: &[u32]) -> Vec<u32> {
     let vec2 = e.type_vector(float, 2);
     let mut code = Vec::new();
     let y = e.composite_extract(&mut code, float, offset, &[1]);
-    let negated = e.emit(&mut code, Op::FNegate, float, &[y]);
+    let negated = e.unary(&mut code, Op::FNegate, float, y);
     let flipped = e.composite_insert(&mut code, vec2, negated, offset, &[1]);
-    let mut operands = ops[2..].to_vec();
-    operands[3] = flipped;
-    e.emit_as(&mut code, Op::ExtInst, ty, result, &operands);
+    let (set, instruction, interpolant) = (ops[2], ops[3], ops[4]);
+    let mut operands = vec![interpolant, flipped];
+    operands.extend_from_slice(&ops[6..]);
+    e.ext_inst_as(&mut code, ty, result, set, instruction, &operands);
     code
 }
 

@@ -404,16 +404,10 @@ fn redeclare_private(
     for split in splits {
         let index = m.globals[&split.var];
         let old = &m.insts[index];
-        let ty = split.ty;
         // Re-declared at the end of the globals, after the Private pointer type it needs.
-        let mut ops = vec![
-            e.type_pointer(StorageClass::Private, ty),
-            split.var,
-            StorageClass::Private as u32,
-        ];
-        ops.extend_from_slice(&old.operands()[3..]);
+        let initializer = old.operands().get(3).copied();
         e.remove(index);
-        e.append(Section::Global, Op::Variable, &ops);
+        e.redeclare_variable(split.var, StorageClass::Private, split.ty, initializer);
     }
     let annotations = m.section_start(Section::Annotation)..m.section_start(Section::Global);
     for i in annotations {
