@@ -13,7 +13,7 @@ use super::error::{PassError, PassResult};
 use super::exits::rasterized_exits;
 use super::gl_state::{flag_clip_distance, StateReader, CLIP_DISTANCE_FLAGS};
 use super::module::{Editor, Module, Type};
-use super::rule::{Rule, Semantic, SplitInterface, Stage, StepOutput};
+use super::rule::{Rule, Semantic, SplitInterface, Stage};
 
 /// Gates the clip distances `entry` writes by the plane enables of the GL-state block at
 /// `block_offset`. `Ok(None)` when the shader writes no clip distance.
@@ -66,9 +66,7 @@ pub struct GateClipDistances {
 }
 
 impl Rule for GateClipDistances {
-    fn semantic(&self) -> Semantic {
-        Semantic::ClipEnables
-    }
+    const SEMANTIC: Semantic = Semantic::ClipEnables;
 
     fn stage(&self) -> Option<Stage> {
         Some(self.stage)
@@ -85,12 +83,7 @@ impl Rule for GateClipDistances {
         true
     }
 
-    fn run(
-        &self,
-        words: &[u32],
-        entry: &str,
-        _split: Option<&SplitInterface>,
-    ) -> Result<StepOutput, PassError> {
-        Ok(gate_clip_distances(words, entry, self.block_offset)?.into())
+    fn rewrite(&self, words: &[u32], entry: &str) -> PassResult {
+        gate_clip_distances(words, entry, self.block_offset)
     }
 }

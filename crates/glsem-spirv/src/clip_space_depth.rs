@@ -12,7 +12,7 @@ use super::builtin_output::{self, BuiltinOutput};
 use super::error::{PassError, PassResult};
 use super::exits::rasterized_exits;
 use super::module::{Editor, Module, Type};
-use super::rule::{Rule, Semantic, SplitInterface, Stage, StepOutput};
+use super::rule::{Rule, Semantic, SplitInterface, Stage};
 
 /// Remaps `gl_Position.z` of `entry`. `Ok(None)` when the stage writes no `gl_Position`.
 pub fn remap_clip_depth(words: &[u32], entry: &str) -> PassResult {
@@ -78,9 +78,7 @@ pub struct RemapClipDepth {
 }
 
 impl Rule for RemapClipDepth {
-    fn semantic(&self) -> Semantic {
-        Semantic::ClipSpaceDepth
-    }
+    const SEMANTIC: Semantic = Semantic::ClipSpaceDepth;
 
     fn stage(&self) -> Option<Stage> {
         Some(self.stage)
@@ -93,13 +91,8 @@ impl Rule for RemapClipDepth {
         )
     }
 
-    fn run(
-        &self,
-        words: &[u32],
-        entry: &str,
-        _split: Option<&SplitInterface>,
-    ) -> Result<StepOutput, PassError> {
-        Ok(remap_clip_depth(words, entry)?.into())
+    fn rewrite(&self, words: &[u32], entry: &str) -> PassResult {
+        remap_clip_depth(words, entry)
     }
 }
 
@@ -109,13 +102,7 @@ impl Rule for RemapClipDepth {
 pub struct NegativeOneToOneDepth;
 
 impl Rule for NegativeOneToOneDepth {
-    fn semantic(&self) -> Semantic {
-        Semantic::ClipSpaceDepth
-    }
-
-    fn stage(&self) -> Option<Stage> {
-        None
-    }
+    const SEMANTIC: Semantic = Semantic::ClipSpaceDepth;
 
     fn note(&self, _split: Option<&SplitInterface>) -> String {
         "GL's clip-space depth (negativeOneToOne)".into()

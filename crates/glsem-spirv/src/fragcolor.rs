@@ -17,7 +17,7 @@ use super::module::{
     entry_point_with_interface, Editor, EntryPoint, Module, Section, Type,
     INTERFACE_LISTS_ALL_GLOBALS,
 };
-use super::rule::{Rule, Semantic, SplitInterface, Stage, StepOutput};
+use super::rule::{Rule, Semantic, SplitInterface, Stage};
 
 /// Numeric type of a colour attachment, from its format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -338,9 +338,7 @@ fn copy_at_returns(
 
 /// The step: the fragment shader's gl_FragColor goes to every attachment of the key.
 impl Rule for FragColorKey {
-    fn semantic(&self) -> Semantic {
-        Semantic::FragColor
-    }
+    const SEMANTIC: Semantic = Semantic::FragColor;
 
     fn stage(&self) -> Option<Stage> {
         Some(Stage::Fragment)
@@ -353,12 +351,7 @@ impl Rule for FragColorKey {
         )
     }
 
-    fn run(
-        &self,
-        words: &[u32],
-        entry: &str,
-        _split: Option<&SplitInterface>,
-    ) -> Result<StepOutput, PassError> {
-        Ok(broadcast_frag_color(words, entry, self)?.into())
+    fn rewrite(&self, words: &[u32], entry: &str) -> PassResult {
+        broadcast_frag_color(words, entry, self)
     }
 }

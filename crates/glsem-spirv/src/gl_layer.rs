@@ -19,7 +19,7 @@ use super::error::{PassError, PassResult};
 use super::exits::rasterized_exits;
 use super::gl_state::{StateReader, FLAG_LAYERED};
 use super::module::{Editor, Module, Type};
-use super::rule::{Rule, Semantic, SplitInterface, Stage, StepOutput};
+use super::rule::{Rule, Semantic, SplitInterface, Stage};
 
 /// Gates the layer `entry` writes by the `layered` flag of the GL-state block at
 /// `block_offset` (`None`: the stage cannot read the block, no gate); with `copy_to`, also
@@ -146,9 +146,7 @@ pub struct GateLayer {
 }
 
 impl Rule for GateLayer {
-    fn semantic(&self) -> Semantic {
-        Semantic::GlLayer
-    }
+    const SEMANTIC: Semantic = Semantic::GlLayer;
 
     fn stage(&self) -> Option<Stage> {
         Some(self.stage)
@@ -172,13 +170,8 @@ impl Rule for GateLayer {
         true
     }
 
-    fn run(
-        &self,
-        words: &[u32],
-        entry: &str,
-        _split: Option<&SplitInterface>,
-    ) -> Result<StepOutput, PassError> {
-        Ok(gate_layer(words, entry, Some(self.block_offset), self.copy_to)?.into())
+    fn rewrite(&self, words: &[u32], entry: &str) -> PassResult {
+        gate_layer(words, entry, Some(self.block_offset), self.copy_to)
     }
 }
 
@@ -191,9 +184,7 @@ pub struct CopyLayer {
 }
 
 impl Rule for CopyLayer {
-    fn semantic(&self) -> Semantic {
-        Semantic::GlLayer
-    }
+    const SEMANTIC: Semantic = Semantic::GlLayer;
 
     fn stage(&self) -> Option<Stage> {
         Some(self.stage)
@@ -207,13 +198,8 @@ impl Rule for CopyLayer {
         )
     }
 
-    fn run(
-        &self,
-        words: &[u32],
-        entry: &str,
-        _split: Option<&SplitInterface>,
-    ) -> Result<StepOutput, PassError> {
-        Ok(gate_layer(words, entry, None, Some(self.location))?.into())
+    fn rewrite(&self, words: &[u32], entry: &str) -> PassResult {
+        gate_layer(words, entry, None, Some(self.location))
     }
 }
 
@@ -225,9 +211,7 @@ pub struct ReadLayerFrom {
 }
 
 impl Rule for ReadLayerFrom {
-    fn semantic(&self) -> Semantic {
-        Semantic::GlLayer
-    }
+    const SEMANTIC: Semantic = Semantic::GlLayer;
 
     fn stage(&self) -> Option<Stage> {
         Some(Stage::Fragment)
@@ -240,12 +224,7 @@ impl Rule for ReadLayerFrom {
         )
     }
 
-    fn run(
-        &self,
-        words: &[u32],
-        entry: &str,
-        _split: Option<&SplitInterface>,
-    ) -> Result<StepOutput, PassError> {
-        Ok(read_layer_from(words, entry, self.location)?.into())
+    fn rewrite(&self, words: &[u32], entry: &str) -> PassResult {
+        read_layer_from(words, entry, self.location)
     }
 }

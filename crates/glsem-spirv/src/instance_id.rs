@@ -10,10 +10,9 @@
 
 use spirv::{BuiltIn, Capability, Decoration, ExecutionModel, Op, StorageClass};
 
-use super::error::PassError;
 use super::error::PassResult;
 use super::module::{encode_string, Editor, Module, Section};
-use super::rule::{Rule, Semantic, SplitInterface, Stage, StepOutput};
+use super::rule::{Rule, Semantic, SplitInterface, Stage};
 
 const DRAW_PARAMETERS_EXTENSION: &str = "SPV_KHR_shader_draw_parameters";
 
@@ -80,9 +79,7 @@ pub fn instance_id_without_base(words: &[u32], entry: &str) -> PassResult {
 pub struct InstanceIdWithoutBase;
 
 impl Rule for InstanceIdWithoutBase {
-    fn semantic(&self) -> Semantic {
-        Semantic::InstanceId
-    }
+    const SEMANTIC: Semantic = Semantic::InstanceId;
 
     fn stage(&self) -> Option<Stage> {
         Some(Stage::Vertex)
@@ -92,12 +89,7 @@ impl Rule for InstanceIdWithoutBase {
         "gl_InstanceID excludes the base instance".into()
     }
 
-    fn run(
-        &self,
-        words: &[u32],
-        entry: &str,
-        _split: Option<&SplitInterface>,
-    ) -> Result<StepOutput, PassError> {
-        Ok(instance_id_without_base(words, entry)?.into())
+    fn rewrite(&self, words: &[u32], entry: &str) -> PassResult {
+        instance_id_without_base(words, entry)
     }
 }

@@ -1,7 +1,7 @@
 //! GL's line rasterization, the diamond-exit rule: pipeline state only
 //! (`VK_EXT_line_rasterization`), no shader changes.
 
-use super::rule::{Rule, Semantic, SplitInterface, Stage};
+use super::rule::{Rule, Semantic, SplitInterface};
 
 /// The step's pipeline state: `VK_LINE_RASTERIZATION_MODE_BRESENHAM`; `stippled`: with
 /// `stippledLineEnable` and the stipple as dynamic state, set by the layer from
@@ -12,13 +12,7 @@ pub struct BresenhamLines {
 }
 
 impl Rule for BresenhamLines {
-    fn semantic(&self) -> Semantic {
-        Semantic::LineRasterization
-    }
-
-    fn stage(&self) -> Option<Stage> {
-        None
-    }
+    const SEMANTIC: Semantic = Semantic::LineRasterization;
 
     fn note(&self, _split: Option<&SplitInterface>) -> String {
         match self.stippled {

@@ -1256,10 +1256,9 @@ impl<'m, 'a> Editor<'m, 'a> {
         composite: u32,
         path: &[u32],
     ) -> u32 {
-        let mut ops = Vec::with_capacity(path.len() + 2);
-        ops.extend_from_slice(&[object, composite]);
-        ops.extend_from_slice(path);
-        self.emit(code, Op::CompositeInsert, ty, &ops)
+        let id = self.new_id();
+        self.composite_insert_as(code, ty, id, object, composite, path);
+        id
     }
 
     binary_emitters! {
@@ -1317,21 +1316,10 @@ impl<'m, 'a> Editor<'m, 'a> {
         self.emit_as(code, Op::CompositeInsert, ty, result, &ops);
     }
 
-    /// `OpExtInst` of `instruction` in the imported `set` on `operands`, whose result is the
-    /// existing id `result`.
-    pub fn ext_inst_as(
-        &mut self,
-        code: &mut Vec<u32>,
-        ty: u32,
-        result: u32,
-        set: u32,
-        instruction: u32,
-        operands: &[u32],
-    ) {
-        let mut ops = Vec::with_capacity(operands.len() + 2);
-        ops.extend_from_slice(&[set, instruction]);
-        ops.extend_from_slice(operands);
-        self.emit_as(code, Op::ExtInst, ty, result, &ops);
+    /// `OpExtInst` on `operands` (the imported set, the instruction, its operands), whose
+    /// result is the existing id `result`.
+    pub fn ext_inst_as(&mut self, code: &mut Vec<u32>, ty: u32, result: u32, operands: &[u32]) {
+        self.emit_as(code, Op::ExtInst, ty, result, operands);
     }
 
     /// Writes the new module. The header's bound is the editor's.

@@ -22,7 +22,7 @@
 
 use super::error::PassError;
 use super::module::{Editor, Module, Name, Type};
-use super::rule::{Rule, Semantic, SplitInterface, Stage};
+use super::rule::{Rule, Semantic, SplitInterface};
 use super::stage_writer::{
     interface_decoration, module_head, output_per_vertex_block, Source, StageWriter,
 };
@@ -424,13 +424,7 @@ impl<'m, 'a> TcsWriter<'m, 'a> {
 pub struct GenerateTcs;
 
 impl Rule for GenerateTcs {
-    fn semantic(&self) -> Semantic {
-        Semantic::PassthroughTcs
-    }
-
-    fn stage(&self) -> Option<Stage> {
-        None
-    }
+    const SEMANTIC: Semantic = Semantic::PassthroughTcs;
 
     fn note(&self, _split: Option<&SplitInterface>) -> String {
         "passthrough tessellation control shader generated".into()

@@ -15,7 +15,7 @@ use super::error::{PassError, PassResult};
 use super::exits::rasterized_exits;
 use super::gl_state::{StateReader, FLAG_PROGRAM_POINT_SIZE};
 use super::module::{Editor, Module};
-use super::rule::{Rule, Semantic, SplitInterface, Stage, StepOutput};
+use super::rule::{Rule, Semantic, SplitInterface, Stage};
 
 /// Where the size comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -118,9 +118,7 @@ pub struct WritePointSize {
 }
 
 impl Rule for WritePointSize {
-    fn semantic(&self) -> Semantic {
-        Semantic::PointSize
-    }
+    const SEMANTIC: Semantic = Semantic::PointSize;
 
     fn stage(&self) -> Option<Stage> {
         Some(self.stage)
@@ -143,12 +141,7 @@ impl Rule for WritePointSize {
         matches!(self.source, PointSizeSource::GlState { .. })
     }
 
-    fn run(
-        &self,
-        words: &[u32],
-        entry: &str,
-        _split: Option<&SplitInterface>,
-    ) -> Result<StepOutput, PassError> {
-        Ok(write_point_size(words, entry, self.source)?.into())
+    fn rewrite(&self, words: &[u32], entry: &str) -> PassResult {
+        write_point_size(words, entry, self.source)
     }
 }

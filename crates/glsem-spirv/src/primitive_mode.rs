@@ -29,7 +29,7 @@
 
 use super::error::PassError;
 use super::module::{push_inst, Editor, Module, Name, Type};
-use super::rule::{Rule, Semantic, SplitInterface, Stage};
+use super::rule::{Rule, Semantic, SplitInterface};
 use super::stage_writer::{interface_decoration, module_head, Source, StageWriter};
 use spirv::{BuiltIn, Capability, Decoration, ExecutionMode, ExecutionModel, Op, StorageClass};
 
@@ -609,13 +609,7 @@ impl GsWriter<'_, '_> {
 /// The step: GL's quads, quad strips or polygons through a geometry shader the layer
 /// generates after the vertex shader (as it is after every other step).
 impl Rule for PrimitiveGsKey {
-    fn semantic(&self) -> Semantic {
-        Semantic::PrimitiveMode
-    }
-
-    fn stage(&self) -> Option<Stage> {
-        None
-    }
+    const SEMANTIC: Semantic = Semantic::PrimitiveMode;
 
     fn note(&self, _split: Option<&SplitInterface>) -> String {
         format!(
@@ -633,13 +627,7 @@ impl Rule for PrimitiveGsKey {
 pub struct CloseLineLoops;
 
 impl Rule for CloseLineLoops {
-    fn semantic(&self) -> Semantic {
-        Semantic::PrimitiveMode
-    }
-
-    fn stage(&self) -> Option<Stage> {
-        None
-    }
+    const SEMANTIC: Semantic = Semantic::PrimitiveMode;
 
     fn note(&self, _split: Option<&SplitInterface>) -> String {
         "GL's line loops: a line strip closed by the layer on non-indexed draws".into()

@@ -5,7 +5,7 @@
 //! sits below both the semantics' files and [`semantics`](crate::semantics), so that neither
 //! imports the other in a circle.
 
-use crate::error::PassError;
+use crate::error::{PassError, PassResult};
 
 /// One GL semantic.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -72,16 +72,21 @@ impl From<Option<Vec<u32>>> for StepOutput {
     }
 }
 
+/// What running a step gives.
+pub type StepResult = Result<StepOutput, PassError>;
+
 /// One rewrite a semantic asks for, as its step carries it: what the layer logs, which
 /// module it changes, and the pass that changes it. A pipeline-state rule (a struct the
-/// layer chains into the create info, or a stage the layer generates) has no stage and
-/// changes no module.
+/// layer chains into the create info, or a stage the layer generates) keeps the defaults:
+/// no stage, no module changed.
 pub trait Rule {
-    fn semantic(&self) -> Semantic;
+    const SEMANTIC: Semantic;
 
     /// The stage whose module the step rewrites; `None` for a step that generates a stage
     /// or sets pipeline state.
-    fn stage(&self) -> Option<Stage>;
+    fn stage(&self) -> Option<Stage> {
+        None
+    }
 
     /// What the info log says the step changed (`split`: what a split made).
     fn note(&self, split: Option<&SplitInterface>) -> String;
@@ -97,14 +102,15 @@ pub trait Rule {
         false
     }
 
-    /// Runs the step's pass on the module `words` (entry point `entry`) of its stage;
-    /// `split` is what the previous stage's split made.
-    fn run(
-        &self,
-        _words: &[u32],
-        _entry: &str,
-        _split: Option<&SplitInterface>,
-    ) -> Result<StepOutput, PassError> {
-        Ok(StepOutput::Unchanged)
+    /// The step's pass on the module `words` (entry point `entry`) of its stage: the new
+    /// module, or `None` when nothing changes.
+    fn rewrite(&self, _words: &[u32], _entry: &str) -> PassResult {
+        Ok(None)
+    }
+
+    /// Runs the step on its stage's module; `split` is what the previous stage's split made.
+    /// Only the splits, which also say what they split, need more than [`Rule::rewrite`].
+    fn run(&self, words: &[u32], entry: &str, _: Option<&SplitInterface>) -> StepResult {
+        Ok(self.rewrite(words, entry)?.into())
     }
 }

@@ -16,7 +16,7 @@ use super::error::{PassError, PassResult};
 use super::exits::exits;
 use super::gl_state::{StateReader, FLAG_MULTISAMPLED};
 use super::module::{Editor, Module, Name, Type, INTERFACE_LISTS_ALL_GLOBALS};
-use super::rule::{Rule, Semantic, SplitInterface, Stage, StepOutput};
+use super::rule::{Rule, Semantic, SplitInterface, Stage};
 
 /// The `SampleMask` outputs of fragment entry point `entry`.
 fn sample_mask_outputs(m: &Module<'_>, entry: &str) -> Vec<u32> {
@@ -104,9 +104,7 @@ pub fn gate_sample_mask(words: &[u32], entry: &str, block_offset: u32) -> PassRe
 pub struct DropSampleMask;
 
 impl Rule for DropSampleMask {
-    fn semantic(&self) -> Semantic {
-        Semantic::SampleMask
-    }
+    const SEMANTIC: Semantic = Semantic::SampleMask;
 
     fn stage(&self) -> Option<Stage> {
         Some(Stage::Fragment)
@@ -116,13 +114,8 @@ impl Rule for DropSampleMask {
         "gl_SampleMask has no effect on a single-sample target".into()
     }
 
-    fn run(
-        &self,
-        words: &[u32],
-        entry: &str,
-        _split: Option<&SplitInterface>,
-    ) -> Result<StepOutput, PassError> {
-        Ok(drop_sample_mask(words, entry)?.into())
+    fn rewrite(&self, words: &[u32], entry: &str) -> PassResult {
+        drop_sample_mask(words, entry)
     }
 }
 
@@ -134,9 +127,7 @@ pub struct GateSampleMask {
 }
 
 impl Rule for GateSampleMask {
-    fn semantic(&self) -> Semantic {
-        Semantic::SampleMask
-    }
+    const SEMANTIC: Semantic = Semantic::SampleMask;
 
     fn stage(&self) -> Option<Stage> {
         Some(Stage::Fragment)
@@ -150,12 +141,7 @@ impl Rule for GateSampleMask {
         true
     }
 
-    fn run(
-        &self,
-        words: &[u32],
-        entry: &str,
-        _split: Option<&SplitInterface>,
-    ) -> Result<StepOutput, PassError> {
-        Ok(gate_sample_mask(words, entry, self.block_offset)?.into())
+    fn rewrite(&self, words: &[u32], entry: &str) -> PassResult {
+        gate_sample_mask(words, entry, self.block_offset)
     }
 }

@@ -16,7 +16,7 @@ use spirv::{Decoration, ExecutionModel, StorageClass};
 use super::demote::demote_to_private;
 use super::error::{PassError, PassResult};
 use super::module::{Editor, Module, Type};
-use super::rule::{Rule, Semantic, SplitInterface, Stage, StepOutput};
+use super::rule::{Rule, Semantic, SplitInterface, Stage};
 
 /// GL's initial current attribute.
 const INITIAL: [u32; 4] = [0, 0, 0, 1];
@@ -180,9 +180,7 @@ pub struct DefaultUnfedInputs {
 }
 
 impl Rule for DefaultUnfedInputs {
-    fn semantic(&self) -> Semantic {
-        Semantic::UnfedInputs
-    }
+    const SEMANTIC: Semantic = Semantic::UnfedInputs;
 
     fn stage(&self) -> Option<Stage> {
         Some(Stage::Vertex)
@@ -192,13 +190,8 @@ impl Rule for DefaultUnfedInputs {
         "vertex inputs no attribute feeds read GL's (0, 0, 0, 1)".into()
     }
 
-    fn run(
-        &self,
-        words: &[u32],
-        entry: &str,
-        _split: Option<&SplitInterface>,
-    ) -> Result<StepOutput, PassError> {
-        Ok(default_unfed_inputs(words, entry, &self.fed)?.into())
+    fn rewrite(&self, words: &[u32], entry: &str) -> PassResult {
+        default_unfed_inputs(words, entry, &self.fed)
     }
 }
 
@@ -213,9 +206,7 @@ pub struct FeedCurrentAttributes {
 }
 
 impl Rule for FeedCurrentAttributes {
-    fn semantic(&self) -> Semantic {
-        Semantic::UnfedInputs
-    }
+    const SEMANTIC: Semantic = Semantic::UnfedInputs;
 
     fn stage(&self) -> Option<Stage> {
         Some(Stage::Vertex)

@@ -19,7 +19,7 @@ use spirv::{BuiltIn, ExecutionModel, Op, StorageClass};
 use super::error::{PassError, PassResult};
 use super::gl_state::{StateReader, FLAG_POINT_SPRITE_LOWER_LEFT};
 use super::module::{decode_string, Editor, EntryPoint, Module};
-use super::rule::{Rule, Semantic, SplitInterface, Stage, StepOutput};
+use super::rule::{Rule, Semantic, SplitInterface, Stage};
 
 /// `GLSL.std.450` `InterpolateAtOffset`.
 const INTERPOLATE_AT_OFFSET: u32 = 78;
@@ -220,19 +220,16 @@ fn flipped_offset(e: &mut Editor, ops: &[u32]) -> Vec<u32> {
     let y = e.composite_extract(&mut code, float, offset, &[1]);
     let negated = e.unary(&mut code, Op::FNegate, float, y);
     let flipped = e.composite_insert(&mut code, vec2, negated, offset, &[1]);
-    let (set, instruction, interpolant) = (ops[2], ops[3], ops[4]);
-    let mut operands = vec![interpolant, flipped];
-    operands.extend_from_slice(&ops[6..]);
-    e.ext_inst_as(&mut code, ty, result, set, instruction, &operands);
+    let mut operands = ops[2..].to_vec();
+    operands[3] = flipped;
+    e.ext_inst_as(&mut code, ty, result, &operands);
     code
 }
 
 /// The step: GL's window y in the fragment shader (`gl_FragCoord`, `dFdy`,
 /// `interpolateAtOffset`, `gl_PointCoord`).
 impl Rule for WindowYKey {
-    fn semantic(&self) -> Semantic {
-        Semantic::WindowOrigin
-    }
+    const SEMANTIC: Semantic = Semantic::WindowOrigin;
 
     fn stage(&self) -> Option<Stage> {
         Some(Stage::Fragment)
@@ -250,13 +247,8 @@ impl Rule for WindowYKey {
         true
     }
 
-    fn run(
-        &self,
-        words: &[u32],
-        entry: &str,
-        _split: Option<&SplitInterface>,
-    ) -> Result<StepOutput, PassError> {
-        Ok(fix_window_y(words, entry, *self)?.into())
+    fn rewrite(&self, words: &[u32], entry: &str) -> PassResult {
+        fix_window_y(words, entry, *self)
     }
 }
 
@@ -266,13 +258,7 @@ impl Rule for WindowYKey {
 pub struct TessellationDomainLowerLeft;
 
 impl Rule for TessellationDomainLowerLeft {
-    fn semantic(&self) -> Semantic {
-        Semantic::WindowOrigin
-    }
-
-    fn stage(&self) -> Option<Stage> {
-        None
-    }
+    const SEMANTIC: Semantic = Semantic::WindowOrigin;
 
     fn note(&self, _split: Option<&SplitInterface>) -> String {
         "GL's tessellation domain origin (LOWER_LEFT)".into()
@@ -285,13 +271,7 @@ impl Rule for TessellationDomainLowerLeft {
 pub struct InvertFrontFace;
 
 impl Rule for InvertFrontFace {
-    fn semantic(&self) -> Semantic {
-        Semantic::WindowOrigin
-    }
-
-    fn stage(&self) -> Option<Stage> {
-        None
-    }
+    const SEMANTIC: Semantic = Semantic::WindowOrigin;
 
     fn note(&self, _split: Option<&SplitInterface>) -> String {
         "front face inverted for GL's window coordinates".into()

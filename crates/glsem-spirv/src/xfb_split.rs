@@ -25,7 +25,7 @@ use super::module::{
     decode_string, entry_point_with_interface, Editor, EntryPoint, Module, Name, Section, Type,
 };
 pub use super::rule::SplitInterface;
-use super::rule::{Rule, Semantic, Stage, StepOutput};
+use super::rule::{Rule, Semantic, Stage, StepOutput, StepResult};
 
 /// Splits the captured struct (and matrix) outputs of `entry`, the entry point of that
 /// name with the `Xfb` execution mode. `Ok(None)` when it has none.
@@ -655,71 +655,44 @@ fn member_names(m: &Module) -> HashMap<(u32, u32), String> {
         .collect()
 }
 
-/// The step: split the struct XFB outputs of the last pre-rasterization stage.
+/// The step that splits the struct outputs of the last pre-rasterization stage `stage`:
+/// the captured ones ([`SplitXfbOutputs`]), or every one ([`SplitStructOutputs`], for a
+/// fragment shader elsewhere, which splits every struct input).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct SplitXfbOutputs {
+pub struct SplitOutputs<const CAPTURED_ONLY: bool> {
     pub stage: Stage,
 }
 
-impl Rule for SplitXfbOutputs {
-    fn semantic(&self) -> Semantic {
-        Semantic::XfbSplit
-    }
+/// Split the struct XFB outputs of the last pre-rasterization stage.
+pub type SplitXfbOutputs = SplitOutputs<true>;
+
+/// Split every struct output of the last pre-rasterization stage, captured or not.
+pub type SplitStructOutputs = SplitOutputs<false>;
+
+impl<const CAPTURED_ONLY: bool> Rule for SplitOutputs<CAPTURED_ONLY> {
+    const SEMANTIC: Semantic = Semantic::XfbSplit;
 
     fn stage(&self) -> Option<Stage> {
         Some(self.stage)
     }
 
     fn note(&self, split: Option<&SplitInterface>) -> String {
+        let (outputs, reader) = match CAPTURED_ONLY {
+            true => ("XFB struct outputs", ""),
+            false => ("struct outputs", " for a fragment shader elsewhere"),
+        };
+        let locations = split.map(|s| s.locations.clone()).unwrap_or_default();
         format!(
-            "XFB struct outputs of the {} split member by member (Locations {:?})",
-            self.stage.name(),
-            split_locations(split)
+            "{outputs} of the {} split member by member{reader} (Locations {locations:?})",
+            self.stage.name()
         )
     }
 
-    fn run(
-        &self,
-        words: &[u32],
-        entry: &str,
-        _split: Option<&SplitInterface>,
-    ) -> Result<StepOutput, PassError> {
-        Ok(split_output(split_xfb_outputs(words, entry)?))
-    }
-}
-
-/// The step: split every struct output of the last pre-rasterization stage, captured or
-/// not (its fragment shader is elsewhere and splits every struct input).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct SplitStructOutputs {
-    pub stage: Stage,
-}
-
-impl Rule for SplitStructOutputs {
-    fn semantic(&self) -> Semantic {
-        Semantic::XfbSplit
-    }
-
-    fn stage(&self) -> Option<Stage> {
-        Some(self.stage)
-    }
-
-    fn note(&self, split: Option<&SplitInterface>) -> String {
-        format!(
-            "struct outputs of the {} split member by member for a fragment shader elsewhere \
-             (Locations {:?})",
-            self.stage.name(),
-            split_locations(split)
-        )
-    }
-
-    fn run(
-        &self,
-        words: &[u32],
-        entry: &str,
-        _split: Option<&SplitInterface>,
-    ) -> Result<StepOutput, PassError> {
-        Ok(split_output(split_struct_outputs(words, entry)?))
+    fn run(&self, words: &[u32], entry: &str, _: Option<&SplitInterface>) -> StepResult {
+        let split = split_outputs(words, entry, CAPTURED_ONLY)?;
+        Ok(split.map_or(StepOutput::Unchanged, |(words, split)| {
+            StepOutput::Split(words, split)
+        }))
     }
 }
 
@@ -729,9 +702,7 @@ impl Rule for SplitStructOutputs {
 pub struct SplitFragInputs;
 
 impl Rule for SplitFragInputs {
-    fn semantic(&self) -> Semantic {
-        Semantic::XfbSplit
-    }
+    const SEMANTIC: Semantic = Semantic::XfbSplit;
 
     fn stage(&self) -> Option<Stage> {
         Some(Stage::Fragment)
@@ -746,12 +717,7 @@ impl Rule for SplitFragInputs {
     }
 
     /// Without the previous stage's split there is nothing to match.
-    fn run(
-        &self,
-        words: &[u32],
-        entry: &str,
-        split: Option<&SplitInterface>,
-    ) -> Result<StepOutput, PassError> {
+    fn run(&self, words: &[u32], entry: &str, split: Option<&SplitInterface>) -> StepResult {
         Ok(match split {
             Some(split) => split_matching_inputs(words, entry, split)?.into(),
             None => StepOutput::Unchanged,
@@ -768,9 +734,7 @@ impl Rule for SplitFragInputs {
 pub struct SplitStructInputs;
 
 impl Rule for SplitStructInputs {
-    fn semantic(&self) -> Semantic {
-        Semantic::XfbSplit
-    }
+    const SEMANTIC: Semantic = Semantic::XfbSplit;
 
     fn stage(&self) -> Option<Stage> {
         Some(Stage::Fragment)
@@ -784,25 +748,10 @@ impl Rule for SplitStructInputs {
         Some(SPLIT_INPUTS_NAME)
     }
 
-    fn run(
-        &self,
-        words: &[u32],
-        entry: &str,
-        _split: Option<&SplitInterface>,
-    ) -> Result<StepOutput, PassError> {
-        Ok(split_struct_inputs(words, entry)?.into())
+    fn rewrite(&self, words: &[u32], entry: &str) -> PassResult {
+        split_struct_inputs(words, entry)
     }
 }
 
 /// The fragment side's name in logs and dump files, apart from the outputs' modules.
 const SPLIT_INPUTS_NAME: &str = "xfb_split_inputs";
-
-fn split_locations(split: Option<&SplitInterface>) -> Vec<u32> {
-    split.map(|s| s.locations.clone()).unwrap_or_default()
-}
-
-fn split_output(result: Option<(Vec<u32>, SplitInterface)>) -> StepOutput {
-    result.map_or(StepOutput::Unchanged, |(words, split)| {
-        StepOutput::Split(words, split)
-    })
-}

@@ -370,7 +370,7 @@ fn pipeline_state_steps(stages: &Stages<'_>, key: &PipelineKey, steps: &mut Vec<
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scan::Summary;
+    use crate::scan::{LocationEnds, Summary};
     use crate::semantics::key::{DeviceKey, StageInfo};
     use crate::semantics::registry::{SemanticSet, SEMANTICS};
 
@@ -431,6 +431,35 @@ mod tests {
         stages
     }
 
+    fn ends(input: u32, output: u32) -> Option<LocationEnds> {
+        Some(LocationEnds { input, output })
+    }
+
+    /// The gl_Layer steps [`choose`] returns.
+    fn gl_layer_steps(stages: &Stages<'_>, key: &PipelineKey) -> Vec<Step> {
+        choose(stages, key)
+            .into_iter()
+            .filter(|s| s.semantic() == Semantic::GlLayer)
+            .collect()
+    }
+
+    /// `stage`'s gl_Layer gated by the block at 96, copied to `copy_to`.
+    fn gated_layer(stage: Stage, copy_to: Option<u32>) -> Step {
+        Step::GateLayer(GateLayer {
+            stage,
+            block_offset: 96,
+            copy_to,
+        })
+    }
+
+    /// GL's default point size written by `stage`.
+    fn default_point_size(stage: Stage) -> Step {
+        Step::WritePointSize(WritePointSize {
+            stage,
+            source: PointSizeSource::Default,
+        })
+    }
+
     #[test]
     fn a_triangle_pipeline_without_gl_state_needs_nothing() {
         let plain = summary(|_| {});
@@ -446,13 +475,7 @@ mod tests {
             topology: Topology::Points,
             ..key()
         };
-        assert_eq!(
-            choose(&s, &points),
-            [Step::WritePointSize(WritePointSize {
-                stage: Stage::Vertex,
-                source: PointSizeSource::Default
-            })]
-        );
+        assert_eq!(choose(&s, &points), [default_point_size(Stage::Vertex)]);
         // maintenance5 makes a missing write mean 1.0.
         let m5 = PipelineKey {
             device: DeviceKey {
@@ -496,13 +519,7 @@ mod tests {
             rasterizer_discard: true,
             ..library.clone()
         };
-        assert_eq!(
-            choose(&s, &discard)[0],
-            Step::WritePointSize(WritePointSize {
-                stage: Stage::Vertex,
-                source: PointSizeSource::Default
-            })
-        );
+        assert_eq!(choose(&s, &discard)[0], default_point_size(Stage::Vertex));
         // A geometry shader that emits triangles decides for itself.
         let gs = summary(|s| s.output_primitive = Some(Primitive::Triangles));
         let s = stages(&[(Stage::Vertex, &plain), (Stage::Geometry, &gs)]);
@@ -533,10 +550,7 @@ mod tests {
         };
         assert_eq!(
             choose(&s, &with_feature),
-            [Step::WritePointSize(WritePointSize {
-                stage: Stage::Geometry,
-                source: PointSizeSource::Default
-            })]
+            [default_point_size(Stage::Geometry)]
         );
     }
 
@@ -548,13 +562,7 @@ mod tests {
             polygon_points: true,
             ..key()
         };
-        assert_eq!(
-            choose(&s, &key),
-            [Step::WritePointSize(WritePointSize {
-                stage: Stage::Vertex,
-                source: PointSizeSource::Default
-            })]
-        );
+        assert_eq!(choose(&s, &key), [default_point_size(Stage::Vertex)]);
     }
 
     #[test]
@@ -578,10 +586,7 @@ mod tests {
                 }),
                 Step::BroadcastFragColor(attachments),
                 Step::SplitFragInputs(SplitFragInputs),
-                Step::WritePointSize(WritePointSize {
-                    stage: Stage::Vertex,
-                    source: PointSizeSource::Default
-                }),
+                default_point_size(Stage::Vertex),
             ]
         );
     }
@@ -756,21 +761,13 @@ mod tests {
             ..key()
         };
         let vs = stages(&[(Stage::Vertex, &plain)]);
-        assert_eq!(
-            choose(&vs, &object),
-            [Step::WritePointSize(WritePointSize {
-                stage: Stage::Vertex,
-                source: PointSizeSource::Default
-            })]
-        );
+        assert_eq!(choose(&vs, &object), [default_point_size(Stage::Vertex)]);
         let tes = stages(&[(Stage::TessEval, &plain)]);
         assert_eq!(choose(&tes, &object), []);
     }
 
     #[test]
     fn a_fragment_shader_reading_gl_layer_reads_a_copy_past_both_interfaces() {
-        use crate::scan::LocationEnds;
-        let ends = |input, output| Some(LocationEnds { input, output });
         let gs = summary(|s| {
             s.layer = true;
             s.location_ends = ends(9, 3);
@@ -780,21 +777,11 @@ mod tests {
             s.location_ends = ends(5, 1);
         });
         let gl = with_gl_state(key());
-        let layer_steps = |stages: &Stages<'_>| -> Vec<Step> {
-            choose(stages, &gl)
-                .into_iter()
-                .filter(|s| s.semantic() == Semantic::GlLayer)
-                .collect()
-        };
         let s = stages(&[(Stage::Geometry, &gs), (Stage::Fragment, &fs)]);
         assert_eq!(
-            layer_steps(&s),
+            gl_layer_steps(&s, &gl),
             [
-                Step::GateLayer(GateLayer {
-                    stage: Stage::Geometry,
-                    block_offset: 96,
-                    copy_to: Some(5)
-                }),
+                gated_layer(Stage::Geometry, Some(5)),
                 Step::ReadLayerFrom(ReadLayerFrom { location: 5 })
             ]
         );
@@ -806,12 +793,8 @@ mod tests {
         });
         let s = stages(&[(Stage::Geometry, &gs), (Stage::Fragment, &full_fs)]);
         assert_eq!(
-            layer_steps(&s),
-            [Step::GateLayer(GateLayer {
-                stage: Stage::Geometry,
-                block_offset: 96,
-                copy_to: None
-            })]
+            gl_layer_steps(&s, &gl),
+            [gated_layer(Stage::Geometry, None)]
         );
         // A fragment shader that does not read the layer, or one elsewhere: no copy.
         let plain_fs = summary(|_| {});
@@ -820,20 +803,14 @@ mod tests {
             stages(&[(Stage::Geometry, &gs)]),
         ] {
             assert_eq!(
-                layer_steps(&s),
-                [Step::GateLayer(GateLayer {
-                    stage: Stage::Geometry,
-                    block_offset: 96,
-                    copy_to: None
-                })]
+                gl_layer_steps(&s, &gl),
+                [gated_layer(Stage::Geometry, None)]
             );
         }
     }
 
     #[test]
     fn stages_made_apart_pass_gl_layer_at_the_last_location() {
-        use crate::scan::LocationEnds;
-        let ends = |input, output| Some(LocationEnds { input, output });
         let gs = summary(|s| {
             s.layer = true;
             s.location_ends = ends(9, 3);
@@ -857,36 +834,22 @@ mod tests {
             fragment_may_be_apart: true,
             ..library.clone()
         };
-        let layer_steps = |stages: &Stages<'_>, key: &PipelineKey| -> Vec<Step> {
-            choose(stages, key)
-                .into_iter()
-                .filter(|s| s.semantic() == Semantic::GlLayer)
-                .collect()
-        };
         let gs_only = stages(&[(Stage::Geometry, &gs)]);
         assert_eq!(
-            layer_steps(&gs_only, &pre_rasterization),
-            [Step::GateLayer(GateLayer {
-                stage: Stage::Geometry,
-                block_offset: 96,
-                copy_to: Some(31)
-            })]
+            gl_layer_steps(&gs_only, &pre_rasterization),
+            [gated_layer(Stage::Geometry, Some(31))]
         );
         // A stage without a layer passes layer 0; without the block, the copy is ungated.
         assert_eq!(
-            layer_steps(&stages(&[(Stage::Vertex, &vs)]), &pre_rasterization),
-            [Step::GateLayer(GateLayer {
-                stage: Stage::Vertex,
-                block_offset: 96,
-                copy_to: Some(31)
-            })]
+            gl_layer_steps(&stages(&[(Stage::Vertex, &vs)]), &pre_rasterization),
+            [gated_layer(Stage::Vertex, Some(31))]
         );
         let no_block = PipelineKey {
             gl_state_block: None,
             ..pre_rasterization.clone()
         };
         assert_eq!(
-            layer_steps(&gs_only, &no_block),
+            gl_layer_steps(&gs_only, &no_block),
             [Step::CopyLayer(CopyLayer {
                 stage: Stage::Geometry,
                 location: 31
@@ -900,12 +863,8 @@ mod tests {
             ..pre_rasterization.clone()
         };
         assert_eq!(
-            layer_steps(&gs_only, &may_feed_fragment),
-            [Step::GateLayer(GateLayer {
-                stage: Stage::Geometry,
-                block_offset: 96,
-                copy_to: Some(31)
-            })]
+            gl_layer_steps(&gs_only, &may_feed_fragment),
+            [gated_layer(Stage::Geometry, Some(31))]
         );
         // Outputs reaching the last Location, or the one before it, leave no room for the
         // copy: a stage at its interface limit stays within it.
@@ -915,17 +874,13 @@ mod tests {
                 s.location_ends = ends(0, end);
             });
             assert_eq!(
-                layer_steps(&stages(&[(Stage::Geometry, &gs)]), &pre_rasterization),
-                [Step::GateLayer(GateLayer {
-                    stage: Stage::Geometry,
-                    block_offset: 96,
-                    copy_to: None
-                })]
+                gl_layer_steps(&stages(&[(Stage::Geometry, &gs)]), &pre_rasterization),
+                [gated_layer(Stage::Geometry, None)]
             );
         }
         // The fragment shader of another library reads the copy.
         assert_eq!(
-            layer_steps(&stages(&[(Stage::Fragment, &fs)]), &library),
+            gl_layer_steps(&stages(&[(Stage::Fragment, &fs)]), &library),
             [Step::ReadLayerFrom(ReadLayerFrom { location: 31 })]
         );
     }
@@ -969,11 +924,7 @@ mod tests {
         assert_eq!(
             choose(&s, &gl),
             [
-                Step::GateLayer(GateLayer {
-                    stage: Stage::Geometry,
-                    block_offset: 96,
-                    copy_to: None
-                }),
+                gated_layer(Stage::Geometry, None),
                 Step::DefaultUnfedInputs(DefaultUnfedInputs { fed: vec![0] }),
                 Step::InstanceIdWithoutBase(InstanceIdWithoutBase),
                 Step::DropSampleMask(DropSampleMask),

@@ -18,7 +18,7 @@ use crate::unfed_inputs::{DefaultUnfedInputs, FeedCurrentAttributes};
 use crate::window_origin::{InvertFrontFace, TessellationDomainLowerLeft, WindowYKey};
 use crate::xfb_split::{SplitFragInputs, SplitStructInputs, SplitStructOutputs, SplitXfbOutputs};
 
-/// Makes [`Step`], one variant per `Variant(RuleStruct)` line, and [`Step::rule`], the one
+/// Makes [`Step`], one variant per `Variant(RuleStruct)` line, and its methods, each a
 /// match from a step to its [`Rule`].
 macro_rules! steps {
     ($($(#[doc = $doc:literal])* $variant:ident($rule:ty),)*) => {
@@ -31,9 +31,54 @@ macro_rules! steps {
         }
 
         impl Step {
-            fn rule(&self) -> &dyn Rule {
+            pub fn semantic(&self) -> Semantic {
                 match self {
-                    $(Step::$variant(rule) => rule,)*
+                    $(Step::$variant(_) => <$rule as Rule>::SEMANTIC,)*
+                }
+            }
+
+            /// The stage whose module the step rewrites; `None` for the steps that generate
+            /// a stage or set pipeline state.
+            pub fn stage(&self) -> Option<Stage> {
+                match self {
+                    $(Step::$variant(rule) => rule.stage(),)*
+                }
+            }
+
+            /// What the info log says the step changed (`split`: what a split made).
+            pub fn note(&self, split: Option<&SplitInterface>) -> String {
+                match self {
+                    $(Step::$variant(rule) => rule.note(split),)*
+                }
+            }
+
+            fn own_name(&self) -> Option<&'static str> {
+                match self {
+                    $(Step::$variant(rule) => rule.own_name(),)*
+                }
+            }
+
+            /// The step's new code reads the GL-state block: pipelines with it push the
+            /// block.
+            pub fn reads_block(&self) -> bool {
+                match self {
+                    $(Step::$variant(rule) => rule.reads_block(),)*
+                }
+            }
+
+            /// Runs the step on the module `words` (entry point `entry`) of its
+            /// [`Step::stage`]: the one dispatch from steps to passes, for the layer
+            /// (through its rewrite cache) and the fuzzers alike. `split` is what the
+            /// previous stage's split made ([`Step::SplitFragInputs`] has nothing to match
+            /// without it). Steps without a stage change no module.
+            pub fn run(
+                &self,
+                words: &[u32],
+                entry: &str,
+                split: Option<&SplitInterface>,
+            ) -> Result<StepOutput, PassError> {
+                match self {
+                    $(Step::$variant(rule) => rule.run(words, entry, split),)*
                 }
             }
         }
@@ -77,42 +122,6 @@ steps! {
 impl Step {
     /// The step's name in logs and dump files (`<hash>.<name>.spv`).
     pub fn name(&self) -> &'static str {
-        self.rule()
-            .own_name()
-            .unwrap_or_else(|| self.semantic().name())
-    }
-
-    /// The stage whose module the step rewrites; `None` for the steps that generate a stage
-    /// or set pipeline state.
-    pub fn stage(&self) -> Option<Stage> {
-        self.rule().stage()
-    }
-
-    /// Runs the step on the module `words` (entry point `entry`) of its [`Step::stage`]: the
-    /// one dispatch from steps to passes, for the layer (through its rewrite cache) and the
-    /// fuzzers alike. `split` is what the previous stage's split made
-    /// ([`Step::SplitFragInputs`] has nothing to match without it). Steps without a stage
-    /// change no module.
-    pub fn run(
-        &self,
-        words: &[u32],
-        entry: &str,
-        split: Option<&SplitInterface>,
-    ) -> Result<StepOutput, PassError> {
-        self.rule().run(words, entry, split)
-    }
-
-    /// What the info log says the step changed (`split`: what a split made).
-    pub fn note(&self, split: Option<&SplitInterface>) -> String {
-        self.rule().note(split)
-    }
-
-    /// The step's new code reads the GL-state block: pipelines with it push the block.
-    pub fn reads_block(&self) -> bool {
-        self.rule().reads_block()
-    }
-
-    pub fn semantic(&self) -> Semantic {
-        self.rule().semantic()
+        self.own_name().unwrap_or_else(|| self.semantic().name())
     }
 }
