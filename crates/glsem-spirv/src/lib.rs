@@ -6,12 +6,13 @@
 //!   instructions through and patches or inserts only what changes.
 //! - [`scan`]: the fast path; decides from the header sections alone whether any pass can
 //!   apply to a module.
-//! - One file per semantic, each a pass (a function from module + key to a new module or
-//!   `Ok(None)`, "no change") and the structs of the semantic's steps with their
-//!   [`rule::Rule`]: [`fragcolor`], [`xfb_split`], [`passthrough_tcs`], [`point_size`],
+//! - One file per semantic, named as the registry names it and listed here in its order,
+//!   holding the semantic's steps (structs implementing [`rule::Rule`]) and, where it
+//!   rewrites code, its pass (a function from module + key to a new module or `Ok(None)`,
+//!   "no change"): [`passthrough_tcs`], [`xfb_split`], [`fragcolor`], [`point_size`],
 //!   [`clip_enables`], [`clip_space_depth`], [`provoking_vertex`], [`unfed_inputs`],
 //!   [`instance_id`], [`gl_layer`], [`sample_mask`], [`line_rasterization`],
-//!   [`window_origin`], [`primitive_mode`] (the registry's names, in its order).
+//!   [`window_origin`], [`primitive_mode`].
 //! - [`rule`]: what a step is ([`rule::Rule`]) and the words the semantics' files and the
 //!   registry share ([`rule::Semantic`], [`rule::Stage`]).
 //! - Shared by the passes: [`layout`] (Location slot and XFB offset math), [`exits`] (where
@@ -22,7 +23,7 @@
 //!   from `error`).
 //! - [`interface`]: where each entry point's Locations end, for the device's limits.
 //! - [`semantics`]: the registry of GL semantics, the pipeline key, the list of steps and
-//!   [`semantics::choose`], stages + key → ordered steps.
+//!   [`semantics::choose()`], stages + key → ordered steps.
 
 pub mod builtin_output;
 pub mod clip_enables;

@@ -1,6 +1,6 @@
 //! The key vocabulary: what the Vulkan side read off the create info and the device
 //! ([`PipelineKey`], [`DeviceKey`]) and what it knows of each stage ([`Stages`]), the words
-//! [`choose`](super::choose) decides in.
+//! [`choose`](fn@super::choose) decides in.
 
 use super::registry::SemanticSet;
 use crate::fragcolor::FragColorKey;

@@ -1,5 +1,6 @@
 //! The list of steps: one line per step, naming the struct (in its semantic's file) that
-//! says what the step is. [`steps!`] makes the [`Step`] enum of them and its one dispatch.
+//! says what the step is. `steps!` makes the [`Step`] enum of them and the match in each of
+//! its methods.
 
 use crate::clip_enables::GateClipDistances;
 use crate::clip_space_depth::{NegativeOneToOneDepth, RemapClipDepth};
@@ -22,7 +23,7 @@ use crate::xfb_split::{SplitFragInputs, SplitStructInputs, SplitStructOutputs, S
 /// match from a step to its [`Rule`].
 macro_rules! steps {
     ($($(#[doc = $doc:literal])* $variant:ident($rule:ty),)*) => {
-        /// One rewrite, in the order [`choose`](super::choose) returns them. A step is also
+        /// One rewrite, in the order [`choose`](fn@super::choose) returns them. A step is also
         /// the rewrite cache's key (with the module it runs on), its name in logs and dump
         /// files ([`Step::name`]) and its dispatch ([`Step::run`]).
         #[derive(Debug, Clone, PartialEq, Eq, Hash)]
