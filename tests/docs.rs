@@ -47,7 +47,7 @@ fn semantics_doc_has_a_section_per_registry_entry_in_order() {
     let registry: Vec<&str> = SEMANTICS.iter().map(|s| s.name).collect();
     assert_eq!(
         documented, registry,
-        "docs/semantics.md's \"## `name`\" headings must be crates/glsem-spirv/src/semantics.rs's SEMANTICS names, \
+        "docs/semantics.md's \"## `name`\" headings must be crates/glsem-spirv/src/semantics/registry.rs's SEMANTICS names, \
          in its order"
     );
 }

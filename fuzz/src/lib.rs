@@ -540,7 +540,7 @@ pub fn check_planner_chain(data: &[u8]) -> Vec<Produced> {
     let mut produced = Vec::new();
     let mut split = None;
     for step in steps {
-        if step == semantics::Step::GenerateTcs {
+        if matches!(step, semantics::Step::GenerateTcs(_)) {
             let key = TcsKey {
                 output_vertices: 1 + (flags >> 4) as u32,
                 max_patch_size: 32,

@@ -219,12 +219,12 @@ fn every_scene_passes_through_the_layer(args: &[&str], failing: &[&str]) {
         "fragcolor",
         "xfb_split",
         "xfb_split_inputs",
-        "tcs",
+        "passthrough_tcs",
         "point_size",
         // Not "unfed_inputs": with VK_GLSEM_gl_state (always on here) the layer feeds unfed
         // inputs from its own binding and leaves the module as it is.
         "instance_id",
-        "layer",
+        "gl_layer",
         "sample_mask",
         "window_y",
     ]

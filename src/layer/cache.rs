@@ -245,7 +245,9 @@ mod tests {
         CacheKey::Stage {
             module: ModuleKey::new(super::super::records::content_hash(&words), words),
             entry: "main".into(),
-            step: glsem_spirv::semantics::Step::SplitStructInputs,
+            step: glsem_spirv::semantics::Step::SplitStructInputs(
+                glsem_spirv::xfb_split::SplitStructInputs,
+            ),
             split: None,
         }
     }

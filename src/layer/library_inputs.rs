@@ -49,7 +49,7 @@ impl LinkFeed {
 fn feeds(dev: &DeviceData) -> bool {
     dev.extensions.gl_state
         && dev.attribute_memory.memory_type.is_some()
-        && dev.settings.semantics.contains(Semantic::UnfedVertexInputs)
+        && dev.settings.semantics.contains(Semantic::UnfedInputs)
 }
 
 /// The parts `ci` holds, where it is a library holding some but not all of them.

@@ -451,7 +451,6 @@ pub(super) fn pipeline_key(
             vk::StructureType::PIPELINE_VIEWPORT_DEPTH_CLIP_CONTROL_CREATE_INFO_EXT,
             vk::DynamicState::DEPTH_CLIP_NEGATIVE_ONE_TO_ONE_EXT,
         ),
-        window_origin: dev.settings.window_origin,
         fragment_block,
         static_front_face: raster.is_some() && !dynamic.contains(&vk::DynamicState::FRONT_FACE),
         app_domain_origin: app_chooses(
@@ -470,8 +469,6 @@ pub(super) fn pipeline_key(
         dynamic_samples: dynamic.contains(&vk::DynamicState::RASTERIZATION_SAMPLES_EXT),
         polygon_lines: raster.is_some_and(|r| r.polygon_mode == vk::PolygonMode::LINE)
             || dynamic.contains(&vk::DynamicState::POLYGON_MODE_EXT),
-        bresenham_lines: dev.conventions.bresenham_lines,
-        stippled_bresenham_lines: dev.conventions.stippled_bresenham_lines,
         app_line_mode: app_chooses(
             raster.map(|r| r.p_next),
             vk::StructureType::PIPELINE_RASTERIZATION_LINE_STATE_CREATE_INFO_KHR,
@@ -867,7 +864,7 @@ fn dynamic_vertex_inputs(
 ) -> Option<Arc<[(u32, glsem_spirv::unfed_inputs::InputKind)]>> {
     let memory = &dev.attribute_memory;
     memory.memory_type?;
-    if !dev.settings.semantics.contains(Semantic::UnfedVertexInputs) {
+    if !dev.settings.semantics.contains(Semantic::UnfedInputs) {
         return None;
     }
     let codes = stage_codes(dev, ci);

@@ -420,10 +420,7 @@ fn plan_steps(
     }
     let view = stage_view(&codes);
     let fragment = codes.iter().find(|c| c.stage == Stage::Fragment);
-    let frag_color = dev
-        .settings
-        .semantics
-        .contains(Semantic::FragColorBroadcast)
+    let frag_color = dev.settings.semantics.contains(Semantic::FragColor)
         && fragment.is_some_and(|f| f.module.as_ref().is_some_and(|m| m.summary.frag_color));
     let key = pipeline_key(dev, ci, view.last_pre_rasterization(), frag_color);
     let steps = choose(&view, &key);

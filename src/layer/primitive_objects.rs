@@ -73,7 +73,7 @@ pub(super) unsafe fn vertex_record(
     let memory = &dev.attribute_memory;
     let inputs = memory
         .memory_type
-        .filter(|_| dev.settings.semantics.contains(Semantic::UnfedVertexInputs))
+        .filter(|_| dev.settings.semantics.contains(Semantic::UnfedInputs))
         .and_then(|_| unfed_input_kinds(code, &entry, &[]).ok())
         .filter(|inputs| inputs.iter().all(|&(l, _)| l < memory.slots))
         .map(Into::into);

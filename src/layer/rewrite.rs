@@ -11,11 +11,14 @@ use super::pipeline_info::{flag_of, StageCode};
 use super::records::{content_hash, BlockBinding, BlockSlot, LayoutRecord};
 use super::shader_code::dump_module;
 use super::state::DeviceData;
+use glsem_spirv::line_rasterization::BresenhamLines;
 use glsem_spirv::passthrough_tcs::{build_passthrough_tcs, TcsKey};
-use glsem_spirv::point_size::PointSizeSource;
+use glsem_spirv::point_size::{PointSizeSource, WritePointSize};
 use glsem_spirv::primitive_mode::{build_primitive_gs, PrimitiveGsKey};
 use glsem_spirv::semantics::{Semantic, Stage, Step, StepOutput};
-use glsem_spirv::unfed_inputs::{unfed_input_kinds, InputKind};
+use glsem_spirv::unfed_inputs::{
+    unfed_input_kinds, DefaultUnfedInputs, FeedCurrentAttributes, InputKind,
+};
 use glsem_spirv::xfb_split::SplitInterface;
 
 /// What the rewrite of one create info produced.
@@ -149,7 +152,7 @@ impl<'a> Run<'a> {
             return Outcome::Unchanged;
         };
         let split = match step {
-            Step::SplitFragInputs => self.split.clone(),
+            Step::SplitFragInputs(_) => self.split.clone(),
             _ => None,
         };
         let cache_key = CacheKey::Stage {
@@ -223,7 +226,7 @@ impl<'a> Run<'a> {
     pub fn step(&mut self, step: Step) -> Result<(), String> {
         let semantic = step.semantic();
         match step {
-            Step::GenerateTcs => {
+            Step::GenerateTcs(_) => {
                 let (words, binding, patch_size) = self.generate_tcs()?;
                 self.out.tcs = Some(words);
                 self.out.reads_block = Some(binding);
@@ -244,7 +247,7 @@ impl<'a> Run<'a> {
                     self.notes.push((semantic, step.note(None)));
                 }
             }
-            Step::CloseLineLoops => {
+            Step::CloseLineLoops(_) => {
                 if self.dev.line_loops.index_buffer(self.dev).is_none() {
                     return Err(
                         "GL_LINE_LOOP needs a host-visible index buffer to close the loop, and \
@@ -255,39 +258,27 @@ impl<'a> Run<'a> {
                 self.out.line_loop = true;
                 self.notes.push((semantic, step.note(None)));
             }
-            Step::ProvokingVertexLast => {
+            Step::ProvokingVertexLast(_) => {
                 self.out.provoking_vertex_last = true;
-                self.notes
-                    .push((semantic, "GL's last-vertex provoking convention".into()));
+                self.notes.push((semantic, step.note(None)));
             }
-            Step::NegativeOneToOneDepth => {
+            Step::NegativeOneToOneDepth(_) => {
                 self.out.negative_one_to_one = true;
-                self.notes
-                    .push((semantic, "GL's clip-space depth (negativeOneToOne)".into()));
+                self.notes.push((semantic, step.note(None)));
             }
-            Step::TessellationDomainLowerLeft => {
+            Step::TessellationDomainLowerLeft(_) => {
                 self.out.domain_origin_lower_left = true;
-                self.notes.push((
-                    semantic,
-                    "GL's tessellation domain origin (LOWER_LEFT)".into(),
-                ));
+                self.notes.push((semantic, step.note(None)));
             }
-            Step::InvertFrontFace => {
+            Step::InvertFrontFace(_) => {
                 self.out.invert_front_face = true;
-                self.notes.push((
-                    semantic,
-                    "front face inverted for GL's window coordinates".into(),
-                ));
+                self.notes.push((semantic, step.note(None)));
             }
-            Step::BresenhamLines { stippled } => {
+            Step::BresenhamLines(BresenhamLines { stippled }) => {
                 self.out.bresenham_lines = Some(stippled);
-                let note = match stippled {
-                    true => "GL's diamond-exit lines (Bresenham), stippled by the layer",
-                    false => "GL's diamond-exit lines (Bresenham)",
-                };
-                self.notes.push((semantic, note.into()));
+                self.notes.push((semantic, step.note(None)));
             }
-            Step::FeedCurrentAttributes { ref fed, binding } => {
+            Step::FeedCurrentAttributes(FeedCurrentAttributes { ref fed, binding }) => {
                 match self.feedable_inputs(fed) {
                     Some(inputs) => {
                         self.notes.push((semantic, step.note(None)));
@@ -295,16 +286,24 @@ impl<'a> Run<'a> {
                     }
                     // No memory, or inputs the layer cannot feed: GL's initial values.
                     None => {
-                        self.apply(&Step::DefaultUnfedInputs(fed.clone()));
+                        self.apply(&Step::DefaultUnfedInputs(DefaultUnfedInputs {
+                            fed: fed.clone(),
+                        }));
                     }
                 }
             }
-            Step::WritePointSize(stage, PointSizeSource::GlState { .. }) => {
+            Step::WritePointSize(WritePointSize {
+                stage,
+                source: PointSizeSource::GlState { .. },
+            }) => {
                 if let Outcome::Failed(_) = self.apply_reading_block(&step) {
                     // The stage cannot read the block: GL's initial size, still a valid
                     // pipeline.
                     if !self.dev.features.maintenance5 {
-                        self.apply(&Step::WritePointSize(stage, PointSizeSource::Default));
+                        self.apply(&Step::WritePointSize(WritePointSize {
+                            stage,
+                            source: PointSizeSource::Default,
+                        }));
                     }
                 }
             }
@@ -326,7 +325,7 @@ impl<'a> Run<'a> {
                         self.split = Some(split)
                     }
                     // Split outputs that the fragment inputs do not match: undo the split.
-                    (Step::SplitFragInputs, Outcome::Failed(_)) => {
+                    (Step::SplitFragInputs(_), Outcome::Failed(_)) => {
                         self.undo(Semantic::XfbSplit);
                         self.split = None;
                     }
@@ -427,22 +426,21 @@ impl<'a> Run<'a> {
             vertex: vs.map(|(m, e)| (ModuleKey::of(m), e.to_owned())),
             key: key.clone(),
         };
-        let outcome =
-            cached(
-                dev,
-                cache_key,
-                tes_module.hash(),
-                "tcs",
-                || match build_passthrough_tcs(
-                    &tes_module.words,
-                    tes_entry,
-                    vs.map(|(m, e)| (&m.words[..], e)),
-                    &key,
-                ) {
-                    Ok(words) => Outcome::Module(words.into()),
-                    Err(e) => Outcome::Failed(e.to_string().into()),
-                },
-            );
+        let outcome = cached(
+            dev,
+            cache_key,
+            tes_module.hash(),
+            Semantic::PassthroughTcs.name(),
+            || match build_passthrough_tcs(
+                &tes_module.words,
+                tes_entry,
+                vs.map(|(m, e)| (&m.words[..], e)),
+                &key,
+            ) {
+                Ok(words) => Outcome::Module(words.into()),
+                Err(e) => Outcome::Failed(e.to_string().into()),
+            },
+        );
         match outcome {
             Outcome::Module(words) => Ok((words, binding, patch_control_points)),
             Outcome::Failed(why) => no(&format!("generating it failed: {why}")),

@@ -330,7 +330,7 @@ mod tests {
         let env = |name: &str| (name == "VK_GLSEM_FRAGCOLOR_BROADCAST").then(|| "maybe".to_owned());
         let (s, w) = Settings::resolve(&api(&[("fragcolor_broadcast", "off")]), None, &env);
         assert!(
-            s.semantics.contains(Semantic::FragColorBroadcast),
+            s.semantics.contains(Semantic::FragColor),
             "the default is auto"
         );
         assert_eq!(w.len(), 1);

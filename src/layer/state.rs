@@ -151,7 +151,7 @@ impl DeviceData {
     /// The summary of a module for this device: with GL's gl_Layer passed between stages
     /// made apart (`VK_GLSEM_gl_state`), a pre-rasterization module's interface ends too.
     pub fn scan(&self, words: &[u32]) -> Summary {
-        if self.extensions.gl_state && self.settings.semantics.contains(Semantic::LayerOutput) {
+        if self.extensions.gl_state && self.settings.semantics.contains(Semantic::GlLayer) {
             scan_with_interface_ends(words)
         } else {
             scan(words)

@@ -7,8 +7,8 @@
 use crate::spirv_tools;
 
 use glsem_spirv::builtin_output;
-use glsem_spirv::clip_depth::remap_clip_depth;
 use glsem_spirv::clip_enables::gate_clip_distances;
+use glsem_spirv::clip_space_depth::remap_clip_depth;
 use glsem_spirv::gl_state::{self, BLOCK_SIZE};
 use glsem_spirv::module::Module;
 use glsem_spirv::point_size::{write_point_size, PointSizeSource};

@@ -8,13 +8,13 @@
 mod spirv_tools;
 
 mod fragcolor;
+mod gl_layer;
 mod gl_state;
 mod inspect;
 mod instance_id;
-mod layer_output;
+mod passthrough_tcs;
 mod primitive_mode;
 mod sample_mask;
-mod tcs;
 mod unfed_inputs;
-mod window_y;
-mod xfb;
+mod window_origin;
+mod xfb_split;

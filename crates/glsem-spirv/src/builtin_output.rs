@@ -70,20 +70,24 @@ pub fn pre_rasterization_entry<'m>(m: &'m Module<'_>, entry: &str) -> Option<&'m
 /// The entry point's `builtin` output, if it declares one (outputs that are arrays per
 /// vertex, as in a TCS, are not looked at).
 pub fn find(m: &Module<'_>, ep: &EntryPoint, builtin: BuiltIn) -> Option<BuiltinOutput> {
-    let is = |lits: &[u32]| lits.first() == Some(&(builtin as u32));
+    if let Some((var, ty)) = m
+        .builtin_variables(ep, StorageClass::Output, builtin)
+        .next()
+    {
+        return Some(BuiltinOutput::Variable { var, ty });
+    }
     ep.interface.iter().find_map(|&var| {
         let (StorageClass::Output, pointee) = m.variable(var)? else {
             return None;
         };
-        if m.decoration(var, Decoration::BuiltIn).is_some_and(is) {
-            return Some(BuiltinOutput::Variable { var, ty: pointee });
-        }
         let Some(Type::Struct { members }) = m.type_of(pointee) else {
             return None;
         };
         members.iter().enumerate().find_map(|(i, &ty)| {
             m.member_decorations_of(pointee, i as u32)
-                .any(|(d, lits)| d == Decoration::BuiltIn && is(lits))
+                .any(|(d, lits)| {
+                    d == Decoration::BuiltIn && lits.first() == Some(&(builtin as u32))
+                })
                 .then_some(BuiltinOutput::Member {
                     var,
                     member: i as u32,
@@ -100,35 +104,29 @@ pub fn is_written(m: &Module<'_>, ep: &EntryPoint, out: &BuiltinOutput) -> bool 
     // Pointers that reach the built-in; the whole block counts.
     let mut reaching = vec![var];
     let mut stored = false;
-    for function in m.call_tree(ep.function) {
-        let Some((start, end)) = m.function_range(function) else {
-            continue;
-        };
-        for inst in &m.insts[start..end] {
-            match inst.op() {
-                Some(Op::AccessChain | Op::InBoundsAccessChain)
-                    if inst.operands().len() >= 3 && inst.operand(2) == var =>
-                {
-                    let reaches = match *out {
-                        BuiltinOutput::Member { member, .. } => inst
-                            .operands()
-                            .get(3)
-                            .and_then(|&index| m.constant_u32(index))
-                            .is_none_or(|index| index == member),
-                        BuiltinOutput::Variable { .. } => true,
-                    };
-                    if reaches {
-                        reaching.push(inst.operand(1));
-                    }
+    for index in m.call_tree_insts(ep.function) {
+        let inst = &m.insts[index];
+        match inst.op() {
+            Some(Op::AccessChain | Op::InBoundsAccessChain)
+                if inst.operands().len() >= 3 && inst.operand(2) == var =>
+            {
+                let reaches = match *out {
+                    BuiltinOutput::Member { member, .. } => inst
+                        .operands()
+                        .get(3)
+                        .and_then(|&index| m.constant_u32(index))
+                        .is_none_or(|index| index == member),
+                    BuiltinOutput::Variable { .. } => true,
+                };
+                if reaches {
+                    reaching.push(inst.operand(1));
                 }
-                Some(Op::Store) if reaching.contains(&inst.operand(0)) => stored = true,
-                Some(Op::CopyMemory | Op::CopyMemorySized)
-                    if reaching.contains(&inst.operand(0)) =>
-                {
-                    stored = true
-                }
-                _ => {}
             }
+            Some(Op::Store) if reaching.contains(&inst.operand(0)) => stored = true,
+            Some(Op::CopyMemory | Op::CopyMemorySized) if reaching.contains(&inst.operand(0)) => {
+                stored = true
+            }
+            _ => {}
         }
     }
     stored

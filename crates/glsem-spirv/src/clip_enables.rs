@@ -13,6 +13,7 @@ use super::error::{PassError, PassResult};
 use super::exits::rasterized_exits;
 use super::gl_state::{flag_clip_distance, StateReader, CLIP_DISTANCE_FLAGS};
 use super::module::{Editor, Module, Type};
+use super::rule::{Rule, Semantic, SplitInterface, Stage};
 
 /// Gates the clip distances `entry` writes by the plane enables of the GL-state block at
 /// `block_offset`. `Ok(None)` when the shader writes no clip distance.
@@ -54,4 +55,35 @@ pub fn gate_clip_distances(words: &[u32], entry: &str, block_offset: u32) -> Pas
     let declared: Vec<u32> = state.declared.into_iter().collect();
     e.extend_interface(ep, &[], &declared);
     Ok(Some(e.finish()?))
+}
+
+/// The step: the clip distances `stage` writes follow GL's plane enables in the GL-state
+/// block at `block_offset`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct GateClipDistances {
+    pub stage: Stage,
+    pub block_offset: u32,
+}
+
+impl Rule for GateClipDistances {
+    const SEMANTIC: Semantic = Semantic::ClipEnables;
+
+    fn stage(&self) -> Option<Stage> {
+        Some(self.stage)
+    }
+
+    fn note(&self, _split: Option<&SplitInterface>) -> String {
+        format!(
+            "clip distances of the {} follow GL's plane enables",
+            self.stage.name()
+        )
+    }
+
+    fn reads_block(&self) -> bool {
+        true
+    }
+
+    fn rewrite(&self, words: &[u32], entry: &str) -> PassResult {
+        gate_clip_distances(words, entry, self.block_offset)
+    }
 }

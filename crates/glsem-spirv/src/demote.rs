@@ -20,11 +20,8 @@ pub fn demote_to_private(m: &Module<'_>, e: &mut Editor<'_, '_>, vars: &[(u32, O
         let Some((_, pointee)) = m.variable(var) else {
             continue;
         };
-        let ptr = e.type_pointer(StorageClass::Private, pointee);
         e.remove(index);
-        let mut ops = vec![ptr, var, StorageClass::Private as u32];
-        ops.extend(initializer);
-        e.append(Section::Global, Op::Variable, &ops);
+        e.redeclare_variable(var, StorageClass::Private, pointee, initializer);
     }
     let annotations = m.section_start(Section::Annotation)..m.section_start(Section::Global);
     for index in annotations {

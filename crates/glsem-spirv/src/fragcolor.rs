@@ -14,9 +14,10 @@ use spirv::{Decoration, ExecutionModel, Op, StorageClass};
 use super::error::{PassError, PassResult};
 use super::exits::exits;
 use super::module::{
-    entry_point_with_interface, inst, Editor, EntryPoint, Module, Section, Type,
+    entry_point_with_interface, Editor, EntryPoint, Module, Section, Type,
     INTERFACE_LISTS_ALL_GLOBALS,
 };
+use super::rule::{Rule, Semantic, SplitInterface, Stage};
 
 /// Numeric type of a colour attachment, from its format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -74,17 +75,7 @@ pub fn broadcast_frag_color(words: &[u32], entry: &str, key: &FragColorKey) -> P
     // scope debug info may refer to it); its pointer type must be declared before it.
     let private_color_ptr = match existing_pointer(&m, StorageClass::Private, color_type) {
         Some((id, index)) if index < var_index => id,
-        _ => {
-            let id = e.new_id();
-            e.insert_before(
-                var_index,
-                &inst(
-                    Op::TypePointer,
-                    &[id, StorageClass::Private as u32, color_type],
-                ),
-            );
-            id
-        }
+        _ => e.type_pointer_before(var_index, StorageClass::Private, color_type),
     };
     let mut shadow = var_inst.words.to_vec();
     shadow[1] = private_color_ptr;
@@ -343,4 +334,24 @@ fn copy_at_returns(
         e.insert_before(index, &words);
     }
     Ok(())
+}
+
+/// The step: the fragment shader's gl_FragColor goes to every attachment of the key.
+impl Rule for FragColorKey {
+    const SEMANTIC: Semantic = Semantic::FragColor;
+
+    fn stage(&self) -> Option<Stage> {
+        Some(Stage::Fragment)
+    }
+
+    fn note(&self, _split: Option<&SplitInterface>) -> String {
+        format!(
+            "gl_FragColor broadcast to {} attachments",
+            self.attachments.len()
+        )
+    }
+
+    fn rewrite(&self, words: &[u32], entry: &str) -> PassResult {
+        broadcast_frag_color(words, entry, self)
+    }
 }

@@ -12,6 +12,7 @@ use spirv::{BuiltIn, Capability, Decoration, ExecutionModel, Op, StorageClass};
 
 use super::error::PassResult;
 use super::module::{encode_string, Editor, Module, Section};
+use super::rule::{Rule, Semantic, SplitInterface, Stage};
 
 const DRAW_PARAMETERS_EXTENSION: &str = "SPV_KHR_shader_draw_parameters";
 
@@ -22,25 +23,12 @@ pub fn instance_id_without_base(words: &[u32], entry: &str) -> PassResult {
     let Some(ep) = m.entry_point(entry, ExecutionModel::Vertex) else {
         return Ok(None);
     };
-    let builtin_var = |builtin: BuiltIn| {
-        ep.interface.iter().find_map(|&var| match m.variable(var) {
-            Some((StorageClass::Input, pointee))
-                if m.decoration(var, Decoration::BuiltIn)
-                    .is_some_and(|b| b.first() == Some(&(builtin as u32))) =>
-            {
-                Some((var, pointee))
-            }
-            _ => None,
-        })
-    };
+    let builtin_var = |builtin| m.builtin_variables(ep, StorageClass::Input, builtin).next();
     let Some((instance, int)) = builtin_var(BuiltIn::InstanceIndex) else {
         return Ok(None);
     };
     let loads: Vec<usize> = m
-        .call_tree(ep.function)
-        .into_iter()
-        .filter_map(|f| m.function_range(f))
-        .flat_map(|(start, end)| start..end)
+        .call_tree_insts(ep.function)
         .filter(|&i| m.insts[i].op() == Some(Op::Load) && m.insts[i].operand(2) == instance)
         .collect();
     if loads.is_empty() {
@@ -76,10 +64,32 @@ pub fn instance_id_without_base(words: &[u32], entry: &str) -> PassResult {
         let load = &m.insts[index];
         let (ty, result) = (load.operand(0), load.operand(1));
         let mut code = Vec::new();
-        let index_value = e.emit(&mut code, Op::Load, ty, &load.operands()[2..]);
+        let ops = load.operands();
+        let index_value = e.load_with_access(&mut code, ty, ops[2], &ops[3..]);
         let base_value = e.load(&mut code, ty, base);
-        e.emit_as(&mut code, Op::ISub, ty, result, &[index_value, base_value]);
+        e.binary_as(&mut code, Op::ISub, ty, result, index_value, base_value);
         e.replace(index, code);
     }
     Ok(Some(e.finish()?))
+}
+
+/// The step: the vertex shader's `InstanceIndex` loads become `InstanceIndex − BaseInstance`
+/// (GL's `gl_InstanceID`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct InstanceIdWithoutBase;
+
+impl Rule for InstanceIdWithoutBase {
+    const SEMANTIC: Semantic = Semantic::InstanceId;
+
+    fn stage(&self) -> Option<Stage> {
+        Some(Stage::Vertex)
+    }
+
+    fn note(&self, _split: Option<&SplitInterface>) -> String {
+        "gl_InstanceID excludes the base instance".into()
+    }
+
+    fn rewrite(&self, words: &[u32], entry: &str) -> PassResult {
+        instance_id_without_base(words, entry)
+    }
 }

@@ -5,7 +5,7 @@
 
 use spirv::{Decoration, ExecutionModel, StorageClass};
 
-use super::layout::location_slots;
+use super::layout::location_end;
 use super::module::{EntryPoint, Module, Type};
 use super::scan::LocationEnds;
 
@@ -47,30 +47,7 @@ fn ends_of(m: &Module<'_>, ep: &EntryPoint) -> LocationEnds {
             }
             _ => pointee,
         };
-        let end = match m.decoration(id, Decoration::Location) {
-            Some(&[location, ..]) => location + location_slots(m, ty).unwrap_or(1),
-            _ => member_ends(m, ty),
-        };
-        match storage {
-            StorageClass::Input => ends.input = ends.input.max(end),
-            StorageClass::Output => ends.output = ends.output.max(end),
-            _ => {}
-        }
+        ends.take(storage, location_end(m, id, ty));
     }
     ends
-}
-
-/// Where the members of block `ty` that carry a Location end (0 for other types: a
-/// built-in block).
-fn member_ends(m: &Module<'_>, ty: u32) -> u32 {
-    let Some(Type::Struct { members }) = m.type_of(ty) else {
-        return 0;
-    };
-    let located = members.iter().enumerate().filter_map(|(i, &member)| {
-        let (_, lits) = m
-            .member_decorations_of(ty, i as u32)
-            .find(|(d, _)| *d == Decoration::Location)?;
-        Some(lits.first()? + location_slots(m, member).unwrap_or(1))
-    });
-    located.max().unwrap_or(0)
 }

@@ -15,6 +15,8 @@
 //!   contains a 64-bit component starts at a multiple of 8, and a struct containing a
 //!   64-bit component occupies a multiple of 8 bytes.
 
+use spirv::Decoration;
+
 use super::module::{Module, Type};
 
 /// More Location slots than any device's interface has (Vulkan guarantees 16 vec4s per
@@ -223,6 +225,25 @@ fn scalar_width(m: &Module, ty: u32) -> Option<u32> {
 
 fn align(value: u32, to: u32) -> u32 {
     value.div_ceil(to) * to
+}
+
+/// One past the last Location interface variable `var` of type `ty` takes: its Location
+/// plus the slots of its type, or for a block whose members carry the Locations, the
+/// farthest member's (0 for a block without: a built-in block).
+pub fn location_end(m: &Module, var: u32, ty: u32) -> u32 {
+    if let Some(&[location, ..]) = m.decoration(var, Decoration::Location) {
+        return location + location_slots(m, ty).unwrap_or(1);
+    }
+    let Some(Type::Struct { members }) = m.type_of(ty) else {
+        return 0;
+    };
+    let located = members.iter().enumerate().filter_map(|(i, &member)| {
+        let (_, lits) = m
+            .member_decorations_of(ty, i as u32)
+            .find(|(d, _)| *d == Decoration::Location)?;
+        Some(lits.first()? + location_slots(m, member).unwrap_or(1))
+    });
+    located.max().unwrap_or(0)
 }
 
 /// Location slots of type `ty` of `m`, `None` when it is not an interface type.

@@ -11,7 +11,7 @@
 //! arithmetic). The generated TCS is built the same way, from a module head of its own.
 
 use rustc_hash::FxHashMap as HashMap;
-use spirv::{Decoration, Op, StorageClass};
+use spirv::{BuiltIn, Decoration, Op, StorageClass};
 
 use super::error::PassError;
 pub use super::error::{ParseError, MAX_BOUND};
@@ -685,6 +685,32 @@ impl<'a> Module<'a> {
         }
         seen
     }
+
+    /// The index of every instruction of the functions in `root`'s call tree, function by
+    /// function (a callee the module does not define is skipped).
+    pub fn call_tree_insts(&self, root: u32) -> impl Iterator<Item = usize> + '_ {
+        self.call_tree(root)
+            .into_iter()
+            .filter_map(|function| self.function_range(function))
+            .flat_map(|(start, end)| start..end)
+    }
+
+    /// The variables of `ep`'s interface in `storage` decorated `BuiltIn builtin` (whole
+    /// variables, not members of a built-in block), each with its pointee type.
+    pub fn builtin_variables<'s>(
+        &'s self,
+        ep: &'s EntryPoint,
+        storage: StorageClass,
+        builtin: BuiltIn,
+    ) -> impl Iterator<Item = (u32, u32)> + 's {
+        ep.interface.iter().filter_map(move |&var| {
+            let (class, pointee) = self.variable(var)?;
+            let decorated = self
+                .decoration(var, Decoration::BuiltIn)
+                .is_some_and(|b| b.first() == Some(&(builtin as u32)));
+            (class == storage && decorated).then_some((var, pointee))
+        })
+    }
 }
 
 /// `ids` without repeats, in order. An interface lists each variable once; passes treat it
@@ -1076,6 +1102,47 @@ impl<'m, 'a> Editor<'m, 'a> {
         id
     }
 
+    /// Declares the existing variable `id` again, at the end of the globals, in `storage`
+    /// with `pointee` and `initializer`: for a variable moved to another storage class,
+    /// whose old declaration the caller removes (its uses keep the id).
+    pub fn redeclare_variable(
+        &mut self,
+        id: u32,
+        storage: StorageClass,
+        pointee: u32,
+        initializer: Option<u32>,
+    ) {
+        let ptr = self.type_pointer(storage, pointee);
+        let mut ops = vec![ptr, id, storage as u32];
+        ops.extend(initializer);
+        self.append(Section::Global, Op::Variable, &ops);
+    }
+
+    /// A new pointer type declared just before instruction `index`, not shared: for a
+    /// variable that keeps its place (module-scope debug info may refer to it) and needs
+    /// its type declared before it.
+    pub fn type_pointer_before(
+        &mut self,
+        index: usize,
+        storage: StorageClass,
+        pointee: u32,
+    ) -> u32 {
+        let id = self.new_id();
+        self.insert_before(
+            index,
+            &inst(Op::TypePointer, &[id, storage as u32, pointee]),
+        );
+        id
+    }
+
+    /// Replaces the decoration at instruction `index` with `d` (and `literals`) on `id`, in
+    /// its place.
+    pub fn redecorate(&mut self, index: usize, id: u32, d: Decoration, literals: &[u32]) {
+        let mut ops = vec![id, d as u32];
+        ops.extend_from_slice(literals);
+        self.replace(index, inst(Op::Decorate, &ops));
+    }
+
     // Typed emitters: each appends one instruction to the function-body words `code` and
     // returns its result id, so a pass reads as the expression it computes.
 
@@ -1099,6 +1166,20 @@ impl<'m, 'a> Editor<'m, 'a> {
     /// `OpLoad` of a `ty` from `pointer`.
     pub fn load(&mut self, code: &mut Vec<u32>, ty: u32, pointer: u32) -> u32 {
         self.emit(code, Op::Load, ty, &[pointer])
+    }
+
+    /// `OpLoad` of a `ty` from `pointer` with the memory operands `memory_access`: for code
+    /// that re-issues a load of the module as it is written.
+    pub fn load_with_access(
+        &mut self,
+        code: &mut Vec<u32>,
+        ty: u32,
+        pointer: u32,
+        memory_access: &[u32],
+    ) -> u32 {
+        let mut ops = vec![pointer];
+        ops.extend_from_slice(memory_access);
+        self.emit(code, Op::Load, ty, &ops)
     }
 
     /// `OpStore` of `value` to `pointer`.
@@ -1175,10 +1256,9 @@ impl<'m, 'a> Editor<'m, 'a> {
         composite: u32,
         path: &[u32],
     ) -> u32 {
-        let mut ops = Vec::with_capacity(path.len() + 2);
-        ops.extend_from_slice(&[object, composite]);
-        ops.extend_from_slice(path);
-        self.emit(code, Op::CompositeInsert, ty, &ops)
+        let id = self.new_id();
+        self.composite_insert_as(code, ty, id, object, composite, path);
+        id
     }
 
     binary_emitters! {
@@ -1200,6 +1280,46 @@ impl<'m, 'a> Editor<'m, 'a> {
     /// A two-operand instruction `op` (arithmetic, bitwise, comparison) with result `ty`.
     pub fn binary(&mut self, code: &mut Vec<u32>, op: Op, ty: u32, a: u32, b: u32) -> u32 {
         self.emit(code, op, ty, &[a, b])
+    }
+
+    /// A one-operand instruction `op` (negation, derivative, logical not) with result `ty`.
+    pub fn unary(&mut self, code: &mut Vec<u32>, op: Op, ty: u32, value: u32) -> u32 {
+        self.emit(code, op, ty, &[value])
+    }
+
+    // Emitters that keep a result id: the last instruction of code that replaces one takes
+    // the replaced instruction's result id, so that its uses need no rewriting.
+
+    /// [`Editor::unary`] whose result is the existing id `result`.
+    pub fn unary_as(&mut self, code: &mut Vec<u32>, op: Op, ty: u32, result: u32, value: u32) {
+        self.emit_as(code, op, ty, result, &[value]);
+    }
+
+    /// [`Editor::binary`] whose result is the existing id `result`.
+    pub fn binary_as(&mut self, code: &mut Vec<u32>, op: Op, ty: u32, result: u32, a: u32, b: u32) {
+        self.emit_as(code, op, ty, result, &[a, b]);
+    }
+
+    /// [`Editor::composite_insert`] whose result is the existing id `result`.
+    pub fn composite_insert_as(
+        &mut self,
+        code: &mut Vec<u32>,
+        ty: u32,
+        result: u32,
+        object: u32,
+        composite: u32,
+        path: &[u32],
+    ) {
+        let mut ops = Vec::with_capacity(path.len() + 2);
+        ops.extend_from_slice(&[object, composite]);
+        ops.extend_from_slice(path);
+        self.emit_as(code, Op::CompositeInsert, ty, result, &ops);
+    }
+
+    /// `OpExtInst` on `operands` (the imported set, the instruction, its operands), whose
+    /// result is the existing id `result`.
+    pub fn ext_inst_as(&mut self, code: &mut Vec<u32>, ty: u32, result: u32, operands: &[u32]) {
+        self.emit_as(code, Op::ExtInst, ty, result, operands);
     }
 
     /// Writes the new module. The header's bound is the editor's.

@@ -22,6 +22,7 @@
 
 use super::error::PassError;
 use super::module::{Editor, Module, Name, Type};
+use super::rule::{Rule, Semantic, SplitInterface};
 use super::stage_writer::{
     interface_decoration, module_head, output_per_vertex_block, Source, StageWriter,
 };
@@ -89,10 +90,10 @@ pub fn build_passthrough_tcs(
         None => None,
     };
     if dynamic_patch_size {
-        let reads_patch_size = tes_ep.interface.iter().any(|&v| {
-            tes_module.decoration(v, Decoration::BuiltIn)
-                == Some(&[BuiltIn::PatchVertices as u32][..])
-        });
+        let reads_patch_size = tes_module
+            .builtin_variables(tes_ep, StorageClass::Input, BuiltIn::PatchVertices)
+            .next()
+            .is_some();
         if reads_patch_size {
             return Err(unsupported(
                 "a TES that reads gl_PatchVerticesIn with a dynamic patch size".into(),
@@ -414,5 +415,18 @@ impl<'m, 'a> TcsWriter<'m, 'a> {
                 e.store(code, dst, value);
             }
         }
+    }
+}
+
+/// The step: a TES without TCS; the layer generates the passthrough TCS
+/// ([`build_passthrough_tcs`]) from what the pipeline's state says.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct GenerateTcs;
+
+impl Rule for GenerateTcs {
+    const SEMANTIC: Semantic = Semantic::PassthroughTcs;
+
+    fn note(&self, _split: Option<&SplitInterface>) -> String {
+        "passthrough tessellation control shader generated".into()
     }
 }

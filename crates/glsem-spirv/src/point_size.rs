@@ -15,6 +15,7 @@ use super::error::{PassError, PassResult};
 use super::exits::rasterized_exits;
 use super::gl_state::{StateReader, FLAG_PROGRAM_POINT_SIZE};
 use super::module::{Editor, Module};
+use super::rule::{Rule, Semantic, SplitInterface, Stage};
 
 /// Where the size comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -107,4 +108,40 @@ pub fn write_point_size(words: &[u32], entry: &str, source: PointSizeSource) -> 
 
 fn is_f32(m: &Module<'_>, ty: u32) -> bool {
     m.type_of(ty) == Some(&super::module::Type::Float { width: 32 })
+}
+
+/// The step: `stage` writes GL's point size from `source`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct WritePointSize {
+    pub stage: Stage,
+    pub source: PointSizeSource,
+}
+
+impl Rule for WritePointSize {
+    const SEMANTIC: Semantic = Semantic::PointSize;
+
+    fn stage(&self) -> Option<Stage> {
+        Some(self.stage)
+    }
+
+    fn note(&self, _split: Option<&SplitInterface>) -> String {
+        match self.source {
+            PointSizeSource::Default => format!(
+                "GL's default point size 1.0 written by the {}",
+                self.stage.name()
+            ),
+            PointSizeSource::GlState { block_offset } => format!(
+                "GL's point size state (push-constant offset {block_offset}) written by the {}",
+                self.stage.name()
+            ),
+        }
+    }
+
+    fn reads_block(&self) -> bool {
+        matches!(self.source, PointSizeSource::GlState { .. })
+    }
+
+    fn rewrite(&self, words: &[u32], entry: &str) -> PassResult {
+        write_point_size(words, entry, self.source)
+    }
 }

@@ -29,6 +29,7 @@
 
 use super::error::PassError;
 use super::module::{push_inst, Editor, Module, Name, Type};
+use super::rule::{Rule, Semantic, SplitInterface};
 use super::stage_writer::{interface_decoration, module_head, Source, StageWriter};
 use spirv::{BuiltIn, Capability, Decoration, ExecutionMode, ExecutionModel, Op, StorageClass};
 
@@ -520,7 +521,7 @@ impl GsWriter<'_, '_> {
         let ccw = e.binary(code, Op::FOrdGreaterThan, boolean, area, zero);
         let front = match culling.front_ccw {
             true => ccw,
-            false => e.emit(code, Op::LogicalNot, boolean, &[ccw]),
+            false => e.unary(code, Op::LogicalNot, boolean, ccw),
         };
         let kept_if_front = e.constant_bool(!culling.cull_front);
         let kept_if_back = e.constant_bool(!culling.cull_back);
@@ -602,5 +603,33 @@ impl GsWriter<'_, '_> {
                 }
             }
         }
+    }
+}
+
+/// The step: GL's quads, quad strips or polygons through a geometry shader the layer
+/// generates after the vertex shader (as it is after every other step).
+impl Rule for PrimitiveGsKey {
+    const SEMANTIC: Semantic = Semantic::PrimitiveMode;
+
+    fn note(&self, _split: Option<&SplitInterface>) -> String {
+        format!(
+            "GL's {:?} drawn through a generated geometry shader ({:?}, provoking vertex {})",
+            self.primitive,
+            self.rasterized,
+            if self.provoking_last { "last" } else { "first" }
+        )
+    }
+}
+
+/// The step's pipeline state: GL's line loops, a line strip the layer closes on
+/// non-indexed draws.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct CloseLineLoops;
+
+impl Rule for CloseLineLoops {
+    const SEMANTIC: Semantic = Semantic::PrimitiveMode;
+
+    fn note(&self, _split: Option<&SplitInterface>) -> String {
+        "GL's line loops: a line strip closed by the layer on non-indexed draws".into()
     }
 }

@@ -16,20 +16,15 @@ use super::error::{PassError, PassResult};
 use super::exits::exits;
 use super::gl_state::{StateReader, FLAG_MULTISAMPLED};
 use super::module::{Editor, Module, Name, Type, INTERFACE_LISTS_ALL_GLOBALS};
+use super::rule::{Rule, Semantic, SplitInterface, Stage};
 
 /// The `SampleMask` outputs of fragment entry point `entry`.
 fn sample_mask_outputs(m: &Module<'_>, entry: &str) -> Vec<u32> {
     let Some(ep) = m.entry_point(entry, ExecutionModel::Fragment) else {
         return Vec::new();
     };
-    ep.interface
-        .iter()
-        .copied()
-        .filter(|&var| {
-            matches!(m.variable(var), Some((StorageClass::Output, _)))
-                && m.decoration(var, Decoration::BuiltIn)
-                    .is_some_and(|b| b.first() == Some(&(BuiltIn::SampleMask as u32)))
-        })
+    m.builtin_variables(ep, StorageClass::Output, BuiltIn::SampleMask)
+        .map(|(var, _)| var)
         .collect()
 }
 
@@ -102,4 +97,51 @@ pub fn gate_sample_mask(words: &[u32], entry: &str, block_offset: u32) -> PassRe
     let declared: Vec<u32> = state.declared.into_iter().collect();
     e.extend_interface(&interface, &[output], &declared);
     Ok(Some(e.finish()?))
+}
+
+/// The step: the fragment shader's sample mask has no effect (single-sample rasterization).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct DropSampleMask;
+
+impl Rule for DropSampleMask {
+    const SEMANTIC: Semantic = Semantic::SampleMask;
+
+    fn stage(&self) -> Option<Stage> {
+        Some(Stage::Fragment)
+    }
+
+    fn note(&self, _split: Option<&SplitInterface>) -> String {
+        "gl_SampleMask has no effect on a single-sample target".into()
+    }
+
+    fn rewrite(&self, words: &[u32], entry: &str) -> PassResult {
+        drop_sample_mask(words, entry)
+    }
+}
+
+/// The step: the fragment shader's sample mask applies only while the GL-state block (at
+/// `block_offset`) says the dynamic sample count is above one.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct GateSampleMask {
+    pub block_offset: u32,
+}
+
+impl Rule for GateSampleMask {
+    const SEMANTIC: Semantic = Semantic::SampleMask;
+
+    fn stage(&self) -> Option<Stage> {
+        Some(Stage::Fragment)
+    }
+
+    fn note(&self, _split: Option<&SplitInterface>) -> String {
+        "gl_SampleMask applies only while the dynamic sample count is above one".into()
+    }
+
+    fn reads_block(&self) -> bool {
+        true
+    }
+
+    fn rewrite(&self, words: &[u32], entry: &str) -> PassResult {
+        gate_sample_mask(words, entry, self.block_offset)
+    }
 }

@@ -11,8 +11,8 @@
 
 use spirv::{BuiltIn, Capability, Decoration, ExecutionMode, ExecutionModel, Op, StorageClass};
 
-use super::layout::location_slots;
-use super::module::{check_header, Module, Type, HEADER_WORDS};
+use super::layout::location_end;
+use super::module::{check_header, Module, HEADER_WORDS};
 
 /// What the scan learned about a module. Built once per `vkCreateShaderModule`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -70,40 +70,25 @@ pub struct LocationEnds {
 }
 
 impl LocationEnds {
-    /// The ends of `m`'s variables: a variable's Location plus the slots of its type, or for
-    /// a block whose members carry the Locations, the farthest member's.
+    /// The ends of `m`'s variables, every Location each takes ([`location_end`]).
     fn of(m: &Module<'_>) -> Self {
         let mut ends = LocationEnds::default();
         for &id in m.globals.keys() {
-            let Some((storage, pointee)) = m.variable(id) else {
-                continue;
-            };
-            let end = match m.decoration(id, Decoration::Location) {
-                Some(&[location, ..]) => location + location_slots(m, pointee).unwrap_or(1),
-                _ => member_location_end(m, pointee),
-            };
-            match storage {
-                StorageClass::Input => ends.input = ends.input.max(end),
-                StorageClass::Output => ends.output = ends.output.max(end),
-                _ => {}
+            if let Some((storage, pointee)) = m.variable(id) {
+                ends.take(storage, location_end(m, id, pointee));
             }
         }
         ends
     }
-}
 
-/// Where the members of block type `ty` that carry a Location end (0 for other types).
-fn member_location_end(m: &Module<'_>, ty: u32) -> u32 {
-    let Some(Type::Struct { members }) = m.type_of(ty) else {
-        return 0;
-    };
-    let located = members.iter().enumerate().filter_map(|(i, &member)| {
-        m.member_decorations_of(ty, i as u32)
-            .find(|(d, _)| *d == Decoration::Location)
-            .and_then(|(_, lits)| lits.first())
-            .map(|location| location + location_slots(m, member).unwrap_or(1))
-    });
-    located.max().unwrap_or(0)
+    /// Counts a variable in `storage` whose Locations end at `end`.
+    pub(crate) fn take(&mut self, storage: StorageClass, end: u32) {
+        match storage {
+            StorageClass::Input => self.input = self.input.max(end),
+            StorageClass::Output => self.output = self.output.max(end),
+            _ => {}
+        }
+    }
 }
 
 /// The class of primitive a stage emits.

@@ -16,6 +16,7 @@ use spirv::{Decoration, ExecutionModel, StorageClass};
 use super::demote::demote_to_private;
 use super::error::{PassError, PassResult};
 use super::module::{Editor, Module, Type};
+use super::rule::{Rule, Semantic, SplitInterface, Stage};
 
 /// GL's initial current attribute.
 const INITIAL: [u32; 4] = [0, 0, 0, 1];
@@ -170,4 +171,51 @@ fn initial_value(m: &Module<'_>, e: &mut Editor<'_, '_>, ty: u32) -> Result<u32,
         .map(|&bits| scalar(e, bits))
         .collect::<Result<Vec<u32>, PassError>>()?;
     Ok(e.constant_composite(ty, &parts))
+}
+
+/// The step: vertex inputs at Locations outside `fed` read GL's (0, 0, 0, 1).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct DefaultUnfedInputs {
+    pub fed: Vec<u32>,
+}
+
+impl Rule for DefaultUnfedInputs {
+    const SEMANTIC: Semantic = Semantic::UnfedInputs;
+
+    fn stage(&self) -> Option<Stage> {
+        Some(Stage::Vertex)
+    }
+
+    fn note(&self, _split: Option<&SplitInterface>) -> String {
+        "vertex inputs no attribute feeds read GL's (0, 0, 0, 1)".into()
+    }
+
+    fn rewrite(&self, words: &[u32], entry: &str) -> PassResult {
+        default_unfed_inputs(words, entry, &self.fed)
+    }
+}
+
+/// The step on `VK_GLSEM_gl_state` devices, pipeline state: vertex inputs at Locations
+/// outside `fed` read GL's current values (`vkCmdSetVertexAttribGLSEM`) from a stride-0
+/// attribute on the layer's `binding`. The layer reads the inputs' types and feeds them;
+/// the code stays as it is.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct FeedCurrentAttributes {
+    pub fed: Vec<u32>,
+    pub binding: u32,
+}
+
+impl Rule for FeedCurrentAttributes {
+    const SEMANTIC: Semantic = Semantic::UnfedInputs;
+
+    fn stage(&self) -> Option<Stage> {
+        Some(Stage::Vertex)
+    }
+
+    fn note(&self, _split: Option<&SplitInterface>) -> String {
+        format!(
+            "vertex inputs no attribute feeds read GL's current values (binding {})",
+            self.binding
+        )
+    }
 }

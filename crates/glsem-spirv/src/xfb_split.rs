@@ -24,13 +24,8 @@ use super::layout::{split_leaves, Shape};
 use super::module::{
     decode_string, entry_point_with_interface, Editor, EntryPoint, Module, Name, Section, Type,
 };
-
-/// The Locations of the aggregate outputs a stage split, so that the next stage can split
-/// its matching inputs the same way and the interfaces still match.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
-pub struct SplitInterface {
-    pub locations: Vec<u32>,
-}
+pub use super::rule::SplitInterface;
+use super::rule::{Rule, Semantic, Stage, StepOutput, StepResult};
 
 /// Splits the captured struct (and matrix) outputs of `entry`, the entry point of that
 /// name with the `Xfb` execution mode. `Ok(None)` when it has none.
@@ -409,16 +404,10 @@ fn redeclare_private(
     for split in splits {
         let index = m.globals[&split.var];
         let old = &m.insts[index];
-        let ty = split.ty;
         // Re-declared at the end of the globals, after the Private pointer type it needs.
-        let mut ops = vec![
-            e.type_pointer(StorageClass::Private, ty),
-            split.var,
-            StorageClass::Private as u32,
-        ];
-        ops.extend_from_slice(&old.operands()[3..]);
+        let initializer = old.operands().get(3).copied();
         e.remove(index);
-        e.append(Section::Global, Op::Variable, &ops);
+        e.redeclare_variable(split.var, StorageClass::Private, split.ty, initializer);
     }
     let annotations = m.section_start(Section::Annotation)..m.section_start(Section::Global);
     for i in annotations {
@@ -665,3 +654,104 @@ fn member_names(m: &Module) -> HashMap<(u32, u32), String> {
         })
         .collect()
 }
+
+/// The step that splits the struct outputs of the last pre-rasterization stage `stage`:
+/// the captured ones ([`SplitXfbOutputs`]), or every one ([`SplitStructOutputs`], for a
+/// fragment shader elsewhere, which splits every struct input).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct SplitOutputs<const CAPTURED_ONLY: bool> {
+    pub stage: Stage,
+}
+
+/// Split the struct XFB outputs of the last pre-rasterization stage.
+pub type SplitXfbOutputs = SplitOutputs<true>;
+
+/// Split every struct output of the last pre-rasterization stage, captured or not.
+pub type SplitStructOutputs = SplitOutputs<false>;
+
+impl<const CAPTURED_ONLY: bool> Rule for SplitOutputs<CAPTURED_ONLY> {
+    const SEMANTIC: Semantic = Semantic::XfbSplit;
+
+    fn stage(&self) -> Option<Stage> {
+        Some(self.stage)
+    }
+
+    fn note(&self, split: Option<&SplitInterface>) -> String {
+        let (outputs, reader) = match CAPTURED_ONLY {
+            true => ("XFB struct outputs", ""),
+            false => ("struct outputs", " for a fragment shader elsewhere"),
+        };
+        let locations = split.map(|s| s.locations.clone()).unwrap_or_default();
+        format!(
+            "{outputs} of the {} split member by member{reader} (Locations {locations:?})",
+            self.stage.name()
+        )
+    }
+
+    fn run(&self, words: &[u32], entry: &str, _: Option<&SplitInterface>) -> StepResult {
+        let split = split_outputs(words, entry, CAPTURED_ONLY)?;
+        Ok(split.map_or(StepOutput::Unchanged, |(words, split)| {
+            StepOutput::Split(words, split)
+        }))
+    }
+}
+
+/// The step on the fragment side: split the inputs that match the split outputs (undone
+/// with the split when it cannot be done).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct SplitFragInputs;
+
+impl Rule for SplitFragInputs {
+    const SEMANTIC: Semantic = Semantic::XfbSplit;
+
+    fn stage(&self) -> Option<Stage> {
+        Some(Stage::Fragment)
+    }
+
+    fn note(&self, _split: Option<&SplitInterface>) -> String {
+        "fragment shader inputs split to match".into()
+    }
+
+    fn own_name(&self) -> Option<&'static str> {
+        Some(SPLIT_INPUTS_NAME)
+    }
+
+    /// Without the previous stage's split there is nothing to match.
+    fn run(&self, words: &[u32], entry: &str, split: Option<&SplitInterface>) -> StepResult {
+        Ok(match split {
+            Some(split) => split_matching_inputs(words, entry, split)?.into(),
+            None => StepOutput::Unchanged,
+        })
+    }
+}
+
+/// The step for a fragment shader whose previous stage is elsewhere (a library, a shader
+/// object): split every struct and matrix input that is not a block or built-in. A split
+/// is a pure function of the type and Location, so it matches the split the previous stage
+/// made on its own; inputs the previous stage did not split still match Location by
+/// Location and component by component.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct SplitStructInputs;
+
+impl Rule for SplitStructInputs {
+    const SEMANTIC: Semantic = Semantic::XfbSplit;
+
+    fn stage(&self) -> Option<Stage> {
+        Some(Stage::Fragment)
+    }
+
+    fn note(&self, _split: Option<&SplitInterface>) -> String {
+        "fragment shader struct inputs split member by member".into()
+    }
+
+    fn own_name(&self) -> Option<&'static str> {
+        Some(SPLIT_INPUTS_NAME)
+    }
+
+    fn rewrite(&self, words: &[u32], entry: &str) -> PassResult {
+        split_struct_inputs(words, entry)
+    }
+}
+
+/// The fragment side's name in logs and dump files, apart from the outputs' modules.
+const SPLIT_INPUTS_NAME: &str = "xfb_split_inputs";

@@ -1,4 +1,4 @@
-//! The XFB struct splitting pass on glslang-compiled GLSL (`tests/spirv/xfb/`).
+//! The XFB struct splitting pass on glslang-compiled GLSL (`tests/spirv/xfb_split/`).
 //!
 //! Each test compiles a shader with `glslangValidator -V`, runs the pass, checks the result
 //! with `spirv-val`, and compares the split variables' decorations with a table derived
@@ -17,15 +17,15 @@ use glsem_spirv::xfb_split::{
 use spirv::{Decoration, ExecutionModel, Op, StorageClass};
 
 fn source_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/spirv/xfb")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/spirv/xfb_split")
 }
 
-/// Compiles `tests/spirv/xfb/<name>` for `env` (`vulkan1.0` gives SPIR-V 1.0).
+/// Compiles `tests/spirv/xfb_split/<name>` for `env` (`vulkan1.0` gives SPIR-V 1.0).
 fn compile(name: &str, env: &str) -> Vec<u32> {
     spirv_tools::compile(&source_dir().join(name), &["--target-env", env])
 }
 
-/// Assembles `tests/spirv/xfb/<name>` (SPIR-V 1.0) with `spirv-as`.
+/// Assembles `tests/spirv/xfb_split/<name>` (SPIR-V 1.0) with `spirv-as`.
 fn assemble(name: &str) -> Vec<u32> {
     spirv_tools::assemble(&source_dir().join(name), "vulkan1.0")
 }

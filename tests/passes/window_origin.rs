@@ -1,4 +1,4 @@
-//! `window_y`: GL's window y in a fragment shader (`tests/spirv/window_y/`). GL counts window
+//! `window_y`: GL's window y in a fragment shader (`tests/spirv/window_origin/`). GL counts window
 //! y up from the bottom row; with a flipped (negative) viewport Vulkan's framebuffer y counts
 //! the other way, so y-valued built-ins and y derivatives turn over; with a positive one only
 //! `gl_PointCoord` (whose origin GL chooses) may.
@@ -9,7 +9,7 @@ use crate::inspect::{
 
 use glsem_spirv::gl_state::{BLOCK_SIZE, FLAG_POINT_SPRITE_LOWER_LEFT};
 use glsem_spirv::module::Module;
-use glsem_spirv::window_y::{fix_window_y, WindowYKey};
+use glsem_spirv::window_origin::{fix_window_y, WindowYKey};
 use spirv::{BuiltIn, Op, StorageClass};
 
 const ENVS: [&str; 2] = ["vulkan1.0", "vulkan1.2"];
@@ -51,7 +51,7 @@ fn fixed_y(m: &Module<'_>, builtin: BuiltIn) -> Vec<u32> {
 #[test]
 fn flipped_frag_coord_is_height_minus_y_and_dfdy_and_offsets_turn_over() {
     for env in ENVS {
-        let words = compile("window_y", "window.frag", env);
+        let words = compile("window_origin", "window.frag", env);
         let out = fix_window_y(&words, "main", FLIPPED)
             .unwrap()
             .expect("gl_FragCoord is read");
@@ -98,13 +98,13 @@ fn flipped_frag_coord_is_height_minus_y_and_dfdy_and_offsets_turn_over() {
 
 #[test]
 fn lower_left_leaves_frag_coord_and_derivatives_as_vulkan_has_them() {
-    let words = compile("window_y", "window.frag", "vulkan1.0");
+    let words = compile("window_origin", "window.frag", "vulkan1.0");
     assert_eq!(fix_window_y(&words, "main", LOWER_LEFT).unwrap(), None);
 }
 
 /// `t`'s new value: `select(lower_left, when_set, when_clear)` of the Vulkan `t` and `1 - t`.
 fn point_coord_select(key: WindowYKey, env: &str) -> (bool, bool) {
-    let words = compile("window_y", "point_coord.frag", env);
+    let words = compile("window_origin", "point_coord.frag", env);
     let out = valid(fix_window_y(&words, "main", key).unwrap().unwrap(), env);
     let m = Module::parse(&out).unwrap();
     let ys = fixed_y(&m, BuiltIn::PointCoord);
@@ -144,7 +144,7 @@ fn point_coord_turns_over_where_gl_origin_and_viewport_disagree() {
 #[test]
 fn flipped_sample_position_counts_up_within_the_pixel() {
     for env in ENVS {
-        let words = compile("window_y", "sample_position.frag", env);
+        let words = compile("window_origin", "sample_position.frag", env);
         let out = valid(fix_window_y(&words, "main", FLIPPED).unwrap().unwrap(), env);
         let m = Module::parse(&out).unwrap();
         let ys = fixed_y(&m, BuiltIn::SamplePosition);
@@ -154,6 +154,6 @@ fn flipped_sample_position_counts_up_within_the_pixel() {
         assert_eq!(sub[0].op(), Some(Op::FSub));
         assert!(is_float(&m, sub[0].operand(2), 1.0), "1 - y");
     }
-    let words = compile("window_y", "sample_position.frag", "vulkan1.0");
+    let words = compile("window_origin", "sample_position.frag", "vulkan1.0");
     assert_eq!(fix_window_y(&words, "main", LOWER_LEFT).unwrap(), None);
 }

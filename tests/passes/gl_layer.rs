@@ -8,8 +8,8 @@ use crate::spirv_tools;
 
 use std::path::Path;
 
+use glsem_spirv::gl_layer::{gate_layer, read_layer_from};
 use glsem_spirv::gl_state::{BLOCK_SIZE, FLAG_LAYERED};
-use glsem_spirv::layer_output::{gate_layer, read_layer_from};
 use glsem_spirv::module::{Module, Type};
 use glsem_spirv::scan::{scan, scan_with_interface_ends};
 use spirv::{BuiltIn, Decoration, Op, StorageClass};
@@ -17,7 +17,7 @@ use spirv::{BuiltIn, Decoration, Op, StorageClass};
 #[test]
 fn every_emit_writes_layered_then_layer_else_zero() {
     for env in ["vulkan1.0", "vulkan1.2"] {
-        let words = compile("layer_output", "layer.geom", env);
+        let words = compile("gl_layer", "layer.geom", env);
         let out = gate_layer(&words, "main", Some(128 - BLOCK_SIZE), None)
             .unwrap()
             .expect("gl_Layer is written");
@@ -80,8 +80,8 @@ fn variable_at(m: &Module<'_>, storage: StorageClass, location: u32) -> Option<(
 #[test]
 fn the_fragment_shader_reads_the_layer_as_written_at_a_free_location() {
     for env in ["vulkan1.0", "vulkan1.2"] {
-        let gs = compile("layer_output", "varyings.geom", env);
-        let fs = compile("layer_output", "reads_layer.frag", env);
+        let gs = compile("gl_layer", "varyings.geom", env);
+        let fs = compile("gl_layer", "reads_layer.frag", env);
         // GS outputs end at 4 (vec4, mat2, a block of an ivec2 at 3); FS inputs at 5.
         let location = copy_location(&gs, &fs);
         assert_eq!(location, 5);
@@ -130,7 +130,7 @@ fn the_fragment_shader_reads_the_layer_as_written_at_a_free_location() {
 
 #[test]
 fn an_unwritten_layer_copies_zero() {
-    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/spirv/layer_output");
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/spirv/gl_layer");
     let gs = spirv_tools::assemble(&source.join("declares_layer.spvasm"), "vulkan1.0");
     assert_eq!(
         gate_layer(&gs, "main", Some(128 - BLOCK_SIZE), None).unwrap(),
@@ -154,7 +154,7 @@ fn an_unwritten_layer_copies_zero() {
 
 #[test]
 fn apart_from_the_fragment_shader_a_stage_without_a_layer_passes_zero() {
-    let vs = compile("layer_output", "no_layer.vert", "vulkan1.0");
+    let vs = compile("gl_layer", "no_layer.vert", "vulkan1.0");
     assert_eq!(
         scan(&vs).location_ends,
         None,
@@ -192,7 +192,7 @@ fn apart_from_the_fragment_shader_a_stage_without_a_layer_passes_zero() {
 
 #[test]
 fn without_the_block_the_layer_is_copied_ungated() {
-    let gs = compile("layer_output", "layer.geom", "vulkan1.0");
+    let gs = compile("gl_layer", "layer.geom", "vulkan1.0");
     let out = gate_layer(&gs, "main", None, Some(31))
         .unwrap()
         .expect("the copy is written");

@@ -12,6 +12,7 @@ use super::builtin_output::{self, BuiltinOutput};
 use super::error::{PassError, PassResult};
 use super::exits::rasterized_exits;
 use super::module::{Editor, Module, Type};
+use super::rule::{Rule, Semantic, SplitInterface, Stage};
 
 /// Remaps `gl_Position.z` of `entry`. `Ok(None)` when the stage writes no `gl_Position`.
 pub fn remap_clip_depth(words: &[u32], entry: &str) -> PassResult {
@@ -68,4 +69,42 @@ pub fn remap_clip_depth(words: &[u32], entry: &str) -> PassResult {
         e.insert_before(exit.index, &code);
     }
     Ok(Some(e.finish()?))
+}
+
+/// The step: `stage` maps GL's clip-space depth onto Vulkan's.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct RemapClipDepth {
+    pub stage: Stage,
+}
+
+impl Rule for RemapClipDepth {
+    const SEMANTIC: Semantic = Semantic::ClipSpaceDepth;
+
+    fn stage(&self) -> Option<Stage> {
+        Some(self.stage)
+    }
+
+    fn note(&self, _split: Option<&SplitInterface>) -> String {
+        format!(
+            "GL's clip-space depth (z' = (z + w) / 2) in the {}",
+            self.stage.name()
+        )
+    }
+
+    fn rewrite(&self, words: &[u32], entry: &str) -> PassResult {
+        remap_clip_depth(words, entry)
+    }
+}
+
+/// The step on devices with `VK_EXT_depth_clip_control`: pipeline state,
+/// `negativeOneToOne` depth clip control, instead of [`RemapClipDepth`].
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct NegativeOneToOneDepth;
+
+impl Rule for NegativeOneToOneDepth {
+    const SEMANTIC: Semantic = Semantic::ClipSpaceDepth;
+
+    fn note(&self, _split: Option<&SplitInterface>) -> String {
+        "GL's clip-space depth (negativeOneToOne)".into()
+    }
 }

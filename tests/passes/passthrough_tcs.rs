@@ -1,5 +1,5 @@
 //! The generated passthrough tessellation control shader (`passthrough_tcs`), for the TES
-//! and VS sources under `tests/spirv/tcs/` (compiled by glslang) and for every
+//! and VS sources under `tests/spirv/passthrough_tcs/` (compiled by glslang) and for every
 //! TES-without-TCS scene. Every generated TCS must pass `spirv-val`, and its interfaces are
 //! checked against the VS's outputs and the TES's inputs the way Vulkan matches them
 //! (Location, Component, patch-ness and type, outer per-vertex array ignored).
@@ -20,10 +20,10 @@ const KEY: TcsKey = TcsKey {
     any_patch_size: false,
 };
 
-/// Compiles `tests/spirv/tcs/<name>` for `target_env` (glslang's `--target-env`).
+/// Compiles `tests/spirv/passthrough_tcs/<name>` for `target_env` (glslang's `--target-env`).
 fn compile(name: &str, target_env: &str) -> Vec<u32> {
     let source = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/spirv/tcs")
+        .join("tests/spirv/passthrough_tcs")
         .join(name);
     spirv_tools::compile(&source, &["--target-env", target_env])
 }

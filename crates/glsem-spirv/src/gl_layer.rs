@@ -18,7 +18,8 @@ use super::builtin_output;
 use super::error::{PassError, PassResult};
 use super::exits::rasterized_exits;
 use super::gl_state::{StateReader, FLAG_LAYERED};
-use super::module::{inst, Editor, Module, Type};
+use super::module::{Editor, Module, Type};
+use super::rule::{Rule, Semantic, SplitInterface, Stage};
 
 /// Gates the layer `entry` writes by the `layered` flag of the GL-state block at
 /// `block_offset` (`None`: the stage cannot read the block, no gate); with `copy_to`, also
@@ -104,14 +105,10 @@ pub fn read_layer_from(words: &[u32], entry: &str, location: u32) -> PassResult 
     let Some(ep) = m.entry_point(entry, ExecutionModel::Fragment) else {
         return Ok(None);
     };
-    let is_layer = |lits: &[u32]| lits.first() == Some(&(BuiltIn::Layer as u32));
-    let Some(var) = ep.interface.iter().copied().find(|&var| {
-        matches!(m.variable(var), Some((StorageClass::Input, _)))
-            && m.decoration(var, Decoration::BuiltIn).is_some_and(is_layer)
-    }) else {
-        return Ok(None);
-    };
-    let Some((_, pointee)) = m.variable(var) else {
+    let Some((var, pointee)) = m
+        .builtin_variables(ep, StorageClass::Input, BuiltIn::Layer)
+        .next()
+    else {
         return Ok(None);
     };
     if !matches!(m.type_of(pointee), Some(Type::Int { width: 32, .. })) {
@@ -131,12 +128,103 @@ pub fn read_layer_from(words: &[u32], entry: &str, location: u32) -> PassResult 
     };
 
     let mut e = Editor::new(&m);
-    e.replace(
-        decoration,
-        inst(Op::Decorate, &[var, Decoration::Location as u32, location]),
-    );
+    e.redecorate(decoration, var, Decoration::Location, &[location]);
     if !m.has_decoration(var, Decoration::Flat) {
         e.decorate(var, Decoration::Flat, &[]);
     }
     Ok(Some(e.finish()?))
+}
+
+/// The step: `stage`'s `gl_Layer` counts only when the GL-state block (at `block_offset`)
+/// says the target is layered; with `copy_to`, the stage also writes the layer as written
+/// there for the fragment shader ([`ReadLayerFrom`]).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct GateLayer {
+    pub stage: Stage,
+    pub block_offset: u32,
+    pub copy_to: Option<u32>,
+}
+
+impl Rule for GateLayer {
+    const SEMANTIC: Semantic = Semantic::GlLayer;
+
+    fn stage(&self) -> Option<Stage> {
+        Some(self.stage)
+    }
+
+    fn note(&self, _split: Option<&SplitInterface>) -> String {
+        match self.copy_to {
+            None => format!(
+                "gl_Layer of the {} counts only on layered targets",
+                self.stage.name()
+            ),
+            Some(location) => format!(
+                "gl_Layer of the {} counts only on layered targets; the layer as written goes \
+                 to Location {location} for the fragment shader",
+                self.stage.name()
+            ),
+        }
+    }
+
+    fn reads_block(&self) -> bool {
+        true
+    }
+
+    fn rewrite(&self, words: &[u32], entry: &str) -> PassResult {
+        gate_layer(words, entry, Some(self.block_offset), self.copy_to)
+    }
+}
+
+/// The step without the GL-state block: `stage` writes its layer as written (0 where it
+/// writes none) at `location`, ungated, for a fragment shader made apart.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct CopyLayer {
+    pub stage: Stage,
+    pub location: u32,
+}
+
+impl Rule for CopyLayer {
+    const SEMANTIC: Semantic = Semantic::GlLayer;
+
+    fn stage(&self) -> Option<Stage> {
+        Some(self.stage)
+    }
+
+    fn note(&self, _split: Option<&SplitInterface>) -> String {
+        format!(
+            "the layer the {} writes goes to Location {} for the fragment shader",
+            self.stage.name(),
+            self.location
+        )
+    }
+
+    fn rewrite(&self, words: &[u32], entry: &str) -> PassResult {
+        gate_layer(words, entry, None, Some(self.location))
+    }
+}
+
+/// The step on the fragment side: its `gl_Layer` reads the previous stage's copy at
+/// `location`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ReadLayerFrom {
+    pub location: u32,
+}
+
+impl Rule for ReadLayerFrom {
+    const SEMANTIC: Semantic = Semantic::GlLayer;
+
+    fn stage(&self) -> Option<Stage> {
+        Some(Stage::Fragment)
+    }
+
+    fn note(&self, _split: Option<&SplitInterface>) -> String {
+        format!(
+            "fragment shader's gl_Layer read from Location {}",
+            self.location
+        )
+    }
+
+    fn rewrite(&self, words: &[u32], entry: &str) -> PassResult {
+        read_layer_from(words, entry, self.location)
+    }
 }

@@ -14,11 +14,12 @@
 //! The built-ins are fixed where they are loaded: a load of the whole vector, or of its `y`
 //! through an access chain with a constant index.
 
-use spirv::{BuiltIn, Decoration, ExecutionModel, Op, StorageClass};
+use spirv::{BuiltIn, ExecutionModel, Op, StorageClass};
 
 use super::error::{PassError, PassResult};
 use super::gl_state::{StateReader, FLAG_POINT_SPRITE_LOWER_LEFT};
-use super::module::{decode_string, Editor, Module};
+use super::module::{decode_string, Editor, EntryPoint, Module};
+use super::rule::{Rule, Semantic, SplitInterface, Stage};
 
 /// `GLSL.std.450` `InterpolateAtOffset`.
 const INTERPOLATE_AT_OFFSET: u32 = 78;
@@ -45,62 +46,57 @@ pub fn fix_window_y(words: &[u32], entry: &str, key: WindowYKey) -> PassResult {
     let Some(ep) = m.entry_point(entry, ExecutionModel::Fragment) else {
         return Ok(None);
     };
-    let inputs = fixed_inputs(&m, &ep.interface, key);
+    let inputs = fixed_inputs(&m, ep, key);
     let glsl = glsl_import(&m);
     let mut e = Editor::new(&m);
     let mut state: Option<StateReader> = None;
     let mut changed = false;
-    for function in m.call_tree(ep.function) {
-        let Some(range) = m.function_range(function) else {
-            continue;
+    // Access chains into a fixed built-in: result id → (built-in, constant index).
+    let mut chains: Vec<(u32, Fixed, u32)> = Vec::new();
+    for index in m.call_tree_insts(ep.function) {
+        let inst = &m.insts[index];
+        let ops = inst.operands();
+        let code = match inst.op() {
+            Some(Op::AccessChain | Op::InBoundsAccessChain) if ops.len() >= 3 => {
+                chains.extend(fixed_chain(&m, &inputs, ops)?);
+                continue;
+            }
+            Some(Op::Load) if ops.len() >= 3 => {
+                let pointer = ops[2];
+                let whole = inputs.iter().find(|(id, _)| *id == pointer).map(|x| x.1);
+                let y = chains
+                    .iter()
+                    .find(|(id, _, c)| *id == pointer && *c == 1)
+                    .map(|x| x.1);
+                let Some(fixed) = whole.or(y) else { continue };
+                if state.is_none() {
+                    state = Some(StateReader::find_or_declare(
+                        &m,
+                        &mut e,
+                        ep,
+                        key.block_offset,
+                    )?);
+                }
+                let Some(reader) = &state else { continue };
+                fixed_load(&mut e, reader, ops, fixed, whole.is_some(), key.flipped)
+            }
+            Some(op @ (Op::DPdy | Op::DPdyFine | Op::DPdyCoarse))
+                if key.flipped && ops.len() >= 3 =>
+            {
+                negated_derivative(&mut e, op, ops)
+            }
+            Some(Op::ExtInst)
+                if key.flipped
+                    && ops.len() >= 6
+                    && Some(ops[2]) == glsl
+                    && ops[3] == INTERPOLATE_AT_OFFSET =>
+            {
+                flipped_offset(&mut e, ops)
+            }
+            _ => continue,
         };
-        // Access chains into a fixed built-in: result id → (built-in, constant index).
-        let mut chains: Vec<(u32, Fixed, u32)> = Vec::new();
-        for index in range.0..range.1 {
-            let inst = &m.insts[index];
-            let ops = inst.operands();
-            let code = match inst.op() {
-                Some(Op::AccessChain | Op::InBoundsAccessChain) if ops.len() >= 3 => {
-                    chains.extend(fixed_chain(&m, &inputs, ops)?);
-                    continue;
-                }
-                Some(Op::Load) if ops.len() >= 3 => {
-                    let pointer = ops[2];
-                    let whole = inputs.iter().find(|(id, _)| *id == pointer).map(|x| x.1);
-                    let y = chains
-                        .iter()
-                        .find(|(id, _, c)| *id == pointer && *c == 1)
-                        .map(|x| x.1);
-                    let Some(fixed) = whole.or(y) else { continue };
-                    if state.is_none() {
-                        state = Some(StateReader::find_or_declare(
-                            &m,
-                            &mut e,
-                            ep,
-                            key.block_offset,
-                        )?);
-                    }
-                    let Some(reader) = &state else { continue };
-                    fixed_load(&mut e, reader, ops, fixed, whole.is_some(), key.flipped)
-                }
-                Some(op @ (Op::DPdy | Op::DPdyFine | Op::DPdyCoarse))
-                    if key.flipped && ops.len() >= 3 =>
-                {
-                    negated_derivative(&mut e, op, ops)
-                }
-                Some(Op::ExtInst)
-                    if key.flipped
-                        && ops.len() >= 6
-                        && Some(ops[2]) == glsl
-                        && ops[3] == INTERPOLATE_AT_OFFSET =>
-                {
-                    flipped_offset(&mut e, ops)
-                }
-                _ => continue,
-            };
-            e.replace(index, code);
-            changed = true;
-        }
+        e.replace(index, code);
+        changed = true;
     }
     if !changed {
         return Ok(None);
@@ -111,26 +107,20 @@ pub fn fix_window_y(words: &[u32], entry: &str, key: WindowYKey) -> PassResult {
     Ok(Some(e.finish()?))
 }
 
-/// The built-in inputs of `interface` whose `y` the pass replaces under `key`.
-fn fixed_inputs(m: &Module, interface: &[u32], key: WindowYKey) -> Vec<(u32, Fixed)> {
-    let builtin_of = |id: u32| {
-        let (storage, _) = m.variable(id)?;
-        let builtin = m.decoration(id, Decoration::BuiltIn)?.first().copied()?;
-        match (storage, builtin) {
-            (StorageClass::Input, b) if b == BuiltIn::FragCoord as u32 && key.flipped => {
-                Some(Fixed::FragCoord)
-            }
-            (StorageClass::Input, b) if b == BuiltIn::PointCoord as u32 => Some(Fixed::PointCoord),
-            (StorageClass::Input, b) if b == BuiltIn::SamplePosition as u32 && key.flipped => {
-                Some(Fixed::SamplePosition)
-            }
-            _ => None,
-        }
-    };
-    interface
-        .iter()
-        .filter_map(|&id| Some((id, builtin_of(id)?)))
-        .collect()
+/// The built-in inputs of `ep` whose `y` the pass replaces under `key`.
+fn fixed_inputs(m: &Module, ep: &EntryPoint, key: WindowYKey) -> Vec<(u32, Fixed)> {
+    [
+        (BuiltIn::FragCoord, Fixed::FragCoord, key.flipped),
+        (BuiltIn::PointCoord, Fixed::PointCoord, true),
+        (BuiltIn::SamplePosition, Fixed::SamplePosition, key.flipped),
+    ]
+    .into_iter()
+    .filter(|&(_, _, fixed)| fixed)
+    .flat_map(|(builtin, fixed, _)| {
+        m.builtin_variables(ep, StorageClass::Input, builtin)
+            .map(move |(var, _)| (var, fixed))
+    })
+    .collect()
 }
 
 /// The id of the module's `GLSL.std.450` import, if any.
@@ -174,7 +164,7 @@ fn fixed_load(
 ) -> Vec<u32> {
     let (ty, result) = (ops[0], ops[1]);
     let mut code = Vec::new();
-    let loaded = e.emit(&mut code, Op::Load, ty, &ops[2..]);
+    let loaded = e.load_with_access(&mut code, ty, ops[2], &ops[3..]);
     let float = e.type_float(32);
     let old_y = if whole {
         e.composite_extract(&mut code, float, loaded, &[1])
@@ -204,15 +194,9 @@ fn fixed_load(
         }
     };
     if whole {
-        e.emit_as(
-            &mut code,
-            Op::CompositeInsert,
-            ty,
-            result,
-            &[new_y, loaded, 1],
-        );
+        e.composite_insert_as(&mut code, ty, result, new_y, loaded, &[1]);
     } else {
-        e.emit_as(&mut code, Op::CopyObject, ty, result, &[new_y]);
+        e.unary_as(&mut code, Op::CopyObject, ty, result, new_y);
     }
     code
 }
@@ -221,8 +205,8 @@ fn fixed_load(
 fn negated_derivative(e: &mut Editor, op: Op, ops: &[u32]) -> Vec<u32> {
     let (ty, result) = (ops[0], ops[1]);
     let mut code = Vec::new();
-    let derivative = e.emit(&mut code, op, ty, &ops[2..]);
-    e.emit_as(&mut code, Op::FNegate, ty, result, &[derivative]);
+    let derivative = e.unary(&mut code, op, ty, ops[2]);
+    e.unary_as(&mut code, Op::FNegate, ty, result, derivative);
     code
 }
 
@@ -234,10 +218,62 @@ fn flipped_offset(e: &mut Editor, ops: &[u32]) -> Vec<u32> {
     let vec2 = e.type_vector(float, 2);
     let mut code = Vec::new();
     let y = e.composite_extract(&mut code, float, offset, &[1]);
-    let negated = e.emit(&mut code, Op::FNegate, float, &[y]);
+    let negated = e.unary(&mut code, Op::FNegate, float, y);
     let flipped = e.composite_insert(&mut code, vec2, negated, offset, &[1]);
     let mut operands = ops[2..].to_vec();
     operands[3] = flipped;
-    e.emit_as(&mut code, Op::ExtInst, ty, result, &operands);
+    e.ext_inst_as(&mut code, ty, result, &operands);
     code
+}
+
+/// The step: GL's window y in the fragment shader (`gl_FragCoord`, `dFdy`,
+/// `interpolateAtOffset`, `gl_PointCoord`).
+impl Rule for WindowYKey {
+    const SEMANTIC: Semantic = Semantic::WindowOrigin;
+
+    fn stage(&self) -> Option<Stage> {
+        Some(Stage::Fragment)
+    }
+
+    fn note(&self, _split: Option<&SplitInterface>) -> String {
+        "GL's window y in the fragment shader".into()
+    }
+
+    fn own_name(&self) -> Option<&'static str> {
+        Some("window_y")
+    }
+
+    fn reads_block(&self) -> bool {
+        true
+    }
+
+    fn rewrite(&self, words: &[u32], entry: &str) -> PassResult {
+        fix_window_y(words, entry, *self)
+    }
+}
+
+/// The step's pipeline state: `VK_TESSELLATION_DOMAIN_ORIGIN_LOWER_LEFT`, GL's domain
+/// origin.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct TessellationDomainLowerLeft;
+
+impl Rule for TessellationDomainLowerLeft {
+    const SEMANTIC: Semantic = Semantic::WindowOrigin;
+
+    fn note(&self, _split: Option<&SplitInterface>) -> String {
+        "GL's tessellation domain origin (LOWER_LEFT)".into()
+    }
+}
+
+/// The step's pipeline state: the front face inverted (a positive viewport turns the
+/// winding over).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct InvertFrontFace;
+
+impl Rule for InvertFrontFace {
+    const SEMANTIC: Semantic = Semantic::WindowOrigin;
+
+    fn note(&self, _split: Option<&SplitInterface>) -> String {
+        "front face inverted for GL's window coordinates".into()
+    }
 }

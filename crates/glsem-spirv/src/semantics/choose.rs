@@ -1,0 +1,1121 @@
+//! The policy: [`choose`] takes a pipeline's stages and its key and returns the ordered
+//! steps.
+
+use super::key::{Attachments, GlMode, PipelineKey, Stages, Topology, WindowOrigin};
+use super::registry::Semantic;
+use super::step::Step;
+use crate::clip_enables::GateClipDistances;
+use crate::clip_space_depth::{NegativeOneToOneDepth, RemapClipDepth};
+use crate::fragcolor::{AttachmentKind, FragColorKey};
+use crate::gl_layer::{CopyLayer, GateLayer, ReadLayerFrom};
+use crate::instance_id::InstanceIdWithoutBase;
+use crate::line_rasterization::BresenhamLines;
+use crate::passthrough_tcs::GenerateTcs;
+use crate::point_size::{PointSizeSource, WritePointSize};
+use crate::primitive_mode::{CloseLineLoops, PrimitiveGsKey};
+use crate::provoking_vertex::ProvokingVertexLast;
+use crate::rule::Stage;
+use crate::sample_mask::{DropSampleMask, GateSampleMask};
+use crate::scan::Primitive;
+use crate::unfed_inputs::{DefaultUnfedInputs, FeedCurrentAttributes};
+use crate::window_origin::{InvertFrontFace, TessellationDomainLowerLeft, WindowYKey};
+use crate::xfb_split::{SplitFragInputs, SplitStructInputs, SplitStructOutputs, SplitXfbOutputs};
+
+/// Whether the pipeline may rasterize points, from what its last pre-rasterization stage
+/// emits (or the topology, for a vertex shader) and the polygon mode. A vertex shader in a
+/// library without input assembly may be linked with a point-list vertex input: it writes
+/// GL's point size, which other topologies ignore (GL decides per stage, DESIGN §4.6).
+fn may_rasterize_points(stages: &Stages<'_>, last: Stage, key: &PipelineKey) -> bool {
+    let emitted = match last {
+        Stage::Vertex => match key.topology {
+            Topology::Points | Topology::Dynamic | Topology::Unknown => Some(Primitive::Points),
+            Topology::Lines => Some(Primitive::Lines),
+            Topology::Triangles => Some(Primitive::Triangles),
+            Topology::Patches => None,
+        },
+        _ => stages
+            .get(last)
+            .and_then(|s| s.summary)
+            .and_then(|s| s.output_primitive),
+    };
+    let dynamic_points = last == Stage::Vertex && key.dynamic_points;
+    match emitted {
+        Some(Primitive::Points) => true,
+        Some(Primitive::Triangles) => key.polygon_points || dynamic_points,
+        Some(Primitive::Lines) => dynamic_points,
+        // A stage the layer cannot read, or patches reaching the rasterizer (invalid).
+        None => false,
+    }
+}
+
+/// Whether the pipeline may rasterize lines, from what its last pre-rasterization stage
+/// emits (or the topology, for a vertex shader) and the polygon mode. A library part
+/// without input assembly and a vertex shader it cannot see may draw lines too.
+fn may_rasterize_lines(stages: &Stages<'_>, key: &PipelineKey) -> bool {
+    let last = stages.last_pre_rasterization();
+    let emitted = match last {
+        None | Some(Stage::Vertex) => match key.topology {
+            Topology::Lines | Topology::Dynamic | Topology::Unknown => return true,
+            Topology::Points => Some(Primitive::Points),
+            Topology::Triangles => Some(Primitive::Triangles),
+            // Tessellated patches are triangles (the TES decides).
+            Topology::Patches => Some(Primitive::Triangles),
+        },
+        Some(stage) => stages
+            .get(stage)
+            .and_then(|s| s.summary)
+            .and_then(|s| s.output_primitive),
+    };
+    let dynamic_topology = last == Some(Stage::Vertex) && key.dynamic_points;
+    match emitted {
+        Some(Primitive::Lines) => true,
+        Some(Primitive::Triangles) => key.polygon_lines || dynamic_topology,
+        Some(Primitive::Points) => dynamic_topology,
+        // A stage the layer cannot read may emit anything.
+        None => true,
+    }
+}
+
+/// The rewrites `stages` need under `key`, in the order they must run: the TCS (from the
+/// application's TES and VS), the XFB split before the passes that write into the split
+/// stage, the fragment inputs after the broadcast, then the GL state of the last
+/// pre-rasterization stage, then pipeline state.
+pub fn choose(stages: &Stages<'_>, key: &PipelineKey) -> Vec<Step> {
+    let mut steps = Vec::new();
+    if stages.has(Stage::TessEval) && !stages.has(Stage::TessControl) && !key.shader_object {
+        // Not optional: the driver would crash on the pipeline. The layer fails it when
+        // the TCS cannot be generated.
+        steps.push(Step::GenerateTcs(GenerateTcs));
+    }
+    interface_steps(stages, key, &mut steps);
+    last_stage_steps(stages, key, &mut steps);
+    input_steps(stages, key, &mut steps);
+    pipeline_state_steps(stages, key, &mut steps);
+    primitive_mode_steps(key, &mut steps);
+    steps
+}
+
+/// [`choose`]'s GL primitive mode, last: the geometry shader is made from the vertex shader
+/// as every other step left it. A mode the layer cannot draw is refused where the step runs,
+/// never dropped: without it the pipeline would draw something else.
+fn primitive_mode_steps(key: &PipelineKey, steps: &mut Vec<Step>) {
+    // Where the vertex shader copies gl_Layer for the fragment shader (the step above), the
+    // geometry shader writes the copy itself.
+    match key.gl_mode {
+        Some(GlMode::LineLoop) => steps.push(Step::CloseLineLoops(CloseLineLoops)),
+        Some(GlMode::Primitive(primitive)) => {
+            let provoking_last = match key.app_provoking_vertex {
+                true => key.app_provoking_last,
+                false => {
+                    applies(key, Semantic::ProvokingVertex) && key.device.provoking_vertex_last
+                }
+            };
+            steps.push(Step::DrawGlPrimitive(PrimitiveGsKey {
+                primitive,
+                rasterized: key.rasterized,
+                provoking_last,
+                point_size: key.device.tess_geom_point_size,
+                culling: key.culling,
+                layer_copy: steps.iter().find_map(|s| match *s {
+                    Step::CopyLayer(CopyLayer {
+                        stage: Stage::Vertex,
+                        location,
+                    })
+                    | Step::GateLayer(GateLayer {
+                        stage: Stage::Vertex,
+                        copy_to: Some(location),
+                        ..
+                    }) => Some(location),
+                    _ => None,
+                }),
+            }))
+        }
+        None => {}
+    }
+}
+
+/// Whether `s` applies under `key`: enabled, and on a `VK_GLSEM_gl_state` device where it
+/// needs the GL-state block.
+fn applies(key: &PipelineKey, s: Semantic) -> bool {
+    key.device.enabled.contains(s) && (key.device.gl_state || !s.info().needs_gl_state)
+}
+
+/// [`choose`]'s interface steps: the XFB split of the last pre-rasterization stage, then the
+/// fragment shader's broadcast and the inputs that match the split.
+fn interface_steps(stages: &Stages<'_>, key: &PipelineKey, steps: &mut Vec<Step>) {
+    let on = |s: Semantic| applies(key, s);
+    let last = stages.last_pre_rasterization();
+    let last_summary = last.and_then(|l| stages.rewritable(l).map(|s| (l, s)));
+    let fragment_patchable = stages.get(Stage::Fragment).is_none_or(|f| f.patchable);
+
+    let split = on(Semantic::XfbSplit) && key.device.transform_feedback;
+    if let Some((stage, summary)) = last_summary {
+        if split && key.fragment_elsewhere && !stages.has(Stage::Fragment) {
+            if summary.struct_outputs {
+                steps.push(Step::SplitStructOutputs(SplitStructOutputs { stage }));
+            }
+        } else if split && summary.xfb_candidate && fragment_patchable {
+            steps.push(Step::SplitXfbOutputs(SplitXfbOutputs { stage }));
+        }
+    }
+    if let Some(summary) = stages.rewritable(Stage::Fragment) {
+        if on(Semantic::FragColor) && summary.frag_color {
+            let attachments = match &key.attachments {
+                Attachments::Known(attachments) => attachments.clone(),
+                Attachments::Unknown => FragColorKey {
+                    attachments: (0..key.device.max_color_attachments)
+                        .map(|location| (location, AttachmentKind::Float))
+                        .collect(),
+                },
+            };
+            if attachments
+                .attachments
+                .iter()
+                .any(|&(location, _)| location != 0)
+            {
+                steps.push(Step::BroadcastFragColor(attachments));
+            }
+        }
+        if steps.iter().any(|s| matches!(s, Step::SplitXfbOutputs(_))) {
+            steps.push(Step::SplitFragInputs(SplitFragInputs));
+        } else if split && key.library && last.is_none() && summary.struct_inputs {
+            steps.push(Step::SplitStructInputs(SplitStructInputs));
+        }
+    }
+}
+
+/// [`choose`]'s GL state of the last pre-rasterization stage: point size, clip distance
+/// enables, clip-space depth and `gl_Layer`.
+fn last_stage_steps(stages: &Stages<'_>, key: &PipelineKey, steps: &mut Vec<Step>) {
+    let on = |s: Semantic| applies(key, s);
+    let last = stages.last_pre_rasterization();
+    let last_summary = last.and_then(|l| stages.rewritable(l).map(|s| (l, s)));
+    if let Some((stage, summary)) = last_summary {
+        let writable = stage == Stage::Vertex || key.device.tess_geom_point_size;
+        if on(Semantic::PointSize) && writable && may_rasterize_points(stages, stage, key) {
+            // With rasterization discarded GL's size decides nothing, and transform
+            // feedback captures the shader's own gl_PointSize: only a missing one is written.
+            let block = key
+                .gl_state_block
+                .filter(|_| key.device.gl_state && !key.rasterizer_discard);
+            let source = match block {
+                Some(block_offset) => Some(PointSizeSource::GlState { block_offset }),
+                None => (!key.device.maintenance5).then_some(PointSizeSource::Default),
+            };
+            if let Some(source) = source {
+                steps.push(Step::WritePointSize(WritePointSize { stage, source }));
+            }
+        }
+        if let Some(block_offset) = key.gl_state_block {
+            if on(Semantic::ClipEnables) && summary.clip_distance && !key.rasterizer_discard {
+                steps.push(Step::GateClipDistances(GateClipDistances {
+                    stage,
+                    block_offset,
+                }));
+            }
+        }
+        if on(Semantic::ClipSpaceDepth) && !key.device.depth_clip_control && !key.library {
+            steps.push(Step::RemapClipDepth(RemapClipDepth { stage }));
+        }
+        if on(Semantic::GlLayer) {
+            // The fragment shader's gl_Layer reads the layer as written, layered target or
+            // not: a copy at the first Location past both interfaces; made apart from the
+            // fragment shader, at the device's last Location, where a fragment shader made
+            // apart reads it (below), whether or not this stage writes a layer.
+            let apart = key.fragment_may_be_apart;
+            let copy_to = match apart {
+                // With a Location to spare: a stage at its interface limit keeps within it
+                // (built-in outputs count against the same limit; seen on NVIDIA).
+                true => summary
+                    .location_ends
+                    .filter(|ends| ends.output < key.device.apart_layer_location)
+                    .map(|_| key.device.apart_layer_location),
+                false => stages
+                    .rewritable(Stage::Fragment)
+                    .filter(|fragment| fragment.layer && summary.layer)
+                    .and_then(|fragment| {
+                        let (last, fragment) = (summary.location_ends?, fragment.location_ends?);
+                        Some(last.output.max(fragment.input))
+                    })
+                    // Never past the device's interface limits.
+                    .filter(|&location| location <= key.device.apart_layer_location),
+            };
+            match (key.gl_state_block, copy_to) {
+                (Some(block_offset), _) if summary.layer || copy_to.is_some() => {
+                    steps.push(Step::GateLayer(GateLayer {
+                        stage,
+                        block_offset,
+                        copy_to,
+                    }))
+                }
+                (None, Some(location)) if apart => {
+                    steps.push(Step::CopyLayer(CopyLayer { stage, location }))
+                }
+                _ => {}
+            }
+            if let Some(location) = copy_to.filter(|_| !apart && key.gl_state_block.is_some()) {
+                steps.push(Step::ReadLayerFrom(ReadLayerFrom { location }));
+            }
+        }
+    }
+    // A fragment shader made apart from the pre-rasterization stages reads their copy at
+    // the device's last Location (above).
+    let fragment_apart = key.library && last.is_none();
+    if let Some(summary) = stages
+        .rewritable(Stage::Fragment)
+        .filter(|_| fragment_apart)
+    {
+        let free = summary
+            .location_ends
+            .is_some_and(|ends| ends.input <= key.device.apart_layer_location);
+        if on(Semantic::GlLayer) && summary.layer && free {
+            steps.push(Step::ReadLayerFrom(ReadLayerFrom {
+                location: key.device.apart_layer_location,
+            }));
+        }
+    }
+}
+
+/// [`choose`]'s steps on what the vertex and fragment shaders read: unfed vertex inputs,
+/// `gl_InstanceID`, `gl_SampleMask` on single-sample targets.
+fn input_steps(stages: &Stages<'_>, key: &PipelineKey, steps: &mut Vec<Step>) {
+    let on = |s: Semantic| applies(key, s);
+    if let Some(summary) = stages.rewritable(Stage::Vertex) {
+        if let Some(fed) = &key.fed_locations {
+            let unfed = summary
+                .vertex_input_locations
+                .iter()
+                .any(|l| !fed.contains(l));
+            if on(Semantic::UnfedInputs) && unfed {
+                steps.push(
+                    match key
+                        .current_attribute_binding
+                        .filter(|_| key.device.gl_state)
+                    {
+                        Some(binding) => Step::FeedCurrentAttributes(FeedCurrentAttributes {
+                            fed: fed.clone(),
+                            binding,
+                        }),
+                        None => Step::DefaultUnfedInputs(DefaultUnfedInputs { fed: fed.clone() }),
+                    },
+                );
+            }
+        }
+        if on(Semantic::InstanceId) && key.device.draw_parameters && summary.instance_index {
+            steps.push(Step::InstanceIdWithoutBase(InstanceIdWithoutBase));
+        }
+    }
+    if let Some(summary) = stages.rewritable(Stage::Fragment) {
+        if on(Semantic::SampleMask) && summary.sample_mask {
+            if key.single_sample {
+                steps.push(Step::DropSampleMask(DropSampleMask));
+            } else if let Some(block_offset) = key.fragment_block.filter(|_| key.dynamic_samples) {
+                steps.push(Step::GateSampleMask(GateSampleMask { block_offset }));
+            }
+        }
+    }
+}
+
+/// [`choose`]'s pipeline-state steps and the window origin.
+fn pipeline_state_steps(stages: &Stages<'_>, key: &PipelineKey, steps: &mut Vec<Step>) {
+    let on = |s: Semantic| applies(key, s);
+    // Pipeline state goes where the rasterization / viewport state is: a library part
+    // without it has `Topology::Unknown` only when it lacks pre-rasterization state too.
+    if on(Semantic::ProvokingVertex)
+        && key.device.provoking_vertex_last
+        && !key.app_provoking_vertex
+    {
+        steps.push(Step::ProvokingVertexLast(ProvokingVertexLast));
+    }
+    if on(Semantic::ClipSpaceDepth) && key.device.depth_clip_control && !key.app_depth_clip_control
+    {
+        steps.push(Step::NegativeOneToOneDepth(NegativeOneToOneDepth));
+    }
+    if on(Semantic::LineRasterization)
+        && key.device.bresenham_lines
+        && !key.app_line_mode
+        && !key.multisample_lines
+        && !key.rasterizer_discard
+        && may_rasterize_lines(stages, key)
+    {
+        // A library's stipple would have to follow it into the linked pipeline's record:
+        // libraries get the diamond-exit rule without the layer's stipple.
+        let stippled = key.device.stippled_bresenham_lines && !key.app_line_stipple && !key.library;
+        steps.push(Step::BresenhamLines(BresenhamLines { stippled }));
+    }
+    let origin = Some(key.device.window_origin)
+        .filter(|&o| on(Semantic::WindowOrigin) && o != WindowOrigin::Vulkan);
+    if let Some(origin) = origin {
+        if let (Some(summary), Some(block_offset)) =
+            (stages.rewritable(Stage::Fragment), key.fragment_block)
+        {
+            if summary.window_y {
+                steps.push(Step::FragmentWindowY(WindowYKey {
+                    flipped: origin == WindowOrigin::Flipped,
+                    block_offset,
+                }));
+            }
+        }
+        if stages.has(Stage::TessEval) && !key.app_domain_origin {
+            steps.push(Step::TessellationDomainLowerLeft(
+                TessellationDomainLowerLeft,
+            ));
+        }
+        if origin == WindowOrigin::LowerLeft && key.static_front_face {
+            steps.push(Step::InvertFrontFace(InvertFrontFace));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scan::{LocationEnds, Summary};
+    use crate::semantics::key::{DeviceKey, StageInfo};
+    use crate::semantics::registry::{SemanticSet, SEMANTICS};
+
+    fn key() -> PipelineKey {
+        PipelineKey {
+            topology: Topology::Triangles,
+            static_front_face: true,
+            ..PipelineKey::new(&DeviceKey {
+                enabled: SemanticSet::ALL,
+                max_color_attachments: 8,
+                transform_feedback: true,
+                tess_geom_point_size: false,
+                maintenance5: false,
+                gl_state: false,
+                depth_clip_control: true,
+                provoking_vertex_last: true,
+                draw_parameters: false,
+                bresenham_lines: false,
+                stippled_bresenham_lines: false,
+                window_origin: WindowOrigin::Flipped,
+                apart_layer_location: 31,
+            })
+        }
+    }
+
+    /// `key` with VK_GLSEM_gl_state on and the GL-state block at 96.
+    fn with_gl_state(key: PipelineKey) -> PipelineKey {
+        PipelineKey {
+            device: DeviceKey {
+                gl_state: true,
+                ..key.device
+            },
+            gl_state_block: Some(96),
+            ..key
+        }
+    }
+
+    fn summary(f: impl FnOnce(&mut Summary)) -> Summary {
+        let mut s = Summary {
+            readable: true,
+            ..Summary::default()
+        };
+        f(&mut s);
+        s
+    }
+
+    fn stages<'a>(list: &[(Stage, &'a Summary)]) -> Stages<'a> {
+        let mut stages = Stages::default();
+        for &(stage, summary) in list {
+            stages.set(
+                stage,
+                StageInfo {
+                    summary: Some(summary),
+                    patchable: true,
+                },
+            );
+        }
+        stages
+    }
+
+    fn ends(input: u32, output: u32) -> Option<LocationEnds> {
+        Some(LocationEnds { input, output })
+    }
+
+    /// The gl_Layer steps [`choose`] returns.
+    fn gl_layer_steps(stages: &Stages<'_>, key: &PipelineKey) -> Vec<Step> {
+        choose(stages, key)
+            .into_iter()
+            .filter(|s| s.semantic() == Semantic::GlLayer)
+            .collect()
+    }
+
+    /// `stage`'s gl_Layer gated by the block at 96, copied to `copy_to`.
+    fn gated_layer(stage: Stage, copy_to: Option<u32>) -> Step {
+        Step::GateLayer(GateLayer {
+            stage,
+            block_offset: 96,
+            copy_to,
+        })
+    }
+
+    /// GL's default point size written by `stage`.
+    fn default_point_size(stage: Stage) -> Step {
+        Step::WritePointSize(WritePointSize {
+            stage,
+            source: PointSizeSource::Default,
+        })
+    }
+
+    #[test]
+    fn a_triangle_pipeline_without_gl_state_needs_nothing() {
+        let plain = summary(|_| {});
+        let s = stages(&[(Stage::Vertex, &plain), (Stage::Fragment, &plain)]);
+        assert_eq!(choose(&s, &key()), []);
+    }
+
+    #[test]
+    fn a_point_list_gets_gl_default_size_in_the_vertex_shader() {
+        let plain = summary(|_| {});
+        let s = stages(&[(Stage::Vertex, &plain), (Stage::Fragment, &plain)]);
+        let points = PipelineKey {
+            topology: Topology::Points,
+            ..key()
+        };
+        assert_eq!(choose(&s, &points), [default_point_size(Stage::Vertex)]);
+        // maintenance5 makes a missing write mean 1.0.
+        let m5 = PipelineKey {
+            device: DeviceKey {
+                maintenance5: true,
+                ..points.device
+            },
+            ..points.clone()
+        };
+        assert_eq!(choose(&s, &m5), []);
+        // With VK_GLSEM_gl_state the size comes from the block, maintenance5 or not.
+        let gl = with_gl_state(m5);
+        assert_eq!(
+            choose(&s, &gl)[0],
+            Step::WritePointSize(WritePointSize {
+                stage: Stage::Vertex,
+                source: PointSizeSource::GlState { block_offset: 96 }
+            })
+        );
+    }
+
+    #[test]
+    fn a_pre_rasterization_library_writes_gl_point_size_for_any_vertex_input() {
+        // The vertex input library it is linked with may draw a point list: the vertex
+        // shader writes GL's size, which other topologies ignore.
+        let plain = summary(|_| {});
+        let s = stages(&[(Stage::Vertex, &plain)]);
+        let library = PipelineKey {
+            library: true,
+            topology: Topology::Unknown,
+            ..with_gl_state(key())
+        };
+        assert_eq!(
+            choose(&s, &library)[0],
+            Step::WritePointSize(WritePointSize {
+                stage: Stage::Vertex,
+                source: PointSizeSource::GlState { block_offset: 96 }
+            })
+        );
+        // With rasterization discarded (transform feedback) the shader's own size stays.
+        let discard = PipelineKey {
+            rasterizer_discard: true,
+            ..library.clone()
+        };
+        assert_eq!(choose(&s, &discard)[0], default_point_size(Stage::Vertex));
+        // A geometry shader that emits triangles decides for itself.
+        let gs = summary(|s| s.output_primitive = Some(Primitive::Triangles));
+        let s = stages(&[(Stage::Vertex, &plain), (Stage::Geometry, &gs)]);
+        let with_feature = PipelineKey {
+            device: DeviceKey {
+                tess_geom_point_size: true,
+                ..library.device
+            },
+            ..library
+        };
+        assert!(!choose(&s, &with_feature)
+            .iter()
+            .any(|step| matches!(step, Step::WritePointSize(..))));
+    }
+
+    #[test]
+    fn tessellation_and_geometry_write_the_size_only_with_their_feature() {
+        let vs = summary(|_| {});
+        let gs = summary(|s| s.output_primitive = Some(Primitive::Points));
+        let s = stages(&[(Stage::Vertex, &vs), (Stage::Geometry, &gs)]);
+        assert_eq!(choose(&s, &key()), []);
+        let with_feature = PipelineKey {
+            device: DeviceKey {
+                tess_geom_point_size: true,
+                ..key().device
+            },
+            ..key()
+        };
+        assert_eq!(
+            choose(&s, &with_feature),
+            [default_point_size(Stage::Geometry)]
+        );
+    }
+
+    #[test]
+    fn polygon_mode_point_rasterizes_triangles_as_points() {
+        let plain = summary(|_| {});
+        let s = stages(&[(Stage::Vertex, &plain)]);
+        let key = PipelineKey {
+            polygon_points: true,
+            ..key()
+        };
+        assert_eq!(choose(&s, &key), [default_point_size(Stage::Vertex)]);
+    }
+
+    #[test]
+    fn the_xfb_split_runs_before_the_point_size_of_the_same_stage() {
+        let vs = summary(|s| s.xfb_candidate = true);
+        let fs = summary(|s| s.frag_color = true);
+        let s = stages(&[(Stage::Vertex, &vs), (Stage::Fragment, &fs)]);
+        let attachments = FragColorKey {
+            attachments: vec![(0, AttachmentKind::Float), (1, AttachmentKind::Float)],
+        };
+        let key = PipelineKey {
+            topology: Topology::Points,
+            attachments: Attachments::Known(attachments.clone()),
+            ..key()
+        };
+        assert_eq!(
+            choose(&s, &key),
+            [
+                Step::SplitXfbOutputs(SplitXfbOutputs {
+                    stage: Stage::Vertex
+                }),
+                Step::BroadcastFragColor(attachments),
+                Step::SplitFragInputs(SplitFragInputs),
+                default_point_size(Stage::Vertex),
+            ]
+        );
+    }
+
+    #[test]
+    fn conventions_apply_only_with_gl_state_and_only_where_the_app_is_silent() {
+        let vs = summary(|s| s.clip_distance = true);
+        let s = stages(&[(Stage::Vertex, &vs)]);
+        let gl = with_gl_state(key());
+        assert_eq!(
+            choose(&s, &gl),
+            [
+                Step::GateClipDistances(GateClipDistances {
+                    stage: Stage::Vertex,
+                    block_offset: 96
+                }),
+                Step::ProvokingVertexLast(ProvokingVertexLast),
+                Step::NegativeOneToOneDepth(NegativeOneToOneDepth)
+            ]
+        );
+        let app_chose = PipelineKey {
+            app_provoking_vertex: true,
+            app_depth_clip_control: true,
+            ..gl.clone()
+        };
+        assert_eq!(
+            choose(&s, &app_chose),
+            [Step::GateClipDistances(GateClipDistances {
+                stage: Stage::Vertex,
+                block_offset: 96
+            })]
+        );
+        // Nothing rasterized: the enables clip nothing, and transform feedback captures
+        // the distances as written (GL captures them whatever the enables).
+        let discard = PipelineKey {
+            rasterizer_discard: true,
+            ..app_chose.clone()
+        };
+        assert!(choose(&s, &discard).is_empty());
+        let no_extension = PipelineKey {
+            device: DeviceKey {
+                depth_clip_control: false,
+                ..gl.device
+            },
+            ..gl
+        };
+        assert!(
+            choose(&s, &no_extension).contains(&Step::RemapClipDepth(RemapClipDepth {
+                stage: Stage::Vertex
+            }))
+        );
+    }
+
+    #[test]
+    fn a_tes_without_tcs_always_asks_for_a_tcs() {
+        let plain = summary(|_| {});
+        let s = stages(&[(Stage::Vertex, &plain), (Stage::TessEval, &plain)]);
+        let off = PipelineKey {
+            device: DeviceKey {
+                enabled: SEMANTICS.iter().fold(SemanticSet::ALL, |mut none, s| {
+                    none.set(s.semantic, false);
+                    none
+                }),
+                ..key().device
+            },
+            ..key()
+        };
+        assert_eq!(choose(&s, &off), [Step::GenerateTcs(GenerateTcs)]);
+    }
+
+    #[test]
+    fn a_fragment_library_without_attachments_broadcasts_to_every_color_location() {
+        let fs = summary(|s| s.frag_color = true);
+        let s = stages(&[(Stage::Fragment, &fs)]);
+        let key = PipelineKey {
+            device: DeviceKey {
+                max_color_attachments: 3,
+                ..key().device
+            },
+            library: true,
+            attachments: Attachments::Unknown,
+            ..key()
+        };
+        let float = AttachmentKind::Float;
+        assert_eq!(
+            choose(&s, &key),
+            [Step::BroadcastFragColor(FragColorKey {
+                attachments: vec![(0, float), (1, float), (2, float)],
+            })]
+        );
+        // One Location: nothing to broadcast.
+        let one = PipelineKey {
+            device: DeviceKey {
+                max_color_attachments: 1,
+                ..key.device
+            },
+            ..key
+        };
+        assert_eq!(choose(&s, &one), []);
+    }
+
+    #[test]
+    fn libraries_split_xfb_structs_on_each_side_alone() {
+        let vs = summary(|s| s.xfb_candidate = true);
+        let fs = summary(|s| s.struct_inputs = true);
+        let library = PipelineKey {
+            library: true,
+            topology: Topology::Unknown,
+            ..key()
+        };
+        let pre_raster = stages(&[(Stage::Vertex, &vs)]);
+        // The split runs before GL's point size (the vertex input may be a point list).
+        let point_size = Step::WritePointSize(WritePointSize {
+            stage: Stage::Vertex,
+            source: PointSizeSource::Default,
+        });
+        assert_eq!(
+            choose(&pre_raster, &library),
+            [
+                Step::SplitXfbOutputs(SplitXfbOutputs {
+                    stage: Stage::Vertex
+                }),
+                point_size.clone()
+            ]
+        );
+        // The fragment shader is in another library: every struct output is split, as the
+        // fragment library splits every struct input.
+        let vs = summary(|s| s.struct_outputs = true);
+        let pre_raster = stages(&[(Stage::Vertex, &vs)]);
+        let elsewhere = PipelineKey {
+            fragment_elsewhere: true,
+            fragment_may_be_apart: true,
+            ..library.clone()
+        };
+        assert_eq!(
+            choose(&pre_raster, &elsewhere),
+            [
+                Step::SplitStructOutputs(SplitStructOutputs {
+                    stage: Stage::Vertex
+                }),
+                point_size
+            ]
+        );
+        let fragment = stages(&[(Stage::Fragment, &fs)]);
+        assert_eq!(
+            choose(&fragment, &library),
+            [Step::SplitStructInputs(SplitStructInputs)]
+        );
+        // A whole pipeline splits the inputs that match its outputs.
+        assert_eq!(choose(&fragment, &key()), []);
+        // Without transform feedback there is nothing to capture.
+        let no_xfb = PipelineKey {
+            device: DeviceKey {
+                transform_feedback: false,
+                ..library.device
+            },
+            ..library
+        };
+        assert_eq!(choose(&fragment, &no_xfb), []);
+    }
+
+    #[test]
+    fn shader_objects_get_the_point_size_and_no_tcs() {
+        let plain = summary(|_| {});
+        let object = PipelineKey {
+            library: true,
+            shader_object: true,
+            topology: Topology::Dynamic,
+            app_provoking_vertex: true,
+            app_depth_clip_control: true,
+            rasterizer_discard: false,
+            ..key()
+        };
+        let vs = stages(&[(Stage::Vertex, &plain)]);
+        assert_eq!(choose(&vs, &object), [default_point_size(Stage::Vertex)]);
+        let tes = stages(&[(Stage::TessEval, &plain)]);
+        assert_eq!(choose(&tes, &object), []);
+    }
+
+    #[test]
+    fn a_fragment_shader_reading_gl_layer_reads_a_copy_past_both_interfaces() {
+        let gs = summary(|s| {
+            s.layer = true;
+            s.location_ends = ends(9, 3);
+        });
+        let fs = summary(|s| {
+            s.layer = true;
+            s.location_ends = ends(5, 1);
+        });
+        let gl = with_gl_state(key());
+        let s = stages(&[(Stage::Geometry, &gs), (Stage::Fragment, &fs)]);
+        assert_eq!(
+            gl_layer_steps(&s, &gl),
+            [
+                gated_layer(Stage::Geometry, Some(5)),
+                Step::ReadLayerFrom(ReadLayerFrom { location: 5 })
+            ]
+        );
+        // Interfaces that end at the device's last Location leave no room for the copy:
+        // the layer never takes a stage past its limit.
+        let full_fs = summary(|s| {
+            s.layer = true;
+            s.location_ends = ends(32, 1);
+        });
+        let s = stages(&[(Stage::Geometry, &gs), (Stage::Fragment, &full_fs)]);
+        assert_eq!(
+            gl_layer_steps(&s, &gl),
+            [gated_layer(Stage::Geometry, None)]
+        );
+        // A fragment shader that does not read the layer, or one elsewhere: no copy.
+        let plain_fs = summary(|_| {});
+        for s in [
+            stages(&[(Stage::Geometry, &gs), (Stage::Fragment, &plain_fs)]),
+            stages(&[(Stage::Geometry, &gs)]),
+        ] {
+            assert_eq!(
+                gl_layer_steps(&s, &gl),
+                [gated_layer(Stage::Geometry, None)]
+            );
+        }
+    }
+
+    #[test]
+    fn stages_made_apart_pass_gl_layer_at_the_last_location() {
+        let gs = summary(|s| {
+            s.layer = true;
+            s.location_ends = ends(9, 3);
+        });
+        let vs = summary(|s| s.location_ends = ends(2, 1));
+        let fs = summary(|s| {
+            s.layer = true;
+            s.location_ends = ends(5, 1);
+        });
+        let library = PipelineKey {
+            device: DeviceKey {
+                gl_state: true,
+                ..key().device
+            },
+            library: true,
+            ..key()
+        };
+        let pre_rasterization = PipelineKey {
+            gl_state_block: Some(96),
+            fragment_elsewhere: true,
+            fragment_may_be_apart: true,
+            ..library.clone()
+        };
+        let gs_only = stages(&[(Stage::Geometry, &gs)]);
+        assert_eq!(
+            gl_layer_steps(&gs_only, &pre_rasterization),
+            [gated_layer(Stage::Geometry, Some(31))]
+        );
+        // A stage without a layer passes layer 0; without the block, the copy is ungated.
+        assert_eq!(
+            gl_layer_steps(&stages(&[(Stage::Vertex, &vs)]), &pre_rasterization),
+            [gated_layer(Stage::Vertex, Some(31))]
+        );
+        let no_block = PipelineKey {
+            gl_state_block: None,
+            ..pre_rasterization.clone()
+        };
+        assert_eq!(
+            gl_layer_steps(&gs_only, &no_block),
+            [Step::CopyLayer(CopyLayer {
+                stage: Stage::Geometry,
+                location: 31
+            })]
+        );
+        // A shader object whose nextStage names the fragment stage among others may be
+        // bound before a fragment shader object: it passes the layer, though its struct
+        // outputs are not split (another stage may read them whole).
+        let may_feed_fragment = PipelineKey {
+            fragment_elsewhere: false,
+            ..pre_rasterization.clone()
+        };
+        assert_eq!(
+            gl_layer_steps(&gs_only, &may_feed_fragment),
+            [gated_layer(Stage::Geometry, Some(31))]
+        );
+        // Outputs reaching the last Location, or the one before it, leave no room for the
+        // copy: a stage at its interface limit stays within it.
+        for end in [32, 31] {
+            let gs = summary(|s| {
+                s.layer = true;
+                s.location_ends = ends(0, end);
+            });
+            assert_eq!(
+                gl_layer_steps(&stages(&[(Stage::Geometry, &gs)]), &pre_rasterization),
+                [gated_layer(Stage::Geometry, None)]
+            );
+        }
+        // The fragment shader of another library reads the copy.
+        assert_eq!(
+            gl_layer_steps(&stages(&[(Stage::Fragment, &fs)]), &library),
+            [Step::ReadLayerFrom(ReadLayerFrom { location: 31 })]
+        );
+    }
+
+    #[test]
+    fn gl_defined_inputs_and_outputs() {
+        let vs = summary(|s| {
+            s.vertex_input_locations = vec![0, 3];
+            s.instance_index = true;
+        });
+        let gs = summary(|s| s.layer = true);
+        let fs = summary(|s| s.sample_mask = true);
+        let s = stages(&[
+            (Stage::Vertex, &vs),
+            (Stage::Geometry, &gs),
+            (Stage::Fragment, &fs),
+        ]);
+        // Without the extension only the unfed input, and only where the fed ones are known.
+        assert_eq!(choose(&s, &key()), []);
+        let fed = PipelineKey {
+            device: DeviceKey {
+                draw_parameters: true,
+                ..key().device
+            },
+            fed_locations: Some(vec![0]),
+            single_sample: true,
+            ..key()
+        };
+        assert_eq!(
+            choose(&s, &fed),
+            [Step::DefaultUnfedInputs(DefaultUnfedInputs {
+                fed: vec![0]
+            })]
+        );
+        let all_fed = PipelineKey {
+            fed_locations: Some(vec![0, 3]),
+            ..fed.clone()
+        };
+        assert_eq!(choose(&s, &all_fed), []);
+        let gl = with_gl_state(fed);
+        assert_eq!(
+            choose(&s, &gl),
+            [
+                gated_layer(Stage::Geometry, None),
+                Step::DefaultUnfedInputs(DefaultUnfedInputs { fed: vec![0] }),
+                Step::InstanceIdWithoutBase(InstanceIdWithoutBase),
+                Step::DropSampleMask(DropSampleMask),
+                Step::ProvokingVertexLast(ProvokingVertexLast),
+                Step::NegativeOneToOneDepth(NegativeOneToOneDepth),
+            ]
+        );
+        // With the layer's binding free, GL's current values feed the unfed input.
+        let fed_current = PipelineKey {
+            current_attribute_binding: Some(31),
+            ..gl.clone()
+        };
+        assert!(
+            choose(&s, &fed_current).contains(&Step::FeedCurrentAttributes(
+                FeedCurrentAttributes {
+                    fed: vec![0],
+                    binding: 31
+                }
+            ))
+        );
+        assert!(
+            !choose(&s, &fed_current).contains(&Step::DefaultUnfedInputs(DefaultUnfedInputs {
+                fed: vec![0]
+            }))
+        );
+        let vulkan_instance = {
+            let mut enabled = SemanticSet::ALL;
+            enabled.set(Semantic::InstanceId, false);
+            PipelineKey {
+                device: DeviceKey {
+                    enabled,
+                    draw_parameters: true,
+                    ..gl.device
+                },
+                single_sample: false,
+                ..gl
+            }
+        };
+        assert!(!choose(&s, &vulkan_instance)
+            .contains(&Step::InstanceIdWithoutBase(InstanceIdWithoutBase)));
+        assert!(!choose(&s, &vulkan_instance).contains(&Step::DropSampleMask(DropSampleMask)));
+    }
+
+    #[test]
+    fn single_sampled_line_pipelines_get_bresenham_lines() {
+        let plain = summary(|_| {});
+        let s = stages(&[(Stage::Vertex, &plain)]);
+        let lines = PipelineKey {
+            device: DeviceKey {
+                gl_state: true,
+                bresenham_lines: true,
+                stippled_bresenham_lines: true,
+                depth_clip_control: false,
+                ..key().device
+            },
+            topology: Topology::Lines,
+            app_provoking_vertex: true,
+            ..key()
+        };
+        let stippled = Step::BresenhamLines(BresenhamLines { stippled: true });
+        assert!(choose(&s, &lines).contains(&stippled));
+        // Triangles draw lines only in polygon mode LINE.
+        let triangles = PipelineKey {
+            topology: Topology::Triangles,
+            ..lines.clone()
+        };
+        assert!(!choose(&s, &triangles).contains(&stippled));
+        let polygon_lines = PipelineKey {
+            polygon_lines: true,
+            ..triangles
+        };
+        assert!(choose(&s, &polygon_lines).contains(&stippled));
+        // GL's multisample rules (and VUID-…-02766), the application's own mode, no
+        // extension, the setting, no VK_GLSEM_gl_state: nothing.
+        let not_for = [
+            PipelineKey {
+                multisample_lines: true,
+                ..lines.clone()
+            },
+            PipelineKey {
+                app_line_mode: true,
+                ..lines.clone()
+            },
+            PipelineKey {
+                device: DeviceKey {
+                    bresenham_lines: false,
+                    ..lines.device
+                },
+                ..lines.clone()
+            },
+            PipelineKey {
+                device: DeviceKey {
+                    gl_state: false,
+                    ..lines.device
+                },
+                ..lines.clone()
+            },
+        ];
+        for key in not_for {
+            assert!(!choose(&s, &key)
+                .iter()
+                .any(|s| matches!(s, Step::BresenhamLines(BresenhamLines { .. }))));
+        }
+        // The application's stipple, and libraries: Bresenham without the layer's stipple.
+        let app_stipple = PipelineKey {
+            app_line_stipple: true,
+            ..lines.clone()
+        };
+        assert!(choose(&s, &app_stipple)
+            .contains(&Step::BresenhamLines(BresenhamLines { stippled: false })));
+        // A geometry shader's line strips and TES isolines draw lines from any topology.
+        let gs = summary(|s| s.output_primitive = Some(Primitive::Lines));
+        let s = stages(&[(Stage::Vertex, &plain), (Stage::Geometry, &gs)]);
+        let points = PipelineKey {
+            topology: Topology::Points,
+            ..lines
+        };
+        assert!(choose(&s, &points).contains(&stippled));
+    }
+
+    #[test]
+    fn window_origin_fixes_what_each_viewport_turns_over() {
+        let vs = summary(|_| {});
+        let fs = summary(|s| s.window_y = true);
+        let s = stages(&[
+            (Stage::Vertex, &vs),
+            (Stage::TessEval, &vs),
+            (Stage::Fragment, &fs),
+        ]);
+        let gl = PipelineKey {
+            device: DeviceKey {
+                gl_state: true,
+                ..key().device
+            },
+            fragment_block: Some(92),
+            app_provoking_vertex: true,
+            app_depth_clip_control: true,
+            ..key()
+        };
+        let flipped = WindowYKey {
+            flipped: true,
+            block_offset: 92,
+        };
+        assert_eq!(
+            choose(&s, &gl)[1..],
+            [
+                Step::FragmentWindowY(flipped),
+                Step::TessellationDomainLowerLeft(TessellationDomainLowerLeft)
+            ]
+        );
+        let lower_left = PipelineKey {
+            device: DeviceKey {
+                window_origin: WindowOrigin::LowerLeft,
+                ..gl.device
+            },
+            ..gl.clone()
+        };
+        assert_eq!(
+            choose(&s, &lower_left)[1..],
+            [
+                Step::FragmentWindowY(WindowYKey {
+                    flipped: false,
+                    ..flipped
+                }),
+                Step::TessellationDomainLowerLeft(TessellationDomainLowerLeft),
+                Step::InvertFrontFace(InvertFrontFace)
+            ]
+        );
+        // The application chose a domain origin, its front face is dynamic.
+        let chosen = PipelineKey {
+            app_domain_origin: true,
+            static_front_face: false,
+            ..lower_left
+        };
+        assert_eq!(choose(&s, &chosen).len(), 2);
+        // `vulkan`, or no VK_GLSEM_gl_state: nothing but the TCS.
+        let vulkan = PipelineKey {
+            device: DeviceKey {
+                window_origin: WindowOrigin::Vulkan,
+                ..gl.device
+            },
+            ..gl.clone()
+        };
+        assert_eq!(choose(&s, &vulkan), [Step::GenerateTcs(GenerateTcs)]);
+        let plain = PipelineKey {
+            device: DeviceKey {
+                gl_state: false,
+                ..gl.device
+            },
+            ..gl
+        };
+        assert_eq!(choose(&s, &plain), [Step::GenerateTcs(GenerateTcs)]);
+    }
+}
