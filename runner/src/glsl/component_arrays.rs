@@ -7,7 +7,7 @@ use rspirv::dr::{self, Instruction, Operand};
 use spirv::{Decoration, Op, StorageClass};
 
 use super::spv::{arrayed, id, rewrite_instructions, Additions, Types};
-use crate::scene::Stage;
+use crate::scene::ShaderStage;
 
 /// Vulkan takes `Component` only on a scalar or vector or an array of them
 /// (VUID-StandaloneSpirv-Component-04924; spirv-val counts a per-vertex array as one
@@ -16,7 +16,7 @@ use crate::scene::Stage;
 /// per-vertex variable per element of its inner array, at the Location and Component that
 /// element had. Its accesses must index the inner array with a constant or not at all
 /// (`b[i]` is loaded or stored element by element); otherwise it is left as it is.
-pub(super) fn split_component_arrays(stage: Stage, module: &mut dr::Module) {
+pub(super) fn split_component_arrays(stage: ShaderStage, module: &mut dr::Module) {
     let types = Types::new(module);
     let candidates: Vec<(u32, StorageClass, u32, u32)> = module
         .types_global_values

@@ -140,7 +140,7 @@ mod tests {
     use super::*;
     use crate::glsl::glslang::Compiler;
     use crate::glsl::spv::assert_valid_vulkan_spirv;
-    use crate::scene::Stage;
+    use crate::scene::ShaderStage;
     use rspirv::binary::Disassemble;
 
     #[test]
@@ -153,7 +153,7 @@ mod tests {
         ];
         assert!(crate::extension_fixes::vertex_layer_viewport(&mut units));
         let (words, _) = Compiler::for_tests()
-            .compile(Stage::Vertex, &[(units[0].clone(), None)])
+            .compile(ShaderStage::Vertex, &[(units[0].clone(), None)])
             .unwrap();
         let mut module = dr::load_words(&words).unwrap();
         assert!(restore_vertex_builtins(&mut module));
@@ -188,7 +188,7 @@ mod tests {
         ];
         assert!(crate::extension_fixes::fragment_layer_viewport(&mut units));
         let (words, _) = Compiler::for_tests()
-            .compile(Stage::Fragment, &[(units[0].clone(), None)])
+            .compile(ShaderStage::Fragment, &[(units[0].clone(), None)])
             .unwrap();
         let mut module = dr::load_words(&words).unwrap();
         assert!(restore_fragment_builtins(&mut module));

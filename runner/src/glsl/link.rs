@@ -11,7 +11,7 @@ use spirv::{Decoration, Op, StorageClass};
 
 use super::description::{stage_word, Scalar};
 use super::spv::{arrayed, id, runtime_array, set_decoration, Types};
-use crate::scene::Stage;
+use crate::scene::ShaderStage;
 
 /// Gives every stage-to-stage interface variable the same Location in every stage, by name,
 /// as a GL linker matches them. Vertex inputs and fragment outputs face the API and keep
@@ -19,7 +19,7 @@ use crate::scene::Stage;
 /// `separate` programs (one per stage) no linker sees both sides of an interface: see
 /// [`separate_locations`].
 pub(super) fn link_locations(
-    modules: &mut [(Stage, dr::Module, HashSet<String>)],
+    modules: &mut [(ShaderStage, dr::Module, HashSet<String>)],
     separate: bool,
 ) -> Result<(), String> {
     let vars = interface_variables(modules);
@@ -69,13 +69,13 @@ struct Var {
 }
 
 /// The named stage-to-stage interface variables of every module (not the API-facing ones).
-fn interface_variables(modules: &[(Stage, dr::Module, HashSet<String>)]) -> Vec<Var> {
+fn interface_variables(modules: &[(ShaderStage, dr::Module, HashSet<String>)]) -> Vec<Var> {
     let mut vars = Vec::new();
     for (index, (stage, module, explicit)) in modules.iter().enumerate() {
         let types = Types::new(module);
         for (var, storage, ty) in types.interface_variables(module) {
-            let api_facing = (*stage == Stage::Vertex && storage == StorageClass::Input)
-                || (*stage == Stage::Fragment && storage == StorageClass::Output);
+            let api_facing = (*stage == ShaderStage::Vertex && storage == StorageClass::Input)
+                || (*stage == ShaderStage::Fragment && storage == StorageClass::Output);
             if api_facing {
                 continue;
             }
@@ -120,7 +120,7 @@ fn interface_variables(modules: &[(Stage, dr::Module, HashSet<String>)]) -> Vec<
 
 /// GL's link error: an output and the next stage's input of one name with other types.
 fn check_signatures(
-    modules: &[(Stage, dr::Module, HashSet<String>)],
+    modules: &[(ShaderStage, dr::Module, HashSet<String>)],
     vars: &[Var],
 ) -> Result<(), String> {
     for out in vars.iter().filter(|v| v.output) {

@@ -7,7 +7,7 @@ use rspirv::dr::{self, Instruction, Operand};
 use spirv::{Decoration, Op, StorageClass};
 
 use super::spv::{id, Types};
-use crate::scene::Stage;
+use crate::scene::ShaderStage;
 
 /// A `gl_PerVertex` block variable (arrayed or not) and the members the stage uses.
 pub(super) struct PerVertex {
@@ -96,8 +96,9 @@ pub(super) fn per_vertex_block(module: &dr::Module, storage: StorageClass) -> Op
 /// block against the stage's input and output component limits, GL counts none. A stage's
 /// output block and the next stage's input block keep the same members (those either
 /// uses); an output keeps `gl_Position` too, as GL counts it against the limits.
-pub(super) fn trim_per_vertex_blocks(modules: &mut [(Stage, dr::Module, HashSet<String>)]) {
-    let pre_rasterization = |s: Stage| !matches!(s, Stage::Fragment | Stage::Compute);
+pub(super) fn trim_per_vertex_blocks(modules: &mut [(ShaderStage, dr::Module, HashSet<String>)]) {
+    let pre_rasterization =
+        |s: ShaderStage| !matches!(s, ShaderStage::Fragment | ShaderStage::Compute);
     for i in 0..modules.len() {
         if !pre_rasterization(modules[i].0) {
             continue;

@@ -735,34 +735,13 @@ fn flatten_value(
             .decoration_value(t, Decoration::ArrayStride)
             .unwrap_or(16)
     };
-    if let Some((len, elem)) = types.array(ty) {
-        let stride = stride_of(ty);
-        if let Some((scalar, columns, rows)) = types.shape(elem) {
-            out.push(UniformMember {
-                name: name.to_string(),
-                offset,
-                scalar,
-                columns,
-                rows,
-                matrix_stride: layout.stride,
-                array: Some((len, stride)),
-                row_major: layout.row_major && columns > 1,
-            });
-        } else {
-            for i in 0..len {
-                flatten_value(
-                    types,
-                    elem,
-                    &format!("{name}[{i}]"),
-                    offset + i * stride,
-                    layout,
-                    out,
-                )?;
-            }
-        }
-        return Ok(());
-    }
-    if let Some((scalar, columns, rows)) = types.shape(ty) {
+    let array = types.array(ty);
+    // A scalar, vector or matrix, or an array of them, is one member.
+    let leaf = match array {
+        Some((len, elem)) => types.shape(elem).map(|s| (s, Some((len, stride_of(ty))))),
+        None => types.shape(ty).map(|s| (s, None)),
+    };
+    if let Some(((scalar, columns, rows), array)) = leaf {
         out.push(UniformMember {
             name: name.to_string(),
             offset,
@@ -770,9 +749,23 @@ fn flatten_value(
             columns,
             rows,
             matrix_stride: layout.stride,
-            array: None,
+            array,
             row_major: layout.row_major && columns > 1,
         });
+        return Ok(());
+    }
+    if let Some((len, elem)) = array {
+        let stride = stride_of(ty);
+        for i in 0..len {
+            flatten_value(
+                types,
+                elem,
+                &format!("{name}[{i}]"),
+                offset + i * stride,
+                layout,
+                out,
+            )?;
+        }
         return Ok(());
     }
     match types.def(ty).map(|i| i.class.opcode) {

@@ -8,7 +8,7 @@ use rspirv::dr::{self, Instruction, Operand};
 use spirv::{Decoration, Op, StorageClass};
 
 use super::description::Scalar;
-use crate::scene::Stage;
+use crate::scene::ShaderStage;
 
 /// A decoration and its literal operands.
 type Decorations = Vec<(Decoration, Vec<u32>)>;
@@ -253,12 +253,12 @@ impl Types {
 
 /// Whether a stage's variables of this storage class are per-vertex arrays whose outer
 /// dimension does not count towards Locations.
-pub(super) fn arrayed(stage: Stage, storage: StorageClass) -> bool {
+pub(super) fn arrayed(stage: ShaderStage, storage: StorageClass) -> bool {
     matches!(
         (stage, storage),
-        (Stage::TessControl, _)
-            | (Stage::TessEval, StorageClass::Input)
-            | (Stage::Geometry, StorageClass::Input)
+        (ShaderStage::TessControl, _)
+            | (ShaderStage::TessEval, StorageClass::Input)
+            | (ShaderStage::Geometry, StorageClass::Input)
     )
 }
 

@@ -13,7 +13,7 @@ use crate::glsl::{Compiler, Program, SamplerUniform, UniformBlock};
 use crate::probe::DEFAULT_TOLERANCE;
 use crate::report::Outcome;
 use crate::scene::{
-    self, Capability, Command, Feature, PolygonMode, Query, Scene, SceneError, Stage,
+    self, Capability, Command, Feature, PolygonMode, Query, Scene, SceneError, ShaderStage,
 };
 use crate::vk::features::CoreFeature;
 use crate::vk::format::Format;
@@ -146,7 +146,10 @@ fn compile(
     let mut scene = scene::parse_as(&text, dialect)?;
     compat::lower(&mut scene)?;
     // Never hand such a pipeline to a driver: lavapipe and NVIDIA crash on it.
-    if scene.has_stage(Stage::TessEval) && !scene.has_stage(Stage::TessControl) && !vulkan.layer {
+    if scene.has_stage(ShaderStage::TessEval)
+        && !scene.has_stage(ShaderStage::TessControl)
+        && !vulkan.layer
+    {
         return Err(Outcome::Fail(TES_WITHOUT_TCS.into()));
     }
     // `link error`: GL links the stages' shaders; glslang links a stage's compilation
@@ -271,7 +274,7 @@ fn needs(scene: &Scene, program: &Program) -> Needs {
         .collect();
     let required = [
         (
-            req(Feature::Tessellation) || program.stage(Stage::TessEval).is_some(),
+            req(Feature::Tessellation) || program.stage(ShaderStage::TessEval).is_some(),
             CoreFeature::TessellationShader,
         ),
         (req(Feature::Geometry), CoreFeature::GeometryShader),
@@ -447,8 +450,8 @@ impl Player {
             query_pool,
             query: None,
             has_xfb_output: program.stages.iter().any(|s| s.xfb),
-            has_tess: program.stage(Stage::TessEval).is_some(),
-            has_geometry: program.stage(Stage::Geometry).is_some(),
+            has_tess: program.stage(ShaderStage::TessEval).is_some(),
+            has_geometry: program.stage(ShaderStage::Geometry).is_some(),
             vertex_inputs: program.vertex_inputs().to_vec(),
             vertex_attributes: data.attributes,
             vertex_stride: data.stride,
@@ -463,7 +466,7 @@ impl Player {
             xfb_varyings: program
                 .stages
                 .iter()
-                .rfind(|s| s.stage != Stage::Fragment)
+                .rfind(|s| s.stage != ShaderStage::Fragment)
                 .map_or(0, |s| s.xfb_varyings),
             program: program.clone(),
             block_data: BlockData::default(),

@@ -12,7 +12,7 @@ pub use super::pipeline_path::Path;
 use super::result::{check, VkResult};
 use super::target::Targets;
 use crate::layer::abi;
-use crate::scene::{CullFace, DepthFunc, Mode, PolygonMode, Stage};
+use crate::scene::{CullFace, DepthFunc, Mode, PolygonMode, ShaderStage};
 
 /// The fixed-function GL state a pipeline bakes in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -67,7 +67,7 @@ const DEPTH_RANGE: (f32, f32) = (0.0, 1.0);
 const GL_MAX_VIEWPORTS: u32 = 16;
 
 pub struct PipelineDesc<'a> {
-    pub stages: &'a [(Stage, vk::ShaderModule)],
+    pub stages: &'a [(ShaderStage, vk::ShaderModule)],
     pub layout: vk::PipelineLayout,
     pub bindings: &'a [vk::VertexInputBindingDescription],
     pub attributes: &'a [vk::VertexInputAttributeDescription],
@@ -115,14 +115,14 @@ pub fn primitive_mode(mode: Mode) -> abi::PrimitiveMode {
     }
 }
 
-pub fn stage_flag(stage: Stage) -> vk::ShaderStageFlags {
+pub fn stage_flag(stage: ShaderStage) -> vk::ShaderStageFlags {
     match stage {
-        Stage::Vertex => vk::ShaderStageFlags::VERTEX,
-        Stage::TessControl => vk::ShaderStageFlags::TESSELLATION_CONTROL,
-        Stage::TessEval => vk::ShaderStageFlags::TESSELLATION_EVALUATION,
-        Stage::Geometry => vk::ShaderStageFlags::GEOMETRY,
-        Stage::Fragment => vk::ShaderStageFlags::FRAGMENT,
-        Stage::Compute => vk::ShaderStageFlags::COMPUTE,
+        ShaderStage::Vertex => vk::ShaderStageFlags::VERTEX,
+        ShaderStage::TessControl => vk::ShaderStageFlags::TESSELLATION_CONTROL,
+        ShaderStage::TessEval => vk::ShaderStageFlags::TESSELLATION_EVALUATION,
+        ShaderStage::Geometry => vk::ShaderStageFlags::GEOMETRY,
+        ShaderStage::Fragment => vk::ShaderStageFlags::FRAGMENT,
+        ShaderStage::Compute => vk::ShaderStageFlags::COMPUTE,
     }
 }
 
@@ -246,7 +246,7 @@ pub fn create(gpu: &Gpu, targets: &Targets, desc: &PipelineDesc) -> VkResult<Pip
     let stage_infos = |pre_rasterization: bool| -> Vec<_> {
         desc.stages
             .iter()
-            .filter(|(stage, _)| (*stage != Stage::Fragment) == pre_rasterization)
+            .filter(|(stage, _)| (*stage != ShaderStage::Fragment) == pre_rasterization)
             .map(|(stage, module)| {
                 vk::PipelineShaderStageCreateInfo::default()
                     .stage(stage_flag(*stage))
@@ -315,7 +315,7 @@ pub fn create(gpu: &Gpu, targets: &Targets, desc: &PipelineDesc) -> VkResult<Pip
         .collect();
     let blend = vk::PipelineColorBlendStateCreateInfo::default().attachments(&blend_attachments);
     let formats = targets.rendering_formats();
-    let has_tess = desc.stages.iter().any(|(s, _)| *s == Stage::TessEval);
+    let has_tess = desc.stages.iter().any(|(s, _)| *s == ShaderStage::TessEval);
     let parts = Parts {
         pre_rasterization_stages: &pre_rasterization_stages,
         fragment_stages: &fragment_stages,
@@ -539,13 +539,13 @@ fn create_one(gpu: &Gpu, info: &vk::GraphicsPipelineCreateInfo) -> VkResult<vk::
 }
 
 /// The stage that follows `stage` in a graphics program with `stages`, for `nextStage`.
-fn next_stage(stage: Stage, stages: &[Stage]) -> vk::ShaderStageFlags {
-    const ORDER: [Stage; 5] = [
-        Stage::Vertex,
-        Stage::TessControl,
-        Stage::TessEval,
-        Stage::Geometry,
-        Stage::Fragment,
+fn next_stage(stage: ShaderStage, stages: &[ShaderStage]) -> vk::ShaderStageFlags {
+    const ORDER: [ShaderStage; 5] = [
+        ShaderStage::Vertex,
+        ShaderStage::TessControl,
+        ShaderStage::TessEval,
+        ShaderStage::Geometry,
+        ShaderStage::Fragment,
     ];
     ORDER
         .iter()
@@ -561,25 +561,25 @@ fn next_stage(stage: Stage, stages: &[Stage]) -> vk::ShaderStageFlags {
 pub fn create_shaders(
     gpu: &Gpu,
     targets: &Targets,
-    stages: &[(Stage, &[u32])],
+    stages: &[(ShaderStage, &[u32])],
     set_layouts: &[vk::DescriptorSetLayout],
     separate: bool,
-) -> VkResult<Vec<(Stage, vk::ShaderEXT)>> {
+) -> VkResult<Vec<(ShaderStage, vk::ShaderEXT)>> {
     let Some(objects) = &gpu.shader_object else {
         return Err("VK_EXT_shader_object is not enabled".into());
     };
     let specialization = Specialization::new(targets.height);
     let specialization = specialization.info();
-    let graphics: Vec<Stage> = stages
+    let graphics: Vec<ShaderStage> = stages
         .iter()
         .map(|(s, _)| *s)
-        .filter(|s| *s != Stage::Compute)
+        .filter(|s| *s != ShaderStage::Compute)
         .collect();
     let linked = !separate && graphics.len() > 1;
     let infos = |compute: bool| -> Vec<vk::ShaderCreateInfoEXT<'_>> {
         stages
             .iter()
-            .filter(|(stage, _)| (*stage == Stage::Compute) == compute)
+            .filter(|(stage, _)| (*stage == ShaderStage::Compute) == compute)
             .map(|(stage, words)| {
                 vk::ShaderCreateInfoEXT::default()
                     .flags(if linked && !compute {
@@ -610,7 +610,7 @@ pub fn create_shaders(
                 stages
                     .iter()
                     .map(|(s, _)| *s)
-                    .filter(|s| (*s == Stage::Compute) == compute)
+                    .filter(|s| (*s == ShaderStage::Compute) == compute)
                     .zip(created),
             ),
             Err((_, e)) => {
@@ -628,7 +628,7 @@ fn bytemuck_words(words: &[u32]) -> &[u8] {
     unsafe { std::slice::from_raw_parts(words.as_ptr().cast::<u8>(), 4 * words.len()) }
 }
 
-pub fn destroy_shaders(gpu: &Gpu, shaders: &[(Stage, vk::ShaderEXT)]) {
+pub fn destroy_shaders(gpu: &Gpu, shaders: &[(ShaderStage, vk::ShaderEXT)]) {
     if let Some(objects) = &gpu.shader_object {
         for (_, shader) in shaders {
             // SAFETY: the shader is this device's and no longer in use.
@@ -644,11 +644,11 @@ pub fn destroy_shaders(gpu: &Gpu, shaders: &[(Stage, vk::ShaderEXT)]) {
 pub unsafe fn bind_compute_shader(
     gpu: &Gpu,
     cmd: vk::CommandBuffer,
-    shaders: &[(Stage, vk::ShaderEXT)],
+    shaders: &[(ShaderStage, vk::ShaderEXT)],
 ) {
     if let (Some(objects), Some((_, shader))) = (
         &gpu.shader_object,
-        shaders.iter().find(|(s, _)| *s == Stage::Compute),
+        shaders.iter().find(|(s, _)| *s == ShaderStage::Compute),
     ) {
         // SAFETY: the caller's contract: `cmd` is recording and `shader` is this device's, on
         // which `objects` (VK_EXT_shader_object) was loaded.
@@ -667,7 +667,7 @@ pub unsafe fn record_shader_state(
     gpu: &Gpu,
     targets: &Targets,
     cmd: vk::CommandBuffer,
-    shaders: &[(Stage, vk::ShaderEXT)],
+    shaders: &[(ShaderStage, vk::ShaderEXT)],
     desc: &PipelineDesc,
 ) -> VkResult<()> {
     let Some(objects) = &gpu.shader_object else {
@@ -701,7 +701,7 @@ struct ShaderState<'a> {
 
 impl ShaderState<'_> {
     /// Binds `shaders` and no shader to each other stage the device's features allow.
-    unsafe fn bind_graphics_shaders(&self, shaders: &[(Stage, vk::ShaderEXT)]) {
+    unsafe fn bind_graphics_shaders(&self, shaders: &[(ShaderStage, vk::ShaderEXT)]) {
         let (objects, cmd) = (self.objects, self.cmd);
         let features = &self.gpu.enabled_features;
         let mut stages = vec![vk::ShaderStageFlags::VERTEX, vk::ShaderStageFlags::FRAGMENT];
@@ -729,7 +729,7 @@ impl ShaderState<'_> {
     }
 
     /// The vertex input, primitive and tessellation state.
-    unsafe fn set_vertex_input(&self, shaders: &[(Stage, vk::ShaderEXT)]) {
+    unsafe fn set_vertex_input(&self, shaders: &[(ShaderStage, vk::ShaderEXT)]) {
         let (objects, cmd, desc) = (self.objects, self.cmd, self.desc);
         let bindings: Vec<_> = desc
             .bindings
@@ -771,14 +771,14 @@ impl ShaderState<'_> {
             unsafe { (gl.set_primitive_mode)(cmd, desc.primitive_mode.0) };
         }
         let has = |stage| shaders.iter().any(|(s, _)| *s == stage);
-        if has(Stage::TessControl) || has(Stage::TessEval) {
+        if has(ShaderStage::TessControl) || has(ShaderStage::TessEval) {
             // GL_PATCH_VERTICES is GL state whether or not the program has a TCS: a TES
             // bound alone draws with the TCS the layer generates for this patch size.
             // SAFETY: as above; tessellation stages are only bound when
             // `tessellationShader` is on.
             unsafe { objects.cmd_set_patch_control_points(cmd, desc.patch_control_points) };
         }
-        if has(Stage::TessEval) {
+        if has(ShaderStage::TessEval) {
             // Vulkan's default, as a pipeline without a domain-origin state has it; GL's
             // origin is the layer's.
             // SAFETY: as above; a TES is only bound when `tessellationShader` is on.
@@ -1030,37 +1030,15 @@ mod tests {
 
     #[test]
     fn gl_only_modes_go_to_the_layer_with_a_plain_fallback_topology() {
+        use abi::PrimitiveMode as Gl;
+        use vk::PrimitiveTopology as Plain;
         let cases = [
-            (
-                Mode::LineLoop,
-                abi::PrimitiveMode::LINE_LOOP,
-                vk::PrimitiveTopology::LINE_STRIP,
-            ),
-            (
-                Mode::Quads,
-                abi::PrimitiveMode::QUADS,
-                vk::PrimitiveTopology::TRIANGLE_STRIP,
-            ),
-            (
-                Mode::QuadStrip,
-                abi::PrimitiveMode::QUAD_STRIP,
-                vk::PrimitiveTopology::TRIANGLE_STRIP,
-            ),
-            (
-                Mode::Polygon,
-                abi::PrimitiveMode::POLYGON,
-                vk::PrimitiveTopology::TRIANGLE_STRIP,
-            ),
-            (
-                Mode::LineStrip,
-                abi::PrimitiveMode::NONE,
-                vk::PrimitiveTopology::LINE_STRIP,
-            ),
-            (
-                Mode::TriangleFan,
-                abi::PrimitiveMode::NONE,
-                vk::PrimitiveTopology::TRIANGLE_FAN,
-            ),
+            (Mode::LineLoop, Gl::LINE_LOOP, Plain::LINE_STRIP),
+            (Mode::Quads, Gl::QUADS, Plain::TRIANGLE_STRIP),
+            (Mode::QuadStrip, Gl::QUAD_STRIP, Plain::TRIANGLE_STRIP),
+            (Mode::Polygon, Gl::POLYGON, Plain::TRIANGLE_STRIP),
+            (Mode::LineStrip, Gl::NONE, Plain::LINE_STRIP),
+            (Mode::TriangleFan, Gl::NONE, Plain::TRIANGLE_FAN),
         ];
         for (mode, gl, plain) in cases {
             assert_eq!(primitive_mode(mode), gl, "{mode:?}");
