@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 
+use glsem_spirv::module::Editor;
 use rspirv::dr::{self, Operand};
 use spirv::{Decoration, Op, StorageClass};
 
@@ -13,9 +14,7 @@ use super::description::{
     FIRST_SAMPLER_BINDING, FIRST_STORAGE_BINDING,
 };
 use super::source::{explicit_uniforms, gl_block_binding};
-use super::spv::{
-    id, literal, rewrite_instructions, runtime_array, set_decoration, Additions, Types,
-};
+use super::spv::{edit_words, id, literal, rewrite_instructions, runtime_array, Additions, Types};
 use crate::scene::{SceneError, ATOMIC_COUNTER_BINDINGS};
 
 /// Moves the stage's `gl_DefaultUniformBlock` to set 0, binding `binding` (one binding per
@@ -355,31 +354,25 @@ fn decorate_bindings(
     samplers: &[(u32, SamplerUniform)],
     storage_blocks: &[(u32, StorageBlock)],
 ) {
-    for (var, block) in blocks {
-        set_decoration(module, *var, Decoration::DescriptorSet, 0);
-        set_decoration(module, *var, Decoration::Binding, block.binding);
-    }
-    for (var, sampler) in samplers {
-        // glslang keeps a GL uniform location on the sampler; Vulkan forbids Location on
-        // UniformConstant (VUID-StandaloneSpirv-Location-06672). The runner keeps the
-        // location (`uniform_locations`).
-        module.annotations.retain(|i| {
-            !(i.class.opcode == Op::Decorate
-                && i.operands.first() == Some(&Operand::IdRef(*var))
-                && i.operands.get(1) == Some(&Operand::Decoration(Decoration::Location)))
-        });
-        set_decoration(module, *var, Decoration::DescriptorSet, 0);
-        set_decoration(module, *var, Decoration::Binding, sampler.binding);
-    }
-    for (var, block) in storage_blocks {
-        set_decoration(module, *var, Decoration::DescriptorSet, 0);
-        set_decoration(
-            module,
-            *var,
-            Decoration::Binding,
-            FIRST_STORAGE_BINDING + block.gl_binding,
-        );
-    }
+    edit_words(module, |editor| {
+        let bind = |editor: &mut Editor, var: u32, binding: u32| {
+            editor.set_decoration(var, Decoration::DescriptorSet, &[0]);
+            editor.set_decoration(var, Decoration::Binding, &[binding]);
+        };
+        for (var, block) in blocks {
+            bind(editor, *var, block.binding);
+        }
+        for (var, sampler) in samplers {
+            // glslang keeps a GL uniform location on the sampler; Vulkan forbids Location
+            // on UniformConstant (VUID-StandaloneSpirv-Location-06672). The runner keeps
+            // the location (`uniform_locations`).
+            editor.remove_decoration(*var, Decoration::Location);
+            bind(editor, *var, sampler.binding);
+        }
+        for (var, block) in storage_blocks {
+            bind(editor, *var, FIRST_STORAGE_BINDING + block.gl_binding);
+        }
+    });
 }
 
 /// Vulkan takes one-dimensional arrays of blocks only (VUID-StandaloneSpirv-Uniform-06807):

@@ -4,6 +4,8 @@
 use std::collections::HashMap;
 
 use glsem_spirv::layout::Shape;
+use glsem_spirv::module::{Editor, Module};
+use rspirv::binary::Assemble;
 use rspirv::dr::{self, Instruction, Operand};
 use spirv::{Decoration, Op, StorageClass};
 
@@ -251,6 +253,22 @@ impl Types {
     }
 }
 
+/// Runs `edit` over `module` through glsem-spirv's view and [`Editor`], then puts the
+/// edited module back, for passes that edit words between passes that still work on
+/// rspirv's `dr::Module`.
+pub(super) fn edit_words<T>(module: &mut dr::Module, edit: impl FnOnce(&mut Editor) -> T) -> T {
+    let words = module.assemble();
+    // rspirv assembles its sections in order and with unique ids: what the view checks.
+    let view = Module::parse(&words).expect("an assembled module is well-formed");
+    let mut editor = Editor::new(&view);
+    let result = edit(&mut editor);
+    let edited = editor
+        .finish()
+        .expect("a link pass adds a few ids, far from SPIR-V's bound");
+    *module = dr::load_words(&edited).expect("the editor writes a loadable module");
+    result
+}
+
 /// Whether a stage's variables of this storage class are per-vertex arrays whose outer
 /// dimension does not count towards Locations.
 pub(super) fn arrayed(stage: ShaderStage, storage: StorageClass) -> bool {
@@ -260,35 +278,6 @@ pub(super) fn arrayed(stage: ShaderStage, storage: StorageClass) -> bool {
             | (ShaderStage::TessEval, StorageClass::Input)
             | (ShaderStage::Geometry, StorageClass::Input)
     )
-}
-
-/// Replaces (or adds) `OpDecorate target decoration value`.
-pub(super) fn set_decoration(
-    module: &mut dr::Module,
-    target: u32,
-    decoration: Decoration,
-    value: u32,
-) {
-    for inst in &mut module.annotations {
-        if inst.class.opcode == Op::Decorate
-            && inst.operands.first() == Some(&Operand::IdRef(target))
-            && inst.operands.get(1) == Some(&Operand::Decoration(decoration))
-        {
-            inst.operands.truncate(2);
-            inst.operands.push(Operand::LiteralBit32(value));
-            return;
-        }
-    }
-    module.annotations.push(Instruction::new(
-        Op::Decorate,
-        None,
-        None,
-        vec![
-            Operand::IdRef(target),
-            Operand::Decoration(decoration),
-            Operand::LiteralBit32(value),
-        ],
-    ));
 }
 
 /// The element type of an unsized array type.
