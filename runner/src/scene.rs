@@ -1520,10 +1520,7 @@ fn parse_texture_command(t: &[&str], number: usize, line: &str) -> Result<Comman
             },
         },
         ["texture", "quads", unit, level, rest @ ..] => {
-            if parse_num::<u32>(level, number, line)? != 0 {
-                return Err(skip(number, line, "texture levels other than 0"));
-            }
-            let v = parse_nums::<f32>(rest, 20, number, line)?;
+            let v = base_level_numbers(level, rest, 20, number, line)?;
             let color = |i: usize| [v[i], v[i + 1], v[i + 2], v[i + 3]];
             Command::Texture {
                 unit: parse_num(unit, number, line)?,
@@ -1543,10 +1540,7 @@ fn parse_texture_command(t: &[&str], number: usize, line: &str) -> Result<Comman
             },
         },
         ["texture", "checkerboard", unit, level, rest @ ..] => {
-            if parse_num::<u32>(level, number, line)? != 0 {
-                return Err(skip(number, line, "texture levels other than 0"));
-            }
-            let v = parse_nums::<f32>(rest, 10, number, line)?;
+            let v = base_level_numbers(level, rest, 10, number, line)?;
             Command::Texture {
                 unit: parse_num(unit, number, line)?,
                 image: TextureImage::Checkerboard {
@@ -1709,20 +1703,38 @@ fn parse_vertex_command(t: &[&str], number: usize, line: &str) -> Result<Command
     })
 }
 
+/// A point size or line width: GL's GL_INVALID_VALUE for one that is not positive.
+fn positive_size(v: &str, number: usize, line: &str, what: &str) -> Result<f32, SceneError> {
+    let size: f32 = parse_num(v, number, line)?;
+    if size <= 0.0 {
+        return Err(fail(
+            number,
+            line,
+            &format!("{what} must be positive (GL_INVALID_VALUE)"),
+        ));
+    }
+    Ok(size)
+}
+
+/// The `count` numbers of a texture command whose level must be 0 (the runner makes one
+/// level).
+fn base_level_numbers(
+    level: &str,
+    rest: &[&str],
+    count: usize,
+    number: usize,
+    line: &str,
+) -> Result<Vec<f32>, SceneError> {
+    if parse_num::<u32>(level, number, line)? != 0 {
+        return Err(skip(number, line, "texture levels other than 0"));
+    }
+    parse_nums::<f32>(rest, count, number, line)
+}
+
 /// `point …` and `line …`: point and line rasterization.
 fn parse_point_line_command(t: &[&str], number: usize, line: &str) -> Result<Command, SceneError> {
     Ok(match t {
-        ["point", "size", v] => {
-            let size: f32 = parse_num(v, number, line)?;
-            if size <= 0.0 {
-                return Err(fail(
-                    number,
-                    line,
-                    "point size must be positive (GL_INVALID_VALUE)",
-                ));
-            }
-            Command::PointSize(size)
-        }
+        ["point", "size", v] => Command::PointSize(positive_size(v, number, line, "point size")?),
         ["point", "sprite", "coord", "origin", origin] => {
             Command::PointSpriteLowerLeft(match *origin {
                 "GL_UPPER_LEFT" => false,
@@ -1736,17 +1748,7 @@ fn parse_point_line_command(t: &[&str], number: usize, line: &str) -> Result<Com
                 }
             })
         }
-        ["line", "width", w] => {
-            let width: f32 = parse_num(w, number, line)?;
-            if width <= 0.0 {
-                return Err(fail(
-                    number,
-                    line,
-                    "line width must be positive (GL_INVALID_VALUE)",
-                ));
-            }
-            Command::LineWidth(width)
-        }
+        ["line", "width", w] => Command::LineWidth(positive_size(w, number, line, "line width")?),
         ["line", "stipple", factor, pattern] => {
             let pattern = match pattern.strip_prefix("0x") {
                 Some(hex) => u16::from_str_radix(hex, 16).ok(),

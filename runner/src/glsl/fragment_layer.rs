@@ -91,21 +91,38 @@ mod tests {
     use crate::scene::ShaderStage;
     use rspirv::binary::Disassemble;
 
-    #[test]
-    fn vertex_placeholders_become_the_built_ins() {
-        let mut units = vec![
-            "#version 140\n#extension GL_AMD_vertex_shader_layer : enable\n\
-             #extension GL_AMD_vertex_shader_viewport_index : enable\n\
-             void main() { gl_Position = vec4(0); gl_Layer = 3; gl_ViewportIndex = 2; }\n"
-                .to_string(),
-        ];
-        assert!(crate::extension_fixes::vertex_layer_viewport(&mut units));
+    /// `source`, its source fix, glslang and `restore`: the disassembly, once `restore` has
+    /// changed the module and spirv-val has accepted it.
+    fn restored(
+        stage: ShaderStage,
+        source: &str,
+        fix: fn(&mut [String]) -> bool,
+        restore: fn(&mut dr::Module) -> bool,
+    ) -> String {
+        let mut units = vec![source.to_string()];
+        assert!(fix(&mut units));
         let (words, _) = Compiler::for_tests()
-            .compile(ShaderStage::Vertex, &[(units[0].clone(), None)])
+            .compile(stage, &[(units[0].clone(), None)])
             .unwrap();
         let mut module = dr::load_words(&words).unwrap();
-        assert!(restore_vertex_builtins(&mut module));
-        let text = module.disassemble();
+        assert!(restore(&mut module));
+        assert_valid_vulkan_spirv(
+            &rspirv::binary::Assemble::assemble(&module),
+            "fragment_layer",
+        );
+        module.disassemble()
+    }
+
+    #[test]
+    fn vertex_placeholders_become_the_built_ins() {
+        let text = restored(
+            ShaderStage::Vertex,
+            "#version 140\n#extension GL_AMD_vertex_shader_layer : enable\n\
+             #extension GL_AMD_vertex_shader_viewport_index : enable\n\
+             void main() { gl_Position = vec4(0); gl_Layer = 3; gl_ViewportIndex = 2; }\n",
+            crate::extension_fixes::vertex_layer_viewport,
+            restore_vertex_builtins,
+        );
         assert!(text.contains("BuiltIn Layer"), "{text}");
         assert!(text.contains("BuiltIn ViewportIndex"), "{text}");
         assert!(
@@ -117,34 +134,20 @@ mod tests {
             "{text}"
         );
         assert!(!text.contains("Location"), "{text}");
-        assert_valid(&module);
-    }
-
-    fn assert_valid(module: &dr::Module) {
-        assert_valid_vulkan_spirv(
-            &rspirv::binary::Assemble::assemble(module),
-            "fragment_layer",
-        );
     }
 
     #[test]
     fn placeholders_become_the_built_ins() {
-        let mut units = vec![
+        let text = restored(
+            ShaderStage::Fragment,
             "#version 150\n#extension GL_ARB_fragment_layer_viewport : require\n\
-             out vec4 c;\nvoid main() { c = vec4(gl_Layer, gl_ViewportIndex, 0, 1); }\n"
-                .to_string(),
-        ];
-        assert!(crate::extension_fixes::fragment_layer_viewport(&mut units));
-        let (words, _) = Compiler::for_tests()
-            .compile(ShaderStage::Fragment, &[(units[0].clone(), None)])
-            .unwrap();
-        let mut module = dr::load_words(&words).unwrap();
-        assert!(restore_fragment_builtins(&mut module));
-        let text = module.disassemble();
+             out vec4 c;\nvoid main() { c = vec4(gl_Layer, gl_ViewportIndex, 0, 1); }\n",
+            crate::extension_fixes::fragment_layer_viewport,
+            restore_fragment_builtins,
+        );
         assert!(text.contains("BuiltIn Layer"), "{text}");
         assert!(text.contains("BuiltIn ViewportIndex"), "{text}");
         assert!(text.contains("OpCapability MultiViewport"), "{text}");
         assert!(!text.contains("Location 3"), "{text}");
-        assert_valid(&module);
     }
 }

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use glsem_spirv::layout::Shape;
+use glsem_spirv::layout;
 use glsem_spirv::module::{Editor, Module};
 use rspirv::binary::Assemble;
 use rspirv::dr::{self, Instruction, Operand};
@@ -22,6 +22,8 @@ pub(super) struct Types {
     pub(super) member_names: HashMap<(u32, u32), String>,
     decorations: HashMap<u32, Decorations>,
     member_decorations: HashMap<(u32, u32), Decorations>,
+    /// The Locations of each interface type, by glsem-spirv's layout.
+    location_slots: HashMap<u32, u32>,
 }
 
 pub(super) fn literal(op: &Operand) -> Option<u32> {
@@ -46,6 +48,7 @@ impl Types {
             member_names: HashMap::new(),
             decorations: HashMap::new(),
             member_decorations: HashMap::new(),
+            location_slots: location_slots(module),
         };
         for inst in &module.types_global_values {
             if let Some(rid) = inst.result_id {
@@ -142,46 +145,10 @@ impl Types {
     }
 
     /// Interface Locations a value of `ty` occupies (Vulkan "Location Assignment"), by the
-    /// layer's rule (`glsem_spirv::layout`).
+    /// layer's rule (`glsem_spirv::layout`); a type that is no interface type, or an array
+    /// whose length is not a plain constant, takes one Location, as a scalar does.
     pub(super) fn slots(&self, ty: u32) -> u32 {
-        self.location_shape(ty).location_slots()
-    }
-
-    /// `ty` as a layout shape; a type that is no interface type, or an array whose length
-    /// is not a plain constant, takes one Location, as a scalar does.
-    fn location_shape(&self, ty: u32) -> Shape {
-        let one = Shape::Vector {
-            width: 32,
-            count: 1,
-        };
-        let Some(inst) = self.def(ty) else { return one };
-        match inst.class.opcode {
-            Op::TypeVector => Shape::Vector {
-                width: self.scalar_width(inst.operands.first().and_then(id).unwrap_or(0)),
-                count: inst.operands.get(1).and_then(literal).unwrap_or(1),
-            },
-            // Locations count a matrix as the array of its columns.
-            Op::TypeMatrix => Shape::Array {
-                element: Box::new(
-                    self.location_shape(inst.operands.first().and_then(id).unwrap_or(0)),
-                ),
-                length: inst.operands.get(1).and_then(literal).unwrap_or(1),
-            },
-            Op::TypeArray => self
-                .array(ty)
-                .map_or(one, |(length, element)| Shape::Array {
-                    element: Box::new(self.location_shape(element)),
-                    length,
-                }),
-            Op::TypeStruct => Shape::Struct(
-                inst.operands
-                    .iter()
-                    .filter_map(id)
-                    .map(|m| self.location_shape(m))
-                    .collect(),
-            ),
-            _ => one,
-        }
+        self.location_slots.get(&ty).copied().unwrap_or(1)
     }
 
     fn scalar_width(&self, ty: u32) -> u32 {
@@ -251,6 +218,18 @@ impl Types {
             })
             .collect()
     }
+}
+
+/// The Locations of each interface type of `module`.
+fn location_slots(module: &dr::Module) -> HashMap<u32, u32> {
+    let words = module.assemble();
+    let Ok(view) = Module::parse(&words) else {
+        return HashMap::new();
+    };
+    view.types
+        .keys()
+        .filter_map(|&ty| Some((ty, layout::location_slots(&view, ty)?)))
+        .collect()
 }
 
 /// Runs `edit` over `module` through glsem-spirv's view and [`Editor`], then puts the

@@ -731,28 +731,7 @@ impl ShaderState<'_> {
     /// The vertex input, primitive and tessellation state.
     unsafe fn set_vertex_input(&self, shaders: &[(ShaderStage, vk::ShaderEXT)]) {
         let (objects, cmd, desc) = (self.objects, self.cmd, self.desc);
-        let bindings: Vec<_> = desc
-            .bindings
-            .iter()
-            .map(|b| {
-                vk::VertexInputBindingDescription2EXT::default()
-                    .binding(b.binding)
-                    .stride(b.stride)
-                    .input_rate(b.input_rate)
-                    .divisor(1)
-            })
-            .collect();
-        let attributes: Vec<_> = desc
-            .attributes
-            .iter()
-            .map(|a| {
-                vk::VertexInputAttributeDescription2EXT::default()
-                    .location(a.location)
-                    .binding(a.binding)
-                    .format(a.format)
-                    .offset(a.offset)
-            })
-            .collect();
+        let (bindings, attributes) = vertex_input_2(desc);
         // The state setters here and below only record values into `cmd`, which
         // `ShaderState`'s contract has recording inside `vkCmdBeginRendering` on the device
         // `objects` was loaded for; each setter whose command needs a feature is called only
