@@ -4,7 +4,7 @@
 
 use spirv::{Decoration, Op};
 
-use crate::module::{encode_string, Editor, Module, Section};
+use crate::module::{encode_string, entry_point_with_interface, Editor, Module, Section};
 
 impl Module<'_> {
     /// Indices of the instructions of `section`.
@@ -73,6 +73,14 @@ impl Editor<'_, '_> {
 
     /// Names `id` `name`, in place of the module's `OpName` of it.
     pub fn rename(&mut self, id: u32, name: &str) {
+        self.remove_name(id);
+        let mut ops = vec![id];
+        ops.extend(encode_string(name));
+        self.add_debug_name(Op::Name, &ops);
+    }
+
+    /// Removes the module's `OpName` of `id`.
+    pub fn remove_name(&mut self, id: u32) {
         let module = self.module;
         for index in module.section_range(Section::Debug) {
             let inst = &module.insts[index];
@@ -80,7 +88,50 @@ impl Editor<'_, '_> {
                 self.remove(index);
             }
         }
-        self.name(id, name);
+    }
+
+    /// Puts `replace(id)`, where it is `Some`, in place of each id an entry point's
+    /// interface lists (an empty list takes the id out); once per edit, as
+    /// [`Editor::extend_interface`].
+    pub fn replace_in_interfaces(&mut self, replace: impl Fn(u32) -> Option<Vec<u32>>) {
+        let module = self.module;
+        for ep in &module.entry_points {
+            let mut interface = Vec::with_capacity(ep.interface.len());
+            let mut changed = false;
+            for &listed in &ep.interface {
+                match replace(listed) {
+                    Some(ids) => {
+                        interface.extend(ids);
+                        changed = true;
+                    }
+                    None => interface.push(listed),
+                }
+            }
+            if changed {
+                let words = entry_point_with_interface(&module.insts[ep.index], &interface);
+                self.replace(ep.index, words);
+            }
+        }
+    }
+
+    /// `OpMemberName ty member name`.
+    pub fn member_name(&mut self, ty: u32, member: u32, name: &str) {
+        let mut ops = vec![ty, member];
+        ops.extend(encode_string(name));
+        self.add_debug_name(Op::MemberName, &ops);
+    }
+
+    /// An `OpName` or `OpMemberName`, before the module's first `OpModuleProcessed`, which
+    /// ends the debug section after the names.
+    fn add_debug_name(&mut self, op: Op, operands: &[u32]) {
+        let module = self.module;
+        let processed = module
+            .section_range(Section::Debug)
+            .find(|&i| module.insts[i].op() == Some(Op::ModuleProcessed));
+        match processed {
+            Some(index) => self.insert_before(index, &crate::module::inst(op, operands)),
+            None => self.append(Section::Debug, op, operands),
+        }
     }
 
     /// Declares `OpExtension name` unless the module does (once per edit: an appended
@@ -99,11 +150,15 @@ mod tests {
     use super::*;
     use crate::module::{push_inst, MAGIC};
 
-    /// `%var` (id 3), an Input float named "old" at Location 1.
+    /// `%var` (id 3), an Input float named "old" at Location 1 that entry point `main` lists.
     fn module() -> Vec<u32> {
-        let mut w = vec![MAGIC, 0x0001_0000, 0, 5, 0];
+        let mut w = vec![MAGIC, 0x0001_0000, 0, 8, 0];
         push_inst(&mut w, Op::Capability, &[spirv::Capability::Shader as u32]);
         push_inst(&mut w, Op::MemoryModel, &[0, 1]);
+        let mut entry = vec![spirv::ExecutionModel::Vertex as u32, 4];
+        entry.extend(encode_string("main"));
+        entry.push(3);
+        push_inst(&mut w, Op::EntryPoint, &entry);
         let mut name = vec![3];
         name.extend(encode_string("old"));
         push_inst(&mut w, Op::Name, &name);
@@ -143,5 +198,18 @@ mod tests {
         let m = Module::parse(&edited).unwrap();
         assert!(!m.has_decoration(3, Decoration::Location));
         assert_eq!(m.section_range(Section::Global).len(), 3);
+    }
+
+    #[test]
+    fn interfaces_list_the_replacements() {
+        let words = module();
+        let m = Module::parse(&words).unwrap();
+        let mut editor = Editor::new(&m);
+        editor.replace_in_interfaces(|id| (id == 3).then(|| vec![6, 7]));
+        editor.member_name(1, 0, "unused");
+        let edited = editor.finish().unwrap();
+        let m = Module::parse(&edited).unwrap();
+        assert_eq!(m.entry_points[0].interface, [6, 7]);
+        assert_eq!(m.entry_points[0].name, "main");
     }
 }

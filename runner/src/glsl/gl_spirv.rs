@@ -107,25 +107,19 @@ pub(super) fn specialize(module: &mut dr::Module, values: &[(u32, u32)]) -> Resu
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::process::Command;
 
     #[test]
     fn gl_spirv_becomes_vulkan_spirv() {
         let assembled = |text: &str| {
-            let dir = crate::glsl::glslang::Compiler::for_tests().dir;
-            let src = dir.join("t.spvasm");
-            let spv = dir.join("t.spv");
-            std::fs::write(&src, text).unwrap();
-            let ok = Command::new("spirv-as")
-                .args(["--target-env", "opengl4.5"])
-                .arg(&src)
-                .arg("-o")
-                .arg(&spv)
-                .status()
-                .unwrap()
-                .success();
-            assert!(ok);
-            dr::load_bytes(std::fs::read(&spv).unwrap()).unwrap()
+            let shader = crate::scene::Shader {
+                stage: crate::scene::ShaderStage::Vertex,
+                source: text.to_string(),
+                first_line: 1,
+            };
+            let words = crate::glsl::glslang::Compiler::for_tests()
+                .assemble(&shader)
+                .unwrap();
+            dr::load_words(words).unwrap()
         };
         let head = "OpCapability Shader\nOpMemoryModel Logical GLSL450\n\
                     OpEntryPoint Vertex %main \"main\" %vid\nOpDecorate %vid BuiltIn VertexId\n\
