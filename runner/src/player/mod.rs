@@ -416,7 +416,7 @@ impl Player {
         options: &Options,
         data: scene::VertexData,
     ) -> Result<Player, SceneError> {
-        let (cmd_pool, cmd, fence) = command_objects(&gpu).map_err(fail)?;
+        let (cmd_pool, cmd, fence) = gpu.command_objects().map_err(fail)?;
         let rect_buffer = gpu
             .buffer(4 * RECT_STRIDE as u64, vk::BufferUsageFlags::VERTEX_BUFFER)
             .map_err(fail)?;
@@ -1214,26 +1214,4 @@ impl Drop for Player {
             d.destroy_command_pool(self.cmd_pool, None);
         }
     }
-}
-
-/// The player's command pool (resettable buffers), its one command buffer and an
-/// unsignalled fence for its submissions.
-fn command_objects(gpu: &Gpu) -> VkResult<(vk::CommandPool, vk::CommandBuffer, vk::Fence)> {
-    let d = &gpu.device;
-    let info = vk::CommandPoolCreateInfo::default()
-        .queue_family_index(gpu.queue_family)
-        .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER);
-    // SAFETY: `gpu.queue_family` is the family the device's queue was created in.
-    let pool =
-        unsafe { d.create_command_pool(&info, None) }.map_err(check("vkCreateCommandPool"))?;
-    let info = vk::CommandBufferAllocateInfo::default()
-        .command_pool(pool)
-        .command_buffer_count(1);
-    // SAFETY: `pool` was just made on this device.
-    let cmd =
-        unsafe { d.allocate_command_buffers(&info) }.map_err(check("vkAllocateCommandBuffers"))?[0];
-    // SAFETY: a plain fence create info, no chain.
-    let fence = unsafe { d.create_fence(&vk::FenceCreateInfo::default(), None) }
-        .map_err(check("vkCreateFence"))?;
-    Ok((pool, cmd, fence))
 }
