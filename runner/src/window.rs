@@ -650,26 +650,20 @@ impl Swapchain {
             surface_fns.get_physical_device_surface_support(pd, gpu.queue_family, surface)
         }
         .map_err(check("vkGetPhysicalDeviceSurfaceSupportKHR"))?;
-        if !can_present {
-            return Err(format!(
-                "{}: the graphics queue cannot present to this window",
-                gpu.name
-            )
-            .into());
-        }
+        require(
+            can_present,
+            gpu,
+            "the graphics queue cannot present to this window",
+        )?;
         // SAFETY: as above.
         let caps = unsafe { surface_fns.get_physical_device_surface_capabilities(pd, surface) }
             .map_err(check("vkGetPhysicalDeviceSurfaceCapabilitiesKHR"))?;
-        if !caps
-            .supported_usage_flags
-            .contains(vk::ImageUsageFlags::TRANSFER_DST)
-        {
-            return Err(format!(
-                "{}: swapchain images cannot be transfer destinations",
-                gpu.name
-            )
-            .into());
-        }
+        require(
+            caps.supported_usage_flags
+                .contains(vk::ImageUsageFlags::TRANSFER_DST),
+            gpu,
+            "swapchain images cannot be transfer destinations",
+        )?;
         // SAFETY: as above.
         let formats = unsafe { surface_fns.get_physical_device_surface_formats(pd, surface) }
             .map_err(check("vkGetPhysicalDeviceSurfaceFormatsKHR"))?;
@@ -680,13 +674,11 @@ impl Swapchain {
                 .get_physical_device_format_properties(pd, format.format)
         }
         .optimal_tiling_features;
-        if !features.contains(vk::FormatFeatureFlags::BLIT_DST) {
-            return Err(format!(
-                "{}: cannot blit into the swapchain format {:?}",
-                gpu.name, format.format
-            )
-            .into());
-        }
+        require(
+            features.contains(vk::FormatFeatureFlags::BLIT_DST),
+            gpu,
+            &format!("cannot blit into the swapchain format {:?}", format.format),
+        )?;
         let extent = swapchain_extent(&caps, size);
         let mut count = caps.min_image_count + 1;
         if caps.max_image_count != 0 {
@@ -874,6 +866,15 @@ fn record_present(
         ImageUse::TRANSFER_DST,
         present,
     );
+}
+
+/// `Ok` where `holds`, else the error that the window cannot be shown on `gpu`: `why`.
+fn require(holds: bool, gpu: &Gpu, why: &str) -> VkResult<()> {
+    if holds {
+        Ok(())
+    } else {
+        Err(format!("{}: {why}", gpu.name).into())
+    }
 }
 
 /// An 8-bit UNORM format if the surface has one: the panes' bytes then reach the screen

@@ -628,6 +628,16 @@ impl Player {
         // SAFETY: `info` points at `bindings`, which outlives the call (no immutable samplers).
         self.set_layout = unsafe { d.create_descriptor_set_layout(&info, None) }
             .map_err(check("vkCreateDescriptorSetLayout"))?;
+        // The sampler uniforms' descriptors, of storage images or of sampled ones.
+        let image_descriptors = |storage: bool| {
+            self.textures
+                .samplers
+                .values()
+                .filter(|(s, ..)| s.storage_image == storage)
+                .map(|(s, ..)| s.count)
+                .sum::<u32>()
+                .max(1)
+        };
         let sizes = [
             vk::DescriptorPoolSize {
                 ty: vk::DescriptorType::UNIFORM_BUFFER,
@@ -635,25 +645,11 @@ impl Player {
             },
             vk::DescriptorPoolSize {
                 ty: vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
-                descriptor_count: self
-                    .textures
-                    .samplers
-                    .values()
-                    .filter(|(s, ..)| !s.storage_image)
-                    .map(|(s, ..)| s.count)
-                    .sum::<u32>()
-                    .max(1),
+                descriptor_count: image_descriptors(false),
             },
             vk::DescriptorPoolSize {
                 ty: vk::DescriptorType::STORAGE_IMAGE,
-                descriptor_count: self
-                    .textures
-                    .samplers
-                    .values()
-                    .filter(|(s, ..)| s.storage_image)
-                    .map(|(s, ..)| s.count)
-                    .sum::<u32>()
-                    .max(1),
+                descriptor_count: image_descriptors(true),
             },
             vk::DescriptorPoolSize {
                 ty: vk::DescriptorType::STORAGE_BUFFER,

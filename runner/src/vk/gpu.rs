@@ -517,13 +517,8 @@ impl Gpu {
         // SAFETY: `view_info` names `image`, bound to memory by `bound_image`.
         let view = unsafe { d.create_image_view(&view_info, None) }
             .map_err(check("vkCreateImageView"))
-            .inspect_err(|_| {
-                // SAFETY: `image` and `memory` are `d`'s and no view or command uses them.
-                unsafe {
-                    d.destroy_image(image, None);
-                    d.free_memory(memory, None);
-                }
-            })?;
+            // SAFETY: `image` and `memory` are this device's and no view or command uses them.
+            .inspect_err(|_| unsafe { self.discard_image(image, memory) })?;
         Ok((image, memory, view))
     }
 
@@ -546,14 +541,21 @@ impl Gpu {
         // SAFETY: `memory` was allocated for `req`, the requirements of `image`, both `d`'s.
         unsafe { d.bind_image_memory(image, memory, 0) }
             .map_err(check("vkBindImageMemory"))
-            .inspect_err(|_| {
-                // SAFETY: `image` and `memory` are `d`'s and nothing uses them.
-                unsafe {
-                    d.destroy_image(image, None);
-                    d.free_memory(memory, None);
-                }
-            })?;
+            // SAFETY: `image` and `memory` are this device's and nothing uses them.
+            .inspect_err(|_| unsafe { self.discard_image(image, memory) })?;
         Ok((image, memory))
+    }
+
+    /// Destroys `image` and frees `memory`, on a failure while making them ready.
+    ///
+    /// # Safety
+    /// Both are this device's and nothing uses them.
+    unsafe fn discard_image(&self, image: vk::Image, memory: vk::DeviceMemory) {
+        // SAFETY: the caller's.
+        unsafe {
+            self.device.destroy_image(image, None);
+            self.device.free_memory(memory, None);
+        }
     }
 
     /// A command pool of resettable buffers, its one command buffer and an unsignalled

@@ -416,53 +416,54 @@ fn create_from_libraries(
     }
     let mut libraries = Vec::new();
     let linked = (|| {
-        let library = |part, info| library(gpu, targets, parts.formats, part, library_flags, info);
-        libraries.push(library(
-            vk::GraphicsPipelineLibraryFlagsEXT::VERTEX_INPUT_INTERFACE,
-            vk::GraphicsPipelineCreateInfo::default()
-                .vertex_input_state(parts.vertex_input)
-                .input_assembly_state(parts.input_assembly),
-        )?);
+        let vertex_input = vk::GraphicsPipelineCreateInfo::default()
+            .vertex_input_state(parts.vertex_input)
+            .input_assembly_state(parts.input_assembly);
         // The input assembly state too, which Vulkan ignores here: GL's primitive mode
         // chained to it tells the layer to add its geometry shader to these stages.
-        let mut info = vk::GraphicsPipelineCreateInfo::default()
+        let mut pre_rasterization = vk::GraphicsPipelineCreateInfo::default()
             .stages(parts.pre_rasterization_stages)
             .input_assembly_state(parts.input_assembly)
             .viewport_state(parts.viewport)
             .rasterization_state(parts.rasterization)
             .layout(parts.layout);
         if let Some(tessellation) = parts.tessellation {
-            info = info.tessellation_state(tessellation);
+            pre_rasterization = pre_rasterization.tessellation_state(tessellation);
         }
-        libraries.push(library(
-            vk::GraphicsPipelineLibraryFlagsEXT::PRE_RASTERIZATION_SHADERS,
-            info,
-        )?);
         // The fragment parts even with rasterization discarded, where Vulkan lets them be
         // left out: the validation layer (1.3.239) crashes in vkCmdDraw on a pipeline linked
         // without them. A program without a fragment shader gets a part without stages.
-        let mut info = vk::GraphicsPipelineCreateInfo::default()
-            .stages(parts.fragment_stages)
-            .multisample_state(parts.multisample)
-            .layout(parts.layout);
         // Vulkan wants a depth/stencil state in this part even without a depth buffer
         // (VUID-VkGraphicsPipelineCreateInfo-renderPass-06590): one that tests nothing.
         let no_depth_test = vk::PipelineDepthStencilStateCreateInfo::default();
-        info = info.depth_stencil_state(if targets.depth.is_some() {
-            parts.depth_stencil
-        } else {
-            &no_depth_test
-        });
-        libraries.push(library(
-            vk::GraphicsPipelineLibraryFlagsEXT::FRAGMENT_SHADER,
-            info,
-        )?);
-        libraries.push(library(
-            vk::GraphicsPipelineLibraryFlagsEXT::FRAGMENT_OUTPUT_INTERFACE,
-            vk::GraphicsPipelineCreateInfo::default()
-                .multisample_state(parts.multisample)
-                .color_blend_state(parts.blend),
-        )?);
+        let fragment = vk::GraphicsPipelineCreateInfo::default()
+            .stages(parts.fragment_stages)
+            .multisample_state(parts.multisample)
+            .layout(parts.layout)
+            .depth_stencil_state(if targets.depth.is_some() {
+                parts.depth_stencil
+            } else {
+                &no_depth_test
+            });
+        let fragment_output = vk::GraphicsPipelineCreateInfo::default()
+            .multisample_state(parts.multisample)
+            .color_blend_state(parts.blend);
+        use vk::GraphicsPipelineLibraryFlagsEXT as Part;
+        for (part, info) in [
+            (Part::VERTEX_INPUT_INTERFACE, vertex_input),
+            (Part::PRE_RASTERIZATION_SHADERS, pre_rasterization),
+            (Part::FRAGMENT_SHADER, fragment),
+            (Part::FRAGMENT_OUTPUT_INTERFACE, fragment_output),
+        ] {
+            libraries.push(library(
+                gpu,
+                targets,
+                parts.formats,
+                part,
+                library_flags,
+                info,
+            )?);
+        }
         let mut linking = vk::PipelineLibraryCreateInfoKHR::default().libraries(&libraries);
         let info = vk::GraphicsPipelineCreateInfo::default()
             .flags(if link_time_optimization {
