@@ -15,8 +15,8 @@ pub use error::SceneError;
 /// atomic counter and shader storage binding points are apart.
 pub const ATOMIC_COUNTER_BINDINGS: u32 = 32;
 
-/// A programmable shader stage, in pipeline order: the five graphics stages the layer's
-/// `glsem_spirv::semantics::Stage` names, and compute, which only the runner runs.
+/// A programmable shader stage, in pipeline order: the five graphics stages that
+/// glsem-spirv's `Stage` names, and compute, which only the runner runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ShaderStage {
     Vertex,

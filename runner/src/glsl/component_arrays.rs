@@ -239,14 +239,8 @@ impl Split<'_> {
             (Op::Load, Some(vertex)) => {
                 let mut loaded = Vec::new();
                 for &part in &self.parts {
-                    let (p, v) = (add.fresh(), add.fresh());
-                    out.push(self.element_chain(p, part, vertex));
-                    out.push(Instruction::new(
-                        Op::Load,
-                        Some(self.element),
-                        Some(v),
-                        vec![Operand::IdRef(p)],
-                    ));
+                    let p = add.emit(out, Op::AccessChain, self.element_ptr, &[part, vertex]);
+                    let v = add.emit(out, Op::Load, self.element, &[p]);
                     loaded.push(Operand::IdRef(v));
                 }
                 out.push(Instruction::new(
@@ -259,14 +253,14 @@ impl Split<'_> {
             (Op::Store, Some(vertex)) => {
                 let value = inst.operands[1].clone();
                 for (j, &part) in self.parts.iter().enumerate() {
-                    let (e, p) = (add.fresh(), add.fresh());
+                    let e = add.fresh();
                     out.push(Instruction::new(
                         Op::CompositeExtract,
                         Some(self.element),
                         Some(e),
                         vec![value.clone(), Operand::LiteralBit32(j as u32)],
                     ));
-                    out.push(self.element_chain(p, part, vertex));
+                    let p = add.emit(out, Op::AccessChain, self.element_ptr, &[part, vertex]);
                     out.push(Instruction::new(
                         Op::Store,
                         None,
@@ -277,15 +271,5 @@ impl Split<'_> {
             }
             _ => out.push(inst),
         }
-    }
-
-    /// `p = &part[vertex]`
-    fn element_chain(&self, p: u32, part: u32, vertex: u32) -> Instruction {
-        Instruction::new(
-            Op::AccessChain,
-            Some(self.element_ptr),
-            Some(p),
-            vec![Operand::IdRef(part), Operand::IdRef(vertex)],
-        )
     }
 }

@@ -20,9 +20,9 @@
 //!   [`vertex_inputs`] (GL's vertex input locations and 64-bit inputs);
 //! - [`resources`]: uniform and storage blocks and samplers bound as GL's binding points;
 //! - [`program`]: the `Program` handed to the player, and GL's introspection of it;
-//! - [`spv`]: the SPIR-V lookups and edits they share (`Types`, `Additions`: fresh ids,
-//!   new types and constants, row-major flat indices), and `edit_words`, which runs
-//!   glsem-spirv's `Editor` over a stage's module;
+//! - [`spv`]: `edit_words`, which runs glsem-spirv's `Editor` over a stage's module,
+//!   and what the body rewrites share over rspirv's `dr` (`Types`, `Additions`: fresh
+//!   ids, new types and constants, row-major flat indices);
 //! - [`description`]: the types the passes describe a stage with (a leaf).
 //!
 //! The tests of whole programs, which drive the passes through `Compiler::build`, sit

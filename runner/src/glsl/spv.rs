@@ -1,5 +1,14 @@
-//! SPIR-V lookups and edits the passes share: `Types` (a module's types, names and
-//! decorations by id), operand accessors and `set_decoration`.
+//! The bridge from the passes to glsem-spirv, and what the passes that rewrite function
+//! bodies share over rspirv's `dr::Module`.
+//!
+//! [`edit_words`] runs glsem-spirv's `Editor` over a stage's module: every declaration a
+//! pass adds or changes (decorations, names, variables, interfaces, types and constants
+//! of its own) goes through it. The body rewrites (component, sampler and block arrays,
+//! double inputs, patch stores) stay on `dr`, whose operands say which are ids: they
+//! follow every use of a variable, which the word-level view cannot tell from a literal.
+//! For them: `Types` (a module's types, names and decorations by id, and their Location
+//! counts by glsem-spirv's layout), `Additions` (fresh ids and the types and constants
+//! made with them), `rewrite_instructions` and `remove_ids`.
 
 use std::collections::HashMap;
 
@@ -382,6 +391,21 @@ impl Additions {
             .collect()
     }
 
+    /// Appends `op` with result type `ty` and the id operands `operands` to `out` and
+    /// returns its result id: `Editor::emit`'s form, for the body rewrites on `dr`.
+    pub(super) fn emit(
+        &mut self,
+        out: &mut Vec<Instruction>,
+        op: Op,
+        ty: u32,
+        operands: &[u32],
+    ) -> u32 {
+        let id = self.fresh();
+        let operands = operands.iter().map(|&o| Operand::IdRef(o)).collect();
+        out.push(Instruction::new(op, Some(ty), Some(id), operands));
+        id
+    }
+
     /// Emits Σ index·stride into `out`; `None` without indices.
     pub(super) fn flat_index(
         &mut self,
@@ -389,27 +413,13 @@ impl Additions {
         indices: &[u32],
         strides: &[u32],
     ) -> Option<u32> {
+        let uint = self.uint;
         let mut flat = None;
         for (&index, &stride) in indices.iter().zip(strides) {
-            let term = self.fresh();
-            out.push(Instruction::new(
-                Op::IMul,
-                Some(self.uint),
-                Some(term),
-                vec![Operand::IdRef(index), Operand::IdRef(stride)],
-            ));
+            let term = self.emit(out, Op::IMul, uint, &[index, stride]);
             flat = Some(match flat {
                 None => term,
-                Some(sum) => {
-                    let next = self.fresh();
-                    out.push(Instruction::new(
-                        Op::IAdd,
-                        Some(self.uint),
-                        Some(next),
-                        vec![Operand::IdRef(sum), Operand::IdRef(term)],
-                    ));
-                    next
-                }
+                Some(sum) => self.emit(out, Op::IAdd, uint, &[sum, term]),
             });
         }
         flat

@@ -131,7 +131,7 @@ pub(super) fn move_struct_samplers(
     drop_sampler_members(module, &structures);
     refuse_whole_uses(module, &structures)?;
     let known = module.types_global_values.clone();
-    let block_pointer = uniform_pointer(&mut add, &known, block_type);
+    let block_pointer = pointer_type(&mut add, &known, StorageClass::Uniform, block_type);
     // The block's variable goes after the new types, its pointer type among them.
     module
         .types_global_values
@@ -216,7 +216,12 @@ fn rewrite_member_accesses(
         // The block left holding no sampler is a uniform buffer, as glslang makes one.
         let to_uniform = |mut inst: Instruction, add: &mut Additions| {
             if chain && inst.operands.first().and_then(id) == Some(block_var) {
-                inst.result_type = Some(uniform_pointer(add, module_types, pointee));
+                inst.result_type = Some(pointer_type(
+                    add,
+                    module_types,
+                    StorageClass::Uniform,
+                    pointee,
+                ));
             }
             inst
         };
@@ -246,14 +251,11 @@ fn rewrite_member_accesses(
             return Err(SceneError::Skip(USED_WHOLE.into()));
         };
         if let Some(&(_, new)) = mixed.opaque.iter().find(|(old, _)| *old == index) {
-            inst.result_type = Some(add.global_among(
+            inst.result_type = Some(pointer_type(
+                add,
                 module_types,
-                Op::TypePointer,
-                None,
-                vec![
-                    Operand::StorageClass(StorageClass::UniformConstant),
-                    Operand::IdRef(pointee),
-                ],
+                StorageClass::UniformConstant,
+                pointee,
             ));
             let mut operands = vec![Operand::IdRef(m.var)];
             operands.extend_from_slice(&inst.operands[2..at]);
@@ -339,15 +341,17 @@ fn holding(module: &dr::Module, structures: &HashSet<u32>) -> HashSet<u32> {
     held
 }
 
-/// A pointer to `pointee` in the Uniform storage class: the module's, else a new one.
-fn uniform_pointer(add: &mut Additions, known: &[Instruction], pointee: u32) -> u32 {
+/// A pointer to `pointee` in `storage`: the module's, else a new one.
+fn pointer_type(
+    add: &mut Additions,
+    known: &[Instruction],
+    storage: StorageClass,
+    pointee: u32,
+) -> u32 {
     add.global_among(
         known,
         Op::TypePointer,
         None,
-        vec![
-            Operand::StorageClass(StorageClass::Uniform),
-            Operand::IdRef(pointee),
-        ],
+        vec![Operand::StorageClass(storage), Operand::IdRef(pointee)],
     )
 }

@@ -253,32 +253,12 @@ impl WordTypes {
         // The 32-bit words: one uvec2/uvec4, or the two uvec4 of the array.
         let mut words = Vec::new();
         if n <= 2 {
-            let loaded = add.fresh();
             let ty = if n == 1 { self.uvec2 } else { self.uvec4 };
-            out.push(Instruction::new(
-                Op::Load,
-                Some(ty),
-                Some(loaded),
-                vec![Operand::IdRef(var)],
-            ));
-            words.push(loaded);
+            words.push(add.emit(out, Op::Load, ty, &[var]));
         } else {
             for index in [self.zero, self.one] {
-                let element = add.fresh();
-                let loaded = add.fresh();
-                out.push(Instruction::new(
-                    Op::AccessChain,
-                    Some(self.input_uvec4),
-                    Some(element),
-                    vec![Operand::IdRef(var), Operand::IdRef(index)],
-                ));
-                out.push(Instruction::new(
-                    Op::Load,
-                    Some(self.uvec4),
-                    Some(loaded),
-                    vec![Operand::IdRef(element)],
-                ));
-                words.push(loaded);
+                let element = add.emit(out, Op::AccessChain, self.input_uvec4, &[var, index]);
+                words.push(add.emit(out, Op::Load, self.uvec4, &[element]));
             }
         }
         let mut components = Vec::new();
