@@ -1,10 +1,11 @@
 //! Edits that change what a module already declares about an id (its decorations, its
-//! name) or that declare something once (an extension), beside [`Editor`]'s additions:
-//! glsem-run's link passes move Locations, rename and re-decorate variables.
+//! name, its place in entry-point interfaces) or that declare something once (an
+//! extension), beside [`Editor`]'s additions, and the lookups they need: glsem-run's link
+//! passes move Locations, rename, re-decorate and split variables.
 
 use spirv::{Decoration, Op};
 
-use crate::module::{encode_string, entry_point_with_interface, Editor, Module, Section};
+use crate::module::{encode_string, entry_point_with_interface, inst, Editor, Module, Section};
 
 impl Module<'_> {
     /// Indices of the instructions of `section`.
@@ -129,7 +130,7 @@ impl Editor<'_, '_> {
             .section_range(Section::Debug)
             .find(|&i| module.insts[i].op() == Some(Op::ModuleProcessed));
         match processed {
-            Some(index) => self.insert_before(index, &crate::module::inst(op, operands)),
+            Some(index) => self.insert_before(index, &inst(op, operands)),
             None => self.append(Section::Debug, op, operands),
         }
     }

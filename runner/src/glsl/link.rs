@@ -6,13 +6,13 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
+use glsem_spirv::module::Type;
 use rspirv::dr::{self, Operand};
 use spirv::{Decoration, Op, StorageClass};
 
 use super::description::{stage_word, Scalar};
 use super::spv::{arrayed, edit_words, id, runtime_array, Types};
 use crate::scene::ShaderStage;
-use glsem_spirv::module::Type;
 
 /// Gives every stage-to-stage interface variable the same Location in every stage, by name,
 /// as a GL linker matches them. Vertex inputs and fragment outputs face the API and keep
