@@ -41,8 +41,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::scene::{
-    Command, CompatCommand, DepthMode, Limit, Line, ScalarKind, Scene, SceneError, Shader, Stage,
-    Uniform, UniformData, CLIP_PLANES,
+    Command, CompatCommand, DepthMode, Limit, Line, ScalarKind, Scene, SceneError, Shader,
+    ShaderStage, Uniform, UniformData, CLIP_PLANES,
 };
 
 /// GL_MAX_TEXTURE_COORDS where a program never sizes `gl_TexCoord` (Mesa's value).
@@ -56,10 +56,10 @@ pub fn lower(scene: &mut Scene) -> Result<(), SceneError> {
     }
     let commands = play_lists(std::mem::take(&mut scene.commands))?;
     let pre_rasterization = [
-        Stage::Vertex,
-        Stage::TessControl,
-        Stage::TessEval,
-        Stage::Geometry,
+        ShaderStage::Vertex,
+        ShaderStage::TessControl,
+        ShaderStage::TessEval,
+        ShaderStage::Geometry,
     ];
     if !scene.passthrough_vs && !pre_rasterization.iter().any(|&s| scene.has_stage(s)) {
         scene.shaders.insert(0, fixed_function_vertex(scene));
@@ -163,7 +163,7 @@ fn fixed_function_vertex(scene: &Scene) -> Shader {
         ""
     };
     Shader {
-        stage: Stage::Vertex,
+        stage: ShaderStage::Vertex,
         source: format!(
             "void main()\n{{\n    gl_Position = gl_ModelViewProjectionMatrix * gl_Vertex;\n    \
              gl_FrontColor = gl_Color;\n{tex_coord}}}\n"
@@ -480,7 +480,7 @@ struct ShaderRewrite {
     t: Translated,
     /// The indices of the tokens that are not spaces.
     sig: Vec<usize>,
-    stage: Stage,
+    stage: ShaderStage,
     /// The stage is the last before the fragment stage.
     last: bool,
     declared_vertex: Option<String>,
@@ -631,19 +631,23 @@ impl ShaderRewrite {
         // `gl_in[i].gl_X` is rewritten from `gl_in`; a plain `gl_X` is this stage's own.
         let member = match stage {
             _ if k > 0 && self.text(k - 1) == "." => None,
-            Stage::Fragment => Member::fragment_input(&word),
+            ShaderStage::Fragment => Member::fragment_input(&word),
             _ => Member::output(&word),
         };
         Ok(match (word.as_str(), member, Matrix::by_name(&word)) {
-            ("attribute", ..) if stage == Stage::Vertex => Some("in".into()),
+            ("attribute", ..) if stage == ShaderStage::Vertex => Some("in".into()),
             ("varying", ..) => match stage {
-                Stage::Vertex | Stage::TessEval | Stage::Geometry => Some("out".into()),
-                Stage::Fragment => Some("in".into()),
+                ShaderStage::Vertex | ShaderStage::TessEval | ShaderStage::Geometry => {
+                    Some("out".into())
+                }
+                ShaderStage::Fragment => Some("in".into()),
                 _ => return Err(self.skip("`varying` in a tessellation control shader".into())),
             },
-            ("gl_Vertex", ..) if stage == Stage::Vertex => Some(self.vertex()?.into()),
+            ("gl_Vertex", ..) if stage == ShaderStage::Vertex => Some(self.vertex()?.into()),
             ("ftransform", ..)
-                if stage == Stage::Vertex && self.text(k + 1) == "(" && self.text(k + 2) == ")" =>
+                if stage == ShaderStage::Vertex
+                    && self.text(k + 1) == "("
+                    && self.text(k + 2) == ")" =>
             {
                 // GL's fixed-function transform, which ftransform() is invariant with.
                 let vertex = self.vertex()?;
@@ -655,16 +659,16 @@ impl ShaderRewrite {
                     Matrix::ModelViewProjection.uniform()
                 ))
             }
-            ("gl_Color", ..) if stage == Stage::Vertex => {
+            ("gl_Color", ..) if stage == ShaderStage::Vertex => {
                 self.t.current_color = true;
                 Some(CURRENT_COLOR.into())
             }
-            ("gl_MultiTexCoord0", ..) if stage == Stage::Vertex => {
+            ("gl_MultiTexCoord0", ..) if stage == ShaderStage::Vertex => {
                 // What `draw rect tex` feeds, as piglit's glTexCoordPointer does.
                 self.t.declare_tex_coord = true;
                 Some("piglit_texcoord".into())
             }
-            ("gl_SecondaryColor", ..) if stage == Stage::Vertex => {
+            ("gl_SecondaryColor", ..) if stage == ShaderStage::Vertex => {
                 return Err(self.skip(format!(
                     "the conventional attribute `{word}` is not emulated"
                 )))
@@ -693,7 +697,7 @@ impl ShaderRewrite {
             ("gl_in" | "gl_out", ..) if self.text(k + 1) == "[" => {
                 self.per_vertex_member(k, &word, replace)
             }
-            (_, Some(member), _) if stage == Stage::Fragment => {
+            (_, Some(member), _) if stage == ShaderStage::Fragment => {
                 self.t.members.insert(member);
                 Some(format!("glsem_in.{}", member.name()))
             }
@@ -706,12 +710,15 @@ impl ShaderRewrite {
                 self.t.matrices.insert(matrix);
                 Some(matrix.uniform().into())
             }
-            ("EmitVertex", ..) if stage == Stage::Geometry => Some("glsem_EmitVertex".into()),
+            ("EmitVertex", ..) if stage == ShaderStage::Geometry => Some("glsem_EmitVertex".into()),
             ("EmitStreamVertex", ..) => {
                 return Err(self.skip("EmitStreamVertex (vertex streams) is not emulated".into()))
             }
             ("main", ..)
-                if self.last && k > 0 && self.text(k - 1) == "void" && stage != Stage::Geometry =>
+                if self.last
+                    && k > 0
+                    && self.text(k - 1) == "void"
+                    && stage != ShaderStage::Geometry =>
             {
                 self.t.main_at = Some(i);
                 Some("glsem_main".into())
@@ -919,7 +926,7 @@ fn translate(scene: &mut Scene, clip_planes: bool) -> Result<Program, SceneError
     }
     if fixed_function_fragment {
         scene.shaders.push(Shader {
-            stage: Stage::Fragment,
+            stage: ShaderStage::Fragment,
             source: format!(
                 "#version {version}\n{}void main()\n{{\n    gl_FragColor = glsem_in.FrontColor;\n}}\n",
                 interface.block("in", "glsem_in")
@@ -932,26 +939,26 @@ fn translate(scene: &mut Scene, clip_planes: bool) -> Result<Program, SceneError
 
 /// The last stage before the fragment stage, and whether the fragment stage is GL's fixed
 /// function; skips what a compatibility scene cannot be here.
-fn program_stages(scene: &Scene) -> Result<(Stage, bool), SceneError> {
+fn program_stages(scene: &Scene) -> Result<(ShaderStage, bool), SceneError> {
     let graphics = [
-        Stage::Vertex,
-        Stage::TessControl,
-        Stage::TessEval,
-        Stage::Geometry,
-        Stage::Fragment,
+        ShaderStage::Vertex,
+        ShaderStage::TessControl,
+        ShaderStage::TessEval,
+        ShaderStage::Geometry,
+        ShaderStage::Fragment,
     ];
-    let stages: Vec<Stage> = graphics
+    let stages: Vec<ShaderStage> = graphics
         .into_iter()
-        .filter(|&s| scene.has_stage(s) || (s == Stage::Vertex && scene.passthrough_vs))
+        .filter(|&s| scene.has_stage(s) || (s == ShaderStage::Vertex && scene.passthrough_vs))
         .collect();
-    if stages.is_empty() || scene.has_stage(Stage::Compute) {
+    if stages.is_empty() || scene.has_stage(ShaderStage::Compute) {
         return Err(SceneError::Skip(
             "a compatibility scene without a vertex shader".into(),
         ));
     }
     // Each unit of a stage declares what its own translation uses; a geometry stage's
     // units would each define the epilogue's `glsem_EmitVertex`.
-    for stage in stages.iter().filter(|&&s| s == Stage::Geometry) {
+    for stage in stages.iter().filter(|&&s| s == ShaderStage::Geometry) {
         if scene.shaders.iter().filter(|s| s.stage == *stage).count() > 1 {
             return Err(SceneError::Skip(format!(
                 "compatibility {stage:?} shader in several compilation units"
@@ -961,9 +968,9 @@ fn program_stages(scene: &Scene) -> Result<(Stage, bool), SceneError> {
     let last = *stages
         .iter()
         .rev()
-        .find(|&&s| s != Stage::Fragment)
-        .unwrap_or(&Stage::Vertex);
-    Ok((last, !stages.contains(&Stage::Fragment)))
+        .find(|&&s| s != ShaderStage::Fragment)
+        .unwrap_or(&ShaderStage::Vertex);
+    Ok((last, !stages.contains(&ShaderStage::Fragment)))
 }
 
 /// The `glsem_Compat` block the stages pass the compatibility varyings in, and the
@@ -974,7 +981,7 @@ struct Interface {
     /// Clamps the colours and computes the clip distances.
     epilogue: String,
     clip: bool,
-    last: Stage,
+    last: ShaderStage,
     has_members: bool,
 }
 
@@ -984,7 +991,7 @@ impl Interface {
         tex_coords: u32,
         clip: bool,
         clip_vertex: bool,
-        last: Stage,
+        last: ShaderStage,
     ) -> Interface {
         let block_body: String = members
             .iter()
@@ -1028,15 +1035,15 @@ impl Interface {
 
     /// What goes before a stage's own code: the block, uniforms and declarations its
     /// translation uses.
-    fn prelude(&self, t: &mut Translated, stage: Stage) -> String {
+    fn prelude(&self, t: &mut Translated, stage: ShaderStage) -> String {
         let mut prelude = String::new();
         if self.has_members {
             prelude += &match stage {
-                Stage::Vertex => self.block("out", "glsem_out"),
-                Stage::TessControl => {
+                ShaderStage::Vertex => self.block("out", "glsem_out"),
+                ShaderStage::TessControl => {
                     self.block("in", "glsem_in[]") + &self.block("out", "glsem_out[]")
                 }
-                Stage::TessEval | Stage::Geometry => {
+                ShaderStage::TessEval | ShaderStage::Geometry => {
                     self.block("in", "glsem_in[]") + &self.block("out", "glsem_out")
                 }
                 _ => self.block("in", "glsem_in"),
@@ -1069,7 +1076,7 @@ impl Interface {
                 t.tokens[i].text += &format!(" float gl_ClipDistance[{CLIP_PLANES}];");
             }
         }
-        if stage == Stage::Geometry {
+        if stage == ShaderStage::Geometry {
             prelude += "void glsem_EmitVertex();\n";
         }
         prelude
@@ -1078,11 +1085,11 @@ impl Interface {
     /// The translated stage's GLSL: the prelude after its leading directives (line numbers
     /// reset to the original's), its tokens, and the epilogue after its `main` or in its
     /// `EmitVertex`.
-    fn stage_source(&self, t: &mut Translated, stage: Stage, version: u32) -> String {
+    fn stage_source(&self, t: &mut Translated, stage: ShaderStage, version: u32) -> String {
         let prelude = self.prelude(t, stage);
         let epilogue = &self.epilogue;
         let wrap_main = stage == self.last
-            && stage != Stage::Geometry
+            && stage != ShaderStage::Geometry
             && !epilogue.is_empty()
             && t.main_at.is_some();
         if let Some(i) = t.main_at.filter(|_| !wrap_main) {
@@ -1104,7 +1111,7 @@ impl Interface {
                 source += &format!("\n{prelude}{reset}");
             }
         }
-        if stage == Stage::Geometry {
+        if stage == ShaderStage::Geometry {
             source += &format!("\nvoid glsem_EmitVertex()\n{{\n{epilogue}    EmitVertex();\n}}\n");
         } else if wrap_main {
             source += &format!("\nvoid main()\n{{\n    glsem_main();\n{epilogue}}}\n");
@@ -1318,7 +1325,7 @@ mod tests {
         parse(&format!("{REQUIRE}{rest}")).unwrap()
     }
 
-    fn source(scene: &Scene, stage: Stage) -> &str {
+    fn source(scene: &Scene, stage: ShaderStage) -> &str {
         &scene
             .shaders
             .iter()
@@ -1346,7 +1353,7 @@ mod tests {
         let scene = lowered(&format!(
             "{VS_CLIP_VERTEX}[test]\nclip plane 1 0 1 0 -2.5\nenable GL_CLIP_PLANE1\ndraw rect -1 -1 2 2\n"
         ));
-        let vs = source(&scene, Stage::Vertex);
+        let vs = source(&scene, ShaderStage::Vertex);
         assert!(vs.starts_with("#version 150\n"), "{vs}");
         assert!(vs.contains("in vec4 piglit_vertex;"), "{vs}");
         assert!(
@@ -1379,7 +1386,7 @@ mod tests {
             "[vertex shader]\nvoid main() { gl_Position = gl_Vertex; }\n\
              [test]\nclip plane 0 1 0 0 0\ndraw rect -1 -1 2 2\n",
         );
-        let vs = source(&scene, Stage::Vertex);
+        let vs = source(&scene, ShaderStage::Vertex);
         assert!(vs.contains("gl_ClipDistance[0] = dot(gl_Position, glsem_ClipPlane[0]);"));
     }
 
@@ -1390,7 +1397,7 @@ mod tests {
              void main() { gl_Position = gl_Vertex; gl_ClipDistance[0] = 1.0; }\n\
              [test]\nclip plane 0 1 0 0 0\ndraw rect -1 -1 2 2\n",
         );
-        assert!(!source(&scene, Stage::Vertex).contains("glsem_ClipPlane"));
+        assert!(!source(&scene, ShaderStage::Vertex).contains("glsem_ClipPlane"));
         assert!(uniforms(&scene).iter().all(|u| u.name != "glsem_ClipPlane"));
     }
 
@@ -1406,10 +1413,10 @@ mod tests {
              gl_ClipVertex = gl_in[i].gl_ClipVertex; EmitVertex(); } }\n\
              [test]\nclip plane 0 1 0 0 0\ndraw rect -1 -1 2 2\n",
         );
-        let vs = source(&scene, Stage::Vertex);
+        let vs = source(&scene, ShaderStage::Vertex);
         assert!(!vs.contains("gl_ClipVertex"), "{vs}");
         assert!(!vs.contains("gl_ClipDistance"), "{vs}");
-        let gs = source(&scene, Stage::Geometry);
+        let gs = source(&scene, ShaderStage::Geometry);
         assert!(
             gs.contains("glsem_out.ClipVertex = glsem_in[i].ClipVertex;"),
             "{gs}"
@@ -1433,14 +1440,14 @@ mod tests {
              [fragment shader]\nvoid main() { gl_FragColor = gl_Color; }\n\
              [test]\ndraw rect -1 -1 2 2\n",
         );
-        assert!(!source(&scene, Stage::Vertex).contains("clamp"));
-        let gs = source(&scene, Stage::Geometry);
+        assert!(!source(&scene, ShaderStage::Vertex).contains("clamp"));
+        let gs = source(&scene, ShaderStage::Geometry);
         assert!(
             gs.contains("glsem_out.FrontColor = glsem_in[i].FrontColor - 1.0;"),
             "{gs}"
         );
         assert!(gs.contains("glsem_out.FrontColor = clamp(glsem_out.FrontColor, 0.0, 1.0);"));
-        let fs = source(&scene, Stage::Fragment);
+        let fs = source(&scene, ShaderStage::Fragment);
         assert!(fs.contains("gl_FragColor = glsem_in.FrontColor;"), "{fs}");
     }
 
@@ -1450,14 +1457,14 @@ mod tests {
             "[vertex shader]\nvoid main() { gl_Position = gl_Vertex; gl_FrontColor = vec4(1.0); }\n\
              [test]\ndraw rect -1 -1 2 2\n",
         );
-        let fs = source(&scene, Stage::Fragment);
+        let fs = source(&scene, ShaderStage::Fragment);
         assert!(
             fs.contains("in glsem_Compat { vec4 FrontColor; } glsem_in;"),
             "{fs}"
         );
         assert!(fs.contains("gl_FragColor = glsem_in.FrontColor;"), "{fs}");
         // The vertex shader is last: its colour is clamped after its main.
-        let vs = source(&scene, Stage::Vertex);
+        let vs = source(&scene, ShaderStage::Vertex);
         assert!(vs.contains("void glsem_main()"), "{vs}");
         assert!(
             vs.contains("glsem_main();\n    glsem_out.FrontColor = clamp("),
@@ -1473,13 +1480,13 @@ mod tests {
              [fragment shader]\n#version 110\nvarying vec4 gl_TexCoord[5];\n\
              void main() { gl_FragColor = gl_TexCoord[4]; }\n[test]\ndraw rect -1 -1 2 2\n",
         );
-        let vs = source(&scene, Stage::Vertex);
+        let vs = source(&scene, ShaderStage::Vertex);
         assert!(
             vs.contains("out glsem_Compat { vec4 TexCoord[5]; } glsem_out;"),
             "{vs}"
         );
         assert!(!vs.contains("gl_TexCoord"), "{vs}");
-        let fs = source(&scene, Stage::Fragment);
+        let fs = source(&scene, ShaderStage::Fragment);
         assert!(fs.starts_with("#version 150\n"), "{fs}");
         assert!(fs.contains("gl_FragColor = glsem_in.TexCoord[4];"), "{fs}");
         assert!(!fs.contains("varying"), "{fs}");
@@ -1493,8 +1500,8 @@ mod tests {
              [fragment shader]\n#version 120\nvarying float v;\nvoid main() { gl_FragColor = vec4(v); }\n\
              [test]\ndraw rect -1 -1 2 2\n",
         );
-        assert!(source(&scene, Stage::Vertex).contains("in vec2 pos;\nout float v;"));
-        assert!(source(&scene, Stage::Fragment).contains("in float v;"));
+        assert!(source(&scene, ShaderStage::Vertex).contains("in vec2 pos;\nout float v;"));
+        assert!(source(&scene, ShaderStage::Fragment).contains("in float v;"));
     }
 
     #[test]
@@ -1503,7 +1510,7 @@ mod tests {
             "[vertex shader]\nvoid main() { gl_Position = gl_ModelViewProjectionMatrix * gl_Vertex; }\n\
              [test]\northo 0 1 0 2\ndraw rect 0 0 1 1\n",
         );
-        assert!(source(&scene, Stage::Vertex)
+        assert!(source(&scene, ShaderStage::Vertex)
             .contains("gl_Position = glsem_ModelViewProjectionMatrix * piglit_vertex;"));
         let set = uniforms(&scene);
         assert_eq!(set.len(), 2);
@@ -1583,7 +1590,7 @@ mod tests {
                 (Mode::Polygon, 5, 1)
             ]
         );
-        let fs = source(&scene, Stage::Fragment);
+        let fs = source(&scene, ShaderStage::Fragment);
         assert!(fs.contains("c = vec4(gl_PrimitiveID);"), "{fs}");
         assert!(!scene
             .commands
@@ -1600,7 +1607,7 @@ mod tests {
              [test]\ncolor 0.25 0.5 0.75 1.0\ndraw rect tex -1 -1 2 2 0 0 1 1\n"
         ))
         .unwrap();
-        let vs = source(&scene, Stage::Vertex);
+        let vs = source(&scene, ShaderStage::Vertex);
         assert!(vs.starts_with("#version 150\n"), "{vs}");
         assert!(
             vs.contains("gl_Position = glsem_ModelViewProjectionMatrix * piglit_vertex;"),
@@ -1639,9 +1646,9 @@ mod tests {
              draw rect -1 -1 2 2\n"
         ))
         .unwrap();
-        assert!(source(&scene, Stage::Vertex)
+        assert!(source(&scene, ShaderStage::Vertex)
             .contains("gl_Position = (glsem_ModelViewProjectionMatrix * piglit_vertex);"));
-        let fs = source(&scene, Stage::Fragment);
+        let fs = source(&scene, ShaderStage::Fragment);
         assert!(
             fs.contains(
                 "textureProj(s, vec3(0.5)) + glsem_depth_mode(texture(t, vec3(0.5)), glsem_DepthMode_t)"
@@ -1661,7 +1668,7 @@ mod tests {
             "{GLSL_110}[vertex shader]\nvoid main() {{ float flat = 1.0; gl_Position = vec4(flat); }}\n"
         ))
         .unwrap();
-        let vs = source(&scene, Stage::Vertex);
+        let vs = source(&scene, ShaderStage::Vertex);
         assert!(vs.contains("float glsem_flat = 1.0;"), "{vs}");
     }
 
@@ -1712,7 +1719,7 @@ mod tests {
             "[vertex shader]\nin vec4 piglit_vertex;\n\
              void main() { gl_Position = gl_Vertex + piglit_vertex; }\n",
         );
-        let vs = source(&scene, Stage::Vertex);
+        let vs = source(&scene, ShaderStage::Vertex);
         assert_eq!(vs.matches("in vec4 piglit_vertex").count(), 1, "{vs}");
         assert!(
             vs.contains("gl_Position = piglit_vertex + piglit_vertex;"),
@@ -1732,7 +1739,7 @@ mod tests {
             "[vertex shader]\n// gl_ClipVertex, gl_Normal\nvoid main() { gl_Position = gl_Vertex; /* gl_FrontColor */ }\n\
              [fragment shader]\nvoid main() { gl_FragColor = vec4(1.0); }\n[test]\nclip plane 0 1 0 0 0\ndraw rect -1 -1 2 2\n",
         );
-        let vs = source(&scene, Stage::Vertex);
+        let vs = source(&scene, ShaderStage::Vertex);
         assert!(vs.contains("dot(gl_Position, glsem_ClipPlane[0])"), "{vs}");
         assert!(!vs.contains("glsem_Compat"), "{vs}");
     }

@@ -37,7 +37,7 @@
 //!     it below 4.20 only, so it becomes a macro for an output at location 0 (the one
 //!     colour attachment such scenes draw to; GL would write every draw buffer).
 
-use crate::scene::Stage;
+use crate::scene::ShaderStage;
 
 /// The fixed source and the names of the fixes applied.
 pub fn apply(source: &str) -> (String, Vec<&'static str>) {
@@ -317,9 +317,9 @@ pub fn frag_coord(units: &mut [String]) -> Result<Option<&'static str>, String> 
 /// (`layout(vertices = 3) out;`) lends the declaration to the units without one. GL sizes
 /// the program's unsized per-vertex arrays with it; glslang sizes them unit by unit, from
 /// the unit's static use (then rejects the mismatch) or not at all.
-pub fn per_vertex_sizes(stage: Stage, units: &mut [String]) -> Option<&'static str> {
+pub fn per_vertex_sizes(stage: ShaderStage, units: &mut [String]) -> Option<&'static str> {
     let (storage, wanted): (&str, &[&str]) = match stage {
-        Stage::Geometry => (
+        ShaderStage::Geometry => (
             "in",
             &[
                 "points",
@@ -329,7 +329,7 @@ pub fn per_vertex_sizes(stage: Stage, units: &mut [String]) -> Option<&'static s
                 "triangles_adjacency",
             ],
         ),
-        Stage::TessControl => ("out", &["vertices"]),
+        ShaderStage::TessControl => ("out", &["vertices"]),
         _ => return None,
     };
     let found: Vec<Option<String>> = units
@@ -599,7 +599,7 @@ mod tests {
                 .to_string(),
             "#version 150\n/* layout(points) in; */\nflat in int v[];\n".to_string(),
         ];
-        assert!(per_vertex_sizes(Stage::Geometry, &mut units).is_some());
+        assert!(per_vertex_sizes(ShaderStage::Geometry, &mut units).is_some());
         assert_eq!(
             units[1],
             "#version 150\nlayout(triangles_adjacency) in;\n#line 1\n\
@@ -612,9 +612,9 @@ mod tests {
             "#version 150\n#extension GL_ARB_tessellation_shader: require\nout vec4 c[];\n"
                 .to_string(),
         ];
-        assert!(per_vertex_sizes(Stage::TessControl, &mut units).is_some());
+        assert!(per_vertex_sizes(ShaderStage::TessControl, &mut units).is_some());
         assert!(units[1].contains("require\nlayout(vertices = 3) out;\n#line 2\nout vec4"));
-        assert!(per_vertex_sizes(Stage::Geometry, &mut units[..1]).is_none());
+        assert!(per_vertex_sizes(ShaderStage::Geometry, &mut units[..1]).is_none());
     }
 
     #[test]

@@ -136,6 +136,20 @@ mod tests {
         p
     }
 
+    /// A float image of `pixels`, `width` wide.
+    fn float_image(width: u32, pixels: &[[f64; 4]]) -> Image<'_> {
+        Image {
+            width,
+            height: pixels.len() as u32 / width,
+            pixels,
+            integer: false,
+        }
+    }
+
+    fn rect(x: i64, y: i64, w: i64, h: i64) -> Region {
+        Region::Rect { x, y, w, h }
+    }
+
     fn probe(region: Region, expected: &[f64]) -> Probe {
         Probe {
             attachment: 0,
@@ -147,31 +161,10 @@ mod tests {
     #[test]
     fn gl_window_origin_is_bottom_left() {
         let px = image();
-        let img = Image {
-            width: 4,
-            height: 2,
-            pixels: &px,
-            integer: false,
-        };
-        let bottom = probe(
-            Region::Rect {
-                x: 0,
-                y: 0,
-                w: 4,
-                h: 1,
-            },
-            &[0.0, 1.0, 0.0, 1.0],
-        );
+        let img = float_image(4, &px);
+        let bottom = probe(rect(0, 0, 4, 1), &[0.0, 1.0, 0.0, 1.0]);
         assert!(check(&bottom, &img, DEFAULT_TOLERANCE).is_ok());
-        let top = probe(
-            Region::Rect {
-                x: 2,
-                y: 1,
-                w: 1,
-                h: 1,
-            },
-            &[0.0, 1.0, 0.0],
-        );
+        let top = probe(rect(2, 1, 1, 1), &[0.0, 1.0, 0.0]);
         let err = check(&top, &img, DEFAULT_TOLERANCE).unwrap_err();
         assert_eq!(
             err.to_string(),
@@ -182,24 +175,14 @@ mod tests {
     #[test]
     fn tolerance_is_per_channel_and_inclusive() {
         let px = vec![[0.5, 0.5, 0.5, 0.5]];
-        let img = Image {
-            width: 1,
-            height: 1,
-            pixels: &px,
-            integer: false,
-        };
+        let img = float_image(1, &px);
         let p = probe(Region::All, &[0.6, 0.5, 0.5, 0.5]);
         assert!(check(&p, &img, DEFAULT_TOLERANCE).is_err());
         assert!(check(&p, &img, [0.1, 0.0, 0.0, 0.0]).is_ok());
         assert!(check(&p, &img, [0.09, 1.0, 1.0, 1.0]).is_err());
         // One 8-bit step (128/255 read back for 0.5) passes with the default tolerance.
         let px = vec![[128.0 / 255.0, 0.0, 0.0, 1.0]];
-        let img = Image {
-            width: 1,
-            height: 1,
-            pixels: &px,
-            integer: false,
-        };
+        let img = float_image(1, &px);
         assert!(check(
             &probe(Region::All, &[0.5, 0.0, 0.0, 1.0]),
             &img,
@@ -255,21 +238,8 @@ mod tests {
     #[test]
     fn regions_outside_the_window_fail() {
         let px = image();
-        let img = Image {
-            width: 4,
-            height: 2,
-            pixels: &px,
-            integer: false,
-        };
-        let p = probe(
-            Region::Rect {
-                x: 3,
-                y: 0,
-                w: 2,
-                h: 1,
-            },
-            &[0.0, 0.0, 0.0],
-        );
+        let img = float_image(4, &px);
+        let p = probe(rect(3, 0, 2, 1), &[0.0, 0.0, 0.0]);
         assert!(check(&p, &img, DEFAULT_TOLERANCE)
             .unwrap_err()
             .to_string()

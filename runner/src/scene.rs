@@ -15,9 +15,10 @@ pub use error::SceneError;
 /// atomic counter and shader storage binding points are apart.
 pub const ATOMIC_COUNTER_BINDINGS: u32 = 32;
 
-/// A programmable pipeline stage, in pipeline order.
+/// A programmable shader stage, in pipeline order: the five graphics stages that
+/// glsem-spirv's `Stage` names, and compute, which only the runner runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Stage {
+pub enum ShaderStage {
     Vertex,
     TessControl,
     TessEval,
@@ -26,16 +27,16 @@ pub enum Stage {
     Compute,
 }
 
-impl Stage {
+impl ShaderStage {
     /// The stage name glslang understands with `-S`.
     pub fn glslang_name(self) -> &'static str {
         match self {
-            Stage::Vertex => "vert",
-            Stage::TessControl => "tesc",
-            Stage::TessEval => "tese",
-            Stage::Geometry => "geom",
-            Stage::Fragment => "frag",
-            Stage::Compute => "comp",
+            ShaderStage::Vertex => "vert",
+            ShaderStage::TessControl => "tesc",
+            ShaderStage::TessEval => "tese",
+            ShaderStage::Geometry => "geom",
+            ShaderStage::Fragment => "frag",
+            ShaderStage::Compute => "comp",
         }
     }
 }
@@ -43,7 +44,7 @@ impl Stage {
 /// GLSL source of one stage and where it starts in the scene file (for error messages).
 #[derive(Debug, Clone)]
 pub struct Shader {
-    pub stage: Stage,
+    pub stage: ShaderStage,
     pub source: String,
     pub first_line: usize,
 }
@@ -593,7 +594,7 @@ pub enum Command {
     Hint,
     /// `active shader program GL_…_SHADER`: later `uniform` commands set the uniforms of
     /// that stage's (separable) program.
-    ActiveShaderProgram(Stage),
+    ActiveShaderProgram(ShaderStage),
     /// `compute X Y Z`: `glDispatchCompute(X, Y, Z)`.
     Compute([u32; 3]),
     /// `link error`: the program does not link (checked before `[test]` runs).
@@ -706,7 +707,7 @@ pub struct Scene {
     /// `SPIRV ONLY`.
     pub spirv: Vec<Shader>,
     /// `[… shader specializations]`: (stage, SpecId, the value's 32 bits).
-    pub specializations: Vec<(Stage, u32, u32)>,
+    pub specializations: Vec<(ShaderStage, u32, u32)>,
     /// `[vertex shader passthrough]` was used (the VS is generated).
     pub passthrough_vs: bool,
     pub vertex_data: Option<VertexData>,
@@ -714,7 +715,7 @@ pub struct Scene {
 }
 
 impl Scene {
-    pub fn has_stage(&self, stage: Stage) -> bool {
+    pub fn has_stage(&self, stage: ShaderStage) -> bool {
         self.shaders.iter().any(|s| s.stage == stage)
     }
 
@@ -728,7 +729,7 @@ enum Section {
     Require,
     Shader(usize),
     Spirv(usize),
-    Specializations(Stage),
+    Specializations(ShaderStage),
     VertexData,
     Test,
 }
@@ -866,12 +867,12 @@ fn fail(number: usize, line: &str, why: &str) -> SceneError {
 fn open_section(name: &str, number: usize, scene: &mut Scene) -> Result<Section, SceneError> {
     let stage_named = |words: &str| {
         Some(match words {
-            "vertex shader" => Stage::Vertex,
-            "tessellation control shader" => Stage::TessControl,
-            "tessellation evaluation shader" => Stage::TessEval,
-            "geometry shader" => Stage::Geometry,
-            "fragment shader" => Stage::Fragment,
-            "compute shader" => Stage::Compute,
+            "vertex shader" => ShaderStage::Vertex,
+            "tessellation control shader" => ShaderStage::TessControl,
+            "tessellation evaluation shader" => ShaderStage::TessEval,
+            "geometry shader" => ShaderStage::Geometry,
+            "fragment shader" => ShaderStage::Fragment,
+            "compute shader" => ShaderStage::Compute,
             _ => return None,
         })
     };
@@ -1446,12 +1447,12 @@ fn parse_program_command(t: &[&str], number: usize, line: &str) -> Result<Comman
         // The program compiled and linked, or the scene would not have got here.
         ["link", "success"] => Command::LinkSuccess,
         ["active", "shader", "program", stage] => Command::ActiveShaderProgram(match *stage {
-            "GL_VERTEX_SHADER" => Stage::Vertex,
-            "GL_TESS_CONTROL_SHADER" => Stage::TessControl,
-            "GL_TESS_EVALUATION_SHADER" => Stage::TessEval,
-            "GL_GEOMETRY_SHADER" => Stage::Geometry,
-            "GL_FRAGMENT_SHADER" => Stage::Fragment,
-            "GL_COMPUTE_SHADER" => Stage::Compute,
+            "GL_VERTEX_SHADER" => ShaderStage::Vertex,
+            "GL_TESS_CONTROL_SHADER" => ShaderStage::TessControl,
+            "GL_TESS_EVALUATION_SHADER" => ShaderStage::TessEval,
+            "GL_GEOMETRY_SHADER" => ShaderStage::Geometry,
+            "GL_FRAGMENT_SHADER" => ShaderStage::Fragment,
+            "GL_COMPUTE_SHADER" => ShaderStage::Compute,
             _ => return Err(fail(number, line, "unknown shader stage")),
         }),
         ["compute", x, y, z] => Command::Compute([
@@ -1519,10 +1520,7 @@ fn parse_texture_command(t: &[&str], number: usize, line: &str) -> Result<Comman
             },
         },
         ["texture", "quads", unit, level, rest @ ..] => {
-            if parse_num::<u32>(level, number, line)? != 0 {
-                return Err(skip(number, line, "texture levels other than 0"));
-            }
-            let v = parse_nums::<f32>(rest, 20, number, line)?;
+            let v = base_level_numbers(level, rest, 20, number, line)?;
             let color = |i: usize| [v[i], v[i + 1], v[i + 2], v[i + 3]];
             Command::Texture {
                 unit: parse_num(unit, number, line)?,
@@ -1542,10 +1540,7 @@ fn parse_texture_command(t: &[&str], number: usize, line: &str) -> Result<Comman
             },
         },
         ["texture", "checkerboard", unit, level, rest @ ..] => {
-            if parse_num::<u32>(level, number, line)? != 0 {
-                return Err(skip(number, line, "texture levels other than 0"));
-            }
-            let v = parse_nums::<f32>(rest, 10, number, line)?;
+            let v = base_level_numbers(level, rest, 10, number, line)?;
             Command::Texture {
                 unit: parse_num(unit, number, line)?,
                 image: TextureImage::Checkerboard {
@@ -1708,20 +1703,38 @@ fn parse_vertex_command(t: &[&str], number: usize, line: &str) -> Result<Command
     })
 }
 
+/// A point size or line width: GL's GL_INVALID_VALUE for one that is not positive.
+fn positive_size(v: &str, number: usize, line: &str, what: &str) -> Result<f32, SceneError> {
+    let size: f32 = parse_num(v, number, line)?;
+    if size <= 0.0 {
+        return Err(fail(
+            number,
+            line,
+            &format!("{what} must be positive (GL_INVALID_VALUE)"),
+        ));
+    }
+    Ok(size)
+}
+
+/// The `count` numbers of a texture command whose level must be 0 (the runner makes one
+/// level).
+fn base_level_numbers(
+    level: &str,
+    rest: &[&str],
+    count: usize,
+    number: usize,
+    line: &str,
+) -> Result<Vec<f32>, SceneError> {
+    if parse_num::<u32>(level, number, line)? != 0 {
+        return Err(skip(number, line, "texture levels other than 0"));
+    }
+    parse_nums::<f32>(rest, count, number, line)
+}
+
 /// `point …` and `line …`: point and line rasterization.
 fn parse_point_line_command(t: &[&str], number: usize, line: &str) -> Result<Command, SceneError> {
     Ok(match t {
-        ["point", "size", v] => {
-            let size: f32 = parse_num(v, number, line)?;
-            if size <= 0.0 {
-                return Err(fail(
-                    number,
-                    line,
-                    "point size must be positive (GL_INVALID_VALUE)",
-                ));
-            }
-            Command::PointSize(size)
-        }
+        ["point", "size", v] => Command::PointSize(positive_size(v, number, line, "point size")?),
         ["point", "sprite", "coord", "origin", origin] => {
             Command::PointSpriteLowerLeft(match *origin {
                 "GL_UPPER_LEFT" => false,
@@ -1735,17 +1748,7 @@ fn parse_point_line_command(t: &[&str], number: usize, line: &str) -> Result<Com
                 }
             })
         }
-        ["line", "width", w] => {
-            let width: f32 = parse_num(w, number, line)?;
-            if width <= 0.0 {
-                return Err(fail(
-                    number,
-                    line,
-                    "line width must be positive (GL_INVALID_VALUE)",
-                ));
-            }
-            Command::LineWidth(width)
-        }
+        ["line", "width", w] => Command::LineWidth(positive_size(w, number, line, "line width")?),
         ["line", "stipple", factor, pattern] => {
             let pattern = match pattern.strip_prefix("0x") {
                 Some(hex) => u16::from_str_radix(hex, 16).ok(),
@@ -2168,6 +2171,16 @@ mod tests {
             .map(|s| s.commands.into_iter().map(|l| l.command).collect())
     }
 
+    /// Whether `[test]` lines `test` are an error in the scene.
+    fn fails(test: &str) -> bool {
+        matches!(commands(test), Err(SceneError::Fail(_)))
+    }
+
+    /// Whether `[test]` lines `test` ask for what the runner does not support.
+    fn skips(test: &str) -> bool {
+        matches!(commands(test), Err(SceneError::Skip(_)))
+    }
+
     #[test]
     fn sections_and_requirements() {
         let scene = parse(
@@ -2284,10 +2297,7 @@ mod tests {
         assert!(matches!(&c[4], Command::Uniform(u) if u.name == "a" && u.index == Some(2)));
         let c = commands("uniform vec2 s[1].a[3] 1 2").unwrap();
         assert!(matches!(&c[0], Command::Uniform(u) if u.name == "s[1].a" && u.index == Some(3)));
-        assert!(matches!(
-            commands("uniform sampler2D s 0"),
-            Err(SceneError::Skip(_))
-        ));
+        assert!(skips("uniform sampler2D s 0"));
     }
 
     #[test]
@@ -2301,12 +2311,12 @@ mod tests {
         assert_eq!(
             scene.specializations,
             vec![
-                (Stage::Vertex, 0, 42),
-                (Stage::Vertex, 1, 0.5f32.to_bits()),
-                (Stage::Vertex, 2, u32::MAX)
+                (ShaderStage::Vertex, 0, 42),
+                (ShaderStage::Vertex, 1, 0.5f32.to_bits()),
+                (ShaderStage::Vertex, 2, u32::MAX)
             ]
         );
-        assert_eq!(scene.spirv[0].stage, Stage::Fragment);
+        assert_eq!(scene.spirv[0].stage, ShaderStage::Fragment);
         assert_eq!(scene.spirv[0].first_line, 8);
         assert!(scene.spirv[0].source.contains("OpCapability Shader"));
         assert!(scene.shaders.is_empty());
@@ -2315,7 +2325,7 @@ mod tests {
     #[test]
     fn uniform_components_left_out_are_zero_for_piglit_only() {
         let short = "uniform dvec4 v 0.0 0.5 0.25\nuniform mat2 m 1 2";
-        assert!(matches!(commands(short), Err(SceneError::Fail(_))));
+        assert!(fails(short));
         let c: Vec<Command> = parse_as(&format!("[test]\n{short}"), Dialect::Piglit)
             .unwrap()
             .commands
@@ -2328,14 +2338,8 @@ mod tests {
         assert!(
             matches!(&c[1], Command::Uniform(u) if u.data == UniformData::F32(vec![1., 2., 0., 0.]))
         );
-        assert!(matches!(
-            commands("uniform vec2 v"),
-            Err(SceneError::Fail(_))
-        ));
-        assert!(matches!(
-            commands("uniform vec2 v 1 2 3"),
-            Err(SceneError::Fail(_))
-        ));
+        assert!(fails("uniform vec2 v"));
+        assert!(fails("uniform vec2 v 1 2 3"));
     }
 
     #[test]
@@ -2500,15 +2504,9 @@ mod tests {
                 Command::PolygonMode(PolygonMode::Line),
             ]
         );
-        assert!(matches!(
-            commands("enable GL_CLIP_PLANE8"),
-            Err(SceneError::Skip(_))
-        ));
-        assert!(matches!(
-            commands("enable GL_BLEND"),
-            Err(SceneError::Skip(_))
-        ));
-        assert!(matches!(commands("point size 0"), Err(SceneError::Fail(_))));
+        assert!(skips("enable GL_CLIP_PLANE8"));
+        assert!(skips("enable GL_BLEND"));
+        assert!(fails("point size 0"));
         assert_eq!(
             commands("line width 3\nenable GL_LINE_STIPPLE\nline stipple 2 0x0F0F\ndraw arrays GL_LINE_LOOP 0 4")
                 .unwrap()[..3],
@@ -2521,15 +2519,9 @@ mod tests {
                 },
             ]
         );
-        assert!(matches!(commands("line width 0"), Err(SceneError::Fail(_))));
-        assert!(matches!(
-            commands("line stipple 1 0x10000"),
-            Err(SceneError::Fail(_))
-        ));
-        assert!(matches!(
-            commands("provoking vertex middle"),
-            Err(SceneError::Fail(_))
-        ));
+        assert!(fails("line width 0"));
+        assert!(fails("line stipple 1 0x10000"));
+        assert!(fails("provoking vertex middle"));
     }
 
     #[test]
@@ -2559,10 +2551,7 @@ mod tests {
         );
         assert_eq!(c[3], rect(true, true, 3, [1., 2., 3., 4.], None));
         assert_eq!(c[4], rect(false, false, 2, [-1., -1., 1., 1.], None));
-        assert!(matches!(
-            commands("draw rect patch 1 2 3"),
-            Err(SceneError::Fail(_))
-        ));
+        assert!(fails("draw rect patch 1 2 3"));
     }
 
     #[test]
@@ -2586,10 +2575,7 @@ mod tests {
             parse("[require]\nGL_MAX_UNKNOWN_THING >= 1\n"),
             Err(SceneError::Skip(_))
         ));
-        assert!(matches!(
-            commands("verify program_query GL_ACTIVE_ATTRIBUTES 2"),
-            Err(SceneError::Skip(_))
-        ));
+        assert!(skips("verify program_query GL_ACTIVE_ATTRIBUTES 2"));
         assert_eq!(
             commands(
                 "verify program_query GL_ACTIVE_UNIFORMS 2\nblock binding 5\nblock row major 1\n\
@@ -2620,7 +2606,7 @@ mod tests {
             commands("compute 2 1 3\nactive shader program GL_FRAGMENT_SHADER").unwrap(),
             vec![
                 Command::Compute([2, 1, 3]),
-                Command::ActiveShaderProgram(Stage::Fragment)
+                Command::ActiveShaderProgram(ShaderStage::Fragment)
             ]
         );
     }
@@ -2660,7 +2646,7 @@ mod tests {
                 },
             ]
         );
-        assert!(matches!(commands("ssbo 32 16"), Err(SceneError::Skip(_))));
+        assert!(skips("ssbo 32 16"));
     }
 
     #[test]
@@ -2699,10 +2685,7 @@ mod tests {
         assert!(
             matches!(&c[4], Command::ProbeSsbo { value: BufferValue::Double(v), .. } if *v == 0.25)
         );
-        assert!(matches!(
-            commands("ssbo 0 subdata float 0 1 2"),
-            Err(SceneError::Skip(_))
-        ));
+        assert!(skips("ssbo 0 subdata float 0 1 2"));
         assert_eq!(
             BufferValue::Float(0.0).read(&2.5f32.to_le_bytes()),
             Some(BufferValue::Float(2.5))
@@ -2747,9 +2730,8 @@ mod tests {
                 mipmap: None
             })
         );
-        assert!(matches!(
-            commands("texture checkerboard 0 1 (32, 32) (0, 0, 1, 0) (0, 1, 0, 0)"),
-            Err(SceneError::Skip(_))
+        assert!(skips(
+            "texture checkerboard 0 1 (32, 32) (0, 0, 1, 0) (0, 1, 0, 0)"
         ));
     }
 
@@ -2833,10 +2815,7 @@ mod tests {
             c[5],
             Command::TexSampling(TexSampling::BorderColor([0.1, 0.2, 0.3, 0.4]))
         );
-        assert!(matches!(
-            commands("texture rgbw 0 (4, 4) GL_RGB9_E5"),
-            Err(SceneError::Skip(_))
-        ));
+        assert!(skips("texture rgbw 0 (4, 4) GL_RGB9_E5"));
     }
 
     #[test]

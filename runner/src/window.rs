@@ -25,7 +25,7 @@ use crate::player::{self, Options, Player};
 use crate::report::Outcome;
 use crate::vk::format::Format;
 use crate::vk::{
-    check, color_range, image_barrier, take_messages, Buffer, Gpu, VkError, VkResult, Vulkan,
+    check, color_range, take_messages, Buffer, Gpu, ImageUse, VkError, VkResult, Vulkan,
 };
 
 /// Pixels between panes and around them.
@@ -418,21 +418,7 @@ impl Screen {
         let contents: Vec<Vec<u8>> = (0..labels.len()).map(|k| targets.rgba8(k)).collect();
         let gpu = player.gpu();
         let d = &gpu.device;
-        let info = vk::CommandPoolCreateInfo::default()
-            .queue_family_index(gpu.queue_family)
-            .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER);
-        // SAFETY: `gpu.queue_family` is the family of the device's queue.
-        let cmd_pool =
-            unsafe { d.create_command_pool(&info, None) }.map_err(check("vkCreateCommandPool"))?;
-        let info = vk::CommandBufferAllocateInfo::default()
-            .command_pool(cmd_pool)
-            .command_buffer_count(1);
-        // SAFETY: `cmd_pool` was just made on this device.
-        let cmd = unsafe { d.allocate_command_buffers(&info) }
-            .map_err(check("vkAllocateCommandBuffers"))?[0];
-        // SAFETY: a plain fence create info, no chain.
-        let fence = unsafe { d.create_fence(&vk::FenceCreateInfo::default(), None) }
-            .map_err(check("vkCreateFence"))?;
+        let (cmd_pool, cmd, fence) = gpu.command_objects()?;
         // SAFETY: a plain semaphore create info, no chain.
         let acquired = unsafe { d.create_semaphore(&vk::SemaphoreCreateInfo::default(), None) }
             .map_err(check("vkCreateSemaphore"))?;
@@ -479,23 +465,9 @@ impl Screen {
         }
         self.submit(&[], &[], |gpu, cmd, panes| {
             let d = &gpu.device;
-            let to_dst: Vec<_> = panes
-                .iter()
-                .map(|p| {
-                    image_barrier(
-                        p.image,
-                        vk::ImageLayout::UNDEFINED,
-                        vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-                    )
-                    .dst_access_mask(vk::AccessFlags::TRANSFER_WRITE)
-                })
-                .collect();
-            gpu.image_barriers(
-                cmd,
-                vk::PipelineStageFlags::TOP_OF_PIPE,
-                vk::PipelineStageFlags::TRANSFER,
-                &to_dst,
-            );
+            let images: Vec<vk::Image> = panes.iter().map(|p| p.image).collect();
+            let top = ImageUse::discarded(vk::PipelineStageFlags::TOP_OF_PIPE);
+            gpu.transition(cmd, &images, color_range(), top, ImageUse::TRANSFER_DST);
             for (p, b) in panes.iter().zip(staging.iter()) {
                 let region = vk::BufferImageCopy::default()
                     .image_subresource(color_layers())
@@ -519,30 +491,13 @@ impl Screen {
                 };
             }
             // The panes stay blit sources from now on.
-            let to_src: Vec<_> = panes
-                .iter()
-                .map(|p| {
-                    image_barrier(
-                        p.image,
-                        vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-                        vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
-                    )
-                    .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
-                    .dst_access_mask(vk::AccessFlags::TRANSFER_READ)
-                })
-                .collect();
-            gpu.image_barriers(
-                cmd,
-                vk::PipelineStageFlags::TRANSFER,
-                vk::PipelineStageFlags::TRANSFER,
-                &to_src,
-            );
+            let (dst, src) = (ImageUse::TRANSFER_DST, ImageUse::TRANSFER_SRC);
+            gpu.transition(cmd, &images, color_range(), dst, src);
         })
     }
 
     fn pane_image(&self) -> VkResult<Pane> {
         let gpu = self.gpu();
-        let d = &gpu.device;
         let info = vk::ImageCreateInfo::default()
             .image_type(vk::ImageType::TYPE_2D)
             .format(vk::Format::R8G8B8A8_UNORM)
@@ -556,24 +511,7 @@ impl Screen {
             .samples(vk::SampleCountFlags::TYPE_1)
             .tiling(vk::ImageTiling::OPTIMAL)
             .usage(vk::ImageUsageFlags::TRANSFER_SRC | vk::ImageUsageFlags::TRANSFER_DST);
-        // SAFETY: `info` is a complete single-level 2D image description with no chain.
-        let image = unsafe { d.create_image(&info, None) }.map_err(check("vkCreateImage"))?;
-        // SAFETY: `image` was just made on `d`.
-        let req = unsafe { d.get_image_memory_requirements(image) };
-        let memory = gpu
-            .allocate(req, vk::MemoryPropertyFlags::DEVICE_LOCAL)
-            .or_else(|_| gpu.allocate(req, vk::MemoryPropertyFlags::empty()))
-            // SAFETY: `image` is `d`'s, unbound and unused.
-            .inspect_err(|_| unsafe { d.destroy_image(image, None) })?;
-        // SAFETY: `memory` was allocated for `req`, the requirements of `image`.
-        if let Err(e) = unsafe { d.bind_image_memory(image, memory, 0) } {
-            // SAFETY: both are `d`'s and nothing uses them.
-            unsafe {
-                d.destroy_image(image, None);
-                d.free_memory(memory, None);
-            }
-            return Err(check("vkBindImageMemory")(e));
-        }
+        let (image, memory) = gpu.bound_image(&info)?;
         Ok(Pane { image, memory })
     }
 
@@ -712,26 +650,20 @@ impl Swapchain {
             surface_fns.get_physical_device_surface_support(pd, gpu.queue_family, surface)
         }
         .map_err(check("vkGetPhysicalDeviceSurfaceSupportKHR"))?;
-        if !can_present {
-            return Err(format!(
-                "{}: the graphics queue cannot present to this window",
-                gpu.name
-            )
-            .into());
-        }
+        require(
+            can_present,
+            gpu,
+            "the graphics queue cannot present to this window",
+        )?;
         // SAFETY: as above.
         let caps = unsafe { surface_fns.get_physical_device_surface_capabilities(pd, surface) }
             .map_err(check("vkGetPhysicalDeviceSurfaceCapabilitiesKHR"))?;
-        if !caps
-            .supported_usage_flags
-            .contains(vk::ImageUsageFlags::TRANSFER_DST)
-        {
-            return Err(format!(
-                "{}: swapchain images cannot be transfer destinations",
-                gpu.name
-            )
-            .into());
-        }
+        require(
+            caps.supported_usage_flags
+                .contains(vk::ImageUsageFlags::TRANSFER_DST),
+            gpu,
+            "swapchain images cannot be transfer destinations",
+        )?;
         // SAFETY: as above.
         let formats = unsafe { surface_fns.get_physical_device_surface_formats(pd, surface) }
             .map_err(check("vkGetPhysicalDeviceSurfaceFormatsKHR"))?;
@@ -742,13 +674,11 @@ impl Swapchain {
                 .get_physical_device_format_properties(pd, format.format)
         }
         .optimal_tiling_features;
-        if !features.contains(vk::FormatFeatureFlags::BLIT_DST) {
-            return Err(format!(
-                "{}: cannot blit into the swapchain format {:?}",
-                gpu.name, format.format
-            )
-            .into());
-        }
+        require(
+            features.contains(vk::FormatFeatureFlags::BLIT_DST),
+            gpu,
+            &format!("cannot blit into the swapchain format {:?}", format.format),
+        )?;
         let extent = swapchain_extent(&caps, size);
         let mut count = caps.min_image_count + 1;
         if caps.max_image_count != 0 {
@@ -861,17 +791,13 @@ fn record_present(
     (w, h): (i32, i32),
 ) {
     let d = &gpu.device;
-    let to_dst = image_barrier(
-        target,
-        vk::ImageLayout::UNDEFINED,
-        vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-    )
-    .dst_access_mask(vk::AccessFlags::TRANSFER_WRITE);
-    gpu.image_barriers(
+    let transfer = ImageUse::discarded(vk::PipelineStageFlags::TRANSFER);
+    gpu.transition(
         cmd,
-        vk::PipelineStageFlags::TRANSFER,
-        vk::PipelineStageFlags::TRANSFER,
-        &[to_dst],
+        &[target],
+        color_range(),
+        transfer,
+        ImageUse::TRANSFER_DST,
     );
     // SAFETY: `cmd` is recording (`submit`'s); `target` is a swapchain image of this
     // device, acquired for this submission and just moved to TRANSFER_DST_OPTIMAL.
@@ -928,18 +854,27 @@ fn record_present(
             )
         };
     }
-    let to_present = image_barrier(
-        target,
-        vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-        vk::ImageLayout::PRESENT_SRC_KHR,
-    )
-    .src_access_mask(vk::AccessFlags::TRANSFER_WRITE);
-    gpu.image_barriers(
+    let present = ImageUse {
+        stage: vk::PipelineStageFlags::BOTTOM_OF_PIPE,
+        access: vk::AccessFlags::empty(),
+        layout: vk::ImageLayout::PRESENT_SRC_KHR,
+    };
+    gpu.transition(
         cmd,
-        vk::PipelineStageFlags::TRANSFER,
-        vk::PipelineStageFlags::BOTTOM_OF_PIPE,
-        &[to_present],
+        &[target],
+        color_range(),
+        ImageUse::TRANSFER_DST,
+        present,
     );
+}
+
+/// `Ok` where `holds`, else the error that the window cannot be shown on `gpu`: `why`.
+fn require(holds: bool, gpu: &Gpu, why: &str) -> VkResult<()> {
+    if holds {
+        Ok(())
+    } else {
+        Err(format!("{}: {why}", gpu.name).into())
+    }
 }
 
 /// An 8-bit UNORM format if the surface has one: the panes' bytes then reach the screen

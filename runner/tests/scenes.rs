@@ -367,28 +367,15 @@ fn bad_input_is_reported_per_scene() {
     let text = stdout(&out);
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(out.status.code(), Some(1), "{text}");
+    // Line `i` of the report starts with `verdict`, then the file's name and `why`.
+    let says = |i: usize, verdict: &str, why: &str| {
+        let start = format!("{verdict} {}: {why}", files[i]);
+        assert!(lines[i].starts_with(&start), "{text}");
+    };
     // `clear color 0.0 0.5 1.O 1.0` is line 11.
-    assert!(
-        lines[0].starts_with(&format!(
-            "FAIL {}: line 11: malformed number `1.O`",
-            files[0]
-        )),
-        "{text}"
-    );
-    assert!(
-        lines[1].starts_with(&format!(
-            "SKIP {}: line 12: unknown command: `enable GL_BLEND`",
-            files[1]
-        )),
-        "{text}"
-    );
-    assert!(
-        lines[2].starts_with(&format!(
-            "FAIL {}: GLSL error in the fragment shader",
-            files[2]
-        )),
-        "{text}"
-    );
+    says(0, "FAIL", "line 11: malformed number `1.O`");
+    says(1, "SKIP", "line 12: unknown command: `enable GL_BLEND`");
+    says(2, "FAIL", "GLSL error in the fragment shader");
     assert!(
         lines[2].contains("'undeclared_variable' : undeclared identifier"),
         "glslang's own message: {text}"
@@ -406,12 +393,10 @@ fn bad_input_is_reported_per_scene() {
             files[4]
         )
     );
-    assert!(
-        lines[5].starts_with(&format!(
-            "SKIP {}: `patch parameter default level` needs vkCmdSetTessellationDefaultLevelsGLSEM",
-            files[5]
-        )),
-        "{text}"
+    says(
+        5,
+        "SKIP",
+        "`patch parameter default level` needs vkCmdSetTessellationDefaultLevelsGLSEM",
     );
     assert_eq!(lines[6], "0 passed, 4 failed, 2 skipped");
 }

@@ -356,22 +356,21 @@ fn window_without_a_display_exits_2() {
         };
         cmd.output().expect("glsem-run runs")
     };
-    let out = run(None);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        String::from_utf8_lossy(&out.stderr)
-            .contains("--window needs an X11 display, and DISPLAY is not set"),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    // It exits 2 with `why` on stderr, before any scene runs.
+    let refused = |display: Option<&str>, why: &str| {
+        let out = run(display);
+        assert_eq!(out.status.code(), Some(2));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(why), "{stderr}");
+        assert!(out.stdout.is_empty(), "no scene ran");
+    };
+    refused(
+        None,
+        "--window needs an X11 display, and DISPLAY is not set",
     );
-    assert!(out.stdout.is_empty(), "no scene ran");
     // A display nobody serves (X11 display numbers stop at 65535 in practice).
-    let out = run(Some(":65534"));
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        String::from_utf8_lossy(&out.stderr)
-            .contains("--window cannot connect to the X server at DISPLAY=:65534"),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    refused(
+        Some(":65534"),
+        "--window cannot connect to the X server at DISPLAY=:65534",
     );
 }

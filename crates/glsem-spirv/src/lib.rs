@@ -3,7 +3,8 @@
 //!
 //! - [`module`]: a word-level view of a module (instruction boundaries, logical-layout
 //!   sections, type/decoration lookups) and an [`module::Editor`] that copies untouched
-//!   instructions through and patches or inserts only what changes.
+//!   instructions through and patches or inserts only what changes; [`redeclare`] adds
+//!   the edits that replace a declaration (a decoration, a name) rather than add one.
 //! - [`scan`]: the fast path; decides from the header sections alone whether any pass can
 //!   apply to a module.
 //! - One file per semantic, named as the registry names it and listed here in its order,
@@ -43,6 +44,7 @@ pub mod passthrough_tcs;
 pub mod point_size;
 pub mod primitive_mode;
 pub mod provoking_vertex;
+pub mod redeclare;
 pub mod rule;
 pub mod sample_mask;
 pub mod scan;

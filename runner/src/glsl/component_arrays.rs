@@ -3,11 +3,12 @@
 
 use std::collections::HashMap;
 
+use glsem_spirv::module::Editor;
 use rspirv::dr::{self, Instruction, Operand};
 use spirv::{Decoration, Op, StorageClass};
 
-use super::spv::{arrayed, id, rewrite_instructions, Additions, Types};
-use crate::scene::Stage;
+use super::spv::{arrayed, edit_words, id, rewrite_instructions, Additions, Types};
+use crate::scene::ShaderStage;
 
 /// Vulkan takes `Component` only on a scalar or vector or an array of them
 /// (VUID-StandaloneSpirv-Component-04924; spirv-val counts a per-vertex array as one
@@ -16,7 +17,7 @@ use crate::scene::Stage;
 /// per-vertex variable per element of its inner array, at the Location and Component that
 /// element had. Its accesses must index the inner array with a constant or not at all
 /// (`b[i]` is loaded or stored element by element); otherwise it is left as it is.
-pub(super) fn split_component_arrays(stage: Stage, module: &mut dr::Module) {
+pub(super) fn split_component_arrays(stage: ShaderStage, module: &mut dr::Module) {
     let types = Types::new(module);
     let candidates: Vec<(u32, StorageClass, u32, u32)> = module
         .types_global_values
@@ -69,23 +70,72 @@ fn split_component_array(
     let Some(rows) = splittable_rows(module, &types, var) else {
         return;
     };
-    let mut add = Additions::without_uint(module);
-    let mut split = Split {
+    let slots = types.slots(element);
+    let (parts, element_ptr) = edit_words(module, |editor| {
+        declare_parts(
+            editor,
+            var,
+            (storage, element, outer),
+            length,
+            (location, slots),
+        )
+    });
+    let split = Split {
         var,
         element,
-        element_ptr: 0,
-        parts: Vec::new(),
+        element_ptr,
+        parts,
         rows,
         types: &types,
     };
-    split.declare_parts(module, &mut add, storage, outer, length, location);
-    let end = module.types_global_values.len();
+    let mut add = Additions::without_uint(module);
     rewrite_instructions(module, |inst, out| {
         split.rewrite(&mut add, inst, out);
         Ok::<(), ()>(())
     })
     .unwrap_or_default();
+    let end = module.types_global_values.len();
     add.finish(module, end);
+}
+
+/// Declares `length` per-vertex variables of `element` (`outer` the per-vertex length
+/// constant) in place of `var`, with its decorations (each at its element's Location, the
+/// first at `location`, `slots` apart), names and entry-point interface places; returns
+/// them and their element pointer type.
+fn declare_parts(
+    editor: &mut Editor,
+    var: u32,
+    (storage, element, outer): (StorageClass, u32, u32),
+    length: u32,
+    (location, slots): (u32, u32),
+) -> (Vec<u32>, u32) {
+    let m = editor.module;
+    let per_vertex = editor.type_array_of_length(element, outer);
+    let element_ptr = editor.type_pointer(storage, element);
+    let parts: Vec<u32> = (0..length)
+        .map(|_| editor.add_variable(storage, per_vertex))
+        .collect();
+    for &(decoration, literals) in m.decorations.get(&var).into_iter().flatten() {
+        editor.remove_decoration(var, decoration);
+        for (j, &part) in parts.iter().enumerate() {
+            match decoration {
+                Decoration::Location => {
+                    editor.decorate(part, decoration, &[location + j as u32 * slots])
+                }
+                _ => editor.decorate(part, decoration, literals),
+            }
+        }
+    }
+    let name = m.names.get(&var).map(|n| n.decode()).unwrap_or_default();
+    editor.remove_name(var);
+    for (j, &part) in parts.iter().enumerate() {
+        editor.name(part, &format!("{name}[{j}]"));
+    }
+    editor.replace_in_interfaces(|id| (id == var).then(|| parts.clone()));
+    if let Some(&index) = m.globals.get(&var) {
+        editor.remove(index);
+    }
+    (parts, element_ptr)
 }
 
 /// The chains to a vertex's inner array (`b[i]`) of `var`, (pointer, vertex index), when
@@ -160,89 +210,6 @@ struct Split<'a> {
 }
 
 impl Split<'_> {
-    /// Declares the parts in place of the variable, with its decorations (each at its
-    /// element's Location), names and entry-point interface places.
-    fn declare_parts(
-        &mut self,
-        module: &mut dr::Module,
-        add: &mut Additions,
-        storage: StorageClass,
-        outer: u32,
-        length: u32,
-        location: u32,
-    ) {
-        let (var, element) = (self.var, self.element);
-        let mut type_of = |op: Op, operands: Vec<Operand>| add.global(module, op, None, operands);
-        let per_vertex = type_of(
-            Op::TypeArray,
-            vec![Operand::IdRef(element), Operand::IdRef(outer)],
-        );
-        let var_ptr = type_of(
-            Op::TypePointer,
-            vec![Operand::StorageClass(storage), Operand::IdRef(per_vertex)],
-        );
-        self.element_ptr = type_of(
-            Op::TypePointer,
-            vec![Operand::StorageClass(storage), Operand::IdRef(element)],
-        );
-        let slots = self.types.slots(element);
-        self.parts = (0..length)
-            .map(|_| {
-                add.push(
-                    Op::Variable,
-                    Some(var_ptr),
-                    vec![Operand::StorageClass(storage)],
-                )
-            })
-            .collect();
-        let parts = &self.parts;
-        let mut decorations = Vec::new();
-        module.annotations.retain(|i| {
-            if i.class.opcode != Op::Decorate || i.operands.first() != Some(&Operand::IdRef(var)) {
-                return true;
-            }
-            for (j, &part) in parts.iter().enumerate() {
-                let mut d = i.clone();
-                d.operands[0] = Operand::IdRef(part);
-                if d.operands.get(1) == Some(&Operand::Decoration(Decoration::Location)) {
-                    d.operands[2] = Operand::LiteralBit32(location + j as u32 * slots);
-                }
-                decorations.push(d);
-            }
-            false
-        });
-        module.annotations.extend(decorations);
-        let name = self.types.names.get(&var).cloned().unwrap_or_default();
-        module
-            .debug_names
-            .retain(|i| i.operands.first() != Some(&Operand::IdRef(var)));
-        for (j, &part) in parts.iter().enumerate() {
-            module.debug_names.push(Instruction::new(
-                Op::Name,
-                None,
-                None,
-                vec![
-                    Operand::IdRef(part),
-                    Operand::LiteralString(format!("{name}[{j}]")),
-                ],
-            ));
-        }
-        for entry in &mut module.entry_points {
-            if let Some(at) = entry
-                .operands
-                .iter()
-                .position(|o| *o == Operand::IdRef(var))
-            {
-                entry
-                    .operands
-                    .splice(at..=at, parts.iter().map(|&p| Operand::IdRef(p)));
-            }
-        }
-        module
-            .types_global_values
-            .retain(|i| i.result_id != Some(var));
-    }
-
     /// Rewrites one instruction: chains into the variable or a row go to a part; a row's
     /// loads and stores go element by element.
     fn rewrite(&self, add: &mut Additions, inst: Instruction, out: &mut Vec<Instruction>) {
@@ -272,14 +239,8 @@ impl Split<'_> {
             (Op::Load, Some(vertex)) => {
                 let mut loaded = Vec::new();
                 for &part in &self.parts {
-                    let (p, v) = (add.fresh(), add.fresh());
-                    out.push(self.element_chain(p, part, vertex));
-                    out.push(Instruction::new(
-                        Op::Load,
-                        Some(self.element),
-                        Some(v),
-                        vec![Operand::IdRef(p)],
-                    ));
+                    let p = add.emit(out, Op::AccessChain, self.element_ptr, &[part, vertex]);
+                    let v = add.emit(out, Op::Load, self.element, &[p]);
                     loaded.push(Operand::IdRef(v));
                 }
                 out.push(Instruction::new(
@@ -292,14 +253,14 @@ impl Split<'_> {
             (Op::Store, Some(vertex)) => {
                 let value = inst.operands[1].clone();
                 for (j, &part) in self.parts.iter().enumerate() {
-                    let (e, p) = (add.fresh(), add.fresh());
+                    let e = add.fresh();
                     out.push(Instruction::new(
                         Op::CompositeExtract,
                         Some(self.element),
                         Some(e),
                         vec![value.clone(), Operand::LiteralBit32(j as u32)],
                     ));
-                    out.push(self.element_chain(p, part, vertex));
+                    let p = add.emit(out, Op::AccessChain, self.element_ptr, &[part, vertex]);
                     out.push(Instruction::new(
                         Op::Store,
                         None,
@@ -310,15 +271,5 @@ impl Split<'_> {
             }
             _ => out.push(inst),
         }
-    }
-
-    /// `p = &part[vertex]`
-    fn element_chain(&self, p: u32, part: u32, vertex: u32) -> Instruction {
-        Instruction::new(
-            Op::AccessChain,
-            Some(self.element_ptr),
-            Some(p),
-            vec![Operand::IdRef(part), Operand::IdRef(vertex)],
-        )
     }
 }

@@ -2,7 +2,7 @@
 //! uniform and storage blocks and samplers, and the bindings GL's names get. A leaf module:
 //! the passes and `Compiler` both use it, and it uses none of them.
 
-use crate::scene::Stage;
+use crate::scene::ShaderStage;
 
 /// Scalar component type of an interface variable or uniform.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -130,13 +130,13 @@ pub struct SamplerUniform {
 }
 
 /// The stage as GL's messages name it.
-pub(super) fn stage_word(stage: Stage) -> &'static str {
+pub(super) fn stage_word(stage: ShaderStage) -> &'static str {
     match stage {
-        Stage::Vertex => "vertex",
-        Stage::TessControl => "tessellation control",
-        Stage::TessEval => "tessellation evaluation",
-        Stage::Geometry => "geometry",
-        Stage::Fragment => "fragment",
-        Stage::Compute => "compute",
+        ShaderStage::Vertex => "vertex",
+        ShaderStage::TessControl => "tessellation control",
+        ShaderStage::TessEval => "tessellation evaluation",
+        ShaderStage::Geometry => "geometry",
+        ShaderStage::Fragment => "fragment",
+        ShaderStage::Compute => "compute",
     }
 }

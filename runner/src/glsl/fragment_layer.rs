@@ -7,27 +7,31 @@
 //! placeholder outputs of a vertex shader
 //! ([`crate::extension_fixes::vertex_layer_viewport`]).
 
-use rspirv::dr::{self, Instruction, Operand};
-use spirv::{BuiltIn, Capability, Decoration, Op, StorageClass};
+use glsem_spirv::module::Editor;
+use rspirv::dr;
+use spirv::{BuiltIn, Capability, Decoration, StorageClass};
 
+use super::spv::edit_words;
 use crate::extension_fixes::{FRAGMENT_BUILTIN_PLACEHOLDERS, VERTEX_BUILTIN_PLACEHOLDERS};
 
 /// Turns the placeholder inputs into `BuiltIn Layer` and `BuiltIn ViewportIndex` inputs
 /// (no `Location`, GL's names, the capabilities those built-ins need); returns whether
 /// it changed something.
 pub(super) fn restore_fragment_builtins(module: &mut dr::Module) -> bool {
-    let mut changed = false;
-    for (placeholder, builtin, gl_name) in FRAGMENT_BUILTIN_PLACEHOLDERS {
-        let capability = match builtin {
-            BuiltIn::ViewportIndex => Capability::MultiViewport,
-            _ => Capability::Geometry,
-        };
-        if restore(module, StorageClass::Input, (placeholder, builtin, gl_name)) {
-            declare_capability(module, capability);
-            changed = true;
+    edit_words(module, |editor| {
+        let mut changed = false;
+        for (placeholder, builtin, gl_name) in FRAGMENT_BUILTIN_PLACEHOLDERS {
+            let capability = match builtin {
+                BuiltIn::ViewportIndex => Capability::MultiViewport,
+                _ => Capability::Geometry,
+            };
+            if restore(editor, StorageClass::Input, (placeholder, builtin, gl_name)) {
+                editor.add_capability(capability);
+                changed = true;
+            }
         }
-    }
-    changed
+        changed
+    })
 }
 
 /// Turns the placeholder outputs into `BuiltIn Layer` and `BuiltIn ViewportIndex`
@@ -35,104 +39,48 @@ pub(super) fn restore_fragment_builtins(module: &mut dr::Module) -> bool {
 /// (gl_ViewportIndex selects among several viewports: `MultiViewport` too); returns
 /// whether it changed something.
 pub(super) fn restore_vertex_builtins(module: &mut dr::Module) -> bool {
-    let mut changed = false;
-    for (placeholder, builtin, gl_name, _) in VERTEX_BUILTIN_PLACEHOLDERS {
-        if !restore(
-            module,
-            StorageClass::Output,
-            (placeholder, builtin, gl_name),
-        ) {
-            continue;
+    edit_words(module, |editor| {
+        let mut changed = false;
+        for (placeholder, builtin, gl_name, _) in VERTEX_BUILTIN_PLACEHOLDERS {
+            if !restore(
+                editor,
+                StorageClass::Output,
+                (placeholder, builtin, gl_name),
+            ) {
+                continue;
+            }
+            editor.add_capability(Capability::ShaderViewportIndexLayerEXT);
+            if builtin == BuiltIn::ViewportIndex {
+                editor.add_capability(Capability::MultiViewport);
+            }
+            changed = true;
         }
-        declare_capability(module, Capability::ShaderViewportIndexLayerEXT);
-        if builtin == BuiltIn::ViewportIndex {
-            declare_capability(module, Capability::MultiViewport);
+        if changed {
+            editor.add_extension("SPV_EXT_shader_viewport_index_layer");
         }
-        const EXTENSION: &str = "SPV_EXT_shader_viewport_index_layer";
-        let declared = module.extensions.iter().any(
-            |i| matches!(i.operands.first(), Some(Operand::LiteralString(s)) if s == EXTENSION),
-        );
-        if !declared {
-            module.extensions.push(Instruction::new(
-                Op::Extension,
-                None,
-                None,
-                vec![Operand::LiteralString(EXTENSION.into())],
-            ));
-        }
-        changed = true;
-    }
-    changed
+        changed
+    })
 }
 
 /// Makes the `storage` variable named `placeholder` the built-in, named `gl_name`;
 /// returns whether there was one.
 fn restore(
-    module: &mut dr::Module,
+    editor: &mut Editor,
     storage: StorageClass,
     (placeholder, builtin, gl_name): (&str, BuiltIn, &str),
 ) -> bool {
+    let module = editor.module;
     let Some(var) = module
-        .debug_names
-        .iter()
-        .find(|i| {
-            i.class.opcode == Op::Name
-                && matches!(i.operands.get(1), Some(Operand::LiteralString(s)) if s == placeholder)
-        })
-        .and_then(|i| match i.operands.first() {
-            Some(Operand::IdRef(v)) => Some(*v),
-            _ => None,
-        })
+        .ids_named(placeholder)
+        .find(|&id| module.variable(id).is_some_and(|(s, _)| s == storage))
     else {
         return false;
     };
-    let has_storage = module.types_global_values.iter().any(|i| {
-        i.result_id == Some(var) && i.operands.first() == Some(&Operand::StorageClass(storage))
-    });
-    if !has_storage {
-        return false;
-    }
-    module.annotations.retain(|i| {
-        !(i.operands.first() == Some(&Operand::IdRef(var))
-            && matches!(
-                i.operands.get(1),
-                Some(Operand::Decoration(
-                    Decoration::Location | Decoration::Component
-                ))
-            ))
-    });
-    module.annotations.push(Instruction::new(
-        Op::Decorate,
-        None,
-        None,
-        vec![
-            Operand::IdRef(var),
-            Operand::Decoration(Decoration::BuiltIn),
-            Operand::BuiltIn(builtin),
-        ],
-    ));
-    for name in &mut module.debug_names {
-        if name.operands.first() == Some(&Operand::IdRef(var)) {
-            name.operands[1] = Operand::LiteralString(gl_name.to_string());
-        }
-    }
+    editor.remove_decoration(var, Decoration::Location);
+    editor.remove_decoration(var, Decoration::Component);
+    editor.decorate(var, Decoration::BuiltIn, &[builtin as u32]);
+    editor.rename(var, gl_name);
     true
-}
-
-/// Declares `capability` unless the module does.
-fn declare_capability(module: &mut dr::Module, capability: Capability) {
-    let declared = module
-        .capabilities
-        .iter()
-        .any(|i| i.operands.first() == Some(&Operand::Capability(capability)));
-    if !declared {
-        module.capabilities.push(Instruction::new(
-            Op::Capability,
-            None,
-            None,
-            vec![Operand::Capability(capability)],
-        ));
-    }
 }
 
 #[cfg(test)]
@@ -140,24 +88,41 @@ mod tests {
     use super::*;
     use crate::glsl::glslang::Compiler;
     use crate::glsl::spv::assert_valid_vulkan_spirv;
-    use crate::scene::Stage;
+    use crate::scene::ShaderStage;
     use rspirv::binary::Disassemble;
+
+    /// `source`, its source fix, glslang and `restore`: the disassembly, once `restore` has
+    /// changed the module and spirv-val has accepted it.
+    fn restored(
+        stage: ShaderStage,
+        source: &str,
+        fix: fn(&mut [String]) -> bool,
+        restore: fn(&mut dr::Module) -> bool,
+    ) -> String {
+        let mut units = vec![source.to_string()];
+        assert!(fix(&mut units));
+        let (words, _) = Compiler::for_tests()
+            .compile(stage, &[(units[0].clone(), None)])
+            .unwrap();
+        let mut module = dr::load_words(&words).unwrap();
+        assert!(restore(&mut module));
+        assert_valid_vulkan_spirv(
+            &rspirv::binary::Assemble::assemble(&module),
+            "fragment_layer",
+        );
+        module.disassemble()
+    }
 
     #[test]
     fn vertex_placeholders_become_the_built_ins() {
-        let mut units = vec![
+        let text = restored(
+            ShaderStage::Vertex,
             "#version 140\n#extension GL_AMD_vertex_shader_layer : enable\n\
              #extension GL_AMD_vertex_shader_viewport_index : enable\n\
-             void main() { gl_Position = vec4(0); gl_Layer = 3; gl_ViewportIndex = 2; }\n"
-                .to_string(),
-        ];
-        assert!(crate::extension_fixes::vertex_layer_viewport(&mut units));
-        let (words, _) = Compiler::for_tests()
-            .compile(Stage::Vertex, &[(units[0].clone(), None)])
-            .unwrap();
-        let mut module = dr::load_words(&words).unwrap();
-        assert!(restore_vertex_builtins(&mut module));
-        let text = module.disassemble();
+             void main() { gl_Position = vec4(0); gl_Layer = 3; gl_ViewportIndex = 2; }\n",
+            crate::extension_fixes::vertex_layer_viewport,
+            restore_vertex_builtins,
+        );
         assert!(text.contains("BuiltIn Layer"), "{text}");
         assert!(text.contains("BuiltIn ViewportIndex"), "{text}");
         assert!(
@@ -169,34 +134,20 @@ mod tests {
             "{text}"
         );
         assert!(!text.contains("Location"), "{text}");
-        assert_valid(&module);
-    }
-
-    fn assert_valid(module: &dr::Module) {
-        assert_valid_vulkan_spirv(
-            &rspirv::binary::Assemble::assemble(module),
-            "fragment_layer",
-        );
     }
 
     #[test]
     fn placeholders_become_the_built_ins() {
-        let mut units = vec![
+        let text = restored(
+            ShaderStage::Fragment,
             "#version 150\n#extension GL_ARB_fragment_layer_viewport : require\n\
-             out vec4 c;\nvoid main() { c = vec4(gl_Layer, gl_ViewportIndex, 0, 1); }\n"
-                .to_string(),
-        ];
-        assert!(crate::extension_fixes::fragment_layer_viewport(&mut units));
-        let (words, _) = Compiler::for_tests()
-            .compile(Stage::Fragment, &[(units[0].clone(), None)])
-            .unwrap();
-        let mut module = dr::load_words(&words).unwrap();
-        assert!(restore_fragment_builtins(&mut module));
-        let text = module.disassemble();
+             out vec4 c;\nvoid main() { c = vec4(gl_Layer, gl_ViewportIndex, 0, 1); }\n",
+            crate::extension_fixes::fragment_layer_viewport,
+            restore_fragment_builtins,
+        );
         assert!(text.contains("BuiltIn Layer"), "{text}");
         assert!(text.contains("BuiltIn ViewportIndex"), "{text}");
         assert!(text.contains("OpCapability MultiViewport"), "{text}");
         assert!(!text.contains("Location 3"), "{text}");
-        assert_valid(&module);
     }
 }

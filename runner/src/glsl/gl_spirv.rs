@@ -1,10 +1,11 @@
 //! ARB_gl_spirv: a GL SPIR-V module (`SPIRV ONLY` scenes, assembled by `spirv-as`) made a
 //! Vulkan one, and specialized as `glSpecializeShader` does.
 
-use rspirv::dr::{self, Instruction, Operand};
-use spirv::{Decoration, Op, StorageClass};
+use glsem_spirv::module::{inst, Section};
+use rspirv::dr;
+use spirv::{BuiltIn, Decoration, ExecutionMode, Op, StorageClass};
 
-use super::spv::{id, Types};
+use super::spv::edit_words;
 use crate::scene::SceneError;
 
 /// What a GL SPIR-V module (ARB_gl_spirv) needs to be a Vulkan one, as glslang makes it
@@ -13,39 +14,48 @@ use crate::scene::SceneError;
 /// `VertexId` and `InstanceId` (the runner draws from base instance 0). Default-block
 /// uniforms (non-opaque `UniformConstant` variables) have no Vulkan equivalent here: SKIP.
 pub(super) fn vulkan_from_gl_spirv(module: &mut dr::Module) -> Result<(), SceneError> {
-    for inst in &mut module.annotations {
-        for op in &mut inst.operands {
-            match op {
-                Operand::BuiltIn(b @ spirv::BuiltIn::VertexId) => *b = spirv::BuiltIn::VertexIndex,
-                Operand::BuiltIn(b @ spirv::BuiltIn::InstanceId) => {
-                    *b = spirv::BuiltIn::InstanceIndex
-                }
-                _ => {}
+    let loose = edit_words(module, |editor| {
+        let m = editor.module;
+        for index in m.section_range(Section::Annotation) {
+            let decoration = &m.insts[index];
+            // The BuiltIn's word: after the opcode word, the target, the member and the
+            // decoration.
+            let at = match decoration.op() {
+                // No member.
+                Some(Op::Decorate) => 3,
+                Some(Op::MemberDecorate) => 4,
+                _ => continue,
+            };
+            if decoration.operand(at - 2) != Decoration::BuiltIn as u32 {
+                continue;
+            }
+            let vulkan = match BuiltIn::from_u32(decoration.operand(at - 1)) {
+                Some(BuiltIn::VertexId) => BuiltIn::VertexIndex,
+                Some(BuiltIn::InstanceId) => BuiltIn::InstanceIndex,
+                _ => continue,
+            };
+            editor.patch_word(index, at, vulkan as u32);
+        }
+        for index in m.section_range(Section::ExecutionMode) {
+            let mode = &m.insts[index];
+            if mode.op() == Some(Op::ExecutionMode)
+                && mode.operand(1) == ExecutionMode::OriginLowerLeft as u32
+            {
+                editor.patch_word(index, 2, ExecutionMode::OriginUpperLeft as u32);
             }
         }
-    }
-    for inst in &mut module.execution_modes {
-        if inst.operands.get(1)
-            == Some(&Operand::ExecutionMode(
-                spirv::ExecutionMode::OriginLowerLeft,
-            ))
-        {
-            inst.operands[1] = Operand::ExecutionMode(spirv::ExecutionMode::OriginUpperLeft);
-        }
-    }
-    let types = Types::new(module);
-    let loose = module.types_global_values.iter().any(|i| {
-        i.class.opcode == Op::Variable
-            && i.operands.first() == Some(&Operand::StorageClass(StorageClass::UniformConstant))
-            && i.result_type
-                .and_then(|p| types.pointee(p))
-                .and_then(|t| types.def(t))
-                .is_some_and(|t| {
-                    !matches!(
-                        t.class.opcode,
-                        Op::TypeSampledImage | Op::TypeImage | Op::TypeSampler
-                    )
-                })
+        m.globals.keys().any(|&var| {
+            let Some((StorageClass::UniformConstant, pointee)) = m.variable(var) else {
+                return false;
+            };
+            let opaque = m.globals.get(&pointee).is_some_and(|&t| {
+                matches!(
+                    m.insts[t].op(),
+                    Some(Op::TypeSampledImage | Op::TypeImage | Op::TypeSampler)
+                )
+            });
+            !opaque
+        })
     });
     if loose {
         return Err(SceneError::Skip(
@@ -60,72 +70,66 @@ pub(super) fn vulkan_from_gl_spirv(module: &mut dr::Module) -> Result<(), SceneE
 /// `[… shader specializations]`: each `SpecId` constant gets its value, as
 /// glSpecializeShader gives it (booleans: nonzero is true).
 pub(super) fn specialize(module: &mut dr::Module, values: &[(u32, u32)]) -> Result<(), String> {
-    let types = Types::new(module);
-    for &(spec_id, value) in values {
-        let target = module.annotations.iter().find_map(|i| {
-            (i.class.opcode == Op::Decorate
-                && i.operands.get(1) == Some(&Operand::Decoration(Decoration::SpecId))
-                && i.operands.get(2) == Some(&Operand::LiteralBit32(spec_id)))
-            .then(|| i.operands.first().and_then(id))
-            .flatten()
-        });
-        let constant = module
-            .types_global_values
-            .iter_mut()
-            .find(|i| target.is_some() && i.result_id == target)
-            .ok_or_else(|| format!("no specialization constant with SpecId {spec_id}"))?;
-        match constant.class.opcode {
-            Op::SpecConstant
-                if types
-                    .def(constant.result_type.unwrap_or(0))
-                    .is_some_and(|t| t.operands.first() == Some(&Operand::LiteralBit32(32))) =>
-            {
-                constant.operands = vec![Operand::LiteralBit32(value)];
-            }
-            Op::SpecConstantTrue | Op::SpecConstantFalse => {
-                *constant = Instruction::new(
-                    if value != 0 {
+    edit_words(module, |editor| {
+        let m = editor.module;
+        for &(spec_id, value) in values {
+            let missing = || format!("no specialization constant with SpecId {spec_id}");
+            let target = m
+                .decorations
+                .iter()
+                .find(|(_, ds)| {
+                    ds.iter()
+                        .any(|(d, lits)| *d == Decoration::SpecId && lits.first() == Some(&spec_id))
+                })
+                .map(|(&target, _)| target)
+                .ok_or_else(missing)?;
+            let &index = m.globals.get(&target).ok_or_else(missing)?;
+            let constant = &m.insts[index];
+            let ty = constant.operand(0);
+            let words_32 = m.globals.get(&ty).is_some_and(|&t| {
+                matches!(m.insts[t].op(), Some(Op::TypeInt | Op::TypeFloat))
+                    && m.insts[t].operand(1) == 32
+            });
+            let specialized = match constant.op() {
+                Some(Op::SpecConstant) if words_32 => inst(Op::SpecConstant, &[ty, target, value]),
+                Some(Op::SpecConstantTrue | Op::SpecConstantFalse) => {
+                    let op = if value != 0 {
                         Op::SpecConstantTrue
                     } else {
                         Op::SpecConstantFalse
-                    },
-                    constant.result_type,
-                    constant.result_id,
-                    Vec::new(),
-                );
-            }
-            _ => {
-                return Err(format!(
-                "SpecId {spec_id}: only 32-bit and boolean specialization constants are supported"
-            ))
-            }
+                    };
+                    inst(op, &[ty, target])
+                }
+                _ => {
+                    return Err(format!(
+                        "SpecId {spec_id}: only 32-bit and boolean specialization constants are \
+                         supported"
+                    ))
+                }
+            };
+            editor.replace(index, specialized);
         }
-    }
-    Ok(())
+        Ok(())
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::process::Command;
+    use rspirv::dr::Operand;
 
     #[test]
     fn gl_spirv_becomes_vulkan_spirv() {
         let assembled = |text: &str| {
-            let dir = crate::glsl::glslang::Compiler::for_tests().dir;
-            let src = dir.join("t.spvasm");
-            let spv = dir.join("t.spv");
-            std::fs::write(&src, text).unwrap();
-            let ok = Command::new("spirv-as")
-                .args(["--target-env", "opengl4.5"])
-                .arg(&src)
-                .arg("-o")
-                .arg(&spv)
-                .status()
-                .unwrap()
-                .success();
-            assert!(ok);
-            dr::load_bytes(std::fs::read(&spv).unwrap()).unwrap()
+            let shader = crate::scene::Shader {
+                stage: crate::scene::ShaderStage::Vertex,
+                source: text.to_string(),
+                first_line: 1,
+            };
+            let words = crate::glsl::glslang::Compiler::for_tests()
+                .assemble(&shader)
+                .unwrap();
+            dr::load_words(words).unwrap()
         };
         let head = "OpCapability Shader\nOpMemoryModel Logical GLSL450\n\
                     OpEntryPoint Vertex %main \"main\" %vid\nOpDecorate %vid BuiltIn VertexId\n\

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use super::description::{stage_word, Scalar, UniformBlock};
-use crate::scene::{SceneError, Stage};
+use crate::scene::{SceneError, ShaderStage};
 
 /// One compilation unit: GLSL and the first line of its section in the scene file.
 pub(super) type Unit = (String, Option<usize>);
@@ -116,7 +116,7 @@ impl Compiler {
     /// its `bool` uniforms, from glslang's reflection (`-q`).
     pub(super) fn compile(
         &self,
-        stage: Stage,
+        stage: ShaderStage,
         units: &[Unit],
     ) -> Result<(Vec<u32>, HashSet<String>), SceneError> {
         let name = stage.glslang_name();

@@ -6,12 +6,13 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
+use glsem_spirv::module::Type;
 use rspirv::dr::{self, Operand};
 use spirv::{Decoration, Op, StorageClass};
 
 use super::description::{stage_word, Scalar};
-use super::spv::{arrayed, id, runtime_array, set_decoration, Types};
-use crate::scene::Stage;
+use super::spv::{arrayed, edit_words, id, runtime_array, Types};
+use crate::scene::ShaderStage;
 
 /// Gives every stage-to-stage interface variable the same Location in every stage, by name,
 /// as a GL linker matches them. Vertex inputs and fragment outputs face the API and keep
@@ -19,32 +20,39 @@ use crate::scene::Stage;
 /// `separate` programs (one per stage) no linker sees both sides of an interface: see
 /// [`separate_locations`].
 pub(super) fn link_locations(
-    modules: &mut [(Stage, dr::Module, HashSet<String>)],
+    modules: &mut [(ShaderStage, dr::Module, HashSet<String>)],
     separate: bool,
 ) -> Result<(), String> {
     let vars = interface_variables(modules);
     check_signatures(modules, &vars)?;
-    if separate {
+    // (module, variable, Location) of each variable that moves.
+    let placed: Vec<(usize, u32, u32)> = if separate {
         let unlocated = vars
             .iter()
             .filter(|v| !(v.explicit && v.location.is_some()))
             .map(|v| (v.module, v.iface, v.output, v.name.as_str(), v.slots, v.id))
             .collect::<Vec<_>>();
-        for (module, id, loc) in separate_locations(&unlocated, &explicit_locations(&vars).1) {
-            set_decoration(&mut modules[module].1, id, Decoration::Location, loc);
-        }
-        return Ok(());
-    }
-    let table = assign_locations(&vars);
-    // An explicit location stays: GL matches explicitly located variables by location
-    // (the table serves their unlocated namesakes).
-    for v in vars
-        .iter()
-        .filter(|v| !(v.explicit && v.location.is_some()))
-    {
-        let loc = table[&(v.iface, v.name.clone())];
-        if v.location != Some(loc) {
-            set_decoration(&mut modules[v.module].1, v.id, Decoration::Location, loc);
+        separate_locations(&unlocated, &explicit_locations(&vars).1)
+    } else {
+        let table = assign_locations(&vars);
+        // An explicit location stays: GL matches explicitly located variables by location
+        // (the table serves their unlocated namesakes).
+        vars.iter()
+            .filter(|v| !(v.explicit && v.location.is_some()))
+            .filter_map(|v| {
+                let location = table[&(v.iface, v.name.clone())];
+                (v.location != Some(location)).then_some((v.module, v.id, location))
+            })
+            .collect()
+    };
+    for (index, (_, module, _)) in modules.iter_mut().enumerate() {
+        let moves: Vec<_> = placed.iter().filter(|p| p.0 == index).collect();
+        if !moves.is_empty() {
+            edit_words(module, |editor| {
+                for &&(_, var, location) in &moves {
+                    editor.set_decoration(var, Decoration::Location, &[location]);
+                }
+            });
         }
     }
     Ok(())
@@ -69,13 +77,13 @@ struct Var {
 }
 
 /// The named stage-to-stage interface variables of every module (not the API-facing ones).
-fn interface_variables(modules: &[(Stage, dr::Module, HashSet<String>)]) -> Vec<Var> {
+fn interface_variables(modules: &[(ShaderStage, dr::Module, HashSet<String>)]) -> Vec<Var> {
     let mut vars = Vec::new();
     for (index, (stage, module, explicit)) in modules.iter().enumerate() {
         let types = Types::new(module);
         for (var, storage, ty) in types.interface_variables(module) {
-            let api_facing = (*stage == Stage::Vertex && storage == StorageClass::Input)
-                || (*stage == Stage::Fragment && storage == StorageClass::Output);
+            let api_facing = (*stage == ShaderStage::Vertex && storage == StorageClass::Input)
+                || (*stage == ShaderStage::Fragment && storage == StorageClass::Output);
             if api_facing {
                 continue;
             }
@@ -120,7 +128,7 @@ fn interface_variables(modules: &[(Stage, dr::Module, HashSet<String>)]) -> Vec<
 
 /// GL's link error: an output and the next stage's input of one name with other types.
 fn check_signatures(
-    modules: &[(Stage, dr::Module, HashSet<String>)],
+    modules: &[(ShaderStage, dr::Module, HashSet<String>)],
     vars: &[Var],
 ) -> Result<(), String> {
     for out in vars.iter().filter(|v| v.output) {
@@ -331,52 +339,41 @@ fn type_signature(types: &Types, ty: u32) -> String {
 /// rejects both together (VUID-StandaloneSpirv-Location-04918); glslang emits both for
 /// `layout(location = N) out B { layout(location = M) … }` with every member placed.
 pub(super) fn drop_redundant_block_locations(module: &mut dr::Module) {
-    let types = Types::new(module);
-    let mut drop = Vec::new();
-    for inst in module
-        .types_global_values
-        .iter()
-        .filter(|i| i.class.opcode == Op::Variable)
-    {
-        let (Some(var), Some(ptr)) = (inst.result_id, inst.result_type) else {
-            continue;
-        };
-        if types.decoration(var, Decoration::Location).is_none() {
-            continue;
+    edit_words(module, |editor| {
+        let m = editor.module;
+        let redundant = m.globals.keys().copied().filter(|&var| {
+            let Some((_, mut ty)) = m.variable(var) else {
+                return false;
+            };
+            while let Some((element, _)) = m.array_length(ty) {
+                ty = element;
+            }
+            let Some(Type::Struct { members }) = m.type_of(ty) else {
+                return false;
+            };
+            m.has_decoration(var, Decoration::Location)
+                && m.has_decoration(ty, Decoration::Block)
+                && !members.is_empty()
+                && (0..members.len() as u32).all(|member| {
+                    m.member_decorations_of(ty, member)
+                        .any(|(d, _)| d == Decoration::Location)
+                })
+        });
+        for var in redundant.collect::<Vec<_>>() {
+            editor.remove_decoration(var, Decoration::Location);
         }
-        let mut ty = types.pointee(ptr).unwrap_or(0);
-        while let Some((_, elem)) = types.array(ty) {
-            ty = elem;
-        }
-        let Some(def) = types.def(ty) else { continue };
-        if def.class.opcode != Op::TypeStruct || types.decoration(ty, Decoration::Block).is_none() {
-            continue;
-        }
-        let members = def.operands.iter().filter_map(id).count() as u32;
-        if members > 0
-            && (0..members).all(|m| types.member_literal(ty, m, Decoration::Location).is_some())
-        {
-            drop.push(var);
-        }
-    }
-    module.annotations.retain(|i| {
-        !(i.class.opcode == Op::Decorate
-            && i.operands.get(1) == Some(&Operand::Decoration(Decoration::Location))
-            && matches!(i.operands.first(), Some(Operand::IdRef(v)) if drop.contains(v)))
     });
 }
 
 /// glslang leaves `gl_FragData` without a Location; GL's draw buffer `i` is element `i`.
 pub(super) fn place_frag_data(module: &mut dr::Module) {
-    let types = Types::new(module);
-    let frag_data = module.types_global_values.iter().find_map(|i| {
-        let var = i.result_id?;
-        (i.class.opcode == Op::Variable
-            && types.names.get(&var).map(String::as_str) == Some("gl_FragData")
-            && types.decoration(var, Decoration::Location).is_none())
-        .then_some(var)
+    edit_words(module, |editor| {
+        let m = editor.module;
+        let frag_data = m
+            .ids_named("gl_FragData")
+            .find(|&var| m.variable(var).is_some() && !m.has_decoration(var, Decoration::Location));
+        if let Some(var) = frag_data {
+            editor.decorate(var, Decoration::Location, &[0]);
+        }
     });
-    if let Some(var) = frag_data {
-        set_decoration(module, var, Decoration::Location, 0);
-    }
 }

@@ -20,8 +20,9 @@
 //!   [`vertex_inputs`] (GL's vertex input locations and 64-bit inputs);
 //! - [`resources`]: uniform and storage blocks and samplers bound as GL's binding points;
 //! - [`program`]: the `Program` handed to the player, and GL's introspection of it;
-//! - [`spv`]: the SPIR-V lookups and edits they share (`Types`, `set_decoration`, and
-//!   `Additions`: fresh ids, new types and constants, row-major flat indices);
+//! - [`spv`]: `edit_words`, which runs glsem-spirv's `Editor` over a stage's module,
+//!   and what the body rewrites share over rspirv's `dr` (`Types`, `Additions`: fresh
+//!   ids, new types and constants, row-major flat indices);
 //! - [`description`]: the types the passes describe a stage with (a leaf).
 //!
 //! The tests of whole programs, which drive the passes through `Compiler::build`, sit
@@ -50,7 +51,7 @@ use std::collections::{BTreeMap, HashSet};
 use rspirv::binary::Assemble;
 use rspirv::dr::{self, Operand};
 
-use crate::scene::{Scene, SceneError, Stage};
+use crate::scene::{Scene, SceneError, ShaderStage};
 
 use component_arrays::split_component_arrays;
 pub use description::{
@@ -73,7 +74,7 @@ use vertex_inputs::{place_unlocated_inputs, split_double_inputs, spread_wide_inp
 
 /// `SPIRV ONLY`: stages with SPIR-V assembly run from it; their GLSL, if any, only tells
 /// what GL's linker knows from names (explicit locations and bindings).
-fn spirv_shader(scene: &Scene, stage: Stage) -> Option<&crate::scene::Shader> {
+fn spirv_shader(scene: &Scene, stage: ShaderStage) -> Option<&crate::scene::Shader> {
     scene
         .spirv
         .iter()
@@ -81,18 +82,19 @@ fn spirv_shader(scene: &Scene, stage: Stage) -> Option<&crate::scene::Shader> {
 }
 
 /// Each stage's compilation units (GLSL and the first line of its section), in stage order.
-fn stage_sources(scene: &Scene) -> Result<Vec<(Stage, Vec<Unit>)>, SceneError> {
+fn stage_sources(scene: &Scene) -> Result<Vec<(ShaderStage, Vec<Unit>)>, SceneError> {
     let version = scene.require.glsl_version;
-    let mut sources: Vec<(Stage, Vec<Unit>)> = Vec::new();
-    let mut add = |stage: Stage, unit: Unit| match sources.iter_mut().find(|(s, _)| *s == stage) {
-        Some((_, units)) => units.push(unit),
-        None => sources.push((stage, vec![unit])),
-    };
+    let mut sources: Vec<(ShaderStage, Vec<Unit>)> = Vec::new();
+    let mut add =
+        |stage: ShaderStage, unit: Unit| match sources.iter_mut().find(|(s, _)| *s == stage) {
+            Some((_, units)) => units.push(unit),
+            None => sources.push((stage, vec![unit])),
+        };
     if scene.passthrough_vs {
         let body = "in vec4 piglit_vertex;\nvoid main() { gl_Position = piglit_vertex; }\n";
         // A compatibility scene's GLSL 1.10-1.30 shaders are compiled as 1.50 (`compat`).
         let version = Some(version.unwrap_or(MIN_VULKAN_GLSL).max(MIN_VULKAN_GLSL));
-        add(Stage::Vertex, (with_version(body, version)?, None));
+        add(ShaderStage::Vertex, (with_version(body, version)?, None));
     }
     for shader in &scene.shaders {
         add(
@@ -112,7 +114,7 @@ fn stage_sources(scene: &Scene) -> Result<Vec<(Stage, Vec<Unit>)>, SceneError> {
     }
     if !sources
         .iter()
-        .any(|(s, ..)| matches!(s, Stage::Vertex | Stage::Compute))
+        .any(|(s, ..)| matches!(s, ShaderStage::Vertex | ShaderStage::Compute))
     {
         return Err(SceneError::Skip(
             "no vertex shader (fixed-function vertex processing is not supported)".into(),
@@ -123,7 +125,7 @@ fn stage_sources(scene: &Scene) -> Result<Vec<(Stage, Vec<Unit>)>, SceneError> {
 }
 
 /// Source fixes over all the compilation units of a stage.
-fn fix_sources(sources: &mut [(Stage, Vec<Unit>)]) -> Result<(), SceneError> {
+fn fix_sources(sources: &mut [(ShaderStage, Vec<Unit>)]) -> Result<(), SceneError> {
     for (stage, units) in sources {
         let mut texts: Vec<String> = units.iter().map(|(t, _)| t.clone()).collect();
         crate::fixes::per_vertex_sizes(*stage, &mut texts);
@@ -133,11 +135,11 @@ fn fix_sources(sources: &mut [(Stage, Vec<Unit>)]) -> Result<(), SceneError> {
                 *text = fixed;
             }
         }
-        if *stage == Stage::Fragment {
+        if *stage == ShaderStage::Fragment {
             crate::fixes::frag_coord(&mut texts).map_err(SceneError::Fail)?;
             crate::extension_fixes::fragment_layer_viewport(&mut texts);
         }
-        if *stage == Stage::Vertex {
+        if *stage == ShaderStage::Vertex {
             crate::extension_fixes::vertex_layer_viewport(&mut texts);
         }
         for ((text, _), fixed) in units.iter_mut().zip(texts) {
@@ -149,7 +151,7 @@ fn fix_sources(sources: &mut [(Stage, Vec<Unit>)]) -> Result<(), SceneError> {
 
 /// Takes the initializers of uniforms out of the sources (each once).
 fn take_initializers(
-    sources: &mut [(Stage, Vec<Unit>)],
+    sources: &mut [(ShaderStage, Vec<Unit>)],
 ) -> Result<Vec<crate::initializers::Initializer>, SceneError> {
     let mut initializers = Vec::new();
     for (_, units) in sources {
@@ -169,11 +171,13 @@ fn take_initializers(
 
 /// The link passes over all the stages, then each stage's own interface passes.
 fn link_modules(
-    modules: &mut [(Stage, dr::Module, HashSet<String>)],
+    modules: &mut [(ShaderStage, dr::Module, HashSet<String>)],
     separate: bool,
 ) -> Result<(), SceneError> {
     link_locations(modules, separate).map_err(SceneError::Fail)?;
-    if let Some((_, module, explicit)) = modules.iter_mut().find(|(s, ..)| *s == Stage::Vertex) {
+    if let Some((_, module, explicit)) =
+        modules.iter_mut().find(|(s, ..)| *s == ShaderStage::Vertex)
+    {
         place_unlocated_inputs(module, explicit);
     }
     trim_per_vertex_blocks(modules);
@@ -200,7 +204,7 @@ struct StageFrom<'a> {
 /// A linked stage's resources bound as Vulkan takes them, its vertex inputs fed as 32-bit
 /// words, and what the runner and GL's introspection read of it.
 fn finish_stage(
-    stage: Stage,
+    stage: ShaderStage,
     mut module: dr::Module,
     from: &StageFrom,
     named_blocks: &mut BTreeMap<String, u32>,
@@ -223,10 +227,10 @@ fn finish_stage(
         }
     }
     flatten_block_arrays(&mut module)?;
-    if stage == Stage::Fragment {
+    if stage == ShaderStage::Fragment {
         place_frag_data(&mut module);
     }
-    let vertex_inputs = if stage == Stage::Vertex {
+    let vertex_inputs = if stage == ShaderStage::Vertex {
         let gl_locations = spread_wide_inputs(&mut module);
         let inputs = Types::new(&module).vertex_inputs(&module, &gl_locations);
         split_double_inputs(&mut module)?;
@@ -307,10 +311,10 @@ impl Compiler {
     fn load_modules(
         &self,
         scene: &Scene,
-        sources: &[(Stage, Vec<Unit>)],
+        sources: &[(ShaderStage, Vec<Unit>)],
     ) -> Result<
         (
-            Vec<(Stage, dr::Module, HashSet<String>)>,
+            Vec<(ShaderStage, dr::Module, HashSet<String>)>,
             Vec<HashSet<String>>,
         ),
         SceneError,
@@ -330,8 +334,8 @@ impl Compiler {
             })?;
             merge_builtin_copies(&mut module);
             match stage {
-                Stage::Fragment => fragment_layer::restore_fragment_builtins(&mut module),
-                Stage::Vertex => fragment_layer::restore_vertex_builtins(&mut module),
+                ShaderStage::Fragment => fragment_layer::restore_fragment_builtins(&mut module),
+                ShaderStage::Vertex => fragment_layer::restore_vertex_builtins(&mut module),
                 _ => false,
             };
             if spirv_shader(scene, *stage).is_some() {

@@ -8,15 +8,15 @@ use rspirv::dr::{self, Instruction, Operand};
 use spirv::{Decoration, Op, StorageClass};
 
 use super::spv::{id, literal, Additions, Types};
-use crate::scene::Stage;
+use crate::scene::ShaderStage;
 
 /// A tessellation control shader's store to a component of a patch output chosen at run
 /// time (`v[i] = x`, `v.wxy[i] = x`) becomes a switch over the component with a store to a
 /// constant component in each case: lavapipe turns the dynamic store into a load and store
 /// of the whole vector, which loses the other invocations' writes to the other components
 /// (in GL each invocation writes only its component).
-pub(super) fn split_dynamic_patch_component_stores(stage: Stage, module: &mut dr::Module) {
-    if stage != Stage::TessControl {
+pub(super) fn split_dynamic_patch_component_stores(stage: ShaderStage, module: &mut dr::Module) {
+    if stage != ShaderStage::TessControl {
         return;
     }
     let types = Types::new(module);

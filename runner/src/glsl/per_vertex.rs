@@ -1,13 +1,14 @@
 //! `gl_PerVertex` blocks trimmed to the members in use, as GL counts no built-in against the
 //! stage's interface component limits (Vulkan counts every member).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
+use glsem_spirv::module::{inst, Section};
 use rspirv::dr::{self, Instruction, Operand};
 use spirv::{Decoration, Op, StorageClass};
 
-use super::spv::{id, Types};
-use crate::scene::Stage;
+use super::spv::{edit_words, id, Types};
+use crate::scene::ShaderStage;
 
 /// A `gl_PerVertex` block variable (arrayed or not) and the members the stage uses.
 pub(super) struct PerVertex {
@@ -96,8 +97,9 @@ pub(super) fn per_vertex_block(module: &dr::Module, storage: StorageClass) -> Op
 /// block against the stage's input and output component limits, GL counts none. A stage's
 /// output block and the next stage's input block keep the same members (those either
 /// uses); an output keeps `gl_Position` too, as GL counts it against the limits.
-pub(super) fn trim_per_vertex_blocks(modules: &mut [(Stage, dr::Module, HashSet<String>)]) {
-    let pre_rasterization = |s: Stage| !matches!(s, Stage::Fragment | Stage::Compute);
+pub(super) fn trim_per_vertex_blocks(modules: &mut [(ShaderStage, dr::Module, HashSet<String>)]) {
+    let pre_rasterization =
+        |s: ShaderStage| !matches!(s, ShaderStage::Fragment | ShaderStage::Compute);
     for i in 0..modules.len() {
         if !pre_rasterization(modules[i].0) {
             continue;
@@ -142,84 +144,48 @@ fn trim_block(module: &mut dr::Module, block: &PerVertex, keep: &HashSet<u32>) {
         return;
     }
     let new_index = |m: u32| kept.iter().position(|&k| k == m).map(|p| p as u32);
-    for inst in &mut module.types_global_values {
-        if inst.result_id == Some(block.block) {
-            let members = std::mem::take(&mut inst.operands);
-            inst.operands = kept.iter().map(|&m| members[m as usize].clone()).collect();
+    edit_words(module, |editor| {
+        let m = editor.module;
+        if let Some(&index) = m.globals.get(&block.block) {
+            let members = &m.insts[index].operands()[1..];
+            let mut operands = vec![block.block];
+            operands.extend(kept.iter().map(|&k| members[k as usize]));
+            editor.replace(index, inst(Op::TypeStruct, &operands));
         }
-    }
-    let renumber = |insts: &mut Vec<Instruction>, op: Op| {
-        insts.retain_mut(|inst| {
-            if inst.class.opcode != op
-                || inst.operands.first() != Some(&Operand::IdRef(block.block))
-            {
-                return true;
-            }
-            let Some(Operand::LiteralBit32(m)) = inst.operands.get_mut(1) else {
-                return true;
-            };
-            match new_index(*m) {
-                Some(n) => {
-                    *m = n;
-                    true
+        let names_and_decorations = m
+            .section_range(Section::Debug)
+            .chain(m.section_range(Section::Annotation));
+        for index in names_and_decorations {
+            let member_of_block = matches!(
+                m.insts[index].op(),
+                Some(Op::MemberName | Op::MemberDecorate)
+            ) && m.insts[index].operand(0) == block.block;
+            if member_of_block {
+                match new_index(m.insts[index].operand(1)) {
+                    // Word 2: the member number, after the opcode word and the block.
+                    Some(new) => editor.patch_word(index, 2, new),
+                    None => editor.remove(index),
                 }
-                None => false,
             }
-        })
-    };
-    renumber(&mut module.annotations, Op::MemberDecorate);
-    renumber(&mut module.debug_names, Op::MemberName);
-    // Access chains index the block with integer constants; the new index needs one of
-    // the same type.
-    let member_at = usize::from(block.arrayed) + 1;
-    let types = Types::new(module);
-    let mut constants: HashMap<(u32, u32), u32> = module
-        .types_global_values
-        .iter()
-        .filter(|i| i.class.opcode == Op::Constant)
-        .filter_map(|i| {
-            Some((
-                (i.result_type?, types.constant(i.result_id?)?),
-                i.result_id?,
-            ))
-        })
-        .collect();
-    let mut new_constants = Vec::new();
-    let bound = &mut module
-        .header
-        .as_mut()
-        .expect("a loaded module has a header")
-        .bound;
-    for inst in module
-        .functions
-        .iter_mut()
-        .flat_map(|f| &mut f.blocks)
-        .flat_map(|b| &mut b.instructions)
-    {
-        if inst.operands.first() != Some(&Operand::IdRef(block.var)) {
-            continue;
         }
-        let Some(Operand::IdRef(index)) = inst.operands.get_mut(member_at) else {
-            continue;
-        };
-        let (Some(old), Some(ty)) = (
-            types.constant(*index),
-            types.def(*index).and_then(|c| c.result_type),
-        ) else {
-            continue;
-        };
-        let value = new_index(old).expect("a member in use is kept");
-        *index = *constants.entry((ty, value)).or_insert_with(|| {
-            let cid = *bound;
-            *bound += 1;
-            new_constants.push(Instruction::new(
-                Op::Constant,
-                Some(ty),
-                Some(cid),
-                vec![Operand::LiteralBit32(value)],
-            ));
-            cid
-        });
-    }
-    module.types_global_values.extend(new_constants);
+        // Access chains index the block with integer constants; the new index needs one of
+        // the same type. Operand `member_at` is the member: after the result type, the
+        // result, the base and, in an array of blocks, the vertex.
+        let member_at = 3 + usize::from(block.arrayed);
+        for index in m.section_range(Section::Function) {
+            let chain = &m.insts[index];
+            let into_block = matches!(chain.op(), Some(Op::AccessChain | Op::InBoundsAccessChain))
+                && chain.operand(2) == block.var;
+            let member = chain.operand(member_at);
+            let (true, Some(old), Some(&constant)) =
+                (into_block, m.constant_u32(member), m.globals.get(&member))
+            else {
+                continue;
+            };
+            let ty = m.insts[constant].operand(0);
+            let value = new_index(old).expect("a member in use is kept");
+            let new = editor.constant_words(ty, &[value]);
+            editor.patch_word(index, member_at + 1, new);
+        }
+    });
 }

@@ -5,12 +5,12 @@ use std::collections::HashSet;
 
 use super::description::{SamplerUniform, StorageBlock, UniformBlock, VertexInput};
 use super::resources::subscripts;
-use crate::scene::Stage;
+use crate::scene::ShaderStage;
 
 /// One compiled and linked stage.
 #[derive(Debug, Clone)]
 pub struct StageModule {
-    pub stage: Stage,
+    pub stage: ShaderStage,
     pub words: Vec<u32>,
     pub capabilities: Vec<spirv::Capability>,
     /// The default uniform block (if any) and the named uniform blocks the stage declares.
@@ -136,7 +136,11 @@ impl Program {
     /// per scalar, vector or matrix and per array element, structure members in order.
     /// (GL name of the leaf, element index when it is an array).
     /// `only`: the stage of `active shader program` (a separable program's own uniforms).
-    pub fn uniform_at(&self, location: u32, only: Option<Stage>) -> Option<(String, Option<u32>)> {
+    pub fn uniform_at(
+        &self,
+        location: u32,
+        only: Option<ShaderStage>,
+    ) -> Option<(String, Option<u32>)> {
         for stage in self
             .stages
             .iter()
@@ -198,7 +202,7 @@ impl Program {
         None
     }
 
-    pub fn stage(&self, stage: Stage) -> Option<&StageModule> {
+    pub fn stage(&self, stage: ShaderStage) -> Option<&StageModule> {
         self.stages.iter().find(|s| s.stage == stage)
     }
 
@@ -207,7 +211,7 @@ impl Program {
     }
 
     pub fn vertex_inputs(&self) -> &[VertexInput] {
-        self.stage(Stage::Vertex)
+        self.stage(ShaderStage::Vertex)
             .map(|s| s.vertex_inputs.as_slice())
             .unwrap_or(&[])
     }

@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 
+use glsem_spirv::module::Editor;
 use rspirv::dr::{self, Operand};
 use spirv::{Decoration, Op, StorageClass};
 
@@ -13,9 +14,7 @@ use super::description::{
     FIRST_SAMPLER_BINDING, FIRST_STORAGE_BINDING,
 };
 use super::source::{explicit_uniforms, gl_block_binding};
-use super::spv::{
-    id, literal, rewrite_instructions, runtime_array, set_decoration, Additions, Types,
-};
+use super::spv::{edit_words, id, literal, rewrite_instructions, runtime_array, Additions, Types};
 use crate::scene::{SceneError, ATOMIC_COUNTER_BINDINGS};
 
 /// Moves the stage's `gl_DefaultUniformBlock` to set 0, binding `binding` (one binding per
@@ -355,31 +354,25 @@ fn decorate_bindings(
     samplers: &[(u32, SamplerUniform)],
     storage_blocks: &[(u32, StorageBlock)],
 ) {
-    for (var, block) in blocks {
-        set_decoration(module, *var, Decoration::DescriptorSet, 0);
-        set_decoration(module, *var, Decoration::Binding, block.binding);
-    }
-    for (var, sampler) in samplers {
-        // glslang keeps a GL uniform location on the sampler; Vulkan forbids Location on
-        // UniformConstant (VUID-StandaloneSpirv-Location-06672). The runner keeps the
-        // location (`uniform_locations`).
-        module.annotations.retain(|i| {
-            !(i.class.opcode == Op::Decorate
-                && i.operands.first() == Some(&Operand::IdRef(*var))
-                && i.operands.get(1) == Some(&Operand::Decoration(Decoration::Location)))
-        });
-        set_decoration(module, *var, Decoration::DescriptorSet, 0);
-        set_decoration(module, *var, Decoration::Binding, sampler.binding);
-    }
-    for (var, block) in storage_blocks {
-        set_decoration(module, *var, Decoration::DescriptorSet, 0);
-        set_decoration(
-            module,
-            *var,
-            Decoration::Binding,
-            FIRST_STORAGE_BINDING + block.gl_binding,
-        );
-    }
+    edit_words(module, |editor| {
+        let bind = |editor: &mut Editor, var: u32, binding: u32| {
+            editor.set_decoration(var, Decoration::DescriptorSet, &[0]);
+            editor.set_decoration(var, Decoration::Binding, &[binding]);
+        };
+        for (var, block) in blocks {
+            bind(editor, *var, block.binding);
+        }
+        for (var, sampler) in samplers {
+            // glslang keeps a GL uniform location on the sampler; Vulkan forbids Location
+            // on UniformConstant (VUID-StandaloneSpirv-Location-06672). The runner keeps
+            // the location (`uniform_locations`).
+            editor.remove_decoration(*var, Decoration::Location);
+            bind(editor, *var, sampler.binding);
+        }
+        for (var, block) in storage_blocks {
+            bind(editor, *var, FIRST_STORAGE_BINDING + block.gl_binding);
+        }
+    });
 }
 
 /// Vulkan takes one-dimensional arrays of blocks only (VUID-StandaloneSpirv-Uniform-06807):
@@ -735,34 +728,13 @@ fn flatten_value(
             .decoration_value(t, Decoration::ArrayStride)
             .unwrap_or(16)
     };
-    if let Some((len, elem)) = types.array(ty) {
-        let stride = stride_of(ty);
-        if let Some((scalar, columns, rows)) = types.shape(elem) {
-            out.push(UniformMember {
-                name: name.to_string(),
-                offset,
-                scalar,
-                columns,
-                rows,
-                matrix_stride: layout.stride,
-                array: Some((len, stride)),
-                row_major: layout.row_major && columns > 1,
-            });
-        } else {
-            for i in 0..len {
-                flatten_value(
-                    types,
-                    elem,
-                    &format!("{name}[{i}]"),
-                    offset + i * stride,
-                    layout,
-                    out,
-                )?;
-            }
-        }
-        return Ok(());
-    }
-    if let Some((scalar, columns, rows)) = types.shape(ty) {
+    let array = types.array(ty);
+    // A scalar, vector or matrix, or an array of them, is one member.
+    let leaf = match array {
+        Some((len, elem)) => types.shape(elem).map(|s| (s, Some((len, stride_of(ty))))),
+        None => types.shape(ty).map(|s| (s, None)),
+    };
+    if let Some(((scalar, columns, rows), array)) = leaf {
         out.push(UniformMember {
             name: name.to_string(),
             offset,
@@ -770,9 +742,23 @@ fn flatten_value(
             columns,
             rows,
             matrix_stride: layout.stride,
-            array: None,
+            array,
             row_major: layout.row_major && columns > 1,
         });
+        return Ok(());
+    }
+    if let Some((len, elem)) = array {
+        let stride = stride_of(ty);
+        for i in 0..len {
+            flatten_value(
+                types,
+                elem,
+                &format!("{name}[{i}]"),
+                offset + i * stride,
+                layout,
+                out,
+            )?;
+        }
         return Ok(());
     }
     match types.def(ty).map(|i| i.class.opcode) {

@@ -10,11 +10,12 @@
 
 use std::collections::{HashMap, HashSet};
 
+use glsem_spirv::module::INTERFACE_LISTS_ALL_GLOBALS;
 use rspirv::dr::{self, Instruction, Operand};
 use spirv::{Op, StorageClass};
 
 use super::resources::subscripts;
-use super::spv::{id, remove_ids, rewrite_instructions, Additions, Types};
+use super::spv::{edit_words, id, remove_ids, rewrite_instructions, Additions, Types};
 use crate::scene::SceneError;
 
 /// One step from a sampler variable's type towards a sampler: an array level (its
@@ -161,22 +162,22 @@ pub(super) fn split_sampler_arrays(
     remove_sampler_structures(module, &found)?;
     let end = module.types_global_values.len();
     add.finish(module, end);
-    module.debug_names.extend(names);
-    for entry in &mut module.entry_points {
-        entry
-            .operands
-            .retain(|o| id(o).is_none_or(|i| !rewrites.contains_key(&i)));
-        // From SPIR-V 1.4 the interface lists every global variable the entry point uses.
-        if module
-            .header
-            .as_ref()
-            .is_some_and(|h| h.version() >= (1, 4))
-        {
-            entry
-                .operands
-                .extend(split.iter().map(|s| Operand::IdRef(s.var)));
+    edit_words(module, |editor| {
+        for (var, name) in &names {
+            editor.name(*var, name);
         }
-    }
+        // An interface lists a UniformConstant variable from SPIR-V 1.4 on, as it does the
+        // variables that replace it.
+        let lists_all = editor.module.version() >= INTERFACE_LISTS_ALL_GLOBALS;
+        editor.replace_in_interfaces(|listed| {
+            let targets = rewrites.get(&listed)?;
+            Some(if lists_all {
+                targets.iter().map(|t| t.var).collect()
+            } else {
+                Vec::new()
+            })
+        });
+    });
     Ok(split)
 }
 
@@ -219,14 +220,14 @@ fn nested_sampler_variables(module: &dr::Module, types: &Types) -> Vec<(u32, Vec
 
 /// Declares the new variable of one sampler leaf of the old variable named `base`: where
 /// its accesses go, its GL elements and their locations (their positions in
-/// `location_order`), and its `OpName`.
+/// `location_order`), and its name.
 fn declare_leaf(
     types: &Types,
     add: &mut Additions,
     leaf: &Leaf,
     base: &str,
     location_order: &[String],
-) -> (LeafTarget, SplitSampler, Instruction) {
+) -> (LeafTarget, SplitSampler, (u32, String)) {
     let dims: Vec<u32> = leaf
         .levels
         .iter()
@@ -269,15 +270,7 @@ fn declare_leaf(
             Level::Array(_) => None,
         })
         .collect();
-    let name = Instruction::new(
-        Op::Name,
-        None,
-        None,
-        vec![
-            Operand::IdRef(var),
-            Operand::LiteralString(format!("{base}{members}")),
-        ],
-    );
+    let name = (var, format!("{base}{members}"));
     // GL's name of element i: the leaf's path with the subscripts of i (row-major over its
     // array levels).
     let elements = (0..count)

@@ -1,14 +1,25 @@
-//! SPIR-V lookups and edits the passes share: `Types` (a module's types, names and
-//! decorations by id), operand accessors and `set_decoration`.
+//! The bridge from the passes to glsem-spirv, and what the passes that rewrite function
+//! bodies share over rspirv's `dr::Module`.
+//!
+//! [`edit_words`] runs glsem-spirv's `Editor` over a stage's module: every declaration a
+//! pass adds or changes (decorations, names, variables, interfaces, types and constants
+//! of its own) goes through it. The body rewrites (component, sampler and block arrays,
+//! double inputs, patch stores) stay on `dr`, whose operands say which are ids: they
+//! follow every use of a variable, which the word-level view cannot tell from a literal.
+//! For them: `Types` (a module's types, names and decorations by id, and their Location
+//! counts by glsem-spirv's layout), `Additions` (fresh ids and the types and constants
+//! made with them), `rewrite_instructions` and `remove_ids`.
 
 use std::collections::HashMap;
 
-use glsem_spirv::layout::Shape;
+use glsem_spirv::layout;
+use glsem_spirv::module::{Editor, Module};
+use rspirv::binary::Assemble;
 use rspirv::dr::{self, Instruction, Operand};
 use spirv::{Decoration, Op, StorageClass};
 
 use super::description::Scalar;
-use crate::scene::Stage;
+use crate::scene::ShaderStage;
 
 /// A decoration and its literal operands.
 type Decorations = Vec<(Decoration, Vec<u32>)>;
@@ -20,6 +31,8 @@ pub(super) struct Types {
     pub(super) member_names: HashMap<(u32, u32), String>,
     decorations: HashMap<u32, Decorations>,
     member_decorations: HashMap<(u32, u32), Decorations>,
+    /// The Locations of each interface type, by glsem-spirv's layout.
+    location_slots: HashMap<u32, u32>,
 }
 
 pub(super) fn literal(op: &Operand) -> Option<u32> {
@@ -44,6 +57,7 @@ impl Types {
             member_names: HashMap::new(),
             decorations: HashMap::new(),
             member_decorations: HashMap::new(),
+            location_slots: location_slots(module),
         };
         for inst in &module.types_global_values {
             if let Some(rid) = inst.result_id {
@@ -140,46 +154,10 @@ impl Types {
     }
 
     /// Interface Locations a value of `ty` occupies (Vulkan "Location Assignment"), by the
-    /// layer's rule (`glsem_spirv::layout`).
+    /// layer's rule (`glsem_spirv::layout`); a type that is no interface type, or an array
+    /// whose length is not a plain constant, takes one Location, as a scalar does.
     pub(super) fn slots(&self, ty: u32) -> u32 {
-        self.location_shape(ty).location_slots()
-    }
-
-    /// `ty` as a layout shape; a type that is no interface type, or an array whose length
-    /// is not a plain constant, takes one Location, as a scalar does.
-    fn location_shape(&self, ty: u32) -> Shape {
-        let one = Shape::Vector {
-            width: 32,
-            count: 1,
-        };
-        let Some(inst) = self.def(ty) else { return one };
-        match inst.class.opcode {
-            Op::TypeVector => Shape::Vector {
-                width: self.scalar_width(inst.operands.first().and_then(id).unwrap_or(0)),
-                count: inst.operands.get(1).and_then(literal).unwrap_or(1),
-            },
-            // Locations count a matrix as the array of its columns.
-            Op::TypeMatrix => Shape::Array {
-                element: Box::new(
-                    self.location_shape(inst.operands.first().and_then(id).unwrap_or(0)),
-                ),
-                length: inst.operands.get(1).and_then(literal).unwrap_or(1),
-            },
-            Op::TypeArray => self
-                .array(ty)
-                .map_or(one, |(length, element)| Shape::Array {
-                    element: Box::new(self.location_shape(element)),
-                    length,
-                }),
-            Op::TypeStruct => Shape::Struct(
-                inst.operands
-                    .iter()
-                    .filter_map(id)
-                    .map(|m| self.location_shape(m))
-                    .collect(),
-            ),
-            _ => one,
-        }
+        self.location_slots.get(&ty).copied().unwrap_or(1)
     }
 
     fn scalar_width(&self, ty: u32) -> u32 {
@@ -251,44 +229,43 @@ impl Types {
     }
 }
 
-/// Whether a stage's variables of this storage class are per-vertex arrays whose outer
-/// dimension does not count towards Locations.
-pub(super) fn arrayed(stage: Stage, storage: StorageClass) -> bool {
-    matches!(
-        (stage, storage),
-        (Stage::TessControl, _)
-            | (Stage::TessEval, StorageClass::Input)
-            | (Stage::Geometry, StorageClass::Input)
-    )
+/// The Locations of each interface type of `module`.
+fn location_slots(module: &dr::Module) -> HashMap<u32, u32> {
+    let words = module.assemble();
+    let Ok(view) = Module::parse(&words) else {
+        return HashMap::new();
+    };
+    view.types
+        .keys()
+        .filter_map(|&ty| Some((ty, layout::location_slots(&view, ty)?)))
+        .collect()
 }
 
-/// Replaces (or adds) `OpDecorate target decoration value`.
-pub(super) fn set_decoration(
-    module: &mut dr::Module,
-    target: u32,
-    decoration: Decoration,
-    value: u32,
-) {
-    for inst in &mut module.annotations {
-        if inst.class.opcode == Op::Decorate
-            && inst.operands.first() == Some(&Operand::IdRef(target))
-            && inst.operands.get(1) == Some(&Operand::Decoration(decoration))
-        {
-            inst.operands.truncate(2);
-            inst.operands.push(Operand::LiteralBit32(value));
-            return;
-        }
-    }
-    module.annotations.push(Instruction::new(
-        Op::Decorate,
-        None,
-        None,
-        vec![
-            Operand::IdRef(target),
-            Operand::Decoration(decoration),
-            Operand::LiteralBit32(value),
-        ],
-    ));
+/// Runs `edit` over `module` through glsem-spirv's view and [`Editor`], then puts the
+/// edited module back, for passes that edit words between passes that still work on
+/// rspirv's `dr::Module`.
+pub(super) fn edit_words<T>(module: &mut dr::Module, edit: impl FnOnce(&mut Editor) -> T) -> T {
+    let words = module.assemble();
+    // rspirv assembles its sections in order and with unique ids: what the view checks.
+    let view = Module::parse(&words).expect("an assembled module is well-formed");
+    let mut editor = Editor::new(&view);
+    let result = edit(&mut editor);
+    let edited = editor
+        .finish()
+        .expect("a link pass adds a few ids, far from SPIR-V's bound");
+    *module = dr::load_words(&edited).expect("the editor writes a loadable module");
+    result
+}
+
+/// Whether a stage's variables of this storage class are per-vertex arrays whose outer
+/// dimension does not count towards Locations.
+pub(super) fn arrayed(stage: ShaderStage, storage: StorageClass) -> bool {
+    matches!(
+        (stage, storage),
+        (ShaderStage::TessControl, _)
+            | (ShaderStage::TessEval, StorageClass::Input)
+            | (ShaderStage::Geometry, StorageClass::Input)
+    )
 }
 
 /// The element type of an unsized array type.
@@ -414,6 +391,21 @@ impl Additions {
             .collect()
     }
 
+    /// Appends `op` with result type `ty` and the id operands `operands` to `out` and
+    /// returns its result id: `Editor::emit`'s form, for the body rewrites on `dr`.
+    pub(super) fn emit(
+        &mut self,
+        out: &mut Vec<Instruction>,
+        op: Op,
+        ty: u32,
+        operands: &[u32],
+    ) -> u32 {
+        let id = self.fresh();
+        let operands = operands.iter().map(|&o| Operand::IdRef(o)).collect();
+        out.push(Instruction::new(op, Some(ty), Some(id), operands));
+        id
+    }
+
     /// Emits Σ index·stride into `out`; `None` without indices.
     pub(super) fn flat_index(
         &mut self,
@@ -421,27 +413,13 @@ impl Additions {
         indices: &[u32],
         strides: &[u32],
     ) -> Option<u32> {
+        let uint = self.uint;
         let mut flat = None;
         for (&index, &stride) in indices.iter().zip(strides) {
-            let term = self.fresh();
-            out.push(Instruction::new(
-                Op::IMul,
-                Some(self.uint),
-                Some(term),
-                vec![Operand::IdRef(index), Operand::IdRef(stride)],
-            ));
+            let term = self.emit(out, Op::IMul, uint, &[index, stride]);
             flat = Some(match flat {
                 None => term,
-                Some(sum) => {
-                    let next = self.fresh();
-                    out.push(Instruction::new(
-                        Op::IAdd,
-                        Some(self.uint),
-                        Some(next),
-                        vec![Operand::IdRef(sum), Operand::IdRef(term)],
-                    ));
-                    next
-                }
+                Some(sum) => self.emit(out, Op::IAdd, uint, &[sum, term]),
             });
         }
         flat

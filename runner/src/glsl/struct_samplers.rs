@@ -14,7 +14,7 @@ use rspirv::dr::{self, Instruction, Operand};
 use spirv::{Op, StorageClass};
 
 use super::sampler_arrays::gl_location_order;
-use super::spv::{id, Additions, Types};
+use super::spv::{edit_words, id, Additions, Types};
 use crate::scene::SceneError;
 
 /// The uniform (a member of the default block) whose structure mixes samplers and other
@@ -87,7 +87,9 @@ pub(super) fn move_struct_samplers(
     let mut structures: HashMap<u32, Mixed> = HashMap::new();
     let mut opaque_structures: HashMap<u32, u32> = HashMap::new();
     let mut moved: HashMap<u32, Moved> = HashMap::new();
-    let mut names = Vec::new();
+    // (variable, name) and (structure, member, name) of the new ids.
+    let mut names: Vec<(u32, String)> = Vec::new();
+    let mut member_names: Vec<(u32, u32, String)> = Vec::new();
     let mut location_orders = HashMap::new();
     for (k, &member) in members.iter().enumerate() {
         let mut lengths = Vec::new();
@@ -100,7 +102,7 @@ pub(super) fn move_struct_samplers(
             continue;
         };
         let opaque_struct = *opaque_structures.entry(inner).or_insert_with(|| {
-            declare_opaque_structure(&types, &mut add, inner, &mixed, &mut names)
+            declare_opaque_structure(&types, &mut add, inner, &mixed, &mut member_names)
         });
         structures.entry(inner).or_insert(mixed);
         let var_type = lengths
@@ -118,15 +120,7 @@ pub(super) fn move_struct_samplers(
         let base = name.clone().unwrap_or_default();
         gl_location_order(&types, member, &base, &mut order);
         location_orders.insert(var, order);
-        names.push(Instruction::new(
-            Op::Name,
-            None,
-            None,
-            vec![
-                Operand::IdRef(var),
-                Operand::LiteralString(name.unwrap_or_default()),
-            ],
-        ));
+        names.push((var, name.unwrap_or_default()));
         let array_levels = lengths.len();
         moved.insert(k as u32, Moved { var, array_levels });
     }
@@ -137,7 +131,7 @@ pub(super) fn move_struct_samplers(
     drop_sampler_members(module, &structures);
     refuse_whole_uses(module, &structures)?;
     let known = module.types_global_values.clone();
-    let block_pointer = uniform_pointer(&mut add, &known, block_type);
+    let block_pointer = pointer_type(&mut add, &known, StorageClass::Uniform, block_type);
     // The block's variable goes after the new types, its pointer type among them.
     module
         .types_global_values
@@ -150,18 +144,19 @@ pub(super) fn move_struct_samplers(
         Some(block_var),
         vec![Operand::StorageClass(StorageClass::Uniform)],
     ));
-    module.debug_names.extend(names);
-    let spirv_1_4 = module
-        .header
-        .as_ref()
-        .is_some_and(|h| h.version() >= (1, 4));
-    if spirv_1_4 {
-        for entry in &mut module.entry_points {
-            entry
-                .operands
-                .extend(moved.values().map(|m| Operand::IdRef(m.var)));
+    let new_vars: Vec<u32> = moved.values().map(|m| m.var).collect();
+    edit_words(module, |editor| {
+        for (var, name) in &names {
+            editor.name(*var, name);
         }
-    }
+        for (ty, member, name) in &member_names {
+            editor.member_name(*ty, *member, name);
+        }
+        let m = editor.module;
+        for ep in &m.entry_points {
+            editor.extend_interface(ep, &[], &new_vars);
+        }
+    });
     Ok(location_orders)
 }
 
@@ -171,7 +166,7 @@ fn declare_opaque_structure(
     add: &mut Additions,
     ty: u32,
     mixed: &Mixed,
-    names: &mut Vec<Instruction>,
+    member_names: &mut Vec<(u32, u32, String)>,
 ) -> u32 {
     let members: Vec<u32> = types
         .def(ty)
@@ -181,16 +176,7 @@ fn declare_opaque_structure(
     let opaque = add.push(Op::TypeStruct, None, samplers.map(Operand::IdRef).collect());
     for &(old, new) in &mixed.opaque {
         let name = types.member_names.get(&(ty, old)).cloned();
-        names.push(Instruction::new(
-            Op::MemberName,
-            None,
-            None,
-            vec![
-                Operand::IdRef(opaque),
-                Operand::LiteralBit32(new),
-                Operand::LiteralString(name.unwrap_or_default()),
-            ],
-        ));
+        member_names.push((opaque, new, name.unwrap_or_default()));
     }
     opaque
 }
@@ -230,7 +216,12 @@ fn rewrite_member_accesses(
         // The block left holding no sampler is a uniform buffer, as glslang makes one.
         let to_uniform = |mut inst: Instruction, add: &mut Additions| {
             if chain && inst.operands.first().and_then(id) == Some(block_var) {
-                inst.result_type = Some(uniform_pointer(add, module_types, pointee));
+                inst.result_type = Some(pointer_type(
+                    add,
+                    module_types,
+                    StorageClass::Uniform,
+                    pointee,
+                ));
             }
             inst
         };
@@ -260,14 +251,11 @@ fn rewrite_member_accesses(
             return Err(SceneError::Skip(USED_WHOLE.into()));
         };
         if let Some(&(_, new)) = mixed.opaque.iter().find(|(old, _)| *old == index) {
-            inst.result_type = Some(add.global_among(
+            inst.result_type = Some(pointer_type(
+                add,
                 module_types,
-                Op::TypePointer,
-                None,
-                vec![
-                    Operand::StorageClass(StorageClass::UniformConstant),
-                    Operand::IdRef(pointee),
-                ],
+                StorageClass::UniformConstant,
+                pointee,
             ));
             let mut operands = vec![Operand::IdRef(m.var)];
             operands.extend_from_slice(&inst.operands[2..at]);
@@ -353,15 +341,17 @@ fn holding(module: &dr::Module, structures: &HashSet<u32>) -> HashSet<u32> {
     held
 }
 
-/// A pointer to `pointee` in the Uniform storage class: the module's, else a new one.
-fn uniform_pointer(add: &mut Additions, known: &[Instruction], pointee: u32) -> u32 {
+/// A pointer to `pointee` in `storage`: the module's, else a new one.
+fn pointer_type(
+    add: &mut Additions,
+    known: &[Instruction],
+    storage: StorageClass,
+    pointee: u32,
+) -> u32 {
     add.global_among(
         known,
         Op::TypePointer,
         None,
-        vec![
-            Operand::StorageClass(StorageClass::Uniform),
-            Operand::IdRef(pointee),
-        ],
+        vec![Operand::StorageClass(storage), Operand::IdRef(pointee)],
     )
 }

@@ -8,7 +8,7 @@ use rspirv::dr::{self, Instruction, Operand};
 use spirv::{Decoration, Op, StorageClass};
 
 use super::description::{Scalar, VertexInput};
-use super::spv::{id, rewrite_instructions, set_decoration, Additions, Types};
+use super::spv::{edit_words, id, rewrite_instructions, Additions, Types};
 use crate::scene::SceneError;
 
 /// GL's linker gives the vertex inputs without `layout(location)` locations that no
@@ -44,10 +44,15 @@ pub(super) fn place_unlocated_inputs(module: &mut dr::Module, explicit: &HashSet
         };
         used.extend(start..start + count);
     }
-    for &(var, location) in &moves {
-        set_decoration(module, var, Decoration::Location, location);
+    if moves.is_empty() {
+        return false;
     }
-    !moves.is_empty()
+    edit_words(module, |editor| {
+        for &(var, location) in &moves {
+            editor.set_decoration(var, Decoration::Location, &[location]);
+        }
+    });
+    true
 }
 
 /// A vertex input with a location.
@@ -104,13 +109,15 @@ pub(super) fn spread_wide_inputs(module: &mut dr::Module) -> HashMap<u32, u32> {
             .sum::<usize>() as u32
     };
     let mut moved = HashMap::new();
-    for &(var, location, _, _) in &inputs {
-        let shift = wide_below(location);
-        if shift > 0 {
-            set_decoration(module, var, Decoration::Location, location + shift);
-            moved.insert(var, location);
+    edit_words(module, |editor| {
+        for &(var, location, _, _) in &inputs {
+            let shift = wide_below(location);
+            if shift > 0 {
+                editor.set_decoration(var, Decoration::Location, &[location + shift]);
+                moved.insert(var, location);
+            }
         }
-    }
+    });
     moved
 }
 
@@ -246,32 +253,12 @@ impl WordTypes {
         // The 32-bit words: one uvec2/uvec4, or the two uvec4 of the array.
         let mut words = Vec::new();
         if n <= 2 {
-            let loaded = add.fresh();
             let ty = if n == 1 { self.uvec2 } else { self.uvec4 };
-            out.push(Instruction::new(
-                Op::Load,
-                Some(ty),
-                Some(loaded),
-                vec![Operand::IdRef(var)],
-            ));
-            words.push(loaded);
+            words.push(add.emit(out, Op::Load, ty, &[var]));
         } else {
             for index in [self.zero, self.one] {
-                let element = add.fresh();
-                let loaded = add.fresh();
-                out.push(Instruction::new(
-                    Op::AccessChain,
-                    Some(self.input_uvec4),
-                    Some(element),
-                    vec![Operand::IdRef(var), Operand::IdRef(index)],
-                ));
-                out.push(Instruction::new(
-                    Op::Load,
-                    Some(self.uvec4),
-                    Some(loaded),
-                    vec![Operand::IdRef(element)],
-                ));
-                words.push(loaded);
+                let element = add.emit(out, Op::AccessChain, self.input_uvec4, &[var, index]);
+                words.push(add.emit(out, Op::Load, self.uvec4, &[element]));
             }
         }
         let mut components = Vec::new();

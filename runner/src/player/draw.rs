@@ -374,7 +374,7 @@ impl Player {
                 let module = self
                     .modules
                     .iter()
-                    .find(|(s, _)| *s == scene::Stage::Compute)
+                    .find(|(s, _)| *s == scene::ShaderStage::Compute)
                     .map(|(_, m)| *m)
                     .ok_or_else(|| {
                         fail("`compute` without a compute shader (GL_INVALID_OPERATION)")

@@ -11,7 +11,7 @@ use ash::vk;
 use super::state::{fail, ImageUnits, Player};
 use crate::scene::SceneError;
 use crate::vk::target::Targets;
-use crate::vk::{color_range, image_barrier, Gpu};
+use crate::vk::{color_range, Gpu, ImageUse};
 
 impl ImageUnits {
     pub(super) fn destroy(&mut self, gpu: &Gpu) {
@@ -126,16 +126,22 @@ impl Player {
         if t.layout == vk::ImageLayout::GENERAL {
             return Ok(());
         }
-        let barrier = image_barrier(t.image, t.layout, vk::ImageLayout::GENERAL)
-            .src_access_mask(vk::AccessFlags::MEMORY_WRITE)
-            .dst_access_mask(vk::AccessFlags::MEMORY_READ | vk::AccessFlags::MEMORY_WRITE);
+        let (image, written) = (
+            t.image,
+            ImageUse {
+                stage: vk::PipelineStageFlags::ALL_COMMANDS,
+                access: vk::AccessFlags::MEMORY_WRITE,
+                layout: t.layout,
+            },
+        );
+        let general = ImageUse {
+            stage: vk::PipelineStageFlags::ALL_COMMANDS,
+            access: vk::AccessFlags::MEMORY_READ | vk::AccessFlags::MEMORY_WRITE,
+            layout: vk::ImageLayout::GENERAL,
+        };
         self.submit(|p, cmd| {
-            p.gpu.image_barriers(
-                cmd,
-                vk::PipelineStageFlags::ALL_COMMANDS,
-                vk::PipelineStageFlags::ALL_COMMANDS,
-                &[barrier],
-            )
+            p.gpu
+                .transition(cmd, &[image], color_range(), written, general)
         })
         .map_err(fail)?;
         if let Some(t) = self.textures.units.get_mut(&unit) {
@@ -210,15 +216,12 @@ impl Player {
         self.images.unbound = Some(made);
         let (image, _, view) = made;
         self.submit(|p, cmd| {
-            let to_general =
-                image_barrier(image, vk::ImageLayout::UNDEFINED, vk::ImageLayout::GENERAL)
-                    .dst_access_mask(vk::AccessFlags::TRANSFER_WRITE);
-            p.gpu.image_barriers(
-                cmd,
-                vk::PipelineStageFlags::TOP_OF_PIPE,
-                vk::PipelineStageFlags::TRANSFER,
-                &[to_general],
-            );
+            let top = ImageUse::discarded(vk::PipelineStageFlags::TOP_OF_PIPE);
+            let cleared = ImageUse {
+                layout: vk::ImageLayout::GENERAL,
+                ..ImageUse::TRANSFER_DST
+            };
+            p.gpu.transition(cmd, &[image], color_range(), top, cleared);
             // SAFETY: `cmd` is recording outside rendering; `image` is this device's, in
             // `GENERAL` after the barrier above.
             unsafe {

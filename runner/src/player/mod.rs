@@ -13,7 +13,7 @@ use crate::glsl::{Compiler, Program, SamplerUniform, UniformBlock};
 use crate::probe::DEFAULT_TOLERANCE;
 use crate::report::Outcome;
 use crate::scene::{
-    self, Capability, Command, Feature, PolygonMode, Query, Scene, SceneError, Stage,
+    self, Capability, Command, Feature, PolygonMode, Query, Scene, SceneError, ShaderStage,
 };
 use crate::vk::features::CoreFeature;
 use crate::vk::format::Format;
@@ -146,7 +146,10 @@ fn compile(
     let mut scene = scene::parse_as(&text, dialect)?;
     compat::lower(&mut scene)?;
     // Never hand such a pipeline to a driver: lavapipe and NVIDIA crash on it.
-    if scene.has_stage(Stage::TessEval) && !scene.has_stage(Stage::TessControl) && !vulkan.layer {
+    if scene.has_stage(ShaderStage::TessEval)
+        && !scene.has_stage(ShaderStage::TessControl)
+        && !vulkan.layer
+    {
         return Err(Outcome::Fail(TES_WITHOUT_TCS.into()));
     }
     // `link error`: GL links the stages' shaders; glslang links a stage's compilation
@@ -271,7 +274,7 @@ fn needs(scene: &Scene, program: &Program) -> Needs {
         .collect();
     let required = [
         (
-            req(Feature::Tessellation) || program.stage(Stage::TessEval).is_some(),
+            req(Feature::Tessellation) || program.stage(ShaderStage::TessEval).is_some(),
             CoreFeature::TessellationShader,
         ),
         (req(Feature::Geometry), CoreFeature::GeometryShader),
@@ -413,7 +416,7 @@ impl Player {
         options: &Options,
         data: scene::VertexData,
     ) -> Result<Player, SceneError> {
-        let (cmd_pool, cmd, fence) = command_objects(&gpu).map_err(fail)?;
+        let (cmd_pool, cmd, fence) = gpu.command_objects().map_err(fail)?;
         let rect_buffer = gpu
             .buffer(4 * RECT_STRIDE as u64, vk::BufferUsageFlags::VERTEX_BUFFER)
             .map_err(fail)?;
@@ -447,8 +450,8 @@ impl Player {
             query_pool,
             query: None,
             has_xfb_output: program.stages.iter().any(|s| s.xfb),
-            has_tess: program.stage(Stage::TessEval).is_some(),
-            has_geometry: program.stage(Stage::Geometry).is_some(),
+            has_tess: program.stage(ShaderStage::TessEval).is_some(),
+            has_geometry: program.stage(ShaderStage::Geometry).is_some(),
             vertex_inputs: program.vertex_inputs().to_vec(),
             vertex_attributes: data.attributes,
             vertex_stride: data.stride,
@@ -463,7 +466,7 @@ impl Player {
             xfb_varyings: program
                 .stages
                 .iter()
-                .rfind(|s| s.stage != Stage::Fragment)
+                .rfind(|s| s.stage != ShaderStage::Fragment)
                 .map_or(0, |s| s.xfb_varyings),
             program: program.clone(),
             block_data: BlockData::default(),
@@ -625,6 +628,16 @@ impl Player {
         // SAFETY: `info` points at `bindings`, which outlives the call (no immutable samplers).
         self.set_layout = unsafe { d.create_descriptor_set_layout(&info, None) }
             .map_err(check("vkCreateDescriptorSetLayout"))?;
+        // The sampler uniforms' descriptors, of storage images or of sampled ones.
+        let image_descriptors = |storage: bool| {
+            self.textures
+                .samplers
+                .values()
+                .filter(|(s, ..)| s.storage_image == storage)
+                .map(|(s, ..)| s.count)
+                .sum::<u32>()
+                .max(1)
+        };
         let sizes = [
             vk::DescriptorPoolSize {
                 ty: vk::DescriptorType::UNIFORM_BUFFER,
@@ -632,25 +645,11 @@ impl Player {
             },
             vk::DescriptorPoolSize {
                 ty: vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
-                descriptor_count: self
-                    .textures
-                    .samplers
-                    .values()
-                    .filter(|(s, ..)| !s.storage_image)
-                    .map(|(s, ..)| s.count)
-                    .sum::<u32>()
-                    .max(1),
+                descriptor_count: image_descriptors(false),
             },
             vk::DescriptorPoolSize {
                 ty: vk::DescriptorType::STORAGE_IMAGE,
-                descriptor_count: self
-                    .textures
-                    .samplers
-                    .values()
-                    .filter(|(s, ..)| s.storage_image)
-                    .map(|(s, ..)| s.count)
-                    .sum::<u32>()
-                    .max(1),
+                descriptor_count: image_descriptors(true),
             },
             vk::DescriptorPoolSize {
                 ty: vk::DescriptorType::STORAGE_BUFFER,
@@ -1211,26 +1210,4 @@ impl Drop for Player {
             d.destroy_command_pool(self.cmd_pool, None);
         }
     }
-}
-
-/// The player's command pool (resettable buffers), its one command buffer and an
-/// unsignalled fence for its submissions.
-fn command_objects(gpu: &Gpu) -> VkResult<(vk::CommandPool, vk::CommandBuffer, vk::Fence)> {
-    let d = &gpu.device;
-    let info = vk::CommandPoolCreateInfo::default()
-        .queue_family_index(gpu.queue_family)
-        .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER);
-    // SAFETY: `gpu.queue_family` is the family the device's queue was created in.
-    let pool =
-        unsafe { d.create_command_pool(&info, None) }.map_err(check("vkCreateCommandPool"))?;
-    let info = vk::CommandBufferAllocateInfo::default()
-        .command_pool(pool)
-        .command_buffer_count(1);
-    // SAFETY: `pool` was just made on this device.
-    let cmd =
-        unsafe { d.allocate_command_buffers(&info) }.map_err(check("vkAllocateCommandBuffers"))?[0];
-    // SAFETY: a plain fence create info, no chain.
-    let fence = unsafe { d.create_fence(&vk::FenceCreateInfo::default(), None) }
-        .map_err(check("vkCreateFence"))?;
-    Ok((pool, cmd, fence))
 }

@@ -8,7 +8,7 @@ use ash::vk;
 
 use crate::glsl::{Program, SamplerUniform, StorageBlock, UniformBlock, VertexInput};
 use crate::layer::abi;
-use crate::scene::{self, CompareFunc, SceneError, Stage, TexWrap};
+use crate::scene::{self, CompareFunc, SceneError, ShaderStage, TexWrap};
 use crate::vk::pipeline::{self, RasterState};
 use crate::vk::target::Targets;
 use crate::vk::{Buffer, Gpu};
@@ -24,7 +24,7 @@ pub struct Player {
     pub(super) cmd_pool: vk::CommandPool,
     pub(super) cmd: vk::CommandBuffer,
     pub(super) fence: vk::Fence,
-    pub(super) modules: Vec<(Stage, vk::ShaderModule)>,
+    pub(super) modules: Vec<(ShaderStage, vk::ShaderModule)>,
     pub(super) set_layout: vk::DescriptorSetLayout,
     pub(super) descriptor_pool: vk::DescriptorPool,
     pub(super) descriptor_set: vk::DescriptorSet,
@@ -36,7 +36,7 @@ pub struct Player {
     pub(super) targets: Targets,
     pub(super) pipelines: HashMap<PipelineKey, pipeline::Pipeline>,
     /// `--pipelines shader-objects`: the program's shaders (else empty).
-    pub(super) shaders: Vec<(Stage, vk::ShaderEXT)>,
+    pub(super) shaders: Vec<(ShaderStage, vk::ShaderEXT)>,
     /// The compute program's pipeline, made at its first `compute`.
     pub(super) compute_pipeline: Option<vk::Pipeline>,
     pub(super) xfb_buffers: BTreeMap<u32, Buffer>,
@@ -68,7 +68,7 @@ pub struct Player {
     /// `ubo array index N`: which element of an array of blocks `uniform` commands write.
     pub(super) ubo_array_index: u32,
     /// `active shader program STAGE`: `uniform` commands set that stage's uniforms only.
-    pub(super) active_stage: Option<Stage>,
+    pub(super) active_stage: Option<ShaderStage>,
     pub(super) textures: Textures,
     pub(super) images: ImageUnits,
     /// `texture junk 2DArray`: each unit's (width, height, layers); its content is

@@ -14,7 +14,7 @@ use super::state::{fail, Player, Sampling, Texture, Textures};
 use crate::scene::{
     CompareFunc, SceneError, TexFilter, TexSampling, TexWrap, TexelFormat, TextureImage,
 };
-use crate::vk::{check, color_range, image_barrier, whole_image_copy, Gpu};
+use crate::vk::{check, color_range, whole_image_copy, Gpu, ImageUse};
 
 /// piglit's border colour for its checkerboard and quads textures.
 const RED_BORDER: Sampling = Sampling {
@@ -586,19 +586,8 @@ fn record_upload(
     range: vk::ImageSubresourceRange,
     regions: &[vk::BufferImageCopy],
 ) {
-    let to_dst = image_barrier(
-        image,
-        vk::ImageLayout::UNDEFINED,
-        vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-    )
-    .subresource_range(range)
-    .dst_access_mask(vk::AccessFlags::TRANSFER_WRITE);
-    gpu.image_barriers(
-        cmd,
-        vk::PipelineStageFlags::TOP_OF_PIPE,
-        vk::PipelineStageFlags::TRANSFER,
-        &[to_dst],
-    );
+    let top = ImageUse::discarded(vk::PipelineStageFlags::TOP_OF_PIPE);
+    gpu.transition(cmd, &[image], range, top, ImageUse::TRANSFER_DST);
     // SAFETY: `cmd` is recording; the staging buffer holds the texels and the image was just
     // moved to TRANSFER_DST_OPTIMAL; both live until the submission is waited for.
     unsafe {
@@ -610,20 +599,12 @@ fn record_upload(
             regions,
         );
     }
-    let to_read = image_barrier(
-        image,
-        vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-        vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
-    )
-    .subresource_range(range)
-    .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
-    .dst_access_mask(vk::AccessFlags::SHADER_READ);
-    gpu.image_barriers(
-        cmd,
-        vk::PipelineStageFlags::TRANSFER,
-        vk::PipelineStageFlags::ALL_COMMANDS,
-        &[to_read],
-    );
+    let sampled = ImageUse {
+        stage: vk::PipelineStageFlags::ALL_COMMANDS,
+        access: vk::AccessFlags::SHADER_READ,
+        layout: vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
+    };
+    gpu.transition(cmd, &[image], range, ImageUse::TRANSFER_DST, sampled);
 }
 
 /// The Vulkan sampler of `sampling` for an image of `format`. A border colour other than

@@ -5,33 +5,60 @@
 use ash::vk;
 use spirv::Capability;
 
-/// A Vulkan 1.0 device feature, named as in the spec.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum CoreFeature {
-    TessellationShader,
-    GeometryShader,
-    ShaderFloat64,
-    ShaderInt64,
-    ShaderInt16,
-    ShaderClipDistance,
-    ShaderCullDistance,
-    ShaderTessellationAndGeometryPointSize,
-    DualSrcBlend,
-    SampleRateShading,
-    ImageCubeArray,
-    MultiViewport,
-    ShaderImageGatherExtended,
-    ShaderStorageImageExtendedFormats,
-    ShaderStorageImageMultisample,
-    ShaderStorageImageReadWithoutFormat,
-    ShaderStorageImageWriteWithoutFormat,
-    ShaderUniformBufferArrayDynamicIndexing,
-    ShaderSampledImageArrayDynamicIndexing,
-    ShaderStorageBufferArrayDynamicIndexing,
-    ShaderStorageImageArrayDynamicIndexing,
-    ShaderResourceMinLod,
-    ShaderResourceResidency,
-    FillModeNonSolid,
+/// Declares [`CoreFeature`], its [`name`](CoreFeature::name) and its
+/// [`field`](CoreFeature::field) from one list, `Variant => member, "specName";`, so that
+/// the three cannot disagree.
+macro_rules! core_features {
+    ($($variant:ident => $field:ident, $name:literal;)*) => {
+        /// A Vulkan 1.0 device feature, named as in the spec.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum CoreFeature {
+            $($variant,)*
+        }
+
+        impl CoreFeature {
+            /// The member's name in `VkPhysicalDeviceFeatures`, for SKIP messages.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(CoreFeature::$variant => $name,)*
+                }
+            }
+
+            /// The member itself.
+            pub fn field(self, f: &mut vk::PhysicalDeviceFeatures) -> &mut vk::Bool32 {
+                match self {
+                    $(CoreFeature::$variant => &mut f.$field,)*
+                }
+            }
+        }
+    };
+}
+
+core_features! {
+    TessellationShader => tessellation_shader, "tessellationShader";
+    GeometryShader => geometry_shader, "geometryShader";
+    ShaderFloat64 => shader_float64, "shaderFloat64";
+    ShaderInt64 => shader_int64, "shaderInt64";
+    ShaderInt16 => shader_int16, "shaderInt16";
+    ShaderClipDistance => shader_clip_distance, "shaderClipDistance";
+    ShaderCullDistance => shader_cull_distance, "shaderCullDistance";
+    ShaderTessellationAndGeometryPointSize => shader_tessellation_and_geometry_point_size, "shaderTessellationAndGeometryPointSize";
+    DualSrcBlend => dual_src_blend, "dualSrcBlend";
+    SampleRateShading => sample_rate_shading, "sampleRateShading";
+    ImageCubeArray => image_cube_array, "imageCubeArray";
+    MultiViewport => multi_viewport, "multiViewport";
+    ShaderImageGatherExtended => shader_image_gather_extended, "shaderImageGatherExtended";
+    ShaderStorageImageExtendedFormats => shader_storage_image_extended_formats, "shaderStorageImageExtendedFormats";
+    ShaderStorageImageMultisample => shader_storage_image_multisample, "shaderStorageImageMultisample";
+    ShaderStorageImageReadWithoutFormat => shader_storage_image_read_without_format, "shaderStorageImageReadWithoutFormat";
+    ShaderStorageImageWriteWithoutFormat => shader_storage_image_write_without_format, "shaderStorageImageWriteWithoutFormat";
+    ShaderUniformBufferArrayDynamicIndexing => shader_uniform_buffer_array_dynamic_indexing, "shaderUniformBufferArrayDynamicIndexing";
+    ShaderSampledImageArrayDynamicIndexing => shader_sampled_image_array_dynamic_indexing, "shaderSampledImageArrayDynamicIndexing";
+    ShaderStorageBufferArrayDynamicIndexing => shader_storage_buffer_array_dynamic_indexing, "shaderStorageBufferArrayDynamicIndexing";
+    ShaderStorageImageArrayDynamicIndexing => shader_storage_image_array_dynamic_indexing, "shaderStorageImageArrayDynamicIndexing";
+    ShaderResourceMinLod => shader_resource_min_lod, "shaderResourceMinLod";
+    ShaderResourceResidency => shader_resource_residency, "shaderResourceResidency";
+    FillModeNonSolid => fill_mode_non_solid, "fillModeNonSolid";
 }
 
 impl CoreFeature {
@@ -70,82 +97,6 @@ impl CoreFeature {
             C::SparseResidency => F::ShaderResourceResidency,
             _ => return None,
         })
-    }
-
-    /// The member's name in `VkPhysicalDeviceFeatures`, for SKIP messages.
-    pub fn name(self) -> &'static str {
-        use CoreFeature as F;
-        match self {
-            F::TessellationShader => "tessellationShader",
-            F::GeometryShader => "geometryShader",
-            F::ShaderFloat64 => "shaderFloat64",
-            F::ShaderInt64 => "shaderInt64",
-            F::ShaderInt16 => "shaderInt16",
-            F::ShaderClipDistance => "shaderClipDistance",
-            F::ShaderCullDistance => "shaderCullDistance",
-            F::ShaderTessellationAndGeometryPointSize => "shaderTessellationAndGeometryPointSize",
-            F::DualSrcBlend => "dualSrcBlend",
-            F::SampleRateShading => "sampleRateShading",
-            F::ImageCubeArray => "imageCubeArray",
-            F::MultiViewport => "multiViewport",
-            F::ShaderImageGatherExtended => "shaderImageGatherExtended",
-            F::ShaderStorageImageExtendedFormats => "shaderStorageImageExtendedFormats",
-            F::ShaderStorageImageMultisample => "shaderStorageImageMultisample",
-            F::ShaderStorageImageReadWithoutFormat => "shaderStorageImageReadWithoutFormat",
-            F::ShaderStorageImageWriteWithoutFormat => "shaderStorageImageWriteWithoutFormat",
-            F::ShaderUniformBufferArrayDynamicIndexing => "shaderUniformBufferArrayDynamicIndexing",
-            F::ShaderSampledImageArrayDynamicIndexing => "shaderSampledImageArrayDynamicIndexing",
-            F::ShaderStorageBufferArrayDynamicIndexing => "shaderStorageBufferArrayDynamicIndexing",
-            F::ShaderStorageImageArrayDynamicIndexing => "shaderStorageImageArrayDynamicIndexing",
-            F::ShaderResourceMinLod => "shaderResourceMinLod",
-            F::ShaderResourceResidency => "shaderResourceResidency",
-            F::FillModeNonSolid => "fillModeNonSolid",
-        }
-    }
-
-    /// The member itself.
-    pub fn field(self, f: &mut vk::PhysicalDeviceFeatures) -> &mut vk::Bool32 {
-        use CoreFeature as F;
-        match self {
-            F::TessellationShader => &mut f.tessellation_shader,
-            F::GeometryShader => &mut f.geometry_shader,
-            F::ShaderFloat64 => &mut f.shader_float64,
-            F::ShaderInt64 => &mut f.shader_int64,
-            F::ShaderInt16 => &mut f.shader_int16,
-            F::ShaderClipDistance => &mut f.shader_clip_distance,
-            F::ShaderCullDistance => &mut f.shader_cull_distance,
-            F::ShaderTessellationAndGeometryPointSize => {
-                &mut f.shader_tessellation_and_geometry_point_size
-            }
-            F::DualSrcBlend => &mut f.dual_src_blend,
-            F::SampleRateShading => &mut f.sample_rate_shading,
-            F::ImageCubeArray => &mut f.image_cube_array,
-            F::MultiViewport => &mut f.multi_viewport,
-            F::ShaderImageGatherExtended => &mut f.shader_image_gather_extended,
-            F::ShaderStorageImageExtendedFormats => &mut f.shader_storage_image_extended_formats,
-            F::ShaderStorageImageMultisample => &mut f.shader_storage_image_multisample,
-            F::ShaderStorageImageReadWithoutFormat => {
-                &mut f.shader_storage_image_read_without_format
-            }
-            F::ShaderStorageImageWriteWithoutFormat => {
-                &mut f.shader_storage_image_write_without_format
-            }
-            F::ShaderUniformBufferArrayDynamicIndexing => {
-                &mut f.shader_uniform_buffer_array_dynamic_indexing
-            }
-            F::ShaderSampledImageArrayDynamicIndexing => {
-                &mut f.shader_sampled_image_array_dynamic_indexing
-            }
-            F::ShaderStorageBufferArrayDynamicIndexing => {
-                &mut f.shader_storage_buffer_array_dynamic_indexing
-            }
-            F::ShaderStorageImageArrayDynamicIndexing => {
-                &mut f.shader_storage_image_array_dynamic_indexing
-            }
-            F::ShaderResourceMinLod => &mut f.shader_resource_min_lod,
-            F::ShaderResourceResidency => &mut f.shader_resource_residency,
-            F::FillModeNonSolid => &mut f.fill_mode_non_solid,
-        }
     }
 }
 

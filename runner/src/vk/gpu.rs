@@ -7,6 +7,7 @@ use ash::vk;
 
 use super::dynamic_state::{DynamicFeatures, DynamicStates};
 use super::features::{self, CoreFeature};
+use super::images::{image_barrier, ImageUse};
 use super::instance::Vulkan;
 use super::pipeline_path::Path;
 use super::result::{check, VkResult};
@@ -208,6 +209,27 @@ impl Gpu {
                 barriers,
             );
         }
+    }
+
+    /// Records the transition of `range` of each of `images` from `from` to `to`.
+    pub fn transition(
+        &self,
+        cmd: vk::CommandBuffer,
+        images: &[vk::Image],
+        range: vk::ImageSubresourceRange,
+        from: ImageUse,
+        to: ImageUse,
+    ) {
+        let barriers: Vec<_> = images
+            .iter()
+            .map(|&image| {
+                image_barrier(image, from.layout, to.layout)
+                    .subresource_range(range)
+                    .src_access_mask(from.access)
+                    .dst_access_mask(to.access)
+            })
+            .collect();
+        self.image_barriers(cmd, from.stage, to.stage, &barriers);
     }
 
     /// The first device that has everything `needs` asks for, or the list of what is missing.
@@ -486,8 +508,29 @@ impl Gpu {
             .samples(vk::SampleCountFlags::TYPE_1)
             .tiling(vk::ImageTiling::OPTIMAL)
             .usage(usage);
-        // SAFETY: `info` is a complete image description with no chain.
-        let image = unsafe { d.create_image(&info, None) }.map_err(check("vkCreateImage"))?;
+        let (image, memory) = self.bound_image(&info)?;
+        let view_info = vk::ImageViewCreateInfo::default()
+            .image(image)
+            .view_type(view_type)
+            .format(format)
+            .subresource_range(range);
+        // SAFETY: `view_info` names `image`, bound to memory by `bound_image`.
+        let view = unsafe { d.create_image_view(&view_info, None) }
+            .map_err(check("vkCreateImageView"))
+            // SAFETY: `image` and `memory` are this device's and no view or command uses them.
+            .inspect_err(|_| unsafe { self.discard_image(image, memory) })?;
+        Ok((image, memory, view))
+    }
+
+    /// The image `info` describes, bound to memory of its own (device-local where there is
+    /// some).
+    pub fn bound_image(
+        &self,
+        info: &vk::ImageCreateInfo,
+    ) -> VkResult<(vk::Image, vk::DeviceMemory)> {
+        let d = &self.device;
+        // SAFETY: the caller's `info` is a complete image description with no chain.
+        let image = unsafe { d.create_image(info, None) }.map_err(check("vkCreateImage"))?;
         // SAFETY: `image` was just created on `d`.
         let req = unsafe { d.get_image_memory_requirements(image) };
         let memory = self
@@ -495,26 +538,46 @@ impl Gpu {
             .or_else(|_| self.allocate(req, vk::MemoryPropertyFlags::empty()))
             // SAFETY: `image` is `d`'s, unused and unbound; nothing else holds it.
             .inspect_err(|_| unsafe { d.destroy_image(image, None) })?;
-        let view_info = vk::ImageViewCreateInfo::default()
-            .image(image)
-            .view_type(view_type)
-            .format(format)
-            .subresource_range(range);
         // SAFETY: `memory` was allocated for `req`, the requirements of `image`, both `d`'s.
-        let view = unsafe { d.bind_image_memory(image, memory, 0) }
+        unsafe { d.bind_image_memory(image, memory, 0) }
             .map_err(check("vkBindImageMemory"))
-            .and_then(|()| {
-                // SAFETY: `view_info` names `image`, bound to memory just above.
-                unsafe { d.create_image_view(&view_info, None) }.map_err(check("vkCreateImageView"))
-            })
-            .inspect_err(|_| {
-                // SAFETY: `image` and `memory` are `d`'s and no view or command uses them.
-                unsafe {
-                    d.destroy_image(image, None);
-                    d.free_memory(memory, None);
-                }
-            })?;
-        Ok((image, memory, view))
+            // SAFETY: `image` and `memory` are this device's and nothing uses them.
+            .inspect_err(|_| unsafe { self.discard_image(image, memory) })?;
+        Ok((image, memory))
+    }
+
+    /// Destroys `image` and frees `memory`, on a failure while making them ready.
+    ///
+    /// # Safety
+    /// Both are this device's and nothing uses them.
+    unsafe fn discard_image(&self, image: vk::Image, memory: vk::DeviceMemory) {
+        // SAFETY: the caller's.
+        unsafe {
+            self.device.destroy_image(image, None);
+            self.device.free_memory(memory, None);
+        }
+    }
+
+    /// A command pool of resettable buffers, its one command buffer and an unsignalled
+    /// fence for its submissions.
+    pub fn command_objects(&self) -> VkResult<(vk::CommandPool, vk::CommandBuffer, vk::Fence)> {
+        let d = &self.device;
+        let info = vk::CommandPoolCreateInfo::default()
+            .queue_family_index(self.queue_family)
+            .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER);
+        // SAFETY: `self.queue_family` is the family the device's queue was created in.
+        let pool =
+            unsafe { d.create_command_pool(&info, None) }.map_err(check("vkCreateCommandPool"))?;
+        let info = vk::CommandBufferAllocateInfo::default()
+            .command_pool(pool)
+            .command_buffer_count(1);
+        // SAFETY: `pool` was just made on this device.
+        let cmd = unsafe { d.allocate_command_buffers(&info) }
+            .map_err(check("vkAllocateCommandBuffers"))?[0];
+        // SAFETY: a plain fence create info, no chain.
+        let fence = unsafe { d.create_fence(&vk::FenceCreateInfo::default(), None) }
+            .map_err(check("vkCreateFence"))?;
+        Ok((pool, cmd, fence))
     }
 
     /// A host-visible, coherent, persistently mapped buffer.

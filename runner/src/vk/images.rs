@@ -18,6 +18,40 @@ pub fn image_barrier(
         .subresource_range(color_range())
 }
 
+/// One side of an image layout transition: the stages and accesses that side covers and
+/// the layout the image is in there.
+#[derive(Debug, Clone, Copy)]
+pub struct ImageUse {
+    pub stage: vk::PipelineStageFlags,
+    pub access: vk::AccessFlags,
+    pub layout: vk::ImageLayout,
+}
+
+impl ImageUse {
+    /// Written by a copy or clear.
+    pub const TRANSFER_DST: ImageUse = ImageUse {
+        stage: vk::PipelineStageFlags::TRANSFER,
+        access: vk::AccessFlags::TRANSFER_WRITE,
+        layout: vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+    };
+
+    /// Read by a copy or blit.
+    pub const TRANSFER_SRC: ImageUse = ImageUse {
+        stage: vk::PipelineStageFlags::TRANSFER,
+        access: vk::AccessFlags::TRANSFER_READ,
+        layout: vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+    };
+
+    /// Contents not kept: no access to wait for, ahead of `stage`.
+    pub const fn discarded(stage: vk::PipelineStageFlags) -> ImageUse {
+        ImageUse {
+            stage,
+            access: vk::AccessFlags::empty(),
+            layout: vk::ImageLayout::UNDEFINED,
+        }
+    }
+}
+
 /// A buffer ↔ image copy of the whole `aspect` of a single-level, single-layer image.
 pub fn whole_image_copy(
     aspect: vk::ImageAspectFlags,

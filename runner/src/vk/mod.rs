@@ -12,6 +12,6 @@ mod result;
 pub mod target;
 
 pub use gpu::{Buffer, Gpu, Needs};
-pub use images::{color_range, image_barrier, whole_image_copy};
+pub use images::{color_range, whole_image_copy, ImageUse};
 pub use instance::{take_messages, Vulkan};
 pub use result::{check, VkError, VkResult};

@@ -12,7 +12,7 @@ pub use super::pipeline_path::Path;
 use super::result::{check, VkResult};
 use super::target::Targets;
 use crate::layer::abi;
-use crate::scene::{CullFace, DepthFunc, Mode, PolygonMode, Stage};
+use crate::scene::{CullFace, DepthFunc, Mode, PolygonMode, ShaderStage};
 
 /// The fixed-function GL state a pipeline bakes in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -67,7 +67,7 @@ const DEPTH_RANGE: (f32, f32) = (0.0, 1.0);
 const GL_MAX_VIEWPORTS: u32 = 16;
 
 pub struct PipelineDesc<'a> {
-    pub stages: &'a [(Stage, vk::ShaderModule)],
+    pub stages: &'a [(ShaderStage, vk::ShaderModule)],
     pub layout: vk::PipelineLayout,
     pub bindings: &'a [vk::VertexInputBindingDescription],
     pub attributes: &'a [vk::VertexInputAttributeDescription],
@@ -115,14 +115,14 @@ pub fn primitive_mode(mode: Mode) -> abi::PrimitiveMode {
     }
 }
 
-pub fn stage_flag(stage: Stage) -> vk::ShaderStageFlags {
+pub fn stage_flag(stage: ShaderStage) -> vk::ShaderStageFlags {
     match stage {
-        Stage::Vertex => vk::ShaderStageFlags::VERTEX,
-        Stage::TessControl => vk::ShaderStageFlags::TESSELLATION_CONTROL,
-        Stage::TessEval => vk::ShaderStageFlags::TESSELLATION_EVALUATION,
-        Stage::Geometry => vk::ShaderStageFlags::GEOMETRY,
-        Stage::Fragment => vk::ShaderStageFlags::FRAGMENT,
-        Stage::Compute => vk::ShaderStageFlags::COMPUTE,
+        ShaderStage::Vertex => vk::ShaderStageFlags::VERTEX,
+        ShaderStage::TessControl => vk::ShaderStageFlags::TESSELLATION_CONTROL,
+        ShaderStage::TessEval => vk::ShaderStageFlags::TESSELLATION_EVALUATION,
+        ShaderStage::Geometry => vk::ShaderStageFlags::GEOMETRY,
+        ShaderStage::Fragment => vk::ShaderStageFlags::FRAGMENT,
+        ShaderStage::Compute => vk::ShaderStageFlags::COMPUTE,
     }
 }
 
@@ -246,7 +246,7 @@ pub fn create(gpu: &Gpu, targets: &Targets, desc: &PipelineDesc) -> VkResult<Pip
     let stage_infos = |pre_rasterization: bool| -> Vec<_> {
         desc.stages
             .iter()
-            .filter(|(stage, _)| (*stage != Stage::Fragment) == pre_rasterization)
+            .filter(|(stage, _)| (*stage != ShaderStage::Fragment) == pre_rasterization)
             .map(|(stage, module)| {
                 vk::PipelineShaderStageCreateInfo::default()
                     .stage(stage_flag(*stage))
@@ -315,7 +315,7 @@ pub fn create(gpu: &Gpu, targets: &Targets, desc: &PipelineDesc) -> VkResult<Pip
         .collect();
     let blend = vk::PipelineColorBlendStateCreateInfo::default().attachments(&blend_attachments);
     let formats = targets.rendering_formats();
-    let has_tess = desc.stages.iter().any(|(s, _)| *s == Stage::TessEval);
+    let has_tess = desc.stages.iter().any(|(s, _)| *s == ShaderStage::TessEval);
     let parts = Parts {
         pre_rasterization_stages: &pre_rasterization_stages,
         fragment_stages: &fragment_stages,
@@ -416,53 +416,54 @@ fn create_from_libraries(
     }
     let mut libraries = Vec::new();
     let linked = (|| {
-        let library = |part, info| library(gpu, targets, parts.formats, part, library_flags, info);
-        libraries.push(library(
-            vk::GraphicsPipelineLibraryFlagsEXT::VERTEX_INPUT_INTERFACE,
-            vk::GraphicsPipelineCreateInfo::default()
-                .vertex_input_state(parts.vertex_input)
-                .input_assembly_state(parts.input_assembly),
-        )?);
+        let vertex_input = vk::GraphicsPipelineCreateInfo::default()
+            .vertex_input_state(parts.vertex_input)
+            .input_assembly_state(parts.input_assembly);
         // The input assembly state too, which Vulkan ignores here: GL's primitive mode
         // chained to it tells the layer to add its geometry shader to these stages.
-        let mut info = vk::GraphicsPipelineCreateInfo::default()
+        let mut pre_rasterization = vk::GraphicsPipelineCreateInfo::default()
             .stages(parts.pre_rasterization_stages)
             .input_assembly_state(parts.input_assembly)
             .viewport_state(parts.viewport)
             .rasterization_state(parts.rasterization)
             .layout(parts.layout);
         if let Some(tessellation) = parts.tessellation {
-            info = info.tessellation_state(tessellation);
+            pre_rasterization = pre_rasterization.tessellation_state(tessellation);
         }
-        libraries.push(library(
-            vk::GraphicsPipelineLibraryFlagsEXT::PRE_RASTERIZATION_SHADERS,
-            info,
-        )?);
         // The fragment parts even with rasterization discarded, where Vulkan lets them be
         // left out: the validation layer (1.3.239) crashes in vkCmdDraw on a pipeline linked
         // without them. A program without a fragment shader gets a part without stages.
-        let mut info = vk::GraphicsPipelineCreateInfo::default()
-            .stages(parts.fragment_stages)
-            .multisample_state(parts.multisample)
-            .layout(parts.layout);
         // Vulkan wants a depth/stencil state in this part even without a depth buffer
         // (VUID-VkGraphicsPipelineCreateInfo-renderPass-06590): one that tests nothing.
         let no_depth_test = vk::PipelineDepthStencilStateCreateInfo::default();
-        info = info.depth_stencil_state(if targets.depth.is_some() {
-            parts.depth_stencil
-        } else {
-            &no_depth_test
-        });
-        libraries.push(library(
-            vk::GraphicsPipelineLibraryFlagsEXT::FRAGMENT_SHADER,
-            info,
-        )?);
-        libraries.push(library(
-            vk::GraphicsPipelineLibraryFlagsEXT::FRAGMENT_OUTPUT_INTERFACE,
-            vk::GraphicsPipelineCreateInfo::default()
-                .multisample_state(parts.multisample)
-                .color_blend_state(parts.blend),
-        )?);
+        let fragment = vk::GraphicsPipelineCreateInfo::default()
+            .stages(parts.fragment_stages)
+            .multisample_state(parts.multisample)
+            .layout(parts.layout)
+            .depth_stencil_state(if targets.depth.is_some() {
+                parts.depth_stencil
+            } else {
+                &no_depth_test
+            });
+        let fragment_output = vk::GraphicsPipelineCreateInfo::default()
+            .multisample_state(parts.multisample)
+            .color_blend_state(parts.blend);
+        use vk::GraphicsPipelineLibraryFlagsEXT as Part;
+        for (part, info) in [
+            (Part::VERTEX_INPUT_INTERFACE, vertex_input),
+            (Part::PRE_RASTERIZATION_SHADERS, pre_rasterization),
+            (Part::FRAGMENT_SHADER, fragment),
+            (Part::FRAGMENT_OUTPUT_INTERFACE, fragment_output),
+        ] {
+            libraries.push(library(
+                gpu,
+                targets,
+                parts.formats,
+                part,
+                library_flags,
+                info,
+            )?);
+        }
         let mut linking = vk::PipelineLibraryCreateInfoKHR::default().libraries(&libraries);
         let info = vk::GraphicsPipelineCreateInfo::default()
             .flags(if link_time_optimization {
@@ -539,13 +540,13 @@ fn create_one(gpu: &Gpu, info: &vk::GraphicsPipelineCreateInfo) -> VkResult<vk::
 }
 
 /// The stage that follows `stage` in a graphics program with `stages`, for `nextStage`.
-fn next_stage(stage: Stage, stages: &[Stage]) -> vk::ShaderStageFlags {
-    const ORDER: [Stage; 5] = [
-        Stage::Vertex,
-        Stage::TessControl,
-        Stage::TessEval,
-        Stage::Geometry,
-        Stage::Fragment,
+fn next_stage(stage: ShaderStage, stages: &[ShaderStage]) -> vk::ShaderStageFlags {
+    const ORDER: [ShaderStage; 5] = [
+        ShaderStage::Vertex,
+        ShaderStage::TessControl,
+        ShaderStage::TessEval,
+        ShaderStage::Geometry,
+        ShaderStage::Fragment,
     ];
     ORDER
         .iter()
@@ -561,25 +562,25 @@ fn next_stage(stage: Stage, stages: &[Stage]) -> vk::ShaderStageFlags {
 pub fn create_shaders(
     gpu: &Gpu,
     targets: &Targets,
-    stages: &[(Stage, &[u32])],
+    stages: &[(ShaderStage, &[u32])],
     set_layouts: &[vk::DescriptorSetLayout],
     separate: bool,
-) -> VkResult<Vec<(Stage, vk::ShaderEXT)>> {
+) -> VkResult<Vec<(ShaderStage, vk::ShaderEXT)>> {
     let Some(objects) = &gpu.shader_object else {
         return Err("VK_EXT_shader_object is not enabled".into());
     };
     let specialization = Specialization::new(targets.height);
     let specialization = specialization.info();
-    let graphics: Vec<Stage> = stages
+    let graphics: Vec<ShaderStage> = stages
         .iter()
         .map(|(s, _)| *s)
-        .filter(|s| *s != Stage::Compute)
+        .filter(|s| *s != ShaderStage::Compute)
         .collect();
     let linked = !separate && graphics.len() > 1;
     let infos = |compute: bool| -> Vec<vk::ShaderCreateInfoEXT<'_>> {
         stages
             .iter()
-            .filter(|(stage, _)| (*stage == Stage::Compute) == compute)
+            .filter(|(stage, _)| (*stage == ShaderStage::Compute) == compute)
             .map(|(stage, words)| {
                 vk::ShaderCreateInfoEXT::default()
                     .flags(if linked && !compute {
@@ -610,7 +611,7 @@ pub fn create_shaders(
                 stages
                     .iter()
                     .map(|(s, _)| *s)
-                    .filter(|s| (*s == Stage::Compute) == compute)
+                    .filter(|s| (*s == ShaderStage::Compute) == compute)
                     .zip(created),
             ),
             Err((_, e)) => {
@@ -628,7 +629,7 @@ fn bytemuck_words(words: &[u32]) -> &[u8] {
     unsafe { std::slice::from_raw_parts(words.as_ptr().cast::<u8>(), 4 * words.len()) }
 }
 
-pub fn destroy_shaders(gpu: &Gpu, shaders: &[(Stage, vk::ShaderEXT)]) {
+pub fn destroy_shaders(gpu: &Gpu, shaders: &[(ShaderStage, vk::ShaderEXT)]) {
     if let Some(objects) = &gpu.shader_object {
         for (_, shader) in shaders {
             // SAFETY: the shader is this device's and no longer in use.
@@ -644,11 +645,11 @@ pub fn destroy_shaders(gpu: &Gpu, shaders: &[(Stage, vk::ShaderEXT)]) {
 pub unsafe fn bind_compute_shader(
     gpu: &Gpu,
     cmd: vk::CommandBuffer,
-    shaders: &[(Stage, vk::ShaderEXT)],
+    shaders: &[(ShaderStage, vk::ShaderEXT)],
 ) {
     if let (Some(objects), Some((_, shader))) = (
         &gpu.shader_object,
-        shaders.iter().find(|(s, _)| *s == Stage::Compute),
+        shaders.iter().find(|(s, _)| *s == ShaderStage::Compute),
     ) {
         // SAFETY: the caller's contract: `cmd` is recording and `shader` is this device's, on
         // which `objects` (VK_EXT_shader_object) was loaded.
@@ -667,7 +668,7 @@ pub unsafe fn record_shader_state(
     gpu: &Gpu,
     targets: &Targets,
     cmd: vk::CommandBuffer,
-    shaders: &[(Stage, vk::ShaderEXT)],
+    shaders: &[(ShaderStage, vk::ShaderEXT)],
     desc: &PipelineDesc,
 ) -> VkResult<()> {
     let Some(objects) = &gpu.shader_object else {
@@ -701,7 +702,7 @@ struct ShaderState<'a> {
 
 impl ShaderState<'_> {
     /// Binds `shaders` and no shader to each other stage the device's features allow.
-    unsafe fn bind_graphics_shaders(&self, shaders: &[(Stage, vk::ShaderEXT)]) {
+    unsafe fn bind_graphics_shaders(&self, shaders: &[(ShaderStage, vk::ShaderEXT)]) {
         let (objects, cmd) = (self.objects, self.cmd);
         let features = &self.gpu.enabled_features;
         let mut stages = vec![vk::ShaderStageFlags::VERTEX, vk::ShaderStageFlags::FRAGMENT];
@@ -729,30 +730,9 @@ impl ShaderState<'_> {
     }
 
     /// The vertex input, primitive and tessellation state.
-    unsafe fn set_vertex_input(&self, shaders: &[(Stage, vk::ShaderEXT)]) {
+    unsafe fn set_vertex_input(&self, shaders: &[(ShaderStage, vk::ShaderEXT)]) {
         let (objects, cmd, desc) = (self.objects, self.cmd, self.desc);
-        let bindings: Vec<_> = desc
-            .bindings
-            .iter()
-            .map(|b| {
-                vk::VertexInputBindingDescription2EXT::default()
-                    .binding(b.binding)
-                    .stride(b.stride)
-                    .input_rate(b.input_rate)
-                    .divisor(1)
-            })
-            .collect();
-        let attributes: Vec<_> = desc
-            .attributes
-            .iter()
-            .map(|a| {
-                vk::VertexInputAttributeDescription2EXT::default()
-                    .location(a.location)
-                    .binding(a.binding)
-                    .format(a.format)
-                    .offset(a.offset)
-            })
-            .collect();
+        let (bindings, attributes) = vertex_input_2(desc);
         // The state setters here and below only record values into `cmd`, which
         // `ShaderState`'s contract has recording inside `vkCmdBeginRendering` on the device
         // `objects` was loaded for; each setter whose command needs a feature is called only
@@ -771,14 +751,14 @@ impl ShaderState<'_> {
             unsafe { (gl.set_primitive_mode)(cmd, desc.primitive_mode.0) };
         }
         let has = |stage| shaders.iter().any(|(s, _)| *s == stage);
-        if has(Stage::TessControl) || has(Stage::TessEval) {
+        if has(ShaderStage::TessControl) || has(ShaderStage::TessEval) {
             // GL_PATCH_VERTICES is GL state whether or not the program has a TCS: a TES
             // bound alone draws with the TCS the layer generates for this patch size.
             // SAFETY: as above; tessellation stages are only bound when
             // `tessellationShader` is on.
             unsafe { objects.cmd_set_patch_control_points(cmd, desc.patch_control_points) };
         }
-        if has(Stage::TessEval) {
+        if has(ShaderStage::TessEval) {
             // Vulkan's default, as a pipeline without a domain-origin state has it; GL's
             // origin is the layer's.
             // SAFETY: as above; a TES is only bound when `tessellationShader` is on.
@@ -1030,37 +1010,15 @@ mod tests {
 
     #[test]
     fn gl_only_modes_go_to_the_layer_with_a_plain_fallback_topology() {
+        use abi::PrimitiveMode as Gl;
+        use vk::PrimitiveTopology as Plain;
         let cases = [
-            (
-                Mode::LineLoop,
-                abi::PrimitiveMode::LINE_LOOP,
-                vk::PrimitiveTopology::LINE_STRIP,
-            ),
-            (
-                Mode::Quads,
-                abi::PrimitiveMode::QUADS,
-                vk::PrimitiveTopology::TRIANGLE_STRIP,
-            ),
-            (
-                Mode::QuadStrip,
-                abi::PrimitiveMode::QUAD_STRIP,
-                vk::PrimitiveTopology::TRIANGLE_STRIP,
-            ),
-            (
-                Mode::Polygon,
-                abi::PrimitiveMode::POLYGON,
-                vk::PrimitiveTopology::TRIANGLE_STRIP,
-            ),
-            (
-                Mode::LineStrip,
-                abi::PrimitiveMode::NONE,
-                vk::PrimitiveTopology::LINE_STRIP,
-            ),
-            (
-                Mode::TriangleFan,
-                abi::PrimitiveMode::NONE,
-                vk::PrimitiveTopology::TRIANGLE_FAN,
-            ),
+            (Mode::LineLoop, Gl::LINE_LOOP, Plain::LINE_STRIP),
+            (Mode::Quads, Gl::QUADS, Plain::TRIANGLE_STRIP),
+            (Mode::QuadStrip, Gl::QUAD_STRIP, Plain::TRIANGLE_STRIP),
+            (Mode::Polygon, Gl::POLYGON, Plain::TRIANGLE_STRIP),
+            (Mode::LineStrip, Gl::NONE, Plain::LINE_STRIP),
+            (Mode::TriangleFan, Gl::NONE, Plain::TRIANGLE_FAN),
         ];
         for (mode, gl, plain) in cases {
             assert_eq!(primitive_mode(mode), gl, "{mode:?}");

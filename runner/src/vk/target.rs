@@ -255,21 +255,8 @@ impl Targets {
         let mut views = Vec::new();
         for a in &self.attachments {
             if a.used {
-                refs.push(vk::AttachmentReference {
-                    attachment: descriptions.len() as u32,
-                    layout: vk::ImageLayout::GENERAL,
-                });
-                descriptions.push(
-                    vk::AttachmentDescription::default()
-                        .format(a.format.vk)
-                        .samples(vk::SampleCountFlags::TYPE_1)
-                        .load_op(vk::AttachmentLoadOp::LOAD)
-                        .store_op(vk::AttachmentStoreOp::STORE)
-                        .stencil_load_op(vk::AttachmentLoadOp::DONT_CARE)
-                        .stencil_store_op(vk::AttachmentStoreOp::DONT_CARE)
-                        .initial_layout(vk::ImageLayout::GENERAL)
-                        .final_layout(vk::ImageLayout::GENERAL),
-                );
+                refs.push(general_reference(descriptions.len() as u32));
+                descriptions.push(kept_attachment(a.format.vk));
                 views.push(a.view);
             } else {
                 refs.push(vk::AttachmentReference {
@@ -279,21 +266,8 @@ impl Targets {
             }
         }
         let depth_ref = self.depth.as_ref().map(|d| {
-            let r = vk::AttachmentReference {
-                attachment: descriptions.len() as u32,
-                layout: vk::ImageLayout::GENERAL,
-            };
-            descriptions.push(
-                vk::AttachmentDescription::default()
-                    .format(DEPTH_FORMAT)
-                    .samples(vk::SampleCountFlags::TYPE_1)
-                    .load_op(vk::AttachmentLoadOp::LOAD)
-                    .store_op(vk::AttachmentStoreOp::STORE)
-                    .stencil_load_op(vk::AttachmentLoadOp::DONT_CARE)
-                    .stencil_store_op(vk::AttachmentStoreOp::DONT_CARE)
-                    .initial_layout(vk::ImageLayout::GENERAL)
-                    .final_layout(vk::ImageLayout::GENERAL),
-            );
+            let r = general_reference(descriptions.len() as u32);
+            descriptions.push(kept_attachment(DEPTH_FORMAT));
             views.push(d.view);
             r
         });
@@ -585,5 +559,26 @@ impl Targets {
                 gpu.destroy_buffer(&a.readback);
             }
         }
+    }
+}
+
+/// An attachment a render pass loads and stores whole, kept in the GENERAL layout the
+/// target's images stay in between passes.
+fn kept_attachment(format: vk::Format) -> vk::AttachmentDescription {
+    vk::AttachmentDescription::default()
+        .format(format)
+        .samples(vk::SampleCountFlags::TYPE_1)
+        .load_op(vk::AttachmentLoadOp::LOAD)
+        .store_op(vk::AttachmentStoreOp::STORE)
+        .stencil_load_op(vk::AttachmentLoadOp::DONT_CARE)
+        .stencil_store_op(vk::AttachmentStoreOp::DONT_CARE)
+        .initial_layout(vk::ImageLayout::GENERAL)
+        .final_layout(vk::ImageLayout::GENERAL)
+}
+
+fn general_reference(attachment: u32) -> vk::AttachmentReference {
+    vk::AttachmentReference {
+        attachment,
+        layout: vk::ImageLayout::GENERAL,
     }
 }

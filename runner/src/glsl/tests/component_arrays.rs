@@ -1,9 +1,9 @@
 use rspirv::dr;
 use spirv::Decoration;
 
-use crate::glsl::spv::Types;
+use crate::glsl::spv::{assert_valid_vulkan_spirv, Types};
 use crate::glsl::Compiler;
-use crate::scene::{self, Stage};
+use crate::scene::{self, ShaderStage};
 
 /// A per-vertex array of arrays with a Component becomes one per-vertex array per
 /// inner element, each at its element's Location.
@@ -22,7 +22,8 @@ fn component_arrays_of_arrays_are_split() {
     )
     .unwrap();
     let program = Compiler::for_tests().build(&scene).unwrap();
-    let gs = &program.stage(Stage::Geometry).unwrap().words;
+    let gs = &program.stage(ShaderStage::Geometry).unwrap().words;
+    assert_valid_vulkan_spirv(gs, "component_arrays");
     let module = dr::load_words(gs).unwrap();
     let types = Types::new(&module);
     for (j, name) in ["b[0]", "b[1]"].iter().enumerate() {

@@ -2,7 +2,7 @@ use rspirv::dr::{self, Operand};
 use spirv::Op;
 
 use crate::glsl::Compiler;
-use crate::scene::{self, Stage};
+use crate::scene::{self, ShaderStage};
 
 #[test]
 fn spirv_only_stages_run_from_their_assembly_specialized() {
@@ -21,7 +21,7 @@ fn spirv_only_stages_run_from_their_assembly_specialized() {
     )
     .unwrap();
     let program = Compiler::for_tests().build(&scene).unwrap();
-    let module = dr::load_words(&program.stage(Stage::Fragment).unwrap().words).unwrap();
+    let module = dr::load_words(&program.stage(ShaderStage::Fragment).unwrap().words).unwrap();
     assert!(module.execution_modes.iter().all(|i| i.operands.get(1)
         == Some(&Operand::ExecutionMode(
             spirv::ExecutionMode::OriginUpperLeft
@@ -57,7 +57,7 @@ fn gl_spirv_blocks_are_told_apart_by_binding() {
     )
     .unwrap();
     let program = Compiler::for_tests().build(&scene).unwrap();
-    let fs = program.stage(Stage::Fragment).unwrap();
+    let fs = program.stage(ShaderStage::Fragment).unwrap();
     let bindings: Vec<(u32, u32)> = fs
         .uniform_blocks
         .iter()

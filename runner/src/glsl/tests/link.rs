@@ -5,7 +5,7 @@ use super::support::location_of;
 use crate::glsl::glslang::MAX_DRAW_BUFFERS;
 use crate::glsl::spv::Types;
 use crate::glsl::{is_link_error, Compiler};
-use crate::scene::{self, SceneError, Stage};
+use crate::scene::{self, SceneError, ShaderStage};
 
 /// GL matches varyings by name: declaring them in different orders in the VS and FS
 /// must still connect `a` to `a` and `b` to `b`; a dvec4 takes two Locations.
@@ -18,8 +18,8 @@ fn varyings_match_by_name_across_stages() {
     )
     .unwrap();
     let program = Compiler::for_tests().build(&scene).unwrap();
-    let vs = &program.stage(Stage::Vertex).unwrap().words;
-    let fs = &program.stage(Stage::Fragment).unwrap().words;
+    let vs = &program.stage(ShaderStage::Vertex).unwrap().words;
+    let fs = &program.stage(ShaderStage::Fragment).unwrap().words;
     let (va, vb) = (location_of(vs, "a").unwrap(), location_of(vs, "b").unwrap());
     assert_eq!(location_of(fs, "a"), Some(va));
     assert_eq!(location_of(fs, "b"), Some(vb));
@@ -40,9 +40,9 @@ fn arrayed_inputs_and_explicit_locations() {
     )
     .unwrap();
     let program = Compiler::for_tests().build(&scene).unwrap();
-    let vs = &program.stage(Stage::Vertex).unwrap().words;
-    let tcs = &program.stage(Stage::TessControl).unwrap().words;
-    let tes = &program.stage(Stage::TessEval).unwrap().words;
+    let vs = &program.stage(ShaderStage::Vertex).unwrap().words;
+    let tcs = &program.stage(ShaderStage::TessControl).unwrap().words;
+    let tes = &program.stage(ShaderStage::TessEval).unwrap().words;
     assert_eq!(location_of(vs, "e"), Some(0));
     assert_eq!(location_of(tcs, "e"), Some(0));
     for name in ["v", "w"] {
@@ -67,8 +67,8 @@ fn separate_programs_place_each_side_in_name_order() {
     )
     .unwrap();
     let program = Compiler::for_tests().build(&scene).unwrap();
-    let vs = &program.stage(Stage::Vertex).unwrap().words;
-    let fs = &program.stage(Stage::Fragment).unwrap().words;
+    let vs = &program.stage(ShaderStage::Vertex).unwrap().words;
+    let fs = &program.stage(ShaderStage::Fragment).unwrap().words;
     assert_eq!(
         ["a", "b", "zz"].map(|n| location_of(vs, n)),
         [Some(0), Some(1), Some(2)]
@@ -89,7 +89,7 @@ fn explicit_locations_match_by_location_not_name() {
     )
     .unwrap();
     let program = Compiler::for_tests().build(&scene).unwrap();
-    let fs = &program.stage(Stage::Fragment).unwrap().words;
+    let fs = &program.stage(ShaderStage::Fragment).unwrap().words;
     assert_eq!(location_of(fs, "a"), Some(2));
     assert_eq!(location_of(fs, "b"), Some(0));
 }
@@ -101,7 +101,7 @@ fn frag_data_gets_location_zero_and_eight_elements() {
     )
     .unwrap();
     let program = Compiler::for_tests().build(&scene).unwrap();
-    let fs = &program.stage(Stage::Fragment).unwrap().words;
+    let fs = &program.stage(ShaderStage::Fragment).unwrap().words;
     assert_eq!(location_of(fs, "gl_FragData"), Some(0));
     let module = dr::load_words(fs).unwrap();
     let types = Types::new(&module);
@@ -147,7 +147,7 @@ fn units_share_one_frag_color() {
     )
     .unwrap();
     let program = Compiler::for_tests().build(&scene).unwrap();
-    let module = dr::load_words(&program.stage(Stage::Fragment).unwrap().words).unwrap();
+    let module = dr::load_words(&program.stage(ShaderStage::Fragment).unwrap().words).unwrap();
     let outputs = module
         .types_global_values
         .iter()

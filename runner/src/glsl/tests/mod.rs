@@ -12,7 +12,7 @@ mod support;
 mod vertex_inputs;
 
 use crate::glsl::Compiler;
-use crate::scene::{self, SceneError, Stage};
+use crate::scene::{self, SceneError, ShaderStage};
 
 #[test]
 fn introspection_counts_as_gl_does() {
@@ -78,7 +78,7 @@ fn xfb_varyings_are_counted_as_gl_counts_them() {
     let program = Compiler::for_tests().build(&scene).unwrap();
     // x: 2 blocks × 2 members; aoa: 2 arrays of float; s: 3 members.
     assert_eq!(
-        program.stage(Stage::Vertex).unwrap().xfb_varyings,
+        program.stage(ShaderStage::Vertex).unwrap().xfb_varyings,
         4 + 2 + 3
     );
 }

@@ -3,7 +3,7 @@ use spirv::Op;
 
 use crate::glsl::spv::{id, Types};
 use crate::glsl::Compiler;
-use crate::scene::{self, Stage};
+use crate::scene::{self, ShaderStage};
 
 /// A TCS store to a patch output's component chosen at run time becomes a switch of
 /// stores to constant components.
@@ -18,7 +18,7 @@ fn dynamic_patch_component_stores_become_a_switch() {
     )
     .unwrap();
     let program = Compiler::for_tests().build(&scene).unwrap();
-    let module = dr::load_words(&program.stage(Stage::TessControl).unwrap().words).unwrap();
+    let module = dr::load_words(&program.stage(ShaderStage::TessControl).unwrap().words).unwrap();
     let types = Types::new(&module);
     let code: Vec<&Instruction> = module.functions[0]
         .blocks

@@ -4,8 +4,9 @@ use rspirv::dr;
 use spirv::StorageClass;
 
 use crate::glsl::per_vertex::per_vertex_block;
+use crate::glsl::spv::assert_valid_vulkan_spirv;
 use crate::glsl::Compiler;
-use crate::scene::{self, Stage};
+use crate::scene::{self, ShaderStage};
 
 /// The members of a stage's `gl_PerVertex` output or input block, by `BuiltIn`.
 fn per_vertex_builtins(words: &[u32], storage: StorageClass) -> Vec<u32> {
@@ -26,8 +27,10 @@ fn per_vertex_blocks_keep_the_members_in_use() {
     )
     .unwrap();
     let program = Compiler::for_tests().build(&scene).unwrap();
-    let vs = &program.stage(Stage::Vertex).unwrap().words;
-    let gs = &program.stage(Stage::Geometry).unwrap().words;
+    let vs = &program.stage(ShaderStage::Vertex).unwrap().words;
+    let gs = &program.stage(ShaderStage::Geometry).unwrap().words;
+    assert_valid_vulkan_spirv(vs, "per_vertex_vs");
+    assert_valid_vulkan_spirv(gs, "per_vertex_gs");
     let both = vec![Position as u32, PointSize as u32];
     assert_eq!(per_vertex_builtins(vs, StorageClass::Output), both);
     assert_eq!(per_vertex_builtins(gs, StorageClass::Input), both);

@@ -3,7 +3,7 @@ use rspirv::dr;
 use super::support::variable_type;
 use crate::glsl::spv::Types;
 use crate::glsl::Compiler;
-use crate::scene::{self, Stage};
+use crate::scene::{self, ShaderStage};
 
 #[test]
 fn arrays_of_arrays_of_blocks_become_one_array() {
@@ -14,7 +14,7 @@ fn arrays_of_arrays_of_blocks_become_one_array() {
     )
     .unwrap();
     let program = Compiler::for_tests().build(&scene).unwrap();
-    let fs = program.stage(Stage::Fragment).unwrap();
+    let fs = program.stage(ShaderStage::Fragment).unwrap();
     let b = fs
         .uniform_blocks
         .iter()
@@ -43,7 +43,7 @@ fn arrays_of_samplers_are_one_descriptor_array_with_a_location_per_element() {
     )
     .unwrap();
     let program = Compiler::for_tests().build(&scene).unwrap();
-    let fs = program.stage(Stage::Fragment).unwrap();
+    let fs = program.stage(ShaderStage::Fragment).unwrap();
     assert_eq!((fs.samplers[0].unit, fs.samplers[0].count), (3, 2));
     assert_eq!(program.uniform_at(3, None), Some(("tex".into(), Some(1))));
     assert_eq!(program.active_uniforms(), 1);
@@ -60,7 +60,7 @@ fn arrays_of_arrays_of_images_are_one_storage_image_array() {
     )
     .unwrap();
     let program = Compiler::for_tests().build(&scene).unwrap();
-    let cs = program.stage(Stage::Compute).unwrap();
+    let cs = program.stage(ShaderStage::Compute).unwrap();
     let img = cs.samplers.iter().find(|s| s.storage_image).unwrap();
     assert_eq!((img.count, img.elements[5].as_str()), (6, "img[1][2]"));
     assert!(cs
@@ -91,7 +91,7 @@ fn uniform_locations_are_assigned_as_gl_does() {
     assert_eq!(at(12), Some(("u[1]".into(), Some(0))));
     assert_eq!(at(21), Some(("inl.m".into(), None)));
     assert_eq!(at(2), None);
-    let fs = program.stage(Stage::Fragment).unwrap();
+    let fs = program.stage(ShaderStage::Fragment).unwrap();
     assert_eq!(fs.samplers[0].unit, 4, "binding = N is the initial unit");
 }
 
@@ -104,9 +104,13 @@ fn default_uniform_blocks_get_one_binding_per_stage() {
     )
     .unwrap();
     let program = Compiler::for_tests().build(&scene).unwrap();
-    let vs = program.stage(Stage::Vertex).unwrap().uniform_blocks[0].clone();
-    assert!(program.stage(Stage::Vertex).unwrap().samplers.is_empty());
-    let fs = program.stage(Stage::Fragment).unwrap().uniform_blocks[0].clone();
+    let vs = program.stage(ShaderStage::Vertex).unwrap().uniform_blocks[0].clone();
+    assert!(program
+        .stage(ShaderStage::Vertex)
+        .unwrap()
+        .samplers
+        .is_empty());
+    let fs = program.stage(ShaderStage::Fragment).unwrap().uniform_blocks[0].clone();
     assert_ne!(vs.binding, fs.binding);
     let m = vs.members.iter().find(|m| m.name == "m").unwrap();
     assert_eq!((m.columns, m.rows, m.matrix_stride), (3, 3, 16));

@@ -1,6 +1,6 @@
 use crate::glsl::spv::assert_valid_vulkan_spirv;
 use crate::glsl::Compiler;
-use crate::scene::{self, Stage};
+use crate::scene::{self, ShaderStage};
 
 #[test]
 fn samplers_in_nested_structures_become_one_array_per_member() {
@@ -13,7 +13,7 @@ fn samplers_in_nested_structures_become_one_array_per_member() {
     )
     .unwrap();
     let program = Compiler::for_tests().build(&scene).unwrap();
-    let fs = program.stage(Stage::Fragment).unwrap();
+    let fs = program.stage(ShaderStage::Fragment).unwrap();
     let tex2 = fs.samplers.iter().find(|s| s.name == "s.si.tex2").unwrap();
     assert_eq!(tex2.count, 8);
     // Row-major over s[2], si[2][2]: element 5 is s[1].si[0][1].
@@ -41,7 +41,7 @@ fn samplers_beside_other_members_leave_the_default_block() {
          void main() { color = texture(s[n][1].tex, s[1][n].b) + vec4(s[n][0].a); }\n";
     let scene = scene::parse(scene_text).unwrap();
     let program = Compiler::for_tests().build(&scene).unwrap();
-    let fs = program.stage(Stage::Fragment).unwrap();
+    let fs = program.stage(ShaderStage::Fragment).unwrap();
     let tex = fs.samplers.iter().find(|s| s.name == "s.tex").unwrap();
     assert_eq!(tex.count, 4);
     assert_eq!(tex.elements[2], "s[1][0].tex");

@@ -5,7 +5,7 @@ use super::support::{location_of, variable_type};
 use crate::glsl::description::Scalar;
 use crate::glsl::spv::Types;
 use crate::glsl::Compiler;
-use crate::scene::{self, Stage};
+use crate::scene::{self, ShaderStage};
 
 #[test]
 fn unlocated_inputs_take_locations_no_explicit_input_holds() {
@@ -19,7 +19,7 @@ fn unlocated_inputs_take_locations_no_explicit_input_holds() {
     )
     .unwrap();
     let program = Compiler::for_tests().build(&scene).unwrap();
-    let words = &program.stage(Stage::Vertex).unwrap().words;
+    let words = &program.stage(ShaderStage::Vertex).unwrap().words;
     let at = |name: &str| location_of(words, name).unwrap();
     assert_eq!((at("pos"), at("n")), (0, 5));
     let mut taken: Vec<u32> = vec![0, 5, at("col")];
@@ -39,7 +39,7 @@ fn inputs_after_a_dvec4_move_up_one_vulkan_location() {
     )
     .unwrap();
     let program = Compiler::for_tests().build(&scene).unwrap();
-    let words = &program.stage(Stage::Vertex).unwrap().words;
+    let words = &program.stage(ShaderStage::Vertex).unwrap().words;
     let input = |n: &str| {
         let i = program
             .vertex_inputs()
