@@ -35,7 +35,7 @@ use super::followed_state::{
 };
 use super::frames::{destroy_hook, ffi_guard, hook, maybe_inject_panic, shield};
 use super::log;
-use super::planner::inverted;
+use super::patched::inverted;
 use super::records::{BlockBinding, CommandBufferState, GlStateValues, LineStipple};
 use super::registry::{device_data, with_device};
 use super::state::DeviceData;
@@ -302,7 +302,10 @@ fn window_origin(dev: &DeviceData) -> Option<WindowOrigin> {
 }
 
 /// Viewport 0 of a `vkCmdSetViewport*` call sets `H` of GL's `gl_FragCoord.y = H - y`.
-fn set_window_height(
+///
+/// # Safety
+/// `viewports` holds `count` viewports (Vulkan's valid usage for the command).
+unsafe fn set_window_height(
     what: &str,
     command_buffer: vk::CommandBuffer,
     first: u32,
@@ -317,7 +320,7 @@ fn set_window_height(
     if !flipped || first != 0 || count == 0 || viewports.is_null() {
         return;
     }
-    // SAFETY: `count` viewports (Vulkan's valid usage).
+    // SAFETY: a non-NULL array of `count` > 0 viewports (this function's contract).
     let height = unsafe { (*viewports).y };
     update(what, command_buffer, |v| v.window_height = height);
 }
@@ -338,7 +341,8 @@ pub unsafe extern "system" fn cmd_set_viewport(
         };
         // SAFETY: the application's arguments, passed on unchanged.
         unsafe { next(command_buffer, first, count, viewports) };
-        set_window_height("vkCmdSetViewport", command_buffer, first, count, viewports);
+        // SAFETY: the application's `count` viewports (Vulkan's valid usage).
+        unsafe { set_window_height("vkCmdSetViewport", command_buffer, first, count, viewports) };
     })
 }
 
@@ -358,13 +362,16 @@ pub unsafe extern "system" fn cmd_set_viewport_with_count(
         };
         // SAFETY: the application's arguments, passed on unchanged.
         unsafe { next(command_buffer, count, viewports) };
-        set_window_height(
-            "vkCmdSetViewportWithCount",
-            command_buffer,
-            0,
-            count,
-            viewports,
-        );
+        // SAFETY: the application's `count` viewports (Vulkan's valid usage).
+        unsafe {
+            set_window_height(
+                "vkCmdSetViewportWithCount",
+                command_buffer,
+                0,
+                count,
+                viewports,
+            )
+        };
     })
 }
 
@@ -672,17 +679,11 @@ fn begin_render_target(command_buffer: vk::CommandBuffer, layers: impl FnOnce(&D
     }
 }
 
-/// The layer count of the framebuffer a render pass instance begins on.
-fn framebuffer_layers(dev: &DeviceData, begin: *const vk::RenderPassBeginInfo<'_>) -> u32 {
-    // SAFETY: a valid begin info (Vulkan's valid usage).
-    let Some(begin) = (unsafe { begin.as_ref() }) else {
-        return 1;
-    };
-    dev.records
-        .framebuffer_layers
-        .read()
-        .get(&begin.framebuffer)
-        .copied()
+/// The layer count of the framebuffer a render pass instance begins on (`None`: no begin
+/// info).
+fn framebuffer_layers(dev: &DeviceData, framebuffer: Option<vk::Framebuffer>) -> u32 {
+    framebuffer
+        .and_then(|f| dev.records.framebuffer_layers.read().get(&f).copied())
         .unwrap_or(1)
 }
 
@@ -702,14 +703,19 @@ pub unsafe extern "system" fn cmd_begin_render_pass(
         };
         // SAFETY: the application's arguments, passed on unchanged.
         unsafe { next(command_buffer, p_begin, contents) };
+        // SAFETY: NULL or a valid begin info (Vulkan's valid usage).
+        let framebuffer = unsafe { p_begin.as_ref() }.map(|b| b.framebuffer);
         shield("vkCmdBeginRenderPass", || {
-            begin_render_target(command_buffer, |dev| framebuffer_layers(dev, p_begin))
+            begin_render_target(command_buffer, |dev| framebuffer_layers(dev, framebuffer))
         });
     })
 }
 
 /// `vkCmdBeginRenderPass2` and `vkCmdBeginRenderPass2KHR`.
-fn begin_render_pass2(
+///
+/// # Safety
+/// Vulkan's valid usage for the command.
+unsafe fn begin_render_pass2(
     what: &str,
     next: impl FnOnce(&DeviceData) -> Option<vk::PFN_vkCmdBeginRenderPass2>,
     command_buffer: vk::CommandBuffer,
@@ -722,8 +728,10 @@ fn begin_render_pass2(
         };
         // SAFETY: the application's arguments, passed on unchanged.
         unsafe { next(command_buffer, p_begin, p_subpass) };
+        // SAFETY: NULL or a valid begin info (this function's contract).
+        let framebuffer = unsafe { p_begin.as_ref() }.map(|b| b.framebuffer);
         shield(what, || {
-            begin_render_target(command_buffer, |dev| framebuffer_layers(dev, p_begin))
+            begin_render_target(command_buffer, |dev| framebuffer_layers(dev, framebuffer))
         });
     })
 }
@@ -737,17 +745,23 @@ pub unsafe extern "system" fn cmd_begin_render_pass2(
     p_begin: *const vk::RenderPassBeginInfo<'_>,
     p_subpass: *const vk::SubpassBeginInfo<'_>,
 ) {
-    begin_render_pass2(
-        "vkCmdBeginRenderPass2",
-        |d| d.table.cmd_begin_render_pass2,
-        command_buffer,
-        p_begin,
-        p_subpass,
-    )
+    // SAFETY: this hook's contract.
+    unsafe {
+        begin_render_pass2(
+            "vkCmdBeginRenderPass2",
+            |d| d.table.cmd_begin_render_pass2,
+            command_buffer,
+            p_begin,
+            p_subpass,
+        )
+    }
 }
 
 /// `vkCmdBeginRendering` and `vkCmdBeginRenderingKHR`: GL's "layered" from `layerCount`.
-fn begin_rendering(
+///
+/// # Safety
+/// Vulkan's valid usage for the command.
+unsafe fn begin_rendering(
     what: &str,
     next: impl FnOnce(&DeviceData) -> Option<vk::PFN_vkCmdBeginRendering>,
     command_buffer: vk::CommandBuffer,
@@ -759,12 +773,9 @@ fn begin_rendering(
         };
         // SAFETY: the application's arguments, passed on unchanged.
         unsafe { next(command_buffer, p_info) };
-        shield(what, || {
-            begin_render_target(command_buffer, |_| {
-                // SAFETY: a valid rendering info (Vulkan's valid usage).
-                unsafe { p_info.as_ref() }.map_or(1, |i| i.layer_count)
-            })
-        });
+        // SAFETY: NULL or a valid rendering info (this function's contract).
+        let layers = unsafe { p_info.as_ref() }.map_or(1, |i| i.layer_count);
+        shield(what, || begin_render_target(command_buffer, |_| layers));
     })
 }
 
@@ -776,10 +787,13 @@ pub unsafe extern "system" fn cmd_begin_rendering(
     command_buffer: vk::CommandBuffer,
     p_info: *const vk::RenderingInfo<'_>,
 ) {
-    begin_rendering(
-        "vkCmdBeginRendering",
-        |d| d.table.cmd_begin_rendering,
-        command_buffer,
-        p_info,
-    )
+    // SAFETY: this hook's contract.
+    unsafe {
+        begin_rendering(
+            "vkCmdBeginRendering",
+            |d| d.table.cmd_begin_rendering,
+            command_buffer,
+            p_info,
+        )
+    }
 }

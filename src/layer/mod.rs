@@ -19,13 +19,15 @@
 //!   steps), `shader_object` (`vkCreateShadersEXT`, `vkCmdBindShadersEXT`), `command_state`
 //!   (the GL state per command buffer behind `VK_GLSEM_tessellation_default_levels` and
 //!   `VK_GLSEM_gl_state`).
-//! - `pipeline_info`, `rewrite`, `push_range`: reading create infos, running steps, placing
-//!   the GL-state block; `cache`, `records`: what is kept; `settings`, `log`, `ffi`,
+//! - `create_info`: the safe views of create infos, made at the hook boundary;
+//!   `pipeline_info`, `rewrite`, `patched`, `push_range`: reading views, running steps,
+//!   the copies a rewritten pipeline goes down with, placing the GL-state block; `cache`, `records`: what is kept; `settings`, `log`, `ffi`,
 //!   `shader_code`: leaves.
 
 mod attribute_memory;
 mod cache;
 mod command_state;
+mod create_info;
 mod current_attributes;
 mod device;
 mod dispatch;
@@ -43,6 +45,7 @@ mod line_loops;
 pub mod loader_abi;
 pub mod log;
 mod modules;
+mod patched;
 mod pipeline_info;
 mod planner;
 mod primitive_objects;
@@ -82,16 +85,20 @@ fn void_fn<F: Copy>(f: F) -> vk::PFN_vkVoidFunction {
 /// name finds nothing).
 fn look_up(
     what: &str,
-    p_name: *const c_char,
+    name: Option<&CStr>,
     find: impl FnOnce(&[u8]) -> vk::PFN_vkVoidFunction,
 ) -> vk::PFN_vkVoidFunction {
-    if p_name.is_null() {
-        return None;
-    }
-    ffi_guard(what, None, || {
-        // SAFETY: pName is a nul-terminated string (Vulkan's valid usage).
-        find(unsafe { CStr::from_ptr(p_name) }.to_bytes())
-    })
+    let name = name?;
+    ffi_guard(what, None, || find(name.to_bytes()))
+}
+
+/// `pName` of `vkGet*ProcAddr`.
+///
+/// # Safety
+/// `p_name` is NULL or a nul-terminated string (Vulkan's valid usage) that outlives `'a`.
+unsafe fn proc_name<'a>(p_name: *const c_char) -> Option<&'a CStr> {
+    // SAFETY: this function's contract.
+    (!p_name.is_null()).then(|| unsafe { CStr::from_ptr(p_name) })
 }
 
 /// `vkGetInstanceProcAddr` of this layer.
@@ -102,7 +109,9 @@ pub unsafe extern "system" fn get_instance_proc_addr(
     instance: vk::Instance,
     p_name: *const c_char,
 ) -> vk::PFN_vkVoidFunction {
-    look_up("vkGetInstanceProcAddr", p_name, |name| {
+    // SAFETY: this hook's contract.
+    let name = unsafe { proc_name(p_name) };
+    look_up("vkGetInstanceProcAddr", name, |name| {
         match name {
             b"vkGetInstanceProcAddr" => {
                 return void_fn::<vk::PFN_vkGetInstanceProcAddr>(get_instance_proc_addr)
@@ -139,7 +148,9 @@ pub unsafe extern "system" fn get_device_proc_addr(
     device: vk::Device,
     p_name: *const c_char,
 ) -> vk::PFN_vkVoidFunction {
-    look_up("vkGetDeviceProcAddr", p_name, |name| {
+    // SAFETY: this hook's contract.
+    let name = unsafe { proc_name(p_name) };
+    look_up("vkGetDeviceProcAddr", name, |name| {
         if name == b"vkGetDeviceProcAddr" {
             return void_fn::<vk::PFN_vkGetDeviceProcAddr>(get_device_proc_addr);
         }

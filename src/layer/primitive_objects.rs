@@ -9,10 +9,9 @@
 //! layer's topology holds until the application sets another.
 
 use ash::vk;
-use std::ffi::CStr;
 use std::sync::atomic::Ordering;
 
-use super::ffi::slice;
+use super::create_info::ShaderView;
 use super::frames::{ffi_guard, shield};
 use super::log;
 use super::pipeline_info::{gl_mode_of, topology_for};
@@ -47,24 +46,19 @@ fn writes_location(words: &[u32], entry: &str, location: u32) -> bool {
         })
 }
 
-/// The record of a vertex shader object created from `ci` (with `code`, `ranges` as the
-/// driver got them; `app_code` as the application gave it).
-///
-/// # Safety
-/// `ci` is a create info the driver accepted.
-pub(super) unsafe fn vertex_record(
+/// The record of a vertex shader object created from `ci` (as the driver got it;
+/// `app_code` as the application gave it).
+pub(super) fn vertex_record(
     dev: &DeviceData,
-    ci: &vk::ShaderCreateInfoEXT<'_>,
-    code: &[u32],
+    ci: &ShaderView<'_>,
     app_code: &[u32],
-    ranges: &[vk::PushConstantRange],
 ) -> Option<VertexObjectRecord> {
-    let linked = ci.flags.contains(vk::ShaderCreateFlagsEXT::LINK_STAGE);
-    if ci.stage != S::VERTEX {
+    let linked = ci.info.flags.contains(vk::ShaderCreateFlagsEXT::LINK_STAGE);
+    if ci.info.stage != S::VERTEX {
         return None;
     }
-    // SAFETY: this function's contract.
-    let (entry, set_layouts) = unsafe { entry_and_set_layouts(ci) }?;
+    let code = ci.code?;
+    let entry = ci.entry?.to_owned();
     // The layer's copy of gl_Layer for a fragment shader made apart, where it added one.
     let apart = dev.limits.last_interface_location();
     let layer_copy = (writes_location(code, &entry, apart)
@@ -83,31 +77,10 @@ pub(super) unsafe fn vertex_record(
         words: code.into(),
         layer_copy,
         entry,
-        set_layouts,
-        ranges: ranges.to_vec(),
+        set_layouts: ci.set_layouts.to_vec(),
+        ranges: ci.push_constant_ranges.to_vec(),
         generated: Default::default(),
     })
-}
-
-/// The entry point name and set layouts of a shader object's create info, for the records
-/// of the shaders the layer generates stages for (`None`: no UTF-8 entry point).
-///
-/// # Safety
-/// `ci` is a valid create info (Vulkan's valid usage).
-pub(super) unsafe fn entry_and_set_layouts(
-    ci: &vk::ShaderCreateInfoEXT<'_>,
-) -> Option<(String, Vec<vk::DescriptorSetLayout>)> {
-    if ci.p_name.is_null() {
-        return None;
-    }
-    // SAFETY: a non-NULL pName is nul-terminated (this function's contract).
-    let entry = unsafe { CStr::from_ptr(ci.p_name) }
-        .to_str()
-        .ok()?
-        .to_owned();
-    // SAFETY: pSetLayouts holds setLayoutCount layouts (this function's contract).
-    let set_layouts = unsafe { slice(ci.p_set_layouts, ci.set_layout_count) }.to_vec();
-    Some((entry, set_layouts))
 }
 
 /// Destroys the geometry shader objects the layer made for a vertex shader object.

@@ -1,0 +1,285 @@
+//! The copies a rewritten create info goes down with: its stages (with the layer's modules),
+//! and the state structs the rewrite changes, each a copy of the application's with the
+//! layer's structs chained in front of the application's `pNext` chain. The copies borrow
+//! the application's chains (`'a`): they point into them, never past the call down.
+
+use ash::vk::{self, TaggedStructure};
+
+use super::create_info::{PipelineView, VertexInput};
+use super::current_attributes::format_of;
+use super::rewrite::Rewrite;
+use glsem_abi::STRUCTURE_TYPE_PIPELINE_PRIMITIVE_MODE_CREATE_INFO;
+use glsem_spirv::unfed_inputs::InputKind;
+
+/// The arrays handed to the driver for one rewritten create info, and the temporary
+/// modules to destroy afterwards.
+pub(super) struct Patched<'a> {
+    pub stages: Vec<vk::PipelineShaderStageCreateInfo<'a>>,
+    pub temporaries: Vec<vk::ShaderModule>,
+    /// Copied `pNext` structs of stages whose inline code was unlinked, and of the
+    /// input-assembly state's chain.
+    pub chain_copies: Vec<Box<[u64]>>,
+    /// Boxed: the chains point into them.
+    rasterization: Option<Box<RasterizationCopy<'a>>>,
+    viewport: Option<
+        Box<Chained<ViewportState<'a>, vk::PipelineViewportDepthClipControlCreateInfoEXT<'a>>>,
+    >,
+    dynamic: Option<Box<DynamicCopy<'a>>>,
+    tessellation: Option<Box<Chained<TessellationState<'a>, DomainOrigin<'a>>>>,
+    vertex_input: Option<Box<VertexInputCopy<'a>>>,
+    input_assembly: Option<Box<vk::PipelineInputAssemblyStateCreateInfo<'a>>>,
+}
+
+type ViewportState<'a> = vk::PipelineViewportStateCreateInfo<'a>;
+type TessellationState<'a> = vk::PipelineTessellationStateCreateInfo<'a>;
+type DomainOrigin<'a> = vk::PipelineTessellationDomainOriginStateCreateInfo<'a>;
+
+/// Chains `front` between `state` and the rest of `state`'s `pNext` chain. Both must stay
+/// where they are while the chain is used (they are boxed).
+fn link_in_front<S: TaggedStructure, F: TaggedStructure>(state: &mut S, front: &mut F) {
+    let state = (state as *mut S).cast::<vk::BaseOutStructure<'_>>();
+    let front = (front as *mut F).cast::<vk::BaseOutStructure<'_>>();
+    // SAFETY: both point to live structs that ash's `TaggedStructure` says are laid out as
+    // `VkBaseOutStructure` (sType, then pNext): only their pNext fields are read and written.
+    unsafe {
+        (*front).p_next = (*state).p_next;
+        (*state).p_next = front;
+    }
+}
+
+/// A state struct with one struct of the layer's chained in front of its `pNext`.
+struct Chained<S, F> {
+    state: S,
+    front: F,
+}
+
+impl<S: TaggedStructure, F: TaggedStructure> Chained<S, F> {
+    fn new(state: S, front: F) -> Box<Self> {
+        let mut copy = Box::new(Chained { state, front });
+        let Chained { state, front } = &mut *copy;
+        link_in_front(state, front);
+        copy
+    }
+}
+
+/// The vertex-input state with the layer's stride-0 binding of GL's current attributes.
+struct VertexInputCopy<'a> {
+    state: vk::PipelineVertexInputStateCreateInfo<'a>,
+    bindings: Vec<vk::VertexInputBindingDescription>,
+    attributes: Vec<vk::VertexInputAttributeDescription>,
+}
+
+impl<'a> VertexInputCopy<'a> {
+    fn new(app: &VertexInput<'a>, binding: u32, inputs: &[(u32, InputKind)]) -> Box<Self> {
+        let mut bindings = app.bindings.to_vec();
+        let mut attributes = app.attributes.to_vec();
+        bindings.push(vk::VertexInputBindingDescription {
+            binding,
+            stride: 0,
+            input_rate: vk::VertexInputRate::VERTEX,
+        });
+        attributes.extend(inputs.iter().map(|&(location, kind)| {
+            vk::VertexInputAttributeDescription {
+                location,
+                binding,
+                format: format_of(kind),
+                offset: location * 16,
+            }
+        }));
+        let mut copy = Box::new(VertexInputCopy {
+            state: *app.state,
+            bindings,
+            attributes,
+        });
+        copy.state.vertex_binding_description_count = copy.bindings.len() as u32;
+        copy.state.p_vertex_binding_descriptions = copy.bindings.as_ptr();
+        copy.state.vertex_attribute_description_count = copy.attributes.len() as u32;
+        copy.state.p_vertex_attribute_descriptions = copy.attributes.as_ptr();
+        copy
+    }
+}
+
+struct RasterizationCopy<'a> {
+    state: vk::PipelineRasterizationStateCreateInfo<'a>,
+    provoking: vk::PipelineRasterizationProvokingVertexStateCreateInfoEXT<'a>,
+    line: vk::PipelineRasterizationLineStateCreateInfoKHR<'a>,
+}
+
+impl<'a> RasterizationCopy<'a> {
+    /// `state` with the conventions `rewrite` asks for chained in front of its `pNext`.
+    fn new(state: &vk::PipelineRasterizationStateCreateInfo<'a>, rewrite: &Rewrite) -> Box<Self> {
+        let mut copy = Box::new(RasterizationCopy {
+            state: *state,
+            provoking: vk::PipelineRasterizationProvokingVertexStateCreateInfoEXT {
+                provoking_vertex_mode: vk::ProvokingVertexModeEXT::LAST_VERTEX,
+                ..Default::default()
+            },
+            // The stipple itself is dynamic state the layer sets at bind time.
+            line: vk::PipelineRasterizationLineStateCreateInfoKHR {
+                line_rasterization_mode: vk::LineRasterizationModeKHR::BRESENHAM,
+                stippled_line_enable: rewrite.bresenham_lines.unwrap_or(false).into(),
+                line_stipple_factor: 1,
+                line_stipple_pattern: 0xFFFF,
+                ..Default::default()
+            },
+        });
+        let RasterizationCopy {
+            state,
+            provoking,
+            line,
+        } = &mut *copy;
+        if rewrite.provoking_vertex_last {
+            link_in_front(state, provoking);
+        }
+        if rewrite.invert_front_face {
+            state.front_face = inverted(state.front_face);
+        }
+        if rewrite.bresenham_lines.is_some() {
+            link_in_front(state, line);
+        }
+        copy
+    }
+}
+
+/// The clockwise / counter-clockwise swap of `face` (a positive viewport turns GL's winding
+/// over: Vulkan's area formula has the opposite sign).
+pub(super) fn inverted(face: vk::FrontFace) -> vk::FrontFace {
+    if face == vk::FrontFace::CLOCKWISE {
+        vk::FrontFace::COUNTER_CLOCKWISE
+    } else {
+        vk::FrontFace::CLOCKWISE
+    }
+}
+
+/// The dynamic state with states the layer sets added: `VK_DYNAMIC_STATE_LINE_STIPPLE_EXT`
+/// (the layer's stipple), `VK_DYNAMIC_STATE_LINE_RASTERIZATION_MODE_EXT` (GL's line rule
+/// followed at bind).
+struct DynamicCopy<'a> {
+    state: vk::PipelineDynamicStateCreateInfo<'a>,
+    states: Vec<vk::DynamicState>,
+}
+
+impl<'a> DynamicCopy<'a> {
+    fn new(ci: &PipelineView<'a>, added: &[vk::DynamicState]) -> Box<Self> {
+        let mut states = ci.dynamic.to_vec();
+        states.extend_from_slice(added);
+        let mut copy = Box::new(DynamicCopy {
+            state: ci.dynamic_state.copied().unwrap_or_default(),
+            states,
+        });
+        copy.state.dynamic_state_count = copy.states.len() as u32;
+        copy.state.p_dynamic_states = copy.states.as_ptr();
+        copy
+    }
+}
+
+impl<'a> Patched<'a> {
+    /// `ci`'s stages, to be patched, and copies of the pipeline state `rewrite` changes.
+    /// The planner asks for a state only where the pipeline has one.
+    pub fn new(ci: &PipelineView<'a>, rewrite: &Rewrite) -> Patched<'a> {
+        let vertex_input = rewrite
+            .current_attributes
+            .as_ref()
+            .zip(ci.vertex_input.as_ref())
+            .map(|((binding, inputs), state)| VertexInputCopy::new(state, *binding, inputs));
+        let wants_rasterization = rewrite.provoking_vertex_last
+            || rewrite.bresenham_lines.is_some()
+            || rewrite.invert_front_face;
+        let rasterization = ci
+            .rasterization
+            .as_ref()
+            .filter(|_| wants_rasterization)
+            .map(|state| RasterizationCopy::new(state.state, rewrite));
+        let added_dynamic: Vec<vk::DynamicState> = [
+            (rewrite.bresenham_lines == Some(true)).then_some(vk::DynamicState::LINE_STIPPLE_KHR),
+            rewrite
+                .dynamic_line_mode
+                .then_some(vk::DynamicState::LINE_RASTERIZATION_MODE_EXT),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        let dynamic = (!added_dynamic.is_empty()).then(|| DynamicCopy::new(ci, &added_dynamic));
+        let tessellation = ci
+            .tessellation
+            .as_ref()
+            .filter(|_| rewrite.domain_origin_lower_left)
+            .map(|state| {
+                let origin = DomainOrigin {
+                    domain_origin: vk::TessellationDomainOrigin::LOWER_LEFT,
+                    ..Default::default()
+                };
+                Chained::new(*state.state, origin)
+            });
+        let viewport = ci
+            .viewport
+            .as_ref()
+            .filter(|_| rewrite.negative_one_to_one)
+            .map(|state| {
+                let depth = vk::PipelineViewportDepthClipControlCreateInfoEXT {
+                    negative_one_to_one: vk::TRUE,
+                    ..Default::default()
+                };
+                Chained::new(*state.state, depth)
+            });
+        Patched {
+            stages: ci.stages.iter().map(|s| *s.info).collect(),
+            temporaries: Vec::new(),
+            chain_copies: Vec::new(),
+            rasterization,
+            viewport,
+            dynamic,
+            tessellation,
+            vertex_input,
+            input_assembly: None,
+        }
+    }
+
+    /// The input-assembly state drawing `topology`, with the layer's
+    /// `VkPipelinePrimitiveModeCreateInfoGLSEM` taken out of its chain. `None`: one of the
+    /// structs in front of it is a struct the layer cannot copy.
+    pub fn draw_topology(
+        &mut self,
+        ci: &PipelineView<'a>,
+        topology: vk::PrimitiveTopology,
+    ) -> Option<()> {
+        let app = ci.input_assembly.as_ref()?;
+        let p_next = app.chain.without(
+            STRUCTURE_TYPE_PIPELINE_PRIMITIVE_MODE_CREATE_INFO,
+            &mut self.chain_copies,
+        )?;
+        let mut copy = vk::PipelineInputAssemblyStateCreateInfo {
+            flags: app.flags,
+            topology,
+            primitive_restart_enable: app.primitive_restart_enable,
+            ..Default::default()
+        };
+        copy.p_next = p_next;
+        self.input_assembly = Some(Box::new(copy));
+        Some(())
+    }
+
+    /// Points `info` at the patched stages and state.
+    pub fn apply(&self, info: &mut vk::GraphicsPipelineCreateInfo<'a>) {
+        info.stage_count = self.stages.len() as u32;
+        info.p_stages = self.stages.as_ptr();
+        if let Some(copy) = &self.rasterization {
+            info.p_rasterization_state = &copy.state;
+        }
+        if let Some(copy) = &self.viewport {
+            info.p_viewport_state = &copy.state;
+        }
+        if let Some(copy) = &self.dynamic {
+            info.p_dynamic_state = &copy.state;
+        }
+        if let Some(copy) = &self.tessellation {
+            info.p_tessellation_state = &copy.state;
+        }
+        if let Some(copy) = &self.vertex_input {
+            info.p_vertex_input_state = &copy.state;
+        }
+        if let Some(copy) = &self.input_assembly {
+            info.p_input_assembly_state = &**copy;
+        }
+    }
+}
