@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use super::dispatch::DeviceDispatch;
 use super::extensions::{EnabledExtensions, LayerExtension};
-use super::ffi::{chained, find_in_chain, slice};
+use super::ffi::{chained, find_in_chain, slice, typed_fn};
 use super::frames::{destroy_registered, ffi_guard, maybe_inject_panic, shield, unknown_handle};
 use super::loader_abi::{find_link_info, LayerDeviceCreateInfo};
 use super::log;
@@ -836,8 +836,8 @@ pub unsafe extern "system" fn create_device(
             let Some(create) = create else {
                 return vk::Result::ERROR_INITIALIZATION_FAILED;
             };
-            // SAFETY: that is the type of the command vkGetInstanceProcAddr named.
-            let create: vk::PFN_vkCreateDevice = unsafe { std::mem::transmute(create) };
+            // SAFETY: the command vkGetInstanceProcAddr named, of that type.
+            let create = unsafe { typed_fn::<vk::PFN_vkCreateDevice>(create) };
 
             let mut prep = shield("vkCreateDevice", || {
                 // SAFETY: a valid create info (the caller's contract).
@@ -879,7 +879,7 @@ pub unsafe extern "system" fn create_device(
                     // SAFETY: that is the type of the command named; the device was just
                     // created with `p_allocator` and nothing else holds it.
                     unsafe {
-                        let destroy: vk::PFN_vkDestroyDevice = std::mem::transmute(destroy);
+                        let destroy = typed_fn::<vk::PFN_vkDestroyDevice>(destroy);
                         destroy(device, p_allocator);
                     }
                 }

@@ -6,6 +6,7 @@ use std::ffi::{c_char, c_void};
 use std::sync::Arc;
 
 use super::dispatch::InstanceDispatch;
+use super::ffi::typed_fn;
 use super::frames::{destroy_registered, ffi_guard, maybe_inject_panic, shield};
 use super::loader_abi::{find_link_info, LayerInstanceCreateInfo};
 use super::log;
@@ -48,8 +49,8 @@ pub unsafe extern "system" fn create_instance(
             let Some(create) = create else {
                 return vk::Result::ERROR_INITIALIZATION_FAILED;
             };
-            // SAFETY: that is the type of the command vkGetInstanceProcAddr named.
-            let create: vk::PFN_vkCreateInstance = unsafe { std::mem::transmute(create) };
+            // SAFETY: the command vkGetInstanceProcAddr named, of that type.
+            let create = unsafe { typed_fn::<vk::PFN_vkCreateInstance>(create) };
             pin_library();
 
             let settings = shield("vkCreateInstance settings", || {

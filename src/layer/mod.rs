@@ -62,9 +62,8 @@ mod state;
 use ash::vk;
 use std::ffi::{c_char, CStr};
 
+use dispatch::{as_void_fn, hook_lookup, layer_command_lookup, DeviceDispatch, InstanceDispatch};
 use dispatch::{device_commands, instance_commands, layer_command_list};
-use dispatch::{hook_lookup, layer_command_lookup, DeviceDispatch, InstanceDispatch};
-use ffi::VoidFn;
 /// `lib.rs` guards the loader's negotiation with it too.
 pub use frames::ffi_guard;
 use registry::{device_data, instance_data};
@@ -74,12 +73,6 @@ use registry::{device_data, instance_data};
 instance_commands!(hook_lookup);
 device_commands!(hook_lookup);
 layer_command_list!(layer_command_lookup);
-
-fn void_fn<F: Copy>(f: F) -> vk::PFN_vkVoidFunction {
-    assert_eq!(std::mem::size_of::<F>(), std::mem::size_of::<VoidFn>());
-    // SAFETY: F is a function pointer type (callers pass only those); the caller casts back.
-    Some(unsafe { std::mem::transmute_copy::<F, VoidFn>(&f) })
-}
 
 /// The frame of `vkGet*ProcAddr`: the FFI guard, then `find` with the name's bytes (a NULL
 /// name finds nothing).
@@ -114,13 +107,13 @@ pub unsafe extern "system" fn get_instance_proc_addr(
     look_up("vkGetInstanceProcAddr", name, |name| {
         match name {
             b"vkGetInstanceProcAddr" => {
-                return void_fn::<vk::PFN_vkGetInstanceProcAddr>(get_instance_proc_addr)
+                return as_void_fn!(vk::PFN_vkGetInstanceProcAddr, get_instance_proc_addr)
             }
             b"vkGetDeviceProcAddr" => {
-                return void_fn::<vk::PFN_vkGetDeviceProcAddr>(get_device_proc_addr)
+                return as_void_fn!(vk::PFN_vkGetDeviceProcAddr, get_device_proc_addr)
             }
             b"vkCreateInstance" => {
-                return void_fn::<vk::PFN_vkCreateInstance>(instance::create_instance)
+                return as_void_fn!(vk::PFN_vkCreateInstance, instance::create_instance)
             }
             _ => {}
         }
@@ -152,7 +145,7 @@ pub unsafe extern "system" fn get_device_proc_addr(
     let name = unsafe { proc_name(p_name) };
     look_up("vkGetDeviceProcAddr", name, |name| {
         if name == b"vkGetDeviceProcAddr" {
-            return void_fn::<vk::PFN_vkGetDeviceProcAddr>(get_device_proc_addr);
+            return as_void_fn!(vk::PFN_vkGetDeviceProcAddr, get_device_proc_addr);
         }
         let dev = device_data(device)?;
         if let Some((command, extension)) = layer_command(name) {
