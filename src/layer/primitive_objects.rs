@@ -12,11 +12,11 @@ use ash::vk;
 use std::sync::atomic::Ordering;
 
 use super::create_info::ShaderView;
-use super::frames::{ffi_guard, shield};
+use super::frames::{command_hook, ffi_guard, shield};
 use super::log;
 use super::pipeline_info::{gl_mode_of, topology_for};
 use super::records::{CommandBufferState, VertexObjectRecord};
-use super::registry::{device_data, with_device};
+use super::registry::device_data;
 use super::state::DeviceData;
 use glsem_abi::PrimitiveMode;
 use glsem_spirv::module::Module;
@@ -318,24 +318,13 @@ fn follow_change(
     }
 }
 
-/// `vkCmdSetPolygonModeEXT`: the geometry shader of GL's quads draws their edges or
-/// corners itself.
-///
-/// # Safety
-/// Vulkan's valid usage for `vkCmdSetPolygonModeEXT`.
-pub unsafe extern "system" fn cmd_set_polygon_mode(
-    command_buffer: vk::CommandBuffer,
-    polygon_mode: vk::PolygonMode,
-) {
-    const WHAT: &str = "vkCmdSetPolygonModeEXT";
-    ffi_guard(WHAT, (), || {
-        let Some(Some(next)) = with_device(command_buffer, |d| d.table.cmd_set_polygon_mode_ext)
-        else {
-            return;
-        };
-        // SAFETY: the application's arguments, passed on unchanged.
-        unsafe { next(command_buffer, polygon_mode) };
-        shield(WHAT, || {
+command_hook! {
+    /// `vkCmdSetPolygonModeEXT`: the geometry shader of GL's quads draws their edges or
+    /// corners itself.
+    "vkCmdSetPolygonModeEXT",
+    fn cmd_set_polygon_mode[cmd_set_polygon_mode_ext](command_buffer, polygon_mode: vk::PolygonMode),
+    then |()| {
+        shield("vkCmdSetPolygonModeEXT", || {
             let rasterized = match polygon_mode {
                 vk::PolygonMode::LINE => Rasterized::Lines,
                 vk::PolygonMode::POINT => Rasterized::Points,
@@ -347,34 +336,24 @@ pub unsafe extern "system" fn cmd_set_polygon_mode(
                 changed
             });
         });
-    })
+    }
 }
 
-/// `vkCmdSetPrimitiveTopology` (devices with `VK_GLSEM_gl_state`): while a pipeline with a
-/// dynamic topology or shader objects draw GL's primitive mode, the topology that draws it
-/// goes down in place of the application's.
-///
-/// # Safety
-/// Vulkan's valid usage for `vkCmdSetPrimitiveTopology`.
-pub unsafe extern "system" fn cmd_set_primitive_topology(
-    command_buffer: vk::CommandBuffer,
-    topology: vk::PrimitiveTopology,
-) {
-    const WHAT: &str = "vkCmdSetPrimitiveTopology";
-    ffi_guard(WHAT, (), || {
-        let Some(dev) = device_data(command_buffer) else {
-            return;
-        };
-        let Some(next) = dev.table.cmd_set_primitive_topology else {
-            return;
-        };
-        let gl = shield(WHAT, || {
-            CommandBufferState::of(&mut dev.records.command_buffers.lock(), command_buffer)
-                .gl_topology
+command_hook! {
+    /// `vkCmdSetPrimitiveTopology` (devices with `VK_GLSEM_gl_state`): while a pipeline with a
+    /// dynamic topology or shader objects draw GL's primitive mode, the topology that draws it
+    /// goes down in place of the application's.
+    "vkCmdSetPrimitiveTopology",
+    fn cmd_set_primitive_topology(command_buffer, topology: vk::PrimitiveTopology),
+    calls_down |next, ()| {
+        let gl = shield("vkCmdSetPrimitiveTopology", || {
+            let dev = device_data(command_buffer)?;
+            let mut cbs = dev.records.command_buffers.lock();
+            CommandBufferState::of(&mut cbs, command_buffer).gl_topology
         })
         .flatten();
         // SAFETY: the application's arguments, or the topology of the same class the bound
         // pipeline or shaders were made for.
         unsafe { next(command_buffer, gl.unwrap_or(topology)) };
-    })
+    }
 }

@@ -32,7 +32,7 @@ use super::command_state::push;
 use super::create_info::ShaderView;
 use super::ffi::slice;
 use super::followed_state;
-use super::frames::{destroy_hook, ffi_guard, hook, shield};
+use super::frames::{command_hook, destroy_hook, hook, shield};
 use super::interface_limits::app_code_over_limit;
 use super::log;
 use super::pipeline_info::{stage_of, stage_view, StageCode};
@@ -671,22 +671,19 @@ fn update_tcs(dev: &DeviceData, cb: vk::CommandBuffer) {
     }
 }
 
-/// # Safety
-/// Vulkan's valid usage for `vkCmdSetPatchControlPointsEXT`.
-pub unsafe extern "system" fn cmd_set_patch_control_points(
-    command_buffer: vk::CommandBuffer,
-    patch_control_points: u32,
-) {
-    ffi_guard("vkCmdSetPatchControlPointsEXT", (), || {
-        let Some(dev) = device_data(command_buffer) else {
-            return;
-        };
-        let Some(next) = dev.table.cmd_set_patch_control_points_ext else {
-            return;
-        };
-        // SAFETY: the application's arguments, passed on unchanged.
-        unsafe { next(command_buffer, patch_control_points) };
+command_hook! {
+    /// `vkCmdSetPatchControlPointsEXT`: a bound TES object's generated TCS follows the
+    /// count.
+    "vkCmdSetPatchControlPointsEXT",
+    fn cmd_set_patch_control_points[cmd_set_patch_control_points_ext](
+        command_buffer,
+        patch_control_points: u32,
+    ),
+    then |()| {
         shield("vkCmdSetPatchControlPointsEXT", || {
+            let Some(dev) = device_data(command_buffer) else {
+                return;
+            };
             let changed = {
                 let mut cbs = dev.records.command_buffers.lock();
                 let state = cbs
@@ -700,26 +697,24 @@ pub unsafe extern "system" fn cmd_set_patch_control_points(
                 update_tcs(&dev, command_buffer);
             }
         });
-    })
+    }
 }
 
-/// # Safety
-/// Vulkan's valid usage for `vkCmdBindShadersEXT`.
-pub unsafe extern "system" fn cmd_bind_shaders(
-    command_buffer: vk::CommandBuffer,
-    stage_count: u32,
-    p_stages: *const vk::ShaderStageFlags,
-    p_shaders: *const vk::ShaderEXT,
-) {
-    ffi_guard("vkCmdBindShadersEXT", (), || {
+command_hook! {
+    /// `vkCmdBindShadersEXT`: GL's conventions and line state for the shaders, the
+    /// GL-state block pushed for a shader that reads it, and the stages the layer generates
+    /// around them.
+    "vkCmdBindShadersEXT",
+    fn cmd_bind_shaders[cmd_bind_shaders_ext](
+        command_buffer,
+        stage_count: u32,
+        p_stages: *const vk::ShaderStageFlags,
+        p_shaders: *const vk::ShaderEXT,
+    ),
+    then |()| {
         let Some(dev) = device_data(command_buffer) else {
             return;
         };
-        let Some(next) = dev.table.cmd_bind_shaders_ext else {
-            return;
-        };
-        // SAFETY: the application's arguments, passed on unchanged.
-        unsafe { next(command_buffer, stage_count, p_stages, p_shaders) };
         if !p_shaders.is_null() {
             shield("vkCmdBindShadersEXT conventions", || {
                 set_gl_conventions(&dev, command_buffer);
@@ -799,5 +794,5 @@ pub unsafe extern "system" fn cmd_bind_shaders(
                 followed_state::bind_vertex(&dev, command_buffer, vertex);
             }
         });
-    })
+    }
 }
