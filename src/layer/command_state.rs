@@ -477,7 +477,9 @@ hook! {
         p_command_buffers: *mut vk::CommandBuffer
     ) -> vk::Result =>
     |dev, next| {
-        // SAFETY: the application's arguments, passed on unchanged.
+        // SAFETY: the next layer's `vkAllocateCommandBuffers` with the arguments the
+        // application gave this hook, which Vulkan's valid usage for the command (this
+        // hook's contract) makes valid for it as they were for the hook.
         let result = unsafe { next(device, p_allocate_info, p_command_buffers) };
         if result == vk::Result::SUCCESS {
             shield("vkAllocateCommandBuffers", || {
@@ -515,7 +517,9 @@ hook! {
             .collect();
         release(dev, gone);
     },
-    // SAFETY: the application's arguments, passed on unchanged.
+    // SAFETY: the next layer's `vkFreeCommandBuffers` with the arguments the application
+    // gave this hook, which Vulkan's valid usage for the command (this hook's contract)
+    // makes valid for it as they were for the hook.
     |free| unsafe { free(device, pool, count, p_command_buffers) }
 }
 
@@ -554,7 +558,9 @@ macro_rules! back_to_initial_state {
             fn $hook(command_buffer: vk::CommandBuffer, $arg: $ty) -> vk::Result =>
             |dev, next| {
                 shield($what, || reset_state(dev, command_buffer));
-                // SAFETY: the application's arguments, passed on unchanged.
+                // SAFETY: the next layer's command with the arguments the application gave
+                // this hook, which Vulkan's valid usage for the command (this hook's
+                // contract) makes valid for it as they were for the hook.
                 unsafe { next(command_buffer, $arg) }
             }
         }
@@ -586,7 +592,9 @@ hook! {
                 }
             }
         });
-        // SAFETY: the application's arguments, passed on unchanged.
+        // SAFETY: the next layer's `vkResetCommandPool` with the arguments the application
+        // gave this hook, which Vulkan's valid usage for the command (this hook's contract)
+        // makes valid for it as they were for the hook.
         unsafe { next(device, pool, flags) }
     }
 }

@@ -137,7 +137,8 @@ fn copy_size(s_type: vk::StructureType) -> Option<usize> {
 /// # Safety
 /// `name` is NULL or a nul-terminated string that outlives `'a`.
 unsafe fn entry_name<'a>(name: *const std::ffi::c_char) -> Option<&'a str> {
-    // SAFETY: this function's contract.
+    // SAFETY: a non-NULL `name` is nul-terminated and outlives `'a` (this function's
+    // contract).
     (!name.is_null()).then(|| unsafe { CStr::from_ptr(name) }.to_str().ok())?
 }
 
@@ -207,11 +208,11 @@ impl<'a, T> State<'a, T> {
     /// `state` is NULL or valid, with a valid `pNext` chain, and outlives `'a`; `p_next`
     /// is its chain.
     unsafe fn read(state: *const T, p_next: impl FnOnce(&T) -> *const c_void) -> Option<Self> {
-        // SAFETY: this function's contract.
+        // SAFETY: NULL or a valid `T` that outlives `'a` (this function's contract).
         let state: &'a T = unsafe { state.as_ref() }?;
         Some(State {
             state,
-            // SAFETY: this function's contract.
+            // SAFETY: the state's valid `pNext` chain (this function's contract).
             chain: unsafe { Chain::walk(p_next(state)) },
         })
     }
@@ -385,7 +386,8 @@ impl<'a> PipelineView<'a> {
         infos: *const vk::GraphicsPipelineCreateInfo<'a>,
         count: u32,
     ) -> Vec<PipelineView<'a>> {
-        // SAFETY: this function's contract.
+        // SAFETY: `count` create infos at `infos`, each valid as `new` requires (this
+        // function's contract).
         unsafe {
             slice(infos, count)
                 .iter()

@@ -73,7 +73,10 @@ pub unsafe extern "system" fn enumerate_device_extension_properties(
             match instance_data(physical_device)
                 .and_then(|i| i.table.enumerate_device_extension_properties)
             {
-                // SAFETY: the application's arguments, passed on unchanged.
+                // SAFETY: the next layer's `vkEnumerateDeviceExtensionProperties` with the
+                // arguments the application gave this hook, which Vulkan's valid usage for
+                // the command (this hook's contract) makes valid for it as they were for
+                // the hook.
                 Some(next) => unsafe {
                     next(
                         physical_device,
@@ -391,9 +394,9 @@ unsafe fn prepare_gl_state(
     let mut prep = GlStatePrep::default();
     // SAFETY: `ci`'s valid pNext chain (this function's contract).
     unsafe { adopt_conventions(ci, &support, &enabled, extensions, &mut prep) };
-    // SAFETY: as above.
+    // SAFETY: `ci`'s valid pNext chain (this function's contract).
     unsafe { enable_draw_parameters(ci, &support, features, &mut prep.added) };
-    // SAFETY: as above.
+    // SAFETY: `ci`'s valid pNext chain (this function's contract).
     unsafe {
         enable_lines(
             ci,
@@ -405,7 +408,8 @@ unsafe fn prepare_gl_state(
         )
     };
     warn_of_missing_conventions(&prep.conventions, lines_on);
-    // SAFETY: as above.
+    // SAFETY: `ci` is a valid device create info with a valid pNext chain (this function's
+    // contract), and `physical_device` the instance's.
     prep.core_features =
         unsafe { patch_core_features(inst, physical_device, ci, lines_on, features) };
     prep
@@ -920,7 +924,9 @@ pub unsafe extern "system" fn destroy_device(
         },
         |dev| {
             if let Some(destroy) = dev.table.destroy_device {
-                // SAFETY: the application's arguments, passed on unchanged.
+                // SAFETY: the next layer's `vkDestroyDevice` with the arguments the
+                // application gave this hook, which Vulkan's valid usage for the command
+                // (this hook's contract) makes valid for it as they were for the hook.
                 unsafe { destroy(device, p_allocator) };
             }
         },

@@ -113,7 +113,9 @@ fn set_object_stipple(
     }
     if let (true, Some(set)) = (enable, dev.table.cmd_set_line_stipple) {
         let (factor, pattern) = stipple.effective();
-        // SAFETY: as above; the factor is in [1, 256].
+        // SAFETY: a command buffer in the recording state with shader objects bound, whose
+        // line stipple is dynamic state; the factor `effective` gives is in [1, 256], the
+        // range Vulkan allows.
         unsafe { set(cb, factor, pattern) };
     }
 }
@@ -308,7 +310,8 @@ pub(super) fn set_conventions(dev: &DeviceData, cb: vk::CommandBuffer) {
     }
     if conventions.layer_sets_negative_one_to_one && on(Semantic::ClipSpaceDepth) {
         if let Some(set) = dev.table.cmd_set_depth_clip_negative_one_to_one_ext {
-            // SAFETY: as above, with `depthClipControl` enabled by the layer.
+            // SAFETY: a command buffer in the recording state whose bound pipeline has the
+            // clip-space depth as dynamic state; the layer enabled `depthClipControl`.
             unsafe { set(cb, vk::TRUE) };
         }
     }
@@ -365,7 +368,9 @@ command_hook! {
             })
             .flatten();
         if followed.is_none() {
-            // SAFETY: the application's arguments, passed on unchanged.
+            // SAFETY: the next layer's `vkCmdSetVertexInputEXT` with the arguments the
+            // application gave this hook, which Vulkan's valid usage for the command (this
+            // hook's contract) makes valid for it as they were for the hook.
             unsafe {
                 next(
                     command_buffer,

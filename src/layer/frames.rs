@@ -92,7 +92,9 @@ macro_rules! create_hook {
         }
     };
     (@call_down $device:ident, $info:ident, $allocator:ident, $out:ident) => {
-        // SAFETY: the application's arguments, passed on unchanged.
+        // SAFETY: the next layer's `vkCreate*` with the arguments the application gave this
+        // hook, which Vulkan's valid usage for the command (this hook's contract) makes
+        // valid for it as they were for the hook.
         |next, _| unsafe { next($device, $info, $allocator, $out) }
     };
     (@call_down $device:ident, $info:ident, $allocator:ident, $out:ident, $call_down:expr) => {
@@ -117,7 +119,9 @@ macro_rules! destroy_hook {
                 $handle: $ty,
                 p_allocator: *const ash::vk::AllocationCallbacks<'_>
             ) => |$dev| $forget,
-            // SAFETY: the application's arguments, passed on unchanged.
+            // SAFETY: the next layer's `vkDestroy*` with the arguments the application gave
+            // this hook, which Vulkan's valid usage for the command (this hook's contract)
+            // makes valid for it as they were for the hook.
             |destroy| unsafe { destroy(device, $handle, p_allocator) }
         }
     };

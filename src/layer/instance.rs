@@ -64,7 +64,9 @@ pub unsafe extern "system" fn create_instance(
             })
             .unwrap_or_default();
 
-            // SAFETY: the application's arguments, passed on unchanged.
+            // SAFETY: the next layer's `vkCreateInstance` with the arguments the
+            // application gave this hook, which Vulkan's valid usage for the command (this
+            // hook's contract) makes valid for it as they were for the hook.
             let result = unsafe { create(p_create_info, p_allocator, p_instance) };
             if result != vk::Result::SUCCESS {
                 return result;
@@ -169,7 +171,9 @@ pub unsafe extern "system" fn destroy_instance(
         |_| {},
         |inst| {
             if let Some(destroy) = inst.table.destroy_instance {
-                // SAFETY: the application's arguments, passed on unchanged.
+                // SAFETY: the next layer's `vkDestroyInstance` with the arguments the
+                // application gave this hook, which Vulkan's valid usage for the command
+                // (this hook's contract) makes valid for it as they were for the hook.
                 unsafe { destroy(instance, p_allocator) };
             }
         },

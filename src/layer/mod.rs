@@ -90,7 +90,8 @@ fn look_up(
 /// # Safety
 /// `p_name` is NULL or a nul-terminated string (Vulkan's valid usage) that outlives `'a`.
 unsafe fn proc_name<'a>(p_name: *const c_char) -> Option<&'a CStr> {
-    // SAFETY: this function's contract.
+    // SAFETY: a non-NULL `p_name` is nul-terminated and outlives `'a` (this function's
+    // contract).
     (!p_name.is_null()).then(|| unsafe { CStr::from_ptr(p_name) })
 }
 
@@ -102,7 +103,8 @@ pub unsafe extern "system" fn get_instance_proc_addr(
     instance: vk::Instance,
     p_name: *const c_char,
 ) -> vk::PFN_vkVoidFunction {
-    // SAFETY: this hook's contract.
+    // SAFETY: pName is NULL or a nul-terminated string that outlives the call (Vulkan's
+    // valid usage for the command, this hook's contract).
     let name = unsafe { proc_name(p_name) };
     look_up("vkGetInstanceProcAddr", name, |name| {
         match name {
@@ -124,7 +126,9 @@ pub unsafe extern "system" fn get_instance_proc_addr(
         if let Some((hook, available)) = instance_hook(name) {
             return available(&inst.table).then_some(hook);
         }
-        // SAFETY: the application's arguments, passed on unchanged.
+        // SAFETY: the next layer's `vkGetInstanceProcAddr` with the arguments the
+        // application gave this hook, which Vulkan's valid usage for the command (this
+        // hook's contract) makes valid for it as they were for the hook.
         let next = unsafe { (inst.next_gipa)(instance, p_name) };
         match device_hook(name) {
             Some((hook, _)) => next.map(|_| hook),
@@ -141,7 +145,8 @@ pub unsafe extern "system" fn get_device_proc_addr(
     device: vk::Device,
     p_name: *const c_char,
 ) -> vk::PFN_vkVoidFunction {
-    // SAFETY: this hook's contract.
+    // SAFETY: pName is NULL or a nul-terminated string that outlives the call (Vulkan's
+    // valid usage for the command, this hook's contract).
     let name = unsafe { proc_name(p_name) };
     look_up("vkGetDeviceProcAddr", name, |name| {
         if name == b"vkGetDeviceProcAddr" {
@@ -165,7 +170,9 @@ pub unsafe extern "system" fn get_device_proc_addr(
                 return available(&dev.table).then_some(hook);
             }
         }
-        // SAFETY: the application's arguments, passed on unchanged.
+        // SAFETY: the next layer's `vkGetDeviceProcAddr` with the arguments the application
+        // gave this hook, which Vulkan's valid usage for the command (this hook's contract)
+        // makes valid for it as they were for the hook.
         unsafe { (dev.next_gdpa)(device, p_name) }
     })
 }

@@ -74,7 +74,10 @@ hook! {
         let result = match needs_work {
             Some(false) => {
                 FAST_PATH_PIPELINES.fetch_add(infos.len(), Ordering::Relaxed);
-                // SAFETY: the application's arguments, passed on unchanged.
+                // SAFETY: the next layer's `vkCreateGraphicsPipelines` with the arguments
+                // the application gave this hook, which Vulkan's valid usage for the
+                // command (this hook's contract) makes valid for it as they were for the
+                // hook.
                 unsafe {
                     next(
                         device,

@@ -191,7 +191,9 @@ pub(super) fn update(dev: &DeviceData, cb: vk::CommandBuffer) {
     let set = |topology: Option<vk::PrimitiveTopology>| {
         CommandBufferState::of(&mut dev.records.command_buffers.lock(), cb).gl_topology = topology;
         if let Some(topology) = topology {
-            // SAFETY: as above; the topology is dynamic state with shader objects.
+            // SAFETY: a command buffer in the recording state (the application's call) with
+            // shader objects bound, whose topology is dynamic state; the topology is of the
+            // class the bound shaders draw.
             unsafe { set_topology(cb, topology) }
         }
     };

@@ -340,7 +340,8 @@ hook! {
         // alive for the call.
         let infos: Vec<ShaderView<'_>> = unsafe { slice(p_create_infos, create_info_count) }
             .iter()
-            // SAFETY: as above.
+            // SAFETY: each of the createInfoCount create infos is valid (Vulkan's valid
+            // usage) and outlives the call.
             .map(|ci| unsafe { ShaderView::new(ci) })
             .collect();
         if let Some(why) = shield("vkCreateShadersEXT limits", || past_limits(dev, &infos)).flatten() {
@@ -353,7 +354,9 @@ hook! {
             return vk::Result::ERROR_UNKNOWN;
         }
         let Some(patch) = shield("vkCreateShadersEXT", || plan(dev, &infos)) else {
-            // SAFETY: the application's arguments, passed on unchanged.
+            // SAFETY: the next layer's `vkCreateShadersEXT` with the arguments the
+            // application gave this hook, which Vulkan's valid usage for the command (this
+            // hook's contract) makes valid for it as they were for the hook.
             return unsafe {
                 next(
                     device,
@@ -588,7 +591,9 @@ fn set_gl_conventions(dev: &DeviceData, cb: vk::CommandBuffer) {
     if conventions.layer_sets_negative_one_to_one {
         if let Some(set) = dev.table.cmd_set_depth_clip_negative_one_to_one_ext {
             let gl = vk::Bool32::from(on(Semantic::ClipSpaceDepth));
-            // SAFETY: as above, with `depthClipControl` enabled by the layer.
+            // SAFETY: a command buffer in the recording state (the application's call) with
+            // shader objects bound, whose clip-space depth is dynamic state; the layer
+            // enabled `depthClipControl`.
             unsafe { set(cb, gl) };
         }
     }
@@ -645,7 +650,9 @@ fn update_tcs(dev: &DeviceData, cb: vk::CommandBuffer) {
     };
     match generated_tcs(dev, &record, patch_size) {
         Ok((shader, binding)) => {
-            // SAFETY: as above.
+            // SAFETY: a command buffer in the recording state (the application's call) with
+            // a tessellation evaluation shader object bound; the generated TCS was made on
+            // this device for it and its patch size.
             unsafe { bind(cb, 1, &S::TESSELLATION_CONTROL, &shader) };
             let values = {
                 let mut cbs = dev.records.command_buffers.lock();
