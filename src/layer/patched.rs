@@ -9,6 +9,7 @@ use super::create_info::{PipelineView, VertexInput};
 use super::current_attributes::format_of;
 use super::rewrite::Rewrite;
 use glsem_abi::STRUCTURE_TYPE_PIPELINE_PRIMITIVE_MODE_CREATE_INFO;
+use glsem_spirv::semantics::Step;
 use glsem_spirv::unfed_inputs::InputKind;
 
 /// The arrays handed to the driver for one rewritten create info, and the temporary
@@ -99,6 +100,8 @@ impl<'a> VertexInputCopy<'a> {
     }
 }
 
+/// The rasterization state with the layer's provoking vertex and line state, each chained
+/// in front of its `pNext` when a step asks for it.
 struct RasterizationCopy<'a> {
     state: vk::PipelineRasterizationStateCreateInfo<'a>,
     provoking: vk::PipelineRasterizationProvokingVertexStateCreateInfoEXT<'a>,
@@ -106,9 +109,8 @@ struct RasterizationCopy<'a> {
 }
 
 impl<'a> RasterizationCopy<'a> {
-    /// `state` with the conventions `rewrite` asks for chained in front of its `pNext`.
-    fn new(state: &vk::PipelineRasterizationStateCreateInfo<'a>, rewrite: &Rewrite) -> Box<Self> {
-        let mut copy = Box::new(RasterizationCopy {
+    fn new(state: &vk::PipelineRasterizationStateCreateInfo<'a>) -> Box<Self> {
+        Box::new(RasterizationCopy {
             state: *state,
             provoking: vk::PipelineRasterizationProvokingVertexStateCreateInfoEXT {
                 provoking_vertex_mode: vk::ProvokingVertexModeEXT::LAST_VERTEX,
@@ -117,27 +119,11 @@ impl<'a> RasterizationCopy<'a> {
             // The stipple itself is dynamic state the layer sets at bind time.
             line: vk::PipelineRasterizationLineStateCreateInfoKHR {
                 line_rasterization_mode: vk::LineRasterizationModeKHR::BRESENHAM,
-                stippled_line_enable: rewrite.bresenham_lines.unwrap_or(false).into(),
                 line_stipple_factor: 1,
                 line_stipple_pattern: 0xFFFF,
                 ..Default::default()
             },
-        });
-        let RasterizationCopy {
-            state,
-            provoking,
-            line,
-        } = &mut *copy;
-        if rewrite.provoking_vertex_last {
-            link_in_front(state, provoking);
-        }
-        if rewrite.invert_front_face {
-            state.front_face = inverted(state.front_face);
-        }
-        if rewrite.bresenham_lines.is_some() {
-            link_in_front(state, line);
-        }
-        copy
+        })
     }
 }
 
@@ -159,80 +145,99 @@ struct DynamicCopy<'a> {
     states: Vec<vk::DynamicState>,
 }
 
-impl<'a> DynamicCopy<'a> {
-    fn new(ci: &PipelineView<'a>, added: &[vk::DynamicState]) -> Box<Self> {
-        let mut states = ci.dynamic.to_vec();
-        states.extend_from_slice(added);
-        let mut copy = Box::new(DynamicCopy {
-            state: ci.dynamic_state.copied().unwrap_or_default(),
-            states,
-        });
-        copy.state.dynamic_state_count = copy.states.len() as u32;
-        copy.state.p_dynamic_states = copy.states.as_ptr();
-        copy
-    }
-}
-
 impl<'a> Patched<'a> {
     /// `ci`'s stages, to be patched, and copies of the pipeline state `rewrite` changes.
     /// The planner asks for a state only where the pipeline has one.
     pub fn new(ci: &PipelineView<'a>, rewrite: &Rewrite) -> Patched<'a> {
-        let vertex_input = rewrite
+        let mut patched = Patched {
+            stages: ci.stages.iter().map(|s| *s.info).collect(),
+            temporaries: Vec::new(),
+            chain_copies: Vec::new(),
+            rasterization: None,
+            viewport: None,
+            dynamic: None,
+            tessellation: None,
+            vertex_input: None,
+            input_assembly: None,
+        };
+        patched.vertex_input = rewrite
             .current_attributes
             .as_ref()
             .zip(ci.vertex_input.as_ref())
             .map(|((binding, inputs), state)| VertexInputCopy::new(state, *binding, inputs));
-        let wants_rasterization = rewrite.provoking_vertex_last
-            || rewrite.bresenham_lines.is_some()
-            || rewrite.invert_front_face;
-        let rasterization = ci
-            .rasterization
-            .as_ref()
-            .filter(|_| wants_rasterization)
-            .map(|state| RasterizationCopy::new(state.state, rewrite));
-        let added_dynamic: Vec<vk::DynamicState> = [
-            (rewrite.bresenham_lines == Some(true)).then_some(vk::DynamicState::LINE_STIPPLE_KHR),
-            rewrite
-                .dynamic_line_mode
-                .then_some(vk::DynamicState::LINE_RASTERIZATION_MODE_EXT),
-        ]
-        .into_iter()
-        .flatten()
-        .collect();
-        let dynamic = (!added_dynamic.is_empty()).then(|| DynamicCopy::new(ci, &added_dynamic));
-        let tessellation = ci
-            .tessellation
-            .as_ref()
-            .filter(|_| rewrite.domain_origin_lower_left)
-            .map(|state| {
-                let origin = DomainOrigin {
-                    domain_origin: vk::TessellationDomainOrigin::LOWER_LEFT,
-                    ..Default::default()
-                };
-                Chained::new(*state.state, origin)
-            });
-        let viewport = ci
-            .viewport
-            .as_ref()
-            .filter(|_| rewrite.negative_one_to_one)
-            .map(|state| {
-                let depth = vk::PipelineViewportDepthClipControlCreateInfoEXT {
-                    negative_one_to_one: vk::TRUE,
-                    ..Default::default()
-                };
-                Chained::new(*state.state, depth)
-            });
-        Patched {
-            stages: ci.stages.iter().map(|s| *s.info).collect(),
-            temporaries: Vec::new(),
-            chain_copies: Vec::new(),
-            rasterization,
-            viewport,
-            dynamic,
-            tessellation,
-            vertex_input,
-            input_assembly: None,
+        for step in &rewrite.state {
+            patched.chain(ci, step);
         }
+        if rewrite.dynamic_line_mode {
+            patched.add_dynamic(ci, vk::DynamicState::LINE_RASTERIZATION_MODE_EXT);
+        }
+        patched
+    }
+
+    /// Chains the pipeline state of `step` into the copy of the state it changes.
+    fn chain(&mut self, ci: &PipelineView<'a>, step: &Step) {
+        match *step {
+            Step::ProvokingVertexLast => {
+                if let Some(r) = self.rasterization(ci) {
+                    link_in_front(&mut r.state, &mut r.provoking);
+                }
+            }
+            Step::InvertFrontFace => {
+                if let Some(r) = self.rasterization(ci) {
+                    r.state.front_face = inverted(r.state.front_face);
+                }
+            }
+            Step::BresenhamLines { stippled } => {
+                if let Some(r) = self.rasterization(ci) {
+                    r.line.stippled_line_enable = stippled.into();
+                    link_in_front(&mut r.state, &mut r.line);
+                }
+                if stippled {
+                    self.add_dynamic(ci, vk::DynamicState::LINE_STIPPLE_KHR);
+                }
+            }
+            Step::NegativeOneToOneDepth => {
+                self.viewport = ci.viewport.as_ref().map(|state| {
+                    let depth = vk::PipelineViewportDepthClipControlCreateInfoEXT {
+                        negative_one_to_one: vk::TRUE,
+                        ..Default::default()
+                    };
+                    Chained::new(*state.state, depth)
+                });
+            }
+            Step::TessellationDomainLowerLeft => {
+                self.tessellation = ci.tessellation.as_ref().map(|state| {
+                    let origin = DomainOrigin {
+                        domain_origin: vk::TessellationDomainOrigin::LOWER_LEFT,
+                        ..Default::default()
+                    };
+                    Chained::new(*state.state, origin)
+                });
+            }
+            // GL's line loops are closed at draw time: nothing to chain.
+            _ => {}
+        }
+    }
+
+    /// The copy of `ci`'s rasterization state, made on first use.
+    fn rasterization(&mut self, ci: &PipelineView<'a>) -> Option<&mut RasterizationCopy<'a>> {
+        if self.rasterization.is_none() {
+            self.rasterization = ci.rasterization.as_ref().map(|s| RasterizationCopy::new(s));
+        }
+        self.rasterization.as_deref_mut()
+    }
+
+    /// `state` added to the copy of `ci`'s dynamic states.
+    fn add_dynamic(&mut self, ci: &PipelineView<'a>, state: vk::DynamicState) {
+        let copy = self.dynamic.get_or_insert_with(|| {
+            Box::new(DynamicCopy {
+                state: ci.dynamic_state.copied().unwrap_or_default(),
+                states: ci.dynamic.to_vec(),
+            })
+        });
+        copy.states.push(state);
+        copy.state.dynamic_state_count = copy.states.len() as u32;
+        copy.state.p_dynamic_states = copy.states.as_ptr();
     }
 
     /// The input-assembly state drawing `topology`, with the layer's

@@ -356,8 +356,7 @@ fn plan(dev: &DeviceData, ci: &PipelineView<'_>) -> Plan {
     };
     // A pre-rasterization library does not know whether its pipelines are single-sampled:
     // its line mode is dynamic state, GL's rule set at bind.
-    if rewrite.bresenham_lines.is_some() && library_line_mode(dev, ci, ci.dynamic) {
-        rewrite.bresenham_lines = None;
+    if library_line_mode(dev, ci, ci.dynamic) && rewrite.take_bresenham_lines() {
         rewrite.dynamic_line_mode = true;
     }
     if let Some(mode) = mode {
@@ -840,7 +839,7 @@ impl Call<'_> {
                 continue;
             }
             let line_loop = match plan {
-                Plan::Rewrite(rewrite) => rewrite.line_loop,
+                Plan::Rewrite(rewrite) => rewrite.line_loop(),
                 _ => false,
             } || libraries_line_loop(self.dev, ci);
             let gl_topology = match plan {
@@ -854,7 +853,7 @@ impl Call<'_> {
                     }
                     (
                         Some(rewrite.reads_block),
-                        rewrite.bresenham_lines == Some(true),
+                        rewrite.line_stipple(),
                         rewrite
                             .current_attributes
                             .as_ref()

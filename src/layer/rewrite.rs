@@ -30,21 +30,14 @@ pub struct Rewrite {
     /// The input-assembly state with GL's primitive mode taken out of its chain and the
     /// topology that draws it (set by the planner).
     pub input_assembly: Option<vk::PrimitiveTopology>,
-    /// GL's line loops: non-indexed draws get their closing segment.
-    pub line_loop: bool,
+    /// The pipeline-state steps, in `choose`'s order: what they chain into the create info
+    /// (`patched`), or the draws they close (GL's line loops).
+    pub state: Vec<Step>,
     /// The pipeline's shaders read the GL-state block: where to push it.
     pub reads_block: Option<BlockBinding>,
-    /// Pipeline state to chain in.
-    pub provoking_vertex_last: bool,
-    pub negative_one_to_one: bool,
-    /// `Some(stippled)`: chain `VK_LINE_RASTERIZATION_MODE_BRESENHAM` (stippled: with the
-    /// stipple as dynamic state the layer sets).
-    pub bresenham_lines: Option<bool>,
     /// The line mode becomes dynamic state the layer sets by GL's rule at bind (a
     /// pre-rasterization library, which does not know its multisample state).
     pub dynamic_line_mode: bool,
-    pub domain_origin_lower_left: bool,
-    pub invert_front_face: bool,
     /// The vertex binding and the unfed Locations (with their inputs' types) the layer
     /// feeds GL's current vertex attributes through.
     pub current_attributes: Option<(u32, Vec<(u32, InputKind)>)>,
@@ -58,14 +51,29 @@ impl Rewrite {
             && self.tcs.is_none()
             && self.gs.is_none()
             && self.input_assembly.is_none()
-            && !self.line_loop
-            && !self.provoking_vertex_last
-            && !self.negative_one_to_one
-            && self.bresenham_lines.is_none()
+            && self.state.is_empty()
             && !self.dynamic_line_mode
-            && !self.domain_origin_lower_left
-            && !self.invert_front_face
             && self.current_attributes.is_none()
+    }
+
+    /// GL's line loops: non-indexed draws get their closing segment.
+    pub fn line_loop(&self) -> bool {
+        self.state.contains(&Step::CloseLineLoops)
+    }
+
+    /// The layer's line stipple: Bresenham lines with the stipple as dynamic state it sets.
+    pub fn line_stipple(&self) -> bool {
+        self.state
+            .contains(&Step::BresenhamLines { stippled: true })
+    }
+
+    /// Takes GL's Bresenham lines out of the chained state, for the line mode to become
+    /// dynamic state; whether there were any.
+    pub fn take_bresenham_lines(&mut self) -> bool {
+        let before = self.state.len();
+        self.state
+            .retain(|s| !matches!(s, Step::BresenhamLines { .. }));
+        self.state.len() != before
     }
 }
 
@@ -252,40 +260,27 @@ impl<'a> Run<'a> {
                             .into(),
                     );
                 }
-                self.out.line_loop = true;
                 self.notes.push((semantic, step.note(None)));
+                self.out.state.push(step);
             }
             Step::ProvokingVertexLast => {
-                self.out.provoking_vertex_last = true;
-                self.notes
-                    .push((semantic, "GL's last-vertex provoking convention".into()));
+                self.chain_state(step, "GL's last-vertex provoking convention")
             }
             Step::NegativeOneToOneDepth => {
-                self.out.negative_one_to_one = true;
-                self.notes
-                    .push((semantic, "GL's clip-space depth (negativeOneToOne)".into()));
+                self.chain_state(step, "GL's clip-space depth (negativeOneToOne)")
             }
             Step::TessellationDomainLowerLeft => {
-                self.out.domain_origin_lower_left = true;
-                self.notes.push((
-                    semantic,
-                    "GL's tessellation domain origin (LOWER_LEFT)".into(),
-                ));
+                self.chain_state(step, "GL's tessellation domain origin (LOWER_LEFT)")
             }
             Step::InvertFrontFace => {
-                self.out.invert_front_face = true;
-                self.notes.push((
-                    semantic,
-                    "front face inverted for GL's window coordinates".into(),
-                ));
+                self.chain_state(step, "front face inverted for GL's window coordinates")
             }
             Step::BresenhamLines { stippled } => {
-                self.out.bresenham_lines = Some(stippled);
                 let note = match stippled {
                     true => "GL's diamond-exit lines (Bresenham), stippled by the layer",
                     false => "GL's diamond-exit lines (Bresenham)",
                 };
-                self.notes.push((semantic, note.into()));
+                self.chain_state(step, note)
             }
             Step::FeedCurrentAttributes { ref fed, binding } => {
                 match self.feedable_inputs(fed) {
@@ -335,6 +330,13 @@ impl<'a> Run<'a> {
             }
         }
         Ok(())
+    }
+
+    /// A pipeline-state step: chained into the create info by the planner (`patched`), noted
+    /// for the info log.
+    fn chain_state(&mut self, step: Step, note: &str) {
+        self.notes.push((step.semantic(), note.into()));
+        self.out.state.push(step);
     }
 
     /// The Locations the vertex shader reads outside `fed`, with their types, when the
