@@ -613,37 +613,55 @@ destroy_hook!(
 
 /// Sets the GL-state flag "the render target is layered" from the layer count a render pass
 /// instance begins with (`VK_GLSEM_gl_state` devices only): `gl_Layer` counts only then.
-fn begin_render_target(command_buffer: vk::CommandBuffer, layers: impl FnOnce(&DeviceData) -> u32) {
-    let Some(dev) = device_data(command_buffer) else {
-        return;
-    };
-    if !dev.extensions.gl_state {
-        return;
-    }
-    let layered = layers(&dev) > 1;
-    let (bound, values) = {
-        let mut cbs = dev.records.command_buffers.lock();
-        let state = cbs
-            .entry(command_buffer)
-            .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
-        let flags = (state.values.flags & !FLAG_LAYERED) | if layered { FLAG_LAYERED } else { 0 };
-        if flags == state.values.flags {
+fn begin_render_target(
+    what: &str,
+    command_buffer: vk::CommandBuffer,
+    layers: impl FnOnce(&DeviceData) -> u32,
+) {
+    shield(what, || {
+        let Some(dev) = device_data(command_buffer) else {
+            return;
+        };
+        if !dev.extensions.gl_state {
             return;
         }
-        state.values.flags = flags;
-        (state.bound, state.values)
-    };
-    if let Some(at) = bound {
-        push(&dev, command_buffer, at, &values);
-    }
+        let layered = layers(&dev) > 1;
+        let (bound, values) = {
+            let mut cbs = dev.records.command_buffers.lock();
+            let state = cbs
+                .entry(command_buffer)
+                .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
+            let flags =
+                (state.values.flags & !FLAG_LAYERED) | if layered { FLAG_LAYERED } else { 0 };
+            if flags == state.values.flags {
+                return;
+            }
+            state.values.flags = flags;
+            (state.bound, state.values)
+        };
+        if let Some(at) = bound {
+            push(&dev, command_buffer, at, &values);
+        }
+    });
 }
 
-/// The layer count of the framebuffer a render pass instance begins on (`None`: no begin
-/// info).
-fn framebuffer_layers(dev: &DeviceData, framebuffer: Option<vk::Framebuffer>) -> u32 {
-    framebuffer
-        .and_then(|f| dev.records.framebuffer_layers.read().get(&f).copied())
-        .unwrap_or(1)
+/// [`begin_render_target`] of a render pass instance: the layer count of the framebuffer
+/// in `begin`.
+///
+/// # Safety
+/// `begin` is NULL or a valid `VkRenderPassBeginInfo`.
+unsafe fn begin_render_pass(
+    what: &str,
+    command_buffer: vk::CommandBuffer,
+    begin: *const vk::RenderPassBeginInfo<'_>,
+) {
+    // SAFETY: NULL or a valid begin info (this function's contract).
+    let framebuffer = unsafe { begin.as_ref() }.map(|b| b.framebuffer);
+    begin_render_target(what, command_buffer, |dev| {
+        framebuffer
+            .and_then(|f| dev.records.framebuffer_layers.read().get(&f).copied())
+            .unwrap_or(1)
+    });
 }
 
 command_hook! {
@@ -654,31 +672,20 @@ command_hook! {
         p_begin: *const vk::RenderPassBeginInfo<'_>,
         contents: vk::SubpassContents,
     ),
-    then |()| {
-        // SAFETY: NULL or a valid begin info (Vulkan's valid usage).
-        let framebuffer = unsafe { p_begin.as_ref() }.map(|b| b.framebuffer);
-        shield("vkCmdBeginRenderPass", || {
-            begin_render_target(command_buffer, |dev| framebuffer_layers(dev, framebuffer))
-        });
-    }
+    // SAFETY: the application's begin info (Vulkan's valid usage).
+    then |()| unsafe { begin_render_pass("vkCmdBeginRenderPass", command_buffer, p_begin) },
 }
 
 command_hook! {
-    /// `vkCmdBeginRenderPass2` (and its KHR alias): GL's "layered" from the framebuffer's
-    /// layer count.
+    /// `vkCmdBeginRenderPass2` (and its KHR alias): as `vkCmdBeginRenderPass`.
     "vkCmdBeginRenderPass2",
     fn cmd_begin_render_pass2(
         command_buffer,
         p_begin: *const vk::RenderPassBeginInfo<'_>,
         p_subpass: *const vk::SubpassBeginInfo<'_>,
     ),
-    then |()| {
-        // SAFETY: NULL or a valid begin info (Vulkan's valid usage).
-        let framebuffer = unsafe { p_begin.as_ref() }.map(|b| b.framebuffer);
-        shield("vkCmdBeginRenderPass2", || {
-            begin_render_target(command_buffer, |dev| framebuffer_layers(dev, framebuffer))
-        });
-    }
+    // SAFETY: the application's begin info (Vulkan's valid usage).
+    then |()| unsafe { begin_render_pass("vkCmdBeginRenderPass2", command_buffer, p_begin) },
 }
 
 command_hook! {
@@ -688,8 +695,6 @@ command_hook! {
     then |()| {
         // SAFETY: NULL or a valid rendering info (Vulkan's valid usage).
         let layers = unsafe { p_info.as_ref() }.map_or(1, |i| i.layer_count);
-        shield("vkCmdBeginRendering", || {
-            begin_render_target(command_buffer, |_| layers)
-        });
+        begin_render_target("vkCmdBeginRendering", command_buffer, |_| layers);
     }
 }

@@ -31,6 +31,19 @@ pub unsafe fn typed_fn<F: Copy>(f: VoidFn) -> F {
     unsafe { std::mem::transmute_copy::<VoidFn, F>(&f) }
 }
 
+/// Chains `front` between `head` and the rest of `head`'s `pNext` chain. `front` must stay
+/// where it is while the chain is used (the layer boxes what it chains).
+pub fn link_in_front<H: vk::TaggedStructure, F: vk::TaggedStructure>(head: &mut H, front: &mut F) {
+    let head = (head as *mut H).cast::<vk::BaseOutStructure<'_>>();
+    let front = (front as *mut F).cast::<vk::BaseOutStructure<'_>>();
+    // SAFETY: both point to live structs that ash's `TaggedStructure` says are laid out as
+    // `VkBaseOutStructure` (sType, then pNext): only their pNext fields are read and written.
+    unsafe {
+        (*front).p_next = (*head).p_next;
+        (*head).p_next = front;
+    }
+}
+
 /// A slice from a Vulkan (pointer, count) pair; empty when the pointer is null.
 ///
 /// # Safety

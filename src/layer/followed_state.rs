@@ -384,6 +384,13 @@ command_hook! {
     }
 }
 
+/// Whether the layer gives the driver GL's value of a convention on `dev`: the layer
+/// enabled its extension behind the application (`enabled_by_layer`), and the semantic is
+/// on.
+fn sets_convention(dev: &DeviceData, enabled_by_layer: bool, semantic: Semantic) -> bool {
+    dev.extensions.gl_state && enabled_by_layer && dev.settings.semantics.contains(semantic)
+}
+
 command_hook! {
     /// `vkCmdSetProvokingVertexModeEXT`: where the layer enabled `VK_EXT_provoking_vertex`
     /// behind the application, the application can only set `FIRST_VERTEX`, Vulkan's default,
@@ -393,16 +400,9 @@ command_hook! {
         command_buffer,
         mode: vk::ProvokingVertexModeEXT,
     ),
-    read |d| {
-        d.extensions.gl_state
-            && d.conventions.layer_sets_provoking_mode
-            && d.settings.semantics.contains(Semantic::ProvokingVertex)
-    },
+    read |d| sets_convention(d, d.conventions.layer_sets_provoking_mode, Semantic::ProvokingVertex),
     calls_down |next, gl| {
-        let mode = match gl {
-            true => vk::ProvokingVertexModeEXT::LAST_VERTEX,
-            false => mode,
-        };
+        let mode = if gl { vk::ProvokingVertexModeEXT::LAST_VERTEX } else { mode };
         // SAFETY: the application's command buffer; the layer enabled `provokingVertexLast`
         // where it substitutes it.
         unsafe { next(command_buffer, mode) };
@@ -426,16 +426,9 @@ command_hook! {
         command_buffer,
         negative_one_to_one: vk::Bool32,
     ),
-    read |d| {
-        d.extensions.gl_state
-            && d.conventions.layer_sets_negative_one_to_one
-            && d.settings.semantics.contains(Semantic::ClipSpaceDepth)
-    },
+    read |d| sets_convention(d, d.conventions.layer_sets_negative_one_to_one, Semantic::ClipSpaceDepth),
     calls_down |next, gl| {
-        let value = match gl {
-            true => vk::TRUE,
-            false => negative_one_to_one,
-        };
+        let value = if gl { vk::TRUE } else { negative_one_to_one };
         // SAFETY: the application's command buffer; the layer enabled `depthClipControl`
         // where it substitutes it.
         unsafe { next(command_buffer, value) };

@@ -187,60 +187,48 @@ fn open_draw(what: &str, cb: vk::CommandBuffer) {
     });
 }
 
-command_hook! {
-    /// `vkCmdDrawIndexed` (devices with `VK_GLSEM_gl_state`): a line loop stays open; said
-    /// once.
+/// A draw hook whose draws the layer cannot close without reading the application's
+/// indices or parameters: a line loop drawn with one stays open ([`open_draw`]).
+macro_rules! open_draw_hook {
+    ($what:literal, $draw:literal, fn $hook:ident($($arg:ident: $ty:ty),*)) => {
+        command_hook! {
+            #[doc = concat!("`", $what, "` (devices with `VK_GLSEM_gl_state`): a line loop")]
+            /// stays open; said once.
+            $what,
+            fn $hook(cb, $($arg: $ty),*),
+            read |d| loops(d),
+            then |loops| {
+                if loops {
+                    open_draw(concat!($draw, " (", $what, ")"), cb);
+                }
+            }
+        }
+    };
+}
+
+open_draw_hook!(
     "vkCmdDrawIndexed",
+    "an indexed draw",
     fn cmd_draw_indexed(
-        cb,
         index_count: u32,
         instance_count: u32,
         first_index: u32,
         vertex_offset: i32,
-        first_instance: u32,
-    ),
-    read |d| loops(d),
-    then |loops| {
-        if loops {
-            open_draw("an indexed draw (vkCmdDrawIndexed)", cb);
-        }
-    }
-}
-
-command_hook! {
-    /// `vkCmdDrawIndirect` (devices with `VK_GLSEM_gl_state`): a line loop stays open; said
-    /// once.
+        first_instance: u32
+    )
+);
+open_draw_hook!(
     "vkCmdDrawIndirect",
-    fn cmd_draw_indirect(
-        cb,
-        buffer: vk::Buffer,
-        offset: vk::DeviceSize,
-        draw_count: u32,
-        stride: u32,
-    ),
-    read |d| loops(d),
-    then |loops| {
-        if loops {
-            open_draw("an indirect draw (vkCmdDrawIndirect)", cb);
-        }
-    }
-}
-
-command_hook! {
-    /// `vkCmdDrawIndexedIndirect` (devices with `VK_GLSEM_gl_state`): a line loop stays open;
-    /// said once.
+    "an indirect draw",
+    fn cmd_draw_indirect(buffer: vk::Buffer, offset: vk::DeviceSize, draw_count: u32, stride: u32)
+);
+open_draw_hook!(
     "vkCmdDrawIndexedIndirect",
+    "an indexed indirect draw",
     fn cmd_draw_indexed_indirect(
-        cb,
         buffer: vk::Buffer,
         offset: vk::DeviceSize,
         draw_count: u32,
-        stride: u32,
-    ),
-    read |d| loops(d),
-    then |loops| {
-        if loops {
-            open_draw("an indexed indirect draw (vkCmdDrawIndexedIndirect)", cb);
-        }
-    }
-}
+        stride: u32
+    )
+);

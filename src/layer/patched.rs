@@ -5,6 +5,8 @@
 
 use ash::vk::{self, TaggedStructure};
 
+use super::ffi::link_in_front;
+
 use super::create_info::{PipelineView, VertexInput};
 use super::current_attributes::format_of;
 use super::rewrite::Rewrite;
@@ -34,19 +36,6 @@ pub(super) struct Patched<'a> {
 type ViewportState<'a> = vk::PipelineViewportStateCreateInfo<'a>;
 type TessellationState<'a> = vk::PipelineTessellationStateCreateInfo<'a>;
 type DomainOrigin<'a> = vk::PipelineTessellationDomainOriginStateCreateInfo<'a>;
-
-/// Chains `front` between `state` and the rest of `state`'s `pNext` chain. Both must stay
-/// where they are while the chain is used (they are boxed).
-fn link_in_front<S: TaggedStructure, F: TaggedStructure>(state: &mut S, front: &mut F) {
-    let state = (state as *mut S).cast::<vk::BaseOutStructure<'_>>();
-    let front = (front as *mut F).cast::<vk::BaseOutStructure<'_>>();
-    // SAFETY: both point to live structs that ash's `TaggedStructure` says are laid out as
-    // `VkBaseOutStructure` (sType, then pNext): only their pNext fields are read and written.
-    unsafe {
-        (*front).p_next = (*state).p_next;
-        (*state).p_next = front;
-    }
-}
 
 /// A state struct with one struct of the layer's chained in front of its `pNext`.
 struct Chained<S, F> {
