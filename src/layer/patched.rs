@@ -5,10 +5,9 @@
 
 use ash::vk::{self, TaggedStructure};
 
-use super::ffi::link_in_front;
-
 use super::create_info::{PipelineView, VertexInput};
 use super::current_attributes::format_of;
+use super::ffi::link_in_front;
 use super::rewrite::Rewrite;
 use glsem_abi::STRUCTURE_TYPE_PIPELINE_PRIMITIVE_MODE_CREATE_INFO;
 use glsem_spirv::semantics::Step;
@@ -24,9 +23,7 @@ pub(super) struct Patched<'a> {
     pub chain_copies: Vec<Box<[u64]>>,
     /// Boxed: the chains point into them.
     rasterization: Option<Box<RasterizationCopy<'a>>>,
-    viewport: Option<
-        Box<Chained<ViewportState<'a>, vk::PipelineViewportDepthClipControlCreateInfoEXT<'a>>>,
-    >,
+    viewport: Option<Box<Chained<ViewportState<'a>, DepthClipControl<'a>>>>,
     dynamic: Option<Box<DynamicCopy<'a>>>,
     tessellation: Option<Box<Chained<TessellationState<'a>, DomainOrigin<'a>>>>,
     vertex_input: Option<Box<VertexInputCopy<'a>>>,
@@ -36,6 +33,7 @@ pub(super) struct Patched<'a> {
 type ViewportState<'a> = vk::PipelineViewportStateCreateInfo<'a>;
 type TessellationState<'a> = vk::PipelineTessellationStateCreateInfo<'a>;
 type DomainOrigin<'a> = vk::PipelineTessellationDomainOriginStateCreateInfo<'a>;
+type DepthClipControl<'a> = vk::PipelineViewportDepthClipControlCreateInfoEXT<'a>;
 
 /// A state struct with one struct of the layer's chained in front of its `pNext`.
 struct Chained<S, F> {
@@ -138,6 +136,11 @@ impl<'a> Patched<'a> {
     /// `ci`'s stages, to be patched, and copies of the pipeline state `rewrite` changes.
     /// The planner asks for a state only where the pipeline has one.
     pub fn new(ci: &PipelineView<'a>, rewrite: &Rewrite) -> Patched<'a> {
+        let vertex_input = rewrite
+            .current_attributes
+            .as_ref()
+            .zip(ci.vertex_input.as_ref())
+            .map(|((binding, inputs), state)| VertexInputCopy::new(state, *binding, inputs));
         let mut patched = Patched {
             stages: ci.stages.iter().map(|s| *s.info).collect(),
             temporaries: Vec::new(),
@@ -146,14 +149,9 @@ impl<'a> Patched<'a> {
             viewport: None,
             dynamic: None,
             tessellation: None,
-            vertex_input: None,
+            vertex_input,
             input_assembly: None,
         };
-        patched.vertex_input = rewrite
-            .current_attributes
-            .as_ref()
-            .zip(ci.vertex_input.as_ref())
-            .map(|((binding, inputs), state)| VertexInputCopy::new(state, *binding, inputs));
         for step in &rewrite.state {
             patched.chain(ci, step);
         }
@@ -187,7 +185,7 @@ impl<'a> Patched<'a> {
             }
             Step::NegativeOneToOneDepth => {
                 self.viewport = ci.viewport.as_ref().map(|state| {
-                    let depth = vk::PipelineViewportDepthClipControlCreateInfoEXT {
+                    let depth = DepthClipControl {
                         negative_one_to_one: vk::TRUE,
                         ..Default::default()
                     };
