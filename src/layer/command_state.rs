@@ -33,9 +33,9 @@ use super::ffi::slice;
 use super::followed_state::{
     bind_followed, follow_rasterization_samples, set_conventions, set_line_mode,
 };
-use super::frames::{destroy_hook, ffi_guard, hook, maybe_inject_panic, shield};
+use super::frames::{command_hook, destroy_hook, ffi_guard, hook, maybe_inject_panic, shield};
 use super::log;
-use super::planner::inverted;
+use super::patched::inverted;
 use super::records::{BlockBinding, CommandBufferState, GlStateValues, LineStipple};
 use super::registry::{device_data, with_device};
 use super::state::DeviceData;
@@ -197,36 +197,25 @@ layer_command! {
     }
 }
 
-/// `vkCmdSetRasterizationSamplesEXT`: GL's line rule follows the sample count
-/// (`followed_state`), and so does `gl_SampleMask` (the GL-state block's multisampled flag,
-/// pushed where a bound fragment shader reads it).
-///
-/// # Safety
-/// Vulkan's valid usage for `vkCmdSetRasterizationSamplesEXT`.
-pub unsafe extern "system" fn cmd_set_rasterization_samples(
-    command_buffer: vk::CommandBuffer,
-    samples: vk::SampleCountFlags,
-) {
-    const WHAT: &str = "vkCmdSetRasterizationSamplesEXT";
-    ffi_guard(WHAT, (), || {
-        let Some((Some(next), gl_state)) = with_device(command_buffer, |d| {
-            (
-                d.table.cmd_set_rasterization_samples_ext,
-                d.extensions.gl_state,
-            )
-        }) else {
-            return;
-        };
-        // SAFETY: the application's arguments, passed on unchanged.
-        unsafe { next(command_buffer, samples) };
+command_hook! {
+    /// `vkCmdSetRasterizationSamplesEXT`: GL's line rule follows the sample count
+    /// (`followed_state`), and so does `gl_SampleMask` (the GL-state block's multisampled
+    /// flag, pushed where a bound fragment shader reads it).
+    "vkCmdSetRasterizationSamplesEXT",
+    fn cmd_set_rasterization_samples[cmd_set_rasterization_samples_ext](
+        command_buffer,
+        samples: vk::SampleCountFlags,
+    ),
+    read |d| d.extensions.gl_state,
+    then |gl_state| {
         if gl_state {
             follow_rasterization_samples(command_buffer, samples);
             let multisampled = samples != vk::SampleCountFlags::TYPE_1;
-            update(WHAT, command_buffer, |v| {
+            update("vkCmdSetRasterizationSamplesEXT", command_buffer, |v| {
                 set_flag(&mut v.flags, FLAG_MULTISAMPLED, multisampled.into())
             });
         }
-    })
+    }
 }
 
 /// Sets GL's line stipple on the driver for a bound pipeline whose stipple is the layer's.
@@ -302,7 +291,10 @@ fn window_origin(dev: &DeviceData) -> Option<WindowOrigin> {
 }
 
 /// Viewport 0 of a `vkCmdSetViewport*` call sets `H` of GL's `gl_FragCoord.y = H - y`.
-fn set_window_height(
+///
+/// # Safety
+/// `viewports` holds `count` viewports (Vulkan's valid usage for the command).
+unsafe fn set_window_height(
     what: &str,
     command_buffer: vk::CommandBuffer,
     first: u32,
@@ -317,107 +309,73 @@ fn set_window_height(
     if !flipped || first != 0 || count == 0 || viewports.is_null() {
         return;
     }
-    // SAFETY: `count` viewports (Vulkan's valid usage).
+    // SAFETY: a non-NULL array of `count` > 0 viewports (this function's contract).
     let height = unsafe { (*viewports).y };
     update(what, command_buffer, |v| v.window_height = height);
 }
 
-/// `vkCmdSetViewport`.
-///
-/// # Safety
-/// Vulkan's valid usage for `vkCmdSetViewport`.
-pub unsafe extern "system" fn cmd_set_viewport(
-    command_buffer: vk::CommandBuffer,
-    first: u32,
-    count: u32,
-    viewports: *const vk::Viewport,
-) {
-    ffi_guard("vkCmdSetViewport", (), || {
-        let Some(Some(next)) = with_device(command_buffer, |d| d.table.cmd_set_viewport) else {
-            return;
-        };
-        // SAFETY: the application's arguments, passed on unchanged.
-        unsafe { next(command_buffer, first, count, viewports) };
-        set_window_height("vkCmdSetViewport", command_buffer, first, count, viewports);
-    })
+command_hook! {
+    /// `vkCmdSetViewport`.
+    "vkCmdSetViewport",
+    fn cmd_set_viewport(command_buffer, first: u32, count: u32, viewports: *const vk::Viewport),
+    then |()| {
+        // SAFETY: the application's `count` viewports (Vulkan's valid usage).
+        unsafe { set_window_height("vkCmdSetViewport", command_buffer, first, count, viewports) };
+    }
 }
 
-/// `vkCmdSetViewportWithCount` (and its EXT alias).
-///
-/// # Safety
-/// Vulkan's valid usage for `vkCmdSetViewportWithCount`.
-pub unsafe extern "system" fn cmd_set_viewport_with_count(
-    command_buffer: vk::CommandBuffer,
-    count: u32,
-    viewports: *const vk::Viewport,
-) {
-    ffi_guard("vkCmdSetViewportWithCount", (), || {
-        let Some(Some(next)) = with_device(command_buffer, |d| d.table.cmd_set_viewport_with_count)
-        else {
-            return;
+command_hook! {
+    /// `vkCmdSetViewportWithCount` (and its EXT alias).
+    "vkCmdSetViewportWithCount",
+    fn cmd_set_viewport_with_count(command_buffer, count: u32, viewports: *const vk::Viewport),
+    then |()| {
+        // SAFETY: the application's `count` viewports (Vulkan's valid usage).
+        unsafe {
+            set_window_height(
+                "vkCmdSetViewportWithCount",
+                command_buffer,
+                0,
+                count,
+                viewports,
+            )
         };
-        // SAFETY: the application's arguments, passed on unchanged.
-        unsafe { next(command_buffer, count, viewports) };
-        set_window_height(
-            "vkCmdSetViewportWithCount",
-            command_buffer,
-            0,
-            count,
-            viewports,
-        );
-    })
+    }
 }
 
-/// `vkCmdSetFrontFace` (and its EXT alias): with `window_origin = lower_left` the face is
-/// inverted, as the layer inverts it in pipelines (a positive viewport turns GL's winding
-/// over).
-///
-/// # Safety
-/// Vulkan's valid usage for `vkCmdSetFrontFace`.
-pub unsafe extern "system" fn cmd_set_front_face(
-    command_buffer: vk::CommandBuffer,
-    front_face: vk::FrontFace,
-) {
-    ffi_guard("vkCmdSetFrontFace", (), || {
-        let Some((Some(next), origin)) = with_device(command_buffer, |d| {
-            (d.table.cmd_set_front_face, window_origin(d))
-        }) else {
-            return;
-        };
+command_hook! {
+    /// `vkCmdSetFrontFace` (and its EXT alias): with `window_origin = lower_left` the face is
+    /// inverted, as the layer inverts it in pipelines (a positive viewport turns GL's winding
+    /// over).
+    "vkCmdSetFrontFace",
+    fn cmd_set_front_face(command_buffer, front_face: vk::FrontFace),
+    read |d| window_origin(d),
+    calls_down |next, origin| {
         let face = match origin {
             Some(WindowOrigin::LowerLeft) => inverted(front_face),
             _ => front_face,
         };
         // SAFETY: the application's command buffer; a valid face.
         unsafe { next(command_buffer, face) };
-    })
+    }
 }
 
-/// `vkCmdBindPipeline`: binds, then pushes the GL-state block for a pipeline that reads it.
-///
-/// # Safety
-/// Vulkan's valid usage for `vkCmdBindPipeline`.
-pub unsafe extern "system" fn cmd_bind_pipeline(
-    command_buffer: vk::CommandBuffer,
-    bind_point: vk::PipelineBindPoint,
-    pipeline: vk::Pipeline,
-) {
-    ffi_guard("vkCmdBindPipeline", (), || {
-        // The hot path: one registry read and two atomic loads, no Arc traffic.
-        let Some((Some(next), bind_work_pipelines, tes_objects)) =
-            with_device(command_buffer, |d| {
-                let records = &d.records;
-                (
-                    d.table.cmd_bind_pipeline,
-                    records.bind_work_pipelines.load(Ordering::Relaxed),
-                    records.shader_objects_made.load(Ordering::Relaxed),
-                )
-            })
-        else {
-            return;
-        };
-        // SAFETY: the application's arguments, passed on unchanged.
-        unsafe { next(command_buffer, bind_point, pipeline) };
+command_hook! {
+    /// `vkCmdBindPipeline`: binds, then pushes the GL-state block for a pipeline that reads
+    /// it.
+    "vkCmdBindPipeline",
+    fn cmd_bind_pipeline(
+        command_buffer,
+        bind_point: vk::PipelineBindPoint,
+        pipeline: vk::Pipeline,
+    ),
+    // The hot path: one registry read and two atomic loads, no Arc traffic.
+    read |d| {
+        (
+            d.records.bind_work_pipelines.load(Ordering::Relaxed),
+            d.records.shader_objects_made.load(Ordering::Relaxed),
+        )
+    },
+    then |(bind_work_pipelines, tes_objects)| {
         if bind_point != vk::PipelineBindPoint::GRAPHICS || bind_work_pipelines == 0 && !tes_objects
         {
             return;
@@ -507,7 +465,7 @@ pub unsafe extern "system" fn cmd_bind_pipeline(
                 unsafe { set(command_buffer, topology) };
             }
         });
-    })
+    }
 }
 
 hook! {
@@ -519,7 +477,9 @@ hook! {
         p_command_buffers: *mut vk::CommandBuffer
     ) -> vk::Result =>
     |dev, next| {
-        // SAFETY: the application's arguments, passed on unchanged.
+        // SAFETY: the next layer's `vkAllocateCommandBuffers` with the arguments the
+        // application gave this hook, which Vulkan's valid usage for the command (this
+        // hook's contract) makes valid for it as they were for the hook.
         let result = unsafe { next(device, p_allocate_info, p_command_buffers) };
         if result == vk::Result::SUCCESS {
             shield("vkAllocateCommandBuffers", || {
@@ -557,7 +517,9 @@ hook! {
             .collect();
         release(dev, gone);
     },
-    // SAFETY: the application's arguments, passed on unchanged.
+    // SAFETY: the next layer's `vkFreeCommandBuffers` with the arguments the application
+    // gave this hook, which Vulkan's valid usage for the command (this hook's contract)
+    // makes valid for it as they were for the hook.
     |free| unsafe { free(device, pool, count, p_command_buffers) }
 }
 
@@ -596,7 +558,9 @@ macro_rules! back_to_initial_state {
             fn $hook(command_buffer: vk::CommandBuffer, $arg: $ty) -> vk::Result =>
             |dev, next| {
                 shield($what, || reset_state(dev, command_buffer));
-                // SAFETY: the application's arguments, passed on unchanged.
+                // SAFETY: the next layer's command with the arguments the application gave
+                // this hook, which Vulkan's valid usage for the command (this hook's
+                // contract) makes valid for it as they were for the hook.
                 unsafe { next(command_buffer, $arg) }
             }
         }
@@ -628,7 +592,9 @@ hook! {
                 }
             }
         });
-        // SAFETY: the application's arguments, passed on unchanged.
+        // SAFETY: the next layer's `vkResetCommandPool` with the arguments the application
+        // gave this hook, which Vulkan's valid usage for the command (this hook's contract)
+        // makes valid for it as they were for the hook.
         unsafe { next(device, pool, flags) }
     }
 }
@@ -647,139 +613,88 @@ destroy_hook!(
 
 /// Sets the GL-state flag "the render target is layered" from the layer count a render pass
 /// instance begins with (`VK_GLSEM_gl_state` devices only): `gl_Layer` counts only then.
-fn begin_render_target(command_buffer: vk::CommandBuffer, layers: impl FnOnce(&DeviceData) -> u32) {
-    let Some(dev) = device_data(command_buffer) else {
-        return;
-    };
-    if !dev.extensions.gl_state {
-        return;
-    }
-    let layered = layers(&dev) > 1;
-    let (bound, values) = {
-        let mut cbs = dev.records.command_buffers.lock();
-        let state = cbs
-            .entry(command_buffer)
-            .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
-        let flags = (state.values.flags & !FLAG_LAYERED) | if layered { FLAG_LAYERED } else { 0 };
-        if flags == state.values.flags {
+fn begin_render_target(
+    what: &str,
+    command_buffer: vk::CommandBuffer,
+    layers: impl FnOnce(&DeviceData) -> u32,
+) {
+    shield(what, || {
+        let Some(dev) = device_data(command_buffer) else {
+            return;
+        };
+        if !dev.extensions.gl_state {
             return;
         }
-        state.values.flags = flags;
-        (state.bound, state.values)
-    };
-    if let Some(at) = bound {
-        push(&dev, command_buffer, at, &values);
+        let layered = layers(&dev) > 1;
+        let (bound, values) = {
+            let mut cbs = dev.records.command_buffers.lock();
+            let state = cbs
+                .entry(command_buffer)
+                .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
+            let flags =
+                (state.values.flags & !FLAG_LAYERED) | if layered { FLAG_LAYERED } else { 0 };
+            if flags == state.values.flags {
+                return;
+            }
+            state.values.flags = flags;
+            (state.bound, state.values)
+        };
+        if let Some(at) = bound {
+            push(&dev, command_buffer, at, &values);
+        }
+    });
+}
+
+/// [`begin_render_target`] of a render pass instance: the layer count of the framebuffer
+/// in `begin`.
+///
+/// # Safety
+/// `begin` is NULL or a valid `VkRenderPassBeginInfo`.
+unsafe fn begin_render_pass(
+    what: &str,
+    command_buffer: vk::CommandBuffer,
+    begin: *const vk::RenderPassBeginInfo<'_>,
+) {
+    // SAFETY: NULL or a valid begin info (this function's contract).
+    let framebuffer = unsafe { begin.as_ref() }.map(|b| b.framebuffer);
+    begin_render_target(what, command_buffer, |dev| {
+        framebuffer
+            .and_then(|f| dev.records.framebuffer_layers.read().get(&f).copied())
+            .unwrap_or(1)
+    });
+}
+
+command_hook! {
+    /// `vkCmdBeginRenderPass`: GL's "layered" from the framebuffer's layer count.
+    "vkCmdBeginRenderPass",
+    fn cmd_begin_render_pass(
+        command_buffer,
+        p_begin: *const vk::RenderPassBeginInfo<'_>,
+        contents: vk::SubpassContents,
+    ),
+    // SAFETY: the application's begin info (Vulkan's valid usage).
+    then |()| unsafe { begin_render_pass("vkCmdBeginRenderPass", command_buffer, p_begin) },
+}
+
+command_hook! {
+    /// `vkCmdBeginRenderPass2` (and its KHR alias): as `vkCmdBeginRenderPass`.
+    "vkCmdBeginRenderPass2",
+    fn cmd_begin_render_pass2(
+        command_buffer,
+        p_begin: *const vk::RenderPassBeginInfo<'_>,
+        p_subpass: *const vk::SubpassBeginInfo<'_>,
+    ),
+    // SAFETY: the application's begin info (Vulkan's valid usage).
+    then |()| unsafe { begin_render_pass("vkCmdBeginRenderPass2", command_buffer, p_begin) },
+}
+
+command_hook! {
+    /// `vkCmdBeginRendering` (and its KHR alias): GL's "layered" from `layerCount`.
+    "vkCmdBeginRendering",
+    fn cmd_begin_rendering(command_buffer, p_info: *const vk::RenderingInfo<'_>),
+    then |()| {
+        // SAFETY: NULL or a valid rendering info (Vulkan's valid usage).
+        let layers = unsafe { p_info.as_ref() }.map_or(1, |i| i.layer_count);
+        begin_render_target("vkCmdBeginRendering", command_buffer, |_| layers);
     }
-}
-
-/// The layer count of the framebuffer a render pass instance begins on.
-fn framebuffer_layers(dev: &DeviceData, begin: *const vk::RenderPassBeginInfo<'_>) -> u32 {
-    // SAFETY: a valid begin info (Vulkan's valid usage).
-    let Some(begin) = (unsafe { begin.as_ref() }) else {
-        return 1;
-    };
-    dev.records
-        .framebuffer_layers
-        .read()
-        .get(&begin.framebuffer)
-        .copied()
-        .unwrap_or(1)
-}
-
-/// `vkCmdBeginRenderPass`: GL's "layered" from the framebuffer's layer count.
-///
-/// # Safety
-/// Vulkan's valid usage for the command.
-pub unsafe extern "system" fn cmd_begin_render_pass(
-    command_buffer: vk::CommandBuffer,
-    p_begin: *const vk::RenderPassBeginInfo<'_>,
-    contents: vk::SubpassContents,
-) {
-    ffi_guard("vkCmdBeginRenderPass", (), || {
-        let Some(Some(next)) = with_device(command_buffer, |d| d.table.cmd_begin_render_pass)
-        else {
-            return;
-        };
-        // SAFETY: the application's arguments, passed on unchanged.
-        unsafe { next(command_buffer, p_begin, contents) };
-        shield("vkCmdBeginRenderPass", || {
-            begin_render_target(command_buffer, |dev| framebuffer_layers(dev, p_begin))
-        });
-    })
-}
-
-/// `vkCmdBeginRenderPass2` and `vkCmdBeginRenderPass2KHR`.
-fn begin_render_pass2(
-    what: &str,
-    next: impl FnOnce(&DeviceData) -> Option<vk::PFN_vkCmdBeginRenderPass2>,
-    command_buffer: vk::CommandBuffer,
-    p_begin: *const vk::RenderPassBeginInfo<'_>,
-    p_subpass: *const vk::SubpassBeginInfo<'_>,
-) {
-    ffi_guard(what, (), || {
-        let Some(Some(next)) = with_device(command_buffer, next) else {
-            return;
-        };
-        // SAFETY: the application's arguments, passed on unchanged.
-        unsafe { next(command_buffer, p_begin, p_subpass) };
-        shield(what, || {
-            begin_render_target(command_buffer, |dev| framebuffer_layers(dev, p_begin))
-        });
-    })
-}
-
-/// `vkCmdBeginRenderPass2` (and its KHR alias).
-///
-/// # Safety
-/// Vulkan's valid usage for the command.
-pub unsafe extern "system" fn cmd_begin_render_pass2(
-    command_buffer: vk::CommandBuffer,
-    p_begin: *const vk::RenderPassBeginInfo<'_>,
-    p_subpass: *const vk::SubpassBeginInfo<'_>,
-) {
-    begin_render_pass2(
-        "vkCmdBeginRenderPass2",
-        |d| d.table.cmd_begin_render_pass2,
-        command_buffer,
-        p_begin,
-        p_subpass,
-    )
-}
-
-/// `vkCmdBeginRendering` and `vkCmdBeginRenderingKHR`: GL's "layered" from `layerCount`.
-fn begin_rendering(
-    what: &str,
-    next: impl FnOnce(&DeviceData) -> Option<vk::PFN_vkCmdBeginRendering>,
-    command_buffer: vk::CommandBuffer,
-    p_info: *const vk::RenderingInfo<'_>,
-) {
-    ffi_guard(what, (), || {
-        let Some(Some(next)) = with_device(command_buffer, next) else {
-            return;
-        };
-        // SAFETY: the application's arguments, passed on unchanged.
-        unsafe { next(command_buffer, p_info) };
-        shield(what, || {
-            begin_render_target(command_buffer, |_| {
-                // SAFETY: a valid rendering info (Vulkan's valid usage).
-                unsafe { p_info.as_ref() }.map_or(1, |i| i.layer_count)
-            })
-        });
-    })
-}
-
-/// `vkCmdBeginRendering` (and its KHR alias).
-///
-/// # Safety
-/// Vulkan's valid usage for the command.
-pub unsafe extern "system" fn cmd_begin_rendering(
-    command_buffer: vk::CommandBuffer,
-    p_info: *const vk::RenderingInfo<'_>,
-) {
-    begin_rendering(
-        "vkCmdBeginRendering",
-        |d| d.table.cmd_begin_rendering,
-        command_buffer,
-        p_info,
-    )
 }

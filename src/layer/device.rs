@@ -4,12 +4,12 @@
 //! `vkDestroyDevice`.
 
 use ash::vk::{self, Handle};
-use std::ffi::{c_char, c_void, CStr};
+use std::ffi::{c_char, CStr};
 use std::sync::Arc;
 
 use super::dispatch::DeviceDispatch;
 use super::extensions::{EnabledExtensions, LayerExtension};
-use super::ffi::{chained, find_in_chain, slice};
+use super::ffi::{chained, find_in_chain, link_in_front, slice, typed_fn};
 use super::frames::{destroy_registered, ffi_guard, maybe_inject_panic, shield, unknown_handle};
 use super::loader_abi::{find_link_info, LayerDeviceCreateInfo};
 use super::log;
@@ -73,7 +73,10 @@ pub unsafe extern "system" fn enumerate_device_extension_properties(
             match instance_data(physical_device)
                 .and_then(|i| i.table.enumerate_device_extension_properties)
             {
-                // SAFETY: the application's arguments, passed on unchanged.
+                // SAFETY: the next layer's `vkEnumerateDeviceExtensionProperties` with the
+                // arguments the application gave this hook, which Vulkan's valid usage for
+                // the command (this hook's contract) makes valid for it as they were for
+                // the hook.
                 Some(next) => unsafe {
                     next(
                         physical_device,
@@ -111,6 +114,13 @@ struct AddedFeatures {
     dynamic_line_mode: Option<vk::PhysicalDeviceExtendedDynamicState3FeaturesEXT<'static>>,
 }
 
+/// Chains the feature struct `added` in front of `out`'s `pNext`, where the layer adds it.
+fn link_added<F: vk::TaggedStructure>(out: &mut vk::DeviceCreateInfo<'_>, added: &mut Option<F>) {
+    if let Some(f) = added {
+        link_in_front(out, f);
+    }
+}
+
 impl DevicePrep {
     /// `ci` as the driver gets it.
     fn patch<'a>(&'a mut self, ci: &vk::DeviceCreateInfo<'a>) -> vk::DeviceCreateInfo<'a> {
@@ -123,27 +133,11 @@ impl DevicePrep {
             out.p_enabled_features = &**core;
         }
         let added = &mut *self.added_features;
-        if let Some(f) = &mut added.provoking_vertex {
-            f.p_next = out.p_next as *mut c_void;
-            out.p_next = (f as *const vk::PhysicalDeviceProvokingVertexFeaturesEXT<'_>).cast();
-        }
-        if let Some(f) = &mut added.depth_clip_control {
-            f.p_next = out.p_next as *mut c_void;
-            out.p_next = (f as *const vk::PhysicalDeviceDepthClipControlFeaturesEXT<'_>).cast();
-        }
-        if let Some(f) = &mut added.draw_parameters {
-            f.p_next = out.p_next as *mut c_void;
-            out.p_next = (f as *const vk::PhysicalDeviceShaderDrawParametersFeatures<'_>).cast();
-        }
-        if let Some(f) = &mut added.line_rasterization {
-            f.p_next = out.p_next as *mut c_void;
-            out.p_next = (f as *const vk::PhysicalDeviceLineRasterizationFeaturesKHR<'_>).cast();
-        }
-        if let Some(f) = &mut added.dynamic_line_mode {
-            f.p_next = out.p_next as *mut c_void;
-            out.p_next =
-                (f as *const vk::PhysicalDeviceExtendedDynamicState3FeaturesEXT<'_>).cast();
-        }
+        link_added(&mut out, &mut added.provoking_vertex);
+        link_added(&mut out, &mut added.depth_clip_control);
+        link_added(&mut out, &mut added.draw_parameters);
+        link_added(&mut out, &mut added.line_rasterization);
+        link_added(&mut out, &mut added.dynamic_line_mode);
         out
     }
 }
@@ -391,9 +385,9 @@ unsafe fn prepare_gl_state(
     let mut prep = GlStatePrep::default();
     // SAFETY: `ci`'s valid pNext chain (this function's contract).
     unsafe { adopt_conventions(ci, &support, &enabled, extensions, &mut prep) };
-    // SAFETY: as above.
+    // SAFETY: `ci`'s valid pNext chain (this function's contract).
     unsafe { enable_draw_parameters(ci, &support, features, &mut prep.added) };
-    // SAFETY: as above.
+    // SAFETY: `ci`'s valid pNext chain (this function's contract).
     unsafe {
         enable_lines(
             ci,
@@ -405,7 +399,8 @@ unsafe fn prepare_gl_state(
         )
     };
     warn_of_missing_conventions(&prep.conventions, lines_on);
-    // SAFETY: as above.
+    // SAFETY: `ci` is a valid device create info with a valid pNext chain (this function's
+    // contract), and `physical_device` the instance's.
     prep.core_features =
         unsafe { patch_core_features(inst, physical_device, ci, lines_on, features) };
     prep
@@ -447,29 +442,19 @@ fn driver_support(
     let mut lines = vk::PhysicalDeviceLineRasterizationFeaturesKHR::default();
     let mut query = vk::PhysicalDeviceFeatures2::default();
     if has_lines {
-        lines.p_next = query.p_next;
-        query.p_next =
-            (&mut lines as *mut vk::PhysicalDeviceLineRasterizationFeaturesKHR<'_>).cast();
+        link_in_front(&mut query, &mut lines);
     }
     if has_provoking {
-        provoking.p_next = query.p_next;
-        query.p_next =
-            (&mut provoking as *mut vk::PhysicalDeviceProvokingVertexFeaturesEXT<'_>).cast();
+        link_in_front(&mut query, &mut provoking);
     }
     if has_depth {
-        depth.p_next = query.p_next;
-        query.p_next =
-            (&mut depth as *mut vk::PhysicalDeviceDepthClipControlFeaturesEXT<'_>).cast();
+        link_in_front(&mut query, &mut depth);
     }
     if has_eds3 {
-        eds3.p_next = query.p_next;
-        query.p_next =
-            (&mut eds3 as *mut vk::PhysicalDeviceExtendedDynamicState3FeaturesEXT<'_>).cast();
+        link_in_front(&mut query, &mut eds3);
     }
     // Core in Vulkan 1.1, queried only where the query itself is.
-    draw_parameters.p_next = query.p_next;
-    query.p_next =
-        (&mut draw_parameters as *mut vk::PhysicalDeviceShaderDrawParametersFeatures<'_>).cast();
+    link_in_front(&mut query, &mut draw_parameters);
     let queried = match inst.table.get_physical_device_features2 {
         Some(get) if inst.api_version >= vk::API_VERSION_1_1 => {
             // SAFETY: the next layer's command; `query` chains structs that live
@@ -836,8 +821,8 @@ pub unsafe extern "system" fn create_device(
             let Some(create) = create else {
                 return vk::Result::ERROR_INITIALIZATION_FAILED;
             };
-            // SAFETY: that is the type of the command vkGetInstanceProcAddr named.
-            let create: vk::PFN_vkCreateDevice = unsafe { std::mem::transmute(create) };
+            // SAFETY: the command vkGetInstanceProcAddr named, of that type.
+            let create = unsafe { typed_fn::<vk::PFN_vkCreateDevice>(create) };
 
             let mut prep = shield("vkCreateDevice", || {
                 // SAFETY: a valid create info (the caller's contract).
@@ -879,7 +864,7 @@ pub unsafe extern "system" fn create_device(
                     // SAFETY: that is the type of the command named; the device was just
                     // created with `p_allocator` and nothing else holds it.
                     unsafe {
-                        let destroy: vk::PFN_vkDestroyDevice = std::mem::transmute(destroy);
+                        let destroy = typed_fn::<vk::PFN_vkDestroyDevice>(destroy);
                         destroy(device, p_allocator);
                     }
                 }
@@ -920,7 +905,9 @@ pub unsafe extern "system" fn destroy_device(
         },
         |dev| {
             if let Some(destroy) = dev.table.destroy_device {
-                // SAFETY: the application's arguments, passed on unchanged.
+                // SAFETY: the next layer's `vkDestroyDevice` with the arguments the
+                // application gave this hook, which Vulkan's valid usage for the command
+                // (this hook's contract) makes valid for it as they were for the hook.
                 unsafe { destroy(device, p_allocator) };
             }
         },

@@ -20,9 +20,9 @@ macro_rules! as_void_fn {
         None
     };
     ($pfn:ty, $hook:path) => {
-        // SAFETY: only the pointer's type changes; the caller casts it back to `$pfn`, which
-        // `$hook as $pfn` checked the hook's signature against.
-        Some(unsafe { std::mem::transmute::<$pfn, $crate::layer::dispatch::VoidFn>($hook as $pfn) })
+        // SAFETY: `$pfn` is a function pointer type that `$hook as $pfn` checked the hook's
+        // signature against; the application casts the result back to it.
+        Some(unsafe { $crate::layer::ffi::as_void_fn::<$pfn>($hook as $pfn) })
     };
 }
 pub(crate) use as_void_fn;
@@ -53,9 +53,8 @@ macro_rules! next_layer_table {
                         $(.or_else(|| get(handle, const_cstr(concat!($alias, "\0")))))*
                         .map(|f| {
                             // SAFETY: `get` returns the named command (the caller's
-                            // contract), whose type an alias shares; only the pointer's
-                            // type changes.
-                            unsafe { std::mem::transmute::<VoidFn, vk::$pfn>(f) }
+                            // contract), of type `$pfn`, which its aliases share.
+                            unsafe { $crate::layer::ffi::typed_fn::<vk::$pfn>(f) }
                         }),)*
                 }
             }
@@ -98,13 +97,9 @@ macro_rules! layer_command_lookup {
             use glsem_abi as abi;
             $(
                 if name == abi::$name.as_bytes() {
-                    // SAFETY: only the pointer's type changes; the application casts it back
-                    // to `abi::$pfn`, which `$hook as abi::$pfn` checked the hook against.
-                    let hook = unsafe {
-                        std::mem::transmute::<abi::$pfn, $crate::layer::dispatch::VoidFn>(
-                            $hook as abi::$pfn,
-                        )
-                    };
+                    // SAFETY: `abi::$pfn` is a function pointer type that `$hook as abi::$pfn`
+                    // checked the hook against; the application casts the result back to it.
+                    let hook = unsafe { $crate::layer::ffi::as_void_fn::<abi::$pfn>($hook as abi::$pfn) };
                     return Some((hook, $crate::layer::extensions::LayerExtension::$extension));
                 }
             )*

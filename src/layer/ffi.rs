@@ -7,6 +7,43 @@ use std::ffi::c_void;
 /// An entry point as `vkGet*ProcAddr` returns it.
 pub type VoidFn = unsafe extern "system" fn();
 
+/// `f`, an entry point of any type, as `vkGet*ProcAddr` returns it.
+///
+/// # Safety
+/// `F` is an `extern "system"` function pointer type, and whoever calls the result casts it
+/// back to `F` first ([`typed_fn`]).
+pub unsafe fn as_void_fn<F: Copy>(f: F) -> VoidFn {
+    const { assert!(std::mem::size_of::<F>() == std::mem::size_of::<VoidFn>()) };
+    // SAFETY: `F` is a function pointer (this function's contract) of `VoidFn`'s size
+    // (asserted at compile time), and every function pointer has the same representation:
+    // only the type changes, and the pointer is called only as an `F` again.
+    unsafe { std::mem::transmute_copy::<F, VoidFn>(&f) }
+}
+
+/// An entry point `vkGet*ProcAddr` returned, as the type of the command it named.
+///
+/// # Safety
+/// `F` is the function pointer type of the command `f` is.
+pub unsafe fn typed_fn<F: Copy>(f: VoidFn) -> F {
+    const { assert!(std::mem::size_of::<F>() == std::mem::size_of::<VoidFn>()) };
+    // SAFETY: `f` is a command of type `F` (this function's contract), passed through
+    // `VoidFn` by the loader's ABI: this gives it back its own type.
+    unsafe { std::mem::transmute_copy::<VoidFn, F>(&f) }
+}
+
+/// Chains `front` between `head` and the rest of `head`'s `pNext` chain. `front` must stay
+/// where it is while the chain is used (the layer boxes what it chains).
+pub fn link_in_front<H: vk::TaggedStructure, F: vk::TaggedStructure>(head: &mut H, front: &mut F) {
+    let head = (head as *mut H).cast::<vk::BaseOutStructure<'_>>();
+    let front = (front as *mut F).cast::<vk::BaseOutStructure<'_>>();
+    // SAFETY: both point to live structs that ash's `TaggedStructure` says are laid out as
+    // `VkBaseOutStructure` (sType, then pNext): only their pNext fields are read and written.
+    unsafe {
+        (*front).p_next = (*head).p_next;
+        (*head).p_next = front;
+    }
+}
+
 /// A slice from a Vulkan (pointer, count) pair; empty when the pointer is null.
 ///
 /// # Safety

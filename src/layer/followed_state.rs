@@ -11,10 +11,10 @@ use super::current_attributes::{format_of, integer_slots};
 use super::dynamic_inputs::{AppVertexInput, FollowedPipeline};
 use super::dynamic_lines::{LineModeState, StaticMultisample};
 use super::ffi::slice;
-use super::frames::{ffi_guard, shield};
+use super::frames::{command_hook, shield};
 use super::primitive_objects;
 use super::records::{CommandBufferState, LineStipple};
-use super::registry::{device_data, with_device};
+use super::registry::device_data;
 use super::state::DeviceData;
 use glsem_spirv::semantics::{Semantic, WindowOrigin};
 use glsem_spirv::unfed_inputs::InputKind;
@@ -113,33 +113,26 @@ fn set_object_stipple(
     }
     if let (true, Some(set)) = (enable, dev.table.cmd_set_line_stipple) {
         let (factor, pattern) = stipple.effective();
-        // SAFETY: as above; the factor is in [1, 256].
+        // SAFETY: a command buffer in the recording state with shader objects bound, whose
+        // line stipple is dynamic state; the factor `effective` gives is in [1, 256], the
+        // range Vulkan allows.
         unsafe { set(cb, factor, pattern) };
     }
 }
 
-/// `vkCmdSetLineRasterizationModeEXT`: the application's mode, or GL's diamond-exit rule
-/// in place of `DEFAULT` where it applies.
-///
-/// # Safety
-/// Vulkan's valid usage for `vkCmdSetLineRasterizationModeEXT`.
-pub unsafe extern "system" fn cmd_set_line_rasterization_mode(
-    command_buffer: vk::CommandBuffer,
-    mode: vk::LineRasterizationModeEXT,
-) {
-    const WHAT: &str = "vkCmdSetLineRasterizationModeEXT";
-    ffi_guard(WHAT, (), || {
-        let Some((Some(next), follows)) = with_device(command_buffer, |d| {
-            (
-                d.table.cmd_set_line_rasterization_mode_ext,
-                follows_lines(d),
-            )
-        }) else {
-            return;
-        };
+command_hook! {
+    /// `vkCmdSetLineRasterizationModeEXT`: the application's mode, or GL's diamond-exit rule
+    /// in place of `DEFAULT` where it applies.
+    "vkCmdSetLineRasterizationModeEXT",
+    fn cmd_set_line_rasterization_mode[cmd_set_line_rasterization_mode_ext](
+        command_buffer,
+        mode: vk::LineRasterizationModeEXT,
+    ),
+    read |d| follows_lines(d),
+    calls_down |next, follows| {
         let down = follows
             .then(|| {
-                shield(WHAT, || {
+                shield("vkCmdSetLineRasterizationModeEXT", || {
                     let dev = device_data(command_buffer)?;
                     let mut cbs = dev.records.command_buffers.lock();
                     let state = cbs
@@ -152,7 +145,7 @@ pub unsafe extern "system" fn cmd_set_line_rasterization_mode(
             .flatten();
         // SAFETY: the application's command buffer; a valid mode.
         unsafe { next(command_buffer, down.unwrap_or(mode)) };
-    })
+    }
 }
 
 /// After `vkCmdSetRasterizationSamplesEXT` (`command_state`'s hook): the line mode follows
@@ -166,77 +159,39 @@ pub(super) fn follow_rasterization_samples(
     });
 }
 
-/// `vkCmdSetAlphaToCoverageEnableEXT`: followed for the line mode.
-///
-/// # Safety
-/// Vulkan's valid usage for `vkCmdSetAlphaToCoverageEnableEXT`.
-pub unsafe extern "system" fn cmd_set_alpha_to_coverage_enable(
-    command_buffer: vk::CommandBuffer,
-    enable: vk::Bool32,
-) {
-    const WHAT: &str = "vkCmdSetAlphaToCoverageEnableEXT";
-    ffi_guard(WHAT, (), || {
-        let Some(Some(next)) = with_device(command_buffer, |d| {
-            d.table.cmd_set_alpha_to_coverage_enable_ext
-        }) else {
-            return;
-        };
-        // SAFETY: the application's arguments, passed on unchanged.
-        unsafe { next(command_buffer, enable) };
-        follow(command_buffer, WHAT, |s| {
-            s.alpha_to_coverage = enable != vk::FALSE
-        });
-    })
+command_hook! {
+    /// `vkCmdSetAlphaToCoverageEnableEXT`: followed for the line mode.
+    "vkCmdSetAlphaToCoverageEnableEXT",
+    fn cmd_set_alpha_to_coverage_enable[cmd_set_alpha_to_coverage_enable_ext](command_buffer, enable: vk::Bool32),
+    then |()| follow(command_buffer, "vkCmdSetAlphaToCoverageEnableEXT", |s| s.alpha_to_coverage = enable != vk::FALSE),
 }
 
-/// `vkCmdSetAlphaToOneEnableEXT`: followed for the line mode.
-///
-/// # Safety
-/// Vulkan's valid usage for `vkCmdSetAlphaToOneEnableEXT`.
-pub unsafe extern "system" fn cmd_set_alpha_to_one_enable(
-    command_buffer: vk::CommandBuffer,
-    enable: vk::Bool32,
-) {
-    const WHAT: &str = "vkCmdSetAlphaToOneEnableEXT";
-    ffi_guard(WHAT, (), || {
-        let Some(Some(next)) =
-            with_device(command_buffer, |d| d.table.cmd_set_alpha_to_one_enable_ext)
-        else {
-            return;
-        };
-        // SAFETY: the application's arguments, passed on unchanged.
-        unsafe { next(command_buffer, enable) };
-        follow(command_buffer, WHAT, |s| {
-            s.alpha_to_one = enable != vk::FALSE
-        });
-    })
+command_hook! {
+    /// `vkCmdSetAlphaToOneEnableEXT`: followed for the line mode.
+    "vkCmdSetAlphaToOneEnableEXT",
+    fn cmd_set_alpha_to_one_enable[cmd_set_alpha_to_one_enable_ext](command_buffer, enable: vk::Bool32),
+    then |()| follow(command_buffer, "vkCmdSetAlphaToOneEnableEXT", |s| s.alpha_to_one = enable != vk::FALSE),
 }
 
-/// `vkCmdSetTessellationDomainOriginEXT`: under GL's window origin, Vulkan's default
-/// `UPPER_LEFT` (what a GL port leaves) becomes `LOWER_LEFT`, as the layer chains it where a
-/// pipeline states none (both of GL's window origins wind a TES as Vulkan's lower-left
-/// origin does; DESIGN §4.7); an application's `LOWER_LEFT` stays.
-///
-/// # Safety
-/// Vulkan's valid usage for `vkCmdSetTessellationDomainOriginEXT`.
-pub unsafe extern "system" fn cmd_set_tessellation_domain_origin(
-    command_buffer: vk::CommandBuffer,
-    origin: vk::TessellationDomainOrigin,
-) {
-    ffi_guard("vkCmdSetTessellationDomainOriginEXT", (), || {
-        let Some((Some(next), gl_origin)) = with_device(command_buffer, |d| {
-            let gl = d.extensions.gl_state && d.settings.window_origin != WindowOrigin::Vulkan;
-            (d.table.cmd_set_tessellation_domain_origin_ext, gl)
-        }) else {
-            return;
-        };
+command_hook! {
+    /// `vkCmdSetTessellationDomainOriginEXT`: under GL's window origin, Vulkan's default
+    /// `UPPER_LEFT` (what a GL port leaves) becomes `LOWER_LEFT`, as the layer chains it where a
+    /// pipeline states none (both of GL's window origins wind a TES as Vulkan's lower-left
+    /// origin does; DESIGN §4.7); an application's `LOWER_LEFT` stays.
+    "vkCmdSetTessellationDomainOriginEXT",
+    fn cmd_set_tessellation_domain_origin[cmd_set_tessellation_domain_origin_ext](
+        command_buffer,
+        origin: vk::TessellationDomainOrigin,
+    ),
+    read |d| d.extensions.gl_state && d.settings.window_origin != WindowOrigin::Vulkan,
+    calls_down |next, gl_origin| {
         let origin = match gl_origin {
             true => vk::TessellationDomainOrigin::LOWER_LEFT,
             false => origin,
         };
         // SAFETY: the application's command buffer; a valid origin.
         unsafe { next(command_buffer, origin) };
-    })
+    }
 }
 
 /// Gives the driver `app`'s vertex input with the layer's binding and an attribute per
@@ -355,34 +310,29 @@ pub(super) fn set_conventions(dev: &DeviceData, cb: vk::CommandBuffer) {
     }
     if conventions.layer_sets_negative_one_to_one && on(Semantic::ClipSpaceDepth) {
         if let Some(set) = dev.table.cmd_set_depth_clip_negative_one_to_one_ext {
-            // SAFETY: as above, with `depthClipControl` enabled by the layer.
+            // SAFETY: a command buffer in the recording state whose bound pipeline has the
+            // clip-space depth as dynamic state; the layer enabled `depthClipControl`.
             unsafe { set(cb, vk::TRUE) };
         }
     }
 }
 
-/// `vkCmdSetVertexInputEXT`: the application's state, with the layer's binding and the
-/// Locations the bound pipeline's vertex shader reads and the state leaves unfed.
-///
-/// # Safety
-/// Vulkan's valid usage for `vkCmdSetVertexInputEXT`.
-pub unsafe extern "system" fn cmd_set_vertex_input(
-    command_buffer: vk::CommandBuffer,
-    binding_count: u32,
-    p_bindings: *const vk::VertexInputBindingDescription2EXT<'_>,
-    attribute_count: u32,
-    p_attributes: *const vk::VertexInputAttributeDescription2EXT<'_>,
-) {
-    const WHAT: &str = "vkCmdSetVertexInputEXT";
-    ffi_guard(WHAT, (), || {
-        let Some((Some(next), gl_state)) = with_device(command_buffer, |d| {
-            (d.table.cmd_set_vertex_input_ext, d.extensions.gl_state)
-        }) else {
-            return;
-        };
+command_hook! {
+    /// `vkCmdSetVertexInputEXT`: the application's state, with the layer's binding and the
+    /// Locations the bound pipeline's vertex shader reads and the state leaves unfed.
+    "vkCmdSetVertexInputEXT",
+    fn cmd_set_vertex_input[cmd_set_vertex_input_ext](
+        command_buffer,
+        binding_count: u32,
+        p_bindings: *const vk::VertexInputBindingDescription2EXT<'_>,
+        attribute_count: u32,
+        p_attributes: *const vk::VertexInputAttributeDescription2EXT<'_>,
+    ),
+    read |d| d.extensions.gl_state,
+    calls_down |next, gl_state| {
         let followed = gl_state
             .then(|| {
-                shield(WHAT, || {
+                shield("vkCmdSetVertexInputEXT", || {
                     let dev = device_data(command_buffer)?;
                     // SAFETY: arrays of the given counts (Vulkan's valid usage).
                     let (bindings, attributes) = unsafe {
@@ -418,7 +368,9 @@ pub unsafe extern "system" fn cmd_set_vertex_input(
             })
             .flatten();
         if followed.is_none() {
-            // SAFETY: the application's arguments, passed on unchanged.
+            // SAFETY: the next layer's `vkCmdSetVertexInputEXT` with the arguments the
+            // application gave this hook, which Vulkan's valid usage for the command (this
+            // hook's contract) makes valid for it as they were for the hook.
             unsafe {
                 next(
                     command_buffer,
@@ -429,32 +381,28 @@ pub unsafe extern "system" fn cmd_set_vertex_input(
                 )
             };
         }
-    })
+    }
 }
 
-/// `vkCmdSetProvokingVertexModeEXT`: where the layer enabled `VK_EXT_provoking_vertex`
-/// behind the application, the application can only set `FIRST_VERTEX`, Vulkan's default,
-/// which a GL port leaves: the driver gets GL's `LAST_VERTEX`.
-///
-/// # Safety
-/// Vulkan's valid usage for `vkCmdSetProvokingVertexModeEXT`.
-pub unsafe extern "system" fn cmd_set_provoking_vertex_mode(
-    command_buffer: vk::CommandBuffer,
-    mode: vk::ProvokingVertexModeEXT,
-) {
-    ffi_guard("vkCmdSetProvokingVertexModeEXT", (), || {
-        let Some((Some(next), gl)) = with_device(command_buffer, |d| {
-            let gl = d.extensions.gl_state
-                && d.conventions.layer_sets_provoking_mode
-                && d.settings.semantics.contains(Semantic::ProvokingVertex);
-            (d.table.cmd_set_provoking_vertex_mode_ext, gl)
-        }) else {
-            return;
-        };
-        let mode = match gl {
-            true => vk::ProvokingVertexModeEXT::LAST_VERTEX,
-            false => mode,
-        };
+/// Whether the layer gives the driver GL's value of a convention on `dev`: the layer
+/// enabled its extension behind the application (`enabled_by_layer`), and the semantic is
+/// on.
+fn sets_convention(dev: &DeviceData, enabled_by_layer: bool, semantic: Semantic) -> bool {
+    dev.extensions.gl_state && enabled_by_layer && dev.settings.semantics.contains(semantic)
+}
+
+command_hook! {
+    /// `vkCmdSetProvokingVertexModeEXT`: where the layer enabled `VK_EXT_provoking_vertex`
+    /// behind the application, the application can only set `FIRST_VERTEX`, Vulkan's default,
+    /// which a GL port leaves: the driver gets GL's `LAST_VERTEX`.
+    "vkCmdSetProvokingVertexModeEXT",
+    fn cmd_set_provoking_vertex_mode[cmd_set_provoking_vertex_mode_ext](
+        command_buffer,
+        mode: vk::ProvokingVertexModeEXT,
+    ),
+    read |d| sets_convention(d, d.conventions.layer_sets_provoking_mode, Semantic::ProvokingVertex),
+    calls_down |next, gl| {
+        let mode = if gl { vk::ProvokingVertexModeEXT::LAST_VERTEX } else { mode };
         // SAFETY: the application's command buffer; the layer enabled `provokingVertexLast`
         // where it substitutes it.
         unsafe { next(command_buffer, mode) };
@@ -466,36 +414,25 @@ pub unsafe extern "system" fn cmd_set_provoking_vertex_mode(
                 mode == vk::ProvokingVertexModeEXT::LAST_VERTEX,
             )
         });
-    })
+    }
 }
 
-/// `vkCmdSetDepthClipNegativeOneToOneEXT`: where the layer enabled
-/// `VK_EXT_depth_clip_control` behind the application, the application can only turn it
-/// off, Vulkan's default: the driver gets GL's clip volume, −w ≤ z ≤ w.
-///
-/// # Safety
-/// Vulkan's valid usage for `vkCmdSetDepthClipNegativeOneToOneEXT`.
-pub unsafe extern "system" fn cmd_set_depth_clip_negative_one_to_one(
-    command_buffer: vk::CommandBuffer,
-    negative_one_to_one: vk::Bool32,
-) {
-    ffi_guard("vkCmdSetDepthClipNegativeOneToOneEXT", (), || {
-        let Some((Some(next), gl)) = with_device(command_buffer, |d| {
-            let gl = d.extensions.gl_state
-                && d.conventions.layer_sets_negative_one_to_one
-                && d.settings.semantics.contains(Semantic::ClipSpaceDepth);
-            (d.table.cmd_set_depth_clip_negative_one_to_one_ext, gl)
-        }) else {
-            return;
-        };
-        let value = match gl {
-            true => vk::TRUE,
-            false => negative_one_to_one,
-        };
+command_hook! {
+    /// `vkCmdSetDepthClipNegativeOneToOneEXT`: where the layer enabled
+    /// `VK_EXT_depth_clip_control` behind the application, the application can only turn it
+    /// off, Vulkan's default: the driver gets GL's clip volume, −w ≤ z ≤ w.
+    "vkCmdSetDepthClipNegativeOneToOneEXT",
+    fn cmd_set_depth_clip_negative_one_to_one[cmd_set_depth_clip_negative_one_to_one_ext](
+        command_buffer,
+        negative_one_to_one: vk::Bool32,
+    ),
+    read |d| sets_convention(d, d.conventions.layer_sets_negative_one_to_one, Semantic::ClipSpaceDepth),
+    calls_down |next, gl| {
+        let value = if gl { vk::TRUE } else { negative_one_to_one };
         // SAFETY: the application's command buffer; the layer enabled `depthClipControl`
         // where it substitutes it.
         unsafe { next(command_buffer, value) };
-    })
+    }
 }
 
 /// The vertex shader object bound to `cb` is `vertex` (`null`: none): GL's current

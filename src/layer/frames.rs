@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use super::dispatch::DeviceDispatch;
 use super::log;
-use super::registry::{self, device_data, key_of, Registry};
+use super::registry::{self, device_data, key_of, with_device, Registry};
 use super::settings::Settings;
 use super::state::DeviceData;
 
@@ -92,7 +92,9 @@ macro_rules! create_hook {
         }
     };
     (@call_down $device:ident, $info:ident, $allocator:ident, $out:ident) => {
-        // SAFETY: the application's arguments, passed on unchanged.
+        // SAFETY: the next layer's `vkCreate*` with the arguments the application gave this
+        // hook, which Vulkan's valid usage for the command (this hook's contract) makes
+        // valid for it as they were for the hook.
         |next, _| unsafe { next($device, $info, $allocator, $out) }
     };
     (@call_down $device:ident, $info:ident, $allocator:ident, $out:ident, $call_down:expr) => {
@@ -117,12 +119,94 @@ macro_rules! destroy_hook {
                 $handle: $ty,
                 p_allocator: *const ash::vk::AllocationCallbacks<'_>
             ) => |$dev| $forget,
-            // SAFETY: the application's arguments, passed on unchanged.
+            // SAFETY: the next layer's `vkDestroy*` with the arguments the application gave
+            // this hook, which Vulkan's valid usage for the command (this hook's contract)
+            // makes valid for it as they were for the hook.
             |destroy| unsafe { destroy(device, $handle, p_allocator) }
         }
     };
 }
 pub(crate) use destroy_hook;
+
+/// A hook recording into a command buffer (no result), in [`record_with_next`]'s frame:
+/// writes the hook's doc with the `# Safety` line every hook shares and its `extern
+/// "system"` signature once, and reads the table entry of the hook's own name (or the one
+/// in brackets after it) with what `read` takes off the device (`()` without it). Then
+/// either `then` runs after the application's arguments went down unchanged, or
+/// `calls_down` runs with the next layer's command, which it calls itself (it changes an
+/// argument, or does not always call down).
+///
+/// ```ignore
+/// command_hook! {
+///     /// `vkCmdDraw`: a line loop's closing segment after it.
+///     "vkCmdDraw",
+///     fn cmd_draw(cb, vertex_count: u32, …),
+///     read |d| loops(d),
+///     then |loops| { … }
+/// }
+/// ```
+macro_rules! command_hook {
+    (
+        $(#[$doc:meta])*
+        $what:literal,
+        fn $hook:ident $([$field:ident])? ($cb:ident $(, $arg:ident: $ty:ty)* $(,)?),
+        $(read |$dev:ident| $read:expr,)?
+        then |$seen:pat_param| $then:expr $(,)?
+    ) => {
+        $crate::layer::frames::command_hook! {
+            $(#[$doc])*
+            $what,
+            fn $hook $([$field])? ($cb $(, $arg: $ty)*),
+            $(read |$dev| $read,)?
+            calls_down |next, $seen| {
+                // SAFETY: the next layer's command of this hook, with the arguments the
+                // application gave the hook: Vulkan's valid usage for the command (this
+                // hook's contract) makes them valid for it as they were for the hook.
+                unsafe { next($cb $(, $arg)*) };
+                $then
+            }
+        }
+    };
+    (
+        $(#[$doc:meta])*
+        $what:literal,
+        fn $hook:ident $([$field:ident])? ($cb:ident $(, $arg:ident: $ty:ty)* $(,)?),
+        $(read |$dev:ident| $read:expr,)?
+        calls_down |$next:ident, $seen:pat_param| $body:expr $(,)?
+    ) => {
+        $(#[$doc])*
+        ///
+        /// # Safety
+        /// Vulkan's valid usage for the command.
+        pub unsafe extern "system" fn $hook($cb: ash::vk::CommandBuffer $(, $arg: $ty)*) {
+            $crate::layer::frames::record_with_next(
+                $what,
+                $cb,
+                |d| {
+                    (
+                        $crate::layer::frames::command_hook!(@entry d $hook $($field)?),
+                        $crate::layer::frames::command_hook!(@read d $(, $dev, $read)?),
+                    )
+                },
+                |$next, $seen| $body,
+            )
+        }
+    };
+    (@entry $d:ident $hook:ident) => {
+        $d.table.$hook
+    };
+    (@entry $d:ident $hook:ident $field:ident) => {
+        $d.table.$field
+    };
+    (@read $d:ident) => {
+        ()
+    };
+    (@read $d:ident, $dev:ident, $read:expr) => {{
+        let $dev = $d;
+        $read
+    }};
+}
+pub(crate) use command_hook;
 
 fn panic_message(payload: &(dyn Any + Send)) -> &str {
     payload
@@ -182,6 +266,24 @@ pub fn call_with_next<H: Handle, F>(
             return unknown_handle(what);
         };
         body(&dev, next)
+    })
+}
+
+/// The frame of a hook recording into a command buffer ([`command_hook!`]): the FFI
+/// guard, then one read of the command buffer's device, without reference counting
+/// (recording is the hot path), for the next layer's command that `read` picks from the
+/// table and what else the hook needs of the device, then `body` with both. An unknown
+/// command buffer, or a command missing below, has nothing to call down to.
+pub fn record_with_next<F, T>(
+    what: &str,
+    command_buffer: vk::CommandBuffer,
+    read: impl FnOnce(&DeviceData) -> (Option<F>, T),
+    body: impl FnOnce(F, T),
+) {
+    ffi_guard(what, (), || {
+        if let Some((Some(next), seen)) = with_device(command_buffer, read) {
+            body(next, seen)
+        }
     })
 }
 

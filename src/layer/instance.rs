@@ -6,6 +6,7 @@ use std::ffi::{c_char, c_void};
 use std::sync::Arc;
 
 use super::dispatch::InstanceDispatch;
+use super::ffi::typed_fn;
 use super::frames::{destroy_registered, ffi_guard, maybe_inject_panic, shield};
 use super::loader_abi::{find_link_info, LayerInstanceCreateInfo};
 use super::log;
@@ -48,8 +49,8 @@ pub unsafe extern "system" fn create_instance(
             let Some(create) = create else {
                 return vk::Result::ERROR_INITIALIZATION_FAILED;
             };
-            // SAFETY: that is the type of the command vkGetInstanceProcAddr named.
-            let create: vk::PFN_vkCreateInstance = unsafe { std::mem::transmute(create) };
+            // SAFETY: the command vkGetInstanceProcAddr named, of that type.
+            let create = unsafe { typed_fn::<vk::PFN_vkCreateInstance>(create) };
             pin_library();
 
             let settings = shield("vkCreateInstance settings", || {
@@ -63,7 +64,9 @@ pub unsafe extern "system" fn create_instance(
             })
             .unwrap_or_default();
 
-            // SAFETY: the application's arguments, passed on unchanged.
+            // SAFETY: the next layer's `vkCreateInstance` with the arguments the
+            // application gave this hook, which Vulkan's valid usage for the command (this
+            // hook's contract) makes valid for it as they were for the hook.
             let result = unsafe { create(p_create_info, p_allocator, p_instance) };
             if result != vk::Result::SUCCESS {
                 return result;
@@ -168,7 +171,9 @@ pub unsafe extern "system" fn destroy_instance(
         |_| {},
         |inst| {
             if let Some(destroy) = inst.table.destroy_instance {
-                // SAFETY: the application's arguments, passed on unchanged.
+                // SAFETY: the next layer's `vkDestroyInstance` with the arguments the
+                // application gave this hook, which Vulkan's valid usage for the command
+                // (this hook's contract) makes valid for it as they were for the hook.
                 unsafe { destroy(instance, p_allocator) };
             }
         },

@@ -16,10 +16,10 @@ use ash::vk;
 use std::ffi::c_void;
 use std::sync::Arc;
 
+use super::create_info::PipelineView;
 use super::current_attributes::{format_of, integer_slots};
-use super::ffi::{find_in_chain, slice};
 use super::log;
-use super::pipeline_info::{chain_without, stage_codes};
+use super::pipeline_info::stage_codes;
 use super::records::{LibraryPart, VertexInputPart};
 use super::state::DeviceData;
 use glsem_spirv::semantics::{Semantic, Stage};
@@ -53,27 +53,16 @@ fn feeds(dev: &DeviceData) -> bool {
 }
 
 /// The parts `ci` holds, where it is a library holding some but not all of them.
-fn library_parts(ci: &vk::GraphicsPipelineCreateInfo<'_>) -> Option<Part> {
-    if !ci.flags.contains(vk::PipelineCreateFlags::LIBRARY_KHR) {
+fn library_parts(ci: &PipelineView<'_>) -> Option<Part> {
+    if !ci.info.flags.contains(vk::PipelineCreateFlags::LIBRARY_KHR) {
         return None;
     }
-    // SAFETY: valid pNext chain.
-    unsafe {
-        find_in_chain::<vk::GraphicsPipelineLibraryCreateInfoEXT<'_>>(
-            ci.p_next,
-            vk::StructureType::GRAPHICS_PIPELINE_LIBRARY_CREATE_INFO_EXT,
-        )
-    }
-    .map(|l| l.flags)
+    ci.library_parts
 }
 
 /// Records the vertex-input and pre-rasterization libraries among `pipelines` (one per
 /// create info; failed ones are null).
-pub fn record(
-    dev: &DeviceData,
-    infos: &[vk::GraphicsPipelineCreateInfo<'_>],
-    pipelines: &[vk::Pipeline],
-) {
+pub fn record(dev: &DeviceData, infos: &[PipelineView<'_>], pipelines: &[vk::Pipeline]) {
     if !feeds(dev) {
         return;
     }
@@ -86,8 +75,7 @@ pub fn record(
             parts.contains(Part::VERTEX_INPUT_INTERFACE),
             parts.contains(Part::PRE_RASTERIZATION_SHADERS),
         ) {
-            // SAFETY: the application's valid create info.
-            (true, false) => unsafe { vertex_input_part(ci) }.map(LibraryPart::VertexInput),
+            (true, false) => vertex_input_part(ci).map(LibraryPart::VertexInput),
             (false, true) => stage_codes(dev, ci)
                 .into_iter()
                 .find(|c| c.stage == Stage::Vertex)
@@ -102,26 +90,15 @@ pub fn record(
 
 /// A deep copy of a vertex-input library's state; `None` where the layer could not create
 /// it again as it was (structs it does not know, dynamic vertex input or strides).
-///
-/// # Safety
-/// `ci` is a valid create info of a vertex-input library.
-unsafe fn vertex_input_part(
-    ci: &vk::GraphicsPipelineCreateInfo<'_>,
-) -> Option<Arc<VertexInputPart>> {
-    let mut p = ci.p_next as *const vk::BaseInStructure<'_>;
-    // SAFETY: every struct of a valid chain (this function's contract) starts with sType
-    // and pNext.
-    while let Some(s) = unsafe { p.as_ref() } {
-        if s.s_type != vk::StructureType::GRAPHICS_PIPELINE_LIBRARY_CREATE_INFO_EXT {
-            return None;
-        }
-        p = s.p_next;
+fn vertex_input_part(ci: &PipelineView<'_>) -> Option<Arc<VertexInputPart>> {
+    if ci
+        .chain
+        .types()
+        .any(|t| t != vk::StructureType::GRAPHICS_PIPELINE_LIBRARY_CREATE_INFO_EXT)
+    {
+        return None;
     }
-    // SAFETY: NULL or valid (Vulkan's valid usage).
-    let dynamic = unsafe { ci.p_dynamic_state.as_ref() }
-        // SAFETY: as above.
-        .map(|d| unsafe { slice(d.p_dynamic_states, d.dynamic_state_count) }.to_vec())
-        .unwrap_or_default();
+    let dynamic = ci.dynamic.to_vec();
     if dynamic.iter().any(|d| {
         [
             vk::DynamicState::VERTEX_INPUT_EXT,
@@ -131,34 +108,14 @@ unsafe fn vertex_input_part(
     }) {
         return None;
     }
-    // SAFETY: NULL or valid (Vulkan's valid usage).
-    let (input, assembly) = unsafe {
-        (
-            ci.p_vertex_input_state.as_ref()?,
-            ci.p_input_assembly_state.as_ref()?,
-        )
-    };
-    if !input.p_next.is_null() || !assembly.p_next.is_null() {
+    let (input, assembly) = (ci.vertex_input.as_ref()?, ci.input_assembly.as_ref()?);
+    if !input.state.p_next.is_null() || !assembly.p_next.is_null() {
         return None;
     }
     Some(Arc::new(VertexInputPart {
-        flags: ci.flags,
-        // SAFETY: the application's arrays (Vulkan's valid usage).
-        bindings: unsafe {
-            slice(
-                input.p_vertex_binding_descriptions,
-                input.vertex_binding_description_count,
-            )
-        }
-        .to_vec(),
-        // SAFETY: as above.
-        attributes: unsafe {
-            slice(
-                input.p_vertex_attribute_descriptions,
-                input.vertex_attribute_description_count,
-            )
-        }
-        .to_vec(),
+        flags: ci.info.flags,
+        bindings: input.bindings.to_vec(),
+        attributes: input.attributes.to_vec(),
         input_assembly: vk::PipelineInputAssemblyStateCreateInfo {
             flags: assembly.flags,
             topology: assembly.topology,
@@ -167,19 +124,6 @@ unsafe fn vertex_input_part(
         },
         dynamic,
     }))
-}
-
-/// The libraries `ci` links (`VkPipelineLibraryCreateInfoKHR`).
-fn linked<'a>(
-    ci: &'a vk::GraphicsPipelineCreateInfo<'_>,
-) -> Option<&'a vk::PipelineLibraryCreateInfoKHR<'a>> {
-    // SAFETY: valid pNext chain (Vulkan's valid usage).
-    unsafe {
-        find_in_chain::<vk::PipelineLibraryCreateInfoKHR<'_>>(
-            ci.p_next,
-            vk::StructureType::PIPELINE_LIBRARY_CREATE_INFO_KHR,
-        )
-    }
 }
 
 /// The recorded vertex-input library and vertex shader a link names.
@@ -191,10 +135,8 @@ struct LinkedParts {
     entry: String,
 }
 
-fn linked_parts(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) -> Option<LinkedParts> {
-    let link = linked(ci)?;
-    // SAFETY: the application's library array (Vulkan's valid usage).
-    let libraries = unsafe { slice(link.p_libraries, link.library_count) };
+fn linked_parts(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<LinkedParts> {
+    let libraries = ci.libraries?;
     let parts = dev.records.library_parts.read();
     let (index, input) = libraries
         .iter()
@@ -217,8 +159,8 @@ fn linked_parts(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) -> Op
 
 /// Whether `ci` links a recorded vertex-input library with a recorded vertex shader (the
 /// fast-path test: hash lookups only).
-pub fn may_feed(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) -> bool {
-    feeds(dev) && linked(ci).is_some() && linked_parts(dev, ci).is_some()
+pub fn may_feed(dev: &DeviceData, ci: &PipelineView<'_>) -> bool {
+    feeds(dev) && ci.libraries.is_some() && linked_parts(dev, ci).is_some()
 }
 
 /// The replacement vertex-input library for `ci` and the chain naming it, where `ci` links
@@ -230,7 +172,7 @@ pub fn feed(
     device: vk::Device,
     next: vk::PFN_vkCreateGraphicsPipelines,
     cache: vk::PipelineCache,
-    ci: &vk::GraphicsPipelineCreateInfo<'_>,
+    ci: &PipelineView<'_>,
 ) -> Option<LinkFeed> {
     if !feeds(dev) {
         return None;
@@ -295,13 +237,15 @@ pub fn feed(
         log::warning!("unfed vertex inputs of a linked pipeline are not fed: {result}");
         return None;
     }
-    let link = linked(ci)?;
-    // SAFETY: as in `linked_parts`.
-    let mut libraries = unsafe { slice(link.p_libraries, link.library_count) }.to_vec();
+    let mut libraries = ci.libraries?.to_vec();
     libraries[index] = library;
     let mut copies = Vec::new();
-    // SAFETY: valid chain; the copies live in the feed, as long as the chain is used.
-    let Some(rest) = (unsafe { chain_without(ci.p_next, link.s_type, &mut copies) }) else {
+    // The copies live in the feed, as long as the chain is used.
+    let rest = ci.chain.without(
+        vk::StructureType::PIPELINE_LIBRARY_CREATE_INFO_KHR,
+        &mut copies,
+    );
+    let Some(rest) = rest else {
         destroy(dev, device, library);
         return None;
     };

@@ -15,10 +15,10 @@ use std::sync::atomic::Ordering;
 
 use super::attribute_memory::LineLoops;
 use super::current_attributes::{destroy_chunk, new_host_buffer};
-use super::frames::{ffi_guard, shield};
+use super::frames::{command_hook, shield};
 use super::log;
 use super::records::{BoundIndexBuffer, CommandBufferState};
-use super::registry::{device_data, with_device};
+use super::registry::device_data;
 use super::state::DeviceData;
 
 /// The longest loop closed: the index buffer holds a pair per vertex count up to it (512
@@ -122,66 +122,47 @@ fn close(dev: &DeviceData, cb: vk::CommandBuffer, draw: [u32; 4]) {
     }
 }
 
-/// `vkCmdDraw` (devices with `VK_GLSEM_gl_state`): a line loop's closing segment after it.
-///
-/// # Safety
-/// Vulkan's valid usage for `vkCmdDraw`.
-pub unsafe extern "system" fn cmd_draw(
-    cb: vk::CommandBuffer,
-    vertex_count: u32,
-    instance_count: u32,
-    first_vertex: u32,
-    first_instance: u32,
-) {
-    ffi_guard("vkCmdDraw", (), || {
-        let Some((Some(next), loops)) = with_device(cb, |d| (d.table.cmd_draw, loops(d))) else {
-            return;
-        };
-        // SAFETY: the application's arguments, passed on unchanged.
-        unsafe {
-            next(
-                cb,
-                vertex_count,
-                instance_count,
-                first_vertex,
-                first_instance,
-            )
-        };
-        if !loops {
-            return;
+command_hook! {
+    /// `vkCmdDraw` (devices with `VK_GLSEM_gl_state`): a line loop's closing segment after it.
+    "vkCmdDraw",
+    fn cmd_draw(
+        cb,
+        vertex_count: u32,
+        instance_count: u32,
+        first_vertex: u32,
+        first_instance: u32,
+    ),
+    read |d| loops(d),
+    then |loops| {
+        if loops {
+            shield("vkCmdDraw", || {
+                let Some(dev) = device_data(cb) else {
+                    return;
+                };
+                if line_loop_bound(&dev, cb) {
+                    let draw = [vertex_count, instance_count, first_vertex, first_instance];
+                    close(&dev, cb, draw);
+                }
+            });
         }
-        shield("vkCmdDraw", || {
+    }
+}
+
+command_hook! {
+    /// `vkCmdBindIndexBuffer` (devices with `VK_GLSEM_gl_state`): remembered, so that a line
+    /// loop's closing segment can put it back.
+    "vkCmdBindIndexBuffer",
+    fn cmd_bind_index_buffer(
+        cb,
+        buffer: vk::Buffer,
+        offset: vk::DeviceSize,
+        index_type: vk::IndexType,
+    ),
+    then |()| {
+        shield("vkCmdBindIndexBuffer", || {
             let Some(dev) = device_data(cb) else {
                 return;
             };
-            if line_loop_bound(&dev, cb) {
-                let draw = [vertex_count, instance_count, first_vertex, first_instance];
-                close(&dev, cb, draw);
-            }
-        });
-    })
-}
-
-/// `vkCmdBindIndexBuffer` (devices with `VK_GLSEM_gl_state`): remembered, so that a line
-/// loop's closing segment can put it back.
-///
-/// # Safety
-/// Vulkan's valid usage for `vkCmdBindIndexBuffer`.
-pub unsafe extern "system" fn cmd_bind_index_buffer(
-    cb: vk::CommandBuffer,
-    buffer: vk::Buffer,
-    offset: vk::DeviceSize,
-    index_type: vk::IndexType,
-) {
-    ffi_guard("vkCmdBindIndexBuffer", (), || {
-        let Some(dev) = device_data(cb) else {
-            return;
-        };
-        if let Some(next) = dev.table.cmd_bind_index_buffer {
-            // SAFETY: the application's arguments, passed on unchanged.
-            unsafe { next(cb, buffer, offset, index_type) };
-        }
-        shield("vkCmdBindIndexBuffer", || {
             CommandBufferState::of(&mut dev.records.command_buffers.lock(), cb).index_buffer =
                 Some(BoundIndexBuffer {
                     buffer,
@@ -189,7 +170,7 @@ pub unsafe extern "system" fn cmd_bind_index_buffer(
                     index_type,
                 });
         });
-    })
+    }
 }
 
 /// A draw the layer cannot close: said once when a line-loop pipeline is bound.
@@ -206,84 +187,48 @@ fn open_draw(what: &str, cb: vk::CommandBuffer) {
     });
 }
 
-/// `vkCmdDrawIndexed` (devices with `VK_GLSEM_gl_state`): a line loop stays open; said once.
-///
-/// # Safety
-/// Vulkan's valid usage for `vkCmdDrawIndexed`.
-pub unsafe extern "system" fn cmd_draw_indexed(
-    cb: vk::CommandBuffer,
-    index_count: u32,
-    instance_count: u32,
-    first_index: u32,
-    vertex_offset: i32,
-    first_instance: u32,
-) {
-    ffi_guard("vkCmdDrawIndexed", (), || {
-        if let Some((Some(next), loops)) = with_device(cb, |d| (d.table.cmd_draw_indexed, loops(d)))
-        {
-            // SAFETY: the application's arguments, passed on unchanged.
-            unsafe {
-                next(
-                    cb,
-                    index_count,
-                    instance_count,
-                    first_index,
-                    vertex_offset,
-                    first_instance,
-                )
-            };
-            if loops {
-                open_draw("an indexed draw (vkCmdDrawIndexed)", cb);
+/// A draw hook whose draws the layer cannot close without reading the application's
+/// indices or parameters: a line loop drawn with one stays open ([`open_draw`]).
+macro_rules! open_draw_hook {
+    ($what:literal, $draw:literal, fn $hook:ident($($arg:ident: $ty:ty),*)) => {
+        command_hook! {
+            #[doc = concat!("`", $what, "` (devices with `VK_GLSEM_gl_state`): a line loop")]
+            /// stays open; said once.
+            $what,
+            fn $hook(cb, $($arg: $ty),*),
+            read |d| loops(d),
+            then |loops| {
+                if loops {
+                    open_draw(concat!($draw, " (", $what, ")"), cb);
+                }
             }
         }
-    })
+    };
 }
 
-/// `vkCmdDrawIndirect` (devices with `VK_GLSEM_gl_state`): a line loop stays open; said once.
-///
-/// # Safety
-/// Vulkan's valid usage for `vkCmdDrawIndirect`.
-pub unsafe extern "system" fn cmd_draw_indirect(
-    cb: vk::CommandBuffer,
-    buffer: vk::Buffer,
-    offset: vk::DeviceSize,
-    draw_count: u32,
-    stride: u32,
-) {
-    ffi_guard("vkCmdDrawIndirect", (), || {
-        if let Some((Some(next), loops)) =
-            with_device(cb, |d| (d.table.cmd_draw_indirect, loops(d)))
-        {
-            // SAFETY: the application's arguments, passed on unchanged.
-            unsafe { next(cb, buffer, offset, draw_count, stride) };
-            if loops {
-                open_draw("an indirect draw (vkCmdDrawIndirect)", cb);
-            }
-        }
-    })
-}
-
-/// `vkCmdDrawIndexedIndirect` (devices with `VK_GLSEM_gl_state`): a line loop stays open;
-/// said once.
-///
-/// # Safety
-/// Vulkan's valid usage for `vkCmdDrawIndexedIndirect`.
-pub unsafe extern "system" fn cmd_draw_indexed_indirect(
-    cb: vk::CommandBuffer,
-    buffer: vk::Buffer,
-    offset: vk::DeviceSize,
-    draw_count: u32,
-    stride: u32,
-) {
-    ffi_guard("vkCmdDrawIndexedIndirect", (), || {
-        if let Some((Some(next), loops)) =
-            with_device(cb, |d| (d.table.cmd_draw_indexed_indirect, loops(d)))
-        {
-            // SAFETY: the application's arguments, passed on unchanged.
-            unsafe { next(cb, buffer, offset, draw_count, stride) };
-            if loops {
-                open_draw("an indexed indirect draw (vkCmdDrawIndexedIndirect)", cb);
-            }
-        }
-    })
-}
+open_draw_hook!(
+    "vkCmdDrawIndexed",
+    "an indexed draw",
+    fn cmd_draw_indexed(
+        index_count: u32,
+        instance_count: u32,
+        first_index: u32,
+        vertex_offset: i32,
+        first_instance: u32
+    )
+);
+open_draw_hook!(
+    "vkCmdDrawIndirect",
+    "an indirect draw",
+    fn cmd_draw_indirect(buffer: vk::Buffer, offset: vk::DeviceSize, draw_count: u32, stride: u32)
+);
+open_draw_hook!(
+    "vkCmdDrawIndexedIndirect",
+    "an indexed indirect draw",
+    fn cmd_draw_indexed_indirect(
+        buffer: vk::Buffer,
+        offset: vk::DeviceSize,
+        draw_count: u32,
+        stride: u32
+    )
+);

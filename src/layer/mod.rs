@@ -19,13 +19,15 @@
 //!   steps), `shader_object` (`vkCreateShadersEXT`, `vkCmdBindShadersEXT`), `command_state`
 //!   (the GL state per command buffer behind `VK_GLSEM_tessellation_default_levels` and
 //!   `VK_GLSEM_gl_state`).
-//! - `pipeline_info`, `rewrite`, `push_range`: reading create infos, running steps, placing
-//!   the GL-state block; `cache`, `records`: what is kept; `settings`, `log`, `ffi`,
+//! - `create_info`: the safe views of create infos, made at the hook boundary;
+//!   `pipeline_info`, `rewrite`, `patched`, `push_range`: reading views, running steps,
+//!   the copies a rewritten pipeline goes down with, placing the GL-state block; `cache`, `records`: what is kept; `settings`, `log`, `ffi`,
 //!   `shader_code`: leaves.
 
 mod attribute_memory;
 mod cache;
 mod command_state;
+mod create_info;
 mod current_attributes;
 mod device;
 mod dispatch;
@@ -43,6 +45,7 @@ mod line_loops;
 pub mod loader_abi;
 pub mod log;
 mod modules;
+mod patched;
 mod pipeline_info;
 mod planner;
 mod primitive_objects;
@@ -59,9 +62,8 @@ mod state;
 use ash::vk;
 use std::ffi::{c_char, CStr};
 
+use dispatch::{as_void_fn, hook_lookup, layer_command_lookup, DeviceDispatch, InstanceDispatch};
 use dispatch::{device_commands, instance_commands, layer_command_list};
-use dispatch::{hook_lookup, layer_command_lookup, DeviceDispatch, InstanceDispatch};
-use ffi::VoidFn;
 /// `lib.rs` guards the loader's negotiation with it too.
 pub use frames::ffi_guard;
 use registry::{device_data, instance_data};
@@ -72,26 +74,25 @@ instance_commands!(hook_lookup);
 device_commands!(hook_lookup);
 layer_command_list!(layer_command_lookup);
 
-fn void_fn<F: Copy>(f: F) -> vk::PFN_vkVoidFunction {
-    assert_eq!(std::mem::size_of::<F>(), std::mem::size_of::<VoidFn>());
-    // SAFETY: F is a function pointer type (callers pass only those); the caller casts back.
-    Some(unsafe { std::mem::transmute_copy::<F, VoidFn>(&f) })
-}
-
 /// The frame of `vkGet*ProcAddr`: the FFI guard, then `find` with the name's bytes (a NULL
 /// name finds nothing).
 fn look_up(
     what: &str,
-    p_name: *const c_char,
+    name: Option<&CStr>,
     find: impl FnOnce(&[u8]) -> vk::PFN_vkVoidFunction,
 ) -> vk::PFN_vkVoidFunction {
-    if p_name.is_null() {
-        return None;
-    }
-    ffi_guard(what, None, || {
-        // SAFETY: pName is a nul-terminated string (Vulkan's valid usage).
-        find(unsafe { CStr::from_ptr(p_name) }.to_bytes())
-    })
+    let name = name?;
+    ffi_guard(what, None, || find(name.to_bytes()))
+}
+
+/// `pName` of `vkGet*ProcAddr`.
+///
+/// # Safety
+/// `p_name` is NULL or a nul-terminated string (Vulkan's valid usage) that outlives `'a`.
+unsafe fn proc_name<'a>(p_name: *const c_char) -> Option<&'a CStr> {
+    // SAFETY: a non-NULL `p_name` is nul-terminated and outlives `'a` (this function's
+    // contract).
+    (!p_name.is_null()).then(|| unsafe { CStr::from_ptr(p_name) })
 }
 
 /// `vkGetInstanceProcAddr` of this layer.
@@ -102,16 +103,19 @@ pub unsafe extern "system" fn get_instance_proc_addr(
     instance: vk::Instance,
     p_name: *const c_char,
 ) -> vk::PFN_vkVoidFunction {
-    look_up("vkGetInstanceProcAddr", p_name, |name| {
+    // SAFETY: pName is NULL or a nul-terminated string that outlives the call (Vulkan's
+    // valid usage for the command, this hook's contract).
+    let name = unsafe { proc_name(p_name) };
+    look_up("vkGetInstanceProcAddr", name, |name| {
         match name {
             b"vkGetInstanceProcAddr" => {
-                return void_fn::<vk::PFN_vkGetInstanceProcAddr>(get_instance_proc_addr)
+                return as_void_fn!(vk::PFN_vkGetInstanceProcAddr, get_instance_proc_addr)
             }
             b"vkGetDeviceProcAddr" => {
-                return void_fn::<vk::PFN_vkGetDeviceProcAddr>(get_device_proc_addr)
+                return as_void_fn!(vk::PFN_vkGetDeviceProcAddr, get_device_proc_addr)
             }
             b"vkCreateInstance" => {
-                return void_fn::<vk::PFN_vkCreateInstance>(instance::create_instance)
+                return as_void_fn!(vk::PFN_vkCreateInstance, instance::create_instance)
             }
             _ => {}
         }
@@ -122,7 +126,9 @@ pub unsafe extern "system" fn get_instance_proc_addr(
         if let Some((hook, available)) = instance_hook(name) {
             return available(&inst.table).then_some(hook);
         }
-        // SAFETY: the application's arguments, passed on unchanged.
+        // SAFETY: the next layer's `vkGetInstanceProcAddr` with the arguments the
+        // application gave this hook, which Vulkan's valid usage for the command (this
+        // hook's contract) makes valid for it as they were for the hook.
         let next = unsafe { (inst.next_gipa)(instance, p_name) };
         match device_hook(name) {
             Some((hook, _)) => next.map(|_| hook),
@@ -139,9 +145,12 @@ pub unsafe extern "system" fn get_device_proc_addr(
     device: vk::Device,
     p_name: *const c_char,
 ) -> vk::PFN_vkVoidFunction {
-    look_up("vkGetDeviceProcAddr", p_name, |name| {
+    // SAFETY: pName is NULL or a nul-terminated string that outlives the call (Vulkan's
+    // valid usage for the command, this hook's contract).
+    let name = unsafe { proc_name(p_name) };
+    look_up("vkGetDeviceProcAddr", name, |name| {
         if name == b"vkGetDeviceProcAddr" {
-            return void_fn::<vk::PFN_vkGetDeviceProcAddr>(get_device_proc_addr);
+            return as_void_fn!(vk::PFN_vkGetDeviceProcAddr, get_device_proc_addr);
         }
         let dev = device_data(device)?;
         if let Some((command, extension)) = layer_command(name) {
@@ -161,7 +170,9 @@ pub unsafe extern "system" fn get_device_proc_addr(
                 return available(&dev.table).then_some(hook);
             }
         }
-        // SAFETY: the application's arguments, passed on unchanged.
+        // SAFETY: the next layer's `vkGetDeviceProcAddr` with the arguments the application
+        // gave this hook, which Vulkan's valid usage for the command (this hook's contract)
+        // makes valid for it as they were for the hook.
         unsafe { (dev.next_gdpa)(device, p_name) }
     })
 }

@@ -20,29 +20,28 @@
 use ash::vk::{self, Handle};
 use std::sync::atomic::Ordering;
 
-use super::current_attributes::{format_of, integer_slots};
+use super::create_info::PipelineView;
+use super::current_attributes::integer_slots;
 use super::dynamic_lines::StaticMultisample;
-use super::ffi::{find_in_chain, slice};
+use super::ffi::slice;
 use super::frames::destroy_hook;
 use super::frames::{hook, maybe_inject_panic, shield};
 use super::interface_limits::{code_over_limit, over_limit};
 use super::library_inputs::{self, LinkFeed};
 use super::log;
+use super::patched::Patched;
 use super::pipeline_info::{
-    chain_without, chain_without_code, dynamic_states, followed_line_mode, followed_pipeline,
-    gl_mode_of, holds_vertex_input, inline_code, layout_of, library_line_mode, library_multisample,
-    pipeline_key, primitive_mode, stage_codes, stage_module, stage_of, stage_view, stages,
-    tes_without_tcs, topology_for, StageCode,
+    followed_line_mode, followed_pipeline, gl_mode_of, holds_vertex_input, layout_of,
+    library_line_mode, library_multisample, pipeline_key, stage_codes, stage_module, stage_of,
+    stage_view, tes_without_tcs, topology_for, StageCode,
 };
 use super::records::{BlockBinding, BlockSlot, PipelineRecord, FAST_PATH_PIPELINES};
 use super::rewrite::{Rewrite, Run, Target};
-use super::shader_code::code_words;
 use super::state::DeviceData;
-use glsem_abi::{PrimitiveMode, STRUCTURE_TYPE_PIPELINE_PRIMITIVE_MODE_CREATE_INFO};
+use glsem_abi::PrimitiveMode;
 use glsem_spirv::primitive_mode::GlPrimitive;
 use glsem_spirv::scan::Summary;
 use glsem_spirv::semantics::{choose, GlMode, Semantic, Stage, StageInfo, Stages, WindowOrigin};
-use glsem_spirv::unfed_inputs::InputKind;
 
 type S = vk::ShaderStageFlags;
 
@@ -58,8 +57,9 @@ hook! {
         p_pipelines: *mut vk::Pipeline
     ) -> vk::Result =>
     |dev, next| {
-        // SAFETY: createInfoCount create infos (Vulkan's valid usage).
-        let infos = unsafe { slice(p_create_infos, create_info_count) };
+        // SAFETY: createInfoCount valid create infos (Vulkan's valid usage), alive for the
+        // call.
+        let infos = unsafe { PipelineView::all(p_create_infos, create_info_count) };
         let needs_work = shield("vkCreateGraphicsPipelines", || {
             maybe_inject_panic(&dev.settings, "vkCreateGraphicsPipelines");
             infos.iter().any(|ci| needs_work(dev, ci))
@@ -74,7 +74,10 @@ hook! {
         let result = match needs_work {
             Some(false) => {
                 FAST_PATH_PIPELINES.fetch_add(infos.len(), Ordering::Relaxed);
-                // SAFETY: the application's arguments, passed on unchanged.
+                // SAFETY: the next layer's `vkCreateGraphicsPipelines` with the arguments
+                // the application gave this hook, which Vulkan's valid usage for the
+                // command (this hook's contract) makes valid for it as they were for the
+                // hook.
                 unsafe {
                     next(
                         device,
@@ -87,7 +90,7 @@ hook! {
                 }
             }
             // SAFETY: pPipelines holds one handle per create info (Vulkan's valid usage).
-            Some(true) => unsafe { call.create(infos, p_pipelines) },
+            Some(true) => unsafe { call.create(&infos, p_pipelines) },
             // The layer failed before deciding: the application's structs go down as they
             // are, except pipelines that would crash the driver.
             None => {
@@ -98,15 +101,15 @@ hook! {
                         false => Plan::Keep,
                     })
                     .collect();
-                // SAFETY: as above.
-                unsafe { call.finish(infos, plans, p_pipelines) }
+                // SAFETY: pPipelines holds one handle per create info (Vulkan's valid usage).
+                unsafe { call.finish(&infos, plans, p_pipelines) }
             }
         };
         // SAFETY: pPipelines holds one handle per create info, set by the call.
         let pipelines = unsafe { slice(p_pipelines, create_info_count) };
         shield("vkCreateGraphicsPipelines library parts", || {
-            library_inputs::record(dev, infos, pipelines);
-            record_library_multisample(dev, infos, pipelines);
+            library_inputs::record(dev, &infos, pipelines);
+            record_library_multisample(dev, &infos, pipelines);
         });
         result
     }
@@ -116,7 +119,7 @@ hook! {
 /// them may follow GL's line rule (`linked_line_mode`).
 fn record_library_multisample(
     dev: &DeviceData,
-    infos: &[vk::GraphicsPipelineCreateInfo<'_>],
+    infos: &[PipelineView<'_>],
     pipelines: &[vk::Pipeline],
 ) {
     if !dev.conventions.library_line_mode {
@@ -131,29 +134,25 @@ fn record_library_multisample(
 
 /// The fast-path decision: module summaries and the create info only; no allocation for
 /// stages given as `VkShaderModule`s.
-fn needs_work(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) -> bool {
+fn needs_work(dev: &DeviceData, ci: &PipelineView<'_>) -> bool {
     // GL's primitive mode: its struct never goes down, and the pipeline draws it or fails.
-    if tes_without_tcs(ci) || primitive_mode(ci).is_some() || past_interface_limits(dev, ci) {
+    if tes_without_tcs(ci) || ci.primitive_mode.is_some() || past_interface_limits(dev, ci) {
         return true;
     }
     let modules = dev.records.modules.read();
     // Summaries of code given inline, scanned here (rare).
-    let inline: Vec<(Stage, Summary)> = stages(ci)
+    let inline: Vec<(Stage, Summary)> = ci
+        .stages
         .iter()
-        .filter(|s| s.module == vk::ShaderModule::null())
-        .filter_map(|s| {
-            // SAFETY: a valid pNext chain holding valid code (Vulkan's valid usage).
-            let words = unsafe { code_words(inline_code(s)?.0) };
-            Some((stage_of(s.stage)?, dev.scan(words)))
-        })
+        .filter_map(|s| Some((stage_of(s.info.stage)?, dev.scan(s.inline_code?))))
         .collect();
     let mut view = Stages::default();
-    for s in stages(ci) {
-        let Some(stage) = stage_of(s.stage) else {
+    for s in &ci.stages {
+        let Some(stage) = stage_of(s.info.stage) else {
             continue;
         };
-        let summary = if s.module != vk::ShaderModule::null() {
-            modules.get(&s.module).map(|m| &m.summary)
+        let summary = if s.info.module != vk::ShaderModule::null() {
+            modules.get(&s.info.module).map(|m| &m.summary)
         } else {
             inline
                 .iter()
@@ -188,12 +187,9 @@ fn needs_work(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) -> bool
 /// The multisample state of a pipeline linked from a pre-rasterization library whose line
 /// mode the layer made dynamic: the fragment-output library's (all dynamic where the layer
 /// did not see it).
-fn linked_line_mode(
-    dev: &DeviceData,
-    ci: &vk::GraphicsPipelineCreateInfo<'_>,
-) -> Option<StaticMultisample> {
+fn linked_line_mode(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<StaticMultisample> {
     let libraries = linked_libraries(ci);
-    if libraries.is_empty() || ci.flags.contains(vk::PipelineCreateFlags::LIBRARY_KHR) {
+    if libraries.is_empty() || ci.info.flags.contains(vk::PipelineCreateFlags::LIBRARY_KHR) {
         return None;
     }
     let follows = {
@@ -216,7 +212,7 @@ fn linked_line_mode(
 }
 
 /// Whether a library `ci` links draws GL's line loops: the linked pipeline closes them.
-fn libraries_line_loop(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) -> bool {
+fn libraries_line_loop(dev: &DeviceData, ci: &PipelineView<'_>) -> bool {
     let libraries = linked_libraries(ci);
     !libraries.is_empty() && {
         let pipelines = dev.records.pipelines.read();
@@ -229,24 +225,16 @@ fn libraries_line_loop(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>
 /// The topology a pipeline drawing GL's primitive mode with a dynamic topology needs: the
 /// layer sets it at bind and in place of the application's `vkCmdSetPrimitiveTopology`
 /// while the pipeline is bound.
-fn dynamic_gl_topology(
-    ci: &vk::GraphicsPipelineCreateInfo<'_>,
-    rewrite: &Rewrite,
-) -> Option<vk::PrimitiveTopology> {
+fn dynamic_gl_topology(ci: &PipelineView<'_>, rewrite: &Rewrite) -> Option<vk::PrimitiveTopology> {
     let topology = rewrite.input_assembly.filter(|_| holds_vertex_input(ci))?;
-    // SAFETY: valid pointers per Vulkan's valid usage.
-    let dynamic = unsafe { ci.p_dynamic_state.as_ref() }
-        .map(|d| unsafe { slice(d.p_dynamic_states, d.dynamic_state_count) })
-        .unwrap_or(&[]);
-    dynamic
-        .contains(&vk::DynamicState::PRIMITIVE_TOPOLOGY)
+    ci.is_dynamic(vk::DynamicState::PRIMITIVE_TOPOLOGY)
         .then_some(topology)
 }
 
 /// Why `ci`'s GL primitive `mode` cannot be drawn, if it cannot.
 fn refused_primitive_mode(
     dev: &DeviceData,
-    ci: &vk::GraphicsPipelineCreateInfo<'_>,
+    ci: &PipelineView<'_>,
     mode: PrimitiveMode,
 ) -> Option<String> {
     let Some(gl_mode) = gl_mode_of(mode) else {
@@ -267,8 +255,9 @@ fn refused_primitive_mode(
     if !holds_vertex_input(ci) {
         return None;
     }
-    // SAFETY: NULL or valid where the create info holds the vertex-input state.
-    let restart = unsafe { ci.p_input_assembly_state.as_ref() }
+    let restart = ci
+        .input_assembly
+        .as_ref()
         .is_some_and(|ia| ia.primitive_restart_enable == vk::TRUE);
     match gl_mode {
         // A list topology restarts only with primitiveTopologyListRestart; a strip of quads
@@ -281,45 +270,32 @@ fn refused_primitive_mode(
 }
 
 /// Whether a stage of `ci` takes more Locations than the device allows: `plan` fails it.
-fn past_interface_limits(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) -> bool {
-    stages(ci).iter().any(|s| {
-        let (Some(stage), Some(module)) = (stage_of(s.stage), stage_module(dev, s)) else {
+fn past_interface_limits(dev: &DeviceData, ci: &PipelineView<'_>) -> bool {
+    ci.stages.iter().any(|s| {
+        let (Some(stage), Some(module)) = (stage_of(s.info.stage), stage_module(dev, s)) else {
             return false;
         };
-        // SAFETY: pName is a nul-terminated string (valid usage).
-        let entry = unsafe { s.p_name.as_ref() }
-            .and_then(|_| unsafe { std::ffi::CStr::from_ptr(s.p_name) }.to_str().ok());
-        entry.is_some_and(|entry| over_limit(&dev.limits, stage, &module, entry).is_some())
+        s.entry
+            .is_some_and(|entry| over_limit(&dev.limits, stage, &module, entry).is_some())
     })
 }
 
 /// A library with a flipped static viewport needs a record: the pipelines linked from it
 /// take their `H` from it.
-fn keeps_window_height(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) -> bool {
+fn keeps_window_height(dev: &DeviceData, ci: &PipelineView<'_>) -> bool {
     dev.extensions.gl_state
         && dev.settings.window_origin == WindowOrigin::Flipped
-        && ci.flags.contains(vk::PipelineCreateFlags::LIBRARY_KHR)
+        && ci.info.flags.contains(vk::PipelineCreateFlags::LIBRARY_KHR)
         && static_window_height(ci).is_some()
 }
 
 /// The libraries `ci` links (`VkPipelineLibraryCreateInfoKHR`).
-fn linked_libraries<'a>(ci: &'a vk::GraphicsPipelineCreateInfo<'_>) -> &'a [vk::Pipeline] {
-    // SAFETY: valid pNext chain and library array (Vulkan's valid usage).
-    unsafe {
-        find_in_chain::<vk::PipelineLibraryCreateInfoKHR<'_>>(
-            ci.p_next,
-            vk::StructureType::PIPELINE_LIBRARY_CREATE_INFO_KHR,
-        )
-        .map(|l| slice(l.p_libraries, l.library_count))
-        .unwrap_or(&[])
-    }
+fn linked_libraries<'a>(ci: &PipelineView<'a>) -> &'a [vk::Pipeline] {
+    ci.libraries.unwrap_or(&[])
 }
 
 /// `H` of the static viewport of a library `ci` links (none when the viewport is dynamic).
-fn libraries_window_height(
-    dev: &DeviceData,
-    ci: &vk::GraphicsPipelineCreateInfo<'_>,
-) -> Option<f32> {
+fn libraries_window_height(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<f32> {
     let pipelines = dev.records.pipelines.read();
     linked_libraries(ci)
         .iter()
@@ -331,10 +307,7 @@ fn libraries_window_height(
 /// constant ranges, which libraries linked together share, with
 /// `VK_PIPELINE_LAYOUT_CREATE_INDEPENDENT_SETS_BIT_EXT` or not), with the linked pipeline's
 /// own layout when the layer knows it, else with the library's.
-fn libraries_block(
-    dev: &DeviceData,
-    ci: &vk::GraphicsPipelineCreateInfo<'_>,
-) -> Option<BlockBinding> {
+fn libraries_block(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<BlockBinding> {
     let pipelines = dev.records.pipelines.read();
     let from_library = linked_libraries(ci)
         .iter()
@@ -346,7 +319,7 @@ fn libraries_block(
             push_stages,
             ..
         } if offset == from_library.offset => Some(BlockBinding {
-            layout: ci.layout,
+            layout: ci.info.layout,
             offset,
             size,
             stages: push_stages,
@@ -371,9 +344,9 @@ impl Plan {
     }
 }
 
-fn plan(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) -> Plan {
+fn plan(dev: &DeviceData, ci: &PipelineView<'_>) -> Plan {
     maybe_inject_panic(&dev.settings, "vkCreateGraphicsPipelines/plan");
-    let mode = primitive_mode(ci);
+    let mode = ci.primitive_mode;
     if let Some(why) = mode.and_then(|mode| refused_primitive_mode(dev, ci, mode)) {
         return Plan::fail(why);
     }
@@ -383,14 +356,14 @@ fn plan(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) -> Plan {
     };
     // A pre-rasterization library does not know whether its pipelines are single-sampled:
     // its line mode is dynamic state, GL's rule set at bind.
-    if rewrite.bresenham_lines.is_some() && library_line_mode(dev, ci, dynamic_states(ci)) {
-        rewrite.bresenham_lines = None;
+    if library_line_mode(dev, ci, ci.dynamic) && rewrite.take_bresenham_lines() {
         rewrite.dynamic_line_mode = true;
     }
     if let Some(mode) = mode {
         // The struct is the layer's: it never goes down.
-        // SAFETY: NULL or valid (read above).
-        let app_topology = unsafe { ci.p_input_assembly_state.as_ref() }
+        let app_topology = ci
+            .input_assembly
+            .as_ref()
             .map_or(vk::PrimitiveTopology::default(), |ia| ia.topology);
         rewrite.input_assembly = Some(match gl_mode_of(mode) {
             Some(gl_mode) if holds_vertex_input(ci) => topology_for(gl_mode),
@@ -405,10 +378,7 @@ fn plan(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) -> Plan {
 }
 
 /// The steps [`choose`] picks for `ci`, run; `Err` says why the pipeline cannot be created.
-fn plan_steps(
-    dev: &DeviceData,
-    ci: &vk::GraphicsPipelineCreateInfo<'_>,
-) -> Result<Rewrite, String> {
+fn plan_steps(dev: &DeviceData, ci: &PipelineView<'_>) -> Result<Rewrite, String> {
     let codes = stage_codes(dev, ci);
     for c in &codes {
         let why = c
@@ -473,240 +443,27 @@ fn layer_past_limits(dev: &DeviceData, codes: &[StageCode], rewrite: &Rewrite) -
 }
 
 /// What the steps read off `ci` besides its stages.
-fn target(dev: &DeviceData, ci: &vk::GraphicsPipelineCreateInfo<'_>) -> Target {
-    // SAFETY: valid pointers per Vulkan's valid usage.
-    let dynamic = unsafe { ci.p_dynamic_state.as_ref() }
-        .map(|d| unsafe { slice(d.p_dynamic_states, d.dynamic_state_count) })
-        .unwrap_or(&[]);
+fn target(dev: &DeviceData, ci: &PipelineView<'_>) -> Target {
     Target {
-        layout: ci.layout,
+        layout: ci.info.layout,
         layout_record: layout_of(dev, ci),
-        // SAFETY: NULL or valid (Vulkan's valid usage).
-        patch_control_points: unsafe { ci.p_tessellation_state.as_ref() }
-            .map(|t| t.patch_control_points),
-        dynamic_patch_control_points: dynamic.contains(&vk::DynamicState::PATCH_CONTROL_POINTS_EXT),
-    }
-}
-
-/// The clockwise / counter-clockwise swap of `face` (a positive viewport turns GL's winding
-/// over: Vulkan's area formula has the opposite sign).
-pub(super) fn inverted(face: vk::FrontFace) -> vk::FrontFace {
-    if face == vk::FrontFace::CLOCKWISE {
-        vk::FrontFace::COUNTER_CLOCKWISE
-    } else {
-        vk::FrontFace::CLOCKWISE
+        patch_control_points: ci.tessellation.as_ref().map(|t| t.patch_control_points),
+        dynamic_patch_control_points: ci.is_dynamic(vk::DynamicState::PATCH_CONTROL_POINTS_EXT),
     }
 }
 
 /// `H` of GL's `gl_FragCoord.y = H - y` from a static viewport: viewport 0's `y`, where a
 /// flipped viewport `{y = H, height = -H}` puts GL's bottom edge. `None` with dynamic
 /// viewports (`vkCmdSetViewport` sets it) or none at all.
-fn static_window_height(ci: &vk::GraphicsPipelineCreateInfo<'_>) -> Option<f32> {
-    // SAFETY: valid pointers per Vulkan's valid usage.
-    unsafe {
-        // The viewport belongs to the pre-rasterization part: a library without it, or a
-        // pipeline linked from libraries, ignores pViewportState.
-        let parts = find_in_chain::<vk::GraphicsPipelineLibraryCreateInfoEXT<'_>>(
-            ci.p_next,
-            vk::StructureType::GRAPHICS_PIPELINE_LIBRARY_CREATE_INFO_EXT,
-        );
-        let holds_viewport = match parts {
-            Some(p) => p
-                .flags
-                .contains(vk::GraphicsPipelineLibraryFlagsEXT::PRE_RASTERIZATION_SHADERS),
-            None => linked_libraries(ci).is_empty(),
-        };
-        if !holds_viewport {
-            return None;
-        }
-        let dynamic = ci
-            .p_dynamic_state
-            .as_ref()
-            .map(|d| slice(d.p_dynamic_states, d.dynamic_state_count))
-            .unwrap_or(&[]);
-        if dynamic.iter().any(|d| {
-            [
-                vk::DynamicState::VIEWPORT,
-                vk::DynamicState::VIEWPORT_WITH_COUNT,
-            ]
-            .contains(d)
-        }) {
-            return None;
-        }
-        let state = ci.p_viewport_state.as_ref()?;
-        state.p_viewports.as_ref().map(|v| v.y)
-    }
-}
-
-/// The arrays handed to the driver for one rewritten create info, and the temporary
-/// modules to destroy afterwards.
-struct Patched {
-    stages: Vec<vk::PipelineShaderStageCreateInfo<'static>>,
-    temporaries: Vec<vk::ShaderModule>,
-    /// Copied `pNext` structs of stages whose inline code was unlinked.
-    chain_copies: Vec<Box<[u64]>>,
-    /// The rasterization / viewport state with GL's conventions chained in front of the
-    /// application's `pNext` (boxed: the copies point into them).
-    rasterization: Option<Box<RasterizationCopy>>,
-    viewport: Option<Box<ViewportCopy>>,
-    dynamic: Option<Box<DynamicCopy>>,
-    tessellation: Option<Box<TessellationCopy>>,
-    vertex_input: Option<Box<VertexInputCopy>>,
-    input_assembly: Option<Box<vk::PipelineInputAssemblyStateCreateInfo<'static>>>,
-}
-
-/// The vertex-input state with the layer's stride-0 binding of GL's current attributes.
-struct VertexInputCopy {
-    state: vk::PipelineVertexInputStateCreateInfo<'static>,
-    bindings: Vec<vk::VertexInputBindingDescription>,
-    attributes: Vec<vk::VertexInputAttributeDescription>,
-}
-
-impl VertexInputCopy {
-    unsafe fn new(
-        app: &vk::PipelineVertexInputStateCreateInfo<'_>,
-        binding: u32,
-        inputs: &[(u32, InputKind)],
-    ) -> Box<VertexInputCopy> {
-        // SAFETY: the application's arrays (Vulkan's valid usage).
-        let (mut bindings, mut attributes) = unsafe {
-            (
-                slice(
-                    app.p_vertex_binding_descriptions,
-                    app.vertex_binding_description_count,
-                )
-                .to_vec(),
-                slice(
-                    app.p_vertex_attribute_descriptions,
-                    app.vertex_attribute_description_count,
-                )
-                .to_vec(),
-            )
-        };
-        bindings.push(vk::VertexInputBindingDescription {
-            binding,
-            stride: 0,
-            input_rate: vk::VertexInputRate::VERTEX,
-        });
-        attributes.extend(inputs.iter().map(|&(location, kind)| {
-            vk::VertexInputAttributeDescription {
-                location,
-                binding,
-                format: format_of(kind),
-                offset: location * 16,
-            }
-        }));
-        let mut copy = Box::new(VertexInputCopy {
-            // SAFETY: only the lifetime changes; the copy lives until the call down returns.
-            state: unsafe {
-                std::mem::transmute::<
-                    vk::PipelineVertexInputStateCreateInfo<'_>,
-                    vk::PipelineVertexInputStateCreateInfo<'static>,
-                >(*app)
-            },
-            bindings,
-            attributes,
-        });
-        copy.state.vertex_binding_description_count = copy.bindings.len() as u32;
-        copy.state.p_vertex_binding_descriptions = copy.bindings.as_ptr();
-        copy.state.vertex_attribute_description_count = copy.attributes.len() as u32;
-        copy.state.p_vertex_attribute_descriptions = copy.attributes.as_ptr();
-        copy
-    }
-}
-
-struct TessellationCopy {
-    state: vk::PipelineTessellationStateCreateInfo<'static>,
-    domain_origin: vk::PipelineTessellationDomainOriginStateCreateInfo<'static>,
-}
-
-struct RasterizationCopy {
-    state: vk::PipelineRasterizationStateCreateInfo<'static>,
-    provoking: vk::PipelineRasterizationProvokingVertexStateCreateInfoEXT<'static>,
-    line: vk::PipelineRasterizationLineStateCreateInfoKHR<'static>,
-}
-
-impl RasterizationCopy {
-    /// `state` with the conventions `rewrite` asks for chained in front of its `pNext`.
-    unsafe fn new(
-        state: &vk::PipelineRasterizationStateCreateInfo<'_>,
-        rewrite: &Rewrite,
-    ) -> Box<RasterizationCopy> {
-        // SAFETY: only the lifetime changes; the copy lives until the call down returns.
-        let state = unsafe {
-            std::mem::transmute::<
-                vk::PipelineRasterizationStateCreateInfo<'_>,
-                vk::PipelineRasterizationStateCreateInfo<'static>,
-            >(*state)
-        };
-        let mut copy = Box::new(RasterizationCopy {
-            state,
-            provoking: vk::PipelineRasterizationProvokingVertexStateCreateInfoEXT {
-                provoking_vertex_mode: vk::ProvokingVertexModeEXT::LAST_VERTEX,
-                ..Default::default()
-            },
-            // The stipple itself is dynamic state the layer sets at bind time.
-            line: vk::PipelineRasterizationLineStateCreateInfoKHR {
-                line_rasterization_mode: vk::LineRasterizationModeKHR::BRESENHAM,
-                stippled_line_enable: rewrite.bresenham_lines.unwrap_or(false).into(),
-                line_stipple_factor: 1,
-                line_stipple_pattern: 0xFFFF,
-                ..Default::default()
-            },
-        });
-        if rewrite.provoking_vertex_last {
-            copy.provoking.p_next = copy.state.p_next.cast_mut();
-            copy.state.p_next = (&copy.provoking
-                as *const vk::PipelineRasterizationProvokingVertexStateCreateInfoEXT<'_>)
-                .cast();
-        }
-        if rewrite.invert_front_face {
-            copy.state.front_face = inverted(copy.state.front_face);
-        }
-        if rewrite.bresenham_lines.is_some() {
-            copy.line.p_next = copy.state.p_next.cast_mut();
-            copy.state.p_next =
-                (&copy.line as *const vk::PipelineRasterizationLineStateCreateInfoKHR<'_>).cast();
-        }
-        copy
-    }
-}
-
-/// The dynamic state with states the layer sets added: `VK_DYNAMIC_STATE_LINE_STIPPLE_EXT`
-/// (the layer's stipple), `VK_DYNAMIC_STATE_LINE_RASTERIZATION_MODE_EXT` (GL's line rule
-/// followed at bind).
-struct DynamicCopy {
-    state: vk::PipelineDynamicStateCreateInfo<'static>,
-    states: Vec<vk::DynamicState>,
-}
-
-impl DynamicCopy {
-    unsafe fn with(
-        app: &vk::PipelineDynamicStateCreateInfo<'_>,
-        added: &[vk::DynamicState],
-    ) -> Box<DynamicCopy> {
-        // SAFETY: the application's array (Vulkan's valid usage).
-        let mut states = unsafe { slice(app.p_dynamic_states, app.dynamic_state_count) }.to_vec();
-        states.extend_from_slice(added);
-        let mut copy = Box::new(DynamicCopy {
-            // SAFETY: only the lifetime changes; the copy lives until the call down returns.
-            state: unsafe {
-                std::mem::transmute::<
-                    vk::PipelineDynamicStateCreateInfo<'_>,
-                    vk::PipelineDynamicStateCreateInfo<'static>,
-                >(*app)
-            },
-            states,
-        });
-        copy.state.dynamic_state_count = copy.states.len() as u32;
-        copy.state.p_dynamic_states = copy.states.as_ptr();
-        copy
-    }
-}
-
-struct ViewportCopy {
-    state: vk::PipelineViewportStateCreateInfo<'static>,
-    depth: vk::PipelineViewportDepthClipControlCreateInfoEXT<'static>,
+fn static_window_height(ci: &PipelineView<'_>) -> Option<f32> {
+    // The viewport belongs to the pre-rasterization part: a library without it, or a
+    // pipeline linked from libraries, ignores pViewportState.
+    let holds_viewport = match ci.library_parts {
+        Some(p) => p.contains(vk::GraphicsPipelineLibraryFlagsEXT::PRE_RASTERIZATION_SHADERS),
+        None => linked_libraries(ci).is_empty(),
+    };
+    // `first_viewport` is that of a static viewport state.
+    ci.first_viewport.filter(|_| holds_viewport).map(|v| v.y)
 }
 
 /// The create infos that go down: failed ones are not passed down; derivatives follow
@@ -714,16 +471,16 @@ struct ViewportCopy {
 /// array there, as the driver would. Returns them, each application info's position among
 /// them, and the layer's first failure.
 fn compact<'a>(
-    infos: &[vk::GraphicsPipelineCreateInfo<'a>],
+    infos: &[PipelineView<'a>],
     plans: &[Plan],
-    patched: &[Option<Patched>],
+    patched: &[Option<Patched<'a>>],
     feeds: &[Option<LinkFeed>],
 ) -> Compacted<'a> {
     let mut position: Vec<Option<usize>> = vec![None; infos.len()];
     let mut down: Vec<vk::GraphicsPipelineCreateInfo<'a>> = Vec::with_capacity(infos.len());
     let mut failure: Option<vk::Result> = None;
     for (i, ci) in infos.iter().enumerate() {
-        let mut info = *ci;
+        let mut info = *ci.info;
         let mut why = match &plans[i] {
             Plan::Fail(why, result) => Some((why.clone(), *result)),
             _ => None,
@@ -776,197 +533,12 @@ struct Compacted<'a> {
     failure: Option<vk::Result>,
 }
 
-impl Patched {
-    /// Points `info` at the patched stages and state.
-    fn apply(&self, info: &mut vk::GraphicsPipelineCreateInfo<'_>) {
-        info.stage_count = self.stages.len() as u32;
-        info.p_stages = self.stages.as_ptr();
-        if let Some(copy) = &self.rasterization {
-            info.p_rasterization_state = &copy.state;
-        }
-        if let Some(copy) = &self.viewport {
-            info.p_viewport_state = &copy.state;
-        }
-        if let Some(copy) = &self.dynamic {
-            info.p_dynamic_state = &copy.state;
-        }
-        if let Some(copy) = &self.tessellation {
-            info.p_tessellation_state = &copy.state;
-        }
-        if let Some(copy) = &self.vertex_input {
-            info.p_vertex_input_state = &copy.state;
-        }
-        if let Some(copy) = &self.input_assembly {
-            info.p_input_assembly_state = &**copy;
-        }
-    }
-}
-
 /// The error of a temporary module the driver failed to create.
 fn module_failed(e: vk::Result) -> (String, vk::Result) {
     (
         format!("the driver failed to create a rewritten shader module: {e}"),
         e,
     )
-}
-
-/// The copies of the pipeline state `rewrite` patches, in `patched`. The planner asks for a
-/// state only where the pipeline has one: there the pointer is valid (Vulkan's valid
-/// usage); elsewhere it may be ignored garbage, never read.
-///
-/// # Safety
-/// `ci` is a valid create info.
-unsafe fn patch_state(
-    ci: &vk::GraphicsPipelineCreateInfo<'_>,
-    rewrite: &Rewrite,
-    patched: &mut Patched,
-) {
-    if let Some((binding, inputs)) = rewrite.current_attributes.as_ref() {
-        // SAFETY: NULL or valid (Vulkan's valid usage); the planner asks for the
-        // attributes only where the create info holds the vertex-input state.
-        if let Some(state) = unsafe { ci.p_vertex_input_state.as_ref() } {
-            // SAFETY: the application's valid vertex-input state.
-            patched.vertex_input = Some(unsafe { VertexInputCopy::new(state, *binding, inputs) });
-        }
-    }
-    let wants_rasterization = rewrite.provoking_vertex_last
-        || rewrite.bresenham_lines.is_some()
-        || rewrite.invert_front_face;
-    let rasterization = if wants_rasterization {
-        // SAFETY: asked for where the pipeline has it (above).
-        unsafe { ci.p_rasterization_state.as_ref() }
-    } else {
-        None
-    };
-    let added_dynamic: Vec<vk::DynamicState> = [
-        (rewrite.bresenham_lines == Some(true)).then_some(vk::DynamicState::LINE_STIPPLE_KHR),
-        rewrite
-            .dynamic_line_mode
-            .then_some(vk::DynamicState::LINE_RASTERIZATION_MODE_EXT),
-    ]
-    .into_iter()
-    .flatten()
-    .collect();
-    let dynamic = if added_dynamic.is_empty() {
-        None
-    } else {
-        // SAFETY: NULL or valid (Vulkan's valid usage).
-        Some(unsafe { ci.p_dynamic_state.as_ref() })
-    };
-    let tessellation = if rewrite.domain_origin_lower_left {
-        // SAFETY: asked for where the pipeline has it (above).
-        unsafe { ci.p_tessellation_state.as_ref() }
-    } else {
-        None
-    };
-    let viewport = if rewrite.negative_one_to_one {
-        // SAFETY: asked for where the pipeline has it (above).
-        unsafe { ci.p_viewport_state.as_ref() }
-    } else {
-        None
-    };
-    if let Some(state) = rasterization {
-        // SAFETY: the application's valid rasterization state.
-        patched.rasterization = Some(unsafe { RasterizationCopy::new(state, rewrite) });
-    }
-    if let Some(app) = dynamic {
-        let app = app.copied().unwrap_or_default();
-        // SAFETY: the application's valid dynamic state, or an empty one.
-        patched.dynamic = Some(unsafe { DynamicCopy::with(&app, &added_dynamic) });
-    }
-    if let Some(state) = tessellation {
-        // SAFETY: the application's valid tessellation state.
-        patched.tessellation = Some(unsafe { TessellationCopy::new(state) });
-    }
-    if let Some(state) = viewport {
-        // SAFETY: the application's valid viewport state.
-        patched.viewport = Some(unsafe { ViewportCopy::new(state) });
-    }
-}
-
-/// `ci`'s input-assembly state drawing `topology`, with the layer's
-/// `VkPipelinePrimitiveModeCreateInfoGLSEM` taken out of its chain (the structs in front of
-/// it copied into `copies`). `None`: one of those is a struct the layer cannot copy.
-///
-/// # Safety
-/// `ci`'s input-assembly state is valid and holds the struct.
-unsafe fn input_assembly_copy(
-    ci: &vk::GraphicsPipelineCreateInfo<'_>,
-    topology: vk::PrimitiveTopology,
-    copies: &mut Vec<Box<[u64]>>,
-) -> Option<Box<vk::PipelineInputAssemblyStateCreateInfo<'static>>> {
-    // SAFETY: this function's contract.
-    let app = unsafe { ci.p_input_assembly_state.as_ref() }?;
-    // SAFETY: the state's valid pNext chain (this function's contract).
-    let p_next = unsafe {
-        chain_without(
-            app.p_next,
-            STRUCTURE_TYPE_PIPELINE_PRIMITIVE_MODE_CREATE_INFO,
-            copies,
-        )
-    }?;
-    let mut copy = vk::PipelineInputAssemblyStateCreateInfo {
-        flags: app.flags,
-        topology,
-        primitive_restart_enable: app.primitive_restart_enable,
-        ..Default::default()
-    };
-    copy.p_next = p_next;
-    Some(Box::new(copy))
-}
-
-impl TessellationCopy {
-    /// `state` with GL's lower-left domain origin chained in front of its `pNext`.
-    ///
-    /// # Safety
-    /// `state` is valid; the copy must not outlive the chain it points into.
-    unsafe fn new(state: &vk::PipelineTessellationStateCreateInfo<'_>) -> Box<Self> {
-        let mut copy = Box::new(TessellationCopy {
-            // SAFETY: only the lifetime changes; the copy lives in `Patched` until the
-            // call down returns, while the chain it points into is alive.
-            state: unsafe {
-                std::mem::transmute::<
-                    vk::PipelineTessellationStateCreateInfo<'_>,
-                    vk::PipelineTessellationStateCreateInfo<'static>,
-                >(*state)
-            },
-            domain_origin: vk::PipelineTessellationDomainOriginStateCreateInfo {
-                p_next: state.p_next,
-                domain_origin: vk::TessellationDomainOrigin::LOWER_LEFT,
-                ..Default::default()
-            },
-        });
-        copy.state.p_next = (&copy.domain_origin
-            as *const vk::PipelineTessellationDomainOriginStateCreateInfo<'_>)
-            .cast();
-        copy
-    }
-}
-
-impl ViewportCopy {
-    /// `state` with a depth clip control of GL's [-1, 1] chained in front of its `pNext`.
-    ///
-    /// # Safety
-    /// `state` is valid; the copy must not outlive the chain it points into.
-    unsafe fn new(state: &vk::PipelineViewportStateCreateInfo<'_>) -> Box<Self> {
-        let mut copy = Box::new(ViewportCopy {
-            // SAFETY: as for the tessellation state above.
-            state: unsafe {
-                std::mem::transmute::<
-                    vk::PipelineViewportStateCreateInfo<'_>,
-                    vk::PipelineViewportStateCreateInfo<'static>,
-                >(*state)
-            },
-            depth: vk::PipelineViewportDepthClipControlCreateInfoEXT {
-                p_next: state.p_next,
-                negative_one_to_one: vk::TRUE,
-                ..Default::default()
-            },
-        });
-        copy.state.p_next =
-            (&copy.depth as *const vk::PipelineViewportDepthClipControlCreateInfoEXT<'_>).cast();
-        copy
-    }
 }
 
 struct Call<'a> {
@@ -980,7 +552,7 @@ struct Call<'a> {
 impl Call<'_> {
     unsafe fn create(
         &self,
-        infos: &[vk::GraphicsPipelineCreateInfo<'_>],
+        infos: &[PipelineView<'_>],
         p_pipelines: *mut vk::Pipeline,
     ) -> vk::Result {
         let plans = infos
@@ -1036,47 +608,24 @@ impl Call<'_> {
     /// Turns a rewrite plan into patched stage arrays with temporary modules. On failure, the
     /// temporaries made so far are destroyed and the error says why, with the driver's
     /// result.
-    unsafe fn patch(
+    unsafe fn patch<'a>(
         &self,
-        ci: &vk::GraphicsPipelineCreateInfo<'_>,
+        ci: &PipelineView<'a>,
         rewrite: &Rewrite,
-    ) -> Result<Patched, (String, vk::Result)> {
-        let mut patched = Patched {
-            stages: stages(ci)
-                .iter()
-                // SAFETY: only the lifetime changes; the copies live in `Patched`, which the
-                // caller keeps until the call down returns, while the application's create
-                // info they point into is alive.
-                .map(|s| unsafe { std::mem::transmute(*s) })
-                .collect(),
-            temporaries: Vec::new(),
-            chain_copies: Vec::new(),
-            rasterization: None,
-            viewport: None,
-            dynamic: None,
-            tessellation: None,
-            vertex_input: None,
-            input_assembly: None,
-        };
-        // SAFETY: a valid create info (this function's contract).
-        unsafe { patch_state(ci, rewrite, &mut patched) };
+    ) -> Result<Patched<'a>, (String, vk::Result)> {
+        let mut patched = Patched::new(ci, rewrite);
         if let Some(topology) = rewrite.input_assembly {
-            // SAFETY: the layer read the struct out of this state (valid, Vulkan's valid usage).
-            let copy = unsafe { input_assembly_copy(ci, topology, &mut patched.chain_copies) };
-            match copy {
-                Some(copy) => patched.input_assembly = Some(copy),
-                None => {
-                    return Err((
-                        "VkPipelinePrimitiveModeCreateInfoGLSEM behind an unknown pNext struct \
-                         of the input-assembly state"
-                            .into(),
-                        vk::Result::ERROR_UNKNOWN,
-                    ))
-                }
+            if patched.draw_topology(ci, topology).is_none() {
+                return Err((
+                    "VkPipelinePrimitiveModeCreateInfoGLSEM behind an unknown pNext struct of \
+                     the input-assembly state"
+                        .into(),
+                    vk::Result::ERROR_UNKNOWN,
+                ));
             }
         }
         // SAFETY: the application's allocator (this function's contract).
-        if let Err(why) = unsafe { self.patch_modules(rewrite, &mut patched) } {
+        if let Err(why) = unsafe { self.patch_modules(ci, rewrite, &mut patched) } {
             // SAFETY: the temporaries this call made; no pipeline uses them yet.
             unsafe { self.destroy_temporaries(&patched.temporaries) };
             return Err(why);
@@ -1092,8 +641,9 @@ impl Call<'_> {
     /// The application's allocator is valid.
     unsafe fn patch_modules(
         &self,
+        ci: &PipelineView<'_>,
         rewrite: &Rewrite,
-        patched: &mut Patched,
+        patched: &mut Patched<'_>,
     ) -> Result<(), (String, vk::Result)> {
         for (i, words) in &rewrite.stages {
             // SAFETY: the application's allocator (this function's contract).
@@ -1104,9 +654,10 @@ impl Call<'_> {
                     if stage.module == vk::ShaderModule::null() {
                         // The stage's code was inline: the module replaces it (a stage has
                         // one or the other). The planner checked that it can be unlinked.
-                        // SAFETY: the stage's valid pNext chain (Vulkan's valid usage).
-                        let chain =
-                            unsafe { chain_without_code(stage.p_next, &mut patched.chain_copies) };
+                        let chain = ci.stages[*i].chain.without(
+                            vk::StructureType::SHADER_MODULE_CREATE_INFO,
+                            &mut patched.chain_copies,
+                        );
                         let Some(chain) = chain else {
                             return Err((
                                 "inline code behind an unknown pNext struct".into(),
@@ -1146,7 +697,7 @@ impl Call<'_> {
     /// back (failed ones get `VK_NULL_HANDLE`), and records what was generated.
     unsafe fn finish(
         &self,
-        infos: &[vk::GraphicsPipelineCreateInfo<'_>],
+        infos: &[PipelineView<'_>],
         mut plans: Vec<Plan>,
         p_pipelines: *mut vk::Pipeline,
     ) -> vk::Result {
@@ -1192,12 +743,12 @@ impl Call<'_> {
     ///
     /// # Safety
     /// `infos` are valid create infos.
-    unsafe fn patch_all(
+    unsafe fn patch_all<'a>(
         &self,
-        infos: &[vk::GraphicsPipelineCreateInfo<'_>],
+        infos: &[PipelineView<'a>],
         plans: &mut [Plan],
-    ) -> Vec<Option<Patched>> {
-        let mut patched: Vec<Option<Patched>> = Vec::with_capacity(infos.len());
+    ) -> Vec<Option<Patched<'a>>> {
+        let mut patched: Vec<Option<Patched<'a>>> = Vec::with_capacity(infos.len());
         for (ci, plan) in infos.iter().zip(plans.iter_mut()) {
             let mut this = None;
             if let Plan::Rewrite(rewrite) = plan {
@@ -1227,11 +778,7 @@ impl Call<'_> {
 
     /// Links whose vertex shader reads Locations their vertex-input library does not feed
     /// name a replacement library that feeds them.
-    fn link_feeds(
-        &self,
-        infos: &[vk::GraphicsPipelineCreateInfo<'_>],
-        plans: &[Plan],
-    ) -> Vec<Option<LinkFeed>> {
+    fn link_feeds(&self, infos: &[PipelineView<'_>], plans: &[Plan]) -> Vec<Option<LinkFeed>> {
         // Links whose vertex shader reads Locations their vertex-input library does not feed
         // name a replacement library that feeds them.
         infos
@@ -1278,7 +825,7 @@ impl Call<'_> {
 
     fn record(
         &self,
-        infos: &[vk::GraphicsPipelineCreateInfo<'_>],
+        infos: &[PipelineView<'_>],
         plans: &[Plan],
         feeds: &[Option<LinkFeed>],
         pipelines: &[vk::Pipeline],
@@ -1289,7 +836,7 @@ impl Call<'_> {
                 continue;
             }
             let line_loop = match plan {
-                Plan::Rewrite(rewrite) => rewrite.line_loop,
+                Plan::Rewrite(rewrite) => rewrite.line_loop(),
                 _ => false,
             } || libraries_line_loop(self.dev, ci);
             let gl_topology = match plan {
@@ -1303,7 +850,7 @@ impl Call<'_> {
                     }
                     (
                         Some(rewrite.reads_block),
-                        rewrite.bresenham_lines == Some(true),
+                        rewrite.line_stipple(),
                         rewrite
                             .current_attributes
                             .as_ref()

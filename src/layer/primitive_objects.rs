@@ -9,15 +9,14 @@
 //! layer's topology holds until the application sets another.
 
 use ash::vk;
-use std::ffi::CStr;
 use std::sync::atomic::Ordering;
 
-use super::ffi::slice;
-use super::frames::{ffi_guard, shield};
+use super::create_info::ShaderView;
+use super::frames::{command_hook, ffi_guard, shield};
 use super::log;
 use super::pipeline_info::{gl_mode_of, topology_for};
 use super::records::{CommandBufferState, VertexObjectRecord};
-use super::registry::{device_data, with_device};
+use super::registry::device_data;
 use super::state::DeviceData;
 use glsem_abi::PrimitiveMode;
 use glsem_spirv::module::Module;
@@ -47,24 +46,19 @@ fn writes_location(words: &[u32], entry: &str, location: u32) -> bool {
         })
 }
 
-/// The record of a vertex shader object created from `ci` (with `code`, `ranges` as the
-/// driver got them; `app_code` as the application gave it).
-///
-/// # Safety
-/// `ci` is a create info the driver accepted.
-pub(super) unsafe fn vertex_record(
+/// The record of a vertex shader object created from `ci` (as the driver got it;
+/// `app_code` as the application gave it).
+pub(super) fn vertex_record(
     dev: &DeviceData,
-    ci: &vk::ShaderCreateInfoEXT<'_>,
-    code: &[u32],
+    ci: &ShaderView<'_>,
     app_code: &[u32],
-    ranges: &[vk::PushConstantRange],
 ) -> Option<VertexObjectRecord> {
-    let linked = ci.flags.contains(vk::ShaderCreateFlagsEXT::LINK_STAGE);
-    if ci.stage != S::VERTEX {
+    let linked = ci.info.flags.contains(vk::ShaderCreateFlagsEXT::LINK_STAGE);
+    if ci.info.stage != S::VERTEX {
         return None;
     }
-    // SAFETY: this function's contract.
-    let (entry, set_layouts) = unsafe { entry_and_set_layouts(ci) }?;
+    let code = ci.code?;
+    let entry = ci.entry?.to_owned();
     // The layer's copy of gl_Layer for a fragment shader made apart, where it added one.
     let apart = dev.limits.last_interface_location();
     let layer_copy = (writes_location(code, &entry, apart)
@@ -83,31 +77,10 @@ pub(super) unsafe fn vertex_record(
         words: code.into(),
         layer_copy,
         entry,
-        set_layouts,
-        ranges: ranges.to_vec(),
+        set_layouts: ci.set_layouts.to_vec(),
+        ranges: ci.push_constant_ranges.to_vec(),
         generated: Default::default(),
     })
-}
-
-/// The entry point name and set layouts of a shader object's create info, for the records
-/// of the shaders the layer generates stages for (`None`: no UTF-8 entry point).
-///
-/// # Safety
-/// `ci` is a valid create info (Vulkan's valid usage).
-pub(super) unsafe fn entry_and_set_layouts(
-    ci: &vk::ShaderCreateInfoEXT<'_>,
-) -> Option<(String, Vec<vk::DescriptorSetLayout>)> {
-    if ci.p_name.is_null() {
-        return None;
-    }
-    // SAFETY: a non-NULL pName is nul-terminated (this function's contract).
-    let entry = unsafe { CStr::from_ptr(ci.p_name) }
-        .to_str()
-        .ok()?
-        .to_owned();
-    // SAFETY: pSetLayouts holds setLayoutCount layouts (this function's contract).
-    let set_layouts = unsafe { slice(ci.p_set_layouts, ci.set_layout_count) }.to_vec();
-    Some((entry, set_layouts))
 }
 
 /// Destroys the geometry shader objects the layer made for a vertex shader object.
@@ -218,7 +191,9 @@ pub(super) fn update(dev: &DeviceData, cb: vk::CommandBuffer) {
     let set = |topology: Option<vk::PrimitiveTopology>| {
         CommandBufferState::of(&mut dev.records.command_buffers.lock(), cb).gl_topology = topology;
         if let Some(topology) = topology {
-            // SAFETY: as above; the topology is dynamic state with shader objects.
+            // SAFETY: a command buffer in the recording state (the application's call) with
+            // shader objects bound, whose topology is dynamic state; the topology is of the
+            // class the bound shaders draw.
             unsafe { set_topology(cb, topology) }
         }
     };
@@ -345,24 +320,13 @@ fn follow_change(
     }
 }
 
-/// `vkCmdSetPolygonModeEXT`: the geometry shader of GL's quads draws their edges or
-/// corners itself.
-///
-/// # Safety
-/// Vulkan's valid usage for `vkCmdSetPolygonModeEXT`.
-pub unsafe extern "system" fn cmd_set_polygon_mode(
-    command_buffer: vk::CommandBuffer,
-    polygon_mode: vk::PolygonMode,
-) {
-    const WHAT: &str = "vkCmdSetPolygonModeEXT";
-    ffi_guard(WHAT, (), || {
-        let Some(Some(next)) = with_device(command_buffer, |d| d.table.cmd_set_polygon_mode_ext)
-        else {
-            return;
-        };
-        // SAFETY: the application's arguments, passed on unchanged.
-        unsafe { next(command_buffer, polygon_mode) };
-        shield(WHAT, || {
+command_hook! {
+    /// `vkCmdSetPolygonModeEXT`: the geometry shader of GL's quads draws their edges or
+    /// corners itself.
+    "vkCmdSetPolygonModeEXT",
+    fn cmd_set_polygon_mode[cmd_set_polygon_mode_ext](command_buffer, polygon_mode: vk::PolygonMode),
+    then |()| {
+        shield("vkCmdSetPolygonModeEXT", || {
             let rasterized = match polygon_mode {
                 vk::PolygonMode::LINE => Rasterized::Lines,
                 vk::PolygonMode::POINT => Rasterized::Points,
@@ -374,34 +338,24 @@ pub unsafe extern "system" fn cmd_set_polygon_mode(
                 changed
             });
         });
-    })
+    }
 }
 
-/// `vkCmdSetPrimitiveTopology` (devices with `VK_GLSEM_gl_state`): while a pipeline with a
-/// dynamic topology or shader objects draw GL's primitive mode, the topology that draws it
-/// goes down in place of the application's.
-///
-/// # Safety
-/// Vulkan's valid usage for `vkCmdSetPrimitiveTopology`.
-pub unsafe extern "system" fn cmd_set_primitive_topology(
-    command_buffer: vk::CommandBuffer,
-    topology: vk::PrimitiveTopology,
-) {
-    const WHAT: &str = "vkCmdSetPrimitiveTopology";
-    ffi_guard(WHAT, (), || {
-        let Some(dev) = device_data(command_buffer) else {
-            return;
-        };
-        let Some(next) = dev.table.cmd_set_primitive_topology else {
-            return;
-        };
-        let gl = shield(WHAT, || {
-            CommandBufferState::of(&mut dev.records.command_buffers.lock(), command_buffer)
-                .gl_topology
+command_hook! {
+    /// `vkCmdSetPrimitiveTopology` (devices with `VK_GLSEM_gl_state`): while a pipeline with a
+    /// dynamic topology or shader objects draw GL's primitive mode, the topology that draws it
+    /// goes down in place of the application's.
+    "vkCmdSetPrimitiveTopology",
+    fn cmd_set_primitive_topology(command_buffer, topology: vk::PrimitiveTopology),
+    calls_down |next, ()| {
+        let gl = shield("vkCmdSetPrimitiveTopology", || {
+            let dev = device_data(command_buffer)?;
+            let mut cbs = dev.records.command_buffers.lock();
+            CommandBufferState::of(&mut cbs, command_buffer).gl_topology
         })
         .flatten();
         // SAFETY: the application's arguments, or the topology of the same class the bound
         // pipeline or shaders were made for.
         unsafe { next(command_buffer, gl.unwrap_or(topology)) };
-    })
+    }
 }

@@ -14,7 +14,7 @@ use super::state::DeviceData;
 use glsem_spirv::line_rasterization::BresenhamLines;
 use glsem_spirv::passthrough_tcs::{build_passthrough_tcs, TcsKey};
 use glsem_spirv::point_size::{PointSizeSource, WritePointSize};
-use glsem_spirv::primitive_mode::{build_primitive_gs, PrimitiveGsKey};
+use glsem_spirv::primitive_mode::{build_primitive_gs, CloseLineLoops, PrimitiveGsKey};
 use glsem_spirv::semantics::{Semantic, Stage, Step, StepOutput};
 use glsem_spirv::unfed_inputs::{
     unfed_input_kinds, DefaultUnfedInputs, FeedCurrentAttributes, InputKind,
@@ -33,21 +33,14 @@ pub struct Rewrite {
     /// The input-assembly state with GL's primitive mode taken out of its chain and the
     /// topology that draws it (set by the planner).
     pub input_assembly: Option<vk::PrimitiveTopology>,
-    /// GL's line loops: non-indexed draws get their closing segment.
-    pub line_loop: bool,
+    /// The pipeline-state steps, in `choose`'s order: what they chain into the create info
+    /// (`patched`), or the draws they close (GL's line loops).
+    pub state: Vec<Step>,
     /// The pipeline's shaders read the GL-state block: where to push it.
     pub reads_block: Option<BlockBinding>,
-    /// Pipeline state to chain in.
-    pub provoking_vertex_last: bool,
-    pub negative_one_to_one: bool,
-    /// `Some(stippled)`: chain `VK_LINE_RASTERIZATION_MODE_BRESENHAM` (stippled: with the
-    /// stipple as dynamic state the layer sets).
-    pub bresenham_lines: Option<bool>,
     /// The line mode becomes dynamic state the layer sets by GL's rule at bind (a
     /// pre-rasterization library, which does not know its multisample state).
     pub dynamic_line_mode: bool,
-    pub domain_origin_lower_left: bool,
-    pub invert_front_face: bool,
     /// The vertex binding and the unfed Locations (with their inputs' types) the layer
     /// feeds GL's current vertex attributes through.
     pub current_attributes: Option<(u32, Vec<(u32, InputKind)>)>,
@@ -61,14 +54,28 @@ impl Rewrite {
             && self.tcs.is_none()
             && self.gs.is_none()
             && self.input_assembly.is_none()
-            && !self.line_loop
-            && !self.provoking_vertex_last
-            && !self.negative_one_to_one
-            && self.bresenham_lines.is_none()
+            && self.state.is_empty()
             && !self.dynamic_line_mode
-            && !self.domain_origin_lower_left
-            && !self.invert_front_face
             && self.current_attributes.is_none()
+    }
+
+    /// GL's line loops: non-indexed draws get their closing segment.
+    pub fn line_loop(&self) -> bool {
+        self.state.contains(&Step::CloseLineLoops(CloseLineLoops))
+    }
+
+    /// The layer's line stipple: Bresenham lines with the stipple as dynamic state it sets.
+    pub fn line_stipple(&self) -> bool {
+        self.state
+            .contains(&Step::BresenhamLines(BresenhamLines { stippled: true }))
+    }
+
+    /// Takes GL's Bresenham lines out of the chained state, for the line mode to become
+    /// dynamic state; whether there were any.
+    pub fn take_bresenham_lines(&mut self) -> bool {
+        let before = self.state.len();
+        self.state.retain(|s| !matches!(s, Step::BresenhamLines(_)));
+        self.state.len() != before
     }
 }
 
@@ -255,29 +262,13 @@ impl<'a> Run<'a> {
                             .into(),
                     );
                 }
-                self.out.line_loop = true;
-                self.notes.push((semantic, step.note(None)));
+                self.chain_state(step);
             }
-            Step::ProvokingVertexLast(_) => {
-                self.out.provoking_vertex_last = true;
-                self.notes.push((semantic, step.note(None)));
-            }
-            Step::NegativeOneToOneDepth(_) => {
-                self.out.negative_one_to_one = true;
-                self.notes.push((semantic, step.note(None)));
-            }
-            Step::TessellationDomainLowerLeft(_) => {
-                self.out.domain_origin_lower_left = true;
-                self.notes.push((semantic, step.note(None)));
-            }
-            Step::InvertFrontFace(_) => {
-                self.out.invert_front_face = true;
-                self.notes.push((semantic, step.note(None)));
-            }
-            Step::BresenhamLines(BresenhamLines { stippled }) => {
-                self.out.bresenham_lines = Some(stippled);
-                self.notes.push((semantic, step.note(None)));
-            }
+            Step::ProvokingVertexLast(_)
+            | Step::NegativeOneToOneDepth(_)
+            | Step::TessellationDomainLowerLeft(_)
+            | Step::InvertFrontFace(_)
+            | Step::BresenhamLines(_) => self.chain_state(step),
             Step::FeedCurrentAttributes(FeedCurrentAttributes { ref fed, binding }) => {
                 match self.feedable_inputs(fed) {
                     Some(inputs) => {
@@ -334,6 +325,13 @@ impl<'a> Run<'a> {
             }
         }
         Ok(())
+    }
+
+    /// A pipeline-state step: chained into the create info by the planner (`patched`), noted
+    /// for the info log.
+    fn chain_state(&mut self, step: Step) {
+        self.notes.push((step.semantic(), step.note(None)));
+        self.out.state.push(step);
     }
 
     /// The Locations the vertex shader reads outside `fed`, with their types, when the

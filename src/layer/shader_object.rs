@@ -26,13 +26,13 @@
 //! stage, so that the generated TCS may follow them.
 
 use ash::vk;
-use std::ffi::CStr;
 use std::sync::Arc;
 
 use super::command_state::push;
+use super::create_info::ShaderView;
 use super::ffi::slice;
 use super::followed_state;
-use super::frames::{destroy_hook, ffi_guard, hook, shield};
+use super::frames::{command_hook, destroy_hook, hook, shield};
 use super::interface_limits::app_code_over_limit;
 use super::log;
 use super::pipeline_info::{stage_of, stage_view, StageCode};
@@ -80,17 +80,6 @@ fn shader_object_key(dev: &DeviceData) -> PipelineKey {
     }
 }
 
-/// The SPIR-V of a create info, when it has some.
-unsafe fn spirv<'a>(ci: &vk::ShaderCreateInfoEXT<'a>) -> Option<&'a [u32]> {
-    // SAFETY: pCode holds codeSize bytes (Vulkan's valid usage).
-    unsafe {
-        if ci.code_type != vk::ShaderCodeTypeEXT::SPIRV || ci.p_code.is_null() {
-            return None;
-        }
-        Some(slice(ci.p_code.cast::<u32>(), (ci.code_size / 4) as u32))
-    }
-}
-
 /// The rewritten code and push-constant ranges of each create info (`None`: its own).
 #[derive(Default)]
 struct Patch {
@@ -101,7 +90,7 @@ struct Patch {
     reads_block: Vec<bool>,
 }
 
-fn plan(dev: &DeviceData, infos: &[vk::ShaderCreateInfoEXT<'_>]) -> Patch {
+fn plan(dev: &DeviceData, infos: &[ShaderView<'_>]) -> Patch {
     let mut patch = Patch {
         code: vec![None; infos.len()],
         ranges: Vec::with_capacity(infos.len()),
@@ -112,8 +101,7 @@ fn plan(dev: &DeviceData, infos: &[vk::ShaderCreateInfoEXT<'_>]) -> Patch {
     // `vkCreatePipelineLayout`: the layouts the application pushes with hold it there too.
     let mut app_ranges = Vec::with_capacity(infos.len());
     for ci in infos {
-        // SAFETY: valid range array (Vulkan's valid usage).
-        let app = unsafe { slice(ci.p_push_constant_ranges, ci.push_constant_range_count) };
+        let app = ci.push_constant_ranges;
         let (ranges, slot) = plan_layout(dev, app);
         patch.ranges.push(ranges);
         patch.slots.push(slot);
@@ -130,10 +118,11 @@ fn plan(dev: &DeviceData, infos: &[vk::ShaderCreateInfoEXT<'_>]) -> Patch {
 }
 
 /// Linked shaders form one group; every other shader is a group of its own.
-fn link_groups(infos: &[vk::ShaderCreateInfoEXT<'_>]) -> Vec<Vec<usize>> {
+fn link_groups(infos: &[ShaderView<'_>]) -> Vec<Vec<usize>> {
     let linked: Vec<usize> = (0..infos.len())
         .filter(|&i| {
             infos[i]
+                .info
                 .flags
                 .contains(vk::ShaderCreateFlagsEXT::LINK_STAGE)
         })
@@ -149,21 +138,14 @@ fn link_groups(infos: &[vk::ShaderCreateInfoEXT<'_>]) -> Vec<Vec<usize>> {
 }
 
 /// The code of a group's shaders whose stage and SPIR-V the layer can read.
-fn group_codes(
-    dev: &DeviceData,
-    infos: &[vk::ShaderCreateInfoEXT<'_>],
-    group: &[usize],
-) -> Vec<StageCode> {
+fn group_codes(dev: &DeviceData, infos: &[ShaderView<'_>], group: &[usize]) -> Vec<StageCode> {
     group
         .iter()
         .filter_map(|&index| {
             let ci = &infos[index];
-            let stage = stage_of(ci.stage)?;
-            // SAFETY: valid code and name pointers (Vulkan's valid usage).
-            let words = unsafe { spirv(ci) }?;
-            // SAFETY: pName is NULL or nul-terminated (Vulkan's valid usage).
-            let name = (!ci.p_name.is_null()).then(|| unsafe { CStr::from_ptr(ci.p_name) });
-            let entry = name.and_then(|n| n.to_str().ok()).map(str::to_owned);
+            let stage = stage_of(ci.info.stage)?;
+            let words = ci.code?;
+            let entry = ci.entry.map(str::to_owned);
             Some(StageCode {
                 index,
                 stage,
@@ -179,7 +161,7 @@ fn group_codes(
 /// of its shaders.
 fn plan_group(
     dev: &DeviceData,
-    infos: &[vk::ShaderCreateInfoEXT<'_>],
+    infos: &[ShaderView<'_>],
     app_ranges: &[&[vk::PushConstantRange]],
     key: &PipelineKey,
     codes: &[StageCode],
@@ -193,7 +175,7 @@ fn plan_group(
         .iter()
         .find(|c| Some(c.stage) == last)
         .map(|c| c.index);
-    let next_stage = last_index.map(|i| infos[i].next_stage);
+    let next_stage = last_index.map(|i| infos[i].info.next_stage);
     let feeds_fragment = next_stage.is_some_and(|next| (next & !S::FRAGMENT).is_empty());
     // It may also be bound before a fragment shader object when nextStage names it among
     // others: GL's gl_Layer then goes to the Location where that shader reads it.
@@ -209,7 +191,7 @@ fn plan_group(
             && !view.has(glsem_spirv::semantics::Stage::Fragment),
         gl_state_block: last_index
             .filter(|_| dev.extensions.gl_state)
-            .and_then(|i| patch.slots[i].offset_for(infos[i].stage)),
+            .and_then(|i| patch.slots[i].offset_for(infos[i].info.stage)),
         fragment_block: fragment_index
             .filter(|_| dev.extensions.gl_state)
             .and_then(|i| patch.slots[i].offset_for(S::FRAGMENT)),
@@ -321,24 +303,16 @@ pub(super) fn destroy_block_layout(dev: &DeviceData, binding: &BlockBinding) {
     }
 }
 
-/// The record of a TES shader object created from `ci` (with `code` and `ranges` as the
-/// driver got them).
-unsafe fn tes_record(
-    ci: &vk::ShaderCreateInfoEXT<'_>,
-    code: &[u32],
-    ranges: &[vk::PushConstantRange],
-    slot: &BlockSlot,
-) -> Option<TesObjectRecord> {
-    if ci.stage != S::TESSELLATION_EVALUATION {
+/// The record of a TES shader object created from `ci` (as the driver got it).
+fn tes_record(ci: &ShaderView<'_>, slot: &BlockSlot) -> Option<TesObjectRecord> {
+    if ci.info.stage != S::TESSELLATION_EVALUATION {
         return None;
     }
-    // SAFETY: a valid create info (this function's contract).
-    let (entry, set_layouts) = unsafe { primitive_objects::entry_and_set_layouts(ci) }?;
     Some(TesObjectRecord {
-        words: code.into(),
-        entry,
-        set_layouts,
-        ranges: ranges.to_vec(),
+        words: ci.code?.into(),
+        entry: ci.entry?.to_owned(),
+        set_layouts: ci.set_layouts.to_vec(),
+        ranges: ci.push_constant_ranges.to_vec(),
         block: match *slot {
             BlockSlot::Reserved {
                 offset,
@@ -362,9 +336,15 @@ hook! {
         p_shaders: *mut vk::ShaderEXT
     ) -> vk::Result =>
     |dev, next| {
-        // SAFETY: pCreateInfos holds createInfoCount infos (Vulkan's valid usage).
-        let infos = unsafe { slice(p_create_infos, create_info_count) };
-        if let Some(why) = shield("vkCreateShadersEXT limits", || past_limits(dev, infos)).flatten() {
+        // SAFETY: pCreateInfos holds createInfoCount valid infos (Vulkan's valid usage),
+        // alive for the call.
+        let infos: Vec<ShaderView<'_>> = unsafe { slice(p_create_infos, create_info_count) }
+            .iter()
+            // SAFETY: each of the createInfoCount create infos is valid (Vulkan's valid
+            // usage) and outlives the call.
+            .map(|ci| unsafe { ShaderView::new(ci) })
+            .collect();
+        if let Some(why) = shield("vkCreateShadersEXT limits", || past_limits(dev, &infos)).flatten() {
             // Drivers crash on such code: no shader of the call is made, as when a driver
             // fails one.
             log::error!("vkCreateShadersEXT: {why}");
@@ -373,8 +353,10 @@ hook! {
                 .fill(vk::ShaderEXT::null());
             return vk::Result::ERROR_UNKNOWN;
         }
-        let Some(patch) = shield("vkCreateShadersEXT", || plan(dev, infos)) else {
-            // SAFETY: the application's arguments, passed on unchanged.
+        let Some(patch) = shield("vkCreateShadersEXT", || plan(dev, &infos)) else {
+            // SAFETY: the next layer's `vkCreateShadersEXT` with the arguments the
+            // application gave this hook, which Vulkan's valid usage for the command (this
+            // hook's contract) makes valid for it as they were for the hook.
             return unsafe {
                 next(
                     device,
@@ -393,7 +375,7 @@ hook! {
             .iter()
             .zip(patch.code.iter().zip(&patch.ranges))
             .map(|(ci, (code, ranges))| {
-                let mut ci = *ci;
+                let mut ci = *ci.info;
                 if let Some(words) = code {
                     ci.code_size = words.len() * 4;
                     ci.p_code = words.as_ptr().cast();
@@ -443,15 +425,13 @@ hook! {
         }
         if gl_state {
             shield("vkCreateShadersEXT vertex records", || {
-                for ((ci, app), &shader) in down.iter().zip(infos).zip(shaders) {
-                    // SAFETY: create infos the driver accepted, and the application's.
-                    let record = unsafe {
-                        let ranges =
-                            slice(ci.p_push_constant_ranges, ci.push_constant_range_count);
-                        spirv(ci).zip(spirv(app)).and_then(|(code, app_code)| {
-                            primitive_objects::vertex_record(dev, ci, code, app_code, ranges)
-                        })
-                    };
+                for ((ci, app), &shader) in down.iter().zip(&infos).zip(shaders) {
+                    // SAFETY: a create info the driver accepted: the application's with
+                    // code and ranges from `patch`, alive for the call.
+                    let ci = unsafe { ShaderView::new(ci) };
+                    let record = app
+                        .code
+                        .and_then(|app_code| primitive_objects::vertex_record(dev, &ci, app_code));
                     if let Some(record) = record {
                         dev.records
                             .vertex_objects
@@ -464,13 +444,10 @@ hook! {
         if tessellation {
             shield("vkCreateShadersEXT records", || {
                 for (i, (ci, &shader)) in down.iter().zip(shaders).enumerate() {
-                    // SAFETY: a create info the driver accepted: pCode holds codeSize
-                    // bytes, the ranges their count, pName and pSetLayouts are valid.
-                    let record = unsafe {
-                        let ranges =
-                            slice(ci.p_push_constant_ranges, ci.push_constant_range_count);
-                        spirv(ci).and_then(|code| tes_record(ci, code, ranges, &patch.slots[i]))
-                    };
+                    // SAFETY: a create info the driver accepted: the application's with
+                    // code and ranges from `patch`, alive for the call.
+                    let ci = unsafe { ShaderView::new(ci) };
+                    let record = tes_record(&ci, &patch.slots[i]);
                     if let Some(record) = record {
                         dev.records
                             .tes_objects
@@ -488,17 +465,10 @@ hook! {
 }
 
 /// Why a create info's SPIR-V takes more Locations than the device allows, if one does.
-fn past_limits(dev: &DeviceData, infos: &[vk::ShaderCreateInfoEXT<'_>]) -> Option<String> {
+fn past_limits(dev: &DeviceData, infos: &[ShaderView<'_>]) -> Option<String> {
     infos.iter().enumerate().find_map(|(i, ci)| {
-        let stage = stage_of(ci.stage)?;
-        // SAFETY: valid code and name pointers (Vulkan's valid usage).
-        let (words, name) = unsafe {
-            (
-                spirv(ci)?,
-                ci.p_name.as_ref().map(|_| CStr::from_ptr(ci.p_name))?,
-            )
-        };
-        let why = app_code_over_limit(&dev.limits, stage, words, name.to_str().ok()?)?;
+        let stage = stage_of(ci.info.stage)?;
+        let why = app_code_over_limit(&dev.limits, stage, ci.code?, ci.entry?)?;
         Some(format!("pCreateInfos[{i}] fails: {why}"))
     })
 }
@@ -621,7 +591,9 @@ fn set_gl_conventions(dev: &DeviceData, cb: vk::CommandBuffer) {
     if conventions.layer_sets_negative_one_to_one {
         if let Some(set) = dev.table.cmd_set_depth_clip_negative_one_to_one_ext {
             let gl = vk::Bool32::from(on(Semantic::ClipSpaceDepth));
-            // SAFETY: as above, with `depthClipControl` enabled by the layer.
+            // SAFETY: a command buffer in the recording state (the application's call) with
+            // shader objects bound, whose clip-space depth is dynamic state; the layer
+            // enabled `depthClipControl`.
             unsafe { set(cb, gl) };
         }
     }
@@ -678,7 +650,9 @@ fn update_tcs(dev: &DeviceData, cb: vk::CommandBuffer) {
     };
     match generated_tcs(dev, &record, patch_size) {
         Ok((shader, binding)) => {
-            // SAFETY: as above.
+            // SAFETY: a command buffer in the recording state (the application's call) with
+            // a tessellation evaluation shader object bound; the generated TCS was made on
+            // this device for it and its patch size.
             unsafe { bind(cb, 1, &S::TESSELLATION_CONTROL, &shader) };
             let values = {
                 let mut cbs = dev.records.command_buffers.lock();
@@ -704,22 +678,19 @@ fn update_tcs(dev: &DeviceData, cb: vk::CommandBuffer) {
     }
 }
 
-/// # Safety
-/// Vulkan's valid usage for `vkCmdSetPatchControlPointsEXT`.
-pub unsafe extern "system" fn cmd_set_patch_control_points(
-    command_buffer: vk::CommandBuffer,
-    patch_control_points: u32,
-) {
-    ffi_guard("vkCmdSetPatchControlPointsEXT", (), || {
-        let Some(dev) = device_data(command_buffer) else {
-            return;
-        };
-        let Some(next) = dev.table.cmd_set_patch_control_points_ext else {
-            return;
-        };
-        // SAFETY: the application's arguments, passed on unchanged.
-        unsafe { next(command_buffer, patch_control_points) };
+command_hook! {
+    /// `vkCmdSetPatchControlPointsEXT`: a bound TES object's generated TCS follows the
+    /// count.
+    "vkCmdSetPatchControlPointsEXT",
+    fn cmd_set_patch_control_points[cmd_set_patch_control_points_ext](
+        command_buffer,
+        patch_control_points: u32,
+    ),
+    then |()| {
         shield("vkCmdSetPatchControlPointsEXT", || {
+            let Some(dev) = device_data(command_buffer) else {
+                return;
+            };
             let changed = {
                 let mut cbs = dev.records.command_buffers.lock();
                 let state = cbs
@@ -733,26 +704,24 @@ pub unsafe extern "system" fn cmd_set_patch_control_points(
                 update_tcs(&dev, command_buffer);
             }
         });
-    })
+    }
 }
 
-/// # Safety
-/// Vulkan's valid usage for `vkCmdBindShadersEXT`.
-pub unsafe extern "system" fn cmd_bind_shaders(
-    command_buffer: vk::CommandBuffer,
-    stage_count: u32,
-    p_stages: *const vk::ShaderStageFlags,
-    p_shaders: *const vk::ShaderEXT,
-) {
-    ffi_guard("vkCmdBindShadersEXT", (), || {
+command_hook! {
+    /// `vkCmdBindShadersEXT`: GL's conventions and line state for the shaders, the
+    /// GL-state block pushed for a shader that reads it, and the stages the layer generates
+    /// around them.
+    "vkCmdBindShadersEXT",
+    fn cmd_bind_shaders[cmd_bind_shaders_ext](
+        command_buffer,
+        stage_count: u32,
+        p_stages: *const vk::ShaderStageFlags,
+        p_shaders: *const vk::ShaderEXT,
+    ),
+    then |()| {
         let Some(dev) = device_data(command_buffer) else {
             return;
         };
-        let Some(next) = dev.table.cmd_bind_shaders_ext else {
-            return;
-        };
-        // SAFETY: the application's arguments, passed on unchanged.
-        unsafe { next(command_buffer, stage_count, p_stages, p_shaders) };
         if !p_shaders.is_null() {
             shield("vkCmdBindShadersEXT conventions", || {
                 set_gl_conventions(&dev, command_buffer);
@@ -832,5 +801,5 @@ pub unsafe extern "system" fn cmd_bind_shaders(
                 followed_state::bind_vertex(&dev, command_buffer, vertex);
             }
         });
-    })
+    }
 }
