@@ -79,9 +79,7 @@ impl Rule for GateClipDistances {
         )
     }
 
-    fn reads_block(&self) -> bool {
-        true
-    }
+    const READS_BLOCK: bool = true;
 
     fn rewrite(&self, words: &[u32], entry: &str) -> PassResult {
         gate_clip_distances(words, entry, self.block_offset)

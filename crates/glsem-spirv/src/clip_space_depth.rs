@@ -104,7 +104,5 @@ pub struct NegativeOneToOneDepth;
 impl Rule for NegativeOneToOneDepth {
     const SEMANTIC: Semantic = Semantic::ClipSpaceDepth;
 
-    fn note(&self, _split: Option<&SplitInterface>) -> String {
-        "GL's clip-space depth (negativeOneToOne)".into()
-    }
+    const NOTE: &'static str = "GL's clip-space depth (negativeOneToOne)";
 }

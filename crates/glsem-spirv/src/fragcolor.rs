@@ -340,9 +340,7 @@ fn copy_at_returns(
 impl Rule for FragColorKey {
     const SEMANTIC: Semantic = Semantic::FragColor;
 
-    fn stage(&self) -> Option<Stage> {
-        Some(Stage::Fragment)
-    }
+    const STAGE: Option<Stage> = Some(Stage::Fragment);
 
     fn note(&self, _split: Option<&SplitInterface>) -> String {
         format!(

@@ -166,9 +166,7 @@ impl Rule for GateLayer {
         }
     }
 
-    fn reads_block(&self) -> bool {
-        true
-    }
+    const READS_BLOCK: bool = true;
 
     fn rewrite(&self, words: &[u32], entry: &str) -> PassResult {
         gate_layer(words, entry, Some(self.block_offset), self.copy_to)
@@ -213,9 +211,7 @@ pub struct ReadLayerFrom {
 impl Rule for ReadLayerFrom {
     const SEMANTIC: Semantic = Semantic::GlLayer;
 
-    fn stage(&self) -> Option<Stage> {
-        Some(Stage::Fragment)
-    }
+    const STAGE: Option<Stage> = Some(Stage::Fragment);
 
     fn note(&self, _split: Option<&SplitInterface>) -> String {
         format!(

@@ -22,7 +22,7 @@
 
 use super::error::PassError;
 use super::module::{Editor, Module, Name, Type};
-use super::rule::{Rule, Semantic, SplitInterface};
+use super::rule::{Rule, Semantic};
 use super::stage_writer::{
     interface_decoration, module_head, output_per_vertex_block, Source, StageWriter,
 };
@@ -426,7 +426,5 @@ pub struct GenerateTcs;
 impl Rule for GenerateTcs {
     const SEMANTIC: Semantic = Semantic::PassthroughTcs;
 
-    fn note(&self, _split: Option<&SplitInterface>) -> String {
-        "passthrough tessellation control shader generated".into()
-    }
+    const NOTE: &'static str = "passthrough tessellation control shader generated";
 }

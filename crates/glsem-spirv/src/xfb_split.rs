@@ -704,17 +704,11 @@ pub struct SplitFragInputs;
 impl Rule for SplitFragInputs {
     const SEMANTIC: Semantic = Semantic::XfbSplit;
 
-    fn stage(&self) -> Option<Stage> {
-        Some(Stage::Fragment)
-    }
+    const STAGE: Option<Stage> = Some(Stage::Fragment);
 
-    fn note(&self, _split: Option<&SplitInterface>) -> String {
-        "fragment shader inputs split to match".into()
-    }
+    const NOTE: &'static str = "fragment shader inputs split to match";
 
-    fn own_name(&self) -> Option<&'static str> {
-        Some(SPLIT_INPUTS_NAME)
-    }
+    const OWN_NAME: Option<&'static str> = Some(SPLIT_INPUTS_NAME);
 
     /// Without the previous stage's split there is nothing to match.
     fn run(&self, words: &[u32], entry: &str, split: Option<&SplitInterface>) -> StepResult {
@@ -736,17 +730,11 @@ pub struct SplitStructInputs;
 impl Rule for SplitStructInputs {
     const SEMANTIC: Semantic = Semantic::XfbSplit;
 
-    fn stage(&self) -> Option<Stage> {
-        Some(Stage::Fragment)
-    }
+    const STAGE: Option<Stage> = Some(Stage::Fragment);
 
-    fn note(&self, _split: Option<&SplitInterface>) -> String {
-        "fragment shader struct inputs split member by member".into()
-    }
+    const NOTE: &'static str = "fragment shader struct inputs split member by member";
 
-    fn own_name(&self) -> Option<&'static str> {
-        Some(SPLIT_INPUTS_NAME)
-    }
+    const OWN_NAME: Option<&'static str> = Some(SPLIT_INPUTS_NAME);
 
     fn rewrite(&self, words: &[u32], entry: &str) -> PassResult {
         split_struct_inputs(words, entry)
