@@ -67,6 +67,7 @@ pub struct GateClipDistances {
 
 impl Rule for GateClipDistances {
     const SEMANTIC: Semantic = Semantic::ClipEnables;
+    const READS_BLOCK: bool = true;
 
     fn stage(&self) -> Option<Stage> {
         Some(self.stage)
@@ -78,8 +79,6 @@ impl Rule for GateClipDistances {
             self.stage.name()
         )
     }
-
-    const READS_BLOCK: bool = true;
 
     fn rewrite(&self, words: &[u32], entry: &str) -> PassResult {
         gate_clip_distances(words, entry, self.block_offset)

@@ -103,6 +103,5 @@ pub struct NegativeOneToOneDepth;
 
 impl Rule for NegativeOneToOneDepth {
     const SEMANTIC: Semantic = Semantic::ClipSpaceDepth;
-
     const NOTE: &'static str = "GL's clip-space depth (negativeOneToOne)";
 }

@@ -147,6 +147,7 @@ pub struct GateLayer {
 
 impl Rule for GateLayer {
     const SEMANTIC: Semantic = Semantic::GlLayer;
+    const READS_BLOCK: bool = true;
 
     fn stage(&self) -> Option<Stage> {
         Some(self.stage)
@@ -165,8 +166,6 @@ impl Rule for GateLayer {
             ),
         }
     }
-
-    const READS_BLOCK: bool = true;
 
     fn rewrite(&self, words: &[u32], entry: &str) -> PassResult {
         gate_layer(words, entry, Some(self.block_offset), self.copy_to)
@@ -210,7 +209,6 @@ pub struct ReadLayerFrom {
 
 impl Rule for ReadLayerFrom {
     const SEMANTIC: Semantic = Semantic::GlLayer;
-
     const STAGE: Option<Stage> = Some(Stage::Fragment);
 
     fn note(&self, _split: Option<&SplitInterface>) -> String {

@@ -80,9 +80,7 @@ pub struct InstanceIdWithoutBase;
 
 impl Rule for InstanceIdWithoutBase {
     const SEMANTIC: Semantic = Semantic::InstanceId;
-
     const STAGE: Option<Stage> = Some(Stage::Vertex);
-
     const NOTE: &'static str = "gl_InstanceID excludes the base instance";
 
     fn rewrite(&self, words: &[u32], entry: &str) -> PassResult {

@@ -425,6 +425,5 @@ pub struct GenerateTcs;
 
 impl Rule for GenerateTcs {
     const SEMANTIC: Semantic = Semantic::PassthroughTcs;
-
     const NOTE: &'static str = "passthrough tessellation control shader generated";
 }

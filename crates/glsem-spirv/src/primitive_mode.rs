@@ -628,7 +628,6 @@ pub struct CloseLineLoops;
 
 impl Rule for CloseLineLoops {
     const SEMANTIC: Semantic = Semantic::PrimitiveMode;
-
     const NOTE: &'static str =
         "GL's line loops: a line strip closed by the layer on non-indexed draws";
 }

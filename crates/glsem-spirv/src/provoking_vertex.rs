@@ -9,6 +9,5 @@ pub struct ProvokingVertexLast;
 
 impl Rule for ProvokingVertexLast {
     const SEMANTIC: Semantic = Semantic::ProvokingVertex;
-
     const NOTE: &'static str = "GL's last-vertex provoking convention";
 }

@@ -105,9 +105,7 @@ pub struct DropSampleMask;
 
 impl Rule for DropSampleMask {
     const SEMANTIC: Semantic = Semantic::SampleMask;
-
     const STAGE: Option<Stage> = Some(Stage::Fragment);
-
     const NOTE: &'static str = "gl_SampleMask has no effect on a single-sample target";
 
     fn rewrite(&self, words: &[u32], entry: &str) -> PassResult {
@@ -124,12 +122,9 @@ pub struct GateSampleMask {
 
 impl Rule for GateSampleMask {
     const SEMANTIC: Semantic = Semantic::SampleMask;
-
     const STAGE: Option<Stage> = Some(Stage::Fragment);
-
     const NOTE: &'static str =
         "gl_SampleMask applies only while the dynamic sample count is above one";
-
     const READS_BLOCK: bool = true;
 
     fn rewrite(&self, words: &[u32], entry: &str) -> PassResult {

@@ -181,9 +181,7 @@ pub struct DefaultUnfedInputs {
 
 impl Rule for DefaultUnfedInputs {
     const SEMANTIC: Semantic = Semantic::UnfedInputs;
-
     const STAGE: Option<Stage> = Some(Stage::Vertex);
-
     const NOTE: &'static str = "vertex inputs no attribute feeds read GL's (0, 0, 0, 1)";
 
     fn rewrite(&self, words: &[u32], entry: &str) -> PassResult {
@@ -203,7 +201,6 @@ pub struct FeedCurrentAttributes {
 
 impl Rule for FeedCurrentAttributes {
     const SEMANTIC: Semantic = Semantic::UnfedInputs;
-
     const STAGE: Option<Stage> = Some(Stage::Vertex);
 
     fn note(&self, _split: Option<&SplitInterface>) -> String {

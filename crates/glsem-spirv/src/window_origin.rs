@@ -230,13 +230,9 @@ fn flipped_offset(e: &mut Editor, ops: &[u32]) -> Vec<u32> {
 /// `interpolateAtOffset`, `gl_PointCoord`).
 impl Rule for WindowYKey {
     const SEMANTIC: Semantic = Semantic::WindowOrigin;
-
     const STAGE: Option<Stage> = Some(Stage::Fragment);
-
     const NOTE: &'static str = "GL's window y in the fragment shader";
-
     const OWN_NAME: Option<&'static str> = Some("window_y");
-
     const READS_BLOCK: bool = true;
 
     fn rewrite(&self, words: &[u32], entry: &str) -> PassResult {
@@ -251,7 +247,6 @@ pub struct TessellationDomainLowerLeft;
 
 impl Rule for TessellationDomainLowerLeft {
     const SEMANTIC: Semantic = Semantic::WindowOrigin;
-
     const NOTE: &'static str = "GL's tessellation domain origin (LOWER_LEFT)";
 }
 
@@ -262,6 +257,5 @@ pub struct InvertFrontFace;
 
 impl Rule for InvertFrontFace {
     const SEMANTIC: Semantic = Semantic::WindowOrigin;
-
     const NOTE: &'static str = "front face inverted for GL's window coordinates";
 }

@@ -703,11 +703,8 @@ pub struct SplitFragInputs;
 
 impl Rule for SplitFragInputs {
     const SEMANTIC: Semantic = Semantic::XfbSplit;
-
     const STAGE: Option<Stage> = Some(Stage::Fragment);
-
     const NOTE: &'static str = "fragment shader inputs split to match";
-
     const OWN_NAME: Option<&'static str> = Some(SPLIT_INPUTS_NAME);
 
     /// Without the previous stage's split there is nothing to match.
@@ -729,11 +726,8 @@ pub struct SplitStructInputs;
 
 impl Rule for SplitStructInputs {
     const SEMANTIC: Semantic = Semantic::XfbSplit;
-
     const STAGE: Option<Stage> = Some(Stage::Fragment);
-
     const NOTE: &'static str = "fragment shader struct inputs split member by member";
-
     const OWN_NAME: Option<&'static str> = Some(SPLIT_INPUTS_NAME);
 
     fn rewrite(&self, words: &[u32], entry: &str) -> PassResult {
