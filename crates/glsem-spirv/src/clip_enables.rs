@@ -76,7 +76,7 @@ impl Rule for GateClipDistances {
     fn note(&self, _split: Option<&SplitInterface>) -> String {
         format!(
             "clip distances of the {} follow GL's plane enables",
-            self.stage.name()
+            self.stage
         )
     }
 

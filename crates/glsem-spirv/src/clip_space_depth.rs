@@ -87,7 +87,7 @@ impl Rule for RemapClipDepth {
     fn note(&self, _split: Option<&SplitInterface>) -> String {
         format!(
             "GL's clip-space depth (z' = (z + w) / 2) in the {}",
-            self.stage.name()
+            self.stage
         )
     }
 

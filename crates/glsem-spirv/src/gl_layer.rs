@@ -157,12 +157,12 @@ impl Rule for GateLayer {
         match self.copy_to {
             None => format!(
                 "gl_Layer of the {} counts only on layered targets",
-                self.stage.name()
+                self.stage
             ),
             Some(location) => format!(
                 "gl_Layer of the {} counts only on layered targets; the layer as written goes \
                  to Location {location} for the fragment shader",
-                self.stage.name()
+                self.stage
             ),
         }
     }
@@ -190,8 +190,7 @@ impl Rule for CopyLayer {
     fn note(&self, _split: Option<&SplitInterface>) -> String {
         format!(
             "the layer the {} writes goes to Location {} for the fragment shader",
-            self.stage.name(),
-            self.location
+            self.stage, self.location
         )
     }
 

@@ -5,6 +5,8 @@
 //! sits below both the semantics' files and [`semantics`](crate::semantics), so that neither
 //! imports the other in a circle.
 
+use std::fmt;
+
 use crate::error::{PassError, PassResult};
 
 /// One GL semantic.
@@ -36,16 +38,16 @@ pub enum Stage {
     Fragment,
 }
 
-impl Stage {
-    /// The stage's name in log messages.
-    pub fn name(self) -> &'static str {
-        match self {
+/// The stage's name in log messages.
+impl fmt::Display for Stage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
             Stage::Vertex => "vertex shader",
             Stage::TessControl => "tessellation control shader",
             Stage::TessEval => "tessellation evaluation shader",
             Stage::Geometry => "geometry shader",
             Stage::Fragment => "fragment shader",
-        }
+        })
     }
 }
 

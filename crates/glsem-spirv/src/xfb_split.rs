@@ -684,7 +684,7 @@ impl<const CAPTURED_ONLY: bool> Rule for SplitOutputs<CAPTURED_ONLY> {
         let locations = split.map(|s| s.locations.clone()).unwrap_or_default();
         format!(
             "{outputs} of the {} split member by member{reader} (Locations {locations:?})",
-            self.stage.name()
+            self.stage
         )
     }
 
