@@ -117,7 +117,7 @@ fn exceeds(limits: &Limits, stage: Stage, ends: LocationEnds) -> Option<String> 
     Some(format!(
         "the {}'s {side} take Locations 0 to {}, {end} Locations where the device allows \
          {max} ({name})",
-        stage.name(),
+        stage,
         end - 1
     ))
 }

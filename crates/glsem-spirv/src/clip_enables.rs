@@ -67,6 +67,7 @@ pub struct GateClipDistances {
 
 impl Rule for GateClipDistances {
     const SEMANTIC: Semantic = Semantic::ClipEnables;
+    const READS_BLOCK: bool = true;
 
     fn stage(&self) -> Option<Stage> {
         Some(self.stage)
@@ -75,12 +76,8 @@ impl Rule for GateClipDistances {
     fn note(&self, _split: Option<&SplitInterface>) -> String {
         format!(
             "clip distances of the {} follow GL's plane enables",
-            self.stage.name()
+            self.stage
         )
-    }
-
-    fn reads_block(&self) -> bool {
-        true
     }
 
     fn rewrite(&self, words: &[u32], entry: &str) -> PassResult {

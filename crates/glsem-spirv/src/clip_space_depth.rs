@@ -87,7 +87,7 @@ impl Rule for RemapClipDepth {
     fn note(&self, _split: Option<&SplitInterface>) -> String {
         format!(
             "GL's clip-space depth (z' = (z + w) / 2) in the {}",
-            self.stage.name()
+            self.stage
         )
     }
 
@@ -103,8 +103,5 @@ pub struct NegativeOneToOneDepth;
 
 impl Rule for NegativeOneToOneDepth {
     const SEMANTIC: Semantic = Semantic::ClipSpaceDepth;
-
-    fn note(&self, _split: Option<&SplitInterface>) -> String {
-        "GL's clip-space depth (negativeOneToOne)".into()
-    }
+    const NOTE: &'static str = "GL's clip-space depth (negativeOneToOne)";
 }

@@ -339,10 +339,7 @@ fn copy_at_returns(
 /// The step: the fragment shader's gl_FragColor goes to every attachment of the key.
 impl Rule for FragColorKey {
     const SEMANTIC: Semantic = Semantic::FragColor;
-
-    fn stage(&self) -> Option<Stage> {
-        Some(Stage::Fragment)
-    }
+    const STAGE: Option<Stage> = Some(Stage::Fragment);
 
     fn note(&self, _split: Option<&SplitInterface>) -> String {
         format!(

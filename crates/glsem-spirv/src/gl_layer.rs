@@ -147,6 +147,7 @@ pub struct GateLayer {
 
 impl Rule for GateLayer {
     const SEMANTIC: Semantic = Semantic::GlLayer;
+    const READS_BLOCK: bool = true;
 
     fn stage(&self) -> Option<Stage> {
         Some(self.stage)
@@ -156,18 +157,14 @@ impl Rule for GateLayer {
         match self.copy_to {
             None => format!(
                 "gl_Layer of the {} counts only on layered targets",
-                self.stage.name()
+                self.stage
             ),
             Some(location) => format!(
                 "gl_Layer of the {} counts only on layered targets; the layer as written goes \
                  to Location {location} for the fragment shader",
-                self.stage.name()
+                self.stage
             ),
         }
-    }
-
-    fn reads_block(&self) -> bool {
-        true
     }
 
     fn rewrite(&self, words: &[u32], entry: &str) -> PassResult {
@@ -193,8 +190,7 @@ impl Rule for CopyLayer {
     fn note(&self, _split: Option<&SplitInterface>) -> String {
         format!(
             "the layer the {} writes goes to Location {} for the fragment shader",
-            self.stage.name(),
-            self.location
+            self.stage, self.location
         )
     }
 
@@ -212,10 +208,7 @@ pub struct ReadLayerFrom {
 
 impl Rule for ReadLayerFrom {
     const SEMANTIC: Semantic = Semantic::GlLayer;
-
-    fn stage(&self) -> Option<Stage> {
-        Some(Stage::Fragment)
-    }
+    const STAGE: Option<Stage> = Some(Stage::Fragment);
 
     fn note(&self, _split: Option<&SplitInterface>) -> String {
         format!(

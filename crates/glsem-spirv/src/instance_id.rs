@@ -12,7 +12,7 @@ use spirv::{BuiltIn, Capability, Decoration, ExecutionModel, Op, StorageClass};
 
 use super::error::PassResult;
 use super::module::{encode_string, Editor, Module, Section};
-use super::rule::{Rule, Semantic, SplitInterface, Stage};
+use super::rule::{Rule, Semantic, Stage};
 
 const DRAW_PARAMETERS_EXTENSION: &str = "SPV_KHR_shader_draw_parameters";
 
@@ -80,14 +80,8 @@ pub struct InstanceIdWithoutBase;
 
 impl Rule for InstanceIdWithoutBase {
     const SEMANTIC: Semantic = Semantic::InstanceId;
-
-    fn stage(&self) -> Option<Stage> {
-        Some(Stage::Vertex)
-    }
-
-    fn note(&self, _split: Option<&SplitInterface>) -> String {
-        "gl_InstanceID excludes the base instance".into()
-    }
+    const STAGE: Option<Stage> = Some(Stage::Vertex);
+    const NOTE: &'static str = "gl_InstanceID excludes the base instance";
 
     fn rewrite(&self, words: &[u32], entry: &str) -> PassResult {
         instance_id_without_base(words, entry)

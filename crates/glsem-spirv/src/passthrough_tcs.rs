@@ -22,7 +22,7 @@
 
 use super::error::PassError;
 use super::module::{Editor, Module, Name, Type};
-use super::rule::{Rule, Semantic, SplitInterface};
+use super::rule::{Rule, Semantic};
 use super::stage_writer::{
     interface_decoration, module_head, output_per_vertex_block, Source, StageWriter,
 };
@@ -178,25 +178,17 @@ impl<'m, 'a> TcsWriter<'m, 'a> {
     /// source is `min(gl_InvocationID, gl_PatchVerticesIn - 1)`.
     fn vertex_indices(&mut self, dynamic_patch_size: bool) -> (u32, u32) {
         let int = self.w.e.type_int(32, true);
-        let invocation = self.w.builtin(
-            StorageClass::Input,
-            int,
-            "gl_InvocationID",
-            BuiltIn::InvocationId,
-        );
-        let invocation_id = self.w.e.load(&mut self.w.body, int, invocation);
+        let invocation_id =
+            self.w
+                .load_builtin_input(int, "gl_InvocationID", BuiltIn::InvocationId);
         if !dynamic_patch_size {
             return (invocation_id, invocation_id);
         }
-        let patch_vertices = self.w.builtin(
-            StorageClass::Input,
-            int,
-            "gl_PatchVerticesIn",
-            BuiltIn::PatchVertices,
-        );
+        let count = self
+            .w
+            .load_builtin_input(int, "gl_PatchVerticesIn", BuiltIn::PatchVertices);
         let e = &mut self.w.e;
         let code = &mut self.w.body;
-        let count = e.load(code, int, patch_vertices);
         let one = e.constant_i32(1);
         let last = e.i_sub(code, int, count, one);
         let boolean = e.type_bool();
@@ -425,8 +417,5 @@ pub struct GenerateTcs;
 
 impl Rule for GenerateTcs {
     const SEMANTIC: Semantic = Semantic::PassthroughTcs;
-
-    fn note(&self, _split: Option<&SplitInterface>) -> String {
-        "passthrough tessellation control shader generated".into()
-    }
+    const NOTE: &'static str = "passthrough tessellation control shader generated";
 }

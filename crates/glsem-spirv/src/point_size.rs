@@ -126,13 +126,12 @@ impl Rule for WritePointSize {
 
     fn note(&self, _split: Option<&SplitInterface>) -> String {
         match self.source {
-            PointSizeSource::Default => format!(
-                "GL's default point size 1.0 written by the {}",
-                self.stage.name()
-            ),
+            PointSizeSource::Default => {
+                format!("GL's default point size 1.0 written by the {}", self.stage)
+            }
             PointSizeSource::GlState { block_offset } => format!(
                 "GL's point size state (push-constant offset {block_offset}) written by the {}",
-                self.stage.name()
+                self.stage
             ),
         }
     }

@@ -628,8 +628,6 @@ pub struct CloseLineLoops;
 
 impl Rule for CloseLineLoops {
     const SEMANTIC: Semantic = Semantic::PrimitiveMode;
-
-    fn note(&self, _split: Option<&SplitInterface>) -> String {
-        "GL's line loops: a line strip closed by the layer on non-indexed draws".into()
-    }
+    const NOTE: &'static str =
+        "GL's line loops: a line strip closed by the layer on non-indexed draws";
 }

@@ -5,6 +5,8 @@
 //! sits below both the semantics' files and [`semantics`](crate::semantics), so that neither
 //! imports the other in a circle.
 
+use std::fmt;
+
 use crate::error::{PassError, PassResult};
 
 /// One GL semantic.
@@ -36,16 +38,16 @@ pub enum Stage {
     Fragment,
 }
 
-impl Stage {
-    /// The stage's name in log messages.
-    pub fn name(self) -> &'static str {
-        match self {
+/// The stage's name in log messages.
+impl fmt::Display for Stage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
             Stage::Vertex => "vertex shader",
             Stage::TessControl => "tessellation control shader",
             Stage::TessEval => "tessellation evaluation shader",
             Stage::Geometry => "geometry shader",
             Stage::Fragment => "fragment shader",
-        }
+        })
     }
 }
 
@@ -76,30 +78,41 @@ impl From<Option<Vec<u32>>> for StepOutput {
 pub type StepResult = Result<StepOutput, PassError>;
 
 /// One rewrite a semantic asks for, as its step carries it: what the layer logs, which
-/// module it changes, and the pass that changes it. A pipeline-state rule (a struct the
-/// layer chains into the create info, or a stage the layer generates) keeps the defaults:
-/// no stage, no module changed.
+/// module it changes, and the pass that changes it. What is the same for every step of a
+/// kind is an associated const; the method that reads it is overridden only where a step's
+/// fields decide. A pipeline-state rule (a struct the layer chains into the create info, or
+/// a stage the layer generates) keeps the defaults: no stage, no module changed.
 pub trait Rule {
     const SEMANTIC: Semantic;
 
-    /// The stage whose module the step rewrites; `None` for a step that generates a stage
-    /// or sets pipeline state.
-    fn stage(&self) -> Option<Stage> {
-        None
-    }
+    /// The stage whose module every step of this kind rewrites; `None` for a step that
+    /// generates a stage or sets pipeline state, or whose stage is a field.
+    const STAGE: Option<Stage> = None;
 
-    /// What the info log says the step changed (`split`: what a split made).
-    fn note(&self, split: Option<&SplitInterface>) -> String;
+    /// What the info log says every step of this kind changed; left empty only where
+    /// [`Rule::note`] is overridden, because the note depends on the step's fields.
+    const NOTE: &'static str = "";
 
     /// A name of the step's own in logs and dump files, where its semantic's would not tell
     /// its modules apart.
-    fn own_name(&self) -> Option<&'static str> {
-        None
+    const OWN_NAME: Option<&'static str> = None;
+
+    /// Every step of this kind has new code that reads the GL-state block.
+    const READS_BLOCK: bool = false;
+
+    /// The stage whose module the step rewrites.
+    fn stage(&self) -> Option<Stage> {
+        Self::STAGE
+    }
+
+    /// What the info log says the step changed (`split`: what a split made).
+    fn note(&self, _split: Option<&SplitInterface>) -> String {
+        Self::NOTE.into()
     }
 
     /// The step's new code reads the GL-state block: pipelines with it push the block.
     fn reads_block(&self) -> bool {
-        false
+        Self::READS_BLOCK
     }
 
     /// The step's pass on the module `words` (entry point `entry`) of its stage: the new

@@ -16,7 +16,7 @@ use super::error::{PassError, PassResult};
 use super::exits::exits;
 use super::gl_state::{StateReader, FLAG_MULTISAMPLED};
 use super::module::{Editor, Module, Name, Type, INTERFACE_LISTS_ALL_GLOBALS};
-use super::rule::{Rule, Semantic, SplitInterface, Stage};
+use super::rule::{Rule, Semantic, Stage};
 
 /// The `SampleMask` outputs of fragment entry point `entry`.
 fn sample_mask_outputs(m: &Module<'_>, entry: &str) -> Vec<u32> {
@@ -105,14 +105,8 @@ pub struct DropSampleMask;
 
 impl Rule for DropSampleMask {
     const SEMANTIC: Semantic = Semantic::SampleMask;
-
-    fn stage(&self) -> Option<Stage> {
-        Some(Stage::Fragment)
-    }
-
-    fn note(&self, _split: Option<&SplitInterface>) -> String {
-        "gl_SampleMask has no effect on a single-sample target".into()
-    }
+    const STAGE: Option<Stage> = Some(Stage::Fragment);
+    const NOTE: &'static str = "gl_SampleMask has no effect on a single-sample target";
 
     fn rewrite(&self, words: &[u32], entry: &str) -> PassResult {
         drop_sample_mask(words, entry)
@@ -128,18 +122,10 @@ pub struct GateSampleMask {
 
 impl Rule for GateSampleMask {
     const SEMANTIC: Semantic = Semantic::SampleMask;
-
-    fn stage(&self) -> Option<Stage> {
-        Some(Stage::Fragment)
-    }
-
-    fn note(&self, _split: Option<&SplitInterface>) -> String {
-        "gl_SampleMask applies only while the dynamic sample count is above one".into()
-    }
-
-    fn reads_block(&self) -> bool {
-        true
-    }
+    const STAGE: Option<Stage> = Some(Stage::Fragment);
+    const NOTE: &'static str =
+        "gl_SampleMask applies only while the dynamic sample count is above one";
+    const READS_BLOCK: bool = true;
 
     fn rewrite(&self, words: &[u32], entry: &str) -> PassResult {
         gate_sample_mask(words, entry, self.block_offset)

@@ -128,6 +128,12 @@ impl<'m, 'a> StageWriter<'m, 'a> {
         var
     }
 
+    /// The value of the input built-in `builtin` (of `ty`), declared and loaded in `main`.
+    pub fn load_builtin_input(&mut self, ty: u32, name: &str, builtin: BuiltIn) -> u32 {
+        let var = self.builtin(StorageClass::Input, ty, name, builtin);
+        self.e.load(&mut self.body, ty, var)
+    }
+
     /// Copies type `ty` of module `m` (and the types it is built from) into the stage;
     /// struct types keep the decorations `keep` selects.
     pub fn copy_type(

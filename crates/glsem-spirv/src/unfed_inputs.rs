@@ -181,14 +181,8 @@ pub struct DefaultUnfedInputs {
 
 impl Rule for DefaultUnfedInputs {
     const SEMANTIC: Semantic = Semantic::UnfedInputs;
-
-    fn stage(&self) -> Option<Stage> {
-        Some(Stage::Vertex)
-    }
-
-    fn note(&self, _split: Option<&SplitInterface>) -> String {
-        "vertex inputs no attribute feeds read GL's (0, 0, 0, 1)".into()
-    }
+    const STAGE: Option<Stage> = Some(Stage::Vertex);
+    const NOTE: &'static str = "vertex inputs no attribute feeds read GL's (0, 0, 0, 1)";
 
     fn rewrite(&self, words: &[u32], entry: &str) -> PassResult {
         default_unfed_inputs(words, entry, &self.fed)
@@ -207,10 +201,7 @@ pub struct FeedCurrentAttributes {
 
 impl Rule for FeedCurrentAttributes {
     const SEMANTIC: Semantic = Semantic::UnfedInputs;
-
-    fn stage(&self) -> Option<Stage> {
-        Some(Stage::Vertex)
-    }
+    const STAGE: Option<Stage> = Some(Stage::Vertex);
 
     fn note(&self, _split: Option<&SplitInterface>) -> String {
         format!(

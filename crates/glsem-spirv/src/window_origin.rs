@@ -19,7 +19,7 @@ use spirv::{BuiltIn, ExecutionModel, Op, StorageClass};
 use super::error::{PassError, PassResult};
 use super::gl_state::{StateReader, FLAG_POINT_SPRITE_LOWER_LEFT};
 use super::module::{decode_string, Editor, EntryPoint, Module};
-use super::rule::{Rule, Semantic, SplitInterface, Stage};
+use super::rule::{Rule, Semantic, Stage};
 
 /// `GLSL.std.450` `InterpolateAtOffset`.
 const INTERPOLATE_AT_OFFSET: u32 = 78;
@@ -230,22 +230,10 @@ fn flipped_offset(e: &mut Editor, ops: &[u32]) -> Vec<u32> {
 /// `interpolateAtOffset`, `gl_PointCoord`).
 impl Rule for WindowYKey {
     const SEMANTIC: Semantic = Semantic::WindowOrigin;
-
-    fn stage(&self) -> Option<Stage> {
-        Some(Stage::Fragment)
-    }
-
-    fn note(&self, _split: Option<&SplitInterface>) -> String {
-        "GL's window y in the fragment shader".into()
-    }
-
-    fn own_name(&self) -> Option<&'static str> {
-        Some("window_y")
-    }
-
-    fn reads_block(&self) -> bool {
-        true
-    }
+    const STAGE: Option<Stage> = Some(Stage::Fragment);
+    const NOTE: &'static str = "GL's window y in the fragment shader";
+    const OWN_NAME: Option<&'static str> = Some("window_y");
+    const READS_BLOCK: bool = true;
 
     fn rewrite(&self, words: &[u32], entry: &str) -> PassResult {
         fix_window_y(words, entry, *self)
@@ -259,10 +247,7 @@ pub struct TessellationDomainLowerLeft;
 
 impl Rule for TessellationDomainLowerLeft {
     const SEMANTIC: Semantic = Semantic::WindowOrigin;
-
-    fn note(&self, _split: Option<&SplitInterface>) -> String {
-        "GL's tessellation domain origin (LOWER_LEFT)".into()
-    }
+    const NOTE: &'static str = "GL's tessellation domain origin (LOWER_LEFT)";
 }
 
 /// The step's pipeline state: the front face inverted (a positive viewport turns the
@@ -272,8 +257,5 @@ pub struct InvertFrontFace;
 
 impl Rule for InvertFrontFace {
     const SEMANTIC: Semantic = Semantic::WindowOrigin;
-
-    fn note(&self, _split: Option<&SplitInterface>) -> String {
-        "front face inverted for GL's window coordinates".into()
-    }
+    const NOTE: &'static str = "front face inverted for GL's window coordinates";
 }

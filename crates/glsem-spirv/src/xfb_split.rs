@@ -684,7 +684,7 @@ impl<const CAPTURED_ONLY: bool> Rule for SplitOutputs<CAPTURED_ONLY> {
         let locations = split.map(|s| s.locations.clone()).unwrap_or_default();
         format!(
             "{outputs} of the {} split member by member{reader} (Locations {locations:?})",
-            self.stage.name()
+            self.stage
         )
     }
 
@@ -703,18 +703,9 @@ pub struct SplitFragInputs;
 
 impl Rule for SplitFragInputs {
     const SEMANTIC: Semantic = Semantic::XfbSplit;
-
-    fn stage(&self) -> Option<Stage> {
-        Some(Stage::Fragment)
-    }
-
-    fn note(&self, _split: Option<&SplitInterface>) -> String {
-        "fragment shader inputs split to match".into()
-    }
-
-    fn own_name(&self) -> Option<&'static str> {
-        Some(SPLIT_INPUTS_NAME)
-    }
+    const STAGE: Option<Stage> = Some(Stage::Fragment);
+    const NOTE: &'static str = "fragment shader inputs split to match";
+    const OWN_NAME: Option<&'static str> = Some(SPLIT_INPUTS_NAME);
 
     /// Without the previous stage's split there is nothing to match.
     fn run(&self, words: &[u32], entry: &str, split: Option<&SplitInterface>) -> StepResult {
@@ -735,18 +726,9 @@ pub struct SplitStructInputs;
 
 impl Rule for SplitStructInputs {
     const SEMANTIC: Semantic = Semantic::XfbSplit;
-
-    fn stage(&self) -> Option<Stage> {
-        Some(Stage::Fragment)
-    }
-
-    fn note(&self, _split: Option<&SplitInterface>) -> String {
-        "fragment shader struct inputs split member by member".into()
-    }
-
-    fn own_name(&self) -> Option<&'static str> {
-        Some(SPLIT_INPUTS_NAME)
-    }
+    const STAGE: Option<Stage> = Some(Stage::Fragment);
+    const NOTE: &'static str = "fragment shader struct inputs split member by member";
+    const OWN_NAME: Option<&'static str> = Some(SPLIT_INPUTS_NAME);
 
     fn rewrite(&self, words: &[u32], entry: &str) -> PassResult {
         split_struct_inputs(words, entry)

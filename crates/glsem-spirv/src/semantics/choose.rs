@@ -452,11 +452,27 @@ mod tests {
         })
     }
 
+    /// The vertex shader's clip distances gated by the block at 96.
+    fn vertex_clip_gate() -> Step {
+        Step::GateClipDistances(GateClipDistances {
+            stage: Stage::Vertex,
+            block_offset: 96,
+        })
+    }
+
     /// GL's default point size written by `stage`.
     fn default_point_size(stage: Stage) -> Step {
         Step::WritePointSize(WritePointSize {
             stage,
             source: PointSizeSource::Default,
+        })
+    }
+
+    /// GL's point size state, from the block at 96, written by `stage`.
+    fn block_point_size(stage: Stage) -> Step {
+        Step::WritePointSize(WritePointSize {
+            stage,
+            source: PointSizeSource::GlState { block_offset: 96 },
         })
     }
 
@@ -487,13 +503,7 @@ mod tests {
         assert_eq!(choose(&s, &m5), []);
         // With VK_GLSEM_gl_state the size comes from the block, maintenance5 or not.
         let gl = with_gl_state(m5);
-        assert_eq!(
-            choose(&s, &gl)[0],
-            Step::WritePointSize(WritePointSize {
-                stage: Stage::Vertex,
-                source: PointSizeSource::GlState { block_offset: 96 }
-            })
-        );
+        assert_eq!(choose(&s, &gl)[0], block_point_size(Stage::Vertex));
     }
 
     #[test]
@@ -507,13 +517,7 @@ mod tests {
             topology: Topology::Unknown,
             ..with_gl_state(key())
         };
-        assert_eq!(
-            choose(&s, &library)[0],
-            Step::WritePointSize(WritePointSize {
-                stage: Stage::Vertex,
-                source: PointSizeSource::GlState { block_offset: 96 }
-            })
-        );
+        assert_eq!(choose(&s, &library)[0], block_point_size(Stage::Vertex));
         // With rasterization discarded (transform feedback) the shader's own size stays.
         let discard = PipelineKey {
             rasterizer_discard: true,
@@ -599,10 +603,7 @@ mod tests {
         assert_eq!(
             choose(&s, &gl),
             [
-                Step::GateClipDistances(GateClipDistances {
-                    stage: Stage::Vertex,
-                    block_offset: 96
-                }),
+                vertex_clip_gate(),
                 Step::ProvokingVertexLast(ProvokingVertexLast),
                 Step::NegativeOneToOneDepth(NegativeOneToOneDepth)
             ]
@@ -612,13 +613,7 @@ mod tests {
             app_depth_clip_control: true,
             ..gl.clone()
         };
-        assert_eq!(
-            choose(&s, &app_chose),
-            [Step::GateClipDistances(GateClipDistances {
-                stage: Stage::Vertex,
-                block_offset: 96
-            })]
-        );
+        assert_eq!(choose(&s, &app_chose), [vertex_clip_gate()]);
         // Nothing rasterized: the enables clip nothing, and transform feedback captures
         // the distances as written (GL captures them whatever the enables).
         let discard = PipelineKey {

@@ -55,7 +55,7 @@ macro_rules! steps {
 
             fn own_name(&self) -> Option<&'static str> {
                 match self {
-                    $(Step::$variant(rule) => rule.own_name(),)*
+                    $(Step::$variant(_) => <$rule as Rule>::OWN_NAME,)*
                 }
             }
 
