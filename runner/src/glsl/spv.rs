@@ -13,7 +13,8 @@
 use std::collections::HashMap;
 
 use glsem_spirv::layout;
-use glsem_spirv::module::{Editor, Module};
+use glsem_spirv::module::{Editor, Module, Section};
+use glsem_spirv::operands::for_each_id_operand_mut;
 use rspirv::binary::Assemble;
 use rspirv::dr::{self, Instruction, Operand};
 use spirv::{Decoration, Op, StorageClass};
@@ -255,6 +256,45 @@ pub(super) fn edit_words<T>(module: &mut dr::Module, edit: impl FnOnce(&mut Edit
         .expect("a link pass adds a few ids, far from SPIR-V's bound");
     *module = dr::load_words(&edited).expect("the editor writes a loadable module");
     result
+}
+
+/// Removes the global instructions that define the ids `gone` says go, and the names and
+/// decorations of those ids.
+pub(super) fn remove_definitions(editor: &mut Editor, gone: impl Fn(u32) -> bool) {
+    let view = editor.module;
+    let described = view.section_start(Section::Debug)..view.section_start(Section::Global);
+    for index in described.chain(view.section_range(Section::Global)) {
+        let inst = &view.insts[index];
+        let target = match inst.op() {
+            Some(Op::Name | Op::MemberName | Op::Decorate | Op::MemberDecorate) => {
+                Some(inst.operand(0))
+            }
+            _ => inst.result_id(),
+        };
+        if target.is_some_and(&gone) {
+            editor.remove(index);
+        }
+    }
+}
+
+/// Puts `renamed(id)`, where it is `Some`, in place of each id the functions' instructions
+/// use (their result ids stay).
+pub(super) fn rename_uses(editor: &mut Editor, renamed: impl Fn(u32) -> Option<u32>) {
+    let view = editor.module;
+    for index in view.section_range(Section::Function) {
+        let mut words = view.insts[index].words.to_vec();
+        let mut changed = false;
+        for_each_id_operand_mut(&mut words, |id| {
+            if let Some(new) = renamed(*id) {
+                *id = new;
+                changed = true;
+            }
+        })
+        .expect("glslang emits only opcodes of the grammar");
+        if changed {
+            editor.replace(index, words);
+        }
+    }
 }
 
 /// Whether a stage's variables of this storage class are per-vertex arrays whose outer
