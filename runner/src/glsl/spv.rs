@@ -258,6 +258,12 @@ pub(super) fn edit_words<T>(module: &mut dr::Module, edit: impl FnOnce(&mut Edit
     result
 }
 
+/// Runs `read` over glsem-spirv's view of `module`, for passes that look before they edit.
+pub(super) fn read_words<T>(module: &dr::Module, read: impl FnOnce(&Module) -> T) -> T {
+    let words = module.assemble();
+    read(&Module::parse(&words).expect("an assembled module is well-formed"))
+}
+
 /// Removes the global instructions that define the ids `gone` says go, and the names and
 /// decorations of those ids.
 pub(super) fn remove_definitions(editor: &mut Editor, gone: impl Fn(u32) -> bool) {
