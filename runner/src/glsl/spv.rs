@@ -264,6 +264,33 @@ pub(super) fn read_words<T>(module: &dr::Module, read: impl FnOnce(&Module) -> T
     read(&Module::parse(&words).expect("an assembled module is well-formed"))
 }
 
+/// Constants for the row-major stride of each dimension: element [i0][i1]…[ik] is at
+/// i0·(d1·…·dk) + … + ik.
+pub(super) fn row_major_strides(editor: &mut Editor, dims: &[u32]) -> Vec<u32> {
+    (0..dims.len())
+        .map(|k| editor.constant_u32(dims[k + 1..].iter().product()))
+        .collect()
+}
+
+/// Emits Σ index·stride into `code`; `None` without indices.
+pub(super) fn flat_index(
+    editor: &mut Editor,
+    code: &mut Vec<u32>,
+    indices: &[u32],
+    strides: &[u32],
+) -> Option<u32> {
+    let uint = editor.type_int(32, false);
+    let mut flat = None;
+    for (&index, &stride) in indices.iter().zip(strides) {
+        let term = editor.binary(code, Op::IMul, uint, index, stride);
+        flat = Some(match flat {
+            None => term,
+            Some(sum) => editor.binary(code, Op::IAdd, uint, sum, term),
+        });
+    }
+    flat
+}
+
 /// Removes the global instructions that define the ids `gone` says go, and the names and
 /// decorations of those ids.
 pub(super) fn remove_definitions(editor: &mut Editor, gone: impl Fn(u32) -> bool) {
