@@ -456,48 +456,6 @@ impl Additions {
         )
     }
 
-    /// Constants for the row-major stride of each dimension: element [i0][i1]…[ik] is at
-    /// i0·(d1·…·dk) + … + ik.
-    pub(super) fn row_major_strides(&mut self, dims: &[u32]) -> Vec<u32> {
-        (0..dims.len())
-            .map(|k| self.uint_constant(dims[k + 1..].iter().product()))
-            .collect()
-    }
-
-    /// Appends `op` with result type `ty` and the id operands `operands` to `out` and
-    /// returns its result id: `Editor::emit`'s form, for the body rewrites on `dr`.
-    pub(super) fn emit(
-        &mut self,
-        out: &mut Vec<Instruction>,
-        op: Op,
-        ty: u32,
-        operands: &[u32],
-    ) -> u32 {
-        let id = self.fresh();
-        let operands = operands.iter().map(|&o| Operand::IdRef(o)).collect();
-        out.push(Instruction::new(op, Some(ty), Some(id), operands));
-        id
-    }
-
-    /// Emits Σ index·stride into `out`; `None` without indices.
-    pub(super) fn flat_index(
-        &mut self,
-        out: &mut Vec<Instruction>,
-        indices: &[u32],
-        strides: &[u32],
-    ) -> Option<u32> {
-        let uint = self.uint;
-        let mut flat = None;
-        for (&index, &stride) in indices.iter().zip(strides) {
-            let term = self.emit(out, Op::IMul, uint, &[index, stride]);
-            flat = Some(match flat {
-                None => term,
-                Some(sum) => self.emit(out, Op::IAdd, uint, &[sum, term]),
-            });
-        }
-        flat
-    }
-
     /// Inserts the new globals at `at` in the module's types and globals, and moves its id
     /// bound past the new ids.
     pub(super) fn finish(self, module: &mut dr::Module, at: usize) {
@@ -524,28 +482,6 @@ pub(super) fn rewrite_instructions<E>(
         }
     }
     Ok(())
-}
-
-/// Whether `inst` defines `gone`'s ids or names or decorates one of them.
-pub(super) fn defines_or_describes(inst: &Instruction, gone: impl Fn(u32) -> bool) -> bool {
-    inst.result_id.is_some_and(&gone)
-        || (matches!(
-            inst.class.opcode,
-            Op::Name | Op::MemberName | Op::Decorate | Op::MemberDecorate
-        ) && inst.operands.first().and_then(id).is_some_and(gone))
-}
-
-/// Removes the instructions that define, name or decorate the ids `gone` says go.
-pub(super) fn remove_ids(module: &mut dr::Module, gone: impl Fn(u32) -> bool) {
-    module
-        .types_global_values
-        .retain(|i| !defines_or_describes(i, &gone));
-    module
-        .debug_names
-        .retain(|i| !defines_or_describes(i, &gone));
-    module
-        .annotations
-        .retain(|i| !defines_or_describes(i, &gone));
 }
 
 impl Types {
