@@ -41,7 +41,11 @@ pub fn for_each_id_operand_mut(
 
 /// Calls `visit` with the index (in `words`) of each referenced id word.
 fn visit_id_words(words: &[u32], mut visit: impl FnMut(usize)) -> Result<(), UnknownOpcode> {
-    let opcode = (words[0] & 0xffff) as u16;
+    // No words, no operands (an `Inst` always has its opcode word).
+    let Some(&first) = words.first() else {
+        return Ok(());
+    };
+    let opcode = (first & 0xffff) as u16;
     let grammar = CoreInstructionTable::lookup_opcode(opcode).ok_or(UnknownOpcode(opcode))?;
     let mut walk = Walk {
         words,
@@ -320,6 +324,11 @@ mod tests {
         })
         .unwrap();
         assert_eq!(chain, inst(Op::AccessChain, &[2, 7, 60, 8]));
+    }
+
+    #[test]
+    fn no_words_no_ids() {
+        assert_eq!(for_each_id_operand_mut(&mut [], |_| unreachable!()), Ok(()));
     }
 
     #[test]
