@@ -3,11 +3,12 @@
 
 use std::collections::HashMap;
 
-use glsem_spirv::module::Editor;
-use rspirv::dr::{self, Instruction, Operand};
+use glsem_spirv::layout;
+use glsem_spirv::module::{Editor, Inst, Module, Section, Type};
+use rspirv::dr;
 use spirv::{Decoration, Op, StorageClass};
 
-use super::spv::{arrayed, edit_words, id, rewrite_instructions, Additions, Types};
+use super::spv::{arrayed, edit_words, read_words};
 use crate::scene::ShaderStage;
 
 /// Vulkan takes `Component` only on a scalar or vector or an array of them
@@ -18,84 +19,90 @@ use crate::scene::ShaderStage;
 /// element had. Its accesses must index the inner array with a constant or not at all
 /// (`b[i]` is loaded or stored element by element); otherwise it is left as it is.
 pub(super) fn split_component_arrays(stage: ShaderStage, module: &mut dr::Module) {
-    let types = Types::new(module);
-    let candidates: Vec<(u32, StorageClass, u32, u32)> = module
-        .types_global_values
-        .iter()
-        .filter(|i| i.class.opcode == Op::Variable)
-        .filter_map(|i| {
-            let storage = match i.operands.first() {
-                Some(Operand::StorageClass(s @ (StorageClass::Input | StorageClass::Output))) => *s,
-                _ => return None,
-            };
-            let var = i.result_id?;
-            let per_vertex =
-                arrayed(stage, storage) && types.decoration(var, Decoration::Patch).is_none();
-            types.decoration(var, Decoration::Component)?;
-            let (_, inner) = types.array(types.pointee(i.result_type?)?)?;
-            let (_, element) = types.array(inner)?;
-            (per_vertex && types.shape(element).is_some()).then_some((var, storage, inner, element))
-        })
-        .collect();
+    let candidates = read_words(module, |view| {
+        view.insts[view.section_range(Section::Global)]
+            .iter()
+            .filter(|i| i.op() == Some(Op::Variable))
+            .filter_map(|i| {
+                let var = i.result_id()?;
+                let (storage, pointee) = view.variable(var)?;
+                if !matches!(storage, StorageClass::Input | StorageClass::Output) {
+                    return None;
+                }
+                let per_vertex =
+                    arrayed(stage, storage) && !view.has_decoration(var, Decoration::Patch);
+                view.decoration(var, Decoration::Component)?;
+                let (inner, _) = view.array_length(pointee)?;
+                let (element, _) = view.array_length(inner)?;
+                (per_vertex && is_shaped(view, element)).then_some((var, storage, inner, element))
+            })
+            .collect::<Vec<_>>()
+    });
     for (var, storage, inner, element) in candidates {
-        split_component_array(module, var, storage, inner, element);
+        edit_words(module, |editor| {
+            split_component_array(editor, var, storage, inner, element)
+        });
     }
 }
 
+/// Whether `ty` is a scalar, vector or matrix.
+fn is_shaped(view: &Module, ty: u32) -> bool {
+    matches!(
+        view.type_of(ty),
+        Some(
+            Type::Bool
+                | Type::Int { .. }
+                | Type::Float { .. }
+                | Type::Vector { .. }
+                | Type::Matrix { .. }
+        )
+    )
+}
+
 fn split_component_array(
-    module: &mut dr::Module,
+    editor: &mut Editor,
     var: u32,
     storage: StorageClass,
     inner: u32,
     element: u32,
 ) {
-    let types = Types::new(module);
-    let Some((length, _)) = types.array(inner) else {
+    let view = editor.module;
+    let Some((_, length)) = view.array_length(inner) else {
         return;
     };
-    let (Some(location), Some(outer)) = (
-        types
-            .decoration(var, Decoration::Location)
-            .and_then(|v| v.first().copied()),
-        module
-            .types_global_values
-            .iter()
-            .find(|i| i.result_id == Some(var))
-            .and_then(|i| types.pointee(i.result_type?))
-            .and_then(|ptr| types.def(ptr))
-            .and_then(|a| a.operands.get(1).and_then(id)),
-    ) else {
+    let location = view
+        .decoration(var, Decoration::Location)
+        .and_then(|v| v.first().copied());
+    let outer = view
+        .variable(var)
+        .and_then(|(_, pointee)| match view.type_of(pointee) {
+            Some(Type::Array { length, .. }) => Some(*length),
+            _ => None,
+        });
+    let (Some(location), Some(outer)) = (location, outer) else {
         return;
     };
-    let Some(rows) = splittable_rows(module, &types, var) else {
+    let Some(rows) = splittable_rows(view, var) else {
         return;
     };
-    let slots = types.slots(element);
-    let (parts, element_ptr) = edit_words(module, |editor| {
-        declare_parts(
-            editor,
-            var,
-            (storage, element, outer),
-            length,
-            (location, slots),
-        )
-    });
+    let slots = layout::location_slots(view, element).unwrap_or(1);
+    let (parts, element_ptr) = declare_parts(
+        editor,
+        var,
+        (storage, element, outer),
+        length,
+        (location, slots),
+    );
     let split = Split {
         var,
         element,
         element_ptr,
         parts,
         rows,
-        types: &types,
     };
-    let mut add = Additions::without_uint(module);
-    rewrite_instructions(module, |inst, out| {
-        split.rewrite(&mut add, inst, out);
-        Ok::<(), ()>(())
-    })
-    .unwrap_or_default();
-    let end = module.types_global_values.len();
-    add.finish(module, end);
+    for index in view.section_range(Section::Function) {
+        split.rewrite(editor, index);
+    }
 }
 
 /// Declares `length` per-vertex variables of `element` (`outer` the per-vertex length
@@ -141,63 +148,66 @@ fn declare_parts(
 /// The chains to a vertex's inner array (`b[i]`) of `var`, (pointer, vertex index), when
 /// every access to `var` indexes its inner array with a constant or not at all and each
 /// row is loaded, stored, or indexed further with a constant; otherwise `None`.
-fn splittable_rows(module: &dr::Module, types: &Types, var: u32) -> Option<HashMap<u32, u32>> {
-    let code = || {
-        module
-            .functions
-            .iter()
-            .flat_map(|f| &f.blocks)
-            .flat_map(|b| &b.instructions)
+fn splittable_rows(view: &Module, var: u32) -> Option<HashMap<u32, u32>> {
+    let code = || view.insts[view.section_range(Section::Function)].iter();
+    let uses = |inst: &Inst, id: &dyn Fn(u32) -> bool| {
+        inst.id_operands()
+            .expect("glslang emits only opcodes of the grammar")
+            .into_iter()
+            .any(id)
     };
-    let is_chain =
-        |i: &Instruction| matches!(i.class.opcode, Op::AccessChain | Op::InBoundsAccessChain);
+    let is_constant = |c: u32| view.constant_u32(c).is_some();
+    // Chain words: result type, result, base, then the indices.
     let mut rows: HashMap<u32, u32> = HashMap::new();
     for inst in code() {
-        if !inst.operands.iter().any(|o| id(o) == Some(var)) {
+        if !uses(inst, &|v| v == var) {
             continue;
         }
-        if !is_chain(inst) || inst.operands.first().and_then(id) != Some(var) {
+        if !is_chain(inst) || inst.operand(2) != var {
             return None;
         }
-        match inst.operands.get(2) {
+        match inst.operands().get(4) {
             None => {
-                let p = inst.result_id?;
-                let vertex = inst.operands.get(1).and_then(id)?;
-                rows.insert(p, vertex);
+                let vertex = *inst.operands().get(3)?;
+                rows.insert(inst.result_id()?, vertex);
             }
-            Some(o) if id(o).and_then(|c| types.constant(c)).is_some() => {}
+            Some(&c) if is_constant(c) => {}
             Some(_) => return None,
         }
     }
     for inst in code() {
-        for (n, o) in inst.operands.iter().enumerate() {
-            if !id(o).is_some_and(|p| rows.contains_key(&p)) {
-                continue;
+        if !uses(inst, &|v| rows.contains_key(&v)) {
+            continue;
+        }
+        let row_only_at = |at: usize| {
+            let ids = inst.operands().iter().enumerate().skip(2);
+            !ids.filter(|&(n, _)| n != at)
+                .any(|(_, v)| rows.contains_key(v))
+        };
+        let fine = match inst.op() {
+            Some(Op::Load) => true,
+            // Words: pointer, value.
+            Some(Op::Store) => !rows.contains_key(&inst.operand(1)),
+            _ if is_chain(inst) => {
+                rows.contains_key(&inst.operand(2))
+                    && row_only_at(2)
+                    && inst.operands().get(3).is_some_and(|&c| is_constant(c))
             }
-            let fine = match inst.class.opcode {
-                Op::Load => true,
-                Op::Store => n == 0,
-                Op::AccessChain | Op::InBoundsAccessChain => {
-                    n == 0
-                        && inst
-                            .operands
-                            .get(1)
-                            .and_then(id)
-                            .and_then(|c| types.constant(c))
-                            .is_some()
-                }
-                _ => false,
-            };
-            if !fine {
-                return None;
-            }
+            _ => false,
+        };
+        if !fine {
+            return None;
         }
     }
     Some(rows)
 }
 
+fn is_chain(inst: &Inst) -> bool {
+    matches!(inst.op(), Some(Op::AccessChain | Op::InBoundsAccessChain))
+}
+
 /// One per-vertex array of arrays `var` being split into `parts`, one per inner element.
-struct Split<'a> {
+struct Split {
     var: u32,
     /// The inner array's element type.
     element: u32,
@@ -206,70 +216,66 @@ struct Split<'a> {
     parts: Vec<u32>,
     /// The chains to a vertex's inner array: (pointer, vertex index).
     rows: HashMap<u32, u32>,
-    types: &'a Types,
 }
 
-impl Split<'_> {
-    /// Rewrites one instruction: chains into the variable or a row go to a part; a row's
-    /// loads and stores go element by element.
-    fn rewrite(&self, add: &mut Additions, inst: Instruction, out: &mut Vec<Instruction>) {
-        let constant =
-            |c: &Operand| id(c).and_then(|c| self.types.constant(c)).unwrap_or(0) as usize;
-        let base = inst.operands.first().and_then(id);
-        let row = base.and_then(|p| self.rows.get(&p).copied());
-        match (inst.class.opcode, row) {
-            // `b[i][j]…` → `b_j[i]…`
-            (Op::AccessChain | Op::InBoundsAccessChain, _) if base == Some(self.var) => {
-                if inst.operands.len() == 2 {
+impl Split {
+    /// Rewrites instruction `index`: chains into the variable or a row go to a part; a
+    /// row's loads and stores go element by element.
+    fn rewrite(&self, editor: &mut Editor, index: usize) {
+        let view = editor.module;
+        let inst = view.insts[index];
+        let constant = |c: u32| view.constant_u32(c).unwrap_or(0) as usize;
+        let words = inst.words;
+        let row = self.rows.get(&inst.operand(2)).copied();
+        match (inst.op(), row) {
+            // `b[i][j]…` → `b_j[i]…`; `b[i]` alone goes with its uses.
+            (Some(Op::AccessChain | Op::InBoundsAccessChain), _) if inst.operand(2) == self.var => {
+                if words.len() == 5 {
+                    editor.remove(index);
                     return;
                 }
-                let mut i = inst;
-                let j = constant(&i.operands[2]);
-                i.operands.remove(2);
-                i.operands[0] = Operand::IdRef(self.parts[j]);
-                out.push(i);
+                let mut chain = words.to_vec();
+                let j = constant(chain.remove(5));
+                chain[0] -= 1 << 16;
+                chain[3] = self.parts[j];
+                editor.replace(index, chain);
             }
-            (Op::AccessChain | Op::InBoundsAccessChain, Some(vertex)) => {
-                let mut i = inst;
-                let j = constant(&i.operands[1]);
-                i.operands[0] = Operand::IdRef(self.parts[j]);
-                i.operands[1] = Operand::IdRef(vertex);
-                out.push(i);
+            (Some(Op::AccessChain | Op::InBoundsAccessChain), Some(vertex)) => {
+                let j = constant(inst.operand(3));
+                editor.patch_word(index, 3, self.parts[j]);
+                editor.patch_word(index, 4, vertex);
             }
-            (Op::Load, Some(vertex)) => {
-                let mut loaded = Vec::new();
-                for &part in &self.parts {
-                    let p = add.emit(out, Op::AccessChain, self.element_ptr, &[part, vertex]);
-                    let v = add.emit(out, Op::Load, self.element, &[p]);
-                    loaded.push(Operand::IdRef(v));
-                }
-                out.push(Instruction::new(
-                    Op::CompositeConstruct,
-                    inst.result_type,
-                    inst.result_id,
-                    loaded,
-                ));
+            (Some(Op::Load), _) => {
+                let Some(&vertex) = self.rows.get(&inst.operand(2)) else {
+                    return;
+                };
+                let mut code = Vec::new();
+                let loaded: Vec<u32> = self
+                    .parts
+                    .iter()
+                    .map(|&part| {
+                        let p = editor.access_chain(&mut code, self.element_ptr, part, &[vertex]);
+                        editor.load(&mut code, self.element, p)
+                    })
+                    .collect();
+                let (ty, result) = (inst.operand(0), inst.operand(1));
+                editor.emit_as(&mut code, Op::CompositeConstruct, ty, result, &loaded);
+                editor.replace(index, code);
             }
-            (Op::Store, Some(vertex)) => {
-                let value = inst.operands[1].clone();
+            (Some(Op::Store), _) => {
+                let Some(&vertex) = self.rows.get(&inst.operand(0)) else {
+                    return;
+                };
+                let value = inst.operand(1);
+                let mut code = Vec::new();
                 for (j, &part) in self.parts.iter().enumerate() {
-                    let e = add.fresh();
-                    out.push(Instruction::new(
-                        Op::CompositeExtract,
-                        Some(self.element),
-                        Some(e),
-                        vec![value.clone(), Operand::LiteralBit32(j as u32)],
-                    ));
-                    let p = add.emit(out, Op::AccessChain, self.element_ptr, &[part, vertex]);
-                    out.push(Instruction::new(
-                        Op::Store,
-                        None,
-                        None,
-                        vec![Operand::IdRef(p), Operand::IdRef(e)],
-                    ));
+                    let e = editor.composite_extract(&mut code, self.element, value, &[j as u32]);
+                    let p = editor.access_chain(&mut code, self.element_ptr, part, &[vertex]);
+                    editor.store(&mut code, p, e);
                 }
+                editor.replace(index, code);
             }
-            _ => out.push(inst),
+            _ => {}
         }
     }
 }

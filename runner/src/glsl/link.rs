@@ -6,12 +6,12 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use glsem_spirv::module::Type;
-use rspirv::dr::{self, Operand};
+use glsem_spirv::module::{Section, Type};
+use rspirv::dr;
 use spirv::{Decoration, Op, StorageClass};
 
 use super::description::{stage_word, Scalar};
-use super::spv::{arrayed, edit_words, id, runtime_array, Types};
+use super::spv::{arrayed, edit_words, id, remove_definitions, rename_uses, runtime_array, Types};
 use crate::scene::ShaderStage;
 
 /// Gives every stage-to-stage interface variable the same Location in every stage, by name,
@@ -240,62 +240,42 @@ fn separate_locations(
 /// of its own (all at Location 0, which SPIR-V rejects); GL has one. Input and output
 /// variables of one `gl_` name and type become the first of them.
 pub(super) fn merge_builtin_copies(module: &mut dr::Module) {
-    let types = Types::new(module);
-    let mut first: HashMap<(String, u32), u32> = HashMap::new();
-    let mut copies: HashMap<u32, u32> = HashMap::new();
-    for inst in &module.types_global_values {
-        let (Some(var), Some(ty)) = (inst.result_id, inst.result_type) else {
-            continue;
-        };
-        if inst.class.opcode != Op::Variable
-            || !matches!(
-                inst.operands.first(),
-                Some(Operand::StorageClass(
-                    StorageClass::Input | StorageClass::Output
-                ))
-            )
-        {
-            continue;
-        }
-        let Some(name) = types.names.get(&var).filter(|n| n.starts_with("gl_")) else {
-            continue;
-        };
-        match first.get(&(name.clone(), ty)) {
-            Some(&kept) => {
-                copies.insert(var, kept);
+    edit_words(module, |editor| {
+        let view = editor.module;
+        let mut first: HashMap<(String, u32), u32> = HashMap::new();
+        let mut copies: HashMap<u32, u32> = HashMap::new();
+        for inst in &view.insts[view.section_range(Section::Global)] {
+            let (Some(var), Some(ty)) = (inst.result_id(), inst.result_type()) else {
+                continue;
+            };
+            let storage = StorageClass::from_u32(inst.operand(2));
+            if inst.op() != Some(Op::Variable)
+                || !matches!(storage, Some(StorageClass::Input | StorageClass::Output))
+            {
+                continue;
             }
-            None => {
-                first.insert((name.clone(), ty), var);
+            let Some(name) = view.names.get(&var).map(|n| n.decode()) else {
+                continue;
+            };
+            if !name.starts_with("gl_") {
+                continue;
             }
-        }
-    }
-    if copies.is_empty() {
-        return;
-    }
-    let is_copy =
-        |op: Option<&Operand>| matches!(op, Some(Operand::IdRef(v)) if copies.contains_key(v));
-    module
-        .types_global_values
-        .retain(|i| !i.result_id.is_some_and(|v| copies.contains_key(&v)));
-    module.annotations.retain(|i| !is_copy(i.operands.first()));
-    module.debug_names.retain(|i| !is_copy(i.operands.first()));
-    for entry in &mut module.entry_points {
-        entry.operands.retain(|o| !is_copy(Some(o)));
-    }
-    for inst in module
-        .functions
-        .iter_mut()
-        .flat_map(|f| &mut f.blocks)
-        .flat_map(|b| &mut b.instructions)
-    {
-        for op in &mut inst.operands {
-            if let Operand::IdRef(v) = op {
-                if let Some(&kept) = copies.get(v) {
-                    *v = kept;
+            match first.get(&(name.clone(), ty)) {
+                Some(&kept) => {
+                    copies.insert(var, kept);
+                }
+                None => {
+                    first.insert((name, ty), var);
                 }
             }
         }
-    }
+        if copies.is_empty() {
+            return;
+        }
+        remove_definitions(editor, |v| copies.contains_key(&v));
+        editor.replace_in_interfaces(|v| copies.contains_key(&v).then(Vec::new));
+        rename_uses(editor, |v| copies.get(&v).copied());
+    });
 }
 
 /// A type's GLSL-like shape: `float`, `vec3`, `dmat2x3`, `float[3]`, `{vec4,int}`.

@@ -21,8 +21,8 @@
 //! - [`resources`]: uniform and storage blocks and samplers bound as GL's binding points;
 //! - [`program`]: the `Program` handed to the player, and GL's introspection of it;
 //! - [`spv`]: `edit_words`, which runs glsem-spirv's `Editor` over a stage's module,
-//!   and what the body rewrites share over rspirv's `dr` (`Types`, `Additions`: fresh
-//!   ids, new types and constants, row-major flat indices);
+//!   what the body rewrites share on top of it (removed definitions, renamed uses,
+//!   row-major flat indices) and `Types`, the passes' lookups over a stage;
 //! - [`description`]: the types the passes describe a stage with (a leaf).
 //!
 //! The tests of whole programs, which drive the passes through `Compiler::build`, sit

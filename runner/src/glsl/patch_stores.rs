@@ -4,10 +4,12 @@
 
 use std::collections::{HashMap, HashSet};
 
-use rspirv::dr::{self, Instruction, Operand};
+use glsem_spirv::module::{push_inst, Editor, Inst, Module, Type};
+use glsem_spirv::operands::for_each_id_operand_mut;
+use rspirv::dr;
 use spirv::{Decoration, Op, StorageClass};
 
-use super::spv::{id, literal, Additions, Types};
+use super::spv::edit_words;
 use crate::scene::ShaderStage;
 
 /// A tessellation control shader's store to a component of a patch output chosen at run
@@ -19,211 +21,185 @@ pub(super) fn split_dynamic_patch_component_stores(stage: ShaderStage, module: &
     if stage != ShaderStage::TessControl {
         return;
     }
-    let types = Types::new(module);
-    let patch_outputs: HashSet<u32> = module
-        .types_global_values
-        .iter()
-        .filter(|i| {
-            i.class.opcode == Op::Variable
-                && i.operands.first() == Some(&Operand::StorageClass(StorageClass::Output))
-                && i.result_id
-                    .is_some_and(|v| types.decoration(v, Decoration::Patch).is_some())
-        })
-        .filter_map(|i| i.result_id)
-        .collect();
-    let mut add = Additions::without_uint(module);
-    for function in &mut module.functions {
-        // Result types of the function's values (the selectors' integer types).
-        let result_types: HashMap<u32, u32> = function
-            .blocks
-            .iter()
-            .flat_map(|b| &b.instructions)
-            .filter_map(|i| Some((i.result_id?, i.result_type?)))
+    edit_words(module, |editor| {
+        let view = editor.module;
+        let patch_outputs: HashSet<u32> = view
+            .globals
+            .keys()
+            .copied()
+            .filter(|&v| {
+                view.variable(v)
+                    .is_some_and(|(s, _)| s == StorageClass::Output)
+                    && view.has_decoration(v, Decoration::Patch)
+            })
             .collect();
-        let mut chains: HashMap<u32, Instruction> = HashMap::new();
-        let mut at = 0;
-        while at < function.blocks.len() {
-            let block = &function.blocks[at];
-            if block
-                .instructions
-                .iter()
-                .any(|i| i.class.opcode == Op::LoopMerge)
-            {
-                at += 1;
-                continue;
-            }
-            let store = dynamic_component_store(block, &mut chains, &types, &patch_outputs);
-            let Some((store, &selector_type)) =
-                store.and_then(|s| Some((s.clone(), result_types.get(&s.selector)?)))
-            else {
-                at += 1;
-                continue;
-            };
-            let constants = (0..store.count)
-                .map(|component| {
-                    add.global_among(
-                        types.defs.values(),
-                        Op::Constant,
-                        Some(selector_type),
-                        vec![Operand::LiteralBit32(component)],
-                    )
-                })
-                .collect();
-            // Go on in the block after the switch.
-            at += switch_over_components(function, at, store, constants, &mut add);
+        let mut functions: Vec<usize> = view.functions.values().copied().collect();
+        functions.sort_unstable();
+        for start in functions {
+            split_in_function(editor, start, &patch_outputs);
         }
-    }
-    let end = module.types_global_values.len();
-    add.finish(module, end);
+    });
 }
 
-/// A store to a component of a patch output chosen at run time: the store's place in its
-/// block, the chain it stores through, the value, the component's selector and the
-/// vector's size.
-#[derive(Clone)]
-struct DynamicStore {
-    at: usize,
-    chain: Instruction,
-    value: Operand,
+/// Splits the dynamic component stores of the function whose `OpFunction` is instruction
+/// `start`, block by block, outside loop headers.
+fn split_in_function(editor: &mut Editor, start: usize, patch_outputs: &HashSet<u32>) {
+    let view = editor.module;
+    let end = start
+        + view.insts[start..]
+            .iter()
+            .position(|i| i.op() == Some(Op::FunctionEnd))
+            .unwrap_or(0);
+    let code = start..end;
+    // Result types of the values its blocks define (the selectors' integer types).
+    let first_label = code
+        .clone()
+        .find(|&i| view.insts[i].op() == Some(Op::Label))
+        .unwrap_or(end);
+    let result_types: HashMap<u32, u32> = view.insts[first_label..end]
+        .iter()
+        .filter_map(|i| Some((i.result_id()?, i.result_type()?)))
+        .collect();
+    let mut chains: HashMap<u32, Inst> = HashMap::new();
+    // The label each block's last part now has, for its successors' phis.
+    let mut moved_labels: HashMap<u32, u32> = HashMap::new();
+    let mut label = 0;
+    // A loop header's block, or the rest of a block whose store's selector is no value of
+    // the function, is left as it is.
+    let mut skip_block = false;
+    for index in first_label..end {
+        let inst = view.insts[index];
+        match inst.op() {
+            Some(Op::Label) => {
+                label = inst.operand(0);
+                let block_end = (index + 1..end)
+                    .find(|&i| view.insts[i].op() == Some(Op::Label))
+                    .unwrap_or(end);
+                skip_block = view
+                    .find_in((index, block_end), Op::LoopMerge)
+                    .next()
+                    .is_some();
+            }
+            Some(Op::AccessChain | Op::InBoundsAccessChain) if !skip_block => {
+                chains.insert(inst.operand(1), inst);
+            }
+            Some(Op::Store) if !skip_block => {
+                let Some(store) = dynamic_component_store(view, inst, &chains, patch_outputs)
+                else {
+                    continue;
+                };
+                let Some(&selector_type) = result_types.get(&store.selector) else {
+                    skip_block = true;
+                    continue;
+                };
+                let constants: Vec<u32> = (0..store.count)
+                    .map(|component| editor.constant_words(selector_type, &[component]))
+                    .collect();
+                let mut code = Vec::new();
+                let merge = switch_over_components(editor, &mut code, &store, &constants);
+                editor.replace(index, code);
+                moved_labels.insert(label, merge);
+            }
+            _ => {}
+        }
+    }
+    // The rest of each split block (and its terminator) follows its switch; phis of its
+    // successors now come from there.
+    for index in view.find_in((first_label, end), Op::Phi) {
+        let mut words = view.insts[index].words.to_vec();
+        let mut changed = false;
+        for_each_id_operand_mut(&mut words, |id| {
+            if let Some(&merge) = moved_labels.get(id) {
+                *id = merge;
+                changed = true;
+            }
+        })
+        .expect("OpPhi is in the grammar");
+        if changed {
+            editor.replace(index, words);
+        }
+    }
+}
+
+/// A store to a component of a patch output chosen at run time: the chain it stores
+/// through, the value, the component's selector and the vector's size.
+struct DynamicStore<'a> {
+    chain: Inst<'a>,
+    value: u32,
     selector: u32,
     count: u32,
 }
 
-/// The block's first dynamic store to a component of one of `patch_outputs`; records the
-/// block's access chains in `chains` up to it.
-fn dynamic_component_store(
-    block: &dr::Block,
-    chains: &mut HashMap<u32, Instruction>,
-    types: &Types,
+/// `store` when it stores to a dynamic component of one of `patch_outputs` through one of
+/// the function's `chains` so far.
+fn dynamic_component_store<'a>(
+    view: &Module,
+    store: Inst,
+    chains: &HashMap<u32, Inst<'a>>,
     patch_outputs: &HashSet<u32>,
-) -> Option<DynamicStore> {
-    for (n, inst) in block.instructions.iter().enumerate() {
-        if matches!(inst.class.opcode, Op::AccessChain | Op::InBoundsAccessChain) {
-            if let Some(r) = inst.result_id {
-                chains.insert(r, inst.clone());
-            }
-        }
-        if inst.class.opcode != Op::Store {
-            continue;
-        }
-        let Some(chain) = inst
-            .operands
-            .first()
-            .and_then(id)
-            .and_then(|p| chains.get(&p))
-        else {
-            continue;
-        };
-        let Some(&Operand::IdRef(selector)) = chain.operands.last() else {
-            continue;
-        };
-        let base = chain.operands.first().and_then(id);
-        if !base.is_some_and(|b| patch_outputs.contains(&b)) || types.constant(selector).is_some() {
-            continue;
-        }
-        if let Some(count) = indexed_vector_size(types, chain) {
-            return Some(DynamicStore {
-                at: n,
-                chain: chain.clone(),
-                value: inst.operands[1].clone(),
-                selector,
-                count,
-            });
-        }
+) -> Option<DynamicStore<'a>> {
+    // Store words: pointer, value; chain words: result type, result, base, indices.
+    let chain = *chains.get(&store.operand(0))?;
+    let indices = chain.operands().get(3..).filter(|i| !i.is_empty())?;
+    let selector = *indices.last()?;
+    if !patch_outputs.contains(&chain.operand(2)) || view.constant_u32(selector).is_some() {
+        return None;
     }
-    None
+    Some(DynamicStore {
+        chain,
+        value: store.operand(1),
+        selector,
+        count: indexed_vector_size(view, chain.operand(2), indices)?,
+    })
 }
 
-/// Replaces the store in block `at` with a switch over the component (`constants`, one per
-/// component) with a store to a constant component in each case; the rest of the block
-/// follows in a new merge block. Returns the number of blocks from `at` to the merge block.
+/// Writes to `code` a switch over the component (`constants`, one per component) with a
+/// store to a constant component in each case, then the label of the merge block the rest
+/// of the store's block goes on in; returns that label.
 fn switch_over_components(
-    function: &mut dr::Function,
-    at: usize,
-    store: DynamicStore,
-    constants: Vec<u32>,
-    add: &mut Additions,
-) -> usize {
-    let label = |l: u32| Instruction::new(Op::Label, None, Some(l), vec![]);
-    let merge = add.fresh();
-    let block = &mut function.blocks[at];
-    let rest: Vec<Instruction> = block.instructions.drain(store.at..).skip(1).collect();
-    let old_label = block.label.as_ref().and_then(|l| l.result_id);
+    editor: &mut Editor,
+    code: &mut Vec<u32>,
+    store: &DynamicStore,
+    constants: &[u32],
+) -> u32 {
+    let merge = editor.new_id();
     let mut cases = Vec::new();
-    let mut switch = vec![Operand::IdRef(store.selector), Operand::IdRef(merge)];
-    for (component, constant) in constants.into_iter().enumerate() {
-        let case = add.fresh();
-        switch.push(Operand::LiteralBit32(component as u32));
-        switch.push(Operand::IdRef(case));
-        let pointer = add.fresh();
-        let mut access = store.chain.clone();
-        access.result_id = Some(pointer);
-        *access.operands.last_mut().expect("a chain has indices") = Operand::IdRef(constant);
-        cases.push(dr::Block {
-            label: Some(label(case)),
-            instructions: vec![
-                access,
-                Instruction::new(
-                    Op::Store,
-                    None,
-                    None,
-                    vec![Operand::IdRef(pointer), store.value.clone()],
-                ),
-                Instruction::new(Op::Branch, None, None, vec![Operand::IdRef(merge)]),
-            ],
-        });
+    let mut switch = vec![store.selector, merge];
+    for (component, &constant) in constants.iter().enumerate() {
+        let case = editor.new_id();
+        switch.extend([component as u32, case]);
+        let pointer = editor.new_id();
+        let mut access = store.chain.words.to_vec();
+        access[2] = pointer;
+        *access.last_mut().expect("a chain has indices") = constant;
+        push_inst(&mut cases, Op::Label, &[case]);
+        cases.extend(access);
+        editor.store(&mut cases, pointer, store.value);
+        push_inst(&mut cases, Op::Branch, &[merge]);
     }
-    block.instructions.push(Instruction::new(
-        Op::SelectionMerge,
-        None,
-        None,
-        vec![
-            Operand::IdRef(merge),
-            Operand::SelectionControl(spirv::SelectionControl::NONE),
-        ],
-    ));
-    block
-        .instructions
-        .push(Instruction::new(Op::Switch, None, None, switch));
-    // The rest of the block (and its terminator) follows the switch; phis of its
-    // successors now come from there.
-    for inst in function.blocks.iter_mut().flat_map(|b| &mut b.instructions) {
-        if inst.class.opcode == Op::Phi {
-            for o in &mut inst.operands {
-                if old_label.is_some_and(|l| *o == Operand::IdRef(l)) {
-                    *o = Operand::IdRef(merge);
-                }
-            }
-        }
-    }
-    cases.push(dr::Block {
-        label: Some(label(merge)),
-        instructions: rest,
-    });
-    let count = cases.len();
-    function.blocks.splice(at + 1..at + 1, cases);
-    count
+    let no_control = spirv::SelectionControl::NONE.bits();
+    push_inst(code, Op::SelectionMerge, &[merge, no_control]);
+    push_inst(code, Op::Switch, &switch);
+    code.extend(cases);
+    push_inst(code, Op::Label, &[merge]);
+    merge
 }
 
-/// The size of the vector a chain's last index picks a component of, if it does.
-fn indexed_vector_size(types: &Types, chain: &Instruction) -> Option<u32> {
-    let base = chain.operands.first().and_then(id)?;
-    let var = types.def(base);
-    let mut ty = types.pointee(var.and_then(|v| v.result_type).unwrap_or_default())?;
-    let indices = &chain.operands[1..];
-    for index in &indices[..indices.len() - 1] {
-        let def = types.def(ty)?;
-        ty = match def.class.opcode {
-            Op::TypeArray | Op::TypeRuntimeArray | Op::TypeVector | Op::TypeMatrix => {
-                def.operands.first().and_then(id)?
-            }
-            Op::TypeStruct => def
-                .operands
-                .get(types.constant(id(index)?)? as usize)
-                .and_then(id)?,
+/// The size of the vector that the last of `indices` into `base` picks a component of, if
+/// it does.
+fn indexed_vector_size(view: &Module, base: u32, indices: &[u32]) -> Option<u32> {
+    let (_, mut ty) = view.variable(base)?;
+    for &index in &indices[..indices.len() - 1] {
+        ty = match view.type_of(ty)? {
+            Type::Array { element, .. } | Type::RuntimeArray { element } => *element,
+            Type::Vector { component, .. } => *component,
+            Type::Matrix { column, .. } => *column,
+            Type::Struct { members } => *members.get(view.constant_u32(index)? as usize)?,
             _ => return None,
         };
     }
-    let def = types.def(ty)?;
-    (def.class.opcode == Op::TypeVector).then(|| def.operands.get(1).and_then(literal))?
+    match view.type_of(ty)? {
+        Type::Vector { count, .. } => Some(*count),
+        _ => None,
+    }
 }

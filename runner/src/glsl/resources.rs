@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use glsem_spirv::module::Editor;
+use glsem_spirv::module::{Editor, Module, Section};
 use rspirv::dr::{self, Operand};
 use spirv::{Decoration, Op, StorageClass};
 
@@ -14,7 +14,7 @@ use super::description::{
     FIRST_SAMPLER_BINDING, FIRST_STORAGE_BINDING,
 };
 use super::source::{explicit_uniforms, gl_block_binding};
-use super::spv::{edit_words, id, literal, rewrite_instructions, runtime_array, Additions, Types};
+use super::spv::{edit_words, flat_index, id, literal, row_major_strides, runtime_array, Types};
 use crate::scene::{SceneError, ATOMIC_COUNTER_BINDINGS};
 
 /// Moves the stage's `gl_DefaultUniformBlock` to set 0, binding `binding` (one binding per
@@ -380,82 +380,68 @@ fn decorate_bindings(
 /// order of their binding points), and each access chain into it indexes that array with
 /// the flattened index.
 pub(super) fn flatten_block_arrays(module: &mut dr::Module) -> Result<(), SceneError> {
-    let types = Types::new(module);
-    let found = arrays_of_arrays_of_blocks(module, &types);
-    if found.is_empty() {
-        return Ok(());
-    }
-    let mut add = Additions::new(module);
-    // (variable, number of dimensions, stride constant per dimension)
-    let mut rewrites = Vec::new();
-    for (var, storage, block, dims) in &found {
-        let array = add.array(*block, dims.iter().product());
-        let pointer = add.pointer(*storage, array);
-        if let Some(inst) = module
-            .types_global_values
-            .iter_mut()
-            .find(|i| i.result_id == Some(*var))
-        {
-            inst.result_type = Some(pointer);
+    edit_words(module, |editor| {
+        let view = editor.module;
+        let found = arrays_of_arrays_of_blocks(view);
+        // (variable, number of dimensions, stride constant per dimension)
+        let mut rewrites = Vec::new();
+        for (var, storage, block, dims) in found {
+            let array = editor.type_array_decorated(block, dims.iter().product());
+            let declaration = view.globals[&var];
+            // Variable words: pointer type, result, storage class, initializer.
+            let initializer = view.insts[declaration].operands().get(3).copied();
+            editor.redeclare_variable(var, storage, array, initializer);
+            editor.remove(declaration);
+            rewrites.push((var, dims.len(), row_major_strides(editor, &dims)));
         }
-        rewrites.push((*var, dims.len(), add.row_major_strides(dims)));
-    }
-    // The new types and constants go before the first variable that uses them.
-    let first = module
-        .types_global_values
-        .iter()
-        .position(|i| found.iter().any(|f| Some(f.0) == i.result_id))
-        .unwrap_or(module.types_global_values.len());
-    rewrite_instructions(module, |mut inst, out| {
-        let chain = matches!(inst.class.opcode, Op::AccessChain | Op::InBoundsAccessChain);
-        let rewrite = rewrites
-            .iter()
-            .find(|r| chain && inst.operands.first() == Some(&Operand::IdRef(r.0)));
-        if let Some((_, depth, strides)) = rewrite {
-            let indices: Vec<u32> = inst.operands[1..].iter().filter_map(id).collect();
+        for index in view.section_range(Section::Function) {
+            let inst = view.insts[index];
+            if !matches!(inst.op(), Some(Op::AccessChain | Op::InBoundsAccessChain)) {
+                continue;
+            }
+            // Chain words: result type, result, base, indices.
+            let Some((_, depth, strides)) = rewrites.iter().find(|r| inst.operand(2) == r.0) else {
+                continue;
+            };
+            let indices = &inst.operands()[3..];
             if indices.len() < *depth {
                 return Err(SceneError::Skip(
                     "an access to part of an array of arrays of blocks is not supported".into(),
                 ));
             }
-            let flat = add.flat_index(out, &indices[..*depth], strides);
-            let rest = inst.operands.split_off(1 + depth);
-            inst.operands.truncate(1);
-            inst.operands.extend(flat.map(Operand::IdRef));
-            inst.operands.extend(rest);
+            let mut code = Vec::new();
+            let flat = flat_index(editor, &mut code, &indices[..*depth], strides);
+            let mut chain = vec![inst.operand(2)];
+            chain.extend(flat);
+            chain.extend_from_slice(&indices[*depth..]);
+            let (ty, result) = (inst.operand(0), inst.operand(1));
+            editor.emit_as(&mut code, inst.op().expect("a chain"), ty, result, &chain);
+            editor.replace(index, code);
         }
-        out.push(inst);
         Ok(())
-    })?;
-    add.finish(module, first);
-    Ok(())
+    })
 }
 
 /// The variables that are arrays of arrays of blocks: (variable, storage class, block
 /// type, dimensions).
-fn arrays_of_arrays_of_blocks(
-    module: &dr::Module,
-    types: &Types,
-) -> Vec<(u32, StorageClass, u32, Vec<u32>)> {
+fn arrays_of_arrays_of_blocks(view: &Module) -> Vec<(u32, StorageClass, u32, Vec<u32>)> {
     let mut found = Vec::new();
-    for inst in &module.types_global_values {
-        let (Some(var), Some(ptr)) = (inst.result_id, inst.result_type) else {
+    for inst in &view.insts[view.section_range(Section::Global)] {
+        let Some((var, (storage, mut elem))) = inst
+            .result_id()
+            .and_then(|var| Some((var, view.variable(var)?)))
+        else {
             continue;
         };
-        let Some(Operand::StorageClass(storage)) = inst.operands.first() else {
-            continue;
-        };
-        if inst.class.opcode != Op::Variable {
-            continue;
-        }
         let mut dims = Vec::new();
-        let mut elem = types.pointee(ptr).unwrap_or(0);
-        while let Some((len, inner)) = types.array(elem) {
+        while let Some((inner, len)) = view.array_length(elem) {
             dims.push(len);
             elem = inner;
         }
-        if dims.len() > 1 && is_block(types, elem) {
-            found.push((var, *storage, elem, dims));
+        let is_block = view.has_decoration(elem, Decoration::Block)
+            || view.has_decoration(elem, Decoration::BufferBlock);
+        if dims.len() > 1 && is_block {
+            found.push((var, storage, elem, dims));
         }
     }
     found

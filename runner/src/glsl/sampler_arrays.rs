@@ -10,12 +10,12 @@
 
 use std::collections::{HashMap, HashSet};
 
-use glsem_spirv::module::INTERFACE_LISTS_ALL_GLOBALS;
-use rspirv::dr::{self, Instruction, Operand};
+use glsem_spirv::module::{Editor, Inst, Section, INTERFACE_LISTS_ALL_GLOBALS};
+use rspirv::dr::{self, Operand};
 use spirv::{Op, StorageClass};
 
 use super::resources::subscripts;
-use super::spv::{edit_words, id, remove_ids, rewrite_instructions, Additions, Types};
+use super::spv::{edit_words, flat_index, id, remove_definitions, row_major_strides, Types};
 use crate::scene::SceneError;
 
 /// One step from a sampler variable's type towards a sampler: an array level (its
@@ -125,50 +125,42 @@ pub(super) fn split_sampler_arrays(
     if found.is_empty() {
         return Ok(Vec::new());
     }
-    let mut add = Additions::new(module);
-    let mut names = Vec::new();
-    let mut split = Vec::new();
-    // old variable → where its leaves go
-    let mut rewrites: HashMap<u32, Vec<LeafTarget>> = HashMap::new();
-    for (var, leaves) in &found {
-        let base = types.names.get(var).cloned().unwrap_or_default();
-        let mut location_order = Vec::new();
-        let var_type = module
-            .types_global_values
-            .iter()
-            .find(|i| i.result_id == Some(*var))
-            .and_then(|i| types.pointee(i.result_type?))
-            .unwrap_or(0);
-        match location_orders.get(var) {
-            Some(order) => location_order.clone_from(order),
-            None => gl_location_order(&types, var_type, &base, &mut location_order),
-        }
-        let targets = leaves
-            .iter()
-            .map(|leaf| {
-                let (target, sampler, name) =
-                    declare_leaf(&types, &mut add, leaf, &base, &location_order);
-                split.push(sampler);
-                names.push(name);
-                target
-            })
-            .collect();
-        rewrites.insert(*var, targets);
-    }
-    rewrite_accesses(module, &types, &rewrites, &mut add)?;
-    // The old variables go, with their names and decorations; the new ones come after the
-    // types they use.
-    remove_ids(module, |i| rewrites.contains_key(&i));
-    remove_sampler_structures(module, &found)?;
-    let end = module.types_global_values.len();
-    add.finish(module, end);
     edit_words(module, |editor| {
+        let view = editor.module;
+        let mut names = Vec::new();
+        let mut split = Vec::new();
+        // old variable → where its leaves go
+        let mut rewrites: HashMap<u32, Vec<LeafTarget>> = HashMap::new();
+        for (var, leaves) in &found {
+            let base = types.names.get(var).cloned().unwrap_or_default();
+            let mut location_order = Vec::new();
+            let var_type = view.variable(*var).map_or(0, |(_, ty)| ty);
+            match location_orders.get(var) {
+                Some(order) => location_order.clone_from(order),
+                None => gl_location_order(&types, var_type, &base, &mut location_order),
+            }
+            let targets = leaves
+                .iter()
+                .map(|leaf| {
+                    let (target, sampler, name) =
+                        declare_leaf(&types, editor, leaf, &base, &location_order);
+                    split.push(sampler);
+                    names.push(name);
+                    target
+                })
+                .collect();
+            rewrites.insert(*var, targets);
+        }
+        rewrite_accesses(editor, &types, &rewrites)?;
+        // The old variables go, with their names and decorations.
+        remove_definitions(editor, |i| rewrites.contains_key(&i));
+        remove_sampler_structures(editor, &found)?;
         for (var, name) in &names {
             editor.name(*var, name);
         }
         // An interface lists a UniformConstant variable from SPIR-V 1.4 on, as it does the
         // variables that replace it.
-        let lists_all = editor.module.version() >= INTERFACE_LISTS_ALL_GLOBALS;
+        let lists_all = view.version() >= INTERFACE_LISTS_ALL_GLOBALS;
         editor.replace_in_interfaces(|listed| {
             let targets = rewrites.get(&listed)?;
             Some(if lists_all {
@@ -177,8 +169,8 @@ pub(super) fn split_sampler_arrays(
                 Vec::new()
             })
         });
-    });
-    Ok(split)
+        Ok(split)
+    })
 }
 
 /// The UniformConstant variables holding samplers only, in arrays of arrays or in
@@ -223,7 +215,7 @@ fn nested_sampler_variables(module: &dr::Module, types: &Types) -> Vec<(u32, Vec
 /// `location_order`), and its name.
 fn declare_leaf(
     types: &Types,
-    add: &mut Additions,
+    editor: &mut Editor,
     leaf: &Leaf,
     base: &str,
     location_order: &[String],
@@ -237,7 +229,7 @@ fn declare_leaf(
         })
         .collect();
     let count: u32 = dims.iter().product();
-    let strides = add.row_major_strides(&dims);
+    let strides = row_major_strides(editor, &dims);
     let member_name = |ty: u32, k: u32| {
         types
             .member_names
@@ -248,20 +240,10 @@ fn declare_leaf(
     let var_type = if dims.is_empty() {
         leaf.sampler
     } else {
-        add.array(leaf.sampler, count)
+        editor.type_array(leaf.sampler, count)
     };
-    let var_pointer = add.pointer(StorageClass::UniformConstant, var_type);
-    // A sampler outside any array is its own element: its copy takes the variable's type.
-    let element_pointer = if dims.is_empty() {
-        var_pointer
-    } else {
-        add.pointer(StorageClass::UniformConstant, leaf.sampler)
-    };
-    let var = add.push(
-        Op::Variable,
-        Some(var_pointer),
-        vec![Operand::StorageClass(StorageClass::UniformConstant)],
-    );
+    let element_pointer = editor.type_pointer(StorageClass::UniformConstant, leaf.sampler);
+    let var = editor.add_variable(StorageClass::UniformConstant, var_type);
     let members: String = leaf
         .levels
         .iter()
@@ -314,65 +296,61 @@ fn declare_leaf(
 /// Points each access chain into an old variable at its leaf's new variable, indexed with
 /// the flattened index of its array levels.
 fn rewrite_accesses(
-    module: &mut dr::Module,
+    editor: &mut Editor,
     types: &Types,
     rewrites: &HashMap<u32, Vec<LeafTarget>>,
-    add: &mut Additions,
 ) -> Result<(), SceneError> {
-    let pointee_of: HashMap<u32, u32> = module
-        .types_global_values
-        .iter()
-        .filter_map(|i| {
-            let var = i.result_id.filter(|v| rewrites.contains_key(v))?;
-            Some((var, types.pointee(i.result_type?)?))
-        })
-        .collect();
-    rewrite_instructions(module, |mut inst, out| {
-        let base = inst.operands.first().and_then(id);
-        let Some(targets) = base.and_then(|b| rewrites.get(&b)) else {
-            if inst
-                .operands
-                .iter()
-                .filter_map(id)
-                .any(|i| rewrites.contains_key(&i))
-            {
-                return Err(SceneError::Skip(USED_WHOLE.into()));
-            }
-            out.push(inst);
-            return Ok(());
-        };
-        let chain = matches!(inst.class.opcode, Op::AccessChain | Op::InBoundsAccessChain);
-        let old_type = base.and_then(|b| pointee_of.get(&b)).copied().unwrap_or(0);
-        let (levels, dynamic) = walk_levels(types, old_type, &inst.operands[1..]);
-        let target = targets.iter().find(|t| t.levels == levels);
-        let Some(target) = target.filter(|_| chain) else {
+    let view = editor.module;
+    for index in view.section_range(Section::Function) {
+        let inst = view.insts[index];
+        let used = inst
+            .id_operands()
+            .expect("glslang emits only opcodes of the grammar");
+        if !used.iter().any(|i| rewrites.contains_key(i)) {
+            continue;
+        }
+        // Chain words: result type, result, base, indices.
+        let chain = matches!(inst.op(), Some(Op::AccessChain | Op::InBoundsAccessChain));
+        let base = inst.operand(2);
+        let (Some(targets), true) = (rewrites.get(&base), chain) else {
             return Err(SceneError::Skip(USED_WHOLE.into()));
         };
-        let flat = add.flat_index(out, &dynamic, &target.strides);
-        inst.result_type = Some(target.element_pointer);
-        inst.operands = std::iter::once(Operand::IdRef(target.var))
-            .chain(flat.map(Operand::IdRef))
-            .collect();
-        if inst.operands.len() == 1 {
+        let old_type = view.variable(base).map_or(0, |(_, ty)| ty);
+        let (levels, dynamic) = walk_levels(types, old_type, &inst.operands()[3..]);
+        let Some(target) = targets.iter().find(|t| t.levels == levels) else {
+            return Err(SceneError::Skip(USED_WHOLE.into()));
+        };
+        let mut code = Vec::new();
+        let flat = flat_index(editor, &mut code, &dynamic, &target.strides);
+        let result = inst.operand(1);
+        match flat {
+            Some(flat) => editor.emit_as(
+                &mut code,
+                inst.op().expect("a chain"),
+                target.element_pointer,
+                result,
+                &[target.var, flat],
+            ),
             // A structure (not an array) of samplers: its member is the variable.
-            inst = Instruction::new(
+            None => editor.unary_as(
+                &mut code,
                 Op::CopyObject,
-                inst.result_type,
-                inst.result_id,
-                inst.operands,
-            );
+                target.element_pointer,
+                result,
+                target.var,
+            ),
         }
-        out.push(inst);
-        Ok(())
-    })
+        editor.replace(index, code);
+    }
+    Ok(())
 }
 
 /// Walks type `ty` along an access chain's indices: the levels it goes through and the
 /// indices of its array levels.
-fn walk_levels(types: &Types, mut ty: u32, indices: &[Operand]) -> (Vec<Level>, Vec<u32>) {
+fn walk_levels(types: &Types, mut ty: u32, indices: &[u32]) -> (Vec<Level>, Vec<u32>) {
     let mut levels = Vec::new();
     let mut dynamic = Vec::new();
-    for index in indices.iter().filter_map(id) {
+    for &index in indices {
         if let Some((len, elem)) = types.array(ty) {
             levels.push(Level::Array(len));
             dynamic.push(index);
@@ -396,9 +374,10 @@ fn walk_levels(types: &Types, mut ty: u32, indices: &[Operand]) -> (Vec<Level>, 
 /// Removes the structures of samplers and the arrays and pointers of them (Vulkan forbids
 /// an opaque type in a structure); a function still using one cannot be rewritten.
 fn remove_sampler_structures(
-    module: &mut dr::Module,
+    editor: &mut Editor,
     found: &[(u32, Vec<Leaf>)],
 ) -> Result<(), SceneError> {
+    let view = editor.module;
     let mut gone: HashSet<u32> = found
         .iter()
         .flat_map(|(_, leaves)| leaves)
@@ -408,37 +387,29 @@ fn remove_sampler_structures(
             Level::Array(_) => None,
         })
         .collect();
+    let uses_gone = |inst: &Inst, gone: &HashSet<u32>| {
+        inst.id_operands()
+            .expect("glslang emits only opcodes of the grammar")
+            .iter()
+            .any(|t| gone.contains(t))
+    };
     // Types are declared before their uses: one pass finds the arrays, pointers and
     // structures of the structures that go.
-    for inst in &module.types_global_values {
-        let uses_gone = match inst.class.opcode {
-            Op::TypeArray | Op::TypeRuntimeArray | Op::TypeStruct => inst
-                .operands
-                .iter()
-                .filter_map(id)
-                .any(|t| gone.contains(&t)),
-            Op::TypePointer => inst
-                .operands
-                .get(1)
-                .and_then(id)
-                .is_some_and(|t| gone.contains(&t)),
-            _ => false,
-        };
-        if let (Some(r), true) = (inst.result_id, uses_gone) {
+    for inst in &view.insts[view.section_range(Section::Global)] {
+        let composite = matches!(
+            inst.op(),
+            Some(Op::TypeArray | Op::TypeRuntimeArray | Op::TypeStruct | Op::TypePointer)
+        );
+        if let (Some(r), true) = (inst.result_id(), composite && uses_gone(inst, &gone)) {
             gone.insert(r);
         }
     }
-    let used_in_functions = module.functions.iter().any(|f| {
-        f.all_inst_iter().any(|i| {
-            i.result_type.is_some_and(|t| gone.contains(&t))
-                || i.operands.iter().filter_map(id).any(|o| gone.contains(&o))
-        })
-    });
-    if used_in_functions {
+    let code = &view.insts[view.section_range(Section::Function)];
+    if code.iter().any(|i| uses_gone(i, &gone)) {
         return Err(SceneError::Skip(
             "a structure of samplers used whole is not supported".into(),
         ));
     }
-    remove_ids(module, |i| gone.contains(&i));
+    remove_definitions(editor, |i| gone.contains(&i));
     Ok(())
 }

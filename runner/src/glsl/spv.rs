@@ -1,19 +1,20 @@
-//! The bridge from the passes to glsem-spirv, and what the passes that rewrite function
-//! bodies share over rspirv's `dr::Module`.
+//! The bridge from the passes to glsem-spirv, and the lookups the passes share.
 //!
-//! [`edit_words`] runs glsem-spirv's `Editor` over a stage's module: every declaration a
-//! pass adds or changes (decorations, names, variables, interfaces, types and constants
-//! of its own) goes through it. The body rewrites (component, sampler and block arrays,
-//! double inputs, patch stores) stay on `dr`, whose operands say which are ids: they
-//! follow every use of a variable, which the word-level view cannot tell from a literal.
-//! For them: `Types` (a module's types, names and decorations by id, and their Location
-//! counts by glsem-spirv's layout), `Additions` (fresh ids and the types and constants
-//! made with them), `rewrite_instructions` and `remove_ids`.
+//! [`edit_words`] runs glsem-spirv's `Editor` over a stage's module (kept as rspirv's
+//! `dr::Module` between passes, as glslang's output is loaded): every edit, declarations
+//! and function bodies alike, goes through it; [`read_words`] gives the passes that look
+//! before they edit the same word view. What the body rewrites share on top of the
+//! Editor: [`remove_definitions`], [`rename_uses`] (through glsem-spirv's operand walk),
+//! [`row_major_strides`] and [`flat_index`]. `Types` stays for the passes' and the
+//! introspection's questions about a stage (names, decorations, shapes, Location counts by
+//! glsem-spirv's layout, GL's transform-feedback varyings), which the crate's view does
+//! not answer in GL's terms.
 
 use std::collections::HashMap;
 
 use glsem_spirv::layout;
-use glsem_spirv::module::{Editor, Module};
+use glsem_spirv::module::{Editor, Module, Section};
+use glsem_spirv::operands::for_each_id_operand_mut;
 use rspirv::binary::Assemble;
 use rspirv::dr::{self, Instruction, Operand};
 use spirv::{Decoration, Op, StorageClass};
@@ -257,6 +258,78 @@ pub(super) fn edit_words<T>(module: &mut dr::Module, edit: impl FnOnce(&mut Edit
     result
 }
 
+/// Runs `read` over glsem-spirv's view of `module`, for passes that look before they edit.
+pub(super) fn read_words<T>(module: &dr::Module, read: impl FnOnce(&Module) -> T) -> T {
+    let words = module.assemble();
+    read(&Module::parse(&words).expect("an assembled module is well-formed"))
+}
+
+/// Constants for the row-major stride of each dimension: element `[i0][i1]…[ik]` is at
+/// `i0·(d1·…·dk) + … + ik`.
+pub(super) fn row_major_strides(editor: &mut Editor, dims: &[u32]) -> Vec<u32> {
+    (0..dims.len())
+        .map(|k| editor.constant_u32(dims[k + 1..].iter().product()))
+        .collect()
+}
+
+/// Emits Σ index·stride into `code`; `None` without indices.
+pub(super) fn flat_index(
+    editor: &mut Editor,
+    code: &mut Vec<u32>,
+    indices: &[u32],
+    strides: &[u32],
+) -> Option<u32> {
+    let uint = editor.type_int(32, false);
+    let mut flat = None;
+    for (&index, &stride) in indices.iter().zip(strides) {
+        let term = editor.binary(code, Op::IMul, uint, index, stride);
+        flat = Some(match flat {
+            None => term,
+            Some(sum) => editor.binary(code, Op::IAdd, uint, sum, term),
+        });
+    }
+    flat
+}
+
+/// Removes the global instructions that define the ids `gone` says go, and the names and
+/// decorations of those ids.
+pub(super) fn remove_definitions(editor: &mut Editor, gone: impl Fn(u32) -> bool) {
+    let view = editor.module;
+    let described = view.section_start(Section::Debug)..view.section_start(Section::Global);
+    for index in described.chain(view.section_range(Section::Global)) {
+        let inst = &view.insts[index];
+        let target = match inst.op() {
+            Some(Op::Name | Op::MemberName | Op::Decorate | Op::MemberDecorate) => {
+                Some(inst.operand(0))
+            }
+            _ => inst.result_id(),
+        };
+        if target.is_some_and(&gone) {
+            editor.remove(index);
+        }
+    }
+}
+
+/// Puts `renamed(id)`, where it is `Some`, in place of each id the functions' instructions
+/// use (their result ids stay).
+pub(super) fn rename_uses(editor: &mut Editor, renamed: impl Fn(u32) -> Option<u32>) {
+    let view = editor.module;
+    for index in view.section_range(Section::Function) {
+        let mut words = view.insts[index].words.to_vec();
+        let mut changed = false;
+        for_each_id_operand_mut(&mut words, |id| {
+            if let Some(new) = renamed(*id) {
+                *id = new;
+                changed = true;
+            }
+        })
+        .expect("glslang emits only opcodes of the grammar");
+        if changed {
+            editor.replace(index, words);
+        }
+    }
+}
+
 /// Whether a stage's variables of this storage class are per-vertex arrays whose outer
 /// dimension does not count towards Locations.
 pub(super) fn arrayed(stage: ShaderStage, storage: StorageClass) -> bool {
@@ -272,207 +345,6 @@ pub(super) fn arrayed(stage: ShaderStage, storage: StorageClass) -> bool {
 pub(super) fn runtime_array(types: &Types, ty: u32) -> Option<u32> {
     let inst = types.def(ty)?;
     (inst.class.opcode == Op::TypeRuntimeArray).then(|| inst.operands.first().and_then(id))?
-}
-
-/// What a pass adds to a module: fresh ids after its bound, the global instructions (types,
-/// constants, variables) made with them, and the module's 32-bit unsigned integer type.
-pub(super) struct Additions {
-    next_id: u32,
-    globals: Vec<Instruction>,
-    /// The module's `OpTypeInt 32 0` (SPIR-V allows one), else a new one (0 from
-    /// `without_uint`).
-    pub(super) uint: u32,
-    uint_constants: HashMap<u32, u32>,
-}
-
-impl Additions {
-    pub(super) fn new(module: &dr::Module) -> Self {
-        let mut additions = Additions::without_uint(module);
-        let bits = Operand::LiteralBit32;
-        additions.uint = additions.global(module, Op::TypeInt, None, vec![bits(32), bits(0)]);
-        additions
-    }
-
-    /// For a pass that needs no uint type or constants.
-    pub(super) fn without_uint(module: &dr::Module) -> Self {
-        Additions {
-            next_id: module.header.as_ref().map_or(1, |h| h.bound),
-            globals: Vec::new(),
-            uint: 0,
-            uint_constants: HashMap::new(),
-        }
-    }
-
-    pub(super) fn fresh(&mut self) -> u32 {
-        self.next_id += 1;
-        self.next_id - 1
-    }
-
-    /// A new global instruction with a fresh result id.
-    pub(super) fn push(&mut self, op: Op, result_type: Option<u32>, operands: Vec<Operand>) -> u32 {
-        let id = self.fresh();
-        self.globals
-            .push(Instruction::new(op, result_type, Some(id), operands));
-        id
-    }
-
-    /// A type or constant: an equal one the module or this pass already has (SPIR-V forbids
-    /// duplicate scalar and vector types), else a new one.
-    pub(super) fn global(
-        &mut self,
-        module: &dr::Module,
-        op: Op,
-        result_type: Option<u32>,
-        operands: Vec<Operand>,
-    ) -> u32 {
-        self.global_among(&module.types_global_values, op, result_type, operands)
-    }
-
-    /// `global` where the module's globals are `known`.
-    pub(super) fn global_among<'a>(
-        &mut self,
-        known: impl IntoIterator<Item = &'a Instruction>,
-        op: Op,
-        result_type: Option<u32>,
-        operands: Vec<Operand>,
-    ) -> u32 {
-        let same = |i: &&Instruction| {
-            i.class.opcode == op && i.result_type == result_type && i.operands == operands
-        };
-        let found = known
-            .into_iter()
-            .find(same)
-            .or_else(|| self.globals.iter().find(same))
-            .and_then(|i| i.result_id);
-        match found {
-            Some(id) => id,
-            None => self.push(op, result_type, operands),
-        }
-    }
-
-    /// A uint constant this pass made (once per value).
-    pub(super) fn uint_constant(&mut self, value: u32) -> u32 {
-        if let Some(&id) = self.uint_constants.get(&value) {
-            return id;
-        }
-        let id = self.push(
-            Op::Constant,
-            Some(self.uint),
-            vec![Operand::LiteralBit32(value)],
-        );
-        self.uint_constants.insert(value, id);
-        id
-    }
-
-    /// A new pointer type.
-    pub(super) fn pointer(&mut self, storage: StorageClass, ty: u32) -> u32 {
-        self.push(
-            Op::TypePointer,
-            None,
-            vec![Operand::StorageClass(storage), Operand::IdRef(ty)],
-        )
-    }
-
-    /// A new array type of `len` elements.
-    pub(super) fn array(&mut self, element: u32, len: u32) -> u32 {
-        let len = self.uint_constant(len);
-        self.push(
-            Op::TypeArray,
-            None,
-            vec![Operand::IdRef(element), Operand::IdRef(len)],
-        )
-    }
-
-    /// Constants for the row-major stride of each dimension: element [i0][i1]…[ik] is at
-    /// i0·(d1·…·dk) + … + ik.
-    pub(super) fn row_major_strides(&mut self, dims: &[u32]) -> Vec<u32> {
-        (0..dims.len())
-            .map(|k| self.uint_constant(dims[k + 1..].iter().product()))
-            .collect()
-    }
-
-    /// Appends `op` with result type `ty` and the id operands `operands` to `out` and
-    /// returns its result id: `Editor::emit`'s form, for the body rewrites on `dr`.
-    pub(super) fn emit(
-        &mut self,
-        out: &mut Vec<Instruction>,
-        op: Op,
-        ty: u32,
-        operands: &[u32],
-    ) -> u32 {
-        let id = self.fresh();
-        let operands = operands.iter().map(|&o| Operand::IdRef(o)).collect();
-        out.push(Instruction::new(op, Some(ty), Some(id), operands));
-        id
-    }
-
-    /// Emits Σ index·stride into `out`; `None` without indices.
-    pub(super) fn flat_index(
-        &mut self,
-        out: &mut Vec<Instruction>,
-        indices: &[u32],
-        strides: &[u32],
-    ) -> Option<u32> {
-        let uint = self.uint;
-        let mut flat = None;
-        for (&index, &stride) in indices.iter().zip(strides) {
-            let term = self.emit(out, Op::IMul, uint, &[index, stride]);
-            flat = Some(match flat {
-                None => term,
-                Some(sum) => self.emit(out, Op::IAdd, uint, &[sum, term]),
-            });
-        }
-        flat
-    }
-
-    /// Inserts the new globals at `at` in the module's types and globals, and moves its id
-    /// bound past the new ids.
-    pub(super) fn finish(self, module: &mut dr::Module, at: usize) {
-        module.types_global_values.splice(at..at, self.globals);
-        if let Some(header) = module.header.as_mut() {
-            header.bound = self.next_id;
-        }
-    }
-}
-
-/// Each function instruction through `rewrite`, which pushes what replaces it onto the
-/// block's new instructions.
-pub(super) fn rewrite_instructions<E>(
-    module: &mut dr::Module,
-    mut rewrite: impl FnMut(Instruction, &mut Vec<Instruction>) -> Result<(), E>,
-) -> Result<(), E> {
-    for function in &mut module.functions {
-        for block in &mut function.blocks {
-            let mut out = Vec::with_capacity(block.instructions.len());
-            for inst in std::mem::take(&mut block.instructions) {
-                rewrite(inst, &mut out)?;
-            }
-            block.instructions = out;
-        }
-    }
-    Ok(())
-}
-
-/// Whether `inst` defines `gone`'s ids or names or decorates one of them.
-pub(super) fn defines_or_describes(inst: &Instruction, gone: impl Fn(u32) -> bool) -> bool {
-    inst.result_id.is_some_and(&gone)
-        || (matches!(
-            inst.class.opcode,
-            Op::Name | Op::MemberName | Op::Decorate | Op::MemberDecorate
-        ) && inst.operands.first().and_then(id).is_some_and(gone))
-}
-
-/// Removes the instructions that define, name or decorate the ids `gone` says go.
-pub(super) fn remove_ids(module: &mut dr::Module, gone: impl Fn(u32) -> bool) {
-    module
-        .types_global_values
-        .retain(|i| !defines_or_describes(i, &gone));
-    module
-        .debug_names
-        .retain(|i| !defines_or_describes(i, &gone));
-    module
-        .annotations
-        .retain(|i| !defines_or_describes(i, &gone));
 }
 
 impl Types {

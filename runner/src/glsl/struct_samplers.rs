@@ -10,11 +10,12 @@
 
 use std::collections::{HashMap, HashSet};
 
-use rspirv::dr::{self, Instruction, Operand};
+use glsem_spirv::module::{inst, Editor, Module, Section, Type};
+use rspirv::dr::{self, Operand};
 use spirv::{Op, StorageClass};
 
 use super::sampler_arrays::gl_location_order;
-use super::spv::{edit_words, id, Additions, Types};
+use super::spv::{edit_words, id, Types};
 use crate::scene::SceneError;
 
 /// The uniform (a member of the default block) whose structure mixes samplers and other
@@ -83,87 +84,77 @@ pub(super) fn move_struct_samplers(
         .def(block_type)
         .map(|d| d.operands.iter().filter_map(id).collect())
         .unwrap_or_default();
-    let mut add = Additions::new(module);
-    let mut structures: HashMap<u32, Mixed> = HashMap::new();
-    let mut opaque_structures: HashMap<u32, u32> = HashMap::new();
-    let mut moved: HashMap<u32, Moved> = HashMap::new();
-    // (variable, name) and (structure, member, name) of the new ids.
-    let mut names: Vec<(u32, String)> = Vec::new();
-    let mut member_names: Vec<(u32, u32, String)> = Vec::new();
-    let mut location_orders = HashMap::new();
-    for (k, &member) in members.iter().enumerate() {
-        let mut lengths = Vec::new();
-        let mut inner = member;
-        while let Some((len, elem)) = types.array(inner) {
-            lengths.push(len);
-            inner = elem;
-        }
-        let Some(mixed) = mixed_members(&types, inner) else {
-            continue;
-        };
-        let opaque_struct = *opaque_structures.entry(inner).or_insert_with(|| {
-            declare_opaque_structure(&types, &mut add, inner, &mixed, &mut member_names)
-        });
-        structures.entry(inner).or_insert(mixed);
-        let var_type = lengths
-            .iter()
-            .rev()
-            .fold(opaque_struct, |elem, &len| add.array(elem, len));
-        let pointer = add.pointer(StorageClass::UniformConstant, var_type);
-        let var = add.push(
-            Op::Variable,
-            Some(pointer),
-            vec![Operand::StorageClass(StorageClass::UniformConstant)],
-        );
-        let name = types.member_names.get(&(block_type, k as u32)).cloned();
-        let mut order = Vec::new();
-        let base = name.clone().unwrap_or_default();
-        gl_location_order(&types, member, &base, &mut order);
-        location_orders.insert(var, order);
-        names.push((var, name.unwrap_or_default()));
-        let array_levels = lengths.len();
-        moved.insert(k as u32, Moved { var, array_levels });
-    }
-    if moved.is_empty() {
+    // (member index, member type, array lengths, structure, its split) of the uniforms
+    // whose structure mixes samplers and other members.
+    let mixing: Vec<(u32, u32, Vec<u32>, u32, Mixed)> = members
+        .iter()
+        .enumerate()
+        .filter_map(|(k, &member)| {
+            let mut lengths = Vec::new();
+            let mut inner = member;
+            while let Some((len, elem)) = types.array(inner) {
+                lengths.push(len);
+                inner = elem;
+            }
+            let mixed = mixed_members(&types, inner)?;
+            Some((k as u32, member, lengths, inner, mixed))
+        })
+        .collect();
+    if mixing.is_empty() {
         return Ok(HashMap::new());
     }
-    rewrite_member_accesses(module, &types, block_var, &moved, &structures, &mut add)?;
-    drop_sampler_members(module, &structures);
-    refuse_whole_uses(module, &structures)?;
-    let known = module.types_global_values.clone();
-    let block_pointer = pointer_type(&mut add, &known, StorageClass::Uniform, block_type);
-    // The block's variable goes after the new types, its pointer type among them.
-    module
-        .types_global_values
-        .retain(|i| i.result_id != Some(block_var));
-    let end = module.types_global_values.len();
-    add.finish(module, end);
-    module.types_global_values.push(Instruction::new(
-        Op::Variable,
-        Some(block_pointer),
-        Some(block_var),
-        vec![Operand::StorageClass(StorageClass::Uniform)],
-    ));
-    let new_vars: Vec<u32> = moved.values().map(|m| m.var).collect();
     edit_words(module, |editor| {
+        let mut structures: HashMap<u32, Mixed> = HashMap::new();
+        let mut opaque_structures: HashMap<u32, u32> = HashMap::new();
+        let mut moved: HashMap<u32, Moved> = HashMap::new();
+        // (variable, name) and (structure, member, name) of the new ids.
+        let mut names: Vec<(u32, String)> = Vec::new();
+        let mut member_names: Vec<(u32, u32, String)> = Vec::new();
+        let mut location_orders = HashMap::new();
+        for (k, member, lengths, inner, mixed) in mixing {
+            let opaque_struct = *opaque_structures.entry(inner).or_insert_with(|| {
+                declare_opaque_structure(&types, editor, inner, &mixed, &mut member_names)
+            });
+            structures.entry(inner).or_insert(mixed);
+            let var_type = lengths
+                .iter()
+                .rev()
+                .fold(opaque_struct, |elem, &len| editor.type_array(elem, len));
+            let var = editor.add_variable(StorageClass::UniformConstant, var_type);
+            let name = types.member_names.get(&(block_type, k)).cloned();
+            let mut order = Vec::new();
+            let base = name.clone().unwrap_or_default();
+            gl_location_order(&types, member, &base, &mut order);
+            location_orders.insert(var, order);
+            names.push((var, name.unwrap_or_default()));
+            let array_levels = lengths.len();
+            moved.insert(k, Moved { var, array_levels });
+        }
+        rewrite_member_accesses(editor, &types, block_var, &moved, &structures)?;
+        drop_sampler_members(editor, &structures);
+        refuse_whole_uses(editor.module, &structures)?;
+        // The block's variable goes after the new types, its pointer type among them.
+        let view = editor.module;
+        editor.redeclare_variable(block_var, StorageClass::Uniform, block_type, None);
+        editor.remove(view.globals[&block_var]);
         for (var, name) in &names {
             editor.name(*var, name);
         }
         for (ty, member, name) in &member_names {
             editor.member_name(*ty, *member, name);
         }
-        let m = editor.module;
-        for ep in &m.entry_points {
+        let new_vars: Vec<u32> = moved.values().map(|m| m.var).collect();
+        for ep in &view.entry_points {
             editor.extend_interface(ep, &[], &new_vars);
         }
-    });
-    Ok(location_orders)
+        Ok(location_orders)
+    })
 }
 
 /// A structure of the samplers of mixing structure `ty`, named as they are there.
 fn declare_opaque_structure(
     types: &Types,
-    add: &mut Additions,
+    editor: &mut Editor,
     ty: u32,
     mixed: &Mixed,
     member_names: &mut Vec<(u32, u32, String)>,
@@ -172,8 +163,12 @@ fn declare_opaque_structure(
         .def(ty)
         .map(|d| d.operands.iter().filter_map(id).collect())
         .unwrap_or_default();
-    let samplers = mixed.opaque.iter().map(|&(old, _)| members[old as usize]);
-    let opaque = add.push(Op::TypeStruct, None, samplers.map(Operand::IdRef).collect());
+    let samplers: Vec<u32> = mixed
+        .opaque
+        .iter()
+        .map(|&(old, _)| members[old as usize])
+        .collect();
+    let opaque = editor.type_struct(&samplers);
     for &(old, new) in &mixed.opaque {
         let name = types.member_names.get(&(ty, old)).cloned();
         member_names.push((opaque, new, name.unwrap_or_default()));
@@ -184,141 +179,107 @@ fn declare_opaque_structure(
 /// Points each access chain into a moved uniform at its new variable (a sampler member) or
 /// at the member's new index in the structure (any other member).
 fn rewrite_member_accesses(
-    module: &mut dr::Module,
+    editor: &mut Editor,
     types: &Types,
     block_var: u32,
     moved: &HashMap<u32, Moved>,
     structures: &HashMap<u32, Mixed>,
-    add: &mut Additions,
 ) -> Result<(), SceneError> {
-    let block_member_type = |k: u32| {
-        let block = types.def(
-            types.pointee(
-                module
-                    .types_global_values
-                    .iter()
-                    .find(|i| i.result_id == Some(block_var))
-                    .and_then(|i| i.result_type)
-                    .unwrap_or(0),
-            )?,
-        )?;
-        block.operands.iter().filter_map(id).nth(k as usize)
+    let view = editor.module;
+    let block_members = match view
+        .variable(block_var)
+        .and_then(|(_, ty)| view.type_of(ty))
+    {
+        Some(Type::Struct { members }) => members.as_slice(),
+        _ => &[],
     };
-    let member_types: HashMap<u32, u32> = moved
-        .keys()
-        .filter_map(|&k| Some((k, block_member_type(k)?)))
-        .collect();
-    let module_types = &module.types_global_values.clone();
-    super::spv::rewrite_instructions(module, |mut inst, out| {
-        let chain = matches!(inst.class.opcode, Op::AccessChain | Op::InBoundsAccessChain);
-        let on_block = inst.operands.first().and_then(id) == Some(block_var);
-        let pointee = inst.result_type.and_then(|t| types.pointee(t)).unwrap_or(0);
+    for index in view.section_range(Section::Function) {
+        let inst = view.insts[index];
+        // Chain words: result type, result, base, indices.
+        let chain = matches!(inst.op(), Some(Op::AccessChain | Op::InBoundsAccessChain));
+        if !chain || inst.operand(2) != block_var {
+            continue;
+        }
+        let pointee = types.pointee(inst.operand(0)).unwrap_or(0);
         // The block left holding no sampler is a uniform buffer, as glslang makes one.
-        let to_uniform = |mut inst: Instruction, add: &mut Additions| {
-            if chain && inst.operands.first().and_then(id) == Some(block_var) {
-                inst.result_type = Some(pointer_type(
-                    add,
-                    module_types,
-                    StorageClass::Uniform,
-                    pointee,
-                ));
-            }
-            inst
+        let to_uniform = |editor: &mut Editor| {
+            let uniform_pointer = editor.type_pointer(StorageClass::Uniform, pointee);
+            editor.patch_word(index, 1, uniform_pointer);
         };
-        let member = inst
-            .operands
-            .get(1)
-            .and_then(id)
-            .and_then(|c| types.constant(c));
-        let Some((k, m)) = member
-            .filter(|_| chain && on_block)
-            .and_then(|k| Some((k, moved.get(&k)?)))
-        else {
-            out.push(to_uniform(inst, add));
-            return Ok(());
+        let member = types.constant(inst.operand(3));
+        let Some((k, m)) = member.and_then(|k| Some((k, moved.get(&k)?))) else {
+            to_uniform(editor);
+            continue;
         };
-        let mut inner = member_types.get(&k).copied().unwrap_or(0);
+        let mut inner = block_members.get(k as usize).copied().unwrap_or(0);
         while let Some((_, elem)) = types.array(inner) {
             inner = elem;
         }
-        let at = 2 + m.array_levels;
-        let index = inst
-            .operands
-            .get(at)
-            .and_then(id)
-            .and_then(|c| types.constant(c));
-        let (Some(index), Some(mixed)) = (index, structures.get(&inner)) else {
+        // The structure's index, after the block's member and the array levels.
+        let at = 3 + 2 + m.array_levels;
+        let member_index = inst.words.get(at).and_then(|&c| types.constant(c));
+        let (Some(member_index), Some(mixed)) = (member_index, structures.get(&inner)) else {
             return Err(SceneError::Skip(USED_WHOLE.into()));
         };
-        if let Some(&(_, new)) = mixed.opaque.iter().find(|(old, _)| *old == index) {
-            inst.result_type = Some(pointer_type(
-                add,
-                module_types,
-                StorageClass::UniformConstant,
-                pointee,
-            ));
-            let mut operands = vec![Operand::IdRef(m.var)];
-            operands.extend_from_slice(&inst.operands[2..at]);
-            operands.push(Operand::IdRef(add.uint_constant(new)));
-            operands.extend_from_slice(&inst.operands[at + 1..]);
-            inst.operands = operands;
-        } else if let Some(&(_, new)) = mixed.plain.iter().find(|(old, _)| *old == index) {
-            inst.operands[at] = Operand::IdRef(add.uint_constant(new));
+        if let Some(&(_, new)) = mixed.opaque.iter().find(|(old, _)| *old == member_index) {
+            let pointer = editor.type_pointer(StorageClass::UniformConstant, pointee);
+            let mut operands = vec![m.var];
+            operands.extend_from_slice(&inst.words[5..at]);
+            operands.push(editor.constant_u32(new));
+            operands.extend_from_slice(&inst.words[at + 1..]);
+            let mut code = Vec::new();
+            let op = inst.op().expect("a chain");
+            editor.emit_as(&mut code, op, pointer, inst.operand(1), &operands);
+            editor.replace(index, code);
+            continue;
         }
-        out.push(to_uniform(inst, add));
-        Ok(())
-    })
+        if let Some(&(_, new)) = mixed.plain.iter().find(|(old, _)| *old == member_index) {
+            let constant = editor.constant_u32(new);
+            editor.patch_word(index, at, constant);
+        }
+        to_uniform(editor);
+    }
+    Ok(())
 }
 
 /// Takes the sampler members out of the mixing structures, their names and decorations
 /// following the members that stay.
-fn drop_sampler_members(module: &mut dr::Module, structures: &HashMap<u32, Mixed>) {
-    for inst in &mut module.types_global_values {
-        let Some(mixed) = inst.result_id.and_then(|r| structures.get(&r)) else {
+fn drop_sampler_members(editor: &mut Editor, structures: &HashMap<u32, Mixed>) {
+    let view = editor.module;
+    for (&ty, mixed) in structures {
+        let Some(&index) = view.globals.get(&ty) else {
             continue;
         };
-        let members = std::mem::take(&mut inst.operands);
-        inst.operands = mixed
-            .plain
-            .iter()
-            .map(|&(old, _)| members[old as usize].clone())
+        let members = &view.insts[index].operands()[1..];
+        let plain: Vec<u32> = std::iter::once(ty)
+            .chain(mixed.plain.iter().map(|&(old, _)| members[old as usize]))
             .collect();
+        editor.replace(index, inst(Op::TypeStruct, &plain));
     }
-    let renumber = |inst: &mut Instruction| {
-        let target = inst.operands.first().and_then(id);
-        let Some(mixed) = target.and_then(|t| structures.get(&t)) else {
-            return true;
-        };
-        let Some(Operand::LiteralBit32(member)) = inst.operands.get_mut(1) else {
-            return true;
-        };
-        match mixed.plain.iter().find(|(old, _)| old == member) {
-            Some(&(_, new)) => {
-                *member = new;
-                true
-            }
-            None => false,
+    // Member names and decorations: structure, member, ...
+    let described = view.section_start(Section::Debug)..view.section_start(Section::Global);
+    for index in described {
+        let inst = view.insts[index];
+        if !matches!(inst.op(), Some(Op::MemberName | Op::MemberDecorate)) {
+            continue;
         }
-    };
-    module
-        .debug_names
-        .retain_mut(|i| i.class.opcode != Op::MemberName || renumber(i));
-    module
-        .annotations
-        .retain_mut(|i| i.class.opcode != Op::MemberDecorate || renumber(i));
+        let Some(mixed) = structures.get(&inst.operand(0)) else {
+            continue;
+        };
+        match mixed.plain.iter().find(|(old, _)| *old == inst.operand(1)) {
+            Some(&(_, new)) => editor.patch_word(index, 2, new),
+            None => editor.remove(index),
+        }
+    }
 }
 
 /// A skip when a function still uses a mixing structure whole (a copy of `s[1]`, say):
 /// only its members moved.
-fn refuse_whole_uses(
-    module: &dr::Module,
-    structures: &HashMap<u32, Mixed>,
-) -> Result<(), SceneError> {
-    let used_whole = holding(module, &structures.keys().copied().collect());
-    let whole_use = module.functions.iter().any(|f| {
-        f.all_inst_iter()
-            .any(|i| i.result_type.is_some_and(|t| used_whole.contains(&t)))
-    });
+fn refuse_whole_uses(view: &Module, structures: &HashMap<u32, Mixed>) -> Result<(), SceneError> {
+    let used_whole = holding(view, &structures.keys().copied().collect());
+    let whole_use = view.insts[view.section_range(Section::Function)]
+        .iter()
+        .any(|i| i.result_type().is_some_and(|t| used_whole.contains(&t)));
     if whole_use {
         return Err(SceneError::Skip(USED_WHOLE.into()));
     }
@@ -326,32 +287,18 @@ fn refuse_whole_uses(
 }
 
 /// The types that hold one of `structures` (arrays of them, pointers to those).
-fn holding(module: &dr::Module, structures: &HashSet<u32>) -> HashSet<u32> {
+fn holding(view: &Module, structures: &HashSet<u32>) -> HashSet<u32> {
     let mut held = structures.clone();
-    for inst in &module.types_global_values {
-        let holds = match inst.class.opcode {
-            Op::TypeArray | Op::TypeRuntimeArray => inst.operands.first().and_then(id),
-            Op::TypePointer => inst.operands.get(1).and_then(id),
+    for inst in &view.insts[view.section_range(Section::Global)] {
+        // Array words: result, element, length; pointer words: result, storage, pointee.
+        let holds = match inst.op() {
+            Some(Op::TypeArray | Op::TypeRuntimeArray) => Some(inst.operand(1)),
+            Some(Op::TypePointer) => Some(inst.operand(2)),
             _ => None,
         };
-        if let (Some(r), true) = (inst.result_id, holds.is_some_and(|h| held.contains(&h))) {
+        if let (Some(r), true) = (inst.result_id(), holds.is_some_and(|h| held.contains(&h))) {
             held.insert(r);
         }
     }
     held
-}
-
-/// A pointer to `pointee` in `storage`: the module's, else a new one.
-fn pointer_type(
-    add: &mut Additions,
-    known: &[Instruction],
-    storage: StorageClass,
-    pointee: u32,
-) -> u32 {
-    add.global_among(
-        known,
-        Op::TypePointer,
-        None,
-        vec![Operand::StorageClass(storage), Operand::IdRef(pointee)],
-    )
 }

@@ -4,11 +4,12 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
-use rspirv::dr::{self, Instruction, Operand};
+use glsem_spirv::module::{Editor, Inst, Section, Type};
+use rspirv::dr;
 use spirv::{Decoration, Op, StorageClass};
 
-use super::description::{Scalar, VertexInput};
-use super::spv::{edit_words, id, rewrite_instructions, Additions, Types};
+use super::description::VertexInput;
+use super::spv::{edit_words, Types};
 use crate::scene::SceneError;
 
 /// GL's linker gives the vertex inputs without `layout(location)` locations that no
@@ -126,56 +127,51 @@ pub(super) fn spread_wide_inputs(module: &mut dr::Module) -> HashMap<u32, u32> {
 /// `uvec4[2]`, its two locations), read from the same bytes with 32-bit uint formats and
 /// put back together with `OpBitcast` at each load (the runner feeds them so).
 pub(super) fn split_double_inputs(module: &mut dr::Module) -> Result<(), SceneError> {
-    let types = Types::new(module);
-    // (variable, components, double type)
-    let inputs: Vec<(u32, u32, u32)> = types
-        .interface_variables(module)
-        .into_iter()
-        .filter(|(_, s, _)| *s == StorageClass::Input)
-        .filter_map(|(var, _, ty)| {
-            let (scalar, columns, rows) = types.shape(ty)?;
-            let double = match types.def(ty)?.class.opcode {
-                Op::TypeVector => types.def(ty)?.operands.first().and_then(id)?,
-                _ => ty,
-            };
-            (scalar == Scalar::Double && columns == 1).then_some((var, rows, double))
-        })
-        .collect();
-    if inputs.is_empty() {
-        return Ok(());
-    }
-    let mut add = Additions::new(module);
-    let words = WordTypes::new(module, &mut add);
-    let first_var = module
-        .types_global_values
-        .iter()
-        .position(|i| i.class.opcode == Op::Variable)
-        .unwrap_or(module.types_global_values.len());
-    for &(var, n, _) in &inputs {
-        if let Some(inst) = module
-            .types_global_values
-            .iter_mut()
-            .find(|i| i.result_id == Some(var))
-        {
-            inst.result_type = Some(words.input_pointer(n));
-        }
-    }
-    rewrite_instructions(module, |inst, out| {
-        let pointer = inst.operands.first().and_then(id);
-        let Some(&(_, n, double)) = inputs.iter().find(|(v, ..)| Some(*v) == pointer) else {
-            out.push(inst);
+    edit_words(module, |editor| {
+        let view = editor.module;
+        // (variable, components, double type)
+        let inputs: Vec<(u32, u32, u32)> = view.insts[view.section_range(Section::Global)]
+            .iter()
+            .filter(|i| i.op() == Some(Op::Variable))
+            .filter_map(|i| {
+                let var = i.result_id()?;
+                let (storage, ty) = view.variable(var)?;
+                let double = Some(&Type::Float { width: 64 });
+                let (scalar, n) = match view.type_of(ty)? {
+                    Type::Vector { component, count } => (*component, *count),
+                    _ => (ty, 1),
+                };
+                (storage == StorageClass::Input && view.type_of(scalar) == double)
+                    .then_some((var, n, scalar))
+            })
+            .collect();
+        if inputs.is_empty() {
             return Ok(());
-        };
-        if inst.class.opcode != Op::Load {
-            return Err(SceneError::Skip(
-                "a double vertex input used other than loaded whole is not supported".into(),
-            ));
         }
-        words.load_doubles(&mut add, out, &inst, n, double);
+        let words = WordTypes::new(editor);
+        for &(var, n, _) in &inputs {
+            editor.redeclare_variable(var, StorageClass::Input, words.input_pointee(n), None);
+            editor.remove(view.globals[&var]);
+        }
+        for index in view.section_range(Section::Function) {
+            let inst = view.insts[index];
+            let used = inst
+                .id_operands()
+                .expect("glslang emits only opcodes of the grammar");
+            let Some(&(_, n, double)) = inputs.iter().find(|(v, ..)| used.contains(v)) else {
+                continue;
+            };
+            if inst.op() != Some(Op::Load) {
+                return Err(SceneError::Skip(
+                    "a double vertex input used other than loaded whole is not supported".into(),
+                ));
+            }
+            let mut code = Vec::new();
+            words.load_doubles(editor, &mut code, inst, n, double);
+            editor.replace(index, code);
+        }
         Ok(())
-    })?;
-    add.finish(module, first_var);
-    Ok(())
+    })
 }
 
 /// The 32-bit types and constants a double input's words are read with: the module's own
@@ -184,125 +180,79 @@ pub(super) fn split_double_inputs(module: &mut dr::Module) -> Result<(), SceneEr
 struct WordTypes {
     uvec2: u32,
     uvec4: u32,
-    input_uvec2: u32,
     input_uvec4: u32,
-    /// `Input uvec4[2]`
-    input_pair: u32,
+    /// `uvec4[2]`
+    pair: u32,
     zero: u32,
     one: u32,
 }
 
 impl WordTypes {
-    fn new(module: &dr::Module, add: &mut Additions) -> Self {
-        let bits = Operand::LiteralBit32;
-        let uint = add.uint;
-        let mut global = |op: Op, result_type: Option<u32>, operands: Vec<Operand>| {
-            add.global(module, op, result_type, operands)
-        };
-        let uvec2 = global(Op::TypeVector, None, vec![Operand::IdRef(uint), bits(2)]);
-        let uvec4 = global(Op::TypeVector, None, vec![Operand::IdRef(uint), bits(4)]);
-        let input = |ty: u32| {
-            vec![
-                Operand::StorageClass(StorageClass::Input),
-                Operand::IdRef(ty),
-            ]
-        };
-        let input_uvec4 = global(Op::TypePointer, None, input(uvec4));
-        let zero = global(Op::Constant, Some(uint), vec![bits(0)]);
-        let one = global(Op::Constant, Some(uint), vec![bits(1)]);
-        let two = global(Op::Constant, Some(uint), vec![bits(2)]);
-        let pair = global(
-            Op::TypeArray,
-            None,
-            vec![Operand::IdRef(uvec4), Operand::IdRef(two)],
-        );
-        let input_pair = global(Op::TypePointer, None, input(pair));
-        let input_uvec2 = global(Op::TypePointer, None, input(uvec2));
+    fn new(editor: &mut Editor) -> Self {
+        let uint = editor.type_int(32, false);
+        let uvec2 = editor.type_vector(uint, 2);
+        let uvec4 = editor.type_vector(uint, 4);
         WordTypes {
             uvec2,
             uvec4,
-            input_uvec2,
-            input_uvec4,
-            input_pair,
-            zero,
-            one,
+            input_uvec4: editor.type_pointer(StorageClass::Input, uvec4),
+            pair: editor.type_array(uvec4, 2),
+            zero: editor.constant_u32(0),
+            one: editor.constant_u32(1),
         }
     }
 
     /// The new type of an input of `n` doubles: uvec2 for a double, uvec4 for a dvec2,
     /// uvec4[2] beyond.
-    fn input_pointer(&self, n: u32) -> u32 {
+    fn input_pointee(&self, n: u32) -> u32 {
         match n {
-            1 => self.input_uvec2,
-            2 => self.input_uvec4,
-            _ => self.input_pair,
+            1 => self.uvec2,
+            2 => self.uvec4,
+            _ => self.pair,
         }
     }
 
-    /// Replaces `load`, of `n` doubles of type `double`, with loads of its 32-bit words
-    /// bitcast back to doubles.
+    /// Puts in `code` what replaces `load`, of `n` doubles of type `double`: loads of its
+    /// 32-bit words bitcast back to doubles.
     fn load_doubles(
         &self,
-        add: &mut Additions,
-        out: &mut Vec<Instruction>,
-        load: &Instruction,
+        editor: &mut Editor,
+        code: &mut Vec<u32>,
+        load: Inst,
         n: u32,
         double: u32,
     ) {
-        let var = load.operands.first().and_then(id).unwrap_or(0);
+        // Load words: result type, result, pointer.
+        let (ty, result, var) = (load.operand(0), load.operand(1), load.operand(2));
         // The 32-bit words: one uvec2/uvec4, or the two uvec4 of the array.
         let mut words = Vec::new();
         if n <= 2 {
             let ty = if n == 1 { self.uvec2 } else { self.uvec4 };
-            words.push(add.emit(out, Op::Load, ty, &[var]));
+            words.push(editor.load(code, ty, var));
         } else {
             for index in [self.zero, self.one] {
-                let element = add.emit(out, Op::AccessChain, self.input_uvec4, &[var, index]);
-                words.push(add.emit(out, Op::Load, self.uvec4, &[element]));
+                let element = editor.access_chain(code, self.input_uvec4, var, &[index]);
+                words.push(editor.load(code, self.uvec4, element));
             }
         }
-        let mut components = Vec::new();
-        for k in 0..n {
-            let source = words[(k / 2) as usize];
-            let low = 2 * (k % 2);
-            let halves = if n == 1 {
-                source
-            } else {
-                let shuffled = add.fresh();
-                out.push(Instruction::new(
+        if n == 1 {
+            editor.unary_as(code, Op::Bitcast, double, result, words[0]);
+            return;
+        }
+        let components: Vec<u32> = (0..n)
+            .map(|k| {
+                let source = words[(k / 2) as usize];
+                let low = 2 * (k % 2);
+                let halves = editor.emit(
+                    code,
                     Op::VectorShuffle,
-                    Some(self.uvec2),
-                    Some(shuffled),
-                    vec![
-                        Operand::IdRef(source),
-                        Operand::IdRef(source),
-                        Operand::LiteralBit32(low),
-                        Operand::LiteralBit32(low + 1),
-                    ],
-                ));
-                shuffled
-            };
-            let value = if n == 1 {
-                load.result_id
-            } else {
-                Some(add.fresh())
-            };
-            out.push(Instruction::new(
-                Op::Bitcast,
-                Some(double),
-                value,
-                vec![Operand::IdRef(halves)],
-            ));
-            components.extend(value);
-        }
-        if n > 1 {
-            out.push(Instruction::new(
-                Op::CompositeConstruct,
-                load.result_type,
-                load.result_id,
-                components.into_iter().map(Operand::IdRef).collect(),
-            ));
-        }
+                    self.uvec2,
+                    &[source, source, low, low + 1],
+                );
+                editor.bitcast(code, double, halves)
+            })
+            .collect();
+        editor.emit_as(code, Op::CompositeConstruct, ty, result, &components);
     }
 }
 
