@@ -426,7 +426,11 @@ impl Types {
 /// Asserts that `spirv-val` (Vulkan 1.1) accepts `words`; `name` names the temporary file.
 #[cfg(test)]
 pub(super) fn assert_valid_vulkan_spirv(words: &[u32], name: &str) {
-    let spv = std::env::temp_dir().join(format!("{name}_{}.spv", std::process::id()));
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    // Tests run on threads of one process: each call writes a file of its own.
+    static CALLS: AtomicUsize = AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, Ordering::Relaxed);
+    let spv = std::env::temp_dir().join(format!("{name}_{}_{call}.spv", std::process::id()));
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
     std::fs::write(&spv, bytes).unwrap();
     let val = std::process::Command::new("spirv-val")
