@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use super::dispatch::DeviceDispatch;
 use super::log;
-use super::registry::{self, device_data, key_of, with_device, Registry};
+use super::registry::{self, device_data, key_of, with_device, Dispatchable, Registry};
 use super::settings::Settings;
 use super::state::DeviceData;
 
@@ -51,7 +51,9 @@ macro_rules! hook {
         pub unsafe extern "system" fn $hook($handle: $handle_ty $(, $arg: $arg_ty)*) $(-> $ret)? {
             $crate::layer::frames::$frame(
                 $what,
-                $handle,
+                // SAFETY: the application's handle, null or live by Vulkan's valid usage for
+                // the command (this hook's contract).
+                unsafe { $crate::layer::registry::Dispatchable::new($handle) },
                 $crate::layer::frames::hook!(@entry $hook $($field)?),
                 $($step),+
             )
@@ -162,7 +164,7 @@ macro_rules! command_hook {
                 // SAFETY: the next layer's command of this hook, with the arguments the
                 // application gave the hook: Vulkan's valid usage for the command (this
                 // hook's contract) makes them valid for it as they were for the hook.
-                unsafe { next($cb $(, $arg)*) };
+                unsafe { next($cb.handle() $(, $arg)*) };
                 $then
             }
         }
@@ -179,6 +181,9 @@ macro_rules! command_hook {
         /// # Safety
         /// Vulkan's valid usage for the command.
         pub unsafe extern "system" fn $hook($cb: ash::vk::CommandBuffer $(, $arg: $ty)*) {
+            // SAFETY: the application's command buffer, null or live by Vulkan's valid usage
+            // for the command (this hook's contract). The body sees only this proof.
+            let $cb = unsafe { $crate::layer::registry::Dispatchable::new($cb) };
             $crate::layer::frames::record_with_next(
                 $what,
                 $cb,
@@ -252,9 +257,9 @@ pub fn unknown_handle(what: &str) -> vk::Result {
 /// The frame of a device-level hook that returns a `VkResult`: the FFI guard, the device of
 /// `handle` and the next layer's command that `next` picks from its table (a logged
 /// `VK_ERROR_UNKNOWN` when either is missing: there is nothing to call down to), then `body`.
-pub fn call_with_next<H: Handle, F>(
+pub fn call_with_next<H: Handle + Copy, F>(
     what: &str,
-    handle: H,
+    handle: Dispatchable<H>,
     next: impl FnOnce(&DeviceDispatch) -> Option<F>,
     body: impl FnOnce(&Arc<DeviceData>, F) -> vk::Result,
 ) -> vk::Result {
@@ -276,7 +281,7 @@ pub fn call_with_next<H: Handle, F>(
 /// command buffer, or a command missing below, has nothing to call down to.
 pub fn record_with_next<F, T>(
     what: &str,
-    command_buffer: vk::CommandBuffer,
+    command_buffer: Dispatchable<vk::CommandBuffer>,
     read: impl FnOnce(&DeviceData) -> (Option<F>, T),
     body: impl FnOnce(F, T),
 ) {
@@ -291,9 +296,9 @@ pub fn record_with_next<F, T>(
 /// records first (the driver may hand a handle out again as soon as it has it back), then
 /// `call_down` passes the call on to the next layer's command that `next` picks from the
 /// table. An unknown device has no table to call down through.
-pub fn forget_then_call_down<H: Handle, F>(
+pub fn forget_then_call_down<H: Handle + Copy, F>(
     what: &str,
-    handle: H,
+    handle: Dispatchable<H>,
     next: impl FnOnce(&DeviceDispatch) -> Option<F>,
     forget: impl FnOnce(&DeviceData),
     call_down: impl FnOnce(F),
@@ -313,10 +318,10 @@ pub fn forget_then_call_down<H: Handle, F>(
 /// `registry` (its key is read before the driver frees the handle), `forget` cleans up what
 /// the layer made for it (shielded), then `call_down` passes the call on through the
 /// object's own table. An unknown handle has no table to call down through.
-pub fn destroy_registered<H: Handle, T>(
+pub fn destroy_registered<H: Handle + Copy, T>(
     what: &str,
     registry: &Registry<T>,
-    handle: H,
+    handle: Dispatchable<H>,
     forget: impl FnOnce(&T),
     call_down: impl FnOnce(&T),
 ) {
@@ -335,7 +340,7 @@ pub fn destroy_registered<H: Handle, T>(
 /// and `record` keeps what `prepare` found once the driver succeeded.
 pub fn create_recorded<P, F>(
     what: &str,
-    device: vk::Device,
+    device: Dispatchable<vk::Device>,
     next: impl FnOnce(&DeviceDispatch) -> Option<F>,
     prepare: impl FnOnce(&DeviceData) -> P,
     call_down: impl FnOnce(F, Option<&P>) -> vk::Result,

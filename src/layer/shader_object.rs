@@ -41,7 +41,7 @@ use super::push_range::plan_layout;
 use super::records::{
     BlockBinding, BlockSlot, CommandBufferState, LayoutRecord, ModuleRecord, TesObjectRecord,
 };
-use super::registry::device_data;
+use super::registry::{device_data, Dispatchable};
 use super::rewrite::{Run, Target};
 use super::state::DeviceData;
 use glsem_abi::PrimitiveMode;
@@ -574,7 +574,7 @@ fn generated_tcs(
 /// shader objects, and the application, not knowing the extensions are on, never sets it.
 /// With a semantic turned off by its setting, the state is Vulkan's default: still
 /// required, as the extension is on.
-fn set_gl_conventions(dev: &DeviceData, cb: vk::CommandBuffer) {
+fn set_gl_conventions(dev: &DeviceData, cb: Dispatchable<vk::CommandBuffer>) {
     let conventions = &dev.conventions;
     let on = |semantic| dev.settings.semantics.contains(semantic);
     if conventions.layer_sets_provoking_mode {
@@ -585,7 +585,7 @@ fn set_gl_conventions(dev: &DeviceData, cb: vk::CommandBuffer) {
             };
             // SAFETY: a command buffer in the recording state (the application's call); the
             // layer enabled `provokingVertexLast`, and `shaderObject` is on.
-            unsafe { set(cb, mode) };
+            unsafe { set(cb.handle(), mode) };
         }
     }
     if conventions.layer_sets_negative_one_to_one {
@@ -594,7 +594,7 @@ fn set_gl_conventions(dev: &DeviceData, cb: vk::CommandBuffer) {
             // SAFETY: a command buffer in the recording state (the application's call) with
             // shader objects bound, whose clip-space depth is dynamic state; the layer
             // enabled `depthClipControl`.
-            unsafe { set(cb, gl) };
+            unsafe { set(cb.handle(), gl) };
         }
     }
 }
@@ -602,13 +602,13 @@ fn set_gl_conventions(dev: &DeviceData, cb: vk::CommandBuffer) {
 /// After the tessellation shaders or the patch size of `cb` changed: binds the generated
 /// TCS where the application's TES has no TCS (or unbinds it where it no longer needs
 /// one), and pushes the levels for it.
-fn update_tcs(dev: &DeviceData, cb: vk::CommandBuffer) {
+fn update_tcs(dev: &DeviceData, cb: Dispatchable<vk::CommandBuffer>) {
     let Some(bind) = dev.table.cmd_bind_shaders_ext else {
         return;
     };
     let (tes, app_tcs, layer_tcs, patch_size) = {
         let cbs = dev.records.command_buffers.lock();
-        let Some(state) = cbs.get(&cb) else {
+        let Some(state) = cbs.get(&cb.handle()) else {
             return;
         };
         (
@@ -624,8 +624,8 @@ fn update_tcs(dev: &DeviceData, cb: vk::CommandBuffer) {
     let unbind = |dev: &DeviceData| {
         let null = vk::ShaderEXT::null();
         // SAFETY: a valid command buffer in the recording state (the application's call).
-        unsafe { bind(cb, 1, &S::TESSELLATION_CONTROL, &null) };
-        if let Some(state) = dev.records.command_buffers.lock().get_mut(&cb) {
+        unsafe { bind(cb.handle(), 1, &S::TESSELLATION_CONTROL, &null) };
+        if let Some(state) = dev.records.command_buffers.lock().get_mut(&cb.handle()) {
             state.layer_tcs_object = false;
             state.bound = None;
         }
@@ -653,10 +653,10 @@ fn update_tcs(dev: &DeviceData, cb: vk::CommandBuffer) {
             // SAFETY: a command buffer in the recording state (the application's call) with
             // a tessellation evaluation shader object bound; the generated TCS was made on
             // this device for it and its patch size.
-            unsafe { bind(cb, 1, &S::TESSELLATION_CONTROL, &shader) };
+            unsafe { bind(cb.handle(), 1, &S::TESSELLATION_CONTROL, &shader) };
             let values = {
                 let mut cbs = dev.records.command_buffers.lock();
-                let Some(state) = cbs.get_mut(&cb) else {
+                let Some(state) = cbs.get_mut(&cb.handle()) else {
                     return;
                 };
                 state.layer_tcs_object = true;
@@ -694,7 +694,7 @@ command_hook! {
             let changed = {
                 let mut cbs = dev.records.command_buffers.lock();
                 let state = cbs
-                    .entry(command_buffer)
+                    .entry(command_buffer.handle())
                     .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
                 let changed = state.patch_control_points != Some(patch_control_points);
                 state.patch_control_points = Some(patch_control_points);
@@ -751,7 +751,7 @@ command_hook! {
             let (touched, primitive, vertex, values) = {
                 let mut cbs = dev.records.command_buffers.lock();
                 let state = cbs
-                    .entry(command_buffer)
+                    .entry(command_buffer.handle())
                     .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
                 if reader.is_some() {
                     state.bound = reader;
