@@ -54,8 +54,9 @@ pub(super) fn push(
     const _: () = assert!(std::mem::size_of::<GlStateValues>() == BLOCK_SIZE as usize);
     if let Some(push) = dev.table.cmd_push_constants {
         debug_assert!(at.size <= BLOCK_SIZE);
-        // SAFETY: `values` is the block's BLOCK_SIZE bytes, of which the first `at.size`
-        // are pushed; the layout reserved them at `at.offset` for `at.stages`.
+        // SAFETY: a live command buffer (a `Dispatchable`); `values` is the block's
+        // BLOCK_SIZE bytes, of which the first `at.size` are pushed; the layout reserved them
+        // at `at.offset` for `at.stages`.
         unsafe {
             push(
                 cb.handle(),
@@ -235,8 +236,8 @@ fn set_line_stipple(dev: &DeviceData, cb: Dispatchable<vk::CommandBuffer>, stipp
     let (factor, pattern) = stipple.effective();
     let set = dev.table.cmd_set_line_stipple;
     if let Some(set) = set {
-        // SAFETY: a command buffer in the recording state with a pipeline bound whose line
-        // stipple is dynamic; the factor is in [1, 256].
+        // SAFETY: a live command buffer (a `Dispatchable`) in the recording state with a
+        // pipeline bound whose line stipple is dynamic; the factor is in [1, 256].
         unsafe { set(cb.handle(), factor, pattern) }
     }
 }
@@ -472,8 +473,8 @@ command_hook! {
                 set_line_mode(&dev, command_buffer, mode);
             }
             if let (Some(topology), Some(set)) = (topology, dev.table.cmd_set_primitive_topology) {
-                // SAFETY: a command buffer in the recording state with a pipeline bound whose
-                // topology is dynamic state.
+                // SAFETY: a live command buffer (a `Dispatchable`) in the recording state
+                // with a pipeline bound whose topology is dynamic state.
                 unsafe { set(command_buffer.handle(), topology) };
             }
         });

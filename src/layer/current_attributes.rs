@@ -76,8 +76,9 @@ impl CurrentAttributes {
         ) else {
             return;
         };
-        // SAFETY: a command buffer in the recording state; the buffer lives until the
-        // command buffer is reset or freed, which Vulkan forbids while it is pending.
+        // SAFETY: a live command buffer (a `Dispatchable`) in the recording state; the
+        // buffer lives until the command buffer is reset or freed, which Vulkan forbids
+        // while it is pending.
         unsafe {
             bind(
                 cb.handle(),

@@ -263,7 +263,7 @@ unsafe fn prepare_device(
         unsafe {
             prepare_gl_state(
                 inst,
-                physical_device.handle(),
+                physical_device,
                 ci,
                 &app_names,
                 &mut extensions,
@@ -367,7 +367,7 @@ struct DriverSupport {
 /// As for [`prepare_device`].
 unsafe fn prepare_gl_state(
     inst: &InstanceData,
-    physical_device: vk::PhysicalDevice,
+    physical_device: Dispatchable<vk::PhysicalDevice>,
     ci: &vk::DeviceCreateInfo<'_>,
     app_names: &[&CStr],
     extensions: &mut Vec<*const c_char>,
@@ -375,7 +375,7 @@ unsafe fn prepare_gl_state(
 ) -> GlStatePrep {
     let enabled = |ext: &CStr| app_names.contains(&ext);
     // SAFETY: the application's physical device belongs to `inst` (Vulkan's valid usage).
-    let driver_has = |ext| unsafe { driver_has_extension(inst, physical_device, ext) };
+    let driver_has = |ext| unsafe { driver_has_extension(inst, physical_device.handle(), ext) };
     let lines_on = inst
         .settings
         .semantics
@@ -409,7 +409,7 @@ unsafe fn prepare_gl_state(
     // SAFETY: `ci` is a valid device create info with a valid pNext chain (this function's
     // contract), and `physical_device` the instance's.
     prep.core_features =
-        unsafe { patch_core_features(inst, physical_device, ci, lines_on, features) };
+        unsafe { patch_core_features(inst, physical_device.handle(), ci, lines_on, features) };
     prep
 }
 
@@ -436,7 +436,7 @@ fn line_extension(
 /// the extensions' features only where the driver has the extension.
 fn driver_support(
     inst: &InstanceData,
-    physical_device: vk::PhysicalDevice,
+    physical_device: Dispatchable<vk::PhysicalDevice>,
     has_provoking: bool,
     has_depth: bool,
     has_lines: bool,
@@ -464,9 +464,10 @@ fn driver_support(
     link_in_front(&mut query, &mut draw_parameters);
     let queried = match inst.table.get_physical_device_features2 {
         Some(get) if inst.api_version >= vk::API_VERSION_1_1 => {
-            // SAFETY: the next layer's command; `query` chains structs that live
-            // until it returns.
-            unsafe { get(physical_device, &mut query) };
+            // SAFETY: the next layer's command on a live physical device (a
+            // `Dispatchable`) of `inst`, the instance its dispatch key found; `query` chains
+            // structs that live until it returns.
+            unsafe { get(physical_device.handle(), &mut query) };
             true
         }
         _ => false,

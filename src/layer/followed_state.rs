@@ -26,8 +26,9 @@ pub(super) fn set_line_mode(
     mode: vk::LineRasterizationModeEXT,
 ) {
     if let Some(set) = dev.table.cmd_set_line_rasterization_mode_ext {
-        // SAFETY: a command buffer in the recording state whose bound pipeline has the
-        // line mode as dynamic state (the device enabled the feature for it).
+        // SAFETY: a live command buffer (a `Dispatchable`) in the recording state whose
+        // bound pipeline has the line mode as dynamic state (the device enabled the feature
+        // for it).
         unsafe { set(cb.handle(), mode) }
     }
 }
@@ -111,15 +112,15 @@ fn set_object_stipple(
     }
     let enable = mode == vk::LineRasterizationModeEXT::BRESENHAM;
     if let Some(set_enable) = dev.table.cmd_set_line_stipple_enable_ext {
-        // SAFETY: a command buffer in the recording state with shader objects bound; the
-        // layer enabled `stippledBresenhamLines`.
+        // SAFETY: a live command buffer (a `Dispatchable`) in the recording state with
+        // shader objects bound; the layer enabled `stippledBresenhamLines`.
         unsafe { set_enable(cb.handle(), enable.into()) };
     }
     if let (true, Some(set)) = (enable, dev.table.cmd_set_line_stipple) {
         let (factor, pattern) = stipple.effective();
-        // SAFETY: a command buffer in the recording state with shader objects bound, whose
-        // line stipple is dynamic state; the factor `effective` gives is in [1, 256], the
-        // range Vulkan allows.
+        // SAFETY: a live command buffer (a `Dispatchable`) in the recording state with
+        // shader objects bound, whose line stipple is dynamic state; the factor `effective`
+        // gives is in [1, 256], the range Vulkan allows.
         unsafe { set(cb.handle(), factor, pattern) };
     }
 }
@@ -240,9 +241,10 @@ fn send_vertex_input(
                 .offset(offset)
         })
         .collect();
-    // SAFETY: a command buffer in the recording state (the application's); the
-    // application's state plus a stride-0 binding the application does not use, below
-    // `maxVertexInputBindings`, and attributes at Locations it does not feed.
+    // SAFETY: a live command buffer (a `Dispatchable`) in the recording state (the
+    // application's); the application's state plus a stride-0 binding the application does
+    // not use, below `maxVertexInputBindings`, and attributes at Locations it does not
+    // feed.
     unsafe {
         set(
             cb.handle(),
@@ -307,15 +309,17 @@ pub(super) fn set_conventions(dev: &DeviceData, cb: Dispatchable<vk::CommandBuff
     let on = |semantic| dev.settings.semantics.contains(semantic);
     if conventions.layer_sets_provoking_mode && on(Semantic::ProvokingVertex) {
         if let Some(set) = dev.table.cmd_set_provoking_vertex_mode_ext {
-            // SAFETY: a command buffer in the recording state whose bound pipeline has the
-            // mode as dynamic state; the layer enabled `provokingVertexLast`.
+            // SAFETY: a live command buffer (a `Dispatchable`) in the recording state whose
+            // bound pipeline has the mode as dynamic state; the layer enabled
+            // `provokingVertexLast`.
             unsafe { set(cb.handle(), vk::ProvokingVertexModeEXT::LAST_VERTEX) };
         }
     }
     if conventions.layer_sets_negative_one_to_one && on(Semantic::ClipSpaceDepth) {
         if let Some(set) = dev.table.cmd_set_depth_clip_negative_one_to_one_ext {
-            // SAFETY: a command buffer in the recording state whose bound pipeline has the
-            // clip-space depth as dynamic state; the layer enabled `depthClipControl`.
+            // SAFETY: a live command buffer (a `Dispatchable`) in the recording state whose
+            // bound pipeline has the clip-space depth as dynamic state; the layer enabled
+            // `depthClipControl`.
             unsafe { set(cb.handle(), vk::TRUE) };
         }
     }

@@ -2,7 +2,8 @@
 //! work is shielded so that a failure there leaves the application's call untouched
 //! ([`shield`]), and the shapes of the hooks that call down with the device's table
 //! ([`call_with_next`], [`create_recorded`], [`forget_then_call_down`] and the macros that
-//! write a hook's signature around them).
+//! write a hook's signature around them). The frames take the hook's handle as a
+//! [`Dispatchable`], which the macros make at the hook boundary.
 
 use ash::vk::{self, Handle};
 use std::any::Any;
@@ -18,7 +19,8 @@ use super::state::DeviceData;
 /// A hook that runs in one of this file's frames ([`call_with_next`], [`create_recorded`],
 /// [`forget_then_call_down`]): writes the hook's doc with the `# Safety` line every hook
 /// shares and its `extern "system"` signature once, and calls
-/// `frame("vkName", first argument, its table entry, steps…)`. The table entry is the
+/// `frame("vkName", first argument as a Dispatchable, its table entry, steps…)`; the steps
+/// see the application's arguments as they came. The table entry is the
 /// field of the hook's own name, or the one named in brackets after it. Signatures have no
 /// trailing comma.
 ///
@@ -133,7 +135,8 @@ pub(crate) use destroy_hook;
 /// A hook recording into a command buffer (no result), in [`record_with_next`]'s frame:
 /// writes the hook's doc with the `# Safety` line every hook shares and its `extern
 /// "system"` signature once, and reads the table entry of the hook's own name (or the one
-/// in brackets after it) with what `read` takes off the device (`()` without it). Then
+/// in brackets after it) with what `read` takes off the device (`()` without it). The body
+/// sees the command buffer as a [`Dispatchable`] (`.handle()` for the call down). Then
 /// either `then` runs after the application's arguments went down unchanged, or
 /// `calls_down` runs with the next layer's command, which it calls itself (it changes an
 /// argument, or does not always call down).

@@ -100,9 +100,10 @@ fn close(dev: &DeviceData, cb: Dispatchable<vk::CommandBuffer>, draw: [u32; 4]) 
     };
     let restore =
         CommandBufferState::of(&mut dev.records.command_buffers.lock(), cb.handle()).index_buffer;
-    // SAFETY: a command buffer recording a draw of a line-loop pipeline (the application's
-    // vkCmdDraw just went down); the layer's index buffer holds pair `vertex_count - 1` at
-    // index 2 * (vertex_count - 1); the application's binding is put back after.
+    // SAFETY: a live command buffer (a `Dispatchable`) recording a draw of a line-loop
+    // pipeline (the application's vkCmdDraw just went down); the layer's index buffer holds
+    // pair `vertex_count - 1` at index 2 * (vertex_count - 1); the application's binding is
+    // put back after.
     unsafe {
         bind(cb.handle(), buffer, 0, vk::IndexType::UINT32);
         draw_indexed(

@@ -123,7 +123,7 @@ pub(super) fn generated_object(
         ..Default::default()
     };
     let mut shader = vk::ShaderEXT::null();
-    // SAFETY: a valid create info.
+    // SAFETY: the device the layer recorded; a valid create info.
     match unsafe { create(dev.handle, 1, &ci, std::ptr::null(), &mut shader) } {
         vk::Result::SUCCESS => Ok(shader),
         e => Err(format!("the driver failed to create it: {e}")),
@@ -183,7 +183,8 @@ pub(super) fn update(dev: &DeviceData, cb: Dispatchable<vk::CommandBuffer>) {
     };
     let unbind = || {
         let null = vk::ShaderEXT::null();
-        // SAFETY: a command buffer in the recording state (the application's call).
+        // SAFETY: a live command buffer (a `Dispatchable`) in the recording state (the
+        // application's call).
         unsafe { bind(cb.handle(), 1, &S::GEOMETRY, &null) };
         CommandBufferState::of(&mut dev.records.command_buffers.lock(), cb.handle())
             .layer_geometry_object = false;
@@ -192,9 +193,9 @@ pub(super) fn update(dev: &DeviceData, cb: Dispatchable<vk::CommandBuffer>) {
         CommandBufferState::of(&mut dev.records.command_buffers.lock(), cb.handle()).gl_topology =
             topology;
         if let Some(topology) = topology {
-            // SAFETY: a command buffer in the recording state (the application's call) with
-            // shader objects bound, whose topology is dynamic state; the topology is of the
-            // class the bound shaders draw.
+            // SAFETY: a live command buffer (a `Dispatchable`) in the recording state (the
+            // application's call) with shader objects bound, whose topology is dynamic
+            // state; the topology is of the class the bound shaders draw.
             unsafe { set_topology(cb.handle(), topology) }
         }
     };
@@ -251,7 +252,8 @@ pub(super) fn update(dev: &DeviceData, cb: Dispatchable<vk::CommandBuffer>) {
     };
     match generated_gs(dev, &record, key) {
         Ok(shader) => {
-            // SAFETY: a command buffer in the recording state (the application's call).
+            // SAFETY: a live command buffer (a `Dispatchable`) in the recording state (the
+            // application's call).
             unsafe { bind(cb.handle(), 1, &S::GEOMETRY, &shader) };
             CommandBufferState::of(&mut dev.records.command_buffers.lock(), cb.handle())
                 .layer_geometry_object = true;

@@ -268,7 +268,8 @@ fn record_block_readers(
             ..Default::default()
         };
         let mut layout = vk::PipelineLayout::null();
-        // SAFETY: a valid create info (the ranges the driver just took).
+        // SAFETY: the device the layer recorded; a valid create info (the ranges the driver
+        // just took).
         match unsafe { create(dev.handle, &layout_info, std::ptr::null(), &mut layout) } {
             vk::Result::SUCCESS => {}
             e => {
@@ -531,7 +532,7 @@ fn generated_tcs(
             p_push_constant_ranges: record.ranges.as_ptr(),
             ..Default::default()
         };
-        // SAFETY: a valid create info.
+        // SAFETY: the device the layer recorded; a valid create info.
         match unsafe { create(dev.handle, &ci, std::ptr::null(), layout) } {
             vk::Result::SUCCESS => {}
             e => return Err(format!("creating the layout for the levels failed: {e}")),
@@ -583,17 +584,18 @@ fn set_gl_conventions(dev: &DeviceData, cb: Dispatchable<vk::CommandBuffer>) {
                 true => vk::ProvokingVertexModeEXT::LAST_VERTEX,
                 false => vk::ProvokingVertexModeEXT::FIRST_VERTEX,
             };
-            // SAFETY: a command buffer in the recording state (the application's call); the
-            // layer enabled `provokingVertexLast`, and `shaderObject` is on.
+            // SAFETY: a live command buffer (a `Dispatchable`) in the recording state (the
+            // application's call); the layer enabled `provokingVertexLast`, and
+            // `shaderObject` is on.
             unsafe { set(cb.handle(), mode) };
         }
     }
     if conventions.layer_sets_negative_one_to_one {
         if let Some(set) = dev.table.cmd_set_depth_clip_negative_one_to_one_ext {
             let gl = vk::Bool32::from(on(Semantic::ClipSpaceDepth));
-            // SAFETY: a command buffer in the recording state (the application's call) with
-            // shader objects bound, whose clip-space depth is dynamic state; the layer
-            // enabled `depthClipControl`.
+            // SAFETY: a live command buffer (a `Dispatchable`) in the recording state (the
+            // application's call) with shader objects bound, whose clip-space depth is
+            // dynamic state; the layer enabled `depthClipControl`.
             unsafe { set(cb.handle(), gl) };
         }
     }
@@ -623,7 +625,8 @@ fn update_tcs(dev: &DeviceData, cb: Dispatchable<vk::CommandBuffer>) {
         .flatten();
     let unbind = |dev: &DeviceData| {
         let null = vk::ShaderEXT::null();
-        // SAFETY: a valid command buffer in the recording state (the application's call).
+        // SAFETY: a live command buffer (a `Dispatchable`) in the recording state (the
+        // application's call).
         unsafe { bind(cb.handle(), 1, &S::TESSELLATION_CONTROL, &null) };
         if let Some(state) = dev.records.command_buffers.lock().get_mut(&cb.handle()) {
             state.layer_tcs_object = false;
@@ -650,9 +653,9 @@ fn update_tcs(dev: &DeviceData, cb: Dispatchable<vk::CommandBuffer>) {
     };
     match generated_tcs(dev, &record, patch_size) {
         Ok((shader, binding)) => {
-            // SAFETY: a command buffer in the recording state (the application's call) with
-            // a tessellation evaluation shader object bound; the generated TCS was made on
-            // this device for it and its patch size.
+            // SAFETY: a live command buffer (a `Dispatchable`) in the recording state (the
+            // application's call) with a tessellation evaluation shader object bound; the
+            // generated TCS was made on this device for it and its patch size.
             unsafe { bind(cb.handle(), 1, &S::TESSELLATION_CONTROL, &shader) };
             let values = {
                 let mut cbs = dev.records.command_buffers.lock();
