@@ -166,12 +166,12 @@ command_hook! {
             let Some(dev) = device_data(cb) else {
                 return;
             };
-            CommandBufferState::of(&mut dev.records.command_buffers.lock(), cb.handle()).index_buffer =
-                Some(BoundIndexBuffer {
-                    buffer,
-                    offset,
-                    index_type,
-                });
+            let mut cbs = dev.records.command_buffers.lock();
+            CommandBufferState::of(&mut cbs, cb.handle()).index_buffer = Some(BoundIndexBuffer {
+                buffer,
+                offset,
+                index_type,
+            });
         });
     }
 }
