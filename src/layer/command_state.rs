@@ -37,7 +37,7 @@ use super::frames::{command_hook, destroy_hook, ffi_guard, hook, maybe_inject_pa
 use super::log;
 use super::patched::inverted;
 use super::records::{BlockBinding, CommandBufferState, GlStateValues, LineStipple};
-use super::registry::{device_data, with_device};
+use super::registry::{device_data, with_device, Dispatchable};
 use super::state::DeviceData;
 use glsem_spirv::gl_state::{
     flag_clip_distance, BLOCK_SIZE, CLIP_DISTANCE_FLAGS, FLAG_LAYERED, FLAG_MULTISAMPLED,
@@ -47,18 +47,19 @@ use glsem_spirv::semantics::WindowOrigin;
 
 pub(super) fn push(
     dev: &DeviceData,
-    cb: vk::CommandBuffer,
+    cb: Dispatchable<vk::CommandBuffer>,
     at: BlockBinding,
     values: &GlStateValues,
 ) {
     const _: () = assert!(std::mem::size_of::<GlStateValues>() == BLOCK_SIZE as usize);
     if let Some(push) = dev.table.cmd_push_constants {
         debug_assert!(at.size <= BLOCK_SIZE);
-        // SAFETY: `values` is the block's BLOCK_SIZE bytes, of which the first `at.size`
-        // are pushed; the layout reserved them at `at.offset` for `at.stages`.
+        // SAFETY: a live command buffer (a `Dispatchable`); `values` is the block's
+        // BLOCK_SIZE bytes, of which the first `at.size` are pushed; the layout reserved them
+        // at `at.offset` for `at.stages`.
         unsafe {
             push(
-                cb,
+                cb.handle(),
                 at.layout,
                 at.stages,
                 at.offset,
@@ -74,7 +75,7 @@ pub(super) fn push(
 /// the device afterwards, such as pushing the new values to a bound pipeline.
 fn change_state<T>(
     what: &str,
-    command_buffer: vk::CommandBuffer,
+    command_buffer: Dispatchable<vk::CommandBuffer>,
     change: impl FnOnce(&mut CommandBufferState) -> T,
     then: impl FnOnce(&DeviceData, T),
 ) {
@@ -86,7 +87,7 @@ fn change_state<T>(
         let changed = {
             let mut cbs = dev.records.command_buffers.lock();
             let state = cbs
-                .entry(command_buffer)
+                .entry(command_buffer.handle())
                 .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
             change(state)
         };
@@ -96,7 +97,11 @@ fn change_state<T>(
 
 /// Changes the GL state of `command_buffer` and pushes it if a pipeline that reads it is
 /// bound.
-fn update(what: &str, command_buffer: vk::CommandBuffer, change: impl FnOnce(&mut GlStateValues)) {
+fn update(
+    what: &str,
+    command_buffer: Dispatchable<vk::CommandBuffer>,
+    change: impl FnOnce(&mut GlStateValues),
+) {
     change_state(
         what,
         command_buffer,
@@ -116,12 +121,20 @@ fn update(what: &str, command_buffer: vk::CommandBuffer, change: impl FnOnce(&mu
 /// `dispatch::layer_command_list!`): writes its doc with the `# Safety` line they share
 /// and its `extern "system"` signature around the body.
 macro_rules! layer_command {
-    ($(#[$doc:meta])* fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $body:block) => {
+    (
+        $(#[$doc:meta])*
+        fn $name:ident($cb:ident: vk::CommandBuffer $(, $arg:ident: $ty:ty)* $(,)?) $body:block
+    ) => {
         $(#[$doc])*
         ///
         /// # Safety
         /// A command buffer of a device with the extension enabled, in the recording state.
-        pub unsafe extern "system" fn $name($($arg: $ty),*) $body
+        pub unsafe extern "system" fn $name($cb: vk::CommandBuffer $(, $arg: $ty)*) {
+            // SAFETY: a live command buffer (this command's contract). The body sees only
+            // this proof.
+            let $cb = unsafe { Dispatchable::new($cb) };
+            $body
+        }
     };
 }
 
@@ -219,13 +232,13 @@ command_hook! {
 }
 
 /// Sets GL's line stipple on the driver for a bound pipeline whose stipple is the layer's.
-fn set_line_stipple(dev: &DeviceData, cb: vk::CommandBuffer, stipple: LineStipple) {
+fn set_line_stipple(dev: &DeviceData, cb: Dispatchable<vk::CommandBuffer>, stipple: LineStipple) {
     let (factor, pattern) = stipple.effective();
     let set = dev.table.cmd_set_line_stipple;
     if let Some(set) = set {
-        // SAFETY: a command buffer in the recording state with a pipeline bound whose line
-        // stipple is dynamic; the factor is in [1, 256].
-        unsafe { set(cb, factor, pattern) }
+        // SAFETY: a live command buffer (a `Dispatchable`) in the recording state with a
+        // pipeline bound whose line stipple is dynamic; the factor is in [1, 256].
+        unsafe { set(cb.handle(), factor, pattern) }
     }
 }
 
@@ -233,7 +246,7 @@ fn set_line_stipple(dev: &DeviceData, cb: vk::CommandBuffer, stipple: LineStippl
 /// is the layer's is bound.
 fn update_line_stipple(
     what: &str,
-    command_buffer: vk::CommandBuffer,
+    command_buffer: Dispatchable<vk::CommandBuffer>,
     change: impl FnOnce(&mut LineStipple),
 ) {
     change_state(
@@ -296,7 +309,7 @@ fn window_origin(dev: &DeviceData) -> Option<WindowOrigin> {
 /// `viewports` holds `count` viewports (Vulkan's valid usage for the command).
 unsafe fn set_window_height(
     what: &str,
-    command_buffer: vk::CommandBuffer,
+    command_buffer: Dispatchable<vk::CommandBuffer>,
     first: u32,
     count: u32,
     viewports: *const vk::Viewport,
@@ -355,7 +368,7 @@ command_hook! {
             _ => front_face,
         };
         // SAFETY: the application's command buffer; a valid face.
-        unsafe { next(command_buffer, face) };
+        unsafe { next(command_buffer.handle(), face) };
     }
 }
 
@@ -414,7 +427,7 @@ command_hook! {
             let (values, stipple, mode, conventions) = {
                 let mut cbs = dev.records.command_buffers.lock();
                 let state = cbs
-                    .entry(command_buffer)
+                    .entry(command_buffer.handle())
                     .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
                 state.bound = binding;
                 // A static viewport is the pipeline's: its H holds while it is bound.
@@ -460,9 +473,9 @@ command_hook! {
                 set_line_mode(&dev, command_buffer, mode);
             }
             if let (Some(topology), Some(set)) = (topology, dev.table.cmd_set_primitive_topology) {
-                // SAFETY: a command buffer in the recording state with a pipeline bound whose
-                // topology is dynamic state.
-                unsafe { set(command_buffer, topology) };
+                // SAFETY: a live command buffer (a `Dispatchable`) in the recording state
+                // with a pipeline bound whose topology is dynamic state.
+                unsafe { set(command_buffer.handle(), topology) };
             }
         });
     }
@@ -615,7 +628,7 @@ destroy_hook!(
 /// instance begins with (`VK_GLSEM_gl_state` devices only): `gl_Layer` counts only then.
 fn begin_render_target(
     what: &str,
-    command_buffer: vk::CommandBuffer,
+    command_buffer: Dispatchable<vk::CommandBuffer>,
     layers: impl FnOnce(&DeviceData) -> u32,
 ) {
     shield(what, || {
@@ -629,7 +642,7 @@ fn begin_render_target(
         let (bound, values) = {
             let mut cbs = dev.records.command_buffers.lock();
             let state = cbs
-                .entry(command_buffer)
+                .entry(command_buffer.handle())
                 .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
             let flags =
                 (state.values.flags & !FLAG_LAYERED) | if layered { FLAG_LAYERED } else { 0 };
@@ -652,7 +665,7 @@ fn begin_render_target(
 /// `begin` is NULL or a valid `VkRenderPassBeginInfo`.
 unsafe fn begin_render_pass(
     what: &str,
-    command_buffer: vk::CommandBuffer,
+    command_buffer: Dispatchable<vk::CommandBuffer>,
     begin: *const vk::RenderPassBeginInfo<'_>,
 ) {
     // SAFETY: NULL or a valid begin info (this function's contract).

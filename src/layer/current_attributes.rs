@@ -19,7 +19,7 @@ use super::attribute_memory::{
 use super::frames::{ffi_guard, maybe_inject_panic};
 use super::log;
 use super::records::CommandBufferState;
-use super::registry::device_data;
+use super::registry::{device_data, Dispatchable};
 use super::state::DeviceData;
 use glsem_spirv::unfed_inputs::InputKind;
 
@@ -62,7 +62,7 @@ impl CurrentAttributes {
     }
 
     /// Binds the current values for the bound pipeline, unless they are bound already.
-    pub fn bind(&mut self, dev: &DeviceData, cb: vk::CommandBuffer) {
+    pub fn bind(&mut self, dev: &DeviceData, cb: Dispatchable<vk::CommandBuffer>) {
         let Some(integer) = self.pipeline else {
             return;
         };
@@ -76,9 +76,18 @@ impl CurrentAttributes {
         ) else {
             return;
         };
-        // SAFETY: a command buffer in the recording state; the buffer lives until the
-        // command buffer is reset or freed, which Vulkan forbids while it is pending.
-        unsafe { bind(cb, dev.attribute_memory.binding, 1, &buffer, &offset) };
+        // SAFETY: a live command buffer (a `Dispatchable`) in the recording state; the
+        // buffer lives until the command buffer is reset or freed, which Vulkan forbids
+        // while it is pending.
+        unsafe {
+            bind(
+                cb.handle(),
+                dev.attribute_memory.binding,
+                1,
+                &buffer,
+                &offset,
+            )
+        };
         self.bound = Some(integer);
     }
 
@@ -240,6 +249,8 @@ pub unsafe extern "system" fn cmd_set_vertex_attrib(
     value: *const std::ffi::c_void,
 ) {
     const WHAT: &str = "vkCmdSetVertexAttribGLSEM";
+    // SAFETY: a live command buffer (this command's contract).
+    let command_buffer = unsafe { Dispatchable::new(command_buffer) };
     ffi_guard(WHAT, (), || {
         let Some(dev) = device_data(command_buffer) else {
             return;
@@ -267,7 +278,7 @@ pub unsafe extern "system" fn cmd_set_vertex_attrib(
         let value = unsafe { std::ptr::read_unaligned(value.cast::<[u32; 4]>()) };
         let mut cbs = dev.records.command_buffers.lock();
         let state = cbs
-            .entry(command_buffer)
+            .entry(command_buffer.handle())
             .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
         let attributes = &mut state.attributes;
         attributes.values[location as usize] = Some(value);

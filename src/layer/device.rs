@@ -13,7 +13,7 @@ use super::ffi::{chained, find_in_chain, link_in_front, slice, typed_fn};
 use super::frames::{destroy_registered, ffi_guard, maybe_inject_panic, shield, unknown_handle};
 use super::loader_abi::{find_link_info, LayerDeviceCreateInfo};
 use super::log;
-use super::registry::{instance_data, key_of, DEVICES};
+use super::registry::{instance_data, key_of, Dispatchable, DEVICES};
 use super::state::{Conventions, DeviceData, DeviceFacts, EnabledFeatures, InstanceData, Limits};
 use glsem_abi as abi;
 use glsem_spirv::semantics::Semantic;
@@ -29,6 +29,9 @@ pub unsafe extern "system" fn enumerate_device_extension_properties(
     p_property_count: *mut u32,
     p_properties: *mut vk::ExtensionProperties,
 ) -> vk::Result {
+    // SAFETY: the application's physical device, live by Vulkan's valid usage for the
+    // command (this hook's contract).
+    let physical_device = unsafe { Dispatchable::new(physical_device) };
     ffi_guard(
         "vkEnumerateDeviceExtensionProperties",
         vk::Result::ERROR_UNKNOWN,
@@ -79,7 +82,7 @@ pub unsafe extern "system" fn enumerate_device_extension_properties(
                 // the hook.
                 Some(next) => unsafe {
                     next(
-                        physical_device,
+                        physical_device.handle(),
                         p_layer_name,
                         p_property_count,
                         p_properties,
@@ -151,11 +154,15 @@ const GRAPHICS_PIPELINE_LIBRARY: &CStr = c"VK_EXT_graphics_pipeline_library";
 const EXTENDED_DYNAMIC_STATE_3: &CStr = c"VK_EXT_extended_dynamic_state3";
 
 /// A host-visible, host-coherent memory type of `physical_device` (Vulkan guarantees one).
-fn host_coherent_memory(inst: &InstanceData, physical_device: vk::PhysicalDevice) -> Option<u32> {
+fn host_coherent_memory(
+    inst: &InstanceData,
+    physical_device: Dispatchable<vk::PhysicalDevice>,
+) -> Option<u32> {
     let get = inst.table.get_physical_device_memory_properties?;
     let mut props = vk::PhysicalDeviceMemoryProperties::default();
-    // SAFETY: a physical device of `inst`.
-    unsafe { get(physical_device, &mut props) };
+    // SAFETY: the next layer's command on a live physical device (a `Dispatchable`) of
+    // `inst`, the instance its dispatch key found.
+    unsafe { get(physical_device.handle(), &mut props) };
     let wanted = vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT;
     props.memory_types[..props.memory_type_count as usize]
         .iter()
@@ -218,7 +225,7 @@ unsafe fn extension_name<'a>(n: *const c_char) -> Option<&'a CStr> {
 /// `ci` and its chain are valid; `physical_device` belongs to `inst`.
 unsafe fn prepare_device(
     inst: &InstanceData,
-    physical_device: vk::PhysicalDevice,
+    physical_device: Dispatchable<vk::PhysicalDevice>,
     ci: &vk::DeviceCreateInfo<'_>,
 ) -> DevicePrep {
     maybe_inject_panic(&inst.settings, "vkCreateDevice");
@@ -284,14 +291,14 @@ unsafe fn prepare_device(
 
 /// The limits the layer reads of `physical_device` (Vulkan's minimums when the query is
 /// missing).
-fn device_limits(inst: &InstanceData, physical_device: vk::PhysicalDevice) -> Limits {
+fn device_limits(inst: &InstanceData, physical_device: Dispatchable<vk::PhysicalDevice>) -> Limits {
     let Some(get) = inst.table.get_physical_device_properties else {
         return Limits::REQUIRED_MINIMUM;
     };
     let mut props = vk::PhysicalDeviceProperties::default();
-    // SAFETY: the next layer's command, on the application's physical device of this
-    // instance.
-    unsafe { get(physical_device, &mut props) };
+    // SAFETY: the next layer's command on a live physical device (a `Dispatchable`) of
+    // `inst`, the instance its dispatch key found.
+    unsafe { get(physical_device.handle(), &mut props) };
     let l = &props.limits;
     Limits {
         max_color_attachments: l.max_color_attachments,
@@ -360,7 +367,7 @@ struct DriverSupport {
 /// As for [`prepare_device`].
 unsafe fn prepare_gl_state(
     inst: &InstanceData,
-    physical_device: vk::PhysicalDevice,
+    physical_device: Dispatchable<vk::PhysicalDevice>,
     ci: &vk::DeviceCreateInfo<'_>,
     app_names: &[&CStr],
     extensions: &mut Vec<*const c_char>,
@@ -368,7 +375,7 @@ unsafe fn prepare_gl_state(
 ) -> GlStatePrep {
     let enabled = |ext: &CStr| app_names.contains(&ext);
     // SAFETY: the application's physical device belongs to `inst` (Vulkan's valid usage).
-    let driver_has = |ext| unsafe { driver_has_extension(inst, physical_device, ext) };
+    let driver_has = |ext| unsafe { driver_has_extension(inst, physical_device.handle(), ext) };
     let lines_on = inst
         .settings
         .semantics
@@ -402,7 +409,7 @@ unsafe fn prepare_gl_state(
     // SAFETY: `ci` is a valid device create info with a valid pNext chain (this function's
     // contract), and `physical_device` the instance's.
     prep.core_features =
-        unsafe { patch_core_features(inst, physical_device, ci, lines_on, features) };
+        unsafe { patch_core_features(inst, physical_device.handle(), ci, lines_on, features) };
     prep
 }
 
@@ -429,7 +436,7 @@ fn line_extension(
 /// the extensions' features only where the driver has the extension.
 fn driver_support(
     inst: &InstanceData,
-    physical_device: vk::PhysicalDevice,
+    physical_device: Dispatchable<vk::PhysicalDevice>,
     has_provoking: bool,
     has_depth: bool,
     has_lines: bool,
@@ -457,9 +464,10 @@ fn driver_support(
     link_in_front(&mut query, &mut draw_parameters);
     let queried = match inst.table.get_physical_device_features2 {
         Some(get) if inst.api_version >= vk::API_VERSION_1_1 => {
-            // SAFETY: the next layer's command; `query` chains structs that live
-            // until it returns.
-            unsafe { get(physical_device, &mut query) };
+            // SAFETY: the next layer's command on a live physical device (a
+            // `Dispatchable`) of `inst`, the instance its dispatch key found; `query` chains
+            // structs that live until it returns.
+            unsafe { get(physical_device.handle(), &mut query) };
             true
         }
         _ => false,
@@ -789,6 +797,9 @@ pub unsafe extern "system" fn create_device(
     p_allocator: *const vk::AllocationCallbacks<'_>,
     p_device: *mut vk::Device,
 ) -> vk::Result {
+    // SAFETY: the application's physical device, live by Vulkan's valid usage for the
+    // command (this hook's contract).
+    let physical_device = unsafe { Dispatchable::new(physical_device) };
     ffi_guard(
         "vkCreateDevice",
         vk::Result::ERROR_INITIALIZATION_FAILED,
@@ -835,7 +846,7 @@ pub unsafe extern "system" fn create_device(
             };
             // SAFETY: the application's create info, patched with structs that live until
             // the call returns.
-            let result = unsafe { create(physical_device, &ci, p_allocator, p_device) };
+            let result = unsafe { create(physical_device.handle(), &ci, p_allocator, p_device) };
             if result != vk::Result::SUCCESS {
                 return result;
             }
@@ -850,7 +861,8 @@ pub unsafe extern "system" fn create_device(
                 let facts = prep.as_ref().map(|p| p.facts).unwrap_or_default();
                 log::debug!("device {:#x} created: {facts:?}", device.as_raw());
                 let data = DeviceData::new(device, next_gdpa, table, inst.settings.clone(), facts);
-                let key = key_of(device)?;
+                // SAFETY: the device the next layer just created.
+                let key = key_of(unsafe { Dispatchable::new(device) })?;
                 super::registry::insert(&DEVICES, key, Arc::new(data));
                 Some(())
             })
@@ -886,7 +898,9 @@ pub unsafe extern "system" fn destroy_device(
     destroy_registered(
         "vkDestroyDevice",
         &DEVICES,
-        device,
+        // SAFETY: the application's device, null or live by Vulkan's valid usage for the
+        // command (this hook's contract).
+        unsafe { Dispatchable::new(device) },
         |dev| {
             // The TCS shader objects the layer generated, and the layouts it made.
             for record in dev.records.tes_objects.write().drain().map(|(_, r)| r) {

@@ -14,7 +14,7 @@ use super::ffi::slice;
 use super::frames::{command_hook, shield};
 use super::primitive_objects;
 use super::records::{CommandBufferState, LineStipple};
-use super::registry::device_data;
+use super::registry::{device_data, Dispatchable};
 use super::state::DeviceData;
 use glsem_spirv::semantics::{Semantic, WindowOrigin};
 use glsem_spirv::unfed_inputs::InputKind;
@@ -22,13 +22,14 @@ use glsem_spirv::unfed_inputs::InputKind;
 /// Gives the driver the line mode GL's rule wants (`dynamic_lines`).
 pub(super) fn set_line_mode(
     dev: &DeviceData,
-    cb: vk::CommandBuffer,
+    cb: Dispatchable<vk::CommandBuffer>,
     mode: vk::LineRasterizationModeEXT,
 ) {
     if let Some(set) = dev.table.cmd_set_line_rasterization_mode_ext {
-        // SAFETY: a command buffer in the recording state whose bound pipeline has the
-        // line mode as dynamic state (the device enabled the feature for it).
-        unsafe { set(cb, mode) }
+        // SAFETY: a live command buffer (a `Dispatchable`) in the recording state whose
+        // bound pipeline has the line mode as dynamic state (the device enabled the feature
+        // for it).
+        unsafe { set(cb.handle(), mode) }
     }
 }
 
@@ -39,7 +40,11 @@ fn follows_lines(dev: &DeviceData) -> bool {
 }
 
 /// Applies `change` to the line state of `cb` and sets the mode it now wants.
-fn follow(cb: vk::CommandBuffer, what: &str, change: impl FnOnce(&mut LineModeState)) {
+fn follow(
+    cb: Dispatchable<vk::CommandBuffer>,
+    what: &str,
+    change: impl FnOnce(&mut LineModeState),
+) {
     shield(what, || {
         let Some(dev) = device_data(cb).filter(|d| follows_lines(d)) else {
             return;
@@ -47,7 +52,7 @@ fn follow(cb: vk::CommandBuffer, what: &str, change: impl FnOnce(&mut LineModeSt
         let (mode, objects, stipple) = {
             let mut cbs = dev.records.command_buffers.lock();
             let state = cbs
-                .entry(cb)
+                .entry(cb.handle())
                 .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
             change(&mut state.lines);
             (state.lines.update(), state.object_lines, state.line_stipple)
@@ -66,11 +71,11 @@ fn follow(cb: vk::CommandBuffer, what: &str, change: impl FnOnce(&mut LineModeSt
 /// dynamic mode does, the application's unset mode taken for `DEFAULT` (it does not know
 /// the extension is on), all of the multisample state dynamic; the stipple enable goes with
 /// the mode.
-pub(super) fn bind_object_lines(dev: &DeviceData, cb: vk::CommandBuffer) {
+pub(super) fn bind_object_lines(dev: &DeviceData, cb: Dispatchable<vk::CommandBuffer>) {
     let (mode, stipple) = {
         let mut cbs = dev.records.command_buffers.lock();
         let state = cbs
-            .entry(cb)
+            .entry(cb.handle())
             .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
         let all_dynamic = StaticMultisample {
             samples: None,
@@ -98,7 +103,7 @@ pub(super) fn bind_object_lines(dev: &DeviceData, cb: vk::CommandBuffer) {
 /// (their stippled modes are features the layer does not enable).
 fn set_object_stipple(
     dev: &DeviceData,
-    cb: vk::CommandBuffer,
+    cb: Dispatchable<vk::CommandBuffer>,
     mode: vk::LineRasterizationModeEXT,
     stipple: LineStipple,
 ) {
@@ -107,16 +112,16 @@ fn set_object_stipple(
     }
     let enable = mode == vk::LineRasterizationModeEXT::BRESENHAM;
     if let Some(set_enable) = dev.table.cmd_set_line_stipple_enable_ext {
-        // SAFETY: a command buffer in the recording state with shader objects bound; the
-        // layer enabled `stippledBresenhamLines`.
-        unsafe { set_enable(cb, enable.into()) };
+        // SAFETY: a live command buffer (a `Dispatchable`) in the recording state with
+        // shader objects bound; the layer enabled `stippledBresenhamLines`.
+        unsafe { set_enable(cb.handle(), enable.into()) };
     }
     if let (true, Some(set)) = (enable, dev.table.cmd_set_line_stipple) {
         let (factor, pattern) = stipple.effective();
-        // SAFETY: a command buffer in the recording state with shader objects bound, whose
-        // line stipple is dynamic state; the factor `effective` gives is in [1, 256], the
-        // range Vulkan allows.
-        unsafe { set(cb, factor, pattern) };
+        // SAFETY: a live command buffer (a `Dispatchable`) in the recording state with
+        // shader objects bound, whose line stipple is dynamic state; the factor `effective`
+        // gives is in [1, 256], the range Vulkan allows.
+        unsafe { set(cb.handle(), factor, pattern) };
     }
 }
 
@@ -136,7 +141,7 @@ command_hook! {
                     let dev = device_data(command_buffer)?;
                     let mut cbs = dev.records.command_buffers.lock();
                     let state = cbs
-                        .entry(command_buffer)
+                        .entry(command_buffer.handle())
                         .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
                     Some(state.lines.app_sets(mode))
                 })
@@ -144,14 +149,14 @@ command_hook! {
             })
             .flatten();
         // SAFETY: the application's command buffer; a valid mode.
-        unsafe { next(command_buffer, down.unwrap_or(mode)) };
+        unsafe { next(command_buffer.handle(), down.unwrap_or(mode)) };
     }
 }
 
 /// After `vkCmdSetRasterizationSamplesEXT` (`command_state`'s hook): the line mode follows
 /// the sample count.
 pub(super) fn follow_rasterization_samples(
-    command_buffer: vk::CommandBuffer,
+    command_buffer: Dispatchable<vk::CommandBuffer>,
     samples: vk::SampleCountFlags,
 ) {
     follow(command_buffer, "vkCmdSetRasterizationSamplesEXT", |s| {
@@ -190,7 +195,7 @@ command_hook! {
             false => origin,
         };
         // SAFETY: the application's command buffer; a valid origin.
-        unsafe { next(command_buffer, origin) };
+        unsafe { next(command_buffer.handle(), origin) };
     }
 }
 
@@ -198,7 +203,7 @@ command_hook! {
 /// Location of `extras` (`dynamic_inputs`).
 fn send_vertex_input(
     dev: &DeviceData,
-    cb: vk::CommandBuffer,
+    cb: Dispatchable<vk::CommandBuffer>,
     app: &AppVertexInput,
     extras: &[(u32, InputKind)],
 ) {
@@ -236,12 +241,13 @@ fn send_vertex_input(
                 .offset(offset)
         })
         .collect();
-    // SAFETY: a command buffer in the recording state (the application's); the
-    // application's state plus a stride-0 binding the application does not use, below
-    // `maxVertexInputBindings`, and attributes at Locations it does not feed.
+    // SAFETY: a live command buffer (a `Dispatchable`) in the recording state (the
+    // application's); the application's state plus a stride-0 binding the application does
+    // not use, below `maxVertexInputBindings`, and attributes at Locations it does not
+    // feed.
     unsafe {
         set(
-            cb,
+            cb.handle(),
             bindings.len() as u32,
             bindings.as_ptr(),
             attributes.len() as u32,
@@ -254,7 +260,7 @@ fn send_vertex_input(
 /// sends it again where the additions changed, and binds the current values for them.
 pub(super) fn follow_vertex_input(
     dev: &DeviceData,
-    cb: vk::CommandBuffer,
+    cb: Dispatchable<vk::CommandBuffer>,
     state: &mut CommandBufferState,
 ) {
     let s = &mut state.dynamic_inputs;
@@ -275,7 +281,7 @@ pub(super) fn follow_vertex_input(
 /// command buffer until a pipeline with them static is bound).
 pub(super) fn bind_followed(
     dev: &DeviceData,
-    cb: vk::CommandBuffer,
+    cb: Dispatchable<vk::CommandBuffer>,
     state: &mut CommandBufferState,
     followed: Option<Arc<FollowedPipeline>>,
 ) -> bool {
@@ -298,21 +304,23 @@ pub(super) fn bind_followed(
 
 /// GL's provoking vertex and clip-space depth, where the layer enabled their extensions
 /// behind the application (it sets them as it does for shader objects).
-pub(super) fn set_conventions(dev: &DeviceData, cb: vk::CommandBuffer) {
+pub(super) fn set_conventions(dev: &DeviceData, cb: Dispatchable<vk::CommandBuffer>) {
     let conventions = &dev.conventions;
     let on = |semantic| dev.settings.semantics.contains(semantic);
     if conventions.layer_sets_provoking_mode && on(Semantic::ProvokingVertex) {
         if let Some(set) = dev.table.cmd_set_provoking_vertex_mode_ext {
-            // SAFETY: a command buffer in the recording state whose bound pipeline has the
-            // mode as dynamic state; the layer enabled `provokingVertexLast`.
-            unsafe { set(cb, vk::ProvokingVertexModeEXT::LAST_VERTEX) };
+            // SAFETY: a live command buffer (a `Dispatchable`) in the recording state whose
+            // bound pipeline has the mode as dynamic state; the layer enabled
+            // `provokingVertexLast`.
+            unsafe { set(cb.handle(), vk::ProvokingVertexModeEXT::LAST_VERTEX) };
         }
     }
     if conventions.layer_sets_negative_one_to_one && on(Semantic::ClipSpaceDepth) {
         if let Some(set) = dev.table.cmd_set_depth_clip_negative_one_to_one_ext {
-            // SAFETY: a command buffer in the recording state whose bound pipeline has the
-            // clip-space depth as dynamic state; the layer enabled `depthClipControl`.
-            unsafe { set(cb, vk::TRUE) };
+            // SAFETY: a live command buffer (a `Dispatchable`) in the recording state whose
+            // bound pipeline has the clip-space depth as dynamic state; the layer enabled
+            // `depthClipControl`.
+            unsafe { set(cb.handle(), vk::TRUE) };
         }
     }
 }
@@ -353,7 +361,7 @@ command_hook! {
                     };
                     let mut cbs = dev.records.command_buffers.lock();
                     let state = cbs
-                        .entry(command_buffer)
+                        .entry(command_buffer.handle())
                         .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
                     state.dynamic_inputs.app_input = Some(app);
                     state.dynamic_inputs.sent = None;
@@ -373,7 +381,7 @@ command_hook! {
             // hook's contract) makes valid for it as they were for the hook.
             unsafe {
                 next(
-                    command_buffer,
+                    command_buffer.handle(),
                     binding_count,
                     p_bindings,
                     attribute_count,
@@ -405,7 +413,7 @@ command_hook! {
         let mode = if gl { vk::ProvokingVertexModeEXT::LAST_VERTEX } else { mode };
         // SAFETY: the application's command buffer; the layer enabled `provokingVertexLast`
         // where it substitutes it.
-        unsafe { next(command_buffer, mode) };
+        unsafe { next(command_buffer.handle(), mode) };
         // GL's polygons drawn with shader objects: the geometry shader reads a fan's vertices
         // in the order this mode gives them.
         shield("vkCmdSetProvokingVertexModeEXT", || {
@@ -431,14 +439,18 @@ command_hook! {
         let value = if gl { vk::TRUE } else { negative_one_to_one };
         // SAFETY: the application's command buffer; the layer enabled `depthClipControl`
         // where it substitutes it.
-        unsafe { next(command_buffer, value) };
+        unsafe { next(command_buffer.handle(), value) };
     }
 }
 
 /// The vertex shader object bound to `cb` is `vertex` (`null`: none): GL's current
 /// attributes feed the Locations it reads that the application's vertex input leaves unfed
 /// (`dynamic_inputs`, as for a pipeline with dynamic vertex input).
-pub(super) fn bind_vertex(dev: &DeviceData, cb: vk::CommandBuffer, vertex: vk::ShaderEXT) {
+pub(super) fn bind_vertex(
+    dev: &DeviceData,
+    cb: Dispatchable<vk::CommandBuffer>,
+    vertex: vk::ShaderEXT,
+) {
     let inputs = dev
         .records
         .vertex_objects
@@ -453,7 +465,7 @@ pub(super) fn bind_vertex(dev: &DeviceData, cb: vk::CommandBuffer, vertex: vk::S
     });
     let mut cbs = dev.records.command_buffers.lock();
     let state = cbs
-        .entry(cb)
+        .entry(cb.handle())
         .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
     let follows = followed.is_some();
     state.dynamic_inputs.bound = followed;

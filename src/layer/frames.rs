@@ -2,7 +2,8 @@
 //! work is shielded so that a failure there leaves the application's call untouched
 //! ([`shield`]), and the shapes of the hooks that call down with the device's table
 //! ([`call_with_next`], [`create_recorded`], [`forget_then_call_down`] and the macros that
-//! write a hook's signature around them).
+//! write a hook's signature around them). The frames take the hook's handle as a
+//! [`Dispatchable`], which the macros make at the hook boundary.
 
 use ash::vk::{self, Handle};
 use std::any::Any;
@@ -11,14 +12,15 @@ use std::sync::Arc;
 
 use super::dispatch::DeviceDispatch;
 use super::log;
-use super::registry::{self, device_data, key_of, with_device, Registry};
+use super::registry::{self, device_data, key_of, with_device, Dispatchable, Registry};
 use super::settings::Settings;
 use super::state::DeviceData;
 
 /// A hook that runs in one of this file's frames ([`call_with_next`], [`create_recorded`],
 /// [`forget_then_call_down`]): writes the hook's doc with the `# Safety` line every hook
 /// shares and its `extern "system"` signature once, and calls
-/// `frame("vkName", first argument, its table entry, steps…)`. The table entry is the
+/// `frame("vkName", first argument as a Dispatchable, its table entry, steps…)`; the steps
+/// see the application's arguments as they came. The table entry is the
 /// field of the hook's own name, or the one named in brackets after it. Signatures have no
 /// trailing comma.
 ///
@@ -51,7 +53,9 @@ macro_rules! hook {
         pub unsafe extern "system" fn $hook($handle: $handle_ty $(, $arg: $arg_ty)*) $(-> $ret)? {
             $crate::layer::frames::$frame(
                 $what,
-                $handle,
+                // SAFETY: the application's handle, null or live by Vulkan's valid usage for
+                // the command (this hook's contract).
+                unsafe { $crate::layer::registry::Dispatchable::new($handle) },
                 $crate::layer::frames::hook!(@entry $hook $($field)?),
                 $($step),+
             )
@@ -131,7 +135,8 @@ pub(crate) use destroy_hook;
 /// A hook recording into a command buffer (no result), in [`record_with_next`]'s frame:
 /// writes the hook's doc with the `# Safety` line every hook shares and its `extern
 /// "system"` signature once, and reads the table entry of the hook's own name (or the one
-/// in brackets after it) with what `read` takes off the device (`()` without it). Then
+/// in brackets after it) with what `read` takes off the device (`()` without it). The body
+/// sees the command buffer as a [`Dispatchable`] (`.handle()` for the call down). Then
 /// either `then` runs after the application's arguments went down unchanged, or
 /// `calls_down` runs with the next layer's command, which it calls itself (it changes an
 /// argument, or does not always call down).
@@ -162,7 +167,7 @@ macro_rules! command_hook {
                 // SAFETY: the next layer's command of this hook, with the arguments the
                 // application gave the hook: Vulkan's valid usage for the command (this
                 // hook's contract) makes them valid for it as they were for the hook.
-                unsafe { next($cb $(, $arg)*) };
+                unsafe { next($cb.handle() $(, $arg)*) };
                 $then
             }
         }
@@ -179,6 +184,9 @@ macro_rules! command_hook {
         /// # Safety
         /// Vulkan's valid usage for the command.
         pub unsafe extern "system" fn $hook($cb: ash::vk::CommandBuffer $(, $arg: $ty)*) {
+            // SAFETY: the application's command buffer, null or live by Vulkan's valid usage
+            // for the command (this hook's contract). The body sees only this proof.
+            let $cb = unsafe { $crate::layer::registry::Dispatchable::new($cb) };
             $crate::layer::frames::record_with_next(
                 $what,
                 $cb,
@@ -252,9 +260,9 @@ pub fn unknown_handle(what: &str) -> vk::Result {
 /// The frame of a device-level hook that returns a `VkResult`: the FFI guard, the device of
 /// `handle` and the next layer's command that `next` picks from its table (a logged
 /// `VK_ERROR_UNKNOWN` when either is missing: there is nothing to call down to), then `body`.
-pub fn call_with_next<H: Handle, F>(
+pub fn call_with_next<H: Handle + Copy, F>(
     what: &str,
-    handle: H,
+    handle: Dispatchable<H>,
     next: impl FnOnce(&DeviceDispatch) -> Option<F>,
     body: impl FnOnce(&Arc<DeviceData>, F) -> vk::Result,
 ) -> vk::Result {
@@ -276,7 +284,7 @@ pub fn call_with_next<H: Handle, F>(
 /// command buffer, or a command missing below, has nothing to call down to.
 pub fn record_with_next<F, T>(
     what: &str,
-    command_buffer: vk::CommandBuffer,
+    command_buffer: Dispatchable<vk::CommandBuffer>,
     read: impl FnOnce(&DeviceData) -> (Option<F>, T),
     body: impl FnOnce(F, T),
 ) {
@@ -291,9 +299,9 @@ pub fn record_with_next<F, T>(
 /// records first (the driver may hand a handle out again as soon as it has it back), then
 /// `call_down` passes the call on to the next layer's command that `next` picks from the
 /// table. An unknown device has no table to call down through.
-pub fn forget_then_call_down<H: Handle, F>(
+pub fn forget_then_call_down<H: Handle + Copy, F>(
     what: &str,
-    handle: H,
+    handle: Dispatchable<H>,
     next: impl FnOnce(&DeviceDispatch) -> Option<F>,
     forget: impl FnOnce(&DeviceData),
     call_down: impl FnOnce(F),
@@ -313,10 +321,10 @@ pub fn forget_then_call_down<H: Handle, F>(
 /// `registry` (its key is read before the driver frees the handle), `forget` cleans up what
 /// the layer made for it (shielded), then `call_down` passes the call on through the
 /// object's own table. An unknown handle has no table to call down through.
-pub fn destroy_registered<H: Handle, T>(
+pub fn destroy_registered<H: Handle + Copy, T>(
     what: &str,
     registry: &Registry<T>,
-    handle: H,
+    handle: Dispatchable<H>,
     forget: impl FnOnce(&T),
     call_down: impl FnOnce(&T),
 ) {
@@ -335,7 +343,7 @@ pub fn destroy_registered<H: Handle, T>(
 /// and `record` keeps what `prepare` found once the driver succeeded.
 pub fn create_recorded<P, F>(
     what: &str,
-    device: vk::Device,
+    device: Dispatchable<vk::Device>,
     next: impl FnOnce(&DeviceDispatch) -> Option<F>,
     prepare: impl FnOnce(&DeviceData) -> P,
     call_down: impl FnOnce(F, Option<&P>) -> vk::Result,

@@ -10,7 +10,7 @@ use super::ffi::typed_fn;
 use super::frames::{destroy_registered, ffi_guard, maybe_inject_panic, shield};
 use super::loader_abi::{find_link_info, LayerInstanceCreateInfo};
 use super::log;
-use super::registry::{key_of, INSTANCES};
+use super::registry::{key_of, Dispatchable, INSTANCES};
 use super::settings::Settings;
 use super::state::InstanceData;
 
@@ -92,7 +92,8 @@ pub unsafe extern "system" fn create_instance(
                     settings: Arc::new(settings),
                     api_version,
                 };
-                let key = key_of(instance)?;
+                // SAFETY: the instance the next layer just created.
+                let key = key_of(unsafe { Dispatchable::new(instance) })?;
                 super::registry::insert(&INSTANCES, key, Arc::new(data));
                 log::debug!("instance {:#x} created", instance.as_raw());
                 Some(())
@@ -167,7 +168,9 @@ pub unsafe extern "system" fn destroy_instance(
     destroy_registered(
         "vkDestroyInstance",
         &INSTANCES,
-        instance,
+        // SAFETY: the application's instance, null or live by Vulkan's valid usage for the
+        // command (this hook's contract).
+        unsafe { Dispatchable::new(instance) },
         |_| {},
         |inst| {
             if let Some(destroy) = inst.table.destroy_instance {

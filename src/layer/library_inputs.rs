@@ -169,7 +169,6 @@ pub fn may_feed(dev: &DeviceData, ci: &PipelineView<'_>) -> bool {
 /// destroyed with the linked pipeline, whose callbacks may differ).
 pub fn feed(
     dev: &DeviceData,
-    device: vk::Device,
     next: vk::PFN_vkCreateGraphicsPipelines,
     cache: vk::PipelineCache,
     ci: &PipelineView<'_>,
@@ -231,8 +230,18 @@ pub fn feed(
     }
     .push_next(&mut parts);
     let mut library = vk::Pipeline::null();
-    // SAFETY: the next layer's command with a create info whose pointers outlive the call.
-    let result = unsafe { next(device, cache, 1, &create, std::ptr::null(), &mut library) };
+    // SAFETY: the next layer's command on the device the layer recorded, with a create info
+    // whose pointers outlive the call.
+    let result = unsafe {
+        next(
+            dev.handle,
+            cache,
+            1,
+            &create,
+            std::ptr::null(),
+            &mut library,
+        )
+    };
     if result != vk::Result::SUCCESS {
         log::warning!("unfed vertex inputs of a linked pipeline are not fed: {result}");
         return None;
@@ -246,7 +255,7 @@ pub fn feed(
         &mut copies,
     );
     let Some(rest) = rest else {
-        destroy(dev, device, library);
+        destroy(dev, library);
         return None;
     };
     let link = Box::new(vk::PipelineLibraryCreateInfoKHR {
@@ -265,10 +274,11 @@ pub fn feed(
 }
 
 /// Destroys a replacement library (its linked pipeline is going, or was never made).
-pub fn destroy(dev: &DeviceData, device: vk::Device, library: vk::Pipeline) {
+pub fn destroy(dev: &DeviceData, library: vk::Pipeline) {
     if let Some(destroy) = dev.table.destroy_pipeline {
-        // SAFETY: a library the layer created without allocation callbacks, which no
-        // command buffer uses (the pipeline linked from it is being destroyed).
-        unsafe { destroy(device, library, std::ptr::null()) };
+        // SAFETY: a library the layer created on the device it recorded, without allocation
+        // callbacks, which no command buffer uses (the pipeline linked from it is being
+        // destroyed).
+        unsafe { destroy(dev.handle, library, std::ptr::null()) };
     }
 }

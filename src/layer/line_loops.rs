@@ -18,7 +18,7 @@ use super::current_attributes::{destroy_chunk, new_host_buffer};
 use super::frames::{command_hook, shield};
 use super::log;
 use super::records::{BoundIndexBuffer, CommandBufferState};
-use super::registry::device_data;
+use super::registry::{device_data, Dispatchable};
 use super::state::DeviceData;
 
 /// The longest loop closed: the index buffer holds a pair per vertex count up to it (512
@@ -71,13 +71,14 @@ fn loops(dev: &DeviceData) -> bool {
 }
 
 /// Whether a line-loop pipeline is bound to `cb` (a lookup only on devices that made one).
-fn line_loop_bound(dev: &DeviceData, cb: vk::CommandBuffer) -> bool {
+fn line_loop_bound(dev: &DeviceData, cb: Dispatchable<vk::CommandBuffer>) -> bool {
     loops(dev)
-        && CommandBufferState::of(&mut dev.records.command_buffers.lock(), cb).bound_line_loop
+        && CommandBufferState::of(&mut dev.records.command_buffers.lock(), cb.handle())
+            .bound_line_loop
 }
 
 /// Draws the closing segment of the loop the application's `vkCmdDraw` just drew.
-fn close(dev: &DeviceData, cb: vk::CommandBuffer, draw: [u32; 4]) {
+fn close(dev: &DeviceData, cb: Dispatchable<vk::CommandBuffer>, draw: [u32; 4]) {
     let [vertex_count, instance_count, first_vertex, first_instance] = draw;
     if vertex_count < 2 || instance_count == 0 {
         return;
@@ -97,14 +98,16 @@ fn close(dev: &DeviceData, cb: vk::CommandBuffer, draw: [u32; 4]) {
     ) else {
         return;
     };
-    let restore = CommandBufferState::of(&mut dev.records.command_buffers.lock(), cb).index_buffer;
-    // SAFETY: a command buffer recording a draw of a line-loop pipeline (the application's
-    // vkCmdDraw just went down); the layer's index buffer holds pair `vertex_count - 1` at
-    // index 2 * (vertex_count - 1); the application's binding is put back after.
+    let restore =
+        CommandBufferState::of(&mut dev.records.command_buffers.lock(), cb.handle()).index_buffer;
+    // SAFETY: a live command buffer (a `Dispatchable`) recording a draw of a line-loop
+    // pipeline (the application's vkCmdDraw just went down); the layer's index buffer holds
+    // pair `vertex_count - 1` at index 2 * (vertex_count - 1); the application's binding is
+    // put back after.
     unsafe {
-        bind(cb, buffer, 0, vk::IndexType::UINT32);
+        bind(cb.handle(), buffer, 0, vk::IndexType::UINT32);
         draw_indexed(
-            cb,
+            cb.handle(),
             2,
             instance_count,
             2 * (vertex_count - 1),
@@ -117,7 +120,7 @@ fn close(dev: &DeviceData, cb: vk::CommandBuffer, draw: [u32; 4]) {
             index_type,
         }) = restore
         {
-            bind(cb, buffer, offset, index_type);
+            bind(cb.handle(), buffer, offset, index_type);
         }
     }
 }
@@ -163,18 +166,18 @@ command_hook! {
             let Some(dev) = device_data(cb) else {
                 return;
             };
-            CommandBufferState::of(&mut dev.records.command_buffers.lock(), cb).index_buffer =
-                Some(BoundIndexBuffer {
-                    buffer,
-                    offset,
-                    index_type,
-                });
+            let mut cbs = dev.records.command_buffers.lock();
+            CommandBufferState::of(&mut cbs, cb.handle()).index_buffer = Some(BoundIndexBuffer {
+                buffer,
+                offset,
+                index_type,
+            });
         });
     }
 }
 
 /// A draw the layer cannot close: said once when a line-loop pipeline is bound.
-fn open_draw(what: &str, cb: vk::CommandBuffer) {
+fn open_draw(what: &str, cb: Dispatchable<vk::CommandBuffer>) {
     shield(what, || {
         if let Some(dev) = device_data(cb) {
             if line_loop_bound(&dev, cb) {

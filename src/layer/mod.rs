@@ -66,7 +66,7 @@ use dispatch::{as_void_fn, hook_lookup, layer_command_lookup, DeviceDispatch, In
 use dispatch::{device_commands, instance_commands, layer_command_list};
 /// `lib.rs` guards the loader's negotiation with it too.
 pub use frames::ffi_guard;
-use registry::{device_data, instance_data};
+use registry::{device_data, instance_data, Dispatchable};
 
 // The lookups by name of `dispatch`'s lists: their hook paths resolve here, beside the
 // modules that define the hooks.
@@ -106,6 +106,9 @@ pub unsafe extern "system" fn get_instance_proc_addr(
     // SAFETY: pName is NULL or a nul-terminated string that outlives the call (Vulkan's
     // valid usage for the command, this hook's contract).
     let name = unsafe { proc_name(p_name) };
+    // SAFETY: the application's instance, null or live by Vulkan's valid usage for the
+    // command (this hook's contract).
+    let instance = unsafe { Dispatchable::new(instance) };
     look_up("vkGetInstanceProcAddr", name, |name| {
         match name {
             b"vkGetInstanceProcAddr" => {
@@ -129,7 +132,7 @@ pub unsafe extern "system" fn get_instance_proc_addr(
         // SAFETY: the next layer's `vkGetInstanceProcAddr` with the arguments the
         // application gave this hook, which Vulkan's valid usage for the command (this
         // hook's contract) makes valid for it as they were for the hook.
-        let next = unsafe { (inst.next_gipa)(instance, p_name) };
+        let next = unsafe { (inst.next_gipa)(instance.handle(), p_name) };
         match device_hook(name) {
             Some((hook, _)) => next.map(|_| hook),
             None => next,
@@ -148,6 +151,9 @@ pub unsafe extern "system" fn get_device_proc_addr(
     // SAFETY: pName is NULL or a nul-terminated string that outlives the call (Vulkan's
     // valid usage for the command, this hook's contract).
     let name = unsafe { proc_name(p_name) };
+    // SAFETY: the application's device, null or live by Vulkan's valid usage for the
+    // command (this hook's contract).
+    let device = unsafe { Dispatchable::new(device) };
     look_up("vkGetDeviceProcAddr", name, |name| {
         if name == b"vkGetDeviceProcAddr" {
             return as_void_fn!(vk::PFN_vkGetDeviceProcAddr, get_device_proc_addr);
@@ -173,7 +179,7 @@ pub unsafe extern "system" fn get_device_proc_addr(
         // SAFETY: the next layer's `vkGetDeviceProcAddr` with the arguments the application
         // gave this hook, which Vulkan's valid usage for the command (this hook's contract)
         // makes valid for it as they were for the hook.
-        unsafe { (dev.next_gdpa)(device, p_name) }
+        unsafe { (dev.next_gdpa)(device.handle(), p_name) }
     })
 }
 

@@ -724,7 +724,7 @@ impl Call<'_> {
         // A replacement library whose link failed is used by nothing.
         for (feed, &pipeline) in feeds.iter().zip(pipelines.iter()) {
             if let Some(feed) = feed.as_ref().filter(|_| pipeline == vk::Pipeline::null()) {
-                library_inputs::destroy(self.dev, self.device, feed.library);
+                library_inputs::destroy(self.dev, feed.library);
             }
         }
         shield("vkCreateGraphicsPipelines records", || {
@@ -787,7 +787,7 @@ impl Call<'_> {
             .map(|(ci, plan)| match plan {
                 Plan::Fail(..) => None,
                 _ => shield("vkCreateGraphicsPipelines link", || {
-                    library_inputs::feed(self.dev, self.device, self.next, self.pipeline_cache, ci)
+                    library_inputs::feed(self.dev, self.next, self.pipeline_cache, ci)
                 })
                 .flatten(),
             })
@@ -910,7 +910,7 @@ destroy_hook!(
         if let Some(removed) = removed {
             dev.records.count_bind_work(&removed, -1);
             if let Some(library) = removed.vertex_input_library {
-                library_inputs::destroy(dev, dev.handle, library);
+                library_inputs::destroy(dev, library);
             }
         }
     }

@@ -16,7 +16,7 @@ use super::frames::{command_hook, ffi_guard, shield};
 use super::log;
 use super::pipeline_info::{gl_mode_of, topology_for};
 use super::records::{CommandBufferState, VertexObjectRecord};
-use super::registry::device_data;
+use super::registry::{device_data, Dispatchable};
 use super::state::DeviceData;
 use glsem_abi::PrimitiveMode;
 use glsem_spirv::module::Module;
@@ -123,7 +123,7 @@ pub(super) fn generated_object(
         ..Default::default()
     };
     let mut shader = vk::ShaderEXT::null();
-    // SAFETY: a valid create info.
+    // SAFETY: the device the layer recorded; a valid create info.
     match unsafe { create(dev.handle, 1, &ci, std::ptr::null(), &mut shader) } {
         vk::Result::SUCCESS => Ok(shader),
         e => Err(format!("the driver failed to create it: {e}")),
@@ -160,7 +160,7 @@ fn generated_gs(
 
 /// After the mode, the shaders or the polygon mode of `cb` changed: binds (or unbinds) the
 /// layer's geometry shader and sets the topology that draws the mode.
-pub(super) fn update(dev: &DeviceData, cb: vk::CommandBuffer) {
+pub(super) fn update(dev: &DeviceData, cb: Dispatchable<vk::CommandBuffer>) {
     let (Some(bind), Some(set_topology)) = (
         dev.table.cmd_bind_shaders_ext,
         dev.table.cmd_set_primitive_topology,
@@ -169,7 +169,7 @@ pub(super) fn update(dev: &DeviceData, cb: vk::CommandBuffer) {
     };
     let (mode, vertex, app_gs, layer_gs, rasterized, provoking_last) = {
         let mut cbs = dev.records.command_buffers.lock();
-        let s = CommandBufferState::of(&mut cbs, cb);
+        let s = CommandBufferState::of(&mut cbs, cb.handle());
         let mode = gl_mode_of(s.primitive_mode);
         s.bound_line_loop = mode == Some(GlMode::LineLoop);
         (
@@ -183,18 +183,20 @@ pub(super) fn update(dev: &DeviceData, cb: vk::CommandBuffer) {
     };
     let unbind = || {
         let null = vk::ShaderEXT::null();
-        // SAFETY: a command buffer in the recording state (the application's call).
-        unsafe { bind(cb, 1, &S::GEOMETRY, &null) };
-        CommandBufferState::of(&mut dev.records.command_buffers.lock(), cb).layer_geometry_object =
-            false;
+        // SAFETY: a live command buffer (a `Dispatchable`) in the recording state (the
+        // application's call).
+        unsafe { bind(cb.handle(), 1, &S::GEOMETRY, &null) };
+        CommandBufferState::of(&mut dev.records.command_buffers.lock(), cb.handle())
+            .layer_geometry_object = false;
     };
     let set = |topology: Option<vk::PrimitiveTopology>| {
-        CommandBufferState::of(&mut dev.records.command_buffers.lock(), cb).gl_topology = topology;
+        CommandBufferState::of(&mut dev.records.command_buffers.lock(), cb.handle()).gl_topology =
+            topology;
         if let Some(topology) = topology {
-            // SAFETY: a command buffer in the recording state (the application's call) with
-            // shader objects bound, whose topology is dynamic state; the topology is of the
-            // class the bound shaders draw.
-            unsafe { set_topology(cb, topology) }
+            // SAFETY: a live command buffer (a `Dispatchable`) in the recording state (the
+            // application's call) with shader objects bound, whose topology is dynamic
+            // state; the topology is of the class the bound shaders draw.
+            unsafe { set_topology(cb.handle(), topology) }
         }
     };
     let primitive = match mode {
@@ -250,9 +252,10 @@ pub(super) fn update(dev: &DeviceData, cb: vk::CommandBuffer) {
     };
     match generated_gs(dev, &record, key) {
         Ok(shader) => {
-            // SAFETY: a command buffer in the recording state (the application's call).
-            unsafe { bind(cb, 1, &S::GEOMETRY, &shader) };
-            CommandBufferState::of(&mut dev.records.command_buffers.lock(), cb)
+            // SAFETY: a live command buffer (a `Dispatchable`) in the recording state (the
+            // application's call).
+            unsafe { bind(cb.handle(), 1, &S::GEOMETRY, &shader) };
+            CommandBufferState::of(&mut dev.records.command_buffers.lock(), cb.handle())
                 .layer_geometry_object = true;
             set(Some(topology_for(GlMode::Primitive(primitive))));
         }
@@ -269,6 +272,8 @@ pub(super) fn update(dev: &DeviceData, cb: vk::CommandBuffer) {
 /// A command buffer of a device with the extension enabled, in the recording state.
 pub unsafe extern "system" fn cmd_set_primitive_mode(command_buffer: vk::CommandBuffer, mode: u32) {
     const WHAT: &str = "vkCmdSetPrimitiveModeGLSEM";
+    // SAFETY: a live command buffer (this command's contract).
+    let command_buffer = unsafe { Dispatchable::new(command_buffer) };
     ffi_guard(WHAT, (), || {
         let Some(dev) = device_data(command_buffer) else {
             return;
@@ -285,15 +290,18 @@ pub unsafe extern "system" fn cmd_set_primitive_mode(command_buffer: vk::Command
             log::error!("{WHAT}: the device has no geometryShader; GL's mode is not drawn");
             return;
         }
-        CommandBufferState::of(&mut dev.records.command_buffers.lock(), command_buffer)
-            .primitive_mode = mode;
+        CommandBufferState::of(
+            &mut dev.records.command_buffers.lock(),
+            command_buffer.handle(),
+        )
+        .primitive_mode = mode;
         update(&dev, command_buffer);
     })
 }
 
 /// After `vkCmdSetProvokingVertexModeEXT` (the mode that went down): the geometry shader of
 /// a polygon follows it where shader objects draw GL's modes.
-pub(super) fn follow_provoking_mode(command_buffer: vk::CommandBuffer, last: bool) {
+pub(super) fn follow_provoking_mode(command_buffer: Dispatchable<vk::CommandBuffer>, last: bool) {
     follow_change(command_buffer, |s| {
         let changed = s.provoking_last != Some(last);
         s.provoking_last = Some(last);
@@ -304,7 +312,7 @@ pub(super) fn follow_provoking_mode(command_buffer: vk::CommandBuffer, last: boo
 /// Records a change of state (`record` says whether the recorded value changed) and, where
 /// one of the layer's geometry shader objects is bound, binds the one the new state needs.
 fn follow_change(
-    command_buffer: vk::CommandBuffer,
+    command_buffer: Dispatchable<vk::CommandBuffer>,
     record: impl FnOnce(&mut CommandBufferState) -> bool,
 ) {
     let Some(dev) = device_data(command_buffer).filter(|d| draws_primitive_modes(d)) else {
@@ -312,7 +320,7 @@ fn follow_change(
     };
     let rebind = {
         let mut cbs = dev.records.command_buffers.lock();
-        let s = CommandBufferState::of(&mut cbs, command_buffer);
+        let s = CommandBufferState::of(&mut cbs, command_buffer.handle());
         record(s) && s.layer_geometry_object
     };
     if rebind {
@@ -351,11 +359,11 @@ command_hook! {
         let gl = shield("vkCmdSetPrimitiveTopology", || {
             let dev = device_data(command_buffer)?;
             let mut cbs = dev.records.command_buffers.lock();
-            CommandBufferState::of(&mut cbs, command_buffer).gl_topology
+            CommandBufferState::of(&mut cbs, command_buffer.handle()).gl_topology
         })
         .flatten();
         // SAFETY: the application's arguments, or the topology of the same class the bound
         // pipeline or shaders were made for.
-        unsafe { next(command_buffer, gl.unwrap_or(topology)) };
+        unsafe { next(command_buffer.handle(), gl.unwrap_or(topology)) };
     }
 }

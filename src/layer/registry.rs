@@ -15,9 +15,33 @@ pub type Registry<T> = RwLock<Vec<(usize, Arc<T>)>>;
 pub static INSTANCES: Registry<InstanceData> = RwLock::new(Vec::new());
 pub static DEVICES: Registry<DeviceData> = RwLock::new(Vec::new());
 
-pub fn key_of<H: Handle>(handle: H) -> Option<usize> {
-    let raw = handle.as_raw() as usize as *const c_void;
-    // SAFETY: the application passes live dispatchable handles (Vulkan's valid usage).
+/// A dispatchable handle (instance, physical device, device, queue, command buffer) that an
+/// application passed to a hook, where Vulkan's valid usage makes it null or live: the proof
+/// that reading the loader's dispatch word through it is sound. Made only at the hook
+/// boundary, so that the safe lookups and frames below cannot be handed a forged handle.
+#[derive(Clone, Copy)]
+pub struct Dispatchable<H>(H);
+
+impl<H: Handle + Copy> Dispatchable<H> {
+    /// # Safety
+    /// `handle` is null or a live dispatchable handle (Vulkan's valid usage of a command's
+    /// handles, which the hook receiving it may assume).
+    #[inline]
+    pub unsafe fn new(handle: H) -> Self {
+        Self(handle)
+    }
+
+    /// The handle itself: a records key, or the argument of a call down.
+    #[inline]
+    pub fn handle(self) -> H {
+        self.0
+    }
+}
+
+pub fn key_of<H: Handle + Copy>(handle: Dispatchable<H>) -> Option<usize> {
+    let raw = handle.handle().as_raw() as usize as *const c_void;
+    // SAFETY: a `Dispatchable` is null or live (its constructor's contract); null is
+    // filtered out here.
     (!raw.is_null()).then(|| unsafe { loader_abi::dispatch_key(raw) })
 }
 
@@ -48,19 +72,22 @@ pub fn remove<T>(registry: &Registry<T>, key: usize) -> Option<Arc<T>> {
 }
 
 /// The instance of an instance or physical-device handle (they share the dispatch key).
-pub fn instance_data<H: Handle>(handle: H) -> Option<Arc<InstanceData>> {
+pub fn instance_data<H: Handle + Copy>(handle: Dispatchable<H>) -> Option<Arc<InstanceData>> {
     lookup(&INSTANCES, key_of(handle)?)
 }
 
 /// The device of a device, queue or command-buffer handle (they share the dispatch key).
-pub fn device_data<H: Handle>(handle: H) -> Option<Arc<DeviceData>> {
+pub fn device_data<H: Handle + Copy>(handle: Dispatchable<H>) -> Option<Arc<DeviceData>> {
     lookup(&DEVICES, key_of(handle)?)
 }
 
 /// Runs `f` on the device under the registry's read lock, without touching the `Arc`'s
 /// count: for hot paths that only copy a function pointer or read an atomic out.
 #[inline]
-pub fn with_device<H: Handle, R>(handle: H, f: impl FnOnce(&DeviceData) -> R) -> Option<R> {
+pub fn with_device<H: Handle + Copy, R>(
+    handle: Dispatchable<H>,
+    f: impl FnOnce(&DeviceData) -> R,
+) -> Option<R> {
     let key = key_of(handle)?;
     let list = DEVICES.read();
     list.iter().find(|(k, _)| *k == key).map(|(_, d)| f(d))

@@ -41,7 +41,7 @@ use super::push_range::plan_layout;
 use super::records::{
     BlockBinding, BlockSlot, CommandBufferState, LayoutRecord, ModuleRecord, TesObjectRecord,
 };
-use super::registry::device_data;
+use super::registry::{device_data, Dispatchable};
 use super::rewrite::{Run, Target};
 use super::state::DeviceData;
 use glsem_abi::PrimitiveMode;
@@ -268,7 +268,8 @@ fn record_block_readers(
             ..Default::default()
         };
         let mut layout = vk::PipelineLayout::null();
-        // SAFETY: a valid create info (the ranges the driver just took).
+        // SAFETY: the device the layer recorded; a valid create info (the ranges the driver
+        // just took).
         match unsafe { create(dev.handle, &layout_info, std::ptr::null(), &mut layout) } {
             vk::Result::SUCCESS => {}
             e => {
@@ -531,7 +532,7 @@ fn generated_tcs(
             p_push_constant_ranges: record.ranges.as_ptr(),
             ..Default::default()
         };
-        // SAFETY: a valid create info.
+        // SAFETY: the device the layer recorded; a valid create info.
         match unsafe { create(dev.handle, &ci, std::ptr::null(), layout) } {
             vk::Result::SUCCESS => {}
             e => return Err(format!("creating the layout for the levels failed: {e}")),
@@ -574,7 +575,7 @@ fn generated_tcs(
 /// shader objects, and the application, not knowing the extensions are on, never sets it.
 /// With a semantic turned off by its setting, the state is Vulkan's default: still
 /// required, as the extension is on.
-fn set_gl_conventions(dev: &DeviceData, cb: vk::CommandBuffer) {
+fn set_gl_conventions(dev: &DeviceData, cb: Dispatchable<vk::CommandBuffer>) {
     let conventions = &dev.conventions;
     let on = |semantic| dev.settings.semantics.contains(semantic);
     if conventions.layer_sets_provoking_mode {
@@ -583,18 +584,19 @@ fn set_gl_conventions(dev: &DeviceData, cb: vk::CommandBuffer) {
                 true => vk::ProvokingVertexModeEXT::LAST_VERTEX,
                 false => vk::ProvokingVertexModeEXT::FIRST_VERTEX,
             };
-            // SAFETY: a command buffer in the recording state (the application's call); the
-            // layer enabled `provokingVertexLast`, and `shaderObject` is on.
-            unsafe { set(cb, mode) };
+            // SAFETY: a live command buffer (a `Dispatchable`) in the recording state (the
+            // application's call); the layer enabled `provokingVertexLast`, and
+            // `shaderObject` is on.
+            unsafe { set(cb.handle(), mode) };
         }
     }
     if conventions.layer_sets_negative_one_to_one {
         if let Some(set) = dev.table.cmd_set_depth_clip_negative_one_to_one_ext {
             let gl = vk::Bool32::from(on(Semantic::ClipSpaceDepth));
-            // SAFETY: a command buffer in the recording state (the application's call) with
-            // shader objects bound, whose clip-space depth is dynamic state; the layer
-            // enabled `depthClipControl`.
-            unsafe { set(cb, gl) };
+            // SAFETY: a live command buffer (a `Dispatchable`) in the recording state (the
+            // application's call) with shader objects bound, whose clip-space depth is
+            // dynamic state; the layer enabled `depthClipControl`.
+            unsafe { set(cb.handle(), gl) };
         }
     }
 }
@@ -602,13 +604,13 @@ fn set_gl_conventions(dev: &DeviceData, cb: vk::CommandBuffer) {
 /// After the tessellation shaders or the patch size of `cb` changed: binds the generated
 /// TCS where the application's TES has no TCS (or unbinds it where it no longer needs
 /// one), and pushes the levels for it.
-fn update_tcs(dev: &DeviceData, cb: vk::CommandBuffer) {
+fn update_tcs(dev: &DeviceData, cb: Dispatchable<vk::CommandBuffer>) {
     let Some(bind) = dev.table.cmd_bind_shaders_ext else {
         return;
     };
     let (tes, app_tcs, layer_tcs, patch_size) = {
         let cbs = dev.records.command_buffers.lock();
-        let Some(state) = cbs.get(&cb) else {
+        let Some(state) = cbs.get(&cb.handle()) else {
             return;
         };
         (
@@ -623,9 +625,10 @@ fn update_tcs(dev: &DeviceData, cb: vk::CommandBuffer) {
         .flatten();
     let unbind = |dev: &DeviceData| {
         let null = vk::ShaderEXT::null();
-        // SAFETY: a valid command buffer in the recording state (the application's call).
-        unsafe { bind(cb, 1, &S::TESSELLATION_CONTROL, &null) };
-        if let Some(state) = dev.records.command_buffers.lock().get_mut(&cb) {
+        // SAFETY: a live command buffer (a `Dispatchable`) in the recording state (the
+        // application's call).
+        unsafe { bind(cb.handle(), 1, &S::TESSELLATION_CONTROL, &null) };
+        if let Some(state) = dev.records.command_buffers.lock().get_mut(&cb.handle()) {
             state.layer_tcs_object = false;
             state.bound = None;
         }
@@ -650,13 +653,13 @@ fn update_tcs(dev: &DeviceData, cb: vk::CommandBuffer) {
     };
     match generated_tcs(dev, &record, patch_size) {
         Ok((shader, binding)) => {
-            // SAFETY: a command buffer in the recording state (the application's call) with
-            // a tessellation evaluation shader object bound; the generated TCS was made on
-            // this device for it and its patch size.
-            unsafe { bind(cb, 1, &S::TESSELLATION_CONTROL, &shader) };
+            // SAFETY: a live command buffer (a `Dispatchable`) in the recording state (the
+            // application's call) with a tessellation evaluation shader object bound; the
+            // generated TCS was made on this device for it and its patch size.
+            unsafe { bind(cb.handle(), 1, &S::TESSELLATION_CONTROL, &shader) };
             let values = {
                 let mut cbs = dev.records.command_buffers.lock();
-                let Some(state) = cbs.get_mut(&cb) else {
+                let Some(state) = cbs.get_mut(&cb.handle()) else {
                     return;
                 };
                 state.layer_tcs_object = true;
@@ -694,7 +697,7 @@ command_hook! {
             let changed = {
                 let mut cbs = dev.records.command_buffers.lock();
                 let state = cbs
-                    .entry(command_buffer)
+                    .entry(command_buffer.handle())
                     .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
                 let changed = state.patch_control_points != Some(patch_control_points);
                 state.patch_control_points = Some(patch_control_points);
@@ -751,7 +754,7 @@ command_hook! {
             let (touched, primitive, vertex, values) = {
                 let mut cbs = dev.records.command_buffers.lock();
                 let state = cbs
-                    .entry(command_buffer)
+                    .entry(command_buffer.handle())
                     .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
                 if reader.is_some() {
                     state.bound = reader;
