@@ -10,10 +10,7 @@ use glsem_spirv::module::{Module, Section, Type};
 use spirv::{Decoration, Op, StorageClass};
 
 use super::description::{stage_word, Scalar};
-use super::spv::{
-    arrayed, edit, location_slots, non_builtin_io_variables, parse, remove_definitions,
-    rename_uses, shape,
-};
+use super::spv::{arrayed, edit, location_slots, non_builtin_io_variables, parse, shape};
 use crate::scene::ShaderStage;
 
 /// Gives every stage-to-stage interface variable the same Location in every stage, by name,
@@ -273,9 +270,11 @@ pub(super) fn merge_builtin_copies(module: &mut Vec<u32>) {
         if copies.is_empty() {
             return;
         }
-        remove_definitions(editor, |v| copies.contains_key(&v));
+        editor.remove_definitions(|v| copies.contains_key(&v));
         editor.replace_in_interfaces(|v| copies.contains_key(&v).then(Vec::new));
-        rename_uses(editor, |v| copies.get(&v).copied());
+        editor
+            .rename_uses(|v| copies.get(&v).copied())
+            .expect("glslang emits only opcodes of the grammar");
     });
 }
 

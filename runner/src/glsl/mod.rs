@@ -22,7 +22,7 @@
 //! - [`program`]: the `Program` handed to the player, and GL's introspection of it;
 //! - [`spv`]: `parse` and `edit`, a stage's module (SPIR-V words between the passes) read
 //!   through glsem-spirv's view and edited through its `Editor`, what the body rewrites
-//!   share on top of it (removed definitions, renamed uses, row-major flat indices) and
+//!   share on top of it (row-major flat indices) and
 //!   the passes' questions about a stage in GL's terms (shapes, Locations, varyings);
 //! - [`description`]: the types the passes describe a stage with (a leaf).
 //!

@@ -14,7 +14,7 @@ use glsem_spirv::module::{Editor, Inst, Module, Section, INTERFACE_LISTS_ALL_GLO
 use spirv::{Op, StorageClass};
 
 use super::resources::subscripts;
-use super::spv::{edit, flat_index, parse, remove_definitions, row_major_strides};
+use super::spv::{edit, flat_index, parse, row_major_strides};
 use crate::scene::SceneError;
 
 /// One step from a sampler variable's type towards a sampler: an array level (its
@@ -144,7 +144,7 @@ pub(super) fn split_sampler_arrays(
         }
         rewrite_accesses(editor, &rewrites)?;
         // The old variables go, with their names and decorations.
-        remove_definitions(editor, |i| rewrites.contains_key(&i));
+        editor.remove_definitions(|i| rewrites.contains_key(&i));
         remove_sampler_structures(editor, &found)?;
         for (var, name) in &names {
             editor.name(*var, name);
@@ -379,6 +379,6 @@ fn remove_sampler_structures(
             "a structure of samplers used whole is not supported".into(),
         ));
     }
-    remove_definitions(editor, |i| gone.contains(&i));
+    editor.remove_definitions(|i| gone.contains(&i));
     Ok(())
 }

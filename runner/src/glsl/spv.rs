@@ -1,14 +1,13 @@
 //! What the passes share on top of glsem-spirv: [`parse`] and [`edit`], a stage's module
 //! (SPIR-V words between the passes) read through the crate's view and edited through its
-//! `Editor`; the body rewrites' [`remove_definitions`], [`rename_uses`],
-//! [`row_major_strides`] and [`flat_index`]; and the questions the passes and the
-//! introspection ask of a stage in GL's terms, answered from the view: a type's GL
-//! [`shape`], its Locations by glsem-spirv's layout, the non-built-in interface variables
-//! and GL's count of transform-feedback varyings.
+//! `Editor`; the flattened indices of the body rewrites ([`row_major_strides`],
+//! [`flat_index`]); and the questions the passes and the introspection ask of a stage in
+//! GL's terms, answered from the view: a type's GL [`shape`], its Locations by
+//! glsem-spirv's layout, the non-built-in interface variables and GL's count of
+//! transform-feedback varyings.
 
 use glsem_spirv::layout;
-use glsem_spirv::module::{Editor, Module, Section, Type};
-use glsem_spirv::operands::for_each_id_operand_mut;
+use glsem_spirv::module::{Editor, Module, Type};
 use spirv::{Decoration, Op, StorageClass};
 
 use super::description::Scalar;
@@ -98,45 +97,6 @@ pub(super) fn flat_index(
         });
     }
     flat
-}
-
-/// Removes the global instructions that define the ids `gone` says go, and the names and
-/// decorations of those ids.
-pub(super) fn remove_definitions(editor: &mut Editor, gone: impl Fn(u32) -> bool) {
-    let view = editor.module;
-    let described = view.section_start(Section::Debug)..view.section_start(Section::Global);
-    for index in described.chain(view.section_range(Section::Global)) {
-        let inst = &view.insts[index];
-        let target = match inst.op() {
-            Some(Op::Name | Op::MemberName | Op::Decorate | Op::MemberDecorate) => {
-                Some(inst.operand(0))
-            }
-            _ => inst.result_id(),
-        };
-        if target.is_some_and(&gone) {
-            editor.remove(index);
-        }
-    }
-}
-
-/// Puts `renamed(id)`, where it is `Some`, in place of each id the functions' instructions
-/// use (their result ids stay).
-pub(super) fn rename_uses(editor: &mut Editor, renamed: impl Fn(u32) -> Option<u32>) {
-    let view = editor.module;
-    for index in view.section_range(Section::Function) {
-        let mut words = view.insts[index].words.to_vec();
-        let mut changed = false;
-        for_each_id_operand_mut(&mut words, |id| {
-            if let Some(new) = renamed(*id) {
-                *id = new;
-                changed = true;
-            }
-        })
-        .expect("glslang emits only opcodes of the grammar");
-        if changed {
-            editor.replace(index, words);
-        }
-    }
 }
 
 /// Whether a stage's variables of this storage class are per-vertex arrays whose outer
