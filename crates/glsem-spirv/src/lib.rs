@@ -5,7 +5,8 @@
 //!   sections, type/decoration lookups) and an [`module::Editor`] that copies untouched
 //!   instructions through and patches or inserts only what changes; [`redeclare`] adds
 //!   the edits that replace a declaration (a decoration, a name) rather than add one;
-//!   [`operands`] tells an instruction's id words from its literals, to follow every use.
+//!   [`lookup`] the view's further queries (names, member decorations, pointees, struct
+//!   members, global variables); [`operands`] tells an instruction's id words from its literals, to follow every use.
 //! - [`scan`]: the fast path; decides from the header sections alone whether any pass can
 //!   apply to a module.
 //! - One file per semantic, named as the registry names it and listed here in its order,
@@ -40,6 +41,7 @@ pub mod instance_id;
 pub mod interface;
 pub mod layout;
 pub mod line_rasterization;
+pub mod lookup;
 pub mod module;
 pub mod operands;
 pub mod passthrough_tcs;

@@ -8,7 +8,7 @@
 use rspirv::grammar::{CoreInstructionTable, LogicalOperand, OperandKind, OperandQuantifier};
 use spirv::Op;
 
-use crate::module::Inst;
+use crate::module::{Editor, Inst, Section};
 
 /// An opcode the grammar does not know: its operands cannot be told apart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,6 +37,31 @@ pub fn for_each_id_operand_mut(
         f(&mut words[at]);
     }
     Ok(())
+}
+
+impl Editor<'_, '_> {
+    /// Puts `renamed(id)`, where it is `Some`, in place of each id the functions'
+    /// instructions use (their result ids stay).
+    pub fn rename_uses(
+        &mut self,
+        renamed: impl Fn(u32) -> Option<u32>,
+    ) -> Result<(), UnknownOpcode> {
+        let view = self.module;
+        for index in view.section_range(Section::Function) {
+            let mut words = view.insts[index].words.to_vec();
+            let mut changed = false;
+            for_each_id_operand_mut(&mut words, |id| {
+                if let Some(new) = renamed(*id) {
+                    *id = new;
+                    changed = true;
+                }
+            })?;
+            if changed {
+                self.replace(index, words);
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Calls `visit` with the index (in `words`) of each referenced id word.
@@ -209,6 +234,38 @@ mod tests {
 
     fn ids(words: &[u32]) -> Vec<u32> {
         Inst { words }.id_operands().unwrap()
+    }
+
+    #[test]
+    fn renamed_uses_keep_the_result_ids() {
+        use crate::module::{push_inst, Module, MAGIC};
+        let mut words = vec![MAGIC, 0x0001_0000, 0, 9, 0];
+        push_inst(
+            &mut words,
+            Op::Capability,
+            &[spirv::Capability::Shader as u32],
+        );
+        push_inst(&mut words, Op::MemoryModel, &[0, 1]);
+        push_inst(&mut words, Op::TypeVoid, &[1]);
+        push_inst(&mut words, Op::TypeFunction, &[2, 1]);
+        push_inst(&mut words, Op::TypeFloat, &[5, 32]);
+        push_inst(&mut words, Op::Constant, &[5, 6, 1.0f32.to_bits()]);
+        push_inst(&mut words, Op::Constant, &[5, 7, 2.0f32.to_bits()]);
+        push_inst(&mut words, Op::Function, &[1, 3, 0, 2]);
+        push_inst(&mut words, Op::Label, &[4]);
+        push_inst(&mut words, Op::FAdd, &[5, 8, 6, 6]);
+        push_inst(&mut words, Op::Return, &[]);
+        push_inst(&mut words, Op::FunctionEnd, &[]);
+        let m = Module::parse(&words).unwrap();
+        let mut editor = Editor::new(&m);
+        editor
+            .rename_uses(|id| (id == 6 || id == 8).then_some(7))
+            .unwrap();
+        let edited = editor.finish().unwrap();
+        let m = Module::parse(&edited).unwrap();
+        let add = m.insts.iter().find(|i| i.op() == Some(Op::FAdd)).unwrap();
+        assert_eq!(add.operands(), [5, 8, 7, 7]);
+        assert!(m.constant_u32(6).is_some(), "definitions stay");
     }
 
     #[test]

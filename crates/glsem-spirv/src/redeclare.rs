@@ -142,6 +142,25 @@ impl Editor<'_, '_> {
             self.append(Section::Extension, Op::Extension, &encode_string(name));
         }
     }
+
+    /// Removes the global instructions (types, constants, variables) that define the ids
+    /// `gone` says go, and the names and decorations of those ids.
+    pub fn remove_definitions(&mut self, gone: impl Fn(u32) -> bool) {
+        let view = self.module;
+        let described = view.section_start(Section::Debug)..view.section_start(Section::Global);
+        for index in described.chain(view.section_range(Section::Global)) {
+            let inst = &view.insts[index];
+            let target = match inst.op() {
+                Some(Op::Name | Op::MemberName | Op::Decorate | Op::MemberDecorate) => {
+                    Some(inst.operand(0))
+                }
+                _ => inst.result_id(),
+            };
+            if target.is_some_and(&gone) {
+                self.remove(index);
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -199,6 +218,20 @@ mod tests {
         let m = Module::parse(&edited).unwrap();
         assert!(!m.has_decoration(3, Decoration::Location));
         assert_eq!(m.section_range(Section::Global).len(), 3);
+    }
+
+    #[test]
+    fn removed_definitions_take_their_names_and_decorations() {
+        let words = module();
+        let m = Module::parse(&words).unwrap();
+        let mut editor = Editor::new(&m);
+        editor.remove_definitions(|id| id == 3);
+        let edited = editor.finish().unwrap();
+        let m = Module::parse(&edited).unwrap();
+        assert!(m.variable(3).is_none());
+        assert_eq!(m.ids_named("old").count(), 0);
+        assert!(!m.has_decoration(3, Decoration::Location));
+        assert_eq!(m.section_range(Section::Global).len(), 2);
     }
 
     #[test]

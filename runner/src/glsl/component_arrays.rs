@@ -5,10 +5,9 @@ use std::collections::HashMap;
 
 use glsem_spirv::layout;
 use glsem_spirv::module::{Editor, Inst, Module, Section, Type};
-use rspirv::dr;
 use spirv::{Decoration, Op, StorageClass};
 
-use super::spv::{arrayed, edit_words, read_words};
+use super::spv::{arrayed, edit, parse};
 use crate::scene::ShaderStage;
 
 /// Vulkan takes `Component` only on a scalar or vector or an array of them
@@ -18,14 +17,11 @@ use crate::scene::ShaderStage;
 /// per-vertex variable per element of its inner array, at the Location and Component that
 /// element had. Its accesses must index the inner array with a constant or not at all
 /// (`b[i]` is loaded or stored element by element); otherwise it is left as it is.
-pub(super) fn split_component_arrays(stage: ShaderStage, module: &mut dr::Module) {
-    let candidates = read_words(module, |view| {
-        view.insts[view.section_range(Section::Global)]
-            .iter()
-            .filter(|i| i.op() == Some(Op::Variable))
-            .filter_map(|i| {
-                let var = i.result_id()?;
-                let (storage, pointee) = view.variable(var)?;
+pub(super) fn split_component_arrays(stage: ShaderStage, module: &mut Vec<u32>) {
+    let candidates = {
+        let view = &parse(module);
+        view.global_variables()
+            .filter_map(|(var, storage, pointee)| {
                 if !matches!(storage, StorageClass::Input | StorageClass::Output) {
                     return None;
                 }
@@ -37,9 +33,9 @@ pub(super) fn split_component_arrays(stage: ShaderStage, module: &mut dr::Module
                 (per_vertex && is_shaped(view, element)).then_some((var, storage, inner, element))
             })
             .collect::<Vec<_>>()
-    });
+    };
     for (var, storage, inner, element) in candidates {
-        edit_words(module, |editor| {
+        edit(module, |editor| {
             split_component_array(editor, var, storage, inner, element)
         });
     }

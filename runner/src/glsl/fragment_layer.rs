@@ -8,17 +8,16 @@
 //! ([`crate::extension_fixes::vertex_layer_viewport`]).
 
 use glsem_spirv::module::Editor;
-use rspirv::dr;
 use spirv::{BuiltIn, Capability, Decoration, StorageClass};
 
-use super::spv::edit_words;
+use super::spv::edit;
 use crate::extension_fixes::{FRAGMENT_BUILTIN_PLACEHOLDERS, VERTEX_BUILTIN_PLACEHOLDERS};
 
 /// Turns the placeholder inputs into `BuiltIn Layer` and `BuiltIn ViewportIndex` inputs
 /// (no `Location`, GL's names, the capabilities those built-ins need); returns whether
 /// it changed something.
-pub(super) fn restore_fragment_builtins(module: &mut dr::Module) -> bool {
-    edit_words(module, |editor| {
+pub(super) fn restore_fragment_builtins(module: &mut Vec<u32>) -> bool {
+    edit(module, |editor| {
         let mut changed = false;
         for (placeholder, builtin, gl_name) in FRAGMENT_BUILTIN_PLACEHOLDERS {
             let capability = match builtin {
@@ -38,8 +37,8 @@ pub(super) fn restore_fragment_builtins(module: &mut dr::Module) -> bool {
 /// outputs, which a vertex shader writes through SPV_EXT_shader_viewport_index_layer
 /// (gl_ViewportIndex selects among several viewports: `MultiViewport` too); returns
 /// whether it changed something.
-pub(super) fn restore_vertex_builtins(module: &mut dr::Module) -> bool {
-    edit_words(module, |editor| {
+pub(super) fn restore_vertex_builtins(module: &mut Vec<u32>) -> bool {
+    edit(module, |editor| {
         let mut changed = false;
         for (placeholder, builtin, gl_name, _) in VERTEX_BUILTIN_PLACEHOLDERS {
             if !restore(
@@ -97,20 +96,17 @@ mod tests {
         stage: ShaderStage,
         source: &str,
         fix: fn(&mut [String]) -> bool,
-        restore: fn(&mut dr::Module) -> bool,
+        restore: fn(&mut Vec<u32>) -> bool,
     ) -> String {
         let mut units = vec![source.to_string()];
         assert!(fix(&mut units));
         let (words, _) = Compiler::for_tests()
             .compile(stage, &[(units[0].clone(), None)])
             .unwrap();
-        let mut module = dr::load_words(&words).unwrap();
+        let mut module = words;
         assert!(restore(&mut module));
-        assert_valid_vulkan_spirv(
-            &rspirv::binary::Assemble::assemble(&module),
-            "fragment_layer",
-        );
-        module.disassemble()
+        assert_valid_vulkan_spirv(&module, "fragment_layer");
+        rspirv::dr::load_words(&module).unwrap().disassemble()
     }
 
     #[test]

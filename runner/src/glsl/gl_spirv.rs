@@ -2,10 +2,9 @@
 //! Vulkan one, and specialized as `glSpecializeShader` does.
 
 use glsem_spirv::module::{inst, Section};
-use rspirv::dr;
 use spirv::{BuiltIn, Decoration, ExecutionMode, Op, StorageClass};
 
-use super::spv::edit_words;
+use super::spv::edit;
 use crate::scene::SceneError;
 
 /// What a GL SPIR-V module (ARB_gl_spirv) needs to be a Vulkan one, as glslang makes it
@@ -13,8 +12,8 @@ use crate::scene::SceneError;
 /// the layer's to give, as for GLSL), `VertexIndex` and `InstanceIndex` for GL's
 /// `VertexId` and `InstanceId` (the runner draws from base instance 0). Default-block
 /// uniforms (non-opaque `UniformConstant` variables) have no Vulkan equivalent here: SKIP.
-pub(super) fn vulkan_from_gl_spirv(module: &mut dr::Module) -> Result<(), SceneError> {
-    let loose = edit_words(module, |editor| {
+pub(super) fn vulkan_from_gl_spirv(module: &mut Vec<u32>) -> Result<(), SceneError> {
+    let loose = edit(module, |editor| {
         let m = editor.module;
         for index in m.section_range(Section::Annotation) {
             let decoration = &m.insts[index];
@@ -69,8 +68,8 @@ pub(super) fn vulkan_from_gl_spirv(module: &mut dr::Module) -> Result<(), SceneE
 
 /// `[… shader specializations]`: each `SpecId` constant gets its value, as
 /// glSpecializeShader gives it (booleans: nonzero is true).
-pub(super) fn specialize(module: &mut dr::Module, values: &[(u32, u32)]) -> Result<(), String> {
-    edit_words(module, |editor| {
+pub(super) fn specialize(module: &mut Vec<u32>, values: &[(u32, u32)]) -> Result<(), String> {
+    edit(module, |editor| {
         let m = editor.module;
         for &(spec_id, value) in values {
             let missing = || format!("no specialization constant with SpecId {spec_id}");
@@ -116,7 +115,7 @@ pub(super) fn specialize(module: &mut dr::Module, values: &[(u32, u32)]) -> Resu
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rspirv::dr::Operand;
+    use crate::glsl::spv::parse;
 
     #[test]
     fn gl_spirv_becomes_vulkan_spirv() {
@@ -126,10 +125,9 @@ mod tests {
                 source: text.to_string(),
                 first_line: 1,
             };
-            let words = crate::glsl::glslang::Compiler::for_tests()
+            crate::glsl::glslang::Compiler::for_tests()
                 .assemble(&shader)
-                .unwrap();
-            dr::load_words(words).unwrap()
+                .unwrap()
         };
         let head = "OpCapability Shader\nOpMemoryModel Logical GLSL450\n\
                     OpEntryPoint Vertex %main \"main\" %vid\nOpDecorate %vid BuiltIn VertexId\n\
@@ -140,14 +138,13 @@ mod tests {
         let mut module = assembled(&format!("{head}{tail}"));
         vulkan_from_gl_spirv(&mut module).unwrap();
         specialize(&mut module, &[(3, 1)]).unwrap();
-        assert!(module
-            .annotations
+        let m = parse(&module);
+        assert!(m.insts[m.section_range(Section::Annotation)]
             .iter()
-            .any(|i| i.operands.get(2) == Some(&Operand::BuiltIn(spirv::BuiltIn::VertexIndex))));
-        assert!(module
-            .types_global_values
+            .any(|i| i.operands().get(2) == Some(&(BuiltIn::VertexIndex as u32))));
+        assert!(m.insts[m.section_range(Section::Global)]
             .iter()
-            .any(|i| i.class.opcode == Op::SpecConstantTrue));
+            .any(|i| i.op() == Some(Op::SpecConstantTrue)));
         assert!(specialize(&mut module, &[(9, 1)]).is_err());
         let loose = "%float = OpTypeFloat 32\n%pu = OpTypePointer UniformConstant %float\n\
                      %u = OpVariable %pu UniformConstant\n";

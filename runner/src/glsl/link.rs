@@ -6,12 +6,11 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use glsem_spirv::module::{Section, Type};
-use rspirv::dr;
+use glsem_spirv::module::{Module, Section, Type};
 use spirv::{Decoration, Op, StorageClass};
 
 use super::description::{stage_word, Scalar};
-use super::spv::{arrayed, edit_words, id, remove_definitions, rename_uses, runtime_array, Types};
+use super::spv::{arrayed, edit, location_slots, non_builtin_io_variables, parse, shape};
 use crate::scene::ShaderStage;
 
 /// Gives every stage-to-stage interface variable the same Location in every stage, by name,
@@ -20,7 +19,7 @@ use crate::scene::ShaderStage;
 /// `separate` programs (one per stage) no linker sees both sides of an interface: see
 /// [`separate_locations`].
 pub(super) fn link_locations(
-    modules: &mut [(ShaderStage, dr::Module, HashSet<String>)],
+    modules: &mut [(ShaderStage, Vec<u32>, HashSet<String>)],
     separate: bool,
 ) -> Result<(), String> {
     let vars = interface_variables(modules);
@@ -48,7 +47,7 @@ pub(super) fn link_locations(
     for (index, (_, module, _)) in modules.iter_mut().enumerate() {
         let moves: Vec<_> = placed.iter().filter(|p| p.0 == index).collect();
         if !moves.is_empty() {
-            edit_words(module, |editor| {
+            edit(module, |editor| {
                 for &&(_, var, location) in &moves {
                     editor.set_decoration(var, Decoration::Location, &[location]);
                 }
@@ -77,33 +76,32 @@ struct Var {
 }
 
 /// The named stage-to-stage interface variables of every module (not the API-facing ones).
-fn interface_variables(modules: &[(ShaderStage, dr::Module, HashSet<String>)]) -> Vec<Var> {
+fn interface_variables(modules: &[(ShaderStage, Vec<u32>, HashSet<String>)]) -> Vec<Var> {
     let mut vars = Vec::new();
     for (index, (stage, module, explicit)) in modules.iter().enumerate() {
-        let types = Types::new(module);
-        for (var, storage, ty) in types.interface_variables(module) {
+        let m = parse(module);
+        for (var, storage, ty) in non_builtin_io_variables(&m) {
             let api_facing = (*stage == ShaderStage::Vertex && storage == StorageClass::Input)
                 || (*stage == ShaderStage::Fragment && storage == StorageClass::Output);
             if api_facing {
                 continue;
             }
-            let per_vertex =
-                arrayed(*stage, storage) && types.decoration(var, Decoration::Patch).is_none();
+            let per_vertex = arrayed(*stage, storage) && !m.has_decoration(var, Decoration::Patch);
             let ty = if per_vertex {
-                types.array(ty).map(|(_, e)| e).unwrap_or(ty)
+                m.array_length(ty).map_or(ty, |(element, _)| element)
             } else {
                 ty
             };
             // Interface blocks match by block name, other variables by variable name.
-            let name = if types.decoration(ty, Decoration::Block).is_some() {
-                types.names.get(&ty)
+            let name = if m.has_decoration(ty, Decoration::Block) {
+                m.name_of(ty)
             } else {
-                types.names.get(&var)
+                m.name_of(var)
             };
-            let Some(name) = name.cloned().filter(|n| !n.is_empty()) else {
+            let Some(name) = name.filter(|n| !n.is_empty()) else {
                 continue;
             };
-            let location = types
+            let location = m
                 .decoration(var, Decoration::Location)
                 .and_then(|v| v.first().copied());
             vars.push(Var {
@@ -116,9 +114,9 @@ fn interface_variables(modules: &[(ShaderStage, dr::Module, HashSet<String>)]) -
                 id: var,
                 explicit: explicit.contains(&name),
                 name,
-                slots: types.slots(ty),
+                slots: location_slots(&m, ty),
                 location,
-                signature: type_signature(&types, ty),
+                signature: type_signature(&m, ty),
                 output: storage == StorageClass::Output,
             });
         }
@@ -128,7 +126,7 @@ fn interface_variables(modules: &[(ShaderStage, dr::Module, HashSet<String>)]) -
 
 /// GL's link error: an output and the next stage's input of one name with other types.
 fn check_signatures(
-    modules: &[(ShaderStage, dr::Module, HashSet<String>)],
+    modules: &[(ShaderStage, Vec<u32>, HashSet<String>)],
     vars: &[Var],
 ) -> Result<(), String> {
     for out in vars.iter().filter(|v| v.output) {
@@ -239,8 +237,8 @@ fn separate_locations(
 /// glslang's link of several compilation units gives each unit's `gl_FragColor` a variable
 /// of its own (all at Location 0, which SPIR-V rejects); GL has one. Input and output
 /// variables of one `gl_` name and type become the first of them.
-pub(super) fn merge_builtin_copies(module: &mut dr::Module) {
-    edit_words(module, |editor| {
+pub(super) fn merge_builtin_copies(module: &mut Vec<u32>) {
+    edit(module, |editor| {
         let view = editor.module;
         let mut first: HashMap<(String, u32), u32> = HashMap::new();
         let mut copies: HashMap<u32, u32> = HashMap::new();
@@ -272,21 +270,23 @@ pub(super) fn merge_builtin_copies(module: &mut dr::Module) {
         if copies.is_empty() {
             return;
         }
-        remove_definitions(editor, |v| copies.contains_key(&v));
+        editor.remove_definitions(|v| copies.contains_key(&v));
         editor.replace_in_interfaces(|v| copies.contains_key(&v).then(Vec::new));
-        rename_uses(editor, |v| copies.get(&v).copied());
+        editor
+            .rename_uses(|v| copies.get(&v).copied())
+            .expect("glslang emits only opcodes of the grammar");
     });
 }
 
 /// A type's GLSL-like shape: `float`, `vec3`, `dmat2x3`, `float[3]`, `{vec4,int}`.
-fn type_signature(types: &Types, ty: u32) -> String {
-    if let Some((len, elem)) = types.array(ty) {
-        return format!("{}[{len}]", type_signature(types, elem));
+fn type_signature(m: &Module, ty: u32) -> String {
+    if let Some((element, length)) = m.array_length(ty) {
+        return format!("{}[{length}]", type_signature(m, element));
     }
-    if let Some(elem) = runtime_array(types, ty) {
-        return format!("{}[]", type_signature(types, elem));
+    if let Some(element) = m.runtime_array_element(ty) {
+        return format!("{}[]", type_signature(m, element));
     }
-    if let Some((scalar, columns, rows)) = types.shape(ty) {
+    if let Some((scalar, columns, rows)) = shape(m, ty) {
         let (s, prefix) = match scalar {
             Scalar::Float => ("float", ""),
             Scalar::Double => ("double", "d"),
@@ -300,17 +300,16 @@ fn type_signature(types: &Types, ty: u32) -> String {
             (c, r) => format!("{prefix}mat{c}x{r}"),
         };
     }
-    match types.def(ty) {
-        Some(i) if i.class.opcode == Op::TypeStruct => format!(
+    match m.struct_members(ty) {
+        Some(members) => format!(
             "{{{}}}",
-            i.operands
+            members
                 .iter()
-                .filter_map(id)
-                .map(|m| type_signature(types, m))
+                .map(|&member| type_signature(m, member))
                 .collect::<Vec<_>>()
                 .join(",")
         ),
-        _ => format!("%{ty}"),
+        None => format!("%{ty}"),
     }
 }
 
@@ -318,8 +317,8 @@ fn type_signature(types: &Types, ty: u32) -> String {
 /// own: it assigns nothing then (every member's is explicit), and SPIR-V for Vulkan
 /// rejects both together (VUID-StandaloneSpirv-Location-04918); glslang emits both for
 /// `layout(location = N) out B { layout(location = M) … }` with every member placed.
-pub(super) fn drop_redundant_block_locations(module: &mut dr::Module) {
-    edit_words(module, |editor| {
+pub(super) fn drop_redundant_block_locations(module: &mut Vec<u32>) {
+    edit(module, |editor| {
         let m = editor.module;
         let redundant = m.globals.keys().copied().filter(|&var| {
             let Some((_, mut ty)) = m.variable(var) else {
@@ -346,8 +345,8 @@ pub(super) fn drop_redundant_block_locations(module: &mut dr::Module) {
 }
 
 /// glslang leaves `gl_FragData` without a Location; GL's draw buffer `i` is element `i`.
-pub(super) fn place_frag_data(module: &mut dr::Module) {
-    edit_words(module, |editor| {
+pub(super) fn place_frag_data(module: &mut Vec<u32>) {
+    edit(module, |editor| {
         let m = editor.module;
         let frag_data = m
             .ids_named("gl_FragData")

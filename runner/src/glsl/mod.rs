@@ -20,9 +20,10 @@
 //!   [`vertex_inputs`] (GL's vertex input locations and 64-bit inputs);
 //! - [`resources`]: uniform and storage blocks and samplers bound as GL's binding points;
 //! - [`program`]: the `Program` handed to the player, and GL's introspection of it;
-//! - [`spv`]: `edit_words`, which runs glsem-spirv's `Editor` over a stage's module,
-//!   what the body rewrites share on top of it (removed definitions, renamed uses,
-//!   row-major flat indices) and `Types`, the passes' lookups over a stage;
+//! - [`spv`]: `parse` and `edit`, a stage's module (SPIR-V words between the passes) read
+//!   through glsem-spirv's view and edited through its `Editor`, what the body rewrites
+//!   share on top of it (row-major flat indices) and
+//!   the passes' questions about a stage in GL's terms (shapes, Locations, varyings);
 //! - [`description`]: the types the passes describe a stage with (a leaf).
 //!
 //! The tests of whole programs, which drive the passes through `Compiler::build`, sit
@@ -48,8 +49,8 @@ mod vertex_inputs;
 
 use std::collections::{BTreeMap, HashSet};
 
-use rspirv::binary::Assemble;
-use rspirv::dr::{self, Operand};
+use glsem_spirv::module::{Module, Section};
+use spirv::Op;
 
 use crate::scene::{Scene, SceneError, ShaderStage};
 
@@ -68,9 +69,11 @@ pub use program::{Program, StageModule};
 use resources::{bind_uniform_blocks, flatten_block_arrays};
 use sampler_arrays::split_sampler_arrays;
 use source::{explicit_location_names, uniform_locations};
-use spv::Types;
+use spv::{parse, xfb_varyings};
 use struct_samplers::move_struct_samplers;
-use vertex_inputs::{place_unlocated_inputs, split_double_inputs, spread_wide_inputs};
+use vertex_inputs::{
+    place_unlocated_inputs, split_double_inputs, spread_wide_inputs, vertex_inputs,
+};
 
 /// `SPIRV ONLY`: stages with SPIR-V assembly run from it; their GLSL, if any, only tells
 /// what GL's linker knows from names (explicit locations and bindings).
@@ -171,7 +174,7 @@ fn take_initializers(
 
 /// The link passes over all the stages, then each stage's own interface passes.
 fn link_modules(
-    modules: &mut [(ShaderStage, dr::Module, HashSet<String>)],
+    modules: &mut [(ShaderStage, Vec<u32>, HashSet<String>)],
     separate: bool,
 ) -> Result<(), SceneError> {
     link_locations(modules, separate).map_err(SceneError::Fail)?;
@@ -205,7 +208,7 @@ struct StageFrom<'a> {
 /// words, and what the runner and GL's introspection read of it.
 fn finish_stage(
     stage: ShaderStage,
-    mut module: dr::Module,
+    mut module: Vec<u32>,
     from: &StageFrom,
     named_blocks: &mut BTreeMap<String, u32>,
 ) -> Result<StageModule, SceneError> {
@@ -219,46 +222,44 @@ fn finish_stage(
         from.spirv,
     )?;
     mark_bool_members(&mut uniform_blocks, from.bool_uniforms);
+    let view = parse(&module);
     for split in split_samplers {
-        let name = Types::new(&module).names.get(&split.var).cloned();
+        let name = view.name_of(split.var);
         if let Some(sampler) = samplers.iter_mut().find(|s| Some(&s.name) == name.as_ref()) {
             sampler.elements = split.elements;
             sampler.element_locations = split.locations;
         }
     }
+    drop(view);
     flatten_block_arrays(&mut module)?;
     if stage == ShaderStage::Fragment {
         place_frag_data(&mut module);
     }
     let vertex_inputs = if stage == ShaderStage::Vertex {
         let gl_locations = spread_wide_inputs(&mut module);
-        let inputs = Types::new(&module).vertex_inputs(&module, &gl_locations);
+        let inputs = vertex_inputs(&parse(&module), &gl_locations);
         split_double_inputs(&mut module)?;
         inputs
     } else {
         Vec::new()
     };
-    let info = Types::new(&module);
-    let capabilities = module
-        .capabilities
+    let view = parse(&module);
+    let capabilities = view.insts[view.section_range(Section::Capability)]
         .iter()
-        .filter_map(|i| match i.operands.first() {
-            Some(Operand::Capability(c)) => Some(*c),
-            _ => None,
-        })
+        .filter_map(|i| spirv::Capability::from_u32(i.operand(0)))
         .collect();
-    let xfb = module.execution_modes.iter().any(|i| {
-        matches!(
-            i.operands.get(1),
-            Some(Operand::ExecutionMode(spirv::ExecutionMode::Xfb))
-        )
-    });
-    let xfb_varyings = info.xfb_varyings(&module);
+    let xfb = view.insts[view.section_range(Section::ExecutionMode)]
+        .iter()
+        .any(|i| {
+            i.op() == Some(Op::ExecutionMode) && i.operand(1) == spirv::ExecutionMode::Xfb as u32
+        });
+    let xfb_varyings = xfb_varyings(&view);
+    drop(view);
     Ok(StageModule {
         stage,
         uniform_locations: uniform_locations(from.source),
         xfb_varyings,
-        words: module.assemble(),
+        words: module,
         capabilities,
         uniform_blocks,
         samplers,
@@ -314,7 +315,7 @@ impl Compiler {
         sources: &[(ShaderStage, Vec<Unit>)],
     ) -> Result<
         (
-            Vec<(ShaderStage, dr::Module, HashSet<String>)>,
+            Vec<(ShaderStage, Vec<u32>, HashSet<String>)>,
             Vec<HashSet<String>>,
         ),
         SceneError,
@@ -327,11 +328,13 @@ impl Compiler {
                 None => self.compile(*stage, units)?,
             };
             bool_uniforms.push(bools);
-            let mut module = dr::load_words(&words).map_err(|e| {
+            // The passes take the module as well-formed from here on.
+            Module::parse(&words).map_err(|e| {
                 SceneError::Fail(format!(
                     "cannot parse the SPIR-V of the {stage:?} shader: {e}"
                 ))
             })?;
+            let mut module = words;
             merge_builtin_copies(&mut module);
             match stage {
                 ShaderStage::Fragment => fragment_layer::restore_fragment_builtins(&mut module),

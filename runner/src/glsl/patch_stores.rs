@@ -6,10 +6,9 @@ use std::collections::{HashMap, HashSet};
 
 use glsem_spirv::module::{push_inst, Editor, Inst, Module, Type};
 use glsem_spirv::operands::for_each_id_operand_mut;
-use rspirv::dr;
 use spirv::{Decoration, Op, StorageClass};
 
-use super::spv::edit_words;
+use super::spv::edit;
 use crate::scene::ShaderStage;
 
 /// A tessellation control shader's store to a component of a patch output chosen at run
@@ -17,11 +16,11 @@ use crate::scene::ShaderStage;
 /// constant component in each case: lavapipe turns the dynamic store into a load and store
 /// of the whole vector, which loses the other invocations' writes to the other components
 /// (in GL each invocation writes only its component).
-pub(super) fn split_dynamic_patch_component_stores(stage: ShaderStage, module: &mut dr::Module) {
+pub(super) fn split_dynamic_patch_component_stores(stage: ShaderStage, module: &mut Vec<u32>) {
     if stage != ShaderStage::TessControl {
         return;
     }
-    edit_words(module, |editor| {
+    edit(module, |editor| {
         let view = editor.module;
         let patch_outputs: HashSet<u32> = view
             .globals

@@ -4,10 +4,9 @@
 use std::collections::HashSet;
 
 use glsem_spirv::module::{inst, Section};
-use rspirv::dr::{self, Instruction, Operand};
 use spirv::{Decoration, Op, StorageClass};
 
-use super::spv::{edit_words, id, Types};
+use super::spv::{edit, parse};
 use crate::scene::ShaderStage;
 
 /// A `gl_PerVertex` block variable (arrayed or not) and the members the stage uses.
@@ -23,62 +22,53 @@ pub(super) struct PerVertex {
 }
 
 /// The stage's `gl_PerVertex` variable of `storage`, if it has one of its own type.
-pub(super) fn per_vertex_block(module: &dr::Module, storage: StorageClass) -> Option<PerVertex> {
-    let types = Types::new(module);
-    let block_of = |inst: &Instruction| -> Option<(u32, u32, bool)> {
-        if inst.class.opcode != Op::Variable
-            || inst.operands.first() != Some(&Operand::StorageClass(storage))
-        {
+pub(super) fn per_vertex_block(module: &[u32], storage: StorageClass) -> Option<PerVertex> {
+    let m = parse(module);
+    let block_of = |(var, var_storage, ty): (u32, StorageClass, u32)| {
+        if var_storage != storage {
             return None;
         }
-        let ty = types.pointee(inst.result_type?)?;
-        let (block, arrayed) = match types.array(ty) {
-            Some((_, elem)) => (elem, true),
+        let (block, arrayed) = match m.array_length(ty) {
+            Some((element, _)) => (element, true),
             None => (ty, false),
         };
-        types
-            .member_decoration(block, 0, Decoration::BuiltIn)
+        m.member_decoration(block, 0, Decoration::BuiltIn)
             .is_some()
-            .then_some((inst.result_id?, block, arrayed))
+            .then_some((var, block, arrayed))
     };
-    let mut blocks = module.types_global_values.iter().filter_map(block_of);
+    let mut blocks = m.global_variables().filter_map(block_of);
     let (var, block, arrayed) = blocks.next()?;
-    let members = types.def(block)?.operands.len() as u32;
-    let builtin = |m: u32| {
-        module.annotations.iter().find_map(|i| match i.operands.as_slice() {
-            [Operand::IdRef(t), Operand::LiteralBit32(n), Operand::Decoration(Decoration::BuiltIn), Operand::BuiltIn(b)]
-                if (*t, *n) == (block, m) =>
-            {
-                Some(*b as u32)
-            }
-            _ => None,
-        })
-    };
-    let builtins = (0..members).map(builtin).collect::<Option<Vec<u32>>>()?;
+    let members = m.struct_members(block)?.len() as u32;
+    let builtins = (0..members)
+        .map(|member| m.member_builtin(block, member))
+        .collect::<Option<Vec<u32>>>()?;
     // Another variable of the same block type: leave both as they are.
     let shared = blocks.any(|(_, b, _)| b == block);
     // Members captured by transform feedback (`Offset`) count as used.
-    let captured =
-        (0..members).filter(|&m| types.member_literal(block, m, Decoration::Offset).is_some());
+    let captured = (0..members).filter(|&member| {
+        m.member_decoration(block, member, Decoration::Offset)
+            .is_some()
+    });
     let mut used = (!shared).then(|| captured.collect::<HashSet<u32>>());
-    let member_at = usize::from(arrayed) + 1;
-    for inst in module
-        .functions
-        .iter()
-        .flat_map(|f| &f.blocks)
-        .flat_map(|b| &b.instructions)
-    {
-        if !inst.operands.iter().any(|o| id(o) == Some(var)) {
+    // The member's operand: after the result type, the result, the base and, in an array
+    // of blocks, the vertex.
+    let member_at = 3 + usize::from(arrayed);
+    for inst in &m.insts[m.section_range(Section::Function)] {
+        let uses_var = inst
+            .id_operands()
+            .expect("glslang emits only opcodes of the grammar")
+            .contains(&var);
+        if !uses_var {
             continue;
         }
-        let member = matches!(inst.class.opcode, Op::AccessChain | Op::InBoundsAccessChain)
-            .then(|| inst.operands.get(member_at).and_then(id))
+        let member = matches!(inst.op(), Some(Op::AccessChain | Op::InBoundsAccessChain))
+            .then(|| inst.operands().get(member_at).copied())
             .flatten()
-            .filter(|_| inst.operands.first().and_then(id) == Some(var))
-            .and_then(|c| types.constant(c));
+            .filter(|_| inst.operand(2) == var)
+            .and_then(|c| m.constant_u32(c));
         match (member, used.as_mut()) {
-            (Some(m), Some(set)) => {
-                set.insert(m);
+            (Some(member), Some(set)) => {
+                set.insert(member);
             }
             _ => used = None,
         }
@@ -97,7 +87,7 @@ pub(super) fn per_vertex_block(module: &dr::Module, storage: StorageClass) -> Op
 /// block against the stage's input and output component limits, GL counts none. A stage's
 /// output block and the next stage's input block keep the same members (those either
 /// uses); an output keeps `gl_Position` too, as GL counts it against the limits.
-pub(super) fn trim_per_vertex_blocks(modules: &mut [(ShaderStage, dr::Module, HashSet<String>)]) {
+pub(super) fn trim_per_vertex_blocks(modules: &mut [(ShaderStage, Vec<u32>, HashSet<String>)]) {
     let pre_rasterization =
         |s: ShaderStage| !matches!(s, ShaderStage::Fragment | ShaderStage::Compute);
     for i in 0..modules.len() {
@@ -136,7 +126,7 @@ pub(super) fn trim_per_vertex_blocks(modules: &mut [(ShaderStage, dr::Module, Ha
 
 /// Drops the members of `block` whose `BuiltIn` is not in `keep`, renumbering the rest in
 /// its decorations, names and access chains.
-fn trim_block(module: &mut dr::Module, block: &PerVertex, keep: &HashSet<u32>) {
+fn trim_block(module: &mut Vec<u32>, block: &PerVertex, keep: &HashSet<u32>) {
     let kept: Vec<u32> = (0..block.builtins.len() as u32)
         .filter(|&m| keep.contains(&block.builtins[m as usize]))
         .collect();
@@ -144,7 +134,7 @@ fn trim_block(module: &mut dr::Module, block: &PerVertex, keep: &HashSet<u32>) {
         return;
     }
     let new_index = |m: u32| kept.iter().position(|&k| k == m).map(|p| p as u32);
-    edit_words(module, |editor| {
+    edit(module, |editor| {
         let m = editor.module;
         if let Some(&index) = m.globals.get(&block.block) {
             let members = &m.insts[index].operands()[1..];

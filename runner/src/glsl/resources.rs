@@ -5,16 +5,15 @@
 
 use std::collections::BTreeMap;
 
-use glsem_spirv::module::{Editor, Module, Section};
-use rspirv::dr::{self, Operand};
-use spirv::{Decoration, Op, StorageClass};
+use glsem_spirv::module::{Editor, Module, Section, Type};
+use spirv::{Decoration, Dim, Op, StorageClass};
 
 use super::description::{
     SamplerUniform, StorageBlock, UniformBlock, UniformMember, FIRST_NAMED_BLOCK_BINDING,
     FIRST_SAMPLER_BINDING, FIRST_STORAGE_BINDING,
 };
 use super::source::{explicit_uniforms, gl_block_binding};
-use super::spv::{edit_words, flat_index, id, literal, row_major_strides, runtime_array, Types};
+use super::spv::{edit, flat_index, parse, row_major_strides, shape};
 use crate::scene::{SceneError, ATOMIC_COUNTER_BINDINGS};
 
 /// Moves the stage's `gl_DefaultUniformBlock` to set 0, binding `binding` (one binding per
@@ -22,15 +21,15 @@ use crate::scene::{SceneError, ATOMIC_COUNTER_BINDINGS};
 /// their layouts with every leaf member under its GL name.
 #[allow(clippy::type_complexity)]
 pub(super) fn bind_uniform_blocks(
-    module: &mut dr::Module,
+    module: &mut Vec<u32>,
     binding: u32,
     named: &mut BTreeMap<String, u32>,
     source: &str,
     spirv: bool,
 ) -> Result<(Vec<UniformBlock>, Vec<SamplerUniform>, Vec<StorageBlock>), SceneError> {
-    let types = Types::new(module);
+    let view = parse(module);
     let mut resources = Resources {
-        types: &types,
+        view: &view,
         default_block_binding: binding,
         named,
         source,
@@ -39,15 +38,7 @@ pub(super) fn bind_uniform_blocks(
         samplers: Vec::new(),
         storage_blocks: Vec::new(),
     };
-    for inst in module
-        .types_global_values
-        .iter()
-        .filter(|i| i.class.opcode == Op::Variable)
-    {
-        let storage = match inst.operands.first() {
-            Some(Operand::StorageClass(s)) => *s,
-            _ => continue,
-        };
+    for (var, storage, pointee) in view.global_variables() {
         if !matches!(
             storage,
             StorageClass::Uniform
@@ -57,10 +48,7 @@ pub(super) fn bind_uniform_blocks(
         ) {
             continue;
         }
-        let (Some(var), Some(ptr)) = (inst.result_id, inst.result_type) else {
-            continue;
-        };
-        resources.add(var, storage, types.pointee(ptr).unwrap_or(0))?;
+        resources.add(var, storage, pointee)?;
     }
     let Resources {
         blocks,
@@ -68,6 +56,7 @@ pub(super) fn bind_uniform_blocks(
         storage_blocks,
         ..
     } = resources;
+    drop(view);
     decorate_bindings(module, &blocks, &samplers, &storage_blocks);
     Ok((
         blocks.into_iter().map(|(_, b)| b).collect(),
@@ -78,7 +67,7 @@ pub(super) fn bind_uniform_blocks(
 
 /// One stage's resources as `bind_uniform_blocks` finds them, each with its variable.
 struct Resources<'a> {
-    types: &'a Types,
+    view: &'a Module<'a>,
     /// The binding of the stage's default uniform block.
     default_block_binding: u32,
     /// The bindings given so far, by GL block name (`sampler NAME` for samplers).
@@ -95,8 +84,8 @@ impl Resources<'_> {
     /// GL's binding point: a GL SPIR-V module's `Binding`, else `layout(binding = N)` in GLSL.
     fn gl_binding_of(&self, var: u32, keyword: &str, type_name: &str) -> u32 {
         if self.spirv {
-            self.types
-                .decoration_value(var, Decoration::Binding)
+            self.view
+                .decoration_literal(var, Decoration::Binding)
                 .unwrap_or(0)
         } else {
             gl_block_binding(self.source, keyword, type_name)
@@ -105,71 +94,61 @@ impl Resources<'_> {
 
     /// Adds variable `var` of type `ty` in `storage`.
     fn add(&mut self, var: u32, storage: StorageClass, ty: u32) -> Result<(), SceneError> {
-        let types = self.types;
+        let view = self.view;
         // An array of blocks (of arrays of arrays too): one descriptor array, its elements
         // in row-major order, as GL gives them consecutive binding points.
         let mut dims = Vec::new();
         let mut elem = ty;
-        while let Some((len, inner)) = types.array(elem) {
+        while let Some((inner, len)) = view.array_length(elem) {
             dims.push(len);
             elem = inner;
         }
-        let ty = if !dims.is_empty() && is_block(types, elem) {
+        let ty = if !dims.is_empty() && is_block(view, elem) {
             elem
         } else {
             dims.clear();
             ty
         };
         let is_ubo =
-            storage == StorageClass::Uniform && types.decoration(ty, Decoration::Block).is_some();
+            storage == StorageClass::Uniform && view.decoration(ty, Decoration::Block).is_some();
         let is_ssbo = (storage == StorageClass::Uniform
-            && types.decoration(ty, Decoration::BufferBlock).is_some())
+            && view.decoration(ty, Decoration::BufferBlock).is_some())
             || (storage == StorageClass::StorageBuffer
-                && types.decoration(ty, Decoration::Block).is_some());
+                && view.decoration(ty, Decoration::Block).is_some());
         // A sampler2D, or an array of them (one descriptor array).
-        let (sampler_type, sampler_count) = match types.array(ty) {
-            Some((len, elem)) => (elem, len),
-            None => (ty, 1),
-        };
+        let (sampler_type, sampler_count) = view.array_length(ty).unwrap_or((ty, 1));
         if is_ssbo {
             self.add_storage_block(var, ty, dims);
         } else if storage == StorageClass::UniformConstant
-            && (is_sampler(types, sampler_type) || is_storage_image_2d(types, sampler_type))
+            && (is_sampler(view, sampler_type) || is_storage_image_2d(view, sampler_type))
         {
             let kind = SamplerKind {
-                storage_image: is_storage_image_2d(types, sampler_type),
-                arrayed: is_arrayed_sampler(types, sampler_type),
-                two_d: is_sampler_2d(types, sampler_type),
+                storage_image: is_storage_image_2d(view, sampler_type),
+                arrayed: is_arrayed_sampler(view, sampler_type),
+                two_d: is_sampler_2d(view, sampler_type),
             };
             self.add_sampler(var, sampler_count, kind);
         } else if is_ubo {
             self.add_uniform_block(var, ty, dims)?;
         } else {
-            return Err(unsupported_resource(types, var, storage, ty));
+            return Err(unsupported_resource(view, var, storage, ty));
         }
         Ok(())
     }
 
     /// A storage block (or an array of them), or an atomic counter buffer.
     fn add_storage_block(&mut self, var: u32, ty: u32, dims: Vec<u32>) {
-        let types = self.types;
-        let type_name = types.names.get(&ty).cloned().unwrap_or_default();
+        let view = self.view;
+        let type_name = view.name_of(ty).unwrap_or_default();
         let atomic = type_name
             .strip_prefix("gl_AtomicCounterBlock_")
             .and_then(|b| b.parse::<u32>().ok());
         let atomic_counters = atomic.map(|_| {
-            let member_types: Vec<u32> = types
-                .def(ty)
-                .map(|i| i.operands.iter().filter_map(id).collect())
-                .unwrap_or_default();
+            let member_types: Vec<u32> = view.struct_members(ty).unwrap_or_default().to_vec();
             let mut names = Vec::new();
             for (m, &mty) in member_types.iter().enumerate() {
-                let name = types
-                    .member_names
-                    .get(&(ty, m as u32))
-                    .cloned()
-                    .unwrap_or_default();
-                names.extend((0..gl_leaves(types, mty)).map(|k| format!("{name}#{k}")));
+                let name = view.member_name(ty, m as u32).unwrap_or_default();
+                names.extend((0..gl_leaves(view, mty)).map(|k| format!("{name}#{k}")));
             }
             names
         });
@@ -180,8 +159,8 @@ impl Resources<'_> {
             },
             count: dims.iter().product(),
             dims,
-            active_variables: buffer_variables(types, ty),
-            data_size: explicit_size(types, ty).next_multiple_of(16),
+            active_variables: buffer_variables(view, ty),
+            data_size: explicit_size(view, ty).next_multiple_of(16),
             atomic_counters,
             name: type_name,
         };
@@ -190,7 +169,7 @@ impl Resources<'_> {
 
     /// A sampler2D, or an array of `count` of them, at one binding per GL name.
     fn add_sampler(&mut self, var: u32, count: u32, kind: SamplerKind) {
-        let var_name = self.types.names.get(&var).cloned().unwrap_or_default();
+        let var_name = self.view.name_of(var).unwrap_or_default();
         let key = format!("sampler {var_name}");
         let next = FIRST_SAMPLER_BINDING
             + self
@@ -221,9 +200,9 @@ impl Resources<'_> {
     /// The default uniform block or a named one (or an array of them, with dimensions
     /// `dims`), each leaf member under its GL name.
     fn add_uniform_block(&mut self, var: u32, ty: u32, dims: Vec<u32>) -> Result<(), SceneError> {
-        let types = self.types;
-        let type_name = types.names.get(&ty).cloned().unwrap_or_default();
-        let var_name = types.names.get(&var).cloned().unwrap_or_default();
+        let view = self.view;
+        let type_name = view.name_of(ty).unwrap_or_default();
+        let var_name = view.name_of(var).unwrap_or_default();
         let gl_binding = self.gl_binding_of(var, "uniform", &type_name);
         let (block_name, prefix, block_binding) = if type_name == "gl_DefaultUniformBlock" {
             (None, String::new(), self.default_block_binding)
@@ -250,7 +229,7 @@ impl Resources<'_> {
             (Some(type_name), prefix, b)
         };
         let mut members = Vec::new();
-        flatten_struct(types, ty, &prefix, 0, &mut members)?;
+        flatten_struct(view, ty, &prefix, 0, &mut members)?;
         let size = block_size(&members);
         if dims.is_empty() {
             let block = UniformBlock {
@@ -283,20 +262,18 @@ impl Resources<'_> {
     }
 }
 
-fn is_block(types: &Types, ty: u32) -> bool {
-    types.decoration(ty, Decoration::Block).is_some()
-        || types.decoration(ty, Decoration::BufferBlock).is_some()
+fn is_block(view: &Module, ty: u32) -> bool {
+    view.decoration(ty, Decoration::Block).is_some()
+        || view.decoration(ty, Decoration::BufferBlock).is_some()
 }
 
 /// Why resource `var` (of type `ty`, arrays of blocks taken off) cannot be bound.
-fn unsupported_resource(types: &Types, var: u32, storage: StorageClass, ty: u32) -> SceneError {
+fn unsupported_resource(view: &Module, var: u32, storage: StorageClass, ty: u32) -> SceneError {
     let mut inner = ty;
-    while let Some((_, elem)) = types.array(inner) {
-        inner = elem;
+    while let Some((element, _)) = view.array_length(inner) {
+        inner = element;
     }
-    let in_struct = types
-        .def(inner)
-        .is_some_and(|d| d.class.opcode == Op::TypeStruct);
+    let in_struct = view.struct_members(inner).is_some();
     let what = match storage {
         // glslang (-R) leaves a structure holding a sampler, or the default block
         // holding one, a UniformConstant variable, which Vulkan does not take.
@@ -309,9 +286,9 @@ fn unsupported_resource(types: &Types, var: u32, storage: StorageClass, ty: u32)
         }
         _ => "push constants are",
     };
-    let var_name = types.names.get(&var).cloned().unwrap_or_default();
+    let var_name = view.name_of(var).unwrap_or_default();
     let name = if var_name.is_empty() {
-        types.names.get(&ty).cloned().unwrap_or_default()
+        view.name_of(ty).unwrap_or_default()
     } else {
         var_name
     };
@@ -349,12 +326,12 @@ fn block_size(members: &[UniformMember]) -> u32 {
 
 /// Decorates each resource variable with set 0 and its Vulkan binding.
 fn decorate_bindings(
-    module: &mut dr::Module,
+    module: &mut Vec<u32>,
     blocks: &[(u32, UniformBlock)],
     samplers: &[(u32, SamplerUniform)],
     storage_blocks: &[(u32, StorageBlock)],
 ) {
-    edit_words(module, |editor| {
+    edit(module, |editor| {
         let bind = |editor: &mut Editor, var: u32, binding: u32| {
             editor.set_decoration(var, Decoration::DescriptorSet, &[0]);
             editor.set_decoration(var, Decoration::Binding, &[binding]);
@@ -379,8 +356,8 @@ fn decorate_bindings(
 /// an array of arrays of blocks becomes one array of all its elements, row-major (GL's
 /// order of their binding points), and each access chain into it indexes that array with
 /// the flattened index.
-pub(super) fn flatten_block_arrays(module: &mut dr::Module) -> Result<(), SceneError> {
-    edit_words(module, |editor| {
+pub(super) fn flatten_block_arrays(module: &mut Vec<u32>) -> Result<(), SceneError> {
+    edit(module, |editor| {
         let view = editor.module;
         let found = arrays_of_arrays_of_blocks(view);
         // (variable, number of dimensions, stride constant per dimension)
@@ -467,54 +444,46 @@ pub(super) fn subscripts(flat: u32, dims: &[u32]) -> String {
 /// How many active resources GL enumerates for a value of type `ty`: one per scalar,
 /// vector or matrix, or array of those (the innermost array is one resource); arrays of
 /// arrays and of structures, and structures, enumerate their elements and members.
-fn gl_leaves(types: &Types, ty: u32) -> u32 {
-    if let Some((len, elem)) = types.array(ty) {
-        return if types.shape(elem).is_some() {
+fn gl_leaves(view: &Module, ty: u32) -> u32 {
+    if let Some((elem, len)) = view.array_length(ty) {
+        return if shape(view, elem).is_some() {
             1
         } else {
-            len * gl_leaves(types, elem)
+            len * gl_leaves(view, elem)
         };
     }
-    if let Some(elem) = runtime_array(types, ty) {
-        return if types.shape(elem).is_some() {
+    if let Some(elem) = view.runtime_array_element(ty) {
+        return if shape(view, elem).is_some() {
             1
         } else {
-            gl_leaves(types, elem)
+            gl_leaves(view, elem)
         };
     }
-    if types.shape(ty).is_some() {
+    if shape(view, ty).is_some() {
         return 1;
     }
-    types
-        .def(ty)
-        .filter(|i| i.class.opcode == Op::TypeStruct)
-        .map_or(1, |i| {
-            i.operands
-                .iter()
-                .filter_map(id)
-                .map(|m| gl_leaves(types, m))
-                .sum()
-        })
+    view.struct_members(ty).map_or(1, |members| {
+        members.iter().map(|&member| gl_leaves(view, member)).sum()
+    })
 }
 
 /// GL_NUM_ACTIVE_VARIABLES of a shader storage block: its buffer variables, where a
 /// top-level array of structures or arrays enumerates only its first element (GL 4.6
 /// section 7.3.1.1).
-fn buffer_variables(types: &Types, block: u32) -> u32 {
-    let Some(inst) = types.def(block) else {
+fn buffer_variables(view: &Module, block: u32) -> u32 {
+    let Some(members) = view.struct_members(block) else {
         return 0;
     };
-    inst.operands
+    members
         .iter()
-        .filter_map(id)
-        .map(|m| {
-            let elem = types
-                .array(m)
-                .map(|(_, e)| e)
-                .or_else(|| runtime_array(types, m));
+        .map(|&m| {
+            let elem = view
+                .array_length(m)
+                .map(|(e, _)| e)
+                .or_else(|| view.runtime_array_element(m));
             match elem {
-                Some(e) if types.shape(e).is_none() => gl_leaves(types, e),
-                _ => gl_leaves(types, m),
+                Some(e) if shape(view, e).is_none() => gl_leaves(view, e),
+                _ => gl_leaves(view, m),
             }
         })
         .sum()
@@ -522,33 +491,32 @@ fn buffer_variables(types: &Types, block: u32) -> u32 {
 
 /// The bytes a value of type `ty` spans from its offset, by its explicit layout
 /// decorations (an unsized array counted with one element).
-fn explicit_size(types: &Types, ty: u32) -> u32 {
+fn explicit_size(view: &Module, ty: u32) -> u32 {
     let stride = |t: u32| {
-        types
-            .decoration_value(t, Decoration::ArrayStride)
+        view.decoration_literal(t, Decoration::ArrayStride)
             .unwrap_or(0)
     };
-    if let Some((len, _)) = types.array(ty) {
+    if let Some((_, len)) = view.array_length(ty) {
         return stride(ty) * len;
     }
-    if runtime_array(types, ty).is_some() {
+    if view.runtime_array_element(ty).is_some() {
         return stride(ty);
     }
-    let Some(inst) = types.def(ty) else { return 0 };
-    if inst.class.opcode == Op::TypeStruct {
-        let members: Vec<u32> = inst.operands.iter().filter_map(id).collect();
+    if let Some(members) = view.struct_members(ty) {
         return members
             .iter()
             .enumerate()
             .map(|(m, &mty)| {
                 let m = m as u32;
-                let offset = types.member_literal(ty, m, Decoration::Offset).unwrap_or(0);
-                let size = match types.shape(mty) {
+                let offset = view
+                    .member_decoration_literal(ty, m, Decoration::Offset)
+                    .unwrap_or(0);
+                let size = match shape(view, mty) {
                     Some((scalar, columns, rows)) if columns > 1 => {
-                        let stride = types
-                            .member_literal(ty, m, Decoration::MatrixStride)
+                        let stride = view
+                            .member_decoration_literal(ty, m, Decoration::MatrixStride)
                             .unwrap_or(16);
-                        let row_major = types
+                        let row_major = view
                             .member_decoration(ty, m, Decoration::RowMajor)
                             .is_some();
                         let (vectors, length) = if row_major {
@@ -559,72 +527,56 @@ fn explicit_size(types: &Types, ty: u32) -> u32 {
                         stride * (vectors - 1) + length * scalar.size()
                     }
                     Some((scalar, _, rows)) => rows * scalar.size(),
-                    None => explicit_size(types, mty),
+                    None => explicit_size(view, mty),
                 };
                 offset + size
             })
             .max()
             .unwrap_or(0);
     }
-    types.shape(ty).map_or(0, |(s, c, r)| s.size() * c * r)
+    shape(view, ty).map_or(0, |(s, c, r)| s.size() * c * r)
 }
 
 /// A float 2D sampler, not multisampled: `sampler2D`, `sampler2DArray`, `sampler2DShadow`
 /// (the texture on its unit has the matching view and compare state), not an array.
-fn is_sampler_2d(types: &Types, ty: u32) -> bool {
-    is_sampler(types, ty) && sampled_dim(types, ty) == Some(spirv::Dim::Dim2D)
+fn is_sampler_2d(view: &Module, ty: u32) -> bool {
+    is_sampler(view, ty)
+        && sampled_image(view, ty).and_then(|image| image.get(1)) == Some(&(Dim::Dim2D as u32))
 }
 
-/// The Dim of sampler type `ty`'s image.
-fn sampled_dim(types: &Types, ty: u32) -> Option<spirv::Dim> {
-    let image = types
-        .def(ty)
-        .and_then(|sampled| sampled.operands.first().and_then(id))
-        .and_then(|image| types.def(image))?;
-    match image.operands.get(1) {
-        Some(Operand::Dim(dim)) => Some(*dim),
-        _ => None,
-    }
+/// The operands of the `OpTypeImage` sampled image type `ty` samples: sampled type, Dim,
+/// Depth, Arrayed, MS, Sampled, Format.
+fn sampled_image<'m>(view: &Module<'m>, ty: u32) -> Option<&'m [u32]> {
+    let sampled = view.insts[*view.globals.get(&ty)?];
+    (sampled.op() == Some(Op::TypeSampledImage))
+        .then(|| image_operands(view, sampled.operand(1)))?
+}
+
+/// The operands of `OpTypeImage` `ty` after its result id: sampled type, Dim, Depth,
+/// Arrayed, MS, Sampled, Format.
+fn image_operands<'m>(view: &Module<'m>, ty: u32) -> Option<&'m [u32]> {
+    let image = view.insts[*view.globals.get(&ty)?];
+    (image.op() == Some(Op::TypeImage)).then(|| &image.operands()[1..])
 }
 
 /// A float 1D, 2D or 3D sampler, not multisampled, not an array (1D and 3D ones: their
 /// textures are `texture shadow1D` and `texture rgbw 3D`).
-fn is_sampler(types: &Types, ty: u32) -> bool {
-    let Some(sampled) = types.def(ty) else {
-        return false;
-    };
-    if sampled.class.opcode != Op::TypeSampledImage {
-        return false;
-    }
-    let Some(image) = sampled
-        .operands
-        .first()
-        .and_then(id)
-        .and_then(|i| types.def(i))
-    else {
-        return false;
-    };
-    // OpTypeImage: sampled type, Dim, Depth, Arrayed, MS, Sampled, Format
-    is_float_image(types, image)
-        && matches!(
-            image.operands.get(1),
-            Some(Operand::Dim(
-                spirv::Dim::Dim1D | spirv::Dim::Dim2D | spirv::Dim::Dim3D
-            ))
-        )
-        && matches!(image.operands.get(2).and_then(literal), Some(0 | 1))
-        && matches!(image.operands.get(3).and_then(literal), Some(0 | 1))
-        && image.operands.get(4).and_then(literal) == Some(0)
+fn is_sampler(view: &Module, ty: u32) -> bool {
+    let one_d_to_3d = [Dim::Dim1D, Dim::Dim2D, Dim::Dim3D].map(|d| d as u32);
+    sampled_image(view, ty).is_some_and(|image| match image {
+        [texel, dim, depth, arrayed, multisampled, ..] => {
+            is_float(view, *texel)
+                && one_d_to_3d.contains(dim)
+                && *depth <= 1
+                && *arrayed <= 1
+                && *multisampled == 0
+        }
+        _ => false,
+    })
 }
 
-/// An `OpTypeImage` of float texels.
-fn is_float_image(types: &Types, image: &dr::Instruction) -> bool {
-    image
-        .operands
-        .first()
-        .and_then(id)
-        .and_then(|t| types.def(t))
-        .is_some_and(|t| t.class.opcode == Op::TypeFloat)
+fn is_float(view: &Module, ty: u32) -> bool {
+    matches!(view.type_of(ty), Some(Type::Float { .. }))
 }
 
 /// What a sampler-like uniform's descriptor holds.
@@ -638,57 +590,44 @@ struct SamplerKind {
 }
 
 /// Whether sampler type `ty`'s image is arrayed.
-fn is_arrayed_sampler(types: &Types, ty: u32) -> bool {
-    types
-        .def(ty)
-        .and_then(|sampled| sampled.operands.first().and_then(id))
-        .and_then(|image| types.def(image))
-        .and_then(|image| image.operands.get(3).and_then(literal))
-        == Some(1)
+fn is_arrayed_sampler(view: &Module, ty: u32) -> bool {
+    sampled_image(view, ty).and_then(|image| image.get(3)) == Some(&1)
 }
 
 /// A float `image2D` (storage image: not arrayed or multisampled), not an array.
-fn is_storage_image_2d(types: &Types, ty: u32) -> bool {
-    let Some(image) = types.def(ty).filter(|d| d.class.opcode == Op::TypeImage) else {
-        return false;
-    };
-    // OpTypeImage: sampled type, Dim, Depth, Arrayed, MS, Sampled (2: storage), Format
-    is_float_image(types, image)
-        && matches!(image.operands.get(1), Some(Operand::Dim(spirv::Dim::Dim2D)))
-        && image.operands.get(3).and_then(literal) == Some(0)
-        && image.operands.get(4).and_then(literal) == Some(0)
-        && image.operands.get(5).and_then(literal) == Some(2)
+fn is_storage_image_2d(view: &Module, ty: u32) -> bool {
+    // Sampled 2: a storage image.
+    matches!(
+        image_operands(view, ty),
+        Some([texel, dim, _, 0, 0, 2, ..]) if is_float(view, *texel) && *dim == Dim::Dim2D as u32
+    )
 }
 
 /// The leaf members of struct `ty` at `base`, named `prefix` + member name.
 fn flatten_struct(
-    types: &Types,
+    view: &Module,
     ty: u32,
     prefix: &str,
     base: u32,
     out: &mut Vec<UniformMember>,
 ) -> Result<(), SceneError> {
-    let member_types: Vec<u32> = types
-        .def(ty)
-        .map(|i| i.operands.iter().filter_map(id).collect())
-        .unwrap_or_default();
+    let member_types: Vec<u32> = view.struct_members(ty).unwrap_or_default().to_vec();
     for (m, &mty) in member_types.iter().enumerate() {
         let m = m as u32;
-        let name = types
-            .member_names
-            .get(&(ty, m))
-            .cloned()
-            .unwrap_or_default();
-        let offset = base + types.member_literal(ty, m, Decoration::Offset).unwrap_or(0);
+        let name = view.member_name(ty, m).unwrap_or_default();
+        let offset = base
+            + view
+                .member_decoration_literal(ty, m, Decoration::Offset)
+                .unwrap_or(0);
         let layout = MatrixLayout {
-            stride: types
-                .member_literal(ty, m, Decoration::MatrixStride)
+            stride: view
+                .member_decoration_literal(ty, m, Decoration::MatrixStride)
                 .unwrap_or(0),
-            row_major: types
+            row_major: view
                 .member_decoration(ty, m, Decoration::RowMajor)
                 .is_some(),
         };
-        flatten_value(types, mty, &format!("{prefix}{name}"), offset, layout, out)?;
+        flatten_value(view, mty, &format!("{prefix}{name}"), offset, layout, out)?;
     }
     Ok(())
 }
@@ -702,7 +641,7 @@ struct MatrixLayout {
 /// The leaves of a value of type `ty` named `name` at `offset`: itself when it is a scalar,
 /// vector or matrix (or an array of those), else its elements or members.
 fn flatten_value(
-    types: &Types,
+    view: &Module,
     ty: u32,
     name: &str,
     offset: u32,
@@ -710,15 +649,14 @@ fn flatten_value(
     out: &mut Vec<UniformMember>,
 ) -> Result<(), SceneError> {
     let stride_of = |t: u32| {
-        types
-            .decoration_value(t, Decoration::ArrayStride)
+        view.decoration_literal(t, Decoration::ArrayStride)
             .unwrap_or(16)
     };
-    let array = types.array(ty);
+    let array = view.array_length(ty);
     // A scalar, vector or matrix, or an array of them, is one member.
     let leaf = match array {
-        Some((len, elem)) => types.shape(elem).map(|s| (s, Some((len, stride_of(ty))))),
-        None => types.shape(ty).map(|s| (s, None)),
+        Some((elem, len)) => shape(view, elem).map(|s| (s, Some((len, stride_of(ty))))),
+        None => shape(view, ty).map(|s| (s, None)),
     };
     if let Some(((scalar, columns, rows), array)) = leaf {
         out.push(UniformMember {
@@ -733,11 +671,11 @@ fn flatten_value(
         });
         return Ok(());
     }
-    if let Some((len, elem)) = array {
+    if let Some((elem, len)) = array {
         let stride = stride_of(ty);
         for i in 0..len {
             flatten_value(
-                types,
+                view,
                 elem,
                 &format!("{name}[{i}]"),
                 offset + i * stride,
@@ -747,8 +685,8 @@ fn flatten_value(
         }
         return Ok(());
     }
-    match types.def(ty).map(|i| i.class.opcode) {
-        Some(Op::TypeStruct) => flatten_struct(types, ty, &format!("{name}."), offset, out),
+    match view.global_op(ty) {
+        Some(Op::TypeStruct) => flatten_struct(view, ty, &format!("{name}."), offset, out),
         _ => Err(SceneError::Skip(format!(
             "uniform `{name}`: its type is not supported"
         ))),

@@ -10,12 +10,11 @@
 
 use std::collections::{HashMap, HashSet};
 
-use glsem_spirv::module::{Editor, Inst, Section, INTERFACE_LISTS_ALL_GLOBALS};
-use rspirv::dr::{self, Operand};
+use glsem_spirv::module::{Editor, Inst, Module, Section, INTERFACE_LISTS_ALL_GLOBALS};
 use spirv::{Op, StorageClass};
 
 use super::resources::subscripts;
-use super::spv::{edit_words, flat_index, id, remove_definitions, row_major_strides, Types};
+use super::spv::{edit, flat_index, parse, row_major_strides};
 use crate::scene::SceneError;
 
 /// One step from a sampler variable's type towards a sampler: an array level (its
@@ -34,31 +33,28 @@ struct Leaf {
 
 /// The samplers type `ty` holds, each with its levels after `levels`; `false` when `ty`
 /// holds anything but samplers (or is not a sampler, array or structure).
-fn sampler_leaves(types: &Types, ty: u32, levels: &mut Vec<Level>, out: &mut Vec<Leaf>) -> bool {
-    if let Some((len, elem)) = types.array(ty) {
-        levels.push(Level::Array(len));
-        let all = sampler_leaves(types, elem, levels, out);
+fn sampler_leaves(m: &Module, ty: u32, levels: &mut Vec<Level>, out: &mut Vec<Leaf>) -> bool {
+    if let Some((element, length)) = m.array_length(ty) {
+        levels.push(Level::Array(length));
+        let all = sampler_leaves(m, element, levels, out);
         levels.pop();
         return all;
     }
-    let Some(def) = types.def(ty) else {
-        return false;
-    };
-    match def.class.opcode {
+    match m.global_op(ty) {
         // A storage image (`image2D`) splits the same way: one descriptor per element.
-        Op::TypeSampledImage | Op::TypeImage => {
+        Some(Op::TypeSampledImage | Op::TypeImage) => {
             out.push(Leaf {
                 levels: levels.clone(),
                 sampler: ty,
             });
             true
         }
-        Op::TypeStruct => {
-            let members: Vec<u32> = def.operands.iter().filter_map(id).collect();
+        Some(Op::TypeStruct) => {
+            let members = m.struct_members(ty).unwrap_or_default();
             !members.is_empty()
                 && members.iter().enumerate().all(|(k, &member)| {
                     levels.push(Level::Member(ty, k as u32));
-                    let all = sampler_leaves(types, member, levels, out);
+                    let all = sampler_leaves(m, member, levels, out);
                     levels.pop();
                     all
                 })
@@ -77,25 +73,21 @@ pub(super) struct SplitSampler {
 
 /// The GL names of the samplers type `ty` holds, in GL's order of their uniform locations
 /// (declaration order, each array element whole before the next).
-pub(super) fn gl_location_order(types: &Types, ty: u32, prefix: &str, out: &mut Vec<String>) {
-    if let Some((len, elem)) = types.array(ty) {
-        for i in 0..len {
-            gl_location_order(types, elem, &format!("{prefix}[{i}]"), out);
+pub(super) fn gl_location_order(m: &Module, ty: u32, prefix: &str, out: &mut Vec<String>) {
+    if let Some((element, length)) = m.array_length(ty) {
+        for i in 0..length {
+            gl_location_order(m, element, &format!("{prefix}[{i}]"), out);
         }
         return;
     }
-    match types.def(ty) {
-        Some(def) if def.class.opcode == Op::TypeStruct => {
-            for (k, member) in def.operands.iter().filter_map(id).enumerate() {
-                let name = types
-                    .member_names
-                    .get(&(ty, k as u32))
-                    .cloned()
-                    .unwrap_or_default();
-                gl_location_order(types, member, &format!("{prefix}.{name}"), out);
+    match m.struct_members(ty) {
+        Some(members) => {
+            for (k, &member) in members.iter().enumerate() {
+                let name = m.member_name(ty, k as u32).unwrap_or_default();
+                gl_location_order(m, member, &format!("{prefix}.{name}"), out);
             }
         }
-        _ => out.push(prefix.to_string()),
+        None => out.push(prefix.to_string()),
     }
 }
 
@@ -117,33 +109,32 @@ const USED_WHOLE: &str =
 /// `location_orders`: the GL location order of variables whose own type has lost the
 /// uniform's other members (`move_struct_samplers`).
 pub(super) fn split_sampler_arrays(
-    module: &mut dr::Module,
+    module: &mut Vec<u32>,
     location_orders: &HashMap<u32, Vec<String>>,
 ) -> Result<Vec<SplitSampler>, SceneError> {
-    let types = Types::new(module);
-    let found = nested_sampler_variables(module, &types);
+    let found = nested_sampler_variables(&parse(module));
     if found.is_empty() {
         return Ok(Vec::new());
     }
-    edit_words(module, |editor| {
+    edit(module, |editor| {
         let view = editor.module;
         let mut names = Vec::new();
         let mut split = Vec::new();
         // old variable → where its leaves go
         let mut rewrites: HashMap<u32, Vec<LeafTarget>> = HashMap::new();
         for (var, leaves) in &found {
-            let base = types.names.get(var).cloned().unwrap_or_default();
+            let base = view.name_of(*var).unwrap_or_default();
             let mut location_order = Vec::new();
             let var_type = view.variable(*var).map_or(0, |(_, ty)| ty);
             match location_orders.get(var) {
                 Some(order) => location_order.clone_from(order),
-                None => gl_location_order(&types, var_type, &base, &mut location_order),
+                None => gl_location_order(view, var_type, &base, &mut location_order),
             }
             let targets = leaves
                 .iter()
                 .map(|leaf| {
                     let (target, sampler, name) =
-                        declare_leaf(&types, editor, leaf, &base, &location_order);
+                        declare_leaf(editor, leaf, &base, &location_order);
                     split.push(sampler);
                     names.push(name);
                     target
@@ -151,9 +142,9 @@ pub(super) fn split_sampler_arrays(
                 .collect();
             rewrites.insert(*var, targets);
         }
-        rewrite_accesses(editor, &types, &rewrites)?;
+        rewrite_accesses(editor, &rewrites)?;
         // The old variables go, with their names and decorations.
-        remove_definitions(editor, |i| rewrites.contains_key(&i));
+        editor.remove_definitions(|i| rewrites.contains_key(&i));
         remove_sampler_structures(editor, &found)?;
         for (var, name) in &names {
             editor.name(*var, name);
@@ -175,24 +166,14 @@ pub(super) fn split_sampler_arrays(
 
 /// The UniformConstant variables holding samplers only, in arrays of arrays or in
 /// structures, each with its sampler leaves.
-fn nested_sampler_variables(module: &dr::Module, types: &Types) -> Vec<(u32, Vec<Leaf>)> {
+fn nested_sampler_variables(m: &Module) -> Vec<(u32, Vec<Leaf>)> {
     let mut found = Vec::new();
-    for inst in &module.types_global_values {
-        if inst.class.opcode != Op::Variable
-            || inst.operands.first() != Some(&Operand::StorageClass(StorageClass::UniformConstant))
-        {
+    for (var, storage, pointee) in m.global_variables() {
+        if storage != StorageClass::UniformConstant {
             continue;
         }
-        let (Some(var), Some(ptr)) = (inst.result_id, inst.result_type) else {
-            continue;
-        };
         let mut leaves = Vec::new();
-        if !sampler_leaves(
-            types,
-            types.pointee(ptr).unwrap_or(0),
-            &mut Vec::new(),
-            &mut leaves,
-        ) {
+        if !sampler_leaves(m, pointee, &mut Vec::new(), &mut leaves) {
             continue;
         }
         let nested = leaves.iter().any(|leaf: &Leaf| {
@@ -214,7 +195,6 @@ fn nested_sampler_variables(module: &dr::Module, types: &Types) -> Vec<(u32, Vec
 /// its accesses go, its GL elements and their locations (their positions in
 /// `location_order`), and its name.
 fn declare_leaf(
-    types: &Types,
     editor: &mut Editor,
     leaf: &Leaf,
     base: &str,
@@ -230,13 +210,8 @@ fn declare_leaf(
         .collect();
     let count: u32 = dims.iter().product();
     let strides = row_major_strides(editor, &dims);
-    let member_name = |ty: u32, k: u32| {
-        types
-            .member_names
-            .get(&(ty, k))
-            .cloned()
-            .unwrap_or_default()
-    };
+    let view = editor.module;
+    let member_name = |ty: u32, k: u32| view.member_name(ty, k).unwrap_or_default();
     let var_type = if dims.is_empty() {
         leaf.sampler
     } else {
@@ -297,7 +272,6 @@ fn declare_leaf(
 /// the flattened index of its array levels.
 fn rewrite_accesses(
     editor: &mut Editor,
-    types: &Types,
     rewrites: &HashMap<u32, Vec<LeafTarget>>,
 ) -> Result<(), SceneError> {
     let view = editor.module;
@@ -316,7 +290,7 @@ fn rewrite_accesses(
             return Err(SceneError::Skip(USED_WHOLE.into()));
         };
         let old_type = view.variable(base).map_or(0, |(_, ty)| ty);
-        let (levels, dynamic) = walk_levels(types, old_type, &inst.operands()[3..]);
+        let (levels, dynamic) = walk_levels(view, old_type, &inst.operands()[3..]);
         let Some(target) = targets.iter().find(|t| t.levels == levels) else {
             return Err(SceneError::Skip(USED_WHOLE.into()));
         };
@@ -347,23 +321,18 @@ fn rewrite_accesses(
 
 /// Walks type `ty` along an access chain's indices: the levels it goes through and the
 /// indices of its array levels.
-fn walk_levels(types: &Types, mut ty: u32, indices: &[u32]) -> (Vec<Level>, Vec<u32>) {
+fn walk_levels(m: &Module, mut ty: u32, indices: &[u32]) -> (Vec<Level>, Vec<u32>) {
     let mut levels = Vec::new();
     let mut dynamic = Vec::new();
     for &index in indices {
-        if let Some((len, elem)) = types.array(ty) {
-            levels.push(Level::Array(len));
+        if let Some((element, length)) = m.array_length(ty) {
+            levels.push(Level::Array(length));
             dynamic.push(index);
-            ty = elem;
-        } else if let Some(def) = types.def(ty).filter(|d| d.class.opcode == Op::TypeStruct) {
-            let k = types.constant(index).unwrap_or(u32::MAX);
+            ty = element;
+        } else if let Some(members) = m.struct_members(ty) {
+            let k = m.constant_u32(index).unwrap_or(u32::MAX);
             levels.push(Level::Member(ty, k));
-            ty = def
-                .operands
-                .iter()
-                .filter_map(id)
-                .nth(k as usize)
-                .unwrap_or(0);
+            ty = members.get(k as usize).copied().unwrap_or(0);
         } else {
             break;
         }
@@ -410,6 +379,6 @@ fn remove_sampler_structures(
             "a structure of samplers used whole is not supported".into(),
         ));
     }
-    remove_definitions(editor, |i| gone.contains(&i));
+    editor.remove_definitions(|i| gone.contains(&i));
     Ok(())
 }

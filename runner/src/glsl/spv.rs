@@ -1,267 +1,75 @@
-//! The bridge from the passes to glsem-spirv, and the lookups the passes share.
-//!
-//! [`edit_words`] runs glsem-spirv's `Editor` over a stage's module (kept as rspirv's
-//! `dr::Module` between passes, as glslang's output is loaded): every edit, declarations
-//! and function bodies alike, goes through it; [`read_words`] gives the passes that look
-//! before they edit the same word view. What the body rewrites share on top of the
-//! Editor: [`remove_definitions`], [`rename_uses`] (through glsem-spirv's operand walk),
-//! [`row_major_strides`] and [`flat_index`]. `Types` stays for the passes' and the
-//! introspection's questions about a stage (names, decorations, shapes, Location counts by
-//! glsem-spirv's layout, GL's transform-feedback varyings), which the crate's view does
-//! not answer in GL's terms.
-
-use std::collections::HashMap;
+//! What the passes share on top of glsem-spirv: [`parse`] and [`edit`], a stage's module
+//! (SPIR-V words between the passes) read through the crate's view and edited through its
+//! `Editor`; the flattened indices of the body rewrites ([`row_major_strides`],
+//! [`flat_index`]); and the questions the passes and the introspection ask of a stage in
+//! GL's terms, answered from the view: a type's GL [`shape`], its Locations by
+//! glsem-spirv's layout, the non-built-in interface variables and GL's count of
+//! transform-feedback varyings.
 
 use glsem_spirv::layout;
-use glsem_spirv::module::{Editor, Module, Section};
-use glsem_spirv::operands::for_each_id_operand_mut;
-use rspirv::binary::Assemble;
-use rspirv::dr::{self, Instruction, Operand};
+use glsem_spirv::module::{Editor, Module, Type};
 use spirv::{Decoration, Op, StorageClass};
 
 use super::description::Scalar;
 use crate::scene::ShaderStage;
 
-/// A decoration and its literal operands.
-type Decorations = Vec<(Decoration, Vec<u32>)>;
-
-/// Lookup tables over one module's types, names and decorations.
-pub(super) struct Types {
-    pub(super) defs: HashMap<u32, Instruction>,
-    pub(super) names: HashMap<u32, String>,
-    pub(super) member_names: HashMap<(u32, u32), String>,
-    decorations: HashMap<u32, Decorations>,
-    member_decorations: HashMap<(u32, u32), Decorations>,
-    /// The Locations of each interface type, by glsem-spirv's layout.
-    location_slots: HashMap<u32, u32>,
+/// The view of a stage's module: glslang's output and the assembled `SPIRV ONLY` shaders
+/// are checked when loaded, and the Editor writes well-formed modules.
+pub(super) fn parse(words: &[u32]) -> Module<'_> {
+    Module::parse(words).expect("a stage's module is checked when loaded")
 }
 
-pub(super) fn literal(op: &Operand) -> Option<u32> {
-    match op {
-        Operand::LiteralBit32(v) => Some(*v),
-        _ => None,
-    }
-}
-
-pub(super) fn id(op: &Operand) -> Option<u32> {
-    match op {
-        Operand::IdRef(v) => Some(*v),
-        _ => None,
-    }
-}
-
-impl Types {
-    pub(super) fn new(module: &dr::Module) -> Self {
-        let mut t = Types {
-            defs: HashMap::new(),
-            names: HashMap::new(),
-            member_names: HashMap::new(),
-            decorations: HashMap::new(),
-            member_decorations: HashMap::new(),
-            location_slots: location_slots(module),
-        };
-        for inst in &module.types_global_values {
-            if let Some(rid) = inst.result_id {
-                t.defs.insert(rid, inst.clone());
-            }
-        }
-        for inst in &module.debug_names {
-            match (inst.class.opcode, inst.operands.as_slice()) {
-                (Op::Name, [Operand::IdRef(target), Operand::LiteralString(s)]) => {
-                    t.names.insert(*target, s.clone());
-                }
-                (
-                    Op::MemberName,
-                    [Operand::IdRef(target), Operand::LiteralBit32(m), Operand::LiteralString(s)],
-                ) => {
-                    t.member_names.insert((*target, *m), s.clone());
-                }
-                _ => {}
-            }
-        }
-        for inst in &module.annotations {
-            match (inst.class.opcode, inst.operands.as_slice()) {
-                (Op::Decorate, [Operand::IdRef(target), Operand::Decoration(d), rest @ ..]) => {
-                    t.decorations
-                        .entry(*target)
-                        .or_default()
-                        .push((*d, rest.iter().filter_map(literal).collect()));
-                }
-                (
-                    Op::MemberDecorate,
-                    [Operand::IdRef(target), Operand::LiteralBit32(m), Operand::Decoration(d), rest @ ..],
-                ) => {
-                    t.member_decorations
-                        .entry((*target, *m))
-                        .or_default()
-                        .push((*d, rest.iter().filter_map(literal).collect()));
-                }
-                _ => {}
-            }
-        }
-        t
-    }
-
-    pub(super) fn decoration(&self, target: u32, d: Decoration) -> Option<&[u32]> {
-        self.decorations
-            .get(&target)?
-            .iter()
-            .find(|(x, _)| *x == d)
-            .map(|(_, v)| v.as_slice())
-    }
-
-    /// The first literal of a decoration (`ArrayStride 16` → 16).
-    pub(super) fn decoration_value(&self, target: u32, d: Decoration) -> Option<u32> {
-        self.decoration(target, d).and_then(|v| v.first().copied())
-    }
-
-    /// The literal operands of a member decoration (empty for `BuiltIn`, `RowMajor`, ...).
-    pub(super) fn member_decoration(&self, ty: u32, member: u32, d: Decoration) -> Option<&[u32]> {
-        self.member_decorations
-            .get(&(ty, member))?
-            .iter()
-            .find(|(x, _)| *x == d)
-            .map(|(_, v)| v.as_slice())
-    }
-
-    pub(super) fn member_literal(&self, ty: u32, member: u32, d: Decoration) -> Option<u32> {
-        self.member_decoration(ty, member, d)
-            .and_then(|v| v.first().copied())
-    }
-
-    pub(super) fn def(&self, ty: u32) -> Option<&Instruction> {
-        self.defs.get(&ty)
-    }
-
-    pub(super) fn pointee(&self, ptr: u32) -> Option<u32> {
-        let inst = self.def(ptr)?;
-        (inst.class.opcode == Op::TypePointer).then(|| inst.operands.get(1).and_then(id))?
-    }
-
-    pub(super) fn constant(&self, cid: u32) -> Option<u32> {
-        let inst = self.def(cid)?;
-        (inst.class.opcode == Op::Constant).then(|| inst.operands.first().and_then(literal))?
-    }
-
-    /// (length, element type) of an array type.
-    pub(super) fn array(&self, ty: u32) -> Option<(u32, u32)> {
-        let inst = self.def(ty)?;
-        if inst.class.opcode != Op::TypeArray {
-            return None;
-        }
-        let elem = inst.operands.first().and_then(id)?;
-        let len = self.constant(inst.operands.get(1).and_then(id)?)?;
-        Some((len, elem))
-    }
-
-    /// Interface Locations a value of `ty` occupies (Vulkan "Location Assignment"), by the
-    /// layer's rule (`glsem_spirv::layout`); a type that is no interface type, or an array
-    /// whose length is not a plain constant, takes one Location, as a scalar does.
-    pub(super) fn slots(&self, ty: u32) -> u32 {
-        self.location_slots.get(&ty).copied().unwrap_or(1)
-    }
-
-    fn scalar_width(&self, ty: u32) -> u32 {
-        self.def(ty)
-            .and_then(|i| i.operands.first().and_then(literal))
-            .unwrap_or(32)
-    }
-
-    fn scalar(&self, ty: u32) -> Option<Scalar> {
-        let inst = self.def(ty)?;
-        Some(match inst.class.opcode {
-            Op::TypeFloat if self.scalar_width(ty) == 64 => Scalar::Double,
-            Op::TypeFloat => Scalar::Float,
-            Op::TypeInt if inst.operands.get(1).and_then(literal) == Some(1) => Scalar::Int,
-            Op::TypeInt => Scalar::Uint,
-            Op::TypeBool => Scalar::Bool,
-            _ => return None,
-        })
-    }
-
-    /// (scalar, columns, rows) of a scalar, vector or matrix type.
-    pub(super) fn shape(&self, ty: u32) -> Option<(Scalar, u32, u32)> {
-        let inst = self.def(ty)?;
-        match inst.class.opcode {
-            Op::TypeVector => {
-                let (s, _, _) = self.shape(inst.operands.first().and_then(id)?)?;
-                Some((s, 1, inst.operands.get(1).and_then(literal)?))
-            }
-            Op::TypeMatrix => {
-                let (s, _, rows) = self.shape(inst.operands.first().and_then(id)?)?;
-                Some((s, inst.operands.get(1).and_then(literal)?, rows))
-            }
-            _ => Some((self.scalar(ty)?, 1, 1)),
-        }
-    }
-
-    fn is_builtin(&self, var: u32, ty: u32) -> bool {
-        if self.decoration(var, Decoration::BuiltIn).is_some() {
-            return true;
-        }
-        // gl_PerVertex blocks (possibly arrayed) carry BuiltIn on their members.
-        let ty = self.array(ty).map(|(_, e)| e).unwrap_or(ty);
-        self.member_decorations.keys().any(|(t, m)| {
-            *t == ty
-                && self
-                    .member_decoration(ty, *m, Decoration::BuiltIn)
-                    .is_some()
-        })
-    }
-
-    /// Input/Output variables that are not built-ins: (var id, storage, pointee type).
-    pub(super) fn interface_variables(&self, module: &dr::Module) -> Vec<(u32, StorageClass, u32)> {
-        module
-            .types_global_values
-            .iter()
-            .filter(|i| i.class.opcode == Op::Variable)
-            .filter_map(|i| {
-                let storage = match i.operands.first() {
-                    Some(Operand::StorageClass(
-                        s @ (StorageClass::Input | StorageClass::Output),
-                    )) => *s,
-                    _ => return None,
-                };
-                let var = i.result_id?;
-                let ty = self.pointee(i.result_type?)?;
-                (!self.is_builtin(var, ty)).then_some((var, storage, ty))
-            })
-            .collect()
-    }
-}
-
-/// The Locations of each interface type of `module`.
-fn location_slots(module: &dr::Module) -> HashMap<u32, u32> {
-    let words = module.assemble();
-    let Ok(view) = Module::parse(&words) else {
-        return HashMap::new();
-    };
-    view.types
-        .keys()
-        .filter_map(|&ty| Some((ty, layout::location_slots(&view, ty)?)))
-        .collect()
-}
-
-/// Runs `edit` over `module` through glsem-spirv's view and [`Editor`], then puts the
-/// edited module back, for passes that edit words between passes that still work on
-/// rspirv's `dr::Module`.
-pub(super) fn edit_words<T>(module: &mut dr::Module, edit: impl FnOnce(&mut Editor) -> T) -> T {
-    let words = module.assemble();
-    // rspirv assembles its sections in order and with unique ids: what the view checks.
-    let view = Module::parse(&words).expect("an assembled module is well-formed");
+/// Runs `edit` over `words` through glsem-spirv's [`Editor`], and puts the edited module
+/// in their place.
+pub(super) fn edit<T>(words: &mut Vec<u32>, edit: impl FnOnce(&mut Editor) -> T) -> T {
+    let view = parse(words);
     let mut editor = Editor::new(&view);
     let result = edit(&mut editor);
     let edited = editor
         .finish()
         .expect("a link pass adds a few ids, far from SPIR-V's bound");
-    *module = dr::load_words(&edited).expect("the editor writes a loadable module");
+    *words = edited;
     result
 }
 
-/// Runs `read` over glsem-spirv's view of `module`, for passes that look before they edit.
-pub(super) fn read_words<T>(module: &dr::Module, read: impl FnOnce(&Module) -> T) -> T {
-    let words = module.assemble();
-    read(&Module::parse(&words).expect("an assembled module is well-formed"))
+/// Interface Locations a value of `ty` occupies (Vulkan "Location Assignment"), by the
+/// layer's rule (`glsem_spirv::layout`); a type that is no interface type, or an array
+/// whose length is not a plain constant, takes one Location, as a scalar does.
+pub(super) fn location_slots(m: &Module, ty: u32) -> u32 {
+    layout::location_slots(m, ty).unwrap_or(1)
+}
+
+/// (scalar, columns, rows) of a scalar, vector or matrix type.
+pub(super) fn shape(m: &Module, ty: u32) -> Option<(Scalar, u32, u32)> {
+    Some(match m.type_of(ty)? {
+        Type::Float { width: 64 } => (Scalar::Double, 1, 1),
+        Type::Float { .. } => (Scalar::Float, 1, 1),
+        Type::Int { signed: true, .. } => (Scalar::Int, 1, 1),
+        Type::Int { .. } => (Scalar::Uint, 1, 1),
+        Type::Bool => (Scalar::Bool, 1, 1),
+        Type::Vector { component, count } => (shape(m, *component)?.0, 1, *count),
+        Type::Matrix { column, columns } => {
+            let (scalar, _, rows) = shape(m, *column)?;
+            (scalar, *columns, rows)
+        }
+        _ => return None,
+    })
+}
+
+/// Whether `var` of type `ty` is a built-in: decorated `BuiltIn`, or a `gl_PerVertex` block
+/// (possibly arrayed), whose members carry it.
+fn is_builtin(m: &Module, var: u32, ty: u32) -> bool {
+    let block = m.array_length(ty).map_or(ty, |(element, _)| element);
+    m.has_decoration(var, Decoration::BuiltIn) || m.is_builtin_block(block)
+}
+
+/// Input/Output variables that are not built-ins: (var id, storage, pointee type).
+pub(super) fn non_builtin_io_variables(m: &Module) -> Vec<(u32, StorageClass, u32)> {
+    m.global_variables()
+        .filter(|&(var, storage, ty)| {
+            matches!(storage, StorageClass::Input | StorageClass::Output) && !is_builtin(m, var, ty)
+        })
+        .collect()
 }
 
 /// Constants for the row-major stride of each dimension: element `[i0][i1]…[ik]` is at
@@ -291,45 +99,6 @@ pub(super) fn flat_index(
     flat
 }
 
-/// Removes the global instructions that define the ids `gone` says go, and the names and
-/// decorations of those ids.
-pub(super) fn remove_definitions(editor: &mut Editor, gone: impl Fn(u32) -> bool) {
-    let view = editor.module;
-    let described = view.section_start(Section::Debug)..view.section_start(Section::Global);
-    for index in described.chain(view.section_range(Section::Global)) {
-        let inst = &view.insts[index];
-        let target = match inst.op() {
-            Some(Op::Name | Op::MemberName | Op::Decorate | Op::MemberDecorate) => {
-                Some(inst.operand(0))
-            }
-            _ => inst.result_id(),
-        };
-        if target.is_some_and(&gone) {
-            editor.remove(index);
-        }
-    }
-}
-
-/// Puts `renamed(id)`, where it is `Some`, in place of each id the functions' instructions
-/// use (their result ids stay).
-pub(super) fn rename_uses(editor: &mut Editor, renamed: impl Fn(u32) -> Option<u32>) {
-    let view = editor.module;
-    for index in view.section_range(Section::Function) {
-        let mut words = view.insts[index].words.to_vec();
-        let mut changed = false;
-        for_each_id_operand_mut(&mut words, |id| {
-            if let Some(new) = renamed(*id) {
-                *id = new;
-                changed = true;
-            }
-        })
-        .expect("glslang emits only opcodes of the grammar");
-        if changed {
-            editor.replace(index, words);
-        }
-    }
-}
-
 /// Whether a stage's variables of this storage class are per-vertex arrays whose outer
 /// dimension does not count towards Locations.
 pub(super) fn arrayed(stage: ShaderStage, storage: StorageClass) -> bool {
@@ -341,86 +110,58 @@ pub(super) fn arrayed(stage: ShaderStage, storage: StorageClass) -> bool {
     )
 }
 
-/// The element type of an unsized array type.
-pub(super) fn runtime_array(types: &Types, ty: u32) -> Option<u32> {
-    let inst = types.def(ty)?;
-    (inst.class.opcode == Op::TypeRuntimeArray).then(|| inst.operands.first().and_then(id))?
-}
-
-impl Types {
-    /// GL's count of transform-feedback varyings: every captured output (with `Offset`),
-    /// structs and blocks expanded to their members and arrays of them to their elements;
-    /// a scalar, vector or matrix, or an array of them, is one varying.
-    pub(super) fn xfb_varyings(&self, module: &dr::Module) -> u32 {
-        fn leaves(t: &Types, ty: u32) -> u32 {
-            match t.def(ty).map(|i| i.class.opcode) {
-                Some(Op::TypeStruct) => {
-                    let members: Vec<u32> = t
-                        .def(ty)
-                        .map(|i| i.operands.iter().filter_map(id).collect())
-                        .unwrap_or_default();
-                    members.iter().map(|&m| leaves(t, m)).sum()
+/// GL's count of transform-feedback varyings: every captured output (with `Offset`),
+/// structs and blocks expanded to their members and arrays of them to their elements;
+/// a scalar, vector or matrix, or an array of them, is one varying.
+pub(super) fn xfb_varyings(m: &Module) -> u32 {
+    fn leaves(m: &Module, ty: u32) -> u32 {
+        match m.type_of(ty) {
+            Some(Type::Struct { members }) => members.iter().map(|&member| leaves(m, member)).sum(),
+            Some(Type::Array { .. }) => match m.array_length(ty) {
+                Some((element, length))
+                    if matches!(
+                        m.type_of(element),
+                        Some(Type::Struct { .. } | Type::Array { .. })
+                    ) =>
+                {
+                    length * leaves(m, element)
                 }
-                Some(Op::TypeArray) => match t.array(ty) {
-                    Some((len, elem))
-                        if matches!(
-                            t.def(elem).map(|i| i.class.opcode),
-                            Some(Op::TypeStruct | Op::TypeArray)
-                        ) =>
-                    {
-                        len * leaves(t, elem)
-                    }
-                    _ => 1,
-                },
                 _ => 1,
-            }
+            },
+            _ => 1,
         }
-        let mut count = 0;
-        for inst in module
-            .types_global_values
-            .iter()
-            .filter(|i| i.class.opcode == Op::Variable)
-        {
-            if inst.operands.first() != Some(&Operand::StorageClass(StorageClass::Output)) {
-                continue;
-            }
-            let (Some(var), Some(ptr)) = (inst.result_id, inst.result_type) else {
-                continue;
-            };
-            let ty = self.pointee(ptr).unwrap_or(0);
-            if self.decoration(var, Decoration::Offset).is_some() {
-                count += leaves(self, ty);
-                continue;
-            }
-            // A block whose members carry the offsets, possibly an array of blocks.
-            let mut copies = 1;
-            let mut block = ty;
-            while let Some((len, elem)) = self.array(block) {
-                copies *= len;
-                block = elem;
-            }
-            let members: Vec<u32> = match self.def(block) {
-                Some(i) if i.class.opcode == Op::TypeStruct => {
-                    i.operands.iter().filter_map(id).collect()
-                }
-                _ => continue,
-            };
-            let captured: u32 = members
-                .iter()
-                .enumerate()
-                .filter(|(m, _)| {
-                    self.member_decoration(block, *m as u32, Decoration::Offset)
-                        .is_some()
-                        && self
-                            .member_decoration(block, *m as u32, Decoration::BuiltIn)
-                            .is_none()
-                })
-                .map(|(_, &mty)| leaves(self, mty))
-                .sum();
-            count += copies * captured;
-        }
-        count
     }
+    let mut count = 0;
+    for (var, storage, ty) in m.global_variables() {
+        if storage != StorageClass::Output {
+            continue;
+        }
+        if m.has_decoration(var, Decoration::Offset) {
+            count += leaves(m, ty);
+            continue;
+        }
+        // A block whose members carry the offsets, possibly an array of blocks.
+        let mut copies = 1;
+        let mut block = ty;
+        while let Some((element, length)) = m.array_length(block) {
+            copies *= length;
+            block = element;
+        }
+        let Some(members) = m.struct_members(block) else {
+            continue;
+        };
+        let captured: u32 = (0..members.len() as u32)
+            .filter(|&member| {
+                m.member_decoration(block, member, Decoration::Offset)
+                    .is_some()
+                    && m.member_decoration(block, member, Decoration::BuiltIn)
+                        .is_none()
+            })
+            .map(|member| leaves(m, members[member as usize]))
+            .sum();
+        count += copies * captured;
+    }
+    count
 }
 
 /// Asserts that `spirv-val` (Vulkan 1.1) accepts `words`; `name` names the temporary file.

@@ -11,11 +11,10 @@
 use std::collections::{HashMap, HashSet};
 
 use glsem_spirv::module::{inst, Editor, Module, Section, Type};
-use rspirv::dr::{self, Operand};
 use spirv::{Op, StorageClass};
 
 use super::sampler_arrays::gl_location_order;
-use super::spv::{edit_words, id, Types};
+use super::spv::{edit, parse};
 use crate::scene::SceneError;
 
 /// The uniform (a member of the default block) whose structure mixes samplers and other
@@ -35,25 +34,22 @@ struct Mixed {
 const USED_WHOLE: &str =
     "a structure mixing samplers and other members used whole is not supported";
 
-fn is_opaque(types: &Types, ty: u32) -> bool {
+fn is_opaque(m: &Module, ty: u32) -> bool {
     let mut inner = ty;
-    while let Some((_, elem)) = types.array(inner) {
-        inner = elem;
+    while let Some((element, _)) = m.array_length(inner) {
+        inner = element;
     }
-    types.def(inner).is_some_and(|d| {
-        matches!(
-            d.class.opcode,
-            Op::TypeSampledImage | Op::TypeImage | Op::TypeSampler
-        )
-    })
+    matches!(
+        m.global_op(inner),
+        Some(Op::TypeSampledImage | Op::TypeImage | Op::TypeSampler)
+    )
 }
 
 /// The members of structure `ty` split into samplers and others when it has both.
-fn mixed_members(types: &Types, ty: u32) -> Option<Mixed> {
-    let def = types.def(ty).filter(|d| d.class.opcode == Op::TypeStruct)?;
+fn mixed_members(m: &Module, ty: u32) -> Option<Mixed> {
     let (mut opaque, mut plain) = (Vec::new(), Vec::new());
-    for (k, member) in def.operands.iter().filter_map(id).enumerate() {
-        let list = if is_opaque(types, member) {
+    for (k, &member) in m.struct_members(ty)?.iter().enumerate() {
+        let list = if is_opaque(m, member) {
             &mut opaque
         } else {
             &mut plain
@@ -68,22 +64,17 @@ fn mixed_members(types: &Types, ty: u32) -> Option<Mixed> {
 /// Returns each new variable's GL location order: the names of all the uniform's members,
 /// in the order GL gives them locations.
 pub(super) fn move_struct_samplers(
-    module: &mut dr::Module,
+    module: &mut Vec<u32>,
 ) -> Result<HashMap<u32, Vec<String>>, SceneError> {
-    let types = Types::new(module);
-    let block = module.types_global_values.iter().find_map(|i| {
-        let is_var = i.class.opcode == Op::Variable
-            && i.operands.first() == Some(&Operand::StorageClass(StorageClass::UniformConstant));
-        let ty = types.pointee(i.result_type?)?;
-        (is_var && types.names.get(&ty)? == "gl_DefaultUniformBlock").then_some((i.result_id?, ty))
+    let view = parse(module);
+    let block = view.global_variables().find_map(|(var, storage, ty)| {
+        let named_default = *view.names.get(&ty)? == "gl_DefaultUniformBlock";
+        (storage == StorageClass::UniformConstant && named_default).then_some((var, ty))
     });
     let Some((block_var, block_type)) = block else {
         return Ok(HashMap::new());
     };
-    let members: Vec<u32> = types
-        .def(block_type)
-        .map(|d| d.operands.iter().filter_map(id).collect())
-        .unwrap_or_default();
+    let members = view.struct_members(block_type).unwrap_or_default();
     // (member index, member type, array lengths, structure, its split) of the uniforms
     // whose structure mixes samplers and other members.
     let mixing: Vec<(u32, u32, Vec<u32>, u32, Mixed)> = members
@@ -92,18 +83,20 @@ pub(super) fn move_struct_samplers(
         .filter_map(|(k, &member)| {
             let mut lengths = Vec::new();
             let mut inner = member;
-            while let Some((len, elem)) = types.array(inner) {
-                lengths.push(len);
-                inner = elem;
+            while let Some((element, length)) = view.array_length(inner) {
+                lengths.push(length);
+                inner = element;
             }
-            let mixed = mixed_members(&types, inner)?;
+            let mixed = mixed_members(&view, inner)?;
             Some((k as u32, member, lengths, inner, mixed))
         })
         .collect();
     if mixing.is_empty() {
         return Ok(HashMap::new());
     }
-    edit_words(module, |editor| {
+    drop(view);
+    edit(module, |editor| {
+        let view = editor.module;
         let mut structures: HashMap<u32, Mixed> = HashMap::new();
         let mut opaque_structures: HashMap<u32, u32> = HashMap::new();
         let mut moved: HashMap<u32, Moved> = HashMap::new();
@@ -113,7 +106,7 @@ pub(super) fn move_struct_samplers(
         let mut location_orders = HashMap::new();
         for (k, member, lengths, inner, mixed) in mixing {
             let opaque_struct = *opaque_structures.entry(inner).or_insert_with(|| {
-                declare_opaque_structure(&types, editor, inner, &mixed, &mut member_names)
+                declare_opaque_structure(editor, inner, &mixed, &mut member_names)
             });
             structures.entry(inner).or_insert(mixed);
             let var_type = lengths
@@ -121,20 +114,19 @@ pub(super) fn move_struct_samplers(
                 .rev()
                 .fold(opaque_struct, |elem, &len| editor.type_array(elem, len));
             let var = editor.add_variable(StorageClass::UniformConstant, var_type);
-            let name = types.member_names.get(&(block_type, k)).cloned();
+            let name = view.member_name(block_type, k);
             let mut order = Vec::new();
             let base = name.clone().unwrap_or_default();
-            gl_location_order(&types, member, &base, &mut order);
+            gl_location_order(view, member, &base, &mut order);
             location_orders.insert(var, order);
             names.push((var, name.unwrap_or_default()));
             let array_levels = lengths.len();
             moved.insert(k, Moved { var, array_levels });
         }
-        rewrite_member_accesses(editor, &types, block_var, &moved, &structures)?;
+        rewrite_member_accesses(editor, block_var, &moved, &structures)?;
         drop_sampler_members(editor, &structures);
         refuse_whole_uses(editor.module, &structures)?;
         // The block's variable goes after the new types, its pointer type among them.
-        let view = editor.module;
         editor.redeclare_variable(block_var, StorageClass::Uniform, block_type, None);
         editor.remove(view.globals[&block_var]);
         for (var, name) in &names {
@@ -153,16 +145,13 @@ pub(super) fn move_struct_samplers(
 
 /// A structure of the samplers of mixing structure `ty`, named as they are there.
 fn declare_opaque_structure(
-    types: &Types,
     editor: &mut Editor,
     ty: u32,
     mixed: &Mixed,
     member_names: &mut Vec<(u32, u32, String)>,
 ) -> u32 {
-    let members: Vec<u32> = types
-        .def(ty)
-        .map(|d| d.operands.iter().filter_map(id).collect())
-        .unwrap_or_default();
+    let view = editor.module;
+    let members = view.struct_members(ty).unwrap_or_default();
     let samplers: Vec<u32> = mixed
         .opaque
         .iter()
@@ -170,7 +159,7 @@ fn declare_opaque_structure(
         .collect();
     let opaque = editor.type_struct(&samplers);
     for &(old, new) in &mixed.opaque {
-        let name = types.member_names.get(&(ty, old)).cloned();
+        let name = view.member_name(ty, old);
         member_names.push((opaque, new, name.unwrap_or_default()));
     }
     opaque
@@ -180,7 +169,6 @@ fn declare_opaque_structure(
 /// at the member's new index in the structure (any other member).
 fn rewrite_member_accesses(
     editor: &mut Editor,
-    types: &Types,
     block_var: u32,
     moved: &HashMap<u32, Moved>,
     structures: &HashMap<u32, Mixed>,
@@ -200,24 +188,24 @@ fn rewrite_member_accesses(
         if !chain || inst.operand(2) != block_var {
             continue;
         }
-        let pointee = types.pointee(inst.operand(0)).unwrap_or(0);
+        let pointee = view.pointee(inst.operand(0)).unwrap_or(0);
         // The block left holding no sampler is a uniform buffer, as glslang makes one.
         let to_uniform = |editor: &mut Editor| {
             let uniform_pointer = editor.type_pointer(StorageClass::Uniform, pointee);
             editor.patch_word(index, 1, uniform_pointer);
         };
-        let member = types.constant(inst.operand(3));
+        let member = view.constant_u32(inst.operand(3));
         let Some((k, m)) = member.and_then(|k| Some((k, moved.get(&k)?))) else {
             to_uniform(editor);
             continue;
         };
         let mut inner = block_members.get(k as usize).copied().unwrap_or(0);
-        while let Some((_, elem)) = types.array(inner) {
-            inner = elem;
+        while let Some((element, _)) = view.array_length(inner) {
+            inner = element;
         }
         // The structure's index, after the block's member and the array levels.
         let at = 3 + 2 + m.array_levels;
-        let member_index = inst.words.get(at).and_then(|&c| types.constant(c));
+        let member_index = inst.words.get(at).and_then(|&c| view.constant_u32(c));
         let (Some(member_index), Some(mixed)) = (member_index, structures.get(&inner)) else {
             return Err(SceneError::Skip(USED_WHOLE.into()));
         };

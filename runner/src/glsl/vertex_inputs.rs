@@ -4,12 +4,11 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
-use glsem_spirv::module::{Editor, Inst, Section, Type};
-use rspirv::dr;
+use glsem_spirv::module::{Editor, Inst, Module, Section, Type};
 use spirv::{Decoration, Op, StorageClass};
 
 use super::description::VertexInput;
-use super::spv::{edit_words, Types};
+use super::spv::{edit, location_slots, non_builtin_io_variables, parse, shape};
 use crate::scene::SceneError;
 
 /// GL's linker gives the vertex inputs without `layout(location)` locations that no
@@ -18,19 +17,17 @@ use crate::scene::SceneError;
 /// the names declared with a location) to the lowest free GL locations; the runner feeds
 /// inputs by name, so which free ones GL would pick does not matter. Returns whether it
 /// moved one.
-pub(super) fn place_unlocated_inputs(module: &mut dr::Module, explicit: &HashSet<String>) -> bool {
-    let types = Types::new(module);
+pub(super) fn place_unlocated_inputs(module: &mut Vec<u32>, explicit: &HashSet<String>) -> bool {
+    let m = parse(module);
     // (variable, GL location, GL locations it takes, explicitly located)
-    let mut inputs: Vec<(u32, u32, u32, bool)> = located_inputs(module, &types)
+    let mut inputs: Vec<(u32, u32, u32, bool)> = located_inputs(&m)
         .into_iter()
         .map(|input| {
-            let named = types
-                .names
-                .get(&input.var)
-                .is_some_and(|n| explicit.contains(n));
+            let named = m.name_of(input.var).is_some_and(|n| explicit.contains(&n));
             (input.var, input.location, input.count, named)
         })
         .collect();
+    drop(m);
     inputs.sort_by_key(|&(_, location, _, explicit)| (!explicit, location));
     let mut used = BTreeSet::new();
     let mut moves = Vec::new();
@@ -48,7 +45,7 @@ pub(super) fn place_unlocated_inputs(module: &mut dr::Module, explicit: &HashSet
     if moves.is_empty() {
         return false;
     }
-    edit_words(module, |editor| {
+    edit(module, |editor| {
         for &(var, location) in &moves {
             editor.set_decoration(var, Decoration::Location, &[location]);
         }
@@ -69,15 +66,14 @@ struct LocatedInput {
     columns: u32,
 }
 
-fn located_inputs(module: &dr::Module, types: &Types) -> Vec<LocatedInput> {
-    types
-        .interface_variables(module)
+fn located_inputs(m: &Module) -> Vec<LocatedInput> {
+    non_builtin_io_variables(m)
         .into_iter()
         .filter(|(_, s, _)| *s == StorageClass::Input)
         .filter_map(|(var, _, ty)| {
-            let location = *types.decoration(var, Decoration::Location)?.first()?;
-            let (elements, element) = types.array(ty).unwrap_or((1, ty));
-            let (_, columns, _) = types.shape(element)?;
+            let location = *m.decoration(var, Decoration::Location)?.first()?;
+            let (element, elements) = m.array_length(ty).unwrap_or((ty, 1));
+            let (_, columns, _) = shape(m, element)?;
             Some(LocatedInput {
                 var,
                 location,
@@ -92,16 +88,17 @@ fn located_inputs(module: &dr::Module, types: &Types) -> Vec<LocatedInput> {
 /// Gives the vertex shader's inputs Vulkan locations: a `dvec3` or `dvec4` (each element,
 /// each matrix column) takes one GL location but two Vulkan ones, so every input after one
 /// moves up by one. Returns GL's location of each input it moved.
-pub(super) fn spread_wide_inputs(module: &mut dr::Module) -> HashMap<u32, u32> {
-    let types = Types::new(module);
+pub(super) fn spread_wide_inputs(module: &mut Vec<u32>) -> HashMap<u32, u32> {
+    let m = parse(module);
     // (variable, GL location, GL locations it takes, whether each is wide)
-    let inputs: Vec<(u32, u32, u32, bool)> = located_inputs(module, &types)
+    let inputs: Vec<(u32, u32, u32, bool)> = located_inputs(&m)
         .into_iter()
         .map(|input| {
-            let wide = types.slots(input.element) == 2 * input.columns;
+            let wide = location_slots(&m, input.element) == 2 * input.columns;
             (input.var, input.location, input.count, wide)
         })
         .collect();
+    drop(m);
     let wide_below = |location: u32| {
         inputs
             .iter()
@@ -110,7 +107,7 @@ pub(super) fn spread_wide_inputs(module: &mut dr::Module) -> HashMap<u32, u32> {
             .sum::<usize>() as u32
     };
     let mut moved = HashMap::new();
-    edit_words(module, |editor| {
+    edit(module, |editor| {
         for &(var, location, _, _) in &inputs {
             let shift = wide_below(location);
             if shift > 0 {
@@ -126,16 +123,13 @@ pub(super) fn spread_wide_inputs(module: &mut dr::Module) -> HashMap<u32, u32> {
 /// `dvecN` vertex input becomes 32-bit words, `uvec2`/`uvec4` (a `dvec3`/`dvec4`:
 /// `uvec4[2]`, its two locations), read from the same bytes with 32-bit uint formats and
 /// put back together with `OpBitcast` at each load (the runner feeds them so).
-pub(super) fn split_double_inputs(module: &mut dr::Module) -> Result<(), SceneError> {
-    edit_words(module, |editor| {
+pub(super) fn split_double_inputs(module: &mut Vec<u32>) -> Result<(), SceneError> {
+    edit(module, |editor| {
         let view = editor.module;
         // (variable, components, double type)
-        let inputs: Vec<(u32, u32, u32)> = view.insts[view.section_range(Section::Global)]
-            .iter()
-            .filter(|i| i.op() == Some(Op::Variable))
-            .filter_map(|i| {
-                let var = i.result_id()?;
-                let (storage, ty) = view.variable(var)?;
+        let inputs: Vec<(u32, u32, u32)> = view
+            .global_variables()
+            .filter_map(|(var, storage, ty)| {
                 let double = Some(&Type::Float { width: 64 });
                 let (scalar, n) = match view.type_of(ty)? {
                     Type::Vector { component, count } => (*component, *count),
@@ -256,30 +250,25 @@ impl WordTypes {
     }
 }
 
-impl Types {
-    /// `gl_locations`: GL's location of the inputs that `spread_wide_inputs` moved.
-    pub(super) fn vertex_inputs(
-        &self,
-        module: &dr::Module,
-        gl_locations: &HashMap<u32, u32>,
-    ) -> Vec<VertexInput> {
-        self.interface_variables(module)
-            .into_iter()
-            .filter(|(_, s, _)| *s == StorageClass::Input)
-            .filter_map(|(var, _, ty)| {
-                let (elements, ty) = self.array(ty).unwrap_or((1, ty));
-                let (scalar, columns, rows) = self.shape(ty)?;
-                let vk_location = *self.decoration(var, Decoration::Location)?.first()?;
-                Some(VertexInput {
-                    elements,
-                    slots: self.slots(ty),
-                    name: self.names.get(&var).cloned().unwrap_or_default(),
-                    location: gl_locations.get(&var).copied().unwrap_or(vk_location),
-                    vk_location,
-                    scalar,
-                    components: if columns == 1 { rows } else { 0 },
-                })
+/// The vertex shader's inputs as the runner feeds them and GL's introspection lists them;
+/// `gl_locations`: GL's location of the inputs that `spread_wide_inputs` moved.
+pub(super) fn vertex_inputs(m: &Module, gl_locations: &HashMap<u32, u32>) -> Vec<VertexInput> {
+    non_builtin_io_variables(m)
+        .into_iter()
+        .filter(|(_, s, _)| *s == StorageClass::Input)
+        .filter_map(|(var, _, ty)| {
+            let (ty, elements) = m.array_length(ty).unwrap_or((ty, 1));
+            let (scalar, columns, rows) = shape(m, ty)?;
+            let vk_location = *m.decoration(var, Decoration::Location)?.first()?;
+            Some(VertexInput {
+                elements,
+                slots: location_slots(m, ty),
+                name: m.name_of(var).unwrap_or_default(),
+                location: gl_locations.get(&var).copied().unwrap_or(vk_location),
+                vk_location,
+                scalar,
+                components: if columns == 1 { rows } else { 0 },
             })
-            .collect()
-    }
+        })
+        .collect()
 }

@@ -1,7 +1,7 @@
-use rspirv::dr;
+use glsem_spirv::module::Module;
 use spirv::Decoration;
 
-use crate::glsl::spv::{assert_valid_vulkan_spirv, Types};
+use crate::glsl::spv::assert_valid_vulkan_spirv;
 use crate::glsl::Compiler;
 use crate::scene::{self, ShaderStage};
 
@@ -24,15 +24,14 @@ fn component_arrays_of_arrays_are_split() {
     let program = Compiler::for_tests().build(&scene).unwrap();
     let gs = &program.stage(ShaderStage::Geometry).unwrap().words;
     assert_valid_vulkan_spirv(gs, "component_arrays");
-    let module = dr::load_words(gs).unwrap();
-    let types = Types::new(&module);
+    let m = Module::parse(gs).unwrap();
     for (j, name) in ["b[0]", "b[1]"].iter().enumerate() {
-        let var = *types.names.iter().find(|(_, n)| n == name).unwrap().0;
+        let var = m.ids_named(name).next().unwrap();
         assert_eq!(
-            types.decoration(var, Decoration::Location),
+            m.decoration(var, Decoration::Location),
             Some(&[j as u32][..])
         );
-        assert_eq!(types.decoration(var, Decoration::Component), Some(&[3][..]));
+        assert_eq!(m.decoration(var, Decoration::Component), Some(&[3][..]));
     }
-    assert!(!types.names.values().any(|n| n == "b"));
+    assert!(m.ids_named("b").next().is_none());
 }

@@ -1,4 +1,4 @@
-use rspirv::dr::{self, Operand};
+use glsem_spirv::module::{Module, Section};
 use spirv::Op;
 
 use crate::glsl::Compiler;
@@ -21,17 +21,16 @@ fn spirv_only_stages_run_from_their_assembly_specialized() {
     )
     .unwrap();
     let program = Compiler::for_tests().build(&scene).unwrap();
-    let module = dr::load_words(&program.stage(ShaderStage::Fragment).unwrap().words).unwrap();
-    assert!(module.execution_modes.iter().all(|i| i.operands.get(1)
-        == Some(&Operand::ExecutionMode(
-            spirv::ExecutionMode::OriginUpperLeft
-        ))));
-    let green = module
-        .types_global_values
+    let m = Module::parse(&program.stage(ShaderStage::Fragment).unwrap().words).unwrap();
+    assert!(m.insts[m.section_range(Section::ExecutionMode)]
         .iter()
-        .find(|i| i.class.opcode == Op::SpecConstant)
+        .all(|i| i.operand(1) == spirv::ExecutionMode::OriginUpperLeft as u32));
+    let green = m.insts[m.section_range(Section::Global)]
+        .iter()
+        .find(|i| i.op() == Some(Op::SpecConstant))
         .unwrap();
-    assert_eq!(green.operands, [Operand::LiteralBit32(0.75f32.to_bits())]);
+    // Result type, result, value.
+    assert_eq!(green.operands()[2..], [0.75f32.to_bits()]);
 }
 
 #[test]

@@ -1,9 +1,8 @@
-use rspirv::dr::{self, Operand};
+use glsem_spirv::module::{Module, Section};
 use spirv::{Op, StorageClass};
 
 use super::support::location_of;
 use crate::glsl::glslang::MAX_DRAW_BUFFERS;
-use crate::glsl::spv::Types;
 use crate::glsl::{is_link_error, Compiler};
 use crate::scene::{self, SceneError, ShaderStage};
 
@@ -103,22 +102,11 @@ fn frag_data_gets_location_zero_and_eight_elements() {
     let program = Compiler::for_tests().build(&scene).unwrap();
     let fs = &program.stage(ShaderStage::Fragment).unwrap().words;
     assert_eq!(location_of(fs, "gl_FragData"), Some(0));
-    let module = dr::load_words(fs).unwrap();
-    let types = Types::new(&module);
-    let var = module
-        .types_global_values
-        .iter()
-        .find(|i| {
-            types
-                .names
-                .get(&i.result_id.unwrap_or(0))
-                .map(String::as_str)
-                == Some("gl_FragData")
-        })
-        .unwrap();
-    let (len, _) = types
-        .array(types.pointee(var.result_type.unwrap()).unwrap())
-        .unwrap();
+    let m = Module::parse(fs).unwrap();
+    let var = m
+        .ids_named("gl_FragData")
+        .find(|&id| m.variable(id).is_some());
+    let (_, len) = m.array_length(m.variable(var.unwrap()).unwrap().1).unwrap();
     assert_eq!(len, MAX_DRAW_BUFFERS);
 }
 
@@ -147,15 +135,12 @@ fn units_share_one_frag_color() {
     )
     .unwrap();
     let program = Compiler::for_tests().build(&scene).unwrap();
-    let module = dr::load_words(&program.stage(ShaderStage::Fragment).unwrap().words).unwrap();
-    let outputs = module
-        .types_global_values
+    let m = Module::parse(&program.stage(ShaderStage::Fragment).unwrap().words).unwrap();
+    let outputs = m.insts[m.section_range(Section::Global)]
         .iter()
-        .filter(|i| {
-            i.class.opcode == Op::Variable
-                && i.operands.first() == Some(&Operand::StorageClass(StorageClass::Output))
-        })
+        .filter(|i| i.op() == Some(Op::Variable) && i.operand(2) == StorageClass::Output as u32)
         .count();
     assert_eq!(outputs, 1);
-    assert_eq!(module.entry_points[0].operands.len(), 4);
+    // The one output is the interface.
+    assert_eq!(m.entry_points[0].interface.len(), 1);
 }

@@ -1,7 +1,6 @@
-use rspirv::dr::{self, Instruction};
+use glsem_spirv::module::{Inst, Module, Section};
 use spirv::Op;
 
-use crate::glsl::spv::{id, Types};
 use crate::glsl::Compiler;
 use crate::scene::{self, ShaderStage};
 
@@ -18,27 +17,18 @@ fn dynamic_patch_component_stores_become_a_switch() {
     )
     .unwrap();
     let program = Compiler::for_tests().build(&scene).unwrap();
-    let module = dr::load_words(&program.stage(ShaderStage::TessControl).unwrap().words).unwrap();
-    let types = Types::new(&module);
-    let code: Vec<&Instruction> = module.functions[0]
-        .blocks
-        .iter()
-        .flat_map(|b| &b.instructions)
-        .collect();
-    let switch = code.iter().find(|i| i.class.opcode == Op::Switch).unwrap();
+    let m = Module::parse(&program.stage(ShaderStage::TessControl).unwrap().words).unwrap();
+    let code: &[Inst] = &m.insts[m.section_range(Section::Function)];
+    let switch = code.iter().find(|i| i.op() == Some(Op::Switch)).unwrap();
     // Selector, default and four (literal, label) pairs.
-    assert_eq!(switch.operands.len(), 10);
+    assert_eq!(switch.operands().len(), 10);
     let stored: Vec<u32> = code
         .iter()
-        .filter(|i| i.class.opcode == Op::Store)
+        .filter(|i| i.op() == Some(Op::Store))
         .filter_map(|s| {
-            let p = s.operands.first().and_then(id)?;
-            let chain = code.iter().find(|c| c.result_id == Some(p))?;
-            chain
-                .operands
-                .last()
-                .and_then(id)
-                .and_then(|c| types.constant(c))
+            let p = s.operand(0);
+            let chain = code.iter().find(|c| c.result_id() == Some(p))?;
+            chain.operands().last().and_then(|&c| m.constant_u32(c))
         })
         .collect();
     // (then gl_TessLevelOuter[0])

@@ -1,6 +1,5 @@
 use std::collections::HashSet;
 
-use rspirv::dr;
 use spirv::StorageClass;
 
 use crate::glsl::per_vertex::per_vertex_block;
@@ -10,8 +9,7 @@ use crate::scene::{self, ShaderStage};
 
 /// The members of a stage's `gl_PerVertex` output or input block, by `BuiltIn`.
 fn per_vertex_builtins(words: &[u32], storage: StorageClass) -> Vec<u32> {
-    let module = dr::load_words(words).unwrap();
-    per_vertex_block(&module, storage).unwrap().builtins
+    per_vertex_block(words, storage).unwrap().builtins
 }
 
 /// Unused `gl_PerVertex` members are dropped, the rest kept alike on both sides of a
@@ -35,8 +33,7 @@ fn per_vertex_blocks_keep_the_members_in_use() {
     assert_eq!(per_vertex_builtins(vs, StorageClass::Output), both);
     assert_eq!(per_vertex_builtins(gs, StorageClass::Input), both);
     assert_eq!(per_vertex_builtins(gs, StorageClass::Output), both);
-    let module = dr::load_words(gs).unwrap();
-    let block = per_vertex_block(&module, StorageClass::Input).unwrap();
+    let block = per_vertex_block(gs, StorageClass::Input).unwrap();
     assert_eq!(block.used, Some(HashSet::from([1])));
     assert!(!per_vertex_builtins(vs, StorageClass::Output).contains(&(ClipDistance as u32)));
 }

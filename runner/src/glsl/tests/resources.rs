@@ -1,7 +1,6 @@
-use rspirv::dr;
+use glsem_spirv::module::Module;
 
 use super::support::variable_type;
-use crate::glsl::spv::Types;
 use crate::glsl::Compiler;
 use crate::scene::{self, ShaderStage};
 
@@ -26,11 +25,10 @@ fn arrays_of_arrays_of_blocks_become_one_array() {
         6,
         "each element is a GL block"
     );
-    let module = dr::load_words(&fs.words).unwrap();
-    let types = Types::new(&module);
-    let (len, elem) = types.array(variable_type(&module, &types, "arr")).unwrap();
+    let m = Module::parse(&fs.words).unwrap();
+    let (elem, len) = m.array_length(variable_type(&m, "arr")).unwrap();
     assert_eq!(len, 6);
-    assert!(types.array(elem).is_none());
+    assert!(m.array_length(elem).is_none());
 }
 
 #[test]

@@ -1,9 +1,9 @@
-use rspirv::dr;
+use glsem_spirv::module::{Module, Section};
 use spirv::Op;
 
 use super::support::{location_of, variable_type};
 use crate::glsl::description::Scalar;
-use crate::glsl::spv::Types;
+use crate::glsl::spv::shape;
 use crate::glsl::Compiler;
 use crate::scene::{self, ShaderStage};
 
@@ -53,14 +53,10 @@ fn inputs_after_a_dvec4_move_up_one_vulkan_location() {
     assert_eq!(input("f"), (2, 3, 2, 1));
     assert_eq!(location_of(words, "piglit_vertex"), Some(2));
     // `d` is read as 32-bit words: uvec4[2], its two Vulkan locations.
-    let module = dr::load_words(words).unwrap();
-    let types = Types::new(&module);
-    let (len, elem) = types.array(variable_type(&module, &types, "d")).unwrap();
-    assert_eq!((len, types.shape(elem)), (2, Some((Scalar::Uint, 1, 4))));
-    assert!(module
-        .functions
+    let m = Module::parse(words).unwrap();
+    let (elem, len) = m.array_length(variable_type(&m, "d")).unwrap();
+    assert_eq!((len, shape(&m, elem)), (2, Some((Scalar::Uint, 1, 4))));
+    assert!(m.insts[m.section_range(Section::Function)]
         .iter()
-        .flat_map(|f| &f.blocks)
-        .flat_map(|b| &b.instructions)
-        .any(|i| i.class.opcode == Op::Bitcast));
+        .any(|i| i.op() == Some(Op::Bitcast)));
 }
