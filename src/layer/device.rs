@@ -525,7 +525,8 @@ unsafe fn adopt_conventions(
         )
     }
     .map(|app| app.provoking_vertex_last != 0);
-    // SAFETY: as for `app_provoking`.
+    // SAFETY: the chain is valid (this function's contract) and a struct's sType says its
+    // type.
     let app_depth = unsafe {
         find_in_chain::<vk::PhysicalDeviceDepthClipControlFeaturesEXT<'_>>(
             ci.p_next,
