@@ -90,7 +90,8 @@ pub trait Rule {
     const STAGE: Option<Stage> = None;
 
     /// What the info log says every step of this kind changed; left empty only where
-    /// [`Rule::note`] is overridden, because the note depends on the step's fields.
+    /// [`Rule::note`] is overridden, because the note depends on the step's fields (the
+    /// default `note` refuses to compile with an empty one).
     const NOTE: &'static str = "";
 
     /// A name of the step's own in logs and dump files, where its semantic's would not tell
@@ -107,6 +108,7 @@ pub trait Rule {
 
     /// What the info log says the step changed (`split`: what a split made).
     fn note(&self, _split: Option<&SplitInterface>) -> String {
+        const { assert!(!Self::NOTE.is_empty(), "a step sets NOTE or overrides note") };
         Self::NOTE.into()
     }
 
