@@ -116,19 +116,8 @@ fn buffer_of(
     usage: vk::BufferUsageFlags,
 ) -> HostBuffer {
     let buffer = device.host_buffer(instance, (words.len() * 4) as u64, usage);
-    let d = &device.device;
-    unsafe {
-        let p = d
-            .map_memory(
-                buffer.memory,
-                0,
-                vk::WHOLE_SIZE,
-                vk::MemoryMapFlags::empty(),
-            )
-            .unwrap();
-        std::ptr::copy_nonoverlapping(words.as_ptr(), p.cast(), words.len());
-        d.unmap_memory(buffer.memory);
-    }
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    device.write(&buffer, &bytes);
     buffer
 }
 

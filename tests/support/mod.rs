@@ -1080,6 +1080,16 @@ impl Device {
     }
 
     pub fn read(&self, buffer: &HostBuffer) -> Vec<u8> {
+        self.mapped(buffer, |bytes| bytes.to_vec())
+    }
+
+    /// Copies `data` to the start of `buffer`.
+    pub fn write(&self, buffer: &HostBuffer, data: &[u8]) {
+        self.mapped(buffer, |bytes| bytes[..data.len()].copy_from_slice(data));
+    }
+
+    /// Runs `f` on the bytes of `buffer`, mapped (host-coherent: nothing to flush).
+    fn mapped<T>(&self, buffer: &HostBuffer, f: impl FnOnce(&mut [u8]) -> T) -> T {
         let d = &self.device;
         unsafe {
             let p = d
@@ -1090,7 +1100,10 @@ impl Device {
                     vk::MemoryMapFlags::empty(),
                 )
                 .unwrap();
-            let out = std::slice::from_raw_parts(p.cast::<u8>(), buffer.size as usize).to_vec();
+            let out = f(std::slice::from_raw_parts_mut(
+                p.cast::<u8>(),
+                buffer.size as usize,
+            ));
             d.unmap_memory(buffer.memory);
             out
         }
