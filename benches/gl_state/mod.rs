@@ -53,12 +53,7 @@ pub fn vertex_attrib_ns(vulkan: &Vulkan, modules: &Modules, runs: &Runs) {
         )
     }
     .expect("vkCreatePipelineLayout");
-    let desc = PipelineDesc {
-        vertex: gpu.module(&modules.unfed_input_vertex),
-        fragment: gpu.module(&modules.passthrough_fragment),
-        render_pass: gpu.render_pass(1),
-        attachments: 1,
-    };
+    let desc = gpu.one_attachment_desc(&modules.unfed_input_vertex, &modules.passthrough_fragment);
     let pipeline = gpu
         .try_pipeline_with(
             &desc,
@@ -142,12 +137,7 @@ struct LineSide {
 impl LineSide {
     fn new(vulkan: &Vulkan, modules: &Modules, line_rasterization: &CStr) -> LineSide {
         let gpu = Gpu::with_gl_state(vulkan, &[(c"line_rasterization", line_rasterization)]);
-        let desc = PipelineDesc {
-            vertex: gpu.module(&modules.vertex),
-            fragment: gpu.module(&modules.passthrough_fragment),
-            render_pass: gpu.render_pass(1),
-            attachments: 1,
-        };
+        let desc = gpu.one_attachment_desc(&modules.vertex, &modules.passthrough_fragment);
         LineSide { gpu, desc }
     }
 
@@ -279,12 +269,7 @@ pub fn followed_bind_ns(vulkan: &Vulkan, modules: &Modules, runs: &Runs) {
     const NAME: &str = "followed_bind_ns";
     const CALLS: usize = 1000;
     let gpu = Gpu::with_gl_state_dynamic_lines(vulkan);
-    let desc = PipelineDesc {
-        vertex: gpu.module(&modules.vertex),
-        fragment: gpu.module(&modules.passthrough_fragment),
-        render_pass: gpu.render_pass(1),
-        attachments: 1,
-    };
+    let desc = gpu.one_attachment_desc(&modules.vertex, &modules.passthrough_fragment);
     let lines = vk::PrimitiveTopology::LINE_LIST;
     let flags = vk::PipelineCreateFlags::empty();
     let null = std::ptr::null();

@@ -91,12 +91,7 @@ pub fn line_loop_close_ns(vulkan: &Vulkan, modules: &Modules, runs: &Runs) {
     const NAME: &str = "line_loop_close_ns";
     const DRAWS: usize = 1000;
     let gpu = Gpu::with_gl_state(vulkan, &[]);
-    let desc = PipelineDesc {
-        vertex: gpu.module(&modules.vertex),
-        fragment: gpu.module(&modules.passthrough_fragment),
-        render_pass: gpu.render_pass(1),
-        attachments: 1,
-    };
+    let desc = gpu.one_attachment_desc(&modules.vertex, &modules.passthrough_fragment);
     let strip = vk::PrimitiveTopology::LINE_STRIP;
     let loop_pipeline = pipeline(&gpu, &desc, PrimitiveMode::LINE_LOOP, strip);
     let strip_pipeline = pipeline(&gpu, &desc, PrimitiveMode::NONE, strip);

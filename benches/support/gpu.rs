@@ -321,6 +321,16 @@ impl Gpu {
     }
 
     /// A render pass with `count` RGBA8 colour attachments, all in its one subpass.
+    /// A pipeline of the `vertex` and `fragment` words drawing to one colour attachment.
+    pub fn one_attachment_desc(&self, vertex: &[u32], fragment: &[u32]) -> PipelineDesc {
+        PipelineDesc {
+            vertex: self.module(vertex),
+            fragment: self.module(fragment),
+            render_pass: self.render_pass(1),
+            attachments: 1,
+        }
+    }
+
     pub fn render_pass(&self, count: u32) -> vk::RenderPass {
         color_render_pass(
             &self.device,
