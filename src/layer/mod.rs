@@ -24,40 +24,22 @@
 //!   the copies a rewritten pipeline goes down with, placing the GL-state block; `cache`, `records`: what is kept; `settings`, `log`, `ffi`,
 //!   `shader_code`: leaves.
 
-mod attribute_memory;
-mod cache;
-mod command_state;
-mod create_info;
-mod current_attributes;
-mod device;
-mod dispatch;
-mod dynamic_inputs;
-mod dynamic_lines;
-mod extensions;
-mod ffi;
-mod followed_state;
-mod frames;
-mod instance;
-mod interface_limits;
-mod layouts;
-mod library_inputs;
-mod line_loops;
-pub mod loader_abi;
-pub mod log;
-mod modules;
-mod patched;
-mod pipeline_info;
-mod planner;
-mod primitive_objects;
-pub mod push_range;
-pub mod records;
-mod registry;
-mod render_passes;
-mod rewrite;
-pub mod settings;
-mod shader_code;
-mod shader_object;
-mod state;
+mod commands;
+pub mod data;
+mod devices;
+mod loader;
+pub mod objects;
+mod pipelines;
+pub mod support;
+
+// The hook paths of `dispatch`'s lists (`device::create_device`) resolve here.
+use commands::{command_state, current_attributes, followed_state, line_loops, primitive_objects};
+pub use data::records;
+use devices::{device, instance};
+use loader::{dispatch, frames};
+use objects::{layouts, modules, render_passes};
+use pipelines::{planner, shader_object};
+pub use support::{loader_abi, log, settings};
 
 use ash::vk;
 use std::ffi::{c_char, CStr};
@@ -66,7 +48,7 @@ use dispatch::{as_void_fn, hook_lookup, layer_command_lookup, DeviceDispatch, In
 use dispatch::{device_commands, instance_commands, layer_command_list};
 /// `lib.rs` guards the loader's negotiation with it too.
 pub use frames::ffi_guard;
-use registry::{device_data, instance_data, Dispatchable};
+use loader::registry::{device_data, instance_data, Dispatchable};
 
 // The lookups by name of `dispatch`'s lists: their hook paths resolve here, beside the
 // modules that define the hooks.
@@ -208,7 +190,7 @@ pub unsafe fn negotiate_loader_layer_interface_version(
 
 #[cfg(test)]
 mod tests {
-    use super::extensions::LayerExtension;
+    use super::data::extensions::LayerExtension;
     use super::layer_command;
 
     #[test]

@@ -1,0 +1,715 @@
+//! GL state per command buffer, behind the layer's device extensions:
+//! `VK_GLSEM_tessellation_default_levels` (`glPatchParameterfv` default levels) and
+//! `VK_GLSEM_gl_state` (`glPointSize`, `GL_PROGRAM_POINT_SIZE`, `GL_CLIP_DISTANCEi`,
+//! `glLineStipple` and `GL_LINE_STIPPLE`).
+//!
+//! The line stipple is not in the GL-state block: pipelines the layer gave stippled
+//! Bresenham lines have `VK_DYNAMIC_STATE_LINE_STIPPLE_EXT`, and the layer sets it
+//! (`vkCmdSetLineStippleEXT`) when one is bound and when the stipple changes while one is:
+//! GL's factor and pattern while `GL_LINE_STIPPLE` is enabled, a solid line (1, 0xFFFF)
+//! while it is not.
+//!
+//! With `window_origin` set to GL's conventions the block also holds
+//! `GL_POINT_SPRITE_COORD_ORIGIN` and the window height of GL's `gl_FragCoord.y` from the
+//! viewport; with `window_origin = lower_left`, the layer inverts the front face the
+//! application sets.
+//!
+//! The state lives per command buffer (GL's initial values until set), is pushed as the
+//! GL-state block when a pipeline or shader object that reads it is bound, and again when
+//! it changes while one is bound; begin/reset puts it back to GL's initial values, free/pool
+//! destruction drops it.
+//!
+//! Secondary command buffers have state of their own (GL's initial values until set in
+//! them): state set in a primary does not reach the secondaries it executes, just as
+//! Vulkan's push constants and other state are not inherited. GL has no secondaries; record
+//! the state where the draw is.
+
+use ash::vk;
+use std::sync::atomic::Ordering;
+
+use crate::layer::commands::current_attributes::release;
+use crate::layer::commands::followed_state::{
+    bind_followed, follow_rasterization_samples, set_conventions, set_line_mode,
+};
+use crate::layer::data::dynamic_lines::LineModeState;
+use crate::layer::data::records::{BlockBinding, CommandBufferState, GlStateValues, LineStipple};
+use crate::layer::loader::frames::{
+    command_hook, destroy_hook, ffi_guard, hook, maybe_inject_panic, shield,
+};
+use crate::layer::loader::registry::{device_data, with_device, Dispatchable};
+use crate::layer::loader::state::DeviceData;
+use crate::layer::objects::pipeline_info::inverted;
+use crate::layer::support::ffi::slice;
+use crate::layer::support::log;
+use glsem_spirv::gl_state::{
+    flag_clip_distance, BLOCK_SIZE, CLIP_DISTANCE_FLAGS, FLAG_LAYERED, FLAG_MULTISAMPLED,
+    FLAG_POINT_SPRITE_LOWER_LEFT, FLAG_PROGRAM_POINT_SIZE,
+};
+use glsem_spirv::semantics::WindowOrigin;
+
+pub(crate) fn push(
+    dev: &DeviceData,
+    cb: Dispatchable<vk::CommandBuffer>,
+    at: BlockBinding,
+    values: &GlStateValues,
+) {
+    const _: () = assert!(std::mem::size_of::<GlStateValues>() == BLOCK_SIZE as usize);
+    if let Some(push) = dev.table.cmd_push_constants {
+        debug_assert!(at.size <= BLOCK_SIZE);
+        // SAFETY: a live command buffer (a `Dispatchable`); `values` is the block's
+        // BLOCK_SIZE bytes, of which the first `at.size` are pushed; the layout reserved them
+        // at `at.offset` for `at.stages`.
+        unsafe {
+            push(
+                cb.handle(),
+                at.layout,
+                at.stages,
+                at.offset,
+                at.size,
+                (values as *const GlStateValues).cast(),
+            )
+        }
+    }
+}
+
+/// The frame of the layer's own state commands: `change` edits the state of
+/// `command_buffer` (made on first use) under the lock and returns what `then` does with
+/// the device afterwards, such as pushing the new values to a bound pipeline.
+fn change_state<T>(
+    what: &str,
+    command_buffer: Dispatchable<vk::CommandBuffer>,
+    change: impl FnOnce(&mut CommandBufferState) -> T,
+    then: impl FnOnce(&DeviceData, T),
+) {
+    ffi_guard(what, (), || {
+        let Some(dev) = device_data(command_buffer) else {
+            return;
+        };
+        maybe_inject_panic(&dev.settings, what);
+        let changed = {
+            let mut cbs = dev.records.command_buffers.lock();
+            let state = cbs
+                .entry(command_buffer.handle())
+                .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
+            change(state)
+        };
+        then(&dev, changed);
+    })
+}
+
+/// Changes the GL state of `command_buffer` and pushes it if a pipeline that reads it is
+/// bound.
+fn update(
+    what: &str,
+    command_buffer: Dispatchable<vk::CommandBuffer>,
+    change: impl FnOnce(&mut GlStateValues),
+) {
+    change_state(
+        what,
+        command_buffer,
+        |state| {
+            change(&mut state.values);
+            (state.bound, state.values)
+        },
+        |dev, (bound, values)| {
+            if let Some(at) = bound {
+                push(dev, command_buffer, at, &values);
+            }
+        },
+    )
+}
+
+/// One of the layer's own commands (`include/vk_glsem.h`, handed out by
+/// `dispatch::layer_command_list!`): writes its doc with the `# Safety` line they share
+/// and its `extern "system"` signature around the body.
+macro_rules! layer_command {
+    (
+        $(#[$doc:meta])*
+        fn $name:ident($cb:ident: vk::CommandBuffer $(, $arg:ident: $ty:ty)* $(,)?) $body:block
+    ) => {
+        $(#[$doc])*
+        ///
+        /// # Safety
+        /// A command buffer of a device with the extension enabled, in the recording state.
+        pub unsafe extern "system" fn $name($cb: vk::CommandBuffer $(, $arg: $ty)*) {
+            // SAFETY: a live command buffer (this command's contract). The body sees only
+            // this proof.
+            let $cb = unsafe { Dispatchable::new($cb) };
+            $body
+        }
+    };
+}
+
+layer_command! {
+    /// `vkCmdSetTessellationDefaultLevelsGLSEM` (`include/vk_glsem.h`).
+    fn cmd_set_tessellation_default_levels(
+        command_buffer: vk::CommandBuffer,
+        outer: *const f32,
+        inner: *const f32
+    ) {
+        const WHAT: &str = "vkCmdSetTessellationDefaultLevelsGLSEM";
+        if outer.is_null() || inner.is_null() {
+            log::error!("{WHAT}: outer and inner must not be NULL");
+            return;
+        }
+        // SAFETY: the application passes 4 outer and 2 inner levels (the command's contract).
+        let (outer, inner) = unsafe { (slice(outer, 4), slice(inner, 2)) };
+        update(WHAT, command_buffer, |v| {
+            v.outer.copy_from_slice(outer);
+            v.inner.copy_from_slice(inner);
+        })
+    }
+}
+
+layer_command! {
+    /// `vkCmdSetPointSizeGLSEM` (`include/vk_glsem.h`).
+    fn cmd_set_point_size(command_buffer: vk::CommandBuffer, size: f32) {
+        // GL: glPointSize with a size <= 0 is GL_INVALID_VALUE and changes nothing.
+        if size.is_nan() || size <= 0.0 {
+            log::error!(
+                "vkCmdSetPointSizeGLSEM: size {size} is not positive; ignored (GL_INVALID_VALUE)"
+            );
+            return;
+        }
+        update("vkCmdSetPointSizeGLSEM", command_buffer, |v| {
+            v.point_size = size
+        })
+    }
+}
+
+/// Sets or clears `flag` in the block's `flags` as a GL enable does.
+fn set_flag(flags: &mut u32, flag: u32, enable: vk::Bool32) {
+    if enable != vk::FALSE {
+        *flags |= flag;
+    } else {
+        *flags &= !flag;
+    }
+}
+
+layer_command! {
+    /// `vkCmdSetProgramPointSizeEnableGLSEM` (`include/vk_glsem.h`).
+    fn cmd_set_program_point_size_enable(command_buffer: vk::CommandBuffer, enable: vk::Bool32) {
+        update("vkCmdSetProgramPointSizeEnableGLSEM", command_buffer, |v| {
+            set_flag(&mut v.flags, FLAG_PROGRAM_POINT_SIZE, enable)
+        })
+    }
+}
+
+layer_command! {
+    /// `vkCmdSetClipDistanceEnableGLSEM` (`include/vk_glsem.h`).
+    fn cmd_set_clip_distance_enable(command_buffer: vk::CommandBuffer, mask: u32) {
+        let planes = (1u32 << CLIP_DISTANCE_FLAGS) - 1;
+        if mask & !planes != 0 {
+            log::warning!(
+                "vkCmdSetClipDistanceEnableGLSEM: mask {mask:#x} enables planes past the \
+                 {CLIP_DISTANCE_FLAGS} the layer supports; they stay disabled"
+            );
+        }
+        let all = (0..CLIP_DISTANCE_FLAGS).fold(0, |acc, i| acc | flag_clip_distance(i));
+        update("vkCmdSetClipDistanceEnableGLSEM", command_buffer, |v| {
+            v.flags = (v.flags & !all) | ((mask & planes) << 8);
+        })
+    }
+}
+
+command_hook! {
+    /// `vkCmdSetRasterizationSamplesEXT`: GL's line rule follows the sample count
+    /// (`followed_state`), and so does `gl_SampleMask` (the GL-state block's multisampled
+    /// flag, pushed where a bound fragment shader reads it).
+    "vkCmdSetRasterizationSamplesEXT",
+    fn cmd_set_rasterization_samples[cmd_set_rasterization_samples_ext](
+        command_buffer,
+        samples: vk::SampleCountFlags,
+    ),
+    read |d| d.extensions.gl_state,
+    then |gl_state| {
+        if gl_state {
+            follow_rasterization_samples(command_buffer, samples);
+            let multisampled = samples != vk::SampleCountFlags::TYPE_1;
+            update("vkCmdSetRasterizationSamplesEXT", command_buffer, |v| {
+                set_flag(&mut v.flags, FLAG_MULTISAMPLED, multisampled.into())
+            });
+        }
+    }
+}
+
+/// Sets GL's line stipple on the driver for a bound pipeline whose stipple is the layer's.
+fn set_line_stipple(dev: &DeviceData, cb: Dispatchable<vk::CommandBuffer>, stipple: LineStipple) {
+    let (factor, pattern) = stipple.effective();
+    let set = dev.table.cmd_set_line_stipple;
+    if let Some(set) = set {
+        // SAFETY: a live command buffer (a `Dispatchable`) in the recording state with a
+        // pipeline bound whose line stipple is dynamic; the factor is in [1, 256].
+        unsafe { set(cb.handle(), factor, pattern) }
+    }
+}
+
+/// Changes the line stipple of `command_buffer` and sets it if a pipeline whose stipple
+/// is the layer's is bound.
+fn update_line_stipple(
+    what: &str,
+    command_buffer: Dispatchable<vk::CommandBuffer>,
+    change: impl FnOnce(&mut LineStipple),
+) {
+    change_state(
+        what,
+        command_buffer,
+        |state| {
+            change(&mut state.line_stipple);
+            (state.bound_line_stipple, state.line_stipple)
+        },
+        |dev, (bound, stipple)| {
+            if bound {
+                set_line_stipple(dev, command_buffer, stipple);
+            }
+        },
+    )
+}
+
+layer_command! {
+    /// `vkCmdSetPointSpriteCoordOriginGLSEM` (`include/vk_glsem.h`).
+    fn cmd_set_point_sprite_coord_origin(
+        command_buffer: vk::CommandBuffer,
+        lower_left: vk::Bool32
+    ) {
+        update("vkCmdSetPointSpriteCoordOriginGLSEM", command_buffer, |v| {
+            set_flag(&mut v.flags, FLAG_POINT_SPRITE_LOWER_LEFT, lower_left)
+        })
+    }
+}
+
+layer_command! {
+    /// `vkCmdSetLineStippleGLSEM` (`include/vk_glsem.h`): `glLineStipple(factor, pattern)`.
+    fn cmd_set_line_stipple(command_buffer: vk::CommandBuffer, factor: u32, pattern: u16) {
+        // GL clamps the factor to [1, 256] (GL 4.6 compatibility, 14.5.2.1).
+        update_line_stipple("vkCmdSetLineStippleGLSEM", command_buffer, |s| {
+            s.factor = factor.clamp(1, 256);
+            s.pattern = pattern;
+        })
+    }
+}
+
+layer_command! {
+    /// `vkCmdSetLineStippleEnableGLSEM` (`include/vk_glsem.h`): `GL_LINE_STIPPLE`.
+    fn cmd_set_line_stipple_enable(command_buffer: vk::CommandBuffer, enable: vk::Bool32) {
+        update_line_stipple("vkCmdSetLineStippleEnableGLSEM", command_buffer, |s| {
+            s.enabled = enable != vk::FALSE
+        })
+    }
+}
+
+/// Whether `dev` gives GL's window coordinates (`VK_GLSEM_gl_state`, `window_origin` not
+/// `vulkan`), and which.
+fn window_origin(dev: &DeviceData) -> Option<WindowOrigin> {
+    Some(dev.settings.window_origin)
+        .filter(|&o| dev.extensions.gl_state && o != WindowOrigin::Vulkan)
+}
+
+/// Viewport 0 of a `vkCmdSetViewport*` call sets `H` of GL's `gl_FragCoord.y = H - y`.
+///
+/// # Safety
+/// `viewports` holds `count` viewports (Vulkan's valid usage for the command).
+unsafe fn set_window_height(
+    what: &str,
+    command_buffer: Dispatchable<vk::CommandBuffer>,
+    first: u32,
+    count: u32,
+    viewports: *const vk::Viewport,
+) {
+    let Some(flipped) = with_device(command_buffer, |d| {
+        window_origin(d) == Some(WindowOrigin::Flipped)
+    }) else {
+        return;
+    };
+    if !flipped || first != 0 || count == 0 || viewports.is_null() {
+        return;
+    }
+    // SAFETY: a non-NULL array of `count` > 0 viewports (this function's contract).
+    let height = unsafe { (*viewports).y };
+    update(what, command_buffer, |v| v.window_height = height);
+}
+
+command_hook! {
+    /// `vkCmdSetViewport`.
+    "vkCmdSetViewport",
+    fn cmd_set_viewport(command_buffer, first: u32, count: u32, viewports: *const vk::Viewport),
+    then |()| {
+        // SAFETY: the application's `count` viewports (Vulkan's valid usage).
+        unsafe { set_window_height("vkCmdSetViewport", command_buffer, first, count, viewports) };
+    }
+}
+
+command_hook! {
+    /// `vkCmdSetViewportWithCount` (and its EXT alias).
+    "vkCmdSetViewportWithCount",
+    fn cmd_set_viewport_with_count(command_buffer, count: u32, viewports: *const vk::Viewport),
+    then |()| {
+        // SAFETY: the application's `count` viewports (Vulkan's valid usage).
+        unsafe {
+            set_window_height(
+                "vkCmdSetViewportWithCount",
+                command_buffer,
+                0,
+                count,
+                viewports,
+            )
+        };
+    }
+}
+
+command_hook! {
+    /// `vkCmdSetFrontFace` (and its EXT alias): with `window_origin = lower_left` the face is
+    /// inverted, as the layer inverts it in pipelines (a positive viewport turns GL's winding
+    /// over).
+    "vkCmdSetFrontFace",
+    fn cmd_set_front_face(command_buffer, front_face: vk::FrontFace),
+    read |d| window_origin(d),
+    calls_down |next, origin| {
+        let face = match origin {
+            Some(WindowOrigin::LowerLeft) => inverted(front_face),
+            _ => front_face,
+        };
+        // SAFETY: the application's command buffer; a valid face.
+        unsafe { next(command_buffer.handle(), face) };
+    }
+}
+
+command_hook! {
+    /// `vkCmdBindPipeline`: binds, then pushes the GL-state block for a pipeline that reads
+    /// it.
+    "vkCmdBindPipeline",
+    fn cmd_bind_pipeline(
+        command_buffer,
+        bind_point: vk::PipelineBindPoint,
+        pipeline: vk::Pipeline,
+    ),
+    // The hot path: one registry read and two atomic loads, no Arc traffic.
+    read |d| {
+        (
+            d.records.bind_work_pipelines.load(Ordering::Relaxed),
+            d.records.shader_objects_made.load(Ordering::Relaxed),
+        )
+    },
+    then |(bind_work_pipelines, tes_objects)| {
+        if bind_point != vk::PipelineBindPoint::GRAPHICS || bind_work_pipelines == 0 && !tes_objects
+        {
+            return;
+        }
+        shield("vkCmdBindPipeline", || {
+            let Some(dev) = device_data(command_buffer) else {
+                return;
+            };
+            maybe_inject_panic(&dev.settings, "vkCmdBindPipeline");
+            let (
+                binding,
+                line_stipple,
+                window_height,
+                attributes,
+                line_loop,
+                line_mode,
+                topology,
+                followed,
+                layer_line_mode,
+            ) = dev.records.pipelines.read().get(&pipeline).map_or(
+                (None, false, None, None, false, None, None, None, false),
+                |r| {
+                    (
+                        r.reads_block,
+                        r.line_stipple,
+                        r.window_height,
+                        r.current_attributes,
+                        r.line_loop,
+                        r.line_mode,
+                        r.gl_topology,
+                        r.followed.clone(),
+                        r.library_line_mode,
+                    )
+                },
+            );
+            let (values, stipple, mode, conventions) = {
+                let mut cbs = dev.records.command_buffers.lock();
+                let state = cbs
+                    .entry(command_buffer.handle())
+                    .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
+                state.bound = binding;
+                // A static viewport is the pipeline's: its H holds while it is bound.
+                if let Some(height) = window_height {
+                    state.values.window_height = height;
+                }
+                // The pipeline replaces every bound graphics shader object.
+                state.tes_object = vk::ShaderEXT::null();
+                state.app_tcs_object = false;
+                state.layer_tcs_object = false;
+                state.vertex_object = vk::ShaderEXT::null();
+                state.object_lines = false;
+                state.app_geometry_object = false;
+                state.layer_geometry_object = false;
+                state.bound_line_stipple = line_stipple;
+                state.bound_line_loop = line_loop;
+                state.gl_topology = topology;
+                // A line mode the layer made dynamic: the application, which never set it,
+                // stated Vulkan's default.
+                if layer_line_mode {
+                    state.lines.app_mode = Some(vk::LineRasterizationModeEXT::DEFAULT);
+                }
+                state.attributes.pipeline = attributes;
+                state.attributes.bind(&dev, command_buffer);
+                let conventions = bind_followed(&dev, command_buffer, state, followed);
+                (
+                    state.values,
+                    state.line_stipple,
+                    state.lines.bind(line_mode),
+                    conventions,
+                )
+            };
+            if conventions {
+                set_conventions(&dev, command_buffer);
+            }
+            if let Some(at) = binding {
+                push(&dev, command_buffer, at, &values);
+            }
+            if line_stipple {
+                set_line_stipple(&dev, command_buffer, stipple);
+            }
+            if let Some(mode) = mode {
+                set_line_mode(&dev, command_buffer, mode);
+            }
+            if let (Some(topology), Some(set)) = (topology, dev.table.cmd_set_primitive_topology) {
+                // SAFETY: a live command buffer (a `Dispatchable`) in the recording state
+                // with a pipeline bound whose topology is dynamic state.
+                unsafe { set(command_buffer.handle(), topology) };
+            }
+        });
+    }
+}
+
+hook! {
+    /// `vkAllocateCommandBuffers`: GL's initial state for every new command buffer.
+    "vkAllocateCommandBuffers" in call_with_next,
+    fn allocate_command_buffers(
+        device: vk::Device,
+        p_allocate_info: *const vk::CommandBufferAllocateInfo<'_>,
+        p_command_buffers: *mut vk::CommandBuffer
+    ) -> vk::Result =>
+    |dev, next| {
+        // SAFETY: the next layer's `vkAllocateCommandBuffers` with the arguments the
+        // application gave this hook, which Vulkan's valid usage for the command (this
+        // hook's contract) makes valid for it as they were for the hook.
+        let result = unsafe { next(device, p_allocate_info, p_command_buffers) };
+        if result == vk::Result::SUCCESS {
+            shield("vkAllocateCommandBuffers", || {
+                // SAFETY: valid per Vulkan's valid usage; the driver filled
+                // commandBufferCount handles.
+                let (info, handles) = unsafe {
+                    let info = &*p_allocate_info;
+                    (info, slice(p_command_buffers, info.command_buffer_count))
+                };
+                let mut cbs = dev.records.command_buffers.lock();
+                for &cb in handles {
+                    cbs.insert(cb, CommandBufferState::new(info.command_pool));
+                }
+            });
+        }
+        result
+    }
+}
+
+hook! {
+    /// `vkFreeCommandBuffers`: their state goes first.
+    "vkFreeCommandBuffers" in forget_then_call_down,
+    fn free_command_buffers(
+        device: vk::Device,
+        pool: vk::CommandPool,
+        count: u32,
+        p_command_buffers: *const vk::CommandBuffer
+    ) =>
+    |dev| {
+        let mut cbs = dev.records.command_buffers.lock();
+        // SAFETY: `count` handles (Vulkan's valid usage).
+        let gone: Vec<_> = unsafe { slice(p_command_buffers, count) }
+            .iter()
+            .filter_map(|cb| cbs.remove(cb))
+            .collect();
+        release(dev, gone);
+    },
+    // SAFETY: the next layer's `vkFreeCommandBuffers` with the arguments the application
+    // gave this hook, which Vulkan's valid usage for the command (this hook's contract)
+    // makes valid for it as they were for the hook.
+    |free| unsafe { free(device, pool, count, p_command_buffers) }
+}
+
+impl CommandBufferState {
+    /// State after `vkBeginCommandBuffer` / a reset (the current attributes' memory goes
+    /// back to `dev`).
+    pub fn reset(&mut self, dev: &DeviceData) {
+        self.attributes.reset(dev);
+        self.values = GlStateValues::INITIAL;
+        self.bound = None;
+        self.tes_object = vk::ShaderEXT::null();
+        self.app_tcs_object = false;
+        self.layer_tcs_object = false;
+        self.patch_control_points = None;
+        self.line_stipple = LineStipple::INITIAL;
+        self.bound_line_stipple = false;
+        self.lines = LineModeState::INITIAL;
+        self.dynamic_inputs = Default::default();
+    }
+}
+
+/// Back to GL's initial state and no bound pipeline.
+fn reset_state(dev: &DeviceData, command_buffer: vk::CommandBuffer) {
+    if let Some(state) = dev.records.command_buffers.lock().get_mut(&command_buffer) {
+        state.reset(dev);
+    }
+}
+
+/// `vkBeginCommandBuffer` and `vkResetCommandBuffer`: the command buffer goes back to GL's
+/// initial state, then the call goes down with the application's arguments.
+macro_rules! back_to_initial_state {
+    ($what:literal, $hook:ident($arg:ident: $ty:ty)) => {
+        hook! {
+            #[doc = concat!("`", $what, "`: back to GL's initial state.")]
+            $what in call_with_next,
+            fn $hook(command_buffer: vk::CommandBuffer, $arg: $ty) -> vk::Result =>
+            |dev, next| {
+                shield($what, || reset_state(dev, command_buffer));
+                // SAFETY: the next layer's command with the arguments the application gave
+                // this hook, which Vulkan's valid usage for the command (this hook's
+                // contract) makes valid for it as they were for the hook.
+                unsafe { next(command_buffer, $arg) }
+            }
+        }
+    };
+}
+
+back_to_initial_state!(
+    "vkBeginCommandBuffer",
+    begin_command_buffer(p_begin_info: *const vk::CommandBufferBeginInfo<'_>)
+);
+back_to_initial_state!(
+    "vkResetCommandBuffer",
+    reset_command_buffer(flags: vk::CommandBufferResetFlags)
+);
+
+hook! {
+    /// `vkResetCommandPool`: its command buffers go back to GL's initial state.
+    "vkResetCommandPool" in call_with_next,
+    fn reset_command_pool(
+        device: vk::Device,
+        pool: vk::CommandPool,
+        flags: vk::CommandPoolResetFlags
+    ) -> vk::Result =>
+    |dev, next| {
+        shield("vkResetCommandPool", || {
+            for state in dev.records.command_buffers.lock().values_mut() {
+                if state.pool == pool {
+                    state.reset(dev);
+                }
+            }
+        });
+        // SAFETY: the next layer's `vkResetCommandPool` with the arguments the application
+        // gave this hook, which Vulkan's valid usage for the command (this hook's contract)
+        // makes valid for it as they were for the hook.
+        unsafe { next(device, pool, flags) }
+    }
+}
+
+destroy_hook!(
+    /// `vkDestroyCommandPool`: the state of its command buffers goes first.
+    "vkDestroyCommandPool", destroy_command_pool(pool: vk::CommandPool), |dev| {
+        let mut cbs = dev.records.command_buffers.lock();
+        let gone: Vec<_> = cbs
+            .extract_if(|_, state| state.pool == pool)
+            .map(|(_, state)| state)
+            .collect();
+        release(dev, gone);
+    }
+);
+
+/// Sets the GL-state flag "the render target is layered" from the layer count a render pass
+/// instance begins with (`VK_GLSEM_gl_state` devices only): `gl_Layer` counts only then.
+fn begin_render_target(
+    what: &str,
+    command_buffer: Dispatchable<vk::CommandBuffer>,
+    layers: impl FnOnce(&DeviceData) -> u32,
+) {
+    shield(what, || {
+        let Some(dev) = device_data(command_buffer) else {
+            return;
+        };
+        if !dev.extensions.gl_state {
+            return;
+        }
+        let layered = layers(&dev) > 1;
+        let (bound, values) = {
+            let mut cbs = dev.records.command_buffers.lock();
+            let state = cbs
+                .entry(command_buffer.handle())
+                .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
+            let flags =
+                (state.values.flags & !FLAG_LAYERED) | if layered { FLAG_LAYERED } else { 0 };
+            if flags == state.values.flags {
+                return;
+            }
+            state.values.flags = flags;
+            (state.bound, state.values)
+        };
+        if let Some(at) = bound {
+            push(&dev, command_buffer, at, &values);
+        }
+    });
+}
+
+/// [`begin_render_target`] of a render pass instance: the layer count of the framebuffer
+/// in `begin`.
+///
+/// # Safety
+/// `begin` is NULL or a valid `VkRenderPassBeginInfo`.
+unsafe fn begin_render_pass(
+    what: &str,
+    command_buffer: Dispatchable<vk::CommandBuffer>,
+    begin: *const vk::RenderPassBeginInfo<'_>,
+) {
+    // SAFETY: NULL or a valid begin info (this function's contract).
+    let framebuffer = unsafe { begin.as_ref() }.map(|b| b.framebuffer);
+    begin_render_target(what, command_buffer, |dev| {
+        framebuffer
+            .and_then(|f| dev.records.framebuffer_layers.read().get(&f).copied())
+            .unwrap_or(1)
+    });
+}
+
+command_hook! {
+    /// `vkCmdBeginRenderPass`: GL's "layered" from the framebuffer's layer count.
+    "vkCmdBeginRenderPass",
+    fn cmd_begin_render_pass(
+        command_buffer,
+        p_begin: *const vk::RenderPassBeginInfo<'_>,
+        contents: vk::SubpassContents,
+    ),
+    // SAFETY: the application's begin info (Vulkan's valid usage).
+    then |()| unsafe { begin_render_pass("vkCmdBeginRenderPass", command_buffer, p_begin) },
+}
+
+command_hook! {
+    /// `vkCmdBeginRenderPass2` (and its KHR alias): as `vkCmdBeginRenderPass`.
+    "vkCmdBeginRenderPass2",
+    fn cmd_begin_render_pass2(
+        command_buffer,
+        p_begin: *const vk::RenderPassBeginInfo<'_>,
+        p_subpass: *const vk::SubpassBeginInfo<'_>,
+    ),
+    // SAFETY: the application's begin info (Vulkan's valid usage).
+    then |()| unsafe { begin_render_pass("vkCmdBeginRenderPass2", command_buffer, p_begin) },
+}
+
+command_hook! {
+    /// `vkCmdBeginRendering` (and its KHR alias): GL's "layered" from `layerCount`.
+    "vkCmdBeginRendering",
+    fn cmd_begin_rendering(command_buffer, p_info: *const vk::RenderingInfo<'_>),
+    then |()| {
+        // SAFETY: NULL or a valid rendering info (Vulkan's valid usage).
+        let layers = unsafe { p_info.as_ref() }.map_or(1, |i| i.layer_count);
+        begin_render_target("vkCmdBeginRendering", command_buffer, |_| layers);
+    }
+}

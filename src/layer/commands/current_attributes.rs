@@ -1,0 +1,288 @@
+//! GL's current vertex attributes (`glVertexAttrib4f/4i/4ui`) on `VK_GLSEM_gl_state`
+//! devices: `vkCmdSetVertexAttribGLSEM` and the layer-owned vertex binding that feeds them.
+//!
+//! A pipeline whose vertex shader reads an input its vertex-input state does not feed gets
+//! a stride-0 binding at index `maxVertexInputBindings - 1` and, per unfed Location `l`, an
+//! attribute at offset `16 * l` of the input's numeric type (`R32G32B32A32_*`). Each command
+//! buffer holds GL's current values (16 bytes per Location, initially (0, 0, 0, 1) of the
+//! type the bound pipeline reads) and binds a snapshot of them, written into host-visible
+//! memory the layer owns, when such a pipeline is bound and when a value changes while one
+//! is. Snapshots are appended, never overwritten (the draws recorded before a change read
+//! the old one), into 64 KiB chunks the command buffer keeps until it is reset or freed;
+//! chunks then go back to the device for other command buffers and are destroyed with it.
+
+use ash::vk;
+
+use crate::layer::data::attribute_memory::{
+    AttributeMemory, Chunk, CurrentAttributes, CHUNK_BYTES, SLOTS, SNAPSHOT_BYTES,
+};
+use crate::layer::data::records::CommandBufferState;
+use crate::layer::loader::frames::{ffi_guard, maybe_inject_panic};
+use crate::layer::loader::registry::{device_data, Dispatchable};
+use crate::layer::loader::state::DeviceData;
+use crate::layer::support::log;
+use glsem_spirv::unfed_inputs::InputKind;
+
+/// The format of the layer's attribute for an input of `kind`.
+pub fn format_of(kind: InputKind) -> vk::Format {
+    match kind {
+        InputKind::Float => vk::Format::R32G32B32A32_SFLOAT,
+        InputKind::Int => vk::Format::R32G32B32A32_SINT,
+        InputKind::Uint => vk::Format::R32G32B32A32_UINT,
+    }
+}
+
+/// The Locations of `inputs` that read an integer type, as a bit mask: GL's initial
+/// (0, 0, 0, 1) is `1.0` for the others.
+pub fn integer_slots(inputs: &[(u32, InputKind)]) -> u32 {
+    inputs
+        .iter()
+        .filter(|(_, kind)| *kind != InputKind::Float)
+        .fold(0, |mask, (location, _)| mask | 1 << location)
+}
+
+impl AttributeMemory {
+    /// Destroys every spare chunk (the device is going).
+    pub fn destroy_spare(&self, dev: &DeviceData) {
+        for chunk in self.spare.lock().drain(..) {
+            destroy_chunk(dev, chunk);
+        }
+    }
+}
+
+impl CurrentAttributes {
+    /// Back to GL's initial values; the chunks go back to the device.
+    pub fn reset(&mut self, dev: &DeviceData) {
+        dev.attribute_memory.spare.lock().extend(
+            self.chunks
+                .drain(..)
+                .map(|chunk| Chunk { used: 0, ..chunk }),
+        );
+        *self = CurrentAttributes::default();
+    }
+
+    /// Binds the current values for the bound pipeline, unless they are bound already.
+    pub fn bind(&mut self, dev: &DeviceData, cb: Dispatchable<vk::CommandBuffer>) {
+        let Some(integer) = self.pipeline else {
+            return;
+        };
+        if self.bound == Some(integer) {
+            return;
+        }
+        let snapshot = self.snapshot(integer);
+        let (Some(bind), Some((buffer, offset))) = (
+            dev.table.cmd_bind_vertex_buffers,
+            self.write(dev, &snapshot),
+        ) else {
+            return;
+        };
+        // SAFETY: a live command buffer (a `Dispatchable`) in the recording state; the
+        // buffer lives until the command buffer is reset or freed, which Vulkan forbids
+        // while it is pending.
+        unsafe {
+            bind(
+                cb.handle(),
+                dev.attribute_memory.binding,
+                1,
+                &buffer,
+                &offset,
+            )
+        };
+        self.bound = Some(integer);
+    }
+
+    /// Appends `snapshot` to the last chunk (a new one when it is full): its buffer and
+    /// offset.
+    fn write(
+        &mut self,
+        dev: &DeviceData,
+        snapshot: &[[u32; 4]; SLOTS as usize],
+    ) -> Option<(vk::Buffer, u64)> {
+        if self
+            .chunks
+            .last()
+            .is_none_or(|c| c.used + SNAPSHOT_BYTES > CHUNK_BYTES)
+        {
+            let spare = dev.attribute_memory.spare.lock().pop();
+            self.chunks.push(spare.or_else(|| new_chunk(dev))?);
+        }
+        let chunk = self.chunks.last_mut()?;
+        let offset = chunk.used;
+        // SAFETY: the mapping covers CHUNK_BYTES, and `offset + SNAPSHOT_BYTES` fits; no
+        // submitted work reads past `used` of a chunk this command buffer owns.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                snapshot.as_ptr().cast::<u8>(),
+                (chunk.mapped as *mut u8).add(offset as usize),
+                SNAPSHOT_BYTES as usize,
+            );
+        }
+        chunk.used += SNAPSHOT_BYTES;
+        Some((chunk.buffer, offset))
+    }
+}
+
+/// A new chunk, or `None` (logged) when the driver refuses one.
+fn new_chunk(dev: &DeviceData) -> Option<Chunk> {
+    let chunk = new_host_buffer(dev, CHUNK_BYTES, vk::BufferUsageFlags::VERTEX_BUFFER);
+    if chunk.is_none() {
+        log::error!(
+            "vkCmdSetVertexAttribGLSEM: no memory for GL's current attributes; draws read \
+             stale or undefined values"
+        );
+    }
+    chunk
+}
+
+/// A host-visible, host-coherent buffer of `size` bytes for `usage`, persistently mapped
+/// (`None`: the device has no such memory, or it ran out; said in the log).
+pub(crate) fn new_host_buffer(
+    dev: &DeviceData,
+    size: vk::DeviceSize,
+    usage: vk::BufferUsageFlags,
+) -> Option<Chunk> {
+    let t = &dev.table;
+    let (
+        Some(memory_type),
+        Some(create),
+        Some(requirements),
+        Some(allocate),
+        Some(bind),
+        Some(map),
+    ) = (
+        dev.attribute_memory.memory_type,
+        t.create_buffer,
+        t.get_buffer_memory_requirements,
+        t.allocate_memory,
+        t.bind_buffer_memory,
+        t.map_memory,
+    )
+    else {
+        return None;
+    };
+    let device = dev.handle;
+    let mut chunk = Chunk {
+        buffer: vk::Buffer::null(),
+        memory: vk::DeviceMemory::null(),
+        mapped: 0,
+        used: 0,
+    };
+    // SAFETY: valid create and allocate infos on the layer's device; every object made is
+    // destroyed on failure.
+    let result = unsafe {
+        let info = vk::BufferCreateInfo {
+            size,
+            usage,
+            sharing_mode: vk::SharingMode::EXCLUSIVE,
+            ..Default::default()
+        };
+        let mut result = create(device, &info, std::ptr::null(), &mut chunk.buffer);
+        if result == vk::Result::SUCCESS {
+            let mut needs = vk::MemoryRequirements::default();
+            requirements(device, chunk.buffer, &mut needs);
+            let info = vk::MemoryAllocateInfo {
+                allocation_size: needs.size,
+                memory_type_index: memory_type,
+                ..Default::default()
+            };
+            result = match needs.memory_type_bits & (1 << memory_type) {
+                0 => vk::Result::ERROR_FEATURE_NOT_PRESENT,
+                _ => allocate(device, &info, std::ptr::null(), &mut chunk.memory),
+            };
+        }
+        if result == vk::Result::SUCCESS {
+            result = bind(device, chunk.buffer, chunk.memory, 0);
+        }
+        if result == vk::Result::SUCCESS {
+            let mut mapped = std::ptr::null_mut();
+            result = map(
+                device,
+                chunk.memory,
+                0,
+                vk::WHOLE_SIZE,
+                vk::MemoryMapFlags::empty(),
+                &mut mapped,
+            );
+            chunk.mapped = mapped as usize;
+        }
+        result
+    };
+    if result != vk::Result::SUCCESS {
+        log::error!("no host-visible memory for a buffer of the layer's ({result})");
+        destroy_chunk(dev, chunk);
+        return None;
+    }
+    Some(chunk)
+}
+
+pub(crate) fn destroy_chunk(dev: &DeviceData, chunk: Chunk) {
+    // SAFETY: objects the layer made on this device, unused by pending work (the command
+    // buffers that used them were reset or freed); NULL handles are ignored.
+    unsafe {
+        if let Some(destroy) = dev.table.destroy_buffer {
+            destroy(dev.handle, chunk.buffer, std::ptr::null());
+        }
+        if let Some(free) = dev.table.free_memory {
+            free(dev.handle, chunk.memory, std::ptr::null());
+        }
+    }
+}
+
+/// The chunks of command buffers that go away go back to the device.
+pub fn release(dev: &DeviceData, states: impl IntoIterator<Item = CommandBufferState>) {
+    for mut state in states {
+        state.attributes.reset(dev);
+    }
+}
+
+/// `vkCmdSetVertexAttribGLSEM` (`include/vk_glsem.h`): `glVertexAttrib4f` (`format`
+/// `R32G32B32A32_SFLOAT`), `glVertexAttribI4i` (`_SINT`) or `glVertexAttribI4ui` (`_UINT`)
+/// of the four 32-bit values at `value`.
+///
+/// # Safety
+/// A command buffer of a device with the extension enabled, in the recording state;
+/// `value` points to 16 bytes.
+pub unsafe extern "system" fn cmd_set_vertex_attrib(
+    command_buffer: vk::CommandBuffer,
+    location: u32,
+    format: vk::Format,
+    value: *const std::ffi::c_void,
+) {
+    const WHAT: &str = "vkCmdSetVertexAttribGLSEM";
+    // SAFETY: a live command buffer (this command's contract).
+    let command_buffer = unsafe { Dispatchable::new(command_buffer) };
+    ffi_guard(WHAT, (), || {
+        let Some(dev) = device_data(command_buffer) else {
+            return;
+        };
+        maybe_inject_panic(&dev.settings, WHAT);
+        let formats = [
+            vk::Format::R32G32B32A32_SFLOAT,
+            vk::Format::R32G32B32A32_SINT,
+            vk::Format::R32G32B32A32_UINT,
+        ];
+        if value.is_null() || !formats.contains(&format) {
+            log::error!("{WHAT}: value must not be NULL and format one of {formats:?}; ignored");
+            return;
+        }
+        // GL: an index >= GL_MAX_VERTEX_ATTRIBS is GL_INVALID_VALUE.
+        if location >= dev.attribute_memory.slots {
+            log::error!(
+                "{WHAT}: location {location} is not below the {} the layer feeds; ignored \
+                 (GL_INVALID_VALUE)",
+                dev.attribute_memory.slots
+            );
+            return;
+        }
+        // SAFETY: 16 bytes at `value` (the command's contract).
+        let value = unsafe { std::ptr::read_unaligned(value.cast::<[u32; 4]>()) };
+        let mut cbs = dev.records.command_buffers.lock();
+        let state = cbs
+            .entry(command_buffer.handle())
+            .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
+        let attributes = &mut state.attributes;
+        attributes.values[location as usize] = Some(value);
+        attributes.bound = None;
+        attributes.bind(&dev, command_buffer);
+    })
+}

@@ -1,0 +1,476 @@
+//! Dynamic state the layer follows at record time (DESIGN §4.11): the application's
+//! `vkCmdSet*EXT` commands that decide GL's line rule (`dynamic_lines`), and the
+//! tessellation domain origin under GL's window origin. Each goes down as the application
+//! called it, then the layer sets what GL needs where the deciding state changed.
+
+use std::sync::Arc;
+
+use ash::vk;
+
+use crate::layer::commands::current_attributes::{format_of, integer_slots};
+use crate::layer::commands::primitive_objects;
+use crate::layer::data::dynamic_inputs::{AppVertexInput, FollowedPipeline};
+use crate::layer::data::dynamic_lines::{LineModeState, StaticMultisample};
+use crate::layer::data::records::{CommandBufferState, LineStipple};
+use crate::layer::loader::frames::{command_hook, shield};
+use crate::layer::loader::registry::{device_data, Dispatchable};
+use crate::layer::loader::state::DeviceData;
+use crate::layer::support::ffi::slice;
+use glsem_spirv::semantics::{Semantic, WindowOrigin};
+use glsem_spirv::unfed_inputs::InputKind;
+
+/// Gives the driver the line mode GL's rule wants (`dynamic_lines`).
+pub(crate) fn set_line_mode(
+    dev: &DeviceData,
+    cb: Dispatchable<vk::CommandBuffer>,
+    mode: vk::LineRasterizationModeEXT,
+) {
+    if let Some(set) = dev.table.cmd_set_line_rasterization_mode_ext {
+        // SAFETY: a live command buffer (a `Dispatchable`) in the recording state whose
+        // bound pipeline has the line mode as dynamic state (the device enabled the feature
+        // for it).
+        unsafe { set(cb.handle(), mode) }
+    }
+}
+
+/// Whether `dev` may follow lines at all: `VK_GLSEM_gl_state` with Bresenham lines (else no
+/// pipeline is recorded as followed, and the state is not worth a lock).
+fn follows_lines(dev: &DeviceData) -> bool {
+    dev.extensions.gl_state && dev.conventions.bresenham_lines
+}
+
+/// Applies `change` to the line state of `cb` and sets the mode it now wants.
+fn follow(
+    cb: Dispatchable<vk::CommandBuffer>,
+    what: &str,
+    change: impl FnOnce(&mut LineModeState),
+) {
+    shield(what, || {
+        let Some(dev) = device_data(cb).filter(|d| follows_lines(d)) else {
+            return;
+        };
+        let (mode, objects, stipple) = {
+            let mut cbs = dev.records.command_buffers.lock();
+            let state = cbs
+                .entry(cb.handle())
+                .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
+            change(&mut state.lines);
+            (state.lines.update(), state.object_lines, state.line_stipple)
+        };
+        if let Some(mode) = mode {
+            set_line_mode(&dev, cb, mode);
+            if objects {
+                set_object_stipple(&dev, cb, mode, stipple);
+            }
+        }
+    });
+}
+
+/// Shader objects bound where the layer enabled the line extension behind the application
+/// (`Conventions::layer_sets_line_mode`): their line mode follows GL's rule as a pipeline's
+/// dynamic mode does, the application's unset mode taken for `DEFAULT` (it does not know
+/// the extension is on), all of the multisample state dynamic; the stipple enable goes with
+/// the mode.
+pub(crate) fn bind_object_lines(dev: &DeviceData, cb: Dispatchable<vk::CommandBuffer>) {
+    let (mode, stipple) = {
+        let mut cbs = dev.records.command_buffers.lock();
+        let state = cbs
+            .entry(cb.handle())
+            .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
+        let all_dynamic = StaticMultisample {
+            samples: None,
+            alpha_to_coverage: None,
+            alpha_to_one: None,
+        };
+        state.lines.app_mode = state
+            .lines
+            .app_mode
+            .or(Some(vk::LineRasterizationModeEXT::DEFAULT));
+        // Every bind sets it again: binding shaders may follow a pipeline's static mode.
+        state.lines.set = None;
+        state.object_lines = true;
+        state.bound_line_stipple = dev.conventions.stippled_bresenham_lines;
+        (state.lines.bind(Some(all_dynamic)), state.line_stipple)
+    };
+    if let Some(mode) = mode {
+        set_line_mode(dev, cb, mode);
+        set_object_stipple(dev, cb, mode, stipple);
+    }
+}
+
+/// The stipple enable of shader objects drawing lines in `mode`: GL's stipple on
+/// stippled Bresenham lines (solid while `GL_LINE_STIPPLE` is off), none on the others
+/// (their stippled modes are features the layer does not enable).
+fn set_object_stipple(
+    dev: &DeviceData,
+    cb: Dispatchable<vk::CommandBuffer>,
+    mode: vk::LineRasterizationModeEXT,
+    stipple: LineStipple,
+) {
+    if !dev.conventions.stippled_bresenham_lines {
+        return;
+    }
+    let enable = mode == vk::LineRasterizationModeEXT::BRESENHAM;
+    if let Some(set_enable) = dev.table.cmd_set_line_stipple_enable_ext {
+        // SAFETY: a live command buffer (a `Dispatchable`) in the recording state with
+        // shader objects bound; the layer enabled `stippledBresenhamLines`.
+        unsafe { set_enable(cb.handle(), enable.into()) };
+    }
+    if let (true, Some(set)) = (enable, dev.table.cmd_set_line_stipple) {
+        let (factor, pattern) = stipple.effective();
+        // SAFETY: a live command buffer (a `Dispatchable`) in the recording state with
+        // shader objects bound, whose line stipple is dynamic state; the factor `effective`
+        // gives is in [1, 256], the range Vulkan allows.
+        unsafe { set(cb.handle(), factor, pattern) };
+    }
+}
+
+command_hook! {
+    /// `vkCmdSetLineRasterizationModeEXT`: the application's mode, or GL's diamond-exit rule
+    /// in place of `DEFAULT` where it applies.
+    "vkCmdSetLineRasterizationModeEXT",
+    fn cmd_set_line_rasterization_mode[cmd_set_line_rasterization_mode_ext](
+        command_buffer,
+        mode: vk::LineRasterizationModeEXT,
+    ),
+    read |d| follows_lines(d),
+    calls_down |next, follows| {
+        let down = follows
+            .then(|| {
+                shield("vkCmdSetLineRasterizationModeEXT", || {
+                    let dev = device_data(command_buffer)?;
+                    let mut cbs = dev.records.command_buffers.lock();
+                    let state = cbs
+                        .entry(command_buffer.handle())
+                        .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
+                    Some(state.lines.app_sets(mode))
+                })
+                .flatten()
+            })
+            .flatten();
+        // SAFETY: the application's command buffer; a valid mode.
+        unsafe { next(command_buffer.handle(), down.unwrap_or(mode)) };
+    }
+}
+
+/// After `vkCmdSetRasterizationSamplesEXT` (`command_state`'s hook): the line mode follows
+/// the sample count.
+pub(crate) fn follow_rasterization_samples(
+    command_buffer: Dispatchable<vk::CommandBuffer>,
+    samples: vk::SampleCountFlags,
+) {
+    follow(command_buffer, "vkCmdSetRasterizationSamplesEXT", |s| {
+        s.samples = samples
+    });
+}
+
+command_hook! {
+    /// `vkCmdSetAlphaToCoverageEnableEXT`: followed for the line mode.
+    "vkCmdSetAlphaToCoverageEnableEXT",
+    fn cmd_set_alpha_to_coverage_enable[cmd_set_alpha_to_coverage_enable_ext](command_buffer, enable: vk::Bool32),
+    then |()| follow(command_buffer, "vkCmdSetAlphaToCoverageEnableEXT", |s| s.alpha_to_coverage = enable != vk::FALSE),
+}
+
+command_hook! {
+    /// `vkCmdSetAlphaToOneEnableEXT`: followed for the line mode.
+    "vkCmdSetAlphaToOneEnableEXT",
+    fn cmd_set_alpha_to_one_enable[cmd_set_alpha_to_one_enable_ext](command_buffer, enable: vk::Bool32),
+    then |()| follow(command_buffer, "vkCmdSetAlphaToOneEnableEXT", |s| s.alpha_to_one = enable != vk::FALSE),
+}
+
+command_hook! {
+    /// `vkCmdSetTessellationDomainOriginEXT`: under GL's window origin, Vulkan's default
+    /// `UPPER_LEFT` (what a GL port leaves) becomes `LOWER_LEFT`, as the layer chains it where a
+    /// pipeline states none (both of GL's window origins wind a TES as Vulkan's lower-left
+    /// origin does; DESIGN §4.7); an application's `LOWER_LEFT` stays.
+    "vkCmdSetTessellationDomainOriginEXT",
+    fn cmd_set_tessellation_domain_origin[cmd_set_tessellation_domain_origin_ext](
+        command_buffer,
+        origin: vk::TessellationDomainOrigin,
+    ),
+    read |d| d.extensions.gl_state && d.settings.window_origin != WindowOrigin::Vulkan,
+    calls_down |next, gl_origin| {
+        let origin = match gl_origin {
+            true => vk::TessellationDomainOrigin::LOWER_LEFT,
+            false => origin,
+        };
+        // SAFETY: the application's command buffer; a valid origin.
+        unsafe { next(command_buffer.handle(), origin) };
+    }
+}
+
+/// Gives the driver `app`'s vertex input with the layer's binding and an attribute per
+/// Location of `extras` (`dynamic_inputs`).
+fn send_vertex_input(
+    dev: &DeviceData,
+    cb: Dispatchable<vk::CommandBuffer>,
+    app: &AppVertexInput,
+    extras: &[(u32, InputKind)],
+) {
+    let Some(set) = dev.table.cmd_set_vertex_input_ext else {
+        return;
+    };
+    let binding = dev.attribute_memory.binding;
+    let bindings: Vec<_> = app
+        .bindings
+        .iter()
+        .copied()
+        .chain((!extras.is_empty()).then_some((binding, 0, vk::VertexInputRate::VERTEX, 1)))
+        .map(|(binding, stride, input_rate, divisor)| {
+            vk::VertexInputBindingDescription2EXT::default()
+                .binding(binding)
+                .stride(stride)
+                .input_rate(input_rate)
+                .divisor(divisor)
+        })
+        .collect();
+    let attributes: Vec<_> = app
+        .attributes
+        .iter()
+        .copied()
+        .chain(
+            extras
+                .iter()
+                .map(|&(location, kind)| (location, binding, format_of(kind), 16 * location)),
+        )
+        .map(|(location, binding, format, offset)| {
+            vk::VertexInputAttributeDescription2EXT::default()
+                .location(location)
+                .binding(binding)
+                .format(format)
+                .offset(offset)
+        })
+        .collect();
+    // SAFETY: a live command buffer (a `Dispatchable`) in the recording state (the
+    // application's); the application's state plus a stride-0 binding the application does
+    // not use, below `maxVertexInputBindings`, and attributes at Locations it does not
+    // feed.
+    unsafe {
+        set(
+            cb.handle(),
+            bindings.len() as u32,
+            bindings.as_ptr(),
+            attributes.len() as u32,
+            attributes.as_ptr(),
+        )
+    };
+}
+
+/// Feeds the bound pipeline's unfed Locations from the application's last vertex input:
+/// sends it again where the additions changed, and binds the current values for them.
+pub(crate) fn follow_vertex_input(
+    dev: &DeviceData,
+    cb: Dispatchable<vk::CommandBuffer>,
+    state: &mut CommandBufferState,
+) {
+    let s = &mut state.dynamic_inputs;
+    let Some(app) = s.app_input.as_ref() else {
+        return;
+    };
+    let extras = s.additions(app, dev.attribute_memory.binding);
+    if s.sent.as_ref() != Some(&extras) {
+        send_vertex_input(dev, cb, app, &extras);
+        s.sent = Some(extras.clone());
+    }
+    state.attributes.pipeline = (!extras.is_empty()).then(|| integer_slots(&extras));
+    state.attributes.bind(dev, cb);
+}
+
+/// A graphics pipeline is bound (`followed`: what its record follows): its dynamic vertex
+/// input is fed, and whether GL's conventions must be set now is returned (once per
+/// command buffer until a pipeline with them static is bound).
+pub(crate) fn bind_followed(
+    dev: &DeviceData,
+    cb: Dispatchable<vk::CommandBuffer>,
+    state: &mut CommandBufferState,
+    followed: Option<Arc<FollowedPipeline>>,
+) -> bool {
+    let dynamic_input = followed.as_ref().is_some_and(|f| f.vertex_inputs.is_some());
+    let conventions = followed.as_ref().is_some_and(|f| f.conventions);
+    let s = &mut state.dynamic_inputs;
+    s.bound = followed;
+    if dynamic_input {
+        follow_vertex_input(dev, cb, state);
+    } else {
+        // A static vertex input makes the dynamic one undefined.
+        s.app_input = None;
+        s.sent = None;
+    }
+    let s = &mut state.dynamic_inputs;
+    let set = conventions && !s.conventions_set;
+    s.conventions_set = conventions;
+    set
+}
+
+/// GL's provoking vertex and clip-space depth, where the layer enabled their extensions
+/// behind the application (it sets them as it does for shader objects).
+pub(crate) fn set_conventions(dev: &DeviceData, cb: Dispatchable<vk::CommandBuffer>) {
+    let conventions = &dev.conventions;
+    let on = |semantic| dev.settings.semantics.contains(semantic);
+    if conventions.layer_sets_provoking_mode && on(Semantic::ProvokingVertex) {
+        if let Some(set) = dev.table.cmd_set_provoking_vertex_mode_ext {
+            // SAFETY: a live command buffer (a `Dispatchable`) in the recording state whose
+            // bound pipeline has the mode as dynamic state; the layer enabled
+            // `provokingVertexLast`.
+            unsafe { set(cb.handle(), vk::ProvokingVertexModeEXT::LAST_VERTEX) };
+        }
+    }
+    if conventions.layer_sets_negative_one_to_one && on(Semantic::ClipSpaceDepth) {
+        if let Some(set) = dev.table.cmd_set_depth_clip_negative_one_to_one_ext {
+            // SAFETY: a live command buffer (a `Dispatchable`) in the recording state whose
+            // bound pipeline has the clip-space depth as dynamic state; the layer enabled
+            // `depthClipControl`.
+            unsafe { set(cb.handle(), vk::TRUE) };
+        }
+    }
+}
+
+command_hook! {
+    /// `vkCmdSetVertexInputEXT`: the application's state, with the layer's binding and the
+    /// Locations the bound pipeline's vertex shader reads and the state leaves unfed.
+    "vkCmdSetVertexInputEXT",
+    fn cmd_set_vertex_input[cmd_set_vertex_input_ext](
+        command_buffer,
+        binding_count: u32,
+        p_bindings: *const vk::VertexInputBindingDescription2EXT<'_>,
+        attribute_count: u32,
+        p_attributes: *const vk::VertexInputAttributeDescription2EXT<'_>,
+    ),
+    read |d| d.extensions.gl_state,
+    calls_down |next, gl_state| {
+        let followed = gl_state
+            .then(|| {
+                shield("vkCmdSetVertexInputEXT", || {
+                    let dev = device_data(command_buffer)?;
+                    // SAFETY: arrays of the given counts (Vulkan's valid usage).
+                    let (bindings, attributes) = unsafe {
+                        (
+                            slice(p_bindings, binding_count),
+                            slice(p_attributes, attribute_count),
+                        )
+                    };
+                    let app = AppVertexInput {
+                        bindings: bindings
+                            .iter()
+                            .map(|b| (b.binding, b.stride, b.input_rate, b.divisor))
+                            .collect(),
+                        attributes: attributes
+                            .iter()
+                            .map(|a| (a.location, a.binding, a.format, a.offset))
+                            .collect(),
+                    };
+                    let mut cbs = dev.records.command_buffers.lock();
+                    let state = cbs
+                        .entry(command_buffer.handle())
+                        .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
+                    state.dynamic_inputs.app_input = Some(app);
+                    state.dynamic_inputs.sent = None;
+                    let follows = state
+                        .dynamic_inputs
+                        .bound
+                        .as_ref()
+                        .is_some_and(|b| b.vertex_inputs.is_some());
+                    follows.then(|| follow_vertex_input(&dev, command_buffer, state))
+                })
+                .flatten()
+            })
+            .flatten();
+        if followed.is_none() {
+            // SAFETY: the next layer's `vkCmdSetVertexInputEXT` with the arguments the
+            // application gave this hook, which Vulkan's valid usage for the command (this
+            // hook's contract) makes valid for it as they were for the hook.
+            unsafe {
+                next(
+                    command_buffer.handle(),
+                    binding_count,
+                    p_bindings,
+                    attribute_count,
+                    p_attributes,
+                )
+            };
+        }
+    }
+}
+
+/// Whether the layer gives the driver GL's value of a convention on `dev`: the layer
+/// enabled its extension behind the application (`enabled_by_layer`), and the semantic is
+/// on.
+fn sets_convention(dev: &DeviceData, enabled_by_layer: bool, semantic: Semantic) -> bool {
+    dev.extensions.gl_state && enabled_by_layer && dev.settings.semantics.contains(semantic)
+}
+
+command_hook! {
+    /// `vkCmdSetProvokingVertexModeEXT`: where the layer enabled `VK_EXT_provoking_vertex`
+    /// behind the application, the application can only set `FIRST_VERTEX`, Vulkan's default,
+    /// which a GL port leaves: the driver gets GL's `LAST_VERTEX`.
+    "vkCmdSetProvokingVertexModeEXT",
+    fn cmd_set_provoking_vertex_mode[cmd_set_provoking_vertex_mode_ext](
+        command_buffer,
+        mode: vk::ProvokingVertexModeEXT,
+    ),
+    read |d| sets_convention(d, d.conventions.layer_sets_provoking_mode, Semantic::ProvokingVertex),
+    calls_down |next, gl| {
+        let mode = if gl { vk::ProvokingVertexModeEXT::LAST_VERTEX } else { mode };
+        // SAFETY: the application's command buffer; the layer enabled `provokingVertexLast`
+        // where it substitutes it.
+        unsafe { next(command_buffer.handle(), mode) };
+        // GL's polygons drawn with shader objects: the geometry shader reads a fan's vertices
+        // in the order this mode gives them.
+        shield("vkCmdSetProvokingVertexModeEXT", || {
+            primitive_objects::follow_provoking_mode(
+                command_buffer,
+                mode == vk::ProvokingVertexModeEXT::LAST_VERTEX,
+            )
+        });
+    }
+}
+
+command_hook! {
+    /// `vkCmdSetDepthClipNegativeOneToOneEXT`: where the layer enabled
+    /// `VK_EXT_depth_clip_control` behind the application, the application can only turn it
+    /// off, Vulkan's default: the driver gets GL's clip volume, −w ≤ z ≤ w.
+    "vkCmdSetDepthClipNegativeOneToOneEXT",
+    fn cmd_set_depth_clip_negative_one_to_one[cmd_set_depth_clip_negative_one_to_one_ext](
+        command_buffer,
+        negative_one_to_one: vk::Bool32,
+    ),
+    read |d| sets_convention(d, d.conventions.layer_sets_negative_one_to_one, Semantic::ClipSpaceDepth),
+    calls_down |next, gl| {
+        let value = if gl { vk::TRUE } else { negative_one_to_one };
+        // SAFETY: the application's command buffer; the layer enabled `depthClipControl`
+        // where it substitutes it.
+        unsafe { next(command_buffer.handle(), value) };
+    }
+}
+
+/// The vertex shader object bound to `cb` is `vertex` (`null`: none): GL's current
+/// attributes feed the Locations it reads that the application's vertex input leaves unfed
+/// (`dynamic_inputs`, as for a pipeline with dynamic vertex input).
+pub(crate) fn bind_vertex(
+    dev: &DeviceData,
+    cb: Dispatchable<vk::CommandBuffer>,
+    vertex: vk::ShaderEXT,
+) {
+    let inputs = dev
+        .records
+        .vertex_objects
+        .read()
+        .get(&vertex)
+        .and_then(|r| r.inputs.clone());
+    let followed = inputs.map(|inputs| {
+        Arc::new(FollowedPipeline {
+            vertex_inputs: Some(inputs),
+            conventions: false,
+        })
+    });
+    let mut cbs = dev.records.command_buffers.lock();
+    let state = cbs
+        .entry(cb.handle())
+        .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
+    let follows = followed.is_some();
+    state.dynamic_inputs.bound = followed;
+    state.dynamic_inputs.sent = None;
+    if follows {
+        follow_vertex_input(dev, cb, state);
+    }
+}

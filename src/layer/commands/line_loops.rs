@@ -1,0 +1,237 @@
+//! GL's line loops (`GL_LINE_LOOP` through `VkPipelinePrimitiveModeCreateInfoGLSEM`): the
+//! pipeline draws a line strip, and after each non-indexed draw of one the layer draws the
+//! closing segment from the last vertex back to the first, as an indexed draw of two
+//! indices `(n - 1, 0)` offset by the draw's first vertex, from an index buffer of the
+//! layer's that holds every such pair. The application's index buffer binding is put back
+//! afterwards. Instancing, `gl_VertexID` and the base instance are the draw's own.
+//!
+//! Indexed and indirect draws of a line loop cannot be closed inside a render pass without
+//! reading the application's indices or parameters, which may not be written yet: they are
+//! drawn as the open strip, and the layer says so once per device. A closing segment is a
+//! draw of its own, so the line stipple starts over on it (GL continues the pattern).
+
+use ash::vk;
+use std::sync::atomic::Ordering;
+
+use crate::layer::commands::current_attributes::{destroy_chunk, new_host_buffer};
+use crate::layer::data::attribute_memory::LineLoops;
+use crate::layer::data::records::{BoundIndexBuffer, CommandBufferState};
+use crate::layer::loader::frames::{command_hook, shield};
+use crate::layer::loader::registry::{device_data, Dispatchable};
+use crate::layer::loader::state::DeviceData;
+use crate::layer::support::log;
+
+/// The longest loop closed: the index buffer holds a pair per vertex count up to it (512
+/// KiB); longer loops stay open, and the layer says so.
+const MAX_CLOSED_VERTICES: u32 = 1 << 16;
+
+// `LineLoops` is a device's data (in `attribute_memory`, beside the other memory the layer
+// owns); what needs the device's table is here.
+
+impl LineLoops {
+    /// The closing index buffer, made on first use (`None`: no memory for it).
+    pub fn index_buffer(&self, dev: &DeviceData) -> Option<vk::Buffer> {
+        let mut made = self.buffer.lock();
+        let chunk = made.get_or_insert_with(|| {
+            let bytes = u64::from(MAX_CLOSED_VERTICES) * 8;
+            let chunk = new_host_buffer(dev, bytes, vk::BufferUsageFlags::INDEX_BUFFER)?;
+            // Pair k holds (k, 0): the closing segment of a loop of k + 1 vertices.
+            let pairs: Vec<u32> = (0..MAX_CLOSED_VERTICES).flat_map(|k| [k, 0]).collect();
+            // SAFETY: the chunk's mapping is `bytes` long, host-coherent, and unused yet.
+            unsafe {
+                std::ptr::copy_nonoverlapping(pairs.as_ptr(), chunk.mapped as *mut u32, pairs.len())
+            };
+            Some(chunk)
+        });
+        chunk.as_ref().map(|c| c.buffer)
+    }
+
+    /// Destroys the index buffer (the device is going).
+    pub fn destroy(&self, dev: &DeviceData) {
+        if let Some(Some(chunk)) = self.buffer.lock().take() {
+            destroy_chunk(dev, chunk);
+        }
+    }
+
+    fn warn_open(&self, why: &str) {
+        if !self.open_warned.swap(true, Ordering::Relaxed) {
+            log::warning!(
+                "GL_LINE_LOOP: {why}; the loop is drawn open (without its closing segment). \
+                 Said once per device."
+            );
+        }
+    }
+}
+
+/// Whether the device has made a line-loop pipeline or drawn line loops with shader
+/// objects (atomic loads, for the draw hooks).
+fn loops(dev: &DeviceData) -> bool {
+    dev.records.line_loop_pipelines.load(Ordering::Relaxed) != 0
+        || dev.records.line_loop_objects.load(Ordering::Relaxed)
+}
+
+/// Whether a line-loop pipeline is bound to `cb` (a lookup only on devices that made one).
+fn line_loop_bound(dev: &DeviceData, cb: Dispatchable<vk::CommandBuffer>) -> bool {
+    loops(dev)
+        && CommandBufferState::of(&mut dev.records.command_buffers.lock(), cb.handle())
+            .bound_line_loop
+}
+
+/// Draws the closing segment of the loop the application's `vkCmdDraw` just drew.
+fn close(dev: &DeviceData, cb: Dispatchable<vk::CommandBuffer>, draw: [u32; 4]) {
+    let [vertex_count, instance_count, first_vertex, first_instance] = draw;
+    if vertex_count < 2 || instance_count == 0 {
+        return;
+    }
+    if vertex_count > MAX_CLOSED_VERTICES {
+        dev.line_loops.warn_open(&format!(
+            "a draw of {vertex_count} vertices is longer than the {MAX_CLOSED_VERTICES} the \
+             layer closes"
+        ));
+        return;
+    }
+    let t = &dev.table;
+    let (Some(bind), Some(draw_indexed), Some(buffer)) = (
+        t.cmd_bind_index_buffer,
+        t.cmd_draw_indexed,
+        dev.line_loops.index_buffer(dev),
+    ) else {
+        return;
+    };
+    let restore =
+        CommandBufferState::of(&mut dev.records.command_buffers.lock(), cb.handle()).index_buffer;
+    // SAFETY: a live command buffer (a `Dispatchable`) recording a draw of a line-loop
+    // pipeline (the application's vkCmdDraw just went down); the layer's index buffer holds
+    // pair `vertex_count - 1` at index 2 * (vertex_count - 1); the application's binding is
+    // put back after.
+    unsafe {
+        bind(cb.handle(), buffer, 0, vk::IndexType::UINT32);
+        draw_indexed(
+            cb.handle(),
+            2,
+            instance_count,
+            2 * (vertex_count - 1),
+            first_vertex as i32,
+            first_instance,
+        );
+        if let Some(BoundIndexBuffer {
+            buffer,
+            offset,
+            index_type,
+        }) = restore
+        {
+            bind(cb.handle(), buffer, offset, index_type);
+        }
+    }
+}
+
+command_hook! {
+    /// `vkCmdDraw` (devices with `VK_GLSEM_gl_state`): a line loop's closing segment after it.
+    "vkCmdDraw",
+    fn cmd_draw(
+        cb,
+        vertex_count: u32,
+        instance_count: u32,
+        first_vertex: u32,
+        first_instance: u32,
+    ),
+    read |d| loops(d),
+    then |loops| {
+        if loops {
+            shield("vkCmdDraw", || {
+                let Some(dev) = device_data(cb) else {
+                    return;
+                };
+                if line_loop_bound(&dev, cb) {
+                    let draw = [vertex_count, instance_count, first_vertex, first_instance];
+                    close(&dev, cb, draw);
+                }
+            });
+        }
+    }
+}
+
+command_hook! {
+    /// `vkCmdBindIndexBuffer` (devices with `VK_GLSEM_gl_state`): remembered, so that a line
+    /// loop's closing segment can put it back.
+    "vkCmdBindIndexBuffer",
+    fn cmd_bind_index_buffer(
+        cb,
+        buffer: vk::Buffer,
+        offset: vk::DeviceSize,
+        index_type: vk::IndexType,
+    ),
+    then |()| {
+        shield("vkCmdBindIndexBuffer", || {
+            let Some(dev) = device_data(cb) else {
+                return;
+            };
+            let mut cbs = dev.records.command_buffers.lock();
+            CommandBufferState::of(&mut cbs, cb.handle()).index_buffer = Some(BoundIndexBuffer {
+                buffer,
+                offset,
+                index_type,
+            });
+        });
+    }
+}
+
+/// A draw the layer cannot close: said once when a line-loop pipeline is bound.
+fn open_draw(what: &str, cb: Dispatchable<vk::CommandBuffer>) {
+    shield(what, || {
+        if let Some(dev) = device_data(cb) {
+            if line_loop_bound(&dev, cb) {
+                dev.line_loops.warn_open(&format!(
+                    "{what} cannot be closed without reading the application's indices or \
+                     parameters"
+                ));
+            }
+        }
+    });
+}
+
+/// A draw hook whose draws the layer cannot close without reading the application's
+/// indices or parameters: a line loop drawn with one stays open ([`open_draw`]).
+macro_rules! open_draw_hook {
+    ($what:literal, $draw:literal, fn $hook:ident($($arg:ident: $ty:ty),*)) => {
+        command_hook! {
+            #[doc = concat!("`", $what, "` (devices with `VK_GLSEM_gl_state`): a line loop")]
+            /// stays open; said once.
+            $what,
+            fn $hook(cb, $($arg: $ty),*),
+            read |d| loops(d),
+            then |loops| {
+                if loops {
+                    open_draw(concat!($draw, " (", $what, ")"), cb);
+                }
+            }
+        }
+    };
+}
+
+open_draw_hook!(
+    "vkCmdDrawIndexed",
+    "an indexed draw",
+    fn cmd_draw_indexed(
+        index_count: u32,
+        instance_count: u32,
+        first_index: u32,
+        vertex_offset: i32,
+        first_instance: u32
+    )
+);
+open_draw_hook!(
+    "vkCmdDrawIndirect",
+    "an indirect draw",
+    fn cmd_draw_indirect(buffer: vk::Buffer, offset: vk::DeviceSize, draw_count: u32, stride: u32)
+);
+open_draw_hook!(
+    "vkCmdDrawIndexedIndirect",
+    "an indexed indirect draw",
+    fn cmd_draw_indexed_indirect(
+        buffer: vk::Buffer,
+        offset: vk::DeviceSize,
+        draw_count: u32,
+        stride: u32
+    )
+);

@@ -1,0 +1,369 @@
+//! GL's primitive modes with shader objects (`vkCmdSetPrimitiveModeGLSEM`): shader objects
+//! have no input-assembly state, so the mode is command-buffer state. While it names quads,
+//! quad strips or polygons and an unlinked vertex shader object the layer saw created is
+//! bound without a geometry shader of the application's, the layer binds the geometry
+//! shader object that draws the mode (generated from that vertex shader, made on first use
+//! and kept with it) and sets the topology it reads; for line loops it sets a line strip
+//! and closes non-indexed draws (`line_loops`). Mode, shaders and polygon mode are followed
+//! when they change, not per draw. The application sets the topology before the mode: the
+//! layer's topology holds until the application sets another.
+
+use ash::vk;
+use std::sync::atomic::Ordering;
+
+use crate::layer::data::records::{CommandBufferState, VertexObjectRecord};
+use crate::layer::loader::frames::{command_hook, ffi_guard, shield};
+use crate::layer::loader::registry::{device_data, Dispatchable};
+use crate::layer::loader::state::DeviceData;
+use crate::layer::objects::create_info::ShaderView;
+use crate::layer::objects::pipeline_info::{gl_mode_of, topology_for};
+use crate::layer::support::log;
+use glsem_abi::PrimitiveMode;
+use glsem_spirv::module::Module;
+use glsem_spirv::primitive_mode::{build_primitive_gs, PrimitiveGsKey, Rasterized};
+use glsem_spirv::semantics::{GlMode, Semantic};
+use glsem_spirv::unfed_inputs::unfed_input_kinds;
+use spirv::{Decoration, ExecutionModel, StorageClass};
+
+type S = vk::ShaderStageFlags;
+
+/// Whether the device may draw GL's primitive modes with shader objects.
+pub(crate) fn draws_primitive_modes(dev: &DeviceData) -> bool {
+    dev.extensions.gl_state && dev.features.geometry_shader
+}
+
+/// Whether the vertex entry point `entry` of `words` has an output at `location`.
+fn writes_location(words: &[u32], entry: &str, location: u32) -> bool {
+    let Ok(m) = Module::parse(words) else {
+        return false;
+    };
+    m.entry_point(entry, ExecutionModel::Vertex)
+        .is_some_and(|ep| {
+            ep.interface.iter().any(|&v| {
+                matches!(m.variable(v), Some((StorageClass::Output, _)))
+                    && m.decoration(v, Decoration::Location) == Some(&[location][..])
+            })
+        })
+}
+
+/// The record of a vertex shader object created from `ci` (as the driver got it;
+/// `app_code` as the application gave it).
+pub(crate) fn vertex_record(
+    dev: &DeviceData,
+    ci: &ShaderView<'_>,
+    app_code: &[u32],
+) -> Option<VertexObjectRecord> {
+    let linked = ci.info.flags.contains(vk::ShaderCreateFlagsEXT::LINK_STAGE);
+    if ci.info.stage != S::VERTEX {
+        return None;
+    }
+    let code = ci.code?;
+    let entry = ci.entry?.to_owned();
+    // The layer's copy of gl_Layer for a fragment shader made apart, where it added one.
+    let apart = dev.limits.last_interface_location();
+    let layer_copy = (writes_location(code, &entry, apart)
+        && !writes_location(app_code, &entry, apart))
+    .then_some(apart);
+    let memory = &dev.attribute_memory;
+    let inputs = memory
+        .memory_type
+        .filter(|_| dev.settings.semantics.contains(Semantic::UnfedInputs))
+        .and_then(|_| unfed_input_kinds(code, &entry, &[]).ok())
+        .filter(|inputs| inputs.iter().all(|&(l, _)| l < memory.slots))
+        .map(Into::into);
+    Some(VertexObjectRecord {
+        linked,
+        inputs,
+        words: code.into(),
+        layer_copy,
+        entry,
+        set_layouts: ci.set_layouts.to_vec(),
+        ranges: ci.push_constant_ranges.to_vec(),
+        generated: Default::default(),
+    })
+}
+
+/// Destroys the geometry shader objects the layer made for a vertex shader object.
+pub(crate) fn destroy_generated(dev: &DeviceData, record: &VertexObjectRecord) {
+    if let Some(destroy) = dev.table.destroy_shader_ext {
+        for (_, shader) in record.generated.lock().drain() {
+            // SAFETY: the layer made it on this device and hands it out to nobody; command
+            // buffers that bound it are done with it when the application destroys the
+            // vertex shader they bound it with.
+            unsafe { destroy(dev.handle, shader, std::ptr::null()) };
+        }
+    }
+}
+
+/// A shader object of the layer's (a generated TCS or geometry shader) for `(stage,
+/// next_stage)`, with the set layouts and push-constant ranges of the application's shader
+/// it serves, so that the layouts the application binds stay compatible.
+pub(crate) fn generated_object(
+    dev: &DeviceData,
+    (stage, next_stage): (vk::ShaderStageFlags, vk::ShaderStageFlags),
+    words: &[u32],
+    set_layouts: &[vk::DescriptorSetLayout],
+    ranges: &[vk::PushConstantRange],
+) -> Result<vk::ShaderEXT, String> {
+    let create = dev
+        .table
+        .create_shaders_ext
+        .ok_or("no vkCreateShadersEXT")?;
+    let ci = vk::ShaderCreateInfoEXT {
+        stage,
+        next_stage,
+        code_type: vk::ShaderCodeTypeEXT::SPIRV,
+        code_size: words.len() * 4,
+        p_code: words.as_ptr().cast(),
+        p_name: c"main".as_ptr(),
+        set_layout_count: set_layouts.len() as u32,
+        p_set_layouts: set_layouts.as_ptr(),
+        push_constant_range_count: ranges.len() as u32,
+        p_push_constant_ranges: ranges.as_ptr(),
+        ..Default::default()
+    };
+    let mut shader = vk::ShaderEXT::null();
+    // SAFETY: the device the layer recorded; a valid create info.
+    match unsafe { create(dev.handle, 1, &ci, std::ptr::null(), &mut shader) } {
+        vk::Result::SUCCESS => Ok(shader),
+        e => Err(format!("the driver failed to create it: {e}")),
+    }
+}
+
+/// The geometry shader object drawing `key` after `record`'s vertex shader.
+fn generated_gs(
+    dev: &DeviceData,
+    record: &VertexObjectRecord,
+    key: PrimitiveGsKey,
+) -> Result<vk::ShaderEXT, String> {
+    let mut generated = record.generated.lock();
+    if let Some(&shader) = generated.get(&key) {
+        return Ok(shader);
+    }
+    let words = build_primitive_gs(&record.words, &record.entry, &key)
+        .map_err(|e| format!("generating it failed: {e}"))?;
+    let shader = generated_object(
+        dev,
+        (S::GEOMETRY, S::FRAGMENT),
+        &words,
+        &record.set_layouts,
+        &record.ranges,
+    )?;
+    log::info!(
+        "generated geometry shader object for GL's {:?} ({:?})",
+        key.primitive,
+        key.rasterized
+    );
+    generated.insert(key, shader);
+    Ok(shader)
+}
+
+/// After the mode, the shaders or the polygon mode of `cb` changed: binds (or unbinds) the
+/// layer's geometry shader and sets the topology that draws the mode.
+pub(crate) fn update(dev: &DeviceData, cb: Dispatchable<vk::CommandBuffer>) {
+    let (Some(bind), Some(set_topology)) = (
+        dev.table.cmd_bind_shaders_ext,
+        dev.table.cmd_set_primitive_topology,
+    ) else {
+        return;
+    };
+    let (mode, vertex, app_gs, layer_gs, rasterized, provoking_last) = {
+        let mut cbs = dev.records.command_buffers.lock();
+        let s = CommandBufferState::of(&mut cbs, cb.handle());
+        let mode = gl_mode_of(s.primitive_mode);
+        s.bound_line_loop = mode == Some(GlMode::LineLoop);
+        (
+            mode,
+            s.vertex_object,
+            s.app_geometry_object,
+            s.layer_geometry_object,
+            s.polygon_mode,
+            s.provoking_last,
+        )
+    };
+    let unbind = || {
+        let null = vk::ShaderEXT::null();
+        // SAFETY: a live command buffer (a `Dispatchable`) in the recording state (the
+        // application's call).
+        unsafe { bind(cb.handle(), 1, &S::GEOMETRY, &null) };
+        CommandBufferState::of(&mut dev.records.command_buffers.lock(), cb.handle())
+            .layer_geometry_object = false;
+    };
+    let set = |topology: Option<vk::PrimitiveTopology>| {
+        CommandBufferState::of(&mut dev.records.command_buffers.lock(), cb.handle()).gl_topology =
+            topology;
+        if let Some(topology) = topology {
+            // SAFETY: a live command buffer (a `Dispatchable`) in the recording state (the
+            // application's call) with shader objects bound, whose topology is dynamic
+            // state; the topology is of the class the bound shaders draw.
+            unsafe { set_topology(cb.handle(), topology) }
+        }
+    };
+    let primitive = match mode {
+        Some(GlMode::Primitive(p)) => p,
+        Some(GlMode::LineLoop) => {
+            dev.records.line_loop_objects.store(true, Ordering::Relaxed);
+            if dev.line_loops.index_buffer(dev).is_none() {
+                log::error!("GL_LINE_LOOP: no memory for the closing index buffer");
+            }
+            if layer_gs {
+                unbind();
+            }
+            set(Some(topology_for(GlMode::LineLoop)));
+            return;
+        }
+        None => {
+            if layer_gs {
+                unbind();
+            }
+            set(None);
+            return;
+        }
+    };
+    if app_gs {
+        log::error!(
+            "vkCmdSetPrimitiveModeGLSEM: GL's {primitive:?} with a geometry shader object \
+             bound; GL refuses it, and the layer draws the topology as it is"
+        );
+        return;
+    }
+    let record = dev.records.vertex_objects.read().get(&vertex).cloned();
+    let Some(record) = record.filter(|r| !r.linked) else {
+        if vertex != vk::ShaderEXT::null() {
+            log::error!(
+                "vkCmdSetPrimitiveModeGLSEM: GL's {primitive:?} with a vertex shader object \
+                 the layer cannot draw them after (linked, or not seen created)"
+            );
+        }
+        return;
+    };
+    let on = |semantic| dev.settings.semantics.contains(semantic);
+    let key = PrimitiveGsKey {
+        primitive,
+        rasterized,
+        // The mode set last in the command buffer, else the one the layer sets at bind.
+        provoking_last: provoking_last
+            .unwrap_or(dev.conventions.layer_sets_provoking_mode && on(Semantic::ProvokingVertex)),
+        point_size: dev.features.tess_geom_point_size,
+        // Cull mode and front face are dynamic state: lines and points of GL's modes are
+        // not culled with shader objects (docs/semantics.md).
+        culling: None,
+        layer_copy: record.layer_copy,
+    };
+    match generated_gs(dev, &record, key) {
+        Ok(shader) => {
+            // SAFETY: a live command buffer (a `Dispatchable`) in the recording state (the
+            // application's call).
+            unsafe { bind(cb.handle(), 1, &S::GEOMETRY, &shader) };
+            CommandBufferState::of(&mut dev.records.command_buffers.lock(), cb.handle())
+                .layer_geometry_object = true;
+            set(Some(topology_for(GlMode::Primitive(primitive))));
+        }
+        Err(why) => {
+            log::error!("vkCmdSetPrimitiveModeGLSEM: GL's {primitive:?} cannot be drawn: {why}")
+        }
+    }
+}
+
+/// `vkCmdSetPrimitiveModeGLSEM` (`include/vk_glsem.h`): GL's primitive mode for the shader
+/// objects drawn next.
+///
+/// # Safety
+/// A command buffer of a device with the extension enabled, in the recording state.
+pub unsafe extern "system" fn cmd_set_primitive_mode(command_buffer: vk::CommandBuffer, mode: u32) {
+    const WHAT: &str = "vkCmdSetPrimitiveModeGLSEM";
+    // SAFETY: a live command buffer (this command's contract).
+    let command_buffer = unsafe { Dispatchable::new(command_buffer) };
+    ffi_guard(WHAT, (), || {
+        let Some(dev) = device_data(command_buffer) else {
+            return;
+        };
+        let mode = PrimitiveMode(mode);
+        if mode != PrimitiveMode::NONE && gl_mode_of(mode).is_none() {
+            log::error!(
+                "{WHAT}: {:#x} is not a GL primitive mode the layer draws",
+                mode.0
+            );
+            return;
+        }
+        if !draws_primitive_modes(&dev) {
+            log::error!("{WHAT}: the device has no geometryShader; GL's mode is not drawn");
+            return;
+        }
+        CommandBufferState::of(
+            &mut dev.records.command_buffers.lock(),
+            command_buffer.handle(),
+        )
+        .primitive_mode = mode;
+        update(&dev, command_buffer);
+    })
+}
+
+/// After `vkCmdSetProvokingVertexModeEXT` (the mode that went down): the geometry shader of
+/// a polygon follows it where shader objects draw GL's modes.
+pub(crate) fn follow_provoking_mode(command_buffer: Dispatchable<vk::CommandBuffer>, last: bool) {
+    follow_change(command_buffer, |s| {
+        let changed = s.provoking_last != Some(last);
+        s.provoking_last = Some(last);
+        changed
+    });
+}
+
+/// Records a change of state (`record` says whether the recorded value changed) and, where
+/// one of the layer's geometry shader objects is bound, binds the one the new state needs.
+fn follow_change(
+    command_buffer: Dispatchable<vk::CommandBuffer>,
+    record: impl FnOnce(&mut CommandBufferState) -> bool,
+) {
+    let Some(dev) = device_data(command_buffer).filter(|d| draws_primitive_modes(d)) else {
+        return;
+    };
+    let rebind = {
+        let mut cbs = dev.records.command_buffers.lock();
+        let s = CommandBufferState::of(&mut cbs, command_buffer.handle());
+        record(s) && s.layer_geometry_object
+    };
+    if rebind {
+        update(&dev, command_buffer);
+    }
+}
+
+command_hook! {
+    /// `vkCmdSetPolygonModeEXT`: the geometry shader of GL's quads draws their edges or
+    /// corners itself.
+    "vkCmdSetPolygonModeEXT",
+    fn cmd_set_polygon_mode[cmd_set_polygon_mode_ext](command_buffer, polygon_mode: vk::PolygonMode),
+    then |()| {
+        shield("vkCmdSetPolygonModeEXT", || {
+            let rasterized = match polygon_mode {
+                vk::PolygonMode::LINE => Rasterized::Lines,
+                vk::PolygonMode::POINT => Rasterized::Points,
+                _ => Rasterized::Fill,
+            };
+            follow_change(command_buffer, |s| {
+                let changed = s.polygon_mode != rasterized;
+                s.polygon_mode = rasterized;
+                changed
+            });
+        });
+    }
+}
+
+command_hook! {
+    /// `vkCmdSetPrimitiveTopology` (devices with `VK_GLSEM_gl_state`): while a pipeline with a
+    /// dynamic topology or shader objects draw GL's primitive mode, the topology that draws it
+    /// goes down in place of the application's.
+    "vkCmdSetPrimitiveTopology",
+    fn cmd_set_primitive_topology(command_buffer, topology: vk::PrimitiveTopology),
+    calls_down |next, ()| {
+        let gl = shield("vkCmdSetPrimitiveTopology", || {
+            let dev = device_data(command_buffer)?;
+            let mut cbs = dev.records.command_buffers.lock();
+            CommandBufferState::of(&mut cbs, command_buffer.handle()).gl_topology
+        })
+        .flatten();
+        // SAFETY: the application's arguments, or the topology of the same class the bound
+        // pipeline or shaders were made for.
+        unsafe { next(command_buffer.handle(), gl.unwrap_or(topology)) };
+    }
+}

@@ -1,0 +1,89 @@
+//! The memory the layer owns on a device: GL's current vertex attributes
+//! (`current_attributes`: the device's spare chunks and a command buffer's current values)
+//! and the index buffer that closes GL's line loops (`line_loops`). What needs the device's
+//! table to create, fill and destroy them is in those modules.
+
+use ash::vk;
+use parking_lot::Mutex;
+use std::sync::atomic::AtomicBool;
+
+/// The Locations the layer feeds (each a 16-byte slot of a snapshot).
+pub const SLOTS: u32 = 32;
+const SLOT_BYTES: u64 = 16;
+pub const SNAPSHOT_BYTES: u64 = SLOTS as u64 * SLOT_BYTES;
+pub const CHUNK_BYTES: u64 = 64 * 1024;
+
+/// One host-visible, host-coherent vertex buffer of [`CHUNK_BYTES`], persistently mapped.
+pub struct Chunk {
+    pub(crate) buffer: vk::Buffer,
+    pub(crate) memory: vk::DeviceMemory,
+    /// The mapping's address (kept as an integer: the chunk moves between threads).
+    pub(crate) mapped: usize,
+    pub(crate) used: u64,
+}
+
+/// The device's spare chunks and where new ones come from.
+pub struct AttributeMemory {
+    /// A host-visible and host-coherent memory type (`None`: the device has none the
+    /// layer could query; unfed inputs then read the constant (0, 0, 0, 1)).
+    pub memory_type: Option<u32>,
+    /// `maxVertexInputBindings - 1` and the Locations the layer may feed.
+    pub binding: u32,
+    pub slots: u32,
+    pub(crate) spare: Mutex<Vec<Chunk>>,
+}
+
+impl AttributeMemory {
+    pub fn new(memory_type: Option<u32>, max_bindings: u32, max_attributes: u32) -> Self {
+        AttributeMemory {
+            memory_type,
+            binding: max_bindings.saturating_sub(1),
+            slots: SLOTS.min(max_attributes),
+            spare: Mutex::new(Vec::new()),
+        }
+    }
+}
+
+/// GL's current values of one command buffer and the snapshot bound for them.
+pub struct CurrentAttributes {
+    /// Set values by Location (`None`: GL's initial (0, 0, 0, 1)).
+    pub(crate) values: [Option<[u32; 4]>; SLOTS as usize],
+    pub(crate) chunks: Vec<Chunk>,
+    /// The integer-slot mask of the snapshot bound now (`None`: none, or stale).
+    pub(crate) bound: Option<u32>,
+    /// The integer-slot mask of the bound pipeline, when it reads GL's current values.
+    pub pipeline: Option<u32>,
+}
+
+impl Default for CurrentAttributes {
+    fn default() -> Self {
+        CurrentAttributes {
+            values: [None; SLOTS as usize],
+            chunks: Vec::new(),
+            bound: None,
+            pipeline: None,
+        }
+    }
+}
+
+impl CurrentAttributes {
+    /// The snapshot a pipeline reading integer types at `integer` Locations sees.
+    pub(crate) fn snapshot(&self, integer: u32) -> [[u32; 4]; SLOTS as usize] {
+        std::array::from_fn(|l| {
+            self.values[l].unwrap_or(match integer & (1 << l) != 0 {
+                true => [0, 0, 0, 1],
+                false => [0, 0, 0, 1.0f32.to_bits()],
+            })
+        })
+    }
+}
+
+/// A device's closing index buffer of GL's line loops, made with the first line-loop
+/// pipeline (`line_loops`).
+#[derive(Default)]
+pub struct LineLoops {
+    /// `None` until the first line-loop pipeline; then the buffer, or `None` without memory.
+    pub(crate) buffer: Mutex<Option<Option<Chunk>>>,
+    /// Said once per device: a loop that could not be closed.
+    pub(crate) open_warned: AtomicBool,
+}

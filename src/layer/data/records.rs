@@ -1,0 +1,556 @@
+//! What the layer remembers about a device's objects, and the live-record counters a test
+//! reads to check that `vkDestroyDevice` drops them all.
+
+use ash::vk;
+use once_cell::sync::OnceCell;
+use parking_lot::{Mutex, RwLock};
+// FxHash: the keys are handles (pointers or driver-chosen integers), not attacker-chosen,
+// and SipHash was a measurable part of a pass-through module's and pipeline's path
+// (issue 35).
+use rustc_hash::FxHashMap as HashMap;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use crate::layer::data::attribute_memory::CurrentAttributes;
+use crate::layer::data::dynamic_inputs::{DynamicInputState, FollowedPipeline};
+use crate::layer::data::dynamic_lines::{LineModeState, StaticMultisample};
+use glsem_abi::PrimitiveMode;
+use glsem_spirv::interface::entry_point_ends;
+use glsem_spirv::primitive_mode::{PrimitiveGsKey, Rasterized};
+use glsem_spirv::scan::{LocationEnds, Summary};
+use glsem_spirv::unfed_inputs::InputKind;
+use spirv::ExecutionModel;
+
+/// Kinds of live records, for [`DebugCounters`].
+#[derive(Debug, Clone, Copy)]
+pub enum Kind {
+    Device,
+    ShaderModule,
+    RenderPass,
+    PipelineLayout,
+    Pipeline,
+    CommandBuffer,
+    CacheEntry,
+}
+
+static LIVE: [AtomicUsize; 7] = [const { AtomicUsize::new(0) }; 7];
+
+/// A token held by every record: counts it while it lives. Counting on drop (rather than
+/// reading map sizes) also catches records kept alive by a stray `Arc`.
+#[derive(Debug)]
+pub struct Live(Kind);
+
+impl Live {
+    pub fn new(kind: Kind) -> Live {
+        LIVE[kind as usize].fetch_add(1, Ordering::Relaxed);
+        Live(kind)
+    }
+}
+
+impl Drop for Live {
+    fn drop(&mut self) {
+        LIVE[self.0 as usize].fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// Process-wide counters, read by tests through the exported `glsemGetDebugCounters`.
+#[repr(C)]
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct DebugCounters {
+    pub devices: u64,
+    pub shader_modules: u64,
+    pub render_passes: u64,
+    pub pipeline_layouts: u64,
+    pub pipelines: u64,
+    pub command_buffers: u64,
+    pub cache_entries: u64,
+    /// Pass executions (rewrite-cache misses) since the process started.
+    pub rewrites: u64,
+    /// Pipelines passed down untouched by the planner's fast path.
+    pub fast_path_pipelines: u64,
+}
+
+pub static REWRITES: AtomicUsize = AtomicUsize::new(0);
+pub static FAST_PATH_PIPELINES: AtomicUsize = AtomicUsize::new(0);
+
+pub fn debug_counters() -> DebugCounters {
+    let live = |k: Kind| LIVE[k as usize].load(Ordering::Relaxed) as u64;
+    DebugCounters {
+        devices: live(Kind::Device),
+        shader_modules: live(Kind::ShaderModule),
+        render_passes: live(Kind::RenderPass),
+        pipeline_layouts: live(Kind::PipelineLayout),
+        pipelines: live(Kind::Pipeline),
+        command_buffers: live(Kind::CommandBuffer),
+        cache_entries: live(Kind::CacheEntry),
+        rewrites: REWRITES.load(Ordering::Relaxed) as u64,
+        fast_path_pipelines: FAST_PATH_PIPELINES.load(Ordering::Relaxed) as u64,
+    }
+}
+
+/// A shader module's code and its fast-path summary.
+pub struct ModuleRecord {
+    pub words: Arc<[u32]>,
+    pub summary: Summary,
+    hash: OnceCell<u64>,
+    interface_ends: OnceCell<Vec<(ExecutionModel, String, LocationEnds)>>,
+    _live: Option<Live>,
+}
+
+impl ModuleRecord {
+    /// A record of a `VkShaderModule`.
+    pub fn new(summary: Summary, words: &[u32]) -> ModuleRecord {
+        ModuleRecord {
+            _live: Some(Live::new(Kind::ShaderModule)),
+            ..Self::inline(summary, words)
+        }
+    }
+
+    /// A transient record of code given inline in a stage's `pNext`.
+    pub fn inline(summary: Summary, words: &[u32]) -> ModuleRecord {
+        ModuleRecord {
+            summary,
+            words: words.into(),
+            hash: OnceCell::new(),
+            interface_ends: OnceCell::new(),
+            _live: None,
+        }
+    }
+
+    /// Content hash, computed on first use (only pipelines that need a rewrite ask).
+    pub fn hash(&self) -> u64 {
+        *self.hash.get_or_init(|| content_hash(&self.words))
+    }
+
+    /// Where entry point `name` of `model` has its Locations end, parsed on first use (once
+    /// per module: pipelines are checked against the device's interface limits).
+    pub fn interface_ends(&self, model: ExecutionModel, name: &str) -> Option<LocationEnds> {
+        let all = self
+            .interface_ends
+            .get_or_init(|| entry_point_ends(&self.words));
+        all.iter()
+            .find(|(m, n, _)| *m == model && n == name)
+            .map(|(_, _, ends)| *ends)
+    }
+}
+
+/// A fast 64-bit hash of a module's words (FxHash-style). Cache keys compare the words too,
+/// so a collision costs a comparison, never a wrong module.
+pub fn content_hash(words: &[u32]) -> u64 {
+    const K: u64 = 0x517c_c1b7_2722_0a95;
+    let mut h = (words.len() as u64).wrapping_mul(K);
+    let mut pairs = words.chunks_exact(2);
+    for pair in &mut pairs {
+        let v = u64::from(pair[0]) | (u64::from(pair[1]) << 32);
+        h = (h.rotate_left(5) ^ v).wrapping_mul(K);
+    }
+    for &w in pairs.remainder() {
+        h = (h.rotate_left(5) ^ u64::from(w)).wrapping_mul(K);
+    }
+    h
+}
+
+/// Colour attachments per subpass: index = attachment location, `None` =
+/// `VK_ATTACHMENT_UNUSED`.
+pub struct RenderPassRecord {
+    pub subpass_colors: Vec<Vec<Option<vk::Format>>>,
+    _live: Live,
+}
+
+impl RenderPassRecord {
+    pub fn new(subpass_colors: Vec<Vec<Option<vk::Format>>>) -> RenderPassRecord {
+        RenderPassRecord {
+            subpass_colors,
+            _live: Live::new(Kind::RenderPass),
+        }
+    }
+}
+
+/// Where a pipeline layout holds the GL-state push-constant block
+/// (`glsem_spirv::gl_state`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BlockSlot {
+    /// At `offset`; pushes must name `push_stages` (every stage of every range holding
+    /// it); the shaders of `reads` may read it.
+    /// `size` bytes: the whole block, or the levels alone where the layout had no room.
+    Reserved {
+        offset: u32,
+        size: u32,
+        push_stages: vk::ShaderStageFlags,
+        reads: vk::ShaderStageFlags,
+    },
+    /// The layout holds no block, and why.
+    Unavailable(String),
+}
+
+impl BlockSlot {
+    /// Where a shader of `stage` reads the block, if it can.
+    pub fn offset_for(&self, stage: vk::ShaderStageFlags) -> Option<u32> {
+        match self {
+            BlockSlot::Reserved { offset, reads, .. } if reads.contains(stage) => Some(*offset),
+            _ => None,
+        }
+    }
+}
+
+pub struct LayoutRecord {
+    pub app_ranges: Vec<vk::PushConstantRange>,
+    pub block: BlockSlot,
+    /// Set once a pipeline on this layout had to do without the block (the layer warns once).
+    pub warned_no_block: AtomicBool,
+    _live: Live,
+}
+
+impl LayoutRecord {
+    pub fn new(app_ranges: Vec<vk::PushConstantRange>, block: BlockSlot) -> LayoutRecord {
+        LayoutRecord {
+            app_ranges,
+            block,
+            warned_no_block: AtomicBool::new(false),
+            _live: Live::new(Kind::PipelineLayout),
+        }
+    }
+}
+
+/// Where to push the GL-state block for a pipeline whose shaders read it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BlockBinding {
+    pub layout: vk::PipelineLayout,
+    pub offset: u32,
+    /// The bytes of the block the layout holds (pushes send no more).
+    pub size: u32,
+    pub stages: vk::ShaderStageFlags,
+}
+
+/// A pipeline the layer rewrote (pass-through pipelines are not recorded).
+pub struct PipelineRecord {
+    /// Its shaders (a generated TCS, or GL state in the last pre-rasterization stage) read
+    /// the GL-state block.
+    pub reads_block: Option<BlockBinding>,
+    /// Its line stipple is dynamic state the layer sets (`vkCmdSetLineStippleGLSEM`).
+    pub line_stipple: bool,
+    /// `H` of GL's `gl_FragCoord.y` from its static viewport (`None`: dynamic).
+    pub window_height: Option<f32>,
+    /// It reads GL's current vertex attributes from the layer's binding: the Locations
+    /// that read an integer type (`current_attributes::integer_slots`).
+    pub current_attributes: Option<u32>,
+    /// The vertex-input library the layer made for it to feed those values
+    /// (`library_inputs`): destroyed with it.
+    pub vertex_input_library: Option<vk::Pipeline>,
+    /// It draws GL's line loops (a line strip the layer closes).
+    pub line_loop: bool,
+    /// It draws GL's primitive mode with a dynamic topology: the topology the layer sets.
+    pub gl_topology: Option<vk::PrimitiveTopology>,
+    /// A pre-rasterization library whose line mode the layer made dynamic state
+    /// (`Conventions::library_line_mode`), or a pipeline linked from one: binding it sets
+    /// GL's rule, the application having set no mode.
+    pub library_line_mode: bool,
+    /// Its line mode is dynamic state the layer follows (`dynamic_lines`), with the
+    /// multisample state it fixes.
+    pub line_mode: Option<StaticMultisample>,
+    /// Its vertex input or GL's conventions are dynamic state the layer follows
+    /// (`dynamic_inputs`).
+    pub followed: Option<Arc<FollowedPipeline>>,
+    _live: Live,
+}
+
+impl PipelineRecord {
+    pub fn new(
+        reads_block: Option<BlockBinding>,
+        line_stipple: bool,
+        window_height: Option<f32>,
+    ) -> PipelineRecord {
+        PipelineRecord {
+            reads_block,
+            line_stipple,
+            window_height,
+            current_attributes: None,
+            vertex_input_library: None,
+            line_loop: false,
+            gl_topology: None,
+            library_line_mode: false,
+            line_mode: None,
+            followed: None,
+            _live: Live::new(Kind::Pipeline),
+        }
+    }
+}
+
+/// The GL-state block's contents, in its layout (`glsem_spirv::gl_state`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GlStateValues {
+    pub inner: [f32; 2],
+    pub outer: [f32; 4],
+    pub point_size: f32,
+    pub flags: u32,
+    /// `H` of GL's `gl_FragCoord.y = H - y` (`window_origin = flipped`): the `y` of viewport 0.
+    pub window_height: f32,
+}
+
+impl GlStateValues {
+    /// GL's initial state: levels 1.0, point size 1.0, program point size off, no clip
+    /// plane enabled, point sprite origin GL_UPPER_LEFT; no viewport yet.
+    pub const INITIAL: GlStateValues = GlStateValues {
+        inner: [1.0; 2],
+        outer: [1.0; 4],
+        point_size: 1.0,
+        flags: 0,
+        window_height: 0.0,
+    };
+}
+
+/// Per command buffer: the GL state and the bound pipeline that reads it, if any.
+pub struct CommandBufferState {
+    pub pool: vk::CommandPool,
+    pub values: GlStateValues,
+    pub bound: Option<BlockBinding>,
+    /// Shader objects bound to the tessellation stages (`vkCmdBindShadersEXT`): the
+    /// application's TES and whether it bound a TCS of its own.
+    pub tes_object: vk::ShaderEXT,
+    pub app_tcs_object: bool,
+    /// The layer bound a generated TCS shader object.
+    pub layer_tcs_object: bool,
+    /// `vkCmdSetPatchControlPointsEXT`.
+    pub patch_control_points: Option<u32>,
+    /// `glLineStipple` and `GL_LINE_STIPPLE` (`vkCmdSetLineStipple*GLSEM`).
+    pub line_stipple: LineStipple,
+    /// The bound pipeline's line stipple is the layer's to set.
+    pub bound_line_stipple: bool,
+    /// GL's current vertex attributes (`vkCmdSetVertexAttribGLSEM`).
+    pub attributes: CurrentAttributes,
+    /// GL's primitive mode for shader objects (`vkCmdSetPrimitiveModeGLSEM`), the bound
+    /// vertex shader object, whether the application bound a geometry shader object and
+    /// whether the layer did, and the polygon mode (`vkCmdSetPolygonModeEXT`).
+    pub primitive_mode: PrimitiveMode,
+    pub vertex_object: vk::ShaderEXT,
+    pub app_geometry_object: bool,
+    pub layer_geometry_object: bool,
+    pub polygon_mode: Rasterized,
+    /// The provoking vertex mode last set (`vkCmdSetProvokingVertexModeEXT`; `Some(true)`:
+    /// the last vertex).
+    pub provoking_last: Option<bool>,
+    /// Shader objects are bound whose line mode and stipple enable the layer sets
+    /// (`followed_state::bind_object_lines`).
+    pub object_lines: bool,
+    /// The bound pipeline draws GL's line loops: non-indexed draws get their closing segment.
+    pub bound_line_loop: bool,
+    /// The topology GL's primitive mode needs while the bound pipeline (with a dynamic
+    /// topology) or shader objects draw it: it replaces the application's.
+    pub gl_topology: Option<vk::PrimitiveTopology>,
+    /// The application's index buffer binding (`vkCmdBindIndexBuffer`), put back after a
+    /// line loop's closing segment.
+    pub index_buffer: Option<BoundIndexBuffer>,
+    /// What decides GL's line mode where it is dynamic state.
+    pub lines: LineModeState,
+    /// Dynamic vertex input and conventions followed (`dynamic_inputs`).
+    pub dynamic_inputs: DynamicInputState,
+    _live: Live,
+}
+
+/// An index buffer binding.
+#[derive(Debug, Clone, Copy)]
+pub struct BoundIndexBuffer {
+    pub buffer: vk::Buffer,
+    pub offset: vk::DeviceSize,
+    pub index_type: vk::IndexType,
+}
+
+/// GL's line stipple state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LineStipple {
+    pub enabled: bool,
+    pub factor: u32,
+    pub pattern: u16,
+}
+
+impl LineStipple {
+    /// GL's initial state: disabled, factor 1, pattern 0xFFFF.
+    pub const INITIAL: LineStipple = LineStipple {
+        enabled: false,
+        factor: 1,
+        pattern: 0xFFFF,
+    };
+
+    /// The (factor, pattern) a stippled Bresenham pipeline draws GL's state with: a solid
+    /// line while the stipple is disabled.
+    pub fn effective(self) -> (u32, u16) {
+        match self.enabled {
+            true => (self.factor, self.pattern),
+            false => (1, 0xFFFF),
+        }
+    }
+}
+
+impl CommandBufferState {
+    /// The state of `cb` in `states`, GL's initial one made on first use (a command buffer
+    /// the layer did not see allocated, such as one recorded before the device had it).
+    pub fn of(
+        states: &mut HashMap<vk::CommandBuffer, CommandBufferState>,
+        cb: vk::CommandBuffer,
+    ) -> &mut CommandBufferState {
+        states
+            .entry(cb)
+            .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()))
+    }
+
+    pub fn new(pool: vk::CommandPool) -> CommandBufferState {
+        CommandBufferState {
+            pool,
+            values: GlStateValues::INITIAL,
+            bound: None,
+            tes_object: vk::ShaderEXT::null(),
+            app_tcs_object: false,
+            layer_tcs_object: false,
+            patch_control_points: None,
+            line_stipple: LineStipple::INITIAL,
+            bound_line_stipple: false,
+            attributes: CurrentAttributes::default(),
+            primitive_mode: PrimitiveMode::NONE,
+            vertex_object: vk::ShaderEXT::null(),
+            app_geometry_object: false,
+            layer_geometry_object: false,
+            polygon_mode: Rasterized::Fill,
+            provoking_last: None,
+            object_lines: false,
+            bound_line_loop: false,
+            gl_topology: None,
+            index_buffer: None,
+            lines: LineModeState::INITIAL,
+            dynamic_inputs: DynamicInputState::default(),
+            _live: Live::new(Kind::CommandBuffer),
+        }
+    }
+}
+
+/// A vertex shader object on a device with `VK_GLSEM_gl_state`: what the layer needs to
+/// feed GL's current attributes to it and to generate the geometry shader objects of GL's
+/// primitive modes for it.
+pub struct VertexObjectRecord {
+    /// Created with `VK_SHADER_CREATE_LINK_STAGE_BIT_EXT`: no geometry shader may follow it.
+    pub linked: bool,
+    /// The Locations it reads, with their numeric types, where the layer can feed them all
+    /// GL's current values (`dynamic_inputs`).
+    pub inputs: Option<Arc<[(u32, InputKind)]>>,
+    /// Its code as the driver got it, and its entry point.
+    pub words: Arc<[u32]>,
+    pub entry: String,
+    /// Where the layer made it copy gl_Layer for a fragment shader made apart.
+    pub layer_copy: Option<u32>,
+    /// The set layouts and push-constant ranges it was created with (the geometry shader
+    /// gets the same).
+    pub set_layouts: Vec<vk::DescriptorSetLayout>,
+    pub ranges: Vec<vk::PushConstantRange>,
+    /// Generated geometry shader objects by key. Destroyed with the vertex shader or the
+    /// device.
+    pub generated: Mutex<HashMap<PrimitiveGsKey, vk::ShaderEXT>>,
+}
+
+/// A tessellation evaluation shader object: what the layer needs to generate TCS shader
+/// objects for it when it is bound without one.
+pub struct TesObjectRecord {
+    /// Its code as the driver got it, and its entry point.
+    pub words: Arc<[u32]>,
+    pub entry: String,
+    /// The set layouts and push-constant ranges it was created with (the generated TCS
+    /// must have the same).
+    pub set_layouts: Vec<vk::DescriptorSetLayout>,
+    pub ranges: Vec<vk::PushConstantRange>,
+    /// Where the ranges hold the GL-state block, readable by a TCS: offset and the stages
+    /// a push must name.
+    pub block: Option<(u32, u32, vk::ShaderStageFlags)>,
+    /// Generated TCS shader objects by patch size, and the layout the levels are pushed
+    /// with (the layer's, made of `ranges`). Destroyed with the TES or the device.
+    pub generated: Mutex<(HashMap<u32, vk::ShaderEXT>, vk::PipelineLayout)>,
+}
+
+/// Every record of one device. Maps are locked only to insert, remove or clone an `Arc`
+/// out; no lock is held while a pass runs or the driver works.
+#[derive(Default)]
+pub struct Records {
+    pub modules: RwLock<HashMap<vk::ShaderModule, Arc<ModuleRecord>>>,
+    pub render_passes: RwLock<HashMap<vk::RenderPass, Arc<RenderPassRecord>>>,
+    pub layouts: RwLock<HashMap<vk::PipelineLayout, Arc<LayoutRecord>>>,
+    pub pipelines: RwLock<HashMap<vk::Pipeline, PipelineRecord>>,
+    /// Vertex-input and pre-rasterization libraries (`library_inputs`).
+    pub library_parts: RwLock<HashMap<vk::Pipeline, LibraryPart>>,
+    /// The multisample state of fragment-output libraries, on devices where pipelines
+    /// linked from them may follow GL's line rule (`Conventions::library_line_mode`).
+    pub library_multisample: RwLock<HashMap<vk::Pipeline, StaticMultisample>>,
+    /// Live pipelines that `vkCmdBindPipeline` has work for (they read the GL-state block,
+    /// take the layer's line stipple or GL's current vertex attributes): when 0, it does
+    /// nothing more.
+    pub bind_work_pipelines: AtomicUsize,
+    /// Live pipelines that draw GL's line loops: when 0, the draw hooks do nothing more.
+    pub line_loop_pipelines: AtomicUsize,
+    pub command_buffers: Mutex<HashMap<vk::CommandBuffer, CommandBufferState>>,
+    /// Tessellation evaluation shader objects.
+    pub tes_objects: RwLock<HashMap<vk::ShaderEXT, Arc<TesObjectRecord>>>,
+    /// Vertex shader objects that may draw GL's primitive modes.
+    pub vertex_objects: RwLock<HashMap<vk::ShaderEXT, Arc<VertexObjectRecord>>>,
+    /// Set once a command buffer drew GL's line loops with shader objects: the draw hooks
+    /// then look at the command buffer.
+    pub line_loop_objects: AtomicBool,
+    /// Vertex, tessellation evaluation and geometry shader objects whose code reads the
+    /// GL-state block: where to push it, with a layout the layer made of their ranges.
+    pub block_objects: RwLock<HashMap<vk::ShaderEXT, BlockBinding>>,
+    /// Set once a TES or block-reading shader object was recorded: `vkCmdBindPipeline` then
+    /// forgets the command buffer's bound shader objects (a pipeline unbinds them).
+    pub shader_objects_made: AtomicBool,
+    /// `layers` of every framebuffer: a render pass begun on more than one layer is layered
+    /// (`gl_Layer` counts).
+    pub framebuffer_layers: RwLock<HashMap<vk::Framebuffer, u32>>,
+}
+
+impl Records {
+    /// Counts (`delta` 1) or uncounts (-1) what binding `record`'s pipeline makes
+    /// `vkCmdBindPipeline` do.
+    pub fn count_bind_work(&self, record: &PipelineRecord, delta: isize) {
+        let has_bind_work = record.reads_block.is_some()
+            || record.line_stipple
+            || record.current_attributes.is_some()
+            || record.line_loop
+            || record.line_mode.is_some()
+            || record.followed.is_some();
+        let count = |counter: &AtomicUsize| match delta {
+            1 => counter.fetch_add(1, Ordering::Relaxed),
+            _ => counter.fetch_sub(1, Ordering::Relaxed),
+        };
+        if has_bind_work {
+            count(&self.bind_work_pipelines);
+        }
+        if record.line_loop {
+            count(&self.line_loop_pipelines);
+        }
+    }
+}
+
+/// What the layer remembers of a library holding one side of the vertex-input interface.
+pub enum LibraryPart {
+    VertexInput(Arc<VertexInputPart>),
+    /// A pre-rasterization library's vertex shader: its code and entry point.
+    VertexShader(Arc<[u32]>, String),
+}
+
+/// A deep copy of a vertex-input library's create info, enough to create it again.
+pub struct VertexInputPart {
+    pub flags: vk::PipelineCreateFlags,
+    pub bindings: Vec<vk::VertexInputBindingDescription>,
+    pub attributes: Vec<vk::VertexInputAttributeDescription>,
+    pub input_assembly: vk::PipelineInputAssemblyStateCreateInfo<'static>,
+    pub dynamic: Vec<vk::DynamicState>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hash_depends_on_every_word_and_length() {
+        let a = [1u32, 2, 3, 4, 5];
+        assert_ne!(content_hash(&a), content_hash(&[1, 2, 3, 4, 6]));
+        assert_ne!(content_hash(&a), content_hash(&[1, 2, 3, 4]));
+        assert_ne!(content_hash(&[0]), content_hash(&[0, 0]));
+        assert_eq!(content_hash(&a), content_hash(&[1, 2, 3, 4, 5]));
+    }
+}

@@ -1,0 +1,2 @@
+pub(crate) mod device;
+pub(crate) mod instance;

@@ -1,0 +1,4 @@
+pub(crate) mod dispatch;
+pub(crate) mod frames;
+pub(crate) mod registry;
+pub(crate) mod state;

@@ -1,0 +1,216 @@
+//! What the layer keeps per instance and per device: the instance's table and settings, and
+//! the device's facts (features, limits, the layer's extensions and the conventions it
+//! enabled), table, records, caches and attribute memory.
+
+use ash::vk;
+use std::sync::Arc;
+
+use crate::layer::data::attribute_memory::{AttributeMemory, LineLoops};
+use crate::layer::data::cache::RewriteCache;
+use crate::layer::data::extensions::EnabledExtensions;
+use crate::layer::data::records::{Kind, Live, Records};
+use crate::layer::loader::dispatch::{DeviceDispatch, InstanceDispatch};
+use crate::layer::support::settings::Settings;
+use glsem_spirv::scan::{scan, scan_with_interface_ends, Summary};
+use glsem_spirv::semantics::{DeviceKey, Semantic};
+
+/// What a `VK_GLSEM_gl_state` device can take in its pipelines (the layer enabled these
+/// on the driver for it).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Conventions {
+    /// `VK_EXT_provoking_vertex` with `provokingVertexLast`.
+    pub provoking_vertex_last: bool,
+    /// `VK_EXT_depth_clip_control` with `depthClipControl`.
+    pub depth_clip_control: bool,
+    /// The layer enabled `VK_EXT_provoking_vertex` / `VK_EXT_depth_clip_control` without the
+    /// application: shader objects then need their dynamic state from the layer, as the
+    /// application does not know it must set it.
+    pub layer_sets_provoking_mode: bool,
+    pub layer_sets_negative_one_to_one: bool,
+    /// `VK_EXT_line_rasterization` (or KHR) with `bresenhamLines`, and
+    /// `stippledBresenhamLines`.
+    pub bresenham_lines: bool,
+    pub stippled_bresenham_lines: bool,
+    /// The layer enabled the line rasterization extension under an application that uses
+    /// shader objects: it sets their line mode and stipple enable, which Vulkan requires
+    /// for every line draw with shader objects (VUID-vkCmdDraw-None-08666 / -08669).
+    pub layer_sets_line_mode: bool,
+    /// Pre-rasterization libraries get their line mode as dynamic state, which the layer
+    /// sets at bind by GL's rule (`extendedDynamicState3LineRasterizationMode`).
+    pub library_line_mode: bool,
+}
+
+pub struct InstanceData {
+    pub handle: vk::Instance,
+    pub next_gipa: vk::PFN_vkGetInstanceProcAddr,
+    pub table: InstanceDispatch,
+    pub settings: Arc<Settings>,
+    /// `VkApplicationInfo::apiVersion` (1.0 when absent).
+    pub api_version: u32,
+}
+
+/// The features a device was created with that the rewrites depend on.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct EnabledFeatures {
+    pub tessellation_shader: bool,
+    pub geometry_shader: bool,
+    pub transform_feedback: bool,
+    pub dynamic_rendering: bool,
+    pub tess_geom_point_size: bool,
+    pub maintenance5: bool,
+    /// `shaderDrawParameters` (the application's, or enabled by the layer for
+    /// `VK_GLSEM_gl_state`).
+    pub draw_parameters: bool,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    pub max_color_attachments: u32,
+    pub max_fragment_output_attachments: u32,
+    pub max_fragment_dual_src_attachments: u32,
+    pub max_push_constants_size: u32,
+    pub max_tessellation_patch_size: u32,
+    pub max_vertex_input_bindings: u32,
+    pub max_vertex_input_attributes: u32,
+    /// The components every stage's output and the fragment shader's input interface have
+    /// (`maxVertexOutputComponents`, `maxFragmentInputComponents`, and the tessellation
+    /// evaluation and geometry stages' outputs where the device has them).
+    pub max_interface_components: u32,
+    /// The Locations each stage's inputs and outputs may take, indexed by
+    /// [`glsem_spirv::semantics::Stage`] (`interface_limits` names the limit of each).
+    pub stage_inputs: [u32; 5],
+    pub stage_outputs: [u32; 5],
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits::REQUIRED_MINIMUM
+    }
+}
+
+impl Limits {
+    /// The limits a Vulkan 1.0 device must at least support, for when the query fails.
+    pub const REQUIRED_MINIMUM: Limits = Limits {
+        max_color_attachments: 4,
+        max_fragment_output_attachments: 4,
+        max_fragment_dual_src_attachments: 0,
+        max_push_constants_size: 128,
+        max_tessellation_patch_size: 32,
+        max_vertex_input_bindings: 16,
+        max_vertex_input_attributes: 16,
+        max_interface_components: 64,
+        stage_inputs: [16, 16, 16, 16, 16],
+        stage_outputs: [16, 16, 16, 16, 4],
+    };
+
+    /// The last Location every stage's interface has: where stages made apart pass GL's
+    /// gl_Layer.
+    pub fn last_interface_location(&self) -> u32 {
+        (self.max_interface_components / 4).saturating_sub(1)
+    }
+
+    /// The Locations gl_FragColor goes to when the attachments are unknown: every one a
+    /// colour attachment may sit at and a fragment shader may write.
+    pub fn unknown_attachment_locations(&self) -> u32 {
+        self.max_color_attachments
+            .min(self.max_fragment_output_attachments)
+    }
+}
+
+/// What `vkCreateDevice` learned about a device.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DeviceFacts {
+    pub features: EnabledFeatures,
+    pub limits: Limits,
+    pub extensions: EnabledExtensions,
+    pub conventions: Conventions,
+    /// A host-visible, host-coherent memory type (GL's current vertex attributes).
+    pub host_coherent_memory: Option<u32>,
+}
+
+pub struct DeviceData {
+    pub handle: vk::Device,
+    pub next_gdpa: vk::PFN_vkGetDeviceProcAddr,
+    pub table: DeviceDispatch,
+    pub settings: Arc<Settings>,
+    pub features: EnabledFeatures,
+    pub limits: Limits,
+    pub extensions: EnabledExtensions,
+    pub conventions: Conventions,
+    pub records: Records,
+    /// GL's current vertex attributes: the layer's binding and memory.
+    pub attribute_memory: AttributeMemory,
+    /// GL's line loops: the index buffer of their closing segments.
+    pub line_loops: LineLoops,
+    /// Rewritten modules by content and pass (`cache` imports `records`, not the reverse).
+    pub cache: RewriteCache,
+    _live: Live,
+}
+
+impl DeviceData {
+    /// The summary of a module for this device: with GL's gl_Layer passed between stages
+    /// made apart (`VK_GLSEM_gl_state`), a pre-rasterization module's interface ends too.
+    pub fn scan(&self, words: &[u32]) -> Summary {
+        if self.extensions.gl_state && self.settings.semantics.contains(Semantic::GlLayer) {
+            scan_with_interface_ends(words)
+        } else {
+            scan(words)
+        }
+    }
+
+    /// What this device gives every pipeline key.
+    pub fn key(&self) -> DeviceKey {
+        DeviceKey {
+            enabled: self.settings.semantics,
+            max_color_attachments: self.limits.unknown_attachment_locations(),
+            transform_feedback: self.features.transform_feedback,
+            tess_geom_point_size: self.features.tess_geom_point_size,
+            maintenance5: self.features.maintenance5,
+            gl_state: self.extensions.gl_state,
+            depth_clip_control: self.conventions.depth_clip_control,
+            provoking_vertex_last: self.conventions.provoking_vertex_last,
+            draw_parameters: self.features.draw_parameters,
+            bresenham_lines: self.conventions.bresenham_lines,
+            stippled_bresenham_lines: self.conventions.stippled_bresenham_lines,
+            window_origin: self.settings.window_origin,
+            apart_layer_location: self.limits.last_interface_location(),
+        }
+    }
+
+    pub fn new(
+        handle: vk::Device,
+        next_gdpa: vk::PFN_vkGetDeviceProcAddr,
+        table: DeviceDispatch,
+        settings: Arc<Settings>,
+        facts: DeviceFacts,
+    ) -> DeviceData {
+        let DeviceFacts {
+            features,
+            limits,
+            extensions,
+            conventions,
+            host_coherent_memory,
+        } = facts;
+        let attribute_memory = AttributeMemory::new(
+            host_coherent_memory.filter(|_| extensions.gl_state),
+            limits.max_vertex_input_bindings,
+            limits.max_vertex_input_attributes,
+        );
+        let cache = RewriteCache::new(settings.rewrite_cache_bytes());
+        DeviceData {
+            handle,
+            next_gdpa,
+            table,
+            settings,
+            features,
+            limits,
+            extensions,
+            conventions,
+            records: Records::default(),
+            attribute_memory,
+            line_loops: LineLoops::default(),
+            cache,
+            _live: Live::new(Kind::Device),
+        }
+    }
+}

@@ -1,0 +1,123 @@
+//! The device's interface limits: a stage whose outputs, or a fragment shader whose inputs,
+//! take more Locations than the device has (VUID-RuntimeSpirv-Location-06272) crashes
+//! drivers (`vkCreateGraphicsPipelines` on lavapipe 22.3.6, `VK_ERROR_DEVICE_LOST` on
+//! NVIDIA 580), and the validation layer does not see it: the layer fails such a pipeline
+//! or shader object with a message instead. The inputs of the other stages are left to the
+//! driver: zink's geometry shaders read past lavapipe's `maxGeometryInputComponents / 4`
+//! and draw right, and an application that worked without the layer must work with it. The
+//! layer's own additions (a rewritten stage, a generated TCS or geometry shader) are held to
+//! every limit.
+
+use spirv::ExecutionModel;
+
+use crate::layer::data::records::ModuleRecord;
+use crate::layer::loader::state::Limits;
+use glsem_spirv::interface::entry_point_ends;
+use glsem_spirv::scan::LocationEnds;
+use glsem_spirv::semantics::Stage;
+
+/// The limits behind [`Limits::stage_inputs`] and [`Limits::stage_outputs`], by [`Stage`].
+const INPUT_LIMITS: [&str; 5] = [
+    "maxVertexInputAttributes",
+    "maxTessellationControlPerVertexInputComponents / 4",
+    "maxTessellationEvaluationInputComponents / 4",
+    "maxGeometryInputComponents / 4",
+    "maxFragmentInputComponents / 4",
+];
+const OUTPUT_LIMITS: [&str; 5] = [
+    "maxVertexOutputComponents / 4",
+    "maxTessellationControlPerVertexOutputComponents / 4",
+    "maxTessellationEvaluationOutputComponents / 4",
+    "maxGeometryOutputComponents / 4",
+    "maxFragmentOutputAttachments",
+];
+
+fn model_of(stage: Stage) -> ExecutionModel {
+    match stage {
+        Stage::Vertex => ExecutionModel::Vertex,
+        Stage::TessControl => ExecutionModel::TessellationControl,
+        Stage::TessEval => ExecutionModel::TessellationEvaluation,
+        Stage::Geometry => ExecutionModel::Geometry,
+        Stage::Fragment => ExecutionModel::Fragment,
+    }
+}
+
+/// Why entry point `entry` of `module` in `stage` does not fit the device, if it does not.
+pub(crate) fn over_limit(
+    limits: &Limits,
+    stage: Stage,
+    module: &ModuleRecord,
+    entry: &str,
+) -> Option<String> {
+    app_exceeds(
+        limits,
+        stage,
+        module.interface_ends(model_of(stage), entry)?,
+    )
+}
+
+/// [`over_limit`] for an application's SPIR-V that no module holds (shader objects).
+pub(crate) fn app_code_over_limit(
+    limits: &Limits,
+    stage: Stage,
+    words: &[u32],
+    entry: &str,
+) -> Option<String> {
+    app_exceeds(limits, stage, code_ends(stage, words, entry)?)
+}
+
+/// Where the interfaces of `entry` of `words` (a `stage` entry point) end.
+fn code_ends(stage: Stage, words: &[u32], entry: &str) -> Option<LocationEnds> {
+    let model = model_of(stage);
+    entry_point_ends(words)
+        .into_iter()
+        .find(|(m, n, _)| *m == model && n == entry)
+        .map(|(_, _, ends)| ends)
+}
+
+/// The limits an application's stage is held to: its outputs, and a fragment shader's
+/// inputs (the module's comment says why not the other inputs).
+fn app_exceeds(limits: &Limits, stage: Stage, mut ends: LocationEnds) -> Option<String> {
+    if stage != Stage::Fragment {
+        ends.input = 0;
+    }
+    exceeds(limits, stage, ends)
+}
+
+/// [`over_limit`] for code the layer made (a rewritten stage, a generated TCS).
+pub(crate) fn code_over_limit(
+    limits: &Limits,
+    stage: Stage,
+    words: &[u32],
+    entry: &str,
+) -> Option<String> {
+    exceeds(limits, stage, code_ends(stage, words, entry)?)
+}
+
+fn exceeds(limits: &Limits, stage: Stage, ends: LocationEnds) -> Option<String> {
+    let i = stage as usize;
+    let sides = [
+        (
+            "inputs",
+            ends.input,
+            limits.stage_inputs[i],
+            INPUT_LIMITS[i],
+        ),
+        (
+            "outputs",
+            ends.output,
+            limits.stage_outputs[i],
+            OUTPUT_LIMITS[i],
+        ),
+    ];
+    // A limit of 0: the device has no such stage, and Vulkan's validation says so.
+    let (side, end, max, name) = sides
+        .into_iter()
+        .find(|&(_, end, max, _)| max > 0 && end > max)?;
+    Some(format!(
+        "the {}'s {side} take Locations 0 to {}, {end} Locations where the device allows \
+         {max} ({name})",
+        stage,
+        end - 1
+    ))
+}

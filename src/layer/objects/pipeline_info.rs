@@ -1,0 +1,633 @@
+//! What the layer reads off a graphics pipeline's [`PipelineView`]: its stages and their
+//! code (recorded modules or code inline in a stage's `pNext`), and the [`PipelineKey`] that
+//! [`glsem_spirv::semantics::choose`] decides on.
+
+use ash::vk;
+use std::sync::Arc;
+
+use crate::layer::data::dynamic_inputs::FollowedPipeline;
+use crate::layer::data::dynamic_lines::StaticMultisample;
+use crate::layer::data::records::{BlockSlot, LayoutRecord, ModuleRecord};
+use crate::layer::loader::state::DeviceData;
+use crate::layer::objects::create_info::{Chain, PipelineView, StageView};
+use crate::layer::support::log;
+use glsem_abi::PrimitiveMode;
+use glsem_spirv::fragcolor::{AttachmentKind, FragColorKey};
+use glsem_spirv::primitive_mode::{Culling, GlPrimitive, Rasterized};
+use glsem_spirv::semantics::{
+    Attachments, GlMode, PipelineKey, Semantic, Stage, StageInfo, Stages, Topology, WindowOrigin,
+};
+
+type S = vk::ShaderStageFlags;
+
+/// A stage's code: a recorded `VkShaderModule` or code inline in the stage's `pNext`.
+pub(crate) fn stage_module(dev: &DeviceData, stage: &StageView<'_>) -> Option<Arc<ModuleRecord>> {
+    if stage.info.module != vk::ShaderModule::null() {
+        return dev.records.modules.read().get(&stage.info.module).cloned();
+    }
+    stage
+        .inline_code
+        .map(|words| Arc::new(ModuleRecord::inline(dev.scan(words), words)))
+}
+
+pub(crate) fn tes_without_tcs(ci: &PipelineView<'_>) -> bool {
+    let all = ci
+        .stages
+        .iter()
+        .fold(S::empty(), |acc, s| acc | s.info.stage);
+    all.contains(S::TESSELLATION_EVALUATION) && !all.contains(S::TESSELLATION_CONTROL)
+}
+
+/// A graphics pipeline library, or a pipeline linked from libraries: its stages may meet
+/// stages in other libraries.
+pub(crate) fn is_library(ci: &PipelineView<'_>) -> bool {
+    ci.info.flags.contains(vk::PipelineCreateFlags::LIBRARY_KHR)
+        || ci.library_parts.is_some()
+        || ci.libraries.is_some()
+}
+
+/// Whether the colour attachments of `ci` are known where its fragment shader is made: a
+/// render pass gives them to every part of a library; with dynamic rendering only a part
+/// that holds the fragment output interface has them.
+pub(crate) fn library_attachments_known(ci: &PipelineView<'_>) -> bool {
+    use vk::GraphicsPipelineLibraryFlagsEXT as Part;
+    if ci.info.render_pass != vk::RenderPass::null() {
+        return true;
+    }
+    let parts = ci.library_parts;
+    // Without that struct a library holds every part of the state.
+    parts.is_none_or(|p| p.contains(Part::FRAGMENT_OUTPUT_INTERFACE))
+}
+
+pub(crate) fn attachment_kind(format: vk::Format) -> AttachmentKind {
+    use vk::Format as F;
+    match format {
+        F::R8_SINT
+        | F::R8G8_SINT
+        | F::R8G8B8_SINT
+        | F::B8G8R8_SINT
+        | F::R8G8B8A8_SINT
+        | F::B8G8R8A8_SINT
+        | F::A8B8G8R8_SINT_PACK32
+        | F::A2R10G10B10_SINT_PACK32
+        | F::A2B10G10R10_SINT_PACK32
+        | F::R16_SINT
+        | F::R16G16_SINT
+        | F::R16G16B16_SINT
+        | F::R16G16B16A16_SINT
+        | F::R32_SINT
+        | F::R32G32_SINT
+        | F::R32G32B32_SINT
+        | F::R32G32B32A32_SINT
+        | F::R64_SINT
+        | F::R64G64_SINT
+        | F::R64G64B64_SINT
+        | F::R64G64B64A64_SINT => AttachmentKind::Sint,
+        F::R8_UINT
+        | F::R8G8_UINT
+        | F::R8G8B8_UINT
+        | F::B8G8R8_UINT
+        | F::R8G8B8A8_UINT
+        | F::B8G8R8A8_UINT
+        | F::A8B8G8R8_UINT_PACK32
+        | F::A2R10G10B10_UINT_PACK32
+        | F::A2B10G10R10_UINT_PACK32
+        | F::R16_UINT
+        | F::R16G16_UINT
+        | F::R16G16B16_UINT
+        | F::R16G16B16A16_UINT
+        | F::R32_UINT
+        | F::R32G32_UINT
+        | F::R32G32B32_UINT
+        | F::R32G32B32A32_UINT
+        | F::R64_UINT
+        | F::R64G64_UINT
+        | F::R64G64B64_UINT
+        | F::R64G64B64A64_UINT => AttachmentKind::Uint,
+        _ => AttachmentKind::Float,
+    }
+}
+
+/// The colour attachments the fragment shader draws into; `None` when gl_FragColor needs no
+/// broadcast (no attachment but 0).
+pub(crate) fn frag_color_key(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<FragColorKey> {
+    let formats: Vec<Option<vk::Format>> = if ci.info.render_pass != vk::RenderPass::null() {
+        let pass = dev
+            .records
+            .render_passes
+            .read()
+            .get(&ci.info.render_pass)
+            .cloned()?;
+        pass.subpass_colors.get(ci.info.subpass as usize)?.clone()
+    } else {
+        ci.color_formats?
+            .iter()
+            .map(|&f| (f != vk::Format::UNDEFINED).then_some(f))
+            .collect()
+    };
+    let max = dev.limits.max_fragment_output_attachments;
+    let attachments: Vec<(u32, AttachmentKind)> = formats
+        .iter()
+        .enumerate()
+        .filter_map(|(i, f)| Some((i as u32, attachment_kind((*f)?))))
+        .filter(|(location, _)| *location < max)
+        .collect();
+    attachments
+        .iter()
+        .any(|(location, _)| *location != 0)
+        .then_some(FragColorKey { attachments })
+}
+
+/// The [`Stage`] of a Vulkan stage flag (`None`: a stage no semantic concerns).
+pub(crate) fn stage_of(flag: S) -> Option<Stage> {
+    Some(match flag {
+        S::VERTEX => Stage::Vertex,
+        S::TESSELLATION_CONTROL => Stage::TessControl,
+        S::TESSELLATION_EVALUATION => Stage::TessEval,
+        S::GEOMETRY => Stage::Geometry,
+        S::FRAGMENT => Stage::Fragment,
+        _ => return None,
+    })
+}
+
+pub(crate) fn flag_of(stage: Stage) -> S {
+    match stage {
+        Stage::Vertex => S::VERTEX,
+        Stage::TessControl => S::TESSELLATION_CONTROL,
+        Stage::TessEval => S::TESSELLATION_EVALUATION,
+        Stage::Geometry => S::GEOMETRY,
+        Stage::Fragment => S::FRAGMENT,
+    }
+}
+
+/// One stage of a pipeline being planned, with its code.
+pub(crate) struct StageCode {
+    /// Index into `pStages`.
+    pub index: usize,
+    pub stage: Stage,
+    pub module: Option<Arc<ModuleRecord>>,
+    pub entry: Option<String>,
+    /// The layer can substitute this stage's module (false for code inline behind a
+    /// `pNext` struct the layer cannot copy).
+    pub patchable: bool,
+}
+
+impl StageCode {
+    pub fn code(&self) -> Option<(&Arc<ModuleRecord>, &str)> {
+        Some((self.module.as_ref()?, self.entry.as_deref()?))
+    }
+}
+
+/// The stages of `ci` the semantics concern, with their code.
+pub(crate) fn stage_codes(dev: &DeviceData, ci: &PipelineView<'_>) -> Vec<StageCode> {
+    ci.stages
+        .iter()
+        .enumerate()
+        .filter_map(|(index, s)| {
+            Some(StageCode {
+                index,
+                stage: stage_of(s.info.stage)?,
+                module: stage_module(dev, s),
+                entry: s.entry.map(str::to_owned),
+                patchable: s.patchable(),
+            })
+        })
+        .collect()
+}
+
+/// The planner's view of `codes`.
+pub(crate) fn stage_view(codes: &[StageCode]) -> Stages<'_> {
+    let mut view = Stages::default();
+    for c in codes {
+        view.set(
+            c.stage,
+            StageInfo {
+                summary: c
+                    .module
+                    .as_ref()
+                    .filter(|_| c.entry.is_some())
+                    .map(|m| &m.summary),
+                patchable: c.patchable,
+            },
+        );
+    }
+    view
+}
+
+/// The layout record of `ci`, if the layer knows it.
+pub(crate) fn layout_of(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<Arc<LayoutRecord>> {
+    dev.records.layouts.read().get(&ci.info.layout).cloned()
+}
+
+/// Builds the key [`glsem_spirv::semantics::choose`] decides on. `last` is the pipeline's last
+/// pre-rasterization stage, `wants_attachments` whether the fragment shader may need them
+/// (the attachment list is only read then).
+pub(crate) fn pipeline_key(
+    dev: &DeviceData,
+    ci: &PipelineView<'_>,
+    last: Option<Stage>,
+    wants_attachments: bool,
+) -> PipelineKey {
+    let dynamic = ci.dynamic;
+    let library = is_library(ci);
+    let raster = ci.rasterization.as_ref();
+    let gl_mode = ci.primitive_mode.and_then(gl_mode_of);
+    let topology = match gl_mode {
+        Some(GlMode::LineLoop) => Topology::Lines,
+        Some(GlMode::Primitive(_)) => Topology::Triangles,
+        None => topology_of(ci),
+    };
+    let attachments = if !wants_attachments {
+        Attachments::Known(FragColorKey::default())
+    } else if !library || library_attachments_known(ci) {
+        Attachments::Known(frag_color_key(dev, ci).unwrap_or_default())
+    } else {
+        Attachments::Unknown
+    };
+    let gl_state = dev.extensions.gl_state;
+    let gl_state_block = last
+        .filter(|_| gl_state)
+        .and_then(|last| gl_state_block(dev, ci, last));
+    // Whether the application says itself what a piece of state wants: no state struct to
+    // chain into (`chain` is `None`), a `s_type` in its chain, or the state is dynamic.
+    let app_chooses = |chain: Option<&Chain<'_>>, s_type, state| {
+        chain.is_none_or(|c| c.contains(s_type)) || dynamic.contains(&state)
+    };
+    let fragment_block = layout_of(dev, ci)
+        .filter(|_| gl_state)
+        .and_then(|l| l.block.offset_for(S::FRAGMENT));
+    let pre_rasterization_library =
+        library && last.is_some() && !ci.stages.iter().any(|s| s.info.stage == S::FRAGMENT);
+    PipelineKey {
+        library,
+        // A pre-rasterization library: its fragment shader is in another library.
+        fragment_elsewhere: pre_rasterization_library,
+        fragment_may_be_apart: pre_rasterization_library,
+        attachments,
+        topology,
+        dynamic_points: dynamic.contains(&vk::DynamicState::PRIMITIVE_TOPOLOGY),
+        polygon_points: raster.is_some_and(|r| r.polygon_mode == vk::PolygonMode::POINT)
+            || dynamic.contains(&vk::DynamicState::POLYGON_MODE_EXT),
+        gl_state_block,
+        app_provoking_vertex: app_chooses(
+            raster.map(|r| &r.chain),
+            vk::StructureType::PIPELINE_RASTERIZATION_PROVOKING_VERTEX_STATE_CREATE_INFO_EXT,
+            vk::DynamicState::PROVOKING_VERTEX_MODE_EXT,
+        ),
+        app_depth_clip_control: app_chooses(
+            ci.viewport.as_ref().map(|v| &v.chain),
+            vk::StructureType::PIPELINE_VIEWPORT_DEPTH_CLIP_CONTROL_CREATE_INFO_EXT,
+            vk::DynamicState::DEPTH_CLIP_NEGATIVE_ONE_TO_ONE_EXT,
+        ),
+        fragment_block,
+        static_front_face: raster.is_some() && !dynamic.contains(&vk::DynamicState::FRONT_FACE),
+        app_domain_origin: app_chooses(
+            ci.tessellation.as_ref().map(|t| &t.chain),
+            vk::StructureType::PIPELINE_TESSELLATION_DOMAIN_ORIGIN_STATE_CREATE_INFO,
+            vk::DynamicState::TESSELLATION_DOMAIN_ORIGIN_EXT,
+        ),
+        rasterizer_discard: raster.is_some_and(|r| r.rasterizer_discard_enable == vk::TRUE)
+            && !dynamic.contains(&vk::DynamicState::RASTERIZER_DISCARD_ENABLE),
+        fed_locations: fed_locations(ci, dynamic),
+        current_attribute_binding: current_attribute_binding(dev, ci),
+        single_sample: ci
+            .multisample
+            .is_some_and(|m| m.rasterization_samples == vk::SampleCountFlags::TYPE_1)
+            && !dynamic.contains(&vk::DynamicState::RASTERIZATION_SAMPLES_EXT),
+        dynamic_samples: dynamic.contains(&vk::DynamicState::RASTERIZATION_SAMPLES_EXT),
+        polygon_lines: raster.is_some_and(|r| r.polygon_mode == vk::PolygonMode::LINE)
+            || dynamic.contains(&vk::DynamicState::POLYGON_MODE_EXT),
+        app_line_mode: app_chooses(
+            raster.map(|r| &r.chain),
+            vk::StructureType::PIPELINE_RASTERIZATION_LINE_STATE_CREATE_INFO_KHR,
+            vk::DynamicState::LINE_RASTERIZATION_MODE_EXT,
+        ),
+        multisample_lines: multisample_lines(ci, dynamic) && !library_line_mode(dev, ci, dynamic),
+        app_line_stipple: dynamic.contains(&vk::DynamicState::LINE_STIPPLE_KHR)
+            || dynamic.contains(&vk::DynamicState::LINE_STIPPLE_ENABLE_EXT),
+        gl_mode,
+        rasterized: match raster.map(|r| r.polygon_mode) {
+            _ if dynamic.contains(&vk::DynamicState::POLYGON_MODE_EXT) => Rasterized::Fill,
+            Some(vk::PolygonMode::LINE) => Rasterized::Lines,
+            Some(vk::PolygonMode::POINT) => Rasterized::Points,
+            _ => Rasterized::Fill,
+        },
+        culling: culling(dev, ci),
+        // A dynamic mode is GL's where the layer follows it (it sets the last vertex at bind).
+        app_provoking_last: if dynamic.contains(&vk::DynamicState::PROVOKING_VERTEX_MODE_EXT) {
+            gl_state
+                && dev.conventions.provoking_vertex_last
+                && dev.settings.semantics.contains(Semantic::ProvokingVertex)
+        } else {
+            ci.provoking_vertex_mode == Some(vk::ProvokingVertexModeEXT::LAST_VERTEX)
+        },
+        ..PipelineKey::new(&dev.key())
+    }
+}
+
+/// Static face culling as the driver will do it, in normalized device coordinates: the
+/// front face after the layer's inversion (`window_origin = lower_left`), turned over again
+/// by a viewport of positive height (Vulkan's area formula in framebuffer coordinates,
+/// y down). A dynamic viewport is taken to be the one `window_origin` names.
+fn culling(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<Culling> {
+    let raster = ci.rasterization.as_ref()?;
+    let dynamic = ci.dynamic;
+    if [vk::DynamicState::CULL_MODE, vk::DynamicState::FRONT_FACE]
+        .iter()
+        .any(|d| dynamic.contains(d))
+        || raster.cull_mode == vk::CullModeFlags::NONE
+    {
+        return None;
+    }
+    let inverted = dev.extensions.gl_state
+        && dev.settings.window_origin == WindowOrigin::LowerLeft
+        && dev.settings.semantics.contains(Semantic::WindowOrigin);
+    let ccw = (raster.front_face == vk::FrontFace::COUNTER_CLOCKWISE) != inverted;
+    let height = ci.first_viewport.map(|v| v.height);
+    let flipped = match height {
+        Some(h) => h < 0.0,
+        None => dev.settings.window_origin == WindowOrigin::Flipped,
+    };
+    Some(Culling {
+        front_ccw: ccw == flipped,
+        cull_front: raster.cull_mode.contains(vk::CullModeFlags::FRONT),
+        cull_back: raster.cull_mode.contains(vk::CullModeFlags::BACK),
+    })
+}
+
+/// The [`GlMode`] of a `VkPrimitiveModeGLSEM` value (`None`: none, or not a GL mode).
+pub(crate) fn gl_mode_of(mode: PrimitiveMode) -> Option<GlMode> {
+    match mode {
+        PrimitiveMode::LINE_LOOP => Some(GlMode::LineLoop),
+        PrimitiveMode::QUADS => Some(GlMode::Primitive(GlPrimitive::Quads)),
+        PrimitiveMode::QUAD_STRIP => Some(GlMode::Primitive(GlPrimitive::QuadStrip)),
+        PrimitiveMode::POLYGON => Some(GlMode::Primitive(GlPrimitive::Polygon)),
+        _ => None,
+    }
+}
+
+/// The topology that draws `mode` (with the generated geometry shader, for quads, quad
+/// strips and polygons).
+pub(crate) fn topology_for(mode: GlMode) -> vk::PrimitiveTopology {
+    match mode {
+        GlMode::LineLoop => vk::PrimitiveTopology::LINE_STRIP,
+        GlMode::Primitive(GlPrimitive::Quads) => vk::PrimitiveTopology::LINE_LIST_WITH_ADJACENCY,
+        GlMode::Primitive(GlPrimitive::QuadStrip) => {
+            vk::PrimitiveTopology::LINE_STRIP_WITH_ADJACENCY
+        }
+        GlMode::Primitive(GlPrimitive::Polygon) => vk::PrimitiveTopology::TRIANGLE_FAN,
+    }
+}
+
+/// The class of primitive `ci`'s input assembly draws (`Unknown` without that state).
+fn topology_of(ci: &PipelineView<'_>) -> Topology {
+    use vk::PrimitiveTopology as T;
+    let input = ci
+        .input_assembly
+        .as_ref()
+        .filter(|_| holds_vertex_input(ci));
+    match input.map(|i| i.topology) {
+        Some(T::POINT_LIST) => Topology::Points,
+        Some(
+            T::LINE_LIST
+            | T::LINE_STRIP
+            | T::LINE_LIST_WITH_ADJACENCY
+            | T::LINE_STRIP_WITH_ADJACENCY,
+        ) => Topology::Lines,
+        Some(T::PATCH_LIST) => Topology::Patches,
+        Some(_) => Topology::Triangles,
+        None => Topology::Unknown,
+    }
+}
+
+/// Where the GL-state block sits for the `last` pre-rasterization stage in `ci`'s layout;
+/// a layout that cannot hold it is said once.
+fn gl_state_block(dev: &DeviceData, ci: &PipelineView<'_>, last: Stage) -> Option<u32> {
+    let layout = layout_of(dev, ci);
+    let offset = layout
+        .as_ref()
+        .and_then(|l| l.block.offset_for(flag_of(last)));
+    if offset.is_none() {
+        if let Some(l) = &layout {
+            if !l
+                .warned_no_block
+                .swap(true, std::sync::atomic::Ordering::Relaxed)
+            {
+                let why = match &l.block {
+                    BlockSlot::Unavailable(why) => why.as_str(),
+                    BlockSlot::Reserved { .. } => "the block is not readable by that stage",
+                };
+                log::warning!(
+                    "pipeline layout {:#x} cannot hold GL's point and clip state \
+                     ({why}): its pipelines get GL's initial point size and every \
+                     clip distance they write",
+                    ash::vk::Handle::as_raw(ci.info.layout)
+                );
+            }
+        }
+    }
+    offset
+}
+
+/// Whether `ci` holds the vertex-input state (vertex input and input assembly): not a
+/// library part without it, whose pointers to that state Vulkan ignores.
+pub(crate) fn holds_vertex_input(ci: &PipelineView<'_>) -> bool {
+    let parts = ci.library_parts;
+    parts.is_none_or(|p| p.contains(vk::GraphicsPipelineLibraryFlagsEXT::VERTEX_INPUT_INTERFACE))
+}
+
+/// The Locations `ci`'s vertex-input state feeds, where `ci` holds that state: not a library
+/// without the vertex-input part, not dynamic vertex input.
+fn fed_locations(ci: &PipelineView<'_>, dynamic: &[vk::DynamicState]) -> Option<Vec<u32>> {
+    if !holds_vertex_input(ci) || dynamic.contains(&vk::DynamicState::VERTEX_INPUT_EXT) {
+        return None;
+    }
+    let input = ci.vertex_input.as_ref()?;
+    Some(input.attributes.iter().map(|a| a.location).collect())
+}
+
+/// The layer's binding of GL's current vertex attributes, unless `ci`'s vertex-input state
+/// uses it (the application's choice wins: unfed inputs then read (0, 0, 0, 1)).
+fn current_attribute_binding(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<u32> {
+    let memory = &dev.attribute_memory;
+    memory.memory_type?;
+    let input = ci.vertex_input.as_ref()?;
+    (!input.bindings.iter().any(|b| b.binding == memory.binding)).then_some(memory.binding)
+}
+
+/// Whether GL's aliased-line rule is out of reach for `ci`: its rasterization is (or may
+/// be) multisampled or uses alpha to coverage or sample shading (GL then rasterizes lines
+/// by its multisample rules, and Vulkan forbids Bresenham lines with the latter two:
+/// VUID-VkGraphicsPipelineCreateInfo-lineRasterizationMode-02766), or the multisample
+/// state is not in this create info (a library part that does not hold it).
+fn multisample_lines(ci: &PipelineView<'_>, dynamic: &[vk::DynamicState]) -> bool {
+    use vk::DynamicState as D;
+    let Some(ms) = ci.multisample else {
+        return true;
+    };
+    ms.rasterization_samples != vk::SampleCountFlags::TYPE_1
+        || ms.alpha_to_coverage_enable == vk::TRUE
+        || ms.alpha_to_one_enable == vk::TRUE
+        || ms.sample_shading_enable == vk::TRUE
+        || [
+            D::RASTERIZATION_SAMPLES_EXT,
+            D::ALPHA_TO_COVERAGE_ENABLE_EXT,
+            D::ALPHA_TO_ONE_ENABLE_EXT,
+        ]
+        .iter()
+        .any(|d| dynamic.contains(d))
+}
+
+/// Whether `ci` is a pre-rasterization library without the multisample state whose line
+/// mode the layer makes dynamic state (`Conventions::library_line_mode`), following GL's
+/// rule where its pipelines draw.
+pub(crate) fn library_line_mode(
+    dev: &DeviceData,
+    ci: &PipelineView<'_>,
+    dynamic: &[vk::DynamicState],
+) -> bool {
+    use vk::GraphicsPipelineLibraryFlagsEXT as Part;
+    let parts = ci.library_parts;
+    dev.conventions.library_line_mode
+        && parts.is_some_and(|p| {
+            p.contains(Part::PRE_RASTERIZATION_SHADERS)
+                && !p.intersects(Part::FRAGMENT_SHADER | Part::FRAGMENT_OUTPUT_INTERFACE)
+        })
+        && !dynamic.contains(&vk::DynamicState::LINE_RASTERIZATION_MODE_EXT)
+}
+
+/// The multisample state a fragment-output library fixes, for the pipelines linked from
+/// it that follow GL's line rule (`library_line_mode`).
+pub(crate) fn library_multisample(ci: &PipelineView<'_>) -> Option<StaticMultisample> {
+    let parts = ci.library_parts?;
+    if !parts.contains(vk::GraphicsPipelineLibraryFlagsEXT::FRAGMENT_OUTPUT_INTERFACE) {
+        return None;
+    }
+    Some(static_multisample(ci))
+}
+
+/// The multisample state `ci` fixes, when its line mode is dynamic state whose GL rule the
+/// layer follows at record time (`dynamic_lines`): a whole pipeline on a
+/// `VK_GLSEM_gl_state` device with Bresenham lines, without sample shading (GL's multisample
+/// rules apply there whatever the mode).
+pub(crate) fn followed_line_mode(
+    dev: &DeviceData,
+    ci: &PipelineView<'_>,
+) -> Option<StaticMultisample> {
+    use vk::DynamicState as D;
+    let dynamic = ci.dynamic;
+    let follows = dev.extensions.gl_state
+        && dev.conventions.bresenham_lines
+        && dev.settings.semantics.contains(Semantic::LineRasterization)
+        && dynamic.contains(&D::LINE_RASTERIZATION_MODE_EXT)
+        && !is_library(ci);
+    let ms = ci.multisample;
+    if !follows || ms.is_some_and(|m| m.sample_shading_enable == vk::TRUE) {
+        return None;
+    }
+    Some(static_multisample(ci))
+}
+
+/// The multisample state `ci` fixes: its values where they are not dynamic state.
+fn static_multisample(ci: &PipelineView<'_>) -> StaticMultisample {
+    use vk::DynamicState as D;
+    let (ms, dynamic) = (ci.multisample, ci.dynamic);
+    let fixed = |state: D, value: Option<bool>| value.filter(|_| !dynamic.contains(&state));
+    StaticMultisample {
+        samples: ms
+            .map(|m| m.rasterization_samples)
+            .filter(|_| !dynamic.contains(&D::RASTERIZATION_SAMPLES_EXT)),
+        alpha_to_coverage: fixed(
+            D::ALPHA_TO_COVERAGE_ENABLE_EXT,
+            ms.map(|m| m.alpha_to_coverage_enable == vk::TRUE),
+        ),
+        alpha_to_one: fixed(
+            D::ALPHA_TO_ONE_ENABLE_EXT,
+            ms.map(|m| m.alpha_to_one_enable == vk::TRUE),
+        ),
+    }
+}
+
+/// What the layer follows at bind for a whole pipeline (not a library) on a
+/// `VK_GLSEM_gl_state` device whose vertex input, provoking vertex or clip-space depth is
+/// dynamic state (`dynamic_inputs`); `None` when nothing.
+pub(crate) fn followed_pipeline(
+    dev: &DeviceData,
+    ci: &PipelineView<'_>,
+) -> Option<FollowedPipeline> {
+    use vk::DynamicState as D;
+    if !dev.extensions.gl_state || is_library(ci) {
+        return None;
+    }
+    let dynamic = ci.dynamic;
+    let on = |semantic| dev.settings.semantics.contains(semantic);
+    let conventions = &dev.conventions;
+    let followed = FollowedPipeline {
+        vertex_inputs: dynamic
+            .contains(&D::VERTEX_INPUT_EXT)
+            .then(|| dynamic_vertex_inputs(dev, ci))
+            .flatten(),
+        conventions: conventions.layer_sets_provoking_mode
+            && on(Semantic::ProvokingVertex)
+            && dynamic.contains(&D::PROVOKING_VERTEX_MODE_EXT)
+            || conventions.layer_sets_negative_one_to_one
+                && on(Semantic::ClipSpaceDepth)
+                && dynamic.contains(&D::DEPTH_CLIP_NEGATIVE_ONE_TO_ONE_EXT),
+    };
+    (followed != FollowedPipeline::default()).then_some(followed)
+}
+
+/// Every Location the vertex shader of `ci` reads, with its numeric type, where the layer
+/// can feed them all from its binding (below its slots, 32-bit types); `None` otherwise.
+fn dynamic_vertex_inputs(
+    dev: &DeviceData,
+    ci: &PipelineView<'_>,
+) -> Option<Arc<[(u32, glsem_spirv::unfed_inputs::InputKind)]>> {
+    let memory = &dev.attribute_memory;
+    memory.memory_type?;
+    if !dev.settings.semantics.contains(Semantic::UnfedInputs) {
+        return None;
+    }
+    let codes = stage_codes(dev, ci);
+    let vertex = codes.iter().find(|c| c.stage == Stage::Vertex)?;
+    let (module, entry) = vertex.code()?;
+    match glsem_spirv::unfed_inputs::unfed_input_kinds(&module.words, entry, &[]) {
+        Ok(inputs) if inputs.iter().all(|&(l, _)| l < memory.slots) => Some(inputs.into()),
+        Ok(_) => None,
+        Err(why) => {
+            log::warning!("vertex inputs under dynamic vertex input are not fed: {why}");
+            None
+        }
+    }
+}
+
+/// The clockwise / counter-clockwise swap of `face` (a positive viewport turns GL's winding
+/// over: Vulkan's area formula has the opposite sign).
+pub(crate) fn inverted(face: vk::FrontFace) -> vk::FrontFace {
+    if face == vk::FrontFace::CLOCKWISE {
+        vk::FrontFace::COUNTER_CLOCKWISE
+    } else {
+        vk::FrontFace::CLOCKWISE
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integer_formats_get_integer_outputs() {
+        let cases = [
+            (vk::Format::R32G32B32A32_SINT, AttachmentKind::Sint),
+            (vk::Format::R8_UINT, AttachmentKind::Uint),
+            (vk::Format::A2B10G10R10_UINT_PACK32, AttachmentKind::Uint),
+            (vk::Format::R8G8B8A8_UNORM, AttachmentKind::Float),
+            (vk::Format::R8G8B8A8_SRGB, AttachmentKind::Float),
+            (vk::Format::R16G16B16A16_SFLOAT, AttachmentKind::Float),
+            (vk::Format::R8G8B8A8_SNORM, AttachmentKind::Float),
+        ];
+        for (format, kind) in cases {
+            assert_eq!(attachment_kind(format), kind, "{format:?}");
+        }
+    }
+}

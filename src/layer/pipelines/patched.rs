@@ -1,0 +1,269 @@
+//! The copies a rewritten create info goes down with: its stages (with the layer's modules),
+//! and the state structs the rewrite changes, each a copy of the application's with the
+//! layer's structs chained in front of the application's `pNext` chain. The copies borrow
+//! the application's chains (`'a`): they point into them, never past the call down.
+
+use ash::vk::{self, TaggedStructure};
+
+use crate::layer::commands::current_attributes::format_of;
+use crate::layer::objects::create_info::{PipelineView, VertexInput};
+use crate::layer::objects::pipeline_info::inverted;
+use crate::layer::pipelines::rewrite::Rewrite;
+use crate::layer::support::ffi::link_in_front;
+use glsem_abi::STRUCTURE_TYPE_PIPELINE_PRIMITIVE_MODE_CREATE_INFO;
+use glsem_spirv::line_rasterization::BresenhamLines;
+use glsem_spirv::semantics::Step;
+use glsem_spirv::unfed_inputs::InputKind;
+
+/// The arrays handed to the driver for one rewritten create info, and the temporary
+/// modules to destroy afterwards.
+pub(crate) struct Patched<'a> {
+    pub stages: Vec<vk::PipelineShaderStageCreateInfo<'a>>,
+    pub temporaries: Vec<vk::ShaderModule>,
+    /// Copied `pNext` structs of stages whose inline code was unlinked, and of the
+    /// input-assembly state's chain.
+    pub chain_copies: Vec<Box<[u64]>>,
+    /// Boxed: the chains point into them.
+    rasterization: Option<Box<RasterizationCopy<'a>>>,
+    viewport: Option<Box<Chained<ViewportState<'a>, DepthClipControl<'a>>>>,
+    dynamic: Option<Box<DynamicCopy<'a>>>,
+    tessellation: Option<Box<Chained<TessellationState<'a>, DomainOrigin<'a>>>>,
+    vertex_input: Option<Box<VertexInputCopy<'a>>>,
+    input_assembly: Option<Box<vk::PipelineInputAssemblyStateCreateInfo<'a>>>,
+}
+
+type ViewportState<'a> = vk::PipelineViewportStateCreateInfo<'a>;
+type TessellationState<'a> = vk::PipelineTessellationStateCreateInfo<'a>;
+type DomainOrigin<'a> = vk::PipelineTessellationDomainOriginStateCreateInfo<'a>;
+type DepthClipControl<'a> = vk::PipelineViewportDepthClipControlCreateInfoEXT<'a>;
+
+/// A state struct with one struct of the layer's chained in front of its `pNext`.
+struct Chained<S, F> {
+    state: S,
+    front: F,
+}
+
+impl<S: TaggedStructure, F: TaggedStructure> Chained<S, F> {
+    fn new(state: S, front: F) -> Box<Self> {
+        let mut copy = Box::new(Chained { state, front });
+        let Chained { state, front } = &mut *copy;
+        link_in_front(state, front);
+        copy
+    }
+}
+
+/// The vertex-input state with the layer's stride-0 binding of GL's current attributes.
+struct VertexInputCopy<'a> {
+    state: vk::PipelineVertexInputStateCreateInfo<'a>,
+    bindings: Vec<vk::VertexInputBindingDescription>,
+    attributes: Vec<vk::VertexInputAttributeDescription>,
+}
+
+impl<'a> VertexInputCopy<'a> {
+    fn new(app: &VertexInput<'a>, binding: u32, inputs: &[(u32, InputKind)]) -> Box<Self> {
+        let mut bindings = app.bindings.to_vec();
+        let mut attributes = app.attributes.to_vec();
+        bindings.push(vk::VertexInputBindingDescription {
+            binding,
+            stride: 0,
+            input_rate: vk::VertexInputRate::VERTEX,
+        });
+        attributes.extend(inputs.iter().map(|&(location, kind)| {
+            vk::VertexInputAttributeDescription {
+                location,
+                binding,
+                format: format_of(kind),
+                offset: location * 16,
+            }
+        }));
+        let mut copy = Box::new(VertexInputCopy {
+            state: *app.state,
+            bindings,
+            attributes,
+        });
+        copy.state.vertex_binding_description_count = copy.bindings.len() as u32;
+        copy.state.p_vertex_binding_descriptions = copy.bindings.as_ptr();
+        copy.state.vertex_attribute_description_count = copy.attributes.len() as u32;
+        copy.state.p_vertex_attribute_descriptions = copy.attributes.as_ptr();
+        copy
+    }
+}
+
+/// The rasterization state with the layer's provoking vertex and line state, each chained
+/// in front of its `pNext` when a step asks for it.
+struct RasterizationCopy<'a> {
+    state: vk::PipelineRasterizationStateCreateInfo<'a>,
+    provoking: vk::PipelineRasterizationProvokingVertexStateCreateInfoEXT<'a>,
+    line: vk::PipelineRasterizationLineStateCreateInfoKHR<'a>,
+}
+
+impl<'a> RasterizationCopy<'a> {
+    fn new(state: &vk::PipelineRasterizationStateCreateInfo<'a>) -> Box<Self> {
+        Box::new(RasterizationCopy {
+            state: *state,
+            provoking: vk::PipelineRasterizationProvokingVertexStateCreateInfoEXT {
+                provoking_vertex_mode: vk::ProvokingVertexModeEXT::LAST_VERTEX,
+                ..Default::default()
+            },
+            // The stipple itself is dynamic state the layer sets at bind time.
+            line: vk::PipelineRasterizationLineStateCreateInfoKHR {
+                line_rasterization_mode: vk::LineRasterizationModeKHR::BRESENHAM,
+                line_stipple_factor: 1,
+                line_stipple_pattern: 0xFFFF,
+                ..Default::default()
+            },
+        })
+    }
+}
+
+/// The dynamic state with states the layer sets added: `VK_DYNAMIC_STATE_LINE_STIPPLE_EXT`
+/// (the layer's stipple), `VK_DYNAMIC_STATE_LINE_RASTERIZATION_MODE_EXT` (GL's line rule
+/// followed at bind).
+struct DynamicCopy<'a> {
+    state: vk::PipelineDynamicStateCreateInfo<'a>,
+    states: Vec<vk::DynamicState>,
+}
+
+impl<'a> Patched<'a> {
+    /// `ci`'s stages, to be patched, and copies of the pipeline state `rewrite` changes.
+    /// The planner asks for a state only where the pipeline has one.
+    pub fn new(ci: &PipelineView<'a>, rewrite: &Rewrite) -> Patched<'a> {
+        let vertex_input = rewrite
+            .current_attributes
+            .as_ref()
+            .zip(ci.vertex_input.as_ref())
+            .map(|((binding, inputs), state)| VertexInputCopy::new(state, *binding, inputs));
+        let mut patched = Patched {
+            stages: ci.stages.iter().map(|s| *s.info).collect(),
+            temporaries: Vec::new(),
+            chain_copies: Vec::new(),
+            rasterization: None,
+            viewport: None,
+            dynamic: None,
+            tessellation: None,
+            vertex_input,
+            input_assembly: None,
+        };
+        for step in &rewrite.state {
+            patched.chain(ci, step);
+        }
+        if rewrite.dynamic_line_mode {
+            patched.add_dynamic(ci, vk::DynamicState::LINE_RASTERIZATION_MODE_EXT);
+        }
+        patched
+    }
+
+    /// Chains the pipeline state of `step` into the copy of the state it changes.
+    fn chain(&mut self, ci: &PipelineView<'a>, step: &Step) {
+        match *step {
+            Step::ProvokingVertexLast(_) => {
+                if let Some(r) = self.rasterization(ci) {
+                    link_in_front(&mut r.state, &mut r.provoking);
+                }
+            }
+            Step::InvertFrontFace(_) => {
+                if let Some(r) = self.rasterization(ci) {
+                    r.state.front_face = inverted(r.state.front_face);
+                }
+            }
+            Step::BresenhamLines(BresenhamLines { stippled }) => {
+                if let Some(r) = self.rasterization(ci) {
+                    r.line.stippled_line_enable = stippled.into();
+                    link_in_front(&mut r.state, &mut r.line);
+                }
+                if stippled {
+                    self.add_dynamic(ci, vk::DynamicState::LINE_STIPPLE_KHR);
+                }
+            }
+            Step::NegativeOneToOneDepth(_) => {
+                self.viewport = ci.viewport.as_ref().map(|state| {
+                    let depth = DepthClipControl {
+                        negative_one_to_one: vk::TRUE,
+                        ..Default::default()
+                    };
+                    Chained::new(*state.state, depth)
+                });
+            }
+            Step::TessellationDomainLowerLeft(_) => {
+                self.tessellation = ci.tessellation.as_ref().map(|state| {
+                    let origin = DomainOrigin {
+                        domain_origin: vk::TessellationDomainOrigin::LOWER_LEFT,
+                        ..Default::default()
+                    };
+                    Chained::new(*state.state, origin)
+                });
+            }
+            // GL's line loops are closed at draw time: nothing to chain.
+            _ => {}
+        }
+    }
+
+    /// The copy of `ci`'s rasterization state, made on first use.
+    fn rasterization(&mut self, ci: &PipelineView<'a>) -> Option<&mut RasterizationCopy<'a>> {
+        if self.rasterization.is_none() {
+            self.rasterization = ci.rasterization.as_ref().map(|s| RasterizationCopy::new(s));
+        }
+        self.rasterization.as_deref_mut()
+    }
+
+    /// `state` added to the copy of `ci`'s dynamic states.
+    fn add_dynamic(&mut self, ci: &PipelineView<'a>, state: vk::DynamicState) {
+        let copy = self.dynamic.get_or_insert_with(|| {
+            Box::new(DynamicCopy {
+                state: ci.dynamic_state.copied().unwrap_or_default(),
+                states: ci.dynamic.to_vec(),
+            })
+        });
+        copy.states.push(state);
+        copy.state.dynamic_state_count = copy.states.len() as u32;
+        copy.state.p_dynamic_states = copy.states.as_ptr();
+    }
+
+    /// The input-assembly state drawing `topology`, with the layer's
+    /// `VkPipelinePrimitiveModeCreateInfoGLSEM` taken out of its chain. `None`: one of the
+    /// structs in front of it is a struct the layer cannot copy.
+    pub fn draw_topology(
+        &mut self,
+        ci: &PipelineView<'a>,
+        topology: vk::PrimitiveTopology,
+    ) -> Option<()> {
+        let app = ci.input_assembly.as_ref()?;
+        let p_next = app.chain.without(
+            STRUCTURE_TYPE_PIPELINE_PRIMITIVE_MODE_CREATE_INFO,
+            &mut self.chain_copies,
+        )?;
+        let mut copy = vk::PipelineInputAssemblyStateCreateInfo {
+            flags: app.flags,
+            topology,
+            primitive_restart_enable: app.primitive_restart_enable,
+            ..Default::default()
+        };
+        copy.p_next = p_next;
+        self.input_assembly = Some(Box::new(copy));
+        Some(())
+    }
+
+    /// Points `info` at the patched stages and state.
+    pub fn apply(&self, info: &mut vk::GraphicsPipelineCreateInfo<'a>) {
+        info.stage_count = self.stages.len() as u32;
+        info.p_stages = self.stages.as_ptr();
+        if let Some(copy) = &self.rasterization {
+            info.p_rasterization_state = &copy.state;
+        }
+        if let Some(copy) = &self.viewport {
+            info.p_viewport_state = &copy.state;
+        }
+        if let Some(copy) = &self.dynamic {
+            info.p_dynamic_state = &copy.state;
+        }
+        if let Some(copy) = &self.tessellation {
+            info.p_tessellation_state = &copy.state;
+        }
+        if let Some(copy) = &self.vertex_input {
+            info.p_vertex_input_state = &copy.state;
+        }
+        if let Some(copy) = &self.input_assembly {
+            info.p_input_assembly_state = &**copy;
+        }
+    }
+}

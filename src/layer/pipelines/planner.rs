@@ -1,0 +1,917 @@
+//! `vkCreateGraphicsPipelines`: per create info, builds the key of
+//! [`glsem_spirv::semantics::choose`] (`pipeline_info`), runs the steps it returns (`rewrite`),
+//! creates temporary modules and calls down once with the patched array
+//! (docs/architecture.md).
+//!
+//! Pipelines that need nothing go down with the application's own pointers. A pipeline
+//! with a tessellation evaluation shader and no control shader is never passed down
+//! unfixed: drivers crash on it, so when no TCS can be generated it fails with
+//! `VK_ERROR_UNKNOWN` and an error message saying why.
+//!
+//! Graphics pipeline libraries are planned like pipelines, from the stages and state they
+//! hold (a pre-rasterization library gets its generated TCS; a fragment-shader library
+//! that cannot know its attachments broadcasts gl_FragColor to every Location below
+//! `maxColorAttachments`; each side of the XFB split works alone). A pipeline linked from
+//! libraries (`VkPipelineLibraryCreateInfoKHR`) rewrites only the stages it holds itself,
+//! and gets a record when a library's shaders read the GL-state block, so that binding it
+//! pushes the block, or when it links a replacement vertex-input library feeding GL's
+//! current attributes (`library_inputs`).
+
+use ash::vk::{self, Handle};
+use std::sync::atomic::Ordering;
+
+use crate::layer::commands::current_attributes::integer_slots;
+use crate::layer::data::dynamic_lines::StaticMultisample;
+use crate::layer::data::records::{BlockBinding, BlockSlot, PipelineRecord, FAST_PATH_PIPELINES};
+use crate::layer::loader::frames::destroy_hook;
+use crate::layer::loader::frames::{hook, maybe_inject_panic, shield};
+use crate::layer::loader::state::DeviceData;
+use crate::layer::objects::create_info::PipelineView;
+use crate::layer::objects::interface_limits::{code_over_limit, over_limit};
+use crate::layer::objects::pipeline_info::{
+    followed_line_mode, followed_pipeline, gl_mode_of, holds_vertex_input, layout_of,
+    library_line_mode, library_multisample, pipeline_key, stage_codes, stage_module, stage_of,
+    stage_view, tes_without_tcs, topology_for, StageCode,
+};
+use crate::layer::pipelines::library_inputs::{self, LinkFeed};
+use crate::layer::pipelines::patched::Patched;
+use crate::layer::pipelines::rewrite::{Rewrite, Run, Target};
+use crate::layer::support::ffi::slice;
+use crate::layer::support::log;
+use glsem_abi::PrimitiveMode;
+use glsem_spirv::primitive_mode::GlPrimitive;
+use glsem_spirv::scan::Summary;
+use glsem_spirv::semantics::{choose, GlMode, Semantic, Stage, StageInfo, Stages, WindowOrigin};
+
+type S = vk::ShaderStageFlags;
+
+hook! {
+    /// `vkCreateGraphicsPipelines`: GL's semantics for every create info that needs them.
+    "vkCreateGraphicsPipelines" in call_with_next,
+    fn create_graphics_pipelines(
+        device: vk::Device,
+        pipeline_cache: vk::PipelineCache,
+        create_info_count: u32,
+        p_create_infos: *const vk::GraphicsPipelineCreateInfo<'_>,
+        p_allocator: *const vk::AllocationCallbacks<'_>,
+        p_pipelines: *mut vk::Pipeline
+    ) -> vk::Result =>
+    |dev, next| {
+        // SAFETY: createInfoCount valid create infos (Vulkan's valid usage), alive for the
+        // call.
+        let infos = unsafe { PipelineView::all(p_create_infos, create_info_count) };
+        let needs_work = shield("vkCreateGraphicsPipelines", || {
+            maybe_inject_panic(&dev.settings, "vkCreateGraphicsPipelines");
+            infos.iter().any(|ci| needs_work(dev, ci))
+        });
+        let call = Call {
+            dev,
+            next,
+            device,
+            pipeline_cache,
+            p_allocator,
+        };
+        let result = match needs_work {
+            Some(false) => {
+                FAST_PATH_PIPELINES.fetch_add(infos.len(), Ordering::Relaxed);
+                // SAFETY: the next layer's `vkCreateGraphicsPipelines` with the arguments
+                // the application gave this hook, which Vulkan's valid usage for the
+                // command (this hook's contract) makes valid for it as they were for the
+                // hook.
+                unsafe {
+                    next(
+                        device,
+                        pipeline_cache,
+                        create_info_count,
+                        p_create_infos,
+                        p_allocator,
+                        p_pipelines,
+                    )
+                }
+            }
+            // SAFETY: pPipelines holds one handle per create info (Vulkan's valid usage).
+            Some(true) => unsafe { call.create(&infos, p_pipelines) },
+            // The layer failed before deciding: the application's structs go down as they
+            // are, except pipelines that would crash the driver.
+            None => {
+                let plans: Vec<Plan> = infos
+                    .iter()
+                    .map(|ci| match tes_without_tcs(ci) {
+                        true => Plan::fail("internal error in the layer while planning"),
+                        false => Plan::Keep,
+                    })
+                    .collect();
+                // SAFETY: pPipelines holds one handle per create info (Vulkan's valid usage).
+                unsafe { call.finish(&infos, plans, p_pipelines) }
+            }
+        };
+        // SAFETY: pPipelines holds one handle per create info, set by the call.
+        let pipelines = unsafe { slice(p_pipelines, create_info_count) };
+        shield("vkCreateGraphicsPipelines library parts", || {
+            library_inputs::record(dev, &infos, pipelines);
+            record_library_multisample(dev, &infos, pipelines);
+        });
+        result
+    }
+}
+
+/// Keeps the multisample state of fragment-output libraries where pipelines linked from
+/// them may follow GL's line rule (`linked_line_mode`).
+fn record_library_multisample(
+    dev: &DeviceData,
+    infos: &[PipelineView<'_>],
+    pipelines: &[vk::Pipeline],
+) {
+    if !dev.conventions.library_line_mode {
+        return;
+    }
+    for (ci, &pipeline) in infos.iter().zip(pipelines) {
+        if let Some(ms) = library_multisample(ci).filter(|_| pipeline != vk::Pipeline::null()) {
+            dev.records.library_multisample.write().insert(pipeline, ms);
+        }
+    }
+}
+
+/// The fast-path decision: module summaries and the create info only; no allocation for
+/// stages given as `VkShaderModule`s.
+fn needs_work(dev: &DeviceData, ci: &PipelineView<'_>) -> bool {
+    // GL's primitive mode: its struct never goes down, and the pipeline draws it or fails.
+    if tes_without_tcs(ci) || ci.primitive_mode.is_some() || past_interface_limits(dev, ci) {
+        return true;
+    }
+    let modules = dev.records.modules.read();
+    // Summaries of code given inline, scanned here (rare).
+    let inline: Vec<(Stage, Summary)> = ci
+        .stages
+        .iter()
+        .filter_map(|s| Some((stage_of(s.info.stage)?, dev.scan(s.inline_code?))))
+        .collect();
+    let mut view = Stages::default();
+    for s in &ci.stages {
+        let Some(stage) = stage_of(s.info.stage) else {
+            continue;
+        };
+        let summary = if s.info.module != vk::ShaderModule::null() {
+            modules.get(&s.info.module).map(|m| &m.summary)
+        } else {
+            inline
+                .iter()
+                .find(|(st, _)| *st == stage)
+                .map(|(_, sum)| sum)
+        };
+        view.set(
+            stage,
+            StageInfo {
+                summary,
+                patchable: true,
+            },
+        );
+    }
+    let wants_attachments = view
+        .get(Stage::Fragment)
+        .and_then(|f| f.summary)
+        .is_some_and(|f| f.frag_color);
+    let key = pipeline_key(dev, ci, view.last_pre_rasterization(), wants_attachments);
+    // A pipeline linked from libraries whose shaders read the GL-state block needs a record
+    // of its own, so that binding it pushes the block.
+    !choose(&view, &key).is_empty()
+        || !linked_libraries(ci).is_empty() && libraries_block(dev, ci).is_some()
+        || keeps_window_height(dev, ci)
+        || library_inputs::may_feed(dev, ci)
+        || libraries_line_loop(dev, ci)
+        || followed_line_mode(dev, ci).is_some()
+        || linked_line_mode(dev, ci).is_some()
+        || followed_pipeline(dev, ci).is_some()
+}
+
+/// The multisample state of a pipeline linked from a pre-rasterization library whose line
+/// mode the layer made dynamic: the fragment-output library's (all dynamic where the layer
+/// did not see it).
+fn linked_line_mode(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<StaticMultisample> {
+    let libraries = linked_libraries(ci);
+    if libraries.is_empty() || ci.info.flags.contains(vk::PipelineCreateFlags::LIBRARY_KHR) {
+        return None;
+    }
+    let follows = {
+        let pipelines = dev.records.pipelines.read();
+        libraries
+            .iter()
+            .any(|l| pipelines.get(l).is_some_and(|r| r.library_line_mode))
+    };
+    follows.then(|| {
+        let multisample = dev.records.library_multisample.read();
+        libraries
+            .iter()
+            .find_map(|l| multisample.get(l).copied())
+            .unwrap_or(StaticMultisample {
+                samples: None,
+                alpha_to_coverage: None,
+                alpha_to_one: None,
+            })
+    })
+}
+
+/// Whether a library `ci` links draws GL's line loops: the linked pipeline closes them.
+fn libraries_line_loop(dev: &DeviceData, ci: &PipelineView<'_>) -> bool {
+    let libraries = linked_libraries(ci);
+    !libraries.is_empty() && {
+        let pipelines = dev.records.pipelines.read();
+        libraries
+            .iter()
+            .any(|l| pipelines.get(l).is_some_and(|r| r.line_loop))
+    }
+}
+
+/// The topology a pipeline drawing GL's primitive mode with a dynamic topology needs: the
+/// layer sets it at bind and in place of the application's `vkCmdSetPrimitiveTopology`
+/// while the pipeline is bound.
+fn dynamic_gl_topology(ci: &PipelineView<'_>, rewrite: &Rewrite) -> Option<vk::PrimitiveTopology> {
+    let topology = rewrite.input_assembly.filter(|_| holds_vertex_input(ci))?;
+    ci.is_dynamic(vk::DynamicState::PRIMITIVE_TOPOLOGY)
+        .then_some(topology)
+}
+
+/// Why `ci`'s GL primitive `mode` cannot be drawn, if it cannot.
+fn refused_primitive_mode(
+    dev: &DeviceData,
+    ci: &PipelineView<'_>,
+    mode: PrimitiveMode,
+) -> Option<String> {
+    let Some(gl_mode) = gl_mode_of(mode) else {
+        return (mode != PrimitiveMode::NONE).then(|| {
+            format!(
+                "VkPipelinePrimitiveModeCreateInfoGLSEM names {:#x}, not a GL primitive mode \
+                 the layer draws (GL_LINE_LOOP, GL_QUADS, GL_QUAD_STRIP, GL_POLYGON)",
+                mode.0
+            )
+        });
+    };
+    if !dev.extensions.gl_state {
+        return Some(
+            "VkPipelinePrimitiveModeCreateInfoGLSEM needs VK_GLSEM_gl_state enabled on the device"
+                .into(),
+        );
+    }
+    if !holds_vertex_input(ci) {
+        return None;
+    }
+    let restart = ci
+        .input_assembly
+        .as_ref()
+        .is_some_and(|ia| ia.primitive_restart_enable == vk::TRUE);
+    match gl_mode {
+        // A list topology restarts only with primitiveTopologyListRestart; a strip of quads
+        // cannot tell, after a restart, which of its primitives are quads.
+        GlMode::Primitive(p @ (GlPrimitive::Quads | GlPrimitive::QuadStrip)) if restart => Some(
+            format!("GL's {p:?} with primitive restart are not drawn by the layer"),
+        ),
+        _ => None,
+    }
+}
+
+/// Whether a stage of `ci` takes more Locations than the device allows: `plan` fails it.
+fn past_interface_limits(dev: &DeviceData, ci: &PipelineView<'_>) -> bool {
+    ci.stages.iter().any(|s| {
+        let (Some(stage), Some(module)) = (stage_of(s.info.stage), stage_module(dev, s)) else {
+            return false;
+        };
+        s.entry
+            .is_some_and(|entry| over_limit(&dev.limits, stage, &module, entry).is_some())
+    })
+}
+
+/// A library with a flipped static viewport needs a record: the pipelines linked from it
+/// take their `H` from it.
+fn keeps_window_height(dev: &DeviceData, ci: &PipelineView<'_>) -> bool {
+    dev.extensions.gl_state
+        && dev.settings.window_origin == WindowOrigin::Flipped
+        && ci.info.flags.contains(vk::PipelineCreateFlags::LIBRARY_KHR)
+        && static_window_height(ci).is_some()
+}
+
+/// The libraries `ci` links (`VkPipelineLibraryCreateInfoKHR`).
+fn linked_libraries<'a>(ci: &PipelineView<'a>) -> &'a [vk::Pipeline] {
+    ci.libraries.unwrap_or(&[])
+}
+
+/// `H` of the static viewport of a library `ci` links (none when the viewport is dynamic).
+fn libraries_window_height(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<f32> {
+    let pipelines = dev.records.pipelines.read();
+    linked_libraries(ci)
+        .iter()
+        .find_map(|l| pipelines.get(l).and_then(|r| r.window_height))
+}
+
+/// Where to push the GL-state block for a pipeline linked from libraries whose shaders read
+/// it: at the offset the libraries' layouts reserved it (a pure function of the push
+/// constant ranges, which libraries linked together share, with
+/// `VK_PIPELINE_LAYOUT_CREATE_INDEPENDENT_SETS_BIT_EXT` or not), with the linked pipeline's
+/// own layout when the layer knows it, else with the library's.
+fn libraries_block(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<BlockBinding> {
+    let pipelines = dev.records.pipelines.read();
+    let from_library = linked_libraries(ci)
+        .iter()
+        .find_map(|l| pipelines.get(l).and_then(|r| r.reads_block))?;
+    let own = layout_of(dev, ci).and_then(|l| match l.block {
+        BlockSlot::Reserved {
+            offset,
+            size,
+            push_stages,
+            ..
+        } if offset == from_library.offset => Some(BlockBinding {
+            layout: ci.info.layout,
+            offset,
+            size,
+            stages: push_stages,
+        }),
+        _ => None,
+    });
+    Some(own.unwrap_or(from_library))
+}
+
+/// What happens to one create info.
+enum Plan {
+    Keep,
+    Rewrite(Rewrite),
+    /// Not passed down: why, and the result the application gets for it.
+    Fail(String, vk::Result),
+}
+
+impl Plan {
+    /// A failure of the layer's own making.
+    fn fail(why: impl Into<String>) -> Plan {
+        Plan::Fail(why.into(), vk::Result::ERROR_UNKNOWN)
+    }
+}
+
+fn plan(dev: &DeviceData, ci: &PipelineView<'_>) -> Plan {
+    maybe_inject_panic(&dev.settings, "vkCreateGraphicsPipelines/plan");
+    let mode = ci.primitive_mode;
+    if let Some(why) = mode.and_then(|mode| refused_primitive_mode(dev, ci, mode)) {
+        return Plan::fail(why);
+    }
+    let mut rewrite = match plan_steps(dev, ci) {
+        Ok(rewrite) => rewrite,
+        Err(why) => return Plan::fail(why),
+    };
+    // A pre-rasterization library does not know whether its pipelines are single-sampled:
+    // its line mode is dynamic state, GL's rule set at bind.
+    if library_line_mode(dev, ci, ci.dynamic) && rewrite.take_bresenham_lines() {
+        rewrite.dynamic_line_mode = true;
+    }
+    if let Some(mode) = mode {
+        // The struct is the layer's: it never goes down.
+        let app_topology = ci
+            .input_assembly
+            .as_ref()
+            .map_or(vk::PrimitiveTopology::default(), |ia| ia.topology);
+        rewrite.input_assembly = Some(match gl_mode_of(mode) {
+            Some(gl_mode) if holds_vertex_input(ci) => topology_for(gl_mode),
+            _ => app_topology,
+        });
+    }
+    if rewrite.is_empty() {
+        Plan::Keep
+    } else {
+        Plan::Rewrite(rewrite)
+    }
+}
+
+/// The steps [`choose`] picks for `ci`, run; `Err` says why the pipeline cannot be created.
+fn plan_steps(dev: &DeviceData, ci: &PipelineView<'_>) -> Result<Rewrite, String> {
+    let codes = stage_codes(dev, ci);
+    for c in &codes {
+        let why = c
+            .code()
+            .and_then(|(module, entry)| over_limit(&dev.limits, c.stage, module, entry));
+        if let Some(why) = why {
+            return Err(why);
+        }
+    }
+    let view = stage_view(&codes);
+    let fragment = codes.iter().find(|c| c.stage == Stage::Fragment);
+    let frag_color = dev.settings.semantics.contains(Semantic::FragColor)
+        && fragment.is_some_and(|f| f.module.as_ref().is_some_and(|m| m.summary.frag_color));
+    let key = pipeline_key(dev, ci, view.last_pre_rasterization(), frag_color);
+    let steps = choose(&view, &key);
+    if steps.is_empty() {
+        return Ok(Rewrite::default());
+    }
+    let mut run = Run::new(dev, target(dev, ci), &codes);
+    for step in steps {
+        run.step(step)?;
+    }
+    let rewrite = run.finish();
+    if let Some(why) = layer_past_limits(dev, &codes, &rewrite) {
+        // The application's stages fit: the layer's additions must not make them fail, nor
+        // may a stage the pipeline cannot do without be dropped.
+        if rewrite.gs.is_some() {
+            return Err(format!(
+                "{why}, with the geometry shader the layer generates to draw GL's primitive \
+                 mode (its inputs are the vertex shader's outputs)"
+            ));
+        }
+        if rewrite.tcs.is_some() {
+            return Err(why);
+        }
+        log::warning!("{why} after the layer's rewrite; the pipeline keeps its shaders");
+        return Ok(Rewrite::default());
+    }
+    Ok(rewrite)
+}
+
+/// Why the code the layer made for `codes` (rewritten stages, a generated TCS or geometry
+/// shader) does not
+/// fit the device's interface limits, if it does not.
+fn layer_past_limits(dev: &DeviceData, codes: &[StageCode], rewrite: &Rewrite) -> Option<String> {
+    let rewritten = rewrite.stages.iter().filter_map(|(index, words)| {
+        let code = codes.iter().find(|c| c.index == *index)?;
+        Some((code.stage, &words[..], code.entry.as_deref()?))
+    });
+    let tcs = rewrite
+        .tcs
+        .as_ref()
+        .map(|words| (Stage::TessControl, &words[..], "main"));
+    let gs = rewrite
+        .gs
+        .as_ref()
+        .map(|words| (Stage::Geometry, &words[..], "main"));
+    rewritten
+        .chain(tcs)
+        .chain(gs)
+        .find_map(|(stage, words, entry)| code_over_limit(&dev.limits, stage, words, entry))
+}
+
+/// What the steps read off `ci` besides its stages.
+fn target(dev: &DeviceData, ci: &PipelineView<'_>) -> Target {
+    Target {
+        layout: ci.info.layout,
+        layout_record: layout_of(dev, ci),
+        patch_control_points: ci.tessellation.as_ref().map(|t| t.patch_control_points),
+        dynamic_patch_control_points: ci.is_dynamic(vk::DynamicState::PATCH_CONTROL_POINTS_EXT),
+    }
+}
+
+/// `H` of GL's `gl_FragCoord.y = H - y` from a static viewport: viewport 0's `y`, where a
+/// flipped viewport `{y = H, height = -H}` puts GL's bottom edge. `None` with dynamic
+/// viewports (`vkCmdSetViewport` sets it) or none at all.
+fn static_window_height(ci: &PipelineView<'_>) -> Option<f32> {
+    // The viewport belongs to the pre-rasterization part: a library without it, or a
+    // pipeline linked from libraries, ignores pViewportState.
+    let holds_viewport = match ci.library_parts {
+        Some(p) => p.contains(vk::GraphicsPipelineLibraryFlagsEXT::PRE_RASTERIZATION_SHADERS),
+        None => linked_libraries(ci).is_empty(),
+    };
+    // `first_viewport` is that of a static viewport state.
+    ci.first_viewport.filter(|_| holds_viewport).map(|v| v.y)
+}
+
+/// The create infos that go down: failed ones are not passed down; derivatives follow
+/// their base. A failed one with VK_PIPELINE_CREATE_EARLY_RETURN_ON_FAILURE_BIT ends the
+/// array there, as the driver would. Returns them, each application info's position among
+/// them, and the layer's first failure.
+fn compact<'a>(
+    infos: &[PipelineView<'a>],
+    plans: &[Plan],
+    patched: &[Option<Patched<'a>>],
+    feeds: &[Option<LinkFeed>],
+) -> Compacted<'a> {
+    let mut position: Vec<Option<usize>> = vec![None; infos.len()];
+    let mut down: Vec<vk::GraphicsPipelineCreateInfo<'a>> = Vec::with_capacity(infos.len());
+    let mut failure: Option<vk::Result> = None;
+    for (i, ci) in infos.iter().enumerate() {
+        let mut info = *ci.info;
+        let mut why = match &plans[i] {
+            Plan::Fail(why, result) => Some((why.clone(), *result)),
+            _ => None,
+        };
+        if why.is_none()
+            && info.flags.contains(vk::PipelineCreateFlags::DERIVATIVE)
+            && info.base_pipeline_index >= 0
+        {
+            let base = info.base_pipeline_index as usize;
+            match position.get(base).copied().flatten() {
+                Some(p) => info.base_pipeline_index = p as i32,
+                None if base < i => {
+                    why = Some(("its base pipeline failed".into(), vk::Result::ERROR_UNKNOWN))
+                }
+                None => {}
+            }
+        }
+        if let Some((why, result)) = why {
+            log::error!("vkCreateGraphicsPipelines: pCreateInfos[{i}] fails: {why}");
+            failure.get_or_insert(result);
+            if info
+                .flags
+                .contains(vk::PipelineCreateFlags::EARLY_RETURN_ON_FAILURE)
+            {
+                break;
+            }
+            continue;
+        }
+        if let Some(p) = &patched[i] {
+            p.apply(&mut info);
+        }
+        if let Some(feed) = &feeds[i] {
+            info.p_next = feed.chain();
+        }
+        position[i] = Some(down.len());
+        down.push(info);
+    }
+    Compacted {
+        down,
+        position,
+        failure,
+    }
+}
+
+/// What [`compact`] passes down, where each application create info went, and the layer's
+/// first failure.
+struct Compacted<'a> {
+    down: Vec<vk::GraphicsPipelineCreateInfo<'a>>,
+    position: Vec<Option<usize>>,
+    failure: Option<vk::Result>,
+}
+
+/// The error of a temporary module the driver failed to create.
+fn module_failed(e: vk::Result) -> (String, vk::Result) {
+    (
+        format!("the driver failed to create a rewritten shader module: {e}"),
+        e,
+    )
+}
+
+struct Call<'a> {
+    dev: &'a DeviceData,
+    next: vk::PFN_vkCreateGraphicsPipelines,
+    device: vk::Device,
+    pipeline_cache: vk::PipelineCache,
+    p_allocator: *const vk::AllocationCallbacks<'a>,
+}
+
+impl Call<'_> {
+    unsafe fn create(
+        &self,
+        infos: &[PipelineView<'_>],
+        p_pipelines: *mut vk::Pipeline,
+    ) -> vk::Result {
+        let plans = infos
+            .iter()
+            .map(|ci| {
+                shield("vkCreateGraphicsPipelines planner", || plan(self.dev, ci)).unwrap_or_else(
+                    || {
+                        if tes_without_tcs(ci) {
+                            Plan::fail("internal error in the layer while planning")
+                        } else {
+                            Plan::Keep
+                        }
+                    },
+                )
+            })
+            .collect();
+        // SAFETY: the create infos are valid (Vulkan's valid usage) and pPipelines holds one
+        // handle per create info (this function's contract, passed on).
+        unsafe { self.finish(infos, plans, p_pipelines) }
+    }
+
+    /// A temporary module for `words`, created with the application's allocator.
+    unsafe fn temporary_module(&self, words: &[u32]) -> Result<vk::ShaderModule, vk::Result> {
+        let create = self
+            .dev
+            .table
+            .create_shader_module
+            .ok_or(vk::Result::ERROR_UNKNOWN)?;
+        let ci = vk::ShaderModuleCreateInfo {
+            code_size: words.len() * 4,
+            p_code: words.as_ptr(),
+            ..Default::default()
+        };
+        let mut module = vk::ShaderModule::null();
+        // SAFETY: the next layer's command; `ci` points at `words`, which outlive the call;
+        // the application's allocator (this function's contract).
+        match unsafe { create(self.device, &ci, self.p_allocator, &mut module) } {
+            vk::Result::SUCCESS => Ok(module),
+            e => Err(e),
+        }
+    }
+
+    unsafe fn destroy_temporaries(&self, modules: &[vk::ShaderModule]) {
+        if let Some(destroy) = self.dev.table.destroy_shader_module {
+            for &m in modules {
+                // SAFETY: a module this call created that no pipeline uses any more (this
+                // function's contract), with the allocator it was created with.
+                unsafe { destroy(self.device, m, self.p_allocator) };
+            }
+        }
+    }
+
+    /// Turns a rewrite plan into patched stage arrays with temporary modules. On failure, the
+    /// temporaries made so far are destroyed and the error says why, with the driver's
+    /// result.
+    unsafe fn patch<'a>(
+        &self,
+        ci: &PipelineView<'a>,
+        rewrite: &Rewrite,
+    ) -> Result<Patched<'a>, (String, vk::Result)> {
+        let mut patched = Patched::new(ci, rewrite);
+        if let Some(topology) = rewrite.input_assembly {
+            if patched.draw_topology(ci, topology).is_none() {
+                return Err((
+                    "VkPipelinePrimitiveModeCreateInfoGLSEM behind an unknown pNext struct of \
+                     the input-assembly state"
+                        .into(),
+                    vk::Result::ERROR_UNKNOWN,
+                ));
+            }
+        }
+        // SAFETY: the application's allocator (this function's contract).
+        if let Err(why) = unsafe { self.patch_modules(ci, rewrite, &mut patched) } {
+            // SAFETY: the temporaries this call made; no pipeline uses them yet.
+            unsafe { self.destroy_temporaries(&patched.temporaries) };
+            return Err(why);
+        }
+        Ok(patched)
+    }
+
+    /// The rewritten stages' code as temporary modules in `patched`'s stages, and the
+    /// generated TCS as a stage of its own. On failure, the temporaries made so far are in
+    /// `patched.temporaries`.
+    ///
+    /// # Safety
+    /// The application's allocator is valid.
+    unsafe fn patch_modules(
+        &self,
+        ci: &PipelineView<'_>,
+        rewrite: &Rewrite,
+        patched: &mut Patched<'_>,
+    ) -> Result<(), (String, vk::Result)> {
+        for (i, words) in &rewrite.stages {
+            // SAFETY: the application's allocator (this function's contract).
+            match unsafe { self.temporary_module(words) } {
+                Ok(m) => {
+                    patched.temporaries.push(m);
+                    let stage = &mut patched.stages[*i];
+                    if stage.module == vk::ShaderModule::null() {
+                        // The stage's code was inline: the module replaces it (a stage has
+                        // one or the other). The planner checked that it can be unlinked.
+                        let chain = ci.stages[*i].chain.without(
+                            vk::StructureType::SHADER_MODULE_CREATE_INFO,
+                            &mut patched.chain_copies,
+                        );
+                        let Some(chain) = chain else {
+                            return Err((
+                                "inline code behind an unknown pNext struct".into(),
+                                vk::Result::ERROR_UNKNOWN,
+                            ));
+                        };
+                        stage.p_next = chain;
+                    }
+                    stage.module = m;
+                }
+                Err(e) => return Err(module_failed(e)),
+            }
+        }
+        // The generated stages: a geometry shader of GL's primitive mode, a passthrough TCS.
+        let generated = [
+            (S::GEOMETRY, &rewrite.gs),
+            (S::TESSELLATION_CONTROL, &rewrite.tcs),
+        ];
+        for (stage, words) in generated {
+            let Some(words) = words else {
+                continue;
+            };
+            // SAFETY: the application's allocator (this function's contract).
+            let module = unsafe { self.temporary_module(words) }.map_err(module_failed)?;
+            patched.temporaries.push(module);
+            patched.stages.push(vk::PipelineShaderStageCreateInfo {
+                stage,
+                module,
+                p_name: c"main".as_ptr(),
+                ..Default::default()
+            });
+        }
+        Ok(())
+    }
+
+    /// Calls down once with every create info that is not failed, scatters the results
+    /// back (failed ones get `VK_NULL_HANDLE`), and records what was generated.
+    unsafe fn finish(
+        &self,
+        infos: &[PipelineView<'_>],
+        mut plans: Vec<Plan>,
+        p_pipelines: *mut vk::Pipeline,
+    ) -> vk::Result {
+        // SAFETY: valid create infos (this function's contract).
+        let patched = unsafe { self.patch_all(infos, &mut plans) };
+        let feeds = self.link_feeds(infos, &plans);
+        let Compacted {
+            down,
+            position,
+            failure,
+        } = compact(infos, &plans, &patched, &feeds);
+        // SAFETY: the create infos, patched with copies that `patched` keeps alive.
+        let (result, created) = unsafe { self.create_down(&down) };
+        for p in patched.iter().flatten() {
+            // SAFETY: modules this call made; the driver is done with them.
+            unsafe { self.destroy_temporaries(&p.temporaries) };
+        }
+        // SAFETY: pPipelines holds one handle per create info (this function's contract).
+        let pipelines = unsafe { std::slice::from_raw_parts_mut(p_pipelines, infos.len()) };
+        for (out, pos) in pipelines.iter_mut().zip(&position) {
+            *out = pos.map_or(vk::Pipeline::null(), |p| created[p]);
+        }
+
+        // A replacement library whose link failed is used by nothing.
+        for (feed, &pipeline) in feeds.iter().zip(pipelines.iter()) {
+            if let Some(feed) = feed.as_ref().filter(|_| pipeline == vk::Pipeline::null()) {
+                library_inputs::destroy(self.dev, feed.library);
+            }
+        }
+        shield("vkCreateGraphicsPipelines records", || {
+            self.record(infos, &plans, &feeds, pipelines)
+        });
+
+        // An error of the driver's wins; otherwise the layer's own failure is the result.
+        match failure {
+            Some(layer_result) if result.as_raw() >= 0 => layer_result,
+            _ => result,
+        }
+    }
+
+    /// Each create info's patched stages and state, for the plans that rewrite it; a plan
+    /// whose patch fails keeps its shaders, or fails where it needs a generated TCS.
+    ///
+    /// # Safety
+    /// `infos` are valid create infos.
+    unsafe fn patch_all<'a>(
+        &self,
+        infos: &[PipelineView<'a>],
+        plans: &mut [Plan],
+    ) -> Vec<Option<Patched<'a>>> {
+        let mut patched: Vec<Option<Patched<'a>>> = Vec::with_capacity(infos.len());
+        for (ci, plan) in infos.iter().zip(plans.iter_mut()) {
+            let mut this = None;
+            if let Plan::Rewrite(rewrite) = plan {
+                // SAFETY: a valid create info (this function's contract).
+                match unsafe { self.patch(ci, rewrite) } {
+                    Ok(p) => this = Some(p),
+                    // Without its generated TCS the pipeline would crash the driver.
+                    // Without its generated TCS the pipeline would crash the driver; without
+                    // GL's primitive mode it would draw something else.
+                    Err((why, result))
+                        if rewrite.tcs.is_some()
+                            || rewrite.gs.is_some()
+                            || rewrite.input_assembly.is_some() =>
+                    {
+                        *plan = Plan::Fail(why, result)
+                    }
+                    Err((why, _)) => {
+                        log::warning!("{why}; the pipeline keeps its original shaders");
+                        *plan = Plan::Keep;
+                    }
+                }
+            }
+            patched.push(this);
+        }
+        patched
+    }
+
+    /// Links whose vertex shader reads Locations their vertex-input library does not feed
+    /// name a replacement library that feeds them.
+    fn link_feeds(&self, infos: &[PipelineView<'_>], plans: &[Plan]) -> Vec<Option<LinkFeed>> {
+        // Links whose vertex shader reads Locations their vertex-input library does not feed
+        // name a replacement library that feeds them.
+        infos
+            .iter()
+            .zip(plans)
+            .map(|(ci, plan)| match plan {
+                Plan::Fail(..) => None,
+                _ => shield("vkCreateGraphicsPipelines link", || {
+                    library_inputs::feed(self.dev, self.next, self.pipeline_cache, ci)
+                })
+                .flatten(),
+            })
+            .collect()
+    }
+
+    /// Creates the compacted create infos `down` in the driver: its result and one handle
+    /// per info.
+    ///
+    /// # Safety
+    /// `down` holds valid create infos whose patched parts are alive.
+    unsafe fn create_down(
+        &self,
+        down: &[vk::GraphicsPipelineCreateInfo<'_>],
+    ) -> (vk::Result, Vec<vk::Pipeline>) {
+        let mut created = vec![vk::Pipeline::null(); down.len()];
+        let result = if down.is_empty() {
+            vk::Result::SUCCESS
+        } else {
+            // SAFETY: the application's create infos, patched with copies that `patched`
+            // keeps alive until the call returns; `created` holds one handle per info.
+            unsafe {
+                (self.next)(
+                    self.device,
+                    self.pipeline_cache,
+                    down.len() as u32,
+                    down.as_ptr(),
+                    self.p_allocator,
+                    created.as_mut_ptr(),
+                )
+            }
+        };
+        (result, created)
+    }
+
+    fn record(
+        &self,
+        infos: &[PipelineView<'_>],
+        plans: &[Plan],
+        feeds: &[Option<LinkFeed>],
+        pipelines: &[vk::Pipeline],
+    ) {
+        maybe_inject_panic(&self.dev.settings, "vkCreateGraphicsPipelines/record");
+        for (((ci, plan), feed), &pipeline) in infos.iter().zip(plans).zip(feeds).zip(pipelines) {
+            if pipeline == vk::Pipeline::null() {
+                continue;
+            }
+            let line_loop = match plan {
+                Plan::Rewrite(rewrite) => rewrite.line_loop(),
+                _ => false,
+            } || libraries_line_loop(self.dev, ci);
+            let gl_topology = match plan {
+                Plan::Rewrite(rewrite) => dynamic_gl_topology(ci, rewrite),
+                _ => None,
+            };
+            let (own, line_stipple, attributes) = match plan {
+                Plan::Rewrite(rewrite) => {
+                    for note in &rewrite.notes {
+                        log::info!("pipeline {:#x}: {note}", pipeline.as_raw());
+                    }
+                    (
+                        Some(rewrite.reads_block),
+                        rewrite.line_stipple(),
+                        rewrite
+                            .current_attributes
+                            .as_ref()
+                            .map(|(_, inputs)| integer_slots(inputs)),
+                    )
+                }
+                _ => (None, false, None),
+            };
+            // A linked pipeline runs its libraries' shaders: it reads the block where they do.
+            let inherited = libraries_block(self.dev, ci);
+            // The viewport is the pre-rasterization library's: a library keeps its H for
+            // the pipelines linked from it.
+            let window_height =
+                static_window_height(ci).or_else(|| libraries_window_height(self.dev, ci));
+            let line_mode =
+                followed_line_mode(self.dev, ci).or_else(|| linked_line_mode(self.dev, ci));
+            // A library whose line mode the layer made dynamic, or a pipeline linked from one.
+            let library_line_mode = match plan {
+                Plan::Rewrite(rewrite) => rewrite.dynamic_line_mode,
+                _ => false,
+            } || linked_line_mode(self.dev, ci).is_some();
+            let followed = followed_pipeline(self.dev, ci).map(std::sync::Arc::new);
+            if own.is_none()
+                && inherited.is_none()
+                && feed.is_none()
+                && line_mode.is_none()
+                && followed.is_none()
+                && !keeps_window_height(self.dev, ci)
+                && !line_loop
+            {
+                continue;
+            }
+            let reads_block = own.flatten().or(inherited);
+            let mut record = PipelineRecord::new(reads_block, line_stipple, window_height);
+            record.current_attributes = attributes.or(feed.as_ref().map(|f| f.integer));
+            record.vertex_input_library = feed.as_ref().map(|f| f.library);
+            record.line_loop = line_loop;
+            record.gl_topology = gl_topology;
+            record.line_mode = line_mode;
+            record.library_line_mode = library_line_mode;
+            record.followed = followed;
+            let records = &self.dev.records;
+            records.count_bind_work(&record, 1);
+            if let Some(previous) = records.pipelines.write().insert(pipeline, record) {
+                records.count_bind_work(&previous, -1);
+            }
+        }
+    }
+}
+
+destroy_hook!(
+    /// `vkDestroyPipeline`.
+    "vkDestroyPipeline", destroy_pipeline(pipeline: vk::Pipeline), |dev| {
+        dev.records.library_parts.write().remove(&pipeline);
+        dev.records.library_multisample.write().remove(&pipeline);
+        let removed = dev.records.pipelines.write().remove(&pipeline);
+        if let Some(removed) = removed {
+            dev.records.count_bind_work(&removed, -1);
+            if let Some(library) = removed.vertex_input_library {
+                library_inputs::destroy(dev, library);
+            }
+        }
+    }
+);

@@ -1,0 +1,535 @@
+//! Runs the [`Step`]s [`glsem_spirv::semantics::choose`] picked for one pipeline: each pass
+//! through the rewrite cache, on the stage's current code, keeping the code each pass
+//! started from so that a pass can be undone by its semantic.
+
+use ash::vk;
+use std::sync::Arc;
+
+use crate::layer::data::cache::{CacheKey, ModuleKey, Outcome};
+use crate::layer::data::records::{content_hash, BlockBinding, BlockSlot, LayoutRecord};
+use crate::layer::loader::state::DeviceData;
+use crate::layer::objects::pipeline_info::{flag_of, StageCode};
+use crate::layer::support::log;
+use crate::layer::support::shader_code::dump_module;
+use glsem_spirv::line_rasterization::BresenhamLines;
+use glsem_spirv::passthrough_tcs::{build_passthrough_tcs, TcsKey};
+use glsem_spirv::point_size::{PointSizeSource, WritePointSize};
+use glsem_spirv::primitive_mode::{build_primitive_gs, CloseLineLoops, PrimitiveGsKey};
+use glsem_spirv::semantics::{Semantic, Stage, Step, StepOutput};
+use glsem_spirv::unfed_inputs::{
+    unfed_input_kinds, DefaultUnfedInputs, FeedCurrentAttributes, InputKind,
+};
+use glsem_spirv::xfb_split::SplitInterface;
+
+/// What the rewrite of one create info produced.
+#[derive(Default)]
+pub struct Rewrite {
+    /// New code per index into `pStages`.
+    pub stages: Vec<(usize, Arc<[u32]>)>,
+    /// A generated TCS.
+    pub tcs: Option<Arc<[u32]>>,
+    /// A generated geometry shader (GL's quads, quad strips, polygons).
+    pub gs: Option<Arc<[u32]>>,
+    /// The input-assembly state with GL's primitive mode taken out of its chain and the
+    /// topology that draws it (set by the planner).
+    pub input_assembly: Option<vk::PrimitiveTopology>,
+    /// The pipeline-state steps, in `choose`'s order: what they chain into the create info
+    /// (`patched`), or the draws they close (GL's line loops).
+    pub state: Vec<Step>,
+    /// The pipeline's shaders read the GL-state block: where to push it.
+    pub reads_block: Option<BlockBinding>,
+    /// The line mode becomes dynamic state the layer sets by GL's rule at bind (a
+    /// pre-rasterization library, which does not know its multisample state).
+    pub dynamic_line_mode: bool,
+    /// The vertex binding and the unfed Locations (with their inputs' types) the layer
+    /// feeds GL's current vertex attributes through.
+    pub current_attributes: Option<(u32, Vec<(u32, InputKind)>)>,
+    /// What the layer fixed, for the info log.
+    pub notes: Vec<String>,
+}
+
+impl Rewrite {
+    pub fn is_empty(&self) -> bool {
+        self.stages.is_empty()
+            && self.tcs.is_none()
+            && self.gs.is_none()
+            && self.input_assembly.is_none()
+            && self.state.is_empty()
+            && !self.dynamic_line_mode
+            && self.current_attributes.is_none()
+    }
+
+    /// GL's line loops: non-indexed draws get their closing segment.
+    pub fn line_loop(&self) -> bool {
+        self.state.contains(&Step::CloseLineLoops(CloseLineLoops))
+    }
+
+    /// The layer's line stipple: Bresenham lines with the stipple as dynamic state it sets.
+    pub fn line_stipple(&self) -> bool {
+        self.state
+            .contains(&Step::BresenhamLines(BresenhamLines { stippled: true }))
+    }
+
+    /// Takes GL's Bresenham lines out of the chained state, for the line mode to become
+    /// dynamic state; whether there were any.
+    pub fn take_bresenham_lines(&mut self) -> bool {
+        let before = self.state.len();
+        self.state.retain(|s| !matches!(s, Step::BresenhamLines(_)));
+        self.state.len() != before
+    }
+}
+
+/// What the steps read besides the stages' code: the pipeline's (or library's, or shader
+/// objects') layout and tessellation state.
+#[derive(Clone, Default)]
+pub struct Target {
+    /// The layout the GL-state block is pushed with.
+    pub layout: vk::PipelineLayout,
+    /// Where that layout holds the block (`None`: a layout the layer does not know).
+    pub layout_record: Option<Arc<LayoutRecord>>,
+    /// `pTessellationState->patchControlPoints`, when the state is there.
+    pub patch_control_points: Option<u32>,
+    /// `VK_DYNAMIC_STATE_PATCH_CONTROL_POINTS_EXT` is set.
+    pub dynamic_patch_control_points: bool,
+}
+
+/// One stage's code as the steps change it.
+struct Current {
+    words: Arc<[u32]>,
+    key: ModuleKey,
+    source_hash: u64,
+    /// `(semantic, code before it ran)` for every pass that changed this stage.
+    history: Vec<(Semantic, Arc<[u32]>, ModuleKey)>,
+}
+
+/// The steps' state while they run.
+pub struct Run<'a> {
+    dev: &'a DeviceData,
+    target: Target,
+    codes: &'a [StageCode],
+    current: Vec<Option<Current>>,
+    split: Option<SplitInterface>,
+    /// The last pre-rasterization stage here failed to write the copy of its layer that
+    /// [`Step::ReadLayerFrom`] reads (a fragment shader made apart trusts the other side).
+    layer_copy_failed: bool,
+    out: Rewrite,
+    notes: Vec<(Semantic, String)>,
+}
+
+impl<'a> Run<'a> {
+    pub fn new(dev: &'a DeviceData, target: Target, codes: &'a [StageCode]) -> Run<'a> {
+        let current = codes
+            .iter()
+            .map(|c| {
+                c.module.as_ref().map(|m| Current {
+                    words: m.words.clone(),
+                    key: ModuleKey::of(m),
+                    source_hash: m.hash(),
+                    history: Vec::new(),
+                })
+            })
+            .collect();
+        Run {
+            dev,
+            target,
+            codes,
+            current,
+            split: None,
+            layer_copy_failed: false,
+            out: Rewrite::default(),
+            notes: Vec::new(),
+        }
+    }
+
+    fn position(&self, stage: Stage) -> Option<usize> {
+        self.codes.iter().position(|c| c.stage == stage)
+    }
+
+    /// Runs `step` on its stage's current code through the cache; on a change, the stage
+    /// takes the new code and the change is noted for the pipeline. Returns the outcome.
+    fn apply(&mut self, step: &Step) -> Outcome {
+        let Some(stage) = step.stage() else {
+            return Outcome::Unchanged;
+        };
+        let Some(i) = self.position(stage) else {
+            return Outcome::Unchanged;
+        };
+        let (Some(entry), Some(current)) = (self.codes[i].entry.clone(), self.current[i].as_mut())
+        else {
+            return Outcome::Unchanged;
+        };
+        let split = match step {
+            Step::SplitFragInputs(_) => self.split.clone(),
+            _ => None,
+        };
+        let cache_key = CacheKey::Stage {
+            module: current.key.clone(),
+            entry: entry.clone(),
+            step: step.clone(),
+            split: split.clone(),
+        };
+        let words = current.words.clone();
+        let outcome = cached(
+            self.dev,
+            cache_key,
+            current.source_hash,
+            step.name(),
+            || match step.run(&words, &entry, split.as_ref()) {
+                Ok(StepOutput::Unchanged) => Outcome::Unchanged,
+                Ok(StepOutput::Module(words)) => Outcome::Module(words.into()),
+                Ok(StepOutput::Split(words, split)) => Outcome::Split(words.into(), split),
+                Err(e) => Outcome::Failed(e.to_string().into()),
+            },
+        );
+        if let Outcome::Module(new) | Outcome::Split(new, _) = &outcome {
+            let before = std::mem::replace(&mut current.words, new.clone());
+            let before_key = std::mem::replace(
+                &mut current.key,
+                ModuleKey::new(content_hash(new), new.clone()),
+            );
+            let semantic = step.semantic();
+            current.history.push((semantic, before, before_key));
+            let split = match &outcome {
+                Outcome::Split(_, split) => Some(split),
+                _ => None,
+            };
+            self.notes.push((semantic, step.note(split)));
+        }
+        outcome
+    }
+
+    /// Undoes every change `semantic` made (and any made after it on the same stage).
+    fn undo(&mut self, semantic: Semantic) {
+        for current in self.current.iter_mut().flatten() {
+            if let Some(at) = current.history.iter().position(|(s, _, _)| *s == semantic) {
+                let (_, words, key) = current.history[at].clone();
+                current.history.truncate(at);
+                current.words = words;
+                current.key = key;
+            }
+        }
+        self.notes.retain(|(s, _)| *s != semantic);
+    }
+
+    /// Where the pipeline's layout holds the GL-state block, for a reader `stage`.
+    fn block_binding(&self, stage: Stage) -> Option<BlockBinding> {
+        match &self.target.layout_record.as_ref()?.block {
+            BlockSlot::Reserved {
+                offset,
+                size,
+                push_stages,
+                reads,
+            } if reads.contains(flag_of(stage)) => Some(BlockBinding {
+                layout: self.target.layout,
+                offset: *offset,
+                size: *size,
+                stages: *push_stages,
+            }),
+            _ => None,
+        }
+    }
+
+    /// Runs one step. `Err` says why the pipeline cannot be created.
+    pub fn step(&mut self, step: Step) -> Result<(), String> {
+        let semantic = step.semantic();
+        match step {
+            Step::GenerateTcs(_) => {
+                let (words, binding, patch_size) = self.generate_tcs()?;
+                self.out.tcs = Some(words);
+                self.out.reads_block = Some(binding);
+                self.notes.push((
+                    semantic,
+                    format!(
+                        "generated passthrough tessellation control shader ({patch_size} \
+                         control points, default levels at push-constant offset {})",
+                        binding.offset
+                    ),
+                ));
+            }
+            Step::DrawGlPrimitive(key) => {
+                // A vertex-input library draws the topology alone; its pre-rasterization
+                // library makes the geometry shader.
+                if self.position(Stage::Vertex).is_some() {
+                    self.out.gs = Some(self.generate_gs(&key)?);
+                    self.notes.push((semantic, step.note(None)));
+                }
+            }
+            Step::CloseLineLoops(_) => {
+                if self.dev.line_loops.index_buffer(self.dev).is_none() {
+                    return Err(
+                        "GL_LINE_LOOP needs a host-visible index buffer to close the loop, and \
+                         the device has no memory the layer could use"
+                            .into(),
+                    );
+                }
+                self.chain_state(step);
+            }
+            Step::ProvokingVertexLast(_)
+            | Step::NegativeOneToOneDepth(_)
+            | Step::TessellationDomainLowerLeft(_)
+            | Step::InvertFrontFace(_)
+            | Step::BresenhamLines(_) => self.chain_state(step),
+            Step::FeedCurrentAttributes(FeedCurrentAttributes { ref fed, binding }) => {
+                match self.feedable_inputs(fed) {
+                    Some(inputs) => {
+                        self.notes.push((semantic, step.note(None)));
+                        self.out.current_attributes = Some((binding, inputs));
+                    }
+                    // No memory, or inputs the layer cannot feed: GL's initial values.
+                    None => {
+                        self.apply(&Step::DefaultUnfedInputs(DefaultUnfedInputs {
+                            fed: fed.clone(),
+                        }));
+                    }
+                }
+            }
+            Step::WritePointSize(WritePointSize {
+                stage,
+                source: PointSizeSource::GlState { .. },
+            }) => {
+                if let Outcome::Failed(_) = self.apply_reading_block(&step) {
+                    // The stage cannot read the block: GL's initial size, still a valid
+                    // pipeline.
+                    if !self.dev.features.maintenance5 {
+                        self.apply(&Step::WritePointSize(WritePointSize {
+                            stage,
+                            source: PointSizeSource::Default,
+                        }));
+                    }
+                }
+            }
+            Step::GateLayer(..) => {
+                let outcome = self.apply_reading_block(&step);
+                self.layer_copy_failed = !matches!(outcome, Outcome::Module(_));
+            }
+            // The previous stage writes no copy: the fragment shader reads the built-in.
+            Step::ReadLayerFrom(_) if self.layer_copy_failed => {}
+            _ if step.reads_block() => {
+                self.apply_reading_block(&step);
+            }
+            _ => {
+                // A failed struct split leaves the structs whole: the other side may have
+                // left them whole too, as it would without the layer.
+                let outcome = self.apply(&step);
+                match (&step, outcome) {
+                    (Step::SplitXfbOutputs(_), Outcome::Split(_, split)) => {
+                        self.split = Some(split)
+                    }
+                    // Split outputs that the fragment inputs do not match: undo the split.
+                    (Step::SplitFragInputs(_), Outcome::Failed(_)) => {
+                        self.undo(Semantic::XfbSplit);
+                        self.split = None;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A pipeline-state step: chained into the create info by the planner (`patched`), noted
+    /// for the info log.
+    fn chain_state(&mut self, step: Step) {
+        self.notes.push((step.semantic(), step.note(None)));
+        self.out.state.push(step);
+    }
+
+    /// The Locations the vertex shader reads outside `fed`, with their types, when the
+    /// layer can feed every one of them GL's current value.
+    fn feedable_inputs(&self, fed: &[u32]) -> Option<Vec<(u32, InputKind)>> {
+        self.dev.attribute_memory.memory_type?;
+        let i = self.position(Stage::Vertex)?;
+        let entry = self.codes[i].entry.as_deref()?;
+        let words = &self.current[i].as_ref()?.words;
+        match unfed_input_kinds(words, entry, fed) {
+            Ok(inputs)
+                if inputs
+                    .iter()
+                    .all(|&(l, _)| l < self.dev.attribute_memory.slots) =>
+            {
+                Some(inputs)
+            }
+            Ok(_) => None,
+            Err(why) => {
+                log::warning!("unfed vertex inputs read (0, 0, 0, 1): {why}");
+                None
+            }
+        }
+    }
+
+    /// [`Run::apply`] for a step whose new code reads the GL-state block: the pipeline then
+    /// pushes it.
+    fn apply_reading_block(&mut self, step: &Step) -> Outcome {
+        let outcome = self.apply(step);
+        if let (Outcome::Module(_), Some(stage)) = (&outcome, step.stage()) {
+            self.out.reads_block = self.out.reads_block.or(self.block_binding(stage));
+        }
+        outcome
+    }
+
+    /// Builds the passthrough TCS for a TES-without-TCS pipeline, or says why it cannot.
+    fn generate_tcs(&self) -> Result<(Arc<[u32]>, BlockBinding, u32), String> {
+        let no = |why: &str| {
+            Err(format!(
+                "a tessellation evaluation shader without a control shader needs a generated \
+                 TCS, but {why}"
+            ))
+        };
+        let dev = self.dev;
+        if !dev.settings.semantics.contains(Semantic::PassthroughTcs) {
+            return no("the passthrough_tcs setting is off");
+        }
+        if !dev.features.tessellation_shader {
+            return no("the device did not enable tessellationShader");
+        }
+        // A dynamic patch size: one TCS for every count, its output patch as large as a
+        // draw may set (docs: the decision and its cost).
+        let any_patch_size = self.target.dynamic_patch_control_points;
+        let patch_control_points = match (any_patch_size, self.target.patch_control_points) {
+            (true, _) => dev.limits.max_tessellation_patch_size,
+            (false, Some(n)) => n,
+            (false, None) => return no("pTessellationState is NULL"),
+        };
+        let binding = match self.target.layout_record.as_ref().map(|l| l.block.clone()) {
+            Some(BlockSlot::Unavailable(why)) => {
+                return no(&format!(
+                    "its pipeline layout has no push-constant room for the levels: {why}"
+                ))
+            }
+            None => return no("its pipeline layout is unknown to the layer"),
+            Some(BlockSlot::Reserved { .. }) => match self.block_binding(Stage::TessControl) {
+                Some(b) => b,
+                None => return no("its pipeline layout's GL-state block is not readable by a TCS"),
+            },
+        };
+        let code = |stage: Stage| {
+            self.codes
+                .iter()
+                .find(|c| c.stage == stage)
+                .and_then(|c| c.code())
+        };
+        let Some((tes_module, tes_entry)) = code(Stage::TessEval) else {
+            return no("the layer has no code for the tessellation evaluation shader");
+        };
+        let vs = code(Stage::Vertex);
+        let key = TcsKey {
+            output_vertices: patch_control_points,
+            max_patch_size: dev.limits.max_tessellation_patch_size,
+            push_constant_offset: binding.offset,
+            any_patch_size,
+        };
+        let cache_key = CacheKey::Tcs {
+            tes: ModuleKey::of(tes_module),
+            tes_entry: tes_entry.into(),
+            vertex: vs.map(|(m, e)| (ModuleKey::of(m), e.to_owned())),
+            key: key.clone(),
+        };
+        let outcome = cached(
+            dev,
+            cache_key,
+            tes_module.hash(),
+            Semantic::PassthroughTcs.name(),
+            || match build_passthrough_tcs(
+                &tes_module.words,
+                tes_entry,
+                vs.map(|(m, e)| (&m.words[..], e)),
+                &key,
+            ) {
+                Ok(words) => Outcome::Module(words.into()),
+                Err(e) => Outcome::Failed(e.to_string().into()),
+            },
+        );
+        match outcome {
+            Outcome::Module(words) => Ok((words, binding, patch_control_points)),
+            Outcome::Failed(why) => no(&format!("generating it failed: {why}")),
+            _ => no("generating it produced nothing"),
+        }
+    }
+
+    /// Builds the geometry shader of GL's quads, quad strips or polygons from the vertex
+    /// shader as the steps before left it, or says why it cannot.
+    fn generate_gs(&self, key: &PrimitiveGsKey) -> Result<Arc<[u32]>, String> {
+        let no = |why: &str| {
+            Err(format!(
+                "GL's {:?} are drawn through a generated geometry shader, but {why}",
+                key.primitive
+            ))
+        };
+        // GL refuses these modes with a geometry or tessellation shader
+        // (GL_INVALID_OPERATION), and a second geometry stage has no place to go.
+        if [Stage::TessControl, Stage::TessEval, Stage::Geometry]
+            .iter()
+            .any(|&s| self.position(s).is_some())
+        {
+            return no("the pipeline has a geometry or tessellation shader (GL refuses it too)");
+        }
+        if !self.dev.features.geometry_shader {
+            return no("the device has no geometryShader");
+        }
+        let Some(i) = self.position(Stage::Vertex) else {
+            unreachable!("the step runs where the vertex shader is");
+        };
+        let (Some(entry), Some(current)) = (self.codes[i].entry.as_deref(), &self.current[i])
+        else {
+            return no("the layer cannot read the vertex shader");
+        };
+        let cache_key = CacheKey::Gs {
+            vertex: current.key.clone(),
+            entry: entry.into(),
+            key: *key,
+        };
+        let words = current.words.clone();
+        let outcome =
+            cached(
+                self.dev,
+                cache_key,
+                current.source_hash,
+                "gs",
+                || match build_primitive_gs(&words, entry, key) {
+                    Ok(words) => Outcome::Module(words.into()),
+                    Err(e) => Outcome::Failed(e.to_string().into()),
+                },
+            );
+        match outcome {
+            Outcome::Module(words) => Ok(words),
+            Outcome::Failed(why) => no(&format!("generating it failed: {why}")),
+            _ => no("generating it produced nothing"),
+        }
+    }
+
+    /// The rewrite: every stage whose code changed, and the notes.
+    pub fn finish(mut self) -> Rewrite {
+        for (code, current) in self.codes.iter().zip(&self.current) {
+            if let (Some(current), Some(module)) = (current, &code.module) {
+                if !Arc::ptr_eq(&current.words, &module.words) {
+                    self.out.stages.push((code.index, current.words.clone()));
+                }
+            }
+        }
+        self.out.notes = self.notes.into_iter().map(|(_, note)| note).collect();
+        self.out
+    }
+}
+
+/// Runs one pass through the cache, dumping what it emits.
+fn cached(
+    dev: &DeviceData,
+    key: CacheKey,
+    source_hash: u64,
+    label: &str,
+    pass: impl FnOnce() -> Outcome,
+) -> Outcome {
+    let (outcome, ran) = dev.cache.get_or_run(key, pass);
+    if ran {
+        match &outcome {
+            Outcome::Module(words) | Outcome::Split(words, _) => {
+                dump_module(&dev.settings, source_hash, label, words)
+            }
+            Outcome::Failed(why) => {
+                log::warning!("{label} pass failed: {why}")
+            }
+            Outcome::Unchanged => {}
+        }
+    }
+    outcome
+}

@@ -1,0 +1,5 @@
+pub(crate) mod ffi;
+pub mod loader_abi;
+pub mod log;
+pub mod settings;
+pub(crate) mod shader_code;
