@@ -17,6 +17,7 @@ use crate::layer::loader::registry::{device_data, Dispatchable};
 use crate::layer::loader::state::DeviceData;
 use crate::layer::objects::create_info::ShaderView;
 use crate::layer::objects::pipeline_info::{gl_mode_of, topology_for};
+use crate::layer::support::error::{GsError, ObjectError};
 use crate::layer::support::log;
 use glsem_abi::PrimitiveMode;
 use glsem_spirv::module::Module;
@@ -104,11 +105,11 @@ pub(crate) fn generated_object(
     words: &[u32],
     set_layouts: &[vk::DescriptorSetLayout],
     ranges: &[vk::PushConstantRange],
-) -> Result<vk::ShaderEXT, String> {
+) -> Result<vk::ShaderEXT, ObjectError> {
     let create = dev
         .table
         .create_shaders_ext
-        .ok_or("no vkCreateShadersEXT")?;
+        .ok_or(ObjectError::MissingCommand("vkCreateShadersEXT"))?;
     let ci = vk::ShaderCreateInfoEXT {
         stage,
         next_stage,
@@ -126,7 +127,7 @@ pub(crate) fn generated_object(
     // SAFETY: the device the layer recorded; a valid create info.
     match unsafe { create(dev.handle, 1, &ci, std::ptr::null(), &mut shader) } {
         vk::Result::SUCCESS => Ok(shader),
-        e => Err(format!("the driver failed to create it: {e}")),
+        e => Err(ObjectError::Driver(e)),
     }
 }
 
@@ -135,13 +136,13 @@ fn generated_gs(
     dev: &DeviceData,
     record: &VertexObjectRecord,
     key: PrimitiveGsKey,
-) -> Result<vk::ShaderEXT, String> {
+) -> Result<vk::ShaderEXT, GsError> {
     let mut generated = record.generated.lock();
     if let Some(&shader) = generated.get(&key) {
         return Ok(shader);
     }
     let words = build_primitive_gs(&record.words, &record.entry, &key)
-        .map_err(|e| format!("generating it failed: {e}"))?;
+        .map_err(|e| GsError::Generation(e.to_string().into()))?;
     let shader = generated_object(
         dev,
         (S::GEOMETRY, S::FRAGMENT),

@@ -12,6 +12,7 @@ use spirv::ExecutionModel;
 
 use crate::layer::data::records::ModuleRecord;
 use crate::layer::loader::state::Limits;
+use crate::layer::support::error::LimitExceeded;
 use glsem_spirv::interface::entry_point_ends;
 use glsem_spirv::scan::LocationEnds;
 use glsem_spirv::semantics::Stage;
@@ -48,7 +49,7 @@ pub(crate) fn over_limit(
     stage: Stage,
     module: &ModuleRecord,
     entry: &str,
-) -> Option<String> {
+) -> Option<LimitExceeded> {
     app_exceeds(
         limits,
         stage,
@@ -62,7 +63,7 @@ pub(crate) fn app_code_over_limit(
     stage: Stage,
     words: &[u32],
     entry: &str,
-) -> Option<String> {
+) -> Option<LimitExceeded> {
     app_exceeds(limits, stage, code_ends(stage, words, entry)?)
 }
 
@@ -77,7 +78,7 @@ fn code_ends(stage: Stage, words: &[u32], entry: &str) -> Option<LocationEnds> {
 
 /// The limits an application's stage is held to: its outputs, and a fragment shader's
 /// inputs (the module's comment says why not the other inputs).
-fn app_exceeds(limits: &Limits, stage: Stage, mut ends: LocationEnds) -> Option<String> {
+fn app_exceeds(limits: &Limits, stage: Stage, mut ends: LocationEnds) -> Option<LimitExceeded> {
     if stage != Stage::Fragment {
         ends.input = 0;
     }
@@ -90,11 +91,11 @@ pub(crate) fn code_over_limit(
     stage: Stage,
     words: &[u32],
     entry: &str,
-) -> Option<String> {
+) -> Option<LimitExceeded> {
     exceeds(limits, stage, code_ends(stage, words, entry)?)
 }
 
-fn exceeds(limits: &Limits, stage: Stage, ends: LocationEnds) -> Option<String> {
+fn exceeds(limits: &Limits, stage: Stage, ends: LocationEnds) -> Option<LimitExceeded> {
     let i = stage as usize;
     let sides = [
         (
@@ -114,10 +115,11 @@ fn exceeds(limits: &Limits, stage: Stage, ends: LocationEnds) -> Option<String> 
     let (side, end, max, name) = sides
         .into_iter()
         .find(|&(_, end, max, _)| max > 0 && end > max)?;
-    Some(format!(
-        "the {}'s {side} take Locations 0 to {}, {end} Locations where the device allows \
-         {max} ({name})",
+    Some(LimitExceeded {
         stage,
-        end - 1
-    ))
+        side,
+        end,
+        max,
+        limit: name,
+    })
 }

@@ -36,6 +36,7 @@ use crate::layer::objects::pipeline_info::{
 use crate::layer::pipelines::library_inputs::{self, LinkFeed};
 use crate::layer::pipelines::patched::Patched;
 use crate::layer::pipelines::rewrite::{Rewrite, Run, Target};
+use crate::layer::support::error::{LimitExceeded, PlanError};
 use crate::layer::support::ffi::slice;
 use crate::layer::support::log;
 use glsem_abi::PrimitiveMode;
@@ -97,7 +98,7 @@ hook! {
                 let plans: Vec<Plan> = infos
                     .iter()
                     .map(|ci| match tes_without_tcs(ci) {
-                        true => Plan::fail("internal error in the layer while planning"),
+                        true => Plan::Fail(PlanError::Internal),
                         false => Plan::Keep,
                     })
                     .collect();
@@ -236,21 +237,12 @@ fn refused_primitive_mode(
     dev: &DeviceData,
     ci: &PipelineView<'_>,
     mode: PrimitiveMode,
-) -> Option<String> {
+) -> Option<PlanError> {
     let Some(gl_mode) = gl_mode_of(mode) else {
-        return (mode != PrimitiveMode::NONE).then(|| {
-            format!(
-                "VkPipelinePrimitiveModeCreateInfoGLSEM names {:#x}, not a GL primitive mode \
-                 the layer draws (GL_LINE_LOOP, GL_QUADS, GL_QUAD_STRIP, GL_POLYGON)",
-                mode.0
-            )
-        });
+        return (mode != PrimitiveMode::NONE).then_some(PlanError::NotAPrimitiveMode(mode.0));
     };
     if !dev.extensions.gl_state {
-        return Some(
-            "VkPipelinePrimitiveModeCreateInfoGLSEM needs VK_GLSEM_gl_state enabled on the device"
-                .into(),
-        );
+        return Some(PlanError::PrimitiveModeWithoutGlState);
     }
     if !holds_vertex_input(ci) {
         return None;
@@ -262,9 +254,9 @@ fn refused_primitive_mode(
     match gl_mode {
         // A list topology restarts only with primitiveTopologyListRestart; a strip of quads
         // cannot tell, after a restart, which of its primitives are quads.
-        GlMode::Primitive(p @ (GlPrimitive::Quads | GlPrimitive::QuadStrip)) if restart => Some(
-            format!("GL's {p:?} with primitive restart are not drawn by the layer"),
-        ),
+        GlMode::Primitive(p @ (GlPrimitive::Quads | GlPrimitive::QuadStrip)) if restart => {
+            Some(PlanError::RestartedPrimitive(p))
+        }
         _ => None,
     }
 }
@@ -333,26 +325,19 @@ fn libraries_block(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<BlockBindi
 enum Plan {
     Keep,
     Rewrite(Rewrite),
-    /// Not passed down: why, and the result the application gets for it.
-    Fail(String, vk::Result),
-}
-
-impl Plan {
-    /// A failure of the layer's own making.
-    fn fail(why: impl Into<String>) -> Plan {
-        Plan::Fail(why.into(), vk::Result::ERROR_UNKNOWN)
-    }
+    /// Not passed down: why (which says the result the application gets for it).
+    Fail(PlanError),
 }
 
 fn plan(dev: &DeviceData, ci: &PipelineView<'_>) -> Plan {
     maybe_inject_panic(&dev.settings, "vkCreateGraphicsPipelines/plan");
     let mode = ci.primitive_mode;
     if let Some(why) = mode.and_then(|mode| refused_primitive_mode(dev, ci, mode)) {
-        return Plan::fail(why);
+        return Plan::Fail(why);
     }
     let mut rewrite = match plan_steps(dev, ci) {
         Ok(rewrite) => rewrite,
-        Err(why) => return Plan::fail(why),
+        Err(why) => return Plan::Fail(why),
     };
     // A pre-rasterization library does not know whether its pipelines are single-sampled:
     // its line mode is dynamic state, GL's rule set at bind.
@@ -378,14 +363,14 @@ fn plan(dev: &DeviceData, ci: &PipelineView<'_>) -> Plan {
 }
 
 /// The steps [`choose`] picks for `ci`, run; `Err` says why the pipeline cannot be created.
-fn plan_steps(dev: &DeviceData, ci: &PipelineView<'_>) -> Result<Rewrite, String> {
+fn plan_steps(dev: &DeviceData, ci: &PipelineView<'_>) -> Result<Rewrite, PlanError> {
     let codes = stage_codes(dev, ci);
     for c in &codes {
         let why = c
             .code()
             .and_then(|(module, entry)| over_limit(&dev.limits, c.stage, module, entry));
         if let Some(why) = why {
-            return Err(why);
+            return Err(why.into());
         }
     }
     let view = stage_view(&codes);
@@ -406,13 +391,10 @@ fn plan_steps(dev: &DeviceData, ci: &PipelineView<'_>) -> Result<Rewrite, String
         // The application's stages fit: the layer's additions must not make them fail, nor
         // may a stage the pipeline cannot do without be dropped.
         if rewrite.gs.is_some() {
-            return Err(format!(
-                "{why}, with the geometry shader the layer generates to draw GL's primitive \
-                 mode (its inputs are the vertex shader's outputs)"
-            ));
+            return Err(PlanError::GeneratedStagePastLimits(why));
         }
         if rewrite.tcs.is_some() {
-            return Err(why);
+            return Err(why.into());
         }
         log::warning!("{why} after the layer's rewrite; the pipeline keeps its shaders");
         return Ok(Rewrite::default());
@@ -423,7 +405,11 @@ fn plan_steps(dev: &DeviceData, ci: &PipelineView<'_>) -> Result<Rewrite, String
 /// Why the code the layer made for `codes` (rewritten stages, a generated TCS or geometry
 /// shader) does not
 /// fit the device's interface limits, if it does not.
-fn layer_past_limits(dev: &DeviceData, codes: &[StageCode], rewrite: &Rewrite) -> Option<String> {
+fn layer_past_limits(
+    dev: &DeviceData,
+    codes: &[StageCode],
+    rewrite: &Rewrite,
+) -> Option<LimitExceeded> {
     let rewritten = rewrite.stages.iter().filter_map(|(index, words)| {
         let code = codes.iter().find(|c| c.index == *index)?;
         Some((code.stage, &words[..], code.entry.as_deref()?))
@@ -482,7 +468,7 @@ fn compact<'a>(
     for (i, ci) in infos.iter().enumerate() {
         let mut info = *ci.info;
         let mut why = match &plans[i] {
-            Plan::Fail(why, result) => Some((why.clone(), *result)),
+            Plan::Fail(why) => Some(why.clone()),
             _ => None,
         };
         if why.is_none()
@@ -492,15 +478,13 @@ fn compact<'a>(
             let base = info.base_pipeline_index as usize;
             match position.get(base).copied().flatten() {
                 Some(p) => info.base_pipeline_index = p as i32,
-                None if base < i => {
-                    why = Some(("its base pipeline failed".into(), vk::Result::ERROR_UNKNOWN))
-                }
+                None if base < i => why = Some(PlanError::BasePipelineFailed),
                 None => {}
             }
         }
-        if let Some((why, result)) = why {
+        if let Some(why) = why {
             log::error!("vkCreateGraphicsPipelines: pCreateInfos[{i}] fails: {why}");
-            failure.get_or_insert(result);
+            failure.get_or_insert(why.result());
             if info
                 .flags
                 .contains(vk::PipelineCreateFlags::EARLY_RETURN_ON_FAILURE)
@@ -533,14 +517,6 @@ struct Compacted<'a> {
     failure: Option<vk::Result>,
 }
 
-/// The error of a temporary module the driver failed to create.
-fn module_failed(e: vk::Result) -> (String, vk::Result) {
-    (
-        format!("the driver failed to create a rewritten shader module: {e}"),
-        e,
-    )
-}
-
 struct Call<'a> {
     dev: &'a DeviceData,
     next: vk::PFN_vkCreateGraphicsPipelines,
@@ -561,7 +537,7 @@ impl Call<'_> {
                 shield("vkCreateGraphicsPipelines planner", || plan(self.dev, ci)).unwrap_or_else(
                     || {
                         if tes_without_tcs(ci) {
-                            Plan::fail("internal error in the layer while planning")
+                            Plan::Fail(PlanError::Internal)
                         } else {
                             Plan::Keep
                         }
@@ -612,16 +588,11 @@ impl Call<'_> {
         &self,
         ci: &PipelineView<'a>,
         rewrite: &Rewrite,
-    ) -> Result<Patched<'a>, (String, vk::Result)> {
+    ) -> Result<Patched<'a>, PlanError> {
         let mut patched = Patched::new(ci, rewrite);
         if let Some(topology) = rewrite.input_assembly {
             if patched.draw_topology(ci, topology).is_none() {
-                return Err((
-                    "VkPipelinePrimitiveModeCreateInfoGLSEM behind an unknown pNext struct of \
-                     the input-assembly state"
-                        .into(),
-                    vk::Result::ERROR_UNKNOWN,
-                ));
+                return Err(PlanError::HiddenPrimitiveMode);
             }
         }
         // SAFETY: the application's allocator (this function's contract).
@@ -644,7 +615,7 @@ impl Call<'_> {
         ci: &PipelineView<'_>,
         rewrite: &Rewrite,
         patched: &mut Patched<'_>,
-    ) -> Result<(), (String, vk::Result)> {
+    ) -> Result<(), PlanError> {
         for (i, words) in &rewrite.stages {
             // SAFETY: the application's allocator (this function's contract).
             match unsafe { self.temporary_module(words) } {
@@ -659,16 +630,13 @@ impl Call<'_> {
                             &mut patched.chain_copies,
                         );
                         let Some(chain) = chain else {
-                            return Err((
-                                "inline code behind an unknown pNext struct".into(),
-                                vk::Result::ERROR_UNKNOWN,
-                            ));
+                            return Err(PlanError::HiddenInlineCode);
                         };
                         stage.p_next = chain;
                     }
                     stage.module = m;
                 }
-                Err(e) => return Err(module_failed(e)),
+                Err(e) => return Err(PlanError::Module(e)),
             }
         }
         // The generated stages: a geometry shader of GL's primitive mode, a passthrough TCS.
@@ -681,7 +649,7 @@ impl Call<'_> {
                 continue;
             };
             // SAFETY: the application's allocator (this function's contract).
-            let module = unsafe { self.temporary_module(words) }.map_err(module_failed)?;
+            let module = unsafe { self.temporary_module(words) }.map_err(PlanError::Module)?;
             patched.temporaries.push(module);
             patched.stages.push(vk::PipelineShaderStageCreateInfo {
                 stage,
@@ -758,14 +726,14 @@ impl Call<'_> {
                     // Without its generated TCS the pipeline would crash the driver.
                     // Without its generated TCS the pipeline would crash the driver; without
                     // GL's primitive mode it would draw something else.
-                    Err((why, result))
+                    Err(why)
                         if rewrite.tcs.is_some()
                             || rewrite.gs.is_some()
                             || rewrite.input_assembly.is_some() =>
                     {
-                        *plan = Plan::Fail(why, result)
+                        *plan = Plan::Fail(why)
                     }
-                    Err((why, _)) => {
+                    Err(why) => {
                         log::warning!("{why}; the pipeline keeps its original shaders");
                         *plan = Plan::Keep;
                     }

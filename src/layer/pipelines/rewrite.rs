@@ -9,6 +9,7 @@ use crate::layer::data::cache::{CacheKey, ModuleKey, Outcome};
 use crate::layer::data::records::{content_hash, BlockBinding, BlockSlot, LayoutRecord};
 use crate::layer::loader::state::DeviceData;
 use crate::layer::objects::pipeline_info::{flag_of, StageCode};
+use crate::layer::support::error::{GsError, PlanError, TcsError};
 use crate::layer::support::log;
 use crate::layer::support::shader_code::dump_module;
 use glsem_spirv::line_rasterization::BresenhamLines;
@@ -230,7 +231,7 @@ impl<'a> Run<'a> {
     }
 
     /// Runs one step. `Err` says why the pipeline cannot be created.
-    pub fn step(&mut self, step: Step) -> Result<(), String> {
+    pub fn step(&mut self, step: Step) -> Result<(), PlanError> {
         let semantic = step.semantic();
         match step {
             Step::GenerateTcs(_) => {
@@ -250,17 +251,17 @@ impl<'a> Run<'a> {
                 // A vertex-input library draws the topology alone; its pre-rasterization
                 // library makes the geometry shader.
                 if self.position(Stage::Vertex).is_some() {
-                    self.out.gs = Some(self.generate_gs(&key)?);
+                    let gs = self.generate_gs(&key).map_err(|why| PlanError::Gs {
+                        primitive: key.primitive,
+                        why,
+                    })?;
+                    self.out.gs = Some(gs);
                     self.notes.push((semantic, step.note(None)));
                 }
             }
             Step::CloseLineLoops(_) => {
                 if self.dev.line_loops.index_buffer(self.dev).is_none() {
-                    return Err(
-                        "GL_LINE_LOOP needs a host-visible index buffer to close the loop, and \
-                         the device has no memory the layer could use"
-                            .into(),
-                    );
+                    return Err(PlanError::NoLineLoopMemory);
                 }
                 self.chain_state(step);
             }
@@ -368,19 +369,13 @@ impl<'a> Run<'a> {
     }
 
     /// Builds the passthrough TCS for a TES-without-TCS pipeline, or says why it cannot.
-    fn generate_tcs(&self) -> Result<(Arc<[u32]>, BlockBinding, u32), String> {
-        let no = |why: &str| {
-            Err(format!(
-                "a tessellation evaluation shader without a control shader needs a generated \
-                 TCS, but {why}"
-            ))
-        };
+    fn generate_tcs(&self) -> Result<(Arc<[u32]>, BlockBinding, u32), TcsError> {
         let dev = self.dev;
         if !dev.settings.semantics.contains(Semantic::PassthroughTcs) {
-            return no("the passthrough_tcs setting is off");
+            return Err(TcsError::SettingOff);
         }
         if !dev.features.tessellation_shader {
-            return no("the device did not enable tessellationShader");
+            return Err(TcsError::NoTessellationShader);
         }
         // A dynamic patch size: one TCS for every count, its output patch as large as a
         // draw may set (docs: the decision and its cost).
@@ -388,18 +383,14 @@ impl<'a> Run<'a> {
         let patch_control_points = match (any_patch_size, self.target.patch_control_points) {
             (true, _) => dev.limits.max_tessellation_patch_size,
             (false, Some(n)) => n,
-            (false, None) => return no("pTessellationState is NULL"),
+            (false, None) => return Err(TcsError::NoTessellationState),
         };
         let binding = match self.target.layout_record.as_ref().map(|l| l.block.clone()) {
-            Some(BlockSlot::Unavailable(why)) => {
-                return no(&format!(
-                    "its pipeline layout has no push-constant room for the levels: {why}"
-                ))
-            }
-            None => return no("its pipeline layout is unknown to the layer"),
+            Some(BlockSlot::Unavailable(why)) => return Err(TcsError::NoLayoutRoom(why)),
+            None => return Err(TcsError::UnknownLayout),
             Some(BlockSlot::Reserved { .. }) => match self.block_binding(Stage::TessControl) {
                 Some(b) => b,
-                None => return no("its pipeline layout's GL-state block is not readable by a TCS"),
+                None => return Err(TcsError::BlockNotReadable),
             },
         };
         let code = |stage: Stage| {
@@ -409,7 +400,7 @@ impl<'a> Run<'a> {
                 .and_then(|c| c.code())
         };
         let Some((tes_module, tes_entry)) = code(Stage::TessEval) else {
-            return no("the layer has no code for the tessellation evaluation shader");
+            return Err(TcsError::NoEvaluationCode);
         };
         let vs = code(Stage::Vertex);
         let key = TcsKey {
@@ -441,37 +432,31 @@ impl<'a> Run<'a> {
         );
         match outcome {
             Outcome::Module(words) => Ok((words, binding, patch_control_points)),
-            Outcome::Failed(why) => no(&format!("generating it failed: {why}")),
-            _ => no("generating it produced nothing"),
+            Outcome::Failed(why) => Err(TcsError::Generation(why)),
+            _ => Err(TcsError::NothingGenerated),
         }
     }
 
     /// Builds the geometry shader of GL's quads, quad strips or polygons from the vertex
     /// shader as the steps before left it, or says why it cannot.
-    fn generate_gs(&self, key: &PrimitiveGsKey) -> Result<Arc<[u32]>, String> {
-        let no = |why: &str| {
-            Err(format!(
-                "GL's {:?} are drawn through a generated geometry shader, but {why}",
-                key.primitive
-            ))
-        };
+    fn generate_gs(&self, key: &PrimitiveGsKey) -> Result<Arc<[u32]>, GsError> {
         // GL refuses these modes with a geometry or tessellation shader
         // (GL_INVALID_OPERATION), and a second geometry stage has no place to go.
         if [Stage::TessControl, Stage::TessEval, Stage::Geometry]
             .iter()
             .any(|&s| self.position(s).is_some())
         {
-            return no("the pipeline has a geometry or tessellation shader (GL refuses it too)");
+            return Err(GsError::OtherGeometryStages);
         }
         if !self.dev.features.geometry_shader {
-            return no("the device has no geometryShader");
+            return Err(GsError::NoGeometryShader);
         }
         let Some(i) = self.position(Stage::Vertex) else {
             unreachable!("the step runs where the vertex shader is");
         };
         let (Some(entry), Some(current)) = (self.codes[i].entry.as_deref(), &self.current[i])
         else {
-            return no("the layer cannot read the vertex shader");
+            return Err(GsError::UnreadableVertexShader);
         };
         let cache_key = CacheKey::Gs {
             vertex: current.key.clone(),
@@ -492,8 +477,8 @@ impl<'a> Run<'a> {
             );
         match outcome {
             Outcome::Module(words) => Ok(words),
-            Outcome::Failed(why) => no(&format!("generating it failed: {why}")),
-            _ => no("generating it produced nothing"),
+            Outcome::Failed(why) => Err(GsError::Generation(why)),
+            _ => Err(GsError::NothingGenerated),
         }
     }
 

@@ -42,6 +42,7 @@ use crate::layer::objects::interface_limits::app_code_over_limit;
 use crate::layer::objects::pipeline_info::{stage_of, stage_view, StageCode};
 use crate::layer::objects::push_range::plan_layout;
 use crate::layer::pipelines::rewrite::{Run, Target};
+use crate::layer::support::error::{ObjectError, TcsError};
 use crate::layer::support::ffi::slice;
 use crate::layer::support::log;
 use glsem_abi::PrimitiveMode;
@@ -516,9 +517,9 @@ fn generated_tcs(
     dev: &DeviceData,
     record: &TesObjectRecord,
     patch_size: u32,
-) -> Result<(vk::ShaderEXT, BlockBinding), String> {
+) -> Result<(vk::ShaderEXT, BlockBinding), TcsError> {
     let Some((offset, size, stages)) = record.block else {
-        return Err("its push-constant ranges have no room for the levels".into());
+        return Err(TcsError::NoRangeRoom);
     };
     let mut generated = record.generated.lock();
     let (tcs, layout) = &mut *generated;
@@ -526,7 +527,7 @@ fn generated_tcs(
         let create = dev
             .table
             .create_pipeline_layout
-            .ok_or("no vkCreatePipelineLayout")?;
+            .ok_or(ObjectError::MissingCommand("vkCreatePipelineLayout"))?;
         let ci = vk::PipelineLayoutCreateInfo {
             push_constant_range_count: record.ranges.len() as u32,
             p_push_constant_ranges: record.ranges.as_ptr(),
@@ -535,7 +536,7 @@ fn generated_tcs(
         // SAFETY: the device the layer recorded; a valid create info.
         match unsafe { create(dev.handle, &ci, std::ptr::null(), layout) } {
             vk::Result::SUCCESS => {}
-            e => return Err(format!("creating the layout for the levels failed: {e}")),
+            e => return Err(ObjectError::Layout(e).into()),
         }
     }
     let binding = BlockBinding {
@@ -554,7 +555,7 @@ fn generated_tcs(
         any_patch_size: false,
     };
     let words = build_passthrough_tcs(&record.words, &record.entry, None, &key)
-        .map_err(|e| format!("generating it failed: {e}"))?;
+        .map_err(|e| TcsError::Generation(e.to_string().into()))?;
     let shader = primitive_objects::generated_object(
         dev,
         (S::TESSELLATION_CONTROL, S::TESSELLATION_EVALUATION),

@@ -1,3 +1,4 @@
+pub(crate) mod error;
 pub(crate) mod ffi;
 pub mod loader_abi;
 pub mod log;

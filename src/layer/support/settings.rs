@@ -113,7 +113,7 @@ impl Settings {
     }
 
     /// Sets `key` from `value`, or says what the value should have been.
-    fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
+    fn apply(&mut self, key: &str, value: &str) -> Result<(), Expected> {
         let semantic = SEMANTICS
             .iter()
             .find_map(|s| Some((s.semantic, s.setting.as_ref().filter(|s| s.key == key)?)));
@@ -122,21 +122,22 @@ impl Settings {
                 v if v == setting.on => true,
                 v if v == setting.off => false,
                 // on/off settings also take the boolean spellings.
-                v if setting.on == "on" => parse_bool(v).map_err(str::to_owned)?,
-                _ => return Err(format!("{} or {}", setting.on, setting.off)),
+                v if setting.on == "on" => parse_bool(v).map_err(Expected::Described)?,
+                _ => return Err(Expected::Either(setting.on, setting.off)),
             };
             self.semantics.set(semantic, on);
             return Ok(());
         }
         match key {
             "log_level" => {
-                self.log_level = Level::parse(value).ok_or("error, warn, info or debug")?
+                self.log_level =
+                    Level::parse(value).ok_or(Expected::Described("error, warn, info or debug"))?
             }
             "dump_dir" => self.dump_dir = (!value.is_empty()).then(|| PathBuf::from(value)),
             "rewrite_cache_mb" => {
                 self.rewrite_cache_mb = value
                     .parse()
-                    .map_err(|_| "a whole number of MiB".to_owned())?
+                    .map_err(|_| Expected::Described("a whole number of MiB"))?
             }
             "debug_inject_panic" => {
                 self.debug_inject_panic = (!value.is_empty()).then(|| value.to_owned())
@@ -146,7 +147,7 @@ impl Settings {
                     "flipped" => WindowOrigin::Flipped,
                     "lower_left" => WindowOrigin::LowerLeft,
                     "vulkan" => WindowOrigin::Vulkan,
-                    _ => return Err("flipped, lower_left or vulkan".into()),
+                    _ => return Err(Expected::Described("flipped, lower_left or vulkan")),
                 }
             }
             _ => unreachable!("KEYS and SEMANTICS list every setting"),
@@ -165,6 +166,16 @@ impl Settings {
         let file = settings_file().and_then(|path| std::fs::read_to_string(path).ok());
         Settings::resolve(&api, file.as_deref(), &|name| std::env::var(name).ok())
     }
+}
+
+/// What a setting's value should have been, for the warning that names the bad value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+enum Expected {
+    /// The two values of a semantic's switch, from the registry.
+    #[error("{0} or {1}")]
+    Either(&'static str, &'static str),
+    #[error("{0}")]
+    Described(&'static str),
 }
 
 fn parse_bool(value: &str) -> Result<bool, &'static str> {

@@ -1,0 +1,170 @@
+//! Why the layer cannot give a pipeline or shader object GL's rule. A plan or a rule returns
+//! one of these; the hook that meets it turns it into the one `glsem: error:` (or
+//! `warning:`) line and, where the object fails, the result the application gets.
+
+use ash::vk;
+use std::sync::Arc;
+
+use glsem_spirv::primitive_mode::GlPrimitive;
+use glsem_spirv::semantics::Stage;
+
+/// A stage whose interface takes more Locations than the device allows (drivers crash on
+/// it).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the {stage}'s {side} take Locations 0 to {}, {end} Locations where the device allows \
+     {max} ({limit})",
+    .end - 1
+)]
+pub struct LimitExceeded {
+    pub stage: Stage,
+    /// `"inputs"` or `"outputs"`.
+    pub side: &'static str,
+    pub end: u32,
+    pub max: u32,
+    /// The device limit's name.
+    pub limit: &'static str,
+}
+
+/// An object of the layer's own (a generated TCS or geometry shader object, its layout)
+/// that could not be made.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ObjectError {
+    #[error("no {0}")]
+    MissingCommand(&'static str),
+    #[error("the driver failed to create it: {0}")]
+    Driver(vk::Result),
+    #[error("creating the layout for the levels failed: {0}")]
+    Layout(vk::Result),
+}
+
+/// Why no passthrough TCS can be generated for a TES without a TCS.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TcsError {
+    #[error("the passthrough_tcs setting is off")]
+    SettingOff,
+    #[error("the device did not enable tessellationShader")]
+    NoTessellationShader,
+    #[error("pTessellationState is NULL")]
+    NoTessellationState,
+    #[error("its pipeline layout has no push-constant room for the levels: {0}")]
+    NoLayoutRoom(String),
+    #[error("its push-constant ranges have no room for the levels")]
+    NoRangeRoom,
+    #[error("its pipeline layout is unknown to the layer")]
+    UnknownLayout,
+    #[error("its pipeline layout's GL-state block is not readable by a TCS")]
+    BlockNotReadable,
+    #[error("the layer has no code for the tessellation evaluation shader")]
+    NoEvaluationCode,
+    #[error("generating it failed: {0}")]
+    Generation(Arc<str>),
+    #[error("generating it produced nothing")]
+    NothingGenerated,
+    #[error(transparent)]
+    Object(#[from] ObjectError),
+}
+
+/// Why no geometry shader can draw GL's quads, quad strips or polygons.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GsError {
+    #[error("the pipeline has a geometry or tessellation shader (GL refuses it too)")]
+    OtherGeometryStages,
+    #[error("the device has no geometryShader")]
+    NoGeometryShader,
+    #[error("the layer cannot read the vertex shader")]
+    UnreadableVertexShader,
+    #[error("generating it failed: {0}")]
+    Generation(Arc<str>),
+    #[error("generating it produced nothing")]
+    NothingGenerated,
+    #[error(transparent)]
+    Object(#[from] ObjectError),
+}
+
+/// Why a pipeline (or shader object) fails where the layer cannot give it GL's rule.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PlanError {
+    #[error(transparent)]
+    Limit(#[from] LimitExceeded),
+    #[error("{0}, with the geometry shader the layer generates to draw GL's primitive mode (its inputs are the vertex shader's outputs)")]
+    GeneratedStagePastLimits(LimitExceeded),
+    #[error(
+        "a tessellation evaluation shader without a control shader needs a generated TCS, but \
+         {0}"
+    )]
+    Tcs(#[from] TcsError),
+    #[error("GL's {primitive:?} are drawn through a generated geometry shader, but {why}")]
+    Gs {
+        primitive: GlPrimitive,
+        why: GsError,
+    },
+    #[error(
+        "VkPipelinePrimitiveModeCreateInfoGLSEM names {0:#x}, not a GL primitive mode the \
+         layer draws (GL_LINE_LOOP, GL_QUADS, GL_QUAD_STRIP, GL_POLYGON)"
+    )]
+    NotAPrimitiveMode(u32),
+    #[error(
+        "VkPipelinePrimitiveModeCreateInfoGLSEM needs VK_GLSEM_gl_state enabled on the device"
+    )]
+    PrimitiveModeWithoutGlState,
+    #[error("GL's {0:?} with primitive restart are not drawn by the layer")]
+    RestartedPrimitive(GlPrimitive),
+    #[error(
+        "GL_LINE_LOOP needs a host-visible index buffer to close the loop, and the device has \
+         no memory the layer could use"
+    )]
+    NoLineLoopMemory,
+    #[error(
+        "VkPipelinePrimitiveModeCreateInfoGLSEM behind an unknown pNext struct of the \
+         input-assembly state"
+    )]
+    HiddenPrimitiveMode,
+    #[error("inline code behind an unknown pNext struct")]
+    HiddenInlineCode,
+    #[error("the driver failed to create a rewritten shader module: {0}")]
+    Module(vk::Result),
+    #[error("its base pipeline failed")]
+    BasePipelineFailed,
+    #[error("internal error in the layer while planning")]
+    Internal,
+}
+
+impl PlanError {
+    /// What the application gets for the object: the driver's result where the driver
+    /// failed, else `VK_ERROR_UNKNOWN`.
+    pub fn result(&self) -> vk::Result {
+        match self {
+            PlanError::Module(result) => *result,
+            _ => vk::Result::ERROR_UNKNOWN,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_limit_names_the_stage_its_locations_and_the_device_limit() {
+        let e = LimitExceeded {
+            stage: Stage::Vertex,
+            side: "outputs",
+            end: 33,
+            max: 32,
+            limit: "maxVertexOutputComponents / 4",
+        };
+        assert_eq!(
+            e.to_string(),
+            "the vertex shader's outputs take Locations 0 to 32, 33 Locations where the device \
+             allows 32 (maxVertexOutputComponents / 4)"
+        );
+    }
+
+    #[test]
+    fn a_failed_module_keeps_the_drivers_result() {
+        let e = PlanError::Module(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY);
+        assert_eq!(e.result(), vk::Result::ERROR_OUT_OF_DEVICE_MEMORY);
+        assert_eq!(PlanError::Internal.result(), vk::Result::ERROR_UNKNOWN);
+    }
+}
