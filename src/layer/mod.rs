@@ -30,6 +30,8 @@ mod devices;
 mod loader;
 pub mod objects;
 mod pipelines;
+mod rewrite;
+mod rules;
 pub mod support;
 
 // The hook paths of `dispatch`'s lists (`device::create_device`) resolve here.

@@ -34,8 +34,9 @@ use crate::layer::objects::pipeline_info::{
     stage_view, tes_without_tcs, topology_for, StageCode,
 };
 use crate::layer::pipelines::library_inputs::{self, LinkFeed};
-use crate::layer::pipelines::patched::Patched;
-use crate::layer::pipelines::rewrite::{Rewrite, Run, Target};
+use crate::layer::rewrite::patched::Patched;
+use crate::layer::rewrite::run::{Rewrite, Run, Target};
+use crate::layer::rules;
 use crate::layer::support::error::{LimitExceeded, PlanError};
 use crate::layer::support::ffi::slice;
 use crate::layer::support::log;
@@ -384,7 +385,7 @@ fn plan_steps(dev: &DeviceData, ci: &PipelineView<'_>) -> Result<Rewrite, PlanEr
     }
     let mut run = Run::new(dev, target(dev, ci), &codes);
     for step in steps {
-        run.step(step)?;
+        rules::plan(&step, &mut run)?;
     }
     let rewrite = run.finish();
     if let Some(why) = layer_past_limits(dev, &codes, &rewrite) {
@@ -590,6 +591,9 @@ impl Call<'_> {
         rewrite: &Rewrite,
     ) -> Result<Patched<'a>, PlanError> {
         let mut patched = Patched::new(ci, rewrite);
+        for step in &rewrite.state {
+            rules::chain(step, &mut patched, ci);
+        }
         if let Some(topology) = rewrite.input_assembly {
             if patched.draw_topology(ci, topology).is_none() {
                 return Err(PlanError::HiddenPrimitiveMode);

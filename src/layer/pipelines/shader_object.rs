@@ -41,7 +41,8 @@ use crate::layer::objects::create_info::ShaderView;
 use crate::layer::objects::interface_limits::app_code_over_limit;
 use crate::layer::objects::pipeline_info::{stage_of, stage_view, StageCode};
 use crate::layer::objects::push_range::plan_layout;
-use crate::layer::pipelines::rewrite::{Run, Target};
+use crate::layer::rewrite::run::{Run, Target};
+use crate::layer::rules;
 use crate::layer::support::error::{ObjectError, TcsError};
 use crate::layer::support::ffi::slice;
 use crate::layer::support::log;
@@ -218,7 +219,7 @@ fn plan_group(
     };
     let mut run = Run::new(dev, target, codes);
     for step in steps {
-        if let Err(why) = run.step(step) {
+        if let Err(why) = rules::plan(&step, &mut run) {
             log::warning!("vkCreateShadersEXT: {why}; the shader keeps its code");
         }
     }

@@ -2,22 +2,8 @@
 //! says what the step is. `steps!` makes the [`Step`] enum of them and the match in each of
 //! its methods.
 
-use crate::clip_enables::GateClipDistances;
-use crate::clip_space_depth::{NegativeOneToOneDepth, RemapClipDepth};
 use crate::error::PassError;
-use crate::fragcolor::FragColorKey;
-use crate::gl_layer::{CopyLayer, GateLayer, ReadLayerFrom};
-use crate::instance_id::InstanceIdWithoutBase;
-use crate::line_rasterization::BresenhamLines;
-use crate::passthrough_tcs::GenerateTcs;
-use crate::point_size::WritePointSize;
-use crate::primitive_mode::{CloseLineLoops, PrimitiveGsKey};
-use crate::provoking_vertex::ProvokingVertexLast;
 use crate::rule::{Rule, Semantic, SplitInterface, Stage, StepOutput};
-use crate::sample_mask::{DropSampleMask, GateSampleMask};
-use crate::unfed_inputs::{DefaultUnfedInputs, FeedCurrentAttributes};
-use crate::window_origin::{InvertFrontFace, TessellationDomainLowerLeft, WindowYKey};
-use crate::xfb_split::{SplitFragInputs, SplitStructInputs, SplitStructOutputs, SplitXfbOutputs};
 
 /// Makes [`Step`], one variant per `Variant(RuleStruct)` line, and its methods, each a
 /// match from a step to its [`Rule`].
@@ -86,39 +72,49 @@ macro_rules! steps {
     };
 }
 
-steps! {
-    /// A TES without TCS: generate the passthrough TCS.
-    GenerateTcs(GenerateTcs),
-    SplitXfbOutputs(SplitXfbOutputs),
-    SplitStructOutputs(SplitStructOutputs),
-    /// Broadcast gl_FragColor to these attachments.
-    BroadcastFragColor(FragColorKey),
-    SplitFragInputs(SplitFragInputs),
-    SplitStructInputs(SplitStructInputs),
-    WritePointSize(WritePointSize),
-    GateClipDistances(GateClipDistances),
-    RemapClipDepth(RemapClipDepth),
-    DefaultUnfedInputs(DefaultUnfedInputs),
-    FeedCurrentAttributes(FeedCurrentAttributes),
-    InstanceIdWithoutBase(InstanceIdWithoutBase),
-    GateLayer(GateLayer),
-    CopyLayer(CopyLayer),
-    ReadLayerFrom(ReadLayerFrom),
-    DropSampleMask(DropSampleMask),
-    GateSampleMask(GateSampleMask),
-    ProvokingVertexLast(ProvokingVertexLast),
-    NegativeOneToOneDepth(NegativeOneToOneDepth),
-    BresenhamLines(BresenhamLines),
-    /// GL's window y in the fragment shader (`gl_FragCoord`, `dFdy`, `interpolateAtOffset`,
-    /// `gl_PointCoord`).
-    FragmentWindowY(WindowYKey),
-    TessellationDomainLowerLeft(TessellationDomainLowerLeft),
-    InvertFrontFace(InvertFrontFace),
-    /// GL's quads, quad strips or polygons: a generated geometry shader after the vertex
-    /// shader (as it is after every other step) and the topology it reads.
-    DrawGlPrimitive(PrimitiveGsKey),
-    CloseLineLoops(CloseLineLoops),
+/// The one list of steps, `Variant(RuleStruct)` a line, handed to the macro `$m`: this crate
+/// makes [`Step`] of it (`steps!`), and the layer its exhaustive dispatch of each step's
+/// layer side, so that a step added here without a layer side does not compile.
+#[macro_export]
+macro_rules! step_list {
+    ($m:ident) => {
+        $m! {
+            /// A TES without TCS: generate the passthrough TCS.
+            GenerateTcs($crate::passthrough_tcs::GenerateTcs),
+            SplitXfbOutputs($crate::xfb_split::SplitXfbOutputs),
+            SplitStructOutputs($crate::xfb_split::SplitStructOutputs),
+            /// Broadcast gl_FragColor to these attachments.
+            BroadcastFragColor($crate::fragcolor::FragColorKey),
+            SplitFragInputs($crate::xfb_split::SplitFragInputs),
+            SplitStructInputs($crate::xfb_split::SplitStructInputs),
+            WritePointSize($crate::point_size::WritePointSize),
+            GateClipDistances($crate::clip_enables::GateClipDistances),
+            RemapClipDepth($crate::clip_space_depth::RemapClipDepth),
+            DefaultUnfedInputs($crate::unfed_inputs::DefaultUnfedInputs),
+            FeedCurrentAttributes($crate::unfed_inputs::FeedCurrentAttributes),
+            InstanceIdWithoutBase($crate::instance_id::InstanceIdWithoutBase),
+            GateLayer($crate::gl_layer::GateLayer),
+            CopyLayer($crate::gl_layer::CopyLayer),
+            ReadLayerFrom($crate::gl_layer::ReadLayerFrom),
+            DropSampleMask($crate::sample_mask::DropSampleMask),
+            GateSampleMask($crate::sample_mask::GateSampleMask),
+            ProvokingVertexLast($crate::provoking_vertex::ProvokingVertexLast),
+            NegativeOneToOneDepth($crate::clip_space_depth::NegativeOneToOneDepth),
+            BresenhamLines($crate::line_rasterization::BresenhamLines),
+            /// GL's window y in the fragment shader (`gl_FragCoord`, `dFdy`, `interpolateAtOffset`,
+            /// `gl_PointCoord`).
+            FragmentWindowY($crate::window_origin::WindowYKey),
+            TessellationDomainLowerLeft($crate::window_origin::TessellationDomainLowerLeft),
+            InvertFrontFace($crate::window_origin::InvertFrontFace),
+            /// GL's quads, quad strips or polygons: a generated geometry shader after the vertex
+            /// shader (as it is after every other step) and the topology it reads.
+            DrawGlPrimitive($crate::primitive_mode::PrimitiveGsKey),
+            CloseLineLoops($crate::primitive_mode::CloseLineLoops),
+        }
+    };
 }
+
+step_list!(steps);
 
 impl Step {
     /// The step's name in logs and dump files (`<hash>.<name>.spv`).

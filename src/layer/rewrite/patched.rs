@@ -7,12 +7,9 @@ use ash::vk::{self, TaggedStructure};
 
 use crate::layer::commands::current_attributes::format_of;
 use crate::layer::objects::create_info::{PipelineView, VertexInput};
-use crate::layer::objects::pipeline_info::inverted;
-use crate::layer::pipelines::rewrite::Rewrite;
+use crate::layer::rewrite::run::Rewrite;
 use crate::layer::support::ffi::link_in_front;
 use glsem_abi::STRUCTURE_TYPE_PIPELINE_PRIMITIVE_MODE_CREATE_INFO;
-use glsem_spirv::line_rasterization::BresenhamLines;
-use glsem_spirv::semantics::Step;
 use glsem_spirv::unfed_inputs::InputKind;
 
 /// The arrays handed to the driver for one rewritten create info, and the temporary
@@ -25,26 +22,26 @@ pub(crate) struct Patched<'a> {
     pub chain_copies: Vec<Box<[u64]>>,
     /// Boxed: the chains point into them.
     rasterization: Option<Box<RasterizationCopy<'a>>>,
-    viewport: Option<Box<Chained<ViewportState<'a>, DepthClipControl<'a>>>>,
+    pub viewport: Option<Box<Chained<ViewportState<'a>, DepthClipControl<'a>>>>,
     dynamic: Option<Box<DynamicCopy<'a>>>,
-    tessellation: Option<Box<Chained<TessellationState<'a>, DomainOrigin<'a>>>>,
+    pub tessellation: Option<Box<Chained<TessellationState<'a>, DomainOrigin<'a>>>>,
     vertex_input: Option<Box<VertexInputCopy<'a>>>,
     input_assembly: Option<Box<vk::PipelineInputAssemblyStateCreateInfo<'a>>>,
 }
 
 type ViewportState<'a> = vk::PipelineViewportStateCreateInfo<'a>;
 type TessellationState<'a> = vk::PipelineTessellationStateCreateInfo<'a>;
-type DomainOrigin<'a> = vk::PipelineTessellationDomainOriginStateCreateInfo<'a>;
-type DepthClipControl<'a> = vk::PipelineViewportDepthClipControlCreateInfoEXT<'a>;
+pub(crate) type DomainOrigin<'a> = vk::PipelineTessellationDomainOriginStateCreateInfo<'a>;
+pub(crate) type DepthClipControl<'a> = vk::PipelineViewportDepthClipControlCreateInfoEXT<'a>;
 
 /// A state struct with one struct of the layer's chained in front of its `pNext`.
-struct Chained<S, F> {
+pub(crate) struct Chained<S, F> {
     state: S,
     front: F,
 }
 
 impl<S: TaggedStructure, F: TaggedStructure> Chained<S, F> {
-    fn new(state: S, front: F) -> Box<Self> {
+    pub fn new(state: S, front: F) -> Box<Self> {
         let mut copy = Box::new(Chained { state, front });
         let Chained { state, front } = &mut *copy;
         link_in_front(state, front);
@@ -91,10 +88,10 @@ impl<'a> VertexInputCopy<'a> {
 
 /// The rasterization state with the layer's provoking vertex and line state, each chained
 /// in front of its `pNext` when a step asks for it.
-struct RasterizationCopy<'a> {
-    state: vk::PipelineRasterizationStateCreateInfo<'a>,
-    provoking: vk::PipelineRasterizationProvokingVertexStateCreateInfoEXT<'a>,
-    line: vk::PipelineRasterizationLineStateCreateInfoKHR<'a>,
+pub(crate) struct RasterizationCopy<'a> {
+    pub state: vk::PipelineRasterizationStateCreateInfo<'a>,
+    pub provoking: vk::PipelineRasterizationProvokingVertexStateCreateInfoEXT<'a>,
+    pub line: vk::PipelineRasterizationLineStateCreateInfoKHR<'a>,
 }
 
 impl<'a> RasterizationCopy<'a> {
@@ -125,8 +122,8 @@ struct DynamicCopy<'a> {
 }
 
 impl<'a> Patched<'a> {
-    /// `ci`'s stages, to be patched, and copies of the pipeline state `rewrite` changes.
-    /// The planner asks for a state only where the pipeline has one.
+    /// `ci`'s stages, to be patched, with the vertex-input and dynamic state `rewrite`
+    /// changes; the rules chain the state of their steps after ([`crate::layer::rules::chain`]).
     pub fn new(ci: &PipelineView<'a>, rewrite: &Rewrite) -> Patched<'a> {
         let vertex_input = rewrite
             .current_attributes
@@ -144,62 +141,14 @@ impl<'a> Patched<'a> {
             vertex_input,
             input_assembly: None,
         };
-        for step in &rewrite.state {
-            patched.chain(ci, step);
-        }
         if rewrite.dynamic_line_mode {
             patched.add_dynamic(ci, vk::DynamicState::LINE_RASTERIZATION_MODE_EXT);
         }
         patched
     }
 
-    /// Chains the pipeline state of `step` into the copy of the state it changes.
-    fn chain(&mut self, ci: &PipelineView<'a>, step: &Step) {
-        match *step {
-            Step::ProvokingVertexLast(_) => {
-                if let Some(r) = self.rasterization(ci) {
-                    link_in_front(&mut r.state, &mut r.provoking);
-                }
-            }
-            Step::InvertFrontFace(_) => {
-                if let Some(r) = self.rasterization(ci) {
-                    r.state.front_face = inverted(r.state.front_face);
-                }
-            }
-            Step::BresenhamLines(BresenhamLines { stippled }) => {
-                if let Some(r) = self.rasterization(ci) {
-                    r.line.stippled_line_enable = stippled.into();
-                    link_in_front(&mut r.state, &mut r.line);
-                }
-                if stippled {
-                    self.add_dynamic(ci, vk::DynamicState::LINE_STIPPLE_KHR);
-                }
-            }
-            Step::NegativeOneToOneDepth(_) => {
-                self.viewport = ci.viewport.as_ref().map(|state| {
-                    let depth = DepthClipControl {
-                        negative_one_to_one: vk::TRUE,
-                        ..Default::default()
-                    };
-                    Chained::new(*state.state, depth)
-                });
-            }
-            Step::TessellationDomainLowerLeft(_) => {
-                self.tessellation = ci.tessellation.as_ref().map(|state| {
-                    let origin = DomainOrigin {
-                        domain_origin: vk::TessellationDomainOrigin::LOWER_LEFT,
-                        ..Default::default()
-                    };
-                    Chained::new(*state.state, origin)
-                });
-            }
-            // GL's line loops are closed at draw time: nothing to chain.
-            _ => {}
-        }
-    }
-
     /// The copy of `ci`'s rasterization state, made on first use.
-    fn rasterization(&mut self, ci: &PipelineView<'a>) -> Option<&mut RasterizationCopy<'a>> {
+    pub fn rasterization(&mut self, ci: &PipelineView<'a>) -> Option<&mut RasterizationCopy<'a>> {
         if self.rasterization.is_none() {
             self.rasterization = ci.rasterization.as_ref().map(|s| RasterizationCopy::new(s));
         }
@@ -207,7 +156,7 @@ impl<'a> Patched<'a> {
     }
 
     /// `state` added to the copy of `ci`'s dynamic states.
-    fn add_dynamic(&mut self, ci: &PipelineView<'a>, state: vk::DynamicState) {
+    pub fn add_dynamic(&mut self, ci: &PipelineView<'a>, state: vk::DynamicState) {
         let copy = self.dynamic.get_or_insert_with(|| {
             Box::new(DynamicCopy {
                 state: ci.dynamic_state.copied().unwrap_or_default(),

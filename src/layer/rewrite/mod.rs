@@ -1,0 +1,2 @@
+pub(crate) mod patched;
+pub(crate) mod run;

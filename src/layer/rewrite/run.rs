@@ -1,0 +1,281 @@
+//! Runs the [`Step`]s [`glsem_spirv::semantics::choose`] picked for one pipeline: each pass
+//! through the rewrite cache, on the stage's current code, keeping the code each pass
+//! started from so that a pass can be undone by its semantic.
+
+use ash::vk;
+use std::sync::Arc;
+
+use crate::layer::data::cache::{CacheKey, ModuleKey, Outcome};
+use crate::layer::data::records::{content_hash, BlockBinding, BlockSlot, LayoutRecord};
+use crate::layer::loader::state::DeviceData;
+use crate::layer::objects::pipeline_info::{flag_of, StageCode};
+use crate::layer::support::log;
+use crate::layer::support::shader_code::dump_module;
+use glsem_spirv::line_rasterization::BresenhamLines;
+use glsem_spirv::primitive_mode::CloseLineLoops;
+use glsem_spirv::semantics::{Semantic, Stage, Step, StepOutput};
+use glsem_spirv::unfed_inputs::InputKind;
+use glsem_spirv::xfb_split::SplitInterface;
+
+/// What the rewrite of one create info produced.
+#[derive(Default)]
+pub struct Rewrite {
+    /// New code per index into `pStages`.
+    pub stages: Vec<(usize, Arc<[u32]>)>,
+    /// A generated TCS.
+    pub tcs: Option<Arc<[u32]>>,
+    /// A generated geometry shader (GL's quads, quad strips, polygons).
+    pub gs: Option<Arc<[u32]>>,
+    /// The input-assembly state with GL's primitive mode taken out of its chain and the
+    /// topology that draws it (set by the planner).
+    pub input_assembly: Option<vk::PrimitiveTopology>,
+    /// The pipeline-state steps, in `choose`'s order: what they chain into the create info
+    /// (`patched`), or the draws they close (GL's line loops).
+    pub state: Vec<Step>,
+    /// The pipeline's shaders read the GL-state block: where to push it.
+    pub reads_block: Option<BlockBinding>,
+    /// The line mode becomes dynamic state the layer sets by GL's rule at bind (a
+    /// pre-rasterization library, which does not know its multisample state).
+    pub dynamic_line_mode: bool,
+    /// The vertex binding and the unfed Locations (with their inputs' types) the layer
+    /// feeds GL's current vertex attributes through.
+    pub current_attributes: Option<(u32, Vec<(u32, InputKind)>)>,
+    /// What the layer fixed, for the info log.
+    pub notes: Vec<String>,
+}
+
+impl Rewrite {
+    pub fn is_empty(&self) -> bool {
+        self.stages.is_empty()
+            && self.tcs.is_none()
+            && self.gs.is_none()
+            && self.input_assembly.is_none()
+            && self.state.is_empty()
+            && !self.dynamic_line_mode
+            && self.current_attributes.is_none()
+    }
+
+    /// GL's line loops: non-indexed draws get their closing segment.
+    pub fn line_loop(&self) -> bool {
+        self.state.contains(&Step::CloseLineLoops(CloseLineLoops))
+    }
+
+    /// The layer's line stipple: Bresenham lines with the stipple as dynamic state it sets.
+    pub fn line_stipple(&self) -> bool {
+        self.state
+            .contains(&Step::BresenhamLines(BresenhamLines { stippled: true }))
+    }
+
+    /// Takes GL's Bresenham lines out of the chained state, for the line mode to become
+    /// dynamic state; whether there were any.
+    pub fn take_bresenham_lines(&mut self) -> bool {
+        let before = self.state.len();
+        self.state.retain(|s| !matches!(s, Step::BresenhamLines(_)));
+        self.state.len() != before
+    }
+}
+
+/// What the steps read besides the stages' code: the pipeline's (or library's, or shader
+/// objects') layout and tessellation state.
+#[derive(Clone, Default)]
+pub struct Target {
+    /// The layout the GL-state block is pushed with.
+    pub layout: vk::PipelineLayout,
+    /// Where that layout holds the block (`None`: a layout the layer does not know).
+    pub layout_record: Option<Arc<LayoutRecord>>,
+    /// `pTessellationState->patchControlPoints`, when the state is there.
+    pub patch_control_points: Option<u32>,
+    /// `VK_DYNAMIC_STATE_PATCH_CONTROL_POINTS_EXT` is set.
+    pub dynamic_patch_control_points: bool,
+}
+
+/// One stage's code as the steps change it.
+pub(crate) struct Current {
+    pub words: Arc<[u32]>,
+    pub key: ModuleKey,
+    pub source_hash: u64,
+    /// `(semantic, code before it ran)` for every pass that changed this stage.
+    history: Vec<(Semantic, Arc<[u32]>, ModuleKey)>,
+}
+
+/// The steps' state while they run.
+pub struct Run<'a> {
+    pub dev: &'a DeviceData,
+    pub target: Target,
+    pub codes: &'a [StageCode],
+    pub current: Vec<Option<Current>>,
+    /// What the last pre-rasterization stage's struct split made, for the fragment inputs.
+    pub split: Option<SplitInterface>,
+    /// The last pre-rasterization stage here failed to write the copy of its layer that
+    /// [`Step::ReadLayerFrom`] reads (a fragment shader made apart trusts the other side).
+    pub layer_copy_failed: bool,
+    pub out: Rewrite,
+    pub notes: Vec<(Semantic, String)>,
+}
+
+impl<'a> Run<'a> {
+    pub fn new(dev: &'a DeviceData, target: Target, codes: &'a [StageCode]) -> Run<'a> {
+        let current = codes
+            .iter()
+            .map(|c| {
+                c.module.as_ref().map(|m| Current {
+                    words: m.words.clone(),
+                    key: ModuleKey::of(m),
+                    source_hash: m.hash(),
+                    history: Vec::new(),
+                })
+            })
+            .collect();
+        Run {
+            dev,
+            target,
+            codes,
+            current,
+            split: None,
+            layer_copy_failed: false,
+            out: Rewrite::default(),
+            notes: Vec::new(),
+        }
+    }
+
+    pub(crate) fn position(&self, stage: Stage) -> Option<usize> {
+        self.codes.iter().position(|c| c.stage == stage)
+    }
+
+    /// Runs `step` on its stage's current code through the cache; on a change, the stage
+    /// takes the new code and the change is noted for the pipeline. Returns the outcome.
+    pub(crate) fn apply(&mut self, step: &Step) -> Outcome {
+        let Some(stage) = step.stage() else {
+            return Outcome::Unchanged;
+        };
+        let Some(i) = self.position(stage) else {
+            return Outcome::Unchanged;
+        };
+        let (Some(entry), Some(current)) = (self.codes[i].entry.clone(), self.current[i].as_mut())
+        else {
+            return Outcome::Unchanged;
+        };
+        let split = match step {
+            Step::SplitFragInputs(_) => self.split.clone(),
+            _ => None,
+        };
+        let cache_key = CacheKey::Stage {
+            module: current.key.clone(),
+            entry: entry.clone(),
+            step: step.clone(),
+            split: split.clone(),
+        };
+        let words = current.words.clone();
+        let outcome = cached(
+            self.dev,
+            cache_key,
+            current.source_hash,
+            step.name(),
+            || match step.run(&words, &entry, split.as_ref()) {
+                Ok(StepOutput::Unchanged) => Outcome::Unchanged,
+                Ok(StepOutput::Module(words)) => Outcome::Module(words.into()),
+                Ok(StepOutput::Split(words, split)) => Outcome::Split(words.into(), split),
+                Err(e) => Outcome::Failed(e.to_string().into()),
+            },
+        );
+        if let Outcome::Module(new) | Outcome::Split(new, _) = &outcome {
+            let before = std::mem::replace(&mut current.words, new.clone());
+            let before_key = std::mem::replace(
+                &mut current.key,
+                ModuleKey::new(content_hash(new), new.clone()),
+            );
+            let semantic = step.semantic();
+            current.history.push((semantic, before, before_key));
+            let split = match &outcome {
+                Outcome::Split(_, split) => Some(split),
+                _ => None,
+            };
+            self.notes.push((semantic, step.note(split)));
+        }
+        outcome
+    }
+
+    /// Undoes every change `semantic` made (and any made after it on the same stage).
+    pub(crate) fn undo(&mut self, semantic: Semantic) {
+        for current in self.current.iter_mut().flatten() {
+            if let Some(at) = current.history.iter().position(|(s, _, _)| *s == semantic) {
+                let (_, words, key) = current.history[at].clone();
+                current.history.truncate(at);
+                current.words = words;
+                current.key = key;
+            }
+        }
+        self.notes.retain(|(s, _)| *s != semantic);
+    }
+
+    /// Where the pipeline's layout holds the GL-state block, for a reader `stage`.
+    pub(crate) fn block_binding(&self, stage: Stage) -> Option<BlockBinding> {
+        match &self.target.layout_record.as_ref()?.block {
+            BlockSlot::Reserved {
+                offset,
+                size,
+                push_stages,
+                reads,
+            } if reads.contains(flag_of(stage)) => Some(BlockBinding {
+                layout: self.target.layout,
+                offset: *offset,
+                size: *size,
+                stages: *push_stages,
+            }),
+            _ => None,
+        }
+    }
+
+    /// A pipeline-state step: chained into the create info by the planner (`patched`), noted
+    /// for the info log.
+    pub(crate) fn chain_state(&mut self, step: Step) {
+        self.notes.push((step.semantic(), step.note(None)));
+        self.out.state.push(step);
+    }
+
+    /// [`Run::apply`] for a step whose new code reads the GL-state block: the pipeline then
+    /// pushes it.
+    pub(crate) fn apply_reading_block(&mut self, step: &Step) -> Outcome {
+        let outcome = self.apply(step);
+        if let (Outcome::Module(_), Some(stage)) = (&outcome, step.stage()) {
+            self.out.reads_block = self.out.reads_block.or(self.block_binding(stage));
+        }
+        outcome
+    }
+
+    /// The rewrite: every stage whose code changed, and the notes.
+    pub fn finish(mut self) -> Rewrite {
+        for (code, current) in self.codes.iter().zip(&self.current) {
+            if let (Some(current), Some(module)) = (current, &code.module) {
+                if !Arc::ptr_eq(&current.words, &module.words) {
+                    self.out.stages.push((code.index, current.words.clone()));
+                }
+            }
+        }
+        self.out.notes = self.notes.into_iter().map(|(_, note)| note).collect();
+        self.out
+    }
+}
+
+/// Runs one pass through the cache, dumping what it emits.
+pub(crate) fn cached(
+    dev: &DeviceData,
+    key: CacheKey,
+    source_hash: u64,
+    label: &str,
+    pass: impl FnOnce() -> Outcome,
+) -> Outcome {
+    let (outcome, ran) = dev.cache.get_or_run(key, pass);
+    if ran {
+        match &outcome {
+            Outcome::Module(words) | Outcome::Split(words, _) => {
+                dump_module(&dev.settings, source_hash, label, words)
+            }
+            Outcome::Failed(why) => {
+                log::warning!("{label} pass failed: {why}")
+            }
+            Outcome::Unchanged => {}
+        }
+    }
+    outcome
+}

@@ -1,0 +1,30 @@
+//! GL's lines, layer side of pipeline creation: `BRESENHAM` chained in front of the
+//! rasterization state, and the stipple as dynamic state the layer sets at bind.
+
+use ash::vk;
+
+use crate::layer::objects::create_info::PipelineView;
+use crate::layer::rewrite::patched::Patched;
+use crate::layer::rewrite::run::Run;
+use crate::layer::rules::LayerStep;
+use crate::layer::support::error::PlanError;
+use crate::layer::support::ffi::link_in_front;
+use glsem_spirv::line_rasterization::BresenhamLines;
+use glsem_spirv::semantics::Step;
+
+impl LayerStep for BresenhamLines {
+    fn plan(&self, step: &Step, run: &mut Run<'_>) -> Result<(), PlanError> {
+        run.chain_state(step.clone());
+        Ok(())
+    }
+
+    fn chain<'a>(&self, patched: &mut Patched<'a>, ci: &PipelineView<'a>) {
+        if let Some(r) = patched.rasterization(ci) {
+            r.line.stippled_line_enable = self.stippled.into();
+            link_in_front(&mut r.state, &mut r.line);
+        }
+        if self.stippled {
+            patched.add_dynamic(ci, vk::DynamicState::LINE_STIPPLE_KHR);
+        }
+    }
+}

@@ -1,0 +1,28 @@
+//! GL's point size, layer side: a stage that cannot read the GL-state block writes GL's
+//! initial size instead, so the pipeline stays valid.
+
+use crate::layer::data::cache::Outcome;
+use crate::layer::rewrite::run::Run;
+use crate::layer::rules::{rewrite_stage, LayerStep};
+use crate::layer::support::error::PlanError;
+use glsem_spirv::point_size::{PointSizeSource, WritePointSize};
+use glsem_spirv::semantics::Step;
+
+impl LayerStep for WritePointSize {
+    fn plan(&self, step: &Step, run: &mut Run<'_>) -> Result<(), PlanError> {
+        let PointSizeSource::GlState { .. } = self.source else {
+            rewrite_stage(step, run);
+            return Ok(());
+        };
+        // With maintenance5 a missing write means 1.0, GL's initial size.
+        if let Outcome::Failed(_) = run.apply_reading_block(step) {
+            if !run.dev.features.maintenance5 {
+                run.apply(&Step::WritePointSize(WritePointSize {
+                    stage: self.stage,
+                    source: PointSizeSource::Default,
+                }));
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,83 @@
+//! GL's primitive modes, layer side of pipeline creation: quads, quad strips and polygons
+//! get a generated geometry shader after the vertex shader; line loops are closed at draw
+//! time (`commands/line_loops.rs`), with the layer's index buffer made here first.
+
+use std::sync::Arc;
+
+use crate::layer::data::cache::{CacheKey, Outcome};
+use crate::layer::rewrite::run::{cached, Run};
+use crate::layer::rules::LayerStep;
+use crate::layer::support::error::{GsError, PlanError};
+use glsem_spirv::primitive_mode::{build_primitive_gs, CloseLineLoops, PrimitiveGsKey};
+use glsem_spirv::semantics::{Stage, Step};
+
+impl LayerStep for PrimitiveGsKey {
+    fn plan(&self, step: &Step, run: &mut Run<'_>) -> Result<(), PlanError> {
+        // A vertex-input library draws the topology alone; its pre-rasterization library
+        // makes the geometry shader.
+        if run.position(Stage::Vertex).is_some() {
+            let gs = generate_gs(run, self).map_err(|why| PlanError::Gs {
+                primitive: self.primitive,
+                why,
+            })?;
+            run.out.gs = Some(gs);
+            run.notes.push((step.semantic(), step.note(None)));
+        }
+        Ok(())
+    }
+}
+
+impl LayerStep for CloseLineLoops {
+    /// The loop is closed at draw time, from an index buffer of the layer's: a pipeline
+    /// without one would draw it open.
+    fn plan(&self, step: &Step, run: &mut Run<'_>) -> Result<(), PlanError> {
+        if run.dev.line_loops.index_buffer(run.dev).is_none() {
+            return Err(PlanError::NoLineLoopMemory);
+        }
+        run.chain_state(step.clone());
+        Ok(())
+    }
+}
+
+/// Builds the geometry shader of GL's quads, quad strips or polygons from the vertex
+/// shader as the steps before left it, or says why it cannot.
+fn generate_gs(run: &Run<'_>, key: &PrimitiveGsKey) -> Result<Arc<[u32]>, GsError> {
+    // GL refuses these modes with a geometry or tessellation shader
+    // (GL_INVALID_OPERATION), and a second geometry stage has no place to go.
+    if [Stage::TessControl, Stage::TessEval, Stage::Geometry]
+        .iter()
+        .any(|&s| run.position(s).is_some())
+    {
+        return Err(GsError::OtherGeometryStages);
+    }
+    if !run.dev.features.geometry_shader {
+        return Err(GsError::NoGeometryShader);
+    }
+    let Some(i) = run.position(Stage::Vertex) else {
+        unreachable!("the step runs where the vertex shader is");
+    };
+    let (Some(entry), Some(current)) = (run.codes[i].entry.as_deref(), &run.current[i]) else {
+        return Err(GsError::UnreadableVertexShader);
+    };
+    let cache_key = CacheKey::Gs {
+        vertex: current.key.clone(),
+        entry: entry.into(),
+        key: *key,
+    };
+    let words = current.words.clone();
+    let outcome = cached(
+        run.dev,
+        cache_key,
+        current.source_hash,
+        "gs",
+        || match build_primitive_gs(&words, entry, key) {
+            Ok(words) => Outcome::Module(words.into()),
+            Err(e) => Outcome::Failed(e.to_string().into()),
+        },
+    );
+    match outcome {
+        Outcome::Module(words) => Ok(words),
+        Outcome::Failed(why) => Err(GsError::Generation(why)),
+        _ => Err(GsError::NothingGenerated),
+    }
+}
