@@ -17,7 +17,7 @@ use crate::layer::loader::registry::{device_data, Dispatchable};
 use crate::layer::loader::state::DeviceData;
 use crate::layer::objects::create_info::ShaderView;
 use crate::layer::objects::pipeline_info::{gl_mode_of, topology_for};
-use crate::layer::support::error::{GsError, ObjectError};
+use crate::layer::support::error::{GenerationError, GsError, ObjectError};
 use crate::layer::support::log;
 use glsem_abi::PrimitiveMode;
 use glsem_spirv::module::Module;
@@ -142,7 +142,7 @@ fn generated_gs(
         return Ok(shader);
     }
     let words = build_primitive_gs(&record.words, &record.entry, &key)
-        .map_err(|e| GsError::Generation(e.to_string().into()))?;
+        .map_err(|e| GenerationError::Pass(e.to_string().into()))?;
     let shader = generated_object(
         dev,
         (S::GEOMETRY, S::FRAGMENT),

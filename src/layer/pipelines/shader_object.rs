@@ -43,7 +43,7 @@ use crate::layer::objects::pipeline_info::{stage_of, stage_view, StageCode};
 use crate::layer::objects::push_range::plan_layout;
 use crate::layer::rewrite::run::{Run, Target};
 use crate::layer::rules;
-use crate::layer::support::error::{ObjectError, TcsError};
+use crate::layer::support::error::{GenerationError, ObjectError, TcsError};
 use crate::layer::support::ffi::slice;
 use crate::layer::support::log;
 use glsem_abi::PrimitiveMode;
@@ -556,7 +556,7 @@ fn generated_tcs(
         any_patch_size: false,
     };
     let words = build_passthrough_tcs(&record.words, &record.entry, None, &key)
-        .map_err(|e| TcsError::Generation(e.to_string().into()))?;
+        .map_err(|e| GenerationError::Pass(e.to_string().into()))?;
     let shader = primitive_objects::generated_object(
         dev,
         (S::TESSELLATION_CONTROL, S::TESSELLATION_EVALUATION),

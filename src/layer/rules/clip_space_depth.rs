@@ -5,17 +5,11 @@ use ash::vk;
 
 use crate::layer::objects::create_info::PipelineView;
 use crate::layer::rewrite::patched::{Chained, DepthClipControl, Patched};
-use crate::layer::rewrite::run::Run;
 use crate::layer::rules::LayerStep;
-use crate::layer::support::error::PlanError;
 use glsem_spirv::clip_space_depth::NegativeOneToOneDepth;
-use glsem_spirv::semantics::Step;
 
 impl LayerStep for NegativeOneToOneDepth {
-    fn plan(&self, step: &Step, run: &mut Run<'_>) -> Result<(), PlanError> {
-        run.chain_state(step.clone());
-        Ok(())
-    }
+    const PIPELINE_STATE: bool = true;
 
     fn chain<'a>(&self, patched: &mut Patched<'a>, ci: &PipelineView<'a>) {
         patched.viewport = ci.viewport.as_ref().map(|state| {

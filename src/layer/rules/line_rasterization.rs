@@ -5,18 +5,12 @@ use ash::vk;
 
 use crate::layer::objects::create_info::PipelineView;
 use crate::layer::rewrite::patched::Patched;
-use crate::layer::rewrite::run::Run;
 use crate::layer::rules::LayerStep;
-use crate::layer::support::error::PlanError;
 use crate::layer::support::ffi::link_in_front;
 use glsem_spirv::line_rasterization::BresenhamLines;
-use glsem_spirv::semantics::Step;
 
 impl LayerStep for BresenhamLines {
-    fn plan(&self, step: &Step, run: &mut Run<'_>) -> Result<(), PlanError> {
-        run.chain_state(step.clone());
-        Ok(())
-    }
+    const PIPELINE_STATE: bool = true;
 
     fn chain<'a>(&self, patched: &mut Patched<'a>, ci: &PipelineView<'a>) {
         if let Some(r) = patched.rasterization(ci) {

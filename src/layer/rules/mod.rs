@@ -27,11 +27,20 @@ use glsem_spirv::semantics::Step;
 
 /// What the layer does with one kind of step.
 pub(crate) trait LayerStep {
+    /// The step is pipeline state ([`LayerStep::chain`]) and rewrites no stage.
+    const PIPELINE_STATE: bool = false;
+
     /// Pipeline and shader-object creation: runs the step in `run` (`step` is `self` as the
-    /// enum). The default rewrites the step's stage, and where the new code reads the
-    /// GL-state block the pipeline pushes it. `Err` fails the pipeline.
+    /// enum). The default keeps a pipeline-state step for [`LayerStep::chain`], or else
+    /// rewrites the step's stage (where the new code reads the GL-state block, the
+    /// pipeline pushes it). `Err` fails the pipeline.
     fn plan(&self, step: &Step, run: &mut Run<'_>) -> Result<(), PlanError> {
-        rewrite_stage(step, run);
+        match Self::PIPELINE_STATE {
+            true => run.chain_state(step.clone()),
+            false => {
+                rewrite_stage(step, run);
+            }
+        }
         Ok(())
     }
 

@@ -8,7 +8,7 @@ use crate::layer::data::cache::{CacheKey, ModuleKey, Outcome};
 use crate::layer::data::records::{BlockBinding, BlockSlot};
 use crate::layer::rewrite::run::{cached, Run};
 use crate::layer::rules::LayerStep;
-use crate::layer::support::error::{PlanError, TcsError};
+use crate::layer::support::error::{GenerationError, PlanError, TcsError};
 use glsem_spirv::passthrough_tcs::{build_passthrough_tcs, GenerateTcs, TcsKey};
 use glsem_spirv::semantics::{Semantic, Stage, Step};
 
@@ -93,7 +93,7 @@ fn generate_tcs(run: &Run<'_>) -> Result<(Arc<[u32]>, BlockBinding, u32), TcsErr
     );
     match outcome {
         Outcome::Module(words) => Ok((words, binding, patch_control_points)),
-        Outcome::Failed(why) => Err(TcsError::Generation(why)),
-        _ => Err(TcsError::NothingGenerated),
+        Outcome::Failed(why) => Err(GenerationError::Pass(why).into()),
+        _ => Err(GenerationError::Nothing.into()),
     }
 }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use crate::layer::data::cache::{CacheKey, Outcome};
 use crate::layer::rewrite::run::{cached, Run};
 use crate::layer::rules::LayerStep;
-use crate::layer::support::error::{GsError, PlanError};
+use crate::layer::support::error::{GenerationError, GsError, PlanError};
 use glsem_spirv::primitive_mode::{build_primitive_gs, CloseLineLoops, PrimitiveGsKey};
 use glsem_spirv::semantics::{Stage, Step};
 
@@ -77,7 +77,7 @@ fn generate_gs(run: &Run<'_>, key: &PrimitiveGsKey) -> Result<Arc<[u32]>, GsErro
     );
     match outcome {
         Outcome::Module(words) => Ok(words),
-        Outcome::Failed(why) => Err(GsError::Generation(why)),
-        _ => Err(GsError::NothingGenerated),
+        Outcome::Failed(why) => Err(GenerationError::Pass(why).into()),
+        _ => Err(GenerationError::Nothing.into()),
     }
 }

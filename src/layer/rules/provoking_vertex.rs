@@ -3,18 +3,12 @@
 
 use crate::layer::objects::create_info::PipelineView;
 use crate::layer::rewrite::patched::Patched;
-use crate::layer::rewrite::run::Run;
 use crate::layer::rules::LayerStep;
-use crate::layer::support::error::PlanError;
 use crate::layer::support::ffi::link_in_front;
 use glsem_spirv::provoking_vertex::ProvokingVertexLast;
-use glsem_spirv::semantics::Step;
 
 impl LayerStep for ProvokingVertexLast {
-    fn plan(&self, step: &Step, run: &mut Run<'_>) -> Result<(), PlanError> {
-        run.chain_state(step.clone());
-        Ok(())
-    }
+    const PIPELINE_STATE: bool = true;
 
     fn chain<'a>(&self, patched: &mut Patched<'a>, ci: &PipelineView<'a>) {
         if let Some(r) = patched.rasterization(ci) {

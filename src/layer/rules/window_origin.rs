@@ -8,17 +8,11 @@ use ash::vk;
 use crate::layer::objects::create_info::PipelineView;
 use crate::layer::objects::pipeline_info::inverted;
 use crate::layer::rewrite::patched::{Chained, DomainOrigin, Patched};
-use crate::layer::rewrite::run::Run;
 use crate::layer::rules::LayerStep;
-use crate::layer::support::error::PlanError;
-use glsem_spirv::semantics::Step;
 use glsem_spirv::window_origin::{InvertFrontFace, TessellationDomainLowerLeft};
 
 impl LayerStep for TessellationDomainLowerLeft {
-    fn plan(&self, step: &Step, run: &mut Run<'_>) -> Result<(), PlanError> {
-        run.chain_state(step.clone());
-        Ok(())
-    }
+    const PIPELINE_STATE: bool = true;
 
     fn chain<'a>(&self, patched: &mut Patched<'a>, ci: &PipelineView<'a>) {
         patched.tessellation = ci.tessellation.as_ref().map(|state| {
@@ -32,10 +26,7 @@ impl LayerStep for TessellationDomainLowerLeft {
 }
 
 impl LayerStep for InvertFrontFace {
-    fn plan(&self, step: &Step, run: &mut Run<'_>) -> Result<(), PlanError> {
-        run.chain_state(step.clone());
-        Ok(())
-    }
+    const PIPELINE_STATE: bool = true;
 
     fn chain<'a>(&self, patched: &mut Patched<'a>, ci: &PipelineView<'a>) {
         if let Some(r) = patched.rasterization(ci) {

@@ -57,12 +57,8 @@ pub enum TcsError {
     BlockNotReadable,
     #[error("the layer has no code for the tessellation evaluation shader")]
     NoEvaluationCode,
-    #[error("generating it failed: {0}")]
-    Generation(Arc<str>),
-    #[error("generating it produced nothing")]
-    NothingGenerated,
     #[error(transparent)]
-    Object(#[from] ObjectError),
+    Generation(#[from] GenerationError),
 }
 
 /// Why no geometry shader can draw GL's quads, quad strips or polygons.
@@ -74,12 +70,32 @@ pub enum GsError {
     NoGeometryShader,
     #[error("the layer cannot read the vertex shader")]
     UnreadableVertexShader,
+    #[error(transparent)]
+    Generation(#[from] GenerationError),
+}
+
+/// Why a stage the layer generates (a TCS, a geometry shader) was not made.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GenerationError {
     #[error("generating it failed: {0}")]
-    Generation(Arc<str>),
+    Pass(Arc<str>),
     #[error("generating it produced nothing")]
-    NothingGenerated,
+    Nothing,
     #[error(transparent)]
     Object(#[from] ObjectError),
+}
+
+/// An object of the layer's that failed is a generation that failed.
+impl From<ObjectError> for TcsError {
+    fn from(e: ObjectError) -> Self {
+        TcsError::Generation(e.into())
+    }
+}
+
+impl From<ObjectError> for GsError {
+    fn from(e: ObjectError) -> Self {
+        GsError::Generation(e.into())
+    }
 }
 
 /// Why a pipeline (or shader object) fails where the layer cannot give it GL's rule.
