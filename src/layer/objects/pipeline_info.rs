@@ -219,10 +219,92 @@ pub(crate) fn layout_of(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<Arc<L
     dev.records.layouts.read().get(&ci.info.layout).cloned()
 }
 
-/// Builds the key [`glsem_spirv::semantics::choose`] decides on. `last` is the pipeline's last
-/// pre-rasterization stage, `wants_attachments` whether the fragment shader may need them
-/// (the attachment list is only read then).
-pub(crate) fn pipeline_key(
+/// What a [`PipelineKey`] is read from.
+pub(crate) enum KeySource<'v, 'a> {
+    /// A graphics pipeline's (or library's) create info: `last` is its last
+    /// pre-rasterization stage; `wants_attachments`, a fragment shader writes gl_FragColor.
+    Pipeline {
+        ci: &'v PipelineView<'a>,
+        last: Option<Stage>,
+        wants_attachments: bool,
+    },
+    /// Shader objects made together (or one alone).
+    ShaderObjects(ObjectGroup),
+}
+
+/// What a group of shader objects tells the key: everything else is dynamic state.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct ObjectGroup {
+    /// The last pre-rasterization shader feeds a fragment shader of another group.
+    pub fragment_elsewhere: bool,
+    /// It may be bound before a fragment shader object made apart.
+    pub fragment_may_be_apart: bool,
+    /// Where its push-constant ranges hold the GL-state block.
+    pub gl_state_block: Option<u32>,
+    /// Where the fragment shader's ranges hold it.
+    pub fragment_block: Option<u32>,
+}
+
+/// The key of [`glsem_spirv::semantics::choose`]: the one builder, for pipelines and shader
+/// objects alike, each field written for each (a field added to the key does not compile
+/// until both say what it is).
+pub(crate) fn pipeline_key(dev: &DeviceData, source: KeySource<'_, '_>) -> PipelineKey {
+    match source {
+        KeySource::Pipeline {
+            ci,
+            last,
+            wants_attachments,
+        } => pipeline_state_key(dev, ci, last, wants_attachments),
+        KeySource::ShaderObjects(group) => shader_objects_key(dev, group),
+    }
+}
+
+/// The key of shader objects: no pipeline state, everything dynamic.
+fn shader_objects_key(dev: &DeviceData, group: ObjectGroup) -> PipelineKey {
+    PipelineKey {
+        device: dev.key(),
+        library: true,
+        shader_object: true,
+        attachments: Attachments::Unknown,
+        fragment_elsewhere: group.fragment_elsewhere,
+        fragment_may_be_apart: group.fragment_may_be_apart,
+        topology: Topology::Dynamic,
+        dynamic_points: true,
+        polygon_points: true,
+        gl_state_block: group.gl_state_block,
+        // No pipeline state to chain into: dynamic state, set by the application, or by the
+        // layer where it enabled the extension itself (`set_gl_conventions`).
+        app_provoking_vertex: true,
+        app_depth_clip_control: true,
+        fragment_block: group.fragment_block,
+        // Front face and domain origin are dynamic state for shader objects: the layer
+        // inverts `vkCmdSetFrontFace`; the application states the domain origin.
+        static_front_face: false,
+        app_domain_origin: true,
+        rasterizer_discard: false,
+        // Vertex input and the sample count are dynamic state, unknown when the shaders
+        // are made (docs: limitations).
+        fed_locations: None,
+        current_attribute_binding: None,
+        single_sample: false,
+        dynamic_samples: true,
+        polygon_lines: true,
+        // The line rasterization mode is dynamic state the application sets for shader
+        // objects (the layer does not enable the extension under them: see `device`).
+        app_line_mode: true,
+        multisample_lines: true,
+        app_line_stipple: true,
+        // GL's primitive mode is set at record time (`vkCmdSetPrimitiveModeGLSEM`).
+        gl_mode: None,
+        rasterized: Rasterized::Fill,
+        app_provoking_last: false,
+        culling: None,
+    }
+}
+
+/// The key of a pipeline create info (see [`KeySource::Pipeline`]); the attachment list is
+/// only read where `wants_attachments`.
+fn pipeline_state_key(
     dev: &DeviceData,
     ci: &PipelineView<'_>,
     last: Option<Stage>,
@@ -259,7 +341,9 @@ pub(crate) fn pipeline_key(
     let pre_rasterization_library =
         library && last.is_some() && !ci.stages.iter().any(|s| s.info.stage == S::FRAGMENT);
     PipelineKey {
+        device: dev.key(),
         library,
+        shader_object: false,
         // A pre-rasterization library: its fragment shader is in another library.
         fragment_elsewhere: pre_rasterization_library,
         fragment_may_be_apart: pre_rasterization_library,
@@ -321,7 +405,6 @@ pub(crate) fn pipeline_key(
         } else {
             ci.provoking_vertex_mode == Some(vk::ProvokingVertexModeEXT::LAST_VERTEX)
         },
-        ..PipelineKey::new(&dev.key())
     }
 }
 

@@ -31,7 +31,7 @@ use crate::layer::objects::interface_limits::{code_over_limit, over_limit};
 use crate::layer::objects::pipeline_info::{
     followed_line_mode, followed_pipeline, gl_mode_of, holds_vertex_input, layout_of,
     library_line_mode, library_multisample, pipeline_key, stage_codes, stage_module, stage_of,
-    stage_view, tes_without_tcs, topology_for, StageCode,
+    tes_without_tcs, topology_for, KeySource, StageCode,
 };
 use crate::layer::pipelines::library_inputs::{self, LinkFeed};
 use crate::layer::rewrite::patched::Patched;
@@ -43,7 +43,9 @@ use crate::layer::support::log;
 use glsem_abi::PrimitiveMode;
 use glsem_spirv::primitive_mode::GlPrimitive;
 use glsem_spirv::scan::Summary;
-use glsem_spirv::semantics::{choose, GlMode, Semantic, Stage, StageInfo, Stages, WindowOrigin};
+use glsem_spirv::semantics::{
+    choose, GlMode, Semantic, Stage, StageInfo, Stages, Step, WindowOrigin,
+};
 
 type S = vk::ShaderStageFlags;
 
@@ -62,9 +64,9 @@ hook! {
         // SAFETY: createInfoCount valid create infos (Vulkan's valid usage), alive for the
         // call.
         let infos = unsafe { PipelineView::all(p_create_infos, create_info_count) };
-        let needs_work = shield("vkCreateGraphicsPipelines", || {
+        let decisions = shield("vkCreateGraphicsPipelines", || {
             maybe_inject_panic(&dev.settings, "vkCreateGraphicsPipelines");
-            infos.iter().any(|ci| needs_work(dev, ci))
+            decide_all(dev, &infos)
         });
         let call = Call {
             dev,
@@ -73,8 +75,8 @@ hook! {
             pipeline_cache,
             p_allocator,
         };
-        let result = match needs_work {
-            Some(false) => {
+        let result = match decisions {
+            Some(decisions) if decisions.is_empty() => {
                 FAST_PATH_PIPELINES.fetch_add(infos.len(), Ordering::Relaxed);
                 // SAFETY: the next layer's `vkCreateGraphicsPipelines` with the arguments
                 // the application gave this hook, which Vulkan's valid usage for the
@@ -92,7 +94,7 @@ hook! {
                 }
             }
             // SAFETY: pPipelines holds one handle per create info (Vulkan's valid usage).
-            Some(true) => unsafe { call.create(&infos, p_pipelines) },
+            Some(decisions) => unsafe { call.create(&infos, decisions, p_pipelines) },
             // The layer failed before deciding: the application's structs go down as they
             // are, except pipelines that would crash the driver.
             None => {
@@ -134,13 +136,51 @@ fn record_library_multisample(
     }
 }
 
-/// The fast-path decision: module summaries and the create info only; no allocation for
-/// stages given as `VkShaderModule`s.
-fn needs_work(dev: &DeviceData, ci: &PipelineView<'_>) -> bool {
-    // GL's primitive mode: its struct never goes down, and the pipeline draws it or fails.
-    if tes_without_tcs(ci) || ci.primitive_mode.is_some() || past_interface_limits(dev, ci) {
-        return true;
+/// What the layer does with one create info, decided once, from the stages' scan
+/// summaries, the create info and the key: the fast path and the plan both read it.
+#[derive(Default)]
+struct Decision {
+    /// The steps [`choose`] picks.
+    steps: Vec<Step>,
+    /// The create info is planned whatever the steps: a TES without a TCS (never passed
+    /// down unfixed), GL's primitive mode (its struct never goes down), a stage past the
+    /// device's interface limits (it fails).
+    must_plan: bool,
+    /// The pipeline needs a record of the layer's for bind time: it is linked from
+    /// libraries that read the GL-state block, feed GL's current attributes or draw line
+    /// loops; it keeps a window height for its links; the layer follows its dynamic line
+    /// mode or other dynamic state.
+    record: bool,
+}
+
+impl Decision {
+    fn is_empty(&self) -> bool {
+        self.steps.is_empty() && !self.must_plan && !self.record
     }
+}
+
+/// Every create info's [`Decision`]; empty (no allocation) when none needs the layer.
+fn decide_all(dev: &DeviceData, infos: &[PipelineView<'_>]) -> Vec<Decision> {
+    let mut decisions = Vec::new();
+    for (i, ci) in infos.iter().enumerate() {
+        let decision = decide(dev, ci);
+        if decisions.is_empty() && decision.is_empty() {
+            continue;
+        }
+        decisions.resize_with(i, Decision::default);
+        decisions.push(decision);
+    }
+    if !decisions.is_empty() {
+        decisions.resize_with(infos.len(), Decision::default);
+    }
+    decisions
+}
+
+/// The decision for `ci`: module summaries and the create info only; no allocation for
+/// stages given as `VkShaderModule`s that need nothing.
+fn decide(dev: &DeviceData, ci: &PipelineView<'_>) -> Decision {
+    let must_plan =
+        tes_without_tcs(ci) || ci.primitive_mode.is_some() || past_interface_limits(dev, ci);
     let modules = dev.records.modules.read();
     // Summaries of code given inline, scanned here (rare).
     let inline: Vec<(Stage, Summary)> = ci
@@ -165,25 +205,37 @@ fn needs_work(dev: &DeviceData, ci: &PipelineView<'_>) -> bool {
             stage,
             StageInfo {
                 summary,
-                patchable: true,
+                patchable: s.patchable(),
             },
         );
     }
-    let wants_attachments = view
-        .get(Stage::Fragment)
-        .and_then(|f| f.summary)
-        .is_some_and(|f| f.frag_color);
-    let key = pipeline_key(dev, ci, view.last_pre_rasterization(), wants_attachments);
-    // A pipeline linked from libraries whose shaders read the GL-state block needs a record
-    // of its own, so that binding it pushes the block.
-    !choose(&view, &key).is_empty()
-        || !linked_libraries(ci).is_empty() && libraries_block(dev, ci).is_some()
+    let wants_attachments = dev.settings.semantics.contains(Semantic::FragColor)
+        && view
+            .get(Stage::Fragment)
+            .and_then(|f| f.summary)
+            .is_some_and(|f| f.frag_color);
+    let key = pipeline_key(
+        dev,
+        KeySource::Pipeline {
+            ci,
+            last: view.last_pre_rasterization(),
+            wants_attachments,
+        },
+    );
+    let steps = choose(&view, &key);
+    drop(modules);
+    let record = !linked_libraries(ci).is_empty() && libraries_block(dev, ci).is_some()
         || keeps_window_height(dev, ci)
         || library_inputs::may_feed(dev, ci)
         || libraries_line_loop(dev, ci)
         || followed_line_mode(dev, ci).is_some()
         || linked_line_mode(dev, ci).is_some()
-        || followed_pipeline(dev, ci).is_some()
+        || followed_pipeline(dev, ci).is_some();
+    Decision {
+        steps,
+        must_plan,
+        record,
+    }
 }
 
 /// The multisample state of a pipeline linked from a pre-rasterization library whose line
@@ -330,13 +382,13 @@ enum Plan {
     Fail(PlanError),
 }
 
-fn plan(dev: &DeviceData, ci: &PipelineView<'_>) -> Plan {
+fn plan(dev: &DeviceData, ci: &PipelineView<'_>, steps: Vec<Step>) -> Plan {
     maybe_inject_panic(&dev.settings, "vkCreateGraphicsPipelines/plan");
     let mode = ci.primitive_mode;
     if let Some(why) = mode.and_then(|mode| refused_primitive_mode(dev, ci, mode)) {
         return Plan::Fail(why);
     }
-    let mut rewrite = match plan_steps(dev, ci) {
+    let mut rewrite = match plan_steps(dev, ci, steps) {
         Ok(rewrite) => rewrite,
         Err(why) => return Plan::Fail(why),
     };
@@ -363,8 +415,12 @@ fn plan(dev: &DeviceData, ci: &PipelineView<'_>) -> Plan {
     }
 }
 
-/// The steps [`choose`] picks for `ci`, run; `Err` says why the pipeline cannot be created.
-fn plan_steps(dev: &DeviceData, ci: &PipelineView<'_>) -> Result<Rewrite, PlanError> {
+/// `steps`, the decision's for `ci`, run; `Err` says why the pipeline cannot be created.
+fn plan_steps(
+    dev: &DeviceData,
+    ci: &PipelineView<'_>,
+    steps: Vec<Step>,
+) -> Result<Rewrite, PlanError> {
     let codes = stage_codes(dev, ci);
     for c in &codes {
         let why = c
@@ -374,12 +430,6 @@ fn plan_steps(dev: &DeviceData, ci: &PipelineView<'_>) -> Result<Rewrite, PlanEr
             return Err(why.into());
         }
     }
-    let view = stage_view(&codes);
-    let fragment = codes.iter().find(|c| c.stage == Stage::Fragment);
-    let frag_color = dev.settings.semantics.contains(Semantic::FragColor)
-        && fragment.is_some_and(|f| f.module.as_ref().is_some_and(|m| m.summary.frag_color));
-    let key = pipeline_key(dev, ci, view.last_pre_rasterization(), frag_color);
-    let steps = choose(&view, &key);
     if steps.is_empty() {
         return Ok(Rewrite::default());
     }
@@ -530,20 +580,24 @@ impl Call<'_> {
     unsafe fn create(
         &self,
         infos: &[PipelineView<'_>],
+        decisions: Vec<Decision>,
         p_pipelines: *mut vk::Pipeline,
     ) -> vk::Result {
         let plans = infos
             .iter()
-            .map(|ci| {
-                shield("vkCreateGraphicsPipelines planner", || plan(self.dev, ci)).unwrap_or_else(
-                    || {
-                        if tes_without_tcs(ci) {
-                            Plan::Fail(PlanError::Internal)
-                        } else {
-                            Plan::Keep
-                        }
-                    },
-                )
+            .zip(decisions)
+            .map(|(ci, decision)| {
+                let steps = decision.steps;
+                shield("vkCreateGraphicsPipelines planner", || {
+                    plan(self.dev, ci, steps)
+                })
+                .unwrap_or_else(|| {
+                    if tes_without_tcs(ci) {
+                        Plan::Fail(PlanError::Internal)
+                    } else {
+                        Plan::Keep
+                    }
+                })
             })
             .collect();
         // SAFETY: the create infos are valid (Vulkan's valid usage) and pPipelines holds one

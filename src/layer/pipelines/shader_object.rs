@@ -39,7 +39,9 @@ use crate::layer::loader::registry::{device_data, Dispatchable};
 use crate::layer::loader::state::DeviceData;
 use crate::layer::objects::create_info::ShaderView;
 use crate::layer::objects::interface_limits::app_code_over_limit;
-use crate::layer::objects::pipeline_info::{stage_of, stage_view, StageCode};
+use crate::layer::objects::pipeline_info::{
+    pipeline_key, stage_of, stage_view, KeySource, ObjectGroup, StageCode,
+};
 use crate::layer::objects::push_range::plan_layout;
 use crate::layer::rewrite::run::{Run, Target};
 use crate::layer::rules;
@@ -48,39 +50,9 @@ use crate::layer::support::ffi::slice;
 use crate::layer::support::log;
 use glsem_abi::PrimitiveMode;
 use glsem_spirv::passthrough_tcs::{build_passthrough_tcs, TcsKey};
-use glsem_spirv::semantics::{choose, Attachments, PipelineKey, Semantic, Topology};
+use glsem_spirv::semantics::{choose, Semantic};
 
 type S = vk::ShaderStageFlags;
-
-/// The key of one shader object or linked group: no pipeline state, everything dynamic.
-fn shader_object_key(dev: &DeviceData) -> PipelineKey {
-    PipelineKey {
-        library: true,
-        shader_object: true,
-        attachments: Attachments::Unknown,
-        topology: Topology::Dynamic,
-        dynamic_points: true,
-        polygon_points: true,
-        // No pipeline state to chain into: dynamic state, set by the application, or by the
-        // layer where it enabled the extension itself (`set_gl_conventions`).
-        app_provoking_vertex: true,
-        app_depth_clip_control: true,
-        polygon_lines: true,
-        // The line rasterization mode is dynamic state the application sets for shader
-        // objects (the layer does not enable the extension under them: see `device`).
-        app_line_mode: true,
-        multisample_lines: true,
-        app_line_stipple: true,
-        dynamic_samples: true,
-        // Front face and domain origin are dynamic state for shader objects: the layer
-        // inverts `vkCmdSetFrontFace`; the application states the domain origin.
-        app_domain_origin: true,
-        // `fragment_elsewhere`, `gl_state_block` and `fragment_block` are set per group; vertex input and
-        // the sample count are dynamic state, unknown when the shaders are made (docs:
-        // limitations).
-        ..PipelineKey::new(&dev.key())
-    }
-}
 
 /// The rewritten code and push-constant ranges of each create info (`None`: its own).
 #[derive(Default)]
@@ -109,11 +81,10 @@ fn plan(dev: &DeviceData, infos: &[ShaderView<'_>]) -> Patch {
         patch.slots.push(slot);
         app_ranges.push(app);
     }
-    let key = shader_object_key(dev);
     for group in link_groups(infos) {
         let codes = group_codes(dev, infos, &group);
         if !codes.is_empty() {
-            plan_group(dev, infos, &app_ranges, &key, &codes, &mut patch);
+            plan_group(dev, infos, &app_ranges, &codes, &mut patch);
         }
     }
     patch
@@ -165,7 +136,6 @@ fn plan_group(
     dev: &DeviceData,
     infos: &[ShaderView<'_>],
     app_ranges: &[&[vk::PushConstantRange]],
-    key: &PipelineKey,
     codes: &[StageCode],
     patch: &mut Patch,
 ) {
@@ -187,7 +157,7 @@ fn plan_group(
         .iter()
         .find(|c| c.stage == glsem_spirv::semantics::Stage::Fragment)
         .map(|c| c.index);
-    let key = PipelineKey {
+    let group = ObjectGroup {
         fragment_elsewhere: feeds_fragment && !view.has(glsem_spirv::semantics::Stage::Fragment),
         fragment_may_be_apart: may_feed_fragment
             && !view.has(glsem_spirv::semantics::Stage::Fragment),
@@ -197,8 +167,8 @@ fn plan_group(
         fragment_block: fragment_index
             .filter(|_| dev.extensions.gl_state)
             .and_then(|i| patch.slots[i].offset_for(S::FRAGMENT)),
-        ..key.clone()
     };
+    let key = pipeline_key(dev, KeySource::ShaderObjects(group));
     let steps = choose(&view, &key);
     if steps.is_empty() {
         return;
