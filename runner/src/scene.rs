@@ -3119,9 +3119,8 @@ mod tests {
             (a[1].name.as_str(), a[1].index, a[1].offset),
             ("gba", 2, 16)
         );
-        let half = 0.5f64.to_bits();
-        assert_eq!(&data.words[..2], &[half as u32, (half >> 32) as u32]);
-        assert_eq!(data.words.len(), 8);
+        assert_eq!(&data.bytes[..8], &0.5f64.to_le_bytes());
+        assert_eq!(data.bytes.len(), 32);
     }
 
     #[test]
@@ -3133,16 +3132,188 @@ mod tests {
         assert_eq!(data.stride, 12);
         assert_eq!(data.vertex_count, 2);
         assert_eq!(data.attributes[1].offset, 8);
+        let words: Vec<u32> = vec![
+            0.5f32.to_bits(),
+            (-1f32).to_bits(),
+            7,
+            1f32.to_bits(),
+            2f32.to_bits(),
+            16,
+        ];
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        assert_eq!(data.bytes, bytes);
+    }
+
+    #[test]
+    fn vertex_data_columns_take_piglits_gl_and_glsl_types_tightly_packed() {
+        let scene = parse(
+            "[vertex data]\np/short/vec3 h/half/vec2 c/ubyte/vec3 id/ubyte/uvec3 i/int/ivec2 \
+             old/byte/2 u/ushort/uint\n-2 0x7fff -32768 1.5 0x3c00 0 128 255 1 2 3 -5 0x10 -128 127 65535\n",
+        )
+        .unwrap();
+        let data = scene.vertex_data.unwrap();
+        let columns: Vec<_> = data
+            .attributes
+            .iter()
+            .map(|a| (a.data, a.kind, a.components, a.offset))
+            .collect();
         assert_eq!(
-            data.words,
-            vec![
-                0.5f32.to_bits(),
-                (-1f32).to_bits(),
-                7,
-                1f32.to_bits(),
-                2f32.to_bits(),
-                16
+            columns,
+            [
+                (DataType::Short, ScalarKind::Float, 3, 0),
+                (DataType::Half, ScalarKind::Float, 2, 6),
+                (DataType::Ubyte, ScalarKind::Float, 3, 10),
+                (DataType::Ubyte, ScalarKind::Uint, 3, 13),
+                (DataType::Int, ScalarKind::Int, 2, 16),
+                // The old form reads the data as its own GLSL type.
+                (DataType::Byte, ScalarKind::Int, 2, 24),
+                (DataType::Ushort, ScalarKind::Uint, 1, 26),
             ]
         );
+        assert_eq!(data.stride, 28);
+        let mut bytes = Vec::new();
+        for v in [-2i16, 0x7fff, -32768] {
+            bytes.extend(v.to_le_bytes());
+        }
+        // 1.5 as a half, and `0x…` as a half's bits.
+        bytes.extend([0x00, 0x3e, 0x00, 0x3c]);
+        bytes.extend([0, 128, 255, 1, 2, 3]);
+        bytes.extend((-5i32).to_le_bytes());
+        bytes.extend(16i32.to_le_bytes());
+        bytes.extend([0x80, 0x7f, 0xff, 0xff]);
+        assert_eq!(data.bytes, bytes);
+    }
+
+    #[test]
+    fn vertex_data_values_out_of_their_type_fail_and_unknown_types_skip() {
+        for (header, value) in [
+            ("b/ubyte/float", "256"),
+            ("b/ubyte/float", "-1"),
+            ("b/byte/float", "128"),
+            ("s/short/float", "-32769"),
+            ("s/ushort/uint", "1.5"),
+        ] {
+            let e = parse(&format!("[vertex data]\n{header}\n{value}\n")).unwrap_err();
+            assert!(
+                matches!(&e, SceneError::Fail(m) if m.starts_with("line 3") && m.contains(value)),
+                "{header} {value}: {e}"
+            );
+        }
+        for header in [
+            "v/fixed/vec2",
+            "v/float/mat2",
+            "v/float/vec5",
+            "v/float/bvec2",
+        ] {
+            let e = parse(&format!("[vertex data]\n{header}\n")).unwrap_err();
+            assert!(matches!(e, SceneError::Skip(_)), "{header}: {e}");
+        }
+    }
+
+    #[test]
+    fn halves_round_to_nearest_even() {
+        assert_eq!(f32_to_half(1.0), 0x3c00);
+        assert_eq!(f32_to_half(-2.0), 0xc000);
+        assert_eq!(f32_to_half(65504.0), 0x7bff);
+        // Past the largest half (halfway to 2^16 rounds up): infinity.
+        assert_eq!(f32_to_half(65520.0), 0x7c00);
+        assert_eq!(f32_to_half(f32::NEG_INFINITY), 0xfc00);
+        assert_eq!(f32_to_half(f32::NAN) & 0x7e00, 0x7e00);
+        // 1 + 2^-11 is halfway between 1 and the next half: to the even one, 1.
+        assert_eq!(f32_to_half(1.0 + 2f32.powi(-11)), 0x3c00);
+        assert_eq!(f32_to_half(1.0 + 3.0 * 2f32.powi(-11)), 0x3c02);
+        // Subnormals: 2^-24 is the smallest, 2^-25 halfway to it (even: zero).
+        assert_eq!(f32_to_half(2f32.powi(-24)), 0x0001);
+        assert_eq!(f32_to_half(2f32.powi(-25)), 0x0000);
+        assert_eq!(f32_to_half(1.5 * 2f32.powi(-25)), 0x0001);
+        assert_eq!(f32_to_half(2f32.powi(-14)), 0x0400);
+        assert_eq!(f32_to_half(-0.0), 0x8000);
+    }
+
+    #[test]
+    fn indices_and_indexed_and_indirect_draws() {
+        let scene = parse(
+            "[indices]\n0 1 2 # a comment\n0xffff 3\n[test]\nindex type uint8\n\
+             draw elements GL_TRIANGLES 3\ndraw elements GL_TRIANGLE_STRIP 4 1\n\
+             draw elements GL_LINES 2 1 basevertex -3\n\
+             draw elements instanced GL_POINTS 2 1 4\n\
+             draw elements instanced GL_POINTS 2 1 4 basevertex 2 baseinstance 5\n\
+             draw elements instanced GL_POINTS 2 1 4 baseinstance 6\n\
+             draw elements indirect GL_LINE_LOOP 5 2 1 -1 3\n\
+             draw arrays indirect GL_TRIANGLE_FAN 6 2 1 4\n\
+             enable GL_PRIMITIVE_RESTART_FIXED_INDEX\ndisable GL_PRIMITIVE_RESTART_FIXED_INDEX\n",
+        )
+        .unwrap();
+        assert_eq!(scene.indices, [0, 1, 2, 0xffff, 3]);
+        let elements = |mode, [count, first, instances]: [u32; 3], base_vertex, base_instance| {
+            Command::DrawElements {
+                mode,
+                count,
+                first,
+                instances,
+                base_vertex,
+                base_instance,
+                indirect: false,
+            }
+        };
+        let c: Vec<Command> = scene.commands.into_iter().map(|l| l.command).collect();
+        assert_eq!(
+            c,
+            [
+                Command::IndexType(IndexType::Uint8),
+                elements(Mode::Triangles, [3, 0, 1], 0, 0),
+                elements(Mode::TriangleStrip, [4, 1, 1], 0, 0),
+                elements(Mode::Lines, [2, 1, 1], -3, 0),
+                elements(Mode::Points, [2, 1, 4], 0, 0),
+                elements(Mode::Points, [2, 1, 4], 2, 5),
+                elements(Mode::Points, [2, 1, 4], 0, 6),
+                Command::DrawElements {
+                    mode: Mode::LineLoop,
+                    count: 5,
+                    first: 1,
+                    instances: 2,
+                    base_vertex: -1,
+                    base_instance: 3,
+                    indirect: true,
+                },
+                Command::DrawArrays {
+                    mode: Mode::TriangleFan,
+                    first: 1,
+                    count: 6,
+                    instances: 2,
+                    base_instance: 4,
+                    indirect: true,
+                },
+                Command::Enable(Capability::PrimitiveRestartFixedIndex, true),
+                Command::Enable(Capability::PrimitiveRestartFixedIndex, false),
+            ]
+        );
+        assert_eq!(IndexType::default(), IndexType::Uint32);
+        let restarts =
+            [IndexType::Uint8, IndexType::Uint16, IndexType::Uint32].map(|t| t.max_index());
+        assert_eq!(restarts, [0xff, 0xffff, 0xffff_ffff]);
+    }
+
+    #[test]
+    fn malformed_indexed_and_indirect_draws() {
+        for bad in [
+            "index type uint64",
+            "draw elements GL_TRIANGLES",
+            "draw elements GL_TRIANGLES 3 0 1",
+            "draw elements GL_TRIANGLES 3 basevertex 1",
+            "draw elements GL_TRIANGLES 3 0 baseinstance 1",
+            "draw elements instanced GL_TRIANGLES 3 0",
+            "draw elements instanced GL_TRIANGLES 3 0 1 baseinstance 1 basevertex 2",
+            "draw elements indirect GL_TRIANGLES 3 1 0 0",
+            "draw arrays indirect GL_TRIANGLES 3 1 0",
+            "draw elements GL_TRIANGLES -3",
+        ] {
+            assert!(fails(bad), "{bad}");
+        }
+        assert!(parse("[indices]\n1 -2\n").is_err_and(|e| matches!(e, SceneError::Fail(_))));
+        // GL's compatibility modes need `GL COMPAT` in every kind of draw.
+        assert!(skips("draw elements GL_QUADS 4"));
+        assert!(skips("draw arrays indirect GL_POLYGON 4 1 0 0"));
+        assert!(!skips("draw elements indirect GL_LINE_LOOP 4 1 0 0 0"));
     }
 }
