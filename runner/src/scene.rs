@@ -273,7 +273,7 @@ fn f32_to_half(value: f32) -> u16 {
 pub struct Attribute {
     /// The VS input's name, or its location as a number (`0/float/4`).
     pub name: String,
-    /// `name/type/count/N`: N locations past the input's (an array element or a matrix
+    /// `name/GLTYPE/GLSLTYPE/N`: N locations past the input's (an array element or a matrix
     /// column), else 0.
     pub index: u32,
     /// The values' type in the buffer.
