@@ -113,7 +113,12 @@ fn play_lists(commands: Vec<Line>) -> Result<Vec<Line>, SceneError> {
                 | Command::ClearColor(_)
                 | Command::ClearDepth(_)
                 | Command::DrawRect(_)
-                | Command::DrawArrays { .. }
+                | Command::DrawArrays {
+                    indirect: false, ..
+                }
+                | Command::DrawElements {
+                    indirect: false, ..
+                }
                 | Command::PatchVertices(_)
                 | Command::DefaultOuterLevels(_)
                 | Command::DefaultInnerLevels(_)
@@ -1171,7 +1176,10 @@ fn lower_commands(
         let number = line.number;
         if matches!(
             line.command,
-            Command::DrawArrays { .. } | Command::DrawRect(_) | Command::XfbDrawArrays { .. }
+            Command::DrawArrays { .. }
+                | Command::DrawElements { .. }
+                | Command::DrawRect(_)
+                | Command::XfbDrawArrays { .. }
         ) {
             for sampler in &program.depth_mode_samplers {
                 let unit = sampler_units.get(sampler.as_str()).copied().unwrap_or(0);

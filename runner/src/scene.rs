@@ -161,36 +161,136 @@ pub enum ScalarKind {
     Double,
 }
 
-impl ScalarKind {
+/// The type of a `[vertex data]` column's values in the buffer (piglit's GLTYPE).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DataType {
+    Half,
+    Float,
+    Double,
+    Byte,
+    Ubyte,
+    Short,
+    Ushort,
+    Int,
+    Uint,
+}
+
+impl DataType {
+    fn by_name(name: &str) -> Option<DataType> {
+        Some(match name {
+            "half" => DataType::Half,
+            "float" => DataType::Float,
+            "double" => DataType::Double,
+            "byte" => DataType::Byte,
+            "ubyte" => DataType::Ubyte,
+            "short" => DataType::Short,
+            "ushort" => DataType::Ushort,
+            "int" => DataType::Int,
+            "uint" => DataType::Uint,
+            _ => return None,
+        })
+    }
+
     /// Bytes per component.
     pub fn size(self) -> u32 {
-        if self == ScalarKind::Double {
-            8
-        } else {
-            4
+        match self {
+            DataType::Byte | DataType::Ubyte => 1,
+            DataType::Half | DataType::Short | DataType::Ushort => 2,
+            DataType::Float | DataType::Int | DataType::Uint => 4,
+            DataType::Double => 8,
         }
     }
+
+    /// The GLSL type the old `name/TYPE/N` form reads the data as (piglit-vbo's table).
+    fn default_kind(self) -> ScalarKind {
+        match self {
+            DataType::Half | DataType::Float => ScalarKind::Float,
+            DataType::Double => ScalarKind::Double,
+            DataType::Byte | DataType::Short | DataType::Int => ScalarKind::Int,
+            DataType::Ubyte | DataType::Ushort | DataType::Uint => ScalarKind::Uint,
+        }
+    }
+
+    /// One value of a row, little-endian as the buffer holds it; `None` when `token` is
+    /// not a number of this type.
+    fn encode(self, token: &str) -> Option<Vec<u8>> {
+        let int = |min: i64, max: i64| parse_int(token).filter(|v| (min..=max).contains(v));
+        Some(match self {
+            // piglit's `0x…` halves are bit patterns (its strtohf_hex).
+            DataType::Half => match token.strip_prefix("0x") {
+                Some(hex) => u16::from_str_radix(hex, 16).ok()?,
+                None => f32_to_half(f32::parse_token(token)?),
+            }
+            .to_le_bytes()
+            .to_vec(),
+            DataType::Float => f32::parse_token(token)?.to_le_bytes().to_vec(),
+            DataType::Double => f64::parse_token(token)?.to_le_bytes().to_vec(),
+            DataType::Byte => (int(-0x80, 0x7f)? as i8).to_le_bytes().to_vec(),
+            DataType::Ubyte => (int(0, 0xff)? as u8).to_le_bytes().to_vec(),
+            DataType::Short => (int(-0x8000, 0x7fff)? as i16).to_le_bytes().to_vec(),
+            DataType::Ushort => (int(0, 0xffff)? as u16).to_le_bytes().to_vec(),
+            DataType::Int => i32::parse_token(token)?.to_le_bytes().to_vec(),
+            DataType::Uint => u32::parse_token(token)?.to_le_bytes().to_vec(),
+        })
+    }
+}
+
+/// `value` as an IEEE half float's bits, rounded to nearest even.
+fn f32_to_half(value: f32) -> u16 {
+    let bits = value.to_bits();
+    let sign = ((bits >> 16) & 0x8000) as u16;
+    let exponent = ((bits >> 23) & 0xff) as i32;
+    let mantissa = bits & 0x7f_ffff;
+    if exponent == 0xff {
+        // Infinity, or a NaN that keeps a mantissa bit.
+        return sign | 0x7c00 | if mantissa != 0 { 0x200 } else { 0 };
+    }
+    let round = |kept: u32, rest: u32, halfway: u32| {
+        kept + u32::from(rest > halfway || (rest == halfway && kept & 1 == 1))
+    };
+    let half_exponent = exponent - 127 + 15;
+    if half_exponent >= 0x1f {
+        return sign | 0x7c00;
+    }
+    if half_exponent <= 0 {
+        // A subnormal half (below half the smallest one: zero); rounding up into the
+        // exponent makes the smallest normal one, as the bits add.
+        if half_exponent < -10 {
+            return sign;
+        }
+        let significand = mantissa | 0x80_0000;
+        let shift = (14 - half_exponent) as u32;
+        let kept = significand >> shift;
+        let rounded = round(kept, significand & ((1 << shift) - 1), 1 << (shift - 1));
+        return sign | rounded as u16;
+    }
+    // A carry out of the mantissa moves into the exponent (up to infinity).
+    let kept = (half_exponent as u32) << 10 | mantissa >> 13;
+    sign | round(kept, mantissa & 0x1fff, 0x1000) as u16
 }
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Attribute {
     /// The VS input's name, or its location as a number (`0/float/4`).
     pub name: String,
-    /// `name/type/count/N`: N locations past the input's (an array element or a matrix
+    /// `name/GLTYPE/GLSLTYPE/N`: N locations past the input's (an array element or a matrix
     /// column), else 0.
     pub index: u32,
+    /// The values' type in the buffer.
+    pub data: DataType,
+    /// The GLSL type's component type: the `glVertexAttrib*Pointer` variant.
     pub kind: ScalarKind,
     pub components: u32,
     /// Byte offset inside one interleaved vertex.
     pub offset: u32,
 }
 
-/// `[vertex data]`: interleaved components (32 bits, doubles 64), one row per vertex.
+/// `[vertex data]`: interleaved columns, tightly packed, one row per vertex.
 #[derive(Debug, Clone, Default)]
 pub struct VertexData {
     pub attributes: Vec<Attribute>,
     pub stride: u32,
-    pub words: Vec<u32>,
+    pub bytes: Vec<u8>,
     pub vertex_count: u32,
 }
 
@@ -228,6 +328,31 @@ impl Mode {
     /// (`VkPipelinePrimitiveModeCreateInfoGLSEM`, `VK_GLSEM_gl_state`).
     pub fn layer_drawn(self) -> bool {
         self == Mode::LineLoop || self.compat_only()
+    }
+}
+
+/// `index type`: the type `[indices]` is written in, in the element array buffer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum IndexType {
+    Uint8,
+    Uint16,
+    #[default]
+    Uint32,
+}
+
+impl IndexType {
+    /// Bytes per index.
+    pub fn size(self) -> u32 {
+        match self {
+            IndexType::Uint8 => 1,
+            IndexType::Uint16 => 2,
+            IndexType::Uint32 => 4,
+        }
+    }
+
+    /// The largest index the type holds: `GL_PRIMITIVE_RESTART_FIXED_INDEX`'s restart index.
+    pub fn max_index(self) -> u32 {
+        u32::MAX >> (32 - 8 * self.size())
     }
 }
 
@@ -306,6 +431,9 @@ pub enum Capability {
     LineStipple,
     /// `GL_CULL_FACE` (ours).
     CullFace,
+    /// `GL_PRIMITIVE_RESTART_FIXED_INDEX` (ours): indexed draws restart at the index type's
+    /// largest index.
+    PrimitiveRestartFixedIndex,
 }
 
 /// `glCullFace`'s faces.
@@ -505,14 +633,31 @@ pub enum Command {
     ClearColor([f32; 4]),
     /// piglit's rectangle: a 4-vertex triangle strip, or one 4-vertex patch.
     DrawRect(Rect),
-    /// `draw arrays [instanced] MODE first count [instances [baseinstance B]]`.
+    /// `draw arrays [instanced] MODE first count [instances [baseinstance B]]`, and
+    /// `draw arrays indirect MODE count instances first baseinstance` (`indirect`: from one
+    /// `VkDrawIndirectCommand` in a buffer).
     DrawArrays {
         mode: Mode,
         first: u32,
         count: u32,
         instances: u32,
         base_instance: u32,
+        indirect: bool,
     },
+    /// `draw elements [instanced] MODE count [first …]` and `draw elements indirect MODE
+    /// count instances firstindex basevertex baseinstance`: `count` indices of `[indices]`
+    /// from index `first`, each plus `base_vertex`.
+    DrawElements {
+        mode: Mode,
+        count: u32,
+        first: u32,
+        instances: u32,
+        base_vertex: i32,
+        base_instance: u32,
+        indirect: bool,
+    },
+    /// `index type uint8|uint16|uint32` (ours): the type of the element array buffer.
+    IndexType(IndexType),
     PatchVertices(u32),
     DefaultOuterLevels([f32; 4]),
     DefaultInnerLevels([f32; 2]),
@@ -711,6 +856,8 @@ pub struct Scene {
     /// `[vertex shader passthrough]` was used (the VS is generated).
     pub passthrough_vs: bool,
     pub vertex_data: Option<VertexData>,
+    /// `[indices]`: the element array's values, written in the type `index type` names.
+    pub indices: Vec<u32>,
     pub commands: Vec<Line>,
 }
 
@@ -722,6 +869,24 @@ impl Scene {
     pub fn uses(&self, pred: impl Fn(&Command) -> bool) -> bool {
         self.commands.iter().any(|l| pred(&l.command))
     }
+
+    /// Whether a draw from `[vertex data]` uses a mode for which `pred` holds.
+    pub fn draws_with(&self, pred: impl Fn(Mode) -> bool) -> bool {
+        self.uses(|c| c.draw_mode().is_some_and(&pred))
+    }
+}
+
+impl Command {
+    /// The mode of a draw from `[vertex data]` (arrays or elements, indirect or not, or
+    /// captured); `None` for other commands.
+    pub fn draw_mode(&self) -> Option<Mode> {
+        match self {
+            Command::DrawArrays { mode, .. }
+            | Command::DrawElements { mode, .. }
+            | Command::XfbDrawArrays { mode, .. } => Some(*mode),
+            _ => None,
+        }
+    }
 }
 
 enum Section {
@@ -731,6 +896,7 @@ enum Section {
     Spirv(usize),
     Specializations(ShaderStage),
     VertexData,
+    Indices,
     Test,
 }
 
@@ -769,6 +935,7 @@ pub fn parse_as(text: &str, dialect: Dialect) -> Result<Scene, SceneError> {
         specializations: Vec::new(),
         passthrough_vs: false,
         vertex_data: None,
+        indices: Vec::new(),
         commands: Vec::new(),
     };
     let mut section = Section::None;
@@ -810,6 +977,13 @@ pub fn parse_as(text: &str, dialect: Dialect) -> Result<Scene, SceneError> {
                     vertex_lines.push((number, line));
                 }
             }
+            Section::Indices => {
+                if let Some(line) = content(raw) {
+                    for token in line.split_whitespace() {
+                        scene.indices.push(parse_num(token, number, line)?);
+                    }
+                }
+            }
             Section::Test => {
                 if let Some(line) = content(raw) {
                     let command =
@@ -817,9 +991,7 @@ pub fn parse_as(text: &str, dialect: Dialect) -> Result<Scene, SceneError> {
                             Some(command) => Command::Compat(command),
                             None => parse_command(line, number)?,
                         };
-                    if let Command::DrawArrays { mode, .. } | Command::XfbDrawArrays { mode, .. } =
-                        command
-                    {
+                    if let Some(mode) = command.draw_mode() {
                         if mode.compat_only() && !scene.require.compat {
                             return Err(skip(
                                 number,
@@ -890,6 +1062,7 @@ fn open_section(name: &str, number: usize, scene: &mut Scene) -> Result<Section,
     let stage = match name {
         "require" => return Ok(Section::Require),
         "vertex data" => return Ok(Section::VertexData),
+        "indices" => return Ok(Section::Indices),
         "test" => return Ok(Section::Test),
         "vertex shader passthrough" => {
             scene.passthrough_vs = true;
@@ -1208,6 +1381,12 @@ fn parse_command(line: &str, number: usize) -> Result<Command, SceneError> {
         ["enable" | "disable" | "depthfunc" | "provoking" | "cull" | "front" | "polygon", ..] => {
             parse_raster_command(&t, number, line)?
         }
+        ["index", "type", ty] => Command::IndexType(match *ty {
+            "uint8" => IndexType::Uint8,
+            "uint16" => IndexType::Uint16,
+            "uint32" => IndexType::Uint32,
+            _ => return Err(fail(number, line, "expected uint8, uint16 or uint32")),
+        }),
         ["clear"] => Command::Clear,
         ["clear", "color", ..] => {
             let v = parse_nums::<f32>(&t[2..], 4, number, line)?;
@@ -1254,6 +1433,19 @@ fn parse_draw_command(t: &[&str], number: usize, line: &str) -> Result<Command, 
                 count: v[1],
                 instances: v[2],
                 base_instance,
+                indirect: false,
+            }
+        }
+        ["draw", "arrays", "indirect", mode, rest @ ..] => {
+            let mode = parse_mode(mode, number, line)?;
+            let v = parse_nums::<u32>(rest, 4, number, line)?;
+            Command::DrawArrays {
+                mode,
+                count: v[0],
+                instances: v[1],
+                first: v[2],
+                base_instance: v[3],
+                indirect: true,
             }
         }
         ["draw", "arrays", mode, rest @ ..] => {
@@ -1265,8 +1457,10 @@ fn parse_draw_command(t: &[&str], number: usize, line: &str) -> Result<Command, 
                 count: v[1],
                 instances: 1,
                 base_instance: 0,
+                indirect: false,
             }
         }
+        ["draw", "elements", ..] => parse_draw_elements(&t[2..], number, line)?,
         ["patch", "parameter", "vertices", n] => {
             Command::PatchVertices(parse_num(n, number, line)?)
         }
@@ -1292,6 +1486,76 @@ fn parse_draw_command(t: &[&str], number: usize, line: &str) -> Result<Command, 
             }
         }
         _ => return Err(skip(number, line, "unknown command")),
+    })
+}
+
+/// `draw elements` after its first two words: `[instanced|indirect] MODE …`.
+fn parse_draw_elements(t: &[&str], number: usize, line: &str) -> Result<Command, SceneError> {
+    let num = |token: &str| parse_num::<u32>(token, number, line);
+    let (indirect, instanced, rest) = match t {
+        ["indirect", rest @ ..] => (true, false, rest),
+        ["instanced", rest @ ..] => (false, true, rest),
+        rest => (false, false, rest),
+    };
+    let [mode, rest @ ..] = rest else {
+        return Err(fail(number, line, "expected a primitive mode"));
+    };
+    let mode = parse_mode(mode, number, line)?;
+    if indirect {
+        let [count, instances, first, base_vertex, base_instance] = rest else {
+            return Err(fail(
+                number,
+                line,
+                "expected count instances firstindex basevertex baseinstance",
+            ));
+        };
+        return Ok(Command::DrawElements {
+            mode,
+            count: num(count)?,
+            first: num(first)?,
+            instances: num(instances)?,
+            base_vertex: parse_num(base_vertex, number, line)?,
+            base_instance: num(base_instance)?,
+            indirect: true,
+        });
+    }
+    // `count [first]`, or instanced `count first instances`; then the options.
+    let (counts, options) = rest.split_at(
+        rest.iter()
+            .position(|w| w.starts_with("base"))
+            .unwrap_or(rest.len()),
+    );
+    let wanted = if instanced {
+        3
+    } else {
+        counts.len().clamp(1, 2)
+    };
+    let v = parse_nums::<u32>(counts, wanted, number, line)?;
+    let (mut base_vertex, mut base_instance) = (0, 0);
+    match options {
+        [] => {}
+        ["basevertex", b] if wanted >= 2 => base_vertex = parse_num(b, number, line)?,
+        ["baseinstance", i] if instanced => base_instance = num(i)?,
+        ["basevertex", b, "baseinstance", i] if instanced => {
+            base_vertex = parse_num(b, number, line)?;
+            base_instance = num(i)?;
+        }
+        _ => {
+            return Err(fail(
+                number,
+                line,
+                "expected `basevertex B` after first, then (instanced) `baseinstance I`",
+            ))
+        }
+    }
+    Ok(Command::DrawElements {
+        mode,
+        count: v[0],
+        first: v.get(1).copied().unwrap_or(0),
+        instances: v.get(2).copied().unwrap_or(1),
+        base_vertex,
+        base_instance,
+        indirect: false,
     })
 }
 
@@ -1782,6 +2046,7 @@ fn parse_raster_command(t: &[&str], number: usize, line: &str) -> Result<Command
                 ("GL_DEPTH_TEST", _) => Capability::DepthTest,
                 ("GL_LINE_STIPPLE", _) => Capability::LineStipple,
                 ("GL_CULL_FACE", _) => Capability::CullFace,
+                ("GL_PRIMITIVE_RESTART_FIXED_INDEX", _) => Capability::PrimitiveRestartFixedIndex,
                 (_, Some(i)) => match i.parse::<u32>() {
                     Ok(i) if i < 8 => Capability::ClipDistance(i),
                     _ => return Err(skip(number, line, "clip plane beyond 7")),
@@ -2081,38 +2346,46 @@ fn parse_vertex_data(lines: &[(usize, &str)]) -> Result<VertexData, SceneError> 
     let (header_number, header) = lines[0];
     let mut data = VertexData::default();
     for column in header.split_whitespace() {
+        let unsupported = || skip(header_number, header, "unsupported vertex data column");
         let parts: Vec<&str> = column.split('/').collect();
-        let (name, ty, count, index) = match parts.as_slice() {
-            [name, ty, count] => (name, ty, count, 0),
-            [name, ty, count, index] => (
+        let (name, ty, glsl_type, index) = match parts.as_slice() {
+            [name, ty, glsl_type] => (name, ty, glsl_type, 0),
+            [name, ty, glsl_type, index] => (
                 name,
                 ty,
-                count,
+                glsl_type,
                 parse_num::<u32>(index, header_number, header)?,
             ),
-            _ => {
-                return Err(skip(
-                    header_number,
-                    header,
-                    "unsupported vertex data column",
-                ))
-            }
+            _ => return Err(unsupported()),
         };
-        let kind = match *ty {
-            "float" => ScalarKind::Float,
-            "int" => ScalarKind::Int,
-            "uint" => ScalarKind::Uint,
-            "double" => ScalarKind::Double,
-            _ => return Err(skip(header_number, header, "unsupported vertex data type")),
+        let data_type = DataType::by_name(ty)
+            .ok_or_else(|| skip(header_number, header, "unsupported vertex data type"))?;
+        // `vecN`, `ivecN`, …, or the old form's bare count: the GL type's own GLSL type.
+        let (kind, count) = match glsl_type.find(|c: char| c.is_ascii_digit()) {
+            Some(at) => {
+                let kind = match &glsl_type[..at] {
+                    "" => data_type.default_kind(),
+                    "vec" => ScalarKind::Float,
+                    "ivec" => ScalarKind::Int,
+                    "uvec" => ScalarKind::Uint,
+                    "dvec" => ScalarKind::Double,
+                    _ => return Err(unsupported()),
+                };
+                (kind, &glsl_type[at..])
+            }
+            None => match *glsl_type {
+                "float" => (ScalarKind::Float, "1"),
+                "int" => (ScalarKind::Int, "1"),
+                "uint" => (ScalarKind::Uint, "1"),
+                "double" => (ScalarKind::Double, "1"),
+                _ => return Err(unsupported()),
+            },
         };
         let components = count
-            .strip_prefix("dvec")
-            .or_else(|| count.strip_prefix("vec"))
-            .unwrap_or(count)
             .parse::<u32>()
             .ok()
             .filter(|c| (1..=4).contains(c))
-            .ok_or_else(|| skip(header_number, header, "unsupported vertex data column"))?;
+            .ok_or_else(unsupported)?;
         // `name[N]/…`: element N of an array input, N GL locations past its first (the
         // runner feeds arrays of vectors and scalars: one location per element).
         let (name, index) = match split_index(name) {
@@ -2122,11 +2395,12 @@ fn parse_vertex_data(lines: &[(usize, &str)]) -> Result<VertexData, SceneError> 
         data.attributes.push(Attribute {
             name: name.to_string(),
             index,
+            data: data_type,
             kind,
             components,
             offset: data.stride,
         });
-        data.stride += kind.size() * components;
+        data.stride += data_type.size() * components;
     }
     for &(number, row) in &lines[1..] {
         let tokens: Vec<&str> = row.split_whitespace().collect();
@@ -2142,19 +2416,17 @@ fn parse_vertex_data(lines: &[(usize, &str)]) -> Result<VertexData, SceneError> 
         for attr in &data.attributes {
             for _ in 0..attr.components {
                 let token = tokens.next().copied().unwrap_or_default();
-                match attr.kind {
-                    ScalarKind::Float => data
-                        .words
-                        .push(parse_num::<f32>(token, number, row)?.to_bits()),
-                    ScalarKind::Int => data
-                        .words
-                        .push(parse_num::<i32>(token, number, row)? as u32),
-                    ScalarKind::Uint => data.words.push(parse_num::<u32>(token, number, row)?),
-                    ScalarKind::Double => {
-                        let bits = parse_num::<f64>(token, number, row)?.to_bits();
-                        data.words.extend([bits as u32, (bits >> 32) as u32]);
-                    }
-                }
+                let bytes = attr.data.encode(token).ok_or_else(|| {
+                    fail(
+                        number,
+                        row,
+                        &format!(
+                            "malformed number `{token}` for {}",
+                            format!("{:?}", attr.data).to_lowercase()
+                        ),
+                    )
+                })?;
+                data.bytes.extend(bytes);
             }
         }
         data.vertex_count += 1;
@@ -2376,6 +2648,7 @@ mod tests {
                 count: 6,
                 instances: 3,
                 base_instance: 0,
+                indirect: false,
             }
         );
         // GL_LINE_LOOP is core; the others GL_INVALID_ENUM there.
@@ -2409,6 +2682,7 @@ mod tests {
                 count: 4,
                 instances: 3,
                 base_instance: 0,
+                indirect: false,
             }
         );
         assert_eq!(
@@ -2419,6 +2693,7 @@ mod tests {
                 count: 6,
                 instances: 1,
                 base_instance: 0,
+                indirect: false,
             }
         );
         assert_eq!(c[2], Command::XfbBuffer { index: 1, size: 64 });
@@ -2844,9 +3119,8 @@ mod tests {
             (a[1].name.as_str(), a[1].index, a[1].offset),
             ("gba", 2, 16)
         );
-        let half = 0.5f64.to_bits();
-        assert_eq!(&data.words[..2], &[half as u32, (half >> 32) as u32]);
-        assert_eq!(data.words.len(), 8);
+        assert_eq!(&data.bytes[..8], &0.5f64.to_le_bytes());
+        assert_eq!(data.bytes.len(), 32);
     }
 
     #[test]
@@ -2858,16 +3132,188 @@ mod tests {
         assert_eq!(data.stride, 12);
         assert_eq!(data.vertex_count, 2);
         assert_eq!(data.attributes[1].offset, 8);
+        let words: Vec<u32> = vec![
+            0.5f32.to_bits(),
+            (-1f32).to_bits(),
+            7,
+            1f32.to_bits(),
+            2f32.to_bits(),
+            16,
+        ];
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        assert_eq!(data.bytes, bytes);
+    }
+
+    #[test]
+    fn vertex_data_columns_take_piglits_gl_and_glsl_types_tightly_packed() {
+        let scene = parse(
+            "[vertex data]\np/short/vec3 h/half/vec2 c/ubyte/vec3 id/ubyte/uvec3 i/int/ivec2 \
+             old/byte/2 u/ushort/uint\n-2 0x7fff -32768 1.5 0x3c00 0 128 255 1 2 3 -5 0x10 -128 127 65535\n",
+        )
+        .unwrap();
+        let data = scene.vertex_data.unwrap();
+        let columns: Vec<_> = data
+            .attributes
+            .iter()
+            .map(|a| (a.data, a.kind, a.components, a.offset))
+            .collect();
         assert_eq!(
-            data.words,
-            vec![
-                0.5f32.to_bits(),
-                (-1f32).to_bits(),
-                7,
-                1f32.to_bits(),
-                2f32.to_bits(),
-                16
+            columns,
+            [
+                (DataType::Short, ScalarKind::Float, 3, 0),
+                (DataType::Half, ScalarKind::Float, 2, 6),
+                (DataType::Ubyte, ScalarKind::Float, 3, 10),
+                (DataType::Ubyte, ScalarKind::Uint, 3, 13),
+                (DataType::Int, ScalarKind::Int, 2, 16),
+                // The old form reads the data as its own GLSL type.
+                (DataType::Byte, ScalarKind::Int, 2, 24),
+                (DataType::Ushort, ScalarKind::Uint, 1, 26),
             ]
         );
+        assert_eq!(data.stride, 28);
+        let mut bytes = Vec::new();
+        for v in [-2i16, 0x7fff, -32768] {
+            bytes.extend(v.to_le_bytes());
+        }
+        // 1.5 as a half, and `0x…` as a half's bits.
+        bytes.extend([0x00, 0x3e, 0x00, 0x3c]);
+        bytes.extend([0, 128, 255, 1, 2, 3]);
+        bytes.extend((-5i32).to_le_bytes());
+        bytes.extend(16i32.to_le_bytes());
+        bytes.extend([0x80, 0x7f, 0xff, 0xff]);
+        assert_eq!(data.bytes, bytes);
+    }
+
+    #[test]
+    fn vertex_data_values_out_of_their_type_fail_and_unknown_types_skip() {
+        for (header, value) in [
+            ("b/ubyte/float", "256"),
+            ("b/ubyte/float", "-1"),
+            ("b/byte/float", "128"),
+            ("s/short/float", "-32769"),
+            ("s/ushort/uint", "1.5"),
+        ] {
+            let e = parse(&format!("[vertex data]\n{header}\n{value}\n")).unwrap_err();
+            assert!(
+                matches!(&e, SceneError::Fail(m) if m.starts_with("line 3") && m.contains(value)),
+                "{header} {value}: {e}"
+            );
+        }
+        for header in [
+            "v/fixed/vec2",
+            "v/float/mat2",
+            "v/float/vec5",
+            "v/float/bvec2",
+        ] {
+            let e = parse(&format!("[vertex data]\n{header}\n")).unwrap_err();
+            assert!(matches!(e, SceneError::Skip(_)), "{header}: {e}");
+        }
+    }
+
+    #[test]
+    fn halves_round_to_nearest_even() {
+        assert_eq!(f32_to_half(1.0), 0x3c00);
+        assert_eq!(f32_to_half(-2.0), 0xc000);
+        assert_eq!(f32_to_half(65504.0), 0x7bff);
+        // Past the largest half (halfway to 2^16 rounds up): infinity.
+        assert_eq!(f32_to_half(65520.0), 0x7c00);
+        assert_eq!(f32_to_half(f32::NEG_INFINITY), 0xfc00);
+        assert_eq!(f32_to_half(f32::NAN) & 0x7e00, 0x7e00);
+        // 1 + 2^-11 is halfway between 1 and the next half: to the even one, 1.
+        assert_eq!(f32_to_half(1.0 + 2f32.powi(-11)), 0x3c00);
+        assert_eq!(f32_to_half(1.0 + 3.0 * 2f32.powi(-11)), 0x3c02);
+        // Subnormals: 2^-24 is the smallest, 2^-25 halfway to it (even: zero).
+        assert_eq!(f32_to_half(2f32.powi(-24)), 0x0001);
+        assert_eq!(f32_to_half(2f32.powi(-25)), 0x0000);
+        assert_eq!(f32_to_half(1.5 * 2f32.powi(-25)), 0x0001);
+        assert_eq!(f32_to_half(2f32.powi(-14)), 0x0400);
+        assert_eq!(f32_to_half(-0.0), 0x8000);
+    }
+
+    #[test]
+    fn indices_and_indexed_and_indirect_draws() {
+        let scene = parse(
+            "[indices]\n0 1 2 # a comment\n0xffff 3\n[test]\nindex type uint8\n\
+             draw elements GL_TRIANGLES 3\ndraw elements GL_TRIANGLE_STRIP 4 1\n\
+             draw elements GL_LINES 2 1 basevertex -3\n\
+             draw elements instanced GL_POINTS 2 1 4\n\
+             draw elements instanced GL_POINTS 2 1 4 basevertex 2 baseinstance 5\n\
+             draw elements instanced GL_POINTS 2 1 4 baseinstance 6\n\
+             draw elements indirect GL_LINE_LOOP 5 2 1 -1 3\n\
+             draw arrays indirect GL_TRIANGLE_FAN 6 2 1 4\n\
+             enable GL_PRIMITIVE_RESTART_FIXED_INDEX\ndisable GL_PRIMITIVE_RESTART_FIXED_INDEX\n",
+        )
+        .unwrap();
+        assert_eq!(scene.indices, [0, 1, 2, 0xffff, 3]);
+        let elements = |mode, [count, first, instances]: [u32; 3], base_vertex, base_instance| {
+            Command::DrawElements {
+                mode,
+                count,
+                first,
+                instances,
+                base_vertex,
+                base_instance,
+                indirect: false,
+            }
+        };
+        let c: Vec<Command> = scene.commands.into_iter().map(|l| l.command).collect();
+        assert_eq!(
+            c,
+            [
+                Command::IndexType(IndexType::Uint8),
+                elements(Mode::Triangles, [3, 0, 1], 0, 0),
+                elements(Mode::TriangleStrip, [4, 1, 1], 0, 0),
+                elements(Mode::Lines, [2, 1, 1], -3, 0),
+                elements(Mode::Points, [2, 1, 4], 0, 0),
+                elements(Mode::Points, [2, 1, 4], 2, 5),
+                elements(Mode::Points, [2, 1, 4], 0, 6),
+                Command::DrawElements {
+                    mode: Mode::LineLoop,
+                    count: 5,
+                    first: 1,
+                    instances: 2,
+                    base_vertex: -1,
+                    base_instance: 3,
+                    indirect: true,
+                },
+                Command::DrawArrays {
+                    mode: Mode::TriangleFan,
+                    first: 1,
+                    count: 6,
+                    instances: 2,
+                    base_instance: 4,
+                    indirect: true,
+                },
+                Command::Enable(Capability::PrimitiveRestartFixedIndex, true),
+                Command::Enable(Capability::PrimitiveRestartFixedIndex, false),
+            ]
+        );
+        assert_eq!(IndexType::default(), IndexType::Uint32);
+        let restarts =
+            [IndexType::Uint8, IndexType::Uint16, IndexType::Uint32].map(|t| t.max_index());
+        assert_eq!(restarts, [0xff, 0xffff, 0xffff_ffff]);
+    }
+
+    #[test]
+    fn malformed_indexed_and_indirect_draws() {
+        for bad in [
+            "index type uint64",
+            "draw elements GL_TRIANGLES",
+            "draw elements GL_TRIANGLES 3 0 1",
+            "draw elements GL_TRIANGLES 3 basevertex 1",
+            "draw elements GL_TRIANGLES 3 0 baseinstance 1",
+            "draw elements instanced GL_TRIANGLES 3 0",
+            "draw elements instanced GL_TRIANGLES 3 0 1 baseinstance 1 basevertex 2",
+            "draw elements indirect GL_TRIANGLES 3 1 0 0",
+            "draw arrays indirect GL_TRIANGLES 3 1 0",
+            "draw elements GL_TRIANGLES -3",
+        ] {
+            assert!(fails(bad), "{bad}");
+        }
+        assert!(parse("[indices]\n1 -2\n").is_err_and(|e| matches!(e, SceneError::Fail(_))));
+        // GL's compatibility modes need `GL COMPAT` in every kind of draw.
+        assert!(skips("draw elements GL_QUADS 4"));
+        assert!(skips("draw arrays indirect GL_POLYGON 4 1 0 0"));
+        assert!(!skips("draw elements indirect GL_LINE_LOOP 4 1 0 0 0"));
     }
 }

@@ -1,5 +1,6 @@
-//! Draws as the GL application issues them: `draw arrays`, piglit's rectangles, transform
-//! feedback; the pipelines they need and the GL state set per command buffer.
+//! Draws as the GL application issues them: `draw arrays`, `draw elements` (indexed and
+//! indirect), piglit's rectangles, transform feedback; the pipelines they need and the GL
+//! state set per command buffer.
 
 use std::collections::BTreeMap;
 
@@ -9,7 +10,7 @@ use super::state::{
     fail, words_to_bytes, PipelineKey, Player, Source, CONSTANT_BINDING, RECT_STRIDE,
 };
 use crate::glsl::{Scalar, VertexInput};
-use crate::scene::{self, Mode, SceneError};
+use crate::scene::{self, DataType, IndexType, Mode, ScalarKind, SceneError};
 use crate::vk::pipeline::{self, PipelineDesc};
 use crate::vk::{check, VkResult};
 
@@ -22,6 +23,11 @@ pub(super) struct DrawCall {
     pub(super) base_instance: u32,
     pub(super) source: Source,
     pub(super) xfb: bool,
+    /// `draw elements`: `first` and `count` count indices of `[indices]`, each plus this
+    /// base vertex.
+    pub(super) base_vertex: Option<i32>,
+    /// Drawn from one command the draw writes to the indirect buffer.
+    pub(super) indirect: bool,
 }
 
 impl DrawCall {
@@ -41,7 +47,25 @@ impl DrawCall {
             base_instance,
             source: Source::VertexData,
             xfb: false,
+            base_vertex: None,
+            indirect: false,
         }
+    }
+
+    /// The indirect command's bytes: `VkDrawIndexedIndirectCommand` or
+    /// `VkDrawIndirectCommand`.
+    fn indirect_command(&self) -> Vec<u8> {
+        let words = match self.base_vertex {
+            Some(base_vertex) => vec![
+                self.count,
+                self.instances,
+                self.first,
+                base_vertex as u32,
+                self.base_instance,
+            ],
+            None => vec![self.count, self.instances, self.first, self.base_instance],
+        };
+        words_to_bytes(&words)
     }
 }
 
@@ -88,7 +112,10 @@ fn double_column_feed(
     vk_location: u32,
     col: &scene::Attribute,
 ) -> Result<InputFeed, SceneError> {
-    if col.kind != scene::ScalarKind::Double || col.components != input.components {
+    if col.kind != ScalarKind::Double
+        || col.data != DataType::Double
+        || col.components != input.components
+    {
         return Err(fail(format!(
             "vertex data column `{}` does not match the shader's {}-component double input",
             col.name, input.components
@@ -109,6 +136,78 @@ fn double_column_feed(
     Ok((attribute, next))
 }
 
+/// The Vulkan format that reads a column as GL reads it, piglit-vbo's way: a float GLSL
+/// type through `glVertexAttribPointer` not normalized (integers `*SCALED`), an integer one
+/// through `glVertexAttribIPointer`; `None` where GL has no such pairing (piglit refuses
+/// it) or Vulkan no format.
+fn column_format(col: &scene::Attribute) -> Option<vk::Format> {
+    use vk::Format as F;
+    let table = match (col.kind, col.data) {
+        (ScalarKind::Float, DataType::Float) => {
+            return Some(vertex_format(Scalar::Float, col.components))
+        }
+        (ScalarKind::Float, DataType::Half) => [
+            F::R16_SFLOAT,
+            F::R16G16_SFLOAT,
+            F::R16G16B16_SFLOAT,
+            F::R16G16B16A16_SFLOAT,
+        ],
+        (ScalarKind::Float, DataType::Byte) => [
+            F::R8_SSCALED,
+            F::R8G8_SSCALED,
+            F::R8G8B8_SSCALED,
+            F::R8G8B8A8_SSCALED,
+        ],
+        (ScalarKind::Float, DataType::Ubyte) => [
+            F::R8_USCALED,
+            F::R8G8_USCALED,
+            F::R8G8B8_USCALED,
+            F::R8G8B8A8_USCALED,
+        ],
+        (ScalarKind::Float, DataType::Short) => [
+            F::R16_SSCALED,
+            F::R16G16_SSCALED,
+            F::R16G16B16_SSCALED,
+            F::R16G16B16A16_SSCALED,
+        ],
+        (ScalarKind::Float, DataType::Ushort) => [
+            F::R16_USCALED,
+            F::R16G16_USCALED,
+            F::R16G16B16_USCALED,
+            F::R16G16B16A16_USCALED,
+        ],
+        // Vulkan has no 32-bit scaled formats.
+        (ScalarKind::Float, _) => return None,
+        (ScalarKind::Int | ScalarKind::Uint, DataType::Byte) => {
+            [F::R8_SINT, F::R8G8_SINT, F::R8G8B8_SINT, F::R8G8B8A8_SINT]
+        }
+        (ScalarKind::Int | ScalarKind::Uint, DataType::Ubyte) => {
+            [F::R8_UINT, F::R8G8_UINT, F::R8G8B8_UINT, F::R8G8B8A8_UINT]
+        }
+        (ScalarKind::Int | ScalarKind::Uint, DataType::Short) => [
+            F::R16_SINT,
+            F::R16G16_SINT,
+            F::R16G16B16_SINT,
+            F::R16G16B16A16_SINT,
+        ],
+        (ScalarKind::Int | ScalarKind::Uint, DataType::Ushort) => [
+            F::R16_UINT,
+            F::R16G16_UINT,
+            F::R16G16B16_UINT,
+            F::R16G16B16A16_UINT,
+        ],
+        (ScalarKind::Int | ScalarKind::Uint, DataType::Int) => {
+            return Some(vertex_format(Scalar::Int, col.components))
+        }
+        (ScalarKind::Int | ScalarKind::Uint, DataType::Uint) => {
+            return Some(vertex_format(Scalar::Uint, col.components))
+        }
+        // Doubles have their own feed (`double_column_feed`).
+        _ => return None,
+    };
+    Some(table[(col.components.clamp(1, 4) - 1) as usize])
+}
+
 /// A column of `[vertex data]` feeding a 32-bit input at `vk_location`.
 fn column_feed(
     input: &VertexInput,
@@ -116,10 +215,10 @@ fn column_feed(
     col: &scene::Attribute,
 ) -> Result<vk::VertexInputAttributeDescription, SceneError> {
     let kind_scalar = match col.kind {
-        scene::ScalarKind::Float => Scalar::Float,
-        scene::ScalarKind::Int => Scalar::Int,
-        scene::ScalarKind::Uint => Scalar::Uint,
-        scene::ScalarKind::Double => Scalar::Double,
+        ScalarKind::Float => Scalar::Float,
+        ScalarKind::Int => Scalar::Int,
+        ScalarKind::Uint => Scalar::Uint,
+        ScalarKind::Double => Scalar::Double,
     };
     if kind_scalar != input.scalar {
         return Err(fail(format!(
@@ -127,10 +226,16 @@ fn column_feed(
             col.name, kind_scalar, input.scalar
         )));
     }
+    let format = column_format(col).ok_or_else(|| {
+        SceneError::Skip(format!(
+            "vertex data column `{}`: {:?} data read as {:?}: no vertex format",
+            col.name, col.data, col.kind
+        ))
+    })?;
     Ok(vk::VertexInputAttributeDescription {
         location: vk_location,
         binding: 0,
-        format: vertex_format(input.scalar, col.components),
+        format,
         offset: col.offset,
     })
 }
@@ -354,6 +459,7 @@ impl Player {
             topology: key.topology,
             primitive_mode: key.primitive_mode,
             patch_control_points: key.patch_control_points,
+            primitive_restart: key.primitive_restart,
             rasterizer_discard: key.xfb,
             raster: key.raster,
         };
@@ -473,6 +579,8 @@ impl Player {
                 tex: rect.tex.is_some(),
             },
             xfb: false,
+            base_vertex: None,
+            indirect: false,
         });
         self.patch_vertices = saved;
         result
@@ -491,6 +599,8 @@ impl Player {
             } else {
                 0
             },
+            // Vulkan restarts indexed draws only, as GL does.
+            primitive_restart: self.primitive_restart && call.base_vertex.is_some(),
             xfb,
             source,
             raster: self.raster,
@@ -507,6 +617,14 @@ impl Player {
         };
         self.bind_textures()?;
         self.bind_storage()?;
+        if call.base_vertex.is_some() {
+            self.write_index_buffer()?;
+        }
+        if call.indirect && self.indirect_buffer.is_none() {
+            let usage = vk::BufferUsageFlags::INDIRECT_BUFFER | vk::BufferUsageFlags::TRANSFER_DST;
+            let size = std::mem::size_of::<vk::DrawIndexedIndirectCommand>() as u64;
+            self.indirect_buffer = Some(self.gpu.buffer(size, usage).map_err(fail)?);
+        }
         let vertex_buffer = if source != Source::VertexData {
             Some(self.rect_buffer.buffer)
         } else {
@@ -516,6 +634,9 @@ impl Player {
         let submitted = self
             .submit(|p, cmd| {
                 p.record_gl_state(cmd);
+                if call.indirect {
+                    p.record_indirect_command(cmd, &call);
+                }
                 if xfb {
                     // SAFETY: `cmd` is recording outside rendering (`submit`'s); the pool is
                     // this device's (made whenever transform feedback is) and the last use of
@@ -525,6 +646,9 @@ impl Player {
                 p.targets.record_begin(&p.gpu, cmd);
                 recorded = p.record_bind_state(cmd, key, shader_state.as_ref(), pipeline);
                 p.record_bindings(cmd, vertex_buffer);
+                if call.base_vertex.is_some() {
+                    p.record_index_buffer(cmd);
+                }
                 let xfb_fns = p.gpu.xfb.as_ref().filter(|_| xfb);
                 if let Some(x) = xfb_fns {
                     p.record_begin_xfb(cmd, x);
@@ -564,6 +688,9 @@ impl Player {
                  (GL_INVALID_OPERATION)",
             ));
         }
+        if let Some(base_vertex) = call.base_vertex {
+            return self.check_elements(first, count, base_vertex);
+        }
         let rect = call.source != Source::VertexData;
         if !rect && self.vertex_buffer.is_some() && first.saturating_add(count) > self.vertex_count
         {
@@ -579,6 +706,120 @@ impl Player {
             ));
         }
         Ok(())
+    }
+
+    /// GL's errors, and what the scene cannot mean, for `count` indices from `first` of
+    /// `[indices]` plus `base_vertex`: indices past the array, values the index type cannot
+    /// hold, vertices past `[vertex data]` (their fetch is undefined in Vulkan).
+    fn check_elements(&self, first: u32, count: u32, base_vertex: i32) -> Result<(), SceneError> {
+        let range = first as usize..first as usize + count as usize;
+        let Some(indices) = self.indices.get(range.clone()) else {
+            return Err(fail(format!(
+                "draw reads indices {}..{} but [indices] has {}",
+                range.start,
+                range.end,
+                self.indices.len()
+            )));
+        };
+        let max = self.index_type.max_index();
+        for &index in indices {
+            if index > max {
+                return Err(fail(format!(
+                    "index {index} of [indices] does not fit `index type {:?}`",
+                    self.index_type
+                )));
+            }
+            if self.primitive_restart && index == max {
+                continue;
+            }
+            let vertex = i64::from(index) + i64::from(base_vertex);
+            if self.vertex_buffer.is_some() && !(0..i64::from(self.vertex_count)).contains(&vertex)
+            {
+                return Err(fail(format!(
+                    "index {index} plus base vertex {base_vertex} reads vertex {vertex} but \
+                     [vertex data] has {}",
+                    self.vertex_count
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes `[indices]` in the current index type into the element array buffer (made
+    /// at the first indexed draw, with room for 32-bit indices).
+    fn write_index_buffer(&mut self) -> Result<(), SceneError> {
+        let ty = self.index_type;
+        if self.index_buffer.as_ref().is_some_and(|(t, _)| *t == ty) {
+            return Ok(());
+        }
+        let mut buffer = match self.index_buffer.take() {
+            Some((_, b)) => b,
+            None => self
+                .gpu
+                .buffer(
+                    self.indices.len() as u64 * 4,
+                    vk::BufferUsageFlags::INDEX_BUFFER,
+                )
+                .map_err(fail)?,
+        };
+        let size = ty.size() as usize;
+        // `check_elements` made sure the drawn values fit; others keep their low bytes, as
+        // GL's buffer would hold what the application wrote.
+        let bytes: Vec<u8> = self
+            .indices
+            .iter()
+            .flat_map(|i| i.to_le_bytes()[..size].to_vec())
+            .collect();
+        buffer.bytes_mut()[..bytes.len()].copy_from_slice(&bytes);
+        self.index_buffer = Some((ty, buffer));
+        Ok(())
+    }
+
+    /// Records the writing of `call`'s indirect command into the indirect buffer, and its
+    /// dependency to the draw's indirect read, into `cmd` (recording, outside rendering).
+    fn record_indirect_command(&self, cmd: vk::CommandBuffer, call: &DrawCall) {
+        let Some(buffer) = &self.indirect_buffer else {
+            return;
+        };
+        // SAFETY: `cmd` is recording outside rendering (`submit`'s, before the targets
+        // begin); the buffer is this device's, made with TRANSFER_DST for at least the
+        // command's 16 or 20 bytes (a multiple of 4), and no earlier submission still reads it.
+        unsafe {
+            self.gpu
+                .device
+                .cmd_update_buffer(cmd, buffer.buffer, 0, &call.indirect_command())
+        };
+        self.gpu.memory_barrier(
+            cmd,
+            (
+                vk::PipelineStageFlags::TRANSFER,
+                vk::AccessFlags::TRANSFER_WRITE,
+            ),
+            (
+                vk::PipelineStageFlags::DRAW_INDIRECT,
+                vk::AccessFlags::INDIRECT_COMMAND_READ,
+            ),
+        );
+    }
+
+    /// Binds the element array buffer in the type it holds.
+    fn record_index_buffer(&self, cmd: vk::CommandBuffer) {
+        let Some((ty, buffer)) = &self.index_buffer else {
+            return;
+        };
+        let index_type = match ty {
+            IndexType::Uint8 => vk::IndexType::UINT8_EXT,
+            IndexType::Uint16 => vk::IndexType::UINT16,
+            IndexType::Uint32 => vk::IndexType::UINT32,
+        };
+        // SAFETY: `cmd` is recording; the buffer is this device's, made with INDEX_BUFFER,
+        // and UINT8 is only drawn where VK_EXT/KHR_index_type_uint8 is enabled (the scene's
+        // needs).
+        unsafe {
+            self.gpu
+                .device
+                .cmd_bind_index_buffer(cmd, buffer.buffer, 0, index_type)
+        };
     }
 
     /// Binds the draw's pipeline, or (shader objects) its shaders and the state a pipeline
@@ -601,6 +842,7 @@ impl Player {
                     topology: key.topology,
                     primitive_mode: key.primitive_mode,
                     patch_control_points: key.patch_control_points,
+                    primitive_restart: key.primitive_restart,
                     rasterizer_discard: key.xfb,
                     raster: key.raster,
                 };
@@ -655,11 +897,38 @@ impl Player {
             count,
             instances,
             base_instance,
+            base_vertex,
+            indirect,
             ..
         } = *call;
-        // SAFETY: `cmd` is recording inside rendering with a pipeline or shaders bound; the
-        // vertex range was checked against [vertex data].
-        unsafe { d.cmd_draw(cmd, count, instances, first, base_instance) };
+        let indirect_buffer = self.indirect_buffer.as_ref().map(|b| b.buffer);
+        // SAFETY: `cmd` is recording inside rendering with a pipeline or shaders bound (and,
+        // for elements, the index buffer); the vertex and index ranges were checked against
+        // [vertex data] and [indices]; an indirect draw's one command was written to the
+        // indirect buffer before rendering began (a non-zero first instance only where
+        // drawIndirectFirstInstance is on: the scene's needs).
+        unsafe {
+            match (base_vertex, indirect_buffer.filter(|_| indirect)) {
+                (None, None) => d.cmd_draw(cmd, count, instances, first, base_instance),
+                (Some(base_vertex), None) => {
+                    d.cmd_draw_indexed(cmd, count, instances, first, base_vertex, base_instance)
+                }
+                (None, Some(buffer)) => d.cmd_draw_indirect(
+                    cmd,
+                    buffer,
+                    0,
+                    1,
+                    std::mem::size_of::<vk::DrawIndirectCommand>() as u32,
+                ),
+                (Some(_), Some(buffer)) => d.cmd_draw_indexed_indirect(
+                    cmd,
+                    buffer,
+                    0,
+                    1,
+                    std::mem::size_of::<vk::DrawIndexedIndirectCommand>() as u32,
+                ),
+            }
+        }
     }
 
     /// Reads the transform feedback query of the `xfb draw arrays` just waited for.

@@ -13,7 +13,7 @@ use crate::glsl::{Compiler, Program, SamplerUniform, UniformBlock};
 use crate::probe::DEFAULT_TOLERANCE;
 use crate::report::Outcome;
 use crate::scene::{
-    self, Capability, Command, Feature, PolygonMode, Query, Scene, SceneError, ShaderStage,
+    self, Capability, Command, Feature, Mode, PolygonMode, Query, Scene, SceneError, ShaderStage,
 };
 use crate::vk::features::CoreFeature;
 use crate::vk::format::Format;
@@ -205,12 +205,7 @@ fn gl_state_note(scene: &Scene, gpu: &Gpu) -> String {
                 )
         )
     });
-    let uses_gl_modes = scene.uses(|c| match c {
-        Command::DrawArrays { mode, .. } | Command::XfbDrawArrays { mode, .. } => {
-            mode.layer_drawn()
-        }
-        _ => false,
-    });
+    let uses_gl_modes = scene.draws_with(Mode::layer_drawn);
     if gpu.gl_state.is_some() {
         return String::new();
     }
@@ -289,7 +284,25 @@ fn needs(scene: &Scene, program: &Program) -> Needs {
             }),
             CoreFeature::FillModeNonSolid,
         ),
+        (
+            scene.uses(|c| {
+                matches!(
+                    c,
+                    Command::DrawArrays {
+                        indirect: true,
+                        base_instance: 1..,
+                        ..
+                    } | Command::DrawElements {
+                        indirect: true,
+                        base_instance: 1..,
+                        ..
+                    }
+                )
+            }),
+            CoreFeature::DrawIndirectFirstInstance,
+        ),
     ];
+    let (list_restart, patch_list_restart) = restarted_topologies(scene);
     features.extend(required.iter().filter(|(on, _)| *on).map(|(_, f)| *f));
     Needs {
         features,
@@ -303,6 +316,9 @@ fn needs(scene: &Scene, program: &Program) -> Needs {
         swapchain: false,
         provoking_vertex: scene.uses(|c| matches!(c, Command::ProvokingFirst(true))),
         viewport_index_layer: cap(C::ShaderViewportIndexLayerEXT),
+        index_type_uint8: scene.uses(|c| *c == Command::IndexType(scene::IndexType::Uint8)),
+        list_restart,
+        patch_list_restart,
         color_attachments: scene
             .commands
             .iter()
@@ -313,6 +329,30 @@ fn needs(scene: &Scene, program: &Program) -> Needs {
             .max()
             .unwrap_or(1),
     }
+}
+
+/// Whether the scene's indexed draws restart list topologies, and patch lists: Vulkan
+/// restarts those only with `primitiveTopologyListRestart` and
+/// `primitiveTopologyPatchListRestart`.
+fn restarted_topologies(scene: &Scene) -> (bool, bool) {
+    use vk::PrimitiveTopology as T;
+    let (mut restart, mut lists, mut patches) = (false, false, false);
+    for line in &scene.commands {
+        match line.command {
+            Command::Enable(Capability::PrimitiveRestartFixedIndex, on) => restart = on,
+            Command::DrawElements { mode, .. } if restart => match pipeline::topology(mode) {
+                T::PATCH_LIST => patches = true,
+                T::POINT_LIST
+                | T::LINE_LIST
+                | T::TRIANGLE_LIST
+                | T::LINE_LIST_WITH_ADJACENCY
+                | T::TRIANGLE_LIST_WITH_ADJACENCY => lists = true,
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+    (lists, patches)
 }
 
 /// An `image2D` is a storage image, a `sampler2D` a combined image sampler.
@@ -385,7 +425,7 @@ impl Player {
         options: &Options,
     ) -> Result<Player, SceneError> {
         let mut data = scene.vertex_data.clone().unwrap_or_default();
-        let words = std::mem::take(&mut data.words);
+        let bytes = std::mem::take(&mut data.bytes);
         let mut player = Player::with_device_objects(gpu, scene, program, options, data)?;
         player.create_program_objects(program).map_err(fail)?;
         if player.gpu.pipelines == pipeline::Path::ShaderObjects {
@@ -394,12 +434,12 @@ impl Player {
         player
             .apply_initializers(&program.initializers)
             .map_err(fail)?;
-        if !words.is_empty() {
+        if !bytes.is_empty() {
             let mut vb = player
                 .gpu
-                .buffer(words.len() as u64 * 4, vk::BufferUsageFlags::VERTEX_BUFFER)
+                .buffer(bytes.len() as u64, vk::BufferUsageFlags::VERTEX_BUFFER)
                 .map_err(fail)?;
-            vb.bytes_mut().copy_from_slice(&words_to_bytes(&words));
+            vb.bytes_mut()[..bytes.len()].copy_from_slice(&bytes);
             player.vertex_buffer = Some(vb);
         }
         player.init_targets().map_err(fail)?;
@@ -440,6 +480,11 @@ impl Player {
             layout: vk::PipelineLayout::null(),
             uniforms: Vec::new(),
             vertex_buffer: None,
+            indices: scene.indices.clone(),
+            index_buffer: None,
+            index_type: scene::IndexType::default(),
+            primitive_restart: false,
+            indirect_buffer: None,
             rect_buffer,
             constant_buffer,
             targets,
@@ -501,12 +546,7 @@ impl Player {
             .collect();
         // The layer draws GL's quads, quad strips and polygons after a vertex shader object
         // that is not linked (its geometry shader goes between it and the fragment shader).
-        let draws_through_geometry = scene.uses(|c| match c {
-            Command::DrawArrays { mode, .. } | Command::XfbDrawArrays { mode, .. } => {
-                mode.compat_only()
-            }
-            _ => false,
-        });
+        let draws_through_geometry = scene.draws_with(Mode::compat_only);
         self.shaders = pipeline::create_shaders(
             &self.gpu,
             &self.targets,
@@ -759,12 +799,25 @@ impl Player {
                 count,
                 instances,
                 base_instance,
-            } => self.draw(DrawCall::arrays(
-                *mode,
-                [*first, *count],
-                *instances,
-                *base_instance,
-            ))?,
+                indirect,
+            } => self.draw(DrawCall {
+                indirect: *indirect,
+                ..DrawCall::arrays(*mode, [*first, *count], *instances, *base_instance)
+            })?,
+            Command::DrawElements {
+                mode,
+                count,
+                first,
+                instances,
+                base_vertex,
+                base_instance,
+                indirect,
+            } => self.draw(DrawCall {
+                base_vertex: Some(*base_vertex),
+                indirect: *indirect,
+                ..DrawCall::arrays(*mode, [*first, *count], *instances, *base_instance)
+            })?,
+            Command::IndexType(ty) => self.index_type = *ty,
             Command::XfbDrawArrays { mode, first, count } => self.draw(DrawCall {
                 xfb: true,
                 ..DrawCall::arrays(*mode, [*first, *count], 1, 0)
@@ -980,6 +1033,7 @@ impl Player {
             Capability::DepthTest => self.raster.depth_test = on,
             Capability::LineStipple => self.gl_state.line_stipple = on,
             Capability::CullFace => self.raster.cull_enabled = on,
+            Capability::PrimitiveRestartFixedIndex => self.primitive_restart = on,
         }
     }
 
@@ -1193,6 +1247,14 @@ impl Drop for Player {
                 d.destroy_query_pool(self.query_pool, None);
             }
             for (_, b) in &self.uniforms {
+                g.destroy_buffer(b);
+            }
+            for b in self
+                .index_buffer
+                .iter()
+                .map(|(_, b)| b)
+                .chain(&self.indirect_buffer)
+            {
                 g.destroy_buffer(b);
             }
             if let Some(b) = &self.vertex_buffer {

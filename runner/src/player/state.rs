@@ -31,6 +31,16 @@ pub struct Player {
     pub(super) layout: vk::PipelineLayout,
     pub(super) uniforms: Vec<(UniformBlock, Buffer)>,
     pub(super) vertex_buffer: Option<Buffer>,
+    /// `[indices]`, and the element array buffer holding them in the type it was last
+    /// written in (rewritten when `index type` changes).
+    pub(super) indices: Vec<u32>,
+    pub(super) index_buffer: Option<(scene::IndexType, Buffer)>,
+    /// `index type`: the type of the next indexed draws' element array.
+    pub(super) index_type: scene::IndexType,
+    /// `GL_PRIMITIVE_RESTART_FIXED_INDEX` is enabled.
+    pub(super) primitive_restart: bool,
+    /// The one command of an indirect draw, made at the first.
+    pub(super) indirect_buffer: Option<Buffer>,
     pub(super) rect_buffer: Buffer,
     pub(super) constant_buffer: Buffer,
     pub(super) targets: Targets,
@@ -98,6 +108,8 @@ pub(super) struct PipelineKey {
     /// GL's mode where Vulkan has no topology for it (`LINE_LOOP` draws a `LINE_STRIP`).
     pub(super) primitive_mode: abi::PrimitiveMode,
     pub(super) patch_control_points: u32,
+    /// Primitive restart: an indexed draw with `GL_PRIMITIVE_RESTART_FIXED_INDEX` on.
+    pub(super) primitive_restart: bool,
     pub(super) xfb: bool,
     pub(super) source: Source,
     pub(super) raster: RasterState,

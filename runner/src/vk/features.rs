@@ -59,6 +59,7 @@ core_features! {
     ShaderResourceMinLod => shader_resource_min_lod, "shaderResourceMinLod";
     ShaderResourceResidency => shader_resource_residency, "shaderResourceResidency";
     FillModeNonSolid => fill_mode_non_solid, "fillModeNonSolid";
+    DrawIndirectFirstInstance => draw_indirect_first_instance, "drawIndirectFirstInstance";
 }
 
 impl CoreFeature {

@@ -53,6 +53,13 @@ pub struct Needs {
     /// A vertex shader writes `gl_Layer` / `gl_ViewportIndex`:
     /// `VK_EXT_shader_viewport_index_layer`.
     pub viewport_index_layer: bool,
+    /// `index type uint8`: `indexTypeUint8` (VK_KHR_index_type_uint8 or the EXT).
+    pub index_type_uint8: bool,
+    /// Indexed draws restart list topologies: `primitiveTopologyListRestart`
+    /// (VK_EXT_primitive_topology_list_restart).
+    pub list_restart: bool,
+    /// … and patch lists: `primitiveTopologyPatchListRestart`.
+    pub patch_list_restart: bool,
 }
 
 /// A logical device made for one scene.
@@ -96,6 +103,16 @@ pub struct Gpu {
 
 fn has_extension(list: &[vk::ExtensionProperties], name: &CStr) -> bool {
     list.iter().any(|e| e.extension_name_as_c_str() == Ok(name))
+}
+
+/// The extension of `indexTypeUint8` the device lists: the KHR one, else the EXT one.
+fn uint8_extension(list: &[vk::ExtensionProperties]) -> Option<&'static CStr> {
+    [
+        ash::khr::index_type_uint8::NAME,
+        ash::ext::index_type_uint8::NAME,
+    ]
+    .into_iter()
+    .find(|&name| has_extension(list, name))
 }
 
 /// Extensions a layer itself offers for a device (`pLayerName` set).
@@ -266,6 +283,8 @@ impl Gpu {
         let mut v13 = vk::PhysicalDeviceVulkan13Features::default();
         let mut library = vk::PhysicalDeviceGraphicsPipelineLibraryFeaturesEXT::default();
         let mut shader_object = vk::PhysicalDeviceShaderObjectFeaturesEXT::default();
+        let mut uint8 = vk::PhysicalDeviceIndexTypeUint8FeaturesKHR::default();
+        let mut restart = vk::PhysicalDevicePrimitiveTopologyListRestartFeaturesEXT::default();
         let mut f2 = vk::PhysicalDeviceFeatures2::default();
         let has_xfb = has_extension(&exts, ash::ext::transform_feedback::NAME);
         if has_xfb {
@@ -282,6 +301,14 @@ impl Gpu {
         }
         if props.api_version >= vk::API_VERSION_1_3 {
             f2 = f2.push_next(&mut v13);
+        }
+        let has_uint8 = uint8_extension(&exts).is_some();
+        if has_uint8 {
+            f2 = f2.push_next(&mut uint8);
+        }
+        let has_restart = has_extension(&exts, ash::ext::primitive_topology_list_restart::NAME);
+        if has_restart {
+            f2 = f2.push_next(&mut restart);
         }
         // SAFETY: `pd` is `instance`'s; `f2`'s chain holds only structs of extensions the
         // device lists (or core 1.3), each a local that outlives the call.
@@ -325,6 +352,23 @@ impl Gpu {
             needs.viewport_index_layer,
             has_extension(&exts, ash::ext::shader_viewport_index_layer::NAME),
             "VK_EXT_shader_viewport_index_layer (a vertex shader writing gl_Layer)",
+        );
+        want(
+            needs.index_type_uint8,
+            has_uint8 && uint8.index_type_uint8 == vk::TRUE,
+            "indexTypeUint8 (VK_KHR_index_type_uint8 or VK_EXT_index_type_uint8: index type uint8)",
+        );
+        want(
+            needs.list_restart,
+            has_restart && restart.primitive_topology_list_restart == vk::TRUE,
+            "primitiveTopologyListRestart (VK_EXT_primitive_topology_list_restart: primitive \
+             restart in a list mode)",
+        );
+        want(
+            needs.patch_list_restart,
+            has_restart && restart.primitive_topology_patch_list_restart == vk::TRUE,
+            "primitiveTopologyPatchListRestart (VK_EXT_primitive_topology_list_restart: \
+             primitive restart of patches)",
         );
         let shader_objects = vulkan.pipelines == Path::ShaderObjects;
         want(
@@ -689,7 +733,8 @@ impl DeviceExtensions {
             dynamic: (vulkan.pipelines == Path::DynamicState)
                 .then(|| DynamicFeatures::query(&vulkan.instance, pd, |n| has_extension(&exts, n))),
         };
-        let wanted: [(bool, &[&CStr]); 8] = [
+        let uint8 = uint8_extension(&exts).filter(|_| needs.index_type_uint8);
+        let wanted: [(bool, &[&CStr]); 9] = [
             (
                 needs.transform_feedback,
                 &[ash::ext::transform_feedback::NAME],
@@ -703,6 +748,10 @@ impl DeviceExtensions {
             (
                 chosen.custom_border_color,
                 &[ash::ext::custom_border_color::NAME],
+            ),
+            (
+                needs.list_restart || needs.patch_list_restart,
+                &[ash::ext::primitive_topology_list_restart::NAME],
             ),
             (chosen.layer_levels, &[&levels_ext]),
             (chosen.layer_gl_state, &[&gl_state_ext]),
@@ -719,6 +768,7 @@ impl DeviceExtensions {
                 chosen.names.extend(names.iter().map(|&n| n.to_owned()));
             }
         }
+        chosen.names.extend(uint8.map(CStr::to_owned));
         if chosen.shader_objects {
             chosen.names.push(ash::ext::shader_object::NAME.to_owned());
             // VK_EXT_shader_object's state commands are also these extensions' commands: a
@@ -841,6 +891,16 @@ fn create_device(
         if on.contains(&ash::ext::extended_dynamic_state3::NAME) {
             info = info.push_next(&mut eds3);
         }
+    }
+    let mut uint8 = vk::PhysicalDeviceIndexTypeUint8FeaturesKHR::default().index_type_uint8(true);
+    if needs.index_type_uint8 {
+        info = info.push_next(&mut uint8);
+    }
+    let mut restart = vk::PhysicalDevicePrimitiveTopologyListRestartFeaturesEXT::default()
+        .primitive_topology_list_restart(needs.list_restart)
+        .primitive_topology_patch_list_restart(needs.patch_list_restart);
+    if needs.list_restart || needs.patch_list_restart {
+        info = info.push_next(&mut restart);
     }
     let mut border = vk::PhysicalDeviceCustomBorderColorFeaturesEXT::default()
         .custom_border_colors(true)

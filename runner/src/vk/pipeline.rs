@@ -78,6 +78,8 @@ pub struct PipelineDesc<'a> {
     /// draws `topology` alone.
     pub primitive_mode: abi::PrimitiveMode,
     pub patch_control_points: u32,
+    /// `primitiveRestartEnable`: an indexed draw under GL_PRIMITIVE_RESTART_FIXED_INDEX.
+    pub primitive_restart: bool,
     pub rasterizer_discard: bool,
     pub raster: RasterState,
 }
@@ -266,8 +268,9 @@ pub fn create(gpu: &Gpu, targets: &Targets, desc: &PipelineDesc) -> VkResult<Pip
         p_next: std::ptr::null(),
         primitive_mode: desc.primitive_mode,
     };
-    let mut input_assembly =
-        vk::PipelineInputAssemblyStateCreateInfo::default().topology(desc.topology);
+    let mut input_assembly = vk::PipelineInputAssemblyStateCreateInfo::default()
+        .topology(desc.topology)
+        .primitive_restart_enable(desc.primitive_restart);
     if desc.primitive_mode != abi::PrimitiveMode::NONE && gpu.gl_state.is_some() {
         // The layer's struct (VK_GLSEM_gl_state is enabled): the layer takes it out of the
         // chain, sets the topology and draws GL's mode; `gl_mode` outlives the creation.
@@ -741,7 +744,7 @@ impl ShaderState<'_> {
         unsafe {
             objects.cmd_set_vertex_input(cmd, &bindings, &attributes);
             objects.cmd_set_primitive_topology(cmd, desc.topology);
-            objects.cmd_set_primitive_restart_enable(cmd, false);
+            objects.cmd_set_primitive_restart_enable(cmd, desc.primitive_restart);
         }
         if let Some(gl) = self.gpu.gl_state {
             // GL's mode of this draw (NONE: the topology above), after the topology: the layer
@@ -912,7 +915,9 @@ pub unsafe fn record_dynamic_state(
                     s.cmd_set_rasterizer_discard_enable(cmd, desc.rasterizer_discard)
                 }
                 D::DEPTH_BIAS_ENABLE => s.cmd_set_depth_bias_enable(cmd, false),
-                D::PRIMITIVE_RESTART_ENABLE => s.cmd_set_primitive_restart_enable(cmd, false),
+                D::PRIMITIVE_RESTART_ENABLE => {
+                    s.cmd_set_primitive_restart_enable(cmd, desc.primitive_restart)
+                }
                 D::PATCH_CONTROL_POINTS_EXT => {
                     s.cmd_set_patch_control_points(cmd, desc.patch_control_points.max(1))
                 }
