@@ -5,24 +5,20 @@
 )]
 //! The Vulkan layer: what the loader calls (`vkNegotiateLoaderLayerInterfaceVersion`,
 //! `vkGet*ProcAddr`, exported by `src/lib.rs` as thin wrappers of the functions here). This
-//! file only declares the modules and those entry points; no module here uses it. docs/architecture.md lists the files.
+//! file only declares the folders and those entry points; no module uses it. Each folder
+//! uses only the ones below it (docs/architecture.md lists the files):
 //!
-//! - `dispatch`: the one table of hooked entry points, their KHR/EXT aliases and the layer's
-//!   own commands (names and types from `glsem_abi`); `loader_abi`: `vk_layer.h` structs.
-//! - `state`: what the layer keeps per instance and per device; `registry`: where it finds
-//!   them by handle; `frames`: the frames every hook runs in (a panic never crosses FFI;
-//!   the layer's own work is shielded so that a failure there leaves the application's
-//!   call untouched).
-//! - One file per object served: `instance`, `device` (creation, the layer's extensions and
-//!   the features it enables), `modules`, `render_passes` (and framebuffers), `layouts`,
-//!   `planner` (`vkCreateGraphicsPipelines`: the key of `glsem_spirv::semantics::choose` and the
-//!   steps), `shader_object` (`vkCreateShadersEXT`, `vkCmdBindShadersEXT`), `command_state`
-//!   (the GL state per command buffer behind `VK_GLSEM_tessellation_default_levels` and
-//!   `VK_GLSEM_gl_state`).
-//! - `create_info`: the safe views of create infos, made at the hook boundary;
-//!   `pipeline_info`, `rewrite`, `patched`, `push_range`: reading views, running steps,
-//!   the copies a rewritten pipeline goes down with, placing the GL-state block; `cache`, `records`: what is kept; `settings`, `log`, `ffi`,
-//!   `shader_code`: leaves.
+//! - `devices`: instance and device creation;
+//! - `pipelines`: `vkCreateGraphicsPipelines` (one decision per create info), shader objects;
+//! - `rules`: the layer side of each GL rule (`LayerStep`), one file per rule;
+//! - `rewrite`: the mechanics of a rewrite (`Run`, `Patched`), naming no rule;
+//! - `commands`: command buffers and draws (GL state pushed at bind, followed dynamic
+//!   state, current attributes, line loops);
+//! - `objects`: the application's objects: create-info views, the key, records of modules,
+//!   layouts, render passes;
+//! - `loader`: the one interception table, per-device state, its registry, the hook frames
+//!   (a panic never crosses FFI);
+//! - `data`: what is remembered per device; `support`: leaves and typed errors.
 
 mod commands;
 pub mod data;

@@ -8,7 +8,7 @@
 //!
 //! It finds the next layer's commands the way a layer must: by the handle's dispatch key,
 //! in a short list under a read lock (as glsem's registry does), and keeps its library
-//! loaded from its first instance on, as glsem does (`src/layer/instance.rs`), so that
+//! loaded from its first instance on, as glsem does (`src/layer/devices/instance.rs`), so that
 //! `glsem_over_empty_ratio_instance_device` compares the two layers' work, not a reload.
 
 #![allow(non_snake_case)] // The loader looks up vkGetInstanceProcAddr by name.
