@@ -583,6 +583,7 @@ fn rewrite_us_tcs(modules: &Modules, runs: &Runs) {
         max_patch_size: 32,
         push_constant_offset: 104,
         any_patch_size: false,
+        patch_size_location: None,
     };
     let vertex = Some((&modules.tcs_pair_vertex[..], "main"));
     let tes = &modules.tcs_pair_tes;

@@ -360,6 +360,7 @@ pub fn check_passthrough_tcs(data: &[u8]) -> Vec<Produced> {
         max_patch_size: 32,
         push_constant_offset: (c.key[2] % 27) as u32 * 4,
         any_patch_size: false,
+        patch_size_location: None,
     };
     let mut produced = Vec::new();
     check_tcs_call(tes, &tes_entry, vertex, &key, &mut produced);
@@ -546,6 +547,7 @@ pub fn check_planner_chain(data: &[u8]) -> Vec<Produced> {
                 max_patch_size: 32,
                 push_constant_offset: block_offset,
                 any_patch_size: false,
+                patch_size_location: None,
             };
             if let Some(t) = pos(semantics::Stage::TessEval) {
                 let (tes, vs) = (&stages[t], &stages[0]);

@@ -7,7 +7,10 @@
 use crate::spirv_tools;
 
 use glsem_spirv::module::{Inst, Module, Section, Type};
-use glsem_spirv::passthrough_tcs::{build_passthrough_tcs, TcsKey, LEVELS_PUSH_CONSTANT_SIZE};
+use glsem_spirv::passthrough_tcs::{
+    build_passthrough_tcs, patch_size_location, read_patch_size_from, TcsKey,
+    LEVELS_PUSH_CONSTANT_SIZE,
+};
 use glsem_spirv::PassError;
 use spirv::{BuiltIn, Capability, Decoration, ExecutionMode, ExecutionModel, Op, StorageClass};
 use std::collections::HashMap;
@@ -18,6 +21,7 @@ const KEY: TcsKey = TcsKey {
     max_patch_size: 32,
     push_constant_offset: 104,
     any_patch_size: false,
+    patch_size_location: None,
 };
 
 /// Compiles `tests/spirv/passthrough_tcs/<name>` for `target_env` (glslang's `--target-env`).
@@ -286,6 +290,7 @@ fn one_tcs_serves_every_patch_size() {
     let key = TcsKey {
         output_vertices: 32,
         any_patch_size: true,
+        patch_size_location: None,
         ..KEY
     };
     assert!(build_passthrough_tcs(&tes, "main", None, &key).is_err());
@@ -310,6 +315,74 @@ fn one_tcs_serves_every_patch_size() {
         .map(|i| (i.operand(1), i.operand(2)))
         .collect();
     assert_eq!(modes, vec![(ExecutionMode::OutputVertices as u32, 32)]);
+}
+
+/// GL: without a TCS, `gl_PatchVerticesIn` in the TES is the draw's patch size. Under a
+/// dynamic patch size the generated TCS outputs the most a draw may set, so the TES reads
+/// the size the TCS passes in a `patch out int` past its own inputs, written from the TCS's
+/// `gl_PatchVerticesIn` (the draw's).
+#[test]
+fn a_tes_reading_the_patch_size_reads_the_draws_under_a_dynamic_patch_size() {
+    let tes = compile("varyings.tese", "vulkan1.0");
+    let location = patch_size_location(&tes, "main").unwrap().expect("reads it");
+    let tes_m = Module::parse(&tes).unwrap();
+    let ends = glsem_spirv::interface::entry_point_ends(&tes);
+    assert!(location >= ends[0].2.input, "past every per-vertex input");
+    let key = TcsKey {
+        output_vertices: 32,
+        any_patch_size: true,
+        patch_size_location: Some(location),
+        ..KEY
+    };
+    let tcs = build_passthrough_tcs(&tes, "main", None, &key).unwrap();
+    validate(&tcs, "vulkan1.0");
+    let new_tes = read_patch_size_from(&tes, "main", location)
+        .unwrap()
+        .expect("rewritten");
+    spirv_tools::assert_valid(&new_tes, "vulkan1.0", "the TES reading the patch size");
+    let tcs_m = Module::parse(&tcs).unwrap();
+    let new_tes_m = Module::parse(&new_tes).unwrap();
+    // The TES no longer reads the built-in; the TCS's patch output feeds the new input.
+    let reads_builtin = |m: &Module<'_>| {
+        m.entry_points[0].interface.iter().any(|&v| {
+            m.decoration(v, Decoration::BuiltIn) == Some(&[BuiltIn::PatchVertices as u32][..])
+                && m.variable(v).is_some_and(|(s, _)| s == StorageClass::Input)
+        })
+    };
+    assert!(reads_builtin(&tes_m));
+    assert!(!reads_builtin(&new_tes_m));
+    assert_interface(
+        &tcs_m,
+        ExecutionModel::TessellationControl,
+        &new_tes_m,
+        ExecutionModel::TessellationEvaluation,
+    );
+    let output = var_named(&tcs_m, "glsem_PatchVerticesIn");
+    assert!(tcs_m.has_decoration(output, Decoration::Patch));
+    assert_eq!(
+        tcs_m.decoration(output, Decoration::Location),
+        Some(&[location][..])
+    );
+    // What it stores is the TCS's own gl_PatchVerticesIn, loaded.
+    let store = tcs_m
+        .insts
+        .iter()
+        .find(|i| i.op() == Some(Op::Store) && i.operand(0) == output)
+        .expect("written");
+    let load = tcs_m
+        .insts
+        .iter()
+        .find(|i| i.op() == Some(Op::Load) && i.operand(1) == store.operand(1))
+        .expect("a load");
+    let source = load.operand(2);
+    assert_eq!(
+        tcs_m.decoration(source, Decoration::BuiltIn),
+        Some(&[BuiltIn::PatchVertices as u32][..])
+    );
+    // A TES that does not read it needs no Location.
+    let clip = compile("clip.tese", "vulkan1.0");
+    assert_eq!(patch_size_location(&clip, "main").unwrap(), None);
+    assert_eq!(read_patch_size_from(&clip, "main", 5).unwrap(), None);
 }
 
 #[test]

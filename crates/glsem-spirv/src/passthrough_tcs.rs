@@ -20,13 +20,14 @@
 //!   features), plus `ClipDistance`/`CullDistance` when the VS declares them, since the
 //!   TCS's `gl_in` mirrors the VS's `gl_PerVertex`.
 
-use super::error::PassError;
+use super::error::{PassError, PassResult};
+use super::layout::location_end;
 use super::module::{Editor, Module, Name, Type};
-use super::rule::{Rule, Semantic};
+use super::rule::{Rule, Semantic, SplitInterface, Stage};
 use super::stage_writer::{
     interface_decoration, module_head, output_per_vertex_block, Source, StageWriter,
 };
-use spirv::{BuiltIn, Capability, Decoration, ExecutionMode, ExecutionModel, StorageClass};
+use spirv::{BuiltIn, Capability, Decoration, ExecutionMode, ExecutionModel, Op, StorageClass};
 
 /// Size of the push-constant block the generated TCS reads: `inner[2]` then `outer[4]` floats.
 pub const LEVELS_PUSH_CONSTANT_SIZE: u32 = 24;
@@ -44,10 +45,12 @@ pub struct TcsKey {
     /// The patch size is dynamic state (`VK_DYNAMIC_STATE_PATCH_CONTROL_POINTS_EXT`): one
     /// TCS for every count, with `OutputVertices` = `output_vertices` (the most a draw may
     /// set). Invocation `i` copies input vertex `min(i, gl_PatchVerticesIn - 1)`, so the
-    /// output patch holds the input's vertices, then copies of its last one. The TES sees
-    /// `output_vertices` as its patch size, so a TES that reads `gl_PatchVerticesIn` is
-    /// refused.
+    /// output patch holds the input's vertices, then copies of its last one.
     pub any_patch_size: bool,
+    /// With [`TcsKey::any_patch_size`], a TES that reads `gl_PatchVerticesIn` would see
+    /// `output_vertices`: the TCS writes the draw's patch size to a `patch out int` at this
+    /// Location, which the TES reads instead ([`ReadPatchSize`]).
+    pub patch_size_location: Option<u32>,
 }
 
 /// Builds a TCS for `tes` (entry point `tes_entry`). `vertex` is the pipeline's vertex
@@ -89,14 +92,16 @@ pub fn build_passthrough_tcs(
         }
         None => None,
     };
-    if dynamic_patch_size {
+    if dynamic_patch_size && key.patch_size_location.is_none() {
         let reads_patch_size = tes_module
             .builtin_variables(tes_ep, StorageClass::Input, BuiltIn::PatchVertices)
             .next()
             .is_some();
         if reads_patch_size {
             return Err(unsupported(
-                "a TES that reads gl_PatchVerticesIn with a dynamic patch size".into(),
+                "a TES that reads gl_PatchVerticesIn with a dynamic patch size, without a \
+                 Location to pass the patch size at"
+                    .into(),
             ));
         }
     }
@@ -145,6 +150,9 @@ pub fn build_passthrough_tcs(
         } else {
             t.per_vertex_copy(&tes_module, var, *element, key, indices)?;
         }
+    }
+    if let Some(location) = key.patch_size_location.filter(|_| dynamic_patch_size) {
+        t.patch_size_output(location);
     }
     t.levels(key.push_constant_offset);
     let globals: Vec<u32> = t.push_constant.into_iter().collect();
@@ -345,6 +353,21 @@ impl<'m, 'a> TcsWriter<'m, 'a> {
         Ok(())
     }
 
+    /// A `patch out int` at `location` written with `gl_PatchVerticesIn`, the draw's patch
+    /// size, for the TES to read in place of its own ([`ReadPatchSize`]).
+    fn patch_size_output(&mut self, location: u32) {
+        let int = self.w.e.type_int(32, true);
+        let output = self
+            .w
+            .variable(StorageClass::Output, int, "glsem_PatchVerticesIn");
+        self.w.e.decorate(output, Decoration::Patch, &[]);
+        self.w.e.decorate(output, Decoration::Location, &[location]);
+        let count = self
+            .w
+            .load_builtin_input(int, "gl_PatchVerticesIn", BuiltIn::PatchVertices);
+        self.w.e.store(&mut self.w.body, output, count);
+    }
+
     /// Declares `in[max_patch_size]` of `in_element` and `out[output_vertices]` of
     /// `out_element`.
     fn arrayed_pair(
@@ -418,4 +441,98 @@ pub struct GenerateTcs;
 impl Rule for GenerateTcs {
     const SEMANTIC: Semantic = Semantic::PassthroughTcs;
     const NOTE: &'static str = "passthrough tessellation control shader generated";
+}
+
+/// Where a TES reads the patch size under a dynamic patch size: the first Location past
+/// every input it declares (per-vertex and per-patch alike), for a `patch in int` the
+/// generated TCS writes. `None`: the TES does not read `gl_PatchVerticesIn`.
+pub fn patch_size_location(tes: &[u32], entry: &str) -> Result<Option<u32>, PassError> {
+    let m = Module::parse(tes)?;
+    let Some(ep) = m.entry_point(entry, ExecutionModel::TessellationEvaluation) else {
+        return Ok(None);
+    };
+    let reads = m
+        .builtin_variables(ep, StorageClass::Input, BuiltIn::PatchVertices)
+        .next()
+        .is_some();
+    if !reads {
+        return Ok(None);
+    }
+    let end = ep
+        .interface
+        .iter()
+        .filter_map(|&id| {
+            let (StorageClass::Input, pointee) = m.variable(id)? else {
+                return None;
+            };
+            if m.has_decoration(id, Decoration::BuiltIn) {
+                return None;
+            }
+            let ty = match m.type_of(pointee) {
+                Some(Type::Array { element, .. }) if !m.has_decoration(id, Decoration::Patch) => {
+                    *element
+                }
+                _ => pointee,
+            };
+            Some(location_end(&m, id, ty))
+        })
+        .max()
+        .unwrap_or(0);
+    Ok(Some(end))
+}
+
+/// Makes the TES's `gl_PatchVerticesIn` a `patch in int` at `location`, which the generated
+/// TCS writes with the draw's patch size. `Ok(None)` when the TES does not read it.
+pub fn read_patch_size_from(tes: &[u32], entry: &str, location: u32) -> PassResult {
+    let m = Module::parse(tes)?;
+    let Some(ep) = m.entry_point(entry, ExecutionModel::TessellationEvaluation) else {
+        return Ok(None);
+    };
+    let Some((var, _)) = m
+        .builtin_variables(ep, StorageClass::Input, BuiltIn::PatchVertices)
+        .next()
+    else {
+        return Ok(None);
+    };
+    let decoration = m.insts.iter().position(|i| {
+        i.op() == Some(Op::Decorate)
+            && i.operands().len() >= 3
+            && i.operand(0) == var
+            && i.operand(1) == Decoration::BuiltIn as u32
+            && i.operand(2) == BuiltIn::PatchVertices as u32
+    });
+    let Some(decoration) = decoration else {
+        return Ok(None);
+    };
+    let mut e = Editor::new(&m);
+    e.redecorate(decoration, var, Decoration::Location, &[location]);
+    if !m.has_decoration(var, Decoration::Patch) {
+        e.decorate(var, Decoration::Patch, &[]);
+    }
+    Ok(Some(e.finish()?))
+}
+
+/// The step beside [`GenerateTcs`] under a dynamic patch size: the TES reads the patch size
+/// the generated TCS passes at `location` ([`read_patch_size_from`]).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ReadPatchSize {
+    pub location: u32,
+}
+
+impl Rule for ReadPatchSize {
+    const SEMANTIC: Semantic = Semantic::PassthroughTcs;
+    const STAGE: Option<Stage> = Some(Stage::TessEval);
+    const OWN_NAME: Option<&'static str> = Some("patch_size");
+
+    fn note(&self, _split: Option<&SplitInterface>) -> String {
+        format!(
+            "the tessellation evaluation shader reads gl_PatchVerticesIn from the generated \
+             TCS (Location {}): the patch size is dynamic",
+            self.location
+        )
+    }
+
+    fn rewrite(&self, words: &[u32], entry: &str) -> PassResult {
+        read_patch_size_from(words, entry, self.location)
+    }
 }

@@ -524,6 +524,7 @@ fn generated_tcs(
         max_patch_size: dev.limits.max_tessellation_patch_size,
         push_constant_offset: offset,
         any_patch_size: false,
+        patch_size_location: None,
     };
     let words = build_passthrough_tcs(&record.words, &record.entry, None, &key)
         .map_err(|e| GenerationError::Pass(e.to_string().into()))?;

@@ -9,12 +9,15 @@ use crate::layer::data::records::{BlockBinding, BlockSlot};
 use crate::layer::rewrite::run::{cached, Run};
 use crate::layer::rules::LayerStep;
 use crate::layer::support::error::{GenerationError, PlanError, TcsError};
-use glsem_spirv::passthrough_tcs::{build_passthrough_tcs, GenerateTcs, TcsKey};
+use glsem_spirv::passthrough_tcs::{
+    build_passthrough_tcs, patch_size_location, GenerateTcs, ReadPatchSize, TcsKey,
+};
 use glsem_spirv::semantics::{Semantic, Stage, Step};
 
 impl LayerStep for GenerateTcs {
     fn plan(&self, step: &Step, run: &mut Run<'_>) -> Result<(), PlanError> {
-        let (words, binding, patch_size) = generate_tcs(run)?;
+        let patch_size_location = read_patch_size(run)?;
+        let (words, binding, patch_size) = generate_tcs(run, patch_size_location)?;
         run.out.tcs = Some(words);
         run.out.reads_block = Some(binding);
         run.notes.push((
@@ -30,7 +33,10 @@ impl LayerStep for GenerateTcs {
 }
 
 /// Builds the passthrough TCS for a TES-without-TCS pipeline, or says why it cannot.
-fn generate_tcs(run: &Run<'_>) -> Result<(Arc<[u32]>, BlockBinding, u32), TcsError> {
+fn generate_tcs(
+    run: &Run<'_>,
+    patch_size_location: Option<u32>,
+) -> Result<(Arc<[u32]>, BlockBinding, u32), TcsError> {
     let dev = run.dev;
     if !dev.settings.semantics.contains(Semantic::PassthroughTcs) {
         return Err(TcsError::SettingOff);
@@ -69,6 +75,7 @@ fn generate_tcs(run: &Run<'_>) -> Result<(Arc<[u32]>, BlockBinding, u32), TcsErr
         max_patch_size: dev.limits.max_tessellation_patch_size,
         push_constant_offset: binding.offset,
         any_patch_size,
+        patch_size_location,
     };
     let cache_key = CacheKey::Tcs {
         tes: ModuleKey::of(tes_module),
@@ -97,3 +104,34 @@ fn generate_tcs(run: &Run<'_>) -> Result<(Arc<[u32]>, BlockBinding, u32), TcsErr
         _ => Err(GenerationError::Nothing.into()),
     }
 }
+
+/// Under a dynamic patch size the generated TCS's patch is as large as a draw may set, and
+/// a TES reading `gl_PatchVerticesIn` would see that: it reads instead the draw's patch
+/// size, which the TCS passes at a Location past the TES's inputs. Returns that Location
+/// (`None`: a static patch size, or a TES that does not read it).
+fn read_patch_size(run: &mut Run<'_>) -> Result<Option<u32>, TcsError> {
+    if !run.target.dynamic_patch_control_points {
+        return Ok(None);
+    }
+    let codes = run.codes;
+    let Some((tes, entry)) = codes
+        .iter()
+        .find(|c| c.stage == Stage::TessEval)
+        .and_then(|c| c.code())
+    else {
+        return Err(TcsError::NoEvaluationCode);
+    };
+    let location = patch_size_location(&tes.words, entry)
+        .map_err(|e| GenerationError::Pass(e.to_string().into()))?;
+    let Some(location) = location else {
+        return Ok(None);
+    };
+    match run.apply(&Step::ReadPatchSize(ReadPatchSize { location })) {
+        Outcome::Module(_) => Ok(Some(location)),
+        Outcome::Failed(why) => Err(GenerationError::Pass(why).into()),
+        _ => Err(GenerationError::Nothing.into()),
+    }
+}
+
+/// A step the layer constructs itself, in [`GenerateTcs`]'s plan.
+impl LayerStep for ReadPatchSize {}

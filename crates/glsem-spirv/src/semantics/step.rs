@@ -81,6 +81,8 @@ macro_rules! step_list {
         $m! {
             /// A TES without TCS: generate the passthrough TCS.
             GenerateTcs($crate::passthrough_tcs::GenerateTcs),
+            /// Under a dynamic patch size, the TES reads the patch size the generated TCS passes.
+            ReadPatchSize($crate::passthrough_tcs::ReadPatchSize),
             SplitXfbOutputs($crate::xfb_split::SplitXfbOutputs),
             SplitStructOutputs($crate::xfb_split::SplitStructOutputs),
             /// Broadcast gl_FragColor to these attachments.
