@@ -289,28 +289,27 @@ impl<'m, 'a> Editor<'m, 'a> {
     /// A new struct type: SPIR-V structs are not unique (each may carry its own
     /// decorations), so every call declares one.
     pub fn type_struct(&mut self, members: &[u32]) -> u32 {
-        let id = self.new_id();
-        self.append_instruction(Section::Global, &Instruction::type_struct(id, members));
-        id
+        self.add_global(|id| Instruction::type_struct(id, members))
     }
 
     /// A new array type, not shared with an identical one: for arrays that carry an
     /// `ArrayStride` (which the undecorated arrays of built-ins must not).
     pub fn type_array_decorated(&mut self, element: u32, length: u32) -> u32 {
         let length_id = self.constant_u32(length);
+        self.add_global(|id| Instruction::type_array(id, element, length_id))
+    }
+
+    /// Appends the global `declaration` of a new id, made from the id; returns the id.
+    fn add_global(&mut self, declaration: impl FnOnce(u32) -> Instruction) -> u32 {
         let id = self.new_id();
-        let array = Instruction::type_array(id, element, length_id);
-        self.append_instruction(Section::Global, &array);
+        self.append_instruction(Section::Global, &declaration(id));
         id
     }
 
     /// Adds a global `OpVariable` and returns its id.
     pub fn add_variable(&mut self, storage: StorageClass, pointee: u32) -> u32 {
         let ptr = self.type_pointer(storage, pointee);
-        let id = self.new_id();
-        let variable = Instruction::variable(ptr, id, storage, None);
-        self.append_instruction(Section::Global, &variable);
-        id
+        self.add_global(|id| Instruction::variable(ptr, id, storage, None))
     }
 
     /// Declares the existing variable `id` again, at the end of the globals, in `storage`
@@ -382,12 +381,9 @@ impl<'m, 'a> Editor<'m, 'a> {
         pointer: u32,
         memory_access: &[u32],
     ) -> u32 {
-        let id = self.new_id();
-        Instruction::with_result(Op::Load, ty, id)
-            .operand(pointer)
-            .operands(memory_access)
-            .append_to(code);
-        id
+        let mut ops = vec![pointer];
+        ops.extend_from_slice(memory_access);
+        self.emit(code, Op::Load, ty, &ops)
     }
 
     /// `OpStore` of `value` to `pointer`.
@@ -447,12 +443,10 @@ impl<'m, 'a> Editor<'m, 'a> {
         composite: u32,
         path: &[u32],
     ) -> u32 {
-        let id = self.new_id();
-        Instruction::with_result(Op::CompositeExtract, ty, id)
-            .operand(composite)
-            .operands(path)
-            .append_to(code);
-        id
+        let mut ops = Vec::with_capacity(path.len() + 1);
+        ops.push(composite);
+        ops.extend_from_slice(path);
+        self.emit(code, Op::CompositeExtract, ty, &ops)
     }
 
     /// `OpCompositeInsert`: `composite` (of type `ty`) with `object` at the literal `path`.

@@ -29,6 +29,19 @@ enum Words {
     Heap(Vec<u32>),
 }
 
+/// Constructors of instructions whose operands are all single words (ids, masks), written
+/// in the grammar's order: `name(operand, ...) => Op;`.
+macro_rules! single_word_operands {
+    ($($(#[$doc:meta])* $name:ident($($operand:ident),*) => $op:ident;)*) => {
+        $(
+            $(#[$doc])*
+            pub fn $name($($operand: u32),*) -> Self {
+                Self::new(Op::$op).operands(&[$($operand),*])
+            }
+        )*
+    };
+}
+
 impl Instruction {
     /// `op` with no operands yet.
     pub fn new(op: Op) -> Self {
@@ -110,7 +123,7 @@ impl Instruction {
     }
 
     // One constructor per opcode the crate writes with fixed operands, in the order of the
-    // logical layout.
+    // logical layout; those of single-word operands only are below, from the macro.
 
     pub fn capability(capability: Capability) -> Self {
         Self::new(Op::Capability).operand(capability as u32)
@@ -121,9 +134,7 @@ impl Instruction {
     }
 
     pub fn memory_model(addressing: AddressingModel, memory: MemoryModel) -> Self {
-        Self::new(Op::MemoryModel)
-            .operand(addressing as u32)
-            .operand(memory as u32)
+        Self::new(Op::MemoryModel).operands(&[addressing as u32, memory as u32])
     }
 
     pub fn entry_point(
@@ -132,18 +143,13 @@ impl Instruction {
         name: &str,
         interface: &[u32],
     ) -> Self {
-        Self::new(Op::EntryPoint)
-            .operand(model as u32)
-            .operand(function)
-            .string(name)
-            .operands(interface)
+        let head = Self::new(Op::EntryPoint).operands(&[model as u32, function]);
+        head.string(name).operands(interface)
     }
 
     pub fn execution_mode(function: u32, mode: ExecutionMode, literals: &[u32]) -> Self {
-        Self::new(Op::ExecutionMode)
-            .operand(function)
-            .operand(mode as u32)
-            .operands(literals)
+        let head = Self::new(Op::ExecutionMode).operands(&[function, mode as u32]);
+        head.operands(literals)
     }
 
     pub fn name(id: u32, name: &str) -> Self {
@@ -152,32 +158,18 @@ impl Instruction {
 
     pub fn member_name(ty: u32, member: u32, name: &str) -> Self {
         Self::new(Op::MemberName)
-            .operand(ty)
-            .operand(member)
+            .operands(&[ty, member])
             .string(name)
     }
 
     pub fn decorate(id: u32, decoration: Decoration, literals: &[u32]) -> Self {
-        Self::new(Op::Decorate)
-            .operand(id)
-            .operand(decoration as u32)
-            .operands(literals)
+        let head = Self::new(Op::Decorate).operands(&[id, decoration as u32]);
+        head.operands(literals)
     }
 
     pub fn member_decorate(id: u32, member: u32, decoration: Decoration, literals: &[u32]) -> Self {
-        Self::new(Op::MemberDecorate)
-            .operand(id)
-            .operand(member)
-            .operand(decoration as u32)
-            .operands(literals)
-    }
-
-    /// `length` is the id of the length constant.
-    pub fn type_array(id: u32, element: u32, length: u32) -> Self {
-        Self::new(Op::TypeArray)
-            .operand(id)
-            .operand(element)
-            .operand(length)
+        let head = Self::new(Op::MemberDecorate).operands(&[id, member, decoration as u32]);
+        head.operands(literals)
     }
 
     pub fn type_struct(id: u32, members: &[u32]) -> Self {
@@ -185,10 +177,7 @@ impl Instruction {
     }
 
     pub fn type_pointer(id: u32, storage: StorageClass, pointee: u32) -> Self {
-        Self::new(Op::TypePointer)
-            .operand(id)
-            .operand(storage as u32)
-            .operand(pointee)
+        Self::new(Op::TypePointer).operands(&[id, storage as u32, pointee])
     }
 
     /// `pointer_type` is the variable's type, a pointer in `storage`.
@@ -199,25 +188,7 @@ impl Instruction {
         initializer: Option<u32>,
     ) -> Self {
         let variable = Self::with_result(Op::Variable, pointer_type, id).operand(storage as u32);
-        match initializer {
-            Some(value) => variable.operand(value),
-            None => variable,
-        }
-    }
-
-    /// `control` is the `FunctionControl` mask.
-    pub fn function(result_type: u32, id: u32, control: u32, function_type: u32) -> Self {
-        Self::with_result(Op::Function, result_type, id)
-            .operand(control)
-            .operand(function_type)
-    }
-
-    pub fn label(id: u32) -> Self {
-        Self::new(Op::Label).operand(id)
-    }
-
-    pub fn store(pointer: u32, value: u32) -> Self {
-        Self::new(Op::Store).operand(pointer).operand(value)
+        variable.operands(initializer.as_slice())
     }
 
     pub fn access_chain(pointer_type: u32, id: u32, base: u32, indices: &[u32]) -> Self {
@@ -226,38 +197,21 @@ impl Instruction {
             .operands(indices)
     }
 
-    pub fn emit_vertex() -> Self {
-        Self::new(Op::EmitVertex)
-    }
-
-    pub fn end_primitive() -> Self {
-        Self::new(Op::EndPrimitive)
-    }
-
-    /// `control` is the `SelectionControl` mask.
-    pub fn selection_merge(merge: u32, control: u32) -> Self {
-        Self::new(Op::SelectionMerge)
-            .operand(merge)
-            .operand(control)
-    }
-
-    pub fn branch(target: u32) -> Self {
-        Self::new(Op::Branch).operand(target)
-    }
-
-    pub fn branch_conditional(condition: u32, if_true: u32, if_false: u32) -> Self {
-        Self::new(Op::BranchConditional)
-            .operand(condition)
-            .operand(if_true)
-            .operand(if_false)
-    }
-
-    pub fn return_void() -> Self {
-        Self::new(Op::Return)
-    }
-
-    pub fn function_end() -> Self {
-        Self::new(Op::FunctionEnd)
+    single_word_operands! {
+        /// `length` is the id of the length constant.
+        type_array(id, element, length) => TypeArray;
+        /// `control` is the `FunctionControl` mask.
+        function(result_type, id, control, function_type) => Function;
+        label(id) => Label;
+        store(pointer, value) => Store;
+        emit_vertex() => EmitVertex;
+        end_primitive() => EndPrimitive;
+        /// `control` is the `SelectionControl` mask.
+        selection_merge(merge, control) => SelectionMerge;
+        branch(target) => Branch;
+        branch_conditional(condition, if_true, if_false) => BranchConditional;
+        return_void() => Return;
+        function_end() => FunctionEnd;
     }
 }
 
