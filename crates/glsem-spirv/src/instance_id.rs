@@ -11,7 +11,7 @@
 use spirv::{BuiltIn, Capability, Decoration, ExecutionModel, Op, StorageClass};
 
 use super::error::PassResult;
-use super::module::{encode_string, Editor, Module, Section};
+use super::module::{Editor, Instruction, Module, Section};
 use super::rule::{Rule, Semantic, Stage};
 
 const DRAW_PARAMETERS_EXTENSION: &str = "SPV_KHR_shader_draw_parameters";
@@ -54,11 +54,8 @@ pub fn instance_id_without_base(words: &[u32], entry: &str) -> PassResult {
                 && super::module::decode_string(i.operands()).0 == DRAW_PARAMETERS_EXTENSION
         });
     if !has_extension && m.version() < (1, 3) {
-        e.append(
-            Section::Extension,
-            Op::Extension,
-            &encode_string(DRAW_PARAMETERS_EXTENSION),
-        );
+        let extension = Instruction::extension(DRAW_PARAMETERS_EXTENSION);
+        e.append_instruction(Section::Extension, &extension);
     }
     for index in loads {
         let load = &m.insts[index];

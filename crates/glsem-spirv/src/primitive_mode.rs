@@ -28,7 +28,7 @@
 //!   as the last stage it was) is copied unchanged, so every other semantic holds.
 
 use super::error::PassError;
-use super::module::{push_inst, Editor, Module, Name, Type};
+use super::module::{Editor, Instruction, Module, Name, Type};
 use super::rule::{Rule, Semantic, SplitInterface};
 use super::stage_writer::{interface_decoration, module_head, Source, StageWriter};
 use spirv::{BuiltIn, Capability, Decoration, ExecutionMode, ExecutionModel, Op, StorageClass};
@@ -439,11 +439,11 @@ impl GsWriter<'_, '_> {
                 }
             }
         }
-        push_inst(&mut self.w.body, Op::EmitVertex, &[]);
+        Instruction::emit_vertex().append_to(&mut self.w.body);
     }
 
     fn end_primitive(&mut self) {
-        push_inst(&mut self.w.body, Op::EndPrimitive, &[]);
+        Instruction::end_primitive().append_to(&mut self.w.body);
     }
 
     /// Emits `vertices` (input indices) as one primitive.
@@ -458,13 +458,13 @@ impl GsWriter<'_, '_> {
     fn only_if(&mut self, condition: u32, body: impl FnOnce(&mut Self)) {
         let (then, merge) = (self.w.e.new_id(), self.w.e.new_id());
         let code = &mut self.w.body;
-        push_inst(code, Op::SelectionMerge, &[merge, 0]);
-        push_inst(code, Op::BranchConditional, &[condition, then, merge]);
-        push_inst(code, Op::Label, &[then]);
+        Instruction::selection_merge(merge, 0).append_to(code);
+        Instruction::branch_conditional(condition, then, merge).append_to(code);
+        Instruction::label(then).append_to(code);
         body(self);
         let code = &mut self.w.body;
-        push_inst(code, Op::Branch, &[merge]);
-        push_inst(code, Op::Label, &[merge]);
+        Instruction::branch(merge).append_to(code);
+        Instruction::label(merge).append_to(code);
     }
 
     /// Whether the input primitive survives `culling`, as a bool id: its facing from the

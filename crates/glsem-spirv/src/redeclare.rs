@@ -5,7 +5,9 @@
 
 use spirv::{Decoration, Op};
 
-use crate::module::{encode_string, entry_point_with_interface, inst, Editor, Module, Section};
+use crate::module::{
+    encode_string, entry_point_with_interface, Editor, Instruction, Module, Section,
+};
 
 impl Module<'_> {
     /// Indices of the instructions of `section`.
@@ -75,9 +77,7 @@ impl Editor<'_, '_> {
     /// Names `id` `name`, in place of the module's `OpName` of it.
     pub fn rename(&mut self, id: u32, name: &str) {
         self.remove_name(id);
-        let mut ops = vec![id];
-        ops.extend(encode_string(name));
-        self.add_debug_name(Op::Name, &ops);
+        self.add_debug_name(&Instruction::name(id, name));
     }
 
     /// Removes the module's `OpName` of `id`.
@@ -117,21 +117,19 @@ impl Editor<'_, '_> {
 
     /// `OpMemberName ty member name`.
     pub fn member_name(&mut self, ty: u32, member: u32, name: &str) {
-        let mut ops = vec![ty, member];
-        ops.extend(encode_string(name));
-        self.add_debug_name(Op::MemberName, &ops);
+        self.add_debug_name(&Instruction::member_name(ty, member, name));
     }
 
     /// An `OpName` or `OpMemberName`, before the module's first `OpModuleProcessed`, which
     /// ends the debug section after the names.
-    fn add_debug_name(&mut self, op: Op, operands: &[u32]) {
+    fn add_debug_name(&mut self, name: &Instruction) {
         let module = self.module;
         let processed = module
             .section_range(Section::Debug)
             .find(|&i| module.insts[i].op() == Some(Op::ModuleProcessed));
         match processed {
-            Some(index) => self.insert_before(index, &inst(op, operands)),
-            None => self.append(Section::Debug, op, operands),
+            Some(index) => self.insert_before(index, name.as_words()),
+            None => self.append_instruction(Section::Debug, name),
         }
     }
 
@@ -139,7 +137,7 @@ impl Editor<'_, '_> {
     /// extension is not looked at again).
     pub fn add_extension(&mut self, name: &str) {
         if !self.module.declares_extension(name) {
-            self.append(Section::Extension, Op::Extension, &encode_string(name));
+            self.append_instruction(Section::Extension, &Instruction::extension(name));
         }
     }
 

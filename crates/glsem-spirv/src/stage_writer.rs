@@ -3,7 +3,7 @@
 //! copied from the application's modules, and `main`'s body.
 
 use super::error::PassError;
-use super::module::{push_inst, Editor, Module, Section};
+use super::module::{Editor, Instruction, Module, Section, INTERFACE_LISTS_ALL_GLOBALS};
 use spirv::{BuiltIn, Capability, Decoration, ExecutionMode, ExecutionModel, Op, StorageClass};
 use std::collections::HashMap;
 
@@ -34,19 +34,18 @@ pub fn module_head(source: &Module<'_>, stage_capability: Capability) -> Vec<u32
         }
     }
     for cap in capabilities {
-        push_inst(&mut words, Op::Capability, &[cap]);
+        // As the source declares it: a capability this crate's spirv does not know stays.
+        Instruction::new(Op::Capability)
+            .operand(cap)
+            .append_to(&mut words);
     }
     words.extend_from_slice(&extensions);
     match memory_model {
         Some(inst) => words.extend_from_slice(inst),
-        None => push_inst(
-            &mut words,
-            Op::MemoryModel,
-            &[
-                spirv::AddressingModel::Logical as u32,
-                spirv::MemoryModel::GLSL450 as u32,
-            ],
-        ),
+        None => {
+            Instruction::memory_model(spirv::AddressingModel::Logical, spirv::MemoryModel::GLSL450)
+                .append_to(&mut words)
+        }
     }
     words
 }
@@ -268,24 +267,22 @@ impl<'m, 'a> StageWriter<'m, 'a> {
         let main = e.new_id();
         let label = e.new_id();
         e.name(main, "main");
-        if source.version() >= super::module::INTERFACE_LISTS_ALL_GLOBALS {
+        if source.version() >= INTERFACE_LISTS_ALL_GLOBALS {
             self.interface.extend_from_slice(extra_globals);
         }
-        let mut ep = vec![model as u32, main];
-        ep.extend(super::module::encode_string("main"));
-        ep.extend_from_slice(&self.interface);
-        e.append(Section::EntryPoint, Op::EntryPoint, &ep);
-        for (mode, literals) in modes {
-            let mut operands = vec![main, *mode as u32];
-            operands.extend_from_slice(literals);
-            e.append(Section::ExecutionMode, Op::ExecutionMode, &operands);
+        let entry_point = Instruction::entry_point(model, main, "main", &self.interface);
+        e.append_instruction(Section::EntryPoint, &entry_point);
+        for &(mode, literals) in modes {
+            let mode = Instruction::execution_mode(main, mode, literals);
+            e.append_instruction(Section::ExecutionMode, &mode);
         }
         e.reserve(Section::Function, self.body.len() + 16);
-        e.append(Section::Function, Op::Function, &[void, main, 0, fn_ty]);
-        e.append(Section::Function, Op::Label, &[label]);
+        let function = Instruction::function(void, main, 0, fn_ty);
+        e.append_instruction(Section::Function, &function);
+        e.append_instruction(Section::Function, &Instruction::label(label));
         e.append_words(Section::Function, &self.body);
-        e.append(Section::Function, Op::Return, &[]);
-        e.append(Section::Function, Op::FunctionEnd, &[]);
+        e.append_instruction(Section::Function, &Instruction::return_void());
+        e.append_instruction(Section::Function, &Instruction::function_end());
         self.e.finish()
     }
 }

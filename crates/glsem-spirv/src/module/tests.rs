@@ -1,0 +1,179 @@
+//! The view and the editor on small hand-written modules.
+
+use spirv::{Decoration, Op};
+
+use super::editor::Editor;
+use super::instruction::{encode_string, inst, push_inst};
+use super::view::{Module, Section, Type};
+use super::words::MAGIC;
+use crate::error::ParseError;
+
+/// A SPIR-V 1.0 header of id `bound`, then `OpCapability Shader` and a logical GLSL450
+/// `OpMemoryModel`.
+fn shader_header(bound: u32) -> Vec<u32> {
+    let mut w = vec![MAGIC, 0x0001_0000, 0, bound, 0];
+    push_inst(&mut w, Op::Capability, &[spirv::Capability::Shader as u32]);
+    push_inst(&mut w, Op::MemoryModel, &[0, 1]);
+    w
+}
+
+fn tiny_module() -> Vec<u32> {
+    let mut w = shader_header(10);
+    let mut ep = vec![spirv::ExecutionModel::Fragment as u32, 3];
+    ep.extend(encode_string("main"));
+    push_inst(&mut w, Op::EntryPoint, &ep);
+    push_inst(
+        &mut w,
+        Op::ExecutionMode,
+        &[3, spirv::ExecutionMode::OriginUpperLeft as u32],
+    );
+    push_inst(&mut w, Op::TypeVoid, &[1]);
+    push_inst(&mut w, Op::TypeFunction, &[2, 1]);
+    push_inst(&mut w, Op::Function, &[1, 3, 0, 2]);
+    push_inst(&mut w, Op::Label, &[4]);
+    push_inst(&mut w, Op::Return, &[]);
+    push_inst(&mut w, Op::FunctionEnd, &[]);
+    w
+}
+
+#[test]
+fn parses_sections_and_entry_points() {
+    let w = tiny_module();
+    let m = Module::parse(&w).unwrap();
+    assert_eq!(m.entry_points.len(), 1);
+    assert_eq!(m.entry_points[0].name, "main");
+    assert_eq!(m.section_start(Section::Global), 4);
+    assert_eq!(m.section_start(Section::Debug), 4);
+    assert_eq!(m.section_start(Section::Function), 6);
+    assert_eq!(m.type_of(1), Some(&Type::Void));
+    assert_eq!(m.function_range(3), Some((6, 10)));
+    assert_eq!(m.function_body_start(3), Some(8));
+}
+
+#[test]
+fn unedited_module_is_copied_word_for_word() {
+    let w = tiny_module();
+    let m = Module::parse(&w).unwrap();
+    assert_eq!(Editor::new(&m).finish().unwrap(), w);
+}
+
+#[test]
+fn find_or_add_reuses_existing_types_and_appends_new_ones() {
+    let w = tiny_module();
+    let m = Module::parse(&w).unwrap();
+    let mut e = Editor::new(&m);
+    assert_eq!(e.type_void(), 1);
+    let f = e.type_float(32);
+    assert_eq!(f, 10);
+    assert_eq!(e.type_float(32), 10);
+    let out = e.finish().unwrap();
+    assert_eq!(out[3], 11);
+    let m2 = Module::parse(&out).unwrap();
+    assert_eq!(m2.type_of(10), Some(&Type::Float { width: 32 }));
+    // The new type lands before the first function.
+    assert!(m2.globals[&10] < m2.section_start(Section::Function));
+}
+
+#[test]
+fn edits_land_in_place_and_appends_at_section_ends() {
+    let w = tiny_module();
+    let m = Module::parse(&w).unwrap();
+    let mut e = Editor::new(&m);
+    e.remove(3); // OpExecutionMode
+    e.name(3, "main");
+    e.decorate(1, Decoration::RelaxedPrecision, &[]);
+    let f = e.type_float(32);
+    e.replace(5, inst(Op::TypeFunction, &[2, 1, f]));
+    e.insert_before(8, &inst(Op::Nop, &[]));
+    e.append(Section::Function, Op::Nop, &[]);
+    let out = e.finish().unwrap();
+
+    let mut expected = vec![MAGIC, 0x0001_0000, 0, 11, 0];
+    let at = |i: usize| m.insts[i].words;
+    for i in 0..3 {
+        expected.extend_from_slice(at(i));
+    }
+    let mut name = vec![3];
+    name.extend(encode_string("main"));
+    push_inst(&mut expected, Op::Name, &name);
+    push_inst(
+        &mut expected,
+        Op::Decorate,
+        &[1, Decoration::RelaxedPrecision as u32],
+    );
+    expected.extend_from_slice(at(4));
+    push_inst(&mut expected, Op::TypeFunction, &[2, 1, f]);
+    push_inst(&mut expected, Op::TypeFloat, &[f, 32]);
+    for i in 6..8 {
+        expected.extend_from_slice(at(i));
+    }
+    push_inst(&mut expected, Op::Nop, &[]);
+    for i in 8..10 {
+        expected.extend_from_slice(at(i));
+    }
+    push_inst(&mut expected, Op::Nop, &[]);
+    assert_eq!(out, expected);
+}
+
+#[test]
+fn patched_words_change_in_place_unless_replaced() {
+    let w = tiny_module();
+    let m = Module::parse(&w).unwrap();
+    let mut e = Editor::new(&m);
+    e.patch_word(6, 1, 7); // OpFunction's result type
+    e.patch_word(6, 1, 8); // the later patch of a word wins
+    e.patch_word(5, 2, 9); // OpTypeFunction, but replaced below: ignored
+    e.replace(5, inst(Op::TypeFunction, &[2, 1]));
+    e.insert_before(6, &inst(Op::Nop, &[]));
+    let out = e.finish().unwrap();
+    let mut expected = w.clone();
+    let f = m.insts[6].offset_in(&w);
+    expected[f + 1] = 8;
+    expected.insert(f, inst(Op::Nop, &[])[0]);
+    assert_eq!(out, expected);
+}
+
+#[test]
+fn a_type_cannot_be_redefined_into_a_cycle() {
+    // %1 = struct { %2 }, then %2 = struct { %1 } would make %2 contain itself if a
+    // second definition of an id were accepted.
+    let mut w = shader_header(3);
+    push_inst(&mut w, Op::TypeFloat, &[2, 32]);
+    push_inst(&mut w, Op::TypeStruct, &[1, 2]);
+    push_inst(&mut w, Op::TypeStruct, &[2, 1]);
+    assert_eq!(
+        Module::parse(&w).err(),
+        Some(ParseError::DuplicateId { word: 16, id: 2 })
+    );
+}
+
+#[test]
+fn a_type_naming_an_undeclared_type_is_not_registered() {
+    let mut w = shader_header(4);
+    push_inst(&mut w, Op::TypeStruct, &[1, 3]);
+    push_inst(&mut w, Op::TypeFloat, &[3, 32]);
+    let m = Module::parse(&w).unwrap();
+    assert_eq!(m.type_of(1), None);
+    assert_eq!(m.type_of(3), Some(&Type::Float { width: 32 }));
+}
+
+#[test]
+fn rejects_malformed_words() {
+    assert_eq!(Module::parse(&[1, 2]).err(), Some(ParseError::TooShort));
+    assert!(matches!(
+        Module::parse(&[0xdead, 0, 0, 5, 0]).err(),
+        Some(ParseError::BadMagic(_))
+    ));
+    let mut w = tiny_module();
+    w.push(0x0005_0001); // claims five words, has one
+    assert!(matches!(
+        Module::parse(&w).err(),
+        Some(ParseError::BadInstruction { .. })
+    ));
+    let mut w = tiny_module();
+    w[3] = 2; // ids up to 9 are used
+    assert!(matches!(
+        Module::parse(&w).err(),
+        Some(ParseError::IdOutOfBound { .. })
+    ));
+}

@@ -1,0 +1,137 @@
+//! A module's words as read: the header, the instruction boundaries ([`Inst`],
+//! [`instructions`]) and literal strings, checked no further than their word counts.
+
+use spirv::Op;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::Once;
+
+use crate::error::{ParseError, MAX_BOUND};
+
+pub const MAGIC: u32 = 0x0723_0203;
+pub const HEADER_WORDS: usize = 5;
+
+/// `(has result type, has result id)` for every opcode rspirv's grammar knows, filled once.
+/// A static array rather than a heap table owned by a static: the loader unloads the layer
+/// at vkDestroyInstance, and heap memory owned by a static would leak with every load.
+static RESULT_SHAPE: [AtomicU8; 1 << 16] = [const { AtomicU8::new(0) }; 1 << 16];
+static RESULT_SHAPE_INIT: Once = Once::new();
+
+fn result_shape(opcode: u16) -> u8 {
+    RESULT_SHAPE_INIT.call_once(|| {
+        use rspirv::grammar::{CoreInstructionTable, OperandKind};
+        for inst in CoreInstructionTable::iter() {
+            let kinds = || inst.operands.iter().map(|o| o.kind);
+            let has_type = kinds().next() == Some(OperandKind::IdResultType);
+            let has_result = kinds().take(2).any(|k| k == OperandKind::IdResult);
+            let shape = (has_type as u8) | ((has_result as u8) << 1);
+            RESULT_SHAPE[inst.opcode as usize].store(shape, Ordering::Relaxed);
+        }
+    });
+    // call_once makes the stores above visible to every caller that returns from it.
+    RESULT_SHAPE[opcode as usize].load(Ordering::Relaxed)
+}
+
+/// One instruction: its words (opcode word first), a slice of the module's words. Its
+/// position is not stored: a module's instruction index is its largest allocation.
+#[derive(Clone, Copy, Debug)]
+pub struct Inst<'a> {
+    pub words: &'a [u32],
+}
+
+impl<'a> Inst<'a> {
+    /// Word offset of the instruction in `module`, the words it was read from.
+    pub fn offset_in(&self, module: &[u32]) -> usize {
+        (self.words.as_ptr() as usize - module.as_ptr() as usize) / std::mem::size_of::<u32>()
+    }
+
+    pub fn opcode(&self) -> u16 {
+        (self.words[0] & 0xffff) as u16
+    }
+
+    pub fn op(&self) -> Option<Op> {
+        Op::from_u32(self.opcode() as u32)
+    }
+
+    /// The operands after the opcode word (result type and id included).
+    pub fn operands(&self) -> &'a [u32] {
+        &self.words[1..]
+    }
+
+    /// Operand `i` (0 is the first word after the opcode word), 0 when absent.
+    pub fn operand(&self, i: usize) -> u32 {
+        self.words.get(i + 1).copied().unwrap_or(0)
+    }
+
+    pub fn result_type(&self) -> Option<u32> {
+        let shape = result_shape(self.opcode());
+        (shape & 1 != 0).then(|| self.operand(0))
+    }
+
+    pub fn result_id(&self) -> Option<u32> {
+        let shape = result_shape(self.opcode());
+        match shape {
+            3 => Some(self.operand(1)),
+            2 => Some(self.operand(0)),
+            _ => None,
+        }
+    }
+}
+
+/// Iterates over the instructions of `words` after the header, checking only that every
+/// instruction's word count is non-zero and stays inside the module.
+pub fn instructions(words: &[u32]) -> impl Iterator<Item = Result<Inst<'_>, ParseError>> {
+    let mut at = HEADER_WORDS.min(words.len());
+    std::iter::from_fn(move || {
+        if at >= words.len() {
+            return None;
+        }
+        let count = (words[at] >> 16) as usize;
+        if count == 0 || at + count > words.len() {
+            let word = at;
+            at = words.len();
+            return Some(Err(ParseError::BadInstruction { word }));
+        }
+        let inst = Inst {
+            words: &words[at..at + count],
+        };
+        at += count;
+        Some(Ok(inst))
+    })
+}
+
+/// Why `words` is not a valid header followed by whole instructions, if it is not. Reads
+/// every instruction's word count, nothing more.
+pub fn structure_error(words: &[u32]) -> Option<ParseError> {
+    check_header(words)
+        .err()
+        .or_else(|| instructions(words).find_map(Result::err))
+}
+
+/// Checks the header and returns the id bound.
+pub fn check_header(words: &[u32]) -> Result<u32, ParseError> {
+    if words.len() < HEADER_WORDS {
+        return Err(ParseError::TooShort);
+    }
+    if words[0] != MAGIC {
+        return Err(ParseError::BadMagic(words[0]));
+    }
+    let bound = words[3];
+    if bound == 0 || bound > MAX_BOUND {
+        return Err(ParseError::BadBound(bound));
+    }
+    Ok(bound)
+}
+
+/// Decodes a SPIR-V literal string (nul-terminated UTF-8 packed little-endian in words).
+pub fn decode_string(words: &[u32]) -> (String, usize) {
+    let mut bytes = Vec::new();
+    for (i, w) in words.iter().enumerate() {
+        for b in w.to_le_bytes() {
+            if b == 0 {
+                return (String::from_utf8_lossy(&bytes).into_owned(), i + 1);
+            }
+            bytes.push(b);
+        }
+    }
+    (String::from_utf8_lossy(&bytes).into_owned(), words.len())
+}
