@@ -324,7 +324,9 @@ fn one_tcs_serves_every_patch_size() {
 #[test]
 fn a_tes_reading_the_patch_size_reads_the_draws_under_a_dynamic_patch_size() {
     let tes = compile("varyings.tese", "vulkan1.0");
-    let location = patch_size_location(&tes, "main").unwrap().expect("reads it");
+    let location = patch_size_location(&tes, "main")
+        .unwrap()
+        .expect("reads it");
     let tes_m = Module::parse(&tes).unwrap();
     let ends = glsem_spirv::interface::entry_point_ends(&tes);
     assert!(location >= ends[0].2.input, "past every per-vertex input");
