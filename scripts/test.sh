@@ -27,7 +27,7 @@ cargo build --workspace
 cargo test --workspace
 
 # The scene suite on SwiftShader too (docs/drivers.md), against the exact list of scenes
-# that fail there, scripts/swiftshader-known-failures.txt: about 45 s on two cores
+# that fail there, scripts/swiftshader-known-failures.txt: 45–70 s on two cores
 # (scripts/swiftshader.sh says how long it took).
 scripts/swiftshader.sh
 
