@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds everything and runs every test on lavapipe. Exits non-zero on any failure.
+# Builds everything and runs every test on lavapipe, then the scene suite on SwiftShader.
+# Exits non-zero on any failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,6 +25,11 @@ done
 cargo build --workspace --release
 cargo build --workspace
 cargo test --workspace
+
+# The scene suite on SwiftShader too (docs/drivers.md), against the exact list of scenes
+# that fail there, scripts/swiftshader-known-failures.txt: 45–70 s on two cores
+# (scripts/swiftshader.sh says how long it took).
+scripts/swiftshader.sh
 
 # The Debian package: built, installed with dpkg -i, two scenes through the installed
 # implicit layer (VK_GLSEM_ENABLE=1), removed with dpkg -r (scripts/test-package.sh).
