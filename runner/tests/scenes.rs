@@ -148,11 +148,7 @@ fn every_scene_passes_through_optimized_independent_set_libraries_but_the_docume
 
 /// The scenes whose GL rule the layer does not give whole pipelines that list every dynamic
 /// state lavapipe has (`--pipelines dynamic-state`).
-const NOT_WITH_DYNAMIC_STATE: [&str; 4] = [
-    // Not yet: with the topology and polygon mode dynamic the pipeline may draw points, so
-    // GL's point size (glPointSize, GL_PROGRAM_POINT_SIZE off) overwrites a gl_PointSize
-    // that transform feedback captures under a dynamic rasterizer discard.
-    "xfb_clip_distance_capture",
+const NOT_WITH_DYNAMIC_STATE: [&str; 3] = [
     // Not followed yet: GL's line stipple where the line mode is dynamic.
     "lines_stipple",
     // GL's primitive modes, documented limits (docs/semantics.md, "primitive_mode"): the

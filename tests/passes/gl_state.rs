@@ -264,6 +264,75 @@ fn point_size_and_clip_enables_share_one_block() {
     assert_eq!(push_blocks(&m).len(), 1);
 }
 
+/// Transform feedback captures the shader's `gl_PointSize` and `gl_ClipDistance` (GL 4.6
+/// §13.3), while GL's point size and plane enables decide what is rasterized and clipped:
+/// the capture moves to outputs of their own, at the buffer, stride and offsets the shader
+/// gave the built-ins, holding the values the shader wrote; the built-ins are no longer
+/// captured.
+#[test]
+fn a_captured_point_size_and_clip_distances_keep_the_shaders_values() {
+    let words = compile("captured_point_size_clip.vert", "vulkan1.0");
+    let source = PointSizeSource::GlState {
+        block_offset: BLOCK_OFFSET,
+    };
+    let sized = write_point_size(&words, "main", source).unwrap().unwrap();
+    let both = gate_clip_distances(&sized, "main", BLOCK_OFFSET)
+        .unwrap()
+        .unwrap();
+    let both = valid(both, "vulkan1.0");
+    let m = Module::parse(&both).unwrap();
+    let ep = &m.entry_points[0];
+    let named = |name: &str| {
+        *m.names
+            .iter()
+            .find(|(_, n)| n.decode() == name)
+            .map(|(id, _)| id)
+            .unwrap_or_else(|| panic!("{name}"))
+    };
+    // The color output takes Location 0: the copies go past it, one Location per float.
+    for (name, offset, location) in [
+        ("glsem_captured_point_size", 0, 1),
+        ("glsem_captured_clip_distance", 4, 2),
+    ] {
+        let var = named(name);
+        assert!(ep.interface.contains(&var), "{name} in the interface");
+        assert_eq!(m.decoration_literal(var, Decoration::XfbBuffer), Some(0));
+        assert_eq!(m.decoration_literal(var, Decoration::XfbStride), Some(12));
+        assert_eq!(m.decoration_literal(var, Decoration::Offset), Some(offset));
+        assert_eq!(
+            m.decoration_literal(var, Decoration::Location),
+            Some(location)
+        );
+        // What is stored there is a load of the built-in, before GL's value replaces it.
+        let store = m
+            .insts
+            .iter()
+            .find(|i| i.op() == Some(Op::Store) && i.operand(0) == var)
+            .unwrap_or_else(|| panic!("{name} written"));
+        assert_eq!(opcode_of(&m, store.operand(1)), Some(Op::Load), "{name}");
+    }
+    // The gl_PerVertex members keep no capture offset.
+    let out = builtin_output::find(&m, ep, BuiltIn::PointSize).unwrap();
+    let (_, block) = m.variable(out.var()).unwrap();
+    for member in 0..3 {
+        assert_eq!(
+            m.member_decoration_literal(block, member, Decoration::Offset),
+            None,
+            "member {member}"
+        );
+    }
+    // Without a capture nothing moves.
+    let plain = compile("clip_distances.vert", "vulkan1.0");
+    let gated = gate_clip_distances(&plain, "main", BLOCK_OFFSET)
+        .unwrap()
+        .unwrap();
+    let m = Module::parse(&gated).unwrap();
+    assert!(!m
+        .names
+        .values()
+        .any(|n| n.decode().starts_with("glsem_captured")));
+}
+
 #[test]
 fn a_stage_with_push_constants_of_its_own_is_refused_for_gl_state() {
     let words = compile("own_push_constants.vert", "vulkan1.0");

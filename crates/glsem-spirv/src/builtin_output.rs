@@ -4,6 +4,7 @@
 
 use spirv::{BuiltIn, Decoration, ExecutionModel, Op, StorageClass};
 
+use super::interface::entry_point_ends;
 use super::module::{Editor, EntryPoint, Module, Type};
 
 /// Where a built-in output lives.
@@ -135,4 +136,79 @@ pub fn is_written(m: &Module<'_>, ep: &EntryPoint, out: &BuiltinOutput) -> bool 
 /// The number of elements of an array type (its length constant), if it is one.
 pub fn array_length(m: &Module<'_>, ty: u32) -> Option<(u32, u32)> {
     m.array_length(ty)
+}
+
+/// Where transform feedback captures a built-in output that a pass changes: GL captures the
+/// shader's value (GL 4.6 §13.3) whatever it rasterizes, so the capture moves to an output of
+/// its own ([`Capture::keep_apart`]).
+/// Where transform feedback captures a built-in output (`XfbBuffer`, `XfbStride` and
+/// `Stream` on its variable, `Offset` on it or its block member).
+pub struct Capture {
+    buffer: u32,
+    stride: Option<u32>,
+    stream: Option<u32>,
+    offset: u32,
+    /// The `OpDecorate`/`OpMemberDecorate` of the offset: removed, so the built-in itself is
+    /// no longer captured.
+    offset_decoration: usize,
+}
+
+pub fn capture_of(m: &Module<'_>, out: &BuiltinOutput) -> Option<Capture> {
+    let var = out.var();
+    let (offset, offset_decoration) = match *out {
+        BuiltinOutput::Member { var, member, .. } => {
+            let (_, block) = m.variable(var)?;
+            let offset = m.member_decoration_literal(block, member, Decoration::Offset)?;
+            let index = m.insts.iter().position(|i| {
+                i.op() == Some(Op::MemberDecorate)
+                    && i.operand(0) == block
+                    && i.operand(1) == member
+                    && i.operand(2) == Decoration::Offset as u32
+            })?;
+            (offset, index)
+        }
+        BuiltinOutput::Variable { var, .. } => (
+            m.decoration_literal(var, Decoration::Offset)?,
+            m.decoration_indices(var, Decoration::Offset).next()?,
+        ),
+    };
+    Some(Capture {
+        buffer: m.decoration_literal(var, Decoration::XfbBuffer)?,
+        stride: m.decoration_literal(var, Decoration::XfbStride),
+        stream: m.decoration_literal(var, Decoration::Stream),
+        offset,
+        offset_decoration,
+    })
+}
+
+impl Capture {
+    /// Moves the capture to a new output of type `ty` named `name`, at the first Location
+    /// past `ep`'s outputs (`words` is `ep`'s module); returns it. The pass then stores the
+    /// shader's value there before it changes the built-in.
+    pub fn keep_apart(
+        &self,
+        words: &[u32],
+        ep: &EntryPoint,
+        e: &mut Editor<'_, '_>,
+        ty: u32,
+        name: &str,
+    ) -> u32 {
+        let location = entry_point_ends(words)
+            .into_iter()
+            .find(|(model, name, _)| *model == ep.model && *name == ep.name)
+            .map_or(0, |(_, _, ends)| ends.output);
+        e.remove(self.offset_decoration);
+        let var = e.add_variable(StorageClass::Output, ty);
+        e.name(var, name);
+        e.decorate(var, Decoration::Location, &[location]);
+        e.decorate(var, Decoration::XfbBuffer, &[self.buffer]);
+        if let Some(stride) = self.stride {
+            e.decorate(var, Decoration::XfbStride, &[stride]);
+        }
+        if let Some(stream) = self.stream {
+            e.decorate(var, Decoration::Stream, &[stream]);
+        }
+        e.decorate(var, Decoration::Offset, &[self.offset]);
+        var
+    }
 }

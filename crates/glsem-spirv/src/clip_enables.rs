@@ -5,6 +5,8 @@
 //! clips against every element of the declared array. Before every exit, the pass replaces
 //! each element whose plane is disabled in the GL-state block's flags by 1.0, which clips
 //! nothing. Elements past the eight planes the flags can enable are always disabled.
+//! Transform feedback captures the shader's distances, enabled or not (GL 4.6 §13.3): a
+//! captured `gl_ClipDistance` is captured from a copy of the shader's values.
 
 use spirv::BuiltIn;
 
@@ -38,8 +40,15 @@ pub fn gate_clip_distances(words: &[u32], entry: &str, block_offset: u32) -> Pas
     let mut e = Editor::new(&m);
     let state = StateReader::find_or_declare(&m, &mut e, ep, block_offset)?;
     let one = e.constant_f32(1.0);
+    let captured = builtin_output::capture_of(&m, &out)
+        .map(|c| c.keep_apart(words, ep, &mut e, out.ty(), "glsem_captured_clip_distance"));
     for exit in rasterized_exits(&m, ep)? {
         let mut code = Vec::new();
+        if let Some(capture) = captured {
+            let whole = out.pointer(&mut e, &mut code, out.ty(), None);
+            let shader_value = e.load(&mut code, out.ty(), whole);
+            e.store(&mut code, capture, shader_value);
+        }
         for i in 0..length {
             let ptr = out.pointer(&mut e, &mut code, element, Some(i));
             let value = if i < CLIP_DISTANCE_FLAGS {
@@ -53,7 +62,8 @@ pub fn gate_clip_distances(words: &[u32], entry: &str, block_offset: u32) -> Pas
         e.insert_before(exit.index, &code);
     }
     let declared: Vec<u32> = state.declared.into_iter().collect();
-    e.extend_interface(ep, &[], &declared);
+    let new_outputs: Vec<u32> = captured.into_iter().collect();
+    e.extend_interface(ep, &new_outputs, &declared);
     Ok(Some(e.finish()?))
 }
 

@@ -7,6 +7,11 @@
 //! - [`PointSizeSource::Default`]: GL's initial 1.0, only when the shader writes none;
 //! - [`PointSizeSource::GlState`]: GL's whole rule, from the GL-state push block:
 //!   `program_point_size && shader wrote it ? gl_PointSize : point_size`.
+//!
+//! Transform feedback captures the shader's `gl_PointSize` whatever GL rasterizes (GL 4.6
+//! §13.3): where the shader's `gl_PointSize` is captured and GL's size overwrites it, the
+//! capture moves to an output of its own (the same buffer, stride, offset and stream, at a
+//! Location past the stage's outputs) that keeps the shader's value.
 
 use spirv::{BuiltIn, Capability, Decoration, ExecutionModel, StorageClass};
 
@@ -76,9 +81,19 @@ pub fn write_point_size(words: &[u32], entry: &str, source: PointSizeSource) -> 
     };
 
     let one = state.is_none().then(|| e.constant_f32(1.0));
+    let captured = match state {
+        Some(_) => builtin_output::capture_of(&m, &out)
+            .map(|c| c.keep_apart(words, ep, &mut e, float, "glsem_captured_point_size")),
+        None => None,
+    };
+    new_outputs.extend(captured);
     for exit in rasterized_exits(&m, ep)? {
         let mut code = Vec::new();
         let ptr = out.pointer(&mut e, &mut code, float, None);
+        if let Some(capture) = captured {
+            let shader_value = e.load(&mut code, float, ptr);
+            e.store(&mut code, capture, shader_value);
+        }
         let size = match (&state, one) {
             (None, Some(one)) => one,
             (None, None) => unreachable!("the constant exists without state"),
