@@ -30,8 +30,8 @@ use crate::layer::objects::create_info::PipelineView;
 use crate::layer::objects::interface_limits::{code_over_limit, over_limit};
 use crate::layer::objects::pipeline_info::{
     followed_line_mode, followed_pipeline, gl_mode_of, holds_vertex_input, layout_of,
-    library_line_mode, library_multisample, pipeline_key, stage_codes, stage_module, stage_of,
-    tes_without_tcs, topology_for, KeySource, StageCode,
+    library_line_mode, library_multisample, list_topology, pipeline_key, stage_codes, stage_module,
+    stage_of, tes_without_tcs, topology_for, KeySource, StageCode,
 };
 use crate::layer::pipelines::library_inputs::{self, LinkFeed};
 use crate::layer::rewrite::patched::Patched;
@@ -41,7 +41,7 @@ use crate::layer::support::error::{LimitExceeded, PlanError};
 use crate::layer::support::ffi::slice;
 use crate::layer::support::log;
 use glsem_abi::PrimitiveMode;
-use glsem_spirv::primitive_mode::GlPrimitive;
+use glsem_spirv::primitive_mode::{GlPrimitive, IndexedPrimitive, PrimitiveRoute};
 use glsem_spirv::scan::Summary;
 use glsem_spirv::semantics::{
     choose, GlMode, Semantic, Stage, StageInfo, Stages, Step, WindowOrigin,
@@ -276,6 +276,19 @@ fn libraries_line_loop(dev: &DeviceData, ci: &PipelineView<'_>) -> bool {
     }
 }
 
+/// What a library `ci` links draws of GL's quads, quad strips or polygons on the index
+/// route: the linked pipeline's draws are replaced.
+fn libraries_gl_primitive(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<IndexedPrimitive> {
+    let libraries = linked_libraries(ci);
+    if libraries.is_empty() {
+        return None;
+    }
+    let pipelines = dev.records.pipelines.read();
+    libraries
+        .iter()
+        .find_map(|l| pipelines.get(l).and_then(|r| r.gl_primitive))
+}
+
 /// The topology a pipeline drawing GL's primitive mode with a dynamic topology needs: the
 /// layer sets it at bind and in place of the application's `vkCmdSetPrimitiveTopology`
 /// while the pipeline is bound.
@@ -308,6 +321,11 @@ fn refused_primitive_mode(
         // A list topology restarts only with primitiveTopologyListRestart; a strip of quads
         // cannot tell, after a restart, which of its primitives are quads.
         GlMode::Primitive(p @ (GlPrimitive::Quads | GlPrimitive::QuadStrip)) if restart => {
+            Some(PlanError::RestartedPrimitive(p))
+        }
+        // The index route draws a list, which restarts only with
+        // primitiveTopologyListRestart (and draws no indexed draw of the application's).
+        GlMode::Primitive(p) if restart && dev.key().primitive_route == PrimitiveRoute::Indices => {
             Some(PlanError::RestartedPrimitive(p))
         }
         _ => None,
@@ -404,6 +422,9 @@ fn plan(dev: &DeviceData, ci: &PipelineView<'_>, steps: Vec<Step>) -> Plan {
             .as_ref()
             .map_or(vk::PrimitiveTopology::default(), |ia| ia.topology);
         rewrite.input_assembly = Some(match gl_mode_of(mode) {
+            Some(_) if holds_vertex_input(ci) && rewrite.indexed_primitive().is_some() => rewrite
+                .indexed_primitive()
+                .map_or(app_topology, |p| list_topology(&p)),
             Some(gl_mode) if holds_vertex_input(ci) => topology_for(gl_mode),
             _ => app_topology,
         });
@@ -865,6 +886,11 @@ impl Call<'_> {
                 Plan::Rewrite(rewrite) => rewrite.line_loop(),
                 _ => false,
             } || libraries_line_loop(self.dev, ci);
+            let gl_primitive = match plan {
+                Plan::Rewrite(rewrite) => rewrite.indexed_primitive(),
+                _ => None,
+            }
+            .or_else(|| libraries_gl_primitive(self.dev, ci));
             let gl_topology = match plan {
                 Plan::Rewrite(rewrite) => dynamic_gl_topology(ci, rewrite),
                 _ => None,
@@ -906,6 +932,7 @@ impl Call<'_> {
                 && followed.is_none()
                 && !keeps_window_height(self.dev, ci)
                 && !line_loop
+                && gl_primitive.is_none()
             {
                 continue;
             }
@@ -914,6 +941,7 @@ impl Call<'_> {
             record.current_attributes = attributes.or(feed.as_ref().map(|f| f.integer));
             record.vertex_input_library = feed.as_ref().map(|f| f.library);
             record.line_loop = line_loop;
+            record.gl_primitive = gl_primitive;
             record.gl_topology = gl_topology;
             record.line_mode = line_mode;
             record.library_line_mode = library_line_mode;
