@@ -29,7 +29,7 @@ use crate::layer::loader::state::DeviceData;
 use crate::layer::objects::create_info::PipelineView;
 use crate::layer::objects::interface_limits::{code_over_limit, over_limit};
 use crate::layer::objects::pipeline_info::{
-    followed_line_mode, followed_pipeline, gl_mode_of, holds_vertex_input, layout_of,
+    followed_line_mode, followed_pipeline, gl_mode_of, holds_vertex_input, is_library, layout_of,
     library_line_mode, library_multisample, list_topology, pipeline_key, stage_codes, stage_module,
     stage_of, tes_without_tcs, topology_for, KeySource, StageCode,
 };
@@ -37,11 +37,11 @@ use crate::layer::pipelines::library_inputs::{self, LinkFeed};
 use crate::layer::rewrite::patched::Patched;
 use crate::layer::rewrite::run::{Rewrite, Run, Target};
 use crate::layer::rules;
-use crate::layer::support::error::{LimitExceeded, PlanError};
+use crate::layer::support::error::{IndicesError, LimitExceeded, PlanError};
 use crate::layer::support::ffi::slice;
 use crate::layer::support::log;
 use glsem_abi::PrimitiveMode;
-use glsem_spirv::primitive_mode::{GlPrimitive, IndexedPrimitive, PrimitiveRoute};
+use glsem_spirv::primitive_mode::{GlPrimitive, PrimitiveRoute};
 use glsem_spirv::scan::Summary;
 use glsem_spirv::semantics::{
     choose, GlMode, Semantic, Stage, StageInfo, Stages, Step, WindowOrigin,
@@ -276,19 +276,6 @@ fn libraries_line_loop(dev: &DeviceData, ci: &PipelineView<'_>) -> bool {
     }
 }
 
-/// What a library `ci` links draws of GL's quads, quad strips or polygons on the index
-/// route: the linked pipeline's draws are replaced.
-fn libraries_gl_primitive(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<IndexedPrimitive> {
-    let libraries = linked_libraries(ci);
-    if libraries.is_empty() {
-        return None;
-    }
-    let pipelines = dev.records.pipelines.read();
-    libraries
-        .iter()
-        .find_map(|l| pipelines.get(l).and_then(|r| r.gl_primitive))
-}
-
 /// The topology a pipeline drawing GL's primitive mode with a dynamic topology needs: the
 /// layer sets it at bind and in place of the application's `vkCmdSetPrimitiveTopology`
 /// while the pipeline is bound.
@@ -309,6 +296,17 @@ fn refused_primitive_mode(
     };
     if !dev.extensions.gl_state {
         return Some(PlanError::PrimitiveModeWithoutGlState);
+    }
+    // On the index route the vertex-input library would pick the topology without the
+    // polygon mode and provoking vertex its pattern depends on (the pre-rasterization
+    // library's): libraries are refused there rather than drawn wrong.
+    if let GlMode::Primitive(primitive) = gl_mode {
+        if is_library(ci) && dev.key().primitive_route == PrimitiveRoute::Indices {
+            return Some(PlanError::Indices {
+                primitive,
+                why: IndicesError::Library,
+            });
+        }
     }
     if !holds_vertex_input(ci) {
         return None;
@@ -889,8 +887,7 @@ impl Call<'_> {
             let gl_primitive = match plan {
                 Plan::Rewrite(rewrite) => rewrite.indexed_primitive(),
                 _ => None,
-            }
-            .or_else(|| libraries_gl_primitive(self.dev, ci));
+            };
             let gl_topology = match plan {
                 Plan::Rewrite(rewrite) => dynamic_gl_topology(ci, rewrite),
                 _ => None,

@@ -81,6 +81,11 @@ pub enum IndicesError {
     OtherGeometryStages,
     #[error("the device has no host-visible memory the layer could make its index buffer in")]
     NoMemory,
+    #[error(
+        "graphics pipeline libraries are not drawn this way (the vertex-input library cannot \
+         know the polygon mode and provoking vertex its indices depend on)"
+    )]
+    Library,
 }
 
 /// Why a stage the layer generates (a TCS, a geometry shader) was not made.
