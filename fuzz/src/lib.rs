@@ -519,6 +519,7 @@ pub fn check_planner_chain(data: &[u8]) -> Vec<Produced> {
         },
         // The last Location of a device with Vulkan's minimum 64 components.
         apart_layer_location: 15,
+        primitive_route: glsem_spirv::primitive_mode::PrimitiveRoute::Geometry,
     };
     let key = semantics::PipelineKey {
         attachments: semantics::Attachments::Known(frag_key(&c.key[1..])),

@@ -171,6 +171,68 @@ fn every_scene_passes_through_pipelines_with_every_dynamic_state_but_the_documen
     );
 }
 
+/// The `prim_*` scenes (GL's primitive modes) that the index route does not draw (docs/
+/// semantics.md, "primitive_mode"): indexed and indirect draws of GL's quads are skipped
+/// with an error there, never drawn as something else.
+const NOT_ON_THE_INDEX_ROUTE: [&str; 1] = ["prim_quads_elements"];
+
+/// The `prim_*` scenes with GL's quads, quad strips and polygons drawn without a geometry
+/// shader (`primitive_mode_route = indices`, what a device without `geometryShader` gets),
+/// under validation; every module the layer emits validates.
+#[test]
+fn prim_scenes_pass_on_the_index_route_but_the_documented_limits() {
+    let lib = layer_library();
+    let dump =
+        std::env::temp_dir().join(format!("glsem-scenes-dump-{}-indices", std::process::id()));
+    std::fs::create_dir_all(&dump).unwrap();
+    let prim: Vec<String> = scenes()
+        .into_iter()
+        .filter(|s| s.contains("/prim_"))
+        .collect();
+    let out = runner()
+        .arg("--validation")
+        .args(&prim)
+        .env("GLSEM_LAYER_LIB", &lib)
+        .env("VK_GLSEM_DUMP_DIR", &dump)
+        .env("VK_GLSEM_PRIMITIVE_MODE_ROUTE", "indices")
+        .output()
+        .expect("glsem-run runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    eprintln!("index route:\n{}{stderr}", stdout(&out));
+    assert_all_pass_but(&out, &prim, &NOT_ON_THE_INDEX_ROUTE);
+    assert!(
+        stderr.contains(
+            "glsem: error: GL_QUADS, GL_QUAD_STRIP or GL_POLYGON without a geometry shader"
+        ),
+        "the skipped indexed draws are named"
+    );
+    let emitted: Vec<PathBuf> = std::fs::read_dir(&dump)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| !p.to_string_lossy().ends_with(".orig.spv"))
+        .collect();
+    assert!(
+        !emitted
+            .iter()
+            .any(|p| p.to_string_lossy().ends_with(".gs.spv")),
+        "no geometry shader on the index route"
+    );
+    for module in &emitted {
+        let val = Command::new("spirv-val")
+            .args(["--target-env", "vulkan1.3"])
+            .arg(module)
+            .output()
+            .expect("spirv-val (spirv-tools) is installed");
+        assert!(
+            val.status.success(),
+            "spirv-val rejects {}: {}",
+            module.display(),
+            String::from_utf8_lossy(&val.stderr)
+        );
+    }
+    std::fs::remove_dir_all(&dump).unwrap();
+}
+
 /// Runs every scene through the layer with `args` and checks what it emits. The scenes
 /// named in `failing` must fail.
 fn every_scene_passes_through_the_layer(args: &[&str], failing: &[&str]) {

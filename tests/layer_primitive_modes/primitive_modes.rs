@@ -15,17 +15,17 @@ use glsem_abi::{
 const GL_STATE: &std::ffi::CStr = c"VK_GLSEM_gl_state";
 
 /// The red byte of `quads.vert`'s flat colour for vertex `v`.
-fn red_of(v: u32) -> u8 {
+pub(crate) fn red_of(v: u32) -> u8 {
     (32 * v) as u8
 }
 
 /// The red byte of every pixel, row by row.
-fn reds(image: &[u8]) -> Vec<u8> {
+pub(crate) fn reds(image: &[u8]) -> Vec<u8> {
     image.chunks(4).map(|p| p[0]).collect()
 }
 
 /// The pixels lit (green or red) of an image, as (x, y).
-fn lit(image: &[u8]) -> Vec<(u32, u32)> {
+pub(crate) fn lit(image: &[u8]) -> Vec<(u32, u32)> {
     (0..RENDER_SIZE * RENDER_SIZE)
         .filter(|&i| image[(i * 4) as usize..(i * 4 + 3) as usize] != [0, 0, 0])
         .map(|i| (i % RENDER_SIZE, i / RENDER_SIZE))
@@ -33,7 +33,7 @@ fn lit(image: &[u8]) -> Vec<(u32, u32)> {
 }
 
 /// The 12 border pixels of the 4x4 target: `ring.vert`'s square by GL's diamond-exit rule.
-fn border() -> Vec<(u32, u32)> {
+pub(crate) fn border() -> Vec<(u32, u32)> {
     (0..RENDER_SIZE * RENDER_SIZE)
         .map(|i| (i % RENDER_SIZE, i / RENDER_SIZE))
         .filter(|&(x, y)| x == 0 || y == 0 || x == RENDER_SIZE - 1 || y == RENDER_SIZE - 1)
@@ -88,7 +88,7 @@ fn draw_culled(
 }
 
 /// `VkPipelinePrimitiveModeCreateInfoGLSEM` naming `mode`.
-fn gl_mode(mode: PrimitiveMode) -> PipelinePrimitiveModeCreateInfo {
+pub(crate) fn gl_mode(mode: PrimitiveMode) -> PipelinePrimitiveModeCreateInfo {
     PipelinePrimitiveModeCreateInfo {
         s_type: STRUCTURE_TYPE_PIPELINE_PRIMITIVE_MODE_CREATE_INFO,
         p_next: std::ptr::null(),
@@ -97,7 +97,7 @@ fn gl_mode(mode: PrimitiveMode) -> PipelinePrimitiveModeCreateInfo {
 }
 
 /// A one-attachment pipeline of `vs` and `fs` drawing `gl_mode` (which must outlive it).
-fn desc_in_mode(
+pub(crate) fn desc_in_mode(
     gl_mode: &PipelinePrimitiveModeCreateInfo,
     (vs, fs): (vk::ShaderModule, vk::ShaderModule),
     layout: vk::PipelineLayout,
@@ -109,7 +109,7 @@ fn desc_in_mode(
 }
 
 /// A host buffer holding `words` for `usage`.
-fn buffer_of(
+pub(crate) fn buffer_of(
     device: &Device,
     instance: &Instance,
     words: &[u32],
@@ -121,11 +121,11 @@ fn buffer_of(
     buffer
 }
 
-const QUADS: (&str, &str) = ("layer/quads.vert", "layer/flat_color.frag");
+pub(crate) const QUADS: (&str, &str) = ("layer/quads.vert", "layer/flat_color.frag");
 
 /// Left half from quad 0 (vertices 0-3), right half from quad 1 (4-7), each in its 4th
 /// vertex's colour.
-fn two_quads(first_quad: u32, second_quad: u32) -> Vec<u8> {
+pub(crate) fn two_quads(first_quad: u32, second_quad: u32) -> Vec<u8> {
     (0..RENDER_SIZE * RENDER_SIZE)
         .map(|i| match i % RENDER_SIZE < RENDER_SIZE / 2 {
             true => red_of(4 * first_quad + 3),

@@ -631,3 +631,296 @@ impl Rule for CloseLineLoops {
     const NOTE: &'static str =
         "GL's line loops: a line strip closed by the layer on non-indexed draws";
 }
+
+/// How a device draws GL's quads, quad strips and polygons (setting `primitive_mode_route`;
+/// `auto` takes [`PrimitiveRoute::Geometry`] where the device enabled `geometryShader`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PrimitiveRoute {
+    /// A generated geometry shader ([`PrimitiveGsKey`]): every draw kind.
+    Geometry,
+    /// No geometry shader ([`IndexedPrimitive`]): the pipeline draws a triangle, line or
+    /// point list, and each non-indexed draw becomes an indexed draw of the layer's.
+    Indices,
+}
+
+/// The step of the route without a geometry shader: the pipeline draws
+/// [`IndexedPrimitive::list`] (the layer sets the topology) and every `vkCmdDraw` of it
+/// becomes an indexed draw of [`IndexedPrimitive::index_count`] indices from a buffer of
+/// the layer's holding [`IndexedPrimitive::indices`], offset by the draw's first vertex.
+///
+/// The indices give what the geometry shader gives: each quad cut along the diagonal from
+/// its provoking vertex into two triangles that name it where the convention takes it,
+/// both winding as the quad (a quad strip's quad i runs 2i, 2i+1, 2i+3, 2i+2); a polygon a
+/// fan from its first vertex, which provokes every triangle; drawn as lines, a quad's four
+/// edges (a polygon's, closed by a second draw), never a diagonal; as points, its corners.
+/// Incomplete trailing primitives are dropped. `gl_PrimitiveID` is the fragment shader's
+/// business ([`GlPrimitiveId`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct IndexedPrimitive {
+    pub primitive: GlPrimitive,
+    pub rasterized: Rasterized,
+    /// The pipeline's provoking vertex mode is the last vertex (GL's convention).
+    pub provoking_last: bool,
+}
+
+/// The list a pipeline on the index route draws.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum List {
+    Triangles,
+    Lines,
+    Points,
+}
+
+impl IndexedPrimitive {
+    /// The list topology the pipeline draws.
+    pub fn list(&self) -> List {
+        match self.rasterized {
+            Rasterized::Fill => List::Triangles,
+            Rasterized::Lines => List::Lines,
+            Rasterized::Points => List::Points,
+        }
+    }
+
+    /// The indices of one period (a quad; a polygon's triangle, edge or vertex), relative
+    /// to its first vertex, except a polygon's `0`, which is the polygon's first vertex
+    /// (see [`IndexedPrimitive::indices`]).
+    fn period(&self) -> &'static [u32] {
+        use GlPrimitive::*;
+        use Rasterized::*;
+        match (self.primitive, self.rasterized, self.provoking_last) {
+            // Cut along the diagonal from the provoking vertex (the 4th, else the 1st).
+            (Quads, Fill, true) => &[0, 1, 3, 1, 2, 3],
+            (Quads, Fill, false) => &[0, 1, 2, 0, 2, 3],
+            (Quads, Lines, _) => &[0, 1, 1, 2, 2, 3, 3, 0],
+            (Quads, Points, _) => &[0, 1, 2, 3],
+            // Quad i's perimeter runs 2i, 2i+1, 2i+3, 2i+2; 2i+3 provokes under the last
+            // vertex convention, 2i under the first (as the geometry shader cuts it).
+            (QuadStrip, Fill, true) => &[2, 0, 3, 0, 1, 3],
+            (QuadStrip, Fill, false) => &[0, 1, 3, 0, 3, 2],
+            (QuadStrip, Lines, _) => &[0, 1, 1, 3, 3, 2, 2, 0],
+            (QuadStrip, Points, _) => &[0, 1, 3, 2],
+            // Fan triangle i: (v(i+1), v(i+2), v0) or (v0, v(i+1), v(i+2)); v0 provokes.
+            (Polygon, Fill, true) => &[1, 2, 0],
+            (Polygon, Fill, false) => &[0, 1, 2],
+            (Polygon, Lines, _) => &[0, 1],
+            (Polygon, Points, _) => &[0],
+        }
+    }
+
+    /// The vertices from one period to the next.
+    fn stride(&self) -> u32 {
+        match self.primitive {
+            GlPrimitive::Quads => 4,
+            GlPrimitive::QuadStrip => 2,
+            GlPrimitive::Polygon => 1,
+        }
+    }
+
+    /// The periods a draw of `vertex_count` vertices makes: GL drops an incomplete
+    /// trailing quad, the odd vertex of a quad strip, and a polygon of fewer than three
+    /// vertices.
+    pub fn periods(&self, vertex_count: u32) -> u32 {
+        match self.primitive {
+            GlPrimitive::Quads => vertex_count / 4,
+            GlPrimitive::QuadStrip if vertex_count >= 4 => (vertex_count - 2) / 2,
+            GlPrimitive::Polygon if vertex_count >= 3 => match self.rasterized {
+                Rasterized::Fill => vertex_count - 2,
+                // Its edges but the closing one ([`IndexedPrimitive::closing_edge`]).
+                Rasterized::Lines => vertex_count - 1,
+                Rasterized::Points => vertex_count,
+            },
+            _ => 0,
+        }
+    }
+
+    /// The indices a draw of `vertex_count` vertices takes from the start of the buffer.
+    pub fn index_count(&self, vertex_count: u32) -> u64 {
+        u64::from(self.periods(vertex_count)) * self.period().len() as u64
+    }
+
+    /// Drawn as lines, a polygon's closing edge `(n − 1, 0)` is a draw of its own.
+    pub fn closing_edge(&self) -> bool {
+        self.primitive == GlPrimitive::Polygon && self.rasterized == Rasterized::Lines
+    }
+
+    /// The buffer's indices for `periods` periods (draws of up to that many).
+    pub fn indices(&self, periods: u32) -> Vec<u32> {
+        let (period, stride) = (self.period(), self.stride());
+        let polygon = self.primitive == GlPrimitive::Polygon;
+        (0..periods)
+            .flat_map(|p| {
+                period.iter().map(move |&i| match (polygon, i) {
+                    // A fan's centre: the polygon's first vertex, in every period.
+                    (true, 0) if self.rasterized == Rasterized::Fill => 0,
+                    _ => p * stride + i,
+                })
+            })
+            .collect()
+    }
+
+    /// What the fragment shader's `gl_PrimitiveID` becomes: the list's primitive id shifted
+    /// right by this (2 triangles, 4 lines or 4 points a quad), or 0 for a polygon (one a
+    /// draw).
+    pub fn primitive_id(&self) -> GlPrimitiveId {
+        match (self.primitive, self.rasterized) {
+            (GlPrimitive::Polygon, _) => GlPrimitiveId { shift: None },
+            (_, Rasterized::Fill) => GlPrimitiveId { shift: Some(1) },
+            _ => GlPrimitiveId { shift: Some(2) },
+        }
+    }
+}
+
+impl Rule for IndexedPrimitive {
+    const SEMANTIC: Semantic = Semantic::PrimitiveMode;
+
+    fn note(&self, _split: Option<&SplitInterface>) -> String {
+        format!(
+            "GL's {:?} drawn as a {:?} list of the layer's indices on non-indexed draws \
+             (provoking vertex {})",
+            self.primitive,
+            self.list(),
+            if self.provoking_last { "last" } else { "first" }
+        )
+    }
+}
+
+/// The fragment shader's `gl_PrimitiveID` on the index route: counts GL's primitives, not
+/// the list's (`shift`: the list's primitives a GL primitive makes, as a power of two;
+/// `None`: always 0, a polygon being the one primitive of its draw).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct GlPrimitiveId {
+    pub shift: Option<u32>,
+}
+
+impl Rule for GlPrimitiveId {
+    const SEMANTIC: Semantic = Semantic::PrimitiveMode;
+    const STAGE: Option<crate::rule::Stage> = Some(crate::rule::Stage::Fragment);
+    const NOTE: &'static str = "gl_PrimitiveID counts GL's quads or polygons";
+
+    fn rewrite(&self, words: &[u32], entry: &str) -> super::error::PassResult {
+        gl_primitive_id(words, entry, self.shift)
+    }
+}
+
+/// Rewrites every load of `PrimitiveId` in fragment entry point `entry` to
+/// `PrimitiveId >> shift`, or to 0 where `shift` is `None`. `Ok(None)` when it reads none.
+pub fn gl_primitive_id(words: &[u32], entry: &str, shift: Option<u32>) -> super::error::PassResult {
+    let m = Module::parse(words)?;
+    let Some(ep) = m.entry_point(entry, ExecutionModel::Fragment) else {
+        return Ok(None);
+    };
+    let Some((id, _)) = m
+        .builtin_variables(ep, StorageClass::Input, BuiltIn::PrimitiveId)
+        .next()
+    else {
+        return Ok(None);
+    };
+    let loads: Vec<usize> = m
+        .call_tree_insts(ep.function)
+        .filter(|&i| m.insts[i].op() == Some(Op::Load) && m.insts[i].operand(2) == id)
+        .collect();
+    if loads.is_empty() {
+        return Ok(None);
+    }
+    let mut e = Editor::new(&m);
+    for index in loads {
+        let load = &m.insts[index];
+        let (ty, result) = (load.operand(0), load.operand(1));
+        let ops = load.operands();
+        let mut code = Vec::new();
+        let value = e.load_with_access(&mut code, ty, ops[2], &ops[3..]);
+        let (op, by) = match shift {
+            Some(shift) => (Op::ShiftRightArithmetic, e.constant_i32(shift as i32)),
+            None => (Op::BitwiseAnd, e.constant_i32(0)),
+        };
+        e.binary_as(&mut code, op, ty, result, value, by);
+        e.replace(index, code);
+    }
+    Ok(Some(e.finish()?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn indexed(primitive: GlPrimitive, rasterized: Rasterized, last: bool) -> IndexedPrimitive {
+        IndexedPrimitive {
+            primitive,
+            rasterized,
+            provoking_last: last,
+        }
+    }
+
+    /// The indices a draw of `n` vertices takes.
+    fn draw(p: IndexedPrimitive, n: u32) -> Vec<u32> {
+        let mut all = p.indices(p.periods(n));
+        all.truncate(p.index_count(n) as usize);
+        all
+    }
+
+    /// Twice the signed area of triangle (a, b, c) of `points`.
+    fn area(points: &[(f32, f32)], [a, b, c]: [u32; 3]) -> f32 {
+        let (a, b, c) = (points[a as usize], points[b as usize], points[c as usize]);
+        (b.0 - a.0) * (c.1 - a.1) - (c.0 - a.0) * (b.1 - a.1)
+    }
+
+    #[test]
+    fn quads_provoke_from_their_4th_vertex_and_wind_as_the_quad() {
+        // Two counter-clockwise quads and one incomplete (GL drops it).
+        let points = [(0., 0.), (1., 0.), (1., 1.), (0., 1.)];
+        let points: Vec<(f32, f32)> = (0..3)
+            .flat_map(|q| points.map(|(x, y)| (x + 2. * q as f32, y)))
+            .collect();
+        let p = indexed(GlPrimitive::Quads, Rasterized::Fill, true);
+        let indices = draw(p, 11);
+        assert_eq!(indices, [0, 1, 3, 1, 2, 3, 4, 5, 7, 5, 6, 7]);
+        for (t, tri) in indices.chunks(3).enumerate() {
+            let quad = t as u32 / 2;
+            assert_eq!(tri[2], 4 * quad + 3, "GL's provoking vertex, last");
+            assert!(area(&points, [tri[0], tri[1], tri[2]]) > 0.0);
+        }
+        let first = draw(indexed(GlPrimitive::Quads, Rasterized::Fill, false), 4);
+        assert_eq!(first, [0, 1, 2, 0, 2, 3]);
+    }
+
+    #[test]
+    fn quad_strips_provoke_from_2i_plus_3_and_drop_the_odd_vertex() {
+        // GL's 1-based quad i of a strip: 2i-1, 2i, 2i+2, 2i+1, provoked by 2i+2.
+        let points: Vec<(f32, f32)> = (0..7).map(|v| ((v / 2) as f32, (v % 2) as f32)).collect();
+        let p = indexed(GlPrimitive::QuadStrip, Rasterized::Fill, true);
+        let indices = draw(p, 7);
+        assert_eq!(indices.len(), 12);
+        let winding = area(&points, [0, 1, 3]).signum();
+        for (t, tri) in indices.chunks(3).enumerate() {
+            let quad = t as u32 / 2;
+            assert_eq!(tri[2], 2 * quad + 3);
+            assert!(tri.iter().all(|&v| (2 * quad..2 * quad + 4).contains(&v)));
+            assert_eq!(area(&points, [tri[0], tri[1], tri[2]]).signum(), winding);
+        }
+        assert!(draw(p, 3).is_empty());
+        let lines = draw(indexed(GlPrimitive::QuadStrip, Rasterized::Lines, true), 6);
+        assert_eq!(lines, [0, 1, 1, 3, 3, 2, 2, 0, 2, 3, 3, 5, 5, 4, 4, 2]);
+    }
+
+    #[test]
+    fn polygons_are_fans_provoked_by_their_first_vertex() {
+        let p = indexed(GlPrimitive::Polygon, Rasterized::Fill, true);
+        assert_eq!(draw(p, 5), [1, 2, 0, 2, 3, 0, 3, 4, 0]);
+        let first = indexed(GlPrimitive::Polygon, Rasterized::Fill, false);
+        assert_eq!(draw(first, 4), [0, 1, 2, 0, 2, 3]);
+        assert!(draw(p, 2).is_empty());
+        let lines = indexed(GlPrimitive::Polygon, Rasterized::Lines, true);
+        assert_eq!(draw(lines, 4), [0, 1, 1, 2, 2, 3]);
+        assert!(lines.closing_edge());
+        let points = indexed(GlPrimitive::Polygon, Rasterized::Points, true);
+        assert_eq!(draw(points, 3), [0, 1, 2]);
+    }
+
+    #[test]
+    fn quads_as_lines_are_their_four_edges_never_the_diagonal() {
+        let p = indexed(GlPrimitive::Quads, Rasterized::Lines, true);
+        assert_eq!(draw(p, 7), [0, 1, 1, 2, 2, 3, 3, 0]);
+        assert_eq!(p.list(), List::Lines);
+        assert_eq!(p.primitive_id(), GlPrimitiveId { shift: Some(2) });
+    }
+}

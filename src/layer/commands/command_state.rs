@@ -406,12 +406,13 @@ command_hook! {
                 window_height,
                 attributes,
                 line_loop,
+                gl_primitive,
                 line_mode,
                 topology,
                 followed,
                 layer_line_mode,
             ) = dev.records.pipelines.read().get(&pipeline).map_or(
-                (None, false, None, None, false, None, None, None, false),
+                (None, false, None, None, false, None, None, None, None, false),
                 |r| {
                     (
                         r.reads_block,
@@ -419,6 +420,7 @@ command_hook! {
                         r.window_height,
                         r.current_attributes,
                         r.line_loop,
+                        r.gl_primitive,
                         r.line_mode,
                         r.gl_topology,
                         r.followed.clone(),
@@ -446,6 +448,7 @@ command_hook! {
                 state.layer_geometry_object = false;
                 state.bound_line_stipple = line_stipple;
                 state.bound_line_loop = line_loop;
+                state.bound_gl_primitive = gl_primitive;
                 state.gl_topology = topology;
                 // A line mode the layer made dynamic: the application, which never set it,
                 // stated Vulkan's default.

@@ -14,6 +14,7 @@ use ash::vk;
 use std::sync::atomic::Ordering;
 
 use crate::layer::commands::current_attributes::{destroy_chunk, new_host_buffer};
+use crate::layer::commands::primitive_indices;
 use crate::layer::data::attribute_memory::LineLoops;
 use crate::layer::data::records::{BoundIndexBuffer, CommandBufferState};
 use crate::layer::loader::frames::{command_hook, shield};
@@ -126,7 +127,9 @@ fn close(dev: &DeviceData, cb: Dispatchable<vk::CommandBuffer>, draw: [u32; 4]) 
 }
 
 command_hook! {
-    /// `vkCmdDraw` (devices with `VK_GLSEM_gl_state`): a line loop's closing segment after it.
+    /// `vkCmdDraw` (devices with `VK_GLSEM_gl_state`): a line loop's closing segment after it;
+    /// GL's quads, quad strips and polygons on the index route drawn in its place
+    /// (`primitive_indices`).
     "vkCmdDraw",
     fn cmd_draw(
         cb,
@@ -135,15 +138,21 @@ command_hook! {
         first_vertex: u32,
         first_instance: u32,
     ),
-    read |d| loops(d),
-    then |loops| {
+    read |d| (loops(d), primitive_indices::drawn(d)),
+    calls_down |next, (loops, primitives)| {
+        let draw = [vertex_count, instance_count, first_vertex, first_instance];
+        if primitives && primitive_indices::replace_draw(cb, draw) {
+            return;
+        }
+        // SAFETY: the next layer's `vkCmdDraw` with the arguments the application gave
+        // this hook, valid for it as they were for the hook (Vulkan's valid usage).
+        unsafe { next(cb.handle(), vertex_count, instance_count, first_vertex, first_instance) };
         if loops {
             shield("vkCmdDraw", || {
                 let Some(dev) = device_data(cb) else {
                     return;
                 };
                 if line_loop_bound(&dev, cb) {
-                    let draw = [vertex_count, instance_count, first_vertex, first_instance];
                     close(&dev, cb, draw);
                 }
             });
@@ -191,18 +200,27 @@ fn open_draw(what: &str, cb: Dispatchable<vk::CommandBuffer>) {
 }
 
 /// A draw hook whose draws the layer cannot close without reading the application's
-/// indices or parameters: a line loop drawn with one stays open ([`open_draw`]).
+/// indices or parameters: a line loop drawn with one stays open ([`open_draw`]); GL's
+/// quads, quad strips and polygons on the index route are not drawn
+/// ([`primitive_indices::skip_draw`]).
 macro_rules! open_draw_hook {
     ($what:literal, $draw:literal, fn $hook:ident($($arg:ident: $ty:ty),*)) => {
         command_hook! {
             #[doc = concat!("`", $what, "` (devices with `VK_GLSEM_gl_state`): a line loop")]
-            /// stays open; said once.
+            /// stays open, GL's quads on the index route are skipped; said once.
             $what,
             fn $hook(cb, $($arg: $ty),*),
-            read |d| loops(d),
-            then |loops| {
+            read |d| (loops(d), primitive_indices::drawn(d)),
+            calls_down |next, (loops, primitives)| {
+                let what = concat!($draw, " (", $what, ")");
+                if primitives && primitive_indices::skip_draw(what, cb) {
+                    return;
+                }
+                // SAFETY: the next layer's command with the arguments the application gave
+                // this hook, valid for it as they were for the hook (Vulkan's valid usage).
+                unsafe { next(cb.handle() $(, $arg)*) };
                 if loops {
-                    open_draw(concat!($draw, " (", $what, ")"), cb);
+                    open_draw(what, cb);
                 }
             }
         }

@@ -87,3 +87,17 @@ pub struct LineLoops {
     /// Said once per device: a loop that could not be closed.
     pub(crate) open_warned: AtomicBool,
 }
+
+/// A device's index buffers of GL's quads, quad strips and polygons drawn without a
+/// geometry shader (`primitive_indices`), one per pattern, made with the first pipeline
+/// that needs it and grown by a larger one when a draw needs more (the smaller stays:
+/// recorded draws may use it).
+#[derive(Default)]
+pub struct PrimitiveIndices {
+    /// Per pattern, the buffers made, the largest last, with the periods each holds.
+    pub(crate) buffers: Mutex<
+        std::collections::HashMap<glsem_spirv::primitive_mode::IndexedPrimitive, Vec<(u32, Chunk)>>,
+    >,
+    /// Said once per device: a draw the layer does not draw (`glsem: error:`).
+    pub(crate) skipped_said: AtomicBool,
+}

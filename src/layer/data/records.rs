@@ -16,7 +16,7 @@ use crate::layer::data::dynamic_inputs::{DynamicInputState, FollowedPipeline};
 use crate::layer::data::dynamic_lines::{LineModeState, StaticMultisample};
 use glsem_abi::PrimitiveMode;
 use glsem_spirv::interface::entry_point_ends;
-use glsem_spirv::primitive_mode::{PrimitiveGsKey, Rasterized};
+use glsem_spirv::primitive_mode::{IndexedPrimitive, PrimitiveGsKey, Rasterized};
 use glsem_spirv::scan::{LocationEnds, Summary};
 use glsem_spirv::unfed_inputs::InputKind;
 use spirv::ExecutionModel;
@@ -239,6 +239,9 @@ pub struct PipelineRecord {
     pub vertex_input_library: Option<vk::Pipeline>,
     /// It draws GL's line loops (a line strip the layer closes).
     pub line_loop: bool,
+    /// It draws GL's quads, quad strips or polygons on the index route: the pattern whose
+    /// indices replace its non-indexed draws (`primitive_indices`).
+    pub gl_primitive: Option<IndexedPrimitive>,
     /// It draws GL's primitive mode with a dynamic topology: the topology the layer sets.
     pub gl_topology: Option<vk::PrimitiveTopology>,
     /// A pre-rasterization library whose line mode the layer made dynamic state
@@ -267,6 +270,7 @@ impl PipelineRecord {
             current_attributes: None,
             vertex_input_library: None,
             line_loop: false,
+            gl_primitive: None,
             gl_topology: None,
             library_line_mode: false,
             line_mode: None,
@@ -335,6 +339,9 @@ pub struct CommandBufferState {
     pub object_lines: bool,
     /// The bound pipeline draws GL's line loops: non-indexed draws get their closing segment.
     pub bound_line_loop: bool,
+    /// The bound pipeline draws GL's quads, quad strips or polygons on the index route: its
+    /// non-indexed draws are replaced, the others skipped (`primitive_indices`).
+    pub bound_gl_primitive: Option<IndexedPrimitive>,
     /// The topology GL's primitive mode needs while the bound pipeline (with a dynamic
     /// topology) or shader objects draw it: it replaces the application's.
     pub gl_topology: Option<vk::PrimitiveTopology>,
@@ -414,6 +421,7 @@ impl CommandBufferState {
             provoking_last: None,
             object_lines: false,
             bound_line_loop: false,
+            bound_gl_primitive: None,
             gl_topology: None,
             index_buffer: None,
             lines: LineModeState::INITIAL,
@@ -483,6 +491,8 @@ pub struct Records {
     pub bind_work_pipelines: AtomicUsize,
     /// Live pipelines that draw GL's line loops: when 0, the draw hooks do nothing more.
     pub line_loop_pipelines: AtomicUsize,
+    /// Live pipelines that draw GL's quads, quad strips or polygons on the index route.
+    pub gl_primitive_pipelines: AtomicUsize,
     pub command_buffers: Mutex<HashMap<vk::CommandBuffer, CommandBufferState>>,
     /// Tessellation evaluation shader objects.
     pub tes_objects: RwLock<HashMap<vk::ShaderEXT, Arc<TesObjectRecord>>>,
@@ -510,6 +520,7 @@ impl Records {
             || record.line_stipple
             || record.current_attributes.is_some()
             || record.line_loop
+            || record.gl_primitive.is_some()
             || record.line_mode.is_some()
             || record.followed.is_some();
         let count = |counter: &AtomicUsize| match delta {
@@ -521,6 +532,9 @@ impl Records {
         }
         if record.line_loop {
             count(&self.line_loop_pipelines);
+        }
+        if record.gl_primitive.is_some() {
+            count(&self.gl_primitive_pipelines);
         }
     }
 }

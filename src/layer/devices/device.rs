@@ -921,6 +921,7 @@ pub unsafe extern "system" fn destroy_device(
             crate::layer::commands::current_attributes::release(dev, command_buffers.into_values());
             dev.attribute_memory.destroy_spare(dev);
             dev.line_loops.destroy(dev);
+            dev.primitive_indices.destroy(dev);
         },
         |dev| {
             if let Some(destroy) = dev.table.destroy_device {

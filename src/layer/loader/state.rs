@@ -5,12 +5,13 @@
 use ash::vk;
 use std::sync::Arc;
 
-use crate::layer::data::attribute_memory::{AttributeMemory, LineLoops};
+use crate::layer::data::attribute_memory::{AttributeMemory, LineLoops, PrimitiveIndices};
 use crate::layer::data::cache::RewriteCache;
 use crate::layer::data::extensions::EnabledExtensions;
 use crate::layer::data::records::{Kind, Live, Records};
 use crate::layer::loader::dispatch::{DeviceDispatch, InstanceDispatch};
 use crate::layer::support::settings::Settings;
+use glsem_spirv::primitive_mode::PrimitiveRoute;
 use glsem_spirv::scan::{scan, scan_with_interface_ends, Summary};
 use glsem_spirv::semantics::{DeviceKey, Semantic};
 
@@ -142,6 +143,8 @@ pub struct DeviceData {
     pub attribute_memory: AttributeMemory,
     /// GL's line loops: the index buffer of their closing segments.
     pub line_loops: LineLoops,
+    /// GL's quads, quad strips and polygons drawn without a geometry shader.
+    pub primitive_indices: PrimitiveIndices,
     /// Rewritten modules by content and pass (`cache` imports `records`, not the reverse).
     pub cache: RewriteCache,
     _live: Live,
@@ -174,6 +177,12 @@ impl DeviceData {
             stippled_bresenham_lines: self.conventions.stippled_bresenham_lines,
             window_origin: self.settings.window_origin,
             apart_layer_location: self.limits.last_interface_location(),
+            primitive_route: self.settings.primitive_route.unwrap_or(
+                match self.features.geometry_shader {
+                    true => PrimitiveRoute::Geometry,
+                    false => PrimitiveRoute::Indices,
+                },
+            ),
         }
     }
 
@@ -209,6 +218,7 @@ impl DeviceData {
             records: Records::default(),
             attribute_memory,
             line_loops: LineLoops::default(),
+            primitive_indices: PrimitiveIndices::default(),
             cache,
             _live: Live::new(Kind::Device),
         }

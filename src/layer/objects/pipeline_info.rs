@@ -13,7 +13,7 @@ use crate::layer::objects::create_info::{Chain, PipelineView, StageView};
 use crate::layer::support::log;
 use glsem_abi::PrimitiveMode;
 use glsem_spirv::fragcolor::{AttachmentKind, FragColorKey};
-use glsem_spirv::primitive_mode::{Culling, GlPrimitive, Rasterized};
+use glsem_spirv::primitive_mode::{Culling, GlPrimitive, IndexedPrimitive, List, Rasterized};
 use glsem_spirv::semantics::{
     Attachments, GlMode, PipelineKey, Semantic, Stage, StageInfo, Stages, Topology, WindowOrigin,
 };
@@ -459,6 +459,16 @@ pub(crate) fn topology_for(mode: GlMode) -> vk::PrimitiveTopology {
             vk::PrimitiveTopology::LINE_STRIP_WITH_ADJACENCY
         }
         GlMode::Primitive(GlPrimitive::Polygon) => vk::PrimitiveTopology::TRIANGLE_FAN,
+    }
+}
+
+/// The topology a pipeline drawing GL's quads, quad strips or polygons on the index route
+/// draws: the list of its pattern ([`IndexedPrimitive::list`]).
+pub(crate) fn list_topology(p: &IndexedPrimitive) -> vk::PrimitiveTopology {
+    match p.list() {
+        List::Triangles => vk::PrimitiveTopology::TRIANGLE_LIST,
+        List::Lines => vk::PrimitiveTopology::LINE_LIST,
+        List::Points => vk::PrimitiveTopology::POINT_LIST,
     }
 }
 

@@ -29,19 +29,19 @@ use crate::layer::loader::state::DeviceData;
 use crate::layer::objects::create_info::PipelineView;
 use crate::layer::objects::interface_limits::{code_over_limit, over_limit};
 use crate::layer::objects::pipeline_info::{
-    followed_line_mode, followed_pipeline, gl_mode_of, holds_vertex_input, layout_of,
-    library_line_mode, library_multisample, pipeline_key, stage_codes, stage_module, stage_of,
-    tes_without_tcs, topology_for, KeySource, StageCode,
+    followed_line_mode, followed_pipeline, gl_mode_of, holds_vertex_input, is_library, layout_of,
+    library_line_mode, library_multisample, list_topology, pipeline_key, stage_codes, stage_module,
+    stage_of, tes_without_tcs, topology_for, KeySource, StageCode,
 };
 use crate::layer::pipelines::library_inputs::{self, LinkFeed};
 use crate::layer::rewrite::patched::Patched;
 use crate::layer::rewrite::run::{Rewrite, Run, Target};
 use crate::layer::rules;
-use crate::layer::support::error::{LimitExceeded, PlanError};
+use crate::layer::support::error::{IndicesError, LimitExceeded, PlanError};
 use crate::layer::support::ffi::slice;
 use crate::layer::support::log;
 use glsem_abi::PrimitiveMode;
-use glsem_spirv::primitive_mode::GlPrimitive;
+use glsem_spirv::primitive_mode::{GlPrimitive, PrimitiveRoute};
 use glsem_spirv::scan::Summary;
 use glsem_spirv::semantics::{
     choose, GlMode, Semantic, Stage, StageInfo, Stages, Step, WindowOrigin,
@@ -297,6 +297,17 @@ fn refused_primitive_mode(
     if !dev.extensions.gl_state {
         return Some(PlanError::PrimitiveModeWithoutGlState);
     }
+    // On the index route the vertex-input library would pick the topology without the
+    // polygon mode and provoking vertex its pattern depends on (the pre-rasterization
+    // library's): libraries are refused there rather than drawn wrong.
+    if let GlMode::Primitive(primitive) = gl_mode {
+        if is_library(ci) && dev.key().primitive_route == PrimitiveRoute::Indices {
+            return Some(PlanError::Indices {
+                primitive,
+                why: IndicesError::Library,
+            });
+        }
+    }
     if !holds_vertex_input(ci) {
         return None;
     }
@@ -308,6 +319,11 @@ fn refused_primitive_mode(
         // A list topology restarts only with primitiveTopologyListRestart; a strip of quads
         // cannot tell, after a restart, which of its primitives are quads.
         GlMode::Primitive(p @ (GlPrimitive::Quads | GlPrimitive::QuadStrip)) if restart => {
+            Some(PlanError::RestartedPrimitive(p))
+        }
+        // The index route draws a list, which restarts only with
+        // primitiveTopologyListRestart (and draws no indexed draw of the application's).
+        GlMode::Primitive(p) if restart && dev.key().primitive_route == PrimitiveRoute::Indices => {
             Some(PlanError::RestartedPrimitive(p))
         }
         _ => None,
@@ -404,6 +420,9 @@ fn plan(dev: &DeviceData, ci: &PipelineView<'_>, steps: Vec<Step>) -> Plan {
             .as_ref()
             .map_or(vk::PrimitiveTopology::default(), |ia| ia.topology);
         rewrite.input_assembly = Some(match gl_mode_of(mode) {
+            Some(_) if holds_vertex_input(ci) && rewrite.indexed_primitive().is_some() => rewrite
+                .indexed_primitive()
+                .map_or(app_topology, |p| list_topology(&p)),
             Some(gl_mode) if holds_vertex_input(ci) => topology_for(gl_mode),
             _ => app_topology,
         });
@@ -865,6 +884,10 @@ impl Call<'_> {
                 Plan::Rewrite(rewrite) => rewrite.line_loop(),
                 _ => false,
             } || libraries_line_loop(self.dev, ci);
+            let gl_primitive = match plan {
+                Plan::Rewrite(rewrite) => rewrite.indexed_primitive(),
+                _ => None,
+            };
             let gl_topology = match plan {
                 Plan::Rewrite(rewrite) => dynamic_gl_topology(ci, rewrite),
                 _ => None,
@@ -906,6 +929,7 @@ impl Call<'_> {
                 && followed.is_none()
                 && !keeps_window_height(self.dev, ci)
                 && !line_loop
+                && gl_primitive.is_none()
             {
                 continue;
             }
@@ -914,6 +938,7 @@ impl Call<'_> {
             record.current_attributes = attributes.or(feed.as_ref().map(|f| f.integer));
             record.vertex_input_library = feed.as_ref().map(|f| f.library);
             record.line_loop = line_loop;
+            record.gl_primitive = gl_primitive;
             record.gl_topology = gl_topology;
             record.line_mode = line_mode;
             record.library_line_mode = library_line_mode;

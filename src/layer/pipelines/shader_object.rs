@@ -736,6 +736,8 @@ command_hook! {
                 // the layer's where it sets their line state (`bind_object_lines`).
                 state.bound_line_stipple =
                     state.object_lines && dev.conventions.stippled_bresenham_lines;
+                // Shader objects draw GL's modes through geometry shader objects only.
+                state.bound_gl_primitive = None;
                 let mut touched = false;
                 let mut primitive = false;
                 let mut vertex = None;

@@ -12,7 +12,7 @@ use crate::layer::objects::pipeline_info::{flag_of, StageCode};
 use crate::layer::support::log;
 use crate::layer::support::shader_code::dump_module;
 use glsem_spirv::line_rasterization::BresenhamLines;
-use glsem_spirv::primitive_mode::CloseLineLoops;
+use glsem_spirv::primitive_mode::{CloseLineLoops, IndexedPrimitive};
 use glsem_spirv::semantics::{Semantic, Stage, Step, StepOutput};
 use glsem_spirv::unfed_inputs::InputKind;
 use glsem_spirv::xfb_split::SplitInterface;
@@ -58,6 +58,15 @@ impl Rewrite {
     /// GL's line loops: non-indexed draws get their closing segment.
     pub fn line_loop(&self) -> bool {
         self.state.contains(&Step::CloseLineLoops(CloseLineLoops))
+    }
+
+    /// GL's quads, quad strips or polygons drawn without a geometry shader: the pattern
+    /// whose indices the layer draws in place of each non-indexed draw.
+    pub fn indexed_primitive(&self) -> Option<IndexedPrimitive> {
+        self.state.iter().find_map(|s| match s {
+            Step::DrawGlPrimitiveIndexed(p) => Some(*p),
+            _ => None,
+        })
     }
 
     /// The layer's line stipple: Bresenham lines with the stipple as dynamic state it sets.

@@ -1,14 +1,18 @@
 //! GL's primitive modes, layer side of pipeline creation: quads, quad strips and polygons
-//! get a generated geometry shader after the vertex shader; line loops are closed at draw
-//! time (`commands/line_loops.rs`), with the layer's index buffer made here first.
+//! get a generated geometry shader after the vertex shader, or, on the index route (no
+//! `geometryShader`, or setting `primitive_mode_route = indices`), a list topology whose
+//! non-indexed draws the layer replaces (`commands/primitive_indices.rs`); line loops are
+//! closed at draw time (`commands/line_loops.rs`). Either index buffer is made here first.
 
 use std::sync::Arc;
 
 use crate::layer::data::cache::{CacheKey, Outcome};
 use crate::layer::rewrite::run::{cached, Run};
 use crate::layer::rules::LayerStep;
-use crate::layer::support::error::{GenerationError, GsError, PlanError};
-use glsem_spirv::primitive_mode::{build_primitive_gs, CloseLineLoops, PrimitiveGsKey};
+use crate::layer::support::error::{GenerationError, GsError, IndicesError, PlanError};
+use glsem_spirv::primitive_mode::{
+    build_primitive_gs, CloseLineLoops, GlPrimitiveId, IndexedPrimitive, PrimitiveGsKey,
+};
 use glsem_spirv::semantics::{Stage, Step};
 
 impl LayerStep for PrimitiveGsKey {
@@ -38,6 +42,35 @@ impl LayerStep for CloseLineLoops {
         Ok(())
     }
 }
+
+impl LayerStep for IndexedPrimitive {
+    /// The topology is the planner's (`Rewrite::indexed_primitive`); the draws are replaced
+    /// at record time from an index buffer of the layer's, made here (a pipeline without it
+    /// would draw the wrong primitives).
+    fn plan(&self, step: &Step, run: &mut Run<'_>) -> Result<(), PlanError> {
+        let fail = |why| PlanError::Indices {
+            primitive: self.primitive,
+            why,
+        };
+        if [Stage::TessControl, Stage::TessEval, Stage::Geometry]
+            .iter()
+            .any(|&s| run.position(s).is_some())
+        {
+            return Err(fail(IndicesError::OtherGeometryStages));
+        }
+        if run.dev.primitive_indices.buffer(run.dev, self, 0).is_none() {
+            return Err(fail(IndicesError::NoMemory));
+        }
+        if self.closing_edge() && run.dev.line_loops.index_buffer(run.dev).is_none() {
+            return Err(fail(IndicesError::NoMemory));
+        }
+        run.chain_state(step.clone());
+        Ok(())
+    }
+}
+
+/// The fragment shader's `gl_PrimitiveID` on the index route: a rewrite of its stage.
+impl LayerStep for GlPrimitiveId {}
 
 /// Builds the geometry shader of GL's quads, quad strips or polygons from the vertex
 /// shader as the steps before left it, or says why it cannot.

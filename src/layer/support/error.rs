@@ -74,6 +74,20 @@ pub enum GsError {
     Generation(#[from] GenerationError),
 }
 
+/// Why GL's quads, quad strips or polygons cannot be drawn without a geometry shader.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum IndicesError {
+    #[error("the pipeline has a geometry or tessellation shader (GL refuses it too)")]
+    OtherGeometryStages,
+    #[error("the device has no host-visible memory the layer could make its index buffer in")]
+    NoMemory,
+    #[error(
+        "graphics pipeline libraries are not drawn this way (the vertex-input library cannot \
+         know the polygon mode and provoking vertex its indices depend on)"
+    )]
+    Library,
+}
+
 /// Why a stage the layer generates (a TCS, a geometry shader) was not made.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum GenerationError {
@@ -114,6 +128,14 @@ pub enum PlanError {
     Gs {
         primitive: GlPrimitive,
         why: GsError,
+    },
+    #[error(
+        "GL's {primitive:?} are drawn without a geometry shader (setting primitive_mode_route, \
+         or a device without geometryShader), but {why}"
+    )]
+    Indices {
+        primitive: GlPrimitive,
+        why: IndicesError,
     },
     #[error(
         "VkPipelinePrimitiveModeCreateInfoGLSEM names {0:#x}, not a GL primitive mode the \

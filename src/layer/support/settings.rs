@@ -6,6 +6,7 @@ use crate::layer::support::ffi::slice;
 use crate::layer::support::log::Level;
 use ash::vk;
 use glsem_abi as abi;
+use glsem_spirv::primitive_mode::PrimitiveRoute;
 use glsem_spirv::semantics::{SemanticSet, WindowOrigin, SEMANTICS};
 use std::ffi::{c_char, c_void, CStr};
 use std::path::{Path, PathBuf};
@@ -16,7 +17,7 @@ const ENV_PREFIX: &str = "VK_GLSEM_";
 
 /// The settings that are not a semantic's (those come from [`SEMANTICS`]); the manifest
 /// declares both lists.
-pub const KEYS: [&str; 5] = [
+pub const KEYS: [&str; 6] = [
     "log_level",
     "dump_dir",
     "rewrite_cache_mb",
@@ -26,6 +27,8 @@ pub const KEYS: [&str; 5] = [
     "debug_inject_panic",
     // How the application maps GL's window onto the framebuffer (VK_GLSEM_gl_state).
     "window_origin",
+    // How GL's quads, quad strips and polygons are drawn: auto, geometry or indices.
+    "primitive_mode_route",
 ];
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,6 +42,9 @@ pub struct Settings {
     pub debug_inject_panic: Option<String>,
     /// `window_origin`: `flipped` (a negative viewport, the default), `lower_left` or `vulkan`.
     pub window_origin: WindowOrigin,
+    /// `primitive_mode_route`: `auto` (`None`: the geometry shader where the device enabled
+    /// `geometryShader`, else the index route), `geometry` or `indices`.
+    pub primitive_route: Option<PrimitiveRoute>,
 }
 
 impl Default for Settings {
@@ -50,6 +56,7 @@ impl Default for Settings {
             rewrite_cache_mb: 64,
             debug_inject_panic: None,
             window_origin: WindowOrigin::Flipped,
+            primitive_route: None,
         }
     }
 }
@@ -148,6 +155,14 @@ impl Settings {
                     "lower_left" => WindowOrigin::LowerLeft,
                     "vulkan" => WindowOrigin::Vulkan,
                     _ => return Err(Expected::Described("flipped, lower_left or vulkan")),
+                }
+            }
+            "primitive_mode_route" => {
+                self.primitive_route = match value {
+                    "auto" => None,
+                    "geometry" => Some(PrimitiveRoute::Geometry),
+                    "indices" => Some(PrimitiveRoute::Indices),
+                    _ => return Err(Expected::Described("auto, geometry or indices")),
                 }
             }
             _ => unreachable!("KEYS and SEMANTICS list every setting"),

@@ -12,7 +12,7 @@ use crate::instance_id::InstanceIdWithoutBase;
 use crate::line_rasterization::BresenhamLines;
 use crate::passthrough_tcs::GenerateTcs;
 use crate::point_size::{PointSizeSource, WritePointSize};
-use crate::primitive_mode::{CloseLineLoops, PrimitiveGsKey};
+use crate::primitive_mode::{CloseLineLoops, IndexedPrimitive, PrimitiveGsKey, PrimitiveRoute};
 use crate::provoking_vertex::ProvokingVertexLast;
 use crate::rule::Stage;
 use crate::sample_mask::{DropSampleMask, GateSampleMask};
@@ -91,14 +91,18 @@ pub fn choose(stages: &Stages<'_>, key: &PipelineKey) -> Vec<Step> {
     last_stage_steps(stages, key, &mut steps);
     input_steps(stages, key, &mut steps);
     pipeline_state_steps(stages, key, &mut steps);
-    primitive_mode_steps(key, &mut steps);
+    primitive_mode_steps(stages, key, &mut steps);
     steps
 }
 
 /// [`choose`]'s GL primitive mode, last: the geometry shader is made from the vertex shader
 /// as every other step left it. A mode the layer cannot draw is refused where the step runs,
 /// never dropped: without it the pipeline would draw something else.
-fn primitive_mode_steps(key: &PipelineKey, steps: &mut Vec<Step>) {
+///
+/// On the index route (pipelines only: shader objects keep the geometry shader) the
+/// pipeline draws a list and the layer's indices; the fragment shader's `gl_PrimitiveID`
+/// counts GL's primitives.
+fn primitive_mode_steps(stages: &Stages<'_>, key: &PipelineKey, steps: &mut Vec<Step>) {
     // Where the vertex shader copies gl_Layer for the fragment shader (the step above), the
     // geometry shader writes the copy itself.
     match key.gl_mode {
@@ -110,6 +114,18 @@ fn primitive_mode_steps(key: &PipelineKey, steps: &mut Vec<Step>) {
                     applies(key, Semantic::ProvokingVertex) && key.device.provoking_vertex_last
                 }
             };
+            if key.device.primitive_route == PrimitiveRoute::Indices && !key.shader_object {
+                let indexed = IndexedPrimitive {
+                    primitive,
+                    rasterized: key.rasterized,
+                    provoking_last,
+                };
+                steps.push(Step::DrawGlPrimitiveIndexed(indexed));
+                if stages.rewritable(Stage::Fragment).is_some() {
+                    steps.push(Step::CountGlPrimitives(indexed.primitive_id()));
+                }
+                return;
+            }
             steps.push(Step::DrawGlPrimitive(PrimitiveGsKey {
                 primitive,
                 rasterized: key.rasterized,
@@ -392,6 +408,7 @@ mod tests {
                 stippled_bresenham_lines: false,
                 window_origin: WindowOrigin::Flipped,
                 apart_layer_location: 31,
+                primitive_route: PrimitiveRoute::Geometry,
             })
         }
     }
@@ -1112,5 +1129,49 @@ mod tests {
             ..gl
         };
         assert_eq!(choose(&s, &plain), [Step::GenerateTcs(GenerateTcs)]);
+    }
+    #[test]
+    fn the_index_route_draws_gl_primitives_without_a_geometry_shader() {
+        use crate::primitive_mode::{GlPrimitive, GlPrimitiveId, Rasterized};
+        let (vs, fs) = (summary(|_| {}), summary(|_| {}));
+        let quads = |route, shader_object| {
+            let key = with_gl_state(key());
+            PipelineKey {
+                gl_mode: Some(GlMode::Primitive(GlPrimitive::Quads)),
+                shader_object,
+                device: DeviceKey {
+                    primitive_route: route,
+                    ..key.device
+                },
+                ..key
+            }
+        };
+        let both = stages(&[(Stage::Vertex, &vs), (Stage::Fragment, &fs)]);
+        let steps = choose(&both, &quads(PrimitiveRoute::Indices, false));
+        let indexed = IndexedPrimitive {
+            primitive: GlPrimitive::Quads,
+            rasterized: Rasterized::Fill,
+            provoking_last: true,
+        };
+        assert!(steps.contains(&Step::DrawGlPrimitiveIndexed(indexed)));
+        assert!(steps.contains(&Step::CountGlPrimitives(GlPrimitiveId { shift: Some(1) })));
+        assert!(!steps.iter().any(|s| matches!(s, Step::DrawGlPrimitive(_))));
+        // Without a fragment shader nothing counts primitives.
+        let vertex_only = stages(&[(Stage::Vertex, &vs)]);
+        let steps = choose(&vertex_only, &quads(PrimitiveRoute::Indices, false));
+        assert!(!steps
+            .iter()
+            .any(|s| matches!(s, Step::CountGlPrimitives(_))));
+        // The geometry route, and shader objects on either, take the geometry shader.
+        for key in [
+            quads(PrimitiveRoute::Geometry, false),
+            quads(PrimitiveRoute::Indices, true),
+        ] {
+            let steps = choose(&both, &key);
+            assert!(steps.iter().any(|s| matches!(s, Step::DrawGlPrimitive(_))));
+            assert!(!steps
+                .iter()
+                .any(|s| matches!(s, Step::DrawGlPrimitiveIndexed(_))));
+        }
     }
 }

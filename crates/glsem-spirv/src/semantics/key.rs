@@ -4,7 +4,7 @@
 
 use super::registry::SemanticSet;
 use crate::fragcolor::FragColorKey;
-use crate::primitive_mode::{Culling, GlPrimitive, Rasterized};
+use crate::primitive_mode::{Culling, GlPrimitive, PrimitiveRoute, Rasterized};
 use crate::rule::Stage;
 use crate::scan::Summary;
 
@@ -205,6 +205,9 @@ pub struct DeviceKey {
     /// Where a last pre-rasterization stage and a fragment shader made apart (libraries,
     /// unlinked shader objects) pass GL's gl_Layer: the last Location every stage has.
     pub apart_layer_location: u32,
+    /// How GL's quads, quad strips and polygons are drawn in pipelines (shader objects
+    /// always take the geometry shader).
+    pub primitive_route: PrimitiveRoute,
 }
 
 impl PipelineKey {

@@ -112,6 +112,11 @@ macro_rules! step_list {
             /// shader (as it is after every other step) and the topology it reads.
             DrawGlPrimitive($crate::primitive_mode::PrimitiveGsKey),
             CloseLineLoops($crate::primitive_mode::CloseLineLoops),
+            /// GL's quads, quad strips or polygons without a geometry shader: a list
+            /// topology, and non-indexed draws replaced by the layer's indexed ones.
+            DrawGlPrimitiveIndexed($crate::primitive_mode::IndexedPrimitive),
+            /// `gl_PrimitiveID` in the fragment shader counts GL's primitives (index route).
+            CountGlPrimitives($crate::primitive_mode::GlPrimitiveId),
         }
     };
 }

@@ -1,0 +1,204 @@
+//! GL's quads, quad strips and polygons without a geometry shader (setting
+//! `primitive_mode_route = indices`, what a device without `geometryShader` gets), through the
+//! real loader, lavapipe and the validation layer: each `vkCmdDraw` becomes an indexed draw
+//! of the layer's, which keeps the first vertex, the instances and the base instance, draws
+//! each quad's 4th vertex's flat colour (GL 4.6 compatibility table 13.2), a quad's or a
+//! polygon's edges in polygon mode `GL_LINE` (never a diagonal; 14.6.4), its corners in
+//! `GL_POINT`; indexed and indirect draws are skipped, never drawn as something else.
+
+use crate::primitive_modes::{
+    border, buffer_of, desc_in_mode, gl_mode, lit, red_of, reds, two_quads, QUADS,
+};
+use crate::support::*;
+use ash::vk;
+use glsem_abi::PrimitiveMode;
+
+const GL_STATE: &std::ffi::CStr = c"VK_GLSEM_gl_state";
+const RING: (&str, &str) = ("layer/ring.vert", "layer/plain.frag");
+
+/// Draws `vs` + `fs` in GL's `mode` with `polygon_mode` on the index route, recording the
+/// draw with `draw` (after the bind; it returns the buffers the draw reads); the image and
+/// the validation layer's messages.
+fn draw(
+    mode: PrimitiveMode,
+    polygon_mode: vk::PolygonMode,
+    (vs, fs): (&str, &str),
+    draw: impl FnOnce(&Device, &Instance, vk::CommandBuffer) -> Vec<HostBuffer>,
+) -> Vec<u8> {
+    let route = [c"indices".as_ptr()];
+    let mut setting = vk::LayerSettingEXT::default()
+        .layer_name(GLSEM)
+        .setting_name(c"primitive_mode_route")
+        .ty(vk::LayerSettingTypeEXT::STRING);
+    setting.p_values = route.as_ptr().cast();
+    setting.value_count = 1;
+    let instance = Instance::with_settings(entry(), WITH_VALIDATION, &[setting]);
+    let core = vk::PhysicalDeviceFeatures::default().fill_mode_non_solid(true);
+    let device = instance.device_with_core(&[GL_STATE], core, &mut []);
+    let vs = device.module(&glsl(vs));
+    let fs = device.module(&glsl(fs));
+    let pass = device.render_pass(1);
+    let layout = device.layout(&[]);
+    let gl_mode = gl_mode(mode);
+    let mut desc = desc_in_mode(&gl_mode, (vs, fs), layout, pass);
+    desc.polygon_mode = polygon_mode;
+    let (result, pipelines) = device.create_pipelines(vk::PipelineCache::null(), &[desc], None);
+    assert_eq!(result, vk::Result::SUCCESS);
+    let mut used = Vec::new();
+    let images = device.render_with(&instance, pipelines[0], pass, 1, 0, |cb| {
+        used = draw(&device, &instance, cb)
+    });
+    for buffer in used {
+        device.destroy_buffer(buffer);
+    }
+    device.destroy_objects(&[pipelines[0]], &[layout], &[pass], &[vs, fs]);
+    device.destroy();
+    // This validation layer (header 239) predates VkLayerSettingsCreateInfoEXT, which it
+    // reports as an unknown struct of the instance's chain: every other message fails.
+    let messages: Vec<String> = instance
+        .messages()
+        .into_iter()
+        .filter(|m| !m.contains("VUID-VkInstanceCreateInfo-pNext-pNext"))
+        .collect();
+    assert!(
+        messages.is_empty(),
+        "validation messages:\n{}",
+        messages.join("\n")
+    );
+    images.into_iter().next().unwrap()
+}
+
+/// A plain `vkCmdDraw` of `[vertex count, instance count, first vertex, first instance]`.
+fn plain(
+    [count, instances, first, base]: [u32; 4],
+) -> impl FnOnce(&Device, &Instance, vk::CommandBuffer) -> Vec<HostBuffer> {
+    move |device, _, cb| {
+        unsafe { device.device.cmd_draw(cb, count, instances, first, base) };
+        Vec::new()
+    }
+}
+
+/// Only the left (`left`) or right half, in `red`.
+fn half(left: bool, red: u8) -> Vec<u8> {
+    (0..RENDER_SIZE * RENDER_SIZE)
+        .map(|i| match (i % RENDER_SIZE < RENDER_SIZE / 2) == left {
+            true => red,
+            false => 0,
+        })
+        .collect()
+}
+
+/// The 4 corner pixels of the 4x4 target: `ring.vert`'s vertices.
+fn corners() -> Vec<(u32, u32)> {
+    let last = RENDER_SIZE - 1;
+    vec![(0, 0), (last, 0), (0, last), (last, last)]
+}
+
+/// The 4 pixels inside `ring.vert`'s square (centres 1.5 and 2.5 are inside 0.6..3.4).
+fn inside() -> Vec<(u32, u32)> {
+    vec![(1, 1), (2, 1), (1, 2), (2, 2)]
+}
+
+#[test]
+fn quads_take_the_fourth_vertexs_flat_colour_without_a_geometry_shader() {
+    let _serial = serial();
+    let fill = vk::PolygonMode::FILL;
+    // Two quads and an incomplete third (GL drops it: quads.vert puts it off the target).
+    let image = draw(PrimitiveMode::QUADS, fill, QUADS, plain([10, 1, 0, 0]));
+    assert_eq!(reds(&image), two_quads(0, 1));
+    // The first vertex is the draw's: vertices 4-7 only, provoked by vertex 7.
+    let image = draw(PrimitiveMode::QUADS, fill, QUADS, plain([4, 1, 4, 0]));
+    assert_eq!(reds(&image), half(false, red_of(7)));
+}
+
+#[test]
+fn instanced_quads_keep_their_instances_and_base_instance() {
+    let _serial = serial();
+    let fill = vk::PolygonMode::FILL;
+    let image = draw(PrimitiveMode::QUADS, fill, QUADS, plain([4, 2, 0, 0]));
+    assert_eq!(reds(&image), two_quads(0, 0));
+    // quads.vert moves a quad right by its instance, which the layer gives as GL's
+    // gl_InstanceID: from 0 whatever the base instance (the base instance reaching instanced
+    // attributes is prim_quads_instanced's scene).
+    let image = draw(PrimitiveMode::QUADS, fill, QUADS, plain([4, 1, 0, 1]));
+    assert_eq!(reds(&image), half(true, red_of(3)));
+}
+
+#[test]
+fn quads_and_polygons_in_polygon_mode_line_draw_their_edges_not_a_diagonal() {
+    let _serial = serial();
+    let line = vk::PolygonMode::LINE;
+    let image = draw(PrimitiveMode::QUADS, line, RING, plain([4, 1, 0, 0]));
+    assert_eq!(lit(&image), border());
+    // A polygon's closing edge (vertex 3 back to 0) included.
+    let image = draw(PrimitiveMode::POLYGON, line, RING, plain([4, 1, 0, 0]));
+    assert_eq!(lit(&image), border());
+}
+
+#[test]
+fn quads_and_polygons_fill_and_draw_their_corners_as_points() {
+    let _serial = serial();
+    for mode in [PrimitiveMode::QUADS, PrimitiveMode::POLYGON] {
+        let image = draw(mode, vk::PolygonMode::FILL, RING, plain([4, 1, 0, 0]));
+        assert_eq!(lit(&image), inside(), "{mode:?}");
+        let image = draw(mode, vk::PolygonMode::POINT, RING, plain([4, 1, 0, 0]));
+        let mut points = lit(&image);
+        points.sort();
+        let mut expected = corners();
+        expected.sort();
+        assert_eq!(points, expected, "{mode:?}");
+    }
+}
+
+#[test]
+fn quad_strips_take_vertex_2i_plus_3s_flat_colour_and_drop_the_odd_vertex() {
+    let _serial = serial();
+    let strip = ("layer/quad_strip.vert", "layer/flat_color.frag");
+    let fill = vk::PolygonMode::FILL;
+    // Quad i (0-based) is vertices 2i, 2i+1, 2i+3, 2i+2, provoked by 2i+3 (GL's 1-based
+    // 2i+2 of table 13.2); the 7th vertex makes no quad.
+    let image = draw(PrimitiveMode::QUAD_STRIP, fill, strip, plain([7, 1, 0, 0]));
+    let expected: Vec<u8> = (0..RENDER_SIZE * RENDER_SIZE)
+        .map(|i| match i % RENDER_SIZE < RENDER_SIZE / 2 {
+            true => red_of(3),
+            false => red_of(5),
+        })
+        .collect();
+    assert_eq!(reds(&image), expected);
+    // Three vertices are no quad: nothing is drawn.
+    let image = draw(PrimitiveMode::QUAD_STRIP, fill, strip, plain([3, 1, 0, 0]));
+    assert!(lit(&image).is_empty());
+}
+
+#[test]
+fn indexed_and_indirect_quads_are_skipped_not_drawn_wrong() {
+    let _serial = serial();
+    let fill = vk::PolygonMode::FILL;
+    let image = draw(PrimitiveMode::QUADS, fill, QUADS, |device, instance, cb| {
+        let indices = buffer_of(
+            device,
+            instance,
+            &[0, 1, 2, 3],
+            vk::BufferUsageFlags::INDEX_BUFFER,
+        );
+        unsafe {
+            device
+                .device
+                .cmd_bind_index_buffer(cb, indices.buffer, 0, vk::IndexType::UINT32);
+            device.device.cmd_draw_indexed(cb, 4, 1, 0, 0, 0);
+        }
+        vec![indices]
+    });
+    assert!(lit(&image).is_empty());
+    let image = draw(PrimitiveMode::QUADS, fill, QUADS, |device, instance, cb| {
+        let args = buffer_of(
+            device,
+            instance,
+            &[8, 1, 0, 0],
+            vk::BufferUsageFlags::INDIRECT_BUFFER,
+        );
+        unsafe { device.device.cmd_draw_indirect(cb, args.buffer, 0, 1, 16) };
+        vec![args]
+    });
+    assert!(lit(&image).is_empty());
+}
