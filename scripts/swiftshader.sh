@@ -6,7 +6,9 @@
 #   runner-plain  the runner's own scenes (runner_*) on plain Vulkan, without the layer
 # A scene may SKIP only naming a GL feature SwiftShader lacks; a FAIL must be listed, with
 # its text, and a listed scene must still FAIL. Needs the release build of glsem-run and
-# the layer (cargo build --release). Reports go to target/swiftshader-results/ (or $1).
+# the layer (cargo build --release). Then the layer's test binaries that drive a device
+# (cargo test's debug builds), which must pass, a test needing what SwiftShader lacks
+# SKIPping by name. Reports go to target/swiftshader-results/ (or $1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -41,3 +43,21 @@ run runner-plain --no-layer tests/scenes/runner_*.shader_test
 python3 scripts/check-known-failures.py scripts/swiftshader-known-failures.txt \
     whole="$out/whole.txt" libraries="$out/libraries.txt" runner-plain="$out/runner-plain.txt"
 echo "swiftshader: scene suite checked in $((SECONDS - start)) s (reports in $out/)"
+
+# The layer's test binaries that drive a device, on SwiftShader: the debug builds of the
+# lavapipe run (`cargo test --workspace`, so the same features: nothing is rebuilt). A test
+# needing a feature SwiftShader lacks prints `SKIP: <test> needs <feature>` and returns
+# (tests/support/features.rs; it would fail on lavapipe). Not run here: the unit tests,
+# passes, docs and fuzz_regressions (no driver), runner/tests/scenes.rs (lavapipe's
+# results; the scene runs above are its counterpart) and runner/tests/window.rs
+# (VK_KHR_xlib_surface, which Chromium's SwiftShader lacks).
+start=$SECONDS
+if ! cargo test -q --workspace --test 'layer*' --test 'reliability*' --test c_api \
+    -- --show-output >"$out/tests.txt" 2>&1; then
+    grep -E '^(test .*FAILED|failures:|---- )|panicked' "$out/tests.txt" >&2 || true
+    echo "swiftshader: a test binary failed (all of it in $out/tests.txt)" >&2
+    exit 1
+fi
+grep '^SKIP: ' "$out/tests.txt" | sort >"$out/tests-skips.txt" || true
+echo "swiftshader: test binaries passed in $((SECONDS - start)) s," \
+    "$(wc -l <"$out/tests-skips.txt") SKIPs naming what SwiftShader lacks ($out/tests-skips.txt)"

@@ -27,8 +27,9 @@ cargo build --workspace
 cargo test --workspace
 
 # The scene suite on SwiftShader too (docs/drivers.md), against the exact list of scenes
-# that fail there, scripts/swiftshader-known-failures.txt: 45–70 s on two cores
-# (scripts/swiftshader.sh says how long it took).
+# that fail there, scripts/swiftshader-known-failures.txt: 45–70 s on two cores; then the
+# layer's test binaries there, built above (29–43 s). scripts/swiftshader.sh says how long
+# each took.
 scripts/swiftshader.sh
 
 # The Debian package: built, installed with dpkg -i, two scenes through the installed

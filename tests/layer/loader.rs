@@ -169,6 +169,9 @@ fn push_into_reserved_range(layers: Layers, levels_offset: u32) -> Vec<String> {
 #[test]
 fn layout_reserves_levels_next_to_the_app_range() {
     let _serial = serial();
+    if !needs(&[Feature::TessellationShader]) {
+        return;
+    }
     let levels_offset = (max_push_constants_size() - 24) & !3;
     let with_layer = push_into_reserved_range(WITH_VALIDATION, levels_offset);
     assert!(
@@ -219,6 +222,9 @@ fn tes_only_pipeline(
 #[test]
 fn tes_without_tcs_fails_clearly_when_the_layout_has_no_room() {
     let _serial = serial();
+    if !needs(&[Feature::TessellationShader]) {
+        return;
+    }
     let instance = Instance::new(WITH_VALIDATION);
     let device = instance.device(&[]);
     // The application takes every byte: no room for the levels.
@@ -241,6 +247,9 @@ fn tes_without_tcs_fails_clearly_when_the_layout_has_no_room() {
 #[test]
 fn tes_without_tcs_fits_the_levels_into_24_free_bytes() {
     let _serial = serial();
+    if !needs(&[Feature::TessellationShader]) {
+        return;
+    }
     let instance = Instance::new(WITH_VALIDATION);
     for extensions in [&[][..], &[GL_STATE_EXTENSION][..]] {
         let device = instance.device(extensions);
@@ -271,6 +280,9 @@ fn tes_without_tcs_fits_the_levels_into_24_free_bytes() {
 #[test]
 fn tes_without_tcs_gets_a_generated_tcs_and_levels() {
     let _serial = serial();
+    if !needs(&[Feature::TessellationShader]) {
+        return;
+    }
     let instance = Instance::new(WITH_VALIDATION);
     let device = instance.device(&[LEVELS_EXTENSION]);
     let layout = device.layout(&[]);

@@ -12,6 +12,12 @@ type S = vk::ShaderStageFlags;
 #[test]
 fn tes_only_pipeline_with_dynamic_patch_size_draws_gl_primitives() {
     let _serial = serial();
+    if !needs(&[
+        Feature::TessellationShader,
+        Feature::PipelineStatisticsQuery,
+    ]) {
+        return;
+    }
     let instance = Instance::new(WITH_VALIDATION);
     let eds2 = ash::ext::extended_dynamic_state2::NAME;
     if !has_device_extension(&instance, eds2) {
@@ -81,6 +87,9 @@ fn tes_only_pipeline_with_dynamic_patch_size_draws_gl_primitives() {
 #[ignore]
 fn measure_the_tcs_for_any_patch_size() {
     let _serial = serial();
+    if !needs(&[Feature::TessellationShader]) {
+        return;
+    }
     let instance = Instance::new(GLSEM_ONLY);
     let eds2 = ash::ext::extended_dynamic_state2::NAME;
     if !has_device_extension(&instance, eds2) {

@@ -325,6 +325,9 @@ fn fragment_library_without_formats_does_not_warn() {
 #[test]
 fn library_with_a_tes_and_no_tcs_fails_instead_of_reaching_the_driver() {
     let _serial = serial();
+    if !needs(&[Feature::TessellationShader]) {
+        return;
+    }
     let instance = Instance::new(WITH_VALIDATION);
     if !has_device_extension(&instance, ash::ext::graphics_pipeline_library::NAME) {
         println!("SKIP: the driver has no VK_EXT_graphics_pipeline_library");

@@ -117,7 +117,11 @@ impl Fixture {
             plain_fs: device.module(&plain_fs_words),
             frag_color: device.module(&frag_color_words),
             patch_vs: device.module(&glsl("layer/patch.vert")),
-            patch_tes: device.module(&glsl("layer/patch.tese")),
+            // A TES module needs the feature (VUID-VkShaderModuleCreateInfo-pCode-08740).
+            patch_tes: match device_has(Feature::TessellationShader) {
+                true => device.module(&glsl("layer/patch.tese")),
+                false => vk::ShaderModule::null(),
+            },
             patch_fs: device.module(&patch_fs_words),
             pass: device.render_pass(ATTACHMENTS),
             pass1: device.render_pass(1),
@@ -307,6 +311,9 @@ fn compile_required_arrays_match_plain_vulkan() {
 #[test]
 fn layer_failures_keep_array_semantics() {
     let _serial = serial();
+    if !needs(&[Feature::TessellationShader]) {
+        return;
+    }
     let f = Fixture::new(WITH_VALIDATION);
     let null = vk::PipelineCache::null();
     let before = counters();
@@ -377,6 +384,9 @@ fn layer_failures_keep_array_semantics() {
 #[test]
 fn failed_rewritten_pipelines_free_their_temporary_modules() {
     let _serial = serial();
+    if !needs(&[Feature::TessellationShader]) {
+        return;
+    }
     let f = Fixture::new(WITH_VALIDATION);
     let allocator = CountingAllocator::default();
     let callbacks = allocator.callbacks();
@@ -435,6 +445,9 @@ fn allocator_balance(layers: Layers) -> (Vec<(isize, isize)>, usize) {
 #[test]
 fn allocation_callbacks_are_used_and_balanced() {
     let _serial = serial();
+    if !needs(&[Feature::TessellationShader]) {
+        return;
+    }
     let (without, plain_allocations) = allocator_balance(NO_LAYERS);
     let (with, allocations) = allocator_balance(WITH_VALIDATION);
     assert!(
@@ -479,6 +492,9 @@ fn out_of_memory(layers: Layers) -> Vec<(vk::Result, Vec<bool>)> {
 #[test]
 fn temporary_module_allocation_failure() {
     let _serial = serial();
+    if !needs(&[Feature::TessellationShader]) {
+        return;
+    }
     let without = out_of_memory(NO_LAYERS);
     let before = counters();
     // No validation: the gl_FragColor pipeline that keeps its original shader leaves
@@ -550,6 +566,9 @@ fn pipeline_caches_work_for_rewritten_pipelines() {
     }
     // With a generated TCS in the array, the cache still works and FAIL_ON_COMPILE still
     // gets the driver's answer.
+    if !part_needs("its TES-only pipeline", &[Feature::TessellationShader]) {
+        return;
+    }
     let (with_tes, _) = through_a_cache(WITH_VALIDATION, true);
     assert_eq!(with_tes, without);
 }

@@ -184,6 +184,9 @@ fn work(shared: &Shared, t: usize, per_thread: usize) {
 #[test]
 fn eight_threads_create_destroy_and_record_on_one_device() {
     let _serial = serial();
+    if !needs(&[Feature::TessellationShader, Feature::TransformFeedback]) {
+        return;
+    }
     let per_thread = env_or("GLSEM_STRESS_PIPELINES", 200) as usize;
     let timeout = Duration::from_secs(env_or("GLSEM_STRESS_TIMEOUT", 300));
     let before = counters();

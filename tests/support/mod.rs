@@ -6,10 +6,13 @@
 //! `#[path]`) where a crate needs only them.
 #![allow(dead_code)]
 
+pub mod features;
 pub mod spirv_tools;
 pub mod vulkan;
 
 // Not every test binary names each of these.
+#[allow(unused_imports)]
+pub use features::{device_has, needs, on_lavapipe, part_needs, Feature};
 #[allow(unused_imports)]
 pub use vulkan::{DebugCounters, GLSEM, GL_STATE_EXTENSION};
 
@@ -244,7 +247,8 @@ impl Instance {
         );
     }
 
-    /// A device with tessellation and geometry shaders, one graphics queue, and `extensions`.
+    /// A device with tessellation and geometry shaders where it has them (a test needing
+    /// them checks [`needs`]), one graphics queue, and `extensions`.
     pub fn device(&self, extensions: &[&CStr]) -> Device {
         self.device_with(extensions, &mut [])
     }
@@ -256,8 +260,8 @@ impl Instance {
         features: &mut [&mut dyn vk::ExtendsDeviceCreateInfo],
     ) -> Device {
         let core = vk::PhysicalDeviceFeatures::default()
-            .tessellation_shader(true)
-            .geometry_shader(true);
+            .tessellation_shader(device_has(Feature::TessellationShader))
+            .geometry_shader(device_has(Feature::GeometryShader));
         self.device_with_core(extensions, core, features)
     }
 
