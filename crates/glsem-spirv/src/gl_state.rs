@@ -10,12 +10,14 @@
 //!                           //      GL_LOWER_LEFT; bit 2: layered target; bits 8-15:
 //!                           //      GL_CLIP_DISTANCEi
 //!     float window_height;  // +32  H of gl_FragCoord.y = H - y (a flipped viewport's y)
+//!     uint  base_instance;  // +36  the draw's firstInstance, where the device has no
+//!                           //      BaseInstance built-in (no shaderDrawParameters)
 //! };
 //! ```
 //!
 //! The generated TCS reads the levels; rewritten vertex, tessellation evaluation and
 //! geometry shaders read `point_size` and `flags`, fragment shaders `flags` and
-//! `window_height`, through [`StateReader`].
+//! `window_height`, vertex shaders `base_instance`, through [`StateReader`].
 
 use spirv::{Decoration, StorageClass};
 
@@ -23,7 +25,7 @@ use super::error::PassError;
 use super::module::{Editor, EntryPoint, Module, Type};
 
 /// Size of the whole block in bytes.
-pub const BLOCK_SIZE: u32 = 36;
+pub const BLOCK_SIZE: u32 = 40;
 /// The levels alone, all a generated TCS reads: a layout with no room for the whole block
 /// may still hold them.
 pub const LEVELS_SIZE: u32 = 24;
@@ -33,6 +35,7 @@ pub const OUTER_LEVELS: u32 = 8;
 pub const POINT_SIZE: u32 = 24;
 pub const FLAGS: u32 = 28;
 pub const WINDOW_HEIGHT: u32 = 32;
+pub const BASE_INSTANCE: u32 = 36;
 /// `flags` bit: `GL_PROGRAM_POINT_SIZE` is enabled.
 pub const FLAG_PROGRAM_POINT_SIZE: u32 = 1;
 /// `flags` bit: `GL_POINT_SPRITE_COORD_ORIGIN` is `GL_LOWER_LEFT`.
@@ -49,14 +52,15 @@ pub const fn flag_clip_distance(i: u32) -> u32 {
 /// How many clip planes the flags can enable (GL's `GL_MAX_CLIP_DISTANCES` on Mesa).
 pub const CLIP_DISTANCE_FLAGS: u32 = 8;
 
-/// The block's `point_size`, `flags` and `window_height` fields as one module reads them: a
-/// push-constant block of three members at the block's offsets, declared by the first pass
-/// that needs it and found again by the next.
+/// The block's `point_size`, `flags`, `window_height` and `base_instance` fields as one
+/// module reads them: a push-constant block of four members at the block's offsets,
+/// declared by the first pass that needs it and found again by the next.
 pub struct StateReader {
     var: u32,
     point_size_member: u32,
     flags_member: u32,
     window_height_member: u32,
+    base_instance_member: u32,
     /// The variable is new: it must join the entry point's interface (SPIR-V ≥ 1.4).
     pub declared: Option<u32>,
 }
@@ -95,16 +99,22 @@ impl StateReader {
                 find(at(POINT_SIZE)),
                 find(at(FLAGS)),
                 find(at(WINDOW_HEIGHT)),
+                find(at(BASE_INSTANCE)),
             ) {
-                (1, Some(point_size_member), Some(flags_member), Some(window_height_member)) => {
-                    Ok(StateReader {
-                        var,
-                        point_size_member,
-                        flags_member,
-                        window_height_member,
-                        declared: None,
-                    })
-                }
+                (
+                    1,
+                    Some(point_size_member),
+                    Some(flags_member),
+                    Some(window_height_member),
+                    Some(base_instance_member),
+                ) => Ok(StateReader {
+                    var,
+                    point_size_member,
+                    flags_member,
+                    window_height_member,
+                    base_instance_member,
+                    declared: None,
+                }),
                 _ => Err(PassError::Unsupported(format!(
                     "the {:?} shader has a push-constant block of its own",
                     ep.model
@@ -113,11 +123,12 @@ impl StateReader {
         }
         let float = e.type_float(32);
         let uint = e.type_int(32, false);
-        let block = e.type_struct(&[float, uint, float]);
+        let block = e.type_struct(&[float, uint, float, uint]);
         e.decorate(block, Decoration::Block, &[]);
         e.member_decorate(block, 0, Decoration::Offset, &[at(POINT_SIZE)]);
         e.member_decorate(block, 1, Decoration::Offset, &[at(FLAGS)]);
         e.member_decorate(block, 2, Decoration::Offset, &[at(WINDOW_HEIGHT)]);
+        e.member_decorate(block, 3, Decoration::Offset, &[at(BASE_INSTANCE)]);
         e.name(block, "GlsemGlState");
         let var = e.add_variable(StorageClass::PushConstant, block);
         e.name(var, "glsem_gl_state");
@@ -126,6 +137,7 @@ impl StateReader {
             point_size_member: 0,
             flags_member: 1,
             window_height_member: 2,
+            base_instance_member: 3,
             declared: Some(var),
         })
     }
@@ -147,6 +159,12 @@ impl StateReader {
     pub fn window_height(&self, e: &mut Editor<'_, '_>, code: &mut Vec<u32>) -> u32 {
         let float = e.type_float(32);
         self.load(e, code, self.window_height_member, float)
+    }
+
+    /// Emits a load of `base_instance` (a 32-bit unsigned integer).
+    pub fn base_instance(&self, e: &mut Editor<'_, '_>, code: &mut Vec<u32>) -> u32 {
+        let uint = e.type_int(32, false);
+        self.load(e, code, self.base_instance_member, uint)
     }
 
     /// Emits a test of `flags & bit`; returns the bool's id.

@@ -6,19 +6,32 @@
 //! every load of `InstanceIndex` in a vertex shader to `InstanceIndex − BaseInstance`
 //! (`DrawParameters`, Vulkan 1.1 or `VK_KHR_shader_draw_parameters`). A shader that meant
 //! Vulkan's `gl_InstanceIndex` cannot be told apart: under `VK_GLSEM_gl_state` GL's rule
-//! applies, and the `instance_id = vulkan` setting keeps Vulkan's.
+//! applies, and the `instance_id = vulkan` setting keeps Vulkan's. A device without
+//! `shaderDrawParameters` has no `BaseInstance`: the shader reads the base from the
+//! GL-state block instead, where the layer pushes each draw's `firstInstance`.
 
 use spirv::{BuiltIn, Capability, Decoration, ExecutionModel, Op, StorageClass};
 
 use super::error::PassResult;
-use super::module::{Editor, Instruction, Module, Section};
-use super::rule::{Rule, Semantic, Stage};
+use super::gl_state::StateReader;
+use super::module::{Editor, EntryPoint, Instruction, Module, Section};
+use super::rule::{Rule, Semantic, SplitInterface, Stage};
 
 const DRAW_PARAMETERS_EXTENSION: &str = "SPV_KHR_shader_draw_parameters";
 
-/// Subtracts the base instance from every load of `InstanceIndex` in vertex entry point
-/// `entry`. `Ok(None)` when it reads no `InstanceIndex`.
-pub fn instance_id_without_base(words: &[u32], entry: &str) -> PassResult {
+/// Where the pass reads the draw's base instance.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum InstanceBase {
+    /// The `BaseInstance` built-in (`shaderDrawParameters`).
+    BuiltIn,
+    /// The GL-state block at this push-constant offset (`base_instance`, which the layer
+    /// pushes at each draw), on a device without `shaderDrawParameters`.
+    GlState { block_offset: u32 },
+}
+
+/// Subtracts the base instance (read from `base`) from every load of `InstanceIndex` in
+/// vertex entry point `entry`. `Ok(None)` when it reads no `InstanceIndex`.
+pub fn instance_id_without_base(words: &[u32], entry: &str, base: InstanceBase) -> PassResult {
     let m = Module::parse(words)?;
     let Some(ep) = m.entry_point(entry, ExecutionModel::Vertex) else {
         return Ok(None);
@@ -36,7 +49,48 @@ pub fn instance_id_without_base(words: &[u32], entry: &str) -> PassResult {
     }
 
     let mut e = Editor::new(&m);
-    let base = match builtin_var(BuiltIn::BaseInstance) {
+    let source = match base {
+        InstanceBase::BuiltIn => BaseSource::Variable(base_instance_builtin(&m, ep, &mut e, int)),
+        InstanceBase::GlState { block_offset } => {
+            let state = StateReader::find_or_declare(&m, &mut e, ep, block_offset)?;
+            if let Some(var) = state.declared {
+                e.extend_interface(ep, &[], &[var]);
+            }
+            BaseSource::Block(state)
+        }
+    };
+    for index in loads {
+        let load = &m.insts[index];
+        let (ty, result) = (load.operand(0), load.operand(1));
+        let mut code = Vec::new();
+        let ops = load.operands();
+        let index_value = e.load_with_access(&mut code, ty, ops[2], &ops[3..]);
+        let base_value = match &source {
+            BaseSource::Variable(var) => e.load(&mut code, ty, *var),
+            BaseSource::Block(state) => {
+                let base = state.base_instance(&mut e, &mut code);
+                e.bitcast(&mut code, ty, base)
+            }
+        };
+        e.binary_as(&mut code, Op::ISub, ty, result, index_value, base_value);
+        e.replace(index, code);
+    }
+    Ok(Some(e.finish()?))
+}
+
+/// What the pass subtracts.
+enum BaseSource {
+    Variable(u32),
+    Block(StateReader),
+}
+
+/// The `BaseInstance` input of `ep`, declared (with its capability and extension) where the
+/// module has none.
+fn base_instance_builtin(m: &Module<'_>, ep: &EntryPoint, e: &mut Editor<'_, '_>, int: u32) -> u32 {
+    let base = match m
+        .builtin_variables(ep, StorageClass::Input, BuiltIn::BaseInstance)
+        .next()
+    {
         Some((base, _)) => base,
         None => {
             let var = e.add_variable(StorageClass::Input, int);
@@ -57,30 +111,35 @@ pub fn instance_id_without_base(words: &[u32], entry: &str) -> PassResult {
         let extension = Instruction::extension(DRAW_PARAMETERS_EXTENSION);
         e.append_instruction(Section::Extension, &extension);
     }
-    for index in loads {
-        let load = &m.insts[index];
-        let (ty, result) = (load.operand(0), load.operand(1));
-        let mut code = Vec::new();
-        let ops = load.operands();
-        let index_value = e.load_with_access(&mut code, ty, ops[2], &ops[3..]);
-        let base_value = e.load(&mut code, ty, base);
-        e.binary_as(&mut code, Op::ISub, ty, result, index_value, base_value);
-        e.replace(index, code);
-    }
-    Ok(Some(e.finish()?))
+    base
 }
 
-/// The step: the vertex shader's `InstanceIndex` loads become `InstanceIndex − BaseInstance`
+/// The step: the vertex shader's `InstanceIndex` loads become `InstanceIndex − base`
 /// (GL's `gl_InstanceID`).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct InstanceIdWithoutBase;
+pub struct InstanceIdWithoutBase {
+    pub base: InstanceBase,
+}
 
 impl Rule for InstanceIdWithoutBase {
     const SEMANTIC: Semantic = Semantic::InstanceId;
     const STAGE: Option<Stage> = Some(Stage::Vertex);
-    const NOTE: &'static str = "gl_InstanceID excludes the base instance";
+
+    fn note(&self, _split: Option<&SplitInterface>) -> String {
+        match self.base {
+            InstanceBase::BuiltIn => "gl_InstanceID excludes the base instance".into(),
+            InstanceBase::GlState { block_offset } => format!(
+                "gl_InstanceID excludes the base instance, which the layer pushes at each draw \
+                 (push-constant offset {block_offset}): the device has no shaderDrawParameters"
+            ),
+        }
+    }
+
+    fn reads_block(&self) -> bool {
+        matches!(self.base, InstanceBase::GlState { .. })
+    }
 
     fn rewrite(&self, words: &[u32], entry: &str) -> PassResult {
-        instance_id_without_base(words, entry)
+        instance_id_without_base(words, entry, self.base)
     }
 }

@@ -406,13 +406,14 @@ command_hook! {
                 window_height,
                 attributes,
                 line_loop,
+                base_instance,
                 gl_primitive,
                 line_mode,
                 topology,
                 followed,
                 layer_line_mode,
             ) = dev.records.pipelines.read().get(&pipeline).map_or(
-                (None, false, None, None, false, None, None, None, None, false),
+                (None, false, None, None, false, false, None, None, None, None, false),
                 |r| {
                     (
                         r.reads_block,
@@ -420,6 +421,7 @@ command_hook! {
                         r.window_height,
                         r.current_attributes,
                         r.line_loop,
+                        r.reads_base_instance,
                         r.gl_primitive,
                         r.line_mode,
                         r.gl_topology,
@@ -448,6 +450,7 @@ command_hook! {
                 state.layer_geometry_object = false;
                 state.bound_line_stipple = line_stipple;
                 state.bound_line_loop = line_loop;
+                state.bound_base_instance = base_instance;
                 state.bound_gl_primitive = gl_primitive;
                 state.gl_topology = topology;
                 // A line mode the layer made dynamic: the application, which never set it,

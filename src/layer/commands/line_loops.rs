@@ -13,6 +13,7 @@
 use ash::vk;
 use std::sync::atomic::Ordering;
 
+use crate::layer::commands::base_instance;
 use crate::layer::commands::current_attributes::{destroy_chunk, new_host_buffer};
 use crate::layer::commands::primitive_indices;
 use crate::layer::data::attribute_memory::LineLoops;
@@ -138,9 +139,12 @@ command_hook! {
         first_vertex: u32,
         first_instance: u32,
     ),
-    read |d| (loops(d), primitive_indices::drawn(d)),
-    calls_down |next, (loops, primitives)| {
+    read |d| (loops(d), primitive_indices::drawn(d), base_instance::pushed(d)),
+    calls_down |next, (loops, primitives, base)| {
         let draw = [vertex_count, instance_count, first_vertex, first_instance];
+        if base {
+            base_instance::before_draw("vkCmdDraw", cb, Some(first_instance));
+        }
         if primitives && primitive_indices::replace_draw(cb, draw) {
             return;
         }
@@ -204,15 +208,23 @@ fn open_draw(what: &str, cb: Dispatchable<vk::CommandBuffer>) {
 /// quads, quad strips and polygons on the index route are not drawn
 /// ([`primitive_indices::skip_draw`]).
 macro_rules! open_draw_hook {
-    ($what:literal, $draw:literal, fn $hook:ident($($arg:ident: $ty:ty),*)) => {
+    (
+        $what:literal,
+        $draw:literal,
+        fn $hook:ident($($arg:ident: $ty:ty),*),
+        first_instance: $first_instance:expr
+    ) => {
         command_hook! {
             #[doc = concat!("`", $what, "` (devices with `VK_GLSEM_gl_state`): a line loop")]
             /// stays open, GL's quads on the index route are skipped; said once.
             $what,
             fn $hook(cb, $($arg: $ty),*),
-            read |d| (loops(d), primitive_indices::drawn(d)),
-            calls_down |next, (loops, primitives)| {
+            read |d| (loops(d), primitive_indices::drawn(d), base_instance::pushed(d)),
+            calls_down |next, (loops, primitives, base)| {
                 let what = concat!($draw, " (", $what, ")");
+                if base {
+                    base_instance::before_draw(what, cb, $first_instance);
+                }
                 if primitives && primitive_indices::skip_draw(what, cb) {
                     return;
                 }
@@ -236,12 +248,14 @@ open_draw_hook!(
         first_index: u32,
         vertex_offset: i32,
         first_instance: u32
-    )
+    ),
+    first_instance: Some(first_instance)
 );
 open_draw_hook!(
     "vkCmdDrawIndirect",
     "an indirect draw",
-    fn cmd_draw_indirect(buffer: vk::Buffer, offset: vk::DeviceSize, draw_count: u32, stride: u32)
+    fn cmd_draw_indirect(buffer: vk::Buffer, offset: vk::DeviceSize, draw_count: u32, stride: u32),
+    first_instance: None
 );
 open_draw_hook!(
     "vkCmdDrawIndexedIndirect",
@@ -251,5 +265,6 @@ open_draw_hook!(
         offset: vk::DeviceSize,
         draw_count: u32,
         stride: u32
-    )
+    ),
+    first_instance: None
 );

@@ -1,3 +1,4 @@
+pub(crate) mod base_instance;
 pub(crate) mod command_state;
 pub(crate) mod current_attributes;
 pub(crate) mod followed_state;

@@ -239,6 +239,8 @@ pub struct PipelineRecord {
     pub vertex_input_library: Option<vk::Pipeline>,
     /// It draws GL's line loops (a line strip the layer closes).
     pub line_loop: bool,
+    /// Its vertex shader reads the base instance from the GL-state block: draws push it.
+    pub reads_base_instance: bool,
     /// It draws GL's quads, quad strips or polygons on the index route: the pattern whose
     /// indices replace its non-indexed draws (`primitive_indices`).
     pub gl_primitive: Option<IndexedPrimitive>,
@@ -270,6 +272,7 @@ impl PipelineRecord {
             current_attributes: None,
             vertex_input_library: None,
             line_loop: false,
+            reads_base_instance: false,
             gl_primitive: None,
             gl_topology: None,
             library_line_mode: false,
@@ -290,6 +293,9 @@ pub struct GlStateValues {
     pub flags: u32,
     /// `H` of GL's `gl_FragCoord.y = H - y` (`window_origin = flipped`): the `y` of viewport 0.
     pub window_height: f32,
+    /// The last draw's `firstInstance`, for `gl_InstanceID` on a device without
+    /// `shaderDrawParameters` (`commands/base_instance.rs`).
+    pub base_instance: u32,
 }
 
 impl GlStateValues {
@@ -301,6 +307,7 @@ impl GlStateValues {
         point_size: 1.0,
         flags: 0,
         window_height: 0.0,
+        base_instance: 0,
     };
 }
 
@@ -339,6 +346,8 @@ pub struct CommandBufferState {
     pub object_lines: bool,
     /// The bound pipeline draws GL's line loops: non-indexed draws get their closing segment.
     pub bound_line_loop: bool,
+    /// The bound pipeline reads the base instance from the GL-state block.
+    pub bound_base_instance: bool,
     /// The bound pipeline draws GL's quads, quad strips or polygons on the index route: its
     /// non-indexed draws are replaced, the others skipped (`primitive_indices`).
     pub bound_gl_primitive: Option<IndexedPrimitive>,
@@ -421,6 +430,7 @@ impl CommandBufferState {
             provoking_last: None,
             object_lines: false,
             bound_line_loop: false,
+            bound_base_instance: false,
             bound_gl_primitive: None,
             gl_topology: None,
             index_buffer: None,
@@ -491,6 +501,8 @@ pub struct Records {
     pub bind_work_pipelines: AtomicUsize,
     /// Live pipelines that draw GL's line loops: when 0, the draw hooks do nothing more.
     pub line_loop_pipelines: AtomicUsize,
+    /// Pipelines whose draws push their base instance (`commands/base_instance.rs`).
+    pub base_instance_pipelines: AtomicUsize,
     /// Live pipelines that draw GL's quads, quad strips or polygons on the index route.
     pub gl_primitive_pipelines: AtomicUsize,
     pub command_buffers: Mutex<HashMap<vk::CommandBuffer, CommandBufferState>>,
@@ -520,6 +532,7 @@ impl Records {
             || record.line_stipple
             || record.current_attributes.is_some()
             || record.line_loop
+            || record.reads_base_instance
             || record.gl_primitive.is_some()
             || record.line_mode.is_some()
             || record.followed.is_some();
@@ -532,6 +545,9 @@ impl Records {
         }
         if record.line_loop {
             count(&self.line_loop_pipelines);
+        }
+        if record.reads_base_instance {
+            count(&self.base_instance_pipelines);
         }
         if record.gl_primitive.is_some() {
             count(&self.gl_primitive_pipelines);

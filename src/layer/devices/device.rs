@@ -587,9 +587,9 @@ unsafe fn enable_draw_parameters(
         );
     }
     if !features.draw_parameters {
-        log::warning!(
-            "VK_GLSEM_gl_state: shaderDrawParameters is not enabled, so gl_InstanceID \
-             includes the draw's base instance (Vulkan's InstanceIndex), not GL's count"
+        log::info!(
+            "VK_GLSEM_gl_state: no shaderDrawParameters: vertex shaders reading gl_InstanceID \
+             take the base instance from the GL-state block, pushed at each draw"
         );
     }
 }
@@ -741,6 +741,7 @@ unsafe fn enabled_features(ci: &vk::DeviceCreateInfo<'_>) -> EnabledFeatures {
             f.tessellation_shader |= c.tessellation_shader != 0;
             f.geometry_shader |= c.geometry_shader != 0;
             f.tess_geom_point_size |= c.shader_tessellation_and_geometry_point_size != 0;
+            f.draw_indirect_first_instance |= c.draw_indirect_first_instance != 0;
         };
         if let Some(c) = ci.p_enabled_features.as_ref() {
             core(c);

@@ -3,6 +3,7 @@
 //! enabled), table, records, caches and attribute memory.
 
 use ash::vk;
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use crate::layer::data::attribute_memory::{AttributeMemory, LineLoops, PrimitiveIndices};
@@ -62,6 +63,8 @@ pub struct EnabledFeatures {
     /// `shaderDrawParameters` (the application's, or enabled by the layer for
     /// `VK_GLSEM_gl_state`).
     pub draw_parameters: bool,
+    /// `drawIndirectFirstInstance`: an indirect draw may set a base instance.
+    pub draw_indirect_first_instance: bool,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -145,6 +148,8 @@ pub struct DeviceData {
     pub line_loops: LineLoops,
     /// GL's quads, quad strips and polygons drawn without a geometry shader.
     pub primitive_indices: PrimitiveIndices,
+    /// `gl_InstanceID` in an indirect draw without `shaderDrawParameters` was reported.
+    pub base_instance_warned: AtomicBool,
     /// Rewritten modules by content and pass (`cache` imports `records`, not the reverse).
     pub cache: RewriteCache,
     _live: Live,
@@ -219,6 +224,7 @@ impl DeviceData {
             attribute_memory,
             line_loops: LineLoops::default(),
             primitive_indices: PrimitiveIndices::default(),
+            base_instance_warned: AtomicBool::new(false),
             cache,
             _live: Live::new(Kind::Device),
         }

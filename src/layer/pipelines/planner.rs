@@ -227,7 +227,7 @@ fn decide(dev: &DeviceData, ci: &PipelineView<'_>) -> Decision {
     let record = !linked_libraries(ci).is_empty() && libraries_block(dev, ci).is_some()
         || keeps_window_height(dev, ci)
         || library_inputs::may_feed(dev, ci)
-        || libraries_line_loop(dev, ci)
+        || libraries_have(dev, ci, |r| r.line_loop)
         || followed_line_mode(dev, ci).is_some()
         || linked_line_mode(dev, ci).is_some()
         || followed_pipeline(dev, ci).is_some();
@@ -265,14 +265,18 @@ fn linked_line_mode(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<StaticMul
     })
 }
 
-/// Whether a library `ci` links draws GL's line loops: the linked pipeline closes them.
-fn libraries_line_loop(dev: &DeviceData, ci: &PipelineView<'_>) -> bool {
+/// Whether a library `ci` links has a record for which `has` holds: the linked pipeline
+/// inherits what its libraries' shaders need at bind and draw time (GL's line loops closed,
+/// the base instance pushed).
+fn libraries_have(
+    dev: &DeviceData,
+    ci: &PipelineView<'_>,
+    has: fn(&PipelineRecord) -> bool,
+) -> bool {
     let libraries = linked_libraries(ci);
     !libraries.is_empty() && {
         let pipelines = dev.records.pipelines.read();
-        libraries
-            .iter()
-            .any(|l| pipelines.get(l).is_some_and(|r| r.line_loop))
+        libraries.iter().any(|l| pipelines.get(l).is_some_and(has))
     }
 }
 
@@ -883,7 +887,11 @@ impl Call<'_> {
             let line_loop = match plan {
                 Plan::Rewrite(rewrite) => rewrite.line_loop(),
                 _ => false,
-            } || libraries_line_loop(self.dev, ci);
+            } || libraries_have(self.dev, ci, |r| r.line_loop);
+            let reads_base_instance = match plan {
+                Plan::Rewrite(rewrite) => rewrite.reads_base_instance,
+                _ => false,
+            } || libraries_have(self.dev, ci, |r| r.reads_base_instance);
             let gl_primitive = match plan {
                 Plan::Rewrite(rewrite) => rewrite.indexed_primitive(),
                 _ => None,
@@ -938,6 +946,7 @@ impl Call<'_> {
             record.current_attributes = attributes.or(feed.as_ref().map(|f| f.integer));
             record.vertex_input_library = feed.as_ref().map(|f| f.library);
             record.line_loop = line_loop;
+            record.reads_base_instance = reads_base_instance;
             record.gl_primitive = gl_primitive;
             record.gl_topology = gl_topology;
             record.line_mode = line_mode;

@@ -738,6 +738,7 @@ command_hook! {
                     state.object_lines && dev.conventions.stippled_bresenham_lines;
                 // Shader objects draw GL's modes through geometry shader objects only.
                 state.bound_gl_primitive = None;
+                state.bound_base_instance = false;
                 let mut touched = false;
                 let mut primitive = false;
                 let mut vertex = None;

@@ -34,6 +34,8 @@ pub struct Rewrite {
     pub state: Vec<Step>,
     /// The pipeline's shaders read the GL-state block: where to push it.
     pub reads_block: Option<BlockBinding>,
+    /// The vertex shader reads the base instance from the block: draws push it.
+    pub reads_base_instance: bool,
     /// The line mode becomes dynamic state the layer sets by GL's rule at bind (a
     /// pre-rasterization library, which does not know its multisample state).
     pub dynamic_line_mode: bool,

@@ -9,6 +9,7 @@
 
 mod clip_space_depth;
 mod gl_layer;
+mod instance_id;
 mod line_rasterization;
 mod passthrough_tcs;
 mod point_size;
@@ -72,7 +73,6 @@ shader_only!(
     glsem_spirv::clip_enables::GateClipDistances,
     glsem_spirv::clip_space_depth::RemapClipDepth,
     glsem_spirv::unfed_inputs::DefaultUnfedInputs,
-    glsem_spirv::instance_id::InstanceIdWithoutBase,
     glsem_spirv::gl_layer::CopyLayer,
     glsem_spirv::sample_mask::DropSampleMask,
     glsem_spirv::sample_mask::GateSampleMask,

@@ -8,7 +8,7 @@ use crate::clip_enables::GateClipDistances;
 use crate::clip_space_depth::{NegativeOneToOneDepth, RemapClipDepth};
 use crate::fragcolor::{AttachmentKind, FragColorKey};
 use crate::gl_layer::{CopyLayer, GateLayer, ReadLayerFrom};
-use crate::instance_id::InstanceIdWithoutBase;
+use crate::instance_id::{InstanceBase, InstanceIdWithoutBase};
 use crate::line_rasterization::BresenhamLines;
 use crate::passthrough_tcs::GenerateTcs;
 use crate::point_size::{PointSizeSource, WritePointSize};
@@ -317,8 +317,18 @@ fn input_steps(stages: &Stages<'_>, key: &PipelineKey, steps: &mut Vec<Step>) {
                 );
             }
         }
-        if on(Semantic::InstanceId) && key.device.draw_parameters && summary.instance_index {
-            steps.push(Step::InstanceIdWithoutBase(InstanceIdWithoutBase));
+        if on(Semantic::InstanceId) && summary.instance_index {
+            // Without shaderDrawParameters the base comes from the GL-state block, which
+            // the layer pushes at each draw; a layout without room for it leaves Vulkan's.
+            let base = match key.device.draw_parameters {
+                true => Some(InstanceBase::BuiltIn),
+                false => key
+                    .gl_state_block
+                    .map(|block_offset| InstanceBase::GlState { block_offset }),
+            };
+            if let Some(base) = base {
+                steps.push(Step::InstanceIdWithoutBase(InstanceIdWithoutBase { base }));
+            }
         }
     }
     if let Some(summary) = stages.rewritable(Stage::Fragment) {
@@ -938,7 +948,9 @@ mod tests {
             [
                 gated_layer(Stage::Geometry, None),
                 Step::DefaultUnfedInputs(DefaultUnfedInputs { fed: vec![0] }),
-                Step::InstanceIdWithoutBase(InstanceIdWithoutBase),
+                Step::InstanceIdWithoutBase(InstanceIdWithoutBase {
+                    base: InstanceBase::BuiltIn
+                }),
                 Step::DropSampleMask(DropSampleMask),
                 Step::ProvokingVertexLast(ProvokingVertexLast),
                 Step::NegativeOneToOneDepth(NegativeOneToOneDepth),
@@ -975,9 +987,35 @@ mod tests {
                 ..gl
             }
         };
-        assert!(!choose(&s, &vulkan_instance)
-            .contains(&Step::InstanceIdWithoutBase(InstanceIdWithoutBase)));
+        assert!(
+            !choose(&s, &vulkan_instance).contains(&Step::InstanceIdWithoutBase(
+                InstanceIdWithoutBase {
+                    base: InstanceBase::BuiltIn
+                }
+            ))
+        );
         assert!(!choose(&s, &vulkan_instance).contains(&Step::DropSampleMask(DropSampleMask)));
+    }
+
+    #[test]
+    fn without_draw_parameters_the_base_instance_comes_from_the_block() {
+        let vs = summary(|s| s.instance_index = true);
+        let s = stages(&[(Stage::Vertex, &vs)]);
+        let gl = with_gl_state(key());
+        assert!(!gl.device.draw_parameters);
+        assert!(
+            choose(&s, &gl).contains(&Step::InstanceIdWithoutBase(InstanceIdWithoutBase {
+                base: InstanceBase::GlState { block_offset: 96 }
+            }))
+        );
+        // A layout without room for the block leaves Vulkan's InstanceIndex.
+        let no_block = PipelineKey {
+            gl_state_block: None,
+            ..gl
+        };
+        assert!(!choose(&s, &no_block)
+            .iter()
+            .any(|step| matches!(step, Step::InstanceIdWithoutBase(_))));
     }
 
     #[test]

@@ -1,0 +1,83 @@
+//! `gl_InstanceID` on a device without `shaderDrawParameters`: the vertex shader reads the
+//! base instance from the GL-state block (`rules/instance_id.rs`), and each draw of such a
+//! pipeline pushes its `firstInstance` there first, when it differs from the last pushed.
+//!
+//! An indirect draw's `firstInstance` is in a buffer the GPU reads: the layer pushes 0, and
+//! says once per device, where the device enabled `drawIndirectFirstInstance`, that a base
+//! instance there is not excluded.
+
+use ash::vk;
+use std::sync::atomic::Ordering;
+
+use crate::layer::data::records::CommandBufferState;
+use crate::layer::loader::frames::shield;
+use crate::layer::loader::registry::{device_data, Dispatchable};
+use crate::layer::loader::state::DeviceData;
+use crate::layer::support::log;
+use glsem_spirv::gl_state::BASE_INSTANCE;
+
+/// Whether the device has made a pipeline whose draws push their base instance (an atomic
+/// load, for the draw hooks).
+pub(crate) fn pushed(dev: &DeviceData) -> bool {
+    dev.records.base_instance_pipelines.load(Ordering::Relaxed) != 0
+}
+
+/// Before a draw on `cb`: where the bound pipeline reads the base instance from the block,
+/// pushes `first_instance` (`None`: an indirect draw, whose parameters the GPU reads).
+pub(crate) fn before_draw(
+    what: &str,
+    cb: Dispatchable<vk::CommandBuffer>,
+    first_instance: Option<u32>,
+) {
+    shield(what, || {
+        let Some(dev) = device_data(cb) else {
+            return;
+        };
+        let binding = {
+            let mut cbs = dev.records.command_buffers.lock();
+            let state = CommandBufferState::of(&mut cbs, cb.handle());
+            let base = first_instance.unwrap_or(0);
+            match state.bound {
+                Some(binding)
+                    if state.bound_base_instance && state.values.base_instance != base =>
+                {
+                    state.values.base_instance = base;
+                    Some((binding, base))
+                }
+                _ => None,
+            }
+        };
+        if first_instance.is_none() && dev.features.draw_indirect_first_instance {
+            warn_indirect(&dev, what);
+        }
+        let (Some((binding, base)), Some(push)) = (binding, dev.table.cmd_push_constants) else {
+            return;
+        };
+        if binding.size < BASE_INSTANCE + 4 {
+            return;
+        }
+        // SAFETY: a live command buffer (a `Dispatchable`) recording; the bound pipeline's
+        // layout holds the block's `size` bytes at `offset` for `stages`, and
+        // `base_instance` lies within them.
+        unsafe {
+            push(
+                cb.handle(),
+                binding.layout,
+                binding.stages,
+                binding.offset + BASE_INSTANCE,
+                4,
+                (&base as *const u32).cast(),
+            )
+        };
+    });
+}
+
+fn warn_indirect(dev: &DeviceData, what: &str) {
+    if !dev.base_instance_warned.swap(true, Ordering::Relaxed) {
+        log::error!(
+            "{what}: gl_InstanceID on a device without shaderDrawParameters takes the base \
+             instance from each draw, and an indirect draw's firstInstance is read by the GPU: \
+             it counts from 0 only where firstInstance is 0. Said once per device."
+        );
+    }
+}
