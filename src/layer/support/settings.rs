@@ -16,7 +16,7 @@ const ENV_PREFIX: &str = "VK_GLSEM_";
 
 /// The settings that are not a semantic's (those come from [`SEMANTICS`]); the manifest
 /// declares both lists.
-pub const KEYS: [&str; 5] = [
+pub const KEYS: [&str; 6] = [
     "log_level",
     "dump_dir",
     "rewrite_cache_mb",
@@ -26,6 +26,9 @@ pub const KEYS: [&str; 5] = [
     "debug_inject_panic",
     // How the application maps GL's window onto the framebuffer (VK_GLSEM_gl_state).
     "window_origin",
+    // Test-only: every vertex attribute in a format the layer can read otherwise is read
+    // otherwise, whether the device has its format or not (the vertex_formats semantic).
+    "debug_force_vertex_formats",
 ];
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,6 +42,9 @@ pub struct Settings {
     pub debug_inject_panic: Option<String>,
     /// `window_origin`: `flipped` (a negative viewport, the default), `lower_left` or `vulkan`.
     pub window_origin: WindowOrigin,
+    /// `debug_force_vertex_formats`: the `vertex_formats` semantic applies to formats the
+    /// device has too.
+    pub debug_force_vertex_formats: bool,
 }
 
 impl Default for Settings {
@@ -50,6 +56,7 @@ impl Default for Settings {
             rewrite_cache_mb: 64,
             debug_inject_panic: None,
             window_origin: WindowOrigin::Flipped,
+            debug_force_vertex_formats: false,
         }
     }
 }
@@ -149,6 +156,9 @@ impl Settings {
                     "vulkan" => WindowOrigin::Vulkan,
                     _ => return Err(Expected::Described("flipped, lower_left or vulkan")),
                 }
+            }
+            "debug_force_vertex_formats" => {
+                self.debug_force_vertex_formats = parse_bool(value).map_err(Expected::Described)?
             }
             _ => unreachable!("KEYS and SEMANTICS list every setting"),
         }

@@ -301,6 +301,14 @@ fn input_steps(stages: &Stages<'_>, key: &PipelineKey, steps: &mut Vec<Step>) {
                 );
             }
         }
+        // After the unfed inputs: the Locations they read stay theirs.
+        if let Some(step) = key
+            .vertex_formats
+            .as_ref()
+            .filter(|_| on(Semantic::VertexFormats))
+        {
+            steps.push(Step::RefetchVertexInputs(step.clone()));
+        }
         if on(Semantic::InstanceId) && key.device.draw_parameters && summary.instance_index {
             steps.push(Step::InstanceIdWithoutBase(InstanceIdWithoutBase));
         }
