@@ -19,7 +19,9 @@ use spirv::{Decoration, ExecutionModel, Op, StorageClass};
 use super::demote::demote_to_private;
 use super::error::{PassError, PassResult};
 use super::layout::location_slots;
-use super::module::{Editor, Module, Type};
+use super::module::{
+    entry_point_with_interface, Editor, Module, Type, INTERFACE_LISTS_ALL_GLOBALS,
+};
 use super::rule::{Rule, Semantic, SplitInterface, Stage};
 
 /// How a vertex format's components read, as GL names the conversions.
@@ -286,8 +288,22 @@ pub fn refetch_vertex_inputs(
             function: ep.function,
         });
     };
-    e.extend_interface(ep, &added, &[]);
     demote_to_private(&m, &mut e, &demoted);
+    // One edit of the entry point: the demoted inputs leave its interface (before SPIR-V
+    // 1.4, as `demote_to_private` does), the new ones join it.
+    let mut interface: Vec<u32> = ep
+        .interface
+        .iter()
+        .copied()
+        .filter(|id| {
+            m.version() >= INTERFACE_LISTS_ALL_GLOBALS || !demoted.iter().any(|d| d.0 == *id)
+        })
+        .collect();
+    interface.extend(&added);
+    e.replace(
+        ep.index,
+        entry_point_with_interface(&m.insts[ep.index], &interface),
+    );
     e.insert_before(at, &code);
     Ok(Some(e.finish()?))
 }
