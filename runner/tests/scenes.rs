@@ -178,6 +178,52 @@ fn every_scene_passes_through_pipelines_with_every_dynamic_state_but_the_documen
     );
 }
 
+/// The vertex-format scenes (every column type the runner reads, 1–4 components) through
+/// the layer with `debug_force_vertex_formats`: the `vertex_formats` rewrite reads every
+/// attribute on lavapipe, which has most of those formats, and every module it emits passes
+/// `spirv-val`. The scenes' expected values are GL's, written in the scenes.
+#[test]
+fn vertex_format_scenes_pass_with_the_layer_reading_every_format_itself() {
+    let lib = layer_library();
+    let dump = std::env::temp_dir().join(format!("glsem-vertex-formats-{}", std::process::id()));
+    std::fs::create_dir_all(&dump).unwrap();
+    let list: Vec<String> = scenes()
+        .into_iter()
+        .filter(|s| s.contains("/vertex_formats_") || s.contains("/runner_vertex_"))
+        .collect();
+    assert!(list.len() >= 5, "{list:?}");
+    let out = runner()
+        .arg("--validation")
+        .args(&list)
+        .env("GLSEM_LAYER_LIB", &lib)
+        .env("VK_GLSEM_DUMP_DIR", &dump)
+        .env("VK_GLSEM_DEBUG_FORCE_VERTEX_FORMATS", "on")
+        .output()
+        .expect("glsem-run runs");
+    eprintln!("{}", String::from_utf8_lossy(&out.stderr));
+    assert_all_pass(&out, &list);
+    let emitted: Vec<PathBuf> = std::fs::read_dir(&dump)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(".vertex_formats.spv"))
+        .collect();
+    assert!(emitted.len() >= list.len(), "{emitted:?}");
+    for module in &emitted {
+        let val = Command::new("spirv-val")
+            .args(["--target-env", "vulkan1.3"])
+            .arg(module)
+            .output()
+            .expect("spirv-val (spirv-tools) is installed");
+        assert!(
+            val.status.success(),
+            "spirv-val rejects {}: {}",
+            module.display(),
+            String::from_utf8_lossy(&val.stderr)
+        );
+    }
+    std::fs::remove_dir_all(&dump).unwrap();
+}
+
 /// Runs every scene through the layer with `args` and checks what it emits. The scenes
 /// named in `failing` must fail.
 fn every_scene_passes_through_the_layer(args: &[&str], failing: &[&str]) {

@@ -152,8 +152,13 @@ impl Rule for RefetchVertexInputs {
 }
 
 /// Every Location an input of vertex entry point `entry` occupies (each Location of a
-/// `dvec3`, a matrix, an array), sorted.
-pub fn occupied_input_locations(words: &[u32], entry: &str) -> Result<Vec<u32>, PassError> {
+/// `dvec3`, a matrix, an array), sorted, but for the inputs at `rebuilt` Locations (they
+/// become `Private`: their Locations are free for the fetches).
+pub fn occupied_input_locations(
+    words: &[u32],
+    entry: &str,
+    rebuilt: &[u32],
+) -> Result<Vec<u32>, PassError> {
     let m = Module::parse(words)?;
     let Some(ep) = m.entry_point(entry, ExecutionModel::Vertex) else {
         return Ok(Vec::new());
@@ -164,6 +169,9 @@ pub fn occupied_input_locations(words: &[u32], entry: &str) -> Result<Vec<u32>, 
             continue;
         };
         if let Some(&[location, ..]) = m.decoration(var, Decoration::Location) {
+            if rebuilt.contains(&location) {
+                continue;
+            }
             let slots = location_slots(&m, pointee).unwrap_or(1);
             taken.extend(location..location + slots);
         }

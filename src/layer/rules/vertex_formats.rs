@@ -219,7 +219,8 @@ impl LayerStep for RefetchVertexInputs {
         let Some((words, entry)) = shader else {
             return Ok(());
         };
-        let mut taken = occupied_input_locations(&words, &entry).unwrap_or_default();
+        let rebuilt: Vec<u32> = self.attributes.iter().map(|a| a.location).collect();
+        let mut taken = occupied_input_locations(&words, &entry, &rebuilt).unwrap_or_default();
         taken.extend(&self.kept);
         let mut step = self.clone();
         let max = run.dev.limits.max_vertex_input_attributes;

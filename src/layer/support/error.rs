@@ -141,14 +141,16 @@ pub enum PlanError {
     #[error("the driver failed to create a rewritten shader module: {0}")]
     Module(vk::Result),
     #[error(
-        "the vertex attribute at Location {location} is {format:?}, which the device cannot \
-         read from vertex buffers, and the vertex input interface has no free Location left \
+        "the vertex attribute at Location {location} is {format:?}, which the layer reads \
+         otherwise (the device cannot read it from vertex buffers, or \
+         debug_force_vertex_formats), and the vertex input interface has no free Location left \
          (maxVertexInputAttributes) for the attributes that read it in formats it can"
     )]
     VertexFormatNoRoom { location: u32, format: vk::Format },
     #[error(
-        "the vertex attribute at Location {location} is {format:?}, which the device cannot \
-         read from vertex buffers, and its offset leaves no room (maxVertexInputAttributeOffset) \
+        "the vertex attribute at Location {location} is {format:?}, which the layer reads \
+         otherwise (the device cannot read it from vertex buffers, or \
+         debug_force_vertex_formats), and its offset leaves no room (maxVertexInputAttributeOffset) \
          to read its components in formats it can"
     )]
     VertexFormatOffset { location: u32, format: vk::Format },
