@@ -459,8 +459,8 @@ mod tests {
                 for components in 1..=4 {
                     let f = format(numeric, bits, components);
                     let chunks = f.chunks();
-                    let end = chunks.iter().map(|c| c.offset + c.units * c.unit_bits / 8);
-                    assert_eq!(end.last(), Some(f.size()));
+                    let last = chunks.last().map(|c| c.offset + c.units * c.unit_bits / 8);
+                    assert_eq!(last, Some(f.size()));
                     for c in &chunks {
                         assert!(c.units <= 4);
                         assert!(c.units != 3 || c.unit_bits == 32);

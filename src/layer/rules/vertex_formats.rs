@@ -275,9 +275,9 @@ mod tests {
 
     #[test]
     fn every_format_and_chunk_has_a_vulkan_format() {
-        for i in 0..FORMATS.len() {
+        for (i, &(vk, ..)) in FORMATS.iter().enumerate() {
             let format = describe(i);
-            assert_eq!(vk_format(&format), FORMATS[i].0);
+            assert_eq!(vk_format(&format), vk);
             for chunk in format.chunks() {
                 assert_ne!(chunk_format(&chunk), vk::Format::UNDEFINED, "{format:?}");
             }
