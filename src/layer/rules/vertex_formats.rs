@@ -105,6 +105,10 @@ impl MissingVertexFormats {
     fn contains(self, index: usize) -> bool {
         self.0 & (1 << index) != 0
     }
+
+    fn is_empty(self) -> bool {
+        self.0 == 0
+    }
 }
 
 /// What `format` reads, where GL can name it.
@@ -180,13 +184,23 @@ pub(crate) fn refetched_attributes(
     if !dev.settings.semantics.contains(Semantic::VertexFormats) || !holds_vertex_input(ci) {
         return None;
     }
-    let input = ci.vertex_input.as_ref()?;
     let force = dev.settings.debug_force_vertex_formats;
+    // The fast path: a device with every format (the common case) allocates nothing.
+    if dev.missing_vertex_formats.is_empty() && !force {
+        return None;
+    }
+    let input = ci.vertex_input.as_ref()?;
+    let refetched = |a: &vk::VertexInputAttributeDescription| {
+        vertex_format(a.format).filter(|&(i, _)| force || dev.missing_vertex_formats.contains(i))
+    };
+    if !input.attributes.iter().any(|a| refetched(a).is_some()) {
+        return None;
+    }
     let mut attributes = Vec::new();
     let mut kept = Vec::new();
     for a in input.attributes {
-        match vertex_format(a.format) {
-            Some((i, format)) if force || dev.missing_vertex_formats.contains(i) => {
+        match refetched(a) {
+            Some((_, format)) => {
                 let last = format.chunks().last().map_or(0, |c| c.offset);
                 attributes.push(RefetchedAttribute {
                     location: a.location,
@@ -199,7 +213,7 @@ pub(crate) fn refetched_attributes(
             _ => kept.push(a.location),
         }
     }
-    (!attributes.is_empty()).then_some(RefetchVertexInputs { attributes, kept })
+    Some(RefetchVertexInputs { attributes, kept })
 }
 
 impl LayerStep for RefetchVertexInputs {
