@@ -1,6 +1,6 @@
 //! `vertex_formats` through the real loader, lavapipe and the validation layer: every vertex
 //! format GL can name (8-, 16-, 32-bit integers normalized, scaled or integer; halves,
-//! floats, doubles; 1–4 components) read by a `vec4`/`ivec4`/`uvec4`/`dvec4` input with
+//! floats, doubles; 1–4 components; `GL_BGRA`, `2_10_10_10_REV`) read by a `vec4`/`ivec4`/`uvec4`/`dvec4` input with
 //! `debug_force_vertex_formats` on, so that the layer reads each one itself (lavapipe has
 //! all but `R64*`). The vertex shader compares the input against GL's value, computed here
 //! by GL's conversion rules (GL 4.6 §2.3.5, §10.3.5; the components the format lacks are
@@ -98,6 +98,53 @@ const FORMATS: [(vk::Format, Kind, u32, u32); 68] = [
     (F::R64G64B64A64_SFLOAT, Float, 64, 4),
 ];
 
+/// Formats whose components are not in GL's order, `bits` each: `GL_BGRA` sizes
+/// (`B8G8R8A8`, `A2R10G10B10`) and the `2_10_10_10_REV` types (`A2B10G10R10`).
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Layout {
+    Plain,
+    Bgra,
+    Packed,
+    PackedBgra,
+}
+
+const PACKED: [(vk::Format, Kind, Layout); 13] = [
+    (F::B8G8R8A8_UNORM, Unorm, Layout::Bgra),
+    (F::A2B10G10R10_UNORM_PACK32, Unorm, Layout::Packed),
+    (F::A2B10G10R10_SNORM_PACK32, Snorm, Layout::Packed),
+    (F::A2B10G10R10_USCALED_PACK32, Uscaled, Layout::Packed),
+    (F::A2B10G10R10_SSCALED_PACK32, Sscaled, Layout::Packed),
+    (F::A2B10G10R10_UINT_PACK32, Uint, Layout::Packed),
+    (F::A2B10G10R10_SINT_PACK32, Sint, Layout::Packed),
+    (F::A2R10G10B10_UNORM_PACK32, Unorm, Layout::PackedBgra),
+    (F::A2R10G10B10_SNORM_PACK32, Snorm, Layout::PackedBgra),
+    (F::A2R10G10B10_USCALED_PACK32, Uscaled, Layout::PackedBgra),
+    (F::A2R10G10B10_SSCALED_PACK32, Sscaled, Layout::PackedBgra),
+    (F::A2R10G10B10_UINT_PACK32, Uint, Layout::PackedBgra),
+    (F::A2R10G10B10_SINT_PACK32, Sint, Layout::PackedBgra),
+];
+
+/// The width of component `c` of a format of `layout` and `bits`.
+fn width(layout: Layout, bits: u32, c: usize) -> u32 {
+    match layout {
+        Layout::Packed | Layout::PackedBgra => [10, 10, 10, 2][c],
+        _ => bits,
+    }
+}
+
+/// The raw components (x, y, z, w) of a format, each its bit pattern in its width.
+fn raw_of(kind: Kind, layout: Layout, bits: u32) -> [u64; 4] {
+    match layout {
+        Layout::Plain => raw(kind, bits),
+        Layout::Bgra => [255, 0, 128, 3],
+        _ if matches!(kind, Snorm | Sscaled | Sint) => {
+            // x −512 (normalized: −1), y 511, z −1, w −2 (normalized: −1).
+            [0x200, 0x1ff, 0x3ff, 0x2]
+        }
+        _ => [1023, 0, 512, 3],
+    }
+}
+
 /// The raw components of a format of `bits` bits, as their bit patterns (low `bits` bits),
 /// chosen to hit GL's edges: the extremes (signed normalized −2^(b−1) clamps to −1), signs,
 /// halves and floats that are not round, doubles of 53 bits.
@@ -135,8 +182,8 @@ fn half(h: u64) -> f32 {
 
 /// The GLSL type the input is declared with, and the condition that it holds GL's value of
 /// the format's element `raw` (GL's (0, 0, 0, 1) past its components).
-fn check(kind: Kind, bits: u32, components: u32) -> (&'static str, String) {
-    let raw = raw(kind, bits);
+fn check(kind: Kind, layout: Layout, bits: u32, components: u32) -> (&'static str, String) {
+    let raw = raw_of(kind, layout, bits);
     let fill = |c: usize| if c == 3 { 1 } else { 0 };
     let mut out = String::new();
     let ty = match (kind, bits) {
@@ -153,7 +200,10 @@ fn check(kind: Kind, bits: u32, components: u32) -> (&'static str, String) {
         (Sint, _) => {
             let v: Vec<String> = (0..4)
                 .map(|c| match c < components as usize {
-                    true => format!("int({}u)", signed(raw[c], bits) as i32 as u32),
+                    true => format!(
+                        "int({}u)",
+                        signed(raw[c], width(layout, bits, c)) as i32 as u32
+                    ),
                     false => fill(c).to_string(),
                 })
                 .collect();
@@ -183,6 +233,7 @@ fn check(kind: Kind, bits: u32, components: u32) -> (&'static str, String) {
             // divides (normalized).
             let value = |c: usize| -> f32 {
                 let v = raw[c];
+                let bits = width(layout, bits, c);
                 match kind {
                     Unorm => (v as f64 / ((1u64 << bits) - 1) as f64) as f32,
                     Snorm => {
@@ -220,8 +271,20 @@ fn check(kind: Kind, bits: u32, components: u32) -> (&'static str, String) {
 }
 
 /// The bytes of one element of the format.
-fn element(kind: Kind, bits: u32, components: u32) -> Vec<u8> {
-    let raw = raw(kind, bits);
+fn element(kind: Kind, layout: Layout, bits: u32, components: u32) -> Vec<u8> {
+    let raw = raw_of(kind, layout, bits);
+    match layout {
+        Layout::Plain => {}
+        Layout::Bgra => return vec![raw[2] as u8, raw[1] as u8, raw[0] as u8, raw[3] as u8],
+        Layout::Packed | Layout::PackedBgra => {
+            let (x, z) = match layout {
+                Layout::Packed => (raw[0], raw[2]),
+                _ => (raw[2], raw[0]),
+            };
+            let word = x | raw[1] << 10 | z << 20 | raw[3] << 30;
+            return (word as u32).to_le_bytes().to_vec();
+        }
+    }
     raw[..components as usize]
         .iter()
         .flat_map(|&v| v.to_le_bytes()[..(bits / 8) as usize].to_vec())
@@ -230,8 +293,8 @@ fn element(kind: Kind, bits: u32, components: u32) -> Vec<u8> {
 
 /// The vertex shader of one format: a triangle over the target, green where the input
 /// holds GL's value, red elsewhere.
-fn vertex_shader(kind: Kind, bits: u32, components: u32) -> Vec<u32> {
-    let (ty, condition) = check(kind, bits, components);
+fn vertex_shader(kind: Kind, layout: Layout, bits: u32, components: u32) -> Vec<u32> {
+    let (ty, condition) = check(kind, layout, bits, components);
     let source = format!(
         "#version 450\n\
          layout(location = 0) in {ty} a;\n\
@@ -243,7 +306,7 @@ fn vertex_shader(kind: Kind, bits: u32, components: u32) -> Vec<u32> {
          }}\n"
     );
     let path = std::env::temp_dir().join(format!(
-        "glsem-vertex-format-{}-{kind:?}-{bits}-{components}.vert",
+        "glsem-vertex-format-{}-{kind:?}-{layout:?}-{bits}-{components}.vert",
         std::process::id()
     ));
     std::fs::write(&path, source).unwrap();
@@ -351,19 +414,31 @@ fn every_gl_vertex_format_reads_gls_value_through_the_layer() {
     let device = instance.device_with_core(&[], core, &mut []);
     let fs = device.module(&glsl("layer/vertex_color.frag"));
     let pass = device.render_pass(1);
-    let layout = device.layout(&[]);
+    let pipeline_layout = device.layout(&[]);
     let mut failed = Vec::new();
-    for &(format, kind, bits, components) in &FORMATS {
-        let vs = device.module(&vertex_shader(kind, bits, components));
-        let bytes = element(kind, bits, components);
+    let plain = FORMATS
+        .iter()
+        .map(|&(f, k, b, n)| (f, k, Layout::Plain, b, n));
+    let packed = PACKED.iter().map(|&(f, k, l)| (f, k, l, 8, 4));
+    for (format, kind, layout, bits, components) in plain.chain(packed) {
+        let vs = device.module(&vertex_shader(kind, layout, bits, components));
+        let bytes = element(kind, layout, bits, components);
         let buffer = device.host_buffer(
             &instance,
             3 * bytes.len() as u64,
             vk::BufferUsageFlags::VERTEX_BUFFER,
         );
         device.write(&buffer, &bytes.repeat(3));
-        let pipeline = pipeline(&device, vs, fs, layout, pass, format, bytes.len() as u32)
-            .unwrap_or_else(|e| panic!("{format:?}: {e}"));
+        let pipeline = pipeline(
+            &device,
+            vs,
+            fs,
+            pipeline_layout,
+            pass,
+            format,
+            bytes.len() as u32,
+        )
+        .unwrap_or_else(|e| panic!("{format:?}: {e}"));
         let images = device.render_with(&instance, pipeline, pass, 1, 3, |cb| unsafe {
             device
                 .device
@@ -376,7 +451,7 @@ fn every_gl_vertex_format_reads_gls_value_through_the_layer() {
         device.destroy_objects(&[pipeline], &[], &[], &[vs]);
         device.destroy_buffer(buffer);
     }
-    device.destroy_objects(&[], &[layout], &[pass], &[fs]);
+    device.destroy_objects(&[], &[pipeline_layout], &[pass], &[fs]);
     device.destroy();
     instance.assert_clean();
     assert_eq!(failed, [], "formats whose input is not GL's value");
@@ -388,7 +463,10 @@ fn every_gl_vertex_format_reads_gls_value_through_the_layer() {
         .collect();
     // Dumps are named by the module they rewrite: formats whose shaders are the same module
     // (the same GL values) share a name.
-    assert!(emitted.len() > FORMATS.len() / 2, "{emitted:?}");
+    assert!(
+        emitted.len() > (FORMATS.len() + PACKED.len()) / 2,
+        "{emitted:?}"
+    );
     for module in &emitted {
         let val = std::process::Command::new("spirv-val")
             .args(["--target-env", "vulkan1.3"])

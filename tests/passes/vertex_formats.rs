@@ -7,8 +7,8 @@ use crate::inspect::{compile, valid};
 
 use glsem_spirv::module::Module;
 use glsem_spirv::vertex_formats::{
-    assign_locations, occupied_input_locations, refetch_vertex_inputs, Numeric, RefetchedAttribute,
-    VertexFormat,
+    assign_locations, occupied_input_locations, refetch_vertex_inputs, Layout, Numeric,
+    RefetchedAttribute, VertexFormat,
 };
 use glsem_spirv::PassError;
 use spirv::{Decoration, ExecutionModel, StorageClass};
@@ -20,6 +20,7 @@ fn attribute(location: u32, numeric: Numeric, bits: u32, components: u32) -> Ref
             numeric,
             bits,
             components,
+            layout: Layout::Plain,
         },
         offsets_fit: true,
         fetch_locations: Vec::new(),

@@ -8,8 +8,8 @@
 //!
 //! The layer replaces such an attribute with attributes of formats every device has
 //! ([`VertexFormat::chunks`]: `R8`/`R16` × 1, 2 or 4 components, `R32` × 1 to 4, integer,
-//! or `R16*_SFLOAT` for halves) that read the same bytes of the same binding, each at a
-//! free Location; the pass rebuilds the shader's input from them with GL's conversion:
+//! or `R16*_SFLOAT` for halves; a packed `2_10_10_10` word as one `R32_UINT`) that read the
+//! same bytes of the same binding, each at a free Location; the pass rebuilds the shader's input from them with GL's conversion:
 //! unsigned normalized `c / (2^b − 1)`, signed normalized `max(c / (2^(b−1) − 1), −1)`,
 //! scaled `float(c)`, 32-bit floats and doubles bit for bit (`OpBitcast`, a double from a
 //! `uvec2`, low word first), and GL's (0, 0, 0, 1) for the components the format lacks.
@@ -43,13 +43,30 @@ pub enum Numeric {
     Float,
 }
 
-/// A vertex format as GL sees it: `components` components of `bits` bits each, read as
-/// `numeric`.
+/// How a format's components lie in memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Layout {
+    /// In order, `bits` bits each.
+    #[default]
+    Plain,
+    /// Four bytes, blue first (`B8G8R8A8`: GL's `GL_BGRA` size).
+    Bgra,
+    /// One 32-bit word, x in bits 0–9, y 10–19, z 20–29, w 30–31 (`A2B10G10R10_*_PACK32`:
+    /// GL's `GL_*INT_2_10_10_10_REV`).
+    Packed2101010,
+    /// As [`Layout::Packed2101010`], z in bits 0–9 and x in 20–29 (`A2R10G10B10_*_PACK32`:
+    /// with GL's `GL_BGRA` size).
+    Packed2101010Bgra,
+}
+
+/// A vertex format as GL sees it: `components` components of `bits` bits each (a packed
+/// layout: 4 components in one 32-bit word, `bits` 32), read as `numeric`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct VertexFormat {
     pub numeric: Numeric,
     pub bits: u32,
     pub components: u32,
+    pub layout: Layout,
 }
 
 /// The numeric type of one attribute that fetches part of a [`VertexFormat`]'s bytes (the
@@ -74,7 +91,27 @@ pub struct Chunk {
 impl VertexFormat {
     /// Bytes one element takes.
     pub fn size(&self) -> u32 {
-        self.bits / 8 * self.components
+        match self.layout {
+            Layout::Packed2101010 | Layout::Packed2101010Bgra => 4,
+            _ => self.bits / 8 * self.components,
+        }
+    }
+
+    /// Where component `c` lies: the fetched unit it is in, its first bit there and its
+    /// width.
+    fn component_bits(&self, c: u32) -> (u32, u32, u32) {
+        let packed = |x: u32| match c {
+            0 => (0, x, 10),
+            1 => (0, 10, 10),
+            2 => (0, 20 - x, 10),
+            _ => (0, 30, 2),
+        };
+        match self.layout {
+            Layout::Plain => (c, 0, self.bits),
+            Layout::Bgra => ([2, 1, 0, 3][c as usize], 0, 8),
+            Layout::Packed2101010 => packed(0),
+            Layout::Packed2101010Bgra => packed(20),
+        }
     }
 
     /// The attributes that read the format's bytes in formats every Vulkan device has for
@@ -83,7 +120,10 @@ impl VertexFormat {
     /// format), at most four components each. No attribute reads past the element.
     pub fn chunks(&self) -> Vec<Chunk> {
         let unit_bits = self.bits.min(32);
-        let mut left = self.components * (self.bits / unit_bits);
+        let mut left = match self.layout {
+            Layout::Packed2101010 | Layout::Packed2101010Bgra => 1,
+            _ => self.components * (self.bits / unit_bits),
+        };
         let kind = match self.numeric {
             Numeric::Float if self.bits == 16 => ChunkKind::Float,
             Numeric::Snorm | Numeric::Sscaled | Numeric::Sint if self.bits < 32 => ChunkKind::Sint,
@@ -351,6 +391,31 @@ fn gl_value(
             parts.push(default_component(e, component, shader.as_ref(), c)?);
             continue;
         }
+        // The component's raw bits: its fetched unit, or a bit field of it (packed), and
+        // whether that value is a signed int (sign-extended) and how many bits it has.
+        let (unit, first, width) = format.component_bits(c);
+        let signed_kind = matches!(
+            format.numeric,
+            Numeric::Snorm | Numeric::Sscaled | Numeric::Sint
+        );
+        let (raw, raw_signed) = match format.layout {
+            Layout::Packed2101010 | Layout::Packed2101010Bgra => {
+                let (offset, count) = (e.constant_u32(first), e.constant_u32(width));
+                let word = units[unit as usize];
+                match signed_kind {
+                    true => {
+                        let word = e.bitcast(code, s.i32, word);
+                        let field = [word, offset, count];
+                        (e.emit(code, Op::BitFieldSExtract, s.i32, &field), true)
+                    }
+                    false => {
+                        let field = [word, offset, count];
+                        (e.emit(code, Op::BitFieldUExtract, s.u32, &field), false)
+                    }
+                }
+            }
+            _ => (units[unit as usize], signed_kind && format.bits < 32),
+        };
         let value = match (format.numeric, shader.as_ref()) {
             (Numeric::Float, Some(Type::Float { width: 64 })) if format.bits == 64 => {
                 let uvec2 = e.type_vector(s.u32, 2);
@@ -365,16 +430,16 @@ fn gl_value(
                 return Err(mismatch())
             }
             (Numeric::Float, Some(Type::Float { width: 32 })) => match format.bits {
-                16 => units[c as usize],
-                _ => e.bitcast(code, s.f32, units[c as usize]),
+                16 => raw,
+                _ => e.bitcast(code, s.f32, raw),
             },
             (Numeric::Unorm | Numeric::Snorm, Some(Type::Float { width: 32 })) => {
                 let signed = format.numeric == Numeric::Snorm;
                 let (op, max) = match signed {
-                    true => (Op::ConvertSToF, (1u32 << (format.bits - 1)) - 1),
-                    false => (Op::ConvertUToF, ((1u64 << format.bits) - 1) as u32),
+                    true => (Op::ConvertSToF, (1u32 << (width - 1)) - 1),
+                    false => (Op::ConvertUToF, ((1u64 << width) - 1) as u32),
                 };
-                let float = e.unary(code, op, s.f32, units[c as usize]);
+                let float = e.unary(code, op, s.f32, raw);
                 let max = e.constant_f32(max as f32);
                 let scaled = e.binary(code, Op::FDiv, s.f32, float, max);
                 match signed {
@@ -388,16 +453,15 @@ fn gl_value(
                 }
             }
             (Numeric::Uscaled, Some(Type::Float { width: 32 })) => {
-                e.unary(code, Op::ConvertUToF, s.f32, units[c as usize])
+                e.unary(code, Op::ConvertUToF, s.f32, raw)
             }
             (Numeric::Sscaled, Some(Type::Float { width: 32 })) => {
-                e.unary(code, Op::ConvertSToF, s.f32, units[c as usize])
+                e.unary(code, Op::ConvertSToF, s.f32, raw)
             }
             (Numeric::Uint | Numeric::Sint, Some(Type::Int { width: 32, signed })) => {
-                let fetched_signed = format.numeric == Numeric::Sint && format.bits < 32;
-                match fetched_signed == *signed {
-                    true => units[c as usize],
-                    false => e.bitcast(code, component, units[c as usize]),
+                match raw_signed == *signed {
+                    true => raw,
+                    false => e.bitcast(code, component, raw),
                 }
             }
             _ => return Err(mismatch()),
@@ -449,6 +513,7 @@ mod tests {
             numeric,
             bits,
             components,
+            layout: Layout::Plain,
         }
     }
 

@@ -17,16 +17,38 @@ use crate::layer::rules::LayerStep;
 use crate::layer::support::error::PlanError;
 use glsem_spirv::semantics::{Semantic, Stage, Step};
 use glsem_spirv::vertex_formats::{
-    assign_locations, occupied_input_locations, Chunk, ChunkKind, Numeric, RefetchVertexInputs,
-    RefetchedAttribute, VertexFormat,
+    assign_locations, occupied_input_locations, Chunk, ChunkKind, Layout, Numeric,
+    RefetchVertexInputs, RefetchedAttribute, VertexFormat,
 };
 
 use vk::Format as F;
 use Numeric as N;
 
 /// The formats GL can name for an attribute (`glVertexAttrib{,I,L}Pointer`), as Vulkan
-/// spells them, with what they read.
-const FORMATS: [(vk::Format, Numeric, u32, u32); 68] = [
+/// spells them, with what they read: [`PLAIN`], then [`PACKED`] (4 components of 8 bits
+/// for `B8G8R8A8`, in one 32-bit word for the others).
+const FORMATS: [(vk::Format, Numeric, u32, u32); 68 + PACKED.len()] = {
+    let mut all = [(F::UNDEFINED, N::Uint, 0, 0); 68 + PACKED.len()];
+    let mut i = 0;
+    while i < all.len() {
+        all[i] = match i < 68 {
+            true => PLAIN[i],
+            false => {
+                let (format, numeric, layout) = PACKED[i - 68];
+                let bits = match layout {
+                    Layout::Bgra => 8,
+                    _ => 32,
+                };
+                (format, numeric, bits, 4)
+            }
+        };
+        i += 1;
+    }
+    all
+};
+
+/// The formats of components in order, `bits` each.
+const PLAIN: [(vk::Format, Numeric, u32, u32); 68] = [
     (F::R8_UNORM, N::Unorm, 8, 1),
     (F::R8G8_UNORM, N::Unorm, 8, 2),
     (F::R8G8B8_UNORM, N::Unorm, 8, 3),
@@ -97,6 +119,56 @@ const FORMATS: [(vk::Format, Numeric, u32, u32); 68] = [
     (F::R64G64B64A64_SFLOAT, N::Float, 64, 4),
 ];
 
+/// The formats of another [`Layout`] than GL's component order (`GL_BGRA` sizes, the
+/// `2_10_10_10_REV` types).
+const PACKED: [(vk::Format, Numeric, Layout); 13] = [
+    (F::B8G8R8A8_UNORM, N::Unorm, Layout::Bgra),
+    (F::A2B10G10R10_UNORM_PACK32, N::Unorm, Layout::Packed2101010),
+    (F::A2B10G10R10_SNORM_PACK32, N::Snorm, Layout::Packed2101010),
+    (
+        F::A2B10G10R10_USCALED_PACK32,
+        N::Uscaled,
+        Layout::Packed2101010,
+    ),
+    (
+        F::A2B10G10R10_SSCALED_PACK32,
+        N::Sscaled,
+        Layout::Packed2101010,
+    ),
+    (F::A2B10G10R10_UINT_PACK32, N::Uint, Layout::Packed2101010),
+    (F::A2B10G10R10_SINT_PACK32, N::Sint, Layout::Packed2101010),
+    (
+        F::A2R10G10B10_UNORM_PACK32,
+        N::Unorm,
+        Layout::Packed2101010Bgra,
+    ),
+    (
+        F::A2R10G10B10_SNORM_PACK32,
+        N::Snorm,
+        Layout::Packed2101010Bgra,
+    ),
+    (
+        F::A2R10G10B10_USCALED_PACK32,
+        N::Uscaled,
+        Layout::Packed2101010Bgra,
+    ),
+    (
+        F::A2R10G10B10_SSCALED_PACK32,
+        N::Sscaled,
+        Layout::Packed2101010Bgra,
+    ),
+    (
+        F::A2R10G10B10_UINT_PACK32,
+        N::Uint,
+        Layout::Packed2101010Bgra,
+    ),
+    (
+        F::A2R10G10B10_SINT_PACK32,
+        N::Sint,
+        Layout::Packed2101010Bgra,
+    ),
+];
+
 /// The [`FORMATS`] a device lacks for vertex buffers, one bit per entry.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct MissingVertexFormats(u128);
@@ -125,6 +197,10 @@ fn describe(i: usize) -> VertexFormat {
         numeric,
         bits,
         components,
+        layout: match i.checked_sub(PLAIN.len()) {
+            Some(p) => PACKED[p].2,
+            None => Layout::Plain,
+        },
     }
 }
 
@@ -148,6 +224,7 @@ fn chunk_format(chunk: &Chunk) -> vk::Format {
         numeric,
         bits: chunk.unit_bits,
         components: chunk.units,
+        layout: Layout::Plain,
     })
 }
 
