@@ -16,5 +16,6 @@ mod passthrough_tcs;
 mod primitive_mode;
 mod sample_mask;
 mod unfed_inputs;
+mod vertex_formats;
 mod window_origin;
 mod xfb_split;

@@ -14,6 +14,7 @@
 //!   rewrites code, its pass (a function from module + key to a new module or `Ok(None)`,
 //!   "no change"): [`passthrough_tcs`], [`xfb_split`], [`fragcolor`], [`point_size`],
 //!   [`clip_enables`], [`clip_space_depth`], [`provoking_vertex`], [`unfed_inputs`],
+//!   [`vertex_formats`],
 //!   [`instance_id`], [`gl_layer`], [`sample_mask`], [`line_rasterization`],
 //!   [`window_origin`], [`primitive_mode`].
 //! - [`rule`]: what a step is ([`rule::Rule`]) and the words the semantics' files and the
@@ -55,6 +56,7 @@ pub mod scan;
 pub mod semantics;
 pub mod stage_writer;
 pub mod unfed_inputs;
+pub mod vertex_formats;
 pub mod window_origin;
 pub mod xfb_split;
 

@@ -26,6 +26,7 @@ pub enum Semantic {
     LineRasterization,
     WindowOrigin,
     PrimitiveMode,
+    VertexFormats,
 }
 
 /// The graphics stages, in pipeline order.

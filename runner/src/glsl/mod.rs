@@ -71,9 +71,7 @@ use sampler_arrays::split_sampler_arrays;
 use source::{explicit_location_names, uniform_locations};
 use spv::{parse, xfb_varyings};
 use struct_samplers::move_struct_samplers;
-use vertex_inputs::{
-    place_unlocated_inputs, split_double_inputs, spread_wide_inputs, vertex_inputs,
-};
+use vertex_inputs::{place_unlocated_inputs, spread_wide_inputs, vertex_inputs};
 
 /// `SPIRV ONLY`: stages with SPIR-V assembly run from it; their GLSL, if any, only tells
 /// what GL's linker knows from names (explicit locations and bindings).
@@ -237,9 +235,7 @@ fn finish_stage(
     }
     let vertex_inputs = if stage == ShaderStage::Vertex {
         let gl_locations = spread_wide_inputs(&mut module);
-        let inputs = vertex_inputs(&parse(&module), &gl_locations);
-        split_double_inputs(&mut module)?;
-        inputs
+        vertex_inputs(&parse(&module), &gl_locations)
     } else {
         Vec::new()
     };

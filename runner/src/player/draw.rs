@@ -104,9 +104,10 @@ struct RectFeed {
     target: usize,
 }
 
-/// A `dvecN` column of `[vertex data]` feeding a double input at `vk_location`: the shader
-/// reads it as 32-bit words (see `glsl::vertex_inputs::split_double_inputs`), 2N uints, the
-/// words past the first 4 at the next location.
+/// A `dvecN` column of `[vertex data]` feeding a double input at `vk_location`:
+/// `R64*_SFLOAT` of N components (`glVertexAttribLPointer`), which takes two Vulkan
+/// locations for a `dvec3`/`dvec4`. Devices need not read those formats (lavapipe does not):
+/// glsem's `vertex_formats` reads them there.
 fn double_column_feed(
     input: &VertexInput,
     vk_location: u32,
@@ -121,19 +122,23 @@ fn double_column_feed(
             col.name, input.components
         )));
     }
-    let next = (input.components > 2).then(|| vk::VertexInputAttributeDescription {
-        location: vk_location + 1,
-        binding: 0,
-        format: vertex_format(Scalar::Uint, 2 * input.components - 4),
-        offset: col.offset + 16,
-    });
     let attribute = vk::VertexInputAttributeDescription {
         location: vk_location,
         binding: 0,
-        format: vertex_format(Scalar::Uint, 2 * input.components.min(2)),
+        format: double_format(input.components),
         offset: col.offset,
     };
-    Ok((attribute, next))
+    Ok((attribute, None))
+}
+
+/// `R64*_SFLOAT` of `n` components.
+fn double_format(n: u32) -> vk::Format {
+    [
+        vk::Format::R64_SFLOAT,
+        vk::Format::R64G64_SFLOAT,
+        vk::Format::R64G64B64_SFLOAT,
+        vk::Format::R64G64B64A64_SFLOAT,
+    ][(n.clamp(1, 4) - 1) as usize]
 }
 
 /// The Vulkan format that reads a column as GL reads it, piglit-vbo's way: a float GLSL
@@ -240,23 +245,16 @@ fn column_feed(
     })
 }
 
-/// (0, 0, 0, 1) as doubles for a double input nobody feeds: x and y at the first location,
-/// z and w at the next (a `dvec3` or `dvec4`'s). The shader reads them as the 32-bit words
-/// the runner split them into, which glsem cannot know are doubles.
+/// (0, 0, 0, 1) as doubles for a double input nobody feeds (glsem's unfed inputs are
+/// 32-bit): `R64*_SFLOAT` from the constant binding.
 fn constant_double_feed(input: &VertexInput, vk_location: u32) -> InputFeed {
-    let next = (input.components > 2).then(|| vk::VertexInputAttributeDescription {
-        location: vk_location + 1,
-        binding: CONSTANT_BINDING,
-        format: vertex_format(Scalar::Uint, 4),
-        offset: 16,
-    });
     let attribute = vk::VertexInputAttributeDescription {
         location: vk_location,
         binding: CONSTANT_BINDING,
-        format: vertex_format(Scalar::Uint, 2 * input.components.min(2)),
+        format: double_format(input.components),
         offset: 0,
     };
-    (attribute, next)
+    (attribute, None)
 }
 
 /// A draw's vertex bindings and attributes.
@@ -422,12 +420,17 @@ impl Player {
         ))
     }
 
-    /// Skips the scene when the device cannot read `format` from a vertex buffer.
+    /// Skips the scene when the device cannot read `format` from a vertex buffer; but for
+    /// `R64*_SFLOAT` (doubles), which glsem's `vertex_formats` reads where the device cannot:
+    /// without the layer such a pipeline is invalid and the scene fails.
     fn check_vertex_format(
         &self,
         input: &VertexInput,
         format: vk::Format,
     ) -> Result<(), SceneError> {
+        if (1..=4).any(|n| double_format(n) == format) {
+            return Ok(());
+        }
         // SAFETY: `gpu.physical` was enumerated from `gpu.instance`, alive as `gpu` is.
         let props = unsafe {
             self.gpu

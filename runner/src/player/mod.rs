@@ -371,8 +371,8 @@ fn uses_depth(scene: &Scene) -> bool {
 }
 
 /// (0, 0, 0, 1) as doubles: GL's current value of a double attribute the scene does not
-/// feed, read through a stride-0 binding as the 32-bit words the runner splits doubles into
-/// (glsem feeds every other unfed input itself).
+/// feed, read through a stride-0 binding as `R64G64B64A64_SFLOAT` (glsem feeds every other
+/// unfed input itself).
 const CONSTANT_ATTRIBUTE: [u32; 8] = [0, 0, 0, 0, 0, 0, 0, 0x3ff0_0000];
 
 /// The stride-0 vertex buffer of `CONSTANT_ATTRIBUTE`.

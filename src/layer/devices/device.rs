@@ -16,6 +16,7 @@ use crate::layer::loader::registry::{instance_data, key_of, Dispatchable, DEVICE
 use crate::layer::loader::state::{
     Conventions, DeviceData, DeviceFacts, EnabledFeatures, InstanceData, Limits,
 };
+use crate::layer::rules::vertex_formats::missing_vertex_formats;
 use crate::layer::support::ffi::{chained, find_in_chain, link_in_front, slice, typed_fn};
 use crate::layer::support::loader_abi::{find_link_info, LayerDeviceCreateInfo};
 use crate::layer::support::log;
@@ -289,6 +290,7 @@ unsafe fn prepare_device(
             extensions: layer_extensions,
             conventions: gl_state.conventions,
             host_coherent_memory: host_coherent_memory(inst, physical_device),
+            missing_vertex_formats: missing_vertex_formats(inst, physical_device),
         },
     }
 }
@@ -312,6 +314,7 @@ fn device_limits(inst: &InstanceData, physical_device: Dispatchable<vk::Physical
         max_tessellation_patch_size: l.max_tessellation_patch_size,
         max_vertex_input_bindings: l.max_vertex_input_bindings,
         max_vertex_input_attributes: l.max_vertex_input_attributes,
+        max_vertex_input_attribute_offset: l.max_vertex_input_attribute_offset,
         max_interface_components: [
             l.max_tessellation_evaluation_output_components,
             l.max_geometry_output_components,

@@ -146,6 +146,8 @@ $expand!(
             "vkGetPhysicalDeviceFeatures2";
         get_physical_device_memory_properties: PFN_vkGetPhysicalDeviceMemoryProperties =
             "vkGetPhysicalDeviceMemoryProperties";
+        get_physical_device_format_properties: PFN_vkGetPhysicalDeviceFormatProperties =
+            "vkGetPhysicalDeviceFormatProperties";
     }
 );
     };

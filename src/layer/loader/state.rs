@@ -11,6 +11,7 @@ use crate::layer::data::cache::RewriteCache;
 use crate::layer::data::extensions::EnabledExtensions;
 use crate::layer::data::records::{Kind, Live, Records};
 use crate::layer::loader::dispatch::{DeviceDispatch, InstanceDispatch};
+use crate::layer::rules::vertex_formats::MissingVertexFormats;
 use crate::layer::support::settings::Settings;
 use glsem_spirv::primitive_mode::PrimitiveRoute;
 use glsem_spirv::scan::{scan, scan_with_interface_ends, Summary};
@@ -76,6 +77,7 @@ pub struct Limits {
     pub max_tessellation_patch_size: u32,
     pub max_vertex_input_bindings: u32,
     pub max_vertex_input_attributes: u32,
+    pub max_vertex_input_attribute_offset: u32,
     /// The components every stage's output and the fragment shader's input interface have
     /// (`maxVertexOutputComponents`, `maxFragmentInputComponents`, and the tessellation
     /// evaluation and geometry stages' outputs where the device has them).
@@ -102,6 +104,7 @@ impl Limits {
         max_tessellation_patch_size: 32,
         max_vertex_input_bindings: 16,
         max_vertex_input_attributes: 16,
+        max_vertex_input_attribute_offset: 2047,
         max_interface_components: 64,
         stage_inputs: [16, 16, 16, 16, 16],
         stage_outputs: [16, 16, 16, 16, 4],
@@ -130,6 +133,8 @@ pub struct DeviceFacts {
     pub conventions: Conventions,
     /// A host-visible, host-coherent memory type (GL's current vertex attributes).
     pub host_coherent_memory: Option<u32>,
+    /// The vertex formats GL names that the device cannot read from vertex buffers.
+    pub missing_vertex_formats: MissingVertexFormats,
 }
 
 pub struct DeviceData {
@@ -141,6 +146,8 @@ pub struct DeviceData {
     pub limits: Limits,
     pub extensions: EnabledExtensions,
     pub conventions: Conventions,
+    /// The vertex formats GL names that the device cannot read from vertex buffers.
+    pub missing_vertex_formats: MissingVertexFormats,
     pub records: Records,
     /// GL's current vertex attributes: the layer's binding and memory.
     pub attribute_memory: AttributeMemory,
@@ -204,6 +211,7 @@ impl DeviceData {
             extensions,
             conventions,
             host_coherent_memory,
+            missing_vertex_formats,
         } = facts;
         let attribute_memory = AttributeMemory::new(
             host_coherent_memory.filter(|_| extensions.gl_state),
@@ -220,6 +228,7 @@ impl DeviceData {
             limits,
             extensions,
             conventions,
+            missing_vertex_formats,
             records: Records::default(),
             attribute_memory,
             line_loops: LineLoops::default(),

@@ -10,6 +10,7 @@ use crate::layer::data::dynamic_lines::StaticMultisample;
 use crate::layer::data::records::{BlockSlot, LayoutRecord, ModuleRecord};
 use crate::layer::loader::state::DeviceData;
 use crate::layer::objects::create_info::{Chain, PipelineView, StageView};
+use crate::layer::rules::vertex_formats::refetched_attributes;
 use crate::layer::support::log;
 use glsem_abi::PrimitiveMode;
 use glsem_spirv::fragcolor::{AttachmentKind, FragColorKey};
@@ -286,6 +287,7 @@ fn shader_objects_key(dev: &DeviceData, group: ObjectGroup) -> PipelineKey {
         // are made (docs: limitations).
         fed_locations: None,
         current_attribute_binding: None,
+        vertex_formats: None,
         single_sample: false,
         dynamic_samples: true,
         polygon_lines: true,
@@ -374,6 +376,7 @@ fn pipeline_state_key(
             && !dynamic.contains(&vk::DynamicState::RASTERIZER_DISCARD_ENABLE),
         fed_locations: fed_locations(ci, dynamic),
         current_attribute_binding: current_attribute_binding(dev, ci),
+        vertex_formats: refetched_attributes(dev, ci),
         single_sample: ci
             .multisample
             .is_some_and(|m| m.rasterization_samples == vk::SampleCountFlags::TYPE_1)

@@ -324,16 +324,16 @@ mod tests {
 
     #[test]
     fn no_ranges_puts_the_block_at_the_top() {
-        // 128 - 36 = 92, already 4-aligned.
-        assert_eq!(place_block(&[], TCS, 128), add(92, TCS));
+        // 128 - 40 = 88, already 4-aligned.
+        assert_eq!(place_block(&[], TCS, 128), add(88, TCS));
         let readers = TCS | S::VERTEX | S::TESSELLATION_EVALUATION | S::GEOMETRY;
-        assert_eq!(place_block(&[], readers, 128), add(92, readers));
+        assert_eq!(place_block(&[], readers, 128), add(88, readers));
     }
 
     #[test]
     fn top_is_aligned_down_to_4() {
-        // 130 - 36 = 94 → 92.
-        assert_eq!(place_block(&[], TCS, 130), add(92, TCS));
+        // 130 - 40 = 90 → 88.
+        assert_eq!(place_block(&[], TCS, 130), add(88, TCS));
     }
 
     #[test]
@@ -341,22 +341,22 @@ mod tests {
         let app = [range(S::FRAGMENT, 0, 64)];
         assert_eq!(
             place_block(&app, TCS | S::VERTEX, 128),
-            add(92, TCS | S::VERTEX)
+            add(88, TCS | S::VERTEX)
         );
     }
 
     #[test]
     fn app_range_at_the_top_pushes_the_block_below_it() {
-        // [96, 128) taken: highest free 36 bytes end at 96 → 60.
+        // [96, 128) taken: highest free 40 bytes end at 96 → 56.
         let app = [range(S::FRAGMENT, 96, 32)];
-        assert_eq!(place_block(&app, TCS, 128), add(60, TCS));
+        assert_eq!(place_block(&app, TCS, 128), add(56, TCS));
     }
 
     #[test]
     fn a_gap_between_ranges_is_used() {
-        // [0,16) and [56,128) leave [16,56): 36 bytes fit at 20 (highest) .. 16.
-        let app = [range(S::FRAGMENT, 0, 16), range(S::COMPUTE, 56, 72)];
-        assert_eq!(place_block(&app, TCS, 128), add(20, TCS));
+        // [0,12) and [56,128) leave [12,56): 40 bytes fit at 16 (highest, 4-aligned) .. 12.
+        let app = [range(S::FRAGMENT, 0, 12), range(S::COMPUTE, 56, 72)];
+        assert_eq!(place_block(&app, TCS, 128), add(16, TCS));
     }
 
     #[test]
@@ -382,7 +382,7 @@ mod tests {
             Placement::Extend {
                 index: 0,
                 start: 0,
-                size: 52,
+                size: 56,
                 offset: 16,
                 block_size: BLOCK_SIZE,
                 extra_stages: TCS,
@@ -394,7 +394,7 @@ mod tests {
             .iter()
             .map(|r| (r.stage_flags, r.offset, r.size))
             .collect();
-        assert_eq!(ranges, [(S::VERTEX, 0, 52), (TCS, 16, 36)]);
+        assert_eq!(ranges, [(S::VERTEX, 0, 56), (TCS, 16, 40)]);
         assert_eq!(
             placement.block(&app),
             Some((16, BLOCK_SIZE, S::VERTEX | TCS))
@@ -408,9 +408,9 @@ mod tests {
             place_block(&app, TCS, 128),
             Placement::Extend {
                 index: 1,
-                start: 28,
-                size: 100,
-                offset: 28,
+                start: 24,
+                size: 104,
+                offset: 24,
                 block_size: BLOCK_SIZE,
                 extra_stages: S::empty(),
             }

@@ -49,7 +49,9 @@ impl<S: TaggedStructure, F: TaggedStructure> Chained<S, F> {
     }
 }
 
-/// The vertex-input state with the layer's stride-0 binding of GL's current attributes.
+/// The vertex-input state with the layer's changes: the stride-0 binding of GL's current
+/// attributes, attributes in formats the device lacks replaced (`rules/vertex_formats.rs`).
+/// Each change edits the arrays and calls [`VertexInputCopy::relink`].
 struct VertexInputCopy<'a> {
     state: vk::PipelineVertexInputStateCreateInfo<'a>,
     bindings: Vec<vk::VertexInputBindingDescription>,
@@ -57,32 +59,43 @@ struct VertexInputCopy<'a> {
 }
 
 impl<'a> VertexInputCopy<'a> {
-    fn new(app: &VertexInput<'a>, binding: u32, inputs: &[(u32, InputKind)]) -> Box<Self> {
-        let mut bindings = app.bindings.to_vec();
-        let mut attributes = app.attributes.to_vec();
-        bindings.push(vk::VertexInputBindingDescription {
+    fn new(app: &VertexInput<'a>) -> Box<Self> {
+        let mut copy = Box::new(VertexInputCopy {
+            state: *app.state,
+            bindings: app.bindings.to_vec(),
+            attributes: app.attributes.to_vec(),
+        });
+        copy.relink();
+        copy
+    }
+
+    /// Adds the layer's stride-0 `binding` of GL's current attributes for `inputs`.
+    fn add_current_attributes(&mut self, binding: u32, inputs: &[(u32, InputKind)]) {
+        self.bindings.push(vk::VertexInputBindingDescription {
             binding,
             stride: 0,
             input_rate: vk::VertexInputRate::VERTEX,
         });
-        attributes.extend(inputs.iter().map(|&(location, kind)| {
-            vk::VertexInputAttributeDescription {
-                location,
-                binding,
-                format: format_of(kind),
-                offset: location * 16,
-            }
-        }));
-        let mut copy = Box::new(VertexInputCopy {
-            state: *app.state,
-            bindings,
-            attributes,
-        });
-        copy.state.vertex_binding_description_count = copy.bindings.len() as u32;
-        copy.state.p_vertex_binding_descriptions = copy.bindings.as_ptr();
-        copy.state.vertex_attribute_description_count = copy.attributes.len() as u32;
-        copy.state.p_vertex_attribute_descriptions = copy.attributes.as_ptr();
-        copy
+        self.attributes
+            .extend(
+                inputs
+                    .iter()
+                    .map(|&(location, kind)| vk::VertexInputAttributeDescription {
+                        location,
+                        binding,
+                        format: format_of(kind),
+                        offset: location * 16,
+                    }),
+            );
+        self.relink();
+    }
+
+    /// Points the state at the arrays as they are now.
+    fn relink(&mut self) {
+        self.state.vertex_binding_description_count = self.bindings.len() as u32;
+        self.state.p_vertex_binding_descriptions = self.bindings.as_ptr();
+        self.state.vertex_attribute_description_count = self.attributes.len() as u32;
+        self.state.p_vertex_attribute_descriptions = self.attributes.as_ptr();
     }
 }
 
@@ -129,7 +142,11 @@ impl<'a> Patched<'a> {
             .current_attributes
             .as_ref()
             .zip(ci.vertex_input.as_ref())
-            .map(|((binding, inputs), state)| VertexInputCopy::new(state, *binding, inputs));
+            .map(|((binding, inputs), state)| {
+                let mut copy = VertexInputCopy::new(state);
+                copy.add_current_attributes(*binding, inputs);
+                copy
+            });
         let mut patched = Patched {
             stages: ci.stages.iter().map(|s| *s.info).collect(),
             temporaries: Vec::new(),
@@ -145,6 +162,25 @@ impl<'a> Patched<'a> {
             patched.add_dynamic(ci, vk::DynamicState::LINE_RASTERIZATION_MODE_EXT);
         }
         patched
+    }
+
+    /// The attributes of the copy of `ci`'s vertex-input state (made on first use), for a
+    /// rule to edit; [`Patched::relink_vertex_input`] after. `None`: `ci` holds none.
+    pub fn vertex_attributes(
+        &mut self,
+        ci: &PipelineView<'a>,
+    ) -> Option<&mut Vec<vk::VertexInputAttributeDescription>> {
+        if self.vertex_input.is_none() {
+            self.vertex_input = ci.vertex_input.as_ref().map(VertexInputCopy::new);
+        }
+        self.vertex_input.as_deref_mut().map(|c| &mut c.attributes)
+    }
+
+    /// Points the vertex-input state copy at its arrays after an edit.
+    pub fn relink_vertex_input(&mut self) {
+        if let Some(copy) = self.vertex_input.as_deref_mut() {
+            copy.relink();
+        }
     }
 
     /// The copy of `ci`'s rasterization state, made on first use.

@@ -16,6 +16,7 @@ mod point_size;
 mod primitive_mode;
 mod provoking_vertex;
 mod unfed_inputs;
+pub(crate) mod vertex_formats;
 mod window_origin;
 mod xfb_split;
 

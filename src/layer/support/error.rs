@@ -162,6 +162,30 @@ pub enum PlanError {
     HiddenInlineCode,
     #[error("the driver failed to create a rewritten shader module: {0}")]
     Module(vk::Result),
+    #[error(
+        "the vertex attribute at Location {location} is {format:?}, which the layer reads \
+         otherwise (the device cannot read it from vertex buffers, or \
+         debug_force_vertex_formats), and the vertex input interface has no free Location left \
+         (maxVertexInputAttributes) for the attributes that read it in formats it can"
+    )]
+    VertexFormatNoRoom { location: u32, format: vk::Format },
+    #[error(
+        "the vertex attribute at Location {location} is {format:?}, which the layer reads \
+         otherwise (the device cannot read it from vertex buffers, or \
+         debug_force_vertex_formats), and its offset leaves no room (maxVertexInputAttributeOffset) \
+         to read its components in formats it can"
+    )]
+    VertexFormatOffset { location: u32, format: vk::Format },
+    #[error(
+        "the vertex attributes from Location {location} ({format:?}) are in formats the device \
+         cannot read from vertex buffers, and the vertex shader cannot be rewritten to read \
+         them otherwise: {why}"
+    )]
+    VertexFormatShader {
+        location: u32,
+        format: vk::Format,
+        why: Arc<str>,
+    },
     #[error("its base pipeline failed")]
     BasePipelineFailed,
     #[error("internal error in the layer while planning")]

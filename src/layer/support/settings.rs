@@ -17,7 +17,7 @@ const ENV_PREFIX: &str = "VK_GLSEM_";
 
 /// The settings that are not a semantic's (those come from [`SEMANTICS`]); the manifest
 /// declares both lists.
-pub const KEYS: [&str; 6] = [
+pub const KEYS: [&str; 7] = [
     "log_level",
     "dump_dir",
     "rewrite_cache_mb",
@@ -29,6 +29,9 @@ pub const KEYS: [&str; 6] = [
     "window_origin",
     // How GL's quads, quad strips and polygons are drawn: auto, geometry or indices.
     "primitive_mode_route",
+    // Test-only: every vertex attribute in a format the layer can read otherwise is read
+    // otherwise, whether the device has its format or not (the vertex_formats semantic).
+    "debug_force_vertex_formats",
 ];
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,6 +48,9 @@ pub struct Settings {
     /// `primitive_mode_route`: `auto` (`None`: the geometry shader where the device enabled
     /// `geometryShader`, else the index route), `geometry` or `indices`.
     pub primitive_route: Option<PrimitiveRoute>,
+    /// `debug_force_vertex_formats`: the `vertex_formats` semantic applies to formats the
+    /// device has too.
+    pub debug_force_vertex_formats: bool,
 }
 
 impl Default for Settings {
@@ -57,6 +63,7 @@ impl Default for Settings {
             debug_inject_panic: None,
             window_origin: WindowOrigin::Flipped,
             primitive_route: None,
+            debug_force_vertex_formats: false,
         }
     }
 }
@@ -164,6 +171,9 @@ impl Settings {
                     "indices" => Some(PrimitiveRoute::Indices),
                     _ => return Err(Expected::Described("auto, geometry or indices")),
                 }
+            }
+            "debug_force_vertex_formats" => {
+                self.debug_force_vertex_formats = parse_bool(value).map_err(Expected::Described)?
             }
             _ => unreachable!("KEYS and SEMANTICS list every setting"),
         }

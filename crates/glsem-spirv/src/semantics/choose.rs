@@ -317,6 +317,14 @@ fn input_steps(stages: &Stages<'_>, key: &PipelineKey, steps: &mut Vec<Step>) {
                 );
             }
         }
+        // After the unfed inputs: the Locations they read stay theirs.
+        if let Some(step) = key
+            .vertex_formats
+            .as_ref()
+            .filter(|_| on(Semantic::VertexFormats))
+        {
+            steps.push(Step::RefetchVertexInputs(step.clone()));
+        }
         if on(Semantic::InstanceId) && summary.instance_index {
             // Without shaderDrawParameters the base comes from the GL-state block, which
             // the layer pushes at each draw; a layout without room for it leaves Vulkan's.

@@ -7,6 +7,7 @@ use crate::fragcolor::FragColorKey;
 use crate::primitive_mode::{Culling, GlPrimitive, PrimitiveRoute, Rasterized};
 use crate::rule::Stage;
 use crate::scan::Summary;
+use crate::vertex_formats::RefetchVertexInputs;
 
 /// GL's primitive modes that Vulkan has no topology for
 /// (`VkPipelinePrimitiveModeCreateInfoGLSEM`).
@@ -145,6 +146,10 @@ pub struct PipelineKey {
     /// The vertex binding the layer may feed unfed inputs from with GL's current values
     /// (`VK_GLSEM_gl_state`; `None`: the application uses it, or no vertex-input state here).
     pub current_attribute_binding: Option<u32>,
+    /// The attributes of the vertex-input state the device cannot read (or, with the layer's
+    /// `debug_force_vertex_formats`, every one the layer can read otherwise), their Locations
+    /// not yet assigned; `None`: none, or no vertex-input state here.
+    pub vertex_formats: Option<RefetchVertexInputs>,
     /// `rasterizationSamples` is 1, not dynamically.
     pub single_sample: bool,
     /// The sample count is dynamic state (or shader objects): the layer keeps it in the
@@ -231,6 +236,7 @@ impl PipelineKey {
             rasterizer_discard: false,
             fed_locations: None,
             current_attribute_binding: None,
+            vertex_formats: None,
             single_sample: false,
             dynamic_samples: false,
             polygon_lines: false,

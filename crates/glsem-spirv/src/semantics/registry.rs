@@ -23,7 +23,7 @@ pub struct SemanticInfo {
 }
 
 /// Every semantic, in the order their steps run on a stage.
-pub const SEMANTICS: [SemanticInfo; 14] = [
+pub const SEMANTICS: [SemanticInfo; 15] = [
     SemanticInfo {
         semantic: Semantic::PassthroughTcs,
         name: "passthrough_tcs",
@@ -90,6 +90,18 @@ pub const SEMANTICS: [SemanticInfo; 14] = [
         semantic: Semantic::UnfedInputs,
         name: "unfed_inputs",
         setting: None,
+        needs_gl_state: false,
+    },
+    // On by default: an application naming a format the device lacks has no alternative.
+    // The layer's `debug_force_vertex_formats` applies it to formats the device has too.
+    SemanticInfo {
+        semantic: Semantic::VertexFormats,
+        name: "vertex_formats",
+        setting: Some(Setting {
+            key: "vertex_formats",
+            on: "auto",
+            off: "off",
+        }),
         needs_gl_state: false,
     },
     SemanticInfo {

@@ -94,6 +94,9 @@ macro_rules! step_list {
             RemapClipDepth($crate::clip_space_depth::RemapClipDepth),
             DefaultUnfedInputs($crate::unfed_inputs::DefaultUnfedInputs),
             FeedCurrentAttributes($crate::unfed_inputs::FeedCurrentAttributes),
+            /// Attributes in formats the device lacks for vertex buffers: read in formats it
+            /// has, the vertex shader's inputs rebuilt with GL's value.
+            RefetchVertexInputs($crate::vertex_formats::RefetchVertexInputs),
             InstanceIdWithoutBase($crate::instance_id::InstanceIdWithoutBase),
             GateLayer($crate::gl_layer::GateLayer),
             CopyLayer($crate::gl_layer::CopyLayer),

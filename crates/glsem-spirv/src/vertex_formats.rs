@@ -1,0 +1,555 @@
+//! Every vertex format GL reads, on devices that lack some for vertex buffers.
+//!
+//! GL: an attribute may be any layout `glVertexAttrib*Pointer` names: 8-, 16-, 32- or 64-bit
+//! components, 1 to 4 of them, normalized, scaled (converted to float), integer or float
+//! (GL 4.6 §10.3.5, conversions §2.3.5). Vulkan makes most of those formats optional for
+//! vertex buffers (`VK_FORMAT_FEATURE_VERTEX_BUFFER_BIT`): lavapipe has no `R64*`,
+//! SwiftShader no `R64*` and no three-component 8- and 16-bit ones.
+//!
+//! The layer replaces such an attribute with attributes of formats every device has
+//! ([`VertexFormat::chunks`]: `R8`/`R16` × 1, 2 or 4 components, `R32` × 1 to 4, integer,
+//! or `R16*_SFLOAT` for halves; a packed `2_10_10_10` word as one `R32_UINT`) that read the
+//! same bytes of the same binding, each at a free Location; the pass rebuilds the shader's input from them with GL's conversion:
+//! unsigned normalized `c / (2^b − 1)`, signed normalized `max(c / (2^(b−1) − 1), −1)`,
+//! scaled `float(c)`, 32-bit floats and doubles bit for bit (`OpBitcast`, a double from a
+//! `uvec2`, low word first), and GL's (0, 0, 0, 1) for the components the format lacks.
+
+use spirv::{Decoration, ExecutionModel, Op, StorageClass};
+
+use super::demote::demote_to_private;
+use super::error::{PassError, PassResult};
+use super::layout::location_slots;
+use super::module::{
+    entry_point_with_interface, Editor, Module, Type, INTERFACE_LISTS_ALL_GLOBALS,
+};
+use super::rule::{Rule, Semantic, SplitInterface, Stage};
+
+/// How a vertex format's components read, as GL names the conversions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Numeric {
+    /// Unsigned normalized: `c / (2^b − 1)`.
+    Unorm,
+    /// Signed normalized: `max(c / (2^(b−1) − 1), −1)`.
+    Snorm,
+    /// Unsigned integer converted to float.
+    Uscaled,
+    /// Signed integer converted to float.
+    Sscaled,
+    /// Unsigned integer (`glVertexAttribIPointer`).
+    Uint,
+    /// Signed integer.
+    Sint,
+    /// IEEE float of the format's width (16, 32 or 64 bits).
+    Float,
+}
+
+/// How a format's components lie in memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Layout {
+    /// In order, `bits` bits each.
+    #[default]
+    Plain,
+    /// Four bytes, blue first (`B8G8R8A8`: GL's `GL_BGRA` size).
+    Bgra,
+    /// One 32-bit word, x in bits 0–9, y 10–19, z 20–29, w 30–31 (`A2B10G10R10_*_PACK32`:
+    /// GL's `GL_*INT_2_10_10_10_REV`).
+    Packed2101010,
+    /// As [`Layout::Packed2101010`], z in bits 0–9 and x in 20–29 (`A2R10G10B10_*_PACK32`:
+    /// with GL's `GL_BGRA` size).
+    Packed2101010Bgra,
+}
+
+/// A vertex format as GL sees it: `components` components of `bits` bits each (a packed
+/// layout: 4 components in one 32-bit word, `bits` 32), read as `numeric`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct VertexFormat {
+    pub numeric: Numeric,
+    pub bits: u32,
+    pub components: u32,
+    pub layout: Layout,
+}
+
+/// The numeric type of one attribute that fetches part of a [`VertexFormat`]'s bytes (the
+/// format's `UINT`, `SINT` or `SFLOAT` variant, and the 32-bit input type it feeds).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ChunkKind {
+    Uint,
+    Sint,
+    Float,
+}
+
+/// One attribute of a replacement: `units` components of `unit_bits` bits, `offset` bytes
+/// past the replaced attribute's offset.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Chunk {
+    pub unit_bits: u32,
+    pub units: u32,
+    pub kind: ChunkKind,
+    pub offset: u32,
+}
+
+impl VertexFormat {
+    /// Bytes one element takes.
+    pub fn size(&self) -> u32 {
+        match self.layout {
+            Layout::Packed2101010 | Layout::Packed2101010Bgra => 4,
+            _ => self.bits / 8 * self.components,
+        }
+    }
+
+    /// Where component `c` lies: the fetched unit it is in, its first bit there and its
+    /// width.
+    fn component_bits(&self, c: u32) -> (u32, u32, u32) {
+        let packed = |x: u32| match c {
+            0 => (0, x, 10),
+            1 => (0, 10, 10),
+            2 => (0, 20 - x, 10),
+            _ => (0, 30, 2),
+        };
+        match self.layout {
+            Layout::Plain => (c, 0, self.bits),
+            Layout::Bgra => ([2, 1, 0, 3][c as usize], 0, 8),
+            Layout::Packed2101010 => packed(0),
+            Layout::Packed2101010Bgra => packed(20),
+        }
+    }
+
+    /// The attributes that read the format's bytes in formats every Vulkan device has for
+    /// vertex buffers, in order: 64-bit components as two 32-bit words, three 8- or 16-bit
+    /// components as two and one (there is no mandatory three-component 8- or 16-bit
+    /// format), at most four components each. No attribute reads past the element.
+    pub fn chunks(&self) -> Vec<Chunk> {
+        let unit_bits = self.bits.min(32);
+        let mut left = match self.layout {
+            Layout::Packed2101010 | Layout::Packed2101010Bgra => 1,
+            _ => self.components * (self.bits / unit_bits),
+        };
+        let kind = match self.numeric {
+            Numeric::Float if self.bits == 16 => ChunkKind::Float,
+            Numeric::Snorm | Numeric::Sscaled | Numeric::Sint if self.bits < 32 => ChunkKind::Sint,
+            _ => ChunkKind::Uint,
+        };
+        let mut chunks = Vec::new();
+        let mut offset = 0;
+        while left > 0 {
+            let units = match left {
+                4.. => 4,
+                3 if unit_bits < 32 => 2,
+                n => n,
+            };
+            chunks.push(Chunk {
+                unit_bits,
+                units,
+                kind,
+                offset,
+            });
+            offset += units * unit_bits / 8;
+            left -= units;
+        }
+        chunks
+    }
+}
+
+/// One attribute the layer replaces: the application's Location and format, and the
+/// Locations of its [`VertexFormat::chunks`] (assigned by the layer, [`assign_locations`]).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct RefetchedAttribute {
+    pub location: u32,
+    pub format: VertexFormat,
+    /// The chunks' offsets stay within the device's `maxVertexInputAttributeOffset`.
+    pub offsets_fit: bool,
+    pub fetch_locations: Vec<u32>,
+}
+
+/// The step: the vertex shader's inputs at these attributes' Locations are rebuilt, with
+/// GL's value, from the attributes that replace them.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct RefetchVertexInputs {
+    pub attributes: Vec<RefetchedAttribute>,
+    /// The Locations the application's other attributes feed.
+    pub kept: Vec<u32>,
+}
+
+impl Rule for RefetchVertexInputs {
+    const SEMANTIC: Semantic = Semantic::VertexFormats;
+    const STAGE: Option<Stage> = Some(Stage::Vertex);
+
+    fn note(&self, _split: Option<&SplitInterface>) -> String {
+        let locations: Vec<String> = self
+            .attributes
+            .iter()
+            .map(|a| a.location.to_string())
+            .collect();
+        format!(
+            "vertex attributes at Locations {} are read in formats the device has",
+            locations.join(", ")
+        )
+    }
+
+    fn rewrite(&self, words: &[u32], entry: &str) -> PassResult {
+        refetch_vertex_inputs(words, entry, &self.attributes)
+    }
+}
+
+/// Every Location an input of vertex entry point `entry` occupies (each Location of a
+/// `dvec3`, a matrix, an array), sorted, but for the inputs at `rebuilt` Locations (they
+/// become `Private`: their Locations are free for the fetches).
+pub fn occupied_input_locations(
+    words: &[u32],
+    entry: &str,
+    rebuilt: &[u32],
+) -> Result<Vec<u32>, PassError> {
+    let m = Module::parse(words)?;
+    let Some(ep) = m.entry_point(entry, ExecutionModel::Vertex) else {
+        return Ok(Vec::new());
+    };
+    let mut taken = Vec::new();
+    for &var in &ep.interface {
+        let Some((StorageClass::Input, pointee)) = m.variable(var) else {
+            continue;
+        };
+        if let Some(&[location, ..]) = m.decoration(var, Decoration::Location) {
+            if rebuilt.contains(&location) {
+                continue;
+            }
+            let slots = location_slots(&m, pointee).unwrap_or(1);
+            taken.extend(location..location + slots);
+        }
+    }
+    taken.sort_unstable();
+    taken.dedup();
+    Ok(taken)
+}
+
+/// Gives each attribute's chunks free Locations: below `max` (the device's
+/// `maxVertexInputAttributes`), outside `taken`, in order. `Err(i)`: no room for
+/// `attributes[i]`.
+pub fn assign_locations(
+    attributes: &mut [RefetchedAttribute],
+    taken: &[u32],
+    max: u32,
+) -> Result<(), usize> {
+    let mut free = (0..max).filter(|l| !taken.contains(l));
+    for (i, attribute) in attributes.iter_mut().enumerate() {
+        let n = attribute.format.chunks().len();
+        attribute.fetch_locations = free.by_ref().take(n).collect();
+        if attribute.fetch_locations.len() != n {
+            return Err(i);
+        }
+    }
+    Ok(())
+}
+
+/// The scalar types the pass works in.
+struct Scalars {
+    u32: u32,
+    i32: u32,
+    f32: u32,
+}
+
+/// Rebuilds the inputs of vertex entry point `entry` at the `attributes`' Locations from
+/// new inputs at their fetch Locations, with GL's conversion. `Ok(None)` when no input
+/// reads them.
+pub fn refetch_vertex_inputs(
+    words: &[u32],
+    entry: &str,
+    attributes: &[RefetchedAttribute],
+) -> PassResult {
+    let m = Module::parse(words)?;
+    let Some(ep) = m.entry_point(entry, ExecutionModel::Vertex) else {
+        return Ok(None);
+    };
+    let inputs: Vec<(u32, u32, u32)> = ep
+        .interface
+        .iter()
+        .filter_map(|&var| {
+            let (StorageClass::Input, pointee) = m.variable(var)? else {
+                return None;
+            };
+            let &[location, ..] = m.decoration(var, Decoration::Location)? else {
+                return None;
+            };
+            Some((var, pointee, location))
+        })
+        .collect();
+    let mut e = Editor::new(&m);
+    let s = Scalars {
+        u32: e.type_int(32, false),
+        i32: e.type_int(32, true),
+        f32: e.type_float(32),
+    };
+    let mut code = Vec::new();
+    let mut demoted = Vec::new();
+    let mut added = Vec::new();
+    for attribute in attributes {
+        let Some(&(var, pointee, _)) = inputs.iter().find(|i| i.2 == attribute.location) else {
+            continue;
+        };
+        if m.decoration(var, Decoration::Component).is_some() {
+            return Err(PassError::Unsupported(format!(
+                "the vertex input at Location {} takes a Component",
+                attribute.location
+            )));
+        }
+        let chunks = attribute.format.chunks();
+        if chunks.len() != attribute.fetch_locations.len() {
+            return Err(PassError::Unsupported(format!(
+                "the attribute at Location {} has no Locations to be fetched from",
+                attribute.location
+            )));
+        }
+        let mut units = Vec::new();
+        for (chunk, &location) in chunks.iter().zip(&attribute.fetch_locations) {
+            let scalar = match chunk.kind {
+                ChunkKind::Uint => s.u32,
+                ChunkKind::Sint => s.i32,
+                ChunkKind::Float => s.f32,
+            };
+            let ty = match chunk.units {
+                1 => scalar,
+                n => e.type_vector(scalar, n),
+            };
+            let fetch = e.add_variable(StorageClass::Input, ty);
+            e.decorate(fetch, Decoration::Location, &[location]);
+            e.name(
+                fetch,
+                &format!("glsem_fetch{}_{location}", attribute.location),
+            );
+            added.push(fetch);
+            let value = e.load(&mut code, ty, fetch);
+            for u in 0..chunk.units {
+                units.push(match chunk.units {
+                    1 => value,
+                    _ => e.composite_extract(&mut code, scalar, value, &[u]),
+                });
+            }
+        }
+        let value = gl_value(&m, &mut e, &s, &mut code, attribute, pointee, &units)?;
+        e.store(&mut code, var, value);
+        demoted.push((var, None));
+    }
+    if demoted.is_empty() {
+        return Ok(None);
+    }
+    let Some(at) = m.function_body_start(ep.function) else {
+        return Err(PassError::MissingFunction {
+            function: ep.function,
+        });
+    };
+    demote_to_private(&m, &mut e, &demoted);
+    // One edit of the entry point: the demoted inputs leave its interface (before SPIR-V
+    // 1.4, as `demote_to_private` does), the new ones join it.
+    let mut interface: Vec<u32> = ep
+        .interface
+        .iter()
+        .copied()
+        .filter(|id| {
+            m.version() >= INTERFACE_LISTS_ALL_GLOBALS || !demoted.iter().any(|d| d.0 == *id)
+        })
+        .collect();
+    interface.extend(&added);
+    e.replace(
+        ep.index,
+        entry_point_with_interface(&m.insts[ep.index], &interface),
+    );
+    e.insert_before(at, &code);
+    Ok(Some(e.finish()?))
+}
+
+/// The value of type `pointee` GL gives an input fed by `attribute`, whose fetched
+/// components are `units` (32-bit values, in memory order).
+fn gl_value(
+    m: &Module<'_>,
+    e: &mut Editor<'_, '_>,
+    s: &Scalars,
+    code: &mut Vec<u32>,
+    attribute: &RefetchedAttribute,
+    pointee: u32,
+    units: &[u32],
+) -> Result<u32, PassError> {
+    let (component, count) = match m.type_of(pointee) {
+        Some(Type::Vector { component, count }) => (*component, *count),
+        Some(Type::Int { .. } | Type::Float { .. }) => (pointee, 1),
+        _ => {
+            return Err(PassError::Unsupported(format!(
+                "the vertex input at Location {} is not a scalar or vector",
+                attribute.location
+            )))
+        }
+    };
+    let shader = m.type_of(component).cloned();
+    let format = attribute.format;
+    let mismatch = || {
+        PassError::Unsupported(format!(
+            "the vertex input at Location {} is not of a type its attribute's format feeds",
+            attribute.location
+        ))
+    };
+    let mut parts = Vec::new();
+    for c in 0..count {
+        if c >= format.components {
+            parts.push(default_component(e, component, shader.as_ref(), c)?);
+            continue;
+        }
+        // The component's raw bits: its fetched unit, or a bit field of it (packed), and
+        // whether that value is a signed int (sign-extended) and how many bits it has.
+        let (unit, first, width) = format.component_bits(c);
+        let signed_kind = matches!(
+            format.numeric,
+            Numeric::Snorm | Numeric::Sscaled | Numeric::Sint
+        );
+        let (raw, raw_signed) = match format.layout {
+            Layout::Packed2101010 | Layout::Packed2101010Bgra => {
+                let (offset, count) = (e.constant_u32(first), e.constant_u32(width));
+                let word = units[unit as usize];
+                match signed_kind {
+                    true => {
+                        let word = e.bitcast(code, s.i32, word);
+                        let field = [word, offset, count];
+                        (e.emit(code, Op::BitFieldSExtract, s.i32, &field), true)
+                    }
+                    false => {
+                        let field = [word, offset, count];
+                        (e.emit(code, Op::BitFieldUExtract, s.u32, &field), false)
+                    }
+                }
+            }
+            _ => (units[unit as usize], signed_kind && format.bits < 32),
+        };
+        let value = match (format.numeric, shader.as_ref()) {
+            (Numeric::Float, Some(Type::Float { width: 64 })) if format.bits == 64 => {
+                let uvec2 = e.type_vector(s.u32, 2);
+                let pair = e.composite_construct(
+                    code,
+                    uvec2,
+                    &[units[2 * c as usize], units[2 * c as usize + 1]],
+                );
+                e.bitcast(code, component, pair)
+            }
+            (_, Some(Type::Float { width: 64 })) | (Numeric::Float, _) if format.bits == 64 => {
+                return Err(mismatch())
+            }
+            (Numeric::Float, Some(Type::Float { width: 32 })) => match format.bits {
+                16 => raw,
+                _ => e.bitcast(code, s.f32, raw),
+            },
+            (Numeric::Unorm | Numeric::Snorm, Some(Type::Float { width: 32 })) => {
+                let signed = format.numeric == Numeric::Snorm;
+                let (op, max) = match signed {
+                    true => (Op::ConvertSToF, (1u32 << (width - 1)) - 1),
+                    false => (Op::ConvertUToF, ((1u64 << width) - 1) as u32),
+                };
+                let float = e.unary(code, op, s.f32, raw);
+                let max = e.constant_f32(max as f32);
+                let scaled = e.binary(code, Op::FDiv, s.f32, float, max);
+                match signed {
+                    false => scaled,
+                    true => {
+                        let minus_one = e.constant_f32(-1.0);
+                        let bool_ty = e.type_bool();
+                        let below = e.binary(code, Op::FOrdLessThan, bool_ty, scaled, minus_one);
+                        e.select(code, s.f32, below, minus_one, scaled)
+                    }
+                }
+            }
+            (Numeric::Uscaled, Some(Type::Float { width: 32 })) => {
+                e.unary(code, Op::ConvertUToF, s.f32, raw)
+            }
+            (Numeric::Sscaled, Some(Type::Float { width: 32 })) => {
+                e.unary(code, Op::ConvertSToF, s.f32, raw)
+            }
+            (Numeric::Uint | Numeric::Sint, Some(Type::Int { width: 32, signed })) => {
+                match raw_signed == *signed {
+                    true => raw,
+                    false => e.bitcast(code, component, raw),
+                }
+            }
+            _ => return Err(mismatch()),
+        };
+        parts.push(value);
+    }
+    Ok(match count {
+        1 => parts[0],
+        _ => e.composite_construct(code, pointee, &parts),
+    })
+}
+
+/// GL's (0, 0, 0, 1) at component `c`, of the shader's component type `ty`.
+fn default_component(
+    e: &mut Editor<'_, '_>,
+    ty: u32,
+    shader: Option<&Type>,
+    c: u32,
+) -> Result<u32, PassError> {
+    let one = c == 3;
+    Ok(match shader {
+        Some(Type::Float { width: 32 }) => e.constant_f32(if one { 1.0 } else { 0.0 }),
+        Some(Type::Float { width: 64 }) => {
+            let bits = if one { 1.0f64 } else { 0.0 }.to_bits();
+            e.constant_words(ty, &[bits as u32, (bits >> 32) as u32])
+        }
+        Some(Type::Int {
+            width: 32,
+            signed: true,
+        }) => e.constant_i32(one as i32),
+        Some(Type::Int {
+            width: 32,
+            signed: false,
+        }) => e.constant_u32(one as u32),
+        _ => {
+            return Err(PassError::Unsupported(
+                "a vertex input that is not 32-bit or a double".into(),
+            ))
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn format(numeric: Numeric, bits: u32, components: u32) -> VertexFormat {
+        VertexFormat {
+            numeric,
+            bits,
+            components,
+            layout: Layout::Plain,
+        }
+    }
+
+    #[test]
+    fn chunks_read_exactly_the_elements_bytes_in_mandatory_formats() {
+        for numeric in [Numeric::Unorm, Numeric::Sint, Numeric::Float] {
+            for bits in [8, 16, 32, 64] {
+                for components in 1..=4 {
+                    let f = format(numeric, bits, components);
+                    let chunks = f.chunks();
+                    let last = chunks.last().map(|c| c.offset + c.units * c.unit_bits / 8);
+                    assert_eq!(last, Some(f.size()));
+                    for c in &chunks {
+                        assert!(c.units <= 4);
+                        assert!(c.units != 3 || c.unit_bits == 32);
+                    }
+                }
+            }
+        }
+        let dvec3 = format(Numeric::Float, 64, 3).chunks();
+        assert_eq!(dvec3.iter().map(|c| c.units).collect::<Vec<_>>(), [4, 2]);
+        assert_eq!(dvec3[1].offset, 16);
+        let bytes3 = format(Numeric::Uscaled, 8, 3).chunks();
+        assert_eq!(bytes3.iter().map(|c| c.offset).collect::<Vec<_>>(), [0, 2]);
+    }
+
+    #[test]
+    fn locations_are_free_ones_below_the_limit() {
+        let mut attributes = vec![RefetchedAttribute {
+            location: 0,
+            format: format(Numeric::Float, 64, 4),
+            offsets_fit: true,
+            fetch_locations: Vec::new(),
+        }];
+        assign_locations(&mut attributes, &[0, 1, 3], 16).unwrap();
+        assert_eq!(attributes[0].fetch_locations, [2, 4]);
+        assert_eq!(assign_locations(&mut attributes, &[0, 1, 3], 4), Err(0));
+    }
+}
