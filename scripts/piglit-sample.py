@@ -3,8 +3,9 @@
 
 Usage: piglit-sample.py GLSEM_TSV (STATUS, test, reason per line)
 
-A reason's line number, what follows its first `quoted` part (the offending line) and its
-numbers are masked so that tests failing the same way count together.
+A reason's line number, what follows its first `quoted` part, that part where it is a
+whole line (but an unknown command's first two words) and its numbers are masked so that
+tests failing the same way count together.
 """
 import re
 import sys
@@ -13,9 +14,18 @@ from collections import Counter
 
 def normalize(reason):
     reason = re.sub(r"^line \d+: ", "", reason)
-    quoted = re.match(r"[^`]*`[^`]*`", reason)
-    if quoted and len(quoted.group(0)) < len(reason):
-        reason = quoted.group(0) + " …"
+    # (piglit.sh cuts reasons short: the quote may not close.)
+    quoted = re.match(r"([^`]*)`([^`]*)(`|$)", reason)
+    if quoted:
+        head, text, _ = quoted.groups()
+        # A quoted line (a command, a vertex data header) differs by test: its first two
+        # words tell an unknown command, the rest nothing.
+        words = text.split()
+        if "command" in head and len(words) > 2:
+            text = " ".join(words[:2]) + " …"
+        elif len(words) > 4 or "vertex data" in head:
+            text = "…"
+        reason = "%s`%s`%s" % (head, text, " …" if len(quoted.group(0)) < len(reason) else "")
     reason = re.sub(r"\b0x[0-9a-fA-F]+|\b\d+(\.\d+)?", "N", reason)
     return reason[:150]
 
