@@ -26,7 +26,10 @@ GROUPS = OrderedDict([
 
 # What the layer fixed in a test that passes only with it, from the reason it fails on plain
 # Vulkan (the causes file's `fixed` lines name the rest): (regex on that reason, semantic).
-FIXED_RULES = [
+FIXED_# The heading of docs/piglit.md's hand-written section, which a rewrite keeps.
+SAMPLE_SECTION = "## Outside the corpus: a sample"
+
+RULES = [
     (r"tessellation evaluation shader without control shader",
      "a tessellation evaluation shader without a control shader: the generated passthrough TCS with "
      "GL's default levels"),
@@ -57,6 +60,8 @@ RULES = [  # (regex on the reason, group, cause)
      "samplers inside structures (glslang for Vulkan takes no sampler member; `sampler` is a Vulkan GLSL type)"),
     (r"only constructors of literals", "runner",
      "uniform initializers beyond constructors of literals (a macro, FLT_MAX)"),
+    (r"ARB assembly", "scope", "ARB assembly programs (`[vertex program]`, `[fragment program]`)"),
+    (r"glslang \(12\) rejects", "glslang", None),
     (r"GLSL error", "glslang", None),
     (r"unknown command|unsupported requirement|not mapped|unknown section|unsupported|only loose uniforms|not supported", "runner", None),
     (r"validation error", "unknown", None),
@@ -257,8 +262,17 @@ def main():
                 r = reason.replace("|", "\\|")[:220]
                 lines.append(f"  - `{t}` — {status} (GL {gl}{zk}, plain Vulkan {vk}): {r}")
         lines.append("")
+    # The hand-written section on the tests outside the corpus (scripts/piglit.sh
+    # --sample) stays, at the end.
+    try:
+        with open(md) as f:
+            kept = f.read().partition(SAMPLE_SECTION)
+    except FileNotFoundError:
+        kept = ("", "", "")
     with open(md, "w") as f:
         f.write("\n".join(lines))
+        if kept[1]:
+            f.write("\n" + kept[1] + kept[2])
 
 
 if __name__ == "__main__":

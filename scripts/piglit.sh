@@ -22,6 +22,11 @@
 #                                and without glsem beneath it (the two must agree), against
 #                                scripts/piglit-smoke.txt; exits 1 on a regression
 #   scripts/piglit.sh --smoke --update   rewrites scripts/piglit-smoke.txt
+#   scripts/piglit.sh --sample   a fixed sample of what the corpus leaves out: every 56th
+#                                shader_test of tests/spec and generated_tests/spec not in
+#                                the corpus (~600) through glsem-run, results in
+#                                $OUT/sample/glsem.tsv and its misses tallied by reason
+#                                (scripts/piglit-sample.py)
 #
 # Environment: JOBS (parallel runs, default: the number of cores), PIGLIT_DIR (piglit's
 # install, default /usr/lib/x86_64-linux-gnu/piglit), OUT (results, default
@@ -41,10 +46,12 @@ LVP_ICD=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json
 GLSEM_RUN="${GLSEM_RUN:-$REPO/target/release/glsem-run}"
 SMOKE=0
 UPDATE=0
+SAMPLE=0
 for arg in "$@"; do
     case "$arg" in
         --smoke) SMOKE=1 ;;
         --update) UPDATE=1 ;;
+        --sample) SAMPLE=1 ;;
         -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
         *) echo "unknown argument $arg" >&2; exit 2 ;;
     esac
@@ -153,6 +160,18 @@ run_column() {
         "$(grep -c '^PASS' "$OUT/$column.tsv" || true)" "$(grep -c '^FAIL' "$OUT/$column.tsv" || true)" \
         "$(grep -c '^SKIP' "$OUT/$column.tsv" || true)" >&2
 }
+
+if [ "$SAMPLE" = 1 ]; then
+    OUT="$OUT/sample"
+    mkdir -p "$OUT"
+    # Paths under piglit's install (the sample spans tests/ and generated_tests/).
+    ( cd "$PIGLIT_DIR" && find tests/spec generated_tests/spec -name '*.shader_test' ) | sort \
+        | grep -vxFf <(sed 's|^|tests/spec/|' "$CORPUS") | awk 'NR % 56 == 1' > "$OUT/sample.txt"
+    export SPEC="$PIGLIT_DIR"
+    run_column glsem "$OUT/sample.txt"
+    python3 "$REPO/scripts/piglit-sample.py" "$OUT/glsem.tsv"
+    exit 0
+fi
 
 if [ "$SMOKE" = 1 ]; then
     EXPECT="$REPO/scripts/piglit-smoke.txt"

@@ -22,6 +22,9 @@
 //!    GL_ARB_shader_viewport_layer_array declares the outputs from GLSL 4.10 on only. The
 //!    directive is blanked out and the built-ins write placeholder outputs, which
 //!    [`crate::glsl`] makes `Layer` / `ViewportIndex` outputs (SPV_EXT_shader_viewport_index_layer).
+//! 6. `#extension GL_ARB_shader_precision`: glslang does not know the name. The extension
+//!    declares nothing, it only tightens precision to what Vulkan's SPIR-V environment
+//!    guarantees anyway: the directive is blanked out.
 
 use spirv::BuiltIn;
 
@@ -90,6 +93,10 @@ pub fn apply(source: &str) -> (String, Vec<&'static str>) {
     if version < 420 && bound_storage_block && !enables(&text, "GL_ARB_shading_language_420pack") {
         text = after_version(&text, "#extension GL_ARB_shading_language_420pack : enable");
         applied.push("GL_ARB_shading_language_420pack for a storage block's binding");
+    }
+    if enables(&text, "GL_ARB_shader_precision") {
+        text = without_directive(&text, "GL_ARB_shader_precision");
+        applied.push("GL_ARB_shader_precision's directive blanked");
     }
     if enables(&text, "GL_ARB_shader_atomic_counter_ops") {
         text = after_extensions(&text, &ATOMIC_COUNTER_OPS.map(String::from));
@@ -272,6 +279,15 @@ mod tests {
             "{}",
             String::from_utf8_lossy(&out.stdout)
         );
+    }
+
+    #[test]
+    fn shader_precision_directives_are_blanked_keeping_line_numbers() {
+        let unit = "#extension GL_ARB_shader_precision : require\nuniform vec2 a;\n";
+        let (fixed, applied) = apply(unit);
+        assert_eq!(applied.len(), 1);
+        assert_eq!(fixed, "\nuniform vec2 a;\n");
+        assert!(apply("uniform vec2 a;\n").1.is_empty());
     }
 
     #[test]

@@ -36,6 +36,9 @@
 //! 10. `gl_FragColor` in a shader that fix 2, 5 or 6 raised to GLSL 4.30: glslang declares
 //!     it below 4.20 only, so it becomes a macro for an output at location 0 (the one
 //!     colour attachment such scenes draw to; GL would write every draw buffer).
+//! 11. A shader below GLSL 4.50 with `#extension GL_ARB_gpu_shader_int64` becomes
+//!     `#version 450`: glslang takes the extension's types from 4.00 on only, and declares
+//!     the built-in functions on them (`sign`, `min`, `packInt2x32`, …) from 4.50 on only.
 
 use crate::scene::ShaderStage;
 
@@ -106,6 +109,10 @@ pub fn apply(source: &str) -> (String, Vec<&'static str>) {
     if version.is_some_and(|v| v < 430) && has_extension(&text, "GL_ARB_compute_shader") {
         text = set_version(&text, 430);
         applied.push("GL_ARB_compute_shader as GLSL 4.30");
+    }
+    if version.is_some_and(|v| v < 450) && has_extension(&text, "GL_ARB_gpu_shader_int64") {
+        text = set_version(&text, 450);
+        applied.push("GL_ARB_gpu_shader_int64 as GLSL 4.50");
     }
     if version == Some(140)
         && (has_extension(&text, "GL_ARB_enhanced_layouts")
@@ -517,6 +524,18 @@ mod tests {
         );
         assert!(t.starts_with("#version 430\n#extension GL_ARB_shader_atomic_counters"));
         assert_eq!(f.len(), 1);
+    }
+
+    #[test]
+    fn int64_shaders_become_glsl_450() {
+        let (t, f) = apply("#version 150\n#extension GL_ARB_gpu_shader_int64 : require\n");
+        assert!(t.starts_with("#version 450\n"), "{t}");
+        assert_eq!(f, ["GL_ARB_gpu_shader_int64 as GLSL 4.50"]);
+        assert!(
+            apply("#version 460\n#extension GL_ARB_gpu_shader_int64 : require\n")
+                .1
+                .is_empty()
+        );
     }
 
     #[test]

@@ -56,6 +56,7 @@ pub enum Feature {
     Geometry,
     TransformFeedback,
     Float64,
+    Int64,
     DualSrcBlend,
 }
 
@@ -214,7 +215,7 @@ impl DataType {
     /// One value of a row, little-endian as the buffer holds it; `None` when `token` is
     /// not a number of this type.
     fn encode(self, token: &str) -> Option<Vec<u8>> {
-        let int = |min: i64, max: i64| parse_int(token).filter(|v| (min..=max).contains(v));
+        let int = |min: i128, max: i128| parse_int(token).filter(|v| (min..=max).contains(v));
         Some(match self {
             // piglit's `0x…` halves are bit patterns (its strtohf_hex).
             DataType::Half => match token.strip_prefix("0x") {
@@ -363,6 +364,10 @@ pub enum UniformData {
     F64(Vec<f64>),
     I32(Vec<i32>),
     U32(Vec<u32>),
+    /// GL_ARB_gpu_shader_int64's `int64_t`, `i64vecN`.
+    I64(Vec<i64>),
+    /// GL_ARB_gpu_shader_int64's `uint64_t`, `u64vecN`.
+    U64(Vec<u64>),
 }
 
 /// `uniform TYPE name values…`; `columns` > 1 for matrices, `rows` components per column.
@@ -1068,6 +1073,7 @@ fn open_section(name: &str, number: usize, scene: &mut Scene) -> Result<Section,
             scene.passthrough_vs = true;
             return Ok(Section::None);
         }
+        "vertex program" | "fragment program" => return Err(skip(number, name, ARB_ASSEMBLY_SKIP)),
         // The runner compiles the GLSL sections, also of `SPIRV YES` tests: their SPIR-V
         // sections are generated from that GLSL (piglit's shader_test_spirv.py).
         _ => stage_named(name).ok_or_else(|| skip(number, name, "unknown section"))?,
@@ -1111,7 +1117,8 @@ fn parse_require(
             // Emulated on the core profile (`compat::lower`).
             req.compat = true;
         }
-        ["GL", ">=", v] => {
+        // A core-profile context, which the runner's Vulkan is anyway.
+        ["GL", ">=", v] | ["GL", "CORE", ">=", v] => {
             // Core GL up to 4.6 maps onto Vulkan; the features a scene really needs come from
             // the capabilities of its SPIR-V.
             if parse_version(v, number, line)? > 460 {
@@ -1135,23 +1142,44 @@ fn parse_require(
                 return Err(fail(number, line, "window size must not be zero"));
             }
         }
-        [ext]
-            if ["GL_ARB_", "GL_EXT_", "GL_AMD_"]
-                .iter()
-                .any(|vendor| ext.starts_with(vendor)) =>
-        {
-            match extension_feature(ext) {
-                Some(Some(feature)) => req.features.push(feature),
-                Some(None) => {}
-                None => return Err(skip(number, line, "requirement not mapped to Vulkan")),
-            }
+        [ext] if ARB_ASSEMBLY.contains(ext) => return Err(skip(number, line, ARB_ASSEMBLY_SKIP)),
+        [ext] if GLSLANG_LACKS.contains(ext) => {
+            return Err(skip(
+                number,
+                line,
+                "glslang (12) rejects `#extension` of this extension, and the runner has no \
+                 source fix for it",
+            ))
         }
+        [ext] if ext.starts_with("GL_") && ext[3..].contains('_') => match extension_feature(ext) {
+            Some(Some(feature)) => req.features.push(feature),
+            Some(None) => {}
+            None => return Err(skip(number, line, "requirement not mapped to Vulkan")),
+        },
         // shader_runner passes over lines it does not know (comments, say).
         _ if dialect == Dialect::Piglit && !line.starts_with("GL") => {}
         _ => return Err(skip(number, line, "unsupported requirement")),
     }
     Ok(())
 }
+
+/// GL's ARB assembly programs (`[vertex program]`, `[fragment program]` and the
+/// extensions they need): out of scope, GL's GLSL is what the runner plays.
+const ARB_ASSEMBLY: [&str; 3] = [
+    "GL_ARB_vertex_program",
+    "GL_ARB_fragment_program",
+    "GL_ARB_fragment_program_shadow",
+];
+const ARB_ASSEMBLY_SKIP: &str = "ARB assembly programs are out of scope (GLSL only)";
+
+/// GL extensions whose `#extension` directive glslang rejects ("extension not supported")
+/// and that add GLSL names, so that blanking the directive is not enough.
+const GLSLANG_LACKS: [&str; 4] = [
+    "GL_MESA_shader_integer_functions",
+    "GL_ARB_cull_distance",
+    "GL_ARB_texture_query_levels",
+    "GL_EXT_texture_array",
+];
 
 /// GL extensions the runner knows: `Some(None)` needs nothing beyond what every Vulkan
 /// device with glslang offers, `Some(Some(f))` needs device feature `f`.
@@ -1163,7 +1191,11 @@ fn extension_feature(name: &str) -> Option<Option<Feature>> {
         | "GL_ARB_transform_feedback2"
         | "GL_ARB_transform_feedback3"
         | "GL_ARB_enhanced_layouts" => Some(Feature::TransformFeedback),
-        "GL_ARB_gpu_shader_fp64" => Some(Feature::Float64),
+        // Double vertex inputs are doubles like any other: shaderFloat64 (the formats
+        // the device lacks for them are the layer's and the player's to lower).
+        "GL_ARB_gpu_shader_fp64" | "GL_ARB_vertex_attrib_64bit" => Some(Feature::Float64),
+        // glslang takes the extension's `#extension` and its types (Int64 capability).
+        "GL_ARB_gpu_shader_int64" => Some(Feature::Int64),
         "GL_ARB_gl_spirv" => None,
         "GL_ARB_blend_func_extended" => Some(Feature::DualSrcBlend),
         "GL_ARB_separate_shader_objects"
@@ -1197,7 +1229,16 @@ fn extension_feature(name: &str) -> Option<Option<Feature>> {
         // vertex shader (VK_EXT_shader_viewport_index_layer): from the capabilities too.
         | "GL_ARB_viewport_array"
         | "GL_AMD_vertex_shader_layer"
-        | "GL_AMD_vertex_shader_viewport_index" => None,
+        | "GL_AMD_vertex_shader_viewport_index"
+        // GLSL functions glslang declares under the extension, core SPIR-V for Vulkan
+        // (the packing functions, dFdxFine & co, texture*Lod in a fragment shader).
+        | "GL_ARB_shading_language_packing"
+        | "GL_ARB_derivative_control"
+        | "GL_ARB_shader_texture_lod"
+        // Precision guarantees only: Vulkan's SPIR-V environment guarantees the same
+        // (its precision table is GLSL 4.x's); `extension_fixes` blanks the directive,
+        // which glslang does not know.
+        | "GL_ARB_shader_precision" => None,
         _ => return None,
     })
 }
@@ -1239,9 +1280,14 @@ trait Number: Sized {
 
 impl Number for f64 {
     fn parse_token(s: &str) -> Option<Self> {
-        s.parse()
-            .ok()
-            .filter(|v: &f64| !v.is_nan() || s.eq_ignore_ascii_case("nan"))
+        // piglit's `0x…` doubles are bit patterns (its strtod_hex), as its floats are.
+        match s.strip_prefix("0x") {
+            Some(hex) => u64::from_str_radix(hex, 16).ok().map(f64::from_bits),
+            None => s
+                .parse()
+                .ok()
+                .filter(|v: &f64| !v.is_nan() || s.eq_ignore_ascii_case("nan")),
+        }
     }
 }
 
@@ -1255,8 +1301,9 @@ impl Number for f32 {
     }
 }
 
-/// Integers accept decimal, `-` and `0x` hex, as piglit does.
-fn parse_int(s: &str) -> Option<i64> {
+/// Integers accept decimal, `-` and `0x` hex, as piglit does; wide enough for every
+/// `uint64_t` and `int64_t` (the callers narrow it).
+fn parse_int(s: &str) -> Option<i128> {
     let (neg, digits) = match s.strip_prefix('-') {
         Some(d) => (true, d),
         None => (false, s),
@@ -1265,8 +1312,8 @@ fn parse_int(s: &str) -> Option<i64> {
         .strip_prefix("0x")
         .or_else(|| digits.strip_prefix("0X"))
     {
-        Some(hex) => i64::from_str_radix(hex, 16).ok()?,
-        None => digits.parse().ok()?,
+        Some(hex) => u64::from_str_radix(hex, 16).ok()?.into(),
+        None => i128::from(digits.parse::<u64>().ok()?),
     };
     Some(if neg { -value } else { value })
 }
@@ -1296,7 +1343,12 @@ impl Number for u64 {
 
 impl Number for i64 {
     fn parse_token(s: &str) -> Option<Self> {
-        parse_int(s)
+        // Hex values like 0xffffffffffffffff are bit patterns, as for `int`.
+        parse_int(s).and_then(|v| {
+            i64::try_from(v)
+                .ok()
+                .or_else(|| u64::try_from(v).ok().map(|u| u as i64))
+        })
     }
 }
 
@@ -2270,6 +2322,8 @@ fn parse_uniform(
         'f' => UniformData::F32(parse_uniform_values(values, n, number, line)?),
         'd' => UniformData::F64(parse_uniform_values(values, n, number, line)?),
         'i' => UniformData::I32(parse_uniform_values(values, n, number, line)?),
+        'I' => UniformData::I64(parse_uniform_values(values, n, number, line)?),
+        'U' => UniformData::U64(parse_uniform_values(values, n, number, line)?),
         _ => UniformData::U32(parse_uniform_values(values, n, number, line)?),
     };
     let (name, index) =
@@ -2309,7 +2363,8 @@ fn parse_uniform_values<T: Number + Default + Clone>(
     Ok(values)
 }
 
-/// `vec3` → ('f', 1, 3), `mat2x3` → ('f', 2, 3), `dvec2` → ('d', 1, 2), `uint` → ('u', 1, 1).
+/// `vec3` → ('f', 1, 3), `mat2x3` → ('f', 2, 3), `dvec2` → ('d', 1, 2), `uint` → ('u', 1, 1);
+/// 64-bit integers are 'I' and 'U': `int64_t` → ('I', 1, 1), `u64vec2` → ('U', 1, 2).
 fn uniform_shape(ty: &str) -> Option<(char, u32, u32)> {
     let dim = |s: &str| s.parse::<u32>().ok().filter(|d| (2..=4).contains(d));
     Some(match ty {
@@ -2317,10 +2372,14 @@ fn uniform_shape(ty: &str) -> Option<(char, u32, u32)> {
         "double" => ('d', 1, 1),
         "int" => ('i', 1, 1),
         "uint" => ('u', 1, 1),
+        "int64_t" => ('I', 1, 1),
+        "uint64_t" => ('U', 1, 1),
         _ => {
             let (base, rest) = match ty.as_bytes().first()? {
                 b'v' | b'm' => ('f', ty),
                 b'd' => ('d', &ty[1..]),
+                b'i' if ty.starts_with("i64") => ('I', &ty[3..]),
+                b'u' if ty.starts_with("u64") => ('U', &ty[3..]),
                 b'i' => ('i', &ty[1..]),
                 b'u' => ('u', &ty[1..]),
                 _ => return None,
@@ -2328,7 +2387,7 @@ fn uniform_shape(ty: &str) -> Option<(char, u32, u32)> {
             if let Some(n) = rest.strip_prefix("vec") {
                 (base, 1, dim(n)?)
             } else if let Some(m) = rest.strip_prefix("mat") {
-                if base == 'i' || base == 'u' {
+                if matches!(base, 'i' | 'u' | 'I' | 'U') {
                     return None;
                 }
                 match m.split_once('x') {
@@ -2570,6 +2629,75 @@ mod tests {
         let c = commands("uniform vec2 s[1].a[3] 1 2").unwrap();
         assert!(matches!(&c[0], Command::Uniform(u) if u.name == "s[1].a" && u.index == Some(3)));
         assert!(skips("uniform sampler2D s 0"));
+    }
+
+    #[test]
+    fn hex_numbers_are_bit_patterns_of_their_type() {
+        // piglit's strtof_hex / strtod_hex: `0x…` is the value's IEEE bits.
+        let c = commands(
+            "uniform double d 0xffefffffffffffff\nuniform dvec2 e 0x8000000000000000 0.5\n\
+             uniform vec2 f 0x3f800000 0xff800000",
+        )
+        .unwrap();
+        assert!(matches!(&c[0], Command::Uniform(u) if u.data == UniformData::F64(vec![f64::MIN])));
+        assert!(
+            matches!(&c[1], Command::Uniform(u) if matches!(&u.data, UniformData::F64(v) if v[0].to_bits() == 1 << 63 && v[1] == 0.5))
+        );
+        assert!(
+            matches!(&c[2], Command::Uniform(u) if u.data == UniformData::F32(vec![1.0, f32::NEG_INFINITY]))
+        );
+        // `[vertex data]` doubles too.
+        let data = parse("[vertex data]\nv/double/double\n0x3ff0000000000000\n")
+            .unwrap()
+            .vertex_data
+            .unwrap();
+        assert_eq!(data.bytes, 1.0f64.to_le_bytes());
+        assert!(fails("uniform double d 0xfffffffffffffffff"));
+    }
+
+    #[test]
+    fn int64_uniforms_take_decimal_and_hex_bit_patterns() {
+        let c = commands(
+            "uniform int64_t i -0x7b7cfdf6f5f4f3a0\nuniform uint64_t u 18446744073709551615\n\
+             uniform i64vec2 v 0xffffffffffffffff -5\nuniform u64vec3 w 0x8000000000000000 1 2",
+        )
+        .unwrap();
+        assert!(
+            matches!(&c[0], Command::Uniform(u) if u.data == UniformData::I64(vec![-0x7b7c_fdf6_f5f4_f3a0]))
+        );
+        assert!(matches!(&c[1], Command::Uniform(u) if u.data == UniformData::U64(vec![u64::MAX])));
+        assert!(
+            matches!(&c[2], Command::Uniform(u) if u.rows == 2 && u.data == UniformData::I64(vec![-1, -5]))
+        );
+        assert!(
+            matches!(&c[3], Command::Uniform(u) if u.rows == 3 && u.data == UniformData::U64(vec![1 << 63, 1, 2]))
+        );
+        assert!(fails("uniform uint64_t u -1"));
+        assert!(skips("uniform i64mat2 m 1 2 3 4"));
+    }
+
+    #[test]
+    fn extension_requirements_map_to_features_or_skip_with_the_cause() {
+        let features =
+            |ext: &str| parse(&format!("[require]\n{ext}\n")).map(|s| s.require.features);
+        assert_eq!(
+            features("GL_ARB_gpu_shader_int64").unwrap(),
+            vec![Feature::Int64]
+        );
+        assert_eq!(
+            features("GL_ARB_vertex_attrib_64bit").unwrap(),
+            vec![Feature::Float64]
+        );
+        assert_eq!(features("GL_ARB_shader_precision").unwrap(), vec![]);
+        assert!(parse("[require]\nGL CORE >= 3.1\n").is_ok());
+        let skip_reason = |text: &str| match parse(text) {
+            Err(SceneError::Skip(m)) => m,
+            other => panic!("{other:?}"),
+        };
+        assert!(skip_reason("[require]\nGL_MESA_shader_integer_functions\n").contains("glslang"));
+        assert!(skip_reason("[require]\nGL_NV_no_such_thing\n").contains("not mapped"));
+        assert!(skip_reason("[require]\nGL_ARB_vertex_program\n").contains("ARB assembly"));
+        assert!(skip_reason("[vertex program]\n!!ARBvp1.0\nEND\n").contains("ARB assembly"));
     }
 
     #[test]

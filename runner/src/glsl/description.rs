@@ -11,15 +11,18 @@ pub enum Scalar {
     Double,
     Int,
     Uint,
+    /// GL_ARB_gpu_shader_int64's `int64_t`.
+    Int64,
+    /// GL_ARB_gpu_shader_int64's `uint64_t`.
+    Uint64,
     Bool,
 }
 
 impl Scalar {
     pub fn size(self) -> u32 {
-        if self == Scalar::Double {
-            8
-        } else {
-            4
+        match self {
+            Scalar::Double | Scalar::Int64 | Scalar::Uint64 => 8,
+            _ => 4,
         }
     }
 }

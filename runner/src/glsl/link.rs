@@ -292,6 +292,8 @@ fn type_signature(m: &Module, ty: u32) -> String {
             Scalar::Double => ("double", "d"),
             Scalar::Int => ("int", "i"),
             Scalar::Uint => ("uint", "u"),
+            Scalar::Int64 => ("int64_t", "i64"),
+            Scalar::Uint64 => ("uint64_t", "u64"),
             Scalar::Bool => ("bool", "b"),
         };
         return match (columns, rows) {

@@ -44,6 +44,11 @@ pub(super) fn shape(m: &Module, ty: u32) -> Option<(Scalar, u32, u32)> {
     Some(match m.type_of(ty)? {
         Type::Float { width: 64 } => (Scalar::Double, 1, 1),
         Type::Float { .. } => (Scalar::Float, 1, 1),
+        Type::Int {
+            width: 64,
+            signed: true,
+        } => (Scalar::Int64, 1, 1),
+        Type::Int { width: 64, .. } => (Scalar::Uint64, 1, 1),
         Type::Int { signed: true, .. } => (Scalar::Int, 1, 1),
         Type::Int { .. } => (Scalar::Uint, 1, 1),
         Type::Bool => (Scalar::Bool, 1, 1),

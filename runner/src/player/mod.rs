@@ -274,6 +274,7 @@ fn needs(scene: &Scene, program: &Program) -> Needs {
         ),
         (req(Feature::Geometry), CoreFeature::GeometryShader),
         (req(Feature::Float64), CoreFeature::ShaderFloat64),
+        (req(Feature::Int64), CoreFeature::ShaderInt64),
         (req(Feature::DualSrcBlend), CoreFeature::DualSrcBlend),
         (
             scene.uses(|c| {

@@ -6,6 +6,9 @@ use crate::glsl::{Scalar, UniformMember};
 use crate::initializers::Initializer;
 use crate::scene::{BlockField, SceneError, Uniform, UniformData};
 
+/// The integers an f64 holds exactly: up to 2^53 in magnitude.
+const F64_EXACT_INTEGERS: f64 = 9_007_199_254_740_992.0;
+
 /// Writes a `uniform` command's values into a default-block member at its std140 offsets.
 fn write_uniform(member: &UniformMember, u: &Uniform, bytes: &mut [u8]) -> Result<(), String> {
     let type_ok = matches!(
@@ -14,6 +17,8 @@ fn write_uniform(member: &UniformMember, u: &Uniform, bytes: &mut [u8]) -> Resul
             | (UniformData::F64(_), Scalar::Double)
             | (UniformData::I32(_), Scalar::Int | Scalar::Bool)
             | (UniformData::U32(_), Scalar::Uint | Scalar::Bool)
+            | (UniformData::I64(_), Scalar::Int64)
+            | (UniformData::U64(_), Scalar::Uint64)
     );
     if !type_ok || member.columns != u.columns || member.rows != u.rows {
         return Err(format!(
@@ -32,6 +37,8 @@ fn write_uniform(member: &UniformMember, u: &Uniform, bytes: &mut [u8]) -> Resul
         UniformData::F64(v) => v.iter().map(|x| x.to_le_bytes().to_vec()).collect(),
         UniformData::I32(v) => v.iter().map(|x| x.to_le_bytes().to_vec()).collect(),
         UniformData::U32(v) => v.iter().map(|x| x.to_le_bytes().to_vec()).collect(),
+        UniformData::I64(v) => v.iter().map(|x| x.to_le_bytes().to_vec()).collect(),
+        UniformData::U64(v) => v.iter().map(|x| x.to_le_bytes().to_vec()).collect(),
     };
     let size = member.scalar.size() as usize;
     for col in 0..u.columns as usize {
@@ -80,6 +87,8 @@ impl Player {
             UniformData::F64(_) => Scalar::Double,
             UniformData::I32(_) => Scalar::Int,
             UniformData::U32(_) => Scalar::Uint,
+            UniformData::I64(_) => Scalar::Int64,
+            UniformData::U64(_) => Scalar::Uint64,
         };
         let member = UniformMember {
             name: u.name.clone(),
@@ -141,6 +150,23 @@ impl Player {
                             }
                             Scalar::Uint | Scalar::Bool => {
                                 UniformData::U32(v.iter().map(|x| *x as u32).collect())
+                            }
+                            // The values went through f64: past 2^53 they may have lost
+                            // bits, which a 64-bit integer would keep.
+                            Scalar::Int64 | Scalar::Uint64
+                                if v.iter().any(|x| x.abs() > F64_EXACT_INTEGERS) =>
+                            {
+                                return Err(format!(
+                                    "the initializer of `{}` holds a 64-bit integer beyond \
+                                     2^53, which the runner does not carry exactly",
+                                    init.name
+                                ));
+                            }
+                            Scalar::Int64 => {
+                                UniformData::I64(v.iter().map(|x| *x as i64).collect())
+                            }
+                            Scalar::Uint64 => {
+                                UniformData::U64(v.iter().map(|x| *x as u64).collect())
                             }
                         };
                         let u = Uniform {
@@ -335,5 +361,27 @@ mod tests {
         );
         assert!(d.is_ok());
         assert_eq!(f64::from_le_bytes(bytes[24..32].try_into().unwrap()), 0.2);
+    }
+
+    #[test]
+    fn int64_uniforms_take_eight_bytes_per_component_and_their_own_type() {
+        let mut bytes = vec![0u8; 64];
+        write_uniform(
+            &member(Scalar::Int64, 1, 2, 0, None),
+            &uniform("uniform i64vec2 u -2 0x7fffffffffffffff"),
+            &mut bytes,
+        )
+        .unwrap();
+        let at = |o: usize| i64::from_le_bytes(bytes[o..o + 8].try_into().unwrap());
+        assert_eq!([at(16), at(24)], [-2, i64::MAX]);
+        // A uint64_t uniform is not an int64_t, nor a uint.
+        for scalar in [Scalar::Int64, Scalar::Uint] {
+            assert!(write_uniform(
+                &member(scalar, 1, 1, 0, None),
+                &uniform("uniform uint64_t u 1"),
+                &mut bytes
+            )
+            .is_err());
+        }
     }
 }
