@@ -295,12 +295,10 @@ impl Player {
             });
         }
         for (location, index) in self.vertex_slots()? {
-            let input = &self.vertex_inputs[index];
             let Some((attribute, next)) = self.input_feed(&feed, location, index)? else {
                 continue;
             };
             attributes.extend(next);
-            self.check_vertex_format(input, attribute.format)?;
             attributes.push(attribute);
         }
         if attributes.iter().any(|a| a.binding == CONSTANT_BINDING) {
@@ -418,35 +416,6 @@ impl Player {
                 return Ok(None);
             },
         ))
-    }
-
-    /// Skips the scene when the device cannot read `format` from a vertex buffer; but for
-    /// `R64*_SFLOAT` (doubles), which glsem's `vertex_formats` reads where the device cannot:
-    /// without the layer such a pipeline is invalid and the scene fails.
-    fn check_vertex_format(
-        &self,
-        input: &VertexInput,
-        format: vk::Format,
-    ) -> Result<(), SceneError> {
-        if (1..=4).any(|n| double_format(n) == format) {
-            return Ok(());
-        }
-        // SAFETY: `gpu.physical` was enumerated from `gpu.instance`, alive as `gpu` is.
-        let props = unsafe {
-            self.gpu
-                .instance
-                .get_physical_device_format_properties(self.gpu.physical, format)
-        };
-        if !props
-            .buffer_features
-            .contains(vk::FormatFeatureFlags::VERTEX_BUFFER)
-        {
-            return Err(SceneError::Skip(format!(
-                "vertex input `{}`: {:?} is not a vertex buffer format on {}",
-                input.name, format, self.gpu.name
-            )));
-        }
-        Ok(())
     }
 
     fn pipeline(&mut self, key: PipelineKey) -> Result<vk::Pipeline, SceneError> {

@@ -4,3 +4,4 @@ pub(crate) mod dynamic_inputs;
 pub(crate) mod dynamic_lines;
 pub(crate) mod extensions;
 pub mod records;
+pub(crate) mod vertex_formats;

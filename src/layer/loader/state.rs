@@ -10,8 +10,8 @@ use crate::layer::data::attribute_memory::{AttributeMemory, LineLoops, Primitive
 use crate::layer::data::cache::RewriteCache;
 use crate::layer::data::extensions::EnabledExtensions;
 use crate::layer::data::records::{Kind, Live, Records};
+use crate::layer::data::vertex_formats::MissingVertexFormats;
 use crate::layer::loader::dispatch::{DeviceDispatch, InstanceDispatch};
-use crate::layer::rules::vertex_formats::MissingVertexFormats;
 use crate::layer::support::settings::Settings;
 use glsem_spirv::primitive_mode::PrimitiveRoute;
 use glsem_spirv::scan::{scan, scan_with_interface_ends, Summary};

@@ -8,9 +8,9 @@ use std::sync::Arc;
 use crate::layer::data::dynamic_inputs::FollowedPipeline;
 use crate::layer::data::dynamic_lines::StaticMultisample;
 use crate::layer::data::records::{BlockSlot, LayoutRecord, ModuleRecord};
+use crate::layer::data::vertex_formats::vertex_format;
 use crate::layer::loader::state::DeviceData;
 use crate::layer::objects::create_info::{Chain, PipelineView, StageView};
-use crate::layer::rules::vertex_formats::refetched_attributes;
 use crate::layer::support::log;
 use glsem_abi::PrimitiveMode;
 use glsem_spirv::fragcolor::{AttachmentKind, FragColorKey};
@@ -18,6 +18,7 @@ use glsem_spirv::primitive_mode::{Culling, GlPrimitive, IndexedPrimitive, List, 
 use glsem_spirv::semantics::{
     Attachments, GlMode, PipelineKey, Semantic, Stage, StageInfo, Stages, Topology, WindowOrigin,
 };
+use glsem_spirv::vertex_formats::{RefetchVertexInputs, RefetchedAttribute};
 
 type S = vk::ShaderStageFlags;
 
@@ -695,6 +696,47 @@ fn dynamic_vertex_inputs(
             None
         }
     }
+}
+
+/// The key's `vertex_formats`: the attributes of `ci`'s vertex-input state in formats the
+/// device lacks (with `debug_force_vertex_formats`, every one the layer can read).
+pub(crate) fn refetched_attributes(
+    dev: &DeviceData,
+    ci: &PipelineView<'_>,
+) -> Option<RefetchVertexInputs> {
+    if !dev.settings.semantics.contains(Semantic::VertexFormats) || !holds_vertex_input(ci) {
+        return None;
+    }
+    let force = dev.settings.debug_force_vertex_formats;
+    // The fast path: a device with every format (the common case) allocates nothing.
+    if dev.missing_vertex_formats.is_empty() && !force {
+        return None;
+    }
+    let input = ci.vertex_input.as_ref()?;
+    let refetched = |a: &vk::VertexInputAttributeDescription| {
+        vertex_format(a.format).filter(|&(i, _)| force || dev.missing_vertex_formats.contains(i))
+    };
+    if !input.attributes.iter().any(|a| refetched(a).is_some()) {
+        return None;
+    }
+    let mut attributes = Vec::new();
+    let mut kept = Vec::new();
+    for a in input.attributes {
+        match refetched(a) {
+            Some((_, format)) => {
+                let last = format.chunks().last().map_or(0, |c| c.offset);
+                attributes.push(RefetchedAttribute {
+                    location: a.location,
+                    format,
+                    offsets_fit: a.offset.saturating_add(last)
+                        <= dev.limits.max_vertex_input_attribute_offset,
+                    fetch_locations: Vec::new(),
+                });
+            }
+            _ => kept.push(a.location),
+        }
+    }
+    Some(RefetchVertexInputs { attributes, kept })
 }
 
 /// The clockwise / counter-clockwise swap of `face` (a positive viewport turns GL's winding

@@ -37,6 +37,7 @@ use crate::layer::pipelines::library_inputs::{self, LinkFeed};
 use crate::layer::rewrite::patched::Patched;
 use crate::layer::rewrite::run::{Rewrite, Run, Target};
 use crate::layer::rules;
+use crate::layer::rules::vertex_formats;
 use crate::layer::support::error::{IndicesError, LimitExceeded, PlanError};
 use crate::layer::support::ffi::slice;
 use crate::layer::support::log;
@@ -179,8 +180,10 @@ fn decide_all(dev: &DeviceData, infos: &[PipelineView<'_>]) -> Vec<Decision> {
 /// The decision for `ci`: module summaries and the create info only; no allocation for
 /// stages given as `VkShaderModule`s that need nothing.
 fn decide(dev: &DeviceData, ci: &PipelineView<'_>) -> Decision {
-    let must_plan =
-        tes_without_tcs(ci) || ci.primitive_mode.is_some() || past_interface_limits(dev, ci);
+    let must_plan = tes_without_tcs(ci)
+        || ci.primitive_mode.is_some()
+        || past_interface_limits(dev, ci)
+        || vertex_formats::unreadable_apart(dev, ci).is_some();
     let modules = dev.records.modules.read();
     // Summaries of code given inline, scanned here (rare).
     let inline: Vec<(Stage, Summary)> = ci
@@ -406,6 +409,9 @@ fn plan(dev: &DeviceData, ci: &PipelineView<'_>, steps: Vec<Step>) -> Plan {
     maybe_inject_panic(&dev.settings, "vkCreateGraphicsPipelines/plan");
     let mode = ci.primitive_mode;
     if let Some(why) = mode.and_then(|mode| refused_primitive_mode(dev, ci, mode)) {
+        return Plan::Fail(why);
+    }
+    if let Some(why) = vertex_formats::unreadable_apart(dev, ci) {
         return Plan::Fail(why);
     }
     let mut rewrite = match plan_steps(dev, ci, steps) {

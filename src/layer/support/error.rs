@@ -170,6 +170,13 @@ pub enum PlanError {
     )]
     VertexFormatNoRoom { location: u32, format: vk::Format },
     #[error(
+        "the vertex attribute at Location {location} is {format:?}, which the device cannot \
+         read from vertex buffers, in a vertex-input library: the layer reads such formats \
+         otherwise only where it sees the vertex shader they feed (whole pipelines, and \
+         libraries holding both)"
+    )]
+    VertexFormatApart { location: u32, format: vk::Format },
+    #[error(
         "the vertex attribute at Location {location} is {format:?}, which the layer reads \
          otherwise (the device cannot read it from vertex buffers, or \
          debug_force_vertex_formats), and its offset leaves no room (maxVertexInputAttributeOffset) \
