@@ -18,7 +18,7 @@ use glsem_spirv::primitive_mode::{Culling, GlPrimitive, IndexedPrimitive, List, 
 use glsem_spirv::semantics::{
     Attachments, GlMode, PipelineKey, Semantic, Stage, StageInfo, Stages, Topology, WindowOrigin,
 };
-use glsem_spirv::vertex_formats::{RefetchVertexInputs, RefetchedAttribute};
+use glsem_spirv::vertex_formats::{Layout, RefetchVertexInputs, RefetchedAttribute, VertexFormat};
 
 type S = vk::ShaderStageFlags;
 
@@ -708,13 +708,32 @@ pub(crate) fn refetched_attributes(
         return None;
     }
     let force = dev.settings.debug_force_vertex_formats;
-    // The fast path: a device with every format (the common case) allocates nothing.
-    if dev.missing_vertex_formats.is_empty() && !force {
+    let input = ci.vertex_input.as_ref()?;
+    let dynamic_stride = ci.is_dynamic(vk::DynamicState::VERTEX_INPUT_BINDING_STRIDE);
+    let stride_of = |a: &vk::VertexInputAttributeDescription| match dynamic_stride {
+        true => 0,
+        false => input
+            .bindings
+            .iter()
+            .find(|b| b.binding == a.binding)
+            .map_or(0, |b| b.stride),
+    };
+    // The fast path: a device with every format (the common case), attributes at 8-aligned
+    // offsets and strides: no format is looked up, nothing allocated.
+    let may_be_misaligned =
+        |a: &vk::VertexInputAttributeDescription| !(a.offset | stride_of(a)).is_multiple_of(8);
+    if dev.missing_vertex_formats.is_empty()
+        && !force
+        && !input.attributes.iter().any(may_be_misaligned)
+    {
         return None;
     }
-    let input = ci.vertex_input.as_ref()?;
     let refetched = |a: &vk::VertexInputAttributeDescription| {
-        vertex_format(a.format).filter(|&(i, _)| force || dev.missing_vertex_formats.contains(i))
+        vertex_format(a.format).filter(|&(i, format)| {
+            force
+                || dev.missing_vertex_formats.contains(i)
+                || misaligned(&format, a.offset, stride_of(a))
+        })
     };
     if !input.attributes.iter().any(|a| refetched(a).is_some()) {
         return None;
@@ -739,6 +758,27 @@ pub(crate) fn refetched_attributes(
     Some(RefetchVertexInputs { attributes, kept })
 }
 
+/// GL reads an attribute at any offset and stride (piglit packs its vertex data tightly);
+/// Vulkan needs every element aligned to the format's component size
+/// (VUID-vkCmdDraw-None-02721). An attribute whose offset or stride is not, but whose
+/// smaller fetches would be (doubles read as 32-bit words), is read otherwise. The buffer's
+/// bind offset is the application's to align.
+fn misaligned(format: &VertexFormat, offset: u32, stride: u32) -> bool {
+    let off =
+        |align: u32| align > 1 && (!offset.is_multiple_of(align) || !stride.is_multiple_of(align));
+    let natural = match format.layout {
+        Layout::Plain => format.bits / 8,
+        _ => 4,
+    };
+    let fetched = format
+        .chunks()
+        .iter()
+        .map(|c| c.unit_bits / 8)
+        .min()
+        .unwrap_or(natural);
+    off(natural) && !off(fetched)
+}
+
 /// The clockwise / counter-clockwise swap of `face` (a positive viewport turns GL's winding
 /// over: Vulkan's area formula has the opposite sign).
 pub(crate) fn inverted(face: vk::FrontFace) -> vk::FrontFace {
@@ -752,6 +792,22 @@ pub(crate) fn inverted(face: vk::FrontFace) -> vk::FrontFace {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// GL's tightly packed doubles (a stride of 92, a double at offset 8 of the second
+    /// element) are read as 32-bit words; what 32-bit words could not read aligned (an
+    /// offset of 2) stays as it is, and an aligned attribute is never touched.
+    #[test]
+    fn misaligned_doubles_are_read_as_words() {
+        let (_, dvec2) = vertex_format(vk::Format::R64G64_SFLOAT).unwrap();
+        assert!(misaligned(&dvec2, 8, 92));
+        assert!(misaligned(&dvec2, 4, 96));
+        assert!(!misaligned(&dvec2, 8, 96));
+        assert!(!misaligned(&dvec2, 2, 96));
+        let (_, vec3) = vertex_format(vk::Format::R32G32B32_SFLOAT).unwrap();
+        assert!(!misaligned(&vec3, 2, 14));
+        let (_, bytes) = vertex_format(vk::Format::R8G8B8A8_UNORM).unwrap();
+        assert!(!misaligned(&bytes, 3, 7));
+    }
 
     #[test]
     fn integer_formats_get_integer_outputs() {
