@@ -166,7 +166,8 @@ fn gl_state_selects_the_shader_size_only_with_program_point_size() {
             [vec![
                 BLOCK_OFFSET + gl_state::POINT_SIZE,
                 BLOCK_OFFSET + gl_state::FLAGS,
-                BLOCK_OFFSET + gl_state::WINDOW_HEIGHT
+                BLOCK_OFFSET + gl_state::WINDOW_HEIGHT,
+                BLOCK_OFFSET + gl_state::BASE_INSTANCE
             ]]
         );
     }
