@@ -7,17 +7,14 @@
 //! there without a `LayerStep` here does not compile. Steps whose layer side is only the
 //! rewrite of their stage take the trait's defaults (`shader_only!` below).
 
-mod clip_space_depth;
 mod gl_layer;
 mod instance_id;
-mod line_rasterization;
 mod passthrough_tcs;
 mod point_size;
 mod primitive_mode;
-mod provoking_vertex;
+mod state;
 mod unfed_inputs;
 pub(crate) mod vertex_formats;
-mod window_origin;
 mod xfb_split;
 
 use crate::layer::data::cache::Outcome;
