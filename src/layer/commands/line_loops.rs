@@ -92,39 +92,16 @@ fn close(dev: &DeviceData, cb: Dispatchable<vk::CommandBuffer>, draw: [u32; 4]) 
         ));
         return;
     }
-    let t = &dev.table;
-    let (Some(bind), Some(draw_indexed), Some(buffer)) = (
-        t.cmd_bind_index_buffer,
-        t.cmd_draw_indexed,
-        dev.line_loops.index_buffer(dev),
-    ) else {
+    let Some(buffer) = dev.line_loops.index_buffer(dev) else {
         return;
     };
-    let restore =
-        CommandBufferState::of(&mut dev.records.command_buffers.lock(), cb.handle()).index_buffer;
-    // SAFETY: a live command buffer (a `Dispatchable`) recording a draw of a line-loop
-    // pipeline (the application's vkCmdDraw just went down); the layer's index buffer holds
-    // pair `vertex_count - 1` at index 2 * (vertex_count - 1); the application's binding is
-    // put back after.
-    unsafe {
-        bind(cb.handle(), buffer, 0, vk::IndexType::UINT32);
-        draw_indexed(
-            cb.handle(),
-            2,
-            instance_count,
-            2 * (vertex_count - 1),
-            first_vertex as i32,
-            first_instance,
-        );
-        if let Some(BoundIndexBuffer {
-            buffer,
-            offset,
-            index_type,
-        }) = restore
-        {
-            bind(cb.handle(), buffer, offset, index_type);
-        }
-    }
+    let closing = primitive_indices::LayerIndices {
+        buffer,
+        count: 2,
+        first: 2 * (vertex_count - 1),
+        vertex_offset: first_vertex as i32,
+    };
+    primitive_indices::draw_layer_indices(dev, cb, &[closing], instance_count, first_instance);
 }
 
 command_hook! {

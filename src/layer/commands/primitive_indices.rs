@@ -130,6 +130,56 @@ pub(crate) fn skip_draw(what: &str, cb: Dispatchable<vk::CommandBuffer>) -> bool
     .is_some()
 }
 
+/// One indexed draw from an index buffer of the layer's (`UINT32` indices).
+pub(crate) struct LayerIndices {
+    pub buffer: vk::Buffer,
+    pub count: u32,
+    pub first: u32,
+    pub vertex_offset: i32,
+}
+
+/// Draws `draws` with the application's instances, then binds the application's index
+/// buffer back: the draws that close line loops and replace GL's quads.
+pub(crate) fn draw_layer_indices(
+    dev: &DeviceData,
+    cb: Dispatchable<vk::CommandBuffer>,
+    draws: &[LayerIndices],
+    instance_count: u32,
+    first_instance: u32,
+) {
+    let t = &dev.table;
+    let (Some(bind), Some(draw_indexed)) = (t.cmd_bind_index_buffer, t.cmd_draw_indexed) else {
+        return;
+    };
+    let restore =
+        CommandBufferState::of(&mut dev.records.command_buffers.lock(), cb.handle()).index_buffer;
+    // SAFETY: a live command buffer (a `Dispatchable`) recording a draw of a pipeline that
+    // draws GL's primitive mode (the application's vkCmdDraw just went down, or is drawn in
+    // its place); each buffer is the layer's, holding `count` indices from `first`; the
+    // application's binding is put back after.
+    unsafe {
+        for d in draws {
+            bind(cb.handle(), d.buffer, 0, vk::IndexType::UINT32);
+            draw_indexed(
+                cb.handle(),
+                d.count,
+                instance_count,
+                d.first,
+                d.vertex_offset,
+                first_instance,
+            );
+        }
+        if let Some(BoundIndexBuffer {
+            buffer,
+            offset,
+            index_type,
+        }) = restore
+        {
+            bind(cb.handle(), buffer, offset, index_type);
+        }
+    }
+}
+
 /// Draws GL's primitives of the application's `vkCmdDraw` (`draw`: vertex count, instance
 /// count, first vertex, first instance) as the layer's indexed draw.
 fn draw_indices(
@@ -143,10 +193,6 @@ fn draw_indices(
     if count == 0 || instance_count == 0 {
         return;
     }
-    let t = &dev.table;
-    let (Some(bind), Some(draw_indexed)) = (t.cmd_bind_index_buffer, t.cmd_draw_indexed) else {
-        return;
-    };
     let (Some(buffer), Ok(count), Ok(vertex_offset)) = (
         dev.primitive_indices.buffer(dev, &p, vertex_count),
         u32::try_from(count),
@@ -169,41 +215,24 @@ fn draw_indices(
         }
         false => None,
     };
-    let restore =
-        CommandBufferState::of(&mut dev.records.command_buffers.lock(), cb.handle()).index_buffer;
-    // SAFETY: a live command buffer (a `Dispatchable`) recording a draw of a pipeline that
-    // draws the pattern's list (the application's vkCmdDraw, in its place); the layer's
-    // buffer holds `count` indices of the pattern, the line loops' pair buffer pair
-    // `vertex_count - 1` at index 2 * (vertex_count - 1); the application's binding is put
-    // back after.
-    unsafe {
-        bind(cb.handle(), buffer, 0, vk::IndexType::UINT32);
-        draw_indexed(
-            cb.handle(),
-            count,
-            instance_count,
-            0,
-            vertex_offset,
-            first_instance,
-        );
-        if let Some(pairs) = closing {
-            bind(cb.handle(), pairs, 0, vk::IndexType::UINT32);
-            draw_indexed(
-                cb.handle(),
-                2,
-                instance_count,
-                2 * (vertex_count - 1),
-                vertex_offset,
-                first_instance,
-            );
+    let pattern = LayerIndices {
+        buffer,
+        count,
+        first: 0,
+        vertex_offset,
+    };
+    // A polygon drawn as lines: its closing edge from the line loops' pair buffer, pair
+    // `vertex_count - 1` at index 2 * (vertex_count - 1).
+    let closing = closing.map(|pairs| LayerIndices {
+        buffer: pairs,
+        count: 2,
+        first: 2 * (vertex_count - 1),
+        vertex_offset,
+    });
+    match closing {
+        Some(closing) => {
+            draw_layer_indices(dev, cb, &[pattern, closing], instance_count, first_instance)
         }
-        if let Some(BoundIndexBuffer {
-            buffer,
-            offset,
-            index_type,
-        }) = restore
-        {
-            bind(cb.handle(), buffer, offset, index_type);
-        }
+        None => draw_layer_indices(dev, cb, &[pattern], instance_count, first_instance),
     }
 }
