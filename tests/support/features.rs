@@ -19,6 +19,8 @@ pub enum Feature {
     TransformFeedback,
     /// `pipelineStatisticsQuery`: the tests count primitives with `CLIPPING_INVOCATIONS`.
     PipelineStatisticsQuery,
+    /// `shaderFloat64`: a vertex shader reading doubles (GL's `glVertexAttribLPointer`).
+    ShaderFloat64,
 }
 
 impl Feature {
@@ -28,6 +30,7 @@ impl Feature {
             Feature::GeometryShader => "geometryShader",
             Feature::TransformFeedback => "VK_EXT_transform_feedback",
             Feature::PipelineStatisticsQuery => "pipelineStatisticsQuery",
+            Feature::ShaderFloat64 => "shaderFloat64",
         }
     }
 }
@@ -91,6 +94,7 @@ pub fn device_has(feature: Feature) -> bool {
             Feature::GeometryShader => f.geometry_shader,
             Feature::TransformFeedback => p.transform_feedback.into(),
             Feature::PipelineStatisticsQuery => f.pipeline_statistics_query,
+            Feature::ShaderFloat64 => f.shader_float64,
         }
 }
 
