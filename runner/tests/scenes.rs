@@ -228,6 +228,39 @@ fn prim_scenes_pass_on_the_index_route_but_the_documented_limits() {
     std::fs::remove_dir_all(&dump).unwrap();
 }
 
+/// `gl_InstanceID` through the route of devices without `shaderDrawParameters`
+/// (`debug_force_instance_base_block`): the base instance comes from the GL-state block,
+/// pushed at each direct draw. An indirect draw's base is the GPU's to read: that scene's
+/// indirect draws with a base instance fail, and the layer says so.
+#[test]
+fn instance_scenes_pass_with_the_base_instance_from_the_block() {
+    let lib = layer_library();
+    let list: Vec<String> = scenes()
+        .into_iter()
+        .filter(|s| s.contains("/gl_defined_instance_id") || s.contains("/prim_quads_instanced"))
+        .collect();
+    assert_eq!(list.len(), 3, "{list:?}");
+    let out = runner()
+        .arg("--validation")
+        .args(&list)
+        .env("GLSEM_LAYER_LIB", &lib)
+        .env("VK_GLSEM_DEBUG_FORCE_INSTANCE_BASE_BLOCK", "on")
+        .env("VK_GLSEM_LOG_LEVEL", "info")
+        .output()
+        .expect("glsem-run runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    eprintln!("{}{stderr}", stdout(&out));
+    assert_all_pass_but(&out, &list, &["gl_defined_instance_id_indexed_indirect"]);
+    assert!(
+        stderr.contains("which the layer pushes at each draw"),
+        "the block route is taken"
+    );
+    assert!(
+        stderr.contains("an indirect draw's firstInstance is read by the GPU"),
+        "the indirect draw's base is said to be unread"
+    );
+}
+
 /// The vertex-format scenes (every column type the runner reads, 1–4 components) through
 /// the layer with `debug_force_vertex_formats`: the `vertex_formats` rewrite reads every
 /// attribute on lavapipe, which has most of those formats, and every module it emits passes

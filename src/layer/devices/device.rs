@@ -401,6 +401,13 @@ unsafe fn prepare_gl_state(
     unsafe { adopt_conventions(ci, &support, &enabled, extensions, &mut prep) };
     // SAFETY: `ci`'s valid pNext chain (this function's contract).
     unsafe { enable_draw_parameters(ci, &support, features, &mut prep.added) };
+    // Testing the route of devices without shaderDrawParameters on one that has it: the
+    // feature the application may have enabled stays on; the layer reads the base from the
+    // GL-state block all the same.
+    if inst.settings.debug_force_instance_base_block {
+        features.draw_parameters = false;
+        prep.added.draw_parameters = None;
+    }
     // SAFETY: `ci`'s valid pNext chain (this function's contract).
     unsafe {
         enable_lines(

@@ -17,7 +17,7 @@ const ENV_PREFIX: &str = "VK_GLSEM_";
 
 /// The settings that are not a semantic's (those come from [`SEMANTICS`]); the manifest
 /// declares both lists.
-pub const KEYS: [&str; 7] = [
+pub const KEYS: [&str; 8] = [
     "log_level",
     "dump_dir",
     "rewrite_cache_mb",
@@ -32,6 +32,9 @@ pub const KEYS: [&str; 7] = [
     // Test-only: every vertex attribute in a format the layer can read otherwise is read
     // otherwise, whether the device has its format or not (the vertex_formats semantic).
     "debug_force_vertex_formats",
+    // Test-only: gl_InstanceID takes its base from the GL-state block even where the
+    // device has shaderDrawParameters (the route of devices without it).
+    "debug_force_instance_base_block",
 ];
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -51,6 +54,9 @@ pub struct Settings {
     /// `debug_force_vertex_formats`: the `vertex_formats` semantic applies to formats the
     /// device has too.
     pub debug_force_vertex_formats: bool,
+    /// `debug_force_instance_base_block`: the layer leaves `shaderDrawParameters` off, and
+    /// `gl_InstanceID` reads its base from the GL-state block.
+    pub debug_force_instance_base_block: bool,
 }
 
 impl Default for Settings {
@@ -64,6 +70,7 @@ impl Default for Settings {
             window_origin: WindowOrigin::Flipped,
             primitive_route: None,
             debug_force_vertex_formats: false,
+            debug_force_instance_base_block: false,
         }
     }
 }
@@ -174,6 +181,10 @@ impl Settings {
             }
             "debug_force_vertex_formats" => {
                 self.debug_force_vertex_formats = parse_bool(value).map_err(Expected::Described)?
+            }
+            "debug_force_instance_base_block" => {
+                self.debug_force_instance_base_block =
+                    parse_bool(value).map_err(Expected::Described)?
             }
             _ => unreachable!("KEYS and SEMANTICS list every setting"),
         }
