@@ -377,19 +377,7 @@ fn every_scene_passes_through_the_layer(args: &[&str], failing: &[&str]) {
             "the scenes exercise the {pass} pass"
         );
     }
-    for module in &emitted {
-        let val = Command::new("spirv-val")
-            .args(["--target-env", "vulkan1.3"])
-            .arg(module)
-            .output()
-            .expect("spirv-val (spirv-tools) is installed");
-        assert!(
-            val.status.success(),
-            "spirv-val rejects {}: {}",
-            module.display(),
-            String::from_utf8_lossy(&val.stderr)
-        );
-    }
+    assert_spirv_valid(&emitted);
     std::fs::remove_dir_all(&dump).unwrap();
 }
 

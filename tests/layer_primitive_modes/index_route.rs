@@ -6,14 +6,11 @@
 //! polygon's edges in polygon mode `GL_LINE` (never a diagonal; 14.6.4), its corners in
 //! `GL_POINT`; indexed and indirect draws are skipped, never drawn as something else.
 
-use crate::primitive_modes::{
-    border, buffer_of, desc_in_mode, gl_mode, lit, red_of, reds, two_quads, QUADS,
-};
+use crate::primitive_modes::{border, buffer_of, lit, red_of, reds, render, two_quads, QUADS};
 use crate::support::*;
 use ash::vk;
 use glsem_abi::PrimitiveMode;
 
-const GL_STATE: &std::ffi::CStr = c"VK_GLSEM_gl_state";
 const RING: (&str, &str) = ("layer/ring.vert", "layer/plain.frag");
 
 /// Draws `vs` + `fs` in GL's `mode` with `polygon_mode` on the index route, recording the
@@ -34,25 +31,8 @@ fn draw(
     setting.value_count = 1;
     let instance = Instance::with_settings(entry(), WITH_VALIDATION, &[setting]);
     let core = vk::PhysicalDeviceFeatures::default().fill_mode_non_solid(true);
-    let device = instance.device_with_core(&[GL_STATE], core, &mut []);
-    let vs = device.module(&glsl(vs));
-    let fs = device.module(&glsl(fs));
-    let pass = device.render_pass(1);
-    let layout = device.layout(&[]);
-    let gl_mode = gl_mode(mode);
-    let mut desc = desc_in_mode(&gl_mode, (vs, fs), layout, pass);
-    desc.polygon_mode = polygon_mode;
-    let (result, pipelines) = device.create_pipelines(vk::PipelineCache::null(), &[desc], None);
-    assert_eq!(result, vk::Result::SUCCESS);
-    let mut used = Vec::new();
-    let images = device.render_with(&instance, pipelines[0], pass, 1, 0, |cb| {
-        used = draw(&device, &instance, cb)
-    });
-    for buffer in used {
-        device.destroy_buffer(buffer);
-    }
-    device.destroy_objects(&[pipelines[0]], &[layout], &[pass], &[vs, fs]);
-    device.destroy();
+    let line_or_fill = (polygon_mode, vk::CullModeFlags::NONE);
+    let image = render(&instance, core, mode, line_or_fill, (vs, fs), draw);
     // This validation layer (header 239) predates VkLayerSettingsCreateInfoEXT, which it
     // reports as an unknown struct of the instance's chain: every other message fails.
     let messages: Vec<String> = instance
@@ -65,7 +45,7 @@ fn draw(
         "validation messages:\n{}",
         messages.join("\n")
     );
-    images.into_iter().next().unwrap()
+    image
 }
 
 /// A plain `vkCmdDraw` of `[vertex count, instance count, first vertex, first instance]`.

@@ -64,6 +64,29 @@ fn draw_culled(
     let core = vk::PhysicalDeviceFeatures::default()
         .geometry_shader(device_has(Feature::GeometryShader))
         .fill_mode_non_solid(true);
+    let image = render(
+        &instance,
+        core,
+        mode,
+        (polygon_mode, cull_mode),
+        (vs, fs),
+        draw,
+    );
+    instance.assert_clean();
+    image
+}
+
+/// Makes a pipeline of `vs` + `fs` drawing GL's `mode` with `polygon_mode` and `cull_mode`
+/// on a `VK_GLSEM_gl_state` device of `instance` with `core` features, records `draw` after
+/// its bind (it returns the buffers the draw reads) and returns the image.
+pub fn render(
+    instance: &Instance,
+    core: vk::PhysicalDeviceFeatures,
+    mode: PrimitiveMode,
+    (polygon_mode, cull_mode): (vk::PolygonMode, vk::CullModeFlags),
+    (vs, fs): (&str, &str),
+    draw: impl FnOnce(&Device, &Instance, vk::CommandBuffer) -> Vec<HostBuffer>,
+) -> Vec<u8> {
     let device = instance.device_with_core(&[GL_STATE], core, &mut []);
     let vs = device.module(&glsl(vs));
     let fs = device.module(&glsl(fs));
@@ -76,15 +99,14 @@ fn draw_culled(
     let (result, pipelines) = device.create_pipelines(vk::PipelineCache::null(), &[desc], None);
     assert_eq!(result, vk::Result::SUCCESS);
     let mut used = Vec::new();
-    let images = device.render_with(&instance, pipelines[0], pass, 1, 0, |cb| {
-        used = draw(&device, &instance, cb)
+    let images = device.render_with(instance, pipelines[0], pass, 1, 0, |cb| {
+        used = draw(&device, instance, cb)
     });
     for buffer in used {
         device.destroy_buffer(buffer);
     }
     device.destroy_objects(&[pipelines[0]], &[layout], &[pass], &[vs, fs]);
     device.destroy();
-    instance.assert_clean();
     images.into_iter().next().unwrap()
 }
 
