@@ -31,7 +31,10 @@ mod rules;
 pub mod support;
 
 // The hook paths of `dispatch`'s lists (`device::create_device`) resolve here.
-use commands::{command_state, current_attributes, followed_state, line_loops, primitive_objects};
+use commands::{
+    command_state, converted_draws, current_attributes, followed_state, line_loops,
+    primitive_objects, render_targets,
+};
 pub use data::records;
 use devices::{device, instance};
 use loader::{dispatch, frames};

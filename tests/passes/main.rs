@@ -12,6 +12,7 @@ mod gl_layer;
 mod gl_state;
 mod inspect;
 mod instance_id;
+mod layer_shaders;
 mod passthrough_tcs;
 mod primitive_mode;
 mod sample_mask;

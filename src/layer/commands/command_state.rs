@@ -388,9 +388,20 @@ command_hook! {
         (
             d.records.bind_work_pipelines.load(Ordering::Relaxed),
             d.records.shader_objects_made.load(Ordering::Relaxed),
+            d.extensions.gl_state,
         )
     },
-    then |(bind_work_pipelines, tes_objects)| {
+    then |(bind_work_pipelines, tes_objects, gl_state)| {
+        if bind_point == vk::PipelineBindPoint::COMPUTE && gl_state {
+            // Put back after the layer's own dispatches (`render_targets::restore_compute`).
+            shield("vkCmdBindPipeline", || {
+                if let Some(dev) = device_data(command_buffer) {
+                    let mut cbs = dev.records.command_buffers.lock();
+                    CommandBufferState::of(&mut cbs, command_buffer.handle()).compute.pipeline =
+                        pipeline;
+                }
+            });
+        }
         if bind_point != vk::PipelineBindPoint::GRAPHICS || bind_work_pipelines == 0 && !tes_objects
         {
             return;
@@ -405,7 +416,7 @@ command_hook! {
                 line_stipple,
                 window_height,
                 attributes,
-                line_loop,
+                (line_loop, restart),
                 base_instance,
                 gl_primitive,
                 line_mode,
@@ -413,14 +424,14 @@ command_hook! {
                 followed,
                 layer_line_mode,
             ) = dev.records.pipelines.read().get(&pipeline).map_or(
-                (None, false, None, None, false, false, None, None, None, None, false),
+                (None, false, None, None, (false, None), false, None, None, None, None, false),
                 |r| {
                     (
                         r.reads_block,
                         r.line_stipple,
                         r.window_height,
                         r.current_attributes,
-                        r.line_loop,
+                        (r.line_loop, r.primitive_restart),
                         r.reads_base_instance,
                         r.gl_primitive,
                         r.line_mode,
@@ -450,6 +461,7 @@ command_hook! {
                 state.layer_geometry_object = false;
                 state.bound_line_stipple = line_stipple;
                 state.bound_line_loop = line_loop;
+                state.bound_restart = restart;
                 state.bound_base_instance = base_instance;
                 state.bound_gl_primitive = gl_primitive;
                 state.gl_topology = topology;
@@ -559,6 +571,12 @@ impl CommandBufferState {
         self.bound_line_stipple = false;
         self.lines = LineModeState::INITIAL;
         self.dynamic_inputs = Default::default();
+        self.render_target = None;
+        self.open_scopes = 0;
+        self.bound_restart = None;
+        self.restart_enable = false;
+        self.compute = Default::default();
+        self.conversions.release(dev);
     }
 }
 
@@ -634,7 +652,7 @@ destroy_hook!(
 
 /// Sets the GL-state flag "the render target is layered" from the layer count a render pass
 /// instance begins with (`VK_GLSEM_gl_state` devices only): `gl_Layer` counts only then.
-fn begin_render_target(
+pub(crate) fn begin_render_target(
     what: &str,
     command_buffer: Dispatchable<vk::CommandBuffer>,
     layers: impl FnOnce(&DeviceData) -> u32,
@@ -664,58 +682,4 @@ fn begin_render_target(
             push(&dev, command_buffer, at, &values);
         }
     });
-}
-
-/// [`begin_render_target`] of a render pass instance: the layer count of the framebuffer
-/// in `begin`.
-///
-/// # Safety
-/// `begin` is NULL or a valid `VkRenderPassBeginInfo`.
-unsafe fn begin_render_pass(
-    what: &str,
-    command_buffer: Dispatchable<vk::CommandBuffer>,
-    begin: *const vk::RenderPassBeginInfo<'_>,
-) {
-    // SAFETY: NULL or a valid begin info (this function's contract).
-    let framebuffer = unsafe { begin.as_ref() }.map(|b| b.framebuffer);
-    begin_render_target(what, command_buffer, |dev| {
-        framebuffer
-            .and_then(|f| dev.records.framebuffer_layers.read().get(&f).copied())
-            .unwrap_or(1)
-    });
-}
-
-command_hook! {
-    /// `vkCmdBeginRenderPass`: GL's "layered" from the framebuffer's layer count.
-    "vkCmdBeginRenderPass",
-    fn cmd_begin_render_pass(
-        command_buffer,
-        p_begin: *const vk::RenderPassBeginInfo<'_>,
-        contents: vk::SubpassContents,
-    ),
-    // SAFETY: the application's begin info (Vulkan's valid usage).
-    then |()| unsafe { begin_render_pass("vkCmdBeginRenderPass", command_buffer, p_begin) },
-}
-
-command_hook! {
-    /// `vkCmdBeginRenderPass2` (and its KHR alias): as `vkCmdBeginRenderPass`.
-    "vkCmdBeginRenderPass2",
-    fn cmd_begin_render_pass2(
-        command_buffer,
-        p_begin: *const vk::RenderPassBeginInfo<'_>,
-        p_subpass: *const vk::SubpassBeginInfo<'_>,
-    ),
-    // SAFETY: the application's begin info (Vulkan's valid usage).
-    then |()| unsafe { begin_render_pass("vkCmdBeginRenderPass2", command_buffer, p_begin) },
-}
-
-command_hook! {
-    /// `vkCmdBeginRendering` (and its KHR alias): GL's "layered" from `layerCount`.
-    "vkCmdBeginRendering",
-    fn cmd_begin_rendering(command_buffer, p_info: *const vk::RenderingInfo<'_>),
-    then |()| {
-        // SAFETY: NULL or a valid rendering info (Vulkan's valid usage).
-        let layers = unsafe { p_info.as_ref() }.map_or(1, |i| i.layer_count);
-        begin_render_target("vkCmdBeginRendering", command_buffer, |_| layers);
-    }
 }

@@ -232,6 +232,7 @@ pub(crate) fn destroy_chunk(dev: &DeviceData, chunk: Chunk) {
 pub fn release(dev: &DeviceData, states: impl IntoIterator<Item = CommandBufferState>) {
     for mut state in states {
         state.attributes.reset(dev);
+        state.conversions.release(dev);
     }
 }
 

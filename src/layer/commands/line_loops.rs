@@ -5,17 +5,19 @@
 //! layer's that holds every such pair. The application's index buffer binding is put back
 //! afterwards. Instancing, `gl_VertexID` and the base instance are the draw's own.
 //!
-//! Indexed and indirect draws of a line loop cannot be closed inside a render pass without
-//! reading the application's indices or parameters, which may not be written yet: they are
-//! drawn as the open strip, and the layer says so once per device. A closing segment is a
-//! draw of its own, so the line stipple starts over on it (GL continues the pattern).
+//! Indexed and indirect draws of a line loop depend on the application's indices or
+//! parameters: they are closed on the GPU (`converted_draws`). A closing segment of a
+//! non-indexed draw is a draw of its own, so the line stipple starts over on it (GL
+//! continues the pattern).
 
 use ash::vk;
 use std::sync::atomic::Ordering;
 
 use crate::layer::commands::base_instance;
+use crate::layer::commands::converted_draws::{self, LoopDraw};
 use crate::layer::commands::current_attributes::{destroy_chunk, new_host_buffer};
 use crate::layer::commands::primitive_indices;
+use crate::layer::commands::render_targets;
 use crate::layer::data::attribute_memory::LineLoops;
 use crate::layer::data::records::{BoundIndexBuffer, CommandBufferState};
 use crate::layer::loader::frames::{command_hook, shield};
@@ -48,11 +50,12 @@ impl LineLoops {
         chunk.as_ref().map(|c| c.buffer)
     }
 
-    /// Destroys the index buffer (the device is going).
+    /// Destroys the index buffer and the converter (the device is going).
     pub fn destroy(&self, dev: &DeviceData) {
         if let Some(Some(chunk)) = self.buffer.lock().take() {
             destroy_chunk(dev, chunk);
         }
+        converted_draws::destroy(dev);
     }
 
     fn warn_open(&self, why: &str) {
@@ -68,8 +71,7 @@ impl LineLoops {
 /// Whether the device has made a line-loop pipeline or drawn line loops with shader
 /// objects (atomic loads, for the draw hooks).
 fn loops(dev: &DeviceData) -> bool {
-    dev.records.line_loop_pipelines.load(Ordering::Relaxed) != 0
-        || dev.records.line_loop_objects.load(Ordering::Relaxed)
+    render_targets::converts(dev)
 }
 
 /// Whether a line-loop pipeline is bound to `cb` (a lookup only on devices that made one).
@@ -166,34 +168,42 @@ command_hook! {
     }
 }
 
-/// A draw the layer cannot close: said once when a line-loop pipeline is bound.
-fn open_draw(what: &str, cb: Dispatchable<vk::CommandBuffer>) {
+/// An indexed or indirect draw (`what`) of a bound line-loop pipeline: drawn by the layer
+/// with its loops closed (true: the application's draw must not go down), or, where the
+/// layer cannot, left to be drawn open, said once.
+fn close_on_gpu(what: &str, cb: Dispatchable<vk::CommandBuffer>, draw: LoopDraw) -> bool {
     shield(what, || {
-        if let Some(dev) = device_data(cb) {
-            if line_loop_bound(&dev, cb) {
-                dev.line_loops.warn_open(&format!(
-                    "{what} cannot be closed without reading the application's indices or \
-                     parameters"
-                ));
+        let dev = device_data(cb)?;
+        if !line_loop_bound(&dev, cb) {
+            return None;
+        }
+        match converted_draws::close_loops(&dev, cb, draw) {
+            Ok(()) => Some(()),
+            Err(why) => {
+                dev.line_loops
+                    .warn_open(&format!("{what} cannot be closed: {why}"));
+                None
             }
         }
-    });
+    })
+    .flatten()
+    .is_some()
 }
 
-/// A draw hook whose draws the layer cannot close without reading the application's
-/// indices or parameters: a line loop drawn with one stays open ([`open_draw`]); GL's
-/// quads, quad strips and polygons on the index route are not drawn
-/// ([`primitive_indices::skip_draw`]).
-macro_rules! open_draw_hook {
+/// A draw hook whose draws depend on the application's indices or parameters: a line loop
+/// drawn with one is closed on the GPU ([`close_on_gpu`]); GL's quads, quad strips and
+/// polygons on the index route are not drawn ([`primitive_indices::skip_draw`]).
+macro_rules! gpu_draw_hook {
     (
         $what:literal,
         $draw:literal,
         fn $hook:ident($($arg:ident: $ty:ty),*),
-        first_instance: $first_instance:expr
+        first_instance: $first_instance:expr,
+        loop_draw: $loop_draw:expr
     ) => {
         command_hook! {
             #[doc = concat!("`", $what, "` (devices with `VK_GLSEM_gl_state`): a line loop")]
-            /// stays open, GL's quads on the index route are skipped; said once.
+            /// closed on the GPU, GL's quads on the index route skipped (said once).
             $what,
             fn $hook(cb, $($arg: $ty),*),
             read |d| (loops(d), primitive_indices::drawn(d), base_instance::pushed(d)),
@@ -205,18 +215,18 @@ macro_rules! open_draw_hook {
                 if primitives && primitive_indices::skip_draw(what, cb) {
                     return;
                 }
+                if loops && close_on_gpu(what, cb, $loop_draw) {
+                    return;
+                }
                 // SAFETY: the next layer's command with the arguments the application gave
                 // this hook, valid for it as they were for the hook (Vulkan's valid usage).
                 unsafe { next(cb.handle() $(, $arg)*) };
-                if loops {
-                    open_draw(what, cb);
-                }
             }
         }
     };
 }
 
-open_draw_hook!(
+gpu_draw_hook!(
     "vkCmdDrawIndexed",
     "an indexed draw",
     fn cmd_draw_indexed(
@@ -226,15 +236,29 @@ open_draw_hook!(
         vertex_offset: i32,
         first_instance: u32
     ),
-    first_instance: Some(first_instance)
+    first_instance: Some(first_instance),
+    loop_draw: LoopDraw::Indexed {
+        count: index_count,
+        instances: instance_count,
+        first: first_index,
+        vertex_offset,
+        first_instance,
+    }
 );
-open_draw_hook!(
+gpu_draw_hook!(
     "vkCmdDrawIndirect",
     "an indirect draw",
     fn cmd_draw_indirect(buffer: vk::Buffer, offset: vk::DeviceSize, draw_count: u32, stride: u32),
-    first_instance: None
+    first_instance: None,
+    loop_draw: LoopDraw::Indirect {
+        indexed: false,
+        buffer,
+        offset,
+        draw_count,
+        stride,
+    }
 );
-open_draw_hook!(
+gpu_draw_hook!(
     "vkCmdDrawIndexedIndirect",
     "an indexed indirect draw",
     fn cmd_draw_indexed_indirect(
@@ -243,5 +267,12 @@ open_draw_hook!(
         draw_count: u32,
         stride: u32
     ),
-    first_instance: None
+    first_instance: None,
+    loop_draw: LoopDraw::Indirect {
+        indexed: true,
+        buffer,
+        offset,
+        draw_count,
+        stride,
+    }
 );

@@ -86,6 +86,28 @@ pub struct LineLoops {
     pub(crate) buffer: Mutex<Option<Option<Chunk>>>,
     /// Said once per device: a loop that could not be closed.
     pub(crate) open_warned: AtomicBool,
+    /// The compute pipeline that closes the loops of indexed and indirect draws
+    /// (`converted_draws`): `None` until first needed, then it or why there is none.
+    pub(crate) converter: Mutex<Option<Result<Converter, &'static str>>>,
+}
+
+/// The layer's compute pipeline that converts a draw on the GPU, and its layouts.
+#[derive(Debug, Clone, Copy)]
+pub struct Converter {
+    pub set_layout: vk::DescriptorSetLayout,
+    pub layout: vk::PipelineLayout,
+    pub pipeline: vk::Pipeline,
+}
+
+/// The memory of a command buffer's draws converted on the GPU (`converted_draws`): its
+/// parameters and outputs, and the descriptor pools of their sets; released when the
+/// command buffer is reset or freed.
+#[derive(Default)]
+pub struct ConversionMemory {
+    pub(crate) chunks: Vec<Chunk>,
+    pub(crate) pools: Vec<vk::DescriptorPool>,
+    /// Sets the last pool can still allocate.
+    pub(crate) sets_left: u32,
 }
 
 /// A device's index buffers of GL's quads, quad strips and polygons drawn without a

@@ -4,4 +4,5 @@ pub(crate) mod dynamic_inputs;
 pub(crate) mod dynamic_lines;
 pub(crate) mod extensions;
 pub mod records;
+pub(crate) mod render_targets;
 pub(crate) mod vertex_formats;

@@ -11,9 +11,12 @@ use rustc_hash::FxHashMap as HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use crate::layer::data::attribute_memory::CurrentAttributes;
+use crate::layer::data::attribute_memory::{ConversionMemory, CurrentAttributes};
 use crate::layer::data::dynamic_inputs::{DynamicInputState, FollowedPipeline};
 use crate::layer::data::dynamic_lines::{LineModeState, StaticMultisample};
+use crate::layer::data::render_targets::{
+    ComputeBindings, RenderPassCopy, RenderTarget, ResumablePass,
+};
 use glsem_abi::PrimitiveMode;
 use glsem_spirv::interface::entry_point_ends;
 use glsem_spirv::primitive_mode::{IndexedPrimitive, PrimitiveGsKey, Rasterized};
@@ -154,13 +157,22 @@ pub fn content_hash(words: &[u32]) -> u64 {
 /// `VK_ATTACHMENT_UNUSED`.
 pub struct RenderPassRecord {
     pub subpass_colors: Vec<Vec<Option<vk::Format>>>,
+    /// What the layer needs to end an instance of it early and begin it again.
+    pub resumable: ResumablePass,
     _live: Live,
 }
 
 impl RenderPassRecord {
-    pub fn new(subpass_colors: Vec<Vec<Option<vk::Format>>>) -> RenderPassRecord {
+    pub fn new(
+        subpass_colors: Vec<Vec<Option<vk::Format>>>,
+        copy: Result<RenderPassCopy, &'static str>,
+    ) -> RenderPassRecord {
         RenderPassRecord {
             subpass_colors,
+            resumable: ResumablePass {
+                copy,
+                variants: Default::default(),
+            },
             _live: Live::new(Kind::RenderPass),
         }
     }
@@ -239,6 +251,8 @@ pub struct PipelineRecord {
     pub vertex_input_library: Option<vk::Pipeline>,
     /// It draws GL's line loops (a line strip the layer closes).
     pub line_loop: bool,
+    /// Its primitive restart (`None`: dynamic state, or in a library it was linked from).
+    pub primitive_restart: Option<bool>,
     /// Its vertex shader reads the base instance from the GL-state block: draws push it.
     pub reads_base_instance: bool,
     /// It draws GL's quads, quad strips or polygons on the index route: the pattern whose
@@ -272,6 +286,7 @@ impl PipelineRecord {
             current_attributes: None,
             vertex_input_library: None,
             line_loop: false,
+            primitive_restart: None,
             reads_base_instance: false,
             gl_primitive: None,
             gl_topology: None,
@@ -361,6 +376,18 @@ pub struct CommandBufferState {
     pub lines: LineModeState,
     /// Dynamic vertex input and conventions followed (`dynamic_inputs`).
     pub dynamic_inputs: DynamicInputState,
+    /// The render pass instance it records into (`render_targets`), and how many queries
+    /// and transform feedbacks begun in it are active: the layer ends it only with none.
+    pub render_target: Option<RenderTarget>,
+    pub open_scopes: u32,
+    /// Primitive restart: the bound pipeline's (`None`: dynamic state) and the last
+    /// `vkCmdSetPrimitiveRestartEnable`.
+    pub bound_restart: Option<bool>,
+    pub restart_enable: bool,
+    /// The application's compute bindings, put back after the layer's own dispatches.
+    pub compute: ComputeBindings,
+    /// The memory of its draws converted on the GPU (`converted_draws`).
+    pub conversions: ConversionMemory,
     _live: Live,
 }
 
@@ -436,6 +463,12 @@ impl CommandBufferState {
             index_buffer: None,
             lines: LineModeState::INITIAL,
             dynamic_inputs: DynamicInputState::default(),
+            render_target: None,
+            open_scopes: 0,
+            bound_restart: None,
+            restart_enable: false,
+            compute: ComputeBindings::default(),
+            conversions: ConversionMemory::default(),
             _live: Live::new(Kind::CommandBuffer),
         }
     }
@@ -519,6 +552,12 @@ pub struct Records {
     /// Set once a TES or block-reading shader object was recorded: `vkCmdBindPipeline` then
     /// forgets the command buffer's bound shader objects (a pipeline unbinds them).
     pub shader_objects_made: AtomicBool,
+    /// The primitive restart of libraries holding input-assembly state (`None`: dynamic),
+    /// read by the pipelines linked from them.
+    pub library_restart: RwLock<HashMap<vk::Pipeline, Option<bool>>>,
+    /// The application's index and indirect buffers the layer made readable as storage
+    /// buffers, with their sizes (`converted_draws`).
+    pub readable_buffers: RwLock<HashMap<vk::Buffer, vk::DeviceSize>>,
     /// `layers` of every framebuffer: a render pass begun on more than one layer is layered
     /// (`gl_Layer` counts).
     pub framebuffer_layers: RwLock<HashMap<vk::Framebuffer, u32>>,

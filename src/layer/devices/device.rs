@@ -340,6 +340,8 @@ fn device_limits(inst: &InstanceData, physical_device: Dispatchable<vk::Physical
             l.max_geometry_output_components / 4,
             l.max_fragment_output_attachments,
         ],
+        min_storage_buffer_offset_alignment: l.min_storage_buffer_offset_alignment,
+        max_storage_buffer_range: l.max_storage_buffer_range,
     }
 }
 

@@ -236,11 +236,43 @@ $expand!(
         destroy_framebuffer: PFN_vkDestroyFramebuffer =
             "vkDestroyFramebuffer" => render_passes::destroy_framebuffer;
         cmd_begin_render_pass: PFN_vkCmdBeginRenderPass =
-            "vkCmdBeginRenderPass" => command_state::cmd_begin_render_pass;
+            "vkCmdBeginRenderPass" => render_targets::cmd_begin_render_pass;
         cmd_begin_render_pass2: PFN_vkCmdBeginRenderPass2 =
-            "vkCmdBeginRenderPass2" | "vkCmdBeginRenderPass2KHR" => command_state::cmd_begin_render_pass2;
+            "vkCmdBeginRenderPass2" | "vkCmdBeginRenderPass2KHR" => render_targets::cmd_begin_render_pass2;
         cmd_begin_rendering: PFN_vkCmdBeginRendering =
-            "vkCmdBeginRendering" | "vkCmdBeginRenderingKHR" => command_state::cmd_begin_rendering;
+            "vkCmdBeginRendering" | "vkCmdBeginRenderingKHR" => render_targets::cmd_begin_rendering;
+        cmd_next_subpass: PFN_vkCmdNextSubpass =
+            "vkCmdNextSubpass" => render_targets::cmd_next_subpass;
+        cmd_next_subpass2: PFN_vkCmdNextSubpass2 =
+            "vkCmdNextSubpass2" | "vkCmdNextSubpass2KHR" => render_targets::cmd_next_subpass2;
+        cmd_end_render_pass: PFN_vkCmdEndRenderPass =
+            "vkCmdEndRenderPass" => render_targets::cmd_end_render_pass;
+        cmd_end_render_pass2: PFN_vkCmdEndRenderPass2 =
+            "vkCmdEndRenderPass2" | "vkCmdEndRenderPass2KHR" => render_targets::cmd_end_render_pass2;
+        cmd_end_rendering: PFN_vkCmdEndRendering =
+            "vkCmdEndRendering" | "vkCmdEndRenderingKHR" => render_targets::cmd_end_rendering;
+        cmd_begin_query: PFN_vkCmdBeginQuery = "vkCmdBeginQuery" => render_targets::cmd_begin_query;
+        cmd_end_query: PFN_vkCmdEndQuery = "vkCmdEndQuery" => render_targets::cmd_end_query;
+        cmd_begin_transform_feedback_ext: PFN_vkCmdBeginTransformFeedbackEXT =
+            "vkCmdBeginTransformFeedbackEXT" => render_targets::cmd_begin_transform_feedback_ext;
+        cmd_end_transform_feedback_ext: PFN_vkCmdEndTransformFeedbackEXT =
+            "vkCmdEndTransformFeedbackEXT" => render_targets::cmd_end_transform_feedback_ext;
+        cmd_bind_descriptor_sets: PFN_vkCmdBindDescriptorSets =
+            "vkCmdBindDescriptorSets" => render_targets::cmd_bind_descriptor_sets;
+        cmd_set_primitive_restart_enable: PFN_vkCmdSetPrimitiveRestartEnable =
+            "vkCmdSetPrimitiveRestartEnable" | "vkCmdSetPrimitiveRestartEnableEXT" =>
+            converted_draws::cmd_set_primitive_restart_enable;
+        cmd_pipeline_barrier: PFN_vkCmdPipelineBarrier = "vkCmdPipelineBarrier";
+        cmd_dispatch: PFN_vkCmdDispatch = "vkCmdDispatch";
+        create_compute_pipelines: PFN_vkCreateComputePipelines = "vkCreateComputePipelines";
+        create_descriptor_set_layout: PFN_vkCreateDescriptorSetLayout =
+            "vkCreateDescriptorSetLayout";
+        destroy_descriptor_set_layout: PFN_vkDestroyDescriptorSetLayout =
+            "vkDestroyDescriptorSetLayout";
+        create_descriptor_pool: PFN_vkCreateDescriptorPool = "vkCreateDescriptorPool";
+        destroy_descriptor_pool: PFN_vkDestroyDescriptorPool = "vkDestroyDescriptorPool";
+        allocate_descriptor_sets: PFN_vkAllocateDescriptorSets = "vkAllocateDescriptorSets";
+        update_descriptor_sets: PFN_vkUpdateDescriptorSets = "vkUpdateDescriptorSets";
         cmd_set_line_stipple_enable_ext: PFN_vkCmdSetLineStippleEnableEXT =
             "vkCmdSetLineStippleEnableEXT";
         cmd_set_line_stipple: PFN_vkCmdSetLineStippleKHR =
@@ -252,8 +284,8 @@ $expand!(
             command_state::cmd_set_viewport_with_count;
         cmd_set_front_face: PFN_vkCmdSetFrontFace =
             "vkCmdSetFrontFace" | "vkCmdSetFrontFaceEXT" => command_state::cmd_set_front_face;
-        create_buffer: PFN_vkCreateBuffer = "vkCreateBuffer";
-        destroy_buffer: PFN_vkDestroyBuffer = "vkDestroyBuffer";
+        create_buffer: PFN_vkCreateBuffer = "vkCreateBuffer" => converted_draws::create_buffer;
+        destroy_buffer: PFN_vkDestroyBuffer = "vkDestroyBuffer" => converted_draws::destroy_buffer;
         get_buffer_memory_requirements: PFN_vkGetBufferMemoryRequirements =
             "vkGetBufferMemoryRequirements";
         allocate_memory: PFN_vkAllocateMemory = "vkAllocateMemory";

@@ -86,6 +86,10 @@ pub struct Limits {
     /// [`glsem_spirv::semantics::Stage`] (`interface_limits` names the limit of each).
     pub stage_inputs: [u32; 5],
     pub stage_outputs: [u32; 5],
+    /// Where the layer may bind an application's buffer as a storage buffer
+    /// (`converted_draws`).
+    pub min_storage_buffer_offset_alignment: u64,
+    pub max_storage_buffer_range: u32,
 }
 
 impl Default for Limits {
@@ -108,6 +112,8 @@ impl Limits {
         max_interface_components: 64,
         stage_inputs: [16, 16, 16, 16, 16],
         stage_outputs: [16, 16, 16, 16, 4],
+        min_storage_buffer_offset_alignment: 256,
+        max_storage_buffer_range: 1 << 27,
     };
 
     /// The last Location every stage's interface has: where stages made apart pass GL's

@@ -5,7 +5,11 @@ use ash::vk;
 use std::sync::Arc;
 
 use crate::layer::data::records::RenderPassRecord;
+use crate::layer::data::render_targets::{
+    AttachmentRef, DependencyCopy, RenderPassCopy, SubpassCopy, Variant,
+};
 use crate::layer::loader::frames::{create_hook, destroy_hook};
+use crate::layer::loader::state::DeviceData;
 use crate::layer::support::ffi::slice;
 
 /// Colour attachment formats per subpass (`None` for `VK_ATTACHMENT_UNUSED`) of a
@@ -46,7 +50,12 @@ macro_rules! render_pass_hook {
             $what,
             fn $hook(device, p_create_info: $info, p_allocator, p_render_pass: vk::RenderPass),
             // SAFETY: a valid create info (Vulkan's valid usage).
-            prepare: |_| RenderPassRecord::new(subpass_colors!(unsafe { &*p_create_info })),
+            prepare: |_| {
+                // SAFETY: a valid create info (Vulkan's valid usage).
+                let ci = unsafe { &*p_create_info };
+                // SAFETY: the same.
+                RenderPassRecord::new(subpass_colors!(ci), unsafe { RenderPassCopy::of(ci) })
+            },
             record: |dev, record| {
                 // SAFETY: the driver wrote the handle on success.
                 let render_pass = unsafe { *p_render_pass };
@@ -54,6 +63,194 @@ macro_rules! render_pass_hook {
             },
         }
     };
+}
+
+/// The aspects an input attachment of `format` is read with where the create info (version
+/// 1, without `VkRenderPassInputAttachmentAspectCreateInfo`) does not say.
+fn aspects_of(format: vk::Format) -> vk::ImageAspectFlags {
+    match format {
+        vk::Format::D16_UNORM | vk::Format::X8_D24_UNORM_PACK32 | vk::Format::D32_SFLOAT => {
+            vk::ImageAspectFlags::DEPTH
+        }
+        vk::Format::S8_UINT => vk::ImageAspectFlags::STENCIL,
+        vk::Format::D16_UNORM_S8_UINT
+        | vk::Format::D24_UNORM_S8_UINT
+        | vk::Format::D32_SFLOAT_S8_UINT => {
+            vk::ImageAspectFlags::DEPTH | vk::ImageAspectFlags::STENCIL
+        }
+        _ => vk::ImageAspectFlags::COLOR,
+    }
+}
+
+/// A create info the layer can copy: one whose structs chain nothing.
+const CHAINED: &str = "its create info chains structs the layer does not copy";
+
+/// Copies of the two versions of a render pass create info.
+trait CopyOf<T> {
+    /// # Safety
+    /// `ci` is a valid create info.
+    unsafe fn of(ci: &T) -> Result<RenderPassCopy, &'static str>;
+}
+
+impl CopyOf<vk::RenderPassCreateInfo<'_>> for RenderPassCopy {
+    unsafe fn of(ci: &vk::RenderPassCreateInfo<'_>) -> Result<RenderPassCopy, &'static str> {
+        if !ci.p_next.is_null() {
+            return Err(CHAINED);
+        }
+        // SAFETY: the arrays of a valid create info hold their counts of elements
+        // (this function's contract).
+        unsafe {
+            let attachments = slice(ci.p_attachments, ci.attachment_count).to_vec();
+            let aspect = |a: u32| {
+                attachments
+                    .get(a as usize)
+                    .map_or(vk::ImageAspectFlags::COLOR, |d| aspects_of(d.format))
+            };
+            let refs = |p: *const vk::AttachmentReference, n: u32, input: bool| {
+                slice(p, n)
+                    .iter()
+                    .map(|r| AttachmentRef {
+                        attachment: r.attachment,
+                        layout: r.layout,
+                        aspect_mask: match input && r.attachment != vk::ATTACHMENT_UNUSED {
+                            true => aspect(r.attachment),
+                            false => vk::ImageAspectFlags::empty(),
+                        },
+                    })
+                    .collect::<Vec<_>>()
+            };
+            let subpasses = slice(ci.p_subpasses, ci.subpass_count)
+                .iter()
+                .map(|s| SubpassCopy {
+                    flags: s.flags,
+                    bind_point: s.pipeline_bind_point,
+                    view_mask: 0,
+                    inputs: refs(s.p_input_attachments, s.input_attachment_count, true),
+                    colors: refs(s.p_color_attachments, s.color_attachment_count, false),
+                    resolves: match s.p_resolve_attachments.is_null() {
+                        true => Vec::new(),
+                        false => refs(s.p_resolve_attachments, s.color_attachment_count, false),
+                    },
+                    depth_stencil: refs(
+                        s.p_depth_stencil_attachment,
+                        u32::from(!s.p_depth_stencil_attachment.is_null()),
+                        false,
+                    )
+                    .first()
+                    .copied(),
+                    preserves: slice(s.p_preserve_attachments, s.preserve_attachment_count)
+                        .to_vec(),
+                })
+                .collect();
+            let dependencies = slice(ci.p_dependencies, ci.dependency_count)
+                .iter()
+                .map(|d| DependencyCopy {
+                    src_subpass: d.src_subpass,
+                    dst_subpass: d.dst_subpass,
+                    src_stage_mask: d.src_stage_mask,
+                    dst_stage_mask: d.dst_stage_mask,
+                    src_access_mask: d.src_access_mask,
+                    dst_access_mask: d.dst_access_mask,
+                    flags: d.dependency_flags,
+                    view_offset: 0,
+                })
+                .collect();
+            Ok(RenderPassCopy {
+                flags: ci.flags,
+                attachments,
+                subpasses,
+                dependencies,
+                correlated_view_masks: Vec::new(),
+            })
+        }
+    }
+}
+
+impl CopyOf<vk::RenderPassCreateInfo2<'_>> for RenderPassCopy {
+    unsafe fn of(ci: &vk::RenderPassCreateInfo2<'_>) -> Result<RenderPassCopy, &'static str> {
+        // SAFETY: the arrays of a valid create info hold their counts of elements
+        // (this function's contract).
+        unsafe {
+            let attachments = slice(ci.p_attachments, ci.attachment_count);
+            let subpasses = slice(ci.p_subpasses, ci.subpass_count);
+            let dependencies = slice(ci.p_dependencies, ci.dependency_count);
+            let chained = !ci.p_next.is_null()
+                || attachments.iter().any(|a| !a.p_next.is_null())
+                || subpasses.iter().any(|s| !s.p_next.is_null())
+                || dependencies.iter().any(|d| !d.p_next.is_null());
+            if chained {
+                return Err(CHAINED);
+            }
+            let refs = |p: *const vk::AttachmentReference2<'_>, n: u32| {
+                slice(p, n)
+                    .iter()
+                    .map(|r| AttachmentRef {
+                        attachment: r.attachment,
+                        layout: r.layout,
+                        aspect_mask: r.aspect_mask,
+                    })
+                    .collect::<Vec<_>>()
+            };
+            let subpasses = subpasses
+                .iter()
+                .map(|s| SubpassCopy {
+                    flags: s.flags,
+                    bind_point: s.pipeline_bind_point,
+                    view_mask: s.view_mask,
+                    inputs: refs(s.p_input_attachments, s.input_attachment_count),
+                    colors: refs(s.p_color_attachments, s.color_attachment_count),
+                    resolves: match s.p_resolve_attachments.is_null() {
+                        true => Vec::new(),
+                        false => refs(s.p_resolve_attachments, s.color_attachment_count),
+                    },
+                    depth_stencil: refs(
+                        s.p_depth_stencil_attachment,
+                        u32::from(!s.p_depth_stencil_attachment.is_null()),
+                    )
+                    .first()
+                    .copied(),
+                    preserves: slice(s.p_preserve_attachments, s.preserve_attachment_count)
+                        .to_vec(),
+                })
+                .collect();
+            Ok(RenderPassCopy {
+                flags: ci.flags,
+                attachments: attachments
+                    .iter()
+                    .map(|a| vk::AttachmentDescription {
+                        flags: a.flags,
+                        format: a.format,
+                        samples: a.samples,
+                        load_op: a.load_op,
+                        store_op: a.store_op,
+                        stencil_load_op: a.stencil_load_op,
+                        stencil_store_op: a.stencil_store_op,
+                        initial_layout: a.initial_layout,
+                        final_layout: a.final_layout,
+                    })
+                    .collect(),
+                subpasses,
+                dependencies: dependencies
+                    .iter()
+                    .map(|d| DependencyCopy {
+                        src_subpass: d.src_subpass,
+                        dst_subpass: d.dst_subpass,
+                        src_stage_mask: d.src_stage_mask,
+                        dst_stage_mask: d.dst_stage_mask,
+                        src_access_mask: d.src_access_mask,
+                        dst_access_mask: d.dst_access_mask,
+                        flags: d.dependency_flags,
+                        view_offset: d.view_offset,
+                    })
+                    .collect(),
+                correlated_view_masks: slice(
+                    ci.p_correlated_view_masks,
+                    ci.correlated_view_mask_count,
+                )
+                .to_vec(),
+            })
+        }
+    }
 }
 
 render_pass_hook!(
@@ -66,11 +263,157 @@ render_pass_hook!(
 );
 
 destroy_hook!(
-    /// `vkDestroyRenderPass`.
+    /// `vkDestroyRenderPass`: its variants go with it (the application's pending work
+    /// that used it, and so them, has completed).
     "vkDestroyRenderPass", destroy_render_pass(render_pass: vk::RenderPass), |dev| {
-        dev.records.render_passes.write().remove(&render_pass);
+        let removed = dev.records.render_passes.write().remove(&render_pass);
+        if let (Some(record), Some(destroy)) = (removed, dev.table.destroy_render_pass) {
+            let variants = std::mem::take(&mut *record.resumable.variants.lock());
+            for made in [variants.kept, variants.resume].into_iter().flatten() {
+                // SAFETY: a render pass the layer made on this device, unused by pending
+                // work (as the application's is).
+                unsafe { destroy(dev.handle, made, std::ptr::null()) };
+            }
+        }
     }
 );
+
+/// `render_pass`'s `variant` (made on first use; `Err`: why there is none).
+pub fn variant(
+    dev: &DeviceData,
+    render_pass: vk::RenderPass,
+    variant: Variant,
+) -> Result<vk::RenderPass, &'static str> {
+    let record = dev
+        .records
+        .render_passes
+        .read()
+        .get(&render_pass)
+        .cloned()
+        .ok_or("the layer did not see the render pass made")?;
+    let copy = record.resumable.copy.as_ref().map_err(|why| *why)?;
+    let mut variants = record.resumable.variants.lock();
+    let slot = match variant {
+        Variant::Kept => &mut variants.kept,
+        Variant::Resume => &mut variants.resume,
+    };
+    if let Some(made) = *slot {
+        return Ok(made);
+    }
+    let made = make_variant(dev, copy, variant)?;
+    *slot = Some(made);
+    Ok(made)
+}
+
+/// Makes `variant` of `copy` with `vkCreateRenderPass2`.
+fn make_variant(
+    dev: &DeviceData,
+    copy: &RenderPassCopy,
+    variant: Variant,
+) -> Result<vk::RenderPass, &'static str> {
+    let create = dev
+        .table
+        .create_render_pass2
+        .ok_or("the device has no vkCreateRenderPass2")?;
+    let attachments: Vec<_> = copy
+        .attachments_of(variant)
+        .iter()
+        .map(|a| vk::AttachmentDescription2 {
+            flags: a.flags,
+            format: a.format,
+            samples: a.samples,
+            load_op: a.load_op,
+            store_op: a.store_op,
+            stencil_load_op: a.stencil_load_op,
+            stencil_store_op: a.stencil_store_op,
+            initial_layout: a.initial_layout,
+            final_layout: a.final_layout,
+            ..Default::default()
+        })
+        .collect();
+    let refs = |refs: &[AttachmentRef]| -> Vec<vk::AttachmentReference2<'static>> {
+        refs.iter()
+            .map(|r| vk::AttachmentReference2 {
+                attachment: r.attachment,
+                layout: r.layout,
+                aspect_mask: r.aspect_mask,
+                ..Default::default()
+            })
+            .collect()
+    };
+    let subpass_refs: Vec<_> = copy
+        .subpasses
+        .iter()
+        .map(|s| {
+            (
+                refs(&s.inputs),
+                refs(&s.colors),
+                refs(&s.resolves),
+                s.depth_stencil.map(|d| refs(&[d])),
+            )
+        })
+        .collect();
+    let subpasses: Vec<_> = copy
+        .subpasses
+        .iter()
+        .zip(&subpass_refs)
+        .map(
+            |(s, (inputs, colors, resolves, depth))| vk::SubpassDescription2 {
+                flags: s.flags,
+                pipeline_bind_point: s.bind_point,
+                view_mask: s.view_mask,
+                input_attachment_count: inputs.len() as u32,
+                p_input_attachments: inputs.as_ptr(),
+                color_attachment_count: colors.len() as u32,
+                p_color_attachments: colors.as_ptr(),
+                p_resolve_attachments: match resolves.is_empty() {
+                    true => std::ptr::null(),
+                    false => resolves.as_ptr(),
+                },
+                p_depth_stencil_attachment: depth.as_ref().map_or(std::ptr::null(), |d| d.as_ptr()),
+                preserve_attachment_count: s.preserves.len() as u32,
+                p_preserve_attachments: s.preserves.as_ptr(),
+                ..Default::default()
+            },
+        )
+        .collect();
+    let dependencies: Vec<_> = copy
+        .dependencies
+        .iter()
+        .map(|d| vk::SubpassDependency2 {
+            src_subpass: d.src_subpass,
+            dst_subpass: d.dst_subpass,
+            src_stage_mask: d.src_stage_mask,
+            dst_stage_mask: d.dst_stage_mask,
+            src_access_mask: d.src_access_mask,
+            dst_access_mask: d.dst_access_mask,
+            dependency_flags: d.flags,
+            view_offset: d.view_offset,
+            ..Default::default()
+        })
+        .collect();
+    let info = vk::RenderPassCreateInfo2 {
+        flags: copy.flags,
+        attachment_count: attachments.len() as u32,
+        p_attachments: attachments.as_ptr(),
+        subpass_count: subpasses.len() as u32,
+        p_subpasses: subpasses.as_ptr(),
+        dependency_count: dependencies.len() as u32,
+        p_dependencies: dependencies.as_ptr(),
+        correlated_view_mask_count: copy.correlated_view_masks.len() as u32,
+        p_correlated_view_masks: copy.correlated_view_masks.as_ptr(),
+        ..Default::default()
+    };
+    let mut made = vk::RenderPass::null();
+    // SAFETY: a create info whose arrays live through the call, equal to the
+    // application's (which was valid) but for load and store operations and initial
+    // layouts, which any values of make valid.
+    let result = unsafe { create(dev.handle, &info, std::ptr::null(), &mut made) };
+    match result {
+        vk::Result::SUCCESS => Ok(made),
+        _ => Err("the driver did not make the layer's copy of the render pass"),
+    }
+}
 
 create_hook! {
     /// `vkCreateFramebuffer`: remembers its layer count (`gl_Layer` counts on layered

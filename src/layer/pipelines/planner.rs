@@ -283,6 +283,22 @@ fn libraries_have(
     }
 }
 
+/// A pipeline's primitive restart, for the line loops the layer closes: its input-assembly
+/// state's, or that of the library it was linked from (`None`: dynamic state).
+fn primitive_restart(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<bool> {
+    if ci.is_dynamic(vk::DynamicState::PRIMITIVE_RESTART_ENABLE) {
+        return None;
+    }
+    if let Some(ia) = &ci.input_assembly {
+        return Some(ia.primitive_restart_enable != 0);
+    }
+    let restarts = dev.records.library_restart.read();
+    linked_libraries(ci)
+        .iter()
+        .find_map(|l| restarts.get(l).copied())
+        .flatten()
+}
+
 /// The topology a pipeline drawing GL's primitive mode with a dynamic topology needs: the
 /// layer sets it at bind and in place of the application's `vkCmdSetPrimitiveTopology`
 /// while the pipeline is bound.
@@ -890,6 +906,15 @@ impl Call<'_> {
             if pipeline == vk::Pipeline::null() {
                 continue;
             }
+            if self.dev.extensions.gl_state && ci.input_assembly.is_some() && is_library(ci) {
+                // Linked pipelines read their restart here (`primitive_restart`).
+                let restart = primitive_restart(self.dev, ci);
+                self.dev
+                    .records
+                    .library_restart
+                    .write()
+                    .insert(pipeline, restart);
+            }
             let line_loop = match plan {
                 Plan::Rewrite(rewrite) => rewrite.line_loop(),
                 _ => false,
@@ -952,6 +977,7 @@ impl Call<'_> {
             record.current_attributes = attributes.or(feed.as_ref().map(|f| f.integer));
             record.vertex_input_library = feed.as_ref().map(|f| f.library);
             record.line_loop = line_loop;
+            record.primitive_restart = primitive_restart(self.dev, ci);
             record.reads_base_instance = reads_base_instance;
             record.gl_primitive = gl_primitive;
             record.gl_topology = gl_topology;
@@ -971,6 +997,7 @@ destroy_hook!(
     /// `vkDestroyPipeline`.
     "vkDestroyPipeline", destroy_pipeline(pipeline: vk::Pipeline), |dev| {
         dev.records.library_parts.write().remove(&pipeline);
+        dev.records.library_restart.write().remove(&pipeline);
         dev.records.library_multisample.write().remove(&pipeline);
         let removed = dev.records.pipelines.write().remove(&pipeline);
         if let Some(removed) = removed {

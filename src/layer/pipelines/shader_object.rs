@@ -739,6 +739,8 @@ command_hook! {
                 // Shader objects draw GL's modes through geometry shader objects only.
                 state.bound_gl_primitive = None;
                 state.bound_base_instance = false;
+                // Their primitive restart is dynamic state.
+                state.bound_restart = None;
                 let mut touched = false;
                 let mut primitive = false;
                 let mut vertex = None;

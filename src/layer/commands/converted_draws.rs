@@ -1,0 +1,660 @@
+//! Draws converted on the GPU: GL's line loops drawn by `vkCmdDrawIndexed`,
+//! `vkCmdDrawIndirect` and `vkCmdDrawIndexedIndirect` (`drawCount` > 1 and primitive
+//! restart included), whose closing segments depend on the application's indices or
+//! parameters.
+//!
+//! Those are read where they are, on the GPU, in the command stream, after whatever wrote
+//! them earlier (never mapped on the CPU): the layer ends the render pass instance
+//! (`render_targets`), makes everything written before visible (one global barrier), runs
+//! its compute shader (`shaders/close_loops.comp`: per draw, the line strip's indices with
+//! every loop closed and a restart after each, and the indirect command that draws them),
+//! puts the application's compute bindings back, begins the instance again, and draws the
+//! result with `vkCmdDrawIndexedIndirect` through the application's pipeline and state. The
+//! application's index buffer binding is put back afterwards.
+//!
+//! To bind the application's index and indirect buffers as storage buffers, the layer adds
+//! `STORAGE_BUFFER` to the usage of every buffer made for indices or indirect commands on
+//! a device with `VK_GLSEM_gl_state`. The cost per converted draw is a render pass break, a
+//! dispatch of one invocation per draw and two barriers; draws of pipelines that draw no
+//! line loop cost nothing more (an atomic load in the draw hooks). Limits: a loop longer
+//! than the output holds (`MAX_OUTPUT_BYTES`) is cut short; where the instance cannot be
+//! ended and begun again (`render_targets`), or the buffer was made before the device had
+//! the layer, the loop is drawn open and the layer says why, once per device.
+
+use ash::vk;
+
+use crate::layer::commands::current_attributes::{destroy_chunk, new_host_buffer};
+use crate::layer::commands::render_targets::{outside_render_pass, restore_compute};
+use crate::layer::data::attribute_memory::{Chunk, ConversionMemory, Converter};
+use crate::layer::data::records::{BoundIndexBuffer, CommandBufferState};
+use crate::layer::loader::frames::{command_hook, create_hook, destroy_hook, shield};
+use crate::layer::loader::registry::{device_data, Dispatchable};
+use crate::layer::loader::state::DeviceData;
+
+/// The compute shader (`shaders/close_loops.comp`, compiled by glslang).
+const CLOSE_LOOPS_SPV: &[u8] = include_bytes!("shaders/close_loops.spv");
+/// Its five storage buffers: parameters, the application's indices and indirect
+/// commands, the indices and commands it writes.
+const BINDINGS: u32 = 5;
+/// Descriptor sets per pool of a command buffer.
+const SETS_PER_POOL: u32 = 16;
+/// The most output one converted draw command takes (indices and commands).
+const MAX_OUTPUT_BYTES: u64 = 64 << 20;
+/// The longest loop of a non-indexed indirect draw (its vertex count is GPU data).
+const MAX_INDIRECT_VERTICES: u64 = 1 << 20;
+/// `VkDrawIndexedIndirectCommand`.
+const COMMAND_BYTES: u64 = 20;
+/// The parameter block of `close_loops.comp`.
+const PARAMS_BYTES: u64 = 64;
+
+/// A draw whose line loops the layer closes on the GPU.
+#[derive(Debug, Clone, Copy)]
+pub enum LoopDraw {
+    /// `vkCmdDrawIndexed`.
+    Indexed {
+        count: u32,
+        instances: u32,
+        first: u32,
+        vertex_offset: i32,
+        first_instance: u32,
+    },
+    /// `vkCmdDrawIndirect` (`indexed` false) or `vkCmdDrawIndexedIndirect`.
+    Indirect {
+        indexed: bool,
+        buffer: vk::Buffer,
+        offset: vk::DeviceSize,
+        draw_count: u32,
+        stride: u32,
+    },
+}
+
+/// The shader's `kind`.
+const KIND_INDEXED: u32 = 0;
+const KIND_INDIRECT: u32 = 1;
+const KIND_INDEXED_INDIRECT: u32 = 2;
+
+/// Whether `usage` makes a buffer the layer may read indices or commands from.
+fn read_by_layer(usage: vk::BufferUsageFlags) -> bool {
+    usage.intersects(vk::BufferUsageFlags::INDEX_BUFFER | vk::BufferUsageFlags::INDIRECT_BUFFER)
+}
+
+create_hook! {
+    /// `vkCreateBuffer` (devices with `VK_GLSEM_gl_state`): a buffer of indices or indirect
+    /// commands is also made a storage buffer, for the layer's compute shader to read.
+    "vkCreateBuffer",
+    fn create_buffer(device, p_create_info: vk::BufferCreateInfo<'_>, p_allocator, p_buffer: vk::Buffer),
+    prepare: |dev| {
+        // SAFETY: the application's valid create info (Vulkan's valid usage).
+        let ci = unsafe { &*p_create_info };
+        // A chained `VkBufferUsageFlags2CreateInfoKHR` would replace the usage: such a
+        // buffer is left as it is.
+        (dev.extensions.gl_state && read_by_layer(ci.usage) && ci.p_next.is_null())
+            .then_some(ci.size)
+    },
+    call_down: |next, readable: Option<&Option<vk::DeviceSize>>| match readable {
+        Some(Some(_)) => {
+            // SAFETY: the application's valid create info (Vulkan's valid usage).
+            let app = unsafe { *p_create_info };
+            // One more usage bit, which any buffer may have.
+            let ci = vk::BufferCreateInfo {
+                usage: app.usage | vk::BufferUsageFlags::STORAGE_BUFFER,
+                ..app
+            };
+            // SAFETY: the application's create info with STORAGE_BUFFER added.
+            unsafe { next(device, &ci, p_allocator, p_buffer) }
+        }
+        // SAFETY: the next layer's command with the application's arguments.
+        _ => unsafe { next(device, p_create_info, p_allocator, p_buffer) },
+    },
+    record: |dev, readable| {
+        if let Some(size) = readable {
+            // SAFETY: the driver wrote the handle on success.
+            let buffer = unsafe { *p_buffer };
+            dev.records.readable_buffers.write().insert(buffer, size);
+        }
+    },
+}
+
+destroy_hook!(
+    /// `vkDestroyBuffer`.
+    "vkDestroyBuffer", destroy_buffer(buffer: vk::Buffer), |dev| {
+        if dev.extensions.gl_state {
+            dev.records.readable_buffers.write().remove(&buffer);
+        }
+    }
+);
+
+command_hook! {
+    /// `vkCmdSetPrimitiveRestartEnable` (and its EXT alias): followed, for the loops of
+    /// pipelines whose restart is dynamic state.
+    "vkCmdSetPrimitiveRestartEnable",
+    fn cmd_set_primitive_restart_enable(command_buffer, enable: vk::Bool32),
+    read |d| d.extensions.gl_state,
+    then |gl_state| {
+        if gl_state {
+            shield("vkCmdSetPrimitiveRestartEnable", || {
+                if let Some(dev) = device_data(command_buffer) {
+                    let mut cbs = dev.records.command_buffers.lock();
+                    CommandBufferState::of(&mut cbs, command_buffer.handle()).restart_enable =
+                        enable != 0;
+                }
+            });
+        }
+    }
+}
+
+impl ConversionMemory {
+    /// Gives the memory back (the command buffer is reset or freed: nothing pending uses
+    /// it).
+    pub fn release(&mut self, dev: &DeviceData) {
+        for chunk in self.chunks.drain(..) {
+            destroy_chunk(dev, chunk);
+        }
+        if let Some(destroy) = dev.table.destroy_descriptor_pool {
+            for pool in self.pools.drain(..) {
+                // SAFETY: a pool of the layer's, its sets used by no pending work.
+                unsafe { destroy(dev.handle, pool, std::ptr::null()) };
+            }
+        }
+        self.sets_left = 0;
+    }
+
+    /// A descriptor set of the converter's layout, from this command buffer's pools.
+    fn allocate_set(
+        &mut self,
+        dev: &DeviceData,
+        layout: vk::DescriptorSetLayout,
+    ) -> Option<vk::DescriptorSet> {
+        let t = &dev.table;
+        let (Some(create_pool), Some(allocate)) =
+            (t.create_descriptor_pool, t.allocate_descriptor_sets)
+        else {
+            return None;
+        };
+        if self.sets_left == 0 {
+            let sizes = [vk::DescriptorPoolSize {
+                ty: vk::DescriptorType::STORAGE_BUFFER,
+                descriptor_count: SETS_PER_POOL * BINDINGS,
+            }];
+            let info = vk::DescriptorPoolCreateInfo {
+                max_sets: SETS_PER_POOL,
+                pool_size_count: 1,
+                p_pool_sizes: sizes.as_ptr(),
+                ..Default::default()
+            };
+            let mut pool = vk::DescriptorPool::null();
+            // SAFETY: a valid create info on the layer's device.
+            let result = unsafe { create_pool(dev.handle, &info, std::ptr::null(), &mut pool) };
+            if result != vk::Result::SUCCESS {
+                return None;
+            }
+            self.pools.push(pool);
+            self.sets_left = SETS_PER_POOL;
+        }
+        let info = vk::DescriptorSetAllocateInfo {
+            descriptor_pool: *self.pools.last()?,
+            descriptor_set_count: 1,
+            p_set_layouts: &layout,
+            ..Default::default()
+        };
+        let mut set = vk::DescriptorSet::null();
+        // SAFETY: a pool of the layer's with a set left, and its live layout.
+        let result = unsafe { allocate(dev.handle, &info, &mut set) };
+        self.sets_left -= 1;
+        (result == vk::Result::SUCCESS).then_some(set)
+    }
+}
+
+/// The converter of `dev`, made on first use.
+fn converter(dev: &DeviceData) -> Result<Converter, &'static str> {
+    *dev.line_loops
+        .converter
+        .lock()
+        .get_or_insert_with(|| make_converter(dev))
+}
+
+fn make_converter(dev: &DeviceData) -> Result<Converter, &'static str> {
+    const NO_COMMAND: &str = "the device lacks a command the layer's compute shader needs";
+    let t = &dev.table;
+    let (
+        Some(create_module),
+        Some(destroy_module),
+        Some(create_set_layout),
+        Some(create_layout),
+        Some(create_pipelines),
+    ) = (
+        t.create_shader_module,
+        t.destroy_shader_module,
+        t.create_descriptor_set_layout,
+        t.create_pipeline_layout,
+        t.create_compute_pipelines,
+    )
+    else {
+        return Err(NO_COMMAND);
+    };
+    let words: Vec<u32> = CLOSE_LOOPS_SPV
+        .chunks_exact(4)
+        .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+        .collect();
+    let bindings: Vec<_> = (0..BINDINGS)
+        .map(|binding| vk::DescriptorSetLayoutBinding {
+            binding,
+            descriptor_type: vk::DescriptorType::STORAGE_BUFFER,
+            descriptor_count: 1,
+            stage_flags: vk::ShaderStageFlags::COMPUTE,
+            ..Default::default()
+        })
+        .collect();
+    let mut converter = Converter {
+        set_layout: vk::DescriptorSetLayout::null(),
+        layout: vk::PipelineLayout::null(),
+        pipeline: vk::Pipeline::null(),
+    };
+    let mut module = vk::ShaderModule::null();
+    // SAFETY: valid create infos on the layer's device, their arrays alive through each
+    // call; the module is destroyed once the pipeline is made, the rest with the device
+    // (or at once on failure).
+    let made = unsafe {
+        let module_info = vk::ShaderModuleCreateInfo {
+            code_size: words.len() * 4,
+            p_code: words.as_ptr(),
+            ..Default::default()
+        };
+        let set_info = vk::DescriptorSetLayoutCreateInfo {
+            binding_count: BINDINGS,
+            p_bindings: bindings.as_ptr(),
+            ..Default::default()
+        };
+        let mut result = create_module(dev.handle, &module_info, std::ptr::null(), &mut module);
+        if result == vk::Result::SUCCESS {
+            result = create_set_layout(
+                dev.handle,
+                &set_info,
+                std::ptr::null(),
+                &mut converter.set_layout,
+            );
+        }
+        if result == vk::Result::SUCCESS {
+            let layout_info = vk::PipelineLayoutCreateInfo {
+                set_layout_count: 1,
+                p_set_layouts: &converter.set_layout,
+                ..Default::default()
+            };
+            result = create_layout(
+                dev.handle,
+                &layout_info,
+                std::ptr::null(),
+                &mut converter.layout,
+            );
+        }
+        if result == vk::Result::SUCCESS {
+            let info = vk::ComputePipelineCreateInfo {
+                stage: vk::PipelineShaderStageCreateInfo {
+                    stage: vk::ShaderStageFlags::COMPUTE,
+                    module,
+                    p_name: c"main".as_ptr(),
+                    ..Default::default()
+                },
+                layout: converter.layout,
+                ..Default::default()
+            };
+            result = create_pipelines(
+                dev.handle,
+                vk::PipelineCache::null(),
+                1,
+                &info,
+                std::ptr::null(),
+                &mut converter.pipeline,
+            );
+        }
+        destroy_module(dev.handle, module, std::ptr::null());
+        result == vk::Result::SUCCESS
+    };
+    if !made {
+        destroy_converter(dev, converter);
+        return Err("the driver did not make the layer's compute pipeline");
+    }
+    Ok(converter)
+}
+
+/// Destroys `converter`'s objects (the device is going, or it was not made whole).
+fn destroy_converter(dev: &DeviceData, converter: Converter) {
+    let t = &dev.table;
+    // SAFETY: objects the layer made on this device, used by no pending work; NULL handles
+    // are ignored.
+    unsafe {
+        if let Some(destroy) = t.destroy_pipeline {
+            destroy(dev.handle, converter.pipeline, std::ptr::null());
+        }
+        if let Some(destroy) = t.destroy_pipeline_layout {
+            destroy(dev.handle, converter.layout, std::ptr::null());
+        }
+        if let Some(destroy) = t.destroy_descriptor_set_layout {
+            destroy(dev.handle, converter.set_layout, std::ptr::null());
+        }
+    }
+}
+
+/// Destroys the device's converter, if it made one (the device is going).
+pub fn destroy(dev: &DeviceData) {
+    if let Some(Ok(converter)) = dev.line_loops.converter.lock().take() {
+        destroy_converter(dev, converter);
+    }
+}
+
+fn align(at: u64, to: u64) -> u64 {
+    at.div_ceil(to) * to
+}
+
+/// Bytes per index of `index_type` (`None`: a type the layer does not read).
+fn index_bytes(index_type: vk::IndexType) -> Option<u32> {
+    match index_type {
+        vk::IndexType::UINT16 => Some(2),
+        vk::IndexType::UINT32 => Some(4),
+        vk::IndexType::UINT8_EXT => Some(1),
+        _ => None,
+    }
+}
+
+/// One of the application's buffers bound to the shader: from an offset the device's
+/// alignment allows, as far as a storage buffer may reach; and where `at` lies in it.
+fn app_binding(
+    dev: &DeviceData,
+    buffer: vk::Buffer,
+    at: vk::DeviceSize,
+) -> Result<(vk::DescriptorBufferInfo, u32), &'static str> {
+    let size = *dev
+        .records
+        .readable_buffers
+        .read()
+        .get(&buffer)
+        .ok_or("its buffer was not made readable by the layer (made with a usage chain)")?;
+    let alignment = dev.limits.min_storage_buffer_offset_alignment.max(4);
+    let base = at / alignment * alignment;
+    let range = (size - base.min(size)).min(u64::from(dev.limits.max_storage_buffer_range));
+    let inside = u32::try_from(at - base).map_err(|_| "an offset past the layer's reach")?;
+    if range < 4 {
+        return Err("an offset past the end of its buffer");
+    }
+    Ok((
+        vk::DescriptorBufferInfo {
+            buffer,
+            offset: base,
+            range,
+        },
+        inside,
+    ))
+}
+
+/// What one conversion needs: its parameters, the application's buffers, its output.
+struct Plan {
+    params: [u32; 16],
+    app_indices: Option<vk::DescriptorBufferInfo>,
+    app_commands: Option<vk::DescriptorBufferInfo>,
+    draw_count: u32,
+    capacity: u64,
+}
+
+/// The conversion of `draw` by the bound state of `cb`.
+fn plan(
+    dev: &DeviceData,
+    draw: LoopDraw,
+    state: &CommandBufferState,
+) -> Result<Plan, &'static str> {
+    let restart = state.bound_restart.unwrap_or(state.restart_enable);
+    let mut params = [0u32; 16];
+    params[3] = u32::from(restart);
+    let indexed = !matches!(draw, LoopDraw::Indirect { indexed: false, .. });
+    let mut app_indices = None;
+    let mut max_indices = MAX_INDIRECT_VERTICES;
+    if indexed {
+        let BoundIndexBuffer {
+            buffer,
+            offset,
+            index_type,
+        } = state.index_buffer.ok_or("no index buffer is bound")?;
+        let bytes = index_bytes(index_type).ok_or("its index type is not one the layer reads")?;
+        let (info, inside) = app_binding(dev, buffer, offset)?;
+        params[1] = bytes;
+        params[2] = inside;
+        max_indices = (info.range - u64::from(inside)) / u64::from(bytes);
+        app_indices = Some(info);
+    }
+    let (draw_count, per_draw) = match draw {
+        LoopDraw::Indexed {
+            count,
+            instances,
+            first,
+            vertex_offset,
+            first_instance,
+        } => {
+            params[0] = KIND_INDEXED;
+            params[7..12].copy_from_slice(&[
+                count,
+                instances,
+                first,
+                vertex_offset as u32,
+                first_instance,
+            ]);
+            (1, u64::from(count))
+        }
+        LoopDraw::Indirect {
+            indexed,
+            buffer,
+            offset,
+            draw_count,
+            stride,
+        } => {
+            params[0] = match indexed {
+                true => KIND_INDEXED_INDIRECT,
+                false => KIND_INDIRECT,
+            };
+            let (info, inside) = app_binding(dev, buffer, offset)?;
+            params[4] = inside;
+            params[5] = stride;
+            return finish(params, app_indices, Some(info), draw_count, max_indices);
+        }
+    };
+    finish(params, app_indices, None, draw_count, per_draw)
+}
+
+/// The plan of `draw_count` draws of at most `per_draw` vertices each.
+fn finish(
+    mut params: [u32; 16],
+    app_indices: Option<vk::DescriptorBufferInfo>,
+    app_commands: Option<vk::DescriptorBufferInfo>,
+    draw_count: u32,
+    per_draw: u64,
+) -> Result<Plan, &'static str> {
+    let most = (MAX_OUTPUT_BYTES / 4 / u64::from(draw_count.max(1))).saturating_sub(5);
+    let capacity = (2 * per_draw + 2).min(most).max(2);
+    params[6] = u32::try_from(capacity).map_err(|_| "a draw longer than the layer converts")?;
+    Ok(Plan {
+        params,
+        app_indices,
+        app_commands,
+        draw_count,
+        capacity,
+    })
+}
+
+/// Draws the bound line-loop pipeline's `draw` with every loop closed, in place of the
+/// application's; `Err`: why the layer cannot (the caller draws it open).
+pub(crate) fn close_loops(
+    dev: &DeviceData,
+    cb: Dispatchable<vk::CommandBuffer>,
+    draw: LoopDraw,
+) -> Result<(), &'static str> {
+    let converter = converter(dev)?;
+    let (plan, restore_indices) = {
+        let mut cbs = dev.records.command_buffers.lock();
+        let state = CommandBufferState::of(&mut cbs, cb.handle());
+        (plan(dev, draw, state)?, state.index_buffer)
+    };
+    if plan.draw_count == 0 {
+        return Ok(());
+    }
+    let alignment = dev.limits.min_storage_buffer_offset_alignment.max(16);
+    let commands_at = align(PARAMS_BYTES, alignment);
+    let commands_bytes = u64::from(plan.draw_count) * COMMAND_BYTES;
+    let indices_at = align(commands_at + commands_bytes, alignment);
+    let indices_bytes = plan.capacity * u64::from(plan.draw_count) * 4;
+    let usage = vk::BufferUsageFlags::STORAGE_BUFFER
+        | vk::BufferUsageFlags::INDEX_BUFFER
+        | vk::BufferUsageFlags::INDIRECT_BUFFER;
+    let chunk: Chunk = new_host_buffer(dev, indices_at + indices_bytes, usage)
+        .ok_or("no host-visible memory for the converted draw")?;
+    let mut params = plan.params;
+    // The layer's indices are bound at offset 0 and drawn from their first index.
+    params[12] =
+        u32::try_from(indices_at / 4).map_err(|_| "a draw longer than the layer converts")?;
+    // SAFETY: the chunk's mapping is at least `PARAMS_BYTES` long, host-coherent, and
+    // unused by any pending work (new).
+    unsafe { std::ptr::copy_nonoverlapping(params.as_ptr(), chunk.mapped as *mut u32, 16) };
+    let layer = |offset: u64, range: u64| vk::DescriptorBufferInfo {
+        buffer: chunk.buffer,
+        offset,
+        range,
+    };
+    let params = layer(0, PARAMS_BYTES);
+    let infos = [
+        params,
+        plan.app_indices.unwrap_or(params),
+        plan.app_commands.unwrap_or(params),
+        layer(indices_at, indices_bytes),
+        layer(commands_at, commands_bytes),
+    ];
+    let buffer = chunk.buffer;
+    let set = {
+        let mut cbs = dev.records.command_buffers.lock();
+        let memory = &mut CommandBufferState::of(&mut cbs, cb.handle()).conversions;
+        memory.chunks.push(chunk);
+        memory.allocate_set(dev, converter.set_layout)
+    }
+    .ok_or("no descriptor set for the layer's compute shader")?;
+    let t = &dev.table;
+    let (
+        Some(update),
+        Some(barrier),
+        Some(bind_pipeline),
+        Some(bind_sets),
+        Some(dispatch),
+        Some(bind_indices),
+        Some(draw_indirect),
+    ) = (
+        t.update_descriptor_sets,
+        t.cmd_pipeline_barrier,
+        t.cmd_bind_pipeline,
+        t.cmd_bind_descriptor_sets,
+        t.cmd_dispatch,
+        t.cmd_bind_index_buffer,
+        t.cmd_draw_indexed_indirect,
+    )
+    else {
+        return Err("the device lacks a command the layer's compute shader needs");
+    };
+    let writes: Vec<_> = infos
+        .iter()
+        .enumerate()
+        .map(|(binding, info)| vk::WriteDescriptorSet {
+            dst_set: set,
+            dst_binding: binding as u32,
+            descriptor_count: 1,
+            descriptor_type: vk::DescriptorType::STORAGE_BUFFER,
+            p_buffer_info: info,
+            ..Default::default()
+        })
+        .collect();
+    // SAFETY: a set of the layer's, unused yet, and live buffers in ranges of them.
+    unsafe {
+        update(
+            dev.handle,
+            writes.len() as u32,
+            writes.as_ptr(),
+            0,
+            std::ptr::null(),
+        )
+    };
+    outside_render_pass(dev, cb, || {
+        // Everything written before (the application's indices and commands, the
+        // attachments of the instance just ended) is visible to what follows.
+        let before = vk::MemoryBarrier {
+            src_access_mask: vk::AccessFlags::MEMORY_WRITE,
+            dst_access_mask: vk::AccessFlags::MEMORY_READ | vk::AccessFlags::MEMORY_WRITE,
+            ..Default::default()
+        };
+        let after = vk::MemoryBarrier {
+            src_access_mask: vk::AccessFlags::SHADER_WRITE,
+            dst_access_mask: vk::AccessFlags::INDEX_READ | vk::AccessFlags::INDIRECT_COMMAND_READ,
+            ..Default::default()
+        };
+        // SAFETY: a live command buffer (a `Dispatchable`) recording outside a render pass
+        // instance; the layer's pipeline, layout and set, alive until the command buffer
+        // is reset or freed; the application's compute bindings are put back after.
+        unsafe {
+            barrier(
+                cb.handle(),
+                vk::PipelineStageFlags::ALL_COMMANDS,
+                vk::PipelineStageFlags::ALL_COMMANDS,
+                vk::DependencyFlags::empty(),
+                1,
+                &before,
+                0,
+                std::ptr::null(),
+                0,
+                std::ptr::null(),
+            );
+            bind_pipeline(
+                cb.handle(),
+                vk::PipelineBindPoint::COMPUTE,
+                converter.pipeline,
+            );
+            bind_sets(
+                cb.handle(),
+                vk::PipelineBindPoint::COMPUTE,
+                converter.layout,
+                0,
+                1,
+                &set,
+                0,
+                std::ptr::null(),
+            );
+            dispatch(cb.handle(), plan.draw_count, 1, 1);
+            barrier(
+                cb.handle(),
+                vk::PipelineStageFlags::COMPUTE_SHADER,
+                vk::PipelineStageFlags::DRAW_INDIRECT | vk::PipelineStageFlags::VERTEX_INPUT,
+                vk::DependencyFlags::empty(),
+                1,
+                &after,
+                0,
+                std::ptr::null(),
+                0,
+                std::ptr::null(),
+            );
+        }
+        restore_compute(dev, cb);
+    })?;
+    // SAFETY: inside the instance begun again, with the application's pipeline and state
+    // bound: the layer's indices and commands (written above), then the application's
+    // index buffer binding put back.
+    unsafe {
+        bind_indices(cb.handle(), buffer, 0, vk::IndexType::UINT32);
+        draw_indirect(
+            cb.handle(),
+            buffer,
+            commands_at,
+            plan.draw_count,
+            COMMAND_BYTES as u32,
+        );
+        if let Some(BoundIndexBuffer {
+            buffer,
+            offset,
+            index_type,
+        }) = restore_indices
+        {
+            bind_indices(cb.handle(), buffer, offset, index_type);
+        }
+    }
+    Ok(())
+}
