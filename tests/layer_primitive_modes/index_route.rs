@@ -4,9 +4,9 @@
 //! of the layer's, which keeps the first vertex, the instances and the base instance, draws
 //! each quad's 4th vertex's flat colour (GL 4.6 compatibility table 13.2), a quad's or a
 //! polygon's edges in polygon mode `GL_LINE` (never a diagonal; 14.6.4), its corners in
-//! `GL_POINT`; indexed and indirect draws are skipped, never drawn as something else.
+//! `GL_POINT`. Indexed and indirect draws, converted on the GPU, are `converted_draws.rs`'s.
 
-use crate::primitive_modes::{border, buffer_of, lit, red_of, reds, render, two_quads, QUADS};
+use crate::primitive_modes::{border, lit, red_of, reds, render, two_quads, QUADS};
 use crate::support::*;
 use ash::vk;
 use glsem_abi::PrimitiveMode;
@@ -164,38 +164,5 @@ fn quad_strips_take_vertex_2i_plus_3s_flat_colour_and_drop_the_odd_vertex() {
     assert_eq!(reds(&image), expected);
     // Three vertices are no quad: nothing is drawn.
     let image = draw(PrimitiveMode::QUAD_STRIP, fill, strip, plain([3, 1, 0, 0]));
-    assert!(lit(&image).is_empty());
-}
-
-#[test]
-fn indexed_and_indirect_quads_are_skipped_not_drawn_wrong() {
-    let _serial = serial();
-    let fill = vk::PolygonMode::FILL;
-    let image = draw(PrimitiveMode::QUADS, fill, QUADS, |device, instance, cb| {
-        let indices = buffer_of(
-            device,
-            instance,
-            &[0, 1, 2, 3],
-            vk::BufferUsageFlags::INDEX_BUFFER,
-        );
-        unsafe {
-            device
-                .device
-                .cmd_bind_index_buffer(cb, indices.buffer, 0, vk::IndexType::UINT32);
-            device.device.cmd_draw_indexed(cb, 4, 1, 0, 0, 0);
-        }
-        vec![indices]
-    });
-    assert!(lit(&image).is_empty());
-    let image = draw(PrimitiveMode::QUADS, fill, QUADS, |device, instance, cb| {
-        let args = buffer_of(
-            device,
-            instance,
-            &[8, 1, 0, 0],
-            vk::BufferUsageFlags::INDIRECT_BUFFER,
-        );
-        unsafe { device.device.cmd_draw_indirect(cb, args.buffer, 0, 1, 16) };
-        vec![args]
-    });
     assert!(lit(&image).is_empty());
 }

@@ -5,5 +5,6 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod converted_draws;
 mod index_route;
 mod primitive_modes;

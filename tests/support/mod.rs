@@ -367,8 +367,9 @@ impl Device {
         let assemblies: Vec<_> = descs
             .iter()
             .map(|d| {
-                let mut assembly =
-                    vk::PipelineInputAssemblyStateCreateInfo::default().topology(d.topology);
+                let mut assembly = vk::PipelineInputAssemblyStateCreateInfo::default()
+                    .topology(d.topology)
+                    .primitive_restart_enable(d.primitive_restart);
                 assembly.p_next = d.assembly_next;
                 assembly
             })
@@ -561,8 +562,9 @@ pub struct Desc<'a> {
     pub multisample: Option<vk::PipelineMultisampleStateCreateInfo<'static>>,
     /// A static viewport other than the whole target with y down.
     pub viewport: Option<vk::Viewport>,
-    /// `VkPipelineInputAssemblyStateCreateInfo::pNext`.
+    /// `VkPipelineInputAssemblyStateCreateInfo::pNext` and `primitiveRestartEnable`.
     pub assembly_next: *const c_void,
+    pub primitive_restart: bool,
     pub polygon_mode: vk::PolygonMode,
     pub cull_mode: vk::CullModeFlags,
 }
@@ -586,6 +588,7 @@ impl Desc<'_> {
             multisample: None,
             viewport: None,
             assembly_next: std::ptr::null(),
+            primitive_restart: false,
             polygon_mode: vk::PolygonMode::FILL,
             cull_mode: vk::CullModeFlags::NONE,
         }
@@ -674,6 +677,27 @@ impl Device {
         vertices: u32,
         record: impl FnOnce(vk::CommandBuffer),
     ) -> Vec<Vec<u8>> {
+        self.render_after(
+            instance,
+            pipeline,
+            pass,
+            (attachments, vertices),
+            |_| {},
+            record,
+        )
+    }
+
+    /// [`Device::render_with`], calling `before` in the command buffer before the render
+    /// pass begins.
+    pub fn render_after(
+        &self,
+        instance: &Instance,
+        pipeline: vk::Pipeline,
+        pass: vk::RenderPass,
+        (attachments, vertices): (usize, u32),
+        before: impl FnOnce(vk::CommandBuffer),
+        record: impl FnOnce(vk::CommandBuffer),
+    ) -> Vec<Vec<u8>> {
         let d = &self.device;
         let targets = ColorTargets::new(self, instance, attachments);
         let readback = targets.readback_buffer(self, instance);
@@ -691,6 +715,7 @@ impl Device {
             .framebuffer(framebuffer)
             .render_area(RENDER_AREA)
             .clear_values(&clears);
+        before(cb);
         unsafe {
             d.cmd_begin_render_pass(cb, &begin, vk::SubpassContents::INLINE);
             d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipeline);

@@ -684,7 +684,7 @@ impl IndexedPrimitive {
     /// The indices of one period (a quad; a polygon's triangle, edge or vertex), relative
     /// to its first vertex, except a polygon's `0`, which is the polygon's first vertex
     /// (see [`IndexedPrimitive::indices`]).
-    fn period(&self) -> &'static [u32] {
+    pub fn period(&self) -> &'static [u32] {
         use GlPrimitive::*;
         use Rasterized::*;
         match (self.primitive, self.rasterized, self.provoking_last) {
@@ -708,7 +708,7 @@ impl IndexedPrimitive {
     }
 
     /// The vertices from one period to the next.
-    fn stride(&self) -> u32 {
+    pub fn stride(&self) -> u32 {
         match self.primitive {
             GlPrimitive::Quads => 4,
             GlPrimitive::QuadStrip => 2,

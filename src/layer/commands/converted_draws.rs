@@ -30,9 +30,10 @@ use crate::layer::data::records::{BoundIndexBuffer, CommandBufferState};
 use crate::layer::loader::frames::{command_hook, create_hook, destroy_hook, shield};
 use crate::layer::loader::registry::{device_data, Dispatchable};
 use crate::layer::loader::state::DeviceData;
+use glsem_spirv::primitive_mode::IndexedPrimitive;
 
-/// The compute shader (`shaders/close_loops.comp`, compiled by glslang).
-const CLOSE_LOOPS_SPV: &[u8] = include_bytes!("shaders/close_loops.spv");
+/// The compute shader (`shaders/converted_draws.comp`, compiled by glslang).
+const CONVERTED_DRAWS_SPV: &[u8] = include_bytes!("shaders/converted_draws.spv");
 /// Its five storage buffers: parameters, the application's indices and indirect
 /// commands, the indices and commands it writes.
 const BINDINGS: u32 = 5;
@@ -44,12 +45,22 @@ const MAX_OUTPUT_BYTES: u64 = 64 << 20;
 const MAX_INDIRECT_VERTICES: u64 = 1 << 20;
 /// `VkDrawIndexedIndirectCommand`.
 const COMMAND_BYTES: u64 = 20;
-/// The parameter block of `close_loops.comp`.
-const PARAMS_BYTES: u64 = 64;
+/// The parameter block of `converted_draws.comp`.
+const PARAMS_BYTES: u64 = 128;
+const PARAMS: usize = 32;
 
-/// A draw whose line loops the layer closes on the GPU.
+/// What the layer draws of a draw it converts on the GPU.
 #[derive(Debug, Clone, Copy)]
-pub enum LoopDraw {
+pub enum Conversion {
+    /// GL's line loops: a line strip, every loop closed.
+    Loops,
+    /// GL's quads, quad strips or polygons: the pattern's list.
+    Primitives(IndexedPrimitive),
+}
+
+/// A draw the layer converts on the GPU.
+#[derive(Debug, Clone, Copy)]
+pub enum GpuDraw {
     /// `vkCmdDrawIndexed`.
     Indexed {
         count: u32,
@@ -68,10 +79,12 @@ pub enum LoopDraw {
     },
 }
 
-/// The shader's `kind`.
+/// The shader's `kind` and `mode`.
 const KIND_INDEXED: u32 = 0;
 const KIND_INDIRECT: u32 = 1;
 const KIND_INDEXED_INDIRECT: u32 = 2;
+const MODE_LOOPS: u32 = 0;
+const MODE_PRIMITIVES: u32 = 1;
 
 /// Whether `usage` makes a buffer the layer may read indices or commands from.
 fn read_by_layer(usage: vk::BufferUsageFlags) -> bool {
@@ -232,7 +245,7 @@ fn make_converter(dev: &DeviceData) -> Result<Converter, &'static str> {
     else {
         return Err(NO_COMMAND);
     };
-    let words: Vec<u32> = CLOSE_LOOPS_SPV
+    let words: Vec<u32> = CONVERTED_DRAWS_SPV
         .chunks_exact(4)
         .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
         .collect();
@@ -388,23 +401,49 @@ fn app_binding(
 
 /// What one conversion needs: its parameters, the application's buffers, its output.
 struct Plan {
-    params: [u32; 16],
+    params: [u32; PARAMS],
     app_indices: Option<vk::DescriptorBufferInfo>,
     app_commands: Option<vk::DescriptorBufferInfo>,
     draw_count: u32,
     capacity: u64,
 }
 
+/// The parameters of `conversion` (the shader's `mode` onwards).
+fn mode_params(params: &mut [u32; PARAMS], conversion: Conversion) {
+    use glsem_spirv::primitive_mode::{GlPrimitive, Rasterized};
+    let Conversion::Primitives(p) = conversion else {
+        params[13] = MODE_LOOPS;
+        return;
+    };
+    params[13] = MODE_PRIMITIVES;
+    params[14] = match p.primitive {
+        GlPrimitive::Quads => 0,
+        GlPrimitive::QuadStrip => 1,
+        GlPrimitive::Polygon => 2,
+    };
+    params[15] = match p.rasterized {
+        Rasterized::Fill => 0,
+        Rasterized::Lines => 1,
+        Rasterized::Points => 2,
+    };
+    let pattern = p.period();
+    params[16] = pattern.len() as u32;
+    params[17..17 + pattern.len()].copy_from_slice(pattern);
+    params[25] = p.stride();
+}
+
 /// The conversion of `draw` by the bound state of `cb`.
 fn plan(
     dev: &DeviceData,
-    draw: LoopDraw,
+    draw: GpuDraw,
+    conversion: Conversion,
     state: &CommandBufferState,
 ) -> Result<Plan, &'static str> {
     let restart = state.bound_restart.unwrap_or(state.restart_enable);
-    let mut params = [0u32; 16];
+    let mut params = [0u32; PARAMS];
     params[3] = u32::from(restart);
-    let indexed = !matches!(draw, LoopDraw::Indirect { indexed: false, .. });
+    mode_params(&mut params, conversion);
+    let indexed = !matches!(draw, GpuDraw::Indirect { indexed: false, .. });
     let mut app_indices = None;
     let mut max_indices = MAX_INDIRECT_VERTICES;
     if indexed {
@@ -420,8 +459,8 @@ fn plan(
         max_indices = (info.range - u64::from(inside)) / u64::from(bytes);
         app_indices = Some(info);
     }
-    let (draw_count, per_draw) = match draw {
-        LoopDraw::Indexed {
+    let (draw_count, per_draw, app_commands) = match draw {
+        GpuDraw::Indexed {
             count,
             instances,
             first,
@@ -436,9 +475,9 @@ fn plan(
                 vertex_offset as u32,
                 first_instance,
             ]);
-            (1, u64::from(count))
+            (1, u64::from(count), None)
         }
-        LoopDraw::Indirect {
+        GpuDraw::Indirect {
             indexed,
             buffer,
             offset,
@@ -452,22 +491,17 @@ fn plan(
             let (info, inside) = app_binding(dev, buffer, offset)?;
             params[4] = inside;
             params[5] = stride;
-            return finish(params, app_indices, Some(info), draw_count, max_indices);
+            (draw_count, max_indices, Some(info))
         }
     };
-    finish(params, app_indices, None, draw_count, per_draw)
-}
-
-/// The plan of `draw_count` draws of at most `per_draw` vertices each.
-fn finish(
-    mut params: [u32; 16],
-    app_indices: Option<vk::DescriptorBufferInfo>,
-    app_commands: Option<vk::DescriptorBufferInfo>,
-    draw_count: u32,
-    per_draw: u64,
-) -> Result<Plan, &'static str> {
+    // At most two indices a vertex for loops (a loop of n takes n + 2), four and four more
+    // for GL's primitives (a quad strip drawn as lines), as the shader clamps.
+    let needed = match conversion {
+        Conversion::Loops => 2 * per_draw + 2,
+        Conversion::Primitives(_) => 4 * per_draw + 4,
+    };
     let most = (MAX_OUTPUT_BYTES / 4 / u64::from(draw_count.max(1))).saturating_sub(5);
-    let capacity = (2 * per_draw + 2).min(most).max(2);
+    let capacity = needed.min(most).max(8);
     params[6] = u32::try_from(capacity).map_err(|_| "a draw longer than the layer converts")?;
     Ok(Plan {
         params,
@@ -478,18 +512,19 @@ fn finish(
     })
 }
 
-/// Draws the bound line-loop pipeline's `draw` with every loop closed, in place of the
-/// application's; `Err`: why the layer cannot (the caller draws it open).
-pub(crate) fn close_loops(
+/// Draws `draw` of the bound pipeline as `conversion` says, in place of the application's;
+/// `Err`: why the layer cannot (the caller says so).
+pub(crate) fn draw_converted(
     dev: &DeviceData,
     cb: Dispatchable<vk::CommandBuffer>,
-    draw: LoopDraw,
+    draw: GpuDraw,
+    conversion: Conversion,
 ) -> Result<(), &'static str> {
     let converter = converter(dev)?;
     let (plan, restore_indices) = {
         let mut cbs = dev.records.command_buffers.lock();
         let state = CommandBufferState::of(&mut cbs, cb.handle());
-        (plan(dev, draw, state)?, state.index_buffer)
+        (plan(dev, draw, conversion, state)?, state.index_buffer)
     };
     if plan.draw_count == 0 {
         return Ok(());
@@ -510,7 +545,7 @@ pub(crate) fn close_loops(
         u32::try_from(indices_at / 4).map_err(|_| "a draw longer than the layer converts")?;
     // SAFETY: the chunk's mapping is at least `PARAMS_BYTES` long, host-coherent, and
     // unused by any pending work (new).
-    unsafe { std::ptr::copy_nonoverlapping(params.as_ptr(), chunk.mapped as *mut u32, 16) };
+    unsafe { std::ptr::copy_nonoverlapping(params.as_ptr(), chunk.mapped as *mut u32, PARAMS) };
     let layer = |offset: u64, range: u64| vk::DescriptorBufferInfo {
         buffer: chunk.buffer,
         offset,

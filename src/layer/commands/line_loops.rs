@@ -14,10 +14,9 @@ use ash::vk;
 use std::sync::atomic::Ordering;
 
 use crate::layer::commands::base_instance;
-use crate::layer::commands::converted_draws::{self, LoopDraw};
+use crate::layer::commands::converted_draws::{self, Conversion, GpuDraw};
 use crate::layer::commands::current_attributes::{destroy_chunk, new_host_buffer};
 use crate::layer::commands::primitive_indices;
-use crate::layer::commands::render_targets;
 use crate::layer::data::attribute_memory::LineLoops;
 use crate::layer::data::records::{BoundIndexBuffer, CommandBufferState};
 use crate::layer::loader::frames::{command_hook, shield};
@@ -71,7 +70,8 @@ impl LineLoops {
 /// Whether the device has made a line-loop pipeline or drawn line loops with shader
 /// objects (atomic loads, for the draw hooks).
 fn loops(dev: &DeviceData) -> bool {
-    render_targets::converts(dev)
+    dev.records.line_loop_pipelines.load(Ordering::Relaxed) != 0
+        || dev.records.line_loop_objects.load(Ordering::Relaxed)
 }
 
 /// Whether a line-loop pipeline is bound to `cb` (a lookup only on devices that made one).
@@ -171,13 +171,13 @@ command_hook! {
 /// An indexed or indirect draw (`what`) of a bound line-loop pipeline: drawn by the layer
 /// with its loops closed (true: the application's draw must not go down), or, where the
 /// layer cannot, left to be drawn open, said once.
-fn close_on_gpu(what: &str, cb: Dispatchable<vk::CommandBuffer>, draw: LoopDraw) -> bool {
+fn close_on_gpu(what: &str, cb: Dispatchable<vk::CommandBuffer>, draw: GpuDraw) -> bool {
     shield(what, || {
         let dev = device_data(cb)?;
         if !line_loop_bound(&dev, cb) {
             return None;
         }
-        match converted_draws::close_loops(&dev, cb, draw) {
+        match converted_draws::draw_converted(&dev, cb, draw, Conversion::Loops) {
             Ok(()) => Some(()),
             Err(why) => {
                 dev.line_loops
@@ -191,8 +191,8 @@ fn close_on_gpu(what: &str, cb: Dispatchable<vk::CommandBuffer>, draw: LoopDraw)
 }
 
 /// A draw hook whose draws depend on the application's indices or parameters: a line loop
-/// drawn with one is closed on the GPU ([`close_on_gpu`]); GL's quads, quad strips and
-/// polygons on the index route are not drawn ([`primitive_indices::skip_draw`]).
+/// drawn with one is closed on the GPU ([`close_on_gpu`]), GL's quads, quad strips and
+/// polygons on the index route converted there ([`primitive_indices::convert_draw`]).
 macro_rules! gpu_draw_hook {
     (
         $what:literal,
@@ -203,7 +203,7 @@ macro_rules! gpu_draw_hook {
     ) => {
         command_hook! {
             #[doc = concat!("`", $what, "` (devices with `VK_GLSEM_gl_state`): a line loop")]
-            /// closed on the GPU, GL's quads on the index route skipped (said once).
+            /// closed on the GPU, GL's quads on the index route converted there.
             $what,
             fn $hook(cb, $($arg: $ty),*),
             read |d| (loops(d), primitive_indices::drawn(d), base_instance::pushed(d)),
@@ -212,7 +212,7 @@ macro_rules! gpu_draw_hook {
                 if base {
                     base_instance::before_draw(what, cb, $first_instance);
                 }
-                if primitives && primitive_indices::skip_draw(what, cb) {
+                if primitives && primitive_indices::convert_draw(what, cb, $loop_draw) {
                     return;
                 }
                 if loops && close_on_gpu(what, cb, $loop_draw) {
@@ -237,7 +237,7 @@ gpu_draw_hook!(
         first_instance: u32
     ),
     first_instance: Some(first_instance),
-    loop_draw: LoopDraw::Indexed {
+    loop_draw: GpuDraw::Indexed {
         count: index_count,
         instances: instance_count,
         first: first_index,
@@ -250,7 +250,7 @@ gpu_draw_hook!(
     "an indirect draw",
     fn cmd_draw_indirect(buffer: vk::Buffer, offset: vk::DeviceSize, draw_count: u32, stride: u32),
     first_instance: None,
-    loop_draw: LoopDraw::Indirect {
+    loop_draw: GpuDraw::Indirect {
         indexed: false,
         buffer,
         offset,
@@ -268,7 +268,7 @@ gpu_draw_hook!(
         stride: u32
     ),
     first_instance: None,
-    loop_draw: LoopDraw::Indirect {
+    loop_draw: GpuDraw::Indirect {
         indexed: true,
         buffer,
         offset,

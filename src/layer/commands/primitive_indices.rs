@@ -7,13 +7,15 @@
 //! lines gets its closing edge from the line loops' pair buffer. The application's index
 //! buffer binding is put back afterwards.
 //!
-//! Indexed and indirect draws cannot be converted without reading the application's
-//! indices or parameters on the GPU: they are not drawn (never drawn as something else),
-//! and the layer says so once per device with a `glsem: error:` line.
+//! Indexed and indirect draws depend on the application's indices or parameters: they are
+//! converted on the GPU (`converted_draws`, primitive restart included); where the layer
+//! cannot, they are not drawn (never drawn as something else), and the layer says so once
+//! per device with a `glsem: error:` line.
 
 use ash::vk;
 use std::sync::atomic::Ordering;
 
+use crate::layer::commands::converted_draws::{draw_converted, Conversion, GpuDraw};
 use crate::layer::commands::current_attributes::{destroy_chunk, new_host_buffer};
 use crate::layer::data::attribute_memory::PrimitiveIndices;
 use crate::layer::data::records::{BoundIndexBuffer, CommandBufferState};
@@ -115,15 +117,17 @@ pub(crate) fn replace_draw(cb: Dispatchable<vk::CommandBuffer>, draw: [u32; 4]) 
 }
 
 /// An indexed or indirect draw (`what`): where the bound pipeline draws GL's primitive mode
-/// on the index route, says once that it is not drawn and returns true.
-pub(crate) fn skip_draw(what: &str, cb: Dispatchable<vk::CommandBuffer>) -> bool {
+/// on the index route, draws its primitives converted on the GPU (`converted_draws`) and
+/// returns true (the application's draw must not go down); where the layer cannot, the
+/// draw is skipped, never drawn as something else, and the layer says why once.
+pub(crate) fn convert_draw(what: &str, cb: Dispatchable<vk::CommandBuffer>, draw: GpuDraw) -> bool {
     shield(what, || {
         let dev = device_data(cb)?;
-        bound(&dev, cb)?;
-        dev.primitive_indices.say_not_drawn(&format!(
-            "{what} cannot be converted without reading the application's indices or \
-             parameters (the layer draws only vkCmdDraw there)"
-        ));
+        let p = bound(&dev, cb)?;
+        if let Err(why) = draw_converted(&dev, cb, draw, Conversion::Primitives(p)) {
+            dev.primitive_indices
+                .say_not_drawn(&format!("{what} cannot be converted: {why}"));
+        }
         Some(())
     })
     .flatten()

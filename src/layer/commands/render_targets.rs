@@ -33,10 +33,12 @@ use crate::layer::objects::render_passes::variant;
 use crate::layer::support::ffi::slice;
 
 /// Whether the device may end render pass instances for converted draws: it made a
-/// pipeline, or drew shader objects, that draws GL's line loops.
+/// pipeline, or drew shader objects, that draws GL's line loops, or a pipeline that draws
+/// GL's quads, quad strips or polygons on the index route.
 pub(crate) fn converts(dev: &DeviceData) -> bool {
     dev.records.line_loop_pipelines.load(Ordering::Relaxed) != 0
         || dev.records.line_loop_objects.load(Ordering::Relaxed)
+        || dev.records.gl_primitive_pipelines.load(Ordering::Relaxed) != 0
 }
 
 /// Sets `cb`'s render target (a command buffer the layer follows).

@@ -299,6 +299,7 @@ fn shader_objects_key(dev: &DeviceData, group: ObjectGroup) -> PipelineKey {
         app_line_stipple: true,
         // GL's primitive mode is set at record time (`vkCmdSetPrimitiveModeGLSEM`).
         gl_mode: None,
+        primitive_restart: false,
         rasterized: Rasterized::Fill,
         app_provoking_last: false,
         culling: None,
@@ -394,6 +395,11 @@ fn pipeline_state_key(
         app_line_stipple: dynamic.contains(&vk::DynamicState::LINE_STIPPLE_KHR)
             || dynamic.contains(&vk::DynamicState::LINE_STIPPLE_ENABLE_EXT),
         gl_mode,
+        primitive_restart: !dynamic.contains(&vk::DynamicState::PRIMITIVE_RESTART_ENABLE)
+            && ci
+                .input_assembly
+                .as_ref()
+                .is_some_and(|ia| ia.primitive_restart_enable == vk::TRUE),
         rasterized: match raster.map(|r| r.polygon_mode) {
             _ if dynamic.contains(&vk::DynamicState::POLYGON_MODE_EXT) => Rasterized::Fill,
             Some(vk::PolygonMode::LINE) => Rasterized::Lines,

@@ -42,7 +42,7 @@ use crate::layer::support::error::{IndicesError, LimitExceeded, PlanError};
 use crate::layer::support::ffi::slice;
 use crate::layer::support::log;
 use glsem_abi::PrimitiveMode;
-use glsem_spirv::primitive_mode::{GlPrimitive, PrimitiveRoute};
+use glsem_spirv::primitive_mode::PrimitiveRoute;
 use glsem_spirv::scan::Summary;
 use glsem_spirv::semantics::{
     choose, GlMode, Semantic, Stage, StageInfo, Stages, Step, WindowOrigin,
@@ -339,16 +339,9 @@ fn refused_primitive_mode(
         .as_ref()
         .is_some_and(|ia| ia.primitive_restart_enable == vk::TRUE);
     match gl_mode {
-        // A list topology restarts only with primitiveTopologyListRestart; a strip of quads
-        // cannot tell, after a restart, which of its primitives are quads.
-        GlMode::Primitive(p @ (GlPrimitive::Quads | GlPrimitive::QuadStrip)) if restart => {
-            Some(PlanError::RestartedPrimitive(p))
-        }
-        // The index route draws a list, which restarts only with
-        // primitiveTopologyListRestart (and draws no indexed draw of the application's).
-        GlMode::Primitive(p) if restart && dev.key().primitive_route == PrimitiveRoute::Indices => {
-            Some(PlanError::RestartedPrimitive(p))
-        }
+        // With restart, GL's primitives take the index route, which a vertex-input library
+        // cannot pick alone (above).
+        GlMode::Primitive(p) if restart && is_library(ci) => Some(PlanError::RestartedPrimitive(p)),
         _ => None,
     }
 }

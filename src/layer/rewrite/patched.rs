@@ -220,7 +220,12 @@ impl<'a> Patched<'a> {
         let mut copy = vk::PipelineInputAssemblyStateCreateInfo {
             flags: app.flags,
             topology,
-            primitive_restart_enable: app.primitive_restart_enable,
+            // A list restarts only with primitiveTopologyListRestart: the layer's indices
+            // of GL's primitives hold no restart (`converted_draws` reads the application's).
+            primitive_restart_enable: match is_list(topology) {
+                true => vk::FALSE,
+                false => app.primitive_restart_enable,
+            },
             ..Default::default()
         };
         copy.p_next = p_next;
@@ -251,4 +256,16 @@ impl<'a> Patched<'a> {
             info.p_input_assembly_state = &**copy;
         }
     }
+}
+
+/// Whether `topology` is a list (or patches): primitive restart needs a feature there.
+fn is_list(topology: vk::PrimitiveTopology) -> bool {
+    !matches!(
+        topology,
+        vk::PrimitiveTopology::LINE_STRIP
+            | vk::PrimitiveTopology::TRIANGLE_STRIP
+            | vk::PrimitiveTopology::TRIANGLE_FAN
+            | vk::PrimitiveTopology::LINE_STRIP_WITH_ADJACENCY
+            | vk::PrimitiveTopology::TRIANGLE_STRIP_WITH_ADJACENCY
+    )
 }

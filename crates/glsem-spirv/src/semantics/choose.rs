@@ -99,9 +99,9 @@ pub fn choose(stages: &Stages<'_>, key: &PipelineKey) -> Vec<Step> {
 /// as every other step left it. A mode the layer cannot draw is refused where the step runs,
 /// never dropped: without it the pipeline would draw something else.
 ///
-/// On the index route (pipelines only: shader objects keep the geometry shader) the
-/// pipeline draws a list and the layer's indices; the fragment shader's `gl_PrimitiveID`
-/// counts GL's primitives.
+/// On the index route (pipelines only: shader objects keep the geometry shader; every
+/// pipeline with primitive restart on) the pipeline draws a list and the layer's indices;
+/// the fragment shader's `gl_PrimitiveID` counts GL's primitives.
 fn primitive_mode_steps(stages: &Stages<'_>, key: &PipelineKey, steps: &mut Vec<Step>) {
     // Where the vertex shader copies gl_Layer for the fragment shader (the step above), the
     // geometry shader writes the copy itself.
@@ -114,7 +114,11 @@ fn primitive_mode_steps(stages: &Stages<'_>, key: &PipelineKey, steps: &mut Vec<
                     applies(key, Semantic::ProvokingVertex) && key.device.provoking_vertex_last
                 }
             };
-            if key.device.primitive_route == PrimitiveRoute::Indices && !key.shader_object {
+            let route = match key.primitive_restart {
+                true => PrimitiveRoute::Indices,
+                false => key.device.primitive_route,
+            };
+            if route == PrimitiveRoute::Indices && !key.shader_object {
                 let indexed = IndexedPrimitive {
                     primitive,
                     rasterized: key.rasterized,

@@ -170,6 +170,10 @@ pub struct PipelineKey {
     pub app_line_stipple: bool,
     /// GL's primitive mode the application asks for.
     pub gl_mode: Option<GlMode>,
+    /// Primitive restart is on in the pipeline's static input-assembly state: GL's quads,
+    /// quad strips and polygons take the index route (the layer's indices restart where
+    /// GL's do; a geometry shader's list topology cannot restart).
+    pub primitive_restart: bool,
     /// What the rasterizer draws of polygons (`polygonMode`; `Fill` where it is dynamic).
     pub rasterized: Rasterized,
     /// The provoking vertex mode the application chained is the last vertex.
@@ -247,6 +251,7 @@ impl PipelineKey {
             static_front_face: false,
             app_domain_origin: false,
             gl_mode: None,
+            primitive_restart: false,
             rasterized: Rasterized::Fill,
             app_provoking_last: false,
             culling: None,
