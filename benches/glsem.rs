@@ -76,7 +76,7 @@ fn unavailable(name: &str, why: &str) {
 
 /// The figures in the order of issue 7's table, which is the order they are printed in
 /// (they are measured in another order: see `main`).
-const FIGURES: [&str; 28] = [
+const FIGURES: [&str; 31] = [
     "passthrough_pipeline_ratio",
     // Issue 35: what any layer costs (the do-nothing layer), and glsem's share above it.
     "empty_layer_ratio",
@@ -109,6 +109,10 @@ const FIGURES: [&str; 28] = [
     // Issue 31.
     "primitive_gs_us",
     "line_loop_close_ns",
+    // Issue 40.
+    "draw_hooks_ns",
+    "converted_draw_us",
+    "converted_draw_gpu_us",
     // Issue 32.
     "followed_bind_ns",
 ];
@@ -1178,6 +1182,12 @@ fn main() {
     }
     if wanted(&["line_loop_close_ns"]) {
         primitive_modes::line_loop_close_ns(&vulkan, &modules, &runs);
+    }
+    if wanted(&["draw_hooks_ns"]) {
+        primitive_modes::draw_hooks_ns(&vulkan, &modules, &runs);
+    }
+    if wanted(&["converted_draw_us", "converted_draw_gpu_us"]) {
+        primitive_modes::converted_draw_us(&vulkan, &modules, &runs);
     }
     let on_gpu = Gpu::new(&vulkan, Layer::Glsem);
     let empty_gpu = Gpu::new(&vulkan, Layer::Empty);

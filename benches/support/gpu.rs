@@ -456,6 +456,38 @@ impl Gpu {
     pub fn command_pool(&self) -> (vk::CommandPool, vk::CommandBuffer) {
         command_pool(&self.device, self.queue_family)
     }
+
+    /// The queue the command pools' command buffers are submitted to.
+    pub fn queue(&self) -> vk::Queue {
+        // SAFETY: the device was made with one queue of this family.
+        unsafe { self.device.get_device_queue(self.queue_family, 0) }
+    }
+
+    /// A buffer of `size` bytes for `usage`, bound to memory of the first type it allows
+    /// (the caller frees both).
+    pub fn buffer(&self, size: u64, usage: vk::BufferUsageFlags) -> (vk::Buffer, vk::DeviceMemory) {
+        let d = &self.device;
+        // SAFETY: valid create and allocate infos; the memory is bound once.
+        unsafe {
+            let buffer = d
+                .create_buffer(
+                    &vk::BufferCreateInfo::default().size(size).usage(usage),
+                    None,
+                )
+                .unwrap();
+            let needs = d.get_buffer_memory_requirements(buffer);
+            let memory = d
+                .allocate_memory(
+                    &vk::MemoryAllocateInfo::default()
+                        .allocation_size(needs.size)
+                        .memory_type_index(needs.memory_type_bits.trailing_zeros()),
+                    None,
+                )
+                .unwrap();
+            d.bind_buffer_memory(buffer, memory, 0).unwrap();
+            (buffer, memory)
+        }
+    }
 }
 
 impl Drop for Gpu {

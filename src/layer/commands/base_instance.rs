@@ -2,13 +2,19 @@
 //! base instance from the GL-state block (`rules/instance_id.rs`), and each draw of such a
 //! pipeline pushes its `firstInstance` there first, when it differs from the last pushed.
 //!
-//! An indirect draw's `firstInstance` is in a buffer the GPU reads: the layer pushes 0, and
-//! says once per device, where the device enabled `drawIndirectFirstInstance`, that a base
-//! instance there is not excluded.
+//! An indirect draw's `firstInstance` is in a buffer the GPU reads: the layer pushes 0 and
+//! draws from a copy of the commands whose `firstInstance` is 0 (`converted_draws`), which
+//! gives the same vertices and gl_InstanceID where the pipeline reads no instance-rate
+//! attribute. Where it does (or the copy cannot be made), the layer says once per device,
+//! where the device enabled `drawIndirectFirstInstance`, that a base instance there is not
+//! excluded.
 
 use ash::vk;
 use std::sync::atomic::Ordering;
 
+use crate::layer::commands::converted_draws::{
+    draw_from_instance_zero, zeroes_first_instance, GpuDraw,
+};
 use crate::layer::data::records::CommandBufferState;
 use crate::layer::loader::frames::shield;
 use crate::layer::loader::registry::{device_data, Dispatchable};
@@ -80,4 +86,39 @@ fn warn_indirect(dev: &DeviceData, what: &str) {
              it counts from 0 only where firstInstance is 0. Said once per device."
         );
     }
+}
+
+/// Whether the indirect draws on `cb` go down with `firstInstance` 0
+/// ([`zeroes_first_instance`]).
+pub(crate) fn zeroed(what: &str, cb: Dispatchable<vk::CommandBuffer>) -> bool {
+    shield(what, || {
+        let dev = device_data(cb)?;
+        let mut cbs = dev.records.command_buffers.lock();
+        Some(zeroes_first_instance(CommandBufferState::of(
+            &mut cbs,
+            cb.handle(),
+        )))
+    })
+    .flatten()
+    .unwrap_or(false)
+}
+
+/// An indirect draw on `cb` whose commands go down with `firstInstance` 0: drawn from the
+/// layer's copy of them (true: the application's draw must not go down); where the layer
+/// cannot, it says why once.
+pub(crate) fn draw_zeroed(what: &str, cb: Dispatchable<vk::CommandBuffer>, draw: GpuDraw) -> bool {
+    shield(what, || {
+        let dev = device_data(cb)?;
+        match draw_from_instance_zero(&dev, cb, draw) {
+            Ok(()) => Some(()),
+            Err(why) => {
+                if dev.features.draw_indirect_first_instance {
+                    warn_indirect(&dev, &format!("{what} ({why})"));
+                }
+                None
+            }
+        }
+    })
+    .flatten()
+    .is_some()
 }

@@ -417,14 +417,26 @@ command_hook! {
                 window_height,
                 attributes,
                 (line_loop, restart),
-                base_instance,
+                (base_instance, instance_rate),
                 gl_primitive,
                 line_mode,
                 topology,
                 followed,
                 layer_line_mode,
             ) = dev.records.pipelines.read().get(&pipeline).map_or(
-                (None, false, None, None, (false, None), false, None, None, None, None, false),
+                (
+                    None,
+                    false,
+                    None,
+                    None,
+                    (false, None),
+                    (false, Some(true)),
+                    None,
+                    None,
+                    None,
+                    None,
+                    false,
+                ),
                 |r| {
                     (
                         r.reads_block,
@@ -432,7 +444,7 @@ command_hook! {
                         r.window_height,
                         r.current_attributes,
                         (r.line_loop, r.primitive_restart),
-                        r.reads_base_instance,
+                        (r.reads_base_instance, r.instance_rate),
                         r.gl_primitive,
                         r.line_mode,
                         r.gl_topology,
@@ -463,6 +475,7 @@ command_hook! {
                 state.bound_line_loop = line_loop;
                 state.bound_restart = restart;
                 state.bound_base_instance = base_instance;
+                state.bound_instance_rate = instance_rate;
                 state.bound_gl_primitive = gl_primitive;
                 state.gl_topology = topology;
                 // A line mode the layer made dynamic: the application, which never set it,

@@ -86,6 +86,23 @@ const KIND_INDEXED_INDIRECT: u32 = 2;
 const MODE_LOOPS: u32 = 0;
 const MODE_PRIMITIVES: u32 = 1;
 
+/// Whether the indirect draws of the pipeline bound in `state` go down with `firstInstance`
+/// 0: its vertex shader reads the base instance from the GL-state block (a device without
+/// `shaderDrawParameters`), where indirect draws push 0, and it reads no instance-rate
+/// attribute, which `firstInstance` would offset (`instance_id`'s indirect route).
+pub(crate) fn zeroes_first_instance(state: &CommandBufferState) -> bool {
+    let instanced = state.bound_instance_rate.unwrap_or_else(|| {
+        // Dynamic vertex input: the application's last `vkCmdSetVertexInputEXT`.
+        state.dynamic_inputs.app_input.as_ref().is_none_or(|input| {
+            input
+                .bindings
+                .iter()
+                .any(|&(_, _, rate, _)| rate == vk::VertexInputRate::INSTANCE)
+        })
+    });
+    state.bound_base_instance && !instanced
+}
+
 /// Whether `usage` makes a buffer the layer may read indices or commands from.
 fn read_by_layer(usage: vk::BufferUsageFlags) -> bool {
     usage.intersects(vk::BufferUsageFlags::INDEX_BUFFER | vk::BufferUsageFlags::INDIRECT_BUFFER)
@@ -93,7 +110,8 @@ fn read_by_layer(usage: vk::BufferUsageFlags) -> bool {
 
 create_hook! {
     /// `vkCreateBuffer` (devices with `VK_GLSEM_gl_state`): a buffer of indices or indirect
-    /// commands is also made a storage buffer, for the layer's compute shader to read.
+    /// commands is also made a storage buffer and a transfer source, for the layer's compute
+    /// shader to read and its copies.
     "vkCreateBuffer",
     fn create_buffer(device, p_create_info: vk::BufferCreateInfo<'_>, p_allocator, p_buffer: vk::Buffer),
     prepare: |dev| {
@@ -108,12 +126,15 @@ create_hook! {
         Some(Some(_)) => {
             // SAFETY: the application's valid create info (Vulkan's valid usage).
             let app = unsafe { *p_create_info };
-            // One more usage bit, which any buffer may have.
+            // Two more usage bits, which any buffer may have: read by the layer's compute
+            // shader, or copied.
             let ci = vk::BufferCreateInfo {
-                usage: app.usage | vk::BufferUsageFlags::STORAGE_BUFFER,
+                usage: app.usage
+                    | vk::BufferUsageFlags::STORAGE_BUFFER
+                    | vk::BufferUsageFlags::TRANSFER_SRC,
                 ..app
             };
-            // SAFETY: the application's create info with STORAGE_BUFFER added.
+            // SAFETY: the application's create info with two usage bits added.
             unsafe { next(device, &ci, p_allocator, p_buffer) }
         }
         // SAFETY: the next layer's command with the application's arguments.
@@ -491,6 +512,7 @@ fn plan(
             let (info, inside) = app_binding(dev, buffer, offset)?;
             params[4] = inside;
             params[5] = stride;
+            params[26] = u32::from(zeroes_first_instance(state));
             (draw_count, max_indices, Some(info))
         }
     };
@@ -689,6 +711,121 @@ pub(crate) fn draw_converted(
         }) = restore_indices
         {
             bind_indices(cb.handle(), buffer, offset, index_type);
+        }
+    }
+    Ok(())
+}
+
+/// An indirect draw (`draw`) of a pipeline whose indirect draws go down with `firstInstance`
+/// 0 ([`zeroes_first_instance`]): drawn from a copy of its commands, each `firstInstance`
+/// set to 0 (a copy and a fill per command, outside the render pass instance), in place of
+/// the application's; `Err`: why the layer cannot.
+pub(crate) fn draw_from_instance_zero(
+    dev: &DeviceData,
+    cb: Dispatchable<vk::CommandBuffer>,
+    draw: GpuDraw,
+) -> Result<(), &'static str> {
+    let GpuDraw::Indirect {
+        indexed,
+        buffer,
+        offset,
+        draw_count,
+        stride,
+    } = draw
+    else {
+        return Err("a direct draw pushes its own base instance");
+    };
+    if draw_count == 0 {
+        return Ok(());
+    }
+    if !dev.records.readable_buffers.read().contains_key(&buffer) {
+        return Err("its buffer was not made readable by the layer (made with a usage chain)");
+    }
+    let command = match indexed {
+        true => COMMAND_BYTES,
+        false => 16,
+    };
+    let stride = match draw_count {
+        1 => command,
+        _ => u64::from(stride),
+    };
+    let bytes = u64::from(draw_count - 1) * stride + command;
+    let usage = vk::BufferUsageFlags::INDIRECT_BUFFER | vk::BufferUsageFlags::TRANSFER_DST;
+    let chunk = new_host_buffer(dev, bytes, usage)
+        .ok_or("no host-visible memory for the converted draw")?;
+    let copy = chunk.buffer;
+    CommandBufferState::of(&mut dev.records.command_buffers.lock(), cb.handle())
+        .conversions
+        .chunks
+        .push(chunk);
+    let t = &dev.table;
+    let (Some(barrier), Some(copy_buffer), Some(fill), Some(draw_indirect), Some(draw_indexed)) = (
+        t.cmd_pipeline_barrier,
+        t.cmd_copy_buffer,
+        t.cmd_fill_buffer,
+        t.cmd_draw_indirect,
+        t.cmd_draw_indexed_indirect,
+    ) else {
+        return Err("the device lacks a command the layer's copy needs");
+    };
+    outside_render_pass(dev, cb, || {
+        let before = vk::MemoryBarrier {
+            src_access_mask: vk::AccessFlags::MEMORY_WRITE,
+            dst_access_mask: vk::AccessFlags::MEMORY_READ | vk::AccessFlags::MEMORY_WRITE,
+            ..Default::default()
+        };
+        let after = vk::MemoryBarrier {
+            src_access_mask: vk::AccessFlags::TRANSFER_WRITE,
+            dst_access_mask: vk::AccessFlags::INDIRECT_COMMAND_READ,
+            ..Default::default()
+        };
+        let region = vk::BufferCopy {
+            src_offset: offset,
+            dst_offset: 0,
+            size: bytes,
+        };
+        // SAFETY: a live command buffer (a `Dispatchable`) recording outside a render pass
+        // instance; the application's buffer holds the draw's commands (Vulkan's valid
+        // usage for the draw) and is a transfer source (the layer made it one); the copy
+        // is the layer's, `bytes` long, alive until the command buffer is reset or freed.
+        unsafe {
+            barrier(
+                cb.handle(),
+                vk::PipelineStageFlags::ALL_COMMANDS,
+                vk::PipelineStageFlags::ALL_COMMANDS,
+                vk::DependencyFlags::empty(),
+                1,
+                &before,
+                0,
+                std::ptr::null(),
+                0,
+                std::ptr::null(),
+            );
+            copy_buffer(cb.handle(), buffer, copy, 1, &region);
+            for i in 0..u64::from(draw_count) {
+                fill(cb.handle(), copy, i * stride + command - 4, 4, 0);
+            }
+            barrier(
+                cb.handle(),
+                vk::PipelineStageFlags::TRANSFER,
+                vk::PipelineStageFlags::DRAW_INDIRECT,
+                vk::DependencyFlags::empty(),
+                1,
+                &after,
+                0,
+                std::ptr::null(),
+                0,
+                std::ptr::null(),
+            );
+        }
+    })?;
+    let stride = stride as u32;
+    // SAFETY: inside the instance begun again, with the application's pipeline and state
+    // bound: its own draw, from the copy of its commands.
+    unsafe {
+        match indexed {
+            true => draw_indexed(cb.handle(), copy, 0, draw_count, stride),
+            false => draw_indirect(cb.handle(), copy, 0, draw_count, stride),
         }
     }
     Ok(())

@@ -209,13 +209,20 @@ macro_rules! gpu_draw_hook {
             read |d| (loops(d), primitive_indices::drawn(d), base_instance::pushed(d)),
             calls_down |next, (loops, primitives, base)| {
                 let what = concat!($draw, " (", $what, ")");
+                let first_instance: Option<u32> = $first_instance;
+                // An indirect draw whose firstInstance the layer makes 0 pushes 0.
+                let zeroed = base && first_instance.is_none() && base_instance::zeroed(what, cb);
                 if base {
-                    base_instance::before_draw(what, cb, $first_instance);
+                    let pushed = if zeroed { Some(0) } else { first_instance };
+                    base_instance::before_draw(what, cb, pushed);
                 }
                 if primitives && primitive_indices::convert_draw(what, cb, $loop_draw) {
                     return;
                 }
                 if loops && close_on_gpu(what, cb, $loop_draw) {
+                    return;
+                }
+                if zeroed && base_instance::draw_zeroed(what, cb, $loop_draw) {
                     return;
                 }
                 // SAFETY: the next layer's command with the arguments the application gave

@@ -255,6 +255,10 @@ pub struct PipelineRecord {
     pub primitive_restart: Option<bool>,
     /// Its vertex shader reads the base instance from the GL-state block: draws push it.
     pub reads_base_instance: bool,
+    /// It may read instance-rate vertex attributes (or its vertex input is unknown here;
+    /// `None`: dynamic vertex input): an indirect draw's `firstInstance` must then reach the
+    /// driver as it is.
+    pub instance_rate: Option<bool>,
     /// It draws GL's quads, quad strips or polygons on the index route: the pattern whose
     /// indices replace its non-indexed draws (`primitive_indices`).
     pub gl_primitive: Option<IndexedPrimitive>,
@@ -288,6 +292,7 @@ impl PipelineRecord {
             line_loop: false,
             primitive_restart: None,
             reads_base_instance: false,
+            instance_rate: Some(true),
             gl_primitive: None,
             gl_topology: None,
             library_line_mode: false,
@@ -361,8 +366,10 @@ pub struct CommandBufferState {
     pub object_lines: bool,
     /// The bound pipeline draws GL's line loops: non-indexed draws get their closing segment.
     pub bound_line_loop: bool,
-    /// The bound pipeline reads the base instance from the GL-state block.
+    /// The bound pipeline reads the base instance from the GL-state block, and may read
+    /// instance-rate attributes.
     pub bound_base_instance: bool,
+    pub bound_instance_rate: Option<bool>,
     /// The bound pipeline draws GL's quads, quad strips or polygons on the index route: its
     /// non-indexed draws are replaced, the others skipped (`primitive_indices`).
     pub bound_gl_primitive: Option<IndexedPrimitive>,
@@ -458,6 +465,7 @@ impl CommandBufferState {
             object_lines: false,
             bound_line_loop: false,
             bound_base_instance: false,
+            bound_instance_rate: Some(true),
             bound_gl_primitive: None,
             gl_topology: None,
             index_buffer: None,
@@ -552,9 +560,9 @@ pub struct Records {
     /// Set once a TES or block-reading shader object was recorded: `vkCmdBindPipeline` then
     /// forgets the command buffer's bound shader objects (a pipeline unbinds them).
     pub shader_objects_made: AtomicBool,
-    /// The primitive restart of libraries holding input-assembly state (`None`: dynamic),
-    /// read by the pipelines linked from them.
-    pub library_restart: RwLock<HashMap<vk::Pipeline, Option<bool>>>,
+    /// What libraries holding the vertex-input state say of it, read by the pipelines
+    /// linked from them.
+    pub library_vertex_input: RwLock<HashMap<vk::Pipeline, LibraryVertexInput>>,
     /// The application's index and indirect buffers the layer made readable as storage
     /// buffers, with their sizes (`converted_draws`).
     pub readable_buffers: RwLock<HashMap<vk::Buffer, vk::DeviceSize>>,
@@ -592,6 +600,14 @@ impl Records {
             count(&self.gl_primitive_pipelines);
         }
     }
+}
+
+/// A vertex-input library's primitive restart (`None`: dynamic state) and whether it may
+/// feed instance-rate attributes (`PipelineRecord::instance_rate`).
+#[derive(Debug, Clone, Copy)]
+pub struct LibraryVertexInput {
+    pub restart: Option<bool>,
+    pub instance_rate: Option<bool>,
 }
 
 /// What the layer remembers of a library holding one side of the vertex-input interface.

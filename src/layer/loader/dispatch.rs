@@ -264,6 +264,8 @@ $expand!(
             converted_draws::cmd_set_primitive_restart_enable;
         cmd_pipeline_barrier: PFN_vkCmdPipelineBarrier = "vkCmdPipelineBarrier";
         cmd_dispatch: PFN_vkCmdDispatch = "vkCmdDispatch";
+        cmd_copy_buffer: PFN_vkCmdCopyBuffer = "vkCmdCopyBuffer";
+        cmd_fill_buffer: PFN_vkCmdFillBuffer = "vkCmdFillBuffer";
         create_compute_pipelines: PFN_vkCreateComputePipelines = "vkCreateComputePipelines";
         create_descriptor_set_layout: PFN_vkCreateDescriptorSetLayout =
             "vkCreateDescriptorSetLayout";

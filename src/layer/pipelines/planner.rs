@@ -22,7 +22,9 @@ use std::sync::atomic::Ordering;
 
 use crate::layer::commands::current_attributes::integer_slots;
 use crate::layer::data::dynamic_lines::StaticMultisample;
-use crate::layer::data::records::{BlockBinding, BlockSlot, PipelineRecord, FAST_PATH_PIPELINES};
+use crate::layer::data::records::{
+    BlockBinding, BlockSlot, LibraryVertexInput, PipelineRecord, FAST_PATH_PIPELINES,
+};
 use crate::layer::loader::frames::destroy_hook;
 use crate::layer::loader::frames::{hook, maybe_inject_panic, shield};
 use crate::layer::loader::state::DeviceData;
@@ -115,8 +117,33 @@ hook! {
         shield("vkCreateGraphicsPipelines library parts", || {
             library_inputs::record(dev, &infos, pipelines);
             record_library_multisample(dev, &infos, pipelines);
+            record_library_vertex_input(dev, &infos, pipelines);
         });
         result
+    }
+}
+
+/// Keeps what vertex-input libraries say of their vertex input on `VK_GLSEM_gl_state`
+/// devices: the pipelines linked from them read it (`primitive_restart`, `instance_rate`).
+fn record_library_vertex_input(
+    dev: &DeviceData,
+    infos: &[PipelineView<'_>],
+    pipelines: &[vk::Pipeline],
+) {
+    if !dev.extensions.gl_state {
+        return;
+    }
+    for (ci, &pipeline) in infos.iter().zip(pipelines) {
+        if pipeline != vk::Pipeline::null() && ci.input_assembly.is_some() && is_library(ci) {
+            let input = LibraryVertexInput {
+                restart: primitive_restart(dev, ci),
+                instance_rate: instance_rate(dev, ci),
+            };
+            dev.records
+                .library_vertex_input
+                .write()
+                .insert(pipeline, input);
+        }
     }
 }
 
@@ -292,11 +319,33 @@ fn primitive_restart(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<bool> {
     if let Some(ia) = &ci.input_assembly {
         return Some(ia.primitive_restart_enable != 0);
     }
-    let restarts = dev.records.library_restart.read();
+    let inputs = dev.records.library_vertex_input.read();
     linked_libraries(ci)
         .iter()
-        .find_map(|l| restarts.get(l).copied())
+        .find_map(|l| inputs.get(l).map(|input| input.restart))
         .flatten()
+}
+
+/// Whether a pipeline may read instance-rate attributes: a binding of its vertex-input
+/// state, or of the library it was linked from, at `VK_VERTEX_INPUT_RATE_INSTANCE`
+/// (`None`: dynamic vertex input, decided at the draw; a vertex input the layer cannot see
+/// counts as instanced).
+fn instance_rate(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<bool> {
+    if ci.is_dynamic(vk::DynamicState::VERTEX_INPUT_EXT) {
+        return None;
+    }
+    if let Some(input) = &ci.vertex_input {
+        let instanced = input
+            .bindings
+            .iter()
+            .any(|b| b.input_rate == vk::VertexInputRate::INSTANCE);
+        return Some(instanced);
+    }
+    let inputs = dev.records.library_vertex_input.read();
+    linked_libraries(ci)
+        .iter()
+        .find_map(|l| inputs.get(l).map(|input| input.instance_rate))
+        .unwrap_or(Some(true))
 }
 
 /// The topology a pipeline drawing GL's primitive mode with a dynamic topology needs: the
@@ -899,15 +948,6 @@ impl Call<'_> {
             if pipeline == vk::Pipeline::null() {
                 continue;
             }
-            if self.dev.extensions.gl_state && ci.input_assembly.is_some() && is_library(ci) {
-                // Linked pipelines read their restart here (`primitive_restart`).
-                let restart = primitive_restart(self.dev, ci);
-                self.dev
-                    .records
-                    .library_restart
-                    .write()
-                    .insert(pipeline, restart);
-            }
             let line_loop = match plan {
                 Plan::Rewrite(rewrite) => rewrite.line_loop(),
                 _ => false,
@@ -972,6 +1012,7 @@ impl Call<'_> {
             record.line_loop = line_loop;
             record.primitive_restart = primitive_restart(self.dev, ci);
             record.reads_base_instance = reads_base_instance;
+            record.instance_rate = instance_rate(self.dev, ci);
             record.gl_primitive = gl_primitive;
             record.gl_topology = gl_topology;
             record.line_mode = line_mode;
@@ -990,7 +1031,7 @@ destroy_hook!(
     /// `vkDestroyPipeline`.
     "vkDestroyPipeline", destroy_pipeline(pipeline: vk::Pipeline), |dev| {
         dev.records.library_parts.write().remove(&pipeline);
-        dev.records.library_restart.write().remove(&pipeline);
+        dev.records.library_vertex_input.write().remove(&pipeline);
         dev.records.library_multisample.write().remove(&pipeline);
         let removed = dev.records.pipelines.write().remove(&pipeline);
         if let Some(removed) = removed {

@@ -48,6 +48,8 @@ layout(std430, set = 0, binding = 0) readonly buffer Params {
     uint pattern[8];      // a period's indices, from its first vertex (a polygon's fill:
                           // 0 is the polygon's first vertex)
     uint period_stride;   // vertices from one period to the next
+    uint zero_first_instance; // the vertex shader takes the base instance from the
+                          // GL-state block, where an indirect draw pushes 0
 } params;
 layout(std430, set = 0, binding = 1) readonly buffer AppIndices { uint words[]; } app_indices;
 layout(std430, set = 0, binding = 2) readonly buffer AppCommands { uint words[]; } app_commands;
@@ -176,5 +178,5 @@ void main() {
     commands[at + 1u] = instances;
     commands[at + 2u] = params.index_base + base;
     commands[at + 3u] = vertex_offset;
-    commands[at + 4u] = first_instance;
+    commands[at + 4u] = params.zero_first_instance != 0u ? 0u : first_instance;
 }
