@@ -509,6 +509,7 @@ pub fn check_planner_chain(data: &[u8]) -> Vec<Produced> {
         gl_state: pipeline(4),
         depth_clip_control: !pipeline(6),
         provoking_vertex_last: true,
+        list_restart: pipeline(7),
         draw_parameters: true,
         bresenham_lines: true,
         stippled_bresenham_lines: true,

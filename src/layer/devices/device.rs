@@ -120,6 +120,7 @@ struct AddedFeatures {
     draw_parameters: Option<vk::PhysicalDeviceShaderDrawParametersFeatures<'static>>,
     line_rasterization: Option<vk::PhysicalDeviceLineRasterizationFeaturesKHR<'static>>,
     dynamic_line_mode: Option<vk::PhysicalDeviceExtendedDynamicState3FeaturesEXT<'static>>,
+    list_restart: Option<vk::PhysicalDevicePrimitiveTopologyListRestartFeaturesEXT<'static>>,
 }
 
 /// Chains the feature struct `added` in front of `out`'s `pNext`, where the layer adds it.
@@ -146,6 +147,7 @@ impl DevicePrep {
         link_added(&mut out, &mut added.draw_parameters);
         link_added(&mut out, &mut added.line_rasterization);
         link_added(&mut out, &mut added.dynamic_line_mode);
+        link_added(&mut out, &mut added.list_restart);
         out
     }
 }
@@ -157,6 +159,7 @@ const LINE_RASTERIZATION_EXT: &CStr = c"VK_EXT_line_rasterization";
 const SHADER_OBJECT: &CStr = c"VK_EXT_shader_object";
 const GRAPHICS_PIPELINE_LIBRARY: &CStr = c"VK_EXT_graphics_pipeline_library";
 const EXTENDED_DYNAMIC_STATE_3: &CStr = c"VK_EXT_extended_dynamic_state3";
+const LIST_RESTART: &CStr = c"VK_EXT_primitive_topology_list_restart";
 
 /// A host-visible, host-coherent memory type of `physical_device` (Vulkan guarantees one).
 fn host_coherent_memory(
@@ -365,6 +368,8 @@ struct DriverSupport {
     stippled_bresenham_lines: bool,
     /// `extendedDynamicState3LineRasterizationMode`.
     dynamic_line_mode: bool,
+    /// `primitiveTopologyListRestart`.
+    list_restart: bool,
 }
 
 /// The driver features behind GL's conventions for `VK_GLSEM_gl_state`, in named steps:
@@ -397,6 +402,7 @@ unsafe fn prepare_gl_state(
         driver_has(DEPTH_CLIP_CONTROL),
         line_extension.is_some(),
         driver_has(EXTENDED_DYNAMIC_STATE_3),
+        driver_has(LIST_RESTART),
     );
     let mut prep = GlStatePrep::default();
     // SAFETY: `ci`'s valid pNext chain (this function's contract).
@@ -457,8 +463,10 @@ fn driver_support(
     has_depth: bool,
     has_lines: bool,
     has_eds3: bool,
+    has_list_restart: bool,
 ) -> DriverSupport {
     let mut eds3 = vk::PhysicalDeviceExtendedDynamicState3FeaturesEXT::default();
+    let mut list_restart = vk::PhysicalDevicePrimitiveTopologyListRestartFeaturesEXT::default();
     let mut provoking = vk::PhysicalDeviceProvokingVertexFeaturesEXT::default();
     let mut depth = vk::PhysicalDeviceDepthClipControlFeaturesEXT::default();
     let mut draw_parameters = vk::PhysicalDeviceShaderDrawParametersFeatures::default();
@@ -475,6 +483,9 @@ fn driver_support(
     }
     if has_eds3 {
         link_in_front(&mut query, &mut eds3);
+    }
+    if has_list_restart {
+        link_in_front(&mut query, &mut list_restart);
     }
     // Core in Vulkan 1.1, queried only where the query itself is.
     link_in_front(&mut query, &mut draw_parameters);
@@ -503,6 +514,7 @@ fn driver_support(
         bresenham_lines: lines.bresenham_lines != 0,
         stippled_bresenham_lines: lines.stippled_bresenham_lines != 0,
         dynamic_line_mode: eds3.extended_dynamic_state3_line_rasterization_mode != 0,
+        list_restart: list_restart.primitive_topology_list_restart != 0,
     }
 }
 
@@ -572,6 +584,24 @@ unsafe fn adopt_conventions(
     ) = adopt(app_depth, support.depth_clip_control, DEPTH_CLIP_CONTROL);
     prep.added.depth_clip_control = add
         .then(|| vk::PhysicalDeviceDepthClipControlFeaturesEXT::default().depth_clip_control(true));
+    // GL's quads under primitive restart keep the geometry shader's list topology where
+    // lists may restart.
+    // SAFETY: the chain is valid (this function's contract) and a struct's sType says its
+    // type.
+    let app_list_restart = unsafe {
+        find_in_chain::<vk::PhysicalDevicePrimitiveTopologyListRestartFeaturesEXT<'_>>(
+            ci.p_next,
+            vk::StructureType::PHYSICAL_DEVICE_PRIMITIVE_TOPOLOGY_LIST_RESTART_FEATURES_EXT,
+        )
+    }
+    .map(|app| app.primitive_topology_list_restart != 0);
+    let add;
+    (conventions.list_restart, add, _) =
+        adopt(app_list_restart, support.list_restart, LIST_RESTART);
+    prep.added.list_restart = add.then(|| {
+        vk::PhysicalDevicePrimitiveTopologyListRestartFeaturesEXT::default()
+            .primitive_topology_list_restart(true)
+    });
 }
 
 /// GL's gl_InstanceID needs the BaseInstance built-in: `shaderDrawParameters`, chained by

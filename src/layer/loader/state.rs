@@ -41,6 +41,9 @@ pub struct Conventions {
     /// Pre-rasterization libraries get their line mode as dynamic state, which the layer
     /// sets at bind by GL's rule (`extendedDynamicState3LineRasterizationMode`).
     pub library_line_mode: bool,
+    /// `VK_EXT_primitive_topology_list_restart` with `primitiveTopologyListRestart`: the
+    /// geometry shader's list of GL's quads may restart.
+    pub list_restart: bool,
 }
 
 pub struct InstanceData {
@@ -190,6 +193,7 @@ impl DeviceData {
             gl_state: self.extensions.gl_state,
             depth_clip_control: self.conventions.depth_clip_control,
             provoking_vertex_last: self.conventions.provoking_vertex_last,
+            list_restart: self.conventions.list_restart,
             draw_parameters: self.features.draw_parameters,
             bresenham_lines: self.conventions.bresenham_lines,
             stippled_bresenham_lines: self.conventions.stippled_bresenham_lines,

@@ -44,7 +44,7 @@ use crate::layer::support::error::{IndicesError, LimitExceeded, PlanError};
 use crate::layer::support::ffi::slice;
 use crate::layer::support::log;
 use glsem_abi::PrimitiveMode;
-use glsem_spirv::primitive_mode::PrimitiveRoute;
+use glsem_spirv::primitive_mode::{GlPrimitive, PrimitiveRoute};
 use glsem_spirv::scan::Summary;
 use glsem_spirv::semantics::{
     choose, GlMode, Semantic, Stage, StageInfo, Stages, Step, WindowOrigin,
@@ -388,9 +388,17 @@ fn refused_primitive_mode(
         .as_ref()
         .is_some_and(|ia| ia.primitive_restart_enable == vk::TRUE);
     match gl_mode {
-        // With restart, GL's primitives take the index route, which a vertex-input library
-        // cannot pick alone (above).
-        GlMode::Primitive(p) if restart && is_library(ci) => Some(PlanError::RestartedPrimitive(p)),
+        // With restart, quad strips (and quads where lists cannot restart) take the index
+        // route, which a vertex-input library cannot pick alone (above).
+        GlMode::Primitive(p @ GlPrimitive::QuadStrip) if restart && is_library(ci) => {
+            Some(PlanError::RestartedPrimitive(p))
+        }
+        GlMode::Primitive(p @ GlPrimitive::Quads)
+            if restart && is_library(ci) && !dev.conventions.list_restart =>
+        {
+            Some(PlanError::RestartedPrimitive(p))
+        }
+
         _ => None,
     }
 }
@@ -736,7 +744,8 @@ impl Call<'_> {
             rules::chain(step, &mut patched, ci);
         }
         if let Some(topology) = rewrite.input_assembly {
-            if patched.draw_topology(ci, topology).is_none() {
+            let list_restart = self.dev.conventions.list_restart;
+            if patched.draw_topology(ci, topology, list_restart).is_none() {
                 return Err(PlanError::HiddenPrimitiveMode);
             }
         }

@@ -206,11 +206,15 @@ impl<'a> Patched<'a> {
 
     /// The input-assembly state drawing `topology`, with the layer's
     /// `VkPipelinePrimitiveModeCreateInfoGLSEM` taken out of its chain. `None`: one of the
-    /// structs in front of it is a struct the layer cannot copy.
+    /// structs in front of it is a struct the layer cannot copy. A list keeps the
+    /// application's primitive restart only where lists may restart (`list_restart`): the
+    /// layer's indices of GL's primitives hold no restart (`converted_draws` reads the
+    /// application's).
     pub fn draw_topology(
         &mut self,
         ci: &PipelineView<'a>,
         topology: vk::PrimitiveTopology,
+        list_restart: bool,
     ) -> Option<()> {
         let app = ci.input_assembly.as_ref()?;
         let p_next = app.chain.without(
@@ -220,9 +224,7 @@ impl<'a> Patched<'a> {
         let mut copy = vk::PipelineInputAssemblyStateCreateInfo {
             flags: app.flags,
             topology,
-            // A list restarts only with primitiveTopologyListRestart: the layer's indices
-            // of GL's primitives hold no restart (`converted_draws` reads the application's).
-            primitive_restart_enable: match is_list(topology) {
+            primitive_restart_enable: match is_list(topology) && !list_restart {
                 true => vk::FALSE,
                 false => app.primitive_restart_enable,
             },

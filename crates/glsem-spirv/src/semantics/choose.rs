@@ -12,7 +12,9 @@ use crate::instance_id::{InstanceBase, InstanceIdWithoutBase};
 use crate::line_rasterization::BresenhamLines;
 use crate::passthrough_tcs::GenerateTcs;
 use crate::point_size::{PointSizeSource, WritePointSize};
-use crate::primitive_mode::{CloseLineLoops, IndexedPrimitive, PrimitiveGsKey, PrimitiveRoute};
+use crate::primitive_mode::{
+    CloseLineLoops, GlPrimitive, IndexedPrimitive, PrimitiveGsKey, PrimitiveRoute,
+};
 use crate::provoking_vertex::ProvokingVertexLast;
 use crate::rule::Stage;
 use crate::sample_mask::{DropSampleMask, GateSampleMask};
@@ -114,7 +116,15 @@ fn primitive_mode_steps(stages: &Stages<'_>, key: &PipelineKey, steps: &mut Vec<
                     applies(key, Semantic::ProvokingVertex) && key.device.provoking_vertex_last
                 }
             };
-            let route = match key.primitive_restart {
+            // A restart in the geometry shader's adjacency list drops an unfinished quad, as
+            // GL does, where lists may restart; a quad strip's adjacency strip would lose
+            // count of its quads, and a polygon's fan restarts as GL's polygon does.
+            let restarts_in_list = match primitive {
+                GlPrimitive::Quads => !key.device.list_restart,
+                GlPrimitive::QuadStrip => true,
+                GlPrimitive::Polygon => false,
+            };
+            let route = match key.primitive_restart && restarts_in_list {
                 true => PrimitiveRoute::Indices,
                 false => key.device.primitive_route,
             };
@@ -425,6 +435,7 @@ mod tests {
                 gl_state: false,
                 depth_clip_control: true,
                 provoking_vertex_last: true,
+                list_restart: false,
                 draw_parameters: false,
                 bresenham_lines: false,
                 stippled_bresenham_lines: false,

@@ -170,9 +170,10 @@ pub struct PipelineKey {
     pub app_line_stipple: bool,
     /// GL's primitive mode the application asks for.
     pub gl_mode: Option<GlMode>,
-    /// Primitive restart is on in the pipeline's static input-assembly state: GL's quads,
-    /// quad strips and polygons take the index route (the layer's indices restart where
-    /// GL's do; a geometry shader's list topology cannot restart).
+    /// Primitive restart is on in the pipeline's static input-assembly state: GL's quad
+    /// strips, and quads on a device whose lists cannot restart, take the index route (the
+    /// layer's indices restart where GL's do; after a restart the geometry shader's strip
+    /// cannot tell quads from the primitives between them).
     pub primitive_restart: bool,
     /// What the rasterizer draws of polygons (`polygonMode`; `Fill` where it is dynamic).
     pub rasterized: Rasterized,
@@ -203,6 +204,9 @@ pub struct DeviceKey {
     pub depth_clip_control: bool,
     /// The device can take GL's provoking vertex in the pipeline (`VK_EXT_provoking_vertex`).
     pub provoking_vertex_last: bool,
+    /// The device's list topologies may restart (`primitiveTopologyListRestart`): the
+    /// geometry shader of GL's quads keeps primitive restart.
+    pub list_restart: bool,
     /// The device enabled `shaderDrawParameters` (the `BaseInstance` built-in).
     pub draw_parameters: bool,
     /// The device can take GL's line rules in the pipeline (`VK_EXT_line_rasterization`
