@@ -32,6 +32,18 @@ result() {
 	echo "${line%% *}"
 }
 
+# GL's quads and an indexed line loop on a device without a geometry shader: SwiftShader
+# (scripts/setup.sh unpacks it), where the layer draws quads from its own indices, read from
+# the application's on the GPU.
+swiftshader=target/swiftshader/vk_swiftshader_icd.json
+gpu_scenes=(examples/quads_indexed.shader_test examples/line_loop_indexed.shader_test)
+if [[ -f $swiftshader ]]; then
+	echo "== with glsem on SwiftShader (no geometry shader)"
+	mkdir -p out/swiftshader
+	VK_DRIVER_FILES=$PWD/$swiftshader VK_GLSEM_LOG_LEVEL=info "$run" --png out/swiftshader \
+		"${gpu_scenes[@]}" 2>&1 | tee out/swiftshader.txt || true
+fi
+
 echo
 printf '%-40s | %-12s | %-12s\n' "scene" "plain Vulkan" "with glsem"
 printf '%-40s-+-%-12s-+-%-12s\n' "$(printf -- '-%.0s' {1..40})" "------------" "------------"
@@ -39,6 +51,11 @@ for scene in "${scenes[@]}"; do
 	printf '%-40s | %-12s | %-12s\n' "$(basename "$scene" .shader_test)" \
 		"$(result out/plain.txt "$scene")" "$(result out/glsem.txt "$scene")"
 done
+if [[ -f out/swiftshader.txt ]]; then
+	echo
+	echo "Without a geometry shader (SwiftShader, through glsem; PNGs in out/swiftshader/):"
+	grep -E '^(PASS|FAIL|SKIP) ' out/swiftshader.txt | sed 's/^/  /' || true
+fi
 echo
 echo "Why plain Vulkan fails:"
 grep '^FAIL' out/plain.txt | sed 's/^/  /' || echo "  (it does not)"
@@ -54,6 +71,8 @@ declare -A explain=(
 	[tess_no_tcs_levels]="GL runs a TES without a TCS at the default levels of glPatchParameterfv; Vulkan forbids that pipeline (drivers crash on it), so glsem-run cannot even draw it; glsem generates a passthrough TCS fed by vkCmdSetTessellationDefaultLevelsGLSEM (4 isolines)."
 	[points_gl_point_size]="GL draws points glPointSize pixels wide and GL shaders rarely write gl_PointSize; plain Vulkan rejects the pipeline (PointSize must be written for points); glsem writes GL's size from vkCmdSetPointSizeGLSEM (9x9 squares)."
 	[flat_shading_last_vertex]="GL's flat varyings take the last vertex of each triangle; Vulkan's the first (red and green here); glsem gives every pipeline of a VK_GLSEM_gl_state device the last-vertex convention (blue and yellow)."
+	[line_loop_indexed]="GL closes each line loop of an indexed draw, restarted ones too; Vulkan has no line loop (an open strip here); glsem reads the application's indices on the GPU and draws every loop closed, with no join across the restart."
+	[quads_indexed]="GL draws quads from indices, a restart dropping an unfinished quad; Vulkan has no quads (a triangle strip here); glsem draws them through a generated geometry shader, or, without one (SwiftShader, below), as triangles of indices it writes on the GPU from the application's."
 	[xfb_struct_capture]="GL captures a transform-feedback struct member by member, tightly packed; glsem splits it into one output per member (lavapipe happens to capture it right already; NVIDIA garbles it without glsem)."
 )
 esc() { printf '%s' "$1" | sed -e 's/&/\&amp;/g' -e 's/</\&lt;/g' -e 's/>/\&gt;/g'; }
