@@ -152,15 +152,13 @@ fn every_scene_passes_through_optimized_independent_set_libraries_but_the_docume
 
 /// The scenes whose GL rule the layer does not give whole pipelines that list every dynamic
 /// state lavapipe has (`--pipelines dynamic-state`).
-const NOT_WITH_DYNAMIC_STATE: [&str; 4] = [
+const NOT_WITH_DYNAMIC_STATE: [&str; 3] = [
     // Not followed yet: GL's line stipple where the line mode is dynamic.
     "lines_stipple",
-    // GL's primitive modes, documented limits (docs/semantics.md, "primitive_mode"): the
+    // GL's primitive modes, a documented limit (docs/semantics.md, "primitive_mode"): the
     // geometry shader is made with the pipeline, so a polygon mode set at draw time draws the
-    // quad's triangles' edges, and a polygon under a provoking vertex mode set to the
-    // first vertex at draw time takes its flat values from the wrong vertex.
+    // quad's triangles' edges.
     "prim_quad_polygon_mode_line",
-    "prim_polygon",
     // Not followed yet (docs/semantics.md, "vertex_formats"): formats the device lacks set
     // at draw time through vkCmdSetVertexInputEXT.
     "vertex_formats_double",
@@ -178,16 +176,12 @@ fn every_scene_passes_through_pipelines_with_every_dynamic_state_but_the_documen
     );
 }
 
-/// The `prim_*` scenes (GL's primitive modes) that the index route does not draw (docs/
-/// semantics.md, "primitive_mode"): indexed and indirect draws of GL's quads are skipped
-/// with an error there, never drawn as something else.
-const NOT_ON_THE_INDEX_ROUTE: [&str; 1] = ["prim_quads_elements"];
-
 /// The `prim_*` scenes with GL's quads, quad strips and polygons drawn without a geometry
 /// shader (`primitive_mode_route = indices`, what a device without `geometryShader` gets),
-/// under validation; every module the layer emits validates.
+/// under validation, indexed, indirect and restarted draws included (converted on the GPU:
+/// none is skipped); every module the layer emits validates.
 #[test]
-fn prim_scenes_pass_on_the_index_route_but_the_documented_limits() {
+fn prim_scenes_pass_on_the_index_route() {
     let lib = layer_library();
     let dump =
         std::env::temp_dir().join(format!("glsem-scenes-dump-{}-indices", std::process::id()));
@@ -206,12 +200,10 @@ fn prim_scenes_pass_on_the_index_route_but_the_documented_limits() {
         .expect("glsem-run runs");
     let stderr = String::from_utf8_lossy(&out.stderr);
     eprintln!("index route:\n{}{stderr}", stdout(&out));
-    assert_all_pass_but(&out, &prim, &NOT_ON_THE_INDEX_ROUTE);
+    assert_all_pass_but(&out, &prim, &[]);
     assert!(
-        stderr.contains(
-            "glsem: error: GL_QUADS, GL_QUAD_STRIP or GL_POLYGON without a geometry shader"
-        ),
-        "the skipped indexed draws are named"
+        !stderr.contains("GL_QUADS, GL_QUAD_STRIP or GL_POLYGON without a geometry shader"),
+        "no draw is skipped"
     );
     let emitted: Vec<PathBuf> = std::fs::read_dir(&dump)
         .unwrap()

@@ -445,7 +445,7 @@ command_hook! {
                         r.current_attributes,
                         (r.line_loop, r.primitive_restart),
                         (r.reads_base_instance, r.instance_rate),
-                        r.gl_primitive,
+                        r.gl_primitive.map(|p| (p, r.provoking_dynamic)),
                         r.line_mode,
                         r.gl_topology,
                         r.followed.clone(),
@@ -476,7 +476,8 @@ command_hook! {
                 state.bound_restart = restart;
                 state.bound_base_instance = base_instance;
                 state.bound_instance_rate = instance_rate;
-                state.bound_gl_primitive = gl_primitive;
+                state.bound_gl_primitive = gl_primitive.map(|(p, _)| p);
+                state.bound_provoking_dynamic = gl_primitive.is_some_and(|(_, d)| d);
                 state.gl_topology = topology;
                 // A line mode the layer made dynamic: the application, which never set it,
                 // stated Vulkan's default.

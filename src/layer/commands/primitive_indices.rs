@@ -98,9 +98,15 @@ pub(crate) fn drawn(dev: &DeviceData) -> bool {
 }
 
 /// The pattern of the pipeline bound to `cb`, if it draws GL's primitive mode on the index
-/// route.
+/// route, with the provoking vertex mode set last where it is dynamic state.
 fn bound(dev: &DeviceData, cb: Dispatchable<vk::CommandBuffer>) -> Option<IndexedPrimitive> {
-    CommandBufferState::of(&mut dev.records.command_buffers.lock(), cb.handle()).bound_gl_primitive
+    let mut cbs = dev.records.command_buffers.lock();
+    let state = CommandBufferState::of(&mut cbs, cb.handle());
+    let mut p = state.bound_gl_primitive?;
+    if state.bound_provoking_dynamic {
+        p.provoking_last = state.provoking_last.unwrap_or(p.provoking_last);
+    }
+    Some(p)
 }
 
 /// `vkCmdDraw`: where the bound pipeline draws GL's primitive mode on the index route,

@@ -316,7 +316,9 @@ fn follow_change(
     command_buffer: Dispatchable<vk::CommandBuffer>,
     record: impl FnOnce(&mut CommandBufferState) -> bool,
 ) {
-    let Some(dev) = device_data(command_buffer).filter(|d| draws_primitive_modes(d)) else {
+    // Recorded on every device with `VK_GLSEM_gl_state`: the index route's pattern follows
+    // the provoking vertex mode too (`primitive_indices`).
+    let Some(dev) = device_data(command_buffer).filter(|d| d.extensions.gl_state) else {
         return;
     };
     let rebind = {
@@ -324,7 +326,7 @@ fn follow_change(
         let s = CommandBufferState::of(&mut cbs, command_buffer.handle());
         record(s) && s.layer_geometry_object
     };
-    if rebind {
+    if rebind && draws_primitive_modes(&dev) {
         update(&dev, command_buffer);
     }
 }

@@ -262,6 +262,9 @@ pub struct PipelineRecord {
     /// It draws GL's quads, quad strips or polygons on the index route: the pattern whose
     /// indices replace its non-indexed draws (`primitive_indices`).
     pub gl_primitive: Option<IndexedPrimitive>,
+    /// Its provoking vertex mode is dynamic state: the pattern of `gl_primitive` follows
+    /// the mode set at the draw.
+    pub provoking_dynamic: bool,
     /// It draws GL's primitive mode with a dynamic topology: the topology the layer sets.
     pub gl_topology: Option<vk::PrimitiveTopology>,
     /// A pre-rasterization library whose line mode the layer made dynamic state
@@ -294,6 +297,7 @@ impl PipelineRecord {
             reads_base_instance: false,
             instance_rate: Some(true),
             gl_primitive: None,
+            provoking_dynamic: false,
             gl_topology: None,
             library_line_mode: false,
             line_mode: None,
@@ -373,6 +377,8 @@ pub struct CommandBufferState {
     /// The bound pipeline draws GL's quads, quad strips or polygons on the index route: its
     /// non-indexed draws are replaced, the others skipped (`primitive_indices`).
     pub bound_gl_primitive: Option<IndexedPrimitive>,
+    /// Its provoking vertex mode is dynamic state (`PipelineRecord::provoking_dynamic`).
+    pub bound_provoking_dynamic: bool,
     /// The topology GL's primitive mode needs while the bound pipeline (with a dynamic
     /// topology) or shader objects draw it: it replaces the application's.
     pub gl_topology: Option<vk::PrimitiveTopology>,
@@ -467,6 +473,7 @@ impl CommandBufferState {
             bound_base_instance: false,
             bound_instance_rate: Some(true),
             bound_gl_primitive: None,
+            bound_provoking_dynamic: false,
             gl_topology: None,
             index_buffer: None,
             lines: LineModeState::INITIAL,

@@ -302,6 +302,7 @@ fn shader_objects_key(dev: &DeviceData, group: ObjectGroup) -> PipelineKey {
         primitive_restart: false,
         rasterized: Rasterized::Fill,
         app_provoking_last: false,
+        provoking_dynamic: true,
         culling: None,
     }
 }
@@ -407,6 +408,7 @@ fn pipeline_state_key(
             _ => Rasterized::Fill,
         },
         culling: culling(dev, ci),
+        provoking_dynamic: dynamic.contains(&vk::DynamicState::PROVOKING_VERTEX_MODE_EXT),
         // A dynamic mode is GL's where the layer follows it (it sets the last vertex at bind).
         app_provoking_last: if dynamic.contains(&vk::DynamicState::PROVOKING_VERTEX_MODE_EXT) {
             gl_state

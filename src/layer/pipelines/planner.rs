@@ -1023,6 +1023,7 @@ impl Call<'_> {
             record.reads_base_instance = reads_base_instance;
             record.instance_rate = instance_rate(self.dev, ci);
             record.gl_primitive = gl_primitive;
+            record.provoking_dynamic = ci.is_dynamic(vk::DynamicState::PROVOKING_VERTEX_MODE_EXT);
             record.gl_topology = gl_topology;
             record.line_mode = line_mode;
             record.library_line_mode = library_line_mode;

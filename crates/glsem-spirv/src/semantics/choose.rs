@@ -124,7 +124,8 @@ fn primitive_mode_steps(stages: &Stages<'_>, key: &PipelineKey, steps: &mut Vec<
                 GlPrimitive::QuadStrip => true,
                 GlPrimitive::Polygon => false,
             };
-            let route = match key.primitive_restart && restarts_in_list {
+            let dynamic_fan = primitive == GlPrimitive::Polygon && key.provoking_dynamic;
+            let route = match (key.primitive_restart && restarts_in_list) || dynamic_fan {
                 true => PrimitiveRoute::Indices,
                 false => key.device.primitive_route,
             };

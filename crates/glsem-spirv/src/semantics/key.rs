@@ -179,6 +179,10 @@ pub struct PipelineKey {
     pub rasterized: Rasterized,
     /// The provoking vertex mode the application chained is the last vertex.
     pub app_provoking_last: bool,
+    /// The provoking vertex mode is dynamic state: GL's polygons take the index route,
+    /// whose pattern the layer picks at each draw (a geometry shader reads a fan's
+    /// vertices in the order the mode gives them, unknown when it is made).
+    pub provoking_dynamic: bool,
     /// Static face culling, as the driver will cull (after the layer's front-face
     /// inversion, with the viewport's orientation).
     pub culling: Option<Culling>,
@@ -258,6 +262,7 @@ impl PipelineKey {
             primitive_restart: false,
             rasterized: Rasterized::Fill,
             app_provoking_last: false,
+            provoking_dynamic: false,
             culling: None,
         }
     }
