@@ -20,6 +20,6 @@ fn check(name: &str) {
 }
 
 #[test]
-fn close_loops_spv_is_its_source_compiled() {
-    check("close_loops");
+fn converted_draws_spv_is_its_source_compiled() {
+    check("converted_draws");
 }

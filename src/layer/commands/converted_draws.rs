@@ -1,25 +1,28 @@
-//! Draws converted on the GPU: GL's line loops drawn by `vkCmdDrawIndexed`,
-//! `vkCmdDrawIndirect` and `vkCmdDrawIndexedIndirect` (`drawCount` > 1 and primitive
-//! restart included), whose closing segments depend on the application's indices or
-//! parameters.
+//! Draws converted on the GPU: GL's line loops, and GL's quads, quad strips and polygons on
+//! the index route, drawn by `vkCmdDrawIndexed`, `vkCmdDrawIndirect` and
+//! `vkCmdDrawIndexedIndirect` (`drawCount` > 1 and primitive restart included), whose
+//! primitives depend on the application's indices or parameters; and the indirect draws
+//! whose `firstInstance` the layer makes 0 (`gl_InstanceID` without `shaderDrawParameters`).
 //!
 //! Those are read where they are, on the GPU, in the command stream, after whatever wrote
 //! them earlier (never mapped on the CPU): the layer ends the render pass instance
 //! (`render_targets`), makes everything written before visible (one global barrier), runs
-//! its compute shader (`shaders/close_loops.comp`: per draw, the line strip's indices with
-//! every loop closed and a restart after each, and the indirect command that draws them),
+//! its compute shader (`shaders/converted_draws.comp`: per draw, the indices GL's mode
+//! draws — a line strip with every loop closed and a restart after each, or the index
+//! route's pattern per complete primitive — and the indirect command that draws them),
 //! puts the application's compute bindings back, begins the instance again, and draws the
 //! result with `vkCmdDrawIndexedIndirect` through the application's pipeline and state. The
 //! application's index buffer binding is put back afterwards.
 //!
-//! To bind the application's index and indirect buffers as storage buffers, the layer adds
-//! `STORAGE_BUFFER` to the usage of every buffer made for indices or indirect commands on
-//! a device with `VK_GLSEM_gl_state`. The cost per converted draw is a render pass break, a
-//! dispatch of one invocation per draw and two barriers; draws of pipelines that draw no
-//! line loop cost nothing more (an atomic load in the draw hooks). Limits: a loop longer
-//! than the output holds (`MAX_OUTPUT_BYTES`) is cut short; where the instance cannot be
-//! ended and begun again (`render_targets`), or the buffer was made before the device had
-//! the layer, the loop is drawn open and the layer says why, once per device.
+//! To bind the application's index and indirect buffers as storage buffers (and copy
+//! them), the layer adds `STORAGE_BUFFER` and `TRANSFER_SRC` to the usage of every buffer
+//! made for indices or indirect commands on a device with `VK_GLSEM_gl_state`. The cost per
+//! converted draw is a render pass break, a dispatch of one invocation per draw and two
+//! barriers; draws of pipelines the layer converts nothing of cost nothing more (an atomic
+//! load in the draw hooks). Limits: a draw longer than the output holds (`MAX_OUTPUT_BYTES`)
+//! is cut short; where the instance cannot be ended and begun again (`render_targets`), or
+//! the buffer was made before the device had the layer, a loop is drawn open, GL's quads are
+//! not drawn, and the layer says why, once per device.
 
 use ash::vk;
 
