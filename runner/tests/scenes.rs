@@ -123,15 +123,11 @@ fn every_scene_passes_through_the_layer_with_a_lower_left_viewport() {
 /// The scenes whose GL rule the layer does not give graphics pipeline libraries (README,
 /// "Pipeline libraries and shader objects" and the semantics they name): each fails
 /// through `--pipelines libraries` and passes through whole pipelines.
-const NOT_IN_LIBRARIES: [&str; 2] = [
+const NOT_IN_LIBRARIES: [&str; 1] = [
     // GL's line stipple: a pre-rasterization library's line mode is dynamic state the layer
     // sets at bind (whether Bresenham is allowed depends on the other parts' multisample
     // state), and the layer's stipple is not carried into the linked pipeline.
     "lines_stipple",
-    // Vertex formats the device lacks (lavapipe: R64*) are read otherwise only where the
-    // create info holds the vertex-input state with the vertex shader, not across a
-    // vertex-input library (docs/semantics.md, "vertex_formats").
-    "vertex_formats_double",
 ];
 
 /// Every scene through four linked graphics pipeline libraries, as whole pipelines but for
@@ -152,16 +148,13 @@ fn every_scene_passes_through_optimized_independent_set_libraries_but_the_docume
 
 /// The scenes whose GL rule the layer does not give whole pipelines that list every dynamic
 /// state lavapipe has (`--pipelines dynamic-state`).
-const NOT_WITH_DYNAMIC_STATE: [&str; 3] = [
+const NOT_WITH_DYNAMIC_STATE: [&str; 2] = [
     // Not followed yet: GL's line stipple where the line mode is dynamic.
     "lines_stipple",
     // GL's primitive modes, a documented limit (docs/semantics.md, "primitive_mode"): the
     // geometry shader is made with the pipeline, so a polygon mode set at draw time draws the
     // quad's triangles' edges.
     "prim_quad_polygon_mode_line",
-    // Not followed yet (docs/semantics.md, "vertex_formats"): formats the device lacks set
-    // at draw time through vkCmdSetVertexInputEXT.
-    "vertex_formats_double",
 ];
 
 /// Every scene through whole pipelines with every dynamic state of

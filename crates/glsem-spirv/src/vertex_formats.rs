@@ -221,6 +221,62 @@ pub fn occupied_input_locations(
     Ok(taken)
 }
 
+/// The 64-bit float inputs (`double`, `dvec2`–`dvec4`) of vertex entry point `entry`, by
+/// Location, with the format GL feeds them in (`glVertexAttribLPointer`: doubles of as many
+/// components). Where the vertex input is not in the pipeline (dynamic, a vertex-input
+/// library), a device without 64-bit vertex formats reads them in place
+/// ([`in_place_double_inputs`]): each takes as many Locations as its chunks.
+pub fn double_inputs(words: &[u32], entry: &str) -> Result<Vec<(u32, VertexFormat)>, PassError> {
+    let m = Module::parse(words)?;
+    let Some(ep) = m.entry_point(entry, ExecutionModel::Vertex) else {
+        return Ok(Vec::new());
+    };
+    let mut doubles = Vec::new();
+    for &var in &ep.interface {
+        let Some((StorageClass::Input, pointee)) = m.variable(var) else {
+            continue;
+        };
+        let Some(&[location, ..]) = m.decoration(var, Decoration::Location) else {
+            continue;
+        };
+        let (component, components) = match m.type_of(pointee) {
+            Some(&Type::Vector { component, count }) => (component, count),
+            Some(_) => (pointee, 1),
+            None => continue,
+        };
+        if let Some(Type::Float { width: 64 }) = m.type_of(component) {
+            let format = VertexFormat {
+                numeric: Numeric::Float,
+                bits: 64,
+                components,
+                layout: Layout::Plain,
+            };
+            doubles.push((location, format));
+        }
+    }
+    doubles.sort_by_key(|&(location, _)| location);
+    Ok(doubles)
+}
+
+/// The step that reads `doubles` ([`double_inputs`]) in place: each chunk at the next of
+/// the Locations the input takes (a `dvec3` or `dvec4`: two; the others one), so that a
+/// vertex-input state made apart from the shader (`vkCmdSetVertexInputEXT`, a vertex-input
+/// library) feeds it by the same rule without knowing it ([`VertexFormat::chunks`]).
+pub fn in_place_double_inputs(doubles: &[(u32, VertexFormat)]) -> RefetchVertexInputs {
+    RefetchVertexInputs {
+        attributes: doubles
+            .iter()
+            .map(|&(location, format)| RefetchedAttribute {
+                location,
+                format,
+                offsets_fit: true,
+                fetch_locations: (location..).take(format.chunks().len()).collect(),
+            })
+            .collect(),
+        kept: Vec::new(),
+    }
+}
+
 /// Gives each attribute's chunks free Locations: below `max` (the device's
 /// `maxVertexInputAttributes`), outside `taken`, in order. `Err(i)`: no room for
 /// `attributes[i]`.
@@ -538,6 +594,21 @@ mod tests {
         assert_eq!(dvec3[1].offset, 16);
         let bytes3 = format(Numeric::Uscaled, 8, 3).chunks();
         assert_eq!(bytes3.iter().map(|c| c.offset).collect::<Vec<_>>(), [0, 2]);
+    }
+
+    #[test]
+    fn doubles_read_in_place_take_the_locations_of_their_type() {
+        let dvec3 = format(Numeric::Float, 64, 3);
+        let double = format(Numeric::Float, 64, 1);
+        let step = in_place_double_inputs(&[(2, double), (4, dvec3)]);
+        let at: Vec<(u32, Vec<u32>)> = step
+            .attributes
+            .iter()
+            .map(|a| (a.location, a.fetch_locations.clone()))
+            .collect();
+        // A double is one uvec2 chunk at its own Location, a dvec3 a uvec4 and a uvec2 at
+        // its two (Vulkan's Location rule for 64-bit three- and four-component types).
+        assert_eq!(at, [(2, vec![2]), (4, vec![4, 5])]);
     }
 
     #[test]

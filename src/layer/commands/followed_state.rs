@@ -12,6 +12,7 @@ use crate::layer::commands::primitive_objects;
 use crate::layer::data::dynamic_inputs::{AppVertexInput, FollowedPipeline};
 use crate::layer::data::dynamic_lines::{LineModeState, StaticMultisample};
 use crate::layer::data::records::{CommandBufferState, LineStipple};
+use crate::layer::data::vertex_formats::{chunk_format, vertex_format};
 use crate::layer::loader::frames::{command_hook, shield};
 use crate::layer::loader::registry::{device_data, Dispatchable};
 use crate::layer::loader::state::DeviceData;
@@ -359,6 +360,8 @@ command_hook! {
                             .map(|a| (a.location, a.binding, a.format, a.offset))
                             .collect(),
                     };
+                    let split = split_doubles(&dev, &app);
+                    let app = split.clone().unwrap_or(app);
                     let mut cbs = dev.records.command_buffers.lock();
                     let state = cbs
                         .entry(command_buffer.handle())
@@ -370,7 +373,14 @@ command_hook! {
                         .bound
                         .as_ref()
                         .is_some_and(|b| b.vertex_inputs.is_some());
-                    follows.then(|| follow_vertex_input(&dev, command_buffer, state))
+                    if follows {
+                        follow_vertex_input(&dev, command_buffer, state);
+                        return Some(());
+                    }
+                    let split = split?;
+                    drop(cbs);
+                    send_vertex_input(&dev, command_buffer, &split, &[]);
+                    Some(())
                 })
                 .flatten()
             })
@@ -390,6 +400,42 @@ command_hook! {
             };
         }
     }
+}
+
+/// `app`'s state with each 64-bit attribute the device cannot read replaced by its chunks
+/// at the Locations the double takes (`None`: none to replace). The vertex shaders of
+/// pipelines and shader objects with dynamic vertex input read doubles so on such a device
+/// (`pipeline_info::in_place_doubles`): GL's `glVertexAttribLPointer` names them by type.
+fn split_doubles(dev: &DeviceData, app: &AppVertexInput) -> Option<AppVertexInput> {
+    let doubles = |format| {
+        vertex_format(format)
+            .filter(|&(i, f)| f.bits == 64 && dev.missing_vertex_formats.contains(i))
+            .map(|(_, f)| f)
+    };
+    if !dev.settings.semantics.contains(Semantic::VertexFormats)
+        || !app.attributes.iter().any(|a| doubles(a.2).is_some())
+    {
+        return None;
+    }
+    let attributes = app
+        .attributes
+        .iter()
+        .flat_map(
+            |&(location, binding, format, offset)| match doubles(format) {
+                Some(f) => f
+                    .chunks()
+                    .iter()
+                    .zip(location..)
+                    .map(|(c, l)| (l, binding, chunk_format(c), offset + c.offset))
+                    .collect(),
+                None => vec![(location, binding, format, offset)],
+            },
+        )
+        .collect();
+    Some(AppVertexInput {
+        bindings: app.bindings.clone(),
+        attributes,
+    })
 }
 
 /// Whether the layer gives the driver GL's value of a convention on `dev`: the layer

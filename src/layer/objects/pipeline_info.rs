@@ -18,7 +18,10 @@ use glsem_spirv::primitive_mode::{Culling, GlPrimitive, IndexedPrimitive, List, 
 use glsem_spirv::semantics::{
     Attachments, GlMode, PipelineKey, Semantic, Stage, StageInfo, Stages, Topology, WindowOrigin,
 };
-use glsem_spirv::vertex_formats::{Layout, RefetchVertexInputs, RefetchedAttribute, VertexFormat};
+use glsem_spirv::vertex_formats::{
+    double_inputs, in_place_double_inputs, Layout, RefetchVertexInputs, RefetchedAttribute,
+    VertexFormat,
+};
 
 type S = vk::ShaderStageFlags;
 
@@ -235,7 +238,7 @@ pub(crate) enum KeySource<'v, 'a> {
 }
 
 /// What a group of shader objects tells the key: everything else is dynamic state.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Default)]
 pub(crate) struct ObjectGroup {
     /// The last pre-rasterization shader feeds a fragment shader of another group.
     pub fragment_elsewhere: bool,
@@ -245,6 +248,9 @@ pub(crate) struct ObjectGroup {
     pub gl_state_block: Option<u32>,
     /// Where the fragment shader's ranges hold it.
     pub fragment_block: Option<u32>,
+    /// Its vertex shader's doubles, read in place where the device lacks 64-bit vertex
+    /// formats ([`in_place_doubles`]: the vertex input is dynamic state).
+    pub vertex_formats: Option<RefetchVertexInputs>,
 }
 
 /// The key of [`glsem_spirv::semantics::choose`]: the one builder, for pipelines and shader
@@ -285,10 +291,10 @@ fn shader_objects_key(dev: &DeviceData, group: ObjectGroup) -> PipelineKey {
         app_domain_origin: true,
         rasterizer_discard: false,
         // Vertex input and the sample count are dynamic state, unknown when the shaders
-        // are made (docs: limitations).
+        // are made (docs: limitations); doubles are read by the device's rule.
         fed_locations: None,
         current_attribute_binding: None,
-        vertex_formats: None,
+        vertex_formats: group.vertex_formats,
         single_sample: false,
         dynamic_samples: true,
         polygon_lines: true,
@@ -707,13 +713,38 @@ fn dynamic_vertex_inputs(
 }
 
 /// The key's `vertex_formats`: the attributes of `ci`'s vertex-input state in formats the
-/// device lacks (with `debug_force_vertex_formats`, every one the layer can read).
+/// device lacks (with `debug_force_vertex_formats`, every one the layer can read); under
+/// dynamic vertex input, the vertex shader's doubles read in place where the device lacks
+/// 64-bit formats ([`in_place_doubles`]).
 pub(crate) fn refetched_attributes(
     dev: &DeviceData,
     ci: &PipelineView<'_>,
 ) -> Option<RefetchVertexInputs> {
-    if !dev.settings.semantics.contains(Semantic::VertexFormats) || !holds_vertex_input(ci) {
+    if !dev.settings.semantics.contains(Semantic::VertexFormats) {
         return None;
+    }
+    let vertex_shader = ci
+        .stages
+        .iter()
+        .any(|s| s.info.stage == vk::ShaderStageFlags::VERTEX);
+    // A library with the vertex shader and not the vertex input: its doubles in place, as
+    // every vertex-input library of the device gives them (below).
+    if !holds_vertex_input(ci) && vertex_shader && lacks_doubles(dev) {
+        let vs = ci
+            .stages
+            .iter()
+            .find(|s| s.info.stage == vk::ShaderStageFlags::VERTEX)?;
+        return in_place_doubles(dev, &stage_module(dev, vs)?.words, vs.entry?);
+    }
+    if !holds_vertex_input(ci) {
+        return None;
+    }
+    if ci.is_dynamic(vk::DynamicState::VERTEX_INPUT_EXT) {
+        let vs = ci
+            .stages
+            .iter()
+            .find(|s| s.info.stage == vk::ShaderStageFlags::VERTEX)?;
+        return in_place_doubles(dev, &stage_module(dev, vs)?.words, vs.entry?);
     }
     let force = dev.settings.debug_force_vertex_formats;
     let input = ci.vertex_input.as_ref()?;
@@ -746,24 +777,54 @@ pub(crate) fn refetched_attributes(
     if !input.attributes.iter().any(|a| refetched(a).is_some()) {
         return None;
     }
+    // A vertex-input library (no vertex shader to say where): doubles go in place, by the
+    // rule the vertex shader's library reads them with (above).
+    let in_place = !vertex_shader;
     let mut attributes = Vec::new();
     let mut kept = Vec::new();
     for a in input.attributes {
         match refetched(a) {
             Some((_, format)) => {
-                let last = format.chunks().last().map_or(0, |c| c.offset);
+                let chunks = format.chunks();
+                let last = chunks.last().map_or(0, |c| c.offset);
                 attributes.push(RefetchedAttribute {
                     location: a.location,
                     format,
                     offsets_fit: a.offset.saturating_add(last)
                         <= dev.limits.max_vertex_input_attribute_offset,
-                    fetch_locations: Vec::new(),
+                    fetch_locations: match in_place && format.bits == 64 {
+                        true => (a.location..).take(chunks.len()).collect(),
+                        false => Vec::new(),
+                    },
                 });
             }
             _ => kept.push(a.location),
         }
     }
     Some(RefetchVertexInputs { attributes, kept })
+}
+
+/// Whether the device cannot read 64-bit floats from vertex buffers (lavapipe, SwiftShader).
+pub(crate) fn lacks_doubles(dev: &DeviceData) -> bool {
+    vertex_format(vk::Format::R64_SFLOAT)
+        .is_some_and(|(i, _)| dev.missing_vertex_formats.contains(i))
+}
+
+/// The vertex shader `words`' doubles read in place (`in_place_double_inputs`), where the
+/// device lacks 64-bit vertex formats and the vertex input is set apart from the shader
+/// (dynamic state, shader objects): `vkCmdSetVertexInputEXT` then gets each 64-bit
+/// attribute's chunks at the Locations the double takes (`followed_state`), by the same
+/// rule, without knowing the shader.
+pub(crate) fn in_place_doubles(
+    dev: &DeviceData,
+    words: &[u32],
+    entry: &str,
+) -> Option<RefetchVertexInputs> {
+    if !lacks_doubles(dev) {
+        return None;
+    }
+    let doubles = double_inputs(words, entry).ok()?;
+    (!doubles.is_empty()).then(|| in_place_double_inputs(&doubles))
 }
 
 /// GL reads an attribute at any offset and stride (piglit packs its vertex data tightly);

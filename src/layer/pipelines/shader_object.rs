@@ -40,7 +40,7 @@ use crate::layer::loader::state::DeviceData;
 use crate::layer::objects::create_info::ShaderView;
 use crate::layer::objects::interface_limits::app_code_over_limit;
 use crate::layer::objects::pipeline_info::{
-    pipeline_key, stage_of, stage_view, KeySource, ObjectGroup, StageCode,
+    in_place_doubles, pipeline_key, stage_of, stage_view, KeySource, ObjectGroup, StageCode,
 };
 use crate::layer::objects::push_range::plan_layout;
 use crate::layer::rewrite::run::{Run, Target};
@@ -167,6 +167,11 @@ fn plan_group(
         fragment_block: fragment_index
             .filter(|_| dev.extensions.gl_state)
             .and_then(|i| patch.slots[i].offset_for(S::FRAGMENT)),
+        vertex_formats: codes
+            .iter()
+            .find(|c| c.stage == glsem_spirv::semantics::Stage::Vertex)
+            .and_then(|c| c.code())
+            .and_then(|(module, entry)| in_place_doubles(dev, &module.words, entry)),
     };
     let key = pipeline_key(dev, KeySource::ShaderObjects(group));
     let steps = choose(&view, &key);

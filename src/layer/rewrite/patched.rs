@@ -26,6 +26,9 @@ pub(crate) struct Patched<'a> {
     dynamic: Option<Box<DynamicCopy<'a>>>,
     pub tessellation: Option<Box<Chained<TessellationState<'a>, DomainOrigin<'a>>>>,
     vertex_input: Option<Box<VertexInputCopy<'a>>>,
+    /// The vertex-input state is dynamic and goes down without the one the create info
+    /// points at (which Vulkan ignores, and which names formats the device lacks).
+    no_vertex_input: bool,
     input_assembly: Option<Box<vk::PipelineInputAssemblyStateCreateInfo<'a>>>,
 }
 
@@ -156,6 +159,7 @@ impl<'a> Patched<'a> {
             dynamic: None,
             tessellation: None,
             vertex_input,
+            no_vertex_input: false,
             input_assembly: None,
         };
         if rewrite.dynamic_line_mode {
@@ -174,6 +178,12 @@ impl<'a> Patched<'a> {
             self.vertex_input = ci.vertex_input.as_ref().map(VertexInputCopy::new);
         }
         self.vertex_input.as_deref_mut().map(|c| &mut c.attributes)
+    }
+
+    /// The create info goes down without its (ignored) vertex-input state: the vertex
+    /// input is dynamic state.
+    pub fn drop_vertex_input(&mut self) {
+        self.no_vertex_input = true;
     }
 
     /// Points the vertex-input state copy at its arrays after an edit.
@@ -253,6 +263,9 @@ impl<'a> Patched<'a> {
         }
         if let Some(copy) = &self.vertex_input {
             info.p_vertex_input_state = &copy.state;
+        }
+        if self.no_vertex_input {
+            info.p_vertex_input_state = std::ptr::null();
         }
         if let Some(copy) = &self.input_assembly {
             info.p_input_assembly_state = &**copy;

@@ -57,8 +57,11 @@ pub(crate) fn unreadable_apart(dev: &DeviceData, ci: &PipelineView<'_>) -> Optio
     {
         return None;
     }
+    // Doubles are read in place, by the rule every vertex shader of the device is rewritten
+    // with where its vertex input is apart (`pipeline_info::in_place_doubles`).
     let attribute = ci.vertex_input.as_ref()?.attributes.iter().find(|a| {
-        vertex_format(a.format).is_some_and(|(i, _)| dev.missing_vertex_formats.contains(i))
+        vertex_format(a.format)
+            .is_some_and(|(i, f)| dev.missing_vertex_formats.contains(i) && f.bits != 64)
     })?;
     Some(PlanError::VertexFormatApart {
         location: attribute.location,
@@ -81,6 +84,14 @@ impl LayerStep for RefetchVertexInputs {
             Some((run.current[i].as_ref()?.words.clone(), entry))
         });
         let Some((words, entry)) = shader else {
+            // A vertex-input library: its attributes are replaced ([`LayerStep::chain`]).
+            if self
+                .attributes
+                .iter()
+                .all(|a| !a.fetch_locations.is_empty())
+            {
+                run.out.state.push(Step::RefetchVertexInputs(self.clone()));
+            }
             return Ok(());
         };
         let rebuilt: Vec<u32> = self.attributes.iter().map(|a| a.location).collect();
@@ -88,9 +99,16 @@ impl LayerStep for RefetchVertexInputs {
         taken.extend(&self.kept);
         let mut step = self.clone();
         let max = run.dev.limits.max_vertex_input_attributes;
-        if let Err(i) = assign_locations(&mut step.attributes, &taken, max) {
-            let (location, format) = name(&step.attributes[i]);
-            return Err(PlanError::VertexFormatNoRoom { location, format });
+        // Doubles read in place (dynamic vertex input) keep the Locations they take.
+        let in_place = step
+            .attributes
+            .iter()
+            .all(|a| !a.fetch_locations.is_empty());
+        if !in_place {
+            if let Err(i) = assign_locations(&mut step.attributes, &taken, max) {
+                let (location, format) = name(&step.attributes[i]);
+                return Err(PlanError::VertexFormatNoRoom { location, format });
+            }
         }
         let step = Step::RefetchVertexInputs(step);
         if let Outcome::Failed(why) = run.apply(&step) {
@@ -108,6 +126,13 @@ impl LayerStep for RefetchVertexInputs {
     /// The vertex-input state with each refetched attribute replaced by its chunks, on
     /// the same binding, at the chunks' offsets.
     fn chain<'a>(&self, patched: &mut Patched<'a>, ci: &PipelineView<'a>) {
+        // Dynamic vertex input: `vkCmdSetVertexInputEXT` gets the chunks (`followed_state`),
+        // and the state the create info points at, ignored, names the formats the device
+        // lacks.
+        if ci.is_dynamic(vk::DynamicState::VERTEX_INPUT_EXT) {
+            patched.drop_vertex_input();
+            return;
+        }
         let Some(attributes) = patched.vertex_attributes(ci) else {
             return;
         };

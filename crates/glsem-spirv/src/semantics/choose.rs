@@ -311,6 +311,16 @@ fn last_stage_steps(stages: &Stages<'_>, key: &PipelineKey, steps: &mut Vec<Step
 /// `gl_InstanceID`, `gl_SampleMask` on single-sample targets.
 fn input_steps(stages: &Stages<'_>, key: &PipelineKey, steps: &mut Vec<Step>) {
     let on = |s: Semantic| applies(key, s);
+    // A vertex-input library: the attributes the vertex shader's library reads in place.
+    if !stages.has(Stage::Vertex) {
+        if let Some(step) = key
+            .vertex_formats
+            .as_ref()
+            .filter(|_| on(Semantic::VertexFormats))
+        {
+            steps.push(Step::RefetchVertexInputs(step.clone()));
+        }
+    }
     if let Some(summary) = stages.rewritable(Stage::Vertex) {
         if let Some(fed) = &key.fed_locations {
             let unfed = summary
@@ -340,6 +350,7 @@ fn input_steps(stages: &Stages<'_>, key: &PipelineKey, steps: &mut Vec<Step>) {
         {
             steps.push(Step::RefetchVertexInputs(step.clone()));
         }
+
         if on(Semantic::InstanceId) && summary.instance_index {
             // Without shaderDrawParameters the base comes from the GL-state block, which
             // the layer pushes at each draw; a layout without room for it leaves Vulkan's.
