@@ -778,8 +778,9 @@ pub(crate) fn refetched_attributes(
         return None;
     }
     // A vertex-input library (no vertex shader to say where): doubles go in place, by the
-    // rule the vertex shader's library reads them with (above).
-    let in_place = !vertex_shader;
+    // rule the vertex shader's library reads them with on a device without 64-bit vertex
+    // formats (above). Where the device has them, its vertex shader reads doubles.
+    let in_place = !vertex_shader && lacks_doubles(dev);
     let mut attributes = Vec::new();
     let mut kept = Vec::new();
     for a in input.attributes {
