@@ -1074,20 +1074,21 @@ impl Player {
     }
 
     /// The Vulkan location `vertex attrib` sets: a VS input's name, or a GL location (the
-    /// input there, else the number itself).
+    /// input that takes it, else the number itself).
     fn vertex_attrib_location(&self, name: &str) -> Result<usize, SceneError> {
-        let input = match name.parse::<u32>() {
-            Ok(l) => self.vertex_inputs.iter().find(|i| i.location == l),
-            Err(_) => self.vertex_inputs.iter().find(|i| i.name == name),
-        };
-        let location = match (input, name.parse::<u32>()) {
-            (Some(input), _) => input.vk_location,
-            (None, Ok(l)) => l,
-            (None, Err(_)) => {
-                return Err(SceneError::Fail(format!(
-                    "`vertex attrib`: the vertex shader has no input `{name}`"
-                )))
-            }
+        let location = match name.parse::<u32>() {
+            // GL's location inside an input (an element, a matrix column) → Vulkan's.
+            Ok(l) => (self.vertex_inputs.iter())
+                .find_map(|i| i.vk_location_of(l))
+                .unwrap_or(l),
+            Err(_) => match self.vertex_inputs.iter().find(|i| i.name == name) {
+                Some(input) => input.vk_location,
+                None => {
+                    return Err(SceneError::Fail(format!(
+                        "`vertex attrib`: the vertex shader has no input `{name}`"
+                    )))
+                }
+            },
         };
         match (location as usize) < state::MAX_VERTEX_ATTRIBS {
             true => Ok(location as usize),
