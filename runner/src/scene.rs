@@ -2324,7 +2324,15 @@ fn parse_uniform(
         'i' => UniformData::I32(parse_uniform_values(values, n, number, line)?),
         'I' => UniformData::I64(parse_uniform_values(values, n, number, line)?),
         'U' => UniformData::U64(parse_uniform_values(values, n, number, line)?),
-        _ => UniformData::U32(parse_uniform_values(values, n, number, line)?),
+        _ => {
+            // shader_runner reads unsigned values with strtoul, which stops at the GLSL
+            // suffix some lines keep (`uniform uint expect0 4227922944u`).
+            let values: Vec<&str> = (values.iter())
+                .map(|v| v.trim_end_matches(';'))
+                .map(|v| v.strip_suffix(['u', 'U']).unwrap_or(v))
+                .collect();
+            UniformData::U32(parse_uniform_values(&values, n, number, line)?)
+        }
     };
     let (name, index) =
         split_index(name).ok_or_else(|| fail(number, line, "malformed uniform name"))?;
@@ -2642,6 +2650,17 @@ mod tests {
         let c = commands("uniform vec2 s[1].a[3] 1 2").unwrap();
         assert!(matches!(&c[0], Command::Uniform(u) if u.name == "s[1].a" && u.index == Some(3)));
         assert!(skips("uniform sampler2D s 0"));
+    }
+
+    #[test]
+    fn unsigned_uniforms_stop_at_the_glsl_suffix_as_strtoul_does() {
+        let c = commands("uniform uint e 4227922944u\nuniform uvec2 v 1U 0x10u;").unwrap();
+        assert!(
+            matches!(&c[0], Command::Uniform(u) if u.data == UniformData::U32(vec![4227922944]))
+        );
+        assert!(matches!(&c[1], Command::Uniform(u) if u.data == UniformData::U32(vec![1, 16])));
+        // Only unsigned types: an int stays an error.
+        assert!(commands("uniform int i 3u").is_err());
     }
 
     #[test]
