@@ -124,9 +124,15 @@ fn statement(s: &str, offset: usize) -> Result<Option<(Vec<Edit>, Initializer)>,
     };
     let (decl, init) = (&s[..eq], &s[eq + 1..]);
     let values = Parser::new(init).expression_all()?;
-    let name = decl
-        .trim_end()
-        .trim_end_matches(|c: char| c == ']' || c == '[' || c.is_ascii_digit() || c.is_whitespace())
+    // The declared name, after its array sizes (`a[2][3]`, `a[]`) come off: only whole
+    // `[…]` suffixes, as a name may end in digits (`ui2`).
+    let mut declarator = decl.trim_end();
+    while let Some(sized) = declarator.strip_suffix(']') {
+        declarator = sized
+            .rsplit_once('[')
+            .map_or("", |(before, _)| before.trim_end());
+    }
+    let name = declarator
         .rsplit(|c: char| !(c.is_alphanumeric() || c == '_'))
         .next()
         .unwrap_or_default()
@@ -390,6 +396,18 @@ mod tests {
                 values: vec![0.0, 1.0, 0.0, 1.0]
             }]
         );
+    }
+
+    #[test]
+    fn names_ending_in_digits_keep_them() {
+        let (_, inits) = extract(
+            "uniform int ui = int(28);\nuniform ivec2 ui2 = ivec2(39, -14);\n\
+             uniform int[2] a3 = int[2](1, 2);\nuniform float m4[2] = float[2](1.0, 2.0);\n",
+        )
+        .unwrap();
+        let names: Vec<&str> = inits.iter().map(|i| i.name.as_str()).collect();
+        assert_eq!(names, ["ui", "ui2", "a3", "m4"]);
+        assert_eq!(inits[1].values, vec![39., -14.]);
     }
 
     #[test]
