@@ -314,6 +314,19 @@ impl Member {
         !matches!(self, Member::TexCoord | Member::ClipVertex)
     }
 
+    /// The built-in a pre-rasterization stage writes, or, for the front colours, the one the
+    /// fragment stage reads.
+    fn gl_name(self) -> &'static str {
+        match self {
+            Member::FrontColor => "gl_Color / gl_FrontColor",
+            Member::BackColor => "gl_BackColor",
+            Member::FrontSecondaryColor => "gl_SecondaryColor / gl_FrontSecondaryColor",
+            Member::BackSecondaryColor => "gl_BackSecondaryColor",
+            Member::TexCoord => "gl_TexCoord",
+            Member::ClipVertex => "gl_ClipVertex",
+        }
+    }
+
     /// The back colour of a front one.
     fn back(self) -> Option<Member> {
         match self {
@@ -983,8 +996,8 @@ fn translate(
             members.insert(Member::BackColor);
         }
     }
-    // The first redeclaration's qualifier (GL makes differing ones that are both used a
-    // link error, which the runner does not reproduce).
+    colour_qualifiers_match(scene, &translated, last)?;
+    // The first redeclaration's qualifier (where they differ, the stages do not use both).
     let mut qualifiers: BTreeMap<Member, String> = BTreeMap::new();
     for (_, t) in &translated {
         for (m, q) in &t.qualifiers {
@@ -1067,6 +1080,46 @@ fn translate(
         });
     }
     Ok(program)
+}
+
+/// GLSL 1.30 §4.3.7: `gl_Color` and the front and back colours the last stage before the
+/// fragment stage writes must be redeclared with the same interpolation qualifier (or none),
+/// where both are statically used; likewise `gl_SecondaryColor`. Else GL fails to link:
+/// `Err` of a `link error: …`.
+fn colour_qualifiers_match(
+    scene: &Scene,
+    translated: &[(usize, Translated)],
+    last: ShaderStage,
+) -> Result<(), SceneError> {
+    // Whether a stage's units use the member, and the qualifier they redeclare it with.
+    let stage = |stage: ShaderStage, m: Member| {
+        let units = || {
+            (translated.iter())
+                .filter(move |(i, _)| scene.shaders[*i].stage == stage)
+                .map(|(_, t)| t)
+        };
+        let used = units().any(|t| t.members.contains(&m));
+        let qualifier = units().find_map(|t| t.qualifiers.get(&m).cloned());
+        (used, qualifier)
+    };
+    for front in [Member::FrontColor, Member::FrontSecondaryColor] {
+        let (read, fragment) = stage(ShaderStage::Fragment, front);
+        for written in std::iter::once(front).chain(front.back()) {
+            let (used, pre_rasterization) = stage(last, written);
+            if read && used && fragment != pre_rasterization {
+                let q = |q: &Option<String>| q.clone().unwrap_or_else(|| "no".into());
+                return Err(SceneError::Fail(format!(
+                    "link error: the fragment shader's {} has {} interpolation qualifier, \
+                     the {last:?} shader's {} {}",
+                    front.gl_name(),
+                    q(&fragment),
+                    written.gl_name(),
+                    q(&pre_rasterization),
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The last stage before the fragment stage, and whether the fragment stage is GL's fixed
@@ -1924,6 +1977,7 @@ mod tests {
         // `gl_Color` names the front and the back colour.
         let scene = lowered(
             "[vertex shader]\nnoperspective out vec4 gl_FrontSecondaryColor;\n\
+             flat out vec4 gl_BackColor;\n\
              void main() { gl_Position = gl_Vertex; gl_BackColor = vec4(1.0);\n\
              gl_FrontSecondaryColor = vec4(0.5); }\n\
              [fragment shader]\nflat in vec4 gl_Color;\nvoid main() { gl_FragColor = gl_Color; }\n",
@@ -1953,9 +2007,56 @@ mod tests {
     }
 
     #[test]
+    fn colours_both_stages_use_with_other_qualifiers_fail_to_link() {
+        let program = |vs_decl: &str, vs_use: &str, fs_decl: &str, fs_use: &str| {
+            parse(&format!(
+                "[require]\nGLSL >= 1.30\n[vertex shader]\n{vs_decl}\n\
+                 void main() {{ gl_Position = vec4(0); {vs_use} }}\n\
+                 [fragment shader]\n{fs_decl}\nout vec4 c;\nvoid main() {{ c = {fs_use}; }}\n"
+            ))
+        };
+        let link_error = |r: Result<Scene, SceneError>| matches!(r, Err(SceneError::Fail(m)) if crate::glsl::is_link_error(&m));
+        // No qualifier differs from `smooth`; the back colour counts as the front one does.
+        assert!(link_error(program(
+            "",
+            "gl_FrontColor = vec4(1);",
+            "smooth in vec4 gl_Color;",
+            "gl_Color"
+        )));
+        assert!(link_error(program(
+            "noperspective out vec4 gl_BackSecondaryColor;",
+            "gl_BackSecondaryColor = vec4(0); gl_FrontSecondaryColor = vec4(1);",
+            "noperspective in vec4 gl_SecondaryColor;",
+            "gl_SecondaryColor"
+        )));
+        // Alike, or one side unused: it links.
+        assert!(program(
+            "flat out vec4 gl_BackColor;",
+            "gl_BackColor = vec4(1);",
+            "flat in vec4 gl_Color;",
+            "gl_Color"
+        )
+        .is_ok());
+        assert!(program(
+            "flat out vec4 gl_BackColor;",
+            "",
+            "in vec4 gl_Color;",
+            "gl_Color"
+        )
+        .is_ok());
+        assert!(program(
+            "flat out vec4 gl_FrontColor;",
+            "gl_FrontColor = vec4(1);",
+            "smooth in vec4 gl_Color;",
+            "vec4(0)"
+        )
+        .is_ok());
+    }
+
+    #[test]
     fn two_sided_colouring_and_the_shade_model_choose_the_fragment_colour() {
         let scene = lowered(
-            "[vertex shader]\nflat out vec4 gl_BackColor;\n\
+            "[vertex shader]\n\
              void main() { gl_Position = gl_Vertex; gl_FrontColor = vec4(1.0); gl_BackColor = vec4(0.5); }\n\
              [fragment shader]\nvoid main() { gl_FragColor = gl_Color + gl_TexCoord[0]; }\n\
              [test]\nenable GL_VERTEX_PROGRAM_TWO_SIDE\nshade model flat\ndraw rect -1 -1 2 2\n\
@@ -1965,25 +2066,28 @@ mod tests {
             source(&scene, ShaderStage::Vertex),
             source(&scene, ShaderStage::Fragment),
         );
-        // The unqualified front colour travels twice, its flat copy written as it is
-        // clamped; the flat back colour once.
+        // The unqualified colours travel twice, their flat copies written as they are
+        // clamped.
         for source in [vs, fs] {
-            assert!(source.contains(" flat vec4 BackColor;"), "{source}");
-            assert!(
-                source.contains(" vec4 FrontColor; flat vec4 FrontColor_flat;"),
-                "{source}"
-            );
-            assert!(!source.contains("BackColor_flat"), "{source}");
+            for member in [
+                " vec4 FrontColor; flat vec4 FrontColor_flat;",
+                " vec4 BackColor; flat vec4 BackColor_flat;",
+            ] {
+                assert!(source.contains(member), "{member} in {source}");
+            }
         }
-        assert!(
-            vs.contains("glsem_out.FrontColor_flat = glsem_out.FrontColor;"),
-            "{vs}"
-        );
+        for copy in [
+            "glsem_out.FrontColor_flat = glsem_out.FrontColor;",
+            "glsem_out.BackColor_flat = glsem_out.BackColor;",
+        ] {
+            assert!(vs.contains(copy), "{vs}");
+        }
         assert!(fs.contains("uniform int glsem_TwoSide;"), "{fs}");
         assert!(fs.contains("uniform int glsem_ShadeFlat;"), "{fs}");
         assert!(
             fs.contains(
-                "return glsem_TwoSide != 0 && !gl_FrontFacing ? glsem_in.BackColor \
+                "return glsem_TwoSide != 0 && !gl_FrontFacing \
+                 ? (glsem_ShadeFlat != 0 ? glsem_in.BackColor_flat : glsem_in.BackColor) \
                  : (glsem_ShadeFlat != 0 ? glsem_in.FrontColor_flat : glsem_in.FrontColor);"
             ),
             "{fs}"
