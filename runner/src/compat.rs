@@ -13,8 +13,13 @@
 //!   projection matrix with an identity modelview; both start as identity.
 //! - The compatibility varyings (`gl_FrontColor`, `gl_BackColor`, their secondary colours,
 //!   `gl_TexCoord[]`, `gl_ClipVertex`) travel in one interface block that every stage of the
-//!   program declares alike; the fragment shader's `gl_Color` / `gl_SecondaryColor` are the
-//!   front colours (two-sided colouring is off, GL's default).
+//!   program declares alike, each colour with the interpolation qualifier a shader
+//!   redeclares it with (`flat out vec4 gl_BackColor;`; `gl_Color` names the front and back
+//!   colour). The fragment shader's `gl_Color` / `gl_SecondaryColor` are the front colours,
+//!   or, where the scene enables `GL_VERTEX_PROGRAM_TWO_SIDE`, the back colours of
+//!   back-facing primitives; where it sets `shade model flat`, the colours no qualifier
+//!   names also travel flat, and the fragment shader reads that copy while the shade model
+//!   is flat (uniforms `glsem_TwoSide`, `glsem_ShadeFlat`).
 //! - The last stage before rasterization clamps the colours to [0, 1] as it emits a vertex
 //!   (`GL_CLAMP_VERTEX_COLOR` is `GL_TRUE` by default).
 //! - User clip planes: `clip plane i a b c d` is `glClipPlane` with the identity modelview,
@@ -67,7 +72,17 @@ pub fn lower(scene: &mut Scene) -> Result<(), SceneError> {
     let clip_planes = commands
         .iter()
         .any(|l| matches!(l.command, Command::Compat(CompatCommand::ClipPlane(..))));
-    let program = translate(scene, clip_planes)?;
+    let colors = ColorState {
+        two_side: (commands.iter())
+            .any(|l| matches!(l.command, Command::Compat(CompatCommand::TwoSide(true)))),
+        shade_flat: (commands.iter()).any(|l| {
+            matches!(
+                l.command,
+                Command::Compat(CompatCommand::ShadeModel { flat: true })
+            )
+        }),
+    };
+    let program = translate(scene, clip_planes, colors)?;
     if program.clip {
         scene
             .require
@@ -131,7 +146,9 @@ fn play_lists(commands: Vec<Line>) -> Result<Vec<Line>, SceneError> {
                     CompatCommand::Ortho(_)
                     | CompatCommand::Frustum(_)
                     | CompatCommand::Color(_)
-                    | CompatCommand::ClipPlane(..),
+                    | CompatCommand::ClipPlane(..)
+                    | CompatCommand::TwoSide(_)
+                    | CompatCommand::ShadeModel { .. },
                 ),
                 Some(execute),
             ) => {
@@ -187,7 +204,31 @@ struct Program {
     current_color: bool,
     /// The samplers that `shadow*` functions read, with GL's depth texture mode.
     depth_mode_samplers: BTreeSet<String>,
+    /// The fragment stage declares `TWO_SIDE_UNIFORM` / `SHADE_FLAT_UNIFORM`.
+    two_side: bool,
+    shade_flat: bool,
 }
+
+/// Which colour state the scene's commands change, so that the fragment stage must choose
+/// its colours as they say.
+#[derive(Debug, Clone, Copy, Default)]
+struct ColorState {
+    /// It enables `GL_VERTEX_PROGRAM_TWO_SIDE`.
+    two_side: bool,
+    /// It sets `shade model flat`.
+    shade_flat: bool,
+}
+
+impl ColorState {
+    fn dynamic(self) -> bool {
+        self.two_side || self.shade_flat
+    }
+}
+
+/// `GL_VERTEX_PROGRAM_TWO_SIDE` (int, 0 or 1) in the fragment stage.
+const TWO_SIDE_UNIFORM: &str = "glsem_TwoSide";
+/// Whether the shade model is flat (int, 0 or 1) in the fragment stage.
+const SHADE_FLAT_UNIFORM: &str = "glsem_ShadeFlat";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Matrix {
@@ -271,6 +312,38 @@ impl Member {
 
     fn is_color(self) -> bool {
         !matches!(self, Member::TexCoord | Member::ClipVertex)
+    }
+
+    /// The built-in a pre-rasterization stage writes, or, for the front colours, the one the
+    /// fragment stage reads.
+    fn gl_name(self) -> &'static str {
+        match self {
+            Member::FrontColor => "gl_Color / gl_FrontColor",
+            Member::BackColor => "gl_BackColor",
+            Member::FrontSecondaryColor => "gl_SecondaryColor / gl_FrontSecondaryColor",
+            Member::BackSecondaryColor => "gl_BackSecondaryColor",
+            Member::TexCoord => "gl_TexCoord",
+            Member::ClipVertex => "gl_ClipVertex",
+        }
+    }
+
+    /// The back colour of a front one.
+    fn back(self) -> Option<Member> {
+        match self {
+            Member::FrontColor => Some(Member::BackColor),
+            Member::FrontSecondaryColor => Some(Member::BackSecondaryColor),
+            _ => None,
+        }
+    }
+
+    /// The function a fragment shader reads a front colour through when the colour
+    /// state is dynamic.
+    fn fragment_function(self) -> Option<&'static str> {
+        match self {
+            Member::FrontColor => Some("glsem_Color"),
+            Member::FrontSecondaryColor => Some("glsem_SecondaryColor"),
+            _ => None,
+        }
     }
 }
 
@@ -415,6 +488,9 @@ struct Translated {
     members: BTreeSet<Member>,
     /// Sizes `gl_TexCoord` was redeclared with.
     tex_coord_sizes: Vec<u32>,
+    /// The interpolation qualifier a redeclaration gives a colour (`flat`, `smooth`,
+    /// `noperspective`).
+    qualifiers: BTreeMap<Member, String>,
     matrices: BTreeSet<Matrix>,
     /// `gl_Vertex` was read and `piglit_vertex` needs declaring.
     declare_vertex: bool,
@@ -449,6 +525,7 @@ fn translate_shader(
     shader: &Shader,
     last: bool,
     default_version: u32,
+    colors: ColorState,
 ) -> Result<Translated, SceneError> {
     let tokens = tokenize(&strip_comments(&shader.source));
     let mut r = ShaderRewrite {
@@ -463,6 +540,7 @@ fn translate_shader(
         last,
         declared_vertex: None,
         version: 0,
+        colors,
     };
     r.read_directives()?;
     r.version = match r.t.version {
@@ -491,6 +569,7 @@ struct ShaderRewrite {
     declared_vertex: Option<String>,
     /// The GLSL version the shader is written in.
     version: u32,
+    colors: ColorState,
 }
 
 impl ShaderRewrite {
@@ -583,12 +662,22 @@ impl ShaderRewrite {
                 _ => None,
             };
             if let Some(member) = named {
-                // The block's members all interpolate smoothly, GL's default.
-                if let Some(q) = all[..qualifiers]
-                    .iter()
-                    .find(|q| !matches!(q.as_str(), "in" | "out" | "varying" | "smooth"))
-                {
-                    return Err(self.skip(format!("`{q}` on the redeclared `{}`", words[1])));
+                // A colour keeps its interpolation qualifier in the block (`gl_Color` and
+                // `gl_SecondaryColor` name the back colour's too).
+                for q in &all[..qualifiers] {
+                    match q.as_str() {
+                        "in" | "out" | "varying" => {}
+                        "smooth" | "flat" | "noperspective" if member.is_color() => {
+                            let fragment = self.stage == ShaderStage::Fragment;
+                            let back = member.back().filter(|_| fragment);
+                            for m in std::iter::once(member).chain(back) {
+                                self.t.qualifiers.insert(m, q.clone());
+                            }
+                        }
+                        _ => {
+                            return Err(self.skip(format!("`{q}` on the redeclared `{}`", words[1])))
+                        }
+                    }
                 }
                 if member == Member::TexCoord && words.len() == 5 {
                     let size = words[3]
@@ -704,7 +793,16 @@ impl ShaderRewrite {
             }
             (_, Some(member), _) if stage == ShaderStage::Fragment => {
                 self.t.members.insert(member);
-                Some(format!("glsem_in.{}", member.name()))
+                match member.fragment_function().filter(|_| self.colors.dynamic()) {
+                    Some(function) => {
+                        // The back colour too, which two-sided colouring may read.
+                        self.t
+                            .members
+                            .extend(member.back().filter(|_| self.colors.two_side));
+                        Some(format!("{function}()"))
+                    }
+                    None => Some(format!("glsem_in.{}", member.name())),
+                }
             }
             (_, Some(member), _) => {
                 self.t.members.insert(member);
@@ -873,7 +971,11 @@ fn later_keyword(word: &str) -> Option<u32> {
 }
 
 /// Translates every shader of the scene (and adds the fixed-function fragment shader).
-fn translate(scene: &mut Scene, clip_planes: bool) -> Result<Program, SceneError> {
+fn translate(
+    scene: &mut Scene,
+    clip_planes: bool,
+    colors: ColorState,
+) -> Result<Program, SceneError> {
     let (last, fixed_function_fragment) = program_stages(scene)?;
     // piglit gives a shader without `#version` the `[require]`d one (else GLSL 1.10).
     let source_version = scene.require.glsl_version.unwrap_or(110);
@@ -881,7 +983,7 @@ fn translate(scene: &mut Scene, clip_planes: bool) -> Result<Program, SceneError
     for (index, shader) in scene.shaders.iter().enumerate() {
         translated.push((
             index,
-            translate_shader(shader, shader.stage == last, source_version)?,
+            translate_shader(shader, shader.stage == last, source_version, colors)?,
         ));
     }
     let mut members: BTreeSet<Member> = translated
@@ -890,7 +992,26 @@ fn translate(scene: &mut Scene, clip_planes: bool) -> Result<Program, SceneError
         .collect();
     if fixed_function_fragment {
         members.insert(Member::FrontColor);
+        if colors.two_side {
+            members.insert(Member::BackColor);
+        }
     }
+    colour_qualifiers_match(scene, &translated, last)?;
+    // The first redeclaration's qualifier (where they differ, the stages do not use both).
+    let mut qualifiers: BTreeMap<Member, String> = BTreeMap::new();
+    for (_, t) in &translated {
+        for (m, q) in &t.qualifiers {
+            qualifiers.entry(*m).or_insert_with(|| q.clone());
+        }
+    }
+    // The fragment stage reads its colours through `glsem_Color()`: it reads a front colour
+    // while the state is dynamic (or GL's fixed function does).
+    let color_functions = colors.dynamic()
+        && (fixed_function_fragment
+            || translated.iter().any(|(i, t)| {
+                scene.shaders[*i].stage == ShaderStage::Fragment
+                    && t.members.iter().any(|m| m.fragment_function().is_some())
+            }));
     if !members.is_empty() && scene.passthrough_vs {
         return Err(SceneError::Skip(
             "`vertex shader passthrough` with compatibility varyings".into(),
@@ -907,13 +1028,26 @@ fn translate(scene: &mut Scene, clip_planes: bool) -> Result<Program, SceneError
         .map(|(_, t)| t);
     let clip = clip_planes && !last_translated.is_some_and(|t| t.clip_distance);
     let clip_vertex = last_translated.is_some_and(|t| t.writes_clip_vertex);
-    let interface = Interface::new(&members, tex_coords, clip, clip_vertex, last);
+    let colors = ColorState {
+        two_side: colors.two_side && color_functions,
+        shade_flat: colors.shade_flat && color_functions,
+    };
+    let interface = Interface::new(
+        &members,
+        &qualifiers,
+        colors,
+        tex_coords,
+        (clip, clip_vertex),
+        last,
+    );
 
     let mut program = Program {
         matrices: BTreeSet::new(),
         clip,
         current_color: false,
         depth_mode_samplers: BTreeSet::new(),
+        two_side: colors.two_side,
+        shade_flat: colors.shade_flat,
     };
     let version = scene.require.glsl_version.unwrap_or(150).max(150);
     let mut sources = Vec::new();
@@ -933,13 +1067,59 @@ fn translate(scene: &mut Scene, clip_planes: bool) -> Result<Program, SceneError
         scene.shaders.push(Shader {
             stage: ShaderStage::Fragment,
             source: format!(
-                "#version {version}\n{}void main()\n{{\n    gl_FragColor = glsem_in.FrontColor;\n}}\n",
-                interface.block("in", "glsem_in")
+                "#version {version}\n{}{}void main()\n{{\n    gl_FragColor = {};\n}}\n",
+                interface.block("in", "glsem_in"),
+                interface.color_functions,
+                if color_functions {
+                    "glsem_Color()"
+                } else {
+                    "glsem_in.FrontColor"
+                }
             ),
             first_line: 0,
         });
     }
     Ok(program)
+}
+
+/// GLSL 1.30 §4.3.7: `gl_Color` and the front and back colours the last stage before the
+/// fragment stage writes must be redeclared with the same interpolation qualifier (or none),
+/// where both are statically used; likewise `gl_SecondaryColor`. Else GL fails to link:
+/// `Err` of a `link error: …`.
+fn colour_qualifiers_match(
+    scene: &Scene,
+    translated: &[(usize, Translated)],
+    last: ShaderStage,
+) -> Result<(), SceneError> {
+    // Whether a stage's units use the member, and the qualifier they redeclare it with.
+    let stage = |stage: ShaderStage, m: Member| {
+        let units = || {
+            (translated.iter())
+                .filter(move |(i, _)| scene.shaders[*i].stage == stage)
+                .map(|(_, t)| t)
+        };
+        let used = units().any(|t| t.members.contains(&m));
+        let qualifier = units().find_map(|t| t.qualifiers.get(&m).cloned());
+        (used, qualifier)
+    };
+    for front in [Member::FrontColor, Member::FrontSecondaryColor] {
+        let (read, fragment) = stage(ShaderStage::Fragment, front);
+        for written in std::iter::once(front).chain(front.back()) {
+            let (used, pre_rasterization) = stage(last, written);
+            if read && used && fragment != pre_rasterization {
+                let q = |q: &Option<String>| q.clone().unwrap_or_else(|| "no".into());
+                return Err(SceneError::Fail(format!(
+                    "link error: the fragment shader's {} has {} interpolation qualifier, \
+                     the {last:?} shader's {} {}",
+                    front.gl_name(),
+                    q(&fragment),
+                    written.gl_name(),
+                    q(&pre_rasterization),
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The last stage before the fragment stage, and whether the fragment stage is GL's fixed
@@ -988,27 +1168,82 @@ struct Interface {
     clip: bool,
     last: ShaderStage,
     has_members: bool,
+    /// The fragment stage's `glsem_Color()` and `glsem_SecondaryColor()` with the
+    /// uniforms they read, where the colour state is dynamic.
+    color_functions: String,
 }
 
 impl Interface {
     fn new(
         members: &BTreeSet<Member>,
+        qualifiers: &BTreeMap<Member, String>,
+        colors: ColorState,
         tex_coords: u32,
-        clip: bool,
-        clip_vertex: bool,
+        (clip, clip_vertex): (bool, bool),
         last: ShaderStage,
     ) -> Interface {
+        // The colours the shade model makes flat: a flat copy travels beside each.
+        let flat_copy =
+            |m: &Member| colors.shade_flat && m.is_color() && !qualifiers.contains_key(m);
         let block_body: String = members
             .iter()
             .map(|m| match m {
                 Member::TexCoord => format!(" vec4 TexCoord[{tex_coords}];"),
-                m => format!(" vec4 {};", m.name()),
+                m => {
+                    let q = qualifiers
+                        .get(m)
+                        .map(|q| format!("{q} "))
+                        .unwrap_or_default();
+                    let copy = if flat_copy(m) {
+                        format!(" flat vec4 {}_flat;", m.name())
+                    } else {
+                        String::new()
+                    };
+                    format!(" {q}vec4 {};{copy}", m.name())
+                }
             })
             .collect();
         let mut epilogue = String::new();
         for m in members.iter().filter(|m| m.is_color()) {
-            let m = m.name();
-            epilogue += &format!("    glsem_out.{m} = clamp(glsem_out.{m}, 0.0, 1.0);\n");
+            let name = m.name();
+            epilogue += &format!("    glsem_out.{name} = clamp(glsem_out.{name}, 0.0, 1.0);\n");
+            if flat_copy(m) {
+                epilogue += &format!("    glsem_out.{name}_flat = glsem_out.{name};\n");
+            }
+        }
+        let mut color_functions = String::new();
+        if colors.two_side {
+            color_functions += &format!("uniform int {TWO_SIDE_UNIFORM};\n");
+        }
+        if colors.shade_flat {
+            color_functions += &format!("uniform int {SHADE_FLAT_UNIFORM};\n");
+        }
+        // The colour as the shade model says, if the block holds it.
+        let read = |m: Member| {
+            let name = m.name();
+            if !members.contains(&m) {
+                None
+            } else if flat_copy(&m) {
+                Some(format!(
+                    "({SHADE_FLAT_UNIFORM} != 0 ? glsem_in.{name}_flat : glsem_in.{name})"
+                ))
+            } else {
+                Some(format!("glsem_in.{name}"))
+            }
+        };
+        if colors.dynamic() {
+            for front in [Member::FrontColor, Member::FrontSecondaryColor] {
+                let (Some(function), Some(value)) = (front.fragment_function(), read(front)) else {
+                    continue;
+                };
+                let value = match front.back().and_then(read).filter(|_| colors.two_side) {
+                    Some(back) => {
+                        format!("{TWO_SIDE_UNIFORM} != 0 && !gl_FrontFacing ? {back} : {value}")
+                    }
+                    None => value,
+                };
+                color_functions += &format!("vec4 {function}()\n{{\n    return {value};\n}}\n");
+            }
         }
         if clip {
             let source = if clip_vertex {
@@ -1028,6 +1263,7 @@ impl Interface {
             clip,
             last,
             has_members: !members.is_empty(),
+            color_functions,
         }
     }
 
@@ -1051,7 +1287,7 @@ impl Interface {
                 ShaderStage::TessEval | ShaderStage::Geometry => {
                     self.block("in", "glsem_in[]") + &self.block("out", "glsem_out")
                 }
-                _ => self.block("in", "glsem_in"),
+                _ => self.block("in", "glsem_in") + &self.color_functions,
             };
         }
         for m in &t.matrices {
@@ -1231,6 +1467,16 @@ fn lower_commands(
             Command::Compat(CompatCommand::DepthMode(mode)) => {
                 depth_modes.insert(active_unit, mode);
             }
+            Command::Compat(CompatCommand::TwoSide(on)) => {
+                if program.two_side {
+                    out.push(int_uniform(number, TWO_SIDE_UNIFORM, on));
+                }
+            }
+            Command::Compat(CompatCommand::ShadeModel { flat }) => {
+                if program.shade_flat {
+                    out.push(int_uniform(number, SHADE_FLAT_UNIFORM, flat));
+                }
+            }
             Command::Compat(CompatCommand::Ortho(bounds)) => {
                 let [l, r, b, t] = bounds.unwrap_or([
                     0.0,
@@ -1267,6 +1513,21 @@ fn lower_commands(
         }
     }
     Ok(out)
+}
+
+/// `uniform int NAME 0|1`.
+fn int_uniform(number: usize, name: &str, on: bool) -> Line {
+    Line {
+        number,
+        command: Command::Uniform(Uniform {
+            type_name: "int".into(),
+            name: name.into(),
+            index: None,
+            columns: 1,
+            rows: 1,
+            data: UniformData::I32(vec![i32::from(on)]),
+        }),
+    }
 }
 
 /// `glOrtho(l, r, b, t, -1, 1)` on an identity matrix, column-major.
@@ -1712,13 +1973,159 @@ mod tests {
     }
 
     #[test]
-    fn interpolation_qualifiers_on_colours_skip() {
-        let e = parse(&format!(
-            "{REQUIRE}[vertex shader]\nvoid main() {{ gl_Position = gl_Vertex; }}\n\
-             [fragment shader]\nflat in vec4 gl_Color;\nvoid main() {{ gl_FragColor = gl_Color; }}\n"
-        ))
-        .unwrap_err();
-        assert!(matches!(e, SceneError::Skip(_)), "{e}");
+    fn colours_keep_their_interpolation_qualifiers_and_others_skip() {
+        // `gl_Color` names the front and the back colour.
+        let scene = lowered(
+            "[vertex shader]\nnoperspective out vec4 gl_FrontSecondaryColor;\n\
+             flat out vec4 gl_BackColor;\n\
+             void main() { gl_Position = gl_Vertex; gl_BackColor = vec4(1.0);\n\
+             gl_FrontSecondaryColor = vec4(0.5); }\n\
+             [fragment shader]\nflat in vec4 gl_Color;\nvoid main() { gl_FragColor = gl_Color; }\n",
+        );
+        let fs = source(&scene, ShaderStage::Fragment);
+        for stage in [ShaderStage::Vertex, ShaderStage::Fragment] {
+            let source = source(&scene, stage);
+            for member in [
+                " flat vec4 FrontColor;",
+                " flat vec4 BackColor;",
+                " noperspective vec4 FrontSecondaryColor;",
+            ] {
+                assert!(source.contains(member), "{member} in {source}");
+            }
+        }
+        // Without two-sided colouring or a shade model, the front colour as it is.
+        assert!(fs.contains("gl_FragColor = glsem_in.FrontColor;"), "{fs}");
+        for qualifier in ["centroid", "invariant"] {
+            let e = parse(&format!(
+                "{REQUIRE}[vertex shader]\nvoid main() {{ gl_Position = gl_Vertex; }}\n\
+                 [fragment shader]\n{qualifier} in vec4 gl_Color;\n\
+                 void main() {{ gl_FragColor = gl_Color; }}\n"
+            ))
+            .unwrap_err();
+            assert!(matches!(e, SceneError::Skip(_)), "{e}");
+        }
+    }
+
+    #[test]
+    fn colours_both_stages_use_with_other_qualifiers_fail_to_link() {
+        let program = |vs_decl: &str, vs_use: &str, fs_decl: &str, fs_use: &str| {
+            parse(&format!(
+                "[require]\nGLSL >= 1.30\n[vertex shader]\n{vs_decl}\n\
+                 void main() {{ gl_Position = vec4(0); {vs_use} }}\n\
+                 [fragment shader]\n{fs_decl}\nout vec4 c;\nvoid main() {{ c = {fs_use}; }}\n"
+            ))
+        };
+        let link_error = |r: Result<Scene, SceneError>| matches!(r, Err(SceneError::Fail(m)) if crate::glsl::is_link_error(&m));
+        // No qualifier differs from `smooth`; the back colour counts as the front one does.
+        assert!(link_error(program(
+            "",
+            "gl_FrontColor = vec4(1);",
+            "smooth in vec4 gl_Color;",
+            "gl_Color"
+        )));
+        assert!(link_error(program(
+            "noperspective out vec4 gl_BackSecondaryColor;",
+            "gl_BackSecondaryColor = vec4(0); gl_FrontSecondaryColor = vec4(1);",
+            "noperspective in vec4 gl_SecondaryColor;",
+            "gl_SecondaryColor"
+        )));
+        // Alike, or one side unused: it links.
+        assert!(program(
+            "flat out vec4 gl_BackColor;",
+            "gl_BackColor = vec4(1);",
+            "flat in vec4 gl_Color;",
+            "gl_Color"
+        )
+        .is_ok());
+        assert!(program(
+            "flat out vec4 gl_BackColor;",
+            "",
+            "in vec4 gl_Color;",
+            "gl_Color"
+        )
+        .is_ok());
+        assert!(program(
+            "flat out vec4 gl_FrontColor;",
+            "gl_FrontColor = vec4(1);",
+            "smooth in vec4 gl_Color;",
+            "vec4(0)"
+        )
+        .is_ok());
+    }
+
+    #[test]
+    fn two_sided_colouring_and_the_shade_model_choose_the_fragment_colour() {
+        let scene = lowered(
+            "[vertex shader]\n\
+             void main() { gl_Position = gl_Vertex; gl_FrontColor = vec4(1.0); gl_BackColor = vec4(0.5); }\n\
+             [fragment shader]\nvoid main() { gl_FragColor = gl_Color + gl_TexCoord[0]; }\n\
+             [test]\nenable GL_VERTEX_PROGRAM_TWO_SIDE\nshade model flat\ndraw rect -1 -1 2 2\n\
+             shade model smooth\ndisable GL_VERTEX_PROGRAM_TWO_SIDE\n",
+        );
+        let (vs, fs) = (
+            source(&scene, ShaderStage::Vertex),
+            source(&scene, ShaderStage::Fragment),
+        );
+        // The unqualified colours travel twice, their flat copies written as they are
+        // clamped.
+        for source in [vs, fs] {
+            for member in [
+                " vec4 FrontColor; flat vec4 FrontColor_flat;",
+                " vec4 BackColor; flat vec4 BackColor_flat;",
+            ] {
+                assert!(source.contains(member), "{member} in {source}");
+            }
+        }
+        for copy in [
+            "glsem_out.FrontColor_flat = glsem_out.FrontColor;",
+            "glsem_out.BackColor_flat = glsem_out.BackColor;",
+        ] {
+            assert!(vs.contains(copy), "{vs}");
+        }
+        assert!(fs.contains("uniform int glsem_TwoSide;"), "{fs}");
+        assert!(fs.contains("uniform int glsem_ShadeFlat;"), "{fs}");
+        assert!(
+            fs.contains(
+                "return glsem_TwoSide != 0 && !gl_FrontFacing \
+                 ? (glsem_ShadeFlat != 0 ? glsem_in.BackColor_flat : glsem_in.BackColor) \
+                 : (glsem_ShadeFlat != 0 ? glsem_in.FrontColor_flat : glsem_in.FrontColor);"
+            ),
+            "{fs}"
+        );
+        assert!(
+            fs.contains("gl_FragColor = glsem_Color() + glsem_in.TexCoord[0];"),
+            "{fs}"
+        );
+        let set: Vec<(&str, &UniformData)> = uniforms(&scene)
+            .into_iter()
+            .filter(|u| u.name.starts_with("glsem_TwoSide") || u.name.starts_with("glsem_Shade"))
+            .map(|u| (u.name.as_str(), &u.data))
+            .collect();
+        assert_eq!(
+            set,
+            [
+                ("glsem_TwoSide", &UniformData::I32(vec![1])),
+                ("glsem_ShadeFlat", &UniformData::I32(vec![1])),
+                ("glsem_ShadeFlat", &UniformData::I32(vec![0])),
+                ("glsem_TwoSide", &UniformData::I32(vec![0])),
+            ]
+        );
+    }
+
+    #[test]
+    fn without_a_fragment_shader_gls_fixed_function_reads_the_chosen_colour() {
+        let scene = lowered(
+            "[vertex shader]\nvoid main() { gl_Position = gl_Vertex; gl_BackColor = vec4(0.5); }\n\
+             [test]\nenable GL_VERTEX_PROGRAM_TWO_SIDE\n",
+        );
+        let fs = source(&scene, ShaderStage::Fragment);
+        assert!(fs.contains("gl_FragColor = glsem_Color();"), "{fs}");
+        assert!(
+            fs.contains(
+                "return glsem_TwoSide != 0 && !gl_FrontFacing ? glsem_in.BackColor : glsem_in.FrontColor;"
+            ),
+            "{fs}"
+        );
     }
 
     #[test]

@@ -2,8 +2,19 @@
 //! program links; glslang drops them ("Ignoring initializer for uniform") and cannot size
 //! an unsized array from them. The runner takes them out of the source (keeping its line
 //! count, and giving `uniform T a[] = …` its size), evaluates them (constructors, array
-//! constructors and initializer lists of literals) and writes the values into the uniform
-//! block once the program exists, before `[test]` runs.
+//! constructors and initializer lists of literals, and the global constants declared
+//! before them: `const mat2 c = mat2(…); uniform mat2 m = c;`) and writes the values into
+//! the uniform block once the program exists, before `[test]` runs.
+
+use std::collections::{HashMap, HashSet};
+
+/// What an initializer may name besides literals: the global constants declared before it
+/// that evaluate, and the structures the source declares (their constructors).
+#[derive(Default)]
+struct Scope {
+    consts: HashMap<String, Vec<f64>>,
+    structs: HashSet<String>,
+}
 
 /// An initialized uniform: its name and its scalar values in GLSL component order
 /// (members, array elements, matrix columns).
@@ -21,6 +32,10 @@ pub fn extract(source: &str) -> Result<(String, Vec<Initializer>), String> {
     let p = plain.as_bytes();
     let mut edits: Vec<(usize, usize, String)> = Vec::new();
     let mut found = Vec::new();
+    let mut scope = Scope {
+        structs: struct_names(&plain),
+        ..Scope::default()
+    };
     let (mut depth, mut start) = (0i32, 0usize);
     // A `{` opened at global scope after `=` is an initializer list, not a body.
     let mut list = false;
@@ -40,9 +55,12 @@ pub fn extract(source: &str) -> Result<(String, Vec<Initializer>), String> {
                 }
             }
             b';' if depth == 0 => {
-                if let Some((edit, init)) = statement(&plain[start..i], start)? {
+                let text = &plain[start..i];
+                if let Some((edit, init)) = statement(text, start, &scope)? {
                     edits.extend(edit);
                     found.push(init);
+                } else if let Some((name, values)) = constant(text, &scope) {
+                    scope.consts.insert(name, values);
                 }
                 start = i + 1;
             }
@@ -112,7 +130,11 @@ fn blank_comments_and_directives(source: &str) -> String {
 /// edit that removes the initializer, and the initializer.
 type Edit = (usize, usize, String);
 
-fn statement(s: &str, offset: usize) -> Result<Option<(Vec<Edit>, Initializer)>, String> {
+fn statement(
+    s: &str,
+    offset: usize,
+    scope: &Scope,
+) -> Result<Option<(Vec<Edit>, Initializer)>, String> {
     let words: Vec<&str> = s
         .split(|c: char| !(c.is_alphanumeric() || c == '_'))
         .collect();
@@ -123,24 +145,62 @@ fn statement(s: &str, offset: usize) -> Result<Option<(Vec<Edit>, Initializer)>,
         return Ok(None);
     };
     let (decl, init) = (&s[..eq], &s[eq + 1..]);
-    let values = Parser::new(init).expression_all()?;
-    let name = decl
-        .trim_end()
-        .trim_end_matches(|c: char| c == ']' || c == '[' || c.is_ascii_digit() || c.is_whitespace())
-        .rsplit(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .next()
-        .unwrap_or_default()
-        .to_string();
+    let values = Parser::new(init, scope).expression_all()?;
+    let name = declared_name(decl);
     let mut edits = Vec::new();
     let trimmed = decl.trim_end().len();
     if decl[..trimmed].ends_with("[]") {
-        let count = Parser::new(init).top_level_count()?;
+        let count = Parser::new(init, scope).top_level_count()?;
         edits.push((offset + trimmed - 2, offset + trimmed, format!("[{count}]")));
     }
     // The removed initializer's newlines stay, so line numbers do not move.
     let newlines = init.matches('\n').count();
     edits.push((offset + eq, offset + s.len(), "\n".repeat(newlines)));
     Ok(Some((edits, Initializer { name, values })))
+}
+
+/// The name a declaration (`uniform T name[2]`, before its `=`) declares, after its array
+/// sizes (`a[2][3]`, `a[]`) come off: only whole `[…]` suffixes, as a name may end in
+/// digits (`ui2`).
+fn declared_name(decl: &str) -> String {
+    let mut declarator = decl.trim_end();
+    while let Some(sized) = declarator.strip_suffix(']') {
+        declarator = sized
+            .rsplit_once('[')
+            .map_or("", |(before, _)| before.trim_end());
+    }
+    declarator
+        .rsplit(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .next()
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// A global `const T name = …` statement whose value evaluates: its name and value. One
+/// that does not evaluate (a built-in function, say) is left to the compiler; an
+/// initializer naming it then fails to evaluate.
+fn constant(s: &str, scope: &Scope) -> Option<(String, Vec<f64>)> {
+    let words: Vec<&str> = s
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .collect();
+    if !words.contains(&"const") || words.contains(&"uniform") {
+        return None;
+    }
+    let eq = top_level_eq(s)?;
+    let values = Parser::new(&s[eq + 1..], scope).expression_all().ok()?;
+    Some((declared_name(&s[..eq]), values))
+}
+
+/// The names after `struct` in `source`.
+fn struct_names(source: &str) -> HashSet<String> {
+    let words: Vec<&str> = source
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    (words.windows(2))
+        .filter(|w| w[0] == "struct")
+        .map(|w| w[1].to_string())
+        .collect()
 }
 
 fn top_level_eq(s: &str) -> Option<usize> {
@@ -159,13 +219,15 @@ fn top_level_eq(s: &str) -> Option<usize> {
 struct Parser<'a> {
     s: &'a [u8],
     at: usize,
+    scope: &'a Scope,
 }
 
 impl<'a> Parser<'a> {
-    fn new(s: &'a str) -> Self {
+    fn new(s: &'a str, scope: &'a Scope) -> Self {
         Parser {
             s: s.as_bytes(),
             at: 0,
+            scope,
         }
     }
 
@@ -303,6 +365,12 @@ impl<'a> Parser<'a> {
                     "" => return Err(self.error("unexpected character")),
                     _ => {}
                 }
+                // A global constant's value, whole.
+                if let Some(values) = self.scope.consts.get(&name) {
+                    if !matches!(self.peek(), Some(b'(' | b'[' | b'.')) {
+                        return Ok(values.clone());
+                    }
+                }
                 let mut array = false;
                 if self.eat(b'[') {
                     array = true;
@@ -313,7 +381,9 @@ impl<'a> Parser<'a> {
                         self.at += 1;
                     }
                 }
-                if !self.eat(b'(') {
+                // A constructor: of a GLSL type or a declared structure (not a function).
+                let constructor = components(&name).is_some() || self.scope.structs.contains(&name);
+                if !constructor || !self.eat(b'(') {
                     return Err(self.error("only constructors of literals are supported"));
                 }
                 let args = self.list(b')')?;
@@ -393,6 +463,47 @@ mod tests {
     }
 
     #[test]
+    fn names_ending_in_digits_keep_them() {
+        let (_, inits) = extract(
+            "uniform int ui = int(28);\nuniform ivec2 ui2 = ivec2(39, -14);\n\
+             uniform int[2] a3 = int[2](1, 2);\nuniform float m4[2] = float[2](1.0, 2.0);\n",
+        )
+        .unwrap();
+        let names: Vec<&str> = inits.iter().map(|i| i.name.as_str()).collect();
+        assert_eq!(names, ["ui", "ui2", "a3", "m4"]);
+        assert_eq!(inits[1].values, vec![39., -14.]);
+    }
+
+    #[test]
+    fn initializers_may_name_the_global_constants_before_them() {
+        let (out, inits) = extract(
+            "const mat2x2 cm = mat2x2(1.5, 2, -3, 4);\nconst int ci = 7;\n\
+             const float cf = sin(1.0);\nvoid f() { const int local = 9; }\n\
+             uniform mat2x2 um = cm;\nuniform ivec2 uv = ivec2(ci, -ci);\nuniform int u[2] = int[2](ci, 1);\n",
+        )
+        .unwrap();
+        assert!(
+            out.starts_with("const mat2x2 cm = mat2x2(1.5, 2, -3, 4);\n"),
+            "{out}"
+        );
+        assert!(out.contains("uniform mat2x2 um ;"), "{out}");
+        let values: Vec<(&str, &[f64])> = (inits.iter())
+            .map(|i| (i.name.as_str(), i.values.as_slice()))
+            .collect();
+        assert_eq!(
+            values,
+            [
+                ("um", &[1.5, 2., -3., 4.][..]),
+                ("uv", &[7., -7.][..]),
+                ("u", &[7., 1.][..])
+            ]
+        );
+        // A constant the runner cannot evaluate, or a local one, is not known.
+        assert!(extract("const float cf = sin(1.0);\nuniform float u = cf;\n").is_err());
+        assert!(extract("void f() { const int l = 9; }\nuniform int u = l;\n").is_err());
+    }
+
+    #[test]
     fn constructors_lists_arrays_and_structs() {
         let (out, inits) = extract(
             "uniform vec4 c[] = vec4[](vec4(1.0), vec4(0, 1, 0, 1));\nuniform dmat2 m = dmat2(2.0);\n\
@@ -411,5 +522,7 @@ mod tests {
     #[test]
     fn non_constant_initializers_are_refused() {
         assert!(extract("uniform float f = g(1.0) + 2.0;\n").is_err());
+        // A built-in function is no constructor.
+        assert!(extract("uniform float f = sin(1.0);\n").is_err());
     }
 }

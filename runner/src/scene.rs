@@ -2324,7 +2324,15 @@ fn parse_uniform(
         'i' => UniformData::I32(parse_uniform_values(values, n, number, line)?),
         'I' => UniformData::I64(parse_uniform_values(values, n, number, line)?),
         'U' => UniformData::U64(parse_uniform_values(values, n, number, line)?),
-        _ => UniformData::U32(parse_uniform_values(values, n, number, line)?),
+        _ => {
+            // shader_runner reads unsigned values with strtoul, which stops at the GLSL
+            // suffix some lines keep (`uniform uint expect0 4227922944u`).
+            let values: Vec<&str> = (values.iter())
+                .map(|v| v.trim_end_matches(';'))
+                .map(|v| v.strip_suffix(['u', 'U']).unwrap_or(v))
+                .collect();
+            UniformData::U32(parse_uniform_values(&values, n, number, line)?)
+        }
     };
     let (name, index) =
         split_index(name).ok_or_else(|| fail(number, line, "malformed uniform name"))?;
@@ -2401,6 +2409,42 @@ fn uniform_shape(ty: &str) -> Option<(char, u32, u32)> {
     })
 }
 
+/// A `[vertex data]` column's GLSL type (piglit-vbo's `decode_glsl_type`): its component
+/// type, its matrix columns (1 for a scalar or vector), and the components of one column.
+/// `float`, `int`, `uint`, `double`; `vecN`, `ivecN`, `uvecN`, `dvecN`; `matN`, `matCxR`,
+/// `dmatN`, `dmatCxR`; or the old form's bare count N: a vector of the GL type's own type.
+fn vertex_glsl_type(glsl_type: &str, data: DataType) -> Option<(ScalarKind, u32, u32)> {
+    let dim = |n: &str| n.parse::<u32>().ok().filter(|n| (1..=4).contains(n));
+    let (kind, columns, rows) = match glsl_type {
+        "float" => (ScalarKind::Float, 1, 1),
+        "int" => (ScalarKind::Int, 1, 1),
+        "uint" => (ScalarKind::Uint, 1, 1),
+        "double" => (ScalarKind::Double, 1, 1),
+        _ => {
+            let at = glsl_type.find(|c: char| c.is_ascii_digit())?;
+            let (prefix, size) = glsl_type.split_at(at);
+            let kind = match prefix {
+                "" => data.default_kind(),
+                "vec" | "mat" => ScalarKind::Float,
+                "ivec" => ScalarKind::Int,
+                "uvec" => ScalarKind::Uint,
+                "dvec" | "dmat" => ScalarKind::Double,
+                _ => return None,
+            };
+            if prefix.ends_with("mat") {
+                // `matC` is C columns of C components; `matCxR` C columns of R.
+                let (columns, rows) = size.split_once('x').unwrap_or((size, size));
+                let (columns, rows) = (dim(columns)?, dim(rows)?);
+                // GL has no matrices of one column or one row.
+                (columns >= 2 && rows >= 2).then_some((kind, columns, rows))?
+            } else {
+                (kind, 1, dim(size)?)
+            }
+        }
+    };
+    Some((kind, columns, rows))
+}
+
 fn parse_vertex_data(lines: &[(usize, &str)]) -> Result<VertexData, SceneError> {
     let (header_number, header) = lines[0];
     let mut data = VertexData::default();
@@ -2419,36 +2463,13 @@ fn parse_vertex_data(lines: &[(usize, &str)]) -> Result<VertexData, SceneError> 
         };
         let data_type = DataType::by_name(ty)
             .ok_or_else(|| skip(header_number, header, "unsupported vertex data type"))?;
-        // `vecN`, `ivecN`, …, or the old form's bare count: the GL type's own GLSL type.
-        let (kind, count) = match glsl_type.find(|c: char| c.is_ascii_digit()) {
-            Some(at) => {
-                let kind = match &glsl_type[..at] {
-                    "" => data_type.default_kind(),
-                    "vec" => ScalarKind::Float,
-                    "ivec" => ScalarKind::Int,
-                    "uvec" => ScalarKind::Uint,
-                    "dvec" => ScalarKind::Double,
-                    _ => return Err(unsupported()),
-                };
-                (kind, &glsl_type[at..])
-            }
-            None => match *glsl_type {
-                "float" => (ScalarKind::Float, "1"),
-                "int" => (ScalarKind::Int, "1"),
-                "uint" => (ScalarKind::Uint, "1"),
-                "double" => (ScalarKind::Double, "1"),
-                _ => return Err(unsupported()),
-            },
-        };
-        let components = count
-            .parse::<u32>()
-            .ok()
-            .filter(|c| (1..=4).contains(c))
-            .ok_or_else(unsupported)?;
-        // `name[N]/…`: element N of an array input, N GL locations past its first (the
-        // runner feeds arrays of vectors and scalars: one location per element).
+        let (kind, columns, components) =
+            vertex_glsl_type(glsl_type, data_type).ok_or_else(unsupported)?;
+        // `name[N]/…`: element N of an array input; the fourth field: a matrix column (or
+        // in the old form any location past the input's). piglit-vbo's location: the
+        // input's, plus the column, plus the element times the columns of one element.
         let (name, index) = match split_index(name) {
-            Some((base, Some(element))) => (base, index + element),
+            Some((base, Some(element))) => (base, index + element * columns),
             _ => (*name, index),
         };
         data.attributes.push(Attribute {
@@ -2629,6 +2650,17 @@ mod tests {
         let c = commands("uniform vec2 s[1].a[3] 1 2").unwrap();
         assert!(matches!(&c[0], Command::Uniform(u) if u.name == "s[1].a" && u.index == Some(3)));
         assert!(skips("uniform sampler2D s 0"));
+    }
+
+    #[test]
+    fn unsigned_uniforms_stop_at_the_glsl_suffix_as_strtoul_does() {
+        let c = commands("uniform uint e 4227922944u\nuniform uvec2 v 1U 0x10u;").unwrap();
+        assert!(
+            matches!(&c[0], Command::Uniform(u) if u.data == UniformData::U32(vec![4227922944]))
+        );
+        assert!(matches!(&c[1], Command::Uniform(u) if u.data == UniformData::U32(vec![1, 16])));
+        // Only unsigned types: an int stays an error.
+        assert!(commands("uniform int i 3u").is_err());
     }
 
     #[test]
@@ -3252,6 +3284,38 @@ mod tests {
     }
 
     #[test]
+    fn vertex_data_matrix_columns_take_one_location_each() {
+        // piglit-vbo: a column of `matCxR` holds R components at the input's location plus
+        // the column (the fourth field), plus the element times C for `name[N]`.
+        let scene = parse(
+            "[vertex data]\nm/float/mat2x3/0 m/float/mat2x3/1 d[1]/double/dmat3x2/2 \
+             s/float/mat4/3 old[2]/float/3/1\n\
+             1 2 3 4 5 6 7 8 9 10 11 12 13 14 15\n",
+        )
+        .unwrap();
+        let data = scene.vertex_data.unwrap();
+        let columns: Vec<_> = data
+            .attributes
+            .iter()
+            .map(|a| (a.name.as_str(), a.index, a.kind, a.components, a.offset))
+            .collect();
+        assert_eq!(
+            columns,
+            [
+                ("m", 0, ScalarKind::Float, 3, 0),
+                ("m", 1, ScalarKind::Float, 3, 12),
+                // Element 1 of a dmat3x2 array: 3 locations past the first, column 2.
+                ("d", 5, ScalarKind::Double, 2, 24),
+                ("s", 3, ScalarKind::Float, 4, 40),
+                // The old form's count is one column: elements one location apart.
+                ("old", 3, ScalarKind::Float, 3, 56),
+            ]
+        );
+        assert_eq!(data.stride, 68);
+        assert_eq!(&data.bytes[24..32], &7f64.to_le_bytes());
+    }
+
+    #[test]
     fn vertex_data_is_interleaved() {
         let scene =
             parse("[vertex data]\npiglit_vertex/float/2 c/uint/1\n# comment\n0.5 -1 7\n1 2 0x10\n")
@@ -3329,7 +3393,10 @@ mod tests {
         }
         for header in [
             "v/fixed/vec2",
-            "v/float/mat2",
+            "v/float/mat1",
+            "v/float/mat2x5",
+            "v/float/mat2x",
+            "v/int/imat2",
             "v/float/vec5",
             "v/float/bvec2",
         ] {

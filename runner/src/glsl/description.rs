@@ -37,12 +37,30 @@ pub struct VertexInput {
     /// location, Vulkan two, so the inputs after one move up.
     pub vk_location: u32,
     pub scalar: Scalar,
-    /// Components of one element; 0 for a matrix.
+    /// Components of one element, or of one column of a matrix.
     pub components: u32,
+    /// A matrix's columns (each at its own GL location), else 1.
+    pub columns: u32,
     /// An array's length, else 1.
     pub elements: u32,
-    /// Locations one element takes (2 for a `dvec3` or `dvec4`).
+    /// Vulkan locations one element takes (2 for a `dvec3` or `dvec4`, a matrix's columns
+    /// times 1 or 2).
     pub slots: u32,
+}
+
+impl VertexInput {
+    /// GL locations the input takes: one per matrix column of each element.
+    pub fn gl_locations(&self) -> u32 {
+        self.elements * self.columns
+    }
+
+    /// The Vulkan location of GL's `location`, when the input takes it: a `dvec3` or
+    /// `dvec4` column takes one GL location but two Vulkan ones.
+    pub fn vk_location_of(&self, location: u32) -> Option<u32> {
+        let offset = location.checked_sub(self.location)?;
+        (offset < self.gl_locations())
+            .then(|| self.vk_location + offset * (self.slots / self.columns.max(1)))
+    }
 }
 
 /// One member of a default uniform block, with its layout from the SPIR-V decorations.

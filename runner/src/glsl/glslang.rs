@@ -137,7 +137,18 @@ impl Compiler {
         let _ = std::fs::remove_file(&spv);
         let mut command = Command::new(&self.glslang);
         command
-            .args(["-V", "-R", "--aml", "--amb", "-q", "-S", name])
+            .args([
+                "-V",
+                "-R",
+                "--aml",
+                "--amb",
+                "-q",
+                // Inactive members too: an unread `bool` uniform is still GL's bool
+                // (`mark_bool_members`), which `glUniform*i` sets.
+                "--reflect-all-block-variables",
+                "-S",
+                name,
+            ])
             .arg(&self.limits);
         if srcs.len() > 1 {
             command.arg("-l");

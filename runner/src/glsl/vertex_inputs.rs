@@ -135,7 +135,8 @@ pub(super) fn vertex_inputs(m: &Module, gl_locations: &HashMap<u32, u32>) -> Vec
                 location: gl_locations.get(&var).copied().unwrap_or(vk_location),
                 vk_location,
                 scalar,
-                components: if columns == 1 { rows } else { 0 },
+                components: rows,
+                columns,
             })
         })
         .collect()

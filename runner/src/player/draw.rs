@@ -257,131 +257,93 @@ fn constant_double_feed(input: &VertexInput, vk_location: u32) -> InputFeed {
     (attribute, None)
 }
 
-/// A draw's vertex bindings and attributes.
-type VertexLayout = (
-    Vec<vk::VertexInputBindingDescription>,
-    Vec<vk::VertexInputAttributeDescription>,
-);
+/// The vertex shader's inputs and the `[vertex data]` columns that may feed them.
+struct VertexFeeds<'a> {
+    inputs: &'a [VertexInput],
+    columns: &'a [scene::Attribute],
+    /// The generated passthrough VS reads the first column.
+    passthrough_vs: bool,
+}
 
-/// The attribute feeding one GL location of an input, and the one feeding the next Vulkan
-/// location when the input's words spill over (a `dvec3` or `dvec4`).
-type InputFeed = (
-    vk::VertexInputAttributeDescription,
-    Option<vk::VertexInputAttributeDescription>,
-);
-
-impl Player {
-    /// Vertex bindings and attributes for a draw: `draw rect` corners or `[vertex data]`
-    /// columns by name; inputs nobody feeds read GL's default (0, 0, 0, 1).
-    fn vertex_layout(&self, source: Source) -> Result<VertexLayout, SceneError> {
-        let mut bindings = Vec::new();
+impl VertexFeeds<'_> {
+    /// The attributes a draw's pipeline reads, by GL location; inputs nobody feeds read
+    /// glsem's current value.
+    fn attributes(
+        &self,
+        feed: &RectFeed,
+    ) -> Result<Vec<vk::VertexInputAttributeDescription>, SceneError> {
         let mut attributes = Vec::new();
-        let feed = RectFeed {
-            rect: source != Source::VertexData,
-            tex: source == (Source::Rect { tex: true }),
-            target: self.rect_target(),
-        };
-        if feed.rect {
-            bindings.push(vk::VertexInputBindingDescription {
-                binding: 0,
-                stride: RECT_STRIDE,
-                input_rate: vk::VertexInputRate::VERTEX,
-            });
-        } else if self.vertex_buffer.is_some() {
-            bindings.push(vk::VertexInputBindingDescription {
-                binding: 0,
-                stride: self.vertex_stride,
-                input_rate: vk::VertexInputRate::VERTEX,
-            });
-        }
-        for (location, index) in self.vertex_slots()? {
-            let Some((attribute, next)) = self.input_feed(&feed, location, index)? else {
+        for (location, index) in self.slots()? {
+            let Some((attribute, next)) = self.feed(feed, location, index)? else {
                 continue;
             };
             attributes.extend(next);
             attributes.push(attribute);
         }
-        if attributes.iter().any(|a| a.binding == CONSTANT_BINDING) {
-            bindings.push(vk::VertexInputBindingDescription {
-                binding: CONSTANT_BINDING,
-                stride: 0,
-                input_rate: vk::VertexInputRate::VERTEX,
-            });
-        }
-        Ok((bindings, attributes))
+        Ok(attributes)
     }
 
-    /// The input `draw rect` feeds the corners' positions to: `piglit_vertex`, else the
-    /// first declared input (glslang numbers them in order).
-    fn rect_target(&self) -> usize {
-        self.vertex_inputs
-            .iter()
-            .position(|i| i.name == "piglit_vertex")
-            .or_else(|| {
-                (0..self.vertex_inputs.len()).min_by_key(|&i| self.vertex_inputs[i].location)
-            })
-            .unwrap_or(0)
-    }
-
-    /// GL's locations the VS reads (an array's elements each at their own), each with the
-    /// input that reads it; inputs sharing a location by components share its data.
-    fn vertex_slots(&self) -> Result<BTreeMap<u32, usize>, SceneError> {
+    /// GL's locations the VS reads (an array's elements and a matrix's columns each at their
+    /// own), each with the input that reads it; inputs sharing a location by components
+    /// share its data.
+    fn slots(&self) -> Result<BTreeMap<u32, usize>, SceneError> {
         let mut slots: BTreeMap<u32, usize> = BTreeMap::new();
-        for (index, input) in self.vertex_inputs.iter().enumerate() {
-            if input.components == 0 || input.scalar == Scalar::Bool {
+        for (index, input) in self.inputs.iter().enumerate() {
+            if input.scalar == Scalar::Bool {
                 return Err(SceneError::Skip(format!(
-                    "vertex input `{}`: matrix attributes are not supported",
+                    "vertex input `{}`: boolean attributes are not supported",
                     input.name
                 )));
             }
-            for element in 0..input.elements {
-                slots.entry(input.location + element).or_insert(index);
+            // One GL location per matrix column of each element.
+            for location in input.location..input.location + input.gl_locations() {
+                slots.entry(location).or_insert(index);
             }
         }
         Ok(slots)
     }
 
     /// The `[vertex data]` column feeding GL's `location` of `input`.
-    fn vertex_column(&self, location: u32, input: &VertexInput) -> Option<&scene::Attribute> {
+    fn column(&self, location: u32, input: &VertexInput) -> Option<&scene::Attribute> {
         // A column feeds GL's location: its number, or its input's plus the column's index.
         let column_location = |col: &scene::Attribute| {
             col.name
                 .parse::<u32>()
                 .ok()
                 .or_else(|| {
-                    self.vertex_inputs
+                    self.inputs
                         .iter()
                         .find(|i| i.name == col.name)
                         .map(|i| i.location)
                 })
                 .map(|l| l + col.index)
         };
-        self.vertex_attributes
+        self.columns
             .iter()
             .find(|a| column_location(a) == Some(location))
             .or_else(|| {
                 // The generated passthrough VS reads the first column, as piglit binds it.
                 (self.passthrough_vs && input.name == "piglit_vertex")
-                    .then(|| self.vertex_attributes.first())
+                    .then(|| self.columns.first())
                     .flatten()
             })
     }
 
     /// What feeds GL's `location` of input `index`; `None`: GL's current value, which glsem
     /// feeds itself (vkCmdSetVertexAttribGLSEM's value, initially (0, 0, 0, 1)).
-    fn input_feed(
+    fn feed(
         &self,
         feed: &RectFeed,
         location: u32,
         index: usize,
     ) -> Result<Option<InputFeed>, SceneError> {
-        let input = &self.vertex_inputs[index];
+        let input = &self.inputs[index];
         // GL's location → Vulkan's (see `glsl::vertex_inputs::spread_wide_inputs`).
-        let vk_location = input.vk_location + (location - input.location) * input.slots;
+        let vk_location = input.vk_location_of(location).unwrap_or(input.vk_location);
         let column = if feed.rect {
             None
         } else {
-            self.vertex_column(location, input)
+            self.column(location, input)
         };
         Ok(Some(
             if feed.rect && index == feed.target && location == input.location {
@@ -416,6 +378,76 @@ impl Player {
                 return Ok(None);
             },
         ))
+    }
+}
+
+/// A draw's vertex bindings and attributes.
+type VertexLayout = (
+    Vec<vk::VertexInputBindingDescription>,
+    Vec<vk::VertexInputAttributeDescription>,
+);
+
+/// The attribute feeding one GL location of an input, and the one feeding the next Vulkan
+/// location when the input's words spill over (a `dvec3` or `dvec4`).
+type InputFeed = (
+    vk::VertexInputAttributeDescription,
+    Option<vk::VertexInputAttributeDescription>,
+);
+
+impl Player {
+    /// Vertex bindings and attributes for a draw: `draw rect` corners or `[vertex data]`
+    /// columns by name; inputs nobody feeds read GL's default (0, 0, 0, 1).
+    fn vertex_layout(&self, source: Source) -> Result<VertexLayout, SceneError> {
+        let mut bindings = Vec::new();
+        let mut attributes: Vec<vk::VertexInputAttributeDescription> = Vec::new();
+        let feed = RectFeed {
+            rect: source != Source::VertexData,
+            tex: source == (Source::Rect { tex: true }),
+            target: self.rect_target(),
+        };
+        if feed.rect {
+            bindings.push(vk::VertexInputBindingDescription {
+                binding: 0,
+                stride: RECT_STRIDE,
+                input_rate: vk::VertexInputRate::VERTEX,
+            });
+        } else if self.vertex_buffer.is_some() {
+            bindings.push(vk::VertexInputBindingDescription {
+                binding: 0,
+                stride: self.vertex_stride,
+                input_rate: vk::VertexInputRate::VERTEX,
+            });
+        }
+        attributes.extend(self.vertex_feeds().attributes(&feed)?);
+        if attributes.iter().any(|a| a.binding == CONSTANT_BINDING) {
+            bindings.push(vk::VertexInputBindingDescription {
+                binding: CONSTANT_BINDING,
+                stride: 0,
+                input_rate: vk::VertexInputRate::VERTEX,
+            });
+        }
+        Ok((bindings, attributes))
+    }
+
+    /// The input `draw rect` feeds the corners' positions to: `piglit_vertex`, else the
+    /// first declared input (glslang numbers them in order).
+    fn rect_target(&self) -> usize {
+        self.vertex_inputs
+            .iter()
+            .position(|i| i.name == "piglit_vertex")
+            .or_else(|| {
+                (0..self.vertex_inputs.len()).min_by_key(|&i| self.vertex_inputs[i].location)
+            })
+            .unwrap_or(0)
+    }
+
+    /// The vertex shader's inputs and the `[vertex data]` columns that may feed them.
+    fn vertex_feeds(&self) -> VertexFeeds<'_> {
+        VertexFeeds {
+            inputs: &self.vertex_inputs,
+            columns: &self.vertex_attributes,
+            passthrough_vs: self.passthrough_vs,
+        }
     }
 
     fn pipeline(&mut self, key: PipelineKey) -> Result<vk::Pipeline, SceneError> {
@@ -1023,5 +1055,112 @@ impl Player {
         };
         // SAFETY: the query began on `cmd` in `record_begin_xfb`, inside this rendering.
         unsafe { self.gpu.device.cmd_end_query(cmd, self.query_pool, 0) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn input(
+        name: &str,
+        location: u32,
+        vk_location: u32,
+        shape: (Scalar, u32, u32),
+    ) -> VertexInput {
+        let (scalar, columns, components) = shape;
+        let wide = scalar == Scalar::Double && components > 2;
+        VertexInput {
+            name: name.into(),
+            location,
+            vk_location,
+            scalar,
+            components,
+            columns,
+            elements: 1,
+            slots: columns * if wide { 2 } else { 1 },
+        }
+    }
+
+    /// (Vulkan location, format, offset) of each attribute `[vertex data]` feeds.
+    fn fed(inputs: &[VertexInput], header: &str, row: &str) -> Vec<(u32, vk::Format, u32)> {
+        let scene = scene::parse(&format!("[vertex data]\n{header}\n{row}\n")).unwrap();
+        let columns = scene.vertex_data.unwrap().attributes;
+        let feeds = VertexFeeds {
+            inputs,
+            columns: &columns,
+            passthrough_vs: false,
+        };
+        let data = RectFeed {
+            rect: false,
+            tex: false,
+            target: 0,
+        };
+        let mut attributes: Vec<_> = (feeds.attributes(&data).unwrap().iter())
+            .map(|a| (a.location, a.format, a.offset))
+            .collect();
+        attributes.sort_by_key(|a| a.0);
+        attributes
+    }
+
+    #[test]
+    fn matrix_columns_feed_one_location_each_in_their_own_format() {
+        use vk::Format as F;
+        // GL: `dmat2x3 dm` at 0 takes locations 0 and 1, `mat3x2 m[2]` 2 to 7, `vec4 p` 8.
+        // Vulkan: each dvec3 column takes two locations, so `m` starts at 4 and `p` at 10.
+        let mut m = input("m", 2, 4, (Scalar::Float, 3, 2));
+        m.elements = 2;
+        let inputs = [
+            input("dm", 0, 0, (Scalar::Double, 2, 3)),
+            m,
+            input("p", 8, 10, (Scalar::Float, 1, 4)),
+        ];
+        assert_eq!(
+            (inputs[0].vk_location_of(1), inputs[1].vk_location_of(7)),
+            (Some(2), Some(9))
+        );
+        assert_eq!(inputs[1].vk_location_of(8), None);
+        let attributes = fed(
+            &inputs,
+            "p/float/vec4 dm/double/dmat2x3/0 dm/double/dmat2x3/1 m[1]/float/mat3x2/2 m/float/mat3x2/0",
+            "0 0 0 1  1 2 3  4 5 6  7 8  9 10",
+        );
+        assert_eq!(
+            attributes,
+            [
+                // glVertexAttribLPointer of 3 doubles per column: R64G64B64, as GL means it
+                // (glsem reads it where the device cannot).
+                (0, F::R64G64B64_SFLOAT, 16),
+                (2, F::R64G64B64_SFLOAT, 40),
+                (4, F::R32G32_SFLOAT, 72),
+                // Element 1's third column: GL location 2 + 3 + 2.
+                (9, F::R32G32_SFLOAT, 64),
+                (10, F::R32G32B32A32_SFLOAT, 0),
+            ]
+        );
+    }
+
+    #[test]
+    fn unfed_double_matrix_columns_read_gls_current_value_as_doubles() {
+        use vk::Format as F;
+        let inputs = [
+            input("dm", 0, 0, (Scalar::Double, 3, 4)),
+            input("p", 3, 6, (Scalar::Float, 1, 4)),
+        ];
+        let attributes = fed(
+            &inputs,
+            "p/float/vec4 dm/double/dmat3x4/1",
+            "0 0 0 1 1 2 3 4",
+        );
+        let constant = |location| (location, F::R64G64B64A64_SFLOAT, 0);
+        assert_eq!(
+            attributes,
+            [
+                constant(0),
+                (2, F::R64G64B64A64_SFLOAT, 16),
+                constant(4),
+                (6, F::R32G32B32A32_SFLOAT, 0),
+            ]
+        );
     }
 }

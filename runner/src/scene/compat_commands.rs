@@ -26,6 +26,15 @@ pub enum CompatCommand {
     /// `texparameter TARGET depth_mode luminance|intensity|alpha|red`: the active unit's
     /// texture's GL_DEPTH_TEXTURE_MODE, as [`DepthMode`].
     DepthMode(DepthMode),
+    /// `enable|disable GL_VERTEX_PROGRAM_TWO_SIDE`: whether back-facing primitives'
+    /// fragments read the back colours (`gl_BackColor`, `gl_BackSecondaryColor`) as
+    /// `gl_Color` and `gl_SecondaryColor` (initially off).
+    TwoSide(bool),
+    /// `shade model flat|smooth`: `glShadeModel`, whether the colours that no interpolation
+    /// qualifier names are flat (initially smooth).
+    ShadeModel {
+        flat: bool,
+    },
 }
 
 /// GL_DEPTH_TEXTURE_MODE: how a `shadow*` function returns its comparison result r; the
@@ -94,6 +103,16 @@ pub fn parse_command(
             "red" => DepthMode::Red,
             _ => return Err(bad("unknown depth texture mode")),
         }),
+        [verb @ ("enable" | "disable"), "GL_VERTEX_PROGRAM_TWO_SIDE"] => {
+            CompatCommand::TwoSide(*verb == "enable")
+        }
+        ["shade", "model", model] => CompatCommand::ShadeModel {
+            flat: match *model {
+                "flat" | "GL_FLAT" => true,
+                "smooth" | "GL_SMOOTH" => false,
+                _ => return Err(bad("expected flat or smooth")),
+            },
+        },
         ["newlist", "GL_COMPILE"] => CompatCommand::NewList { execute: false },
         ["newlist", "GL_COMPILE_AND_EXECUTE"] => CompatCommand::NewList { execute: true },
         ["endlist"] => CompatCommand::EndList,

@@ -1,7 +1,7 @@
 use glsem_spirv::module::Module;
 
 use super::support::variable_type;
-use crate::glsl::Compiler;
+use crate::glsl::{Compiler, Scalar};
 use crate::scene::{self, ShaderStage};
 
 #[test]
@@ -119,4 +119,26 @@ fn default_uniform_blocks_get_one_binding_per_stage() {
         "std140 rounds array strides up to 16"
     );
     assert_eq!(program.vertex_inputs()[0].name, "piglit_vertex");
+}
+
+#[test]
+fn bool_uniforms_the_shader_never_reads_are_bools_too() {
+    // glslang keeps an unread `bool` in the default block as a `uint` but leaves it out of
+    // its active-only reflection; GL still sets it with glUniform*i.
+    let scene = scene::parse(
+        "[require]\nGLSL >= 1.50\n[vertex shader passthrough]\n[fragment shader]\n\
+         #version 150\nuniform bool used;\nuniform bvec2 unused;\nout vec4 o;\n\
+         void main() { o = vec4(used); }\n",
+    )
+    .unwrap();
+    let program = Compiler::for_tests().build(&scene).unwrap();
+    let fs = program.stage(ShaderStage::Fragment).unwrap();
+    let scalar = |name: &str| {
+        (fs.uniform_blocks.iter())
+            .flat_map(|b| &b.members)
+            .find(|m| m.name == name)
+            .map(|m| m.scalar)
+    };
+    assert_eq!(scalar("used"), Some(Scalar::Bool));
+    assert_eq!(scalar("unused"), Some(Scalar::Bool));
 }

@@ -60,3 +60,45 @@ fn inputs_after_a_dvec4_move_up_one_vulkan_location() {
         .iter()
         .any(|i| i.op() == Some(Op::Bitcast)));
 }
+
+#[test]
+fn matrix_inputs_take_a_gl_location_per_column_and_wide_columns_two_vulkan_ones() {
+    // GL: `dm` takes 0 and 1, `m` 2 to 7 (3 columns × 2 elements), `piglit_vertex` 8.
+    // Vulkan: each dvec3 column of `dm` takes two locations (0-3), so the rest move up 2.
+    let scene = scene::parse(
+        "[require]\nGLSL >= 4.50\n[vertex shader]\nlayout(location = 0) in dmat2x3 dm;\n\
+         layout(location = 2) in mat3x2 m[2];\nlayout(location = 8) in vec4 piglit_vertex;\n\
+         out vec4 c;\nvoid main() { gl_Position = piglit_vertex;\n\
+         c = vec4(vec3(dm[1]), 1.0) + vec4(m[1][2], 0.0, 0.0); }\n\
+         [fragment shader]\nin vec4 c;\nout vec4 o;\nvoid main() { o = c; }\n",
+    )
+    .unwrap();
+    let program = Compiler::for_tests().build(&scene).unwrap();
+    let input = |n: &str| {
+        program
+            .vertex_inputs()
+            .iter()
+            .find(|i| i.name == n)
+            .unwrap()
+            .clone()
+    };
+    let shape = |i: &crate::glsl::VertexInput| {
+        (
+            i.location,
+            i.vk_location,
+            i.elements,
+            i.columns,
+            i.components,
+            i.slots,
+        )
+    };
+    let (dm, m, p) = (input("dm"), input("m"), input("piglit_vertex"));
+    assert_eq!(shape(&dm), (0, 0, 1, 2, 3, 4));
+    assert_eq!(shape(&m), (2, 4, 2, 3, 2, 3));
+    assert_eq!(shape(&p), (8, 10, 1, 1, 4, 1));
+    assert_eq!((dm.gl_locations(), m.gl_locations()), (2, 6));
+    // GL's location of a column → Vulkan's.
+    assert_eq!(dm.vk_location_of(1), Some(2));
+    assert_eq!(m.vk_location_of(7), Some(9));
+    assert_eq!(m.vk_location_of(8), None);
+}
