@@ -99,3 +99,39 @@ fn no_input_at_the_attributes_location_changes_nothing() {
     assign_locations(&mut attributes, &[0], 32).unwrap();
     assert_eq!(refetch_vertex_inputs(&words, "main", &attributes), Ok(None));
 }
+
+#[test]
+fn double_matrices_and_arrays_are_read_in_place_column_by_column() {
+    use glsem_spirv::vertex_formats::{double_inputs, in_place_double_inputs};
+    for env in ["vulkan1.0", "vulkan1.2"] {
+        let words = compile("vertex_formats", "double_matrices.vert", env);
+        let doubles = double_inputs(&words, "main").unwrap();
+        let locations: Vec<(u32, u32)> = doubles
+            .iter()
+            .map(|&(location, format)| (location, format.components))
+            .collect();
+        // One per column or element, at the Locations Vulkan gives them.
+        assert_eq!(
+            locations,
+            [
+                (0, 3),
+                (2, 3),
+                (4, 2),
+                (5, 2),
+                (6, 2),
+                (7, 2),
+                (8, 1),
+                (9, 1),
+                (10, 1)
+            ]
+        );
+        let step = in_place_double_inputs(&doubles);
+        let rewritten = refetch_vertex_inputs(&words, "main", &step.attributes)
+            .unwrap()
+            .expect("the doubles are rebuilt");
+        let rewritten = valid(rewritten, env);
+        // The columns' chunks (a dvec3: a uvec4 and a uvec2, at its two Locations), the
+        // elements', and `position` as it was.
+        assert_eq!(input_locations(&rewritten), (0..12).collect::<Vec<u32>>());
+    }
+}

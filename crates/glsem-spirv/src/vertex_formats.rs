@@ -221,6 +221,62 @@ pub fn occupied_input_locations(
     Ok(taken)
 }
 
+/// The parts of a vertex input of type `pointee` that attributes feed, each with its
+/// Location past the input's and its type: a scalar or vector is one; a matrix one per
+/// column, an array one per element (an array of matrices: per column of each), each at
+/// the Locations its column or element takes (a `dvec3` column: two).
+struct InputParts {
+    parts: Vec<(u32, u32)>,
+    /// An array of matrices: its element type and the parts (columns) each takes.
+    matrices: Option<(u32, u32)>,
+}
+
+/// [`InputParts`] of `pointee` (`None`: a type no attribute feeds, such as a struct).
+fn input_parts(m: &Module<'_>, pointee: u32) -> Option<InputParts> {
+    let leaf = |ty: u32| {
+        matches!(
+            m.type_of(ty),
+            Some(Type::Float { .. } | Type::Int { .. } | Type::Vector { .. })
+        )
+    };
+    if leaf(pointee) {
+        return Some(InputParts {
+            parts: vec![(0, pointee)],
+            matrices: None,
+        });
+    }
+    let columns_of = |ty: u32| match m.type_of(ty)? {
+        &Type::Matrix { column, columns } if leaf(column) => {
+            Some((column, columns, location_slots(m, column)?))
+        }
+        _ => None,
+    };
+    if let Some((column, columns, slots)) = columns_of(pointee) {
+        return Some(InputParts {
+            parts: (0..columns).map(|c| (c * slots, column)).collect(),
+            matrices: None,
+        });
+    }
+    let &Type::Array { element, length } = m.type_of(pointee)? else {
+        return None;
+    };
+    let length = m.constant_u32(length)?;
+    let element_slots = location_slots(m, element)?;
+    if leaf(element) {
+        return Some(InputParts {
+            parts: (0..length).map(|i| (i * element_slots, element)).collect(),
+            matrices: None,
+        });
+    }
+    let (column, columns, slots) = columns_of(element)?;
+    Some(InputParts {
+        parts: (0..length)
+            .flat_map(|i| (0..columns).map(move |c| (i * element_slots + c * slots, column)))
+            .collect(),
+        matrices: Some((element, columns)),
+    })
+}
+
 /// The 64-bit float inputs (`double`, `dvec2`–`dvec4`) of vertex entry point `entry`, by
 /// Location, with the format GL feeds them in (`glVertexAttribLPointer`: doubles of as many
 /// components). Where the vertex input is not in the pipeline (dynamic, a vertex-input
@@ -239,19 +295,23 @@ pub fn double_inputs(words: &[u32], entry: &str) -> Result<Vec<(u32, VertexForma
         let Some(&[location, ..]) = m.decoration(var, Decoration::Location) else {
             continue;
         };
-        let (component, components) = match m.type_of(pointee) {
-            Some(&Type::Vector { component, count }) => (component, count),
-            Some(_) => (pointee, 1),
-            None => continue,
-        };
-        if let Some(Type::Float { width: 64 }) = m.type_of(component) {
-            let format = VertexFormat {
-                numeric: Numeric::Float,
-                bits: 64,
-                components,
-                layout: Layout::Plain,
+        // A matrix or array of doubles: one attribute per column or element.
+        let parts = input_parts(&m, pointee).map_or_else(Vec::new, |p| p.parts);
+        for (offset, part) in parts {
+            let (component, components) = match m.type_of(part) {
+                Some(&Type::Vector { component, count }) => (component, count),
+                Some(_) => (part, 1),
+                None => continue,
             };
-            doubles.push((location, format));
+            if let Some(Type::Float { width: 64 }) = m.type_of(component) {
+                let format = VertexFormat {
+                    numeric: Numeric::Float,
+                    bits: 64,
+                    components,
+                    layout: Layout::Plain,
+                };
+                doubles.push((location + offset, format));
+            }
         }
     }
     doubles.sort_by_key(|&(location, _)| location);
@@ -337,50 +397,76 @@ pub fn refetch_vertex_inputs(
     let mut code = Vec::new();
     let mut demoted = Vec::new();
     let mut added = Vec::new();
-    for attribute in attributes {
-        let Some(&(var, pointee, _)) = inputs.iter().find(|i| i.2 == attribute.location) else {
+    for &(var, pointee, location) in &inputs {
+        let Some(InputParts { parts, matrices }) = input_parts(&m, pointee) else {
             continue;
         };
+        let fed = |offset: u32| attributes.iter().find(|a| a.location == location + offset);
+        if !parts.iter().any(|&(offset, _)| fed(offset).is_some()) {
+            continue;
+        }
         if m.decoration(var, Decoration::Component).is_some() {
             return Err(PassError::Unsupported(format!(
-                "the vertex input at Location {} takes a Component",
-                attribute.location
+                "the vertex input at Location {location} takes a Component"
             )));
         }
-        let chunks = attribute.format.chunks();
-        if chunks.len() != attribute.fetch_locations.len() {
-            return Err(PassError::Unsupported(format!(
-                "the attribute at Location {} has no Locations to be fetched from",
-                attribute.location
-            )));
-        }
-        let mut units = Vec::new();
-        for (chunk, &location) in chunks.iter().zip(&attribute.fetch_locations) {
-            let scalar = match chunk.kind {
-                ChunkKind::Uint => s.u32,
-                ChunkKind::Sint => s.i32,
-                ChunkKind::Float => s.f32,
+        // Each part (the input itself, a matrix column, an array element) rebuilt from its
+        // attribute's chunks, or read as it was where its attribute is not replaced.
+        let mut values = Vec::new();
+        for &(offset, part) in &parts {
+            let Some(attribute) = fed(offset) else {
+                let ty = part;
+                let kept = e.add_variable(StorageClass::Input, ty);
+                e.decorate(kept, Decoration::Location, &[location + offset]);
+                added.push(kept);
+                values.push(e.load(&mut code, ty, kept));
+                continue;
             };
-            let ty = match chunk.units {
-                1 => scalar,
-                n => e.type_vector(scalar, n),
-            };
-            let fetch = e.add_variable(StorageClass::Input, ty);
-            e.decorate(fetch, Decoration::Location, &[location]);
-            e.name(
-                fetch,
-                &format!("glsem_fetch{}_{location}", attribute.location),
-            );
-            added.push(fetch);
-            let value = e.load(&mut code, ty, fetch);
-            for u in 0..chunk.units {
-                units.push(match chunk.units {
-                    1 => value,
-                    _ => e.composite_extract(&mut code, scalar, value, &[u]),
-                });
+            let chunks = attribute.format.chunks();
+            if chunks.len() != attribute.fetch_locations.len() {
+                return Err(PassError::Unsupported(format!(
+                    "the attribute at Location {} has no Locations to be fetched from",
+                    attribute.location
+                )));
             }
+            let mut units = Vec::new();
+            for (chunk, &at) in chunks.iter().zip(&attribute.fetch_locations) {
+                let scalar = match chunk.kind {
+                    ChunkKind::Uint => s.u32,
+                    ChunkKind::Sint => s.i32,
+                    ChunkKind::Float => s.f32,
+                };
+                let ty = match chunk.units {
+                    1 => scalar,
+                    n => e.type_vector(scalar, n),
+                };
+                let fetch = e.add_variable(StorageClass::Input, ty);
+                e.decorate(fetch, Decoration::Location, &[at]);
+                e.name(fetch, &format!("glsem_fetch{}_{at}", attribute.location));
+                added.push(fetch);
+                let value = e.load(&mut code, ty, fetch);
+                for u in 0..chunk.units {
+                    units.push(match chunk.units {
+                        1 => value,
+                        _ => e.composite_extract(&mut code, scalar, value, &[u]),
+                    });
+                }
+            }
+            values.push(gl_value(
+                &m, &mut e, &s, &mut code, attribute, part, &units,
+            )?);
         }
-        let value = gl_value(&m, &mut e, &s, &mut code, attribute, pointee, &units)?;
+        let value = match (values.as_slice(), matrices) {
+            ([one], None) if parts[0].1 == pointee => *one,
+            (_, None) => e.composite_construct(&mut code, pointee, &values),
+            (_, Some((matrix, columns))) => {
+                let elements: Vec<u32> = values
+                    .chunks(columns as usize)
+                    .map(|columns| e.composite_construct(&mut code, matrix, columns))
+                    .collect();
+                e.composite_construct(&mut code, pointee, &elements)
+            }
+        };
         e.store(&mut code, var, value);
         demoted.push((var, None));
     }
