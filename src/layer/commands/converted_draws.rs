@@ -537,6 +537,51 @@ fn plan(
     })
 }
 
+/// A global memory barrier from `src` (stages, accesses) to `dst` on `cb`.
+///
+/// # Safety
+/// `cb` is a live command buffer recording outside a render pass instance.
+unsafe fn memory_barrier(
+    barrier: vk::PFN_vkCmdPipelineBarrier,
+    cb: Dispatchable<vk::CommandBuffer>,
+    (src_stage, src_access_mask): (vk::PipelineStageFlags, vk::AccessFlags),
+    (dst_stage, dst_access_mask): (vk::PipelineStageFlags, vk::AccessFlags),
+) {
+    let memory = vk::MemoryBarrier {
+        src_access_mask,
+        dst_access_mask,
+        ..Default::default()
+    };
+    // SAFETY: this function's contract; `memory` lives through the call.
+    unsafe {
+        barrier(
+            cb.handle(),
+            src_stage,
+            dst_stage,
+            vk::DependencyFlags::empty(),
+            1,
+            &memory,
+            0,
+            std::ptr::null(),
+            0,
+            std::ptr::null(),
+        )
+    };
+}
+
+/// Everything written before (the application's indices and commands, the attachments
+/// of the instance just ended), made visible to what follows.
+const EVERYTHING_WRITTEN: (vk::PipelineStageFlags, vk::AccessFlags) = (
+    vk::PipelineStageFlags::ALL_COMMANDS,
+    vk::AccessFlags::MEMORY_WRITE,
+);
+const ANY_ACCESS: (vk::PipelineStageFlags, vk::AccessFlags) = (
+    vk::PipelineStageFlags::ALL_COMMANDS,
+    vk::AccessFlags::from_raw(
+        vk::AccessFlags::MEMORY_READ.as_raw() | vk::AccessFlags::MEMORY_WRITE.as_raw(),
+    ),
+);
+
 /// Draws `draw` of the bound pipeline as `conversion` says, in place of the application's;
 /// `Err`: why the layer cannot (the caller says so).
 pub(crate) fn draw_converted(
@@ -636,34 +681,11 @@ pub(crate) fn draw_converted(
         )
     };
     outside_render_pass(dev, cb, || {
-        // Everything written before (the application's indices and commands, the
-        // attachments of the instance just ended) is visible to what follows.
-        let before = vk::MemoryBarrier {
-            src_access_mask: vk::AccessFlags::MEMORY_WRITE,
-            dst_access_mask: vk::AccessFlags::MEMORY_READ | vk::AccessFlags::MEMORY_WRITE,
-            ..Default::default()
-        };
-        let after = vk::MemoryBarrier {
-            src_access_mask: vk::AccessFlags::SHADER_WRITE,
-            dst_access_mask: vk::AccessFlags::INDEX_READ | vk::AccessFlags::INDIRECT_COMMAND_READ,
-            ..Default::default()
-        };
         // SAFETY: a live command buffer (a `Dispatchable`) recording outside a render pass
         // instance; the layer's pipeline, layout and set, alive until the command buffer
         // is reset or freed; the application's compute bindings are put back after.
         unsafe {
-            barrier(
-                cb.handle(),
-                vk::PipelineStageFlags::ALL_COMMANDS,
-                vk::PipelineStageFlags::ALL_COMMANDS,
-                vk::DependencyFlags::empty(),
-                1,
-                &before,
-                0,
-                std::ptr::null(),
-                0,
-                std::ptr::null(),
-            );
+            memory_barrier(barrier, cb, EVERYTHING_WRITTEN, ANY_ACCESS);
             bind_pipeline(
                 cb.handle(),
                 vk::PipelineBindPoint::COMPUTE,
@@ -680,17 +702,17 @@ pub(crate) fn draw_converted(
                 std::ptr::null(),
             );
             dispatch(cb.handle(), plan.draw_count, 1, 1);
-            barrier(
-                cb.handle(),
-                vk::PipelineStageFlags::COMPUTE_SHADER,
-                vk::PipelineStageFlags::DRAW_INDIRECT | vk::PipelineStageFlags::VERTEX_INPUT,
-                vk::DependencyFlags::empty(),
-                1,
-                &after,
-                0,
-                std::ptr::null(),
-                0,
-                std::ptr::null(),
+            memory_barrier(
+                barrier,
+                cb,
+                (
+                    vk::PipelineStageFlags::COMPUTE_SHADER,
+                    vk::AccessFlags::SHADER_WRITE,
+                ),
+                (
+                    vk::PipelineStageFlags::DRAW_INDIRECT | vk::PipelineStageFlags::VERTEX_INPUT,
+                    vk::AccessFlags::INDEX_READ | vk::AccessFlags::INDIRECT_COMMAND_READ,
+                ),
             );
         }
         restore_compute(dev, cb);
@@ -772,16 +794,6 @@ pub(crate) fn draw_from_instance_zero(
         return Err("the device lacks a command the layer's copy needs");
     };
     outside_render_pass(dev, cb, || {
-        let before = vk::MemoryBarrier {
-            src_access_mask: vk::AccessFlags::MEMORY_WRITE,
-            dst_access_mask: vk::AccessFlags::MEMORY_READ | vk::AccessFlags::MEMORY_WRITE,
-            ..Default::default()
-        };
-        let after = vk::MemoryBarrier {
-            src_access_mask: vk::AccessFlags::TRANSFER_WRITE,
-            dst_access_mask: vk::AccessFlags::INDIRECT_COMMAND_READ,
-            ..Default::default()
-        };
         let region = vk::BufferCopy {
             src_offset: offset,
             dst_offset: 0,
@@ -792,33 +804,22 @@ pub(crate) fn draw_from_instance_zero(
         // usage for the draw) and is a transfer source (the layer made it one); the copy
         // is the layer's, `bytes` long, alive until the command buffer is reset or freed.
         unsafe {
-            barrier(
-                cb.handle(),
-                vk::PipelineStageFlags::ALL_COMMANDS,
-                vk::PipelineStageFlags::ALL_COMMANDS,
-                vk::DependencyFlags::empty(),
-                1,
-                &before,
-                0,
-                std::ptr::null(),
-                0,
-                std::ptr::null(),
-            );
+            memory_barrier(barrier, cb, EVERYTHING_WRITTEN, ANY_ACCESS);
             copy_buffer(cb.handle(), buffer, copy, 1, &region);
             for i in 0..u64::from(draw_count) {
                 fill(cb.handle(), copy, i * stride + command - 4, 4, 0);
             }
-            barrier(
-                cb.handle(),
-                vk::PipelineStageFlags::TRANSFER,
-                vk::PipelineStageFlags::DRAW_INDIRECT,
-                vk::DependencyFlags::empty(),
-                1,
-                &after,
-                0,
-                std::ptr::null(),
-                0,
-                std::ptr::null(),
+            memory_barrier(
+                barrier,
+                cb,
+                (
+                    vk::PipelineStageFlags::TRANSFER,
+                    vk::AccessFlags::TRANSFER_WRITE,
+                ),
+                (
+                    vk::PipelineStageFlags::DRAW_INDIRECT,
+                    vk::AccessFlags::INDIRECT_COMMAND_READ,
+                ),
             );
         }
     })?;
