@@ -1,7 +1,9 @@
 //! Draws the layer converts on the GPU (`converted_draws`: the application's indices and
 //! indirect commands read by the layer's compute shader, in the command stream): GL's line
-//! loops, and GL's quads on the index route (`primitive_mode_route = indices`, what a device
-//! without `geometryShader` gets), for indexed draws of 16- and 32-bit indices, indirect and
+//! loops, and GL's quads, quad strips and polygons on the index route
+//! (`primitive_mode_route = indices`, what a device without `geometryShader` gets), for
+//! indexed draws of 16- and 32-bit indices (8-bit: `tests/scenes/prim_line_loop_restart`),
+//! indirect and
 //! indexed-indirect draws with `drawCount` 2, primitive restart (GL 4.6 core 10.3.6: a new
 //! primitive of the same mode begins; a quad begun before it is dropped), and indices
 //! written earlier in the same command buffer; through the loader, lavapipe and the
@@ -308,4 +310,58 @@ fn indexed_indirect_and_restarted_line_loops_are_closed() {
         indexed(device, instance, &indices, vk::IndexType::UINT16, None)
     });
     closed(&image, "restarted");
+}
+
+#[test]
+fn indexed_quad_strips_and_polygons_are_drawn_from_their_indices() {
+    let _serial = serial();
+    let strip = ("layer/quad_strip.vert", "layer/flat_color.frag");
+    // Quad i of a strip is vertices 2i, 2i+1, 2i+3, 2i+2, provoked by 2i+3: the left half
+    // from vertex 3, the right from vertex 5 (quad_strip.vert).
+    let halves: Vec<u8> = (0..RENDER_SIZE * RENDER_SIZE)
+        .map(|i| match i % RENDER_SIZE < RENDER_SIZE / 2 {
+            true => red_of(3),
+            false => red_of(5),
+        })
+        .collect();
+    let image = convert(
+        PrimitiveMode::QUAD_STRIP,
+        false,
+        strip,
+        |device, instance| {
+            indexed(
+                device,
+                instance,
+                &[0, 1, 2, 3, 4, 5, 6],
+                vk::IndexType::UINT32,
+                None,
+            )
+        },
+    );
+    assert_eq!(reds(&image), halves, "the 7th index makes no quad");
+    // Restart: `0 1 2 3` is the left quad, `2 3 4 5` after it the right one (a strip begun
+    // again), each provoked by its own 4th vertex.
+    let indices = [0, 1, 2, 3, 0xFFFF, 2, 3, 4, 5];
+    let image = convert(
+        PrimitiveMode::QUAD_STRIP,
+        true,
+        strip,
+        |device, instance| indexed(device, instance, &indices, vk::IndexType::UINT16, None),
+    );
+    assert_eq!(reds(&image), halves, "restarted strip");
+    // A polygon of ring.vert's square, from indices through an indexed-indirect draw: its
+    // inside filled (the pixels 1..2 of the 4x4 target), nothing outside.
+    let commands = [[4, 1, 0, 0, 0]];
+    let image = convert(PrimitiveMode::POLYGON, false, RING, |device, instance| {
+        indexed(
+            device,
+            instance,
+            &[0, 1, 2, 3],
+            vk::IndexType::UINT32,
+            Some(&commands),
+        )
+    });
+    let mut inside = lit(&image);
+    inside.sort();
+    assert_eq!(inside, [(1, 1), (1, 2), (2, 1), (2, 2)]);
 }
