@@ -10,6 +10,7 @@
 //! validation layer. Quads take each quad's 4th index's flat colour (GL 4.6 compatibility
 //! table 13.2); a loop lights `ring.vert`'s border, its closing segment the left column.
 
+use crate::index_route::{assert_clean_but_settings, index_route_instance};
 use crate::primitive_modes::{
     border, buffer_of, desc_in_mode, gl_mode, lit, red_of, reds, two_quads, QUADS,
 };
@@ -36,14 +37,7 @@ fn convert(
     (vs, fs): (&str, &str),
     record: impl for<'a> FnOnce(&'a Device, &Instance) -> Recording<'a>,
 ) -> Vec<u8> {
-    let route = [c"indices".as_ptr()];
-    let mut setting = vk::LayerSettingEXT::default()
-        .layer_name(GLSEM)
-        .setting_name(c"primitive_mode_route")
-        .ty(vk::LayerSettingTypeEXT::STRING);
-    setting.p_values = route.as_ptr().cast();
-    setting.value_count = 1;
-    let instance = Instance::with_settings(entry(), WITH_VALIDATION, &[setting]);
+    let instance = index_route_instance();
     let core = vk::PhysicalDeviceFeatures::default().multi_draw_indirect(true);
     let device = instance.device_with_core(&[GL_STATE], core, &mut []);
     let (vs, fs) = (device.module(&glsl(vs)), device.module(&glsl(fs)));
@@ -68,18 +62,7 @@ fn convert(
     }
     device.destroy_objects(&[pipelines[0]], &[layout], &[pass], &[vs, fs]);
     device.destroy();
-    // This validation layer (header 239) predates VkLayerSettingsCreateInfoEXT, which it
-    // reports as an unknown struct of the instance's chain: every other message fails.
-    let messages: Vec<String> = instance
-        .messages()
-        .into_iter()
-        .filter(|m| !m.contains("VUID-VkInstanceCreateInfo-pNext-pNext"))
-        .collect();
-    assert!(
-        messages.is_empty(),
-        "validation messages:\n{}",
-        messages.join("\n")
-    );
+    assert_clean_but_settings(&instance);
     images.into_iter().next().unwrap()
 }
 

@@ -22,6 +22,16 @@ fn draw(
     (vs, fs): (&str, &str),
     draw: impl FnOnce(&Device, &Instance, vk::CommandBuffer) -> Vec<HostBuffer>,
 ) -> Vec<u8> {
+    let instance = index_route_instance();
+    let core = vk::PhysicalDeviceFeatures::default().fill_mode_non_solid(true);
+    let line_or_fill = (polygon_mode, vk::CullModeFlags::NONE);
+    let image = render(&instance, core, mode, line_or_fill, (vs, fs), draw);
+    assert_clean_but_settings(&instance);
+    image
+}
+
+/// An instance with validation and the setting `primitive_mode_route = indices`.
+pub(crate) fn index_route_instance() -> Instance {
     let route = [c"indices".as_ptr()];
     let mut setting = vk::LayerSettingEXT::default()
         .layer_name(GLSEM)
@@ -29,12 +39,13 @@ fn draw(
         .ty(vk::LayerSettingTypeEXT::STRING);
     setting.p_values = route.as_ptr().cast();
     setting.value_count = 1;
-    let instance = Instance::with_settings(entry(), WITH_VALIDATION, &[setting]);
-    let core = vk::PhysicalDeviceFeatures::default().fill_mode_non_solid(true);
-    let line_or_fill = (polygon_mode, vk::CullModeFlags::NONE);
-    let image = render(&instance, core, mode, line_or_fill, (vs, fs), draw);
-    // This validation layer (header 239) predates VkLayerSettingsCreateInfoEXT, which it
-    // reports as an unknown struct of the instance's chain: every other message fails.
+    Instance::with_settings(entry(), WITH_VALIDATION, &[setting])
+}
+
+/// No validation message on [`index_route_instance`]'s instance. This validation layer
+/// (header 239) predates VkLayerSettingsCreateInfoEXT, which it reports as an unknown
+/// struct of the instance's chain: every other message fails.
+pub(crate) fn assert_clean_but_settings(instance: &Instance) {
     let messages: Vec<String> = instance
         .messages()
         .into_iter()
@@ -45,7 +56,6 @@ fn draw(
         "validation messages:\n{}",
         messages.join("\n")
     );
-    image
 }
 
 /// A plain `vkCmdDraw` of `[vertex count, instance count, first vertex, first instance]`.
