@@ -24,6 +24,7 @@ fn attribute(location: u32, numeric: Numeric, bits: u32, components: u32) -> Ref
         },
         offsets_fit: true,
         fetch_locations: Vec::new(),
+        bytes: false,
     }
 }
 

@@ -114,6 +114,35 @@ impl VertexFormat {
         }
     }
 
+    /// Whether [`VertexFormat::byte_chunks`] can read it: not halves (whose conversion is the
+    /// fetch's own).
+    pub fn readable_as_bytes(&self) -> bool {
+        !(self.numeric == Numeric::Float && self.bits == 16)
+    }
+
+    /// The element's bytes fetched as unsigned bytes, at most four an attribute
+    /// (`R8G8B8A8_UINT`, then `R8G8_UINT`, `R8_UINT`): an 8-bit format has no alignment.
+    pub fn byte_chunks(&self) -> Vec<Chunk> {
+        let mut chunks = Vec::new();
+        let mut offset = 0;
+        let size = self.size();
+        while offset < size {
+            let units = match size - offset {
+                4.. => 4,
+                3 | 2 => 2,
+                _ => 1,
+            };
+            chunks.push(Chunk {
+                unit_bits: 8,
+                units,
+                kind: ChunkKind::Uint,
+                offset,
+            });
+            offset += units;
+        }
+        chunks
+    }
+
     /// The attributes that read the format's bytes in formats every Vulkan device has for
     /// vertex buffers, in order: 64-bit components as two 32-bit words, three 8- or 16-bit
     /// components as two and one (there is no mandatory three-component 8- or 16-bit
@@ -159,6 +188,20 @@ pub struct RefetchedAttribute {
     /// The chunks' offsets stay within the device's `maxVertexInputAttributeOffset`.
     pub offsets_fit: bool,
     pub fetch_locations: Vec<u32>,
+    /// Read byte by byte ([`VertexFormat::byte_chunks`]): the attribute's offset or stride
+    /// is not aligned for its components, nor for 32-bit words (GL reads any, Vulkan wants
+    /// them aligned: VUID-vkCmdDraw-None-02721).
+    pub bytes: bool,
+}
+
+impl RefetchedAttribute {
+    /// The attributes that fetch it: its format's [`VertexFormat::chunks`], or its bytes.
+    pub fn fetched_chunks(&self) -> Vec<Chunk> {
+        match self.bytes {
+            true => self.format.byte_chunks(),
+            false => self.format.chunks(),
+        }
+    }
 }
 
 /// The step: the vertex shader's inputs at these attributes' Locations are rebuilt, with
@@ -331,6 +374,7 @@ pub fn in_place_double_inputs(doubles: &[(u32, VertexFormat)]) -> RefetchVertexI
                 format,
                 offsets_fit: true,
                 fetch_locations: (location..).take(format.chunks().len()).collect(),
+                bytes: false,
             })
             .collect(),
         kept: Vec::new(),
@@ -347,7 +391,7 @@ pub fn assign_locations(
 ) -> Result<(), usize> {
     let mut free = (0..max).filter(|l| !taken.contains(l));
     for (i, attribute) in attributes.iter_mut().enumerate() {
-        let n = attribute.format.chunks().len();
+        let n = attribute.fetched_chunks().len();
         attribute.fetch_locations = free.by_ref().take(n).collect();
         if attribute.fetch_locations.len() != n {
             return Err(i);
@@ -422,7 +466,7 @@ pub fn refetch_vertex_inputs(
                 values.push(e.load(&mut code, ty, kept));
                 continue;
             };
-            let chunks = attribute.format.chunks();
+            let chunks = attribute.fetched_chunks();
             if chunks.len() != attribute.fetch_locations.len() {
                 return Err(PassError::Unsupported(format!(
                     "the attribute at Location {} has no Locations to be fetched from",
@@ -451,6 +495,9 @@ pub fn refetch_vertex_inputs(
                         _ => e.composite_extract(&mut code, scalar, value, &[u]),
                     });
                 }
+            }
+            if attribute.bytes {
+                units = units_of_bytes(&mut e, &s, &mut code, &attribute.format, &units);
             }
             values.push(gl_value(
                 &m, &mut e, &s, &mut code, attribute, part, &units,
@@ -496,6 +543,42 @@ pub fn refetch_vertex_inputs(
     );
     e.insert_before(at, &code);
     Ok(Some(e.finish()?))
+}
+
+/// The units [`VertexFormat::chunks`] would fetch, assembled from the element's `bytes`
+/// (little-endian, as Vulkan's formats read them): a signed unit narrower than 32 bits
+/// sign-extended, as its `SINT` fetch would give it.
+fn units_of_bytes(
+    e: &mut Editor<'_, '_>,
+    s: &Scalars,
+    code: &mut Vec<u32>,
+    format: &VertexFormat,
+    bytes: &[u32],
+) -> Vec<u32> {
+    let mut units = Vec::new();
+    let mut at = 0;
+    for chunk in format.chunks() {
+        for _ in 0..chunk.units {
+            let width = chunk.unit_bits / 8;
+            let mut value = bytes[at];
+            for i in 1..width {
+                let shift = e.constant_u32(8 * i);
+                let byte = bytes[at + i as usize];
+                let shifted = e.binary(code, Op::ShiftLeftLogical, s.u32, byte, shift);
+                value = e.binary(code, Op::BitwiseOr, s.u32, value, shifted);
+            }
+            at += width as usize;
+            units.push(match chunk.kind {
+                ChunkKind::Sint => {
+                    let signed = e.bitcast(code, s.i32, value);
+                    let (first, count) = (e.constant_u32(0), e.constant_u32(chunk.unit_bits));
+                    e.emit(code, Op::BitFieldSExtract, s.i32, &[signed, first, count])
+                }
+                _ => value,
+            });
+        }
+    }
+    units
 }
 
 /// The value of type `pointee` GL gives an input fed by `attribute`, whose fetched
@@ -683,6 +766,22 @@ mod tests {
     }
 
     #[test]
+    fn byte_chunks_read_every_byte_of_the_element_at_most_four_a_fetch() {
+        let sizes = |f: VertexFormat| -> Vec<(u32, u32)> {
+            f.byte_chunks()
+                .iter()
+                .map(|c| (c.offset, c.units))
+                .collect()
+        };
+        // Three shorts: 6 bytes, a uvec4 and a uvec2 of bytes; three bytes: two and one.
+        assert_eq!(sizes(format(Numeric::Sscaled, 16, 3)), [(0, 4), (4, 2)]);
+        assert_eq!(sizes(format(Numeric::Uint, 8, 3)), [(0, 2), (2, 1)]);
+        assert_eq!(sizes(format(Numeric::Float, 64, 1)), [(0, 4), (4, 4)]);
+        assert!(format(Numeric::Float, 32, 2).readable_as_bytes());
+        assert!(!format(Numeric::Float, 16, 2).readable_as_bytes());
+    }
+
+    #[test]
     fn doubles_read_in_place_take_the_locations_of_their_type() {
         let dvec3 = format(Numeric::Float, 64, 3);
         let double = format(Numeric::Float, 64, 1);
@@ -704,6 +803,7 @@ mod tests {
             format: format(Numeric::Float, 64, 4),
             offsets_fit: true,
             fetch_locations: Vec::new(),
+            bytes: false,
         }];
         assign_locations(&mut attributes, &[0, 1, 3], 16).unwrap();
         assert_eq!(attributes[0].fetch_locations, [2, 4]);

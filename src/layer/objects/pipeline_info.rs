@@ -771,7 +771,7 @@ pub(crate) fn refetched_attributes(
         vertex_format(a.format).filter(|&(i, format)| {
             force
                 || dev.missing_vertex_formats.contains(i)
-                || misaligned(&format, a.offset, stride_of(a))
+                || misaligned(&format, a.offset, stride_of(a)) != Misaligned::No
         })
     };
     if !input.attributes.iter().any(|a| refetched(a).is_some()) {
@@ -786,18 +786,22 @@ pub(crate) fn refetched_attributes(
     for a in input.attributes {
         match refetched(a) {
             Some((_, format)) => {
-                let chunks = format.chunks();
-                let last = chunks.last().map_or(0, |c| c.offset);
-                attributes.push(RefetchedAttribute {
+                let bytes = misaligned(&format, a.offset, stride_of(a)) == Misaligned::Bytes;
+                let mut attribute = RefetchedAttribute {
                     location: a.location,
                     format,
-                    offsets_fit: a.offset.saturating_add(last)
-                        <= dev.limits.max_vertex_input_attribute_offset,
-                    fetch_locations: match in_place && format.bits == 64 {
-                        true => (a.location..).take(chunks.len()).collect(),
-                        false => Vec::new(),
-                    },
-                });
+                    offsets_fit: true,
+                    fetch_locations: Vec::new(),
+                    bytes,
+                };
+                let chunks = attribute.fetched_chunks();
+                let last = chunks.last().map_or(0, |c| c.offset);
+                attribute.offsets_fit =
+                    a.offset.saturating_add(last) <= dev.limits.max_vertex_input_attribute_offset;
+                if in_place && format.bits == 64 && !bytes {
+                    attribute.fetch_locations = (a.location..).take(chunks.len()).collect();
+                }
+                attributes.push(attribute);
             }
             _ => kept.push(a.location),
         }
@@ -828,12 +832,24 @@ pub(crate) fn in_place_doubles(
     (!doubles.is_empty()).then(|| in_place_double_inputs(&doubles))
 }
 
+/// How an attribute's offset and stride sit for its format ([`misaligned`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Misaligned {
+    /// Aligned for its components: read as it is.
+    No,
+    /// Aligned for its smaller fetches (doubles as 32-bit words).
+    Words,
+    /// Aligned for nothing wider than a byte: read byte by byte.
+    Bytes,
+}
+
 /// GL reads an attribute at any offset and stride (piglit packs its vertex data tightly);
 /// Vulkan needs every element aligned to the format's component size
-/// (VUID-vkCmdDraw-None-02721). An attribute whose offset or stride is not, but whose
-/// smaller fetches would be (doubles read as 32-bit words), is read otherwise. The buffer's
-/// bind offset is the application's to align.
-fn misaligned(format: &VertexFormat, offset: u32, stride: u32) -> bool {
+/// (VUID-vkCmdDraw-None-02721). An attribute whose offset or stride is not is read
+/// otherwise: by its smaller fetches where they are aligned (doubles as 32-bit words), else
+/// byte by byte (a short after three bytes). The buffer's bind offset is the application's
+/// to align.
+fn misaligned(format: &VertexFormat, offset: u32, stride: u32) -> Misaligned {
     let off =
         |align: u32| align > 1 && (!offset.is_multiple_of(align) || !stride.is_multiple_of(align));
     let natural = match format.layout {
@@ -846,7 +862,12 @@ fn misaligned(format: &VertexFormat, offset: u32, stride: u32) -> bool {
         .map(|c| c.unit_bits / 8)
         .min()
         .unwrap_or(natural);
-    off(natural) && !off(fetched)
+    match (off(natural), off(fetched)) {
+        (false, _) => Misaligned::No,
+        (true, false) => Misaligned::Words,
+        (true, true) if format.readable_as_bytes() => Misaligned::Bytes,
+        (true, true) => Misaligned::No,
+    }
 }
 
 /// The clockwise / counter-clockwise swap of `face` (a positive viewport turns GL's winding
@@ -865,18 +886,24 @@ mod tests {
 
     /// GL's tightly packed doubles (a stride of 92, a double at offset 8 of the second
     /// element) are read as 32-bit words; what 32-bit words could not read aligned (an
-    /// offset of 2) stays as it is, and an aligned attribute is never touched.
+    /// offset of 2, a float at 2 of a stride of 14) byte by byte; an aligned attribute, or
+    /// one of bytes, is never touched; halves at an odd offset stay as they are.
     #[test]
-    fn misaligned_doubles_are_read_as_words() {
+    fn misaligned_attributes_are_read_as_words_or_bytes() {
+        use Misaligned::*;
         let (_, dvec2) = vertex_format(vk::Format::R64G64_SFLOAT).unwrap();
-        assert!(misaligned(&dvec2, 8, 92));
-        assert!(misaligned(&dvec2, 4, 96));
-        assert!(!misaligned(&dvec2, 8, 96));
-        assert!(!misaligned(&dvec2, 2, 96));
+        assert_eq!(misaligned(&dvec2, 8, 92), Words);
+        assert_eq!(misaligned(&dvec2, 4, 96), Words);
+        assert_eq!(misaligned(&dvec2, 8, 96), No);
+        assert_eq!(misaligned(&dvec2, 2, 96), Bytes);
         let (_, vec3) = vertex_format(vk::Format::R32G32B32_SFLOAT).unwrap();
-        assert!(!misaligned(&vec3, 2, 14));
+        assert_eq!(misaligned(&vec3, 2, 14), Bytes);
+        let (_, shorts) = vertex_format(vk::Format::R16G16B16_SSCALED).unwrap();
+        assert_eq!(misaligned(&shorts, 11, 23), Bytes);
         let (_, bytes) = vertex_format(vk::Format::R8G8B8A8_UNORM).unwrap();
-        assert!(!misaligned(&bytes, 3, 7));
+        assert_eq!(misaligned(&bytes, 3, 7), No);
+        let (_, halves) = vertex_format(vk::Format::R16G16_SFLOAT).unwrap();
+        assert_eq!(misaligned(&halves, 3, 7), No);
     }
 
     #[test]

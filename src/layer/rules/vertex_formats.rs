@@ -144,7 +144,7 @@ impl LayerStep for RefetchVertexInputs {
                 continue;
             };
             let app = attributes.remove(at);
-            let chunks = refetched.format.chunks();
+            let chunks = refetched.fetched_chunks();
             attributes.extend(chunks.iter().zip(&refetched.fetch_locations).map(
                 |(chunk, &location)| vk::VertexInputAttributeDescription {
                     location,
