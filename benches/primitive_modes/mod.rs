@@ -167,15 +167,7 @@ impl ColorTarget {
                 .samples(vk::SampleCountFlags::TYPE_1)
                 .usage(vk::ImageUsageFlags::COLOR_ATTACHMENT);
             let image = d.create_image(&info, None).unwrap();
-            let needs = d.get_image_memory_requirements(image);
-            let memory = d
-                .allocate_memory(
-                    &vk::MemoryAllocateInfo::default()
-                        .allocation_size(needs.size)
-                        .memory_type_index(needs.memory_type_bits.trailing_zeros()),
-                    None,
-                )
-                .unwrap();
+            let memory = gpu.memory_for(d.get_image_memory_requirements(image));
             d.bind_image_memory(image, memory, 0).unwrap();
             let view = d
                 .create_image_view(

@@ -475,18 +475,19 @@ impl Gpu {
                     None,
                 )
                 .unwrap();
-            let needs = d.get_buffer_memory_requirements(buffer);
-            let memory = d
-                .allocate_memory(
-                    &vk::MemoryAllocateInfo::default()
-                        .allocation_size(needs.size)
-                        .memory_type_index(needs.memory_type_bits.trailing_zeros()),
-                    None,
-                )
-                .unwrap();
+            let memory = self.memory_for(d.get_buffer_memory_requirements(buffer));
             d.bind_buffer_memory(buffer, memory, 0).unwrap();
             (buffer, memory)
         }
+    }
+
+    /// Memory for `needs`, of the first type it allows (the caller frees it).
+    pub fn memory_for(&self, needs: vk::MemoryRequirements) -> vk::DeviceMemory {
+        let info = vk::MemoryAllocateInfo::default()
+            .allocation_size(needs.size)
+            .memory_type_index(needs.memory_type_bits.trailing_zeros());
+        // SAFETY: a valid allocate info on this device.
+        unsafe { self.device.allocate_memory(&info, None) }.unwrap()
     }
 }
 

@@ -120,6 +120,28 @@ fn indexed<'a>(
     }
 }
 
+/// A `vkCmdDrawIndirect` of the `VkDrawIndirectCommand`s in `words` (four words each).
+fn non_indexed_indirect<'a>(
+    device: &'a Device,
+    instance: &Instance,
+    words: &[u32],
+) -> Recording<'a> {
+    let args = buffer_of(
+        device,
+        instance,
+        words,
+        vk::BufferUsageFlags::INDIRECT_BUFFER,
+    );
+    let (buffer, draws) = (args.buffer, (words.len() / 4) as u32);
+    Recording {
+        buffers: vec![args],
+        before: Box::new(|_| {}),
+        draw: Box::new(move |cb| unsafe {
+            device.device.cmd_draw_indirect(cb, buffer, 0, draws, 16)
+        }),
+    }
+}
+
 /// The right quad first, its corners from the second: each quad's 4th index provokes it.
 const SWAPPED: [u32; 8] = [5, 6, 7, 4, 2, 3, 0, 1];
 
@@ -161,20 +183,7 @@ fn indirect_quads_draw_every_command_of_a_multi_draw() {
     assert_eq!(reds(&image), swapped_quads());
     // Two VkDrawIndirectCommands: vertices 4-7, then 0-3.
     let image = convert(PrimitiveMode::QUADS, false, QUADS, |device, instance| {
-        let args = buffer_of(
-            device,
-            instance,
-            &[4, 1, 4, 0, 4, 1, 0, 0],
-            vk::BufferUsageFlags::INDIRECT_BUFFER,
-        );
-        let buffer = args.buffer;
-        Recording {
-            buffers: vec![args],
-            before: Box::new(|_| {}),
-            draw: Box::new(move |cb| unsafe {
-                device.device.cmd_draw_indirect(cb, buffer, 0, 2, 16)
-            }),
-        }
+        non_indexed_indirect(device, instance, &[4, 1, 4, 0, 4, 1, 0, 0])
     });
     assert_eq!(reds(&image), two_quads(0, 1));
 }
@@ -270,20 +279,7 @@ fn indexed_indirect_and_restarted_line_loops_are_closed() {
     });
     closed(&image, "vkCmdDrawIndexedIndirect, drawCount 2");
     let image = convert(PrimitiveMode::LINE_LOOP, false, RING, |device, instance| {
-        let args = buffer_of(
-            device,
-            instance,
-            &[4, 1, 0, 0],
-            vk::BufferUsageFlags::INDIRECT_BUFFER,
-        );
-        let buffer = args.buffer;
-        Recording {
-            buffers: vec![args],
-            before: Box::new(|_| {}),
-            draw: Box::new(move |cb| unsafe {
-                device.device.cmd_draw_indirect(cb, buffer, 0, 1, 16)
-            }),
-        }
+        non_indexed_indirect(device, instance, &[4, 1, 0, 0])
     });
     closed(&image, "vkCmdDrawIndirect");
     // The loop drawn as `0 1` (one segment, closed back over itself), restart, `0 1 2 3`:
