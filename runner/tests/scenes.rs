@@ -123,11 +123,7 @@ fn every_scene_passes_through_the_layer_with_a_lower_left_viewport() {
 /// The scenes whose GL rule the layer does not give graphics pipeline libraries (README,
 /// "Pipeline libraries and shader objects" and the semantics they name): each fails
 /// through `--pipelines libraries` and passes through whole pipelines.
-const NOT_IN_LIBRARIES: [&str; 2] = [
-    // GL's line stipple: a pre-rasterization library's line mode is dynamic state the layer
-    // sets at bind (whether Bresenham is allowed depends on the other parts' multisample
-    // state), and the layer's stipple is not carried into the linked pipeline.
-    "lines_stipple",
+const NOT_IN_LIBRARIES: [&str; 1] = [
     // Attributes at offsets their format cannot be fetched from are read byte by byte only
     // where the vertex-input state is seen with the vertex shader (docs/semantics.md,
     // "vertex_formats"): the shader's side of a library cannot know the offsets.
@@ -152,13 +148,7 @@ fn every_scene_passes_through_optimized_independent_set_libraries_but_the_docume
 
 /// The scenes whose GL rule the layer does not give whole pipelines that list every dynamic
 /// state lavapipe has (`--pipelines dynamic-state`).
-const NOT_WITH_DYNAMIC_STATE: [&str; 3] = [
-    // Not followed yet: GL's line stipple where the line mode is dynamic.
-    "lines_stipple",
-    // GL's primitive modes, a documented limit (docs/semantics.md, "primitive_mode"): the
-    // geometry shader is made with the pipeline, so a polygon mode set at draw time draws the
-    // quad's triangles' edges.
-    "prim_quad_polygon_mode_line",
+const NOT_WITH_DYNAMIC_STATE: [&str; 1] = [
     // Unaligned attributes under vkCmdSetVertexInputEXT (as through libraries, above).
     "vertex_formats_unaligned",
 ];

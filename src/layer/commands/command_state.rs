@@ -29,10 +29,13 @@ use std::sync::atomic::Ordering;
 
 use crate::layer::commands::current_attributes::release;
 use crate::layer::commands::followed_state::{
-    bind_followed, follow_rasterization_samples, set_conventions, set_line_mode,
+    bind_followed, follow_rasterization_samples, set_conventions, set_line_mode, set_stipple_enable,
 };
+use crate::layer::commands::primitive_objects;
 use crate::layer::data::dynamic_lines::LineModeState;
-use crate::layer::data::records::{BlockBinding, CommandBufferState, GlStateValues, LineStipple};
+use crate::layer::data::records::{
+    BlockBinding, BoundVariants, CommandBufferState, GlStateValues, LineStipple,
+};
 use crate::layer::loader::frames::{
     command_hook, destroy_hook, ffi_guard, hook, maybe_inject_panic, shield,
 };
@@ -422,7 +425,8 @@ command_hook! {
                 line_mode,
                 topology,
                 followed,
-                layer_line_mode,
+                (layer_line_mode, stipple_with_mode),
+                polygon_variants,
             ) = dev.records.pipelines.read().get(&pipeline).map_or(
                 (
                     None,
@@ -435,7 +439,8 @@ command_hook! {
                     None,
                     None,
                     None,
-                    false,
+                    (false, false),
+                    None,
                 ),
                 |r| {
                     (
@@ -449,11 +454,12 @@ command_hook! {
                         r.line_mode,
                         r.gl_topology,
                         r.followed.clone(),
-                        r.library_line_mode,
+                        (r.library_line_mode, r.stipple_with_mode),
+                        r.polygon_variants,
                     )
                 },
             );
-            let (values, stipple, mode, conventions) = {
+            let (values, stipple, (mode, mode_now), conventions) = {
                 let mut cbs = dev.records.command_buffers.lock();
                 let state = cbs
                     .entry(command_buffer.handle())
@@ -469,6 +475,12 @@ command_hook! {
                 state.layer_tcs_object = false;
                 state.vertex_object = vk::ShaderEXT::null();
                 state.object_lines = false;
+                state.pipeline_stipple_with_mode = stipple_with_mode;
+                state.bound_variants = polygon_variants.map(|variants| BoundVariants {
+                    app: pipeline,
+                    variants,
+                    down: pipeline,
+                });
                 state.app_geometry_object = false;
                 state.layer_geometry_object = false;
                 state.bound_line_stipple = line_stipple;
@@ -490,7 +502,7 @@ command_hook! {
                 (
                     state.values,
                     state.line_stipple,
-                    state.lines.bind(line_mode),
+                    (state.lines.bind(line_mode), state.lines.set),
                     conventions,
                 )
             };
@@ -505,6 +517,13 @@ command_hook! {
             }
             if let Some(mode) = mode {
                 set_line_mode(&dev, command_buffer, mode);
+            }
+            // The enable is set at every bind: a pipeline with a static one drops it.
+            if let (true, Some(mode)) = (stipple_with_mode, mode_now) {
+                set_stipple_enable(&dev, command_buffer, mode, stipple);
+            }
+            if polygon_variants.is_some() {
+                primitive_objects::bind_polygon_mode_variant(&dev, command_buffer);
             }
             if let (Some(topology), Some(set)) = (topology, dev.table.cmd_set_primitive_topology) {
                 // SAFETY: a live command buffer (a `Dispatchable`) in the recording state

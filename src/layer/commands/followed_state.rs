@@ -50,18 +50,19 @@ fn follow(
         let Some(dev) = device_data(cb).filter(|d| follows_lines(d)) else {
             return;
         };
-        let (mode, objects, stipple) = {
+        let (mode, stipple_with_mode, stipple) = {
             let mut cbs = dev.records.command_buffers.lock();
             let state = cbs
                 .entry(cb.handle())
                 .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
             change(&mut state.lines);
-            (state.lines.update(), state.object_lines, state.line_stipple)
+            let with_mode = state.object_lines || state.pipeline_stipple_with_mode;
+            (state.lines.update(), with_mode, state.line_stipple)
         };
         if let Some(mode) = mode {
             set_line_mode(&dev, cb, mode);
-            if objects {
-                set_object_stipple(&dev, cb, mode, stipple);
+            if stipple_with_mode {
+                set_stipple_enable(&dev, cb, mode, stipple);
             }
         }
     });
@@ -95,14 +96,15 @@ pub(crate) fn bind_object_lines(dev: &DeviceData, cb: Dispatchable<vk::CommandBu
     };
     if let Some(mode) = mode {
         set_line_mode(dev, cb, mode);
-        set_object_stipple(dev, cb, mode, stipple);
+        set_stipple_enable(dev, cb, mode, stipple);
     }
 }
 
-/// The stipple enable of shader objects drawing lines in `mode`: GL's stipple on
-/// stippled Bresenham lines (solid while `GL_LINE_STIPPLE` is off), none on the others
-/// (their stippled modes are features the layer does not enable).
-fn set_object_stipple(
+/// The stipple enable of shader objects, or of a pipeline whose enable is the layer's,
+/// drawing lines in `mode`: GL's stipple on stippled Bresenham lines (solid while
+/// `GL_LINE_STIPPLE` is off), none on the others (their stippled modes are features the
+/// layer does not enable).
+pub(crate) fn set_stipple_enable(
     dev: &DeviceData,
     cb: Dispatchable<vk::CommandBuffer>,
     mode: vk::LineRasterizationModeEXT,
@@ -114,14 +116,15 @@ fn set_object_stipple(
     let enable = mode == vk::LineRasterizationModeEXT::BRESENHAM;
     if let Some(set_enable) = dev.table.cmd_set_line_stipple_enable_ext {
         // SAFETY: a live command buffer (a `Dispatchable`) in the recording state with
-        // shader objects bound; the layer enabled `stippledBresenhamLines`.
+        // shader objects bound, or a pipeline whose stipple enable is dynamic state; the
+        // layer enabled `stippledBresenhamLines`.
         unsafe { set_enable(cb.handle(), enable.into()) };
     }
     if let (true, Some(set)) = (enable, dev.table.cmd_set_line_stipple) {
         let (factor, pattern) = stipple.effective();
         // SAFETY: a live command buffer (a `Dispatchable`) in the recording state with
-        // shader objects bound, whose line stipple is dynamic state; the factor `effective`
-        // gives is in [1, 256], the range Vulkan allows.
+        // shader objects or a pipeline bound whose line stipple is dynamic state; the factor
+        // `effective` gives is in [1, 256], the range Vulkan allows.
         unsafe { set(cb.handle(), factor, pattern) };
     }
 }
@@ -136,21 +139,34 @@ command_hook! {
     ),
     read |d| follows_lines(d),
     calls_down |next, follows| {
-        let down = follows
+        // The mode that goes down, and the stipple to set with it where the bound
+        // pipeline's stipple enable is the layer's.
+        let followed = follows
             .then(|| {
                 shield("vkCmdSetLineRasterizationModeEXT", || {
                     let dev = device_data(command_buffer)?;
-                    let mut cbs = dev.records.command_buffers.lock();
-                    let state = cbs
-                        .entry(command_buffer.handle())
-                        .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
-                    Some(state.lines.app_sets(mode))
+                    let (down, stipple) = {
+                        let mut cbs = dev.records.command_buffers.lock();
+                        let state = cbs
+                            .entry(command_buffer.handle())
+                            .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
+                        let stipple = state
+                            .pipeline_stipple_with_mode
+                            .then_some(state.line_stipple);
+                        (state.lines.app_sets(mode), stipple)
+                    };
+                    Some((dev, down, stipple))
                 })
                 .flatten()
             })
             .flatten();
         // SAFETY: the application's command buffer; a valid mode.
-        unsafe { next(command_buffer.handle(), down.unwrap_or(mode)) };
+        unsafe { next(command_buffer.handle(), followed.as_ref().map_or(mode, |f| f.1)) };
+        if let Some((dev, down, Some(stipple))) = followed {
+            shield("vkCmdSetLineRasterizationModeEXT", || {
+                set_stipple_enable(&dev, command_buffer, down, stipple)
+            });
+        }
     }
 }
 

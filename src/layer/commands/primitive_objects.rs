@@ -331,9 +331,36 @@ fn follow_change(
     }
 }
 
+/// Where the bound pipeline draws GL's quads under a dynamic polygon mode, binds the one of
+/// its variants that draws them as the mode set last rasterizes them (the pipeline itself
+/// while it fills them), when that is not the one the driver has. The variants share the
+/// pipeline's layout and dynamic state, so what is bound and set stays.
+pub(crate) fn bind_polygon_mode_variant(dev: &DeviceData, cb: Dispatchable<vk::CommandBuffer>) {
+    let Some(bind) = dev.table.cmd_bind_pipeline else {
+        return;
+    };
+    let swap = {
+        let mut cbs = dev.records.command_buffers.lock();
+        let s = CommandBufferState::of(&mut cbs, cb.handle());
+        let polygon_mode = s.polygon_mode;
+        s.bound_variants.as_mut().and_then(|bound| {
+            let wanted = bound.variants.for_mode(bound.app, polygon_mode);
+            (wanted != bound.down).then(|| {
+                bound.down = wanted;
+                wanted
+            })
+        })
+    };
+    if let Some(pipeline) = swap {
+        // SAFETY: a live command buffer (a `Dispatchable`) in the recording state; a pipeline
+        // the layer made from the bound one's create info, alive while that one is.
+        unsafe { bind(cb.handle(), vk::PipelineBindPoint::GRAPHICS, pipeline) };
+    }
+}
+
 command_hook! {
     /// `vkCmdSetPolygonModeEXT`: the geometry shader of GL's quads draws their edges or
-    /// corners itself.
+    /// corners itself (a shader object's, or a pipeline variant's).
     "vkCmdSetPolygonModeEXT",
     fn cmd_set_polygon_mode[cmd_set_polygon_mode_ext](command_buffer, polygon_mode: vk::PolygonMode),
     then |()| {
@@ -348,6 +375,9 @@ command_hook! {
                 s.polygon_mode = rasterized;
                 changed
             });
+            if let Some(dev) = device_data(command_buffer).filter(|d| d.extensions.gl_state) {
+                bind_polygon_mode_variant(&dev, command_buffer);
+            }
         });
     }
 }

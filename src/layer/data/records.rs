@@ -274,6 +274,12 @@ pub struct PipelineRecord {
     /// Its line mode is dynamic state the layer follows (`dynamic_lines`), with the
     /// multisample state it fixes.
     pub line_mode: Option<StaticMultisample>,
+    /// Its stipple enable is dynamic state the layer sets with that line mode
+    /// (`followed_state::set_stipple_enable`), or its libraries' is.
+    pub stipple_with_mode: bool,
+    /// It draws GL's quads under a dynamic polygon mode: the pipelines drawing them as lines
+    /// and points (`Rewrite::polygon_mode_gs`), destroyed with it.
+    pub polygon_variants: Option<PolygonModeVariants>,
     /// Its vertex input or GL's conventions are dynamic state the layer follows
     /// (`dynamic_inputs`).
     pub followed: Option<Arc<FollowedPipeline>>,
@@ -301,6 +307,8 @@ impl PipelineRecord {
             gl_topology: None,
             library_line_mode: false,
             line_mode: None,
+            stipple_with_mode: false,
+            polygon_variants: None,
             followed: None,
             _live: Live::new(Kind::Pipeline),
         }
@@ -362,12 +370,17 @@ pub struct CommandBufferState {
     pub app_geometry_object: bool,
     pub layer_geometry_object: bool,
     pub polygon_mode: Rasterized,
+    /// The bound pipeline has polygon-mode variants: which the driver has.
+    pub bound_variants: Option<BoundVariants>,
     /// The provoking vertex mode last set (`vkCmdSetProvokingVertexModeEXT`; `Some(true)`:
     /// the last vertex).
     pub provoking_last: Option<bool>,
     /// Shader objects are bound whose line mode and stipple enable the layer sets
     /// (`followed_state::bind_object_lines`).
     pub object_lines: bool,
+    /// The bound pipeline's stipple enable is dynamic state the layer sets with its line
+    /// mode (`PipelineRecord::stipple_with_mode`).
+    pub pipeline_stipple_with_mode: bool,
     /// The bound pipeline draws GL's line loops: non-indexed draws get their closing segment.
     pub bound_line_loop: bool,
     /// The bound pipeline reads the base instance from the GL-state block, and may read
@@ -410,6 +423,48 @@ pub struct BoundIndexBuffer {
     pub buffer: vk::Buffer,
     pub offset: vk::DeviceSize,
     pub index_type: vk::IndexType,
+}
+
+/// The pipelines the layer made beside one drawing GL's quads or quad strips under a
+/// dynamic polygon mode, bound in its place while the mode draws lines or points (null: that
+/// mode draws them filled).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PolygonModeVariants {
+    pub lines: vk::Pipeline,
+    pub points: vk::Pipeline,
+}
+
+impl PolygonModeVariants {
+    /// The pipeline that draws GL's mode as `polygon_mode` rasterizes it, in place of `app`.
+    pub fn for_mode(&self, app: vk::Pipeline, polygon_mode: Rasterized) -> vk::Pipeline {
+        let variant = match polygon_mode {
+            Rasterized::Lines => self.lines,
+            Rasterized::Points => self.points,
+            Rasterized::Fill => vk::Pipeline::null(),
+        };
+        match variant == vk::Pipeline::null() {
+            true => app,
+            false => variant,
+        }
+    }
+
+    /// The slot of the variant for `polygon_mode` (`None`: `Fill`, the pipeline itself).
+    pub fn slot(&mut self, polygon_mode: Rasterized) -> Option<&mut vk::Pipeline> {
+        match polygon_mode {
+            Rasterized::Lines => Some(&mut self.lines),
+            Rasterized::Points => Some(&mut self.points),
+            Rasterized::Fill => None,
+        }
+    }
+}
+
+/// A pipeline with polygon-mode variants bound: the application's handle, its variants, and
+/// the one the driver has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BoundVariants {
+    pub app: vk::Pipeline,
+    pub variants: PolygonModeVariants,
+    pub down: vk::Pipeline,
 }
 
 /// GL's line stipple state.
@@ -467,8 +522,10 @@ impl CommandBufferState {
             app_geometry_object: false,
             layer_geometry_object: false,
             polygon_mode: Rasterized::Fill,
+            bound_variants: None,
             provoking_last: None,
             object_lines: false,
+            pipeline_stipple_with_mode: false,
             bound_line_loop: false,
             bound_base_instance: false,
             bound_instance_rate: Some(true),
@@ -589,7 +646,8 @@ impl Records {
             || record.reads_base_instance
             || record.gl_primitive.is_some()
             || record.line_mode.is_some()
-            || record.followed.is_some();
+            || record.followed.is_some()
+            || record.polygon_variants.is_some();
         let count = |counter: &AtomicUsize| match delta {
             1 => counter.fetch_add(1, Ordering::Relaxed),
             _ => counter.fetch_sub(1, Ordering::Relaxed),

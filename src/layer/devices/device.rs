@@ -368,6 +368,8 @@ struct DriverSupport {
     stippled_bresenham_lines: bool,
     /// `extendedDynamicState3LineRasterizationMode`.
     dynamic_line_mode: bool,
+    /// `extendedDynamicState3LineStippleEnable`.
+    dynamic_stipple_enable: bool,
     /// `primitiveTopologyListRestart`.
     list_restart: bool,
 }
@@ -514,6 +516,7 @@ fn driver_support(
         bresenham_lines: lines.bresenham_lines != 0,
         stippled_bresenham_lines: lines.stippled_bresenham_lines != 0,
         dynamic_line_mode: eds3.extended_dynamic_state3_line_rasterization_mode != 0,
+        dynamic_stipple_enable: eds3.extended_dynamic_state3_line_stipple_enable != 0,
         list_restart: list_restart.primitive_topology_list_restart != 0,
     }
 }
@@ -683,17 +686,25 @@ unsafe fn enable_lines(
         }
         _ => {}
     }
+    // SAFETY: `ci`'s valid pNext chain (this function's contract).
+    let app_eds3 = unsafe {
+        find_in_chain::<vk::PhysicalDeviceExtendedDynamicState3FeaturesEXT<'_>>(
+            ci.p_next,
+            vk::StructureType::PHYSICAL_DEVICE_EXTENDED_DYNAMIC_STATE_3_FEATURES_EXT,
+        )
+    };
+    // A dynamic line mode GL's rule follows takes the stipple enable with it (the stipple
+    // needs the Bresenham mode): where the application enabled that state, or the layer
+    // does below.
+    conventions.dynamic_line_stipple = conventions.stippled_bresenham_lines
+        && app_eds3.is_some_and(|app| {
+            app.extended_dynamic_state3_line_stipple_enable != 0
+                && enabled(EXTENDED_DYNAMIC_STATE_3)
+        });
     // Graphics pipeline libraries: a pre-rasterization library does not know whether its
     // pipelines will be single-sampled, so its line mode is made dynamic state the layer
     // follows at bind (`followed_state`), where the driver can.
     if conventions.bresenham_lines && enabled(GRAPHICS_PIPELINE_LIBRARY) {
-        // SAFETY: `ci`'s valid pNext chain (this function's contract).
-        let app_eds3 = unsafe {
-            find_in_chain::<vk::PhysicalDeviceExtendedDynamicState3FeaturesEXT<'_>>(
-                ci.p_next,
-                vk::StructureType::PHYSICAL_DEVICE_EXTENDED_DYNAMIC_STATE_3_FEATURES_EXT,
-            )
-        };
         conventions.library_line_mode = match app_eds3 {
             Some(app) => {
                 app.extended_dynamic_state3_line_rasterization_mode != 0
@@ -703,9 +714,14 @@ unsafe fn enable_lines(
                 if !enabled(EXTENDED_DYNAMIC_STATE_3) {
                     extensions.push(EXTENDED_DYNAMIC_STATE_3.as_ptr());
                 }
+                conventions.dynamic_line_stipple =
+                    conventions.stippled_bresenham_lines && support.dynamic_stipple_enable;
                 prep.added.dynamic_line_mode = Some(
                     vk::PhysicalDeviceExtendedDynamicState3FeaturesEXT::default()
-                        .extended_dynamic_state3_line_rasterization_mode(true),
+                        .extended_dynamic_state3_line_rasterization_mode(true)
+                        .extended_dynamic_state3_line_stipple_enable(
+                            conventions.dynamic_line_stipple,
+                        ),
                 );
                 true
             }

@@ -41,6 +41,11 @@ pub struct Conventions {
     /// Pre-rasterization libraries get their line mode as dynamic state, which the layer
     /// sets at bind by GL's rule (`extendedDynamicState3LineRasterizationMode`).
     pub library_line_mode: bool,
+    /// `extendedDynamicState3LineStippleEnable` (the application's or the layer's) beside
+    /// `stippledBresenhamLines`: a pipeline whose line mode the layer follows gets its
+    /// stipple enable as dynamic state too, set with the mode (GL's stipple on Bresenham
+    /// lines).
+    pub dynamic_line_stipple: bool,
     /// `VK_EXT_primitive_topology_list_restart` with `primitiveTopologyListRestart`: the
     /// geometry shader's list of GL's quads may restart.
     pub list_restart: bool,

@@ -46,6 +46,18 @@ impl<'a> Chain<'a> {
         Some(unsafe { &*(s as *const vk::BaseInStructure<'a>).cast::<T>() })
     }
 
+    /// Whether the chain's line state enables the stipple (the application's own).
+    pub fn stipples_lines(&self) -> bool {
+        // SAFETY: a struct of this sType is a `VkPipelineRasterizationLineStateCreateInfoKHR`
+        // (the EXT struct is the same).
+        unsafe {
+            self.find::<vk::PipelineRasterizationLineStateCreateInfoKHR<'_>>(
+                vk::StructureType::PIPELINE_RASTERIZATION_LINE_STATE_CREATE_INFO_KHR,
+            )
+        }
+        .is_some_and(|line| line.stippled_line_enable == vk::TRUE)
+    }
+
     pub fn contains(&self, s_type: vk::StructureType) -> bool {
         self.links.iter().any(|s| s.s_type == s_type)
     }

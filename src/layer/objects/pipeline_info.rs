@@ -639,6 +639,26 @@ pub(crate) fn followed_line_mode(
     Some(static_multisample(ci))
 }
 
+/// Whether `ci`'s stipple enable becomes dynamic state the layer sets with the line mode it
+/// follows (`Conventions::dynamic_line_stipple`): a whole pipeline whose mode it follows, or
+/// (`library_mode`) a pre-rasterization library whose mode it made dynamic, where the
+/// application leaves the stipple alone.
+pub(crate) fn follows_line_stipple(
+    dev: &DeviceData,
+    ci: &PipelineView<'_>,
+    library_mode: bool,
+) -> bool {
+    use vk::DynamicState as D;
+    dev.conventions.dynamic_line_stipple
+        && !ci.is_dynamic(D::LINE_STIPPLE_KHR)
+        && !ci.is_dynamic(D::LINE_STIPPLE_ENABLE_EXT)
+        && !ci
+            .rasterization
+            .as_ref()
+            .is_some_and(|r| r.chain.stipples_lines())
+        && (library_mode || followed_line_mode(dev, ci).is_some())
+}
+
 /// The multisample state `ci` fixes: its values where they are not dynamic state.
 fn static_multisample(ci: &PipelineView<'_>) -> StaticMultisample {
     use vk::DynamicState as D;

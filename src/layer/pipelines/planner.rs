@@ -23,7 +23,8 @@ use std::sync::atomic::Ordering;
 use crate::layer::commands::current_attributes::integer_slots;
 use crate::layer::data::dynamic_lines::StaticMultisample;
 use crate::layer::data::records::{
-    BlockBinding, BlockSlot, LibraryVertexInput, PipelineRecord, FAST_PATH_PIPELINES,
+    BlockBinding, BlockSlot, LibraryVertexInput, PipelineRecord, PolygonModeVariants,
+    FAST_PATH_PIPELINES,
 };
 use crate::layer::loader::frames::destroy_hook;
 use crate::layer::loader::frames::{hook, maybe_inject_panic, shield};
@@ -31,9 +32,9 @@ use crate::layer::loader::state::DeviceData;
 use crate::layer::objects::create_info::PipelineView;
 use crate::layer::objects::interface_limits::{code_over_limit, over_limit};
 use crate::layer::objects::pipeline_info::{
-    followed_line_mode, followed_pipeline, gl_mode_of, holds_vertex_input, is_library, layout_of,
-    library_line_mode, library_multisample, list_topology, pipeline_key, stage_codes, stage_module,
-    stage_of, tes_without_tcs, topology_for, KeySource, StageCode,
+    followed_line_mode, followed_pipeline, follows_line_stipple, gl_mode_of, holds_vertex_input,
+    is_library, layout_of, library_line_mode, library_multisample, list_topology, pipeline_key,
+    stage_codes, stage_module, stage_of, tes_without_tcs, topology_for, KeySource, StageCode,
 };
 use crate::layer::pipelines::library_inputs::{self, LinkFeed};
 use crate::layer::rewrite::patched::Patched;
@@ -210,7 +211,8 @@ fn decide(dev: &DeviceData, ci: &PipelineView<'_>) -> Decision {
     let must_plan = tes_without_tcs(ci)
         || ci.primitive_mode.is_some()
         || past_interface_limits(dev, ci)
-        || vertex_formats::unreadable_apart(dev, ci).is_some();
+        || vertex_formats::unreadable_apart(dev, ci).is_some()
+        || follows_line_stipple(dev, ci, false);
     let modules = dev.records.modules.read();
     // Summaries of code given inline, scanned here (rare).
     let inline: Vec<(Stage, Summary)> = ci
@@ -489,6 +491,7 @@ fn plan(dev: &DeviceData, ci: &PipelineView<'_>, steps: Vec<Step>) -> Plan {
     if library_line_mode(dev, ci, ci.dynamic) && rewrite.take_bresenham_lines() {
         rewrite.dynamic_line_mode = true;
     }
+    rewrite.dynamic_line_stipple = follows_line_stipple(dev, ci, rewrite.dynamic_line_mode);
     if let Some(mode) = mode {
         // The struct is the layer's: it never goes down.
         let app_topology = ci
@@ -581,6 +584,7 @@ fn target(dev: &DeviceData, ci: &PipelineView<'_>) -> Target {
         layout_record: layout_of(dev, ci),
         patch_control_points: ci.tessellation.as_ref().map(|t| t.patch_control_points),
         dynamic_patch_control_points: ci.is_dynamic(vk::DynamicState::PATCH_CONTROL_POINTS_EXT),
+        dynamic_polygon_mode: ci.is_dynamic(vk::DynamicState::POLYGON_MODE_EXT),
     }
 }
 
@@ -833,6 +837,8 @@ impl Call<'_> {
         } = compact(infos, &plans, &patched, &feeds);
         // SAFETY: the create infos, patched with copies that `patched` keeps alive.
         let (result, created) = unsafe { self.create_down(&down) };
+        // SAFETY: the same create infos, whose patched parts are still alive.
+        let variants = unsafe { self.polygon_mode_variants(&plans, &down, &position, &created) };
         for p in patched.iter().flatten() {
             // SAFETY: modules this call made; the driver is done with them.
             unsafe { self.destroy_temporaries(&p.temporaries) };
@@ -850,7 +856,7 @@ impl Call<'_> {
             }
         }
         shield("vkCreateGraphicsPipelines records", || {
-            self.record(infos, &plans, &feeds, pipelines)
+            self.record(infos, &plans, &feeds, &variants, pipelines)
         });
 
         // An error of the driver's wins; otherwise the layer's own failure is the result.
@@ -858,6 +864,75 @@ impl Call<'_> {
             Some(layer_result) if result.as_raw() >= 0 => layer_result,
             _ => result,
         }
+    }
+
+    /// Under a dynamic polygon mode, the pipelines drawing GL's quads in the other modes
+    /// (`Rewrite::polygon_mode_gs`): each create info as it went down with its geometry
+    /// shader swapped, made alone (no derivative) with the layer's own allocation, for the
+    /// bind to swap in (`PolygonModeVariants`). One that fails leaves that mode filled.
+    ///
+    /// # Safety
+    /// `down` holds valid create infos whose patched parts are alive; `created` their
+    /// pipelines.
+    unsafe fn polygon_mode_variants(
+        &self,
+        plans: &[Plan],
+        down: &[vk::GraphicsPipelineCreateInfo<'_>],
+        position: &[Option<usize>],
+        created: &[vk::Pipeline],
+    ) -> Vec<Option<PolygonModeVariants>> {
+        let variants_of = |plan: &Plan, position: Option<usize>| {
+            let (Plan::Rewrite(rewrite), Some(at)) = (plan, position) else {
+                return None;
+            };
+            if rewrite.polygon_mode_gs.is_empty() || created[at] == vk::Pipeline::null() {
+                return None;
+            }
+            let mut info = down[at];
+            // SAFETY: the patched stages, alive (this function's contract).
+            let mut stages = unsafe { slice(info.p_stages, info.stage_count) }.to_vec();
+            let gs = stages.iter().position(|s| s.stage == S::GEOMETRY)?;
+            info.flags &= !vk::PipelineCreateFlags::DERIVATIVE;
+            info.base_pipeline_handle = vk::Pipeline::null();
+            info.base_pipeline_index = -1;
+            let mut variants = PolygonModeVariants::default();
+            for (rasterized, words) in &rewrite.polygon_mode_gs {
+                // SAFETY: the application's allocator (valid for the call).
+                let Ok(module) = (unsafe { self.temporary_module(words) }) else {
+                    continue;
+                };
+                stages[gs].module = module;
+                info.p_stages = stages.as_ptr();
+                let mut pipeline = vk::Pipeline::null();
+                // SAFETY: a create info that went down, with a geometry shader of the same
+                // interface; `pipeline` receives one handle.
+                let result = unsafe {
+                    (self.next)(
+                        self.device,
+                        self.pipeline_cache,
+                        1,
+                        &info,
+                        std::ptr::null(),
+                        &mut pipeline,
+                    )
+                };
+                // SAFETY: the module made above; the driver is done with it.
+                unsafe { self.destroy_temporaries(&[module]) };
+                match (result, variants.slot(*rasterized)) {
+                    (vk::Result::SUCCESS, Some(slot)) => *slot = pipeline,
+                    (why, _) => log::warning!(
+                        "GL's primitive mode under a dynamic polygon mode: the pipeline \
+                         drawing it as {rasterized:?} failed ({why:?}); that mode draws it filled"
+                    ),
+                }
+            }
+            (variants != PolygonModeVariants::default()).then_some(variants)
+        };
+        plans
+            .iter()
+            .zip(position)
+            .map(|(plan, &position)| variants_of(plan, position))
+            .collect()
     }
 
     /// Each create info's patched stages and state, for the plans that rewrite it; a plan
@@ -950,10 +1025,17 @@ impl Call<'_> {
         infos: &[PipelineView<'_>],
         plans: &[Plan],
         feeds: &[Option<LinkFeed>],
+        variants: &[Option<PolygonModeVariants>],
         pipelines: &[vk::Pipeline],
     ) {
         maybe_inject_panic(&self.dev.settings, "vkCreateGraphicsPipelines/record");
-        for (((ci, plan), feed), &pipeline) in infos.iter().zip(plans).zip(feeds).zip(pipelines) {
+        let made = infos
+            .iter()
+            .zip(plans)
+            .zip(feeds)
+            .zip(variants)
+            .zip(pipelines);
+        for ((((ci, plan), feed), &polygon_variants), &pipeline) in made {
             if pipeline == vk::Pipeline::null() {
                 continue;
             }
@@ -980,7 +1062,7 @@ impl Call<'_> {
                     }
                     (
                         Some(rewrite.reads_block),
-                        rewrite.line_stipple(),
+                        rewrite.line_stipple() || rewrite.dynamic_line_stipple,
                         rewrite
                             .current_attributes
                             .as_ref()
@@ -1002,6 +1084,11 @@ impl Call<'_> {
                 Plan::Rewrite(rewrite) => rewrite.dynamic_line_mode,
                 _ => false,
             } || linked_line_mode(self.dev, ci).is_some();
+            // Its stipple enable goes with the line mode the layer follows, or its libraries'.
+            let stipple_with_mode = match plan {
+                Plan::Rewrite(rewrite) => rewrite.dynamic_line_stipple,
+                _ => false,
+            } || libraries_have(self.dev, ci, |r| r.stipple_with_mode);
             let followed = followed_pipeline(self.dev, ci).map(std::sync::Arc::new);
             if own.is_none()
                 && inherited.is_none()
@@ -1011,11 +1098,17 @@ impl Call<'_> {
                 && !keeps_window_height(self.dev, ci)
                 && !line_loop
                 && gl_primitive.is_none()
+                && polygon_variants.is_none()
             {
                 continue;
             }
             let reads_block = own.flatten().or(inherited);
-            let mut record = PipelineRecord::new(reads_block, line_stipple, window_height);
+            let mut record = PipelineRecord::new(
+                reads_block,
+                line_stipple || stipple_with_mode,
+                window_height,
+            );
+            record.stipple_with_mode = stipple_with_mode;
             record.current_attributes = attributes.or(feed.as_ref().map(|f| f.integer));
             record.vertex_input_library = feed.as_ref().map(|f| f.library);
             record.line_loop = line_loop;
@@ -1028,6 +1121,7 @@ impl Call<'_> {
             record.line_mode = line_mode;
             record.library_line_mode = library_line_mode;
             record.followed = followed;
+            record.polygon_variants = polygon_variants;
             let records = &self.dev.records;
             records.count_bind_work(&record, 1);
             if let Some(previous) = records.pipelines.write().insert(pipeline, record) {
@@ -1048,6 +1142,9 @@ destroy_hook!(
             dev.records.count_bind_work(&removed, -1);
             if let Some(library) = removed.vertex_input_library {
                 library_inputs::destroy(dev, library);
+            }
+            for variant in removed.polygon_variants.iter().flat_map(|v| [v.lines, v.points]) {
+                library_inputs::destroy(dev, variant);
             }
         }
     }

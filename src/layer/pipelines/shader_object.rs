@@ -741,6 +741,8 @@ command_hook! {
                 // the layer's where it sets their line state (`bind_object_lines`).
                 state.bound_line_stipple =
                     state.object_lines && dev.conventions.stippled_bresenham_lines;
+                state.pipeline_stipple_with_mode = false;
+                state.bound_variants = None;
                 // Shader objects draw GL's modes through geometry shader objects only.
                 state.bound_gl_primitive = None;
                 state.bound_base_instance = false;

@@ -131,7 +131,7 @@ impl<'a> RasterizationCopy<'a> {
 
 /// The dynamic state with states the layer sets added: `VK_DYNAMIC_STATE_LINE_STIPPLE_EXT`
 /// (the layer's stipple), `VK_DYNAMIC_STATE_LINE_RASTERIZATION_MODE_EXT` (GL's line rule
-/// followed at bind).
+/// followed at bind) and the stipple enable that goes with that mode.
 struct DynamicCopy<'a> {
     state: vk::PipelineDynamicStateCreateInfo<'a>,
     states: Vec<vk::DynamicState>,
@@ -164,6 +164,10 @@ impl<'a> Patched<'a> {
         };
         if rewrite.dynamic_line_mode {
             patched.add_dynamic(ci, vk::DynamicState::LINE_RASTERIZATION_MODE_EXT);
+        }
+        if rewrite.dynamic_line_stipple {
+            patched.add_dynamic(ci, vk::DynamicState::LINE_STIPPLE_ENABLE_EXT);
+            patched.add_dynamic(ci, vk::DynamicState::LINE_STIPPLE_KHR);
         }
         patched
     }

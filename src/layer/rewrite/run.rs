@@ -12,7 +12,7 @@ use crate::layer::objects::pipeline_info::{flag_of, StageCode};
 use crate::layer::support::log;
 use crate::layer::support::shader_code::dump_module;
 use glsem_spirv::line_rasterization::BresenhamLines;
-use glsem_spirv::primitive_mode::{CloseLineLoops, IndexedPrimitive};
+use glsem_spirv::primitive_mode::{CloseLineLoops, IndexedPrimitive, Rasterized};
 use glsem_spirv::semantics::{Semantic, Stage, Step, StepOutput};
 use glsem_spirv::unfed_inputs::InputKind;
 use glsem_spirv::xfb_split::SplitInterface;
@@ -26,6 +26,10 @@ pub struct Rewrite {
     pub tcs: Option<Arc<[u32]>>,
     /// A generated geometry shader (GL's quads, quad strips, polygons).
     pub gs: Option<Arc<[u32]>>,
+    /// Where the polygon mode is dynamic state: the geometry shaders drawing GL's mode in
+    /// the other polygon modes (`gs` draws it filled), each made into a pipeline the layer
+    /// binds while that mode is set.
+    pub polygon_mode_gs: Vec<(Rasterized, Arc<[u32]>)>,
     /// The input-assembly state with GL's primitive mode taken out of its chain and the
     /// topology that draws it (set by the planner).
     pub input_assembly: Option<vk::PrimitiveTopology>,
@@ -39,6 +43,9 @@ pub struct Rewrite {
     /// The line mode becomes dynamic state the layer sets by GL's rule at bind (a
     /// pre-rasterization library, which does not know its multisample state).
     pub dynamic_line_mode: bool,
+    /// The stipple and its enable become dynamic state the layer sets with the line mode
+    /// it follows (`pipeline_info::follows_line_stipple`).
+    pub dynamic_line_stipple: bool,
     /// The vertex binding and the unfed Locations (with their inputs' types) the layer
     /// feeds GL's current vertex attributes through.
     pub current_attributes: Option<(u32, Vec<(u32, InputKind)>)>,
@@ -54,6 +61,7 @@ impl Rewrite {
             && self.input_assembly.is_none()
             && self.state.is_empty()
             && !self.dynamic_line_mode
+            && !self.dynamic_line_stipple
             && self.current_attributes.is_none()
     }
 
@@ -98,6 +106,8 @@ pub struct Target {
     pub patch_control_points: Option<u32>,
     /// `VK_DYNAMIC_STATE_PATCH_CONTROL_POINTS_EXT` is set.
     pub dynamic_patch_control_points: bool,
+    /// `VK_DYNAMIC_STATE_POLYGON_MODE_EXT` is set.
+    pub dynamic_polygon_mode: bool,
 }
 
 /// One stage's code as the steps change it.

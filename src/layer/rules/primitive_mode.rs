@@ -10,8 +10,9 @@ use crate::layer::data::cache::{CacheKey, Outcome};
 use crate::layer::rewrite::run::{cached, Run};
 use crate::layer::rules::LayerStep;
 use crate::layer::support::error::{GenerationError, GsError, IndicesError, PlanError};
+use crate::layer::support::log;
 use glsem_spirv::primitive_mode::{
-    build_primitive_gs, CloseLineLoops, GlPrimitiveId, IndexedPrimitive, PrimitiveGsKey,
+    build_primitive_gs, CloseLineLoops, GlPrimitiveId, IndexedPrimitive, PrimitiveGsKey, Rasterized,
 };
 use glsem_spirv::semantics::{Stage, Step};
 
@@ -26,6 +27,9 @@ impl LayerStep for PrimitiveGsKey {
             })?;
             run.out.gs = Some(gs);
             run.notes.push((step.semantic(), step.note(None)));
+            if run.target.dynamic_polygon_mode && self.rasterized == Rasterized::Fill {
+                run.out.polygon_mode_gs = polygon_mode_variants(run, self);
+            }
         }
         Ok(())
     }
@@ -71,6 +75,29 @@ impl LayerStep for IndexedPrimitive {
 
 /// The fragment shader's `gl_PrimitiveID` on the index route: a rewrite of its stage.
 impl LayerStep for GlPrimitiveId {}
+
+/// Under a dynamic polygon mode, the geometry shaders that draw `key`'s primitives as GL
+/// rasterizes them in the other modes: a quad's four sides, never the diagonal its
+/// triangles share, or its corners once each. A mode without one (a polygon's edges: its
+/// closing edge is not known to a geometry shader) is drawn filled, and said.
+fn polygon_mode_variants(run: &Run<'_>, key: &PrimitiveGsKey) -> Vec<(Rasterized, Arc<[u32]>)> {
+    [Rasterized::Lines, Rasterized::Points]
+        .into_iter()
+        .filter_map(|rasterized| {
+            let variant = PrimitiveGsKey { rasterized, ..*key };
+            generate_gs(run, &variant)
+                .inspect_err(|why| {
+                    log::warning!(
+                        "GL's {:?} under a dynamic polygon mode: not drawn as {rasterized:?} \
+                         ({why}); that mode draws them filled",
+                        key.primitive
+                    )
+                })
+                .ok()
+                .map(|words| (rasterized, words))
+        })
+        .collect()
+}
 
 /// Builds the geometry shader of GL's quads, quad strips or polygons from the vertex
 /// shader as the steps before left it, or says why it cannot.
