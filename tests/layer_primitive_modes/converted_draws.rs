@@ -2,9 +2,8 @@
 //! indirect commands read by the layer's compute shader, in the command stream): GL's line
 //! loops, and GL's quads, quad strips and polygons on the index route
 //! (`primitive_mode_route = indices`, what a device without `geometryShader` gets), for
-//! indexed draws of 16- and 32-bit indices (8-bit: `tests/scenes/prim_line_loop_restart`),
-//! indirect and
-//! indexed-indirect draws with `drawCount` 2, primitive restart (GL 4.6 core 10.3.6: a new
+//! indexed draws of 8-, 16- and 32-bit indices, indirect and indexed-indirect draws with
+//! `drawCount` 2 (every mode through every kind: the last test), primitive restart (GL 4.6 core 10.3.6: a new
 //! primitive of the same mode begins; a quad begun before it is dropped), and indices
 //! written earlier in the same command buffer; through the loader, lavapipe and the
 //! validation layer. Quads take each quad's 4th index's flat colour (GL 4.6 compatibility
@@ -19,6 +18,7 @@ use ash::vk;
 use glsem_abi::PrimitiveMode;
 
 const GL_STATE: &std::ffi::CStr = c"VK_GLSEM_gl_state";
+const INDEX_TYPE_UINT8: &std::ffi::CStr = c"VK_EXT_index_type_uint8";
 const RING: (&str, &str) = ("layer/ring.vert", "layer/plain.frag");
 
 /// What a test records: the buffers it made, what it records before the render pass
@@ -39,7 +39,12 @@ fn convert(
 ) -> Vec<u8> {
     let instance = index_route_instance();
     let core = vk::PhysicalDeviceFeatures::default().multi_draw_indirect(true);
-    let device = instance.device_with_core(&[GL_STATE], core, &mut []);
+    // 8-bit indices where the driver has them (lavapipe does).
+    let mut uint8 = vk::PhysicalDeviceIndexTypeUint8FeaturesEXT::default().index_type_uint8(true);
+    let device = match has_device_extension(&instance, INDEX_TYPE_UINT8) {
+        true => instance.device_with_core(&[GL_STATE, INDEX_TYPE_UINT8], core, &mut [&mut uint8]),
+        false => instance.device_with_core(&[GL_STATE], core, &mut []),
+    };
     let (vs, fs) = (device.module(&glsl(vs)), device.module(&glsl(fs)));
     let pass = device.render_pass(1);
     let layout = device.layout(&[]);
@@ -66,16 +71,40 @@ fn convert(
     images.into_iter().next().unwrap()
 }
 
-/// `indices` in `index_type` (16-bit values packed two a word).
+/// `indices` in `index_type` (8- and 16-bit values packed four and two a word).
 fn packed(indices: &[u32], index_type: vk::IndexType) -> Vec<u32> {
-    match index_type {
-        vk::IndexType::UINT16 => indices
-            .chunks(2)
-            .map(|pair| pair[0] | pair.get(1).map_or(0, |high| high << 16))
-            .collect(),
-        _ => indices.to_vec(),
-    }
+    let per_word = match index_type {
+        vk::IndexType::UINT8_EXT => 4,
+        vk::IndexType::UINT16 => 2,
+        _ => 1,
+    };
+    let bits = 32 / per_word;
+    indices
+        .chunks(per_word)
+        .map(|chunk| {
+            chunk
+                .iter()
+                .enumerate()
+                .fold(0, |word, (i, &index)| word | index << (bits * i))
+        })
+        .collect()
 }
+
+/// `indices` with [`RESTART`] replaced by `index_type`'s restart index (all ones).
+fn restart_in(indices: &[u32], index_type: vk::IndexType) -> Vec<u32> {
+    let restart = match index_type {
+        vk::IndexType::UINT8_EXT => 0xFF,
+        vk::IndexType::UINT16 => 0xFFFF,
+        _ => u32::MAX,
+    };
+    indices
+        .iter()
+        .map(|&i| if i == RESTART { restart } else { i })
+        .collect()
+}
+
+/// Where a primitive restart goes in the index lists below.
+const RESTART: u32 = u32::MAX;
 
 /// An indexed draw of `indices` in `index_type`: `vkCmdDrawIndexed` of them all, or (with
 /// `commands`) `vkCmdDrawIndexedIndirect` of those `VkDrawIndexedIndirectCommand`s.
@@ -156,17 +185,6 @@ fn swapped_quads() -> Vec<u8> {
 }
 
 #[test]
-fn indexed_quads_of_16_and_32_bit_indices_take_each_quads_fourth_index() {
-    let _serial = serial();
-    for index_type in [vk::IndexType::UINT16, vk::IndexType::UINT32] {
-        let image = convert(PrimitiveMode::QUADS, false, QUADS, |device, instance| {
-            indexed(device, instance, &SWAPPED, index_type, None)
-        });
-        assert_eq!(reds(&image), swapped_quads(), "{index_type:?}");
-    }
-}
-
-#[test]
 fn indirect_quads_draw_every_command_of_a_multi_draw() {
     let _serial = serial();
     // Two VkDrawIndexedIndirectCommands, a quad each: indices 0-3, then 4-7.
@@ -184,17 +202,6 @@ fn indirect_quads_draw_every_command_of_a_multi_draw() {
     // Two VkDrawIndirectCommands: vertices 4-7, then 0-3.
     let image = convert(PrimitiveMode::QUADS, false, QUADS, |device, instance| {
         non_indexed_indirect(device, instance, &[4, 1, 4, 0, 4, 1, 0, 0])
-    });
-    assert_eq!(reds(&image), two_quads(0, 1));
-}
-
-#[test]
-fn restart_begins_a_new_quad_and_drops_the_unfinished_one() {
-    let _serial = serial();
-    // `0 1` is dropped at the first restart; then the right quad, then the left one.
-    let indices = [0, 1, 0xFFFF, 4, 5, 6, 7, 0xFFFF, 0, 1, 2, 3];
-    let image = convert(PrimitiveMode::QUADS, true, QUADS, |device, instance| {
-        indexed(device, instance, &indices, vk::IndexType::UINT16, None)
     });
     assert_eq!(reds(&image), two_quads(0, 1));
 }
@@ -256,91 +263,132 @@ fn closed(image: &[u8], what: &str) {
     assert_eq!(lit, border(), "{what}");
 }
 
-#[test]
-fn indexed_indirect_and_restarted_line_loops_are_closed() {
-    let _serial = serial();
-    for index_type in [vk::IndexType::UINT16, vk::IndexType::UINT32] {
-        let image = convert(PrimitiveMode::LINE_LOOP, false, RING, |device, instance| {
-            indexed(device, instance, &[0, 1, 2, 3], index_type, None)
-        });
-        closed(&image, &format!("vkCmdDrawIndexed, {index_type:?}"));
+/// What GL draws for one of the index lists below.
+#[derive(Clone, Copy)]
+enum Expected {
+    /// `ring.vert`'s closed loop ([`closed`]).
+    Closed,
+    /// Each half of the target in the flat colour of `(left, right)`'s vertex.
+    Halves(u32, u32),
+    /// `ring.vert`'s square filled: the 4 pixels inside its border.
+    Inside,
+}
+
+impl Expected {
+    fn check(self, image: &[u8], what: &str) {
+        match self {
+            Expected::Closed => closed(image, what),
+            Expected::Halves(left, right) => {
+                let halves: Vec<u8> = (0..RENDER_SIZE * RENDER_SIZE)
+                    .map(|i| match i % RENDER_SIZE < RENDER_SIZE / 2 {
+                        true => red_of(left),
+                        false => red_of(right),
+                    })
+                    .collect();
+                assert_eq!(reds(image), halves, "{what}");
+            }
+            Expected::Inside => {
+                let mut inside = lit(image);
+                inside.sort();
+                assert_eq!(inside, [(1, 1), (1, 2), (2, 1), (2, 2)], "{what}");
+            }
+        }
     }
-    // Two commands, the same loop from indices 4-7 (vertices 4-7 are ring.vert's 0-3).
-    let commands = [[4, 1, 0, 0, 0], [4, 1, 4, 0, 0]];
-    let image = convert(PrimitiveMode::LINE_LOOP, false, RING, |device, instance| {
-        let indices = [0, 1, 2, 3, 4, 5, 6, 7];
-        indexed(
-            device,
-            instance,
-            &indices,
-            vk::IndexType::UINT32,
-            Some(&commands),
-        )
-    });
-    closed(&image, "vkCmdDrawIndexedIndirect, drawCount 2");
-    let image = convert(PrimitiveMode::LINE_LOOP, false, RING, |device, instance| {
-        non_indexed_indirect(device, instance, &[4, 1, 0, 0])
-    });
-    closed(&image, "vkCmdDrawIndirect");
-    // The loop drawn as `0 1` (one segment, closed back over itself), restart, `0 1 2 3`:
-    // each closed; the restart joins nothing.
-    let image = convert(PrimitiveMode::LINE_LOOP, true, RING, |device, instance| {
-        let indices = [0, 1, 0xFFFF, 0, 1, 2, 3];
-        indexed(device, instance, &indices, vk::IndexType::UINT16, None)
-    });
-    closed(&image, "restarted");
+}
+
+/// One GL mode: its shaders, an index list and a restarted one with what GL draws for each,
+/// and a vertex count with what GL's non-indexed draw of `0, 1, …` draws.
+struct ModeCase {
+    name: &'static str,
+    mode: PrimitiveMode,
+    shaders: (&'static str, &'static str),
+    indices: (&'static [u32], Expected),
+    restarted: (&'static [u32], Expected),
+    vertices: (u32, Expected),
+}
+
+/// Each mode the layer converts, with indices whose GL result is known: a quad's flat colour
+/// is its 4th vertex's (GL 4.6 compatibility table 13.2), a strip's quad i is provoked by
+/// vertex 2i + 3, a restart begins a new primitive of the same mode and drops an unfinished
+/// one (GL 4.6 core 10.3.6).
+fn mode_cases() -> [ModeCase; 4] {
+    let strip = ("layer/quad_strip.vert", "layer/flat_color.frag");
+    [
+        ModeCase {
+            name: "GL_LINE_LOOP",
+            mode: PrimitiveMode::LINE_LOOP,
+            shaders: RING,
+            indices: (&[0, 1, 2, 3], Expected::Closed),
+            // `0 1` closed back over itself, then the loop: the restart joins nothing.
+            restarted: (&[0, 1, RESTART, 0, 1, 2, 3], Expected::Closed),
+            vertices: (4, Expected::Closed),
+        },
+        ModeCase {
+            name: "GL_QUADS",
+            mode: PrimitiveMode::QUADS,
+            shaders: QUADS,
+            indices: (&SWAPPED, Expected::Halves(1, 4)),
+            restarted: (
+                &[0, 1, RESTART, 4, 5, 6, 7, RESTART, 0, 1, 2, 3],
+                Expected::Halves(3, 7),
+            ),
+            vertices: (8, Expected::Halves(3, 7)),
+        },
+        ModeCase {
+            name: "GL_QUAD_STRIP",
+            mode: PrimitiveMode::QUAD_STRIP,
+            shaders: strip,
+            // The 7th index makes no quad.
+            indices: (&[0, 1, 2, 3, 4, 5, 6], Expected::Halves(3, 5)),
+            restarted: (&[0, 1, 2, 3, RESTART, 2, 3, 4, 5], Expected::Halves(3, 5)),
+            vertices: (7, Expected::Halves(3, 5)),
+        },
+        ModeCase {
+            name: "GL_POLYGON",
+            mode: PrimitiveMode::POLYGON,
+            shaders: RING,
+            indices: (&[0, 1, 2, 3], Expected::Inside),
+            // A polygon of two vertices draws nothing.
+            restarted: (&[0, 1, RESTART, 0, 1, 2, 3], Expected::Inside),
+            vertices: (4, Expected::Inside),
+        },
+    ]
 }
 
 #[test]
-fn indexed_quad_strips_and_polygons_are_drawn_from_their_indices() {
+fn every_mode_through_every_draw_kind_index_type_and_restart() {
     let _serial = serial();
-    let strip = ("layer/quad_strip.vert", "layer/flat_color.frag");
-    // Quad i of a strip is vertices 2i, 2i+1, 2i+3, 2i+2, provoked by 2i+3: the left half
-    // from vertex 3, the right from vertex 5 (quad_strip.vert).
-    let halves: Vec<u8> = (0..RENDER_SIZE * RENDER_SIZE)
-        .map(|i| match i % RENDER_SIZE < RENDER_SIZE / 2 {
-            true => red_of(3),
-            false => red_of(5),
-        })
-        .collect();
-    let image = convert(
-        PrimitiveMode::QUAD_STRIP,
-        false,
-        strip,
-        |device, instance| {
-            indexed(
-                device,
-                instance,
-                &[0, 1, 2, 3, 4, 5, 6],
-                vk::IndexType::UINT32,
-                None,
-            )
-        },
-    );
-    assert_eq!(reds(&image), halves, "the 7th index makes no quad");
-    // Restart: `0 1 2 3` is the left quad, `2 3 4 5` after it the right one (a strip begun
-    // again), each provoked by its own 4th vertex.
-    let indices = [0, 1, 2, 3, 0xFFFF, 2, 3, 4, 5];
-    let image = convert(
-        PrimitiveMode::QUAD_STRIP,
-        true,
-        strip,
-        |device, instance| indexed(device, instance, &indices, vk::IndexType::UINT16, None),
-    );
-    assert_eq!(reds(&image), halves, "restarted strip");
-    // A polygon of ring.vert's square, from indices through an indexed-indirect draw: its
-    // inside filled (the pixels 1..2 of the 4x4 target), nothing outside.
-    let commands = [[4, 1, 0, 0, 0]];
-    let image = convert(PrimitiveMode::POLYGON, false, RING, |device, instance| {
-        indexed(
-            device,
-            instance,
-            &[0, 1, 2, 3],
-            vk::IndexType::UINT32,
-            Some(&commands),
-        )
-    });
-    let mut inside = lit(&image);
-    inside.sort();
-    assert_eq!(inside, [(1, 1), (1, 2), (2, 1), (2, 2)]);
+    let mut index_types = vec![vk::IndexType::UINT16, vk::IndexType::UINT32];
+    if has_device_extension(&index_route_instance(), INDEX_TYPE_UINT8) {
+        index_types.insert(0, vk::IndexType::UINT8_EXT);
+    }
+    for case in mode_cases() {
+        let name = case.name;
+        for &index_type in &index_types {
+            for (restart, (list, expected)) in [(false, case.indices), (true, case.restarted)] {
+                let indices = restart_in(list, index_type);
+                let n = indices.len() as u32;
+                let image = convert(case.mode, restart, case.shaders, |device, instance| {
+                    indexed(device, instance, &indices, index_type, None)
+                });
+                let what = format!("{name}, vkCmdDrawIndexed, {index_type:?}, restart {restart}");
+                expected.check(&image, &what);
+                // The list twice over in the buffer, one command each (drawCount 2).
+                let twice = [&indices[..], &indices[..]].concat();
+                let commands = [[n, 1, 0, 0, 0], [n, 1, n, 0, 0]];
+                let image = convert(case.mode, restart, case.shaders, |device, instance| {
+                    indexed(device, instance, &twice, index_type, Some(&commands))
+                });
+                let what = format!(
+                    "{name}, vkCmdDrawIndexedIndirect x2, {index_type:?}, restart {restart}"
+                );
+                expected.check(&image, &what);
+            }
+        }
+        let (count, expected) = case.vertices;
+        let image = convert(case.mode, false, case.shaders, |device, instance| {
+            non_indexed_indirect(device, instance, &[count, 1, 0, 0, count, 1, 0, 0])
+        });
+        expected.check(&image, &format!("{name}, vkCmdDrawIndirect x2"));
+    }
 }
