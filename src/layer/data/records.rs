@@ -21,6 +21,7 @@ use glsem_abi::PrimitiveMode;
 use glsem_spirv::interface::entry_point_ends;
 use glsem_spirv::primitive_mode::{IndexedPrimitive, PrimitiveGsKey, Rasterized};
 use glsem_spirv::scan::{LocationEnds, Summary};
+use glsem_spirv::semantics::GlMode;
 use glsem_spirv::unfed_inputs::InputKind;
 use spirv::ExecutionModel;
 
@@ -689,6 +690,8 @@ pub struct VertexInputPart {
     pub attributes: Vec<vk::VertexInputAttributeDescription>,
     pub input_assembly: vk::PipelineInputAssemblyStateCreateInfo<'static>,
     pub dynamic: Vec<vk::DynamicState>,
+    /// GL's primitive mode its input-assembly state named (taken out of the copy).
+    pub gl_mode: Option<GlMode>,
 }
 
 #[cfg(test)]

@@ -540,6 +540,12 @@ fn gl_state_block(dev: &DeviceData, ci: &PipelineView<'_>, last: Stage) -> Optio
     offset
 }
 
+/// Whether `ci` holds the pre-rasterization state (a whole pipeline, or a library with it).
+pub(crate) fn holds_pre_rasterization(ci: &PipelineView<'_>) -> bool {
+    let parts = ci.library_parts;
+    parts.is_none_or(|p| p.contains(vk::GraphicsPipelineLibraryFlagsEXT::PRE_RASTERIZATION_SHADERS))
+}
+
 /// Whether `ci` holds the vertex-input state (vertex input and input assembly): not a
 /// library part without it, whose pointers to that state Vulkan ignores.
 pub(crate) fn holds_vertex_input(ci: &PipelineView<'_>) -> bool {

@@ -1,16 +1,21 @@
-//! GL's current vertex attributes for pipelines linked from graphics pipeline libraries
-//! (`VK_GLSEM_gl_state`): the vertex shader is in the pre-rasterization library and the
-//! vertex-input state in the vertex-input library, so neither create info alone knows which
-//! Locations are unfed.
+//! Replacement vertex-input libraries for pipelines linked from graphics pipeline libraries
+//! (`VK_GLSEM_gl_state`), where what the vertex-input state must be depends on the
+//! pre-rasterization library, which its create info cannot see:
+//!
+//! - GL's current vertex attributes: the vertex shader is in the pre-rasterization library
+//!   and the vertex-input state in the vertex-input library, so neither create info alone
+//!   knows which Locations are unfed. The replacement adds the layer's stride-0 binding and
+//!   one attribute per unfed Location, as for whole pipelines (`current_attributes`).
+//! - GL's quads, quad strips and polygons on the index route in polygon mode `GL_LINE` or
+//!   `GL_POINT`: the vertex-input library draws the filled pattern's triangle list; the
+//!   replacement draws the line or point list of the pattern the pre-rasterization library
+//!   recorded (`PipelineRecord::gl_primitive`).
 //!
 //! The layer keeps a deep copy of every vertex-input library's state and the code of every
-//! pre-rasterization library's vertex shader ([`LibraryPart`]). A link of both whose shader
-//! reads a Location the state does not feed gets a replacement vertex-input library: the
-//! application's state plus the layer's stride-0 binding and one attribute per unfed
-//! Location, as for whole pipelines (`current_attributes`). The link names it instead of the
-//! application's; the linked pipeline's record keeps it (destroyed with the pipeline: the
-//! layer does not rely on a library outliving nothing linked from it) and reads GL's current
-//! values when bound.
+//! pre-rasterization library's vertex shader ([`LibraryPart`]). The link names the
+//! replacement instead of the application's library; the linked pipeline's record keeps it
+//! (destroyed with the pipeline: the layer does not rely on a library outliving nothing
+//! linked from it).
 
 use ash::vk;
 use std::ffi::c_void;
@@ -20,19 +25,23 @@ use crate::layer::commands::current_attributes::{format_of, integer_slots};
 use crate::layer::data::records::{LibraryPart, VertexInputPart};
 use crate::layer::loader::state::DeviceData;
 use crate::layer::objects::create_info::PipelineView;
-use crate::layer::objects::pipeline_info::stage_codes;
+use crate::layer::objects::pipeline_info::{gl_mode_of, list_topology, stage_codes, topology_for};
+use crate::layer::rewrite::patched::is_list;
+use crate::layer::support::error::{IndicesError, PlanError};
 use crate::layer::support::log;
+use glsem_abi::STRUCTURE_TYPE_PIPELINE_PRIMITIVE_MODE_CREATE_INFO;
+use glsem_spirv::primitive_mode::{IndexedPrimitive, List};
 use glsem_spirv::semantics::{Semantic, Stage};
-use glsem_spirv::unfed_inputs::unfed_input_kinds;
+use glsem_spirv::unfed_inputs::{unfed_input_kinds, InputKind};
 
 type Part = vk::GraphicsPipelineLibraryFlagsEXT;
 
-/// A link that feeds unfed inputs: the chain naming the replacement library (the structs
-/// in front of `VkPipelineLibraryCreateInfoKHR` are copies kept here), the replacement and
-/// the integer-slot mask of the linked pipeline.
+/// A link with a replacement vertex-input library: the chain naming it (the structs in front
+/// of `VkPipelineLibraryCreateInfoKHR` are copies kept here), the replacement and, where it
+/// feeds unfed inputs, the integer-slot mask of the linked pipeline.
 pub struct LinkFeed {
     pub library: vk::Pipeline,
-    pub integer: u32,
+    pub integer: Option<u32>,
     link: Box<vk::PipelineLibraryCreateInfoKHR<'static>>,
     _libraries: Vec<vk::Pipeline>,
     _copies: Vec<Box<[u64]>>,
@@ -52,6 +61,12 @@ fn feeds(dev: &DeviceData) -> bool {
         && dev.settings.semantics.contains(Semantic::UnfedInputs)
 }
 
+/// Whether the layer may replace the vertex-input libraries of links on `dev`: to feed
+/// unfed inputs, or to draw GL's primitive modes on the index route as lines or points.
+fn replaces(dev: &DeviceData) -> bool {
+    dev.extensions.gl_state
+}
+
 /// The parts `ci` holds, where it is a library holding some but not all of them.
 fn library_parts(ci: &PipelineView<'_>) -> Option<Part> {
     if !ci.info.flags.contains(vk::PipelineCreateFlags::LIBRARY_KHR) {
@@ -63,7 +78,7 @@ fn library_parts(ci: &PipelineView<'_>) -> Option<Part> {
 /// Records the vertex-input and pre-rasterization libraries among `pipelines` (one per
 /// create info; failed ones are null).
 pub fn record(dev: &DeviceData, infos: &[PipelineView<'_>], pipelines: &[vk::Pipeline]) {
-    if !feeds(dev) {
+    if !replaces(dev) {
         return;
     }
     for (ci, &pipeline) in infos.iter().zip(pipelines) {
@@ -76,7 +91,7 @@ pub fn record(dev: &DeviceData, infos: &[PipelineView<'_>], pipelines: &[vk::Pip
             parts.contains(Part::PRE_RASTERIZATION_SHADERS),
         ) {
             (true, false) => vertex_input_part(ci).map(LibraryPart::VertexInput),
-            (false, true) => stage_codes(dev, ci)
+            (false, true) if feeds(dev) => stage_codes(dev, ci)
                 .into_iter()
                 .find(|c| c.stage == Stage::Vertex)
                 .and_then(|c| Some(LibraryPart::VertexShader(c.module?.words.clone(), c.entry?))),
@@ -89,7 +104,8 @@ pub fn record(dev: &DeviceData, infos: &[PipelineView<'_>], pipelines: &[vk::Pip
 }
 
 /// A deep copy of a vertex-input library's state; `None` where the layer could not create
-/// it again as it was (structs it does not know, dynamic vertex input or strides).
+/// it again as it was (structs it does not know, dynamic vertex input or strides). GL's
+/// primitive mode is kept apart from its input-assembly state ([`link_assembly`]).
 fn vertex_input_part(ci: &PipelineView<'_>) -> Option<Arc<VertexInputPart>> {
     if ci
         .chain
@@ -109,7 +125,12 @@ fn vertex_input_part(ci: &PipelineView<'_>) -> Option<Arc<VertexInputPart>> {
         return None;
     }
     let (input, assembly) = (ci.vertex_input.as_ref()?, ci.input_assembly.as_ref()?);
-    if !input.state.p_next.is_null() || !assembly.p_next.is_null() {
+    let gl_mode = ci.primitive_mode.and_then(gl_mode_of);
+    let only_gl_mode = assembly
+        .chain
+        .types()
+        .all(|t| t == STRUCTURE_TYPE_PIPELINE_PRIMITIVE_MODE_CREATE_INFO);
+    if !input.state.p_next.is_null() || !only_gl_mode {
         return None;
     }
     Some(Arc::new(VertexInputPart {
@@ -123,16 +144,44 @@ fn vertex_input_part(ci: &PipelineView<'_>) -> Option<Arc<VertexInputPart>> {
             ..Default::default()
         },
         dynamic,
+        gl_mode,
     }))
 }
 
-/// The recorded vertex-input library and vertex shader a link names.
+/// The input-assembly state a replacement of `part` goes down with: the application's, or,
+/// where it names GL's primitive mode, the topology that draws it as the layer drew it in
+/// the library (`Patched::draw_topology`), on the index route the list of the linked
+/// pre-rasterization library's `pattern`.
+fn link_assembly(
+    dev: &DeviceData,
+    part: &VertexInputPart,
+    pattern: Option<IndexedPrimitive>,
+) -> vk::PipelineInputAssemblyStateCreateInfo<'static> {
+    let app = part.input_assembly;
+    let Some(mode) = part.gl_mode else {
+        return app;
+    };
+    let topology = match pattern {
+        Some(pattern) => list_topology(&pattern),
+        None => topology_for(mode),
+    };
+    let restart = match is_list(topology) && !dev.conventions.list_restart {
+        true => vk::FALSE,
+        false => app.primitive_restart_enable,
+    };
+    vk::PipelineInputAssemblyStateCreateInfo {
+        topology,
+        primitive_restart_enable: restart,
+        ..app
+    }
+}
+
+/// The recorded vertex-input library a link names, and its vertex shader where recorded.
 struct LinkedParts {
     /// The vertex-input library's index in the library array.
     index: usize,
     input: Arc<VertexInputPart>,
-    words: Arc<[u32]>,
-    entry: String,
+    shader: Option<(Arc<[u32]>, String)>,
 }
 
 fn linked_parts(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<LinkedParts> {
@@ -145,86 +194,102 @@ fn linked_parts(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<LinkedParts> 
             Some(LibraryPart::VertexInput(part)) => Some((i, part.clone())),
             _ => None,
         })?;
-    let (words, entry) = libraries.iter().find_map(|l| match parts.get(l) {
+    let shader = libraries.iter().find_map(|l| match parts.get(l) {
         Some(LibraryPart::VertexShader(words, entry)) => Some((words.clone(), entry.clone())),
         _ => None,
-    })?;
+    });
     Some(LinkedParts {
         index,
         input,
-        words,
-        entry,
+        shader,
     })
 }
 
-/// Whether `ci` links a recorded vertex-input library with a recorded vertex shader (the
-/// fast-path test: hash lookups only).
+/// The pattern of GL's primitives the pre-rasterization library `ci` links draws on the
+/// index route, where it is not the filled one its vertex-input library was made for.
+fn unfilled_pattern(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<IndexedPrimitive> {
+    let pipelines = dev.records.pipelines.read();
+    ci.libraries?
+        .iter()
+        .find_map(|l| pipelines.get(l)?.gl_primitive)
+        .filter(|p| p.list() != List::Triangles)
+}
+
+/// Whether `ci` links a recorded vertex-input library that may need replacing (the fast-path
+/// test: hash lookups only).
 pub fn may_feed(dev: &DeviceData, ci: &PipelineView<'_>) -> bool {
-    feeds(dev) && ci.libraries.is_some() && linked_parts(dev, ci).is_some()
+    replaces(dev)
+        && ci.libraries.is_some()
+        && linked_parts(dev, ci).is_some_and(|p| p.shader.is_some() || p.input.gl_mode.is_some())
+}
+
+/// Why `ci`, a link, would draw GL's primitives as the wrong list: its pre-rasterization
+/// library draws lines or points on the index route, and its vertex-input library is not
+/// one the layer can make again with that list.
+pub fn unreplaceable(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<PlanError> {
+    let pattern = unfilled_pattern(dev, ci)?;
+    let replaceable = linked_parts(dev, ci).is_some_and(|p| p.input.gl_mode.is_some());
+    (!replaceable).then_some(PlanError::Indices {
+        primitive: pattern.primitive,
+        why: IndicesError::UnfilledLibrary,
+    })
 }
 
 /// The replacement vertex-input library for `ci` and the chain naming it, where `ci` links
 /// a vertex shader reading Locations its vertex-input library does not feed and the layer
-/// can feed them all. `next` creates the replacement (without allocation callbacks: it is
-/// destroyed with the linked pipeline, whose callbacks may differ).
+/// can feed them all, or draws GL's primitives on the index route as lines or points.
+/// `next` creates the replacement (without allocation callbacks: it is destroyed with the
+/// linked pipeline, whose callbacks may differ).
 pub fn feed(
     dev: &DeviceData,
     next: vk::PFN_vkCreateGraphicsPipelines,
     cache: vk::PipelineCache,
     ci: &PipelineView<'_>,
 ) -> Option<LinkFeed> {
-    if !feeds(dev) {
+    if !replaces(dev) {
         return None;
     }
     let LinkedParts {
         index,
         input: part,
-        words,
-        entry,
+        shader,
     } = linked_parts(dev, ci)?;
+    let pattern = unfilled_pattern(dev, ci).filter(|_| part.gl_mode.is_some());
+    let inputs = shader
+        .and_then(|(words, entry)| unfed_inputs(dev, &part, &words, &entry))
+        .unwrap_or_default();
+    if inputs.is_empty() && pattern.is_none() {
+        return None;
+    }
     let memory = &dev.attribute_memory;
-    // The application's choice wins: unfed inputs stay as they are.
-    if part.bindings.iter().any(|b| b.binding == memory.binding) {
-        return None;
-    }
-    let fed: Vec<u32> = part.attributes.iter().map(|a| a.location).collect();
-    let inputs = match unfed_input_kinds(&words, &entry, &fed) {
-        Ok(inputs) => inputs,
-        Err(why) => {
-            log::warning!("unfed vertex inputs of a linked pipeline are not fed: {why}");
-            return None;
-        }
-    };
-    if inputs.is_empty() || inputs.iter().any(|&(l, _)| l >= memory.slots) {
-        return None;
-    }
     let mut bindings = part.bindings.clone();
-    bindings.push(vk::VertexInputBindingDescription {
-        binding: memory.binding,
-        stride: 0,
-        input_rate: vk::VertexInputRate::VERTEX,
-    });
     let mut attributes = part.attributes.clone();
-    attributes.extend(
-        inputs
-            .iter()
-            .map(|&(location, kind)| vk::VertexInputAttributeDescription {
+    if !inputs.is_empty() {
+        bindings.push(vk::VertexInputBindingDescription {
+            binding: memory.binding,
+            stride: 0,
+            input_rate: vk::VertexInputRate::VERTEX,
+        });
+        attributes.extend(inputs.iter().map(|&(location, kind)| {
+            vk::VertexInputAttributeDescription {
                 location,
                 binding: memory.binding,
                 format: format_of(kind),
                 offset: location * 16,
-            }),
-    );
+            }
+        }));
+    }
     let vertex_input = vk::PipelineVertexInputStateCreateInfo::default()
         .vertex_binding_descriptions(&bindings)
         .vertex_attribute_descriptions(&attributes);
+    let input_assembly = link_assembly(dev, &part, pattern);
     let dynamic = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&part.dynamic);
     let mut parts =
         vk::GraphicsPipelineLibraryCreateInfoEXT::default().flags(Part::VERTEX_INPUT_INTERFACE);
     let create = vk::GraphicsPipelineCreateInfo {
         flags: part.flags,
         p_vertex_input_state: &vertex_input,
-        p_input_assembly_state: &part.input_assembly,
+        p_input_assembly_state: &input_assembly,
         p_dynamic_state: &dynamic,
         ..Default::default()
     }
@@ -243,7 +308,7 @@ pub fn feed(
         )
     };
     if result != vk::Result::SUCCESS {
-        log::warning!("unfed vertex inputs of a linked pipeline are not fed: {result}");
+        log::warning!("a linked pipeline's vertex-input library was not made again: {result}");
         return None;
     }
     let mut libraries = ci.libraries?.to_vec();
@@ -266,11 +331,34 @@ pub fn feed(
     });
     Some(LinkFeed {
         library,
-        integer: integer_slots(&inputs),
+        integer: (!inputs.is_empty()).then(|| integer_slots(&inputs)),
         link,
         _libraries: libraries,
         _copies: copies,
     })
+}
+
+/// The unfed inputs of `words`' vertex shader the layer feeds beside `part`'s state: none
+/// where it does not feed them on `dev`, the application binds the layer's binding itself,
+/// or one is past the layer's slots.
+fn unfed_inputs(
+    dev: &DeviceData,
+    part: &VertexInputPart,
+    words: &[u32],
+    entry: &str,
+) -> Option<Vec<(u32, InputKind)>> {
+    let memory = &dev.attribute_memory;
+    // The application's choice wins: unfed inputs stay as they are.
+    if !feeds(dev) || part.bindings.iter().any(|b| b.binding == memory.binding) {
+        return None;
+    }
+    let fed: Vec<u32> = part.attributes.iter().map(|a| a.location).collect();
+    let inputs = unfed_input_kinds(words, entry, &fed)
+        .inspect_err(|why| {
+            log::warning!("unfed vertex inputs of a linked pipeline are not fed: {why}")
+        })
+        .ok()?;
+    (!inputs.iter().any(|&(l, _)| l >= memory.slots)).then_some(inputs)
 }
 
 /// Destroys a replacement library (its linked pipeline is going, or was never made).

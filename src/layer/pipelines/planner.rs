@@ -32,9 +32,10 @@ use crate::layer::loader::state::DeviceData;
 use crate::layer::objects::create_info::PipelineView;
 use crate::layer::objects::interface_limits::{code_over_limit, over_limit};
 use crate::layer::objects::pipeline_info::{
-    followed_line_mode, followed_pipeline, follows_line_stipple, gl_mode_of, holds_vertex_input,
-    is_library, layout_of, library_line_mode, library_multisample, list_topology, pipeline_key,
-    stage_codes, stage_module, stage_of, tes_without_tcs, topology_for, KeySource, StageCode,
+    followed_line_mode, followed_pipeline, follows_line_stipple, gl_mode_of,
+    holds_pre_rasterization, holds_vertex_input, is_library, layout_of, library_line_mode,
+    library_multisample, list_topology, pipeline_key, stage_codes, stage_module, stage_of,
+    tes_without_tcs, topology_for, KeySource, StageCode,
 };
 use crate::layer::pipelines::library_inputs::{self, LinkFeed};
 use crate::layer::rewrite::patched::Patched;
@@ -45,11 +46,8 @@ use crate::layer::support::error::{IndicesError, LimitExceeded, PlanError};
 use crate::layer::support::ffi::slice;
 use crate::layer::support::log;
 use glsem_abi::PrimitiveMode;
-use glsem_spirv::primitive_mode::{GlPrimitive, PrimitiveRoute};
 use glsem_spirv::scan::Summary;
-use glsem_spirv::semantics::{
-    choose, GlMode, Semantic, Stage, StageInfo, Stages, Step, WindowOrigin,
-};
+use glsem_spirv::semantics::{choose, Semantic, Stage, StageInfo, Stages, Step, WindowOrigin};
 
 type S = vk::ShaderStageFlags;
 
@@ -259,7 +257,7 @@ fn decide(dev: &DeviceData, ci: &PipelineView<'_>) -> Decision {
     let record = !linked_libraries(ci).is_empty() && libraries_block(dev, ci).is_some()
         || keeps_window_height(dev, ci)
         || library_inputs::may_feed(dev, ci)
-        || libraries_have(dev, ci, |r| r.line_loop)
+        || libraries_have(dev, ci, |r| r.line_loop || r.gl_primitive.is_some())
         || followed_line_mode(dev, ci).is_some()
         || linked_line_mode(dev, ci).is_some()
         || followed_pipeline(dev, ci).is_some();
@@ -312,6 +310,22 @@ fn libraries_have(
     }
 }
 
+/// What the first library `ci` links with a record gives (`None`: none gives it).
+fn from_libraries<T>(
+    dev: &DeviceData,
+    ci: &PipelineView<'_>,
+    give: fn(&PipelineRecord) -> Option<T>,
+) -> Option<T> {
+    let libraries = linked_libraries(ci);
+    if libraries.is_empty() {
+        return None;
+    }
+    let pipelines = dev.records.pipelines.read();
+    libraries
+        .iter()
+        .find_map(|l| pipelines.get(l).and_then(give))
+}
+
 /// A pipeline's primitive restart, for the line loops the layer closes: its input-assembly
 /// state's, or that of the library it was linked from (`None`: dynamic state).
 fn primitive_restart(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<bool> {
@@ -360,49 +374,24 @@ fn dynamic_gl_topology(ci: &PipelineView<'_>, rewrite: &Rewrite) -> Option<vk::P
 }
 
 /// Why `ci`'s GL primitive `mode` cannot be drawn, if it cannot.
-fn refused_primitive_mode(
-    dev: &DeviceData,
-    ci: &PipelineView<'_>,
-    mode: PrimitiveMode,
-) -> Option<PlanError> {
-    let Some(gl_mode) = gl_mode_of(mode) else {
-        return (mode != PrimitiveMode::NONE).then_some(PlanError::NotAPrimitiveMode(mode.0));
-    };
-    if !dev.extensions.gl_state {
-        return Some(PlanError::PrimitiveModeWithoutGlState);
+fn refused_primitive_mode(dev: &DeviceData, mode: PrimitiveMode) -> Option<PlanError> {
+    if mode != PrimitiveMode::NONE && gl_mode_of(mode).is_none() {
+        return Some(PlanError::NotAPrimitiveMode(mode.0));
     }
-    // On the index route the vertex-input library would pick the topology without the
-    // polygon mode and provoking vertex its pattern depends on (the pre-rasterization
-    // library's): libraries are refused there rather than drawn wrong.
-    if let GlMode::Primitive(primitive) = gl_mode {
-        if is_library(ci) && dev.key().primitive_route == PrimitiveRoute::Indices {
-            return Some(PlanError::Indices {
-                primitive,
-                why: IndicesError::Library,
-            });
-        }
-    }
-    if !holds_vertex_input(ci) {
-        return None;
-    }
-    let restart = ci
-        .input_assembly
-        .as_ref()
-        .is_some_and(|ia| ia.primitive_restart_enable == vk::TRUE);
-    match gl_mode {
-        // With restart, quad strips (and quads where lists cannot restart) take the index
-        // route, which a vertex-input library cannot pick alone (above).
-        GlMode::Primitive(p @ GlPrimitive::QuadStrip) if restart && is_library(ci) => {
-            Some(PlanError::RestartedPrimitive(p))
-        }
-        GlMode::Primitive(p @ GlPrimitive::Quads)
-            if restart && is_library(ci) && !dev.conventions.list_restart =>
-        {
-            Some(PlanError::RestartedPrimitive(p))
-        }
+    (!dev.extensions.gl_state).then_some(PlanError::PrimitiveModeWithoutGlState)
+}
 
-        _ => None,
-    }
+/// On the index route, a pre-rasterization library apart from its vertex-input library
+/// cannot draw GL's primitives under a dynamic polygon mode: the list the vertex-input
+/// library draws (made again at the link for a static `GL_LINE` or `GL_POINT`,
+/// `library_inputs`) cannot follow it.
+fn unfilled_library_indices(ci: &PipelineView<'_>, rewrite: &Rewrite) -> Option<PlanError> {
+    let pattern = rewrite.indexed_primitive()?;
+    let apart = holds_pre_rasterization(ci) && !holds_vertex_input(ci);
+    (apart && ci.is_dynamic(vk::DynamicState::POLYGON_MODE_EXT)).then_some(PlanError::Indices {
+        primitive: pattern.primitive,
+        why: IndicesError::DynamicPolygonModeLibrary,
+    })
 }
 
 /// Whether a stage of `ci` takes more Locations than the device allows: `plan` fails it.
@@ -476,7 +465,7 @@ enum Plan {
 fn plan(dev: &DeviceData, ci: &PipelineView<'_>, steps: Vec<Step>) -> Plan {
     maybe_inject_panic(&dev.settings, "vkCreateGraphicsPipelines/plan");
     let mode = ci.primitive_mode;
-    if let Some(why) = mode.and_then(|mode| refused_primitive_mode(dev, ci, mode)) {
+    if let Some(why) = mode.and_then(|mode| refused_primitive_mode(dev, mode)) {
         return Plan::Fail(why);
     }
     if let Some(why) = vertex_formats::unreadable_apart(dev, ci) {
@@ -486,6 +475,11 @@ fn plan(dev: &DeviceData, ci: &PipelineView<'_>, steps: Vec<Step>) -> Plan {
         Ok(rewrite) => rewrite,
         Err(why) => return Plan::Fail(why),
     };
+    if let Some(why) =
+        unfilled_library_indices(ci, &rewrite).or_else(|| library_inputs::unreplaceable(dev, ci))
+    {
+        return Plan::Fail(why);
+    }
     // A pre-rasterization library does not know whether its pipelines are single-sampled:
     // its line mode is dynamic state, GL's rule set at bind.
     if library_line_mode(dev, ci, ci.dynamic) && rewrite.take_bresenham_lines() {
@@ -1047,14 +1041,25 @@ impl Call<'_> {
                 Plan::Rewrite(rewrite) => rewrite.reads_base_instance,
                 _ => false,
             } || libraries_have(self.dev, ci, |r| r.reads_base_instance);
+            // The pattern is the pre-rasterization part's (it saw the polygon mode and
+            // provoking vertex), the topology the vertex-input part's: a pipeline linked from
+            // libraries takes each from the library that holds it.
             let gl_primitive = match plan {
-                Plan::Rewrite(rewrite) => rewrite.indexed_primitive(),
+                Plan::Rewrite(rewrite) if holds_pre_rasterization(ci) => {
+                    rewrite.indexed_primitive()
+                }
                 _ => None,
-            };
+            }
+            .or_else(|| from_libraries(self.dev, ci, |r| r.gl_primitive));
             let gl_topology = match plan {
                 Plan::Rewrite(rewrite) => dynamic_gl_topology(ci, rewrite),
                 _ => None,
-            };
+            }
+            .or_else(|| {
+                // The list of the pattern its pre-rasterization library draws.
+                from_libraries(self.dev, ci, |r| r.gl_topology)
+                    .map(|topology| gl_primitive.map_or(topology, |p| list_topology(&p)))
+            });
             let (own, line_stipple, attributes) = match plan {
                 Plan::Rewrite(rewrite) => {
                     for note in &rewrite.notes {
@@ -1109,14 +1114,15 @@ impl Call<'_> {
                 window_height,
             );
             record.stipple_with_mode = stipple_with_mode;
-            record.current_attributes = attributes.or(feed.as_ref().map(|f| f.integer));
+            record.current_attributes = attributes.or(feed.as_ref().and_then(|f| f.integer));
             record.vertex_input_library = feed.as_ref().map(|f| f.library);
             record.line_loop = line_loop;
             record.primitive_restart = primitive_restart(self.dev, ci);
             record.reads_base_instance = reads_base_instance;
             record.instance_rate = instance_rate(self.dev, ci);
             record.gl_primitive = gl_primitive;
-            record.provoking_dynamic = ci.is_dynamic(vk::DynamicState::PROVOKING_VERTEX_MODE_EXT);
+            record.provoking_dynamic = ci.is_dynamic(vk::DynamicState::PROVOKING_VERTEX_MODE_EXT)
+                || libraries_have(self.dev, ci, |r| r.provoking_dynamic);
             record.gl_topology = gl_topology;
             record.line_mode = line_mode;
             record.library_line_mode = library_line_mode;

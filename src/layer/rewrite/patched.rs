@@ -278,7 +278,7 @@ impl<'a> Patched<'a> {
 }
 
 /// Whether `topology` is a list (or patches): primitive restart needs a feature there.
-fn is_list(topology: vk::PrimitiveTopology) -> bool {
+pub(crate) fn is_list(topology: vk::PrimitiveTopology) -> bool {
     !matches!(
         topology,
         vk::PrimitiveTopology::LINE_STRIP

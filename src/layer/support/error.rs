@@ -82,10 +82,15 @@ pub enum IndicesError {
     #[error("the device has no host-visible memory the layer could make its index buffer in")]
     NoMemory,
     #[error(
-        "graphics pipeline libraries are not drawn this way (the vertex-input library cannot \
-         know the polygon mode and provoking vertex its indices depend on)"
+        "a pre-rasterization library in polygon mode GL_LINE or GL_POINT is linked with a \
+         vertex-input library the layer cannot make again with the list it draws"
     )]
-    Library,
+    UnfilledLibrary,
+    #[error(
+        "a pre-rasterization library apart from its vertex-input library cannot draw them \
+         under a dynamic polygon mode (the vertex-input library's list cannot follow it)"
+    )]
+    DynamicPolygonModeLibrary,
 }
 
 /// Why a stage the layer generates (a TCS, a geometry shader) was not made.
@@ -146,8 +151,6 @@ pub enum PlanError {
         "VkPipelinePrimitiveModeCreateInfoGLSEM needs VK_GLSEM_gl_state enabled on the device"
     )]
     PrimitiveModeWithoutGlState,
-    #[error("GL's {0:?} with primitive restart are not drawn by the layer")]
-    RestartedPrimitive(GlPrimitive),
     #[error(
         "GL_LINE_LOOP needs a host-visible index buffer to close the loop, and the device has \
          no memory the layer could use"
