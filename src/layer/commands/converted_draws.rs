@@ -27,6 +27,7 @@
 use ash::vk;
 
 use crate::layer::commands::current_attributes::{destroy_chunk, new_host_buffer};
+use crate::layer::commands::primitive_indices::bind_index_buffer_again;
 use crate::layer::commands::render_targets::{outside_render_pass, restore_compute};
 use crate::layer::data::attribute_memory::{Chunk, ConversionMemory, Converter};
 use crate::layer::data::records::{BoundIndexBuffer, CommandBufferState};
@@ -729,14 +730,7 @@ pub(crate) fn draw_converted(
             plan.draw_count,
             COMMAND_BYTES as u32,
         );
-        if let Some(BoundIndexBuffer {
-            buffer,
-            offset,
-            index_type,
-        }) = restore_indices
-        {
-            bind_indices(cb.handle(), buffer, offset, index_type);
-        }
+        bind_index_buffer_again(bind_indices, cb, restore_indices);
     }
     Ok(())
 }
