@@ -33,28 +33,35 @@ pub unsafe extern "system" fn vkNegotiateLoaderLayerInterfaceVersion(
 // application linked with `-lvulkan` — which sends the chain back to the loader's
 // trampoline (a deadlock in `vkCreateInstance`; `tests/c_api.rs`).
 
-/// `vkGetInstanceProcAddr`, looked up by the loader.
-///
-/// # Safety
-/// Vulkan's valid usage for `vkGetInstanceProcAddr`.
-#[no_mangle]
-pub unsafe extern "system" fn vkGetInstanceProcAddr(
-    instance: vk::Instance,
-    p_name: *const c_char,
-) -> vk::PFN_vkVoidFunction {
-    layer::get_instance_proc_addr(instance, p_name)
+/// A thin exported wrapper of the layer's `vkGet*ProcAddr` `$layer` (the comment above says
+/// why not the layer's function itself).
+macro_rules! exported_proc_addr {
+    ($(#[$doc:meta])* fn $export:ident($handle:ident: $handle_ty:ty) => $layer:path) => {
+        $(#[$doc])*
+        #[no_mangle]
+        pub unsafe extern "system" fn $export(
+            $handle: $handle_ty,
+            p_name: *const c_char,
+        ) -> vk::PFN_vkVoidFunction {
+            $layer($handle, p_name)
+        }
+    };
 }
 
-/// `vkGetDeviceProcAddr`, looked up by the loader.
-///
-/// # Safety
-/// Vulkan's valid usage for `vkGetDeviceProcAddr`.
-#[no_mangle]
-pub unsafe extern "system" fn vkGetDeviceProcAddr(
-    device: vk::Device,
-    p_name: *const c_char,
-) -> vk::PFN_vkVoidFunction {
-    layer::get_device_proc_addr(device, p_name)
+exported_proc_addr! {
+    /// `vkGetInstanceProcAddr`, looked up by the loader.
+    ///
+    /// # Safety
+    /// Vulkan's valid usage for `vkGetInstanceProcAddr`.
+    fn vkGetInstanceProcAddr(instance: vk::Instance) => layer::get_instance_proc_addr
+}
+
+exported_proc_addr! {
+    /// `vkGetDeviceProcAddr`, looked up by the loader.
+    ///
+    /// # Safety
+    /// Vulkan's valid usage for `vkGetDeviceProcAddr`.
+    fn vkGetDeviceProcAddr(device: vk::Device) => layer::get_device_proc_addr
 }
 
 /// Test hook: the layer's live-record and rewrite counters (see

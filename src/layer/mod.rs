@@ -42,7 +42,7 @@ use objects::{layouts, modules, render_passes};
 use pipelines::{planner, shader_object};
 pub use support::{loader_abi, log, settings};
 
-use ash::vk;
+use ash::vk::{self, Handle};
 use std::ffi::{c_char, CStr};
 
 use dispatch::{as_void_fn, hook_lookup, layer_command_lookup, DeviceDispatch, InstanceDispatch};
@@ -57,25 +57,27 @@ instance_commands!(hook_lookup);
 device_commands!(hook_lookup);
 layer_command_list!(layer_command_lookup);
 
-/// The frame of `vkGet*ProcAddr`: the FFI guard, then `find` with the name's bytes (a NULL
-/// name finds nothing).
-fn look_up(
-    what: &str,
-    name: Option<&CStr>,
-    find: impl FnOnce(&[u8]) -> vk::PFN_vkVoidFunction,
-) -> vk::PFN_vkVoidFunction {
-    let name = name?;
-    ffi_guard(what, None, || find(name.to_bytes()))
-}
-
-/// `pName` of `vkGet*ProcAddr`.
+/// The frame of `vkGet*ProcAddr` `what`: the FFI guard, then `find` with the handle as a
+/// [`Dispatchable`] and the name's bytes (a NULL name finds nothing).
 ///
 /// # Safety
-/// `p_name` is NULL or a nul-terminated string (Vulkan's valid usage) that outlives `'a`.
-unsafe fn proc_name<'a>(p_name: *const c_char) -> Option<&'a CStr> {
-    // SAFETY: a non-NULL `p_name` is nul-terminated and outlives `'a` (this function's
+/// Vulkan's valid usage for `what`: `handle` is null or live, and `p_name` NULL or a
+/// nul-terminated string that outlives the call.
+unsafe fn look_up<H: Handle + Copy>(
+    what: &str,
+    handle: H,
+    p_name: *const c_char,
+    find: impl FnOnce(Dispatchable<H>, &[u8]) -> vk::PFN_vkVoidFunction,
+) -> vk::PFN_vkVoidFunction {
+    if p_name.is_null() {
+        return None;
+    }
+    // SAFETY: a non-NULL `p_name` is nul-terminated and outlives the call (this function's
     // contract).
-    (!p_name.is_null()).then(|| unsafe { CStr::from_ptr(p_name) })
+    let name = unsafe { CStr::from_ptr(p_name) };
+    // SAFETY: null or live (this function's contract).
+    let handle = unsafe { Dispatchable::new(handle) };
+    ffi_guard(what, None, || find(handle, name.to_bytes()))
 }
 
 /// `vkGetInstanceProcAddr` of this layer.
@@ -86,13 +88,7 @@ pub unsafe extern "system" fn get_instance_proc_addr(
     instance: vk::Instance,
     p_name: *const c_char,
 ) -> vk::PFN_vkVoidFunction {
-    // SAFETY: pName is NULL or a nul-terminated string that outlives the call (Vulkan's
-    // valid usage for the command, this hook's contract).
-    let name = unsafe { proc_name(p_name) };
-    // SAFETY: the application's instance, null or live by Vulkan's valid usage for the
-    // command (this hook's contract).
-    let instance = unsafe { Dispatchable::new(instance) };
-    look_up("vkGetInstanceProcAddr", name, |name| {
+    let find = |instance: Dispatchable<vk::Instance>, name: &[u8]| {
         match name {
             b"vkGetInstanceProcAddr" => {
                 return as_void_fn!(vk::PFN_vkGetInstanceProcAddr, get_instance_proc_addr)
@@ -120,7 +116,10 @@ pub unsafe extern "system" fn get_instance_proc_addr(
             Some((hook, _)) => next.map(|_| hook),
             None => next,
         }
-    })
+    };
+    // SAFETY: the application's arguments, valid by Vulkan's valid usage for the command
+    // (this hook's contract).
+    unsafe { look_up("vkGetInstanceProcAddr", instance, p_name, find) }
 }
 
 /// `vkGetDeviceProcAddr` of this layer.
@@ -131,13 +130,7 @@ pub unsafe extern "system" fn get_device_proc_addr(
     device: vk::Device,
     p_name: *const c_char,
 ) -> vk::PFN_vkVoidFunction {
-    // SAFETY: pName is NULL or a nul-terminated string that outlives the call (Vulkan's
-    // valid usage for the command, this hook's contract).
-    let name = unsafe { proc_name(p_name) };
-    // SAFETY: the application's device, null or live by Vulkan's valid usage for the
-    // command (this hook's contract).
-    let device = unsafe { Dispatchable::new(device) };
-    look_up("vkGetDeviceProcAddr", name, |name| {
+    let find = |device: Dispatchable<vk::Device>, name: &[u8]| {
         if name == b"vkGetDeviceProcAddr" {
             return as_void_fn!(vk::PFN_vkGetDeviceProcAddr, get_device_proc_addr);
         }
@@ -163,7 +156,10 @@ pub unsafe extern "system" fn get_device_proc_addr(
         // gave this hook, which Vulkan's valid usage for the command (this hook's contract)
         // makes valid for it as they were for the hook.
         unsafe { (dev.next_gdpa)(device.handle(), p_name) }
-    })
+    };
+    // SAFETY: the application's arguments, valid by Vulkan's valid usage for the command
+    // (this hook's contract).
+    unsafe { look_up("vkGetDeviceProcAddr", device, p_name, find) }
 }
 
 /// `vkNegotiateLoaderLayerInterfaceVersion`: interface version 2.

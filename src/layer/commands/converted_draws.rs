@@ -27,6 +27,7 @@
 use ash::vk;
 
 use crate::layer::commands::current_attributes::{destroy_chunk, new_host_buffer};
+use crate::layer::commands::primitive_indices::bind_index_buffer_again;
 use crate::layer::commands::render_targets::{outside_render_pass, restore_compute};
 use crate::layer::data::attribute_memory::{Chunk, ConversionMemory, Converter};
 use crate::layer::data::records::{BoundIndexBuffer, CommandBufferState};
@@ -302,14 +303,9 @@ fn make_converter(dev: &DeviceData) -> Result<Converter, &'static str> {
             p_bindings: bindings.as_ptr(),
             ..Default::default()
         };
-        let mut result = create_module(dev.handle, &module_info, std::ptr::null(), &mut module);
+        let mut result = create_one(create_module, dev, &module_info, &mut module);
         if result == vk::Result::SUCCESS {
-            result = create_set_layout(
-                dev.handle,
-                &set_info,
-                std::ptr::null(),
-                &mut converter.set_layout,
-            );
+            result = create_one(create_set_layout, dev, &set_info, &mut converter.set_layout);
         }
         if result == vk::Result::SUCCESS {
             let layout_info = vk::PipelineLayoutCreateInfo {
@@ -317,12 +313,7 @@ fn make_converter(dev: &DeviceData) -> Result<Converter, &'static str> {
                 p_set_layouts: &converter.set_layout,
                 ..Default::default()
             };
-            result = create_layout(
-                dev.handle,
-                &layout_info,
-                std::ptr::null(),
-                &mut converter.layout,
-            );
+            result = create_one(create_layout, dev, &layout_info, &mut converter.layout);
         }
         if result == vk::Result::SUCCESS {
             let info = vk::ComputePipelineCreateInfo {
@@ -352,6 +343,26 @@ fn make_converter(dev: &DeviceData) -> Result<Converter, &'static str> {
         return Err("the driver did not make the layer's compute pipeline");
     }
     Ok(converter)
+}
+
+/// `create` (a `vkCreate*` of one object) on the layer's device `dev` with `info` and no
+/// allocator, into `made`.
+///
+/// # Safety
+/// `create` is a command of `dev`, and `info` is a valid create info for it.
+unsafe fn create_one<I, H>(
+    create: unsafe extern "system" fn(
+        vk::Device,
+        *const I,
+        *const vk::AllocationCallbacks<'_>,
+        *mut H,
+    ) -> vk::Result,
+    dev: &DeviceData,
+    info: &I,
+    made: &mut H,
+) -> vk::Result {
+    // SAFETY: a valid create info for a command of the device (this function's contract).
+    unsafe { create(dev.handle, info, std::ptr::null(), made) }
 }
 
 /// Destroys `converter`'s objects (the device is going, or it was not made whole).
@@ -729,14 +740,7 @@ pub(crate) fn draw_converted(
             plan.draw_count,
             COMMAND_BYTES as u32,
         );
-        if let Some(BoundIndexBuffer {
-            buffer,
-            offset,
-            index_type,
-        }) = restore_indices
-        {
-            bind_indices(cb.handle(), buffer, offset, index_type);
-        }
+        bind_index_buffer_again(bind_indices, cb, restore_indices);
     }
     Ok(())
 }

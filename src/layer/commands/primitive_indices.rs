@@ -179,14 +179,30 @@ pub(crate) fn draw_layer_indices(
                 first_instance,
             );
         }
-        if let Some(BoundIndexBuffer {
-            buffer,
-            offset,
-            index_type,
-        }) = restore
-        {
-            bind(cb.handle(), buffer, offset, index_type);
-        }
+        bind_index_buffer_again(bind, cb, restore);
+    }
+}
+
+/// Binds the application's index buffer `binding` back after the layer's own (nothing where
+/// it had none).
+///
+/// # Safety
+/// `bind` is the device's `vkCmdBindIndexBuffer`, `cb` is recording, and `binding` is the
+/// index buffer the application bound on `cb` (its buffer alive as long as its draws).
+pub(crate) unsafe fn bind_index_buffer_again(
+    bind: vk::PFN_vkCmdBindIndexBuffer,
+    cb: Dispatchable<vk::CommandBuffer>,
+    binding: Option<BoundIndexBuffer>,
+) {
+    if let Some(BoundIndexBuffer {
+        buffer,
+        offset,
+        index_type,
+    }) = binding
+    {
+        // SAFETY: the application's own binding, bound again on the command buffer it was
+        // bound on (this function's contract).
+        unsafe { bind(cb.handle(), buffer, offset, index_type) };
     }
 }
 

@@ -112,6 +112,17 @@ unsafe fn pass_target(
     (target, kept_pass)
 }
 
+/// The device of `cb` where it follows render targets (`VK_GLSEM_gl_state`: `gl_state`).
+fn following_device(
+    gl_state: bool,
+    cb: Dispatchable<vk::CommandBuffer>,
+) -> Option<Arc<DeviceData>> {
+    match gl_state {
+        true => device_data(cb),
+        false => None,
+    }
+}
+
 /// The hooks of `vkCmdBeginRenderPass` and `vkCmdBeginRenderPass2`: the render target
 /// followed, the application's render pass begun as its kept variant where needed, then
 /// GL's "layered" from the framebuffer.
@@ -128,10 +139,7 @@ macro_rules! begin_render_pass_hook {
             fn $hook(command_buffer, p_begin: $begin_ty, $arg: $ty),
             read |d| d.extensions.gl_state,
             calls_down |next, gl_state| {
-                let dev = match gl_state {
-                    true => device_data(command_buffer),
-                    false => None,
-                };
+                let dev = following_device(gl_state, command_buffer);
                 // SAFETY: NULL or the application's valid begin info (Vulkan's valid
                 // usage).
                 let begin = unsafe { p_begin.as_ref() };
@@ -267,10 +275,7 @@ command_hook! {
     fn cmd_begin_rendering(command_buffer, p_info: *const vk::RenderingInfo<'_>),
     read |d| d.extensions.gl_state,
     calls_down |next, gl_state| {
-        let dev = match gl_state {
-            true => device_data(command_buffer),
-            false => None,
-        };
+        let dev = following_device(gl_state, command_buffer);
         // SAFETY: NULL or the application's valid rendering info (Vulkan's valid usage).
         let info = unsafe { p_info.as_ref() };
         let target = dev.as_ref().zip(info).and_then(|(_, info)| {
@@ -406,27 +411,31 @@ follow_hook!(
     /// `vkCmdEndQuery`.
     "vkCmdEndQuery", fn cmd_end_query(pool: vk::QueryPool, query: u32), scope_ended
 );
-follow_hook!(
+/// A [`follow_hook`] of `vkCmdBeginTransformFeedbackEXT` or `vkCmdEndTransformFeedbackEXT`,
+/// which take the same counter buffer arguments.
+macro_rules! transform_feedback_hook {
+    ($(#[$doc:meta])* $what:literal, fn $hook:ident, $change:expr) => {
+        follow_hook!(
+            $(#[$doc])*
+            $what,
+            fn $hook(
+                first: u32,
+                count: u32,
+                buffers: *const vk::Buffer,
+                offsets: *const vk::DeviceSize
+            ),
+            $change
+        );
+    };
+}
+
+transform_feedback_hook!(
     /// `vkCmdBeginTransformFeedbackEXT`.
-    "vkCmdBeginTransformFeedbackEXT",
-    fn cmd_begin_transform_feedback_ext(
-        first: u32,
-        count: u32,
-        buffers: *const vk::Buffer,
-        offsets: *const vk::DeviceSize
-    ),
-    scope_begun
+    "vkCmdBeginTransformFeedbackEXT", fn cmd_begin_transform_feedback_ext, scope_begun
 );
-follow_hook!(
+transform_feedback_hook!(
     /// `vkCmdEndTransformFeedbackEXT`.
-    "vkCmdEndTransformFeedbackEXT",
-    fn cmd_end_transform_feedback_ext(
-        first: u32,
-        count: u32,
-        buffers: *const vk::Buffer,
-        offsets: *const vk::DeviceSize
-    ),
-    scope_ended
+    "vkCmdEndTransformFeedbackEXT", fn cmd_end_transform_feedback_ext, scope_ended
 );
 
 command_hook! {

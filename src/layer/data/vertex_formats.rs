@@ -102,52 +102,52 @@ const PLAIN: [(vk::Format, Numeric, u32, u32); 68] = [
 ];
 
 /// The formats of another [`Layout`] than GL's component order (`GL_BGRA` sizes, the
-/// `2_10_10_10_REV` types).
-const PACKED: [(vk::Format, Numeric, Layout); 13] = [
-    (F::B8G8R8A8_UNORM, N::Unorm, Layout::Bgra),
-    (F::A2B10G10R10_UNORM_PACK32, N::Unorm, Layout::Packed2101010),
-    (F::A2B10G10R10_SNORM_PACK32, N::Snorm, Layout::Packed2101010),
+/// `2_10_10_10_REV` types): `GL_BGRA`'s bytes, then [`PACKED_2101010`]'s formats in GL's
+/// component order, then in `GL_BGRA`'s.
+const PACKED: [(vk::Format, Numeric, Layout); 13] = {
+    let mut packed = [(F::B8G8R8A8_UNORM, N::Unorm, Layout::Bgra); 13];
+    let mut i = 0;
+    while i < PACKED_2101010.len() {
+        let (numeric, rgba, bgra) = PACKED_2101010[i];
+        packed[1 + i] = (rgba, numeric, Layout::Packed2101010);
+        packed[1 + PACKED_2101010.len() + i] = (bgra, numeric, Layout::Packed2101010Bgra);
+        i += 1;
+    }
+    packed
+};
+
+/// The `2_10_10_10_REV` formats by numeric type: in GL's component order, and in
+/// `GL_BGRA`'s.
+const PACKED_2101010: [(Numeric, vk::Format, vk::Format); 6] = [
     (
-        F::A2B10G10R10_USCALED_PACK32,
-        N::Uscaled,
-        Layout::Packed2101010,
-    ),
-    (
-        F::A2B10G10R10_SSCALED_PACK32,
-        N::Sscaled,
-        Layout::Packed2101010,
-    ),
-    (F::A2B10G10R10_UINT_PACK32, N::Uint, Layout::Packed2101010),
-    (F::A2B10G10R10_SINT_PACK32, N::Sint, Layout::Packed2101010),
-    (
-        F::A2R10G10B10_UNORM_PACK32,
         N::Unorm,
-        Layout::Packed2101010Bgra,
+        F::A2B10G10R10_UNORM_PACK32,
+        F::A2R10G10B10_UNORM_PACK32,
     ),
     (
-        F::A2R10G10B10_SNORM_PACK32,
         N::Snorm,
-        Layout::Packed2101010Bgra,
+        F::A2B10G10R10_SNORM_PACK32,
+        F::A2R10G10B10_SNORM_PACK32,
     ),
     (
-        F::A2R10G10B10_USCALED_PACK32,
         N::Uscaled,
-        Layout::Packed2101010Bgra,
+        F::A2B10G10R10_USCALED_PACK32,
+        F::A2R10G10B10_USCALED_PACK32,
     ),
     (
-        F::A2R10G10B10_SSCALED_PACK32,
         N::Sscaled,
-        Layout::Packed2101010Bgra,
+        F::A2B10G10R10_SSCALED_PACK32,
+        F::A2R10G10B10_SSCALED_PACK32,
     ),
     (
-        F::A2R10G10B10_UINT_PACK32,
         N::Uint,
-        Layout::Packed2101010Bgra,
+        F::A2B10G10R10_UINT_PACK32,
+        F::A2R10G10B10_UINT_PACK32,
     ),
     (
-        F::A2R10G10B10_SINT_PACK32,
         N::Sint,
-        Layout::Packed2101010Bgra,
+        F::A2B10G10R10_SINT_PACK32,
+        F::A2R10G10B10_SINT_PACK32,
     ),
 ];
 

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use crate::layer::data::extensions::{EnabledExtensions, LayerExtension};
 use crate::layer::loader::dispatch::DeviceDispatch;
 use crate::layer::loader::frames::{
-    destroy_registered, ffi_guard, maybe_inject_panic, shield, unknown_handle,
+    destroy_registered_hook, ffi_guard, maybe_inject_panic, shield, unknown_handle,
 };
 use crate::layer::loader::registry::{instance_data, key_of, Dispatchable, DEVICES};
 use crate::layer::loader::state::{
@@ -951,44 +951,27 @@ pub unsafe extern "system" fn create_device(
     )
 }
 
-/// `vkDestroyDevice`: every record of the device goes with it.
-///
-/// # Safety
-/// Vulkan's valid usage for the command.
-pub unsafe extern "system" fn destroy_device(
-    device: vk::Device,
-    p_allocator: *const vk::AllocationCallbacks<'_>,
-) {
-    destroy_registered(
-        "vkDestroyDevice",
-        &DEVICES,
-        // SAFETY: the application's device, null or live by Vulkan's valid usage for the
-        // command (this hook's contract).
-        unsafe { Dispatchable::new(device) },
-        |dev| {
-            // The TCS shader objects the layer generated, and the layouts it made.
-            for record in dev.records.tes_objects.write().drain().map(|(_, r)| r) {
-                crate::layer::pipelines::shader_object::destroy_generated(dev, &record);
-            }
-            for record in dev.records.vertex_objects.write().drain().map(|(_, r)| r) {
-                crate::layer::commands::primitive_objects::destroy_generated(dev, &record);
-            }
-            for binding in dev.records.block_objects.write().drain().map(|(_, b)| b) {
-                crate::layer::pipelines::shader_object::destroy_block_layout(dev, &binding);
-            }
-            let command_buffers = std::mem::take(&mut *dev.records.command_buffers.lock());
-            crate::layer::commands::current_attributes::release(dev, command_buffers.into_values());
-            dev.attribute_memory.destroy_spare(dev);
-            dev.line_loops.destroy(dev);
-            dev.primitive_indices.destroy(dev);
-        },
-        |dev| {
-            if let Some(destroy) = dev.table.destroy_device {
-                // SAFETY: the next layer's `vkDestroyDevice` with the arguments the
-                // application gave this hook, which Vulkan's valid usage for the command
-                // (this hook's contract) makes valid for it as they were for the hook.
-                unsafe { destroy(device, p_allocator) };
-            }
-        },
-    )
+destroy_registered_hook! {
+    /// `vkDestroyDevice`: every record of the device goes with it.
+    "vkDestroyDevice",
+    fn destroy_device(device: vk::Device),
+    &DEVICES,
+    forget: |dev| {
+        // The TCS shader objects the layer generated, and the layouts it made.
+        for record in dev.records.tes_objects.write().drain().map(|(_, r)| r) {
+            crate::layer::pipelines::shader_object::destroy_generated(dev, &record);
+        }
+        for record in dev.records.vertex_objects.write().drain().map(|(_, r)| r) {
+            crate::layer::commands::primitive_objects::destroy_generated(dev, &record);
+        }
+        for binding in dev.records.block_objects.write().drain().map(|(_, b)| b) {
+            crate::layer::pipelines::shader_object::destroy_block_layout(dev, &binding);
+        }
+        let command_buffers = std::mem::take(&mut *dev.records.command_buffers.lock());
+        crate::layer::commands::current_attributes::release(dev, command_buffers.into_values());
+        dev.attribute_memory.destroy_spare(dev);
+        dev.line_loops.destroy(dev);
+        dev.primitive_indices.destroy(dev);
+    },
+    next: |dev| dev.table.destroy_device,
 }

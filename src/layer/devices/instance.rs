@@ -6,7 +6,9 @@ use std::ffi::{c_char, c_void};
 use std::sync::Arc;
 
 use crate::layer::loader::dispatch::InstanceDispatch;
-use crate::layer::loader::frames::{destroy_registered, ffi_guard, maybe_inject_panic, shield};
+use crate::layer::loader::frames::{
+    destroy_registered_hook, ffi_guard, maybe_inject_panic, shield,
+};
 use crate::layer::loader::registry::{key_of, Dispatchable, INSTANCES};
 use crate::layer::loader::state::InstanceData;
 use crate::layer::support::ffi::typed_fn;
@@ -157,28 +159,11 @@ fn pin_library() {
     }
 }
 
-/// `vkDestroyInstance`.
-///
-/// # Safety
-/// Vulkan's valid usage for `vkDestroyInstance`.
-pub unsafe extern "system" fn destroy_instance(
-    instance: vk::Instance,
-    p_allocator: *const vk::AllocationCallbacks<'_>,
-) {
-    destroy_registered(
-        "vkDestroyInstance",
-        &INSTANCES,
-        // SAFETY: the application's instance, null or live by Vulkan's valid usage for the
-        // command (this hook's contract).
-        unsafe { Dispatchable::new(instance) },
-        |_| {},
-        |inst| {
-            if let Some(destroy) = inst.table.destroy_instance {
-                // SAFETY: the next layer's `vkDestroyInstance` with the arguments the
-                // application gave this hook, which Vulkan's valid usage for the command
-                // (this hook's contract) makes valid for it as they were for the hook.
-                unsafe { destroy(instance, p_allocator) };
-            }
-        },
-    )
+destroy_registered_hook! {
+    /// `vkDestroyInstance`.
+    "vkDestroyInstance",
+    fn destroy_instance(instance: vk::Instance),
+    &INSTANCES,
+    forget: |_| {},
+    next: |inst| inst.table.destroy_instance,
 }

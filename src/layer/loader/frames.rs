@@ -134,6 +134,48 @@ macro_rules! destroy_hook {
 }
 pub(crate) use destroy_hook;
 
+/// The `vkDestroyInstance` or `vkDestroyDevice` hook, in [`destroy_registered`]'s frame:
+/// `forget` cleans up what the layer made for the object, then the call goes down through
+/// the table entry `next` reads, where the table has it.
+macro_rules! destroy_registered_hook {
+    (
+        $(#[$doc:meta])*
+        $what:literal,
+        fn $hook:ident($handle:ident: $handle_ty:ty),
+        $registry:expr,
+        forget: $forget:expr,
+        next: |$data:ident| $next:expr $(,)?
+    ) => {
+        $(#[$doc])*
+        ///
+        /// # Safety
+        /// Vulkan's valid usage for the command.
+        pub unsafe extern "system" fn $hook(
+            $handle: $handle_ty,
+            p_allocator: *const ash::vk::AllocationCallbacks<'_>,
+        ) {
+            $crate::layer::loader::frames::destroy_registered(
+                $what,
+                $registry,
+                // SAFETY: the application's handle, null or live by Vulkan's valid usage for
+                // the command (this hook's contract).
+                unsafe { $crate::layer::loader::registry::Dispatchable::new($handle) },
+                $forget,
+                |$data| {
+                    if let Some(destroy) = $next {
+                        // SAFETY: the next layer's `vkDestroy*` with the arguments the
+                        // application gave this hook, which Vulkan's valid usage for the
+                        // command (this hook's contract) makes valid for it as they were for
+                        // the hook.
+                        unsafe { destroy($handle, p_allocator) };
+                    }
+                },
+            )
+        }
+    };
+}
+pub(crate) use destroy_registered_hook;
+
 /// A hook recording into a command buffer (no result), in [`record_with_next`]'s frame:
 /// writes the hook's doc with the `# Safety` line every hook shares and its `extern
 /// "system"` signature once, and reads the table entry of the hook's own name (or the one

@@ -82,6 +82,75 @@ fn aspects_of(format: vk::Format) -> vk::ImageAspectFlags {
     }
 }
 
+/// The copies of `$subpasses` (`VkSubpassDescription` or `VkSubpassDescription2`: the same
+/// fields, in structs of different types), their references copied by
+/// `$refs(pointer, count, inputs)` and their view masks read by `$view_mask(subpass)`. The
+/// caller has made the arrays readable (a valid create info).
+macro_rules! subpass_copies {
+    ($subpasses:expr, $refs:expr, $view_mask:expr) => {
+        $subpasses
+            .iter()
+            .map(|s| SubpassCopy {
+                flags: s.flags,
+                bind_point: s.pipeline_bind_point,
+                view_mask: $view_mask(s),
+                inputs: $refs(s.p_input_attachments, s.input_attachment_count, true),
+                colors: $refs(s.p_color_attachments, s.color_attachment_count, false),
+                resolves: match s.p_resolve_attachments.is_null() {
+                    true => Vec::new(),
+                    false => $refs(s.p_resolve_attachments, s.color_attachment_count, false),
+                },
+                depth_stencil: $refs(
+                    s.p_depth_stencil_attachment,
+                    u32::from(!s.p_depth_stencil_attachment.is_null()),
+                    false,
+                )
+                .first()
+                .copied(),
+                preserves: slice(s.p_preserve_attachments, s.preserve_attachment_count).to_vec(),
+            })
+            .collect()
+    };
+}
+
+/// Subpass dependency `$d` as a `$dependency`, the fields the two have alike copied and the
+/// rest (`flags` named `dependencyFlags` in Vulkan's structs, the view offset) given after
+/// `$d`: `VkSubpassDependency`, `VkSubpassDependency2` and [`DependencyCopy`] are of
+/// different types.
+macro_rules! dependency {
+    ($($dependency:ident)::+ { $d:ident, $($rest:tt)* }) => {
+        $($dependency)::+ {
+            src_subpass: $d.src_subpass,
+            dst_subpass: $d.dst_subpass,
+            src_stage_mask: $d.src_stage_mask,
+            dst_stage_mask: $d.dst_stage_mask,
+            src_access_mask: $d.src_access_mask,
+            dst_access_mask: $d.dst_access_mask,
+            $($rest)*
+        }
+    };
+}
+
+/// Attachment description `$a` as a `$description`: `VkAttachmentDescription` and
+/// `VkAttachmentDescription2` have the same fields, in structs of different types (the rest
+/// of the second, `sType` and `pNext`, given after `$a`).
+macro_rules! attachment_description {
+    ($($description:ident)::+ { $a:ident $(, $($rest:tt)*)? }) => {
+        $($description)::+ {
+            flags: $a.flags,
+            format: $a.format,
+            samples: $a.samples,
+            load_op: $a.load_op,
+            store_op: $a.store_op,
+            stencil_load_op: $a.stencil_load_op,
+            stencil_store_op: $a.stencil_store_op,
+            initial_layout: $a.initial_layout,
+            final_layout: $a.final_layout,
+            $($($rest)*)?
+        }
+    };
+}
+
 /// A create info the layer can copy: one whose structs chain nothing.
 const CHAINED: &str = "its create info chains structs the layer does not copy";
 
@@ -119,40 +188,15 @@ impl CopyOf<vk::RenderPassCreateInfo<'_>> for RenderPassCopy {
                     })
                     .collect::<Vec<_>>()
             };
-            let subpasses = slice(ci.p_subpasses, ci.subpass_count)
-                .iter()
-                .map(|s| SubpassCopy {
-                    flags: s.flags,
-                    bind_point: s.pipeline_bind_point,
-                    view_mask: 0,
-                    inputs: refs(s.p_input_attachments, s.input_attachment_count, true),
-                    colors: refs(s.p_color_attachments, s.color_attachment_count, false),
-                    resolves: match s.p_resolve_attachments.is_null() {
-                        true => Vec::new(),
-                        false => refs(s.p_resolve_attachments, s.color_attachment_count, false),
-                    },
-                    depth_stencil: refs(
-                        s.p_depth_stencil_attachment,
-                        u32::from(!s.p_depth_stencil_attachment.is_null()),
-                        false,
-                    )
-                    .first()
-                    .copied(),
-                    preserves: slice(s.p_preserve_attachments, s.preserve_attachment_count)
-                        .to_vec(),
-                })
-                .collect();
+            let subpasses = subpass_copies!(slice(ci.p_subpasses, ci.subpass_count), refs, |_| 0);
             let dependencies = slice(ci.p_dependencies, ci.dependency_count)
                 .iter()
-                .map(|d| DependencyCopy {
-                    src_subpass: d.src_subpass,
-                    dst_subpass: d.dst_subpass,
-                    src_stage_mask: d.src_stage_mask,
-                    dst_stage_mask: d.dst_stage_mask,
-                    src_access_mask: d.src_access_mask,
-                    dst_access_mask: d.dst_access_mask,
-                    flags: d.dependency_flags,
-                    view_offset: 0,
+                .map(|d| {
+                    dependency!(DependencyCopy {
+                        d,
+                        flags: d.dependency_flags,
+                        view_offset: 0
+                    })
                 })
                 .collect();
             Ok(RenderPassCopy {
@@ -181,7 +225,8 @@ impl CopyOf<vk::RenderPassCreateInfo2<'_>> for RenderPassCopy {
             if chained {
                 return Err(CHAINED);
             }
-            let refs = |p: *const vk::AttachmentReference2<'_>, n: u32| {
+            // Version 2's references carry their aspects, inputs or not.
+            let refs = |p: *const vk::AttachmentReference2<'_>, n: u32, _inputs: bool| {
                 slice(p, n)
                     .iter()
                     .map(|r| AttachmentRef {
@@ -191,56 +236,24 @@ impl CopyOf<vk::RenderPassCreateInfo2<'_>> for RenderPassCopy {
                     })
                     .collect::<Vec<_>>()
             };
-            let subpasses = subpasses
-                .iter()
-                .map(|s| SubpassCopy {
-                    flags: s.flags,
-                    bind_point: s.pipeline_bind_point,
-                    view_mask: s.view_mask,
-                    inputs: refs(s.p_input_attachments, s.input_attachment_count),
-                    colors: refs(s.p_color_attachments, s.color_attachment_count),
-                    resolves: match s.p_resolve_attachments.is_null() {
-                        true => Vec::new(),
-                        false => refs(s.p_resolve_attachments, s.color_attachment_count),
-                    },
-                    depth_stencil: refs(
-                        s.p_depth_stencil_attachment,
-                        u32::from(!s.p_depth_stencil_attachment.is_null()),
-                    )
-                    .first()
-                    .copied(),
-                    preserves: slice(s.p_preserve_attachments, s.preserve_attachment_count)
-                        .to_vec(),
-                })
-                .collect();
+            let subpasses = subpass_copies!(subpasses, refs, |s: &vk::SubpassDescription2<'_>| {
+                s.view_mask
+            });
             Ok(RenderPassCopy {
                 flags: ci.flags,
                 attachments: attachments
                     .iter()
-                    .map(|a| vk::AttachmentDescription {
-                        flags: a.flags,
-                        format: a.format,
-                        samples: a.samples,
-                        load_op: a.load_op,
-                        store_op: a.store_op,
-                        stencil_load_op: a.stencil_load_op,
-                        stencil_store_op: a.stencil_store_op,
-                        initial_layout: a.initial_layout,
-                        final_layout: a.final_layout,
-                    })
+                    .map(|a| attachment_description!(vk::AttachmentDescription { a }))
                     .collect(),
                 subpasses,
                 dependencies: dependencies
                     .iter()
-                    .map(|d| DependencyCopy {
-                        src_subpass: d.src_subpass,
-                        dst_subpass: d.dst_subpass,
-                        src_stage_mask: d.src_stage_mask,
-                        dst_stage_mask: d.dst_stage_mask,
-                        src_access_mask: d.src_access_mask,
-                        dst_access_mask: d.dst_access_mask,
-                        flags: d.dependency_flags,
-                        view_offset: d.view_offset,
+                    .map(|d| {
+                        dependency!(DependencyCopy {
+                            d,
+                            flags: d.dependency_flags,
+                            view_offset: d.view_offset
+                        })
                     })
                     .collect(),
                 correlated_view_masks: slice(
@@ -318,17 +331,11 @@ fn make_variant(
     let attachments: Vec<_> = copy
         .attachments_of(variant)
         .iter()
-        .map(|a| vk::AttachmentDescription2 {
-            flags: a.flags,
-            format: a.format,
-            samples: a.samples,
-            load_op: a.load_op,
-            store_op: a.store_op,
-            stencil_load_op: a.stencil_load_op,
-            stencil_store_op: a.stencil_store_op,
-            initial_layout: a.initial_layout,
-            final_layout: a.final_layout,
-            ..Default::default()
+        .map(|a| {
+            attachment_description!(vk::AttachmentDescription2 {
+                a,
+                ..Default::default()
+            })
         })
         .collect();
     let refs = |refs: &[AttachmentRef]| -> Vec<vk::AttachmentReference2<'static>> {
@@ -380,16 +387,13 @@ fn make_variant(
     let dependencies: Vec<_> = copy
         .dependencies
         .iter()
-        .map(|d| vk::SubpassDependency2 {
-            src_subpass: d.src_subpass,
-            dst_subpass: d.dst_subpass,
-            src_stage_mask: d.src_stage_mask,
-            dst_stage_mask: d.dst_stage_mask,
-            src_access_mask: d.src_access_mask,
-            dst_access_mask: d.dst_access_mask,
-            dependency_flags: d.flags,
-            view_offset: d.view_offset,
-            ..Default::default()
+        .map(|d| {
+            dependency!(vk::SubpassDependency2 {
+                d,
+                dependency_flags: d.flags,
+                view_offset: d.view_offset,
+                ..Default::default()
+            })
         })
         .collect();
     let info = vk::RenderPassCreateInfo2 {
