@@ -430,32 +430,39 @@ pub struct BoundIndexBuffer {
 /// dynamic polygon mode, bound in its place while the mode draws lines or points (null: that
 /// mode draws them filled).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct PolygonModeVariants {
-    pub lines: vk::Pipeline,
-    pub points: vk::Pipeline,
-}
+pub struct PolygonModeVariants([vk::Pipeline; 2]);
 
 impl PolygonModeVariants {
-    /// The pipeline that draws GL's mode as `polygon_mode` rasterizes it, in place of `app`.
-    pub fn for_mode(&self, app: vk::Pipeline, polygon_mode: Rasterized) -> vk::Pipeline {
-        let variant = match polygon_mode {
-            Rasterized::Lines => self.lines,
-            Rasterized::Points => self.points,
-            Rasterized::Fill => vk::Pipeline::null(),
-        };
-        match variant == vk::Pipeline::null() {
-            true => app,
-            false => variant,
+    /// Where the variant of `polygon_mode` is kept (`None`: `Fill`, the pipeline itself).
+    fn index(polygon_mode: Rasterized) -> Option<usize> {
+        match polygon_mode {
+            Rasterized::Lines => Some(0),
+            Rasterized::Points => Some(1),
+            Rasterized::Fill => None,
         }
     }
 
-    /// The slot of the variant for `polygon_mode` (`None`: `Fill`, the pipeline itself).
-    pub fn slot(&mut self, polygon_mode: Rasterized) -> Option<&mut vk::Pipeline> {
-        match polygon_mode {
-            Rasterized::Lines => Some(&mut self.lines),
-            Rasterized::Points => Some(&mut self.points),
-            Rasterized::Fill => None,
-        }
+    /// The pipeline that draws GL's mode as `polygon_mode` rasterizes it, in place of `app`.
+    pub fn for_mode(&self, app: vk::Pipeline, polygon_mode: Rasterized) -> vk::Pipeline {
+        Self::index(polygon_mode)
+            .map(|i| self.0[i])
+            .filter(|&variant| variant != vk::Pipeline::null())
+            .unwrap_or(app)
+    }
+
+    /// Keeps `pipeline` as the variant of `polygon_mode`; false for `Fill`, which has none.
+    pub fn set(&mut self, polygon_mode: Rasterized, pipeline: vk::Pipeline) -> bool {
+        Self::index(polygon_mode)
+            .map(|i| self.0[i] = pipeline)
+            .is_some()
+    }
+
+    /// Every variant made (for their destruction).
+    pub fn made(&self) -> impl Iterator<Item = vk::Pipeline> + '_ {
+        self.0
+            .iter()
+            .copied()
+            .filter(|&p| p != vk::Pipeline::null())
     }
 }
 

@@ -57,16 +57,6 @@ pub(crate) fn over_limit(
     )
 }
 
-/// [`over_limit`] for an application's SPIR-V that no module holds (shader objects).
-pub(crate) fn app_code_over_limit(
-    limits: &Limits,
-    stage: Stage,
-    words: &[u32],
-    entry: &str,
-) -> Option<LimitExceeded> {
-    app_exceeds(limits, stage, code_ends(stage, words, entry)?)
-}
-
 /// Where the interfaces of `entry` of `words` (a `stage` entry point) end.
 fn code_ends(stage: Stage, words: &[u32], entry: &str) -> Option<LocationEnds> {
     let model = model_of(stage);
@@ -85,14 +75,26 @@ fn app_exceeds(limits: &Limits, stage: Stage, mut ends: LocationEnds) -> Option<
     exceeds(limits, stage, ends)
 }
 
-/// [`over_limit`] for code the layer made (a rewritten stage, a generated TCS).
+/// Whose SPIR-V [`code_over_limit`] checks: an application's stage is held to fewer limits
+/// than the layer's own code ([`app_exceeds`]).
+pub(crate) enum Author {
+    /// The application's code that no module holds (shader objects).
+    Application,
+    /// Code the layer made (a rewritten stage, a generated TCS).
+    Layer,
+}
+
+/// [`over_limit`] for SPIR-V words that no module record holds.
 pub(crate) fn code_over_limit(
     limits: &Limits,
-    stage: Stage,
-    words: &[u32],
-    entry: &str,
+    (stage, words, entry): (Stage, &[u32], &str),
+    author: Author,
 ) -> Option<LimitExceeded> {
-    exceeds(limits, stage, code_ends(stage, words, entry)?)
+    let ends = code_ends(stage, words, entry)?;
+    match author {
+        Author::Application => app_exceeds(limits, stage, ends),
+        Author::Layer => exceeds(limits, stage, ends),
+    }
 }
 
 fn exceeds(limits: &Limits, stage: Stage, ends: LocationEnds) -> Option<LimitExceeded> {

@@ -30,7 +30,7 @@ use crate::layer::loader::frames::destroy_hook;
 use crate::layer::loader::frames::{hook, maybe_inject_panic, shield};
 use crate::layer::loader::state::DeviceData;
 use crate::layer::objects::create_info::PipelineView;
-use crate::layer::objects::interface_limits::{code_over_limit, over_limit};
+use crate::layer::objects::interface_limits::{code_over_limit, over_limit, Author};
 use crate::layer::objects::pipeline_info::{
     followed_line_mode, followed_pipeline, follows_line_stipple, gl_mode_of,
     holds_pre_rasterization, holds_vertex_input, is_library, layout_of, library_line_mode,
@@ -115,49 +115,35 @@ hook! {
         let pipelines = unsafe { slice(p_pipelines, create_info_count) };
         shield("vkCreateGraphicsPipelines library parts", || {
             library_inputs::record(dev, &infos, pipelines);
-            record_library_multisample(dev, &infos, pipelines);
-            record_library_vertex_input(dev, &infos, pipelines);
+            record_library_state(dev, &infos, pipelines);
         });
         result
     }
 }
 
-/// Keeps what vertex-input libraries say of their vertex input on `VK_GLSEM_gl_state`
-/// devices: the pipelines linked from them read it (`primitive_restart`, `instance_rate`).
-fn record_library_vertex_input(
-    dev: &DeviceData,
-    infos: &[PipelineView<'_>],
-    pipelines: &[vk::Pipeline],
-) {
+/// Keeps what libraries say that the pipelines linked from them read, on
+/// `VK_GLSEM_gl_state` devices: a vertex-input library's vertex input (`primitive_restart`,
+/// `instance_rate`), and a fragment-output library's multisample state where they may
+/// follow GL's line rule (`linked_line_mode`).
+fn record_library_state(dev: &DeviceData, infos: &[PipelineView<'_>], pipelines: &[vk::Pipeline]) {
     if !dev.extensions.gl_state {
         return;
     }
-    for (ci, &pipeline) in infos.iter().zip(pipelines) {
-        if pipeline != vk::Pipeline::null() && ci.input_assembly.is_some() && is_library(ci) {
+    let made = infos
+        .iter()
+        .zip(pipelines)
+        .filter(|(ci, &pipeline)| pipeline != vk::Pipeline::null() && is_library(ci));
+    for (ci, &pipeline) in made {
+        if ci.input_assembly.is_some() {
             let input = LibraryVertexInput {
                 restart: primitive_restart(dev, ci),
                 instance_rate: instance_rate(dev, ci),
             };
-            dev.records
-                .library_vertex_input
-                .write()
-                .insert(pipeline, input);
+            let mut inputs = dev.records.library_vertex_input.write();
+            inputs.insert(pipeline, input);
         }
-    }
-}
-
-/// Keeps the multisample state of fragment-output libraries where pipelines linked from
-/// them may follow GL's line rule (`linked_line_mode`).
-fn record_library_multisample(
-    dev: &DeviceData,
-    infos: &[PipelineView<'_>],
-    pipelines: &[vk::Pipeline],
-) {
-    if !dev.conventions.library_line_mode {
-        return;
-    }
-    for (ci, &pipeline) in infos.iter().zip(pipelines) {
-        if let Some(ms) = library_multisample(ci).filter(|_| pipeline != vk::Pipeline::null()) {
+        let multisample = library_multisample(ci).filter(|_| dev.conventions.library_line_mode);
+        if let Some(ms) = multisample {
             dev.records.library_multisample.write().insert(pipeline, ms);
         }
     }
@@ -568,7 +554,7 @@ fn layer_past_limits(
     rewritten
         .chain(tcs)
         .chain(gs)
-        .find_map(|(stage, words, entry)| code_over_limit(&dev.limits, stage, words, entry))
+        .find_map(|code| code_over_limit(&dev.limits, code, Author::Layer))
 }
 
 /// What the steps read off `ci` besides its stages.
@@ -912,12 +898,12 @@ impl Call<'_> {
                 };
                 // SAFETY: the module made above; the driver is done with it.
                 unsafe { self.destroy_temporaries(&[module]) };
-                match (result, variants.slot(*rasterized)) {
-                    (vk::Result::SUCCESS, Some(slot)) => *slot = pipeline,
-                    (why, _) => log::warning!(
+                let kept = result == vk::Result::SUCCESS && variants.set(*rasterized, pipeline);
+                if !kept {
+                    log::warning!(
                         "GL's primitive mode under a dynamic polygon mode: the pipeline \
-                         drawing it as {rasterized:?} failed ({why:?}); that mode draws it filled"
-                    ),
+                         drawing it as {rasterized:?} failed ({result:?}); that mode draws it filled"
+                    );
                 }
             }
             (variants != PolygonModeVariants::default()).then_some(variants)
@@ -1149,7 +1135,7 @@ destroy_hook!(
             if let Some(library) = removed.vertex_input_library {
                 library_inputs::destroy(dev, library);
             }
-            for variant in removed.polygon_variants.iter().flat_map(|v| [v.lines, v.points]) {
+            for variant in removed.polygon_variants.iter().flat_map(|v| v.made()) {
                 library_inputs::destroy(dev, variant);
             }
         }

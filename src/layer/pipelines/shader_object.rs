@@ -38,7 +38,7 @@ use crate::layer::loader::frames::{command_hook, destroy_hook, hook, shield};
 use crate::layer::loader::registry::{device_data, Dispatchable};
 use crate::layer::loader::state::DeviceData;
 use crate::layer::objects::create_info::ShaderView;
-use crate::layer::objects::interface_limits::app_code_over_limit;
+use crate::layer::objects::interface_limits::{code_over_limit, Author};
 use crate::layer::objects::pipeline_info::{
     in_place_doubles, pipeline_key, stage_of, stage_view, KeySource, ObjectGroup, StageCode,
 };
@@ -446,7 +446,8 @@ hook! {
 fn past_limits(dev: &DeviceData, infos: &[ShaderView<'_>]) -> Option<String> {
     infos.iter().enumerate().find_map(|(i, ci)| {
         let stage = stage_of(ci.info.stage)?;
-        let why = app_code_over_limit(&dev.limits, stage, ci.code?, ci.entry?)?;
+        let code = (stage, ci.code?, ci.entry?);
+        let why = code_over_limit(&dev.limits, code, Author::Application)?;
         Some(format!("pCreateInfos[{i}] fails: {why}"))
     })
 }
