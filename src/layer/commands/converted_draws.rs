@@ -27,7 +27,6 @@
 use ash::vk;
 
 use crate::layer::commands::current_attributes::{destroy_chunk, new_host_buffer};
-use crate::layer::commands::primitive_indices::bind_index_buffer_again;
 use crate::layer::commands::render_targets::{outside_render_pass, restore_compute};
 use crate::layer::data::attribute_memory::{Chunk, ConversionMemory, Converter};
 use crate::layer::data::records::{BoundIndexBuffer, CommandBufferState};
@@ -837,4 +836,27 @@ pub(crate) fn draw_from_instance_zero(
         }
     }
     Ok(())
+}
+
+/// Binds the application's index buffer `binding` back after the layer's own (nothing where
+/// it had none).
+///
+/// # Safety
+/// `bind` is the device's `vkCmdBindIndexBuffer`, `cb` is recording, and `binding` is the
+/// index buffer the application bound on `cb` (its buffer alive as long as its draws).
+pub(crate) unsafe fn bind_index_buffer_again(
+    bind: vk::PFN_vkCmdBindIndexBuffer,
+    cb: Dispatchable<vk::CommandBuffer>,
+    binding: Option<BoundIndexBuffer>,
+) {
+    if let Some(BoundIndexBuffer {
+        buffer,
+        offset,
+        index_type,
+    }) = binding
+    {
+        // SAFETY: the application's own binding, bound again on the command buffer it was
+        // bound on (this function's contract).
+        unsafe { bind(cb.handle(), buffer, offset, index_type) };
+    }
 }

@@ -15,10 +15,12 @@
 use ash::vk;
 use std::sync::atomic::Ordering;
 
-use crate::layer::commands::converted_draws::{draw_converted, Conversion, GpuDraw};
+use crate::layer::commands::converted_draws::{
+    bind_index_buffer_again, draw_converted, Conversion, GpuDraw,
+};
 use crate::layer::commands::current_attributes::{destroy_chunk, new_host_buffer};
 use crate::layer::data::attribute_memory::PrimitiveIndices;
-use crate::layer::data::records::{BoundIndexBuffer, CommandBufferState};
+use crate::layer::data::records::CommandBufferState;
 use crate::layer::loader::frames::shield;
 use crate::layer::loader::registry::{device_data, Dispatchable};
 use crate::layer::loader::state::DeviceData;
@@ -180,29 +182,6 @@ pub(crate) fn draw_layer_indices(
             );
         }
         bind_index_buffer_again(bind, cb, restore);
-    }
-}
-
-/// Binds the application's index buffer `binding` back after the layer's own (nothing where
-/// it had none).
-///
-/// # Safety
-/// `bind` is the device's `vkCmdBindIndexBuffer`, `cb` is recording, and `binding` is the
-/// index buffer the application bound on `cb` (its buffer alive as long as its draws).
-pub(crate) unsafe fn bind_index_buffer_again(
-    bind: vk::PFN_vkCmdBindIndexBuffer,
-    cb: Dispatchable<vk::CommandBuffer>,
-    binding: Option<BoundIndexBuffer>,
-) {
-    if let Some(BoundIndexBuffer {
-        buffer,
-        offset,
-        index_type,
-    }) = binding
-    {
-        // SAFETY: the application's own binding, bound again on the command buffer it was
-        // bound on (this function's contract).
-        unsafe { bind(cb.handle(), buffer, offset, index_type) };
     }
 }
 
