@@ -425,7 +425,7 @@ command_hook! {
                 line_mode,
                 topology,
                 followed,
-                (layer_line_mode, stipple_with_mode),
+                (layer_line_mode, stipple_with_mode, line_width),
                 polygon_variants,
             ) = dev.records.pipelines.read().get(&pipeline).map_or(
                 (
@@ -439,7 +439,7 @@ command_hook! {
                     None,
                     None,
                     None,
-                    (false, false),
+                    (false, false, None),
                     None,
                 ),
                 |r| {
@@ -454,7 +454,7 @@ command_hook! {
                         r.line_mode,
                         r.gl_topology,
                         r.followed.clone(),
-                        (r.library_line_mode, r.stipple_with_mode),
+                        (r.library_line_mode, r.stipple_with_mode, r.line_width),
                         r.polygon_variants,
                     )
                 },
@@ -517,6 +517,12 @@ command_hook! {
             }
             if let Some(mode) = mode {
                 set_line_mode(&dev, command_buffer, mode);
+            }
+            if let (Some(width), Some(set)) = (line_width, dev.table.cmd_set_line_width) {
+                // SAFETY: a live command buffer (a `Dispatchable`) in the recording state
+                // with a pipeline bound whose line width the layer made dynamic state; the
+                // application's own static width, valid for the device.
+                unsafe { set(command_buffer.handle(), width) };
             }
             // The enable is set at every bind: a pipeline with a static one drops it.
             if let (true, Some(mode)) = (stipple_with_mode, mode_now) {

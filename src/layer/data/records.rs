@@ -278,6 +278,10 @@ pub struct PipelineRecord {
     /// Its stipple enable is dynamic state the layer sets with that line mode
     /// (`followed_state::set_stipple_enable`), or its libraries' is.
     pub stipple_with_mode: bool,
+    /// Its static line width, made dynamic state the layer sets at bind (with the line
+    /// mode of a pre-rasterization library, `Rewrite::dynamic_line_width`), or its
+    /// libraries'.
+    pub line_width: Option<f32>,
     /// It draws GL's quads under a dynamic polygon mode: the pipelines drawing them as lines
     /// and points (`Rewrite::polygon_mode_gs`), destroyed with it.
     pub polygon_variants: Option<PolygonModeVariants>,
@@ -309,6 +313,7 @@ impl PipelineRecord {
             library_line_mode: false,
             line_mode: None,
             stipple_with_mode: false,
+            line_width: None,
             polygon_variants: None,
             followed: None,
             _live: Live::new(Kind::Pipeline),
@@ -655,7 +660,8 @@ impl Records {
             || record.gl_primitive.is_some()
             || record.line_mode.is_some()
             || record.followed.is_some()
-            || record.polygon_variants.is_some();
+            || record.polygon_variants.is_some()
+            || record.line_width.is_some();
         let count = |counter: &AtomicUsize| match delta {
             1 => counter.fetch_add(1, Ordering::Relaxed),
             _ => counter.fetch_sub(1, Ordering::Relaxed),

@@ -470,6 +470,11 @@ fn plan(dev: &DeviceData, ci: &PipelineView<'_>, steps: Vec<Step>) -> Plan {
     // its line mode is dynamic state, GL's rule set at bind.
     if library_line_mode(dev, ci, ci.dynamic) && rewrite.take_bresenham_lines() {
         rewrite.dynamic_line_mode = true;
+        rewrite.dynamic_line_width = ci
+            .rasterization
+            .as_ref()
+            .map(|r| r.line_width)
+            .filter(|&width| width != 1.0 && !ci.is_dynamic(vk::DynamicState::LINE_WIDTH));
     }
     rewrite.dynamic_line_stipple = follows_line_stipple(dev, ci, rewrite.dynamic_line_mode);
     if let Some(mode) = mode {
@@ -1075,6 +1080,12 @@ impl Call<'_> {
                 Plan::Rewrite(rewrite) => rewrite.dynamic_line_mode,
                 _ => false,
             } || linked_line_mode(self.dev, ci).is_some();
+            // A static line width the layer made dynamic, its own or its libraries'.
+            let line_width = match plan {
+                Plan::Rewrite(rewrite) => rewrite.dynamic_line_width,
+                _ => None,
+            }
+            .or_else(|| from_libraries(self.dev, ci, |r| r.line_width));
             // Its stipple enable goes with the line mode the layer follows, or its libraries'.
             let stipple_with_mode = match plan {
                 Plan::Rewrite(rewrite) => rewrite.dynamic_line_stipple,
@@ -1100,6 +1111,7 @@ impl Call<'_> {
                 window_height,
             );
             record.stipple_with_mode = stipple_with_mode;
+            record.line_width = line_width;
             record.current_attributes = attributes.or(feed.as_ref().and_then(|f| f.integer));
             record.vertex_input_library = feed.as_ref().map(|f| f.library);
             record.line_loop = line_loop;

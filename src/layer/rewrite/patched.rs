@@ -165,6 +165,9 @@ impl<'a> Patched<'a> {
         if rewrite.dynamic_line_mode {
             patched.add_dynamic(ci, vk::DynamicState::LINE_RASTERIZATION_MODE_EXT);
         }
+        if rewrite.dynamic_line_width.is_some() {
+            patched.add_dynamic(ci, vk::DynamicState::LINE_WIDTH);
+        }
         if rewrite.dynamic_line_stipple {
             patched.add_dynamic(ci, vk::DynamicState::LINE_STIPPLE_ENABLE_EXT);
             patched.add_dynamic(ci, vk::DynamicState::LINE_STIPPLE_KHR);

@@ -43,6 +43,10 @@ pub struct Rewrite {
     /// The line mode becomes dynamic state the layer sets by GL's rule at bind (a
     /// pre-rasterization library, which does not know its multisample state).
     pub dynamic_line_mode: bool,
+    /// With it, a static line width other than 1 becomes dynamic state the layer sets at
+    /// bind: NVIDIA's driver (580) draws a pre-rasterization library's static wide lines 1
+    /// pixel wide, and draws them wide when the width is set at record time.
+    pub dynamic_line_width: Option<f32>,
     /// The stipple and its enable become dynamic state the layer sets with the line mode
     /// it follows (`pipeline_info::follows_line_stipple`).
     pub dynamic_line_stipple: bool,
