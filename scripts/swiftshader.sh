@@ -42,6 +42,14 @@ run libraries --pipelines libraries tests/scenes/*.shader_test
 run runner-plain --no-layer tests/scenes/runner_*.shader_test
 python3 scripts/check-known-failures.py scripts/swiftshader-known-failures.txt \
     whole="$out/whole.txt" libraries="$out/libraries.txt" runner-plain="$out/runner-plain.txt"
+# Where a rule's route is missing, the layer says so once per device: the line rule's
+# stipple and library line mode (the cause "b" lines of the list).
+for said in "lacks stippledBresenhamLines" "lacks extendedDynamicState3LineRasterizationMode"; do
+    if ! grep -q "$said" "$out/libraries.err"; then
+        echo "swiftshader: the layer did not say that the driver $said" >&2
+        exit 1
+    fi
+done
 echo "swiftshader: scene suite checked in $((SECONDS - start)) s (reports in $out/)"
 
 # The layer's test binaries that drive a device, on SwiftShader: the debug builds of the

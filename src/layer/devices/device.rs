@@ -429,7 +429,8 @@ unsafe fn prepare_gl_state(
             &mut prep,
         )
     };
-    warn_of_missing_conventions(&prep.conventions, lines_on);
+    let libraries = enabled(GRAPHICS_PIPELINE_LIBRARY);
+    warn_of_missing_conventions(&prep.conventions, lines_on, libraries);
     // SAFETY: `ci` is a valid device create info with a valid pNext chain (this function's
     // contract), and `physical_device` the instance's.
     prep.core_features =
@@ -730,13 +731,27 @@ unsafe fn enable_lines(
     }
 }
 
-/// Says which of GL's line and provoking-vertex conventions the device cannot give.
-fn warn_of_missing_conventions(conventions: &Conventions, lines_on: bool) {
+/// Says which of GL's line and provoking-vertex conventions the device cannot give
+/// (`libraries`: the application enabled graphics pipeline libraries).
+fn warn_of_missing_conventions(conventions: &Conventions, lines_on: bool, libraries: bool) {
     if lines_on && !conventions.bresenham_lines {
         log::warning!(
             "VK_GLSEM_gl_state: the driver lacks VK_KHR/EXT_line_rasterization with \
              bresenhamLines; lines keep Vulkan's rules, not GL's diamond-exit rule, and \
              glLineStipple is not applied"
+        );
+    }
+    if lines_on && conventions.bresenham_lines && !conventions.stippled_bresenham_lines {
+        log::warning!(
+            "VK_GLSEM_gl_state: the driver lacks stippledBresenhamLines; lines follow GL's \
+             diamond-exit rule, but glLineStipple is not applied"
+        );
+    }
+    if lines_on && conventions.bresenham_lines && libraries && !conventions.library_line_mode {
+        log::warning!(
+            "VK_GLSEM_gl_state: the driver lacks extendedDynamicState3LineRasterizationMode; \
+             lines of pipelines linked from graphics pipeline libraries keep Vulkan's rules \
+             (a pre-rasterization library cannot know whether they are single-sampled)"
         );
     }
     if !conventions.provoking_vertex_last {
