@@ -76,7 +76,7 @@ fn unavailable(name: &str, why: &str) {
 
 /// The figures in the order of issue 7's table, which is the order they are printed in
 /// (they are measured in another order: see `main`).
-const FIGURES: [&str; 31] = [
+const FIGURES: [&str; 33] = [
     "passthrough_pipeline_ratio",
     // Issue 35: what any layer costs (the do-nothing layer), and glsem's share above it.
     "empty_layer_ratio",
@@ -115,6 +115,9 @@ const FIGURES: [&str; 31] = [
     "converted_draw_gpu_us",
     // Issue 32.
     "followed_bind_ns",
+    // Issue 43.
+    "polygon_variants_us",
+    "polygon_mode_swap_ns",
 ];
 
 static REPORT: std::sync::Mutex<Vec<(usize, String)>> = std::sync::Mutex::new(Vec::new());
@@ -1176,6 +1179,9 @@ fn main() {
     }
     if wanted(&["line_state_patch_us"]) {
         gl_state::line_state_patch_us(&vulkan, &modules, &runs);
+    }
+    if wanted(&["polygon_variants_us", "polygon_mode_swap_ns"]) {
+        primitive_modes::polygon_mode_variants(&vulkan, &modules, &runs);
     }
     if wanted(&["followed_bind_ns"]) {
         gl_state::followed_bind_ns(&vulkan, &modules, &runs);

@@ -450,3 +450,102 @@ pub fn draw_hooks_ns(vulkan: &Vulkan, modules: &Modules, runs: &Runs) {
         ),
     );
 }
+
+/// GL's quads under a dynamic polygon mode (issue 43): what the two pipelines the layer makes
+/// beside the application's at creation add to it (`polygon_variants_us`: a GL_QUADS
+/// pipeline with `VK_DYNAMIC_STATE_POLYGON_MODE_EXT` over the same pipeline with a static
+/// `GL_FILL`, A/B pairs, each created and destroyed), and what a `vkCmdSetPolygonModeEXT`
+/// that swaps the bound pipeline for the variant of the new mode costs over the same call
+/// with a plain pipeline bound, which needs none (`polygon_mode_swap_ns`, recorded A/B/B/A).
+pub fn polygon_mode_variants(vulkan: &Vulkan, modules: &Modules, runs: &Runs) {
+    const SETS: usize = 1000;
+    let gpu = Gpu::with_gl_state_dynamic_lines(vulkan);
+    let desc = gpu.one_attachment_desc(&modules.vertex, &modules.passthrough_fragment);
+    let gl_mode = PipelinePrimitiveModeCreateInfo {
+        s_type: STRUCTURE_TYPE_PIPELINE_PRIMITIVE_MODE_CREATE_INFO,
+        p_next: std::ptr::null(),
+        primitive_mode: PrimitiveMode::QUADS,
+    };
+    let quads = (&gl_mode as *const PipelinePrimitiveModeCreateInfo).cast();
+    let dynamic = [vk::DynamicState::POLYGON_MODE_EXT];
+    let create = |next, dynamic: &[vk::DynamicState]| {
+        let topology = vk::PrimitiveTopology::TRIANGLE_LIST;
+        let flags = vk::PipelineCreateFlags::empty();
+        gpu.try_pipeline_chained(&desc, flags, topology, gpu.layout, next, dynamic)
+            .expect("vkCreateGraphicsPipelines")
+    };
+    let created = |dynamic: &[vk::DynamicState]| {
+        let mut pipeline = vk::Pipeline::null();
+        let t = seconds(|| pipeline = create(quads, dynamic));
+        gpu.destroy_pipeline(pipeline);
+        t
+    };
+    let pairs = runs.n(20);
+    let made = ab_pairs(pairs, |_| created(&dynamic), |_| created(&[]));
+    let added = median(made.iter().map(|(a, b)| a - b).collect());
+    figure(
+        "polygon_variants_us",
+        added * 1e6,
+        0,
+        Target::Reported,
+        &format!(
+            "median per-pair (dynamic - static polygon mode) over {pairs} A/B pairs of a \
+             GL_QUADS pipeline created and destroyed (the GL_LINE and GL_POINT pipelines made \
+             beside it, paid once per pipeline at creation, none at record time); medians: \
+             dynamic {:.0} µs, static {:.0} µs",
+            median(made.iter().map(|m| m.0).collect()) * 1e6,
+            median(made.iter().map(|m| m.1).collect()) * 1e6
+        ),
+    );
+    let with_variants = create(quads, &dynamic);
+    let plain = create(std::ptr::null(), &dynamic);
+    let (pool, buffer) = gpu.command_pool();
+    let d = &gpu.device;
+    let eds3 = ash::ext::extended_dynamic_state3::Device::new(&gpu.instance, d);
+    let record = |pipeline| {
+        // SAFETY: the pool's only command buffer is never submitted; the pipeline lists the
+        // polygon mode as dynamic state on a device with the feature.
+        unsafe {
+            d.reset_command_pool(pool, vk::CommandPoolResetFlags::empty())
+                .unwrap();
+            d.begin_command_buffer(buffer, &vk::CommandBufferBeginInfo::default())
+                .unwrap();
+            d.cmd_bind_pipeline(buffer, vk::PipelineBindPoint::GRAPHICS, pipeline);
+            let t = seconds(|| {
+                for i in 0..SETS {
+                    let mode = match i % 2 {
+                        0 => vk::PolygonMode::LINE,
+                        _ => vk::PolygonMode::FILL,
+                    };
+                    eds3.cmd_set_polygon_mode(buffer, mode);
+                }
+            });
+            d.end_command_buffer(buffer).unwrap();
+            t / SETS as f64
+        }
+    };
+    let pairs = runs.n(300);
+    let samples = ab_pairs(pairs, |_| record(with_variants), |_| record(plain));
+    // SAFETY: the command buffer is not pending.
+    unsafe { d.destroy_command_pool(pool, None) };
+    for p in [with_variants, plain] {
+        gpu.destroy_pipeline(p);
+    }
+    gpu.destroy_render_pass(desc.render_pass);
+    gpu.destroy_module(desc.vertex);
+    gpu.destroy_module(desc.fragment);
+    let added = median(samples.iter().map(|(a, b)| a - b).collect());
+    figure(
+        "polygon_mode_swap_ns",
+        added * 1e9,
+        1,
+        Target::Reported,
+        &format!(
+            "median per-pair (GL_QUADS pipeline with variants - plain pipeline) over {pairs} \
+             A/B pairs of {SETS} vkCmdSetPolygonModeEXT alternating LINE and FILL, each one \
+             binding the other variant; medians per call: with variants {:.1} ns, plain {:.1} ns",
+            median(samples.iter().map(|s| s.0).collect()) * 1e9,
+            median(samples.iter().map(|s| s.1).collect()) * 1e9
+        ),
+    );
+}

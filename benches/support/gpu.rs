@@ -193,8 +193,9 @@ impl Gpu {
         )
     }
 
-    /// [`Gpu::with_gl_state`] with `extendedDynamicState3LineRasterizationMode`, for
-    /// pipelines whose line mode is dynamic state.
+    /// [`Gpu::with_gl_state`] with `extendedDynamicState3LineRasterizationMode` and
+    /// `extendedDynamicState3PolygonMode`, for pipelines whose line or polygon mode is
+    /// dynamic state.
     pub fn with_gl_state_dynamic_lines(vulkan: &Vulkan) -> Gpu {
         check_layer(&vulkan.entry);
         Gpu::create_with(
@@ -268,7 +269,8 @@ impl Gpu {
             let mut features13 = vk::PhysicalDeviceVulkan13Features::default()
                 .pipeline_creation_cache_control(fail_fast);
             let mut eds3 = vk::PhysicalDeviceExtendedDynamicState3FeaturesEXT::default()
-                .extended_dynamic_state3_line_rasterization_mode(true);
+                .extended_dynamic_state3_line_rasterization_mode(true)
+                .extended_dynamic_state3_polygon_mode(true);
             if dynamic_line_mode {
                 features13.p_next = (&mut eds3
                     as *mut vk::PhysicalDeviceExtendedDynamicState3FeaturesEXT<'_>)
