@@ -16,6 +16,7 @@ use crate::layer::data::vertex_formats::{chunk_format, vertex_format};
 use crate::layer::loader::frames::{command_hook, shield};
 use crate::layer::loader::registry::{device_data, Dispatchable};
 use crate::layer::loader::state::DeviceData;
+use crate::layer::objects::pipeline_info::doubles_in_place_apart;
 use crate::layer::support::ffi::slice;
 use glsem_spirv::semantics::{Semantic, WindowOrigin};
 use glsem_spirv::unfed_inputs::InputKind;
@@ -418,19 +419,17 @@ command_hook! {
     }
 }
 
-/// `app`'s state with each 64-bit attribute the device cannot read replaced by its chunks
-/// at the Locations the double takes (`None`: none to replace). The vertex shaders of
-/// pipelines and shader objects with dynamic vertex input read doubles so on such a device
-/// (`pipeline_info::in_place_doubles`): GL's `glVertexAttribLPointer` names them by type.
+/// `app`'s state with each 64-bit attribute replaced by its chunks at the Locations the
+/// double takes (`None`: none to replace). The vertex shaders of pipelines and shader
+/// objects with dynamic vertex input read doubles so (`pipeline_info::in_place_doubles`):
+/// GL's `glVertexAttribLPointer` names them by type.
 fn split_doubles(dev: &DeviceData, app: &AppVertexInput) -> Option<AppVertexInput> {
     let doubles = |format| {
         vertex_format(format)
-            .filter(|&(i, f)| f.bits == 64 && dev.missing_vertex_formats.contains(i))
+            .filter(|&(_, f)| f.bits == 64)
             .map(|(_, f)| f)
     };
-    if !dev.settings.semantics.contains(Semantic::VertexFormats)
-        || !app.attributes.iter().any(|a| doubles(a.2).is_some())
-    {
+    if !doubles_in_place_apart(dev) || !app.attributes.iter().any(|a| doubles(a.2).is_some()) {
         return None;
     }
     let attributes = app

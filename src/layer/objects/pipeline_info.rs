@@ -739,9 +739,9 @@ fn dynamic_vertex_inputs(
 }
 
 /// The key's `vertex_formats`: the attributes of `ci`'s vertex-input state in formats the
-/// device lacks (with `debug_force_vertex_formats`, every one the layer can read); under
-/// dynamic vertex input, the vertex shader's doubles read in place where the device lacks
-/// 64-bit formats ([`in_place_doubles`]).
+/// device lacks or at offsets their format cannot be fetched from (with
+/// `debug_force_vertex_formats`, every one the layer can read); where the vertex input is
+/// apart from the vertex shader, doubles read in place ([`in_place_doubles`]).
 pub(crate) fn refetched_attributes(
     dev: &DeviceData,
     ci: &PipelineView<'_>,
@@ -755,7 +755,7 @@ pub(crate) fn refetched_attributes(
         .any(|s| s.info.stage == vk::ShaderStageFlags::VERTEX);
     // A library with the vertex shader and not the vertex input: its doubles in place, as
     // every vertex-input library of the device gives them (below).
-    if !holds_vertex_input(ci) && vertex_shader && lacks_doubles(dev) {
+    if !holds_vertex_input(ci) && vertex_shader && doubles_in_place_apart(dev) {
         let vs = ci
             .stages
             .iter()
@@ -787,9 +787,13 @@ pub(crate) fn refetched_attributes(
     // offsets and strides: no format is looked up, nothing allocated.
     let may_be_misaligned =
         |a: &vk::VertexInputAttributeDescription| !(a.offset | stride_of(a)).is_multiple_of(8);
+    // A vertex-input library (no vertex shader to say where): doubles go in place, by the
+    // rule the vertex shader's library reads them with (`doubles_in_place_apart`).
+    let in_place = !vertex_shader && doubles_in_place_apart(dev);
     if dev.missing_vertex_formats.is_empty()
         && !force
         && !input.attributes.iter().any(may_be_misaligned)
+        && (!in_place || !input.attributes.iter().any(|a| is_double(a.format)))
     {
         return None;
     }
@@ -798,15 +802,12 @@ pub(crate) fn refetched_attributes(
             force
                 || dev.missing_vertex_formats.contains(i)
                 || misaligned(&format, a.offset, stride_of(a)) != Misaligned::No
+                || in_place && format.bits == 64
         })
     };
     if !input.attributes.iter().any(|a| refetched(a).is_some()) {
         return None;
     }
-    // A vertex-input library (no vertex shader to say where): doubles go in place, by the
-    // rule the vertex shader's library reads them with on a device without 64-bit vertex
-    // formats (above). Where the device has them, its vertex shader reads doubles.
-    let in_place = !vertex_shader && lacks_doubles(dev);
     let mut attributes = Vec::new();
     let mut kept = Vec::new();
     for a in input.attributes {
@@ -835,23 +836,32 @@ pub(crate) fn refetched_attributes(
     Some(RefetchVertexInputs { attributes, kept })
 }
 
-/// Whether the device cannot read 64-bit floats from vertex buffers (lavapipe, SwiftShader).
-pub(crate) fn lacks_doubles(dev: &DeviceData) -> bool {
-    vertex_format(vk::Format::R64_SFLOAT)
-        .is_some_and(|(i, _)| dev.missing_vertex_formats.contains(i))
+/// Whether doubles are read in place (as 32-bit words, at the Locations the double takes)
+/// wherever the vertex input is apart from the vertex shader (vertex-input and
+/// pre-rasterization libraries, dynamic vertex input, shader objects): on every device with
+/// the rule on, so that both sides agree without seeing each other. A device without 64-bit
+/// vertex formats (lavapipe, SwiftShader) cannot read them otherwise, and one with them
+/// (NVIDIA) cannot read a double at GL's 4-aligned offsets of tightly packed data as one.
+pub(crate) fn doubles_in_place_apart(dev: &DeviceData) -> bool {
+    dev.settings.semantics.contains(Semantic::VertexFormats)
+}
+
+/// Whether `format` is a 64-bit vertex format (`R64*`).
+fn is_double(format: vk::Format) -> bool {
+    vertex_format(format).is_some_and(|(_, f)| f.bits == 64)
 }
 
 /// The vertex shader `words`' doubles read in place (`in_place_double_inputs`), where the
-/// device lacks 64-bit vertex formats and the vertex input is set apart from the shader
-/// (dynamic state, shader objects): `vkCmdSetVertexInputEXT` then gets each 64-bit
-/// attribute's chunks at the Locations the double takes (`followed_state`), by the same
-/// rule, without knowing the shader.
+/// vertex input is set apart from the shader (`doubles_in_place_apart`: libraries, dynamic
+/// state, shader objects): `vkCmdSetVertexInputEXT` then gets each 64-bit attribute's
+/// chunks at the Locations the double takes (`followed_state`), by the same rule, without
+/// knowing the shader.
 pub(crate) fn in_place_doubles(
     dev: &DeviceData,
     words: &[u32],
     entry: &str,
 ) -> Option<RefetchVertexInputs> {
-    if !lacks_doubles(dev) {
+    if !doubles_in_place_apart(dev) {
         return None;
     }
     let doubles = double_inputs(words, entry).ok()?;
