@@ -22,6 +22,7 @@ pub use spirv_tools::target_env;
 
 use glsem_spirv::fragcolor::{broadcast_frag_color, AttachmentKind, FragColorKey};
 use glsem_spirv::gl_state;
+use glsem_spirv::interface::entry_point_ends;
 use glsem_spirv::module::{check_header, decode_string, instructions, Editor, Module};
 use glsem_spirv::passthrough_tcs::{build_passthrough_tcs, TcsKey};
 use glsem_spirv::scan::{scan, Summary};
@@ -118,8 +119,9 @@ impl Container {
     }
 }
 
-/// The scan must accept every module `Module::parse` accepts (it reads less), and the
-/// stages it reports must be the module's entry points' execution models.
+/// The scan must accept every module `Module::parse` accepts (it reads less), the stages it
+/// reports must be the module's entry points' execution models, and its Location bound must
+/// hold every entry point's interface (the layer skips the parse under it).
 pub fn check_scan(data: &[u8]) -> Vec<Produced> {
     let words = words_of(data);
     let summary = scan(&words);
@@ -134,6 +136,14 @@ pub fn check_scan(data: &[u8]) -> Vec<Produced> {
             summary.stages, models,
             "scan's stages are not Module::parse's entry points' models"
         );
+        if let Some(bound) = summary.single_location_bound {
+            for (model, name, ends) in entry_point_ends(&words) {
+                assert!(
+                    ends.input <= bound && ends.output <= bound,
+                    "{model:?} {name}: interface ends {ends:?} past the scan's bound {bound}"
+                );
+            }
+        }
     }
     Vec::new()
 }

@@ -59,6 +59,11 @@ pub struct Summary {
     /// stage): the fragment shader's `gl_Layer` then reads a copy at a free Location.
     /// `None` otherwise, or when the module cannot be parsed.
     pub location_ends: Option<LocationEnds>,
+    /// One past the highest `Location` decoration, where every `Input` and `Output`
+    /// variable takes at most one Location (no struct, matrix, array or 64-bit 3- or
+    /// 4-vector is pointed to from those storage classes, built-in blocks aside): a bound on
+    /// where every entry point's interface ends, without a parse. `None` otherwise.
+    pub single_location_bound: Option<u32>,
 }
 
 /// One past the highest Location any `Input` (`input`) or `Output` (`output`) variable of a
@@ -193,11 +198,20 @@ struct Scanner {
     input_aggregate: bool,
     output_aggregate: bool,
     locations: Vec<(u32, u32)>,
+    /// Types that take more than one Location (structs other than built-in blocks,
+    /// matrices, arrays of anything but built-in blocks, 64-bit 3- and 4-vectors), the
+    /// 64-bit scalar types, the structs with built-in members; and whether an `Input` or
+    /// `Output` pointer points to one of the first.
+    wide_types: Vec<u32>,
+    wide_scalars: Vec<u32>,
+    builtin_blocks: Vec<u32>,
+    wide_interface: bool,
 }
 
 impl Scanner {
     /// One instruction of the header sections.
     fn header_instruction(&mut self, opcode: u32, ops: &[u32]) {
+        self.location_width(opcode, ops);
         match opcode {
             ENTRY_POINT if ops.len() >= 3 && ops[0] < 32 => self.summary.stages |= 1 << ops[0],
             EXECUTION_MODE if ops.len() >= 2 => self.execution_mode(ops[1]),
@@ -230,6 +244,37 @@ impl Scanner {
             }
             DECORATE if ops.len() >= 2 => self.decoration(ops),
             _ => {}
+        }
+    }
+
+    /// Follows the types that take more than one Location and the interface pointers to
+    /// them ([`Summary::single_location_bound`]).
+    fn location_width(&mut self, opcode: u32, ops: &[u32]) {
+        let wide = match opcode {
+            MEMBER_DECORATE if ops.len() >= 3 && ops[2] == BUILT_IN => {
+                self.builtin_blocks.push(ops[0]);
+                return;
+            }
+            TYPE_FLOAT | TYPE_INT if ops.len() >= 2 && ops[1] == 64 => {
+                self.wide_scalars.push(ops[0]);
+                return;
+            }
+            TYPE_VECTOR if ops.len() >= 3 => ops[2] >= 3 && self.wide_scalars.contains(&ops[1]),
+            TYPE_STRUCT if !ops.is_empty() => !self.builtin_blocks.contains(&ops[0]),
+            TYPE_MATRIX => true,
+            TYPE_ARRAY | TYPE_RUNTIME_ARRAY if ops.len() >= 2 => {
+                !self.builtin_blocks.contains(&ops[1])
+            }
+            TYPE_POINTER if ops.len() >= 3 => {
+                let interface = [StorageClass::Input as u32, StorageClass::Output as u32];
+                self.wide_interface |=
+                    interface.contains(&ops[1]) && self.wide_types.contains(&ops[2]);
+                return;
+            }
+            _ => return,
+        };
+        if wide {
+            self.wide_types.push(ops[0]);
         }
     }
 
@@ -276,9 +321,17 @@ impl Scanner {
             point_mode,
             input_aggregate,
             output_aggregate,
+            wide_interface,
             ..
         } = self;
         summary.readable = true;
+        summary.single_location_bound = (!wide_interface).then(|| {
+            locations
+                .iter()
+                .map(|&(_, location)| location.saturating_add(1))
+                .max()
+                .unwrap_or(0)
+        });
         if summary.layer {
             summary.location_ends = Module::parse(words).ok().map(|m| LocationEnds::of(&m));
         }
@@ -326,6 +379,9 @@ numbers! {
     ENTRY_POINT = Op::EntryPoint;
     EXECUTION_MODE = Op::ExecutionMode;
     CAPABILITY = Op::Capability;
+    TYPE_INT = Op::TypeInt;
+    TYPE_FLOAT = Op::TypeFloat;
+    TYPE_VECTOR = Op::TypeVector;
     TYPE_STRUCT = Op::TypeStruct;
     TYPE_MATRIX = Op::TypeMatrix;
     TYPE_ARRAY = Op::TypeArray;
@@ -333,6 +389,7 @@ numbers! {
     TYPE_POINTER = Op::TypePointer;
     VARIABLE = Op::Variable;
     DECORATE = Op::Decorate;
+    MEMBER_DECORATE = Op::MemberDecorate;
     FUNCTION = Op::Function;
     DPDY = Op::DPdy;
     DPDY_FINE = Op::DPdyFine;

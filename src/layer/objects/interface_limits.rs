@@ -50,6 +50,12 @@ pub(crate) fn over_limit(
     module: &ModuleRecord,
     entry: &str,
 ) -> Option<LimitExceeded> {
+    // Most modules' interface variables take one Location each: the scan's bound then says
+    // they fit without the parse (a pass-through pipeline of new modules would pay it).
+    let bound = module.summary.single_location_bound;
+    if bound.is_some_and(|end| fits_everywhere(limits, stage, end)) {
+        return None;
+    }
     app_exceeds(
         limits,
         stage,
@@ -95,6 +101,14 @@ pub(crate) fn code_over_limit(
         Author::Application => app_exceeds(limits, stage, ends),
         Author::Layer => exceeds(limits, stage, ends),
     }
+}
+
+/// Whether interfaces ending at `end` fit both of `stage`'s limits (0: no such stage).
+fn fits_everywhere(limits: &Limits, stage: Stage, end: u32) -> bool {
+    let i = stage as usize;
+    [limits.stage_inputs[i], limits.stage_outputs[i]]
+        .into_iter()
+        .all(|max| max == 0 || end <= max)
 }
 
 fn exceeds(limits: &Limits, stage: Stage, ends: LocationEnds) -> Option<LimitExceeded> {
