@@ -126,7 +126,8 @@ fn every_scene_passes_through_the_layer_with_a_lower_left_viewport() {
 const NOT_IN_LIBRARIES: [&str; 1] = [
     // Attributes at offsets their format cannot be fetched from are read byte by byte only
     // where the vertex-input state is seen with the vertex shader (docs/semantics.md,
-    // "vertex_formats"): the shader's side of a library cannot know the offsets.
+    // "vertex_formats"): the shader's side of a library cannot know the offsets, so the
+    // vertex-input library fails with a glsem: error line naming the attribute.
     "vertex_formats_unaligned",
 ];
 

@@ -870,7 +870,7 @@ pub(crate) fn in_place_doubles(
 
 /// How an attribute's offset and stride sit for its format ([`misaligned`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Misaligned {
+pub(crate) enum Misaligned {
     /// Aligned for its components: read as it is.
     No,
     /// Aligned for its smaller fetches (doubles as 32-bit words).
@@ -885,7 +885,7 @@ enum Misaligned {
 /// otherwise: by its smaller fetches where they are aligned (doubles as 32-bit words), else
 /// byte by byte (a short after three bytes). The buffer's bind offset is the application's
 /// to align.
-fn misaligned(format: &VertexFormat, offset: u32, stride: u32) -> Misaligned {
+pub(crate) fn misaligned(format: &VertexFormat, offset: u32, stride: u32) -> Misaligned {
     let off =
         |align: u32| align > 1 && (!offset.is_multiple_of(align) || !stride.is_multiple_of(align));
     let natural = match format.layout {

@@ -13,7 +13,7 @@ use crate::layer::data::vertex_formats::{
 use crate::layer::loader::registry::Dispatchable;
 use crate::layer::loader::state::{DeviceData, InstanceData};
 use crate::layer::objects::create_info::PipelineView;
-use crate::layer::objects::pipeline_info::holds_vertex_input;
+use crate::layer::objects::pipeline_info::{holds_vertex_input, misaligned, Misaligned};
 use crate::layer::rewrite::patched::Patched;
 use crate::layer::rewrite::run::Run;
 use crate::layer::rules::LayerStep;
@@ -43,29 +43,53 @@ pub(crate) fn missing_vertex_formats(
 }
 
 /// A vertex-input state apart from its vertex shader (a vertex-input library) naming a
-/// format the device cannot read: the layer cannot rewrite the shader it will feed, and the
-/// driver cannot read the format (SwiftShader crashes on it), so the library fails, naming
-/// the attribute.
+/// format the device cannot read, or an attribute at an offset or stride its format cannot be
+/// fetched from: the layer cannot rewrite the shader it will feed, and the driver cannot
+/// read the attribute (SwiftShader crashes on a missing format), so the library fails,
+/// naming the attribute. Doubles are read in place, by the rule every vertex shader is
+/// rewritten with where its vertex input is apart (`pipeline_info::in_place_doubles`), as
+/// 32-bit words wherever those are aligned.
 pub(crate) fn unreadable_apart(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<PlanError> {
-    if dev.missing_vertex_formats.is_empty()
+    let vertex_shader = ci
+        .stages
+        .iter()
+        .any(|s| s.info.stage == vk::ShaderStageFlags::VERTEX);
+    if !holds_vertex_input(ci)
+        || vertex_shader
         || !dev.settings.semantics.contains(Semantic::VertexFormats)
-        || !holds_vertex_input(ci)
-        || ci
-            .stages
-            .iter()
-            .any(|s| s.info.stage == vk::ShaderStageFlags::VERTEX)
     {
         return None;
     }
-    // Doubles are read in place, by the rule every vertex shader of the device is rewritten
-    // with where its vertex input is apart (`pipeline_info::in_place_doubles`).
-    let attribute = ci.vertex_input.as_ref()?.attributes.iter().find(|a| {
+    let input = ci.vertex_input.as_ref()?;
+    let missing = input.attributes.iter().find(|a| {
         vertex_format(a.format)
             .is_some_and(|(i, f)| dev.missing_vertex_formats.contains(i) && f.bits != 64)
-    })?;
-    Some(PlanError::VertexFormatApart {
-        location: attribute.location,
-        format: attribute.format,
+    });
+    if let Some(attribute) = missing {
+        return Some(PlanError::VertexFormatApart {
+            location: attribute.location,
+            format: attribute.format,
+        });
+    }
+    let dynamic_stride = ci.is_dynamic(vk::DynamicState::VERTEX_INPUT_BINDING_STRIDE);
+    input.attributes.iter().find_map(|a| {
+        let stride = match dynamic_stride {
+            true => 0,
+            false => input
+                .bindings
+                .iter()
+                .find(|b| b.binding == a.binding)
+                .map_or(0, |b| b.stride),
+        };
+        let (_, format) = vertex_format(a.format)?;
+        (misaligned(&format, a.offset, stride) == Misaligned::Bytes).then_some(
+            PlanError::UnalignedApart {
+                location: a.location,
+                format: a.format,
+                offset: a.offset,
+                stride,
+            },
+        )
     })
 }
 

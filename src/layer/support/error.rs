@@ -180,6 +180,18 @@ pub enum PlanError {
     )]
     VertexFormatApart { location: u32, format: vk::Format },
     #[error(
+        "the vertex attribute at Location {location} is {format:?} at offset {offset} with \
+         stride {stride}, which it cannot be fetched from (VUID-vkCmdDraw-None-02721), in a \
+         vertex-input library: the layer reads such attributes byte by byte only where it \
+         sees the vertex shader they feed (whole pipelines, and libraries holding both)"
+    )]
+    UnalignedApart {
+        location: u32,
+        format: vk::Format,
+        offset: u32,
+        stride: u32,
+    },
+    #[error(
         "the vertex attribute at Location {location} is {format:?}, which the layer reads \
          otherwise (the device cannot read it from vertex buffers, or \
          debug_force_vertex_formats), and its offset leaves no room (maxVertexInputAttributeOffset) \
