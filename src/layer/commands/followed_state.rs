@@ -3,6 +3,7 @@
 //! tessellation domain origin under GL's window origin. Each goes down as the application
 //! called it, then the layer sets what GL needs where the deciding state changed.
 
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use ash::vk;
@@ -16,8 +17,9 @@ use crate::layer::data::vertex_formats::{chunk_format, vertex_format};
 use crate::layer::loader::frames::{command_hook, shield};
 use crate::layer::loader::registry::{device_data, Dispatchable};
 use crate::layer::loader::state::DeviceData;
-use crate::layer::objects::pipeline_info::doubles_in_place_apart;
+use crate::layer::objects::pipeline_info::{doubles_in_place_apart, misaligned, Misaligned};
 use crate::layer::support::ffi::slice;
+use crate::layer::support::log;
 use glsem_spirv::semantics::{Semantic, WindowOrigin};
 use glsem_spirv::unfed_inputs::InputKind;
 
@@ -377,6 +379,7 @@ command_hook! {
                             .map(|a| (a.location, a.binding, a.format, a.offset))
                             .collect(),
                     };
+                    say_unfetchable(&dev, &app);
                     let split = split_doubles(&dev, &app);
                     let app = split.clone().unwrap_or(app);
                     let mut cbs = dev.records.command_buffers.lock();
@@ -416,6 +419,41 @@ command_hook! {
                 )
             };
         }
+    }
+}
+
+/// Says, once per device, that `app` names an attribute at an offset or stride its format
+/// cannot be fetched from: the layer reads such attributes byte by byte only where it sees
+/// the vertex shader with them, and the state goes down as it is.
+fn say_unfetchable(dev: &DeviceData, app: &AppVertexInput) {
+    let stride_of = |binding| {
+        app.bindings
+            .iter()
+            .find(|b| b.0 == binding)
+            .map_or(0, |b| b.1)
+    };
+    // The fast path: offsets and strides 8-aligned fit every format.
+    let unfetchable = app
+        .attributes
+        .iter()
+        .find(|&&(_, binding, format, offset)| {
+            let stride = stride_of(binding);
+            !(offset | stride).is_multiple_of(8)
+                && vertex_format(format)
+                    .is_some_and(|(_, f)| misaligned(&f, offset, stride) == Misaligned::Bytes)
+        });
+    let Some(&(location, binding, format, offset)) = unfetchable else {
+        return;
+    };
+    if !dev.records.said_unfetchable.swap(true, Ordering::Relaxed) {
+        log::error!(
+            "vkCmdSetVertexInputEXT: the vertex attribute at Location {location} is {format:?} \
+             at offset {offset} with stride {}, which it cannot be fetched from \
+             (VUID-vkCmdDraw-None-02721); the layer reads such attributes byte by byte only \
+             where it sees them with their vertex shader (a pipeline's static vertex input), \
+             so it goes down as it is (said once per device)",
+            stride_of(binding)
+        );
     }
 }
 

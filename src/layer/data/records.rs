@@ -637,6 +637,9 @@ pub struct Records {
     /// Set once a TES or block-reading shader object was recorded: `vkCmdBindPipeline` then
     /// forgets the command buffer's bound shader objects (a pipeline unbinds them).
     pub shader_objects_made: AtomicBool,
+    /// Set once `vkCmdSetVertexInputEXT` named an attribute the layer cannot read where it
+    /// was given (`followed_state::say_unfetchable`): said once per device.
+    pub said_unfetchable: AtomicBool,
     /// What libraries holding the vertex-input state say of it, read by the pipelines
     /// linked from them.
     pub library_vertex_input: RwLock<HashMap<vk::Pipeline, LibraryVertexInput>>,
