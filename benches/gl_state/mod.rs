@@ -291,22 +291,12 @@ pub fn followed_bind_ns(vulkan: &Vulkan, modules: &Modules, runs: &Runs) {
     // Seconds per call of `command()` for `CALLS` calls recorded into a fresh recording,
     // after the application's own `DEFAULT` (what a GL port sets for a dynamic mode).
     let record = |command: &dyn Fn()| {
-        // SAFETY: the pool's only command buffer is never submitted.
-        unsafe {
-            d.reset_command_pool(pool, vk::CommandPoolResetFlags::empty())
-                .unwrap();
-            d.begin_command_buffer(buffer, &vk::CommandBufferBeginInfo::default())
-                .unwrap();
+        // SAFETY: the command buffer `recorded_per_call` is recording.
+        let prepare = || unsafe {
             d.cmd_bind_pipeline(buffer, vk::PipelineBindPoint::GRAPHICS, followed);
             set_mode.cmd_set_line_rasterization_mode(buffer, vk::LineRasterizationModeEXT::DEFAULT);
-            let t = seconds(|| {
-                for _ in 0..CALLS {
-                    command();
-                }
-            });
-            d.end_command_buffer(buffer).unwrap();
-            t / CALLS as f64
-        }
+        };
+        gpu.recorded_per_call((pool, buffer), CALLS, prepare, |_| command())
     };
     // SAFETY (the three closures): a command buffer in the recording state (above).
     let bind = |pipeline| {

@@ -99,23 +99,15 @@ pub fn line_loop_close_ns(vulkan: &Vulkan, modules: &Modules, runs: &Runs) {
     let strip_pipeline = pipeline(&gpu, &desc, PrimitiveMode::NONE, strip);
     let (pool, buffer) = gpu.command_pool();
     let d = &gpu.device;
+    // SAFETY (both closures): the command buffer `recorded_per_call` is recording; a draw
+    // outside a render pass is only recorded (lavapipe records it; no validation layer here).
     let record = |pipeline| {
-        // SAFETY: the pool's only command buffer is never submitted; a draw outside a render
-        // pass is only recorded (lavapipe records it; no validation layer here).
-        unsafe {
-            d.reset_command_pool(pool, vk::CommandPoolResetFlags::empty())
-                .unwrap();
-            d.begin_command_buffer(buffer, &vk::CommandBufferBeginInfo::default())
-                .unwrap();
-            d.cmd_bind_pipeline(buffer, vk::PipelineBindPoint::GRAPHICS, pipeline);
-            let t = seconds(|| {
-                for _ in 0..DRAWS {
-                    d.cmd_draw(buffer, 4, 1, 0, 0);
-                }
-            });
-            d.end_command_buffer(buffer).unwrap();
-            t / DRAWS as f64
-        }
+        gpu.recorded_per_call(
+            (pool, buffer),
+            DRAWS,
+            || unsafe { d.cmd_bind_pipeline(buffer, vk::PipelineBindPoint::GRAPHICS, pipeline) },
+            |_| unsafe { d.cmd_draw(buffer, 4, 1, 0, 0) },
+        )
     };
     let pairs = runs.n(300);
     let samples = ab_pairs(pairs, |_| record(loop_pipeline), |_| record(strip_pipeline));
@@ -502,27 +494,19 @@ pub fn polygon_mode_variants(vulkan: &Vulkan, modules: &Modules, runs: &Runs) {
     let (pool, buffer) = gpu.command_pool();
     let d = &gpu.device;
     let eds3 = ash::ext::extended_dynamic_state3::Device::new(&gpu.instance, d);
+    let mode = |i| match i % 2 {
+        0 => vk::PolygonMode::LINE,
+        _ => vk::PolygonMode::FILL,
+    };
+    // SAFETY (both closures): the command buffer `recorded_per_call` is recording; the
+    // pipeline lists the polygon mode as dynamic state on a device with the feature.
     let record = |pipeline| {
-        // SAFETY: the pool's only command buffer is never submitted; the pipeline lists the
-        // polygon mode as dynamic state on a device with the feature.
-        unsafe {
-            d.reset_command_pool(pool, vk::CommandPoolResetFlags::empty())
-                .unwrap();
-            d.begin_command_buffer(buffer, &vk::CommandBufferBeginInfo::default())
-                .unwrap();
-            d.cmd_bind_pipeline(buffer, vk::PipelineBindPoint::GRAPHICS, pipeline);
-            let t = seconds(|| {
-                for i in 0..SETS {
-                    let mode = match i % 2 {
-                        0 => vk::PolygonMode::LINE,
-                        _ => vk::PolygonMode::FILL,
-                    };
-                    eds3.cmd_set_polygon_mode(buffer, mode);
-                }
-            });
-            d.end_command_buffer(buffer).unwrap();
-            t / SETS as f64
-        }
+        gpu.recorded_per_call(
+            (pool, buffer),
+            SETS,
+            || unsafe { d.cmd_bind_pipeline(buffer, vk::PipelineBindPoint::GRAPHICS, pipeline) },
+            |i| unsafe { eds3.cmd_set_polygon_mode(buffer, mode(i)) },
+        )
     };
     let pairs = runs.n(300);
     let samples = ab_pairs(pairs, |_| record(with_variants), |_| record(plain));

@@ -459,6 +459,31 @@ impl Gpu {
         command_pool(&self.device, self.queue_family)
     }
 
+    /// Seconds per call of `call` (given its index) over `calls` calls recorded into the
+    /// `(pool, buffer)` of [`Gpu::command_pool`], reset first and never submitted, after
+    /// `prepare` (the binds and state the calls need).
+    pub fn recorded_per_call(
+        &self,
+        (pool, buffer): (vk::CommandPool, vk::CommandBuffer),
+        calls: usize,
+        prepare: impl FnOnce(),
+        mut call: impl FnMut(usize),
+    ) -> f64 {
+        let d = &self.device;
+        // SAFETY: the pool's only command buffer, not pending (never submitted).
+        unsafe {
+            d.reset_command_pool(pool, vk::CommandPoolResetFlags::empty())
+                .unwrap();
+            d.begin_command_buffer(buffer, &vk::CommandBufferBeginInfo::default())
+                .unwrap();
+        }
+        prepare();
+        let t = super::timing::seconds(|| (0..calls).for_each(&mut call));
+        // SAFETY: the command buffer begun above.
+        unsafe { d.end_command_buffer(buffer).unwrap() };
+        t / calls as f64
+    }
+
     /// The queue the command pools' command buffers are submitted to.
     pub fn queue(&self) -> vk::Queue {
         // SAFETY: the device was made with one queue of this family.

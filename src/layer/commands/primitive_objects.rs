@@ -311,7 +311,8 @@ pub(crate) fn follow_provoking_mode(command_buffer: Dispatchable<vk::CommandBuff
 }
 
 /// Records a change of state (`record` says whether the recorded value changed) and, where
-/// one of the layer's geometry shader objects is bound, binds the one the new state needs.
+/// one of the layer's geometry shader objects or a pipeline with polygon-mode variants is
+/// bound, binds the one the new state needs.
 fn follow_change(
     command_buffer: Dispatchable<vk::CommandBuffer>,
     record: impl FnOnce(&mut CommandBufferState) -> bool,
@@ -321,13 +322,20 @@ fn follow_change(
     let Some(dev) = device_data(command_buffer).filter(|d| d.extensions.gl_state) else {
         return;
     };
-    let rebind = {
+    let (rebind, variants) = {
         let mut cbs = dev.records.command_buffers.lock();
         let s = CommandBufferState::of(&mut cbs, command_buffer.handle());
-        record(s) && s.layer_geometry_object
+        let changed = record(s);
+        (
+            changed && s.layer_geometry_object,
+            changed && s.bound_variants.is_some(),
+        )
     };
     if rebind && draws_primitive_modes(&dev) {
         update(&dev, command_buffer);
+    }
+    if variants {
+        bind_polygon_mode_variant(&dev, command_buffer);
     }
 }
 
@@ -375,9 +383,6 @@ command_hook! {
                 s.polygon_mode = rasterized;
                 changed
             });
-            if let Some(dev) = device_data(command_buffer).filter(|d| d.extensions.gl_state) {
-                bind_polygon_mode_variant(&dev, command_buffer);
-            }
         });
     }
 }

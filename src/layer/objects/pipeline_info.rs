@@ -775,13 +775,8 @@ pub(crate) fn refetched_attributes(
     let force = dev.settings.debug_force_vertex_formats;
     let input = ci.vertex_input.as_ref()?;
     let dynamic_stride = ci.is_dynamic(vk::DynamicState::VERTEX_INPUT_BINDING_STRIDE);
-    let stride_of = |a: &vk::VertexInputAttributeDescription| match dynamic_stride {
-        true => 0,
-        false => input
-            .bindings
-            .iter()
-            .find(|b| b.binding == a.binding)
-            .map_or(0, |b| b.stride),
+    let stride_of = |a: &vk::VertexInputAttributeDescription| {
+        attribute_stride(input.bindings, dynamic_stride, a)
     };
     // The fast path: a device with every format (the common case), attributes at 8-aligned
     // offsets and strides: no format is looked up, nothing allocated.
@@ -866,6 +861,22 @@ pub(crate) fn in_place_doubles(
     }
     let doubles = double_inputs(words, entry).ok()?;
     (!doubles.is_empty()).then(|| in_place_double_inputs(&doubles))
+}
+
+/// The stride of attribute `a`'s binding among `bindings`: 0 where strides are dynamic
+/// state (`dynamic_stride`: set with the buffers) or the binding is not there.
+pub(crate) fn attribute_stride(
+    bindings: &[vk::VertexInputBindingDescription],
+    dynamic_stride: bool,
+    a: &vk::VertexInputAttributeDescription,
+) -> u32 {
+    match dynamic_stride {
+        true => 0,
+        false => bindings
+            .iter()
+            .find(|b| b.binding == a.binding)
+            .map_or(0, |b| b.stride),
+    }
 }
 
 /// How an attribute's offset and stride sit for its format ([`misaligned`]).

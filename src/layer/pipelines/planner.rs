@@ -371,7 +371,10 @@ fn refused_primitive_mode(dev: &DeviceData, mode: PrimitiveMode) -> Option<PlanE
 /// cannot draw GL's primitives under a dynamic polygon mode: the list the vertex-input
 /// library draws (made again at the link for a static `GL_LINE` or `GL_POINT`,
 /// `library_inputs`) cannot follow it.
-fn unfilled_library_indices(ci: &PipelineView<'_>, rewrite: &Rewrite) -> Option<PlanError> {
+fn indices_apart_under_dynamic_polygon_mode(
+    ci: &PipelineView<'_>,
+    rewrite: &Rewrite,
+) -> Option<PlanError> {
     let pattern = rewrite.indexed_primitive()?;
     let apart = holds_pre_rasterization(ci) && !holds_vertex_input(ci);
     (apart && ci.is_dynamic(vk::DynamicState::POLYGON_MODE_EXT)).then_some(PlanError::Indices {
@@ -461,8 +464,8 @@ fn plan(dev: &DeviceData, ci: &PipelineView<'_>, steps: Vec<Step>) -> Plan {
         Ok(rewrite) => rewrite,
         Err(why) => return Plan::Fail(why),
     };
-    if let Some(why) =
-        unfilled_library_indices(ci, &rewrite).or_else(|| library_inputs::unreplaceable(dev, ci))
+    if let Some(why) = indices_apart_under_dynamic_polygon_mode(ci, &rewrite)
+        .or_else(|| library_inputs::unreplaceable(dev, ci))
     {
         return Plan::Fail(why);
     }

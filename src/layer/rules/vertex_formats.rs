@@ -13,7 +13,9 @@ use crate::layer::data::vertex_formats::{
 use crate::layer::loader::registry::Dispatchable;
 use crate::layer::loader::state::{DeviceData, InstanceData};
 use crate::layer::objects::create_info::PipelineView;
-use crate::layer::objects::pipeline_info::{holds_vertex_input, misaligned, Misaligned};
+use crate::layer::objects::pipeline_info::{
+    attribute_stride, holds_vertex_input, misaligned, Misaligned,
+};
 use crate::layer::rewrite::patched::Patched;
 use crate::layer::rewrite::run::Run;
 use crate::layer::rules::LayerStep;
@@ -73,14 +75,7 @@ pub(crate) fn unreadable_apart(dev: &DeviceData, ci: &PipelineView<'_>) -> Optio
     }
     let dynamic_stride = ci.is_dynamic(vk::DynamicState::VERTEX_INPUT_BINDING_STRIDE);
     input.attributes.iter().find_map(|a| {
-        let stride = match dynamic_stride {
-            true => 0,
-            false => input
-                .bindings
-                .iter()
-                .find(|b| b.binding == a.binding)
-                .map_or(0, |b| b.stride),
-        };
+        let stride = attribute_stride(input.bindings, dynamic_stride, a);
         let (_, format) = vertex_format(a.format)?;
         (misaligned(&format, a.offset, stride) == Misaligned::Bytes).then_some(
             PlanError::UnalignedApart {
