@@ -5,6 +5,10 @@
 //! all but `R64*`). The vertex shader compares the input against GL's value, computed here
 //! by GL's conversion rules (GL 4.6 §2.3.5, §10.3.5; the components the format lacks are
 //! (0, 0, 0, 1)), not read from the layer; every module the layer emits passes `spirv-val`.
+//! Each format is read three times: from a pipeline's static vertex input, tightly packed;
+//! and one byte into each vertex from `vkCmdSetVertexInputEXT` and from a vertex-input
+//! library, where the layer makes the vertex shader's pipeline or library again for it
+//! (`vertex_input_variants`, `library_inputs`).
 
 mod support;
 
@@ -329,16 +333,28 @@ impl std::fmt::Debug for Kind {
     }
 }
 
-/// A pipeline reading attribute 0 in `format` from binding 0 (`stride`), drawing triangles.
+/// How the vertex input reaches the pipeline.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Route {
+    /// A whole pipeline's static vertex-input state.
+    Static,
+    /// `vkCmdSetVertexInputEXT` (the pipeline's vertex input is dynamic state).
+    Dynamic,
+    /// A vertex-input library linked with a pre-rasterization library holding the shader.
+    Libraries,
+}
+
+/// A pipeline reading attribute 0 in `format` at `offset` from binding 0 (`stride`),
+/// drawing triangles, its vertex input given by `route`: the pipeline, and the libraries it
+/// was linked from.
 fn pipeline(
     device: &Device,
-    vs: vk::ShaderModule,
-    fs: vk::ShaderModule,
+    (vs, fs): (vk::ShaderModule, vk::ShaderModule),
     layout: vk::PipelineLayout,
     pass: vk::RenderPass,
-    format: vk::Format,
-    stride: u32,
-) -> Result<vk::Pipeline, vk::Result> {
+    route: Route,
+    (format, offset, stride): (vk::Format, u32, u32),
+) -> Result<(vk::Pipeline, Vec<vk::Pipeline>), vk::Result> {
     let stages = [
         stage(vk::ShaderStageFlags::VERTEX, vs),
         stage(vk::ShaderStageFlags::FRAGMENT, fs),
@@ -352,7 +368,7 @@ fn pipeline(
         location: 0,
         binding: 0,
         format,
-        offset: 0,
+        offset,
     }];
     let vertex_input = vk::PipelineVertexInputStateCreateInfo::default()
         .vertex_binding_descriptions(&bindings)
@@ -381,24 +397,84 @@ fn pipeline(
     let blend_attachments = [vk::PipelineColorBlendAttachmentState::default()
         .color_write_mask(vk::ColorComponentFlags::RGBA)];
     let blend = vk::PipelineColorBlendStateCreateInfo::default().attachments(&blend_attachments);
-    let info = vk::GraphicsPipelineCreateInfo::default()
-        .stages(&stages)
-        .vertex_input_state(&vertex_input)
-        .input_assembly_state(&assembly)
-        .viewport_state(&viewport)
-        .rasterization_state(&raster)
-        .multisample_state(&multisample)
-        .color_blend_state(&blend)
-        .layout(layout)
-        .render_pass(pass);
-    // SAFETY: a valid create info.
-    unsafe {
-        device
-            .device
-            .create_graphics_pipelines(vk::PipelineCache::null(), &[info], None)
+    let dynamic_states = match route {
+        Route::Dynamic => &[vk::DynamicState::VERTEX_INPUT_EXT][..],
+        _ => &[],
+    };
+    let dynamic = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(dynamic_states);
+    let create = |infos: &[vk::GraphicsPipelineCreateInfo<'_>]| {
+        // SAFETY: valid create infos.
+        unsafe {
+            device
+                .device
+                .create_graphics_pipelines(vk::PipelineCache::null(), infos, None)
+        }
+        .map_err(|(_, e)| e)
+    };
+    if route != Route::Libraries {
+        let mut info = vk::GraphicsPipelineCreateInfo::default()
+            .stages(&stages)
+            .dynamic_state(&dynamic)
+            .input_assembly_state(&assembly)
+            .viewport_state(&viewport)
+            .rasterization_state(&raster)
+            .multisample_state(&multisample)
+            .color_blend_state(&blend)
+            .layout(layout)
+            .render_pass(pass);
+        if route == Route::Static {
+            info = info.vertex_input_state(&vertex_input);
+        }
+        return create(&[info]).map(|p| (p[0], Vec::new()));
     }
-    .map(|p| p[0])
-    .map_err(|(_, e)| e)
+    type Part = vk::GraphicsPipelineLibraryFlagsEXT;
+    let mut parts = [
+        Part::VERTEX_INPUT_INTERFACE,
+        Part::PRE_RASTERIZATION_SHADERS,
+        Part::FRAGMENT_SHADER,
+        Part::FRAGMENT_OUTPUT_INTERFACE,
+    ]
+    .map(|part| vk::GraphicsPipelineLibraryCreateInfoEXT::default().flags(part));
+    let [input_part, shader_part, fragment_part, output_part] = &mut parts;
+    let library =
+        || vk::GraphicsPipelineCreateInfo::default().flags(vk::PipelineCreateFlags::LIBRARY_KHR);
+    let infos = [
+        library()
+            .vertex_input_state(&vertex_input)
+            .input_assembly_state(&assembly)
+            .push_next(input_part),
+        library()
+            .stages(&stages[..1])
+            .viewport_state(&viewport)
+            .rasterization_state(&raster)
+            .layout(layout)
+            .render_pass(pass)
+            .push_next(shader_part),
+        library()
+            .stages(&stages[1..])
+            .multisample_state(&multisample)
+            .layout(layout)
+            .render_pass(pass)
+            .push_next(fragment_part),
+        library()
+            .multisample_state(&multisample)
+            .color_blend_state(&blend)
+            .render_pass(pass)
+            .push_next(output_part),
+    ];
+    let libraries = create(&infos)?;
+    let mut link = vk::PipelineLibraryCreateInfoKHR::default().libraries(&libraries);
+    let linked = vk::GraphicsPipelineCreateInfo::default()
+        .layout(layout)
+        .push_next(&mut link);
+    let pipeline = create(&[linked]);
+    match pipeline {
+        Ok(p) => Ok((p[0], libraries)),
+        Err(e) => {
+            device.destroy_objects(&libraries, &[], &[], &[]);
+            Err(e)
+        }
+    }
 }
 
 #[test]
@@ -413,7 +489,42 @@ fn every_gl_vertex_format_reads_gls_value_through_the_layer() {
     // Doubles need shaderFloat64 (SwiftShader has none): the other formats run without it.
     let doubles = part_needs("the double formats", &[Feature::ShaderFloat64]);
     let core = vk::PhysicalDeviceFeatures::default().shader_float64(doubles);
-    let device = instance.device_with_core(&[], core, &mut []);
+    // The routes apart from the shader where the device has them: dynamic vertex input
+    // (formats known only at vkCmdSetVertexInputEXT) and graphics pipeline libraries.
+    let mut routes = vec![Route::Static];
+    let mut extensions = Vec::new();
+    let mut dynamic_feature = vk::PhysicalDeviceVertexInputDynamicStateFeaturesEXT::default()
+        .vertex_input_dynamic_state(true);
+    let mut library_feature = vk::PhysicalDeviceGraphicsPipelineLibraryFeaturesEXT::default()
+        .graphics_pipeline_library(true);
+    let mut features: Vec<&mut dyn vk::ExtendsDeviceCreateInfo> = Vec::new();
+    let dynamic = ash::ext::vertex_input_dynamic_state::NAME;
+    let library = ash::ext::graphics_pipeline_library::NAME;
+    for (route, names) in [
+        (Route::Dynamic, vec![dynamic]),
+        (
+            Route::Libraries,
+            vec![ash::khr::pipeline_library::NAME, library],
+        ),
+    ] {
+        let name = names[names.len() - 1];
+        if !has_device_extension(&instance, name) {
+            assert!(!on_lavapipe(), "lavapipe has {name:?}");
+            println!("SKIP: {} ({route:?}) needs {name:?}", module_path!());
+            continue;
+        }
+        routes.push(route);
+        extensions.extend(names);
+    }
+    if routes.contains(&Route::Dynamic) {
+        features.push(&mut dynamic_feature);
+    }
+    if routes.contains(&Route::Libraries) {
+        features.push(&mut library_feature);
+    }
+    let device = instance.device_with_core(&extensions, core, &mut features);
+    let set_input =
+        ash::ext::vertex_input_dynamic_state::Device::new(&instance.instance, &device.device);
     let fs = device.module(&glsl("layer/vertex_color.frag"));
     let pass = device.render_pass(1);
     let pipeline_layout = device.layout(&[]);
@@ -428,33 +539,65 @@ fn every_gl_vertex_format_reads_gls_value_through_the_layer() {
         }
         let vs = device.module(&vertex_shader(kind, layout, bits, components));
         let bytes = element(kind, layout, bits, components);
-        let buffer = device.host_buffer(
-            &instance,
-            3 * bytes.len() as u64,
-            vk::BufferUsageFlags::VERTEX_BUFFER,
-        );
-        device.write(&buffer, &bytes.repeat(3));
-        let pipeline = pipeline(
-            &device,
-            vs,
-            fs,
-            pipeline_layout,
-            pass,
-            format,
-            bytes.len() as u32,
-        )
-        .unwrap_or_else(|e| panic!("{format:?}: {e}"));
-        let images = device.render_with(&instance, pipeline, pass, 1, 3, |cb| unsafe {
-            device
-                .device
-                .cmd_bind_vertex_buffers(cb, 0, &[buffer.buffer], &[0]);
-        });
-        let green = images[0].chunks(4).all(|p| p == [0, 255, 0, 255]);
-        if !green {
-            failed.push(format);
+        // Through static vertex input the element is tightly packed; through the routes
+        // that give it apart from the shader, one byte into a vertex a byte longer (GL
+        // reads any offset and stride), where the layer makes the shader's side again for
+        // it. Halves are read only aligned (docs/semantics.md, "vertex_formats").
+        let half = kind == Float && bits == 16;
+        for route in routes.iter().copied() {
+            let offset = u32::from(route != Route::Static && !half);
+            let stride = bytes.len() as u32 + offset;
+            let mut vertex = vec![0u8; offset as usize];
+            vertex.extend(&bytes);
+            let buffer = device.host_buffer(
+                &instance,
+                3 * stride as u64,
+                vk::BufferUsageFlags::VERTEX_BUFFER,
+            );
+            device.write(&buffer, &vertex.repeat(3));
+            let (made, libraries) = pipeline(
+                &device,
+                (vs, fs),
+                pipeline_layout,
+                pass,
+                route,
+                (format, offset, stride),
+            )
+            .unwrap_or_else(|e| panic!("{format:?} ({route:?}): {e}"));
+            let binding = vk::VertexInputBindingDescription2EXT::default()
+                .binding(0)
+                .stride(stride)
+                .input_rate(vk::VertexInputRate::VERTEX)
+                .divisor(1);
+            let attribute = vk::VertexInputAttributeDescription2EXT::default()
+                .location(0)
+                .binding(0)
+                .format(format)
+                .offset(offset);
+            // Half the formats set the dynamic state before binding the pipeline again,
+            // half after.
+            let bind_again = format.as_raw() % 2 == 0;
+            let images = device.render_with(&instance, made, pass, 1, 3, |cb| unsafe {
+                if route == Route::Dynamic {
+                    set_input.cmd_set_vertex_input(cb, &[binding], &[attribute]);
+                    if bind_again {
+                        device
+                            .device
+                            .cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, made);
+                    }
+                }
+                device
+                    .device
+                    .cmd_bind_vertex_buffers(cb, 0, &[buffer.buffer], &[0]);
+            });
+            if !images[0].chunks(4).all(|p| p == [0, 255, 0, 255]) {
+                failed.push((format, route));
+            }
+            let all: Vec<_> = libraries.iter().chain([&made]).copied().collect();
+            device.destroy_objects(&all, &[], &[], &[]);
+            device.destroy_buffer(buffer);
         }
-        device.destroy_objects(&[pipeline], &[], &[], &[vs]);
-        device.destroy_buffer(buffer);
+        device.destroy_objects(&[], &[], &[], &[vs]);
     }
     device.destroy_objects(&[], &[pipeline_layout], &[pass], &[fs]);
     device.destroy();

@@ -120,50 +120,31 @@ fn every_scene_passes_through_the_layer_with_a_lower_left_viewport() {
     every_scene_passes_through_the_layer(&["--lower-left"], &[]);
 }
 
-/// The scenes whose GL rule the layer does not give graphics pipeline libraries (README,
-/// "Pipeline libraries and shader objects" and the semantics they name): each fails
-/// through `--pipelines libraries` and passes through whole pipelines.
-const NOT_IN_LIBRARIES: [&str; 1] = [
-    // Attributes at offsets their format cannot be fetched from are read byte by byte only
-    // where the vertex-input state is seen with the vertex shader (docs/semantics.md,
-    // "vertex_formats"): the shader's side of a library cannot know the offsets, so the
-    // vertex-input library fails with a glsem: error line naming the attribute.
-    "vertex_formats_unaligned",
-];
-
-/// Every scene through four linked graphics pipeline libraries, as whole pipelines but for
-/// the documented limits above.
+/// Every scene through four linked graphics pipeline libraries, as whole pipelines: the
+/// layer makes a library again at the link where the parts must see each other
+/// (`vertex_formats_unaligned`: the vertex shader reads what the vertex-input library names).
 #[test]
-fn every_scene_passes_through_pipeline_libraries_but_the_documented_limits() {
-    every_scene_passes_through_the_layer(&["--pipelines", "libraries"], &NOT_IN_LIBRARIES);
+fn every_scene_passes_through_pipeline_libraries() {
+    every_scene_passes_through_the_layer(&["--pipelines", "libraries"], &[]);
 }
 
 /// Linked with link-time optimization, with `INDEPENDENT_SETS` layouts.
 #[test]
-fn every_scene_passes_through_optimized_independent_set_libraries_but_the_documented_limits() {
+fn every_scene_passes_through_optimized_independent_set_libraries() {
     every_scene_passes_through_the_layer(
         &["--pipelines", "libraries-lto", "--independent-sets"],
-        &NOT_IN_LIBRARIES,
+        &[],
     );
 }
-
-/// The scenes whose GL rule the layer does not give whole pipelines that list every dynamic
-/// state lavapipe has (`--pipelines dynamic-state`).
-const NOT_WITH_DYNAMIC_STATE: [&str; 1] = [
-    // Unaligned attributes under vkCmdSetVertexInputEXT (as through libraries, above).
-    "vertex_formats_unaligned",
-];
 
 /// Every scene through whole pipelines with every dynamic state of
 /// `VK_EXT_extended_dynamic_state` 1–3 and `VK_EXT_vertex_input_dynamic_state` the device
 /// has, set after each bind: the state shader objects need, which the layer follows at
-/// record time (DESIGN §4.11).
+/// record time (DESIGN §4.11), making a pipeline again where the vertex input set names
+/// attributes it cannot read (`vertex_formats_unaligned`).
 #[test]
-fn every_scene_passes_through_pipelines_with_every_dynamic_state_but_the_documented_limits() {
-    every_scene_passes_through_the_layer(
-        &["--pipelines", "dynamic-state"],
-        &NOT_WITH_DYNAMIC_STATE,
-    );
+fn every_scene_passes_through_pipelines_with_every_dynamic_state() {
+    every_scene_passes_through_the_layer(&["--pipelines", "dynamic-state"], &[]);
 }
 
 /// The `prim_*` scene that fails on the index route through libraries: a fragment shader
@@ -360,9 +341,7 @@ fn every_scene_passes_through_the_layer(args: &[&str], failing: &[&str]) {
         "gl_layer",
         "sample_mask",
         "window_y",
-        // Doubles: lavapipe has no R64* vertex formats (whole pipelines only: not across a
-        // vertex-input library nor under dynamic vertex input, NOT_IN_LIBRARIES and
-        // NOT_WITH_DYNAMIC_STATE).
+        // Doubles: lavapipe has no R64* vertex formats (checked through whole pipelines).
         "vertex_formats",
     ]
     .into_iter()

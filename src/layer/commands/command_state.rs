@@ -29,7 +29,8 @@ use std::sync::atomic::Ordering;
 
 use crate::layer::commands::current_attributes::release;
 use crate::layer::commands::followed_state::{
-    bind_followed, follow_rasterization_samples, set_conventions, set_line_mode, set_stipple_enable,
+    bind_followed, bind_variant_after, bind_variant_before, follow_rasterization_samples,
+    set_conventions, set_line_mode, set_stipple_enable,
 };
 use crate::layer::commands::primitive_objects;
 use crate::layer::data::dynamic_lines::LineModeState;
@@ -426,7 +427,7 @@ command_hook! {
                 topology,
                 followed,
                 (layer_line_mode, stipple_with_mode, line_width),
-                polygon_variants,
+                (polygon_variants, input_variants),
             ) = dev.records.pipelines.read().get(&pipeline).map_or(
                 (
                     None,
@@ -440,7 +441,7 @@ command_hook! {
                     None,
                     None,
                     (false, false, None),
-                    None,
+                    (None, None),
                 ),
                 |r| {
                     (
@@ -455,7 +456,7 @@ command_hook! {
                         r.gl_topology,
                         r.followed.clone(),
                         (r.library_line_mode, r.stipple_with_mode, r.line_width),
-                        r.polygon_variants,
+                        (r.polygon_variants, r.vertex_input_variants.clone()),
                     )
                 },
             );
@@ -498,14 +499,17 @@ command_hook! {
                 }
                 state.attributes.pipeline = attributes;
                 state.attributes.bind(&dev, command_buffer);
+                let resend_input = bind_variant_before(&dev, state, pipeline, input_variants);
                 let conventions = bind_followed(&dev, command_buffer, state, followed);
                 (
                     state.values,
                     state.line_stipple,
                     (state.lines.bind(line_mode), state.lines.set),
-                    conventions,
+                    (conventions, resend_input),
                 )
             };
+            let (conventions, resend_input) = conventions;
+            bind_variant_after(&dev, command_buffer, resend_input);
             if conventions {
                 set_conventions(&dev, command_buffer);
             }

@@ -10,7 +10,9 @@ use ash::vk;
 
 use crate::layer::commands::current_attributes::{format_of, integer_slots};
 use crate::layer::commands::primitive_objects;
-use crate::layer::data::dynamic_inputs::{AppVertexInput, FollowedPipeline};
+use crate::layer::data::dynamic_inputs::{
+    AppVertexInput, FollowedPipeline, Variant, VertexInputVariants,
+};
 use crate::layer::data::dynamic_lines::{LineModeState, StaticMultisample};
 use crate::layer::data::records::{CommandBufferState, LineStipple};
 use crate::layer::data::vertex_formats::{chunk_format, vertex_format};
@@ -18,6 +20,7 @@ use crate::layer::loader::frames::{command_hook, shield};
 use crate::layer::loader::registry::{device_data, Dispatchable};
 use crate::layer::loader::state::DeviceData;
 use crate::layer::objects::pipeline_info::{doubles_in_place_apart, misaligned, Misaligned};
+use crate::layer::pipelines::vertex_input_variants;
 use crate::layer::support::ffi::slice;
 use crate::layer::support::log;
 use glsem_spirv::semantics::{Semantic, WindowOrigin};
@@ -347,7 +350,10 @@ pub(crate) fn set_conventions(dev: &DeviceData, cb: Dispatchable<vk::CommandBuff
 
 command_hook! {
     /// `vkCmdSetVertexInputEXT`: the application's state, with the layer's binding and the
-    /// Locations the bound pipeline's vertex shader reads and the state leaves unfed.
+    /// Locations the bound pipeline's vertex shader reads and the state leaves unfed; where
+    /// it names attributes the bound pipeline cannot read where they are given, the pipeline
+    /// made again for them bound in its place, and their chunks
+    /// (`vertex_input_variants`).
     "vkCmdSetVertexInputEXT",
     fn cmd_set_vertex_input[cmd_set_vertex_input_ext](
         command_buffer,
@@ -356,9 +362,9 @@ command_hook! {
         attribute_count: u32,
         p_attributes: *const vk::VertexInputAttributeDescription2EXT<'_>,
     ),
-    read |d| d.extensions.gl_state,
-    calls_down |next, gl_state| {
-        let followed = gl_state
+    read |d| d.extensions.gl_state || d.settings.semantics.contains(Semantic::VertexFormats),
+    calls_down |next, followed| {
+        let sent = followed
             .then(|| {
                 shield("vkCmdSetVertexInputEXT", || {
                     let dev = device_data(command_buffer)?;
@@ -379,14 +385,24 @@ command_hook! {
                             .map(|a| (a.location, a.binding, a.format, a.offset))
                             .collect(),
                     };
-                    say_unfetchable(&dev, &app);
-                    let split = split_doubles(&dev, &app);
-                    let app = split.clone().unwrap_or(app);
+                    let (variants, objects) = {
+                        let mut cbs = dev.records.command_buffers.lock();
+                        let state = CommandBufferState::of(&mut cbs, command_buffer.handle());
+                        state.dynamic_inputs.app_raw = Some(app.clone());
+                        let objects = state.vertex_object != vk::ShaderEXT::null();
+                        (state.dynamic_inputs.variants.clone(), objects)
+                    };
+                    // Made (first use) without the lock: other command buffers go on.
+                    let variant = variants
+                        .as_ref()
+                        .and_then(|(_, v)| vertex_input_variants::for_input(&dev, v, &app));
+                    if objects {
+                        say_unfetchable(&dev, &app);
+                    }
                     let mut cbs = dev.records.command_buffers.lock();
-                    let state = cbs
-                        .entry(command_buffer.handle())
-                        .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
-                    state.dynamic_inputs.app_input = Some(app);
+                    let state = CommandBufferState::of(&mut cbs, command_buffer.handle());
+                    let reads = bind_reader(&dev, command_buffer, state, variant, &app);
+                    state.dynamic_inputs.app_input = Some(reads.clone().unwrap_or(app));
                     state.dynamic_inputs.sent = None;
                     let follows = state
                         .dynamic_inputs
@@ -397,15 +413,15 @@ command_hook! {
                         follow_vertex_input(&dev, command_buffer, state);
                         return Some(());
                     }
-                    let split = split?;
+                    let reads = reads?;
                     drop(cbs);
-                    send_vertex_input(&dev, command_buffer, &split, &[]);
+                    send_vertex_input(&dev, command_buffer, &reads, &[]);
                     Some(())
                 })
                 .flatten()
             })
             .flatten();
-        if followed.is_none() {
+        if sent.is_none() {
             // SAFETY: the next layer's `vkCmdSetVertexInputEXT` with the arguments the
             // application gave this hook, which Vulkan's valid usage for the command (this
             // hook's contract) makes valid for it as they were for the hook.
@@ -422,9 +438,106 @@ command_hook! {
     }
 }
 
+/// Binds the pipeline that reads `app` in `state`'s command buffer: `variant` where there
+/// is one, else the application's pipeline again where a variant was bound in its place.
+/// Returns the vertex input the bound pipeline reads where it is not `app` as given (a
+/// variant's chunks, doubles in place).
+fn bind_reader(
+    dev: &DeviceData,
+    cb: Dispatchable<vk::CommandBuffer>,
+    state: &mut CommandBufferState,
+    variant: Option<Arc<Variant>>,
+    app: &AppVertexInput,
+) -> Option<AppVertexInput> {
+    let s = &mut state.dynamic_inputs;
+    let was = std::mem::replace(&mut s.variant_bound, variant.clone());
+    let down = match (&variant, &was, &s.variants) {
+        (Some(v), _, _) => Some(v.pipeline),
+        (None, Some(_), Some((app_pipeline, _))) => Some(*app_pipeline),
+        _ => None,
+    };
+    if let (Some(pipeline), Some(bind)) = (down, dev.table.cmd_bind_pipeline) {
+        // SAFETY: a live command buffer (a `Dispatchable`) in the recording state; the
+        // application's pipeline, bound by it, or one the layer made from its create info.
+        unsafe { bind(cb.handle(), vk::PipelineBindPoint::GRAPHICS, pipeline) };
+    }
+    match variant {
+        Some(v) => Some(v.vertex_input(app)),
+        None => split_doubles(dev, app),
+    }
+}
+
+/// `vkCmdBindPipeline` bound `pipeline` (`variants`: it may be made again for its vertex
+/// input), under the lock before its dynamic vertex input is followed: the application's
+/// last vertex input is what it reads again where a variant was bound before. Returns
+/// whether the driver's vertex input is a variant's, to be given again
+/// ([`bind_variant_after`]).
+pub(crate) fn bind_variant_before(
+    dev: &DeviceData,
+    state: &mut CommandBufferState,
+    pipeline: vk::Pipeline,
+    variants: Option<Arc<VertexInputVariants>>,
+) -> bool {
+    let s = &mut state.dynamic_inputs;
+    let was = s.variant_bound.take().is_some();
+    if variants.is_none() {
+        s.variants = None;
+        let raw = s.app_raw.take();
+        if let Some(raw) = raw.filter(|_| was) {
+            s.app_input = Some(split_doubles(dev, &raw).unwrap_or(raw));
+            s.sent = None;
+            return true;
+        }
+        return false;
+    }
+    s.variants = variants.map(|v| (pipeline, v));
+    was
+}
+
+/// After `vkCmdBindPipeline`: a pipeline that may be made again reads the application's
+/// last vertex input through the variant it needs (made on first use); where a variant's
+/// chunks went down before (`resend`), the state the new pipeline reads goes down again.
+pub(crate) fn bind_variant_after(
+    dev: &DeviceData,
+    cb: Dispatchable<vk::CommandBuffer>,
+    resend: bool,
+) {
+    let (variants, raw) = {
+        let mut cbs = dev.records.command_buffers.lock();
+        let s = &CommandBufferState::of(&mut cbs, cb.handle()).dynamic_inputs;
+        (s.variants.clone(), s.app_raw.clone())
+    };
+    let variant = match (&variants, &raw) {
+        (Some((_, v)), Some(raw)) => vertex_input_variants::for_input(dev, v, raw),
+        _ => None,
+    };
+    if variant.is_none() && !resend {
+        return;
+    }
+    let mut cbs = dev.records.command_buffers.lock();
+    let state = CommandBufferState::of(&mut cbs, cb.handle());
+    if let Some(raw) = &raw {
+        let reads = bind_reader(dev, cb, state, variant, raw);
+        state.dynamic_inputs.app_input = Some(reads.unwrap_or(raw.clone()));
+        state.dynamic_inputs.sent = None;
+    }
+    let follows = state
+        .dynamic_inputs
+        .bound
+        .as_ref()
+        .is_some_and(|b| b.vertex_inputs.is_some());
+    if follows {
+        follow_vertex_input(dev, cb, state);
+    } else if let Some(reads) = state.dynamic_inputs.app_input.clone() {
+        drop(cbs);
+        send_vertex_input(dev, cb, &reads, &[]);
+    }
+}
+
 /// Says, once per device, that `app` names an attribute at an offset or stride its format
-/// cannot be fetched from: the layer reads such attributes byte by byte only where it sees
-/// the vertex shader with them, and the state goes down as it is.
+/// cannot be fetched from while vertex shader objects are bound: the layer makes pipelines
+/// again for such attributes (`vertex_input_variants`), not shader objects, so it goes down
+/// as it is.
 fn say_unfetchable(dev: &DeviceData, app: &AppVertexInput) {
     let stride_of = |binding| {
         app.bindings
@@ -449,9 +562,9 @@ fn say_unfetchable(dev: &DeviceData, app: &AppVertexInput) {
         log::error!(
             "vkCmdSetVertexInputEXT: the vertex attribute at Location {location} is {format:?} \
              at offset {offset} with stride {}, which it cannot be fetched from \
-             (VUID-vkCmdDraw-None-02721); the layer reads such attributes byte by byte only \
-             where it sees them with their vertex shader (a pipeline's static vertex input), \
-             so it goes down as it is (said once per device)",
+             (VUID-vkCmdDraw-None-02721), with vertex shader objects bound; the layer reads \
+             such attributes byte by byte in pipelines, not in shader objects, so it goes \
+             down as it is (said once per device)",
             stride_of(binding)
         );
     }

@@ -15,13 +15,21 @@
 //!   first bind of such a pipeline in a command buffer. Where the application enabled the
 //!   extension itself, its values go down as they are.
 //!
+//! - **Vertex formats**: a pipeline made again for a vertex input that names attributes the
+//!   device cannot read where they are given (`pipelines/vertex_input_variants.rs`): the
+//!   kept create info, the variants made, and the one bound in the application's place.
+//!
 //! The types here are pure bookkeeping; the hooks are in `followed_state`.
 
 use std::sync::Arc;
 
 use ash::vk;
+use parking_lot::Mutex;
 
+use crate::layer::data::kept_pipeline::KeptPipeline;
+use crate::layer::data::vertex_formats::chunk_attributes;
 use glsem_spirv::unfed_inputs::InputKind;
+use glsem_spirv::vertex_formats::RefetchVertexInputs;
 
 /// What a whole pipeline with dynamic state needs the layer to follow at bind.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -57,6 +65,69 @@ pub struct DynamicInputState {
     pub sent: Option<Vec<(u32, InputKind)>>,
     /// GL's conventions were set in this command buffer since the last static bind.
     pub conventions_set: bool,
+    /// The application's last `vkCmdSetVertexInputEXT` as it gave it (`app_input` is what
+    /// the bound pipeline reads of it).
+    pub app_raw: Option<AppVertexInput>,
+    /// The bound pipeline, where it may be made again for its vertex input.
+    pub variants: Option<(vk::Pipeline, Arc<VertexInputVariants>)>,
+    /// The variant bound in its place, whose chunks went down as the vertex input.
+    pub variant_bound: Option<Arc<Variant>>,
+}
+
+/// A pipeline with dynamic vertex input, kept to be made again, and what was made of it.
+pub struct VertexInputVariants {
+    pub kept: KeptPipeline,
+    pub made: Mutex<Vec<(VariantKey, Option<Arc<Variant>>)>>,
+}
+
+impl std::fmt::Debug for VertexInputVariants {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("VertexInputVariants")
+            .field("made", &self.made.lock().len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// A pipeline made for one vertex input: it, and how its vertex shader reads the attributes
+/// it refetches.
+#[derive(Debug)]
+pub struct Variant {
+    pub pipeline: vk::Pipeline,
+    pub refetch: RefetchVertexInputs,
+}
+
+/// What decides a variant's vertex shader: the attributes it refetches (Location, format,
+/// read byte by byte) and the Locations fed as they are.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VariantKey {
+    pub refetched: Vec<(u32, vk::Format, bool)>,
+    pub kept: Vec<u32>,
+}
+
+impl Variant {
+    /// `app` as the variant's vertex shader reads it: each refetched attribute replaced by
+    /// its chunks, on the same binding, at the chunks' offsets and Locations.
+    pub fn vertex_input(&self, app: &AppVertexInput) -> AppVertexInput {
+        let mut attributes = Vec::with_capacity(app.attributes.len());
+        for &(location, binding, format, offset) in &app.attributes {
+            let refetched = self
+                .refetch
+                .attributes
+                .iter()
+                .find(|r| r.location == location);
+            match refetched {
+                Some(refetched) => attributes.extend(
+                    chunk_attributes(refetched, offset)
+                        .map(|(location, format, offset)| (location, binding, format, offset)),
+                ),
+                None => attributes.push((location, binding, format, offset)),
+            }
+        }
+        AppVertexInput {
+            bindings: app.bindings.clone(),
+            attributes,
+        }
+    }
 }
 
 impl DynamicInputState {

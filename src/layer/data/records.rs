@@ -12,8 +12,11 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use crate::layer::data::attribute_memory::{ConversionMemory, CurrentAttributes};
-use crate::layer::data::dynamic_inputs::{DynamicInputState, FollowedPipeline};
+use crate::layer::data::dynamic_inputs::{
+    DynamicInputState, FollowedPipeline, VertexInputVariants,
+};
 use crate::layer::data::dynamic_lines::{LineModeState, StaticMultisample};
+use crate::layer::data::kept_pipeline::KeptPipeline;
 use crate::layer::data::render_targets::{
     ComputeBindings, RenderPassCopy, RenderTarget, ResumablePass,
 };
@@ -247,9 +250,13 @@ pub struct PipelineRecord {
     /// It reads GL's current vertex attributes from the layer's binding: the Locations
     /// that read an integer type (`current_attributes::integer_slots`).
     pub current_attributes: Option<u32>,
-    /// The vertex-input library the layer made for it to feed those values
-    /// (`library_inputs`): destroyed with it.
+    /// The vertex-input library the layer made for it to feed those values, or to read its
+    /// attributes (`library_inputs`): destroyed with it.
     pub vertex_input_library: Option<vk::Pipeline>,
+    /// The pre-rasterization library the layer made again for it, its vertex shader
+    /// reading attributes the device cannot read as given (`library_inputs`): destroyed
+    /// with it.
+    pub pre_rasterization_library: Option<vk::Pipeline>,
     /// It draws GL's line loops (a line strip the layer closes).
     pub line_loop: bool,
     /// Its primitive restart (`None`: dynamic state, or in a library it was linked from).
@@ -288,6 +295,9 @@ pub struct PipelineRecord {
     /// Its vertex input or GL's conventions are dynamic state the layer follows
     /// (`dynamic_inputs`).
     pub followed: Option<Arc<FollowedPipeline>>,
+    /// Its vertex input is dynamic state: it is kept, to be made again for a vertex input
+    /// it cannot read (`vertex_input_variants`), and what was made of it.
+    pub vertex_input_variants: Option<Arc<VertexInputVariants>>,
     _live: Live,
 }
 
@@ -303,6 +313,7 @@ impl PipelineRecord {
             window_height,
             current_attributes: None,
             vertex_input_library: None,
+            pre_rasterization_library: None,
             line_loop: false,
             primitive_restart: None,
             reads_base_instance: false,
@@ -316,6 +327,7 @@ impl PipelineRecord {
             line_width: None,
             polygon_variants: None,
             followed: None,
+            vertex_input_variants: None,
             _live: Live::new(Kind::Pipeline),
         }
     }
@@ -664,6 +676,7 @@ impl Records {
             || record.line_mode.is_some()
             || record.followed.is_some()
             || record.polygon_variants.is_some()
+            || record.vertex_input_variants.is_some()
             || record.line_width.is_some();
         let count = |counter: &AtomicUsize| match delta {
             1 => counter.fetch_add(1, Ordering::Relaxed),
@@ -695,8 +708,14 @@ pub struct LibraryVertexInput {
 /// What the layer remembers of a library holding one side of the vertex-input interface.
 pub enum LibraryPart {
     VertexInput(Arc<VertexInputPart>),
-    /// A pre-rasterization library's vertex shader: its code and entry point.
-    VertexShader(Arc<[u32]>, String),
+    /// A pre-rasterization library's vertex shader: its code and entry point, and the
+    /// library's create info, kept to make it again for the vertex input it is linked with
+    /// (`library_inputs::feed`; `None` where it could not be kept).
+    VertexShader {
+        words: Arc<[u32]>,
+        entry: String,
+        kept: Option<Arc<KeptPipeline>>,
+    },
 }
 
 /// A deep copy of a vertex-input library's create info, enough to create it again.
@@ -708,6 +727,10 @@ pub struct VertexInputPart {
     pub dynamic: Vec<vk::DynamicState>,
     /// GL's primitive mode its input-assembly state named (taken out of the copy).
     pub gl_mode: Option<GlMode>,
+    /// It names attributes the device cannot read where they are given (a format it lacks,
+    /// an offset or stride the format cannot be fetched from): the library went down
+    /// without them, and every link makes it and the vertex shader again.
+    pub unreadable: bool,
 }
 
 #[cfg(test)]

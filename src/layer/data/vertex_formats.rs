@@ -4,7 +4,9 @@
 
 use ash::vk;
 
-use glsem_spirv::vertex_formats::{Chunk, ChunkKind, Layout, Numeric, VertexFormat};
+use glsem_spirv::vertex_formats::{
+    Chunk, ChunkKind, Layout, Numeric, RefetchedAttribute, VertexFormat,
+};
 
 use vk::Format as F;
 use Numeric as N;
@@ -221,6 +223,19 @@ pub(crate) fn chunk_format(chunk: &Chunk) -> vk::Format {
         components: chunk.units,
         layout: Layout::Plain,
     })
+}
+
+/// The attributes that read `refetched`, given at `offset`: each chunk's Location, format
+/// and offset (on the application's binding).
+pub(crate) fn chunk_attributes(
+    refetched: &RefetchedAttribute,
+    offset: u32,
+) -> impl Iterator<Item = (u32, vk::Format, u32)> + '_ {
+    refetched
+        .fetched_chunks()
+        .into_iter()
+        .zip(&refetched.fetch_locations)
+        .map(move |(chunk, &location)| (location, chunk_format(&chunk), offset + chunk.offset))
 }
 
 #[cfg(test)]

@@ -753,27 +753,23 @@ pub(crate) fn refetched_attributes(
         .stages
         .iter()
         .any(|s| s.info.stage == vk::ShaderStageFlags::VERTEX);
-    // A library with the vertex shader and not the vertex input: its doubles in place, as
-    // every vertex-input library of the device gives them (below).
-    if !holds_vertex_input(ci) && vertex_shader && doubles_in_place_apart(dev) {
+    // No vertex-input state with the vertex shader (a pre-rasterization library, dynamic
+    // vertex input): its doubles in place, as every vertex-input library and
+    // `vkCmdSetVertexInputEXT` of the device gives them (below, `followed_state`). A state
+    // the layer gives with it (a pipeline made again: `vertex_input_variants`,
+    // `library_inputs`) is read as a static one.
+    let Some(input) = ci.vertex_input.as_ref() else {
+        let apart = !holds_vertex_input(ci) || ci.is_dynamic(vk::DynamicState::VERTEX_INPUT_EXT);
+        if !apart || !doubles_in_place_apart(dev) {
+            return None;
+        }
         let vs = ci
             .stages
             .iter()
             .find(|s| s.info.stage == vk::ShaderStageFlags::VERTEX)?;
         return in_place_doubles(dev, &stage_module(dev, vs)?.words, vs.entry?);
-    }
-    if !holds_vertex_input(ci) {
-        return None;
-    }
-    if ci.is_dynamic(vk::DynamicState::VERTEX_INPUT_EXT) {
-        let vs = ci
-            .stages
-            .iter()
-            .find(|s| s.info.stage == vk::ShaderStageFlags::VERTEX)?;
-        return in_place_doubles(dev, &stage_module(dev, vs)?.words, vs.entry?);
-    }
+    };
     let force = dev.settings.debug_force_vertex_formats;
-    let input = ci.vertex_input.as_ref()?;
     let dynamic_stride = ci.is_dynamic(vk::DynamicState::VERTEX_INPUT_BINDING_STRIDE);
     let stride_of = |a: &vk::VertexInputAttributeDescription| {
         attribute_stride(input.bindings, dynamic_stride, a)
@@ -829,6 +825,29 @@ pub(crate) fn refetched_attributes(
         }
     }
     Some(RefetchVertexInputs { attributes, kept })
+}
+
+/// Whether attribute `a` (its binding's `stride`), given apart from its vertex shader (a
+/// vertex-input library, `vkCmdSetVertexInputEXT`), needs that shader made again to read it:
+/// a format the device lacks (or `debug_force_vertex_formats`), or an offset or stride it
+/// cannot be fetched from; doubles only where not even 32-bit words can be (the shader
+/// reads them in place otherwise: [`in_place_doubles`]).
+pub(crate) fn needs_shader_apart(
+    dev: &DeviceData,
+    a: &vk::VertexInputAttributeDescription,
+    stride: u32,
+) -> bool {
+    vertex_format(a.format).is_some_and(|(i, format)| {
+        let fetch = misaligned(&format, a.offset, stride);
+        match format.bits {
+            64 => fetch == Misaligned::Bytes,
+            _ => {
+                dev.settings.debug_force_vertex_formats
+                    || dev.missing_vertex_formats.contains(i)
+                    || fetch != Misaligned::No
+            }
+        }
+    })
 }
 
 /// Whether doubles are read in place (as 32-bit words, at the Locations the double takes)

@@ -11,21 +11,34 @@
 //!   replacement draws the line or point list of the pattern the pre-rasterization library
 //!   recorded (`PipelineRecord::gl_primitive`).
 //!
-//! The layer keeps a deep copy of every vertex-input library's state and the code of every
-//! pre-rasterization library's vertex shader ([`LibraryPart`]). The link names the
-//! replacement instead of the application's library; the linked pipeline's record keeps it
-//! (destroyed with the pipeline: the layer does not rely on a library outliving nothing
-//! linked from it).
+//! - Every vertex format GL reads: a vertex-input library naming attributes the device
+//!   cannot read where they are given (a format it lacks, an offset or stride the format
+//!   cannot be fetched from) went down without them; the link gets a pre-rasterization
+//!   library made again from its kept create info, its vertex shader reading those
+//!   attributes in formats the device has (`vertex_input_variants::make_again`), and a
+//!   replacement with the attributes it reads there.
+//!
+//! The layer keeps a deep copy of every vertex-input library's state, and the code and
+//! create info of every pre-rasterization library's vertex shader ([`LibraryPart`]). The
+//! link names the replacements instead of the application's libraries; the linked
+//! pipeline's record keeps them (destroyed with the pipeline: the layer does not rely on a
+//! library outliving nothing linked from it).
 
 use ash::vk;
 use std::ffi::c_void;
 use std::sync::Arc;
 
 use crate::layer::commands::current_attributes::{format_of, integer_slots};
+use crate::layer::data::dynamic_inputs::{AppVertexInput, Attribute2, Variant};
+use crate::layer::data::kept_pipeline::KeptPipeline;
 use crate::layer::data::records::{LibraryPart, VertexInputPart};
 use crate::layer::loader::state::DeviceData;
 use crate::layer::objects::create_info::PipelineView;
-use crate::layer::objects::pipeline_info::{gl_mode_of, list_topology, stage_codes, topology_for};
+use crate::layer::objects::pipeline_info::{
+    attribute_stride, gl_mode_of, list_topology, needs_shader_apart, stage_codes, stage_module,
+    topology_for,
+};
+use crate::layer::pipelines::vertex_input_variants::make_again;
 use crate::layer::rewrite::patched::is_list;
 use crate::layer::support::error::{IndicesError, PlanError};
 use crate::layer::support::log;
@@ -41,6 +54,8 @@ type Part = vk::GraphicsPipelineLibraryFlagsEXT;
 /// feeds unfed inputs, the integer-slot mask of the linked pipeline.
 pub struct LinkFeed {
     pub library: vk::Pipeline,
+    /// The pre-rasterization library made again for the vertex input, where it was.
+    pub pre_rasterization: Option<vk::Pipeline>,
     pub integer: Option<u32>,
     link: Box<vk::PipelineLibraryCreateInfoKHR<'static>>,
     _libraries: Vec<vk::Pipeline>,
@@ -62,9 +77,20 @@ fn feeds(dev: &DeviceData) -> bool {
 }
 
 /// Whether the layer may replace the vertex-input libraries of links on `dev`: to feed
-/// unfed inputs, or to draw GL's primitive modes on the index route as lines or points.
+/// unfed inputs, to draw GL's primitive modes on the index route as lines or points, or to
+/// read attributes the device cannot read as given.
 fn replaces(dev: &DeviceData) -> bool {
-    dev.extensions.gl_state
+    dev.extensions.gl_state || reads_vertex_formats(dev)
+}
+
+fn reads_vertex_formats(dev: &DeviceData) -> bool {
+    dev.settings.semantics.contains(Semantic::VertexFormats)
+}
+
+/// Whether the vertex-input library `ci` is kept, so that its links make it and the vertex
+/// shader again for the attributes the device cannot read as given.
+pub fn kept_apart(dev: &DeviceData, ci: &PipelineView<'_>) -> bool {
+    reads_vertex_formats(dev) && vertex_input_part(dev, ci).is_some()
 }
 
 /// The parts `ci` holds, where it is a library holding some but not all of them.
@@ -90,11 +116,17 @@ pub fn record(dev: &DeviceData, infos: &[PipelineView<'_>], pipelines: &[vk::Pip
             parts.contains(Part::VERTEX_INPUT_INTERFACE),
             parts.contains(Part::PRE_RASTERIZATION_SHADERS),
         ) {
-            (true, false) => vertex_input_part(ci).map(LibraryPart::VertexInput),
-            (false, true) if feeds(dev) => stage_codes(dev, ci)
+            (true, false) => vertex_input_part(dev, ci).map(LibraryPart::VertexInput),
+            (false, true) if feeds(dev) || reads_vertex_formats(dev) => stage_codes(dev, ci)
                 .into_iter()
                 .find(|c| c.stage == Stage::Vertex)
-                .and_then(|c| Some(LibraryPart::VertexShader(c.module?.words.clone(), c.entry?))),
+                .and_then(|c| {
+                    Some(LibraryPart::VertexShader {
+                        words: c.module?.words.clone(),
+                        entry: c.entry?,
+                        kept: kept_library(dev, ci),
+                    })
+                }),
             _ => None,
         };
         if let Some(part) = part {
@@ -103,10 +135,30 @@ pub fn record(dev: &DeviceData, infos: &[PipelineView<'_>], pipelines: &[vk::Pip
     }
 }
 
+/// The create info of a pre-rasterization library, kept to make it again for the vertex
+/// input it is linked with (`None`, said, where it cannot be copied).
+fn kept_library(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<Arc<KeptPipeline>> {
+    if !reads_vertex_formats(dev) {
+        return None;
+    }
+    let kept = KeptPipeline::of(ci, |i| {
+        stage_module(dev, &ci.stages[i]).map(|m| m.words.clone())
+    });
+    kept.inspect_err(|why| {
+        log::warning!(
+            "vkCreateGraphicsPipelines: a pre-rasterization library is not kept ({why}): a \
+             vertex-input library naming a format the device lacks, or an offset its format \
+             cannot be fetched from, cannot be linked with it"
+        )
+    })
+    .ok()
+    .map(Arc::new)
+}
+
 /// A deep copy of a vertex-input library's state; `None` where the layer could not create
 /// it again as it was (structs it does not know, dynamic vertex input or strides). GL's
 /// primitive mode is kept apart from its input-assembly state ([`link_assembly`]).
-fn vertex_input_part(ci: &PipelineView<'_>) -> Option<Arc<VertexInputPart>> {
+fn vertex_input_part(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<Arc<VertexInputPart>> {
     if ci
         .chain
         .types()
@@ -145,6 +197,11 @@ fn vertex_input_part(ci: &PipelineView<'_>) -> Option<Arc<VertexInputPart>> {
         },
         dynamic,
         gl_mode,
+        unreadable: reads_vertex_formats(dev)
+            && input
+                .attributes
+                .iter()
+                .any(|a| needs_shader_apart(dev, a, attribute_stride(input.bindings, false, a))),
     }))
 }
 
@@ -181,7 +238,16 @@ struct LinkedParts {
     /// The vertex-input library's index in the library array.
     index: usize,
     input: Arc<VertexInputPart>,
-    shader: Option<(Arc<[u32]>, String)>,
+    shader: Option<LinkedShader>,
+}
+
+/// The vertex shader's library a link names: its index in the library array, code, entry
+/// point and kept create info.
+struct LinkedShader {
+    index: usize,
+    words: Arc<[u32]>,
+    entry: String,
+    kept: Option<Arc<KeptPipeline>>,
 }
 
 fn linked_parts(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<LinkedParts> {
@@ -194,10 +260,18 @@ fn linked_parts(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<LinkedParts> 
             Some(LibraryPart::VertexInput(part)) => Some((i, part.clone())),
             _ => None,
         })?;
-    let shader = libraries.iter().find_map(|l| match parts.get(l) {
-        Some(LibraryPart::VertexShader(words, entry)) => Some((words.clone(), entry.clone())),
-        _ => None,
-    });
+    let shader = libraries
+        .iter()
+        .enumerate()
+        .find_map(|(index, l)| match parts.get(l) {
+            Some(LibraryPart::VertexShader { words, entry, kept }) => Some(LinkedShader {
+                index,
+                words: words.clone(),
+                entry: entry.clone(),
+                kept: kept.clone(),
+            }),
+            _ => None,
+        });
     Some(LinkedParts {
         index,
         input,
@@ -220,7 +294,8 @@ fn unfilled_pattern(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<IndexedPr
 pub fn may_feed(dev: &DeviceData, ci: &PipelineView<'_>) -> bool {
     replaces(dev)
         && ci.libraries.is_some()
-        && linked_parts(dev, ci).is_some_and(|p| p.shader.is_some() || p.input.gl_mode.is_some())
+        && linked_parts(dev, ci)
+            .is_some_and(|p| p.shader.is_some() || p.input.gl_mode.is_some() || p.input.unreadable)
 }
 
 /// Why `ci`, a link, would draw GL's primitives as the wrong list: its pre-rasterization
@@ -237,33 +312,46 @@ pub fn unreplaceable(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<PlanErro
 
 /// The replacement vertex-input library for `ci` and the chain naming it, where `ci` links
 /// a vertex shader reading Locations its vertex-input library does not feed and the layer
-/// can feed them all, or draws GL's primitives on the index route as lines or points.
-/// `next` creates the replacement (without allocation callbacks: it is destroyed with the
-/// linked pipeline, whose callbacks may differ).
+/// can feed them all, draws GL's primitives on the index route as lines or points, or links
+/// a vertex-input library with attributes the device cannot read as given (then with the
+/// pre-rasterization library made again to read them). `next` creates the replacement
+/// (without allocation callbacks: it is destroyed with the linked pipeline, whose callbacks
+/// may differ). `Err`: the link cannot read its attributes, and fails.
 pub fn feed(
     dev: &DeviceData,
     next: vk::PFN_vkCreateGraphicsPipelines,
     cache: vk::PipelineCache,
     ci: &PipelineView<'_>,
-) -> Option<LinkFeed> {
+) -> Result<Option<LinkFeed>, PlanError> {
     if !replaces(dev) {
-        return None;
+        return Ok(None);
     }
-    let LinkedParts {
+    let Some(LinkedParts {
         index,
         input: part,
         shader,
-    } = linked_parts(dev, ci)?;
+    }) = linked_parts(dev, ci)
+    else {
+        return Ok(None);
+    };
     let pattern = unfilled_pattern(dev, ci).filter(|_| part.gl_mode.is_some());
     let inputs = shader
-        .and_then(|(words, entry)| unfed_inputs(dev, &part, &words, &entry))
+        .as_ref()
+        .and_then(|s| unfed_inputs(dev, &part, &s.words, &s.entry))
         .unwrap_or_default();
-    if inputs.is_empty() && pattern.is_none() {
-        return None;
+    let remade = match part.unreadable {
+        true => Some(remake_shader(dev, &part, shader.as_ref())?),
+        false => None,
+    };
+    if inputs.is_empty() && pattern.is_none() && remade.is_none() {
+        return Ok(None);
     }
     let memory = &dev.attribute_memory;
     let mut bindings = part.bindings.clone();
-    let mut attributes = part.attributes.clone();
+    let mut attributes = match &remade {
+        Some((_, variant)) => read_attributes(&part.attributes, variant),
+        None => part.attributes.clone(),
+    };
     if !inputs.is_empty() {
         bindings.push(vk::VertexInputBindingDescription {
             binding: memory.binding,
@@ -307,12 +395,30 @@ pub fn feed(
             &mut library,
         )
     };
+    let pre_rasterization = remade.as_ref().map(|(at, v)| (*at, v.pipeline));
+    let discard = |library: Option<vk::Pipeline>| {
+        library
+            .into_iter()
+            .chain(pre_rasterization.map(|(_, p)| p))
+            .for_each(|p| destroy(dev, p));
+    };
     if result != vk::Result::SUCCESS {
-        log::warning!("a linked pipeline's vertex-input library was not made again: {result}");
-        return None;
+        discard(None);
+        return match remade {
+            Some(_) => Err(PlanError::Driver(result)),
+            None => {
+                log::warning!(
+                    "a linked pipeline's vertex-input library was not made again: {result}"
+                );
+                Ok(None)
+            }
+        };
     }
-    let mut libraries = ci.libraries?.to_vec();
+    let mut libraries = ci.libraries.unwrap_or_default().to_vec();
     libraries[index] = library;
+    if let Some((at, made)) = pre_rasterization {
+        libraries[at] = made;
+    }
     let mut copies = Vec::new();
     // The copies live in the feed, as long as the chain is used.
     let rest = ci.chain.without(
@@ -320,8 +426,11 @@ pub fn feed(
         &mut copies,
     );
     let Some(rest) = rest else {
-        destroy(dev, library);
-        return None;
+        discard(Some(library));
+        return match remade {
+            Some(_) => Err(PlanError::HiddenLibraries),
+            None => Ok(None),
+        };
     };
     let link = Box::new(vk::PipelineLibraryCreateInfoKHR {
         p_next: rest,
@@ -329,13 +438,56 @@ pub fn feed(
         p_libraries: libraries.as_ptr(),
         ..Default::default()
     });
-    Some(LinkFeed {
+    Ok(Some(LinkFeed {
         library,
+        pre_rasterization: pre_rasterization.map(|(_, p)| p),
         integer: (!inputs.is_empty()).then(|| integer_slots(&inputs)),
         link,
         _libraries: libraries,
         _copies: copies,
-    })
+    }))
+}
+
+/// The linked pre-rasterization library `shader` made again, its vertex shader reading
+/// `part`'s attributes as a static vertex input's, with its index in the library array.
+fn remake_shader(
+    dev: &DeviceData,
+    part: &VertexInputPart,
+    shader: Option<&LinkedShader>,
+) -> Result<(usize, Variant), PlanError> {
+    let shader = shader.ok_or(PlanError::LibraryNotKept)?;
+    let kept = shader.kept.as_ref().ok_or(PlanError::LibraryNotKept)?;
+    let variant = make_again(dev, kept, &part.bindings, &part.attributes)?;
+    Ok((shader.index, variant))
+}
+
+/// `attributes` as `variant`'s vertex shader reads them: each it refetches replaced by its
+/// chunks, on the same binding.
+fn read_attributes(
+    attributes: &[vk::VertexInputAttributeDescription],
+    variant: &Variant,
+) -> Vec<vk::VertexInputAttributeDescription> {
+    let app: Vec<Attribute2> = attributes
+        .iter()
+        .map(|a| (a.location, a.binding, a.format, a.offset))
+        .collect();
+    let input = AppVertexInput {
+        bindings: Vec::new(),
+        attributes: app,
+    };
+    variant
+        .vertex_input(&input)
+        .attributes
+        .into_iter()
+        .map(
+            |(location, binding, format, offset)| vk::VertexInputAttributeDescription {
+                location,
+                binding,
+                format,
+                offset,
+            },
+        )
+        .collect()
 }
 
 /// The unfed inputs of `words`' vertex shader the layer feeds beside `part`'s state: none

@@ -1,3 +1,4 @@
 pub(crate) mod library_inputs;
 pub(crate) mod planner;
 pub(crate) mod shader_object;
+pub(crate) mod vertex_input_variants;

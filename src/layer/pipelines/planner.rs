@@ -23,7 +23,7 @@ use std::sync::atomic::Ordering;
 use crate::layer::commands::current_attributes::integer_slots;
 use crate::layer::data::dynamic_lines::StaticMultisample;
 use crate::layer::data::records::{
-    BlockBinding, BlockSlot, LibraryVertexInput, PipelineRecord, PolygonModeVariants,
+    BlockBinding, BlockSlot, LibraryVertexInput, ModuleRecord, PipelineRecord, PolygonModeVariants,
     FAST_PATH_PIPELINES,
 };
 use crate::layer::loader::frames::destroy_hook;
@@ -38,6 +38,7 @@ use crate::layer::objects::pipeline_info::{
     tes_without_tcs, topology_for, KeySource, StageCode,
 };
 use crate::layer::pipelines::library_inputs::{self, LinkFeed};
+use crate::layer::pipelines::vertex_input_variants;
 use crate::layer::rewrite::patched::Patched;
 use crate::layer::rewrite::run::{Rewrite, Run, Target};
 use crate::layer::rules;
@@ -246,11 +247,105 @@ fn decide(dev: &DeviceData, ci: &PipelineView<'_>) -> Decision {
         || libraries_have(dev, ci, |r| r.line_loop || r.gl_primitive.is_some())
         || followed_line_mode(dev, ci).is_some()
         || linked_line_mode(dev, ci).is_some()
-        || followed_pipeline(dev, ci).is_some();
+        || followed_pipeline(dev, ci).is_some()
+        || vertex_input_variants::keeps(dev, ci);
     Decision {
         steps,
         must_plan,
         record,
+    }
+}
+
+/// Creates the pipeline of `ci` alone, planned and rewritten as `vkCreateGraphicsPipelines`
+/// would, without records: a pipeline the layer makes after creation
+/// (`vertex_input_variants`). Returns it with the rewrite it went down with.
+pub(crate) fn create_alone(
+    dev: &DeviceData,
+    ci: &PipelineView<'_>,
+) -> Result<(vk::Pipeline, Rewrite), PlanError> {
+    let next = dev
+        .table
+        .create_graphics_pipelines
+        .ok_or(PlanError::Internal)?;
+    let rewrite = match plan(dev, ci, decide(dev, ci).steps) {
+        Plan::Rewrite(rewrite) => rewrite,
+        Plan::Keep => Rewrite::default(),
+        Plan::Fail(why) => return Err(why),
+    };
+    let call = Call {
+        dev,
+        next,
+        device: dev.handle,
+        pipeline_cache: vk::PipelineCache::null(),
+        p_allocator: std::ptr::null(),
+    };
+    // SAFETY: a valid create info (the view's contract); no allocator.
+    let patched = unsafe { call.patch(ci, &rewrite) }?;
+    let mut info = *ci.info;
+    patched.apply(&mut info);
+    // SAFETY: the create info, patched with copies that `patched` keeps alive.
+    let (result, created) = unsafe { call.create_down(&[info]) };
+    // SAFETY: modules this call made; the driver is done with them.
+    unsafe { call.destroy_temporaries(&patched.temporaries) };
+    match result {
+        vk::Result::SUCCESS => Ok((created[0], rewrite)),
+        e => Err(PlanError::Driver(e)),
+    }
+}
+
+/// Shader modules of the layer's for kept code, recorded as the application's are (so that
+/// the planner reads their code) while they live.
+pub(crate) struct RegisteredModules<'a> {
+    dev: &'a DeviceData,
+    pub handles: Vec<vk::ShaderModule>,
+}
+
+/// A module for each of `codes`, recorded with its scan.
+pub(crate) fn register_modules<'a>(
+    dev: &'a DeviceData,
+    codes: &[std::sync::Arc<[u32]>],
+) -> Result<RegisteredModules<'a>, PlanError> {
+    let create = dev.table.create_shader_module.ok_or(PlanError::Internal)?;
+    let mut modules = RegisteredModules {
+        dev,
+        handles: Vec::with_capacity(codes.len()),
+    };
+    for code in codes {
+        let ci = vk::ShaderModuleCreateInfo {
+            code_size: code.len() * 4,
+            p_code: code.as_ptr(),
+            ..Default::default()
+        };
+        let mut module = vk::ShaderModule::null();
+        // SAFETY: the next layer's command on the layer's device; `ci` points at words that
+        // outlive the call; no allocator.
+        match unsafe { create(dev.handle, &ci, std::ptr::null(), &mut module) } {
+            vk::Result::SUCCESS => {}
+            e => return Err(PlanError::Module(e)),
+        }
+        modules.handles.push(module);
+        let record = ModuleRecord::inline(dev.scan(code), code);
+        dev.records
+            .modules
+            .write()
+            .insert(module, std::sync::Arc::new(record));
+    }
+    Ok(modules)
+}
+
+impl Drop for RegisteredModules<'_> {
+    fn drop(&mut self) {
+        let mut records = self.dev.records.modules.write();
+        for module in &self.handles {
+            records.remove(module);
+        }
+        drop(records);
+        if let Some(destroy) = self.dev.table.destroy_shader_module {
+            for &module in &self.handles {
+                // SAFETY: a module the layer made, which no pipeline creation uses any more.
+                unsafe { destroy(self.dev.handle, module, std::ptr::null()) };
+            }
+        }
     }
 }
 
@@ -817,7 +912,7 @@ impl Call<'_> {
     ) -> vk::Result {
         // SAFETY: valid create infos (this function's contract).
         let patched = unsafe { self.patch_all(infos, &mut plans) };
-        let feeds = self.link_feeds(infos, &plans);
+        let feeds = self.link_feeds(infos, &mut plans);
         let Compacted {
             down,
             position,
@@ -841,6 +936,9 @@ impl Call<'_> {
         for (feed, &pipeline) in feeds.iter().zip(pipelines.iter()) {
             if let Some(feed) = feed.as_ref().filter(|_| pipeline == vk::Pipeline::null()) {
                 library_inputs::destroy(self.dev, feed.library);
+                if let Some(library) = feed.pre_rasterization {
+                    library_inputs::destroy(self.dev, library);
+                }
             }
         }
         shield("vkCreateGraphicsPipelines records", || {
@@ -961,20 +1059,27 @@ impl Call<'_> {
         patched
     }
 
-    /// Links whose vertex shader reads Locations their vertex-input library does not feed
-    /// name a replacement library that feeds them.
-    fn link_feeds(&self, infos: &[PipelineView<'_>], plans: &[Plan]) -> Vec<Option<LinkFeed>> {
-        // Links whose vertex shader reads Locations their vertex-input library does not feed
-        // name a replacement library that feeds them.
+    /// The replacement libraries of links (`library_inputs::feed`); a link that cannot read
+    /// its attributes without them fails.
+    fn link_feeds(&self, infos: &[PipelineView<'_>], plans: &mut [Plan]) -> Vec<Option<LinkFeed>> {
         infos
             .iter()
             .zip(plans)
-            .map(|(ci, plan)| match plan {
-                Plan::Fail(..) => None,
-                _ => shield("vkCreateGraphicsPipelines link", || {
+            .map(|(ci, plan)| {
+                if matches!(plan, Plan::Fail(..)) {
+                    return None;
+                }
+                let feed = shield("vkCreateGraphicsPipelines link", || {
                     library_inputs::feed(self.dev, self.next, self.pipeline_cache, ci)
-                })
-                .flatten(),
+                });
+                match feed {
+                    Some(Ok(feed)) => feed,
+                    Some(Err(why)) => {
+                        *plan = Plan::Fail(why);
+                        None
+                    }
+                    None => None,
+                }
             })
             .collect()
     }
@@ -1095,6 +1200,9 @@ impl Call<'_> {
                 _ => false,
             } || libraries_have(self.dev, ci, |r| r.stipple_with_mode);
             let followed = followed_pipeline(self.dev, ci).map(std::sync::Arc::new);
+            let input_variants = vertex_input_variants::keeps(self.dev, ci)
+                .then(|| vertex_input_variants::keep(self.dev, ci))
+                .flatten();
             if own.is_none()
                 && inherited.is_none()
                 && feed.is_none()
@@ -1104,6 +1212,7 @@ impl Call<'_> {
                 && !line_loop
                 && gl_primitive.is_none()
                 && polygon_variants.is_none()
+                && input_variants.is_none()
             {
                 continue;
             }
@@ -1117,6 +1226,7 @@ impl Call<'_> {
             record.line_width = line_width;
             record.current_attributes = attributes.or(feed.as_ref().and_then(|f| f.integer));
             record.vertex_input_library = feed.as_ref().map(|f| f.library);
+            record.pre_rasterization_library = feed.as_ref().and_then(|f| f.pre_rasterization);
             record.line_loop = line_loop;
             record.primitive_restart = primitive_restart(self.dev, ci);
             record.reads_base_instance = reads_base_instance;
@@ -1129,6 +1239,7 @@ impl Call<'_> {
             record.library_line_mode = library_line_mode;
             record.followed = followed;
             record.polygon_variants = polygon_variants;
+            record.vertex_input_variants = input_variants;
             let records = &self.dev.records;
             records.count_bind_work(&record, 1);
             if let Some(previous) = records.pipelines.write().insert(pipeline, record) {
@@ -1147,11 +1258,15 @@ destroy_hook!(
         let removed = dev.records.pipelines.write().remove(&pipeline);
         if let Some(removed) = removed {
             dev.records.count_bind_work(&removed, -1);
-            if let Some(library) = removed.vertex_input_library {
+            let made = [removed.vertex_input_library, removed.pre_rasterization_library];
+            for library in made.into_iter().flatten() {
                 library_inputs::destroy(dev, library);
             }
             for variant in removed.polygon_variants.iter().flat_map(|v| v.made()) {
                 library_inputs::destroy(dev, variant);
+            }
+            if let Some(variants) = &removed.vertex_input_variants {
+                vertex_input_variants::destroy(dev, variants);
             }
         }
     }

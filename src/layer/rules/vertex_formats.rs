@@ -8,14 +8,15 @@ use ash::vk;
 
 use crate::layer::data::cache::Outcome;
 use crate::layer::data::vertex_formats::{
-    chunk_format, vertex_format, vk_format, MissingVertexFormats,
+    chunk_attributes, vertex_format, vk_format, MissingVertexFormats,
 };
 use crate::layer::loader::registry::Dispatchable;
 use crate::layer::loader::state::{DeviceData, InstanceData};
 use crate::layer::objects::create_info::PipelineView;
 use crate::layer::objects::pipeline_info::{
-    attribute_stride, holds_vertex_input, misaligned, Misaligned,
+    attribute_stride, holds_vertex_input, misaligned, needs_shader_apart, Misaligned,
 };
+use crate::layer::pipelines::library_inputs;
 use crate::layer::rewrite::patched::Patched;
 use crate::layer::rewrite::run::Run;
 use crate::layer::rules::LayerStep;
@@ -46,11 +47,12 @@ pub(crate) fn missing_vertex_formats(
 
 /// A vertex-input state apart from its vertex shader (a vertex-input library) naming a
 /// format the device cannot read, or an attribute at an offset or stride its format cannot be
-/// fetched from: the layer cannot rewrite the shader it will feed, and the driver cannot
-/// read the attribute (SwiftShader crashes on a missing format), so the library fails,
-/// naming the attribute. Doubles are read in place, by the rule every vertex shader is
-/// rewritten with where its vertex input is apart (`pipeline_info::in_place_doubles`), as
-/// 32-bit words wherever those are aligned.
+/// fetched from, that the layer cannot keep to make again at the link
+/// (`library_inputs::kept_apart`): the layer cannot rewrite the shader it will feed, and
+/// the driver cannot read the attribute (SwiftShader crashes on a missing format), so the
+/// library fails, naming the attribute. Doubles are read in place, by the rule every vertex
+/// shader is rewritten with where its vertex input is apart
+/// (`pipeline_info::in_place_doubles`), as 32-bit words wherever those are aligned.
 pub(crate) fn unreadable_apart(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<PlanError> {
     let vertex_shader = ci
         .stages
@@ -63,6 +65,13 @@ pub(crate) fn unreadable_apart(dev: &DeviceData, ci: &PipelineView<'_>) -> Optio
         return None;
     }
     let input = ci.vertex_input.as_ref()?;
+    let dynamic_stride = ci.is_dynamic(vk::DynamicState::VERTEX_INPUT_BINDING_STRIDE);
+    let unreadable = |a: &vk::VertexInputAttributeDescription| {
+        needs_shader_apart(dev, a, attribute_stride(input.bindings, dynamic_stride, a))
+    };
+    if !input.attributes.iter().any(unreadable) || library_inputs::kept_apart(dev, ci) {
+        return None;
+    }
     let missing = input.attributes.iter().find(|a| {
         vertex_format(a.format)
             .is_some_and(|(i, f)| dev.missing_vertex_formats.contains(i) && f.bits != 64)
@@ -73,7 +82,6 @@ pub(crate) fn unreadable_apart(dev: &DeviceData, ci: &PipelineView<'_>) -> Optio
             format: attribute.format,
         });
     }
-    let dynamic_stride = ci.is_dynamic(vk::DynamicState::VERTEX_INPUT_BINDING_STRIDE);
     input.attributes.iter().find_map(|a| {
         let stride = attribute_stride(input.bindings, dynamic_stride, a);
         let (_, format) = vertex_format(a.format)?;
@@ -103,14 +111,10 @@ impl LayerStep for RefetchVertexInputs {
             Some((run.current[i].as_ref()?.words.clone(), entry))
         });
         let Some((words, entry)) = shader else {
-            // A vertex-input library: its attributes are replaced ([`LayerStep::chain`]).
-            if self
-                .attributes
-                .iter()
-                .all(|a| !a.fetch_locations.is_empty())
-            {
-                run.out.state.push(Step::RefetchVertexInputs(self.clone()));
-            }
+            // A vertex-input library: its doubles are read in place, the attributes it cannot
+            // read otherwise where the layer makes it again at the link
+            // ([`LayerStep::chain`]).
+            run.out.state.push(Step::RefetchVertexInputs(self.clone()));
             return Ok(());
         };
         let rebuilt: Vec<u32> = self.attributes.iter().map(|a| a.location).collect();
@@ -163,13 +167,18 @@ impl LayerStep for RefetchVertexInputs {
                 continue;
             };
             let app = attributes.remove(at);
-            let chunks = refetched.fetched_chunks();
-            attributes.extend(chunks.iter().zip(&refetched.fetch_locations).map(
-                |(chunk, &location)| vk::VertexInputAttributeDescription {
+            // Read only through the pipeline linked from the library, which the layer links
+            // with a vertex-input library and vertex shader made again for it
+            // (`library_inputs::feed`).
+            if refetched.fetch_locations.is_empty() {
+                continue;
+            }
+            attributes.extend(chunk_attributes(refetched, app.offset).map(
+                |(location, format, offset)| vk::VertexInputAttributeDescription {
                     location,
                     binding: app.binding,
-                    format: chunk_format(chunk),
-                    offset: app.offset + chunk.offset,
+                    format,
+                    offset,
                 },
             ));
         }

@@ -117,6 +117,18 @@ impl From<ObjectError> for GsError {
     }
 }
 
+/// Why the layer could not keep a copy of a pipeline's create info
+/// (`objects/kept_pipeline.rs`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum KeepError {
+    #[error("its create info chains a {0:?}, which the layer does not copy")]
+    UnknownStruct(vk::StructureType),
+    #[error("it links pipeline libraries")]
+    Linked,
+    #[error("the layer has no code for its stage {0}")]
+    NoCode(usize),
+}
+
 /// Why a pipeline (or shader object) fails where the layer cannot give it GL's rule.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PlanError {
@@ -210,6 +222,21 @@ pub enum PlanError {
     },
     #[error("its base pipeline failed")]
     BasePipelineFailed,
+    #[error("its create info could not be kept to be made again: {0}")]
+    Kept(#[from] KeepError),
+    #[error("the pipeline layout or render pass it was created with is destroyed")]
+    KeptHandlesDestroyed,
+    #[error("the driver failed to create it: {0}")]
+    Driver(vk::Result),
+    #[error("the rewrite planned for it reads no attribute otherwise")]
+    VertexFormatsUnplanned,
+    #[error(
+        "its vertex-input library names attributes the device cannot read as given, and the \
+         layer did not keep its pre-rasterization library to make it again for them"
+    )]
+    LibraryNotKept,
+    #[error("its VkPipelineLibraryCreateInfoKHR is behind a pNext struct the layer does not copy")]
+    HiddenLibraries,
     #[error("internal error in the layer while planning")]
     Internal,
 }
@@ -219,7 +246,7 @@ impl PlanError {
     /// failed, else `VK_ERROR_UNKNOWN`.
     pub fn result(&self) -> vk::Result {
         match self {
-            PlanError::Module(result) => *result,
+            PlanError::Module(result) | PlanError::Driver(result) => *result,
             _ => vk::Result::ERROR_UNKNOWN,
         }
     }
