@@ -378,7 +378,6 @@ fn create_whole(gpu: &Gpu, targets: &Targets, parts: &Parts) -> VkResult<Pipelin
     }
     let mut info = vk::GraphicsPipelineCreateInfo::default()
         .stages(&stages)
-        .vertex_input_state(parts.vertex_input)
         .input_assembly_state(parts.input_assembly)
         .viewport_state(parts.viewport)
         .rasterization_state(parts.rasterization)
@@ -387,6 +386,18 @@ fn create_whole(gpu: &Gpu, targets: &Targets, parts: &Parts) -> VkResult<Pipelin
         .layout(parts.layout);
     if parts.dynamic.dynamic_state_count > 0 {
         info = info.dynamic_state(parts.dynamic);
+    }
+    let dynamic_states = match parts.dynamic.dynamic_state_count {
+        0 => &[][..],
+        // SAFETY: the count and array of the runner's own dynamic state.
+        count => unsafe {
+            std::slice::from_raw_parts(parts.dynamic.p_dynamic_states, count as usize)
+        },
+    };
+    // Under dynamic vertex input the state is vkCmdSetVertexInputEXT's: none is given here
+    // (Vulkan ignores it, and its formats are for that command to name).
+    if !dynamic_states.contains(&vk::DynamicState::VERTEX_INPUT_EXT) {
+        info = info.vertex_input_state(parts.vertex_input);
     }
     if let Some(tessellation) = parts.tessellation {
         info = info.tessellation_state(tessellation);

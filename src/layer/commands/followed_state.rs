@@ -11,20 +11,22 @@ use ash::vk;
 use crate::layer::commands::current_attributes::{format_of, integer_slots};
 use crate::layer::commands::primitive_objects;
 use crate::layer::data::dynamic_inputs::{
-    AppVertexInput, FollowedPipeline, Variant, VertexInputVariants,
+    AppVertexInput, FollowedPipeline, Variant, VariantKey, VertexInputVariants,
 };
 use crate::layer::data::dynamic_lines::{LineModeState, StaticMultisample};
 use crate::layer::data::records::{CommandBufferState, LineStipple};
-use crate::layer::data::vertex_formats::{chunk_format, vertex_format};
+use crate::layer::data::vertex_formats::{chunk_format, vertex_format, vk_format};
 use crate::layer::loader::frames::{command_hook, shield};
 use crate::layer::loader::registry::{device_data, Dispatchable};
 use crate::layer::loader::state::DeviceData;
-use crate::layer::objects::pipeline_info::{doubles_in_place_apart, misaligned, Misaligned};
-use crate::layer::pipelines::vertex_input_variants;
+use crate::layer::objects::pipeline_info::{
+    doubles_in_place_apart, misaligned, needs_shader_apart, Misaligned,
+};
 use crate::layer::support::ffi::slice;
 use crate::layer::support::log;
 use glsem_spirv::semantics::{Semantic, WindowOrigin};
 use glsem_spirv::unfed_inputs::InputKind;
+use glsem_spirv::vertex_formats::VertexFormat;
 
 /// Gives the driver the line mode GL's rule wants (`dynamic_lines`).
 pub(crate) fn set_line_mode(
@@ -395,7 +397,7 @@ command_hook! {
                     // Made (first use) without the lock: other command buffers go on.
                     let variant = variants
                         .as_ref()
-                        .and_then(|(_, v)| vertex_input_variants::for_input(&dev, v, &app));
+                        .and_then(|(_, v)| for_input(&dev, v, &app));
                     if objects {
                         say_unfetchable(&dev, &app);
                     }
@@ -438,6 +440,110 @@ command_hook! {
     }
 }
 
+/// The pipeline to draw `app` with in the application's place (`None`: the application's
+/// own reads it), made on first use. One that cannot be made is said once and leaves the
+/// application's.
+fn for_input(
+    dev: &DeviceData,
+    variants: &VertexInputVariants,
+    app: &AppVertexInput,
+) -> Option<Arc<Variant>> {
+    let key = variant_key(dev, app)?;
+    let mut made = variants.made.lock();
+    if let Some((_, variant)) = made.iter().find(|(k, _)| *k == key) {
+        return variant.clone();
+    }
+    let bindings: Vec<vk::VertexInputBindingDescription> = app
+        .bindings
+        .iter()
+        .map(
+            |&(binding, stride, input_rate, _)| vk::VertexInputBindingDescription {
+                binding,
+                stride,
+                input_rate,
+            },
+        )
+        .collect();
+    let attributes: Vec<vk::VertexInputAttributeDescription> = app
+        .attributes
+        .iter()
+        .map(
+            |&(location, binding, format, offset)| vk::VertexInputAttributeDescription {
+                location,
+                binding,
+                format,
+                offset,
+            },
+        )
+        .collect();
+    let variant = match (dev.make_again)(dev, &variants.kept, &bindings, &attributes) {
+        Ok(variant) => Some(Arc::new(variant)),
+        Err(why) => {
+            log::error!(
+                "vkCmdSetVertexInputEXT: the pipeline cannot be made again to read the vertex \
+                 attributes {:?} (Location, format, byte by byte): {why}; those in formats the \
+                 device lacks are read by their first components, the others go down as they are",
+                key.refetched
+            );
+            None
+        }
+    };
+    made.push((key, variant.clone()));
+    variant
+}
+
+/// The key of the variant `app` needs; `None` where the pipeline reads it as it is: every
+/// format one the device has at an offset it can fetch, doubles aside (the pipeline's
+/// vertex shader reads them in place: `pipeline_info::in_place_doubles`).
+fn variant_key(dev: &DeviceData, app: &AppVertexInput) -> Option<VariantKey> {
+    let stride_of = |binding| {
+        app.bindings
+            .iter()
+            .find(|b| b.0 == binding)
+            .map_or(0, |b| b.1)
+    };
+    let force = dev.settings.debug_force_vertex_formats;
+    // The fast path: a device with every format, offsets and strides 8-aligned.
+    if dev.missing_vertex_formats.is_empty()
+        && !force
+        && app
+            .attributes
+            .iter()
+            .all(|a| (a.3 | stride_of(a.1)).is_multiple_of(8))
+    {
+        return None;
+    }
+    let mut needed = false;
+    let mut key = VariantKey {
+        refetched: Vec::new(),
+        kept: Vec::new(),
+    };
+    for &(location, binding, format, offset) in &app.attributes {
+        let attribute = vk::VertexInputAttributeDescription {
+            location,
+            binding,
+            format,
+            offset,
+        };
+        let stride = stride_of(binding);
+        needed |= needs_shader_apart(dev, &attribute, stride);
+        // What the variant's plan refetches (`pipeline_info::refetched_attributes`).
+        let refetched = vertex_format(format).map(|(i, f)| {
+            let fetch = misaligned(&f, offset, stride);
+            let missing = dev.missing_vertex_formats.contains(i) || force;
+            (
+                missing || fetch != Misaligned::No,
+                fetch == Misaligned::Bytes,
+            )
+        });
+        match refetched {
+            Some((true, bytes)) => key.refetched.push((location, format, bytes)),
+            _ => key.kept.push(location),
+        }
+    }
+    needed.then_some(key)
+}
+
 /// Binds the pipeline that reads `app` in `state`'s command buffer: `variant` where there
 /// is one, else the application's pipeline again where a variant was bound in its place.
 /// Returns the vertex input the bound pipeline reads where it is not `app` as given (a
@@ -463,8 +569,48 @@ fn bind_reader(
     }
     match variant {
         Some(v) => Some(v.vertex_input(app)),
-        None => split_doubles(dev, app),
+        None => without_missing_formats(dev, split_doubles(dev, app), app),
     }
+}
+
+/// `reads` (`app` where `None`) with each attribute in a format the device lacks read in
+/// one it has, where no pipeline reads it otherwise (said where that was decided): its first
+/// components, in the same numeric type (the driver would be given a format it cannot fetch,
+/// VUID-VkVertexInputAttributeDescription2EXT-format-04805, and SwiftShader crashes on one,
+/// as it does on a Location the shader reads unfed). `None`: nothing to change beyond
+/// `reads`.
+fn without_missing_formats(
+    dev: &DeviceData,
+    reads: Option<AppVertexInput>,
+    app: &AppVertexInput,
+) -> Option<AppVertexInput> {
+    let missing = dev.missing_vertex_formats;
+    let lacks =
+        |format| vertex_format(format).is_some_and(|(i, f)| f.bits != 64 && missing.contains(i));
+    let given = reads.as_ref().unwrap_or(app);
+    if missing.is_empty() || !given.attributes.iter().any(|a| lacks(a.2)) {
+        return reads;
+    }
+    let fewer = |format| {
+        let (_, f) = vertex_format(format)?;
+        (1..f.components).rev().find_map(|components| {
+            let smaller = vk_format(&VertexFormat { components, ..f });
+            vertex_format(smaller)
+                .filter(|&(i, _)| !missing.contains(i))
+                .map(|_| smaller)
+        })
+    };
+    Some(AppVertexInput {
+        bindings: given.bindings.clone(),
+        attributes: given
+            .attributes
+            .iter()
+            .filter_map(|&(location, binding, format, offset)| match lacks(format) {
+                true => Some((location, binding, fewer(format)?, offset)),
+                false => Some((location, binding, format, offset)),
+            })
+            .collect(),
+    })
 }
 
 /// `vkCmdBindPipeline` bound `pipeline` (`variants`: it may be made again for its vertex
@@ -508,7 +654,7 @@ pub(crate) fn bind_variant_after(
         (s.variants.clone(), s.app_raw.clone())
     };
     let variant = match (&variants, &raw) {
-        (Some((_, v)), Some(raw)) => vertex_input_variants::for_input(dev, v, raw),
+        (Some((_, v)), Some(raw)) => for_input(dev, v, raw),
         _ => None,
     };
     if variant.is_none() && !resend {

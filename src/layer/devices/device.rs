@@ -16,6 +16,7 @@ use crate::layer::loader::registry::{instance_data, key_of, Dispatchable, DEVICE
 use crate::layer::loader::state::{
     Conventions, DeviceData, DeviceFacts, EnabledFeatures, InstanceData, Limits,
 };
+use crate::layer::pipelines::planner;
 use crate::layer::rules::vertex_formats::missing_vertex_formats;
 use crate::layer::support::ffi::{chained, find_in_chain, link_in_front, slice, typed_fn};
 use crate::layer::support::loader_abi::{find_link_info, LayerDeviceCreateInfo};
@@ -939,7 +940,14 @@ pub unsafe extern "system" fn create_device(
                     unsafe { DeviceDispatch::load(|h, name| next_gdpa(h, name.as_ptr()), device) };
                 let facts = prep.as_ref().map(|p| p.facts).unwrap_or_default();
                 log::debug!("device {:#x} created: {facts:?}", device.as_raw());
-                let data = DeviceData::new(device, next_gdpa, table, inst.settings.clone(), facts);
+                let data = DeviceData::new(
+                    device,
+                    next_gdpa,
+                    table,
+                    inst.settings.clone(),
+                    facts,
+                    planner::make_again,
+                );
                 // SAFETY: the device the next layer just created.
                 let key = key_of(unsafe { Dispatchable::new(device) })?;
                 crate::layer::loader::registry::insert(&DEVICES, key, Arc::new(data));

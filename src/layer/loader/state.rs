@@ -8,10 +8,13 @@ use std::sync::Arc;
 
 use crate::layer::data::attribute_memory::{AttributeMemory, LineLoops, PrimitiveIndices};
 use crate::layer::data::cache::RewriteCache;
+use crate::layer::data::dynamic_inputs::Variant;
 use crate::layer::data::extensions::EnabledExtensions;
+use crate::layer::data::kept_pipeline::KeptPipeline;
 use crate::layer::data::records::{Kind, Live, Records};
 use crate::layer::data::vertex_formats::MissingVertexFormats;
 use crate::layer::loader::dispatch::{DeviceDispatch, InstanceDispatch};
+use crate::layer::support::error::PlanError;
 use crate::layer::support::settings::Settings;
 use glsem_spirv::primitive_mode::PrimitiveRoute;
 use glsem_spirv::scan::{scan, scan_with_interface_ends, Summary};
@@ -173,8 +176,21 @@ pub struct DeviceData {
     pub base_instance_warned: AtomicBool,
     /// Rewritten modules by content and pass (`cache` imports `records`, not the reverse).
     pub cache: RewriteCache,
+    /// Makes a kept pipeline again for a vertex input its shader cannot read as given: the
+    /// planner's (`pipelines/planner.rs`), called at record time and at links.
+    pub make_again: MakeAgain,
     _live: Live,
 }
+
+/// The planner's remake of a kept pipeline or library for a vertex input given as static
+/// state (bindings, attributes): the pipeline made, with how its shader reads the
+/// attributes it refetches.
+pub type MakeAgain = fn(
+    &DeviceData,
+    &KeptPipeline,
+    &[vk::VertexInputBindingDescription],
+    &[vk::VertexInputAttributeDescription],
+) -> Result<Variant, PlanError>;
 
 impl DeviceData {
     /// The summary of a module for this device: with GL's gl_Layer passed between stages
@@ -219,6 +235,7 @@ impl DeviceData {
         table: DeviceDispatch,
         settings: Arc<Settings>,
         facts: DeviceFacts,
+        make_again: MakeAgain,
     ) -> DeviceData {
         let DeviceFacts {
             features,
@@ -250,6 +267,7 @@ impl DeviceData {
             primitive_indices: PrimitiveIndices::default(),
             base_instance_warned: AtomicBool::new(false),
             cache,
+            make_again,
             _live: Live::new(Kind::Device),
         }
     }

@@ -1,5 +1,6 @@
 pub(crate) mod create_info;
 pub(crate) mod interface_limits;
+pub(crate) mod kept_create_info;
 pub(crate) mod layouts;
 pub(crate) mod modules;
 pub(crate) mod pipeline_info;

@@ -34,11 +34,11 @@ use crate::layer::data::kept_pipeline::KeptPipeline;
 use crate::layer::data::records::{LibraryPart, VertexInputPart};
 use crate::layer::loader::state::DeviceData;
 use crate::layer::objects::create_info::PipelineView;
+use crate::layer::objects::kept_create_info;
 use crate::layer::objects::pipeline_info::{
     attribute_stride, gl_mode_of, list_topology, needs_shader_apart, stage_codes, stage_module,
     topology_for,
 };
-use crate::layer::pipelines::vertex_input_variants::make_again;
 use crate::layer::rewrite::patched::is_list;
 use crate::layer::support::error::{IndicesError, PlanError};
 use crate::layer::support::log;
@@ -141,7 +141,7 @@ fn kept_library(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<Arc<KeptPipel
     if !reads_vertex_formats(dev) {
         return None;
     }
-    let kept = KeptPipeline::of(ci, |i| {
+    let kept = kept_create_info::keep(ci, |i| {
         stage_module(dev, &ci.stages[i]).map(|m| m.words.clone())
     });
     kept.inspect_err(|why| {
@@ -457,7 +457,7 @@ fn remake_shader(
 ) -> Result<(usize, Variant), PlanError> {
     let shader = shader.ok_or(PlanError::LibraryNotKept)?;
     let kept = shader.kept.as_ref().ok_or(PlanError::LibraryNotKept)?;
-    let variant = make_again(dev, kept, &part.bindings, &part.attributes)?;
+    let variant = (dev.make_again)(dev, kept, &part.bindings, &part.attributes)?;
     Ok((shader.index, variant))
 }
 

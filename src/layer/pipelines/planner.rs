@@ -21,7 +21,9 @@ use ash::vk::{self, Handle};
 use std::sync::atomic::Ordering;
 
 use crate::layer::commands::current_attributes::integer_slots;
+use crate::layer::data::dynamic_inputs::Variant;
 use crate::layer::data::dynamic_lines::StaticMultisample;
+use crate::layer::data::kept_pipeline::KeptPipeline;
 use crate::layer::data::records::{
     BlockBinding, BlockSlot, LibraryVertexInput, ModuleRecord, PipelineRecord, PolygonModeVariants,
     FAST_PATH_PIPELINES,
@@ -29,7 +31,7 @@ use crate::layer::data::records::{
 use crate::layer::loader::frames::destroy_hook;
 use crate::layer::loader::frames::{hook, maybe_inject_panic, shield};
 use crate::layer::loader::state::DeviceData;
-use crate::layer::objects::create_info::PipelineView;
+use crate::layer::objects::create_info::{PipelineView, VertexInput};
 use crate::layer::objects::interface_limits::{code_over_limit, over_limit, Author};
 use crate::layer::objects::pipeline_info::{
     followed_line_mode, followed_pipeline, follows_line_stipple, gl_mode_of,
@@ -196,7 +198,7 @@ fn decide(dev: &DeviceData, ci: &PipelineView<'_>) -> Decision {
     let must_plan = tes_without_tcs(ci)
         || ci.primitive_mode.is_some()
         || past_interface_limits(dev, ci)
-        || vertex_formats::unreadable_apart(dev, ci).is_some()
+        || unreadable_apart(dev, ci).is_some()
         || follows_line_stipple(dev, ci, false);
     let modules = dev.records.modules.read();
     // Summaries of code given inline, scanned here (rare).
@@ -253,6 +255,63 @@ fn decide(dev: &DeviceData, ci: &PipelineView<'_>) -> Decision {
         steps,
         must_plan,
         record,
+    }
+}
+
+/// The pipeline or pre-rasterization library `kept` made again, its vertex shader reading
+/// `attributes` (of `bindings`) as a static vertex input's (`rules/vertex_formats.rs`),
+/// with how it reads those it refetches.
+pub(crate) fn make_again(
+    dev: &DeviceData,
+    kept: &KeptPipeline,
+    bindings: &[vk::VertexInputBindingDescription],
+    attributes: &[vk::VertexInputAttributeDescription],
+) -> Result<Variant, PlanError> {
+    let (layout, render_pass) = kept.handles();
+    let live = (layout == vk::PipelineLayout::null()
+        || dev.records.layouts.read().contains_key(&layout))
+        && (render_pass == vk::RenderPass::null()
+            || dev.records.render_passes.read().contains_key(&render_pass));
+    if !live {
+        return Err(PlanError::KeptHandlesDestroyed);
+    }
+    let state = vk::PipelineVertexInputStateCreateInfo::default()
+        .vertex_binding_descriptions(bindings)
+        .vertex_attribute_descriptions(attributes);
+    let modules = register_modules(dev, kept.codes())?;
+    let mut stages = Vec::new();
+    let info = kept.info(&modules.handles, &state, &mut stages);
+    // SAFETY: the kept create info, valid as the application's was, with the layer's
+    // modules of its code and a vertex-input state that the dynamic state ignores.
+    let mut view = unsafe { PipelineView::new(&info) };
+    // The planner reads the attributes as a static state's, with the strides given; a
+    // dynamic vertex input stays dynamic (the layer sends the chunks), a library's goes
+    // with the vertex-input library the layer makes with it.
+    view.vertex_input = Some(VertexInput {
+        state: &state,
+        bindings,
+        attributes,
+    });
+    let dynamic: Vec<vk::DynamicState> = view
+        .dynamic
+        .iter()
+        .copied()
+        .filter(|&d| d != vk::DynamicState::VERTEX_INPUT_BINDING_STRIDE)
+        .collect();
+    view.dynamic = &dynamic;
+    let made = create_alone(dev, &view);
+    drop(modules);
+    let (pipeline, rewrite) = made?;
+    let refetch = rewrite.state.iter().find_map(|step| match step {
+        Step::RefetchVertexInputs(r) => Some(r.clone()),
+        _ => None,
+    });
+    match refetch {
+        Some(refetch) => Ok(Variant { pipeline, refetch }),
+        None => {
+            library_inputs::destroy(dev, pipeline);
+            Err(PlanError::VertexFormatsUnplanned)
+        }
     }
 }
 
@@ -347,6 +406,12 @@ impl Drop for RegisteredModules<'_> {
             }
         }
     }
+}
+
+/// Why the vertex-input library `ci` cannot be read (`vertex_formats::unreadable_apart`),
+/// unless its links make it again (`library_inputs::kept_apart`).
+fn unreadable_apart(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<PlanError> {
+    vertex_formats::unreadable_apart(dev, ci).filter(|_| !library_inputs::kept_apart(dev, ci))
 }
 
 /// The multisample state of a pipeline linked from a pre-rasterization library whose line
@@ -552,7 +617,7 @@ fn plan(dev: &DeviceData, ci: &PipelineView<'_>, steps: Vec<Step>) -> Plan {
     if let Some(why) = mode.and_then(|mode| refused_primitive_mode(dev, mode)) {
         return Plan::Fail(why);
     }
-    if let Some(why) = vertex_formats::unreadable_apart(dev, ci) {
+    if let Some(why) = unreadable_apart(dev, ci) {
         return Plan::Fail(why);
     }
     let mut rewrite = match plan_steps(dev, ci, steps) {

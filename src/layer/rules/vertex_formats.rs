@@ -16,7 +16,6 @@ use crate::layer::objects::create_info::PipelineView;
 use crate::layer::objects::pipeline_info::{
     attribute_stride, holds_vertex_input, misaligned, needs_shader_apart, Misaligned,
 };
-use crate::layer::pipelines::library_inputs;
 use crate::layer::rewrite::patched::Patched;
 use crate::layer::rewrite::run::Run;
 use crate::layer::rules::LayerStep;
@@ -47,10 +46,10 @@ pub(crate) fn missing_vertex_formats(
 
 /// A vertex-input state apart from its vertex shader (a vertex-input library) naming a
 /// format the device cannot read, or an attribute at an offset or stride its format cannot be
-/// fetched from, that the layer cannot keep to make again at the link
-/// (`library_inputs::kept_apart`): the layer cannot rewrite the shader it will feed, and
-/// the driver cannot read the attribute (SwiftShader crashes on a missing format), so the
-/// library fails, naming the attribute. Doubles are read in place, by the rule every vertex
+/// fetched from, where the layer cannot keep it to make again at the link (the planner asks
+/// `library_inputs::kept_apart` first): the layer cannot rewrite the shader it will feed,
+/// and the driver cannot read the attribute (SwiftShader crashes on a missing format), so
+/// the library fails, naming the attribute. Doubles are read in place, by the rule every vertex
 /// shader is rewritten with where its vertex input is apart
 /// (`pipeline_info::in_place_doubles`), as 32-bit words wherever those are aligned.
 pub(crate) fn unreadable_apart(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<PlanError> {
@@ -69,7 +68,7 @@ pub(crate) fn unreadable_apart(dev: &DeviceData, ci: &PipelineView<'_>) -> Optio
     let unreadable = |a: &vk::VertexInputAttributeDescription| {
         needs_shader_apart(dev, a, attribute_stride(input.bindings, dynamic_stride, a))
     };
-    if !input.attributes.iter().any(unreadable) || library_inputs::kept_apart(dev, ci) {
+    if !input.attributes.iter().any(unreadable) {
         return None;
     }
     let missing = input.attributes.iter().find(|a| {
