@@ -13,6 +13,7 @@ mod application;
 mod gl_state;
 mod primitive_modes;
 mod support;
+mod vertex_formats;
 
 #[global_allocator]
 static ALLOCATOR: support::alloc::Counting = support::alloc::Counting;
@@ -76,7 +77,7 @@ fn unavailable(name: &str, why: &str) {
 
 /// The figures in the order of issue 7's table, which is the order they are printed in
 /// (they are measured in another order: see `main`).
-const FIGURES: [&str; 33] = [
+const FIGURES: [&str; 37] = [
     "passthrough_pipeline_ratio",
     // Issue 35: what any layer costs (the do-nothing layer), and glsem's share above it.
     "empty_layer_ratio",
@@ -118,6 +119,11 @@ const FIGURES: [&str; 33] = [
     // Issue 43.
     "polygon_variants_us",
     "polygon_mode_swap_ns",
+    // Issues 41 and 43.
+    "rewrite_us_vertex_formats",
+    "vertex_input_variant_us",
+    "vertex_input_bind_ns",
+    "vertex_input_set_ns",
 ];
 
 static REPORT: std::sync::Mutex<Vec<(usize, String)>> = std::sync::Mutex::new(Vec::new());
@@ -1182,6 +1188,16 @@ fn main() {
     }
     if wanted(&["polygon_variants_us", "polygon_mode_swap_ns"]) {
         primitive_modes::polygon_mode_variants(&vulkan, &modules, &runs);
+    }
+    if wanted(&["rewrite_us_vertex_formats"]) {
+        vertex_formats::rewrite_us_vertex_formats(&modules, &runs);
+    }
+    if wanted(&[
+        "vertex_input_variant_us",
+        "vertex_input_bind_ns",
+        "vertex_input_set_ns",
+    ]) {
+        vertex_formats::vertex_input_variants(&vulkan, &modules, &runs);
     }
     if wanted(&["followed_bind_ns"]) {
         gl_state::followed_bind_ns(&vulkan, &modules, &runs);

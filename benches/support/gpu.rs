@@ -207,6 +207,19 @@ impl Gpu {
         )
     }
 
+    /// A glsem device with `VK_EXT_vertex_input_dynamic_state`, for pipelines whose vertex
+    /// input is dynamic state.
+    pub fn with_dynamic_vertex_input(vulkan: &Vulkan) -> Gpu {
+        check_layer(&vulkan.entry);
+        Gpu::create_with(
+            &vulkan.entry,
+            Layer::Glsem,
+            &[c"VK_EXT_vertex_input_dynamic_state"],
+            &[],
+            false,
+        )
+    }
+
     fn create_with(
         entry: &ash::Entry,
         layer: Layer,
@@ -271,9 +284,16 @@ impl Gpu {
             let mut eds3 = vk::PhysicalDeviceExtendedDynamicState3FeaturesEXT::default()
                 .extended_dynamic_state3_line_rasterization_mode(true)
                 .extended_dynamic_state3_polygon_mode(true);
+            let mut vertex_input = vk::PhysicalDeviceVertexInputDynamicStateFeaturesEXT::default()
+                .vertex_input_dynamic_state(true);
             if dynamic_line_mode {
                 features13.p_next = (&mut eds3
                     as *mut vk::PhysicalDeviceExtendedDynamicState3FeaturesEXT<'_>)
+                    .cast();
+            }
+            if device_extensions.contains(&c"VK_EXT_vertex_input_dynamic_state") {
+                features13.p_next = (&mut vertex_input
+                    as *mut vk::PhysicalDeviceVertexInputDynamicStateFeaturesEXT<'_>)
                     .cast();
             }
             let priorities = [1.0];
