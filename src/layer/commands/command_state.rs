@@ -499,17 +499,17 @@ command_hook! {
                 }
                 state.attributes.pipeline = attributes;
                 state.attributes.bind(&dev, command_buffer);
-                let resend_input = bind_variant_before(&dev, state, pipeline, input_variants);
+                let variant_work = bind_variant_before(&dev, state, pipeline, input_variants);
                 let conventions = bind_followed(&dev, command_buffer, state, followed);
                 (
                     state.values,
                     state.line_stipple,
                     (state.lines.bind(line_mode), state.lines.set),
-                    (conventions, resend_input),
+                    (conventions, variant_work),
                 )
             };
-            let (conventions, resend_input) = conventions;
-            bind_variant_after(&dev, command_buffer, resend_input);
+            let (conventions, variant_work) = conventions;
+            bind_variant_after(&dev, command_buffer, variant_work);
             if conventions {
                 set_conventions(&dev, command_buffer);
             }

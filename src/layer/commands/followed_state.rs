@@ -387,21 +387,28 @@ command_hook! {
                             .map(|a| (a.location, a.binding, a.format, a.offset))
                             .collect(),
                     };
-                    let (variants, objects) = {
-                        let mut cbs = dev.records.command_buffers.lock();
-                        let state = CommandBufferState::of(&mut cbs, command_buffer.handle());
-                        state.dynamic_inputs.app_raw = Some(app.clone());
-                        let objects = state.vertex_object != vk::ShaderEXT::null();
-                        (state.dynamic_inputs.variants.clone(), objects)
-                    };
-                    // Made (first use) without the lock: other command buffers go on.
-                    let variant = variants
-                        .as_ref()
-                        .and_then(|(_, v)| for_input(&dev, v, &app));
-                    if objects {
+                    // What a kept pipeline would be made again for (`None` mostly): kept
+                    // with the state as given, for the binds that follow.
+                    let key = variant_key(&dev, &app);
+                    let mut cbs = dev.records.command_buffers.lock();
+                    let state = CommandBufferState::of(&mut cbs, command_buffer.handle());
+                    let s = &mut state.dynamic_inputs;
+                    s.app_raw = key.as_ref().map(|_| app.clone());
+                    s.app_key = key.clone();
+                    let variants = s.variants.clone().filter(|_| key.is_some());
+                    if state.vertex_object != vk::ShaderEXT::null() {
                         say_unfetchable(&dev, &app);
                     }
-                    let mut cbs = dev.records.command_buffers.lock();
+                    // Made (first use) without the lock: other command buffers go on.
+                    let variant = match (&variants, &key) {
+                        (Some((_, v)), Some(key)) => {
+                            drop(cbs);
+                            let made = for_input(&dev, v, key, &app);
+                            cbs = dev.records.command_buffers.lock();
+                            made
+                        }
+                        _ => None,
+                    };
                     let state = CommandBufferState::of(&mut cbs, command_buffer.handle());
                     let reads = bind_reader(&dev, command_buffer, state, variant, &app);
                     state.dynamic_inputs.app_input = Some(reads.clone().unwrap_or(app));
@@ -446,11 +453,11 @@ command_hook! {
 fn for_input(
     dev: &DeviceData,
     variants: &VertexInputVariants,
+    key: &VariantKey,
     app: &AppVertexInput,
 ) -> Option<Arc<Variant>> {
-    let key = variant_key(dev, app)?;
     let mut made = variants.made.lock();
-    if let Some((_, variant)) = made.iter().find(|(k, _)| *k == key) {
+    if let Some((_, variant)) = made.iter().find(|(k, _)| k == key) {
         return variant.clone();
     }
     let bindings: Vec<vk::VertexInputBindingDescription> = app
@@ -488,7 +495,7 @@ fn for_input(
             None
         }
     };
-    made.push((key, variant.clone()));
+    made.push((key.clone(), variant.clone()));
     variant
 }
 
@@ -513,20 +520,27 @@ fn variant_key(dev: &DeviceData, app: &AppVertexInput) -> Option<VariantKey> {
     {
         return None;
     }
-    let mut needed = false;
+    let needed = app
+        .attributes
+        .iter()
+        .any(|&(location, binding, format, offset)| {
+            let attribute = vk::VertexInputAttributeDescription {
+                location,
+                binding,
+                format,
+                offset,
+            };
+            needs_shader_apart(dev, &attribute, stride_of(binding))
+        });
+    if !needed {
+        return None;
+    }
     let mut key = VariantKey {
         refetched: Vec::new(),
         kept: Vec::new(),
     };
     for &(location, binding, format, offset) in &app.attributes {
-        let attribute = vk::VertexInputAttributeDescription {
-            location,
-            binding,
-            format,
-            offset,
-        };
         let stride = stride_of(binding);
-        needed |= needs_shader_apart(dev, &attribute, stride);
         // What the variant's plan refetches (`pipeline_info::refetched_attributes`).
         let refetched = vertex_format(format).map(|(i, f)| {
             let fetch = misaligned(&f, offset, stride);
@@ -541,7 +555,7 @@ fn variant_key(dev: &DeviceData, app: &AppVertexInput) -> Option<VariantKey> {
             _ => key.kept.push(location),
         }
     }
-    needed.then_some(key)
+    Some(key)
 }
 
 /// Binds the pipeline that reads `app` in `state`'s command buffer: `variant` where there
@@ -613,58 +627,63 @@ fn without_missing_formats(
     })
 }
 
+/// What [`bind_variant_after`] has to do after a bind.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct VariantWork {
+    /// The pipeline bound may be made again for the application's last vertex input.
+    make: bool,
+    /// The driver's vertex input is a variant's chunks: the application's goes down again.
+    resend: bool,
+}
+
 /// `vkCmdBindPipeline` bound `pipeline` (`variants`: it may be made again for its vertex
 /// input), under the lock before its dynamic vertex input is followed: the application's
-/// last vertex input is what it reads again where a variant was bound before. Returns
-/// whether the driver's vertex input is a variant's, to be given again
-/// ([`bind_variant_after`]).
+/// last vertex input is what it reads again where a variant was bound before.
 pub(crate) fn bind_variant_before(
     dev: &DeviceData,
     state: &mut CommandBufferState,
     pipeline: vk::Pipeline,
     variants: Option<Arc<VertexInputVariants>>,
-) -> bool {
+) -> VariantWork {
     let s = &mut state.dynamic_inputs;
-    let was = s.variant_bound.take().is_some();
-    if variants.is_none() {
-        s.variants = None;
-        let raw = s.app_raw.take();
-        if let Some(raw) = raw.filter(|_| was) {
-            s.app_input = Some(split_doubles(dev, &raw).unwrap_or(raw));
-            s.sent = None;
-            return true;
-        }
-        return false;
-    }
+    let resend = s.variant_bound.take().is_some();
+    let make = variants.is_some() && s.app_key.is_some();
     s.variants = variants.map(|v| (pipeline, v));
-    was
+    if resend && !make {
+        if let Some(raw) = &s.app_raw {
+            s.app_input = Some(split_doubles(dev, raw).unwrap_or_else(|| raw.clone()));
+            s.sent = None;
+        }
+    }
+    VariantWork { make, resend }
 }
 
-/// After `vkCmdBindPipeline`: a pipeline that may be made again reads the application's
-/// last vertex input through the variant it needs (made on first use); where a variant's
-/// chunks went down before (`resend`), the state the new pipeline reads goes down again.
+/// After `vkCmdBindPipeline` ([`bind_variant_before`]'s `work`): a pipeline that may be
+/// made again reads the application's last vertex input through the variant it needs (made
+/// on first use); where a variant's chunks went down before, the state the new pipeline
+/// reads goes down again. Nothing where neither holds (the common bind).
 pub(crate) fn bind_variant_after(
     dev: &DeviceData,
     cb: Dispatchable<vk::CommandBuffer>,
-    resend: bool,
+    work: VariantWork,
 ) {
-    let (variants, raw) = {
-        let mut cbs = dev.records.command_buffers.lock();
-        let s = &CommandBufferState::of(&mut cbs, cb.handle()).dynamic_inputs;
-        (s.variants.clone(), s.app_raw.clone())
-    };
-    let variant = match (&variants, &raw) {
-        (Some((_, v)), Some(raw)) => for_input(dev, v, raw),
-        _ => None,
-    };
-    if variant.is_none() && !resend {
+    if !work.make && !work.resend {
         return;
     }
+    let (variants, raw, key) = {
+        let mut cbs = dev.records.command_buffers.lock();
+        let s = &CommandBufferState::of(&mut cbs, cb.handle()).dynamic_inputs;
+        (s.variants.clone(), s.app_raw.clone(), s.app_key.clone())
+    };
+    let variant = match (&variants, &raw, &key) {
+        (Some((_, v)), Some(raw), Some(key)) if work.make => for_input(dev, v, key, raw),
+        _ => None,
+    };
     let mut cbs = dev.records.command_buffers.lock();
     let state = CommandBufferState::of(&mut cbs, cb.handle());
-    if let Some(raw) = &raw {
+    if let (Some(raw), true) = (&raw, work.make) {
         let reads = bind_reader(dev, cb, state, variant, raw);
-        state.dynamic_inputs.app_input = Some(reads.unwrap_or(raw.clone()));
+        state.dynamic_inputs.app_input = Some(reads.unwrap_or_else(|| raw.clone()));
         state.dynamic_inputs.sent = None;
     }
     let follows = state

@@ -65,9 +65,11 @@ pub struct DynamicInputState {
     pub sent: Option<Vec<(u32, InputKind)>>,
     /// GL's conventions were set in this command buffer since the last static bind.
     pub conventions_set: bool,
-    /// The application's last `vkCmdSetVertexInputEXT` as it gave it (`app_input` is what
-    /// the bound pipeline reads of it).
+    /// The application's last `vkCmdSetVertexInputEXT` as it gave it, where a kept pipeline
+    /// would be made again for it (`app_input` is what the bound pipeline reads of it).
     pub app_raw: Option<AppVertexInput>,
+    /// What a kept pipeline would be made again for, for that state.
+    pub app_key: Option<VariantKey>,
     /// The bound pipeline, where it may be made again for its vertex input.
     pub variants: Option<(vk::Pipeline, Arc<VertexInputVariants>)>,
     /// The variant bound in its place, whose chunks went down as the vertex input.

@@ -180,12 +180,23 @@ impl MissingVertexFormats {
     }
 }
 
+/// [`FORMATS`]' index + 1 by `VkFormat` value (0: not one of them); every one is below
+/// `R64G64B64A64_SFLOAT` + 1, so that a lookup is one load (the draw and bind hooks ask).
+const INDEX: [u8; 122] = {
+    let mut index = [0u8; 122];
+    let mut i = 0;
+    while i < FORMATS.len() {
+        index[FORMATS[i].0.as_raw() as usize] = i as u8 + 1;
+        i += 1;
+    }
+    index
+};
+
 /// What `format` reads, where GL can name it.
 pub(crate) fn vertex_format(format: vk::Format) -> Option<(usize, VertexFormat)> {
-    FORMATS
-        .iter()
-        .position(|f| f.0 == format)
-        .map(|i| (i, describe(i)))
+    let at = usize::try_from(format.as_raw()).ok()?;
+    let i = usize::from(*INDEX.get(at)?).checked_sub(1)?;
+    Some((i, describe(i)))
 }
 
 fn describe(i: usize) -> VertexFormat {
@@ -241,6 +252,21 @@ pub(crate) fn chunk_attributes(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_format_is_found_by_its_value_and_no_other_is() {
+        for (i, &(format, ..)) in FORMATS.iter().enumerate() {
+            assert_eq!(vertex_format(format).map(|(at, _)| at), Some(i));
+        }
+        for other in [
+            F::UNDEFINED,
+            F::D32_SFLOAT,
+            F::BC1_RGB_UNORM_BLOCK,
+            F::from_raw(-1),
+        ] {
+            assert!(vertex_format(other).is_none(), "{other:?}");
+        }
+    }
 
     #[test]
     fn every_format_and_chunk_has_a_vulkan_format() {
