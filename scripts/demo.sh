@@ -34,9 +34,11 @@ result() {
 
 # GL's quads and an indexed line loop on a device without a geometry shader: SwiftShader
 # (scripts/setup.sh unpacks it), where the layer draws quads from its own indices, read from
-# the application's on the GPU.
+# the application's on the GPU; and tightly packed vertex data in formats it lacks (three
+# unsigned bytes), which the layer reads in formats it has.
 swiftshader=target/swiftshader/vk_swiftshader_icd.json
-gpu_scenes=(examples/quads_indexed.shader_test examples/line_loop_indexed.shader_test)
+gpu_scenes=(examples/quads_indexed.shader_test examples/line_loop_indexed.shader_test
+	examples/vertex_formats_packed.shader_test)
 if [[ -f $swiftshader ]]; then
 	echo "== with glsem on SwiftShader (no geometry shader)"
 	mkdir -p out/swiftshader
