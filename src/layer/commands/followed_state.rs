@@ -411,15 +411,7 @@ command_hook! {
                     };
                     let state = CommandBufferState::of(&mut cbs, command_buffer.handle());
                     let reads = bind_reader(&dev, command_buffer, state, variant, &app);
-                    state.dynamic_inputs.app_input = Some(reads.clone().unwrap_or(app));
-                    state.dynamic_inputs.sent = None;
-                    let follows = state
-                        .dynamic_inputs
-                        .bound
-                        .as_ref()
-                        .is_some_and(|b| b.vertex_inputs.is_some());
-                    if follows {
-                        follow_vertex_input(&dev, command_buffer, state);
+                    if read_by_bound(&dev, command_buffer, state, reads.clone().unwrap_or(app)) {
                         return Some(());
                     }
                     let reads = reads?;
@@ -681,22 +673,38 @@ pub(crate) fn bind_variant_after(
     };
     let mut cbs = dev.records.command_buffers.lock();
     let state = CommandBufferState::of(&mut cbs, cb.handle());
-    if let (Some(raw), true) = (&raw, work.make) {
-        let reads = bind_reader(dev, cb, state, variant, raw);
-        state.dynamic_inputs.app_input = Some(reads.unwrap_or_else(|| raw.clone()));
-        state.dynamic_inputs.sent = None;
-    }
-    let follows = state
-        .dynamic_inputs
-        .bound
-        .as_ref()
-        .is_some_and(|b| b.vertex_inputs.is_some());
-    if follows {
-        follow_vertex_input(dev, cb, state);
-    } else if let Some(reads) = state.dynamic_inputs.app_input.clone() {
+    let reads = match (&raw, work.make) {
+        (Some(raw), true) => {
+            bind_reader(dev, cb, state, variant, raw).unwrap_or_else(|| raw.clone())
+        }
+        _ => match state.dynamic_inputs.app_input.clone() {
+            Some(reads) => reads,
+            None => return,
+        },
+    };
+    if !read_by_bound(dev, cb, state, reads.clone()) {
         drop(cbs);
         send_vertex_input(dev, cb, &reads, &[]);
     }
+}
+
+/// `reads`, what the bound pipeline reads of the application's vertex input, kept for it;
+/// where the layer follows the pipeline's vertex input, given to the driver with the
+/// layer's additions (true). False: the caller gives it.
+fn read_by_bound(
+    dev: &DeviceData,
+    cb: Dispatchable<vk::CommandBuffer>,
+    state: &mut CommandBufferState,
+    reads: AppVertexInput,
+) -> bool {
+    let s = &mut state.dynamic_inputs;
+    s.app_input = Some(reads);
+    s.sent = None;
+    let follows = s.bound.as_ref().is_some_and(|b| b.vertex_inputs.is_some());
+    if follows {
+        follow_vertex_input(dev, cb, state);
+    }
+    follows
 }
 
 /// Says, once per device, that `app` names an attribute at an offset or stride its format

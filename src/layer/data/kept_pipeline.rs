@@ -47,61 +47,85 @@ enum Link {
     Drop,
 }
 
+/// The structs the layer copies as their bytes: no pointer but `pNext`.
+const PLAIN: [(vk::StructureType, usize); 15] = {
+    use vk::StructureType as T;
+    [
+        (
+            T::GRAPHICS_PIPELINE_LIBRARY_CREATE_INFO_EXT,
+            size_of::<vk::GraphicsPipelineLibraryCreateInfoEXT<'_>>(),
+        ),
+        (
+            T::PIPELINE_CREATE_FLAGS_2_CREATE_INFO_KHR,
+            size_of::<vk::PipelineCreateFlags2CreateInfoKHR<'_>>(),
+        ),
+        (
+            T::PIPELINE_ROBUSTNESS_CREATE_INFO_EXT,
+            size_of::<vk::PipelineRobustnessCreateInfoEXT<'_>>(),
+        ),
+        (
+            T::PIPELINE_RASTERIZATION_LINE_STATE_CREATE_INFO_KHR,
+            size_of::<vk::PipelineRasterizationLineStateCreateInfoKHR<'_>>(),
+        ),
+        (
+            T::PIPELINE_RASTERIZATION_PROVOKING_VERTEX_STATE_CREATE_INFO_EXT,
+            size_of::<vk::PipelineRasterizationProvokingVertexStateCreateInfoEXT<'_>>(),
+        ),
+        (
+            T::PIPELINE_RASTERIZATION_DEPTH_CLIP_STATE_CREATE_INFO_EXT,
+            size_of::<vk::PipelineRasterizationDepthClipStateCreateInfoEXT<'_>>(),
+        ),
+        (
+            T::PIPELINE_RASTERIZATION_CONSERVATIVE_STATE_CREATE_INFO_EXT,
+            size_of::<vk::PipelineRasterizationConservativeStateCreateInfoEXT<'_>>(),
+        ),
+        (
+            T::PIPELINE_RASTERIZATION_STATE_STREAM_CREATE_INFO_EXT,
+            size_of::<vk::PipelineRasterizationStateStreamCreateInfoEXT<'_>>(),
+        ),
+        (
+            T::DEPTH_BIAS_REPRESENTATION_INFO_EXT,
+            size_of::<vk::DepthBiasRepresentationInfoEXT<'_>>(),
+        ),
+        (
+            T::PIPELINE_VIEWPORT_DEPTH_CLIP_CONTROL_CREATE_INFO_EXT,
+            size_of::<vk::PipelineViewportDepthClipControlCreateInfoEXT<'_>>(),
+        ),
+        (
+            T::PIPELINE_TESSELLATION_DOMAIN_ORIGIN_STATE_CREATE_INFO,
+            size_of::<vk::PipelineTessellationDomainOriginStateCreateInfo<'_>>(),
+        ),
+        (
+            T::PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO,
+            size_of::<vk::PipelineShaderStageRequiredSubgroupSizeCreateInfo<'_>>(),
+        ),
+        (
+            T::PIPELINE_COLOR_BLEND_ADVANCED_STATE_CREATE_INFO_EXT,
+            size_of::<vk::PipelineColorBlendAdvancedStateCreateInfoEXT<'_>>(),
+        ),
+        (
+            T::PIPELINE_FRAGMENT_SHADING_RATE_STATE_CREATE_INFO_KHR,
+            size_of::<vk::PipelineFragmentShadingRateStateCreateInfoKHR<'_>>(),
+        ),
+        (
+            STRUCTURE_TYPE_PIPELINE_PRIMITIVE_MODE_CREATE_INFO,
+            size_of::<PipelinePrimitiveModeCreateInfo>(),
+        ),
+    ]
+};
+
 fn link_of(s_type: vk::StructureType) -> Option<Link> {
     use vk::StructureType as T;
-    let plain = |size| Some(Link::Plain(size));
     match s_type {
-        T::GRAPHICS_PIPELINE_LIBRARY_CREATE_INFO_EXT => {
-            plain(size_of::<vk::GraphicsPipelineLibraryCreateInfoEXT<'_>>())
-        }
-        T::PIPELINE_CREATE_FLAGS_2_CREATE_INFO_KHR => {
-            plain(size_of::<vk::PipelineCreateFlags2CreateInfoKHR<'_>>())
-        }
-        T::PIPELINE_ROBUSTNESS_CREATE_INFO_EXT => {
-            plain(size_of::<vk::PipelineRobustnessCreateInfoEXT<'_>>())
-        }
-        T::PIPELINE_RASTERIZATION_LINE_STATE_CREATE_INFO_KHR => {
-            plain(size_of::<vk::PipelineRasterizationLineStateCreateInfoKHR<'_>>())
-        }
-        T::PIPELINE_RASTERIZATION_PROVOKING_VERTEX_STATE_CREATE_INFO_EXT => plain(size_of::<
-            vk::PipelineRasterizationProvokingVertexStateCreateInfoEXT<'_>,
-        >()),
-        T::PIPELINE_RASTERIZATION_DEPTH_CLIP_STATE_CREATE_INFO_EXT => plain(size_of::<
-            vk::PipelineRasterizationDepthClipStateCreateInfoEXT<'_>,
-        >()),
-        T::PIPELINE_RASTERIZATION_CONSERVATIVE_STATE_CREATE_INFO_EXT => plain(size_of::<
-            vk::PipelineRasterizationConservativeStateCreateInfoEXT<'_>,
-        >()),
-        T::PIPELINE_RASTERIZATION_STATE_STREAM_CREATE_INFO_EXT => plain(size_of::<
-            vk::PipelineRasterizationStateStreamCreateInfoEXT<'_>,
-        >()),
-        T::DEPTH_BIAS_REPRESENTATION_INFO_EXT => {
-            plain(size_of::<vk::DepthBiasRepresentationInfoEXT<'_>>())
-        }
-        T::PIPELINE_VIEWPORT_DEPTH_CLIP_CONTROL_CREATE_INFO_EXT => plain(size_of::<
-            vk::PipelineViewportDepthClipControlCreateInfoEXT<'_>,
-        >()),
-        T::PIPELINE_TESSELLATION_DOMAIN_ORIGIN_STATE_CREATE_INFO => plain(size_of::<
-            vk::PipelineTessellationDomainOriginStateCreateInfo<'_>,
-        >()),
-        T::PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO => plain(size_of::<
-            vk::PipelineShaderStageRequiredSubgroupSizeCreateInfo<'_>,
-        >()),
-        T::PIPELINE_COLOR_BLEND_ADVANCED_STATE_CREATE_INFO_EXT => plain(size_of::<
-            vk::PipelineColorBlendAdvancedStateCreateInfoEXT<'_>,
-        >()),
-        T::PIPELINE_FRAGMENT_SHADING_RATE_STATE_CREATE_INFO_KHR => plain(size_of::<
-            vk::PipelineFragmentShadingRateStateCreateInfoKHR<'_>,
-        >()),
         T::PIPELINE_RENDERING_CREATE_INFO => Some(Link::RenderingFormats),
         T::PIPELINE_COLOR_WRITE_CREATE_INFO_EXT => Some(Link::ColorWriteEnables),
         T::PIPELINE_CREATION_FEEDBACK_CREATE_INFO
         | T::DEBUG_UTILS_OBJECT_NAME_INFO_EXT
         | T::SHADER_MODULE_CREATE_INFO => Some(Link::Drop),
-        t if t == STRUCTURE_TYPE_PIPELINE_PRIMITIVE_MODE_CREATE_INFO => {
-            plain(size_of::<PipelinePrimitiveModeCreateInfo>())
-        }
-        _ => None,
+        t => PLAIN
+            .iter()
+            .find(|(plain, _)| *plain == t)
+            .map(|&(_, size)| Link::Plain(size)),
     }
 }
 

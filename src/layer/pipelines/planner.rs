@@ -1297,6 +1297,7 @@ impl Call<'_> {
             record.reads_base_instance = reads_base_instance;
             record.instance_rate = instance_rate(self.dev, ci);
             record.gl_primitive = gl_primitive;
+            record.vertex_input_variants = input_variants;
             record.provoking_dynamic = ci.is_dynamic(vk::DynamicState::PROVOKING_VERTEX_MODE_EXT)
                 || libraries_have(self.dev, ci, |r| r.provoking_dynamic);
             record.gl_topology = gl_topology;
@@ -1304,7 +1305,6 @@ impl Call<'_> {
             record.library_line_mode = library_line_mode;
             record.followed = followed;
             record.polygon_variants = polygon_variants;
-            record.vertex_input_variants = input_variants;
             let records = &self.dev.records;
             records.count_bind_work(&record, 1);
             if let Some(previous) = records.pipelines.write().insert(pipeline, record) {
