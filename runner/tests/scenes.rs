@@ -147,6 +147,28 @@ fn every_scene_passes_through_pipelines_with_every_dynamic_state() {
     every_scene_passes_through_the_layer(&["--pipelines", "dynamic-state"], &[]);
 }
 
+/// Every scene through dynamic vertex input and vertex-input libraries with every attribute
+/// read by the layer (`debug_force_vertex_formats`): each pipeline with dynamic vertex input
+/// made again at `vkCmdSetVertexInputEXT` or the bind, each link with its
+/// pre-rasterization library made again, whatever else the pipeline does (GL's primitive
+/// modes on both routes, the unfed inputs' replacement library, conventions, lines).
+#[test]
+fn every_scene_passes_with_every_attribute_read_by_a_shader_made_again() {
+    let lib = layer_library();
+    let all = scenes();
+    for path in ["dynamic-state", "libraries"] {
+        let out = runner()
+            .args(["--validation", "--pipelines", path])
+            .args(&all)
+            .env("GLSEM_LAYER_LIB", &lib)
+            .env("VK_GLSEM_DEBUG_FORCE_VERTEX_FORMATS", "on")
+            .output()
+            .expect("glsem-run runs");
+        eprintln!("{path}:\n{}", stdout(&out));
+        assert_all_pass_but(&out, &all, &[]);
+    }
+}
+
 /// The `prim_*` scene that fails on the index route through libraries: a fragment shader
 /// library reading `gl_PrimitiveID` reads the list's (docs/semantics.md, "primitive_mode":
 /// the fragment library cannot know the mode; on a device without `geometryShader`, which

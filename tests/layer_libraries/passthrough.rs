@@ -262,11 +262,11 @@ fn graphics_pipeline_libraries_get_the_broadcast() {
             assert_eq!(image, &frag_color_pixels(), "{split:?}, attachment {i}");
         }
     }
-    // Without the layer only attachment 0 gets it. No validation: it rightly warns about
-    // the unwritten attachments.
+    // Without the layer attachment 0 gets it; the others are unwritten, their values
+    // undefined in Vulkan (lavapipe's differ from run to run: nothing to assert there). No
+    // validation: it rightly warns about the unwritten attachments.
     let (without, _) = library_frag_color(NO_LAYERS, Libraries::Three).unwrap();
     assert_eq!(without[0], frag_color_pixels());
-    assert_ne!(without[1], frag_color_pixels());
 }
 
 /// A fragment-shader library for dynamic rendering, created twice: it holds no attachment

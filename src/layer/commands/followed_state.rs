@@ -3,15 +3,15 @@
 //! tessellation domain origin under GL's window origin. Each goes down as the application
 //! called it, then the layer sets what GL needs where the deciding state changed.
 
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use ash::vk;
 
 use crate::layer::commands::current_attributes::{format_of, integer_slots};
-use crate::layer::commands::primitive_objects;
+use crate::layer::commands::primitive_objects::{self, refetched_vertex};
 use crate::layer::data::dynamic_inputs::{
-    AppVertexInput, FollowedPipeline, Variant, VariantKey, VertexInputVariants,
+    read_as, AppVertexInput, FollowedPipeline, ObjectVariant, Variant, VariantKey,
+    VertexInputVariants,
 };
 use crate::layer::data::dynamic_lines::{LineModeState, StaticMultisample};
 use crate::layer::data::records::{CommandBufferState, LineStipple};
@@ -396,21 +396,28 @@ command_hook! {
                     s.app_raw = key.as_ref().map(|_| app.clone());
                     s.app_key = key.clone();
                     let variants = s.variants.clone().filter(|_| key.is_some());
-                    if state.vertex_object != vk::ShaderEXT::null() {
-                        say_unfetchable(&dev, &app);
-                    }
+                    let vertex = state.vertex_object;
                     // Made (first use) without the lock: other command buffers go on.
-                    let variant = match (&variants, &key) {
+                    let (variant, object) = match (&variants, &key) {
                         (Some((_, v)), Some(key)) => {
                             drop(cbs);
                             let made = for_input(&dev, v, key, &app);
                             cbs = dev.records.command_buffers.lock();
-                            made
+                            (made, None)
                         }
-                        _ => None,
+                        (None, Some(key)) if vertex != vk::ShaderEXT::null() => {
+                            drop(cbs);
+                            let made = object_for_input(&dev, vertex, key);
+                            cbs = dev.records.command_buffers.lock();
+                            (None, made)
+                        }
+                        _ => (None, None),
                     };
                     let state = CommandBufferState::of(&mut cbs, command_buffer.handle());
-                    let reads = bind_reader(&dev, command_buffer, state, variant, &app);
+                    let reads = match vertex != vk::ShaderEXT::null() {
+                        true => bind_object_reader(&dev, command_buffer, state, object, &app),
+                        false => bind_reader(&dev, command_buffer, state, variant, &app),
+                    };
                     if read_by_bound(&dev, command_buffer, state, reads.clone().unwrap_or(app)) {
                         return Some(());
                     }
@@ -451,6 +458,16 @@ fn for_input(
     let mut made = variants.made.lock();
     if let Some((_, variant)) = made.iter().find(|(k, _)| k == key) {
         return variant.clone();
+    }
+    if variants.polygon_mode_variants {
+        log::error!(
+            "vkCmdSetVertexInputEXT: a pipeline drawing GL's quads under a dynamic polygon mode \
+             is not made again to read the vertex attributes {:?} (Location, format, byte by \
+             byte); they go down as they are",
+            key.refetched
+        );
+        made.push((key.clone(), None));
+        return None;
     }
     let bindings: Vec<vk::VertexInputBindingDescription> = app
         .bindings
@@ -707,42 +724,6 @@ fn read_by_bound(
     follows
 }
 
-/// Says, once per device, that `app` names an attribute at an offset or stride its format
-/// cannot be fetched from while vertex shader objects are bound: the layer makes pipelines
-/// again for such attributes (`vertex_input_variants`), not shader objects, so it goes down
-/// as it is.
-fn say_unfetchable(dev: &DeviceData, app: &AppVertexInput) {
-    let stride_of = |binding| {
-        app.bindings
-            .iter()
-            .find(|b| b.0 == binding)
-            .map_or(0, |b| b.1)
-    };
-    // The fast path: offsets and strides 8-aligned fit every format.
-    let unfetchable = app
-        .attributes
-        .iter()
-        .find(|&&(_, binding, format, offset)| {
-            let stride = stride_of(binding);
-            !(offset | stride).is_multiple_of(8)
-                && vertex_format(format)
-                    .is_some_and(|(_, f)| misaligned(&f, offset, stride) == Misaligned::Bytes)
-        });
-    let Some(&(location, binding, format, offset)) = unfetchable else {
-        return;
-    };
-    if !dev.records.said_unfetchable.swap(true, Ordering::Relaxed) {
-        log::error!(
-            "vkCmdSetVertexInputEXT: the vertex attribute at Location {location} is {format:?} \
-             at offset {offset} with stride {}, which it cannot be fetched from \
-             (VUID-vkCmdDraw-None-02721), with vertex shader objects bound; the layer reads \
-             such attributes byte by byte in pipelines, not in shader objects, so it goes \
-             down as it is (said once per device)",
-            stride_of(binding)
-        );
-    }
-}
-
 /// `app`'s state with each 64-bit attribute replaced by its chunks at the Locations the
 /// double takes (`None`: none to replace). The vertex shaders of pipelines and shader
 /// objects with dynamic vertex input read doubles so (`pipeline_info::in_place_doubles`):
@@ -830,7 +811,9 @@ command_hook! {
 
 /// The vertex shader object bound to `cb` is `vertex` (`null`: none): GL's current
 /// attributes feed the Locations it reads that the application's vertex input leaves unfed
-/// (`dynamic_inputs`, as for a pipeline with dynamic vertex input).
+/// (`dynamic_inputs`, as for a pipeline with dynamic vertex input), and where that input
+/// names attributes it cannot read as given, the object made again for them is bound in
+/// its place (made on first use).
 pub(crate) fn bind_vertex(
     dev: &DeviceData,
     cb: Dispatchable<vk::CommandBuffer>,
@@ -848,14 +831,78 @@ pub(crate) fn bind_vertex(
             conventions: false,
         })
     });
+    let (raw, key) = {
+        let mut cbs = dev.records.command_buffers.lock();
+        let s = &mut CommandBufferState::of(&mut cbs, cb.handle()).dynamic_inputs;
+        // Shader objects replace the pipeline and any variant bound for it.
+        s.variants = None;
+        s.variant_bound = None;
+        (s.app_raw.clone(), s.app_key.clone())
+    };
+    let object = match (&key, vertex != vk::ShaderEXT::null()) {
+        (Some(key), true) => object_for_input(dev, vertex, key),
+        _ => None,
+    };
     let mut cbs = dev.records.command_buffers.lock();
-    let state = cbs
-        .entry(cb.handle())
-        .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
+    let state = CommandBufferState::of(&mut cbs, cb.handle());
     let follows = followed.is_some();
     state.dynamic_inputs.bound = followed;
     state.dynamic_inputs.sent = None;
-    if follows {
-        follow_vertex_input(dev, cb, state);
+    let was = state.dynamic_inputs.object_variant_bound.is_some();
+    let reads = match &raw {
+        Some(raw) if object.is_some() || was => {
+            Some(bind_object_reader(dev, cb, state, object, raw).unwrap_or_else(|| raw.clone()))
+        }
+        _ => None,
+    };
+    match reads {
+        Some(reads) if !read_by_bound(dev, cb, state, reads.clone()) => {
+            drop(cbs);
+            send_vertex_input(dev, cb, &reads, &[]);
+        }
+        None if follows => follow_vertex_input(dev, cb, state),
+        _ => {}
     }
+}
+
+/// The vertex shader object `vertex` made again to read what `key` refetches, where the
+/// layer recorded it (`primitive_objects::refetched_vertex`).
+fn object_for_input(
+    dev: &DeviceData,
+    vertex: vk::ShaderEXT,
+    key: &VariantKey,
+) -> Option<Arc<ObjectVariant>> {
+    let record = dev.records.vertex_objects.read().get(&vertex).cloned()?;
+    refetched_vertex(dev, &record, key)
+}
+
+/// Binds the vertex shader object that reads `app` in `state`'s command buffer: `object`
+/// where there is one, else the application's again where one of the layer's was bound in
+/// its place. Returns the vertex input it reads where it is not `app` as given (the
+/// object's chunks, doubles in place).
+fn bind_object_reader(
+    dev: &DeviceData,
+    cb: Dispatchable<vk::CommandBuffer>,
+    state: &mut CommandBufferState,
+    object: Option<Arc<ObjectVariant>>,
+    app: &AppVertexInput,
+) -> Option<AppVertexInput> {
+    let was = std::mem::replace(
+        &mut state.dynamic_inputs.object_variant_bound,
+        object.clone(),
+    );
+    let down = match (&object, &was) {
+        (Some(o), _) => Some(o.shader),
+        (None, Some(_)) => Some(state.vertex_object),
+        _ => None,
+    };
+    if let (Some(shader), Some(bind)) = (down, dev.table.cmd_bind_shaders_ext) {
+        // SAFETY: a live command buffer (a `Dispatchable`) in the recording state; the
+        // application's vertex shader object, bound by it, or one the layer made of it.
+        unsafe { bind(cb.handle(), 1, &vk::ShaderStageFlags::VERTEX, &shader) };
+    }
+    let chunked = object.map(|o| read_as(&o.refetch, app));
+    let given = chunked.as_ref().unwrap_or(app);
+    let reads = split_doubles(dev, given).or(chunked);
+    without_missing_formats(dev, reads, app)
 }

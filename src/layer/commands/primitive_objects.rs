@@ -11,20 +11,28 @@
 use ash::vk;
 use std::sync::atomic::Ordering;
 
+use crate::layer::data::dynamic_inputs::{ObjectVariant, VariantKey};
 use crate::layer::data::records::{CommandBufferState, VertexObjectRecord};
+use crate::layer::data::vertex_formats::vertex_format;
 use crate::layer::loader::frames::{command_hook, ffi_guard, shield};
 use crate::layer::loader::registry::{device_data, Dispatchable};
 use crate::layer::loader::state::DeviceData;
 use crate::layer::objects::create_info::ShaderView;
 use crate::layer::objects::pipeline_info::{gl_mode_of, topology_for};
 use crate::layer::support::error::{GenerationError, GsError, ObjectError};
+use crate::layer::support::ffi::slice;
 use crate::layer::support::log;
 use glsem_abi::PrimitiveMode;
 use glsem_spirv::module::Module;
 use glsem_spirv::primitive_mode::{build_primitive_gs, PrimitiveGsKey, Rasterized};
 use glsem_spirv::semantics::{GlMode, Semantic};
 use glsem_spirv::unfed_inputs::unfed_input_kinds;
+use glsem_spirv::vertex_formats::{
+    assign_locations, occupied_input_locations, refetch_vertex_inputs, RefetchVertexInputs,
+    RefetchedAttribute,
+};
 use spirv::{Decoration, ExecutionModel, StorageClass};
+use std::sync::Arc;
 
 type S = vk::ShaderStageFlags;
 
@@ -62,7 +70,8 @@ pub(crate) fn vertex_record(
     let entry = ci.entry?.to_owned();
     // The layer's copy of gl_Layer for a fragment shader made apart, where it added one.
     let apart = dev.limits.last_interface_location();
-    let layer_copy = (writes_location(code, &entry, apart)
+    let layer_copy = (dev.extensions.gl_state
+        && writes_location(code, &entry, apart)
         && !writes_location(app_code, &entry, apart))
     .then_some(apart);
     let memory = &dev.attribute_memory;
@@ -72,6 +81,16 @@ pub(crate) fn vertex_record(
         .and_then(|_| unfed_input_kinds(code, &entry, &[]).ok())
         .filter(|inputs| inputs.iter().all(|&(l, _)| l < memory.slots))
         .map(Into::into);
+    // SAFETY: a valid create info's specialization (Vulkan's valid usage).
+    let specialization = unsafe { ci.info.p_specialization_info.as_ref() }.map(|spec| {
+        // SAFETY: the same: its arrays hold their counts.
+        unsafe {
+            (
+                slice(spec.p_map_entries, spec.map_entry_count).to_vec(),
+                slice(spec.p_data.cast::<u8>(), spec.data_size as u32).to_vec(),
+            )
+        }
+    });
     Some(VertexObjectRecord {
         linked,
         inputs,
@@ -81,13 +100,132 @@ pub(crate) fn vertex_record(
         set_layouts: ci.set_layouts.to_vec(),
         ranges: ci.push_constant_ranges.to_vec(),
         generated: Default::default(),
+        flags: ci.info.flags,
+        next_stage: ci.info.next_stage,
+        specialization,
+        refetched: Default::default(),
     })
 }
 
-/// Destroys the geometry shader objects the layer made for a vertex shader object.
+/// `record`'s vertex shader object made again to read the attributes `key` refetches (its
+/// doubles it reads in place already), made on first use: `None`, said, where it cannot
+/// be (linked to its next stage, a double the shader cannot read in place, no free
+/// Location, the driver).
+pub(crate) fn refetched_vertex(
+    dev: &DeviceData,
+    record: &VertexObjectRecord,
+    key: &VariantKey,
+) -> Option<Arc<ObjectVariant>> {
+    let mut made = record.refetched.lock();
+    if let Some((_, variant)) = made.iter().find(|(k, _)| k == key) {
+        return variant.clone();
+    }
+    let variant = vertex_object_again(dev, record, key)
+        .inspect_err(|why| {
+            log::error!(
+                "vkCmdSetVertexInputEXT: the vertex shader object cannot be made again to read \
+                 the vertex attributes {:?} (Location, format, byte by byte): {why}; they go \
+                 down as they are",
+                key.refetched
+            )
+        })
+        .ok()
+        .map(Arc::new);
+    made.push((key.clone(), variant.clone()));
+    variant
+}
+
+fn vertex_object_again(
+    dev: &DeviceData,
+    record: &VertexObjectRecord,
+    key: &VariantKey,
+) -> Result<ObjectVariant, ObjectError> {
+    if record.linked {
+        return Err(ObjectError::Linked);
+    }
+    let mut attributes = Vec::new();
+    for &(location, format, bytes) in &key.refetched {
+        let Some((_, format)) = vertex_format(format) else {
+            continue;
+        };
+        match (format.bits == 64, bytes) {
+            // Read in place by the object as the application's is.
+            (true, false) => continue,
+            (true, true) => return Err(ObjectError::UnalignedDouble(location)),
+            _ => attributes.push(RefetchedAttribute {
+                location,
+                format,
+                offsets_fit: true,
+                fetch_locations: Vec::new(),
+                bytes,
+            }),
+        }
+    }
+    let rebuilt: Vec<u32> = attributes.iter().map(|a| a.location).collect();
+    let mut taken =
+        occupied_input_locations(&record.words, &record.entry, &rebuilt).unwrap_or_default();
+    taken.extend(&key.kept);
+    assign_locations(
+        &mut attributes,
+        &taken,
+        dev.limits.max_vertex_input_attributes,
+    )
+    .map_err(|i| ObjectError::NoRoom(attributes[i].location))?;
+    let words = match refetch_vertex_inputs(&record.words, &record.entry, &attributes) {
+        Ok(Some(words)) => words,
+        Ok(None) => return Err(ObjectError::NothingRead),
+        Err(e) => return Err(ObjectError::Pass(e.to_string().into())),
+    };
+    let create = dev
+        .table
+        .create_shaders_ext
+        .ok_or(ObjectError::MissingCommand("vkCreateShadersEXT"))?;
+    let entry =
+        std::ffi::CString::new(record.entry.as_str()).map_err(|_| ObjectError::NothingRead)?;
+    let specialization = record.specialization.as_ref().map(|(entries, data)| {
+        vk::SpecializationInfo::default()
+            .map_entries(entries)
+            .data(data)
+    });
+    let ci = vk::ShaderCreateInfoEXT {
+        flags: record.flags,
+        stage: S::VERTEX,
+        next_stage: record.next_stage,
+        code_type: vk::ShaderCodeTypeEXT::SPIRV,
+        code_size: words.len() * 4,
+        p_code: words.as_ptr().cast(),
+        p_name: entry.as_ptr(),
+        set_layout_count: record.set_layouts.len() as u32,
+        p_set_layouts: record.set_layouts.as_ptr(),
+        push_constant_range_count: record.ranges.len() as u32,
+        p_push_constant_ranges: record.ranges.as_ptr(),
+        p_specialization_info: specialization
+            .as_ref()
+            .map_or(std::ptr::null(), |s| s as *const _),
+        ..Default::default()
+    };
+    let mut shader = vk::ShaderEXT::null();
+    // SAFETY: the device the layer recorded; a create info whose pointers live for the call.
+    match unsafe { create(dev.handle, 1, &ci, std::ptr::null(), &mut shader) } {
+        vk::Result::SUCCESS => Ok(ObjectVariant {
+            shader,
+            refetch: RefetchVertexInputs {
+                attributes,
+                kept: key.kept.clone(),
+            },
+        }),
+        e => Err(ObjectError::Driver(e)),
+    }
+}
+
+/// Destroys the geometry and vertex shader objects the layer made for a vertex shader
+/// object.
 pub(crate) fn destroy_generated(dev: &DeviceData, record: &VertexObjectRecord) {
     if let Some(destroy) = dev.table.destroy_shader_ext {
-        for (_, shader) in record.generated.lock().drain() {
+        let refetched = record.refetched.lock().drain(..).collect::<Vec<_>>();
+        let made_again = refetched.into_iter().filter_map(|(_, v)| Some(v?.shader));
+        let generated = record.generated.lock().drain().collect::<Vec<_>>();
+        for shader in generated.into_iter().map(|(_, s)| s).chain(made_again) {
             // SAFETY: the layer made it on this device and hands it out to nobody; command
             // buffers that bound it are done with it when the application destroys the
             // vertex shader they bound it with.

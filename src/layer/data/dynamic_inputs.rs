@@ -74,12 +74,18 @@ pub struct DynamicInputState {
     pub variants: Option<(vk::Pipeline, Arc<VertexInputVariants>)>,
     /// The variant bound in its place, whose chunks went down as the vertex input.
     pub variant_bound: Option<Arc<Variant>>,
+    /// The vertex shader object made again bound in the application's place
+    /// (`primitive_objects::refetched_vertex`).
+    pub object_variant_bound: Option<Arc<ObjectVariant>>,
 }
 
 /// A pipeline with dynamic vertex input, kept to be made again, and what was made of it.
 pub struct VertexInputVariants {
     pub kept: KeptPipeline,
     pub made: Mutex<Vec<(VariantKey, Option<Arc<Variant>>)>>,
+    /// It draws GL's quads under a dynamic polygon mode through pipelines made beside it
+    /// (`PolygonModeVariants`), which a pipeline made again would not have: not made again.
+    pub polygon_mode_variants: bool,
 }
 
 impl std::fmt::Debug for VertexInputVariants {
@@ -106,29 +112,39 @@ pub struct VariantKey {
     pub kept: Vec<u32>,
 }
 
+/// A vertex shader object made for one vertex input (`primitive_objects::refetched_vertex`):
+/// it, and how it reads the attributes it refetches (doubles it reads in place, as the
+/// application's object does).
+#[derive(Debug)]
+pub struct ObjectVariant {
+    pub shader: vk::ShaderEXT,
+    pub refetch: RefetchVertexInputs,
+}
+
 impl Variant {
-    /// `app` as the variant's vertex shader reads it: each refetched attribute replaced by
-    /// its chunks, on the same binding, at the chunks' offsets and Locations.
+    /// `app` as the variant's vertex shader reads it ([`read_as`]).
     pub fn vertex_input(&self, app: &AppVertexInput) -> AppVertexInput {
-        let mut attributes = Vec::with_capacity(app.attributes.len());
-        for &(location, binding, format, offset) in &app.attributes {
-            let refetched = self
-                .refetch
-                .attributes
-                .iter()
-                .find(|r| r.location == location);
-            match refetched {
-                Some(refetched) => attributes.extend(
-                    chunk_attributes(refetched, offset)
-                        .map(|(location, format, offset)| (location, binding, format, offset)),
-                ),
-                None => attributes.push((location, binding, format, offset)),
-            }
+        read_as(&self.refetch, app)
+    }
+}
+
+/// `app` as a vertex shader rewritten by `refetch` reads it: each refetched attribute
+/// replaced by its chunks, on the same binding, at the chunks' offsets and Locations.
+pub fn read_as(refetch: &RefetchVertexInputs, app: &AppVertexInput) -> AppVertexInput {
+    let mut attributes = Vec::with_capacity(app.attributes.len());
+    for &(location, binding, format, offset) in &app.attributes {
+        let refetched = refetch.attributes.iter().find(|r| r.location == location);
+        match refetched {
+            Some(refetched) => attributes.extend(
+                chunk_attributes(refetched, offset)
+                    .map(|(location, format, offset)| (location, binding, format, offset)),
+            ),
+            None => attributes.push((location, binding, format, offset)),
         }
-        AppVertexInput {
-            bindings: app.bindings.clone(),
-            attributes,
-        }
+    }
+    AppVertexInput {
+        bindings: app.bindings.clone(),
+        attributes,
     }
 }
 

@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use crate::layer::data::attribute_memory::{ConversionMemory, CurrentAttributes};
 use crate::layer::data::dynamic_inputs::{
-    DynamicInputState, FollowedPipeline, VertexInputVariants,
+    DynamicInputState, FollowedPipeline, ObjectVariant, VariantKey, VertexInputVariants,
 };
 use crate::layer::data::dynamic_lines::{LineModeState, StaticMultisample};
 use crate::layer::data::kept_pipeline::KeptPipeline;
@@ -592,6 +592,14 @@ pub struct VertexObjectRecord {
     /// Generated geometry shader objects by key. Destroyed with the vertex shader or the
     /// device.
     pub generated: Mutex<HashMap<PrimitiveGsKey, vk::ShaderEXT>>,
+    /// What it was created with besides, to be made again for a vertex input it cannot
+    /// read as given: its flags, next stages and specialization (map entries, data).
+    pub flags: vk::ShaderCreateFlagsEXT,
+    pub next_stage: vk::ShaderStageFlags,
+    pub specialization: Option<(Vec<vk::SpecializationMapEntry>, Vec<u8>)>,
+    /// The objects made again for such vertex inputs, by what they refetch (`None`: could
+    /// not be made). Destroyed with it.
+    pub refetched: Mutex<Vec<(VariantKey, Option<Arc<ObjectVariant>>)>>,
 }
 
 /// A tessellation evaluation shader object: what the layer needs to generate TCS shader
@@ -649,9 +657,6 @@ pub struct Records {
     /// Set once a TES or block-reading shader object was recorded: `vkCmdBindPipeline` then
     /// forgets the command buffer's bound shader objects (a pipeline unbinds them).
     pub shader_objects_made: AtomicBool,
-    /// Set once `vkCmdSetVertexInputEXT` named an attribute the layer cannot read where it
-    /// was given (`followed_state::say_unfetchable`): said once per device.
-    pub said_unfetchable: AtomicBool,
     /// What libraries holding the vertex-input state say of it, read by the pipelines
     /// linked from them.
     pub library_vertex_input: RwLock<HashMap<vk::Pipeline, LibraryVertexInput>>,

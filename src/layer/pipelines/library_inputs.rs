@@ -280,13 +280,17 @@ fn linked_parts(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<LinkedParts> 
 }
 
 /// The pattern of GL's primitives the pre-rasterization library `ci` links draws on the
-/// index route, where it is not the filled one its vertex-input library was made for.
-fn unfilled_pattern(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<IndexedPrimitive> {
+/// index route.
+fn index_pattern(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<IndexedPrimitive> {
     let pipelines = dev.records.pipelines.read();
     ci.libraries?
         .iter()
         .find_map(|l| pipelines.get(l)?.gl_primitive)
-        .filter(|p| p.list() != List::Triangles)
+}
+
+/// [`index_pattern`], where it is not the filled one its vertex-input library was made for.
+fn unfilled_pattern(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<IndexedPrimitive> {
+    index_pattern(dev, ci).filter(|p| p.list() != List::Triangles)
 }
 
 /// Whether `ci` links a recorded vertex-input library that may need replacing (the fast-path
@@ -370,7 +374,9 @@ pub fn feed(
     let vertex_input = vk::PipelineVertexInputStateCreateInfo::default()
         .vertex_binding_descriptions(&bindings)
         .vertex_attribute_descriptions(&attributes);
-    let input_assembly = link_assembly(dev, &part, pattern);
+    // A replacement for another reason draws the index route's list all the same.
+    let list = index_pattern(dev, ci).filter(|_| part.gl_mode.is_some());
+    let input_assembly = link_assembly(dev, &part, list);
     let dynamic = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&part.dynamic);
     let mut parts =
         vk::GraphicsPipelineLibraryCreateInfoEXT::default().flags(Part::VERTEX_INPUT_INTERFACE);

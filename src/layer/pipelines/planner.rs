@@ -1266,7 +1266,7 @@ impl Call<'_> {
             } || libraries_have(self.dev, ci, |r| r.stipple_with_mode);
             let followed = followed_pipeline(self.dev, ci).map(std::sync::Arc::new);
             let input_variants = vertex_input_variants::keeps(self.dev, ci)
-                .then(|| vertex_input_variants::keep(self.dev, ci))
+                .then(|| vertex_input_variants::keep(self.dev, ci, polygon_variants.is_some()))
                 .flatten();
             if own.is_none()
                 && inherited.is_none()

@@ -401,7 +401,9 @@ hook! {
                 record_block_readers(dev, &down, &patch, shaders)
             });
         }
-        if gl_state {
+        // Vertex shader objects are recorded for GL's current attributes and primitive
+        // modes, and to be made again for a vertex input they cannot read as given.
+        if gl_state || dev.settings.semantics.contains(Semantic::VertexFormats) {
             shield("vkCreateShadersEXT vertex records", || {
                 for ((ci, app), &shader) in down.iter().zip(&infos).zip(shaders) {
                     // SAFETY: a create info the driver accepted: the application's with
@@ -786,7 +788,7 @@ command_hook! {
             if primitive {
                 primitive_objects::update(&dev, command_buffer);
             }
-            if let Some(vertex) = vertex.filter(|_| dev.extensions.gl_state) {
+            if let Some(vertex) = vertex {
                 followed_state::bind_vertex(&dev, command_buffer, vertex);
             }
         });

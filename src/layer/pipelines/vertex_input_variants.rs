@@ -38,7 +38,11 @@ pub(crate) fn keeps(dev: &DeviceData, ci: &PipelineView<'_>) -> bool {
 }
 
 /// `ci` kept (`keeps` holds for it); `None`, said, where its create info cannot be copied.
-pub(crate) fn keep(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<Arc<VertexInputVariants>> {
+pub(crate) fn keep(
+    dev: &DeviceData,
+    ci: &PipelineView<'_>,
+    polygon_mode_variants: bool,
+) -> Option<Arc<VertexInputVariants>> {
     let kept = kept_create_info::keep(ci, |i| {
         stage_module(dev, &ci.stages[i]).map(|m| m.words.clone())
     });
@@ -46,6 +50,7 @@ pub(crate) fn keep(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<Arc<Vertex
         Ok(kept) => Some(Arc::new(VertexInputVariants {
             kept,
             made: Mutex::new(Vec::new()),
+            polygon_mode_variants,
         })),
         Err(why) => {
             log::warning!(

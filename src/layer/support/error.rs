@@ -36,6 +36,18 @@ pub enum ObjectError {
     Driver(vk::Result),
     #[error("creating the layout for the levels failed: {0}")]
     Layout(vk::Result),
+    #[error("it was created linked to its next stage")]
+    Linked,
+    #[error(
+        "the double at Location {0} is at an offset not even 32-bit words can be fetched from"
+    )]
+    UnalignedDouble(u32),
+    #[error("no free Location for the attribute at Location {0} (maxVertexInputAttributes)")]
+    NoRoom(u32),
+    #[error("the shader reads none of them")]
+    NothingRead,
+    #[error("the rewrite failed: {0}")]
+    Pass(Arc<str>),
 }
 
 /// Why no passthrough TCS can be generated for a TES without a TCS.
