@@ -10,7 +10,7 @@ use ash::vk;
 use crate::layer::commands::current_attributes::{format_of, integer_slots};
 use crate::layer::commands::primitive_objects::{self, refetched_vertex};
 use crate::layer::data::dynamic_inputs::{
-    read_as, AppVertexInput, FollowedPipeline, ObjectVariant, Variant, VariantKey,
+    made_once, read_as, AppVertexInput, FollowedPipeline, ObjectVariant, Variant, VariantKey,
     VertexInputVariants,
 };
 use crate::layer::data::dynamic_lines::{LineModeState, StaticMultisample};
@@ -455,57 +455,51 @@ fn for_input(
     key: &VariantKey,
     app: &AppVertexInput,
 ) -> Option<Arc<Variant>> {
-    let mut made = variants.made.lock();
-    if let Some((_, variant)) = made.iter().find(|(k, _)| k == key) {
-        return variant.clone();
-    }
-    if variants.polygon_mode_variants {
-        log::error!(
-            "vkCmdSetVertexInputEXT: a pipeline drawing GL's quads under a dynamic polygon mode \
-             is not made again to read the vertex attributes {:?} (Location, format, byte by \
-             byte); they go down as they are",
-            key.refetched
-        );
-        made.push((key.clone(), None));
-        return None;
-    }
-    let bindings: Vec<vk::VertexInputBindingDescription> = app
-        .bindings
-        .iter()
-        .map(
-            |&(binding, stride, input_rate, _)| vk::VertexInputBindingDescription {
-                binding,
-                stride,
-                input_rate,
-            },
-        )
-        .collect();
-    let attributes: Vec<vk::VertexInputAttributeDescription> = app
-        .attributes
-        .iter()
-        .map(
-            |&(location, binding, format, offset)| vk::VertexInputAttributeDescription {
-                location,
-                binding,
-                format,
-                offset,
-            },
-        )
-        .collect();
-    let variant = match (dev.make_again)(dev, &variants.kept, &bindings, &attributes) {
-        Ok(variant) => Some(Arc::new(variant)),
-        Err(why) => {
+    made_once(&variants.made, key, || {
+        if variants.polygon_mode_variants {
             log::error!(
-                "vkCmdSetVertexInputEXT: the pipeline cannot be made again to read the vertex \
-                 attributes {:?} (Location, format, byte by byte): {why}; those in formats the \
-                 device lacks are read by their first components, the others go down as they are",
+                "vkCmdSetVertexInputEXT: a pipeline drawing GL's quads under a dynamic polygon \
+                 mode is not made again to read the vertex attributes {:?} (Location, format, \
+                 byte by byte); they go down as they are",
                 key.refetched
             );
-            None
+            return None;
         }
-    };
-    made.push((key.clone(), variant.clone()));
-    variant
+        let bindings: Vec<vk::VertexInputBindingDescription> = app
+            .bindings
+            .iter()
+            .map(
+                |&(binding, stride, input_rate, _)| vk::VertexInputBindingDescription {
+                    binding,
+                    stride,
+                    input_rate,
+                },
+            )
+            .collect();
+        let attributes: Vec<vk::VertexInputAttributeDescription> = app
+            .attributes
+            .iter()
+            .map(
+                |&(location, binding, format, offset)| vk::VertexInputAttributeDescription {
+                    location,
+                    binding,
+                    format,
+                    offset,
+                },
+            )
+            .collect();
+        (dev.make_again)(dev, &variants.kept, &bindings, &attributes)
+            .inspect_err(|why| {
+                log::error!(
+                    "vkCmdSetVertexInputEXT: the pipeline cannot be made again to read the \
+                     vertex attributes {:?} (Location, format, byte by byte): {why}; those in \
+                     formats the device lacks are read by their first components, the others \
+                     go down as they are",
+                    key.refetched
+                )
+            })
+            .ok()
+    })
 }
 
 /// The key of the variant `app` needs; `None` where the pipeline reads it as it is: every

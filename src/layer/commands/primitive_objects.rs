@@ -11,7 +11,7 @@
 use ash::vk;
 use std::sync::atomic::Ordering;
 
-use crate::layer::data::dynamic_inputs::{ObjectVariant, VariantKey};
+use crate::layer::data::dynamic_inputs::{made_once, ObjectVariant, VariantKey};
 use crate::layer::data::records::{CommandBufferState, VertexObjectRecord};
 use crate::layer::data::vertex_formats::vertex_format;
 use crate::layer::loader::frames::{command_hook, ffi_guard, shield};
@@ -116,23 +116,18 @@ pub(crate) fn refetched_vertex(
     record: &VertexObjectRecord,
     key: &VariantKey,
 ) -> Option<Arc<ObjectVariant>> {
-    let mut made = record.refetched.lock();
-    if let Some((_, variant)) = made.iter().find(|(k, _)| k == key) {
-        return variant.clone();
-    }
-    let variant = vertex_object_again(dev, record, key)
-        .inspect_err(|why| {
-            log::error!(
-                "vkCmdSetVertexInputEXT: the vertex shader object cannot be made again to read \
-                 the vertex attributes {:?} (Location, format, byte by byte): {why}; they go \
-                 down as they are",
-                key.refetched
-            )
-        })
-        .ok()
-        .map(Arc::new);
-    made.push((key.clone(), variant.clone()));
-    variant
+    made_once(&record.refetched, key, || {
+        vertex_object_again(dev, record, key)
+            .inspect_err(|why| {
+                log::error!(
+                    "vkCmdSetVertexInputEXT: the vertex shader object cannot be made again to \
+                     read the vertex attributes {:?} (Location, format, byte by byte): {why}; \
+                     they go down as they are",
+                    key.refetched
+                )
+            })
+            .ok()
+    })
 }
 
 fn vertex_object_again(

@@ -82,7 +82,7 @@ pub struct DynamicInputState {
 /// A pipeline with dynamic vertex input, kept to be made again, and what was made of it.
 pub struct VertexInputVariants {
     pub kept: KeptPipeline,
-    pub made: Mutex<Vec<(VariantKey, Option<Arc<Variant>>)>>,
+    pub made: MadeAgain<Variant>,
     /// It draws GL's quads under a dynamic polygon mode through pipelines made beside it
     /// (`PolygonModeVariants`), which a pipeline made again would not have: not made again.
     pub polygon_mode_variants: bool,
@@ -94,6 +94,25 @@ impl std::fmt::Debug for VertexInputVariants {
             .field("made", &self.made.lock().len())
             .finish_non_exhaustive()
     }
+}
+
+/// What was made again for each distinct need (`None`: it could not be made).
+pub type MadeAgain<T> = Mutex<Vec<(VariantKey, Option<Arc<T>>)>>;
+
+/// The object made for `key` in `made`, made by `make` on first use (`None` kept too: said
+/// once).
+pub fn made_once<T>(
+    made: &MadeAgain<T>,
+    key: &VariantKey,
+    make: impl FnOnce() -> Option<T>,
+) -> Option<Arc<T>> {
+    let mut made = made.lock();
+    if let Some((_, object)) = made.iter().find(|(k, _)| k == key) {
+        return object.clone();
+    }
+    let object = make().map(Arc::new);
+    made.push((key.clone(), object.clone()));
+    object
 }
 
 /// A pipeline made for one vertex input: it, and how its vertex shader reads the attributes

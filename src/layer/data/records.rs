@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use crate::layer::data::attribute_memory::{ConversionMemory, CurrentAttributes};
 use crate::layer::data::dynamic_inputs::{
-    DynamicInputState, FollowedPipeline, ObjectVariant, VariantKey, VertexInputVariants,
+    DynamicInputState, FollowedPipeline, MadeAgain, ObjectVariant, VertexInputVariants,
 };
 use crate::layer::data::dynamic_lines::{LineModeState, StaticMultisample};
 use crate::layer::data::kept_pipeline::KeptPipeline;
@@ -599,7 +599,7 @@ pub struct VertexObjectRecord {
     pub specialization: Option<(Vec<vk::SpecializationMapEntry>, Vec<u8>)>,
     /// The objects made again for such vertex inputs, by what they refetch (`None`: could
     /// not be made). Destroyed with it.
-    pub refetched: Mutex<Vec<(VariantKey, Option<Arc<ObjectVariant>>)>>,
+    pub refetched: MadeAgain<ObjectVariant>,
 }
 
 /// A tessellation evaluation shader object: what the layer needs to generate TCS shader
