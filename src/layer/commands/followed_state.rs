@@ -489,6 +489,13 @@ fn for_input(
             )
             .collect();
         (dev.make_again)(dev, &variants.kept, &bindings, &attributes)
+            .inspect(|_| {
+                log::info!(
+                    "vkCmdSetVertexInputEXT: pipeline made again to read the vertex attributes \
+                     {:?} (Location, format, byte by byte)",
+                    key.refetched
+                )
+            })
             .inspect_err(|why| {
                 log::error!(
                     "vkCmdSetVertexInputEXT: the pipeline cannot be made again to read the \

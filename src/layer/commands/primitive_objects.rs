@@ -118,6 +118,13 @@ pub(crate) fn refetched_vertex(
 ) -> Option<Arc<ObjectVariant>> {
     made_once(&record.refetched, key, || {
         vertex_object_again(dev, record, key)
+            .inspect(|_| {
+                log::info!(
+                    "vkCmdSetVertexInputEXT: vertex shader object made again to read the vertex \
+                     attributes {:?} (Location, format, byte by byte)",
+                    key.refetched
+                )
+            })
             .inspect_err(|why| {
                 log::error!(
                     "vkCmdSetVertexInputEXT: the vertex shader object cannot be made again to \
