@@ -892,15 +892,38 @@ fn bind_object_reader(
         &mut state.dynamic_inputs.object_variant_bound,
         object.clone(),
     );
-    let down = match (&object, &was) {
-        (Some(o), _) => Some(o.shader),
-        (None, Some(_)) => Some(state.vertex_object),
-        _ => None,
+    // The vertex shader with the rest of its linked set: the layer's, or the application's.
+    let down: Vec<(vk::ShaderStageFlags, vk::ShaderEXT)> = match (&object, &was) {
+        (Some(o), _) => std::iter::once((vk::ShaderStageFlags::VERTEX, o.shader))
+            .chain(o.linked.iter().copied())
+            .collect(),
+        (None, Some(_)) => {
+            let vertex = state.vertex_object;
+            let record = dev.records.vertex_objects.read().get(&vertex).cloned();
+            let linked = record.iter().flat_map(|r| {
+                r.linked_set
+                    .iter()
+                    .map(|o| (o.stage, o.shader))
+                    .collect::<Vec<_>>()
+            });
+            std::iter::once((vk::ShaderStageFlags::VERTEX, vertex))
+                .chain(linked)
+                .collect()
+        }
+        _ => Vec::new(),
     };
-    if let (Some(shader), Some(bind)) = (down, dev.table.cmd_bind_shaders_ext) {
+    if let (false, Some(bind)) = (down.is_empty(), dev.table.cmd_bind_shaders_ext) {
+        let (stages, shaders): (Vec<_>, Vec<_>) = down.into_iter().unzip();
         // SAFETY: a live command buffer (a `Dispatchable`) in the recording state; the
-        // application's vertex shader object, bound by it, or one the layer made of it.
-        unsafe { bind(cb.handle(), 1, &vk::ShaderStageFlags::VERTEX, &shader) };
+        // application's shader objects, bound by it, or those the layer made of them.
+        unsafe {
+            bind(
+                cb.handle(),
+                stages.len() as u32,
+                stages.as_ptr(),
+                shaders.as_ptr(),
+            )
+        };
     }
     let chunked = object.map(|o| read_as(&o.refetch, app));
     let given = chunked.as_ref().unwrap_or(app);

@@ -12,7 +12,9 @@ use ash::vk;
 use std::sync::atomic::Ordering;
 
 use crate::layer::data::dynamic_inputs::{made_once, ObjectVariant, VariantKey};
-use crate::layer::data::records::{CommandBufferState, VertexObjectRecord};
+use crate::layer::data::records::{
+    CommandBufferState, LinkedObject, Specialization, VertexObjectRecord,
+};
 use crate::layer::data::vertex_formats::vertex_format;
 use crate::layer::loader::frames::{command_hook, ffi_guard, shield};
 use crate::layer::loader::registry::{device_data, Dispatchable};
@@ -55,12 +57,32 @@ fn writes_location(words: &[u32], entry: &str, location: u32) -> bool {
         })
 }
 
+/// The specialization of a shader object's create info.
+///
+/// # Safety
+/// `info` is valid (Vulkan's valid usage).
+pub(crate) unsafe fn specialization_of(
+    info: &vk::ShaderCreateInfoEXT<'_>,
+) -> Option<Specialization> {
+    // SAFETY: a valid create info's specialization, whose arrays hold their counts (this
+    // function's contract).
+    unsafe {
+        info.p_specialization_info.as_ref().map(|spec| {
+            (
+                slice(spec.p_map_entries, spec.map_entry_count).to_vec(),
+                slice(spec.p_data.cast::<u8>(), spec.data_size as u32).to_vec(),
+            )
+        })
+    }
+}
+
 /// The record of a vertex shader object created from `ci` (as the driver got it;
-/// `app_code` as the application gave it).
+/// `app_code` as the application gave it), linked with `linked_set` where it is.
 pub(crate) fn vertex_record(
     dev: &DeviceData,
     ci: &ShaderView<'_>,
     app_code: &[u32],
+    linked_set: Vec<LinkedObject>,
 ) -> Option<VertexObjectRecord> {
     let linked = ci.info.flags.contains(vk::ShaderCreateFlagsEXT::LINK_STAGE);
     if ci.info.stage != S::VERTEX {
@@ -81,16 +103,8 @@ pub(crate) fn vertex_record(
         .and_then(|_| unfed_input_kinds(code, &entry, &[]).ok())
         .filter(|inputs| inputs.iter().all(|&(l, _)| l < memory.slots))
         .map(Into::into);
-    // SAFETY: a valid create info's specialization (Vulkan's valid usage).
-    let specialization = unsafe { ci.info.p_specialization_info.as_ref() }.map(|spec| {
-        // SAFETY: the same: its arrays hold their counts.
-        unsafe {
-            (
-                slice(spec.p_map_entries, spec.map_entry_count).to_vec(),
-                slice(spec.p_data.cast::<u8>(), spec.data_size as u32).to_vec(),
-            )
-        }
-    });
+    // SAFETY: a valid create info (the view's contract).
+    let specialization = unsafe { specialization_of(ci.info) };
     Some(VertexObjectRecord {
         linked,
         inputs,
@@ -103,6 +117,7 @@ pub(crate) fn vertex_record(
         flags: ci.info.flags,
         next_stage: ci.info.next_stage,
         specialization,
+        linked_set,
         refetched: Default::default(),
     })
 }
@@ -142,9 +157,6 @@ fn vertex_object_again(
     record: &VertexObjectRecord,
     key: &VariantKey,
 ) -> Result<ObjectVariant, ObjectError> {
-    if record.linked {
-        return Err(ObjectError::Linked);
-    }
     let mut attributes = Vec::new();
     for &(location, format, bytes) in &key.refetched {
         let Some((_, format)) = vertex_format(format) else {
@@ -182,42 +194,88 @@ fn vertex_object_again(
         .table
         .create_shaders_ext
         .ok_or(ObjectError::MissingCommand("vkCreateShadersEXT"))?;
-    let entry =
-        std::ffi::CString::new(record.entry.as_str()).map_err(|_| ObjectError::NothingRead)?;
-    let specialization = record.specialization.as_ref().map(|(entries, data)| {
-        vk::SpecializationInfo::default()
-            .map_entries(entries)
-            .data(data)
-    });
-    let ci = vk::ShaderCreateInfoEXT {
-        flags: record.flags,
+    // The vertex shader, then the rest of its linked set as the driver got them: made
+    // together, linked as they were.
+    let own = LinkedObject {
+        shader: vk::ShaderEXT::null(),
         stage: S::VERTEX,
         next_stage: record.next_stage,
-        code_type: vk::ShaderCodeTypeEXT::SPIRV,
-        code_size: words.len() * 4,
-        p_code: words.as_ptr().cast(),
-        p_name: entry.as_ptr(),
-        set_layout_count: record.set_layouts.len() as u32,
-        p_set_layouts: record.set_layouts.as_ptr(),
-        push_constant_range_count: record.ranges.len() as u32,
-        p_push_constant_ranges: record.ranges.as_ptr(),
-        p_specialization_info: specialization
-            .as_ref()
-            .map_or(std::ptr::null(), |s| s as *const _),
-        ..Default::default()
+        flags: record.flags,
+        words: words.into(),
+        entry: record.entry.clone(),
+        set_layouts: record.set_layouts.clone(),
+        ranges: record.ranges.clone(),
+        specialization: record.specialization.clone(),
     };
-    let mut shader = vk::ShaderEXT::null();
-    // SAFETY: the device the layer recorded; a create info whose pointers live for the call.
-    match unsafe { create(dev.handle, 1, &ci, std::ptr::null(), &mut shader) } {
-        vk::Result::SUCCESS => Ok(ObjectVariant {
-            shader,
-            refetch: RefetchVertexInputs {
-                attributes,
-                kept: key.kept.clone(),
-            },
-        }),
-        e => Err(ObjectError::Driver(e)),
+    let set: Vec<&LinkedObject> = std::iter::once(&own).chain(&record.linked_set).collect();
+    let names = set
+        .iter()
+        .map(|o| std::ffi::CString::new(o.entry.as_str()))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|_| ObjectError::NothingRead)?;
+    let specializations: Vec<Option<vk::SpecializationInfo<'_>>> = set
+        .iter()
+        .map(|o| {
+            o.specialization.as_ref().map(|(entries, data)| {
+                vk::SpecializationInfo::default()
+                    .map_entries(entries)
+                    .data(data)
+            })
+        })
+        .collect();
+    let infos: Vec<vk::ShaderCreateInfoEXT<'_>> = set
+        .iter()
+        .zip(&names)
+        .zip(&specializations)
+        .map(|((o, name), spec)| vk::ShaderCreateInfoEXT {
+            flags: o.flags,
+            stage: o.stage,
+            next_stage: o.next_stage,
+            code_type: vk::ShaderCodeTypeEXT::SPIRV,
+            code_size: o.words.len() * 4,
+            p_code: o.words.as_ptr().cast(),
+            p_name: name.as_ptr(),
+            set_layout_count: o.set_layouts.len() as u32,
+            p_set_layouts: o.set_layouts.as_ptr(),
+            push_constant_range_count: o.ranges.len() as u32,
+            p_push_constant_ranges: o.ranges.as_ptr(),
+            p_specialization_info: spec.as_ref().map_or(std::ptr::null(), |s| s as *const _),
+            ..Default::default()
+        })
+        .collect();
+    let mut shaders = vec![vk::ShaderEXT::null(); infos.len()];
+    // SAFETY: the device the layer recorded; create infos whose pointers live for the call;
+    // one handle per info.
+    let result = unsafe {
+        create(
+            dev.handle,
+            infos.len() as u32,
+            infos.as_ptr(),
+            std::ptr::null(),
+            shaders.as_mut_ptr(),
+        )
+    };
+    if result != vk::Result::SUCCESS {
+        if let Some(destroy) = dev.table.destroy_shader_ext {
+            for &shader in shaders.iter().filter(|s| **s != vk::ShaderEXT::null()) {
+                // SAFETY: an object this call made, used by nothing.
+                unsafe { destroy(dev.handle, shader, std::ptr::null()) };
+            }
+        }
+        return Err(ObjectError::Driver(result));
     }
+    Ok(ObjectVariant {
+        shader: shaders[0],
+        refetch: RefetchVertexInputs {
+            attributes,
+            kept: key.kept.clone(),
+        },
+        linked: set[1..]
+            .iter()
+            .map(|o| o.stage)
+            .zip(shaders[1..].iter().copied())
+            .collect(),
+    })
 }
 
 /// Destroys the geometry and vertex shader objects the layer made for a vertex shader
@@ -225,7 +283,10 @@ fn vertex_object_again(
 pub(crate) fn destroy_generated(dev: &DeviceData, record: &VertexObjectRecord) {
     if let Some(destroy) = dev.table.destroy_shader_ext {
         let refetched = record.refetched.lock().drain(..).collect::<Vec<_>>();
-        let made_again = refetched.into_iter().filter_map(|(_, v)| Some(v?.shader));
+        let made_again = refetched.into_iter().filter_map(|(_, v)| v).flat_map(|v| {
+            let linked: Vec<_> = v.linked.iter().map(|&(_, s)| s).collect();
+            std::iter::once(v.shader).chain(linked)
+        });
         let generated = record.generated.lock().drain().collect::<Vec<_>>();
         for shader in generated.into_iter().map(|(_, s)| s).chain(made_again) {
             // SAFETY: the layer made it on this device and hands it out to nobody; command

@@ -138,6 +138,8 @@ pub struct VariantKey {
 pub struct ObjectVariant {
     pub shader: vk::ShaderEXT,
     pub refetch: RefetchVertexInputs,
+    /// The other shaders of its linked set, made again with it: bound with it.
+    pub linked: Vec<(vk::ShaderStageFlags, vk::ShaderEXT)>,
 }
 
 impl Variant {

@@ -596,10 +596,29 @@ pub struct VertexObjectRecord {
     /// read as given: its flags, next stages and specialization (map entries, data).
     pub flags: vk::ShaderCreateFlagsEXT,
     pub next_stage: vk::ShaderStageFlags,
-    pub specialization: Option<(Vec<vk::SpecializationMapEntry>, Vec<u8>)>,
+    pub specialization: Option<Specialization>,
+    /// The other shaders of its linked set (`linked`), made again with it.
+    pub linked_set: Vec<LinkedObject>,
     /// The objects made again for such vertex inputs, by what they refetch (`None`: could
     /// not be made). Destroyed with it.
     pub refetched: MadeAgain<ObjectVariant>,
+}
+
+/// A `VkSpecializationInfo`'s map entries and data.
+pub type Specialization = (Vec<vk::SpecializationMapEntry>, Vec<u8>);
+
+/// A shader object linked with a vertex shader object, as the driver got it: to be made
+/// again with it.
+pub struct LinkedObject {
+    pub shader: vk::ShaderEXT,
+    pub stage: vk::ShaderStageFlags,
+    pub next_stage: vk::ShaderStageFlags,
+    pub flags: vk::ShaderCreateFlagsEXT,
+    pub words: Arc<[u32]>,
+    pub entry: String,
+    pub set_layouts: Vec<vk::DescriptorSetLayout>,
+    pub ranges: Vec<vk::PushConstantRange>,
+    pub specialization: Option<Specialization>,
 }
 
 /// A tessellation evaluation shader object: what the layer needs to generate TCS shader

@@ -32,7 +32,8 @@ use crate::layer::commands::command_state::push;
 use crate::layer::commands::followed_state;
 use crate::layer::commands::primitive_objects;
 use crate::layer::data::records::{
-    BlockBinding, BlockSlot, CommandBufferState, LayoutRecord, ModuleRecord, TesObjectRecord,
+    BlockBinding, BlockSlot, CommandBufferState, LayoutRecord, LinkedObject, ModuleRecord,
+    TesObjectRecord,
 };
 use crate::layer::loader::frames::{command_hook, destroy_hook, hook, shield};
 use crate::layer::loader::registry::{device_data, Dispatchable};
@@ -304,6 +305,40 @@ fn tes_record(ci: &ShaderView<'_>, slot: &BlockSlot) -> Option<TesObjectRecord> 
     })
 }
 
+/// The shaders linked with `vertex` (one of `down`, made as `shaders`): the others of the
+/// call created with `VK_SHADER_CREATE_LINK_STAGE_BIT_EXT`, as the driver got them; none
+/// where `vertex` is not linked.
+fn linked_set(
+    down: &[vk::ShaderCreateInfoEXT<'_>],
+    shaders: &[vk::ShaderEXT],
+    vertex: &vk::ShaderCreateInfoEXT<'_>,
+) -> Vec<LinkedObject> {
+    let link = vk::ShaderCreateFlagsEXT::LINK_STAGE;
+    if !vertex.flags.contains(link) {
+        return Vec::new();
+    }
+    down.iter()
+        .zip(shaders)
+        .filter(|(ci, _)| ci.flags.contains(link) && ci.stage != S::VERTEX)
+        .filter_map(|(ci, &shader)| {
+            // SAFETY: a create info the driver accepted, alive for the call.
+            let view = unsafe { ShaderView::new(ci) };
+            Some(LinkedObject {
+                shader,
+                stage: ci.stage,
+                next_stage: ci.next_stage,
+                flags: ci.flags,
+                words: view.code?.into(),
+                entry: view.entry?.to_owned(),
+                set_layouts: view.set_layouts.to_vec(),
+                ranges: view.push_constant_ranges.to_vec(),
+                // SAFETY: the same create info.
+                specialization: unsafe { primitive_objects::specialization_of(ci) },
+            })
+        })
+        .collect()
+}
+
 hook! {
     "vkCreateShadersEXT" in call_with_next,
     fn create_shaders[create_shaders_ext](
@@ -409,9 +444,13 @@ hook! {
                     // SAFETY: a create info the driver accepted: the application's with
                     // code and ranges from `patch`, alive for the call.
                     let ci = unsafe { ShaderView::new(ci) };
-                    let record = app
-                        .code
-                        .and_then(|app_code| primitive_objects::vertex_record(dev, &ci, app_code));
+                    if ci.info.stage != S::VERTEX {
+                        continue;
+                    }
+                    let set = linked_set(&down, shaders, ci.info);
+                    let record = app.code.and_then(|app_code| {
+                        primitive_objects::vertex_record(dev, &ci, app_code, set)
+                    });
                     if let Some(record) = record {
                         dev.records
                             .vertex_objects

@@ -36,8 +36,6 @@ pub enum ObjectError {
     Driver(vk::Result),
     #[error("creating the layout for the levels failed: {0}")]
     Layout(vk::Result),
-    #[error("it was created linked to its next stage")]
-    Linked,
     #[error(
         "the double at Location {0} is at an offset not even 32-bit words can be fetched from"
     )]
