@@ -169,6 +169,27 @@ fn every_scene_passes_with_every_attribute_read_by_a_shader_made_again() {
     }
 }
 
+/// Every scene through pipeline libraries with GL's line rule taken at the link
+/// (`debug_force_line_rule_at_link`: the route of drivers without a dynamic line mode,
+/// SwiftShader): each link makes its pre-rasterization library again with Bresenham lines
+/// where its fragment-output library is single-sampled. Not `lines_stipple`: a library
+/// gets the diamond-exit rule without the layer's stipple (`choose`), which this route
+/// leaves as it is (SwiftShader, which takes it, has no stippled Bresenham lines either).
+#[test]
+fn every_scene_but_the_stipple_passes_through_libraries_with_the_line_rule_at_the_link() {
+    let lib = layer_library();
+    let all = scenes();
+    let out = runner()
+        .args(["--validation", "--pipelines", "libraries"])
+        .args(&all)
+        .env("GLSEM_LAYER_LIB", &lib)
+        .env("VK_GLSEM_DEBUG_FORCE_LINE_RULE_AT_LINK", "on")
+        .output()
+        .expect("glsem-run runs");
+    eprintln!("{}", stdout(&out));
+    assert_all_pass_but(&out, &all, &["lines_stipple"]);
+}
+
 /// The `prim_*` scene that fails on the index route through libraries: a fragment shader
 /// library reading `gl_PrimitiveID` reads the list's (docs/semantics.md, "primitive_mode":
 /// the fragment library cannot know the mode; on a device without `geometryShader`, which

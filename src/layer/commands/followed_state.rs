@@ -488,7 +488,7 @@ fn for_input(
                 },
             )
             .collect();
-        (dev.make_again)(dev, &variants.kept, &bindings, &attributes)
+        (dev.make_again)(dev, &variants.kept, (&bindings, &attributes), false)
             .inspect(|_| {
                 log::info!(
                     "vkCmdSetVertexInputEXT: pipeline made again to read the vertex attributes \

@@ -121,6 +121,9 @@ pub fn made_once<T>(
 pub struct Variant {
     pub pipeline: vk::Pipeline,
     pub refetch: RefetchVertexInputs,
+    /// Its line stipple is dynamic state the layer sets at bind (GL's line rule taken at
+    /// a link: `library_inputs`).
+    pub line_stipple: bool,
 }
 
 /// What decides a variant's vertex shader: the attributes it refetches (Location, format,

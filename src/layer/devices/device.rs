@@ -430,6 +430,12 @@ unsafe fn prepare_gl_state(
             &mut prep,
         )
     };
+    // Testing the route of devices without a dynamic line mode on one that has it: links
+    // make their pre-rasterization library again with GL's line rule.
+    if inst.settings.debug_force_line_rule_at_link {
+        prep.conventions.library_line_mode = false;
+        prep.conventions.dynamic_line_stipple = false;
+    }
     let libraries = enabled(GRAPHICS_PIPELINE_LIBRARY);
     warn_of_missing_conventions(&prep.conventions, lines_on, libraries);
     // SAFETY: `ci` is a valid device create info with a valid pNext chain (this function's
@@ -749,10 +755,10 @@ fn warn_of_missing_conventions(conventions: &Conventions, lines_on: bool, librar
         );
     }
     if lines_on && conventions.bresenham_lines && libraries && !conventions.library_line_mode {
-        log::warning!(
+        log::info!(
             "VK_GLSEM_gl_state: the driver lacks extendedDynamicState3LineRasterizationMode; \
-             lines of pipelines linked from graphics pipeline libraries keep Vulkan's rules \
-             (a pre-rasterization library cannot know whether they are single-sampled)"
+             a pre-rasterization library cannot know whether its pipelines are single-sampled, \
+             so each link makes it again with GL's line rule where they are"
         );
     }
     if !conventions.provoking_vertex_last {

@@ -183,13 +183,16 @@ pub struct DeviceData {
 }
 
 /// The planner's remake of a kept pipeline or library for a vertex input given as static
-/// state (bindings, attributes): the pipeline made, with how its shader reads the
-/// attributes it refetches.
+/// state (bindings, attributes), single-sampled where the flag says (a link's line rule):
+/// the pipeline made, with how its shader reads the attributes it refetches.
 pub type MakeAgain = fn(
     &DeviceData,
     &KeptPipeline,
-    &[vk::VertexInputBindingDescription],
-    &[vk::VertexInputAttributeDescription],
+    (
+        &[vk::VertexInputBindingDescription],
+        &[vk::VertexInputAttributeDescription],
+    ),
+    bool,
 ) -> Result<Variant, PlanError>;
 
 impl DeviceData {

@@ -54,8 +54,11 @@ type Part = vk::GraphicsPipelineLibraryFlagsEXT;
 /// feeds unfed inputs, the integer-slot mask of the linked pipeline.
 pub struct LinkFeed {
     pub library: vk::Pipeline,
-    /// The pre-rasterization library made again for the vertex input, where it was.
+    /// The pre-rasterization library made again for the vertex input or GL's line rule,
+    /// where it was.
     pub pre_rasterization: Option<vk::Pipeline>,
+    /// That library's line stipple is dynamic state the layer sets at bind.
+    pub line_stipple: bool,
     pub integer: Option<u32>,
     link: Box<vk::PipelineLibraryCreateInfoKHR<'static>>,
     _libraries: Vec<vk::Pipeline>,
@@ -298,8 +301,9 @@ fn unfilled_pattern(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<IndexedPr
 pub fn may_feed(dev: &DeviceData, ci: &PipelineView<'_>) -> bool {
     replaces(dev)
         && ci.libraries.is_some()
-        && linked_parts(dev, ci)
+        && (linked_parts(dev, ci)
             .is_some_and(|p| p.shader.is_some() || p.input.gl_mode.is_some() || p.input.unreadable)
+            || takes_line_rule(dev, ci))
 }
 
 /// Why `ci`, a link, would draw GL's primitives as the wrong list: its pre-rasterization
@@ -343,8 +347,9 @@ pub fn feed(
         .as_ref()
         .and_then(|s| unfed_inputs(dev, &part, &s.words, &s.entry))
         .unwrap_or_default();
-    let remade = match part.unreadable {
-        true => Some(remake_shader(dev, &part, shader.as_ref())?),
+    let line_rule = takes_line_rule(dev, ci) && shader.as_ref().is_some_and(|s| s.kept.is_some());
+    let remade = match part.unreadable || line_rule {
+        true => Some(remake_shader(dev, &part, shader.as_ref(), line_rule)?),
         false => None,
     };
     if inputs.is_empty() && pattern.is_none() && remade.is_none() {
@@ -447,6 +452,7 @@ pub fn feed(
     Ok(Some(LinkFeed {
         library,
         pre_rasterization: pre_rasterization.map(|(_, p)| p),
+        line_stipple: remade.as_ref().is_some_and(|(_, v)| v.line_stipple),
         integer: (!inputs.is_empty()).then(|| integer_slots(&inputs)),
         link,
         _libraries: libraries,
@@ -460,11 +466,43 @@ fn remake_shader(
     dev: &DeviceData,
     part: &VertexInputPart,
     shader: Option<&LinkedShader>,
+    single_sampled: bool,
 ) -> Result<(usize, Variant), PlanError> {
     let shader = shader.ok_or(PlanError::LibraryNotKept)?;
     let kept = shader.kept.as_ref().ok_or(PlanError::LibraryNotKept)?;
-    let variant = (dev.make_again)(dev, kept, &part.bindings, &part.attributes)?;
+    let input = (&part.bindings[..], &part.attributes[..]);
+    let variant = (dev.make_again)(dev, kept, input, single_sampled)?;
     Ok((shader.index, variant))
+}
+
+/// Whether links on `dev` make their pre-rasterization library again to take GL's line
+/// rule: the driver has Bresenham lines but no dynamic line mode for a library to follow
+/// (`Conventions::library_line_mode`), so the rule waits for the link, where the
+/// fragment-output library says whether the pipeline is single-sampled.
+pub fn links_take_line_rule(dev: &DeviceData) -> bool {
+    dev.extensions.gl_state
+        && dev.conventions.bresenham_lines
+        && !dev.conventions.library_line_mode
+        && dev.settings.semantics.contains(Semantic::LineRasterization)
+}
+
+/// Whether `ci`, a link, makes its pre-rasterization library again for GL's line rule
+/// ([`links_take_line_rule`]): its fragment-output library is single-sampled without alpha
+/// to coverage or alpha to one (GL's aliased lines).
+fn takes_line_rule(dev: &DeviceData, ci: &PipelineView<'_>) -> bool {
+    if !links_take_line_rule(dev) {
+        return false;
+    }
+    let records = dev.records.library_multisample.read();
+    let Some(ms) = ci
+        .libraries
+        .and_then(|l| l.iter().find_map(|l| records.get(l)))
+    else {
+        return false;
+    };
+    ms.samples == Some(vk::SampleCountFlags::TYPE_1)
+        && ms.alpha_to_coverage == Some(false)
+        && ms.alpha_to_one == Some(false)
 }
 
 /// `attributes` as `variant`'s vertex shader reads them: each it refetches replaced by its

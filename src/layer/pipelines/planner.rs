@@ -51,6 +51,7 @@ use crate::layer::support::log;
 use glsem_abi::PrimitiveMode;
 use glsem_spirv::scan::Summary;
 use glsem_spirv::semantics::{choose, Semantic, Stage, StageInfo, Stages, Step, WindowOrigin};
+use glsem_spirv::vertex_formats::RefetchVertexInputs;
 
 type S = vk::ShaderStageFlags;
 
@@ -145,7 +146,9 @@ fn record_library_state(dev: &DeviceData, infos: &[PipelineView<'_>], pipelines:
             let mut inputs = dev.records.library_vertex_input.write();
             inputs.insert(pipeline, input);
         }
-        let multisample = library_multisample(ci).filter(|_| dev.conventions.library_line_mode);
+        let multisample = library_multisample(ci).filter(|_| {
+            dev.conventions.library_line_mode || library_inputs::links_take_line_rule(dev)
+        });
         if let Some(ms) = multisample {
             dev.records.library_multisample.write().insert(pipeline, ms);
         }
@@ -260,12 +263,16 @@ fn decide(dev: &DeviceData, ci: &PipelineView<'_>) -> Decision {
 
 /// The pipeline or pre-rasterization library `kept` made again, its vertex shader reading
 /// `attributes` (of `bindings`) as a static vertex input's (`rules/vertex_formats.rs`),
-/// with how it reads those it refetches.
+/// with how it reads those it refetches; a pre-rasterization library `single_sampled`
+/// (its link's fragment-output library is) also takes GL's line rule as static state.
 pub(crate) fn make_again(
     dev: &DeviceData,
     kept: &KeptPipeline,
-    bindings: &[vk::VertexInputBindingDescription],
-    attributes: &[vk::VertexInputAttributeDescription],
+    (bindings, attributes): (
+        &[vk::VertexInputBindingDescription],
+        &[vk::VertexInputAttributeDescription],
+    ),
+    single_sampled: bool,
 ) -> Result<Variant, PlanError> {
     let (layout, render_pass) = kept.handles();
     let live = (layout == vk::PipelineLayout::null()
@@ -292,6 +299,11 @@ pub(crate) fn make_again(
         bindings,
         attributes,
     });
+    let multisample = vk::PipelineMultisampleStateCreateInfo::default()
+        .rasterization_samples(vk::SampleCountFlags::TYPE_1);
+    if single_sampled {
+        view.multisample = Some(&multisample);
+    }
     let dynamic: Vec<vk::DynamicState> = view
         .dynamic
         .iter()
@@ -302,17 +314,23 @@ pub(crate) fn make_again(
     let made = create_alone(dev, &view);
     drop(modules);
     let (pipeline, rewrite) = made?;
-    let refetch = rewrite.state.iter().find_map(|step| match step {
-        Step::RefetchVertexInputs(r) => Some(r.clone()),
-        _ => None,
-    });
-    match refetch {
-        Some(refetch) => Ok(Variant { pipeline, refetch }),
-        None => {
-            library_inputs::destroy(dev, pipeline);
-            Err(PlanError::VertexFormatsUnplanned)
-        }
-    }
+    // Made for the line rule alone, it reads the attributes as they are.
+    let refetch = rewrite
+        .state
+        .iter()
+        .find_map(|step| match step {
+            Step::RefetchVertexInputs(r) => Some(r.clone()),
+            _ => None,
+        })
+        .unwrap_or(RefetchVertexInputs {
+            attributes: Vec::new(),
+            kept: Vec::new(),
+        });
+    Ok(Variant {
+        pipeline,
+        refetch,
+        line_stipple: rewrite.line_stipple(),
+    })
 }
 
 /// Creates the pipeline of `ci` alone, planned and rewritten as `vkCreateGraphicsPipelines`
@@ -1282,9 +1300,11 @@ impl Call<'_> {
                 continue;
             }
             let reads_block = own.flatten().or(inherited);
+            // A pre-rasterization library made again at the link with GL's line rule.
+            let link_stipple = feed.as_ref().is_some_and(|f| f.line_stipple);
             let mut record = PipelineRecord::new(
                 reads_block,
-                line_stipple || stipple_with_mode,
+                line_stipple || stipple_with_mode || link_stipple,
                 window_height,
             );
             record.stipple_with_mode = stipple_with_mode;

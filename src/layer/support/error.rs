@@ -238,8 +238,6 @@ pub enum PlanError {
     KeptHandlesDestroyed,
     #[error("the driver failed to create it: {0}")]
     Driver(vk::Result),
-    #[error("the rewrite planned for it reads no attribute otherwise")]
-    VertexFormatsUnplanned,
     #[error(
         "its vertex-input library names attributes the device cannot read as given, and the \
          layer did not keep its pre-rasterization library to make it again for them"

@@ -17,7 +17,7 @@ const ENV_PREFIX: &str = "VK_GLSEM_";
 
 /// The settings that are not a semantic's (those come from [`SEMANTICS`]); the manifest
 /// declares both lists.
-pub const KEYS: [&str; 8] = [
+pub const KEYS: [&str; 9] = [
     "log_level",
     "dump_dir",
     "rewrite_cache_mb",
@@ -35,6 +35,10 @@ pub const KEYS: [&str; 8] = [
     // Test-only: gl_InstanceID takes its base from the GL-state block even where the
     // device has shaderDrawParameters (the route of devices without it).
     "debug_force_instance_base_block",
+    // Test-only: links of pipeline libraries take GL's line rule by making their
+    // pre-rasterization library again, even where the device has a dynamic line mode (the
+    // route of devices without it).
+    "debug_force_line_rule_at_link",
 ];
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,6 +61,9 @@ pub struct Settings {
     /// `debug_force_instance_base_block`: the layer leaves `shaderDrawParameters` off, and
     /// `gl_InstanceID` reads its base from the GL-state block.
     pub debug_force_instance_base_block: bool,
+    /// `debug_force_line_rule_at_link`: a pre-rasterization library's line mode is not made
+    /// dynamic state; each link makes the library again with GL's line rule.
+    pub debug_force_line_rule_at_link: bool,
 }
 
 impl Default for Settings {
@@ -71,6 +78,7 @@ impl Default for Settings {
             primitive_route: None,
             debug_force_vertex_formats: false,
             debug_force_instance_base_block: false,
+            debug_force_line_rule_at_link: false,
         }
     }
 }
@@ -184,6 +192,10 @@ impl Settings {
             }
             "debug_force_instance_base_block" => {
                 self.debug_force_instance_base_block =
+                    parse_bool(value).map_err(Expected::Described)?
+            }
+            "debug_force_line_rule_at_link" => {
+                self.debug_force_line_rule_at_link =
                     parse_bool(value).map_err(Expected::Described)?
             }
             _ => unreachable!("KEYS and SEMANTICS list every setting"),
