@@ -124,6 +124,8 @@ pub struct Variant {
     /// Its line stipple is dynamic state the layer sets at bind (GL's line rule taken at
     /// a link: `library_inputs`).
     pub line_stipple: bool,
+    /// Its static line width, made dynamic state the layer sets at bind (the same).
+    pub line_width: Option<f32>,
 }
 
 /// What decides a variant's vertex shader: the attributes it refetches (Location, format,

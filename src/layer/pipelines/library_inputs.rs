@@ -57,8 +57,10 @@ pub struct LinkFeed {
     /// The pre-rasterization library made again for the vertex input or GL's line rule,
     /// where it was.
     pub pre_rasterization: Option<vk::Pipeline>,
-    /// That library's line stipple is dynamic state the layer sets at bind.
+    /// That library's line stipple and static line width are dynamic state the layer sets
+    /// at bind.
     pub line_stipple: bool,
+    pub line_width: Option<f32>,
     pub integer: Option<u32>,
     link: Box<vk::PipelineLibraryCreateInfoKHR<'static>>,
     _libraries: Vec<vk::Pipeline>,
@@ -453,6 +455,7 @@ pub fn feed(
         library,
         pre_rasterization: pre_rasterization.map(|(_, p)| p),
         line_stipple: remade.as_ref().is_some_and(|(_, v)| v.line_stipple),
+        line_width: remade.as_ref().and_then(|(_, v)| v.line_width),
         integer: (!inputs.is_empty()).then(|| integer_slots(&inputs)),
         link,
         _libraries: libraries,

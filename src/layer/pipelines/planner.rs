@@ -330,6 +330,7 @@ pub(crate) fn make_again(
         pipeline,
         refetch,
         line_stipple: rewrite.line_stipple(),
+        line_width: rewrite.dynamic_line_width,
     })
 }
 
@@ -649,13 +650,20 @@ fn plan(dev: &DeviceData, ci: &PipelineView<'_>, steps: Vec<Step>) -> Plan {
     }
     // A pre-rasterization library does not know whether its pipelines are single-sampled:
     // its line mode is dynamic state, GL's rule set at bind.
-    if library_line_mode(dev, ci, ci.dynamic) && rewrite.take_bresenham_lines() {
-        rewrite.dynamic_line_mode = true;
-        rewrite.dynamic_line_width = ci
-            .rasterization
+    // A pre-rasterization library with GL's line rule (a dynamic mode, or static where a
+    // link made it again knowing it single-sampled): its static width becomes dynamic
+    // state set at bind (NVIDIA's libraries drop a static width).
+    let static_width = || {
+        ci.rasterization
             .as_ref()
             .map(|r| r.line_width)
-            .filter(|&width| width != 1.0 && !ci.is_dynamic(vk::DynamicState::LINE_WIDTH));
+            .filter(|&width| width != 1.0 && !ci.is_dynamic(vk::DynamicState::LINE_WIDTH))
+    };
+    if library_line_mode(dev, ci, ci.dynamic) && rewrite.take_bresenham_lines() {
+        rewrite.dynamic_line_mode = true;
+        rewrite.dynamic_line_width = static_width();
+    } else if is_library(ci) && rewrite.has_bresenham_lines() {
+        rewrite.dynamic_line_width = static_width();
     }
     rewrite.dynamic_line_stipple = follows_line_stipple(dev, ci, rewrite.dynamic_line_mode);
     if let Some(mode) = mode {
@@ -1276,7 +1284,8 @@ impl Call<'_> {
                 Plan::Rewrite(rewrite) => rewrite.dynamic_line_width,
                 _ => None,
             }
-            .or_else(|| from_libraries(self.dev, ci, |r| r.line_width));
+            .or_else(|| from_libraries(self.dev, ci, |r| r.line_width))
+            .or_else(|| feed.as_ref().and_then(|f| f.line_width));
             // Its stipple enable goes with the line mode the layer follows, or its libraries'.
             let stipple_with_mode = match plan {
                 Plan::Rewrite(rewrite) => rewrite.dynamic_line_stipple,

@@ -91,6 +91,13 @@ impl Rewrite {
 
     /// Takes GL's Bresenham lines out of the chained state, for the line mode to become
     /// dynamic state; whether there were any.
+    /// Whether GL's Bresenham lines are chained as static state.
+    pub fn has_bresenham_lines(&self) -> bool {
+        self.state
+            .iter()
+            .any(|s| matches!(s, Step::BresenhamLines(_)))
+    }
+
     pub fn take_bresenham_lines(&mut self) -> bool {
         let before = self.state.len();
         self.state.retain(|s| !matches!(s, Step::BresenhamLines(_)));
