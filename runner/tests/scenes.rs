@@ -154,19 +154,24 @@ fn every_scene_passes_through_pipelines_with_every_dynamic_state() {
 /// modes on both routes, the unfed inputs' replacement library, conventions, lines).
 #[test]
 fn every_scene_passes_with_every_attribute_read_by_a_shader_made_again() {
-    let lib = layer_library();
-    let all = scenes();
     for path in ["dynamic-state", "libraries"] {
-        let out = runner()
-            .args(["--validation", "--pipelines", path])
-            .args(&all)
-            .env("GLSEM_LAYER_LIB", &lib)
-            .env("VK_GLSEM_DEBUG_FORCE_VERTEX_FORMATS", "on")
-            .output()
-            .expect("glsem-run runs");
-        eprintln!("{path}:\n{}", stdout(&out));
-        assert_all_pass_but(&out, &all, &[]);
+        every_scene_passes_with_setting(path, "VK_GLSEM_DEBUG_FORCE_VERTEX_FORMATS", &[]);
     }
+}
+
+/// Every scene through `--pipelines path` under validation with the test-only `setting` on,
+/// but `failing`.
+fn every_scene_passes_with_setting(path: &str, setting: &str, failing: &[&str]) {
+    let all = scenes();
+    let out = runner()
+        .args(["--validation", "--pipelines", path])
+        .args(&all)
+        .env("GLSEM_LAYER_LIB", layer_library())
+        .env(setting, "on")
+        .output()
+        .expect("glsem-run runs");
+    eprintln!("{path}, {setting}:\n{}", stdout(&out));
+    assert_all_pass_but(&out, &all, failing);
 }
 
 /// Every scene through pipeline libraries with GL's line rule taken at the link
@@ -177,17 +182,11 @@ fn every_scene_passes_with_every_attribute_read_by_a_shader_made_again() {
 /// leaves as it is (SwiftShader, which takes it, has no stippled Bresenham lines either).
 #[test]
 fn every_scene_but_the_stipple_passes_through_libraries_with_the_line_rule_at_the_link() {
-    let lib = layer_library();
-    let all = scenes();
-    let out = runner()
-        .args(["--validation", "--pipelines", "libraries"])
-        .args(&all)
-        .env("GLSEM_LAYER_LIB", &lib)
-        .env("VK_GLSEM_DEBUG_FORCE_LINE_RULE_AT_LINK", "on")
-        .output()
-        .expect("glsem-run runs");
-    eprintln!("{}", stdout(&out));
-    assert_all_pass_but(&out, &all, &["lines_stipple"]);
+    every_scene_passes_with_setting(
+        "libraries",
+        "VK_GLSEM_DEBUG_FORCE_LINE_RULE_AT_LINK",
+        &["lines_stipple"],
+    );
 }
 
 /// The `prim_*` scene that fails on the index route through libraries: a fragment shader

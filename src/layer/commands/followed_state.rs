@@ -832,37 +832,38 @@ pub(crate) fn bind_vertex(
             conventions: false,
         })
     });
-    let (raw, key) = {
-        let mut cbs = dev.records.command_buffers.lock();
-        let s = &mut CommandBufferState::of(&mut cbs, cb.handle()).dynamic_inputs;
-        // Shader objects replace the pipeline and any variant bound for it.
-        s.variants = None;
-        s.variant_bound = None;
-        (s.app_raw.clone(), s.app_key.clone())
-    };
-    let object = match (&key, vertex != vk::ShaderEXT::null()) {
-        (Some(key), true) => object_for_input(dev, vertex, key),
-        _ => None,
-    };
     let mut cbs = dev.records.command_buffers.lock();
     let state = CommandBufferState::of(&mut cbs, cb.handle());
+    let s = &mut state.dynamic_inputs;
+    // Shader objects replace the pipeline and any variant bound for it.
+    s.variants = None;
+    s.variant_bound = None;
     let follows = followed.is_some();
-    state.dynamic_inputs.bound = followed;
-    state.dynamic_inputs.sent = None;
-    let was = state.dynamic_inputs.object_variant_bound.is_some();
-    let reads = match &raw {
-        Some(raw) if object.is_some() || was => {
-            Some(bind_object_reader(dev, cb, state, object, raw).unwrap_or_else(|| raw.clone()))
+    s.bound = followed;
+    s.sent = None;
+    let key = s
+        .app_key
+        .clone()
+        .filter(|_| vertex != vk::ShaderEXT::null());
+    let (Some(raw), true) = (
+        s.app_raw.clone(),
+        key.is_some() || s.object_variant_bound.is_some(),
+    ) else {
+        // The common bind: the object reads the application's vertex input as given.
+        if follows {
+            follow_vertex_input(dev, cb, state);
         }
-        _ => None,
+        return;
     };
-    match reads {
-        Some(reads) if !read_by_bound(dev, cb, state, reads.clone()) => {
-            drop(cbs);
-            send_vertex_input(dev, cb, &reads, &[]);
-        }
-        None if follows => follow_vertex_input(dev, cb, state),
-        _ => {}
+    // Made (first use) without the lock: other command buffers go on.
+    drop(cbs);
+    let object = key.and_then(|key| object_for_input(dev, vertex, &key));
+    let mut cbs = dev.records.command_buffers.lock();
+    let state = CommandBufferState::of(&mut cbs, cb.handle());
+    let reads = bind_object_reader(dev, cb, state, object, &raw).unwrap_or(raw);
+    if !read_by_bound(dev, cb, state, reads.clone()) {
+        drop(cbs);
+        send_vertex_input(dev, cb, &reads, &[]);
     }
 }
 

@@ -232,8 +232,6 @@ pub enum PlanError {
     },
     #[error("its base pipeline failed")]
     BasePipelineFailed,
-    #[error("its create info could not be kept to be made again: {0}")]
-    Kept(#[from] KeepError),
     #[error("the pipeline layout or render pass it was created with is destroyed")]
     KeptHandlesDestroyed,
     #[error("the driver failed to create it: {0}")]
