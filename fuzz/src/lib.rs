@@ -523,6 +523,10 @@ pub fn check_planner_chain(data: &[u8]) -> Vec<Produced> {
         draw_parameters: true,
         bresenham_lines: true,
         stippled_bresenham_lines: true,
+        line_endpoints: Some(glsem_spirv::line_endpoints::EndpointGrid {
+            subpixel_bits: 8,
+            toward_centre: false,
+        }),
         window_origin: if c.key[2] & 1 != 0 {
             semantics::WindowOrigin::LowerLeft
         } else {
@@ -536,6 +540,8 @@ pub fn check_planner_chain(data: &[u8]) -> Vec<Produced> {
         attachments: semantics::Attachments::Known(frag_key(&c.key[1..])),
         topology: if pipeline(3) {
             semantics::Topology::Points
+        } else if c.key[2] & 2 != 0 {
+            semantics::Topology::Lines
         } else {
             semantics::Topology::Triangles
         },

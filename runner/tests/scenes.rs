@@ -189,6 +189,111 @@ fn every_scene_but_the_stipple_passes_through_libraries_with_the_line_rule_at_th
     );
 }
 
+/// The line scenes, and their lines' endpoints that the rasterizer snaps onto a pixel
+/// diamond's edge (GL counts them outside): the pixel GL's choice lights or leaves dark there,
+/// as the failing probe of a route that decides it the other way reports it.
+const LINE_TIES: [(&str, &str); 8] = [
+    (
+        "lines_diamond_shallow",
+        "probe at (0, 2) of attachment 0: expected (0, 0, 0, 1)",
+    ),
+    (
+        "lines_diamond_steep",
+        "probe at (2, 0) of attachment 0: expected (0, 0, 0, 1)",
+    ),
+    (
+        "lines_loop",
+        "probe at (12, 13) of attachment 0: expected (0, 0, 0, 1)",
+    ),
+    (
+        "lines_wide",
+        "probe at (14, 12) of attachment 0: expected (1, 1, 1, 1)",
+    ),
+    (
+        "prim_line_loop_elements",
+        "probe at (12, 13) of attachment 0: expected (0, 0, 0, 1)",
+    ),
+    (
+        "prim_line_loop_elements_indirect",
+        "probe at (12, 13) of attachment 0: expected (0, 0, 0, 1)",
+    ),
+    (
+        "prim_line_loop_indirect",
+        "probe at (12, 13) of attachment 0: expected (0, 0, 0, 1)",
+    ),
+    (
+        "lines_gl_rules",
+        "probe at (14, 12) of attachment 0: expected (1, 1, 1, 1)",
+    ),
+];
+
+/// GL's line endpoints moved off the diamonds' edges by the layer (`line_endpoints = layer`,
+/// the route NVIDIA takes, whose rasterizer counts such an endpoint inside the diamond below
+/// its centre): every line scene still passes, through every pipeline path and with a
+/// lower-left viewport, and every module the layer emits validates. Turned over
+/// (`debug_toward_centre`: the endpoint moved into the diamond), exactly the scenes with an
+/// endpoint on an edge fail, at that endpoint's pixel, on every path: the route runs there.
+#[test]
+fn line_endpoints_on_a_diamonds_edge_are_gls_through_the_layers_route_on_every_path() {
+    let lib = layer_library();
+    let mut lines: Vec<String> = scenes()
+        .into_iter()
+        .filter(|s| s.contains("/lines_") || s.contains("/prim_line_loop"))
+        .collect();
+    lines.push("examples/lines_gl_rules.shader_test".into());
+    let dump = std::env::temp_dir().join(format!(
+        "glsem-scenes-dump-{}-endpoints",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dump).unwrap();
+    let paths: [&[&str]; 4] = [
+        &["--pipelines", "whole"],
+        &["--pipelines", "whole", "--lower-left"],
+        &["--pipelines", "libraries"],
+        &["--pipelines", "dynamic-state"],
+    ];
+    for args in paths {
+        for setting in ["layer", "debug_toward_centre"] {
+            let out = runner()
+                .arg("--validation")
+                .args(args)
+                .args(&lines)
+                .env("GLSEM_LAYER_LIB", &lib)
+                .env("VK_GLSEM_DUMP_DIR", &dump)
+                .env("VK_GLSEM_LINE_ENDPOINTS", setting)
+                .output()
+                .expect("glsem-run runs");
+            let report = stdout(&out);
+            eprintln!("{args:?}, {setting}:\n{report}");
+            if setting == "layer" {
+                assert_all_pass(&out, &lines);
+                continue;
+            }
+            let tied: Vec<&str> = LINE_TIES.iter().map(|(scene, _)| *scene).collect();
+            assert_all_pass_but(&out, &lines, &tied);
+            for (scene, probe) in LINE_TIES {
+                assert!(
+                    report
+                        .lines()
+                        .any(|l| l.starts_with("FAIL") && l.contains(scene) && l.contains(probe)),
+                    "{scene} fails at its tied endpoint ({args:?})"
+                );
+            }
+        }
+    }
+    let emitted: Vec<PathBuf> = std::fs::read_dir(&dump)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().contains(".line_endpoints."))
+        .collect();
+    assert!(
+        !emitted.is_empty(),
+        "the layer moved endpoints in some module"
+    );
+    assert_spirv_valid(&emitted);
+    std::fs::remove_dir_all(&dump).unwrap();
+}
+
 /// The `prim_*` scene that fails on the index route through libraries: a fragment shader
 /// library reading `gl_PrimitiveID` reads the list's (docs/semantics.md, "primitive_mode":
 /// the fragment library cannot know the mode; on a device without `geometryShader`, which

@@ -1,5 +1,6 @@
 //! The passes that write GL state into the last pre-rasterization stage (`point_size`,
-//! `clip_enables`, `clip_depth`), on glslang-compiled GLSL (`tests/spirv/gl_state/`).
+//! `clip_enables`, `clip_depth`, `line_endpoints`), on glslang-compiled GLSL
+//! (`tests/spirv/gl_state/`).
 //!
 //! Each rewritten module must pass `spirv-val`; the assertions check the GL rule each pass
 //! implements: what is stored into the built-in before every exit, and from where.
@@ -9,9 +10,11 @@ use crate::spirv_tools;
 use glsem_spirv::builtin_output;
 use glsem_spirv::clip_enables::gate_clip_distances;
 use glsem_spirv::clip_space_depth::remap_clip_depth;
-use glsem_spirv::gl_state::{self, BLOCK_SIZE};
+use glsem_spirv::gl_state::{self, BLOCK_SIZE, FLAG_LINES, FLAG_MULTISAMPLED};
+use glsem_spirv::line_endpoints::{move_endpoints_off_edges, EndpointGrid, LineEndpoints};
 use glsem_spirv::module::Module;
 use glsem_spirv::point_size::{write_point_size, PointSizeSource};
+use glsem_spirv::rule::Stage;
 use glsem_spirv::PassError;
 use spirv::{BuiltIn, Capability, Decoration, ExecutionModel, Op, StorageClass};
 use std::path::Path;
@@ -167,7 +170,11 @@ fn gl_state_selects_the_shader_size_only_with_program_point_size() {
                 BLOCK_OFFSET + gl_state::POINT_SIZE,
                 BLOCK_OFFSET + gl_state::FLAGS,
                 BLOCK_OFFSET + gl_state::WINDOW_HEIGHT,
-                BLOCK_OFFSET + gl_state::BASE_INSTANCE
+                BLOCK_OFFSET + gl_state::BASE_INSTANCE,
+                BLOCK_OFFSET + gl_state::VIEWPORT_SCALE,
+                BLOCK_OFFSET + gl_state::VIEWPORT_SCALE + 4,
+                BLOCK_OFFSET + gl_state::VIEWPORT_OFFSET,
+                BLOCK_OFFSET + gl_state::VIEWPORT_OFFSET + 4
             ]]
         );
     }
@@ -378,4 +385,141 @@ fn clip_depth_refuses_a_captured_position() {
         remap_clip_depth(&words, "main"),
         Err(PassError::Unsupported(_))
     ));
+}
+
+/// The step of a last pre-rasterization stage on a rasterizer with 8 subpixel bits.
+fn endpoints(stage: Stage, lines_gated: bool, samples_gated: bool) -> LineEndpoints {
+    LineEndpoints {
+        stage,
+        block_offset: BLOCK_OFFSET,
+        grid: EndpointGrid {
+            subpixel_bits: 8,
+            toward_centre: false,
+        },
+        lines_gated,
+        samples_gated,
+    }
+}
+
+/// `name` (glslang's `env`) with its line endpoints moved by `step`, once spirv-val accepted it.
+fn moved(name: &str, env: &str, step: &LineEndpoints) -> Vec<u32> {
+    let words = compile(name, env);
+    let out = move_endpoints_off_edges(&words, "main", step).unwrap();
+    valid(out.expect("gl_Position is written"), env)
+}
+
+/// The flags bits an `OpBitwiseAnd` of a value loaded from the block tests (not the mask of
+/// a subpixel within its pixel).
+fn tested_flags(m: &Module<'_>) -> Vec<u32> {
+    m.insts
+        .iter()
+        .filter(|i| i.op() == Some(Op::BitwiseAnd))
+        .filter(|i| opcode_of(m, i.operand(2)) == Some(Op::Load))
+        .filter_map(|i| m.constant_u32(i.operand(3)))
+        .collect()
+}
+
+#[test]
+fn line_endpoints_are_moved_before_every_exit_from_the_viewport_in_the_block() {
+    for (env, _) in ENVS {
+        let out = moved(
+            "early_return.vert",
+            env,
+            &endpoints(Stage::Vertex, false, false),
+        );
+        let m = Module::parse(&out).unwrap();
+        // The shader's store of the whole position (its `.y +=` stores one component),
+        // then before each of its two returns the position with its y chosen between the
+        // shader's and the moved one.
+        let values = stores_into(&m, BuiltIn::Position, None);
+        assert_eq!(values.len(), 3, "{env}");
+        for &value in &values[1..] {
+            assert_eq!(opcode_of(&m, value), Some(Op::CompositeInsert));
+            let inserted = m
+                .insts
+                .iter()
+                .find(|i| i.result_id() == Some(value))
+                .unwrap();
+            assert_eq!(inserted.operands()[4..], [1], "y is what changes");
+            assert_eq!(opcode_of(&m, inserted.operand(2)), Some(Op::Select));
+        }
+        // The viewport's transform comes from the block, four floats after the base instance.
+        let block = push_blocks(&m);
+        let viewport: Vec<u32> = (0..4)
+            .map(|i| BLOCK_OFFSET + gl_state::VIEWPORT_SCALE + 4 * i)
+            .collect();
+        assert!(viewport.iter().all(|o| block[0].contains(o)), "{block:?}");
+        // Snapped as the rasterizer snaps: to 1/256 pixel, through integers.
+        assert!(m.insts.iter().any(|i| i.op() == Some(Op::ConvertFToS)));
+        assert!(m
+            .globals
+            .keys()
+            .any(|&id| float_constant(&m, id) == Some(256.0)));
+        // Ungated: no flag is read.
+        assert!(tested_flags(&m).is_empty());
+    }
+}
+
+#[test]
+fn gated_line_endpoints_read_the_lines_and_sample_flags() {
+    let out = moved(
+        "early_return.vert",
+        "vulkan1.0",
+        &endpoints(Stage::Vertex, true, true),
+    );
+    let m = Module::parse(&out).unwrap();
+    let mut flags = tested_flags(&m);
+    flags.sort();
+    flags.dedup();
+    assert_eq!(flags, [FLAG_MULTISAMPLED, FLAG_LINES]);
+}
+
+#[test]
+fn a_geometry_shader_moves_line_endpoints_before_every_emit() {
+    let out = moved(
+        "lines.geom",
+        "vulkan1.0",
+        &endpoints(Stage::Geometry, false, false),
+    );
+    let m = Module::parse(&out).unwrap();
+    assert_eq!(model_of(&m), ExecutionModel::Geometry);
+    // The shader's store in the loop, and the layer's before the one emit in it.
+    let values = stores_into(&m, BuiltIn::Position, None);
+    assert_eq!(values.len(), 2);
+    assert_eq!(opcode_of(&m, values[1]), Some(Op::CompositeInsert));
+    assert_eq!(count(&m, Op::EmitVertex), 1);
+}
+
+#[test]
+fn a_captured_position_keeps_the_shaders_value_where_line_endpoints_move() {
+    let out = moved(
+        "captured_position.vert",
+        "vulkan1.0",
+        &endpoints(Stage::Vertex, false, false),
+    );
+    let m = Module::parse(&out).unwrap();
+    let ep = &m.entry_points[0];
+    let (&captured, _) = m
+        .names
+        .iter()
+        .find(|(_, n)| n.decode() == "glsem_captured_position")
+        .expect("the capture moves to an output of its own");
+    assert!(ep.interface.contains(&captured));
+    assert_eq!(
+        m.decoration_literal(captured, Decoration::XfbBuffer),
+        Some(0)
+    );
+    assert_eq!(m.decoration_literal(captured, Decoration::Offset), Some(0));
+    let store = m
+        .insts
+        .iter()
+        .find(|i| i.op() == Some(Op::Store) && i.operand(0) == captured)
+        .expect("the shader's position is stored there");
+    assert_eq!(opcode_of(&m, store.operand(1)), Some(Op::Load));
+    let out = builtin_output::find(&m, ep, BuiltIn::Position).unwrap();
+    let (_, block) = m.variable(out.var()).unwrap();
+    assert_eq!(
+        m.member_decoration_literal(block, 0, Decoration::Offset),
+        None
+    );
 }

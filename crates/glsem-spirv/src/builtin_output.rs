@@ -4,6 +4,7 @@
 
 use spirv::{BuiltIn, Decoration, ExecutionModel, Op, StorageClass};
 
+use super::error::PassError;
 use super::interface::entry_point_ends;
 use super::module::{Editor, EntryPoint, Module, Type};
 
@@ -66,6 +67,21 @@ pub fn pre_rasterization_entry<'m>(m: &'m Module<'_>, entry: &str) -> Option<&'m
                     | ExecutionModel::Geometry
             )
     })
+}
+
+/// The component type of `gl_Position`'s type `vec4`: GL's `vec4` of 32-bit floats, or the
+/// pass that changes it refuses the module.
+pub fn position_component(m: &Module<'_>, vec4: u32) -> Result<u32, PassError> {
+    match m.type_of(vec4) {
+        Some(Type::Vector {
+            component,
+            count: 4,
+        }) if m.type_of(*component) == Some(&Type::Float { width: 32 }) => Ok(*component),
+        _ => Err(PassError::BuiltinType {
+            builtin: "gl_Position",
+            expected: "a vec4",
+        }),
+    }
 }
 
 /// The entry point's `builtin` output, if it declares one (outputs that are arrays per

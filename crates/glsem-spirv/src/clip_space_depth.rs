@@ -11,7 +11,7 @@ use spirv::{BuiltIn, Decoration};
 use super::builtin_output::{self, BuiltinOutput};
 use super::error::{PassError, PassResult};
 use super::exits::rasterized_exits;
-use super::module::{Editor, Module, Type};
+use super::module::{Editor, Module};
 use super::rule::{Rule, Semantic, SplitInterface, Stage};
 
 /// Remaps `gl_Position.z` of `entry`. `Ok(None)` when the stage writes no `gl_Position`.
@@ -41,18 +41,7 @@ pub fn remap_clip_depth(words: &[u32], entry: &str) -> PassResult {
         ));
     }
     let vec4 = out.ty();
-    let float = match m.type_of(vec4) {
-        Some(Type::Vector {
-            component,
-            count: 4,
-        }) if m.type_of(*component) == Some(&Type::Float { width: 32 }) => *component,
-        _ => {
-            return Err(PassError::BuiltinType {
-                builtin: "gl_Position",
-                expected: "a vec4",
-            })
-        }
-    };
+    let float = builtin_output::position_component(&m, vec4)?;
 
     let mut e = Editor::new(&m);
     let half = e.constant_f32(0.5);

@@ -12,12 +12,15 @@
 //!     float window_height;  // +32  H of gl_FragCoord.y = H - y (a flipped viewport's y)
 //!     uint  base_instance;  // +36  the draw's firstInstance, where the device has no
 //!                           //      BaseInstance built-in (no shaderDrawParameters)
+//!     float viewport_scale[2];  // +40  viewport 0's width / 2, height / 2
+//!     float viewport_offset[2]; // +48  viewport 0's x + width / 2, y + height / 2
 //! };
 //! ```
 //!
 //! The generated TCS reads the levels; rewritten vertex, tessellation evaluation and
 //! geometry shaders read `point_size` and `flags`, fragment shaders `flags` and
-//! `window_height`, vertex shaders `base_instance`, through [`StateReader`].
+//! `window_height`, vertex shaders `base_instance`, the last pre-rasterization stage the
+//! viewport (GL's line endpoints), through [`StateReader`].
 
 use spirv::{Decoration, StorageClass};
 
@@ -25,7 +28,7 @@ use super::error::PassError;
 use super::module::{Editor, EntryPoint, Module, Type};
 
 /// Size of the whole block in bytes.
-pub const BLOCK_SIZE: u32 = 40;
+pub const BLOCK_SIZE: u32 = 56;
 /// The levels alone, all a generated TCS reads: a layout with no room for the whole block
 /// may still hold them.
 pub const LEVELS_SIZE: u32 = 24;
@@ -36,6 +39,10 @@ pub const POINT_SIZE: u32 = 24;
 pub const FLAGS: u32 = 28;
 pub const WINDOW_HEIGHT: u32 = 32;
 pub const BASE_INSTANCE: u32 = 36;
+/// Four floats (not vectors, so that the block may sit at any 4-aligned offset): the
+/// scale's x and y, then the offset's.
+pub const VIEWPORT_SCALE: u32 = 40;
+pub const VIEWPORT_OFFSET: u32 = 48;
 /// `flags` bit: `GL_PROGRAM_POINT_SIZE` is enabled.
 pub const FLAG_PROGRAM_POINT_SIZE: u32 = 1;
 /// `flags` bit: `GL_POINT_SPRITE_COORD_ORIGIN` is `GL_LOWER_LEFT`.
@@ -45,6 +52,9 @@ pub const FLAG_LAYERED: u32 = 1 << 2;
 /// The rasterization in effect is multisampled (a dynamic sample count above one):
 /// `gl_SampleMask` applies (ARB_sample_shading: only when `SAMPLE_BUFFERS` is one).
 pub const FLAG_MULTISAMPLED: u32 = 1 << 3;
+/// `flags` bit: the primitives drawn now are rasterized as lines (a line topology set as
+/// dynamic state, or a polygon mode `LINE`), for code that applies to lines only.
+pub const FLAG_LINES: u32 = 1 << 4;
 /// `flags` bit of clip plane `i` (0..8): `GL_CLIP_DISTANCEi` is enabled.
 pub const fn flag_clip_distance(i: u32) -> u32 {
     1 << (8 + i)
@@ -52,8 +62,8 @@ pub const fn flag_clip_distance(i: u32) -> u32 {
 /// How many clip planes the flags can enable (GL's `GL_MAX_CLIP_DISTANCES` on Mesa).
 pub const CLIP_DISTANCE_FLAGS: u32 = 8;
 
-/// The block's `point_size`, `flags`, `window_height` and `base_instance` fields as one
-/// module reads them: a push-constant block of four members at the block's offsets,
+/// The block's `point_size`, `flags`, `window_height`, `base_instance` and viewport fields
+/// as one module reads them: a push-constant block of eight members at the block's offsets,
 /// declared by the first pass that needs it and found again by the next.
 pub struct StateReader {
     var: u32,
@@ -61,6 +71,8 @@ pub struct StateReader {
     flags_member: u32,
     window_height_member: u32,
     base_instance_member: u32,
+    /// The four floats of the viewport's scale and offset.
+    viewport_members: [u32; 4],
     /// The variable is new: it must join the entry point's interface (SPIR-V ≥ 1.4).
     pub declared: Option<u32>,
 }
@@ -100,6 +112,7 @@ impl StateReader {
                 find(at(FLAGS)),
                 find(at(WINDOW_HEIGHT)),
                 find(at(BASE_INSTANCE)),
+                [0, 4, 8, 12].map(|i| find(at(VIEWPORT_SCALE + i))),
             ) {
                 (
                     1,
@@ -107,12 +120,14 @@ impl StateReader {
                     Some(flags_member),
                     Some(window_height_member),
                     Some(base_instance_member),
+                    [Some(scale_x), Some(scale_y), Some(offset_x), Some(offset_y)],
                 ) => Ok(StateReader {
                     var,
                     point_size_member,
                     flags_member,
                     window_height_member,
                     base_instance_member,
+                    viewport_members: [scale_x, scale_y, offset_x, offset_y],
                     declared: None,
                 }),
                 _ => Err(PassError::Unsupported(format!(
@@ -123,12 +138,20 @@ impl StateReader {
         }
         let float = e.type_float(32);
         let uint = e.type_int(32, false);
-        let block = e.type_struct(&[float, uint, float, uint]);
+        let block = e.type_struct(&[float, uint, float, uint, float, float, float, float]);
         e.decorate(block, Decoration::Block, &[]);
         e.member_decorate(block, 0, Decoration::Offset, &[at(POINT_SIZE)]);
         e.member_decorate(block, 1, Decoration::Offset, &[at(FLAGS)]);
         e.member_decorate(block, 2, Decoration::Offset, &[at(WINDOW_HEIGHT)]);
         e.member_decorate(block, 3, Decoration::Offset, &[at(BASE_INSTANCE)]);
+        for (member, field) in (4..).zip([0, 4, 8, 12]) {
+            e.member_decorate(
+                block,
+                member,
+                Decoration::Offset,
+                &[at(VIEWPORT_SCALE + field)],
+            );
+        }
         e.name(block, "GlsemGlState");
         let var = e.add_variable(StorageClass::PushConstant, block);
         e.name(var, "glsem_gl_state");
@@ -138,6 +161,7 @@ impl StateReader {
             flags_member: 1,
             window_height_member: 2,
             base_instance_member: 3,
+            viewport_members: [4, 5, 6, 7],
             declared: Some(var),
         })
     }
@@ -165,6 +189,14 @@ impl StateReader {
     pub fn base_instance(&self, e: &mut Editor<'_, '_>, code: &mut Vec<u32>) -> u32 {
         let uint = e.type_int(32, false);
         self.load(e, code, self.base_instance_member, uint)
+    }
+
+    /// Emits loads of `viewport_scale` and `viewport_offset`: x and y of the scale, then
+    /// of the offset (32-bit floats).
+    pub fn viewport(&self, e: &mut Editor<'_, '_>, code: &mut Vec<u32>) -> [u32; 4] {
+        let float = e.type_float(32);
+        self.viewport_members
+            .map(|member| self.load(e, code, member, float))
     }
 
     /// Emits a test of `flags & bit`; returns the bool's id.

@@ -41,6 +41,7 @@ pub mod gl_state;
 pub mod instance_id;
 pub mod interface;
 pub mod layout;
+pub mod line_endpoints;
 pub mod line_rasterization;
 pub mod lookup;
 pub mod module;

@@ -32,10 +32,11 @@ use crate::layer::commands::followed_state::{
     bind_followed, bind_variant_after, bind_variant_before, follow_rasterization_samples,
     set_conventions, set_line_mode, set_stipple_enable,
 };
+use crate::layer::commands::gl_state_block::push;
 use crate::layer::commands::primitive_objects;
 use crate::layer::data::dynamic_lines::LineModeState;
 use crate::layer::data::records::{
-    BlockBinding, BoundVariants, CommandBufferState, GlStateValues, LineStipple,
+    BoundVariants, CommandBufferState, DrawnPrimitives, GlStateValues, LineStipple,
 };
 use crate::layer::loader::frames::{
     command_hook, destroy_hook, ffi_guard, hook, maybe_inject_panic, shield,
@@ -46,35 +47,10 @@ use crate::layer::objects::pipeline_info::inverted;
 use crate::layer::support::ffi::slice;
 use crate::layer::support::log;
 use glsem_spirv::gl_state::{
-    flag_clip_distance, BLOCK_SIZE, CLIP_DISTANCE_FLAGS, FLAG_LAYERED, FLAG_MULTISAMPLED,
+    flag_clip_distance, CLIP_DISTANCE_FLAGS, FLAG_LAYERED, FLAG_MULTISAMPLED,
     FLAG_POINT_SPRITE_LOWER_LEFT, FLAG_PROGRAM_POINT_SIZE,
 };
 use glsem_spirv::semantics::WindowOrigin;
-
-pub(crate) fn push(
-    dev: &DeviceData,
-    cb: Dispatchable<vk::CommandBuffer>,
-    at: BlockBinding,
-    values: &GlStateValues,
-) {
-    const _: () = assert!(std::mem::size_of::<GlStateValues>() == BLOCK_SIZE as usize);
-    if let Some(push) = dev.table.cmd_push_constants {
-        debug_assert!(at.size <= BLOCK_SIZE);
-        // SAFETY: a live command buffer (a `Dispatchable`); `values` is the block's
-        // BLOCK_SIZE bytes, of which the first `at.size` are pushed; the layout reserved them
-        // at `at.offset` for `at.stages`.
-        unsafe {
-            push(
-                cb.handle(),
-                at.layout,
-                at.stages,
-                at.offset,
-                at.size,
-                (values as *const GlStateValues).cast(),
-            )
-        }
-    }
-}
 
 /// The frame of the layer's own state commands: `change` edits the state of
 /// `command_buffer` (made on first use) under the lock and returns what `then` does with
@@ -309,28 +285,32 @@ fn window_origin(dev: &DeviceData) -> Option<WindowOrigin> {
         .filter(|&o| dev.extensions.gl_state && o != WindowOrigin::Vulkan)
 }
 
-/// Viewport 0 of a `vkCmdSetViewport*` call sets `H` of GL's `gl_FragCoord.y = H - y`.
+/// Viewport 0 of a `vkCmdSetViewport*` call: its transform (GL's line endpoints) and `H` of
+/// GL's `gl_FragCoord.y = H - y`.
 ///
 /// # Safety
 /// `viewports` holds `count` viewports (Vulkan's valid usage for the command).
-unsafe fn set_window_height(
+unsafe fn set_viewport(
     what: &str,
     command_buffer: Dispatchable<vk::CommandBuffer>,
     first: u32,
     count: u32,
     viewports: *const vk::Viewport,
 ) {
-    let Some(flipped) = with_device(command_buffer, |d| {
-        window_origin(d) == Some(WindowOrigin::Flipped)
+    let Some((gl_state, flipped)) = with_device(command_buffer, |d| {
+        (
+            d.extensions.gl_state,
+            window_origin(d) == Some(WindowOrigin::Flipped),
+        )
     }) else {
         return;
     };
-    if !flipped || first != 0 || count == 0 || viewports.is_null() {
+    if !gl_state || first != 0 || count == 0 || viewports.is_null() {
         return;
     }
     // SAFETY: a non-NULL array of `count` > 0 viewports (this function's contract).
-    let height = unsafe { (*viewports).y };
-    update(what, command_buffer, |v| v.window_height = height);
+    let viewport = unsafe { *viewports };
+    update(what, command_buffer, |v| v.set_viewport(&viewport, flipped));
 }
 
 command_hook! {
@@ -339,7 +319,7 @@ command_hook! {
     fn cmd_set_viewport(command_buffer, first: u32, count: u32, viewports: *const vk::Viewport),
     then |()| {
         // SAFETY: the application's `count` viewports (Vulkan's valid usage).
-        unsafe { set_window_height("vkCmdSetViewport", command_buffer, first, count, viewports) };
+        unsafe { set_viewport("vkCmdSetViewport", command_buffer, first, count, viewports) };
     }
 }
 
@@ -350,7 +330,7 @@ command_hook! {
     then |()| {
         // SAFETY: the application's `count` viewports (Vulkan's valid usage).
         unsafe {
-            set_window_height(
+            set_viewport(
                 "vkCmdSetViewportWithCount",
                 command_buffer,
                 0,
@@ -418,7 +398,7 @@ command_hook! {
             let (
                 binding,
                 line_stipple,
-                window_height,
+                (viewport, static_topology, static_polygon_mode),
                 attributes,
                 (line_loop, restart),
                 (base_instance, instance_rate),
@@ -432,7 +412,7 @@ command_hook! {
                 (
                     None,
                     false,
-                    None,
+                    (None, None, None),
                     None,
                     (false, None),
                     (false, Some(true)),
@@ -447,7 +427,7 @@ command_hook! {
                     (
                         r.reads_block,
                         r.line_stipple,
-                        r.window_height,
+                        (r.viewport, r.static_topology, r.static_polygon_mode),
                         r.current_attributes,
                         (r.line_loop, r.primitive_restart),
                         (r.reads_base_instance, r.instance_rate),
@@ -466,10 +446,18 @@ command_hook! {
                     .entry(command_buffer.handle())
                     .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
                 state.bound = binding;
-                // A static viewport is the pipeline's: its H holds while it is bound.
-                if let Some(height) = window_height {
-                    state.values.window_height = height;
+                // A static viewport is the pipeline's: it holds while the pipeline is bound.
+                if let Some(viewport) = viewport {
+                    state.values.set_viewport(&viewport, true);
                 }
+                // So is a static topology or polygon mode.
+                if let Some(topology) = static_topology {
+                    state.drawn.topology = topology;
+                }
+                if let Some(mode) = static_polygon_mode {
+                    state.drawn.polygon_mode = mode;
+                }
+                state.values.set_lines(&state.drawn);
                 // The pipeline replaces every bound graphics shader object.
                 state.tes_object = vk::ShaderEXT::null();
                 state.app_tcs_object = false;
@@ -605,6 +593,7 @@ impl CommandBufferState {
     pub fn reset(&mut self, dev: &DeviceData) {
         self.attributes.reset(dev);
         self.values = GlStateValues::INITIAL;
+        self.drawn = DrawnPrimitives::INITIAL;
         self.bound = None;
         self.tes_object = vk::ShaderEXT::null();
         self.app_tcs_object = false;

@@ -11,6 +11,7 @@
 use ash::vk;
 use std::sync::atomic::Ordering;
 
+use crate::layer::commands::gl_state_block::follow_drawn;
 use crate::layer::data::dynamic_inputs::{made_once, ObjectVariant, VariantKey};
 use crate::layer::data::records::{
     CommandBufferState, LinkedObject, Specialization, VertexObjectRecord,
@@ -584,7 +585,9 @@ command_hook! {
                 s.polygon_mode = rasterized;
                 changed
             });
+            follow_drawn(command_buffer, |d| d.polygon_mode = polygon_mode);
         });
+
     }
 }
 
@@ -601,8 +604,12 @@ command_hook! {
             CommandBufferState::of(&mut cbs, command_buffer.handle()).gl_topology
         })
         .flatten();
+        let drawn = gl.unwrap_or(topology);
         // SAFETY: the application's arguments, or the topology of the same class the bound
         // pipeline or shaders were made for.
-        unsafe { next(command_buffer.handle(), gl.unwrap_or(topology)) };
+        unsafe { next(command_buffer.handle(), drawn) };
+        shield("vkCmdSetPrimitiveTopology", || {
+            follow_drawn(command_buffer, |d| d.topology = drawn)
+        });
     }
 }

@@ -21,6 +21,7 @@ use crate::layer::data::render_targets::{
     ComputeBindings, RenderPassCopy, RenderTarget, ResumablePass,
 };
 use glsem_abi::PrimitiveMode;
+use glsem_spirv::gl_state::FLAG_LINES;
 use glsem_spirv::interface::entry_point_ends;
 use glsem_spirv::primitive_mode::{IndexedPrimitive, PrimitiveGsKey, Rasterized};
 use glsem_spirv::scan::{LocationEnds, Summary};
@@ -245,8 +246,13 @@ pub struct PipelineRecord {
     pub reads_block: Option<BlockBinding>,
     /// Its line stipple is dynamic state the layer sets (`vkCmdSetLineStippleGLSEM`).
     pub line_stipple: bool,
-    /// `H` of GL's `gl_FragCoord.y` from its static viewport (`None`: dynamic).
-    pub window_height: Option<f32>,
+    /// Its static viewport 0 (`None`: dynamic), for GL's `gl_FragCoord.y` and line
+    /// endpoints (`GlStateValues::set_viewport`).
+    pub viewport: Option<vk::Viewport>,
+    /// Its static topology and polygon mode (`None`: dynamic state), for the GL-state
+    /// block's `FLAG_LINES` ([`DrawnPrimitives`]).
+    pub static_topology: Option<vk::PrimitiveTopology>,
+    pub static_polygon_mode: Option<vk::PolygonMode>,
     /// It reads GL's current vertex attributes from the layer's binding: the Locations
     /// that read an integer type (`current_attributes::integer_slots`).
     pub current_attributes: Option<u32>,
@@ -305,12 +311,14 @@ impl PipelineRecord {
     pub fn new(
         reads_block: Option<BlockBinding>,
         line_stipple: bool,
-        window_height: Option<f32>,
+        viewport: Option<vk::Viewport>,
     ) -> PipelineRecord {
         PipelineRecord {
             reads_block,
             line_stipple,
-            window_height,
+            viewport,
+            static_topology: None,
+            static_polygon_mode: None,
             current_attributes: None,
             vertex_input_library: None,
             pre_rasterization_library: None,
@@ -346,6 +354,10 @@ pub struct GlStateValues {
     /// The last draw's `firstInstance`, for `gl_InstanceID` on a device without
     /// `shaderDrawParameters` (`commands/base_instance.rs`).
     pub base_instance: u32,
+    /// Viewport 0's transform to window coordinates, `(width, height) / 2` and
+    /// `(x, y) + (width, height) / 2`, for GL's line endpoints (`line_endpoints`).
+    pub viewport_scale: [f32; 2],
+    pub viewport_offset: [f32; 2],
 }
 
 impl GlStateValues {
@@ -358,13 +370,62 @@ impl GlStateValues {
         flags: 0,
         window_height: 0.0,
         base_instance: 0,
+        viewport_scale: [0.0; 2],
+        viewport_offset: [0.0; 2],
     };
+
+    /// Viewport 0 `v` is set: its transform, and, where a flipped viewport puts GL's
+    /// bottom edge at its `y`, the `H` of `gl_FragCoord.y = H - y` (`flipped`).
+    pub fn set_viewport(&mut self, v: &vk::Viewport, flipped: bool) {
+        let half = [v.width / 2.0, v.height / 2.0];
+        self.viewport_scale = half;
+        self.viewport_offset = [v.x + half[0], v.y + half[1]];
+        if flipped {
+            self.window_height = v.y;
+        }
+    }
+
+    /// `FLAG_LINES` follows what is drawn now.
+    pub fn set_lines(&mut self, drawn: &DrawnPrimitives) {
+        self.flags = match drawn.lines() {
+            true => self.flags | FLAG_LINES,
+            false => self.flags & !FLAG_LINES,
+        };
+    }
+}
+
+/// What the rasterizer draws now: the topology and polygon mode in effect (the bound
+/// pipeline's, or dynamic state), for the GL-state block's `FLAG_LINES`.
+#[derive(Debug, Clone, Copy)]
+pub struct DrawnPrimitives {
+    pub topology: vk::PrimitiveTopology,
+    pub polygon_mode: vk::PolygonMode,
+}
+
+impl DrawnPrimitives {
+    pub const INITIAL: DrawnPrimitives = DrawnPrimitives {
+        topology: vk::PrimitiveTopology::TRIANGLE_LIST,
+        polygon_mode: vk::PolygonMode::FILL,
+    };
+
+    /// They are rasterized as lines: a line topology, or polygons drawn as lines. The
+    /// adjacency topologies count as polygons: the layer draws GL's quads with them, through
+    /// a geometry shader that emits triangles.
+    pub fn lines(&self) -> bool {
+        use vk::PrimitiveTopology as T;
+        match self.topology {
+            T::LINE_LIST | T::LINE_STRIP => true,
+            T::POINT_LIST | T::PATCH_LIST => false,
+            _ => self.polygon_mode == vk::PolygonMode::LINE,
+        }
+    }
 }
 
 /// Per command buffer: the GL state and the bound pipeline that reads it, if any.
 pub struct CommandBufferState {
     pub pool: vk::CommandPool,
     pub values: GlStateValues,
+    pub drawn: DrawnPrimitives,
     pub bound: Option<BlockBinding>,
     /// Shader objects bound to the tessellation stages (`vkCmdBindShadersEXT`): the
     /// application's TES and whether it bound a TCS of its own.
@@ -534,6 +595,7 @@ impl CommandBufferState {
         CommandBufferState {
             pool,
             values: GlStateValues::INITIAL,
+            drawn: DrawnPrimitives::INITIAL,
             bound: None,
             tes_object: vk::ShaderEXT::null(),
             app_tcs_object: false,

@@ -21,7 +21,9 @@ use crate::layer::rules::vertex_formats::missing_vertex_formats;
 use crate::layer::support::ffi::{chained, find_in_chain, link_in_front, slice, typed_fn};
 use crate::layer::support::loader_abi::{find_link_info, LayerDeviceCreateInfo};
 use crate::layer::support::log;
+use crate::layer::support::settings::LineEndpointSetting;
 use glsem_abi as abi;
+use glsem_spirv::line_endpoints::EndpointGrid;
 use glsem_spirv::semantics::Semantic;
 
 /// `vkEnumerateDeviceExtensionProperties`: the layer's own extensions for its name, the
@@ -436,6 +438,7 @@ unsafe fn prepare_gl_state(
         prep.conventions.library_line_mode = false;
         prep.conventions.dynamic_line_stipple = false;
     }
+    prep.conventions.line_endpoints = line_endpoints(inst, physical_device, &prep.conventions);
     let libraries = enabled(GRAPHICS_PIPELINE_LIBRARY);
     warn_of_missing_conventions(&prep.conventions, lines_on, libraries);
     // SAFETY: `ci` is a valid device create info with a valid pNext chain (this function's
@@ -443,6 +446,58 @@ unsafe fn prepare_gl_state(
     prep.core_features =
         unsafe { patch_core_features(inst, physical_device.handle(), ci, lines_on, features) };
     prep
+}
+
+/// `VkPhysicalDeviceProperties::vendorID` of NVIDIA's GPUs.
+const NVIDIA_VENDOR_ID: u32 = 0x10DE;
+
+/// Who decides a line endpoint that the rasterizer snaps onto a pixel diamond's edge, which
+/// GL's diamond-exit rule (and Mesa, the oracle) counts outside the diamond: the per-driver
+/// table behind setting `line_endpoints = auto`. NVIDIA's rasterizer (its Vulkan and OpenGL
+/// drivers alike, measured on an H200 with driver 580) counts such an endpoint inside where it
+/// lies below the pixel's centre in framebuffer y: under a flipped viewport GL's choice turns
+/// over. Returns the driver's line snapping where the layer moves these endpoints off the
+/// edges (GL's lines only: where the layer gives Bresenham lines).
+fn line_endpoints(
+    inst: &InstanceData,
+    physical_device: Dispatchable<vk::PhysicalDevice>,
+    conventions: &Conventions,
+) -> Option<EndpointGrid> {
+    let get = inst.table.get_physical_device_properties?;
+    if !conventions.bresenham_lines {
+        return None;
+    }
+    let mut props = vk::PhysicalDeviceProperties::default();
+    // SAFETY: the next layer's command on a live physical device (a `Dispatchable`) of
+    // `inst`, the instance its dispatch key found.
+    unsafe { get(physical_device.handle(), &mut props) };
+    let layer_decides = match inst.settings.line_endpoints {
+        LineEndpointSetting::Auto => props.vendor_id == NVIDIA_VENDOR_ID,
+        LineEndpointSetting::Driver => false,
+        LineEndpointSetting::Layer | LineEndpointSetting::DebugTowardCentre => true,
+    };
+    if !layer_decides {
+        return None;
+    }
+    let mut lines = vk::PhysicalDeviceLineRasterizationPropertiesKHR::default();
+    if let Some(get2) = inst
+        .table
+        .get_physical_device_properties2
+        .filter(|_| inst.api_version >= vk::API_VERSION_1_1)
+    {
+        let mut query = vk::PhysicalDeviceProperties2::default();
+        link_in_front(&mut query, &mut lines);
+        // SAFETY: as above; the line rasterization extension is the device's (Bresenham
+        // lines), so its properties struct may be chained; it lives until the call returns.
+        unsafe { get2(physical_device.handle(), &mut query) };
+    }
+    Some(EndpointGrid {
+        subpixel_bits: match lines.line_sub_pixel_precision_bits {
+            0 => props.limits.sub_pixel_precision_bits.max(1),
+            bits => bits,
+        },
+        toward_centre: inst.settings.line_endpoints == LineEndpointSetting::DebugTowardCentre,
+    })
 }
 
 /// The line rasterization extension for GL's lines: the one the application enabled, else

@@ -144,6 +144,8 @@ $expand!(
             "vkGetPhysicalDeviceFeatures";
         get_physical_device_features2: PFN_vkGetPhysicalDeviceFeatures2 =
             "vkGetPhysicalDeviceFeatures2";
+        get_physical_device_properties2: PFN_vkGetPhysicalDeviceProperties2 =
+            "vkGetPhysicalDeviceProperties2";
         get_physical_device_memory_properties: PFN_vkGetPhysicalDeviceMemoryProperties =
             "vkGetPhysicalDeviceMemoryProperties";
         get_physical_device_format_properties: PFN_vkGetPhysicalDeviceFormatProperties =

@@ -16,6 +16,7 @@ use crate::layer::data::vertex_formats::MissingVertexFormats;
 use crate::layer::loader::dispatch::{DeviceDispatch, InstanceDispatch};
 use crate::layer::support::error::PlanError;
 use crate::layer::support::settings::Settings;
+use glsem_spirv::line_endpoints::EndpointGrid;
 use glsem_spirv::primitive_mode::PrimitiveRoute;
 use glsem_spirv::scan::{scan, scan_with_interface_ends, Summary};
 use glsem_spirv::semantics::{DeviceKey, Semantic};
@@ -52,6 +53,9 @@ pub struct Conventions {
     /// `VK_EXT_primitive_topology_list_restart` with `primitiveTopologyListRestart`: the
     /// geometry shader's list of GL's quads may restart.
     pub list_restart: bool,
+    /// The driver's line snapping, where the layer moves GL's line endpoints off the
+    /// diamonds' edges (setting `line_endpoints`).
+    pub line_endpoints: Option<EndpointGrid>,
 }
 
 pub struct InstanceData {
@@ -221,6 +225,7 @@ impl DeviceData {
             draw_parameters: self.features.draw_parameters,
             bresenham_lines: self.conventions.bresenham_lines,
             stippled_bresenham_lines: self.conventions.stippled_bresenham_lines,
+            line_endpoints: self.conventions.line_endpoints,
             window_origin: self.settings.window_origin,
             apart_layer_location: self.limits.last_interface_location(),
             primitive_route: self.settings.primitive_route.unwrap_or(

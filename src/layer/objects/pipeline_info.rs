@@ -301,6 +301,7 @@ fn shader_objects_key(dev: &DeviceData, group: ObjectGroup) -> PipelineKey {
         // The line rasterization mode is dynamic state the application sets for shader
         // objects (the layer does not enable the extension under them: see `device`).
         app_line_mode: true,
+        followed_line_mode: false,
         multisample_lines: true,
         app_line_stipple: true,
         // GL's primitive mode is set at record time (`vkCmdSetPrimitiveModeGLSEM`).
@@ -398,6 +399,7 @@ fn pipeline_state_key(
             vk::StructureType::PIPELINE_RASTERIZATION_LINE_STATE_CREATE_INFO_KHR,
             vk::DynamicState::LINE_RASTERIZATION_MODE_EXT,
         ),
+        followed_line_mode: followed_line_mode(dev, ci).is_some(),
         multisample_lines: multisample_lines(ci, dynamic) && !library_line_mode(dev, ci, dynamic),
         app_line_stipple: dynamic.contains(&vk::DynamicState::LINE_STIPPLE_KHR)
             || dynamic.contains(&vk::DynamicState::LINE_STIPPLE_ENABLE_EXT),

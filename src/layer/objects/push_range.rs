@@ -324,16 +324,16 @@ mod tests {
 
     #[test]
     fn no_ranges_puts_the_block_at_the_top() {
-        // 128 - 40 = 88, already 4-aligned.
-        assert_eq!(place_block(&[], TCS, 128), add(88, TCS));
+        // 128 - 56 = 72, already 4-aligned.
+        assert_eq!(place_block(&[], TCS, 128), add(72, TCS));
         let readers = TCS | S::VERTEX | S::TESSELLATION_EVALUATION | S::GEOMETRY;
-        assert_eq!(place_block(&[], readers, 128), add(88, readers));
+        assert_eq!(place_block(&[], readers, 128), add(72, readers));
     }
 
     #[test]
     fn top_is_aligned_down_to_4() {
-        // 130 - 40 = 90 → 88.
-        assert_eq!(place_block(&[], TCS, 130), add(88, TCS));
+        // 130 - 56 = 74 → 72.
+        assert_eq!(place_block(&[], TCS, 130), add(72, TCS));
     }
 
     #[test]
@@ -341,21 +341,21 @@ mod tests {
         let app = [range(S::FRAGMENT, 0, 64)];
         assert_eq!(
             place_block(&app, TCS | S::VERTEX, 128),
-            add(88, TCS | S::VERTEX)
+            add(72, TCS | S::VERTEX)
         );
     }
 
     #[test]
     fn app_range_at_the_top_pushes_the_block_below_it() {
-        // [96, 128) taken: highest free 40 bytes end at 96 → 56.
+        // [96, 128) taken: highest free 56 bytes end at 96 → 40.
         let app = [range(S::FRAGMENT, 96, 32)];
-        assert_eq!(place_block(&app, TCS, 128), add(56, TCS));
+        assert_eq!(place_block(&app, TCS, 128), add(40, TCS));
     }
 
     #[test]
     fn a_gap_between_ranges_is_used() {
-        // [0,12) and [56,128) leave [12,56): 40 bytes fit at 16 (highest, 4-aligned) .. 12.
-        let app = [range(S::FRAGMENT, 0, 12), range(S::COMPUTE, 56, 72)];
+        // [0,12) and [72,128) leave [12,72): 56 bytes fit at 16 (highest, 4-aligned) .. 12.
+        let app = [range(S::FRAGMENT, 0, 12), range(S::COMPUTE, 72, 56)];
         assert_eq!(place_block(&app, TCS, 128), add(16, TCS));
     }
 
@@ -382,7 +382,7 @@ mod tests {
             Placement::Extend {
                 index: 0,
                 start: 0,
-                size: 56,
+                size: 72,
                 offset: 16,
                 block_size: BLOCK_SIZE,
                 extra_stages: TCS,
@@ -394,7 +394,7 @@ mod tests {
             .iter()
             .map(|r| (r.stage_flags, r.offset, r.size))
             .collect();
-        assert_eq!(ranges, [(S::VERTEX, 0, 56), (TCS, 16, 40)]);
+        assert_eq!(ranges, [(S::VERTEX, 0, 72), (TCS, 16, 56)]);
         assert_eq!(
             placement.block(&app),
             Some((16, BLOCK_SIZE, S::VERTEX | TCS))
@@ -403,7 +403,7 @@ mod tests {
 
     #[test]
     fn app_tcs_range_is_extended_downwards_when_above_is_taken() {
-        let app = [range(S::FRAGMENT, 0, 16), range(TCS, 64, 64)];
+        let app = [range(S::FRAGMENT, 0, 16), range(TCS, 80, 48)];
         assert_eq!(
             place_block(&app, TCS, 128),
             Placement::Extend {

@@ -284,6 +284,23 @@ fn linked_parts(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<LinkedParts> 
     })
 }
 
+/// The static topology of the vertex-input library `ci` links (GL's primitive mode's
+/// topology for the one it names); `None` where it is dynamic state or not recorded.
+pub fn linked_topology(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<vk::PrimitiveTopology> {
+    let input = linked_parts(dev, ci)?.input;
+    if input
+        .dynamic
+        .contains(&vk::DynamicState::PRIMITIVE_TOPOLOGY)
+    {
+        return None;
+    }
+    Some(
+        input
+            .gl_mode
+            .map_or(input.input_assembly.topology, topology_for),
+    )
+}
+
 /// The pattern of GL's primitives the pre-rasterization library `ci` links draws on the
 /// index route.
 fn index_pattern(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<IndexedPrimitive> {

@@ -579,7 +579,28 @@ fn keeps_window_height(dev: &DeviceData, ci: &PipelineView<'_>) -> bool {
     dev.extensions.gl_state
         && dev.settings.window_origin == WindowOrigin::Flipped
         && ci.info.flags.contains(vk::PipelineCreateFlags::LIBRARY_KHR)
-        && static_window_height(ci).is_some()
+        && static_viewport(ci).is_some()
+}
+
+/// The topology and polygon mode `ci` draws with where they are not dynamic state (GL's
+/// primitive mode's topology for the one it names), its own or its libraries'.
+fn static_drawn(
+    dev: &DeviceData,
+    ci: &PipelineView<'_>,
+) -> (Option<vk::PrimitiveTopology>, Option<vk::PolygonMode>) {
+    let topology = match ci.primitive_mode.and_then(gl_mode_of) {
+        Some(mode) => Some(topology_for(mode)),
+        None => ci.input_assembly.as_ref().map(|ia| ia.topology),
+    }
+    .filter(|_| !ci.is_dynamic(vk::DynamicState::PRIMITIVE_TOPOLOGY))
+    .or_else(|| library_inputs::linked_topology(dev, ci));
+    let polygon_mode = ci
+        .rasterization
+        .as_ref()
+        .map(|r| r.polygon_mode)
+        .filter(|_| !ci.is_dynamic(vk::DynamicState::POLYGON_MODE_EXT))
+        .or_else(|| from_libraries(dev, ci, |r| r.static_polygon_mode));
+    (topology, polygon_mode)
 }
 
 /// The libraries `ci` links (`VkPipelineLibraryCreateInfoKHR`).
@@ -587,12 +608,12 @@ fn linked_libraries<'a>(ci: &PipelineView<'a>) -> &'a [vk::Pipeline] {
     ci.libraries.unwrap_or(&[])
 }
 
-/// `H` of the static viewport of a library `ci` links (none when the viewport is dynamic).
-fn libraries_window_height(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<f32> {
+/// The static viewport 0 of a library `ci` links (none when the viewport is dynamic).
+fn libraries_viewport(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<vk::Viewport> {
     let pipelines = dev.records.pipelines.read();
     linked_libraries(ci)
         .iter()
-        .find_map(|l| pipelines.get(l).and_then(|r| r.window_height))
+        .find_map(|l| pipelines.get(l).and_then(|r| r.viewport))
 }
 
 /// Where to push the GL-state block for a pipeline linked from libraries whose shaders read
@@ -762,10 +783,10 @@ fn target(dev: &DeviceData, ci: &PipelineView<'_>) -> Target {
     }
 }
 
-/// `H` of GL's `gl_FragCoord.y = H - y` from a static viewport: viewport 0's `y`, where a
-/// flipped viewport `{y = H, height = -H}` puts GL's bottom edge. `None` with dynamic
-/// viewports (`vkCmdSetViewport` sets it) or none at all.
-fn static_window_height(ci: &PipelineView<'_>) -> Option<f32> {
+/// Static viewport 0: `H` of GL's `gl_FragCoord.y = H - y` is its `y`, where a flipped
+/// viewport `{y = H, height = -H}` puts GL's bottom edge. `None` with dynamic viewports
+/// (`vkCmdSetViewport` sets them) or none at all.
+fn static_viewport(ci: &PipelineView<'_>) -> Option<vk::Viewport> {
     // The viewport belongs to the pre-rasterization part: a library without it, or a
     // pipeline linked from libraries, ignores pViewportState.
     let holds_viewport = match ci.library_parts {
@@ -773,7 +794,7 @@ fn static_window_height(ci: &PipelineView<'_>) -> Option<f32> {
         None => linked_libraries(ci).is_empty(),
     };
     // `first_viewport` is that of a static viewport state.
-    ci.first_viewport.filter(|_| holds_viewport).map(|v| v.y)
+    ci.first_viewport.filter(|_| holds_viewport).copied()
 }
 
 /// The create infos that go down: failed ones are not passed down; derivatives follow
@@ -1270,8 +1291,7 @@ impl Call<'_> {
             let inherited = libraries_block(self.dev, ci);
             // The viewport is the pre-rasterization library's: a library keeps its H for
             // the pipelines linked from it.
-            let window_height =
-                static_window_height(ci).or_else(|| libraries_window_height(self.dev, ci));
+            let viewport = static_viewport(ci).or_else(|| libraries_viewport(self.dev, ci));
             let line_mode =
                 followed_line_mode(self.dev, ci).or_else(|| linked_line_mode(self.dev, ci));
             // A library whose line mode the layer made dynamic, or a pipeline linked from one.
@@ -1314,7 +1334,7 @@ impl Call<'_> {
             let mut record = PipelineRecord::new(
                 reads_block,
                 line_stipple || stipple_with_mode || link_stipple,
-                window_height,
+                viewport,
             );
             record.stipple_with_mode = stipple_with_mode;
             record.line_width = line_width;
@@ -1330,6 +1350,7 @@ impl Call<'_> {
             record.provoking_dynamic = ci.is_dynamic(vk::DynamicState::PROVOKING_VERTEX_MODE_EXT)
                 || libraries_have(self.dev, ci, |r| r.provoking_dynamic);
             record.gl_topology = gl_topology;
+            (record.static_topology, record.static_polygon_mode) = static_drawn(self.dev, ci);
             record.line_mode = line_mode;
             record.library_line_mode = library_line_mode;
             record.followed = followed;

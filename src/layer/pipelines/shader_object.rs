@@ -28,8 +28,8 @@
 use ash::vk;
 use std::sync::Arc;
 
-use crate::layer::commands::command_state::push;
 use crate::layer::commands::followed_state;
+use crate::layer::commands::gl_state_block::push;
 use crate::layer::commands::primitive_objects;
 use crate::layer::data::records::{
     BlockBinding, BlockSlot, CommandBufferState, LayoutRecord, LinkedObject, ModuleRecord,

@@ -75,6 +75,7 @@ shader_only!(
     glsem_spirv::sample_mask::DropSampleMask,
     glsem_spirv::sample_mask::GateSampleMask,
     glsem_spirv::window_origin::WindowYKey,
+    glsem_spirv::line_endpoints::LineEndpoints,
 );
 
 /// [`plan`] and [`chain`]: one exhaustive match over glsem-spirv's step list each.

@@ -17,7 +17,7 @@ const ENV_PREFIX: &str = "VK_GLSEM_";
 
 /// The settings that are not a semantic's (those come from [`SEMANTICS`]); the manifest
 /// declares both lists.
-pub const KEYS: [&str; 9] = [
+pub const KEYS: [&str; 10] = [
     "log_level",
     "dump_dir",
     "rewrite_cache_mb",
@@ -29,6 +29,9 @@ pub const KEYS: [&str; 9] = [
     "window_origin",
     // How GL's quads, quad strips and polygons are drawn: auto, geometry or indices.
     "primitive_mode_route",
+    // Who decides a line endpoint on a diamond's edge: auto (the per-driver table), layer
+    // or driver.
+    "line_endpoints",
     // Test-only: every vertex attribute in a format the layer can read otherwise is read
     // otherwise, whether the device has its format or not (the vertex_formats semantic).
     "debug_force_vertex_formats",
@@ -40,6 +43,21 @@ pub const KEYS: [&str; 9] = [
     // route of devices without it).
     "debug_force_line_rule_at_link",
 ];
+
+/// Setting `line_endpoints`: who decides a line endpoint that the rasterizer snaps onto a
+/// pixel diamond's edge (`devices::device::line_endpoints`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineEndpointSetting {
+    /// The layer on drivers known to decide it otherwise than GL, the driver elsewhere.
+    Auto,
+    /// The layer moves it off the edge, on every driver.
+    Layer,
+    /// The driver decides.
+    Driver,
+    /// Testing only: the layer moves it into the diamond, GL's choice turned over, so that
+    /// a driver that decides as GL shows where the route runs.
+    DebugTowardCentre,
+}
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Settings {
@@ -55,6 +73,8 @@ pub struct Settings {
     /// `primitive_mode_route`: `auto` (`None`: the geometry shader where the device enabled
     /// `geometryShader`, else the index route), `geometry` or `indices`.
     pub primitive_route: Option<PrimitiveRoute>,
+    /// `line_endpoints`: who decides a line endpoint on a diamond's edge.
+    pub line_endpoints: LineEndpointSetting,
     /// `debug_force_vertex_formats`: the `vertex_formats` semantic applies to formats the
     /// device has too.
     pub debug_force_vertex_formats: bool,
@@ -76,6 +96,7 @@ impl Default for Settings {
             debug_inject_panic: None,
             window_origin: WindowOrigin::Flipped,
             primitive_route: None,
+            line_endpoints: LineEndpointSetting::Auto,
             debug_force_vertex_formats: false,
             debug_force_instance_base_block: false,
             debug_force_line_rule_at_link: false,
@@ -185,6 +206,19 @@ impl Settings {
                     "geometry" => Some(PrimitiveRoute::Geometry),
                     "indices" => Some(PrimitiveRoute::Indices),
                     _ => return Err(Expected::Described("auto, geometry or indices")),
+                }
+            }
+            "line_endpoints" => {
+                self.line_endpoints = match value {
+                    "auto" => LineEndpointSetting::Auto,
+                    "layer" => LineEndpointSetting::Layer,
+                    "driver" => LineEndpointSetting::Driver,
+                    "debug_toward_centre" => LineEndpointSetting::DebugTowardCentre,
+                    _ => {
+                        return Err(Expected::Described(
+                            "auto, layer, driver or debug_toward_centre",
+                        ))
+                    }
                 }
             }
             "debug_force_vertex_formats" => {

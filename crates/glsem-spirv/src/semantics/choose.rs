@@ -9,11 +9,12 @@ use crate::clip_space_depth::{NegativeOneToOneDepth, RemapClipDepth};
 use crate::fragcolor::{AttachmentKind, FragColorKey};
 use crate::gl_layer::{CopyLayer, GateLayer, ReadLayerFrom};
 use crate::instance_id::{InstanceBase, InstanceIdWithoutBase};
+use crate::line_endpoints::LineEndpoints;
 use crate::line_rasterization::BresenhamLines;
 use crate::passthrough_tcs::GenerateTcs;
 use crate::point_size::{PointSizeSource, WritePointSize};
 use crate::primitive_mode::{
-    CloseLineLoops, GlPrimitive, IndexedPrimitive, PrimitiveGsKey, PrimitiveRoute,
+    CloseLineLoops, GlPrimitive, IndexedPrimitive, PrimitiveGsKey, PrimitiveRoute, Rasterized,
 };
 use crate::provoking_vertex::ProvokingVertexLast;
 use crate::rule::Stage;
@@ -376,6 +377,48 @@ fn input_steps(stages: &Stages<'_>, key: &PipelineKey, steps: &mut Vec<Step>) {
     }
 }
 
+/// GL's line endpoints where the driver decides a diamond's edge otherwise: in the last
+/// pre-rasterization stage of a pipeline that draws GL's lines (shader objects: wherever the
+/// layer sets GL's line mode), gated by the GL-state block's flag where it may draw other
+/// primitives too.
+fn line_endpoints(stages: &Stages<'_>, key: &PipelineKey) -> Option<LineEndpoints> {
+    let grid = key.device.line_endpoints?;
+    let block_offset = key.gl_state_block?;
+    let stage = stages.last_pre_rasterization()?;
+    let summary = stages.rewritable(stage)?;
+    // Shader objects, and a followed line mode under a dynamic sample count, draw GL's
+    // lines while the sample count set is one.
+    let samples_gated = key.shader_object || key.followed_line_mode && key.dynamic_samples;
+    let gl_lines = match key.shader_object {
+        true => key.device.bresenham_lines,
+        false => {
+            (!key.app_line_mode || key.followed_line_mode)
+                && (!key.multisample_lines || samples_gated)
+        }
+    };
+    if !applies(key, Semantic::LineRasterization)
+        || !gl_lines
+        || key.rasterizer_discard
+        || !may_rasterize_lines(stages, key)
+    {
+        return None;
+    }
+    let only_lines = match stage {
+        Stage::Vertex => {
+            key.topology == Topology::Lines && !key.dynamic_points
+                || key.topology == Topology::Triangles && key.rasterized == Rasterized::Lines
+        }
+        _ => summary.output_primitive == Some(Primitive::Lines),
+    };
+    Some(LineEndpoints {
+        stage,
+        block_offset,
+        grid,
+        lines_gated: !only_lines,
+        samples_gated,
+    })
+}
+
 /// [`choose`]'s pipeline-state steps and the window origin.
 fn pipeline_state_steps(stages: &Stages<'_>, key: &PipelineKey, steps: &mut Vec<Step>) {
     let on = |s: Semantic| applies(key, s);
@@ -402,6 +445,9 @@ fn pipeline_state_steps(stages: &Stages<'_>, key: &PipelineKey, steps: &mut Vec<
         // libraries get the diamond-exit rule without the layer's stipple.
         let stippled = key.device.stippled_bresenham_lines && !key.app_line_stipple && !key.library;
         steps.push(Step::BresenhamLines(BresenhamLines { stippled }));
+    }
+    if let Some(step) = line_endpoints(stages, key) {
+        steps.push(Step::LineEndpoints(step));
     }
     let origin = Some(key.device.window_origin)
         .filter(|&o| on(Semantic::WindowOrigin) && o != WindowOrigin::Vulkan);
@@ -451,6 +497,7 @@ mod tests {
                 draw_parameters: false,
                 bresenham_lines: false,
                 stippled_bresenham_lines: false,
+                line_endpoints: None,
                 window_origin: WindowOrigin::Flipped,
                 apart_layer_location: 31,
                 primitive_route: PrimitiveRoute::Geometry,
@@ -1054,6 +1101,109 @@ mod tests {
     }
 
     #[test]
+    fn line_endpoints_move_in_the_last_stage_where_the_driver_decides_edges_otherwise() {
+        use crate::line_endpoints::EndpointGrid;
+        let plain = summary(|_| {});
+        let s = stages(&[(Stage::Vertex, &plain)]);
+        let grid = EndpointGrid {
+            subpixel_bits: 8,
+            toward_centre: false,
+        };
+        let lines = with_gl_state(PipelineKey {
+            device: DeviceKey {
+                bresenham_lines: true,
+                line_endpoints: Some(grid),
+                ..key().device
+            },
+            topology: Topology::Lines,
+            ..key()
+        });
+        let endpoints = |key: &PipelineKey| {
+            choose(&s, key).into_iter().find_map(|step| match step {
+                Step::LineEndpoints(e) => Some(e),
+                _ => None,
+            })
+        };
+        // Static lines: always; a topology that may change or polygons drawn as lines only
+        // while the block's flag says lines are drawn.
+        let only_lines = LineEndpoints {
+            stage: Stage::Vertex,
+            block_offset: 96,
+            grid,
+            lines_gated: false,
+            samples_gated: false,
+        };
+        assert_eq!(endpoints(&lines), Some(only_lines.clone()));
+        let dynamic_topology = PipelineKey {
+            dynamic_points: true,
+            ..lines.clone()
+        };
+        let gated = LineEndpoints {
+            lines_gated: true,
+            ..only_lines.clone()
+        };
+        assert_eq!(endpoints(&dynamic_topology), Some(gated.clone()));
+        let triangles = PipelineKey {
+            topology: Topology::Triangles,
+            ..lines.clone()
+        };
+        assert_eq!(endpoints(&triangles), None);
+        let polygon_lines = PipelineKey {
+            polygon_lines: true,
+            ..triangles.clone()
+        };
+        assert_eq!(endpoints(&polygon_lines), Some(gated.clone()));
+        let static_polygon_lines = PipelineKey {
+            rasterized: Rasterized::Lines,
+            ..polygon_lines
+        };
+        assert_eq!(endpoints(&static_polygon_lines), Some(only_lines.clone()));
+        // A line mode the layer follows under a dynamic sample count: single-sampled draws.
+        let followed = PipelineKey {
+            app_line_mode: true,
+            followed_line_mode: true,
+            multisample_lines: true,
+            dynamic_samples: true,
+            ..lines.clone()
+        };
+        let single_sampled = LineEndpoints {
+            samples_gated: true,
+            ..only_lines
+        };
+        assert_eq!(endpoints(&followed), Some(single_sampled));
+        // The driver's rule, no room for the block, GL's multisample rules, the application's
+        // own line mode, no rasterization: nothing.
+        let not_for = [
+            PipelineKey {
+                device: DeviceKey {
+                    line_endpoints: None,
+                    ..lines.device
+                },
+                ..lines.clone()
+            },
+            PipelineKey {
+                gl_state_block: None,
+                ..lines.clone()
+            },
+            PipelineKey {
+                multisample_lines: true,
+                ..lines.clone()
+            },
+            PipelineKey {
+                app_line_mode: true,
+                ..lines.clone()
+            },
+            PipelineKey {
+                rasterizer_discard: true,
+                ..lines.clone()
+            },
+        ];
+        for key in not_for {
+            assert_eq!(endpoints(&key), None, "{key:?}");
+        }
+    }
+
+    #[test]
     fn single_sampled_line_pipelines_get_bresenham_lines() {
         let plain = summary(|_| {});
         let s = stages(&[(Stage::Vertex, &plain)]);
@@ -1205,7 +1355,7 @@ mod tests {
     }
     #[test]
     fn the_index_route_draws_gl_primitives_without_a_geometry_shader() {
-        use crate::primitive_mode::{GlPrimitive, GlPrimitiveId, Rasterized};
+        use crate::primitive_mode::{GlPrimitive, GlPrimitiveId};
         let (vs, fs) = (summary(|_| {}), summary(|_| {}));
         let quads = |route, shader_object| {
             let key = with_gl_state(key());

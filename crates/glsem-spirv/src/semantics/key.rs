@@ -4,6 +4,7 @@
 
 use super::registry::SemanticSet;
 use crate::fragcolor::FragColorKey;
+use crate::line_endpoints::EndpointGrid;
 use crate::primitive_mode::{Culling, GlPrimitive, PrimitiveRoute, Rasterized};
 use crate::rule::Stage;
 use crate::scan::Summary;
@@ -160,6 +161,8 @@ pub struct PipelineKey {
     /// The application chose a line rasterization mode itself (or made it dynamic), or
     /// there is no rasterization state to chain into.
     pub app_line_mode: bool,
+    /// The line mode is dynamic state whose GL rule the layer follows at record time.
+    pub followed_line_mode: bool,
     /// GL's aliased-line rule does not apply, or Vulkan forbids Bresenham lines: the
     /// rasterization is (or may be) multisampled, or uses alpha to coverage or sample
     /// shading (VUID-VkGraphicsPipelineCreateInfo-lineRasterizationMode-02766), or the
@@ -217,6 +220,10 @@ pub struct DeviceKey {
     /// with `bresenhamLines`), and stippled (`stippledBresenhamLines`).
     pub bresenham_lines: bool,
     pub stippled_bresenham_lines: bool,
+    /// How the rasterizer snaps line endpoints, where the layer moves them off the diamonds'
+    /// edges (the driver decides that tie otherwise than GL, or a setting asks); `None`: the
+    /// driver's lines are GL's there.
+    pub line_endpoints: Option<EndpointGrid>,
     /// The device's `window_origin` setting.
     pub window_origin: WindowOrigin,
     /// Where a last pre-rasterization stage and a fragment shader made apart (libraries,
@@ -253,6 +260,7 @@ impl PipelineKey {
             dynamic_samples: false,
             polygon_lines: false,
             app_line_mode: false,
+            followed_line_mode: false,
             multisample_lines: false,
             app_line_stipple: false,
             fragment_block: None,

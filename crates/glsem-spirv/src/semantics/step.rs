@@ -106,6 +106,9 @@ macro_rules! step_list {
             ProvokingVertexLast($crate::provoking_vertex::ProvokingVertexLast),
             NegativeOneToOneDepth($crate::clip_space_depth::NegativeOneToOneDepth),
             BresenhamLines($crate::line_rasterization::BresenhamLines),
+            /// Line endpoints the rasterizer would snap onto a diamond's edge moved off it,
+            /// where the driver's lines decide that tie otherwise than GL.
+            LineEndpoints($crate::line_endpoints::LineEndpoints),
             /// GL's window y in the fragment shader (`gl_FragCoord`, `dFdy`, `interpolateAtOffset`,
             /// `gl_PointCoord`).
             FragmentWindowY($crate::window_origin::WindowYKey),

@@ -1,0 +1,63 @@
+//! The GL-state block's way to the driver: pushed as the layout placed it, and its
+//! `FLAG_LINES` following the topology and polygon mode set as dynamic state.
+
+use ash::vk;
+
+use crate::layer::data::records::{
+    BlockBinding, CommandBufferState, DrawnPrimitives, GlStateValues,
+};
+use crate::layer::loader::registry::{device_data, Dispatchable};
+use crate::layer::loader::state::DeviceData;
+use glsem_spirv::gl_state::BLOCK_SIZE;
+
+pub(crate) fn push(
+    dev: &DeviceData,
+    cb: Dispatchable<vk::CommandBuffer>,
+    at: BlockBinding,
+    values: &GlStateValues,
+) {
+    const _: () = assert!(std::mem::size_of::<GlStateValues>() == BLOCK_SIZE as usize);
+    if let Some(push) = dev.table.cmd_push_constants {
+        debug_assert!(at.size <= BLOCK_SIZE);
+        // SAFETY: a live command buffer (a `Dispatchable`); `values` is the block's
+        // BLOCK_SIZE bytes, of which the first `at.size` are pushed; the layout reserved them
+        // at `at.offset` for `at.stages`.
+        unsafe {
+            push(
+                cb.handle(),
+                at.layout,
+                at.stages,
+                at.offset,
+                at.size,
+                (values as *const GlStateValues).cast(),
+            )
+        }
+    }
+}
+
+/// The topology or polygon mode set as dynamic state (`change`): the GL-state block's
+/// `FLAG_LINES` follows, pushed again where it changed under a bound reader, on devices where
+/// the layer moves GL's line endpoints (the flag's only reader).
+pub(crate) fn follow_drawn(
+    command_buffer: Dispatchable<vk::CommandBuffer>,
+    change: impl FnOnce(&mut DrawnPrimitives),
+) {
+    let Some(dev) = device_data(command_buffer).filter(|d| d.conventions.line_endpoints.is_some())
+    else {
+        return;
+    };
+    let changed = {
+        let mut cbs = dev.records.command_buffers.lock();
+        let state = CommandBufferState::of(&mut cbs, command_buffer.handle());
+        change(&mut state.drawn);
+        let before = state.values.flags;
+        state.values.set_lines(&state.drawn);
+        state
+            .bound
+            .filter(|_| before != state.values.flags)
+            .map(|at| (at, state.values))
+    };
+    if let Some((at, values)) = changed {
+        push(&dev, command_buffer, at, &values);
+    }
+}
