@@ -26,6 +26,7 @@ pub fn rewrite_us_vertex_formats(modules: &Modules, runs: &Runs) {
     const NAME: &str = "rewrite_us_vertex_formats";
     let words = &modules.points_vertex;
     let mut attributes = [RefetchedAttribute {
+        widened: false,
         location: 1,
         format: VertexFormat {
             numeric: Numeric::Snorm,

@@ -15,6 +15,7 @@ use spirv::{Decoration, ExecutionModel, StorageClass};
 
 fn attribute(location: u32, numeric: Numeric, bits: u32, components: u32) -> RefetchedAttribute {
     RefetchedAttribute {
+        widened: false,
         location,
         format: VertexFormat {
             numeric,

@@ -143,6 +143,17 @@ impl VertexFormat {
         chunks
     }
 
+    /// Three 8- or 16-bit components read as one attribute of four, in a format every
+    /// Vulkan device has (`R8G8B8A8_*`, `R16G16B16A16_*`), where the reader allows a fetch
+    /// one unit past the element; `None` for other formats.
+    pub fn widened_chunk(&self) -> Option<Chunk> {
+        let three_small = self.components == 3 && self.bits < 32 && self.layout == Layout::Plain;
+        three_small.then(|| Chunk {
+            units: 4,
+            ..self.chunks()[0]
+        })
+    }
+
     /// The attributes that read the format's bytes in formats every Vulkan device has for
     /// vertex buffers, in order: 64-bit components as two 32-bit words, three 8- or 16-bit
     /// components as two and one (there is no mandatory three-component 8- or 16-bit
@@ -192,14 +203,19 @@ pub struct RefetchedAttribute {
     /// is not aligned for its components, nor for 32-bit words (GL reads any, Vulkan wants
     /// them aligned: VUID-vkCmdDraw-None-02721).
     pub bytes: bool,
+    /// Three 8- or 16-bit components read as four, one attribute at one Location
+    /// ([`VertexFormat::widened_chunk`]): the unit past the element lies inside another
+    /// attribute of the binding, so every buffer that holds the vertices holds it.
+    pub widened: bool,
 }
 
 impl RefetchedAttribute {
     /// The attributes that fetch it: its format's [`VertexFormat::chunks`], or its bytes.
     pub fn fetched_chunks(&self) -> Vec<Chunk> {
-        match self.bytes {
-            true => self.format.byte_chunks(),
-            false => self.format.chunks(),
+        match (self.bytes, self.widened) {
+            (true, _) => self.format.byte_chunks(),
+            (false, true) => self.format.widened_chunk().into_iter().collect(),
+            (false, false) => self.format.chunks(),
         }
     }
 }
@@ -370,6 +386,7 @@ pub fn in_place_double_inputs(doubles: &[(u32, VertexFormat)]) -> RefetchVertexI
         attributes: doubles
             .iter()
             .map(|&(location, format)| RefetchedAttribute {
+                widened: false,
                 location,
                 format,
                 offsets_fit: true,
@@ -766,6 +783,38 @@ mod tests {
     }
 
     #[test]
+    fn three_small_components_widen_to_one_chunk_of_four() {
+        for (numeric, bits, kind) in [
+            (Numeric::Uint, 8, ChunkKind::Uint),
+            (Numeric::Sscaled, 16, ChunkKind::Sint),
+            (Numeric::Float, 16, ChunkKind::Float),
+        ] {
+            let chunk = format(numeric, bits, 3).widened_chunk();
+            assert_eq!(
+                chunk,
+                Some(Chunk {
+                    unit_bits: bits,
+                    units: 4,
+                    kind,
+                    offset: 0,
+                })
+            );
+            let attribute = RefetchedAttribute {
+                location: 3,
+                format: format(numeric, bits, 3),
+                offsets_fit: true,
+                fetch_locations: Vec::new(),
+                bytes: false,
+                widened: true,
+            };
+            assert_eq!(attribute.fetched_chunks(), [chunk.unwrap()]);
+        }
+        // Four components need no widening; 32-bit ones have a three-component format.
+        assert_eq!(format(Numeric::Uint, 8, 4).widened_chunk(), None);
+        assert_eq!(format(Numeric::Float, 32, 3).widened_chunk(), None);
+    }
+
+    #[test]
     fn byte_chunks_read_every_byte_of_the_element_at_most_four_a_fetch() {
         let sizes = |f: VertexFormat| -> Vec<(u32, u32)> {
             f.byte_chunks()
@@ -799,6 +848,7 @@ mod tests {
     #[test]
     fn locations_are_free_ones_below_the_limit() {
         let mut attributes = vec![RefetchedAttribute {
+            widened: false,
             location: 0,
             format: format(Numeric::Float, 64, 4),
             offsets_fit: true,

@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use ash::vk;
+use glsem_spirv::interface::entry_point_ends;
 
 use crate::compat;
 use crate::glsl::{Compiler, Program, SamplerUniform, UniformBlock};
@@ -105,7 +106,10 @@ pub fn play(vulkan: &Vulkan, compiler: &Compiler, path: &Path, options: &Options
         Err(e) => return stop(e.into(), None),
     };
     let device = Some(gpu.name.clone());
-    if let Some(why) = lacking_limit(&scene, &gpu).or_else(|| lacking_levels(&scene, &gpu)) {
+    if let Some(why) = lacking_limit(&scene, &gpu)
+        .or_else(|| lacking_levels(&scene, &gpu))
+        .or_else(|| lacking_vertex_attributes(&program, &gpu))
+    {
         return stop(Outcome::Skip(why), device);
     }
     let note = gl_state_note(&scene, &gpu);
@@ -228,6 +232,25 @@ fn gl_state_note(scene: &Scene, gpu: &Gpu) -> String {
         note += &format!(": {}", gpu.gl_state_missing);
     }
     note
+}
+
+/// The vertex shader reads more attribute Locations than the device has
+/// (`maxVertexInputAttributes`): GL fails to link such a program (past
+/// `GL_MAX_VERTEX_ATTRIBS`), so the scene SKIPs naming the limit.
+fn lacking_vertex_attributes(program: &Program, gpu: &Gpu) -> Option<String> {
+    let vs = program.stage(ShaderStage::Vertex)?;
+    let reads = entry_point_ends(&vs.words)
+        .into_iter()
+        .map(|(_, _, ends)| ends.input)
+        .max()?;
+    let have = gpu.limits.max_vertex_input_attributes;
+    (reads > have).then(|| {
+        format!(
+            "{} has maxVertexInputAttributes {have}, the vertex shader reads {reads} attribute \
+             Locations",
+            gpu.name
+        )
+    })
 }
 
 /// The first `[require]` limit the device does not reach, as a SKIP reason.

@@ -168,6 +168,7 @@ fn vertex_object_again(
             (true, false) => continue,
             (true, true) => return Err(ObjectError::UnalignedDouble(location)),
             _ => attributes.push(RefetchedAttribute {
+                widened: false,
                 location,
                 format,
                 offsets_fit: true,

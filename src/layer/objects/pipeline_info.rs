@@ -813,6 +813,7 @@ pub(crate) fn refetched_attributes(
                     offsets_fit: true,
                     fetch_locations: Vec::new(),
                     bytes,
+                    widened: !bytes && covered_past(input.attributes, a, &format),
                 };
                 let chunks = attribute.fetched_chunks();
                 let last = chunks.last().map_or(0, |c| c.offset);
@@ -827,6 +828,26 @@ pub(crate) fn refetched_attributes(
         }
     }
     Some(RefetchVertexInputs { attributes, kept })
+}
+
+/// Whether `a`, three 8- or 16-bit components, may be fetched as four: the unit past its
+/// element lies inside the extent of another attribute of its binding, so a buffer that
+/// holds the vertices' attributes holds it too (one attribute at one Location, where two
+/// would need a free Location more: SwiftShader has 16).
+fn covered_past(
+    attributes: &[vk::VertexInputAttributeDescription],
+    a: &vk::VertexInputAttributeDescription,
+    format: &VertexFormat,
+) -> bool {
+    let Some(widened) = format.widened_chunk() else {
+        return false;
+    };
+    let end = a.offset + widened.units * widened.unit_bits / 8;
+    attributes.iter().any(|b| {
+        b.binding == a.binding
+            && b.location != a.location
+            && vertex_format(b.format).is_some_and(|(_, f)| b.offset + f.size() >= end)
+    })
 }
 
 /// Whether attribute `a` (its binding's `stride`), given apart from its vertex shader (a
