@@ -8,7 +8,8 @@ use ash::vk;
 use std::hint::black_box;
 
 use glsem_spirv::vertex_formats::{
-    assign_locations, refetch_vertex_inputs, Layout, Numeric, RefetchedAttribute, VertexFormat,
+    assign_locations, refetch_vertex_inputs, Fetch, Layout, Numeric, RefetchedAttribute,
+    VertexFormat,
 };
 
 use super::support::gpu::{Gpu, Vulkan};
@@ -26,7 +27,6 @@ pub fn rewrite_us_vertex_formats(modules: &Modules, runs: &Runs) {
     const NAME: &str = "rewrite_us_vertex_formats";
     let words = &modules.points_vertex;
     let mut attributes = [RefetchedAttribute {
-        widened: false,
         location: 1,
         format: VertexFormat {
             numeric: Numeric::Snorm,
@@ -36,7 +36,7 @@ pub fn rewrite_us_vertex_formats(modules: &Modules, runs: &Runs) {
         },
         offsets_fit: true,
         fetch_locations: Vec::new(),
-        bytes: true,
+        fetch: Fetch::Pieces(8),
     }];
     if assign_locations(&mut attributes, &[0, 1, 2], 16).is_err() {
         return unavailable(NAME, "no free Location");

@@ -7,7 +7,7 @@ use crate::inspect::{compile, valid};
 
 use glsem_spirv::module::Module;
 use glsem_spirv::vertex_formats::{
-    assign_locations, occupied_input_locations, refetch_vertex_inputs, Layout, Numeric,
+    assign_locations, occupied_input_locations, refetch_vertex_inputs, Fetch, Layout, Numeric,
     RefetchedAttribute, VertexFormat,
 };
 use glsem_spirv::PassError;
@@ -15,7 +15,6 @@ use spirv::{Decoration, ExecutionModel, StorageClass};
 
 fn attribute(location: u32, numeric: Numeric, bits: u32, components: u32) -> RefetchedAttribute {
     RefetchedAttribute {
-        widened: false,
         location,
         format: VertexFormat {
             numeric,
@@ -25,7 +24,7 @@ fn attribute(location: u32, numeric: Numeric, bits: u32, components: u32) -> Ref
         },
         offsets_fit: true,
         fetch_locations: Vec::new(),
-        bytes: false,
+        fetch: Fetch::Chunks,
     }
 }
 

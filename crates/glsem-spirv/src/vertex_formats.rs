@@ -114,31 +114,34 @@ impl VertexFormat {
         }
     }
 
-    /// Whether [`VertexFormat::byte_chunks`] can read it: not halves (whose conversion is the
+    /// Whether [`VertexFormat::piece_chunks`] can read it: not halves (whose conversion is the
     /// fetch's own).
     pub fn readable_as_bytes(&self) -> bool {
         !(self.numeric == Numeric::Float && self.bits == 16)
     }
 
-    /// The element's bytes fetched as unsigned bytes, at most four an attribute
-    /// (`R8G8B8A8_UINT`, then `R8G8_UINT`, `R8_UINT`): an 8-bit format has no alignment.
-    pub fn byte_chunks(&self) -> Vec<Chunk> {
+    /// The element's bytes fetched as unsigned pieces of `bits` (8 or 16; 16 only for an
+    /// element of an even size), at most four an attribute (`R8G8B8A8_UINT`, `R8G8_UINT`,
+    /// `R8_UINT`; `R16G16B16A16_UINT`, …): an 8-bit format has no alignment, a 16-bit one
+    /// two bytes'.
+    pub fn piece_chunks(&self, bits: u32) -> Vec<Chunk> {
+        let piece = bits / 8;
         let mut chunks = Vec::new();
         let mut offset = 0;
         let size = self.size();
         while offset < size {
-            let units = match size - offset {
+            let units = match (size - offset) / piece {
                 4.. => 4,
                 3 | 2 => 2,
                 _ => 1,
             };
             chunks.push(Chunk {
-                unit_bits: 8,
+                unit_bits: bits,
                 units,
                 kind: ChunkKind::Uint,
                 offset,
             });
-            offset += units;
+            offset += units * piece;
         }
         chunks
     }
@@ -199,23 +202,32 @@ pub struct RefetchedAttribute {
     /// The chunks' offsets stay within the device's `maxVertexInputAttributeOffset`.
     pub offsets_fit: bool,
     pub fetch_locations: Vec<u32>,
-    /// Read byte by byte ([`VertexFormat::byte_chunks`]): the attribute's offset or stride
-    /// is not aligned for its components, nor for 32-bit words (GL reads any, Vulkan wants
-    /// them aligned: VUID-vkCmdDraw-None-02721).
-    pub bytes: bool,
+    pub fetch: Fetch,
+}
+
+/// How the attributes that replace one read its element.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Fetch {
+    /// Its format's [`VertexFormat::chunks`].
+    Chunks,
     /// Three 8- or 16-bit components read as four, one attribute at one Location
     /// ([`VertexFormat::widened_chunk`]): the unit past the element lies inside another
     /// attribute of the binding, so every buffer that holds the vertices holds it.
-    pub widened: bool,
+    Widened,
+    /// In unsigned pieces of 8 or 16 bits ([`VertexFormat::piece_chunks`]): the attribute's
+    /// offset or stride is not aligned for its components, nor for 32-bit words (GL reads
+    /// any, Vulkan wants them aligned: VUID-vkCmdDraw-None-02721); 16 where both are even
+    /// and so is the element's size.
+    Pieces(u32),
 }
 
 impl RefetchedAttribute {
-    /// The attributes that fetch it: its format's [`VertexFormat::chunks`], or its bytes.
+    /// The attributes that fetch it ([`Fetch`]).
     pub fn fetched_chunks(&self) -> Vec<Chunk> {
-        match (self.bytes, self.widened) {
-            (true, _) => self.format.byte_chunks(),
-            (false, true) => self.format.widened_chunk().into_iter().collect(),
-            (false, false) => self.format.chunks(),
+        match self.fetch {
+            Fetch::Chunks => self.format.chunks(),
+            Fetch::Widened => self.format.widened_chunk().into_iter().collect(),
+            Fetch::Pieces(bits) => self.format.piece_chunks(bits),
         }
     }
 }
@@ -386,12 +398,11 @@ pub fn in_place_double_inputs(doubles: &[(u32, VertexFormat)]) -> RefetchVertexI
         attributes: doubles
             .iter()
             .map(|&(location, format)| RefetchedAttribute {
-                widened: false,
+                fetch: Fetch::Chunks,
                 location,
                 format,
                 offsets_fit: true,
                 fetch_locations: (location..).take(format.chunks().len()).collect(),
-                bytes: false,
             })
             .collect(),
         kept: Vec::new(),
@@ -513,8 +524,9 @@ pub fn refetch_vertex_inputs(
                     });
                 }
             }
-            if attribute.bytes {
-                units = units_of_bytes(&mut e, &s, &mut code, &attribute.format, &units);
+            if let Fetch::Pieces(bits) = attribute.fetch {
+                let bytes = bytes_of_pieces(&mut e, &s, &mut code, bits, &units);
+                units = units_of_bytes(&mut e, &s, &mut code, &attribute.format, &bytes);
             }
             values.push(gl_value(
                 &m, &mut e, &s, &mut code, attribute, part, &units,
@@ -560,6 +572,28 @@ pub fn refetch_vertex_inputs(
     );
     e.insert_before(at, &code);
     Ok(Some(e.finish()?))
+}
+
+/// The element's bytes from its unsigned `pieces` of `bits` (little-endian: a 16-bit
+/// piece's low byte first).
+fn bytes_of_pieces(
+    e: &mut Editor<'_, '_>,
+    s: &Scalars,
+    code: &mut Vec<u32>,
+    bits: u32,
+    pieces: &[u32],
+) -> Vec<u32> {
+    if bits == 8 {
+        return pieces.to_vec();
+    }
+    let (mask, eight) = (e.constant_u32(0xff), e.constant_u32(8));
+    let mut bytes = Vec::new();
+    for &piece in pieces {
+        bytes.push(e.bitwise_and(code, s.u32, piece, mask));
+        let high = e.binary(code, Op::ShiftRightLogical, s.u32, piece, eight);
+        bytes.push(e.bitwise_and(code, s.u32, high, mask));
+    }
+    bytes
 }
 
 /// The units [`VertexFormat::chunks`] would fetch, assembled from the element's `bytes`
@@ -804,8 +838,7 @@ mod tests {
                 format: format(numeric, bits, 3),
                 offsets_fit: true,
                 fetch_locations: Vec::new(),
-                bytes: false,
-                widened: true,
+                fetch: Fetch::Widened,
             };
             assert_eq!(attribute.fetched_chunks(), [chunk.unwrap()]);
         }
@@ -815,9 +848,9 @@ mod tests {
     }
 
     #[test]
-    fn byte_chunks_read_every_byte_of_the_element_at_most_four_a_fetch() {
+    fn piece_chunks_read_every_byte_of_the_element_at_most_four_a_fetch() {
         let sizes = |f: VertexFormat| -> Vec<(u32, u32)> {
-            f.byte_chunks()
+            f.piece_chunks(8)
                 .iter()
                 .map(|c| (c.offset, c.units))
                 .collect()
@@ -826,6 +859,19 @@ mod tests {
         assert_eq!(sizes(format(Numeric::Sscaled, 16, 3)), [(0, 4), (4, 2)]);
         assert_eq!(sizes(format(Numeric::Uint, 8, 3)), [(0, 2), (2, 1)]);
         assert_eq!(sizes(format(Numeric::Float, 64, 1)), [(0, 4), (4, 4)]);
+        // In 16-bit pieces: a dvec4's 32 bytes in four uvec4s, three shorts in a uvec2 and
+        // one.
+        let halves = |f: VertexFormat| -> Vec<(u32, u32)> {
+            f.piece_chunks(16)
+                .iter()
+                .map(|c| (c.offset, c.units))
+                .collect()
+        };
+        assert_eq!(
+            halves(format(Numeric::Float, 64, 4)),
+            [(0, 4), (8, 4), (16, 4), (24, 4)]
+        );
+        assert_eq!(halves(format(Numeric::Sint, 16, 3)), [(0, 2), (4, 1)]);
         assert!(format(Numeric::Float, 32, 2).readable_as_bytes());
         assert!(!format(Numeric::Float, 16, 2).readable_as_bytes());
     }
@@ -848,12 +894,11 @@ mod tests {
     #[test]
     fn locations_are_free_ones_below_the_limit() {
         let mut attributes = vec![RefetchedAttribute {
-            widened: false,
+            fetch: Fetch::Chunks,
             location: 0,
             format: format(Numeric::Float, 64, 4),
             offsets_fit: true,
             fetch_locations: Vec::new(),
-            bytes: false,
         }];
         assign_locations(&mut attributes, &[0, 1, 3], 16).unwrap();
         assert_eq!(attributes[0].fetch_locations, [2, 4]);

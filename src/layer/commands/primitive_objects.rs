@@ -31,7 +31,7 @@ use glsem_spirv::primitive_mode::{build_primitive_gs, PrimitiveGsKey, Rasterized
 use glsem_spirv::semantics::{GlMode, Semantic};
 use glsem_spirv::unfed_inputs::unfed_input_kinds;
 use glsem_spirv::vertex_formats::{
-    assign_locations, occupied_input_locations, refetch_vertex_inputs, RefetchVertexInputs,
+    assign_locations, occupied_input_locations, refetch_vertex_inputs, Fetch, RefetchVertexInputs,
     RefetchedAttribute,
 };
 use spirv::{Decoration, ExecutionModel, StorageClass};
@@ -168,12 +168,14 @@ fn vertex_object_again(
             (true, false) => continue,
             (true, true) => return Err(ObjectError::UnalignedDouble(location)),
             _ => attributes.push(RefetchedAttribute {
-                widened: false,
                 location,
                 format,
                 offsets_fit: true,
                 fetch_locations: Vec::new(),
-                bytes,
+                fetch: match bytes {
+                    true => Fetch::Pieces(8),
+                    false => Fetch::Chunks,
+                },
             }),
         }
     }

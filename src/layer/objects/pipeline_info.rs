@@ -19,7 +19,7 @@ use glsem_spirv::semantics::{
     Attachments, GlMode, PipelineKey, Semantic, Stage, StageInfo, Stages, Topology, WindowOrigin,
 };
 use glsem_spirv::vertex_formats::{
-    double_inputs, in_place_double_inputs, Layout, RefetchVertexInputs, RefetchedAttribute,
+    double_inputs, in_place_double_inputs, Fetch, Layout, RefetchVertexInputs, RefetchedAttribute,
     VertexFormat,
 };
 
@@ -806,14 +806,19 @@ pub(crate) fn refetched_attributes(
     for a in input.attributes {
         match refetched(a) {
             Some((_, format)) => {
-                let bytes = misaligned(&format, a.offset, stride_of(a)) == Misaligned::Bytes;
+                let stride = stride_of(a);
+                let bytes = misaligned(&format, a.offset, stride) == Misaligned::Bytes;
+                let fetch = match bytes {
+                    true => Fetch::Pieces(piece_bits(&format, a.offset, stride)),
+                    false if covered_past(input.attributes, a, &format) => Fetch::Widened,
+                    false => Fetch::Chunks,
+                };
                 let mut attribute = RefetchedAttribute {
                     location: a.location,
                     format,
                     offsets_fit: true,
                     fetch_locations: Vec::new(),
-                    bytes,
-                    widened: !bytes && covered_past(input.attributes, a, &format),
+                    fetch,
                 };
                 let chunks = attribute.fetched_chunks();
                 let last = chunks.last().map_or(0, |c| c.offset);
@@ -828,6 +833,16 @@ pub(crate) fn refetched_attributes(
         }
     }
     Some(RefetchVertexInputs { attributes, kept })
+}
+
+/// The pieces an attribute read piece by piece is fetched in: 16 bits where its offset,
+/// stride and size are even (half the Locations of bytes: a tightly packed `dmat4` takes 16,
+/// not 32), else bytes.
+fn piece_bits(format: &VertexFormat, offset: u32, stride: u32) -> u32 {
+    match (offset | stride | format.size()).is_multiple_of(2) {
+        true => 16,
+        false => 8,
+    }
 }
 
 /// Whether `a`, three 8- or 16-bit components, may be fetched as four: the unit past its
