@@ -36,7 +36,7 @@ pub fn rewrite_us_vertex_formats(modules: &Modules, runs: &Runs) {
         },
         offsets_fit: true,
         fetch_locations: Vec::new(),
-        fetch: Fetch::Pieces(8),
+        fetch: Fetch::Pieces { bits: 8, lead: 0 },
     }];
     if assign_locations(&mut attributes, &[0, 1, 2], 16).is_err() {
         return unavailable(NAME, "no free Location");

@@ -120,15 +120,15 @@ impl VertexFormat {
         !(self.numeric == Numeric::Float && self.bits == 16)
     }
 
-    /// The element's bytes fetched as unsigned pieces of `bits` (8 or 16; 16 only for an
-    /// element of an even size), at most four an attribute (`R8G8B8A8_UINT`, `R8G8_UINT`,
-    /// `R8_UINT`; `R16G16B16A16_UINT`, …): an 8-bit format has no alignment, a 16-bit one
-    /// two bytes'.
-    pub fn piece_chunks(&self, bits: u32) -> Vec<Chunk> {
+    /// The element's bytes fetched as unsigned pieces of `bits` (8 or 16), from `lead`
+    /// bytes before it (the chunks' offsets count from there) to the end of the last piece,
+    /// at most four an attribute (`R8G8B8A8_UINT`, `R8G8_UINT`, `R8_UINT`;
+    /// `R16G16B16A16_UINT`, …): an 8-bit format has no alignment, a 16-bit one two bytes'.
+    pub fn piece_chunks(&self, bits: u32, lead: u32) -> Vec<Chunk> {
         let piece = bits / 8;
         let mut chunks = Vec::new();
         let mut offset = 0;
-        let size = self.size();
+        let size = (lead + self.size()).next_multiple_of(piece);
         while offset < size {
             let units = match (size - offset) / piece {
                 4.. => 4,
@@ -214,11 +214,12 @@ pub enum Fetch {
     /// ([`VertexFormat::widened_chunk`]): the unit past the element lies inside another
     /// attribute of the binding, so every buffer that holds the vertices holds it.
     Widened,
-    /// In unsigned pieces of 8 or 16 bits ([`VertexFormat::piece_chunks`]): the attribute's
-    /// offset or stride is not aligned for its components, nor for 32-bit words (GL reads
-    /// any, Vulkan wants them aligned: VUID-vkCmdDraw-None-02721); 16 where both are even
-    /// and so is the element's size.
-    Pieces(u32),
+    /// In unsigned pieces of `bits`, 8 or 16 ([`VertexFormat::piece_chunks`]): the
+    /// attribute's offset or stride is not aligned for its components, nor for 32-bit words
+    /// (GL reads any, Vulkan wants them aligned: VUID-vkCmdDraw-None-02721). 16-bit pieces
+    /// start `lead` (0 or 1) bytes before the element, at an even offset, and may end a
+    /// byte past it; the attributes read from there, whose offsets count from there.
+    Pieces { bits: u32, lead: u32 },
 }
 
 impl RefetchedAttribute {
@@ -227,7 +228,15 @@ impl RefetchedAttribute {
         match self.fetch {
             Fetch::Chunks => self.format.chunks(),
             Fetch::Widened => self.format.widened_chunk().into_iter().collect(),
-            Fetch::Pieces(bits) => self.format.piece_chunks(bits),
+            Fetch::Pieces { bits, lead } => self.format.piece_chunks(bits, lead),
+        }
+    }
+
+    /// Where its fetches start: `offset`, the application's, less the lead of 16-bit pieces.
+    pub fn fetch_offset(&self, offset: u32) -> u32 {
+        match self.fetch {
+            Fetch::Pieces { lead, .. } => offset - lead,
+            _ => offset,
         }
     }
 }
@@ -524,9 +533,10 @@ pub fn refetch_vertex_inputs(
                     });
                 }
             }
-            if let Fetch::Pieces(bits) = attribute.fetch {
+            if let Fetch::Pieces { bits, lead } = attribute.fetch {
                 let bytes = bytes_of_pieces(&mut e, &s, &mut code, bits, &units);
-                units = units_of_bytes(&mut e, &s, &mut code, &attribute.format, &bytes);
+                let element = &bytes[lead as usize..];
+                units = units_of_bytes(&mut e, &s, &mut code, &attribute.format, element);
             }
             values.push(gl_value(
                 &m, &mut e, &s, &mut code, attribute, part, &units,
@@ -849,29 +859,34 @@ mod tests {
 
     #[test]
     fn piece_chunks_read_every_byte_of_the_element_at_most_four_a_fetch() {
-        let sizes = |f: VertexFormat| -> Vec<(u32, u32)> {
-            f.piece_chunks(8)
+        let pieces = |f: VertexFormat, bits, lead| -> Vec<(u32, u32)> {
+            f.piece_chunks(bits, lead)
                 .iter()
                 .map(|c| (c.offset, c.units))
                 .collect()
         };
+        let sizes = |f| pieces(f, 8, 0);
         // Three shorts: 6 bytes, a uvec4 and a uvec2 of bytes; three bytes: two and one.
         assert_eq!(sizes(format(Numeric::Sscaled, 16, 3)), [(0, 4), (4, 2)]);
         assert_eq!(sizes(format(Numeric::Uint, 8, 3)), [(0, 2), (2, 1)]);
         assert_eq!(sizes(format(Numeric::Float, 64, 1)), [(0, 4), (4, 4)]);
         // In 16-bit pieces: a dvec4's 32 bytes in four uvec4s, three shorts in a uvec2 and
         // one.
-        let halves = |f: VertexFormat| -> Vec<(u32, u32)> {
-            f.piece_chunks(16)
-                .iter()
-                .map(|c| (c.offset, c.units))
-                .collect()
-        };
         assert_eq!(
-            halves(format(Numeric::Float, 64, 4)),
+            pieces(format(Numeric::Float, 64, 4), 16, 0),
             [(0, 4), (8, 4), (16, 4), (24, 4)]
         );
-        assert_eq!(halves(format(Numeric::Sint, 16, 3)), [(0, 2), (4, 1)]);
+        assert_eq!(
+            pieces(format(Numeric::Sint, 16, 3), 16, 0),
+            [(0, 2), (4, 1)]
+        );
+        // From a byte before the element: a double's 8 bytes and the lead in 10, the last
+        // piece a byte past it; three bytes and the lead in two pieces, none past.
+        assert_eq!(
+            pieces(format(Numeric::Float, 64, 1), 16, 1),
+            [(0, 4), (8, 1)]
+        );
+        assert_eq!(pieces(format(Numeric::Uint, 8, 3), 16, 1), [(0, 2)]);
         assert!(format(Numeric::Float, 32, 2).readable_as_bytes());
         assert!(!format(Numeric::Float, 16, 2).readable_as_bytes());
     }

@@ -10,6 +10,7 @@ use crate::layer::loader::registry::{device_data, Dispatchable};
 use crate::layer::loader::state::DeviceData;
 use glsem_spirv::gl_state::BLOCK_SIZE;
 
+/// Pushes `values`, the block's bytes, where the bound layout holds it (`at`).
 pub(crate) fn push(
     dev: &DeviceData,
     cb: Dispatchable<vk::CommandBuffer>,

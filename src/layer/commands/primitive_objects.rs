@@ -173,7 +173,7 @@ fn vertex_object_again(
                 offsets_fit: true,
                 fetch_locations: Vec::new(),
                 fetch: match bytes {
-                    true => Fetch::Pieces(8),
+                    true => Fetch::Pieces { bits: 8, lead: 0 },
                     false => Fetch::Chunks,
                 },
             }),

@@ -246,7 +246,10 @@ pub(crate) fn chunk_attributes(
         .fetched_chunks()
         .into_iter()
         .zip(&refetched.fetch_locations)
-        .map(move |(chunk, &location)| (location, chunk_format(&chunk), offset + chunk.offset))
+        .map(move |(chunk, &location)| {
+            let at = refetched.fetch_offset(offset) + chunk.offset;
+            (location, chunk_format(&chunk), at)
+        })
 }
 
 #[cfg(test)]

@@ -809,7 +809,7 @@ pub(crate) fn refetched_attributes(
                 let stride = stride_of(a);
                 let bytes = misaligned(&format, a.offset, stride) == Misaligned::Bytes;
                 let fetch = match bytes {
-                    true => Fetch::Pieces(piece_bits(&format, a.offset, stride)),
+                    true => pieces(input.attributes, a, &format, stride),
                     false if covered_past(input.attributes, a, &format) => Fetch::Widened,
                     false => Fetch::Chunks,
                 };
@@ -822,8 +822,8 @@ pub(crate) fn refetched_attributes(
                 };
                 let chunks = attribute.fetched_chunks();
                 let last = chunks.last().map_or(0, |c| c.offset);
-                attribute.offsets_fit =
-                    a.offset.saturating_add(last) <= dev.limits.max_vertex_input_attribute_offset;
+                attribute.offsets_fit = attribute.fetch_offset(a.offset).saturating_add(last)
+                    <= dev.limits.max_vertex_input_attribute_offset;
                 if in_place && format.bits == 64 && !bytes {
                     attribute.fetch_locations = (a.location..).take(chunks.len()).collect();
                 }
@@ -835,14 +835,38 @@ pub(crate) fn refetched_attributes(
     Some(RefetchVertexInputs { attributes, kept })
 }
 
-/// The pieces an attribute read piece by piece is fetched in: 16 bits where its offset,
-/// stride and size are even (half the Locations of bytes: a tightly packed `dmat4` takes 16,
-/// not 32), else bytes.
-fn piece_bits(format: &VertexFormat, offset: u32, stride: u32) -> u32 {
-    match (offset | stride | format.size()).is_multiple_of(2) {
-        true => 16,
-        false => 8,
+/// The pieces attribute `a` (its binding's `stride`), read piece by piece, is fetched in:
+/// 16 bits where the stride is even (half the Locations of bytes: a tightly packed `dmat4`
+/// takes 16, not 32), from the byte before an element at an odd offset (inside the vertex's
+/// record), and to a byte past its end only where another attribute of the binding reaches
+/// that far (so every buffer that holds the vertices holds it); else bytes.
+fn pieces(
+    attributes: &[vk::VertexInputAttributeDescription],
+    a: &vk::VertexInputAttributeDescription,
+    format: &VertexFormat,
+    stride: u32,
+) -> Fetch {
+    let lead = a.offset % 2;
+    let end = a.offset + format.size();
+    let past = (lead + format.size()) % 2;
+    let covered = past == 0 || reaches(attributes, a, end + past);
+    match stride.is_multiple_of(2) && covered {
+        true => Fetch::Pieces { bits: 16, lead },
+        false => Fetch::Pieces { bits: 8, lead: 0 },
     }
+}
+
+/// Whether another attribute of `a`'s binding reaches byte `end` of the vertex's record.
+fn reaches(
+    attributes: &[vk::VertexInputAttributeDescription],
+    a: &vk::VertexInputAttributeDescription,
+    end: u32,
+) -> bool {
+    attributes.iter().any(|b| {
+        b.binding == a.binding
+            && b.location != a.location
+            && vertex_format(b.format).is_some_and(|(_, f)| b.offset + f.size() >= end)
+    })
 }
 
 /// Whether `a`, three 8- or 16-bit components, may be fetched as four: the unit past its
@@ -857,12 +881,11 @@ fn covered_past(
     let Some(widened) = format.widened_chunk() else {
         return false;
     };
-    let end = a.offset + widened.units * widened.unit_bits / 8;
-    attributes.iter().any(|b| {
-        b.binding == a.binding
-            && b.location != a.location
-            && vertex_format(b.format).is_some_and(|(_, f)| b.offset + f.size() >= end)
-    })
+    reaches(
+        attributes,
+        a,
+        a.offset + widened.units * widened.unit_bits / 8,
+    )
 }
 
 /// Whether attribute `a` (its binding's `stride`), given apart from its vertex shader (a
