@@ -446,7 +446,8 @@ command_hook! {
                     .entry(command_buffer.handle())
                     .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
                 state.bound = binding;
-                // A static viewport is the pipeline's: it holds while the pipeline is bound.
+                // A static viewport is the pipeline's: it holds while the pipeline is bound
+                // (its y as H whatever the origin: only flipped fragment shaders read H).
                 if let Some(viewport) = viewport {
                     state.values.set_viewport(&viewport, true);
                 }

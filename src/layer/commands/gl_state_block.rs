@@ -43,22 +43,35 @@ pub(crate) fn follow_drawn(
     command_buffer: Dispatchable<vk::CommandBuffer>,
     change: impl FnOnce(&mut DrawnPrimitives),
 ) {
-    let Some(dev) = device_data(command_buffer).filter(|d| d.conventions.line_endpoints.is_some())
-    else {
+    let Some(dev) = device_data(command_buffer) else {
         return;
     };
     let changed = {
         let mut cbs = dev.records.command_buffers.lock();
-        let state = CommandBufferState::of(&mut cbs, command_buffer.handle());
-        change(&mut state.drawn);
-        let before = state.values.flags;
-        state.values.set_lines(&state.drawn);
-        state
-            .bound
-            .filter(|_| before != state.values.flags)
-            .map(|at| (at, state.values))
+        drawn_changed(
+            &dev,
+            CommandBufferState::of(&mut cbs, command_buffer.handle()),
+            change,
+        )
     };
     if let Some((at, values)) = changed {
         push(&dev, command_buffer, at, &values);
     }
+}
+
+/// [`follow_drawn`] under the caller's lock of `state`: what to push once it is released
+/// (`None`: nothing changed under a bound reader, or `dev` does not move line endpoints).
+pub(crate) fn drawn_changed(
+    dev: &DeviceData,
+    state: &mut CommandBufferState,
+    change: impl FnOnce(&mut DrawnPrimitives),
+) -> Option<(BlockBinding, GlStateValues)> {
+    dev.conventions.line_endpoints?;
+    change(&mut state.drawn);
+    let before = state.values.flags;
+    state.values.set_lines(&state.drawn);
+    state
+        .bound
+        .filter(|_| before != state.values.flags)
+        .map(|at| (at, state.values))
 }

@@ -11,7 +11,7 @@
 use ash::vk;
 use std::sync::atomic::Ordering;
 
-use crate::layer::commands::gl_state_block::follow_drawn;
+use crate::layer::commands::gl_state_block::{drawn_changed, follow_drawn, push};
 use crate::layer::data::dynamic_inputs::{made_once, ObjectVariant, VariantKey};
 use crate::layer::data::records::{
     CommandBufferState, LinkedObject, Specialization, VertexObjectRecord,
@@ -601,18 +601,24 @@ command_hook! {
     "vkCmdSetPrimitiveTopology",
     fn cmd_set_primitive_topology(command_buffer, topology: vk::PrimitiveTopology),
     calls_down |next, ()| {
-        let gl = shield("vkCmdSetPrimitiveTopology", || {
+        // One lock: GL's topology, and the block's FLAG_LINES that follows what is drawn.
+        let (drawn, repush) = shield("vkCmdSetPrimitiveTopology", || {
             let dev = device_data(command_buffer)?;
-            let mut cbs = dev.records.command_buffers.lock();
-            CommandBufferState::of(&mut cbs, command_buffer.handle()).gl_topology
+            let (drawn, changed) = {
+                let mut cbs = dev.records.command_buffers.lock();
+                let state = CommandBufferState::of(&mut cbs, command_buffer.handle());
+                let drawn = state.gl_topology.unwrap_or(topology);
+                (drawn, drawn_changed(&dev, state, |d| d.topology = drawn))
+            };
+            Some((drawn, changed.map(|c| (dev, c))))
         })
-        .flatten();
-        let drawn = gl.unwrap_or(topology);
+        .flatten()
+        .unwrap_or((topology, None));
         // SAFETY: the application's arguments, or the topology of the same class the bound
         // pipeline or shaders were made for.
         unsafe { next(command_buffer.handle(), drawn) };
-        shield("vkCmdSetPrimitiveTopology", || {
-            follow_drawn(command_buffer, |d| d.topology = drawn)
-        });
+        if let Some((dev, (at, values))) = repush {
+            push(&dev, command_buffer, at, &values);
+        }
     }
 }
