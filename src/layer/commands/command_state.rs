@@ -9,10 +9,10 @@
 //! GL's factor and pattern while `GL_LINE_STIPPLE` is enabled, a solid line (1, 0xFFFF)
 //! while it is not.
 //!
-//! With `window_origin` set to GL's conventions the block also holds
+//! Under GL's window conventions (`WindowConventions`) the block also holds
 //! `GL_POINT_SPRITE_COORD_ORIGIN` and the window height of GL's `gl_FragCoord.y` from the
-//! viewport; with `window_origin = lower_left`, the layer inverts the front face the
-//! application sets.
+//! viewport, and the layer inverts the front face the application sets where a positive
+//! viewport turns GL's winding over.
 //!
 //! The state lives per command buffer (GL's initial values until set), is pushed as the
 //! GL-state block when a pipeline or shader object that reads it is bound, and again when
@@ -50,7 +50,6 @@ use glsem_spirv::gl_state::{
     flag_clip_distance, CLIP_DISTANCE_FLAGS, FLAG_LAYERED, FLAG_MULTISAMPLED,
     FLAG_POINT_SPRITE_LOWER_LEFT, FLAG_PROGRAM_POINT_SIZE,
 };
-use glsem_spirv::semantics::WindowOrigin;
 
 /// The frame of the layer's own state commands: `change` edits the state of
 /// `command_buffer` (made on first use) under the lock and returns what `then` does with
@@ -278,13 +277,6 @@ layer_command! {
     }
 }
 
-/// Whether `dev` gives GL's window coordinates (`VK_GLSEM_gl_state`, `window_origin` not
-/// `vulkan`), and which.
-fn window_origin(dev: &DeviceData) -> Option<WindowOrigin> {
-    Some(dev.settings.window_origin)
-        .filter(|&o| dev.extensions.gl_state && o != WindowOrigin::Vulkan)
-}
-
 /// Viewport 0 of a `vkCmdSetViewport*` call: its transform (GL's line endpoints) and `H` of
 /// GL's `gl_FragCoord.y = H - y`.
 ///
@@ -300,7 +292,7 @@ unsafe fn set_viewport(
     let Some((gl_state, flipped)) = with_device(command_buffer, |d| {
         (
             d.extensions.gl_state,
-            window_origin(d) == Some(WindowOrigin::Flipped),
+            d.conventions.window.negative_viewport,
         )
     }) else {
         return;
@@ -342,16 +334,15 @@ command_hook! {
 }
 
 command_hook! {
-    /// `vkCmdSetFrontFace` (and its EXT alias): with `window_origin = lower_left` the face is
-    /// inverted, as the layer inverts it in pipelines (a positive viewport turns GL's winding
-    /// over).
+    /// `vkCmdSetFrontFace` (and its EXT alias): inverted where the layer inverts it in
+    /// pipelines (a positive viewport turns GL's winding over).
     "vkCmdSetFrontFace",
     fn cmd_set_front_face(command_buffer, front_face: vk::FrontFace),
-    read |d| window_origin(d),
-    calls_down |next, origin| {
-        let face = match origin {
-            Some(WindowOrigin::LowerLeft) => inverted(front_face),
-            _ => front_face,
+    read |d| d.conventions.window.inverted_front_face,
+    calls_down |next, invert| {
+        let face = match invert {
+            true => inverted(front_face),
+            false => front_face,
         };
         // SAFETY: the application's command buffer; a valid face.
         unsafe { next(command_buffer.handle(), face) };

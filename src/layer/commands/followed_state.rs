@@ -24,7 +24,7 @@ use crate::layer::objects::pipeline_info::{
 };
 use crate::layer::support::ffi::slice;
 use crate::layer::support::log;
-use glsem_spirv::semantics::{Semantic, WindowOrigin};
+use glsem_spirv::semantics::Semantic;
 use glsem_spirv::unfed_inputs::InputKind;
 use glsem_spirv::vertex_formats::VertexFormat;
 
@@ -213,7 +213,7 @@ command_hook! {
         command_buffer,
         origin: vk::TessellationDomainOrigin,
     ),
-    read |d| d.extensions.gl_state && d.settings.window_origin != WindowOrigin::Vulkan,
+    read |d| d.conventions.window.lower_left_domain,
     calls_down |next, gl_origin| {
         let origin = match gl_origin {
             true => vk::TessellationDomainOrigin::LOWER_LEFT,

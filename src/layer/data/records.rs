@@ -349,7 +349,7 @@ pub struct GlStateValues {
     pub outer: [f32; 4],
     pub point_size: f32,
     pub flags: u32,
-    /// `H` of GL's `gl_FragCoord.y = H - y` (`window_origin = flipped`): the `y` of viewport 0.
+    /// `H` of GL's `gl_FragCoord.y = H - y` under a negative viewport: the `y` of viewport 0.
     pub window_height: f32,
     /// The last draw's `firstInstance`, for `gl_InstanceID` on a device without
     /// `shaderDrawParameters` (`commands/base_instance.rs`).

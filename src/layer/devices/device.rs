@@ -17,6 +17,7 @@ use crate::layer::loader::state::{
     Conventions, DeviceData, DeviceFacts, EnabledFeatures, InstanceData, Limits,
 };
 use crate::layer::pipelines::planner;
+use crate::layer::rules;
 use crate::layer::rules::vertex_formats::missing_vertex_formats;
 use crate::layer::support::ffi::{chained, find_in_chain, link_in_front, slice, typed_fn};
 use crate::layer::support::loader_abi::{find_link_info, LayerDeviceCreateInfo};
@@ -286,6 +287,8 @@ unsafe fn prepare_device(
     };
     let changed = extensions.len() != app_extensions.len()
         || layer_extensions != EnabledExtensions::default();
+    let mut conventions = gl_state.conventions;
+    rules::decide_conventions(&inst.settings, &layer_extensions, &mut conventions);
     DevicePrep {
         extensions: changed.then_some(extensions),
         added_features: Box::new(gl_state.added),
@@ -294,7 +297,7 @@ unsafe fn prepare_device(
             features,
             limits,
             extensions: layer_extensions,
-            conventions: gl_state.conventions,
+            conventions,
             host_coherent_memory: host_coherent_memory(inst, physical_device),
             missing_vertex_formats: missing_vertex_formats(inst, physical_device),
         },
@@ -1001,12 +1004,14 @@ pub unsafe extern "system" fn create_device(
                     unsafe { DeviceDispatch::load(|h, name| next_gdpa(h, name.as_ptr()), device) };
                 let facts = prep.as_ref().map(|p| p.facts).unwrap_or_default();
                 log::debug!("device {:#x} created: {facts:?}", device.as_raw());
+                let device_key = rules::device_key(&inst.settings, &facts);
                 let data = DeviceData::new(
                     device,
                     next_gdpa,
                     table,
                     inst.settings.clone(),
                     facts,
+                    device_key,
                     planner::make_again,
                 );
                 // SAFETY: the device the next layer just created.

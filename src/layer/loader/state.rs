@@ -17,7 +17,6 @@ use crate::layer::loader::dispatch::{DeviceDispatch, InstanceDispatch};
 use crate::layer::support::error::PlanError;
 use crate::layer::support::settings::Settings;
 use glsem_spirv::line_endpoints::EndpointGrid;
-use glsem_spirv::primitive_mode::PrimitiveRoute;
 use glsem_spirv::scan::{scan, scan_with_interface_ends, Summary};
 use glsem_spirv::semantics::{DeviceKey, Semantic};
 
@@ -56,6 +55,25 @@ pub struct Conventions {
     /// The driver's line snapping, where the layer moves GL's line endpoints off the
     /// diamonds' edges (setting `line_endpoints`).
     pub line_endpoints: Option<EndpointGrid>,
+    /// GL's window coordinates, as the setting of that rule gives them.
+    pub window: WindowConventions,
+}
+
+/// How GL's window maps onto the framebuffer on a `VK_GLSEM_gl_state` device (all `false`
+/// where the application keeps Vulkan's), decided by that rule at `vkCreateDevice`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct WindowConventions {
+    /// GL's window y comes from a negative viewport: `gl_FragCoord.y = H - y` takes `H` from
+    /// viewport 0's `y`, and a dynamic viewport is taken to be negative.
+    pub negative_viewport: bool,
+    /// Pipelines' static front face and `vkCmdSetFrontFace` are inverted: a positive
+    /// viewport turns GL's winding over.
+    pub inverted_front_face: bool,
+    /// The fragment stage reads the GL-state block (the window height, the sprite origin).
+    pub fragment_reads_block: bool,
+    /// Vulkan's default tessellation domain origin becomes `LOWER_LEFT`: both of GL's window
+    /// origins wind a TES as Vulkan's lower-left origin does (DESIGN §4.7).
+    pub lower_left_domain: bool,
 }
 
 pub struct InstanceData {
@@ -167,6 +185,8 @@ pub struct DeviceData {
     pub limits: Limits,
     pub extensions: EnabledExtensions,
     pub conventions: Conventions,
+    /// What this device gives every pipeline key (`rules::device_key`).
+    pub key: DeviceKey,
     /// The vertex formats GL names that the device cannot read from vertex buffers.
     pub missing_vertex_formats: MissingVertexFormats,
     pub records: Records,
@@ -210,39 +230,13 @@ impl DeviceData {
         }
     }
 
-    /// What this device gives every pipeline key.
-    pub fn key(&self) -> DeviceKey {
-        DeviceKey {
-            enabled: self.settings.semantics,
-            max_color_attachments: self.limits.unknown_attachment_locations(),
-            transform_feedback: self.features.transform_feedback,
-            tess_geom_point_size: self.features.tess_geom_point_size,
-            maintenance5: self.features.maintenance5,
-            gl_state: self.extensions.gl_state,
-            depth_clip_control: self.conventions.depth_clip_control,
-            provoking_vertex_last: self.conventions.provoking_vertex_last,
-            list_restart: self.conventions.list_restart,
-            draw_parameters: self.features.draw_parameters,
-            bresenham_lines: self.conventions.bresenham_lines,
-            stippled_bresenham_lines: self.conventions.stippled_bresenham_lines,
-            line_endpoints: self.conventions.line_endpoints,
-            window_origin: self.settings.window_origin,
-            apart_layer_location: self.limits.last_interface_location(),
-            primitive_route: self.settings.primitive_route.unwrap_or(
-                match self.features.geometry_shader {
-                    true => PrimitiveRoute::Geometry,
-                    false => PrimitiveRoute::Indices,
-                },
-            ),
-        }
-    }
-
     pub fn new(
         handle: vk::Device,
         next_gdpa: vk::PFN_vkGetDeviceProcAddr,
         table: DeviceDispatch,
         settings: Arc<Settings>,
         facts: DeviceFacts,
+        key: DeviceKey,
         make_again: MakeAgain,
     ) -> DeviceData {
         let DeviceFacts {
@@ -268,6 +262,7 @@ impl DeviceData {
             limits,
             extensions,
             conventions,
+            key,
             missing_vertex_formats,
             records: Records::default(),
             attribute_memory,

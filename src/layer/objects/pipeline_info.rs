@@ -16,7 +16,7 @@ use glsem_abi::PrimitiveMode;
 use glsem_spirv::fragcolor::{AttachmentKind, FragColorKey};
 use glsem_spirv::primitive_mode::{Culling, GlPrimitive, IndexedPrimitive, List, Rasterized};
 use glsem_spirv::semantics::{
-    Attachments, GlMode, PipelineKey, Semantic, Stage, StageInfo, Stages, Topology, WindowOrigin,
+    Attachments, GlMode, PipelineKey, Semantic, Stage, StageInfo, Stages, Topology,
 };
 use glsem_spirv::vertex_formats::{
     double_inputs, in_place_double_inputs, Fetch, Layout, RefetchVertexInputs, RefetchedAttribute,
@@ -270,7 +270,7 @@ pub(crate) fn pipeline_key(dev: &DeviceData, source: KeySource<'_, '_>) -> Pipel
 /// The key of shader objects: no pipeline state, everything dynamic.
 fn shader_objects_key(dev: &DeviceData, group: ObjectGroup) -> PipelineKey {
     PipelineKey {
-        device: dev.key(),
+        device: dev.key,
         library: true,
         shader_object: true,
         attachments: Attachments::Unknown,
@@ -353,7 +353,7 @@ fn pipeline_state_key(
     let pre_rasterization_library =
         library && last.is_some() && !ci.stages.iter().any(|s| s.info.stage == S::FRAGMENT);
     PipelineKey {
-        device: dev.key(),
+        device: dev.key,
         library,
         shader_object: false,
         // A pre-rasterization library: its fragment shader is in another library.
@@ -429,9 +429,11 @@ fn pipeline_state_key(
 }
 
 /// Static face culling as the driver will do it, in normalized device coordinates: the
-/// front face after the layer's inversion (`window_origin = lower_left`), turned over again
-/// by a viewport of positive height (Vulkan's area formula in framebuffer coordinates,
-/// y down). A dynamic viewport is taken to be the one `window_origin` names.
+/// front face after the layer's inversion ([`WindowConventions`]), turned over again by a
+/// viewport of positive height (Vulkan's area formula in framebuffer coordinates, y down).
+/// A dynamic viewport is taken to be the one GL's window conventions use.
+///
+/// [`WindowConventions`]: crate::layer::loader::state::WindowConventions
 fn culling(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<Culling> {
     let raster = ci.rasterization.as_ref()?;
     let dynamic = ci.dynamic;
@@ -442,14 +444,12 @@ fn culling(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<Culling> {
     {
         return None;
     }
-    let inverted = dev.extensions.gl_state
-        && dev.settings.window_origin == WindowOrigin::LowerLeft
-        && dev.settings.semantics.contains(Semantic::WindowOrigin);
-    let ccw = (raster.front_face == vk::FrontFace::COUNTER_CLOCKWISE) != inverted;
+    let window = dev.conventions.window;
+    let ccw = (raster.front_face == vk::FrontFace::COUNTER_CLOCKWISE) != window.inverted_front_face;
     let height = ci.first_viewport.map(|v| v.height);
     let flipped = match height {
         Some(h) => h < 0.0,
-        None => dev.settings.window_origin == WindowOrigin::Flipped,
+        None => window.negative_viewport,
     };
     Some(Culling {
         front_ccw: ccw == flipped,

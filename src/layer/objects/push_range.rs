@@ -13,7 +13,7 @@ use crate::layer::data::records::BlockSlot;
 use crate::layer::loader::state::DeviceData;
 use crate::layer::support::log;
 use glsem_spirv::gl_state::{BLOCK_SIZE, LEVELS_SIZE};
-use glsem_spirv::semantics::{Semantic, WindowOrigin};
+use glsem_spirv::semantics::Semantic;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Placement {
@@ -198,7 +198,7 @@ fn place(
 
 /// The stages that read the GL-state block on `dev`: the generated TCS (the levels) where
 /// tessellation is on, and the vertex-processing stages (point and clip state) and the
-/// fragment stage (GL's window coordinates, unless `window_origin = vulkan`) on devices that
+/// fragment stage where GL's window conventions have it read the block, on devices that
 /// enabled `VK_GLSEM_gl_state`.
 fn block_readers(dev: &DeviceData) -> vk::ShaderStageFlags {
     use vk::ShaderStageFlags as S;
@@ -215,7 +215,7 @@ fn block_readers(dev: &DeviceData) -> vk::ShaderStageFlags {
         if dev.features.geometry_shader {
             readers |= S::GEOMETRY;
         }
-        if dev.settings.window_origin != WindowOrigin::Vulkan {
+        if dev.conventions.window.fragment_reads_block {
             readers |= S::FRAGMENT;
         }
     }

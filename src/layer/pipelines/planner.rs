@@ -50,7 +50,7 @@ use crate::layer::support::ffi::slice;
 use crate::layer::support::log;
 use glsem_abi::PrimitiveMode;
 use glsem_spirv::scan::Summary;
-use glsem_spirv::semantics::{choose, Semantic, Stage, StageInfo, Stages, Step, WindowOrigin};
+use glsem_spirv::semantics::{choose, Semantic, Stage, StageInfo, Stages, Step};
 use glsem_spirv::vertex_formats::RefetchVertexInputs;
 
 type S = vk::ShaderStageFlags;
@@ -576,8 +576,7 @@ fn past_interface_limits(dev: &DeviceData, ci: &PipelineView<'_>) -> bool {
 /// A library with a flipped static viewport needs a record: the pipelines linked from it
 /// take their `H` from it.
 fn keeps_window_height(dev: &DeviceData, ci: &PipelineView<'_>) -> bool {
-    dev.extensions.gl_state
-        && dev.settings.window_origin == WindowOrigin::Flipped
+    dev.conventions.window.negative_viewport
         && ci.info.flags.contains(vk::PipelineCreateFlags::LIBRARY_KHR)
         && static_viewport(ci).is_some()
 }

@@ -181,7 +181,7 @@ fn plan_group(
     }
     let fragment_reads_block = steps
         .iter()
-        .any(|s| matches!(s, glsem_spirv::semantics::Step::FragmentWindowY(_)));
+        .any(|s| s.reads_block() && s.stage() == Some(glsem_spirv::semantics::Stage::Fragment));
     // The block's place as the last pre-rasterization shader's ranges hold it; pushes
     // use a layout the layer makes of those ranges (`record_block_readers`).
     let target = Target {

@@ -15,14 +15,62 @@ mod primitive_mode;
 mod state;
 mod unfed_inputs;
 pub(crate) mod vertex_formats;
+mod window_origin;
 mod xfb_split;
 
 use crate::layer::data::cache::Outcome;
+use crate::layer::data::extensions::EnabledExtensions;
+use crate::layer::loader::state::{Conventions, DeviceFacts};
 use crate::layer::objects::create_info::PipelineView;
 use crate::layer::rewrite::patched::Patched;
 use crate::layer::rewrite::run::Run;
 use crate::layer::support::error::PlanError;
-use glsem_spirv::semantics::Step;
+use crate::layer::support::settings::Settings;
+use glsem_spirv::primitive_mode::PrimitiveRoute;
+use glsem_spirv::semantics::{DeviceKey, Step};
+
+/// `vkCreateDevice`: the conventions the rules decide from the settings alone.
+pub(crate) fn decide_conventions(
+    settings: &Settings,
+    extensions: &EnabledExtensions,
+    conventions: &mut Conventions,
+) {
+    conventions.window = window_origin::conventions(settings, extensions);
+}
+
+/// `vkCreateDevice`: what the device gives every pipeline key, once its facts are known.
+pub(crate) fn device_key(settings: &Settings, facts: &DeviceFacts) -> DeviceKey {
+    let DeviceFacts {
+        features,
+        limits,
+        extensions,
+        conventions,
+        ..
+    } = facts;
+    DeviceKey {
+        enabled: settings.semantics,
+        max_color_attachments: limits.unknown_attachment_locations(),
+        transform_feedback: features.transform_feedback,
+        tess_geom_point_size: features.tess_geom_point_size,
+        maintenance5: features.maintenance5,
+        gl_state: extensions.gl_state,
+        depth_clip_control: conventions.depth_clip_control,
+        provoking_vertex_last: conventions.provoking_vertex_last,
+        list_restart: conventions.list_restart,
+        draw_parameters: features.draw_parameters,
+        bresenham_lines: conventions.bresenham_lines,
+        stippled_bresenham_lines: conventions.stippled_bresenham_lines,
+        line_endpoints: conventions.line_endpoints,
+        window_origin: settings.window_origin,
+        apart_layer_location: limits.last_interface_location(),
+        primitive_route: settings
+            .primitive_route
+            .unwrap_or(match features.geometry_shader {
+                true => PrimitiveRoute::Geometry,
+                false => PrimitiveRoute::Indices,
+            }),
+    }
+}
 
 /// What the layer does with one kind of step.
 pub(crate) trait LayerStep {

@@ -4,4 +4,3 @@
 mod clip_space_depth;
 mod line_rasterization;
 mod provoking_vertex;
-mod window_origin;

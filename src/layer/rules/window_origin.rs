@@ -1,0 +1,60 @@
+//! GL's window origin, layer side: what the `window_origin` setting makes of a
+//! `VK_GLSEM_gl_state` device ([`conventions`], decided once at `vkCreateDevice`; the hooks
+//! act on [`WindowConventions`] and name no setting), and at pipeline creation the
+//! tessellation domain origin `LOWER_LEFT` chained in front of the tessellation state and the
+//! front face inverted under `window_origin = lower_left` (the fragment shader's window y is a
+//! rewrite of its stage alone).
+
+use ash::vk;
+
+use crate::layer::data::extensions::EnabledExtensions;
+use crate::layer::loader::state::WindowConventions;
+use crate::layer::objects::create_info::PipelineView;
+use crate::layer::objects::pipeline_info::inverted;
+use crate::layer::rewrite::patched::{Chained, DomainOrigin, Patched};
+use crate::layer::rules::LayerStep;
+use crate::layer::support::settings::Settings;
+use glsem_spirv::semantics::{Semantic, WindowOrigin};
+use glsem_spirv::window_origin::{InvertFrontFace, TessellationDomainLowerLeft};
+
+/// The device's window conventions: none unless `VK_GLSEM_gl_state` is on and the setting
+/// gives GL's window coordinates.
+pub(super) fn conventions(
+    settings: &Settings,
+    extensions: &EnabledExtensions,
+) -> WindowConventions {
+    let origin =
+        Some(settings.window_origin).filter(|&o| extensions.gl_state && o != WindowOrigin::Vulkan);
+    WindowConventions {
+        negative_viewport: origin == Some(WindowOrigin::Flipped),
+        // As `choose` inverts static faces: only where the semantic is on.
+        inverted_front_face: origin == Some(WindowOrigin::LowerLeft)
+            && settings.semantics.contains(Semantic::WindowOrigin),
+        fragment_reads_block: origin.is_some(),
+        lower_left_domain: origin.is_some(),
+    }
+}
+
+impl LayerStep for TessellationDomainLowerLeft {
+    const PIPELINE_STATE: bool = true;
+
+    fn chain<'a>(&self, patched: &mut Patched<'a>, ci: &PipelineView<'a>) {
+        patched.tessellation = ci.tessellation.as_ref().map(|state| {
+            let origin = DomainOrigin {
+                domain_origin: vk::TessellationDomainOrigin::LOWER_LEFT,
+                ..Default::default()
+            };
+            Chained::new(*state.state, origin)
+        });
+    }
+}
+
+impl LayerStep for InvertFrontFace {
+    const PIPELINE_STATE: bool = true;
+
+    fn chain<'a>(&self, patched: &mut Patched<'a>, ci: &PipelineView<'a>) {
+        if let Some(r) = patched.rasterization(ci) {
+            r.state.front_face = inverted(r.state.front_face);
+        }
+    }
+}
