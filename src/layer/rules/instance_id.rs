@@ -4,7 +4,7 @@
 
 use crate::layer::data::cache::Outcome;
 use crate::layer::rewrite::run::Run;
-use crate::layer::rules::{rewrite_stage, LayerStep};
+use crate::layer::rules::layer_step::{rewrite_stage, LayerStep};
 use crate::layer::support::error::PlanError;
 use glsem_spirv::instance_id::InstanceIdWithoutBase;
 use glsem_spirv::semantics::Step;

@@ -9,6 +9,7 @@
 
 mod gl_layer;
 mod instance_id;
+mod layer_step;
 mod passthrough_tcs;
 mod point_size;
 mod primitive_mode;
@@ -18,7 +19,6 @@ pub(crate) mod vertex_formats;
 mod window_origin;
 mod xfb_split;
 
-use crate::layer::data::cache::Outcome;
 use crate::layer::data::extensions::EnabledExtensions;
 use crate::layer::loader::state::{Conventions, DeviceFacts};
 use crate::layer::objects::create_info::PipelineView;
@@ -28,6 +28,7 @@ use crate::layer::support::error::PlanError;
 use crate::layer::support::settings::Settings;
 use glsem_spirv::primitive_mode::PrimitiveRoute;
 use glsem_spirv::semantics::{DeviceKey, Step};
+use layer_step::LayerStep;
 
 /// `vkCreateDevice`: the conventions the rules decide from the settings alone.
 pub(crate) fn decide_conventions(
@@ -69,39 +70,6 @@ pub(crate) fn device_key(settings: &Settings, facts: &DeviceFacts) -> DeviceKey 
                 true => PrimitiveRoute::Geometry,
                 false => PrimitiveRoute::Indices,
             }),
-    }
-}
-
-/// What the layer does with one kind of step.
-pub(crate) trait LayerStep {
-    /// The step is pipeline state ([`LayerStep::chain`]) and rewrites no stage.
-    const PIPELINE_STATE: bool = false;
-
-    /// Pipeline and shader-object creation: runs the step in `run` (`step` is `self` as the
-    /// enum). The default keeps a pipeline-state step for [`LayerStep::chain`], or else
-    /// rewrites the step's stage (where the new code reads the GL-state block, the
-    /// pipeline pushes it). `Err` fails the pipeline.
-    fn plan(&self, step: &Step, run: &mut Run<'_>) -> Result<(), PlanError> {
-        match Self::PIPELINE_STATE {
-            true => run.chain_state(step.clone()),
-            false => {
-                rewrite_stage(step, run);
-            }
-        }
-        Ok(())
-    }
-
-    /// Pipeline creation: chains the step's pipeline state into the copies the create
-    /// info goes down with. The default chains nothing.
-    fn chain<'a>(&self, _patched: &mut Patched<'a>, _ci: &PipelineView<'a>) {}
-}
-
-/// The default [`LayerStep::plan`]: rewrites the step's stage; where the new code reads the
-/// GL-state block, the pipeline pushes it. Returns the outcome.
-pub(crate) fn rewrite_stage(step: &Step, run: &mut Run<'_>) -> Outcome {
-    match step.reads_block() {
-        true => run.apply_reading_block(step),
-        false => run.apply(step),
     }
 }
 

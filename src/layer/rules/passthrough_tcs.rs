@@ -7,7 +7,7 @@ use std::sync::Arc;
 use crate::layer::data::cache::{CacheKey, ModuleKey, Outcome};
 use crate::layer::data::records::{BlockBinding, BlockSlot};
 use crate::layer::rewrite::run::{cached, Run};
-use crate::layer::rules::LayerStep;
+use crate::layer::rules::layer_step::LayerStep;
 use crate::layer::support::error::{GenerationError, PlanError, TcsError};
 use glsem_spirv::passthrough_tcs::{
     build_passthrough_tcs, patch_size_location, GenerateTcs, ReadPatchSize, TcsKey,

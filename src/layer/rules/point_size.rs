@@ -3,7 +3,7 @@
 
 use crate::layer::data::cache::Outcome;
 use crate::layer::rewrite::run::Run;
-use crate::layer::rules::{rewrite_stage, LayerStep};
+use crate::layer::rules::layer_step::{rewrite_stage, LayerStep};
 use crate::layer::support::error::PlanError;
 use glsem_spirv::point_size::{PointSizeSource, WritePointSize};
 use glsem_spirv::semantics::Step;

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use crate::layer::data::cache::{CacheKey, Outcome};
 use crate::layer::rewrite::run::{cached, Run};
-use crate::layer::rules::LayerStep;
+use crate::layer::rules::layer_step::LayerStep;
 use crate::layer::support::error::{GenerationError, GsError, IndicesError, PlanError};
 use crate::layer::support::log;
 use glsem_spirv::primitive_mode::{

@@ -4,7 +4,7 @@
 //! where the layer cannot feed them, they read GL's initial (0, 0, 0, 1).
 
 use crate::layer::rewrite::run::Run;
-use crate::layer::rules::LayerStep;
+use crate::layer::rules::layer_step::LayerStep;
 use crate::layer::support::error::PlanError;
 use crate::layer::support::log;
 use glsem_spirv::semantics::{Stage, Step};

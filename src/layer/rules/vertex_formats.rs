@@ -18,7 +18,7 @@ use crate::layer::objects::pipeline_info::{
 };
 use crate::layer::rewrite::patched::Patched;
 use crate::layer::rewrite::run::Run;
-use crate::layer::rules::LayerStep;
+use crate::layer::rules::layer_step::LayerStep;
 use crate::layer::support::error::PlanError;
 use glsem_spirv::semantics::{Semantic, Stage, Step};
 use glsem_spirv::vertex_formats::{

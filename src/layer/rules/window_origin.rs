@@ -12,7 +12,7 @@ use crate::layer::loader::state::WindowConventions;
 use crate::layer::objects::create_info::PipelineView;
 use crate::layer::objects::pipeline_info::inverted;
 use crate::layer::rewrite::patched::{Chained, DomainOrigin, Patched};
-use crate::layer::rules::LayerStep;
+use crate::layer::rules::layer_step::LayerStep;
 use crate::layer::support::settings::Settings;
 use glsem_spirv::semantics::{Semantic, WindowOrigin};
 use glsem_spirv::window_origin::{InvertFrontFace, TessellationDomainLowerLeft};

@@ -5,7 +5,7 @@
 
 use crate::layer::data::cache::Outcome;
 use crate::layer::rewrite::run::Run;
-use crate::layer::rules::LayerStep;
+use crate::layer::rules::layer_step::LayerStep;
 use crate::layer::support::error::PlanError;
 use glsem_spirv::semantics::{Semantic, Step};
 use glsem_spirv::xfb_split::{SplitFragInputs, SplitXfbOutputs};

@@ -5,7 +5,7 @@ use ash::vk;
 
 use crate::layer::objects::create_info::PipelineView;
 use crate::layer::rewrite::patched::{Chained, DepthClipControl, Patched};
-use crate::layer::rules::LayerStep;
+use crate::layer::rules::layer_step::LayerStep;
 use glsem_spirv::clip_space_depth::NegativeOneToOneDepth;
 
 impl LayerStep for NegativeOneToOneDepth {

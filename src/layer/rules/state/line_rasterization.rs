@@ -5,7 +5,7 @@ use ash::vk;
 
 use crate::layer::objects::create_info::PipelineView;
 use crate::layer::rewrite::patched::Patched;
-use crate::layer::rules::LayerStep;
+use crate::layer::rules::layer_step::LayerStep;
 use crate::layer::support::ffi::link_in_front;
 use glsem_spirv::line_rasterization::BresenhamLines;
 

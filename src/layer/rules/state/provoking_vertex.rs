@@ -3,7 +3,7 @@
 
 use crate::layer::objects::create_info::PipelineView;
 use crate::layer::rewrite::patched::Patched;
-use crate::layer::rules::LayerStep;
+use crate::layer::rules::layer_step::LayerStep;
 use crate::layer::support::ffi::link_in_front;
 use glsem_spirv::provoking_vertex::ProvokingVertexLast;
 
