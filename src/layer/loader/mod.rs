@@ -1,3 +1,4 @@
+pub(crate) mod device_setup;
 pub(crate) mod dispatch;
 pub(crate) mod frames;
 pub(crate) mod registry;

@@ -19,8 +19,8 @@ pub(crate) mod vertex_formats;
 mod window_origin;
 mod xfb_split;
 
-use crate::layer::data::extensions::EnabledExtensions;
-use crate::layer::loader::state::{Conventions, DeviceFacts};
+use crate::layer::loader::device_setup::DeviceSetup;
+use crate::layer::loader::state::DeviceFacts;
 use crate::layer::objects::create_info::PipelineView;
 use crate::layer::rewrite::patched::Patched;
 use crate::layer::rewrite::run::Run;
@@ -30,13 +30,16 @@ use glsem_spirv::primitive_mode::PrimitiveRoute;
 use glsem_spirv::semantics::{DeviceKey, Step};
 use layer_step::LayerStep;
 
-/// `vkCreateDevice`: the conventions the rules decide from the settings alone.
-pub(crate) fn decide_conventions(
-    settings: &Settings,
-    extensions: &EnabledExtensions,
-    conventions: &mut Conventions,
-) {
-    conventions.window = window_origin::conventions(settings, extensions);
+/// `vkCreateDevice` under `VK_GLSEM_gl_state`: each rule's driver extensions, features and
+/// conventions.
+pub(crate) fn setup_device(setup: &mut DeviceSetup<'_>) {
+    state::provoking_vertex::setup_device(setup);
+    state::clip_space_depth::setup_device(setup);
+    primitive_mode::setup_device(setup);
+    instance_id::setup_device(setup);
+    state::line_rasterization::setup_device(setup);
+    point_size::setup_device(setup);
+    window_origin::setup_device(setup);
 }
 
 /// `vkCreateDevice`: what the device gives every pipeline key, once its facts are known.

@@ -1,7 +1,10 @@
 //! GL's point size, layer side: a stage that cannot read the GL-state block writes GL's
 //! initial size instead, so the pipeline stays valid.
 
+use ash::vk;
+
 use crate::layer::data::cache::Outcome;
+use crate::layer::loader::device_setup::DeviceSetup;
 use crate::layer::rewrite::run::Run;
 use crate::layer::rules::layer_step::{rewrite_stage, LayerStep};
 use crate::layer::support::error::PlanError;
@@ -25,4 +28,13 @@ impl LayerStep for WritePointSize {
         }
         Ok(())
     }
+}
+
+/// `vkCreateDevice` under `VK_GLSEM_gl_state`: GL sizes points in every stage; Vulkan lets
+/// tessellation and geometry shaders write the size only with
+/// `shaderTessellationAndGeometryPointSize`.
+pub(crate) fn setup_device(setup: &mut DeviceSetup<'_>) {
+    setup
+        .core_wanted
+        .shader_tessellation_and_geometry_point_size = vk::TRUE;
 }

@@ -4,9 +4,12 @@
 //! non-indexed draws the layer replaces (`commands/primitive_indices.rs`); line loops are
 //! closed at draw time (`commands/line_loops.rs`). Either index buffer is made here first.
 
+use ash::vk;
+use std::ffi::CStr;
 use std::sync::Arc;
 
 use crate::layer::data::cache::{CacheKey, Outcome};
+use crate::layer::loader::device_setup::DeviceSetup;
 use crate::layer::rewrite::run::{cached, Run};
 use crate::layer::rules::layer_step::LayerStep;
 use crate::layer::support::error::{GenerationError, GsError, IndicesError, PlanError};
@@ -140,4 +143,23 @@ fn generate_gs(run: &Run<'_>, key: &PrimitiveGsKey) -> Result<Arc<[u32]>, GsErro
         Outcome::Failed(why) => Err(GenerationError::Pass(why).into()),
         _ => Err(GenerationError::Nothing.into()),
     }
+}
+
+const LIST_RESTART: &CStr = c"VK_EXT_primitive_topology_list_restart";
+
+/// `vkCreateDevice` under `VK_GLSEM_gl_state`: GL's quads, quad strips and polygons are
+/// drawn through a generated geometry shader where the device has one (`geometryShader`),
+/// whose list of GL's quads keeps primitive restart where lists may restart
+/// (`primitiveTopologyListRestart`, adopted as the application's or enabled by the layer).
+pub(crate) fn setup_device(setup: &mut DeviceSetup<'_>) {
+    setup.core_wanted.geometry_shader = vk::TRUE;
+    setup.conventions.list_restart = setup
+        .adopt(
+            LIST_RESTART,
+            |f: &vk::PhysicalDevicePrimitiveTopologyListRestartFeaturesEXT<'_>| {
+                f.primitive_topology_list_restart != 0
+            },
+            |f| f.primitive_topology_list_restart(true),
+        )
+        .on;
 }

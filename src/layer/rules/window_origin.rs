@@ -1,5 +1,5 @@
 //! GL's window origin, layer side: what the `window_origin` setting makes of a
-//! `VK_GLSEM_gl_state` device ([`conventions`], decided once at `vkCreateDevice`; the hooks
+//! `VK_GLSEM_gl_state` device ([`setup_device`], decided once at `vkCreateDevice`; the hooks
 //! act on [`WindowConventions`] and name no setting), and at pipeline creation the
 //! tessellation domain origin `LOWER_LEFT` chained in front of the tessellation state and the
 //! front face inverted under `window_origin = lower_left` (the fragment shader's window y is a
@@ -7,32 +7,28 @@
 
 use ash::vk;
 
-use crate::layer::data::extensions::EnabledExtensions;
+use crate::layer::loader::device_setup::DeviceSetup;
 use crate::layer::loader::state::WindowConventions;
 use crate::layer::objects::create_info::PipelineView;
 use crate::layer::objects::pipeline_info::inverted;
 use crate::layer::rewrite::patched::{Chained, DomainOrigin, Patched};
 use crate::layer::rules::layer_step::LayerStep;
-use crate::layer::support::settings::Settings;
 use glsem_spirv::semantics::{Semantic, WindowOrigin};
 use glsem_spirv::window_origin::{InvertFrontFace, TessellationDomainLowerLeft};
 
-/// The device's window conventions: none unless `VK_GLSEM_gl_state` is on and the setting
-/// gives GL's window coordinates.
-pub(super) fn conventions(
-    settings: &Settings,
-    extensions: &EnabledExtensions,
-) -> WindowConventions {
-    let origin =
-        Some(settings.window_origin).filter(|&o| extensions.gl_state && o != WindowOrigin::Vulkan);
-    WindowConventions {
+/// `vkCreateDevice` under `VK_GLSEM_gl_state`: the device's window conventions, none where
+/// the setting leaves the window to the application.
+pub(crate) fn setup_device(setup: &mut DeviceSetup<'_>) {
+    let settings = setup.settings();
+    let origin = Some(settings.window_origin).filter(|&o| o != WindowOrigin::Vulkan);
+    setup.conventions.window = WindowConventions {
         negative_viewport: origin == Some(WindowOrigin::Flipped),
         // As `choose` inverts static faces: only where the semantic is on.
         inverted_front_face: origin == Some(WindowOrigin::LowerLeft)
             && settings.semantics.contains(Semantic::WindowOrigin),
         fragment_reads_block: origin.is_some(),
         lower_left_domain: origin.is_some(),
-    }
+    };
 }
 
 impl LayerStep for TessellationDomainLowerLeft {

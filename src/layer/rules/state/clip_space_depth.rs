@@ -1,8 +1,11 @@
-//! GL's clip-space depth, layer side: `negativeOneToOne` chained in front of the viewport
-//! state (the shader fallback, `RemapClipDepth`, is a rewrite of its stage alone).
+//! GL's clip-space depth, layer side: `depthClipControl` at `vkCreateDevice`, and
+//! `negativeOneToOne` chained in front of the viewport state (the shader fallback,
+//! `RemapClipDepth`, is a rewrite of its stage alone).
 
 use ash::vk;
+use std::ffi::CStr;
 
+use crate::layer::loader::device_setup::DeviceSetup;
 use crate::layer::objects::create_info::PipelineView;
 use crate::layer::rewrite::patched::{Chained, DepthClipControl, Patched};
 use crate::layer::rules::layer_step::LayerStep;
@@ -20,4 +23,18 @@ impl LayerStep for NegativeOneToOneDepth {
             Chained::new(*state.state, depth)
         });
     }
+}
+
+const DEPTH_CLIP_CONTROL: &CStr = c"VK_EXT_depth_clip_control";
+
+/// `vkCreateDevice` under `VK_GLSEM_gl_state`: the application's own feature struct wins;
+/// otherwise the layer enables the extension and the feature where the driver has them.
+pub(crate) fn setup_device(setup: &mut DeviceSetup<'_>) {
+    let adopted = setup.adopt(
+        DEPTH_CLIP_CONTROL,
+        |f: &vk::PhysicalDeviceDepthClipControlFeaturesEXT<'_>| f.depth_clip_control != 0,
+        |f| f.depth_clip_control(true),
+    );
+    setup.conventions.depth_clip_control = adopted.on;
+    setup.conventions.layer_sets_negative_one_to_one = adopted.behind_the_application;
 }

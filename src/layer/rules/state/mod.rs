@@ -1,6 +1,8 @@
-//! The rules whose layer side is pipeline state alone: each chains a struct of the layer's
-//! into the create info (`LayerStep::PIPELINE_STATE`, `LayerStep::chain`).
+//! The rules whose layer side is pipeline state and the device features behind it: each
+//! chains a struct of the layer's into the create info (`LayerStep::PIPELINE_STATE`,
+//! `LayerStep::chain`), and enables what the driver needs for it at `vkCreateDevice`
+//! (`setup_device`).
 
-mod clip_space_depth;
-mod line_rasterization;
-mod provoking_vertex;
+pub(super) mod clip_space_depth;
+pub(super) mod line_rasterization;
+pub(super) mod provoking_vertex;
