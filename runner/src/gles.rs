@@ -1,0 +1,462 @@
+//! GL ES scenes (`GL ES >= 2.0 / 3.0 / 3.1`, GLSL ES 1.00, 3.00 and 3.10) as a GL ES
+//! context on the same device runs them.
+//!
+//! glslang compiles GLSL ES for Vulkan from 3.10 on only. [`lower`] gives every GLSL ES
+//! unit `#version 310 es` (a unit without `#version` is in the `GLSL ES >=` version, as
+//! piglit prepends it, else in 1.00), in words that keep its meaning:
+//!
+//! - GLSL ES 3.00 compiles unchanged; the names it leaves free that 3.10 made keywords
+//!   (`buffer`, `shared`) are renamed.
+//! - GLSL ES 1.00: `attribute` / `varying` become `in` / `out`; `gl_FragColor` and
+//!   `gl_FragData` outputs at location 0, `mediump` as GLSL ES 1.00 declares them;
+//!   `texture2D` & co the overloaded `texture` & co; names 1.00 leaves free that 3.x made
+//!   keywords are renamed. `invariant gl_FragCoord;` and `invariant gl_PointCoord;`
+//!   (inputs, which GLSL ES 3.x cannot qualify) are checked by GLSL ES 1.00's link rule
+//!   (only where the vertex shader declares `gl_Position` / `gl_PointSize` invariant),
+//!   then dropped.
+//! - Precision qualifiers and `precision` statements stay as written: the default
+//!   precisions are the same in the three versions (a fragment shader has no default
+//!   `float` precision), so what compiles in 1.00 or 3.00 compiles in 3.10.
+//!
+//! GL ES's link rule that a uniform both stages declare has one precision (GLSL ES 3.00
+//! 4.5.3; for GLSL ES 1.00, Mesa's, only where both stages use it) is checked here too:
+//! glslang compiles each stage alone.
+
+use std::collections::BTreeMap;
+
+use crate::compat::{old_texture_function, strip_comments, tokenize, Kind, Token};
+use crate::scene::{Scene, SceneError, Shader, ShaderStage};
+
+/// The GLSL ES version every unit is compiled as: the first glslang takes for Vulkan.
+const TARGET_VERSION: u32 = 310;
+
+/// Rewrites a GL ES scene's shaders into GLSL ES 3.10 (see the module documentation) and
+/// checks GL ES's link rules that glslang does not; leaves another scene as it is.
+pub fn lower(scene: &mut Scene) -> Result<(), SceneError> {
+    if !scene.require.es {
+        return Ok(());
+    }
+    let default_version = scene.require.glsl_es_version.unwrap_or(100);
+    let mut units = Vec::new();
+    for shader in &mut scene.shaders {
+        let unit = translate(shader, default_version)?;
+        shader.source = unit.source.clone();
+        units.push(unit);
+    }
+    check_invariance(&units)?;
+    check_uniform_precisions(&units)
+}
+
+/// What translating one unit found, for the link rules.
+struct Unit {
+    stage: ShaderStage,
+    /// The GLSL ES version it is written in.
+    version: u32,
+    /// The built-ins it declares `invariant` (all outputs for `#pragma STDGL invariant(all)`).
+    invariant: Vec<String>,
+    /// Its uniforms outside blocks: name, precision (`None`: a type without one), used
+    /// beyond its declaration.
+    uniforms: Vec<(String, Option<String>, bool)>,
+    source: String,
+}
+
+/// The `#version` directive's number and whether it says `es` (GLSL ES 1.00 does not).
+fn declared_version(tokens: &[Token]) -> Option<(usize, u32, bool)> {
+    tokens.iter().enumerate().find_map(|(i, t)| {
+        let rest = t.text.trim().strip_prefix("#version")?;
+        let mut words = rest.split_whitespace();
+        let number = words.next()?.parse().ok()?;
+        Some((i, number, words.next() == Some("es")))
+    })
+}
+
+fn translate(shader: &Shader, default_version: u32) -> Result<Unit, SceneError> {
+    let mut tokens = tokenize(&strip_comments(&shader.source));
+    let declared = declared_version(&tokens);
+    let version = match declared {
+        Some((_, number, es)) if es || number == 100 => number,
+        // Desktop GLSL, which a GL ES context does not compile: left to glslang to say so.
+        Some(_) => {
+            return Ok(Unit {
+                stage: shader.stage,
+                version: 0,
+                invariant: Vec::new(),
+                uniforms: Vec::new(),
+                source: shader.source.clone(),
+            })
+        }
+        None => default_version,
+    };
+    let sig: Vec<usize> = (0..tokens.len())
+        .filter(|&i| tokens[i].kind != Kind::Space)
+        .collect();
+    let invariant = invariant_built_ins(shader.stage, &tokens, &sig);
+    let uniforms = uniform_precisions(shader.stage, &tokens, &sig);
+    if version == 100 && shader.stage == ShaderStage::Fragment {
+        // GLSL ES 3.x qualifies no input `invariant`: the link rule checks them instead.
+        let text = |k: usize| sig.get(k).map_or("", |&i| tokens[i].text.as_str());
+        let inputs: Vec<usize> = (0..sig.len())
+            .filter(|&k| {
+                text(k) == "invariant"
+                    && matches!(text(k + 1), "gl_FragCoord" | "gl_PointCoord")
+                    && text(k + 2) == ";"
+            })
+            .collect();
+        for k in inputs {
+            for &i in &sig[k..k + 3] {
+                tokens[i].text.clear();
+            }
+        }
+    }
+    let mut outputs = FragmentOutputs::default();
+    if version < TARGET_VERSION {
+        for &i in &sig {
+            let token = &mut tokens[i];
+            token.text = match token.kind {
+                Kind::Ident => rename(&token.text, shader.stage, version, &mut outputs)
+                    .unwrap_or_else(|| token.text.clone()),
+                // Macros too (`#define COLOR gl_FragColor`), but not `#version`.
+                Kind::Directive if !token.text.trim().starts_with("#version") => {
+                    tokenize(&token.text)
+                        .into_iter()
+                        .map(|t| match t.kind {
+                            Kind::Ident => rename(&t.text, shader.stage, version, &mut outputs)
+                                .unwrap_or(t.text),
+                            _ => t.text,
+                        })
+                        .collect()
+                }
+                _ => continue,
+            };
+        }
+    }
+    let source = versioned_source(&mut tokens, &sig, declared, &outputs.declarations());
+    Ok(Unit {
+        stage: shader.stage,
+        version,
+        invariant,
+        uniforms,
+        source,
+    })
+}
+
+/// The GLSL ES 1.00 fragment outputs a unit writes, declared in GLSL ES 3.10.
+#[derive(Default)]
+struct FragmentOutputs {
+    frag_color: bool,
+    frag_data: bool,
+}
+
+impl FragmentOutputs {
+    fn declarations(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        if self.frag_color {
+            lines.push("layout(location = 0) out mediump vec4 glsem_FragColor;".to_string());
+        }
+        if self.frag_data {
+            lines.push(
+                "layout(location = 0) out mediump vec4 glsem_FragData[gl_MaxDrawBuffers];"
+                    .to_string(),
+            );
+        }
+        lines
+    }
+}
+
+/// What the word `word` of a GLSL ES `version` (below 3.10) unit of `stage` becomes in
+/// GLSL ES 3.10, if anything.
+fn rename(
+    word: &str,
+    stage: ShaderStage,
+    version: u32,
+    outputs: &mut FragmentOutputs,
+) -> Option<String> {
+    if KEYWORDS_SINCE_310.contains(&word) || (version < 300 && KEYWORDS_SINCE_300.contains(&word)) {
+        return Some(format!("glsem_{word}"));
+    }
+    if version >= 300 {
+        return None;
+    }
+    Some(match (word, stage) {
+        ("attribute", ShaderStage::Vertex) => "in".into(),
+        ("varying", ShaderStage::Vertex) => "out".into(),
+        ("varying", ShaderStage::Fragment) => "in".into(),
+        ("gl_FragColor", ShaderStage::Fragment) => {
+            outputs.frag_color = true;
+            "glsem_FragColor".into()
+        }
+        ("gl_FragData", ShaderStage::Fragment) => {
+            outputs.frag_data = true;
+            "glsem_FragData".into()
+        }
+        // `texture2D` is a type in Vulkan GLSL, so a call's name is renamed wherever it is.
+        _ => old_texture_function(word)?.0.into(),
+    })
+}
+
+/// Names GLSL ES 3.00 leaves free that GLSL ES 3.10 made keywords.
+const KEYWORDS_SINCE_310: &[&str] = &["buffer", "shared"];
+
+/// Names GLSL ES 1.00 leaves free that GLSL ES 3.00 made keywords or reserved (3.10's
+/// image and atomic counter types among them).
+const KEYWORDS_SINCE_300: &[&str] = &[
+    "layout",
+    "centroid",
+    "smooth",
+    "case",
+    "uint",
+    "uvec2",
+    "uvec3",
+    "uvec4",
+    "mat2x2",
+    "mat2x3",
+    "mat2x4",
+    "mat3x2",
+    "mat3x3",
+    "mat3x4",
+    "mat4x2",
+    "mat4x3",
+    "mat4x4",
+    "samplerCubeShadow",
+    "sampler2DArray",
+    "sampler2DArrayShadow",
+    "isampler2D",
+    "isampler3D",
+    "isamplerCube",
+    "isampler2DArray",
+    "usampler2D",
+    "usampler3D",
+    "usamplerCube",
+    "usampler2DArray",
+    "sampler2DMS",
+    "isampler2DMS",
+    "usampler2DMS",
+    "coherent",
+    "restrict",
+    "readonly",
+    "writeonly",
+    "resource",
+    "atomic_uint",
+    "noperspective",
+    "patch",
+    "sample",
+    "subroutine",
+    "common",
+    "partition",
+    "active",
+    "filter",
+    "image2D",
+    "iimage2D",
+    "uimage2D",
+    "image3D",
+    "iimage3D",
+    "uimage3D",
+    "imageCube",
+    "iimageCube",
+    "uimageCube",
+    "image2DArray",
+    "iimage2DArray",
+    "uimage2DArray",
+];
+
+/// The unit's tokens with `#version 310 es`, and `lines` after its leading directives
+/// (line numbers reset to the original's: in GLSL ES, `#line N` numbers the next line N).
+fn versioned_source(
+    tokens: &mut [Token],
+    sig: &[usize],
+    declared: Option<(usize, u32, bool)>,
+    lines: &[String],
+) -> String {
+    let version = format!("#version {TARGET_VERSION} es");
+    let prelude: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    // The declarations must not land inside a conditional (`#ifdef GL_ES` …).
+    let after = sig
+        .iter()
+        .take_while(|&&i| {
+            tokens[i].kind == Kind::Directive && !tokens[i].text.trim().starts_with("#if")
+        })
+        .last()
+        .copied();
+    let mut source = String::new();
+    match (declared, after) {
+        (Some((i, ..)), _) => tokens[i].text = version,
+        (None, Some(_)) => source += &format!("{version}\n#line 1\n"),
+        (None, None) => source += &format!("{version}\n{prelude}#line 1\n"),
+    }
+    let mut line = 1;
+    for (i, token) in tokens.iter().enumerate() {
+        source += &token.text;
+        line += token.text.matches('\n').count();
+        if after == Some(i) {
+            source += &format!("\n{prelude}#line {}", line + 1);
+        }
+    }
+    source
+}
+
+/// The built-ins a unit declares `invariant` by name (`invariant gl_Position;`), and all
+/// of a vertex shader's for `#pragma STDGL invariant(all)`.
+fn invariant_built_ins(stage: ShaderStage, tokens: &[Token], sig: &[usize]) -> Vec<String> {
+    let text = |k: usize| sig.get(k).map_or("", |&i| tokens[i].text.as_str());
+    let mut found: Vec<String> = (0..sig.len())
+        .filter(|&k| text(k) == "invariant" && text(k + 1).starts_with("gl_"))
+        .map(|k| text(k + 1).to_string())
+        .collect();
+    let all = sig.iter().any(|&i| {
+        let words: String = tokens[i].text.split_whitespace().collect();
+        tokens[i].kind == Kind::Directive && words == "#pragmaSTDGLinvariant(all)"
+    });
+    if all && stage == ShaderStage::Vertex {
+        found.extend(["gl_Position".to_string(), "gl_PointSize".to_string()]);
+    }
+    found
+}
+
+/// GLSL ES 1.00 (4.6.4): "gl_FragCoord can only be declared invariant if and only if
+/// gl_Position is declared invariant. Similarly gl_PointCoord can only be declared
+/// invariant if and only if gl_PointSize is declared invariant."
+fn check_invariance(units: &[Unit]) -> Result<(), SceneError> {
+    let declares = |stage: ShaderStage, name: &str| {
+        units
+            .iter()
+            .any(|u| u.stage == stage && u.invariant.iter().any(|n| n == name))
+    };
+    for (input, output) in [
+        ("gl_FragCoord", "gl_Position"),
+        ("gl_PointCoord", "gl_PointSize"),
+    ] {
+        if declares(ShaderStage::Fragment, input) && !declares(ShaderStage::Vertex, output) {
+            return Err(SceneError::Fail(format!(
+                "link error: the fragment shader declares {input} invariant, the vertex \
+                 shader not {output}"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The precision GLSL ES gives a type without a qualifier in `stage` before any
+/// `precision` statement (GLSL ES 1.00 4.5.3, 3.00 4.5.4); `None`: none (a fragment
+/// shader's `float`), or a type without precision.
+fn default_precision(stage: ShaderStage, ty: &str) -> Option<&'static str> {
+    match (precision_class(ty)?, stage) {
+        ("float", ShaderStage::Fragment) => None,
+        ("int", ShaderStage::Fragment) => Some("mediump"),
+        ("float" | "int", _) => Some("highp"),
+        ("sampler2D" | "samplerCube", _) => Some("lowp"),
+        _ => None,
+    }
+}
+
+/// The type whose `precision` statement sets `ty`'s default: `float` for the float
+/// vectors and matrices, `int` for the integer ones, the type itself for an opaque type;
+/// `None` for a type without precision (`bool`, a structure).
+fn precision_class(ty: &str) -> Option<&str> {
+    let float = ty == "float" || ty.starts_with("vec") || ty.starts_with("mat");
+    let int = ["int", "uint"].contains(&ty) || ty.starts_with("ivec") || ty.starts_with("uvec");
+    let opaque = ty.contains("sampler") || ty.contains("image") || ty == "atomic_uint";
+    match () {
+        _ if float => Some("float"),
+        _ if int => Some("int"),
+        _ if opaque => Some(ty),
+        _ => None,
+    }
+}
+
+/// A unit's uniforms outside blocks (`uniform [precision] type a, b[2];`): each name, its
+/// precision (the qualifier, else the default in force there), and whether the name
+/// occurs outside its declaration.
+fn uniform_precisions(
+    stage: ShaderStage,
+    tokens: &[Token],
+    sig: &[usize],
+) -> Vec<(String, Option<String>, bool)> {
+    let text = |k: usize| sig.get(k).map_or("", |&i| tokens[i].text.as_str());
+    let mut defaults: BTreeMap<String, String> = BTreeMap::new();
+    let mut declared = Vec::new();
+    let mut depth = 0;
+    let mut statement_start = true;
+    for k in 0..sig.len() {
+        let word = text(k);
+        let starts = statement_start && depth == 0;
+        statement_start = matches!(word, ";" | "{" | "}") || tokens[sig[k]].kind == Kind::Directive;
+        match word {
+            "{" => depth += 1,
+            "}" => depth -= 1,
+            "precision" if starts => {
+                defaults.insert(text(k + 2).to_string(), text(k + 1).to_string());
+            }
+            "uniform" if starts => {
+                let mut j = k + 1;
+                let qualifier = ["lowp", "mediump", "highp"]
+                    .contains(&text(j))
+                    .then(|| text(j).to_string());
+                j += usize::from(qualifier.is_some());
+                let ty = text(j);
+                if ty == "struct" || text(j + 1) == "{" {
+                    continue;
+                }
+                let precision = qualifier.or_else(|| {
+                    let class = precision_class(ty)?;
+                    defaults
+                        .get(class)
+                        .cloned()
+                        .or_else(|| default_precision(stage, ty).map(str::to_string))
+                });
+                // The names: `a`, `b[2]`, … up to the `;`.
+                let mut at_name = true;
+                let mut brackets = 0;
+                for n in j + 1..sig.len() {
+                    match text(n) {
+                        ";" if brackets == 0 => break,
+                        "[" => brackets += 1,
+                        "]" => brackets -= 1,
+                        "," if brackets == 0 => at_name = true,
+                        name if at_name && brackets == 0 => {
+                            declared.push((name.to_string(), precision.clone(), n));
+                            at_name = false;
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    declared
+        .into_iter()
+        .map(|(name, precision, at)| {
+            let used = (0..sig.len()).any(|k| k != at && text(k) == name);
+            (name, precision, used)
+        })
+        .collect()
+}
+
+/// GL ES links no program whose stages declare one uniform with two precisions (GLSL ES
+/// 3.00 4.5.3); for GLSL ES 1.00 Mesa allows it where one stage does not use the uniform
+/// (which applications rely on).
+fn check_uniform_precisions(units: &[Unit]) -> Result<(), SceneError> {
+    for (a, b) in units.iter().flat_map(|a| units.iter().map(move |b| (a, b))) {
+        if a.stage >= b.stage {
+            continue;
+        }
+        for (name, precision, used) in &a.uniforms {
+            let Some((_, other, other_used)) = b.uniforms.iter().find(|(n, ..)| n == name) else {
+                continue;
+            };
+            let both_1_00 = a.version == 100 && b.version == 100;
+            if other != precision && (!both_1_00 || (*used && *other_used)) {
+                let word = |p: &Option<String>| p.clone().unwrap_or_else(|| "no".into());
+                return Err(SceneError::Fail(format!(
+                    "link error: the uniform `{name}` has {} precision in the {:?} shader, \
+                     {} in the {:?} shader",
+                    word(precision),
+                    a.stage,
+                    word(other),
+                    b.stage
+                )));
+            }
+        }
+    }
+    Ok(())
+}
