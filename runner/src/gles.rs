@@ -90,6 +90,14 @@ fn translate(shader: &Shader, default_version: u32) -> Result<Unit, SceneError> 
     let sig: Vec<usize> = (0..tokens.len())
         .filter(|&i| tokens[i].kind != Kind::Space)
         .collect();
+    if sig.iter().any(|&i| tokens[i].text == "atomic_uint") {
+        return Err(SceneError::Skip(format!(
+            "{:?} shader: glslang (12) turns GLSL ES atomic counters into storage-buffer \
+             atomics with `int` operands, which GLSL ES does not convert (a compile error, \
+             or SPIR-V that is not valid)",
+            shader.stage
+        )));
+    }
     let invariant = invariant_built_ins(shader.stage, &tokens, &sig);
     let uniforms = uniform_precisions(shader.stage, &tokens, &sig);
     if version == 100 && shader.stage == ShaderStage::Fragment {

@@ -1214,8 +1214,10 @@ const FRAMEBUFFER_FETCH: [&str; 2] = [
 
 /// GL extensions whose `#extension` directive glslang rejects ("extension not supported")
 /// and that add GLSL names, so that blanking the directive is not enough.
-const GLSLANG_LACKS: [&str; 4] = [
+const GLSLANG_LACKS: [&str; 5] = [
     "GL_MESA_shader_integer_functions",
+    // Nor does it declare `gl_ViewportIndex` in GLSL ES at all.
+    "GL_OES_viewport_array",
     "GL_ARB_cull_distance",
     "GL_ARB_texture_query_levels",
     "GL_EXT_texture_array",
@@ -1268,7 +1270,6 @@ fn extension_feature(name: &str) -> Option<Option<Feature>> {
         // gl_ViewportIndex (multiViewport), and gl_Layer / gl_ViewportIndex written by a
         // vertex shader (VK_EXT_shader_viewport_index_layer): from the capabilities too.
         | "GL_ARB_viewport_array"
-        | "GL_OES_viewport_array"
         | "GL_AMD_vertex_shader_layer"
         | "GL_AMD_vertex_shader_viewport_index"
         // GLSL functions glslang declares under the extension, core SPIR-V for Vulkan
