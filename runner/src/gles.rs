@@ -25,7 +25,7 @@
 use std::collections::BTreeMap;
 
 use crate::compat::{old_texture_function, strip_comments, tokenize, Kind, Token};
-use crate::scene::{Scene, SceneError, Shader, ShaderStage};
+use crate::scene::{Command, Scene, SceneError, Shader, ShaderStage};
 
 /// The GLSL ES version every unit is compiled as: the first glslang takes for Vulkan.
 const TARGET_VERSION: u32 = 310;
@@ -43,6 +43,17 @@ pub fn lower(scene: &mut Scene) -> Result<(), SceneError> {
         shader.source = unit.source.clone();
         units.push(unit);
     }
+    // The names the commands and vertex data give GL, where the units' are renamed.
+    if let Some(version) = units.iter().map(|u| u.version).filter(|&v| v > 0).min() {
+        for line in &mut scene.commands {
+            if let Command::Uniform(uniform) = &mut line.command {
+                uniform.name = renamed_gl_name(&uniform.name, version);
+            }
+        }
+        for attribute in scene.vertex_data.iter_mut().flat_map(|d| &mut d.attributes) {
+            attribute.name = renamed_gl_name(&attribute.name, version);
+        }
+    }
     check_invariance(&units)?;
     check_uniform_precisions(&units)
 }
@@ -50,7 +61,7 @@ pub fn lower(scene: &mut Scene) -> Result<(), SceneError> {
 /// What translating one unit found, for the link rules.
 struct Unit {
     stage: ShaderStage,
-    /// The GLSL ES version it is written in.
+    /// The GLSL ES version it is written in (0: desktop GLSL, left as it is).
     version: u32,
     /// The built-ins it declares `invariant` (all outputs for `#pragma STDGL invariant(all)`).
     invariant: Vec<String>,
@@ -125,19 +136,20 @@ fn translate(shader: &Shader, default_version: u32) -> Result<Unit, SceneError> 
                     .unwrap_or_else(|| token.text.clone()),
                 // Macros too (`#define COLOR gl_FragColor`), but not `#version`.
                 Kind::Directive if !token.text.trim().starts_with("#version") => {
-                    tokenize(&token.text)
-                        .into_iter()
-                        .map(|t| match t.kind {
-                            Kind::Ident => rename(&t.text, shader.stage, version, &mut outputs)
-                                .unwrap_or(t.text),
-                            _ => t.text,
-                        })
-                        .collect()
+                    let (hash, body) = token.text.split_at(token.text.find('#').unwrap_or(0) + 1);
+                    let words = tokenize(body).into_iter().map(|t| match t.kind {
+                        Kind::Ident => {
+                            rename(&t.text, shader.stage, version, &mut outputs).unwrap_or(t.text)
+                        }
+                        _ => t.text,
+                    });
+                    std::iter::once(hash.to_string()).chain(words).collect()
                 }
                 _ => continue,
             };
         }
     }
+
     let source = versioned_source(&mut tokens, &sig, declared, &outputs.declarations());
     Ok(Unit {
         stage: shader.stage,
@@ -179,7 +191,7 @@ fn rename(
     version: u32,
     outputs: &mut FragmentOutputs,
 ) -> Option<String> {
-    if KEYWORDS_SINCE_310.contains(&word) || (version < 300 && KEYWORDS_SINCE_300.contains(&word)) {
+    if is_later_keyword(word, version) {
         return Some(format!("glsem_{word}"));
     }
     if version >= 300 {
@@ -200,6 +212,24 @@ fn rename(
         // `texture2D` is a type in Vulkan GLSL, so a call's name is renamed wherever it is.
         _ => old_texture_function(word)?.0.into(),
     })
+}
+
+/// Whether `word`, a name in GLSL ES `version`, is a keyword of GLSL ES 3.10.
+fn is_later_keyword(word: &str, version: u32) -> bool {
+    (version < 310 && KEYWORDS_SINCE_310.contains(&word))
+        || (version < 300 && KEYWORDS_SINCE_300.contains(&word))
+}
+
+/// A uniform's or attribute's GL name (`s.member` paths too) as the units, written in
+/// GLSL ES `version`, spell it in GLSL ES 3.10.
+fn renamed_gl_name(name: &str, version: u32) -> String {
+    name.split('.')
+        .map(|part| match is_later_keyword(part, version) {
+            true => format!("glsem_{part}"),
+            false => part.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join(".")
 }
 
 /// Names GLSL ES 3.00 leaves free that GLSL ES 3.10 made keywords.
@@ -467,4 +497,91 @@ fn check_uniform_precisions(units: &[Unit]) -> Result<(), SceneError> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scene::parse;
+
+    fn lowered(text: &str) -> Result<Scene, SceneError> {
+        let mut scene = parse(text)?;
+        lower(&mut scene)?;
+        Ok(scene)
+    }
+
+    #[test]
+    fn glsl_es_1_00_compiles_as_3_10_with_its_lines() {
+        let scene = lowered(
+            "[require]\nGL ES >= 2.0\n[fragment shader]\nprecision mediump float;\n\
+             varying vec2 tc;\nuniform sampler2D s;\nuniform float shared;\n\
+             void main() { gl_FragColor = texture2D(s, tc) * shared; }\n\
+             [test]\nuniform float shared 1\n",
+        )
+        .unwrap();
+        let source = &scene.shaders[0].source;
+        let (prelude, body) = source.split_once("#line 1\n").unwrap();
+        assert_eq!(
+            prelude,
+            "#version 310 es\nlayout(location = 0) out mediump vec4 glsem_FragColor;\n"
+        );
+        assert_eq!(
+            body.lines().nth(1),
+            Some("in vec2 tc;"),
+            "line 2 stays line 2: {source}"
+        );
+        assert!(body.contains("glsem_FragColor = texture(s, tc) * glsem_shared;"));
+        // The command sets the renamed uniform.
+        let Command::Uniform(u) = &scene.commands[0].command else {
+            panic!()
+        };
+        assert_eq!(u.name, "glsem_shared");
+    }
+
+    #[test]
+    fn a_declared_version_is_raised_in_place() {
+        let scene = lowered(
+            "[require]\nGL ES >= 3.0\n[vertex shader]\n#version 300 es\n\
+             #extension GL_OES_x : enable\nin vec4 buffer;\nvoid main() { gl_Position = buffer; }\n",
+        )
+        .unwrap();
+        assert_eq!(
+            scene.shaders[0].source,
+            "#version 310 es\n#extension GL_OES_x : enable\n#line 3\n\
+             in vec4 glsem_buffer;\nvoid main() { gl_Position = glsem_buffer; }\n"
+        );
+    }
+
+    #[test]
+    fn gl_es_link_rules_are_checked() {
+        let link_error = |text: &str| match lowered(text) {
+            Err(SceneError::Fail(m)) => m.starts_with("link error: "),
+            _ => false,
+        };
+        let program = |version: &str, vs: &str, fs: &str| {
+            format!(
+                "[require]\nGL ES >= 2.0\nGLSL ES >= {version}\n\
+                 [vertex shader]\n{vs}\n[fragment shader]\n{fs}\n"
+            )
+        };
+        let fs = "invariant gl_FragCoord;\nvoid main() { gl_FragColor = gl_FragCoord; }";
+        assert!(link_error(&program("1.00", "void main() {}", fs)));
+        let invariant_vs = "invariant gl_Position;\nvoid main() {}";
+        assert!(!link_error(&program("1.00", invariant_vs, fs)));
+        // One uniform, two precisions: GLSL ES 3.00 never links; 1.00 where both use it.
+        let vs = |uses: bool| {
+            let value = if uses { "f" } else { "0.0" };
+            format!("uniform float f;\nvoid main() {{ gl_Position = vec4({value}); }}")
+        };
+        let fs = "precision mediump float;\nuniform float f;\n\
+                  void main() { gl_FragColor = vec4(f); }";
+        assert!(link_error(&program("1.00", &vs(true), fs)));
+        assert!(!link_error(&program("1.00", &vs(false), fs)));
+        let fs_300 = "precision mediump float;\nuniform float f;\nout vec4 c;\n\
+                      void main() { c = vec4(f); }";
+        assert!(link_error(&program("3.00", &vs(false), fs_300)));
+        let same = "precision highp float;\nuniform float f;\nout vec4 c;\n\
+                    void main() { c = vec4(f); }";
+        assert!(!link_error(&program("3.00", &vs(true), same)));
+    }
 }

@@ -2602,6 +2602,8 @@ mod tests {
         assert!(
             matches!(&e, SceneError::Skip(m) if m.starts_with("line 4") && m.contains("blend func"))
         );
+        let es = parse("[require]\nGL ES >= 3.0\nGLSL ES >= 1.0\n").unwrap();
+        assert!(es.require.es && es.require.glsl_es_version == Some(100));
         let e = parse("[require]\nGLSL ES >= 2.00\n").unwrap_err();
         assert!(matches!(&e, SceneError::Skip(m) if m.contains("not a GLSL ES version")));
         let e = parse("[require]\nGL ES >= 2.0\nGL_EXT_shader_framebuffer_fetch\n").unwrap_err();
