@@ -380,8 +380,9 @@ fn unsupported(name: &str) -> bool {
         || (name.starts_with("gl_") && name.contains("MatrixTranspose"))
 }
 
+/// What a [`Token`] is: enough of GLSL's lexical structure to rename words.
 #[derive(Debug, Clone, Copy, PartialEq)]
-enum Kind {
+pub(crate) enum Kind {
     Ident,
     Space,
     Directive,
@@ -389,14 +390,14 @@ enum Kind {
 }
 
 #[derive(Debug, Clone)]
-struct Token {
-    kind: Kind,
-    text: String,
+pub(crate) struct Token {
+    pub(crate) kind: Kind,
+    pub(crate) text: String,
 }
 
 /// The source with its comments turned into spaces (newlines kept, so lines keep their
 /// numbers).
-fn strip_comments(source: &str) -> String {
+pub(crate) fn strip_comments(source: &str) -> String {
     let mut out = String::with_capacity(source.len());
     let mut chars = source.chars().peekable();
     while let Some(c) = chars.next() {
@@ -427,7 +428,8 @@ fn strip_comments(source: &str) -> String {
     out
 }
 
-fn tokenize(source: &str) -> Vec<Token> {
+/// The source as tokens whose texts, joined, give it back.
+pub(crate) fn tokenize(source: &str) -> Vec<Token> {
     let mut tokens = Vec::new();
     let chars: Vec<char> = source.chars().collect();
     let mut i = 0;
@@ -939,7 +941,7 @@ impl ShaderRewrite {
 
 /// GLSL 1.10's texture functions: the GLSL 1.30 function doing the same, and whether it
 /// is a `shadow*` function (its result is a vec4 by the depth texture mode).
-fn old_texture_function(name: &str) -> Option<(&'static str, bool)> {
+pub(crate) fn old_texture_function(name: &str) -> Option<(&'static str, bool)> {
     let (shadow, rest) = match name.strip_prefix("shadow") {
         Some(rest) => (true, rest),
         None => (false, name.strip_prefix("texture")?),

@@ -9,6 +9,7 @@
 mod compat;
 mod extension_fixes;
 mod fixes;
+mod gles;
 mod glsl;
 mod implicit_arrays;
 mod initializers;

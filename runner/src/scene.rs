@@ -76,6 +76,10 @@ pub struct Require {
     pub limits: Vec<(Limit, u32)>,
     /// `GL COMPAT >= x.y`: a compatibility-profile scene, lowered by `compat::lower`.
     pub compat: bool,
+    /// `GL ES >= x.y` (or `GLSL ES >= v`): a GL ES scene, lowered by `gles::lower`.
+    pub es: bool,
+    /// `GLSL ES >= 3.00` as 300: what piglit gives a GLSL ES unit without `#version`.
+    pub glsl_es_version: Option<u32>,
     /// `SSO ENABLED`: one program per stage (unlinked shader objects on that path).
     pub separate_programs: bool,
 }
@@ -933,6 +937,8 @@ pub fn parse_as(text: &str, dialect: Dialect) -> Result<Scene, SceneError> {
             spirv_only: false,
             limits: Vec::new(),
             compat: false,
+            es: false,
+            glsl_es_version: None,
             separate_programs: false,
         },
         shaders: Vec::new(),
@@ -1117,6 +1123,34 @@ fn parse_require(
             // Emulated on the core profile (`compat::lower`).
             req.compat = true;
         }
+        // A GL ES context on the same device: its requirements are the Vulkan device's as
+        // they are for desktop GL (the SPIR-V's capabilities ask for the features).
+        ["GL", "ES", ">=", v] => {
+            if parse_version(v, number, line)? > 320 {
+                return Err(skip(number, line, "GL ES version above 3.2"));
+            }
+            req.es = true;
+        }
+        ["GLSL", "ES", ">=", v] => {
+            let version = parse_version(v, number, line)?;
+            if ![100, 300, 310, 320].contains(&version) {
+                return Err(skip(
+                    number,
+                    line,
+                    "not a GLSL ES version (1.00, 3.00, 3.10, 3.20)",
+                ));
+            }
+            req.es = true;
+            req.glsl_es_version = Some(version);
+        }
+        [ext] if FRAMEBUFFER_FETCH.contains(ext) => {
+            return Err(skip(
+                number,
+                line,
+                "framebuffer fetch (a fragment shader reading the colour its outputs hold) \
+                 is not mapped: Vulkan reads attachments through input attachments only",
+            ))
+        }
         // A core-profile context, which the runner's Vulkan is anyway.
         ["GL", ">=", v] | ["GL", "CORE", ">=", v] => {
             // Core GL up to 4.6 maps onto Vulkan; the features a scene really needs come from
@@ -1172,10 +1206,18 @@ const ARB_ASSEMBLY: [&str; 3] = [
 ];
 const ARB_ASSEMBLY_SKIP: &str = "ARB assembly programs are out of scope (GLSL only)";
 
+/// GL ES's framebuffer fetch extensions.
+const FRAMEBUFFER_FETCH: [&str; 2] = [
+    "GL_EXT_shader_framebuffer_fetch",
+    "GL_EXT_shader_framebuffer_fetch_non_coherent",
+];
+
 /// GL extensions whose `#extension` directive glslang rejects ("extension not supported")
 /// and that add GLSL names, so that blanking the directive is not enough.
-const GLSLANG_LACKS: [&str; 4] = [
+const GLSLANG_LACKS: [&str; 5] = [
     "GL_MESA_shader_integer_functions",
+    // Nor does it declare `gl_ViewportIndex` in GLSL ES at all.
+    "GL_OES_viewport_array",
     "GL_ARB_cull_distance",
     "GL_ARB_texture_query_levels",
     "GL_EXT_texture_array",
@@ -1186,7 +1228,7 @@ const GLSLANG_LACKS: [&str; 4] = [
 fn extension_feature(name: &str) -> Option<Option<Feature>> {
     Some(match name {
         "GL_ARB_tessellation_shader" => Some(Feature::Tessellation),
-        "GL_ARB_geometry_shader4" => Some(Feature::Geometry),
+        "GL_ARB_geometry_shader4" | "GL_OES_geometry_shader" => Some(Feature::Geometry),
         "GL_EXT_transform_feedback"
         | "GL_ARB_transform_feedback2"
         | "GL_ARB_transform_feedback3"
@@ -2560,8 +2602,12 @@ mod tests {
         assert!(
             matches!(&e, SceneError::Skip(m) if m.starts_with("line 4") && m.contains("blend func"))
         );
-        let e = parse("[require]\nGLSL ES >= 3.00\n").unwrap_err();
-        assert!(matches!(e, SceneError::Skip(_)));
+        let es = parse("[require]\nGL ES >= 3.0\nGLSL ES >= 1.0\n").unwrap();
+        assert!(es.require.es && es.require.glsl_es_version == Some(100));
+        let e = parse("[require]\nGLSL ES >= 2.00\n").unwrap_err();
+        assert!(matches!(&e, SceneError::Skip(m) if m.contains("not a GLSL ES version")));
+        let e = parse("[require]\nGL ES >= 2.0\nGL_EXT_shader_framebuffer_fetch\n").unwrap_err();
+        assert!(matches!(&e, SceneError::Skip(m) if m.contains("framebuffer fetch")));
         let e = parse("[require]\nGL_ARB_no_such_thing\n").unwrap_err();
         assert!(matches!(e, SceneError::Skip(_)));
         // SPIR-V sections are kept apart: without `SPIRV ONLY` the GLSL sections run.

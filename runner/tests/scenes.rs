@@ -675,6 +675,37 @@ fn bad_input_is_reported_per_scene() {
     assert_eq!(lines[7], "0 passed, 4 failed, 3 skipped");
 }
 
+/// GL ES scenes in GLSL ES 1.00 and 3.00, which glslang compiles only as 3.10, pass on
+/// plain Vulkan and through the layer; framebuffer fetch SKIPs naming why.
+#[test]
+fn gles_scenes_pass_as_gl_es_runs_them() {
+    let scenes = [
+        "tests/scenes/runner_gles_1_00.shader_test".to_string(),
+        "tests/scenes/runner_gles_3_00.shader_test".to_string(),
+    ];
+    let lib = layer_library();
+    for layer in [&["--no-layer"][..], &[]] {
+        let out = runner()
+            .arg("--validation")
+            .args(layer)
+            .args(&scenes)
+            .env("GLSEM_LAYER_LIB", &lib)
+            .output()
+            .expect("glsem-run runs");
+        assert_all_pass(&out, &scenes);
+        assert!(!stdout(&out).contains("SKIP"), "{}", stdout(&out));
+    }
+    let fetch = bad("framebuffer_fetch");
+    let out = run(&["--no-layer", &fetch]);
+    assert!(
+        stdout(&out).starts_with(&format!(
+            "SKIP {fetch}: line 5: framebuffer fetch (a fragment shader reading the colour"
+        )),
+        "{}",
+        stdout(&out)
+    );
+}
+
 #[test]
 fn json_and_png_outputs() {
     let dir = std::env::temp_dir().join(format!("glsem-run-png-test-{}", std::process::id()));

@@ -9,7 +9,6 @@ use std::path::{Path, PathBuf};
 use ash::vk;
 use glsem_spirv::interface::entry_point_ends;
 
-use crate::compat;
 use crate::glsl::{Compiler, Program, SamplerUniform, UniformBlock};
 use crate::probe::DEFAULT_TOLERANCE;
 use crate::report::Outcome;
@@ -21,6 +20,7 @@ use crate::vk::format::Format;
 use crate::vk::pipeline::{self, RasterState};
 use crate::vk::target::Targets;
 use crate::vk::{check, take_messages, Buffer, Gpu, Needs, VkResult, Vulkan};
+use crate::{compat, gles};
 
 mod buffers;
 mod draw;
@@ -149,12 +149,15 @@ fn compile(
     };
     let mut scene = scene::parse_as(&text, dialect)?;
     let link_error = scene.uses(|c| matches!(c, Command::LinkError));
-    match compat::lower(&mut scene) {
-        // A link error the lowering finds (between redeclared compatibility colours).
-        Err(SceneError::Fail(m)) if link_error && crate::glsl::is_link_error(&m) => {
-            return Err(Outcome::Pass)
+    for lower in [compat::lower, gles::lower] {
+        match lower(&mut scene) {
+            // A link error the lowering finds (between redeclared compatibility colours,
+            // GL ES's uniform precisions).
+            Err(SceneError::Fail(m)) if link_error && crate::glsl::is_link_error(&m) => {
+                return Err(Outcome::Pass)
+            }
+            result => result?,
         }
-        result => result?,
     }
     // Never hand such a pipeline to a driver: lavapipe and NVIDIA crash on it.
     if scene.has_stage(ShaderStage::TessEval)
