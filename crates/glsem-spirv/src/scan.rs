@@ -9,6 +9,7 @@
 //! as numbers (`Op::from_u32` is a search of several hundred values per instruction) and
 //! entry points are kept as a mask of execution models (no names are decoded).
 
+use smallvec::SmallVec;
 use spirv::{BuiltIn, Capability, Decoration, ExecutionMode, ExecutionModel, Op, StorageClass};
 
 use super::layout::location_end;
@@ -183,6 +184,11 @@ fn derives_y(words: &[u32]) -> bool {
     false
 }
 
+/// Ids the scan follows: inline for the usual few, so that a scan allocates nothing but
+/// what the summary keeps.
+type Ids = SmallVec<[u32; INLINE_IDS]>;
+const INLINE_IDS: usize = 16;
+
 /// What [`scan`] gathers from the header sections before it decides.
 #[derive(Default)]
 struct Scanner {
@@ -194,17 +200,19 @@ struct Scanner {
     domain: Option<Primitive>,
     point_mode: bool,
     /// Struct and matrix type ids, and arrays of them; Input pointers to any of them.
-    aggregates: Vec<u32>,
+    aggregates: Ids,
     input_aggregate: bool,
     output_aggregate: bool,
-    locations: Vec<(u32, u32)>,
+    locations: SmallVec<[(u32, u32); INLINE_IDS]>,
+    /// The vertex inputs' Locations, for [`Summary::vertex_input_locations`].
+    input_locations: SmallVec<[u32; INLINE_IDS]>,
     /// Types that take more than one Location (structs other than built-in blocks,
     /// matrices, arrays of anything but built-in blocks, 64-bit 3- and 4-vectors), the
     /// 64-bit scalar types, the structs with built-in members; and whether an `Input` or
     /// `Output` pointer points to one of the first.
-    wide_types: Vec<u32>,
-    wide_scalars: Vec<u32>,
-    builtin_blocks: Vec<u32>,
+    wide_types: Ids,
+    wide_scalars: Ids,
+    builtin_blocks: Ids,
     wide_interface: bool,
 }
 
@@ -227,7 +235,7 @@ impl Scanner {
             }
             VARIABLE if ops.len() >= 3 && ops[2] == StorageClass::Input as u32 => {
                 if let Some(&(_, location)) = self.locations.iter().find(|(id, _)| *id == ops[1]) {
-                    self.summary.vertex_input_locations.push(location);
+                    self.input_locations.push(location);
                 }
             }
             CAPABILITY if ops.first() == Some(&(Capability::ClipDistance as u32)) => {
@@ -252,7 +260,10 @@ impl Scanner {
     fn location_width(&mut self, opcode: u32, ops: &[u32]) {
         let wide = match opcode {
             MEMBER_DECORATE if ops.len() >= 3 && ops[2] == BUILT_IN => {
-                self.builtin_blocks.push(ops[0]);
+                // Once per block, not per member.
+                if self.builtin_blocks.last() != Some(&ops[0]) {
+                    self.builtin_blocks.push(ops[0]);
+                }
                 return;
             }
             TYPE_FLOAT | TYPE_INT if ops.len() >= 2 && ops[1] == 64 => {
@@ -314,6 +325,7 @@ impl Scanner {
             mut summary,
             frag_color_id,
             locations,
+            mut input_locations,
             xfb_mode,
             xfb_buffer,
             emits,
@@ -336,11 +348,9 @@ impl Scanner {
             summary.location_ends = Module::parse(words).ok().map(|m| LocationEnds::of(&m));
         }
         if summary.has_stage(ExecutionModel::Vertex) {
-            summary.vertex_input_locations.sort_unstable();
-            // The record keeps it for the module's life: no spare capacity.
-            summary.vertex_input_locations.shrink_to_fit();
-        } else {
-            summary.vertex_input_locations = Vec::new();
+            input_locations.sort_unstable();
+            // The record keeps it for the module's life: one allocation of its size.
+            summary.vertex_input_locations = input_locations.to_vec();
         }
         summary.window_y &= summary.has_stage(ExecutionModel::Fragment);
         summary.frag_color = frag_color_id.is_some_and(|id| locations.contains(&(id, 0)))
