@@ -510,6 +510,8 @@ pub fn check_planner_chain(data: &[u8]) -> Vec<Produced> {
     }
     // No app range: the highest 4-aligned offset that fits 128 bytes.
     let block_offset = 128 - gl_state::BLOCK_SIZE;
+    // GL's lines by the fragment route, on a device without (GL's) Bresenham lines.
+    let fragment_lines = c.key[2] & 4 != 0;
     let device = semantics::DeviceKey {
         enabled: semantics::SemanticSet::ALL,
         max_color_attachments: 8,
@@ -521,12 +523,13 @@ pub fn check_planner_chain(data: &[u8]) -> Vec<Produced> {
         provoking_vertex_last: true,
         list_restart: pipeline(7),
         draw_parameters: true,
-        bresenham_lines: true,
-        stippled_bresenham_lines: true,
-        line_endpoints: Some(glsem_spirv::line_endpoints::EndpointGrid {
+        bresenham_lines: !fragment_lines,
+        stippled_bresenham_lines: !fragment_lines,
+        line_endpoints: (!fragment_lines).then_some(glsem_spirv::line_endpoints::EndpointGrid {
             subpixel_bits: 8,
             toward_centre: false,
         }),
+        fragment_lines,
         window_origin: if c.key[2] & 1 != 0 {
             semantics::WindowOrigin::LowerLeft
         } else {

@@ -294,6 +294,85 @@ fn line_endpoints_on_a_diamonds_edge_are_gls_through_the_layers_route_on_every_p
     std::fs::remove_dir_all(&dump).unwrap();
 }
 
+/// The scenes whose lines GL lights a pixel at a segment's start that the fragment route
+/// cannot draw: the start lies inside the pixel's diamond but behind its centre, outside the
+/// rectangle the driver draws (docs/drivers.md, "line_rasterization").
+const FRAGMENT_ROUTE_STARTS: [(&str, &str); 5] = [
+    (
+        "lines_loop",
+        "probe at (13, 3) of attachment 0: expected (1, 1, 1, 1)",
+    ),
+    (
+        "lines_stipple",
+        "probe at (0, 2) of attachment 0: expected (1, 1, 1, 1)",
+    ),
+    (
+        "prim_line_loop_elements",
+        "probe at (13, 3) of attachment 0: expected (1, 1, 1, 1)",
+    ),
+    (
+        "prim_line_loop_elements_indirect",
+        "probe at (13, 3) of attachment 0: expected (1, 1, 1, 1)",
+    ),
+    (
+        "prim_line_loop_indirect",
+        "probe at (13, 3) of attachment 0: expected (1, 1, 1, 1)",
+    ),
+];
+
+/// GL's lines by the fragment route (`line_route = fragment`, the route SwiftShader takes),
+/// forced on lavapipe: lavapipe's rectangular lines with the fragment shader's diamond-exit
+/// test and stipple draw GL's pixels in the line scenes, both viewports, but for the start
+/// pixels the route cannot add; wide lines keep the Bresenham route.
+#[test]
+fn line_scenes_pass_by_the_fragment_route_but_for_the_start_pixels_it_cannot_add() {
+    let lib = layer_library();
+    let mut lines: Vec<String> = scenes()
+        .into_iter()
+        .filter(|s| s.contains("/lines_") || s.contains("/prim_line_loop"))
+        .collect();
+    lines.push("examples/lines_gl_rules.shader_test".into());
+    let dump = std::env::temp_dir().join(format!(
+        "glsem-scenes-dump-{}-fragment-lines",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dump).unwrap();
+    let starts: Vec<&str> = FRAGMENT_ROUTE_STARTS.iter().map(|(s, _)| *s).collect();
+    for viewport in [&[][..], &["--lower-left"][..]] {
+        let out = runner()
+            .arg("--validation")
+            .args(viewport)
+            .args(&lines)
+            .env("GLSEM_LAYER_LIB", &lib)
+            .env("VK_GLSEM_DUMP_DIR", &dump)
+            .env("VK_GLSEM_LINE_ROUTE", "fragment")
+            .output()
+            .expect("glsem-run runs");
+        let report = stdout(&out);
+        eprintln!("{viewport:?}:\n{report}");
+        assert_all_pass_but(&out, &lines, &starts);
+        for (scene, probe) in FRAGMENT_ROUTE_STARTS {
+            assert!(
+                report
+                    .lines()
+                    .any(|l| l.starts_with("FAIL") && l.contains(scene) && l.contains(probe)),
+                "{scene} fails at the start pixel only ({viewport:?})"
+            );
+        }
+    }
+    let emitted: Vec<PathBuf> = std::fs::read_dir(&dump)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().contains(".line_fragments."))
+        .collect();
+    assert!(
+        !emitted.is_empty(),
+        "the layer rewrote fragment shaders for the route"
+    );
+    assert_spirv_valid(&emitted);
+    std::fs::remove_dir_all(&dump).unwrap();
+}
+
 /// The `prim_*` scene that fails on the index route through libraries: a fragment shader
 /// library reading `gl_PrimitiveID` reads the list's (docs/semantics.md, "primitive_mode":
 /// the fragment library cannot know the mode; on a device without `geometryShader`, which

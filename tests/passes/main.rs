@@ -13,6 +13,7 @@ mod gl_state;
 mod inspect;
 mod instance_id;
 mod layer_shaders;
+mod line_fragment;
 mod location_bound;
 mod passthrough_tcs;
 mod primitive_mode;

@@ -14,13 +14,16 @@
 //!                           //      BaseInstance built-in (no shaderDrawParameters)
 //!     float viewport_scale[2];  // +40  viewport 0's width / 2, height / 2
 //!     float viewport_offset[2]; // +48  viewport 0's x + width / 2, y + height / 2
+//!     uint  line_stipple;   // +56  glLineStipple: bits 0-15 the pattern, 16-24 the factor
+//!                           //      (1..256); FLAG_LINE_STIPPLE enables it
 //! };
 //! ```
 //!
 //! The generated TCS reads the levels; rewritten vertex, tessellation evaluation and
 //! geometry shaders read `point_size` and `flags`, fragment shaders `flags` and
 //! `window_height`, vertex shaders `base_instance`, the last pre-rasterization stage the
-//! viewport (GL's line endpoints), through [`StateReader`].
+//! viewport (GL's line endpoints), through [`StateReader`]; a fragment shader that takes GL's
+//! lines by the fragment route (`line_fragment`) the viewport and the stipple.
 
 use spirv::{Decoration, StorageClass};
 
@@ -28,7 +31,7 @@ use super::error::PassError;
 use super::module::{Editor, EntryPoint, Module, Type};
 
 /// Size of the whole block in bytes.
-pub const BLOCK_SIZE: u32 = 56;
+pub const BLOCK_SIZE: u32 = 60;
 /// The levels alone, all a generated TCS reads: a layout with no room for the whole block
 /// may still hold them.
 pub const LEVELS_SIZE: u32 = 24;
@@ -43,6 +46,8 @@ pub const BASE_INSTANCE: u32 = 36;
 /// scale's x and y, then the offset's.
 pub const VIEWPORT_SCALE: u32 = 40;
 pub const VIEWPORT_OFFSET: u32 = 48;
+/// `glLineStipple`'s pattern (bits 0-15) and factor (bits 16-24), for the line route.
+pub const LINE_STIPPLE: u32 = 56;
 /// `flags` bit: `GL_PROGRAM_POINT_SIZE` is enabled.
 pub const FLAG_PROGRAM_POINT_SIZE: u32 = 1;
 /// `flags` bit: `GL_POINT_SPRITE_COORD_ORIGIN` is `GL_LOWER_LEFT`.
@@ -55,6 +60,8 @@ pub const FLAG_MULTISAMPLED: u32 = 1 << 3;
 /// `flags` bit: the primitives drawn now are rasterized as lines (a line topology set as
 /// dynamic state, or a polygon mode `LINE`), for code that applies to lines only.
 pub const FLAG_LINES: u32 = 1 << 4;
+/// `flags` bit: `GL_LINE_STIPPLE` is enabled (the line route's stipple).
+pub const FLAG_LINE_STIPPLE: u32 = 1 << 5;
 /// `flags` bit of clip plane `i` (0..8): `GL_CLIP_DISTANCEi` is enabled.
 pub const fn flag_clip_distance(i: u32) -> u32 {
     1 << (8 + i)

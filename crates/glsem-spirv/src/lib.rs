@@ -15,8 +15,9 @@
 //!   "no change"): [`passthrough_tcs`], [`xfb_split`], [`fragcolor`], [`point_size`],
 //!   [`clip_enables`], [`clip_space_depth`], [`provoking_vertex`], [`unfed_inputs`],
 //!   [`vertex_formats`],
-//!   [`instance_id`], [`gl_layer`], [`sample_mask`], [`line_rasterization`],
-//!   [`window_origin`], [`primitive_mode`].
+//!   [`instance_id`], [`gl_layer`], [`sample_mask`], [`line_rasterization`] (with its
+//!   per-driver routes [`line_endpoints`] and [`line_fragment`]), [`window_origin`],
+//!   [`primitive_mode`].
 //! - [`rule`]: what a step is ([`rule::Rule`]) and the words the semantics' files and the
 //!   registry share ([`rule::Semantic`], [`rule::Stage`]).
 //! - Shared by the passes: [`layout`] (Location slot and XFB offset math), [`exits`] (where
@@ -42,6 +43,7 @@ pub mod instance_id;
 pub mod interface;
 pub mod layout;
 pub mod line_endpoints;
+pub mod line_fragment;
 pub mod line_rasterization;
 pub mod lookup;
 pub mod module;

@@ -47,7 +47,7 @@ use crate::layer::objects::pipeline_info::inverted;
 use crate::layer::support::ffi::slice;
 use crate::layer::support::log;
 use glsem_spirv::gl_state::{
-    flag_clip_distance, CLIP_DISTANCE_FLAGS, FLAG_LAYERED, FLAG_MULTISAMPLED,
+    flag_clip_distance, CLIP_DISTANCE_FLAGS, FLAG_LAYERED, FLAG_LINE_STIPPLE, FLAG_MULTISAMPLED,
     FLAG_POINT_SPRITE_LOWER_LEFT, FLAG_PROGRAM_POINT_SIZE,
 };
 
@@ -223,8 +223,9 @@ fn set_line_stipple(dev: &DeviceData, cb: Dispatchable<vk::CommandBuffer>, stipp
     }
 }
 
-/// Changes the line stipple of `command_buffer` and sets it if a pipeline whose stipple
-/// is the layer's is bound.
+/// Changes the line stipple of `command_buffer`: sets it if a pipeline whose stipple is
+/// the layer's is bound, and pushes it in the GL-state block (the fragment route's) if a
+/// pipeline that reads the block is.
 fn update_line_stipple(
     what: &str,
     command_buffer: Dispatchable<vk::CommandBuffer>,
@@ -235,11 +236,18 @@ fn update_line_stipple(
         command_buffer,
         |state| {
             change(&mut state.line_stipple);
-            (state.bound_line_stipple, state.line_stipple)
+            let stipple = state.line_stipple;
+            let values = &mut state.values;
+            values.line_stipple = stipple.packed();
+            set_flag(&mut values.flags, FLAG_LINE_STIPPLE, stipple.enabled.into());
+            (state.bound_line_stipple, stipple, state.bound, *values)
         },
-        |dev, (bound, stipple)| {
-            if bound {
+        |dev, (bound_stipple, stipple, bound, values)| {
+            if bound_stipple {
                 set_line_stipple(dev, command_buffer, stipple);
+            }
+            if let Some(at) = bound {
+                push(dev, command_buffer, at, &values);
             }
         },
     )

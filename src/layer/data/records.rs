@@ -358,6 +358,9 @@ pub struct GlStateValues {
     /// `(x, y) + (width, height) / 2`, for GL's line endpoints (`line_endpoints`).
     pub viewport_scale: [f32; 2],
     pub viewport_offset: [f32; 2],
+    /// `glLineStipple` for GL's lines by the fragment route: the pattern in bits 0-15, the
+    /// factor in bits 16-24 (`FLAG_LINE_STIPPLE` enables it).
+    pub line_stipple: u32,
 }
 
 impl GlStateValues {
@@ -372,6 +375,7 @@ impl GlStateValues {
         base_instance: 0,
         viewport_scale: [0.0; 2],
         viewport_offset: [0.0; 2],
+        line_stipple: LineStipple::INITIAL.packed(),
     };
 
     /// Viewport 0 `v` is set: its transform, and, where a flipped viewport puts GL's
@@ -568,6 +572,11 @@ impl LineStipple {
         factor: 1,
         pattern: 0xFFFF,
     };
+
+    /// The factor and pattern as the GL-state block holds them (`line_stipple`).
+    pub const fn packed(self) -> u32 {
+        self.factor << 16 | self.pattern as u32
+    }
 
     /// The (factor, pattern) a stippled Bresenham pipeline draws GL's state with: a solid
     /// line while the stipple is disabled.

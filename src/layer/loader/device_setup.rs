@@ -133,6 +133,17 @@ impl<'a> DeviceSetup<'a> {
         features
     }
 
+    /// The driver's properties.
+    pub fn device_properties(&self) -> vk::PhysicalDeviceProperties {
+        let mut props = vk::PhysicalDeviceProperties::default();
+        if let Some(get) = self.inst.table.get_physical_device_properties {
+            // SAFETY: the next layer's command on a physical device of the instance (`new`'s
+            // contract).
+            unsafe { get(self.physical_device, &mut props) };
+        }
+        props
+    }
+
     /// The driver's properties, and `chained` filled in where the query is there.
     pub fn properties<P: vk::TaggedStructure + vk::ExtendsPhysicalDeviceProperties2>(
         &self,

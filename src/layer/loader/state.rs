@@ -57,6 +57,12 @@ pub struct Conventions {
     pub line_endpoints: Option<EndpointGrid>,
     /// GL's window coordinates, as the setting of that rule gives them.
     pub window: WindowConventions,
+    /// GL's lines by the fragment shader (`line_route`): whole pipelines that draw lines
+    /// discard what GL's diamond-exit rule and stipple would not produce.
+    pub fragment_lines: bool,
+    /// The fragment stage reads the GL-state block (GL's window coordinates, the fragment
+    /// route's lines).
+    pub fragment_reads_block: bool,
 }
 
 /// How GL's window maps onto the framebuffer on a `VK_GLSEM_gl_state` device (all `false`
@@ -69,8 +75,6 @@ pub struct WindowConventions {
     /// Pipelines' static front face and `vkCmdSetFrontFace` are inverted: a positive
     /// viewport turns GL's winding over.
     pub inverted_front_face: bool,
-    /// The fragment stage reads the GL-state block (the window height, the sprite origin).
-    pub fragment_reads_block: bool,
     /// Vulkan's default tessellation domain origin becomes `LOWER_LEFT`: both of GL's window
     /// origins wind a TES as Vulkan's lower-left origin does (DESIGN §4.7).
     pub lower_left_domain: bool,

@@ -303,6 +303,7 @@ fn shader_objects_key(dev: &DeviceData, group: ObjectGroup) -> PipelineKey {
         app_line_mode: true,
         followed_line_mode: false,
         multisample_lines: true,
+        wide_lines: true,
         app_line_stipple: true,
         // GL's primitive mode is set at record time (`vkCmdSetPrimitiveModeGLSEM`).
         gl_mode: None,
@@ -401,6 +402,11 @@ fn pipeline_state_key(
         ),
         followed_line_mode: followed_line_mode(dev, ci).is_some(),
         multisample_lines: multisample_lines(ci, dynamic) && !library_line_mode(dev, ci, dynamic),
+        wide_lines: dynamic.contains(&vk::DynamicState::LINE_WIDTH)
+            || ci
+                .rasterization
+                .as_ref()
+                .is_some_and(|r| r.line_width != 1.0),
         app_line_stipple: dynamic.contains(&vk::DynamicState::LINE_STIPPLE_KHR)
             || dynamic.contains(&vk::DynamicState::LINE_STIPPLE_ENABLE_EXT),
         gl_mode,

@@ -198,8 +198,8 @@ fn place(
 
 /// The stages that read the GL-state block on `dev`: the generated TCS (the levels) where
 /// tessellation is on, and the vertex-processing stages (point and clip state) and the
-/// fragment stage where GL's window conventions have it read the block, on devices that
-/// enabled `VK_GLSEM_gl_state`.
+/// fragment stage where the rules' conventions have it read the block (GL's window
+/// coordinates, the fragment route's lines), on devices that enabled `VK_GLSEM_gl_state`.
 fn block_readers(dev: &DeviceData) -> vk::ShaderStageFlags {
     use vk::ShaderStageFlags as S;
     let tessellation = dev.features.tessellation_shader;
@@ -215,7 +215,7 @@ fn block_readers(dev: &DeviceData) -> vk::ShaderStageFlags {
         if dev.features.geometry_shader {
             readers |= S::GEOMETRY;
         }
-        if dev.conventions.window.fragment_reads_block {
+        if dev.conventions.fragment_reads_block {
             readers |= S::FRAGMENT;
         }
     }
@@ -324,16 +324,16 @@ mod tests {
 
     #[test]
     fn no_ranges_puts_the_block_at_the_top() {
-        // 128 - 56 = 72, already 4-aligned.
-        assert_eq!(place_block(&[], TCS, 128), add(72, TCS));
+        // 128 - 60 = 68, already 4-aligned.
+        assert_eq!(place_block(&[], TCS, 128), add(68, TCS));
         let readers = TCS | S::VERTEX | S::TESSELLATION_EVALUATION | S::GEOMETRY;
-        assert_eq!(place_block(&[], readers, 128), add(72, readers));
+        assert_eq!(place_block(&[], readers, 128), add(68, readers));
     }
 
     #[test]
     fn top_is_aligned_down_to_4() {
-        // 130 - 56 = 74 → 72.
-        assert_eq!(place_block(&[], TCS, 130), add(72, TCS));
+        // 130 - 60 = 70 → 68.
+        assert_eq!(place_block(&[], TCS, 130), add(68, TCS));
     }
 
     #[test]
@@ -341,21 +341,21 @@ mod tests {
         let app = [range(S::FRAGMENT, 0, 64)];
         assert_eq!(
             place_block(&app, TCS | S::VERTEX, 128),
-            add(72, TCS | S::VERTEX)
+            add(68, TCS | S::VERTEX)
         );
     }
 
     #[test]
     fn app_range_at_the_top_pushes_the_block_below_it() {
-        // [96, 128) taken: highest free 56 bytes end at 96 → 40.
+        // [96, 128) taken: highest free 60 bytes end at 96 → 36.
         let app = [range(S::FRAGMENT, 96, 32)];
-        assert_eq!(place_block(&app, TCS, 128), add(40, TCS));
+        assert_eq!(place_block(&app, TCS, 128), add(36, TCS));
     }
 
     #[test]
     fn a_gap_between_ranges_is_used() {
-        // [0,12) and [72,128) leave [12,72): 56 bytes fit at 16 (highest, 4-aligned) .. 12.
-        let app = [range(S::FRAGMENT, 0, 12), range(S::COMPUTE, 72, 56)];
+        // [0,12) and [76,128) leave [12,76): 60 bytes fit at 16 (highest, 4-aligned) .. 12.
+        let app = [range(S::FRAGMENT, 0, 12), range(S::COMPUTE, 76, 52)];
         assert_eq!(place_block(&app, TCS, 128), add(16, TCS));
     }
 
@@ -382,7 +382,7 @@ mod tests {
             Placement::Extend {
                 index: 0,
                 start: 0,
-                size: 72,
+                size: 76,
                 offset: 16,
                 block_size: BLOCK_SIZE,
                 extra_stages: TCS,
@@ -394,7 +394,7 @@ mod tests {
             .iter()
             .map(|r| (r.stage_flags, r.offset, r.size))
             .collect();
-        assert_eq!(ranges, [(S::VERTEX, 0, 72), (TCS, 16, 56)]);
+        assert_eq!(ranges, [(S::VERTEX, 0, 76), (TCS, 16, 60)]);
         assert_eq!(
             placement.block(&app),
             Some((16, BLOCK_SIZE, S::VERTEX | TCS))
@@ -408,9 +408,9 @@ mod tests {
             place_block(&app, TCS, 128),
             Placement::Extend {
                 index: 1,
-                start: 24,
-                size: 104,
-                offset: 24,
+                start: 20,
+                size: 108,
+                offset: 20,
                 block_size: BLOCK_SIZE,
                 extra_stages: S::empty(),
             }

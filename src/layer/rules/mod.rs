@@ -65,6 +65,7 @@ pub(crate) fn device_key(settings: &Settings, facts: &DeviceFacts) -> DeviceKey 
         bresenham_lines: conventions.bresenham_lines,
         stippled_bresenham_lines: conventions.stippled_bresenham_lines,
         line_endpoints: conventions.line_endpoints,
+        fragment_lines: conventions.fragment_lines,
         window_origin: settings.window_origin,
         apart_layer_location: limits.last_interface_location(),
         primitive_route: settings
@@ -95,6 +96,8 @@ shader_only!(
     glsem_spirv::sample_mask::GateSampleMask,
     glsem_spirv::window_origin::WindowYKey,
     glsem_spirv::line_endpoints::LineEndpoints,
+    glsem_spirv::line_fragment::WriteLinePosition,
+    glsem_spirv::line_fragment::LineFragmentKey,
 );
 
 /// [`plan`] and [`chain`]: one exhaustive match over glsem-spirv's step list each.

@@ -26,9 +26,10 @@ pub(crate) fn setup_device(setup: &mut DeviceSetup<'_>) {
         // As `choose` inverts static faces: only where the semantic is on.
         inverted_front_face: origin == Some(WindowOrigin::LowerLeft)
             && settings.semantics.contains(Semantic::WindowOrigin),
-        fragment_reads_block: origin.is_some(),
         lower_left_domain: origin.is_some(),
     };
+    // The window height and the sprite origin.
+    setup.conventions.fragment_reads_block |= origin.is_some();
 }
 
 impl LayerStep for TessellationDomainLowerLeft {

@@ -17,7 +17,7 @@ const ENV_PREFIX: &str = "VK_GLSEM_";
 
 /// The settings that are not a semantic's (those come from [`SEMANTICS`]); the manifest
 /// declares both lists.
-pub const KEYS: [&str; 10] = [
+pub const KEYS: [&str; 11] = [
     "log_level",
     "dump_dir",
     "rewrite_cache_mb",
@@ -32,6 +32,10 @@ pub const KEYS: [&str; 10] = [
     // Who decides a line endpoint on a diamond's edge: auto (the per-driver table), layer
     // or driver.
     "line_endpoints",
+    // How GL's aliased lines are given: auto (the per-driver table), bresenham (the
+    // driver's Bresenham lines) or fragment (the fragment shader discards what GL would not
+    // draw).
+    "line_route",
     // Test-only: every vertex attribute in a format the layer can read otherwise is read
     // otherwise, whether the device has its format or not (the vertex_formats semantic).
     "debug_force_vertex_formats",
@@ -44,8 +48,21 @@ pub const KEYS: [&str; 10] = [
     "debug_force_line_rule_at_link",
 ];
 
+/// Setting `line_route`: how GL's aliased lines are given (`rules/state/line_rasterization.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineRoute {
+    /// Bresenham lines where the driver has them and draws GL's pixels with them, the
+    /// fragment route elsewhere.
+    Auto,
+    /// The driver's Bresenham lines (`VK_EXT_line_rasterization`).
+    Bresenham,
+    /// The driver's rectangular lines, and the fragment shader discards the fragments GL's
+    /// diamond-exit rule and stipple would not produce.
+    Fragment,
+}
+
 /// Setting `line_endpoints`: who decides a line endpoint that the rasterizer snaps onto a
-/// pixel diamond's edge (`devices::device::line_endpoints`).
+/// pixel diamond's edge (`rules/state/line_rasterization.rs`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LineEndpointSetting {
     /// The layer on drivers known to decide it otherwise than GL, the driver elsewhere.
@@ -75,6 +92,8 @@ pub struct Settings {
     pub primitive_route: Option<PrimitiveRoute>,
     /// `line_endpoints`: who decides a line endpoint on a diamond's edge.
     pub line_endpoints: LineEndpointSetting,
+    /// `line_route`: how GL's aliased lines are given.
+    pub line_route: LineRoute,
     /// `debug_force_vertex_formats`: the `vertex_formats` semantic applies to formats the
     /// device has too.
     pub debug_force_vertex_formats: bool,
@@ -97,6 +116,7 @@ impl Default for Settings {
             window_origin: WindowOrigin::Flipped,
             primitive_route: None,
             line_endpoints: LineEndpointSetting::Auto,
+            line_route: LineRoute::Auto,
             debug_force_vertex_formats: false,
             debug_force_instance_base_block: false,
             debug_force_line_rule_at_link: false,
@@ -192,35 +212,10 @@ impl Settings {
             "debug_inject_panic" => {
                 self.debug_inject_panic = (!value.is_empty()).then(|| value.to_owned())
             }
-            "window_origin" => {
-                self.window_origin = match value {
-                    "flipped" => WindowOrigin::Flipped,
-                    "lower_left" => WindowOrigin::LowerLeft,
-                    "vulkan" => WindowOrigin::Vulkan,
-                    _ => return Err(Expected::Described("flipped, lower_left or vulkan")),
-                }
-            }
-            "primitive_mode_route" => {
-                self.primitive_route = match value {
-                    "auto" => None,
-                    "geometry" => Some(PrimitiveRoute::Geometry),
-                    "indices" => Some(PrimitiveRoute::Indices),
-                    _ => return Err(Expected::Described("auto, geometry or indices")),
-                }
-            }
-            "line_endpoints" => {
-                self.line_endpoints = match value {
-                    "auto" => LineEndpointSetting::Auto,
-                    "layer" => LineEndpointSetting::Layer,
-                    "driver" => LineEndpointSetting::Driver,
-                    "debug_toward_centre" => LineEndpointSetting::DebugTowardCentre,
-                    _ => {
-                        return Err(Expected::Described(
-                            "auto, layer, driver or debug_toward_centre",
-                        ))
-                    }
-                }
-            }
+            "window_origin" => self.window_origin = one_of(value, &WINDOW_ORIGINS)?,
+            "primitive_mode_route" => self.primitive_route = one_of(value, &PRIMITIVE_ROUTES)?,
+            "line_endpoints" => self.line_endpoints = one_of(value, &LINE_ENDPOINTS)?,
+            "line_route" => self.line_route = one_of(value, &LINE_ROUTES)?,
             "debug_force_vertex_formats" => {
                 self.debug_force_vertex_formats = parse_bool(value).map_err(Expected::Described)?
             }
@@ -251,13 +246,59 @@ impl Settings {
 }
 
 /// What a setting's value should have been, for the warning that names the bad value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 enum Expected {
     /// The two values of a semantic's switch, from the registry.
     #[error("{0} or {1}")]
     Either(&'static str, &'static str),
     #[error("{0}")]
     Described(&'static str),
+    /// An enumerated setting's values, "a, b or c".
+    #[error("{0}")]
+    OneOf(String),
+}
+
+/// The enumerated settings' values by name, in the order their errors list them.
+const WINDOW_ORIGINS: [(&str, WindowOrigin); 3] = [
+    ("flipped", WindowOrigin::Flipped),
+    ("lower_left", WindowOrigin::LowerLeft),
+    ("vulkan", WindowOrigin::Vulkan),
+];
+const PRIMITIVE_ROUTES: [(&str, Option<PrimitiveRoute>); 3] = [
+    ("auto", None),
+    ("geometry", Some(PrimitiveRoute::Geometry)),
+    ("indices", Some(PrimitiveRoute::Indices)),
+];
+const LINE_ENDPOINTS: [(&str, LineEndpointSetting); 4] = [
+    ("auto", LineEndpointSetting::Auto),
+    ("layer", LineEndpointSetting::Layer),
+    ("driver", LineEndpointSetting::Driver),
+    (
+        "debug_toward_centre",
+        LineEndpointSetting::DebugTowardCentre,
+    ),
+];
+const LINE_ROUTES: [(&str, LineRoute); 3] = [
+    ("auto", LineRoute::Auto),
+    ("bresenham", LineRoute::Bresenham),
+    ("fragment", LineRoute::Fragment),
+];
+
+/// The value of an enumerated setting: the one of `choices` (name, value) named `value`.
+fn one_of<T: Copy>(value: &str, choices: &[(&str, T)]) -> Result<T, Expected> {
+    choices
+        .iter()
+        .find(|(name, _)| *name == value)
+        .map(|&(_, chosen)| chosen)
+        .ok_or_else(|| {
+            let names: Vec<&str> = choices.iter().map(|(name, _)| *name).collect();
+            match names.split_last() {
+                Some((last, rest)) if !rest.is_empty() => {
+                    Expected::OneOf(format!("{} or {last}", rest.join(", ")))
+                }
+                _ => Expected::OneOf(names.concat()),
+            }
+        })
 }
 
 fn parse_bool(value: &str) -> Result<bool, &'static str> {

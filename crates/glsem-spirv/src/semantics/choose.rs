@@ -10,6 +10,7 @@ use crate::fragcolor::{AttachmentKind, FragColorKey};
 use crate::gl_layer::{CopyLayer, GateLayer, ReadLayerFrom};
 use crate::instance_id::{InstanceBase, InstanceIdWithoutBase};
 use crate::line_endpoints::LineEndpoints;
+use crate::line_fragment::{LineFragmentKey, ProvokingEnd, WriteLinePosition, LOCATIONS};
 use crate::line_rasterization::BresenhamLines;
 use crate::passthrough_tcs::GenerateTcs;
 use crate::point_size::{PointSizeSource, WritePointSize};
@@ -19,7 +20,7 @@ use crate::primitive_mode::{
 use crate::provoking_vertex::ProvokingVertexLast;
 use crate::rule::Stage;
 use crate::sample_mask::{DropSampleMask, GateSampleMask};
-use crate::scan::Primitive;
+use crate::scan::{Primitive, Summary};
 use crate::unfed_inputs::{DefaultUnfedInputs, FeedCurrentAttributes};
 use crate::window_origin::{InvertFrontFace, TessellationDomainLowerLeft, WindowYKey};
 use crate::xfb_split::{SplitFragInputs, SplitStructInputs, SplitStructOutputs, SplitXfbOutputs};
@@ -419,6 +420,71 @@ fn line_endpoints(stages: &Stages<'_>, key: &PipelineKey) -> Option<LineEndpoint
     })
 }
 
+/// GL's lines by the fragment route, where the device takes them so: a whole pipeline that
+/// draws only lines (a static line topology, or a last stage that emits lines),
+/// single-sampled, whose last pre-rasterization stage and fragment shader the layer
+/// rewrites, with two Locations free past both their interfaces (the device's last one stays
+/// free for gl_Layer's copy). Other pipelines keep the driver's (Bresenham) lines.
+fn fragment_lines(
+    stages: &Stages<'_>,
+    key: &PipelineKey,
+) -> Option<(WriteLinePosition, LineFragmentKey)> {
+    let on = |s: Semantic| applies(key, s);
+    if !key.device.fragment_lines
+        || !on(Semantic::LineRasterization)
+        || key.app_line_mode
+        || key.multisample_lines
+        || key.wide_lines
+        || key.rasterizer_discard
+        || key.library
+        || key.shader_object
+        || key.provoking_dynamic
+    {
+        return None;
+    }
+    let stage = stages.last_pre_rasterization()?;
+    let last = stages.rewritable(stage)?;
+    let fragment = stages.rewritable(Stage::Fragment)?;
+    let block_offset = key.fragment_block?;
+    let only_lines = match stage {
+        Stage::Vertex => {
+            key.topology == Topology::Lines && !key.dynamic_points && !key.polygon_lines
+        }
+        _ => last.output_primitive == Some(Primitive::Lines) && !key.polygon_lines,
+    };
+    if !only_lines {
+        return None;
+    }
+    let end = |s: &Summary| {
+        s.single_location_bound
+            .or(s.location_ends.map(|e| e.input.max(e.output)))
+    };
+    let location = end(last)?.max(end(fragment)?);
+    if location + LOCATIONS > key.device.apart_layer_location {
+        return None;
+    }
+    let layer_makes_last = on(Semantic::ProvokingVertex)
+        && key.device.provoking_vertex_last
+        && !key.app_provoking_vertex;
+    let provoking = match layer_makes_last || key.app_provoking_last {
+        true => ProvokingEnd::Last,
+        false => ProvokingEnd::First,
+    };
+    // The window-y step that runs after this one rewrites the test's gl_FragCoord.y too.
+    let frag_coord_flipped = on(Semantic::WindowOrigin)
+        && key.device.window_origin == WindowOrigin::Flipped
+        && fragment.window_y;
+    Some((
+        WriteLinePosition { stage, location },
+        LineFragmentKey {
+            location,
+            block_offset,
+            provoking,
+            frag_coord_flipped,
+        },
+    ))
+}
+
 /// [`choose`]'s pipeline-state steps and the window origin.
 fn pipeline_state_steps(stages: &Stages<'_>, key: &PipelineKey, steps: &mut Vec<Step>) {
     let on = |s: Semantic| applies(key, s);
@@ -434,7 +500,9 @@ fn pipeline_state_steps(stages: &Stages<'_>, key: &PipelineKey, steps: &mut Vec<
     {
         steps.push(Step::NegativeOneToOneDepth(NegativeOneToOneDepth));
     }
+    let fragment_lines = fragment_lines(stages, key);
     if on(Semantic::LineRasterization)
+        && fragment_lines.is_none()
         && key.device.bresenham_lines
         && !key.app_line_mode
         && !key.multisample_lines
@@ -446,8 +514,12 @@ fn pipeline_state_steps(stages: &Stages<'_>, key: &PipelineKey, steps: &mut Vec<
         let stippled = key.device.stippled_bresenham_lines && !key.app_line_stipple && !key.library;
         steps.push(Step::BresenhamLines(BresenhamLines { stippled }));
     }
-    if let Some(step) = line_endpoints(stages, key) {
-        steps.push(Step::LineEndpoints(step));
+    match fragment_lines {
+        Some((position, fragments)) => {
+            steps.push(Step::LinePosition(position));
+            steps.push(Step::LineFragments(fragments));
+        }
+        None => steps.extend(line_endpoints(stages, key).map(Step::LineEndpoints)),
     }
     let origin = Some(key.device.window_origin)
         .filter(|&o| on(Semantic::WindowOrigin) && o != WindowOrigin::Vulkan);
@@ -476,7 +548,7 @@ fn pipeline_state_steps(stages: &Stages<'_>, key: &PipelineKey, steps: &mut Vec<
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scan::{LocationEnds, Summary};
+    use crate::scan::LocationEnds;
     use crate::semantics::key::{DeviceKey, StageInfo};
     use crate::semantics::registry::{SemanticSet, SEMANTICS};
 
@@ -498,6 +570,7 @@ mod tests {
                 bresenham_lines: false,
                 stippled_bresenham_lines: false,
                 line_endpoints: None,
+                fragment_lines: false,
                 window_origin: WindowOrigin::Flipped,
                 apart_layer_location: 31,
                 primitive_route: PrimitiveRoute::Geometry,
@@ -1098,6 +1171,89 @@ mod tests {
         assert!(!choose(&s, &no_block)
             .iter()
             .any(|step| matches!(step, Step::InstanceIdWithoutBase(_))));
+    }
+
+    #[test]
+    fn the_fragment_route_takes_whole_pipelines_that_draw_only_width_one_lines() {
+        let vs = summary(|s| s.single_location_bound = Some(3));
+        let fs = summary(|s| {
+            s.single_location_bound = Some(2);
+            s.window_y = true;
+        });
+        let s = stages(&[(Stage::Vertex, &vs), (Stage::Fragment, &fs)]);
+        let lines = with_gl_state(PipelineKey {
+            device: DeviceKey {
+                bresenham_lines: true,
+                fragment_lines: true,
+                ..key().device
+            },
+            topology: Topology::Lines,
+            fragment_block: Some(96),
+            ..key()
+        });
+        let route = |key: &PipelineKey| {
+            let steps = choose(&s, key);
+            let position = steps.iter().find_map(|step| match step {
+                Step::LinePosition(p) => Some(p.clone()),
+                _ => None,
+            });
+            let fragments = steps.iter().find_map(|step| match step {
+                Step::LineFragments(f) => Some(*f),
+                _ => None,
+            });
+            let bresenham = steps.iter().any(|s| matches!(s, Step::BresenhamLines(_)));
+            (position, fragments, bresenham)
+        };
+        // Past both interfaces; the layer's last-vertex convention; the window-y step that
+        // follows flips the test's gl_FragCoord.y too.
+        assert_eq!(
+            route(&lines),
+            (
+                Some(WriteLinePosition {
+                    stage: Stage::Vertex,
+                    location: 3
+                }),
+                Some(LineFragmentKey {
+                    location: 3,
+                    block_offset: 96,
+                    provoking: ProvokingEnd::Last,
+                    frag_coord_flipped: true,
+                }),
+                false
+            )
+        );
+        // What the route leaves keeps Bresenham lines: wide lines, libraries, triangles
+        // drawn as lines; triangles get neither.
+        let wide = PipelineKey {
+            wide_lines: true,
+            ..lines.clone()
+        };
+        let library = PipelineKey {
+            library: true,
+            ..lines.clone()
+        };
+        let polygon_lines = PipelineKey {
+            topology: Topology::Triangles,
+            polygon_lines: true,
+            ..lines.clone()
+        };
+        for key in [wide, library, polygon_lines] {
+            assert_eq!(route(&key), (None, None, true));
+        }
+        let triangles = PipelineKey {
+            topology: Topology::Triangles,
+            ..lines.clone()
+        };
+        assert_eq!(route(&triangles), (None, None, false));
+        // No two Locations free below the device's last: the driver's lines.
+        let crowded = PipelineKey {
+            device: DeviceKey {
+                apart_layer_location: 4,
+                ..lines.device
+            },
+            ..lines.clone()
+        };
+        assert_eq!(route(&crowded), (None, None, true));
     }
 
     #[test]

@@ -168,6 +168,9 @@ pub struct PipelineKey {
     /// shading (VUID-VkGraphicsPipelineCreateInfo-lineRasterizationMode-02766), or the
     /// multisample state is elsewhere (a library part without it).
     pub multisample_lines: bool,
+    /// The line width may be other than 1 (a static width, or dynamic state): GL's wide
+    /// lines, which the fragment route's test (for width 1) must leave alone.
+    pub wide_lines: bool,
     /// The line stipple is set by the application (`VK_DYNAMIC_STATE_LINE_STIPPLE_EXT` or
     /// its enable is dynamic): the layer's `vkCmdSetLineStippleGLSEM` stays out of it.
     pub app_line_stipple: bool,
@@ -224,6 +227,9 @@ pub struct DeviceKey {
     /// edges (the driver decides that tie otherwise than GL, or a setting asks); `None`: the
     /// driver's lines are GL's there.
     pub line_endpoints: Option<EndpointGrid>,
+    /// The device takes GL's lines by the fragment route (`line_fragment`): the driver
+    /// draws rectangular lines, the fragment shader discards what GL would not draw.
+    pub fragment_lines: bool,
     /// The device's `window_origin` setting.
     pub window_origin: WindowOrigin,
     /// Where a last pre-rasterization stage and a fragment shader made apart (libraries,
@@ -262,6 +268,7 @@ impl PipelineKey {
             app_line_mode: false,
             followed_line_mode: false,
             multisample_lines: false,
+            wide_lines: false,
             app_line_stipple: false,
             fragment_block: None,
             static_front_face: false,

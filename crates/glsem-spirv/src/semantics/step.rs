@@ -109,6 +109,12 @@ macro_rules! step_list {
             /// Line endpoints the rasterizer would snap onto a diamond's edge moved off it,
             /// where the driver's lines decide that tie otherwise than GL.
             LineEndpoints($crate::line_endpoints::LineEndpoints),
+            /// GL's lines by the fragment route: the last pre-rasterization stage writes its
+            /// window position for the fragment shader's test.
+            LinePosition($crate::line_fragment::WriteLinePosition),
+            /// GL's lines by the fragment route: the fragment shader discards what GL's
+            /// diamond-exit rule and stipple would not produce.
+            LineFragments($crate::line_fragment::LineFragmentKey),
             /// GL's window y in the fragment shader (`gl_FragCoord`, `dFdy`, `interpolateAtOffset`,
             /// `gl_PointCoord`).
             FragmentWindowY($crate::window_origin::WindowYKey),

@@ -1,0 +1,742 @@
+//! GL's lines by the fragment shader, where the driver has no `bresenhamLines` (or not
+//! GL's) or no stippled lines: the route of docs/lines-fragment-route.md, two passes.
+//!
+//! The driver draws its rectangular lines, which cover nearly every pixel GL's
+//! diamond-exit rule lights (GL 4.6 §14.5.1) and more; the fragment shader discards the
+//! fragments GL would not produce and, with `glLineStipple` on, those the pattern clears
+//! (§14.5.2.2):
+//! - [`write_line_position`], the last pre-rasterization stage: before every exit that
+//!   reaches the rasterizer, `(x / w, y / w, parity, w > 0)` of `gl_Position` goes to two
+//!   new outputs, [`LOCATIONS`] Locations from the one the layer gives: `noperspective` at
+//!   `location` (the fragment's point on the segment) and `flat` at `location + 1` (the
+//!   provoking vertex, one end of the segment exactly). `parity` is `gl_VertexIndex & 1` in
+//!   a vertex shader (0 elsewhere): where a segment's two vertices differ in it (every
+//!   segment of a non-indexed draw), the fragment's distance from the flat end as a
+//!   fraction of the segment, `|parity - flat parity|`, gives the other end too.
+//! - [`discard_off_line_fragments`], the fragment stage: at entry, a test of the pixel
+//!   centre `gl_FragCoord.xy` against the segment in framebuffer coordinates (viewport 0
+//!   from the GL-state block), then `OpKill` (`OpTerminateInvocation` from SPIR-V 1.6)
+//!   where it fails. The line's direction is the derivative of the interpolated point; the
+//!   test keeps the fragment where the line meets the pixel's diamond (one pixel per column
+//!   of an x-major line, per row of a y-major one), the segment reaches the diamond's exit
+//!   and did not start past it: each end checked where the fragment knows it (the flat one
+//!   always, the other through the parity), the rasterizer's rectangle standing in for an
+//!   end it does not know. The stipple counter is the number of columns (rows) between the
+//!   first fragment of the segment and this one: it needs the segment's first vertex, and
+//!   restarts at every segment (GL counts on over a strip or loop).
+
+use spirv::{BuiltIn, Decoration, ExecutionModel, Op, StorageClass};
+
+use super::builtin_output;
+use super::error::{PassError, PassResult};
+use super::exits::rasterized_exits;
+use super::gl_state::{
+    BASE_INSTANCE, BLOCK_SIZE, FLAGS, FLAG_LINE_STIPPLE, LINE_STIPPLE, POINT_SIZE, VIEWPORT_OFFSET,
+    VIEWPORT_SCALE, WINDOW_HEIGHT,
+};
+use super::module::{decode_string, Editor, EntryPoint, Instruction, Module, Section, Type};
+use super::rule::{Rule, Semantic, Stage};
+
+/// Locations the route's varyings take from the one the layer gives.
+pub const LOCATIONS: u32 = 2;
+
+/// Which end of a segment the pipeline's flat inputs take (its provoking vertex).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ProvokingEnd {
+    /// `VK_PROVOKING_VERTEX_MODE_FIRST_VERTEX` (Vulkan's default, GL's
+    /// `GL_FIRST_VERTEX_CONVENTION`): the segment's start.
+    First,
+    /// `VK_PROVOKING_VERTEX_MODE_LAST_VERTEX` (GL's default): the segment's end.
+    Last,
+}
+
+/// Writes the route's two varyings at `location` and `location + 1` from the last
+/// pre-rasterization stage `entry`. `Ok(None)` for an entry point of another stage.
+pub fn write_line_position(words: &[u32], entry: &str, location: u32) -> PassResult {
+    let m = Module::parse(words)?;
+    let Some(ep) = builtin_output::pre_rasterization_entry(&m, entry) else {
+        return Ok(None);
+    };
+    let position = builtin_output::find(&m, ep, BuiltIn::Position)
+        .filter(|out| builtin_output::is_written(&m, ep, out))
+        .ok_or_else(|| PassError::Unsupported("the stage writes no gl_Position".into()))?;
+    let mut e = Editor::new(&m);
+    let float = e.type_float(32);
+    let vec4 = e.type_vector(float, 4);
+    if position.ty() != vec4 {
+        return Err(PassError::BuiltinType {
+            builtin: "gl_Position",
+            expected: "a vec4 of 32-bit floats",
+        });
+    }
+    let interpolated = e.add_variable(StorageClass::Output, vec4);
+    e.decorate(interpolated, Decoration::Location, &[location]);
+    e.decorate(interpolated, Decoration::NoPerspective, &[]);
+    e.name(interpolated, "glsem_line_point");
+    let flat = e.add_variable(StorageClass::Output, vec4);
+    e.decorate(flat, Decoration::Location, &[location + 1]);
+    e.decorate(flat, Decoration::Flat, &[]);
+    e.name(flat, "glsem_line_end");
+    let mut new_io = vec![interpolated, flat];
+    let index = match ep.model {
+        ExecutionModel::Vertex => Some(vertex_index(&m, &mut e, ep, &mut new_io)?),
+        _ => None,
+    };
+    let (zero, one) = (e.constant_f32(0.0), e.constant_f32(1.0));
+    let bool_type = e.type_bool();
+    for exit in rasterized_exits(&m, ep)? {
+        let mut code = Vec::new();
+        let ptr = position.pointer(&mut e, &mut code, vec4, None);
+        let clip = e.load(&mut code, vec4, ptr);
+        let [x, y, w] = [0, 1, 3].map(|i| e.composite_extract(&mut code, float, clip, &[i]));
+        let ndc_x = e.binary(&mut code, Op::FDiv, float, x, w);
+        let ndc_y = e.binary(&mut code, Op::FDiv, float, y, w);
+        let parity = match index {
+            Some((var, int, signed)) => {
+                let value = e.load(&mut code, int, var);
+                let one_int = if signed {
+                    e.constant_i32(1)
+                } else {
+                    e.constant_u32(1)
+                };
+                let bit = e.bitwise_and(&mut code, int, value, one_int);
+                let convert = if signed {
+                    Op::ConvertSToF
+                } else {
+                    Op::ConvertUToF
+                };
+                e.unary(&mut code, convert, float, bit)
+            }
+            None => zero,
+        };
+        let front = e.binary(&mut code, Op::FOrdGreaterThan, bool_type, w, zero);
+        let front = e.select(&mut code, float, front, one, zero);
+        let value = e.composite_construct(&mut code, vec4, &[ndc_x, ndc_y, parity, front]);
+        e.store(&mut code, interpolated, value);
+        e.store(&mut code, flat, value);
+        e.insert_before(exit.index, &code);
+    }
+    e.extend_interface(ep, &new_io, &[]);
+    Ok(Some(e.finish()?))
+}
+
+/// The vertex shader's `VertexIndex` input (declared where it has none): the variable,
+/// its integer type and whether that is signed.
+fn vertex_index(
+    m: &Module<'_>,
+    e: &mut Editor<'_, '_>,
+    ep: &EntryPoint,
+    new_io: &mut Vec<u32>,
+) -> Result<(u32, u32, bool), PassError> {
+    if let Some((var, ty)) = m
+        .builtin_variables(ep, StorageClass::Input, BuiltIn::VertexIndex)
+        .next()
+    {
+        return match m.type_of(ty) {
+            Some(&Type::Int { width: 32, signed }) => Ok((var, ty, signed)),
+            _ => Err(PassError::BuiltinType {
+                builtin: "gl_VertexIndex",
+                expected: "a 32-bit integer",
+            }),
+        };
+    }
+    let int = e.type_int(32, true);
+    let var = e.add_variable(StorageClass::Input, int);
+    e.decorate(var, Decoration::BuiltIn, &[BuiltIn::VertexIndex as u32]);
+    e.name(var, "gl_VertexIndex");
+    new_io.push(var);
+    Ok((var, int, true))
+}
+
+/// What the fragment side needs: where the varyings and the GL-state block are, which end
+/// the flat varying holds, and whether a flipped viewport's `window_y` step rewrites the
+/// shader's `gl_FragCoord.y` to `H - y` after this one (the test then turns it back).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct LineFragmentKey {
+    pub location: u32,
+    pub block_offset: u32,
+    pub provoking: ProvokingEnd,
+    pub frag_coord_flipped: bool,
+}
+
+/// Discards, at the entry of the fragment shader `entry`, the fragments that GL's
+/// diamond-exit rule and the stipple would not produce. `Ok(None)` for an entry point of
+/// another stage.
+pub fn discard_off_line_fragments(words: &[u32], entry: &str, key: LineFragmentKey) -> PassResult {
+    let m = Module::parse(words)?;
+    let Some(ep) = m.entry_point(entry, ExecutionModel::Fragment) else {
+        return Ok(None);
+    };
+    let function = ep.function;
+    let missing = PassError::MissingFunction { function };
+    let (start, end) = m.function_range(function).ok_or(missing.clone())?;
+    let body = m.function_body_start(function).ok_or(missing)?;
+    let entry_label = m.insts[start..body]
+        .iter()
+        .rev()
+        .find(|i| i.op() == Some(Op::Label))
+        .map(|i| i.operand(0))
+        .ok_or(PassError::MissingFunction { function })?;
+
+    let mut e = Editor::new(&m);
+    let state = LineState::find_or_declare(&m, &mut e, ep, key.block_offset)?;
+    let float = e.type_float(32);
+    let vec4 = e.type_vector(float, 4);
+    let interpolated = e.add_variable(StorageClass::Input, vec4);
+    e.decorate(interpolated, Decoration::Location, &[key.location]);
+    e.decorate(interpolated, Decoration::NoPerspective, &[]);
+    e.name(interpolated, "glsem_line_point");
+    let flat = e.add_variable(StorageClass::Input, vec4);
+    e.decorate(flat, Decoration::Location, &[key.location + 1]);
+    e.decorate(flat, Decoration::Flat, &[]);
+    e.name(flat, "glsem_line_end");
+    let mut new_io = vec![interpolated, flat];
+    let frag_coord = match m
+        .builtin_variables(ep, StorageClass::Input, BuiltIn::FragCoord)
+        .next()
+    {
+        Some((var, ty)) if ty == vec4 => var,
+        Some(_) => {
+            return Err(PassError::BuiltinType {
+                builtin: "gl_FragCoord",
+                expected: "a vec4 of 32-bit floats",
+            })
+        }
+        None => {
+            let var = e.add_variable(StorageClass::Input, vec4);
+            e.decorate(var, Decoration::BuiltIn, &[BuiltIn::FragCoord as u32]);
+            e.name(var, "gl_FragCoord");
+            new_io.push(var);
+            var
+        }
+    };
+    let glsl = glsl_import(&m, &mut e);
+
+    let mut code = Vec::new();
+    let keep = {
+        let mut f = Code {
+            e: &mut e,
+            code: &mut code,
+            float,
+            glsl,
+        };
+        let inputs = Inputs {
+            state: &state,
+            interpolated,
+            flat,
+            frag_coord,
+        };
+        line_test(&mut f, &inputs, key)
+    };
+    let (merge, kill) = (e.new_id(), e.new_id());
+    Instruction::new(Op::SelectionMerge)
+        .operands(&[merge, 0])
+        .append_to(&mut code);
+    Instruction::new(Op::BranchConditional)
+        .operands(&[keep, merge, kill])
+        .append_to(&mut code);
+    Instruction::new(Op::Label)
+        .operand(kill)
+        .append_to(&mut code);
+    let terminate = if m.version() >= (1, 6) {
+        Op::TerminateInvocation
+    } else {
+        Op::Kill
+    };
+    Instruction::new(terminate).append_to(&mut code);
+    Instruction::new(Op::Label)
+        .operand(merge)
+        .append_to(&mut code);
+    e.insert_before(body, &code);
+    // The rest of the entry block is now block `merge`: phis naming the entry block as a
+    // parent name it.
+    for index in body..end {
+        let inst = &m.insts[index];
+        if inst.op() == Some(Op::Phi) {
+            for word in (4..inst.words.len()).step_by(2) {
+                if inst.words[word] == entry_label {
+                    e.patch_word(index, word, merge);
+                }
+            }
+        }
+    }
+    e.extend_interface(ep, &new_io, state.declared.as_slice());
+    Ok(Some(e.finish()?))
+}
+
+/// The id of the module's `GLSL.std.450` import, added where it has none.
+fn glsl_import(m: &Module<'_>, e: &mut Editor<'_, '_>) -> u32 {
+    let found = m
+        .insts
+        .iter()
+        .find(|i| {
+            i.op() == Some(Op::ExtInstImport)
+                && decode_string(i.operands().get(1..).unwrap_or(&[])).0 == "GLSL.std.450"
+        })
+        .map(|i| i.operand(0));
+    found.unwrap_or_else(|| {
+        let id = e.new_id();
+        let import = Instruction::new(Op::ExtInstImport)
+            .operand(id)
+            .string("GLSL.std.450");
+        e.append_instruction(Section::ExtInstImport, &import);
+        id
+    })
+}
+
+/// The GL-state block's fields the fragment test reads, found in the module's block,
+/// added to it, or declared with the block.
+struct LineState {
+    var: u32,
+    flags: u32,
+    viewport: [u32; 4],
+    stipple: u32,
+    declared: Option<u32>,
+}
+
+impl LineState {
+    fn find_or_declare(
+        m: &Module<'_>,
+        e: &mut Editor<'_, '_>,
+        ep: &EntryPoint,
+        block_offset: u32,
+    ) -> Result<LineState, PassError> {
+        let at = |field: u32| block_offset + field;
+        let float = e.type_float(32);
+        let uint = e.type_int(32, false);
+        // The fields, as (offset, type): flags, the viewport's transform (scale x and y,
+        // offset x and y), the stipple.
+        let fields: [(u32, u32); 6] = [
+            (at(FLAGS), uint),
+            (at(VIEWPORT_SCALE), float),
+            (at(VIEWPORT_SCALE + 4), float),
+            (at(VIEWPORT_OFFSET), float),
+            (at(VIEWPORT_OFFSET + 4), float),
+            (at(LINE_STIPPLE), uint),
+        ];
+        let push_vars: Vec<(u32, u32)> = m
+            .globals
+            .keys()
+            .filter_map(|&id| match m.variable(id)? {
+                (StorageClass::PushConstant, pointee) => Some((id, pointee)),
+                _ => None,
+            })
+            .collect();
+        let own_block = || {
+            PassError::Unsupported(format!(
+                "the {:?} shader has a push-constant block of its own",
+                ep.model
+            ))
+        };
+        let (var, block, mut members) = match push_vars[..] {
+            [] => {
+                // The whole block, so that the GL-state reader of a later step finds its
+                // fields too.
+                let whole: Vec<(u32, u32)> = [
+                    (at(POINT_SIZE), float),
+                    (at(FLAGS), uint),
+                    (at(WINDOW_HEIGHT), float),
+                    (at(BASE_INSTANCE), uint),
+                ]
+                .into_iter()
+                .chain(fields[1..].iter().copied())
+                .collect();
+                let types: Vec<u32> = whole.iter().map(|&(_, ty)| ty).collect();
+                let block = e.type_struct(&types);
+                e.decorate(block, Decoration::Block, &[]);
+                for (i, (offset, _)) in whole.iter().enumerate() {
+                    e.member_decorate(block, i as u32, Decoration::Offset, &[*offset]);
+                }
+                e.name(block, "GlsemGlState");
+                let var = e.add_variable(StorageClass::PushConstant, block);
+                e.name(var, "glsem_gl_state");
+                return Ok(LineState {
+                    var,
+                    flags: 1,
+                    viewport: [4, 5, 6, 7],
+                    stipple: 8,
+                    declared: Some(var),
+                });
+            }
+            [(var, block)] => match m.type_of(block) {
+                Some(Type::Struct { members }) => (var, block, members.clone()),
+                _ => return Err(own_block()),
+            },
+            _ => return Err(own_block()),
+        };
+        let offset_of =
+            |member: u32| m.member_decoration_literal(block, member, Decoration::Offset);
+        let offsets: Vec<Option<u32>> = (0..members.len() as u32).map(offset_of).collect();
+        // Only the GL-state block itself takes new members: its flags are where they belong
+        // and nothing of it lies outside the block.
+        let in_block = |o: &Option<u32>| o.is_some_and(|o| o >= block_offset && o < at(BLOCK_SIZE));
+        let flags_member = offsets.iter().position(|&o| o == Some(at(FLAGS)));
+        if !offsets.iter().all(in_block) || flags_member.is_none() {
+            return Err(own_block());
+        }
+        let mut found = [0u32; 6];
+        let mut added = Vec::new();
+        for (slot, &(offset, ty)) in fields.iter().enumerate() {
+            found[slot] = match offsets.iter().position(|&o| o == Some(offset)) {
+                Some(i) if members[i] == ty => i as u32,
+                Some(_) => return Err(own_block()),
+                None => {
+                    members.push(ty);
+                    added.push((members.len() as u32 - 1, offset));
+                    members.len() as u32 - 1
+                }
+            };
+        }
+        if !added.is_empty() {
+            // The members' types are the block's own float and uint, declared before it, so
+            // the struct can grow in its place.
+            let index = *m.globals.get(&block).ok_or_else(own_block)?;
+            let grown = Instruction::type_struct(block, &members);
+            e.replace(index, grown.to_words());
+            for (member, offset) in added {
+                e.member_decorate(block, member, Decoration::Offset, &[offset]);
+            }
+        }
+        Ok(LineState {
+            var,
+            flags: found[0],
+            viewport: [found[1], found[2], found[3], found[4]],
+            stipple: found[5],
+            declared: None,
+        })
+    }
+}
+
+/// What the test reads.
+struct Inputs<'s> {
+    state: &'s LineState,
+    interpolated: u32,
+    flat: u32,
+    frag_coord: u32,
+}
+
+/// A function body under construction, with the arithmetic the test is written in.
+struct Code<'c, 'm, 'a> {
+    e: &'c mut Editor<'m, 'a>,
+    code: &'c mut Vec<u32>,
+    float: u32,
+    glsl: u32,
+}
+
+/// `GLSL.std.450` instruction numbers.
+const FABS: u32 = 4;
+const FLOOR: u32 = 8;
+const FMIN: u32 = 37;
+const FMAX: u32 = 40;
+
+impl Code<'_, '_, '_> {
+    fn c(&mut self, value: f32) -> u32 {
+        self.e.constant_f32(value)
+    }
+    fn op(&mut self, op: Op, a: u32, b: u32) -> u32 {
+        let float = self.float;
+        self.e.binary(self.code, op, float, a, b)
+    }
+    fn add(&mut self, a: u32, b: u32) -> u32 {
+        self.op(Op::FAdd, a, b)
+    }
+    fn sub(&mut self, a: u32, b: u32) -> u32 {
+        self.op(Op::FSub, a, b)
+    }
+    fn mul(&mut self, a: u32, b: u32) -> u32 {
+        self.op(Op::FMul, a, b)
+    }
+    fn div(&mut self, a: u32, b: u32) -> u32 {
+        self.op(Op::FDiv, a, b)
+    }
+    fn ext(&mut self, inst: u32, args: &[u32]) -> u32 {
+        let mut operands = vec![self.glsl, inst];
+        operands.extend_from_slice(args);
+        let float = self.float;
+        self.e.emit(self.code, Op::ExtInst, float, &operands)
+    }
+    fn abs(&mut self, a: u32) -> u32 {
+        self.ext(FABS, &[a])
+    }
+    fn floor(&mut self, a: u32) -> u32 {
+        self.ext(FLOOR, &[a])
+    }
+    fn min(&mut self, a: u32, b: u32) -> u32 {
+        self.ext(FMIN, &[a, b])
+    }
+    fn max(&mut self, a: u32, b: u32) -> u32 {
+        self.ext(FMAX, &[a, b])
+    }
+    /// A comparison (`FOrd*`, `FUnord*`) or logical operation: a bool.
+    fn test(&mut self, op: Op, a: u32, b: u32) -> u32 {
+        let bool_type = self.e.type_bool();
+        self.e.binary(self.code, op, bool_type, a, b)
+    }
+    fn not(&mut self, a: u32) -> u32 {
+        let bool_type = self.e.type_bool();
+        self.e.unary(self.code, Op::LogicalNot, bool_type, a)
+    }
+    fn and(&mut self, a: u32, b: u32) -> u32 {
+        self.test(Op::LogicalAnd, a, b)
+    }
+    fn or(&mut self, a: u32, b: u32) -> u32 {
+        self.test(Op::LogicalOr, a, b)
+    }
+    fn pick(&mut self, condition: u32, a: u32, b: u32) -> u32 {
+        let float = self.float;
+        self.e.select(self.code, float, condition, a, b)
+    }
+    fn component(&mut self, vector: u32, i: u32) -> u32 {
+        let float = self.float;
+        self.e.composite_extract(self.code, float, vector, &[i])
+    }
+    fn load_vec4(&mut self, var: u32) -> u32 {
+        let vec4 = self.e.type_vector(self.float, 4);
+        self.e.load(self.code, vec4, var)
+    }
+    fn load_member(&mut self, state: &LineState, member: u32, ty: u32) -> u32 {
+        let index = self.e.constant_i32(member as i32);
+        let ptr = self.e.access_chain_to(
+            self.code,
+            StorageClass::PushConstant,
+            ty,
+            state.var,
+            &[index],
+        );
+        self.e.load(self.code, ty, ptr)
+    }
+    /// The distance along the major axis from a point of the line to where it leaves the
+    /// diamond, for a line `e` off the diamond's centre (minor axis) at the point's major
+    /// coordinate, of slope `m` (|m| <= 1) in the direction of travel.
+    fn exit(&mut self, e: u32, m: u32) -> u32 {
+        let (half, one, tiny) = (self.c(0.5), self.c(1.0), self.c(1e-6));
+        let above = self.sub(half, e);
+        let below = self.add(half, e);
+        let rising = self.add(one, m);
+        let rising = self.max(rising, tiny);
+        let falling = self.sub(one, m);
+        let falling = self.max(falling, tiny);
+        let a = self.div(above, rising);
+        let b = self.div(below, falling);
+        self.min(a, b)
+    }
+}
+
+/// Emits the test; returns the bool "GL produces this fragment".
+fn line_test(f: &mut Code, inputs: &Inputs, key: LineFragmentKey) -> u32 {
+    let state = inputs.state;
+    let last = key.provoking == ProvokingEnd::Last;
+    let float = f.float;
+    let (zero, half, one) = (f.c(0.0), f.c(0.5), f.c(1.0));
+    // Viewport 0: window = ndc * scale + offset (scale = size / 2, offset = origin + scale).
+    let [hx, hy, ox, oy] = state
+        .viewport
+        .map(|member| f.load_member(state, member, float));
+    let point = f.load_vec4(inputs.interpolated);
+    let known = f.load_vec4(inputs.flat);
+    let window = |f: &mut Code, v: u32| {
+        let x = f.component(v, 0);
+        let y = f.component(v, 1);
+        let x = f.mul(x, hx);
+        let x = f.add(x, ox);
+        let y = f.mul(y, hy);
+        (x, f.add(y, oy))
+    };
+    let (qx, qy) = window(f, point);
+    let (kx, ky) = window(f, known);
+    let frag = f.load_vec4(inputs.frag_coord);
+    let cx = f.component(frag, 0);
+    let mut cy = f.component(frag, 1);
+    if key.frag_coord_flipped {
+        // window_y's `H - y`, turned back: H is the viewport's y, offset - scale.
+        let h = f.sub(oy, hy);
+        cy = f.sub(h, cy);
+    }
+    // The line's direction: the derivative of the interpolated point.
+    let vec2 = f.e.type_vector(float, 2);
+    let q = f.e.composite_construct(f.code, vec2, &[qx, qy]);
+    let gx = f.e.unary(f.code, Op::DPdx, vec2, q);
+    let gy = f.e.unary(f.code, Op::DPdy, vec2, q);
+    let gxx = f.e.binary(f.code, Op::Dot, float, gx, gx);
+    let gyy = f.e.binary(f.code, Op::Dot, float, gy, gy);
+    let use_x = f.test(Op::FOrdGreaterThanEqual, gxx, gyy);
+    // Component by component: a vector OpSelect on a scalar condition needs SPIR-V 1.4.
+    let [gxx_, gxy_, gyx_, gyy_] =
+        [(gx, 0), (gx, 1), (gy, 0), (gy, 1)].map(|(v, i)| f.component(v, i));
+    let dx = f.pick(use_x, gxx_, gyx_);
+    let dy = f.pick(use_x, gxy_, gyy_);
+    let adx = f.abs(dx);
+    let ady = f.abs(dy);
+    let x_major = f.test(Op::FOrdGreaterThanEqual, adx, ady);
+    // Major (a) and minor (b) coordinates.
+    let mut ab = |x: u32, y: u32| (f.pick(x_major, x, y), f.pick(x_major, y, x));
+    let (qa, qb) = ab(qx, qy);
+    let (ka, _) = ab(kx, ky);
+    let (ca, cb) = ab(cx, cy);
+    let (da, db) = ab(dx, dy);
+    let has_direction = f.test(Op::FUnordNotEqual, da, zero);
+    let safe_da = f.pick(has_direction, da, one);
+    let slope = f.div(db, safe_da);
+    // The other end, where the parity tells the fragment's place on the segment.
+    let pz = f.component(point, 2);
+    let kz = f.component(known, 2);
+    let pw = f.component(point, 3);
+    let kw = f.component(known, 3);
+    let along = f.sub(pz, kz);
+    let along = f.abs(along);
+    let (small, front) = (f.c(1e-3), f.c(0.999));
+    let moving = f.test(Op::FOrdGreaterThan, along, small);
+    let k_front = f.test(Op::FOrdGreaterThan, kw, half);
+    let p_front = f.test(Op::FOrdGreaterThan, pw, front);
+    let other_known = f.and(moving, k_front);
+    let other_known = f.and(other_known, p_front);
+    let safe_along = f.max(along, small);
+    let offset = f.sub(qa, ka);
+    let offset = f.div(offset, safe_along);
+    let oa = f.add(ka, offset);
+    // The direction of travel along a (+1 or -1): from the start to the end.
+    let (from_end, from_point) = if last {
+        (f.sub(ka, oa), f.sub(ka, qa))
+    } else {
+        (f.sub(oa, ka), f.sub(qa, ka))
+    };
+    let travel = f.pick(other_known, from_end, from_point);
+    let backwards = f.test(Op::FOrdLessThan, travel, zero);
+    let minus_one = f.c(-1.0);
+    let tau = f.pick(backwards, minus_one, one);
+    let decided = f.test(Op::FUnordNotEqual, travel, zero);
+    let slope_t = f.mul(slope, tau);
+    // The line's offset from the centre along b, at the centre's a.
+    let run = f.sub(ca, qa);
+    let rise = f.mul(slope, run);
+    let e = f.add(qb, rise);
+    let e = f.sub(e, cb);
+    let abs_e = f.abs(e);
+    let meets = f.test(Op::FOrdLessThan, abs_e, half);
+    let to_exit = f.exit(e, slope_t);
+    let ca_t = f.mul(tau, ca);
+    let exit = f.add(ca_t, to_exit);
+    let (end_a, start_a) = if last { (ka, oa) } else { (oa, ka) };
+    let end_t = f.mul(tau, end_a);
+    let start_t = f.mul(tau, start_a);
+    let true_ = f.e.constant_bool(true);
+    let (end_known, start_known) = if last {
+        (true_, other_known)
+    } else {
+        (other_known, true_)
+    };
+    // Each known end: the segment reaches the exit, and did not start past it.
+    let reaches = f.test(Op::FOrdGreaterThanEqual, end_t, exit);
+    let unknown = f.not(end_known);
+    let undecided = f.not(decided);
+    let end_ok = f.or(unknown, undecided);
+    let end_ok = f.or(end_ok, reaches);
+    let starts_before = f.test(Op::FOrdLessThan, start_t, exit);
+    let unknown = f.not(start_known);
+    let start_ok = f.or(unknown, undecided);
+    let start_ok = f.or(start_ok, starts_before);
+    let mut keep = f.and(meets, end_ok);
+    keep = f.and(keep, start_ok);
+    if last {
+        // The end's own diamond, whatever the direction.
+        let ex = f.sub(kx, cx);
+        let ex = f.abs(ex);
+        let ey = f.sub(ky, cy);
+        let ey = f.abs(ey);
+        let l1 = f.add(ex, ey);
+        let inside = f.test(Op::FOrdLessThan, l1, half);
+        let outside = f.not(inside);
+        keep = f.and(keep, outside);
+    }
+    // The stipple: the first column (row) whose diamond's exit lies past the start.
+    let g = f.sub(start_t, half);
+    let g = f.floor(g);
+    let g = f.add(g, half);
+    let qa_t = f.mul(tau, qa);
+    let run = f.sub(g, qa_t);
+    let rise = f.mul(slope_t, run);
+    let bg = f.add(qb, rise);
+    let row = f.floor(bg);
+    let eg = f.sub(bg, row);
+    let eg = f.sub(eg, half);
+    let g_exit = f.exit(eg, slope_t);
+    let g_exit = f.add(g, g_exit);
+    let in_g = f.test(Op::FOrdLessThan, start_t, g_exit);
+    let g_next = f.add(g, one);
+    let first = f.pick(in_g, g, g_next);
+    let n = f.sub(ca_t, first);
+    let n = f.add(n, half);
+    let n = f.floor(n);
+    let n = f.max(n, zero);
+    let uint = f.e.type_int(32, false);
+    let n = f.e.unary(f.code, Op::ConvertFToU, uint, n);
+    let word = f.load_member(state, state.stipple, uint);
+    let sixteen = f.e.constant_u32(16);
+    let factor =
+        f.e.binary(f.code, Op::ShiftRightLogical, uint, word, sixteen);
+    let nine_bits = f.e.constant_u32(0x1FF);
+    let factor = f.e.bitwise_and(f.code, uint, factor, nine_bits);
+    let u_one = f.e.constant_u32(1);
+    let bool_type = f.e.type_bool();
+    let u_zero = f.e.constant_u32(0);
+    let no_factor = f.e.binary(f.code, Op::IEqual, bool_type, factor, u_zero);
+    let factor = f.e.select(f.code, uint, no_factor, u_one, factor);
+    let step = f.e.binary(f.code, Op::UDiv, uint, n, factor);
+    let fifteen = f.e.constant_u32(15);
+    let bit = f.e.bitwise_and(f.code, uint, step, fifteen);
+    let shifted = f.e.binary(f.code, Op::ShiftRightLogical, uint, word, bit);
+    let lit = f.e.bitwise_and(f.code, uint, shifted, u_one);
+    let on = f.e.i_not_equal(f.code, bool_type, lit, u_zero);
+    let flags = f.load_member(state, state.flags, uint);
+    let stipple_bit = f.e.constant_u32(FLAG_LINE_STIPPLE);
+    let enabled = f.e.bitwise_and(f.code, uint, flags, stipple_bit);
+    let enabled = f.e.i_not_equal(f.code, bool_type, enabled, u_zero);
+    let counted = f.and(enabled, start_known);
+    let off = f.not(counted);
+    let stipple_ok = f.or(off, on);
+    keep = f.and(keep, stipple_ok);
+    // A fragment of a line without a direction (none in practice) is left alone.
+    let undirected = f.not(has_direction);
+    f.or(undirected, keep)
+}
+
+/// The step on the last pre-rasterization stage: the route's varyings at `location`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct WriteLinePosition {
+    pub stage: Stage,
+    pub location: u32,
+}
+
+impl Rule for WriteLinePosition {
+    const SEMANTIC: Semantic = Semantic::LineRasterization;
+
+    fn stage(&self) -> Option<Stage> {
+        Some(self.stage)
+    }
+
+    fn note(&self, _split: Option<&super::rule::SplitInterface>) -> String {
+        format!(
+            "the {} writes its window position at Locations {} and {} for GL's lines",
+            self.stage,
+            self.location,
+            self.location + 1
+        )
+    }
+
+    fn rewrite(&self, words: &[u32], entry: &str) -> PassResult {
+        write_line_position(words, entry, self.location)
+    }
+}
+
+/// The step on the fragment stage: GL's diamond-exit rule and stipple by discarding.
+impl Rule for LineFragmentKey {
+    const SEMANTIC: Semantic = Semantic::LineRasterization;
+    const STAGE: Option<Stage> = Some(Stage::Fragment);
+    const NOTE: &'static str = "GL's diamond-exit lines and stipple in the fragment shader";
+    const OWN_NAME: Option<&'static str> = Some("line_fragments");
+    const READS_BLOCK: bool = true;
+
+    fn rewrite(&self, words: &[u32], entry: &str) -> PassResult {
+        discard_off_line_fragments(words, entry, *self)
+    }
+}
