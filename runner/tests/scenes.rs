@@ -227,6 +227,52 @@ const LINE_TIES: [(&str, &str); 8] = [
     ),
 ];
 
+/// The scenes that draw lines: `tests/scenes/lines_*`, `prim_line_loop*` and the example.
+fn line_scenes() -> Vec<String> {
+    let mut lines: Vec<String> = scenes()
+        .into_iter()
+        .filter(|s| s.contains("/lines_") || s.contains("/prim_line_loop"))
+        .collect();
+    lines.push("examples/lines_gl_rules.shader_test".into());
+    lines
+}
+
+/// A fresh folder for the layer's dumped modules (`VK_GLSEM_DUMP_DIR`).
+fn dump_dir(name: &str) -> PathBuf {
+    let dump =
+        std::env::temp_dir().join(format!("glsem-scenes-dump-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dump).unwrap();
+    dump
+}
+
+/// The layer dumped modules rewritten by the step named `step` into `dump`, and each
+/// validates; the folder is removed.
+fn assert_emitted_and_valid(dump: &Path, step: &str) {
+    let emitted: Vec<PathBuf> = std::fs::read_dir(dump)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().contains(&format!(".{step}.")))
+        .collect();
+    assert!(!emitted.is_empty(), "the layer ran {step} on some module");
+    assert_spirv_valid(&emitted);
+    std::fs::remove_dir_all(dump).unwrap();
+}
+
+/// Every scene of `scenes` passes but those of `failing`, which fail at their probe.
+fn assert_fail_exactly_at(out: &Output, scenes: &[String], failing: &[(&str, &str)]) {
+    let names: Vec<&str> = failing.iter().map(|(scene, _)| *scene).collect();
+    assert_all_pass_but(out, scenes, &names);
+    let report = stdout(out);
+    for (scene, probe) in failing {
+        assert!(
+            report
+                .lines()
+                .any(|l| l.starts_with("FAIL") && l.contains(scene) && l.contains(probe)),
+            "{scene} fails at {probe}:\n{report}"
+        );
+    }
+}
+
 /// GL's line endpoints moved off the diamonds' edges by the layer (`line_endpoints = layer`,
 /// the route NVIDIA takes, whose rasterizer counts such an endpoint inside the diamond below
 /// its centre): every line scene still passes, through every pipeline path and with a
@@ -236,16 +282,8 @@ const LINE_TIES: [(&str, &str); 8] = [
 #[test]
 fn line_endpoints_on_a_diamonds_edge_are_gls_through_the_layers_route_on_every_path() {
     let lib = layer_library();
-    let mut lines: Vec<String> = scenes()
-        .into_iter()
-        .filter(|s| s.contains("/lines_") || s.contains("/prim_line_loop"))
-        .collect();
-    lines.push("examples/lines_gl_rules.shader_test".into());
-    let dump = std::env::temp_dir().join(format!(
-        "glsem-scenes-dump-{}-endpoints",
-        std::process::id()
-    ));
-    std::fs::create_dir_all(&dump).unwrap();
+    let lines = line_scenes();
+    let dump = dump_dir("endpoints");
     let paths: [&[&str]; 4] = [
         &["--pipelines", "whole"],
         &["--pipelines", "whole", "--lower-left"],
@@ -269,29 +307,10 @@ fn line_endpoints_on_a_diamonds_edge_are_gls_through_the_layers_route_on_every_p
                 assert_all_pass(&out, &lines);
                 continue;
             }
-            let tied: Vec<&str> = LINE_TIES.iter().map(|(scene, _)| *scene).collect();
-            assert_all_pass_but(&out, &lines, &tied);
-            for (scene, probe) in LINE_TIES {
-                assert!(
-                    report
-                        .lines()
-                        .any(|l| l.starts_with("FAIL") && l.contains(scene) && l.contains(probe)),
-                    "{scene} fails at its tied endpoint ({args:?})"
-                );
-            }
+            assert_fail_exactly_at(&out, &lines, &LINE_TIES);
         }
     }
-    let emitted: Vec<PathBuf> = std::fs::read_dir(&dump)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.to_string_lossy().contains(".line_endpoints."))
-        .collect();
-    assert!(
-        !emitted.is_empty(),
-        "the layer moved endpoints in some module"
-    );
-    assert_spirv_valid(&emitted);
-    std::fs::remove_dir_all(&dump).unwrap();
+    assert_emitted_and_valid(&dump, "line_endpoints");
 }
 
 /// The scenes whose lines GL lights a pixel at a segment's start that the fragment route
@@ -327,17 +346,8 @@ const FRAGMENT_ROUTE_STARTS: [(&str, &str); 5] = [
 #[test]
 fn line_scenes_pass_by_the_fragment_route_but_for_the_start_pixels_it_cannot_add() {
     let lib = layer_library();
-    let mut lines: Vec<String> = scenes()
-        .into_iter()
-        .filter(|s| s.contains("/lines_") || s.contains("/prim_line_loop"))
-        .collect();
-    lines.push("examples/lines_gl_rules.shader_test".into());
-    let dump = std::env::temp_dir().join(format!(
-        "glsem-scenes-dump-{}-fragment-lines",
-        std::process::id()
-    ));
-    std::fs::create_dir_all(&dump).unwrap();
-    let starts: Vec<&str> = FRAGMENT_ROUTE_STARTS.iter().map(|(s, _)| *s).collect();
+    let lines = line_scenes();
+    let dump = dump_dir("fragment-lines");
     for viewport in [&[][..], &["--lower-left"][..]] {
         let out = runner()
             .arg("--validation")
@@ -350,27 +360,9 @@ fn line_scenes_pass_by_the_fragment_route_but_for_the_start_pixels_it_cannot_add
             .expect("glsem-run runs");
         let report = stdout(&out);
         eprintln!("{viewport:?}:\n{report}");
-        assert_all_pass_but(&out, &lines, &starts);
-        for (scene, probe) in FRAGMENT_ROUTE_STARTS {
-            assert!(
-                report
-                    .lines()
-                    .any(|l| l.starts_with("FAIL") && l.contains(scene) && l.contains(probe)),
-                "{scene} fails at the start pixel only ({viewport:?})"
-            );
-        }
+        assert_fail_exactly_at(&out, &lines, &FRAGMENT_ROUTE_STARTS);
     }
-    let emitted: Vec<PathBuf> = std::fs::read_dir(&dump)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.to_string_lossy().contains(".line_fragments."))
-        .collect();
-    assert!(
-        !emitted.is_empty(),
-        "the layer rewrote fragment shaders for the route"
-    );
-    assert_spirv_valid(&emitted);
-    std::fs::remove_dir_all(&dump).unwrap();
+    assert_emitted_and_valid(&dump, "line_fragments");
 }
 
 /// The `prim_*` scene that fails on the index route through libraries: a fragment shader
