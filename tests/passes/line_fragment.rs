@@ -6,6 +6,7 @@
 use crate::inspect::{builtin_var, compile, valid};
 use crate::spirv_tools;
 
+use glsem_spirv::error::PassError;
 use glsem_spirv::gl_state::{FLAG_LINE_STIPPLE, LINE_STIPPLE, VIEWPORT_OFFSET, VIEWPORT_SCALE};
 use glsem_spirv::line_fragment::{
     discard_off_line_fragments, write_line_position, LineFragmentKey, ProvokingEnd,
@@ -238,4 +239,16 @@ fn a_push_constant_block_of_the_shaders_own_is_unsupported() {
     let words = spirv_tools::compile(&source, &["--target-env", "vulkan1.0"]);
     let err = discard_off_line_fragments(&words, "main", key(ProvokingEnd::Last, false));
     assert!(err.is_err());
+}
+
+#[test]
+fn early_fragment_tests_are_unsupported() {
+    let source =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/spirv/line_fragment/early_tests.frag");
+    let words = spirv_tools::compile(&source, &["--target-env", "vulkan1.0"]);
+    let err = discard_off_line_fragments(&words, "main", key(ProvokingEnd::Last, false));
+    assert!(
+        matches!(err, Err(PassError::Unsupported(ref why)) if why.contains("early fragment tests")),
+        "{err:?}"
+    );
 }

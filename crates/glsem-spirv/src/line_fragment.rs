@@ -25,7 +25,7 @@
 //!   first fragment of the segment and this one: it needs the segment's first vertex, and
 //!   restarts at every segment (GL counts on over a strip or loop).
 
-use spirv::{BuiltIn, Decoration, ExecutionModel, Op, StorageClass};
+use spirv::{BuiltIn, Decoration, ExecutionMode, ExecutionModel, Op, StorageClass};
 
 use super::builtin_output;
 use super::error::{PassError, PassResult};
@@ -168,6 +168,14 @@ pub fn discard_off_line_fragments(words: &[u32], entry: &str, key: LineFragmentK
         return Ok(None);
     };
     let function = ep.function;
+    // Early fragment tests write depth and stencil before the shader discards.
+    if m.has_execution_mode(function, ExecutionMode::EarlyFragmentTests) {
+        return Err(PassError::Unsupported(
+            "the fragment shader asks for early fragment tests, which write depth and stencil \
+             before a discard"
+                .into(),
+        ));
+    }
     let missing = PassError::MissingFunction { function };
     let (start, end) = m.function_range(function).ok_or(missing.clone())?;
     let body = m.function_body_start(function).ok_or(missing)?;
