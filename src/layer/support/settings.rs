@@ -48,21 +48,21 @@ pub const KEYS: [&str; 11] = [
     "debug_force_line_rule_at_link",
 ];
 
-/// Setting `line_route`: how GL's aliased lines are given (`rules/state/line_rasterization.rs`).
+/// Setting `line_route`: how GL's aliased lines are given (the line rule's `setup_device`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LineRoute {
     /// Bresenham lines where the driver has them and draws GL's pixels with them, the
     /// fragment route elsewhere.
     Auto,
-    /// The driver's Bresenham lines (`VK_EXT_line_rasterization`).
+    /// The driver's Bresenham lines (`bresenhamLines`).
     Bresenham,
     /// The driver's rectangular lines, and the fragment shader discards the fragments GL's
-    /// diamond-exit rule and stipple would not produce.
+    /// diamond-exit rule and line pattern would not produce.
     Fragment,
 }
 
 /// Setting `line_endpoints`: who decides a line endpoint that the rasterizer snaps onto a
-/// pixel diamond's edge (`rules/state/line_rasterization.rs`).
+/// pixel diamond's edge (the line rule's per-driver table).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LineEndpointSetting {
     /// The layer on drivers known to decide it otherwise than GL, the driver elsewhere.
