@@ -39,9 +39,11 @@ run() {
 }
 run whole tests/scenes/*.shader_test
 run libraries --pipelines libraries tests/scenes/*.shader_test
+run dynamic --pipelines dynamic-state tests/scenes/*.shader_test
 run runner-plain --no-layer tests/scenes/runner_*.shader_test
 python3 scripts/check-known-failures.py scripts/swiftshader-known-failures.txt \
-    whole="$out/whole.txt" libraries="$out/libraries.txt" runner-plain="$out/runner-plain.txt"
+    whole="$out/whole.txt" libraries="$out/libraries.txt" dynamic="$out/dynamic.txt" \
+    runner-plain="$out/runner-plain.txt"
 # Where a rule's route is missing, the layer says so once per device: the line rule's
 # stipple (the cause "b" lines of the list).
 for said in "lacks stippledBresenhamLines"; do

@@ -35,6 +35,7 @@ fn key(provoking: ProvokingEnd, flipped: bool) -> LineFragmentKey {
         block_offset: 0,
         provoking,
         frag_coord_flipped: flipped,
+        lines_gated: false,
     }
 }
 
@@ -251,4 +252,31 @@ fn early_fragment_tests_are_unsupported() {
         matches!(err, Err(PassError::Unsupported(ref why)) if why.contains("early fragment tests")),
         "{err:?}"
     );
+}
+
+#[test]
+fn a_dynamic_topology_tests_the_lines_flag_too() {
+    for env in ENVS {
+        let words = compile("line_fragment", "line.frag", env);
+        let equalities = |gated: bool| {
+            let key = LineFragmentKey {
+                lines_gated: gated,
+                ..key(ProvokingEnd::Last, false)
+            };
+            let out = discard_off_line_fragments(&words, "main", key)
+                .unwrap()
+                .unwrap();
+            let out = valid(out, env);
+            let m = Module::parse(&out).unwrap();
+            m.insts
+                .iter()
+                .filter(|i| i.op() == Some(Op::IEqual))
+                .count()
+        };
+        assert_eq!(
+            equalities(true),
+            equalities(false) + 1,
+            "FLAG_LINES == 0 is tested"
+        );
+    }
 }

@@ -31,8 +31,8 @@ use super::builtin_output;
 use super::error::{PassError, PassResult};
 use super::exits::rasterized_exits;
 use super::gl_state::{
-    BASE_INSTANCE, BLOCK_SIZE, FLAGS, FLAG_LINE_STIPPLE, LINE_STIPPLE, POINT_SIZE, VIEWPORT_OFFSET,
-    VIEWPORT_SCALE, WINDOW_HEIGHT,
+    BASE_INSTANCE, BLOCK_SIZE, FLAGS, FLAG_LINES, FLAG_LINE_STIPPLE, FLAG_WIDE_LINES, LINE_STIPPLE,
+    POINT_SIZE, VIEWPORT_OFFSET, VIEWPORT_SCALE, WINDOW_HEIGHT,
 };
 use super::module::{decode_string, Editor, EntryPoint, Instruction, Module, Section, Type};
 use super::rule::{Rule, Semantic, Stage};
@@ -157,6 +157,9 @@ pub struct LineFragmentKey {
     pub block_offset: u32,
     pub provoking: ProvokingEnd,
     pub frag_coord_flipped: bool,
+    /// The pipeline's topology is dynamic state: the test runs only while the block's
+    /// `FLAG_LINES` says lines are drawn.
+    pub lines_gated: bool,
 }
 
 /// Discards, at the entry of the fragment shader `entry`, the fragments that GL's
@@ -703,9 +706,21 @@ fn line_test(f: &mut Code, inputs: &Inputs, key: LineFragmentKey) -> u32 {
     let off = f.not(counted);
     let stipple_ok = f.or(off, on);
     keep = f.and(keep, stipple_ok);
-    // A fragment of a line without a direction (none in practice) is left alone.
+    // A fragment of a line without a direction (none in practice), or of a wide line (the
+    // test is for width 1), is left alone.
     let undirected = f.not(has_direction);
-    f.or(undirected, keep)
+    let wide_bit = f.e.constant_u32(FLAG_WIDE_LINES);
+    let wide = f.e.bitwise_and(f.code, uint, flags, wide_bit);
+    let wide = f.e.i_not_equal(f.code, bool_type, wide, u_zero);
+    let mut left_alone = f.or(undirected, wide);
+    if key.lines_gated {
+        // Other primitives of a dynamic topology.
+        let lines_bit = f.e.constant_u32(FLAG_LINES);
+        let lines = f.e.bitwise_and(f.code, uint, flags, lines_bit);
+        let not_lines = f.e.binary(f.code, Op::IEqual, bool_type, lines, u_zero);
+        left_alone = f.or(left_alone, not_lines);
+    }
+    f.or(left_alone, keep)
 }
 
 /// The step on the last pre-rasterization stage: the route's varyings at `location`.

@@ -48,7 +48,7 @@ use crate::layer::support::ffi::slice;
 use crate::layer::support::log;
 use glsem_spirv::gl_state::{
     flag_clip_distance, CLIP_DISTANCE_FLAGS, FLAG_LAYERED, FLAG_LINE_STIPPLE, FLAG_MULTISAMPLED,
-    FLAG_POINT_SPRITE_LOWER_LEFT, FLAG_PROGRAM_POINT_SIZE,
+    FLAG_POINT_SPRITE_LOWER_LEFT, FLAG_PROGRAM_POINT_SIZE, FLAG_WIDE_LINES,
 };
 
 /// The frame of the layer's own state commands: `change` edits the state of
@@ -338,6 +338,21 @@ command_hook! {
                 viewports,
             )
         };
+    }
+}
+
+command_hook! {
+    /// `vkCmdSetLineWidth`: a width other than 1 is followed in the GL-state block's flags
+    /// (the fragment line route leaves wide lines to the driver).
+    "vkCmdSetLineWidth",
+    fn cmd_set_line_width(command_buffer, width: f32),
+    read |d| d.conventions.fragment_lines,
+    then |follows| {
+        if follows {
+            update("vkCmdSetLineWidth", command_buffer, |v| {
+                set_flag(&mut v.flags, FLAG_WIDE_LINES, (width != 1.0).into())
+            });
+        }
     }
 }
 

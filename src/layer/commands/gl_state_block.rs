@@ -38,7 +38,8 @@ pub(crate) fn push(
 
 /// The topology or polygon mode set as dynamic state (`change`): the GL-state block's
 /// `FLAG_LINES` follows, pushed again where it changed under a bound reader, on devices where
-/// the layer moves GL's line endpoints (the flag's only reader).
+/// the layer moves GL's line endpoints or takes the fragment line route (the flag's
+/// readers).
 pub(crate) fn follow_drawn(
     command_buffer: Dispatchable<vk::CommandBuffer>,
     change: impl FnOnce(&mut DrawnPrimitives),
@@ -60,13 +61,15 @@ pub(crate) fn follow_drawn(
 }
 
 /// [`follow_drawn`] under the caller's lock of `state`: what to push once it is released
-/// (`None`: nothing changed under a bound reader, or `dev` does not move line endpoints).
+/// (`None`: nothing changed under a bound reader, or no code on `dev` reads the flag).
 pub(crate) fn drawn_changed(
     dev: &DeviceData,
     state: &mut CommandBufferState,
     change: impl FnOnce(&mut DrawnPrimitives),
 ) -> Option<(BlockBinding, GlStateValues)> {
-    dev.conventions.line_endpoints?;
+    if dev.conventions.line_endpoints.is_none() && !dev.conventions.fragment_lines {
+        return None;
+    }
     change(&mut state.drawn);
     let before = state.values.flags;
     state.values.set_lines(&state.drawn);

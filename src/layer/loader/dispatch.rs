@@ -194,7 +194,8 @@ $expand!(
         cmd_bind_pipeline: PFN_vkCmdBindPipeline =
             "vkCmdBindPipeline" => command_state::cmd_bind_pipeline;
         cmd_push_constants: PFN_vkCmdPushConstants = "vkCmdPushConstants";
-        cmd_set_line_width: PFN_vkCmdSetLineWidth = "vkCmdSetLineWidth";
+        cmd_set_line_width: PFN_vkCmdSetLineWidth =
+            "vkCmdSetLineWidth" => command_state::cmd_set_line_width;
         cmd_draw: PFN_vkCmdDraw = "vkCmdDraw" => line_loops::cmd_draw;
         cmd_draw_indexed: PFN_vkCmdDrawIndexed = "vkCmdDrawIndexed" => line_loops::cmd_draw_indexed;
         cmd_draw_indirect: PFN_vkCmdDrawIndirect =

@@ -402,8 +402,8 @@ fn pipeline_state_key(
         ),
         followed_line_mode: followed_line_mode(dev, ci).is_some(),
         multisample_lines: multisample_lines(ci, dynamic) && !library_line_mode(dev, ci, dynamic),
-        wide_lines: dynamic.contains(&vk::DynamicState::LINE_WIDTH)
-            || ci
+        wide_lines: !dynamic.contains(&vk::DynamicState::LINE_WIDTH)
+            && ci
                 .rasterization
                 .as_ref()
                 .is_some_and(|r| r.line_width != 1.0),

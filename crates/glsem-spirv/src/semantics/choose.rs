@@ -421,7 +421,8 @@ fn line_endpoints(stages: &Stages<'_>, key: &PipelineKey) -> Option<LineEndpoint
 }
 
 /// GL's lines by the fragment route, where the device takes them so: a whole pipeline that
-/// draws only lines (a static line topology, or a last stage that emits lines),
+/// may draw lines (a line or dynamic topology, or a last stage that emits lines; not
+/// polygons drawn as lines),
 /// single-sampled, whose last pre-rasterization stage and fragment shader the layer
 /// rewrites, with two Locations free past both their interfaces (the device's last one stays
 /// free for gl_Layer's copy). Other pipelines keep the driver's (Bresenham) lines.
@@ -446,15 +447,18 @@ fn fragment_lines(
     let last = stages.rewritable(stage)?;
     let fragment = stages.rewritable(Stage::Fragment)?;
     let block_offset = key.fragment_block?;
-    let only_lines = match stage {
-        Stage::Vertex => {
-            key.topology == Topology::Lines && !key.dynamic_points && !key.polygon_lines
-        }
-        _ => last.output_primitive == Some(Primitive::Lines) && !key.polygon_lines,
+    // Polygons drawn as lines would give the test a triangle's provoking vertex: not here.
+    // A dynamic topology that may draw lines: the test runs while the block says lines.
+    let lines_gated = match stage {
+        _ if key.polygon_lines => return None,
+        Stage::Vertex => match key.topology {
+            Topology::Lines => key.dynamic_points,
+            Topology::Dynamic => true,
+            _ => return None,
+        },
+        _ if last.output_primitive == Some(Primitive::Lines) => false,
+        _ => return None,
     };
-    if !only_lines {
-        return None;
-    }
     let end = |s: &Summary| {
         s.single_location_bound
             .or(s.location_ends.map(|e| e.input.max(e.output)))
@@ -481,6 +485,7 @@ fn fragment_lines(
             block_offset,
             provoking,
             frag_coord_flipped,
+            lines_gated,
         },
     ))
 }
@@ -1218,10 +1223,27 @@ mod tests {
                     block_offset: 96,
                     provoking: ProvokingEnd::Last,
                     frag_coord_flipped: true,
+                    lines_gated: false,
                 }),
                 false
             )
         );
+        // A dynamic topology: the test runs while the block says lines are drawn.
+        let dynamic = PipelineKey {
+            topology: Topology::Dynamic,
+            ..lines.clone()
+        };
+        assert!(matches!(
+            route(&dynamic),
+            (
+                Some(_),
+                Some(LineFragmentKey {
+                    lines_gated: true,
+                    ..
+                }),
+                false
+            )
+        ));
         // What the route leaves keeps Bresenham lines: wide lines, libraries, triangles
         // drawn as lines; triangles get neither.
         let wide = PipelineKey {

@@ -168,8 +168,8 @@ pub struct PipelineKey {
     /// shading (VUID-VkGraphicsPipelineCreateInfo-lineRasterizationMode-02766), or the
     /// multisample state is elsewhere (a library part without it).
     pub multisample_lines: bool,
-    /// The line width may be other than 1 (a static width, or dynamic state): GL's wide
-    /// lines, which the fragment route's test (for width 1) must leave alone.
+    /// The static line width is not 1: GL's wide lines, which the fragment route's test (for
+    /// width 1) must leave alone (a dynamic width is followed in the GL-state block's flags).
     pub wide_lines: bool,
     /// The line stipple is set by the application (`VK_DYNAMIC_STATE_LINE_STIPPLE_EXT` or
     /// its enable is dynamic): the layer's `vkCmdSetLineStippleGLSEM` stays out of it.

@@ -68,8 +68,8 @@ pub(crate) fn setup_device(setup: &mut DeviceSetup<'_>) {
         || route == LineRoute::Auto && !setup.conventions.bresenham_lines
     {
         log::info!(
-            "VK_GLSEM_gl_state: GL's lines by the fragment route: whole pipelines that draw \
-             only lines discard the fragments GL's diamond-exit rule and stipple would not \
+            "VK_GLSEM_gl_state: GL's lines by the fragment route: whole pipelines that may \
+             draw lines discard the fragments GL's diamond-exit rule and stipple would not \
              produce"
         );
         setup.conventions.fragment_lines = true;
@@ -224,7 +224,7 @@ fn endpoint_grid(setup: &DeviceSetup<'_>) -> Option<EndpointGrid> {
 fn warn_of_missing_lines(setup: &DeviceSetup<'_>) {
     let conventions = &setup.conventions;
     let elsewhere = match conventions.fragment_lines {
-        true => "by the fragment route in whole pipelines that draw only lines, and not in others",
+        true => "by the fragment route in whole pipelines, and not in libraries or shader objects",
         false => "not",
     };
     if !conventions.bresenham_lines {
