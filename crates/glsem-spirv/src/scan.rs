@@ -149,7 +149,9 @@ pub fn scan(words: &[u32]) -> Summary {
     let mut at = HEADER_WORDS;
     while let Some(&word) = words.get(at) {
         let count = (word >> 16) as usize;
-        if count == 0 || at + count > words.len() {
+        let end = at + count;
+        if count == 0 || end > words.len() {
+            // Damage: what the walk set so far stays, `readable` false.
             return scanner.summary;
         }
         let opcode = word & 0xffff;
@@ -160,8 +162,8 @@ pub fn scan(words: &[u32]) -> Summary {
             }
             break;
         }
-        scanner.header_instruction(opcode, &words[at + 1..at + count]);
-        at += count;
+        scanner.header_instruction(opcode, &words[at + 1..end]);
+        at = end;
     }
     scanner.finish(words)
 }
@@ -173,21 +175,30 @@ fn derives_y(words: &[u32]) -> bool {
     let mut at = 0;
     while let Some(&word) = words.get(at) {
         let count = (word >> 16) as usize;
-        if count == 0 || at + count > words.len() {
+        if count == 0 {
             return false;
         }
         if matches!(word & 0xffff, DPDY | DPDY_FINE | DPDY_COARSE) {
-            return true;
+            // One that runs past the end is damage, not a derivative.
+            return at + count <= words.len();
         }
+        // An instruction past the end ends the loop, as damage does.
         at += count;
     }
     false
 }
 
-/// Ids the scan follows: inline for the usual few, so that a scan allocates nothing but
-/// what the summary keeps.
-type Ids = SmallVec<[u32; INLINE_IDS]>;
-const INLINE_IDS: usize = 16;
+/// What the scan knows of a type id, as bits: see [`Scanner::types`].
+type TypeBits = u32;
+/// A struct or matrix type, or an array of one.
+const AGGREGATE: TypeBits = 1;
+/// A type that takes more than one Location: a struct other than a built-in block, a
+/// matrix, an array of anything but a built-in block, a 64-bit 3- or 4-vector.
+const WIDE: TypeBits = 2;
+/// A 64-bit scalar type.
+const WIDE_SCALAR: TypeBits = 4;
+/// A struct with a built-in member (`OpMemberDecorate .. BuiltIn`, before the type).
+const BUILTIN_BLOCK: TypeBits = 8;
 
 /// What [`scan`] gathers from the header sections before it decides.
 #[derive(Default)]
@@ -199,51 +210,37 @@ struct Scanner {
     emits: Option<Primitive>,
     domain: Option<Primitive>,
     point_mode: bool,
-    /// Struct and matrix type ids, and arrays of them; Input pointers to any of them.
-    aggregates: Ids,
+    /// The type ids that have some [`TypeBits`], with them: one list (inline for the usual
+    /// few, so that a scan allocates nothing but what the summary keeps) and one search per
+    /// look-up. An id may appear more than once (a built-in block is marked before its
+    /// `OpTypeStruct`): its bits are the union.
+    types: SmallVec<[(u32, TypeBits); INLINE_IDS]>,
+    /// Whether an `Input` (`input_aggregate`) or `Output` pointer points to an
+    /// [`AGGREGATE`], and whether either points to a [`WIDE`] type.
     input_aggregate: bool,
     output_aggregate: bool,
+    wide_interface: bool,
+    /// `(id, Location)` of the `Location` decorations.
     locations: SmallVec<[(u32, u32); INLINE_IDS]>,
     /// The vertex inputs' Locations, for [`Summary::vertex_input_locations`].
     input_locations: SmallVec<[u32; INLINE_IDS]>,
-    /// Types that take more than one Location (structs other than built-in blocks,
-    /// matrices, arrays of anything but built-in blocks, 64-bit 3- and 4-vectors), the
-    /// 64-bit scalar types, the structs with built-in members; and whether an `Input` or
-    /// `Output` pointer points to one of the first.
-    wide_types: Ids,
-    wide_scalars: Ids,
-    builtin_blocks: Ids,
-    wide_interface: bool,
 }
 
+const INLINE_IDS: usize = 16;
+
 impl Scanner {
-    /// One instruction of the header sections.
+    /// One instruction of the header sections: one dispatch on the opcode. Debug
+    /// instructions other than `OpName` (`OpSource*`, `OpString`, `OpMemberName`, `OpLine`,
+    /// `OpModuleProcessed`), constants and the other types fall to the last arm.
     fn header_instruction(&mut self, opcode: u32, ops: &[u32]) {
-        self.location_width(opcode, ops);
         match opcode {
+            CAPABILITY => match ops.first().copied() {
+                Some(CLIP_DISTANCE) => self.summary.clip_distance = true,
+                Some(INTERPOLATION_FUNCTION) => self.summary.window_y = true,
+                _ => {}
+            },
             ENTRY_POINT if ops.len() >= 3 && ops[0] < 32 => self.summary.stages |= 1 << ops[0],
             EXECUTION_MODE if ops.len() >= 2 => self.execution_mode(ops[1]),
-            TYPE_STRUCT | TYPE_MATRIX if !ops.is_empty() => self.aggregates.push(ops[0]),
-            TYPE_ARRAY | TYPE_RUNTIME_ARRAY
-                if ops.len() >= 2 && self.aggregates.contains(&ops[1]) =>
-            {
-                self.aggregates.push(ops[0])
-            }
-            TYPE_POINTER if ops.len() >= 3 && self.aggregates.contains(&ops[2]) => {
-                self.input_aggregate |= ops[1] == StorageClass::Input as u32;
-                self.output_aggregate |= ops[1] == StorageClass::Output as u32;
-            }
-            VARIABLE if ops.len() >= 3 && ops[2] == StorageClass::Input as u32 => {
-                if let Some(&(_, location)) = self.locations.iter().find(|(id, _)| *id == ops[1]) {
-                    self.input_locations.push(location);
-                }
-            }
-            CAPABILITY if ops.first() == Some(&(Capability::ClipDistance as u32)) => {
-                self.summary.clip_distance = true;
-            }
-            CAPABILITY if ops.first() == Some(&(Capability::InterpolationFunction as u32)) => {
-                self.summary.window_y = true;
-            }
             // "gl_FragColor\0" is four words; compare without decoding. Bytes after the
             // nul are padding that readers ignore, so only the first byte of the last word
             // must be the nul.
@@ -251,42 +248,63 @@ impl Scanner {
                 self.frag_color_id = Some(ops[0]);
             }
             DECORATE if ops.len() >= 2 => self.decoration(ops),
+            // Once per block, not per member.
+            MEMBER_DECORATE
+                if ops.len() >= 3
+                    && ops[2] == BUILT_IN
+                    && self.types.last() != Some(&(ops[0], BUILTIN_BLOCK)) =>
+            {
+                self.types.push((ops[0], BUILTIN_BLOCK));
+            }
+            TYPE_INT | TYPE_FLOAT if ops.len() >= 2 && ops[1] == 64 => {
+                self.types.push((ops[0], WIDE_SCALAR));
+            }
+            TYPE_VECTOR
+                if ops.len() >= 3 && ops[2] >= 3 && self.bits(ops[1]) & WIDE_SCALAR != 0 =>
+            {
+                self.types.push((ops[0], WIDE));
+            }
+            TYPE_STRUCT if !ops.is_empty() => {
+                let wide = match self.bits(ops[0]) & BUILTIN_BLOCK {
+                    0 => WIDE,
+                    _ => 0,
+                };
+                self.types.push((ops[0], AGGREGATE | wide));
+            }
+            TYPE_MATRIX if !ops.is_empty() => self.types.push((ops[0], AGGREGATE | WIDE)),
+            TYPE_ARRAY | TYPE_RUNTIME_ARRAY if ops.len() >= 2 => {
+                let element = self.bits(ops[1]);
+                let wide = match element & BUILTIN_BLOCK {
+                    0 => WIDE,
+                    _ => 0,
+                };
+                self.types.push((ops[0], element & AGGREGATE | wide));
+            }
+            TYPE_POINTER if ops.len() >= 3 => {
+                let input = ops[1] == StorageClass::Input as u32;
+                if input || ops[1] == StorageClass::Output as u32 {
+                    let pointee = self.bits(ops[2]);
+                    let aggregate = pointee & AGGREGATE != 0;
+                    self.input_aggregate |= input && aggregate;
+                    self.output_aggregate |= !input && aggregate;
+                    self.wide_interface |= pointee & WIDE != 0;
+                }
+            }
+            VARIABLE if ops.len() >= 3 && ops[2] == StorageClass::Input as u32 => {
+                if let Some(&(_, location)) = self.locations.iter().find(|(id, _)| *id == ops[1]) {
+                    self.input_locations.push(location);
+                }
+            }
             _ => {}
         }
     }
 
-    /// Follows the types that take more than one Location and the interface pointers to
-    /// them ([`Summary::single_location_bound`]).
-    fn location_width(&mut self, opcode: u32, ops: &[u32]) {
-        let wide = match opcode {
-            MEMBER_DECORATE if ops.len() >= 3 && ops[2] == BUILT_IN => {
-                // Once per block, not per member.
-                if self.builtin_blocks.last() != Some(&ops[0]) {
-                    self.builtin_blocks.push(ops[0]);
-                }
-                return;
-            }
-            TYPE_FLOAT | TYPE_INT if ops.len() >= 2 && ops[1] == 64 => {
-                self.wide_scalars.push(ops[0]);
-                return;
-            }
-            TYPE_VECTOR if ops.len() >= 3 => ops[2] >= 3 && self.wide_scalars.contains(&ops[1]),
-            TYPE_STRUCT if !ops.is_empty() => !self.builtin_blocks.contains(&ops[0]),
-            TYPE_MATRIX => true,
-            TYPE_ARRAY | TYPE_RUNTIME_ARRAY if ops.len() >= 2 => {
-                !self.builtin_blocks.contains(&ops[1])
-            }
-            TYPE_POINTER if ops.len() >= 3 => {
-                let interface = [StorageClass::Input as u32, StorageClass::Output as u32];
-                self.wide_interface |=
-                    interface.contains(&ops[1]) && self.wide_types.contains(&ops[2]);
-                return;
-            }
-            _ => return,
-        };
-        if wide {
-            self.wide_types.push(ops[0]);
-        }
+    /// The [`TypeBits`] of `id`.
+    fn bits(&self, id: u32) -> TypeBits {
+        self.types
+            .iter()
+            .filter(|&&(t, _)| t == id)
+            .fold(0, |bits, &(_, b)| bits | b)
     }
 
     fn execution_mode(&mut self, mode: u32) {
@@ -319,26 +337,13 @@ impl Scanner {
         }
     }
 
-    /// The summary, from what the header said.
-    fn finish(self, words: &[u32]) -> Summary {
-        let Scanner {
-            mut summary,
-            frag_color_id,
-            locations,
-            mut input_locations,
-            xfb_mode,
-            xfb_buffer,
-            emits,
-            domain,
-            point_mode,
-            input_aggregate,
-            output_aggregate,
-            wide_interface,
-            ..
-        } = self;
+    /// The summary, from what the header said. By reference: the scanner is large, and a
+    /// move would copy it.
+    fn finish(&mut self, words: &[u32]) -> Summary {
+        let mut summary = std::mem::take(&mut self.summary);
         summary.readable = true;
-        summary.single_location_bound = (!wide_interface).then(|| {
-            locations
+        summary.single_location_bound = (!self.wide_interface).then(|| {
+            self.locations
                 .iter()
                 .map(|&(_, location)| location.saturating_add(1))
                 .max()
@@ -348,16 +353,19 @@ impl Scanner {
             summary.location_ends = Module::parse(words).ok().map(|m| LocationEnds::of(&m));
         }
         if summary.has_stage(ExecutionModel::Vertex) {
-            input_locations.sort_unstable();
+            self.input_locations.sort_unstable();
             // The record keeps it for the module's life: one allocation of its size.
-            summary.vertex_input_locations = input_locations.to_vec();
+            summary.vertex_input_locations = self.input_locations.to_vec();
         }
-        summary.window_y &= summary.has_stage(ExecutionModel::Fragment);
-        summary.frag_color = frag_color_id.is_some_and(|id| locations.contains(&(id, 0)))
-            && summary.has_stage(ExecutionModel::Fragment);
-        summary.xfb_candidate = xfb_mode && xfb_buffer;
-        summary.struct_inputs = input_aggregate && summary.has_stage(ExecutionModel::Fragment);
-        summary.struct_outputs = output_aggregate
+        let fragment = summary.has_stage(ExecutionModel::Fragment);
+        summary.window_y &= fragment;
+        summary.frag_color = fragment
+            && self
+                .frag_color_id
+                .is_some_and(|id| self.locations.contains(&(id, 0)));
+        summary.xfb_candidate = self.xfb_mode && self.xfb_buffer;
+        summary.struct_inputs = self.input_aggregate && fragment;
+        summary.struct_outputs = self.output_aggregate
             && [
                 ExecutionModel::Vertex,
                 ExecutionModel::TessellationEvaluation,
@@ -366,11 +374,11 @@ impl Scanner {
             .into_iter()
             .any(|m| summary.has_stage(m));
         summary.output_primitive = if summary.has_stage(ExecutionModel::Geometry) {
-            emits
-        } else if point_mode {
+            self.emits
+        } else if self.point_mode {
             Some(Primitive::Points)
         } else {
-            domain
+            self.domain
         };
         summary
     }
@@ -389,6 +397,8 @@ numbers! {
     ENTRY_POINT = Op::EntryPoint;
     EXECUTION_MODE = Op::ExecutionMode;
     CAPABILITY = Op::Capability;
+    CLIP_DISTANCE = Capability::ClipDistance;
+    INTERPOLATION_FUNCTION = Capability::InterpolationFunction;
     TYPE_INT = Op::TypeInt;
     TYPE_FLOAT = Op::TypeFloat;
     TYPE_VECTOR = Op::TypeVector;
@@ -445,5 +455,12 @@ mod tests {
     fn garbage_is_unreadable() {
         assert!(!scan(&[]).readable);
         assert!(!scan(&[0x0723_0203, 0x10000, 0, 4, 0, 0]).readable);
+    }
+
+    #[test]
+    fn type_without_operands_is_no_panic() {
+        // `OpTypeMatrix` of one word: the scan reads no operand it lacks.
+        let words = [0x0723_0203, 0x10000, 0, 4, 0, (1 << 16) | TYPE_MATRIX];
+        assert!(scan(&words).readable);
     }
 }

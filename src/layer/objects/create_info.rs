@@ -4,6 +4,7 @@
 //! references and slices, never on the application's raw pointers.
 
 use ash::vk;
+use smallvec::SmallVec;
 use std::ffi::{c_void, CStr};
 use std::mem::size_of;
 
@@ -248,7 +249,8 @@ pub(crate) struct VertexInput<'a> {
 /// hold (whose pointers Vulkan ignores and may be garbage) are `None`.
 pub(crate) struct PipelineView<'a> {
     pub info: &'a vk::GraphicsPipelineCreateInfo<'a>,
-    pub stages: Vec<StageView<'a>>,
+    /// Inline for a vertex and a fragment shader: the usual pipeline allocates nothing.
+    pub stages: SmallVec<[StageView<'a>; 2]>,
     pub dynamic_state: Option<&'a vk::PipelineDynamicStateCreateInfo<'a>>,
     /// `dynamic_state`'s states.
     pub dynamic: &'a [vk::DynamicState],
@@ -390,14 +392,14 @@ impl<'a> PipelineView<'a> {
         }
     }
 
-    /// Views of `count` create infos at `infos`.
+    /// Views of `count` create infos at `infos`: inline for one, the usual count.
     ///
     /// # Safety
     /// As for [`PipelineView::new`], for each of `count` create infos at `infos`.
     pub unsafe fn all(
         infos: *const vk::GraphicsPipelineCreateInfo<'a>,
         count: u32,
-    ) -> Vec<PipelineView<'a>> {
+    ) -> SmallVec<[PipelineView<'a>; 1]> {
         // SAFETY: `count` create infos at `infos`, each valid as `new` requires (this
         // function's contract).
         unsafe {

@@ -288,6 +288,11 @@ pub(crate) fn make_again(
     let modules = register_modules(dev, kept.codes())?;
     let mut stages = Vec::new();
     let info = kept.info(&modules.handles, &state, &mut stages);
+    // What the view borrows outlives it (its stages are inline, which keeps its lifetime
+    // from shrinking to these locals).
+    let multisample = vk::PipelineMultisampleStateCreateInfo::default()
+        .rasterization_samples(vk::SampleCountFlags::TYPE_1);
+    let mut dynamic: Vec<vk::DynamicState> = Vec::new();
     // SAFETY: the kept create info, valid as the application's was, with the layer's
     // modules of its code and a vertex-input state that the dynamic state ignores.
     let mut view = unsafe { PipelineView::new(&info) };
@@ -299,17 +304,15 @@ pub(crate) fn make_again(
         bindings,
         attributes,
     });
-    let multisample = vk::PipelineMultisampleStateCreateInfo::default()
-        .rasterization_samples(vk::SampleCountFlags::TYPE_1);
     if single_sampled {
         view.multisample = Some(&multisample);
     }
-    let dynamic: Vec<vk::DynamicState> = view
-        .dynamic
-        .iter()
-        .copied()
-        .filter(|&d| d != vk::DynamicState::VERTEX_INPUT_BINDING_STRIDE)
-        .collect();
+    dynamic.extend(
+        view.dynamic
+            .iter()
+            .copied()
+            .filter(|&d| d != vk::DynamicState::VERTEX_INPUT_BINDING_STRIDE),
+    );
     view.dynamic = &dynamic;
     let made = create_alone(dev, &view);
     drop(modules);
