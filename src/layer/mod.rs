@@ -32,7 +32,7 @@ pub mod support;
 
 // The hook paths of `dispatch`'s lists (`device::create_device`) resolve here.
 use commands::{
-    command_state, converted_draws, current_attributes, followed_state, line_loops,
+    command_state, converted_draws, current_attributes, followed_state, line_loops, lines,
     primitive_objects, render_targets,
 };
 pub use data::records;

@@ -1,7 +1,9 @@
-//! Dynamic state the layer follows at record time (DESIGN §4.11): the application's
-//! `vkCmdSet*EXT` commands that decide GL's line rule (`dynamic_lines`), and the
-//! tessellation domain origin under GL's window origin. Each goes down as the application
-//! called it, then the layer sets what GL needs where the deciding state changed.
+//! Dynamic state the layer follows at record time (DESIGN §4.11): the vertex input (GL's
+//! current attributes for the Locations it leaves unfed, and the pipelines made again for
+//! formats the device lacks), the tessellation domain origin under GL's window origin, and
+//! the conventions the layer enabled behind the application. Each goes down as the
+//! application called it, then the layer sets what GL needs where the deciding state
+//! changed. GL's line rule follows its own state in `lines.rs`.
 
 use std::sync::Arc;
 
@@ -13,8 +15,7 @@ use crate::layer::data::dynamic_inputs::{
     made_once, read_as, AppVertexInput, FollowedPipeline, ObjectVariant, Variant, VariantKey,
     VertexInputVariants,
 };
-use crate::layer::data::dynamic_lines::{LineModeState, StaticMultisample};
-use crate::layer::data::records::{CommandBufferState, LineStipple};
+use crate::layer::data::records::CommandBufferState;
 use crate::layer::data::vertex_formats::{chunk_format, vertex_format, vk_format};
 use crate::layer::loader::frames::{command_hook, shield};
 use crate::layer::loader::registry::{device_data, Dispatchable};
@@ -27,181 +28,6 @@ use crate::layer::support::log;
 use glsem_spirv::semantics::Semantic;
 use glsem_spirv::unfed_inputs::InputKind;
 use glsem_spirv::vertex_formats::VertexFormat;
-
-/// Gives the driver the line mode GL's rule wants (`dynamic_lines`).
-pub(crate) fn set_line_mode(
-    dev: &DeviceData,
-    cb: Dispatchable<vk::CommandBuffer>,
-    mode: vk::LineRasterizationModeEXT,
-) {
-    if let Some(set) = dev.table.cmd_set_line_rasterization_mode_ext {
-        // SAFETY: a live command buffer (a `Dispatchable`) in the recording state whose
-        // bound pipeline has the line mode as dynamic state (the device enabled the feature
-        // for it).
-        unsafe { set(cb.handle(), mode) }
-    }
-}
-
-/// Whether `dev` may follow lines at all: `VK_GLSEM_gl_state` with Bresenham lines (else no
-/// pipeline is recorded as followed, and the state is not worth a lock).
-fn follows_lines(dev: &DeviceData) -> bool {
-    dev.extensions.gl_state && dev.conventions.bresenham_lines
-}
-
-/// Applies `change` to the line state of `cb` and sets the mode it now wants.
-fn follow(
-    cb: Dispatchable<vk::CommandBuffer>,
-    what: &str,
-    change: impl FnOnce(&mut LineModeState),
-) {
-    shield(what, || {
-        let Some(dev) = device_data(cb).filter(|d| follows_lines(d)) else {
-            return;
-        };
-        let (mode, stipple_with_mode, stipple) = {
-            let mut cbs = dev.records.command_buffers.lock();
-            let state = cbs
-                .entry(cb.handle())
-                .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
-            change(&mut state.lines);
-            let with_mode = state.object_lines || state.pipeline_stipple_with_mode;
-            (state.lines.update(), with_mode, state.line_stipple)
-        };
-        if let Some(mode) = mode {
-            set_line_mode(&dev, cb, mode);
-            if stipple_with_mode {
-                set_stipple_enable(&dev, cb, mode, stipple);
-            }
-        }
-    });
-}
-
-/// Shader objects bound where the layer enabled the line extension behind the application
-/// (`Conventions::layer_sets_line_mode`): their line mode follows GL's rule as a pipeline's
-/// dynamic mode does, the application's unset mode taken for `DEFAULT` (it does not know
-/// the extension is on), all of the multisample state dynamic; the stipple enable goes with
-/// the mode.
-pub(crate) fn bind_object_lines(dev: &DeviceData, cb: Dispatchable<vk::CommandBuffer>) {
-    let (mode, stipple) = {
-        let mut cbs = dev.records.command_buffers.lock();
-        let state = cbs
-            .entry(cb.handle())
-            .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
-        let all_dynamic = StaticMultisample {
-            samples: None,
-            alpha_to_coverage: None,
-            alpha_to_one: None,
-        };
-        state.lines.app_mode = state
-            .lines
-            .app_mode
-            .or(Some(vk::LineRasterizationModeEXT::DEFAULT));
-        // Every bind sets it again: binding shaders may follow a pipeline's static mode.
-        state.lines.set = None;
-        state.object_lines = true;
-        state.bound_line_stipple = dev.conventions.stippled_bresenham_lines;
-        (state.lines.bind(Some(all_dynamic)), state.line_stipple)
-    };
-    if let Some(mode) = mode {
-        set_line_mode(dev, cb, mode);
-        set_stipple_enable(dev, cb, mode, stipple);
-    }
-}
-
-/// The stipple enable of shader objects, or of a pipeline whose enable is the layer's,
-/// drawing lines in `mode`: GL's stipple on stippled Bresenham lines (solid while
-/// `GL_LINE_STIPPLE` is off), none on the others (their stippled modes are features the
-/// layer does not enable).
-pub(crate) fn set_stipple_enable(
-    dev: &DeviceData,
-    cb: Dispatchable<vk::CommandBuffer>,
-    mode: vk::LineRasterizationModeEXT,
-    stipple: LineStipple,
-) {
-    if !dev.conventions.stippled_bresenham_lines {
-        return;
-    }
-    let enable = mode == vk::LineRasterizationModeEXT::BRESENHAM;
-    if let Some(set_enable) = dev.table.cmd_set_line_stipple_enable_ext {
-        // SAFETY: a live command buffer (a `Dispatchable`) in the recording state with
-        // shader objects bound, or a pipeline whose stipple enable is dynamic state; the
-        // layer enabled `stippledBresenhamLines`.
-        unsafe { set_enable(cb.handle(), enable.into()) };
-    }
-    if let (true, Some(set)) = (enable, dev.table.cmd_set_line_stipple) {
-        let (factor, pattern) = stipple.effective();
-        // SAFETY: a live command buffer (a `Dispatchable`) in the recording state with
-        // shader objects or a pipeline bound whose line stipple is dynamic state; the factor
-        // `effective` gives is in [1, 256], the range Vulkan allows.
-        unsafe { set(cb.handle(), factor, pattern) };
-    }
-}
-
-command_hook! {
-    /// `vkCmdSetLineRasterizationModeEXT`: the application's mode, or GL's diamond-exit rule
-    /// in place of `DEFAULT` where it applies.
-    "vkCmdSetLineRasterizationModeEXT",
-    fn cmd_set_line_rasterization_mode[cmd_set_line_rasterization_mode_ext](
-        command_buffer,
-        mode: vk::LineRasterizationModeEXT,
-    ),
-    read |d| follows_lines(d),
-    calls_down |next, follows| {
-        // The mode that goes down, and the stipple to set with it where the bound
-        // pipeline's stipple enable is the layer's.
-        let followed = follows
-            .then(|| {
-                shield("vkCmdSetLineRasterizationModeEXT", || {
-                    let dev = device_data(command_buffer)?;
-                    let (down, stipple) = {
-                        let mut cbs = dev.records.command_buffers.lock();
-                        let state = cbs
-                            .entry(command_buffer.handle())
-                            .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
-                        let stipple = state
-                            .pipeline_stipple_with_mode
-                            .then_some(state.line_stipple);
-                        (state.lines.app_sets(mode), stipple)
-                    };
-                    Some((dev, down, stipple))
-                })
-                .flatten()
-            })
-            .flatten();
-        // SAFETY: the application's command buffer; a valid mode.
-        unsafe { next(command_buffer.handle(), followed.as_ref().map_or(mode, |f| f.1)) };
-        if let Some((dev, down, Some(stipple))) = followed {
-            shield("vkCmdSetLineRasterizationModeEXT", || {
-                set_stipple_enable(&dev, command_buffer, down, stipple)
-            });
-        }
-    }
-}
-
-/// After `vkCmdSetRasterizationSamplesEXT` (`command_state`'s hook): the line mode follows
-/// the sample count.
-pub(crate) fn follow_rasterization_samples(
-    command_buffer: Dispatchable<vk::CommandBuffer>,
-    samples: vk::SampleCountFlags,
-) {
-    follow(command_buffer, "vkCmdSetRasterizationSamplesEXT", |s| {
-        s.samples = samples
-    });
-}
-
-command_hook! {
-    /// `vkCmdSetAlphaToCoverageEnableEXT`: followed for the line mode.
-    "vkCmdSetAlphaToCoverageEnableEXT",
-    fn cmd_set_alpha_to_coverage_enable[cmd_set_alpha_to_coverage_enable_ext](command_buffer, enable: vk::Bool32),
-    then |()| follow(command_buffer, "vkCmdSetAlphaToCoverageEnableEXT", |s| s.alpha_to_coverage = enable != vk::FALSE),
-}
-
-command_hook! {
-    /// `vkCmdSetAlphaToOneEnableEXT`: followed for the line mode.
-    "vkCmdSetAlphaToOneEnableEXT",
-    fn cmd_set_alpha_to_one_enable[cmd_set_alpha_to_one_enable_ext](command_buffer, enable: vk::Bool32),
-    then |()| follow(command_buffer, "vkCmdSetAlphaToOneEnableEXT", |s| s.alpha_to_one = enable != vk::FALSE),
-}
 
 command_hook! {
     /// `vkCmdSetTessellationDomainOriginEXT`: under GL's window origin, Vulkan's default

@@ -5,6 +5,7 @@ pub(crate) mod current_attributes;
 pub(crate) mod followed_state;
 pub(crate) mod gl_state_block;
 pub(crate) mod line_loops;
+pub(crate) mod lines;
 pub(crate) mod primitive_indices;
 pub(crate) mod primitive_objects;
 pub(crate) mod render_targets;

@@ -289,7 +289,7 @@ pub struct PipelineRecord {
     /// multisample state it fixes.
     pub line_mode: Option<StaticMultisample>,
     /// Its stipple enable is dynamic state the layer sets with that line mode
-    /// (`followed_state::set_stipple_enable`), or its libraries' is.
+    /// (`lines::set_stipple_enable`), or its libraries' is.
     pub stipple_with_mode: bool,
     /// Its static line width, made dynamic state the layer sets at bind (with the line
     /// mode of a pre-rasterization library, `Rewrite::dynamic_line_width`), or its
@@ -459,7 +459,7 @@ pub struct CommandBufferState {
     /// the last vertex).
     pub provoking_last: Option<bool>,
     /// Shader objects are bound whose line mode and stipple enable the layer sets
-    /// (`followed_state::bind_object_lines`).
+    /// (`lines::bind_object_lines`).
     pub object_lines: bool,
     /// The bound pipeline's stipple enable is dynamic state the layer sets with its line
     /// mode (`PipelineRecord::stipple_with_mode`).

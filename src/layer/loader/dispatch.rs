@@ -225,13 +225,13 @@ $expand!(
         cmd_set_vertex_input_ext: PFN_vkCmdSetVertexInputEXT =
             "vkCmdSetVertexInputEXT" => followed_state::cmd_set_vertex_input;
         cmd_set_line_rasterization_mode_ext: PFN_vkCmdSetLineRasterizationModeEXT =
-            "vkCmdSetLineRasterizationModeEXT" => followed_state::cmd_set_line_rasterization_mode;
+            "vkCmdSetLineRasterizationModeEXT" => lines::cmd_set_line_rasterization_mode;
         cmd_set_rasterization_samples_ext: PFN_vkCmdSetRasterizationSamplesEXT =
             "vkCmdSetRasterizationSamplesEXT" => command_state::cmd_set_rasterization_samples;
         cmd_set_alpha_to_coverage_enable_ext: PFN_vkCmdSetAlphaToCoverageEnableEXT =
-            "vkCmdSetAlphaToCoverageEnableEXT" => followed_state::cmd_set_alpha_to_coverage_enable;
+            "vkCmdSetAlphaToCoverageEnableEXT" => lines::cmd_set_alpha_to_coverage_enable;
         cmd_set_alpha_to_one_enable_ext: PFN_vkCmdSetAlphaToOneEnableEXT =
-            "vkCmdSetAlphaToOneEnableEXT" => followed_state::cmd_set_alpha_to_one_enable;
+            "vkCmdSetAlphaToOneEnableEXT" => lines::cmd_set_alpha_to_one_enable;
         cmd_set_tessellation_domain_origin_ext: PFN_vkCmdSetTessellationDomainOriginEXT =
             "vkCmdSetTessellationDomainOriginEXT" =>
             followed_state::cmd_set_tessellation_domain_origin;

@@ -28,9 +28,9 @@
 use ash::vk;
 use std::sync::Arc;
 
-use crate::layer::commands::followed_state;
 use crate::layer::commands::gl_state_block::push;
 use crate::layer::commands::primitive_objects;
+use crate::layer::commands::{followed_state, lines};
 use crate::layer::data::records::{
     BlockBinding, BlockSlot, CommandBufferState, LayoutRecord, LinkedObject, ModuleRecord,
     TesObjectRecord,
@@ -751,7 +751,7 @@ command_hook! {
                 if dev.conventions.layer_sets_line_mode
                     && dev.settings.semantics.contains(Semantic::LineRasterization)
                 {
-                    followed_state::bind_object_lines(&dev, command_buffer);
+                    lines::bind_object_lines(&dev, command_buffer);
                 }
             });
         }
