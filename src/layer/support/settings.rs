@@ -498,6 +498,21 @@ mod tests {
         assert!(w[0].contains("gl or vulkan"), "{w:?}");
     }
 
+    #[test]
+    fn enumerated_settings_take_their_names_and_list_them_when_wrong() {
+        let (s, w) = Settings::resolve(
+            &api(&[("line_route", "fragment"), ("window_origin", "lower_left")]),
+            None,
+            &no_env,
+        );
+        assert!(w.is_empty(), "{w:?}");
+        assert_eq!(s.line_route, LineRoute::Fragment);
+        assert_eq!(s.window_origin, WindowOrigin::LowerLeft);
+        let (s, w) = Settings::resolve(&api(&[("line_route", "rectangles")]), None, &no_env);
+        assert_eq!(s.line_route, LineRoute::Auto, "the default stays");
+        assert!(w[0].contains("is not auto, bresenham or fragment"), "{w:?}");
+    }
+
     /// The manifest declares every setting the layer reads, for vkconfig.
     #[test]
     fn the_manifest_declares_every_setting() {
