@@ -1,4 +1,4 @@
-//! Dynamic state the layer follows at record time (DESIGN §4.11): the vertex input (GL's
+//! Dynamic state the layer follows at record time (docs/architecture.md, "Dynamic state followed at record time"): the vertex input (GL's
 //! current attributes for the Locations it leaves unfed, and the pipelines made again for
 //! formats the device lacks), the tessellation domain origin under GL's window origin, and
 //! the conventions the layer enabled behind the application. Each goes down as the
@@ -33,7 +33,7 @@ command_hook! {
     /// `vkCmdSetTessellationDomainOriginEXT`: under GL's window origin, Vulkan's default
     /// `UPPER_LEFT` (what a GL port leaves) becomes `LOWER_LEFT`, as the layer chains it where a
     /// pipeline states none (both of GL's window origins wind a TES as Vulkan's lower-left
-    /// origin does; DESIGN §4.7); an application's `LOWER_LEFT` stays.
+    /// origin does; docs/semantics.md, `window_origin`); an application's `LOWER_LEFT` stays.
     "vkCmdSetTessellationDomainOriginEXT",
     fn cmd_set_tessellation_domain_origin[cmd_set_tessellation_domain_origin_ext](
         command_buffer,

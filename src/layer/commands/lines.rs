@@ -1,4 +1,4 @@
-//! GL's line rule at record time (DESIGN §4.11): the application's `vkCmdSet*EXT` commands
+//! GL's line rule at record time (docs/architecture.md, "Dynamic state followed at record time"): the application's `vkCmdSet*EXT` commands
 //! that decide it (the line mode, the sample count, alpha to coverage and to one;
 //! `data/dynamic_lines.rs`), the line mode and stipple enable of shader objects where the
 //! layer enabled the line extension behind the application, and the stipple enable that

@@ -1,4 +1,4 @@
-//! GL's line rasterization where the line mode is dynamic state (DESIGN §4.11): pipelines
+//! GL's line rasterization where the line mode is dynamic state (docs/architecture.md, "Dynamic state followed at record time"): pipelines
 //! that list `VK_DYNAMIC_STATE_LINE_RASTERIZATION_MODE_EXT`. The layer cannot chain
 //! `BRESENHAM` into them, so it follows, per command buffer, the state that decides GL's
 //! rule: the mode the application sets, and the sample count, alpha to coverage and alpha

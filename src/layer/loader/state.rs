@@ -76,7 +76,7 @@ pub struct WindowConventions {
     /// viewport turns GL's winding over.
     pub inverted_front_face: bool,
     /// Vulkan's default tessellation domain origin becomes `LOWER_LEFT`: both of GL's window
-    /// origins wind a TES as Vulkan's lower-left origin does (DESIGN §4.7).
+    /// origins wind a TES as Vulkan's lower-left origin does (docs/semantics.md, `window_origin`).
     pub lower_left_domain: bool,
 }
 

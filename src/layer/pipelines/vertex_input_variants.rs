@@ -1,4 +1,4 @@
-//! Every vertex format GL reads, under dynamic vertex input (DESIGN §4.13): the formats
+//! Every vertex format GL reads, under dynamic vertex input (docs/semantics.md, `vertex_formats`): the formats
 //! and offsets are known only at `vkCmdSetVertexInputEXT`. A whole pipeline whose vertex
 //! input is dynamic state is kept at creation (`objects/kept_create_info.rs`); where the
 //! state set names an attribute the device cannot read where it is given (a format it

@@ -28,7 +28,7 @@ use crate::xfb_split::{SplitFragInputs, SplitStructInputs, SplitStructOutputs, S
 /// Whether the pipeline may rasterize points, from what its last pre-rasterization stage
 /// emits (or the topology, for a vertex shader) and the polygon mode. A vertex shader in a
 /// library without input assembly may be linked with a point-list vertex input: it writes
-/// GL's point size, which other topologies ignore (GL decides per stage, DESIGN §4.6).
+/// GL's point size, which other topologies ignore (GL decides per stage, docs/semantics.md, `point_size`).
 fn may_rasterize_points(stages: &Stages<'_>, last: Stage, key: &PipelineKey) -> bool {
     let emitted = match last {
         Stage::Vertex => match key.topology {
