@@ -87,6 +87,35 @@ pub struct StateReader {
     pub declared: Option<u32>,
 }
 
+/// The module's push-constant variable and its pointee, where it has one. An entry point
+/// statically uses at most one push-constant block: two are the shader's own, unsupported.
+pub(crate) fn push_constant_block(
+    m: &Module<'_>,
+    ep: &EntryPoint,
+) -> Result<Option<(u32, u32)>, PassError> {
+    let push_vars: Vec<(u32, u32)> = m
+        .globals
+        .keys()
+        .filter_map(|&id| match m.variable(id)? {
+            (StorageClass::PushConstant, pointee) => Some((id, pointee)),
+            _ => None,
+        })
+        .collect();
+    match push_vars[..] {
+        [] => Ok(None),
+        [one] => Ok(Some(one)),
+        _ => Err(own_block(ep)),
+    }
+}
+
+/// The error for a shader whose push-constant block is not the GL-state block.
+pub(crate) fn own_block(ep: &EntryPoint) -> PassError {
+    PassError::Unsupported(format!(
+        "the {:?} shader has a push-constant block of its own",
+        ep.model
+    ))
+}
+
 impl StateReader {
     /// Finds the block in `m`, or declares it in `e`. A module with a push-constant block of
     /// its own cannot get a second one (an entry point uses at most one): unsupported.
@@ -97,15 +126,7 @@ impl StateReader {
         block_offset: u32,
     ) -> Result<StateReader, PassError> {
         let at = |field: u32| block_offset + field;
-        let push_vars: Vec<(u32, u32)> = m
-            .globals
-            .keys()
-            .filter_map(|&id| match m.variable(id)? {
-                (StorageClass::PushConstant, pointee) => Some((id, pointee)),
-                _ => None,
-            })
-            .collect();
-        if let Some(&(var, block)) = push_vars.first() {
+        if let Some((var, block)) = push_constant_block(m, ep)? {
             let offset_of = |member: u32| {
                 m.member_decorations_of(block, member)
                     .find(|(d, _)| *d == Decoration::Offset)
@@ -117,7 +138,6 @@ impl StateReader {
             };
             let find = |offset: u32| (0..members).find(|&i| offset_of(i) == Some(offset));
             return match (
-                push_vars.len(),
                 find(at(POINT_SIZE)),
                 find(at(FLAGS)),
                 find(at(WINDOW_HEIGHT)),
@@ -125,7 +145,6 @@ impl StateReader {
                 [0, 4, 8, 12].map(|i| find(at(VIEWPORT_SCALE + i))),
             ) {
                 (
-                    1,
                     Some(point_size_member),
                     Some(flags_member),
                     Some(window_height_member),
@@ -140,10 +159,7 @@ impl StateReader {
                     viewport_members: [scale_x, scale_y, offset_x, offset_y],
                     declared: None,
                 }),
-                _ => Err(PassError::Unsupported(format!(
-                    "the {:?} shader has a push-constant block of its own",
-                    ep.model
-                ))),
+                _ => Err(own_block(ep)),
             };
         }
         let float = e.type_float(32);

@@ -31,8 +31,9 @@ use super::builtin_output;
 use super::error::{PassError, PassResult};
 use super::exits::rasterized_exits;
 use super::gl_state::{
-    BASE_INSTANCE, BLOCK_SIZE, FLAGS, FLAG_LINES, FLAG_LINE_STIPPLE, FLAG_WIDE_LINES, LINE_STIPPLE,
-    POINT_SIZE, VIEWPORT_OFFSET, VIEWPORT_SCALE, WINDOW_HEIGHT,
+    own_block, push_constant_block, BASE_INSTANCE, BLOCK_SIZE, FLAGS, FLAG_LINES,
+    FLAG_LINE_STIPPLE, FLAG_WIDE_LINES, LINE_STIPPLE, POINT_SIZE, VIEWPORT_OFFSET, VIEWPORT_SCALE,
+    WINDOW_HEIGHT,
 };
 use super::module::{decode_string, Editor, EntryPoint, Instruction, Module, Section, Type};
 use super::rule::{Rule, Semantic, Stage};
@@ -325,22 +326,9 @@ impl LineState {
             (at(VIEWPORT_OFFSET + 4), float),
             (at(LINE_STIPPLE), uint),
         ];
-        let push_vars: Vec<(u32, u32)> = m
-            .globals
-            .keys()
-            .filter_map(|&id| match m.variable(id)? {
-                (StorageClass::PushConstant, pointee) => Some((id, pointee)),
-                _ => None,
-            })
-            .collect();
-        let own_block = || {
-            PassError::Unsupported(format!(
-                "the {:?} shader has a push-constant block of its own",
-                ep.model
-            ))
-        };
-        let (var, block, mut members) = match push_vars[..] {
-            [] => {
+        let own_block = || own_block(ep);
+        let (var, block, mut members) = match push_constant_block(m, ep)? {
+            None => {
                 // The whole block, so that the GL-state reader of a later step finds its
                 // fields too.
                 let whole: Vec<(u32, u32)> = [
@@ -369,11 +357,10 @@ impl LineState {
                     declared: Some(var),
                 });
             }
-            [(var, block)] => match m.type_of(block) {
+            Some((var, block)) => match m.type_of(block) {
                 Some(Type::Struct { members }) => (var, block, members.clone()),
                 _ => return Err(own_block()),
             },
-            _ => return Err(own_block()),
         };
         let offset_of =
             |member: u32| m.member_decoration_literal(block, member, Decoration::Offset);
