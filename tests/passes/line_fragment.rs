@@ -36,6 +36,7 @@ fn key(provoking: ProvokingEnd, flipped: bool) -> LineFragmentKey {
         provoking,
         frag_coord_flipped: flipped,
         lines_gated: false,
+        start_pixels: false,
     }
 }
 
@@ -43,7 +44,7 @@ fn key(provoking: ProvokingEnd, flipped: bool) -> LineFragmentKey {
 fn the_vertex_shader_writes_its_position_noperspective_and_flat() {
     for env in ENVS {
         let words = compile("line_fragment", "line.vert", env);
-        let out = write_line_position(&words, "main", 1)
+        let out = write_line_position(&words, "main", 1, None)
             .unwrap()
             .expect("a vertex shader gets the varyings");
         let out = valid(out, env);
@@ -75,7 +76,7 @@ fn the_vertex_shader_writes_its_position_noperspective_and_flat() {
 #[test]
 fn a_shader_that_is_not_last_before_rasterization_is_left_alone() {
     let words = compile("line_fragment", "line.frag", "vulkan1.0");
-    assert_eq!(write_line_position(&words, "main", 1).unwrap(), None);
+    assert_eq!(write_line_position(&words, "main", 1, None).unwrap(), None);
     let words = compile("line_fragment", "line.vert", "vulkan1.0");
     let k = key(ProvokingEnd::Last, false);
     assert_eq!(discard_off_line_fragments(&words, "main", k).unwrap(), None);
@@ -261,6 +262,7 @@ fn a_dynamic_topology_tests_the_lines_flag_too() {
         let equalities = |gated: bool| {
             let key = LineFragmentKey {
                 lines_gated: gated,
+                start_pixels: false,
                 ..key(ProvokingEnd::Last, false)
             };
             let out = discard_off_line_fragments(&words, "main", key)
@@ -278,5 +280,51 @@ fn a_dynamic_topology_tests_the_lines_flag_too() {
             equalities(false) + 1,
             "FLAG_LINES == 0 is tested"
         );
+    }
+}
+
+#[test]
+fn the_start_pixel_pass_mirrors_the_vertices_and_tests_only_start_pixels() {
+    for env in ENVS {
+        // The vertex shader reads viewport 0 from the GL-state block it declares, and
+        // floors its window position (x and y) to find the pixel's centre.
+        let words = compile("line_fragment", "line.vert", env);
+        let plain = write_line_position(&words, "main", 1, None)
+            .unwrap()
+            .unwrap();
+        let mirrored = write_line_position(&words, "main", 1, Some(0))
+            .unwrap()
+            .expect("a vertex shader gets the varyings");
+        let mirrored = valid(mirrored, env);
+        let m = Module::parse(&mirrored).unwrap();
+        assert!(
+            m.globals
+                .keys()
+                .any(|&id| matches!(m.variable(id), Some((StorageClass::PushConstant, _)))),
+            "the GL-state block"
+        );
+        let floors = |words: &[u32]| {
+            Module::parse(words)
+                .unwrap()
+                .insts
+                .iter()
+                .filter(|i| i.op() == Some(Op::ExtInst) && i.words.get(4) == Some(&8))
+                .count()
+        };
+        assert_eq!(floors(&mirrored), floors(&plain) + 2);
+        // The fragment shader's test for the second draw differs from the first's.
+        let words = compile("line_fragment", "line.frag", env);
+        let first = discard_off_line_fragments(&words, "main", key(ProvokingEnd::Last, false))
+            .unwrap()
+            .unwrap();
+        let start = LineFragmentKey {
+            start_pixels: true,
+            ..key(ProvokingEnd::Last, false)
+        };
+        let second = discard_off_line_fragments(&words, "main", start)
+            .unwrap()
+            .unwrap();
+        assert_ne!(first, second);
+        valid(second, env);
     }
 }

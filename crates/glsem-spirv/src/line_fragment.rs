@@ -53,7 +53,19 @@ pub enum ProvokingEnd {
 
 /// Writes the route's two varyings at `location` and `location + 1` from the last
 /// pre-rasterization stage `entry`. `Ok(None)` for an entry point of another stage.
-pub fn write_line_position(words: &[u32], entry: &str, location: u32) -> PassResult {
+///
+/// `mirrored` (the start-pixel pass, with the GL-state block's offset): the varyings hold
+/// the vertex's position, and the vertex itself goes to its mirror image through the centre
+/// of the pixel it lies in (viewport 0's transform, from the block). A segment starting in
+/// a pixel's diamond behind its centre then starts as far past the centre, and the
+/// driver's rectangle covers that pixel, which the fragment test (`start_pixels`), reading
+/// the varyings, keeps where GL lights it.
+pub fn write_line_position(
+    words: &[u32],
+    entry: &str,
+    location: u32,
+    mirrored: Option<u32>,
+) -> PassResult {
     let m = Module::parse(words)?;
     let Some(ep) = builtin_output::pre_rasterization_entry(&m, entry) else {
         return Ok(None);
@@ -85,6 +97,11 @@ pub fn write_line_position(words: &[u32], entry: &str, location: u32) -> PassRes
     };
     let (zero, one) = (e.constant_f32(0.0), e.constant_f32(1.0));
     let bool_type = e.type_bool();
+    let state = match mirrored {
+        Some(block_offset) => Some(LineState::find_or_declare(&m, &mut e, ep, block_offset)?),
+        None => None,
+    };
+    let glsl = glsl_import(&m, &mut e);
     for exit in rasterized_exits(&m, ep)? {
         let mut code = Vec::new();
         let ptr = position.pointer(&mut e, &mut code, vec4, None);
@@ -115,10 +132,57 @@ pub fn write_line_position(words: &[u32], entry: &str, location: u32) -> PassRes
         let value = e.composite_construct(&mut code, vec4, &[ndc_x, ndc_y, parity, front]);
         e.store(&mut code, interpolated, value);
         e.store(&mut code, flat, value);
+        if let Some(state) = &state {
+            let mut f = Code {
+                e: &mut e,
+                code: &mut code,
+                float,
+                glsl,
+            };
+            let mirror = mirror_through_pixel_centre(&mut f, state, clip, [ndc_x, ndc_y]);
+            let in_front = f.e.binary(f.code, Op::FOrdGreaterThan, bool_type, w, zero);
+            // Component by component: a vector OpSelect on a scalar needs SPIR-V 1.4.
+            let kept = [0, 1, 2, 3].map(|i| {
+                let a = f.component(mirror, i);
+                let b = f.component(clip, i);
+                f.pick(in_front, a, b)
+            });
+            let moved = f.e.composite_construct(f.code, vec4, &kept);
+            f.e.store(f.code, ptr, moved);
+        }
         e.insert_before(exit.index, &code);
     }
-    e.extend_interface(ep, &new_io, &[]);
+    let declared = state.as_ref().and_then(|s| s.declared);
+    e.extend_interface(ep, &new_io, declared.as_slice());
     Ok(Some(e.finish()?))
+}
+
+/// `clip` (of window position `ndc` before the viewport) mirrored through the centre of the
+/// pixel holding it, in the window, back in clip coordinates.
+fn mirror_through_pixel_centre(f: &mut Code, state: &LineState, clip: u32, ndc: [u32; 2]) -> u32 {
+    let float = f.float;
+    let half = f.c(0.5);
+    let two = f.c(2.0);
+    let [hx, hy, ox, oy] = state
+        .viewport
+        .map(|member| f.load_member(state, member, float));
+    let w = f.component(clip, 3);
+    let mirror = |f: &mut Code, ndc: u32, scale: u32, offset: u32| {
+        let window = f.mul(ndc, scale);
+        let window = f.add(window, offset);
+        let centre = f.floor(window);
+        let centre = f.add(centre, half);
+        let twice = f.mul(centre, two);
+        let mirrored = f.sub(twice, window);
+        let mirrored = f.sub(mirrored, offset);
+        let mirrored = f.div(mirrored, scale);
+        f.mul(mirrored, w)
+    };
+    let x = mirror(f, ndc[0], hx, ox);
+    let y = mirror(f, ndc[1], hy, oy);
+    let z = f.component(clip, 2);
+    let vec4 = f.e.type_vector(float, 4);
+    f.e.composite_construct(f.code, vec4, &[x, y, z, w])
 }
 
 /// The vertex shader's `VertexIndex` input (declared where it has none): the variable,
@@ -161,6 +225,10 @@ pub struct LineFragmentKey {
     /// The pipeline's topology is dynamic state: the test runs only while the block's
     /// `FLAG_LINES` says lines are drawn.
     pub lines_gated: bool,
+    /// The start-pixel pass (`start_pixel_steps`): the shader of the layer's second draw of
+    /// the same lines as Bresenham lines, keeping only the fragments GL produces behind the
+    /// segment's start, which the driver's rectangle (ending at the start) leaves out.
+    pub start_pixels: bool,
 }
 
 /// Discards, at the entry of the fragment shader `entry`, the fragments that GL's
@@ -615,6 +683,12 @@ fn line_test(f: &mut Code, inputs: &Inputs, key: LineFragmentKey) -> u32 {
     let ca_t = f.mul(tau, ca);
     let exit = f.add(ca_t, to_exit);
     let (end_a, start_a) = if last { (ka, oa) } else { (oa, ka) };
+    // The start's minor coordinate, on the line through the interpolated point.
+    let start_b = {
+        let run = f.sub(start_a, qa);
+        let rise = f.mul(slope, run);
+        f.add(qb, rise)
+    };
     let end_t = f.mul(tau, end_a);
     let start_t = f.mul(tau, start_a);
     let true_ = f.e.constant_bool(true);
@@ -707,6 +781,32 @@ fn line_test(f: &mut Code, inputs: &Inputs, key: LineFragmentKey) -> u32 {
         let not_lines = f.e.binary(f.code, Op::IEqual, bool_type, lines, u_zero);
         left_alone = f.or(left_alone, not_lines);
     }
+    if key.start_pixels {
+        // Only GL's fragments whose centre lies behind the start (its projection on the
+        // direction of travel, (1, slope) times tau, is negative): the first draw's
+        // rectangle covers every other one, and a fragment drawn twice would blend twice.
+        let run = f.sub(ca, start_a);
+        let rise = f.sub(cb, start_b);
+        let rise = f.mul(slope, rise);
+        let along = f.add(run, rise);
+        let along = f.mul(tau, along);
+        let behind = f.test(Op::FOrdLessThan, along, zero);
+        // A start on the diamond's edge is not in it: GL's perturbation of the endpoints
+        // decides that pixel, and implementations that snap endpoints to a subpixel grid
+        // (llvmpipe: 1/256) land on the edge and leave it (a margin of 1/1024).
+        let off_a = f.abs(run);
+        let off_b = f.sub(cb, start_b);
+        let off_b = f.abs(off_b);
+        let l1 = f.add(off_a, off_b);
+        let inside_edge = f.c(0.5 - 1.0 / 1024.0);
+        let inside = f.test(Op::FOrdLessThan, l1, inside_edge);
+        let behind = f.and(behind, inside);
+        let drawn = f.not(left_alone);
+        let kept = f.and(drawn, keep);
+        let kept = f.and(kept, decided);
+        let kept = f.and(kept, start_known);
+        return f.and(kept, behind);
+    }
     f.or(left_alone, keep)
 }
 
@@ -715,6 +815,9 @@ fn line_test(f: &mut Code, inputs: &Inputs, key: LineFragmentKey) -> u32 {
 pub struct WriteLinePosition {
     pub stage: Stage,
     pub location: u32,
+    /// The start-pixel pass: the vertices mirrored through their pixels' centres, viewport
+    /// 0 read from the GL-state block at this offset (`write_line_position`).
+    pub mirrored: Option<u32>,
 }
 
 impl Rule for WriteLinePosition {
@@ -734,7 +837,7 @@ impl Rule for WriteLinePosition {
     }
 
     fn rewrite(&self, words: &[u32], entry: &str) -> PassResult {
-        write_line_position(words, entry, self.location)
+        write_line_position(words, entry, self.location, self.mirrored)
     }
 }
 

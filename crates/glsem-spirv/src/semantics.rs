@@ -16,7 +16,7 @@ pub mod registry;
 pub mod step;
 
 pub use crate::rule::{SplitInterface, Stage, StepOutput};
-pub use choose::choose;
+pub use choose::{choose, start_pixel_steps};
 pub use key::{
     Attachments, DeviceKey, GlMode, PipelineKey, StageInfo, Stages, Topology, WindowOrigin,
 };

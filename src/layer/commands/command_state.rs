@@ -38,7 +38,8 @@ use crate::layer::commands::lines::{
 use crate::layer::commands::primitive_objects;
 use crate::layer::data::dynamic_lines::LineModeState;
 use crate::layer::data::records::{
-    BoundVariants, CommandBufferState, DrawnPrimitives, GlStateValues, LineStipple,
+    BoundStartPixels, BoundVariants, CommandBufferState, DrawnPrimitives, GlStateValues,
+    LineStipple,
 };
 use crate::layer::loader::frames::{
     command_hook, destroy_hook, ffi_guard, hook, maybe_inject_panic, shield,
@@ -423,7 +424,7 @@ command_hook! {
                 topology,
                 followed,
                 (layer_line_mode, stipple_with_mode, line_width),
-                (polygon_variants, input_variants),
+                (polygon_variants, input_variants, start_pixels),
             ) = dev.records.pipelines.read().get(&pipeline).map_or(
                 (
                     None,
@@ -437,7 +438,7 @@ command_hook! {
                     None,
                     None,
                     (false, false, None),
-                    (None, None),
+                    (None, None, None),
                 ),
                 |r| {
                     (
@@ -452,7 +453,11 @@ command_hook! {
                         r.gl_topology,
                         r.followed.clone(),
                         (r.library_line_mode, r.stipple_with_mode, r.line_width),
-                        (r.polygon_variants, r.vertex_input_variants.clone()),
+                        (
+                            r.polygon_variants,
+                            r.vertex_input_variants.clone(),
+                            r.start_pixels,
+                        ),
                     )
                 },
             );
@@ -486,6 +491,11 @@ command_hook! {
                     app: pipeline,
                     variants,
                     down: pipeline,
+                });
+                state.bound_start_pixels = start_pixels.map(|start_pixels| BoundStartPixels {
+                    app: pipeline,
+                    start_pixels,
+                    dynamic_topology: static_topology.is_none(),
                 });
                 state.app_geometry_object = false;
                 state.layer_geometry_object = false;

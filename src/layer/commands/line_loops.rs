@@ -16,6 +16,7 @@ use std::sync::atomic::Ordering;
 use crate::layer::commands::base_instance;
 use crate::layer::commands::converted_draws::{self, Conversion, GpuDraw};
 use crate::layer::commands::current_attributes::{destroy_chunk, new_host_buffer};
+use crate::layer::commands::lines;
 use crate::layer::commands::primitive_indices;
 use crate::layer::data::attribute_memory::LineLoops;
 use crate::layer::data::records::{BoundIndexBuffer, CommandBufferState};
@@ -81,6 +82,30 @@ fn line_loop_bound(dev: &DeviceData, cb: Dispatchable<vk::CommandBuffer>) -> boo
             .bound_line_loop
 }
 
+/// What the draw hooks may have to do on a device: atomic loads only, read once per draw.
+#[derive(Clone, Copy)]
+struct DrawWork {
+    /// A line-loop pipeline may be bound.
+    loops: bool,
+    /// GL's quads may be drawn on the index route.
+    primitives: bool,
+    /// A vertex shader may read the base instance from the block.
+    base: bool,
+    /// A pipeline on the fragment line route may be bound.
+    start_pixels: bool,
+}
+
+impl DrawWork {
+    fn of(dev: &DeviceData) -> DrawWork {
+        DrawWork {
+            loops: loops(dev),
+            primitives: primitive_indices::drawn(dev),
+            base: base_instance::pushed(dev),
+            start_pixels: lines::draws_start_pixels(dev),
+        }
+    }
+}
+
 /// Draws the closing segment of the loop the application's `vkCmdDraw` just drew.
 fn close(dev: &DeviceData, cb: Dispatchable<vk::CommandBuffer>, draw: [u32; 4]) {
     let [vertex_count, instance_count, first_vertex, first_instance] = draw;
@@ -118,27 +143,33 @@ command_hook! {
         first_vertex: u32,
         first_instance: u32,
     ),
-    read |d| (loops(d), primitive_indices::drawn(d), base_instance::pushed(d)),
-    calls_down |next, (loops, primitives, base)| {
+    read |d| DrawWork::of(d),
+    calls_down |next, DrawWork { loops, primitives, base, start_pixels }| {
         let draw = [vertex_count, instance_count, first_vertex, first_instance];
         if base {
             base_instance::before_draw("vkCmdDraw", cb, Some(first_instance));
         }
-        if primitives && primitive_indices::replace_draw(cb, draw) {
-            return;
-        }
-        // SAFETY: the next layer's `vkCmdDraw` with the arguments the application gave
-        // this hook, valid for it as they were for the hook (Vulkan's valid usage).
-        unsafe { next(cb.handle(), vertex_count, instance_count, first_vertex, first_instance) };
-        if loops {
-            shield("vkCmdDraw", || {
-                let Some(dev) = device_data(cb) else {
-                    return;
-                };
-                if line_loop_bound(&dev, cb) {
-                    close(&dev, cb, draw);
-                }
-            });
+        let draw_once = || {
+            if primitives && primitive_indices::replace_draw(cb, draw) {
+                return;
+            }
+            // SAFETY: the next layer's `vkCmdDraw` with the arguments the application gave
+            // this hook, valid for it as they were for the hook (Vulkan's valid usage).
+            unsafe { next(cb.handle(), vertex_count, instance_count, first_vertex, first_instance) };
+            if loops {
+                shield("vkCmdDraw", || {
+                    let Some(dev) = device_data(cb) else {
+                        return;
+                    };
+                    if line_loop_bound(&dev, cb) {
+                        close(&dev, cb, draw);
+                    }
+                });
+            }
+        };
+        draw_once();
+        if start_pixels {
+            lines::draw_again("vkCmdDraw", cb, draw_once);
         }
     }
 }
@@ -206,8 +237,8 @@ macro_rules! gpu_draw_hook {
             /// closed on the GPU, GL's quads on the index route converted there.
             $what,
             fn $hook(cb, $($arg: $ty),*),
-            read |d| (loops(d), primitive_indices::drawn(d), base_instance::pushed(d)),
-            calls_down |next, (loops, primitives, base)| {
+            read |d| DrawWork::of(d),
+            calls_down |next, DrawWork { loops, primitives, base, start_pixels }| {
                 let what = concat!($draw, " (", $what, ")");
                 let first_instance: Option<u32> = $first_instance;
                 // An indirect draw whose firstInstance the layer makes 0 pushes 0.
@@ -216,18 +247,25 @@ macro_rules! gpu_draw_hook {
                     let pushed = if zeroed { Some(0) } else { first_instance };
                     base_instance::before_draw(what, cb, pushed);
                 }
-                if primitives && primitive_indices::convert_draw(what, cb, $loop_draw) {
-                    return;
+                let draw_once = || {
+                    if primitives && primitive_indices::convert_draw(what, cb, $loop_draw) {
+                        return;
+                    }
+                    if loops && close_on_gpu(what, cb, $loop_draw) {
+                        return;
+                    }
+                    if zeroed && base_instance::draw_zeroed(what, cb, $loop_draw) {
+                        return;
+                    }
+                    // SAFETY: the next layer's command with the arguments the application
+                    // gave this hook, valid for it as they were for the hook (Vulkan's valid
+                    // usage).
+                    unsafe { next(cb.handle() $(, $arg)*) };
+                };
+                draw_once();
+                if start_pixels {
+                    lines::draw_again(what, cb, draw_once);
                 }
-                if loops && close_on_gpu(what, cb, $loop_draw) {
-                    return;
-                }
-                if zeroed && base_instance::draw_zeroed(what, cb, $loop_draw) {
-                    return;
-                }
-                // SAFETY: the next layer's command with the arguments the application gave
-                // this hook, valid for it as they were for the hook (Vulkan's valid usage).
-                unsafe { next(cb.handle() $(, $arg)*) };
             }
         }
     };

@@ -298,6 +298,9 @@ pub struct PipelineRecord {
     /// It draws GL's quads under a dynamic polygon mode: the pipelines drawing them as lines
     /// and points (`Rewrite::polygon_mode_gs`), destroyed with it.
     pub polygon_variants: Option<PolygonModeVariants>,
+    /// GL's fragment line route: the pipeline that draws, after each of this one's draws,
+    /// the start pixels its rectangles leave out (`commands/lines.rs`).
+    pub start_pixels: Option<vk::Pipeline>,
     /// Its vertex input or GL's conventions are dynamic state the layer follows
     /// (`dynamic_inputs`).
     pub followed: Option<Arc<FollowedPipeline>>,
@@ -334,6 +337,7 @@ impl PipelineRecord {
             stipple_with_mode: false,
             line_width: None,
             polygon_variants: None,
+            start_pixels: None,
             followed: None,
             vertex_input_variants: None,
             _live: Live::new(Kind::Pipeline),
@@ -455,6 +459,8 @@ pub struct CommandBufferState {
     pub polygon_mode: Rasterized,
     /// The bound pipeline has polygon-mode variants: which the driver has.
     pub bound_variants: Option<BoundVariants>,
+    /// The bound pipeline has a start-pixel pipeline (`commands/lines.rs`).
+    pub bound_start_pixels: Option<BoundStartPixels>,
     /// The provoking vertex mode last set (`vkCmdSetProvokingVertexModeEXT`; `Some(true)`:
     /// the last vertex).
     pub provoking_last: Option<bool>,
@@ -557,6 +563,16 @@ pub struct BoundVariants {
     pub down: vk::Pipeline,
 }
 
+/// A pipeline on GL's fragment line route bound, with the pipeline that draws its start
+/// pixels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BoundStartPixels {
+    pub app: vk::Pipeline,
+    pub start_pixels: vk::Pipeline,
+    /// Its topology is dynamic state: only line lists and strips are drawn again.
+    pub dynamic_topology: bool,
+}
+
 /// GL's line stipple state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LineStipple {
@@ -619,6 +635,7 @@ impl CommandBufferState {
             layer_geometry_object: false,
             polygon_mode: Rasterized::Fill,
             bound_variants: None,
+            bound_start_pixels: None,
             provoking_last: None,
             object_lines: false,
             pipeline_stipple_with_mode: false,
@@ -729,6 +746,9 @@ pub struct Records {
     pub bind_work_pipelines: AtomicUsize,
     /// Live pipelines that draw GL's line loops: when 0, the draw hooks do nothing more.
     pub line_loop_pipelines: AtomicUsize,
+    /// Live pipelines with a start-pixel pipeline (`commands/lines.rs`): when 0, the draw
+    /// hooks draw nothing again.
+    pub start_pixel_pipelines: AtomicUsize,
     /// Pipelines whose draws push their base instance (`commands/base_instance.rs`).
     pub base_instance_pipelines: AtomicUsize,
     /// Live pipelines that draw GL's quads, quad strips or polygons on the index route.
@@ -771,6 +791,7 @@ impl Records {
             || record.line_mode.is_some()
             || record.followed.is_some()
             || record.polygon_variants.is_some()
+            || record.start_pixels.is_some()
             || record.vertex_input_variants.is_some()
             || record.line_width.is_some();
         let count = |counter: &AtomicUsize| match delta {
@@ -782,6 +803,9 @@ impl Records {
         }
         if record.line_loop {
             count(&self.line_loop_pipelines);
+        }
+        if record.start_pixels.is_some() {
+            count(&self.start_pixel_pipelines);
         }
         if record.reads_base_instance {
             count(&self.base_instance_pipelines);

@@ -50,7 +50,7 @@ use crate::layer::support::ffi::slice;
 use crate::layer::support::log;
 use glsem_abi::PrimitiveMode;
 use glsem_spirv::scan::Summary;
-use glsem_spirv::semantics::{choose, Semantic, Stage, StageInfo, Stages, Step};
+use glsem_spirv::semantics::{choose, start_pixel_steps, Semantic, Stage, StageInfo, Stages, Step};
 use glsem_spirv::vertex_formats::RefetchVertexInputs;
 
 type S = vk::ShaderStageFlags;
@@ -344,11 +344,20 @@ pub(crate) fn create_alone(
     dev: &DeviceData,
     ci: &PipelineView<'_>,
 ) -> Result<(vk::Pipeline, Rewrite), PlanError> {
+    create_with_steps(dev, ci, decide(dev, ci).steps)
+}
+
+/// Creates the pipeline of `ci` alone (no derivative), planned with `steps`.
+fn create_with_steps(
+    dev: &DeviceData,
+    ci: &PipelineView<'_>,
+    steps: Vec<Step>,
+) -> Result<(vk::Pipeline, Rewrite), PlanError> {
     let next = dev
         .table
         .create_graphics_pipelines
         .ok_or(PlanError::Internal)?;
-    let rewrite = match plan(dev, ci, decide(dev, ci).steps) {
+    let rewrite = match plan(dev, ci, steps) {
         Plan::Rewrite(rewrite) => rewrite,
         Plan::Keep => Rewrite::default(),
         Plan::Fail(why) => return Err(why),
@@ -364,6 +373,9 @@ pub(crate) fn create_alone(
     let patched = unsafe { call.patch(ci, &rewrite) }?;
     let mut info = *ci.info;
     patched.apply(&mut info);
+    info.flags &= !vk::PipelineCreateFlags::DERIVATIVE;
+    info.base_pipeline_handle = vk::Pipeline::null();
+    info.base_pipeline_index = -1;
     // SAFETY: the create info, patched with copies that `patched` keeps alive.
     let (result, created) = unsafe { call.create_down(&[info]) };
     // SAFETY: modules this call made; the driver is done with them.
@@ -662,10 +674,14 @@ fn plan(dev: &DeviceData, ci: &PipelineView<'_>, steps: Vec<Step>) -> Plan {
     if let Some(why) = unreadable_apart(dev, ci) {
         return Plan::Fail(why);
     }
+    // GL's fragment line route: the start pixels its rectangles leave out are drawn by a
+    // second pipeline.
+    let start_pixel_steps = start_pixel_steps(&steps);
     let mut rewrite = match plan_steps(dev, ci, steps) {
         Ok(rewrite) => rewrite,
         Err(why) => return Plan::Fail(why),
     };
+    rewrite.start_pixel_steps = start_pixel_steps;
     if let Some(why) = indices_apart_under_dynamic_polygon_mode(ci, &rewrite)
         .or_else(|| library_inputs::unreplaceable(dev, ci))
     {
@@ -1032,6 +1048,9 @@ impl Call<'_> {
             position,
             failure,
         } = compact(infos, &plans, &patched, &feeds);
+        // Before the batch, so that a creation feedback the application chained is its own
+        // pipelines'.
+        let mut start_pixels = self.start_pixel_pipelines(infos, &plans);
         // SAFETY: the create infos, patched with copies that `patched` keeps alive.
         let (result, created) = unsafe { self.create_down(&down) };
         // SAFETY: the same create infos, whose patched parts are still alive.
@@ -1045,6 +1064,11 @@ impl Call<'_> {
         for (out, pos) in pipelines.iter_mut().zip(&position) {
             *out = pos.map_or(vk::Pipeline::null(), |p| created[p]);
         }
+        for (start, &pipeline) in start_pixels.iter_mut().zip(pipelines.iter()) {
+            if let Some(made) = start.take_if(|_| pipeline == vk::Pipeline::null()) {
+                library_inputs::destroy(self.dev, made);
+            }
+        }
 
         // A replacement library whose link failed is used by nothing.
         for (feed, &pipeline) in feeds.iter().zip(pipelines.iter()) {
@@ -1056,7 +1080,7 @@ impl Call<'_> {
             }
         }
         shield("vkCreateGraphicsPipelines records", || {
-            self.record(infos, &plans, &feeds, &variants, pipelines)
+            self.record(infos, &plans, &feeds, (&variants, &start_pixels), pipelines)
         });
 
         // An error of the driver's wins; otherwise the layer's own failure is the result.
@@ -1132,6 +1156,37 @@ impl Call<'_> {
             .iter()
             .zip(position)
             .map(|(plan, &position)| variants_of(plan, position))
+            .collect()
+    }
+
+    /// For each create info on GL's fragment line route, its start-pixel pipeline
+    /// ([`start_pixel_steps`]), made alone with the layer's allocation; one that fails
+    /// leaves its lines without those pixels, and the layer says so.
+    fn start_pixel_pipelines(
+        &self,
+        infos: &[PipelineView<'_>],
+        plans: &[Plan],
+    ) -> Vec<Option<vk::Pipeline>> {
+        infos
+            .iter()
+            .zip(plans)
+            .map(|(ci, plan)| {
+                let Plan::Rewrite(rewrite) = plan else {
+                    return None;
+                };
+                let steps = rewrite.start_pixel_steps.clone()?;
+                match create_with_steps(self.dev, ci, steps) {
+                    Ok((pipeline, _)) => Some(pipeline),
+                    Err(why) => {
+                        log::warning!(
+                            "GL's lines by the fragment route: the pipeline drawing the start \
+                             pixels its rectangles leave out was not made ({why}); those \
+                             pixels stay undrawn"
+                        );
+                        None
+                    }
+                }
+            })
             .collect()
     }
 
@@ -1232,7 +1287,7 @@ impl Call<'_> {
         infos: &[PipelineView<'_>],
         plans: &[Plan],
         feeds: &[Option<LinkFeed>],
-        variants: &[Option<PolygonModeVariants>],
+        (variants, start_pixels): (&[Option<PolygonModeVariants>], &[Option<vk::Pipeline>]),
         pipelines: &[vk::Pipeline],
     ) {
         maybe_inject_panic(&self.dev.settings, "vkCreateGraphicsPipelines/record");
@@ -1241,8 +1296,9 @@ impl Call<'_> {
             .zip(plans)
             .zip(feeds)
             .zip(variants)
+            .zip(start_pixels)
             .zip(pipelines);
-        for ((((ci, plan), feed), &polygon_variants), &pipeline) in made {
+        for (((((ci, plan), feed), &polygon_variants), &start_pixels), &pipeline) in made {
             if pipeline == vk::Pipeline::null() {
                 continue;
             }
@@ -1357,6 +1413,7 @@ impl Call<'_> {
             record.library_line_mode = library_line_mode;
             record.followed = followed;
             record.polygon_variants = polygon_variants;
+            record.start_pixels = start_pixels;
             let records = &self.dev.records;
             records.count_bind_work(&record, 1);
             if let Some(previous) = records.pipelines.write().insert(pipeline, record) {
@@ -1379,8 +1436,9 @@ destroy_hook!(
             for library in made.into_iter().flatten() {
                 library_inputs::destroy(dev, library);
             }
-            for variant in removed.polygon_variants.iter().flat_map(|v| v.made()) {
-                library_inputs::destroy(dev, variant);
+            let polygon_variants = removed.polygon_variants.iter().flat_map(|v| v.made());
+            for made in polygon_variants.chain(removed.start_pixels) {
+                library_inputs::destroy(dev, made);
             }
             if let Some(variants) = &removed.vertex_input_variants {
                 vertex_input_variants::destroy(dev, variants);

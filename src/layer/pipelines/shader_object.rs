@@ -785,6 +785,7 @@ command_hook! {
                     state.object_lines && dev.conventions.stippled_bresenham_lines;
                 state.pipeline_stipple_with_mode = false;
                 state.bound_variants = None;
+                state.bound_start_pixels = None;
                 // Shader objects draw GL's modes through geometry shader objects only.
                 state.bound_gl_primitive = None;
                 state.bound_base_instance = false;

@@ -479,15 +479,42 @@ fn fragment_lines(
         && key.device.window_origin == WindowOrigin::Flipped
         && fragment.window_y;
     Some((
-        WriteLinePosition { stage, location },
+        WriteLinePosition {
+            stage,
+            location,
+            mirrored: None,
+        },
         LineFragmentKey {
             location,
             block_offset,
             provoking,
             frag_coord_flipped,
             lines_gated,
+            start_pixels: false,
         },
     ))
+}
+
+/// The steps of the second pipeline of one on GL's fragment line route: the same shaders,
+/// the vertices mirrored through their pixels' centres (`WriteLinePosition::mirrored`) so
+/// that a segment's rectangle covers its start pixel, and a fragment test that keeps only
+/// the start pixels behind the segment's start that the first draw's rectangle leaves out
+/// (`LineFragmentKey::start_pixels`); the layer draws each of the pipeline's draws again
+/// through it. `None` for a pipeline off the route.
+pub fn start_pixel_steps(steps: &[Step]) -> Option<Vec<Step>> {
+    let block_offset = steps.iter().find_map(|s| match s {
+        Step::LineFragments(key) if !key.start_pixels => Some(key.block_offset),
+        _ => None,
+    })?;
+    let mut again = steps.to_vec();
+    for step in &mut again {
+        match step {
+            Step::LineFragments(key) => key.start_pixels = true,
+            Step::LinePosition(position) => position.mirrored = Some(block_offset),
+            _ => {}
+        }
+    }
+    Some(again)
 }
 
 /// [`choose`]'s pipeline-state steps and the window origin.
@@ -1216,7 +1243,8 @@ mod tests {
             (
                 Some(WriteLinePosition {
                     stage: Stage::Vertex,
-                    location: 3
+                    location: 3,
+                    mirrored: None,
                 }),
                 Some(LineFragmentKey {
                     location: 3,
@@ -1224,6 +1252,7 @@ mod tests {
                     provoking: ProvokingEnd::Last,
                     frag_coord_flipped: true,
                     lines_gated: false,
+                    start_pixels: false,
                 }),
                 false
             )
@@ -1261,7 +1290,28 @@ mod tests {
         };
         for key in [wide, library, polygon_lines] {
             assert_eq!(route(&key), (None, None, true));
+            assert_eq!(start_pixel_steps(&choose(&s, &key)), None);
         }
+        // The start-pixel pipeline: the same steps, the vertices mirrored through their
+        // pixels' centres (the block's viewport) and the test keeping only start pixels.
+        let steps = choose(&s, &lines);
+        let again = start_pixel_steps(&steps).expect("a pipeline on the route has one");
+        assert_eq!(again.len(), steps.len());
+        assert!(again.iter().any(|s| matches!(
+            s,
+            Step::LinePosition(WriteLinePosition {
+                mirrored: Some(96),
+                ..
+            })
+        )));
+        assert!(again.iter().any(|s| matches!(
+            s,
+            Step::LineFragments(LineFragmentKey {
+                start_pixels: true,
+                ..
+            })
+        )));
+        assert_eq!(start_pixel_steps(&again), None, "no pass of its own");
         let triangles = PipelineKey {
             topology: Topology::Triangles,
             ..lines.clone()
