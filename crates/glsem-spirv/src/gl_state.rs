@@ -22,13 +22,14 @@
 //! The generated TCS reads the levels; rewritten vertex, tessellation evaluation and
 //! geometry shaders read `point_size` and `flags`, fragment shaders `flags` and
 //! `window_height`, vertex shaders `base_instance`, the last pre-rasterization stage the
-//! viewport (GL's line endpoints), through [`StateReader`]; a fragment shader that takes GL's
-//! lines by the fragment route (`line_fragment`) the viewport and the stipple.
+//! viewport (GL's line endpoints), and a fragment shader that takes GL's lines by the
+//! fragment route (`line_fragment`) the viewport and the stipple, all through
+//! [`StateReader`].
 
 use spirv::{Decoration, StorageClass};
 
 use super::error::PassError;
-use super::module::{Editor, EntryPoint, Module, Type};
+use super::module::{Editor, EntryPoint, Instruction, Module, Type};
 
 /// Size of the whole block in bytes.
 pub const BLOCK_SIZE: u32 = 60;
@@ -72,20 +73,35 @@ pub const fn flag_clip_distance(i: u32) -> u32 {
 /// How many clip planes the flags can enable (GL's `GL_MAX_CLIP_DISTANCES` on Mesa).
 pub const CLIP_DISTANCE_FLAGS: u32 = 8;
 
-/// The block's `point_size`, `flags`, `window_height`, `base_instance` and viewport fields
-/// as one module reads them: a push-constant block of eight members at the block's offsets,
-/// declared by the first pass that needs it and found again by the next.
+/// The block's fields past the levels as one module reads them: a push-constant block at
+/// the block's offsets, declared whole by the first pass that needs it, found again by the
+/// next, and grown where an earlier version of the layer's block lacks a field.
 pub struct StateReader {
     var: u32,
-    point_size_member: u32,
-    flags_member: u32,
-    window_height_member: u32,
-    base_instance_member: u32,
-    /// The four floats of the viewport's scale and offset.
-    viewport_members: [u32; 4],
+    /// The member of each of [`FIELDS`], in its order.
+    members: [u32; FIELDS.len()],
     /// The variable is new: it must join the entry point's interface (SPIR-V ≥ 1.4).
     pub declared: Option<u32>,
 }
+
+/// The fields a shader reads, by offset, and whether each is a float (else a 32-bit uint).
+const FIELDS: [(u32, bool); 9] = [
+    (POINT_SIZE, true),
+    (FLAGS, false),
+    (WINDOW_HEIGHT, true),
+    (BASE_INSTANCE, false),
+    (VIEWPORT_SCALE, true),
+    (VIEWPORT_SCALE + 4, true),
+    (VIEWPORT_OFFSET, true),
+    (VIEWPORT_OFFSET + 4, true),
+    (LINE_STIPPLE, false),
+];
+const POINT_SIZE_FIELD: usize = 0;
+const FLAGS_FIELD: usize = 1;
+const WINDOW_HEIGHT_FIELD: usize = 2;
+const BASE_INSTANCE_FIELD: usize = 3;
+const VIEWPORT_FIELDS: usize = 4;
+const LINE_STIPPLE_FIELD: usize = 8;
 
 /// The module's push-constant variable and its pointee, where it has one. An entry point
 /// statically uses at most one push-constant block: two are the shader's own, unsupported.
@@ -118,7 +134,8 @@ pub(crate) fn own_block(ep: &EntryPoint) -> PassError {
 
 impl StateReader {
     /// Finds the block in `m`, or declares it in `e`. A module with a push-constant block of
-    /// its own cannot get a second one (an entry point uses at most one): unsupported.
+    /// its own cannot get a second one (an entry point uses at most one): unsupported, as is
+    /// a block with a member outside the GL-state block or without its `flags`.
     pub fn find_or_declare(
         m: &Module<'_>,
         e: &mut Editor<'_, '_>,
@@ -126,69 +143,66 @@ impl StateReader {
         block_offset: u32,
     ) -> Result<StateReader, PassError> {
         let at = |field: u32| block_offset + field;
-        if let Some((var, block)) = push_constant_block(m, ep)? {
-            let offset_of = |member: u32| {
-                m.member_decorations_of(block, member)
-                    .find(|(d, _)| *d == Decoration::Offset)
-                    .and_then(|(_, lits)| lits.first().copied())
-            };
-            let members = match m.type_of(block) {
-                Some(Type::Struct { members }) => members.len() as u32,
-                _ => 0,
-            };
-            let find = |offset: u32| (0..members).find(|&i| offset_of(i) == Some(offset));
-            return match (
-                find(at(POINT_SIZE)),
-                find(at(FLAGS)),
-                find(at(WINDOW_HEIGHT)),
-                find(at(BASE_INSTANCE)),
-                [0, 4, 8, 12].map(|i| find(at(VIEWPORT_SCALE + i))),
-            ) {
-                (
-                    Some(point_size_member),
-                    Some(flags_member),
-                    Some(window_height_member),
-                    Some(base_instance_member),
-                    [Some(scale_x), Some(scale_y), Some(offset_x), Some(offset_y)],
-                ) => Ok(StateReader {
-                    var,
-                    point_size_member,
-                    flags_member,
-                    window_height_member,
-                    base_instance_member,
-                    viewport_members: [scale_x, scale_y, offset_x, offset_y],
-                    declared: None,
-                }),
-                _ => Err(own_block(ep)),
-            };
-        }
         let float = e.type_float(32);
         let uint = e.type_int(32, false);
-        let block = e.type_struct(&[float, uint, float, uint, float, float, float, float]);
-        e.decorate(block, Decoration::Block, &[]);
-        e.member_decorate(block, 0, Decoration::Offset, &[at(POINT_SIZE)]);
-        e.member_decorate(block, 1, Decoration::Offset, &[at(FLAGS)]);
-        e.member_decorate(block, 2, Decoration::Offset, &[at(WINDOW_HEIGHT)]);
-        e.member_decorate(block, 3, Decoration::Offset, &[at(BASE_INSTANCE)]);
-        for (member, field) in (4..).zip([0, 4, 8, 12]) {
-            e.member_decorate(
-                block,
-                member,
-                Decoration::Offset,
-                &[at(VIEWPORT_SCALE + field)],
-            );
+        let type_of = |is_float: bool| if is_float { float } else { uint };
+        let Some((var, block)) = push_constant_block(m, ep)? else {
+            let types = FIELDS.map(|(_, is_float)| type_of(is_float));
+            let block = e.type_struct(&types);
+            e.decorate(block, Decoration::Block, &[]);
+            for (member, (offset, _)) in (0..).zip(FIELDS) {
+                e.member_decorate(block, member, Decoration::Offset, &[at(offset)]);
+            }
+            e.name(block, "GlsemGlState");
+            let var = e.add_variable(StorageClass::PushConstant, block);
+            e.name(var, "glsem_gl_state");
+            return Ok(StateReader {
+                var,
+                members: std::array::from_fn(|i| i as u32),
+                declared: Some(var),
+            });
+        };
+        let mut members = match m.type_of(block) {
+            Some(Type::Struct { members }) => members.clone(),
+            _ => return Err(own_block(ep)),
+        };
+        let offset_of =
+            |member: u32| m.member_decoration_literal(block, member, Decoration::Offset);
+        let offsets: Vec<Option<u32>> = (0..members.len() as u32).map(offset_of).collect();
+        // Only the GL-state block itself takes new members: its flags are where they belong
+        // and nothing of it lies outside the block.
+        let in_block = |o: &Option<u32>| o.is_some_and(|o| o >= block_offset && o < at(BLOCK_SIZE));
+        if !offsets.iter().all(in_block) || !offsets.contains(&Some(at(FLAGS))) {
+            return Err(own_block(ep));
         }
-        e.name(block, "GlsemGlState");
-        let var = e.add_variable(StorageClass::PushConstant, block);
-        e.name(var, "glsem_gl_state");
+        let mut found = [0u32; FIELDS.len()];
+        let mut added = Vec::new();
+        for (slot, (offset, is_float)) in FIELDS.into_iter().enumerate() {
+            let ty = type_of(is_float);
+            found[slot] = match offsets.iter().position(|&o| o == Some(at(offset))) {
+                Some(i) if members[i] == ty => i as u32,
+                Some(_) => return Err(own_block(ep)),
+                None => {
+                    members.push(ty);
+                    added.push((members.len() as u32 - 1, at(offset)));
+                    members.len() as u32 - 1
+                }
+            };
+        }
+        if !added.is_empty() {
+            // The members' types are the module's own float and uint, declared before the
+            // block, so the struct can grow in its place.
+            let index = *m.globals.get(&block).ok_or_else(|| own_block(ep))?;
+            let grown = Instruction::type_struct(block, &members);
+            e.replace(index, grown.to_words());
+            for (member, offset) in added {
+                e.member_decorate(block, member, Decoration::Offset, &[offset]);
+            }
+        }
         Ok(StateReader {
             var,
-            point_size_member: 0,
-            flags_member: 1,
-            window_height_member: 2,
-            base_instance_member: 3,
-            viewport_members: [4, 5, 6, 7],
-            declared: Some(var),
+            members: found,
+            declared: None,
         })
     }
 
@@ -202,33 +216,44 @@ impl StateReader {
     /// Emits a load of `point_size` (a 32-bit float).
     pub fn point_size(&self, e: &mut Editor<'_, '_>, code: &mut Vec<u32>) -> u32 {
         let float = e.type_float(32);
-        self.load(e, code, self.point_size_member, float)
+        self.load(e, code, self.members[POINT_SIZE_FIELD], float)
     }
 
     /// Emits a load of `window_height` (a 32-bit float).
     pub fn window_height(&self, e: &mut Editor<'_, '_>, code: &mut Vec<u32>) -> u32 {
         let float = e.type_float(32);
-        self.load(e, code, self.window_height_member, float)
+        self.load(e, code, self.members[WINDOW_HEIGHT_FIELD], float)
     }
 
     /// Emits a load of `base_instance` (a 32-bit unsigned integer).
     pub fn base_instance(&self, e: &mut Editor<'_, '_>, code: &mut Vec<u32>) -> u32 {
         let uint = e.type_int(32, false);
-        self.load(e, code, self.base_instance_member, uint)
+        self.load(e, code, self.members[BASE_INSTANCE_FIELD], uint)
     }
 
     /// Emits loads of `viewport_scale` and `viewport_offset`: x and y of the scale, then
     /// of the offset (32-bit floats).
     pub fn viewport(&self, e: &mut Editor<'_, '_>, code: &mut Vec<u32>) -> [u32; 4] {
         let float = e.type_float(32);
-        self.viewport_members
-            .map(|member| self.load(e, code, member, float))
+        [0, 1, 2, 3].map(|i| self.load(e, code, self.members[VIEWPORT_FIELDS + i], float))
+    }
+
+    /// Emits a load of `line_stipple` (a 32-bit unsigned integer).
+    pub fn line_stipple(&self, e: &mut Editor<'_, '_>, code: &mut Vec<u32>) -> u32 {
+        let uint = e.type_int(32, false);
+        self.load(e, code, self.members[LINE_STIPPLE_FIELD], uint)
+    }
+
+    /// Emits a load of `flags` (a 32-bit unsigned integer).
+    pub fn flags(&self, e: &mut Editor<'_, '_>, code: &mut Vec<u32>) -> u32 {
+        let uint = e.type_int(32, false);
+        self.load(e, code, self.members[FLAGS_FIELD], uint)
     }
 
     /// Emits a test of `flags & bit`; returns the bool's id.
     pub fn flag_set(&self, e: &mut Editor<'_, '_>, code: &mut Vec<u32>, bit: u32) -> u32 {
         let uint = e.type_int(32, false);
-        let flags = self.load(e, code, self.flags_member, uint);
+        let flags = self.flags(e, code);
         let (mask, zero, bool_type) = (e.constant_u32(bit), e.constant_u32(0), e.type_bool());
         let masked = e.bitwise_and(code, uint, flags, mask);
         e.i_not_equal(code, bool_type, masked, zero)

@@ -30,11 +30,7 @@ use spirv::{BuiltIn, Decoration, ExecutionMode, ExecutionModel, Op, StorageClass
 use super::builtin_output;
 use super::error::{PassError, PassResult};
 use super::exits::rasterized_exits;
-use super::gl_state::{
-    own_block, push_constant_block, BASE_INSTANCE, BLOCK_SIZE, FLAGS, FLAG_LINES,
-    FLAG_LINE_STIPPLE, FLAG_WIDE_LINES, LINE_STIPPLE, POINT_SIZE, VIEWPORT_OFFSET, VIEWPORT_SCALE,
-    WINDOW_HEIGHT,
-};
+use super::gl_state::{StateReader, FLAG_LINES, FLAG_LINE_STIPPLE, FLAG_WIDE_LINES};
 use super::module::{decode_string, Editor, EntryPoint, Instruction, Module, Section, Type};
 use super::rule::{Rule, Semantic, Stage};
 
@@ -98,7 +94,7 @@ pub fn write_line_position(
     let (zero, one) = (e.constant_f32(0.0), e.constant_f32(1.0));
     let bool_type = e.type_bool();
     let state = match mirrored {
-        Some(block_offset) => Some(LineState::find_or_declare(&m, &mut e, ep, block_offset)?),
+        Some(block_offset) => Some(StateReader::find_or_declare(&m, &mut e, ep, block_offset)?),
         None => None,
     };
     let glsl = glsl_import(&m, &mut e);
@@ -159,13 +155,11 @@ pub fn write_line_position(
 
 /// `clip` (of window position `ndc` before the viewport) mirrored through the centre of the
 /// pixel holding it, in the window, back in clip coordinates.
-fn mirror_through_pixel_centre(f: &mut Code, state: &LineState, clip: u32, ndc: [u32; 2]) -> u32 {
+fn mirror_through_pixel_centre(f: &mut Code, state: &StateReader, clip: u32, ndc: [u32; 2]) -> u32 {
     let float = f.float;
     let half = f.c(0.5);
     let two = f.c(2.0);
-    let [hx, hy, ox, oy] = state
-        .viewport
-        .map(|member| f.load_member(state, member, float));
+    let [hx, hy, ox, oy] = state.viewport(f.e, f.code);
     let w = f.component(clip, 3);
     let mirror = |f: &mut Code, ndc: u32, scale: u32, offset: u32| {
         let window = f.mul(ndc, scale);
@@ -259,7 +253,7 @@ pub fn discard_off_line_fragments(words: &[u32], entry: &str, key: LineFragmentK
         .ok_or(PassError::MissingFunction { function })?;
 
     let mut e = Editor::new(&m);
-    let state = LineState::find_or_declare(&m, &mut e, ep, key.block_offset)?;
+    let state = StateReader::find_or_declare(&m, &mut e, ep, key.block_offset)?;
     let float = e.type_float(32);
     let vec4 = e.type_vector(float, 4);
     let interpolated = e.add_variable(StorageClass::Input, vec4);
@@ -364,118 +358,9 @@ fn glsl_import(m: &Module<'_>, e: &mut Editor<'_, '_>) -> u32 {
     })
 }
 
-/// The GL-state block's fields the fragment test reads, found in the module's block,
-/// added to it, or declared with the block.
-struct LineState {
-    var: u32,
-    flags: u32,
-    viewport: [u32; 4],
-    stipple: u32,
-    declared: Option<u32>,
-}
-
-impl LineState {
-    fn find_or_declare(
-        m: &Module<'_>,
-        e: &mut Editor<'_, '_>,
-        ep: &EntryPoint,
-        block_offset: u32,
-    ) -> Result<LineState, PassError> {
-        let at = |field: u32| block_offset + field;
-        let float = e.type_float(32);
-        let uint = e.type_int(32, false);
-        // The fields, as (offset, type): flags, the viewport's transform (scale x and y,
-        // offset x and y), the stipple.
-        let fields: [(u32, u32); 6] = [
-            (at(FLAGS), uint),
-            (at(VIEWPORT_SCALE), float),
-            (at(VIEWPORT_SCALE + 4), float),
-            (at(VIEWPORT_OFFSET), float),
-            (at(VIEWPORT_OFFSET + 4), float),
-            (at(LINE_STIPPLE), uint),
-        ];
-        let own_block = || own_block(ep);
-        let (var, block, mut members) = match push_constant_block(m, ep)? {
-            None => {
-                // The whole block, so that the GL-state reader of a later step finds its
-                // fields too.
-                let whole: Vec<(u32, u32)> = [
-                    (at(POINT_SIZE), float),
-                    (at(FLAGS), uint),
-                    (at(WINDOW_HEIGHT), float),
-                    (at(BASE_INSTANCE), uint),
-                ]
-                .into_iter()
-                .chain(fields[1..].iter().copied())
-                .collect();
-                let types: Vec<u32> = whole.iter().map(|&(_, ty)| ty).collect();
-                let block = e.type_struct(&types);
-                e.decorate(block, Decoration::Block, &[]);
-                for (i, (offset, _)) in whole.iter().enumerate() {
-                    e.member_decorate(block, i as u32, Decoration::Offset, &[*offset]);
-                }
-                e.name(block, "GlsemGlState");
-                let var = e.add_variable(StorageClass::PushConstant, block);
-                e.name(var, "glsem_gl_state");
-                return Ok(LineState {
-                    var,
-                    flags: 1,
-                    viewport: [4, 5, 6, 7],
-                    stipple: 8,
-                    declared: Some(var),
-                });
-            }
-            Some((var, block)) => match m.type_of(block) {
-                Some(Type::Struct { members }) => (var, block, members.clone()),
-                _ => return Err(own_block()),
-            },
-        };
-        let offset_of =
-            |member: u32| m.member_decoration_literal(block, member, Decoration::Offset);
-        let offsets: Vec<Option<u32>> = (0..members.len() as u32).map(offset_of).collect();
-        // Only the GL-state block itself takes new members: its flags are where they belong
-        // and nothing of it lies outside the block.
-        let in_block = |o: &Option<u32>| o.is_some_and(|o| o >= block_offset && o < at(BLOCK_SIZE));
-        let flags_member = offsets.iter().position(|&o| o == Some(at(FLAGS)));
-        if !offsets.iter().all(in_block) || flags_member.is_none() {
-            return Err(own_block());
-        }
-        let mut found = [0u32; 6];
-        let mut added = Vec::new();
-        for (slot, &(offset, ty)) in fields.iter().enumerate() {
-            found[slot] = match offsets.iter().position(|&o| o == Some(offset)) {
-                Some(i) if members[i] == ty => i as u32,
-                Some(_) => return Err(own_block()),
-                None => {
-                    members.push(ty);
-                    added.push((members.len() as u32 - 1, offset));
-                    members.len() as u32 - 1
-                }
-            };
-        }
-        if !added.is_empty() {
-            // The members' types are the block's own float and uint, declared before it, so
-            // the struct can grow in its place.
-            let index = *m.globals.get(&block).ok_or_else(own_block)?;
-            let grown = Instruction::type_struct(block, &members);
-            e.replace(index, grown.to_words());
-            for (member, offset) in added {
-                e.member_decorate(block, member, Decoration::Offset, &[offset]);
-            }
-        }
-        Ok(LineState {
-            var,
-            flags: found[0],
-            viewport: [found[1], found[2], found[3], found[4]],
-            stipple: found[5],
-            declared: None,
-        })
-    }
-}
-
 /// What the test reads.
 struct Inputs<'s> {
-    state: &'s LineState,
+    state: &'s StateReader,
     interpolated: u32,
     flat: u32,
     frag_coord: u32,
@@ -560,17 +445,6 @@ impl Code<'_, '_, '_> {
         let vec4 = self.e.type_vector(self.float, 4);
         self.e.load(self.code, vec4, var)
     }
-    fn load_member(&mut self, state: &LineState, member: u32, ty: u32) -> u32 {
-        let index = self.e.constant_i32(member as i32);
-        let ptr = self.e.access_chain_to(
-            self.code,
-            StorageClass::PushConstant,
-            ty,
-            state.var,
-            &[index],
-        );
-        self.e.load(self.code, ty, ptr)
-    }
     /// The distance along the major axis from a point of the line to where it leaves the
     /// diamond, for a line `e` off the diamond's centre (minor axis) at the point's major
     /// coordinate, of slope `m` (|m| <= 1) in the direction of travel.
@@ -595,9 +469,7 @@ fn line_test(f: &mut Code, inputs: &Inputs, key: LineFragmentKey) -> u32 {
     let float = f.float;
     let (zero, half, one) = (f.c(0.0), f.c(0.5), f.c(1.0));
     // Viewport 0: window = ndc * scale + offset (scale = size / 2, offset = origin + scale).
-    let [hx, hy, ox, oy] = state
-        .viewport
-        .map(|member| f.load_member(state, member, float));
+    let [hx, hy, ox, oy] = state.viewport(f.e, f.code);
     let point = f.load_vec4(inputs.interpolated);
     let known = f.load_vec4(inputs.flat);
     let window = |f: &mut Code, v: u32| {
@@ -742,7 +614,7 @@ fn line_test(f: &mut Code, inputs: &Inputs, key: LineFragmentKey) -> u32 {
     let n = f.max(n, zero);
     let uint = f.e.type_int(32, false);
     let n = f.e.unary(f.code, Op::ConvertFToU, uint, n);
-    let word = f.load_member(state, state.stipple, uint);
+    let word = state.line_stipple(f.e, f.code);
     let sixteen = f.e.constant_u32(16);
     let factor =
         f.e.binary(f.code, Op::ShiftRightLogical, uint, word, sixteen);
@@ -759,7 +631,7 @@ fn line_test(f: &mut Code, inputs: &Inputs, key: LineFragmentKey) -> u32 {
     let shifted = f.e.binary(f.code, Op::ShiftRightLogical, uint, word, bit);
     let lit = f.e.bitwise_and(f.code, uint, shifted, u_one);
     let on = f.e.i_not_equal(f.code, bool_type, lit, u_zero);
-    let flags = f.load_member(state, state.flags, uint);
+    let flags = state.flags(f.e, f.code);
     let stipple_bit = f.e.constant_u32(FLAG_LINE_STIPPLE);
     let enabled = f.e.bitwise_and(f.code, uint, flags, stipple_bit);
     let enabled = f.e.i_not_equal(f.code, bool_type, enabled, u_zero);
