@@ -45,7 +45,7 @@ python3 scripts/check-known-failures.py scripts/swiftshader-known-failures.txt \
     whole="$out/whole.txt" libraries="$out/libraries.txt" dynamic="$out/dynamic.txt" \
     runner-plain="$out/runner-plain.txt"
 # Where a rule's route is missing, the layer says so once per device: the line rule's
-# stipple (the cause "b" lines of the list).
+# stipple, which shader objects do not get there.
 for said in "lacks stippledBresenhamLines"; do
     if ! grep -q "$said" "$out/libraries.err"; then
         echo "swiftshader: the layer did not say that the driver $said" >&2

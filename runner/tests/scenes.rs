@@ -325,17 +325,29 @@ const FRAGMENT_ROUTE_LIMITS: [(&str, &str); 1] = [(
 /// forced on lavapipe: lavapipe's rectangular lines with the fragment shader's diamond-exit
 /// test and stipple, and each draw drawn again for the start pixels the rectangles leave out
 /// (a segment starting inside a pixel's diamond behind its centre: `lines_loop`'s (13, 3),
-/// `lines_stipple`'s (0, 2)), draw GL's pixels in the line scenes, both viewports, but for a
-/// strip's stipple; wide lines keep the Bresenham route.
+/// `lines_stipple`'s (0, 2)), draw GL's pixels in the line scenes, both viewports, through
+/// whole pipelines and libraries (each side of the route in its library, the start pixels
+/// by a second link), but for a strip's stipple; wide lines keep the Bresenham route.
 #[test]
 fn line_scenes_pass_by_the_fragment_route_but_for_a_strips_stipple() {
     let lib = layer_library();
     let lines = line_scenes();
     let dump = dump_dir("fragment-lines");
-    for viewport in [&[][..], &["--lower-left"][..]] {
+    let paths = [
+        &[][..],
+        &["--lower-left"][..],
+        &["--pipelines", "libraries"][..],
+        &[
+            "--pipelines",
+            "libraries",
+            "--independent-sets",
+            "--lower-left",
+        ][..],
+    ];
+    for path in paths {
         let out = runner()
             .arg("--validation")
-            .args(viewport)
+            .args(path)
             .args(&lines)
             .env("GLSEM_LAYER_LIB", &lib)
             .env("VK_GLSEM_DUMP_DIR", &dump)
@@ -343,7 +355,7 @@ fn line_scenes_pass_by_the_fragment_route_but_for_a_strips_stipple() {
             .output()
             .expect("glsem-run runs");
         let report = stdout(&out);
-        eprintln!("{viewport:?}:\n{report}");
+        eprintln!("{path:?}:\n{report}");
         assert_fail_exactly_at(&out, &lines, &FRAGMENT_ROUTE_LIMITS);
     }
     assert_emitted_and_valid(&dump, "line_fragments");

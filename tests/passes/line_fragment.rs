@@ -37,6 +37,7 @@ fn key(provoking: ProvokingEnd, flipped: bool) -> LineFragmentKey {
         frag_coord_flipped: flipped,
         lines_gated: false,
         start_pixels: false,
+        varyings_gated: false,
     }
 }
 
@@ -263,6 +264,7 @@ fn a_dynamic_topology_tests_the_lines_flag_too() {
             let key = LineFragmentKey {
                 lines_gated: gated,
                 start_pixels: false,
+                varyings_gated: false,
                 ..key(ProvokingEnd::Last, false)
             };
             let out = discard_off_line_fragments(&words, "main", key)

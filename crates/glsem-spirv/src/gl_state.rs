@@ -66,6 +66,9 @@ pub const FLAG_LINE_STIPPLE: u32 = 1 << 5;
 /// `flags` bit: the dynamic line width is not 1 (`glLineWidth`): the fragment route leaves
 /// such lines as the driver draws them.
 pub const FLAG_WIDE_LINES: u32 = 1 << 6;
+/// `flags` bit: the bound pipeline's last pre-rasterization stage sends lines the fragment
+/// line route tests (a fragment-shader library tests GL's lines only then).
+pub const FLAG_LINE_VARYINGS: u32 = 1 << 7;
 /// `flags` bit of clip plane `i` (0..8): `GL_CLIP_DISTANCEi` is enabled.
 pub const fn flag_clip_distance(i: u32) -> u32 {
     1 << (8 + i)

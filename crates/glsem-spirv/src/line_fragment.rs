@@ -30,7 +30,9 @@ use spirv::{BuiltIn, Decoration, ExecutionMode, ExecutionModel, Op, StorageClass
 use super::builtin_output;
 use super::error::{PassError, PassResult};
 use super::exits::rasterized_exits;
-use super::gl_state::{StateReader, FLAG_LINES, FLAG_LINE_STIPPLE, FLAG_WIDE_LINES};
+use super::gl_state::{
+    StateReader, FLAG_LINES, FLAG_LINE_STIPPLE, FLAG_LINE_VARYINGS, FLAG_WIDE_LINES,
+};
 use super::module::{decode_string, Editor, EntryPoint, Instruction, Module, Section, Type};
 use super::rule::{Rule, Semantic, Stage};
 
@@ -223,6 +225,10 @@ pub struct LineFragmentKey {
     /// the same lines as Bresenham lines, keeping only the fragments GL produces behind the
     /// segment's start, which the driver's rectangle (ending at the start) leaves out.
     pub start_pixels: bool,
+    /// A fragment-shader library (`choose`'s `library_fragment_lines`): the test runs only
+    /// while the block's `FLAG_LINE_VARYINGS` says the linked last pre-rasterization stage
+    /// writes the route's varyings.
+    pub varyings_gated: bool,
 }
 
 /// Discards, at the entry of the fragment shader `entry`, the fragments that GL's
@@ -653,6 +659,12 @@ fn line_test(f: &mut Code, inputs: &Inputs, key: LineFragmentKey) -> u32 {
         let not_lines = f.e.binary(f.code, Op::IEqual, bool_type, lines, u_zero);
         left_alone = f.or(left_alone, not_lines);
     }
+    if key.varyings_gated {
+        let written_bit = f.e.constant_u32(FLAG_LINE_VARYINGS);
+        let written = f.e.bitwise_and(f.code, uint, flags, written_bit);
+        let not_written = f.e.binary(f.code, Op::IEqual, bool_type, written, u_zero);
+        left_alone = f.or(left_alone, not_written);
+    }
     if key.start_pixels {
         // Only GL's fragments whose centre lies behind the start (its projection on the
         // direction of travel, (1, slope) times tau, is negative): the first draw's
@@ -687,9 +699,14 @@ fn line_test(f: &mut Code, inputs: &Inputs, key: LineFragmentKey) -> u32 {
 pub struct WriteLinePosition {
     pub stage: Stage,
     pub location: u32,
+    /// Where the stage's layout holds the GL-state block (`None`: it has no room for it).
+    pub block: Option<u32>,
     /// The start-pixel pass: the vertices mirrored through their pixels' centres, viewport
     /// 0 read from the GL-state block at this offset (`write_line_position`).
     pub mirrored: Option<u32>,
+    /// The fragment stage tests the lines: false where the varyings are written only for a
+    /// fragment-shader library's interface (`choose`'s `library_fragment_lines`).
+    pub tested: bool,
 }
 
 impl Rule for WriteLinePosition {

@@ -424,7 +424,7 @@ command_hook! {
                 topology,
                 followed,
                 (layer_line_mode, stipple_with_mode, line_width),
-                (polygon_variants, input_variants, start_pixels),
+                (polygon_variants, input_variants, start_pixels, line_varyings),
             ) = dev.records.pipelines.read().get(&pipeline).map_or(
                 (
                     None,
@@ -438,7 +438,7 @@ command_hook! {
                     None,
                     None,
                     (false, false, None),
-                    (None, None, None),
+                    (None, None, None, false),
                 ),
                 |r| {
                     (
@@ -457,6 +457,7 @@ command_hook! {
                             r.polygon_variants,
                             r.vertex_input_variants.clone(),
                             r.start_pixels,
+                            r.line_varyings,
                         ),
                     )
                 },
@@ -480,6 +481,7 @@ command_hook! {
                     state.drawn.polygon_mode = mode;
                 }
                 state.values.set_lines(&state.drawn);
+                state.values.set_line_varyings(line_varyings);
                 // The pipeline replaces every bound graphics shader object.
                 state.tes_object = vk::ShaderEXT::null();
                 state.app_tcs_object = false;

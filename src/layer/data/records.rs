@@ -21,7 +21,7 @@ use crate::layer::data::render_targets::{
     ComputeBindings, RenderPassCopy, RenderTarget, ResumablePass,
 };
 use glsem_abi::PrimitiveMode;
-use glsem_spirv::gl_state::FLAG_LINES;
+use glsem_spirv::gl_state::{FLAG_LINES, FLAG_LINE_VARYINGS};
 use glsem_spirv::interface::entry_point_ends;
 use glsem_spirv::primitive_mode::{IndexedPrimitive, PrimitiveGsKey, Rasterized};
 use glsem_spirv::scan::{LocationEnds, Summary};
@@ -298,6 +298,10 @@ pub struct PipelineRecord {
     /// It draws GL's quads under a dynamic polygon mode: the pipelines drawing them as lines
     /// and points (`Rewrite::polygon_mode_gs`), destroyed with it.
     pub polygon_variants: Option<PolygonModeVariants>,
+    /// Its last pre-rasterization stage (its own, or that of the pre-rasterization library it
+    /// is linked from) sends lines the fragment line route tests: `FLAG_LINE_VARYINGS` at
+    /// bind.
+    pub line_varyings: bool,
     /// GL's fragment line route: the pipeline that draws, after each of this one's draws,
     /// the start pixels its rectangles leave out (`commands/lines.rs`).
     pub start_pixels: Option<vk::Pipeline>,
@@ -337,6 +341,7 @@ impl PipelineRecord {
             stipple_with_mode: false,
             line_width: None,
             polygon_variants: None,
+            line_varyings: false,
             start_pixels: None,
             followed: None,
             vertex_input_variants: None,
@@ -391,6 +396,15 @@ impl GlStateValues {
         if flipped {
             self.window_height = v.y;
         }
+    }
+
+    /// `FLAG_LINE_VARYINGS`: the bound pipeline's last pre-rasterization stage sends lines
+    /// the fragment line route tests.
+    pub fn set_line_varyings(&mut self, tested: bool) {
+        self.flags = match tested {
+            true => self.flags | FLAG_LINE_VARYINGS,
+            false => self.flags & !FLAG_LINE_VARYINGS,
+        };
     }
 
     /// `FLAG_LINES` follows what is drawn now.

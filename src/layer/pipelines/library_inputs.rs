@@ -510,7 +510,7 @@ pub fn links_take_line_rule(dev: &DeviceData) -> bool {
 /// ([`links_take_line_rule`]): its fragment-output library is single-sampled without alpha
 /// to coverage or alpha to one (GL's aliased lines).
 fn takes_line_rule(dev: &DeviceData, ci: &PipelineView<'_>) -> bool {
-    if !links_take_line_rule(dev) {
+    if !links_take_line_rule(dev) || links_fragment_route(dev, ci) {
         return false;
     }
     let records = dev.records.library_multisample.read();
@@ -523,6 +523,17 @@ fn takes_line_rule(dev: &DeviceData, ci: &PipelineView<'_>) -> bool {
     ms.samples == Some(vk::SampleCountFlags::TYPE_1)
         && ms.alpha_to_coverage == Some(false)
         && ms.alpha_to_one == Some(false)
+}
+
+/// Whether `ci`, a link, links a pre-rasterization library that took GL's fragment line
+/// route (it writes the route's varyings, which its fragment-shader library may read): it
+/// keeps it, and its lines are the route's.
+fn links_fragment_route(dev: &DeviceData, ci: &PipelineView<'_>) -> bool {
+    let pipelines = dev.records.pipelines.read();
+    ci.libraries
+        .unwrap_or_default()
+        .iter()
+        .any(|l| pipelines.get(l).is_some_and(|r| r.line_varyings))
 }
 
 /// `attributes` as `variant`'s vertex shader reads them: each it refetches replaced by its

@@ -373,17 +373,12 @@ fn create_with_steps(
     let patched = unsafe { call.patch(ci, &rewrite) }?;
     let mut info = *ci.info;
     patched.apply(&mut info);
-    info.flags &= !vk::PipelineCreateFlags::DERIVATIVE;
-    info.base_pipeline_handle = vk::Pipeline::null();
-    info.base_pipeline_index = -1;
     // SAFETY: the create info, patched with copies that `patched` keeps alive.
-    let (result, created) = unsafe { call.create_down(&[info]) };
+    let made = unsafe { call.create_beside(info) };
     // SAFETY: modules this call made; the driver is done with them.
     unsafe { call.destroy_temporaries(&patched.temporaries) };
-    match result {
-        vk::Result::SUCCESS => Ok((created[0], rewrite)),
-        e => Err(PlanError::Driver(e)),
-    }
+    made.map(|pipeline| (pipeline, rewrite))
+        .map_err(PlanError::Driver)
 }
 
 /// Shader modules of the layer's for kept code, recorded as the application's are (so that
@@ -677,11 +672,15 @@ fn plan(dev: &DeviceData, ci: &PipelineView<'_>, steps: Vec<Step>) -> Plan {
     // GL's fragment line route: the start pixels its rectangles leave out are drawn by a
     // second pipeline.
     let start_pixel_steps = start_pixel_steps(&steps);
+    let line_varyings = steps
+        .iter()
+        .any(|s| matches!(s, Step::LinePosition(p) if p.tested));
     let mut rewrite = match plan_steps(dev, ci, steps) {
         Ok(rewrite) => rewrite,
         Err(why) => return Plan::Fail(why),
     };
     rewrite.start_pixel_steps = start_pixel_steps;
+    rewrite.line_varyings = line_varyings;
     if let Some(why) = indices_apart_under_dynamic_polygon_mode(ci, &rewrite)
         .or_else(|| library_inputs::unreplaceable(dev, ci))
     {
@@ -1069,6 +1068,14 @@ impl Call<'_> {
                 library_inputs::destroy(self.dev, made);
             }
         }
+        for ((start, ci), &pos) in start_pixels.iter_mut().zip(infos).zip(&position) {
+            if let (None, Some(at)) = (&start, pos) {
+                if created[at] != vk::Pipeline::null() {
+                    // SAFETY: a create info that went down, its patched parts alive.
+                    *start = unsafe { self.link_start_pixels(ci, &down[at]) };
+                }
+            }
+        }
 
         // A replacement library whose link failed is used by nothing.
         for (feed, &pipeline) in feeds.iter().zip(pipelines.iter()) {
@@ -1116,9 +1123,6 @@ impl Call<'_> {
             // SAFETY: the patched stages, alive (this function's contract).
             let mut stages = unsafe { slice(info.p_stages, info.stage_count) }.to_vec();
             let gs = stages.iter().position(|s| s.stage == S::GEOMETRY)?;
-            info.flags &= !vk::PipelineCreateFlags::DERIVATIVE;
-            info.base_pipeline_handle = vk::Pipeline::null();
-            info.base_pipeline_index = -1;
             let mut variants = PolygonModeVariants::default();
             for (rasterized, words) in &rewrite.polygon_mode_gs {
                 // SAFETY: the application's allocator (valid for the call).
@@ -1127,22 +1131,13 @@ impl Call<'_> {
                 };
                 stages[gs].module = module;
                 info.p_stages = stages.as_ptr();
-                let mut pipeline = vk::Pipeline::null();
                 // SAFETY: a create info that went down, with a geometry shader of the same
-                // interface; `pipeline` receives one handle.
-                let result = unsafe {
-                    (self.next)(
-                        self.device,
-                        self.pipeline_cache,
-                        1,
-                        &info,
-                        std::ptr::null(),
-                        &mut pipeline,
-                    )
-                };
+                // interface.
+                let made = unsafe { self.create_beside(info) };
                 // SAFETY: the module made above; the driver is done with it.
                 unsafe { self.destroy_temporaries(&[module]) };
-                let kept = result == vk::Result::SUCCESS && variants.set(*rasterized, pipeline);
+                let result = made.err().unwrap_or(vk::Result::SUCCESS);
+                let kept = made.is_ok_and(|pipeline| variants.set(*rasterized, pipeline));
                 if !kept {
                     log::warning!(
                         "GL's primitive mode under a dynamic polygon mode: the pipeline \
@@ -1188,6 +1183,92 @@ impl Call<'_> {
                 }
             })
             .collect()
+    }
+
+    /// The start-pixel pipeline of a pipeline linked from libraries on GL's fragment line
+    /// route: `down` (as it went down) linked again from its libraries' start-pixel
+    /// variants. `None` where it links none, or a library of the route without one (a
+    /// pre-rasterization library the layer made again at the link).
+    ///
+    /// # Safety
+    /// `down` is a valid create info whose patched parts are alive.
+    unsafe fn link_start_pixels(
+        &self,
+        ci: &PipelineView<'_>,
+        down: &vk::GraphicsPipelineCreateInfo<'_>,
+    ) -> Option<vk::Pipeline> {
+        if !libraries_have(self.dev, ci, |r| r.line_varyings) {
+            return None;
+        }
+        // SAFETY: a valid create info (this function's contract).
+        let view = unsafe { PipelineView::new(down) };
+        let libraries = view.libraries?;
+        let variants: Vec<vk::Pipeline> = {
+            let records = self.dev.records.pipelines.read();
+            let variant = |l: &vk::Pipeline| records.get(l).and_then(|r| r.start_pixels);
+            // Both sides of the route must be there: the pre-rasterization and the
+            // fragment-shader library.
+            if libraries.iter().filter_map(variant).count() != 2 {
+                return None;
+            }
+            libraries.iter().map(|l| variant(l).unwrap_or(*l)).collect()
+        };
+        let mut copies = Vec::new();
+        let rest = view.chain.without(
+            vk::StructureType::PIPELINE_LIBRARY_CREATE_INFO_KHR,
+            &mut copies,
+        )?;
+        let link = vk::PipelineLibraryCreateInfoKHR {
+            p_next: rest,
+            library_count: variants.len() as u32,
+            p_libraries: variants.as_ptr(),
+            ..Default::default()
+        };
+        let info = vk::GraphicsPipelineCreateInfo {
+            p_next: (&link as *const vk::PipelineLibraryCreateInfoKHR<'_>).cast(),
+            ..*down
+        };
+        // SAFETY: the create info that went down, linking libraries made from the same create
+        // infos as those it linked; `link`, `variants` and `copies` outlive the call.
+        unsafe { self.create_beside(info) }
+            .inspect_err(|result| {
+                log::warning!(
+                    "GL's lines by the fragment route: the linked pipeline drawing the start \
+                     pixels was not made ({result:?}); those pixels stay undrawn"
+                )
+            })
+            .ok()
+    }
+
+    /// Creates `info` alone (no derivative) as a pipeline the layer keeps beside the
+    /// application's, without allocation callbacks: it is destroyed with that one, whose
+    /// callbacks may differ.
+    ///
+    /// # Safety
+    /// `info` is a valid create info whose pointers outlive the call.
+    unsafe fn create_beside(
+        &self,
+        mut info: vk::GraphicsPipelineCreateInfo<'_>,
+    ) -> Result<vk::Pipeline, vk::Result> {
+        info.flags &= !vk::PipelineCreateFlags::DERIVATIVE;
+        info.base_pipeline_handle = vk::Pipeline::null();
+        info.base_pipeline_index = -1;
+        let mut pipeline = vk::Pipeline::null();
+        // SAFETY: a valid create info (this function's contract); one handle.
+        let result = unsafe {
+            (self.next)(
+                self.device,
+                self.pipeline_cache,
+                1,
+                &info,
+                std::ptr::null(),
+                &mut pipeline,
+            )
+        };
+        match result {
+            vk::Result::SUCCESS => Ok(pipeline),
+            e => Err(e),
+        }
     }
 
     /// Each create info's patched stages and state, for the plans that rewrite it; a plan
@@ -1414,6 +1495,10 @@ impl Call<'_> {
             record.followed = followed;
             record.polygon_variants = polygon_variants;
             record.start_pixels = start_pixels;
+            record.line_varyings = match plan {
+                Plan::Rewrite(rewrite) => rewrite.line_varyings,
+                _ => false,
+            } || libraries_have(self.dev, ci, |r| r.line_varyings);
             let records = &self.dev.records;
             records.count_bind_work(&record, 1);
             if let Some(previous) = records.pipelines.write().insert(pipeline, record) {

@@ -55,6 +55,8 @@ pub struct Rewrite {
     pub current_attributes: Option<(u32, Vec<(u32, InputKind)>)>,
     /// What the layer fixed, for the info log.
     pub notes: Vec<String>,
+    /// GL's fragment line route: the last pre-rasterization stage sends lines it tests.
+    pub line_varyings: bool,
     /// GL's fragment line route: the steps of the second pipeline that draws the start
     /// pixels the driver's rectangles leave out (`start_pixel_steps`).
     pub start_pixel_steps: Option<Vec<Step>>,

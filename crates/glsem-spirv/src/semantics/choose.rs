@@ -482,7 +482,9 @@ fn fragment_lines(
         WriteLinePosition {
             stage,
             location,
+            block: key.gl_state_block,
             mirrored: None,
+            tested: true,
         },
         LineFragmentKey {
             location,
@@ -491,8 +493,80 @@ fn fragment_lines(
             frag_coord_flipped,
             lines_gated,
             start_pixels: false,
+            varyings_gated: false,
         },
     ))
+}
+
+/// GL's lines by the fragment route in a library that holds one side of it (a
+/// pre-rasterization library whose last stage is a vertex shader, or a fragment-shader
+/// library): neither knows the other, so both take the route's varyings at the two
+/// Locations below the device's last (where the apart stages pass gl_Layer), and the
+/// fragment side tests only while the GL-state block says that the bound pipeline's last
+/// stage sends lines GL's rule applies to (`FLAG_LINE_VARYINGS`, which the layer sets from
+/// the linked pre-rasterization library: a vertex shader's width-1 lines) and that lines are
+/// drawn. A library whose interface reaches those Locations keeps the driver's lines.
+fn library_fragment_lines(stages: &Stages<'_>, key: &PipelineKey) -> Option<Step> {
+    let on = |s: Semantic| applies(key, s);
+    if !key.device.fragment_lines
+        || !on(Semantic::LineRasterization)
+        || !key.library
+        || key.shader_object
+    {
+        return None;
+    }
+    let location = key.device.apart_layer_location.checked_sub(LOCATIONS)?;
+    let end = |s: &Summary| {
+        s.single_location_bound
+            .or(s.location_ends.map(|e| e.input.max(e.output)))
+    };
+    match (stages.last_pre_rasterization(), stages.has(Stage::Fragment)) {
+        (Some(stage), false) => {
+            let last = stages.rewritable(stage)?;
+            // Written wherever they fit, so that a fragment-shader library reading them is
+            // fed; tested only where GL's rule applies to what a vertex shader sends.
+            let tested = stage == Stage::Vertex
+                && !key.app_line_mode
+                && !key.wide_lines
+                && !key.rasterizer_discard
+                && !key.provoking_dynamic
+                && !key.polygon_lines;
+            (end(last)? <= location).then_some(Step::LinePosition(WriteLinePosition {
+                stage,
+                location,
+                block: key.gl_state_block,
+                mirrored: None,
+                tested,
+            }))
+        }
+        (None, true) => {
+            let fragment = stages.rewritable(Stage::Fragment)?;
+            let block_offset = key.fragment_block?;
+            if key.multisample_lines || end(fragment)? > location {
+                return None;
+            }
+            // The pre-rasterization library's provoking vertex is not seen here: the
+            // layer's last-vertex convention, unless the device has none.
+            let provoking = match on(Semantic::ProvokingVertex) && key.device.provoking_vertex_last
+            {
+                true => ProvokingEnd::Last,
+                false => ProvokingEnd::First,
+            };
+            let frag_coord_flipped = on(Semantic::WindowOrigin)
+                && key.device.window_origin == WindowOrigin::Flipped
+                && fragment.window_y;
+            Some(Step::LineFragments(LineFragmentKey {
+                location,
+                block_offset,
+                provoking,
+                frag_coord_flipped,
+                lines_gated: true,
+                start_pixels: false,
+                varyings_gated: true,
+            }))
+        }
+        _ => None,
+    }
 }
 
 /// The steps of the second pipeline of one on GL's fragment line route: the same shaders,
@@ -500,21 +574,30 @@ fn fragment_lines(
 /// that a segment's rectangle covers its start pixel, and a fragment test that keeps only
 /// the start pixels behind the segment's start that the first draw's rectangle leaves out
 /// (`LineFragmentKey::start_pixels`); the layer draws each of the pipeline's draws again
-/// through it. `None` for a pipeline off the route.
+/// through it. A library holding one side of the route gets that side's variant, which the
+/// layer links into the second pipeline of each pipeline linked from it. `None` for a
+/// pipeline off the route, or whose vertex stages have no GL-state block to read the
+/// viewport from.
 pub fn start_pixel_steps(steps: &[Step]) -> Option<Vec<Step>> {
-    let block_offset = steps.iter().find_map(|s| match s {
-        Step::LineFragments(key) if !key.start_pixels => Some(key.block_offset),
-        _ => None,
-    })?;
     let mut again = steps.to_vec();
+    let (mut sides, mut unmirrorable) = (0, false);
     for step in &mut again {
         match step {
-            Step::LineFragments(key) => key.start_pixels = true,
-            Step::LinePosition(position) => position.mirrored = Some(block_offset),
+            Step::LinePosition(p) if p.tested && p.mirrored.is_none() => match p.block {
+                Some(block) => {
+                    p.mirrored = Some(block);
+                    sides += 1;
+                }
+                None => unmirrorable = true,
+            },
+            Step::LineFragments(key) if !key.start_pixels => {
+                key.start_pixels = true;
+                sides += 1;
+            }
             _ => {}
         }
     }
-    Some(again)
+    (sides > 0 && !unmirrorable).then_some(again)
 }
 
 /// [`choose`]'s pipeline-state steps and the window origin.
@@ -533,8 +616,14 @@ fn pipeline_state_steps(stages: &Stages<'_>, key: &PipelineKey, steps: &mut Vec<
         steps.push(Step::NegativeOneToOneDepth(NegativeOneToOneDepth));
     }
     let fragment_lines = fragment_lines(stages, key);
+    let library_lines = library_fragment_lines(stages, key);
+    let library_tests = matches!(
+        library_lines,
+        Some(Step::LinePosition(WriteLinePosition { tested: true, .. }) | Step::LineFragments(_))
+    );
     if on(Semantic::LineRasterization)
         && fragment_lines.is_none()
+        && !library_tests
         && key.device.bresenham_lines
         && !key.app_line_mode
         && !key.multisample_lines
@@ -551,7 +640,12 @@ fn pipeline_state_steps(stages: &Stages<'_>, key: &PipelineKey, steps: &mut Vec<
             steps.push(Step::LinePosition(position));
             steps.push(Step::LineFragments(fragments));
         }
-        None => steps.extend(line_endpoints(stages, key).map(Step::LineEndpoints)),
+        None => {
+            steps.extend(library_lines);
+            if !library_tests {
+                steps.extend(line_endpoints(stages, key).map(Step::LineEndpoints));
+            }
+        }
     }
     let origin = Some(key.device.window_origin)
         .filter(|&o| on(Semantic::WindowOrigin) && o != WindowOrigin::Vulkan);
@@ -1206,6 +1300,95 @@ mod tests {
     }
 
     #[test]
+    fn libraries_take_the_fragment_route_side_by_side_below_the_last_location() {
+        let vs = summary(|s| s.single_location_bound = Some(3));
+        let fs = summary(|s| s.single_location_bound = Some(2));
+        let device = DeviceKey {
+            bresenham_lines: true,
+            fragment_lines: true,
+            ..key().device
+        };
+        // A pre-rasterization library: the varyings at 29 and 30 (below 31, gl_Layer's),
+        // tested where its vertex shader sends width-1 lines.
+        let pre_rasterization = with_gl_state(PipelineKey {
+            device,
+            library: true,
+            topology: Topology::Unknown,
+            multisample_lines: true,
+            fragment_elsewhere: true,
+            fragment_may_be_apart: true,
+            ..key()
+        });
+        let vertex = stages(&[(Stage::Vertex, &vs)]);
+        let position = |key: &PipelineKey| {
+            choose(&vertex, key)
+                .into_iter()
+                .find_map(|step| match step {
+                    Step::LinePosition(p) => Some(p),
+                    _ => None,
+                })
+        };
+        let written = WriteLinePosition {
+            stage: Stage::Vertex,
+            location: 29,
+            block: Some(96),
+            mirrored: None,
+            tested: true,
+        };
+        assert_eq!(position(&pre_rasterization), Some(written.clone()));
+        assert!(!choose(&vertex, &pre_rasterization)
+            .iter()
+            .any(|s| matches!(s, Step::BresenhamLines(_))));
+        // Wide lines: written for the fragment library's interface, not tested.
+        let wide = PipelineKey {
+            wide_lines: true,
+            ..pre_rasterization.clone()
+        };
+        let untested = WriteLinePosition {
+            tested: false,
+            ..written.clone()
+        };
+        assert_eq!(position(&wide), Some(untested));
+        // Its start-pixel variant mirrors the vertices.
+        let again = start_pixel_steps(&choose(&vertex, &pre_rasterization)).unwrap();
+        assert!(again.iter().any(|s| matches!(
+            s,
+            Step::LinePosition(WriteLinePosition {
+                mirrored: Some(96),
+                ..
+            })
+        )));
+        // A single-sampled fragment-shader library tests them there, gated by the block.
+        let fragment_library = with_gl_state(PipelineKey {
+            device,
+            library: true,
+            topology: Topology::Unknown,
+            fragment_block: Some(96),
+            ..key()
+        });
+        let fragment = stages(&[(Stage::Fragment, &fs)]);
+        let tested = choose(&fragment, &fragment_library)
+            .into_iter()
+            .find_map(|step| match step {
+                Step::LineFragments(key) => Some(key),
+                _ => None,
+            })
+            .expect("the fragment library tests the lines");
+        assert_eq!(
+            (tested.location, tested.lines_gated, tested.varyings_gated),
+            (29, true, true)
+        );
+        // A multisampled one draws the driver's lines.
+        let multisampled = PipelineKey {
+            multisample_lines: true,
+            ..fragment_library
+        };
+        assert!(!choose(&fragment, &multisampled)
+            .iter()
+            .any(|s| matches!(s, Step::LineFragments(_))));
+    }
+
+    #[test]
     fn the_fragment_route_takes_whole_pipelines_that_draw_only_width_one_lines() {
         let vs = summary(|s| s.single_location_bound = Some(3));
         let fs = summary(|s| {
@@ -1244,7 +1427,9 @@ mod tests {
                 Some(WriteLinePosition {
                     stage: Stage::Vertex,
                     location: 3,
+                    block: Some(96),
                     mirrored: None,
+                    tested: true,
                 }),
                 Some(LineFragmentKey {
                     location: 3,
@@ -1253,6 +1438,7 @@ mod tests {
                     frag_coord_flipped: true,
                     lines_gated: false,
                     start_pixels: false,
+                    varyings_gated: false,
                 }),
                 false
             )

@@ -224,7 +224,7 @@ fn endpoint_grid(setup: &DeviceSetup<'_>) -> Option<EndpointGrid> {
 fn warn_of_missing_lines(setup: &DeviceSetup<'_>) {
     let conventions = &setup.conventions;
     let elsewhere = match conventions.fragment_lines {
-        true => "by the fragment route in whole pipelines, and not in libraries or shader objects",
+        true => "by the fragment route in pipelines and libraries, and not in shader objects",
         false => "not",
     };
     if !conventions.bresenham_lines {
@@ -239,6 +239,7 @@ fn warn_of_missing_lines(setup: &DeviceSetup<'_>) {
         );
     }
     if conventions.bresenham_lines
+        && !conventions.fragment_lines
         && setup.app_enabled(GRAPHICS_PIPELINE_LIBRARY)
         && !conventions.library_line_mode
     {
