@@ -199,9 +199,10 @@ fn frag_color_shader_objects_reach_every_attachment() {
             );
         }
     }
+    // Without the layer only attachment 0 is written; the other's values are undefined, so
+    // nothing is asserted of them.
     let without = frag_color_images(NO_LAYERS, false).unwrap();
     assert_eq!(without[0], frag_color_pixels());
-    assert_ne!(without[1], frag_color_pixels());
 }
 
 /// GL's capture of xfb_nested.vert's `Outer o` for its 3 vertices: p, i.x, i.y, z, tightly

@@ -205,12 +205,11 @@ fn frag_color_in_a_fragment_library_without_attachments_reaches_every_attachment
             assert_eq!(image, &frag_color_pixels(), "{split:?}, attachment {i}");
         }
     }
-    // Without the layer only attachment 0 gets it (no validation: it rightly warns about
-    // the unwritten attachments).
+    // Without the layer only attachment 0 is written; the others' values are undefined
+    // (lavapipe at times writes attachment 0's value there too), so nothing is asserted of
+    // them: the broadcast is what the layer's images above show.
     let without = frag_color_images(NO_LAYERS, Split::Three).unwrap();
     assert_eq!(without[0], frag_color_pixels());
-    assert_ne!(without[1], frag_color_pixels());
-    assert_ne!(without[2], frag_color_pixels());
 }
 
 /// `vkCmdBindTransformFeedbackBuffersEXT`, `vkCmdBeginTransformFeedbackEXT`,
