@@ -196,9 +196,10 @@ command_hook! {
 // diamond) and the rectangle does not cover it. No shader of the draw can add it: the
 // vertex stage does not know the segment's direction. So every draw of a pipeline on the
 // route is drawn again through its start-pixel pipeline (made with it,
-// `glsem_spirv::semantics::start_pixel_steps`): the same shaders drawing Bresenham lines,
-// which light the start pixel, and a fragment test that keeps only GL's fragments whose
-// centre lies behind the start, which no rectangle covered. The two draws light disjoint
+// `glsem_spirv::semantics::start_pixel_steps`): the same shaders with each vertex mirrored
+// through the centre of its pixel, so that the rectangle from a start behind a centre
+// covers that pixel, and a fragment test that keeps only GL's fragments whose centre lies
+// behind the start, which the first draw's rectangle cannot cover. The two draws light disjoint
 // pixels, so blending and the depth test see each of GL's fragments once. The second draw
 // runs the vertex shader again: a vertex shader that stores to memory stores twice, and
 // pipeline statistics count the draw twice.

@@ -1050,6 +1050,12 @@ impl Call<'_> {
         // Before the batch, so that a creation feedback the application chained is its own
         // pipelines'.
         let mut start_pixels = self.start_pixel_pipelines(infos, &plans);
+        for ((start, ci), &pos) in start_pixels.iter_mut().zip(infos).zip(&position) {
+            if let (None, Some(at)) = (&start, pos) {
+                // SAFETY: a create info that goes down, its patched parts alive.
+                *start = unsafe { self.link_start_pixels(ci, &down[at]) };
+            }
+        }
         // SAFETY: the create infos, patched with copies that `patched` keeps alive.
         let (result, created) = unsafe { self.create_down(&down) };
         // SAFETY: the same create infos, whose patched parts are still alive.
@@ -1066,14 +1072,6 @@ impl Call<'_> {
         for (start, &pipeline) in start_pixels.iter_mut().zip(pipelines.iter()) {
             if let Some(made) = start.take_if(|_| pipeline == vk::Pipeline::null()) {
                 library_inputs::destroy(self.dev, made);
-            }
-        }
-        for ((start, ci), &pos) in start_pixels.iter_mut().zip(infos).zip(&position) {
-            if let (None, Some(at)) = (&start, pos) {
-                if created[at] != vk::Pipeline::null() {
-                    // SAFETY: a create info that went down, its patched parts alive.
-                    *start = unsafe { self.link_start_pixels(ci, &down[at]) };
-                }
             }
         }
 
@@ -1186,7 +1184,7 @@ impl Call<'_> {
     }
 
     /// The start-pixel pipeline of a pipeline linked from libraries on GL's fragment line
-    /// route: `down` (as it went down) linked again from its libraries' start-pixel
+    /// route: `down` (as it goes down) linked from its libraries' start-pixel
     /// variants. `None` where it links none, or a library of the route without one (a
     /// pre-rasterization library the layer made again at the link).
     ///
@@ -1228,8 +1226,8 @@ impl Call<'_> {
             p_next: (&link as *const vk::PipelineLibraryCreateInfoKHR<'_>).cast(),
             ..*down
         };
-        // SAFETY: the create info that went down, linking libraries made from the same create
-        // infos as those it linked; `link`, `variants` and `copies` outlive the call.
+        // SAFETY: the create info that goes down, linking libraries made from the same create
+        // infos as those it links; `link`, `variants` and `copies` outlive the call.
         unsafe { self.create_beside(info) }
             .inspect_err(|result| {
                 log::warning!(
