@@ -25,6 +25,10 @@
 //! 6. `#extension GL_ARB_shader_precision`: glslang does not know the name. The extension
 //!    declares nothing, it only tightens precision to what Vulkan's SPIR-V environment
 //!    guarantees anyway: the directive is blanked out.
+//! 7. `#extension GL_AMD_shader_trinary_minmax`: glslang turns its `min3`, `max3` and `mid3`
+//!    into SPV_AMD_shader_trinary_minmax, which Vulkan drivers other than AMD's lack. The
+//!    directive is blanked out and the functions are defined in GLSL, component-wise as
+//!    the extension's are, for its float, int and uint types ([`trinary_minmax`]).
 
 use spirv::BuiltIn;
 
@@ -98,11 +102,45 @@ pub fn apply(source: &str) -> (String, Vec<&'static str>) {
         text = without_directive(&text, "GL_ARB_shader_precision");
         applied.push("GL_ARB_shader_precision's directive blanked");
     }
+    if enables(&text, "GL_AMD_shader_trinary_minmax") {
+        text = without_directive(&text, "GL_AMD_shader_trinary_minmax");
+        text = after_extensions(&text, &trinary_minmax(version));
+        applied.push("GL_AMD_shader_trinary_minmax's functions in GLSL");
+    }
     if enables(&text, "GL_ARB_shader_atomic_counter_ops") {
         text = after_extensions(&text, &ATOMIC_COUNTER_OPS.map(String::from));
         applied.push("GL_ARB_shader_atomic_counter_ops as storage-block atomics");
     }
     (text, applied)
+}
+
+/// Fix 7: `min3`, `max3` and `mid3` of GL_AMD_shader_trinary_minmax for each of its types
+/// GLSL `version` has (`uint` from 1.30 on), under names of the runner's that the
+/// extension's become (glslang declares the extension's own in some stages whatever the
+/// directive); `mid3` is the median, the larger of the smaller of the first two and the
+/// smaller of the larger of them and the third.
+fn trinary_minmax(version: u32) -> Vec<String> {
+    let mut types = vec![
+        "float", "vec2", "vec3", "vec4", "int", "ivec2", "ivec3", "ivec4",
+    ];
+    if version >= 130 {
+        types.extend(["uint", "uvec2", "uvec3", "uvec4"]);
+    }
+    let bodies = [
+        ("min3", "min(a, min(b, c))"),
+        ("max3", "max(a, max(b, c))"),
+        ("mid3", "max(min(a, b), min(max(a, b), c))"),
+    ];
+    let definitions = types.into_iter().flat_map(|t| {
+        bodies.map(|(name, body)| {
+            format!("{t} glsem_{name}({t} a, {t} b, {t} c) {{ return {body}; }}")
+        })
+    });
+    bodies
+        .map(|(name, _)| format!("#define {name} glsem_{name}"))
+        .into_iter()
+        .chain(definitions)
+        .collect()
 }
 
 /// Fix 3 over the compilation units of a fragment stage; returns whether it changed one.
@@ -279,6 +317,26 @@ mod tests {
             "{}",
             String::from_utf8_lossy(&out.stdout)
         );
+    }
+
+    #[test]
+    fn trinary_minmax_functions_are_defined_in_glsl() {
+        let unit = "#version 150\n#extension GL_AMD_shader_trinary_minmax : require\n\
+                    uniform uvec2 a;\nvoid main() { uvec2 m = mid3(a, a, a); }\n";
+        let (fixed, applied) = apply(unit);
+        assert_eq!(
+            applied,
+            ["GL_AMD_shader_trinary_minmax's functions in GLSL"]
+        );
+        assert!(!fixed.contains("#extension GL_AMD_shader_trinary_minmax"));
+        assert!(fixed.contains("#define mid3 glsem_mid3"));
+        assert!(fixed.contains(
+            "uvec2 glsem_mid3(uvec2 a, uvec2 b, uvec2 c) { return max(min(a, b), min(max(a, b), c)); }"
+        ));
+        // GLSL 1.20 has no uint.
+        let old = "#version 120\n#extension GL_AMD_shader_trinary_minmax : require\n";
+        let (fixed, _) = apply(old);
+        assert!(fixed.contains("ivec4 glsem_max3(") && !fixed.contains("uint glsem_"));
     }
 
     #[test]

@@ -1280,7 +1280,9 @@ fn extension_feature(name: &str) -> Option<Option<Feature>> {
         // Precision guarantees only: Vulkan's SPIR-V environment guarantees the same
         // (its precision table is GLSL 4.x's); `extension_fixes` blanks the directive,
         // which glslang does not know.
-        | "GL_ARB_shader_precision" => None,
+        | "GL_ARB_shader_precision"
+        // Its functions are defined in GLSL (`extension_fixes`).
+        | "GL_AMD_shader_trinary_minmax" => None,
         _ => return None,
     })
 }
