@@ -29,11 +29,16 @@
 //!    into SPV_AMD_shader_trinary_minmax, which Vulkan drivers other than AMD's lack. The
 //!    directive is blanked out and the functions are defined in GLSL, component-wise as
 //!    the extension's are, for its float, int and uint types ([`trinary_minmax`]).
+//! 8. `#extension GL_MESA_shader_integer_functions`: glslang does not know the name. The
+//!    extension gives GLSL 1.30 shaders GLSL 4.00's integer functions (`uaddCarry`,
+//!    `bitfieldInsert`, `findMSB`, `fma`, `frexp`, …) and its implicit conversions from
+//!    `int` to `uint`: the directive is blanked out and the shader raised to `#version 400`.
 
 use spirv::BuiltIn;
 
 use crate::fixes::{
-    after_extensions, after_version, declared_version, without_comments, word_positions,
+    after_extensions, after_version, declared_version, set_version, without_comments,
+    word_positions,
 };
 
 /// Fix 3's placeholder inputs: (placeholder name, the built-in it stands for, GL's name).
@@ -101,6 +106,13 @@ pub fn apply(source: &str) -> (String, Vec<&'static str>) {
     if enables(&text, "GL_ARB_shader_precision") {
         text = without_directive(&text, "GL_ARB_shader_precision");
         applied.push("GL_ARB_shader_precision's directive blanked");
+    }
+    if enables(&text, "GL_MESA_shader_integer_functions") {
+        text = without_directive(&text, "GL_MESA_shader_integer_functions");
+        if version < 400 {
+            text = set_version(&text, 400);
+        }
+        applied.push("GL_MESA_shader_integer_functions as GLSL 4.00");
     }
     if enables(&text, "GL_AMD_shader_trinary_minmax") {
         text = without_directive(&text, "GL_AMD_shader_trinary_minmax");
@@ -317,6 +329,17 @@ mod tests {
             "{}",
             String::from_utf8_lossy(&out.stdout)
         );
+    }
+
+    #[test]
+    fn mesa_integer_functions_are_glsl_4_00s() {
+        let unit = "#version 130\n#extension GL_MESA_shader_integer_functions : enable\n\
+                    uniform uint a;\nvoid main() { uint c; uint s = uaddCarry(a, a, c); }\n";
+        let (fixed, applied) = apply(unit);
+        assert_eq!(applied, ["GL_MESA_shader_integer_functions as GLSL 4.00"]);
+        assert!(fixed.starts_with("#version 400\n"));
+        assert!(!fixed.contains("GL_MESA_shader_integer_functions"));
+        assert_eq!(fixed.lines().count(), unit.lines().count());
     }
 
     #[test]

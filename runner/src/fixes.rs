@@ -163,7 +163,7 @@ pub fn declared_version(text: &str) -> Option<u32> {
     })
 }
 
-fn set_version(text: &str, number: u32) -> String {
+pub fn set_version(text: &str, number: u32) -> String {
     text.lines()
         .map(|l| {
             if l.trim_start().starts_with("#version") {

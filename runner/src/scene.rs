@@ -1214,8 +1214,7 @@ const FRAMEBUFFER_FETCH: [&str; 2] = [
 
 /// GL extensions whose `#extension` directive glslang rejects ("extension not supported")
 /// and that add GLSL names, so that blanking the directive is not enough.
-const GLSLANG_LACKS: [&str; 5] = [
-    "GL_MESA_shader_integer_functions",
+const GLSLANG_LACKS: [&str; 4] = [
     // Nor does it declare `gl_ViewportIndex` in GLSL ES at all.
     "GL_OES_viewport_array",
     "GL_ARB_cull_distance",
@@ -1282,7 +1281,9 @@ fn extension_feature(name: &str) -> Option<Option<Feature>> {
         // which glslang does not know.
         | "GL_ARB_shader_precision"
         // Its functions are defined in GLSL (`extension_fixes`).
-        | "GL_AMD_shader_trinary_minmax" => None,
+        | "GL_AMD_shader_trinary_minmax"
+        // GLSL 4.00's integer functions (`extension_fixes` raises the shader to 4.00).
+        | "GL_MESA_shader_integer_functions" => None,
         _ => return None,
     })
 }
@@ -2774,7 +2775,11 @@ mod tests {
             Err(SceneError::Skip(m)) => m,
             other => panic!("{other:?}"),
         };
-        assert!(skip_reason("[require]\nGL_MESA_shader_integer_functions\n").contains("glslang"));
+        assert!(skip_reason("[require]\nGL_ARB_cull_distance\n").contains("glslang"));
+        assert_eq!(
+            features("GL_MESA_shader_integer_functions").unwrap(),
+            vec![]
+        );
         assert!(skip_reason("[require]\nGL_NV_no_such_thing\n").contains("not mapped"));
         assert!(skip_reason("[require]\nGL_ARB_vertex_program\n").contains("ARB assembly"));
         assert!(skip_reason("[vertex program]\n!!ARBvp1.0\nEND\n").contains("ARB assembly"));
