@@ -39,6 +39,8 @@
 //! 11. A shader below GLSL 4.50 with `#extension GL_ARB_gpu_shader_int64` becomes
 //!     `#version 450`: glslang takes the extension's types from 4.00 on only, and declares
 //!     the built-in functions on them (`sign`, `min`, `packInt2x32`, …) from 4.50 on only.
+//! 12. A shader below GLSL 4.00 with `#extension GL_ARB_derivative_control` becomes
+//!     `#version 400`: glslang declares `dFdxFine`, `dFdyCoarse` & co from 4.00 on only.
 
 use crate::scene::ShaderStage;
 
@@ -113,6 +115,11 @@ pub fn apply(source: &str) -> (String, Vec<&'static str>) {
     if version.is_some_and(|v| v < 450) && has_extension(&text, "GL_ARB_gpu_shader_int64") {
         text = set_version(&text, 450);
         applied.push("GL_ARB_gpu_shader_int64 as GLSL 4.50");
+    }
+    let version = declared_version(&text);
+    if version.is_some_and(|v| v < 400) && has_extension(&text, "GL_ARB_derivative_control") {
+        text = set_version(&text, 400);
+        applied.push("GL_ARB_derivative_control as GLSL 4.00");
     }
     if version == Some(140)
         && (has_extension(&text, "GL_ARB_enhanced_layouts")
@@ -528,6 +535,9 @@ mod tests {
 
     #[test]
     fn int64_shaders_become_glsl_450() {
+        let (t, f) = apply("#version 150\n#extension GL_ARB_derivative_control : require\n");
+        assert_eq!(f, ["GL_ARB_derivative_control as GLSL 4.00"]);
+        assert!(t.starts_with("#version 400\n"));
         let (t, f) = apply("#version 150\n#extension GL_ARB_gpu_shader_int64 : require\n");
         assert!(t.starts_with("#version 450\n"), "{t}");
         assert_eq!(f, ["GL_ARB_gpu_shader_int64 as GLSL 4.50"]);
