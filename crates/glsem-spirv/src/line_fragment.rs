@@ -95,11 +95,14 @@ pub fn write_line_position(
     };
     let (zero, one) = (e.constant_f32(0.0), e.constant_f32(1.0));
     let bool_type = e.type_bool();
-    let state = match mirrored {
-        Some(block_offset) => Some(StateReader::find_or_declare(&m, &mut e, ep, block_offset)?),
+    // The GL-state block and GLSL.std.450 (floor) where the vertices are mirrored.
+    let mirror = match mirrored {
+        Some(block_offset) => Some((
+            StateReader::find_or_declare(&m, &mut e, ep, block_offset)?,
+            glsl_import(&m, &mut e),
+        )),
         None => None,
     };
-    let glsl = glsl_import(&m, &mut e);
     for exit in rasterized_exits(&m, ep)? {
         let mut code = Vec::new();
         let ptr = position.pointer(&mut e, &mut code, vec4, None);
@@ -130,7 +133,8 @@ pub fn write_line_position(
         let value = e.composite_construct(&mut code, vec4, &[ndc_x, ndc_y, parity, front]);
         e.store(&mut code, interpolated, value);
         e.store(&mut code, flat, value);
-        if let Some(state) = &state {
+        if let Some((state, glsl)) = &mirror {
+            let glsl = *glsl;
             let mut f = Code {
                 e: &mut e,
                 code: &mut code,
@@ -150,7 +154,7 @@ pub fn write_line_position(
         }
         e.insert_before(exit.index, &code);
     }
-    let declared = state.as_ref().and_then(|s| s.declared);
+    let declared = mirror.as_ref().and_then(|(s, _)| s.declared);
     e.extend_interface(ep, &new_io, declared.as_slice());
     Ok(Some(e.finish()?))
 }
@@ -222,8 +226,9 @@ pub struct LineFragmentKey {
     /// `FLAG_LINES` says lines are drawn.
     pub lines_gated: bool,
     /// The start-pixel pass (`start_pixel_steps`): the shader of the layer's second draw of
-    /// the same lines as Bresenham lines, keeping only the fragments GL produces behind the
-    /// segment's start, which the driver's rectangle (ending at the start) leaves out.
+    /// the same lines, their vertices mirrored through their pixels' centres
+    /// ([`WriteLinePosition::mirrored`]), keeping only the fragments GL produces behind the
+    /// segment's start, which the first draw's rectangle (ending at the start) leaves out.
     pub start_pixels: bool,
     /// A fragment-shader library (`choose`'s `library_fragment_lines`): the test runs only
     /// while the block's `FLAG_LINE_VARYINGS` says the linked last pre-rasterization stage
