@@ -19,8 +19,9 @@
 #                                glsem-run (whole pipelines and, every other one, libraries
 #                                and dynamic state)
 #                                and ~80 through zink with
-#                                and without glsem beneath it (the two must agree), against
-#                                scripts/piglit-smoke.txt; exits 1 on a regression
+#                                and without glsem beneath it (the two must agree), and a
+#                                fixed slice of the generated tests (~80) through glsem-run,
+#                                against scripts/piglit-smoke.txt; exits 1 on a regression
 #   scripts/piglit.sh --smoke --update   rewrites scripts/piglit-smoke.txt
 #   scripts/piglit.sh --sample   a fixed sample of what the corpus leaves out: every 56th
 #                                shader_test of tests/spec and generated_tests/spec not in
@@ -192,6 +193,11 @@ if [ "$SMOKE" = 1 ]; then
     run_column glsem-dynamic-state "$OUT/smoke-glsem-libraries.txt"
     run_column zink "$OUT/smoke-zink.txt"
     run_column zink-glsem "$OUT/smoke-zink.txt"
+    # A fixed slice of piglit's generated tests, which the corpus leaves out (every 400th,
+    # ~80; paths under piglit's install).
+    ( cd "$PIGLIT_DIR" && find generated_tests/spec -name '*.shader_test' ) | sort \
+        | awk 'NR % 400 == 7' > "$OUT/smoke-generated.txt"
+    SPEC="$PIGLIT_DIR" run_column glsem-generated "$OUT/smoke-generated.txt"
     status=0
     # glsem beneath zink must change nothing: zink only uses Vulkan's own semantics.
     if ! diff <(cut -f1,2 "$OUT/zink.tsv") <(cut -f1,2 "$OUT/zink-glsem.tsv") > "$OUT/zink-diff.txt"; then
@@ -214,6 +220,7 @@ if [ "$SMOKE" = 1 ]; then
     done
     current=$( (sed 's/^/glsem\t/' "$OUT/glsem.tsv"; sed 's/^/glsem-libraries\t/' "$OUT/glsem-libraries.tsv"
                 sed 's/^/glsem-dynamic-state\t/' "$OUT/glsem-dynamic-state.tsv"
+                sed 's/^/glsem-generated\t/' "$OUT/glsem-generated.tsv"
                 sed 's/^/zink\t/' "$OUT/zink.tsv") | cut -f1-3 | sort)
     if [ "$UPDATE" = 1 ]; then
         { echo "# scripts/piglit.sh --smoke expectations: COLUMN STATUS TEST (tab-separated)."
