@@ -555,10 +555,14 @@ fn line_test(f: &mut Code, inputs: &Inputs, key: LineFragmentKey) -> u32 {
     let tau = f.pick(backwards, minus_one, one);
     let decided = f.test(Op::FUnordNotEqual, travel, zero);
     let slope_t = f.mul(slope, tau);
+    // The line's minor coordinate at major coordinate `a`.
+    let b_at = |f: &mut Code, a: u32| {
+        let run = f.sub(a, qa);
+        let rise = f.mul(slope, run);
+        f.add(qb, rise)
+    };
     // The line's offset from the centre along b, at the centre's a.
-    let run = f.sub(ca, qa);
-    let rise = f.mul(slope, run);
-    let e = f.add(qb, rise);
+    let e = b_at(f, ca);
     let e = f.sub(e, cb);
     let abs_e = f.abs(e);
     let meets = f.test(Op::FOrdLessThan, abs_e, half);
@@ -566,12 +570,7 @@ fn line_test(f: &mut Code, inputs: &Inputs, key: LineFragmentKey) -> u32 {
     let ca_t = f.mul(tau, ca);
     let exit = f.add(ca_t, to_exit);
     let (end_a, start_a) = if last { (ka, oa) } else { (oa, ka) };
-    // The start's minor coordinate, on the line through the interpolated point.
-    let start_b = {
-        let run = f.sub(start_a, qa);
-        let rise = f.mul(slope, run);
-        f.add(qb, rise)
-    };
+    let start_b = b_at(f, start_a);
     let end_t = f.mul(tau, end_a);
     let start_t = f.mul(tau, start_a);
     let true_ = f.e.constant_bool(true);
