@@ -27,7 +27,15 @@
 #                                shader_test of tests/spec and generated_tests/spec not in
 #                                the corpus (~600) through glsem-run, results in
 #                                $OUT/sample/glsem.tsv and its misses tallied by reason
-#                                (scripts/piglit-sample.py)
+#                                (scripts/piglit-tally.py)
+#   scripts/piglit.sh --all      every shader_test piglit ships (tests/ and generated_tests/,
+#                                35 078): GL first, then glsem-run on each test, then plain
+#                                Vulkan (--no-layer) on each test glsem-run misses; results
+#                                in $OUT/all/COLUMN.tsv, tallied into docs/piglit-all.md.
+#                                Resumable: a test with a result is not run again (stop it
+#                                any time; delete a column's lines to run them again). In a
+#                                fixed shuffled order, so a part run is a random sample.
+#                                About 40 minutes for GL and 2 hours for glsem-run on 2 cores.
 #
 # Environment: JOBS (parallel runs, default: the number of cores), PIGLIT_DIR (piglit's
 # install, default /usr/lib/x86_64-linux-gnu/piglit), OUT (results, default
@@ -48,11 +56,13 @@ GLSEM_RUN="${GLSEM_RUN:-$REPO/target/release/glsem-run}"
 SMOKE=0
 UPDATE=0
 SAMPLE=0
+ALL_TESTS=0
 for arg in "$@"; do
     case "$arg" in
         --smoke) SMOKE=1 ;;
         --update) UPDATE=1 ;;
         --sample) SAMPLE=1 ;;
+        --all) ALL_TESTS=1 ;;
         -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
         *) echo "unknown argument $arg" >&2; exit 2 ;;
     esac
@@ -145,11 +155,18 @@ run_one() {
 }
 export -f run_one
 
-# run_column COLUMN LIST: results into $OUT/COLUMN.tsv, one progress line per test.
+# run_column COLUMN LIST: results into $OUT/COLUMN.tsv, one progress line per test. With
+# RESUME=1 the results already there stay and only the tests without one run.
 run_column() {
     local column="$1" list="$2" total done=0
+    if [ "${RESUME:-0}" = 1 ]; then
+        touch "$OUT/$column.tsv"
+        grep -vxFf <(cut -f2 "$OUT/$column.tsv") "$list" > "$OUT/$column.todo" || true
+        list="$OUT/$column.todo"
+    else
+        : > "$OUT/$column.tsv"
+    fi
     total=$(wc -l < "$list")
-    : > "$OUT/$column.tsv"
     while IFS= read -r result; do
         done=$((done + 1))
         printf '%s\n' "$result" >> "$OUT/$column.tsv"
@@ -170,7 +187,24 @@ if [ "$SAMPLE" = 1 ]; then
         | grep -vxFf <(sed 's|^|tests/spec/|' "$CORPUS") | awk 'NR % 56 == 1' > "$OUT/sample.txt"
     export SPEC="$PIGLIT_DIR"
     run_column glsem "$OUT/sample.txt"
-    python3 "$REPO/scripts/piglit-sample.py" "$OUT/glsem.tsv"
+    python3 "$REPO/scripts/piglit-tally.py" "$OUT"
+    exit 0
+fi
+
+if [ "$ALL_TESTS" = 1 ]; then
+    OUT="$OUT/all"
+    mkdir -p "$OUT"
+    # Paths under piglit's install, shuffled by a fixed seed: a part run is a random sample.
+    ( cd "$PIGLIT_DIR" && find tests/spec generated_tests/spec -name '*.shader_test' ) | sort \
+        | shuf --random-source=<(yes 20261130) > "$OUT/all.txt"
+    export SPEC="$PIGLIT_DIR"
+    RESUME=1 run_column gl "$OUT/all.txt"
+    RESUME=1 run_column glsem "$OUT/all.txt"
+    # --no-layer only where glsem-run misses: does any test pass without the layer only?
+    grep -v '^PASS' "$OUT/glsem.tsv" | cut -f2 > "$OUT/glsem-misses.txt" || true
+    RESUME=1 run_column vk "$OUT/glsem-misses.txt"
+    python3 "$REPO/scripts/piglit-tally.py" "$OUT" --markdown "$REPO/docs/piglit-all.md" \
+        --causes "$REPO/scripts/piglit-causes.txt"
     exit 0
 fi
 
