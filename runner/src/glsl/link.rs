@@ -279,7 +279,7 @@ pub(super) fn merge_builtin_copies(module: &mut Vec<u32>) {
 }
 
 /// A type's GLSL-like shape: `float`, `vec3`, `dmat2x3`, `float[3]`, `{vec4,int}`.
-fn type_signature(m: &Module, ty: u32) -> String {
+pub(super) fn type_signature(m: &Module, ty: u32) -> String {
     if let Some((element, length)) = m.array_length(ty) {
         return format!("{}[{length}]", type_signature(m, element));
     }

@@ -35,6 +35,7 @@ mod fragment_layer;
 mod gl_spirv;
 mod glslang;
 mod link;
+mod link_rules;
 mod patch_stores;
 mod per_vertex;
 mod program;
@@ -175,6 +176,7 @@ fn link_modules(
     modules: &mut [(ShaderStage, Vec<u32>, HashSet<String>)],
     separate: bool,
 ) -> Result<(), SceneError> {
+    link_rules::check_program(modules, separate).map_err(SceneError::Fail)?;
     link_locations(modules, separate).map_err(SceneError::Fail)?;
     if let Some((_, module, explicit)) =
         modules.iter_mut().find(|(s, ..)| *s == ShaderStage::Vertex)

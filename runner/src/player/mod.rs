@@ -167,12 +167,13 @@ fn compile(
         return Err(Outcome::Fail(TES_WITHOUT_TCS.into()));
     }
     // `link error`: GL links the stages' shaders; glslang links a stage's compilation
-    // units (`-l`) and reports what it finds as `Linking … stage` errors. Other link-time
-    // checks (between stages) are not reproduced.
+    // units (`-l`) and reports what it finds as `Linking … stage` errors, and the runner
+    // checks what GL matches between stages (`glsl::link_rules`). GL's other link-time
+    // checks are not reproduced.
     match compiler.build(&scene) {
         Ok(_) if link_error => Err(Outcome::Skip(
             "`link error`: glslang links the program; GL's link-time errors between \
-             stages are not reproduced"
+             stages beyond uniforms, blocks and interface types are not reproduced"
                 .into(),
         )),
         Ok(program) => Ok((scene, program)),

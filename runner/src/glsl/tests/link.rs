@@ -144,3 +144,60 @@ fn units_share_one_frag_color() {
     // The one output is the interface.
     assert_eq!(m.entry_points[0].interface.len(), 1);
 }
+
+/// Builds a vertex and a fragment shader: `Err` with GL's link error where they disagree.
+fn link_vs_fs(version: &str, vs: &str, fs: &str) -> Result<(), String> {
+    let text = format!(
+        "[require]\nGLSL >= {version}\n[vertex shader]\n#version 150\n{vs}\n\
+         [fragment shader]\n#version 150\nout vec4 c;\n{fs}\n"
+    );
+    let scene = scene::parse(&text).unwrap();
+    match Compiler::for_tests().build(&scene) {
+        Ok(_) => Ok(()),
+        Err(SceneError::Fail(m)) if is_link_error(&m) => Err(m),
+        Err(e) => panic!("{e:?}"),
+    }
+}
+
+/// GLSL 4.60 §4.3.5: a uniform declared in two stages has one type; §4.3.9: a uniform
+/// block declared in two stages has the same members, names, layout and instance array
+/// size; an output block and the next stage's input block match member by member.
+#[test]
+fn stages_that_declare_a_uniform_or_block_differently_do_not_link() {
+    let main = "void main() { gl_Position = vec4(0.0); }";
+    let fs_main = "void main() { c = vec4(0.0); }";
+    let vs = |decl: &str| format!("{decl}\n{main}");
+    let fs = |decl: &str| format!("{decl}\n{fs_main}");
+    let mismatched = [
+        ("uniform vec4 a;", "uniform vec3 a;"),
+        ("uniform B { vec4 a; } b;", "uniform B { vec4 x; } b;"),
+        (
+            "uniform B { vec4 a; vec4 b; } i;",
+            "uniform B { vec4 b; vec4 a; } i;",
+        ),
+        (
+            "uniform B { layout(column_major) mat4 m; } i;",
+            "uniform B { layout(row_major) mat4 m; } i;",
+        ),
+        ("uniform B { vec4 x; } b[3];", "uniform B { vec4 x; } b[2];"),
+        ("out B { vec4 a; } o;", "in B { vec4 b; } o;"),
+        ("out B { vec4 a; } o[2];", "in B { vec4 a; } o;"),
+    ];
+    for (v, f) in mismatched {
+        let e = link_vs_fs("1.50", &vs(v), &fs(f)).expect_err(&format!("{v} / {f}"));
+        assert!(e.starts_with("link error: "), "{e}");
+    }
+    // What GL links: the same declarations, and the instance named differently.
+    let matched = [
+        ("uniform vec4 a;", "uniform vec4 a;"),
+        (
+            "uniform B { vec4 a; mat4 m; } one;",
+            "uniform B { vec4 a; mat4 m; } two;",
+        ),
+        ("out B { vec4 a; } o;", "in B { vec4 a; } i;"),
+        ("uniform vec4 a;", "uniform vec3 b;"),
+    ];
+    for (v, f) in matched {
+        assert_eq!(link_vs_fs("1.50", &vs(v), &fs(f)), Ok(()), "{v} / {f}");
+    }
+}
