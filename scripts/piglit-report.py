@@ -26,10 +26,7 @@ GROUPS = OrderedDict([
 
 # What the layer fixed in a test that passes only with it, from the reason it fails on plain
 # Vulkan (the causes file's `fixed` lines name the rest): (regex on that reason, semantic).
-FIXED_# The heading of docs/piglit.md's hand-written section, which a rewrite keeps.
-SAMPLE_SECTION = "## Outside the corpus: a sample"
-
-RULES = [
+FIXED_RULES = [
     (r"tessellation evaluation shader without control shader",
      "a tessellation evaluation shader without a control shader: the generated passthrough TCS with "
      "GL's default levels"),
@@ -41,6 +38,9 @@ RULES = [
     (r"GL point size / clip-distance state not applied",
      "GL's clip-distance enables (`glEnable(GL_CLIP_DISTANCEi)`, VK_GLSEM_gl_state)"),
 ]
+
+# The heading of docs/piglit.md's hand-written section, which a rewrite keeps.
+SAMPLE_SECTION = "## Outside the corpus: a sample"
 
 RULES = [  # (regex on the reason, group, cause)
     (r"GL COMPAT", "scope", "compatibility profile (fixed-function GL, gl_ModelViewProjectionMatrix, ...)"),

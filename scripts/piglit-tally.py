@@ -116,8 +116,12 @@ def markdown(results, causes_path):
         f"({100 * len(passed) / max(len(judged), 1):.2f} %)**. Tests that pass with `--no-layer` "
         f"and not with the layer: {len(only_without)}.",
         "",
-        "| folder | tests | GL passes | glsem-run passes | of GL's passes | misses of GL's passes |",
-        "| --- | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    zink = results["zink"]
+    lines += [
+        "| folder | tests | GL passes | " + ("zink passes | " if zink else "")
+        + "glsem-run passes | of GL's passes | misses of GL's passes |",
+        "| --- | ---: | ---: | " + ("---: | " if zink else "") + "---: | ---: | ---: |",
     ]
     by_folder = defaultdict(list)
     for t in tests:
@@ -127,7 +131,8 @@ def markdown(results, causes_path):
         gl_passes = [t for t in subset if t not in assembly and status(gl, t) == "PASS"]
         both = sum(status(glsem, t) == "PASS" for t in gl_passes)
         share = f"{100 * both / len(gl_passes):.1f} %" if gl_passes else "–"
-        lines.append(f"| `{name}` | {len(subset)} | {len(gl_passes)} | "
+        zink_cell = f"{sum(status(zink, t) == 'PASS' for t in subset)} | " if zink else ""
+        lines.append(f"| `{name}` | {len(subset)} | {len(gl_passes)} | {zink_cell}"
                      f"{sum(status(glsem, t) == 'PASS' for t in subset)} | {share} | "
                      f"{len(gl_passes) - both} |")
     lines.append("")
@@ -168,7 +173,7 @@ def main():
     parser.add_argument("--markdown")
     parser.add_argument("--causes")
     args = parser.parse_args()
-    results = {c: read(os.path.join(args.dir, f"{c}.tsv")) for c in ("gl", "glsem", "vk")}
+    results = {c: read(os.path.join(args.dir, f"{c}.tsv")) for c in ("gl", "glsem", "vk", "zink")}
     counts = Counter(s for s, _ in results["glsem"].values())
     reasons = Counter((s, normalize(r)) for s, r in results["glsem"].values() if s != "PASS")
     print("%d tests: %d pass, %d fail, %d skip" % (sum(counts.values()), counts["PASS"],

@@ -35,7 +35,9 @@
 #                                Resumable: a test with a result is not run again (stop it
 #                                any time; delete a column's lines to run them again). In a
 #                                fixed shuffled order, so a part run is a random sample.
-#                                About 40 minutes for GL and 2 hours for glsem-run on 2 cores.
+#                                About 90 minutes for GL and 2.5 hours for glsem-run on 2
+#                                cores. ALL_COLUMNS picks the columns (default "gl glsem
+#                                vk"; add zink for shader_runner on zink over lavapipe).
 #
 # Environment: JOBS (parallel runs, default: the number of cores), PIGLIT_DIR (piglit's
 # install, default /usr/lib/x86_64-linux-gnu/piglit), OUT (results, default
@@ -198,11 +200,14 @@ if [ "$ALL_TESTS" = 1 ]; then
     ( cd "$PIGLIT_DIR" && find tests/spec generated_tests/spec -name '*.shader_test' ) | sort \
         | shuf --random-source=<(yes 20261130) > "$OUT/all.txt"
     export SPEC="$PIGLIT_DIR"
-    RESUME=1 run_column gl "$OUT/all.txt"
-    RESUME=1 run_column glsem "$OUT/all.txt"
-    # --no-layer only where glsem-run misses: does any test pass without the layer only?
-    grep -v '^PASS' "$OUT/glsem.tsv" | cut -f2 > "$OUT/glsem-misses.txt" || true
-    RESUME=1 run_column vk "$OUT/glsem-misses.txt"
+    for column in ${ALL_COLUMNS:-gl glsem vk}; do
+        case "$column" in
+            # --no-layer only where glsem-run misses: does a test pass without the layer only?
+            vk) grep -v '^PASS' "$OUT/glsem.tsv" | cut -f2 > "$OUT/glsem-misses.txt" || true
+                RESUME=1 run_column vk "$OUT/glsem-misses.txt" ;;
+            *) RESUME=1 run_column "$column" "$OUT/all.txt" ;;
+        esac
+    done
     python3 "$REPO/scripts/piglit-tally.py" "$OUT" --markdown "$REPO/docs/piglit-all.md" \
         --causes "$REPO/scripts/piglit-causes.txt"
     exit 0
