@@ -121,8 +121,12 @@ run_one() {
             local env=(PIGLIT_PLATFORM=surfaceless_egl LIBGL_ALWAYS_SOFTWARE=1)
             [ "$column" != gl ] && env+=(GALLIUM_DRIVER=zink VK_DRIVER_FILES="$LVP_ICD")
             [ "$column" = zink-glsem ] && env+=(VK_ADD_LAYER_PATH="$REPO/layer-manifest" VK_INSTANCE_LAYERS=VK_LAYER_GLSEM_gl_semantics)
+            # GL ES tests run on GL ES, as piglit runs them (shader_runner_gles2 below 3.0).
+            local runner=shader_runner es
+            es=$(awk '/^\[require\]/{r=1; next} /^\[/{r=0} r && $1=="GL" && $2=="ES" {print $4; exit}' "$file")
+            case "$es" in "") ;; 2*|1*) runner=shader_runner_gles2 ;; *) runner=shader_runner_gles3 ;; esac
             set +e
-            out=$(cd "$(dirname "$file")" && env "${env[@]}" timeout 60 "$PIGLIT_DIR/bin/shader_runner" "$file" -auto -fbo 2>&1)
+            out=$(cd "$(dirname "$file")" && env "${env[@]}" timeout 60 "$PIGLIT_DIR/bin/$runner" "$file" -auto -fbo 2>&1)
             rc=$?
             set -e
             local result
