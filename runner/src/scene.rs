@@ -762,6 +762,13 @@ pub enum Command {
     TexParameter(TexFilter),
     /// Like [`Command::TexParameter`]: a wrap mode or the border colour.
     TexSampling(TexSampling),
+    /// `active uniform NAME PROPERTY VALUE`: VALUE an integer or, for GL_UNIFORM_TYPE, the
+    /// type's enum name.
+    ActiveUniform {
+        name: String,
+        property: UniformProperty,
+        expected: String,
+    },
     /// `verify program_query GL_TRANSFORM_FEEDBACK_VARYINGS n`.
     VerifyXfbVaryings(u32),
     /// `verify program_query GL_ACTIVE_UNIFORMS n`.
@@ -813,6 +820,22 @@ pub enum Command {
     /// `memory barrier BITS…`: `glMemoryBarrier`. The runner waits for every submission and
     /// starts the next with a full memory barrier, which orders more than any GL barrier bit.
     MemoryBarrier,
+}
+
+/// What `active uniform NAME PROPERTY VALUE` asks of a uniform (glGetActiveUniformsiv).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UniformProperty {
+    /// GL_UNIFORM_TYPE: the GL type's enum name (`GL_FLOAT_MAT4x2`).
+    Type,
+    /// GL_UNIFORM_SIZE: an array's length, else 1.
+    Size,
+    /// GL_UNIFORM_OFFSET, GL_UNIFORM_ARRAY_STRIDE, GL_UNIFORM_MATRIX_STRIDE: in its block
+    /// (-1 for a uniform outside a block).
+    Offset,
+    ArrayStride,
+    MatrixStride,
+    /// GL_UNIFORM_IS_ROW_MAJOR: 1 for a row-major matrix in a block.
+    IsRowMajor,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -1807,6 +1830,19 @@ fn parse_program_command(t: &[&str], number: usize, line: &str) -> Result<Comman
         }
         // The program compiled and linked, or the scene would not have got here.
         ["link", "success"] => Command::LinkSuccess,
+        ["active", "uniform", name, property, expected] => Command::ActiveUniform {
+            name: name.to_string(),
+            property: match *property {
+                "GL_UNIFORM_TYPE" => UniformProperty::Type,
+                "GL_UNIFORM_SIZE" => UniformProperty::Size,
+                "GL_UNIFORM_OFFSET" => UniformProperty::Offset,
+                "GL_UNIFORM_ARRAY_STRIDE" => UniformProperty::ArrayStride,
+                "GL_UNIFORM_MATRIX_STRIDE" => UniformProperty::MatrixStride,
+                "GL_UNIFORM_IS_ROW_MAJOR" => UniformProperty::IsRowMajor,
+                _ => return Err(skip(number, line, "unsupported uniform property")),
+            },
+            expected: expected.to_string(),
+        },
         ["active", "shader", "program", stage] => Command::ActiveShaderProgram(match *stage {
             "GL_VERTEX_SHADER" => ShaderStage::Vertex,
             "GL_TESS_CONTROL_SHADER" => ShaderStage::TessControl,

@@ -78,6 +78,27 @@ pub struct UniformMember {
     pub row_major: bool,
 }
 
+impl UniformMember {
+    /// GL's enum name of its type (GL_UNIFORM_TYPE): `GL_FLOAT_VEC3`, `GL_DOUBLE_MAT2x4`.
+    pub fn gl_type_name(&self) -> String {
+        let (base, suffix) = match self.scalar {
+            Scalar::Float => ("GL_FLOAT", ""),
+            Scalar::Double => ("GL_DOUBLE", ""),
+            Scalar::Int => ("GL_INT", ""),
+            Scalar::Uint => ("GL_UNSIGNED_INT", ""),
+            Scalar::Bool => ("GL_BOOL", ""),
+            Scalar::Int64 => ("GL_INT64", "_ARB"),
+            Scalar::Uint64 => ("GL_UNSIGNED_INT64", "_ARB"),
+        };
+        match (self.columns, self.rows) {
+            (1, 1) => format!("{base}{suffix}"),
+            (1, r) => format!("{base}_VEC{r}{suffix}"),
+            (c, r) if c == r => format!("{base}_MAT{c}{suffix}"),
+            (c, r) => format!("{base}_MAT{c}x{r}{suffix}"),
+        }
+    }
+}
+
 /// A uniform block: a stage's default uniform block (loose uniforms) or a named block,
 /// shared by every stage that declares it, as in GL.
 #[derive(Debug, Clone)]

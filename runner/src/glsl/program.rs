@@ -3,7 +3,7 @@
 
 use std::collections::HashSet;
 
-use super::description::{SamplerUniform, StorageBlock, UniformBlock, VertexInput};
+use super::description::{SamplerUniform, StorageBlock, UniformBlock, UniformMember, VertexInput};
 use super::resources::subscripts;
 use crate::scene::ShaderStage;
 
@@ -93,6 +93,20 @@ impl Program {
             .filter_map(|b| b.name.as_deref())
             .collect();
         names.len() as u32
+    }
+
+    /// The uniform GL names `name` (an array by its name or its first element's,
+    /// `a[0]`), and whether it lies in a named block (else in the default block, where GL
+    /// gives it no offset).
+    pub fn active_uniform(&self, name: &str) -> Option<(&UniformMember, bool)> {
+        self.stages
+            .iter()
+            .flat_map(|s| &s.uniform_blocks)
+            .flat_map(|b| b.members.iter().map(move |m| (m, b.name.is_some())))
+            .find(|(m, _)| {
+                m.name == name
+                    || (m.array.is_some() && name.strip_suffix("[0]") == Some(m.name.as_str()))
+            })
     }
 
     /// The uniform (`storage` false) or shader storage block named `name`, or, with

@@ -908,6 +908,11 @@ impl Player {
                 property,
                 expected,
             } => self.verify_block(*storage, name, *property, *expected)?,
+            Command::ActiveUniform {
+                name,
+                property,
+                expected,
+            } => self.verify_active_uniform(name, *property, expected)?,
             Command::Block(field) => self.block_data.set(*field),
             Command::UboArrayIndex(i) => self.ubo_array_index = *i,
             Command::ActiveShaderProgram(stage) => self.active_stage = Some(*stage),
@@ -1022,6 +1027,34 @@ impl Player {
             scene::BlockProperty::BufferDataSize => ("GL_BUFFER_DATA_SIZE", block.data_size),
         };
         verify_count(&format!("{what} of `{name}`"), expected, got)
+    }
+
+    /// `active uniform NAME PROPERTY VALUE`: what glGetActiveUniformsiv gives, from the
+    /// layout the SPIR-V decorations give the uniform.
+    fn verify_active_uniform(
+        &self,
+        name: &str,
+        property: scene::UniformProperty,
+        expected: &str,
+    ) -> Result<(), SceneError> {
+        use scene::UniformProperty as P;
+        let (member, in_block) = self
+            .program
+            .active_uniform(name)
+            .ok_or_else(|| fail(format!("no active uniform `{name}`")))?;
+        let matrix = member.columns > 1;
+        let in_block_or = |value: u32| if in_block { value as i64 } else { -1 };
+        let got = match property {
+            P::Type => member.gl_type_name(),
+            P::Size => member.array.map_or(1, |(length, _)| length).to_string(),
+            P::Offset => in_block_or(member.offset).to_string(),
+            P::ArrayStride => in_block_or(member.array.map_or(0, |(_, stride)| stride)).to_string(),
+            P::MatrixStride => {
+                in_block_or(if matrix { member.matrix_stride } else { 0 }).to_string()
+            }
+            P::IsRowMajor => u32::from(in_block && matrix && member.row_major).to_string(),
+        };
+        verify_count(&format!("{property:?} of `{name}`"), expected, got.as_str())
     }
 
     /// `fb color attachments N FORMAT…`: new render targets of those formats.

@@ -40,6 +40,36 @@ fn introspection_counts_as_gl_does() {
     assert!(program.block(true, "B", Some(4)).is_none());
 }
 
+/// glGetActiveUniformsiv's answers for block members (std140: GL 4.6 §7.6.2.2) and a
+/// uniform outside a block (offset and strides -1).
+#[test]
+fn active_uniforms_have_gls_types_and_std140_layout() {
+    let scene = scene::parse(
+        "[require]\nGLSL >= 1.50\n[vertex shader]\n#version 150\nin vec4 piglit_vertex;\n\
+         uniform float loose;\n\
+         uniform U { float f; layout(row_major) mat4x2 m; vec3 a[3]; ivec2 i; } u;\n\
+         void main() { gl_Position = piglit_vertex * loose + u.f + u.m[0].xyxy + u.a[2].xyzz + vec4(u.i.xyxy); }\n",
+    )
+    .unwrap();
+    let program = Compiler::for_tests().build(&scene).unwrap();
+    let (f, in_block) = program.active_uniform("U.f").unwrap();
+    assert!(in_block);
+    assert_eq!((f.gl_type_name().as_str(), f.offset), ("GL_FLOAT", 0));
+    // A row-major mat4x2: two rows of 4 floats, each a vec4 (std140), at 16.
+    let (m, _) = program.active_uniform("U.m").unwrap();
+    assert_eq!(m.gl_type_name(), "GL_FLOAT_MAT4x2");
+    assert_eq!((m.offset, m.matrix_stride, m.row_major), (16, 16, true));
+    // vec3[3] at 48, each element a vec4's stride; named by its first element too.
+    let (a, _) = program.active_uniform("U.a[0]").unwrap();
+    assert_eq!(a.gl_type_name(), "GL_FLOAT_VEC3");
+    assert_eq!((a.offset, a.array), (48, Some((3, 16))));
+    let (i, _) = program.active_uniform("U.i").unwrap();
+    assert_eq!((i.gl_type_name().as_str(), i.offset), ("GL_INT_VEC2", 96));
+    let (_, in_block) = program.active_uniform("loose").unwrap();
+    assert!(!in_block);
+    assert!(program.active_uniform("U.missing").is_none());
+}
+
 #[test]
 fn glsl_errors_carry_glslangs_message() {
     let scene = scene::parse("[require]\nGLSL >= 1.50\n[vertex shader passthrough]\n[fragment shader]\nvoid main() { undeclared = 1.0; }\n").unwrap();
