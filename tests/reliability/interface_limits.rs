@@ -77,6 +77,45 @@ fn a_pipeline_past_the_interface_limits_fails_alone() {
     instance.assert_clean();
 }
 
+/// Outputs past the limit that a geometry shader reads are the driver's, as its inputs are
+/// (lavapipe draws them right; piglit's `glsl-1.50/execution/geometry/max-input-components`
+/// passes with GL and with `--no-layer`): the layer creates the pipeline and it draws the
+/// first and the last of 40 varyings.
+#[test]
+fn outputs_past_the_limit_into_a_geometry_shader_are_left_to_the_driver() {
+    let _serial = serial();
+    if !needs(&[Feature::GeometryShader]) {
+        return;
+    }
+    let instance = Instance::new(WITH_VALIDATION);
+    assert!(
+        varying_limit(&instance) < 40,
+        "the device allows 40 varyings: nothing to test"
+    );
+    let device = instance.device(&[]);
+    let module = |ext: &str, count: u32| {
+        let source = repo_dir().join(format!("tests/glsl/reliability/varyings.{ext}"));
+        device.module(&compile(&source, &[&format!("-DCOUNT={count}")]))
+    };
+    let (vs, gs, fs) = (module("vert", 40), module("geom", 40), module("frag", 2));
+    let pass = device.render_pass(1);
+    let layout = device.layout(&[]);
+    let desc = Desc::new(
+        &[(S::VERTEX, vs), (S::GEOMETRY, gs), (S::FRAGMENT, fs)],
+        layout,
+        pass,
+        1,
+    );
+    let (result, pipelines) = device.create_pipelines(vk::PipelineCache::null(), &[desc], None);
+    assert_eq!(result, vk::Result::SUCCESS);
+    let image = &device.render(&instance, pipelines[0], pass, 1, 3)[0];
+    // (v[0], v[39], 0, 1) = (1/64, 40/64, 0, 1).
+    assert_eq!(image[..4], [4, 159, 0, 255]);
+    device.destroy_objects(&pipelines, &[layout], &[pass], &[vs, gs, fs]);
+    device.destroy();
+    instance.assert_clean();
+}
+
 #[test]
 fn the_failure_names_the_stage_its_locations_and_the_limit() {
     let _serial = serial();

@@ -3,8 +3,10 @@
 //! drivers (`vkCreateGraphicsPipelines` on lavapipe 22.3.6, `VK_ERROR_DEVICE_LOST` on
 //! NVIDIA 580), and the validation layer does not see it: the layer fails such a pipeline
 //! or shader object with a message instead. The inputs of the other stages are left to the
-//! driver: zink's geometry shaders read past lavapipe's `maxGeometryInputComponents / 4`
-//! and draw right, and an application that worked without the layer must work with it. The
+//! driver, and so are the outputs that a geometry shader reads: zink's geometry shaders read
+//! past lavapipe's `maxGeometryInputComponents / 4` and draw right, as does piglit's
+//! `glsl-1.50/execution/geometry/max-input-components` (64 Locations from its vertex
+//! shader), and an application that worked without the layer must work with it. The
 //! layer's own additions (a rewritten stage, a generated TCS or geometry shader) are held to
 //! every limit.
 
@@ -43,12 +45,24 @@ fn model_of(stage: Stage) -> ExecutionModel {
     }
 }
 
-/// Why entry point `entry` of `module` in `stage` does not fit the device, if it does not.
+/// Whether `stage`'s outputs are a geometry shader's inputs, in a pipeline of `stages`.
+pub(crate) fn feeds_geometry(stage: Stage, stages: &[Stage]) -> bool {
+    stages.contains(&Stage::Geometry)
+        && match stage {
+            Stage::TessEval => true,
+            Stage::Vertex => !stages.contains(&Stage::TessEval),
+            _ => false,
+        }
+}
+
+/// Why entry point `entry` of `module` in `stage` does not fit the device, if it does not;
+/// `stages`: the pipeline's.
 pub(crate) fn over_limit(
     limits: &Limits,
     stage: Stage,
     module: &ModuleRecord,
     entry: &str,
+    stages: &[Stage],
 ) -> Option<LimitExceeded> {
     // Most modules' interface variables take one Location each: the scan's bound then says
     // they fit without the parse (a pass-through pipeline of new modules would pay it).
@@ -60,6 +74,7 @@ pub(crate) fn over_limit(
         limits,
         stage,
         module.interface_ends(model_of(stage), entry)?,
+        feeds_geometry(stage, stages),
     )
 }
 
@@ -72,11 +87,19 @@ fn code_ends(stage: Stage, words: &[u32], entry: &str) -> Option<LocationEnds> {
         .map(|(_, _, ends)| ends)
 }
 
-/// The limits an application's stage is held to: its outputs, and a fragment shader's
-/// inputs (the module's comment says why not the other inputs).
-fn app_exceeds(limits: &Limits, stage: Stage, mut ends: LocationEnds) -> Option<LimitExceeded> {
+/// The limits an application's stage is held to: its outputs where no geometry shader reads
+/// them, and a fragment shader's inputs (the module's comment says why not the others).
+fn app_exceeds(
+    limits: &Limits,
+    stage: Stage,
+    mut ends: LocationEnds,
+    feeds_geometry: bool,
+) -> Option<LimitExceeded> {
     if stage != Stage::Fragment {
         ends.input = 0;
+    }
+    if feeds_geometry {
+        ends.output = 0;
     }
     exceeds(limits, stage, ends)
 }
@@ -98,7 +121,8 @@ pub(crate) fn code_over_limit(
 ) -> Option<LimitExceeded> {
     let ends = code_ends(stage, words, entry)?;
     match author {
-        Author::Application => app_exceeds(limits, stage, ends),
+        // A shader object's next stage is bound at draw time: held to every output limit.
+        Author::Application => app_exceeds(limits, stage, ends, false),
         Author::Layer => exceeds(limits, stage, ends),
     }
 }

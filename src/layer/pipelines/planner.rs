@@ -574,12 +574,17 @@ fn indices_apart_under_dynamic_polygon_mode(
 
 /// Whether a stage of `ci` takes more Locations than the device allows: `plan` fails it.
 fn past_interface_limits(dev: &DeviceData, ci: &PipelineView<'_>) -> bool {
+    let stages: Vec<Stage> = ci
+        .stages
+        .iter()
+        .filter_map(|s| stage_of(s.info.stage))
+        .collect();
     ci.stages.iter().any(|s| {
         let (Some(stage), Some(module)) = (stage_of(s.info.stage), stage_module(dev, s)) else {
             return false;
         };
         s.entry
-            .is_some_and(|entry| over_limit(&dev.limits, stage, &module, entry).is_some())
+            .is_some_and(|entry| over_limit(&dev.limits, stage, &module, entry, &stages).is_some())
     })
 }
 
@@ -732,10 +737,11 @@ fn plan_steps(
     steps: Vec<Step>,
 ) -> Result<Rewrite, PlanError> {
     let codes = stage_codes(dev, ci);
+    let stages: Vec<Stage> = codes.iter().map(|c| c.stage).collect();
     for c in &codes {
         let why = c
             .code()
-            .and_then(|(module, entry)| over_limit(&dev.limits, c.stage, module, entry));
+            .and_then(|(module, entry)| over_limit(&dev.limits, c.stage, module, entry, &stages));
         if let Some(why) = why {
             return Err(why.into());
         }
