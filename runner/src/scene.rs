@@ -972,6 +972,16 @@ pub fn parse_as(text: &str, dialect: Dialect) -> Result<Scene, SceneError> {
         indices: Vec::new(),
         commands: Vec::new(),
     };
+    // ARB assembly is out of scope whatever else the scene requires (an extension the runner
+    // does not map, say): its SKIP says so first.
+    let assembly = text
+        .lines()
+        .enumerate()
+        .find(|(_, l)| matches!(l.trim(), "[vertex program]" | "[fragment program]"));
+    if let Some((i, header)) = assembly {
+        let name = header.trim().trim_matches(|c| c == '[' || c == ']');
+        return Err(skip(i + 1, name, ARB_ASSEMBLY_SKIP));
+    }
     let mut section = Section::None;
     let mut vertex_lines: Vec<(usize, &str)> = Vec::new();
     for (i, raw) in text.lines().enumerate() {
@@ -2819,6 +2829,13 @@ mod tests {
         assert!(skip_reason("[require]\nGL_NV_no_such_thing\n").contains("not mapped"));
         assert!(skip_reason("[require]\nGL_ARB_vertex_program\n").contains("ARB assembly"));
         assert!(skip_reason("[vertex program]\n!!ARBvp1.0\nEND\n").contains("ARB assembly"));
+        // Before a requirement the runner does not map.
+        let masked = "[require]\nGL_ARB_texture_rectangle\n[fragment program]\n!!ARBfp1.0\nEND\n";
+        assert!(
+            skip_reason(masked).contains("ARB assembly"),
+            "{}",
+            skip_reason(masked)
+        );
     }
 
     #[test]
