@@ -45,14 +45,28 @@ fn model_of(stage: Stage) -> ExecutionModel {
     }
 }
 
-/// Whether `stage`'s outputs are a geometry shader's inputs, in a pipeline of `stages`.
-pub(crate) fn feeds_geometry(stage: Stage, stages: &[Stage]) -> bool {
-    stages.contains(&Stage::Geometry)
-        && match stage {
-            Stage::TessEval => true,
-            Stage::Vertex => !stages.contains(&Stage::TessEval),
-            _ => false,
-        }
+/// The stages of a pipeline, one bit each (`1 << stage`): [`over_limit`]'s context.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct StageSet(u8);
+
+impl StageSet {
+    pub(crate) fn of(stages: impl Iterator<Item = Stage>) -> Self {
+        Self(stages.fold(0, |set, s| set | 1 << s as u8))
+    }
+
+    fn has(self, stage: Stage) -> bool {
+        self.0 & 1 << stage as u8 != 0
+    }
+
+    /// Whether `stage`'s outputs are a geometry shader's inputs.
+    fn feeds_geometry(self, stage: Stage) -> bool {
+        self.has(Stage::Geometry)
+            && match stage {
+                Stage::TessEval => true,
+                Stage::Vertex => !self.has(Stage::TessEval),
+                _ => false,
+            }
+    }
 }
 
 /// Why entry point `entry` of `module` in `stage` does not fit the device, if it does not;
@@ -62,7 +76,7 @@ pub(crate) fn over_limit(
     stage: Stage,
     module: &ModuleRecord,
     entry: &str,
-    stages: &[Stage],
+    stages: StageSet,
 ) -> Option<LimitExceeded> {
     // Most modules' interface variables take one Location each: the scan's bound then says
     // they fit without the parse (a pass-through pipeline of new modules would pay it).
@@ -74,7 +88,7 @@ pub(crate) fn over_limit(
         limits,
         stage,
         module.interface_ends(model_of(stage), entry)?,
-        feeds_geometry(stage, stages),
+        stages.feeds_geometry(stage),
     )
 }
 

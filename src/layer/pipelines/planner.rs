@@ -32,7 +32,7 @@ use crate::layer::loader::frames::destroy_hook;
 use crate::layer::loader::frames::{hook, maybe_inject_panic, shield};
 use crate::layer::loader::state::DeviceData;
 use crate::layer::objects::create_info::{PipelineView, VertexInput};
-use crate::layer::objects::interface_limits::{code_over_limit, over_limit, Author};
+use crate::layer::objects::interface_limits::{code_over_limit, over_limit, Author, StageSet};
 use crate::layer::objects::pipeline_info::{
     followed_line_mode, followed_pipeline, follows_line_stipple, gl_mode_of,
     holds_pre_rasterization, holds_vertex_input, is_library, layout_of, library_line_mode,
@@ -574,17 +574,13 @@ fn indices_apart_under_dynamic_polygon_mode(
 
 /// Whether a stage of `ci` takes more Locations than the device allows: `plan` fails it.
 fn past_interface_limits(dev: &DeviceData, ci: &PipelineView<'_>) -> bool {
-    let stages: Vec<Stage> = ci
-        .stages
-        .iter()
-        .filter_map(|s| stage_of(s.info.stage))
-        .collect();
+    let stages = StageSet::of(ci.stages.iter().filter_map(|s| stage_of(s.info.stage)));
     ci.stages.iter().any(|s| {
         let (Some(stage), Some(module)) = (stage_of(s.info.stage), stage_module(dev, s)) else {
             return false;
         };
         s.entry
-            .is_some_and(|entry| over_limit(&dev.limits, stage, &module, entry, &stages).is_some())
+            .is_some_and(|entry| over_limit(&dev.limits, stage, &module, entry, stages).is_some())
     })
 }
 
@@ -737,11 +733,11 @@ fn plan_steps(
     steps: Vec<Step>,
 ) -> Result<Rewrite, PlanError> {
     let codes = stage_codes(dev, ci);
-    let stages: Vec<Stage> = codes.iter().map(|c| c.stage).collect();
+    let stages = StageSet::of(codes.iter().map(|c| c.stage));
     for c in &codes {
         let why = c
             .code()
-            .and_then(|(module, entry)| over_limit(&dev.limits, c.stage, module, entry, &stages));
+            .and_then(|(module, entry)| over_limit(&dev.limits, c.stage, module, entry, stages));
         if let Some(why) = why {
             return Err(why.into());
         }
