@@ -31,13 +31,12 @@ pub(super) fn check_program(
         .iter()
         .map(|(stage, words, _)| (*stage, parse(words)))
         .collect();
-    if !separate {
-        check_uniforms(&parsed)?;
+    if separate {
+        return Ok(());
     }
+    check_uniforms(&parsed)?;
     for pair in parsed.windows(2) {
-        if !separate {
-            check_interface_blocks(&pair[0], &pair[1])?;
-        }
+        check_interface_blocks(&pair[0], &pair[1])?;
     }
     Ok(())
 }

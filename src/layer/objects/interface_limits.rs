@@ -46,7 +46,7 @@ fn model_of(stage: Stage) -> ExecutionModel {
 }
 
 /// The stages of a pipeline, one bit each (`1 << stage`): [`over_limit`]'s context.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy)]
 pub(crate) struct StageSet(u8);
 
 impl StageSet {
