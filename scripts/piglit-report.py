@@ -69,6 +69,36 @@ RULES = [  # (regex on the reason, group, cause)
 ]
 
 
+def classify(test, reason, vk_status, causes):
+    """(group, cause) of a test glsem-run misses: the layer's where plain Vulkan passes it,
+    else the causes file's by the test's path under spec/, else RULES' by the reason."""
+    if vk_status == "PASS":
+        return "layer", "passes on plain Vulkan, fails with the layer"
+    for pattern, group, cause in causes:
+        if group != "fixed" and fnmatch.fnmatch(test, pattern):
+            return group, cause
+    for rx, group, cause in RULES:
+        if re.search(rx, reason):
+            return group, cause or short(reason)
+    return "unknown", short(reason)
+
+
+def cause_sections(grouped, item_lines):
+    """A `###` section per group of `grouped` (group -> cause -> items) in GROUPS' order,
+    each cause with its count, the largest first, and `item_lines(items)` under it."""
+    lines = []
+    for group, title in GROUPS.items():
+        if group not in grouped:
+            continue
+        n = sum(len(v) for v in grouped[group].values())
+        lines += [f"### {title} ({n})", ""]
+        for cause, items in sorted(grouped[group].items(), key=lambda kv: -len(kv[1])):
+            lines.append(f"- **{cause}** ({len(items)})")
+            lines += item_lines(items)
+        lines.append("")
+    return lines
+
+
 def read(path):
     rows = {}
     try:
@@ -225,21 +255,7 @@ def main():
         if status == "PASS":
             continue
         vk = results["vk"].get(t, ("?", ""))[0]
-        group, cause = None, None
-        if vk == "PASS":
-            group, cause = "layer", "passes on plain Vulkan, fails with the layer"
-        else:
-            for pattern, g, c in causes:
-                if g != "fixed" and fnmatch.fnmatch(t, pattern):
-                    group, cause = g, c
-                    break
-        if group is None:
-            for rx, g, c in RULES:
-                if re.search(rx, reason):
-                    group, cause = g, c or short(reason)
-                    break
-        if group is None:
-            group, cause = "unknown", short(reason)
+        group, cause = classify(t, reason, vk, causes)
         grouped[group][cause].append((t, status, reason))
 
     lines += ["## Tests glsem-run does not pass, by cause", "",
@@ -248,20 +264,14 @@ def main():
     if "layer" not in grouped:
         lines += [f"### {GROUPS['layer']} (0)", "",
                   "None: no test passes on plain Vulkan and fails with the layer.", ""]
-    for group, title in GROUPS.items():
-        if group not in grouped:
-            continue
-        n = sum(len(v) for v in grouped[group].values())
-        lines += [f"### {title} ({n})", ""]
-        for cause, items in sorted(grouped[group].items(), key=lambda kv: -len(kv[1])):
-            lines.append(f"- **{cause}** ({len(items)})")
-            for t, status, reason in items:
-                gl = results["gl"].get(t, ("?", ""))[0]
-                zk = f", zink {results['zink'].get(t, ('?', ''))[0]}" if "zink" in results else ""
-                vk = results["vk"].get(t, ("?", ""))[0]
-                r = reason.replace("|", "\\|")[:220]
-                lines.append(f"  - `{t}` — {status} (GL {gl}{zk}, plain Vulkan {vk}): {r}")
-        lines.append("")
+    def item_lines(items):
+        for t, status, reason in items:
+            gl = results["gl"].get(t, ("?", ""))[0]
+            zk = f", zink {results['zink'].get(t, ('?', ''))[0]}" if "zink" in results else ""
+            vk = results["vk"].get(t, ("?", ""))[0]
+            r = reason.replace("|", "\\|")[:220]
+            yield f"  - `{t}` — {status} (GL {gl}{zk}, plain Vulkan {vk}): {r}"
+    lines += cause_sections(grouped, item_lines)
     # The hand-written section on the tests outside the corpus (scripts/piglit.sh
     # --sample) stays, at the end.
     try:

@@ -15,7 +15,6 @@ line (but an unknown command's first two words) and its numbers are masked so th
 failing the same way count together.
 """
 import argparse
-import fnmatch
 import importlib.util
 import os
 import re
@@ -70,18 +69,6 @@ def report_rules():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
-
-
-def classify(test, reason, vk, causes, report):
-    if vk == "PASS":
-        return "layer", "passes on plain Vulkan, fails with the layer"
-    for pattern, group, cause in causes:
-        if group != "fixed" and fnmatch.fnmatch(under_spec(test), pattern):
-            return group, cause
-    for rx, group, cause in report.RULES:
-        if re.search(rx, reason):
-            return group, cause or report.short(reason)
-    return "unknown", report.short(reason)
 
 
 def markdown(results, causes_path):
@@ -145,25 +132,19 @@ def markdown(results, causes_path):
         if status(glsem, t) == "PASS":
             continue
         reason = glsem.get(t, ("-", "no result"))[1]
-        group, cause = classify(t, reason, status(vk, t), causes, report)
+        group, cause = report.classify(under_spec(t), reason, status(vk, t), causes)
         grouped[group][cause].append(t)
     lines += ["## Misses of tests GL passes, by cause", "",
               "Each with glsem-run's reason for its first test; plain Vulkan's verdict decides "
               "whether the layer is to blame.", ""]
-    for group, title in report.GROUPS.items():
-        if group not in grouped:
-            continue
-        n = sum(len(v) for v in grouped[group].values())
-        lines += [f"### {title} ({n})", ""]
-        for cause, items in sorted(grouped[group].items(), key=lambda kv: -len(kv[1])):
-            lines.append(f"- **{cause}** ({len(items)})")
-            shown = items if len(items) <= 12 else items[:10]
-            for t in shown:
-                reason = glsem.get(t, ("-", ""))[1].replace("|", "\\|")[:200]
-                lines.append(f"  - `{t}` — {status(glsem, t)} (plain Vulkan {status(vk, t)}): {reason}")
-            if len(shown) < len(items):
-                lines.append(f"  - … and {len(items) - len(shown)} more alike")
-        lines.append("")
+    def item_lines(items):
+        shown = items if len(items) <= 12 else items[:10]
+        for t in shown:
+            reason = glsem.get(t, ("-", ""))[1].replace("|", "\\|")[:200]
+            yield f"  - `{t}` — {status(glsem, t)} (plain Vulkan {status(vk, t)}): {reason}"
+        if len(shown) < len(items):
+            yield f"  - … and {len(items) - len(shown)} more alike"
+    lines += report.cause_sections(grouped, item_lines)
     return "\n".join(lines)
 
 
