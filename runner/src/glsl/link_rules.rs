@@ -14,7 +14,7 @@ use spirv::{Decoration, StorageClass};
 
 use super::description::stage_word;
 use super::link::type_signature;
-use super::spv::{arrayed, non_builtin_io_variables, parse};
+use super::spv::{arrayed, non_builtin_io_variables, parse, strip_arrays};
 use crate::scene::ShaderStage;
 
 /// glslang's block of a stage's loose uniforms (`uniform vec4 a;`): GL matches its members
@@ -144,16 +144,6 @@ fn check_interface_blocks(
         }
     }
     Ok(())
-}
-
-/// `ty` less its array dimensions (outermost first), and their lengths.
-fn strip_arrays(m: &Module, mut ty: u32) -> (u32, Vec<u32>) {
-    let mut dims = Vec::new();
-    while let Some((element, length)) = m.array_length(ty) {
-        dims.push(length);
-        ty = element;
-    }
-    (ty, dims)
 }
 
 /// A block's members in order: each one's type, name and (`layout`: of a uniform or

@@ -13,7 +13,7 @@ use super::description::{
     FIRST_SAMPLER_BINDING, FIRST_STORAGE_BINDING,
 };
 use super::source::{explicit_uniforms, gl_block_binding};
-use super::spv::{edit, flat_index, parse, row_major_strides, shape};
+use super::spv::{edit, flat_index, parse, row_major_strides, shape, strip_arrays};
 use crate::scene::{SceneError, ATOMIC_COUNTER_BINDINGS};
 
 /// Moves the stage's `gl_DefaultUniformBlock` to set 0, binding `binding` (one binding per
@@ -97,12 +97,7 @@ impl Resources<'_> {
         let view = self.view;
         // An array of blocks (of arrays of arrays too): one descriptor array, its elements
         // in row-major order, as GL gives them consecutive binding points.
-        let mut dims = Vec::new();
-        let mut elem = ty;
-        while let Some((inner, len)) = view.array_length(elem) {
-            dims.push(len);
-            elem = inner;
-        }
+        let (elem, mut dims) = strip_arrays(view, ty);
         let ty = if !dims.is_empty() && is_block(view, elem) {
             elem
         } else {

@@ -19,6 +19,16 @@ pub(super) fn parse(words: &[u32]) -> Module<'_> {
     Module::parse(words).expect("a stage's module is checked when loaded")
 }
 
+/// `ty` less its array dimensions, and their lengths (outermost first).
+pub(super) fn strip_arrays(m: &Module, mut ty: u32) -> (u32, Vec<u32>) {
+    let mut dims = Vec::new();
+    while let Some((element, length)) = m.array_length(ty) {
+        dims.push(length);
+        ty = element;
+    }
+    (ty, dims)
+}
+
 /// Runs `edit` over `words` through glsem-spirv's [`Editor`], and puts the edited module
 /// in their place.
 pub(super) fn edit<T>(words: &mut Vec<u32>, edit: impl FnOnce(&mut Editor) -> T) -> T {
