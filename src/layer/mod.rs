@@ -31,9 +31,9 @@ mod rules;
 pub mod support;
 
 // The hook paths of `dispatch`'s lists (`device::create_device`) resolve here.
+use commands::draws::{converted_draws, hooks};
 use commands::{
-    command_state, converted_draws, current_attributes, followed_state, line_loops, lines,
-    primitive_objects, render_targets,
+    command_state, current_attributes, followed_state, lines, primitive_objects, render_targets,
 };
 pub use data::records;
 use devices::{device, instance};

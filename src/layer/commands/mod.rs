@@ -1,11 +1,8 @@
-pub(crate) mod base_instance;
 pub(crate) mod command_state;
-pub(crate) mod converted_draws;
 pub(crate) mod current_attributes;
+pub(crate) mod draws;
 pub(crate) mod followed_state;
 pub(crate) mod gl_state_block;
-pub(crate) mod line_loops;
 pub(crate) mod lines;
-pub(crate) mod primitive_indices;
 pub(crate) mod primitive_objects;
 pub(crate) mod render_targets;

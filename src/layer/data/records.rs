@@ -303,7 +303,7 @@ pub struct PipelineRecord {
     /// bind.
     pub line_varyings: bool,
     /// GL's fragment line route: the pipeline that draws, after each of this one's draws,
-    /// the start pixels its rectangles leave out (`commands/lines.rs`).
+    /// the start pixels its rectangles leave out (`commands/draws/start_pixels.rs`).
     pub start_pixels: Option<vk::Pipeline>,
     /// Its vertex input or GL's conventions are dynamic state the layer follows
     /// (`dynamic_inputs`).
@@ -361,7 +361,7 @@ pub struct GlStateValues {
     /// `H` of GL's `gl_FragCoord.y = H - y` under a negative viewport: the `y` of viewport 0.
     pub window_height: f32,
     /// The last draw's `firstInstance`, for `gl_InstanceID` on a device without
-    /// `shaderDrawParameters` (`commands/base_instance.rs`).
+    /// `shaderDrawParameters` (`commands/draws/base_instance.rs`).
     pub base_instance: u32,
     /// Viewport 0's transform to window coordinates, `(width, height) / 2` and
     /// `(x, y) + (width, height) / 2`, for GL's line endpoints (`line_endpoints`).
@@ -473,7 +473,7 @@ pub struct CommandBufferState {
     pub polygon_mode: Rasterized,
     /// The bound pipeline has polygon-mode variants: which the driver has.
     pub bound_variants: Option<BoundVariants>,
-    /// The bound pipeline has a start-pixel pipeline (`commands/lines.rs`).
+    /// The bound pipeline has a start-pixel pipeline (`commands/draws/start_pixels.rs`).
     pub bound_start_pixels: Option<BoundStartPixels>,
     /// The provoking vertex mode last set (`vkCmdSetProvokingVertexModeEXT`; `Some(true)`:
     /// the last vertex).
@@ -760,10 +760,10 @@ pub struct Records {
     pub bind_work_pipelines: AtomicUsize,
     /// Live pipelines that draw GL's line loops: when 0, the draw hooks do nothing more.
     pub line_loop_pipelines: AtomicUsize,
-    /// Live pipelines with a start-pixel pipeline (`commands/lines.rs`): when 0, the draw
+    /// Live pipelines with a start-pixel pipeline (`commands/draws/start_pixels.rs`): when 0, the draw
     /// hooks draw nothing again.
     pub start_pixel_pipelines: AtomicUsize,
-    /// Pipelines whose draws push their base instance (`commands/base_instance.rs`).
+    /// Pipelines whose draws push their base instance (`commands/draws/base_instance.rs`).
     pub base_instance_pipelines: AtomicUsize,
     /// Live pipelines that draw GL's quads, quad strips or polygons on the index route.
     pub gl_primitive_pipelines: AtomicUsize,

@@ -196,14 +196,14 @@ $expand!(
         cmd_push_constants: PFN_vkCmdPushConstants = "vkCmdPushConstants";
         cmd_set_line_width: PFN_vkCmdSetLineWidth =
             "vkCmdSetLineWidth" => command_state::cmd_set_line_width;
-        cmd_draw: PFN_vkCmdDraw = "vkCmdDraw" => line_loops::cmd_draw;
-        cmd_draw_indexed: PFN_vkCmdDrawIndexed = "vkCmdDrawIndexed" => line_loops::cmd_draw_indexed;
+        cmd_draw: PFN_vkCmdDraw = "vkCmdDraw" => hooks::cmd_draw;
+        cmd_draw_indexed: PFN_vkCmdDrawIndexed = "vkCmdDrawIndexed" => hooks::cmd_draw_indexed;
         cmd_draw_indirect: PFN_vkCmdDrawIndirect =
-            "vkCmdDrawIndirect" => line_loops::cmd_draw_indirect;
+            "vkCmdDrawIndirect" => hooks::cmd_draw_indirect;
         cmd_draw_indexed_indirect: PFN_vkCmdDrawIndexedIndirect =
-            "vkCmdDrawIndexedIndirect" => line_loops::cmd_draw_indexed_indirect;
+            "vkCmdDrawIndexedIndirect" => hooks::cmd_draw_indexed_indirect;
         cmd_bind_index_buffer: PFN_vkCmdBindIndexBuffer =
-            "vkCmdBindIndexBuffer" => line_loops::cmd_bind_index_buffer;
+            "vkCmdBindIndexBuffer" => hooks::cmd_bind_index_buffer;
         create_shaders_ext: PFN_vkCreateShadersEXT =
             "vkCreateShadersEXT" => shader_object::create_shaders;
         cmd_bind_shaders_ext: PFN_vkCmdBindShadersEXT =

@@ -1,6 +1,6 @@
 //! `gl_InstanceID`, layer side: where the vertex shader reads the base instance from the
 //! GL-state block (a device without `shaderDrawParameters`), the pipeline's draws push each
-//! draw's `firstInstance` there (`commands/base_instance.rs`).
+//! draw's `firstInstance` there (`commands/draws/base_instance.rs`).
 
 use ash::vk;
 

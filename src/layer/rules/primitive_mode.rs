@@ -1,8 +1,8 @@
 //! GL's primitive modes, layer side of pipeline creation: quads, quad strips and polygons
 //! get a generated geometry shader after the vertex shader, or, on the index route (no
 //! `geometryShader`, or setting `primitive_mode_route = indices`), a list topology whose
-//! non-indexed draws the layer replaces (`commands/primitive_indices.rs`); line loops are
-//! closed at draw time (`commands/line_loops.rs`). Either index buffer is made here first.
+//! non-indexed draws the layer replaces (`commands/draws/primitive_indices.rs`); line loops are
+//! closed at draw time (`commands/draws/line_loops.rs`). Either index buffer is made here first.
 
 use ash::vk;
 use std::ffi::CStr;

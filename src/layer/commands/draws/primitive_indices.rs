@@ -15,10 +15,11 @@
 use ash::vk;
 use std::sync::atomic::Ordering;
 
-use crate::layer::commands::converted_draws::{
+use crate::layer::commands::current_attributes::{destroy_chunk, new_host_buffer};
+use crate::layer::commands::draws::converted_draws::{
     bind_index_buffer_again, draw_converted, Conversion, GpuDraw,
 };
-use crate::layer::commands::current_attributes::{destroy_chunk, new_host_buffer};
+use crate::layer::commands::draws::rule::{Cb, Draw, DrawRule};
 use crate::layer::data::attribute_memory::PrimitiveIndices;
 use crate::layer::data::records::CommandBufferState;
 use crate::layer::loader::frames::shield;
@@ -93,10 +94,24 @@ impl PrimitiveIndices {
     }
 }
 
-/// Whether the device has made a pipeline drawing GL's quads, quad strips or polygons on
-/// the index route (an atomic load, for the draw hooks).
-pub(crate) fn drawn(dev: &DeviceData) -> bool {
-    dev.records.gl_primitive_pipelines.load(Ordering::Relaxed) != 0
+/// GL's quads, quad strips and polygons on the index route at draw time: each draw of such
+/// a pipeline replaced.
+pub(crate) struct IndexRoute;
+
+impl DrawRule for IndexRoute {
+    type Before = ();
+
+    /// The device has made a pipeline drawing GL's primitive mode on the index route.
+    fn armed(dev: &DeviceData) -> bool {
+        dev.records.gl_primitive_pipelines.load(Ordering::Relaxed) != 0
+    }
+
+    fn replace(what: &'static str, cb: Cb, draw: &Draw, (): ()) -> bool {
+        match *draw {
+            Draw::Direct(direct) => replace_draw(what, cb, direct),
+            Draw::Gpu(gpu) => convert_draw(what, cb, gpu),
+        }
+    }
 }
 
 /// The pattern of the pipeline bound to `cb`, if it draws GL's primitive mode on the index
@@ -113,8 +128,8 @@ fn bound(dev: &DeviceData, cb: Dispatchable<vk::CommandBuffer>) -> Option<Indexe
 
 /// `vkCmdDraw`: where the bound pipeline draws GL's primitive mode on the index route,
 /// draws it and returns true (the application's draw must not go down).
-pub(crate) fn replace_draw(cb: Dispatchable<vk::CommandBuffer>, draw: [u32; 4]) -> bool {
-    shield("vkCmdDraw", || {
+fn replace_draw(what: &str, cb: Cb, draw: [u32; 4]) -> bool {
+    shield(what, || {
         let dev = device_data(cb)?;
         let p = bound(&dev, cb)?;
         draw_indices(&dev, cb, p, draw);
@@ -128,7 +143,7 @@ pub(crate) fn replace_draw(cb: Dispatchable<vk::CommandBuffer>, draw: [u32; 4]) 
 /// on the index route, draws its primitives converted on the GPU (`converted_draws`) and
 /// returns true (the application's draw must not go down); where the layer cannot, the
 /// draw is skipped, never drawn as something else, and the layer says why once.
-pub(crate) fn convert_draw(what: &str, cb: Dispatchable<vk::CommandBuffer>, draw: GpuDraw) -> bool {
+fn convert_draw(what: &str, cb: Cb, draw: GpuDraw) -> bool {
     shield(what, || {
         let dev = device_data(cb)?;
         let p = bound(&dev, cb)?;

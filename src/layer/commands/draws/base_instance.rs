@@ -9,32 +9,50 @@
 //! where the device enabled `drawIndirectFirstInstance`, that a base instance there is not
 //! excluded.
 
-use ash::vk;
 use std::sync::atomic::Ordering;
 
-use crate::layer::commands::converted_draws::{
+use crate::layer::commands::draws::converted_draws::{
     draw_from_instance_zero, zeroes_first_instance, GpuDraw,
 };
+use crate::layer::commands::draws::rule::{Cb, Draw, DrawRule};
 use crate::layer::data::records::CommandBufferState;
 use crate::layer::loader::frames::shield;
-use crate::layer::loader::registry::{device_data, Dispatchable};
+use crate::layer::loader::registry::device_data;
 use crate::layer::loader::state::DeviceData;
 use crate::layer::support::log;
 use glsem_spirv::gl_state::BASE_INSTANCE;
 
-/// Whether the device has made a pipeline whose draws push their base instance (an atomic
-/// load, for the draw hooks).
-pub(crate) fn pushed(dev: &DeviceData) -> bool {
-    dev.records.base_instance_pipelines.load(Ordering::Relaxed) != 0
+/// `gl_InstanceID` without `shaderDrawParameters` at draw time: each draw's base instance
+/// pushed.
+pub(crate) struct PushedBaseInstance;
+
+impl DrawRule for PushedBaseInstance {
+    /// The draw is indirect and goes down with `firstInstance` 0 ([`zeroed`]).
+    type Before = bool;
+
+    /// The device has made a pipeline whose draws push their base instance.
+    fn armed(dev: &DeviceData) -> bool {
+        dev.records.base_instance_pipelines.load(Ordering::Relaxed) != 0
+    }
+
+    fn before(what: &'static str, cb: Cb, draw: &Draw) -> bool {
+        let first_instance = draw.first_instance();
+        let zeroed = first_instance.is_none() && zeroed(what, cb);
+        before_draw(what, cb, if zeroed { Some(0) } else { first_instance });
+        zeroed
+    }
+
+    fn replace(what: &'static str, cb: Cb, draw: &Draw, zeroed: bool) -> bool {
+        match *draw {
+            Draw::Gpu(gpu) if zeroed => draw_zeroed(what, cb, gpu),
+            _ => false,
+        }
+    }
 }
 
 /// Before a draw on `cb`: where the bound pipeline reads the base instance from the block,
 /// pushes `first_instance` (`None`: an indirect draw, whose parameters the GPU reads).
-pub(crate) fn before_draw(
-    what: &str,
-    cb: Dispatchable<vk::CommandBuffer>,
-    first_instance: Option<u32>,
-) {
+fn before_draw(what: &str, cb: Cb, first_instance: Option<u32>) {
     shield(what, || {
         let Some(dev) = device_data(cb) else {
             return;
@@ -90,7 +108,7 @@ fn warn_indirect(dev: &DeviceData, what: &str) {
 
 /// Whether the indirect draws on `cb` go down with `firstInstance` 0
 /// ([`zeroes_first_instance`]).
-pub(crate) fn zeroed(what: &str, cb: Dispatchable<vk::CommandBuffer>) -> bool {
+fn zeroed(what: &str, cb: Cb) -> bool {
     shield(what, || {
         let dev = device_data(cb)?;
         let mut cbs = dev.records.command_buffers.lock();
@@ -106,7 +124,7 @@ pub(crate) fn zeroed(what: &str, cb: Dispatchable<vk::CommandBuffer>) -> bool {
 /// An indirect draw on `cb` whose commands go down with `firstInstance` 0: drawn from the
 /// layer's copy of them (true: the application's draw must not go down); where the layer
 /// cannot, it says why once.
-pub(crate) fn draw_zeroed(what: &str, cb: Dispatchable<vk::CommandBuffer>, draw: GpuDraw) -> bool {
+fn draw_zeroed(what: &str, cb: Cb, draw: GpuDraw) -> bool {
     shield(what, || {
         let dev = device_data(cb)?;
         match draw_from_instance_zero(&dev, cb, draw) {
