@@ -38,8 +38,8 @@ use crate::layer::commands::lines::{
 use crate::layer::commands::primitive_objects;
 use crate::layer::data::dynamic_lines::LineModeState;
 use crate::layer::data::records::{
-    BoundStartPixels, BoundVariants, CommandBufferState, DrawnPrimitives, GlStateValues,
-    LineStipple,
+    BoundRecord, BoundStartPixels, BoundVariants, CommandBufferState, DrawnPrimitives,
+    GlStateValues, LineStipple,
 };
 use crate::layer::loader::frames::{
     command_hook, destroy_hook, ffi_guard, hook, maybe_inject_panic, shield,
@@ -86,14 +86,28 @@ fn update(
     command_buffer: Dispatchable<vk::CommandBuffer>,
     change: impl FnOnce(&mut GlStateValues),
 ) {
+    update_then(
+        what,
+        command_buffer,
+        |state| change(&mut state.values),
+        |_, ()| {},
+    );
+}
+
+/// [`update`] with more of the command buffer's state: `change` edits it under the lock;
+/// `then` acts on what it returns, before the push.
+fn update_then<T>(
+    what: &str,
+    command_buffer: Dispatchable<vk::CommandBuffer>,
+    change: impl FnOnce(&mut CommandBufferState) -> T,
+    then: impl FnOnce(&DeviceData, T),
+) {
     change_state(
         what,
         command_buffer,
-        |state| {
-            change(&mut state.values);
-            (state.bound, state.values)
-        },
-        |dev, (bound, values)| {
+        |state| (change(state), state.bound, state.values),
+        |dev, (changed, bound, values)| {
+            then(dev, changed);
             if let Some(at) = bound {
                 push(dev, command_buffer, at, &values);
             }
@@ -234,23 +248,23 @@ fn update_line_stipple(
     command_buffer: Dispatchable<vk::CommandBuffer>,
     change: impl FnOnce(&mut LineStipple),
 ) {
-    change_state(
+    update_then(
         what,
         command_buffer,
         |state| {
             change(&mut state.line_stipple);
             let stipple = state.line_stipple;
-            let values = &mut state.values;
-            values.line_stipple = stipple.packed();
-            set_flag(&mut values.flags, FLAG_LINE_STIPPLE, stipple.enabled.into());
-            (state.bound_line_stipple, stipple, state.bound, *values)
+            state.values.line_stipple = stipple.packed();
+            set_flag(
+                &mut state.values.flags,
+                FLAG_LINE_STIPPLE,
+                stipple.enabled.into(),
+            );
+            (state.pipeline.line_stipple, stipple)
         },
-        |dev, (bound_stipple, stipple, bound, values)| {
+        |dev, (bound_stipple, stipple)| {
             if bound_stipple {
                 set_line_stipple(dev, command_buffer, stipple);
-            }
-            if let Some(at) = bound {
-                push(dev, command_buffer, at, &values);
             }
         },
     )
@@ -414,45 +428,36 @@ command_hook! {
             maybe_inject_panic(&dev.settings, "vkCmdBindPipeline");
             let (
                 binding,
-                line_stipple,
+                bound,
                 (viewport, static_topology, static_polygon_mode),
                 attributes,
-                (line_loop, restart),
-                (base_instance, instance_rate),
-                gl_primitive,
                 line_mode,
                 topology,
                 followed,
-                (layer_line_mode, stipple_with_mode, line_width),
+                (layer_line_mode, line_width),
                 (polygon_variants, input_variants, start_pixels, line_varyings),
             ) = dev.records.pipelines.read().get(&pipeline).map_or(
                 (
                     None,
-                    false,
+                    BoundRecord::NONE,
                     (None, None, None),
                     None,
+                    None,
+                    None,
+                    None,
                     (false, None),
-                    (false, Some(true)),
-                    None,
-                    None,
-                    None,
-                    None,
-                    (false, false, None),
                     (None, None, None, false),
                 ),
                 |r| {
                     (
                         r.reads_block,
-                        r.line_stipple,
+                        r.bound,
                         (r.viewport, r.static_topology, r.static_polygon_mode),
                         r.current_attributes,
-                        (r.line_loop, r.primitive_restart),
-                        (r.reads_base_instance, r.instance_rate),
-                        r.gl_primitive.map(|p| (p, r.provoking_dynamic)),
                         r.line_mode,
                         r.gl_topology,
                         r.followed.clone(),
-                        (r.library_line_mode, r.stipple_with_mode, r.line_width),
+                        (r.library_line_mode, r.line_width),
                         (
                             r.polygon_variants,
                             r.vertex_input_variants.clone(),
@@ -488,7 +493,7 @@ command_hook! {
                 state.layer_tcs_object = false;
                 state.vertex_object = vk::ShaderEXT::null();
                 state.object_lines = false;
-                state.pipeline_stipple_with_mode = stipple_with_mode;
+                state.pipeline = bound;
                 state.bound_variants = polygon_variants.map(|variants| BoundVariants {
                     app: pipeline,
                     variants,
@@ -501,13 +506,6 @@ command_hook! {
                 });
                 state.app_geometry_object = false;
                 state.layer_geometry_object = false;
-                state.bound_line_stipple = line_stipple;
-                state.bound_line_loop = line_loop;
-                state.bound_restart = restart;
-                state.bound_base_instance = base_instance;
-                state.bound_instance_rate = instance_rate;
-                state.bound_gl_primitive = gl_primitive.map(|(p, _)| p);
-                state.bound_provoking_dynamic = gl_primitive.is_some_and(|(_, d)| d);
                 state.gl_topology = topology;
                 // A line mode the layer made dynamic: the application, which never set it,
                 // stated Vulkan's default.
@@ -533,7 +531,7 @@ command_hook! {
             if let Some(at) = binding {
                 push(&dev, command_buffer, at, &values);
             }
-            if line_stipple {
+            if bound.line_stipple {
                 set_line_stipple(&dev, command_buffer, stipple);
             }
             if let Some(mode) = mode {
@@ -546,7 +544,7 @@ command_hook! {
                 unsafe { set(command_buffer.handle(), width) };
             }
             // The enable is set at every bind: a pipeline with a static one drops it.
-            if let (true, Some(mode)) = (stipple_with_mode, mode_now) {
+            if let (true, Some(mode)) = (bound.stipple_with_mode, mode_now) {
                 set_stipple_enable(&dev, command_buffer, mode, stipple);
             }
             if polygon_variants.is_some() {
@@ -629,12 +627,11 @@ impl CommandBufferState {
         self.layer_tcs_object = false;
         self.patch_control_points = None;
         self.line_stipple = LineStipple::INITIAL;
-        self.bound_line_stipple = false;
+        self.pipeline = BoundRecord::NONE;
         self.lines = LineModeState::INITIAL;
         self.dynamic_inputs = Default::default();
         self.render_target = None;
         self.open_scopes = 0;
-        self.bound_restart = None;
         self.restart_enable = false;
         self.compute = Default::default();
         self.conversions.release(dev);

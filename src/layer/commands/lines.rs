@@ -51,7 +51,7 @@ fn follow(
                 .entry(cb.handle())
                 .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
             change(&mut state.lines);
-            let with_mode = state.object_lines || state.pipeline_stipple_with_mode;
+            let with_mode = state.object_lines || state.pipeline.stipple_with_mode;
             (state.lines.update(), with_mode, state.line_stipple)
         };
         if let Some(mode) = mode {
@@ -86,7 +86,7 @@ pub(crate) fn bind_object_lines(dev: &DeviceData, cb: Dispatchable<vk::CommandBu
         // Every bind sets it again: binding shaders may follow a pipeline's static mode.
         state.lines.set = None;
         state.object_lines = true;
-        state.bound_line_stipple = dev.conventions.stippled_bresenham_lines;
+        state.pipeline.line_stipple = dev.conventions.stippled_bresenham_lines;
         (state.lines.bind(Some(all_dynamic)), state.line_stipple)
     };
     if let Some(mode) = mode {
@@ -146,7 +146,8 @@ command_hook! {
                             .entry(command_buffer.handle())
                             .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
                         let stipple = state
-                            .pipeline_stipple_with_mode
+                            .pipeline
+                            .stipple_with_mode
                             .then_some(state.line_stipple);
                         (state.lines.app_sets(mode), stipple)
                     };

@@ -377,7 +377,7 @@ pub(crate) fn update(dev: &DeviceData, cb: Dispatchable<vk::CommandBuffer>) {
         let mut cbs = dev.records.command_buffers.lock();
         let s = CommandBufferState::of(&mut cbs, cb.handle());
         let mode = gl_mode_of(s.primitive_mode);
-        s.bound_line_loop = mode == Some(GlMode::LineLoop);
+        s.pipeline.line_loop = mode == Some(GlMode::LineLoop);
         (
             mode,
             s.vertex_object,

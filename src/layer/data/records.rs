@@ -239,13 +239,67 @@ pub struct BlockBinding {
     pub stages: vk::ShaderStageFlags,
 }
 
+/// What the draws and state commands of a command buffer act on while a pipeline is bound:
+/// its record's part that `vkCmdBindPipeline` copies into the command buffer
+/// ([`CommandBufferState::pipeline`]) whole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BoundRecord {
+    /// Its line stipple is dynamic state the layer sets (`vkCmdSetLineStippleGLSEM`).
+    pub line_stipple: bool,
+    /// Its stipple enable is dynamic state the layer sets with its line mode
+    /// (`lines::set_stipple_enable`), or its libraries' is.
+    pub stipple_with_mode: bool,
+    /// It draws GL's line loops (a line strip the layer closes).
+    pub line_loop: bool,
+    /// Its primitive restart (`None`: dynamic state, or in a library it was linked from).
+    pub restart: Option<bool>,
+    /// Its vertex shader reads the base instance from the GL-state block: draws push it.
+    pub base_instance: bool,
+    /// It may read instance-rate vertex attributes (or its vertex input is unknown here;
+    /// `None`: dynamic vertex input): an indirect draw's `firstInstance` must then reach the
+    /// driver as it is.
+    pub instance_rate: Option<bool>,
+    /// It draws GL's quads, quad strips or polygons on the index route: the pattern whose
+    /// indices replace its non-indexed draws (`primitive_indices`).
+    pub gl_primitive: Option<IndexedPrimitive>,
+    /// Its provoking vertex mode is dynamic state: the pattern of `gl_primitive` follows
+    /// the mode set at the draw.
+    pub provoking_dynamic: bool,
+}
+
+impl BoundRecord {
+    /// A pipeline the layer did not record: nothing to do.
+    pub const NONE: BoundRecord = BoundRecord {
+        line_stipple: false,
+        stipple_with_mode: false,
+        line_loop: false,
+        restart: None,
+        base_instance: false,
+        instance_rate: Some(true),
+        gl_primitive: None,
+        provoking_dynamic: false,
+    };
+
+    /// Shader objects bound in place of a pipeline: their line stipple is the layer's where
+    /// it sets their line state (`line_stipple`), their line loops follow the mode of
+    /// `vkCmdSetPrimitiveModeGLSEM` (`line_loop`), their restart is dynamic state, and they
+    /// draw GL's other modes through geometry shader objects only.
+    pub fn shader_objects(line_stipple: bool, line_loop: bool) -> BoundRecord {
+        BoundRecord {
+            line_stipple,
+            line_loop,
+            ..BoundRecord::NONE
+        }
+    }
+}
+
 /// A pipeline the layer rewrote (pass-through pipelines are not recorded).
 pub struct PipelineRecord {
+    /// What a command buffer acts on while it is bound.
+    pub bound: BoundRecord,
     /// Its shaders (a generated TCS, or GL state in the last pre-rasterization stage) read
     /// the GL-state block.
     pub reads_block: Option<BlockBinding>,
-    /// Its line stipple is dynamic state the layer sets (`vkCmdSetLineStippleGLSEM`).
-    pub line_stipple: bool,
     /// Its static viewport 0 (`None`: dynamic), for GL's `gl_FragCoord.y` and line
     /// endpoints (`GlStateValues::set_viewport`).
     pub viewport: Option<vk::Viewport>,
@@ -263,22 +317,6 @@ pub struct PipelineRecord {
     /// reading attributes the device cannot read as given (`library_inputs`): destroyed
     /// with it.
     pub pre_rasterization_library: Option<vk::Pipeline>,
-    /// It draws GL's line loops (a line strip the layer closes).
-    pub line_loop: bool,
-    /// Its primitive restart (`None`: dynamic state, or in a library it was linked from).
-    pub primitive_restart: Option<bool>,
-    /// Its vertex shader reads the base instance from the GL-state block: draws push it.
-    pub reads_base_instance: bool,
-    /// It may read instance-rate vertex attributes (or its vertex input is unknown here;
-    /// `None`: dynamic vertex input): an indirect draw's `firstInstance` must then reach the
-    /// driver as it is.
-    pub instance_rate: Option<bool>,
-    /// It draws GL's quads, quad strips or polygons on the index route: the pattern whose
-    /// indices replace its non-indexed draws (`primitive_indices`).
-    pub gl_primitive: Option<IndexedPrimitive>,
-    /// Its provoking vertex mode is dynamic state: the pattern of `gl_primitive` follows
-    /// the mode set at the draw.
-    pub provoking_dynamic: bool,
     /// It draws GL's primitive mode with a dynamic topology: the topology the layer sets.
     pub gl_topology: Option<vk::PrimitiveTopology>,
     /// A pre-rasterization library whose line mode the layer made dynamic state
@@ -288,9 +326,6 @@ pub struct PipelineRecord {
     /// Its line mode is dynamic state the layer follows (`dynamic_lines`), with the
     /// multisample state it fixes.
     pub line_mode: Option<StaticMultisample>,
-    /// Its stipple enable is dynamic state the layer sets with that line mode
-    /// (`lines::set_stipple_enable`), or its libraries' is.
-    pub stipple_with_mode: bool,
     /// Its static line width, made dynamic state the layer sets at bind (with the line
     /// mode of a pre-rasterization library, `Rewrite::dynamic_line_width`), or its
     /// libraries'.
@@ -317,28 +352,20 @@ pub struct PipelineRecord {
 impl PipelineRecord {
     pub fn new(
         reads_block: Option<BlockBinding>,
-        line_stipple: bool,
         viewport: Option<vk::Viewport>,
     ) -> PipelineRecord {
         PipelineRecord {
+            bound: BoundRecord::NONE,
             reads_block,
-            line_stipple,
             viewport,
             static_topology: None,
             static_polygon_mode: None,
             current_attributes: None,
             vertex_input_library: None,
             pre_rasterization_library: None,
-            line_loop: false,
-            primitive_restart: None,
-            reads_base_instance: false,
-            instance_rate: Some(true),
-            gl_primitive: None,
-            provoking_dynamic: false,
             gl_topology: None,
             library_line_mode: false,
             line_mode: None,
-            stipple_with_mode: false,
             line_width: None,
             polygon_variants: None,
             line_varyings: false,
@@ -449,6 +476,11 @@ pub struct CommandBufferState {
     pub values: GlStateValues,
     pub drawn: DrawnPrimitives,
     pub bound: Option<BlockBinding>,
+    /// The bound pipeline's record (or the shader objects'), as draws and state commands
+    /// act on it.
+    pub pipeline: BoundRecord,
+    /// The last `vkCmdSetPrimitiveRestartEnable`.
+    pub restart_enable: bool,
     /// Shader objects bound to the tessellation stages (`vkCmdBindShadersEXT`): the
     /// application's TES and whether it bound a TCS of its own.
     pub tes_object: vk::ShaderEXT,
@@ -459,8 +491,6 @@ pub struct CommandBufferState {
     pub patch_control_points: Option<u32>,
     /// `glLineStipple` and `GL_LINE_STIPPLE` (`vkCmdSetLineStipple*GLSEM`).
     pub line_stipple: LineStipple,
-    /// The bound pipeline's line stipple is the layer's to set.
-    pub bound_line_stipple: bool,
     /// GL's current vertex attributes (`vkCmdSetVertexAttribGLSEM`).
     pub attributes: CurrentAttributes,
     /// GL's primitive mode for shader objects (`vkCmdSetPrimitiveModeGLSEM`), the bound
@@ -481,20 +511,6 @@ pub struct CommandBufferState {
     /// Shader objects are bound whose line mode and stipple enable the layer sets
     /// (`lines::bind_object_lines`).
     pub object_lines: bool,
-    /// The bound pipeline's stipple enable is dynamic state the layer sets with its line
-    /// mode (`PipelineRecord::stipple_with_mode`).
-    pub pipeline_stipple_with_mode: bool,
-    /// The bound pipeline draws GL's line loops: non-indexed draws get their closing segment.
-    pub bound_line_loop: bool,
-    /// The bound pipeline reads the base instance from the GL-state block, and may read
-    /// instance-rate attributes.
-    pub bound_base_instance: bool,
-    pub bound_instance_rate: Option<bool>,
-    /// The bound pipeline draws GL's quads, quad strips or polygons on the index route: its
-    /// non-indexed draws are replaced, the others skipped (`primitive_indices`).
-    pub bound_gl_primitive: Option<IndexedPrimitive>,
-    /// Its provoking vertex mode is dynamic state (`PipelineRecord::provoking_dynamic`).
-    pub bound_provoking_dynamic: bool,
     /// The topology GL's primitive mode needs while the bound pipeline (with a dynamic
     /// topology) or shader objects draw it: it replaces the application's.
     pub gl_topology: Option<vk::PrimitiveTopology>,
@@ -509,10 +525,6 @@ pub struct CommandBufferState {
     /// and transform feedbacks begun in it are active: the layer ends it only with none.
     pub render_target: Option<RenderTarget>,
     pub open_scopes: u32,
-    /// Primitive restart: the bound pipeline's (`None`: dynamic state) and the last
-    /// `vkCmdSetPrimitiveRestartEnable`.
-    pub bound_restart: Option<bool>,
-    pub restart_enable: bool,
     /// The application's compute bindings, put back after the layer's own dispatches.
     pub compute: ComputeBindings,
     /// The memory of its draws converted on the GPU (`converted_draws`).
@@ -636,12 +648,12 @@ impl CommandBufferState {
             values: GlStateValues::INITIAL,
             drawn: DrawnPrimitives::INITIAL,
             bound: None,
+            pipeline: BoundRecord::NONE,
             tes_object: vk::ShaderEXT::null(),
             app_tcs_object: false,
             layer_tcs_object: false,
             patch_control_points: None,
             line_stipple: LineStipple::INITIAL,
-            bound_line_stipple: false,
             attributes: CurrentAttributes::default(),
             primitive_mode: PrimitiveMode::NONE,
             vertex_object: vk::ShaderEXT::null(),
@@ -652,19 +664,12 @@ impl CommandBufferState {
             bound_start_pixels: None,
             provoking_last: None,
             object_lines: false,
-            pipeline_stipple_with_mode: false,
-            bound_line_loop: false,
-            bound_base_instance: false,
-            bound_instance_rate: Some(true),
-            bound_gl_primitive: None,
-            bound_provoking_dynamic: false,
             gl_topology: None,
             index_buffer: None,
             lines: LineModeState::INITIAL,
             dynamic_inputs: DynamicInputState::default(),
             render_target: None,
             open_scopes: 0,
-            bound_restart: None,
             restart_enable: false,
             compute: ComputeBindings::default(),
             conversions: ConversionMemory::default(),
@@ -797,11 +802,11 @@ impl Records {
     /// `vkCmdBindPipeline` do.
     pub fn count_bind_work(&self, record: &PipelineRecord, delta: isize) {
         let has_bind_work = record.reads_block.is_some()
-            || record.line_stipple
+            || record.bound.line_stipple
             || record.current_attributes.is_some()
-            || record.line_loop
-            || record.reads_base_instance
-            || record.gl_primitive.is_some()
+            || record.bound.line_loop
+            || record.bound.base_instance
+            || record.bound.gl_primitive.is_some()
             || record.line_mode.is_some()
             || record.followed.is_some()
             || record.polygon_variants.is_some()
@@ -815,16 +820,16 @@ impl Records {
         if has_bind_work {
             count(&self.bind_work_pipelines);
         }
-        if record.line_loop {
+        if record.bound.line_loop {
             count(&self.line_loop_pipelines);
         }
         if record.start_pixels.is_some() {
             count(&self.start_pixel_pipelines);
         }
-        if record.reads_base_instance {
+        if record.bound.base_instance {
             count(&self.base_instance_pipelines);
         }
-        if record.gl_primitive.is_some() {
+        if record.bound.gl_primitive.is_some() {
             count(&self.gl_primitive_pipelines);
         }
     }

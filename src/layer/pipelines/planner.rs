@@ -25,8 +25,8 @@ use crate::layer::data::dynamic_inputs::Variant;
 use crate::layer::data::dynamic_lines::StaticMultisample;
 use crate::layer::data::kept_pipeline::KeptPipeline;
 use crate::layer::data::records::{
-    BlockBinding, BlockSlot, LibraryVertexInput, ModuleRecord, PipelineRecord, PolygonModeVariants,
-    FAST_PATH_PIPELINES,
+    BlockBinding, BlockSlot, BoundRecord, LibraryVertexInput, ModuleRecord, PipelineRecord,
+    PolygonModeVariants, FAST_PATH_PIPELINES,
 };
 use crate::layer::loader::frames::destroy_hook;
 use crate::layer::loader::frames::{hook, maybe_inject_panic, shield};
@@ -249,7 +249,9 @@ fn decide(dev: &DeviceData, ci: &PipelineView<'_>) -> Decision {
     let record = !linked_libraries(ci).is_empty() && libraries_block(dev, ci).is_some()
         || keeps_window_height(dev, ci)
         || library_inputs::may_feed(dev, ci)
-        || libraries_have(dev, ci, |r| r.line_loop || r.gl_primitive.is_some())
+        || libraries_have(dev, ci, |r| {
+            r.bound.line_loop || r.bound.gl_primitive.is_some()
+        })
         || followed_line_mode(dev, ci).is_some()
         || linked_line_mode(dev, ci).is_some()
         || followed_pipeline(dev, ci).is_some()
@@ -1386,11 +1388,11 @@ impl Call<'_> {
             let line_loop = match plan {
                 Plan::Rewrite(rewrite) => rewrite.line_loop(),
                 _ => false,
-            } || libraries_have(self.dev, ci, |r| r.line_loop);
+            } || libraries_have(self.dev, ci, |r| r.bound.line_loop);
             let reads_base_instance = match plan {
                 Plan::Rewrite(rewrite) => rewrite.reads_base_instance,
                 _ => false,
-            } || libraries_have(self.dev, ci, |r| r.reads_base_instance);
+            } || libraries_have(self.dev, ci, |r| r.bound.base_instance);
             // The pattern is the pre-rasterization part's (it saw the polygon mode and
             // provoking vertex), the topology the vertex-input part's: a pipeline linked from
             // libraries takes each from the library that holds it.
@@ -1400,7 +1402,7 @@ impl Call<'_> {
                 }
                 _ => None,
             }
-            .or_else(|| from_libraries(self.dev, ci, |r| r.gl_primitive));
+            .or_else(|| from_libraries(self.dev, ci, |r| r.bound.gl_primitive));
             let gl_topology = match plan {
                 Plan::Rewrite(rewrite) => dynamic_gl_topology(ci, rewrite),
                 _ => None,
@@ -1446,10 +1448,11 @@ impl Call<'_> {
             .or_else(|| from_libraries(self.dev, ci, |r| r.line_width))
             .or_else(|| feed.as_ref().and_then(|f| f.line_width));
             // Its stipple enable goes with the line mode the layer follows, or its libraries'.
-            let stipple_with_mode = match plan {
-                Plan::Rewrite(rewrite) => rewrite.dynamic_line_stipple,
-                _ => false,
-            } || libraries_have(self.dev, ci, |r| r.stipple_with_mode);
+            let stipple_with_mode =
+                match plan {
+                    Plan::Rewrite(rewrite) => rewrite.dynamic_line_stipple,
+                    _ => false,
+                } || libraries_have(self.dev, ci, |r| r.bound.stipple_with_mode);
             let followed = followed_pipeline(self.dev, ci).map(std::sync::Arc::new);
             let input_variants = vertex_input_variants::keeps(self.dev, ci)
                 .then(|| vertex_input_variants::keep(self.dev, ci, polygon_variants.is_some()))
@@ -1470,24 +1473,23 @@ impl Call<'_> {
             let reads_block = own.flatten().or(inherited);
             // A pre-rasterization library made again at the link with GL's line rule.
             let link_stipple = feed.as_ref().is_some_and(|f| f.line_stipple);
-            let mut record = PipelineRecord::new(
-                reads_block,
-                line_stipple || stipple_with_mode || link_stipple,
-                viewport,
-            );
-            record.stipple_with_mode = stipple_with_mode;
+            let mut record = PipelineRecord::new(reads_block, viewport);
+            record.bound = BoundRecord {
+                line_stipple: line_stipple || stipple_with_mode || link_stipple,
+                stipple_with_mode,
+                line_loop,
+                restart: primitive_restart(self.dev, ci),
+                base_instance: reads_base_instance,
+                instance_rate: instance_rate(self.dev, ci),
+                gl_primitive,
+                provoking_dynamic: ci.is_dynamic(vk::DynamicState::PROVOKING_VERTEX_MODE_EXT)
+                    || libraries_have(self.dev, ci, |r| r.bound.provoking_dynamic),
+            };
             record.line_width = line_width;
             record.current_attributes = attributes.or(feed.as_ref().and_then(|f| f.integer));
             record.vertex_input_library = feed.as_ref().map(|f| f.library);
             record.pre_rasterization_library = feed.as_ref().and_then(|f| f.pre_rasterization);
-            record.line_loop = line_loop;
-            record.primitive_restart = primitive_restart(self.dev, ci);
-            record.reads_base_instance = reads_base_instance;
-            record.instance_rate = instance_rate(self.dev, ci);
-            record.gl_primitive = gl_primitive;
             record.vertex_input_variants = input_variants;
-            record.provoking_dynamic = ci.is_dynamic(vk::DynamicState::PROVOKING_VERTEX_MODE_EXT)
-                || libraries_have(self.dev, ci, |r| r.provoking_dynamic);
             record.gl_topology = gl_topology;
             (record.static_topology, record.static_polygon_mode) = static_drawn(self.dev, ci);
             record.line_mode = line_mode;

@@ -32,8 +32,8 @@ use crate::layer::commands::gl_state_block::push;
 use crate::layer::commands::primitive_objects;
 use crate::layer::commands::{followed_state, lines};
 use crate::layer::data::records::{
-    BlockBinding, BlockSlot, CommandBufferState, LayoutRecord, LinkedObject, ModuleRecord,
-    TesObjectRecord,
+    BlockBinding, BlockSlot, BoundRecord, CommandBufferState, LayoutRecord, LinkedObject,
+    ModuleRecord, TesObjectRecord,
 };
 use crate::layer::loader::frames::{command_hook, destroy_hook, hook, shield};
 use crate::layer::loader::registry::{device_data, Dispatchable};
@@ -779,18 +779,14 @@ command_hook! {
                 if reader.is_some() {
                     state.bound = reader;
                 }
-                // Shader objects replace the bound pipeline and its line stipple: theirs is
-                // the layer's where it sets their line state (`bind_object_lines`).
-                state.bound_line_stipple =
-                    state.object_lines && dev.conventions.stippled_bresenham_lines;
-                state.pipeline_stipple_with_mode = false;
+                // Shader objects replace the bound pipeline (`bind_object_lines` sets their
+                // line state).
+                state.pipeline = BoundRecord::shader_objects(
+                    state.object_lines && dev.conventions.stippled_bresenham_lines,
+                    state.primitive_mode == PrimitiveMode::LINE_LOOP,
+                );
                 state.bound_variants = None;
                 state.bound_start_pixels = None;
-                // Shader objects draw GL's modes through geometry shader objects only.
-                state.bound_gl_primitive = None;
-                state.bound_base_instance = false;
-                // Their primitive restart is dynamic state.
-                state.bound_restart = None;
                 let mut touched = false;
                 let mut primitive = false;
                 let mut vertex = None;

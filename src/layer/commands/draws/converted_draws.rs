@@ -94,7 +94,7 @@ const MODE_PRIMITIVES: u32 = 1;
 /// `shaderDrawParameters`), where indirect draws push 0, and it reads no instance-rate
 /// attribute, which `firstInstance` would offset (`instance_id`'s indirect route).
 pub(crate) fn zeroes_first_instance(state: &CommandBufferState) -> bool {
-    let instanced = state.bound_instance_rate.unwrap_or_else(|| {
+    let instanced = state.pipeline.instance_rate.unwrap_or_else(|| {
         // Dynamic vertex input: the application's last `vkCmdSetVertexInputEXT`.
         state.dynamic_inputs.app_input.as_ref().is_none_or(|input| {
             input
@@ -103,7 +103,7 @@ pub(crate) fn zeroes_first_instance(state: &CommandBufferState) -> bool {
                 .any(|&(_, _, rate, _)| rate == vk::VertexInputRate::INSTANCE)
         })
     });
-    state.bound_base_instance && !instanced
+    state.pipeline.base_instance && !instanced
 }
 
 /// Whether `usage` makes a buffer the layer may read indices or commands from.
@@ -473,7 +473,7 @@ fn plan(
     conversion: Conversion,
     state: &CommandBufferState,
 ) -> Result<Plan, &'static str> {
-    let restart = state.bound_restart.unwrap_or(state.restart_enable);
+    let restart = state.pipeline.restart.unwrap_or(state.restart_enable);
     let mut params = [0u32; PARAMS];
     params[3] = u32::from(restart);
     mode_params(&mut params, conversion);

@@ -105,7 +105,9 @@ impl DrawRule for ClosedLoops {
 
 /// Whether a line-loop pipeline is bound to `cb`.
 fn line_loop_bound(dev: &DeviceData, cb: Cb) -> bool {
-    CommandBufferState::of(&mut dev.records.command_buffers.lock(), cb.handle()).bound_line_loop
+    CommandBufferState::of(&mut dev.records.command_buffers.lock(), cb.handle())
+        .pipeline
+        .line_loop
 }
 
 /// Draws the closing segment of the loop the application's `vkCmdDraw` just drew.
