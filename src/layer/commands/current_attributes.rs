@@ -17,6 +17,7 @@ use crate::layer::data::attribute_memory::{
     AttributeMemory, Chunk, CurrentAttributes, CHUNK_BYTES, SLOTS, SNAPSHOT_BYTES,
 };
 use crate::layer::data::records::CommandBufferState;
+use crate::layer::loader::dispatch::let_next_commands;
 use crate::layer::loader::frames::{ffi_guard, maybe_inject_panic};
 use crate::layer::loader::registry::{device_data, Dispatchable};
 use crate::layer::loader::state::DeviceData;
@@ -141,25 +142,14 @@ pub(crate) fn new_host_buffer(
     size: vk::DeviceSize,
     usage: vk::BufferUsageFlags,
 ) -> Option<Chunk> {
-    let t = &dev.table;
-    let (
-        Some(memory_type),
-        Some(create),
-        Some(requirements),
-        Some(allocate),
-        Some(bind),
-        Some(map),
-    ) = (
-        dev.attribute_memory.memory_type,
-        t.create_buffer,
-        t.get_buffer_memory_requirements,
-        t.allocate_memory,
-        t.bind_buffer_memory,
-        t.map_memory,
-    )
-    else {
-        return None;
-    };
+    let memory_type = dev.attribute_memory.memory_type?;
+    let_next_commands!(dev.table => [
+        create_buffer,
+        get_buffer_memory_requirements,
+        allocate_memory,
+        bind_buffer_memory,
+        map_memory,
+    ] else { return None });
     let device = dev.handle;
     let mut chunk = Chunk {
         buffer: vk::Buffer::null(),
@@ -176,10 +166,10 @@ pub(crate) fn new_host_buffer(
             sharing_mode: vk::SharingMode::EXCLUSIVE,
             ..Default::default()
         };
-        let mut result = create(device, &info, std::ptr::null(), &mut chunk.buffer);
+        let mut result = create_buffer(device, &info, std::ptr::null(), &mut chunk.buffer);
         if result == vk::Result::SUCCESS {
             let mut needs = vk::MemoryRequirements::default();
-            requirements(device, chunk.buffer, &mut needs);
+            get_buffer_memory_requirements(device, chunk.buffer, &mut needs);
             let info = vk::MemoryAllocateInfo {
                 allocation_size: needs.size,
                 memory_type_index: memory_type,
@@ -187,15 +177,15 @@ pub(crate) fn new_host_buffer(
             };
             result = match needs.memory_type_bits & (1 << memory_type) {
                 0 => vk::Result::ERROR_FEATURE_NOT_PRESENT,
-                _ => allocate(device, &info, std::ptr::null(), &mut chunk.memory),
+                _ => allocate_memory(device, &info, std::ptr::null(), &mut chunk.memory),
             };
         }
         if result == vk::Result::SUCCESS {
-            result = bind(device, chunk.buffer, chunk.memory, 0);
+            result = bind_buffer_memory(device, chunk.buffer, chunk.memory, 0);
         }
         if result == vk::Result::SUCCESS {
             let mut mapped = std::ptr::null_mut();
-            result = map(
+            result = map_memory(
                 device,
                 chunk.memory,
                 0,

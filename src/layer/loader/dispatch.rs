@@ -27,6 +27,16 @@ macro_rules! as_void_fn {
 }
 pub(crate) use as_void_fn;
 
+/// Binds each next-layer command named (`let_next_commands!(dev.table => [cmd_draw, …]
+/// else { … })`), or runs the `else` block where the driver lacks one of them.
+macro_rules! let_next_commands {
+    ($table:expr => [$($command:ident),+ $(,)?] else $else:block) => {
+        let table = &$table;
+        let ($(Some($command),)+) = ($(table.$command,)+) else $else;
+    };
+}
+pub(crate) use let_next_commands;
+
 /// The next layer's table of a list: `field: PFN_type = "name" | "alias"… => hook;`. Names
 /// after the first are the same command's KHR/EXT aliases: the field holds the first of
 /// them the next layer provides. An entry without a hook is only called by the layer.

@@ -421,6 +421,11 @@ mod tests {
         None
     }
 
+    /// The settings of `pairs` given through the API alone.
+    fn from_api(pairs: &[(&str, &str)]) -> (Settings, Vec<String>) {
+        Settings::resolve(&api(pairs), None, &no_env)
+    }
+
     #[test]
     fn defaults_without_any_source() {
         let (s, w) = Settings::resolve(&[], None, &no_env);
@@ -432,7 +437,7 @@ mod tests {
 
     #[test]
     fn api_alone_applies() {
-        let (s, _) = Settings::resolve(&api(&[("xfb_split", "off")]), None, &no_env);
+        let (s, _) = from_api(&[("xfb_split", "off")]);
         assert!(!s.semantics.contains(Semantic::XfbSplit));
     }
 
@@ -473,7 +478,7 @@ mod tests {
 
     #[test]
     fn dump_dir_and_empty_value() {
-        let (s, _) = Settings::resolve(&api(&[("dump_dir", "/tmp/x")]), None, &no_env);
+        let (s, _) = from_api(&[("dump_dir", "/tmp/x")]);
         assert_eq!(s.dump_dir, Some(PathBuf::from("/tmp/x")));
         let env = |name: &str| (name == "VK_GLSEM_DUMP_DIR").then(String::new);
         let (s, _) = Settings::resolve(&api(&[("dump_dir", "/tmp/x")]), None, &env);
@@ -485,30 +490,22 @@ mod tests {
 
     #[test]
     fn semantic_settings_take_their_own_words() {
-        let (s, w) = Settings::resolve(
-            &api(&[("clip_space_depth", "vulkan"), ("point_size", "off")]),
-            None,
-            &no_env,
-        );
+        let (s, w) = from_api(&[("clip_space_depth", "vulkan"), ("point_size", "off")]);
         assert!(w.is_empty());
         assert!(!s.semantics.contains(Semantic::ClipSpaceDepth));
         assert!(!s.semantics.contains(Semantic::PointSize));
-        let (s, w) = Settings::resolve(&api(&[("clip_space_depth", "off")]), None, &no_env);
+        let (s, w) = from_api(&[("clip_space_depth", "off")]);
         assert!(s.semantics.contains(Semantic::ClipSpaceDepth));
         assert!(w[0].contains("gl or vulkan"), "{w:?}");
     }
 
     #[test]
     fn enumerated_settings_take_their_names_and_list_them_when_wrong() {
-        let (s, w) = Settings::resolve(
-            &api(&[("line_route", "fragment"), ("window_origin", "lower_left")]),
-            None,
-            &no_env,
-        );
+        let (s, w) = from_api(&[("line_route", "fragment"), ("window_origin", "lower_left")]);
         assert!(w.is_empty(), "{w:?}");
         assert_eq!(s.line_route, LineRoute::Fragment);
         assert_eq!(s.window_origin, WindowOrigin::LowerLeft);
-        let (s, w) = Settings::resolve(&api(&[("line_route", "rectangles")]), None, &no_env);
+        let (s, w) = from_api(&[("line_route", "rectangles")]);
         assert_eq!(s.line_route, LineRoute::Auto, "the default stays");
         assert!(w[0].contains("is not auto, bresenham or fragment"), "{w:?}");
     }

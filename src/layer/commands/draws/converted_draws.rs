@@ -30,6 +30,7 @@ use crate::layer::commands::current_attributes::{destroy_chunk, new_host_buffer}
 use crate::layer::commands::render_targets::{outside_render_pass, restore_compute};
 use crate::layer::data::attribute_memory::{Chunk, ConversionMemory, Converter};
 use crate::layer::data::records::{BoundIndexBuffer, CommandBufferState};
+use crate::layer::loader::dispatch::let_next_commands;
 use crate::layer::loader::frames::{command_hook, create_hook, destroy_hook, shield};
 use crate::layer::loader::registry::{device_data, Dispatchable};
 use crate::layer::loader::state::DeviceData;
@@ -252,23 +253,13 @@ fn converter(dev: &DeviceData) -> Result<Converter, &'static str> {
 
 fn make_converter(dev: &DeviceData) -> Result<Converter, &'static str> {
     const NO_COMMAND: &str = "the device lacks a command the layer's compute shader needs";
-    let t = &dev.table;
-    let (
-        Some(create_module),
-        Some(destroy_module),
-        Some(create_set_layout),
-        Some(create_layout),
-        Some(create_pipelines),
-    ) = (
-        t.create_shader_module,
-        t.destroy_shader_module,
-        t.create_descriptor_set_layout,
-        t.create_pipeline_layout,
-        t.create_compute_pipelines,
-    )
-    else {
-        return Err(NO_COMMAND);
-    };
+    let_next_commands!(dev.table => [
+        create_shader_module,
+        destroy_shader_module,
+        create_descriptor_set_layout,
+        create_pipeline_layout,
+        create_compute_pipelines,
+    ] else { return Err(NO_COMMAND) });
     let words: Vec<u32> = CONVERTED_DRAWS_SPV
         .chunks_exact(4)
         .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
@@ -302,9 +293,10 @@ fn make_converter(dev: &DeviceData) -> Result<Converter, &'static str> {
             p_bindings: bindings.as_ptr(),
             ..Default::default()
         };
-        let mut result = create_one(create_module, dev, &module_info, &mut module);
+        let mut result = create_one(create_shader_module, dev, &module_info, &mut module);
         if result == vk::Result::SUCCESS {
-            result = create_one(create_set_layout, dev, &set_info, &mut converter.set_layout);
+            let set_layout = &mut converter.set_layout;
+            result = create_one(create_descriptor_set_layout, dev, &set_info, set_layout);
         }
         if result == vk::Result::SUCCESS {
             let layout_info = vk::PipelineLayoutCreateInfo {
@@ -312,7 +304,8 @@ fn make_converter(dev: &DeviceData) -> Result<Converter, &'static str> {
                 p_set_layouts: &converter.set_layout,
                 ..Default::default()
             };
-            result = create_one(create_layout, dev, &layout_info, &mut converter.layout);
+            let layout = &mut converter.layout;
+            result = create_one(create_pipeline_layout, dev, &layout_info, layout);
         }
         if result == vk::Result::SUCCESS {
             let info = vk::ComputePipelineCreateInfo {
@@ -325,7 +318,7 @@ fn make_converter(dev: &DeviceData) -> Result<Converter, &'static str> {
                 layout: converter.layout,
                 ..Default::default()
             };
-            result = create_pipelines(
+            result = create_compute_pipelines(
                 dev.handle,
                 vk::PipelineCache::null(),
                 1,
@@ -334,7 +327,7 @@ fn make_converter(dev: &DeviceData) -> Result<Converter, &'static str> {
                 &mut converter.pipeline,
             );
         }
-        destroy_module(dev.handle, module, std::ptr::null());
+        destroy_shader_module(dev.handle, module, std::ptr::null());
         result == vk::Result::SUCCESS
     };
     if !made {
@@ -647,27 +640,15 @@ pub(crate) fn draw_converted(
         memory.allocate_set(dev, converter.set_layout)
     }
     .ok_or("no descriptor set for the layer's compute shader")?;
-    let t = &dev.table;
-    let (
-        Some(update),
-        Some(barrier),
-        Some(bind_pipeline),
-        Some(bind_sets),
-        Some(dispatch),
-        Some(bind_indices),
-        Some(draw_indirect),
-    ) = (
-        t.update_descriptor_sets,
-        t.cmd_pipeline_barrier,
-        t.cmd_bind_pipeline,
-        t.cmd_bind_descriptor_sets,
-        t.cmd_dispatch,
-        t.cmd_bind_index_buffer,
-        t.cmd_draw_indexed_indirect,
-    )
-    else {
-        return Err("the device lacks a command the layer's compute shader needs");
-    };
+    let_next_commands!(dev.table => [
+        update_descriptor_sets,
+        cmd_pipeline_barrier,
+        cmd_bind_pipeline,
+        cmd_bind_descriptor_sets,
+        cmd_dispatch,
+        cmd_bind_index_buffer,
+        cmd_draw_indexed_indirect,
+    ] else { return Err("the device lacks a command the layer's compute shader needs") });
     let writes: Vec<_> = infos
         .iter()
         .enumerate()
@@ -682,7 +663,7 @@ pub(crate) fn draw_converted(
         .collect();
     // SAFETY: a set of the layer's, unused yet, and live buffers in ranges of them.
     unsafe {
-        update(
+        update_descriptor_sets(
             dev.handle,
             writes.len() as u32,
             writes.as_ptr(),
@@ -695,13 +676,13 @@ pub(crate) fn draw_converted(
         // instance; the layer's pipeline, layout and set, alive until the command buffer
         // is reset or freed; the application's compute bindings are put back after.
         unsafe {
-            memory_barrier(barrier, cb, EVERYTHING_WRITTEN, ANY_ACCESS);
-            bind_pipeline(
+            memory_barrier(cmd_pipeline_barrier, cb, EVERYTHING_WRITTEN, ANY_ACCESS);
+            cmd_bind_pipeline(
                 cb.handle(),
                 vk::PipelineBindPoint::COMPUTE,
                 converter.pipeline,
             );
-            bind_sets(
+            cmd_bind_descriptor_sets(
                 cb.handle(),
                 vk::PipelineBindPoint::COMPUTE,
                 converter.layout,
@@ -711,9 +692,9 @@ pub(crate) fn draw_converted(
                 0,
                 std::ptr::null(),
             );
-            dispatch(cb.handle(), plan.draw_count, 1, 1);
+            cmd_dispatch(cb.handle(), plan.draw_count, 1, 1);
             memory_barrier(
-                barrier,
+                cmd_pipeline_barrier,
                 cb,
                 (
                     vk::PipelineStageFlags::COMPUTE_SHADER,
@@ -731,15 +712,15 @@ pub(crate) fn draw_converted(
     // bound: the layer's indices and commands (written above), then the application's
     // index buffer binding put back.
     unsafe {
-        bind_indices(cb.handle(), buffer, 0, vk::IndexType::UINT32);
-        draw_indirect(
+        cmd_bind_index_buffer(cb.handle(), buffer, 0, vk::IndexType::UINT32);
+        cmd_draw_indexed_indirect(
             cb.handle(),
             buffer,
             commands_at,
             plan.draw_count,
             COMMAND_BYTES as u32,
         );
-        bind_index_buffer_again(bind_indices, cb, restore_indices);
+        bind_index_buffer_again(cmd_bind_index_buffer, cb, restore_indices);
     }
     Ok(())
 }
@@ -786,16 +767,13 @@ pub(crate) fn draw_from_instance_zero(
         .conversions
         .chunks
         .push(chunk);
-    let t = &dev.table;
-    let (Some(barrier), Some(copy_buffer), Some(fill), Some(draw_indirect), Some(draw_indexed)) = (
-        t.cmd_pipeline_barrier,
-        t.cmd_copy_buffer,
-        t.cmd_fill_buffer,
-        t.cmd_draw_indirect,
-        t.cmd_draw_indexed_indirect,
-    ) else {
-        return Err("the device lacks a command the layer's copy needs");
-    };
+    let_next_commands!(dev.table => [
+        cmd_pipeline_barrier,
+        cmd_copy_buffer,
+        cmd_fill_buffer,
+        cmd_draw_indirect,
+        cmd_draw_indexed_indirect,
+    ] else { return Err("the device lacks a command the layer's copy needs") });
     outside_render_pass(dev, cb, || {
         let region = vk::BufferCopy {
             src_offset: offset,
@@ -807,13 +785,13 @@ pub(crate) fn draw_from_instance_zero(
         // usage for the draw) and is a transfer source (the layer made it one); the copy
         // is the layer's, `bytes` long, alive until the command buffer is reset or freed.
         unsafe {
-            memory_barrier(barrier, cb, EVERYTHING_WRITTEN, ANY_ACCESS);
-            copy_buffer(cb.handle(), buffer, copy, 1, &region);
+            memory_barrier(cmd_pipeline_barrier, cb, EVERYTHING_WRITTEN, ANY_ACCESS);
+            cmd_copy_buffer(cb.handle(), buffer, copy, 1, &region);
             for i in 0..u64::from(draw_count) {
-                fill(cb.handle(), copy, i * stride + command - 4, 4, 0);
+                cmd_fill_buffer(cb.handle(), copy, i * stride + command - 4, 4, 0);
             }
             memory_barrier(
-                barrier,
+                cmd_pipeline_barrier,
                 cb,
                 (
                     vk::PipelineStageFlags::TRANSFER,
@@ -831,8 +809,8 @@ pub(crate) fn draw_from_instance_zero(
     // bound: its own draw, from the copy of its commands.
     unsafe {
         match indexed {
-            true => draw_indexed(cb.handle(), copy, 0, draw_count, stride),
-            false => draw_indirect(cb.handle(), copy, 0, draw_count, stride),
+            true => cmd_draw_indexed_indirect(cb.handle(), copy, 0, draw_count, stride),
+            false => cmd_draw_indirect(cb.handle(), copy, 0, draw_count, stride),
         }
     }
     Ok(())
