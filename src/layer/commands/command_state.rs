@@ -27,11 +27,11 @@
 use ash::vk;
 use std::sync::atomic::Ordering;
 
-use crate::layer::commands::current_attributes::release;
 use crate::layer::commands::followed_state::{
     bind_followed, bind_variant_after, bind_variant_before, set_conventions,
 };
 use crate::layer::commands::gl_state_block::push;
+use crate::layer::commands::host_memory::release;
 use crate::layer::commands::lines::{
     follow_rasterization_samples, set_line_mode, set_stipple_enable,
 };

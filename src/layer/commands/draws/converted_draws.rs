@@ -26,7 +26,7 @@
 
 use ash::vk;
 
-use crate::layer::commands::current_attributes::{destroy_chunk, new_host_buffer};
+use crate::layer::commands::host_memory::{destroy_chunk, new_host_buffer};
 use crate::layer::commands::render_targets::{outside_render_pass, restore_compute};
 use crate::layer::data::attribute_memory::{Chunk, ConversionMemory, Converter};
 use crate::layer::data::records::{BoundIndexBuffer, CommandBufferState};

@@ -13,10 +13,10 @@
 use ash::vk;
 use std::sync::atomic::Ordering;
 
-use crate::layer::commands::current_attributes::{destroy_chunk, new_host_buffer};
 use crate::layer::commands::draws::converted_draws::{self, Conversion, GpuDraw};
 use crate::layer::commands::draws::primitive_indices;
 use crate::layer::commands::draws::rule::{Cb, Draw, DrawRule};
+use crate::layer::commands::host_memory::{destroy_chunk, new_host_buffer};
 use crate::layer::data::attribute_memory::LineLoops;
 use crate::layer::data::records::CommandBufferState;
 use crate::layer::loader::frames::shield;

@@ -15,11 +15,11 @@
 use ash::vk;
 use std::sync::atomic::Ordering;
 
-use crate::layer::commands::current_attributes::{destroy_chunk, new_host_buffer};
 use crate::layer::commands::draws::converted_draws::{
     bind_index_buffer_again, draw_converted, Conversion, GpuDraw,
 };
 use crate::layer::commands::draws::rule::{Cb, Draw, DrawRule};
+use crate::layer::commands::host_memory::{destroy_chunk, new_host_buffer};
 use crate::layer::data::attribute_memory::PrimitiveIndices;
 use crate::layer::data::records::CommandBufferState;
 use crate::layer::loader::frames::shield;
