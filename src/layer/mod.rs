@@ -33,7 +33,8 @@ pub mod support;
 // The hook paths of `dispatch`'s lists (`device::create_device`) resolve here.
 use commands::draws::{converted_draws, hooks};
 use commands::{
-    command_state, current_attributes, followed_state, lines, primitive_objects, render_targets,
+    bind_pipeline, command_state, current_attributes, followed_state, lines, primitive_objects,
+    render_targets,
 };
 pub use data::records;
 use devices::{device, instance};

@@ -25,21 +25,13 @@
 //! the state where the draw is.
 
 use ash::vk;
-use std::sync::atomic::Ordering;
 
-use crate::layer::commands::followed_state::{
-    bind_followed, bind_variant_after, bind_variant_before, set_conventions,
-};
 use crate::layer::commands::gl_state_block::push;
 use crate::layer::commands::host_memory::release;
-use crate::layer::commands::lines::{
-    follow_rasterization_samples, set_line_mode, set_stipple_enable,
-};
-use crate::layer::commands::primitive_objects;
+use crate::layer::commands::lines::{follow_rasterization_samples, set_line_stipple};
 use crate::layer::data::dynamic_lines::LineModeState;
 use crate::layer::data::records::{
-    BoundRecord, BoundStartPixels, BoundVariants, CommandBufferState, DrawnPrimitives,
-    GlStateValues, LineStipple,
+    BoundRecord, CommandBufferState, DrawnPrimitives, GlStateValues, LineStipple,
 };
 use crate::layer::loader::frames::{
     command_hook, destroy_hook, ffi_guard, hook, maybe_inject_panic, shield,
@@ -229,17 +221,6 @@ command_hook! {
     }
 }
 
-/// Sets GL's line stipple on the driver for a bound pipeline whose stipple is the layer's.
-fn set_line_stipple(dev: &DeviceData, cb: Dispatchable<vk::CommandBuffer>, stipple: LineStipple) {
-    let (factor, pattern) = stipple.effective();
-    let set = dev.table.cmd_set_line_stipple;
-    if let Some(set) = set {
-        // SAFETY: a live command buffer (a `Dispatchable`) in the recording state with a
-        // pipeline bound whose line stipple is dynamic; the factor is in [1, 256].
-        unsafe { set(cb.handle(), factor, pattern) }
-    }
-}
-
 /// Changes the line stipple of `command_buffer`: sets it if a pipeline whose stipple is
 /// the layer's is bound, and pushes it in the GL-state block (the fragment route's) if a
 /// pipeline that reads the block is.
@@ -386,176 +367,6 @@ command_hook! {
         };
         // SAFETY: the application's command buffer; a valid face.
         unsafe { next(command_buffer.handle(), face) };
-    }
-}
-
-command_hook! {
-    /// `vkCmdBindPipeline`: binds, then pushes the GL-state block for a pipeline that reads
-    /// it.
-    "vkCmdBindPipeline",
-    fn cmd_bind_pipeline(
-        command_buffer,
-        bind_point: vk::PipelineBindPoint,
-        pipeline: vk::Pipeline,
-    ),
-    // The hot path: one registry read and two atomic loads, no Arc traffic.
-    read |d| {
-        (
-            d.records.bind_work_pipelines.load(Ordering::Relaxed),
-            d.records.shader_objects_made.load(Ordering::Relaxed),
-            d.extensions.gl_state,
-        )
-    },
-    then |(bind_work_pipelines, tes_objects, gl_state)| {
-        if bind_point == vk::PipelineBindPoint::COMPUTE && gl_state {
-            // Put back after the layer's own dispatches (`render_targets::restore_compute`).
-            shield("vkCmdBindPipeline", || {
-                if let Some(dev) = device_data(command_buffer) {
-                    let mut cbs = dev.records.command_buffers.lock();
-                    CommandBufferState::of(&mut cbs, command_buffer.handle()).compute.pipeline =
-                        pipeline;
-                }
-            });
-        }
-        if bind_point != vk::PipelineBindPoint::GRAPHICS || bind_work_pipelines == 0 && !tes_objects
-        {
-            return;
-        }
-        shield("vkCmdBindPipeline", || {
-            let Some(dev) = device_data(command_buffer) else {
-                return;
-            };
-            maybe_inject_panic(&dev.settings, "vkCmdBindPipeline");
-            let (
-                binding,
-                bound,
-                (viewport, static_topology, static_polygon_mode),
-                attributes,
-                line_mode,
-                topology,
-                followed,
-                (layer_line_mode, line_width),
-                (polygon_variants, input_variants, start_pixels, line_varyings),
-            ) = dev.records.pipelines.read().get(&pipeline).map_or(
-                (
-                    None,
-                    BoundRecord::NONE,
-                    (None, None, None),
-                    None,
-                    None,
-                    None,
-                    None,
-                    (false, None),
-                    (None, None, None, false),
-                ),
-                |r| {
-                    (
-                        r.reads_block,
-                        r.bound,
-                        (r.viewport, r.static_topology, r.static_polygon_mode),
-                        r.current_attributes,
-                        r.line_mode,
-                        r.gl_topology,
-                        r.followed.clone(),
-                        (r.library_line_mode, r.line_width),
-                        (
-                            r.polygon_variants,
-                            r.vertex_input_variants.clone(),
-                            r.start_pixels,
-                            r.line_varyings,
-                        ),
-                    )
-                },
-            );
-            let (values, stipple, (mode, mode_now), conventions) = {
-                let mut cbs = dev.records.command_buffers.lock();
-                let state = cbs
-                    .entry(command_buffer.handle())
-                    .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
-                state.bound = binding;
-                // A static viewport is the pipeline's: it holds while the pipeline is bound
-                // (its y as H whatever the origin: only flipped fragment shaders read H).
-                if let Some(viewport) = viewport {
-                    state.values.set_viewport(&viewport, true);
-                }
-                // So is a static topology or polygon mode.
-                if let Some(topology) = static_topology {
-                    state.drawn.topology = topology;
-                }
-                if let Some(mode) = static_polygon_mode {
-                    state.drawn.polygon_mode = mode;
-                }
-                state.values.set_lines(&state.drawn);
-                state.values.set_line_varyings(line_varyings);
-                // The pipeline replaces every bound graphics shader object.
-                state.tes_object = vk::ShaderEXT::null();
-                state.app_tcs_object = false;
-                state.layer_tcs_object = false;
-                state.vertex_object = vk::ShaderEXT::null();
-                state.object_lines = false;
-                state.pipeline = bound;
-                state.bound_variants = polygon_variants.map(|variants| BoundVariants {
-                    app: pipeline,
-                    variants,
-                    down: pipeline,
-                });
-                state.bound_start_pixels = start_pixels.map(|start_pixels| BoundStartPixels {
-                    app: pipeline,
-                    start_pixels,
-                    dynamic_topology: static_topology.is_none(),
-                });
-                state.app_geometry_object = false;
-                state.layer_geometry_object = false;
-                state.gl_topology = topology;
-                // A line mode the layer made dynamic: the application, which never set it,
-                // stated Vulkan's default.
-                if layer_line_mode {
-                    state.lines.app_mode = Some(vk::LineRasterizationModeEXT::DEFAULT);
-                }
-                state.attributes.pipeline = attributes;
-                state.attributes.bind(&dev, command_buffer);
-                let variant_work = bind_variant_before(&dev, state, pipeline, input_variants);
-                let conventions = bind_followed(&dev, command_buffer, state, followed);
-                (
-                    state.values,
-                    state.line_stipple,
-                    (state.lines.bind(line_mode), state.lines.set),
-                    (conventions, variant_work),
-                )
-            };
-            let (conventions, variant_work) = conventions;
-            bind_variant_after(&dev, command_buffer, variant_work);
-            if conventions {
-                set_conventions(&dev, command_buffer);
-            }
-            if let Some(at) = binding {
-                push(&dev, command_buffer, at, &values);
-            }
-            if bound.line_stipple {
-                set_line_stipple(&dev, command_buffer, stipple);
-            }
-            if let Some(mode) = mode {
-                set_line_mode(&dev, command_buffer, mode);
-            }
-            if let (Some(width), Some(set)) = (line_width, dev.table.cmd_set_line_width) {
-                // SAFETY: a live command buffer (a `Dispatchable`) in the recording state
-                // with a pipeline bound whose line width the layer made dynamic state; the
-                // application's own static width, valid for the device.
-                unsafe { set(command_buffer.handle(), width) };
-            }
-            // The enable is set at every bind: a pipeline with a static one drops it.
-            if let (true, Some(mode)) = (bound.stipple_with_mode, mode_now) {
-                set_stipple_enable(&dev, command_buffer, mode, stipple);
-            }
-            if polygon_variants.is_some() {
-                primitive_objects::bind_polygon_mode_variant(&dev, command_buffer);
-            }
-            if let (Some(topology), Some(set)) = (topology, dev.table.cmd_set_primitive_topology) {
-                // SAFETY: a live command buffer (a `Dispatchable`) in the recording state
-                // with a pipeline bound whose topology is dynamic state.
-                unsafe { set(command_buffer.handle(), topology) };
-            }
-        });
     }
 }
 

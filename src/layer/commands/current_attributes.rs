@@ -13,16 +13,45 @@
 
 use ash::vk;
 
+use crate::layer::commands::bind_rule::BindRule;
 use crate::layer::commands::host_memory::{destroy_chunk, new_host_buffer};
 use crate::layer::data::attribute_memory::{
     AttributeMemory, Chunk, CurrentAttributes, CHUNK_BYTES, SLOTS, SNAPSHOT_BYTES,
 };
-use crate::layer::data::records::CommandBufferState;
+use crate::layer::data::records::{CommandBufferState, PipelineRecord};
 use crate::layer::loader::frames::{ffi_guard, maybe_inject_panic};
 use crate::layer::loader::registry::{device_data, Dispatchable};
 use crate::layer::loader::state::DeviceData;
 use crate::layer::support::log;
 use glsem_spirv::unfed_inputs::InputKind;
+
+/// GL's current attributes at `vkCmdBindPipeline`: the values bound for a pipeline that
+/// reads them.
+pub(crate) struct CurrentValues;
+
+impl BindRule for CurrentValues {
+    /// The Locations the pipeline reads the layer's binding at, as an integer type or not
+    /// ([`integer_slots`]); `None`: it reads none.
+    type Taken = Option<u32>;
+    type Then = ();
+
+    fn take(record: &PipelineRecord) -> Option<u32> {
+        record.current_attributes
+    }
+
+    fn bind(
+        dev: &DeviceData,
+        cb: Dispatchable<vk::CommandBuffer>,
+        _: vk::Pipeline,
+        integer: Option<u32>,
+        state: &mut CommandBufferState,
+    ) {
+        state.attributes.pipeline = integer;
+        state.attributes.bind(dev, cb);
+    }
+
+    fn then(_: &DeviceData, _: Dispatchable<vk::CommandBuffer>, (): ()) {}
+}
 
 /// The format of the layer's attribute for an input of `kind`.
 pub fn format_of(kind: InputKind) -> vk::Format {

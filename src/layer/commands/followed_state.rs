@@ -9,13 +9,14 @@ use std::sync::Arc;
 
 use ash::vk;
 
+use crate::layer::commands::bind_rule::BindRule;
 use crate::layer::commands::current_attributes::{format_of, integer_slots};
 use crate::layer::commands::primitive_objects::{self, refetched_vertex};
 use crate::layer::data::dynamic_inputs::{
     made_once, read_as, AppVertexInput, FollowedPipeline, ObjectVariant, Variant, VariantKey,
     VertexInputVariants,
 };
-use crate::layer::data::records::CommandBufferState;
+use crate::layer::data::records::{CommandBufferState, PipelineRecord};
 use crate::layer::data::vertex_formats::{chunk_format, vertex_format, vk_format};
 use crate::layer::loader::frames::{command_hook, shield};
 use crate::layer::loader::registry::{device_data, Dispatchable};
@@ -127,10 +128,53 @@ pub(crate) fn follow_vertex_input(
     state.attributes.bind(dev, cb);
 }
 
+/// Dynamic vertex input and GL's conventions at `vkCmdBindPipeline`: the pipeline made
+/// again for the vertex input it cannot read, the input followed, the conventions set.
+pub(crate) struct FollowedInput;
+
+impl BindRule for FollowedInput {
+    /// What the pipeline's record keeps to be made again, and what it follows.
+    type Taken = (
+        Option<Arc<VertexInputVariants>>,
+        Option<Arc<FollowedPipeline>>,
+    );
+    /// The variant's work after the bind, and whether the conventions are set now.
+    type Then = (VariantWork, bool);
+
+    fn take(record: &PipelineRecord) -> Self::Taken {
+        (
+            record.vertex_input_variants.clone(),
+            record.followed.clone(),
+        )
+    }
+
+    fn bind(
+        dev: &DeviceData,
+        cb: Dispatchable<vk::CommandBuffer>,
+        pipeline: vk::Pipeline,
+        (variants, followed): Self::Taken,
+        state: &mut CommandBufferState,
+    ) -> Self::Then {
+        let work = bind_variant_before(dev, state, pipeline, variants);
+        (work, bind_followed(dev, cb, state, followed))
+    }
+
+    fn then(
+        dev: &DeviceData,
+        cb: Dispatchable<vk::CommandBuffer>,
+        (work, conventions): Self::Then,
+    ) {
+        bind_variant_after(dev, cb, work);
+        if conventions {
+            set_conventions(dev, cb);
+        }
+    }
+}
+
 /// A graphics pipeline is bound (`followed`: what its record follows): its dynamic vertex
 /// input is fed, and whether GL's conventions must be set now is returned (once per
 /// command buffer until a pipeline with them static is bound).
-pub(crate) fn bind_followed(
+fn bind_followed(
     dev: &DeviceData,
     cb: Dispatchable<vk::CommandBuffer>,
     state: &mut CommandBufferState,
@@ -155,7 +199,7 @@ pub(crate) fn bind_followed(
 
 /// GL's provoking vertex and clip-space depth, where the layer enabled their extensions
 /// behind the application (it sets them as it does for shader objects).
-pub(crate) fn set_conventions(dev: &DeviceData, cb: Dispatchable<vk::CommandBuffer>) {
+fn set_conventions(dev: &DeviceData, cb: Dispatchable<vk::CommandBuffer>) {
     let conventions = &dev.conventions;
     let on = |semantic| dev.settings.semantics.contains(semantic);
     if conventions.layer_sets_provoking_mode && on(Semantic::ProvokingVertex) {
@@ -475,7 +519,7 @@ pub(crate) struct VariantWork {
 /// `vkCmdBindPipeline` bound `pipeline` (`variants`: it may be made again for its vertex
 /// input), under the lock before its dynamic vertex input is followed: the application's
 /// last vertex input is what it reads again where a variant was bound before.
-pub(crate) fn bind_variant_before(
+fn bind_variant_before(
     dev: &DeviceData,
     state: &mut CommandBufferState,
     pipeline: vk::Pipeline,
@@ -498,11 +542,7 @@ pub(crate) fn bind_variant_before(
 /// made again reads the application's last vertex input through the variant it needs (made
 /// on first use); where a variant's chunks went down before, the state the new pipeline
 /// reads goes down again. Nothing where neither holds (the common bind).
-pub(crate) fn bind_variant_after(
-    dev: &DeviceData,
-    cb: Dispatchable<vk::CommandBuffer>,
-    work: VariantWork,
-) {
+fn bind_variant_after(dev: &DeviceData, cb: Dispatchable<vk::CommandBuffer>, work: VariantWork) {
     if !work.make && !work.resend {
         return;
     }

@@ -9,11 +9,125 @@
 
 use ash::vk;
 
+use crate::layer::commands::bind_rule::BindRule;
 use crate::layer::data::dynamic_lines::{LineModeState, StaticMultisample};
-use crate::layer::data::records::{CommandBufferState, LineStipple};
+use crate::layer::data::records::{
+    BoundStartPixels, CommandBufferState, LineStipple, PipelineRecord,
+};
 use crate::layer::loader::frames::{command_hook, shield};
 use crate::layer::loader::registry::{device_data, Dispatchable};
 use crate::layer::loader::state::DeviceData;
+
+/// GL's line rule at `vkCmdBindPipeline`: the stipple, the line mode the layer follows or
+/// made dynamic, the static width it made dynamic, the stipple enable that goes with the
+/// mode, and the fragment route's state.
+pub(crate) struct LineState;
+
+/// [`LineState`]'s part of a pipeline's record.
+#[derive(Default)]
+pub(crate) struct LineRecord {
+    /// Its last pre-rasterization stage sends lines the fragment route tests.
+    varyings: bool,
+    /// The fragment route's start-pixel pipeline, and whether its topology is dynamic.
+    start_pixels: Option<(vk::Pipeline, bool)>,
+    /// A line mode the layer made dynamic; the multisample state of one it follows.
+    library_mode: bool,
+    mode: Option<StaticMultisample>,
+    /// A static width the layer made dynamic.
+    width: Option<f32>,
+}
+
+/// What [`LineState`] sets on the driver after the bind.
+pub(crate) struct LineWork {
+    stipple: Option<LineStipple>,
+    mode: Option<vk::LineRasterizationModeEXT>,
+    width: Option<f32>,
+    stipple_enable: Option<(vk::LineRasterizationModeEXT, LineStipple)>,
+}
+
+impl BindRule for LineState {
+    type Taken = LineRecord;
+    type Then = LineWork;
+
+    fn take(r: &PipelineRecord) -> LineRecord {
+        LineRecord {
+            varyings: r.line_varyings,
+            start_pixels: r.start_pixels.map(|p| (p, r.static_topology.is_none())),
+            library_mode: r.library_line_mode,
+            mode: r.line_mode,
+            width: r.line_width,
+        }
+    }
+
+    fn bind(
+        _: &DeviceData,
+        _: Dispatchable<vk::CommandBuffer>,
+        pipeline: vk::Pipeline,
+        r: LineRecord,
+        state: &mut CommandBufferState,
+    ) -> LineWork {
+        state.values.set_line_varyings(r.varyings);
+        state.object_lines = false;
+        state.bound_start_pixels =
+            r.start_pixels
+                .map(|(start_pixels, dynamic_topology)| BoundStartPixels {
+                    app: pipeline,
+                    start_pixels,
+                    dynamic_topology,
+                });
+        // A line mode the layer made dynamic: the application, which never set it, stated
+        // Vulkan's default.
+        if r.library_mode {
+            state.lines.app_mode = Some(vk::LineRasterizationModeEXT::DEFAULT);
+        }
+        let mode = state.lines.bind(r.mode);
+        let stipple = state.line_stipple;
+        LineWork {
+            stipple: state.pipeline.line_stipple.then_some(stipple),
+            mode,
+            width: r.width,
+            // The enable is set at every bind: a pipeline with a static one drops it.
+            stipple_enable: state
+                .lines
+                .set
+                .filter(|_| state.pipeline.stipple_with_mode)
+                .map(|mode| (mode, stipple)),
+        }
+    }
+
+    fn then(dev: &DeviceData, cb: Dispatchable<vk::CommandBuffer>, work: LineWork) {
+        if let Some(stipple) = work.stipple {
+            set_line_stipple(dev, cb, stipple);
+        }
+        if let Some(mode) = work.mode {
+            set_line_mode(dev, cb, mode);
+        }
+        if let (Some(width), Some(set)) = (work.width, dev.table.cmd_set_line_width) {
+            // SAFETY: a live command buffer (a `Dispatchable`) in the recording state with a
+            // pipeline bound whose line width the layer made dynamic state; the
+            // application's own static width, valid for the device.
+            unsafe { set(cb.handle(), width) };
+        }
+        if let Some((mode, stipple)) = work.stipple_enable {
+            set_stipple_enable(dev, cb, mode, stipple);
+        }
+    }
+}
+
+/// Sets GL's line stipple on the driver for a bound pipeline whose stipple is the layer's.
+pub(crate) fn set_line_stipple(
+    dev: &DeviceData,
+    cb: Dispatchable<vk::CommandBuffer>,
+    stipple: LineStipple,
+) {
+    let (factor, pattern) = stipple.effective();
+    let set = dev.table.cmd_set_line_stipple;
+    if let Some(set) = set {
+        // SAFETY: a live command buffer (a `Dispatchable`) in the recording state with a
+        // pipeline bound whose line stipple is dynamic; the factor is in [1, 256].
+        unsafe { set(cb.handle(), factor, pattern) }
+    }
+}
 
 /// Gives the driver the line mode GL's rule wants (`dynamic_lines`).
 pub(crate) fn set_line_mode(

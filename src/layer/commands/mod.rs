@@ -1,3 +1,5 @@
+pub(crate) mod bind_pipeline;
+pub(crate) mod bind_rule;
 pub(crate) mod command_state;
 pub(crate) mod current_attributes;
 pub(crate) mod draws;

@@ -11,10 +11,12 @@
 use ash::vk;
 use std::sync::atomic::Ordering;
 
+use crate::layer::commands::bind_rule::BindRule;
 use crate::layer::commands::gl_state_block::{drawn_changed, follow_drawn, push};
 use crate::layer::data::dynamic_inputs::{made_once, ObjectVariant, VariantKey};
 use crate::layer::data::records::{
-    CommandBufferState, LinkedObject, Specialization, VertexObjectRecord,
+    BoundVariants, CommandBufferState, LinkedObject, PipelineRecord, PolygonModeVariants,
+    Specialization, VertexObjectRecord,
 };
 use crate::layer::data::vertex_formats::vertex_format;
 use crate::layer::loader::frames::{command_hook, ffi_guard, shield};
@@ -544,11 +546,57 @@ fn follow_change(
     }
 }
 
+/// GL's primitive modes at `vkCmdBindPipeline`: the polygon-mode variant the mode set
+/// last draws with, and the topology of a mode drawn under a dynamic one.
+pub(crate) struct PrimitiveState;
+
+impl BindRule for PrimitiveState {
+    /// The pipeline's polygon-mode variants, and the topology the layer sets.
+    type Taken = (Option<PolygonModeVariants>, Option<vk::PrimitiveTopology>);
+    /// Whether a variant may be bound in its place, and that topology.
+    type Then = (bool, Option<vk::PrimitiveTopology>);
+
+    fn take(r: &PipelineRecord) -> Self::Taken {
+        (r.polygon_variants, r.gl_topology)
+    }
+
+    fn bind(
+        _: &DeviceData,
+        _: Dispatchable<vk::CommandBuffer>,
+        pipeline: vk::Pipeline,
+        (variants, topology): Self::Taken,
+        state: &mut CommandBufferState,
+    ) -> Self::Then {
+        state.bound_variants = variants.map(|variants| BoundVariants {
+            app: pipeline,
+            variants,
+            down: pipeline,
+        });
+        state.gl_topology = topology;
+        (variants.is_some(), topology)
+    }
+
+    fn then(
+        dev: &DeviceData,
+        cb: Dispatchable<vk::CommandBuffer>,
+        (variants, topology): Self::Then,
+    ) {
+        if variants {
+            bind_polygon_mode_variant(dev, cb);
+        }
+        if let (Some(topology), Some(set)) = (topology, dev.table.cmd_set_primitive_topology) {
+            // SAFETY: a live command buffer (a `Dispatchable`) in the recording state with a
+            // pipeline bound whose topology is dynamic state.
+            unsafe { set(cb.handle(), topology) };
+        }
+    }
+}
+
 /// Where the bound pipeline draws GL's quads under a dynamic polygon mode, binds the one of
 /// its variants that draws them as the mode set last rasterizes them (the pipeline itself
 /// while it fills them), when that is not the one the driver has. The variants share the
 /// pipeline's layout and dynamic state, so what is bound and set stays.
-pub(crate) fn bind_polygon_mode_variant(dev: &DeviceData, cb: Dispatchable<vk::CommandBuffer>) {
+fn bind_polygon_mode_variant(dev: &DeviceData, cb: Dispatchable<vk::CommandBuffer>) {
     let Some(bind) = dev.table.cmd_bind_pipeline else {
         return;
     };

@@ -202,7 +202,7 @@ $expand!(
         destroy_command_pool: PFN_vkDestroyCommandPool =
             "vkDestroyCommandPool" => command_state::destroy_command_pool;
         cmd_bind_pipeline: PFN_vkCmdBindPipeline =
-            "vkCmdBindPipeline" => command_state::cmd_bind_pipeline;
+            "vkCmdBindPipeline" => bind_pipeline::cmd_bind_pipeline;
         cmd_push_constants: PFN_vkCmdPushConstants = "vkCmdPushConstants";
         cmd_set_line_width: PFN_vkCmdSetLineWidth =
             "vkCmdSetLineWidth" => command_state::cmd_set_line_width;
