@@ -5,7 +5,7 @@
 use ash::vk;
 use std::sync::atomic::Ordering;
 
-use crate::layer::commands::bind_rule::BindRule;
+use crate::layer::commands::bind_rule::{Bind, BindRule};
 use crate::layer::commands::current_attributes::CurrentValues;
 use crate::layer::commands::followed_state::FollowedInput;
 use crate::layer::commands::gl_state_block::push;
@@ -54,18 +54,19 @@ macro_rules! bind_rules {
                     },
                 ),
             };
+            let at = Bind { dev, cb, pipeline };
             let (values, then) = {
                 let mut cbs = dev.records.command_buffers.lock();
                 let state = CommandBufferState::of(&mut cbs, cb.handle());
                 bind_shared(state, &shared);
-                let then = ($(<$rule as BindRule>::bind(dev, cb, pipeline, taken.$field, state),)*);
+                let then = ($(<$rule as BindRule>::bind(&at, taken.$field, state),)*);
                 (state.values, then)
             };
             if let Some(at) = shared.block {
                 push(dev, cb, at, &values);
             }
             let ($($field,)*) = then;
-            $(<$rule as BindRule>::then(dev, cb, $field);)*
+            $(<$rule as BindRule>::then(&at, $field);)*
         }
     };
 }

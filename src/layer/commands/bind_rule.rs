@@ -25,15 +25,16 @@ pub(crate) trait BindRule {
     /// Copies the rule's part of `record` (the records' lock is held: take no other).
     fn take(record: &PipelineRecord) -> Self::Taken;
 
-    /// Under the command buffer's lock: the rule's state while `pipeline` is bound.
-    fn bind(
-        dev: &DeviceData,
-        cb: Dispatchable<vk::CommandBuffer>,
-        pipeline: vk::Pipeline,
-        taken: Self::Taken,
-        state: &mut CommandBufferState,
-    ) -> Self::Then;
+    /// Under the command buffer's lock: the rule's state while the pipeline is bound.
+    fn bind(at: &Bind<'_>, taken: Self::Taken, state: &mut CommandBufferState) -> Self::Then;
 
     /// After the lock: what the rule sets on the driver for the pipeline bound.
-    fn then(dev: &DeviceData, cb: Dispatchable<vk::CommandBuffer>, then: Self::Then);
+    fn then(at: &Bind<'_>, then: Self::Then);
+}
+
+/// A `vkCmdBindPipeline` the rules act on.
+pub(crate) struct Bind<'a> {
+    pub dev: &'a DeviceData,
+    pub cb: Dispatchable<vk::CommandBuffer>,
+    pub pipeline: vk::Pipeline,
 }

@@ -13,7 +13,7 @@
 
 use ash::vk;
 
-use crate::layer::commands::bind_rule::BindRule;
+use crate::layer::commands::bind_rule::{Bind, BindRule};
 use crate::layer::commands::host_memory::{destroy_chunk, new_host_buffer};
 use crate::layer::data::attribute_memory::{
     AttributeMemory, Chunk, CurrentAttributes, CHUNK_BYTES, SLOTS, SNAPSHOT_BYTES,
@@ -39,18 +39,12 @@ impl BindRule for CurrentValues {
         record.current_attributes
     }
 
-    fn bind(
-        dev: &DeviceData,
-        cb: Dispatchable<vk::CommandBuffer>,
-        _: vk::Pipeline,
-        integer: Option<u32>,
-        state: &mut CommandBufferState,
-    ) {
+    fn bind(at: &Bind<'_>, integer: Option<u32>, state: &mut CommandBufferState) {
         state.attributes.pipeline = integer;
-        state.attributes.bind(dev, cb);
+        state.attributes.bind(at.dev, at.cb);
     }
 
-    fn then(_: &DeviceData, _: Dispatchable<vk::CommandBuffer>, (): ()) {}
+    fn then(_: &Bind<'_>, (): ()) {}
 }
 
 /// The format of the layer's attribute for an input of `kind`.

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use ash::vk;
 
-use crate::layer::commands::bind_rule::BindRule;
+use crate::layer::commands::bind_rule::{Bind, BindRule};
 use crate::layer::commands::current_attributes::{format_of, integer_slots};
 use crate::layer::commands::primitive_objects::{self, refetched_vertex};
 use crate::layer::data::dynamic_inputs::{
@@ -149,24 +149,18 @@ impl BindRule for FollowedInput {
     }
 
     fn bind(
-        dev: &DeviceData,
-        cb: Dispatchable<vk::CommandBuffer>,
-        pipeline: vk::Pipeline,
+        at: &Bind<'_>,
         (variants, followed): Self::Taken,
         state: &mut CommandBufferState,
     ) -> Self::Then {
-        let work = bind_variant_before(dev, state, pipeline, variants);
-        (work, bind_followed(dev, cb, state, followed))
+        let work = bind_variant_before(at.dev, state, at.pipeline, variants);
+        (work, bind_followed(at.dev, at.cb, state, followed))
     }
 
-    fn then(
-        dev: &DeviceData,
-        cb: Dispatchable<vk::CommandBuffer>,
-        (work, conventions): Self::Then,
-    ) {
-        bind_variant_after(dev, cb, work);
+    fn then(at: &Bind<'_>, (work, conventions): Self::Then) {
+        bind_variant_after(at.dev, at.cb, work);
         if conventions {
-            set_conventions(dev, cb);
+            set_conventions(at.dev, at.cb);
         }
     }
 }

@@ -9,7 +9,7 @@
 
 use ash::vk;
 
-use crate::layer::commands::bind_rule::BindRule;
+use crate::layer::commands::bind_rule::{Bind, BindRule};
 use crate::layer::data::dynamic_lines::{LineModeState, StaticMultisample};
 use crate::layer::data::records::{
     BoundStartPixels, CommandBufferState, LineStipple, PipelineRecord,
@@ -59,19 +59,13 @@ impl BindRule for LineState {
         }
     }
 
-    fn bind(
-        _: &DeviceData,
-        _: Dispatchable<vk::CommandBuffer>,
-        pipeline: vk::Pipeline,
-        r: LineRecord,
-        state: &mut CommandBufferState,
-    ) -> LineWork {
+    fn bind(at: &Bind<'_>, r: LineRecord, state: &mut CommandBufferState) -> LineWork {
         state.values.set_line_varyings(r.varyings);
         state.object_lines = false;
         state.bound_start_pixels =
             r.start_pixels
                 .map(|(start_pixels, dynamic_topology)| BoundStartPixels {
-                    app: pipeline,
+                    app: at.pipeline,
                     start_pixels,
                     dynamic_topology,
                 });
@@ -95,7 +89,8 @@ impl BindRule for LineState {
         }
     }
 
-    fn then(dev: &DeviceData, cb: Dispatchable<vk::CommandBuffer>, work: LineWork) {
+    fn then(at: &Bind<'_>, work: LineWork) {
+        let (dev, cb) = (at.dev, at.cb);
         if let Some(stipple) = work.stipple {
             set_line_stipple(dev, cb, stipple);
         }

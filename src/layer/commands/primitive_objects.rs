@@ -11,7 +11,7 @@
 use ash::vk;
 use std::sync::atomic::Ordering;
 
-use crate::layer::commands::bind_rule::BindRule;
+use crate::layer::commands::bind_rule::{Bind, BindRule};
 use crate::layer::commands::gl_state_block::{drawn_changed, follow_drawn, push};
 use crate::layer::data::dynamic_inputs::{made_once, ObjectVariant, VariantKey};
 use crate::layer::data::records::{
@@ -561,26 +561,21 @@ impl BindRule for PrimitiveState {
     }
 
     fn bind(
-        _: &DeviceData,
-        _: Dispatchable<vk::CommandBuffer>,
-        pipeline: vk::Pipeline,
+        at: &Bind<'_>,
         (variants, topology): Self::Taken,
         state: &mut CommandBufferState,
     ) -> Self::Then {
         state.bound_variants = variants.map(|variants| BoundVariants {
-            app: pipeline,
+            app: at.pipeline,
             variants,
-            down: pipeline,
+            down: at.pipeline,
         });
         state.gl_topology = topology;
         (variants.is_some(), topology)
     }
 
-    fn then(
-        dev: &DeviceData,
-        cb: Dispatchable<vk::CommandBuffer>,
-        (variants, topology): Self::Then,
-    ) {
+    fn then(at: &Bind<'_>, (variants, topology): Self::Then) {
+        let (dev, cb) = (at.dev, at.cb);
         if variants {
             bind_polygon_mode_variant(dev, cb);
         }
