@@ -15,7 +15,7 @@ use ash::vk;
 
 use crate::layer::commands::bind_rule::{Bind, BindRule};
 use crate::layer::commands::host_memory::{destroy_chunk, new_host_buffer};
-use crate::layer::data::attribute_memory::{
+use crate::layer::data::layer_memory::{
     AttributeMemory, Chunk, CurrentAttributes, CHUNK_BYTES, SLOTS, SNAPSHOT_BYTES,
 };
 use crate::layer::data::records::{CommandBufferState, PipelineRecord};

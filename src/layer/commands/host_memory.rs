@@ -5,7 +5,7 @@
 
 use ash::vk;
 
-use crate::layer::data::attribute_memory::Chunk;
+use crate::layer::data::layer_memory::Chunk;
 use crate::layer::data::records::CommandBufferState;
 use crate::layer::loader::dispatch::let_next_commands;
 use crate::layer::loader::state::DeviceData;

@@ -411,7 +411,7 @@ pub(crate) fn update(dev: &DeviceData, cb: Dispatchable<vk::CommandBuffer>) {
         Some(GlMode::Primitive(p)) => p,
         Some(GlMode::LineLoop) => {
             dev.records.line_loop_objects.store(true, Ordering::Relaxed);
-            if dev.line_loops.index_buffer(dev).is_none() {
+            if dev.draws.loops.index_buffer(dev).is_none() {
                 log::error!("GL_LINE_LOOP: no memory for the closing index buffer");
             }
             if layer_gs {

@@ -11,12 +11,12 @@ use rustc_hash::FxHashMap as HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use crate::layer::data::attribute_memory::{ConversionMemory, CurrentAttributes};
 use crate::layer::data::dynamic_inputs::{
     DynamicInputState, FollowedPipeline, MadeAgain, ObjectVariant, VertexInputVariants,
 };
 use crate::layer::data::dynamic_lines::{LineModeState, StaticMultisample};
 use crate::layer::data::kept_pipeline::KeptPipeline;
+use crate::layer::data::layer_memory::{ConversionMemory, CurrentAttributes};
 use crate::layer::data::render_targets::{
     ComputeBindings, RenderPassCopy, RenderTarget, ResumablePass,
 };

@@ -584,8 +584,7 @@ destroy_registered_hook! {
         let command_buffers = std::mem::take(&mut *dev.records.command_buffers.lock());
         crate::layer::commands::host_memory::release(dev, command_buffers.into_values());
         dev.attribute_memory.destroy_spare(dev);
-        dev.line_loops.destroy(dev);
-        dev.primitive_indices.destroy(dev);
+        dev.draws.destroy(dev);
     },
     next: |dev| dev.table.destroy_device,
 }

@@ -6,11 +6,11 @@ use ash::vk;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use crate::layer::data::attribute_memory::{AttributeMemory, LineLoops, PrimitiveIndices};
 use crate::layer::data::cache::RewriteCache;
 use crate::layer::data::dynamic_inputs::Variant;
 use crate::layer::data::extensions::EnabledExtensions;
 use crate::layer::data::kept_pipeline::KeptPipeline;
+use crate::layer::data::layer_memory::{AttributeMemory, DrawMemory};
 use crate::layer::data::records::{Kind, Live, Records};
 use crate::layer::data::vertex_formats::MissingVertexFormats;
 use crate::layer::loader::dispatch::{DeviceDispatch, InstanceDispatch};
@@ -196,10 +196,8 @@ pub struct DeviceData {
     pub records: Records,
     /// GL's current vertex attributes: the layer's binding and memory.
     pub attribute_memory: AttributeMemory,
-    /// GL's line loops: the index buffer of their closing segments.
-    pub line_loops: LineLoops,
-    /// GL's quads, quad strips and polygons drawn without a geometry shader.
-    pub primitive_indices: PrimitiveIndices,
+    /// The memory of the draw-time rules: the layer's index buffers and compute pipeline.
+    pub draws: DrawMemory,
     /// `gl_InstanceID` in an indirect draw without `shaderDrawParameters` was reported.
     pub base_instance_warned: AtomicBool,
     /// Rewritten modules by content and pass (`cache` imports `records`, not the reverse).
@@ -270,8 +268,7 @@ impl DeviceData {
             missing_vertex_formats,
             records: Records::default(),
             attribute_memory,
-            line_loops: LineLoops::default(),
-            primitive_indices: PrimitiveIndices::default(),
+            draws: DrawMemory::default(),
             base_instance_warned: AtomicBool::new(false),
             cache,
             make_again,

@@ -42,7 +42,7 @@ impl LayerStep for CloseLineLoops {
     /// The loop is closed at draw time, from an index buffer of the layer's: a pipeline
     /// without one would draw it open.
     fn plan(&self, step: &Step, run: &mut Run<'_>) -> Result<(), PlanError> {
-        if run.dev.line_loops.index_buffer(run.dev).is_none() {
+        if run.dev.draws.loops.index_buffer(run.dev).is_none() {
             return Err(PlanError::NoLineLoopMemory);
         }
         run.chain_state(step.clone());
@@ -65,10 +65,10 @@ impl LayerStep for IndexedPrimitive {
         {
             return Err(fail(IndicesError::OtherGeometryStages));
         }
-        if run.dev.primitive_indices.buffer(run.dev, self, 0).is_none() {
+        if run.dev.draws.primitives.buffer(run.dev, self, 0).is_none() {
             return Err(fail(IndicesError::NoMemory));
         }
-        if self.closing_edge() && run.dev.line_loops.index_buffer(run.dev).is_none() {
+        if self.closing_edge() && run.dev.draws.loops.index_buffer(run.dev).is_none() {
             return Err(fail(IndicesError::NoMemory));
         }
         run.chain_state(step.clone());

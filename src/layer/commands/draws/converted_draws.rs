@@ -28,7 +28,7 @@ use ash::vk;
 
 use crate::layer::commands::host_memory::{destroy_chunk, new_host_buffer};
 use crate::layer::commands::render_targets::{outside_render_pass, restore_compute};
-use crate::layer::data::attribute_memory::{Chunk, ConversionMemory, Converter};
+use crate::layer::data::layer_memory::{Chunk, ConversionMemory, Converter};
 use crate::layer::data::records::{BoundIndexBuffer, CommandBufferState};
 use crate::layer::loader::dispatch::let_next_commands;
 use crate::layer::loader::frames::{command_hook, create_hook, destroy_hook, shield};
@@ -245,7 +245,7 @@ impl ConversionMemory {
 
 /// The converter of `dev`, made on first use.
 fn converter(dev: &DeviceData) -> Result<Converter, &'static str> {
-    *dev.line_loops
+    *dev.draws
         .converter
         .lock()
         .get_or_insert_with(|| make_converter(dev))
@@ -377,7 +377,7 @@ fn destroy_converter(dev: &DeviceData, converter: Converter) {
 
 /// Destroys the device's converter, if it made one (the device is going).
 pub fn destroy(dev: &DeviceData) {
-    if let Some(Ok(converter)) = dev.line_loops.converter.lock().take() {
+    if let Some(Ok(converter)) = dev.draws.converter.lock().take() {
         destroy_converter(dev, converter);
     }
 }

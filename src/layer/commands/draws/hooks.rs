@@ -5,11 +5,12 @@
 use ash::vk;
 
 use crate::layer::commands::draws::base_instance::PushedBaseInstance;
-use crate::layer::commands::draws::converted_draws::GpuDraw;
+use crate::layer::commands::draws::converted_draws::{self, GpuDraw};
 use crate::layer::commands::draws::line_loops::ClosedLoops;
 use crate::layer::commands::draws::primitive_indices::IndexRoute;
 use crate::layer::commands::draws::rule::{Cb, Draw, DrawRule};
 use crate::layer::commands::draws::start_pixels::StartPixels;
+use crate::layer::data::layer_memory::DrawMemory;
 use crate::layer::data::records::{BoundIndexBuffer, CommandBufferState};
 use crate::layer::loader::frames::{command_hook, shield};
 use crate::layer::loader::registry::device_data;
@@ -66,6 +67,15 @@ draw_rules! {
     loops: ClosedLoops,
     base_instance: PushedBaseInstance,
     start_pixels: StartPixels,
+}
+
+impl DrawMemory {
+    /// Destroys what the draw-time rules made on the device (it is going).
+    pub fn destroy(&self, dev: &DeviceData) {
+        self.loops.destroy(dev);
+        self.primitives.destroy(dev);
+        converted_draws::destroy(dev);
+    }
 }
 
 command_hook! {

@@ -17,7 +17,7 @@ use crate::layer::commands::draws::converted_draws::{self, Conversion, GpuDraw};
 use crate::layer::commands::draws::primitive_indices;
 use crate::layer::commands::draws::rule::{Cb, Draw, DrawRule};
 use crate::layer::commands::host_memory::{destroy_chunk, new_host_buffer};
-use crate::layer::data::attribute_memory::LineLoops;
+use crate::layer::data::layer_memory::LineLoops;
 use crate::layer::data::records::CommandBufferState;
 use crate::layer::loader::frames::shield;
 use crate::layer::loader::registry::device_data;
@@ -28,7 +28,7 @@ use crate::layer::support::log;
 /// KiB); longer loops stay open, and the layer says so.
 const MAX_CLOSED_VERTICES: u32 = 1 << 16;
 
-// `LineLoops` is a device's data (in `attribute_memory`, beside the other memory the layer
+// `LineLoops` is a device's data (in `data/layer_memory.rs`, beside the other memory the layer
 // owns); what needs the device's table is here.
 
 impl LineLoops {
@@ -49,12 +49,11 @@ impl LineLoops {
         chunk.as_ref().map(|c| c.buffer)
     }
 
-    /// Destroys the index buffer and the converter (the device is going).
+    /// Destroys the index buffer (the device is going).
     pub fn destroy(&self, dev: &DeviceData) {
         if let Some(Some(chunk)) = self.buffer.lock().take() {
             destroy_chunk(dev, chunk);
         }
-        converted_draws::destroy(dev);
     }
 
     fn warn_open(&self, why: &str) {
@@ -117,13 +116,13 @@ fn close(dev: &DeviceData, cb: Cb, draw: [u32; 4]) {
         return;
     }
     if vertex_count > MAX_CLOSED_VERTICES {
-        dev.line_loops.warn_open(&format!(
+        dev.draws.loops.warn_open(&format!(
             "a draw of {vertex_count} vertices is longer than the {MAX_CLOSED_VERTICES} the \
              layer closes"
         ));
         return;
     }
-    let Some(buffer) = dev.line_loops.index_buffer(dev) else {
+    let Some(buffer) = dev.draws.loops.index_buffer(dev) else {
         return;
     };
     let closing = primitive_indices::LayerIndices {
@@ -147,7 +146,8 @@ fn close_on_gpu(what: &str, cb: Cb, draw: GpuDraw) -> bool {
         match converted_draws::draw_converted(&dev, cb, draw, Conversion::Loops) {
             Ok(()) => Some(()),
             Err(why) => {
-                dev.line_loops
+                dev.draws
+                    .loops
                     .warn_open(&format!("{what} cannot be closed: {why}"));
                 None
             }

@@ -20,7 +20,7 @@ use crate::layer::commands::draws::converted_draws::{
 };
 use crate::layer::commands::draws::rule::{Cb, Draw, DrawRule};
 use crate::layer::commands::host_memory::{destroy_chunk, new_host_buffer};
-use crate::layer::data::attribute_memory::PrimitiveIndices;
+use crate::layer::data::layer_memory::PrimitiveIndices;
 use crate::layer::data::records::CommandBufferState;
 use crate::layer::loader::frames::shield;
 use crate::layer::loader::registry::{device_data, Dispatchable};
@@ -148,7 +148,8 @@ fn convert_draw(what: &str, cb: Cb, draw: GpuDraw) -> bool {
         let dev = device_data(cb)?;
         let p = bound(&dev, cb)?;
         if let Err(why) = draw_converted(&dev, cb, draw, Conversion::Primitives(p)) {
-            dev.primitive_indices
+            dev.draws
+                .primitives
                 .say_not_drawn(&format!("{what} cannot be converted: {why}"));
         }
         Some(())
@@ -214,20 +215,20 @@ fn draw_indices(
         return;
     }
     let (Some(buffer), Ok(count), Ok(vertex_offset)) = (
-        dev.primitive_indices.buffer(dev, &p, vertex_count),
+        dev.draws.primitives.buffer(dev, &p, vertex_count),
         u32::try_from(count),
         i32::try_from(first_vertex),
     ) else {
-        dev.primitive_indices.say_not_drawn(&format!(
+        dev.draws.primitives.say_not_drawn(&format!(
             "a draw of {vertex_count} vertices from vertex {first_vertex} is past what the \
              layer draws ({MAX_VERTICES} vertices, or no memory for its indices)"
         ));
         return;
     };
     let closing = match p.closing_edge() {
-        true if vertex_count <= MAX_CLOSED_VERTICES => dev.line_loops.index_buffer(dev),
+        true if vertex_count <= MAX_CLOSED_VERTICES => dev.draws.loops.index_buffer(dev),
         true => {
-            dev.primitive_indices.say_not_drawn(&format!(
+            dev.draws.primitives.say_not_drawn(&format!(
                 "a polygon of {vertex_count} vertices drawn as lines is longer than the \
                  {MAX_CLOSED_VERTICES} the layer closes"
             ));

@@ -1,7 +1,9 @@
 //! The memory the layer owns on a device: GL's current vertex attributes
 //! (`current_attributes`: the device's spare chunks and a command buffer's current values)
-//! and the index buffer that closes GL's line loops (`line_loops`). What needs the device's
-//! table to create, fill and destroy them is in those modules.
+//! and what the draw-time rules make (`commands/draws/`: the index buffers of line loops
+//! and of GL's primitives, the compute pipeline that converts draws on the GPU, a command
+//! buffer's conversions). What needs the device's table to create, fill and destroy them is
+//! in those modules and `commands/host_memory.rs`.
 
 use ash::vk;
 use parking_lot::Mutex;
@@ -86,7 +88,14 @@ pub struct LineLoops {
     pub(crate) buffer: Mutex<Option<Option<Chunk>>>,
     /// Said once per device: a loop that could not be closed.
     pub(crate) open_warned: AtomicBool,
-    /// The compute pipeline that closes the loops of indexed and indirect draws
+}
+
+/// What the draw-time rules own on a device (`commands/draws/`).
+#[derive(Default)]
+pub struct DrawMemory {
+    pub loops: LineLoops,
+    pub primitives: PrimitiveIndices,
+    /// The compute pipeline that converts indexed and indirect draws on the GPU
     /// (`converted_draws`): `None` until first needed, then it or why there is none.
     pub(crate) converter: Mutex<Option<Result<Converter, &'static str>>>,
 }
