@@ -1,13 +1,8 @@
 //! GL state per command buffer, behind the layer's device extensions:
 //! `VK_GLSEM_tessellation_default_levels` (`glPatchParameterfv` default levels) and
-//! `VK_GLSEM_gl_state` (`glPointSize`, `GL_PROGRAM_POINT_SIZE`, `GL_CLIP_DISTANCEi`,
-//! `glLineStipple` and `GL_LINE_STIPPLE`).
-//!
-//! The line stipple is not in the GL-state block: pipelines the layer gave stippled
-//! Bresenham lines have `VK_DYNAMIC_STATE_LINE_STIPPLE_EXT`, and the layer sets it
-//! (`vkCmdSetLineStippleEXT`) when one is bound and when the stipple changes while one is:
-//! GL's factor and pattern while `GL_LINE_STIPPLE` is enabled, a solid line (1, 0xFFFF)
-//! while it is not.
+//! `VK_GLSEM_gl_state` (`glPointSize`, `GL_PROGRAM_POINT_SIZE`, `GL_CLIP_DISTANCEi`; the
+//! line rule's state commands are in `lines.rs`, the frame they share in
+//! `gl_state_block.rs`).
 //!
 //! Under GL's window conventions (`WindowConventions`) the block also holds
 //! `GL_POINT_SPRITE_COORD_ORIGIN` and the window height of GL's `gl_FragCoord.y` from the
@@ -26,107 +21,23 @@
 
 use ash::vk;
 
-use crate::layer::commands::gl_state_block::push;
+use crate::layer::commands::gl_state_block::{layer_command, push, set_flag, update};
 use crate::layer::commands::host_memory::release;
-use crate::layer::commands::lines::{follow_rasterization_samples, set_line_stipple};
+use crate::layer::commands::lines::follow_rasterization_samples;
 use crate::layer::data::dynamic_lines::LineModeState;
 use crate::layer::data::records::{
     BoundRecord, CommandBufferState, DrawnPrimitives, GlStateValues, LineStipple,
 };
-use crate::layer::loader::frames::{
-    command_hook, destroy_hook, ffi_guard, hook, maybe_inject_panic, shield,
-};
+use crate::layer::loader::frames::{command_hook, destroy_hook, hook, shield};
 use crate::layer::loader::registry::{device_data, with_device, Dispatchable};
 use crate::layer::loader::state::DeviceData;
 use crate::layer::objects::pipeline_info::inverted;
 use crate::layer::support::ffi::slice;
 use crate::layer::support::log;
 use glsem_spirv::gl_state::{
-    flag_clip_distance, CLIP_DISTANCE_FLAGS, FLAG_LAYERED, FLAG_LINE_STIPPLE, FLAG_MULTISAMPLED,
-    FLAG_POINT_SPRITE_LOWER_LEFT, FLAG_PROGRAM_POINT_SIZE, FLAG_WIDE_LINES,
+    flag_clip_distance, CLIP_DISTANCE_FLAGS, FLAG_LAYERED, FLAG_MULTISAMPLED,
+    FLAG_POINT_SPRITE_LOWER_LEFT, FLAG_PROGRAM_POINT_SIZE,
 };
-
-/// The frame of the layer's own state commands: `change` edits the state of
-/// `command_buffer` (made on first use) under the lock and returns what `then` does with
-/// the device afterwards, such as pushing the new values to a bound pipeline.
-fn change_state<T>(
-    what: &str,
-    command_buffer: Dispatchable<vk::CommandBuffer>,
-    change: impl FnOnce(&mut CommandBufferState) -> T,
-    then: impl FnOnce(&DeviceData, T),
-) {
-    ffi_guard(what, (), || {
-        let Some(dev) = device_data(command_buffer) else {
-            return;
-        };
-        maybe_inject_panic(&dev.settings, what);
-        let changed = {
-            let mut cbs = dev.records.command_buffers.lock();
-            let state = cbs
-                .entry(command_buffer.handle())
-                .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
-            change(state)
-        };
-        then(&dev, changed);
-    })
-}
-
-/// Changes the GL state of `command_buffer` and pushes it if a pipeline that reads it is
-/// bound.
-fn update(
-    what: &str,
-    command_buffer: Dispatchable<vk::CommandBuffer>,
-    change: impl FnOnce(&mut GlStateValues),
-) {
-    update_then(
-        what,
-        command_buffer,
-        |state| change(&mut state.values),
-        |_, ()| {},
-    );
-}
-
-/// [`update`] with more of the command buffer's state: `change` edits it under the lock;
-/// `then` acts on what it returns, before the push.
-fn update_then<T>(
-    what: &str,
-    command_buffer: Dispatchable<vk::CommandBuffer>,
-    change: impl FnOnce(&mut CommandBufferState) -> T,
-    then: impl FnOnce(&DeviceData, T),
-) {
-    change_state(
-        what,
-        command_buffer,
-        |state| (change(state), state.bound, state.values),
-        |dev, (changed, bound, values)| {
-            then(dev, changed);
-            if let Some(at) = bound {
-                push(dev, command_buffer, at, &values);
-            }
-        },
-    )
-}
-
-/// One of the layer's own commands (`include/vk_glsem.h`, handed out by
-/// `dispatch::layer_command_list!`): writes its doc with the `# Safety` line they share
-/// and its `extern "system"` signature around the body.
-macro_rules! layer_command {
-    (
-        $(#[$doc:meta])*
-        fn $name:ident($cb:ident: vk::CommandBuffer $(, $arg:ident: $ty:ty)* $(,)?) $body:block
-    ) => {
-        $(#[$doc])*
-        ///
-        /// # Safety
-        /// A command buffer of a device with the extension enabled, in the recording state.
-        pub unsafe extern "system" fn $name($cb: vk::CommandBuffer $(, $arg: $ty)*) {
-            // SAFETY: a live command buffer (this command's contract). The body sees only
-            // this proof.
-            let $cb = unsafe { Dispatchable::new($cb) };
-            $body
-        }
-    };
-}
 
 layer_command! {
     /// `vkCmdSetTessellationDefaultLevelsGLSEM` (`include/vk_glsem.h`).
@@ -162,15 +73,6 @@ layer_command! {
         update("vkCmdSetPointSizeGLSEM", command_buffer, |v| {
             v.point_size = size
         })
-    }
-}
-
-/// Sets or clears `flag` in the block's `flags` as a GL enable does.
-fn set_flag(flags: &mut u32, flag: u32, enable: vk::Bool32) {
-    if enable != vk::FALSE {
-        *flags |= flag;
-    } else {
-        *flags &= !flag;
     }
 }
 
@@ -221,36 +123,6 @@ command_hook! {
     }
 }
 
-/// Changes the line stipple of `command_buffer`: sets it if a pipeline whose stipple is
-/// the layer's is bound, and pushes it in the GL-state block (the fragment route's) if a
-/// pipeline that reads the block is.
-fn update_line_stipple(
-    what: &str,
-    command_buffer: Dispatchable<vk::CommandBuffer>,
-    change: impl FnOnce(&mut LineStipple),
-) {
-    update_then(
-        what,
-        command_buffer,
-        |state| {
-            change(&mut state.line_stipple);
-            let stipple = state.line_stipple;
-            state.values.line_stipple = stipple.packed();
-            set_flag(
-                &mut state.values.flags,
-                FLAG_LINE_STIPPLE,
-                stipple.enabled.into(),
-            );
-            (state.pipeline.line_stipple, stipple)
-        },
-        |dev, (bound_stipple, stipple)| {
-            if bound_stipple {
-                set_line_stipple(dev, command_buffer, stipple);
-            }
-        },
-    )
-}
-
 layer_command! {
     /// `vkCmdSetPointSpriteCoordOriginGLSEM` (`include/vk_glsem.h`).
     fn cmd_set_point_sprite_coord_origin(
@@ -259,26 +131,6 @@ layer_command! {
     ) {
         update("vkCmdSetPointSpriteCoordOriginGLSEM", command_buffer, |v| {
             set_flag(&mut v.flags, FLAG_POINT_SPRITE_LOWER_LEFT, lower_left)
-        })
-    }
-}
-
-layer_command! {
-    /// `vkCmdSetLineStippleGLSEM` (`include/vk_glsem.h`): `glLineStipple(factor, pattern)`.
-    fn cmd_set_line_stipple(command_buffer: vk::CommandBuffer, factor: u32, pattern: u16) {
-        // GL clamps the factor to [1, 256] (GL 4.6 compatibility, 14.5.2.1).
-        update_line_stipple("vkCmdSetLineStippleGLSEM", command_buffer, |s| {
-            s.factor = factor.clamp(1, 256);
-            s.pattern = pattern;
-        })
-    }
-}
-
-layer_command! {
-    /// `vkCmdSetLineStippleEnableGLSEM` (`include/vk_glsem.h`): `GL_LINE_STIPPLE`.
-    fn cmd_set_line_stipple_enable(command_buffer: vk::CommandBuffer, enable: vk::Bool32) {
-        update_line_stipple("vkCmdSetLineStippleEnableGLSEM", command_buffer, |s| {
-            s.enabled = enable != vk::FALSE
         })
     }
 }
@@ -336,21 +188,6 @@ command_hook! {
                 viewports,
             )
         };
-    }
-}
-
-command_hook! {
-    /// `vkCmdSetLineWidth`: a width other than 1 is followed in the GL-state block's flags
-    /// (the fragment line route leaves wide lines to the driver).
-    "vkCmdSetLineWidth",
-    fn cmd_set_line_width(command_buffer, width: f32),
-    read |d| d.conventions.fragment_lines,
-    then |follows| {
-        if follows {
-            update("vkCmdSetLineWidth", command_buffer, |v| {
-                set_flag(&mut v.flags, FLAG_WIDE_LINES, (width != 1.0).into())
-            });
-        }
     }
 }
 

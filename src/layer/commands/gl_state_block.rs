@@ -6,6 +6,7 @@ use ash::vk;
 use crate::layer::data::records::{
     BlockBinding, CommandBufferState, DrawnPrimitives, GlStateValues,
 };
+use crate::layer::loader::frames::{ffi_guard, maybe_inject_panic};
 use crate::layer::loader::registry::{device_data, Dispatchable};
 use crate::layer::loader::state::DeviceData;
 use glsem_spirv::gl_state::BLOCK_SIZE;
@@ -77,4 +78,96 @@ pub(crate) fn drawn_changed(
         .bound
         .filter(|_| before != state.values.flags)
         .map(|at| (at, state.values))
+}
+
+/// The frame of the layer's own state commands: `change` edits the state of
+/// `command_buffer` (made on first use) under the lock and returns what `then` does with
+/// the device afterwards, such as pushing the new values to a bound pipeline.
+fn change_state<T>(
+    what: &str,
+    command_buffer: Dispatchable<vk::CommandBuffer>,
+    change: impl FnOnce(&mut CommandBufferState) -> T,
+    then: impl FnOnce(&DeviceData, T),
+) {
+    ffi_guard(what, (), || {
+        let Some(dev) = device_data(command_buffer) else {
+            return;
+        };
+        maybe_inject_panic(&dev.settings, what);
+        let changed = {
+            let mut cbs = dev.records.command_buffers.lock();
+            let state = cbs
+                .entry(command_buffer.handle())
+                .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
+            change(state)
+        };
+        then(&dev, changed);
+    })
+}
+
+/// Changes the GL state of `command_buffer` and pushes it if a pipeline that reads it is
+/// bound.
+pub(crate) fn update(
+    what: &str,
+    command_buffer: Dispatchable<vk::CommandBuffer>,
+    change: impl FnOnce(&mut GlStateValues),
+) {
+    update_then(
+        what,
+        command_buffer,
+        |state| change(&mut state.values),
+        |_, ()| {},
+    );
+}
+
+/// [`update`] with more of the command buffer's state: `change` edits it under the lock;
+/// `then` acts on what it returns, before the push.
+pub(crate) fn update_then<T>(
+    what: &str,
+    command_buffer: Dispatchable<vk::CommandBuffer>,
+    change: impl FnOnce(&mut CommandBufferState) -> T,
+    then: impl FnOnce(&DeviceData, T),
+) {
+    change_state(
+        what,
+        command_buffer,
+        |state| (change(state), state.bound, state.values),
+        |dev, (changed, bound, values)| {
+            then(dev, changed);
+            if let Some(at) = bound {
+                push(dev, command_buffer, at, &values);
+            }
+        },
+    )
+}
+
+/// One of the layer's own commands (`include/vk_glsem.h`, handed out by
+/// `dispatch::layer_command_list!`): writes its doc with the `# Safety` line they share
+/// and its `extern "system"` signature around the body.
+macro_rules! layer_command {
+    (
+        $(#[$doc:meta])*
+        fn $name:ident($cb:ident: vk::CommandBuffer $(, $arg:ident: $ty:ty)* $(,)?) $body:block
+    ) => {
+        $(#[$doc])*
+        ///
+        /// # Safety
+        /// A command buffer of a device with the extension enabled, in the recording state.
+        pub unsafe extern "system" fn $name($cb: vk::CommandBuffer $(, $arg: $ty)*) {
+            // SAFETY: a live command buffer (this command's contract). The body sees only
+            // this proof.
+            let $cb = unsafe { Dispatchable::new($cb) };
+            $body
+        }
+    };
+}
+pub(crate) use layer_command;
+
+/// Sets or clears `flag` in the block's `flags` as a GL enable does.
+pub(crate) fn set_flag(flags: &mut u32, flag: u32, enable: vk::Bool32) {
+    if enable != vk::FALSE {
+        *flags |= flag;
+    } else {
+        *flags &= !flag;
+    }
 }

@@ -1,15 +1,24 @@
-//! GL's line rule at record time (docs/architecture.md, "Dynamic state followed at record time"): the application's `vkCmdSet*EXT` commands
-//! that decide it (the line mode, the sample count, alpha to coverage and to one;
-//! `data/dynamic_lines.rs`), the line mode and stipple enable of shader objects where the
-//! layer enabled the line extension behind the application, and the stipple enable that
-//! goes with a mode the layer sets. Each command goes down as the application called it,
-//! then the layer sets the mode GL's rule wants where it changed. (On the fragment route,
+//! GL's line rule at record time (docs/architecture.md, "Dynamic state followed at record
+//! time"): the application's `vkCmdSet*EXT` commands that decide it (the line mode, the
+//! sample count, alpha to coverage and to one; `data/dynamic_lines.rs`), the line mode and
+//! stipple enable of shader objects where the layer enabled the line extension behind the
+//! application, and the stipple enable that goes with a mode the layer sets. Each command
+//! goes down as the application called it, then the layer sets the mode GL's rule wants
+//! where it changed. What a pipeline's bind sets is [`LineState`]. (On the fragment route,
 //! each draw is drawn again for the start pixels its rectangles leave out:
 //! `draws/start_pixels.rs`.)
+//!
+//! GL's stipple (`vkCmdSetLineStippleGLSEM`, `vkCmdSetLineStippleEnableGLSEM`) is not in
+//! the GL-state block but for the fragment route: pipelines the layer gave stippled
+//! Bresenham lines have `VK_DYNAMIC_STATE_LINE_STIPPLE_EXT`, and the layer sets it
+//! (`vkCmdSetLineStippleEXT`) when one is bound and when the stipple changes while one is:
+//! GL's factor and pattern while `GL_LINE_STIPPLE` is enabled, a solid line (1, 0xFFFF)
+//! while it is not.
 
 use ash::vk;
 
 use crate::layer::commands::bind_rule::{Bind, BindRule};
+use crate::layer::commands::gl_state_block::{layer_command, set_flag, update, update_then};
 use crate::layer::data::dynamic_lines::{LineModeState, StaticMultisample};
 use crate::layer::data::records::{
     BoundStartPixels, CommandBufferState, LineStipple, PipelineRecord,
@@ -17,6 +26,7 @@ use crate::layer::data::records::{
 use crate::layer::loader::frames::{command_hook, shield};
 use crate::layer::loader::registry::{device_data, Dispatchable};
 use crate::layer::loader::state::DeviceData;
+use glsem_spirv::gl_state::{FLAG_LINE_STIPPLE, FLAG_WIDE_LINES};
 
 /// GL's line rule at `vkCmdBindPipeline`: the stipple, the line mode the layer follows or
 /// made dynamic, the static width it made dynamic, the stipple enable that goes with the
@@ -298,4 +308,69 @@ command_hook! {
     "vkCmdSetAlphaToOneEnableEXT",
     fn cmd_set_alpha_to_one_enable[cmd_set_alpha_to_one_enable_ext](command_buffer, enable: vk::Bool32),
     then |()| follow(command_buffer, "vkCmdSetAlphaToOneEnableEXT", |s| s.alpha_to_one = enable != vk::FALSE),
+}
+
+/// Changes the line stipple of `command_buffer`: sets it if a pipeline whose stipple is
+/// the layer's is bound, and pushes it in the GL-state block (the fragment route's) if a
+/// pipeline that reads the block is.
+fn update_line_stipple(
+    what: &str,
+    command_buffer: Dispatchable<vk::CommandBuffer>,
+    change: impl FnOnce(&mut LineStipple),
+) {
+    update_then(
+        what,
+        command_buffer,
+        |state| {
+            change(&mut state.line_stipple);
+            let stipple = state.line_stipple;
+            state.values.line_stipple = stipple.packed();
+            set_flag(
+                &mut state.values.flags,
+                FLAG_LINE_STIPPLE,
+                stipple.enabled.into(),
+            );
+            (state.pipeline.line_stipple, stipple)
+        },
+        |dev, (bound_stipple, stipple)| {
+            if bound_stipple {
+                set_line_stipple(dev, command_buffer, stipple);
+            }
+        },
+    )
+}
+
+layer_command! {
+    /// `vkCmdSetLineStippleGLSEM` (`include/vk_glsem.h`): `glLineStipple(factor, pattern)`.
+    fn cmd_set_line_stipple(command_buffer: vk::CommandBuffer, factor: u32, pattern: u16) {
+        // GL clamps the factor to [1, 256] (GL 4.6 compatibility, 14.5.2.1).
+        update_line_stipple("vkCmdSetLineStippleGLSEM", command_buffer, |s| {
+            s.factor = factor.clamp(1, 256);
+            s.pattern = pattern;
+        })
+    }
+}
+
+layer_command! {
+    /// `vkCmdSetLineStippleEnableGLSEM` (`include/vk_glsem.h`): `GL_LINE_STIPPLE`.
+    fn cmd_set_line_stipple_enable(command_buffer: vk::CommandBuffer, enable: vk::Bool32) {
+        update_line_stipple("vkCmdSetLineStippleEnableGLSEM", command_buffer, |s| {
+            s.enabled = enable != vk::FALSE
+        })
+    }
+}
+
+command_hook! {
+    /// `vkCmdSetLineWidth`: a width other than 1 is followed in the GL-state block's flags
+    /// (the fragment line route leaves wide lines to the driver).
+    "vkCmdSetLineWidth",
+    fn cmd_set_line_width(command_buffer, width: f32),
+    read |d| d.conventions.fragment_lines,
+    then |follows| {
+        if follows {
+            update("vkCmdSetLineWidth", command_buffer, |v| {
+                set_flag(&mut v.flags, FLAG_WIDE_LINES, (width != 1.0).into())
+            });
+        }
+    }
 }

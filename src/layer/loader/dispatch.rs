@@ -205,7 +205,7 @@ $expand!(
             "vkCmdBindPipeline" => bind_pipeline::cmd_bind_pipeline;
         cmd_push_constants: PFN_vkCmdPushConstants = "vkCmdPushConstants";
         cmd_set_line_width: PFN_vkCmdSetLineWidth =
-            "vkCmdSetLineWidth" => command_state::cmd_set_line_width;
+            "vkCmdSetLineWidth" => lines::cmd_set_line_width;
         cmd_draw: PFN_vkCmdDraw = "vkCmdDraw" => hooks::cmd_draw;
         cmd_draw_indexed: PFN_vkCmdDrawIndexed = "vkCmdDrawIndexed" => hooks::cmd_draw_indexed;
         cmd_draw_indirect: PFN_vkCmdDrawIndirect =
@@ -329,9 +329,9 @@ $expand!(
         CMD_SET_CLIP_DISTANCE_ENABLE: PFN_vkCmdSetClipDistanceEnableGLSEM in GlState =>
             command_state::cmd_set_clip_distance_enable;
         CMD_SET_LINE_STIPPLE: PFN_vkCmdSetLineStippleGLSEM in GlState =>
-            command_state::cmd_set_line_stipple;
+            lines::cmd_set_line_stipple;
         CMD_SET_LINE_STIPPLE_ENABLE: PFN_vkCmdSetLineStippleEnableGLSEM in GlState =>
-            command_state::cmd_set_line_stipple_enable;
+            lines::cmd_set_line_stipple_enable;
         CMD_SET_POINT_SPRITE_COORD_ORIGIN: PFN_vkCmdSetPointSpriteCoordOriginGLSEM in GlState =>
             command_state::cmd_set_point_sprite_coord_origin;
         CMD_SET_VERTEX_ATTRIB: PFN_vkCmdSetVertexAttribGLSEM in GlState =>
