@@ -32,13 +32,17 @@ use crate::layer::loader::state::DeviceData;
 use crate::layer::objects::render_passes::variant;
 use crate::layer::support::ffi::slice;
 
-/// Whether the device may end render pass instances for converted draws: it made a
-/// pipeline, or drew shader objects, that draws GL's line loops, or a pipeline that draws
-/// GL's quads, quad strips or polygons on the index route.
+/// Whether the device may end render pass instances for draws converted on the GPU (and so
+/// keeps what a discarding render pass stores): it made a pipeline, or drew shader
+/// objects, that draws GL's line loops, a pipeline that draws GL's quads, quad strips or
+/// polygons on the index route, or one whose indirect draws go down from a copy with
+/// `firstInstance` 0 (`gl_InstanceID` without `shaderDrawParameters`).
 pub(crate) fn converts(dev: &DeviceData) -> bool {
-    dev.records.line_loop_pipelines.load(Ordering::Relaxed) != 0
-        || dev.records.line_loop_objects.load(Ordering::Relaxed)
-        || dev.records.gl_primitive_pipelines.load(Ordering::Relaxed) != 0
+    let records = &dev.records;
+    records.line_loop_pipelines.load(Ordering::Relaxed) != 0
+        || records.line_loop_objects.load(Ordering::Relaxed)
+        || records.gl_primitive_pipelines.load(Ordering::Relaxed) != 0
+        || records.base_instance_pipelines.load(Ordering::Relaxed) != 0
 }
 
 /// Sets `cb`'s render target (a command buffer the layer follows).
