@@ -31,6 +31,11 @@ macro_rules! draw_rules {
                     $($field: <$rule as DrawRule>::armed(dev),)*
                 }
             }
+
+            /// Whether any rule may act: where none may, the draw goes down alone.
+            fn any(self) -> bool {
+                false $(|| self.$field)*
+            }
         }
 
         /// The application's draw (`down` sends it down) with the armed rules' work around
@@ -95,6 +100,9 @@ command_hook! {
             // this hook, valid for it as they were for the hook (Vulkan's valid usage).
             unsafe { next(cb.handle(), vertex_count, instance_count, first_vertex, first_instance) }
         };
+        if !armed.any() {
+            return down();
+        }
         let direct = Draw::Direct([vertex_count, instance_count, first_vertex, first_instance]);
         draw("vkCmdDraw", cb, direct, armed, &down);
     }
@@ -120,6 +128,9 @@ macro_rules! gpu_draw_hook {
                     // usage).
                     unsafe { next(cb.handle() $(, $arg)*) }
                 };
+                if !armed.any() {
+                    return down();
+                }
                 draw(concat!($draw, " (", $what, ")"), cb, Draw::Gpu($gpu_draw), armed, &down);
             }
         }
