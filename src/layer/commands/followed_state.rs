@@ -160,7 +160,7 @@ impl BindRule for FollowedInput {
     fn then(at: &Bind<'_>, (work, conventions): Self::Then) {
         bind_variant_after(at.dev, at.cb, work);
         if conventions {
-            set_conventions(at.dev, at.cb);
+            set_conventions(at.dev, at.cb, false);
         }
     }
 }
@@ -191,25 +191,39 @@ fn bind_followed(
     set
 }
 
-/// GL's provoking vertex and clip-space depth, where the layer enabled their extensions
-/// behind the application (it sets them as it does for shader objects).
-fn set_conventions(dev: &DeviceData, cb: Dispatchable<vk::CommandBuffer>) {
+/// GL's provoking vertex and clip-space depth as dynamic state, where the layer enabled
+/// their extensions behind the application. A pipeline whose record follows them gets GL's
+/// (where the semantic is on). Shader objects (`objects`) get the state at every bind:
+/// Vulkan then requires it for every draw, and the application, not knowing the extensions
+/// are on, never sets it; with a semantic turned off by its setting they get Vulkan's
+/// default.
+pub(crate) fn set_conventions(
+    dev: &DeviceData,
+    cb: Dispatchable<vk::CommandBuffer>,
+    objects: bool,
+) {
     let conventions = &dev.conventions;
     let on = |semantic| dev.settings.semantics.contains(semantic);
-    if conventions.layer_sets_provoking_mode && on(Semantic::ProvokingVertex) {
+    let provoking_last = on(Semantic::ProvokingVertex);
+    if conventions.layer_sets_provoking_mode && (objects || provoking_last) {
         if let Some(set) = dev.table.cmd_set_provoking_vertex_mode_ext {
+            let mode = match provoking_last {
+                true => vk::ProvokingVertexModeEXT::LAST_VERTEX,
+                false => vk::ProvokingVertexModeEXT::FIRST_VERTEX,
+            };
             // SAFETY: a live command buffer (a `Dispatchable`) in the recording state whose
-            // bound pipeline has the mode as dynamic state; the layer enabled
-            // `provokingVertexLast`.
-            unsafe { set(cb.handle(), vk::ProvokingVertexModeEXT::LAST_VERTEX) };
+            // bound pipeline or shader objects have the mode as dynamic state; the layer
+            // enabled `provokingVertexLast`.
+            unsafe { set(cb.handle(), mode) };
         }
     }
-    if conventions.layer_sets_negative_one_to_one && on(Semantic::ClipSpaceDepth) {
+    let negative_one_to_one = on(Semantic::ClipSpaceDepth);
+    if conventions.layer_sets_negative_one_to_one && (objects || negative_one_to_one) {
         if let Some(set) = dev.table.cmd_set_depth_clip_negative_one_to_one_ext {
             // SAFETY: a live command buffer (a `Dispatchable`) in the recording state whose
-            // bound pipeline has the clip-space depth as dynamic state; the layer enabled
-            // `depthClipControl`.
-            unsafe { set(cb.handle(), vk::TRUE) };
+            // bound pipeline or shader objects have the clip-space depth as dynamic state;
+            // the layer enabled `depthClipControl`.
+            unsafe { set(cb.handle(), negative_one_to_one.into()) };
         }
     }
 }

@@ -281,7 +281,7 @@ fn shader_objects_key(dev: &DeviceData, group: ObjectGroup) -> PipelineKey {
         polygon_points: true,
         gl_state_block: group.gl_state_block,
         // No pipeline state to chain into: dynamic state, set by the application, or by the
-        // layer where it enabled the extension itself (`set_gl_conventions`).
+        // layer where it enabled the extension itself (`followed_state::set_conventions`).
         app_provoking_vertex: true,
         app_depth_clip_control: true,
         fragment_block: group.fragment_block,

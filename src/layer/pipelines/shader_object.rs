@@ -590,37 +590,6 @@ fn generated_tcs(
     Ok((shader, binding))
 }
 
-/// GL's provoking vertex and depth range as dynamic state, where the layer enabled their
-/// extensions behind the application: Vulkan then requires the state for every draw with
-/// shader objects, and the application, not knowing the extensions are on, never sets it.
-/// With a semantic turned off by its setting, the state is Vulkan's default: still
-/// required, as the extension is on.
-fn set_gl_conventions(dev: &DeviceData, cb: Dispatchable<vk::CommandBuffer>) {
-    let conventions = &dev.conventions;
-    let on = |semantic| dev.settings.semantics.contains(semantic);
-    if conventions.layer_sets_provoking_mode {
-        if let Some(set) = dev.table.cmd_set_provoking_vertex_mode_ext {
-            let mode = match on(Semantic::ProvokingVertex) {
-                true => vk::ProvokingVertexModeEXT::LAST_VERTEX,
-                false => vk::ProvokingVertexModeEXT::FIRST_VERTEX,
-            };
-            // SAFETY: a live command buffer (a `Dispatchable`) in the recording state (the
-            // application's call); the layer enabled `provokingVertexLast`, and
-            // `shaderObject` is on.
-            unsafe { set(cb.handle(), mode) };
-        }
-    }
-    if conventions.layer_sets_negative_one_to_one {
-        if let Some(set) = dev.table.cmd_set_depth_clip_negative_one_to_one_ext {
-            let gl = vk::Bool32::from(on(Semantic::ClipSpaceDepth));
-            // SAFETY: a live command buffer (a `Dispatchable`) in the recording state (the
-            // application's call) with shader objects bound, whose clip-space depth is
-            // dynamic state; the layer enabled `depthClipControl`.
-            unsafe { set(cb.handle(), gl) };
-        }
-    }
-}
-
 /// After the tessellation shaders or the patch size of `cb` changed: binds the generated
 /// TCS where the application's TES has no TCS (or unbinds it where it no longer needs
 /// one), and pushes the levels for it.
@@ -747,7 +716,7 @@ command_hook! {
         };
         if !p_shaders.is_null() {
             shield("vkCmdBindShadersEXT conventions", || {
-                set_gl_conventions(&dev, command_buffer);
+                followed_state::set_conventions(&dev, command_buffer, true);
                 if dev.conventions.layer_sets_line_mode
                     && dev.settings.semantics.contains(Semantic::LineRasterization)
                 {
