@@ -62,8 +62,8 @@ macro_rules! bind_rules {
                 let then = ($(<$rule as BindRule>::bind(&at, taken.$field, state),)*);
                 (state.values, then)
             };
-            if let Some(at) = shared.block {
-                push(dev, cb, at, &values);
+            if let Some(block) = shared.block {
+                push(dev, cb, block, &values);
             }
             let ($($field,)*) = then;
             $(<$rule as BindRule>::then(&at, $field);)*
