@@ -24,9 +24,9 @@ use ash::vk;
 use crate::layer::commands::gl_state_block::{layer_command, push, set_flag, update};
 use crate::layer::commands::host_memory::release;
 use crate::layer::commands::lines::follow_rasterization_samples;
-use crate::layer::data::dynamic_lines::LineModeState;
+use crate::layer::data::lines::CommandBufferLines;
 use crate::layer::data::records::{
-    BoundRecord, CommandBufferState, DrawnPrimitives, GlStateValues, LineStipple,
+    BoundRecord, CommandBufferState, DrawnPrimitives, GlStateValues,
 };
 use crate::layer::loader::frames::{command_hook, destroy_hook, hook, shield};
 use crate::layer::loader::registry::{device_data, with_device, Dispatchable};
@@ -274,9 +274,8 @@ impl CommandBufferState {
         self.app_tcs_object = false;
         self.layer_tcs_object = false;
         self.patch_control_points = None;
-        self.line_stipple = LineStipple::INITIAL;
         self.pipeline = BoundRecord::NONE;
-        self.lines = LineModeState::INITIAL;
+        self.lines = CommandBufferLines::INITIAL;
         self.dynamic_inputs = Default::default();
         self.render_target = None;
         self.open_scopes = 0;

@@ -1,6 +1,6 @@
 //! GL's line rule at record time (docs/architecture.md, "Dynamic state followed at record
 //! time"): the application's `vkCmdSet*EXT` commands that decide it (the line mode, the
-//! sample count, alpha to coverage and to one; `data/dynamic_lines.rs`), the line mode and
+//! sample count, alpha to coverage and to one; `data/lines.rs`), the line mode and
 //! stipple enable of shader objects where the layer enabled the line extension behind the
 //! application, and the stipple enable that goes with a mode the layer sets. Each command
 //! goes down as the application called it, then the layer sets the mode GL's rule wants
@@ -19,10 +19,10 @@ use ash::vk;
 
 use crate::layer::commands::bind_rule::{Bind, BindRule};
 use crate::layer::commands::gl_state_block::{layer_command, set_flag, update, update_then};
-use crate::layer::data::dynamic_lines::{LineModeState, StaticMultisample};
-use crate::layer::data::records::{
-    BoundStartPixels, CommandBufferState, LineStipple, PipelineRecord,
+use crate::layer::data::lines::{
+    BoundStartPixels, LineModeState, LineStipple, PipelineLines, StaticMultisample,
 };
+use crate::layer::data::records::{CommandBufferState, PipelineRecord};
 use crate::layer::loader::frames::{command_hook, shield};
 use crate::layer::loader::registry::{device_data, Dispatchable};
 use crate::layer::loader::state::DeviceData;
@@ -33,20 +33,6 @@ use glsem_spirv::gl_state::{FLAG_LINE_STIPPLE, FLAG_WIDE_LINES};
 /// mode, and the fragment route's state.
 pub(crate) struct LineState;
 
-/// [`LineState`]'s part of a pipeline's record.
-#[derive(Default)]
-pub(crate) struct LineRecord {
-    /// Its last pre-rasterization stage sends lines the fragment route tests.
-    varyings: bool,
-    /// The fragment route's start-pixel pipeline, and whether its topology is dynamic.
-    start_pixels: Option<(vk::Pipeline, bool)>,
-    /// A line mode the layer made dynamic; the multisample state of one it follows.
-    library_mode: bool,
-    mode: Option<StaticMultisample>,
-    /// A static width the layer made dynamic.
-    width: Option<f32>,
-}
-
 /// What [`LineState`] sets on the driver after the bind.
 pub(crate) struct LineWork {
     stipple: Option<LineStipple>,
@@ -56,46 +42,44 @@ pub(crate) struct LineWork {
 }
 
 impl BindRule for LineState {
-    type Taken = LineRecord;
+    /// The pipeline's lines, and whether its topology is dynamic state.
+    type Taken = (PipelineLines, bool);
     type Then = LineWork;
 
-    fn take(r: &PipelineRecord) -> LineRecord {
-        LineRecord {
-            varyings: r.line_varyings,
-            start_pixels: r.start_pixels.map(|p| (p, r.static_topology.is_none())),
-            library_mode: r.library_line_mode,
-            mode: r.line_mode,
-            width: r.line_width,
-        }
+    fn take(r: &PipelineRecord) -> Self::Taken {
+        (r.lines, r.static_topology.is_none())
     }
 
-    fn bind(at: &Bind<'_>, r: LineRecord, state: &mut CommandBufferState) -> LineWork {
+    fn bind(
+        at: &Bind<'_>,
+        (r, dynamic_topology): Self::Taken,
+        state: &mut CommandBufferState,
+    ) -> LineWork {
         state.values.set_line_varyings(r.varyings);
-        state.object_lines = false;
-        state.bound_start_pixels =
-            r.start_pixels
-                .map(|(start_pixels, dynamic_topology)| BoundStartPixels {
-                    app: at.pipeline,
-                    start_pixels,
-                    dynamic_topology,
-                });
+        let lines = &mut state.lines;
+        lines.objects = false;
+        lines.start_pixels = r.start_pixels.map(|start_pixels| BoundStartPixels {
+            app: at.pipeline,
+            start_pixels,
+            dynamic_topology,
+        });
         // A line mode the layer made dynamic: the application, which never set it, stated
         // Vulkan's default.
         if r.library_mode {
-            state.lines.app_mode = Some(vk::LineRasterizationModeEXT::DEFAULT);
+            lines.mode.app_mode = Some(vk::LineRasterizationModeEXT::DEFAULT);
         }
-        let mode = state.lines.bind(r.mode);
-        let stipple = state.line_stipple;
+        let mode = lines.mode.bind(r.mode);
+        let bound = state.pipeline.lines;
         LineWork {
-            stipple: state.pipeline.line_stipple.then_some(stipple),
+            stipple: bound.stipple.then_some(lines.stipple),
             mode,
             width: r.width,
             // The enable is set at every bind: a pipeline with a static one drops it.
-            stipple_enable: state
-                .lines
+            stipple_enable: lines
+                .mode
                 .set
-                .filter(|_| state.pipeline.stipple_with_mode)
-                .map(|mode| (mode, stipple)),
+                .filter(|_| bound.stipple_with_mode)
+                .map(|mode| (mode, lines.stipple)),
         }
     }
 
@@ -134,7 +118,7 @@ pub(crate) fn set_line_stipple(
     }
 }
 
-/// Gives the driver the line mode GL's rule wants (`dynamic_lines`).
+/// Gives the driver the line mode GL's rule wants (`data/lines.rs`).
 pub(crate) fn set_line_mode(
     dev: &DeviceData,
     cb: Dispatchable<vk::CommandBuffer>,
@@ -169,9 +153,9 @@ fn follow(
             let state = cbs
                 .entry(cb.handle())
                 .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
-            change(&mut state.lines);
-            let with_mode = state.object_lines || state.pipeline.stipple_with_mode;
-            (state.lines.update(), with_mode, state.line_stipple)
+            change(&mut state.lines.mode);
+            let with_mode = state.lines.objects || state.pipeline.lines.stipple_with_mode;
+            (state.lines.mode.update(), with_mode, state.lines.stipple)
         };
         if let Some(mode) = mode {
             set_line_mode(&dev, cb, mode);
@@ -198,15 +182,19 @@ pub(crate) fn bind_object_lines(dev: &DeviceData, cb: Dispatchable<vk::CommandBu
             alpha_to_coverage: None,
             alpha_to_one: None,
         };
-        state.lines.app_mode = state
+        state.lines.mode.app_mode = state
             .lines
+            .mode
             .app_mode
             .or(Some(vk::LineRasterizationModeEXT::DEFAULT));
         // Every bind sets it again: binding shaders may follow a pipeline's static mode.
-        state.lines.set = None;
-        state.object_lines = true;
-        state.pipeline.line_stipple = dev.conventions.stippled_bresenham_lines;
-        (state.lines.bind(Some(all_dynamic)), state.line_stipple)
+        state.lines.mode.set = None;
+        state.lines.objects = true;
+        state.pipeline.lines.stipple = dev.conventions.stippled_bresenham_lines;
+        (
+            state.lines.mode.bind(Some(all_dynamic)),
+            state.lines.stipple,
+        )
     };
     if let Some(mode) = mode {
         set_line_mode(dev, cb, mode);
@@ -266,9 +254,10 @@ command_hook! {
                             .or_insert_with(|| CommandBufferState::new(vk::CommandPool::null()));
                         let stipple = state
                             .pipeline
+                            .lines
                             .stipple_with_mode
-                            .then_some(state.line_stipple);
-                        (state.lines.app_sets(mode), stipple)
+                            .then_some(state.lines.stipple);
+                        (state.lines.mode.app_sets(mode), stipple)
                     };
                     Some((dev, down, stipple))
                 })
@@ -322,15 +311,15 @@ fn update_line_stipple(
         what,
         command_buffer,
         |state| {
-            change(&mut state.line_stipple);
-            let stipple = state.line_stipple;
+            change(&mut state.lines.stipple);
+            let stipple = state.lines.stipple;
             state.values.line_stipple = stipple.packed();
             set_flag(
                 &mut state.values.flags,
                 FLAG_LINE_STIPPLE,
                 stipple.enabled.into(),
             );
-            (state.pipeline.line_stipple, stipple)
+            (state.pipeline.lines.stipple, stipple)
         },
         |dev, (bound_stipple, stipple)| {
             if bound_stipple {

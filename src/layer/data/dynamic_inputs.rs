@@ -1,5 +1,5 @@
 //! GL state followed where a whole pipeline makes the deciding state dynamic (docs/architecture.md, "Dynamic state followed at record time"),
-//! besides the line mode (`dynamic_lines`): GL's current vertex attributes under
+//! besides the line mode (`data/lines.rs`): GL's current vertex attributes under
 //! `VK_DYNAMIC_STATE_VERTEX_INPUT_EXT`, and GL's provoking vertex and clip-space depth under
 //! `VK_DYNAMIC_STATE_PROVOKING_VERTEX_MODE_EXT` / `DEPTH_CLIP_NEGATIVE_ONE_TO_ONE_EXT`.
 //!

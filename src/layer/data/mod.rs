@@ -1,9 +1,9 @@
 pub(crate) mod cache;
 pub(crate) mod dynamic_inputs;
-pub(crate) mod dynamic_lines;
 pub(crate) mod extensions;
 pub(crate) mod kept_pipeline;
 pub(crate) mod layer_memory;
+pub(crate) mod lines;
 pub mod records;
 pub(crate) mod render_targets;
 pub(crate) mod vertex_formats;

@@ -14,9 +14,11 @@ use std::sync::Arc;
 use crate::layer::data::dynamic_inputs::{
     DynamicInputState, FollowedPipeline, MadeAgain, ObjectVariant, VertexInputVariants,
 };
-use crate::layer::data::dynamic_lines::{LineModeState, StaticMultisample};
 use crate::layer::data::kept_pipeline::KeptPipeline;
 use crate::layer::data::layer_memory::{ConversionMemory, CurrentAttributes};
+use crate::layer::data::lines::{
+    BoundLines, CommandBufferLines, LineStipple, PipelineLines, StaticMultisample,
+};
 use crate::layer::data::render_targets::{
     ComputeBindings, RenderPassCopy, RenderTarget, ResumablePass,
 };
@@ -244,11 +246,8 @@ pub struct BlockBinding {
 /// ([`CommandBufferState::pipeline`]) whole.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BoundRecord {
-    /// Its line stipple is dynamic state the layer sets (`vkCmdSetLineStippleGLSEM`).
-    pub line_stipple: bool,
-    /// Its stipple enable is dynamic state the layer sets with its line mode
-    /// (`lines::set_stipple_enable`), or its libraries' is.
-    pub stipple_with_mode: bool,
+    /// GL's line rule: what the layer sets of its lines.
+    pub lines: BoundLines,
     /// It draws GL's line loops (a line strip the layer closes).
     pub line_loop: bool,
     /// Its primitive restart (`None`: dynamic state, or in a library it was linked from).
@@ -270,8 +269,7 @@ pub struct BoundRecord {
 impl BoundRecord {
     /// A pipeline the layer did not record: nothing to do.
     pub const NONE: BoundRecord = BoundRecord {
-        line_stipple: false,
-        stipple_with_mode: false,
+        lines: BoundLines::NONE,
         line_loop: false,
         restart: None,
         base_instance: false,
@@ -280,13 +278,13 @@ impl BoundRecord {
         provoking_dynamic: false,
     };
 
-    /// Shader objects bound in place of a pipeline: their line stipple is the layer's where
-    /// it sets their line state (`line_stipple`), their line loops follow the mode of
+    /// Shader objects bound in place of a pipeline: their lines are the layer's where it
+    /// sets their line state (`lines`), their line loops follow the mode of
     /// `vkCmdSetPrimitiveModeGLSEM` (`line_loop`), their restart is dynamic state, and they
     /// draw GL's other modes through geometry shader objects only.
-    pub fn shader_objects(line_stipple: bool, line_loop: bool) -> BoundRecord {
+    pub fn shader_objects(lines: BoundLines, line_loop: bool) -> BoundRecord {
         BoundRecord {
-            line_stipple,
+            lines,
             line_loop,
             ..BoundRecord::NONE
         }
@@ -297,6 +295,8 @@ impl BoundRecord {
 pub struct PipelineRecord {
     /// What a command buffer acts on while it is bound.
     pub bound: BoundRecord,
+    /// What GL's line rule does at its bind.
+    pub lines: PipelineLines,
     /// Its shaders (a generated TCS, or GL state in the last pre-rasterization stage) read
     /// the GL-state block.
     pub reads_block: Option<BlockBinding>,
@@ -319,27 +319,9 @@ pub struct PipelineRecord {
     pub pre_rasterization_library: Option<vk::Pipeline>,
     /// It draws GL's primitive mode with a dynamic topology: the topology the layer sets.
     pub gl_topology: Option<vk::PrimitiveTopology>,
-    /// A pre-rasterization library whose line mode the layer made dynamic state
-    /// (`Conventions::library_line_mode`), or a pipeline linked from one: binding it sets
-    /// GL's rule, the application having set no mode.
-    pub library_line_mode: bool,
-    /// Its line mode is dynamic state the layer follows (`dynamic_lines`), with the
-    /// multisample state it fixes.
-    pub line_mode: Option<StaticMultisample>,
-    /// Its static line width, made dynamic state the layer sets at bind (with the line
-    /// mode of a pre-rasterization library, `Rewrite::dynamic_line_width`), or its
-    /// libraries'.
-    pub line_width: Option<f32>,
     /// It draws GL's quads under a dynamic polygon mode: the pipelines drawing them as lines
     /// and points (`Rewrite::polygon_mode_gs`), destroyed with it.
     pub polygon_variants: Option<PolygonModeVariants>,
-    /// Its last pre-rasterization stage (its own, or that of the pre-rasterization library it
-    /// is linked from) sends lines the fragment line route tests: `FLAG_LINE_VARYINGS` at
-    /// bind.
-    pub line_varyings: bool,
-    /// GL's fragment line route: the pipeline that draws, after each of this one's draws,
-    /// the start pixels its rectangles leave out (`commands/draws/start_pixels.rs`).
-    pub start_pixels: Option<vk::Pipeline>,
     /// Its vertex input or GL's conventions are dynamic state the layer follows
     /// (`dynamic_inputs`).
     pub followed: Option<Arc<FollowedPipeline>>,
@@ -356,6 +338,7 @@ impl PipelineRecord {
     ) -> PipelineRecord {
         PipelineRecord {
             bound: BoundRecord::NONE,
+            lines: PipelineLines::default(),
             reads_block,
             viewport,
             static_topology: None,
@@ -364,12 +347,7 @@ impl PipelineRecord {
             vertex_input_library: None,
             pre_rasterization_library: None,
             gl_topology: None,
-            library_line_mode: false,
-            line_mode: None,
-            line_width: None,
             polygon_variants: None,
-            line_varyings: false,
-            start_pixels: None,
             followed: None,
             vertex_input_variants: None,
             _live: Live::new(Kind::Pipeline),
@@ -489,8 +467,6 @@ pub struct CommandBufferState {
     pub layer_tcs_object: bool,
     /// `vkCmdSetPatchControlPointsEXT`.
     pub patch_control_points: Option<u32>,
-    /// `glLineStipple` and `GL_LINE_STIPPLE` (`vkCmdSetLineStipple*GLSEM`).
-    pub line_stipple: LineStipple,
     /// GL's current vertex attributes (`vkCmdSetVertexAttribGLSEM`).
     pub attributes: CurrentAttributes,
     /// GL's primitive mode for shader objects (`vkCmdSetPrimitiveModeGLSEM`), the bound
@@ -503,22 +479,17 @@ pub struct CommandBufferState {
     pub polygon_mode: Rasterized,
     /// The bound pipeline has polygon-mode variants: which the driver has.
     pub bound_variants: Option<BoundVariants>,
-    /// The bound pipeline has a start-pixel pipeline (`commands/draws/start_pixels.rs`).
-    pub bound_start_pixels: Option<BoundStartPixels>,
     /// The provoking vertex mode last set (`vkCmdSetProvokingVertexModeEXT`; `Some(true)`:
     /// the last vertex).
     pub provoking_last: Option<bool>,
-    /// Shader objects are bound whose line mode and stipple enable the layer sets
-    /// (`lines::bind_object_lines`).
-    pub object_lines: bool,
     /// The topology GL's primitive mode needs while the bound pipeline (with a dynamic
     /// topology) or shader objects draw it: it replaces the application's.
     pub gl_topology: Option<vk::PrimitiveTopology>,
     /// The application's index buffer binding (`vkCmdBindIndexBuffer`), put back after a
     /// line loop's closing segment.
     pub index_buffer: Option<BoundIndexBuffer>,
-    /// What decides GL's line mode where it is dynamic state.
-    pub lines: LineModeState,
+    /// GL's line rule: its state and what decides the line mode where it is dynamic.
+    pub lines: CommandBufferLines,
     /// Dynamic vertex input and conventions followed (`dynamic_inputs`).
     pub dynamic_inputs: DynamicInputState,
     /// The render pass instance it records into (`render_targets`), and how many queries
@@ -589,47 +560,6 @@ pub struct BoundVariants {
     pub down: vk::Pipeline,
 }
 
-/// A pipeline on GL's fragment line route bound, with the pipeline that draws its start
-/// pixels.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct BoundStartPixels {
-    pub app: vk::Pipeline,
-    pub start_pixels: vk::Pipeline,
-    /// Its topology is dynamic state: only line lists and strips are drawn again.
-    pub dynamic_topology: bool,
-}
-
-/// GL's line stipple state.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LineStipple {
-    pub enabled: bool,
-    pub factor: u32,
-    pub pattern: u16,
-}
-
-impl LineStipple {
-    /// GL's initial state: disabled, factor 1, pattern 0xFFFF.
-    pub const INITIAL: LineStipple = LineStipple {
-        enabled: false,
-        factor: 1,
-        pattern: 0xFFFF,
-    };
-
-    /// The factor and pattern as the GL-state block holds them (`line_stipple`).
-    pub const fn packed(self) -> u32 {
-        self.factor << 16 | self.pattern as u32
-    }
-
-    /// The (factor, pattern) a stippled Bresenham pipeline draws GL's state with: a solid
-    /// line while the stipple is disabled.
-    pub fn effective(self) -> (u32, u16) {
-        match self.enabled {
-            true => (self.factor, self.pattern),
-            false => (1, 0xFFFF),
-        }
-    }
-}
-
 impl CommandBufferState {
     /// The state of `cb` in `states`, GL's initial one made on first use (a command buffer
     /// the layer did not see allocated, such as one recorded before the device had it).
@@ -653,7 +583,6 @@ impl CommandBufferState {
             app_tcs_object: false,
             layer_tcs_object: false,
             patch_control_points: None,
-            line_stipple: LineStipple::INITIAL,
             attributes: CurrentAttributes::default(),
             primitive_mode: PrimitiveMode::NONE,
             vertex_object: vk::ShaderEXT::null(),
@@ -661,12 +590,10 @@ impl CommandBufferState {
             layer_geometry_object: false,
             polygon_mode: Rasterized::Fill,
             bound_variants: None,
-            bound_start_pixels: None,
             provoking_last: None,
-            object_lines: false,
             gl_topology: None,
             index_buffer: None,
-            lines: LineModeState::INITIAL,
+            lines: CommandBufferLines::INITIAL,
             dynamic_inputs: DynamicInputState::default(),
             render_target: None,
             open_scopes: 0,
@@ -802,17 +729,17 @@ impl Records {
     /// `vkCmdBindPipeline` do.
     pub fn count_bind_work(&self, record: &PipelineRecord, delta: isize) {
         let has_bind_work = record.reads_block.is_some()
-            || record.bound.line_stipple
+            || record.bound.lines.stipple
             || record.current_attributes.is_some()
             || record.bound.line_loop
             || record.bound.base_instance
             || record.bound.gl_primitive.is_some()
-            || record.line_mode.is_some()
+            || record.lines.mode.is_some()
             || record.followed.is_some()
             || record.polygon_variants.is_some()
-            || record.start_pixels.is_some()
+            || record.lines.start_pixels.is_some()
             || record.vertex_input_variants.is_some()
-            || record.line_width.is_some();
+            || record.lines.width.is_some();
         let count = |counter: &AtomicUsize| match delta {
             1 => counter.fetch_add(1, Ordering::Relaxed),
             _ => counter.fetch_sub(1, Ordering::Relaxed),
@@ -823,7 +750,7 @@ impl Records {
         if record.bound.line_loop {
             count(&self.line_loop_pipelines);
         }
-        if record.start_pixels.is_some() {
+        if record.lines.start_pixels.is_some() {
             count(&self.start_pixel_pipelines);
         }
         if record.bound.base_instance {

@@ -6,7 +6,7 @@ use ash::vk;
 use std::sync::Arc;
 
 use crate::layer::data::dynamic_inputs::FollowedPipeline;
-use crate::layer::data::dynamic_lines::StaticMultisample;
+use crate::layer::data::lines::StaticMultisample;
 use crate::layer::data::records::{BlockSlot, LayoutRecord, ModuleRecord};
 use crate::layer::data::vertex_formats::vertex_format;
 use crate::layer::loader::state::DeviceData;
@@ -632,7 +632,7 @@ pub(crate) fn library_multisample(ci: &PipelineView<'_>) -> Option<StaticMultisa
 }
 
 /// The multisample state `ci` fixes, when its line mode is dynamic state whose GL rule the
-/// layer follows at record time (`dynamic_lines`): a whole pipeline on a
+/// layer follows at record time (`data/lines.rs`): a whole pipeline on a
 /// `VK_GLSEM_gl_state` device with Bresenham lines, without sample shading (GL's multisample
 /// rules apply there whatever the mode).
 pub(crate) fn followed_line_mode(

@@ -533,7 +533,7 @@ fn links_fragment_route(dev: &DeviceData, ci: &PipelineView<'_>) -> bool {
     ci.libraries
         .unwrap_or_default()
         .iter()
-        .any(|l| pipelines.get(l).is_some_and(|r| r.line_varyings))
+        .any(|l| pipelines.get(l).is_some_and(|r| r.lines.varyings))
 }
 
 /// `attributes` as `variant`'s vertex shader reads them: each it refetches replaced by its

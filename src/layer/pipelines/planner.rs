@@ -22,8 +22,8 @@ use std::sync::atomic::Ordering;
 
 use crate::layer::commands::current_attributes::integer_slots;
 use crate::layer::data::dynamic_inputs::Variant;
-use crate::layer::data::dynamic_lines::StaticMultisample;
 use crate::layer::data::kept_pipeline::KeptPipeline;
+use crate::layer::data::lines::{BoundLines, StaticMultisample};
 use crate::layer::data::records::{
     BlockBinding, BlockSlot, BoundRecord, LibraryVertexInput, ModuleRecord, PipelineRecord,
     PolygonModeVariants, FAST_PATH_PIPELINES,
@@ -457,7 +457,7 @@ fn linked_line_mode(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<StaticMul
         let pipelines = dev.records.pipelines.read();
         libraries
             .iter()
-            .any(|l| pipelines.get(l).is_some_and(|r| r.library_line_mode))
+            .any(|l| pipelines.get(l).is_some_and(|r| r.lines.library_mode))
     };
     follows.then(|| {
         let multisample = dev.records.library_multisample.read();
@@ -1199,7 +1199,7 @@ impl Call<'_> {
         ci: &PipelineView<'_>,
         down: &vk::GraphicsPipelineCreateInfo<'_>,
     ) -> Option<vk::Pipeline> {
-        if !libraries_have(self.dev, ci, |r| r.line_varyings) {
+        if !libraries_have(self.dev, ci, |r| r.lines.varyings) {
             return None;
         }
         // SAFETY: a valid create info (this function's contract).
@@ -1207,7 +1207,7 @@ impl Call<'_> {
         let libraries = view.libraries?;
         let variants: Vec<vk::Pipeline> = {
             let records = self.dev.records.pipelines.read();
-            let variant = |l: &vk::Pipeline| records.get(l).and_then(|r| r.start_pixels);
+            let variant = |l: &vk::Pipeline| records.get(l).and_then(|r| r.lines.start_pixels);
             // Both sides of the route must be there: the pre-rasterization and the
             // fragment-shader library.
             if libraries.iter().filter_map(variant).count() != 2 {
@@ -1445,14 +1445,14 @@ impl Call<'_> {
                 Plan::Rewrite(rewrite) => rewrite.dynamic_line_width,
                 _ => None,
             }
-            .or_else(|| from_libraries(self.dev, ci, |r| r.line_width))
+            .or_else(|| from_libraries(self.dev, ci, |r| r.lines.width))
             .or_else(|| feed.as_ref().and_then(|f| f.line_width));
             // Its stipple enable goes with the line mode the layer follows, or its libraries'.
             let stipple_with_mode =
                 match plan {
                     Plan::Rewrite(rewrite) => rewrite.dynamic_line_stipple,
                     _ => false,
-                } || libraries_have(self.dev, ci, |r| r.bound.stipple_with_mode);
+                } || libraries_have(self.dev, ci, |r| r.bound.lines.stipple_with_mode);
             let followed = followed_pipeline(self.dev, ci).map(std::sync::Arc::new);
             let input_variants = vertex_input_variants::keeps(self.dev, ci)
                 .then(|| vertex_input_variants::keep(self.dev, ci, polygon_variants.is_some()))
@@ -1475,8 +1475,10 @@ impl Call<'_> {
             let link_stipple = feed.as_ref().is_some_and(|f| f.line_stipple);
             let mut record = PipelineRecord::new(reads_block, viewport);
             record.bound = BoundRecord {
-                line_stipple: line_stipple || stipple_with_mode || link_stipple,
-                stipple_with_mode,
+                lines: BoundLines {
+                    stipple: line_stipple || stipple_with_mode || link_stipple,
+                    stipple_with_mode,
+                },
                 line_loop,
                 restart: primitive_restart(self.dev, ci),
                 base_instance: reads_base_instance,
@@ -1485,22 +1487,22 @@ impl Call<'_> {
                 provoking_dynamic: ci.is_dynamic(vk::DynamicState::PROVOKING_VERTEX_MODE_EXT)
                     || libraries_have(self.dev, ci, |r| r.bound.provoking_dynamic),
             };
-            record.line_width = line_width;
+            record.lines.width = line_width;
             record.current_attributes = attributes.or(feed.as_ref().and_then(|f| f.integer));
             record.vertex_input_library = feed.as_ref().map(|f| f.library);
             record.pre_rasterization_library = feed.as_ref().and_then(|f| f.pre_rasterization);
             record.vertex_input_variants = input_variants;
             record.gl_topology = gl_topology;
             (record.static_topology, record.static_polygon_mode) = static_drawn(self.dev, ci);
-            record.line_mode = line_mode;
-            record.library_line_mode = library_line_mode;
+            record.lines.mode = line_mode;
+            record.lines.library_mode = library_line_mode;
             record.followed = followed;
             record.polygon_variants = polygon_variants;
-            record.start_pixels = start_pixels;
-            record.line_varyings = match plan {
+            record.lines.start_pixels = start_pixels;
+            record.lines.varyings = match plan {
                 Plan::Rewrite(rewrite) => rewrite.line_varyings,
                 _ => false,
-            } || libraries_have(self.dev, ci, |r| r.line_varyings);
+            } || libraries_have(self.dev, ci, |r| r.lines.varyings);
             let records = &self.dev.records;
             records.count_bind_work(&record, 1);
             if let Some(previous) = records.pipelines.write().insert(pipeline, record) {
@@ -1524,7 +1526,7 @@ destroy_hook!(
                 library_inputs::destroy(dev, library);
             }
             let polygon_variants = removed.polygon_variants.iter().flat_map(|v| v.made());
-            for made in polygon_variants.chain(removed.start_pixels) {
+            for made in polygon_variants.chain(removed.lines.start_pixels) {
                 library_inputs::destroy(dev, made);
             }
             if let Some(variants) = &removed.vertex_input_variants {

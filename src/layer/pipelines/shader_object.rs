@@ -31,6 +31,7 @@ use std::sync::Arc;
 use crate::layer::commands::gl_state_block::push;
 use crate::layer::commands::primitive_objects;
 use crate::layer::commands::{followed_state, lines};
+use crate::layer::data::lines::BoundLines;
 use crate::layer::data::records::{
     BlockBinding, BlockSlot, BoundRecord, CommandBufferState, LayoutRecord, LinkedObject,
     ModuleRecord, TesObjectRecord,
@@ -751,11 +752,14 @@ command_hook! {
                 // Shader objects replace the bound pipeline (`bind_object_lines` sets their
                 // line state).
                 state.pipeline = BoundRecord::shader_objects(
-                    state.object_lines && dev.conventions.stippled_bresenham_lines,
+                    BoundLines {
+                        stipple: state.lines.objects && dev.conventions.stippled_bresenham_lines,
+                        stipple_with_mode: false,
+                    },
                     state.primitive_mode == PrimitiveMode::LINE_LOOP,
                 );
                 state.bound_variants = None;
-                state.bound_start_pixels = None;
+                state.lines.start_pixels = None;
                 let mut touched = false;
                 let mut primitive = false;
                 let mut vertex = None;

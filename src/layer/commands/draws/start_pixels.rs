@@ -16,7 +16,8 @@ use ash::vk;
 use std::sync::atomic::Ordering;
 
 use crate::layer::commands::draws::rule::{Cb, DrawRule};
-use crate::layer::data::records::{BoundStartPixels, CommandBufferState};
+use crate::layer::data::lines::BoundStartPixels;
+use crate::layer::data::records::CommandBufferState;
 use crate::layer::loader::frames::shield;
 use crate::layer::loader::registry::device_data;
 use crate::layer::loader::state::DeviceData;
@@ -47,7 +48,7 @@ fn draw_again(what: &str, cb: Cb, draw: &dyn Fn()) {
         let bind = dev.table.cmd_bind_pipeline?;
         let mut cbs = dev.records.command_buffers.lock();
         let s = CommandBufferState::of(&mut cbs, cb.handle());
-        let bound = s.bound_start_pixels?;
+        let bound = s.lines.start_pixels?;
         let lines = !bound.dynamic_topology
             || matches!(
                 s.drawn.topology,
