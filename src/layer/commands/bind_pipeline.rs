@@ -102,8 +102,8 @@ fn bind_shared(state: &mut CommandBufferState, shared: &Shared) {
     state.app_tcs_object = false;
     state.layer_tcs_object = false;
     state.vertex_object = vk::ShaderEXT::null();
-    state.app_geometry_object = false;
-    state.layer_geometry_object = false;
+    state.primitives.app_geometry_object = false;
+    state.primitives.layer_geometry_object = false;
 }
 
 command_hook! {

@@ -14,9 +14,9 @@ use std::sync::atomic::Ordering;
 use crate::layer::commands::bind_rule::{Bind, BindRule};
 use crate::layer::commands::gl_state_block::{drawn_changed, follow_drawn, push};
 use crate::layer::data::dynamic_inputs::{made_once, ObjectVariant, VariantKey};
+use crate::layer::data::primitives::{BoundVariants, PolygonModeVariants};
 use crate::layer::data::records::{
-    BoundVariants, CommandBufferState, LinkedObject, PipelineRecord, PolygonModeVariants,
-    Specialization, VertexObjectRecord,
+    CommandBufferState, LinkedObject, PipelineRecord, Specialization, VertexObjectRecord,
 };
 use crate::layer::data::vertex_formats::vertex_format;
 use crate::layer::loader::frames::{command_hook, ffi_guard, shield};
@@ -378,14 +378,14 @@ pub(crate) fn update(dev: &DeviceData, cb: Dispatchable<vk::CommandBuffer>) {
     let (mode, vertex, app_gs, layer_gs, rasterized, provoking_last) = {
         let mut cbs = dev.records.command_buffers.lock();
         let s = CommandBufferState::of(&mut cbs, cb.handle());
-        let mode = gl_mode_of(s.primitive_mode);
-        s.pipeline.line_loop = mode == Some(GlMode::LineLoop);
+        let mode = gl_mode_of(s.primitives.mode);
+        s.pipeline.primitives.line_loop = mode == Some(GlMode::LineLoop);
         (
             mode,
             s.vertex_object,
-            s.app_geometry_object,
-            s.layer_geometry_object,
-            s.polygon_mode,
+            s.primitives.app_geometry_object,
+            s.primitives.layer_geometry_object,
+            s.primitives.polygon_mode,
             s.provoking_last,
         )
     };
@@ -395,11 +395,13 @@ pub(crate) fn update(dev: &DeviceData, cb: Dispatchable<vk::CommandBuffer>) {
         // application's call).
         unsafe { bind(cb.handle(), 1, &S::GEOMETRY, &null) };
         CommandBufferState::of(&mut dev.records.command_buffers.lock(), cb.handle())
+            .primitives
             .layer_geometry_object = false;
     };
     let set = |topology: Option<vk::PrimitiveTopology>| {
-        CommandBufferState::of(&mut dev.records.command_buffers.lock(), cb.handle()).gl_topology =
-            topology;
+        CommandBufferState::of(&mut dev.records.command_buffers.lock(), cb.handle())
+            .primitives
+            .gl_topology = topology;
         if let Some(topology) = topology {
             // SAFETY: a live command buffer (a `Dispatchable`) in the recording state (the
             // application's call) with shader objects bound, whose topology is dynamic
@@ -464,6 +466,7 @@ pub(crate) fn update(dev: &DeviceData, cb: Dispatchable<vk::CommandBuffer>) {
             // application's call).
             unsafe { bind(cb.handle(), 1, &S::GEOMETRY, &shader) };
             CommandBufferState::of(&mut dev.records.command_buffers.lock(), cb.handle())
+                .primitives
                 .layer_geometry_object = true;
             set(Some(topology_for(GlMode::Primitive(primitive))));
         }
@@ -502,7 +505,8 @@ pub unsafe extern "system" fn cmd_set_primitive_mode(command_buffer: vk::Command
             &mut dev.records.command_buffers.lock(),
             command_buffer.handle(),
         )
-        .primitive_mode = mode;
+        .primitives
+        .mode = mode;
         update(&dev, command_buffer);
     })
 }
@@ -534,8 +538,8 @@ fn follow_change(
         let s = CommandBufferState::of(&mut cbs, command_buffer.handle());
         let changed = record(s);
         (
-            changed && s.layer_geometry_object,
-            changed && s.bound_variants.is_some(),
+            changed && s.primitives.layer_geometry_object,
+            changed && s.primitives.variants.is_some(),
         )
     };
     if rebind && draws_primitive_modes(&dev) {
@@ -557,7 +561,7 @@ impl BindRule for PrimitiveState {
     type Then = (bool, Option<vk::PrimitiveTopology>);
 
     fn take(r: &PipelineRecord) -> Self::Taken {
-        (r.polygon_variants, r.gl_topology)
+        (r.primitives.polygon_variants, r.primitives.gl_topology)
     }
 
     fn bind(
@@ -565,12 +569,12 @@ impl BindRule for PrimitiveState {
         (variants, topology): Self::Taken,
         state: &mut CommandBufferState,
     ) -> Self::Then {
-        state.bound_variants = variants.map(|variants| BoundVariants {
+        state.primitives.variants = variants.map(|variants| BoundVariants {
             app: at.pipeline,
             variants,
             down: at.pipeline,
         });
-        state.gl_topology = topology;
+        state.primitives.gl_topology = topology;
         (variants.is_some(), topology)
     }
 
@@ -598,8 +602,8 @@ fn bind_polygon_mode_variant(dev: &DeviceData, cb: Dispatchable<vk::CommandBuffe
     let swap = {
         let mut cbs = dev.records.command_buffers.lock();
         let s = CommandBufferState::of(&mut cbs, cb.handle());
-        let polygon_mode = s.polygon_mode;
-        s.bound_variants.as_mut().and_then(|bound| {
+        let polygon_mode = s.primitives.polygon_mode;
+        s.primitives.variants.as_mut().and_then(|bound| {
             let wanted = bound.variants.for_mode(bound.app, polygon_mode);
             (wanted != bound.down).then(|| {
                 bound.down = wanted;
@@ -627,8 +631,8 @@ command_hook! {
                 _ => Rasterized::Fill,
             };
             follow_change(command_buffer, |s| {
-                let changed = s.polygon_mode != rasterized;
-                s.polygon_mode = rasterized;
+                let changed = s.primitives.polygon_mode != rasterized;
+                s.primitives.polygon_mode = rasterized;
                 changed
             });
             follow_drawn(command_buffer, |d| d.polygon_mode = polygon_mode);
@@ -650,7 +654,7 @@ command_hook! {
             let (drawn, changed) = {
                 let mut cbs = dev.records.command_buffers.lock();
                 let state = CommandBufferState::of(&mut cbs, command_buffer.handle());
-                let drawn = state.gl_topology.unwrap_or(topology);
+                let drawn = state.primitives.gl_topology.unwrap_or(topology);
                 (drawn, drawn_changed(&dev, state, |d| d.topology = drawn))
             };
             Some((drawn, changed.map(|c| (dev, c))))

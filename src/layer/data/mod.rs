@@ -4,6 +4,7 @@ pub(crate) mod extensions;
 pub(crate) mod kept_pipeline;
 pub(crate) mod layer_memory;
 pub(crate) mod lines;
+pub(crate) mod primitives;
 pub mod records;
 pub(crate) mod render_targets;
 pub(crate) mod vertex_formats;

@@ -19,13 +19,15 @@ use crate::layer::data::layer_memory::{ConversionMemory, CurrentAttributes};
 use crate::layer::data::lines::{
     BoundLines, CommandBufferLines, LineStipple, PipelineLines, StaticMultisample,
 };
+use crate::layer::data::primitives::{
+    BoundPrimitives, CommandBufferPrimitives, PipelinePrimitives,
+};
 use crate::layer::data::render_targets::{
     ComputeBindings, RenderPassCopy, RenderTarget, ResumablePass,
 };
-use glsem_abi::PrimitiveMode;
 use glsem_spirv::gl_state::{FLAG_LINES, FLAG_LINE_VARYINGS};
 use glsem_spirv::interface::entry_point_ends;
-use glsem_spirv::primitive_mode::{IndexedPrimitive, PrimitiveGsKey, Rasterized};
+use glsem_spirv::primitive_mode::PrimitiveGsKey;
 use glsem_spirv::scan::{LocationEnds, Summary};
 use glsem_spirv::semantics::GlMode;
 use glsem_spirv::unfed_inputs::InputKind;
@@ -248,44 +250,32 @@ pub struct BlockBinding {
 pub struct BoundRecord {
     /// GL's line rule: what the layer sets of its lines.
     pub lines: BoundLines,
-    /// It draws GL's line loops (a line strip the layer closes).
-    pub line_loop: bool,
-    /// Its primitive restart (`None`: dynamic state, or in a library it was linked from).
-    pub restart: Option<bool>,
+    /// GL's primitive modes: what draws do of its primitives.
+    pub primitives: BoundPrimitives,
     /// Its vertex shader reads the base instance from the GL-state block: draws push it.
     pub base_instance: bool,
     /// It may read instance-rate vertex attributes (or its vertex input is unknown here;
     /// `None`: dynamic vertex input): an indirect draw's `firstInstance` must then reach the
     /// driver as it is.
     pub instance_rate: Option<bool>,
-    /// It draws GL's quads, quad strips or polygons on the index route: the pattern whose
-    /// indices replace its non-indexed draws (`primitive_indices`).
-    pub gl_primitive: Option<IndexedPrimitive>,
-    /// Its provoking vertex mode is dynamic state: the pattern of `gl_primitive` follows
-    /// the mode set at the draw.
-    pub provoking_dynamic: bool,
 }
 
 impl BoundRecord {
     /// A pipeline the layer did not record: nothing to do.
     pub const NONE: BoundRecord = BoundRecord {
         lines: BoundLines::NONE,
-        line_loop: false,
-        restart: None,
+        primitives: BoundPrimitives::NONE,
         base_instance: false,
         instance_rate: Some(true),
-        gl_primitive: None,
-        provoking_dynamic: false,
     };
 
     /// Shader objects bound in place of a pipeline: their lines are the layer's where it
-    /// sets their line state (`lines`), their line loops follow the mode of
-    /// `vkCmdSetPrimitiveModeGLSEM` (`line_loop`), their restart is dynamic state, and they
-    /// draw GL's other modes through geometry shader objects only.
-    pub fn shader_objects(lines: BoundLines, line_loop: bool) -> BoundRecord {
+    /// sets their line state (`lines`), and their primitives follow
+    /// `vkCmdSetPrimitiveModeGLSEM` (`primitives`).
+    pub fn shader_objects(lines: BoundLines, primitives: BoundPrimitives) -> BoundRecord {
         BoundRecord {
             lines,
-            line_loop,
+            primitives,
             ..BoundRecord::NONE
         }
     }
@@ -297,6 +287,8 @@ pub struct PipelineRecord {
     pub bound: BoundRecord,
     /// What GL's line rule does at its bind.
     pub lines: PipelineLines,
+    /// What GL's primitive modes do at its bind.
+    pub primitives: PipelinePrimitives,
     /// Its shaders (a generated TCS, or GL state in the last pre-rasterization stage) read
     /// the GL-state block.
     pub reads_block: Option<BlockBinding>,
@@ -317,11 +309,6 @@ pub struct PipelineRecord {
     /// reading attributes the device cannot read as given (`library_inputs`): destroyed
     /// with it.
     pub pre_rasterization_library: Option<vk::Pipeline>,
-    /// It draws GL's primitive mode with a dynamic topology: the topology the layer sets.
-    pub gl_topology: Option<vk::PrimitiveTopology>,
-    /// It draws GL's quads under a dynamic polygon mode: the pipelines drawing them as lines
-    /// and points (`Rewrite::polygon_mode_gs`), destroyed with it.
-    pub polygon_variants: Option<PolygonModeVariants>,
     /// Its vertex input or GL's conventions are dynamic state the layer follows
     /// (`dynamic_inputs`).
     pub followed: Option<Arc<FollowedPipeline>>,
@@ -339,6 +326,7 @@ impl PipelineRecord {
         PipelineRecord {
             bound: BoundRecord::NONE,
             lines: PipelineLines::default(),
+            primitives: PipelinePrimitives::default(),
             reads_block,
             viewport,
             static_topology: None,
@@ -346,8 +334,6 @@ impl PipelineRecord {
             current_attributes: None,
             vertex_input_library: None,
             pre_rasterization_library: None,
-            gl_topology: None,
-            polygon_variants: None,
             followed: None,
             vertex_input_variants: None,
             _live: Live::new(Kind::Pipeline),
@@ -469,22 +455,14 @@ pub struct CommandBufferState {
     pub patch_control_points: Option<u32>,
     /// GL's current vertex attributes (`vkCmdSetVertexAttribGLSEM`).
     pub attributes: CurrentAttributes,
-    /// GL's primitive mode for shader objects (`vkCmdSetPrimitiveModeGLSEM`), the bound
-    /// vertex shader object, whether the application bound a geometry shader object and
-    /// whether the layer did, and the polygon mode (`vkCmdSetPolygonModeEXT`).
-    pub primitive_mode: PrimitiveMode,
+    /// The bound vertex shader object.
     pub vertex_object: vk::ShaderEXT,
-    pub app_geometry_object: bool,
-    pub layer_geometry_object: bool,
-    pub polygon_mode: Rasterized,
-    /// The bound pipeline has polygon-mode variants: which the driver has.
-    pub bound_variants: Option<BoundVariants>,
+    /// GL's primitive modes: the mode of shader objects, the geometry shader objects, the
+    /// polygon mode, the variants and topology of the bound pipeline.
+    pub primitives: CommandBufferPrimitives,
     /// The provoking vertex mode last set (`vkCmdSetProvokingVertexModeEXT`; `Some(true)`:
     /// the last vertex).
     pub provoking_last: Option<bool>,
-    /// The topology GL's primitive mode needs while the bound pipeline (with a dynamic
-    /// topology) or shader objects draw it: it replaces the application's.
-    pub gl_topology: Option<vk::PrimitiveTopology>,
     /// The application's index buffer binding (`vkCmdBindIndexBuffer`), put back after a
     /// line loop's closing segment.
     pub index_buffer: Option<BoundIndexBuffer>,
@@ -511,55 +489,6 @@ pub struct BoundIndexBuffer {
     pub index_type: vk::IndexType,
 }
 
-/// The pipelines the layer made beside one drawing GL's quads or quad strips under a
-/// dynamic polygon mode, bound in its place while the mode draws lines or points (null: that
-/// mode draws them filled).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct PolygonModeVariants([vk::Pipeline; 2]);
-
-impl PolygonModeVariants {
-    /// Where the variant of `polygon_mode` is kept (`None`: `Fill`, the pipeline itself).
-    fn index(polygon_mode: Rasterized) -> Option<usize> {
-        match polygon_mode {
-            Rasterized::Lines => Some(0),
-            Rasterized::Points => Some(1),
-            Rasterized::Fill => None,
-        }
-    }
-
-    /// The pipeline that draws GL's mode as `polygon_mode` rasterizes it, in place of `app`.
-    pub fn for_mode(&self, app: vk::Pipeline, polygon_mode: Rasterized) -> vk::Pipeline {
-        Self::index(polygon_mode)
-            .map(|i| self.0[i])
-            .filter(|&variant| variant != vk::Pipeline::null())
-            .unwrap_or(app)
-    }
-
-    /// Keeps `pipeline` as the variant of `polygon_mode`; false for `Fill`, which has none.
-    pub fn set(&mut self, polygon_mode: Rasterized, pipeline: vk::Pipeline) -> bool {
-        Self::index(polygon_mode)
-            .map(|i| self.0[i] = pipeline)
-            .is_some()
-    }
-
-    /// Every variant made (for their destruction).
-    pub fn made(&self) -> impl Iterator<Item = vk::Pipeline> + '_ {
-        self.0
-            .iter()
-            .copied()
-            .filter(|&p| p != vk::Pipeline::null())
-    }
-}
-
-/// A pipeline with polygon-mode variants bound: the application's handle, its variants, and
-/// the one the driver has.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct BoundVariants {
-    pub app: vk::Pipeline,
-    pub variants: PolygonModeVariants,
-    pub down: vk::Pipeline,
-}
-
 impl CommandBufferState {
     /// The state of `cb` in `states`, GL's initial one made on first use (a command buffer
     /// the layer did not see allocated, such as one recorded before the device had it).
@@ -584,14 +513,9 @@ impl CommandBufferState {
             layer_tcs_object: false,
             patch_control_points: None,
             attributes: CurrentAttributes::default(),
-            primitive_mode: PrimitiveMode::NONE,
             vertex_object: vk::ShaderEXT::null(),
-            app_geometry_object: false,
-            layer_geometry_object: false,
-            polygon_mode: Rasterized::Fill,
-            bound_variants: None,
+            primitives: CommandBufferPrimitives::INITIAL,
             provoking_last: None,
-            gl_topology: None,
             index_buffer: None,
             lines: CommandBufferLines::INITIAL,
             dynamic_inputs: DynamicInputState::default(),
@@ -731,12 +655,12 @@ impl Records {
         let has_bind_work = record.reads_block.is_some()
             || record.bound.lines.stipple
             || record.current_attributes.is_some()
-            || record.bound.line_loop
+            || record.bound.primitives.line_loop
             || record.bound.base_instance
-            || record.bound.gl_primitive.is_some()
+            || record.bound.primitives.gl_primitive.is_some()
             || record.lines.mode.is_some()
             || record.followed.is_some()
-            || record.polygon_variants.is_some()
+            || record.primitives.polygon_variants.is_some()
             || record.lines.start_pixels.is_some()
             || record.vertex_input_variants.is_some()
             || record.lines.width.is_some();
@@ -747,7 +671,7 @@ impl Records {
         if has_bind_work {
             count(&self.bind_work_pipelines);
         }
-        if record.bound.line_loop {
+        if record.bound.primitives.line_loop {
             count(&self.line_loop_pipelines);
         }
         if record.lines.start_pixels.is_some() {
@@ -756,7 +680,7 @@ impl Records {
         if record.bound.base_instance {
             count(&self.base_instance_pipelines);
         }
-        if record.bound.gl_primitive.is_some() {
+        if record.bound.primitives.gl_primitive.is_some() {
             count(&self.gl_primitive_pipelines);
         }
     }

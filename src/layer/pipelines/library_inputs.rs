@@ -307,7 +307,7 @@ fn index_pattern(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<IndexedPrimi
     let pipelines = dev.records.pipelines.read();
     ci.libraries?
         .iter()
-        .find_map(|l| pipelines.get(l)?.bound.gl_primitive)
+        .find_map(|l| pipelines.get(l)?.bound.primitives.gl_primitive)
 }
 
 /// [`index_pattern`], where it is not the filled one its vertex-input library was made for.

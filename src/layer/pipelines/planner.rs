@@ -24,9 +24,10 @@ use crate::layer::commands::current_attributes::integer_slots;
 use crate::layer::data::dynamic_inputs::Variant;
 use crate::layer::data::kept_pipeline::KeptPipeline;
 use crate::layer::data::lines::{BoundLines, StaticMultisample};
+use crate::layer::data::primitives::{BoundPrimitives, PolygonModeVariants};
 use crate::layer::data::records::{
     BlockBinding, BlockSlot, BoundRecord, LibraryVertexInput, ModuleRecord, PipelineRecord,
-    PolygonModeVariants, FAST_PATH_PIPELINES,
+    FAST_PATH_PIPELINES,
 };
 use crate::layer::loader::frames::destroy_hook;
 use crate::layer::loader::frames::{hook, maybe_inject_panic, shield};
@@ -250,7 +251,7 @@ fn decide(dev: &DeviceData, ci: &PipelineView<'_>) -> Decision {
         || keeps_window_height(dev, ci)
         || library_inputs::may_feed(dev, ci)
         || libraries_have(dev, ci, |r| {
-            r.bound.line_loop || r.bound.gl_primitive.is_some()
+            r.bound.primitives.line_loop || r.bound.primitives.gl_primitive.is_some()
         })
         || followed_line_mode(dev, ci).is_some()
         || linked_line_mode(dev, ci).is_some()
@@ -1388,7 +1389,7 @@ impl Call<'_> {
             let line_loop = match plan {
                 Plan::Rewrite(rewrite) => rewrite.line_loop(),
                 _ => false,
-            } || libraries_have(self.dev, ci, |r| r.bound.line_loop);
+            } || libraries_have(self.dev, ci, |r| r.bound.primitives.line_loop);
             let reads_base_instance = match plan {
                 Plan::Rewrite(rewrite) => rewrite.reads_base_instance,
                 _ => false,
@@ -1402,14 +1403,14 @@ impl Call<'_> {
                 }
                 _ => None,
             }
-            .or_else(|| from_libraries(self.dev, ci, |r| r.bound.gl_primitive));
+            .or_else(|| from_libraries(self.dev, ci, |r| r.bound.primitives.gl_primitive));
             let gl_topology = match plan {
                 Plan::Rewrite(rewrite) => dynamic_gl_topology(ci, rewrite),
                 _ => None,
             }
             .or_else(|| {
                 // The list of the pattern its pre-rasterization library draws.
-                from_libraries(self.dev, ci, |r| r.gl_topology)
+                from_libraries(self.dev, ci, |r| r.primitives.gl_topology)
                     .map(|topology| gl_primitive.map_or(topology, |p| list_topology(&p)))
             });
             let (own, line_stipple, attributes) = match plan {
@@ -1479,25 +1480,27 @@ impl Call<'_> {
                     stipple: line_stipple || stipple_with_mode || link_stipple,
                     stipple_with_mode,
                 },
-                line_loop,
-                restart: primitive_restart(self.dev, ci),
+                primitives: BoundPrimitives {
+                    line_loop,
+                    restart: primitive_restart(self.dev, ci),
+                    gl_primitive,
+                    provoking_dynamic: ci.is_dynamic(vk::DynamicState::PROVOKING_VERTEX_MODE_EXT)
+                        || libraries_have(self.dev, ci, |r| r.bound.primitives.provoking_dynamic),
+                },
                 base_instance: reads_base_instance,
                 instance_rate: instance_rate(self.dev, ci),
-                gl_primitive,
-                provoking_dynamic: ci.is_dynamic(vk::DynamicState::PROVOKING_VERTEX_MODE_EXT)
-                    || libraries_have(self.dev, ci, |r| r.bound.provoking_dynamic),
             };
             record.lines.width = line_width;
             record.current_attributes = attributes.or(feed.as_ref().and_then(|f| f.integer));
             record.vertex_input_library = feed.as_ref().map(|f| f.library);
             record.pre_rasterization_library = feed.as_ref().and_then(|f| f.pre_rasterization);
             record.vertex_input_variants = input_variants;
-            record.gl_topology = gl_topology;
+            record.primitives.gl_topology = gl_topology;
             (record.static_topology, record.static_polygon_mode) = static_drawn(self.dev, ci);
             record.lines.mode = line_mode;
             record.lines.library_mode = library_line_mode;
             record.followed = followed;
-            record.polygon_variants = polygon_variants;
+            record.primitives.polygon_variants = polygon_variants;
             record.lines.start_pixels = start_pixels;
             record.lines.varyings = match plan {
                 Plan::Rewrite(rewrite) => rewrite.line_varyings,
@@ -1525,7 +1528,7 @@ destroy_hook!(
             for library in made.into_iter().flatten() {
                 library_inputs::destroy(dev, library);
             }
-            let polygon_variants = removed.polygon_variants.iter().flat_map(|v| v.made());
+            let polygon_variants = removed.primitives.polygon_variants.iter().flat_map(|v| v.made());
             for made in polygon_variants.chain(removed.lines.start_pixels) {
                 library_inputs::destroy(dev, made);
             }

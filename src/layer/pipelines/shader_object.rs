@@ -32,6 +32,7 @@ use crate::layer::commands::gl_state_block::push;
 use crate::layer::commands::primitive_objects;
 use crate::layer::commands::{followed_state, lines};
 use crate::layer::data::lines::BoundLines;
+use crate::layer::data::primitives::BoundPrimitives;
 use crate::layer::data::records::{
     BlockBinding, BlockSlot, BoundRecord, CommandBufferState, LayoutRecord, LinkedObject,
     ModuleRecord, TesObjectRecord,
@@ -756,9 +757,12 @@ command_hook! {
                         stipple: state.lines.objects && dev.conventions.stippled_bresenham_lines,
                         stipple_with_mode: false,
                     },
-                    state.primitive_mode == PrimitiveMode::LINE_LOOP,
+                    BoundPrimitives {
+                        line_loop: state.primitives.mode == PrimitiveMode::LINE_LOOP,
+                        ..BoundPrimitives::NONE
+                    },
                 );
-                state.bound_variants = None;
+                state.primitives.variants = None;
                 state.lines.start_pixels = None;
                 let mut touched = false;
                 let mut primitive = false;
@@ -769,8 +773,8 @@ command_hook! {
                         primitive = true;
                         vertex = Some(shader);
                     } else if stage == S::GEOMETRY {
-                        state.app_geometry_object = shader != vk::ShaderEXT::null();
-                        state.layer_geometry_object = false;
+                        state.primitives.app_geometry_object = shader != vk::ShaderEXT::null();
+                        state.primitives.layer_geometry_object = false;
                         primitive = true;
                     }
                     if stage == S::TESSELLATION_CONTROL {
@@ -785,7 +789,7 @@ command_hook! {
                     }
                 }
                 let primitive = primitive
-                    && (state.primitive_mode != PrimitiveMode::NONE || state.layer_geometry_object);
+                    && (state.primitives.mode != PrimitiveMode::NONE || state.primitives.layer_geometry_object);
                 (touched, primitive, vertex, state.values)
             };
             if let Some(binding) = reader {

@@ -466,7 +466,11 @@ fn plan(
     conversion: Conversion,
     state: &CommandBufferState,
 ) -> Result<Plan, &'static str> {
-    let restart = state.pipeline.restart.unwrap_or(state.restart_enable);
+    let restart = state
+        .pipeline
+        .primitives
+        .restart
+        .unwrap_or(state.restart_enable);
     let mut params = [0u32; PARAMS];
     params[3] = u32::from(restart);
     mode_params(&mut params, conversion);

@@ -106,6 +106,7 @@ impl DrawRule for ClosedLoops {
 fn line_loop_bound(dev: &DeviceData, cb: Cb) -> bool {
     CommandBufferState::of(&mut dev.records.command_buffers.lock(), cb.handle())
         .pipeline
+        .primitives
         .line_loop
 }
 

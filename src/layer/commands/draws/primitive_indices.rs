@@ -119,8 +119,8 @@ impl DrawRule for IndexRoute {
 fn bound(dev: &DeviceData, cb: Dispatchable<vk::CommandBuffer>) -> Option<IndexedPrimitive> {
     let mut cbs = dev.records.command_buffers.lock();
     let state = CommandBufferState::of(&mut cbs, cb.handle());
-    let mut p = state.pipeline.gl_primitive?;
-    if state.pipeline.provoking_dynamic {
+    let mut p = state.pipeline.primitives.gl_primitive?;
+    if state.pipeline.primitives.provoking_dynamic {
         p.provoking_last = state.provoking_last.unwrap_or(p.provoking_last);
     }
     Some(p)

@@ -56,7 +56,7 @@ fn draw_again(what: &str, cb: Cb, draw: &dyn Fn()) {
             );
         // A polygon-mode or vertex-input variant bound in the pipeline's place is not the
         // pipeline the start-pixel one was made beside.
-        let swapped = s.bound_variants.is_some_and(|v| v.down != v.app)
+        let swapped = s.primitives.variants.is_some_and(|v| v.down != v.app)
             || s.dynamic_inputs.variant_bound.is_some();
         (lines && !swapped).then_some((bind, bound))
     })
