@@ -205,7 +205,7 @@ pub(crate) fn set_conventions(
     let conventions = &dev.conventions;
     let on = |semantic| dev.settings.semantics.contains(semantic);
     let provoking_last = on(Semantic::ProvokingVertex);
-    if conventions.layer_sets_provoking_mode && (objects || provoking_last) {
+    if conventions.provoking_vertex.behind_the_application && (objects || provoking_last) {
         if let Some(set) = dev.table.cmd_set_provoking_vertex_mode_ext {
             let mode = match provoking_last {
                 true => vk::ProvokingVertexModeEXT::LAST_VERTEX,
@@ -218,7 +218,7 @@ pub(crate) fn set_conventions(
         }
     }
     let negative_one_to_one = on(Semantic::ClipSpaceDepth);
-    if conventions.layer_sets_negative_one_to_one && (objects || negative_one_to_one) {
+    if conventions.depth_clip.behind_the_application && (objects || negative_one_to_one) {
         if let Some(set) = dev.table.cmd_set_depth_clip_negative_one_to_one_ext {
             // SAFETY: a live command buffer (a `Dispatchable`) in the recording state whose
             // bound pipeline or shader objects have the clip-space depth as dynamic state;
@@ -649,7 +649,7 @@ command_hook! {
         command_buffer,
         mode: vk::ProvokingVertexModeEXT,
     ),
-    read |d| sets_convention(d, d.conventions.layer_sets_provoking_mode, Semantic::ProvokingVertex),
+    read |d| sets_convention(d, d.conventions.provoking_vertex.behind_the_application, Semantic::ProvokingVertex),
     calls_down |next, gl| {
         let mode = if gl { vk::ProvokingVertexModeEXT::LAST_VERTEX } else { mode };
         // SAFETY: the application's command buffer; the layer enabled `provokingVertexLast`
@@ -675,7 +675,7 @@ command_hook! {
         command_buffer,
         negative_one_to_one: vk::Bool32,
     ),
-    read |d| sets_convention(d, d.conventions.layer_sets_negative_one_to_one, Semantic::ClipSpaceDepth),
+    read |d| sets_convention(d, d.conventions.depth_clip.behind_the_application, Semantic::ClipSpaceDepth),
     calls_down |next, gl| {
         let value = if gl { vk::TRUE } else { negative_one_to_one };
         // SAFETY: the application's command buffer; the layer enabled `depthClipControl`

@@ -105,19 +105,14 @@ fn change_state<T>(
     })
 }
 
-/// Changes the GL state of `command_buffer` and pushes it if a pipeline that reads it is
+/// Changes the GL state of `cb` and pushes it if a pipeline that reads it is
 /// bound.
 pub(crate) fn update(
     what: &str,
-    command_buffer: Dispatchable<vk::CommandBuffer>,
+    cb: Dispatchable<vk::CommandBuffer>,
     change: impl FnOnce(&mut GlStateValues),
 ) {
-    update_then(
-        what,
-        command_buffer,
-        |state| change(&mut state.values),
-        |_, ()| {},
-    );
+    update_then(what, cb, |s| change(&mut s.values), |_, ()| {});
 }
 
 /// [`update`] with more of the command buffer's state: `change` edits it under the lock;

@@ -452,8 +452,10 @@ pub(crate) fn update(dev: &DeviceData, cb: Dispatchable<vk::CommandBuffer>) {
         primitive,
         rasterized,
         // The mode set last in the command buffer, else the one the layer sets at bind.
-        provoking_last: provoking_last
-            .unwrap_or(dev.conventions.layer_sets_provoking_mode && on(Semantic::ProvokingVertex)),
+        provoking_last: provoking_last.unwrap_or(
+            dev.conventions.provoking_vertex.behind_the_application
+                && on(Semantic::ProvokingVertex),
+        ),
         point_size: dev.features.tess_geom_point_size,
         // Cull mode and front face are dynamic state: lines and points of GL's modes are
         // not culled with shader objects (docs/semantics.md).

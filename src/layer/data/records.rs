@@ -252,8 +252,16 @@ pub struct BoundRecord {
     pub lines: BoundLines,
     /// GL's primitive modes: what draws do of its primitives.
     pub primitives: BoundPrimitives,
+    /// `gl_InstanceID` without `shaderDrawParameters`: what draws push of their instances.
+    pub instances: BoundInstances,
+}
+
+/// The bound pipeline's instances, for `gl_InstanceID` without `shaderDrawParameters`
+/// (`BoundRecord::instances`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BoundInstances {
     /// Its vertex shader reads the base instance from the GL-state block: draws push it.
-    pub base_instance: bool,
+    pub base_from_block: bool,
     /// It may read instance-rate vertex attributes (or its vertex input is unknown here;
     /// `None`: dynamic vertex input): an indirect draw's `firstInstance` must then reach the
     /// driver as it is.
@@ -265,8 +273,10 @@ impl BoundRecord {
     pub const NONE: BoundRecord = BoundRecord {
         lines: BoundLines::NONE,
         primitives: BoundPrimitives::NONE,
-        base_instance: false,
-        instance_rate: Some(true),
+        instances: BoundInstances {
+            base_from_block: false,
+            instance_rate: Some(true),
+        },
     };
 
     /// Shader objects bound in place of a pipeline: their lines are the layer's where it
@@ -656,7 +666,7 @@ impl Records {
             || record.bound.lines.stipple
             || record.current_attributes.is_some()
             || record.bound.primitives.line_loop
-            || record.bound.base_instance
+            || record.bound.instances.base_from_block
             || record.bound.primitives.gl_primitive.is_some()
             || record.lines.mode.is_some()
             || record.followed.is_some()
@@ -677,7 +687,7 @@ impl Records {
         if record.lines.start_pixels.is_some() {
             count(&self.start_pixel_pipelines);
         }
-        if record.bound.base_instance {
+        if record.bound.instances.base_from_block {
             count(&self.base_instance_pipelines);
         }
         if record.bound.primitives.gl_primitive.is_some() {

@@ -6,7 +6,7 @@
 use ash::vk;
 use std::ffi::{c_char, CStr};
 
-use crate::layer::loader::state::{Conventions, EnabledFeatures, InstanceData};
+use crate::layer::loader::state::{Adopted, Conventions, EnabledFeatures, InstanceData};
 use crate::layer::support::ffi::{find_in_chain, link_in_front};
 use crate::layer::support::settings::Settings;
 
@@ -20,15 +20,6 @@ impl<F: vk::TaggedStructure + vk::ExtendsDeviceCreateInfo> AddedFeature for F {
     fn link(&mut self, ci: &mut vk::DeviceCreateInfo<'_>) {
         link_in_front(ci, self);
     }
-}
-
-/// How a convention behind a driver extension was settled ([`DeviceSetup::adopt`]).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Adopted {
-    /// The feature is on.
-    pub on: bool,
-    /// The layer enabled the extension, behind the application.
-    pub behind_the_application: bool,
 }
 
 /// One `vkCreateDevice` under `VK_GLSEM_gl_state`, as the rules see it.

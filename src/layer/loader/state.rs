@@ -20,19 +20,25 @@ use glsem_spirv::line_endpoints::EndpointGrid;
 use glsem_spirv::scan::{scan, scan_with_interface_ends, Summary};
 use glsem_spirv::semantics::{DeviceKey, Semantic};
 
+/// How a convention behind a driver extension was settled (`DeviceSetup::adopt`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Adopted {
+    /// The feature is on.
+    pub on: bool,
+    /// The layer enabled the extension, behind the application.
+    pub behind_the_application: bool,
+}
+
 /// What a `VK_GLSEM_gl_state` device can take in its pipelines (the layer enabled these
 /// on the driver for it).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Conventions {
-    /// `VK_EXT_provoking_vertex` with `provokingVertexLast`.
-    pub provoking_vertex_last: bool,
-    /// `VK_EXT_depth_clip_control` with `depthClipControl`.
-    pub depth_clip_control: bool,
-    /// The layer enabled `VK_EXT_provoking_vertex` / `VK_EXT_depth_clip_control` without the
-    /// application: shader objects then need their dynamic state from the layer, as the
-    /// application does not know it must set it.
-    pub layer_sets_provoking_mode: bool,
-    pub layer_sets_negative_one_to_one: bool,
+    /// `VK_EXT_provoking_vertex` with `provokingVertexLast`, and `VK_EXT_depth_clip_control`
+    /// with `depthClipControl`. Where the layer enabled them behind the application, shader
+    /// objects need their dynamic state from the layer, as the application does not know it
+    /// must set it.
+    pub provoking_vertex: Adopted,
+    pub depth_clip: Adopted,
     /// `VK_EXT_line_rasterization` (or KHR) with `bresenhamLines`, and
     /// `stippledBresenhamLines`.
     pub bresenham_lines: bool,

@@ -426,7 +426,7 @@ fn pipeline_state_key(
         // A dynamic mode is GL's where the layer follows it (it sets the last vertex at bind).
         app_provoking_last: if dynamic.contains(&vk::DynamicState::PROVOKING_VERTEX_MODE_EXT) {
             gl_state
-                && dev.conventions.provoking_vertex_last
+                && dev.conventions.provoking_vertex.on
                 && dev.settings.semantics.contains(Semantic::ProvokingVertex)
         } else {
             ci.provoking_vertex_mode == Some(vk::ProvokingVertexModeEXT::LAST_VERTEX)
@@ -712,10 +712,10 @@ pub(crate) fn followed_pipeline(
             .contains(&D::VERTEX_INPUT_EXT)
             .then(|| dynamic_vertex_inputs(dev, ci))
             .flatten(),
-        conventions: conventions.layer_sets_provoking_mode
+        conventions: conventions.provoking_vertex.behind_the_application
             && on(Semantic::ProvokingVertex)
             && dynamic.contains(&D::PROVOKING_VERTEX_MODE_EXT)
-            || conventions.layer_sets_negative_one_to_one
+            || conventions.depth_clip.behind_the_application
                 && on(Semantic::ClipSpaceDepth)
                 && dynamic.contains(&D::DEPTH_CLIP_NEGATIVE_ONE_TO_ONE_EXT),
     };

@@ -26,8 +26,8 @@ use crate::layer::data::kept_pipeline::KeptPipeline;
 use crate::layer::data::lines::{BoundLines, StaticMultisample};
 use crate::layer::data::primitives::{BoundPrimitives, PolygonModeVariants};
 use crate::layer::data::records::{
-    BlockBinding, BlockSlot, BoundRecord, LibraryVertexInput, ModuleRecord, PipelineRecord,
-    FAST_PATH_PIPELINES,
+    BlockBinding, BlockSlot, BoundInstances, BoundRecord, LibraryVertexInput, ModuleRecord,
+    PipelineRecord, FAST_PATH_PIPELINES,
 };
 use crate::layer::loader::frames::destroy_hook;
 use crate::layer::loader::frames::{hook, maybe_inject_panic, shield};
@@ -1390,10 +1390,11 @@ impl Call<'_> {
                 Plan::Rewrite(rewrite) => rewrite.line_loop(),
                 _ => false,
             } || libraries_have(self.dev, ci, |r| r.bound.primitives.line_loop);
-            let reads_base_instance = match plan {
-                Plan::Rewrite(rewrite) => rewrite.reads_base_instance,
-                _ => false,
-            } || libraries_have(self.dev, ci, |r| r.bound.base_instance);
+            let reads_base_instance =
+                match plan {
+                    Plan::Rewrite(rewrite) => rewrite.reads_base_instance,
+                    _ => false,
+                } || libraries_have(self.dev, ci, |r| r.bound.instances.base_from_block);
             // The pattern is the pre-rasterization part's (it saw the polygon mode and
             // provoking vertex), the topology the vertex-input part's: a pipeline linked from
             // libraries takes each from the library that holds it.
@@ -1487,8 +1488,10 @@ impl Call<'_> {
                     provoking_dynamic: ci.is_dynamic(vk::DynamicState::PROVOKING_VERTEX_MODE_EXT)
                         || libraries_have(self.dev, ci, |r| r.bound.primitives.provoking_dynamic),
                 },
-                base_instance: reads_base_instance,
-                instance_rate: instance_rate(self.dev, ci),
+                instances: BoundInstances {
+                    base_from_block: reads_base_instance,
+                    instance_rate: instance_rate(self.dev, ci),
+                },
             };
             record.lines.width = line_width;
             record.current_attributes = attributes.or(feed.as_ref().and_then(|f| f.integer));

@@ -63,7 +63,8 @@ fn before_draw(what: &str, cb: Cb, first_instance: Option<u32>) {
             let base = first_instance.unwrap_or(0);
             match state.bound {
                 Some(binding)
-                    if state.pipeline.base_instance && state.values.base_instance != base =>
+                    if state.pipeline.instances.base_from_block
+                        && state.values.base_instance != base =>
                 {
                     state.values.base_instance = base;
                     Some((binding, base))

@@ -95,7 +95,7 @@ const MODE_PRIMITIVES: u32 = 1;
 /// `shaderDrawParameters`), where indirect draws push 0, and it reads no instance-rate
 /// attribute, which `firstInstance` would offset (`instance_id`'s indirect route).
 pub(crate) fn zeroes_first_instance(state: &CommandBufferState) -> bool {
-    let instanced = state.pipeline.instance_rate.unwrap_or_else(|| {
+    let instanced = state.pipeline.instances.instance_rate.unwrap_or_else(|| {
         // Dynamic vertex input: the application's last `vkCmdSetVertexInputEXT`.
         state.dynamic_inputs.app_input.as_ref().is_none_or(|input| {
             input
@@ -104,7 +104,7 @@ pub(crate) fn zeroes_first_instance(state: &CommandBufferState) -> bool {
                 .any(|&(_, _, rate, _)| rate == vk::VertexInputRate::INSTANCE)
         })
     });
-    state.pipeline.base_instance && !instanced
+    state.pipeline.instances.base_from_block && !instanced
 }
 
 /// Whether `usage` makes a buffer the layer may read indices or commands from.

@@ -27,14 +27,12 @@ impl LayerStep for NegativeOneToOneDepth {
 
 const DEPTH_CLIP_CONTROL: &CStr = c"VK_EXT_depth_clip_control";
 
-/// `vkCreateDevice` under `VK_GLSEM_gl_state`: the application's own feature struct wins;
-/// otherwise the layer enables the extension and the feature where the driver has them.
+/// `vkCreateDevice` under `VK_GLSEM_gl_state`: `depthClipControl` ([`DeviceSetup::adopt`]);
+/// without it the last pre-rasterization stage remaps depth (`RemapClipDepth`).
 pub(crate) fn setup_device(setup: &mut DeviceSetup<'_>) {
-    let adopted = setup.adopt(
+    setup.conventions.depth_clip = setup.adopt(
         DEPTH_CLIP_CONTROL,
         |f: &vk::PhysicalDeviceDepthClipControlFeaturesEXT<'_>| f.depth_clip_control != 0,
         |f| f.depth_clip_control(true),
     );
-    setup.conventions.depth_clip_control = adopted.on;
-    setup.conventions.layer_sets_negative_one_to_one = adopted.behind_the_application;
 }

@@ -24,17 +24,15 @@ impl LayerStep for ProvokingVertexLast {
 
 const PROVOKING_VERTEX: &CStr = c"VK_EXT_provoking_vertex";
 
-/// `vkCreateDevice` under `VK_GLSEM_gl_state`: the application's own feature struct wins;
-/// otherwise the layer enables the extension and the feature where the driver has them.
+/// `vkCreateDevice` under `VK_GLSEM_gl_state`: `provokingVertexLast`
+/// ([`DeviceSetup::adopt`]), or a warning that flat varyings take the first vertex.
 pub(crate) fn setup_device(setup: &mut DeviceSetup<'_>) {
-    let adopted = setup.adopt(
+    setup.conventions.provoking_vertex = setup.adopt(
         PROVOKING_VERTEX,
         |f: &vk::PhysicalDeviceProvokingVertexFeaturesEXT<'_>| f.provoking_vertex_last != 0,
         |f| f.provoking_vertex_last(true),
     );
-    setup.conventions.provoking_vertex_last = adopted.on;
-    setup.conventions.layer_sets_provoking_mode = adopted.behind_the_application;
-    if !adopted.on {
+    if !setup.conventions.provoking_vertex.on {
         log::warning!(
             "VK_GLSEM_gl_state: the driver lacks VK_EXT_provoking_vertex with \
              provokingVertexLast; flat-shaded varyings take the first vertex's value \
