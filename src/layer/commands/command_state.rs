@@ -24,10 +24,7 @@ use ash::vk;
 use crate::layer::commands::gl_state_block::{layer_command, push, set_flag, update};
 use crate::layer::commands::host_memory::release;
 use crate::layer::commands::lines::follow_rasterization_samples;
-use crate::layer::data::lines::CommandBufferLines;
-use crate::layer::data::records::{
-    BoundRecord, CommandBufferState, DrawnPrimitives, GlStateValues,
-};
+use crate::layer::data::records::CommandBufferState;
 use crate::layer::loader::frames::{command_hook, destroy_hook, hook, shield};
 use crate::layer::loader::registry::{device_data, with_device, Dispatchable};
 use crate::layer::loader::state::DeviceData;
@@ -263,25 +260,13 @@ hook! {
 }
 
 impl CommandBufferState {
-    /// State after `vkBeginCommandBuffer` / a reset (the current attributes' memory goes
-    /// back to `dev`).
+    /// State after `vkBeginCommandBuffer` / a reset: GL's initial state and nothing bound, as
+    /// at allocation (the memory of its current attributes and conversions goes back to
+    /// `dev`).
     pub fn reset(&mut self, dev: &DeviceData) {
         self.attributes.reset(dev);
-        self.values = GlStateValues::INITIAL;
-        self.drawn = DrawnPrimitives::INITIAL;
-        self.bound = None;
-        self.tes_object = vk::ShaderEXT::null();
-        self.app_tcs_object = false;
-        self.layer_tcs_object = false;
-        self.patch_control_points = None;
-        self.pipeline = BoundRecord::NONE;
-        self.lines = CommandBufferLines::INITIAL;
-        self.dynamic_inputs = Default::default();
-        self.render_target = None;
-        self.open_scopes = 0;
-        self.restart_enable = false;
-        self.compute = Default::default();
         self.conversions.release(dev);
+        *self = CommandBufferState::new(self.pool);
     }
 }
 
