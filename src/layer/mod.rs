@@ -33,14 +33,14 @@ pub mod support;
 // The hook paths of `dispatch`'s lists (`device::create_device`) resolve here.
 use commands::draws::{converted_draws, hooks};
 use commands::{
-    bind_pipeline, command_state, current_attributes, followed_state, lines, primitive_objects,
-    render_targets,
+    bind_pipeline, command_state, followed_state, lines, primitive_objects, render_targets,
 };
 pub use data::records;
 use devices::{device, instance};
 use loader::{dispatch, frames};
 use objects::{layouts, modules, render_passes};
 use pipelines::{planner, shader_object};
+use rules::unfed_inputs;
 pub use support::{loader_abi, log, settings};
 
 use ash::vk::{self, Handle};

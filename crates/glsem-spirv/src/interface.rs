@@ -9,6 +9,14 @@ use super::layout::location_end;
 use super::module::{EntryPoint, Module, Type};
 use super::scan::LocationEnds;
 
+/// The numeric type a vertex input reads (the format of the attribute that feeds it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum InputKind {
+    Float,
+    Int,
+    Uint,
+}
+
 /// `(execution model, name, where its Locations end)` of every entry point of `words`;
 /// empty when the module cannot be parsed (the driver's validation is then all there is).
 pub fn entry_point_ends(words: &[u32]) -> Vec<(ExecutionModel, String, LocationEnds)> {

@@ -15,19 +15,12 @@ use spirv::{Decoration, ExecutionModel, StorageClass};
 
 use super::demote::demote_to_private;
 use super::error::{PassError, PassResult};
+use super::interface::InputKind;
 use super::module::{Editor, Module, Type};
 use super::rule::{Rule, Semantic, SplitInterface, Stage};
 
 /// GL's initial current attribute.
 const INITIAL: [u32; 4] = [0, 0, 0, 1];
-
-/// The numeric type a vertex input reads (the format of the attribute that feeds it).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum InputKind {
-    Float,
-    Int,
-    Uint,
-}
 
 /// One unfed input of a vertex entry point.
 struct Unfed {

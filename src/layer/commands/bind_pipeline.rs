@@ -5,8 +5,6 @@
 use ash::vk;
 use std::sync::atomic::Ordering;
 
-use crate::layer::commands::bind_rule::{Bind, BindRule};
-use crate::layer::commands::current_attributes::CurrentValues;
 use crate::layer::commands::followed_state::FollowedInput;
 use crate::layer::commands::gl_state_block::push;
 use crate::layer::commands::lines::LineState;
@@ -15,6 +13,8 @@ use crate::layer::data::records::{BlockBinding, BoundRecord, CommandBufferState}
 use crate::layer::loader::frames::{command_hook, maybe_inject_panic, shield};
 use crate::layer::loader::registry::{device_data, Dispatchable};
 use crate::layer::loader::state::DeviceData;
+use crate::layer::rules::layer_step::{Bind, BindRule};
+use crate::layer::rules::unfed_inputs::CurrentValues;
 
 /// What the bind does with the pipeline's record, the state every rule shares.
 #[derive(Default)]

@@ -22,10 +22,10 @@
 use ash::vk;
 
 use crate::layer::commands::gl_state_block::{layer_command, push, set_flag, update};
-use crate::layer::commands::host_memory::release;
 use crate::layer::commands::lines::follow_rasterization_samples;
 use crate::layer::data::records::CommandBufferState;
 use crate::layer::loader::frames::{command_hook, destroy_hook, hook, shield};
+use crate::layer::loader::host_memory::release;
 use crate::layer::loader::registry::{device_data, with_device, Dispatchable};
 use crate::layer::loader::state::DeviceData;
 use crate::layer::objects::pipeline_info::inverted;

@@ -9,13 +9,12 @@ use std::sync::Arc;
 
 use ash::vk;
 
-use crate::layer::commands::bind_rule::{Bind, BindRule};
-use crate::layer::commands::current_attributes::{format_of, integer_slots};
 use crate::layer::commands::primitive_objects::{self, refetched_vertex};
 use crate::layer::data::dynamic_inputs::{
     made_once, read_as, AppVertexInput, FollowedPipeline, ObjectVariant, Variant, VariantKey,
     VertexInputVariants,
 };
+use crate::layer::data::layer_memory::{fed_attributes, integer_slots};
 use crate::layer::data::records::{CommandBufferState, PipelineRecord};
 use crate::layer::data::vertex_formats::{chunk_format, vertex_format, vk_format};
 use crate::layer::loader::frames::{command_hook, shield};
@@ -24,10 +23,11 @@ use crate::layer::loader::state::DeviceData;
 use crate::layer::objects::pipeline_info::{
     doubles_in_place_apart, misaligned, needs_shader_apart, Misaligned,
 };
+use crate::layer::rules::layer_step::{Bind, BindRule};
 use crate::layer::support::ffi::slice;
 use crate::layer::support::log;
+use glsem_spirv::interface::InputKind;
 use glsem_spirv::semantics::Semantic;
-use glsem_spirv::unfed_inputs::InputKind;
 use glsem_spirv::vertex_formats::VertexFormat;
 
 command_hook! {
@@ -80,11 +80,7 @@ fn send_vertex_input(
         .attributes
         .iter()
         .copied()
-        .chain(
-            extras
-                .iter()
-                .map(|&(location, kind)| (location, binding, format_of(kind), 16 * location)),
-        )
+        .chain(fed_attributes(binding, extras))
         .map(|(location, binding, format, offset)| {
             vk::VertexInputAttributeDescription2EXT::default()
                 .location(location)

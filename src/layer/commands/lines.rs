@@ -17,7 +17,6 @@
 
 use ash::vk;
 
-use crate::layer::commands::bind_rule::{Bind, BindRule};
 use crate::layer::commands::gl_state_block::{layer_command, set_flag, update, update_then};
 use crate::layer::data::lines::{
     BoundStartPixels, LineModeState, LineStipple, PipelineLines, StaticMultisample,
@@ -26,6 +25,7 @@ use crate::layer::data::records::{CommandBufferState, PipelineRecord};
 use crate::layer::loader::frames::{command_hook, shield};
 use crate::layer::loader::registry::{device_data, Dispatchable};
 use crate::layer::loader::state::DeviceData;
+use crate::layer::rules::layer_step::{Bind, BindRule};
 use glsem_spirv::gl_state::{FLAG_LINE_STIPPLE, FLAG_WIDE_LINES};
 
 /// GL's line rule at `vkCmdBindPipeline`: the stipple, the line mode the layer follows or

@@ -1,11 +1,8 @@
 pub(crate) mod bind_pipeline;
-pub(crate) mod bind_rule;
 pub(crate) mod command_state;
-pub(crate) mod current_attributes;
 pub(crate) mod draws;
 pub(crate) mod followed_state;
 pub(crate) mod gl_state_block;
-pub(crate) mod host_memory;
 pub(crate) mod lines;
 pub(crate) mod primitive_objects;
 pub(crate) mod render_targets;

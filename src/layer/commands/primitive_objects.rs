@@ -11,7 +11,6 @@
 use ash::vk;
 use std::sync::atomic::Ordering;
 
-use crate::layer::commands::bind_rule::{Bind, BindRule};
 use crate::layer::commands::gl_state_block::{drawn_changed, follow_drawn, push};
 use crate::layer::data::dynamic_inputs::{made_once, ObjectVariant, VariantKey};
 use crate::layer::data::primitives::{BoundVariants, PolygonModeVariants};
@@ -24,6 +23,7 @@ use crate::layer::loader::registry::{device_data, Dispatchable};
 use crate::layer::loader::state::DeviceData;
 use crate::layer::objects::create_info::ShaderView;
 use crate::layer::objects::pipeline_info::{gl_mode_of, topology_for};
+use crate::layer::rules::layer_step::{Bind, BindRule};
 use crate::layer::support::error::{GenerationError, GsError, ObjectError};
 use crate::layer::support::ffi::slice;
 use crate::layer::support::log;
@@ -31,7 +31,6 @@ use glsem_abi::PrimitiveMode;
 use glsem_spirv::module::Module;
 use glsem_spirv::primitive_mode::{build_primitive_gs, PrimitiveGsKey, Rasterized};
 use glsem_spirv::semantics::{GlMode, Semantic};
-use glsem_spirv::unfed_inputs::unfed_input_kinds;
 use glsem_spirv::vertex_formats::{
     assign_locations, occupied_input_locations, refetch_vertex_inputs, Fetch, RefetchVertexInputs,
     RefetchedAttribute,
@@ -99,12 +98,10 @@ pub(crate) fn vertex_record(
         && writes_location(code, &entry, apart)
         && !writes_location(app_code, &entry, apart))
     .then_some(apart);
-    let memory = &dev.attribute_memory;
-    let inputs = memory
-        .memory_type
-        .filter(|_| dev.settings.semantics.contains(Semantic::UnfedInputs))
-        .and_then(|_| unfed_input_kinds(code, &entry, &[]).ok())
-        .filter(|inputs| inputs.iter().all(|&(l, _)| l < memory.slots))
+    let inputs = dev
+        .feedable_inputs(code, &entry, &[])
+        .ok()
+        .flatten()
         .map(Into::into);
     // SAFETY: a valid create info (the view's contract).
     let specialization = unsafe { specialization_of(ci.info) };

@@ -28,7 +28,7 @@ use parking_lot::Mutex;
 
 use crate::layer::data::kept_pipeline::KeptPipeline;
 use crate::layer::data::vertex_formats::chunk_attributes;
-use glsem_spirv::unfed_inputs::InputKind;
+use glsem_spirv::interface::InputKind;
 use glsem_spirv::vertex_formats::RefetchVertexInputs;
 
 /// What a whole pipeline with dynamic state needs the layer to follow at bind.

@@ -1,13 +1,15 @@
-//! The memory the layer owns on a device: GL's current vertex attributes
-//! (`current_attributes`: the device's spare chunks and a command buffer's current values)
-//! and what the draw-time rules make (`commands/draws/`: the index buffers of line loops
-//! and of GL's primitives, the compute pipeline that converts draws on the GPU, a command
-//! buffer's conversions). What needs the device's table to create, fill and destroy them is
-//! in those modules and `commands/host_memory.rs`.
+//! The memory the layer owns on a device: GL's current vertex attributes (the layer's
+//! vertex binding: the device's spare chunks and a command buffer's current values, and the
+//! attributes that read them) and what the draw-time rules make (`commands/draws/`: the
+//! index buffers of line loops and of GL's primitives, the compute pipeline that converts
+//! draws on the GPU, a command buffer's conversions). What needs the device's table to
+//! create, fill and destroy them is in the rules' modules and `loader/host_memory.rs`.
 
 use ash::vk;
 use parking_lot::Mutex;
 use std::sync::atomic::AtomicBool;
+
+use glsem_spirv::interface::InputKind;
 
 /// The Locations the layer feeds (each a 16-byte slot of a snapshot).
 pub const SLOTS: u32 = 32;
@@ -44,10 +46,47 @@ impl AttributeMemory {
             spare: Mutex::new(Vec::new()),
         }
     }
+
+    /// The layer's binding beside a vertex-input state using `bindings`: `None` where the
+    /// device has no memory for it, or the application uses that binding itself (its
+    /// choice wins: unfed inputs then read (0, 0, 0, 1)).
+    pub fn free_binding(&self, mut bindings: impl Iterator<Item = u32>) -> Option<u32> {
+        self.memory_type?;
+        (!bindings.any(|b| b == self.binding)).then_some(self.binding)
+    }
+}
+
+/// The format of the layer's attribute for an input of `kind`.
+pub fn attribute_format(kind: InputKind) -> vk::Format {
+    match kind {
+        InputKind::Float => vk::Format::R32G32B32A32_SFLOAT,
+        InputKind::Int => vk::Format::R32G32B32A32_SINT,
+        InputKind::Uint => vk::Format::R32G32B32A32_UINT,
+    }
+}
+
+/// The layer's attributes for `inputs` at `binding`, as (Location, binding, format, offset):
+/// Location `l` reads the 16-byte slot `l` of a snapshot.
+pub fn fed_attributes(
+    binding: u32,
+    inputs: &[(u32, InputKind)],
+) -> impl Iterator<Item = (u32, u32, vk::Format, u32)> + '_ {
+    inputs
+        .iter()
+        .map(move |&(location, kind)| (location, binding, attribute_format(kind), 16 * location))
+}
+
+/// The Locations of `inputs` that read an integer type, as a bit mask: GL's initial
+/// (0, 0, 0, 1) is `1.0` for the others.
+pub fn integer_slots(inputs: &[(u32, InputKind)]) -> u32 {
+    inputs
+        .iter()
+        .filter(|(_, kind)| *kind != InputKind::Float)
+        .fold(0, |mask, (location, _)| mask | 1 << location)
 }
 
 /// GL's current values of one command buffer and the snapshot bound for them.
-pub struct CurrentAttributes {
+pub struct AttributeValues {
     /// Set values by Location (`None`: GL's initial (0, 0, 0, 1)).
     pub(crate) values: [Option<[u32; 4]>; SLOTS as usize],
     pub(crate) chunks: Vec<Chunk>,
@@ -57,9 +96,9 @@ pub struct CurrentAttributes {
     pub pipeline: Option<u32>,
 }
 
-impl Default for CurrentAttributes {
+impl Default for AttributeValues {
     fn default() -> Self {
-        CurrentAttributes {
+        AttributeValues {
             values: [None; SLOTS as usize],
             chunks: Vec::new(),
             bound: None,
@@ -68,7 +107,7 @@ impl Default for CurrentAttributes {
     }
 }
 
-impl CurrentAttributes {
+impl AttributeValues {
     /// The snapshot a pipeline reading integer types at `integer` Locations sees.
     pub(crate) fn snapshot(&self, integer: u32) -> [[u32; 4]; SLOTS as usize] {
         std::array::from_fn(|l| {

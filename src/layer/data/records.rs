@@ -15,7 +15,7 @@ use crate::layer::data::dynamic_inputs::{
     DynamicInputState, FollowedPipeline, MadeAgain, ObjectVariant, VertexInputVariants,
 };
 use crate::layer::data::kept_pipeline::KeptPipeline;
-use crate::layer::data::layer_memory::{ConversionMemory, CurrentAttributes};
+use crate::layer::data::layer_memory::{AttributeValues, ConversionMemory};
 use crate::layer::data::lines::{
     BoundLines, CommandBufferLines, LineStipple, PipelineLines, StaticMultisample,
 };
@@ -27,10 +27,10 @@ use crate::layer::data::render_targets::{
 };
 use glsem_spirv::gl_state::{FLAG_LINES, FLAG_LINE_VARYINGS};
 use glsem_spirv::interface::entry_point_ends;
+use glsem_spirv::interface::InputKind;
 use glsem_spirv::primitive_mode::PrimitiveGsKey;
 use glsem_spirv::scan::{LocationEnds, Summary};
 use glsem_spirv::semantics::GlMode;
-use glsem_spirv::unfed_inputs::InputKind;
 use spirv::ExecutionModel;
 
 /// Kinds of live records, for [`DebugCounters`].
@@ -310,8 +310,8 @@ pub struct PipelineRecord {
     pub static_topology: Option<vk::PrimitiveTopology>,
     pub static_polygon_mode: Option<vk::PolygonMode>,
     /// It reads GL's current vertex attributes from the layer's binding: the Locations
-    /// that read an integer type (`current_attributes::integer_slots`).
-    pub current_attributes: Option<u32>,
+    /// that read an integer type (`layer_memory::integer_slots`).
+    pub layer_attributes: Option<u32>,
     /// The vertex-input library the layer made for it to feed those values, or to read its
     /// attributes (`library_inputs`): destroyed with it.
     pub vertex_input_library: Option<vk::Pipeline>,
@@ -341,7 +341,7 @@ impl PipelineRecord {
             viewport,
             static_topology: None,
             static_polygon_mode: None,
-            current_attributes: None,
+            layer_attributes: None,
             vertex_input_library: None,
             pre_rasterization_library: None,
             followed: None,
@@ -464,7 +464,7 @@ pub struct CommandBufferState {
     /// `vkCmdSetPatchControlPointsEXT`.
     pub patch_control_points: Option<u32>,
     /// GL's current vertex attributes (`vkCmdSetVertexAttribGLSEM`).
-    pub attributes: CurrentAttributes,
+    pub attributes: AttributeValues,
     /// The bound vertex shader object.
     pub vertex_object: vk::ShaderEXT,
     /// GL's primitive modes: the mode of shader objects, the geometry shader objects, the
@@ -522,7 +522,7 @@ impl CommandBufferState {
             app_tcs_object: false,
             layer_tcs_object: false,
             patch_control_points: None,
-            attributes: CurrentAttributes::default(),
+            attributes: AttributeValues::default(),
             vertex_object: vk::ShaderEXT::null(),
             primitives: CommandBufferPrimitives::INITIAL,
             provoking_last: None,
@@ -664,7 +664,7 @@ impl Records {
     pub fn count_bind_work(&self, record: &PipelineRecord, delta: isize) {
         let has_bind_work = record.reads_block.is_some()
             || record.bound.lines.stipple
-            || record.current_attributes.is_some()
+            || record.layer_attributes.is_some()
             || record.bound.primitives.line_loop
             || record.bound.instances.base_from_block
             || record.bound.primitives.gl_primitive.is_some()

@@ -582,7 +582,7 @@ destroy_registered_hook! {
             crate::layer::pipelines::shader_object::destroy_block_layout(dev, &binding);
         }
         let command_buffers = std::mem::take(&mut *dev.records.command_buffers.lock());
-        crate::layer::commands::host_memory::release(dev, command_buffers.into_values());
+        crate::layer::loader::host_memory::release(dev, command_buffers.into_values());
         dev.attribute_memory.destroy_spare(dev);
         dev.draws.destroy(dev);
     },

@@ -335,7 +335,7 @@ $expand!(
         CMD_SET_POINT_SPRITE_COORD_ORIGIN: PFN_vkCmdSetPointSpriteCoordOriginGLSEM in GlState =>
             command_state::cmd_set_point_sprite_coord_origin;
         CMD_SET_VERTEX_ATTRIB: PFN_vkCmdSetVertexAttribGLSEM in GlState =>
-            current_attributes::cmd_set_vertex_attrib;
+            unfed_inputs::cmd_set_vertex_attrib;
         CMD_SET_PRIMITIVE_MODE: PFN_vkCmdSetPrimitiveModeGLSEM in GlState =>
             primitive_objects::cmd_set_primitive_mode;
     }

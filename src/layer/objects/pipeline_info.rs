@@ -14,6 +14,7 @@ use crate::layer::objects::create_info::{Chain, PipelineView, StageView};
 use crate::layer::support::log;
 use glsem_abi::PrimitiveMode;
 use glsem_spirv::fragcolor::{AttachmentKind, FragColorKey};
+use glsem_spirv::interface::InputKind;
 use glsem_spirv::primitive_mode::{Culling, GlPrimitive, IndexedPrimitive, List, Rasterized};
 use glsem_spirv::semantics::{
     Attachments, GlMode, PipelineKey, Semantic, Stage, StageInfo, Stages, Topology,
@@ -293,7 +294,7 @@ fn shader_objects_key(dev: &DeviceData, group: ObjectGroup) -> PipelineKey {
         // Vertex input and the sample count are dynamic state, unknown when the shaders
         // are made (docs: limitations); doubles are read by the device's rule.
         fed_locations: None,
-        current_attribute_binding: None,
+        attribute_binding: None,
         vertex_formats: group.vertex_formats,
         single_sample: false,
         dynamic_samples: true,
@@ -386,7 +387,9 @@ fn pipeline_state_key(
         rasterizer_discard: raster.is_some_and(|r| r.rasterizer_discard_enable == vk::TRUE)
             && !dynamic.contains(&vk::DynamicState::RASTERIZER_DISCARD_ENABLE),
         fed_locations: fed_locations(ci, dynamic),
-        current_attribute_binding: current_attribute_binding(dev, ci),
+        attribute_binding: ci.vertex_input.as_ref().and_then(|input| {
+            (dev.attribute_memory).free_binding(input.bindings.iter().map(|b| b.binding))
+        }),
         vertex_formats: refetched_attributes(dev, ci),
         single_sample: ci
             .multisample
@@ -571,15 +574,6 @@ fn fed_locations(ci: &PipelineView<'_>, dynamic: &[vk::DynamicState]) -> Option<
     Some(input.attributes.iter().map(|a| a.location).collect())
 }
 
-/// The layer's binding of GL's current vertex attributes, unless `ci`'s vertex-input state
-/// uses it (the application's choice wins: unfed inputs then read (0, 0, 0, 1)).
-fn current_attribute_binding(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<u32> {
-    let memory = &dev.attribute_memory;
-    memory.memory_type?;
-    let input = ci.vertex_input.as_ref()?;
-    (!input.bindings.iter().any(|b| b.binding == memory.binding)).then_some(memory.binding)
-}
-
 /// Whether GL's aliased-line rule is out of reach for `ci`: its rasterization is (or may
 /// be) multisampled or uses alpha to coverage or sample shading (GL then rasterizes lines
 /// by its multisample rules, and Vulkan forbids Bresenham lines with the latter two:
@@ -727,23 +721,20 @@ pub(crate) fn followed_pipeline(
 fn dynamic_vertex_inputs(
     dev: &DeviceData,
     ci: &PipelineView<'_>,
-) -> Option<Arc<[(u32, glsem_spirv::unfed_inputs::InputKind)]>> {
-    let memory = &dev.attribute_memory;
-    memory.memory_type?;
-    if !dev.settings.semantics.contains(Semantic::UnfedInputs) {
+) -> Option<Arc<[(u32, InputKind)]>> {
+    if !dev.feeds_inputs() {
         return None;
     }
     let codes = stage_codes(dev, ci);
     let vertex = codes.iter().find(|c| c.stage == Stage::Vertex)?;
     let (module, entry) = vertex.code()?;
-    match glsem_spirv::unfed_inputs::unfed_input_kinds(&module.words, entry, &[]) {
-        Ok(inputs) if inputs.iter().all(|&(l, _)| l < memory.slots) => Some(inputs.into()),
-        Ok(_) => None,
-        Err(why) => {
-            log::warning!("vertex inputs under dynamic vertex input are not fed: {why}");
-            None
-        }
-    }
+    dev.feedable_inputs(&module.words, entry, &[])
+        .inspect_err(|why| {
+            log::warning!("vertex inputs under dynamic vertex input are not fed: {why}")
+        })
+        .ok()
+        .flatten()
+        .map(Into::into)
 }
 
 /// The key's `vertex_formats`: the attributes of `ci`'s vertex-input state in formats the

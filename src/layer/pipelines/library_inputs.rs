@@ -5,7 +5,7 @@
 //! - GL's current vertex attributes: the vertex shader is in the pre-rasterization library
 //!   and the vertex-input state in the vertex-input library, so neither create info alone
 //!   knows which Locations are unfed. The replacement adds the layer's stride-0 binding and
-//!   one attribute per unfed Location, as for whole pipelines (`current_attributes`).
+//!   one attribute per unfed Location, as for whole pipelines.
 //! - GL's quads, quad strips and polygons on the index route in polygon mode `GL_LINE` or
 //!   `GL_POINT`: the vertex-input library draws the filled pattern's triangle list; the
 //!   replacement draws the line or point list of the pattern the pre-rasterization library
@@ -28,9 +28,9 @@ use ash::vk;
 use std::ffi::c_void;
 use std::sync::Arc;
 
-use crate::layer::commands::current_attributes::{format_of, integer_slots};
 use crate::layer::data::dynamic_inputs::{AppVertexInput, Attribute2, Variant};
 use crate::layer::data::kept_pipeline::KeptPipeline;
+use crate::layer::data::layer_memory::{fed_attributes, integer_slots};
 use crate::layer::data::records::{LibraryPart, VertexInputPart};
 use crate::layer::loader::state::DeviceData;
 use crate::layer::objects::create_info::PipelineView;
@@ -43,9 +43,9 @@ use crate::layer::rewrite::patched::is_list;
 use crate::layer::support::error::{IndicesError, PlanError};
 use crate::layer::support::log;
 use glsem_abi::STRUCTURE_TYPE_PIPELINE_PRIMITIVE_MODE_CREATE_INFO;
+use glsem_spirv::interface::InputKind;
 use glsem_spirv::primitive_mode::{IndexedPrimitive, List};
 use glsem_spirv::semantics::{Semantic, Stage};
-use glsem_spirv::unfed_inputs::{unfed_input_kinds, InputKind};
 
 type Part = vk::GraphicsPipelineLibraryFlagsEXT;
 
@@ -72,13 +72,6 @@ impl LinkFeed {
     pub fn chain(&self) -> *const c_void {
         (&*self.link as *const vk::PipelineLibraryCreateInfoKHR<'_>).cast()
     }
-}
-
-/// Whether the layer feeds unfed inputs of linked pipelines on `dev`.
-fn feeds(dev: &DeviceData) -> bool {
-    dev.extensions.gl_state
-        && dev.attribute_memory.memory_type.is_some()
-        && dev.settings.semantics.contains(Semantic::UnfedInputs)
 }
 
 /// Whether the layer may replace the vertex-input libraries of links on `dev`: to feed
@@ -122,16 +115,18 @@ pub fn record(dev: &DeviceData, infos: &[PipelineView<'_>], pipelines: &[vk::Pip
             parts.contains(Part::PRE_RASTERIZATION_SHADERS),
         ) {
             (true, false) => vertex_input_part(dev, ci).map(LibraryPart::VertexInput),
-            (false, true) if feeds(dev) || reads_vertex_formats(dev) => stage_codes(dev, ci)
-                .into_iter()
-                .find(|c| c.stage == Stage::Vertex)
-                .and_then(|c| {
-                    Some(LibraryPart::VertexShader {
-                        words: c.module?.words.clone(),
-                        entry: c.entry?,
-                        kept: kept_library(dev, ci),
+            (false, true) if dev.feeds_inputs() || reads_vertex_formats(dev) => {
+                stage_codes(dev, ci)
+                    .into_iter()
+                    .find(|c| c.stage == Stage::Vertex)
+                    .and_then(|c| {
+                        Some(LibraryPart::VertexShader {
+                            words: c.module?.words.clone(),
+                            entry: c.entry?,
+                            kept: kept_library(dev, ci),
+                        })
                     })
-                }),
+            }
             _ => None,
         };
         if let Some(part) = part {
@@ -364,7 +359,7 @@ pub fn feed(
     let pattern = unfilled_pattern(dev, ci).filter(|_| part.gl_mode.is_some());
     let inputs = shader
         .as_ref()
-        .and_then(|s| unfed_inputs(dev, &part, &s.words, &s.entry))
+        .and_then(|s| fed_inputs(dev, &part, &s.words, &s.entry))
         .unwrap_or_default();
     let line_rule = takes_line_rule(dev, ci) && shader.as_ref().is_some_and(|s| s.kept.is_some());
     let remade = match part.unreadable || line_rule {
@@ -386,14 +381,14 @@ pub fn feed(
             stride: 0,
             input_rate: vk::VertexInputRate::VERTEX,
         });
-        attributes.extend(inputs.iter().map(|&(location, kind)| {
-            vk::VertexInputAttributeDescription {
+        attributes.extend(fed_attributes(memory.binding, &inputs).map(
+            |(location, binding, format, offset)| vk::VertexInputAttributeDescription {
                 location,
-                binding: memory.binding,
-                format: format_of(kind),
-                offset: location * 16,
-            }
-        }));
+                binding,
+                format,
+                offset,
+            },
+        ));
     }
     let vertex_input = vk::PipelineVertexInputStateCreateInfo::default()
         .vertex_binding_descriptions(&bindings)
@@ -568,24 +563,27 @@ fn read_attributes(
 /// The unfed inputs of `words`' vertex shader the layer feeds beside `part`'s state: none
 /// where it does not feed them on `dev`, the application binds the layer's binding itself,
 /// or one is past the layer's slots.
-fn unfed_inputs(
+fn fed_inputs(
     dev: &DeviceData,
     part: &VertexInputPart,
     words: &[u32],
     entry: &str,
 ) -> Option<Vec<(u32, InputKind)>> {
-    let memory = &dev.attribute_memory;
     // The application's choice wins: unfed inputs stay as they are.
-    if !feeds(dev) || part.bindings.iter().any(|b| b.binding == memory.binding) {
+    if part
+        .bindings
+        .iter()
+        .any(|b| b.binding == dev.attribute_memory.binding)
+    {
         return None;
     }
     let fed: Vec<u32> = part.attributes.iter().map(|a| a.location).collect();
-    let inputs = unfed_input_kinds(words, entry, &fed)
+    dev.feedable_inputs(words, entry, &fed)
         .inspect_err(|why| {
             log::warning!("unfed vertex inputs of a linked pipeline are not fed: {why}")
         })
-        .ok()?;
-    (!inputs.iter().any(|&(l, _)| l >= memory.slots)).then_some(inputs)
+        .ok()
+        .flatten()
 }
 
 /// Destroys a replacement library (its linked pipeline is going, or was never made).

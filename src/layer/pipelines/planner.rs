@@ -20,9 +20,9 @@
 use ash::vk::{self, Handle};
 use std::sync::atomic::Ordering;
 
-use crate::layer::commands::current_attributes::integer_slots;
 use crate::layer::data::dynamic_inputs::Variant;
 use crate::layer::data::kept_pipeline::KeptPipeline;
+use crate::layer::data::layer_memory::integer_slots;
 use crate::layer::data::lines::{BoundLines, StaticMultisample};
 use crate::layer::data::primitives::{BoundPrimitives, PolygonModeVariants};
 use crate::layer::data::records::{
@@ -1423,7 +1423,7 @@ impl Call<'_> {
                         Some(rewrite.reads_block),
                         rewrite.line_stipple() || rewrite.dynamic_line_stipple,
                         rewrite
-                            .current_attributes
+                            .layer_attributes
                             .as_ref()
                             .map(|(_, inputs)| integer_slots(inputs)),
                     )
@@ -1494,7 +1494,7 @@ impl Call<'_> {
                 },
             };
             record.lines.width = line_width;
-            record.current_attributes = attributes.or(feed.as_ref().and_then(|f| f.integer));
+            record.layer_attributes = attributes.or(feed.as_ref().and_then(|f| f.integer));
             record.vertex_input_library = feed.as_ref().map(|f| f.library);
             record.pre_rasterization_library = feed.as_ref().and_then(|f| f.pre_rasterization);
             record.vertex_input_variants = input_variants;

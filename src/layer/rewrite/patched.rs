@@ -5,12 +5,12 @@
 
 use ash::vk::{self, TaggedStructure};
 
-use crate::layer::commands::current_attributes::format_of;
+use crate::layer::data::layer_memory::fed_attributes;
 use crate::layer::objects::create_info::{PipelineView, VertexInput};
 use crate::layer::rewrite::run::Rewrite;
 use crate::layer::support::ffi::link_in_front;
 use glsem_abi::STRUCTURE_TYPE_PIPELINE_PRIMITIVE_MODE_CREATE_INFO;
-use glsem_spirv::unfed_inputs::InputKind;
+use glsem_spirv::interface::InputKind;
 
 /// The arrays handed to the driver for one rewritten create info, and the temporary
 /// modules to destroy afterwards.
@@ -73,23 +73,20 @@ impl<'a> VertexInputCopy<'a> {
     }
 
     /// Adds the layer's stride-0 `binding` of GL's current attributes for `inputs`.
-    fn add_current_attributes(&mut self, binding: u32, inputs: &[(u32, InputKind)]) {
+    fn add_layer_attributes(&mut self, binding: u32, inputs: &[(u32, InputKind)]) {
         self.bindings.push(vk::VertexInputBindingDescription {
             binding,
             stride: 0,
             input_rate: vk::VertexInputRate::VERTEX,
         });
-        self.attributes
-            .extend(
-                inputs
-                    .iter()
-                    .map(|&(location, kind)| vk::VertexInputAttributeDescription {
-                        location,
-                        binding,
-                        format: format_of(kind),
-                        offset: location * 16,
-                    }),
-            );
+        self.attributes.extend(fed_attributes(binding, inputs).map(
+            |(location, binding, format, offset)| vk::VertexInputAttributeDescription {
+                location,
+                binding,
+                format,
+                offset,
+            },
+        ));
         self.relink();
     }
 
@@ -142,12 +139,12 @@ impl<'a> Patched<'a> {
     /// changes; the rules chain the state of their steps after ([`crate::layer::rules::chain`]).
     pub fn new(ci: &PipelineView<'a>, rewrite: &Rewrite) -> Patched<'a> {
         let vertex_input = rewrite
-            .current_attributes
+            .layer_attributes
             .as_ref()
             .zip(ci.vertex_input.as_ref())
             .map(|((binding, inputs), state)| {
                 let mut copy = VertexInputCopy::new(state);
-                copy.add_current_attributes(*binding, inputs);
+                copy.add_layer_attributes(*binding, inputs);
                 copy
             });
         let mut patched = Patched {

@@ -11,10 +11,10 @@ use crate::layer::loader::state::DeviceData;
 use crate::layer::objects::pipeline_info::{flag_of, StageCode};
 use crate::layer::support::log;
 use crate::layer::support::shader_code::dump_module;
+use glsem_spirv::interface::InputKind;
 use glsem_spirv::line_rasterization::BresenhamLines;
 use glsem_spirv::primitive_mode::{CloseLineLoops, IndexedPrimitive, Rasterized};
 use glsem_spirv::semantics::{Semantic, Stage, Step, StepOutput};
-use glsem_spirv::unfed_inputs::InputKind;
 use glsem_spirv::xfb_split::SplitInterface;
 
 /// What the rewrite of one create info produced.
@@ -52,7 +52,7 @@ pub struct Rewrite {
     pub dynamic_line_stipple: bool,
     /// The vertex binding and the unfed Locations (with their inputs' types) the layer
     /// feeds GL's current vertex attributes through.
-    pub current_attributes: Option<(u32, Vec<(u32, InputKind)>)>,
+    pub layer_attributes: Option<(u32, Vec<(u32, InputKind)>)>,
     /// What the layer fixed, for the info log.
     pub notes: Vec<String>,
     /// GL's fragment line route: the last pre-rasterization stage sends lines it tests.
@@ -71,7 +71,7 @@ impl Rewrite {
             && self.state.is_empty()
             && !self.dynamic_line_mode
             && !self.dynamic_line_stipple
-            && self.current_attributes.is_none()
+            && self.layer_attributes.is_none()
     }
 
     /// GL's line loops: non-indexed draws get their closing segment.

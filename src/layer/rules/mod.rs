@@ -9,12 +9,12 @@
 
 mod gl_layer;
 mod instance_id;
-mod layer_step;
+pub(crate) mod layer_step;
 mod passthrough_tcs;
 mod point_size;
 mod primitive_mode;
 mod state;
-mod unfed_inputs;
+pub(crate) mod unfed_inputs;
 pub(crate) mod vertex_formats;
 mod window_origin;
 mod xfb_split;
@@ -90,7 +90,6 @@ shader_only!(
     glsem_spirv::fragcolor::FragColorKey,
     glsem_spirv::clip_enables::GateClipDistances,
     glsem_spirv::clip_space_depth::RemapClipDepth,
-    glsem_spirv::unfed_inputs::DefaultUnfedInputs,
     glsem_spirv::gl_layer::CopyLayer,
     glsem_spirv::sample_mask::DropSampleMask,
     glsem_spirv::sample_mask::GateSampleMask,

@@ -331,10 +331,7 @@ fn input_steps(stages: &Stages<'_>, key: &PipelineKey, steps: &mut Vec<Step>) {
                 .any(|l| !fed.contains(l));
             if on(Semantic::UnfedInputs) && unfed {
                 steps.push(
-                    match key
-                        .current_attribute_binding
-                        .filter(|_| key.device.gl_state)
-                    {
+                    match key.attribute_binding.filter(|_| key.device.gl_state) {
                         Some(binding) => Step::FeedCurrentAttributes(FeedCurrentAttributes {
                             fed: fed.clone(),
                             binding,
@@ -1239,7 +1236,7 @@ mod tests {
         );
         // With the layer's binding free, GL's current values feed the unfed input.
         let fed_current = PipelineKey {
-            current_attribute_binding: Some(31),
+            attribute_binding: Some(31),
             ..gl.clone()
         };
         assert!(

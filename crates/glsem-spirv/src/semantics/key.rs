@@ -146,7 +146,7 @@ pub struct PipelineKey {
     pub fed_locations: Option<Vec<u32>>,
     /// The vertex binding the layer may feed unfed inputs from with GL's current values
     /// (`VK_GLSEM_gl_state`; `None`: the application uses it, or no vertex-input state here).
-    pub current_attribute_binding: Option<u32>,
+    pub attribute_binding: Option<u32>,
     /// The attributes of the vertex-input state the device cannot read (or, with the layer's
     /// `debug_force_vertex_formats`, every one the layer can read otherwise), their Locations
     /// not yet assigned; `None`: none, or no vertex-input state here.
@@ -260,7 +260,7 @@ impl PipelineKey {
             app_depth_clip_control: false,
             rasterizer_discard: false,
             fed_locations: None,
-            current_attribute_binding: None,
+            attribute_binding: None,
             vertex_formats: None,
             single_sample: false,
             dynamic_samples: false,

@@ -26,12 +26,12 @@
 
 use ash::vk;
 
-use crate::layer::commands::host_memory::{destroy_chunk, new_host_buffer};
 use crate::layer::commands::render_targets::{outside_render_pass, restore_compute};
 use crate::layer::data::layer_memory::{Chunk, ConversionMemory, Converter};
 use crate::layer::data::records::{BoundIndexBuffer, CommandBufferState};
 use crate::layer::loader::dispatch::let_next_commands;
 use crate::layer::loader::frames::{command_hook, create_hook, destroy_hook, shield};
+use crate::layer::loader::host_memory::{destroy_chunk, new_host_buffer};
 use crate::layer::loader::registry::{device_data, Dispatchable};
 use crate::layer::loader::state::DeviceData;
 use glsem_spirv::primitive_mode::IndexedPrimitive;

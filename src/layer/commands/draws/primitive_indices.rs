@@ -19,10 +19,10 @@ use crate::layer::commands::draws::converted_draws::{
     bind_index_buffer_again, draw_converted, Conversion, GpuDraw,
 };
 use crate::layer::commands::draws::rule::{Cb, Draw, DrawRule};
-use crate::layer::commands::host_memory::{destroy_chunk, new_host_buffer};
 use crate::layer::data::layer_memory::PrimitiveIndices;
 use crate::layer::data::records::CommandBufferState;
 use crate::layer::loader::frames::shield;
+use crate::layer::loader::host_memory::{destroy_chunk, new_host_buffer};
 use crate::layer::loader::registry::{device_data, Dispatchable};
 use crate::layer::loader::state::DeviceData;
 use crate::layer::support::log;
