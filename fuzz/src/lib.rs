@@ -530,6 +530,8 @@ pub fn check_planner_chain(data: &[u8]) -> Vec<Produced> {
             toward_centre: false,
         }),
         fragment_lines,
+        // SwiftShader's grid, the one the fragment route's band passes are for.
+        subpixel_bits: 4,
         window_origin: if c.key[2] & 1 != 0 {
             semantics::WindowOrigin::LowerLeft
         } else {

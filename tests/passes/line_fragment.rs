@@ -7,9 +7,12 @@ use crate::inspect::{builtin_var, compile, valid};
 use crate::spirv_tools;
 
 use glsem_spirv::error::PassError;
-use glsem_spirv::gl_state::{FLAG_LINE_STIPPLE, LINE_STIPPLE, VIEWPORT_OFFSET, VIEWPORT_SCALE};
+use glsem_spirv::gl_state::{
+    FLAG_LINE_BANDS, FLAG_LINE_BAND_DOWN, FLAG_LINE_BAND_UP, FLAG_LINE_STIPPLE, LINE_STIPPLE,
+    VIEWPORT_OFFSET, VIEWPORT_SCALE,
+};
 use glsem_spirv::line_fragment::{
-    discard_off_line_fragments, write_line_position, LineFragmentKey, ProvokingEnd,
+    discard_off_line_fragments, write_line_position, LineFragmentKey, ProvokingEnd, VertexPlace,
 };
 use glsem_spirv::module::{Module, Type};
 use spirv::{BuiltIn, Decoration, Op, StorageClass};
@@ -38,6 +41,7 @@ fn key(provoking: ProvokingEnd, flipped: bool) -> LineFragmentKey {
         lines_gated: false,
         start_pixels: false,
         varyings_gated: false,
+        subpixel_bits: 4,
     }
 }
 
@@ -45,7 +49,7 @@ fn key(provoking: ProvokingEnd, flipped: bool) -> LineFragmentKey {
 fn the_vertex_shader_writes_its_position_noperspective_and_flat() {
     for env in ENVS {
         let words = compile("line_fragment", "line.vert", env);
-        let out = write_line_position(&words, "main", 1, None)
+        let out = write_line_position(&words, "main", 1, VertexPlace::Kept)
             .unwrap()
             .expect("a vertex shader gets the varyings");
         let out = valid(out, env);
@@ -77,7 +81,10 @@ fn the_vertex_shader_writes_its_position_noperspective_and_flat() {
 #[test]
 fn a_shader_that_is_not_last_before_rasterization_is_left_alone() {
     let words = compile("line_fragment", "line.frag", "vulkan1.0");
-    assert_eq!(write_line_position(&words, "main", 1, None).unwrap(), None);
+    assert_eq!(
+        write_line_position(&words, "main", 1, VertexPlace::Kept).unwrap(),
+        None
+    );
     let words = compile("line_fragment", "line.vert", "vulkan1.0");
     let k = key(ProvokingEnd::Last, false);
     assert_eq!(discard_off_line_fragments(&words, "main", k).unwrap(), None);
@@ -291,12 +298,13 @@ fn the_start_pixel_pass_mirrors_the_vertices_and_tests_only_start_pixels() {
         // The vertex shader reads viewport 0 from the GL-state block it declares, and
         // floors its window position (x and y) to find the pixel's centre.
         let words = compile("line_fragment", "line.vert", env);
-        let plain = write_line_position(&words, "main", 1, None)
+        let plain = write_line_position(&words, "main", 1, VertexPlace::Kept)
             .unwrap()
             .unwrap();
-        let mirrored = write_line_position(&words, "main", 1, Some(0))
-            .unwrap()
-            .expect("a vertex shader gets the varyings");
+        let mirrored =
+            write_line_position(&words, "main", 1, VertexPlace::Mirrored { block_offset: 0 })
+                .unwrap()
+                .expect("a vertex shader gets the varyings");
         let mirrored = valid(mirrored, env);
         let m = Module::parse(&mirrored).unwrap();
         assert!(
@@ -328,5 +336,65 @@ fn the_start_pixel_pass_mirrors_the_vertices_and_tests_only_start_pixels() {
             .unwrap();
         assert_ne!(first, second);
         valid(second, env);
+    }
+}
+
+/// Whether `words` holds a 32-bit integer constant of value `value`.
+fn has_u32_constant(words: &[u32], value: u32) -> bool {
+    Module::parse(words)
+        .unwrap()
+        .insts
+        .iter()
+        .any(|i| i.op() == Some(Op::Constant) && i.words.get(3) == Some(&value))
+}
+
+#[test]
+fn the_band_passes_move_the_vertices_and_split_the_fragments() {
+    for env in ENVS {
+        // The vertex shader reads the block's flags and viewport, and moves its vertex by
+        // one subpixel (1/16: the constant) only in the band passes.
+        let words = compile("line_fragment", "line.vert", env);
+        let kept = write_line_position(&words, "main", 1, VertexPlace::Kept)
+            .unwrap()
+            .unwrap();
+        let place = VertexPlace::Banded {
+            block_offset: 0,
+            subpixel_bits: 4,
+        };
+        let banded = write_line_position(&words, "main", 1, place)
+            .unwrap()
+            .unwrap();
+        let banded = valid(banded, env);
+        for bit in [FLAG_LINE_BAND_UP, FLAG_LINE_BAND_DOWN] {
+            assert!(has_u32_constant(&banded, bit) && !has_u32_constant(&kept, bit));
+        }
+        let step =
+            |words: &[u32], value: f32| {
+                Module::parse(words).unwrap().insts.iter().any(|i| {
+                    i.op() == Some(Op::Constant) && i.words.get(3) == Some(&value.to_bits())
+                })
+            };
+        assert!(step(&banded, 1.0 / 16.0) && step(&banded, -1.0 / 16.0));
+        assert!(!step(&kept, 1.0 / 16.0));
+        // The fragment test reads the three flags: the first draw gives the bands away, the
+        // moved draws keep them, two subpixels wide (0.5 - 2/16).
+        let words = compile("line_fragment", "line.frag", env);
+        let test = discard_off_line_fragments(&words, "main", key(ProvokingEnd::Last, false))
+            .unwrap()
+            .unwrap();
+        let test = valid(test, env);
+        for bit in [FLAG_LINE_BANDS, FLAG_LINE_BAND_UP, FLAG_LINE_BAND_DOWN] {
+            assert!(has_u32_constant(&test, bit), "flag {bit:#x} tested");
+        }
+        assert!(step(&test, 0.5 - 2.0 / 16.0), "the band's inner edge");
+        // The start-pixel pass's test is not split.
+        let start = LineFragmentKey {
+            start_pixels: true,
+            ..key(ProvokingEnd::Last, false)
+        };
+        let start = discard_off_line_fragments(&words, "main", start)
+            .unwrap()
+            .unwrap();
+        assert!(!has_u32_constant(&start, FLAG_LINE_BANDS));
     }
 }

@@ -7,8 +7,9 @@
 //!     float outer[4];       // +8   glPatchParameterfv(GL_PATCH_DEFAULT_OUTER_LEVEL)
 //!     float point_size;     // +24  glPointSize
 //!     uint  flags;          // +28  bit 0: GL_PROGRAM_POINT_SIZE; bit 1: point sprite origin
-//!                           //      GL_LOWER_LEFT; bit 2: layered target; bits 8-15:
-//!                           //      GL_CLIP_DISTANCEi
+//!                           //      GL_LOWER_LEFT; bit 2: layered target; bits 3-7:
+//!                           //      multisampled, lines and the line route's; bits 8-15:
+//!                           //      GL_CLIP_DISTANCEi; bits 16-18: the line route's passes
 //!     float window_height;  // +32  H of gl_FragCoord.y = H - y (a flipped viewport's y)
 //!     uint  base_instance;  // +36  the draw's firstInstance, where the device has no
 //!                           //      BaseInstance built-in (no shaderDrawParameters)
@@ -69,6 +70,16 @@ pub const FLAG_WIDE_LINES: u32 = 1 << 6;
 /// `flags` bit: the bound pipeline's last pre-rasterization stage sends lines the fragment
 /// line route tests (a fragment-shader library tests GL's lines only then).
 pub const FLAG_LINE_VARYINGS: u32 = 1 << 7;
+/// `flags` bits of the fragment line route's band passes (`line_fragment`): the layer draws
+/// a draw of lines three times, first with `FLAG_LINE_BANDS` alone, the vertices where the
+/// shader puts them, keeping GL's fragments but those of the two bands along the line's
+/// edges; then with `FLAG_LINE_BAND_UP` (`DOWN`), the vertices moved by one subpixel up
+/// (down) in x and y, keeping only GL's fragments of the upper (lower) band, which the
+/// driver's rectangle, its endpoints snapped to the subpixel grid, may leave out of the
+/// first draw. With none set, one draw keeps every fragment GL produces.
+pub const FLAG_LINE_BANDS: u32 = 1 << 16;
+pub const FLAG_LINE_BAND_UP: u32 = 1 << 17;
+pub const FLAG_LINE_BAND_DOWN: u32 = 1 << 18;
 /// `flags` bit of clip plane `i` (0..8): `GL_CLIP_DISTANCEi` is enabled.
 pub const fn flag_clip_distance(i: u32) -> u32 {
     1 << (8 + i)

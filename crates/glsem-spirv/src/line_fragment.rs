@@ -24,6 +24,18 @@
 //!   end it does not know. The stipple counter is the number of columns (rows) between the
 //!   first fragment of the segment and this one: it needs the segment's first vertex, and
 //!   restarts at every segment (GL counts on over a strip or loop).
+//!
+//! The driver snaps a rectangle's corners to its subpixel grid (SwiftShader: 1/16 pixel),
+//! so a pixel whose centre lies almost half a pixel off a shallow segment, which GL lights,
+//! can fall outside it. Where the layer draws the band passes (the block's
+//! `FLAG_LINE_BANDS`, `_UP`, `_DOWN`), the first draw keeps GL's fragments but those of two
+//! bands along the segment's edges, two subpixels wide, and two more draws with the
+//! vertices moved by one subpixel up and right, then down and left, keep those of the
+//! upper and the lower band: a move of the whole segment by (s, s) takes it `s (1 - m)`
+//! across for a slope `m` in [-1, 1], and where that is small (`m` near 1) the rectangle
+//! reaches `0.5 sqrt(1 + m^2)` across, well past the snapping. Fragments near an end stay
+//! with the first draw (the moved rectangles end elsewhere), as do those of a segment whose
+//! other end the fragment does not know.
 
 use spirv::{BuiltIn, Decoration, ExecutionMode, ExecutionModel, Op, StorageClass};
 
@@ -31,7 +43,8 @@ use super::builtin_output;
 use super::error::{PassError, PassResult};
 use super::exits::rasterized_exits;
 use super::gl_state::{
-    StateReader, FLAG_LINES, FLAG_LINE_STIPPLE, FLAG_LINE_VARYINGS, FLAG_WIDE_LINES,
+    StateReader, FLAG_LINES, FLAG_LINE_BANDS, FLAG_LINE_BAND_DOWN, FLAG_LINE_BAND_UP,
+    FLAG_LINE_STIPPLE, FLAG_LINE_VARYINGS, FLAG_WIDE_LINES,
 };
 use super::module::{decode_string, Editor, EntryPoint, Instruction, Module, Section, Type};
 use super::rule::{Rule, Semantic, Stage};
@@ -49,20 +62,35 @@ pub enum ProvokingEnd {
     Last,
 }
 
+/// Where [`write_line_position`] puts the vertex (its varyings hold where the shader put
+/// it, whatever this says).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VertexPlace {
+    /// Where the shader puts it.
+    Kept,
+    /// Moved by one subpixel (`2^-subpixel_bits` pixel) in x and y, up while the GL-state
+    /// block at `block_offset` has `FLAG_LINE_BAND_UP` set and down while it has
+    /// `FLAG_LINE_BAND_DOWN` (the band passes).
+    Banded {
+        block_offset: u32,
+        subpixel_bits: u32,
+    },
+    /// The start-pixel pass: mirrored through the centre of the pixel it lies in (viewport
+    /// 0's transform, from the block at `block_offset`). A segment starting in a pixel's
+    /// diamond behind its centre then starts as far past the centre, and the driver's
+    /// rectangle covers that pixel, which the fragment test (`start_pixels`), reading the
+    /// varyings, keeps where GL lights it.
+    Mirrored { block_offset: u32 },
+}
+
 /// Writes the route's two varyings at `location` and `location + 1` from the last
-/// pre-rasterization stage `entry`. `Ok(None)` for an entry point of another stage.
-///
-/// `mirrored` (the start-pixel pass, with the GL-state block's offset): the varyings hold
-/// the vertex's position, and the vertex itself goes to its mirror image through the centre
-/// of the pixel it lies in (viewport 0's transform, from the block). A segment starting in
-/// a pixel's diamond behind its centre then starts as far past the centre, and the
-/// driver's rectangle covers that pixel, which the fragment test (`start_pixels`), reading
-/// the varyings, keeps where GL lights it.
+/// pre-rasterization stage `entry`, and puts the vertex at `place`. `Ok(None)` for an entry
+/// point of another stage.
 pub fn write_line_position(
     words: &[u32],
     entry: &str,
     location: u32,
-    mirrored: Option<u32>,
+    place: VertexPlace,
 ) -> PassResult {
     let m = Module::parse(words)?;
     let Some(ep) = builtin_output::pre_rasterization_entry(&m, entry) else {
@@ -95,13 +123,15 @@ pub fn write_line_position(
     };
     let (zero, one) = (e.constant_f32(0.0), e.constant_f32(1.0));
     let bool_type = e.type_bool();
-    // The GL-state block and GLSL.std.450 (floor) where the vertices are mirrored.
-    let mirror = match mirrored {
-        Some(block_offset) => Some((
-            StateReader::find_or_declare(&m, &mut e, ep, block_offset)?,
-            glsl_import(&m, &mut e),
-        )),
-        None => None,
+    // The GL-state block and GLSL.std.450 (floor) where the vertices move.
+    let moved = match place {
+        VertexPlace::Kept => None,
+        VertexPlace::Banded { block_offset, .. } | VertexPlace::Mirrored { block_offset } => {
+            Some((
+                StateReader::find_or_declare(&m, &mut e, ep, block_offset)?,
+                glsl_import(&m, &mut e),
+            ))
+        }
     };
     for exit in rasterized_exits(&m, ep)? {
         let mut code = Vec::new();
@@ -133,7 +163,7 @@ pub fn write_line_position(
         let value = e.composite_construct(&mut code, vec4, &[ndc_x, ndc_y, parity, front]);
         e.store(&mut code, interpolated, value);
         e.store(&mut code, flat, value);
-        if let Some((state, glsl)) = &mirror {
+        if let Some((state, glsl)) = &moved {
             let glsl = *glsl;
             let mut f = Code {
                 e: &mut e,
@@ -141,7 +171,12 @@ pub fn write_line_position(
                 float,
                 glsl,
             };
-            let mirror = mirror_through_pixel_centre(&mut f, state, clip, [ndc_x, ndc_y]);
+            let mirror = match place {
+                VertexPlace::Banded { subpixel_bits, .. } => {
+                    band_shift(&mut f, state, clip, subpixel_bits)
+                }
+                _ => mirror_through_pixel_centre(&mut f, state, clip, [ndc_x, ndc_y]),
+            };
             let in_front = f.e.binary(f.code, Op::FOrdGreaterThan, bool_type, w, zero);
             // Component by component: a vector OpSelect on a scalar needs SPIR-V 1.4.
             let kept = [0, 1, 2, 3].map(|i| {
@@ -154,9 +189,38 @@ pub fn write_line_position(
         }
         e.insert_before(exit.index, &code);
     }
-    let declared = mirror.as_ref().and_then(|(s, _)| s.declared);
+    let declared = moved.as_ref().and_then(|(s, _)| s.declared);
     e.extend_interface(ep, &new_io, declared.as_slice());
     Ok(Some(e.finish()?))
+}
+
+/// `clip` moved by one subpixel in the window's x and y, up while the block's
+/// `FLAG_LINE_BAND_UP` is set, down while `FLAG_LINE_BAND_DOWN` is, where it is otherwise.
+fn band_shift(f: &mut Code, state: &StateReader, clip: u32, subpixel_bits: u32) -> u32 {
+    let float = f.float;
+    let [hx, hy, _, _] = state.viewport(f.e, f.code);
+    let up = state.flag_set(f.e, f.code, FLAG_LINE_BAND_UP);
+    let down = state.flag_set(f.e, f.code, FLAG_LINE_BAND_DOWN);
+    let step = 1.0 / (1u32 << subpixel_bits.min(16)) as f32;
+    let (plus, minus, zero) = (f.c(step), f.c(-step), f.c(0.0));
+    let window = f.pick(down, minus, zero);
+    let window = f.pick(up, plus, window);
+    let moving = f.or(up, down);
+    let w = f.component(clip, 3);
+    // A window move of `window` is `window / scale` in NDC, times w in clip coordinates;
+    // unmoved where no band pass is drawn (a viewport not set yet has a scale of 0).
+    let shift = |f: &mut Code, scale: u32, i: u32| {
+        let coordinate = f.component(clip, i);
+        let ndc = f.div(window, scale);
+        let by = f.mul(ndc, w);
+        let shifted = f.add(coordinate, by);
+        f.pick(moving, shifted, coordinate)
+    };
+    let x = shift(f, hx, 0);
+    let y = shift(f, hy, 1);
+    let z = f.component(clip, 2);
+    let vec4 = f.e.type_vector(float, 4);
+    f.e.composite_construct(f.code, vec4, &[x, y, z, w])
 }
 
 /// `clip` (of window position `ndc` before the viewport) mirrored through the centre of the
@@ -234,6 +298,8 @@ pub struct LineFragmentKey {
     /// while the block's `FLAG_LINE_VARYINGS` says the linked last pre-rasterization stage
     /// writes the route's varyings.
     pub varyings_gated: bool,
+    /// The driver's subpixel bits: the band passes' subpixel (the module doc).
+    pub subpixel_bits: u32,
 }
 
 /// Discards, at the entry of the fragment shader `entry`, the fragments that GL's
@@ -695,7 +761,46 @@ fn line_test(f: &mut Code, inputs: &Inputs, key: LineFragmentKey) -> u32 {
         let kept = f.and(kept, start_known);
         return f.and(kept, behind);
     }
-    f.or(left_alone, keep)
+    // The band passes: which of the three draws keeps the fragment.
+    let step = 1.0 / (1u32 << key.subpixel_bits.min(16)) as f32;
+    let band_edge = f.c(0.5 - 2.0 * step);
+    let near = f.c(3.0 * step);
+    let in_band = f.test(Op::FOrdGreaterThanEqual, abs_e, band_edge);
+    // A centre above the line (e < 0) is the up draw's, which moves the segment by +1
+    // subpixel along a too: forward along the travel (tau > 0), its rectangle starts later
+    // and ends later, so only its start needs the centre away from it; backward, its end.
+    let above = f.test(Op::FOrdLessThan, e, zero);
+    let below = f.test(Op::FOrdGreaterThan, e, zero);
+    let forward = f.test(Op::FOrdGreaterThan, tau, zero);
+    let owner_forward = f.test(Op::LogicalEqual, above, forward);
+    let past_start = f.sub(ca_t, start_t);
+    let past_start = f.test(Op::FOrdGreaterThanEqual, past_start, near);
+    let before_end = f.sub(end_t, ca_t);
+    let before_end = f.test(Op::FOrdGreaterThanEqual, before_end, near);
+    let bool_type = f.e.type_bool();
+    let away =
+        f.e.select(f.code, bool_type, owner_forward, past_start, before_end);
+    let mut banded = f.and(in_band, other_known);
+    banded = f.and(banded, decided);
+    banded = f.and(banded, away);
+    let bands = state.flag_set(f.e, f.code, FLAG_LINE_BANDS);
+    let up = state.flag_set(f.e, f.code, FLAG_LINE_BAND_UP);
+    let down = state.flag_set(f.e, f.code, FLAG_LINE_BAND_DOWN);
+    // The first draw: all but the banded fragments.
+    let given_away = f.and(bands, banded);
+    let kept_here = f.not(given_away);
+    let kept_here = f.and(keep, kept_here);
+    let first = f.or(left_alone, kept_here);
+    // A moved draw: the banded fragments on the side it moved the line to.
+    let up_side = f.and(up, above);
+    let down_side = f.and(down, below);
+    let on_side = f.or(up_side, down_side);
+    let drawn = f.not(left_alone);
+    let moved_keep = f.and(drawn, keep);
+    let moved_keep = f.and(moved_keep, banded);
+    let moved_keep = f.and(moved_keep, on_side);
+    let moved = f.or(up, down);
+    f.e.select(f.code, bool_type, moved, moved_keep, first)
 }
 
 /// The step on the last pre-rasterization stage: the route's varyings at `location`.
@@ -711,6 +816,23 @@ pub struct WriteLinePosition {
     /// The fragment stage tests the lines: false where the varyings are written only for a
     /// fragment-shader library's interface (`choose`'s `library_fragment_lines`).
     pub tested: bool,
+    /// The driver's subpixel bits: a tested stage with the block moves its vertices by one
+    /// subpixel in the band passes ([`VertexPlace::Banded`]).
+    pub subpixel_bits: u32,
+}
+
+impl WriteLinePosition {
+    /// Where the stage puts its vertices.
+    pub fn place(&self) -> VertexPlace {
+        match (self.mirrored, self.block) {
+            (Some(block_offset), _) => VertexPlace::Mirrored { block_offset },
+            (None, Some(block_offset)) if self.tested => VertexPlace::Banded {
+                block_offset,
+                subpixel_bits: self.subpixel_bits,
+            },
+            _ => VertexPlace::Kept,
+        }
+    }
 }
 
 impl Rule for WriteLinePosition {
@@ -729,8 +851,12 @@ impl Rule for WriteLinePosition {
         )
     }
 
+    fn reads_block(&self) -> bool {
+        self.place() != VertexPlace::Kept
+    }
+
     fn rewrite(&self, words: &[u32], entry: &str) -> PassResult {
-        write_line_position(words, entry, self.location, self.mirrored)
+        write_line_position(words, entry, self.location, self.place())
     }
 }
 

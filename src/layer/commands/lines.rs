@@ -6,7 +6,7 @@
 //! goes down as the application called it, then the layer sets the mode GL's rule wants
 //! where it changed. What a pipeline's bind sets is [`LineState`]. (On the fragment route,
 //! each draw is drawn again for the start pixels its rectangles leave out:
-//! `draws/start_pixels.rs`.)
+//! `draws/line_passes.rs`.)
 //!
 //! GL's stipple (`vkCmdSetLineStippleGLSEM`, `vkCmdSetLineStippleEnableGLSEM`) is not in
 //! the GL-state block but for the fragment route: pipelines the layer gave stippled

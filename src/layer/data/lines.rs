@@ -218,7 +218,7 @@ pub struct PipelineLines {
     /// bind.
     pub varyings: bool,
     /// GL's fragment line route: the pipeline that draws, after each of this one's draws,
-    /// the start pixels its rectangles leave out (`commands/draws/start_pixels.rs`).
+    /// the start pixels its rectangles leave out (`commands/draws/line_passes.rs`).
     pub start_pixels: Option<vk::Pipeline>,
 }
 
@@ -251,7 +251,7 @@ pub struct CommandBufferLines {
     /// Shader objects are bound whose line mode and stipple enable the layer sets
     /// (`lines::bind_object_lines`).
     pub objects: bool,
-    /// The bound pipeline has a start-pixel pipeline (`commands/draws/start_pixels.rs`).
+    /// The bound pipeline has a start-pixel pipeline (`commands/draws/line_passes.rs`).
     pub start_pixels: Option<BoundStartPixels>,
 }
 

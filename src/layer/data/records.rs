@@ -626,7 +626,7 @@ pub struct Records {
     pub bind_work_pipelines: AtomicUsize,
     /// Live pipelines that draw GL's line loops: when 0, the draw hooks do nothing more.
     pub line_loop_pipelines: AtomicUsize,
-    /// Live pipelines with a start-pixel pipeline (`commands/draws/start_pixels.rs`): when 0, the draw
+    /// Live pipelines with a start-pixel pipeline (`commands/draws/line_passes.rs`): when 0, the draw
     /// hooks draw nothing again.
     pub start_pixel_pipelines: AtomicUsize,
     /// Pipelines whose draws push their base instance (`commands/draws/base_instance.rs`).

@@ -250,6 +250,7 @@ fn device_limits(inst: &InstanceData, physical_device: Dispatchable<vk::Physical
         max_vertex_input_bindings: l.max_vertex_input_bindings,
         max_vertex_input_attributes: l.max_vertex_input_attributes,
         max_vertex_input_attribute_offset: l.max_vertex_input_attribute_offset,
+        sub_pixel_precision_bits: l.sub_pixel_precision_bits,
         max_interface_components: [
             l.max_tessellation_evaluation_output_components,
             l.max_geometry_output_components,

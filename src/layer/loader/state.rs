@@ -121,6 +121,8 @@ pub struct Limits {
     pub max_vertex_input_bindings: u32,
     pub max_vertex_input_attributes: u32,
     pub max_vertex_input_attribute_offset: u32,
+    /// The rasterizer's subpixel grid (`subPixelPrecisionBits`).
+    pub sub_pixel_precision_bits: u32,
     /// The components every stage's output and the fragment shader's input interface have
     /// (`maxVertexOutputComponents`, `maxFragmentInputComponents`, and the tessellation
     /// evaluation and geometry stages' outputs where the device has them).
@@ -152,6 +154,7 @@ impl Limits {
         max_vertex_input_bindings: 16,
         max_vertex_input_attributes: 16,
         max_vertex_input_attribute_offset: 2047,
+        sub_pixel_precision_bits: 4,
         max_interface_components: 64,
         stage_inputs: [16, 16, 16, 16, 16],
         stage_outputs: [16, 16, 16, 16, 4],

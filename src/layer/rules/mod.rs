@@ -66,6 +66,7 @@ pub(crate) fn device_key(settings: &Settings, facts: &DeviceFacts) -> DeviceKey 
         stippled_bresenham_lines: conventions.stippled_bresenham_lines,
         line_endpoints: conventions.line_endpoints,
         fragment_lines: conventions.fragment_lines,
+        subpixel_bits: limits.sub_pixel_precision_bits,
         window_origin: settings.window_origin,
         apart_layer_location: limits.last_interface_location(),
         primitive_route: settings

@@ -482,6 +482,7 @@ fn fragment_lines(
             block: key.gl_state_block,
             mirrored: None,
             tested: true,
+            subpixel_bits: key.device.subpixel_bits,
         },
         LineFragmentKey {
             location,
@@ -491,6 +492,7 @@ fn fragment_lines(
             lines_gated,
             start_pixels: false,
             varyings_gated: false,
+            subpixel_bits: key.device.subpixel_bits,
         },
     ))
 }
@@ -534,6 +536,7 @@ fn library_fragment_lines(stages: &Stages<'_>, key: &PipelineKey) -> Option<Step
                 block: key.gl_state_block,
                 mirrored: None,
                 tested,
+                subpixel_bits: key.device.subpixel_bits,
             }))
         }
         (None, true) => {
@@ -560,6 +563,7 @@ fn library_fragment_lines(stages: &Stages<'_>, key: &PipelineKey) -> Option<Step
                 lines_gated: true,
                 start_pixels: false,
                 varyings_gated: true,
+                subpixel_bits: key.device.subpixel_bits,
             }))
         }
         _ => None,
@@ -694,6 +698,7 @@ mod tests {
                 stippled_bresenham_lines: false,
                 line_endpoints: None,
                 fragment_lines: false,
+                subpixel_bits: 8,
                 window_origin: WindowOrigin::Flipped,
                 apart_layer_location: 31,
                 primitive_route: PrimitiveRoute::Geometry,
@@ -1331,6 +1336,7 @@ mod tests {
             block: Some(96),
             mirrored: None,
             tested: true,
+            subpixel_bits: 8,
         };
         assert_eq!(position(&pre_rasterization), Some(written.clone()));
         assert!(!choose(&vertex, &pre_rasterization)
@@ -1427,6 +1433,7 @@ mod tests {
                     block: Some(96),
                     mirrored: None,
                     tested: true,
+                    subpixel_bits: 8,
                 }),
                 Some(LineFragmentKey {
                     location: 3,
@@ -1436,6 +1443,7 @@ mod tests {
                     lines_gated: false,
                     start_pixels: false,
                     varyings_gated: false,
+                    subpixel_bits: 8,
                 }),
                 false
             )

@@ -230,6 +230,9 @@ pub struct DeviceKey {
     /// The device takes GL's lines by the fragment route (`line_fragment`): the driver
     /// draws rectangular lines, the fragment shader discards what GL would not draw.
     pub fragment_lines: bool,
+    /// The rasterizer's subpixel bits (`subPixelPrecisionBits`): the fragment route's band
+    /// passes move lines by one subpixel.
+    pub subpixel_bits: u32,
     /// The device's `window_origin` setting.
     pub window_origin: WindowOrigin,
     /// Where a last pre-rasterization stage and a fragment shader made apart (libraries,

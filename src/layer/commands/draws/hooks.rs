@@ -7,9 +7,9 @@ use ash::vk;
 use crate::layer::commands::draws::base_instance::PushedBaseInstance;
 use crate::layer::commands::draws::converted_draws::{self, GpuDraw};
 use crate::layer::commands::draws::line_loops::ClosedLoops;
+use crate::layer::commands::draws::line_passes::LinePasses;
 use crate::layer::commands::draws::primitive_indices::IndexRoute;
 use crate::layer::commands::draws::rule::{Cb, Draw, DrawRule};
-use crate::layer::commands::draws::start_pixels::StartPixels;
 use crate::layer::data::layer_memory::DrawMemory;
 use crate::layer::data::records::{BoundIndexBuffer, CommandBufferState};
 use crate::layer::loader::frames::{command_hook, shield};
@@ -71,7 +71,7 @@ draw_rules! {
     primitives: IndexRoute,
     loops: ClosedLoops,
     base_instance: PushedBaseInstance,
-    start_pixels: StartPixels,
+    line_passes: LinePasses,
 }
 
 impl DrawMemory {
