@@ -325,7 +325,8 @@ const FRAGMENT_ROUTE_LIMITS: [(&str, &str); 1] = [(
 /// forced on lavapipe: lavapipe's rectangular lines with the fragment shader's diamond-exit
 /// test and stipple, and each draw drawn again for the start pixels the rectangles leave out
 /// (a segment starting inside a pixel's diamond behind its centre: `lines_loop`'s (13, 3),
-/// `lines_stipple`'s (0, 2)), draw GL's pixels in the line scenes, both viewports, through
+/// `lines_stipple`'s (0, 2)) and twice more for the pixels almost half a pixel off a segment
+/// (`lines_band_edges`), draw GL's pixels in the line scenes, both viewports, through
 /// whole pipelines and libraries (each side of the route in its library, the start pixels
 /// by a second link), but for a strip's stipple; wide lines keep the Bresenham route.
 #[test]

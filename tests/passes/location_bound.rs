@@ -8,7 +8,7 @@
 use crate::inspect::compile;
 use crate::spirv_tools;
 use glsem_spirv::interface::entry_point_ends;
-use glsem_spirv::scan::scan;
+use glsem_spirv::scan::{scan, scan_with_interface_ends};
 use std::path::Path;
 use std::process::Command;
 
@@ -86,4 +86,25 @@ fn the_bound_holds_every_shader_of_the_other_topics() {
         bounded > 10,
         "only {bounded} shaders bounded: the check checks little"
     );
+}
+
+/// The interface ends the layer places its own varyings past (the fragment line route,
+/// gl_Layer's copy): a tessellation evaluation or geometry shader's per-vertex input takes
+/// the Locations of one element, not one per vertex (the outer array is the vertex's).
+#[test]
+fn per_vertex_inputs_end_at_one_elements_locations() {
+    for (name, input, output) in [("per_vertex.tese", 3, 2), ("per_vertex.geom", 4, 1)] {
+        let words = compile("location_bound", name, "vulkan1.0");
+        let ends = scan_with_interface_ends(&words)
+            .location_ends
+            .expect("a pre-rasterization stage's ends");
+        assert_eq!((ends.input, ends.output), (input, output), "{name}");
+        let [(_, _, entry)] = entry_point_ends(&words)[..] else {
+            panic!("{name}: one entry point")
+        };
+        assert_eq!(
+            entry, ends,
+            "{name}: the module's ends are its entry point's"
+        );
+    }
 }

@@ -13,7 +13,7 @@ use smallvec::SmallVec;
 use spirv::{BuiltIn, Capability, Decoration, ExecutionMode, ExecutionModel, Op, StorageClass};
 
 use super::layout::location_end;
-use super::module::{check_header, Module, HEADER_WORDS};
+use super::module::{check_header, EntryPoint, Module, Type, HEADER_WORDS};
 
 /// What the scan learned about a module. Built once per `vkCreateShaderModule`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -76,13 +76,45 @@ pub struct LocationEnds {
 }
 
 impl LocationEnds {
-    /// The ends of `m`'s variables, every Location each takes ([`location_end`]).
+    /// The ends over every entry point of `m` ([`LocationEnds::of_entry_point`]).
     fn of(m: &Module<'_>) -> Self {
+        m.entry_points
+            .iter()
+            .map(|ep| LocationEnds::of_entry_point(m, ep))
+            .fold(LocationEnds::default(), |a, b| LocationEnds {
+                input: a.input.max(b.input),
+                output: a.output.max(b.output),
+            })
+    }
+
+    /// One past the highest Location a per-vertex `Input` or `Output` variable of `ep` takes.
+    /// Built-ins take none; per-patch variables count against limits of their own
+    /// (`maxTessellationControlPerPatchOutputComponents`) and are left out; the outer array of
+    /// an arrayed interface (one element per vertex) takes none.
+    pub(crate) fn of_entry_point(m: &Module<'_>, ep: &EntryPoint) -> Self {
         let mut ends = LocationEnds::default();
-        for &id in m.globals.keys() {
-            if let Some((storage, pointee)) = m.variable(id) {
-                ends.take(storage, location_end(m, id, pointee));
+        for &id in &ep.interface {
+            let Some((storage, pointee)) = m.variable(id) else {
+                continue;
+            };
+            if m.has_decoration(id, Decoration::BuiltIn) || m.has_decoration(id, Decoration::Patch)
+            {
+                continue;
             }
+            let arrayed = match (ep.model, storage) {
+                (ExecutionModel::TessellationControl, _) => true,
+                (ExecutionModel::TessellationEvaluation | ExecutionModel::Geometry, s) => {
+                    s == StorageClass::Input
+                }
+                _ => false,
+            };
+            let ty = match m.type_of(pointee) {
+                Some(Type::Array { element, .. } | Type::RuntimeArray { element }) if arrayed => {
+                    *element
+                }
+                _ => pointee,
+            };
+            ends.take(storage, location_end(m, id, ty));
         }
         ends
     }
