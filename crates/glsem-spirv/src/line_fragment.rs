@@ -761,11 +761,22 @@ fn line_test(f: &mut Code, inputs: &Inputs, key: LineFragmentKey) -> u32 {
         let kept = f.and(kept, start_known);
         return f.and(kept, behind);
     }
-    // The band passes: which of the three draws keeps the fragment.
+    // The band passes: which of the three draws keeps the fragment. Each draw decides it
+    // from its own interpolation, which may differ from another's in the last bits: the
+    // distances it compares are rounded to 1/1024 pixel first, so that geometry on a
+    // coarser grid (a line 1/8 pixel off a centre: the band's edge) is given to one draw.
     let step = 1.0 / (1u32 << key.subpixel_bits.min(16)) as f32;
     let band_edge = f.c(0.5 - 2.0 * step);
     let near = f.c(3.0 * step);
-    let in_band = f.test(Op::FOrdGreaterThanEqual, abs_e, band_edge);
+    let (grid, cell) = (f.c(1024.0), f.c(1.0 / 1024.0));
+    let snap = |f: &mut Code, v: u32| {
+        let v = f.mul(v, grid);
+        let v = f.add(v, half);
+        let v = f.floor(v);
+        f.mul(v, cell)
+    };
+    let snapped_e = snap(f, abs_e);
+    let in_band = f.test(Op::FOrdGreaterThanEqual, snapped_e, band_edge);
     // A centre above the line (e < 0) is the up draw's, which moves the segment by +1
     // subpixel along a too: forward along the travel (tau > 0), its rectangle starts later
     // and ends later, so only its start needs the centre away from it; backward, its end.
@@ -774,8 +785,10 @@ fn line_test(f: &mut Code, inputs: &Inputs, key: LineFragmentKey) -> u32 {
     let forward = f.test(Op::FOrdGreaterThan, tau, zero);
     let owner_forward = f.test(Op::LogicalEqual, above, forward);
     let past_start = f.sub(ca_t, start_t);
+    let past_start = snap(f, past_start);
     let past_start = f.test(Op::FOrdGreaterThanEqual, past_start, near);
     let before_end = f.sub(end_t, ca_t);
+    let before_end = snap(f, before_end);
     let before_end = f.test(Op::FOrdGreaterThanEqual, before_end, near);
     let bool_type = f.e.type_bool();
     let away =
