@@ -29,6 +29,7 @@ pub fn primitive_gs_us(modules: &Modules, runs: &Runs) {
         point_size: false,
         culling: None,
         layer_copy: None,
+        route_copy: None,
     };
     let vertex = &modules.tcs_pair_vertex;
     let output = match build_primitive_gs(vertex, "main", &key) {

@@ -362,6 +362,29 @@ fn line_scenes_pass_by_the_fragment_route_but_for_a_strips_stipple() {
     assert_emitted_and_valid(&dump, "line_fragments");
 }
 
+/// GL's quads, quad strips and polygons through libraries on a device that takes the
+/// fragment line route (forced on lavapipe): the pre-rasterization library writes the
+/// route's varyings at the Locations below the device's last for a fragment-shader library,
+/// past what lavapipe's geometry shader may read (16 Locations), and the geometry shader
+/// the layer generates writes them itself (its lines are not on the route) instead of
+/// failing the pipeline.
+#[test]
+fn prim_scenes_pass_through_libraries_on_the_fragment_line_route() {
+    let prim: Vec<String> = scenes()
+        .into_iter()
+        .filter(|s| s.contains("/prim_"))
+        .collect();
+    let out = runner()
+        .args(["--validation", "--pipelines", "libraries"])
+        .args(&prim)
+        .env("GLSEM_LAYER_LIB", layer_library())
+        .env("VK_GLSEM_LINE_ROUTE", "fragment")
+        .output()
+        .expect("glsem-run runs");
+    eprintln!("{}", stdout(&out));
+    assert_all_pass_but(&out, &prim, &[]);
+}
+
 /// The `prim_*` scene that fails on the index route through libraries: a fragment shader
 /// library reading `gl_PrimitiveID` reads the list's (docs/semantics.md, "primitive_mode":
 /// the fragment library cannot know the mode; on a device without `geometryShader`, which

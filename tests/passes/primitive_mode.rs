@@ -29,6 +29,7 @@ fn key(primitive: GlPrimitive, rasterized: Rasterized, provoking_last: bool) -> 
         point_size: true,
         culling: None,
         layer_copy: None,
+        route_copy: None,
     }
 }
 
@@ -254,4 +255,38 @@ fn a_captured_vertex_shader_is_captured_from_the_geometry_shader() {
         .filter(|(_, d, _)| *d == Decoration::Offset)
         .collect();
     assert_eq!(offsets.len(), 1, "{offsets:?}");
+}
+
+/// The Locations of `storage` variables of `words`' entry point.
+fn interface_locations(words: &[u32], storage: StorageClass) -> Vec<u32> {
+    let m = Module::parse(words).unwrap();
+    let mut locations: Vec<u32> = m.entry_points[0]
+        .interface
+        .iter()
+        .filter(|&&v| matches!(m.variable(v), Some((s, _)) if s == storage))
+        .filter_map(|&v| m.decoration(v, Decoration::Location).map(|l| l[0]))
+        .collect();
+    locations.sort_unstable();
+    locations
+}
+
+#[test]
+fn the_line_routes_varyings_are_written_by_the_geometry_shader_not_read() {
+    let vs = compile("route_varyings.vert");
+    let quads = key(GlPrimitive::Quads, Rasterized::Fill, true);
+    let passed = build_primitive_gs(&vs, "main", &quads).unwrap();
+    assert_eq!(
+        interface_locations(&passed, StorageClass::Input),
+        [0, 29, 30]
+    );
+    let written = PrimitiveGsKey {
+        route_copy: Some(29),
+        ..quads
+    };
+    let gs = build_primitive_gs(&vs, "main", &written).unwrap();
+    spirv_tools::assert_valid(&gs, "vulkan1.1", "the geometry shader writing the route's");
+    // A fragment shader made apart reads 29 and 30 from the geometry shader, which reads
+    // only the vertex shader's own varying.
+    assert_eq!(interface_locations(&gs, StorageClass::Input), [0]);
+    assert_eq!(interface_locations(&gs, StorageClass::Output), [0, 29, 30]);
 }

@@ -79,6 +79,23 @@ pub struct PrimitiveGsKey {
     /// geometry shader writes it itself, as 0, the layer of a vertex shader that writes
     /// none (one that writes `gl_Layer` is refused).
     pub layer_copy: Option<u32>,
+    /// The first of the Locations where the vertex shader writes the fragment line route's
+    /// varyings for a fragment shader made apart ([`crate::line_fragment::LOCATIONS`] of
+    /// them, at the device's last ones, past what a geometry shader may read): the geometry
+    /// shader writes them itself, as 0. Its own lines are not on the route (the fragment
+    /// side does not test them: the vertex shader's step is untested).
+    pub route_copy: Option<u32>,
+}
+
+impl PrimitiveGsKey {
+    /// Whether the geometry shader writes Location `location` itself (as 0) in place of
+    /// passing the vertex shader's on: gl_Layer's copy and the line route's varyings.
+    fn written_here(&self, location: u32) -> bool {
+        self.layer_copy == Some(location)
+            || self.route_copy.is_some_and(|first| {
+                (first..first + crate::line_fragment::LOCATIONS).contains(&location)
+            })
+    }
 }
 
 /// Builds the geometry shader that draws `key.primitive` after the vertex shader `vs`
@@ -129,7 +146,7 @@ pub fn build_primitive_gs(
         }
         let location = vs_module.decoration(var, Decoration::Location);
         match vs_module.decoration(var, Decoration::BuiltIn) {
-            None if location.is_some() && location.map(|l| l[0]) == key.layer_copy => {
+            None if location.is_some_and(|l| key.written_here(l[0])) => {
                 g.zeroed_output(&vs_module, var, pointee)?
             }
             None => g.varying(&vs_module, var, pointee)?,

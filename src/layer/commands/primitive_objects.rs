@@ -458,6 +458,8 @@ pub(crate) fn update(dev: &DeviceData, cb: Dispatchable<vk::CommandBuffer>) {
         // not culled with shader objects (docs/semantics.md).
         culling: None,
         layer_copy: record.layer_copy,
+        // Shader objects keep the driver's lines.
+        route_copy: None,
     };
     match generated_gs(dev, &record, key) {
         Ok(shader) => {

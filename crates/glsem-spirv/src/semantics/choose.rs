@@ -143,7 +143,18 @@ fn primitive_mode_steps(stages: &Stages<'_>, key: &PipelineKey, steps: &mut Vec<
                 }
                 return;
             }
+            // A library's vertex shader writes the line route's varyings for a fragment-shader
+            // library (`library_fragment_lines`): the geometry shader's lines are not on
+            // the route, so the varyings go on untested, written by the geometry shader.
+            let route_copy = steps.iter_mut().find_map(|s| match s {
+                Step::LinePosition(p) if p.stage == Stage::Vertex => {
+                    p.tested = false;
+                    Some(p.location)
+                }
+                _ => None,
+            });
             steps.push(Step::DrawGlPrimitive(PrimitiveGsKey {
+                route_copy,
                 primitive,
                 rasterized: key.rasterized,
                 provoking_last,
@@ -1351,7 +1362,22 @@ mod tests {
             tested: false,
             ..written.clone()
         };
-        assert_eq!(position(&wide), Some(untested));
+        assert_eq!(position(&wide), Some(untested.clone()));
+        // GL's quads through a generated geometry shader: its lines are not on the route,
+        // and it writes the varyings itself (past what it may read).
+        let quads = PipelineKey {
+            gl_mode: Some(GlMode::Primitive(GlPrimitive::Quads)),
+            ..pre_rasterization.clone()
+        };
+        let steps = choose(&vertex, &quads);
+        assert_eq!(position(&quads), Some(untested));
+        assert!(steps.iter().any(|s| matches!(
+            s,
+            Step::DrawGlPrimitive(PrimitiveGsKey {
+                route_copy: Some(29),
+                ..
+            })
+        )));
         // Its start-pixel variant mirrors the vertices.
         let again = start_pixel_steps(&choose(&vertex, &pre_rasterization)).unwrap();
         assert!(again.iter().any(|s| matches!(
