@@ -109,7 +109,7 @@ fn is_free(app: &[vk::PushConstantRange], offset: u64, size: u64, skip: Option<u
         .all(|(_, r)| end(r) <= offset || u64::from(r.offset) >= offset + size)
 }
 
-/// Places the whole GL-state block read by `readers` (see [`place`]).
+/// Places the whole GL-state block read by `readers` (see `place`).
 pub fn place_block(
     app: &[vk::PushConstantRange],
     readers: vk::ShaderStageFlags,
