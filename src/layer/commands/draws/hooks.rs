@@ -61,7 +61,7 @@ macro_rules! draw_rules {
             };
             draw_once();
             $(if armed.$field {
-                <$rule as DrawRule>::again(what, cb, &draw_once);
+                <$rule as DrawRule>::again(what, cb, before.$field, &draw_once);
             })*
         }
     };

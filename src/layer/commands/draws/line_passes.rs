@@ -36,31 +36,32 @@ use glsem_spirv::gl_state::{FLAGS, FLAG_LINE_BANDS, FLAG_LINE_BAND_DOWN, FLAG_LI
 pub(crate) struct LinePasses;
 
 impl DrawRule for LinePasses {
-    type Before = ();
+    /// The route's draw, read once for both hooks (`None`: not one).
+    type Before = Option<RouteDraw>;
 
     /// The device has a pipeline with a start-pixel pipeline.
     fn armed(dev: &DeviceData) -> bool {
         dev.records.start_pixel_pipelines.load(Ordering::Relaxed) != 0
     }
 
-    fn before(what: &'static str, cb: Cb, _: &Draw) {
-        if let Some(RouteDraw {
-            bands: Some(bands), ..
-        }) = route_draw(what, cb)
-        {
+    fn before(what: &'static str, cb: Cb, _: &Draw) -> Option<RouteDraw> {
+        let route = route_draw(what, cb)?;
+        if let Some(bands) = &route.bands {
             bands.push(cb, FLAG_LINE_BANDS);
         }
+        Some(route)
     }
 
-    fn again(what: &'static str, cb: Cb, draw_once: &dyn Fn()) {
-        if let Some(route) = route_draw(what, cb) {
+    fn again(_: &'static str, cb: Cb, route: Option<RouteDraw>, draw_once: &dyn Fn()) {
+        if let Some(route) = route {
             route.draw_again(cb, draw_once);
         }
     }
 }
 
 /// A draw of lines on the fragment route, as the draw hooks see it.
-struct RouteDraw {
+#[derive(Clone, Copy)]
+pub(crate) struct RouteDraw {
     bind: vk::PFN_vkCmdBindPipeline,
     pipelines: BoundStartPixels,
     /// Where the band passes' flags go (`None`: the layer cannot push them; the start
@@ -70,7 +71,7 @@ struct RouteDraw {
 
 /// The GL-state block's `flags` as pushed, and how to push them again.
 #[derive(Clone, Copy)]
-struct BandFlags {
+pub(crate) struct BandFlags {
     push: vk::PFN_vkCmdPushConstants,
     binding: BlockBinding,
     flags: u32,

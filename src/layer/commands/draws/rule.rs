@@ -57,6 +57,6 @@ pub(crate) trait DrawRule {
     fn after(_what: &'static str, _cb: Cb, _draw: &Draw) {}
 
     /// After the whole draw (`draw_once`, every rule's part included): draws it again
-    /// where the rule needs a second draw.
-    fn again(_what: &'static str, _cb: Cb, _draw_once: &dyn Fn()) {}
+    /// where the rule needs a second draw (`before`: what [`DrawRule::before`] gave).
+    fn again(_what: &'static str, _cb: Cb, _before: Self::Before, _draw_once: &dyn Fn()) {}
 }
