@@ -31,10 +31,8 @@ mod rules;
 pub mod support;
 
 // The hook paths of `dispatch`'s lists (`device::create_device`) resolve here.
-use commands::draws::{converted_draws, hooks};
-use commands::{
-    bind_pipeline, command_state, followed_state, lines, primitive_objects, render_targets,
-};
+use commands::draws::{converted_draws, gl_primitives, hooks};
+use commands::{bind_pipeline, command_state, followed_state, lines, render_targets};
 pub use data::records;
 use devices::{device, instance};
 use loader::{dispatch, frames};

@@ -122,3 +122,29 @@ pub struct PipelinePrimitiveModeCreateInfo {
     pub p_next: *const std::ffi::c_void,
     pub primitive_mode: PrimitiveMode,
 }
+
+/// A struct the layer defines for `pNext` chains: its `sType`. The layer reads it from the
+/// application's chains and takes it out before the driver sees them.
+///
+/// # Safety
+/// The type is `#[repr(C)]`, starts with `sType` and `pNext`, and [`ChainedStruct::S_TYPE`]
+/// is the `sType` of no other struct.
+pub unsafe trait ChainedStruct {
+    const S_TYPE: vk::StructureType;
+}
+
+// SAFETY: `#[repr(C)]`, `sType` and `pNext` first; the sType is this struct's alone.
+unsafe impl ChainedStruct for PipelinePrimitiveModeCreateInfo {
+    const S_TYPE: vk::StructureType = STRUCTURE_TYPE_PIPELINE_PRIMITIVE_MODE_CREATE_INFO;
+}
+
+/// Every struct the layer defines for `pNext` chains: its `sType` and size.
+pub const CHAINED_STRUCTS: [(vk::StructureType, usize); 1] = [(
+    PipelinePrimitiveModeCreateInfo::S_TYPE,
+    std::mem::size_of::<PipelinePrimitiveModeCreateInfo>(),
+)];
+
+/// Whether `s_type` is a struct the layer defines ([`CHAINED_STRUCTS`]).
+pub fn is_chained_struct(s_type: vk::StructureType) -> bool {
+    CHAINED_STRUCTS.iter().any(|&(t, _)| t == s_type)
+}

@@ -22,3 +22,8 @@ pub use key::{
 };
 pub use registry::{Semantic, SemanticInfo, SemanticSet, Setting, SEMANTICS};
 pub use step::Step;
+// The types the key's and the steps' fields are made of, for the Vulkan side to build and
+// hold them without reaching into each pass.
+pub use crate::primitive_mode::{
+    Culling, GlPrimitive, IndexedPrimitive, List, PrimitiveGsKey, PrimitiveRoute, Rasterized,
+};

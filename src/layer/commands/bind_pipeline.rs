@@ -5,10 +5,10 @@
 use ash::vk;
 use std::sync::atomic::Ordering;
 
+use crate::layer::commands::draws::gl_primitives::PrimitiveState;
 use crate::layer::commands::followed_state::FollowedInput;
 use crate::layer::commands::gl_state_block::push;
 use crate::layer::commands::lines::LineState;
-use crate::layer::commands::primitive_objects::PrimitiveState;
 use crate::layer::data::records::{BlockBinding, BoundRecord, CommandBufferState};
 use crate::layer::loader::frames::{command_hook, maybe_inject_panic, shield};
 use crate::layer::loader::registry::{device_data, Dispatchable};

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use ash::vk;
 
-use crate::layer::commands::primitive_objects::{self, refetched_vertex};
+use crate::layer::commands::draws::gl_primitives::{self, refetched_vertex};
 use crate::layer::data::dynamic_inputs::{
     made_once, read_as, AppVertexInput, FollowedPipeline, ObjectVariant, Variant, VariantKey,
     VertexInputVariants,
@@ -654,7 +654,7 @@ command_hook! {
         // GL's polygons drawn with shader objects: the geometry shader reads a fan's vertices
         // in the order this mode gives them.
         shield("vkCmdSetProvokingVertexModeEXT", || {
-            primitive_objects::follow_provoking_mode(
+            gl_primitives::follow_provoking_mode(
                 command_buffer,
                 mode == vk::ProvokingVertexModeEXT::LAST_VERTEX,
             )
@@ -738,7 +738,7 @@ pub(crate) fn bind_vertex(
 }
 
 /// The vertex shader object `vertex` made again to read what `key` refetches, where the
-/// layer recorded it (`primitive_objects::refetched_vertex`).
+/// layer recorded it (`gl_primitives::refetched_vertex`).
 fn object_for_input(
     dev: &DeviceData,
     vertex: vk::ShaderEXT,

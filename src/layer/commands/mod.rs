@@ -4,5 +4,4 @@ pub(crate) mod draws;
 pub(crate) mod followed_state;
 pub(crate) mod gl_state_block;
 pub(crate) mod lines;
-pub(crate) mod primitive_objects;
 pub(crate) mod render_targets;

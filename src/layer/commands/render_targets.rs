@@ -39,8 +39,8 @@ use crate::layer::support::ffi::slice;
 /// `firstInstance` 0 (`gl_InstanceID` without `shaderDrawParameters`).
 pub(crate) fn converts(dev: &DeviceData) -> bool {
     let records = &dev.records;
-    records.line_loop_pipelines.load(Ordering::Relaxed) != 0
-        || records.line_loop_objects.load(Ordering::Relaxed)
+    records.closed_loop_pipelines.load(Ordering::Relaxed) != 0
+        || records.closed_loop_objects.load(Ordering::Relaxed)
         || records.gl_primitive_pipelines.load(Ordering::Relaxed) != 0
         || records.base_instance_pipelines.load(Ordering::Relaxed) != 0
 }

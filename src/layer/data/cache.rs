@@ -17,7 +17,7 @@ use std::sync::Arc;
 use crate::layer::data::records::{Kind, Live, ModuleRecord, REWRITES};
 use crate::layer::support::settings::Settings;
 use glsem_spirv::passthrough_tcs::TcsKey;
-use glsem_spirv::primitive_mode::PrimitiveGsKey;
+use glsem_spirv::semantics::PrimitiveGsKey;
 use glsem_spirv::semantics::Step;
 use glsem_spirv::xfb_split::SplitInterface;
 

@@ -75,7 +75,7 @@ pub struct DynamicInputState {
     /// The variant bound in its place, whose chunks went down as the vertex input.
     pub variant_bound: Option<Arc<Variant>>,
     /// The vertex shader object made again bound in the application's place
-    /// (`primitive_objects::refetched_vertex`).
+    /// (`gl_primitives::refetched_vertex`).
     pub object_variant_bound: Option<Arc<ObjectVariant>>,
 }
 
@@ -136,7 +136,7 @@ pub struct VariantKey {
     pub kept: Vec<u32>,
 }
 
-/// A vertex shader object made for one vertex input (`primitive_objects::refetched_vertex`):
+/// A vertex shader object made for one vertex input (`gl_primitives::refetched_vertex`):
 /// it, and how it reads the attributes it refetches (doubles it reads in place, as the
 /// application's object does).
 #[derive(Debug)]

@@ -18,9 +18,7 @@ use std::sync::Arc;
 
 use crate::layer::support::error::KeepError;
 use crate::layer::support::ffi::slice;
-use glsem_abi::{
-    PipelinePrimitiveModeCreateInfo, STRUCTURE_TYPE_PIPELINE_PRIMITIVE_MODE_CREATE_INFO,
-};
+use glsem_abi::CHAINED_STRUCTS;
 
 /// The copy: the create info, pointing into `storage`, and each stage's code.
 pub struct KeptPipeline {
@@ -48,7 +46,7 @@ enum Link {
 }
 
 /// The structs the layer copies as their bytes: no pointer but `pNext`.
-const PLAIN: [(vk::StructureType, usize); 15] = {
+const PLAIN: [(vk::StructureType, usize); 14] = {
     use vk::StructureType as T;
     [
         (
@@ -107,10 +105,6 @@ const PLAIN: [(vk::StructureType, usize); 15] = {
             T::PIPELINE_FRAGMENT_SHADING_RATE_STATE_CREATE_INFO_KHR,
             size_of::<vk::PipelineFragmentShadingRateStateCreateInfoKHR<'_>>(),
         ),
-        (
-            STRUCTURE_TYPE_PIPELINE_PRIMITIVE_MODE_CREATE_INFO,
-            size_of::<PipelinePrimitiveModeCreateInfo>(),
-        ),
     ]
 };
 
@@ -124,6 +118,7 @@ fn link_of(s_type: vk::StructureType) -> Option<Link> {
         | T::SHADER_MODULE_CREATE_INFO => Some(Link::Drop),
         t => PLAIN
             .iter()
+            .chain(&CHAINED_STRUCTS)
             .find(|(plain, _)| *plain == t)
             .map(|&(_, size)| Link::Plain(size)),
     }

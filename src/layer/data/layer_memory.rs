@@ -119,11 +119,11 @@ impl AttributeValues {
     }
 }
 
-/// A device's closing index buffer of GL's line loops, made with the first line-loop
-/// pipeline (`line_loops`).
+/// A device's index buffer that closes GL's line loops, made with the first pipeline that
+/// draws them.
 #[derive(Default)]
-pub struct LineLoops {
-    /// `None` until the first line-loop pipeline; then the buffer, or `None` without memory.
+pub struct LoopIndices {
+    /// `None` until the first such pipeline; then the buffer, or `None` without memory.
     pub(crate) buffer: Mutex<Option<Option<Chunk>>>,
     /// Said once per device: a loop that could not be closed.
     pub(crate) open_warned: AtomicBool,
@@ -132,7 +132,7 @@ pub struct LineLoops {
 /// What the draw-time rules own on a device (`commands/draws/`).
 #[derive(Default)]
 pub struct DrawMemory {
-    pub loops: LineLoops,
+    pub loops: LoopIndices,
     pub primitives: PrimitiveIndices,
     /// The compute pipeline that converts indexed and indirect draws on the GPU
     /// (`converted_draws`): `None` until first needed, then it or why there is none.
@@ -166,7 +166,7 @@ pub struct ConversionMemory {
 pub struct PrimitiveIndices {
     /// Per pattern, the buffers made, the largest last, with the periods each holds.
     pub(crate) buffers: Mutex<
-        std::collections::HashMap<glsem_spirv::primitive_mode::IndexedPrimitive, Vec<(u32, Chunk)>>,
+        std::collections::HashMap<glsem_spirv::semantics::IndexedPrimitive, Vec<(u32, Chunk)>>,
     >,
     /// Said once per device: a draw the layer does not draw (`glsem: error:`).
     pub(crate) skipped_said: AtomicBool,

@@ -4,8 +4,7 @@
 //! ([`CommandBufferPrimitives`]), and the polygon-mode variants a pipeline is made with.
 
 use ash::vk;
-use glsem_abi::PrimitiveMode;
-use glsem_spirv::primitive_mode::{IndexedPrimitive, Rasterized};
+use glsem_spirv::semantics::{GlMode, IndexedPrimitive, Rasterized};
 
 /// The pipelines the layer made beside one drawing GL's quads or quad strips under a
 /// dynamic polygon mode, bound in its place while the mode draws lines or points (null: that
@@ -72,7 +71,7 @@ pub struct PipelinePrimitives {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BoundPrimitives {
     /// It draws GL's line loops (a line strip the layer closes).
-    pub line_loop: bool,
+    pub closes_loops: bool,
     /// Its primitive restart (`None`: dynamic state, or in a library it was linked from).
     pub restart: Option<bool>,
     /// It draws GL's quads, quad strips or polygons on the index route: the pattern whose
@@ -86,18 +85,23 @@ pub struct BoundPrimitives {
 impl BoundPrimitives {
     /// No GL primitive mode drawn.
     pub const NONE: BoundPrimitives = BoundPrimitives {
-        line_loop: false,
+        closes_loops: false,
         restart: None,
         gl_primitive: None,
         provoking_dynamic: false,
     };
+
+    /// Whether its draws are changed for GL's mode: loops closed, or the index route.
+    pub fn draws_gl_mode(&self) -> bool {
+        self.closes_loops || self.gl_primitive.is_some()
+    }
 }
 
 /// GL's primitive modes in one command buffer (`CommandBufferState::primitives`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CommandBufferPrimitives {
-    /// GL's primitive mode for shader objects (`vkCmdSetPrimitiveModeGLSEM`).
-    pub mode: PrimitiveMode,
+    /// GL's mode the shader objects drawn next draw (`None`: the Vulkan topology).
+    pub gl_mode: Option<GlMode>,
     /// Whether the application bound a geometry shader object, and whether the layer did.
     pub app_geometry_object: bool,
     pub layer_geometry_object: bool,
@@ -113,7 +117,7 @@ pub struct CommandBufferPrimitives {
 impl CommandBufferPrimitives {
     /// GL's initial state, no pipeline bound.
     pub const INITIAL: CommandBufferPrimitives = CommandBufferPrimitives {
-        mode: PrimitiveMode::NONE,
+        gl_mode: None,
         app_geometry_object: false,
         layer_geometry_object: false,
         polygon_mode: Rasterized::Fill,

@@ -28,9 +28,9 @@ use crate::layer::data::render_targets::{
 use glsem_spirv::gl_state::{FLAG_LINES, FLAG_LINE_VARYINGS};
 use glsem_spirv::interface::entry_point_ends;
 use glsem_spirv::interface::InputKind;
-use glsem_spirv::primitive_mode::PrimitiveGsKey;
 use glsem_spirv::scan::{LocationEnds, Summary};
 use glsem_spirv::semantics::GlMode;
+use glsem_spirv::semantics::PrimitiveGsKey;
 use spirv::ExecutionModel;
 
 /// Kinds of live records, for [`DebugCounters`].
@@ -280,8 +280,8 @@ impl BoundRecord {
     };
 
     /// Shader objects bound in place of a pipeline: their lines are the layer's where it
-    /// sets their line state (`lines`), and their primitives follow
-    /// `vkCmdSetPrimitiveModeGLSEM` (`primitives`).
+    /// sets their line state (`lines`), and their primitives follow GL's mode set for them
+    /// (`primitives`).
     pub fn shader_objects(lines: BoundLines, primitives: BoundPrimitives) -> BoundRecord {
         BoundRecord {
             lines,
@@ -625,7 +625,7 @@ pub struct Records {
     /// nothing more.
     pub bind_work_pipelines: AtomicUsize,
     /// Live pipelines that draw GL's line loops: when 0, the draw hooks do nothing more.
-    pub line_loop_pipelines: AtomicUsize,
+    pub closed_loop_pipelines: AtomicUsize,
     /// Live pipelines with a start-pixel pipeline (`commands/draws/line_passes.rs`): when 0, the draw
     /// hooks draw nothing again.
     pub start_pixel_pipelines: AtomicUsize,
@@ -640,7 +640,7 @@ pub struct Records {
     pub vertex_objects: RwLock<HashMap<vk::ShaderEXT, Arc<VertexObjectRecord>>>,
     /// Set once a command buffer drew GL's line loops with shader objects: the draw hooks
     /// then look at the command buffer.
-    pub line_loop_objects: AtomicBool,
+    pub closed_loop_objects: AtomicBool,
     /// Vertex, tessellation evaluation and geometry shader objects whose code reads the
     /// GL-state block: where to push it, with a layout the layer made of their ranges.
     pub block_objects: RwLock<HashMap<vk::ShaderEXT, BlockBinding>>,
@@ -665,7 +665,7 @@ impl Records {
         let has_bind_work = record.reads_block.is_some()
             || record.bound.lines.stipple
             || record.layer_attributes.is_some()
-            || record.bound.primitives.line_loop
+            || record.bound.primitives.closes_loops
             || record.bound.instances.base_from_block
             || record.bound.primitives.gl_primitive.is_some()
             || record.lines.mode.is_some()
@@ -681,8 +681,8 @@ impl Records {
         if has_bind_work {
             count(&self.bind_work_pipelines);
         }
-        if record.bound.primitives.line_loop {
-            count(&self.line_loop_pipelines);
+        if record.bound.primitives.closes_loops {
+            count(&self.closed_loop_pipelines);
         }
         if record.lines.start_pixels.is_some() {
             count(&self.start_pixel_pipelines);

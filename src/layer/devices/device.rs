@@ -577,7 +577,7 @@ destroy_registered_hook! {
             crate::layer::pipelines::shader_object::destroy_generated(dev, &record);
         }
         for record in dev.records.vertex_objects.write().drain().map(|(_, r)| r) {
-            crate::layer::commands::primitive_objects::destroy_generated(dev, &record);
+            crate::layer::commands::draws::gl_primitives::destroy_generated(dev, &record);
         }
         for binding in dev.records.block_objects.write().drain().map(|(_, b)| b) {
             crate::layer::pipelines::shader_object::destroy_block_layout(dev, &binding);

@@ -224,9 +224,9 @@ $expand!(
             "vkCmdSetPatchControlPointsEXT" => shader_object::cmd_set_patch_control_points;
         cmd_set_primitive_topology: PFN_vkCmdSetPrimitiveTopology =
             "vkCmdSetPrimitiveTopology" | "vkCmdSetPrimitiveTopologyEXT" =>
-            primitive_objects::cmd_set_primitive_topology;
+            gl_primitives::cmd_set_primitive_topology;
         cmd_set_polygon_mode_ext: PFN_vkCmdSetPolygonModeEXT =
-            "vkCmdSetPolygonModeEXT" => primitive_objects::cmd_set_polygon_mode;
+            "vkCmdSetPolygonModeEXT" => gl_primitives::cmd_set_polygon_mode;
         cmd_set_provoking_vertex_mode_ext: PFN_vkCmdSetProvokingVertexModeEXT =
             "vkCmdSetProvokingVertexModeEXT" => followed_state::cmd_set_provoking_vertex_mode;
         cmd_set_depth_clip_negative_one_to_one_ext: PFN_vkCmdSetDepthClipNegativeOneToOneEXT =
@@ -337,7 +337,7 @@ $expand!(
         CMD_SET_VERTEX_ATTRIB: PFN_vkCmdSetVertexAttribGLSEM in GlState =>
             unfed_inputs::cmd_set_vertex_attrib;
         CMD_SET_PRIMITIVE_MODE: PFN_vkCmdSetPrimitiveModeGLSEM in GlState =>
-            primitive_objects::cmd_set_primitive_mode;
+            gl_primitives::cmd_set_primitive_mode;
     }
 );
     };

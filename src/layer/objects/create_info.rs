@@ -9,10 +9,7 @@ use std::ffi::{c_void, CStr};
 use std::mem::size_of;
 
 use crate::layer::support::ffi::slice;
-use glsem_abi::{
-    PipelinePrimitiveModeCreateInfo, PrimitiveMode,
-    STRUCTURE_TYPE_PIPELINE_PRIMITIVE_MODE_CREATE_INFO,
-};
+use glsem_abi::{is_chained_struct, ChainedStruct};
 
 type Part = vk::GraphicsPipelineLibraryFlagsEXT;
 
@@ -59,6 +56,17 @@ impl<'a> Chain<'a> {
         .is_some_and(|line| line.stippled_line_enable == vk::TRUE)
     }
 
+    /// The layer's own struct `T` in the chain.
+    pub fn layer_struct<T: ChainedStruct>(&self) -> Option<&'a T> {
+        // SAFETY: a struct of `T::S_TYPE` is a `T` (`ChainedStruct`'s contract).
+        unsafe { self.find::<T>(T::S_TYPE) }
+    }
+
+    /// Whether every struct of the chain is one the layer defines (none: true).
+    pub fn only_layer_structs(&self) -> bool {
+        self.types().all(is_chained_struct)
+    }
+
     pub fn contains(&self, s_type: vk::StructureType) -> bool {
         self.links.iter().any(|s| s.s_type == s_type)
     }
@@ -85,13 +93,36 @@ impl<'a> Chain<'a> {
         s_type: vk::StructureType,
         copies: &mut Vec<Box<[u64]>>,
     ) -> Option<*const c_void> {
-        let at = self.links.iter().position(|s| s.s_type == s_type)?;
-        let sizes: Vec<usize> = self.links[..at]
+        self.contains(s_type)
+            .then(|| self.unlinking(|t| t == s_type, copies))
+            .flatten()
+    }
+
+    /// The chain without the structs the layer defines (`glsem_abi::CHAINED_STRUCTS`), as
+    /// [`Chain::without`] takes one out; the chain itself where it holds none.
+    pub fn without_layer_structs(&self, copies: &mut Vec<Box<[u64]>>) -> Option<*const c_void> {
+        self.unlinking(is_chained_struct, copies)
+    }
+
+    /// The chain without the structs `drop` names: the ones in front of the last of them
+    /// copied and relinked, the ones behind it the application's.
+    fn unlinking(
+        &self,
+        drop: impl Fn(vk::StructureType) -> bool,
+        copies: &mut Vec<Box<[u64]>>,
+    ) -> Option<*const c_void> {
+        let Some(at) = self.links.iter().rposition(|s| drop(s.s_type)) else {
+            return Some(self.links.first().map_or(std::ptr::null(), |s| {
+                (*s as *const vk::BaseInStructure<'_>).cast()
+            }));
+        };
+        let kept: Vec<(&vk::BaseInStructure<'_>, usize)> = self.links[..at]
             .iter()
-            .map(|s| copy_size(s.s_type))
+            .filter(|s| !drop(s.s_type))
+            .map(|&s| Some((s, copy_size(s.s_type)?)))
             .collect::<Option<_>>()?;
         let mut next = self.links[at].p_next.cast::<c_void>();
-        for (&src, &size) in self.links[..at].iter().zip(&sizes).rev() {
+        for &(src, size) in kept.iter().rev() {
             // u64 storage keeps the copy aligned for any Vulkan struct.
             let mut copy = vec![0u64; size.div_ceil(8)].into_boxed_slice();
             // SAFETY: `src` is a live struct (`walk`'s contract) of `size` bytes (its sType
@@ -269,8 +300,6 @@ pub(crate) struct PipelineView<'a> {
     /// (a pre-rasterization library is given the same input-assembly state for GL's
     /// primitive mode).
     pub input_assembly: Option<State<'a, vk::PipelineInputAssemblyStateCreateInfo<'a>>>,
-    /// `VkPipelinePrimitiveModeCreateInfoGLSEM` in the input-assembly chain.
-    pub primitive_mode: Option<PrimitiveMode>,
     pub tessellation: Option<State<'a, vk::PipelineTessellationStateCreateInfo<'a>>>,
     pub viewport: Option<State<'a, vk::PipelineViewportStateCreateInfo<'a>>>,
     /// Viewport 0 of a static viewport state where the create info holds it.
@@ -342,14 +371,6 @@ impl<'a> PipelineView<'a> {
                 } else {
                     None
                 };
-            // The struct of this sType is the layer's.
-            let primitive_mode = input_assembly.as_ref().and_then(|ia| {
-                ia.chain
-                    .find::<PipelinePrimitiveModeCreateInfo>(
-                        STRUCTURE_TYPE_PIPELINE_PRIMITIVE_MODE_CREATE_INFO,
-                    )
-                    .map(|s| s.primitive_mode)
-            });
             let rasterization = State::read(info.p_rasterization_state, |s| s.p_next);
             let provoking_vertex_mode = rasterization.as_ref().and_then(|r| {
                 r.chain
@@ -380,7 +401,6 @@ impl<'a> PipelineView<'a> {
                 color_formats,
                 vertex_input,
                 input_assembly,
-                primitive_mode,
                 tessellation: State::read(info.p_tessellation_state, |s| s.p_next),
                 viewport,
                 first_viewport,

@@ -12,12 +12,11 @@ use crate::layer::data::vertex_formats::vertex_format;
 use crate::layer::loader::state::DeviceData;
 use crate::layer::objects::create_info::{Chain, PipelineView, StageView};
 use crate::layer::support::log;
-use glsem_abi::PrimitiveMode;
 use glsem_spirv::fragcolor::{AttachmentKind, FragColorKey};
 use glsem_spirv::interface::InputKind;
-use glsem_spirv::primitive_mode::{Culling, GlPrimitive, IndexedPrimitive, List, Rasterized};
 use glsem_spirv::semantics::{
-    Attachments, GlMode, PipelineKey, Semantic, Stage, StageInfo, Stages, Topology,
+    Attachments, Culling, GlMode, PipelineKey, Rasterized, Semantic, Stage, StageInfo, Stages,
+    Topology,
 };
 use glsem_spirv::vertex_formats::{
     double_inputs, in_place_double_inputs, Fetch, Layout, RefetchVertexInputs, RefetchedAttribute,
@@ -228,11 +227,13 @@ pub(crate) fn layout_of(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<Arc<L
 /// What a [`PipelineKey`] is read from.
 pub(crate) enum KeySource<'v, 'a> {
     /// A graphics pipeline's (or library's) create info: `last` is its last
-    /// pre-rasterization stage; `wants_attachments`, a fragment shader writes gl_FragColor.
+    /// pre-rasterization stage; `wants_attachments`, a fragment shader writes gl_FragColor;
+    /// `gl_mode`, GL's mode its input assembly names.
     Pipeline {
         ci: &'v PipelineView<'a>,
         last: Option<Stage>,
         wants_attachments: bool,
+        gl_mode: Option<GlMode>,
     },
     /// Shader objects made together (or one alone).
     ShaderObjects(ObjectGroup),
@@ -263,7 +264,8 @@ pub(crate) fn pipeline_key(dev: &DeviceData, source: KeySource<'_, '_>) -> Pipel
             ci,
             last,
             wants_attachments,
-        } => pipeline_state_key(dev, ci, last, wants_attachments),
+            gl_mode,
+        } => pipeline_state_key(dev, ci, last, wants_attachments, gl_mode),
         KeySource::ShaderObjects(group) => shader_objects_key(dev, group),
     }
 }
@@ -306,7 +308,7 @@ fn shader_objects_key(dev: &DeviceData, group: ObjectGroup) -> PipelineKey {
         multisample_lines: true,
         wide_lines: true,
         app_line_stipple: true,
-        // GL's primitive mode is set at record time (`vkCmdSetPrimitiveModeGLSEM`).
+        // GL's mode is set at record time, for the shader objects drawn next.
         gl_mode: None,
         primitive_restart: false,
         rasterized: Rasterized::Fill,
@@ -323,16 +325,12 @@ fn pipeline_state_key(
     ci: &PipelineView<'_>,
     last: Option<Stage>,
     wants_attachments: bool,
+    gl_mode: Option<GlMode>,
 ) -> PipelineKey {
     let dynamic = ci.dynamic;
     let library = is_library(ci);
     let raster = ci.rasterization.as_ref();
-    let gl_mode = ci.primitive_mode.and_then(gl_mode_of);
-    let topology = match gl_mode {
-        Some(GlMode::LineLoop) => Topology::Lines,
-        Some(GlMode::Primitive(_)) => Topology::Triangles,
-        None => topology_of(ci),
-    };
+    let topology = gl_mode.map_or_else(|| topology_of(ci), GlMode::rasterizes);
     let attachments = if !wants_attachments {
         Attachments::Known(FragColorKey::default())
     } else if !library || library_attachments_known(ci) {
@@ -465,40 +463,6 @@ fn culling(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<Culling> {
         cull_front: raster.cull_mode.contains(vk::CullModeFlags::FRONT),
         cull_back: raster.cull_mode.contains(vk::CullModeFlags::BACK),
     })
-}
-
-/// The [`GlMode`] of a `VkPrimitiveModeGLSEM` value (`None`: none, or not a GL mode).
-pub(crate) fn gl_mode_of(mode: PrimitiveMode) -> Option<GlMode> {
-    match mode {
-        PrimitiveMode::LINE_LOOP => Some(GlMode::LineLoop),
-        PrimitiveMode::QUADS => Some(GlMode::Primitive(GlPrimitive::Quads)),
-        PrimitiveMode::QUAD_STRIP => Some(GlMode::Primitive(GlPrimitive::QuadStrip)),
-        PrimitiveMode::POLYGON => Some(GlMode::Primitive(GlPrimitive::Polygon)),
-        _ => None,
-    }
-}
-
-/// The topology that draws `mode` (with the generated geometry shader, for quads, quad
-/// strips and polygons).
-pub(crate) fn topology_for(mode: GlMode) -> vk::PrimitiveTopology {
-    match mode {
-        GlMode::LineLoop => vk::PrimitiveTopology::LINE_STRIP,
-        GlMode::Primitive(GlPrimitive::Quads) => vk::PrimitiveTopology::LINE_LIST_WITH_ADJACENCY,
-        GlMode::Primitive(GlPrimitive::QuadStrip) => {
-            vk::PrimitiveTopology::LINE_STRIP_WITH_ADJACENCY
-        }
-        GlMode::Primitive(GlPrimitive::Polygon) => vk::PrimitiveTopology::TRIANGLE_FAN,
-    }
-}
-
-/// The topology a pipeline drawing GL's quads, quad strips or polygons on the index route
-/// draws: the list of its pattern ([`IndexedPrimitive::list`]).
-pub(crate) fn list_topology(p: &IndexedPrimitive) -> vk::PrimitiveTopology {
-    match p.list() {
-        List::Triangles => vk::PrimitiveTopology::TRIANGLE_LIST,
-        List::Lines => vk::PrimitiveTopology::LINE_LIST,
-        List::Points => vk::PrimitiveTopology::POINT_LIST,
-    }
 }
 
 /// The class of primitive `ci`'s input assembly draws (`Unknown` without that state).

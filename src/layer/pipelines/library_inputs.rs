@@ -36,15 +36,14 @@ use crate::layer::loader::state::DeviceData;
 use crate::layer::objects::create_info::PipelineView;
 use crate::layer::objects::kept_create_info;
 use crate::layer::objects::pipeline_info::{
-    attribute_stride, gl_mode_of, list_topology, needs_shader_apart, stage_codes, stage_module,
-    topology_for,
+    attribute_stride, needs_shader_apart, stage_codes, stage_module,
 };
 use crate::layer::rewrite::patched::is_list;
-use crate::layer::support::error::{IndicesError, PlanError};
+use crate::layer::rules::{gl_mode, list_topology, topology_for, GlModeError, IndicesError};
+use crate::layer::support::error::PlanError;
 use crate::layer::support::log;
-use glsem_abi::STRUCTURE_TYPE_PIPELINE_PRIMITIVE_MODE_CREATE_INFO;
 use glsem_spirv::interface::InputKind;
-use glsem_spirv::primitive_mode::{IndexedPrimitive, List};
+use glsem_spirv::semantics::{IndexedPrimitive, List};
 use glsem_spirv::semantics::{Semantic, Stage};
 
 type Part = vk::GraphicsPipelineLibraryFlagsEXT;
@@ -177,12 +176,8 @@ fn vertex_input_part(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<Arc<Vert
         return None;
     }
     let (input, assembly) = (ci.vertex_input.as_ref()?, ci.input_assembly.as_ref()?);
-    let gl_mode = ci.primitive_mode.and_then(gl_mode_of);
-    let only_gl_mode = assembly
-        .chain
-        .types()
-        .all(|t| t == STRUCTURE_TYPE_PIPELINE_PRIMITIVE_MODE_CREATE_INFO);
-    if !input.state.p_next.is_null() || !only_gl_mode {
+    let gl_mode = gl_mode(ci);
+    if !input.state.p_next.is_null() || !assembly.chain.only_layer_structs() {
         return None;
     }
     Some(Arc::new(VertexInputPart {
@@ -326,10 +321,11 @@ pub fn may_feed(dev: &DeviceData, ci: &PipelineView<'_>) -> bool {
 pub fn unreplaceable(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<PlanError> {
     let pattern = unfilled_pattern(dev, ci)?;
     let replaceable = linked_parts(dev, ci).is_some_and(|p| p.input.gl_mode.is_some());
-    (!replaceable).then_some(PlanError::Indices {
+    let why = GlModeError::Indices {
         primitive: pattern.primitive,
         why: IndicesError::UnfilledLibrary,
-    })
+    };
+    (!replaceable).then(|| why.into())
 }
 
 /// The replacement vertex-input library for `ci` and the chain naming it, where `ci` links

@@ -35,10 +35,9 @@ use crate::layer::loader::state::DeviceData;
 use crate::layer::objects::create_info::{PipelineView, VertexInput};
 use crate::layer::objects::interface_limits::{code_over_limit, over_limit, Author, StageSet};
 use crate::layer::objects::pipeline_info::{
-    followed_line_mode, followed_pipeline, follows_line_stipple, gl_mode_of,
-    holds_pre_rasterization, holds_vertex_input, is_library, layout_of, library_line_mode,
-    library_multisample, list_topology, pipeline_key, stage_codes, stage_module, stage_of,
-    tes_without_tcs, topology_for, KeySource, StageCode,
+    followed_line_mode, followed_pipeline, follows_line_stipple, holds_pre_rasterization,
+    holds_vertex_input, is_library, layout_of, library_line_mode, library_multisample,
+    pipeline_key, stage_codes, stage_module, stage_of, tes_without_tcs, KeySource, StageCode,
 };
 use crate::layer::pipelines::library_inputs::{self, LinkFeed};
 use crate::layer::pipelines::vertex_input_variants;
@@ -46,10 +45,10 @@ use crate::layer::rewrite::patched::Patched;
 use crate::layer::rewrite::run::{Rewrite, Run, Target};
 use crate::layer::rules;
 use crate::layer::rules::vertex_formats;
-use crate::layer::support::error::{IndicesError, LimitExceeded, PlanError};
+use crate::layer::rules::GlModeError;
+use crate::layer::support::error::{LimitExceeded, PlanError};
 use crate::layer::support::ffi::slice;
 use crate::layer::support::log;
-use glsem_abi::PrimitiveMode;
 use glsem_spirv::scan::Summary;
 use glsem_spirv::semantics::{choose, start_pixel_steps, Semantic, Stage, StageInfo, Stages, Step};
 use glsem_spirv::vertex_formats::RefetchVertexInputs;
@@ -200,7 +199,7 @@ fn decide_all(dev: &DeviceData, infos: &[PipelineView<'_>]) -> Vec<Decision> {
 /// stages given as `VkShaderModule`s that need nothing.
 fn decide(dev: &DeviceData, ci: &PipelineView<'_>) -> Decision {
     let must_plan = tes_without_tcs(ci)
-        || ci.primitive_mode.is_some()
+        || rules::requested_mode(ci).is_some()
         || past_interface_limits(dev, ci)
         || unreadable_apart(dev, ci).is_some()
         || follows_line_stipple(dev, ci, false);
@@ -243,6 +242,7 @@ fn decide(dev: &DeviceData, ci: &PipelineView<'_>) -> Decision {
             ci,
             last: view.last_pre_rasterization(),
             wants_attachments,
+            gl_mode: rules::gl_mode(ci),
         },
     );
     let steps = choose(&view, &key);
@@ -250,9 +250,7 @@ fn decide(dev: &DeviceData, ci: &PipelineView<'_>) -> Decision {
     let record = !linked_libraries(ci).is_empty() && libraries_block(dev, ci).is_some()
         || keeps_window_height(dev, ci)
         || library_inputs::may_feed(dev, ci)
-        || libraries_have(dev, ci, |r| {
-            r.bound.primitives.line_loop || r.bound.primitives.gl_primitive.is_some()
-        })
+        || libraries_have(dev, ci, |r| r.bound.primitives.draws_gl_mode())
         || followed_line_mode(dev, ci).is_some()
         || linked_line_mode(dev, ci).is_some()
         || followed_pipeline(dev, ci).is_some()
@@ -551,30 +549,6 @@ fn dynamic_gl_topology(ci: &PipelineView<'_>, rewrite: &Rewrite) -> Option<vk::P
         .then_some(topology)
 }
 
-/// Why `ci`'s GL primitive `mode` cannot be drawn, if it cannot.
-fn refused_primitive_mode(dev: &DeviceData, mode: PrimitiveMode) -> Option<PlanError> {
-    if mode != PrimitiveMode::NONE && gl_mode_of(mode).is_none() {
-        return Some(PlanError::NotAPrimitiveMode(mode.0));
-    }
-    (!dev.extensions.gl_state).then_some(PlanError::PrimitiveModeWithoutGlState)
-}
-
-/// On the index route, a pre-rasterization library apart from its vertex-input library
-/// cannot draw GL's primitives under a dynamic polygon mode: the list the vertex-input
-/// library draws (made again at the link for a static `GL_LINE` or `GL_POINT`,
-/// `library_inputs`) cannot follow it.
-fn indices_apart_under_dynamic_polygon_mode(
-    ci: &PipelineView<'_>,
-    rewrite: &Rewrite,
-) -> Option<PlanError> {
-    let pattern = rewrite.indexed_primitive()?;
-    let apart = holds_pre_rasterization(ci) && !holds_vertex_input(ci);
-    (apart && ci.is_dynamic(vk::DynamicState::POLYGON_MODE_EXT)).then_some(PlanError::Indices {
-        primitive: pattern.primitive,
-        why: IndicesError::DynamicPolygonModeLibrary,
-    })
-}
-
 /// Whether a stage of `ci` takes more Locations than the device allows: `plan` fails it.
 fn past_interface_limits(dev: &DeviceData, ci: &PipelineView<'_>) -> bool {
     let stages = StageSet::of(ci.stages.iter().filter_map(|s| stage_of(s.info.stage)));
@@ -601,12 +575,9 @@ fn static_drawn(
     dev: &DeviceData,
     ci: &PipelineView<'_>,
 ) -> (Option<vk::PrimitiveTopology>, Option<vk::PolygonMode>) {
-    let topology = match ci.primitive_mode.and_then(gl_mode_of) {
-        Some(mode) => Some(topology_for(mode)),
-        None => ci.input_assembly.as_ref().map(|ia| ia.topology),
-    }
-    .filter(|_| !ci.is_dynamic(vk::DynamicState::PRIMITIVE_TOPOLOGY))
-    .or_else(|| library_inputs::linked_topology(dev, ci));
+    let topology = rules::named_topology(ci)
+        .filter(|_| !ci.is_dynamic(vk::DynamicState::PRIMITIVE_TOPOLOGY))
+        .or_else(|| library_inputs::linked_topology(dev, ci));
     let polygon_mode = ci
         .rasterization
         .as_ref()
@@ -666,8 +637,7 @@ enum Plan {
 
 fn plan(dev: &DeviceData, ci: &PipelineView<'_>, steps: Vec<Step>) -> Plan {
     maybe_inject_panic(&dev.settings, "vkCreateGraphicsPipelines/plan");
-    let mode = ci.primitive_mode;
-    if let Some(why) = mode.and_then(|mode| refused_primitive_mode(dev, mode)) {
+    if let Some(why) = rules::refused(dev, ci) {
         return Plan::Fail(why);
     }
     if let Some(why) = unreadable_apart(dev, ci) {
@@ -685,8 +655,8 @@ fn plan(dev: &DeviceData, ci: &PipelineView<'_>, steps: Vec<Step>) -> Plan {
     };
     rewrite.start_pixel_steps = start_pixel_steps;
     rewrite.line_varyings = line_varyings;
-    if let Some(why) = indices_apart_under_dynamic_polygon_mode(ci, &rewrite)
-        .or_else(|| library_inputs::unreplaceable(dev, ci))
+    if let Some(why) =
+        rules::refused_after_steps(ci, &rewrite).or_else(|| library_inputs::unreplaceable(dev, ci))
     {
         return Plan::Fail(why);
     }
@@ -708,20 +678,8 @@ fn plan(dev: &DeviceData, ci: &PipelineView<'_>, steps: Vec<Step>) -> Plan {
         rewrite.dynamic_line_width = static_width();
     }
     rewrite.dynamic_line_stipple = follows_line_stipple(dev, ci, rewrite.dynamic_line_mode);
-    if let Some(mode) = mode {
-        // The struct is the layer's: it never goes down.
-        let app_topology = ci
-            .input_assembly
-            .as_ref()
-            .map_or(vk::PrimitiveTopology::default(), |ia| ia.topology);
-        rewrite.input_assembly = Some(match gl_mode_of(mode) {
-            Some(_) if holds_vertex_input(ci) && rewrite.indexed_primitive().is_some() => rewrite
-                .indexed_primitive()
-                .map_or(app_topology, |p| list_topology(&p)),
-            Some(gl_mode) if holds_vertex_input(ci) => topology_for(gl_mode),
-            _ => app_topology,
-        });
-    }
+    // The layer's struct never goes down.
+    rewrite.input_assembly = rules::assembly_topology(ci, &rewrite);
     if rewrite.is_empty() {
         Plan::Keep
     } else {
@@ -967,7 +925,7 @@ impl Call<'_> {
         if let Some(topology) = rewrite.input_assembly {
             let list_restart = self.dev.conventions.list_restart;
             if patched.draw_topology(ci, topology, list_restart).is_none() {
-                return Err(PlanError::HiddenPrimitiveMode);
+                return Err(GlModeError::Hidden.into());
             }
         }
         // SAFETY: the application's allocator (this function's contract).
@@ -1386,10 +1344,11 @@ impl Call<'_> {
             if pipeline == vk::Pipeline::null() {
                 continue;
             }
-            let line_loop = match plan {
-                Plan::Rewrite(rewrite) => rewrite.line_loop(),
-                _ => false,
-            } || libraries_have(self.dev, ci, |r| r.bound.primitives.line_loop);
+            let closes_loops =
+                match plan {
+                    Plan::Rewrite(rewrite) => rules::closes_loops(rewrite),
+                    _ => false,
+                } || libraries_have(self.dev, ci, |r| r.bound.primitives.closes_loops);
             let reads_base_instance =
                 match plan {
                     Plan::Rewrite(rewrite) => rewrite.reads_base_instance,
@@ -1412,7 +1371,7 @@ impl Call<'_> {
             .or_else(|| {
                 // The list of the pattern its pre-rasterization library draws.
                 from_libraries(self.dev, ci, |r| r.primitives.gl_topology)
-                    .map(|topology| gl_primitive.map_or(topology, |p| list_topology(&p)))
+                    .map(|topology| gl_primitive.map_or(topology, |p| rules::list_topology(&p)))
             });
             let (own, line_stipple, attributes) = match plan {
                 Plan::Rewrite(rewrite) => {
@@ -1465,7 +1424,7 @@ impl Call<'_> {
                 && line_mode.is_none()
                 && followed.is_none()
                 && !keeps_window_height(self.dev, ci)
-                && !line_loop
+                && !closes_loops
                 && gl_primitive.is_none()
                 && polygon_variants.is_none()
                 && input_variants.is_none()
@@ -1482,7 +1441,7 @@ impl Call<'_> {
                     stipple_with_mode,
                 },
                 primitives: BoundPrimitives {
-                    line_loop,
+                    closes_loops,
                     restart: primitive_restart(self.dev, ci),
                     gl_primitive,
                     provoking_dynamic: ci.is_dynamic(vk::DynamicState::PROVOKING_VERTEX_MODE_EXT)

@@ -28,8 +28,8 @@
 use ash::vk;
 use std::sync::Arc;
 
+use crate::layer::commands::draws::gl_primitives;
 use crate::layer::commands::gl_state_block::push;
-use crate::layer::commands::primitive_objects;
 use crate::layer::commands::{followed_state, lines};
 use crate::layer::data::lines::BoundLines;
 use crate::layer::data::primitives::BoundPrimitives;
@@ -51,7 +51,6 @@ use crate::layer::rules;
 use crate::layer::support::error::{GenerationError, ObjectError, TcsError};
 use crate::layer::support::ffi::slice;
 use crate::layer::support::log;
-use glsem_abi::PrimitiveMode;
 use glsem_spirv::passthrough_tcs::{build_passthrough_tcs, TcsKey};
 use glsem_spirv::semantics::{choose, Semantic};
 
@@ -335,7 +334,7 @@ fn linked_set(
                 set_layouts: view.set_layouts.to_vec(),
                 ranges: view.push_constant_ranges.to_vec(),
                 // SAFETY: the same create info.
-                specialization: unsafe { primitive_objects::specialization_of(ci) },
+                specialization: unsafe { gl_primitives::specialization_of(ci) },
             })
         })
         .collect()
@@ -384,7 +383,7 @@ hook! {
         };
         let tessellation = dev.features.tessellation_shader
             && dev.settings.semantics.contains(Semantic::PassthroughTcs);
-        let primitive_modes = primitive_objects::draws_primitive_modes(dev);
+        let gl_primitives = gl_primitives::draws_gl_primitives(dev);
         let gl_state = dev.extensions.gl_state;
         let down: Vec<vk::ShaderCreateInfoEXT<'_>> = infos
             .iter()
@@ -407,7 +406,7 @@ hook! {
                     ci.next_stage |= S::TESSELLATION_CONTROL;
                 }
                 // And a generated geometry shader between it and the fragment shader.
-                if primitive_modes
+                if gl_primitives
                     && ci.stage == S::VERTEX
                     && !ci.flags.contains(vk::ShaderCreateFlagsEXT::LINK_STAGE)
                 {
@@ -451,7 +450,7 @@ hook! {
                     }
                     let set = linked_set(&down, shaders, ci.info);
                     let record = app.code.and_then(|app_code| {
-                        primitive_objects::vertex_record(dev, &ci, app_code, set)
+                        gl_primitives::vertex_record(dev, &ci, app_code, set)
                     });
                     if let Some(record) = record {
                         dev.records
@@ -523,7 +522,7 @@ destroy_hook!(
             destroy_generated(dev, &record);
         }
         if let Some(record) = dev.records.vertex_objects.write().remove(&shader) {
-            primitive_objects::destroy_generated(dev, &record);
+            gl_primitives::destroy_generated(dev, &record);
         }
         if let Some(binding) = dev.records.block_objects.write().remove(&shader) {
             destroy_block_layout(dev, &binding);
@@ -577,7 +576,7 @@ fn generated_tcs(
     };
     let words = build_passthrough_tcs(&record.words, &record.entry, None, &key)
         .map_err(|e| GenerationError::Pass(e.to_string().into()))?;
-    let shader = primitive_objects::generated_object(
+    let shader = gl_primitives::generated_object(
         dev,
         (S::TESSELLATION_CONTROL, S::TESSELLATION_EVALUATION),
         &words,
@@ -758,7 +757,7 @@ command_hook! {
                         stipple_with_mode: false,
                     },
                     BoundPrimitives {
-                        line_loop: state.primitives.mode == PrimitiveMode::LINE_LOOP,
+                        closes_loops: state.primitives.closes_loops(),
                         ..BoundPrimitives::NONE
                     },
                 );
@@ -789,7 +788,7 @@ command_hook! {
                     }
                 }
                 let primitive = primitive
-                    && (state.primitives.mode != PrimitiveMode::NONE || state.primitives.layer_geometry_object);
+                    && (state.primitives.gl_mode.is_some() || state.primitives.layer_geometry_object);
                 (touched, primitive, vertex, state.values)
             };
             if let Some(binding) = reader {
@@ -799,7 +798,7 @@ command_hook! {
                 update_tcs(&dev, command_buffer);
             }
             if primitive {
-                primitive_objects::update(&dev, command_buffer);
+                gl_primitives::update(&dev, command_buffer);
             }
             if let Some(vertex) = vertex {
                 followed_state::bind_vertex(&dev, command_buffer, vertex);

@@ -9,7 +9,6 @@ use crate::layer::data::layer_memory::fed_attributes;
 use crate::layer::objects::create_info::{PipelineView, VertexInput};
 use crate::layer::rewrite::run::Rewrite;
 use crate::layer::support::ffi::link_in_front;
-use glsem_abi::STRUCTURE_TYPE_PIPELINE_PRIMITIVE_MODE_CREATE_INFO;
 use glsem_spirv::interface::InputKind;
 
 /// The arrays handed to the driver for one rewritten create info, and the temporary
@@ -218,12 +217,11 @@ impl<'a> Patched<'a> {
         copy.state.p_dynamic_states = copy.states.as_ptr();
     }
 
-    /// The input-assembly state drawing `topology`, with the layer's
-    /// `VkPipelinePrimitiveModeCreateInfoGLSEM` taken out of its chain. `None`: one of the
-    /// structs in front of it is a struct the layer cannot copy. A list keeps the
-    /// application's primitive restart only where lists may restart (`list_restart`): the
-    /// layer's indices of GL's primitives hold no restart (`converted_draws` reads the
-    /// application's).
+    /// The input-assembly state drawing `topology`, with the layer's own structs taken out
+    /// of its chain. `None`: one of the structs in front of them is a struct the layer
+    /// cannot copy. A list keeps the application's primitive restart only where lists may
+    /// restart (`list_restart`): the layer's indices of GL's primitives hold no restart
+    /// (`converted_draws` reads the application's).
     pub fn draw_topology(
         &mut self,
         ci: &PipelineView<'a>,
@@ -231,10 +229,7 @@ impl<'a> Patched<'a> {
         list_restart: bool,
     ) -> Option<()> {
         let app = ci.input_assembly.as_ref()?;
-        let p_next = app.chain.without(
-            STRUCTURE_TYPE_PIPELINE_PRIMITIVE_MODE_CREATE_INFO,
-            &mut self.chain_copies,
-        )?;
+        let p_next = app.chain.without_layer_structs(&mut self.chain_copies)?;
         let mut copy = vk::PipelineInputAssemblyStateCreateInfo {
             flags: app.flags,
             topology,

@@ -13,8 +13,7 @@ use crate::layer::support::log;
 use crate::layer::support::shader_code::dump_module;
 use glsem_spirv::interface::InputKind;
 use glsem_spirv::line_rasterization::BresenhamLines;
-use glsem_spirv::primitive_mode::{CloseLineLoops, IndexedPrimitive, Rasterized};
-use glsem_spirv::semantics::{Semantic, Stage, Step, StepOutput};
+use glsem_spirv::semantics::{IndexedPrimitive, Rasterized, Semantic, Stage, Step, StepOutput};
 use glsem_spirv::xfb_split::SplitInterface;
 
 /// What the rewrite of one create info produced.
@@ -72,11 +71,6 @@ impl Rewrite {
             && !self.dynamic_line_mode
             && !self.dynamic_line_stipple
             && self.layer_attributes.is_none()
-    }
-
-    /// GL's line loops: non-indexed draws get their closing segment.
-    pub fn line_loop(&self) -> bool {
-        self.state.contains(&Step::CloseLineLoops(CloseLineLoops))
     }
 
     /// GL's quads, quad strips or polygons drawn without a geometry shader: the pattern

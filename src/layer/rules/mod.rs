@@ -19,6 +19,12 @@ pub(crate) mod vertex_formats;
 mod window_origin;
 mod xfb_split;
 
+// GL's primitive modes as the planner, libraries and shader objects ask them.
+pub(crate) use primitive_mode::{
+    assembly_topology, closes_loops, gl_mode, gl_mode_of, list_topology, named_topology, refused,
+    refused_after_steps, requested_mode, topology_for, GlModeError, GsError, IndicesError,
+};
+
 use crate::layer::loader::device_setup::DeviceSetup;
 use crate::layer::loader::state::DeviceFacts;
 use crate::layer::objects::create_info::PipelineView;
@@ -26,7 +32,7 @@ use crate::layer::rewrite::patched::Patched;
 use crate::layer::rewrite::run::Run;
 use crate::layer::support::error::PlanError;
 use crate::layer::support::settings::Settings;
-use glsem_spirv::primitive_mode::PrimitiveRoute;
+use glsem_spirv::semantics::PrimitiveRoute;
 use glsem_spirv::semantics::{DeviceKey, Step};
 use layer_step::LayerStep;
 

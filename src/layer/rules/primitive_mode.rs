@@ -10,21 +10,220 @@ use std::sync::Arc;
 
 use crate::layer::data::cache::{CacheKey, Outcome};
 use crate::layer::loader::device_setup::DeviceSetup;
-use crate::layer::rewrite::run::{cached, Run};
+use crate::layer::loader::state::DeviceData;
+use crate::layer::objects::create_info::PipelineView;
+use crate::layer::objects::pipeline_info::{holds_pre_rasterization, holds_vertex_input};
+use crate::layer::rewrite::run::{cached, Rewrite, Run};
 use crate::layer::rules::layer_step::LayerStep;
-use crate::layer::support::error::{GenerationError, GsError, IndicesError, PlanError};
+use crate::layer::support::error::{GenerationError, ObjectError, PlanError, RuleError};
 use crate::layer::support::log;
+use glsem_abi::{PipelinePrimitiveModeCreateInfo, PrimitiveMode};
 use glsem_spirv::primitive_mode::{
-    build_primitive_gs, CloseLineLoops, GlPrimitiveId, IndexedPrimitive, PrimitiveGsKey, Rasterized,
+    build_primitive_gs, CloseLineLoops, GlPrimitive, GlPrimitiveId, IndexedPrimitive, List,
+    PrimitiveGsKey, Rasterized,
 };
-use glsem_spirv::semantics::{Stage, Step};
+use glsem_spirv::semantics::{GlMode, Stage, Step};
+
+/// Why a pipeline (or shader objects) cannot draw GL's primitive mode.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum GlModeError {
+    #[error("GL's {primitive:?} are drawn through a generated geometry shader, but {why}")]
+    Gs {
+        primitive: GlPrimitive,
+        why: GsError,
+    },
+    #[error(
+        "GL's {primitive:?} are drawn without a geometry shader (setting primitive_mode_route, \
+         or a device without geometryShader), but {why}"
+    )]
+    Indices {
+        primitive: GlPrimitive,
+        why: IndicesError,
+    },
+    #[error(
+        "VkPipelinePrimitiveModeCreateInfoGLSEM names {0:#x}, not a GL primitive mode the \
+         layer draws (GL_LINE_LOOP, GL_QUADS, GL_QUAD_STRIP, GL_POLYGON)"
+    )]
+    NotAMode(u32),
+    #[error(
+        "VkPipelinePrimitiveModeCreateInfoGLSEM needs VK_GLSEM_gl_state enabled on the device"
+    )]
+    WithoutGlState,
+    #[error(
+        "GL_LINE_LOOP needs a host-visible index buffer to close the loop, and the device has \
+         no memory the layer could use"
+    )]
+    NoLoopMemory,
+    #[error(
+        "VkPipelinePrimitiveModeCreateInfoGLSEM behind an unknown pNext struct of the \
+         input-assembly state"
+    )]
+    Hidden,
+}
+
+impl From<GlModeError> for PlanError {
+    fn from(why: GlModeError) -> PlanError {
+        PlanError::Rule(RuleError::new(why))
+    }
+}
+
+/// Why no geometry shader can draw GL's quads, quad strips or polygons.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum GsError {
+    #[error("the pipeline has a geometry or tessellation shader (GL refuses it too)")]
+    OtherGeometryStages,
+    #[error("the device has no geometryShader")]
+    NoGeometryShader,
+    #[error("the layer cannot read the vertex shader")]
+    UnreadableVertexShader,
+    #[error(transparent)]
+    Generation(#[from] GenerationError),
+}
+
+impl From<ObjectError> for GsError {
+    fn from(e: ObjectError) -> Self {
+        GsError::Generation(e.into())
+    }
+}
+
+/// Why GL's quads, quad strips or polygons cannot be drawn without a geometry shader.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum IndicesError {
+    #[error("the pipeline has a geometry or tessellation shader (GL refuses it too)")]
+    OtherGeometryStages,
+    #[error("the device has no host-visible memory the layer could make its index buffer in")]
+    NoMemory,
+    #[error(
+        "a pre-rasterization library in polygon mode GL_LINE or GL_POINT is linked with a \
+         vertex-input library the layer cannot make again with the list it draws"
+    )]
+    UnfilledLibrary,
+    #[error(
+        "a pre-rasterization library apart from its vertex-input library cannot draw them \
+         under a dynamic polygon mode (the vertex-input library's list cannot follow it)"
+    )]
+    DynamicPolygonModeLibrary,
+}
+
+/// The `VkPrimitiveModeGLSEM` value `ci`'s input-assembly state chains (the application's,
+/// whether GL's mode or not).
+pub(crate) fn requested_mode(ci: &PipelineView<'_>) -> Option<PrimitiveMode> {
+    let assembly = ci.input_assembly.as_ref()?;
+    let gl_mode = assembly
+        .chain
+        .layer_struct::<PipelinePrimitiveModeCreateInfo>()?;
+    Some(gl_mode.primitive_mode)
+}
+
+/// GL's mode `ci` draws (`None`: none, or a value [`refused`] fails).
+pub(crate) fn gl_mode(ci: &PipelineView<'_>) -> Option<GlMode> {
+    requested_mode(ci).and_then(gl_mode_of)
+}
+
+/// The [`GlMode`] of a `VkPrimitiveModeGLSEM` value (`None`: none, or not a GL mode).
+pub(crate) fn gl_mode_of(mode: PrimitiveMode) -> Option<GlMode> {
+    match mode {
+        PrimitiveMode::LINE_LOOP => Some(GlMode::LineLoop),
+        PrimitiveMode::QUADS => Some(GlMode::Primitive(GlPrimitive::Quads)),
+        PrimitiveMode::QUAD_STRIP => Some(GlMode::Primitive(GlPrimitive::QuadStrip)),
+        PrimitiveMode::POLYGON => Some(GlMode::Primitive(GlPrimitive::Polygon)),
+        _ => None,
+    }
+}
+
+/// Why a `VkPrimitiveModeGLSEM` value cannot be drawn on `dev`, if it cannot.
+fn refused_mode(dev: &DeviceData, mode: PrimitiveMode) -> Option<GlModeError> {
+    if mode != PrimitiveMode::NONE && gl_mode_of(mode).is_none() {
+        return Some(GlModeError::NotAMode(mode.0));
+    }
+    (!dev.extensions.gl_state).then_some(GlModeError::WithoutGlState)
+}
+
+/// Why `ci`'s GL mode cannot be drawn before its steps run, if it cannot.
+pub(crate) fn refused(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<PlanError> {
+    refused_mode(dev, requested_mode(ci)?).map(PlanError::from)
+}
+
+/// Why `ci` cannot draw what its steps made of GL's mode, if it cannot: on the index route,
+/// a pre-rasterization library apart from its vertex-input library cannot draw GL's
+/// primitives under a dynamic polygon mode (the list the vertex-input library draws, made
+/// again at the link for a static `GL_LINE` or `GL_POINT`, cannot follow it).
+pub(crate) fn refused_after_steps(ci: &PipelineView<'_>, rewrite: &Rewrite) -> Option<PlanError> {
+    let pattern = rewrite.indexed_primitive()?;
+    let apart = holds_pre_rasterization(ci) && !holds_vertex_input(ci);
+    let why = GlModeError::Indices {
+        primitive: pattern.primitive,
+        why: IndicesError::DynamicPolygonModeLibrary,
+    };
+    (apart && ci.is_dynamic(vk::DynamicState::POLYGON_MODE_EXT)).then(|| why.into())
+}
+
+/// The topology that draws `mode` (with the generated geometry shader, for quads, quad
+/// strips and polygons).
+pub(crate) fn topology_for(mode: GlMode) -> vk::PrimitiveTopology {
+    match mode {
+        GlMode::LineLoop => vk::PrimitiveTopology::LINE_STRIP,
+        GlMode::Primitive(GlPrimitive::Quads) => vk::PrimitiveTopology::LINE_LIST_WITH_ADJACENCY,
+        GlMode::Primitive(GlPrimitive::QuadStrip) => {
+            vk::PrimitiveTopology::LINE_STRIP_WITH_ADJACENCY
+        }
+        GlMode::Primitive(GlPrimitive::Polygon) => vk::PrimitiveTopology::TRIANGLE_FAN,
+    }
+}
+
+/// The topology a pipeline drawing GL's quads, quad strips or polygons on the index route
+/// draws: the list of its pattern ([`IndexedPrimitive::list`]).
+pub(crate) fn list_topology(p: &IndexedPrimitive) -> vk::PrimitiveTopology {
+    match p.list() {
+        List::Triangles => vk::PrimitiveTopology::TRIANGLE_LIST,
+        List::Lines => vk::PrimitiveTopology::LINE_LIST,
+        List::Points => vk::PrimitiveTopology::POINT_LIST,
+    }
+}
+
+/// The topology `ci`'s input-assembly state goes down with where it chains the layer's
+/// struct (`None`: it does not, and goes down as it is): the one drawing GL's mode where it
+/// holds the vertex-input state, else the application's.
+pub(crate) fn assembly_topology(
+    ci: &PipelineView<'_>,
+    rewrite: &Rewrite,
+) -> Option<vk::PrimitiveTopology> {
+    let mode = requested_mode(ci)?;
+    let app_topology = ci
+        .input_assembly
+        .as_ref()
+        .map_or(vk::PrimitiveTopology::default(), |ia| ia.topology);
+    Some(match gl_mode_of(mode) {
+        Some(_) if holds_vertex_input(ci) && rewrite.indexed_primitive().is_some() => rewrite
+            .indexed_primitive()
+            .map_or(app_topology, |p| list_topology(&p)),
+        Some(gl_mode) if holds_vertex_input(ci) => topology_for(gl_mode),
+        _ => app_topology,
+    })
+}
+
+/// The topology `ci` draws with where its input assembly says it: GL's mode's, else the
+/// application's (`None`: no input-assembly state).
+pub(crate) fn named_topology(ci: &PipelineView<'_>) -> Option<vk::PrimitiveTopology> {
+    match gl_mode(ci) {
+        Some(mode) => Some(topology_for(mode)),
+        None => ci.input_assembly.as_ref().map(|ia| ia.topology),
+    }
+}
+
+/// Whether a rewrite closes GL's line loops at draw time.
+pub(crate) fn closes_loops(rewrite: &Rewrite) -> bool {
+    rewrite
+        .state
+        .contains(&Step::CloseLineLoops(CloseLineLoops))
+}
 
 impl LayerStep for PrimitiveGsKey {
     fn plan(&self, step: &Step, run: &mut Run<'_>) -> Result<(), PlanError> {
         // A vertex-input library draws the topology alone; its pre-rasterization library
         // makes the geometry shader.
         if run.position(Stage::Vertex).is_some() {
-            let gs = generate_gs(run, self).map_err(|why| PlanError::Gs {
+            let gs = generate_gs(run, self).map_err(|why| GlModeError::Gs {
                 primitive: self.primitive,
                 why,
             })?;
@@ -43,7 +242,7 @@ impl LayerStep for CloseLineLoops {
     /// without one would draw it open.
     fn plan(&self, step: &Step, run: &mut Run<'_>) -> Result<(), PlanError> {
         if run.dev.draws.loops.index_buffer(run.dev).is_none() {
-            return Err(PlanError::NoLineLoopMemory);
+            return Err(GlModeError::NoLoopMemory.into());
         }
         run.chain_state(step.clone());
         Ok(())
@@ -55,9 +254,12 @@ impl LayerStep for IndexedPrimitive {
     /// at record time from an index buffer of the layer's, made here (a pipeline without it
     /// would draw the wrong primitives).
     fn plan(&self, step: &Step, run: &mut Run<'_>) -> Result<(), PlanError> {
-        let fail = |why| PlanError::Indices {
-            primitive: self.primitive,
-            why,
+        let fail = |why| -> PlanError {
+            GlModeError::Indices {
+                primitive: self.primitive,
+                why,
+            }
+            .into()
         };
         if [Stage::TessControl, Stage::TessEval, Stage::Geometry]
             .iter()

@@ -5,7 +5,6 @@
 use ash::vk;
 use std::sync::Arc;
 
-use glsem_spirv::primitive_mode::GlPrimitive;
 use glsem_spirv::semantics::Stage;
 
 /// A stage whose interface takes more Locations than the device allows (drivers crash on
@@ -71,38 +70,6 @@ pub enum TcsError {
     Generation(#[from] GenerationError),
 }
 
-/// Why no geometry shader can draw GL's quads, quad strips or polygons.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum GsError {
-    #[error("the pipeline has a geometry or tessellation shader (GL refuses it too)")]
-    OtherGeometryStages,
-    #[error("the device has no geometryShader")]
-    NoGeometryShader,
-    #[error("the layer cannot read the vertex shader")]
-    UnreadableVertexShader,
-    #[error(transparent)]
-    Generation(#[from] GenerationError),
-}
-
-/// Why GL's quads, quad strips or polygons cannot be drawn without a geometry shader.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum IndicesError {
-    #[error("the pipeline has a geometry or tessellation shader (GL refuses it too)")]
-    OtherGeometryStages,
-    #[error("the device has no host-visible memory the layer could make its index buffer in")]
-    NoMemory,
-    #[error(
-        "a pre-rasterization library in polygon mode GL_LINE or GL_POINT is linked with a \
-         vertex-input library the layer cannot make again with the list it draws"
-    )]
-    UnfilledLibrary,
-    #[error(
-        "a pre-rasterization library apart from its vertex-input library cannot draw them \
-         under a dynamic polygon mode (the vertex-input library's list cannot follow it)"
-    )]
-    DynamicPolygonModeLibrary,
-}
-
 /// Why a stage the layer generates (a TCS, a geometry shader) was not made.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum GenerationError {
@@ -118,12 +85,6 @@ pub enum GenerationError {
 impl From<ObjectError> for TcsError {
     fn from(e: ObjectError) -> Self {
         TcsError::Generation(e.into())
-    }
-}
-
-impl From<ObjectError> for GsError {
-    fn from(e: ObjectError) -> Self {
-        GsError::Generation(e.into())
     }
 }
 
@@ -151,38 +112,6 @@ pub enum PlanError {
          {0}"
     )]
     Tcs(#[from] TcsError),
-    #[error("GL's {primitive:?} are drawn through a generated geometry shader, but {why}")]
-    Gs {
-        primitive: GlPrimitive,
-        why: GsError,
-    },
-    #[error(
-        "GL's {primitive:?} are drawn without a geometry shader (setting primitive_mode_route, \
-         or a device without geometryShader), but {why}"
-    )]
-    Indices {
-        primitive: GlPrimitive,
-        why: IndicesError,
-    },
-    #[error(
-        "VkPipelinePrimitiveModeCreateInfoGLSEM names {0:#x}, not a GL primitive mode the \
-         layer draws (GL_LINE_LOOP, GL_QUADS, GL_QUAD_STRIP, GL_POLYGON)"
-    )]
-    NotAPrimitiveMode(u32),
-    #[error(
-        "VkPipelinePrimitiveModeCreateInfoGLSEM needs VK_GLSEM_gl_state enabled on the device"
-    )]
-    PrimitiveModeWithoutGlState,
-    #[error(
-        "GL_LINE_LOOP needs a host-visible index buffer to close the loop, and the device has \
-         no memory the layer could use"
-    )]
-    NoLineLoopMemory,
-    #[error(
-        "VkPipelinePrimitiveModeCreateInfoGLSEM behind an unknown pNext struct of the \
-         input-assembly state"
-    )]
-    HiddenPrimitiveMode,
     #[error("inline code behind an unknown pNext struct")]
     HiddenInlineCode,
     #[error("the driver failed to create a rewritten shader module: {0}")]
@@ -245,7 +174,41 @@ pub enum PlanError {
     HiddenLibraries,
     #[error("internal error in the layer while planning")]
     Internal,
+    /// A reason of one rule's own, which its file defines.
+    #[error(transparent)]
+    Rule(#[from] RuleError),
 }
+
+/// A rule's own reason for failing a pipeline or shader object (its type is the rule's).
+#[derive(Debug, Clone)]
+pub struct RuleError(Arc<dyn std::error::Error + Send + Sync>);
+
+impl RuleError {
+    pub fn new(why: impl std::error::Error + Send + Sync + 'static) -> RuleError {
+        RuleError(Arc::new(why))
+    }
+}
+
+impl std::fmt::Display for RuleError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for RuleError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0.source()
+    }
+}
+
+/// The same reason (the one value, shared).
+impl PartialEq for RuleError {
+    fn eq(&self, other: &RuleError) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for RuleError {}
 
 impl PlanError {
     /// What the application gets for the object: the driver's result where the driver

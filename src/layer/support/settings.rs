@@ -6,7 +6,7 @@ use crate::layer::support::ffi::slice;
 use crate::layer::support::log::Level;
 use ash::vk;
 use glsem_abi as abi;
-use glsem_spirv::primitive_mode::PrimitiveRoute;
+use glsem_spirv::semantics::PrimitiveRoute;
 use glsem_spirv::semantics::{SemanticSet, WindowOrigin, SEMANTICS};
 use std::ffi::{c_char, c_void, CStr};
 use std::path::{Path, PathBuf};

@@ -20,6 +20,17 @@ pub enum GlMode {
     Primitive(GlPrimitive),
 }
 
+impl GlMode {
+    /// The class of primitive the pipeline rasterizes: a loop's lines, the triangles of
+    /// quads, quad strips and polygons.
+    pub fn rasterizes(self) -> Topology {
+        match self {
+            GlMode::LineLoop => Topology::Lines,
+            GlMode::Primitive(_) => Topology::Triangles,
+        }
+    }
+}
+
 /// How the application maps GL's window onto the framebuffer (setting `window_origin`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum WindowOrigin {

@@ -34,7 +34,7 @@ use crate::layer::loader::frames::{command_hook, create_hook, destroy_hook, shie
 use crate::layer::loader::host_memory::{destroy_chunk, new_host_buffer};
 use crate::layer::loader::registry::{device_data, Dispatchable};
 use crate::layer::loader::state::DeviceData;
-use glsem_spirv::primitive_mode::IndexedPrimitive;
+use glsem_spirv::semantics::IndexedPrimitive;
 
 /// The compute shader (`shaders/converted_draws.comp`, compiled by glslang).
 const CONVERTED_DRAWS_SPV: &[u8] = include_bytes!("shaders/converted_draws.spv");
@@ -437,7 +437,7 @@ struct Plan {
 
 /// The parameters of `conversion` (the shader's `mode` onwards).
 fn mode_params(params: &mut [u32; PARAMS], conversion: Conversion) {
-    use glsem_spirv::primitive_mode::{GlPrimitive, Rasterized};
+    use glsem_spirv::semantics::{GlPrimitive, Rasterized};
     let Conversion::Primitives(p) = conversion else {
         params[13] = MODE_LOOPS;
         return;

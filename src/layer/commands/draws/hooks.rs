@@ -6,9 +6,8 @@ use ash::vk;
 
 use crate::layer::commands::draws::base_instance::PushedBaseInstance;
 use crate::layer::commands::draws::converted_draws::{self, GpuDraw};
-use crate::layer::commands::draws::line_loops::ClosedLoops;
+use crate::layer::commands::draws::gl_primitives::{ClosedLoops, IndexRoute};
 use crate::layer::commands::draws::line_passes::LinePasses;
-use crate::layer::commands::draws::primitive_indices::IndexRoute;
 use crate::layer::commands::draws::rule::{Cb, Draw, DrawRule};
 use crate::layer::data::layer_memory::DrawMemory;
 use crate::layer::data::records::{BoundIndexBuffer, CommandBufferState};

@@ -4,8 +4,7 @@
 
 pub(crate) mod base_instance;
 pub(crate) mod converted_draws;
+pub(crate) mod gl_primitives;
 pub(crate) mod hooks;
-pub(crate) mod line_loops;
 pub(crate) mod line_passes;
-pub(crate) mod primitive_indices;
 pub(crate) mod rule;

@@ -1,13 +1,13 @@
-// Draws the layer converts on the GPU (src/layer/commands/converted_draws.rs): from the
+// Draws the layer converts on the GPU (src/layer/commands/draws/converted_draws.rs): from the
 // application's indices or indirect commands, read here after whatever wrote them earlier
 // in the command stream, it writes per draw the indices the layer draws instead and the
 // VkDrawIndexedIndirectCommand that draws them. One invocation per draw, each writing its
 // own region of `capacity` indices. Two modes:
-//   MODE_LOOPS       GL_LINE_LOOP: a line strip with every loop closed (its first index
+//   MODE_LOOPS       GL's line loops: a line strip with every loop closed (its first index
 //                    again) and a restart after each, so that nothing joins two loops;
 //   MODE_PRIMITIVES  GL_QUADS, GL_QUAD_STRIP, GL_POLYGON: a triangle, line or point list,
 //                    `pattern` repeated per period of each run between restarts (the
-//                    layer's glsem_spirv::primitive_mode::IndexedPrimitive), GL's
+//                    layer's glsem_spirv::semantics::IndexedPrimitive), GL's
 //                    incomplete primitives dropped.
 //
 // Compiled into converted_draws.spv (tests/passes/layer_shaders.rs checks that they agree):

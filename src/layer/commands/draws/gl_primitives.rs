@@ -1,3 +1,10 @@
+//! GL's primitive modes at record and draw time (the creation side is
+//! `rules/primitive_mode.rs`): shader objects, whose mode is command-buffer state; GL's line
+//! loops closed after each draw; GL's quads, quad strips and polygons drawn from the layer's
+//! indices on the index route.
+//!
+//! ## Shader objects
+//!
 //! GL's primitive modes with shader objects (`vkCmdSetPrimitiveModeGLSEM`): shader objects
 //! have no input-assembly state, so the mode is command-buffer state. While it names quads,
 //! quad strips or polygons and an unlinked vertex shader object the layer saw created is
@@ -7,41 +14,79 @@
 //! and closes non-indexed draws (`line_loops`). Mode, shaders and polygon mode are followed
 //! when they change, not per draw. The application sets the topology before the mode: the
 //! layer's topology holds until the application sets another.
+//!
+//! ## Line loops
+//!
+//! GL's line loops (`GL_LINE_LOOP` through `VkPipelinePrimitiveModeCreateInfoGLSEM`): the
+//! pipeline draws a line strip, and after each non-indexed draw of one the layer draws the
+//! closing segment from the last vertex back to the first, as an indexed draw of two
+//! indices `(n - 1, 0)` offset by the draw's first vertex, from an index buffer of the
+//! layer's that holds every such pair. The application's index buffer binding is put back
+//! afterwards. Instancing, `gl_VertexID` and the base instance are the draw's own.
+//!
+//! Indexed and indirect draws of a line loop depend on the application's indices or
+//! parameters: they are closed on the GPU (`converted_draws`). A closing segment of a
+//! non-indexed draw is a draw of its own, so the line stipple starts over on it (GL
+//! continues the pattern).
+//!
+//! ## The index route
+//!
+//! GL's quads, quad strips and polygons without a geometry shader (the index route: a
+//! device without `geometryShader`, or `primitive_mode_route = indices`): the pipeline
+//! draws a triangle, line or point list (`rules/primitive_mode.rs`), and each `vkCmdDraw`
+//! of it is replaced by an indexed draw of the mode's pattern
+//! ([`IndexedPrimitive::indices`]) from an index buffer of the layer's, offset by the
+//! draw's first vertex, with the draw's instances and base instance. A polygon drawn as
+//! lines gets its closing edge from the line loops' pair buffer. The application's index
+//! buffer binding is put back afterwards.
+//!
+//! Indexed and indirect draws depend on the application's indices or parameters: they are
+//! converted on the GPU (`converted_draws`, primitive restart included); where the layer
+//! cannot, they are not drawn (never drawn as something else), and the layer says so once
+//! per device with a `glsem: error:` line.
 
 use ash::vk;
+use spirv::{Decoration, ExecutionModel, StorageClass};
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 
+use crate::layer::commands::draws::converted_draws::{
+    self, bind_index_buffer_again, draw_converted, Conversion, GpuDraw,
+};
+use crate::layer::commands::draws::rule::{Cb, Draw, DrawRule};
 use crate::layer::commands::gl_state_block::{drawn_changed, follow_drawn, push};
 use crate::layer::data::dynamic_inputs::{made_once, ObjectVariant, VariantKey};
-use crate::layer::data::primitives::{BoundVariants, PolygonModeVariants};
+use crate::layer::data::layer_memory::{LoopIndices, PrimitiveIndices};
+use crate::layer::data::primitives::{BoundVariants, CommandBufferPrimitives, PolygonModeVariants};
 use crate::layer::data::records::{
     CommandBufferState, LinkedObject, PipelineRecord, Specialization, VertexObjectRecord,
 };
 use crate::layer::data::vertex_formats::vertex_format;
 use crate::layer::loader::frames::{command_hook, ffi_guard, shield};
+use crate::layer::loader::host_memory::{destroy_chunk, new_host_buffer};
 use crate::layer::loader::registry::{device_data, Dispatchable};
 use crate::layer::loader::state::DeviceData;
 use crate::layer::objects::create_info::ShaderView;
-use crate::layer::objects::pipeline_info::{gl_mode_of, topology_for};
 use crate::layer::rules::layer_step::{Bind, BindRule};
-use crate::layer::support::error::{GenerationError, GsError, ObjectError};
+use crate::layer::rules::{gl_mode_of, topology_for, GsError};
+use crate::layer::support::error::{GenerationError, ObjectError};
 use crate::layer::support::ffi::slice;
 use crate::layer::support::log;
 use glsem_abi::PrimitiveMode;
 use glsem_spirv::module::Module;
-use glsem_spirv::primitive_mode::{build_primitive_gs, PrimitiveGsKey, Rasterized};
+use glsem_spirv::primitive_mode::{
+    build_primitive_gs, IndexedPrimitive, PrimitiveGsKey, Rasterized,
+};
 use glsem_spirv::semantics::{GlMode, Semantic};
 use glsem_spirv::vertex_formats::{
     assign_locations, occupied_input_locations, refetch_vertex_inputs, Fetch, RefetchVertexInputs,
     RefetchedAttribute,
 };
-use spirv::{Decoration, ExecutionModel, StorageClass};
-use std::sync::Arc;
 
 type S = vk::ShaderStageFlags;
 
 /// Whether the device may draw GL's primitive modes with shader objects.
-pub(crate) fn draws_primitive_modes(dev: &DeviceData) -> bool {
+pub(crate) fn draws_gl_primitives(dev: &DeviceData) -> bool {
     dev.extensions.gl_state && dev.features.geometry_shader
 }
 
@@ -375,8 +420,8 @@ pub(crate) fn update(dev: &DeviceData, cb: Dispatchable<vk::CommandBuffer>) {
     let (mode, vertex, app_gs, layer_gs, rasterized, provoking_last) = {
         let mut cbs = dev.records.command_buffers.lock();
         let s = CommandBufferState::of(&mut cbs, cb.handle());
-        let mode = gl_mode_of(s.primitives.mode);
-        s.pipeline.primitives.line_loop = mode == Some(GlMode::LineLoop);
+        let mode = s.primitives.gl_mode;
+        s.pipeline.primitives.closes_loops = s.primitives.closes_loops();
         (
             mode,
             s.vertex_object,
@@ -409,7 +454,9 @@ pub(crate) fn update(dev: &DeviceData, cb: Dispatchable<vk::CommandBuffer>) {
     let primitive = match mode {
         Some(GlMode::Primitive(p)) => p,
         Some(GlMode::LineLoop) => {
-            dev.records.line_loop_objects.store(true, Ordering::Relaxed);
+            dev.records
+                .closed_loop_objects
+                .store(true, Ordering::Relaxed);
             if dev.draws.loops.index_buffer(dev).is_none() {
                 log::error!("GL_LINE_LOOP: no memory for the closing index buffer");
             }
@@ -498,7 +545,7 @@ pub unsafe extern "system" fn cmd_set_primitive_mode(command_buffer: vk::Command
             );
             return;
         }
-        if !draws_primitive_modes(&dev) {
+        if !draws_gl_primitives(&dev) {
             log::error!("{WHAT}: the device has no geometryShader; GL's mode is not drawn");
             return;
         }
@@ -507,9 +554,16 @@ pub unsafe extern "system" fn cmd_set_primitive_mode(command_buffer: vk::Command
             command_buffer.handle(),
         )
         .primitives
-        .mode = mode;
+        .gl_mode = gl_mode_of(mode);
         update(&dev, command_buffer);
     })
+}
+
+impl CommandBufferPrimitives {
+    /// Whether the shader objects drawn next draw GL's line loops.
+    pub(crate) fn closes_loops(&self) -> bool {
+        self.gl_mode == Some(GlMode::LineLoop)
+    }
 }
 
 /// After `vkCmdSetProvokingVertexModeEXT` (the mode that went down): the geometry shader of
@@ -543,7 +597,7 @@ fn follow_change(
             changed && s.primitives.variants.is_some(),
         )
     };
-    if rebind && draws_primitive_modes(&dev) {
+    if rebind && draws_gl_primitives(&dev) {
         update(&dev, command_buffer);
     }
     if variants {
@@ -668,5 +722,367 @@ command_hook! {
         if let Some((dev, (at, values))) = repush {
             push(&dev, command_buffer, at, &values);
         }
+    }
+}
+
+/// The longest loop closed: the index buffer holds a pair per vertex count up to it (512
+/// KiB); longer loops stay open, and the layer says so.
+const MAX_CLOSED_VERTICES: u32 = 1 << 16;
+
+// `LoopIndices` is a device's data (in `data/layer_memory.rs`, beside the other memory the layer
+// owns); what needs the device's table is here.
+
+impl LoopIndices {
+    /// The closing index buffer, made on first use (`None`: no memory for it).
+    pub fn index_buffer(&self, dev: &DeviceData) -> Option<vk::Buffer> {
+        let mut made = self.buffer.lock();
+        let chunk = made.get_or_insert_with(|| {
+            let bytes = u64::from(MAX_CLOSED_VERTICES) * 8;
+            let chunk = new_host_buffer(dev, bytes, vk::BufferUsageFlags::INDEX_BUFFER)?;
+            // Pair k holds (k, 0): the closing segment of a loop of k + 1 vertices.
+            let pairs: Vec<u32> = (0..MAX_CLOSED_VERTICES).flat_map(|k| [k, 0]).collect();
+            // SAFETY: the chunk's mapping is `bytes` long, host-coherent, and unused yet.
+            unsafe {
+                std::ptr::copy_nonoverlapping(pairs.as_ptr(), chunk.mapped as *mut u32, pairs.len())
+            };
+            Some(chunk)
+        });
+        chunk.as_ref().map(|c| c.buffer)
+    }
+
+    /// Destroys the index buffer (the device is going).
+    pub fn destroy(&self, dev: &DeviceData) {
+        if let Some(Some(chunk)) = self.buffer.lock().take() {
+            destroy_chunk(dev, chunk);
+        }
+    }
+
+    fn warn_open(&self, why: &str) {
+        if !self.open_warned.swap(true, Ordering::Relaxed) {
+            log::warning!(
+                "GL_LINE_LOOP: {why}; the loop is drawn open (without its closing segment). \
+                 Said once per device."
+            );
+        }
+    }
+}
+
+/// GL's line loops at draw time: each draw of a line-loop pipeline closed.
+pub(crate) struct ClosedLoops;
+
+impl DrawRule for ClosedLoops {
+    type Before = ();
+
+    /// The device has made a line-loop pipeline or drawn line loops with shader objects.
+    fn armed(dev: &DeviceData) -> bool {
+        dev.records.closed_loop_pipelines.load(Ordering::Relaxed) != 0
+            || dev.records.closed_loop_objects.load(Ordering::Relaxed)
+    }
+
+    /// An indexed or indirect draw: closed on the GPU ([`close_on_gpu`]).
+    fn replace(what: &'static str, cb: Cb, draw: &Draw, (): ()) -> bool {
+        match *draw {
+            Draw::Gpu(gpu) => close_on_gpu(what, cb, gpu),
+            Draw::Direct(_) => false,
+        }
+    }
+
+    /// `vkCmdDraw`: the closing segment drawn after it ([`close`]).
+    fn after(what: &'static str, cb: Cb, draw: &Draw) {
+        let Draw::Direct(direct) = *draw else {
+            return;
+        };
+        shield(what, || {
+            let Some(dev) = device_data(cb) else {
+                return;
+            };
+            if line_loop_bound(&dev, cb) {
+                close(&dev, cb, direct);
+            }
+        });
+    }
+}
+
+/// Whether a line-loop pipeline is bound to `cb`.
+fn line_loop_bound(dev: &DeviceData, cb: Cb) -> bool {
+    CommandBufferState::of(&mut dev.records.command_buffers.lock(), cb.handle())
+        .pipeline
+        .primitives
+        .closes_loops
+}
+
+/// Draws the closing segment of the loop the application's `vkCmdDraw` just drew.
+fn close(dev: &DeviceData, cb: Cb, draw: [u32; 4]) {
+    let [vertex_count, instance_count, first_vertex, first_instance] = draw;
+    if vertex_count < 2 || instance_count == 0 {
+        return;
+    }
+    if vertex_count > MAX_CLOSED_VERTICES {
+        dev.draws.loops.warn_open(&format!(
+            "a draw of {vertex_count} vertices is longer than the {MAX_CLOSED_VERTICES} the \
+             layer closes"
+        ));
+        return;
+    }
+    let Some(buffer) = dev.draws.loops.index_buffer(dev) else {
+        return;
+    };
+    let closing = LayerIndices {
+        buffer,
+        count: 2,
+        first: 2 * (vertex_count - 1),
+        vertex_offset: first_vertex as i32,
+    };
+    draw_layer_indices(dev, cb, &[closing], instance_count, first_instance);
+}
+
+/// An indexed or indirect draw (`what`) of a bound line-loop pipeline: drawn by the layer
+/// with its loops closed (true: the application's draw must not go down), or, where the
+/// layer cannot, left to be drawn open, said once.
+fn close_on_gpu(what: &str, cb: Cb, draw: GpuDraw) -> bool {
+    shield(what, || {
+        let dev = device_data(cb)?;
+        if !line_loop_bound(&dev, cb) {
+            return None;
+        }
+        match converted_draws::draw_converted(&dev, cb, draw, Conversion::Loops) {
+            Ok(()) => Some(()),
+            Err(why) => {
+                dev.draws
+                    .loops
+                    .warn_open(&format!("{what} cannot be closed: {why}"));
+                None
+            }
+        }
+    })
+    .flatten()
+    .is_some()
+}
+
+/// The first buffer of a pattern serves draws of up to this many vertices; a longer draw
+/// makes one of the next power of two.
+const FIRST_VERTICES: u32 = 1 << 12;
+/// The longest draw drawn (a quad strip drawn as lines takes 4 indices a vertex: 16 MiB).
+const MAX_VERTICES: u32 = 1 << 20;
+
+impl PrimitiveIndices {
+    /// An index buffer of `p`'s pattern for a draw of `vertex_count` vertices, made (or
+    /// grown) on first need; `None`: no memory for it, or a draw longer than the layer
+    /// draws.
+    pub fn buffer(
+        &self,
+        dev: &DeviceData,
+        p: &IndexedPrimitive,
+        vertex_count: u32,
+    ) -> Option<vk::Buffer> {
+        let needed = p.periods(vertex_count);
+        let mut buffers = self.buffers.lock();
+        let made = buffers.entry(*p).or_default();
+        if let Some((held, chunk)) = made.last() {
+            if *held >= needed {
+                return Some(chunk.buffer);
+            }
+        }
+        if vertex_count > MAX_VERTICES {
+            return None;
+        }
+        let vertices = vertex_count
+            .max(FIRST_VERTICES)
+            .next_power_of_two()
+            .min(MAX_VERTICES);
+        let periods = p.periods(vertices);
+        let indices = p.indices(periods);
+        let bytes = (indices.len().max(1) * 4) as vk::DeviceSize;
+        let chunk = new_host_buffer(dev, bytes, vk::BufferUsageFlags::INDEX_BUFFER)?;
+        // SAFETY: the chunk's mapping is `bytes` long, host-coherent, and unused yet.
+        unsafe {
+            std::ptr::copy_nonoverlapping(indices.as_ptr(), chunk.mapped as *mut u32, indices.len())
+        };
+        let buffer = chunk.buffer;
+        // The smaller buffers stay: draws recorded with them may be pending.
+        made.push((periods, chunk));
+        Some(buffer)
+    }
+
+    /// Destroys the index buffers (the device is going).
+    pub fn destroy(&self, dev: &DeviceData) {
+        for (_, made) in self.buffers.lock().drain() {
+            for (_, chunk) in made {
+                destroy_chunk(dev, chunk);
+            }
+        }
+    }
+
+    fn say_not_drawn(&self, why: &str) {
+        if !self.skipped_said.swap(true, Ordering::Relaxed) {
+            log::error!(
+                "GL_QUADS, GL_QUAD_STRIP or GL_POLYGON without a geometry shader: {why}; the \
+                 draw is skipped. Said once per device."
+            );
+        }
+    }
+}
+
+/// GL's quads, quad strips and polygons on the index route at draw time: each draw of such
+/// a pipeline replaced.
+pub(crate) struct IndexRoute;
+
+impl DrawRule for IndexRoute {
+    type Before = ();
+
+    /// The device has made a pipeline drawing GL's primitive mode on the index route.
+    fn armed(dev: &DeviceData) -> bool {
+        dev.records.gl_primitive_pipelines.load(Ordering::Relaxed) != 0
+    }
+
+    fn replace(what: &'static str, cb: Cb, draw: &Draw, (): ()) -> bool {
+        match *draw {
+            Draw::Direct(direct) => replace_draw(what, cb, direct),
+            Draw::Gpu(gpu) => convert_draw(what, cb, gpu),
+        }
+    }
+}
+
+/// The pattern of the pipeline bound to `cb`, if it draws GL's primitive mode on the index
+/// route, with the provoking vertex mode set last where it is dynamic state.
+fn bound(dev: &DeviceData, cb: Dispatchable<vk::CommandBuffer>) -> Option<IndexedPrimitive> {
+    let mut cbs = dev.records.command_buffers.lock();
+    let state = CommandBufferState::of(&mut cbs, cb.handle());
+    let mut p = state.pipeline.primitives.gl_primitive?;
+    if state.pipeline.primitives.provoking_dynamic {
+        p.provoking_last = state.provoking_last.unwrap_or(p.provoking_last);
+    }
+    Some(p)
+}
+
+/// `vkCmdDraw`: where the bound pipeline draws GL's primitive mode on the index route,
+/// draws it and returns true (the application's draw must not go down).
+fn replace_draw(what: &str, cb: Cb, draw: [u32; 4]) -> bool {
+    shield(what, || {
+        let dev = device_data(cb)?;
+        let p = bound(&dev, cb)?;
+        draw_indices(&dev, cb, p, draw);
+        Some(())
+    })
+    .flatten()
+    .is_some()
+}
+
+/// An indexed or indirect draw (`what`): where the bound pipeline draws GL's primitive mode
+/// on the index route, draws its primitives converted on the GPU (`converted_draws`) and
+/// returns true (the application's draw must not go down); where the layer cannot, the
+/// draw is skipped, never drawn as something else, and the layer says why once.
+fn convert_draw(what: &str, cb: Cb, draw: GpuDraw) -> bool {
+    shield(what, || {
+        let dev = device_data(cb)?;
+        let p = bound(&dev, cb)?;
+        if let Err(why) = draw_converted(&dev, cb, draw, Conversion::Primitives(p)) {
+            dev.draws
+                .primitives
+                .say_not_drawn(&format!("{what} cannot be converted: {why}"));
+        }
+        Some(())
+    })
+    .flatten()
+    .is_some()
+}
+
+/// One indexed draw from an index buffer of the layer's (`UINT32` indices).
+pub(crate) struct LayerIndices {
+    pub buffer: vk::Buffer,
+    pub count: u32,
+    pub first: u32,
+    pub vertex_offset: i32,
+}
+
+/// Draws `draws` with the application's instances, then binds the application's index
+/// buffer back: the draws that close line loops and replace GL's quads.
+pub(crate) fn draw_layer_indices(
+    dev: &DeviceData,
+    cb: Dispatchable<vk::CommandBuffer>,
+    draws: &[LayerIndices],
+    instance_count: u32,
+    first_instance: u32,
+) {
+    let t = &dev.table;
+    let (Some(bind), Some(draw_indexed)) = (t.cmd_bind_index_buffer, t.cmd_draw_indexed) else {
+        return;
+    };
+    let restore =
+        CommandBufferState::of(&mut dev.records.command_buffers.lock(), cb.handle()).index_buffer;
+    // SAFETY: a live command buffer (a `Dispatchable`) recording a draw of a pipeline that
+    // draws GL's primitive mode (the application's vkCmdDraw just went down, or is drawn in
+    // its place); each buffer is the layer's, holding `count` indices from `first`; the
+    // application's binding is put back after.
+    unsafe {
+        for d in draws {
+            bind(cb.handle(), d.buffer, 0, vk::IndexType::UINT32);
+            draw_indexed(
+                cb.handle(),
+                d.count,
+                instance_count,
+                d.first,
+                d.vertex_offset,
+                first_instance,
+            );
+        }
+        bind_index_buffer_again(bind, cb, restore);
+    }
+}
+
+/// Draws GL's primitives of the application's `vkCmdDraw` (`draw`: vertex count, instance
+/// count, first vertex, first instance) as the layer's indexed draw.
+fn draw_indices(
+    dev: &DeviceData,
+    cb: Dispatchable<vk::CommandBuffer>,
+    p: IndexedPrimitive,
+    draw: [u32; 4],
+) {
+    let [vertex_count, instance_count, first_vertex, first_instance] = draw;
+    let count = p.index_count(vertex_count);
+    if count == 0 || instance_count == 0 {
+        return;
+    }
+    let (Some(buffer), Ok(count), Ok(vertex_offset)) = (
+        dev.draws.primitives.buffer(dev, &p, vertex_count),
+        u32::try_from(count),
+        i32::try_from(first_vertex),
+    ) else {
+        dev.draws.primitives.say_not_drawn(&format!(
+            "a draw of {vertex_count} vertices from vertex {first_vertex} is past what the \
+             layer draws ({MAX_VERTICES} vertices, or no memory for its indices)"
+        ));
+        return;
+    };
+    let closing = match p.closing_edge() {
+        true if vertex_count <= MAX_CLOSED_VERTICES => dev.draws.loops.index_buffer(dev),
+        true => {
+            dev.draws.primitives.say_not_drawn(&format!(
+                "a polygon of {vertex_count} vertices drawn as lines is longer than the \
+                 {MAX_CLOSED_VERTICES} the layer closes"
+            ));
+            return;
+        }
+        false => None,
+    };
+    let pattern = LayerIndices {
+        buffer,
+        count,
+        first: 0,
+        vertex_offset,
+    };
+    // A polygon drawn as lines: its closing edge from the line loops' pair buffer, pair
+    // `vertex_count - 1` at index 2 * (vertex_count - 1).
+    let closing = closing.map(|pairs| LayerIndices {
+        buffer: pairs,
+        count: 2,
+        first: 2 * (vertex_count - 1),
+        vertex_offset,
+    });
+    match closing {
+        Some(closing) => {
+            draw_layer_indices(dev, cb, &[pattern, closing], instance_count, first_instance)
+        }
+        None => draw_layer_indices(dev, cb, &[pattern], instance_count, first_instance),
     }
 }
