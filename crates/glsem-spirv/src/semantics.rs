@@ -18,7 +18,7 @@ pub mod step;
 pub use crate::rule::{SplitInterface, Stage, StepOutput};
 pub use choose::{choose, start_pixel_steps};
 pub use key::{
-    Attachments, DeviceKey, GlMode, PipelineKey, StageInfo, Stages, Topology, WindowOrigin,
+    Attachments, DeviceKey, GlMode, LineKey, PipelineKey, StageInfo, Stages, Topology, WindowOrigin,
 };
 pub use registry::{Semantic, SemanticInfo, SemanticSet, Setting, SEMANTICS};
 pub use step::Step;

@@ -68,7 +68,7 @@ pub(crate) fn drawn_changed(
     state: &mut CommandBufferState,
     change: impl FnOnce(&mut DrawnPrimitives),
 ) -> Option<(BlockBinding, GlStateValues)> {
-    if dev.conventions.line_endpoints.is_none() && !dev.conventions.fragment_lines {
+    if dev.conventions.lines.endpoints.is_none() && !dev.conventions.lines.fragment {
         return None;
     }
     change(&mut state.drawn);

@@ -27,6 +27,7 @@ use crate::layer::loader::registry::{device_data, Dispatchable};
 use crate::layer::loader::state::DeviceData;
 use crate::layer::rules::layer_step::{Bind, BindRule};
 use glsem_spirv::gl_state::{FLAG_LINE_STIPPLE, FLAG_WIDE_LINES};
+use glsem_spirv::semantics::Semantic;
 
 /// GL's line rule at `vkCmdBindPipeline`: the stipple, the line mode the layer follows or
 /// made dynamic, the static width it made dynamic, the stipple enable that goes with the
@@ -135,7 +136,7 @@ pub(crate) fn set_line_mode(
 /// Whether `dev` may follow lines at all: `VK_GLSEM_gl_state` with Bresenham lines (else no
 /// pipeline is recorded as followed, and the state is not worth a lock).
 fn follows_lines(dev: &DeviceData) -> bool {
-    dev.extensions.gl_state && dev.conventions.bresenham_lines
+    dev.extensions.gl_state && dev.conventions.lines.bresenham
 }
 
 /// Applies `change` to the line state of `cb` and sets the mode it now wants.
@@ -170,8 +171,13 @@ fn follow(
 /// (`Conventions::layer_sets_line_mode`): their line mode follows GL's rule as a pipeline's
 /// dynamic mode does, the application's unset mode taken for `DEFAULT` (it does not know
 /// the extension is on), all of the multisample state dynamic; the stipple enable goes with
-/// the mode.
+/// the mode. Nothing where the layer leaves their lines to the application.
 pub(crate) fn bind_object_lines(dev: &DeviceData, cb: Dispatchable<vk::CommandBuffer>) {
+    if !dev.conventions.lines.layer_sets_mode
+        || !dev.settings.semantics.contains(Semantic::LineRasterization)
+    {
+        return;
+    }
     let (mode, stipple) = {
         let mut cbs = dev.records.command_buffers.lock();
         let state = cbs
@@ -190,7 +196,7 @@ pub(crate) fn bind_object_lines(dev: &DeviceData, cb: Dispatchable<vk::CommandBu
         // Every bind sets it again: binding shaders may follow a pipeline's static mode.
         state.lines.mode.set = None;
         state.lines.objects = true;
-        state.pipeline.lines.stipple = dev.conventions.stippled_bresenham_lines;
+        state.pipeline.lines.stipple = dev.conventions.lines.stippled_bresenham;
         (
             state.lines.mode.bind(Some(all_dynamic)),
             state.lines.stipple,
@@ -212,7 +218,7 @@ pub(crate) fn set_stipple_enable(
     mode: vk::LineRasterizationModeEXT,
     stipple: LineStipple,
 ) {
-    if !dev.conventions.stippled_bresenham_lines {
+    if !dev.conventions.lines.stippled_bresenham {
         return;
     }
     let enable = mode == vk::LineRasterizationModeEXT::BRESENHAM;
@@ -313,7 +319,7 @@ fn update_line_stipple(
         |state| {
             change(&mut state.lines.stipple);
             let stipple = state.lines.stipple;
-            state.values.line_stipple = stipple.packed();
+            state.values.line_pattern = stipple.packed();
             set_flag(
                 &mut state.values.flags,
                 FLAG_LINE_STIPPLE,
@@ -354,7 +360,7 @@ command_hook! {
     /// (the fragment line route leaves wide lines to the driver).
     "vkCmdSetLineWidth",
     fn cmd_set_line_width(command_buffer, width: f32),
-    read |d| d.conventions.fragment_lines,
+    read |d| d.conventions.lines.fragment,
     then |follows| {
         if follows {
             update("vkCmdSetLineWidth", command_buffer, |v| {

@@ -24,6 +24,8 @@
 use std::sync::Arc;
 
 use ash::vk;
+
+use crate::layer::data::lines::LayerLineState;
 use parking_lot::Mutex;
 
 use crate::layer::data::kept_pipeline::KeptPipeline;
@@ -121,11 +123,8 @@ pub fn made_once<T>(
 pub struct Variant {
     pub pipeline: vk::Pipeline,
     pub refetch: RefetchVertexInputs,
-    /// Its line stipple is dynamic state the layer sets at bind (GL's line rule taken at
-    /// a link: `library_inputs`).
-    pub line_stipple: bool,
-    /// Its static line width, made dynamic state the layer sets at bind (the same).
-    pub line_width: Option<f32>,
+    /// What the layer sets at bind of GL's line rule, taken at a link (`library_inputs`).
+    pub lines: LayerLineState,
 }
 
 /// What decides a variant's vertex shader: the attributes it refetches (Location, format,

@@ -15,6 +15,69 @@
 //! too). The mode is set when one of these changes, never per draw.
 
 use ash::vk;
+use glsem_spirv::line_endpoints::EndpointGrid;
+
+/// What a pipeline's rewrite made of GL's lines beside its steps (`Rewrite::lines`).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct RewriteLines {
+    /// The line mode becomes dynamic state the layer sets by GL's rule at bind (a
+    /// pre-rasterization library, which does not know its multisample state).
+    pub dynamic_mode: bool,
+    /// With it, a static line width other than 1 becomes dynamic state the layer sets at
+    /// bind: NVIDIA's driver (580) draws a pre-rasterization library's static wide lines 1
+    /// pixel wide, and draws them wide when the width is set at record time.
+    pub dynamic_width: Option<f32>,
+    /// The stipple and its enable become dynamic state the layer sets with the line mode
+    /// it follows (`follows_line_stipple`).
+    pub dynamic_stipple: bool,
+    /// GL's fragment line route: the last pre-rasterization stage sends lines it tests.
+    pub varyings: bool,
+}
+
+impl RewriteLines {
+    /// Whether they change the pipeline's create info.
+    pub fn change_state(&self) -> bool {
+        self.dynamic_mode || self.dynamic_stipple
+    }
+}
+
+/// What the layer sets at bind for a pipeline it made with GL's line rule (a
+/// pre-rasterization library made again at a link, a vertex-input variant).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct LayerLineState {
+    /// Its stipple is dynamic state the layer sets.
+    pub stipple: bool,
+    /// Its static line width, made dynamic state the layer sets.
+    pub width: Option<f32>,
+}
+
+/// What a `VK_GLSEM_gl_state` device takes of GL's line rule (the layer enabled these on the
+/// driver for it; `Conventions::lines`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LineConventions {
+    /// `VK_EXT_line_rasterization` (or KHR) with `bresenhamLines`, and
+    /// `stippledBresenhamLines`.
+    pub bresenham: bool,
+    pub stippled_bresenham: bool,
+    /// The layer enabled the line rasterization extension under an application that uses
+    /// shader objects: it sets their line mode and stipple enable, which Vulkan requires
+    /// for every line draw with shader objects (VUID-vkCmdDraw-None-08666 / -08669).
+    pub layer_sets_mode: bool,
+    /// Pre-rasterization libraries get their line mode as dynamic state, which the layer
+    /// sets at bind by GL's rule (`extendedDynamicState3LineRasterizationMode`).
+    pub library_mode: bool,
+    /// `extendedDynamicState3LineStippleEnable` (the application's or the layer's) beside
+    /// `stippledBresenhamLines`: a pipeline whose line mode the layer follows gets its
+    /// stipple enable as dynamic state too, set with the mode (GL's stipple on Bresenham
+    /// lines).
+    pub dynamic_stipple_enable: bool,
+    /// The driver's line snapping, where the layer moves GL's line endpoints off the
+    /// diamonds' edges (setting `line_endpoints`).
+    pub endpoints: Option<EndpointGrid>,
+    /// GL's lines by the fragment shader (`line_route`): whole pipelines that draw lines
+    /// discard what GL's diamond-exit rule and stipple would not produce.
+    pub fragment: bool,
+}
 
 /// The multisample state a pipeline fixes (`None`: dynamic state, followed from the
 /// application's `vkCmdSet*EXT`).
@@ -185,7 +248,7 @@ impl LineStipple {
         pattern: 0xFFFF,
     };
 
-    /// The factor and pattern as the GL-state block holds them (`line_stipple`).
+    /// The factor and pattern as the GL-state block holds them (`line_pattern`).
     pub const fn packed(self) -> u32 {
         self.factor << 16 | self.pattern as u32
     }
@@ -199,6 +262,9 @@ impl LineStipple {
         }
     }
 }
+
+/// GL's initial stipple as the GL-state block holds it.
+pub const INITIAL_LINE_PATTERN: u32 = LineStipple::INITIAL.packed();
 
 /// What GL's line rule does when a pipeline is bound: its part of the pipeline's record
 /// (`PipelineRecord::lines`).
@@ -233,12 +299,30 @@ pub struct BoundLines {
     pub stipple_with_mode: bool,
 }
 
+impl PipelineLines {
+    /// Whether binding the pipeline sets line state (`bound`: its part of what binding
+    /// sets).
+    pub fn bind_work(&self, bound: &BoundLines) -> bool {
+        bound.stipple || self.mode.is_some() || self.start_pixels.is_some() || self.width.is_some()
+    }
+}
+
 impl BoundLines {
     /// Nothing of the lines is the layer's.
     pub const NONE: BoundLines = BoundLines {
         stipple: false,
         stipple_with_mode: false,
     };
+
+    /// Shader objects bound in a command buffer of `lines`: the stipple is the layer's
+    /// where it sets their line state (`LineConventions::layer_sets_mode`) on stippled
+    /// Bresenham lines.
+    pub fn of_objects(lines: &CommandBufferLines, conventions: &LineConventions) -> BoundLines {
+        BoundLines {
+            stipple: lines.objects && conventions.stippled_bresenham,
+            stipple_with_mode: false,
+        }
+    }
 }
 
 /// GL's line rule in one command buffer (`CommandBufferState::lines`).

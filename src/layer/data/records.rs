@@ -17,7 +17,7 @@ use crate::layer::data::dynamic_inputs::{
 use crate::layer::data::kept_pipeline::KeptPipeline;
 use crate::layer::data::layer_memory::{AttributeValues, ConversionMemory};
 use crate::layer::data::lines::{
-    BoundLines, CommandBufferLines, LineStipple, PipelineLines, StaticMultisample,
+    BoundLines, CommandBufferLines, PipelineLines, StaticMultisample, INITIAL_LINE_PATTERN,
 };
 use crate::layer::data::primitives::{
     BoundPrimitives, CommandBufferPrimitives, PipelinePrimitives,
@@ -368,9 +368,9 @@ pub struct GlStateValues {
     /// `(x, y) + (width, height) / 2`, for GL's line endpoints (`line_endpoints`).
     pub viewport_scale: [f32; 2],
     pub viewport_offset: [f32; 2],
-    /// `glLineStipple` for GL's lines by the fragment route: the pattern in bits 0-15, the
-    /// factor in bits 16-24 (`FLAG_LINE_STIPPLE` enables it).
-    pub line_stipple: u32,
+    /// GL's line pattern for GL's lines by the fragment route: the pattern in bits 0-15,
+    /// its repeat factor in bits 16-24 (`data/lines.rs`; a flag of the block enables it).
+    pub line_pattern: u32,
 }
 
 impl GlStateValues {
@@ -385,7 +385,7 @@ impl GlStateValues {
         base_instance: 0,
         viewport_scale: [0.0; 2],
         viewport_offset: [0.0; 2],
-        line_stipple: LineStipple::INITIAL.packed(),
+        line_pattern: INITIAL_LINE_PATTERN,
     };
 
     /// Viewport 0 `v` is set: its transform, and, where a flipped viewport puts GL's
@@ -621,7 +621,7 @@ pub struct Records {
     /// linked from them may follow GL's line rule (`Conventions::library_line_mode`).
     pub library_multisample: RwLock<HashMap<vk::Pipeline, StaticMultisample>>,
     /// Live pipelines that `vkCmdBindPipeline` has work for (they read the GL-state block,
-    /// take the layer's line stipple or GL's current vertex attributes): when 0, it does
+    /// take line state the layer sets or GL's current vertex attributes): when 0, it does
     /// nothing more.
     pub bind_work_pipelines: AtomicUsize,
     /// Live pipelines that draw GL's line loops: when 0, the draw hooks do nothing more.
@@ -663,17 +663,14 @@ impl Records {
     /// `vkCmdBindPipeline` do.
     pub fn count_bind_work(&self, record: &PipelineRecord, delta: isize) {
         let has_bind_work = record.reads_block.is_some()
-            || record.bound.lines.stipple
+            || record.lines.bind_work(&record.bound.lines)
             || record.layer_attributes.is_some()
             || record.bound.primitives.closes_loops
             || record.bound.instances.base_from_block
             || record.bound.primitives.gl_primitive.is_some()
-            || record.lines.mode.is_some()
             || record.followed.is_some()
             || record.primitives.polygon_variants.is_some()
-            || record.lines.start_pixels.is_some()
-            || record.vertex_input_variants.is_some()
-            || record.lines.width.is_some();
+            || record.vertex_input_variants.is_some();
         let count = |counter: &AtomicUsize| match delta {
             1 => counter.fetch_add(1, Ordering::Relaxed),
             _ => counter.fetch_sub(1, Ordering::Relaxed),

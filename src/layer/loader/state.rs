@@ -11,12 +11,13 @@ use crate::layer::data::dynamic_inputs::Variant;
 use crate::layer::data::extensions::EnabledExtensions;
 use crate::layer::data::kept_pipeline::KeptPipeline;
 use crate::layer::data::layer_memory::{AttributeMemory, DrawMemory};
+use crate::layer::data::lines::LineConventions;
 use crate::layer::data::records::{Kind, Live, Records};
 use crate::layer::data::vertex_formats::MissingVertexFormats;
 use crate::layer::loader::dispatch::{DeviceDispatch, InstanceDispatch};
 use crate::layer::support::error::PlanError;
 use crate::layer::support::settings::Settings;
-use glsem_spirv::line_endpoints::EndpointGrid;
+
 use glsem_spirv::scan::{scan, scan_with_interface_ends, Summary};
 use glsem_spirv::semantics::{DeviceKey, Semantic};
 
@@ -39,33 +40,13 @@ pub struct Conventions {
     /// must set it.
     pub provoking_vertex: Adopted,
     pub depth_clip: Adopted,
-    /// `VK_EXT_line_rasterization` (or KHR) with `bresenhamLines`, and
-    /// `stippledBresenhamLines`.
-    pub bresenham_lines: bool,
-    pub stippled_bresenham_lines: bool,
-    /// The layer enabled the line rasterization extension under an application that uses
-    /// shader objects: it sets their line mode and stipple enable, which Vulkan requires
-    /// for every line draw with shader objects (VUID-vkCmdDraw-None-08666 / -08669).
-    pub layer_sets_line_mode: bool,
-    /// Pre-rasterization libraries get their line mode as dynamic state, which the layer
-    /// sets at bind by GL's rule (`extendedDynamicState3LineRasterizationMode`).
-    pub library_line_mode: bool,
-    /// `extendedDynamicState3LineStippleEnable` (the application's or the layer's) beside
-    /// `stippledBresenhamLines`: a pipeline whose line mode the layer follows gets its
-    /// stipple enable as dynamic state too, set with the mode (GL's stipple on Bresenham
-    /// lines).
-    pub dynamic_line_stipple: bool,
+    /// GL's line rule's (`data/lines.rs`).
+    pub lines: LineConventions,
     /// `VK_EXT_primitive_topology_list_restart` with `primitiveTopologyListRestart`: the
     /// geometry shader's list of GL's quads may restart.
     pub list_restart: bool,
-    /// The driver's line snapping, where the layer moves GL's line endpoints off the
-    /// diamonds' edges (setting `line_endpoints`).
-    pub line_endpoints: Option<EndpointGrid>,
     /// GL's window coordinates, as the setting of that rule gives them.
     pub window: WindowConventions,
-    /// GL's lines by the fragment shader (`line_route`): whole pipelines that draw lines
-    /// discard what GL's diamond-exit rule and stipple would not produce.
-    pub fragment_lines: bool,
     /// The fragment stage reads the GL-state block (GL's window coordinates, the fragment
     /// route's lines).
     pub fragment_reads_block: bool,

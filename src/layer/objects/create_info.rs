@@ -44,16 +44,10 @@ impl<'a> Chain<'a> {
         Some(unsafe { &*(s as *const vk::BaseInStructure<'a>).cast::<T>() })
     }
 
-    /// Whether the chain's line state enables the stipple (the application's own).
-    pub fn stipples_lines(&self) -> bool {
-        // SAFETY: a struct of this sType is a `VkPipelineRasterizationLineStateCreateInfoKHR`
-        // (the EXT struct is the same).
-        unsafe {
-            self.find::<vk::PipelineRasterizationLineStateCreateInfoKHR<'_>>(
-                vk::StructureType::PIPELINE_RASTERIZATION_LINE_STATE_CREATE_INFO_KHR,
-            )
-        }
-        .is_some_and(|line| line.stippled_line_enable == vk::TRUE)
+    /// The Vulkan struct `T` in the chain.
+    pub fn get<T: vk::TaggedStructure>(&self) -> Option<&'a T> {
+        // SAFETY: a struct of `T::STRUCTURE_TYPE` is a `T` (ash's `TaggedStructure`).
+        unsafe { self.find::<T>(T::STRUCTURE_TYPE) }
     }
 
     /// The layer's own struct `T` in the chain.

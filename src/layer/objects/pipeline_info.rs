@@ -6,8 +6,8 @@ use ash::vk;
 use std::sync::Arc;
 
 use crate::layer::data::dynamic_inputs::FollowedPipeline;
-use crate::layer::data::lines::StaticMultisample;
-use crate::layer::data::records::{BlockSlot, LayoutRecord, ModuleRecord};
+
+use crate::layer::data::records::{BlockSlot, LayoutRecord, ModuleRecord, PipelineRecord};
 use crate::layer::data::vertex_formats::vertex_format;
 use crate::layer::loader::state::DeviceData;
 use crate::layer::objects::create_info::{Chain, PipelineView, StageView};
@@ -15,8 +15,8 @@ use crate::layer::support::log;
 use glsem_spirv::fragcolor::{AttachmentKind, FragColorKey};
 use glsem_spirv::interface::InputKind;
 use glsem_spirv::semantics::{
-    Attachments, Culling, GlMode, PipelineKey, Rasterized, Semantic, Stage, StageInfo, Stages,
-    Topology,
+    Attachments, Culling, GlMode, LineKey, PipelineKey, Rasterized, Semantic, Stage, StageInfo,
+    Stages, Topology,
 };
 use glsem_spirv::vertex_formats::{
     double_inputs, in_place_double_inputs, Fetch, Layout, RefetchVertexInputs, RefetchedAttribute,
@@ -228,12 +228,13 @@ pub(crate) fn layout_of(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<Arc<L
 pub(crate) enum KeySource<'v, 'a> {
     /// A graphics pipeline's (or library's) create info: `last` is its last
     /// pre-rasterization stage; `wants_attachments`, a fragment shader writes gl_FragColor;
-    /// `gl_mode`, GL's mode its input assembly names.
+    /// `gl_mode`, GL's mode its input assembly names; `lines`, its line state.
     Pipeline {
         ci: &'v PipelineView<'a>,
         last: Option<Stage>,
         wants_attachments: bool,
         gl_mode: Option<GlMode>,
+        lines: LineKey,
     },
     /// Shader objects made together (or one alone).
     ShaderObjects(ObjectGroup),
@@ -265,7 +266,8 @@ pub(crate) fn pipeline_key(dev: &DeviceData, source: KeySource<'_, '_>) -> Pipel
             last,
             wants_attachments,
             gl_mode,
-        } => pipeline_state_key(dev, ci, last, wants_attachments, gl_mode),
+            lines,
+        } => pipeline_state_key(dev, ci, last, wants_attachments, gl_mode, lines),
         KeySource::ShaderObjects(group) => shader_objects_key(dev, group),
     }
 }
@@ -301,13 +303,7 @@ fn shader_objects_key(dev: &DeviceData, group: ObjectGroup) -> PipelineKey {
         single_sample: false,
         dynamic_samples: true,
         polygon_lines: true,
-        // The line rasterization mode is dynamic state the application sets for shader
-        // objects (the layer does not enable the extension under them: see `device`).
-        app_line_mode: true,
-        followed_line_mode: false,
-        multisample_lines: true,
-        wide_lines: true,
-        app_line_stipple: true,
+        lines: LineKey::DYNAMIC,
         // GL's mode is set at record time, for the shader objects drawn next.
         gl_mode: None,
         primitive_restart: false,
@@ -326,6 +322,7 @@ fn pipeline_state_key(
     last: Option<Stage>,
     wants_attachments: bool,
     gl_mode: Option<GlMode>,
+    lines: LineKey,
 ) -> PipelineKey {
     let dynamic = ci.dynamic;
     let library = is_library(ci);
@@ -396,20 +393,7 @@ fn pipeline_state_key(
         dynamic_samples: dynamic.contains(&vk::DynamicState::RASTERIZATION_SAMPLES_EXT),
         polygon_lines: raster.is_some_and(|r| r.polygon_mode == vk::PolygonMode::LINE)
             || dynamic.contains(&vk::DynamicState::POLYGON_MODE_EXT),
-        app_line_mode: app_chooses(
-            raster.map(|r| &r.chain),
-            vk::StructureType::PIPELINE_RASTERIZATION_LINE_STATE_CREATE_INFO_KHR,
-            vk::DynamicState::LINE_RASTERIZATION_MODE_EXT,
-        ),
-        followed_line_mode: followed_line_mode(dev, ci).is_some(),
-        multisample_lines: multisample_lines(ci, dynamic) && !library_line_mode(dev, ci, dynamic),
-        wide_lines: !dynamic.contains(&vk::DynamicState::LINE_WIDTH)
-            && ci
-                .rasterization
-                .as_ref()
-                .is_some_and(|r| r.line_width != 1.0),
-        app_line_stipple: dynamic.contains(&vk::DynamicState::LINE_STIPPLE_KHR)
-            || dynamic.contains(&vk::DynamicState::LINE_STIPPLE_ENABLE_EXT),
+        lines,
         gl_mode,
         primitive_restart: !dynamic.contains(&vk::DynamicState::PRIMITIVE_RESTART_ENABLE)
             && ci
@@ -536,119 +520,6 @@ fn fed_locations(ci: &PipelineView<'_>, dynamic: &[vk::DynamicState]) -> Option<
     }
     let input = ci.vertex_input.as_ref()?;
     Some(input.attributes.iter().map(|a| a.location).collect())
-}
-
-/// Whether GL's aliased-line rule is out of reach for `ci`: its rasterization is (or may
-/// be) multisampled or uses alpha to coverage or sample shading (GL then rasterizes lines
-/// by its multisample rules, and Vulkan forbids Bresenham lines with the latter two:
-/// VUID-VkGraphicsPipelineCreateInfo-lineRasterizationMode-02766), or the multisample
-/// state is not in this create info (a library part that does not hold it).
-fn multisample_lines(ci: &PipelineView<'_>, dynamic: &[vk::DynamicState]) -> bool {
-    use vk::DynamicState as D;
-    let Some(ms) = ci.multisample else {
-        return true;
-    };
-    ms.rasterization_samples != vk::SampleCountFlags::TYPE_1
-        || ms.alpha_to_coverage_enable == vk::TRUE
-        || ms.alpha_to_one_enable == vk::TRUE
-        || ms.sample_shading_enable == vk::TRUE
-        || [
-            D::RASTERIZATION_SAMPLES_EXT,
-            D::ALPHA_TO_COVERAGE_ENABLE_EXT,
-            D::ALPHA_TO_ONE_ENABLE_EXT,
-        ]
-        .iter()
-        .any(|d| dynamic.contains(d))
-}
-
-/// Whether `ci` is a pre-rasterization library without the multisample state whose line
-/// mode the layer makes dynamic state (`Conventions::library_line_mode`), following GL's
-/// rule where its pipelines draw.
-pub(crate) fn library_line_mode(
-    dev: &DeviceData,
-    ci: &PipelineView<'_>,
-    dynamic: &[vk::DynamicState],
-) -> bool {
-    use vk::GraphicsPipelineLibraryFlagsEXT as Part;
-    let parts = ci.library_parts;
-    dev.conventions.library_line_mode
-        && parts.is_some_and(|p| {
-            p.contains(Part::PRE_RASTERIZATION_SHADERS)
-                && !p.intersects(Part::FRAGMENT_SHADER | Part::FRAGMENT_OUTPUT_INTERFACE)
-        })
-        && !dynamic.contains(&vk::DynamicState::LINE_RASTERIZATION_MODE_EXT)
-}
-
-/// The multisample state a fragment-output library fixes, for the pipelines linked from
-/// it that follow GL's line rule (`library_line_mode`).
-pub(crate) fn library_multisample(ci: &PipelineView<'_>) -> Option<StaticMultisample> {
-    let parts = ci.library_parts?;
-    if !parts.contains(vk::GraphicsPipelineLibraryFlagsEXT::FRAGMENT_OUTPUT_INTERFACE) {
-        return None;
-    }
-    Some(static_multisample(ci))
-}
-
-/// The multisample state `ci` fixes, when its line mode is dynamic state whose GL rule the
-/// layer follows at record time (`data/lines.rs`): a whole pipeline on a
-/// `VK_GLSEM_gl_state` device with Bresenham lines, without sample shading (GL's multisample
-/// rules apply there whatever the mode).
-pub(crate) fn followed_line_mode(
-    dev: &DeviceData,
-    ci: &PipelineView<'_>,
-) -> Option<StaticMultisample> {
-    use vk::DynamicState as D;
-    let dynamic = ci.dynamic;
-    let follows = dev.extensions.gl_state
-        && dev.conventions.bresenham_lines
-        && dev.settings.semantics.contains(Semantic::LineRasterization)
-        && dynamic.contains(&D::LINE_RASTERIZATION_MODE_EXT)
-        && !is_library(ci);
-    let ms = ci.multisample;
-    if !follows || ms.is_some_and(|m| m.sample_shading_enable == vk::TRUE) {
-        return None;
-    }
-    Some(static_multisample(ci))
-}
-
-/// Whether `ci`'s stipple enable becomes dynamic state the layer sets with the line mode it
-/// follows (`Conventions::dynamic_line_stipple`): a whole pipeline whose mode it follows, or
-/// (`library_mode`) a pre-rasterization library whose mode it made dynamic, where the
-/// application leaves the stipple alone.
-pub(crate) fn follows_line_stipple(
-    dev: &DeviceData,
-    ci: &PipelineView<'_>,
-    library_mode: bool,
-) -> bool {
-    use vk::DynamicState as D;
-    dev.conventions.dynamic_line_stipple
-        && !ci.is_dynamic(D::LINE_STIPPLE_KHR)
-        && !ci.is_dynamic(D::LINE_STIPPLE_ENABLE_EXT)
-        && !ci
-            .rasterization
-            .as_ref()
-            .is_some_and(|r| r.chain.stipples_lines())
-        && (library_mode || followed_line_mode(dev, ci).is_some())
-}
-
-/// The multisample state `ci` fixes: its values where they are not dynamic state.
-fn static_multisample(ci: &PipelineView<'_>) -> StaticMultisample {
-    use vk::DynamicState as D;
-    let (ms, dynamic) = (ci.multisample, ci.dynamic);
-    let fixed = |state: D, value: Option<bool>| value.filter(|_| !dynamic.contains(&state));
-    StaticMultisample {
-        samples: ms
-            .map(|m| m.rasterization_samples)
-            .filter(|_| !dynamic.contains(&D::RASTERIZATION_SAMPLES_EXT)),
-        alpha_to_coverage: fixed(
-            D::ALPHA_TO_COVERAGE_ENABLE_EXT,
-            ms.map(|m| m.alpha_to_coverage_enable == vk::TRUE),
-        ),
-        alpha_to_one: fixed(
-            D::ALPHA_TO_ONE_ENABLE_EXT,
-            ms.map(|m| m.alpha_to_one_enable == vk::TRUE),
-        ),
-    }
 }
 
 /// What the layer follows at bind for a whole pipeline (not a library) on a
@@ -966,6 +837,42 @@ pub(crate) fn inverted(face: vk::FrontFace) -> vk::FrontFace {
     } else {
         vk::FrontFace::CLOCKWISE
     }
+}
+
+/// Whether a library `ci` links has a record for which `has` holds: the linked pipeline
+/// inherits what its libraries' shaders need at bind and draw time (GL's line loops closed,
+/// the base instance pushed).
+pub(crate) fn libraries_have(
+    dev: &DeviceData,
+    ci: &PipelineView<'_>,
+    has: fn(&PipelineRecord) -> bool,
+) -> bool {
+    let libraries = linked_libraries(ci);
+    !libraries.is_empty() && {
+        let pipelines = dev.records.pipelines.read();
+        libraries.iter().any(|l| pipelines.get(l).is_some_and(has))
+    }
+}
+
+/// What the first library `ci` links with a record gives (`None`: none gives it).
+pub(crate) fn from_libraries<T>(
+    dev: &DeviceData,
+    ci: &PipelineView<'_>,
+    give: fn(&PipelineRecord) -> Option<T>,
+) -> Option<T> {
+    let libraries = linked_libraries(ci);
+    if libraries.is_empty() {
+        return None;
+    }
+    let pipelines = dev.records.pipelines.read();
+    libraries
+        .iter()
+        .find_map(|l| pipelines.get(l).and_then(give))
+}
+
+/// The libraries `ci` links (`VkPipelineLibraryCreateInfoKHR`).
+pub(crate) fn linked_libraries<'a>(ci: &PipelineView<'a>) -> &'a [vk::Pipeline] {
+    ci.libraries.unwrap_or(&[])
 }
 
 #[cfg(test)]

@@ -31,6 +31,7 @@ use std::sync::Arc;
 use crate::layer::data::dynamic_inputs::{AppVertexInput, Attribute2, Variant};
 use crate::layer::data::kept_pipeline::KeptPipeline;
 use crate::layer::data::layer_memory::{fed_attributes, integer_slots};
+use crate::layer::data::lines::LayerLineState;
 use crate::layer::data::records::{LibraryPart, VertexInputPart};
 use crate::layer::loader::state::DeviceData;
 use crate::layer::objects::create_info::PipelineView;
@@ -39,7 +40,9 @@ use crate::layer::objects::pipeline_info::{
     attribute_stride, needs_shader_apart, stage_codes, stage_module,
 };
 use crate::layer::rewrite::patched::is_list;
-use crate::layer::rules::{gl_mode, list_topology, topology_for, GlModeError, IndicesError};
+use crate::layer::rules::{
+    gl_mode, links_take_line_rule, list_topology, topology_for, GlModeError, IndicesError,
+};
 use crate::layer::support::error::PlanError;
 use crate::layer::support::log;
 use glsem_spirv::interface::InputKind;
@@ -56,10 +59,8 @@ pub struct LinkFeed {
     /// The pre-rasterization library made again for the vertex input or GL's line rule,
     /// where it was.
     pub pre_rasterization: Option<vk::Pipeline>,
-    /// That library's line stipple and static line width are dynamic state the layer sets
-    /// at bind.
-    pub line_stipple: bool,
-    pub line_width: Option<f32>,
+    /// What the layer sets at bind of that library's lines.
+    pub lines: LayerLineState,
     pub integer: Option<u32>,
     link: Box<vk::PipelineLibraryCreateInfoKHR<'static>>,
     _libraries: Vec<vk::Pipeline>,
@@ -462,8 +463,7 @@ pub fn feed(
     Ok(Some(LinkFeed {
         library,
         pre_rasterization: pre_rasterization.map(|(_, p)| p),
-        line_stipple: remade.as_ref().is_some_and(|(_, v)| v.line_stipple),
-        line_width: remade.as_ref().and_then(|(_, v)| v.line_width),
+        lines: remade.as_ref().map(|(_, v)| v.lines).unwrap_or_default(),
         integer: (!inputs.is_empty()).then(|| integer_slots(&inputs)),
         link,
         _libraries: libraries,
@@ -484,17 +484,6 @@ fn remake_shader(
     let input = (&part.bindings[..], &part.attributes[..]);
     let variant = (dev.make_again)(dev, kept, input, single_sampled)?;
     Ok((shader.index, variant))
-}
-
-/// Whether links on `dev` make their pre-rasterization library again to take GL's line
-/// rule: the driver has Bresenham lines but no dynamic line mode for a library to follow
-/// (`Conventions::library_line_mode`), so the rule waits for the link, where the
-/// fragment-output library says whether the pipeline is single-sampled.
-pub fn links_take_line_rule(dev: &DeviceData) -> bool {
-    dev.extensions.gl_state
-        && dev.conventions.bresenham_lines
-        && !dev.conventions.library_line_mode
-        && dev.settings.semantics.contains(Semantic::LineRasterization)
 }
 
 /// Whether `ci`, a link, makes its pre-rasterization library again for GL's line rule

@@ -23,7 +23,6 @@ use std::sync::atomic::Ordering;
 use crate::layer::data::dynamic_inputs::Variant;
 use crate::layer::data::kept_pipeline::KeptPipeline;
 use crate::layer::data::layer_memory::integer_slots;
-use crate::layer::data::lines::{BoundLines, StaticMultisample};
 use crate::layer::data::primitives::{BoundPrimitives, PolygonModeVariants};
 use crate::layer::data::records::{
     BlockBinding, BlockSlot, BoundInstances, BoundRecord, LibraryVertexInput, ModuleRecord,
@@ -35,9 +34,9 @@ use crate::layer::loader::state::DeviceData;
 use crate::layer::objects::create_info::{PipelineView, VertexInput};
 use crate::layer::objects::interface_limits::{code_over_limit, over_limit, Author, StageSet};
 use crate::layer::objects::pipeline_info::{
-    followed_line_mode, followed_pipeline, follows_line_stipple, holds_pre_rasterization,
-    holds_vertex_input, is_library, layout_of, library_line_mode, library_multisample,
-    pipeline_key, stage_codes, stage_module, stage_of, tes_without_tcs, KeySource, StageCode,
+    followed_pipeline, from_libraries, holds_pre_rasterization, holds_vertex_input, is_library,
+    layout_of, libraries_have, linked_libraries, pipeline_key, stage_codes, stage_module, stage_of,
+    tes_without_tcs, KeySource, StageCode,
 };
 use crate::layer::pipelines::library_inputs::{self, LinkFeed};
 use crate::layer::pipelines::vertex_input_variants;
@@ -146,10 +145,7 @@ fn record_library_state(dev: &DeviceData, infos: &[PipelineView<'_>], pipelines:
             let mut inputs = dev.records.library_vertex_input.write();
             inputs.insert(pipeline, input);
         }
-        let multisample = library_multisample(ci).filter(|_| {
-            dev.conventions.library_line_mode || library_inputs::links_take_line_rule(dev)
-        });
-        if let Some(ms) = multisample {
+        if let Some(ms) = rules::kept_multisample(dev, ci) {
             dev.records.library_multisample.write().insert(pipeline, ms);
         }
     }
@@ -202,7 +198,7 @@ fn decide(dev: &DeviceData, ci: &PipelineView<'_>) -> Decision {
         || rules::requested_mode(ci).is_some()
         || past_interface_limits(dev, ci)
         || unreadable_apart(dev, ci).is_some()
-        || follows_line_stipple(dev, ci, false);
+        || rules::lines_must_plan(dev, ci);
     let modules = dev.records.modules.read();
     // Summaries of code given inline, scanned here (rare).
     let inline: Vec<(Stage, Summary)> = ci
@@ -243,6 +239,7 @@ fn decide(dev: &DeviceData, ci: &PipelineView<'_>) -> Decision {
             last: view.last_pre_rasterization(),
             wants_attachments,
             gl_mode: rules::gl_mode(ci),
+            lines: rules::line_key(dev, ci),
         },
     );
     let steps = choose(&view, &key);
@@ -251,8 +248,7 @@ fn decide(dev: &DeviceData, ci: &PipelineView<'_>) -> Decision {
         || keeps_window_height(dev, ci)
         || library_inputs::may_feed(dev, ci)
         || libraries_have(dev, ci, |r| r.bound.primitives.draws_gl_mode())
-        || followed_line_mode(dev, ci).is_some()
-        || linked_line_mode(dev, ci).is_some()
+        || rules::lines_need_record(dev, ci)
         || followed_pipeline(dev, ci).is_some()
         || vertex_input_variants::keeps(dev, ci);
     Decision {
@@ -333,8 +329,7 @@ pub(crate) fn make_again(
     Ok(Variant {
         pipeline,
         refetch,
-        line_stipple: rewrite.line_stipple(),
-        line_width: rewrite.dynamic_line_width,
+        lines: rules::layer_line_state(&rewrite),
     })
 }
 
@@ -444,64 +439,6 @@ fn unreadable_apart(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<PlanError
     vertex_formats::unreadable_apart(dev, ci).filter(|_| !library_inputs::kept_apart(dev, ci))
 }
 
-/// The multisample state of a pipeline linked from a pre-rasterization library whose line
-/// mode the layer made dynamic: the fragment-output library's (all dynamic where the layer
-/// did not see it).
-fn linked_line_mode(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<StaticMultisample> {
-    let libraries = linked_libraries(ci);
-    if libraries.is_empty() || ci.info.flags.contains(vk::PipelineCreateFlags::LIBRARY_KHR) {
-        return None;
-    }
-    let follows = {
-        let pipelines = dev.records.pipelines.read();
-        libraries
-            .iter()
-            .any(|l| pipelines.get(l).is_some_and(|r| r.lines.library_mode))
-    };
-    follows.then(|| {
-        let multisample = dev.records.library_multisample.read();
-        libraries
-            .iter()
-            .find_map(|l| multisample.get(l).copied())
-            .unwrap_or(StaticMultisample {
-                samples: None,
-                alpha_to_coverage: None,
-                alpha_to_one: None,
-            })
-    })
-}
-
-/// Whether a library `ci` links has a record for which `has` holds: the linked pipeline
-/// inherits what its libraries' shaders need at bind and draw time (GL's line loops closed,
-/// the base instance pushed).
-fn libraries_have(
-    dev: &DeviceData,
-    ci: &PipelineView<'_>,
-    has: fn(&PipelineRecord) -> bool,
-) -> bool {
-    let libraries = linked_libraries(ci);
-    !libraries.is_empty() && {
-        let pipelines = dev.records.pipelines.read();
-        libraries.iter().any(|l| pipelines.get(l).is_some_and(has))
-    }
-}
-
-/// What the first library `ci` links with a record gives (`None`: none gives it).
-fn from_libraries<T>(
-    dev: &DeviceData,
-    ci: &PipelineView<'_>,
-    give: fn(&PipelineRecord) -> Option<T>,
-) -> Option<T> {
-    let libraries = linked_libraries(ci);
-    if libraries.is_empty() {
-        return None;
-    }
-    let pipelines = dev.records.pipelines.read();
-    libraries
-        .iter()
-        .find_map(|l| pipelines.get(l).and_then(give))
-}
-
 /// A pipeline's primitive restart, for the line loops the layer closes: its input-assembly
 /// state's, or that of the library it was linked from (`None`: dynamic state).
 fn primitive_restart(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<bool> {
@@ -587,11 +524,6 @@ fn static_drawn(
     (topology, polygon_mode)
 }
 
-/// The libraries `ci` links (`VkPipelineLibraryCreateInfoKHR`).
-fn linked_libraries<'a>(ci: &PipelineView<'a>) -> &'a [vk::Pipeline] {
-    ci.libraries.unwrap_or(&[])
-}
-
 /// The static viewport 0 of a library `ci` links (none when the viewport is dynamic).
 fn libraries_viewport(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<vk::Viewport> {
     let pipelines = dev.records.pipelines.read();
@@ -654,30 +586,13 @@ fn plan(dev: &DeviceData, ci: &PipelineView<'_>, steps: Vec<Step>) -> Plan {
         Err(why) => return Plan::Fail(why),
     };
     rewrite.start_pixel_steps = start_pixel_steps;
-    rewrite.line_varyings = line_varyings;
+    rewrite.lines.varyings = line_varyings;
     if let Some(why) =
         rules::refused_after_steps(ci, &rewrite).or_else(|| library_inputs::unreplaceable(dev, ci))
     {
         return Plan::Fail(why);
     }
-    // A pre-rasterization library does not know whether its pipelines are single-sampled:
-    // its line mode is dynamic state, GL's rule set at bind.
-    // A pre-rasterization library with GL's line rule (a dynamic mode, or static where a
-    // link made it again knowing it single-sampled): its static width becomes dynamic
-    // state set at bind (NVIDIA's libraries drop a static width).
-    let static_width = || {
-        ci.rasterization
-            .as_ref()
-            .map(|r| r.line_width)
-            .filter(|&width| width != 1.0 && !ci.is_dynamic(vk::DynamicState::LINE_WIDTH))
-    };
-    if library_line_mode(dev, ci, ci.dynamic) && rewrite.take_bresenham_lines() {
-        rewrite.dynamic_line_mode = true;
-        rewrite.dynamic_line_width = static_width();
-    } else if is_library(ci) && rewrite.has_bresenham_lines() {
-        rewrite.dynamic_line_width = static_width();
-    }
-    rewrite.dynamic_line_stipple = follows_line_stipple(dev, ci, rewrite.dynamic_line_mode);
+    rules::plan_lines(dev, ci, &mut rewrite);
     // The layer's struct never goes down.
     rewrite.input_assembly = rules::assembly_topology(ci, &rewrite);
     if rewrite.is_empty() {
@@ -919,6 +834,7 @@ impl Call<'_> {
         rewrite: &Rewrite,
     ) -> Result<Patched<'a>, PlanError> {
         let mut patched = Patched::new(ci, rewrite);
+        rules::add_dynamic_lines(rewrite, &mut patched, ci);
         for step in &rewrite.state {
             rules::chain(step, &mut patched, ci);
         }
@@ -1373,47 +1289,36 @@ impl Call<'_> {
                 from_libraries(self.dev, ci, |r| r.primitives.gl_topology)
                     .map(|topology| gl_primitive.map_or(topology, |p| rules::list_topology(&p)))
             });
-            let (own, line_stipple, attributes) = match plan {
+            let (own, attributes) = match plan {
                 Plan::Rewrite(rewrite) => {
                     for note in &rewrite.notes {
                         log::info!("pipeline {:#x}: {note}", pipeline.as_raw());
                     }
                     (
                         Some(rewrite.reads_block),
-                        rewrite.line_stipple() || rewrite.dynamic_line_stipple,
                         rewrite
                             .layer_attributes
                             .as_ref()
                             .map(|(_, inputs)| integer_slots(inputs)),
                     )
                 }
-                _ => (None, false, None),
+                _ => (None, None),
             };
             // A linked pipeline runs its libraries' shaders: it reads the block where they do.
             let inherited = libraries_block(self.dev, ci);
             // The viewport is the pre-rasterization library's: a library keeps its H for
             // the pipelines linked from it.
             let viewport = static_viewport(ci).or_else(|| libraries_viewport(self.dev, ci));
-            let line_mode =
-                followed_line_mode(self.dev, ci).or_else(|| linked_line_mode(self.dev, ci));
-            // A library whose line mode the layer made dynamic, or a pipeline linked from one.
-            let library_line_mode = match plan {
-                Plan::Rewrite(rewrite) => rewrite.dynamic_line_mode,
-                _ => false,
-            } || linked_line_mode(self.dev, ci).is_some();
-            // A static line width the layer made dynamic, its own or its libraries'.
-            let line_width = match plan {
-                Plan::Rewrite(rewrite) => rewrite.dynamic_line_width,
-                _ => None,
-            }
-            .or_else(|| from_libraries(self.dev, ci, |r| r.lines.width))
-            .or_else(|| feed.as_ref().and_then(|f| f.line_width));
-            // Its stipple enable goes with the line mode the layer follows, or its libraries'.
-            let stipple_with_mode =
+            let (bound_lines, lines) = rules::record_lines(
+                self.dev,
+                ci,
                 match plan {
-                    Plan::Rewrite(rewrite) => rewrite.dynamic_line_stipple,
-                    _ => false,
-                } || libraries_have(self.dev, ci, |r| r.bound.lines.stipple_with_mode);
+                    Plan::Rewrite(rewrite) => Some(rewrite),
+                    _ => None,
+                },
+                feed.as_ref().map(|f| f.lines).unwrap_or_default(),
+                start_pixels,
+            );
             let followed = followed_pipeline(self.dev, ci).map(std::sync::Arc::new);
             let input_variants = vertex_input_variants::keeps(self.dev, ci)
                 .then(|| vertex_input_variants::keep(self.dev, ci, polygon_variants.is_some()))
@@ -1421,7 +1326,7 @@ impl Call<'_> {
             if own.is_none()
                 && inherited.is_none()
                 && feed.is_none()
-                && line_mode.is_none()
+                && lines.mode.is_none()
                 && followed.is_none()
                 && !keeps_window_height(self.dev, ci)
                 && !closes_loops
@@ -1432,14 +1337,9 @@ impl Call<'_> {
                 continue;
             }
             let reads_block = own.flatten().or(inherited);
-            // A pre-rasterization library made again at the link with GL's line rule.
-            let link_stipple = feed.as_ref().is_some_and(|f| f.line_stipple);
             let mut record = PipelineRecord::new(reads_block, viewport);
             record.bound = BoundRecord {
-                lines: BoundLines {
-                    stipple: line_stipple || stipple_with_mode || link_stipple,
-                    stipple_with_mode,
-                },
+                lines: bound_lines,
                 primitives: BoundPrimitives {
                     closes_loops,
                     restart: primitive_restart(self.dev, ci),
@@ -1452,22 +1352,15 @@ impl Call<'_> {
                     instance_rate: instance_rate(self.dev, ci),
                 },
             };
-            record.lines.width = line_width;
+            record.lines = lines;
             record.layer_attributes = attributes.or(feed.as_ref().and_then(|f| f.integer));
             record.vertex_input_library = feed.as_ref().map(|f| f.library);
             record.pre_rasterization_library = feed.as_ref().and_then(|f| f.pre_rasterization);
             record.vertex_input_variants = input_variants;
             record.primitives.gl_topology = gl_topology;
             (record.static_topology, record.static_polygon_mode) = static_drawn(self.dev, ci);
-            record.lines.mode = line_mode;
-            record.lines.library_mode = library_line_mode;
             record.followed = followed;
             record.primitives.polygon_variants = polygon_variants;
-            record.lines.start_pixels = start_pixels;
-            record.lines.varyings = match plan {
-                Plan::Rewrite(rewrite) => rewrite.line_varyings,
-                _ => false,
-            } || libraries_have(self.dev, ci, |r| r.lines.varyings);
             let records = &self.dev.records;
             records.count_bind_work(&record, 1);
             if let Some(previous) = records.pipelines.write().insert(pipeline, record) {

@@ -718,11 +718,7 @@ command_hook! {
         if !p_shaders.is_null() {
             shield("vkCmdBindShadersEXT conventions", || {
                 followed_state::set_conventions(&dev, command_buffer, true);
-                if dev.conventions.layer_sets_line_mode
-                    && dev.settings.semantics.contains(Semantic::LineRasterization)
-                {
-                    lines::bind_object_lines(&dev, command_buffer);
-                }
+                lines::bind_object_lines(&dev, command_buffer);
             });
         }
         shield("vkCmdBindShadersEXT", || {
@@ -752,10 +748,7 @@ command_hook! {
                 // Shader objects replace the bound pipeline (`bind_object_lines` sets their
                 // line state).
                 state.pipeline = BoundRecord::shader_objects(
-                    BoundLines {
-                        stipple: state.lines.objects && dev.conventions.stippled_bresenham_lines,
-                        stipple_with_mode: false,
-                    },
+                    BoundLines::of_objects(&state.lines, &dev.conventions.lines),
                     BoundPrimitives {
                         closes_loops: state.primitives.closes_loops(),
                         ..BoundPrimitives::NONE

@@ -114,28 +114,21 @@ impl<'a> RasterizationCopy<'a> {
                 provoking_vertex_mode: vk::ProvokingVertexModeEXT::LAST_VERTEX,
                 ..Default::default()
             },
-            // The stipple itself is dynamic state the layer sets at bind time.
-            line: vk::PipelineRasterizationLineStateCreateInfoKHR {
-                line_rasterization_mode: vk::LineRasterizationModeKHR::BRESENHAM,
-                line_stipple_factor: 1,
-                line_stipple_pattern: 0xFFFF,
-                ..Default::default()
-            },
+            line: Default::default(),
         })
     }
 }
 
-/// The dynamic state with states the layer sets added: `VK_DYNAMIC_STATE_LINE_STIPPLE_EXT`
-/// (the layer's stipple), `VK_DYNAMIC_STATE_LINE_RASTERIZATION_MODE_EXT` (GL's line rule
-/// followed at bind) and the stipple enable that goes with that mode.
+/// The dynamic state with states the layer sets added (`Patched::add_dynamic`).
 struct DynamicCopy<'a> {
     state: vk::PipelineDynamicStateCreateInfo<'a>,
     states: Vec<vk::DynamicState>,
 }
 
 impl<'a> Patched<'a> {
-    /// `ci`'s stages, to be patched, with the vertex-input and dynamic state `rewrite`
-    /// changes; the rules chain the state of their steps after ([`crate::layer::rules::chain`]).
+    /// `ci`'s stages, to be patched, with the vertex-input state `rewrite` changes; the
+    /// rules add their dynamic state and chain the state of their steps after
+    /// ([`crate::layer::rules::chain`]).
     pub fn new(ci: &PipelineView<'a>, rewrite: &Rewrite) -> Patched<'a> {
         let vertex_input = rewrite
             .layer_attributes
@@ -146,7 +139,7 @@ impl<'a> Patched<'a> {
                 copy.add_layer_attributes(*binding, inputs);
                 copy
             });
-        let mut patched = Patched {
+        Patched {
             stages: ci.stages.iter().map(|s| *s.info).collect(),
             temporaries: Vec::new(),
             chain_copies: Vec::new(),
@@ -157,18 +150,7 @@ impl<'a> Patched<'a> {
             vertex_input,
             no_vertex_input: false,
             input_assembly: None,
-        };
-        if rewrite.dynamic_line_mode {
-            patched.add_dynamic(ci, vk::DynamicState::LINE_RASTERIZATION_MODE_EXT);
         }
-        if rewrite.dynamic_line_width.is_some() {
-            patched.add_dynamic(ci, vk::DynamicState::LINE_WIDTH);
-        }
-        if rewrite.dynamic_line_stipple {
-            patched.add_dynamic(ci, vk::DynamicState::LINE_STIPPLE_ENABLE_EXT);
-            patched.add_dynamic(ci, vk::DynamicState::LINE_STIPPLE_KHR);
-        }
-        patched
     }
 
     /// The attributes of the copy of `ci`'s vertex-input state (made on first use), for a

@@ -6,13 +6,13 @@ use ash::vk;
 use std::sync::Arc;
 
 use crate::layer::data::cache::{CacheKey, ModuleKey, Outcome};
+use crate::layer::data::lines::RewriteLines;
 use crate::layer::data::records::{content_hash, BlockBinding, BlockSlot, LayoutRecord};
 use crate::layer::loader::state::DeviceData;
 use crate::layer::objects::pipeline_info::{flag_of, StageCode};
 use crate::layer::support::log;
 use crate::layer::support::shader_code::dump_module;
 use glsem_spirv::interface::InputKind;
-use glsem_spirv::line_rasterization::BresenhamLines;
 use glsem_spirv::semantics::{IndexedPrimitive, Rasterized, Semantic, Stage, Step, StepOutput};
 use glsem_spirv::xfb_split::SplitInterface;
 
@@ -39,23 +39,13 @@ pub struct Rewrite {
     pub reads_block: Option<BlockBinding>,
     /// The vertex shader reads the base instance from the block: draws push it.
     pub reads_base_instance: bool,
-    /// The line mode becomes dynamic state the layer sets by GL's rule at bind (a
-    /// pre-rasterization library, which does not know its multisample state).
-    pub dynamic_line_mode: bool,
-    /// With it, a static line width other than 1 becomes dynamic state the layer sets at
-    /// bind: NVIDIA's driver (580) draws a pre-rasterization library's static wide lines 1
-    /// pixel wide, and draws them wide when the width is set at record time.
-    pub dynamic_line_width: Option<f32>,
-    /// The stipple and its enable become dynamic state the layer sets with the line mode
-    /// it follows (`pipeline_info::follows_line_stipple`).
-    pub dynamic_line_stipple: bool,
+    /// What it made of GL's lines beside its steps.
+    pub lines: RewriteLines,
     /// The vertex binding and the unfed Locations (with their inputs' types) the layer
     /// feeds GL's current vertex attributes through.
     pub layer_attributes: Option<(u32, Vec<(u32, InputKind)>)>,
     /// What the layer fixed, for the info log.
     pub notes: Vec<String>,
-    /// GL's fragment line route: the last pre-rasterization stage sends lines it tests.
-    pub line_varyings: bool,
     /// GL's fragment line route: the steps of the second pipeline that draws the start
     /// pixels the driver's rectangles leave out (`start_pixel_steps`).
     pub start_pixel_steps: Option<Vec<Step>>,
@@ -68,8 +58,7 @@ impl Rewrite {
             && self.gs.is_none()
             && self.input_assembly.is_none()
             && self.state.is_empty()
-            && !self.dynamic_line_mode
-            && !self.dynamic_line_stipple
+            && !self.lines.change_state()
             && self.layer_attributes.is_none()
     }
 
@@ -80,27 +69,6 @@ impl Rewrite {
             Step::DrawGlPrimitiveIndexed(p) => Some(*p),
             _ => None,
         })
-    }
-
-    /// The layer's line stipple: Bresenham lines with the stipple as dynamic state it sets.
-    pub fn line_stipple(&self) -> bool {
-        self.state
-            .contains(&Step::BresenhamLines(BresenhamLines { stippled: true }))
-    }
-
-    /// Takes GL's Bresenham lines out of the chained state, for the line mode to become
-    /// dynamic state; whether there were any.
-    /// Whether GL's Bresenham lines are chained as static state.
-    pub fn has_bresenham_lines(&self) -> bool {
-        self.state
-            .iter()
-            .any(|s| matches!(s, Step::BresenhamLines(_)))
-    }
-
-    pub fn take_bresenham_lines(&mut self) -> bool {
-        let before = self.state.len();
-        self.state.retain(|s| !matches!(s, Step::BresenhamLines(_)));
-        self.state.len() != before
     }
 }
 

@@ -10,6 +10,7 @@
 mod gl_layer;
 mod instance_id;
 pub(crate) mod layer_step;
+pub(crate) mod line_rasterization;
 mod passthrough_tcs;
 mod point_size;
 mod primitive_mode;
@@ -19,6 +20,11 @@ pub(crate) mod vertex_formats;
 mod window_origin;
 mod xfb_split;
 
+// GL's lines as the planner and libraries ask them.
+pub(crate) use line_rasterization::{
+    add_dynamic_lines, kept_multisample, layer_line_state, line_key, lines_must_plan,
+    lines_need_record, links_take_line_rule, plan_lines, record_lines,
+};
 // GL's primitive modes as the planner, libraries and shader objects ask them.
 pub(crate) use primitive_mode::{
     assembly_topology, closes_loops, gl_mode, gl_mode_of, list_topology, named_topology, refused,
@@ -43,7 +49,7 @@ pub(crate) fn setup_device(setup: &mut DeviceSetup<'_>) {
     state::clip_space_depth::setup_device(setup);
     primitive_mode::setup_device(setup);
     instance_id::setup_device(setup);
-    state::line_rasterization::setup_device(setup);
+    line_rasterization::setup_device(setup);
     point_size::setup_device(setup);
     window_origin::setup_device(setup);
 }
@@ -68,10 +74,10 @@ pub(crate) fn device_key(settings: &Settings, facts: &DeviceFacts) -> DeviceKey 
         provoking_vertex_last: conventions.provoking_vertex.on,
         list_restart: conventions.list_restart,
         draw_parameters: features.draw_parameters,
-        bresenham_lines: conventions.bresenham_lines,
-        stippled_bresenham_lines: conventions.stippled_bresenham_lines,
-        line_endpoints: conventions.line_endpoints,
-        fragment_lines: conventions.fragment_lines,
+        bresenham_lines: conventions.lines.bresenham,
+        stippled_bresenham_lines: conventions.lines.stippled_bresenham,
+        line_endpoints: conventions.lines.endpoints,
+        fragment_lines: conventions.lines.fragment,
         subpixel_bits: limits.sub_pixel_precision_bits,
         window_origin: settings.window_origin,
         apart_layer_location: limits.last_interface_location(),

@@ -397,12 +397,12 @@ fn line_endpoints(stages: &Stages<'_>, key: &PipelineKey) -> Option<LineEndpoint
     let summary = stages.rewritable(stage)?;
     // Shader objects, and a followed line mode under a dynamic sample count, draw GL's
     // lines while the sample count set is one.
-    let samples_gated = key.shader_object || key.followed_line_mode && key.dynamic_samples;
+    let samples_gated = key.shader_object || key.lines.followed_mode && key.dynamic_samples;
     let gl_lines = match key.shader_object {
         true => key.device.bresenham_lines,
         false => {
-            (!key.app_line_mode || key.followed_line_mode)
-                && (!key.multisample_lines || samples_gated)
+            (!key.lines.app_mode || key.lines.followed_mode)
+                && (!key.lines.multisample || samples_gated)
         }
     };
     if !applies(key, Semantic::LineRasterization)
@@ -441,9 +441,9 @@ fn fragment_lines(
     let on = |s: Semantic| applies(key, s);
     if !key.device.fragment_lines
         || !on(Semantic::LineRasterization)
-        || key.app_line_mode
-        || key.multisample_lines
-        || key.wide_lines
+        || key.lines.app_mode
+        || key.lines.multisample
+        || key.lines.wide
         || key.rasterizer_discard
         || key.library
         || key.shader_object
@@ -536,8 +536,8 @@ fn library_fragment_lines(stages: &Stages<'_>, key: &PipelineKey) -> Option<Step
             // Written wherever they fit, so that a fragment-shader library reading them is
             // fed; tested only where GL's rule applies to what a vertex shader sends.
             let tested = stage == Stage::Vertex
-                && !key.app_line_mode
-                && !key.wide_lines
+                && !key.lines.app_mode
+                && !key.lines.wide
                 && !key.rasterizer_discard
                 && !key.provoking_dynamic
                 && !key.polygon_lines;
@@ -553,7 +553,7 @@ fn library_fragment_lines(stages: &Stages<'_>, key: &PipelineKey) -> Option<Step
         (None, true) => {
             let fragment = stages.rewritable(Stage::Fragment)?;
             let block_offset = key.fragment_block?;
-            if key.multisample_lines || end(fragment)? > location {
+            if key.lines.multisample || end(fragment)? > location {
                 return None;
             }
             // The pre-rasterization library's provoking vertex is not seen here: the
@@ -637,14 +637,15 @@ fn pipeline_state_steps(stages: &Stages<'_>, key: &PipelineKey, steps: &mut Vec<
         && fragment_lines.is_none()
         && !library_tests
         && key.device.bresenham_lines
-        && !key.app_line_mode
-        && !key.multisample_lines
+        && !key.lines.app_mode
+        && !key.lines.multisample
         && !key.rasterizer_discard
         && may_rasterize_lines(stages, key)
     {
         // A library's stipple would have to follow it into the linked pipeline's record:
         // libraries get the diamond-exit rule without the layer's stipple.
-        let stippled = key.device.stippled_bresenham_lines && !key.app_line_stipple && !key.library;
+        let stippled =
+            key.device.stippled_bresenham_lines && !key.lines.app_stipple && !key.library;
         steps.push(Step::BresenhamLines(BresenhamLines { stippled }));
     }
     match fragment_lines {
@@ -687,7 +688,7 @@ fn pipeline_state_steps(stages: &Stages<'_>, key: &PipelineKey, steps: &mut Vec<
 mod tests {
     use super::*;
     use crate::scan::LocationEnds;
-    use crate::semantics::key::{DeviceKey, StageInfo};
+    use crate::semantics::key::{DeviceKey, LineKey, StageInfo};
     use crate::semantics::registry::{SemanticSet, SEMANTICS};
 
     fn key() -> PipelineKey {
@@ -1327,7 +1328,10 @@ mod tests {
             device,
             library: true,
             topology: Topology::Unknown,
-            multisample_lines: true,
+            lines: LineKey {
+                multisample: true,
+                ..key().lines
+            },
             fragment_elsewhere: true,
             fragment_may_be_apart: true,
             ..key()
@@ -1355,7 +1359,10 @@ mod tests {
             .any(|s| matches!(s, Step::BresenhamLines(_))));
         // Wide lines: written for the fragment library's interface, not tested.
         let wide = PipelineKey {
-            wide_lines: true,
+            lines: LineKey {
+                wide: true,
+                ..pre_rasterization.clone().lines
+            },
             ..pre_rasterization.clone()
         };
         let untested = WriteLinePosition {
@@ -1409,7 +1416,10 @@ mod tests {
         );
         // A multisampled one draws the driver's lines.
         let multisampled = PipelineKey {
-            multisample_lines: true,
+            lines: LineKey {
+                multisample: true,
+                ..fragment_library.lines
+            },
             ..fragment_library
         };
         assert!(!choose(&fragment, &multisampled)
@@ -1493,7 +1503,10 @@ mod tests {
         // What the route leaves keeps Bresenham lines: wide lines, libraries, triangles
         // drawn as lines; triangles get neither.
         let wide = PipelineKey {
-            wide_lines: true,
+            lines: LineKey {
+                wide: true,
+                ..lines.clone().lines
+            },
             ..lines.clone()
         };
         let library = PipelineKey {
@@ -1605,9 +1618,12 @@ mod tests {
         assert_eq!(endpoints(&static_polygon_lines), Some(only_lines.clone()));
         // A line mode the layer follows under a dynamic sample count: single-sampled draws.
         let followed = PipelineKey {
-            app_line_mode: true,
-            followed_line_mode: true,
-            multisample_lines: true,
+            lines: LineKey {
+                app_mode: true,
+                followed_mode: true,
+                multisample: true,
+                ..lines.clone().lines
+            },
             dynamic_samples: true,
             ..lines.clone()
         };
@@ -1631,11 +1647,17 @@ mod tests {
                 ..lines.clone()
             },
             PipelineKey {
-                multisample_lines: true,
+                lines: LineKey {
+                    multisample: true,
+                    ..lines.clone().lines
+                },
                 ..lines.clone()
             },
             PipelineKey {
-                app_line_mode: true,
+                lines: LineKey {
+                    app_mode: true,
+                    ..lines.clone().lines
+                },
                 ..lines.clone()
             },
             PipelineKey {
@@ -1681,11 +1703,17 @@ mod tests {
         // extension, the setting, no VK_GLSEM_gl_state: nothing.
         let not_for = [
             PipelineKey {
-                multisample_lines: true,
+                lines: LineKey {
+                    multisample: true,
+                    ..lines.clone().lines
+                },
                 ..lines.clone()
             },
             PipelineKey {
-                app_line_mode: true,
+                lines: LineKey {
+                    app_mode: true,
+                    ..lines.clone().lines
+                },
                 ..lines.clone()
             },
             PipelineKey {
@@ -1710,7 +1738,10 @@ mod tests {
         }
         // The application's stipple, and libraries: Bresenham without the layer's stipple.
         let app_stipple = PipelineKey {
-            app_line_stipple: true,
+            lines: LineKey {
+                app_stipple: true,
+                ..lines.clone().lines
+            },
             ..lines.clone()
         };
         assert!(choose(&s, &app_stipple)

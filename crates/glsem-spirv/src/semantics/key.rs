@@ -109,6 +109,48 @@ pub enum Topology {
     Dynamic,
 }
 
+/// The line state of a pipeline that GL's line rule reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LineKey {
+    /// The application chose a line rasterization mode itself (or made it dynamic), or
+    /// there is no rasterization state to chain into.
+    pub app_mode: bool,
+    /// The line mode is dynamic state whose GL rule the layer follows at record time.
+    pub followed_mode: bool,
+    /// GL's aliased-line rule does not apply, or Vulkan forbids Bresenham lines: the
+    /// rasterization is (or may be) multisampled, or uses alpha to coverage or sample
+    /// shading (VUID-VkGraphicsPipelineCreateInfo-lineRasterizationMode-02766), or the
+    /// multisample state is elsewhere (a library part without it).
+    pub multisample: bool,
+    /// The static line width is not 1: GL's wide lines, which the fragment route's test (for
+    /// width 1) must leave alone (a dynamic width is followed in the GL-state block's flags).
+    pub wide: bool,
+    /// The line stipple is set by the application (`VK_DYNAMIC_STATE_LINE_STIPPLE_EXT` or
+    /// its enable is dynamic): the layer's `vkCmdSetLineStippleGLSEM` stays out of it.
+    pub app_stipple: bool,
+}
+
+impl LineKey {
+    /// Nothing the application chose, single-sampled, width 1 (a whole pipeline's start).
+    pub const NONE: LineKey = LineKey {
+        app_mode: false,
+        followed_mode: false,
+        multisample: false,
+        wide: false,
+        app_stipple: false,
+    };
+
+    /// Shader objects: every line state is dynamic and the application's (the layer does
+    /// not enable the line extension under them).
+    pub const DYNAMIC: LineKey = LineKey {
+        app_mode: true,
+        followed_mode: false,
+        multisample: true,
+        wide: true,
+        app_stipple: true,
+    };
+}
+
 /// What the Vulkan side read off the create info, the layout and the device.
 #[derive(Debug, Clone)]
 pub struct PipelineKey {
@@ -169,22 +211,8 @@ pub struct PipelineKey {
     pub dynamic_samples: bool,
     /// Polygons may be rasterized as lines (`VK_POLYGON_MODE_LINE`, or dynamic).
     pub polygon_lines: bool,
-    /// The application chose a line rasterization mode itself (or made it dynamic), or
-    /// there is no rasterization state to chain into.
-    pub app_line_mode: bool,
-    /// The line mode is dynamic state whose GL rule the layer follows at record time.
-    pub followed_line_mode: bool,
-    /// GL's aliased-line rule does not apply, or Vulkan forbids Bresenham lines: the
-    /// rasterization is (or may be) multisampled, or uses alpha to coverage or sample
-    /// shading (VUID-VkGraphicsPipelineCreateInfo-lineRasterizationMode-02766), or the
-    /// multisample state is elsewhere (a library part without it).
-    pub multisample_lines: bool,
-    /// The static line width is not 1: GL's wide lines, which the fragment route's test (for
-    /// width 1) must leave alone (a dynamic width is followed in the GL-state block's flags).
-    pub wide_lines: bool,
-    /// The line stipple is set by the application (`VK_DYNAMIC_STATE_LINE_STIPPLE_EXT` or
-    /// its enable is dynamic): the layer's `vkCmdSetLineStippleGLSEM` stays out of it.
-    pub app_line_stipple: bool,
+    /// The line state GL's line rule reads.
+    pub lines: LineKey,
     /// GL's primitive mode the application asks for.
     pub gl_mode: Option<GlMode>,
     /// Primitive restart is on in the pipeline's static input-assembly state: GL's quad
@@ -279,11 +307,7 @@ impl PipelineKey {
             single_sample: false,
             dynamic_samples: false,
             polygon_lines: false,
-            app_line_mode: false,
-            followed_line_mode: false,
-            multisample_lines: false,
-            wide_lines: false,
-            app_line_stipple: false,
+            lines: LineKey::NONE,
             fragment_block: None,
             static_front_face: false,
             app_domain_origin: false,

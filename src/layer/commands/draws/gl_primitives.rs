@@ -26,8 +26,8 @@
 //!
 //! Indexed and indirect draws of a line loop depend on the application's indices or
 //! parameters: they are closed on the GPU (`converted_draws`). A closing segment of a
-//! non-indexed draw is a draw of its own, so the line stipple starts over on it (GL
-//! continues the pattern).
+//! non-indexed draw is a draw of its own, so GL's line pattern starts over on it (GL
+//! continues it).
 //!
 //! ## The index route
 //!

@@ -4,5 +4,4 @@
 //! (`setup_device`).
 
 pub(super) mod clip_space_depth;
-pub(super) mod line_rasterization;
 pub(super) mod provoking_vertex;
