@@ -168,7 +168,7 @@ fn follow(
 }
 
 /// Shader objects bound where the layer enabled the line extension behind the application
-/// (`Conventions::layer_sets_line_mode`): their line mode follows GL's rule as a pipeline's
+/// (`LineConventions::layer_sets_mode`): their line mode follows GL's rule as a pipeline's
 /// dynamic mode does, the application's unset mode taken for `DEFAULT` (it does not know
 /// the extension is on), all of the multisample state dynamic; the stipple enable goes with
 /// the mode. Nothing where the layer leaves their lines to the application.

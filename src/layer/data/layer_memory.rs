@@ -159,7 +159,7 @@ pub struct ConversionMemory {
 }
 
 /// A device's index buffers of GL's quads, quad strips and polygons drawn without a
-/// geometry shader (`primitive_indices`), one per pattern, made with the first pipeline
+/// geometry shader (`commands/draws/gl_primitives.rs`), one per pattern, made with the first pipeline
 /// that needs it and grown by a larger one when a draw needs more (the smaller stays:
 /// recorded draws may use it).
 #[derive(Default)]

@@ -273,11 +273,11 @@ pub struct PipelineLines {
     /// Its line mode is dynamic state the layer follows, with the multisample state it fixes.
     pub mode: Option<StaticMultisample>,
     /// A pre-rasterization library whose line mode the layer made dynamic state
-    /// (`Conventions::library_line_mode`), or a pipeline linked from one: binding it sets
+    /// (`LineConventions::library_mode`), or a pipeline linked from one: binding it sets
     /// GL's rule, the application having set no mode.
     pub library_mode: bool,
     /// Its static line width, made dynamic state the layer sets at bind (with the line mode
-    /// of a pre-rasterization library, `Rewrite::dynamic_line_width`), or its libraries'.
+    /// of a pre-rasterization library, `RewriteLines::dynamic_width`), or its libraries'.
     pub width: Option<f32>,
     /// Its last pre-rasterization stage (its own, or that of the pre-rasterization library it
     /// is linked from) sends lines the fragment line route tests: `FLAG_LINE_VARYINGS` at

@@ -75,7 +75,7 @@ pub struct BoundPrimitives {
     /// Its primitive restart (`None`: dynamic state, or in a library it was linked from).
     pub restart: Option<bool>,
     /// It draws GL's quads, quad strips or polygons on the index route: the pattern whose
-    /// indices replace its non-indexed draws (`primitive_indices`).
+    /// indices replace its non-indexed draws (`commands/draws/gl_primitives.rs`).
     pub gl_primitive: Option<IndexedPrimitive>,
     /// Its provoking vertex mode is dynamic state: the pattern of `gl_primitive` follows
     /// the mode set at the draw.

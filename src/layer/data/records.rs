@@ -618,7 +618,7 @@ pub struct Records {
     /// Vertex-input and pre-rasterization libraries (`library_inputs`).
     pub library_parts: RwLock<HashMap<vk::Pipeline, LibraryPart>>,
     /// The multisample state of fragment-output libraries, on devices where pipelines
-    /// linked from them may follow GL's line rule (`Conventions::library_line_mode`).
+    /// linked from them may follow GL's line rule (`LineConventions::library_mode`).
     pub library_multisample: RwLock<HashMap<vk::Pipeline, StaticMultisample>>,
     /// Live pipelines that `vkCmdBindPipeline` has work for (they read the GL-state block,
     /// take line state the layer sets or GL's current vertex attributes): when 0, it does

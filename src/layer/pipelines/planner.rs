@@ -127,7 +127,7 @@ hook! {
 /// Keeps what libraries say that the pipelines linked from them read, on
 /// `VK_GLSEM_gl_state` devices: a vertex-input library's vertex input (`primitive_restart`,
 /// `instance_rate`), and a fragment-output library's multisample state where they may
-/// follow GL's line rule (`linked_line_mode`).
+/// follow GL's line rule (`rules::kept_multisample`).
 fn record_library_state(dev: &DeviceData, infos: &[PipelineView<'_>], pipelines: &[vk::Pipeline]) {
     if !dev.extensions.gl_state {
         return;
@@ -195,10 +195,9 @@ fn decide_all(dev: &DeviceData, infos: &[PipelineView<'_>]) -> Vec<Decision> {
 /// stages given as `VkShaderModule`s that need nothing.
 fn decide(dev: &DeviceData, ci: &PipelineView<'_>) -> Decision {
     let must_plan = tes_without_tcs(ci)
-        || rules::requested_mode(ci).is_some()
+        || rules::must_plan(dev, ci)
         || past_interface_limits(dev, ci)
-        || unreadable_apart(dev, ci).is_some()
-        || rules::lines_must_plan(dev, ci);
+        || unreadable_apart(dev, ci).is_some();
     let modules = dev.records.modules.read();
     // Summaries of code given inline, scanned here (rare).
     let inline: Vec<(Stage, Summary)> = ci
@@ -247,8 +246,7 @@ fn decide(dev: &DeviceData, ci: &PipelineView<'_>) -> Decision {
     let record = !linked_libraries(ci).is_empty() && libraries_block(dev, ci).is_some()
         || keeps_window_height(dev, ci)
         || library_inputs::may_feed(dev, ci)
-        || libraries_have(dev, ci, |r| r.bound.primitives.draws_gl_mode())
-        || rules::lines_need_record(dev, ci)
+        || rules::needs_record(dev, ci)
         || followed_pipeline(dev, ci).is_some()
         || vertex_input_variants::keeps(dev, ci);
     Decision {
@@ -569,7 +567,7 @@ enum Plan {
 
 fn plan(dev: &DeviceData, ci: &PipelineView<'_>, steps: Vec<Step>) -> Plan {
     maybe_inject_panic(&dev.settings, "vkCreateGraphicsPipelines/plan");
-    if let Some(why) = rules::refused(dev, ci) {
+    if let Some(why) = rules::refuse(dev, ci) {
         return Plan::Fail(why);
     }
     if let Some(why) = unreadable_apart(dev, ci) {
@@ -587,14 +585,12 @@ fn plan(dev: &DeviceData, ci: &PipelineView<'_>, steps: Vec<Step>) -> Plan {
     };
     rewrite.start_pixel_steps = start_pixel_steps;
     rewrite.lines.varyings = line_varyings;
-    if let Some(why) =
-        rules::refused_after_steps(ci, &rewrite).or_else(|| library_inputs::unreplaceable(dev, ci))
-    {
+    if let Some(why) = library_inputs::unreplaceable(dev, ci) {
         return Plan::Fail(why);
     }
-    rules::plan_lines(dev, ci, &mut rewrite);
-    // The layer's struct never goes down.
-    rewrite.input_assembly = rules::assembly_topology(ci, &rewrite);
+    if let Err(why) = rules::after_steps(dev, ci, &mut rewrite) {
+        return Plan::Fail(why);
+    }
     if rewrite.is_empty() {
         Plan::Keep
     } else {
@@ -834,7 +830,7 @@ impl Call<'_> {
         rewrite: &Rewrite,
     ) -> Result<Patched<'a>, PlanError> {
         let mut patched = Patched::new(ci, rewrite);
-        rules::add_dynamic_lines(rewrite, &mut patched, ci);
+        rules::patch(rewrite, &mut patched, ci);
         for step in &rewrite.state {
             rules::chain(step, &mut patched, ci);
         }

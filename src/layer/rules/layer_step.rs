@@ -1,7 +1,8 @@
 //! The traits a rule's layer side implements, apart from the hooks that walk the rules, so
 //! that the rules' files, which implement them, and the hooks, which list them, do not
-//! import each other: [`LayerStep`] at pipeline and shader-object creation (walked by
-//! `mod.rs`), [`BindRule`] at `vkCmdBindPipeline` (walked by `commands/bind_pipeline.rs`).
+//! import each other: [`LayerStep`] at pipeline and shader-object creation and
+//! [`PipelineRule`] at pipeline creation (walked by `mod.rs`), [`BindRule`] at
+//! `vkCmdBindPipeline` (walked by `commands/bind_pipeline.rs`).
 
 use ash::vk;
 
@@ -11,7 +12,7 @@ use crate::layer::loader::registry::Dispatchable;
 use crate::layer::loader::state::DeviceData;
 use crate::layer::objects::create_info::PipelineView;
 use crate::layer::rewrite::patched::Patched;
-use crate::layer::rewrite::run::Run;
+use crate::layer::rewrite::run::{Rewrite, Run};
 use crate::layer::support::error::PlanError;
 use glsem_spirv::semantics::Step;
 
@@ -46,6 +47,40 @@ pub(crate) fn rewrite_stage(step: &Step, run: &mut Run<'_>) -> Outcome {
         true => run.apply_reading_block(step),
         false => run.apply(step),
     }
+}
+
+/// What one GL rule does with a whole pipeline create info beside its steps, implemented
+/// once in the rule's file; the planner walks the rules at each point (`mod.rs`,
+/// `pipeline_rules!`). The defaults do nothing.
+pub(crate) trait PipelineRule {
+    /// `decide`: the create info is planned whatever its steps.
+    fn must_plan(_dev: &DeviceData, _ci: &PipelineView<'_>) -> bool {
+        false
+    }
+
+    /// `decide`: the pipeline needs a record of the layer's for bind and draw time.
+    fn needs_record(_dev: &DeviceData, _ci: &PipelineView<'_>) -> bool {
+        false
+    }
+
+    /// `plan`, before the steps run: why the create info fails, if it does.
+    fn refuse(_dev: &DeviceData, _ci: &PipelineView<'_>) -> Option<PlanError> {
+        None
+    }
+
+    /// `plan`, after the steps ran: what the rule makes of the rewrite, or why the create
+    /// info fails.
+    fn after_steps(
+        _dev: &DeviceData,
+        _ci: &PipelineView<'_>,
+        _rewrite: &mut Rewrite,
+    ) -> Result<(), PlanError> {
+        Ok(())
+    }
+
+    /// Pipeline creation: what the rule adds to the copies the create info goes down with,
+    /// beside its steps' chained state ([`LayerStep::chain`]).
+    fn patch<'a>(_rewrite: &Rewrite, _patched: &mut Patched<'a>, _ci: &PipelineView<'a>) {}
 }
 
 /// What one GL rule does at `vkCmdBindPipeline`, implemented once in the rule's file. The

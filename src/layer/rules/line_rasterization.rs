@@ -3,9 +3,12 @@
 //! rasterization extension, with a dynamic line mode for pre-rasterization libraries and the
 //! per-driver table of who decides an endpoint on a pixel diamond's edge; or the fragment
 //! route, where the driver's rectangular lines are drawn and the fragment shader discards
-//! what GL would not draw (`line_fragment`); and wide lines. At pipeline creation:
-//! `BRESENHAM` chained in front of the rasterization state, and the stipple as dynamic
-//! state the layer sets at bind (the fragment route's steps rewrite their stages alone).
+//! what GL would not draw (`line_fragment`); and wide lines. At pipeline creation: the
+//! line part of the key, `BRESENHAM` chained in front of the rasterization state, the line
+//! mode, width and stipple made dynamic state the layer sets at bind where GL's rule needs
+//! it (libraries, a followed mode), and the line part of the pipeline's record (the
+//! fragment route's steps rewrite their stages alone). Record time is `commands/lines.rs`,
+//! the data `data/lines.rs`.
 
 use ash::vk;
 use std::ffi::CStr;
@@ -19,7 +22,8 @@ use crate::layer::objects::pipeline_info::{
 };
 use crate::layer::rewrite::patched::Patched;
 use crate::layer::rewrite::run::Rewrite;
-use crate::layer::rules::layer_step::LayerStep;
+use crate::layer::rules::layer_step::{LayerStep, PipelineRule};
+use crate::layer::support::error::PlanError;
 use crate::layer::support::ffi::link_in_front;
 use crate::layer::support::log;
 use crate::layer::support::settings::{LineEndpointSetting, LineRoute};
@@ -71,15 +75,32 @@ fn stipples(chain: &Chain<'_>) -> bool {
         .is_some_and(|line| line.stippled_line_enable == vk::TRUE)
 }
 
-/// Whether `ci` is planned whatever its steps: its stipple enable becomes dynamic state.
-pub(crate) fn lines_must_plan(dev: &DeviceData, ci: &PipelineView<'_>) -> bool {
-    follows_line_stipple(dev, ci, false)
-}
+/// GL's lines at the planner's fixed points.
+pub(crate) struct Lines;
 
-/// Whether `ci` needs a record for its lines at bind: a line mode the layer follows, its
-/// own or its libraries'.
-pub(crate) fn lines_need_record(dev: &DeviceData, ci: &PipelineView<'_>) -> bool {
-    followed_line_mode(dev, ci).is_some() || linked_line_mode(dev, ci).is_some()
+impl PipelineRule for Lines {
+    /// Its stipple enable becomes dynamic state.
+    fn must_plan(dev: &DeviceData, ci: &PipelineView<'_>) -> bool {
+        follows_line_stipple(dev, ci, false)
+    }
+
+    /// A line mode the layer follows at bind, its own or its libraries'.
+    fn needs_record(dev: &DeviceData, ci: &PipelineView<'_>) -> bool {
+        followed_line_mode(dev, ci).is_some() || linked_line_mode(dev, ci).is_some()
+    }
+
+    fn after_steps(
+        dev: &DeviceData,
+        ci: &PipelineView<'_>,
+        rewrite: &mut Rewrite,
+    ) -> Result<(), PlanError> {
+        plan_lines(dev, ci, rewrite);
+        Ok(())
+    }
+
+    fn patch<'a>(rewrite: &Rewrite, patched: &mut Patched<'a>, ci: &PipelineView<'a>) {
+        add_dynamic_lines(rewrite, patched, ci);
+    }
 }
 
 /// After the steps: what a library's lines become. A pre-rasterization library does not
@@ -88,7 +109,7 @@ pub(crate) fn lines_need_record(dev: &DeviceData, ci: &PipelineView<'_>) -> bool
 /// static where a link made it again knowing it single-sampled) has its static width made
 /// dynamic state set at bind (NVIDIA's libraries drop a static width). The stipple enable
 /// goes with the line mode the layer follows.
-pub(crate) fn plan_lines(dev: &DeviceData, ci: &PipelineView<'_>, rewrite: &mut Rewrite) {
+fn plan_lines(dev: &DeviceData, ci: &PipelineView<'_>, rewrite: &mut Rewrite) {
     let static_width = || {
         ci.rasterization
             .as_ref()
@@ -106,11 +127,7 @@ pub(crate) fn plan_lines(dev: &DeviceData, ci: &PipelineView<'_>, rewrite: &mut 
 
 /// The dynamic states the layer sets for `rewrite`'s lines, added to `patched`: the line
 /// mode (GL's rule followed at bind), the width, and the stipple with its enable.
-pub(crate) fn add_dynamic_lines<'a>(
-    rewrite: &Rewrite,
-    patched: &mut Patched<'a>,
-    ci: &PipelineView<'a>,
-) {
+fn add_dynamic_lines<'a>(rewrite: &Rewrite, patched: &mut Patched<'a>, ci: &PipelineView<'a>) {
     use vk::DynamicState as D;
     if rewrite.lines.dynamic_mode {
         patched.add_dynamic(ci, D::LINE_RASTERIZATION_MODE_EXT);
@@ -226,9 +243,9 @@ fn multisample_lines(ci: &PipelineView<'_>, dynamic: &[vk::DynamicState]) -> boo
 }
 
 /// Whether `ci` is a pre-rasterization library without the multisample state whose line
-/// mode the layer makes dynamic state (`Conventions::library_line_mode`), following GL's
+/// mode the layer makes dynamic state (`LineConventions::library_mode`), following GL's
 /// rule where its pipelines draw.
-pub(crate) fn library_line_mode(
+fn library_line_mode(
     dev: &DeviceData,
     ci: &PipelineView<'_>,
     dynamic: &[vk::DynamicState],
@@ -245,7 +262,7 @@ pub(crate) fn library_line_mode(
 
 /// The multisample state a fragment-output library fixes, for the pipelines linked from
 /// it that follow GL's line rule (`library_line_mode`).
-pub(crate) fn library_multisample(ci: &PipelineView<'_>) -> Option<StaticMultisample> {
+fn library_multisample(ci: &PipelineView<'_>) -> Option<StaticMultisample> {
     let parts = ci.library_parts?;
     if !parts.contains(vk::GraphicsPipelineLibraryFlagsEXT::FRAGMENT_OUTPUT_INTERFACE) {
         return None;
@@ -257,10 +274,7 @@ pub(crate) fn library_multisample(ci: &PipelineView<'_>) -> Option<StaticMultisa
 /// layer follows at record time (`data/lines.rs`): a whole pipeline on a
 /// `VK_GLSEM_gl_state` device with Bresenham lines, without sample shading (GL's multisample
 /// rules apply there whatever the mode).
-pub(crate) fn followed_line_mode(
-    dev: &DeviceData,
-    ci: &PipelineView<'_>,
-) -> Option<StaticMultisample> {
+fn followed_line_mode(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<StaticMultisample> {
     use vk::DynamicState as D;
     let dynamic = ci.dynamic;
     let follows = dev.extensions.gl_state
@@ -276,14 +290,10 @@ pub(crate) fn followed_line_mode(
 }
 
 /// Whether `ci`'s stipple enable becomes dynamic state the layer sets with the line mode it
-/// follows (`Conventions::dynamic_line_stipple`): a whole pipeline whose mode it follows, or
+/// follows (`LineConventions::dynamic_stipple_enable`): a whole pipeline whose mode it follows, or
 /// (`library_mode`) a pre-rasterization library whose mode it made dynamic, where the
 /// application leaves the stipple alone.
-pub(crate) fn follows_line_stipple(
-    dev: &DeviceData,
-    ci: &PipelineView<'_>,
-    library_mode: bool,
-) -> bool {
+fn follows_line_stipple(dev: &DeviceData, ci: &PipelineView<'_>, library_mode: bool) -> bool {
     use vk::DynamicState as D;
     dev.conventions.lines.dynamic_stipple_enable
         && !ci.is_dynamic(D::LINE_STIPPLE_KHR)
@@ -318,10 +328,7 @@ fn static_multisample(ci: &PipelineView<'_>) -> StaticMultisample {
 /// The multisample state of a pipeline linked from a pre-rasterization library whose line
 /// mode the layer made dynamic: the fragment-output library's (all dynamic where the layer
 /// did not see it).
-pub(crate) fn linked_line_mode(
-    dev: &DeviceData,
-    ci: &PipelineView<'_>,
-) -> Option<StaticMultisample> {
+fn linked_line_mode(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<StaticMultisample> {
     let libraries = linked_libraries(ci);
     if libraries.is_empty() || ci.info.flags.contains(vk::PipelineCreateFlags::LIBRARY_KHR) {
         return None;
@@ -347,7 +354,7 @@ pub(crate) fn linked_line_mode(
 
 /// Whether links on `dev` make their pre-rasterization library again to take GL's line
 /// rule: the driver has Bresenham lines but no dynamic line mode for a library to follow
-/// (`Conventions::library_line_mode`), so the rule waits for the link, where the
+/// (`LineConventions::library_mode`), so the rule waits for the link, where the
 /// fragment-output library says whether the pipeline is single-sampled.
 pub(crate) fn links_take_line_rule(dev: &DeviceData) -> bool {
     dev.extensions.gl_state

@@ -20,27 +20,28 @@ pub(crate) mod vertex_formats;
 mod window_origin;
 mod xfb_split;
 
-// GL's lines as the planner and libraries ask them.
+// What the planner, libraries and shader objects ask of GL's lines and primitive modes
+// beside the points every rule has (`PipelineRule`): their parts of the key and the record.
 pub(crate) use line_rasterization::{
-    add_dynamic_lines, kept_multisample, layer_line_state, line_key, lines_must_plan,
-    lines_need_record, links_take_line_rule, plan_lines, record_lines,
+    kept_multisample, layer_line_state, line_key, links_take_line_rule, record_lines,
 };
-// GL's primitive modes as the planner, libraries and shader objects ask them.
 pub(crate) use primitive_mode::{
-    assembly_topology, closes_loops, gl_mode, gl_mode_of, list_topology, named_topology, refused,
-    refused_after_steps, requested_mode, topology_for, GlModeError, GsError, IndicesError,
+    closes_loops, gl_mode, gl_mode_of, list_topology, named_topology, topology_for, GlModeError,
+    GsError, IndicesError,
 };
 
 use crate::layer::loader::device_setup::DeviceSetup;
+use crate::layer::loader::state::DeviceData;
 use crate::layer::loader::state::DeviceFacts;
 use crate::layer::objects::create_info::PipelineView;
 use crate::layer::rewrite::patched::Patched;
+use crate::layer::rewrite::run::Rewrite;
 use crate::layer::rewrite::run::Run;
 use crate::layer::support::error::PlanError;
 use crate::layer::support::settings::Settings;
 use glsem_spirv::semantics::PrimitiveRoute;
 use glsem_spirv::semantics::{DeviceKey, Step};
-use layer_step::LayerStep;
+use layer_step::{LayerStep, PipelineRule};
 
 /// `vkCreateDevice` under `VK_GLSEM_gl_state`: each rule's driver extensions, features and
 /// conventions.
@@ -132,3 +133,40 @@ macro_rules! layer_dispatch {
 }
 
 glsem_spirv::step_list!(layer_dispatch);
+
+/// The planner's walks over the rules with a [`PipelineRule`], in this order.
+macro_rules! pipeline_rules {
+    ($($rule:ty),* $(,)?) => {
+        /// Whether a rule plans `ci` whatever its steps ([`PipelineRule::must_plan`]).
+        pub(crate) fn must_plan(dev: &DeviceData, ci: &PipelineView<'_>) -> bool {
+            false $(|| <$rule>::must_plan(dev, ci))*
+        }
+
+        /// Whether a rule needs `ci`'s pipeline recorded ([`PipelineRule::needs_record`]).
+        pub(crate) fn needs_record(dev: &DeviceData, ci: &PipelineView<'_>) -> bool {
+            false $(|| <$rule>::needs_record(dev, ci))*
+        }
+
+        /// Why a rule fails `ci` before its steps ([`PipelineRule::refuse`]).
+        pub(crate) fn refuse(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<PlanError> {
+            None $(.or_else(|| <$rule>::refuse(dev, ci)))*
+        }
+
+        /// Each rule's part of `rewrite` after the steps ([`PipelineRule::after_steps`]).
+        pub(crate) fn after_steps(
+            dev: &DeviceData,
+            ci: &PipelineView<'_>,
+            rewrite: &mut Rewrite,
+        ) -> Result<(), PlanError> {
+            $(<$rule>::after_steps(dev, ci, rewrite)?;)*
+            Ok(())
+        }
+
+        /// Each rule's part of the copies `ci` goes down with ([`PipelineRule::patch`]).
+        pub(crate) fn patch<'a>(rewrite: &Rewrite, patched: &mut Patched<'a>, ci: &PipelineView<'a>) {
+            $(<$rule>::patch(rewrite, patched, ci);)*
+        }
+    };
+}
+
+pipeline_rules!(primitive_mode::PrimitiveModes, line_rasterization::Lines);

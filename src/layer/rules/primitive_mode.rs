@@ -1,8 +1,10 @@
-//! GL's primitive modes, layer side of pipeline creation: quads, quad strips and polygons
-//! get a generated geometry shader after the vertex shader, or, on the index route (no
-//! `geometryShader`, or setting `primitive_mode_route = indices`), a list topology whose
-//! non-indexed draws the layer replaces (`commands/draws/primitive_indices.rs`); line loops are
-//! closed at draw time (`commands/draws/line_loops.rs`). Either index buffer is made here first.
+//! GL's primitive modes, layer side of device and pipeline creation (record and draw time
+//! are `commands/draws/gl_primitives.rs`): the application's
+//! `VkPipelinePrimitiveModeCreateInfoGLSEM` read and decoded, its errors, the topologies
+//! the pipeline goes down with. Quads, quad strips and polygons get a generated geometry
+//! shader after the vertex shader, or, on the index route (no `geometryShader`, or setting
+//! `primitive_mode_route = indices`), a list topology whose non-indexed draws the layer
+//! replaces; line loops are closed at draw time. Either index buffer is made here first.
 
 use ash::vk;
 use std::ffi::CStr;
@@ -12,9 +14,11 @@ use crate::layer::data::cache::{CacheKey, Outcome};
 use crate::layer::loader::device_setup::DeviceSetup;
 use crate::layer::loader::state::DeviceData;
 use crate::layer::objects::create_info::PipelineView;
-use crate::layer::objects::pipeline_info::{holds_pre_rasterization, holds_vertex_input};
+use crate::layer::objects::pipeline_info::{
+    holds_pre_rasterization, holds_vertex_input, libraries_have,
+};
 use crate::layer::rewrite::run::{cached, Rewrite, Run};
-use crate::layer::rules::layer_step::LayerStep;
+use crate::layer::rules::layer_step::{LayerStep, PipelineRule};
 use crate::layer::support::error::{GenerationError, ObjectError, PlanError, RuleError};
 use crate::layer::support::log;
 use glsem_abi::{PipelinePrimitiveModeCreateInfo, PrimitiveMode};
@@ -105,9 +109,41 @@ pub(crate) enum IndicesError {
     DynamicPolygonModeLibrary,
 }
 
+/// GL's primitive modes at the planner's fixed points.
+pub(crate) struct PrimitiveModes;
+
+impl PipelineRule for PrimitiveModes {
+    /// The layer's struct never goes down.
+    fn must_plan(_dev: &DeviceData, ci: &PipelineView<'_>) -> bool {
+        requested_mode(ci).is_some()
+    }
+
+    /// A pipeline linked from libraries whose draws are changed for GL's mode.
+    fn needs_record(dev: &DeviceData, ci: &PipelineView<'_>) -> bool {
+        libraries_have(dev, ci, |r| r.bound.primitives.draws_gl_mode())
+    }
+
+    fn refuse(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<PlanError> {
+        refused_mode(dev, requested_mode(ci)?).map(PlanError::from)
+    }
+
+    /// The input-assembly state drawing GL's mode, unless the steps' route cannot be taken.
+    fn after_steps(
+        _dev: &DeviceData,
+        ci: &PipelineView<'_>,
+        rewrite: &mut Rewrite,
+    ) -> Result<(), PlanError> {
+        if let Some(why) = refused_after_steps(ci, rewrite) {
+            return Err(why);
+        }
+        rewrite.input_assembly = assembly_topology(ci, rewrite);
+        Ok(())
+    }
+}
+
 /// The `VkPrimitiveModeGLSEM` value `ci`'s input-assembly state chains (the application's,
 /// whether GL's mode or not).
-pub(crate) fn requested_mode(ci: &PipelineView<'_>) -> Option<PrimitiveMode> {
+fn requested_mode(ci: &PipelineView<'_>) -> Option<PrimitiveMode> {
     let assembly = ci.input_assembly.as_ref()?;
     let gl_mode = assembly
         .chain
@@ -115,7 +151,7 @@ pub(crate) fn requested_mode(ci: &PipelineView<'_>) -> Option<PrimitiveMode> {
     Some(gl_mode.primitive_mode)
 }
 
-/// GL's mode `ci` draws (`None`: none, or a value [`refused`] fails).
+/// GL's mode `ci` draws (`None`: none, or a value the planner refuses).
 pub(crate) fn gl_mode(ci: &PipelineView<'_>) -> Option<GlMode> {
     requested_mode(ci).and_then(gl_mode_of)
 }
@@ -139,16 +175,11 @@ fn refused_mode(dev: &DeviceData, mode: PrimitiveMode) -> Option<GlModeError> {
     (!dev.extensions.gl_state).then_some(GlModeError::WithoutGlState)
 }
 
-/// Why `ci`'s GL mode cannot be drawn before its steps run, if it cannot.
-pub(crate) fn refused(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<PlanError> {
-    refused_mode(dev, requested_mode(ci)?).map(PlanError::from)
-}
-
 /// Why `ci` cannot draw what its steps made of GL's mode, if it cannot: on the index route,
 /// a pre-rasterization library apart from its vertex-input library cannot draw GL's
 /// primitives under a dynamic polygon mode (the list the vertex-input library draws, made
 /// again at the link for a static `GL_LINE` or `GL_POINT`, cannot follow it).
-pub(crate) fn refused_after_steps(ci: &PipelineView<'_>, rewrite: &Rewrite) -> Option<PlanError> {
+fn refused_after_steps(ci: &PipelineView<'_>, rewrite: &Rewrite) -> Option<PlanError> {
     let pattern = rewrite.indexed_primitive()?;
     let apart = holds_pre_rasterization(ci) && !holds_vertex_input(ci);
     let why = GlModeError::Indices {
@@ -184,10 +215,7 @@ pub(crate) fn list_topology(p: &IndexedPrimitive) -> vk::PrimitiveTopology {
 /// The topology `ci`'s input-assembly state goes down with where it chains the layer's
 /// struct (`None`: it does not, and goes down as it is): the one drawing GL's mode where it
 /// holds the vertex-input state, else the application's.
-pub(crate) fn assembly_topology(
-    ci: &PipelineView<'_>,
-    rewrite: &Rewrite,
-) -> Option<vk::PrimitiveTopology> {
+fn assembly_topology(ci: &PipelineView<'_>, rewrite: &Rewrite) -> Option<vk::PrimitiveTopology> {
     let mode = requested_mode(ci)?;
     let app_topology = ci
         .input_assembly

@@ -584,7 +584,7 @@ fn follow_change(
     record: impl FnOnce(&mut CommandBufferState) -> bool,
 ) {
     // Recorded on every device with `VK_GLSEM_gl_state`: the index route's pattern follows
-    // the provoking vertex mode too (`primitive_indices`).
+    // the provoking vertex mode too.
     let Some(dev) = device_data(command_buffer).filter(|d| d.extensions.gl_state) else {
         return;
     };
