@@ -529,4 +529,71 @@ mod tests {
         assert!(!app.can_unlink(code_type));
         assert!(app.without(code_type, &mut copies).is_none());
     }
+
+    #[test]
+    fn the_layers_structs_are_read_and_taken_out_of_a_copy_of_the_chain() {
+        use glsem_abi::{PipelinePrimitiveModeCreateInfo, PrimitiveMode};
+        use vk::StructureType as T;
+        let robustness = vk::PipelineRobustnessCreateInfoEXT::default();
+        let gl_mode = PipelinePrimitiveModeCreateInfo {
+            s_type: PipelinePrimitiveModeCreateInfo::S_TYPE,
+            p_next: (&robustness as *const vk::PipelineRobustnessCreateInfoEXT<'_>).cast(),
+            primitive_mode: PrimitiveMode::QUADS,
+        };
+        let flags = vk::PipelineCreateFlags2CreateInfoKHR {
+            p_next: (&gl_mode as *const PipelinePrimitiveModeCreateInfo).cast(),
+            ..Default::default()
+        };
+        let head = (&flags as *const vk::PipelineCreateFlags2CreateInfoKHR<'_>).cast::<c_void>();
+        let app = unsafe { Chain::walk(head) };
+        assert!(!app.only_layer_structs());
+        assert_eq!(
+            app.layer_struct::<PipelinePrimitiveModeCreateInfo>()
+                .map(|s| s.primitive_mode),
+            Some(PrimitiveMode::QUADS)
+        );
+        let mut copies = Vec::new();
+        let chain = app.without_layer_structs(&mut copies).unwrap();
+        // The struct in front is a copy relinked past the layer's; the one behind is the
+        // application's own.
+        let left = unsafe { Chain::walk(chain) };
+        assert_eq!(
+            left.types().collect::<Vec<_>>(),
+            [
+                T::PIPELINE_CREATE_FLAGS_2_CREATE_INFO_KHR,
+                T::PIPELINE_ROBUSTNESS_CREATE_INFO_EXT,
+            ]
+        );
+        assert_ne!(chain, head);
+        assert_eq!(
+            flags.p_next,
+            (&gl_mode as *const PipelinePrimitiveModeCreateInfo).cast()
+        );
+        assert!(left
+            .layer_struct::<PipelinePrimitiveModeCreateInfo>()
+            .is_none());
+
+        // A chain without the layer's structs goes down as it is.
+        let app = unsafe {
+            Chain::walk((&robustness as *const vk::PipelineRobustnessCreateInfoEXT<'_>).cast())
+        };
+        assert_eq!(
+            app.without_layer_structs(&mut copies),
+            Some((&robustness as *const vk::PipelineRobustnessCreateInfoEXT<'_>).cast())
+        );
+        // One of the layer's alone is all the layer's, and leaves nothing.
+        let app =
+            unsafe { Chain::walk((&gl_mode as *const PipelinePrimitiveModeCreateInfo).cast()) };
+        assert!(!app.only_layer_structs());
+        let alone = PipelinePrimitiveModeCreateInfo {
+            p_next: std::ptr::null(),
+            ..gl_mode
+        };
+        let app = unsafe { Chain::walk((&alone as *const PipelinePrimitiveModeCreateInfo).cast()) };
+        assert!(app.only_layer_structs());
+        assert_eq!(
+            app.without_layer_structs(&mut copies),
+            Some(std::ptr::null())
+        );
+    }
 }

@@ -393,3 +393,26 @@ pub(crate) fn setup_device(setup: &mut DeviceSetup<'_>) {
         )
         .on;
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_value_that_is_no_gl_mode_the_layer_draws_fails_with_the_rules_reason() {
+        // GL_TRIANGLES (4) has a Vulkan topology: the struct names no mode of the layer's.
+        assert_eq!(gl_mode_of(PrimitiveMode(0x0004)), None);
+        assert_eq!(
+            gl_mode_of(PrimitiveMode::QUAD_STRIP),
+            Some(GlMode::Primitive(GlPrimitive::QuadStrip))
+        );
+        assert_eq!(gl_mode_of(PrimitiveMode::LINE_LOOP), Some(GlMode::LineLoop));
+        let why = PlanError::from(GlModeError::NotAMode(0x0004));
+        assert_eq!(why.result(), vk::Result::ERROR_UNKNOWN);
+        assert_eq!(
+            why.to_string(),
+            "VkPipelinePrimitiveModeCreateInfoGLSEM names 0x4, not a GL primitive mode the layer \
+             draws (GL_LINE_LOOP, GL_QUADS, GL_QUAD_STRIP, GL_POLYGON)"
+        );
+    }
+}
