@@ -415,4 +415,74 @@ mod tests {
              draws (GL_LINE_LOOP, GL_QUADS, GL_QUAD_STRIP, GL_POLYGON)"
         );
     }
+
+    #[test]
+    fn the_struct_is_read_off_the_input_assembly_and_taken_out_of_a_copy_of_its_chain() {
+        use glsem_abi::ChainedStruct;
+        use std::ffi::c_void;
+        use vk::StructureType as T;
+        let robustness = vk::PipelineRobustnessCreateInfoEXT::default();
+        let mode_struct = PipelinePrimitiveModeCreateInfo {
+            s_type: PipelinePrimitiveModeCreateInfo::S_TYPE,
+            p_next: (&robustness as *const vk::PipelineRobustnessCreateInfoEXT<'_>).cast(),
+            primitive_mode: PrimitiveMode::QUADS,
+        };
+        let flags = vk::PipelineCreateFlags2CreateInfoKHR {
+            p_next: (&mode_struct as *const PipelinePrimitiveModeCreateInfo).cast(),
+            ..Default::default()
+        };
+        let assembly = vk::PipelineInputAssemblyStateCreateInfo {
+            p_next: (&flags as *const vk::PipelineCreateFlags2CreateInfoKHR<'_>).cast(),
+            topology: vk::PrimitiveTopology::TRIANGLE_LIST,
+            ..Default::default()
+        };
+        let info = vk::GraphicsPipelineCreateInfo {
+            p_input_assembly_state: &assembly,
+            ..Default::default()
+        };
+        // SAFETY: every pointer of `info` is NULL or one of the structs above.
+        let ci = unsafe { PipelineView::new(&info) };
+        assert_eq!(requested_mode(&ci), Some(PrimitiveMode::QUADS));
+        assert_eq!(gl_mode(&ci), Some(GlMode::Primitive(GlPrimitive::Quads)));
+        assert_eq!(
+            named_topology(&ci),
+            Some(vk::PrimitiveTopology::LINE_LIST_WITH_ADJACENCY)
+        );
+        let chain = &ci.input_assembly.as_ref().unwrap().chain;
+        assert!(!chain.only_layer_structs());
+        let mut copies = Vec::new();
+        let unlinked = chain.without_layer_structs(&mut copies).unwrap();
+        // The struct in front of it is a copy relinked past it; the one behind is the
+        // application's own, which is untouched.
+        // SAFETY: the unlinked chain starts with a copy of `flags`, kept in `copies`.
+        let first = unsafe { &*unlinked.cast::<vk::BaseInStructure<'_>>() };
+        assert_eq!(first.s_type, T::PIPELINE_CREATE_FLAGS_2_CREATE_INFO_KHR);
+        assert_ne!(unlinked, assembly.p_next);
+        assert_eq!(
+            first.p_next.cast::<c_void>(),
+            (&robustness as *const vk::PipelineRobustnessCreateInfoEXT<'_>).cast()
+        );
+        assert_eq!(
+            flags.p_next,
+            (&mode_struct as *const PipelinePrimitiveModeCreateInfo).cast()
+        );
+        // Without the struct, the chain goes down as it is, and no GL mode is drawn.
+        let plain = vk::PipelineInputAssemblyStateCreateInfo {
+            p_next: (&robustness as *const vk::PipelineRobustnessCreateInfoEXT<'_>).cast(),
+            ..assembly
+        };
+        let info = vk::GraphicsPipelineCreateInfo {
+            p_input_assembly_state: &plain,
+            ..Default::default()
+        };
+        // SAFETY: as above.
+        let ci = unsafe { PipelineView::new(&info) };
+        assert_eq!(requested_mode(&ci), None);
+        assert_eq!(
+            named_topology(&ci),
+            Some(vk::PrimitiveTopology::TRIANGLE_LIST)
+        );
+        let chain = &ci.input_assembly.as_ref().unwrap().chain;
+        assert_eq!(chain.without_layer_structs(&mut copies), Some(plain.p_next));
+    }
 }
