@@ -1,7 +1,9 @@
 //! The layer side of GL's rules: what the layer does with each [`Step`] that
 //! [`choose`](glsem_spirv::semantics::choose) picks, at the fixed points of pipeline and
-//! shader-object creation. Each rule implements [`LayerStep`] for its steps in its own file;
-//! the planner and the shader-object hooks call [`plan`] and [`chain`] and name no rule.
+//! shader-object creation. Each rule implements [`LayerStep`] for its steps in its own file,
+//! and [`PipelineRule`] for what it does with a whole create info beside them; the planner
+//! and the shader-object hooks call [`plan`], [`chain`] and the walks of
+//! `pipeline_rules!` and name no rule.
 //!
 //! The dispatch is made from glsem-spirv's one step list (`step_list!`), so a step added
 //! there without a `LayerStep` here does not compile. Steps whose layer side is only the
@@ -31,16 +33,13 @@ pub(crate) use primitive_mode::{
 };
 
 use crate::layer::loader::device_setup::DeviceSetup;
-use crate::layer::loader::state::DeviceData;
-use crate::layer::loader::state::DeviceFacts;
+use crate::layer::loader::state::{DeviceData, DeviceFacts};
 use crate::layer::objects::create_info::PipelineView;
 use crate::layer::rewrite::patched::Patched;
-use crate::layer::rewrite::run::Rewrite;
-use crate::layer::rewrite::run::Run;
+use crate::layer::rewrite::run::{Rewrite, Run};
 use crate::layer::support::error::PlanError;
 use crate::layer::support::settings::Settings;
-use glsem_spirv::semantics::PrimitiveRoute;
-use glsem_spirv::semantics::{DeviceKey, Step};
+use glsem_spirv::semantics::{DeviceKey, PrimitiveRoute, Step};
 use layer_step::{LayerStep, PipelineRule};
 
 /// `vkCreateDevice` under `VK_GLSEM_gl_state`: each rule's driver extensions, features and
