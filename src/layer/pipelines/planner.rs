@@ -23,7 +23,7 @@ use std::sync::atomic::Ordering;
 use crate::layer::data::dynamic_inputs::Variant;
 use crate::layer::data::kept_pipeline::KeptPipeline;
 use crate::layer::data::layer_memory::integer_slots;
-use crate::layer::data::primitives::{BoundPrimitives, PolygonModeVariants};
+use crate::layer::data::primitives::PolygonModeVariants;
 use crate::layer::data::records::{
     BlockBinding, BlockSlot, BoundInstances, BoundRecord, LibraryVertexInput, ModuleRecord,
     PipelineRecord, FAST_PATH_PIPELINES,
@@ -34,9 +34,8 @@ use crate::layer::loader::state::DeviceData;
 use crate::layer::objects::create_info::{PipelineView, VertexInput};
 use crate::layer::objects::interface_limits::{code_over_limit, over_limit, Author, StageSet};
 use crate::layer::objects::pipeline_info::{
-    followed_pipeline, from_libraries, holds_pre_rasterization, holds_vertex_input, is_library,
-    layout_of, libraries_have, linked_libraries, pipeline_key, stage_codes, stage_module, stage_of,
-    tes_without_tcs, KeySource, StageCode,
+    followed_pipeline, from_libraries, is_library, layout_of, libraries_have, linked_libraries,
+    pipeline_key, stage_codes, stage_module, stage_of, tes_without_tcs, KeySource, StageCode,
 };
 use crate::layer::pipelines::library_inputs::{self, LinkFeed};
 use crate::layer::pipelines::vertex_input_variants;
@@ -473,15 +472,6 @@ fn instance_rate(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<bool> {
         .iter()
         .find_map(|l| inputs.get(l).map(|input| input.instance_rate))
         .unwrap_or(Some(true))
-}
-
-/// The topology a pipeline drawing GL's primitive mode with a dynamic topology needs: the
-/// layer sets it at bind and in place of the application's `vkCmdSetPrimitiveTopology`
-/// while the pipeline is bound.
-fn dynamic_gl_topology(ci: &PipelineView<'_>, rewrite: &Rewrite) -> Option<vk::PrimitiveTopology> {
-    let topology = rewrite.input_assembly.filter(|_| holds_vertex_input(ci))?;
-    ci.is_dynamic(vk::DynamicState::PRIMITIVE_TOPOLOGY)
-        .then_some(topology)
 }
 
 /// Whether a stage of `ci` takes more Locations than the device allows: `plan` fails it.
@@ -1256,35 +1246,18 @@ impl Call<'_> {
             if pipeline == vk::Pipeline::null() {
                 continue;
             }
-            let closes_loops =
-                match plan {
-                    Plan::Rewrite(rewrite) => rules::closes_loops(rewrite),
-                    _ => false,
-                } || libraries_have(self.dev, ci, |r| r.bound.primitives.closes_loops);
+            let rewrite = match plan {
+                Plan::Rewrite(rewrite) => Some(rewrite),
+                _ => None,
+            };
+            let restart = primitive_restart(self.dev, ci);
+            let (bound_primitives, primitives) =
+                rules::record_primitives(self.dev, ci, rewrite, restart, polygon_variants);
             let reads_base_instance =
                 match plan {
                     Plan::Rewrite(rewrite) => rewrite.reads_base_instance,
                     _ => false,
                 } || libraries_have(self.dev, ci, |r| r.bound.instances.base_from_block);
-            // The pattern is the pre-rasterization part's (it saw the polygon mode and
-            // provoking vertex), the topology the vertex-input part's: a pipeline linked from
-            // libraries takes each from the library that holds it.
-            let gl_primitive = match plan {
-                Plan::Rewrite(rewrite) if holds_pre_rasterization(ci) => {
-                    rewrite.indexed_primitive()
-                }
-                _ => None,
-            }
-            .or_else(|| from_libraries(self.dev, ci, |r| r.bound.primitives.gl_primitive));
-            let gl_topology = match plan {
-                Plan::Rewrite(rewrite) => dynamic_gl_topology(ci, rewrite),
-                _ => None,
-            }
-            .or_else(|| {
-                // The list of the pattern its pre-rasterization library draws.
-                from_libraries(self.dev, ci, |r| r.primitives.gl_topology)
-                    .map(|topology| gl_primitive.map_or(topology, |p| rules::list_topology(&p)))
-            });
             let (own, attributes) = match plan {
                 Plan::Rewrite(rewrite) => {
                     for note in &rewrite.notes {
@@ -1308,10 +1281,7 @@ impl Call<'_> {
             let (bound_lines, lines) = rules::record_lines(
                 self.dev,
                 ci,
-                match plan {
-                    Plan::Rewrite(rewrite) => Some(rewrite),
-                    _ => None,
-                },
+                rewrite,
                 feed.as_ref().map(|f| f.lines).unwrap_or_default(),
                 start_pixels,
             );
@@ -1325,9 +1295,8 @@ impl Call<'_> {
                 && lines.mode.is_none()
                 && followed.is_none()
                 && !keeps_window_height(self.dev, ci)
-                && !closes_loops
-                && gl_primitive.is_none()
-                && polygon_variants.is_none()
+                && !bound_primitives.draws_gl_mode()
+                && primitives.polygon_variants.is_none()
                 && input_variants.is_none()
             {
                 continue;
@@ -1336,13 +1305,7 @@ impl Call<'_> {
             let mut record = PipelineRecord::new(reads_block, viewport);
             record.bound = BoundRecord {
                 lines: bound_lines,
-                primitives: BoundPrimitives {
-                    closes_loops,
-                    restart: primitive_restart(self.dev, ci),
-                    gl_primitive,
-                    provoking_dynamic: ci.is_dynamic(vk::DynamicState::PROVOKING_VERTEX_MODE_EXT)
-                        || libraries_have(self.dev, ci, |r| r.bound.primitives.provoking_dynamic),
-                },
+                primitives: bound_primitives,
                 instances: BoundInstances {
                     base_from_block: reads_base_instance,
                     instance_rate: instance_rate(self.dev, ci),
@@ -1353,10 +1316,9 @@ impl Call<'_> {
             record.vertex_input_library = feed.as_ref().map(|f| f.library);
             record.pre_rasterization_library = feed.as_ref().and_then(|f| f.pre_rasterization);
             record.vertex_input_variants = input_variants;
-            record.primitives.gl_topology = gl_topology;
+            record.primitives = primitives;
             (record.static_topology, record.static_polygon_mode) = static_drawn(self.dev, ci);
             record.followed = followed;
-            record.primitives.polygon_variants = polygon_variants;
             let records = &self.dev.records;
             records.count_bind_work(&record, 1);
             if let Some(previous) = records.pipelines.write().insert(pipeline, record) {

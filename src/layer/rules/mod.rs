@@ -28,8 +28,8 @@ pub(crate) use line_rasterization::{
     kept_multisample, layer_line_state, line_key, links_take_line_rule, record_lines,
 };
 pub(crate) use primitive_mode::{
-    closes_loops, gl_mode, gl_mode_of, list_topology, named_topology, topology_for, GlModeError,
-    GsError, IndicesError,
+    gl_mode, gl_mode_of, list_topology, named_topology, record_primitives, topology_for,
+    GlModeError, GsError, IndicesError,
 };
 
 use crate::layer::loader::device_setup::DeviceSetup;

@@ -11,11 +11,12 @@ use std::ffi::CStr;
 use std::sync::Arc;
 
 use crate::layer::data::cache::{CacheKey, Outcome};
+use crate::layer::data::primitives::{BoundPrimitives, PipelinePrimitives, PolygonModeVariants};
 use crate::layer::loader::device_setup::DeviceSetup;
 use crate::layer::loader::state::DeviceData;
 use crate::layer::objects::create_info::PipelineView;
 use crate::layer::objects::pipeline_info::{
-    holds_pre_rasterization, holds_vertex_input, libraries_have,
+    from_libraries, holds_pre_rasterization, holds_vertex_input, libraries_have,
 };
 use crate::layer::rewrite::run::{cached, Rewrite, Run};
 use crate::layer::rules::layer_step::{LayerStep, PipelineRule};
@@ -239,8 +240,58 @@ pub(crate) fn named_topology(ci: &PipelineView<'_>) -> Option<vk::PrimitiveTopol
     }
 }
 
+/// The topology a pipeline drawing GL's primitive mode with a dynamic topology needs: the
+/// layer sets it at bind and in place of the application's `vkCmdSetPrimitiveTopology`
+/// while the pipeline is bound.
+fn dynamic_gl_topology(ci: &PipelineView<'_>, rewrite: &Rewrite) -> Option<vk::PrimitiveTopology> {
+    let topology = rewrite.input_assembly.filter(|_| holds_vertex_input(ci))?;
+    ci.is_dynamic(vk::DynamicState::PRIMITIVE_TOPOLOGY)
+        .then_some(topology)
+}
+
+/// A pipeline's primitive modes in its record: what draws read of it while it is bound
+/// (`BoundPrimitives`) and what binding it sets (`PipelinePrimitives`), from its rewrite
+/// (`None`: the layer kept it as it is) and its libraries; `restart`, its primitive restart
+/// (`None`: dynamic state); `polygon_variants`, the pipelines made beside it for a dynamic
+/// polygon mode.
+pub(crate) fn record_primitives(
+    dev: &DeviceData,
+    ci: &PipelineView<'_>,
+    rewrite: Option<&Rewrite>,
+    restart: Option<bool>,
+    polygon_variants: Option<PolygonModeVariants>,
+) -> (BoundPrimitives, PipelinePrimitives) {
+    // The pattern is the pre-rasterization part's (it saw the polygon mode and provoking
+    // vertex), the topology the vertex-input part's: a pipeline linked from libraries takes
+    // each from the library that holds it.
+    let gl_primitive = rewrite
+        .filter(|_| holds_pre_rasterization(ci))
+        .and_then(Rewrite::indexed_primitive)
+        .or_else(|| from_libraries(dev, ci, |r| r.bound.primitives.gl_primitive));
+    let gl_topology = rewrite
+        .and_then(|rewrite| dynamic_gl_topology(ci, rewrite))
+        .or_else(|| {
+            // The list of the pattern its pre-rasterization library draws.
+            from_libraries(dev, ci, |r| r.primitives.gl_topology)
+                .map(|topology| gl_primitive.map_or(topology, |p| list_topology(&p)))
+        });
+    let bound = BoundPrimitives {
+        closes_loops: rewrite.is_some_and(closes_loops)
+            || libraries_have(dev, ci, |r| r.bound.primitives.closes_loops),
+        restart,
+        gl_primitive,
+        provoking_dynamic: ci.is_dynamic(vk::DynamicState::PROVOKING_VERTEX_MODE_EXT)
+            || libraries_have(dev, ci, |r| r.bound.primitives.provoking_dynamic),
+    };
+    let pipeline = PipelinePrimitives {
+        polygon_variants,
+        gl_topology,
+    };
+    (bound, pipeline)
+}
+
 /// Whether a rewrite closes GL's line loops at draw time.
-pub(crate) fn closes_loops(rewrite: &Rewrite) -> bool {
+fn closes_loops(rewrite: &Rewrite) -> bool {
     rewrite
         .state
         .contains(&Step::CloseLineLoops(CloseLineLoops))
