@@ -25,8 +25,8 @@ use crate::layer::data::kept_pipeline::KeptPipeline;
 use crate::layer::data::layer_memory::integer_slots;
 use crate::layer::data::primitives::PolygonModeVariants;
 use crate::layer::data::records::{
-    BlockBinding, BlockSlot, BoundInstances, BoundRecord, LibraryVertexInput, ModuleRecord,
-    PipelineRecord, FAST_PATH_PIPELINES,
+    BlockBinding, BlockSlot, BoundRecord, LibraryVertexInput, ModuleRecord, PipelineRecord,
+    FAST_PATH_PIPELINES,
 };
 use crate::layer::loader::frames::destroy_hook;
 use crate::layer::loader::frames::{hook, maybe_inject_panic, shield};
@@ -1253,11 +1253,8 @@ impl Call<'_> {
             let restart = primitive_restart(self.dev, ci);
             let (bound_primitives, primitives) =
                 rules::record_primitives(self.dev, ci, rewrite, restart, polygon_variants);
-            let reads_base_instance =
-                match plan {
-                    Plan::Rewrite(rewrite) => rewrite.reads_base_instance,
-                    _ => false,
-                } || libraries_have(self.dev, ci, |r| r.bound.instances.base_from_block);
+            let instances =
+                rules::record_instances(self.dev, ci, rewrite, instance_rate(self.dev, ci));
             let (own, attributes) = match plan {
                 Plan::Rewrite(rewrite) => {
                     for note in &rewrite.notes {
@@ -1306,10 +1303,7 @@ impl Call<'_> {
             record.bound = BoundRecord {
                 lines: bound_lines,
                 primitives: bound_primitives,
-                instances: BoundInstances {
-                    base_from_block: reads_base_instance,
-                    instance_rate: instance_rate(self.dev, ci),
-                },
+                instances,
             };
             record.lines = lines;
             record.layer_attributes = attributes.or(feed.as_ref().and_then(|f| f.integer));

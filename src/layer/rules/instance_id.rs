@@ -5,8 +5,12 @@
 use ash::vk;
 
 use crate::layer::data::cache::Outcome;
+use crate::layer::data::records::BoundInstances;
 use crate::layer::loader::device_setup::DeviceSetup;
-use crate::layer::rewrite::run::Run;
+use crate::layer::loader::state::DeviceData;
+use crate::layer::objects::create_info::PipelineView;
+use crate::layer::objects::pipeline_info::libraries_have;
+use crate::layer::rewrite::run::{Rewrite, Run};
 use crate::layer::rules::layer_step::{rewrite_stage, LayerStep};
 use crate::layer::support::error::PlanError;
 use crate::layer::support::log;
@@ -20,6 +24,23 @@ impl LayerStep for InstanceIdWithoutBase {
             run.out.reads_base_instance = true;
         }
         Ok(())
+    }
+}
+
+/// A pipeline's part of the record for `gl_InstanceID`: its draws push their base instance
+/// where its vertex shader (its own, or its libraries') reads it from the GL-state block;
+/// `instance_rate`, whether it may read instance-rate attributes (an indirect draw's
+/// `firstInstance` must then reach the driver as it is).
+pub(crate) fn record_instances(
+    dev: &DeviceData,
+    ci: &PipelineView<'_>,
+    rewrite: Option<&Rewrite>,
+    instance_rate: Option<bool>,
+) -> BoundInstances {
+    BoundInstances {
+        base_from_block: rewrite.is_some_and(|r| r.reads_base_instance)
+            || libraries_have(dev, ci, |r| r.bound.instances.base_from_block),
+        instance_rate,
     }
 }
 

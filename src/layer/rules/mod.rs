@@ -22,8 +22,10 @@ pub(crate) mod vertex_formats;
 mod window_origin;
 mod xfb_split;
 
-// What the planner, libraries and shader objects ask of GL's lines and primitive modes
-// beside the points every rule has (`PipelineRule`): their parts of the key and the record.
+// What the planner, libraries and shader objects ask of GL's lines, primitive modes and
+// gl_InstanceID beside the points every rule has (`PipelineRule`): their parts of the key
+// and the record.
+pub(crate) use instance_id::record_instances;
 pub(crate) use line_rasterization::{
     kept_multisample, layer_line_state, line_key, links_take_line_rule, record_lines,
 };
