@@ -11,7 +11,7 @@
 //! bound without a geometry shader of the application's, the layer binds the geometry
 //! shader object that draws the mode (generated from that vertex shader, made on first use
 //! and kept with it) and sets the topology it reads; for line loops it sets a line strip
-//! and closes non-indexed draws (`line_loops`). Mode, shaders and polygon mode are followed
+//! and closes non-indexed draws (below). Mode, shaders and polygon mode are followed
 //! when they change, not per draw. The application sets the topology before the mode: the
 //! layer's topology holds until the application sets another.
 //!
