@@ -532,6 +532,8 @@ pub fn check_planner_chain(data: &[u8]) -> Vec<Produced> {
         fragment_lines,
         // SwiftShader's grid, the one the fragment route's band passes are for.
         subpixel_bits: 4,
+        // The vertex shaders of the fragment route capture and read a strip's stipple.
+        stipple_counts: fragment_lines,
         window_origin: if c.key[2] & 1 != 0 {
             semantics::WindowOrigin::LowerLeft
         } else {

@@ -177,15 +177,16 @@ fn every_scene_passes_with_setting(path: &str, setting: &str, failing: &[&str]) 
 /// Every scene through pipeline libraries with GL's line rule taken at the link
 /// (`debug_force_line_rule_at_link`: the route of drivers without a dynamic line mode,
 /// SwiftShader): each link makes its pre-rasterization library again with Bresenham lines
-/// where its fragment-output library is single-sampled. Not `lines_stipple`: a library
-/// gets the diamond-exit rule without the layer's stipple (`choose`), which this route
-/// leaves as it is (SwiftShader, which takes it, has no stippled Bresenham lines either).
+/// where its fragment-output library is single-sampled. Not the stippled scenes
+/// (`lines_stipple`, `lines_stipple_loop`): a library gets the diamond-exit rule without the
+/// layer's stipple (`choose`), which this route leaves as it is (SwiftShader, whose
+/// libraries take the fragment route, draws them stippled).
 #[test]
 fn every_scene_but_the_stipple_passes_through_libraries_with_the_line_rule_at_the_link() {
     every_scene_passes_with_setting(
         "libraries",
         "VK_GLSEM_DEBUG_FORCE_LINE_RULE_AT_LINK",
-        &["lines_stipple"],
+        &["lines_stipple", "lines_stipple_loop"],
     );
 }
 
@@ -247,14 +248,16 @@ fn dump_dir(name: &str) -> PathBuf {
 
 /// The layer dumped modules rewritten by the step named `step` into `dump`, and each
 /// validates; the folder is removed.
-fn assert_emitted_and_valid(dump: &Path, step: &str) {
-    let emitted: Vec<PathBuf> = std::fs::read_dir(dump)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.to_string_lossy().contains(&format!(".{step}.")))
-        .collect();
-    assert!(!emitted.is_empty(), "the layer ran {step} on some module");
-    assert_spirv_valid(&emitted);
+fn assert_emitted_and_valid(dump: &Path, steps: &[&str]) {
+    for step in steps {
+        let emitted: Vec<PathBuf> = std::fs::read_dir(dump)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.to_string_lossy().contains(&format!(".{step}.")))
+            .collect();
+        assert!(!emitted.is_empty(), "the layer ran {step} on some module");
+        assert_spirv_valid(&emitted);
+    }
     std::fs::remove_dir_all(dump).unwrap();
 }
 
@@ -310,16 +313,8 @@ fn line_endpoints_on_a_diamonds_edge_are_gls_through_the_layers_route_on_every_p
             assert_fail_exactly_at(&out, &lines, &LINE_TIES);
         }
     }
-    assert_emitted_and_valid(&dump, "line_endpoints");
+    assert_emitted_and_valid(&dump, &["line_endpoints"]);
 }
-
-/// The scene whose lines the fragment route does not draw as GL does: a strip's stipple
-/// starts over at each segment (the fragment of a segment knows its own start, not how many
-/// fragments the strip drew before it; docs/drivers.md, "line_rasterization").
-const FRAGMENT_ROUTE_LIMITS: [(&str, &str); 1] = [(
-    "lines_stipple",
-    "probe at (20, 3) of attachment 0: expected (0, 0, 0, 1)",
-)];
 
 /// GL's lines by the fragment route (`line_route = fragment`, the route SwiftShader takes),
 /// forced on lavapipe: lavapipe's rectangular lines with the fragment shader's diamond-exit
@@ -327,10 +322,13 @@ const FRAGMENT_ROUTE_LIMITS: [(&str, &str); 1] = [(
 /// (a segment starting inside a pixel's diamond behind its centre: `lines_loop`'s (13, 3),
 /// `lines_stipple`'s (0, 2)) and twice more for the pixels almost half a pixel off a segment
 /// (`lines_band_edges`), draw GL's pixels in the line scenes, both viewports, through
-/// whole pipelines and libraries (each side of the route in its library, the start pixels
-/// by a second link), but for a strip's stipple; wide lines keep the Bresenham route.
+/// whole pipelines, libraries (each side of the route in its library, the start pixels by a
+/// second link) and dynamic state; a strip's stipple counts on from segment to segment
+/// (`lines_stipple`'s (20, 3): its positions captured, counted by the layer's compute
+/// shader); wide lines keep the Bresenham route. Every module of the route validates: the
+/// fragment test and the vertex shader that captures and reads the counts.
 #[test]
-fn line_scenes_pass_by_the_fragment_route_but_for_a_strips_stipple() {
+fn line_scenes_pass_by_the_fragment_route() {
     let lib = layer_library();
     let lines = line_scenes();
     let dump = dump_dir("fragment-lines");
@@ -344,6 +342,7 @@ fn line_scenes_pass_by_the_fragment_route_but_for_a_strips_stipple() {
             "--independent-sets",
             "--lower-left",
         ][..],
+        &["--pipelines", "dynamic-state"][..],
     ];
     for path in paths {
         let out = runner()
@@ -357,9 +356,9 @@ fn line_scenes_pass_by_the_fragment_route_but_for_a_strips_stipple() {
             .expect("glsem-run runs");
         let report = stdout(&out);
         eprintln!("{path:?}:\n{report}");
-        assert_fail_exactly_at(&out, &lines, &FRAGMENT_ROUTE_LIMITS);
+        assert_all_pass(&out, &lines);
     }
-    assert_emitted_and_valid(&dump, "line_fragments");
+    assert_emitted_and_valid(&dump, &["line_fragments", "line_rasterization"]);
 }
 
 /// GL's quads, quad strips and polygons through libraries on a device that takes the

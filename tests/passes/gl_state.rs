@@ -176,6 +176,8 @@ fn gl_state_selects_the_shader_size_only_with_program_point_size() {
                 BLOCK_OFFSET + gl_state::VIEWPORT_OFFSET,
                 BLOCK_OFFSET + gl_state::VIEWPORT_OFFSET + 4,
                 BLOCK_OFFSET + gl_state::LINE_STIPPLE,
+                BLOCK_OFFSET + gl_state::STIPPLE_COUNTS,
+                BLOCK_OFFSET + gl_state::STIPPLE_COUNTS + 4,
             ]]
         );
     }

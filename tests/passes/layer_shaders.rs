@@ -3,23 +3,29 @@
 
 use std::path::Path;
 
-use crate::spirv_tools::{compile, validate, words, SPV_1_0};
+use crate::spirv_tools::{compile, validate, words, Target, SPV_1_0};
 
-fn check(name: &str) {
+fn check(name: &str, target: Target) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/layer/commands/draws/shaders");
     let source = dir.join(format!("{name}.comp"));
     let embedded = std::fs::read(dir.join(format!("{name}.spv"))).unwrap();
-    let compiled = compile(&source, SPV_1_0.glslang);
+    let compiled = compile(&source, target.glslang);
     assert_eq!(
         words(&embedded),
         compiled,
-        "{name}.spv is not {name}.comp compiled: glslangValidator -V --target-env vulkan1.0 \
-         -o {name}.spv {name}.comp"
+        "{name}.spv is not {name}.comp compiled: glslangValidator -V {} -o {name}.spv \
+         {name}.comp",
+        target.glslang.join(" ")
     );
-    validate(&compiled, SPV_1_0.val).unwrap();
+    validate(&compiled, target.val).unwrap();
 }
 
 #[test]
 fn converted_draws_spv_is_its_source_compiled() {
-    check("converted_draws");
+    check("converted_draws", SPV_1_0);
+}
+
+#[test]
+fn stipple_counts_spv_is_its_source_compiled() {
+    check("stipple_counts", SPV_1_0);
 }

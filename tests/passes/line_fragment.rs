@@ -9,7 +9,7 @@ use crate::spirv_tools;
 use glsem_spirv::error::PassError;
 use glsem_spirv::gl_state::{
     FLAG_LINE_BANDS, FLAG_LINE_BAND_DOWN, FLAG_LINE_BAND_UP, FLAG_LINE_STIPPLE, LINE_STIPPLE,
-    VIEWPORT_OFFSET, VIEWPORT_SCALE,
+    STIPPLE_COUNTS, VIEWPORT_OFFSET, VIEWPORT_SCALE,
 };
 use glsem_spirv::line_fragment::{
     discard_off_line_fragments, write_line_position, LineFragmentKey, ProvokingEnd, VertexPlace,
@@ -49,7 +49,7 @@ fn key(provoking: ProvokingEnd, flipped: bool) -> LineFragmentKey {
 fn the_vertex_shader_writes_its_position_noperspective_and_flat() {
     for env in ENVS {
         let words = compile("line_fragment", "line.vert", env);
-        let out = write_line_position(&words, "main", 1, VertexPlace::Kept)
+        let out = write_line_position(&words, "main", 1, VertexPlace::Kept, false)
             .unwrap()
             .expect("a vertex shader gets the varyings");
         let out = valid(out, env);
@@ -82,7 +82,7 @@ fn the_vertex_shader_writes_its_position_noperspective_and_flat() {
 fn a_shader_that_is_not_last_before_rasterization_is_left_alone() {
     let words = compile("line_fragment", "line.frag", "vulkan1.0");
     assert_eq!(
-        write_line_position(&words, "main", 1, VertexPlace::Kept).unwrap(),
+        write_line_position(&words, "main", 1, VertexPlace::Kept, false).unwrap(),
         None
     );
     let words = compile("line_fragment", "line.vert", "vulkan1.0");
@@ -203,8 +203,8 @@ fn the_line_fields_join_a_gl_state_block_already_declared() {
         let Some(Type::Struct { members }) = m.type_of(block) else {
             panic!("a struct")
         };
-        assert_eq!(members.len(), 9);
-        let offsets: Vec<u32> = (4..9)
+        assert_eq!(members.len(), 11);
+        let offsets: Vec<u32> = (4..11)
             .map(|i| {
                 m.member_decoration_literal(block, i, Decoration::Offset)
                     .unwrap()
@@ -217,7 +217,9 @@ fn the_line_fields_join_a_gl_state_block_already_declared() {
                 VIEWPORT_SCALE + 4,
                 VIEWPORT_OFFSET,
                 VIEWPORT_OFFSET + 4,
-                LINE_STIPPLE
+                LINE_STIPPLE,
+                STIPPLE_COUNTS,
+                STIPPLE_COUNTS + 4
             ]
         );
     }
@@ -298,13 +300,18 @@ fn the_start_pixel_pass_mirrors_the_vertices_and_tests_only_start_pixels() {
         // The vertex shader reads viewport 0 from the GL-state block it declares, and
         // floors its window position (x and y) to find the pixel's centre.
         let words = compile("line_fragment", "line.vert", env);
-        let plain = write_line_position(&words, "main", 1, VertexPlace::Kept)
+        let plain = write_line_position(&words, "main", 1, VertexPlace::Kept, false)
             .unwrap()
             .unwrap();
-        let mirrored =
-            write_line_position(&words, "main", 1, VertexPlace::Mirrored { block_offset: 0 })
-                .unwrap()
-                .expect("a vertex shader gets the varyings");
+        let mirrored = write_line_position(
+            &words,
+            "main",
+            1,
+            VertexPlace::Mirrored { block_offset: 0 },
+            false,
+        )
+        .unwrap()
+        .expect("a vertex shader gets the varyings");
         let mirrored = valid(mirrored, env);
         let m = Module::parse(&mirrored).unwrap();
         assert!(
@@ -354,14 +361,14 @@ fn the_band_passes_move_the_vertices_and_split_the_fragments() {
         // The vertex shader reads the block's flags and viewport, and moves its vertex by
         // one subpixel (1/16: the constant) only in the band passes.
         let words = compile("line_fragment", "line.vert", env);
-        let kept = write_line_position(&words, "main", 1, VertexPlace::Kept)
+        let kept = write_line_position(&words, "main", 1, VertexPlace::Kept, false)
             .unwrap()
             .unwrap();
         let place = VertexPlace::Banded {
             block_offset: 0,
             subpixel_bits: 4,
         };
-        let banded = write_line_position(&words, "main", 1, place)
+        let banded = write_line_position(&words, "main", 1, place, false)
             .unwrap()
             .unwrap();
         let banded = valid(banded, env);
@@ -396,5 +403,59 @@ fn the_band_passes_move_the_vertices_and_split_the_fragments() {
             .unwrap()
             .unwrap();
         assert!(!has_u32_constant(&start, FLAG_LINE_BANDS));
+    }
+}
+
+#[test]
+fn a_vertex_shader_that_counts_captures_and_reads_a_strips_stipple() {
+    use glsem_spirv::gl_state::{FLAG_STIPPLE_CAPTURE, FLAG_STIPPLE_COUNTED};
+    use spirv::{AddressingModel, Capability};
+    let addressing = |words: &[u32]| {
+        let m = Module::parse(words).unwrap();
+        let model = m.insts.iter().find(|i| i.op() == Some(Op::MemoryModel));
+        (
+            model.unwrap().operand(0),
+            m.declares_capability(Capability::PhysicalStorageBufferAddresses),
+        )
+    };
+    for env in ENVS {
+        let words = compile("line_fragment", "line.vert", env);
+        let place = VertexPlace::Banded {
+            block_offset: 0,
+            subpixel_bits: 4,
+        };
+        // Counting: physical addresses, both flags read, gl_InstanceIndex declared.
+        let counting = write_line_position(&words, "main", 1, place, true)
+            .unwrap()
+            .unwrap();
+        let counting = valid(counting, env);
+        assert_eq!(
+            addressing(&counting),
+            (AddressingModel::PhysicalStorageBuffer64 as u32, true)
+        );
+        assert!(has_u32_constant(
+            &counting,
+            FLAG_STIPPLE_CAPTURE | FLAG_STIPPLE_COUNTED
+        ));
+        assert!(has_u32_constant(&counting, FLAG_STIPPLE_CAPTURE));
+        let instance_index = Module::parse(&counting).unwrap().insts.iter().any(|i| {
+            i.op() == Some(Op::Decorate)
+                && i.operand(1) == spirv::Decoration::BuiltIn as u32
+                && i.operand(2) == spirv::BuiltIn::InstanceIndex as u32
+        });
+        assert!(instance_index, "gl_InstanceIndex declared for the slot");
+        // Not counting, or a stage that does not read the block: the module keeps its
+        // logical addressing.
+        let banded = write_line_position(&words, "main", 1, place, false)
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            addressing(&banded),
+            (AddressingModel::Logical as u32, false)
+        );
+        let kept = write_line_position(&words, "main", 1, VertexPlace::Kept, true)
+            .unwrap()
+            .unwrap();
+        assert_eq!(addressing(&kept), (AddressingModel::Logical as u32, false));
     }
 }

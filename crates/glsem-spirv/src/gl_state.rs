@@ -3,7 +3,9 @@
 //!
 //! ```text
 //! struct GlState {          // at the block's offset in the pipeline layout
-//!     float inner[2];       // +0   glPatchParameterfv(GL_PATCH_DEFAULT_INNER_LEVEL)
+//!     float inner[2];       // +0   glPatchParameterfv(GL_PATCH_DEFAULT_INNER_LEVEL); in a
+//!                           //      pipeline without tessellation, pushed per draw, the
+//!                           //      address of a strip's stipple counts (STIPPLE_COUNTS)
 //!     float outer[4];       // +8   glPatchParameterfv(GL_PATCH_DEFAULT_OUTER_LEVEL)
 //!     float point_size;     // +24  glPointSize
 //!     uint  flags;          // +28  bit 0: GL_PROGRAM_POINT_SIZE; bit 1: point sprite origin
@@ -50,6 +52,12 @@ pub const VIEWPORT_SCALE: u32 = 40;
 pub const VIEWPORT_OFFSET: u32 = 48;
 /// `glLineStipple`'s pattern (bits 0-15) and factor (bits 16-24), for the line route.
 pub const LINE_STIPPLE: u32 = 56;
+/// The device address of the layer's stipple-count buffer (`stipple_counts`), its low word
+/// then its high word, pushed per draw where the fragment line route's stipple counts on
+/// across the segments of a strip: in the place of the tessellation levels, which only a
+/// pipeline with tessellation reads, and counting needs a vertex shader as the last
+/// pre-rasterization stage.
+pub const STIPPLE_COUNTS: u32 = INNER_LEVELS;
 /// `flags` bit: `GL_PROGRAM_POINT_SIZE` is enabled.
 pub const FLAG_PROGRAM_POINT_SIZE: u32 = 1;
 /// `flags` bit: `GL_POINT_SPRITE_COORD_ORIGIN` is `GL_LOWER_LEFT`.
@@ -80,6 +88,14 @@ pub const FLAG_LINE_VARYINGS: u32 = 1 << 7;
 pub const FLAG_LINE_BANDS: u32 = 1 << 16;
 pub const FLAG_LINE_BAND_UP: u32 = 1 << 17;
 pub const FLAG_LINE_BAND_DOWN: u32 = 1 << 18;
+/// `flags` bits of the fragment line route's stipple over a strip (`line_fragment`): with
+/// `FLAG_STIPPLE_CAPTURE` the vertex shader writes its clip position to the buffer at
+/// `stipple_counts` and sends its vertex out of the view volume (nothing is drawn); the
+/// layer's compute shader then turns the positions into each segment's first stipple count;
+/// with `FLAG_STIPPLE_COUNTED` the vertex shader sends the count of the segment it provokes,
+/// which the fragment shader's stipple counts from.
+pub const FLAG_STIPPLE_CAPTURE: u32 = 1 << 19;
+pub const FLAG_STIPPLE_COUNTED: u32 = 1 << 20;
 /// `flags` bit of clip plane `i` (0..8): `GL_CLIP_DISTANCEi` is enabled.
 pub const fn flag_clip_distance(i: u32) -> u32 {
     1 << (8 + i)
@@ -87,9 +103,10 @@ pub const fn flag_clip_distance(i: u32) -> u32 {
 /// How many clip planes the flags can enable (GL's `GL_MAX_CLIP_DISTANCES` on Mesa).
 pub const CLIP_DISTANCE_FLAGS: u32 = 8;
 
-/// The block's fields past the levels as one module reads them: a push-constant block at
-/// the block's offsets, declared whole by the first pass that needs it, found again by the
-/// next, and grown where an earlier version of the layer's block lacks a field.
+/// The block's fields (past the levels, and the counts' address) as one module reads them:
+/// a push-constant block at the block's offsets, declared whole by the first pass that needs
+/// it, found again by the next, and grown where an earlier version of the layer's block
+/// lacks a field.
 pub struct StateReader {
     var: u32,
     /// The member of each of [`FIELDS`], in its order.
@@ -98,8 +115,9 @@ pub struct StateReader {
     pub declared: Option<u32>,
 }
 
-/// The fields a shader reads, by offset, and whether each is a float (else a 32-bit uint).
-const FIELDS: [(u32, bool); 9] = [
+/// The fields a shader reads, by offset, and whether each is a float (else a 32-bit uint):
+/// those past the levels, and the counts' address in their place.
+const FIELDS: [(u32, bool); 11] = [
     (POINT_SIZE, true),
     (FLAGS, false),
     (WINDOW_HEIGHT, true),
@@ -109,6 +127,8 @@ const FIELDS: [(u32, bool); 9] = [
     (VIEWPORT_OFFSET, true),
     (VIEWPORT_OFFSET + 4, true),
     (LINE_STIPPLE, false),
+    (STIPPLE_COUNTS, false),
+    (STIPPLE_COUNTS + 4, false),
 ];
 const POINT_SIZE_FIELD: usize = 0;
 const FLAGS_FIELD: usize = 1;
@@ -116,6 +136,7 @@ const WINDOW_HEIGHT_FIELD: usize = 2;
 const BASE_INSTANCE_FIELD: usize = 3;
 const VIEWPORT_FIELDS: usize = 4;
 const LINE_STIPPLE_FIELD: usize = 8;
+const STIPPLE_COUNTS_FIELDS: usize = 9;
 
 /// The module's push-constant variable and its pointee, where it has one. An entry point
 /// statically uses at most one push-constant block: two are the shader's own, unsupported.
@@ -256,6 +277,13 @@ impl StateReader {
     pub fn line_stipple(&self, e: &mut Editor<'_, '_>, code: &mut Vec<u32>) -> u32 {
         let uint = e.type_int(32, false);
         self.load(e, code, self.members[LINE_STIPPLE_FIELD], uint)
+    }
+
+    /// Emits loads of `stipple_counts`: the address's low and high words (32-bit unsigned
+    /// integers).
+    pub fn stipple_counts(&self, e: &mut Editor<'_, '_>, code: &mut Vec<u32>) -> [u32; 2] {
+        let uint = e.type_int(32, false);
+        [0, 1].map(|i| self.load(e, code, self.members[STIPPLE_COUNTS_FIELDS + i], uint))
     }
 
     /// Emits a load of `flags` (a 32-bit unsigned integer).

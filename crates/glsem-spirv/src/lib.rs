@@ -58,6 +58,7 @@ pub mod sample_mask;
 pub mod scan;
 pub mod semantics;
 pub mod stage_writer;
+pub mod stipple_counts;
 pub mod unfed_inputs;
 pub mod vertex_formats;
 pub mod window_origin;

@@ -48,6 +48,7 @@ use super::gl_state::{
 };
 use super::module::{decode_string, Editor, EntryPoint, Instruction, Module, Section, Type};
 use super::rule::{Rule, Semantic, Stage};
+use super::stipple_counts::{capture_or_read_count, CountReader};
 
 /// Locations the route's varyings take from the one the layer gives.
 pub const LOCATIONS: u32 = 2;
@@ -84,13 +85,16 @@ pub enum VertexPlace {
 }
 
 /// Writes the route's two varyings at `location` and `location + 1` from the last
-/// pre-rasterization stage `entry`, and puts the vertex at `place`. `Ok(None)` for an entry
-/// point of another stage.
+/// pre-rasterization stage `entry`, and puts the vertex at `place`; with `stipple_counts`,
+/// a vertex shader that reads the GL-state block (`place` not `Kept`) also captures its
+/// position and sends the stipple count of a strip (`stipple_counts`). `Ok(None)` for an
+/// entry point of another stage.
 pub fn write_line_position(
     words: &[u32],
     entry: &str,
     location: u32,
     place: VertexPlace,
+    stipple_counts: bool,
 ) -> PassResult {
     let m = Module::parse(words)?;
     let Some(ep) = builtin_output::pre_rasterization_entry(&m, entry) else {
@@ -133,6 +137,16 @@ pub fn write_line_position(
             ))
         }
     };
+    let counts = match (index, &moved) {
+        (Some((var, ty, _)), Some(_)) if stipple_counts => Some(CountReader::declare(
+            &m,
+            &mut e,
+            ep,
+            (var, ty),
+            &mut new_io,
+        )?),
+        _ => None,
+    };
     for exit in rasterized_exits(&m, ep)? {
         let mut code = Vec::new();
         let ptr = position.pointer(&mut e, &mut code, vec4, None);
@@ -162,7 +176,32 @@ pub fn write_line_position(
         let front = e.select(&mut code, float, front, one, zero);
         let value = e.composite_construct(&mut code, vec4, &[ndc_x, ndc_y, parity, front]);
         e.store(&mut code, interpolated, value);
-        e.store(&mut code, flat, value);
+        let mut capturing = None;
+        match (&counts, &moved) {
+            (Some(reader), Some((state, _))) => {
+                let block = block_label(&m, exit.index)?;
+                let (read, capture) =
+                    capture_or_read_count(&mut e, &mut code, state, reader, block, clip);
+                capturing = Some(capture);
+                let count = e.composite_extract(&mut code, float, read, &[0]);
+                let length = e.composite_extract(&mut code, float, read, &[1]);
+                // w: `1 + count`, negated behind the eye; z: `-(1 + length)` where the counts
+                // were read, else the parity.
+                let was_read =
+                    e.binary(&mut code, Op::FOrdGreaterThanEqual, bool_type, count, zero);
+                let count = e.select(&mut code, float, was_read, count, zero);
+                let w = e.binary(&mut code, Op::FAdd, float, one, count);
+                let minus_w = e.unary(&mut code, Op::FNegate, float, w);
+                let in_front = e.binary(&mut code, Op::FOrdGreaterThan, bool_type, front, zero);
+                let w = e.select(&mut code, float, in_front, w, minus_w);
+                let z = e.binary(&mut code, Op::FAdd, float, one, length);
+                let z = e.unary(&mut code, Op::FNegate, float, z);
+                let z = e.select(&mut code, float, was_read, z, parity);
+                let flat_value = e.composite_construct(&mut code, vec4, &[ndc_x, ndc_y, z, w]);
+                e.store(&mut code, flat, flat_value);
+            }
+            _ => e.store(&mut code, flat, value),
+        }
         if let Some((state, glsl)) = &moved {
             let glsl = *glsl;
             let mut f = Code {
@@ -186,6 +225,22 @@ pub fn write_line_position(
             });
             let moved = f.e.composite_construct(f.code, vec4, &kept);
             f.e.store(f.code, ptr, moved);
+        }
+        if let Some(capturing) = capturing {
+            // Captured, and out of the view volume (x > w): nothing is drawn.
+            let placed = e.load(&mut code, vec4, ptr);
+            // Component by component: a vector OpSelect on a scalar needs SPIR-V 1.4.
+            let kept = [2.0, 2.0, 2.0, 1.0]
+                .into_iter()
+                .enumerate()
+                .map(|(i, outside)| {
+                    let outside = e.constant_f32(outside);
+                    let placed = e.composite_extract(&mut code, float, placed, &[i as u32]);
+                    e.select(&mut code, float, capturing, outside, placed)
+                });
+            let kept: Vec<u32> = kept.collect();
+            let kept = e.composite_construct(&mut code, vec4, &kept);
+            e.store(&mut code, ptr, kept);
         }
         e.insert_before(exit.index, &code);
     }
@@ -247,6 +302,16 @@ fn mirror_through_pixel_centre(f: &mut Code, state: &StateReader, clip: u32, ndc
     let z = f.component(clip, 2);
     let vec4 = f.e.type_vector(float, 4);
     f.e.composite_construct(f.code, vec4, &[x, y, z, w])
+}
+
+/// The label of the block that holds instruction `index` of a function.
+fn block_label(m: &Module<'_>, index: usize) -> Result<u32, PassError> {
+    m.insts[..index]
+        .iter()
+        .rev()
+        .find(|i| i.op() == Some(Op::Label))
+        .map(|i| i.operand(0))
+        .ok_or_else(|| PassError::Unsupported("an exit outside any block".into()))
 }
 
 /// The vertex shader's `VertexIndex` input (declared where it has none): the variable,
@@ -454,6 +519,7 @@ struct Code<'c, 'm, 'a> {
 /// `GLSL.std.450` instruction numbers.
 const FABS: u32 = 4;
 const FLOOR: u32 = 8;
+const CEIL: u32 = 9;
 const FMIN: u32 = 37;
 const FMAX: u32 = 40;
 
@@ -485,6 +551,9 @@ impl Code<'_, '_, '_> {
     }
     fn abs(&mut self, a: u32) -> u32 {
         self.ext(FABS, &[a])
+    }
+    fn ceil(&mut self, a: u32) -> u32 {
+        self.ext(CEIL, &[a])
     }
     fn floor(&mut self, a: u32) -> u32 {
         self.ext(FLOOR, &[a])
@@ -601,10 +670,24 @@ fn line_test(f: &mut Code, inputs: &Inputs, key: LineFragmentKey) -> u32 {
     let along = f.abs(along);
     let (small, front) = (f.c(1e-3), f.c(0.999));
     let moving = f.test(Op::FOrdGreaterThan, along, small);
-    let k_front = f.test(Op::FOrdGreaterThan, kw, half);
+    // The flat end's w: `1 + v` in front, `-(1 + v)` or 0 behind, `v` the stipple count at
+    // the flat end where a strip's is counted (`stipple_counts`), else 0.
+    let k_front = f.test(Op::FOrdGreaterThan, kw, zero);
+    let flat_count = f.abs(kw);
+    let flat_count = f.sub(flat_count, one);
+    let flat_count = f.max(flat_count, zero);
     let p_front = f.test(Op::FOrdGreaterThan, pw, front);
-    let other_known = f.and(moving, k_front);
-    let other_known = f.and(other_known, p_front);
+    // A counted strip's flat end brings, instead of its parity, the segment's length along
+    // its major axis in the window, as `-(1 + length)` (`stipple_counts`).
+    let minus_half = f.c(-0.5);
+    let counted = f.test(Op::FOrdLessThan, kz, minus_half);
+    let length = f.sub(minus_half, kz);
+    let length = f.sub(length, half);
+    let length = f.max(length, zero);
+    let by_parity = f.not(counted);
+    let parity_known = f.and(moving, k_front);
+    let parity_known = f.and(parity_known, p_front);
+    let parity_known = f.and(parity_known, by_parity);
     let safe_along = f.max(along, small);
     let offset = f.sub(qa, ka);
     let offset = f.div(offset, safe_along);
@@ -615,11 +698,22 @@ fn line_test(f: &mut Code, inputs: &Inputs, key: LineFragmentKey) -> u32 {
     } else {
         (f.sub(oa, ka), f.sub(qa, ka))
     };
-    let travel = f.pick(other_known, from_end, from_point);
+    let travel = f.pick(parity_known, from_end, from_point);
     let backwards = f.test(Op::FOrdLessThan, travel, zero);
     let minus_one = f.c(-1.0);
     let tau = f.pick(backwards, minus_one, one);
     let decided = f.test(Op::FUnordNotEqual, travel, zero);
+    // A counted strip's other end: `length` from the flat end, against the travel (the
+    // flat end the last vertex) or along it.
+    let span = f.mul(tau, length);
+    let counted_oa = if last {
+        f.sub(ka, span)
+    } else {
+        f.add(ka, span)
+    };
+    let oa = f.pick(counted, counted_oa, oa);
+    let counted_front = f.and(counted, k_front);
+    let other_known = f.or(parity_known, counted_front);
     let slope_t = f.mul(slope, tau);
     // The line's minor coordinate at major coordinate `a`.
     let b_at = |f: &mut Code, a: u32| {
@@ -668,27 +762,24 @@ fn line_test(f: &mut Code, inputs: &Inputs, key: LineFragmentKey) -> u32 {
         let outside = f.not(inside);
         keep = f.and(keep, outside);
     }
-    // The stipple: the first column (row) whose diamond's exit lies past the start.
-    let g = f.sub(start_t, half);
-    let g = f.floor(g);
-    let g = f.add(g, half);
-    let qa_t = f.mul(tau, qa);
-    let run = f.sub(g, qa_t);
-    let rise = f.mul(slope_t, run);
-    let bg = f.add(qb, rise);
-    let row = f.floor(bg);
-    let eg = f.sub(bg, row);
-    let eg = f.sub(eg, half);
-    let g_exit = f.exit(eg, slope_t);
-    let g_exit = f.add(g, g_exit);
-    let in_g = f.test(Op::FOrdLessThan, start_t, g_exit);
-    let g_next = f.add(g, one);
-    let first = f.pick(in_g, g, g_next);
-    let n = f.sub(ca_t, first);
-    let n = f.add(n, half);
-    let n = f.floor(n);
-    let n = f.max(n, zero);
+    // The stipple, counted as Mesa's GL counts it: step `i` of a segment covers the part
+    // `i` to `i + 1` pixels along the major axis from its start, tests count `i` (from 0 at
+    // each segment, or, in a counted strip, from the strip's count at the segment's
+    // start), and a fragment belongs to the step in which the segment leaves its diamond.
+    // A counted strip's flat end brings the count at that end (`stipple_counts`), so the
+    // other end need not be known.
+    let flags = state.flags(f.e, f.code);
     let uint = f.e.type_int(32, false);
+    let bool_type = f.e.type_bool();
+    let u_zero = f.e.constant_u32(0);
+    let flat_t = f.mul(tau, ka);
+    let from_flat = f.sub(exit, flat_t);
+    let from_flat = f.add(from_flat, flat_count);
+    let from_start = f.sub(exit, start_t);
+    let past = f.pick(counted, from_flat, from_start);
+    let step = f.ceil(past);
+    let step = f.sub(step, one);
+    let n = f.max(step, zero);
     let n = f.e.unary(f.code, Op::ConvertFToU, uint, n);
     let word = state.line_stipple(f.e, f.code);
     let sixteen = f.e.constant_u32(16);
@@ -697,8 +788,6 @@ fn line_test(f: &mut Code, inputs: &Inputs, key: LineFragmentKey) -> u32 {
     let nine_bits = f.e.constant_u32(0x1FF);
     let factor = f.e.bitwise_and(f.code, uint, factor, nine_bits);
     let u_one = f.e.constant_u32(1);
-    let bool_type = f.e.type_bool();
-    let u_zero = f.e.constant_u32(0);
     let no_factor = f.e.binary(f.code, Op::IEqual, bool_type, factor, u_zero);
     let factor = f.e.select(f.code, uint, no_factor, u_one, factor);
     let step = f.e.binary(f.code, Op::UDiv, uint, n, factor);
@@ -707,12 +796,11 @@ fn line_test(f: &mut Code, inputs: &Inputs, key: LineFragmentKey) -> u32 {
     let shifted = f.e.binary(f.code, Op::ShiftRightLogical, uint, word, bit);
     let lit = f.e.bitwise_and(f.code, uint, shifted, u_one);
     let on = f.e.i_not_equal(f.code, bool_type, lit, u_zero);
-    let flags = state.flags(f.e, f.code);
     let stipple_bit = f.e.constant_u32(FLAG_LINE_STIPPLE);
     let enabled = f.e.bitwise_and(f.code, uint, flags, stipple_bit);
     let enabled = f.e.i_not_equal(f.code, bool_type, enabled, u_zero);
-    let counted = f.and(enabled, start_known);
-    let off = f.not(counted);
+    let stippled = f.and(enabled, start_known);
+    let off = f.not(stippled);
     let stipple_ok = f.or(off, on);
     keep = f.and(keep, stipple_ok);
     // A fragment of a line without a direction (none in practice), or of a wide line (the
@@ -832,9 +920,20 @@ pub struct WriteLinePosition {
     /// The driver's subpixel bits: a tested stage with the block moves its vertices by one
     /// subpixel in the band passes ([`VertexPlace::Banded`]).
     pub subpixel_bits: u32,
+    /// A vertex shader that reads the block captures its position and sends a strip's
+    /// stipple counts (`stipple_counts`): the device has the buffer addresses and vertex
+    /// stores it needs.
+    pub stipple_counts: bool,
 }
 
 impl WriteLinePosition {
+    /// Whether the stage captures its position and sends a strip's stipple counts
+    /// (`stipple_counts`): a vertex shader that reads the GL-state block, on a device that
+    /// counts.
+    pub fn counts_stipple(&self) -> bool {
+        self.stipple_counts && self.stage == Stage::Vertex && self.place() != VertexPlace::Kept
+    }
+
     /// Where the stage puts its vertices.
     pub fn place(&self) -> VertexPlace {
         match (self.mirrored, self.block) {
@@ -869,7 +968,13 @@ impl Rule for WriteLinePosition {
     }
 
     fn rewrite(&self, words: &[u32], entry: &str) -> PassResult {
-        write_line_position(words, entry, self.location, self.place())
+        write_line_position(
+            words,
+            entry,
+            self.location,
+            self.place(),
+            self.counts_stipple(),
+        )
     }
 }
 

@@ -43,26 +43,23 @@ pub(crate) struct LineWork {
 }
 
 impl BindRule for LineState {
-    /// The pipeline's lines, and whether its topology is dynamic state.
-    type Taken = (PipelineLines, bool);
+    /// The pipeline's lines, and its topology (`None`: dynamic state).
+    type Taken = (PipelineLines, Option<vk::PrimitiveTopology>);
     type Then = LineWork;
 
     fn take(r: &PipelineRecord) -> Self::Taken {
-        (r.lines, r.static_topology.is_none())
+        (r.lines, r.static_topology)
     }
 
-    fn bind(
-        at: &Bind<'_>,
-        (r, dynamic_topology): Self::Taken,
-        state: &mut CommandBufferState,
-    ) -> LineWork {
+    fn bind(at: &Bind<'_>, (r, topology): Self::Taken, state: &mut CommandBufferState) -> LineWork {
         state.values.set_line_varyings(r.varyings);
         let lines = &mut state.lines;
         lines.objects = false;
         lines.start_pixels = r.start_pixels.map(|start_pixels| BoundStartPixels {
             app: at.pipeline,
             start_pixels,
-            dynamic_topology,
+            topology,
+            stipple_counts: r.stipple_counts,
         });
         // A line mode the layer made dynamic: the application, which never set it, stated
         // Vulkan's default.

@@ -137,9 +137,14 @@ pub struct DrawMemory {
     /// The compute pipeline that converts indexed and indirect draws on the GPU
     /// (`converted_draws`): `None` until first needed, then it or why there is none.
     pub(crate) converter: Mutex<Option<Result<Converter, &'static str>>>,
+    /// The compute pipeline that counts GL's stipple over a strip on the fragment line
+    /// route (`line_passes`), likewise.
+    pub(crate) stipple_counter: Mutex<Option<Result<Converter, &'static str>>>,
+    /// Said once per device: a strip whose stipple starts over at each segment.
+    pub(crate) stipple_warned: AtomicBool,
 }
 
-/// The layer's compute pipeline that converts a draw on the GPU, and its layouts.
+/// One of the layer's compute pipelines (`commands/draws/shaders/`), and its layouts.
 #[derive(Debug, Clone, Copy)]
 pub struct Converter {
     pub set_layout: vk::DescriptorSetLayout,

@@ -32,6 +32,16 @@ pub struct RewriteLines {
     pub dynamic_stipple: bool,
     /// GL's fragment line route: the last pre-rasterization stage sends lines it tests.
     pub varyings: bool,
+    /// Its vertex shader captures its strips' positions and reads their stipple counts.
+    pub stipple_counts: Option<StippleCounting>,
+}
+
+/// A pipeline whose strips count GL's stipple on from segment to segment on the fragment
+/// line route (`commands/draws/line_passes.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StippleCounting {
+    /// A segment's last vertex provokes it (GL's convention), else its first.
+    pub provoking_last: bool,
 }
 
 impl RewriteLines {
@@ -77,6 +87,10 @@ pub struct LineConventions {
     /// GL's lines by the fragment shader (`line_route`): whole pipelines that draw lines
     /// discard what GL's diamond-exit rule and stipple would not produce.
     pub fragment: bool,
+    /// The fragment route counts the stipple on over a strip (`bufferDeviceAddress` and
+    /// `vertexPipelineStoresAndAtomics`, enabled by the layer):
+    /// `commands/draws/line_passes.rs`.
+    pub stipple_counts: bool,
 }
 
 /// The multisample state a pipeline fixes (`None`: dynamic state, followed from the
@@ -228,8 +242,10 @@ mod tests {
 pub struct BoundStartPixels {
     pub app: vk::Pipeline,
     pub start_pixels: vk::Pipeline,
-    /// Its topology is dynamic state: only line lists and strips are drawn again.
-    pub dynamic_topology: bool,
+    /// Its topology (`None`: dynamic state; only line lists and strips are drawn again).
+    pub topology: Option<vk::PrimitiveTopology>,
+    /// Its strips count the stipple on.
+    pub stipple_counts: Option<StippleCounting>,
 }
 
 /// GL's line stipple state.
@@ -286,6 +302,8 @@ pub struct PipelineLines {
     /// GL's fragment line route: the pipeline that draws, after each of this one's draws,
     /// the start pixels its rectangles leave out (`commands/draws/line_passes.rs`).
     pub start_pixels: Option<vk::Pipeline>,
+    /// Its strips count the stipple on (its own vertex shader's or its libraries').
+    pub stipple_counts: Option<StippleCounting>,
 }
 
 /// What the layer sets of the bound pipeline's (or shader objects') lines while they are

@@ -334,6 +334,9 @@ unsafe fn prepare_gl_state(
             &mut setup.features,
         )
     };
+    // The fragment line route's stipple counts need vertex-stage stores, settled with the
+    // core features just now.
+    setup.conventions.lines.stipple_counts &= setup.features.vertex_stores;
     GlStatePrep {
         extensions: setup.extensions,
         features: setup.features,
@@ -377,6 +380,7 @@ unsafe fn patch_core_features(
     }
     features.tess_geom_point_size |= copy.shader_tessellation_and_geometry_point_size != 0;
     features.geometry_shader |= copy.geometry_shader != 0;
+    features.vertex_stores |= copy.vertex_pipeline_stores_and_atomics != 0;
     changed.then_some(copy)
 }
 
@@ -406,6 +410,7 @@ unsafe fn enabled_features(ci: &vk::DeviceCreateInfo<'_>) -> EnabledFeatures {
             f.geometry_shader |= c.geometry_shader != 0;
             f.tess_geom_point_size |= c.shader_tessellation_and_geometry_point_size != 0;
             f.draw_indirect_first_instance |= c.draw_indirect_first_instance != 0;
+            f.vertex_stores |= c.vertex_pipeline_stores_and_atomics != 0;
         };
         if let Some(c) = ci.p_enabled_features.as_ref() {
             core(c);
@@ -430,6 +435,17 @@ unsafe fn enabled_features(ci: &vk::DeviceCreateInfo<'_>) -> EnabledFeatures {
                     f.draw_parameters |=
                         chained::<vk::PhysicalDeviceShaderDrawParametersFeatures<'_>>(p)
                             .shader_draw_parameters
+                            != 0
+                }
+                vk::StructureType::PHYSICAL_DEVICE_VULKAN_1_2_FEATURES => {
+                    f.buffer_device_address |= chained::<vk::PhysicalDeviceVulkan12Features<'_>>(p)
+                        .buffer_device_address
+                        != 0
+                }
+                vk::StructureType::PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES => {
+                    f.buffer_device_address |=
+                        chained::<vk::PhysicalDeviceBufferDeviceAddressFeatures<'_>>(p)
+                            .buffer_device_address
                             != 0
                 }
                 vk::StructureType::PHYSICAL_DEVICE_VULKAN_1_1_FEATURES => {

@@ -98,6 +98,12 @@ impl<'a> DeviceSetup<'a> {
         unsafe { find_in_chain::<vk::BaseInStructure<'_>>(self.ci.p_next, s_type) }.is_some()
     }
 
+    /// The instance and the device are of Vulkan `version` or later: its core features and
+    /// commands may be used.
+    pub fn core_in(&self, version: u32) -> bool {
+        self.inst.api_version >= version && self.device_properties().api_version >= version
+    }
+
     /// `vkGetPhysicalDeviceFeatures2` is there to ask (a Vulkan 1.1 instance).
     pub fn can_query(&self) -> bool {
         self.inst.table.get_physical_device_features2.is_some()

@@ -307,6 +307,8 @@ $expand!(
         allocate_memory: PFN_vkAllocateMemory = "vkAllocateMemory";
         free_memory: PFN_vkFreeMemory = "vkFreeMemory";
         bind_buffer_memory: PFN_vkBindBufferMemory = "vkBindBufferMemory";
+        get_buffer_device_address: PFN_vkGetBufferDeviceAddress =
+            "vkGetBufferDeviceAddress" | "vkGetBufferDeviceAddressKHR";
         map_memory: PFN_vkMapMemory = "vkMapMemory";
         cmd_bind_vertex_buffers: PFN_vkCmdBindVertexBuffers = "vkCmdBindVertexBuffers";
     }

@@ -46,7 +46,16 @@ pub(crate) fn new_host_buffer(
         if result == vk::Result::SUCCESS {
             let mut needs = vk::MemoryRequirements::default();
             get_buffer_memory_requirements(device, chunk.buffer, &mut needs);
+            // A buffer whose address shaders read needs memory allocated for it.
+            let addressed = vk::MemoryAllocateFlagsInfo {
+                flags: vk::MemoryAllocateFlags::DEVICE_ADDRESS,
+                ..Default::default()
+            };
             let info = vk::MemoryAllocateInfo {
+                p_next: match usage.contains(vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS) {
+                    true => (&addressed as *const vk::MemoryAllocateFlagsInfo<'_>).cast(),
+                    false => std::ptr::null(),
+                },
                 allocation_size: needs.size,
                 memory_type_index: memory_type,
                 ..Default::default()

@@ -90,6 +90,11 @@ pub struct EnabledFeatures {
     pub draw_parameters: bool,
     /// `drawIndirectFirstInstance`: an indirect draw may set a base instance.
     pub draw_indirect_first_instance: bool,
+    /// `vertexPipelineStoresAndAtomics` (the application's, or enabled by the layer).
+    pub vertex_stores: bool,
+    /// `bufferDeviceAddress` in the application's `VkPhysicalDeviceVulkan12Features` or
+    /// `VkPhysicalDeviceBufferDeviceAddressFeatures`.
+    pub buffer_device_address: bool,
 }
 
 #[derive(Debug, Clone, Copy)]

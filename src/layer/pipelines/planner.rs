@@ -569,12 +569,14 @@ fn plan(dev: &DeviceData, ci: &PipelineView<'_>, steps: Vec<Step>) -> Plan {
     let line_varyings = steps
         .iter()
         .any(|s| matches!(s, Step::LinePosition(p) if p.tested));
+    let stipple_counts = rules::stipple_counting(dev, &steps);
     let mut rewrite = match plan_steps(dev, ci, steps) {
         Ok(rewrite) => rewrite,
         Err(why) => return Plan::Fail(why),
     };
     rewrite.start_pixel_steps = start_pixel_steps;
     rewrite.lines.varyings = line_varyings;
+    rewrite.lines.stipple_counts = stipple_counts;
     if let Some(why) = library_inputs::unreplaceable(dev, ci) {
         return Plan::Fail(why);
     }

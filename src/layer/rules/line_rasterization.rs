@@ -13,7 +13,9 @@
 use ash::vk;
 use std::ffi::CStr;
 
-use crate::layer::data::lines::{BoundLines, LayerLineState, PipelineLines, StaticMultisample};
+use crate::layer::data::lines::{
+    BoundLines, LayerLineState, PipelineLines, StaticMultisample, StippleCounting,
+};
 use crate::layer::loader::device_setup::DeviceSetup;
 use crate::layer::loader::state::DeviceData;
 use crate::layer::objects::create_info::{Chain, PipelineView};
@@ -28,6 +30,7 @@ use crate::layer::support::ffi::link_in_front;
 use crate::layer::support::log;
 use crate::layer::support::settings::{LineEndpointSetting, LineRoute};
 use glsem_spirv::line_endpoints::EndpointGrid;
+use glsem_spirv::line_fragment::ProvokingEnd;
 use glsem_spirv::line_rasterization::BresenhamLines;
 use glsem_spirv::semantics::{LineKey, Semantic, Step};
 
@@ -160,6 +163,25 @@ pub(crate) fn kept_multisample(
         .filter(|_| dev.conventions.lines.library_mode || links_take_line_rule(dev))
 }
 
+/// Whether a pipeline of `steps` counts GL's stipple on over its strips: its vertex shader
+/// captures and reads the counts (`WriteLinePosition::counts_stipple`); the provoking
+/// vertex its fragment test takes, or, in a pre-rasterization library, the layer's
+/// convention, which a fragment-shader library takes too.
+pub(crate) fn stipple_counting(dev: &DeviceData, steps: &[Step]) -> Option<StippleCounting> {
+    steps
+        .iter()
+        .any(|s| matches!(s, Step::LinePosition(p) if p.counts_stipple()))
+        .then(|| StippleCounting {
+            provoking_last: steps
+                .iter()
+                .find_map(|s| match s {
+                    Step::LineFragments(key) => Some(key.provoking == ProvokingEnd::Last),
+                    _ => None,
+                })
+                .unwrap_or(dev.conventions.provoking_vertex.on),
+        })
+}
+
 /// A pipeline's lines in its record: what binding it sets (`BoundLines`) and keeps
 /// (`PipelineLines`), from its rewrite (`None`: the layer kept it as it is), its
 /// libraries, a pre-rasterization library made again at its link (`linked`) and its
@@ -192,6 +214,9 @@ pub(crate) fn record_lines(
             .or(linked.width),
         varyings: own.varyings || libraries_have(dev, ci, |r| r.lines.varyings),
         start_pixels,
+        stipple_counts: own
+            .stipple_counts
+            .or_else(|| from_libraries(dev, ci, |r| r.lines.stipple_counts)),
     };
     (bound, pipeline)
 }
@@ -367,6 +392,7 @@ const LINE_RASTERIZATION_KHR: &CStr = c"VK_KHR_line_rasterization";
 const LINE_RASTERIZATION_EXT: &CStr = c"VK_EXT_line_rasterization";
 const EXTENDED_DYNAMIC_STATE_3: &CStr = c"VK_EXT_extended_dynamic_state3";
 const SHADER_OBJECT: &CStr = c"VK_EXT_shader_object";
+const BUFFER_DEVICE_ADDRESS: &CStr = c"VK_KHR_buffer_device_address";
 const GRAPHICS_PIPELINE_LIBRARY: &CStr = c"VK_EXT_graphics_pipeline_library";
 
 /// `VkPhysicalDeviceProperties::vendorID` of NVIDIA's GPUs.
@@ -402,6 +428,7 @@ pub(crate) fn setup_device(setup: &mut DeviceSetup<'_>) {
         );
         setup.conventions.lines.fragment = true;
         setup.conventions.fragment_reads_block = true;
+        enable_stipple_counts(setup);
     }
     enable_dynamic_line_mode(setup);
     // Testing the route of devices without a dynamic line mode on one that has it: links
@@ -412,6 +439,33 @@ pub(crate) fn setup_device(setup: &mut DeviceSetup<'_>) {
     }
     setup.conventions.lines.endpoints = endpoint_grid(setup);
     warn_of_missing_lines(setup);
+}
+
+/// The fragment route's stipple counted on over a strip (`commands/draws/line_passes.rs`):
+/// its vertex shaders store to, and read from, a buffer of the layer's by its device address
+/// (`vertexPipelineStoresAndAtomics`, wanted here and settled with the core features, and
+/// `bufferDeviceAddress`, the application's where it chains Vulkan 1.2's features, else
+/// the layer's).
+fn enable_stipple_counts(setup: &mut DeviceSetup<'_>) {
+    setup.core_wanted.vertex_pipeline_stores_and_atomics = vk::TRUE;
+    let app_says = setup.app_chains(vk::StructureType::PHYSICAL_DEVICE_VULKAN_1_2_FEATURES)
+        || setup.app_chains(vk::StructureType::PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES);
+    let core = setup.core_in(vk::API_VERSION_1_2);
+    setup.conventions.lines.stipple_counts = match app_says {
+        true => setup.features.buffer_device_address,
+        false if core || setup.driver_has(BUFFER_DEVICE_ADDRESS) => {
+            let wanted = vk::PhysicalDeviceBufferDeviceAddressFeatures::default();
+            let on = setup.query(wanted).buffer_device_address != 0;
+            if on {
+                if !core {
+                    setup.enable(BUFFER_DEVICE_ADDRESS);
+                }
+                setup.add(wanted.buffer_device_address(true));
+            }
+            on
+        }
+        false => false,
+    };
 }
 
 /// The per-driver table behind `line_route = auto`: SwiftShader's Bresenham lines are drawn

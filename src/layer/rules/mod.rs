@@ -28,6 +28,7 @@ mod xfb_split;
 pub(crate) use instance_id::record_instances;
 pub(crate) use line_rasterization::{
     kept_multisample, layer_line_state, line_key, links_take_line_rule, record_lines,
+    stipple_counting,
 };
 pub(crate) use primitive_mode::{
     gl_mode, gl_mode_of, list_topology, named_topology, record_primitives, topology_for,
@@ -81,6 +82,7 @@ pub(crate) fn device_key(settings: &Settings, facts: &DeviceFacts) -> DeviceKey 
         line_endpoints: conventions.lines.endpoints,
         fragment_lines: conventions.lines.fragment,
         subpixel_bits: limits.sub_pixel_precision_bits,
+        stipple_counts: conventions.lines.stipple_counts,
         window_origin: settings.window_origin,
         apart_layer_location: limits.last_interface_location(),
         primitive_route: settings

@@ -300,6 +300,12 @@ impl<'m, 'a> Editor<'m, 'a> {
     }
 
     /// Appends the global `declaration` of a new id, made from the id; returns the id.
+    /// A new runtime array type, not shared with an identical one (it carries an
+    /// `ArrayStride` of its own).
+    pub fn type_runtime_array_decorated(&mut self, element: u32) -> u32 {
+        self.add_global(|id| Instruction::new(Op::TypeRuntimeArray).operands(&[id, element]))
+    }
+
     fn add_global(&mut self, declaration: impl FnOnce(u32) -> Instruction) -> u32 {
         let id = self.new_id();
         self.append_instruction(Section::Global, &declaration(id));

@@ -494,6 +494,7 @@ fn fragment_lines(
             mirrored: None,
             tested: true,
             subpixel_bits: key.device.subpixel_bits,
+            stipple_counts: key.device.stipple_counts,
         },
         LineFragmentKey {
             location,
@@ -548,6 +549,7 @@ fn library_fragment_lines(stages: &Stages<'_>, key: &PipelineKey) -> Option<Step
                 mirrored: None,
                 tested,
                 subpixel_bits: key.device.subpixel_bits,
+                stipple_counts: key.device.stipple_counts,
             }))
         }
         (None, true) => {
@@ -711,6 +713,7 @@ mod tests {
                 line_endpoints: None,
                 fragment_lines: false,
                 subpixel_bits: 8,
+                stipple_counts: false,
                 window_origin: WindowOrigin::Flipped,
                 apart_layer_location: 31,
                 primitive_route: PrimitiveRoute::Geometry,
@@ -1352,6 +1355,7 @@ mod tests {
             mirrored: None,
             tested: true,
             subpixel_bits: 8,
+            stipple_counts: false,
         };
         assert_eq!(position(&pre_rasterization), Some(written.clone()));
         assert!(!choose(&vertex, &pre_rasterization)
@@ -1470,6 +1474,7 @@ mod tests {
                     mirrored: None,
                     tested: true,
                     subpixel_bits: 8,
+                    stipple_counts: false,
                 }),
                 Some(LineFragmentKey {
                     location: 3,

@@ -272,6 +272,9 @@ pub struct DeviceKey {
     /// The rasterizer's subpixel bits (`subPixelPrecisionBits`): the fragment route's band
     /// passes move lines by one subpixel.
     pub subpixel_bits: u32,
+    /// The fragment route counts the stipple on over a strip (`stipple_counts`): the device
+    /// has buffer device addresses and vertex-stage stores.
+    pub stipple_counts: bool,
     /// The device's `window_origin` setting.
     pub window_origin: WindowOrigin,
     /// Where a last pre-rasterization stage and a fragment shader made apart (libraries,

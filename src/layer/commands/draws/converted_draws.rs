@@ -36,8 +36,9 @@ use crate::layer::loader::registry::{device_data, Dispatchable};
 use crate::layer::loader::state::DeviceData;
 use glsem_spirv::semantics::IndexedPrimitive;
 
-/// The compute shader (`shaders/converted_draws.comp`, compiled by glslang).
+/// The compute shaders (`shaders/*.comp`, compiled by glslang).
 const CONVERTED_DRAWS_SPV: &[u8] = include_bytes!("shaders/converted_draws.spv");
+const STIPPLE_COUNTS_SPV: &[u8] = include_bytes!("shaders/stipple_counts.spv");
 /// Its five storage buffers: parameters, the application's indices and indirect
 /// commands, the indices and commands it writes.
 const BINDINGS: u32 = 5;
@@ -248,10 +249,20 @@ fn converter(dev: &DeviceData) -> Result<Converter, &'static str> {
     *dev.draws
         .converter
         .lock()
-        .get_or_insert_with(|| make_converter(dev))
+        .get_or_insert_with(|| make_compute(dev, CONVERTED_DRAWS_SPV, BINDINGS))
 }
 
-fn make_converter(dev: &DeviceData) -> Result<Converter, &'static str> {
+/// The stipple counter of `dev` (`line_passes`), made on first use.
+pub(crate) fn stipple_counter(dev: &DeviceData) -> Result<Converter, &'static str> {
+    *dev.draws
+        .stipple_counter
+        .lock()
+        .get_or_insert_with(|| make_compute(dev, STIPPLE_COUNTS_SPV, 1))
+}
+
+/// A compute pipeline of `spv` (little-endian words) reading `bindings` storage buffers of
+/// set 0.
+fn make_compute(dev: &DeviceData, spv: &[u8], bindings: u32) -> Result<Converter, &'static str> {
     const NO_COMMAND: &str = "the device lacks a command the layer's compute shader needs";
     let_next_commands!(dev.table => [
         create_shader_module,
@@ -260,11 +271,11 @@ fn make_converter(dev: &DeviceData) -> Result<Converter, &'static str> {
         create_pipeline_layout,
         create_compute_pipelines,
     ] else { return Err(NO_COMMAND) });
-    let words: Vec<u32> = CONVERTED_DRAWS_SPV
+    let words: Vec<u32> = spv
         .chunks_exact(4)
         .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
         .collect();
-    let bindings: Vec<_> = (0..BINDINGS)
+    let bindings: Vec<_> = (0..bindings)
         .map(|binding| vk::DescriptorSetLayoutBinding {
             binding,
             descriptor_type: vk::DescriptorType::STORAGE_BUFFER,
@@ -289,7 +300,7 @@ fn make_converter(dev: &DeviceData) -> Result<Converter, &'static str> {
             ..Default::default()
         };
         let set_info = vk::DescriptorSetLayoutCreateInfo {
-            binding_count: BINDINGS,
+            binding_count: bindings.len() as u32,
             p_bindings: bindings.as_ptr(),
             ..Default::default()
         };
@@ -375,10 +386,12 @@ fn destroy_converter(dev: &DeviceData, converter: Converter) {
     }
 }
 
-/// Destroys the device's converter, if it made one (the device is going).
+/// Destroys the device's compute pipelines, those it made (the device is going).
 pub fn destroy(dev: &DeviceData) {
-    if let Some(Ok(converter)) = dev.draws.converter.lock().take() {
-        destroy_converter(dev, converter);
+    for made in [&dev.draws.converter, &dev.draws.stipple_counter] {
+        if let Some(Ok(converter)) = made.lock().take() {
+            destroy_converter(dev, converter);
+        }
     }
 }
 
@@ -637,11 +650,72 @@ pub(crate) fn draw_converted(
         layer(commands_at, commands_bytes),
     ];
     let buffer = chunk.buffer;
+    let_next_commands!(dev.table => [
+        cmd_bind_index_buffer,
+        cmd_draw_indexed_indirect,
+    ] else { return Err("the device lacks a command the layer's compute shader needs") });
+    let written_for = (
+        vk::PipelineStageFlags::DRAW_INDIRECT | vk::PipelineStageFlags::VERTEX_INPUT,
+        vk::AccessFlags::INDEX_READ | vk::AccessFlags::INDIRECT_COMMAND_READ,
+    );
+    let dispatch = Dispatch {
+        compute: converter,
+        chunk,
+        buffers: &infos,
+        groups: plan.draw_count,
+        written_for,
+    };
+    dispatch_outside_render_pass(dev, cb, dispatch)?;
+    // SAFETY: inside the instance begun again, with the application's pipeline and state
+    // bound: the layer's indices and commands (written above), then the application's
+    // index buffer binding put back.
+    unsafe {
+        cmd_bind_index_buffer(cb.handle(), buffer, 0, vk::IndexType::UINT32);
+        cmd_draw_indexed_indirect(
+            cb.handle(),
+            buffer,
+            commands_at,
+            plan.draw_count,
+            COMMAND_BYTES as u32,
+        );
+        bind_index_buffer_again(cmd_bind_index_buffer, cb, restore_indices);
+    }
+    Ok(())
+}
+
+/// A dispatch of one of the layer's compute pipelines between two draws.
+pub(crate) struct Dispatch<'a> {
+    pub compute: Converter,
+    /// The layer's memory it uses, kept until the command buffer is reset or freed.
+    pub chunk: Chunk,
+    /// Its storage buffers, bindings 0, 1, ... of set 0.
+    pub buffers: &'a [vk::DescriptorBufferInfo],
+    /// Workgroups.
+    pub groups: u32,
+    /// The stages and accesses that read what it writes.
+    pub written_for: (vk::PipelineStageFlags, vk::AccessFlags),
+}
+
+/// Ends `cb`'s render pass instance, makes everything written before visible, runs
+/// `dispatch`, makes what it wrote visible to its readers, puts the application's compute
+/// bindings back and begins the instance again; `Err`: why the layer cannot.
+pub(crate) fn dispatch_outside_render_pass(
+    dev: &DeviceData,
+    cb: Dispatchable<vk::CommandBuffer>,
+    dispatch: Dispatch<'_>,
+) -> Result<(), &'static str> {
+    let Dispatch {
+        compute,
+        chunk,
+        buffers,
+        groups,
+        written_for,
+    } = dispatch;
     let set = {
         let mut cbs = dev.records.command_buffers.lock();
         let memory = &mut CommandBufferState::of(&mut cbs, cb.handle()).conversions;
         memory.chunks.push(chunk);
-        memory.allocate_set(dev, converter.set_layout)
+        memory.allocate_set(dev, compute.set_layout)
     }
     .ok_or("no descriptor set for the layer's compute shader")?;
     let_next_commands!(dev.table => [
@@ -650,10 +724,8 @@ pub(crate) fn draw_converted(
         cmd_bind_pipeline,
         cmd_bind_descriptor_sets,
         cmd_dispatch,
-        cmd_bind_index_buffer,
-        cmd_draw_indexed_indirect,
     ] else { return Err("the device lacks a command the layer's compute shader needs") });
-    let writes: Vec<_> = infos
+    let writes: Vec<_> = buffers
         .iter()
         .enumerate()
         .map(|(binding, info)| vk::WriteDescriptorSet {
@@ -684,49 +756,27 @@ pub(crate) fn draw_converted(
             cmd_bind_pipeline(
                 cb.handle(),
                 vk::PipelineBindPoint::COMPUTE,
-                converter.pipeline,
+                compute.pipeline,
             );
             cmd_bind_descriptor_sets(
                 cb.handle(),
                 vk::PipelineBindPoint::COMPUTE,
-                converter.layout,
+                compute.layout,
                 0,
                 1,
                 &set,
                 0,
                 std::ptr::null(),
             );
-            cmd_dispatch(cb.handle(), plan.draw_count, 1, 1);
-            memory_barrier(
-                cmd_pipeline_barrier,
-                cb,
-                (
-                    vk::PipelineStageFlags::COMPUTE_SHADER,
-                    vk::AccessFlags::SHADER_WRITE,
-                ),
-                (
-                    vk::PipelineStageFlags::DRAW_INDIRECT | vk::PipelineStageFlags::VERTEX_INPUT,
-                    vk::AccessFlags::INDEX_READ | vk::AccessFlags::INDIRECT_COMMAND_READ,
-                ),
+            cmd_dispatch(cb.handle(), groups, 1, 1);
+            let written = (
+                vk::PipelineStageFlags::COMPUTE_SHADER,
+                vk::AccessFlags::SHADER_WRITE,
             );
+            memory_barrier(cmd_pipeline_barrier, cb, written, written_for);
         }
         restore_compute(dev, cb);
-    })?;
-    // SAFETY: inside the instance begun again, with the application's pipeline and state
-    // bound: the layer's indices and commands (written above), then the application's
-    // index buffer binding put back.
-    unsafe {
-        cmd_bind_index_buffer(cb.handle(), buffer, 0, vk::IndexType::UINT32);
-        cmd_draw_indexed_indirect(
-            cb.handle(),
-            buffer,
-            commands_at,
-            plan.draw_count,
-            COMMAND_BYTES as u32,
-        );
-        bind_index_buffer_again(cmd_bind_index_buffer, cb, restore_indices);
-    }
-    Ok(())
+    })
 }
 
 /// An indirect draw (`draw`) of a pipeline whose indirect draws go down with `firstInstance`

@@ -779,11 +779,22 @@ impl DrawRule for ClosedLoops {
             || dev.records.closed_loop_objects.load(Ordering::Relaxed)
     }
 
-    /// An indexed or indirect draw: closed on the GPU ([`close_on_gpu`]).
+    /// An indexed or indirect draw: closed on the GPU ([`close_on_gpu`]); a `vkCmdDraw`
+    /// with GL's stipple on: drawn whole as one strip ([`draw_stippled_loop`]).
     fn replace(what: &'static str, cb: Cb, draw: &Draw, (): ()) -> bool {
         match *draw {
             Draw::Gpu(gpu) => close_on_gpu(what, cb, gpu),
-            Draw::Direct(_) => false,
+            Draw::Direct(direct) => shield(what, || {
+                let dev = device_data(cb)?;
+                let stippled = {
+                    let mut cbs = dev.records.command_buffers.lock();
+                    let state = CommandBufferState::of(&mut cbs, cb.handle());
+                    state.pipeline.primitives.closes_loops && state.lines.stipple.enabled
+                };
+                Some(stippled && draw_stippled_loop(&dev, cb, direct))
+            })
+            .flatten()
+            .unwrap_or(false),
         }
     }
 
@@ -834,6 +845,40 @@ fn close(dev: &DeviceData, cb: Cb, draw: [u32; 4]) {
         vertex_offset: first_vertex as i32,
     };
     draw_layer_indices(dev, cb, &[closing], instance_count, first_instance);
+}
+
+/// Draws the loop of the application's `vkCmdDraw` (`draw`) as one strip, its first vertex
+/// again at its end, from indices of the layer's written for it: GL's stipple counts on
+/// over the closing segment, which a draw of its own would start again (Vulkan's stippled
+/// lines restart at each draw). False where the layer cannot (no memory): the closing
+/// segment is then drawn after the application's draw.
+fn draw_stippled_loop(dev: &DeviceData, cb: Cb, draw: [u32; 4]) -> bool {
+    let [vertex_count, instance_count, first_vertex, first_instance] = draw;
+    if !(2..=MAX_CLOSED_VERTICES).contains(&vertex_count) || instance_count == 0 {
+        return false;
+    }
+    let indices: Vec<u32> = (0..vertex_count).chain([0]).collect();
+    let bytes = indices.len() as u64 * 4;
+    let Some(chunk) = new_host_buffer(dev, bytes, vk::BufferUsageFlags::INDEX_BUFFER) else {
+        return false;
+    };
+    // SAFETY: the chunk's mapping is `bytes` long, host-coherent, and unused yet.
+    unsafe {
+        std::ptr::copy_nonoverlapping(indices.as_ptr(), chunk.mapped as *mut u32, indices.len())
+    };
+    let strip = LayerIndices {
+        buffer: chunk.buffer,
+        count: indices.len() as u32,
+        first: 0,
+        vertex_offset: first_vertex as i32,
+    };
+    // Kept until the command buffer is reset or freed.
+    CommandBufferState::of(&mut dev.records.command_buffers.lock(), cb.handle())
+        .conversions
+        .chunks
+        .push(chunk);
+    draw_layer_indices(dev, cb, &[strip], instance_count, first_instance);
+    true
 }
 
 /// An indexed or indirect draw (`what`) of a bound line-loop pipeline: drawn by the layer
