@@ -519,13 +519,12 @@ enum Resume {
     Rendering(Arc<RenderingCopy>),
 }
 
-/// Ends `cb`'s render pass instance, records `work` outside it, and begins it again where
-/// it was; `Err`: why the layer cannot (nothing was recorded).
-pub(crate) fn outside_render_pass(
+/// The render pass instance `cb` records into, where the layer may end it and begin it
+/// again; `Err`: why not.
+pub(crate) fn resumable_target(
     dev: &DeviceData,
     cb: Dispatchable<vk::CommandBuffer>,
-    work: impl FnOnce(),
-) -> Result<(), &'static str> {
+) -> Result<RenderTarget, &'static str> {
     let (target, open_scopes) = {
         let mut cbs = dev.records.command_buffers.lock();
         let state = CommandBufferState::of(&mut cbs, cb.handle());
@@ -534,7 +533,20 @@ pub(crate) fn outside_render_pass(
     if open_scopes > 0 {
         return Err("a query or transform feedback is active in the render pass instance");
     }
-    let resume = match target.ok_or("the layer did not see its render pass instance begin")? {
+    match target.ok_or("the layer did not see its render pass instance begin")? {
+        RenderTarget::Unresumable(why) => Err(why),
+        target => Ok(target),
+    }
+}
+
+/// Ends `cb`'s render pass instance, records `work` outside it, and begins it again where
+/// it was; `Err`: why the layer cannot (nothing was recorded).
+pub(crate) fn outside_render_pass(
+    dev: &DeviceData,
+    cb: Dispatchable<vk::CommandBuffer>,
+    work: impl FnOnce(),
+) -> Result<(), &'static str> {
+    let resume = match resumable_target(dev, cb)? {
         RenderTarget::Unresumable(why) => return Err(why),
         RenderTarget::Pass {
             render_pass,

@@ -39,6 +39,7 @@ use crate::layer::commands::draws::converted_draws::{
     dispatch_outside_render_pass, stipple_counter, Dispatch,
 };
 use crate::layer::commands::draws::rule::{Cb, Draw, DrawRule};
+use crate::layer::commands::render_targets::resumable_target;
 use crate::layer::data::lines::{BoundStartPixels, StippleCounting};
 use crate::layer::data::records::{BlockBinding, CommandBufferState};
 use crate::layer::loader::frames::shield;
@@ -292,6 +293,9 @@ fn count_direct(
     else {
         return Err("the device lacks a command the layer's counts need");
     };
+    // Nothing is recorded where the instance cannot be ended (the capture draw would count
+    // in an active query or transform feedback).
+    resumable_target(dev, cb)?;
     let counter = stipple_counter(dev)?;
     let usage = vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS;
     let chunk = new_host_buffer(dev, bytes, usage).ok_or("no memory for the counts")?;
