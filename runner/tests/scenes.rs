@@ -178,7 +178,7 @@ fn every_scene_passes_with_setting(path: &str, setting: &str, failing: &[&str]) 
 /// (`debug_force_line_rule_at_link`: the route of drivers without a dynamic line mode,
 /// SwiftShader): each link makes its pre-rasterization library again with Bresenham lines
 /// where its fragment-output library is single-sampled. Not the stippled scenes
-/// (`lines_stipple`, `lines_stipple_loop`): a library gets the diamond-exit rule without the
+/// (`lines_stipple`, `lines_stipple_loop`, `lines_stipple_elements`): a library gets the diamond-exit rule without the
 /// layer's stipple (`choose`), which this route leaves as it is (SwiftShader, whose
 /// libraries take the fragment route, draws them stippled).
 #[test]
@@ -186,7 +186,11 @@ fn every_scene_but_the_stipple_passes_through_libraries_with_the_line_rule_at_th
     every_scene_passes_with_setting(
         "libraries",
         "VK_GLSEM_DEBUG_FORCE_LINE_RULE_AT_LINK",
-        &["lines_stipple", "lines_stipple_loop"],
+        &[
+            "lines_stipple",
+            "lines_stipple_loop",
+            "lines_stipple_elements",
+        ],
     );
 }
 

@@ -8,10 +8,10 @@
 //! 1. with the GL-state block's `FLAG_STIPPLE_CAPTURE`, the vertex shader writes its clip
 //!    position to the layer's buffer ([`StippleCounts`], at the block's `stipple_counts`)
 //!    and sends its vertex out of the view volume, so nothing is drawn;
-//! 2. the layer's compute shader (the layer's `stipple_counts.comp`) walks the strip as
-//!    Mesa's GL counts its stipple and writes, in the `z` and `w` of the vertex that
-//!    provokes each segment, the count at that vertex and the segment's length along its
-//!    major axis;
+//! 2. the layer's compute shader (the layer's `stipple_counts.comp`) walks the strips (in
+//!    the application's indices for an indexed draw) as Mesa's GL counts its stipple and
+//!    writes, for the vertex that provokes each segment, the count at that vertex and the
+//!    segment's length along its major axis;
 //! 3. with `FLAG_STIPPLE_COUNTED`, the vertex shader reads them back and sends them in the
 //!    route's flat varying (`w = ±(1 + count)`, negative behind the eye; `z = -(1 +
 //!    length)` in place of the parity), and the fragment test counts from the flat end,
@@ -27,40 +27,54 @@ use super::gl_state::{StateReader, FLAG_STIPPLE_CAPTURE, FLAG_STIPPLE_COUNTED};
 use super::module::{decode_string, Editor, EntryPoint, Instruction, Module, Section, Type};
 
 /// The layer's buffer of a strip draw's positions and counts, at the block's
-/// `stipple_counts`:
+/// `stipple_counts` (a header of [`StippleCounts::HEADER_WORDS`] 32-bit words, then vec4s):
 ///
 /// ```text
 /// struct StippleCounts {
-///     uint vertices;     // +0  the draw's vertex count (per instance)
-///     uint first;        // +4  firstVertex + firstInstance * vertices: the slot of
-///                        //     vertex V of instance I is V + I * vertices - first
-///     uint slots;        // +8  vertices * instances
-///     uint flags;        // +12 PROVOKING_LAST, CLOSED
-///     vec2 scale;        // +16 viewport 0's transform to the window (the compute
-///     vec2 offset;       // +24 shader's)
-///     vec4 clip[];       // +32 each vertex's clip position; the compute shader writes,
-///                        //     in its z and w, the count at the vertex and the length
-///                        //     of the segment it provokes
+///     uint vertices;        // +0  slots per instance: the vertex count (or the span of
+///                           //     an indexed draw's indices)
+///     uint first_vertex;    // +4  firstVertex (or vertexOffset)
+///     uint slots;           // +8  vertices * instances
+///     uint flags;           // +12 the compute shader's
+///     vec2 viewport_scale;  // +16 viewport 0's transform to the window (the compute
+///     vec2 viewport_offset; // +24 shader's)
+///     uint first_instance;  // +32 firstInstance: vertex V of instance I takes slot
+///                           //     (V - first_vertex) + (I - first_instance) * vertices
+///     uint indexed[7];      // +36 the compute shader's: an indexed draw's indices
+///     vec4 clip[];          // +64 each vertex's clip position (slots of them), then, in
+///                           //     the slot's counterpart `slots` on, the compute shader's
+///                           //     count at the vertex and length of the segment it
+///                           //     provokes (x and y)
 /// };
 /// ```
 pub struct StippleCounts;
 
 impl StippleCounts {
-    pub const VERTICES: u64 = 0;
-    pub const FIRST: u64 = 4;
-    pub const SLOTS: u64 = 8;
-    pub const FLAGS: u64 = 12;
-    pub const VIEWPORT: u64 = 16;
-    pub const CLIP: u64 = 32;
+    pub const VERTICES: u32 = 0;
+    pub const FIRST_VERTEX: u32 = 1;
+    pub const SLOTS: u32 = 2;
+    pub const FLAGS: u32 = 3;
+    pub const VIEWPORT: u32 = 4;
+    pub const FIRST_INSTANCE: u32 = 8;
+    pub const INDEX_COUNT: u32 = 9;
+    pub const FIRST_INDEX: u32 = 10;
+    pub const INDEX_BYTES: u32 = 11;
+    pub const INDEX_OFFSET: u32 = 12;
+    /// The header's words, before `clip`.
+    pub const HEADER_WORDS: u32 = 16;
     pub const SLOT_BYTES: u64 = 16;
     /// `flags`: the segment's last vertex provokes it (GL's convention), else its first.
     pub const PROVOKING_LAST: u32 = 1;
-    /// `flags`: a line loop, closed by a segment from the last vertex to the first.
+    /// `flags`: line loops, each closed by a segment from its last vertex to its first.
     pub const CLOSED: u32 = 2;
+    /// `flags`: an indexed draw, its strips read from the application's indices.
+    pub const INDEXED: u32 = 4;
+    /// `flags`: with it, primitive restart is on.
+    pub const RESTART: u32 = 8;
 
-    /// Bytes for a draw of `slots` vertices.
+    /// Bytes for a draw of `slots` vertices: the header, the positions and the counts.
     pub fn bytes(slots: u64) -> u64 {
-        Self::CLIP + slots * Self::SLOT_BYTES
+        u64::from(Self::HEADER_WORDS) * 4 + 2 * slots * Self::SLOT_BYTES
     }
 }
 
@@ -93,19 +107,12 @@ impl CountReader {
             Decoration::ArrayStride,
             &[StippleCounts::SLOT_BYTES as u32],
         );
-        let counts = e.type_struct(&[uint, uint, uint, uint, clips]);
+        let mut members = vec![uint; StippleCounts::HEADER_WORDS as usize];
+        members.push(clips);
+        let counts = e.type_struct(&members);
         e.decorate(counts, Decoration::Block, &[]);
-        for (member, offset) in [
-            StippleCounts::VERTICES,
-            StippleCounts::FIRST,
-            StippleCounts::SLOTS,
-            StippleCounts::FLAGS,
-            StippleCounts::CLIP,
-        ]
-        .into_iter()
-        .enumerate()
-        {
-            e.member_decorate(counts, member as u32, Decoration::Offset, &[offset as u32]);
+        for member in 0..=StippleCounts::HEADER_WORDS {
+            e.member_decorate(counts, member, Decoration::Offset, &[member * 4]);
         }
         e.name(counts, "GlsemStippleCounts");
         let struct_pointer = e.type_pointer(StorageClass::PhysicalStorageBuffer, counts);
@@ -218,14 +225,15 @@ pub fn capture_or_read_count(
     let address = e.composite_construct(code, uvec2, &[low, high]);
     let base = e.bitcast(code, reader.struct_pointer, address);
     let word_pointer = e.type_pointer(StorageClass::PhysicalStorageBuffer, uint);
-    let header = |e: &mut Editor<'_, '_>, code: &mut Vec<u32>, member: i32| {
-        let index = e.constant_i32(member);
+    let header = |e: &mut Editor<'_, '_>, code: &mut Vec<u32>, member: u32| {
+        let index = e.constant_i32(member as i32);
         let at = e.access_chain(code, word_pointer, base, &[index]);
         e.load_with_access(code, uint, at, &aligned(4))
     };
-    let vertices = header(e, code, 0);
-    let first = header(e, code, 1);
-    let slots = header(e, code, 2);
+    let vertices = header(e, code, StippleCounts::VERTICES);
+    let first_vertex = header(e, code, StippleCounts::FIRST_VERTEX);
+    let slots = header(e, code, StippleCounts::SLOTS);
+    let first_instance = header(e, code, StippleCounts::FIRST_INSTANCE);
     let as_uint = |e: &mut Editor<'_, '_>, code: &mut Vec<u32>, (var, ty): (u32, u32)| {
         let value = e.load(code, ty, var);
         match ty == uint {
@@ -235,11 +243,15 @@ pub fn capture_or_read_count(
     };
     let vertex = as_uint(e, code, reader.vertex_index);
     let instance = as_uint(e, code, reader.instance_index);
+    // Wrapping: a vertex or an instance before the draw's first lands past the slots.
+    let vertex = e.binary(code, Op::ISub, uint, vertex, first_vertex);
+    let instance = e.binary(code, Op::ISub, uint, instance, first_instance);
     let row = e.binary(code, Op::IMul, uint, instance, vertices);
     let slot = e.binary(code, Op::IAdd, uint, vertex, row);
-    let slot = e.binary(code, Op::ISub, uint, slot, first);
-    let inside = e.binary(code, Op::ULessThan, bool_type, slot, slots);
-    let clips = e.constant_i32(4);
+    let in_row = e.binary(code, Op::ULessThan, bool_type, vertex, vertices);
+    let in_slots = e.binary(code, Op::ULessThan, bool_type, slot, slots);
+    let inside = e.binary(code, Op::LogicalAnd, bool_type, in_row, in_slots);
+    let clips = e.constant_i32(StippleCounts::HEADER_WORDS as i32);
     let vec4_pointer = e.type_pointer(StorageClass::PhysicalStorageBuffer, vec4);
     let do_store = e.binary(code, Op::LogicalAnd, bool_type, inside, capturing);
     branch_if(code, do_store, store, stored);
@@ -254,13 +266,14 @@ pub fn capture_or_read_count(
     let do_load = e.binary(code, Op::LogicalAnd, bool_type, inside, reading);
     branch_if(code, do_load, load, loaded);
     label(code, load);
-    let at = e.access_chain(code, vec4_pointer, base, &[clips, slot]);
+    let counted = e.binary(code, Op::IAdd, uint, slots, slot);
+    let at = e.access_chain(code, vec4_pointer, base, &[clips, counted]);
     let slot_value = e.load_with_access(code, vec4, at, &aligned(StippleCounts::SLOT_BYTES as u32));
     let pair = e.emit(
         code,
         Op::VectorShuffle,
         vec2,
-        &[slot_value, slot_value, 2, 3],
+        &[slot_value, slot_value, 0, 1],
     );
     Instruction::new(Op::Branch).operand(loaded).append_to(code);
     label(code, loaded);

@@ -257,7 +257,7 @@ pub(crate) fn stipple_counter(dev: &DeviceData) -> Result<Converter, &'static st
     *dev.draws
         .stipple_counter
         .lock()
-        .get_or_insert_with(|| make_compute(dev, STIPPLE_COUNTS_SPV, 1))
+        .get_or_insert_with(|| make_compute(dev, STIPPLE_COUNTS_SPV, 2))
 }
 
 /// A compute pipeline of `spv` (little-endian words) reading `bindings` storage buffers of
@@ -400,7 +400,7 @@ fn align(at: u64, to: u64) -> u64 {
 }
 
 /// Bytes per index of `index_type` (`None`: a type the layer does not read).
-fn index_bytes(index_type: vk::IndexType) -> Option<u32> {
+pub(crate) fn index_bytes(index_type: vk::IndexType) -> Option<u32> {
     match index_type {
         vk::IndexType::UINT16 => Some(2),
         vk::IndexType::UINT32 => Some(4),
@@ -411,7 +411,7 @@ fn index_bytes(index_type: vk::IndexType) -> Option<u32> {
 
 /// One of the application's buffers bound to the shader: from an offset the device's
 /// alignment allows, as far as a storage buffer may reach; and where `at` lies in it.
-fn app_binding(
+pub(crate) fn app_binding(
     dev: &DeviceData,
     buffer: vk::Buffer,
     at: vk::DeviceSize,
