@@ -93,7 +93,7 @@ pub(crate) struct RouteDraw {
     pipelines: BoundStartPixels,
     /// Where the band passes' flags go (`None`: the layer cannot push them; the start
     /// pixels are drawn alone).
-    bands: Option<BandFlags>,
+    bands: Option<BlockPush>,
     /// A strip with the stipple on whose counts the layer may capture.
     strip: Option<Strip>,
     /// The draws go down with the strip's counts (`FLAG_STIPPLE_COUNTED`).
@@ -115,15 +115,16 @@ struct Strip {
     index_buffer: Option<BoundIndexBuffer>,
 }
 
-/// The GL-state block's `flags` as pushed, and how to push them again.
+/// The GL-state block as the layer pushed it (its `flags`), and how to push its fields
+/// again: the band passes' flags, a strip's counts.
 #[derive(Clone, Copy)]
-pub(crate) struct BandFlags {
+pub(crate) struct BlockPush {
     push: vk::PFN_vkCmdPushConstants,
     binding: BlockBinding,
     flags: u32,
 }
 
-impl BandFlags {
+impl BlockPush {
     /// Pushes the block's flags with `bits` set (none: as the layer pushed them).
     fn push(&self, cb: Cb, bits: u32) {
         self.push_words(cb, FLAGS, &[self.flags | bits]);
@@ -174,7 +175,7 @@ fn route_draw(what: &str, cb: Cb) -> Option<RouteDraw> {
             .table
             .cmd_push_constants
             .zip(s.bound.filter(|b| b.size >= FLAGS + 4))
-            .map(|(push, binding)| BandFlags {
+            .map(|(push, binding)| BlockPush {
                 push,
                 binding,
                 flags: s.values.flags,
@@ -251,7 +252,7 @@ const MAX_COUNT_BYTES: u64 = 64 << 20;
 /// segments' stipple on the GPU (the module doc): true where the draws may go down with
 /// `FLAG_STIPPLE_COUNTED`. Where the layer cannot, the strip's stipple starts again at
 /// each segment, said once per device.
-fn count_stipple(what: &str, cb: Cb, draw: &Draw, strip: Strip, flags: &BandFlags) -> bool {
+fn count_stipple(what: &str, cb: Cb, draw: &Draw, strip: Strip, flags: &BlockPush) -> bool {
     shield(what, || {
         let dev = device_data(cb)?;
         let counted = CountedDraw::of(draw, &strip)
@@ -333,7 +334,7 @@ impl CountedDraw {
         dev: &DeviceData,
         cb: Cb,
         strip: &Strip,
-        flags: &BandFlags,
+        flags: &BlockPush,
     ) -> Result<bool, &'static str> {
         let elements = self.indexed.map_or(self.vertices, |(count, ..)| count);
         let segments = match strip.closed {
