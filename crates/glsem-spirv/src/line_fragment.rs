@@ -21,9 +21,11 @@
 //!   of an x-major line, per row of a y-major one), the segment reaches the diamond's exit
 //!   and did not start past it: each end checked where the fragment knows it (the flat one
 //!   always, the other through the parity), the rasterizer's rectangle standing in for an
-//!   end it does not know. The stipple counter is the number of columns (rows) between the
-//!   first fragment of the segment and this one: it needs the segment's first vertex, and
-//!   restarts at every segment (GL counts on over a strip or loop).
+//!   end it does not know. The stipple counts as Mesa's GL does: step `i` of a segment
+//!   covers its part `i` to `i + 1` pixels along the major axis from its start, and a
+//!   fragment takes the step in which the segment leaves its diamond; from 0 at each
+//!   segment, or, where the layer counted the strip (`stipple_counts`: the flat end brings
+//!   the count there and the segment's length), on from the strip's count.
 //!
 //! The driver snaps a rectangle's corners to its subpixel grid (SwiftShader: 1/16 pixel),
 //! so a pixel whose centre lies almost half a pixel off a shallow segment, which GL lights,
