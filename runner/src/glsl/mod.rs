@@ -17,7 +17,7 @@
 //!   (interface locations by name, built-in copies, `gl_FragData`, block locations),
 //!   [`per_vertex`] (`gl_PerVertex` trimming), [`component_arrays`] (per-vertex arrays of
 //!   arrays with a `Component`), [`patch_stores`] (the lavapipe workaround) and
-//!   [`vertex_inputs`] (GL's vertex input locations and 64-bit inputs);
+//!   [`vertex_inputs`](mod@vertex_inputs) (GL's vertex input locations and 64-bit inputs);
 //! - [`resources`]: uniform and storage blocks and samplers bound as GL's binding points;
 //! - [`program`]: the `Program` handed to the player, and GL's introspection of it;
 //! - [`spv`]: `parse` and `edit`, a stage's module (SPIR-V words between the passes) read

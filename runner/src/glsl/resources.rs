@@ -420,7 +420,7 @@ fn arrays_of_arrays_of_blocks(view: &Module) -> Vec<(u32, StorageClass, u32, Vec
 }
 
 /// GL's subscripts of element `flat` (row-major) of an array of dimensions `dims`:
-/// `[1][0]` for 2 of [2][2].
+/// `[1][0]` for 2 of `[2][2]`.
 pub(super) fn subscripts(flat: u32, dims: &[u32]) -> String {
     let mut rest = flat;
     let mut out: Vec<String> = dims

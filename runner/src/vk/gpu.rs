@@ -205,7 +205,7 @@ impl Gpu {
         }
     }
 
-    /// Records image barriers (layout transitions, see [`super::image_barrier`]) from
+    /// Records image barriers (layout transitions, see [`super::images::image_barrier`]) from
     /// `src_stage` to `dst_stage`.
     pub fn image_barriers(
         &self,
