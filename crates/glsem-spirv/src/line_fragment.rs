@@ -48,9 +48,9 @@ use super::gl_state::{
     StateReader, FLAG_LINES, FLAG_LINE_BANDS, FLAG_LINE_BAND_DOWN, FLAG_LINE_BAND_UP,
     FLAG_LINE_STIPPLE, FLAG_LINE_VARYINGS, FLAG_WIDE_LINES,
 };
-use super::module::{decode_string, Editor, EntryPoint, Instruction, Module, Section, Type};
+use super::module::{decode_string, Editor, Instruction, Module, Section};
 use super::rule::{Rule, Semantic, Stage};
-use super::stipple_counts::{capture_or_read_count, CountReader};
+use super::stipple_counts::{capture_or_read_count, int_input, CountReader};
 
 /// Locations the route's varyings take from the one the layer gives.
 pub const LOCATIONS: u32 = 2;
@@ -124,7 +124,13 @@ pub fn write_line_position(
     e.name(flat, "glsem_line_end");
     let mut new_io = vec![interpolated, flat];
     let index = match ep.model {
-        ExecutionModel::Vertex => Some(vertex_index(&m, &mut e, ep, &mut new_io)?),
+        ExecutionModel::Vertex => Some(int_input(
+            &m,
+            &mut e,
+            ep,
+            BuiltIn::VertexIndex,
+            &mut new_io,
+        )?),
         _ => None,
     };
     let (zero, one) = (e.constant_f32(0.0), e.constant_f32(1.0));
@@ -314,34 +320,6 @@ fn block_label(m: &Module<'_>, index: usize) -> Result<u32, PassError> {
         .find(|i| i.op() == Some(Op::Label))
         .map(|i| i.operand(0))
         .ok_or_else(|| PassError::Unsupported("an exit outside any block".into()))
-}
-
-/// The vertex shader's `VertexIndex` input (declared where it has none): the variable,
-/// its integer type and whether that is signed.
-fn vertex_index(
-    m: &Module<'_>,
-    e: &mut Editor<'_, '_>,
-    ep: &EntryPoint,
-    new_io: &mut Vec<u32>,
-) -> Result<(u32, u32, bool), PassError> {
-    if let Some((var, ty)) = m
-        .builtin_variables(ep, StorageClass::Input, BuiltIn::VertexIndex)
-        .next()
-    {
-        return match m.type_of(ty) {
-            Some(&Type::Int { width: 32, signed }) => Ok((var, ty, signed)),
-            _ => Err(PassError::BuiltinType {
-                builtin: "gl_VertexIndex",
-                expected: "a 32-bit integer",
-            }),
-        };
-    }
-    let int = e.type_int(32, true);
-    let var = e.add_variable(StorageClass::Input, int);
-    e.decorate(var, Decoration::BuiltIn, &[BuiltIn::VertexIndex as u32]);
-    e.name(var, "gl_VertexIndex");
-    new_io.push(var);
-    Ok((var, int, true))
 }
 
 /// What the fragment side needs: where the varyings and the GL-state block are, which end

@@ -116,27 +116,27 @@ impl CountReader {
         }
         e.name(counts, "GlsemStippleCounts");
         let struct_pointer = e.type_pointer(StorageClass::PhysicalStorageBuffer, counts);
-        let instance_index = int_input(m, e, ep, BuiltIn::InstanceIndex, new_io)?;
+        let (var, ty, _) = int_input(m, e, ep, BuiltIn::InstanceIndex, new_io)?;
         Ok(CountReader {
             struct_pointer,
             vertex_index,
-            instance_index,
+            instance_index: (var, ty),
         })
     }
 }
 
-/// A 32-bit integer built-in input of `ep` (declared where it has none, joining `new_io`):
-/// the variable and its type.
+/// A 32-bit integer built-in input of `ep` (declared, signed, where it has none, joining
+/// `new_io`): the variable, its type and whether that is signed.
 pub(crate) fn int_input(
     m: &Module<'_>,
     e: &mut Editor<'_, '_>,
     ep: &EntryPoint,
     builtin: BuiltIn,
     new_io: &mut Vec<u32>,
-) -> Result<(u32, u32), PassError> {
+) -> Result<(u32, u32, bool), PassError> {
     if let Some((var, ty)) = m.builtin_variables(ep, StorageClass::Input, builtin).next() {
         return match m.type_of(ty) {
-            Some(&Type::Int { width: 32, .. }) => Ok((var, ty)),
+            Some(&Type::Int { width: 32, signed }) => Ok((var, ty, signed)),
             _ => Err(PassError::BuiltinType {
                 builtin: glsl_name(builtin),
                 expected: "a 32-bit integer",
@@ -148,7 +148,7 @@ pub(crate) fn int_input(
     e.decorate(var, Decoration::BuiltIn, &[builtin as u32]);
     e.name(var, glsl_name(builtin));
     new_io.push(var);
-    Ok((var, int))
+    Ok((var, int, true))
 }
 
 fn glsl_name(builtin: BuiltIn) -> &'static str {

@@ -136,17 +136,17 @@ pub struct DrawMemory {
     pub primitives: PrimitiveIndices,
     /// The compute pipeline that converts indexed and indirect draws on the GPU
     /// (`converted_draws`): `None` until first needed, then it or why there is none.
-    pub(crate) converter: Mutex<Option<Result<Converter, &'static str>>>,
+    pub(crate) converter: Mutex<Option<Result<LayerCompute, &'static str>>>,
     /// The compute pipeline that counts GL's stipple over a strip on the fragment line
     /// route (`line_passes`), likewise.
-    pub(crate) stipple_counter: Mutex<Option<Result<Converter, &'static str>>>,
+    pub(crate) stipple_counter: Mutex<Option<Result<LayerCompute, &'static str>>>,
     /// Said once per device: a strip whose stipple starts over at each segment.
     pub(crate) stipple_warned: AtomicBool,
 }
 
 /// One of the layer's compute pipelines (`commands/draws/shaders/`), and its layouts.
 #[derive(Debug, Clone, Copy)]
-pub struct Converter {
+pub struct LayerCompute {
     pub set_layout: vk::DescriptorSetLayout,
     pub layout: vk::PipelineLayout,
     pub pipeline: vk::Pipeline,

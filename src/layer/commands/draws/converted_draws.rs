@@ -27,7 +27,7 @@
 use ash::vk;
 
 use crate::layer::commands::render_targets::{outside_render_pass, restore_compute};
-use crate::layer::data::layer_memory::{Chunk, ConversionMemory, Converter};
+use crate::layer::data::layer_memory::{Chunk, ConversionMemory, LayerCompute};
 use crate::layer::data::records::{BoundIndexBuffer, CommandBufferState};
 use crate::layer::loader::dispatch::let_next_commands;
 use crate::layer::loader::frames::{command_hook, create_hook, destroy_hook, shield};
@@ -245,7 +245,7 @@ impl ConversionMemory {
 }
 
 /// The converter of `dev`, made on first use.
-fn converter(dev: &DeviceData) -> Result<Converter, &'static str> {
+fn converter(dev: &DeviceData) -> Result<LayerCompute, &'static str> {
     *dev.draws
         .converter
         .lock()
@@ -253,7 +253,7 @@ fn converter(dev: &DeviceData) -> Result<Converter, &'static str> {
 }
 
 /// The stipple counter of `dev` (`line_passes`), made on first use.
-pub(crate) fn stipple_counter(dev: &DeviceData) -> Result<Converter, &'static str> {
+pub(crate) fn stipple_counter(dev: &DeviceData) -> Result<LayerCompute, &'static str> {
     *dev.draws
         .stipple_counter
         .lock()
@@ -262,7 +262,7 @@ pub(crate) fn stipple_counter(dev: &DeviceData) -> Result<Converter, &'static st
 
 /// A compute pipeline of `spv` (little-endian words) reading `bindings` storage buffers of
 /// set 0.
-fn make_compute(dev: &DeviceData, spv: &[u8], bindings: u32) -> Result<Converter, &'static str> {
+fn make_compute(dev: &DeviceData, spv: &[u8], bindings: u32) -> Result<LayerCompute, &'static str> {
     const NO_COMMAND: &str = "the device lacks a command the layer's compute shader needs";
     let_next_commands!(dev.table => [
         create_shader_module,
@@ -284,7 +284,7 @@ fn make_compute(dev: &DeviceData, spv: &[u8], bindings: u32) -> Result<Converter
             ..Default::default()
         })
         .collect();
-    let mut converter = Converter {
+    let mut compute = LayerCompute {
         set_layout: vk::DescriptorSetLayout::null(),
         layout: vk::PipelineLayout::null(),
         pipeline: vk::Pipeline::null(),
@@ -306,16 +306,16 @@ fn make_compute(dev: &DeviceData, spv: &[u8], bindings: u32) -> Result<Converter
         };
         let mut result = create_one(create_shader_module, dev, &module_info, &mut module);
         if result == vk::Result::SUCCESS {
-            let set_layout = &mut converter.set_layout;
+            let set_layout = &mut compute.set_layout;
             result = create_one(create_descriptor_set_layout, dev, &set_info, set_layout);
         }
         if result == vk::Result::SUCCESS {
             let layout_info = vk::PipelineLayoutCreateInfo {
                 set_layout_count: 1,
-                p_set_layouts: &converter.set_layout,
+                p_set_layouts: &compute.set_layout,
                 ..Default::default()
             };
-            let layout = &mut converter.layout;
+            let layout = &mut compute.layout;
             result = create_one(create_pipeline_layout, dev, &layout_info, layout);
         }
         if result == vk::Result::SUCCESS {
@@ -326,7 +326,7 @@ fn make_compute(dev: &DeviceData, spv: &[u8], bindings: u32) -> Result<Converter
                     p_name: c"main".as_ptr(),
                     ..Default::default()
                 },
-                layout: converter.layout,
+                layout: compute.layout,
                 ..Default::default()
             };
             result = create_compute_pipelines(
@@ -335,17 +335,17 @@ fn make_compute(dev: &DeviceData, spv: &[u8], bindings: u32) -> Result<Converter
                 1,
                 &info,
                 std::ptr::null(),
-                &mut converter.pipeline,
+                &mut compute.pipeline,
             );
         }
         destroy_shader_module(dev.handle, module, std::ptr::null());
         result == vk::Result::SUCCESS
     };
     if !made {
-        destroy_converter(dev, converter);
+        destroy_compute(dev, compute);
         return Err("the driver did not make the layer's compute pipeline");
     }
-    Ok(converter)
+    Ok(compute)
 }
 
 /// `create` (a `vkCreate*` of one object) on the layer's device `dev` with `info` and no
@@ -368,20 +368,20 @@ unsafe fn create_one<I, H>(
     unsafe { create(dev.handle, info, std::ptr::null(), made) }
 }
 
-/// Destroys `converter`'s objects (the device is going, or it was not made whole).
-fn destroy_converter(dev: &DeviceData, converter: Converter) {
+/// Destroys `compute`'s objects (the device is going, or it was not made whole).
+fn destroy_compute(dev: &DeviceData, compute: LayerCompute) {
     let t = &dev.table;
     // SAFETY: objects the layer made on this device, used by no pending work; NULL handles
     // are ignored.
     unsafe {
         if let Some(destroy) = t.destroy_pipeline {
-            destroy(dev.handle, converter.pipeline, std::ptr::null());
+            destroy(dev.handle, compute.pipeline, std::ptr::null());
         }
         if let Some(destroy) = t.destroy_pipeline_layout {
-            destroy(dev.handle, converter.layout, std::ptr::null());
+            destroy(dev.handle, compute.layout, std::ptr::null());
         }
         if let Some(destroy) = t.destroy_descriptor_set_layout {
-            destroy(dev.handle, converter.set_layout, std::ptr::null());
+            destroy(dev.handle, compute.set_layout, std::ptr::null());
         }
     }
 }
@@ -389,8 +389,8 @@ fn destroy_converter(dev: &DeviceData, converter: Converter) {
 /// Destroys the device's compute pipelines, those it made (the device is going).
 pub fn destroy(dev: &DeviceData) {
     for made in [&dev.draws.converter, &dev.draws.stipple_counter] {
-        if let Some(Ok(converter)) = made.lock().take() {
-            destroy_converter(dev, converter);
+        if let Some(Ok(compute)) = made.lock().take() {
+            destroy_compute(dev, compute);
         }
     }
 }
@@ -685,7 +685,7 @@ pub(crate) fn draw_converted(
 
 /// A dispatch of one of the layer's compute pipelines between two draws.
 pub(crate) struct Dispatch<'a> {
-    pub compute: Converter,
+    pub compute: LayerCompute,
     /// The layer's memory it uses, kept until the command buffer is reset or freed.
     pub chunk: Chunk,
     /// Its storage buffers, bindings 0, 1, ... of set 0.
