@@ -36,9 +36,8 @@ use crate::layer::loader::registry::{device_data, Dispatchable};
 use crate::layer::loader::state::DeviceData;
 use glsem_spirv::semantics::IndexedPrimitive;
 
-/// The compute shaders (`shaders/*.comp`, compiled by glslang).
+/// The compute shader (`shaders/converted_draws.comp`, compiled by glslang).
 const CONVERTED_DRAWS_SPV: &[u8] = include_bytes!("shaders/converted_draws.spv");
-const STIPPLE_COUNTS_SPV: &[u8] = include_bytes!("shaders/stipple_counts.spv");
 /// Its five storage buffers: parameters, the application's indices and indirect
 /// commands, the indices and commands it writes.
 const BINDINGS: u32 = 5;
@@ -252,17 +251,13 @@ fn converter(dev: &DeviceData) -> Result<LayerCompute, &'static str> {
         .get_or_insert_with(|| make_compute(dev, CONVERTED_DRAWS_SPV, BINDINGS))
 }
 
-/// The stipple counter of `dev` (`line_passes`), made on first use.
-pub(crate) fn stipple_counter(dev: &DeviceData) -> Result<LayerCompute, &'static str> {
-    *dev.draws
-        .stipple_counter
-        .lock()
-        .get_or_insert_with(|| make_compute(dev, STIPPLE_COUNTS_SPV, 2))
-}
-
 /// A compute pipeline of `spv` (little-endian words) reading `bindings` storage buffers of
 /// set 0.
-fn make_compute(dev: &DeviceData, spv: &[u8], bindings: u32) -> Result<LayerCompute, &'static str> {
+pub(crate) fn make_compute(
+    dev: &DeviceData,
+    spv: &[u8],
+    bindings: u32,
+) -> Result<LayerCompute, &'static str> {
     const NO_COMMAND: &str = "the device lacks a command the layer's compute shader needs";
     let_next_commands!(dev.table => [
         create_shader_module,

@@ -39,10 +39,11 @@ use ash::vk;
 use std::sync::atomic::Ordering;
 
 use crate::layer::commands::draws::converted_draws::{
-    app_binding, dispatch_outside_render_pass, index_bytes, stipple_counter, Dispatch, GpuDraw,
+    app_binding, dispatch_outside_render_pass, index_bytes, make_compute, Dispatch, GpuDraw,
 };
 use crate::layer::commands::draws::rule::{Cb, Draw, DrawRule};
 use crate::layer::commands::render_targets::resumable_target;
+use crate::layer::data::layer_memory::LayerCompute;
 use crate::layer::data::lines::{BoundStartPixels, StippleCounting};
 use crate::layer::data::records::{BlockBinding, BoundIndexBuffer, CommandBufferState};
 use crate::layer::loader::frames::shield;
@@ -243,6 +244,20 @@ impl RouteDraw {
             false => 0,
         }
     }
+}
+
+/// The compute shader that counts a strip's stipple (`shaders/stipple_counts.comp`,
+/// compiled by glslang), and its two storage buffers: the layer's and the application's
+/// indices.
+const STIPPLE_COUNTS_SPV: &[u8] = include_bytes!("shaders/stipple_counts.spv");
+const STIPPLE_COUNTS_BINDINGS: u32 = 2;
+
+/// The stipple counter of `dev`, made on first use.
+fn stipple_counter(dev: &DeviceData) -> Result<LayerCompute, &'static str> {
+    *dev.draws
+        .stipple_counter
+        .lock()
+        .get_or_insert_with(|| make_compute(dev, STIPPLE_COUNTS_SPV, STIPPLE_COUNTS_BINDINGS))
 }
 
 /// The most memory one strip's counts take.
