@@ -7,8 +7,10 @@ use crate::inspect::{
     builtin_var, compile, def, from_push_constant, is_float, loads_of, uses, valid,
 };
 
+use crate::location_bound::every_topic_shader;
 use glsem_spirv::gl_state::{BLOCK_SIZE, FLAG_POINT_SPRITE_LOWER_LEFT};
 use glsem_spirv::module::Module;
+use glsem_spirv::scan::{scan, scan_without_bodies, Summary};
 use glsem_spirv::window_origin::{fix_window_y, WindowYKey};
 use spirv::{BuiltIn, Op, StorageClass};
 
@@ -156,4 +158,32 @@ fn flipped_sample_position_counts_up_within_the_pixel() {
     }
     let words = compile("window_origin", "sample_position.frag", "vulkan1.0");
     assert_eq!(fix_window_y(&words, "main", LOWER_LEFT).unwrap(), None);
+}
+
+/// The scan tells the window-y step's fragment shaders from their header (`FragCoord`,
+/// `PointCoord`, `interpolateAt*`) and, for a derivative alone, from their bodies; devices
+/// where no rule reads window y (no `VK_GLSEM_gl_state`) take the scan without the bodies,
+/// which differs from the whole scan in that alone, on every shader of every topic.
+#[test]
+fn the_scan_without_bodies_misses_only_a_derivative() {
+    let words = compile("window_origin", "derivative_only.frag", "vulkan1.0");
+    assert!(scan(&words).window_y, "a dFdy is GL's window y");
+    assert!(!scan_without_bodies(&words).window_y);
+    for name in ["window.frag", "point_coord.frag", "sample_position.frag"] {
+        let words = compile("window_origin", name, "vulkan1.0");
+        assert_eq!(scan_without_bodies(&words), scan(&words), "{name}");
+    }
+    let mut compared = 0;
+    for (what, words) in every_topic_shader() {
+        let whole = scan(&words);
+        let header = scan_without_bodies(&words);
+        let header_or_derivative = Summary {
+            window_y: whole.window_y,
+            ..header.clone()
+        };
+        assert_eq!(header_or_derivative, whole, "{what}");
+        assert!(!header.window_y || whole.window_y, "{what}");
+        compared += 1;
+    }
+    assert!(compared > 50, "only {compared} shaders compared");
 }

@@ -172,30 +172,45 @@ pub fn scan_with_interface_ends(words: &[u32]) -> Summary {
 /// Scans `words` up to the first `OpFunction` (on through the bodies of a fragment shader
 /// only for its derivatives).
 pub fn scan(words: &[u32]) -> Summary {
+    scan_sections(words, true)
+}
+
+/// [`scan`] without the walk of a fragment shader's bodies: `window_y` then says only what
+/// the header sections say (its built-ins and capabilities, not a `dFdy*`). For devices
+/// where no rule reads a fragment shader's window y (those without `VK_GLSEM_gl_state`).
+pub fn scan_without_bodies(words: &[u32]) -> Summary {
+    scan_sections(words, false)
+}
+
+fn scan_sections(words: &[u32], derivatives: bool) -> Summary {
     let mut scanner = Scanner::default();
     if check_header(words).is_err() {
         return scanner.summary;
     }
     // The instruction walk of `module::instructions`, inlined: this loop is most of the
-    // scan's time.
-    let mut at = HEADER_WORDS;
-    while let Some(&word) = words.get(at) {
+    // scan's time. One bounds check per instruction (`split_at_checked`), and the opcodes
+    // no arm reads (constants, most types, debug strings) skipped on a table's look-up.
+    let mut rest = &words[HEADER_WORDS..];
+    while let Some((&word, tail)) = rest.split_first() {
         let count = (word >> 16) as usize;
-        let end = at + count;
-        if count == 0 || end > words.len() {
+        let Some((operands, next)) = count.checked_sub(1).and_then(|n| tail.split_at_checked(n))
+        else {
             // Damage: what the walk set so far stays, `readable` false.
             return scanner.summary;
-        }
+        };
         let opcode = word & 0xffff;
         if opcode == FUNCTION {
             // Only a fragment shader's derivatives concern GL's window y.
-            if !scanner.summary.window_y && scanner.summary.has_stage(ExecutionModel::Fragment) {
-                scanner.summary.window_y = derives_y(&words[at..]);
+            let fragment = scanner.summary.has_stage(ExecutionModel::Fragment);
+            if derivatives && fragment && !scanner.summary.window_y {
+                scanner.summary.window_y = derives_y(rest);
             }
             break;
         }
-        scanner.header_instruction(opcode, &words[at + 1..end]);
-        at = end;
+        if READ_OPCODES.get(opcode as usize) == Some(&true) {
+            scanner.header_instruction(opcode, operands);
+        }
+        rest = next;
     }
     scanner.finish(words)
 }
@@ -261,9 +276,10 @@ struct Scanner {
 const INLINE_IDS: usize = 16;
 
 impl Scanner {
-    /// One instruction of the header sections: one dispatch on the opcode. Debug
-    /// instructions other than `OpName` (`OpSource*`, `OpString`, `OpMemberName`, `OpLine`,
-    /// `OpModuleProcessed`), constants and the other types fall to the last arm.
+    /// One instruction of the header sections whose opcode is in [`READ_OPCODES`]: one
+    /// dispatch on the opcode. Debug instructions other than `OpName` (`OpSource*`,
+    /// `OpString`, `OpMemberName`, `OpLine`, `OpModuleProcessed`), constants and the other
+    /// types never reach it.
     fn header_instruction(&mut self, opcode: u32, ops: &[u32]) {
         match opcode {
             CAPABILITY => match ops.first().copied() {
@@ -463,6 +479,36 @@ numbers! {
     SAMPLE_MASK = BuiltIn::SampleMask;
     FRAG_COORD = BuiltIn::FragCoord;
     POINT_COORD = BuiltIn::PointCoord;
+}
+
+/// Whether [`Scanner::header_instruction`] has an arm for an opcode, by opcode (all below
+/// 128: a larger one would not compile).
+const READ_OPCODES: [bool; 128] = opcode_table(&[
+    CAPABILITY,
+    ENTRY_POINT,
+    EXECUTION_MODE,
+    NAME,
+    DECORATE,
+    MEMBER_DECORATE,
+    TYPE_INT,
+    TYPE_FLOAT,
+    TYPE_VECTOR,
+    TYPE_STRUCT,
+    TYPE_MATRIX,
+    TYPE_ARRAY,
+    TYPE_RUNTIME_ARRAY,
+    TYPE_POINTER,
+    VARIABLE,
+]);
+
+const fn opcode_table(opcodes: &[u32]) -> [bool; 128] {
+    let mut table = [false; 128];
+    let mut i = 0;
+    while i < opcodes.len() {
+        table[opcodes[i] as usize] = true;
+        i += 1;
+    }
+    table
 }
 
 /// "gl_FragColor" as a nul-terminated literal string.

@@ -18,7 +18,7 @@ use crate::layer::loader::dispatch::{DeviceDispatch, InstanceDispatch};
 use crate::layer::support::error::PlanError;
 use crate::layer::support::settings::Settings;
 
-use glsem_spirv::scan::{scan, scan_with_interface_ends, Summary};
+use glsem_spirv::scan::{scan, scan_with_interface_ends, scan_without_bodies, Summary};
 use glsem_spirv::semantics::{DeviceKey, Semantic};
 
 /// How a convention behind a driver extension was settled (`DeviceSetup::adopt`).
@@ -218,9 +218,13 @@ pub type MakeAgain = fn(
 
 impl DeviceData {
     /// The summary of a module for this device: with GL's gl_Layer passed between stages
-    /// made apart (`VK_GLSEM_gl_state`), a pre-rasterization module's interface ends too.
+    /// made apart (`VK_GLSEM_gl_state`), a pre-rasterization module's interface ends too;
+    /// without the GL-state block no rule reads a fragment shader's window y, and the scan
+    /// leaves its function bodies unread.
     pub fn scan(&self, words: &[u32]) -> Summary {
-        if self.extensions.gl_state && self.settings.semantics.contains(Semantic::GlLayer) {
+        if !self.extensions.gl_state {
+            scan_without_bodies(words)
+        } else if self.settings.semantics.contains(Semantic::GlLayer) {
             scan_with_interface_ends(words)
         } else {
             scan(words)

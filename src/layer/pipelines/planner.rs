@@ -38,6 +38,7 @@ use crate::layer::objects::pipeline_info::{
     pipeline_key, stage_codes, stage_module, stage_of, tes_without_tcs, KeySource, StageCode,
 };
 use crate::layer::pipelines::library_inputs::{self, LinkFeed};
+use crate::layer::pipelines::untouched;
 use crate::layer::pipelines::vertex_input_variants;
 use crate::layer::rewrite::patched::Patched;
 use crate::layer::rewrite::run::{Rewrite, Run, Target};
@@ -191,12 +192,19 @@ fn decide_all(dev: &DeviceData, infos: &[PipelineView<'_>]) -> Vec<Decision> {
 }
 
 /// The decision for `ci`: module summaries and the create info only; no allocation for
-/// stages given as `VkShaderModule`s that need nothing.
+/// stages given as `VkShaderModule`s that need nothing, and no key where no rule can have a
+/// step (`untouched`).
 fn decide(dev: &DeviceData, ci: &PipelineView<'_>) -> Decision {
     let must_plan = tes_without_tcs(ci)
         || rules::must_plan(dev, ci)
         || past_interface_limits(dev, ci)
         || unreadable_apart(dev, ci).is_some();
+    let record = !linked_libraries(ci).is_empty() && libraries_block(dev, ci).is_some()
+        || keeps_window_height(dev, ci)
+        || library_inputs::may_feed(dev, ci)
+        || rules::needs_record(dev, ci)
+        || followed_pipeline(dev, ci).is_some()
+        || vertex_input_variants::keeps(dev, ci);
     let modules = dev.records.modules.read();
     // Summaries of code given inline, scanned here (rare).
     let inline: Vec<(Stage, Summary)> = ci
@@ -225,6 +233,26 @@ fn decide(dev: &DeviceData, ci: &PipelineView<'_>) -> Decision {
             },
         );
     }
+    let steps = match untouched::no_step_applies(dev, ci, &view) {
+        true => {
+            debug_assert!(
+                chosen_steps(dev, ci, &view).is_empty(),
+                "a pipeline taken as untouched has steps"
+            );
+            Vec::new()
+        }
+        false => chosen_steps(dev, ci, &view),
+    };
+    drop(modules);
+    Decision {
+        steps,
+        must_plan,
+        record,
+    }
+}
+
+/// The steps [`choose`] picks for `ci`, whose stages `view` holds.
+fn chosen_steps(dev: &DeviceData, ci: &PipelineView<'_>, view: &Stages<'_>) -> Vec<Step> {
     let wants_attachments = dev.settings.semantics.contains(Semantic::FragColor)
         && view
             .get(Stage::Fragment)
@@ -240,19 +268,7 @@ fn decide(dev: &DeviceData, ci: &PipelineView<'_>) -> Decision {
             lines: rules::line_key(dev, ci),
         },
     );
-    let steps = choose(&view, &key);
-    drop(modules);
-    let record = !linked_libraries(ci).is_empty() && libraries_block(dev, ci).is_some()
-        || keeps_window_height(dev, ci)
-        || library_inputs::may_feed(dev, ci)
-        || rules::needs_record(dev, ci)
-        || followed_pipeline(dev, ci).is_some()
-        || vertex_input_variants::keeps(dev, ci);
-    Decision {
-        steps,
-        must_plan,
-        record,
-    }
+    choose(view, &key)
 }
 
 /// The pipeline or pre-rasterization library `kept` made again, its vertex shader reading
