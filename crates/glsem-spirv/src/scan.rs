@@ -188,29 +188,28 @@ fn scan_sections(words: &[u32], derivatives: bool) -> Summary {
         return scanner.summary;
     }
     // The instruction walk of `module::instructions`, inlined: this loop is most of the
-    // scan's time. One bounds check per instruction (`split_at_checked`), and the opcodes
-    // no arm reads (constants, most types, debug strings) skipped on a table's look-up.
-    let mut rest = &words[HEADER_WORDS..];
-    while let Some((&word, tail)) = rest.split_first() {
+    // scan's time. One bounds check per instruction, and the opcodes no arm reads
+    // (constants, most types, debug strings) skipped on a table's look-up.
+    let mut at = HEADER_WORDS;
+    while let Some(&word) = words.get(at) {
         let count = (word >> 16) as usize;
-        let Some((operands, next)) = count.checked_sub(1).and_then(|n| tail.split_at_checked(n))
-        else {
+        if count == 0 || count > words.len() - at {
             // Damage: what the walk set so far stays, `readable` false.
             return scanner.summary;
-        };
+        }
         let opcode = word & 0xffff;
         if opcode == FUNCTION {
             // Only a fragment shader's derivatives concern GL's window y.
             let fragment = scanner.summary.has_stage(ExecutionModel::Fragment);
             if derivatives && fragment && !scanner.summary.window_y {
-                scanner.summary.window_y = derives_y(rest);
+                scanner.summary.window_y = derives_y(&words[at..]);
             }
             break;
         }
         if READ_OPCODES.get(opcode as usize) == Some(&true) {
-            scanner.header_instruction(opcode, operands);
+            scanner.header_instruction(opcode, &words[at + 1..at + count]);
         }
-        rest = next;
+        at += count;
     }
     scanner.finish(words)
 }

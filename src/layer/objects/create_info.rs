@@ -192,8 +192,6 @@ unsafe fn words<'a>(code: *const u32, size: usize) -> &'a [u32] {
 /// One `VkPipelineShaderStageCreateInfo`.
 pub(crate) struct StageView<'a> {
     pub info: &'a vk::PipelineShaderStageCreateInfo<'a>,
-    /// `pName` (`None`: not UTF-8).
-    pub entry: Option<&'a str>,
     /// Code inline in the stage's `pNext` (a `VkShaderModuleCreateInfo`; `None` when the
     /// stage has a module).
     pub inline_code: Option<&'a [u32]>,
@@ -218,11 +216,18 @@ impl<'a> StageView<'a> {
             };
             StageView {
                 info,
-                entry: entry_name(info.p_name),
                 inline_code,
                 chain,
             }
         }
+    }
+
+    /// `pName` (`None`: not UTF-8), decoded where asked: a pass-through pipeline's path
+    /// reads no name.
+    pub fn entry(&self) -> Option<&'a str> {
+        // SAFETY: a valid stage's pName, alive as long as the stage (the constructor's
+        // contract).
+        unsafe { entry_name(self.info.p_name) }
     }
 
     /// Whether the layer can substitute this stage's module: it has one, or its inline code

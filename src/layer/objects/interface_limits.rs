@@ -78,10 +78,7 @@ pub(crate) fn over_limit(
     entry: &str,
     stages: StageSet,
 ) -> Option<LimitExceeded> {
-    // Most modules' interface variables take one Location each: the scan's bound then says
-    // they fit without the parse (a pass-through pipeline of new modules would pay it).
-    let bound = module.summary.single_location_bound;
-    if bound.is_some_and(|end| fits_everywhere(limits, stage, end)) {
+    if fits_by_bound(limits, stage, module) {
         return None;
     }
     app_exceeds(
@@ -90,6 +87,14 @@ pub(crate) fn over_limit(
         module.interface_ends(model_of(stage), entry)?,
         stages.feeds_geometry(stage),
     )
+}
+
+/// Whether `module` fits `stage`'s limits by its scan's bound alone. Most modules' interface
+/// variables take one Location each: the bound then says they fit without the parse (a
+/// pass-through pipeline of new modules would pay it), and without the entry point's name.
+pub(crate) fn fits_by_bound(limits: &Limits, stage: Stage, module: &ModuleRecord) -> bool {
+    let bound = module.summary.single_location_bound;
+    bound.is_some_and(|end| fits_everywhere(limits, stage, end))
 }
 
 /// Where the interfaces of `entry` of `words` (a `stage` entry point) end.

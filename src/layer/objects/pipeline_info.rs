@@ -193,7 +193,7 @@ pub(crate) fn stage_codes(dev: &DeviceData, ci: &PipelineView<'_>) -> Vec<StageC
                 index,
                 stage: stage_of(s.info.stage)?,
                 module: stage_module(dev, s),
-                entry: s.entry.map(str::to_owned),
+                entry: s.entry().map(str::to_owned),
                 patchable: s.patchable(),
             })
         })
@@ -601,7 +601,7 @@ pub(crate) fn refetched_attributes(
             .stages
             .iter()
             .find(|s| s.info.stage == vk::ShaderStageFlags::VERTEX)?;
-        return in_place_doubles(dev, &stage_module(dev, vs)?.words, vs.entry?);
+        return in_place_doubles(dev, &stage_module(dev, vs)?.words, vs.entry()?);
     };
     let force = dev.settings.debug_force_vertex_formats;
     let dynamic_stride = ci.is_dynamic(vk::DynamicState::VERTEX_INPUT_BINDING_STRIDE);

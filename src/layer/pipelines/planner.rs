@@ -32,10 +32,12 @@ use crate::layer::loader::frames::destroy_hook;
 use crate::layer::loader::frames::{hook, maybe_inject_panic, shield};
 use crate::layer::loader::state::DeviceData;
 use crate::layer::objects::create_info::{PipelineView, VertexInput};
-use crate::layer::objects::interface_limits::{code_over_limit, over_limit, Author, StageSet};
+use crate::layer::objects::interface_limits::{
+    code_over_limit, fits_by_bound, over_limit, Author, StageSet,
+};
 use crate::layer::objects::pipeline_info::{
     followed_pipeline, from_libraries, is_library, layout_of, libraries_have, linked_libraries,
-    pipeline_key, stage_codes, stage_module, stage_of, tes_without_tcs, KeySource, StageCode,
+    pipeline_key, stage_codes, stage_of, tes_without_tcs, KeySource, StageCode,
 };
 use crate::layer::pipelines::library_inputs::{self, LinkFeed};
 use crate::layer::pipelines::untouched;
@@ -48,7 +50,6 @@ use crate::layer::rules::GlModeError;
 use crate::layer::support::error::{LimitExceeded, PlanError};
 use crate::layer::support::ffi::slice;
 use crate::layer::support::log;
-use glsem_spirv::scan::Summary;
 use glsem_spirv::semantics::{choose, start_pixel_steps, Semantic, Stage, StageInfo, Stages, Step};
 use glsem_spirv::vertex_formats::RefetchVertexInputs;
 
@@ -195,10 +196,8 @@ fn decide_all(dev: &DeviceData, infos: &[PipelineView<'_>]) -> Vec<Decision> {
 /// stages given as `VkShaderModule`s that need nothing, and no key where no rule can have a
 /// step (`untouched`).
 fn decide(dev: &DeviceData, ci: &PipelineView<'_>) -> Decision {
-    let must_plan = tes_without_tcs(ci)
-        || rules::must_plan(dev, ci)
-        || past_interface_limits(dev, ci)
-        || unreadable_apart(dev, ci).is_some();
+    let mut must_plan =
+        tes_without_tcs(ci) || rules::must_plan(dev, ci) || unreadable_apart(dev, ci).is_some();
     let record = !linked_libraries(ci).is_empty() && libraries_block(dev, ci).is_some()
         || keeps_window_height(dev, ci)
         || library_inputs::may_feed(dev, ci)
@@ -206,29 +205,39 @@ fn decide(dev: &DeviceData, ci: &PipelineView<'_>) -> Decision {
         || followed_pipeline(dev, ci).is_some()
         || vertex_input_variants::keeps(dev, ci);
     let modules = dev.records.modules.read();
-    // Summaries of code given inline, scanned here (rare).
-    let inline: Vec<(Stage, Summary)> = ci
+    // Records of code given inline, scanned here (rare).
+    let inline: Vec<(Stage, ModuleRecord)> = ci
         .stages
         .iter()
-        .filter_map(|s| Some((stage_of(s.info.stage)?, dev.scan(s.inline_code?))))
+        .filter_map(|s| {
+            let code = s.inline_code?;
+            Some((
+                stage_of(s.info.stage)?,
+                ModuleRecord::inline(dev.scan(code), code),
+            ))
+        })
         .collect();
+    let set = StageSet::of(ci.stages.iter().filter_map(|s| stage_of(s.info.stage)));
     let mut view = Stages::default();
     for s in &ci.stages {
         let Some(stage) = stage_of(s.info.stage) else {
             continue;
         };
-        let summary = if s.info.module != vk::ShaderModule::null() {
-            modules.get(&s.info.module).map(|m| &m.summary)
+        let module = if s.info.module != vk::ShaderModule::null() {
+            modules.get(&s.info.module).map(|m| &**m)
         } else {
-            inline
-                .iter()
-                .find(|(st, _)| *st == stage)
-                .map(|(_, sum)| sum)
+            inline.iter().find(|(st, _)| *st == stage).map(|(_, m)| m)
         };
+        // A stage past the device's interface limits fails (`plan_steps` says why).
+        must_plan |= module.is_some_and(|m| {
+            !fits_by_bound(&dev.limits, stage, m)
+                && s.entry()
+                    .is_some_and(|entry| over_limit(&dev.limits, stage, m, entry, set).is_some())
+        });
         view.set(
             stage,
             StageInfo {
-                summary,
+                summary: module.map(|m| &m.summary),
                 patchable: s.patchable(),
             },
         );
@@ -488,18 +497,6 @@ fn instance_rate(dev: &DeviceData, ci: &PipelineView<'_>) -> Option<bool> {
         .iter()
         .find_map(|l| inputs.get(l).map(|input| input.instance_rate))
         .unwrap_or(Some(true))
-}
-
-/// Whether a stage of `ci` takes more Locations than the device allows: `plan` fails it.
-fn past_interface_limits(dev: &DeviceData, ci: &PipelineView<'_>) -> bool {
-    let stages = StageSet::of(ci.stages.iter().filter_map(|s| stage_of(s.info.stage)));
-    ci.stages.iter().any(|s| {
-        let (Some(stage), Some(module)) = (stage_of(s.info.stage), stage_module(dev, s)) else {
-            return false;
-        };
-        s.entry
-            .is_some_and(|entry| over_limit(&dev.limits, stage, &module, entry, stages).is_some())
-    })
 }
 
 /// A library with a flipped static viewport needs a record: the pipelines linked from it
