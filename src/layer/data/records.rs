@@ -620,6 +620,10 @@ pub struct Records {
     /// The multisample state of fragment-output libraries, on devices where pipelines
     /// linked from them may follow GL's line rule (`LineConventions::library_mode`).
     pub library_multisample: RwLock<HashMap<vk::Pipeline, StaticMultisample>>,
+    /// Set once a pipeline got a record in `pipelines`, `library_parts`,
+    /// `library_multisample` or `library_vertex_input` ([`Records::keep_pipeline`]); never
+    /// cleared. Until then `vkDestroyPipeline` takes none of their locks (issue 45).
+    pub pipelines_kept: AtomicBool,
     /// Live pipelines that `vkCmdBindPipeline` has work for (they read the GL-state block,
     /// take line state the layer sets or GL's current vertex attributes): when 0, it does
     /// nothing more.
@@ -659,6 +663,19 @@ pub struct Records {
 }
 
 impl Records {
+    /// Keeps `value` for `pipeline` in `map`, one of the pipeline maps
+    /// ([`Records::pipelines_kept`]); the value it replaces, if any.
+    pub fn keep_pipeline<V>(
+        &self,
+        map: &RwLock<HashMap<vk::Pipeline, V>>,
+        pipeline: vk::Pipeline,
+        value: V,
+    ) -> Option<V> {
+        // Before the record: a `vkDestroyPipeline` that finds the record also finds this.
+        self.pipelines_kept.store(true, Ordering::Release);
+        map.write().insert(pipeline, value)
+    }
+
     /// Counts (`delta` 1) or uncounts (-1) what binding `record`'s pipeline makes
     /// `vkCmdBindPipeline` do.
     pub fn count_bind_work(&self, record: &PipelineRecord, delta: isize) {

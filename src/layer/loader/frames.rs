@@ -8,11 +8,10 @@
 use ash::vk::{self, Handle};
 use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::Arc;
 
 use crate::layer::loader::dispatch::DeviceDispatch;
 use crate::layer::loader::registry::{
-    self, device_data, key_of, with_device, Dispatchable, Registry,
+    self, in_device_call, key_of, with_device, Dispatchable, Registry,
 };
 use crate::layer::loader::state::DeviceData;
 use crate::layer::support::log;
@@ -308,16 +307,14 @@ pub fn call_with_next<H: Handle + Copy, F>(
     what: &str,
     handle: Dispatchable<H>,
     next: impl FnOnce(&DeviceDispatch) -> Option<F>,
-    body: impl FnOnce(&Arc<DeviceData>, F) -> vk::Result,
+    body: impl FnOnce(&DeviceData, F) -> vk::Result,
 ) -> vk::Result {
     ffi_guard(what, vk::Result::ERROR_UNKNOWN, || {
-        let Some(dev) = device_data(handle) else {
-            return unknown_handle(what);
-        };
-        let Some(next) = next(&dev.table) else {
-            return unknown_handle(what);
-        };
-        body(&dev, next)
+        in_device_call(handle, |dev| match next(&dev.table) {
+            Some(next) => body(dev, next),
+            None => unknown_handle(what),
+        })
+        .unwrap_or_else(|| unknown_handle(what))
     })
 }
 
@@ -351,13 +348,12 @@ pub fn forget_then_call_down<H: Handle + Copy, F>(
     call_down: impl FnOnce(F),
 ) {
     ffi_guard(what, (), || {
-        let Some(dev) = device_data(handle) else {
-            return;
-        };
-        shield(what, || forget(&dev));
-        if let Some(next) = next(&dev.table) {
-            call_down(next);
-        }
+        in_device_call(handle, |dev| {
+            shield(what, || forget(dev));
+            if let Some(next) = next(&dev.table) {
+                call_down(next);
+            }
+        });
     })
 }
 

@@ -81,6 +81,31 @@ pub fn device_data<H: Handle + Copy>(handle: Dispatchable<H>) -> Option<Arc<Devi
     lookup(&DEVICES, key_of(handle)?)
 }
 
+/// Runs `f`, one command of the device of `handle`, on the device's data, without counting
+/// a reference to it and without holding the registry's lock while it runs (the driver's
+/// part of the command may take long): the frames of the device-level hooks.
+///
+/// Sound because the data is dropped only by `vkDestroyDevice`, which Vulkan's valid usage
+/// forbids to run while another command of the device, its queues or its command buffers
+/// runs (its host access to `device` must be externally synchronized, and every child
+/// object is gone by then); the registry's `Arc` keeps the data in place while other
+/// devices come and go. Counting a reference cost two atomic read-modify-writes on every
+/// call (issue 45).
+#[inline]
+pub fn in_device_call<H: Handle + Copy, R>(
+    handle: Dispatchable<H>,
+    f: impl FnOnce(&DeviceData) -> R,
+) -> Option<R> {
+    let key = key_of(handle)?;
+    let data = {
+        let list = DEVICES.read();
+        Arc::as_ptr(&list.iter().find(|(k, _)| *k == key)?.1)
+    };
+    // SAFETY: the registry's `Arc` held the data a moment ago, and only `vkDestroyDevice`,
+    // which cannot run during this command (above), drops it.
+    Some(f(unsafe { &*data }))
+}
+
 /// Runs `f` on the device under the registry's read lock, without touching the `Arc`'s
 /// count: for hot paths that only copy a function pointer or read an atomic out.
 #[inline]

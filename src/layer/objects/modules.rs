@@ -37,13 +37,18 @@ create_hook! {
         // SAFETY: the driver wrote the handle on success.
         let module = unsafe { *p_shader_module };
         log::debug!("shader module {:#x}: {:?}", module.as_raw(), record.summary);
-        dev.records.modules.write().insert(module, Arc::new(record));
+        // Allocated, and a replaced record freed, outside the lock.
+        let record = Arc::new(record);
+        let replaced = dev.records.modules.write().insert(module, record);
+        drop(replaced);
     },
 }
 
 destroy_hook!(
     /// `vkDestroyShaderModule`.
     "vkDestroyShaderModule", destroy_shader_module(module: vk::ShaderModule), |dev| {
-        dev.records.modules.write().remove(&module);
+        // Freed outside the lock.
+        let removed = dev.records.modules.write().remove(&module);
+        drop(removed);
     }
 );

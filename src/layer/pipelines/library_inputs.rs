@@ -130,7 +130,8 @@ pub fn record(dev: &DeviceData, infos: &[PipelineView<'_>], pipelines: &[vk::Pip
             _ => None,
         };
         if let Some(part) = part {
-            dev.records.library_parts.write().insert(pipeline, part);
+            let records = &dev.records;
+            records.keep_pipeline(&records.library_parts, pipeline, part);
         }
     }
 }

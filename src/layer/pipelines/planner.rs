@@ -143,11 +143,12 @@ fn record_library_state(dev: &DeviceData, infos: &[PipelineView<'_>], pipelines:
                 restart: primitive_restart(dev, ci),
                 instance_rate: instance_rate(dev, ci),
             };
-            let mut inputs = dev.records.library_vertex_input.write();
-            inputs.insert(pipeline, input);
+            let records = &dev.records;
+            records.keep_pipeline(&records.library_vertex_input, pipeline, input);
         }
         if let Some(ms) = rules::kept_multisample(dev, ci) {
-            dev.records.library_multisample.write().insert(pipeline, ms);
+            let records = &dev.records;
+            records.keep_pipeline(&records.library_multisample, pipeline, ms);
         }
     }
 }
@@ -1330,7 +1331,7 @@ impl Call<'_> {
             record.followed = followed;
             let records = &self.dev.records;
             records.count_bind_work(&record, 1);
-            if let Some(previous) = records.pipelines.write().insert(pipeline, record) {
+            if let Some(previous) = records.keep_pipeline(&records.pipelines, pipeline, record) {
                 records.count_bind_work(&previous, -1);
             }
         }
@@ -1340,6 +1341,9 @@ impl Call<'_> {
 destroy_hook!(
     /// `vkDestroyPipeline`.
     "vkDestroyPipeline", destroy_pipeline(pipeline: vk::Pipeline), |dev| {
+        if !dev.records.pipelines_kept.load(Ordering::Acquire) {
+            return;
+        }
         dev.records.library_parts.write().remove(&pipeline);
         dev.records.library_vertex_input.write().remove(&pipeline);
         dev.records.library_multisample.write().remove(&pipeline);
