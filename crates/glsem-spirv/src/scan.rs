@@ -188,12 +188,12 @@ fn scan_sections(words: &[u32], derivatives: bool) -> Summary {
         return scanner.summary;
     }
     // The instruction walk of `module::instructions`, inlined: this loop is most of the
-    // scan's time. One bounds check per instruction, and the opcodes no arm reads
-    // (constants, most types, debug strings) skipped on a table's look-up.
+    // scan's time.
     let mut at = HEADER_WORDS;
     while let Some(&word) = words.get(at) {
         let count = (word >> 16) as usize;
-        if count == 0 || count > words.len() - at {
+        let end = at + count;
+        if count == 0 || end > words.len() {
             // Damage: what the walk set so far stays, `readable` false.
             return scanner.summary;
         }
@@ -206,10 +206,8 @@ fn scan_sections(words: &[u32], derivatives: bool) -> Summary {
             }
             break;
         }
-        if READ_OPCODES.get(opcode as usize) == Some(&true) {
-            scanner.header_instruction(opcode, &words[at + 1..at + count]);
-        }
-        at += count;
+        scanner.header_instruction(opcode, &words[at + 1..end]);
+        at = end;
     }
     scanner.finish(words)
 }
@@ -275,10 +273,9 @@ struct Scanner {
 const INLINE_IDS: usize = 16;
 
 impl Scanner {
-    /// One instruction of the header sections whose opcode is in [`READ_OPCODES`]: one
-    /// dispatch on the opcode. Debug instructions other than `OpName` (`OpSource*`,
-    /// `OpString`, `OpMemberName`, `OpLine`, `OpModuleProcessed`), constants and the other
-    /// types never reach it.
+    /// One instruction of the header sections: one dispatch on the opcode. Debug
+    /// instructions other than `OpName` (`OpSource*`, `OpString`, `OpMemberName`, `OpLine`,
+    /// `OpModuleProcessed`), constants and the other types fall to the last arm.
     fn header_instruction(&mut self, opcode: u32, ops: &[u32]) {
         match opcode {
             CAPABILITY => match ops.first().copied() {
@@ -478,36 +475,6 @@ numbers! {
     SAMPLE_MASK = BuiltIn::SampleMask;
     FRAG_COORD = BuiltIn::FragCoord;
     POINT_COORD = BuiltIn::PointCoord;
-}
-
-/// Whether [`Scanner::header_instruction`] has an arm for an opcode, by opcode (all below
-/// 128: a larger one would not compile).
-const READ_OPCODES: [bool; 128] = opcode_table(&[
-    CAPABILITY,
-    ENTRY_POINT,
-    EXECUTION_MODE,
-    NAME,
-    DECORATE,
-    MEMBER_DECORATE,
-    TYPE_INT,
-    TYPE_FLOAT,
-    TYPE_VECTOR,
-    TYPE_STRUCT,
-    TYPE_MATRIX,
-    TYPE_ARRAY,
-    TYPE_RUNTIME_ARRAY,
-    TYPE_POINTER,
-    VARIABLE,
-]);
-
-const fn opcode_table(opcodes: &[u32]) -> [bool; 128] {
-    let mut table = [false; 128];
-    let mut i = 0;
-    while i < opcodes.len() {
-        table[opcodes[i] as usize] = true;
-        i += 1;
-    }
-    table
 }
 
 /// "gl_FragColor" as a nul-terminated literal string.
