@@ -129,6 +129,19 @@ impl ModuleRecord {
         }
     }
 
+    /// A copy for a pipeline's plan, which outlives the module map's lock: the words
+    /// shared, the hash computed once in the map's record for every later copy. Not a live
+    /// record of a module (the map's is).
+    pub fn snapshot(&self) -> ModuleRecord {
+        ModuleRecord {
+            words: self.words.clone(),
+            summary: self.summary.clone(),
+            hash: OnceCell::with_value(self.hash()),
+            interface_ends: self.interface_ends.clone(),
+            _live: None,
+        }
+    }
+
     /// Content hash, computed on first use (only pipelines that need a rewrite ask).
     pub fn hash(&self) -> u64 {
         *self.hash.get_or_init(|| content_hash(&self.words))
@@ -611,7 +624,9 @@ pub struct TesObjectRecord {
 /// out; no lock is held while a pass runs or the driver works.
 #[derive(Default)]
 pub struct Records {
-    pub modules: RwLock<HashMap<vk::ShaderModule, Arc<ModuleRecord>>>,
+    /// By value: one allocation (the words) and one reference count per module, not two
+    /// (issue 45); a plan takes a [`ModuleRecord::snapshot`].
+    pub modules: RwLock<HashMap<vk::ShaderModule, ModuleRecord>>,
     pub render_passes: RwLock<HashMap<vk::RenderPass, Arc<RenderPassRecord>>>,
     pub layouts: RwLock<HashMap<vk::PipelineLayout, Arc<LayoutRecord>>>,
     pub pipelines: RwLock<HashMap<vk::Pipeline, PipelineRecord>>,

@@ -1,7 +1,6 @@
 //! The records of shader modules: their words and the scan of what the passes look for.
 
 use ash::vk::{self, Handle};
-use std::sync::Arc;
 
 use crate::layer::data::records::ModuleRecord;
 use crate::layer::loader::frames::{create_hook, destroy_hook};
@@ -37,8 +36,7 @@ create_hook! {
         // SAFETY: the driver wrote the handle on success.
         let module = unsafe { *p_shader_module };
         log::debug!("shader module {:#x}: {:?}", module.as_raw(), record.summary);
-        // Allocated, and a replaced record freed, outside the lock.
-        let record = Arc::new(record);
+        // A replaced record freed outside the lock.
         let replaced = dev.records.modules.write().insert(module, record);
         drop(replaced);
     },

@@ -28,7 +28,10 @@ type S = vk::ShaderStageFlags;
 /// A stage's code: a recorded `VkShaderModule` or code inline in the stage's `pNext`.
 pub(crate) fn stage_module(dev: &DeviceData, stage: &StageView<'_>) -> Option<Arc<ModuleRecord>> {
     if stage.info.module != vk::ShaderModule::null() {
-        return dev.records.modules.read().get(&stage.info.module).cloned();
+        let modules = dev.records.modules.read();
+        return modules
+            .get(&stage.info.module)
+            .map(|m| Arc::new(m.snapshot()));
     }
     stage
         .inline_code

@@ -225,7 +225,7 @@ fn decide(dev: &DeviceData, ci: &PipelineView<'_>) -> Decision {
             continue;
         };
         let module = if s.info.module != vk::ShaderModule::null() {
-            modules.get(&s.info.module).map(|m| &**m)
+            modules.get(&s.info.module)
         } else {
             inline.iter().find(|(st, _)| *st == stage).map(|(_, m)| m)
         };
@@ -432,10 +432,7 @@ pub(crate) fn register_modules<'a>(
         }
         modules.handles.push(module);
         let record = ModuleRecord::inline(dev.scan(code), code);
-        dev.records
-            .modules
-            .write()
-            .insert(module, std::sync::Arc::new(record));
+        dev.records.modules.write().insert(module, record);
     }
     Ok(modules)
 }
