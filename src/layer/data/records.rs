@@ -620,8 +620,10 @@ pub struct TesObjectRecord {
     pub generated: Mutex<(HashMap<u32, vk::ShaderEXT>, vk::PipelineLayout)>,
 }
 
-/// Every record of one device. Maps are locked only to insert, remove or clone an `Arc`
-/// out; no lock is held while a pass runs or the driver works.
+/// Every record of one device. Maps are locked only to insert, remove, read a record or
+/// copy one out; no lock is held while a pass runs or the driver works. (A module's
+/// interface ends, parsed where its scan's bound does not fit, are parsed once under the
+/// module map's read lock, into the map's record.)
 #[derive(Default)]
 pub struct Records {
     /// By value: one allocation (the words) and one reference count per module, not two
