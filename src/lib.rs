@@ -73,6 +73,6 @@ exported_proc_addr! {
 #[no_mangle]
 pub unsafe extern "C" fn glsemGetDebugCounters(out: *mut layer::records::DebugCounters) {
     if let Some(out) = out.as_mut() {
-        *out = layer::records::debug_counters();
+        *out = layer::debug_counters();
     }
 }

@@ -331,16 +331,14 @@ pub fn held_bytes_per_module_byte(on: &Setup, off: &Setup, vulkan: &Vulkan, modu
     }
     let counters = vulkan.layer_counters();
     // This binary's copy of what the layer's vkCreateShaderModule keeps: the record (words,
-    // scan summary) behind an Arc, as the layer's map holds it.
+    // scan summary), which the layer's map holds by value.
     let record = kinds.map(|k| {
         let words = fresh(k);
         let mut kept = None;
         let a = super::support::alloc::measure(|| {
-            kept = Some(std::sync::Arc::new(
-                VkLayer_glsem::layer::records::ModuleRecord::new(
-                    glsem_spirv::scan::scan(&words),
-                    &words,
-                ),
+            kept = Some(VkLayer_glsem::layer::records::ModuleRecord::new(
+                glsem_spirv::scan::scan(&words),
+                &words,
             ));
         });
         (a.bytes, a.calls)

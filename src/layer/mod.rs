@@ -50,6 +50,11 @@ use dispatch::{device_commands, instance_commands, layer_command_list};
 pub use frames::ffi_guard;
 use loader::registry::{device_data, instance_data, Dispatchable};
 
+/// The layer's live-record and rewrite counters (`glsemGetDebugCounters`).
+pub fn debug_counters() -> records::DebugCounters {
+    records::debug_counters(loader::registry::module_records())
+}
+
 // The lookups by name of `dispatch`'s lists: their hook paths resolve here, beside the
 // modules that define the hooks.
 instance_commands!(hook_lookup);

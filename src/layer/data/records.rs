@@ -37,7 +37,6 @@ use spirv::ExecutionModel;
 #[derive(Debug, Clone, Copy)]
 pub enum Kind {
     Device,
-    ShaderModule,
     RenderPass,
     PipelineLayout,
     Pipeline,
@@ -45,7 +44,7 @@ pub enum Kind {
     CacheEntry,
 }
 
-static LIVE: [AtomicUsize; 7] = [const { AtomicUsize::new(0) }; 7];
+static LIVE: [AtomicUsize; 6] = [const { AtomicUsize::new(0) }; 6];
 
 /// A token held by every record: counts it while it lives. Counting on drop (rather than
 /// reading map sizes) also catches records kept alive by a stray `Arc`.
@@ -85,11 +84,13 @@ pub struct DebugCounters {
 pub static REWRITES: AtomicUsize = AtomicUsize::new(0);
 pub static FAST_PATH_PIPELINES: AtomicUsize = AtomicUsize::new(0);
 
-pub fn debug_counters() -> DebugCounters {
+/// The counters; `shader_modules`, the records in the devices' module maps (which hold
+/// them by value: no stray reference can keep one alive), is the caller's count.
+pub fn debug_counters(shader_modules: usize) -> DebugCounters {
     let live = |k: Kind| LIVE[k as usize].load(Ordering::Relaxed) as u64;
     DebugCounters {
         devices: live(Kind::Device),
-        shader_modules: live(Kind::ShaderModule),
+        shader_modules: shader_modules as u64,
         render_passes: live(Kind::RenderPass),
         pipeline_layouts: live(Kind::PipelineLayout),
         pipelines: live(Kind::Pipeline),
@@ -100,45 +101,34 @@ pub fn debug_counters() -> DebugCounters {
     }
 }
 
-/// A shader module's code and its fast-path summary.
+/// A shader module's code and its fast-path summary: in the device's module map, or a
+/// transient record of code given inline in a stage's `pNext`.
 pub struct ModuleRecord {
     pub words: Arc<[u32]>,
     pub summary: Summary,
     hash: OnceCell<u64>,
-    interface_ends: OnceCell<Vec<(ExecutionModel, String, LocationEnds)>>,
-    _live: Option<Live>,
+    /// Boxed: the record stays small enough to be moved without a `memcpy` call.
+    interface_ends: OnceCell<Box<[(ExecutionModel, String, LocationEnds)]>>,
 }
 
 impl ModuleRecord {
-    /// A record of a `VkShaderModule`.
     pub fn new(summary: Summary, words: &[u32]) -> ModuleRecord {
-        ModuleRecord {
-            _live: Some(Live::new(Kind::ShaderModule)),
-            ..Self::inline(summary, words)
-        }
-    }
-
-    /// A transient record of code given inline in a stage's `pNext`.
-    pub fn inline(summary: Summary, words: &[u32]) -> ModuleRecord {
         ModuleRecord {
             summary,
             words: words.into(),
             hash: OnceCell::new(),
             interface_ends: OnceCell::new(),
-            _live: None,
         }
     }
 
     /// A copy for a pipeline's plan, which outlives the module map's lock: the words
-    /// shared, the hash computed once in the map's record for every later copy. Not a live
-    /// record of a module (the map's is).
+    /// shared, the hash computed once in the map's record for every later copy.
     pub fn snapshot(&self) -> ModuleRecord {
         ModuleRecord {
             words: self.words.clone(),
             summary: self.summary.clone(),
             hash: OnceCell::with_value(self.hash()),
             interface_ends: self.interface_ends.clone(),
-            _live: None,
         }
     }
 
@@ -152,7 +142,7 @@ impl ModuleRecord {
     pub fn interface_ends(&self, model: ExecutionModel, name: &str) -> Option<LocationEnds> {
         let all = self
             .interface_ends
-            .get_or_init(|| entry_point_ends(&self.words));
+            .get_or_init(|| entry_point_ends(&self.words).into());
         all.iter()
             .find(|(m, n, _)| *m == model && n == name)
             .map(|(_, _, ends)| *ends)

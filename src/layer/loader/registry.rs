@@ -81,6 +81,15 @@ pub fn device_data<H: Handle + Copy>(handle: Dispatchable<H>) -> Option<Arc<Devi
     lookup(&DEVICES, key_of(handle)?)
 }
 
+/// The module records of every live device (a debug counter).
+pub fn module_records() -> usize {
+    let devices = DEVICES.read();
+    devices
+        .iter()
+        .map(|(_, dev)| dev.records.modules.read().len())
+        .sum()
+}
+
 /// Runs `f`, one command of the device of `handle`, on the device's data, without counting
 /// a reference to it and without holding the registry's lock while it runs (the driver's
 /// part of the command may take long): the frames of the device-level hooks.

@@ -35,7 +35,7 @@ pub(crate) fn stage_module(dev: &DeviceData, stage: &StageView<'_>) -> Option<Ar
     }
     stage
         .inline_code
-        .map(|words| Arc::new(ModuleRecord::inline(dev.scan(words), words)))
+        .map(|words| Arc::new(ModuleRecord::new(dev.scan(words), words)))
 }
 
 pub(crate) fn tes_without_tcs(ci: &PipelineView<'_>) -> bool {

@@ -214,7 +214,7 @@ fn decide(dev: &DeviceData, ci: &PipelineView<'_>) -> Decision {
             let code = s.inline_code?;
             Some((
                 stage_of(s.info.stage)?,
-                ModuleRecord::inline(dev.scan(code), code),
+                ModuleRecord::new(dev.scan(code), code),
             ))
         })
         .collect();
@@ -431,7 +431,7 @@ pub(crate) fn register_modules<'a>(
             e => return Err(PlanError::Module(e)),
         }
         modules.handles.push(module);
-        let record = ModuleRecord::inline(dev.scan(code), code);
+        let record = ModuleRecord::new(dev.scan(code), code);
         dev.records.modules.write().insert(module, record);
     }
     Ok(modules)

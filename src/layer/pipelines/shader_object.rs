@@ -124,7 +124,7 @@ fn group_codes(dev: &DeviceData, infos: &[ShaderView<'_>], group: &[usize]) -> V
             Some(StageCode {
                 index,
                 stage,
-                module: Some(Arc::new(ModuleRecord::inline(dev.scan(words), words))),
+                module: Some(Arc::new(ModuleRecord::new(dev.scan(words), words))),
                 entry,
                 patchable: true,
             })
