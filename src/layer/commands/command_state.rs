@@ -26,7 +26,7 @@ use crate::layer::commands::lines::follow_rasterization_samples;
 use crate::layer::data::records::CommandBufferState;
 use crate::layer::loader::frames::{command_hook, destroy_hook, hook, shield};
 use crate::layer::loader::host_memory::release;
-use crate::layer::loader::registry::{device_data, with_device, Dispatchable};
+use crate::layer::loader::registry::{device_data, in_device_call, Dispatchable};
 use crate::layer::loader::state::DeviceData;
 use crate::layer::objects::pipeline_info::inverted;
 use crate::layer::support::ffi::slice;
@@ -144,7 +144,7 @@ unsafe fn set_viewport(
     count: u32,
     viewports: *const vk::Viewport,
 ) {
-    let Some((gl_state, flipped)) = with_device(command_buffer, |d| {
+    let Some((gl_state, flipped)) = in_device_call(command_buffer, |d| {
         (
             d.extensions.gl_state,
             d.conventions.window.negative_viewport,

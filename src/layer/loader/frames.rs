@@ -10,9 +10,7 @@ use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use crate::layer::loader::dispatch::DeviceDispatch;
-use crate::layer::loader::registry::{
-    self, in_device_call, key_of, with_device, Dispatchable, Registry,
-};
+use crate::layer::loader::registry::{self, in_device_call, key_of, Dispatchable, Registry};
 use crate::layer::loader::state::DeviceData;
 use crate::layer::support::log;
 use crate::layer::support::settings::Settings;
@@ -330,7 +328,7 @@ pub fn record_with_next<F, T>(
     body: impl FnOnce(F, T),
 ) {
     ffi_guard(what, (), || {
-        if let Some((Some(next), seen)) = with_device(command_buffer, read) {
+        if let Some((Some(next), seen)) = in_device_call(command_buffer, read) {
             body(next, seen)
         }
     })

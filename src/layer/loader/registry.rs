@@ -92,7 +92,7 @@ pub fn module_records() -> usize {
 
 /// Runs `f`, one command of the device of `handle`, on the device's data, without counting
 /// a reference to it and without holding the registry's lock while it runs (the driver's
-/// part of the command may take long): the frames of the device-level hooks.
+/// part of the command may take long): the frames of the device-level and recording hooks.
 ///
 /// Sound because the data is dropped only by `vkDestroyDevice`, which Vulkan's valid usage
 /// forbids to run while another command of the device, its queues or its command buffers
@@ -113,16 +113,4 @@ pub fn in_device_call<H: Handle + Copy, R>(
     // SAFETY: the registry's `Arc` held the data a moment ago, and only `vkDestroyDevice`,
     // which cannot run during this command (above), drops it.
     Some(f(unsafe { &*data }))
-}
-
-/// Runs `f` on the device under the registry's read lock, without touching the `Arc`'s
-/// count: for hot paths that only copy a function pointer or read an atomic out.
-#[inline]
-pub fn with_device<H: Handle + Copy, R>(
-    handle: Dispatchable<H>,
-    f: impl FnOnce(&DeviceData) -> R,
-) -> Option<R> {
-    let key = key_of(handle)?;
-    let list = DEVICES.read();
-    list.iter().find(|(k, _)| *k == key).map(|(_, d)| f(d))
 }
