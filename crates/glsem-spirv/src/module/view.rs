@@ -4,8 +4,9 @@
 
 use rustc_hash::FxHashMap as HashMap;
 use spirv::{BuiltIn, Decoration, Op, StorageClass};
+use std::sync::atomic::{AtomicU8, Ordering};
 
-use super::words::{check_header, decode_string, instructions, Inst, HEADER_WORDS};
+use super::words::{check_header, decode_string, result_shapes, Inst, HEADER_WORDS};
 use crate::error::ParseError;
 
 /// The logical-layout sections of a module (SPIR-V spec 2.4), in order.
@@ -73,21 +74,33 @@ fn section_of(op: u16) -> Section {
     }
 }
 
-/// How many instructions follow the header (up to the first malformed word count).
+/// How many instructions follow the header (up to the first malformed word count), and the
+/// sizes of the maps the global sections fill.
 fn census(words: &[u32]) -> Census {
     let mut at = HEADER_WORDS;
     let mut census = Census::default();
+    // The global sections, up to the first function: every opcode looked at.
+    while let Some(&word) = words.get(at) {
+        let len = (word >> 16) as usize;
+        let op = word as u16;
+        if len == 0 || op == Op::Function as u16 {
+            break;
+        }
+        match section_of(op) {
+            Section::Debug if op == Op::Name as u16 => census.names += 1,
+            Section::Global => census.globals += 1,
+            _ => {}
+        }
+        at += len;
+        census.instructions += 1;
+    }
+    // Function bodies, most of a large module: only the word counts and OpFunction.
     while let Some(&word) = words.get(at) {
         let len = (word >> 16) as usize;
         if len == 0 {
             break;
         }
-        match (word & 0xffff) as u16 {
-            op if op == Op::Name as u16 => census.names += 1,
-            op if op == Op::Function as u16 => census.functions += 1,
-            op if census.functions == 0 && section_of(op) == Section::Global => census.globals += 1,
-            _ => {}
-        }
+        census.functions += usize::from(word as u16 == Op::Function as u16);
         at += len;
         census.instructions += 1;
     }
@@ -103,6 +116,45 @@ struct Census {
     functions: usize,
     /// Instructions of the global section: an upper bound of the module's globals.
     globals: usize,
+}
+
+/// The instruction at word `at`, if its word count is non-zero and stays inside `words`.
+fn instruction_at(words: &[u32], at: usize) -> Result<Inst<'_>, ParseError> {
+    let count = (words[at] >> 16) as usize;
+    if count == 0 || count > words.len() - at {
+        return Err(ParseError::BadInstruction { word: at });
+    }
+    Ok(Inst {
+        words: &words[at..at + count],
+    })
+}
+
+/// The result ids seen so far. Ids are checked as they are defined: the lookups (and every
+/// pass) rely on each id having one definition, or a type could be redefined to contain
+/// itself.
+struct Definitions {
+    shapes: &'static [AtomicU8; 1 << 16],
+    defined: Vec<u64>,
+    bound: u32,
+}
+
+impl Definitions {
+    fn define(&mut self, inst: &Inst, words: &[u32]) -> Result<(), ParseError> {
+        let shape = self.shapes[inst.opcode() as usize].load(Ordering::Relaxed);
+        let Some(id) = inst.result_id_by(shape) else {
+            return Ok(());
+        };
+        let word = inst.offset_in(words);
+        if id == 0 || id >= self.bound {
+            return Err(ParseError::IdOutOfBound { word, id });
+        }
+        let (slot, bit) = (id as usize / 64, 1u64 << (id % 64));
+        if self.defined[slot] & bit != 0 {
+            return Err(ParseError::DuplicateId { word, id });
+        }
+        self.defined[slot] |= bit;
+        Ok(())
+    }
 }
 
 /// A type declared in the module, as far as the passes need to know it.
@@ -226,15 +278,11 @@ impl<'a> Module<'a> {
         // Counted first: a guess that falls short doubles the largest allocation a rewrite
         // makes (and on a large module, its page faults dominate the rewrite).
         let census = census(words);
-        let mut insts = Vec::with_capacity(census.instructions);
-        let mut section_starts = [usize::MAX; 10];
-        let mut section = Section::Capability;
-        let mut in_function = false;
         let mut m = Module {
             words,
             bound,
-            insts: Vec::new(),
-            section_starts,
+            insts: Vec::with_capacity(census.instructions),
+            section_starts: [usize::MAX; 10],
             entry_points: Vec::new(),
             globals: HashMap::with_capacity_and_hasher(census.globals, Default::default()),
             types: HashMap::default(),
@@ -243,76 +291,74 @@ impl<'a> Module<'a> {
             member_decorations: HashMap::default(),
             functions: HashMap::with_capacity_and_hasher(census.functions, Default::default()),
         };
-        let mut defined = vec![0u64; bound as usize / 64 + 1];
-        for inst in instructions(words) {
-            let inst = inst?;
-            let index = insts.len();
+        let mut ids = Definitions {
+            shapes: result_shapes(),
+            defined: vec![0u64; bound as usize / 64 + 1],
+            bound,
+        };
+        let mut section = Section::Capability;
+        let mut at = HEADER_WORDS;
+        while at < words.len() {
+            let inst = instruction_at(words, at)?;
             let op = inst.opcode();
-            let in_body = in_function;
-            if in_function && op == Op::FunctionEnd as u16 {
-                in_function = false;
-            }
-            // Ids are checked first: the lookups below (and every pass) rely on each id
-            // having one definition, or a type could be redefined to contain itself.
-            if let Some(id) = inst.result_id() {
-                if id == 0 || id >= bound {
-                    return Err(ParseError::IdOutOfBound {
-                        word: inst.offset_in(words),
-                        id,
+            let index = m.insts.len();
+            ids.define(&inst, words)?;
+            let s = section_of(op);
+            // OpLine/OpNoLine/OpExtInst (debug info) may appear among globals and before
+            // functions; OpUndef too. Everything else must not go backwards.
+            let free = [Op::Line, Op::NoLine, Op::ExtInst, Op::Undef]
+                .iter()
+                .any(|&o| op == o as u16)
+                && section >= Section::Debug;
+            if !free {
+                if s < section {
+                    return Err(ParseError::OutOfOrder {
+                        word: at,
+                        opcode: op,
                     });
                 }
-                let (word, bit) = (id as usize / 64, 1u64 << (id % 64));
-                if defined[word] & bit != 0 {
-                    return Err(ParseError::DuplicateId {
-                        word: inst.offset_in(words),
-                        id,
-                    });
-                }
-                defined[word] |= bit;
+                section = s;
             }
-            if !in_body {
-                let s = section_of(op);
-                // OpLine/OpNoLine/OpExtInst (debug info) may appear among globals and
-                // before functions; OpUndef too. Everything else must not go backwards.
-                let free = [Op::Line, Op::NoLine, Op::ExtInst, Op::Undef]
-                    .iter()
-                    .any(|&o| op == o as u16)
-                    && section >= Section::Debug;
-                if !free {
-                    if s < section {
-                        return Err(ParseError::OutOfOrder {
-                            word: inst.offset_in(words),
-                            opcode: op,
-                        });
-                    }
-                    section = s;
-                }
-                if s == Section::Function {
-                    in_function = true;
-                    m.functions.insert(inst.operand(1), index);
-                }
-                m.read_global(&inst, index, s)?;
+            if s == Section::Function {
+                m.functions.insert(inst.operand(1), index);
             }
-            if !in_function || op == Op::Function as u16 {
-                let idx = section as usize;
-                if section_starts[idx] == usize::MAX {
-                    section_starts[idx] = index;
-                }
+            m.read_global(&inst, index, s)?;
+            if m.section_starts[section as usize] == usize::MAX {
+                m.section_starts[section as usize] = index;
             }
-            insts.push(inst);
+            m.insts.push(inst);
+            at += inst.words.len();
+            if s == Section::Function {
+                at = m.read_body(at, &mut ids)?;
+            }
         }
         // Empty sections start where the next non-empty one does.
-        let mut next = insts.len();
-        for start in section_starts.iter_mut().rev() {
+        let mut next = m.insts.len();
+        for start in m.section_starts.iter_mut().rev() {
             if *start == usize::MAX {
                 *start = next;
             } else {
                 next = *start;
             }
         }
-        m.insts = insts;
-        m.section_starts = section_starts;
         Ok(m)
+    }
+
+    /// Indexes a function body from word `at` (after its OpFunction) through its
+    /// OpFunctionEnd and returns the word after it: most of a large module, so only the
+    /// boundaries and result ids are read.
+    fn read_body(&mut self, mut at: usize, ids: &mut Definitions) -> Result<usize, ParseError> {
+        let words = self.words;
+        while at < words.len() {
+            let inst = instruction_at(words, at)?;
+            ids.define(&inst, words)?;
+            self.insts.push(inst);
+            at += inst.words.len();
+            if inst.opcode() == Op::FunctionEnd as u16 {
+                break;
+            }
+        }
+        Ok(at)
     }
 
     fn read_global(&mut self, inst: &Inst<'a>, index: usize, s: Section) -> Result<(), ParseError> {

@@ -16,7 +16,9 @@ pub const HEADER_WORDS: usize = 5;
 static RESULT_SHAPE: [AtomicU8; 1 << 16] = [const { AtomicU8::new(0) }; 1 << 16];
 static RESULT_SHAPE_INIT: Once = Once::new();
 
-fn result_shape(opcode: u16) -> u8 {
+/// The `(has result type, has result id)` table, filled on first use. A parse takes it once:
+/// the `Once` check per instruction was a tenth of a large module's parse.
+pub(super) fn result_shapes() -> &'static [AtomicU8; 1 << 16] {
     RESULT_SHAPE_INIT.call_once(|| {
         use rspirv::grammar::{CoreInstructionTable, OperandKind};
         for inst in CoreInstructionTable::iter() {
@@ -28,7 +30,11 @@ fn result_shape(opcode: u16) -> u8 {
         }
     });
     // call_once makes the stores above visible to every caller that returns from it.
-    RESULT_SHAPE[opcode as usize].load(Ordering::Relaxed)
+    &RESULT_SHAPE
+}
+
+fn result_shape(opcode: u16) -> u8 {
+    result_shapes()[opcode as usize].load(Ordering::Relaxed)
 }
 
 /// One instruction: its words (opcode word first), a slice of the module's words. Its
@@ -68,7 +74,11 @@ impl<'a> Inst<'a> {
     }
 
     pub fn result_id(&self) -> Option<u32> {
-        let shape = result_shape(self.opcode());
+        self.result_id_by(result_shape(self.opcode()))
+    }
+
+    /// The result id, given the opcode's entry of [`result_shapes`].
+    pub(super) fn result_id_by(&self, shape: u8) -> Option<u32> {
         match shape {
             3 => Some(self.operand(1)),
             2 => Some(self.operand(0)),
