@@ -161,7 +161,7 @@ pub fn check_module_parse(data: &[u8]) -> Vec<Produced> {
         "an unedited Editor does not reproduce the module"
     );
     for ep in &m.entry_points {
-        assert_eq!(m.insts[ep.index].op(), Some(Op::EntryPoint));
+        assert_eq!(m.insts.at(ep.index).op(), Some(Op::EntryPoint));
         if let Some((start, end)) = m.function_range(ep.function) {
             assert!(start < end && end <= m.insts.len());
         }

@@ -156,7 +156,7 @@ fn check_broadcast(
     // output a store of that value (bitcast to the output's type for integer kinds).
     let (start, end) = m.function_range(ep.function).unwrap();
     let returns: Vec<usize> = (start..end)
-        .filter(|&i| matches!(m.insts[i].op(), Some(Op::Return | Op::ReturnValue)))
+        .filter(|&i| matches!(m.insts.at(i).op(), Some(Op::Return | Op::ReturnValue)))
         .collect();
     assert_eq!(returns.len(), entry_returns, "returns of {entry}");
     for &ret in &returns {
@@ -165,7 +165,7 @@ fn check_broadcast(
         let mut bitcasts = Vec::new();
         loop {
             i -= 1;
-            let inst = m.insts[i];
+            let inst = m.insts.at(i);
             match inst.op() {
                 Some(Op::Store) => stored.push((inst.operand(0), inst.operand(1))),
                 Some(Op::Bitcast) => {
@@ -178,7 +178,7 @@ fn check_broadcast(
                 other => panic!("unexpected {other:?} in the copy before a return"),
             }
         }
-        let color = m.insts[i].operand(1);
+        let color = m.insts.at(i).operand(1);
         assert_eq!(stored.len(), outputs.len(), "stores before a return");
         for (&(location, out, ty), &(_, kind)) in outputs.iter().zip(attachments) {
             let value = stored
@@ -340,7 +340,7 @@ fn private_pointer_type_declared_later_is_not_used_before_it() {
     let m = Module::parse(&out).unwrap();
     let shadow = id_named(&m, "gl_FragColor");
     let g = id_named(&m, "g");
-    assert!(m.globals[&m.insts[m.globals[&shadow]].operand(0)] < m.globals[&shadow]);
+    assert!(m.globals[&m.insts.at(m.globals[&shadow]).operand(0)] < m.globals[&shadow]);
     assert_eq!(m.variable(g).unwrap().0, StorageClass::Private);
 }
 
@@ -349,8 +349,11 @@ fn private_pointer_type_declared_earlier_is_reused() {
     let words = compile("private_before.frag", SPV_1_0);
     let out = broadcast("private_before.frag", SPV_1_0, THREE_RGBA8, 1);
     let m = Module::parse(&out).unwrap();
-    let shadow = m.insts[m.globals[&id_named(&m, "gl_FragColor")]].operand(0);
-    let g = m.insts[m.globals[&id_named(&m, "g")]].operand(0);
+    let shadow = m
+        .insts
+        .at(m.globals[&id_named(&m, "gl_FragColor")])
+        .operand(0);
+    let g = m.insts.at(m.globals[&id_named(&m, "g")]).operand(0);
     assert_eq!(shadow, g);
     assert_eq!(
         count_ops(&out, Op::TypePointer),

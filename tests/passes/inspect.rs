@@ -23,7 +23,7 @@ pub fn valid(words: Vec<u32>, env: &str) -> Vec<u32> {
 }
 
 /// The instruction whose result is `id`.
-pub fn def<'m, 'a>(m: &'m Module<'a>, id: u32) -> &'m Inst<'a> {
+pub fn def<'a>(m: &Module<'a>, id: u32) -> Inst<'a> {
     m.insts
         .iter()
         .find(|i| i.result_id() == Some(id))
@@ -32,9 +32,9 @@ pub fn def<'m, 'a>(m: &'m Module<'a>, id: u32) -> &'m Inst<'a> {
 
 /// The function-body instructions that take `id` as an operand (result type and id aside;
 /// a literal may equal an id, so only function bodies are searched).
-pub fn uses<'m, 'a>(m: &'m Module<'a>, id: u32) -> Vec<&'m Inst<'a>> {
-    m.insts[m.section_start(Section::Function)..]
-        .iter()
+pub fn uses<'a>(m: &Module<'a>, id: u32) -> Vec<Inst<'a>> {
+    m.insts
+        .range(m.section_start(Section::Function)..)
         .filter(|i| {
             let skip =
                 usize::from(i.result_type().is_some()) + usize::from(i.result_id().is_some());
@@ -54,7 +54,7 @@ pub fn builtin_var(m: &Module<'_>, builtin: BuiltIn, storage: StorageClass) -> O
 }
 
 /// The loads of `var`, directly or through one access chain.
-pub fn loads_of<'m, 'a>(m: &'m Module<'a>, var: u32) -> Vec<&'m Inst<'a>> {
+pub fn loads_of<'a>(m: &Module<'a>, var: u32) -> Vec<Inst<'a>> {
     let chains: Vec<u32> = m
         .insts
         .iter()

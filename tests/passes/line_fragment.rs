@@ -119,20 +119,22 @@ fn the_fragment_shader_discards_at_entry() {
                 );
                 // The test runs first: the entry block ends in the branch to the kill.
                 let body = m.function_body_start(m.entry_points[0].function).unwrap();
-                let branch = m.insts[body..]
-                    .iter()
+                let branch = m
+                    .insts
+                    .range(body..)
                     .position(|i| i.op() == Some(Op::BranchConditional))
                     .unwrap();
-                assert!(m.insts[body..body + branch]
-                    .iter()
+                assert!(m
+                    .insts
+                    .range(body..body + branch)
                     .all(|i| i.op() != Some(Op::Label)));
-                assert_eq!(m.insts[body + branch - 1].op(), Some(Op::SelectionMerge));
+                assert_eq!(m.insts.at(body + branch - 1).op(), Some(Op::SelectionMerge));
                 let kill = if env == "vulkan1.3" {
                     Op::TerminateInvocation
                 } else {
                     Op::Kill
                 };
-                assert_eq!(m.insts[body + branch + 2].op(), Some(kill));
+                assert_eq!(m.insts.at(body + branch + 2).op(), Some(kill));
                 // The line's direction is a derivative; the block is read.
                 assert!(m.insts.iter().any(|i| i.op() == Some(Op::DPdx)));
                 assert!(m.insts.iter().any(|i| i.op() == Some(Op::DPdy)));

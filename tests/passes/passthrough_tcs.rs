@@ -195,7 +195,9 @@ fn load_of_invocation_id(tcs: &Module<'_>) -> u32 {
 }
 
 fn body<'a>(tcs: &Module<'a>) -> Vec<Inst<'a>> {
-    tcs.insts[tcs.section_start(Section::Function)..].to_vec()
+    tcs.insts
+        .range(tcs.section_start(Section::Function)..)
+        .collect()
 }
 
 /// `var` is written at `[gl_InvocationID]` with a value loaded from `source` at
@@ -603,7 +605,7 @@ fn blocks_components_and_patch_inputs() {
     let zero_store = body(&m).iter().any(|i| {
         i.op() == Some(Op::Store)
             && i.operand(0) == p
-            && m.insts[m.globals[&i.operand(1)]].op() == Some(Op::ConstantNull)
+            && m.insts.at(m.globals[&i.operand(1)]).op() == Some(Op::ConstantNull)
     });
     assert!(zero_store, "patch output not zeroed");
 }

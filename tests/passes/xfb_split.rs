@@ -142,7 +142,7 @@ fn flush_before(m: &Module, at: usize) -> Vec<(u32, Vec<u32>)> {
     let mut copies = Vec::new();
     let mut i = at;
     while i >= 3 {
-        let (chain, load, store) = (&m.insts[i - 3], &m.insts[i - 2], &m.insts[i - 1]);
+        let (chain, load, store) = (&m.insts.at(i - 3), &m.insts.at(i - 2), &m.insts.at(i - 1));
         let is_copy = chain.op() == Some(Op::AccessChain)
             && m.variable(chain.operand(2)).map(|v| v.0) == Some(StorageClass::Private)
             && load.op() == Some(Op::Load)
@@ -166,7 +166,7 @@ fn fill_at(m: &Module, at: usize) -> Vec<(u32, Vec<u32>)> {
     let mut copies = Vec::new();
     let mut i = at;
     while i + 3 <= m.insts.len() {
-        let (chain, load, store) = (&m.insts[i], &m.insts[i + 1], &m.insts[i + 2]);
+        let (chain, load, store) = (&m.insts.at(i), &m.insts.at(i + 1), &m.insts.at(i + 2));
         let is_copy = chain.op() == Some(Op::AccessChain)
             && m.variable(chain.operand(2)).map(|v| v.0) == Some(StorageClass::Private)
             && load.op() == Some(Op::Load)
@@ -352,7 +352,7 @@ fn geometry_shader_flushes_at_every_emit() {
     );
     let m = Module::parse(&out).unwrap();
     let emits: Vec<usize> = (0..m.insts.len())
-        .filter(|&i| m.insts[i].op() == Some(Op::EmitVertex))
+        .filter(|&i| m.insts.at(i).op() == Some(Op::EmitVertex))
         .collect();
     // One in the helper (called twice), one in main.
     assert_eq!(emits.len(), 2);
@@ -389,8 +389,8 @@ fn geometry_streams_flush_only_their_outputs() {
         ]
     );
     let emits: Vec<(usize, u32)> = (0..m.insts.len())
-        .filter(|&i| m.insts[i].op() == Some(Op::EmitStreamVertex))
-        .map(|i| (i, m.constant_u32(m.insts[i].operand(0)).unwrap()))
+        .filter(|&i| m.insts.at(i).op() == Some(Op::EmitStreamVertex))
+        .map(|i| (i, m.constant_u32(m.insts.at(i).operand(0)).unwrap()))
         .collect();
     // Stream 0's emission copies s0 to Locations 0, 1; stream 1's copies s1 to 2, 3.
     assert_eq!(emits.len(), 2);
@@ -486,7 +486,7 @@ fn interpolate_at_reads_the_split_input() {
                         .iter()
                         .find(|d| d.result_id() == Some(pointer))
                         .unwrap();
-                    (location(&m, chain.operand(2)), path(&m, chain))
+                    (location(&m, chain.operand(2)), path(&m, &chain))
                 }
             }
         })
@@ -530,12 +530,12 @@ fn copy_memory_in_both_directions_goes_through_the_shadow() {
     let m = Module::parse(&out).unwrap();
     let shadow = *m.names.iter().find(|(_, n)| **n == "s").unwrap().0;
     let copies: Vec<usize> = (0..m.insts.len())
-        .filter(|&i| m.insts[i].op() == Some(Op::CopyMemory))
+        .filter(|&i| m.insts.at(i).op() == Some(Op::CopyMemory))
         .collect();
     assert_eq!(copies.len(), 3);
-    assert_eq!(m.insts[copies[0]].operand(0), shadow);
-    assert_eq!(m.insts[copies[1]].operand(1), shadow);
-    let member = m.insts[copies[2]].operand(0);
+    assert_eq!(m.insts.at(copies[0]).operand(0), shadow);
+    assert_eq!(m.insts.at(copies[1]).operand(1), shadow);
+    let member = m.insts.at(copies[2]).operand(0);
     let chain = m
         .insts
         .iter()

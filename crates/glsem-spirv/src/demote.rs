@@ -25,14 +25,15 @@ pub fn demote_to_private(m: &Module<'_>, e: &mut Editor<'_, '_>, vars: &[(u32, O
     }
     let annotations = m.section_start(Section::Annotation)..m.section_start(Section::Global);
     for index in annotations {
-        let inst = &m.insts[index];
+        let inst = &m.insts.at(index);
         if inst.op() == Some(Op::Decorate) && is_demoted(inst.operand(0)) {
             e.remove(index);
         }
     }
     let mut chains = Vec::new();
-    for (index, inst) in m.insts[m.section_start(Section::Function)..]
-        .iter()
+    for (index, inst) in m
+        .insts
+        .range(m.section_start(Section::Function)..)
         .enumerate()
     {
         let base = inst.operands().get(2).copied();
@@ -57,7 +58,7 @@ pub fn demote_to_private(m: &Module<'_>, e: &mut Editor<'_, '_>, vars: &[(u32, O
                     .collect();
                 e.replace(
                     ep.index,
-                    entry_point_with_interface(&m.insts[ep.index], &kept),
+                    entry_point_with_interface(&m.insts.at(ep.index), &kept),
                 );
             }
         }

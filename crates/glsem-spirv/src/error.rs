@@ -9,6 +9,8 @@ pub const MAX_BOUND: u32 = 0x0040_0000;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ParseError {
     TooShort,
+    /// More words than an instruction index of 32-bit offsets reaches (16 GiB).
+    TooLong(usize),
     BadMagic(u32),
     BadBound(u32),
     /// An instruction with word count 0, or one that runs past the end.
@@ -36,6 +38,7 @@ impl fmt::Display for ParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ParseError::TooShort => write!(f, "shorter than a SPIR-V header"),
+            ParseError::TooLong(n) => write!(f, "{n} words, more than 2^32"),
             ParseError::BadMagic(m) => write!(f, "bad magic number {m:#010x}"),
             ParseError::BadBound(b) => write!(f, "bad id bound {b}"),
             ParseError::BadInstruction { word } => {

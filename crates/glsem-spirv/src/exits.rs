@@ -27,9 +27,9 @@ pub fn exits(m: &Module<'_>, ep: &EntryPoint) -> Result<Vec<Exit>, PassError> {
         for function in m.call_tree(ep.function) {
             let (start, end) = m.function_range(function).ok_or_else(missing(function))?;
             for index in start..end {
-                let stream = match m.insts[index].op() {
+                let stream = match m.insts.at(index).op() {
                     Some(Op::EmitVertex) => Some(0),
-                    Some(Op::EmitStreamVertex) => m.constant_u32(m.insts[index].operand(0)),
+                    Some(Op::EmitStreamVertex) => m.constant_u32(m.insts.at(index).operand(0)),
                     _ => continue,
                 };
                 found.push(Exit { index, stream });
@@ -42,7 +42,7 @@ pub fn exits(m: &Module<'_>, ep: &EntryPoint) -> Result<Vec<Exit>, PassError> {
             .ok_or_else(missing(ep.function))?;
         found.extend(
             (start..end)
-                .filter(|&i| matches!(m.insts[i].op(), Some(Op::Return | Op::ReturnValue)))
+                .filter(|&i| matches!(m.insts.at(i).op(), Some(Op::Return | Op::ReturnValue)))
                 .map(|index| Exit {
                     index,
                     stream: None,

@@ -59,7 +59,7 @@ pub fn broadcast_frag_color(words: &[u32], entry: &str, key: &FragColorKey) -> P
         return Ok(None);
     }
     let var_index = m.globals[&var];
-    let var_inst = m.insts[var_index];
+    let var_inst = m.insts.at(var_index);
     let color_type = m
         .variable(var)
         .map(|(_, pointee)| pointee)
@@ -173,7 +173,7 @@ fn update_interfaces(
         if is_target {
             interface.extend(outputs.iter().map(|&(out, _, _)| out));
         }
-        let words = entry_point_with_interface(&m.insts[other.index], &interface);
+        let words = entry_point_with_interface(&m.insts.at(other.index), &interface);
         e.replace(other.index, words);
     }
 }
@@ -208,7 +208,7 @@ fn existing_pointer(m: &Module<'_>, storage: StorageClass, pointee: u32) -> Opti
     let start = m.section_start(Section::Global);
     let end = m.section_start(Section::Function);
     (start..end).find_map(|i| {
-        let inst = &m.insts[i];
+        let inst = &m.insts.at(i);
         (inst.op() == Some(Op::TypePointer)
             && inst.operand(1) == storage as u32
             && inst.operand(2) == pointee)
@@ -243,7 +243,7 @@ fn retype_derived_pointers(
     let mut derived = vec![false; m.bound as usize];
     derived[var as usize] = true;
     for index in m.section_start(Section::Function)..m.insts.len() {
-        let inst = &m.insts[index];
+        let inst = &m.insts.at(index);
         let Some(ty) = inst.result_type() else {
             continue;
         };
@@ -286,7 +286,7 @@ fn drop_interface_decorations(
     let start = m.section_start(Section::Annotation);
     let end = m.section_start(Section::Global);
     for index in start..end {
-        let inst = &m.insts[index];
+        let inst = &m.insts.at(index);
         match inst.op() {
             Some(Op::Decorate) if inst.operand(0) == var => {
                 let d = Decoration::from_u32(inst.operand(1));

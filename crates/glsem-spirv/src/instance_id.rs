@@ -42,7 +42,7 @@ pub fn instance_id_without_base(words: &[u32], entry: &str, base: InstanceBase) 
     };
     let loads: Vec<usize> = m
         .call_tree_insts(ep.function)
-        .filter(|&i| m.insts[i].op() == Some(Op::Load) && m.insts[i].operand(2) == instance)
+        .filter(|&i| m.insts.at(i).op() == Some(Op::Load) && m.insts.at(i).operand(2) == instance)
         .collect();
     if loads.is_empty() {
         return Ok(None);
@@ -60,7 +60,7 @@ pub fn instance_id_without_base(words: &[u32], entry: &str, base: InstanceBase) 
         }
     };
     for index in loads {
-        let load = &m.insts[index];
+        let load = &m.insts.at(index);
         let (ty, result) = (load.operand(0), load.operand(1));
         let mut code = Vec::new();
         let ops = load.operands();
@@ -101,8 +101,9 @@ fn base_instance_builtin(m: &Module<'_>, ep: &EntryPoint, e: &mut Editor<'_, '_>
         }
     };
     e.add_capability(Capability::DrawParameters);
-    let has_extension = m.insts[..m.section_start(Section::ExtInstImport)]
-        .iter()
+    let has_extension = m
+        .insts
+        .range(..m.section_start(Section::ExtInstImport))
         .any(|i| {
             i.op() == Some(Op::Extension)
                 && super::module::decode_string(i.operands()).0 == DRAW_PARAMETERS_EXTENSION

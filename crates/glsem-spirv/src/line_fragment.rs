@@ -314,8 +314,8 @@ fn mirror_through_pixel_centre(f: &mut Code, state: &StateReader, clip: u32, ndc
 
 /// The label of the block that holds instruction `index` of a function.
 fn block_label(m: &Module<'_>, index: usize) -> Result<u32, PassError> {
-    m.insts[..index]
-        .iter()
+    m.insts
+        .range(..index)
         .rev()
         .find(|i| i.op() == Some(Op::Label))
         .map(|i| i.operand(0))
@@ -367,8 +367,9 @@ pub fn discard_off_line_fragments(words: &[u32], entry: &str, key: LineFragmentK
     let missing = PassError::MissingFunction { function };
     let (start, end) = m.function_range(function).ok_or(missing.clone())?;
     let body = m.function_body_start(function).ok_or(missing)?;
-    let entry_label = m.insts[start..body]
-        .iter()
+    let entry_label = m
+        .insts
+        .range(start..body)
         .rev()
         .find(|i| i.op() == Some(Op::Label))
         .map(|i| i.operand(0))
@@ -447,7 +448,7 @@ pub fn discard_off_line_fragments(words: &[u32], entry: &str, key: LineFragmentK
     // The rest of the entry block is now block `merge`: phis naming the entry block as a
     // parent name it.
     for index in body..end {
-        let inst = &m.insts[index];
+        let inst = &m.insts.at(index);
         if inst.op() == Some(Op::Phi) {
             for word in (4..inst.words.len()).step_by(2) {
                 if inst.words[word] == entry_label {

@@ -25,8 +25,8 @@ impl Module<'_> {
     /// The decoded `OpMemberName` of member `member` of struct `ty`; the debug section is
     /// scanned, as few member names are asked for.
     pub fn member_name(&self, ty: u32, member: u32) -> Option<String> {
-        self.insts[self.section_range(Section::Debug)]
-            .iter()
+        self.insts
+            .range(self.section_range(Section::Debug))
             .find(|i| {
                 i.op() == Some(Op::MemberName) && i.operand(0) == ty && i.operand(1) == member
             })
@@ -42,13 +42,13 @@ impl Module<'_> {
 
     /// The opcode of the global instruction (type, constant, variable) that defines `id`.
     pub fn global_op(&self, id: u32) -> Option<Op> {
-        self.insts[*self.globals.get(&id)?].op()
+        self.insts.at(*self.globals.get(&id)?).op()
     }
 
     /// The global `OpVariable`s in declaration order: (variable, storage class, pointee type).
     pub fn global_variables(&self) -> impl Iterator<Item = (u32, StorageClass, u32)> + '_ {
-        self.insts[self.section_range(Section::Global)]
-            .iter()
+        self.insts
+            .range(self.section_range(Section::Global))
             .filter(|i| i.op() == Some(Op::Variable))
             .filter_map(|i| {
                 let var = i.result_id()?;

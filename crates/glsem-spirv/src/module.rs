@@ -11,10 +11,10 @@
 //! arithmetic). The generated TCS is built the same way, from a module head of its own.
 //!
 //! One file per job, each re-exported here so that `module::Editor` and the rest keep their
-//! paths: [`words`] (the header, instruction boundaries, [`Inst`], literal strings read),
-//! [`view`] ([`Module`]: sections, types, names, decorations, entry points), [`instruction`]
-//! ([`Instruction`], the one place instruction words are encoded) and [`editor`]
-//! ([`Editor`]).
+//! paths: [`words`] (the header, instruction boundaries, [`Inst`], the index [`Insts`],
+//! literal strings read), [`view`] ([`Module`]: sections, types, names, decorations, entry
+//! points), [`instruction`] ([`Instruction`], the one place instruction words are encoded)
+//! and [`editor`] ([`Editor`]).
 
 pub mod editor;
 pub mod instruction;
@@ -29,5 +29,6 @@ pub use editor::{entry_point_with_interface, Editor, INTERFACE_LISTS_ALL_GLOBALS
 pub use instruction::{encode_string, inst, push_inst, Instruction};
 pub use view::{EntryPoint, MemberDecoration, Module, Name, Section, Type};
 pub use words::{
-    check_header, decode_string, instructions, structure_error, Inst, HEADER_WORDS, MAGIC,
+    check_header, decode_string, instructions, structure_error, Inst, InstIter, Insts,
+    HEADER_WORDS, MAGIC,
 };

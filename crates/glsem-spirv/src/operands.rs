@@ -48,7 +48,7 @@ impl Editor<'_, '_> {
     ) -> Result<(), UnknownOpcode> {
         let view = self.module;
         for index in view.section_range(Section::Function) {
-            let mut words = view.insts[index].words.to_vec();
+            let mut words = view.insts.at(index).words.to_vec();
             let mut changed = false;
             for_each_id_operand_mut(&mut words, |id| {
                 if let Some(new) = renamed(*id) {

@@ -834,14 +834,14 @@ pub fn gl_primitive_id(words: &[u32], entry: &str, shift: Option<u32>) -> super:
     };
     let loads: Vec<usize> = m
         .call_tree_insts(ep.function)
-        .filter(|&i| m.insts[i].op() == Some(Op::Load) && m.insts[i].operand(2) == id)
+        .filter(|&i| m.insts.at(i).op() == Some(Op::Load) && m.insts.at(i).operand(2) == id)
         .collect();
     if loads.is_empty() {
         return Ok(None);
     }
     let mut e = Editor::new(&m);
     for index in loads {
-        let load = &m.insts[index];
+        let load = &m.insts.at(index);
         let (ty, result) = (load.operand(0), load.operand(1));
         let ops = load.operands();
         let mut code = Vec::new();

@@ -22,7 +22,7 @@ impl Module<'_> {
     /// Indices of the `OpDecorate id d …` instructions.
     pub fn decoration_indices(&self, id: u32, d: Decoration) -> impl Iterator<Item = usize> + '_ {
         self.section_range(Section::Annotation).filter(move |&i| {
-            let inst = &self.insts[i];
+            let inst = &self.insts.at(i);
             inst.op() == Some(Op::Decorate) && inst.operand(0) == id && inst.operand(1) == d as u32
         })
     }
@@ -38,8 +38,8 @@ impl Module<'_> {
     /// Whether the module declares `OpExtension name`.
     pub fn declares_extension(&self, name: &str) -> bool {
         let wanted = encode_string(name);
-        self.insts[self.section_range(Section::Extension)]
-            .iter()
+        self.insts
+            .range(self.section_range(Section::Extension))
             .any(|i| i.op() == Some(Op::Extension) && i.operands() == wanted.as_slice())
     }
 }
@@ -84,7 +84,7 @@ impl Editor<'_, '_> {
     pub fn remove_name(&mut self, id: u32) {
         let module = self.module;
         for index in module.section_range(Section::Debug) {
-            let inst = &module.insts[index];
+            let inst = &module.insts.at(index);
             if inst.op() == Some(Op::Name) && inst.operand(0) == id {
                 self.remove(index);
             }
@@ -109,7 +109,7 @@ impl Editor<'_, '_> {
                 }
             }
             if changed {
-                let words = entry_point_with_interface(&module.insts[ep.index], &interface);
+                let words = entry_point_with_interface(&module.insts.at(ep.index), &interface);
                 self.replace(ep.index, words);
             }
         }
@@ -126,7 +126,7 @@ impl Editor<'_, '_> {
         let module = self.module;
         let processed = module
             .section_range(Section::Debug)
-            .find(|&i| module.insts[i].op() == Some(Op::ModuleProcessed));
+            .find(|&i| module.insts.at(i).op() == Some(Op::ModuleProcessed));
         match processed {
             Some(index) => self.insert_before(index, name.as_words()),
             None => self.append_instruction(Section::Debug, name),
@@ -147,7 +147,7 @@ impl Editor<'_, '_> {
         let view = self.module;
         let described = view.section_start(Section::Debug)..view.section_start(Section::Global);
         for index in described.chain(view.section_range(Section::Global)) {
-            let inst = &view.insts[index];
+            let inst = &view.insts.at(index);
             let target = match inst.op() {
                 Some(Op::Name | Op::MemberName | Op::Decorate | Op::MemberDecorate) => {
                     Some(inst.operand(0))

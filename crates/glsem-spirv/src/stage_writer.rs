@@ -23,7 +23,10 @@ pub fn module_head(source: &Module<'_>, stage_capability: Capability) -> Vec<u32
     let mut capabilities = vec![Capability::Shader as u32, stage_capability as u32];
     let mut extensions = Vec::new();
     let mut memory_model = None;
-    for inst in &source.insts[..source.section_start(Section::EntryPoint)] {
+    for inst in source
+        .insts
+        .range(..source.section_start(Section::EntryPoint))
+    {
         match inst.op() {
             Some(Op::Capability) if !capabilities.contains(&inst.operand(0)) => {
                 capabilities.push(inst.operand(0))
@@ -163,7 +166,7 @@ impl<'m, 'a> StageWriter<'m, 'a> {
         if depth > MAX_DEPTH {
             return Err(bad());
         }
-        let inst = m.insts[*m.globals.get(&ty).ok_or_else(bad)?];
+        let inst = m.insts.at(*m.globals.get(&ty).ok_or_else(bad)?);
         let ops = &inst.operands()[1..];
         let op = inst.op().ok_or_else(bad)?;
         let operand_count = match op {
@@ -183,7 +186,7 @@ impl<'m, 'a> StageWriter<'m, 'a> {
             }
             Op::TypeArray => {
                 let element = self.copy_type_nested(m, src, ops[0], keep, depth + 1)?;
-                let length_inst = m.insts[*m.globals.get(&ops[1]).ok_or_else(bad)?];
+                let length_inst = m.insts.at(*m.globals.get(&ops[1]).ok_or_else(bad)?);
                 if length_inst.op() != Some(Op::Constant) {
                     return Err(PassError::Unsupported(format!(
                         "array %{ty} has a specialization-constant length"

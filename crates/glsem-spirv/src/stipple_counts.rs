@@ -167,7 +167,7 @@ fn physical_addressing(m: &Module<'_>, e: &mut Editor<'_, '_>) -> Result<(), Pas
         .iter()
         .position(|i| i.op() == Some(Op::MemoryModel))
         .ok_or_else(|| PassError::Unsupported("the module has no memory model".into()))?;
-    let addressing = m.insts[model].operand(0);
+    let addressing = m.insts.at(model).operand(0);
     if addressing == AddressingModel::Logical as u32 {
         e.patch_word(model, 1, AddressingModel::PhysicalStorageBuffer64 as u32);
     } else if addressing != AddressingModel::PhysicalStorageBuffer64 as u32 {

@@ -578,7 +578,7 @@ pub fn refetch_vertex_inputs(
     interface.extend(&added);
     e.replace(
         ep.index,
-        entry_point_with_interface(&m.insts[ep.index], &interface),
+        entry_point_with_interface(&m.insts.at(ep.index), &interface),
     );
     e.insert_before(at, &code);
     Ok(Some(e.finish()?))

@@ -389,7 +389,7 @@ fn shadow(m: &Module, e: &mut Editor, ep: &EntryPoint, splits: &[Split]) -> Resu
     interface.extend(splits.iter().flat_map(|s| s.leaves.iter().map(|l| l.id)));
     e.replace(
         ep.index,
-        entry_point_with_interface(&m.insts[ep.index], &interface),
+        entry_point_with_interface(&m.insts.at(ep.index), &interface),
     );
     Ok(())
 }
@@ -403,7 +403,7 @@ fn redeclare_private(
 ) -> Result<(), PassError> {
     for split in splits {
         let index = m.globals[&split.var];
-        let old = &m.insts[index];
+        let old = &m.insts.at(index);
         // Re-declared at the end of the globals, after the Private pointer type it needs.
         let initializer = old.operands().get(3).copied();
         e.remove(index);
@@ -411,7 +411,7 @@ fn redeclare_private(
     }
     let annotations = m.section_start(Section::Annotation)..m.section_start(Section::Global);
     for i in annotations {
-        let a = &m.insts[i];
+        let a = &m.insts.at(i);
         match a.op() {
             // Location, XfbBuffer, Offset, interpolation: none belongs on a Private variable.
             Some(Op::Decorate) if vars.contains(&a.operand(0)) => e.remove(i),
@@ -443,7 +443,7 @@ fn retype_derived_pointers(m: &Module, e: &mut Editor, splits: &[Split]) -> Resu
     let mut retyped: HashMap<u32, u32> = HashMap::new();
     let glsl_std = glsl_std_450(m);
     for i in m.section_start(Section::Function)..m.insts.len() {
-        let ins = &m.insts[i];
+        let ins = &m.insts.at(i);
         // Whether operands `from..to` (clamped to the instruction) name a tracked pointer.
         let uses = |from: usize, to: usize| {
             let ops = ins.operands();
@@ -509,7 +509,7 @@ fn retype_chain<'s>(
     tracked: &mut HashMap<u32, Derived<'s>>,
     retyped: &mut HashMap<u32, u32>,
 ) -> Result<(), PassError> {
-    let ins = &m.insts[i];
+    let ins = &m.insts.at(i);
     let old_ty = ins.operand(0);
     let new_ty = match retyped.get(&old_ty) {
         Some(&t) => t,
@@ -587,8 +587,8 @@ const INTERPOLATE_AT_OFFSET: u32 = 78;
 /// The id of the module's `GLSL.std.450` extended instruction set.
 fn glsl_std_450(m: &Module) -> Option<u32> {
     let imports = m.section_start(Section::ExtInstImport)..m.section_start(Section::MemoryModel);
-    m.insts[imports]
-        .iter()
+    m.insts
+        .range(imports)
         .find(|i| decode_string(&i.operands()[1..]).0 == "GLSL.std.450")
         .map(|i| i.operand(0))
 }
@@ -645,8 +645,8 @@ fn is_block_or_builtin(m: &Module, ty: u32) -> bool {
 /// `OpMemberName`s by `(struct, member)`, to name the leaves for debugging.
 fn member_names(m: &Module) -> HashMap<(u32, u32), String> {
     let debug = m.section_start(Section::Debug)..m.section_start(Section::Annotation);
-    m.insts[debug]
-        .iter()
+    m.insts
+        .range(debug)
         .filter(|i| i.op() == Some(Op::MemberName))
         .map(|i| {
             let ops = i.operands();

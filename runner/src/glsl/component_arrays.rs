@@ -145,7 +145,7 @@ fn declare_parts(
 /// every access to `var` indexes its inner array with a constant or not at all and each
 /// row is loaded, stored, or indexed further with a constant; otherwise `None`.
 fn splittable_rows(view: &Module, var: u32) -> Option<HashMap<u32, u32>> {
-    let code = || view.insts[view.section_range(Section::Function)].iter();
+    let code = || view.insts.range(view.section_range(Section::Function));
     let uses = |inst: &Inst, id: &dyn Fn(u32) -> bool| {
         inst.id_operands()
             .expect("glslang emits only opcodes of the grammar")
@@ -156,10 +156,10 @@ fn splittable_rows(view: &Module, var: u32) -> Option<HashMap<u32, u32>> {
     // Chain words: result type, result, base, then the indices.
     let mut rows: HashMap<u32, u32> = HashMap::new();
     for inst in code() {
-        if !uses(inst, &|v| v == var) {
+        if !uses(&inst, &|v| v == var) {
             continue;
         }
-        if !is_chain(inst) || inst.operand(2) != var {
+        if !is_chain(&inst) || inst.operand(2) != var {
             return None;
         }
         match inst.operands().get(4) {
@@ -172,7 +172,7 @@ fn splittable_rows(view: &Module, var: u32) -> Option<HashMap<u32, u32>> {
         }
     }
     for inst in code() {
-        if !uses(inst, &|v| rows.contains_key(&v)) {
+        if !uses(&inst, &|v| rows.contains_key(&v)) {
             continue;
         }
         let row_only_at = |at: usize| {
@@ -184,7 +184,7 @@ fn splittable_rows(view: &Module, var: u32) -> Option<HashMap<u32, u32>> {
             Some(Op::Load) => true,
             // Words: pointer, value.
             Some(Op::Store) => !rows.contains_key(&inst.operand(1)),
-            _ if is_chain(inst) => {
+            _ if is_chain(&inst) => {
                 rows.contains_key(&inst.operand(2))
                     && row_only_at(2)
                     && inst.operands().get(3).is_some_and(|&c| is_constant(c))
@@ -219,7 +219,7 @@ impl Split {
     /// row's loads and stores go element by element.
     fn rewrite(&self, editor: &mut Editor, index: usize) {
         let view = editor.module;
-        let inst = view.insts[index];
+        let inst = view.insts.at(index);
         let constant = |c: u32| view.constant_u32(c).unwrap_or(0) as usize;
         let words = inst.words;
         let row = self.rows.get(&inst.operand(2)).copied();

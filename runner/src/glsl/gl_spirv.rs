@@ -16,7 +16,7 @@ pub(super) fn vulkan_from_gl_spirv(module: &mut Vec<u32>) -> Result<(), SceneErr
     let loose = edit(module, |editor| {
         let m = editor.module;
         for index in m.section_range(Section::Annotation) {
-            let decoration = &m.insts[index];
+            let decoration = &m.insts.at(index);
             // The BuiltIn's word: after the opcode word, the target, the member and the
             // decoration.
             let at = match decoration.op() {
@@ -36,7 +36,7 @@ pub(super) fn vulkan_from_gl_spirv(module: &mut Vec<u32>) -> Result<(), SceneErr
             editor.patch_word(index, at, vulkan as u32);
         }
         for index in m.section_range(Section::ExecutionMode) {
-            let mode = &m.insts[index];
+            let mode = &m.insts.at(index);
             if mode.op() == Some(Op::ExecutionMode)
                 && mode.operand(1) == ExecutionMode::OriginLowerLeft as u32
             {
@@ -49,7 +49,7 @@ pub(super) fn vulkan_from_gl_spirv(module: &mut Vec<u32>) -> Result<(), SceneErr
             };
             let opaque = m.globals.get(&pointee).is_some_and(|&t| {
                 matches!(
-                    m.insts[t].op(),
+                    m.insts.at(t).op(),
                     Some(Op::TypeSampledImage | Op::TypeImage | Op::TypeSampler)
                 )
             });
@@ -83,11 +83,11 @@ pub(super) fn specialize(module: &mut Vec<u32>, values: &[(u32, u32)]) -> Result
                 .map(|(&target, _)| target)
                 .ok_or_else(missing)?;
             let &index = m.globals.get(&target).ok_or_else(missing)?;
-            let constant = &m.insts[index];
+            let constant = &m.insts.at(index);
             let ty = constant.operand(0);
             let words_32 = m.globals.get(&ty).is_some_and(|&t| {
-                matches!(m.insts[t].op(), Some(Op::TypeInt | Op::TypeFloat))
-                    && m.insts[t].operand(1) == 32
+                matches!(m.insts.at(t).op(), Some(Op::TypeInt | Op::TypeFloat))
+                    && m.insts.at(t).operand(1) == 32
             });
             let specialized = match constant.op() {
                 Some(Op::SpecConstant) if words_32 => inst(Op::SpecConstant, &[ty, target, value]),
@@ -139,11 +139,13 @@ mod tests {
         vulkan_from_gl_spirv(&mut module).unwrap();
         specialize(&mut module, &[(3, 1)]).unwrap();
         let m = parse(&module);
-        assert!(m.insts[m.section_range(Section::Annotation)]
-            .iter()
+        assert!(m
+            .insts
+            .range(m.section_range(Section::Annotation))
             .any(|i| i.operands().get(2) == Some(&(BuiltIn::VertexIndex as u32))));
-        assert!(m.insts[m.section_range(Section::Global)]
-            .iter()
+        assert!(m
+            .insts
+            .range(m.section_range(Section::Global))
             .any(|i| i.op() == Some(Op::SpecConstantTrue)));
         assert!(specialize(&mut module, &[(9, 1)]).is_err());
         let loose = "%float = OpTypeFloat 32\n%pu = OpTypePointer UniformConstant %float\n\

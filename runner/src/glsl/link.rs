@@ -242,7 +242,7 @@ pub(super) fn merge_builtin_copies(module: &mut Vec<u32>) {
         let view = editor.module;
         let mut first: HashMap<(String, u32), u32> = HashMap::new();
         let mut copies: HashMap<u32, u32> = HashMap::new();
-        for inst in &view.insts[view.section_range(Section::Global)] {
+        for inst in view.insts.range(view.section_range(Section::Global)) {
             let (Some(var), Some(ty)) = (inst.result_id(), inst.result_type()) else {
                 continue;
             };

@@ -242,12 +242,14 @@ fn finish_stage(
         Vec::new()
     };
     let view = parse(&module);
-    let capabilities = view.insts[view.section_range(Section::Capability)]
-        .iter()
+    let capabilities = view
+        .insts
+        .range(view.section_range(Section::Capability))
         .filter_map(|i| spirv::Capability::from_u32(i.operand(0)))
         .collect();
-    let xfb = view.insts[view.section_range(Section::ExecutionMode)]
-        .iter()
+    let xfb = view
+        .insts
+        .range(view.section_range(Section::ExecutionMode))
         .any(|i| {
             i.op() == Some(Op::ExecutionMode) && i.operand(1) == spirv::ExecutionMode::Xfb as u32
         });

@@ -45,18 +45,20 @@ pub(super) fn split_dynamic_patch_component_stores(stage: ShaderStage, module: &
 fn split_in_function(editor: &mut Editor, start: usize, patch_outputs: &HashSet<u32>) {
     let view = editor.module;
     let end = start
-        + view.insts[start..]
-            .iter()
+        + view
+            .insts
+            .range(start..)
             .position(|i| i.op() == Some(Op::FunctionEnd))
             .unwrap_or(0);
     let code = start..end;
     // Result types of the values its blocks define (the selectors' integer types).
     let first_label = code
         .clone()
-        .find(|&i| view.insts[i].op() == Some(Op::Label))
+        .find(|&i| view.insts.at(i).op() == Some(Op::Label))
         .unwrap_or(end);
-    let result_types: HashMap<u32, u32> = view.insts[first_label..end]
-        .iter()
+    let result_types: HashMap<u32, u32> = view
+        .insts
+        .range(first_label..end)
         .filter_map(|i| Some((i.result_id()?, i.result_type()?)))
         .collect();
     let mut chains: HashMap<u32, Inst> = HashMap::new();
@@ -67,12 +69,12 @@ fn split_in_function(editor: &mut Editor, start: usize, patch_outputs: &HashSet<
     // the function, is left as it is.
     let mut skip_block = false;
     for index in first_label..end {
-        let inst = view.insts[index];
+        let inst = view.insts.at(index);
         match inst.op() {
             Some(Op::Label) => {
                 label = inst.operand(0);
                 let block_end = (index + 1..end)
-                    .find(|&i| view.insts[i].op() == Some(Op::Label))
+                    .find(|&i| view.insts.at(i).op() == Some(Op::Label))
                     .unwrap_or(end);
                 skip_block = view
                     .find_in((index, block_end), Op::LoopMerge)
@@ -105,7 +107,7 @@ fn split_in_function(editor: &mut Editor, start: usize, patch_outputs: &HashSet<
     // The rest of each split block (and its terminator) follows its switch; phis of its
     // successors now come from there.
     for index in view.find_in((first_label, end), Op::Phi) {
-        let mut words = view.insts[index].words.to_vec();
+        let mut words = view.insts.at(index).words.to_vec();
         let mut changed = false;
         for_each_id_operand_mut(&mut words, |id| {
             if let Some(&merge) = moved_labels.get(id) {

@@ -53,7 +53,7 @@ pub(super) fn per_vertex_block(module: &[u32], storage: StorageClass) -> Option<
     // The member's operand: after the result type, the result, the base and, in an array
     // of blocks, the vertex.
     let member_at = 3 + usize::from(arrayed);
-    for inst in &m.insts[m.section_range(Section::Function)] {
+    for inst in m.insts.range(m.section_range(Section::Function)) {
         let uses_var = inst
             .id_operands()
             .expect("glslang emits only opcodes of the grammar")
@@ -137,7 +137,7 @@ fn trim_block(module: &mut Vec<u32>, block: &PerVertex, keep: &HashSet<u32>) {
     edit(module, |editor| {
         let m = editor.module;
         if let Some(&index) = m.globals.get(&block.block) {
-            let members = &m.insts[index].operands()[1..];
+            let members = &m.insts.at(index).operands()[1..];
             let mut operands = vec![block.block];
             operands.extend(kept.iter().map(|&k| members[k as usize]));
             editor.replace(index, inst(Op::TypeStruct, &operands));
@@ -147,11 +147,11 @@ fn trim_block(module: &mut Vec<u32>, block: &PerVertex, keep: &HashSet<u32>) {
             .chain(m.section_range(Section::Annotation));
         for index in names_and_decorations {
             let member_of_block = matches!(
-                m.insts[index].op(),
+                m.insts.at(index).op(),
                 Some(Op::MemberName | Op::MemberDecorate)
-            ) && m.insts[index].operand(0) == block.block;
+            ) && m.insts.at(index).operand(0) == block.block;
             if member_of_block {
-                match new_index(m.insts[index].operand(1)) {
+                match new_index(m.insts.at(index).operand(1)) {
                     // Word 2: the member number, after the opcode word and the block.
                     Some(new) => editor.patch_word(index, 2, new),
                     None => editor.remove(index),
@@ -163,7 +163,7 @@ fn trim_block(module: &mut Vec<u32>, block: &PerVertex, keep: &HashSet<u32>) {
         // result, the base and, in an array of blocks, the vertex.
         let member_at = 3 + usize::from(block.arrayed);
         for index in m.section_range(Section::Function) {
-            let chain = &m.insts[index];
+            let chain = &m.insts.at(index);
             let into_block = matches!(chain.op(), Some(Op::AccessChain | Op::InBoundsAccessChain))
                 && chain.operand(2) == block.var;
             let member = chain.operand(member_at);
@@ -172,7 +172,7 @@ fn trim_block(module: &mut Vec<u32>, block: &PerVertex, keep: &HashSet<u32>) {
             else {
                 continue;
             };
-            let ty = m.insts[constant].operand(0);
+            let ty = m.insts.at(constant).operand(0);
             let value = new_index(old).expect("a member in use is kept");
             let new = editor.constant_words(ty, &[value]);
             editor.patch_word(index, member_at + 1, new);

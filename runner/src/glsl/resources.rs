@@ -361,13 +361,13 @@ pub(super) fn flatten_block_arrays(module: &mut Vec<u32>) -> Result<(), SceneErr
             let array = editor.type_array_decorated(block, dims.iter().product());
             let declaration = view.globals[&var];
             // Variable words: pointer type, result, storage class, initializer.
-            let initializer = view.insts[declaration].operands().get(3).copied();
+            let initializer = view.insts.at(declaration).operands().get(3).copied();
             editor.redeclare_variable(var, storage, array, initializer);
             editor.remove(declaration);
             rewrites.push((var, dims.len(), row_major_strides(editor, &dims)));
         }
         for index in view.section_range(Section::Function) {
-            let inst = view.insts[index];
+            let inst = view.insts.at(index);
             if !matches!(inst.op(), Some(Op::AccessChain | Op::InBoundsAccessChain)) {
                 continue;
             }
@@ -398,7 +398,7 @@ pub(super) fn flatten_block_arrays(module: &mut Vec<u32>) -> Result<(), SceneErr
 /// type, dimensions).
 fn arrays_of_arrays_of_blocks(view: &Module) -> Vec<(u32, StorageClass, u32, Vec<u32>)> {
     let mut found = Vec::new();
-    for inst in &view.insts[view.section_range(Section::Global)] {
+    for inst in view.insts.range(view.section_range(Section::Global)) {
         let Some((var, (storage, mut elem))) = inst
             .result_id()
             .and_then(|var| Some((var, view.variable(var)?)))
@@ -542,7 +542,7 @@ fn is_sampler_2d(view: &Module, ty: u32) -> bool {
 /// The operands of the `OpTypeImage` sampled image type `ty` samples: sampled type, Dim,
 /// Depth, Arrayed, MS, Sampled, Format.
 fn sampled_image<'m>(view: &Module<'m>, ty: u32) -> Option<&'m [u32]> {
-    let sampled = view.insts[*view.globals.get(&ty)?];
+    let sampled = view.insts.at(*view.globals.get(&ty)?);
     (sampled.op() == Some(Op::TypeSampledImage))
         .then(|| image_operands(view, sampled.operand(1)))?
 }
@@ -550,7 +550,7 @@ fn sampled_image<'m>(view: &Module<'m>, ty: u32) -> Option<&'m [u32]> {
 /// The operands of `OpTypeImage` `ty` after its result id: sampled type, Dim, Depth,
 /// Arrayed, MS, Sampled, Format.
 fn image_operands<'m>(view: &Module<'m>, ty: u32) -> Option<&'m [u32]> {
-    let image = view.insts[*view.globals.get(&ty)?];
+    let image = view.insts.at(*view.globals.get(&ty)?);
     (image.op() == Some(Op::TypeImage)).then(|| &image.operands()[1..])
 }
 

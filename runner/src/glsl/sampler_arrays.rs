@@ -276,7 +276,7 @@ fn rewrite_accesses(
 ) -> Result<(), SceneError> {
     let view = editor.module;
     for index in view.section_range(Section::Function) {
-        let inst = view.insts[index];
+        let inst = view.insts.at(index);
         let used = inst
             .id_operands()
             .expect("glslang emits only opcodes of the grammar");
@@ -364,17 +364,17 @@ fn remove_sampler_structures(
     };
     // Types are declared before their uses: one pass finds the arrays, pointers and
     // structures of the structures that go.
-    for inst in &view.insts[view.section_range(Section::Global)] {
+    for inst in view.insts.range(view.section_range(Section::Global)) {
         let composite = matches!(
             inst.op(),
             Some(Op::TypeArray | Op::TypeRuntimeArray | Op::TypeStruct | Op::TypePointer)
         );
-        if let (Some(r), true) = (inst.result_id(), composite && uses_gone(inst, &gone)) {
+        if let (Some(r), true) = (inst.result_id(), composite && uses_gone(&inst, &gone)) {
             gone.insert(r);
         }
     }
-    let code = &view.insts[view.section_range(Section::Function)];
-    if code.iter().any(|i| uses_gone(i, &gone)) {
+    let mut code = view.insts.range(view.section_range(Section::Function));
+    if code.any(|i| uses_gone(&i, &gone)) {
         return Err(SceneError::Skip(
             "a structure of samplers used whole is not supported".into(),
         ));

@@ -182,7 +182,7 @@ fn rewrite_member_accesses(
         _ => &[],
     };
     for index in view.section_range(Section::Function) {
-        let inst = view.insts[index];
+        let inst = view.insts.at(index);
         // Chain words: result type, result, base, indices.
         let chain = matches!(inst.op(), Some(Op::AccessChain | Op::InBoundsAccessChain));
         if !chain || inst.operand(2) != block_var {
@@ -238,7 +238,7 @@ fn drop_sampler_members(editor: &mut Editor, structures: &HashMap<u32, Mixed>) {
         let Some(&index) = view.globals.get(&ty) else {
             continue;
         };
-        let members = &view.insts[index].operands()[1..];
+        let members = &view.insts.at(index).operands()[1..];
         let plain: Vec<u32> = std::iter::once(ty)
             .chain(mixed.plain.iter().map(|&(old, _)| members[old as usize]))
             .collect();
@@ -247,7 +247,7 @@ fn drop_sampler_members(editor: &mut Editor, structures: &HashMap<u32, Mixed>) {
     // Member names and decorations: structure, member, ...
     let described = view.section_start(Section::Debug)..view.section_start(Section::Global);
     for index in described {
-        let inst = view.insts[index];
+        let inst = view.insts.at(index);
         if !matches!(inst.op(), Some(Op::MemberName | Op::MemberDecorate)) {
             continue;
         }
@@ -265,8 +265,9 @@ fn drop_sampler_members(editor: &mut Editor, structures: &HashMap<u32, Mixed>) {
 /// only its members moved.
 fn refuse_whole_uses(view: &Module, structures: &HashMap<u32, Mixed>) -> Result<(), SceneError> {
     let used_whole = holding(view, &structures.keys().copied().collect());
-    let whole_use = view.insts[view.section_range(Section::Function)]
-        .iter()
+    let whole_use = view
+        .insts
+        .range(view.section_range(Section::Function))
         .any(|i| i.result_type().is_some_and(|t| used_whole.contains(&t)));
     if whole_use {
         return Err(SceneError::Skip(USED_WHOLE.into()));
@@ -277,7 +278,7 @@ fn refuse_whole_uses(view: &Module, structures: &HashMap<u32, Mixed>) -> Result<
 /// The types that hold one of `structures` (arrays of them, pointers to those).
 fn holding(view: &Module, structures: &HashSet<u32>) -> HashSet<u32> {
     let mut held = structures.clone();
-    for inst in &view.insts[view.section_range(Section::Global)] {
+    for inst in view.insts.range(view.section_range(Section::Global)) {
         // Array words: result, element, length; pointer words: result, storage, pointee.
         let holds = match inst.op() {
             Some(Op::TypeArray | Op::TypeRuntimeArray) => Some(inst.operand(1)),

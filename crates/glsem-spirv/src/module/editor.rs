@@ -78,7 +78,7 @@ impl<'m, 'a> Editor<'m, 'a> {
     ///
     /// [`replace`]: Editor::replace
     pub fn patch_word(&mut self, index: usize, word: usize, value: u32) {
-        assert!(word < self.module.insts[index].words.len());
+        assert!(word < self.module.insts.at(index).words.len());
         self.patched.push((index, word, value));
     }
 
@@ -144,7 +144,7 @@ impl<'m, 'a> Editor<'m, 'a> {
             interface.extend_from_slice(non_io);
         }
         if interface.len() != ep.interface.len() {
-            let words = entry_point_with_interface(&self.module.insts[ep.index], &interface);
+            let words = entry_point_with_interface(&self.module.insts.at(ep.index), &interface);
             self.replace(ep.index, words);
         }
     }
@@ -172,7 +172,7 @@ impl<'m, 'a> Editor<'m, 'a> {
         let m = self.module;
         let start = m.section_start(Section::Global);
         let end = m.section_start(Section::Function);
-        let found = m.insts[start..end].iter().find(|i| {
+        let found = m.insts.range(start..end).find(|i| {
             let ops = i.operands();
             i.opcode() == op as u16
                 && ops.len() == n + 1 + operands_after_id.len()
@@ -595,7 +595,7 @@ impl<'m, 'a> Editor<'m, 'a> {
                     true
                 }
                 None => {
-                    out.extend_from_slice(m.insts[index].words);
+                    out.extend_from_slice(m.insts.at(index).words);
                     false
                 }
             };

@@ -89,7 +89,7 @@ fn edits_land_in_place_and_appends_at_section_ends() {
     let out = e.finish().unwrap();
 
     let mut expected = vec![MAGIC, 0x0001_0000, 0, 11, 0];
-    let at = |i: usize| m.insts[i].words;
+    let at = |i: usize| m.insts.at(i).words;
     for i in 0..3 {
         expected.extend_from_slice(at(i));
     }
@@ -127,7 +127,7 @@ fn patched_words_change_in_place_unless_replaced() {
     e.insert_before(6, &inst(Op::Nop, &[]));
     let out = e.finish().unwrap();
     let mut expected = w.clone();
-    let f = m.insts[6].offset_in(&w);
+    let f = m.insts.at(6).offset_in(&w);
     expected[f + 1] = 8;
     expected.insert(f, inst(Op::Nop, &[])[0]);
     assert_eq!(out, expected);

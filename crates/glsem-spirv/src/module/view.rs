@@ -6,7 +6,7 @@ use rustc_hash::FxHashMap as HashMap;
 use spirv::{BuiltIn, Decoration, Op, StorageClass};
 use std::sync::atomic::{AtomicU8, Ordering};
 
-use super::words::{check_header, decode_string, result_shapes, Inst, HEADER_WORDS};
+use super::words::{check_header, decode_string, result_shapes, Inst, Insts, HEADER_WORDS};
 use crate::error::ParseError;
 
 /// The logical-layout sections of a module (SPIR-V spec 2.4), in order.
@@ -255,7 +255,7 @@ pub struct EntryPoint {
 pub struct Module<'a> {
     pub words: &'a [u32],
     pub bound: u32,
-    pub insts: Vec<Inst<'a>>,
+    pub insts: Insts<'a>,
     /// Index of the first instruction of every [`Section`] (or where it would start).
     pub(super) section_starts: [usize; 10],
     pub entry_points: Vec<EntryPoint>,
@@ -275,13 +275,16 @@ impl<'a> Module<'a> {
     /// Splits `words` into instructions and reads the global sections.
     pub fn parse(words: &'a [u32]) -> Result<Self, ParseError> {
         let bound = check_header(words)?;
+        if u32::try_from(words.len()).is_err() {
+            return Err(ParseError::TooLong(words.len()));
+        }
         // Counted first: a guess that falls short doubles the largest allocation a rewrite
         // makes (and on a large module, its page faults dominate the rewrite).
         let census = census(words);
         let mut m = Module {
             words,
             bound,
-            insts: Vec::with_capacity(census.instructions),
+            insts: Insts::with_capacity(words, census.instructions),
             section_starts: [usize::MAX; 10],
             entry_points: Vec::new(),
             globals: HashMap::with_capacity_and_hasher(census.globals, Default::default()),
@@ -462,7 +465,7 @@ impl<'a> Module<'a> {
 
     /// The value of an integer `OpConstant` (low word).
     pub fn constant_u32(&self, id: u32) -> Option<u32> {
-        let inst = &self.insts[*self.globals.get(&id)?];
+        let inst = &self.insts.at(*self.globals.get(&id)?);
         (inst.op() == Some(Op::Constant)).then(|| inst.operand(2))
     }
 
@@ -478,7 +481,7 @@ impl<'a> Module<'a> {
     /// Whether `function` (an entry point's) declares the execution mode `mode`.
     pub fn has_execution_mode(&self, function: u32, mode: spirv::ExecutionMode) -> bool {
         let modes = self.section_start(Section::ExecutionMode)..self.section_start(Section::Debug);
-        self.insts[modes].iter().any(|i| {
+        self.insts.range(modes).any(|i| {
             i.op() == Some(Op::ExecutionMode)
                 && i.operand(0) == function
                 && i.operand(1) == mode as u32
@@ -486,8 +489,8 @@ impl<'a> Module<'a> {
     }
 
     pub fn declares_capability(&self, cap: spirv::Capability) -> bool {
-        self.insts[..self.section_start(Section::Extension)]
-            .iter()
+        self.insts
+            .range(..self.section_start(Section::Extension))
             .any(|i| i.operand(0) == cap as u32)
     }
 
@@ -509,7 +512,7 @@ impl<'a> Module<'a> {
 
     /// `(storage class, type id of the pointee)` of a global `OpVariable`.
     pub fn variable(&self, id: u32) -> Option<(StorageClass, u32)> {
-        let inst = &self.insts[*self.globals.get(&id)?];
+        let inst = &self.insts.at(*self.globals.get(&id)?);
         if inst.op() != Some(Op::Variable) {
             return None;
         }
@@ -524,26 +527,27 @@ impl<'a> Module<'a> {
     /// Indices `[start, end)` of the instructions of function `id`, OpFunctionEnd included.
     pub fn function_range(&self, id: u32) -> Option<(usize, usize)> {
         let start = *self.functions.get(&id)?;
-        let end = self.insts[start..]
-            .iter()
+        let end = self
+            .insts
+            .range(start..)
             .position(|i| i.opcode() == Op::FunctionEnd as u16)?;
         Some((start, start + end + 1))
     }
 
     /// Indices of the instructions in `range` with opcode `op`.
     pub fn find_in(&self, range: (usize, usize), op: Op) -> impl Iterator<Item = usize> + '_ {
-        (range.0..range.1).filter(move |&i| self.insts[i].opcode() == op as u16)
+        (range.0..range.1).filter(move |&i| self.insts.at(i).opcode() == op as u16)
     }
 
     /// Index of the instruction after the OpLabel and the OpVariables that open the
     /// function's first block: where code can be inserted at function entry.
     pub fn function_body_start(&self, id: u32) -> Option<usize> {
         let (start, end) = self.function_range(id)?;
-        let label = (start..end).find(|&i| self.insts[i].opcode() == Op::Label as u16)?;
+        let label = (start..end).find(|&i| self.insts.at(i).opcode() == Op::Label as u16)?;
         let mut i = label + 1;
         while i < end
             && matches!(
-                self.insts[i].op(),
+                self.insts.at(i).op(),
                 Some(Op::Variable | Op::Line | Op::NoLine)
             )
         {
@@ -559,7 +563,7 @@ impl<'a> Module<'a> {
         while i < seen.len() {
             if let Some(range) = self.function_range(seen[i]) {
                 for c in self.find_in(range, Op::FunctionCall) {
-                    let callee = self.insts[c].operand(2);
+                    let callee = self.insts.at(c).operand(2);
                     if !seen.contains(&callee) {
                         seen.push(callee);
                     }

@@ -2,6 +2,7 @@
 //! [`instructions`]) and literal strings, checked no further than their word counts.
 
 use spirv::Op;
+use std::slice::SliceIndex;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Once;
 
@@ -84,6 +85,108 @@ impl<'a> Inst<'a> {
             2 => Some(self.operand(0)),
             _ => None,
         }
+    }
+}
+
+/// A module's instruction index: each instruction's first word as a 32-bit offset into the
+/// module, a quarter of the size of a slice per instruction (the index is a rewrite's
+/// largest allocation after its output, and on a large module its page faults are a third
+/// of the rewrite). Position `i` is the `i`-th instruction after the header.
+#[derive(Clone, Debug)]
+pub struct Insts<'a> {
+    words: &'a [u32],
+    starts: Vec<u32>,
+}
+
+impl<'a> Insts<'a> {
+    /// An empty index over `words`, with room for `capacity` instructions.
+    pub(super) fn with_capacity(words: &'a [u32], capacity: usize) -> Self {
+        Insts {
+            words,
+            starts: Vec::with_capacity(capacity),
+        }
+    }
+
+    /// Appends `inst`, which must lie in the index's words (a module shorter than 2^32
+    /// words: [`super::Module::parse`] checks it).
+    pub(super) fn push(&mut self, inst: Inst<'a>) {
+        self.starts.push(inst.offset_in(self.words) as u32);
+    }
+
+    pub fn len(&self) -> usize {
+        self.starts.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.starts.is_empty()
+    }
+
+    /// Instruction `index`; panics past the end, as a slice does.
+    pub fn at(&self, index: usize) -> Inst<'a> {
+        inst_at(self.words, self.starts[index])
+    }
+
+    /// Instruction `index`, if there is one.
+    pub fn get(&self, index: usize) -> Option<Inst<'a>> {
+        Some(inst_at(self.words, *self.starts.get(index)?))
+    }
+
+    /// Every instruction, in order.
+    pub fn iter(&self) -> InstIter<'a, '_> {
+        self.range(..)
+    }
+
+    /// The instructions at the positions of `range`; panics where a slice would.
+    pub fn range(&self, range: impl SliceIndex<[u32], Output = [u32]>) -> InstIter<'a, '_> {
+        InstIter {
+            words: self.words,
+            starts: self.starts[range].iter(),
+        }
+    }
+}
+
+impl<'a, 'b> IntoIterator for &'b Insts<'a> {
+    type Item = Inst<'a>;
+    type IntoIter = InstIter<'a, 'b>;
+
+    fn into_iter(self) -> InstIter<'a, 'b> {
+        self.iter()
+    }
+}
+
+/// The instructions of a run of positions of an [`Insts`].
+#[derive(Clone, Debug)]
+pub struct InstIter<'a, 'b> {
+    words: &'a [u32],
+    starts: std::slice::Iter<'b, u32>,
+}
+
+impl<'a> Iterator for InstIter<'a, '_> {
+    type Item = Inst<'a>;
+
+    fn next(&mut self) -> Option<Inst<'a>> {
+        Some(inst_at(self.words, *self.starts.next()?))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.starts.size_hint()
+    }
+}
+
+impl DoubleEndedIterator for InstIter<'_, '_> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        Some(inst_at(self.words, *self.starts.next_back()?))
+    }
+}
+
+impl ExactSizeIterator for InstIter<'_, '_> {}
+
+/// The instruction whose first word is `words[start]`, its length from its word count.
+fn inst_at(words: &[u32], start: u32) -> Inst<'_> {
+    let start = start as usize;
+    let count = (words[start] >> 16) as usize;
+    Inst {
+        words: &words[start..start + count],
     }
 }
 

@@ -22,11 +22,13 @@ fn spirv_only_stages_run_from_their_assembly_specialized() {
     .unwrap();
     let program = Compiler::for_tests().build(&scene).unwrap();
     let m = Module::parse(&program.stage(ShaderStage::Fragment).unwrap().words).unwrap();
-    assert!(m.insts[m.section_range(Section::ExecutionMode)]
-        .iter()
+    assert!(m
+        .insts
+        .range(m.section_range(Section::ExecutionMode))
         .all(|i| i.operand(1) == spirv::ExecutionMode::OriginUpperLeft as u32));
-    let green = m.insts[m.section_range(Section::Global)]
-        .iter()
+    let green = m
+        .insts
+        .range(m.section_range(Section::Global))
         .find(|i| i.op() == Some(Op::SpecConstant))
         .unwrap();
     // Result type, result, value.

@@ -136,8 +136,9 @@ fn units_share_one_frag_color() {
     .unwrap();
     let program = Compiler::for_tests().build(&scene).unwrap();
     let m = Module::parse(&program.stage(ShaderStage::Fragment).unwrap().words).unwrap();
-    let outputs = m.insts[m.section_range(Section::Global)]
-        .iter()
+    let outputs = m
+        .insts
+        .range(m.section_range(Section::Global))
         .filter(|i| i.op() == Some(Op::Variable) && i.operand(2) == StorageClass::Output as u32)
         .count();
     assert_eq!(outputs, 1);

@@ -18,7 +18,7 @@ fn dynamic_patch_component_stores_become_a_switch() {
     .unwrap();
     let program = Compiler::for_tests().build(&scene).unwrap();
     let m = Module::parse(&program.stage(ShaderStage::TessControl).unwrap().words).unwrap();
-    let code: &[Inst] = &m.insts[m.section_range(Section::Function)];
+    let code: Vec<Inst> = m.insts.range(m.section_range(Section::Function)).collect();
     let switch = code.iter().find(|i| i.op() == Some(Op::Switch)).unwrap();
     // Selector, default and four (literal, label) pairs.
     assert_eq!(switch.operands().len(), 10);

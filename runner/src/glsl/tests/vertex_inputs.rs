@@ -56,8 +56,9 @@ fn inputs_after_a_dvec4_move_up_one_vulkan_location() {
     let m = Module::parse(words).unwrap();
     let ty = variable_type(&m, "d");
     assert_eq!(shape(&m, ty), Some((Scalar::Double, 1, 4)));
-    assert!(!m.insts[m.section_range(Section::Function)]
-        .iter()
+    assert!(!m
+        .insts
+        .range(m.section_range(Section::Function))
         .any(|i| i.op() == Some(Op::Bitcast)));
 }
 
