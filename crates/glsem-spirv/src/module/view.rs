@@ -139,12 +139,12 @@ struct Definitions {
 }
 
 impl Definitions {
-    fn define(&mut self, inst: &Inst, words: &[u32]) -> Result<(), ParseError> {
+    /// Records the result id, if any, of `inst`, the instruction at word `word`.
+    fn define(&mut self, inst: &Inst, word: usize) -> Result<(), ParseError> {
         let shape = self.shapes[inst.opcode() as usize].load(Ordering::Relaxed);
         let Some(id) = inst.result_id_by(shape) else {
             return Ok(());
         };
-        let word = inst.offset_in(words);
         if id == 0 || id >= self.bound {
             return Err(ParseError::IdOutOfBound { word, id });
         }
@@ -305,7 +305,7 @@ impl<'a> Module<'a> {
             let inst = instruction_at(words, at)?;
             let op = inst.opcode();
             let index = m.insts.len();
-            ids.define(&inst, words)?;
+            ids.define(&inst, at)?;
             let s = section_of(op);
             // OpLine/OpNoLine/OpExtInst (debug info) may appear among globals and before
             // functions; OpUndef too. Everything else must not go backwards.
@@ -329,7 +329,7 @@ impl<'a> Module<'a> {
             if m.section_starts[section as usize] == usize::MAX {
                 m.section_starts[section as usize] = index;
             }
-            m.insts.push(inst);
+            m.insts.push(at);
             at += inst.words.len();
             if s == Section::Function {
                 at = m.read_body(at, &mut ids)?;
@@ -354,8 +354,8 @@ impl<'a> Module<'a> {
         let words = self.words;
         while at < words.len() {
             let inst = instruction_at(words, at)?;
-            ids.define(&inst, words)?;
-            self.insts.push(inst);
+            ids.define(&inst, at)?;
+            self.insts.push(at);
             at += inst.words.len();
             if inst.opcode() == Op::FunctionEnd as u16 {
                 break;

@@ -107,10 +107,10 @@ impl<'a> Insts<'a> {
         }
     }
 
-    /// Appends `inst`, which must lie in the index's words (a module shorter than 2^32
-    /// words: [`super::Module::parse`] checks it).
-    pub(super) fn push(&mut self, inst: Inst<'a>) {
-        self.starts.push(inst.offset_in(self.words) as u32);
+    /// Appends the instruction whose first word is at `offset` (below 2^32:
+    /// [`super::Module::parse`] checks the module's length).
+    pub(super) fn push(&mut self, offset: usize) {
+        self.starts.push(offset as u32);
     }
 
     pub fn len(&self) -> usize {
