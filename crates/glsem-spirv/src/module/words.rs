@@ -1,5 +1,6 @@
 //! A module's words as read: the header, the instruction boundaries ([`Inst`],
-//! [`instructions`]) and literal strings, checked no further than their word counts.
+//! [`instructions`], the index [`Insts`]) and literal strings, checked no further than their
+//! word counts.
 
 use spirv::Op;
 use std::slice::SliceIndex;
