@@ -90,9 +90,10 @@ impl<'a> Inst<'a> {
 }
 
 /// A module's instruction index: each instruction's first word as a 32-bit offset into the
-/// module, a quarter of the size of a slice per instruction (the index is a rewrite's
-/// largest allocation after its output, and on a large module its page faults are a third
-/// of the rewrite). Position `i` is the `i`-th instruction after the header.
+/// module, a quarter of the size of a slice per instruction. The index is a rewrite's
+/// largest allocation after its output; with slices, a large module's rewrite outgrew
+/// glibc's trim threshold and faulted its memory in again on every rewrite
+/// (docs/performance.md, session 7). Position `i` is the `i`-th instruction after the header.
 #[derive(Clone, Debug)]
 pub struct Insts<'a> {
     words: &'a [u32],
