@@ -5,7 +5,7 @@ use spirv::{Decoration, Op};
 use super::editor::Editor;
 use super::instruction::{encode_string, inst, push_inst};
 use super::view::{Module, Section, Type};
-use super::words::MAGIC;
+use super::words::{instructions, MAGIC};
 use crate::error::ParseError;
 
 /// A SPIR-V 1.0 header of id `bound`, then `OpCapability Shader` and a logical GLSL450
@@ -176,4 +176,57 @@ fn rejects_malformed_words() {
         Module::parse(&w).err(),
         Some(ParseError::IdOutOfBound { .. })
     ));
+}
+
+/// `tiny_module` with a second function (`%5`, label `%6`) after the first.
+fn two_functions() -> Vec<u32> {
+    let mut w = tiny_module();
+    push_inst(&mut w, Op::Function, &[1, 5, 0, 2]);
+    push_inst(&mut w, Op::Label, &[6]);
+    push_inst(&mut w, Op::Return, &[]);
+    push_inst(&mut w, Op::FunctionEnd, &[]);
+    w
+}
+
+#[test]
+fn the_index_holds_every_instruction_in_order() {
+    let w = two_functions();
+    let m = Module::parse(&w).unwrap();
+    let walked: Vec<&[u32]> = instructions(&w).map(|i| i.unwrap().words).collect();
+    let indexed: Vec<&[u32]> = m.insts.iter().map(|i| i.words).collect();
+    assert_eq!(indexed, walked);
+    assert_eq!(m.insts.len(), 14);
+    assert_eq!(m.insts.at(10).op(), Some(Op::Function));
+    assert_eq!(m.insts.get(13).and_then(|i| i.op()), Some(Op::FunctionEnd));
+    assert!(m.insts.get(14).is_none());
+    let second: Vec<&[u32]> = m.insts.range(10..).map(|i| i.words).collect();
+    assert_eq!(second, walked[10..]);
+    let backwards: Vec<&[u32]> = m.insts.iter().rev().map(|i| i.words).collect();
+    assert_eq!(backwards, walked.iter().rev().copied().collect::<Vec<_>>());
+    assert_eq!(m.function_range(5), Some((10, 14)));
+}
+
+#[test]
+fn a_function_body_is_checked_as_the_global_sections_are() {
+    // The label of the first body takes id 2, %2 being the function type.
+    let mut w = tiny_module();
+    let label = word_of(&w, 7);
+    w[label + 1] = 2;
+    assert_eq!(
+        Module::parse(&w).err(),
+        Some(ParseError::DuplicateId { word: label, id: 2 })
+    );
+    // A body instruction whose word count runs past the module's end.
+    let mut w = tiny_module();
+    let end = w.len() - 1;
+    w[end] = (2 << 16) | Op::FunctionEnd as u32;
+    assert_eq!(
+        Module::parse(&w).err(),
+        Some(ParseError::BadInstruction { word: end })
+    );
+}
+
+/// The word offset of instruction `index` of `w`.
+fn word_of(w: &[u32], index: usize) -> usize {
+    instructions(w).nth(index).unwrap().unwrap().offset_in(w)
 }
