@@ -29,11 +29,16 @@ fn tiny_module() -> Vec<u32> {
     );
     push_inst(&mut w, Op::TypeVoid, &[1]);
     push_inst(&mut w, Op::TypeFunction, &[2, 1]);
-    push_inst(&mut w, Op::Function, &[1, 3, 0, 2]);
-    push_inst(&mut w, Op::Label, &[4]);
-    push_inst(&mut w, Op::Return, &[]);
-    push_inst(&mut w, Op::FunctionEnd, &[]);
+    push_empty_function(&mut w, 3, 4);
     w
+}
+
+/// A `void()` function `%function` (of type `%2`) whose one block, `%label`, returns.
+fn push_empty_function(w: &mut Vec<u32>, function: u32, label: u32) {
+    push_inst(w, Op::Function, &[1, function, 0, 2]);
+    push_inst(w, Op::Label, &[label]);
+    push_inst(w, Op::Return, &[]);
+    push_inst(w, Op::FunctionEnd, &[]);
 }
 
 #[test]
@@ -181,10 +186,7 @@ fn rejects_malformed_words() {
 /// `tiny_module` with a second function (`%5`, label `%6`) after the first.
 fn two_functions() -> Vec<u32> {
     let mut w = tiny_module();
-    push_inst(&mut w, Op::Function, &[1, 5, 0, 2]);
-    push_inst(&mut w, Op::Label, &[6]);
-    push_inst(&mut w, Op::Return, &[]);
-    push_inst(&mut w, Op::FunctionEnd, &[]);
+    push_empty_function(&mut w, 5, 6);
     w
 }
 
