@@ -25,7 +25,7 @@ fn every_emit_writes_layered_then_layer_else_zero() {
         let m = Module::parse(&out).unwrap();
         let layer = builtin_var(&m, BuiltIn::Layer, StorageClass::Output).unwrap();
         for emit in emit_vertices(&m) {
-            let store = &m.insts.at(emit - 1);
+            let store = m.insts.at(emit - 1);
             assert_eq!(
                 store.op(),
                 Some(Op::Store),
@@ -97,7 +97,7 @@ fn the_fragment_shader_reads_the_layer_as_written_at_a_free_location() {
         assert!(m.has_decoration(copy, Decoration::Flat));
         assert!(m.entry_points[0].interface.contains(&copy));
         for emit in emit_vertices(&m) {
-            let store = &m.insts.at(emit - 1);
+            let store = m.insts.at(emit - 1);
             assert_eq!((store.op(), store.operand(0)), (Some(Op::Store), copy));
             let written = def(&m, store.operand(1));
             assert_eq!(
@@ -143,7 +143,7 @@ fn an_unwritten_layer_copies_zero() {
     let m = Module::parse(&out).unwrap();
     let (copy, _) = variable_at(&m, StorageClass::Output, 0).unwrap();
     let emit = emit_vertices(&m)[0];
-    let store = &m.insts.at(emit - 1);
+    let store = m.insts.at(emit - 1);
     assert_eq!((store.op(), store.operand(0)), (Some(Op::Store), copy));
     assert_eq!(m.constant_u32(store.operand(1)), Some(0));
     assert!(
@@ -185,7 +185,7 @@ fn apart_from_the_fragment_shader_a_stage_without_a_layer_passes_zero() {
     let ret = (0..m.insts.len())
         .find(|&i| m.insts.at(i).op() == Some(Op::Return))
         .unwrap();
-    let store = &m.insts.at(ret - 1);
+    let store = m.insts.at(ret - 1);
     assert_eq!((store.op(), store.operand(0)), (Some(Op::Store), copy));
     assert_eq!(m.constant_u32(store.operand(1)), Some(0));
 }
@@ -205,7 +205,7 @@ fn without_the_block_the_layer_is_copied_ungated() {
         "no gate without the block"
     );
     for emit in (0..m.insts.len()).filter(|&i| m.insts.at(i).op() == Some(Op::EmitVertex)) {
-        let store = &m.insts.at(emit - 1);
+        let store = m.insts.at(emit - 1);
         assert_eq!((store.op(), store.operand(0)), (Some(Op::Store), copy));
         let written = def(&m, store.operand(1));
         assert_eq!((written.op(), written.operand(2)), (Some(Op::Load), layer));

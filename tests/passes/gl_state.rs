@@ -75,7 +75,7 @@ fn stores_into(m: &Module<'_>, builtin: BuiltIn, element: Option<u32>) -> Vec<u3
 }
 
 fn float_constant(m: &Module<'_>, id: u32) -> Option<f32> {
-    let inst = &m.insts.at(*m.globals.get(&id)?);
+    let inst = m.insts.at(*m.globals.get(&id)?);
     (inst.op() == Some(Op::Constant)).then(|| f32::from_bits(inst.operand(2)))
 }
 

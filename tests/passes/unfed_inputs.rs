@@ -32,7 +32,7 @@ fn unfed_inputs_start_at_gl_initial_current_value() {
         let m = Module::parse(&out).unwrap();
         let mut initial = Vec::new();
         for &var in m.globals.keys() {
-            let inst = &m.insts.at(m.globals[&var]);
+            let inst = m.insts.at(m.globals[&var]);
             if inst.op() != Some(Op::Variable) {
                 continue;
             }

@@ -122,7 +122,7 @@ pub fn is_written(m: &Module<'_>, ep: &EntryPoint, out: &BuiltinOutput) -> bool 
     let mut reaching = vec![var];
     let mut stored = false;
     for index in m.call_tree_insts(ep.function) {
-        let inst = &m.insts.at(index);
+        let inst = m.insts.at(index);
         match inst.op() {
             Some(Op::AccessChain | Op::InBoundsAccessChain)
                 if inst.operands().len() >= 3 && inst.operand(2) == var =>

@@ -25,7 +25,7 @@ pub fn demote_to_private(m: &Module<'_>, e: &mut Editor<'_, '_>, vars: &[(u32, O
     }
     let annotations = m.section_start(Section::Annotation)..m.section_start(Section::Global);
     for index in annotations {
-        let inst = &m.insts.at(index);
+        let inst = m.insts.at(index);
         if inst.op() == Some(Op::Decorate) && is_demoted(inst.operand(0)) {
             e.remove(index);
         }

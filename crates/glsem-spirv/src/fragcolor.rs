@@ -208,7 +208,7 @@ fn existing_pointer(m: &Module<'_>, storage: StorageClass, pointee: u32) -> Opti
     let start = m.section_start(Section::Global);
     let end = m.section_start(Section::Function);
     (start..end).find_map(|i| {
-        let inst = &m.insts.at(i);
+        let inst = m.insts.at(i);
         (inst.op() == Some(Op::TypePointer)
             && inst.operand(1) == storage as u32
             && inst.operand(2) == pointee)
@@ -243,7 +243,7 @@ fn retype_derived_pointers(
     let mut derived = vec![false; m.bound as usize];
     derived[var as usize] = true;
     for index in m.section_start(Section::Function)..m.insts.len() {
-        let inst = &m.insts.at(index);
+        let inst = m.insts.at(index);
         let Some(ty) = inst.result_type() else {
             continue;
         };
@@ -286,7 +286,7 @@ fn drop_interface_decorations(
     let start = m.section_start(Section::Annotation);
     let end = m.section_start(Section::Global);
     for index in start..end {
-        let inst = &m.insts.at(index);
+        let inst = m.insts.at(index);
         match inst.op() {
             Some(Op::Decorate) if inst.operand(0) == var => {
                 let d = Decoration::from_u32(inst.operand(1));

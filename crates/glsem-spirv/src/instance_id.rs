@@ -60,7 +60,7 @@ pub fn instance_id_without_base(words: &[u32], entry: &str, base: InstanceBase) 
         }
     };
     for index in loads {
-        let load = &m.insts.at(index);
+        let load = m.insts.at(index);
         let (ty, result) = (load.operand(0), load.operand(1));
         let mut code = Vec::new();
         let ops = load.operands();

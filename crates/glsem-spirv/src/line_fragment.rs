@@ -448,7 +448,7 @@ pub fn discard_off_line_fragments(words: &[u32], entry: &str, key: LineFragmentK
     // The rest of the entry block is now block `merge`: phis naming the entry block as a
     // parent name it.
     for index in body..end {
-        let inst = &m.insts.at(index);
+        let inst = m.insts.at(index);
         if inst.op() == Some(Op::Phi) {
             for word in (4..inst.words.len()).step_by(2) {
                 if inst.words[word] == entry_label {

@@ -841,7 +841,7 @@ pub fn gl_primitive_id(words: &[u32], entry: &str, shift: Option<u32>) -> super:
     }
     let mut e = Editor::new(&m);
     for index in loads {
-        let load = &m.insts.at(index);
+        let load = m.insts.at(index);
         let (ty, result) = (load.operand(0), load.operand(1));
         let ops = load.operands();
         let mut code = Vec::new();

@@ -22,7 +22,7 @@ impl Module<'_> {
     /// Indices of the `OpDecorate id d …` instructions.
     pub fn decoration_indices(&self, id: u32, d: Decoration) -> impl Iterator<Item = usize> + '_ {
         self.section_range(Section::Annotation).filter(move |&i| {
-            let inst = &self.insts.at(i);
+            let inst = self.insts.at(i);
             inst.op() == Some(Op::Decorate) && inst.operand(0) == id && inst.operand(1) == d as u32
         })
     }
@@ -84,7 +84,7 @@ impl Editor<'_, '_> {
     pub fn remove_name(&mut self, id: u32) {
         let module = self.module;
         for index in module.section_range(Section::Debug) {
-            let inst = &module.insts.at(index);
+            let inst = module.insts.at(index);
             if inst.op() == Some(Op::Name) && inst.operand(0) == id {
                 self.remove(index);
             }
@@ -147,7 +147,7 @@ impl Editor<'_, '_> {
         let view = self.module;
         let described = view.section_start(Section::Debug)..view.section_start(Section::Global);
         for index in described.chain(view.section_range(Section::Global)) {
-            let inst = &view.insts.at(index);
+            let inst = view.insts.at(index);
             let target = match inst.op() {
                 Some(Op::Name | Op::MemberName | Op::Decorate | Op::MemberDecorate) => {
                     Some(inst.operand(0))

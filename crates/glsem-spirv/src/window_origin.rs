@@ -54,7 +54,7 @@ pub fn fix_window_y(words: &[u32], entry: &str, key: WindowYKey) -> PassResult {
     // Access chains into a fixed built-in: result id → (built-in, constant index).
     let mut chains: Vec<(u32, Fixed, u32)> = Vec::new();
     for index in m.call_tree_insts(ep.function) {
-        let inst = &m.insts.at(index);
+        let inst = m.insts.at(index);
         let ops = inst.operands();
         let code = match inst.op() {
             Some(Op::AccessChain | Op::InBoundsAccessChain) if ops.len() >= 3 => {

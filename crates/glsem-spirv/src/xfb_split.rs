@@ -403,7 +403,7 @@ fn redeclare_private(
 ) -> Result<(), PassError> {
     for split in splits {
         let index = m.globals[&split.var];
-        let old = &m.insts.at(index);
+        let old = m.insts.at(index);
         // Re-declared at the end of the globals, after the Private pointer type it needs.
         let initializer = old.operands().get(3).copied();
         e.remove(index);
@@ -411,7 +411,7 @@ fn redeclare_private(
     }
     let annotations = m.section_start(Section::Annotation)..m.section_start(Section::Global);
     for i in annotations {
-        let a = &m.insts.at(i);
+        let a = m.insts.at(i);
         match a.op() {
             // Location, XfbBuffer, Offset, interpolation: none belongs on a Private variable.
             Some(Op::Decorate) if vars.contains(&a.operand(0)) => e.remove(i),
@@ -443,7 +443,7 @@ fn retype_derived_pointers(m: &Module, e: &mut Editor, splits: &[Split]) -> Resu
     let mut retyped: HashMap<u32, u32> = HashMap::new();
     let glsl_std = glsl_std_450(m);
     for i in m.section_start(Section::Function)..m.insts.len() {
-        let ins = &m.insts.at(i);
+        let ins = m.insts.at(i);
         // Whether operands `from..to` (clamped to the instruction) name a tracked pointer.
         let uses = |from: usize, to: usize| {
             let ops = ins.operands();
@@ -509,7 +509,7 @@ fn retype_chain<'s>(
     tracked: &mut HashMap<u32, Derived<'s>>,
     retyped: &mut HashMap<u32, u32>,
 ) -> Result<(), PassError> {
-    let ins = &m.insts.at(i);
+    let ins = m.insts.at(i);
     let old_ty = ins.operand(0);
     let new_ty = match retyped.get(&old_ty) {
         Some(&t) => t,

@@ -16,7 +16,7 @@ pub(super) fn vulkan_from_gl_spirv(module: &mut Vec<u32>) -> Result<(), SceneErr
     let loose = edit(module, |editor| {
         let m = editor.module;
         for index in m.section_range(Section::Annotation) {
-            let decoration = &m.insts.at(index);
+            let decoration = m.insts.at(index);
             // The BuiltIn's word: after the opcode word, the target, the member and the
             // decoration.
             let at = match decoration.op() {
@@ -36,7 +36,7 @@ pub(super) fn vulkan_from_gl_spirv(module: &mut Vec<u32>) -> Result<(), SceneErr
             editor.patch_word(index, at, vulkan as u32);
         }
         for index in m.section_range(Section::ExecutionMode) {
-            let mode = &m.insts.at(index);
+            let mode = m.insts.at(index);
             if mode.op() == Some(Op::ExecutionMode)
                 && mode.operand(1) == ExecutionMode::OriginLowerLeft as u32
             {
@@ -83,7 +83,7 @@ pub(super) fn specialize(module: &mut Vec<u32>, values: &[(u32, u32)]) -> Result
                 .map(|(&target, _)| target)
                 .ok_or_else(missing)?;
             let &index = m.globals.get(&target).ok_or_else(missing)?;
-            let constant = &m.insts.at(index);
+            let constant = m.insts.at(index);
             let ty = constant.operand(0);
             let words_32 = m.globals.get(&ty).is_some_and(|&t| {
                 matches!(m.insts.at(t).op(), Some(Op::TypeInt | Op::TypeFloat))

@@ -163,7 +163,7 @@ fn trim_block(module: &mut Vec<u32>, block: &PerVertex, keep: &HashSet<u32>) {
         // result, the base and, in an array of blocks, the vertex.
         let member_at = 3 + usize::from(block.arrayed);
         for index in m.section_range(Section::Function) {
-            let chain = &m.insts.at(index);
+            let chain = m.insts.at(index);
             let into_block = matches!(chain.op(), Some(Op::AccessChain | Op::InBoundsAccessChain))
                 && chain.operand(2) == block.var;
             let member = chain.operand(member_at);

@@ -465,7 +465,7 @@ impl<'a> Module<'a> {
 
     /// The value of an integer `OpConstant` (low word).
     pub fn constant_u32(&self, id: u32) -> Option<u32> {
-        let inst = &self.insts.at(*self.globals.get(&id)?);
+        let inst = self.insts.at(*self.globals.get(&id)?);
         (inst.op() == Some(Op::Constant)).then(|| inst.operand(2))
     }
 
@@ -512,7 +512,7 @@ impl<'a> Module<'a> {
 
     /// `(storage class, type id of the pointee)` of a global `OpVariable`.
     pub fn variable(&self, id: u32) -> Option<(StorageClass, u32)> {
-        let inst = &self.insts.at(*self.globals.get(&id)?);
+        let inst = self.insts.at(*self.globals.get(&id)?);
         if inst.op() != Some(Op::Variable) {
             return None;
         }
