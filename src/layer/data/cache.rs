@@ -15,6 +15,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use crate::layer::data::records::{Kind, Live, ModuleRecord, REWRITES};
+use crate::layer::data::words::Words;
 use crate::layer::support::settings::Settings;
 use glsem_spirv::passthrough_tcs::TcsKey;
 use glsem_spirv::semantics::PrimitiveGsKey;
@@ -25,7 +26,7 @@ use glsem_spirv::xfb_split::SplitInterface;
 #[derive(Clone)]
 pub struct ModuleKey {
     hash: u64,
-    words: Arc<[u32]>,
+    words: Words,
 }
 
 impl ModuleKey {
@@ -34,7 +35,7 @@ impl ModuleKey {
     }
 
     /// `hash` must be `content_hash(&words)`.
-    pub fn new(hash: u64, words: Arc<[u32]>) -> ModuleKey {
+    pub fn new(hash: u64, words: Words) -> ModuleKey {
         ModuleKey { hash, words }
     }
 }
@@ -48,7 +49,7 @@ impl Hash for ModuleKey {
 impl PartialEq for ModuleKey {
     fn eq(&self, other: &Self) -> bool {
         self.hash == other.hash
-            && (Arc::ptr_eq(&self.words, &other.words) || self.words == other.words)
+            && (Words::ptr_eq(&self.words, &other.words) || self.words == other.words)
     }
 }
 
@@ -110,9 +111,9 @@ impl CacheKey {
 pub enum Outcome {
     /// The pass found nothing to change.
     Unchanged,
-    Module(Arc<[u32]>),
+    Module(Words),
     /// Split XFB outputs and the interface the next stage must match.
-    Split(Arc<[u32]>, SplitInterface),
+    Split(Words, SplitInterface),
     /// The pass failed; the message was logged when it happened.
     Failed(Arc<str>),
 }
@@ -241,7 +242,7 @@ mod tests {
 
     /// A key of `n` words, all `fill`.
     fn key(fill: u32, n: usize) -> CacheKey {
-        let words: Arc<[u32]> = vec![fill; n].into();
+        let words: Words = vec![fill; n].into();
         CacheKey::Stage {
             module: ModuleKey::new(super::super::records::content_hash(&words), words),
             entry: "main".into(),

@@ -14,8 +14,8 @@
 use ash::vk;
 use std::ffi::{c_char, c_void, CStr};
 use std::mem::size_of;
-use std::sync::Arc;
 
+use crate::layer::data::words::Words;
 use crate::layer::support::error::KeepError;
 use crate::layer::support::ffi::slice;
 use glsem_abi::CHAINED_STRUCTS;
@@ -25,7 +25,7 @@ pub struct KeptPipeline {
     info: vk::GraphicsPipelineCreateInfo<'static>,
     /// The stages, whose `module` is set for each use from `codes`.
     stages: Vec<vk::PipelineShaderStageCreateInfo<'static>>,
-    codes: Vec<Arc<[u32]>>,
+    codes: Vec<Words>,
     /// Every struct and array the copy points at (u64 storage: aligned for any of them).
     _storage: Vec<Box<[u64]>>,
 }
@@ -250,7 +250,7 @@ impl KeptPipeline {
     pub unsafe fn new(
         info: vk::GraphicsPipelineCreateInfo<'_>,
         stages: Vec<vk::PipelineShaderStageCreateInfo<'_>>,
-        codes: Vec<Arc<[u32]>>,
+        codes: Vec<Words>,
         storage: Storage,
     ) -> KeptPipeline {
         KeptPipeline {
@@ -273,7 +273,7 @@ impl KeptPipeline {
     }
 
     /// The code of each stage, in order.
-    pub fn codes(&self) -> &[Arc<[u32]>] {
+    pub fn codes(&self) -> &[Words] {
         &self.codes
     }
 

@@ -8,3 +8,4 @@ pub(crate) mod primitives;
 pub mod records;
 pub(crate) mod render_targets;
 pub(crate) mod vertex_formats;
+pub mod words;

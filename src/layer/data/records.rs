@@ -25,6 +25,7 @@ use crate::layer::data::primitives::{
 use crate::layer::data::render_targets::{
     ComputeBindings, RenderPassCopy, RenderTarget, ResumablePass,
 };
+use crate::layer::data::words::Words;
 use glsem_spirv::gl_state::{FLAG_LINES, FLAG_LINE_VARYINGS};
 use glsem_spirv::interface::entry_point_ends;
 use glsem_spirv::interface::InputKind;
@@ -104,7 +105,7 @@ pub fn debug_counters(shader_modules: usize) -> DebugCounters {
 /// A shader module's code and its fast-path summary: in the device's module map, or a
 /// transient record of code given inline in a stage's `pNext`.
 pub struct ModuleRecord {
-    pub words: Arc<[u32]>,
+    pub words: Words,
     pub summary: Summary,
     hash: OnceCell<u64>,
     /// Boxed: the record stays small enough to be moved without a `memcpy` call.
@@ -552,7 +553,7 @@ pub struct VertexObjectRecord {
     /// GL's current values (`dynamic_inputs`).
     pub inputs: Option<Arc<[(u32, InputKind)]>>,
     /// Its code as the driver got it, and its entry point.
-    pub words: Arc<[u32]>,
+    pub words: Words,
     pub entry: String,
     /// Where the layer made it copy gl_Layer for a fragment shader made apart.
     pub layer_copy: Option<u32>,
@@ -585,7 +586,7 @@ pub struct LinkedObject {
     pub stage: vk::ShaderStageFlags,
     pub next_stage: vk::ShaderStageFlags,
     pub flags: vk::ShaderCreateFlagsEXT,
-    pub words: Arc<[u32]>,
+    pub words: Words,
     pub entry: String,
     pub set_layouts: Vec<vk::DescriptorSetLayout>,
     pub ranges: Vec<vk::PushConstantRange>,
@@ -596,7 +597,7 @@ pub struct LinkedObject {
 /// objects for it when it is bound without one.
 pub struct TesObjectRecord {
     /// Its code as the driver got it, and its entry point.
-    pub words: Arc<[u32]>,
+    pub words: Words,
     pub entry: String,
     /// The set layouts and push-constant ranges it was created with (the generated TCS
     /// must have the same).
@@ -732,7 +733,7 @@ pub enum LibraryPart {
     /// library's create info, kept to make it again for the vertex input it is linked with
     /// (`library_inputs::feed`; `None` where it could not be kept).
     VertexShader {
-        words: Arc<[u32]>,
+        words: Words,
         entry: String,
         kept: Option<Arc<KeptPipeline>>,
     },

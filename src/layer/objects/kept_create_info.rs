@@ -3,9 +3,9 @@
 //! left apart is known (`pipelines/vertex_input_variants.rs`, `pipelines/library_inputs.rs`).
 
 use ash::vk;
-use std::sync::Arc;
 
 use crate::layer::data::kept_pipeline::{KeptPipeline, Storage};
+use crate::layer::data::words::Words;
 use crate::layer::objects::create_info::PipelineView;
 use crate::layer::support::error::KeepError;
 use crate::layer::support::ffi::slice;
@@ -14,7 +14,7 @@ use crate::layer::support::ffi::slice;
 /// `code`, the code of each of its stages.
 pub(crate) fn keep(
     ci: &PipelineView<'_>,
-    code: impl Fn(usize) -> Option<Arc<[u32]>>,
+    code: impl Fn(usize) -> Option<Words>,
 ) -> Result<KeptPipeline, KeepError> {
     if ci.libraries.is_some_and(|l| !l.is_empty()) {
         return Err(KeepError::Linked);

@@ -33,6 +33,7 @@ use crate::layer::data::kept_pipeline::KeptPipeline;
 use crate::layer::data::layer_memory::{fed_attributes, integer_slots};
 use crate::layer::data::lines::LayerLineState;
 use crate::layer::data::records::{LibraryPart, VertexInputPart};
+use crate::layer::data::words::Words;
 use crate::layer::loader::state::DeviceData;
 use crate::layer::objects::create_info::PipelineView;
 use crate::layer::objects::kept_create_info;
@@ -242,7 +243,7 @@ struct LinkedParts {
 /// point and kept create info.
 struct LinkedShader {
     index: usize,
-    words: Arc<[u32]>,
+    words: Words,
     entry: String,
     kept: Option<Arc<KeptPipeline>>,
 }

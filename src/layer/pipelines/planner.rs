@@ -28,6 +28,7 @@ use crate::layer::data::records::{
     BlockBinding, BlockSlot, BoundRecord, LibraryVertexInput, ModuleRecord, PipelineRecord,
     FAST_PATH_PIPELINES,
 };
+use crate::layer::data::words::Words;
 use crate::layer::loader::frames::destroy_hook;
 use crate::layer::loader::frames::{hook, maybe_inject_panic, shield};
 use crate::layer::loader::state::DeviceData;
@@ -410,7 +411,7 @@ pub(crate) struct RegisteredModules<'a> {
 /// A module for each of `codes`, recorded with its scan.
 pub(crate) fn register_modules<'a>(
     dev: &'a DeviceData,
-    codes: &[std::sync::Arc<[u32]>],
+    codes: &[Words],
 ) -> Result<RegisteredModules<'a>, PlanError> {
     let create = dev.table.create_shader_module.ok_or(PlanError::Internal)?;
     let mut modules = RegisteredModules {

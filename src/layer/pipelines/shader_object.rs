@@ -37,6 +37,7 @@ use crate::layer::data::records::{
     BlockBinding, BlockSlot, BoundRecord, CommandBufferState, LayoutRecord, LinkedObject,
     ModuleRecord, TesObjectRecord,
 };
+use crate::layer::data::words::Words;
 use crate::layer::loader::frames::{command_hook, destroy_hook, hook, shield};
 use crate::layer::loader::registry::{device_data, Dispatchable};
 use crate::layer::loader::state::DeviceData;
@@ -59,7 +60,7 @@ type S = vk::ShaderStageFlags;
 /// The rewritten code and push-constant ranges of each create info (`None`: its own).
 #[derive(Default)]
 struct Patch {
-    code: Vec<Option<Arc<[u32]>>>,
+    code: Vec<Option<Words>>,
     ranges: Vec<Option<Vec<vk::PushConstantRange>>>,
     slots: Vec<BlockSlot>,
     /// The rewritten code reads the GL-state block.

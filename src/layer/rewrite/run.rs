@@ -8,6 +8,7 @@ use std::sync::Arc;
 use crate::layer::data::cache::{CacheKey, ModuleKey, Outcome};
 use crate::layer::data::lines::RewriteLines;
 use crate::layer::data::records::{content_hash, BlockBinding, BlockSlot, LayoutRecord};
+use crate::layer::data::words::Words;
 use crate::layer::loader::state::DeviceData;
 use crate::layer::objects::pipeline_info::{flag_of, StageCode};
 use crate::layer::support::log;
@@ -20,15 +21,15 @@ use glsem_spirv::xfb_split::SplitInterface;
 #[derive(Default)]
 pub struct Rewrite {
     /// New code per index into `pStages`.
-    pub stages: Vec<(usize, Arc<[u32]>)>,
+    pub stages: Vec<(usize, Words)>,
     /// A generated TCS.
-    pub tcs: Option<Arc<[u32]>>,
+    pub tcs: Option<Words>,
     /// A generated geometry shader (GL's quads, quad strips, polygons).
-    pub gs: Option<Arc<[u32]>>,
+    pub gs: Option<Words>,
     /// Where the polygon mode is dynamic state: the geometry shaders drawing GL's mode in
     /// the other polygon modes (`gs` draws it filled), each made into a pipeline the layer
     /// binds while that mode is set.
-    pub polygon_mode_gs: Vec<(Rasterized, Arc<[u32]>)>,
+    pub polygon_mode_gs: Vec<(Rasterized, Words)>,
     /// The input-assembly state with GL's primitive mode taken out of its chain and the
     /// topology that draws it (set by the planner).
     pub input_assembly: Option<vk::PrimitiveTopology>,
@@ -90,11 +91,11 @@ pub struct Target {
 
 /// One stage's code as the steps change it.
 pub(crate) struct Current {
-    pub words: Arc<[u32]>,
+    pub words: Words,
     pub key: ModuleKey,
     pub source_hash: u64,
     /// `(semantic, code before it ran)` for every pass that changed this stage.
-    history: Vec<(Semantic, Arc<[u32]>, ModuleKey)>,
+    history: Vec<(Semantic, Words, ModuleKey)>,
 }
 
 /// The steps' state while they run.
@@ -246,7 +247,7 @@ impl<'a> Run<'a> {
     pub fn finish(mut self) -> Rewrite {
         for (code, current) in self.codes.iter().zip(&self.current) {
             if let (Some(current), Some(module)) = (current, &code.module) {
-                if !Arc::ptr_eq(&current.words, &module.words) {
+                if !Words::ptr_eq(&current.words, &module.words) {
                     self.out.stages.push((code.index, current.words.clone()));
                 }
             }

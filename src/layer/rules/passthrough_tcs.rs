@@ -2,10 +2,9 @@
 //! and pushes GL's default levels (`vkCmdSetTessellationDefaultLevelsGLSEM`) from the
 //! GL-state block.
 
-use std::sync::Arc;
-
 use crate::layer::data::cache::{CacheKey, ModuleKey, Outcome};
 use crate::layer::data::records::{BlockBinding, BlockSlot};
+use crate::layer::data::words::Words;
 use crate::layer::rewrite::run::{cached, Run};
 use crate::layer::rules::layer_step::LayerStep;
 use crate::layer::support::error::{GenerationError, PlanError, TcsError};
@@ -36,7 +35,7 @@ impl LayerStep for GenerateTcs {
 fn generate_tcs(
     run: &Run<'_>,
     patch_size_location: Option<u32>,
-) -> Result<(Arc<[u32]>, BlockBinding, u32), TcsError> {
+) -> Result<(Words, BlockBinding, u32), TcsError> {
     let dev = run.dev;
     if !dev.settings.semantics.contains(Semantic::PassthroughTcs) {
         return Err(TcsError::SettingOff);

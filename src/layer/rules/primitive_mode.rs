@@ -8,10 +8,10 @@
 
 use ash::vk;
 use std::ffi::CStr;
-use std::sync::Arc;
 
 use crate::layer::data::cache::{CacheKey, Outcome};
 use crate::layer::data::primitives::{BoundPrimitives, PipelinePrimitives, PolygonModeVariants};
+use crate::layer::data::words::Words;
 use crate::layer::loader::device_setup::DeviceSetup;
 use crate::layer::loader::state::DeviceData;
 use crate::layer::objects::create_info::PipelineView;
@@ -364,7 +364,7 @@ impl LayerStep for GlPrimitiveId {}
 /// rasterizes them in the other modes: a quad's four sides, never the diagonal its
 /// triangles share, or its corners once each. A mode without one (a polygon's edges: its
 /// closing edge is not known to a geometry shader) is drawn filled, and said.
-fn polygon_mode_variants(run: &Run<'_>, key: &PrimitiveGsKey) -> Vec<(Rasterized, Arc<[u32]>)> {
+fn polygon_mode_variants(run: &Run<'_>, key: &PrimitiveGsKey) -> Vec<(Rasterized, Words)> {
     [Rasterized::Lines, Rasterized::Points]
         .into_iter()
         .filter_map(|rasterized| {
@@ -385,7 +385,7 @@ fn polygon_mode_variants(run: &Run<'_>, key: &PrimitiveGsKey) -> Vec<(Rasterized
 
 /// Builds the geometry shader of GL's quads, quad strips or polygons from the vertex
 /// shader as the steps before left it, or says why it cannot.
-fn generate_gs(run: &Run<'_>, key: &PrimitiveGsKey) -> Result<Arc<[u32]>, GsError> {
+fn generate_gs(run: &Run<'_>, key: &PrimitiveGsKey) -> Result<Words, GsError> {
     // GL refuses these modes with a geometry or tessellation shader
     // (GL_INVALID_OPERATION), and a second geometry stage has no place to go.
     if [Stage::TessControl, Stage::TessEval, Stage::Geometry]
