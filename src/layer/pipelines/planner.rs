@@ -68,6 +68,32 @@ hook! {
         p_pipelines: *mut vk::Pipeline
     ) -> vk::Result =>
     |dev, next| {
+        // SAFETY: createInfoCount valid create infos (Vulkan's valid usage).
+        let raw = unsafe { slice(p_create_infos, create_info_count) };
+        // SAFETY: as above.
+        if unsafe { untouched::raw_untouched(dev, raw) } {
+            #[cfg(debug_assertions)]
+            {
+                // SAFETY: as above.
+                let infos = unsafe { PipelineView::all(p_create_infos, create_info_count) };
+                debug_assert!(
+                    decide_all(dev, &infos).is_empty(),
+                    "a pipeline taken as untouched from its raw create info needs the layer"
+                );
+            }
+            FAST_PATH_PIPELINES.fetch_add(raw.len(), Ordering::Relaxed);
+            // SAFETY: the next layer's command with the application's arguments, as below.
+            return unsafe {
+                next(
+                    device,
+                    pipeline_cache,
+                    create_info_count,
+                    p_create_infos,
+                    p_allocator,
+                    p_pipelines,
+                )
+            };
+        }
         // SAFETY: createInfoCount valid create infos (Vulkan's valid usage), alive for the
         // call.
         let infos = unsafe { PipelineView::all(p_create_infos, create_info_count) };
