@@ -5,8 +5,8 @@
 //! `vkDestroyShaderModule` frees them. Typical modules are 1–3 KB: past glibc's per-thread
 //! cache (1 KB), each `malloc` and `free` takes the arena's bins, sorting whatever the driver
 //! freed in between, which on a real GPU cost the layer far more than the copy itself
-//! (docs/performance.md, session 7). Blocks here are sized in cache lines and a few freed
-//! ones wait for the next module of their size, outside the driver's heap traffic.
+//! (docs/performance.md, session 7). Blocks here come in sizes 16 bytes apart, and a few
+//! freed ones wait for the next module of their size, outside the driver's heap traffic.
 
 use parking_lot::Mutex;
 use std::alloc::{alloc, dealloc, handle_alloc_error, Layout};
@@ -15,8 +15,8 @@ use std::ops::Deref;
 use std::ptr::NonNull;
 use std::sync::atomic::{fence, AtomicUsize, Ordering};
 
-/// Blocks are whole multiples of a cache line: at most 63 bytes of one go unused.
-const GRAIN: usize = 64;
+/// Blocks are whole multiples of malloc's alignment: at most 15 bytes of one go unused.
+const GRAIN: usize = 16;
 /// Blocks up to this size (words and header) go back to the spares; larger ones are freed.
 const POOLED_MAX: usize = 16 * 1024;
 const CLASSES: usize = POOLED_MAX / GRAIN;
@@ -158,24 +158,30 @@ fn layout(size: usize) -> Layout {
 
 /// The freed blocks kept for reuse: one list per class, linked through their headers.
 struct Spares {
-    heads: [usize; CLASSES],
-    counts: [u8; CLASSES],
+    lists: [SpareList; CLASSES],
     bytes: usize,
+}
+
+/// A class's list: its first block's address (0: none) and its length, side by side.
+#[derive(Clone, Copy)]
+struct SpareList {
+    head: usize,
+    count: u8,
 }
 
 impl Spares {
     const EMPTY: Spares = Spares {
-        heads: [0; CLASSES],
-        counts: [0; CLASSES],
+        lists: [SpareList { head: 0, count: 0 }; CLASSES],
         bytes: 0,
     };
 
     /// A spare block of `class` (`size` bytes), taken off its list.
     fn pop(&mut self, class: usize, size: usize) -> Option<NonNull<Header>> {
-        let block = NonNull::new(self.heads[class] as *mut Header)?;
+        let list = &mut self.lists[class];
+        let block = NonNull::new(list.head as *mut Header)?;
         // SAFETY: a spare block is owned by the list; its `len` links the next.
-        self.heads[class] = unsafe { block.as_ref().len };
-        self.counts[class] -= 1;
+        list.head = unsafe { block.as_ref().len };
+        list.count -= 1;
         self.bytes -= size;
         Some(block)
     }
@@ -185,13 +191,14 @@ impl Spares {
     /// # Safety
     /// Nothing else refers to `block`.
     unsafe fn push(&mut self, block: NonNull<Header>, class: usize, size: usize) -> bool {
-        if self.counts[class] >= SPARES_PER_CLASS || self.bytes + size > SPARE_BYTES_MAX {
+        let list = &mut self.lists[class];
+        if list.count >= SPARES_PER_CLASS || self.bytes + size > SPARE_BYTES_MAX {
             return false;
         }
         // SAFETY: the block is the list's now (the caller's contract).
-        unsafe { (*block.as_ptr()).len = self.heads[class] };
-        self.heads[class] = block.as_ptr() as usize;
-        self.counts[class] += 1;
+        unsafe { (*block.as_ptr()).len = list.head };
+        list.head = block.as_ptr() as usize;
+        list.count += 1;
         self.bytes += size;
         true
     }
@@ -269,10 +276,10 @@ mod tests {
     }
 
     #[test]
-    fn blocks_are_whole_cache_lines_until_the_pooled_limit() {
-        assert_eq!(block_size(0), (64, Some(0)));
-        assert_eq!(block_size(12), (64, Some(0)));
-        assert_eq!(block_size(13), (128, Some(1)));
+    fn blocks_are_sized_in_steps_of_16_bytes_until_the_pooled_limit() {
+        assert_eq!(block_size(0), (16, Some(0)));
+        assert_eq!(block_size(12), (64, Some(3)));
+        assert_eq!(block_size(13), (80, Some(4)));
         assert_eq!(
             block_size((POOLED_MAX - HEADER) / 4),
             (POOLED_MAX, Some(CLASSES - 1))
