@@ -36,12 +36,12 @@ struct Header {
 
 const HEADER: usize = std::mem::size_of::<Header>();
 
-/// Words shared by reference count, like `Words`.
+/// Words shared by reference count, like `Arc<[u32]>`, in a block of the layer's own.
 pub struct Words {
     block: NonNull<Header>,
 }
 
-// SAFETY: the words are immutable once made and the count is atomic, as in `Words`.
+// SAFETY: the words are immutable once made and the count is atomic, as in `Arc<[u32]>`.
 unsafe impl Send for Words {}
 // SAFETY: as above.
 unsafe impl Sync for Words {}

@@ -71,7 +71,10 @@ hook! {
         // SAFETY: createInfoCount valid create infos (Vulkan's valid usage).
         let raw = unsafe { slice(p_create_infos, create_info_count) };
         // SAFETY: as above.
-        if unsafe { untouched::raw_untouched(dev, raw) } {
+        let untouched = shield("vkCreateGraphicsPipelines", || unsafe {
+            untouched::raw_untouched(dev, raw)
+        });
+        if untouched == Some(true) {
             #[cfg(debug_assertions)]
             {
                 // SAFETY: as above.

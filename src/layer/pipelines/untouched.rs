@@ -136,7 +136,7 @@ const PASSIVE_DYNAMIC_STATES: [vk::DynamicState; 21] = {
     ]
 };
 
-/// Whether the planner would do nothing for any of `infos`, told from the create infos as
+/// Whether the planner would do nothing for each of `infos`, told from the create infos as
 /// the application gave them (see the module's doc); `false` where that cannot be told
 /// this cheaply.
 ///
