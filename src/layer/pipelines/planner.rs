@@ -85,7 +85,8 @@ hook! {
                 );
             }
             FAST_PATH_PIPELINES.fetch_add(raw.len(), Ordering::Relaxed);
-            // SAFETY: the next layer's command with the application's arguments, as below.
+            // SAFETY: the next layer's command with the arguments the application gave this
+            // hook, valid for it by Vulkan's valid usage (this hook's contract).
             return unsafe {
                 next(
                     device,
@@ -97,13 +98,6 @@ hook! {
                 )
             };
         }
-        // SAFETY: createInfoCount valid create infos (Vulkan's valid usage), alive for the
-        // call.
-        let infos = unsafe { PipelineView::all(p_create_infos, create_info_count) };
-        let decisions = shield("vkCreateGraphicsPipelines", || {
-            maybe_inject_panic(&dev.settings, "vkCreateGraphicsPipelines");
-            decide_all(dev, &infos)
-        });
         let call = Call {
             dev,
             next,
@@ -111,47 +105,9 @@ hook! {
             pipeline_cache,
             p_allocator,
         };
-        let result = match decisions {
-            Some(decisions) if decisions.is_empty() => {
-                FAST_PATH_PIPELINES.fetch_add(infos.len(), Ordering::Relaxed);
-                // SAFETY: the next layer's `vkCreateGraphicsPipelines` with the arguments
-                // the application gave this hook, which Vulkan's valid usage for the
-                // command (this hook's contract) makes valid for it as they were for the
-                // hook.
-                unsafe {
-                    next(
-                        device,
-                        pipeline_cache,
-                        create_info_count,
-                        p_create_infos,
-                        p_allocator,
-                        p_pipelines,
-                    )
-                }
-            }
-            // SAFETY: pPipelines holds one handle per create info (Vulkan's valid usage).
-            Some(decisions) => unsafe { call.create(&infos, decisions, p_pipelines) },
-            // The layer failed before deciding: the application's structs go down as they
-            // are, except pipelines that would crash the driver.
-            None => {
-                let plans: Vec<Plan> = infos
-                    .iter()
-                    .map(|ci| match tes_without_tcs(ci) {
-                        true => Plan::Fail(PlanError::Internal),
-                        false => Plan::Keep,
-                    })
-                    .collect();
-                // SAFETY: pPipelines holds one handle per create info (Vulkan's valid usage).
-                unsafe { call.finish(&infos, plans, p_pipelines) }
-            }
-        };
-        // SAFETY: pPipelines holds one handle per create info, set by the call.
-        let pipelines = unsafe { slice(p_pipelines, create_info_count) };
-        shield("vkCreateGraphicsPipelines library parts", || {
-            library_inputs::record(dev, &infos, pipelines);
-            record_library_state(dev, &infos, pipelines);
-        });
-        result
+        // SAFETY: the application's arguments, valid by Vulkan's valid usage (this hook's
+        // contract).
+        unsafe { call.decide_and_create(create_info_count, p_create_infos, p_pipelines) }
     }
 }
 
@@ -795,6 +751,71 @@ struct Call<'a> {
 }
 
 impl Call<'_> {
+    /// The decision for each of `p_create_infos` and the call down it asks for: every
+    /// create info the raw shortcut (`untouched::raw_untouched`) did not take. Out of line,
+    /// so that the shortcut's path in the hook stays a few cache lines long: it runs cold
+    /// after the driver's compile (docs/performance.md, session 8).
+    ///
+    /// # Safety
+    /// The arguments of `vkCreateGraphicsPipelines`, valid by Vulkan's valid usage.
+    #[inline(never)]
+    unsafe fn decide_and_create(
+        &self,
+        create_info_count: u32,
+        p_create_infos: *const vk::GraphicsPipelineCreateInfo<'_>,
+        p_pipelines: *mut vk::Pipeline,
+    ) -> vk::Result {
+        let dev = self.dev;
+        // SAFETY: createInfoCount valid create infos (Vulkan's valid usage), alive for the
+        // call.
+        let infos = unsafe { PipelineView::all(p_create_infos, create_info_count) };
+        let decisions = shield("vkCreateGraphicsPipelines", || {
+            maybe_inject_panic(&dev.settings, "vkCreateGraphicsPipelines");
+            decide_all(dev, &infos)
+        });
+        let result = match decisions {
+            Some(decisions) if decisions.is_empty() => {
+                FAST_PATH_PIPELINES.fetch_add(infos.len(), Ordering::Relaxed);
+                // SAFETY: the next layer's `vkCreateGraphicsPipelines` with the arguments
+                // the application gave this hook, which Vulkan's valid usage for the
+                // command (this hook's contract) makes valid for it as they were for the
+                // hook.
+                unsafe {
+                    (self.next)(
+                        self.device,
+                        self.pipeline_cache,
+                        create_info_count,
+                        p_create_infos,
+                        self.p_allocator,
+                        p_pipelines,
+                    )
+                }
+            }
+            // SAFETY: pPipelines holds one handle per create info (Vulkan's valid usage).
+            Some(decisions) => unsafe { self.create(&infos, decisions, p_pipelines) },
+            // The layer failed before deciding: the application's structs go down as they
+            // are, except pipelines that would crash the driver.
+            None => {
+                let plans: Vec<Plan> = infos
+                    .iter()
+                    .map(|ci| match tes_without_tcs(ci) {
+                        true => Plan::Fail(PlanError::Internal),
+                        false => Plan::Keep,
+                    })
+                    .collect();
+                // SAFETY: pPipelines holds one handle per create info (Vulkan's valid usage).
+                unsafe { self.finish(&infos, plans, p_pipelines) }
+            }
+        };
+        // SAFETY: pPipelines holds one handle per create info, set by the call.
+        let pipelines = unsafe { slice(p_pipelines, create_info_count) };
+        shield("vkCreateGraphicsPipelines library parts", || {
+            library_inputs::record(dev, &infos, pipelines);
+            record_library_state(dev, &infos, pipelines);
+        });
+        result
+    }
+
     unsafe fn create(
         &self,
         infos: &[PipelineView<'_>],
