@@ -74,6 +74,13 @@ hook! {
         let untouched = shield("vkCreateGraphicsPipelines", || unsafe {
             untouched::raw_untouched(dev, raw)
         });
+        let call = Call {
+            dev,
+            next,
+            device,
+            pipeline_cache,
+            p_allocator,
+        };
         if untouched == Some(true) {
             #[cfg(debug_assertions)]
             {
@@ -84,27 +91,10 @@ hook! {
                     "a pipeline taken as untouched from its raw create info needs the layer"
                 );
             }
-            FAST_PATH_PIPELINES.fetch_add(raw.len(), Ordering::Relaxed);
-            // SAFETY: the next layer's command with the arguments the application gave this
-            // hook, valid for it by Vulkan's valid usage (this hook's contract).
-            return unsafe {
-                next(
-                    device,
-                    pipeline_cache,
-                    create_info_count,
-                    p_create_infos,
-                    p_allocator,
-                    p_pipelines,
-                )
-            };
+            // SAFETY: the application's arguments, valid by Vulkan's valid usage (this
+            // hook's contract).
+            return unsafe { call.pass_down(create_info_count, p_create_infos, p_pipelines) };
         }
-        let call = Call {
-            dev,
-            next,
-            device,
-            pipeline_cache,
-            p_allocator,
-        };
         // SAFETY: the application's arguments, valid by Vulkan's valid usage (this hook's
         // contract).
         unsafe { call.decide_and_create(create_info_count, p_create_infos, p_pipelines) }
@@ -774,23 +764,10 @@ impl Call<'_> {
             decide_all(dev, &infos)
         });
         let result = match decisions {
-            Some(decisions) if decisions.is_empty() => {
-                FAST_PATH_PIPELINES.fetch_add(infos.len(), Ordering::Relaxed);
-                // SAFETY: the next layer's `vkCreateGraphicsPipelines` with the arguments
-                // the application gave this hook, which Vulkan's valid usage for the
-                // command (this hook's contract) makes valid for it as they were for the
-                // hook.
-                unsafe {
-                    (self.next)(
-                        self.device,
-                        self.pipeline_cache,
-                        create_info_count,
-                        p_create_infos,
-                        self.p_allocator,
-                        p_pipelines,
-                    )
-                }
-            }
+            // SAFETY: the application's arguments (this function's contract).
+            Some(decisions) if decisions.is_empty() => unsafe {
+                self.pass_down(create_info_count, p_create_infos, p_pipelines)
+            },
             // SAFETY: pPipelines holds one handle per create info (Vulkan's valid usage).
             Some(decisions) => unsafe { self.create(&infos, decisions, p_pipelines) },
             // The layer failed before deciding: the application's structs go down as they
@@ -814,6 +791,32 @@ impl Call<'_> {
             record_library_state(dev, &infos, pipelines);
         });
         result
+    }
+
+    /// The application's create infos down as they are, counted as the fast path's.
+    ///
+    /// # Safety
+    /// The arguments of `vkCreateGraphicsPipelines`, valid by Vulkan's valid usage.
+    unsafe fn pass_down(
+        &self,
+        create_info_count: u32,
+        p_create_infos: *const vk::GraphicsPipelineCreateInfo<'_>,
+        p_pipelines: *mut vk::Pipeline,
+    ) -> vk::Result {
+        FAST_PATH_PIPELINES.fetch_add(create_info_count as usize, Ordering::Relaxed);
+        // SAFETY: the next layer's `vkCreateGraphicsPipelines` with the arguments the
+        // application gave the hook, which Vulkan's valid usage for the command (this
+        // function's contract) makes valid for it as they were for the hook.
+        unsafe {
+            (self.next)(
+                self.device,
+                self.pipeline_cache,
+                create_info_count,
+                p_create_infos,
+                self.p_allocator,
+                p_pipelines,
+            )
+        }
     }
 
     unsafe fn create(

@@ -90,9 +90,14 @@ fn inputs_fed(ci: &PipelineView<'_>, vertex: &Summary) -> bool {
     else {
         return false;
     };
+    fed_by(locations, input.attributes)
+}
+
+/// Every one of `locations` is the Location of one of `attributes`.
+fn fed_by(locations: &[u32], attributes: &[vk::VertexInputAttributeDescription]) -> bool {
     locations
         .iter()
-        .all(|&l| input.attributes.iter().any(|a| a.location == l))
+        .all(|&l| attributes.iter().any(|a| a.location == l))
 }
 
 /// A static topology other than points, filled or drawn as lines by a static polygon mode:
@@ -101,10 +106,18 @@ fn draws_no_points(ci: &PipelineView<'_>) -> bool {
     use vk::DynamicState as D;
     let topology = ci.input_assembly.as_ref().map(|ia| ia.topology);
     let polygon_mode = ci.rasterization.as_ref().map(|r| r.polygon_mode);
-    topology.is_some_and(|t| t != vk::PrimitiveTopology::POINT_LIST)
-        && polygon_mode.is_some_and(|m| m != vk::PolygonMode::POINT)
+    static_no_points(topology, polygon_mode)
         && !ci.is_dynamic(D::PRIMITIVE_TOPOLOGY)
         && !ci.is_dynamic(D::POLYGON_MODE_EXT)
+}
+
+/// A topology other than points, filled or drawn as lines (`None`: no such state).
+fn static_no_points(
+    topology: Option<vk::PrimitiveTopology>,
+    polygon_mode: Option<vk::PolygonMode>,
+) -> bool {
+    topology.is_some_and(|t| t != vk::PrimitiveTopology::POINT_LIST)
+        && polygon_mode.is_some_and(|m| m != vk::PolygonMode::POINT)
 }
 
 /// Dynamic states that no part of the decision reads on a device without
@@ -237,7 +250,6 @@ unsafe fn raw_quiet(
             input.p_vertex_attribute_descriptions,
             input.vertex_attribute_description_count,
         );
-        let fed = |l: &u32| attributes.iter().any(|a| a.location == *l);
         let formats = dev.settings.semantics.contains(Semantic::VertexFormats);
         let fetched = |a: &vk::VertexInputAttributeDescription| {
             !formats
@@ -246,7 +258,7 @@ unsafe fn raw_quiet(
                         .is_none_or(|(i, _)| !dev.missing_vertex_formats.contains(i))
         };
         if !input.p_next.is_null()
-            || !vertex.summary.vertex_input_locations.iter().all(fed)
+            || !fed_by(&vertex.summary.vertex_input_locations, attributes)
             || !attributes.iter().all(fetched)
         {
             return false;
@@ -255,11 +267,8 @@ unsafe fn raw_quiet(
         let Some(assembly) = ci.p_input_assembly_state.as_ref() else {
             return false;
         };
-        let points = assembly.topology == vk::PrimitiveTopology::POINT_LIST
-            || ci
-                .p_rasterization_state
-                .as_ref()
-                .is_none_or(|r| r.polygon_mode == vk::PolygonMode::POINT);
-        assembly.p_next.is_null() && (dev.key.maintenance5 || !points)
+        let polygon_mode = ci.p_rasterization_state.as_ref().map(|r| r.polygon_mode);
+        assembly.p_next.is_null()
+            && (dev.key.maintenance5 || static_no_points(Some(assembly.topology), polygon_mode))
     }
 }
