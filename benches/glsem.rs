@@ -77,11 +77,14 @@ fn unavailable(name: &str, why: &str) {
 
 /// The figures in the order of issue 7's table, which is the order they are printed in
 /// (they are measured in another order: see `main`).
-const FIGURES: [&str; 37] = [
+const FIGURES: [&str; 39] = [
     "passthrough_pipeline_ratio",
     // Issue 35: what any layer costs (the do-nothing layer), and glsem's share above it.
     "empty_layer_ratio",
     "glsem_over_empty_ratio",
+    // Issue 45: the same for code the layer has not kept.
+    "empty_layer_ratio_new_code",
+    "glsem_over_empty_ratio_new_code",
     "layer_share_rewritten",
     "rewrite_us_fragcolor8",
     "rewrite_us_xfb_struct",
@@ -286,34 +289,38 @@ fn passthrough_pipeline_ratio(
     // CPU that other processes cause on this shared machine.
     let pairs = runs.n(2000);
     let cpu = std::cell::RefCell::new([(); 3].map(|_| vec![0.0; pairs]));
-    let create_on =
-        |s: &Setup, flags: ash::vk::PipelineCreateFlags, slot: Option<(usize, usize)>| {
-            let g = s.gpu;
-            let cpu_start = thread_cpu_seconds();
-            let start = Instant::now();
-            let vertex = g.module(&modules.vertex);
-            let fragment = g.module(&modules.passthrough_fragment);
-            let pipeline = g.try_pipeline(
-                &PipelineDesc {
-                    vertex,
-                    fragment,
-                    render_pass: s.one_attachment,
-                    attachments: 1,
-                },
-                flags,
-            );
-            let elapsed = start.elapsed().as_secs_f64();
-            if let Some((side, i)) = slot.filter(|&(_, i)| i < pairs) {
-                cpu.borrow_mut()[side][i] = thread_cpu_seconds() - cpu_start;
-            }
-            match pipeline {
-                Ok(p) => g.destroy_pipeline(p),
-                Err(e) => assert_eq!(e, ash::vk::Result::PIPELINE_COMPILE_REQUIRED),
-            }
-            g.destroy_module(vertex);
-            g.destroy_module(fragment);
-            elapsed
-        };
+    let create_with = |s: &Setup,
+                       flags: ash::vk::PipelineCreateFlags,
+                       slot: Option<(usize, usize)>,
+                       (vertex, fragment): (&[u32], &[u32])| {
+        let g = s.gpu;
+        let cpu_start = thread_cpu_seconds();
+        let start = Instant::now();
+        let vertex = g.module(vertex);
+        let fragment = g.module(fragment);
+        let pipeline = g.try_pipeline(
+            &PipelineDesc {
+                vertex,
+                fragment,
+                render_pass: s.one_attachment,
+                attachments: 1,
+            },
+            flags,
+        );
+        let elapsed = start.elapsed().as_secs_f64();
+        if let Some((side, i)) = slot.filter(|&(_, i)| i < pairs) {
+            cpu.borrow_mut()[side][i] = thread_cpu_seconds() - cpu_start;
+        }
+        match pipeline {
+            Ok(p) => g.destroy_pipeline(p),
+            Err(e) => assert_eq!(e, ash::vk::Result::PIPELINE_COMPILE_REQUIRED),
+        }
+        g.destroy_module(vertex);
+        g.destroy_module(fragment);
+        elapsed
+    };
+    let same_code = (&modules.vertex[..], &modules.passthrough_fragment[..]);
+    let create_on = |s: &Setup, flags, slot| create_with(s, flags, slot, same_code);
     let create = |s: &Setup, flags| create_on(s, flags, None);
     let compile = ash::vk::PipelineCreateFlags::empty();
     let samples = abc_triples(
@@ -381,7 +388,37 @@ fn passthrough_pipeline_ratio(
         ),
     );
     anchor_figures("", &samples, Some(&cpu_samples), &how);
+
+    // The same with code the layer has not kept: each round takes the next of more module
+    // pairs than the layer keeps destroyed modules' records for (`retired_modules.rs`), so
+    // that every module is copied and scanned, as the first of its code is.
+    let new_code: Vec<(Vec<u32>, Vec<u32>)> = (0..NEW_CODE_PAIRS)
+        .map(|_| (fresh(&modules.vertex), fresh(&modules.passthrough_fragment)))
+        .collect();
+    let code = |i: usize| {
+        let (vertex, fragment) = &new_code[i % NEW_CODE_PAIRS];
+        (&vertex[..], &fragment[..])
+    };
+    let samples = abc_triples(
+        pairs,
+        |i| create_with(on, compile, None, code(i)),
+        |i| create_with(empty, compile, None, code(i)),
+        |i| create_with(off, compile, None, code(i)),
+    );
+    anchor_figures(
+        "_new_code",
+        &samples,
+        None,
+        &format!(
+            "as glsem_over_empty_ratio, with code the layer has not kept: {NEW_CODE_PAIRS} \
+             module pairs of distinct code in turn"
+        ),
+    );
 }
+
+/// Module pairs the new-code figure takes in turn: 32 modules, four times what the layer
+/// keeps of destroyed ones.
+const NEW_CODE_PAIRS: usize = 16;
 
 /// `empty_layer_ratio{suffix}` (the empty layer / no layer) and
 /// `glsem_over_empty_ratio{suffix}` (glsem / the empty layer) from (glsem, empty, none)
@@ -1223,6 +1260,8 @@ fn main() {
             "passthrough_pipeline_ratio",
             "empty_layer_ratio",
             "glsem_over_empty_ratio",
+            "empty_layer_ratio_new_code",
+            "glsem_over_empty_ratio_new_code",
         ]) {
             let control = Setup::new(&control_gpu, &modules);
             passthrough_pipeline_ratio(&on, &empty, &off, &control, &modules, &runs);

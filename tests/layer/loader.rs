@@ -419,3 +419,57 @@ fn gl_frag_color_reaches_every_attachment_and_is_rewritten_once() {
     device.destroy();
     instance.assert_clean();
 }
+
+#[test]
+fn modules_made_again_from_the_same_code_keep_their_gl_rules() {
+    // The layer takes back a destroyed module's record for the same code made again
+    // (`retired_modules.rs`): a gl_FragColor shader so made must still write every draw
+    // buffer, and a plain pipeline so made must still pass through untouched.
+    let _serial = serial();
+    let instance = Instance::new(WITH_VALIDATION);
+    let device = instance.device(&[]);
+    let vertex_code = glsl("layer/plain.vert");
+    let plain_code = glsl("layer/plain.frag");
+    let frag_color_code = glsl_for_gl("layer/fragcolor.frag");
+    let one = device.render_pass(1);
+    let three = device.render_pass(3);
+    let layout = device.layout(&[]);
+    let expected: Vec<u8> = [64u8, 102, 191, 255].repeat((RENDER_SIZE * RENDER_SIZE) as usize);
+    for round in 0..3 {
+        // Made in another order each round, destroyed in one: each must find its own.
+        let mut codes = [&vertex_code, &plain_code, &frag_color_code].map(|c| (c, None));
+        codes.rotate_left(round);
+        for (code, module) in &mut codes {
+            *module = Some(device.module(code));
+        }
+        codes.rotate_right(round);
+        let [vs, plain, frag_color] = codes.map(|(_, module)| module.expect("made"));
+        let before = counters();
+        let untouched = device
+            .pipeline(&[(S::VERTEX, vs), (S::FRAGMENT, plain)], layout, one, 1)
+            .expect("plain pipeline");
+        let broadcast = device
+            .pipeline(
+                &[(S::VERTEX, vs), (S::FRAGMENT, frag_color)],
+                layout,
+                three,
+                3,
+            )
+            .expect("gl_FragColor pipeline");
+        let after = counters();
+        assert_eq!(
+            after.fast_path_pipelines,
+            before.fast_path_pipelines + 1,
+            "round {round}: the plain pipeline passes through"
+        );
+        // GL writes gl_FragColor to every draw buffer: (0.25, 0.4, 0.75, 1) in UNORM8.
+        let images = device.render(&instance, broadcast, three, 3, 3);
+        for (i, image) in images.iter().enumerate() {
+            assert_eq!(image, &expected, "round {round}, attachment {i}");
+        }
+        device.destroy_objects(&[untouched, broadcast], &[], &[], &[vs, plain, frag_color]);
+    }
+    device.destroy_objects(&[], &[layout], &[one, three], &[]);
+    device.destroy();
+    instance.assert_clean();
+}

@@ -7,5 +7,6 @@ pub(crate) mod lines;
 pub(crate) mod primitives;
 pub mod records;
 pub(crate) mod render_targets;
+pub(crate) mod retired_modules;
 pub(crate) mod vertex_formats;
 pub mod words;

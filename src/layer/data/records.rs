@@ -25,6 +25,7 @@ use crate::layer::data::primitives::{
 use crate::layer::data::render_targets::{
     ComputeBindings, RenderPassCopy, RenderTarget, ResumablePass,
 };
+use crate::layer::data::retired_modules::RetiredModules;
 use crate::layer::data::words::Words;
 use glsem_spirv::gl_state::{FLAG_LINES, FLAG_LINE_VARYINGS};
 use glsem_spirv::interface::entry_point_ends;
@@ -620,6 +621,8 @@ pub struct Records {
     /// By value: one allocation (the words) and one reference count per module, not two
     /// (issue 45); a plan takes a [`ModuleRecord::snapshot`].
     pub modules: RwLock<HashMap<vk::ShaderModule, ModuleRecord>>,
+    /// The records of the modules destroyed last, for code made into a module again.
+    pub retired_modules: Mutex<RetiredModules>,
     pub render_passes: RwLock<HashMap<vk::RenderPass, Arc<RenderPassRecord>>>,
     pub layouts: RwLock<HashMap<vk::PipelineLayout, Arc<LayoutRecord>>>,
     pub pipelines: RwLock<HashMap<vk::Pipeline, PipelineRecord>>,

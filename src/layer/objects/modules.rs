@@ -9,7 +9,8 @@ use crate::layer::support::shader_code::{code_words, dump_module};
 use glsem_spirv::module::structure_error;
 
 create_hook! {
-    /// `vkCreateShaderModule`: keeps the words and their scan.
+    /// `vkCreateShaderModule`: keeps the words and their scan, or takes back the record of
+    /// a destroyed module of the same code.
     "vkCreateShaderModule",
     fn create_shader_module(
         device, p_create_info: vk::ShaderModuleCreateInfo<'_>, p_allocator, p_shader_module: vk::ShaderModule
@@ -17,7 +18,8 @@ create_hook! {
     prepare: |dev| {
         // SAFETY: a valid create info (Vulkan's valid usage).
         let words = unsafe { code_words(&*p_create_info) };
-        let record = ModuleRecord::new(dev.scan(words), words);
+        let revived = dev.records.retired_modules.lock().revive(words);
+        let record = revived.unwrap_or_else(|| ModuleRecord::new(dev.scan(words), words));
         if !record.summary.readable {
             // Rare: the walk again, for the reason.
             let problem = structure_error(words).map_or_else(String::new, |e| e.to_string());
@@ -43,10 +45,13 @@ create_hook! {
 }
 
 destroy_hook!(
-    /// `vkDestroyShaderModule`.
+    /// `vkDestroyShaderModule`: the record retires, for the same code made again.
     "vkDestroyShaderModule", destroy_shader_module(module: vk::ShaderModule), |dev| {
-        // Freed outside the lock.
         let removed = dev.records.modules.write().remove(&module);
-        drop(removed);
+        if let Some(record) = removed {
+            // What no longer fits is freed outside the lock.
+            let dropped = dev.records.retired_modules.lock().retire(record);
+            drop(dropped);
+        }
     }
 );
