@@ -25,7 +25,7 @@ use crate::layer::data::primitives::{
 use crate::layer::data::render_targets::{
     ComputeBindings, RenderPassCopy, RenderTarget, ResumablePass,
 };
-use crate::layer::data::retired_modules::RetiredModules;
+use crate::layer::data::retired_modules::{RetiredCode, RetiredModules};
 use crate::layer::data::words::Words;
 use glsem_spirv::gl_state::{FLAG_LINES, FLAG_LINE_VARYINGS};
 use glsem_spirv::interface::entry_point_ends;
@@ -111,6 +111,12 @@ pub struct ModuleRecord {
     hash: OnceCell<u64>,
     /// Boxed: the record stays small enough to be moved without a `memcpy` call.
     interface_ends: OnceCell<Box<[(ExecutionModel, String, LocationEnds)]>>,
+}
+
+impl RetiredCode for ModuleRecord {
+    fn code(&self) -> &[u32] {
+        &self.words
+    }
 }
 
 impl ModuleRecord {
@@ -622,7 +628,7 @@ pub struct Records {
     /// (issue 45); a plan takes a [`ModuleRecord::snapshot`].
     pub modules: RwLock<HashMap<vk::ShaderModule, ModuleRecord>>,
     /// The records of the modules destroyed last, for code made into a module again.
-    pub retired_modules: Mutex<RetiredModules>,
+    pub retired_modules: Mutex<RetiredModules<ModuleRecord>>,
     pub render_passes: RwLock<HashMap<vk::RenderPass, Arc<RenderPassRecord>>>,
     pub layouts: RwLock<HashMap<vk::PipelineLayout, Arc<LayoutRecord>>>,
     pub pipelines: RwLock<HashMap<vk::Pipeline, PipelineRecord>>,
