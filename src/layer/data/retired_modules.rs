@@ -5,6 +5,8 @@
 //! record is found by comparing the new code with each one's words (different lengths
 //! differ at once), never by hashing it.
 
+use std::collections::VecDeque;
+
 /// How many destroyed modules' records a device keeps.
 const KEPT_RECORDS: usize = 8;
 
@@ -18,14 +20,14 @@ pub trait RetiredCode {
 
 /// A device's retired module records, the oldest first.
 pub struct RetiredModules<R> {
-    records: Vec<R>,
+    records: VecDeque<R>,
 }
 
 impl<R> Default for RetiredModules<R> {
     fn default() -> Self {
         RetiredModules {
             // Its size for the device's life: keeping and reviving never allocate.
-            records: Vec::with_capacity(KEPT_RECORDS),
+            records: VecDeque::with_capacity(KEPT_RECORDS),
         }
     }
 }
@@ -34,7 +36,7 @@ impl<R: RetiredCode> RetiredModules<R> {
     /// The record of a destroyed module whose code is `words`, taken back, if one is kept.
     pub fn revive(&mut self, words: &[u32]) -> Option<R> {
         let at = self.records.iter().position(|r| r.code() == words)?;
-        Some(self.records.remove(at))
+        self.records.remove(at)
     }
 
     /// Keeps the record of a module the application destroyed. What it no longer keeps
@@ -44,8 +46,11 @@ impl<R: RetiredCode> RetiredModules<R> {
         if record.code().len() > KEPT_WORDS {
             return Some(record);
         }
-        let oldest = (self.records.len() == KEPT_RECORDS).then(|| self.records.remove(0));
-        self.records.push(record);
+        let oldest = match self.records.len() {
+            KEPT_RECORDS => self.records.pop_front(),
+            _ => None,
+        };
+        self.records.push_back(record);
         oldest
     }
 }
