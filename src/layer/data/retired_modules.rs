@@ -2,10 +2,8 @@
 //! again from the same code costs no copy and no scan: a renderer that makes its modules
 //! for each pipeline and destroys them after it, or remakes them on a reload, hands the
 //! layer the same words again and again. A few records, bounded in count and size: a
-//! record is found by comparing the new code with each one's words (different lengths
-//! differ at once), never by hashing it.
-
-use std::collections::VecDeque;
+//! record is found by the code's length and id bound, then by comparing the words (a
+//! `memcmp`), never by hashing them.
 
 /// How many destroyed modules' records a device keeps.
 const KEPT_RECORDS: usize = 8;
@@ -18,16 +16,40 @@ pub trait RetiredCode {
     fn code(&self) -> &[u32];
 }
 
-/// A device's retired module records, the oldest first.
+/// A code's length and id bound (its fourth word): equal for two modules of one code, and
+/// kept apart from the records, so that telling most other code apart reads one cache line
+/// and no record. Length 0 marks a free slot (empty code is never kept).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct CodeKey {
+    len: usize,
+    bound: u32,
+}
+
+impl CodeKey {
+    fn of(code: &[u32]) -> CodeKey {
+        CodeKey {
+            len: code.len(),
+            bound: code.get(3).copied().unwrap_or(0),
+        }
+    }
+}
+
+/// A device's retired module records: slots, each with its code's key and when it was
+/// filled; a full set gives up its oldest.
 pub struct RetiredModules<R> {
-    records: VecDeque<R>,
+    keys: [CodeKey; KEPT_RECORDS],
+    records: [Option<R>; KEPT_RECORDS],
+    filled: [u64; KEPT_RECORDS],
+    clock: u64,
 }
 
 impl<R> Default for RetiredModules<R> {
     fn default() -> Self {
         RetiredModules {
-            // Its size for the device's life: keeping and reviving never allocate.
-            records: VecDeque::with_capacity(KEPT_RECORDS),
+            keys: [CodeKey::default(); KEPT_RECORDS],
+            records: std::array::from_fn(|_| None),
+            filled: [0; KEPT_RECORDS],
+            clock: 0,
         }
     }
 }
@@ -35,23 +57,32 @@ impl<R> Default for RetiredModules<R> {
 impl<R: RetiredCode> RetiredModules<R> {
     /// The record of a destroyed module whose code is `words`, taken back, if one is kept.
     pub fn revive(&mut self, words: &[u32]) -> Option<R> {
-        let at = self.records.iter().position(|r| r.code() == words)?;
-        self.records.remove(at)
+        let key = CodeKey::of(words);
+        let slot = (0..KEPT_RECORDS).find(|&slot| {
+            self.keys[slot] == key
+                && self.records[slot]
+                    .as_ref()
+                    .is_some_and(|r| r.code() == words)
+        })?;
+        self.keys[slot] = CodeKey::default();
+        self.records[slot].take()
     }
 
     /// Keeps the record of a module the application destroyed. What it no longer keeps
-    /// (the oldest record, or `record` itself when its code is large) is returned, for the
-    /// caller to drop outside its lock.
+    /// (the oldest record, or `record` itself when its code is empty or large) is returned,
+    /// for the caller to drop outside its lock.
     pub fn retire(&mut self, record: R) -> Option<R> {
-        if record.code().len() > KEPT_WORDS {
+        let key = CodeKey::of(record.code());
+        if key.len == 0 || key.len > KEPT_WORDS {
             return Some(record);
         }
-        let oldest = match self.records.len() {
-            KEPT_RECORDS => self.records.pop_front(),
-            _ => None,
-        };
-        self.records.push_back(record);
-        oldest
+        let slot = (0..KEPT_RECORDS)
+            .find(|&slot| self.keys[slot].len == 0)
+            .or_else(|| (0..KEPT_RECORDS).min_by_key(|&slot| self.filled[slot]))?;
+        self.keys[slot] = key;
+        self.filled[slot] = self.clock;
+        self.clock += 1;
+        self.records[slot].replace(record)
     }
 }
 
@@ -103,6 +134,34 @@ mod tests {
         assert!(retired.revive(&[0]).is_none());
         assert!(retired.revive(&[1]).is_some());
         assert!(retired.revive(&[100]).is_some());
+    }
+
+    #[test]
+    fn a_slot_freed_by_a_revival_is_filled_first() {
+        let mut retired = retired();
+        for n in 0..KEPT_RECORDS as u32 {
+            retired.retire(record(&[n]));
+        }
+        assert!(retired.revive(&[3]).is_some());
+        assert!(retired.retire(record(&[100])).is_none(), "a free slot");
+        assert_eq!(retired.retire(record(&[101])), Some(vec![0]), "the oldest");
+    }
+
+    #[test]
+    fn code_with_the_same_key_is_told_apart() {
+        // The same length and id bound (the fourth word), other words.
+        let mut retired = retired();
+        retired.retire(record(&[1, 2, 3, 4, 5]));
+        assert!(retired.revive(&[1, 2, 3, 4, 6]).is_none());
+        assert!(retired.revive(&[9, 2, 3, 4, 5]).is_none());
+        assert!(retired.revive(&[1, 2, 3, 4, 5]).is_some());
+    }
+
+    #[test]
+    fn empty_code_is_not_kept() {
+        let mut retired = retired();
+        assert_eq!(retired.retire(record(&[])), Some(vec![]));
+        assert!(retired.revive(&[]).is_none());
     }
 
     #[test]
