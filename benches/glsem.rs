@@ -275,7 +275,9 @@ fn reused_memory_rewrite_seconds() -> Option<f64> {
 /// the empty layer / none (what any layer hooking these calls costs) and glsem / the empty
 /// layer (glsem's own share). `control` is a second device without the layer: the same
 /// comparison between two devices that both lack it shows how far two lavapipe devices in
-/// one process differ anyway.
+/// one process differ anyway. Every round makes the same two modules (the layer takes back
+/// the records it kept of them); the `_new_code` figures then do the same over modules of
+/// distinct code.
 fn passthrough_pipeline_ratio(
     on: &Setup,
     empty: &Setup,
