@@ -1144,8 +1144,8 @@ fn main() {
             _ => Layer::None,
         };
         let count = args.get(3).and_then(|n| n.parse().ok()).unwrap_or(1000);
-        let fail_fast = args.get(4).map(String::as_str) == Some("fail-fast");
-        return application::passthrough_child(layer, count, fail_fast);
+        let flag = |name: &str| args[4..].iter().any(|a| a == name);
+        return application::passthrough_child(layer, count, flag("fail-fast"), flag("new-code"));
     }
     // `cargo test --all-targets` runs bench binaries without `--bench`: nothing to test.
     if !args.iter().any(|a| a == "--bench") {

@@ -118,27 +118,36 @@ pub fn startup_child(layered: bool, repeat: usize) {
 
 /// The argument that makes this binary run the pass-through path alone, for profiles
 /// (issue 35): `valgrind --tool=callgrind <bench binary> --passthrough-child glsem|empty|none
-/// <count> [fail-fast]`.
+/// <count> [fail-fast] [new-code]`.
 pub const PASSTHROUGH_CHILD: &str = "--passthrough-child";
 
 /// `count` times what `passthrough_pipeline_ratio` times (two modules and a pass-through
 /// pipeline, created and destroyed) on a device with `layer`; with `fail_fast`, the pipeline
 /// asks for `VK_PIPELINE_CREATE_FAIL_ON_PIPELINE_COMPILE_REQUIRED_BIT`, so that lavapipe
-/// does not compile and the layer's share of the instructions stands out.
-pub fn passthrough_child(layer: Layer, count: usize, fail_fast: bool) {
+/// does not compile and the layer's share of the instructions stands out. With `new_code`,
+/// each round takes the next of `NEW_CODE_PAIRS` module pairs of distinct code, as
+/// `glsem_over_empty_ratio_new_code` does, so that the layer copies and scans every module.
+pub fn passthrough_child(layer: Layer, count: usize, fail_fast: bool, new_code: bool) {
+    use super::support::shaders::{compile, fresh};
     let vulkan = Vulkan::load(&super::layer_library());
     let gpu = Gpu::new(&vulkan, layer);
-    let vertex = super::support::shaders::compile("passthrough.vert");
-    let fragment = super::support::shaders::compile("passthrough.frag");
+    let (vertex, fragment) = (compile("passthrough.vert"), compile("passthrough.frag"));
+    let pairs: Vec<(Vec<u32>, Vec<u32>)> = match new_code {
+        true => (0..super::NEW_CODE_PAIRS)
+            .map(|_| (fresh(&vertex), fresh(&fragment)))
+            .collect(),
+        false => vec![(vertex, fragment)],
+    };
     let render_pass = gpu.render_pass(1);
     let flags = match fail_fast {
         true => ash::vk::PipelineCreateFlags::FAIL_ON_PIPELINE_COMPILE_REQUIRED,
         false => ash::vk::PipelineCreateFlags::empty(),
     };
-    for _ in 0..count {
+    for i in 0..count {
+        let (vertex, fragment) = &pairs[i % pairs.len()];
         let desc = PipelineDesc {
-            vertex: gpu.module(&vertex),
-            fragment: gpu.module(&fragment),
+            vertex: gpu.module(vertex),
+            fragment: gpu.module(fragment),
             render_pass,
             attachments: 1,
         };
