@@ -6,13 +6,14 @@
 # by a few thousandths; builds compared in one alternated loop share it.
 #
 #   scripts/bench-ab.sh --save DIR             build this tree's layer (release) into DIR
-#   scripts/bench-ab.sh [--rounds N] [--pin CPU] DIR_A DIR_B ...
+#   scripts/bench-ab.sh [--rounds N] [--pin CPU] [--bench FILE] DIR_A DIR_B ...
 #                                              N rounds (default 9) of every DIR in turn,
 #                                              pinned to one CPU with taskset if asked
 #
 # A DIR holds libVkLayer_glsem.so and the do-nothing layer beside it
 # (libVkLayer_glsem_bench_empty.so), as `--save` leaves them. The bench binary is this
-# tree's. Needs what scripts/bench.sh needs; python3 for the medians.
+# tree's, or FILE, one built here for a machine without cargo (`cargo bench --bench glsem
+# --no-run` prints its path). Needs what scripts/bench.sh needs; python3 for the medians.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,6 +24,7 @@ usage() {
 
 rounds=9
 pin=()
+bench=
 dirs=()
 while (($#)); do
     case $1 in
@@ -44,6 +46,11 @@ while (($#)); do
         pin=(taskset -c "$2")
         shift 2
         ;;
+    --bench)
+        [[ $# -ge 2 && -x $2 ]] || usage
+        bench=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
+        shift 2
+        ;;
     -*) usage ;;
     *)
         [[ -f $1/libVkLayer_glsem.so && -f $1/libVkLayer_glsem_bench_empty.so ]] || {
@@ -57,7 +64,7 @@ while (($#)); do
 done
 ((${#dirs[@]} >= 1)) || usage
 
-bench=$(cargo bench -p glsem --bench glsem --no-run --message-format=json --quiet 2>/dev/null |
+[[ -n $bench ]] || bench=$(cargo bench -p glsem --bench glsem --no-run --message-format=json --quiet 2>/dev/null |
     python3 -c 'import json,sys
 for line in sys.stdin:
     m = json.loads(line)
