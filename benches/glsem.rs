@@ -1144,7 +1144,7 @@ fn main() {
             _ => Layer::None,
         };
         let count = args.get(3).and_then(|n| n.parse().ok()).unwrap_or(1000);
-        let flag = |name: &str| args[4..].iter().any(|a| a == name);
+        let flag = |name: &str| args.iter().skip(4).any(|a| a == name);
         return application::passthrough_child(layer, count, flag("fail-fast"), flag("new-code"));
     }
     // `cargo test --all-targets` runs bench binaries without `--bench`: nothing to test.
