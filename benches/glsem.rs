@@ -394,9 +394,7 @@ fn passthrough_pipeline_ratio(
     // The same with code the layer has not kept: each round takes the next of more module
     // pairs than the layer keeps destroyed modules' records for (`retired_modules.rs`), so
     // that every module is copied and scanned, as the first of its code is.
-    let new_code: Vec<(Vec<u32>, Vec<u32>)> = (0..NEW_CODE_PAIRS)
-        .map(|_| (fresh(&modules.vertex), fresh(&modules.passthrough_fragment)))
-        .collect();
+    let new_code = new_code_pairs(&modules.vertex, &modules.passthrough_fragment);
     let code = |i: usize| {
         let (vertex, fragment) = &new_code[i % NEW_CODE_PAIRS];
         (&vertex[..], &fragment[..])
@@ -421,6 +419,13 @@ fn passthrough_pipeline_ratio(
 /// Module pairs the new-code figure takes in turn: 32 modules, four times what the layer
 /// keeps of destroyed ones.
 const NEW_CODE_PAIRS: usize = 16;
+
+/// [`NEW_CODE_PAIRS`] copies of a (vertex, fragment) pair, each of its own code.
+fn new_code_pairs(vertex: &[u32], fragment: &[u32]) -> Vec<(Vec<u32>, Vec<u32>)> {
+    (0..NEW_CODE_PAIRS)
+        .map(|_| (fresh(vertex), fresh(fragment)))
+        .collect()
+}
 
 /// `empty_layer_ratio{suffix}` (the empty layer / no layer) and
 /// `glsem_over_empty_ratio{suffix}` (glsem / the empty layer) from (glsem, empty, none)

@@ -125,17 +125,15 @@ pub const PASSTHROUGH_CHILD: &str = "--passthrough-child";
 /// pipeline, created and destroyed) on a device with `layer`; with `fail_fast`, the pipeline
 /// asks for `VK_PIPELINE_CREATE_FAIL_ON_PIPELINE_COMPILE_REQUIRED_BIT`, so that lavapipe
 /// does not compile and the layer's share of the instructions stands out. With `new_code`,
-/// each round takes the next of `NEW_CODE_PAIRS` module pairs of distinct code, as
+/// each round takes the next of `new_code_pairs`, module pairs of distinct code, as
 /// `glsem_over_empty_ratio_new_code` does, so that the layer copies and scans every module.
 pub fn passthrough_child(layer: Layer, count: usize, fail_fast: bool, new_code: bool) {
-    use super::support::shaders::{compile, fresh};
+    use super::support::shaders::compile;
     let vulkan = Vulkan::load(&super::layer_library());
     let gpu = Gpu::new(&vulkan, layer);
     let (vertex, fragment) = (compile("passthrough.vert"), compile("passthrough.frag"));
-    let pairs: Vec<(Vec<u32>, Vec<u32>)> = match new_code {
-        true => (0..super::NEW_CODE_PAIRS)
-            .map(|_| (fresh(&vertex), fresh(&fragment)))
-            .collect(),
+    let pairs = match new_code {
+        true => super::new_code_pairs(&vertex, &fragment),
         false => vec![(vertex, fragment)],
     };
     let render_pass = gpu.render_pass(1);
